@@ -1,0 +1,50 @@
+"""errorkb's own torch implementation of the transformers 5.15.1 KV-cache API.
+
+In the verification process ``import transformers`` resolves to this package, so it exports what
+``transformers`` exports for the cache (and the config classes snippets build caches from), and
+nothing else: ``DynamicSlidingWindowLayer`` and friends live in ``.cache_utils`` only, as upstream.
+It imports torch and nothing from the rest of errorkb.
+"""
+
+from .cache_utils import (
+    Cache,
+    CacheLayerMixin,
+    DynamicCache,
+    DynamicIndexedLayer,
+    DynamicLayer,
+    EncoderDecoderCache,
+    HQQQuantizedLayer,
+    QuantizedCache,
+    QuantoQuantizedLayer,
+    StaticCache,
+    StaticIndexedLayer,
+    StaticLayer,
+    StaticSlidingWindowLayer,
+)
+from .configuration_utils import PretrainedConfig, PreTrainedConfig
+from .models import Gemma2Config, LlamaConfig, MistralConfig, T5Config
+
+# The upstream release whose behaviour this package reproduces.
+__version__ = "5.15.1"
+
+__all__ = [
+    "Cache",
+    "CacheLayerMixin",
+    "DynamicCache",
+    "DynamicIndexedLayer",
+    "DynamicLayer",
+    "EncoderDecoderCache",
+    "HQQQuantizedLayer",
+    "QuantizedCache",
+    "QuantoQuantizedLayer",
+    "StaticCache",
+    "StaticIndexedLayer",
+    "StaticLayer",
+    "StaticSlidingWindowLayer",
+    "PreTrainedConfig",
+    "PretrainedConfig",
+    "LlamaConfig",
+    "MistralConfig",
+    "Gemma2Config",
+    "T5Config",
+]

@@ -1,0 +1,100 @@
+"""Small helpers the cache needs from upstream's ``utils``: logging-once, kwarg renames, probes.
+
+They live apart so that ``cache_utils`` reads as the cache and nothing else.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.metadata
+import importlib.util
+import inspect
+import logging
+import re
+import warnings
+
+import torch
+
+logger = logging.getLogger("errorkb.kvcache.cache_utils")
+
+_already_warned: set[str] = set()
+
+
+def warning_once(message: str) -> None:
+    """Upstream deduplicates some deprecation notices per process; so do we."""
+    if message not in _already_warned:
+        _already_warned.add(message)
+        logger.warning(message)
+
+
+def is_torchdynamo_compiling() -> bool:
+    return torch.compiler.is_compiling()
+
+
+def torch_at_least(major: int, minor: int) -> bool:
+    """Compare the release part only, so a dev build of 2.7 counts as 2.7 (upstream's accept_dev)."""
+    found = re.match(r"(\d+)\.(\d+)", torch.__version__)
+    return found is not None and (int(found[1]), int(found[2])) >= (major, minor)
+
+
+def _release(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in re.findall(r"\d+", version.split("+")[0])[:3])
+
+
+def _installed_version(module: str, distribution: str) -> str | None:
+    """Version of an importable package, or None when it cannot be imported at all."""
+    if importlib.util.find_spec(module.split(".")[0]) is None:
+        return None
+    if "." in module and importlib.util.find_spec(module) is None:
+        return None
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return getattr(importlib.import_module(module), "__version__", "0")
+
+
+def is_optimum_quanto_available() -> bool:
+    return _installed_version("optimum.quanto", "optimum-quanto") is not None
+
+
+def is_quanto_greater(minimum: str) -> bool:
+    """Strictly greater, on the release part, exactly as upstream compares it."""
+    found = _installed_version("optimum.quanto", "optimum-quanto")
+    return found is not None and _release(found) > _release(minimum)
+
+
+def is_hqq_available(minimum: str = "0.2.1") -> bool:
+    found = _installed_version("hqq", "hqq")
+    return found is not None and _release(found) >= _release(minimum)
+
+
+def deprecate_kwarg(old_name: str, version: str, new_name: str):
+    """Accept ``old_name=`` for ``new_name=`` with a FutureWarning, as upstream's decorator does.
+
+    The wrapped function keeps its own code object, so an exception raised inside still comes
+    from a frame whose ``co_qualname`` is the method's (``DynamicLayer.crop``), as upstream.
+    """
+
+    def wrapper(func):
+        takes_self = "self" in inspect.signature(func).parameters
+
+        @functools.wraps(func)
+        def wrapped_func(*args, **kwargs):
+            name = f"{type(args[0]).__name__}.{func.__name__}" if takes_self and args else func.__name__
+            if old_name in kwargs and new_name in kwargs:
+                message = (
+                    f"Both `{old_name}` and `{new_name}` are set for `{name}`. Using `{new_name}={kwargs[new_name]}` "
+                    f"and ignoring deprecated `{old_name}={kwargs[old_name]}`."
+                )
+                kwargs.pop(old_name)
+                warnings.warn(message, FutureWarning, stacklevel=2)
+            elif old_name in kwargs:
+                message = f"`{old_name}` is deprecated and will be removed in version {version} for `{name}`. Use `{new_name}` instead."
+                kwargs[new_name] = kwargs.pop(old_name)
+                if not is_torchdynamo_compiling():
+                    warnings.warn(message, FutureWarning, stacklevel=2)
+            return func(*args, **kwargs)
+
+        return wrapped_func
+
+    return wrapper
