@@ -1,0 +1,153 @@
+"""The entry model: one YAML file per error, one source of truth.
+
+The JSON Schema that authors' editors use (`errorkb schema`) is generated from these
+classes, and the loader validates every entry against them, so a field documented here is
+a field that is checked.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
+
+from errorkb.message import MessageTemplate, TemplateSyntaxError
+
+Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")]
+Markdown = Annotated[str, StringConstraints(min_length=1)]
+SnippetFile = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_][A-Za-z0-9_.-]*\.py$")]
+ExceptionName = Annotated[
+    str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
+]
+
+
+class Strict(BaseModel):
+    """Base for every section: unknown keys are errors, never silently dropped."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
+class Source(Strict):
+    """Where the error is raised, pinned to one upstream commit."""
+
+    commit: Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{40}$")] = Field(
+        description="Full 40-hex commit of the upstream repository the line refers to."
+    )
+    path: str = Field(description="File inside the upstream repository, e.g. src/transformers/cache_utils.py.")
+    line: int = Field(gt=0, description="Line of the `raise` statement (or of the failing call).")
+    function: Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_<>]*)*$")] = Field(
+        description="Qualified name of the function that raises, e.g. Cache.early_initialization."
+    )
+    module: str = Field(
+        default="transformers.cache_utils",
+        description="Import path of the module that defines `function` on every target.",
+    )
+
+
+class BeforeExpectation(Strict):
+    """Extra pins for the before snippet beyond the entry's exception and message."""
+
+    placeholders: dict[str, str] = Field(
+        default_factory=dict,
+        description="Values the message placeholders must take, keyed by placeholder text "
+        "without braces, e.g. {'len(num_heads)': '12'}.",
+    )
+
+
+class GuardExpectation(Strict):
+    """What a defensive pattern must do: run clean, or stop early with its own error."""
+
+    outcome: Literal["passes", "raises"]
+    exception: ExceptionName | None = Field(
+        default=None, description="For outcome 'raises': the guard's own exception class."
+    )
+    message: str | None = Field(
+        default=None,
+        description="For outcome 'raises': template of the guard's own message ({...} matches anything).",
+    )
+
+    @field_validator("message")
+    @classmethod
+    def _message_parses(cls, value: str | None) -> str | None:
+        if value is not None:
+            MessageTemplate.parse(value)
+        return value
+
+    @model_validator(mode="after")
+    def _fields_fit_outcome(self) -> GuardExpectation:
+        if self.outcome == "raises" and self.exception is None:
+            raise ValueError("a guard expected to raise must name its 'exception'")
+        if self.outcome == "passes" and (self.exception or self.message):
+            raise ValueError("a guard expected to pass takes no 'exception' or 'message'")
+        return self
+
+
+class Guard(Strict):
+    title: str = Field(min_length=1)
+    strategy: Literal["validation", "normalization", "construction", "fallback", "isolation"] = Field(
+        description="What kind of defence this is; shown as a label on the page."
+    )
+    file: SnippetFile
+    description: Markdown | None = None
+    expect: GuardExpectation
+
+
+class Solution(Strict):
+    title: str = Field(min_length=1)
+    body: Markdown | None = None
+
+
+class Entry(Strict):
+    """One documented error."""
+
+    id: Slug = Field(description="Stable kebab-case slug; the file name, URL and JSON API key.")
+    title: str = Field(min_length=1)
+    library: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")] = Field(
+        description="owner/repository of the library that raises the error."
+    )
+    exception: ExceptionName = Field(description="Exception class, e.g. ValueError or torch.OutOfMemoryError.")
+    message: str = Field(
+        min_length=1,
+        description="The message exactly as the source's f-string renders it, {placeholders} kept.",
+    )
+    tags: list[Slug] = Field(default_factory=list)
+    source: Source
+
+    meaning: Markdown
+    trigger: Markdown
+    situations: list[Markdown] = Field(min_length=1)
+    solutions: list[Solution] = Field(min_length=1)
+    prevention: list[Markdown] = Field(min_length=1)
+
+    before: SnippetFile = "before.py"
+    after: SnippetFile = "after.py"
+    expect: BeforeExpectation = Field(default_factory=BeforeExpectation)
+    guards: list[Guard] = Field(min_length=1)
+
+    related: list[Slug] = Field(default_factory=list)
+    notes: Markdown | None = Field(default=None, description="Upstream history, version notes.")
+
+    @field_validator("message")
+    @classmethod
+    def _message_parses(cls, value: str) -> str:
+        MessageTemplate.parse(value)
+        return value
+
+    @property
+    def template(self) -> MessageTemplate:
+        return MessageTemplate.parse(self.message)
+
+    def snippet_files(self) -> list[tuple[str, str]]:
+        """(role, file name) of every snippet, in page order."""
+        files = [("before", self.before), ("after", self.after)]
+        files += [(f"guard:{guard.file.removesuffix('.py')}", guard.file) for guard in self.guards]
+        return files
+
+
+def library_folder(library: str) -> str:
+    """`huggingface/transformers` entries live in docs/errors/transformers/."""
+    return re.sub(r"[^a-z0-9_.-]", "-", library.split("/")[-1].lower())
+
+
+__all__ = ["Entry", "Guard", "GuardExpectation", "Solution", "Source", "TemplateSyntaxError", "library_folder"]
