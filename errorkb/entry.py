@@ -39,6 +39,11 @@ class Source(Strict):
     function: Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_<>]*)*$")] = Field(
         description="Qualified name of the function that raises, e.g. Cache.early_initialization."
     )
+    release: Annotated[str, StringConstraints(pattern=r"^\d+(\.\d+)*([a-z]+\d*)?$")] | None = Field(
+        default=None,
+        description="A PyPI release whose file is identical to the pinned commit's, e.g. 5.15.1; "
+        "the site reads the source excerpt from it when it is installed.",
+    )
     module: str = Field(
         default="transformers.cache_utils",
         description="Import path of the module that defines `function` on every target.",
@@ -137,6 +142,12 @@ class Entry(Strict):
     @property
     def template(self) -> MessageTemplate:
         return MessageTemplate.parse(self.message)
+
+    @property
+    def source_url(self) -> str:
+        """Permalink to the raise line at the pinned commit."""
+        return (f"https://github.com/{self.library}/blob/{self.source.commit}/"
+                f"{self.source.path}#L{self.source.line}")
 
     def snippet_files(self) -> list[tuple[str, str]]:
         """(role, file name) of every snippet, in page order."""
