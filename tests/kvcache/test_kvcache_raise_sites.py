@@ -263,49 +263,69 @@ _CHILD = textwrap.dedent(
     warnings.simplefilter("ignore")
     import errorkb.kvcache.cache_utils as ours
     import transformers.cache_utils as theirs
-    cls_name, kwargs = sys.argv[1], json.loads(sys.argv[2])
-    out = []
-    for module in (theirs, ours):
-        try:
-            getattr(module, cls_name)(**kwargs)
-            out.append(None)
-        except Exception as err:
-            tb = err.__traceback__
-            while tb.tb_next is not None:
-                tb = tb.tb_next
-            out.append([type(err).__name__, str(err), tb.tb_frame.f_code.co_qualname, tb.tb_lineno])
-    print(json.dumps(out))
+    results = []
+    for cls_name, kwargs in json.loads(sys.argv[1]):
+        out = []
+        for module in (theirs, ours):
+            try:
+                getattr(module, cls_name)(**kwargs)
+                out.append(None)
+            except Exception as err:
+                tb = err.__traceback__
+                while tb.tb_next is not None:
+                    tb = tb.tb_next
+                out.append([type(err).__name__, str(err), tb.tb_frame.f_code.co_qualname, tb.tb_lineno])
+        results.append(out)
+    print(json.dumps(results))
     """
 )
 
+_STUBS = {"quanto": _STUB_QUANTO, "hqq": _STUB_HQQ}
+
 BACKEND_SITES = {
-    "L800-quanto-too-old": (_STUB_QUANTO, "0.2.4", "QuantoQuantizedLayer", {}, 800, "ImportError"),
-    "L800-quanto-exactly-0.2.5": (_STUB_QUANTO, "0.2.5", "QuantoQuantizedLayer", {}, 800, "ImportError"),
-    "L805-quanto-nbits": (_STUB_QUANTO, "0.3.0", "QuantoQuantizedLayer", {"nbits": 3}, 805, "ValueError"),
-    "L808-quanto-axis-key": (_STUB_QUANTO, "0.3.0", "QuantoQuantizedLayer", {"axis_key": 1}, 808, "ValueError"),
-    "L811-quanto-axis-value": (_STUB_QUANTO, "0.3.0", "QuantoQuantizedLayer", {"axis_value": 2}, 811, "ValueError"),
-    "L847-hqq-too-old": (_STUB_HQQ, "0.2.0", "HQQQuantizedLayer", {}, 847, "ImportError"),
-    "L853-hqq-nbits": (_STUB_HQQ, "0.2.5", "HQQQuantizedLayer", {"nbits": 5}, 853, "ValueError"),
-    "L858-hqq-axis-key": (_STUB_HQQ, "0.2.5", "HQQQuantizedLayer", {"axis_key": -1}, 858, "ValueError"),
-    "L861-hqq-axis-value": (_STUB_HQQ, "0.2.5", "HQQQuantizedLayer", {"axis_value": 3}, 861, "ValueError"),
+    "L800-quanto-too-old": ("quanto", "0.2.4", "QuantoQuantizedLayer", {}, 800, "ImportError"),
+    "L800-quanto-exactly-0.2.5": ("quanto", "0.2.5", "QuantoQuantizedLayer", {}, 800, "ImportError"),
+    "L805-quanto-nbits": ("quanto", "0.3.0", "QuantoQuantizedLayer", {"nbits": 3}, 805, "ValueError"),
+    "L808-quanto-axis-key": ("quanto", "0.3.0", "QuantoQuantizedLayer", {"axis_key": 1}, 808, "ValueError"),
+    "L811-quanto-axis-value": ("quanto", "0.3.0", "QuantoQuantizedLayer", {"axis_value": 2}, 811, "ValueError"),
+    "L847-hqq-too-old": ("hqq", "0.2.0", "HQQQuantizedLayer", {}, 847, "ImportError"),
+    "L853-hqq-nbits": ("hqq", "0.2.5", "HQQQuantizedLayer", {"nbits": 5}, 853, "ValueError"),
+    "L858-hqq-axis-key": ("hqq", "0.2.5", "HQQQuantizedLayer", {"axis_key": -1}, 858, "ValueError"),
+    "L861-hqq-axis-value": ("hqq", "0.2.5", "HQQQuantizedLayer", {"axis_value": 3}, 861, "ValueError"),
 }
 
 
-@pytest.mark.parametrize("site_id", list(BACKEND_SITES))
-def test_raise_site_with_stub_backend(site_id, tmp_path):
-    upstream()
-    files, version, cls_name, kwargs, line, exception = BACKEND_SITES[site_id]
-    for rel, text in files.items():
-        path = tmp_path / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text.format(version=version))
+@pytest.fixture(scope="module")
+def stub_backend_results(tmp_path_factory):
+    """Run every stubbed-backend case, one child process per (stub, version): imports are costly."""
     repo = Path(__file__).resolve().parents[2]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(repo)])}
-    done = subprocess.run(
-        [sys.executable, "-c", _CHILD, cls_name, json.dumps(kwargs)], capture_output=True, text=True, env=env, timeout=120
-    )
-    assert done.returncode == 0, done.stderr
-    theirs, ours = json.loads(done.stdout.strip().splitlines()[-1])
+    groups: dict[tuple[str, str], list[str]] = {}
+    for site_id, (stub, version, *_rest) in BACKEND_SITES.items():
+        groups.setdefault((stub, version), []).append(site_id)
+    results = {}
+    for (stub, version), site_ids in groups.items():
+        root = tmp_path_factory.mktemp(f"{stub}-{version}")
+        for rel, text in _STUBS[stub].items():
+            path = root / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text.format(version=version))
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), str(repo)])}
+        cases = [[BACKEND_SITES[s][2], BACKEND_SITES[s][3]] for s in site_ids]
+        done = subprocess.run(
+            [sys.executable, "-c", _CHILD, json.dumps(cases)], capture_output=True, text=True, env=env, timeout=180
+        )
+        assert done.returncode == 0, done.stderr
+        for site_id, pair in zip(site_ids, json.loads(done.stdout.strip().splitlines()[-1])):
+            results[site_id] = pair
+    return results
+
+
+@pytest.mark.parametrize("site_id", list(BACKEND_SITES))
+def test_raise_site_with_stub_backend(site_id, stub_backend_results):
+    upstream()
+    *_rest, line, exception = BACKEND_SITES[site_id]
+    theirs, ours = stub_backend_results[site_id]
+    assert theirs is not None and ours is not None
     assert theirs[0] == exception and theirs[3] == line
     assert ours[:3] == theirs[:3]
 
