@@ -173,6 +173,8 @@ def _locate(error: dict, positions: Positions, where: str) -> Problem:
     message = error["msg"].removeprefix("Value error, ")
     hint = _HINTS.get(kind, {}).get(str(loc[-1]) if loc else "", "")
     got = f" (got {_kind(error['input'])})" if kind.endswith("_type") else ""
+    if kind == "string_type" and isinstance(error["input"], dict):
+        got += "; text containing ': ' must be quoted or written as a block (key: |)"
     return Problem(where, line, col, f"{name}: {message}{got}{hint}")
 
 

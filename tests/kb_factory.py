@@ -1,0 +1,71 @@
+"""Build small knowledge-base projects in a temporary folder, for tests."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+VALID_ENTRY = """\
+id: {id}
+title: A documented error
+library: huggingface/transformers
+exception: ValueError
+message: "`head_dim` was provided as a list of length {{len(num_heads)}}, but the Cache currently has {{len(self.layers)}} layers"
+tags: [early-initialization]
+source:
+  commit: a597f974857b3d92939971296bc0deb93d33d780
+  path: src/transformers/cache_utils.py
+  line: 1471
+  function: Cache.early_initialization
+meaning: What it means.
+trigger: When it happens.
+situations:
+  - A situation.
+solutions:
+  - title: A solution
+prevention:
+  - A prevention.
+guards:
+  - title: A guard
+    strategy: validation
+    file: guard.py
+    expect:
+      outcome: passes
+related: []
+"""
+
+BEFORE = """\
+import torch
+from transformers import DynamicCache, LlamaConfig
+
+cache = DynamicCache(config=LlamaConfig(num_hidden_layers=12))
+cache.early_initialization(2, num_heads=8, head_dim=[128, 128], dtype=torch.float32, device="cpu")
+"""
+
+AFTER = """\
+import torch
+from transformers import DynamicCache, LlamaConfig
+
+cache = DynamicCache(config=LlamaConfig(num_hidden_layers=12))
+cache.early_initialization(2, num_heads=8, head_dim=128, dtype=torch.float32, device="cpu")
+"""
+
+
+def make_project(root: Path, entries: dict[str, str] | None = None,
+                 snippets: dict[str, dict[str, str]] | None = None) -> Path:
+    """A project at `root`: `entries` maps file names (under docs/errors/transformers/) to YAML,
+    `snippets` maps entry ids to {file name: code}. Defaults: one valid entry, 'demo-error'."""
+    (root / "pyproject.toml").write_text("[tool.errorkb]\ntimeout = 60\n", encoding="utf-8")
+    if entries is None:
+        entries = {"demo-error.yml": VALID_ENTRY.format(id="demo-error")}
+    if snippets is None:
+        snippets = {Path(name).stem: {"before.py": BEFORE, "after.py": AFTER, "guard.py": AFTER} for name in entries}
+    folder = root / "docs" / "errors" / "transformers"
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, text in entries.items():
+        (folder / name).write_text(textwrap.dedent(text), encoding="utf-8")
+    for entry_id, files in snippets.items():
+        (root / "snippets" / entry_id).mkdir(parents=True, exist_ok=True)
+        for name, code in files.items():
+            (root / "snippets" / entry_id / name).write_text(code, encoding="utf-8")
+    return root

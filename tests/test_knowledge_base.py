@@ -1,0 +1,102 @@
+"""The knowledge base itself: every entry verified, and the site built strictly from it.
+
+This is the test that fails the day a documented fix stops working.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from errorkb.cli import main
+from errorkb.load import load_project_entries
+from errorkb.project import load_project
+from errorkb.verify.engine import verify
+
+
+@pytest.fixture(scope="module")
+def kb(request):
+    root = Path(request.config.rootpath)
+    project = load_project(root)
+    loaded = load_project_entries(project)
+    assert loaded.problems == []
+    return project, loaded
+
+
+@pytest.fixture(scope="module")
+def report(kb):
+    project, loaded = kb
+    pytest.importorskip("transformers", reason="upstream target needs transformers==5.15.1")
+    return verify(project, loaded.entries, targets=["bundled", "upstream"])
+
+
+def test_every_check_passes_on_cpu_for_both_targets(kb, report):
+    project, loaded = kb
+    cpu = [check for check in report.checks if check["device"] == "cpu"]
+    expected = {(one.entry.id, role, target) for one in loaded.entries for role, _ in one.entry.snippet_files()
+                for target in ("bundled", "upstream")}
+    assert {(c["entry"], c["role"], c["target"]) for c in cpu} == expected
+    failures = [f"{c['id']}: {c['reason']}" for c in cpu if c["outcome"] != "pass"]
+    assert failures == []
+
+
+def test_cuda_checks_are_not_run_without_a_device(report):
+    from errorkb.verify.engine import cuda_device_present
+
+    if cuda_device_present():
+        pytest.skip("this machine has a CUDA device")
+    cuda = [check for check in report.checks if check["device"] == "cuda"]
+    assert cuda and {(c["outcome"], c["reason"]) for c in cuda} == {("not-run", "no CUDA device")}
+
+
+def test_before_snippets_raise_from_the_pinned_line_upstream(kb, report):
+    """Against the pinned release, the raise site is the entry's `source.line`."""
+    project, loaded = kb
+    lines = {one.entry.id: one.entry.source.line for one in loaded.entries}
+    for check in report.checks:
+        if check["role"] == "before" and check["target"] == "upstream" and check["device"] == "cpu":
+            assert check["exception"]["raise_site"]["line"] == lines[check["entry"]], check["id"]
+
+
+@pytest.fixture
+def kb_copy(tmp_path, request):
+    root = Path(request.config.rootpath)
+    for name in ("docs", "snippets"):
+        shutil.copytree(root / name, tmp_path / name)
+    shutil.copy(root / "pyproject.toml", tmp_path / "pyproject.toml")
+    return tmp_path
+
+
+def test_a_before_that_stops_raising_fails_verify(kb_copy, capsys):
+    before = kb_copy / "snippets" / "head-dim-list-length" / "before.py"
+    before.write_text(before.read_text().replace("head_dim=[128, 128]", "head_dim=128"))
+    code = main(["--root", str(kb_copy), "verify", "head-dim-list-length", "--device", "cpu",
+                 "--report", str(kb_copy / "r.json")])
+    printed = capsys.readouterr().out
+    assert code == 1
+    assert "FAIL head-dim-list-length::before[bundled-cpu]" in printed
+    assert "snippets/head-dim-list-length/before.py" in printed
+    assert "exited normally; expected ValueError from Cache.early_initialization" in printed
+    report = json.loads((kb_copy / "r.json").read_text())
+    assert report["summary"] == {"pass": 3, "fail": 1, "not-run": 0}
+
+
+def test_an_after_that_raises_again_fails_verify(kb_copy, capsys):
+    after = kb_copy / "snippets" / "num-heads-list-length" / "after.py"
+    after.write_text(after.read_text().replace("num_heads=config.num_key_value_heads", "num_heads=[8, 8]"))
+    code = main(["--root", str(kb_copy), "verify", "num-heads-list-length", "--device", "cpu",
+                 "--report", str(kb_copy / "r.json")])
+    printed = capsys.readouterr().out
+    assert code == 1
+    assert "FAIL num-heads-list-length::after[bundled-cpu]" in printed
+    assert "snippets/num-heads-list-length/after.py:" in printed
+    assert "raised ValueError: `num_head` was provided as a list of length 2" in printed
+    assert "(the documented error, still)" in printed
+
+
+def test_verify_rejects_an_unknown_id(kb_copy, capsys):
+    assert main(["--root", str(kb_copy), "verify", "head-dim-list-lenght"]) == 2
+    assert "did you mean 'head-dim-list-length'" in capsys.readouterr().err

@@ -1,0 +1,187 @@
+"""The strict loader: every mistake an author can make is reported at its line, all at once."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from kb_factory import AFTER, BEFORE, VALID_ENTRY, make_project
+
+from errorkb.cli import main
+from errorkb.load import load_project_entries
+from errorkb.project import load_project
+
+ENTRY_FILE = "docs/errors/transformers/demo-error.yml"
+
+
+def problems_of(root, **files) -> list[str]:
+    make_project(root, **files)
+    return [str(p) for p in load_project_entries(load_project(root)).problems]
+
+
+def with_entry(text: str) -> dict:
+    return {"entries": {"demo-error.yml": text}}
+
+
+def test_a_valid_entry_loads_without_problems(tmp_path):
+    result = load_project_entries(load_project(make_project(tmp_path)))
+    assert result.problems == []
+    assert [one.entry.id for one in result.entries] == ["demo-error"]
+    assert result.entries[0].entry.source.function == "Cache.early_initialization"
+
+
+def test_malformed_yaml_is_located(tmp_path):
+    broken = VALID_ENTRY.format(id="demo-error").replace("trigger: When it happens.", "trigger: [unclosed")
+    problems = problems_of(tmp_path, **with_entry(broken))
+    assert len(problems) == 1
+    assert problems[0].startswith(f"{ENTRY_FILE}:14:") and "malformed YAML" in problems[0]
+
+
+def test_colon_in_plain_text_gets_a_quoting_hint(tmp_path):
+    broken = VALID_ENTRY.format(id="demo-error").replace("  - A situation.", "  - Export: when it happens")
+    problems = problems_of(tmp_path, **with_entry(broken))
+    assert any("must be quoted" in p for p in problems), problems
+
+
+def test_duplicate_keys_are_errors_not_silently_merged(tmp_path):
+    text = VALID_ENTRY.format(id="demo-error") + "title: A second title\n"
+    problems = problems_of(tmp_path, **with_entry(text))
+    last_line = text.count("\n")
+    assert problems == [f"{ENTRY_FILE}:{last_line}:1: duplicate key 'title' (first set on line 2); keep one of them"]
+
+
+def test_unknown_key_suggests_the_close_one(tmp_path):
+    text = VALID_ENTRY.format(id="demo-error").replace("prevention:", "prevnetion:")
+    problems = problems_of(tmp_path, **with_entry(text))
+    assert f"{ENTRY_FILE}:18:1: unknown key 'prevnetion' (did you mean 'prevention'?)" in problems
+    assert any("missing required key 'prevention'" in p for p in problems)
+
+
+def test_unknown_nested_key_lists_allowed_keys_when_nothing_is_close(tmp_path):
+    text = VALID_ENTRY.format(id="demo-error").replace("  line: 1471\n", "  line: 1471\n  zzz: 1\n")
+    problems = problems_of(tmp_path, **with_entry(text))
+    assert any(p.startswith(f"{ENTRY_FILE}:11:3: unknown key 'zzz'; allowed here: commit, path, line") for p in problems)
+
+
+def test_wrong_types_name_the_field_and_what_was_found(tmp_path):
+    text = VALID_ENTRY.format(id="demo-error").replace("line: 1471", "line: 'high'").replace(
+        "tags: [early-initialization]", "tags: early-initialization")
+    problems = problems_of(tmp_path, **with_entry(text))
+    assert any(p.startswith(f"{ENTRY_FILE}:10:9: source.line:") for p in problems), problems
+    assert any(p.startswith(f"{ENTRY_FILE}:6:7: tags:") and "a string" in p for p in problems), problems
+
+
+def test_missing_required_fields_are_all_reported(tmp_path):
+    text = VALID_ENTRY.format(id="demo-error").replace("title: A documented error\n", "").replace(
+        "meaning: What it means.\n", "")
+    problems = problems_of(tmp_path, **with_entry(text))
+    assert f"{ENTRY_FILE}:1:1: missing required key 'title'" in problems
+    assert f"{ENTRY_FILE}:1:1: missing required key 'meaning'" in problems
+
+
+def test_bad_values_get_a_hint(tmp_path):
+    text = VALID_ENTRY.format(id="demo-error").replace("a597f974857b3d92939971296bc0deb93d33d780", "a597f97485")
+    problems = problems_of(tmp_path, **with_entry(text))
+    assert any("source.commit" in p and "full 40-character commit hash" in p for p in problems), problems
+
+
+def test_unbalanced_message_template_is_reported(tmp_path):
+    text = VALID_ENTRY.format(id="demo-error").replace("{len(self.layers)} layers", "{len(self.layers) layers")
+    problems = problems_of(tmp_path, **with_entry(text))
+    assert any(p.startswith(f"{ENTRY_FILE}:5:") and "never closed" in p for p in problems), problems
+
+
+def test_missing_snippet_file_points_at_the_reference(tmp_path):
+    problems = problems_of(tmp_path, snippets={"demo-error": {"before.py": BEFORE, "after.py": AFTER}})
+    assert problems == [f"{ENTRY_FILE}:23:11: snippet file snippets/demo-error/guard.py does not exist; "
+                        "create it or fix the name"]
+
+
+def test_dangling_related_id_suggests_a_known_one(tmp_path):
+    entries = {
+        "demo-error.yml": VALID_ENTRY.format(id="demo-error").replace("related: []", "related: [other-eror]"),
+        "other-error.yml": VALID_ENTRY.format(id="other-error"),
+    }
+    problems = problems_of(tmp_path, entries=entries)
+    assert problems == [f"{ENTRY_FILE}:26:11: related id 'other-eror' does not match any entry "
+                        "(did you mean 'other-error'?)"]
+
+
+def test_duplicate_ids_across_files(tmp_path):
+    entries = {"demo-error.yml": VALID_ENTRY.format(id="demo-error"),
+               "zz-copy.yml": VALID_ENTRY.format(id="demo-error")}
+    problems = problems_of(tmp_path, entries=entries, snippets={
+        "demo-error": {"before.py": BEFORE, "after.py": AFTER, "guard.py": AFTER}})
+    copy = "docs/errors/transformers/zz-copy.yml"
+    assert f"{copy}:1:5: duplicate id 'demo-error' (also used by {ENTRY_FILE}:1); ids must be unique" in problems
+    assert any(p.startswith(f"{copy}:1:5: id 'demo-error' differs from the file name") for p in problems)
+
+
+def test_orphan_snippets_and_stray_files_are_reported_not_ignored(tmp_path):
+    make_project(tmp_path)
+    (tmp_path / "snippets" / "demo-error" / "guard_unused.py").write_text("pass\n")
+    (tmp_path / "snippets" / "no-such-entry").mkdir()
+    (tmp_path / "snippets" / "no-such-entry" / "before.py").write_text("pass\n")
+    (tmp_path / "docs" / "errors" / "transformers" / "extra.yaml").write_text("id: extra\n")
+    problems = [str(p) for p in load_project_entries(load_project(tmp_path)).problems]
+    assert "snippets/demo-error/guard_unused.py:1:1: not used by entry 'demo-error'; reference it " \
+           "(before, after or a guard) or delete it" in problems
+    assert any(p.startswith("snippets/no-such-entry/before.py:1:1: no entry has id 'no-such-entry'") for p in problems)
+    assert "docs/errors/transformers/extra.yaml:1:1: not loaded as an entry: rename it to extra.yml" in problems
+
+
+def test_guard_expectation_must_fit_its_outcome(tmp_path):
+    text = VALID_ENTRY.format(id="demo-error").replace("      outcome: passes", "      outcome: raises")
+    problems = problems_of(tmp_path, **with_entry(text))
+    assert any("guards[0].expect" in p and "must name its 'exception'" in p for p in problems), problems
+
+
+def test_check_command_prints_located_problems_and_exits_1(tmp_path, capsys):
+    text = VALID_ENTRY.format(id="demo-error").replace("title:", "titel:")
+    make_project(tmp_path, **with_entry(text))
+    assert main(["--root", str(tmp_path), "check"]) == 1
+    stderr = capsys.readouterr().err
+    assert f"{ENTRY_FILE}:2:1: unknown key 'titel' (did you mean 'title'?)" in stderr
+    assert "Traceback" not in stderr
+
+
+def test_check_command_on_a_good_project(tmp_path, capsys):
+    make_project(tmp_path)
+    assert main(["--root", str(tmp_path), "check"]) == 0
+    assert "1 entries OK" in capsys.readouterr().out
+
+
+def test_the_real_knowledge_base_is_valid(project_root):
+    result = load_project_entries(load_project(project_root))
+    assert [str(p) for p in result.problems] == []
+    assert len(result.entries) >= 2
+
+
+def test_schema_command_prints_the_model_schema(project_root):
+    printed = subprocess.run([sys.executable, "-m", "errorkb.cli", "--root", str(project_root), "schema"],
+                             capture_output=True, text=True, check=True).stdout
+    schema = json.loads(printed)
+    assert schema["additionalProperties"] is False
+    assert {"id", "message", "source", "before", "after", "guards"} <= set(schema["properties"])
+
+
+@pytest.mark.parametrize("template, message, values", [
+    ("length {len(x)}, has {n} layers", "length 3, has 12 layers", {"len(x)": "3", "n": "12"}),
+    ("a {x} and {x}", "a 1 and 1", {"x": "1"}),
+    ("literal {{braces}} {x}", "literal {braces} 5", {"x": "5"}),
+    ("Expected {len(d) = } to be 4", "Expected len(d) = 5 to be 4", {"len(d) =": "len(d) = 5"}),
+])
+def test_message_templates_match_rendered_messages(template, message, values):
+    from errorkb.message import MessageTemplate
+
+    assert MessageTemplate.parse(template).match(message) == values
+
+
+def test_message_templates_reject_other_messages():
+    from errorkb.message import MessageTemplate
+
+    template = MessageTemplate.parse("a {x} and {x}")
+    assert template.match("a 1 and 2") is None
+    assert template.match("a 1 and 1 extra") is None
