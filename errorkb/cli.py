@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 
 from errorkb.load import LoadResult, load_project_entries
 from errorkb.problems import ProblemsFound
@@ -97,7 +98,7 @@ def cmd_verify(project: Project, args: argparse.Namespace) -> int:
 
     def show(record: dict) -> None:
         if record["outcome"] == "fail":
-            out.print(f"[red]FAIL[/] {record['id']}", end="")
+            out.print(f"[red]FAIL[/] {escape(record['id'])}", end="")
             out.print(f"  {_snippet_location(record)}\n  {record['reason']}", markup=False)
 
     fresh = verify(project, result.entries, ids=args.ids or None, targets=args.target, devices=args.device,

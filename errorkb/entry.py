@@ -131,6 +131,20 @@ class Entry(Strict):
     guards: list[Guard] = Field(min_length=1)
 
     related: list[Slug] = Field(default_factory=list)
+    requires: list[str] = Field(
+        default_factory=list,
+        description="Distributions the snippets need besides the target, as requirement strings "
+        "(e.g. 'optimum-quanto>=0.2.5'); where one is missing, checks are recorded as not run.",
+    )
+    without: list[str] = Field(
+        default_factory=list,
+        description="Distributions that must be absent for the error to happen (e.g. an error "
+        "about a missing optional backend); where one is installed, checks are not run.",
+    )
+    devices: list[Literal["cpu", "cuda"]] = Field(
+        default_factory=lambda: ["cpu", "cuda"], min_length=1,
+        description="Device kinds on which the error can happen; checks on the others are not run.",
+    )
     notes: Markdown | None = Field(default=None, description="Upstream history, version notes.")
 
     @field_validator("message")
@@ -138,6 +152,18 @@ class Entry(Strict):
     def _message_parses(cls, value: str) -> str:
         MessageTemplate.parse(value)
         return value
+
+    @field_validator("requires", "without")
+    @classmethod
+    def _requirements_parse(cls, values: list[str]) -> list[str]:
+        from packaging.requirements import InvalidRequirement, Requirement
+
+        for value in values:
+            try:
+                Requirement(value)
+            except InvalidRequirement as error:
+                raise ValueError(f"{value!r} is not a requirement string like 'hqq>=0.2': {error}") from None
+        return values
 
     @property
     def template(self) -> MessageTemplate:

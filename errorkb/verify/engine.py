@@ -17,6 +17,7 @@ from errorkb.project import Project
 from errorkb.verify.judge import NOT_RUN, Verdict, judge
 from errorkb.verify.plan import DEVICES, Check, plan
 from errorkb.verify.report import Report, new_report
+from errorkb.verify.requirements import unmet
 from errorkb.verify.run import Run, run_check
 from errorkb.verify.targets import availability, fingerprint
 
@@ -30,7 +31,8 @@ def verify(project: Project, loaded: list[LoadedEntry], *, ids: list[str] | None
     cuda_absent = None if cuda_device_present() else "no CUDA device"
 
     def one(check: Check) -> dict:
-        reason = unavailable[check.target] or (cuda_absent if check.device == "cuda" else None)
+        reason = (unavailable[check.target] or unmet(check.entry, check.device)
+                  or (cuda_absent if check.device == "cuda" else None))
         if reason:
             record = _record(check, project, Verdict(NOT_RUN, reason), None)
         else:
