@@ -58,7 +58,26 @@ def _parser() -> argparse.ArgumentParser:
     verify.add_argument("--jobs", type=int, default=None, help="checks run in parallel (default: CPU count)")
     verify.add_argument("--report", type=Path, default=None,
                         help="report file (default: <reports>/latest.json, updated in place)")
+    verify.add_argument("--isolation", choices=["fork", "subprocess"], default="fork",
+                        help="fork: fresh process per check from a warm preloaded interpreter (default); "
+                             "subprocess: a new interpreter per check")
+    verify.add_argument("--no-cache", action="store_true",
+                        help="run every check, ignoring and not updating the verdict cache")
+    verify.add_argument("--cache-dir", type=Path, default=None,
+                        help="verdict cache folder (default: <root>/.errorkb-cache)")
+    verify.add_argument("--shard", default=None, metavar="K/N",
+                        help="run only shard K of N (deterministic split by check id, for CI matrices)")
+    verify.add_argument("--timeout", type=float, default=None, help="seconds per check (default from [tool.errorkb])")
+    verify.add_argument("--json", action="store_true", help="print the report as JSON on stdout (human output on stderr)")
+    verify.add_argument("--junit", type=Path, default=None, metavar="PATH", help="also write JUnit XML to PATH")
     verify.set_defaults(command=cmd_verify)
+
+    report = commands.add_parser("report", help="work with verification reports")
+    report_commands = report.add_subparsers(required=True, metavar="ACTION")
+    merge = report_commands.add_parser("merge", help="combine reports (CI jobs, shards) into one")
+    merge.add_argument("output", type=Path, metavar="OUT", help="merged report to write")
+    merge.add_argument("inputs", type=Path, nargs="+", metavar="IN", help="reports to merge")
+    merge.set_defaults(command=cmd_report_merge)
     return parser
 
 
@@ -83,7 +102,9 @@ def cmd_schema(project: Project, args: argparse.Namespace) -> int:
 
 
 def cmd_verify(project: Project, args: argparse.Namespace) -> int:
+    from errorkb.verify import output
     from errorkb.verify.engine import verify
+    from errorkb.verify.plan import parse_shard
     from errorkb.verify.report import Report, latest_results, read_report
 
     result = _load_or_report(project)
@@ -93,38 +114,91 @@ def cmd_verify(project: Project, args: argparse.Namespace) -> int:
         close = difflib.get_close_matches(entry_id, known, n=1)
         err.print(f"errorkb verify: no entry '{entry_id}'" + (f" (did you mean '{close[0]}'?)" if close else ""),
                   markup=False)
+    try:
+        shard = parse_shard(args.shard) if args.shard else None
+    except ValueError as error:
+        err.print(f"errorkb verify: {error}", markup=False)
+        return 2
     if unknown:
         return 2
-
-    def show(record: dict) -> None:
-        if record["outcome"] == "fail":
-            out.print(f"[red]FAIL[/] {escape(record['id'])}", end="")
-            out.print(f"  {_snippet_location(record)}\n  {record['reason']}", markup=False)
-
-    fresh = verify(project, result.entries, ids=args.ids or None, targets=args.target, devices=args.device,
-                   jobs=args.jobs, on_result=show)
+    human = err if args.json else out
     path = args.report or project.reports / "latest.json"
-    report = fresh
-    if args.report is None and path.is_file():  # a partial run updates the standing report
+    previous = None
+    if path.is_file():
         try:
             previous = read_report(path)
         except (OSError, ValueError, KeyError):
             previous = None
-        if previous is not None:
-            merged = latest_results([previous, fresh])
-            kept = sorted((r for r in merged.values() if r["entry"] in known), key=lambda r: r["id"])
-            report = Report(fresh.created, fresh.environment, {**previous.targets, **fresh.targets}, kept)
+
+    with _progress(human, enabled=human.is_terminal) as progress:
+        fresh = verify(project, result.entries, ids=args.ids or None, targets=args.target, devices=args.device,
+                       jobs=args.jobs, isolation=args.isolation, shard=shard, timeout=args.timeout,
+                       cache_dir=None if args.no_cache else (args.cache_dir or project.root / ".errorkb-cache"),
+                       on_start=progress.start, on_result=progress.advance)
+    for record in sorted(fresh.checks, key=lambda r: r["id"]):
+        if record["outcome"] == "fail":
+            human.print(output.failure_view(record, project.root), markup=False, style="red")
+    report = fresh
+    if args.report is None and previous is not None:  # a partial run updates the standing report
+        merged = latest_results([previous, fresh])
+        kept = sorted((r for r in merged.values() if r["entry"] in known), key=lambda r: r["id"])
+        report = Report(fresh.created, fresh.environment, {**previous.targets, **fresh.targets}, kept, fresh.run)
     report.write(path)
-    counts = fresh.summary
-    not_run = sorted({record["reason"] for record in fresh.checks if record["outcome"] == "not-run"})
-    out.print(f"{counts['pass']} passed, {counts['fail']} failed, {counts['not-run']} not run"
-              + (f" ({'; '.join(not_run)})" if not_run else "") + f" — report: {project.rel(path)}", markup=False)
-    return 1 if counts["fail"] else 0
+    if args.junit:
+        args.junit.parent.mkdir(parents=True, exist_ok=True)
+        args.junit.write_bytes(output.junit_xml(fresh))
+    for line in output.summary_lines(fresh, previous, project.rel(path)):
+        human.print(line, markup=False)
+    if args.json:
+        print(json.dumps(fresh.to_json(), indent=1))
+    return 1 if fresh.summary["fail"] else 0
 
 
-def _snippet_location(record: dict) -> str:
-    line = (record.get("exception") or {}).get("snippet_line")
-    return f"{record['snippet']}:{line}" if line else record["snippet"]
+class _progress:
+    """A rich progress bar on a terminal, nothing elsewhere (CI logs, pipes, --json)."""
+
+    def __init__(self, console: Console, enabled: bool):
+        self.console, self.enabled = console, enabled
+        self.bar = self.task = None
+
+    def __enter__(self) -> _progress:
+        if self.enabled:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+            self.bar = Progress(TextColumn("verifying"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                                console=self.console, transient=True)
+            self.bar.__enter__()
+        return self
+
+    def start(self, total: int) -> None:
+        if self.bar is not None:
+            self.task = self.bar.add_task("verify", total=total)
+
+    def advance(self, record: dict) -> None:
+        if self.bar is not None and self.task is not None:
+            self.bar.advance(self.task)
+
+    def __exit__(self, *exc) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(*exc)
+
+
+def cmd_report_merge(project: Project, args: argparse.Namespace) -> int:
+    from errorkb.verify.report import merge, read_report
+
+    reports = []
+    for path in args.inputs:
+        try:
+            reports.append(read_report(path))
+        except (OSError, ValueError, KeyError) as error:
+            err.print(f"errorkb report merge: {path}: not a verification report ({error})", markup=False)
+            return 1
+    merged = merge(reports)
+    merged.write(args.output)
+    counts = merged.summary
+    out.print(f"merged {len(reports)} reports: {len(merged.checks)} checks ({counts['pass']} passed, "
+              f"{counts['fail']} failed, {counts['not-run']} not run) — {args.output}", markup=False)
+    return 0
 
 
 if __name__ == "__main__":

@@ -1,27 +1,34 @@
 """Runs one snippet in a fresh process and writes down what happened, as JSON.
 
-This module observes; it never judges (that is `judge.py`, in the parent). Stages:
+This module observes; it never judges (that is `judge.py`, in the parent). The same code runs
+in both isolation modes: a fresh interpreter (`python -m errorkb.verify.child SPEC RESULT`) or
+a process forked from a warm zygote (`zygote.py`) that already ran `prepare`. Stages:
 
-1. `limit`       cap the output file size and, on CPU, the address space.
-2. `activate`    make `import transformers` resolve to the check's target.
+1. `limit`       cap the output file size, core dumps and, on CPU, the address space.
+2. `prepare`     make `import transformers` resolve to the check's target, import torch and
+                 the target module (done once in a zygote, before any fork).
 3. `resolve`     find `source.function` in the target module; its code object is what we trace.
 4. `execute`     compile and run the snippet as `__main__`, tracing every call of that function.
 5. `describe`    the outcome, the exception with its raise site, the calls, tampering, and the
                  evidence of CUDA work — written to the result file the parent named.
 
-Run as `python -m errorkb.verify.child SPEC_JSON RESULT_PATH`. The parent decides the device:
-for a CPU check it hides every CUDA device, so a snippet's own
-`"cuda" if torch.cuda.is_available() else "cpu"` comes out as a user on that machine would see.
+The parent decides the device: for a CPU check it hides every CUDA device before torch is
+imported, so a snippet's own `"cuda" if torch.cuda.is_available() else "cpu"` comes out as a
+user on that machine would see.
 """
 
 from __future__ import annotations
 
 import builtins
+import faulthandler
+import importlib
 import inspect
 import json
 import os
 import resource
+import signal
 import sys
+import threading
 import time
 import traceback
 from pathlib import Path
@@ -29,42 +36,95 @@ from types import CodeType, FrameType, TracebackType
 
 from errorkb.verify.targets import activate, target_roots
 
+_real_exit = os._exit  # the snippet may replace or wrap os._exit; we never use its version
+_prepared: dict[str, dict] = {}  # target → what `prepare` found, so a zygote's forks reuse it
+
 
 def main(argv: list[str]) -> int:
     spec = json.loads(argv[0])
-    result_path = Path(argv[1])
+    run_and_exit(spec, Path(argv[1]))
+    return 0  # not reached
+
+
+def run_and_exit(spec: dict, result_path: Path) -> None:
+    """Observe one snippet, write the observation, and leave without interpreter teardown."""
     limit(spec)
-    observation = observe(spec)
-    result_path.write_text(json.dumps(observation, default=str), encoding="utf-8")
-    sys.stdout.flush()
-    sys.stderr.flush()
+    observation = observe(spec, result_path)
+    write_observation(result_path, observation)
     # Skip interpreter teardown: a snippet's atexit handlers or threads must not change the verdict.
-    os._exit(0)
+    _real_exit(0)
+
+
+def write_observation(path: Path, observation: dict) -> None:
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except Exception:  # noqa: BLE001 - output may be over its cap; the observation still counts
+        pass
+    temporary = path.with_suffix(".tmp")
+    temporary.write_text(json.dumps(observation, default=str), encoding="utf-8")
+    temporary.replace(path)
 
 
 def limit(spec: dict) -> None:
     cap = int(spec.get("output_cap", 1 << 20))
     resource.setrlimit(resource.RLIMIT_FSIZE, (cap, cap))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     memory = spec.get("memory_limit")
     if memory and spec["device"] == "cpu":
         resource.setrlimit(resource.RLIMIT_AS, (int(memory), int(memory)))
+    faulthandler.enable(file=sys.stderr)  # a crash prints the snippet line it died on
+    for name in ("SIGTERM", "SIGHUP", "SIGUSR1", "SIGUSR2"):  # so does a fatal signal sent to it
+        faulthandler.register(getattr(signal, name), file=sys.stderr, chain=True)
 
 
-def observe(spec: dict) -> dict:
+def prepare(target: str, module: str, preload: list[str] = ()) -> dict:
+    """Activate the target and import torch and the target module; once per process.
+
+    Returns {"torch": module} or {"error": "..."}. `preload` names extra `transformers`
+    modules or attributes the snippets import, so a zygote's children find them loaded.
+    """
+    key = f"{target}:{module}"
+    if key in _prepared:
+        return _prepared[key]
+    try:
+        activate(target)
+        import torch  # after activate: one import order on both targets
+
+        importlib.import_module(module)
+        for name in preload:
+            _preload(name)
+        _prepared[key] = {"torch": torch}
+    except Exception as error:  # the target itself is broken or absent: say so, precisely
+        _prepared[key] = {"error": f"{type(error).__name__}: {error}"}
+    return _prepared[key]
+
+
+def _preload(name: str) -> None:
+    """`transformers.models.llama` (a module) or `transformers:LlamaConfig` (an attribute)."""
+    try:
+        if ":" in name:
+            package, attribute = name.split(":", 1)
+            getattr(importlib.import_module(package), attribute)
+        else:
+            importlib.import_module(name)
+    except Exception:  # noqa: BLE001 - the snippet will meet the same error and report it
+        pass
+
+
+def observe(spec: dict, result_path: Path | None = None) -> dict:
     started = time.perf_counter()
     observation: dict = {"status": None}
-    try:
-        activate(spec["target"])
-        import torch  # after activate: the target decides nothing about torch, but keep one order
-
-        observation["environment"] = environment(torch)
-        if spec["device"] == "cuda" and not torch.cuda.is_available():
-            observation["status"] = "no-device"
-            return observation
-        function = resolve(spec["module"], spec["function"])
-    except Exception as error:  # the target itself is broken or absent: say so, precisely
-        observation.update(status="setup-failed", error=f"{type(error).__name__}: {error}")
+    prepared = prepare(spec["target"], spec["module"], spec.get("preload", []))
+    if "error" in prepared:
+        observation.update(status="setup-failed", error=prepared["error"])
         return observation
+    torch = prepared["torch"]
+    observation["environment"] = environment(torch, spec["device"])
+    if spec["device"] == "cuda" and not torch.cuda.is_available():
+        observation["status"] = "no-device"
+        return observation
+    function = resolve(spec["module"], spec["function"])
     if function is None:
         observation.update(status="no-function",
                            error=f"{spec['function']} is not defined in {spec['module']}")
@@ -72,20 +132,33 @@ def observe(spec: dict) -> dict:
     owner, name, original, code = function
     roots = target_roots(spec["target"])
     tracer = CallTracer(code)
-    observation.update(execute(Path(spec["snippet"]), tracer, roots))
-    observation["calls"] = tracer.summary()
-    observation["tampered"] = inspect.getattr_static(owner, name, None) is not original
-    observation["cuda"] = cuda_evidence(torch) if spec["device"] == "cuda" else None
-    observation["duration_s"] = round(time.perf_counter() - started, 4)
-    return observation
+    watch = TamperWatch(spec["module"], spec["function"], owner, name, original)
+
+    def finish(result: dict) -> dict:
+        observation.update(result)
+        observation["calls"] = tracer.summary()
+        observation["tampered"] = watch.changes() + (result.pop("tracer_tampered", None) or [])
+        observation["cuda"] = cuda_evidence(torch) if spec["device"] == "cuda" else None
+        if spec["device"] == "cuda" and observation["cuda"]["device_name"]:
+            observation["environment"]["device_name"] = observation["cuda"]["device_name"]
+        observation["duration_s"] = round(time.perf_counter() - started, 4)
+        return observation
+
+    def on_os_exit(code: object, line: int | None) -> None:
+        if result_path is not None:
+            write_observation(result_path, finish({"status": "os-exit", "exit_code": code,
+                                                   "exception": {"snippet_line": line}}))
+
+    return finish(execute(Path(spec["snippet"]), tracer, roots, on_os_exit))
 
 
-def environment(torch) -> dict:
+def environment(torch, device: str) -> dict:
     """What this check ran on; the report keeps it beside every verdict."""
     import platform
 
     env = {"python": platform.python_version(), "torch": torch.__version__,
-           "platform": platform.platform(terse=True), "cuda": torch.version.cuda}
+           "platform": platform.platform(terse=True), "cuda": torch.version.cuda,
+           "device": device, "device_name": _cpu_name() if device == "cpu" else None}
     try:
         import transformers
 
@@ -95,10 +168,20 @@ def environment(torch) -> dict:
     return env
 
 
+def _cpu_name() -> str:
+    import platform
+
+    try:
+        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
 def resolve(module_name: str, qualname: str) -> tuple[object, str, object, CodeType] | None:
     """(owner, attribute, raw attribute, code object) of `module.qualname`, or None."""
-    import importlib
-
     owner: object = importlib.import_module(module_name)
     parts = qualname.split(".")
     for part in parts[:-1]:
@@ -144,10 +227,58 @@ class CallTracer:
         return local
 
     def summary(self) -> dict:
-        return {"count": self.calls, "returned": self.returned, "raised": self.raised}
+        return {"function": self.code.co_qualname, "count": self.calls, "returned": self.returned,
+                "raised": self.raised}
 
 
-def execute(snippet: Path, tracer: CallTracer, roots: list[str]) -> dict:
+class TamperWatch:
+    """Notices a snippet that replaces the target instead of calling it.
+
+    Watched: `source.function` on its owner, every attribute of the source module, of the
+    top-level `transformers` package and of the classes the source module defines, and the
+    modules' entries in `sys.modules`. A name that existed before and now holds another object,
+    or that vanished, is tampering; so is a new name bound to something defined outside the
+    target (a lazily loaded upstream attribute is not).
+    """
+
+    def __init__(self, module_name: str, qualname: str, owner: object, name: str, original: object):
+        self.function = (qualname, owner, name, original)
+        self.modules = {name_: sys.modules.get(name_) for name_ in {module_name, "transformers"}}
+        self.spaces = {label: (space, dict(vars(space))) for label, space in self._spaces().items()}
+
+    def _spaces(self) -> dict[str, object]:
+        spaces: dict[str, object] = {}
+        for module_name, module in self.modules.items():
+            if module is None:
+                continue
+            spaces[module_name] = module
+            for value in list(vars(module).values()):
+                if isinstance(value, type) and value.__module__ == module.__name__:
+                    spaces[f"{module_name}.{value.__qualname__}"] = value
+        return spaces
+
+    def changes(self) -> list[str]:
+        changed = []
+        qualname, owner, name, original = self.function
+        if inspect.getattr_static(owner, name, None) is not original:
+            changed.append(qualname)
+        for module_name, module in self.modules.items():
+            if sys.modules.get(module_name) is not module:
+                changed.append(f"sys.modules[{module_name!r}]")
+        for label, (space, before) in self.spaces.items():
+            now = vars(space)
+            for key, value in before.items():
+                if key not in now or now[key] is not value:
+                    changed.append(f"{label}.{key}")
+            for key in now.keys() - before.keys():
+                defined_in = getattr(now[key], "__module__", None) or ""
+                if callable(now[key]) and not defined_in.startswith(("transformers", "errorkb.kvcache")):
+                    changed.append(f"{label}.{key}")
+        # `Cache.early_initialization` is also seen as `<module>.Cache.early_initialization`: once.
+        return sorted({c for c in changed if c == qualname or not c.endswith("." + qualname)})
+
+
+def execute(snippet: Path, tracer: CallTracer, roots: list[str], on_os_exit=None) -> dict:
     text = snippet.read_text(encoding="utf-8")
     try:
         code = compile(text, str(snippet), "exec")
@@ -158,18 +289,38 @@ def execute(snippet: Path, tracer: CallTracer, roots: list[str]) -> dict:
     namespace = {"__name__": "__main__", "__file__": str(snippet), "__builtins__": builtins}
     sys.argv = [str(snippet)]
     sys.path.insert(0, str(snippet.parent))
+
+    def recording_exit(status: int = 0) -> None:
+        """os._exit skips every handler: note it, with the snippet line, before leaving."""
+        sys.settrace(None)
+        frame, line = sys._getframe(1), None
+        while frame is not None and line is None:
+            line = frame.f_lineno if frame.f_code.co_filename == str(snippet) else None
+            frame = frame.f_back
+        if on_os_exit is not None:
+            on_os_exit(status, line)
+        _real_exit(status)
+
+    os._exit = recording_exit
+    threading.settrace(tracer)
     sys.settrace(tracer)
+    status: dict
     try:
         exec(code, namespace)
     except SystemExit as error:
-        sys.settrace(None)
-        return {"status": "sys-exit", "exit_code": error.code if isinstance(error.code, int) else str(error.code),
-                "exception": describe(error, str(snippet), roots)}
+        status = {"status": "sys-exit",
+                  "exit_code": error.code if isinstance(error.code, int | None) else str(error.code),
+                  "exception": describe(error, str(snippet), roots)}
     except BaseException as error:  # noqa: BLE001 - every outcome is evidence
-        sys.settrace(None)
-        return {"status": "raised", "exception": describe(error, str(snippet), roots)}
+        status = {"status": "raised", "exception": describe(error, str(snippet), roots)}
+    else:
+        status = {"status": "returned"}
+    if sys.gettrace() is not tracer:
+        status["tracer_tampered"] = ["sys.settrace (the verifier's call tracer)"]
     sys.settrace(None)
-    return {"status": "returned"}
+    threading.settrace(None)  # type: ignore[arg-type]
+    os._exit = _real_exit
+    return status
 
 
 def describe(error: BaseException, snippet: str, roots: list[str]) -> dict:
@@ -201,17 +352,21 @@ def _frames(tb: TracebackType | None) -> list[dict]:
 
 def _traceback_text(error: BaseException, snippet: str) -> str:
     """The traceback a user would see, starting at their snippet (our harness frames dropped)."""
-    lines = traceback.format_exception(error)
+    try:
+        lines = traceback.format_exception(error)
+    except Exception as inner:  # noqa: BLE001 - a broken exception is still an outcome
+        return f"<traceback unavailable: {inner!r}>"
     snippet_at = next((i for i, line in enumerate(lines) if f'File "{snippet}"' in line), None)
     body = lines[snippet_at:] if snippet_at is not None else lines[1:]
     return "Traceback (most recent call last):\n" + "".join(body)
 
 
-def _message(error: BaseException) -> str:
+def _message(error: BaseException, cap: int = 20_000) -> str:
     try:
-        return str(error)
+        text = str(error)
     except Exception as inner:  # noqa: BLE001 - a broken __str__ is still an outcome
         return f"<unprintable {type(error).__name__}: {inner!r}>"
+    return text if len(text) <= cap else text[:cap] + f"... <{len(text) - cap} more characters>"
 
 
 def cuda_evidence(torch) -> dict:

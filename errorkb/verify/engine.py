@@ -1,51 +1,87 @@
-"""plan → run → judge → report: the verification of a whole knowledge base.
+"""plan → (cache) → run → judge → report: the verification of a whole knowledge base.
 
 Checks that cannot run here (a target that is not installed, CUDA on a machine without a
 CUDA device) are recorded as "not run" with the reason, never skipped and never passed.
+A cached verdict is reused only under its full key (`cache.py`) and says so (`cached: true`,
+with the time it was really observed in `verified_at`).
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from datetime import UTC, datetime
 from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
 from pathlib import Path
 
 from errorkb.load import LoadedEntry
 from errorkb.project import Project
-from errorkb.verify.judge import NOT_RUN, Verdict, judge
-from errorkb.verify.plan import DEVICES, Check, plan
+from errorkb.verify.cache import VerdictCache, cache_key, cacheable
+from errorkb.verify.judge import NOT_RUN, Verdict, actual, expected, judge, snippet_line
+from errorkb.verify.plan import DEVICES, Check, plan, select_shard, transformers_imports
+from errorkb.verify.pool import WorkerPool
 from errorkb.verify.report import Report, new_report
-from errorkb.verify.requirements import unmet
 from errorkb.verify.run import Run, run_check
 from errorkb.verify.targets import availability, fingerprint
+
+ISOLATIONS = ("fork", "subprocess")
+
+
+def plan_checks(project: Project, loaded: list[LoadedEntry], *, ids: list[str] | None = None,
+                targets: list[str] | None = None, devices: list[str] | None = None,
+                shard: tuple[int, int] | None = None) -> list[Check]:
+    checks = plan(loaded, project, list(targets or project.targets), list(devices or DEVICES), ids)
+    return select_shard(checks, *shard) if shard else checks
 
 
 def verify(project: Project, loaded: list[LoadedEntry], *, ids: list[str] | None = None,
            targets: list[str] | None = None, devices: list[str] | None = None, jobs: int | None = None,
+           isolation: str = "fork", cache_dir: Path | None = None, shard: tuple[int, int] | None = None,
+           timeout: float | None = None, on_start: Callable[[int], None] | None = None,
            on_result: Callable[[dict], None] | None = None) -> Report:
+    """Verify the planned checks; `cache_dir=None` runs every check afresh."""
+    if isolation not in ISOLATIONS:
+        raise ValueError(f"unknown isolation {isolation!r}; known: {', '.join(ISOLATIONS)}")
     targets = list(targets or project.targets)
-    checks = plan(loaded, project, targets, list(devices or DEVICES), ids)
+    checks = plan_checks(project, loaded, ids=ids, targets=targets, devices=devices, shard=shard)
+    if on_start:
+        on_start(len(checks))
     unavailable = {target: availability(target) for target in targets}
+    fingerprints = {target: fingerprint(target) for target in targets if not unavailable[target]}
     cuda_absent = None if cuda_device_present() else "no CUDA device"
+    cache = VerdictCache(cache_dir) if cache_dir is not None else None
+    pool = WorkerPool(transformers_imports(checks)) if isolation == "fork" else None
+    limit = timeout or project.timeout
 
     def one(check: Check) -> dict:
-        reason = (unavailable[check.target] or unmet(check.entry, check.device)
-                  or (cuda_absent if check.device == "cuda" else None))
+        reason = unavailable[check.target] or (cuda_absent if check.device == "cuda" else None)
+        key = cache_key(check, fingerprints[check.target]) if not reason else None
+        hit = cache.get(key) if cache and key else None
         if reason:
             record = _record(check, project, Verdict(NOT_RUN, reason), None)
+        elif hit is not None:
+            record = {**hit, "id": check.id, "entry": check.entry.id, "role": check.role,
+                      "snippet": project.rel(check.snippet), "cached": True}
         else:
-            run = run_check(check, check.entry.source.module, project.timeout)
-            record = _record(check, project, judge(check, run), run)
+            run = pool.run(check, limit) if pool else run_check(check, limit)
+            record = _record(check, project, judge(check, run), run, isolation)
+            record["key"] = key
+            if cache and cacheable(record, run.timed_out):
+                cache.put(key, record)  # type: ignore[arg-type]
         if on_result:
             on_result(record)
         return record
 
-    with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
-        records = list(pool.map(one, checks))
-    fingerprints = {target: fingerprint(target) for target in targets if not unavailable[target]}
-    return new_report(fingerprints, records)
+    try:
+        with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as threads:
+            records = list(threads.map(one, checks))
+    finally:
+        if pool:
+            pool.close()
+    report = new_report(fingerprints, records)
+    report.run = {"isolation": isolation, "shard": f"{shard[0]}/{shard[1]}" if shard else None,
+                  "cache": {"hits": cache.hits, "misses": cache.misses} if cache else None}
+    return report
 
 
 def cuda_device_present() -> bool:
@@ -57,7 +93,7 @@ def cuda_device_present() -> bool:
     return Path("/dev/nvidiactl").exists() or Path("/proc/driver/nvidia/gpus").is_dir()
 
 
-def _record(check: Check, project: Project, verdict: Verdict, run: Run | None) -> dict:
+def _record(check: Check, project: Project, verdict: Verdict, run: Run | None, isolation: str | None = None) -> dict:
     record = {
         "id": check.id,
         "entry": check.entry.id,
@@ -68,15 +104,24 @@ def _record(check: Check, project: Project, verdict: Verdict, run: Run | None) -
         "device": check.device,
         "outcome": verdict.outcome,
         "reason": verdict.reason,
+        "expected": expected(check),
         "verified_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "cached": False,
     }
     if run is None:
         return record
     seen = run.observation
+    error = _public_exception(seen.get("exception"), project)
     record.update({
+        "actual": actual(check, run),
+        "snippet_line": snippet_line(check, run),
         "duration_s": run.duration_s,
-        "exception": _public_exception(seen.get("exception"), project),
+        "isolation": isolation,
+        "exit": {"returncode": run.returncode, "signal": run.signal, "timed_out": run.timed_out},
+        "exception": error,
+        "raise_site": (error or {}).get("raise_site"),
         "calls": seen.get("calls"),
+        "tampered": seen.get("tampered") or [],
         "cuda": seen.get("cuda"),
         "environment": seen.get("environment"),
         "output": run.output[-4000:],

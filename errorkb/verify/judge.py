@@ -1,14 +1,16 @@
 """One verdict per check, from one decision ladder.
 
-The ladder reads top to bottom: process-level failures first (no device, timeout, runaway
-output, death by signal, a snippet that never reported), then snippet-level ones (syntax,
-tampering, `sys.exit`), then what the snippet's role demands. The first rung that applies
+The ladder reads top to bottom: process-level failures first (no device, a dead worker,
+timeout, runaway output, a crash or other death by signal, a snippet that never reported),
+then snippet-level ones (syntax, tampering, `sys.exit`, `os._exit`), then what the snippet's
+role demands. The first rung that applies
 decides. A pass is only ever returned by the last rung of a role, after every check of that
 role held: nothing passes by default.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from errorkb.message import MessageTemplate
@@ -30,14 +32,19 @@ def judge(check: Check, run: Run) -> Verdict:
     function = check.entry.source.function
     if status == "no-device":
         return Verdict(NOT_RUN, "no CUDA device")
+    if status == "worker-died":
+        return Verdict(FAIL, f"the verifier's worker died, so the check did not complete: {seen.get('error')}")
     if run.timed_out:
         return Verdict(FAIL, f"timed out after {run.timeout_s:g} s (the process group was killed)")
     if run.output_size >= run.output_cap:
-        return Verdict(FAIL, f"printed more than the {run.output_cap} bytes a check may print")
+        return Verdict(FAIL, f"printed more than the {run.output_cap} bytes a check may print (stopped)")
     if not seen:
+        where = _at(crash_line(check, run))
+        if run.signal in CRASH_SIGNALS:
+            return Verdict(FAIL, f"crashed with {run.signal}{where}")
         if run.signal:
-            return Verdict(FAIL, f"killed by {run.signal}")
-        return Verdict(FAIL, f"exited with status {run.returncode} without reporting (os._exit or a crash)")
+            return Verdict(FAIL, f"killed by {run.signal}{where}")
+        return Verdict(FAIL, f"exited with status {run.returncode} without reporting{where}")
     if status == "setup-failed":
         return Verdict(FAIL, f"could not load the target: {seen.get('error')}")
     if status == "no-function":
@@ -47,14 +54,77 @@ def judge(check: Check, run: Run) -> Verdict:
         return Verdict(FAIL, f"SyntaxError at line {error['snippet_line']}, column {error['snippet_col']}: "
                              f"{error['message']}")
     if seen.get("tampered"):
-        return Verdict(FAIL, f"the snippet replaced {function}, so the real function was not verified")
+        return Verdict(FAIL, f"the snippet replaced {', '.join(seen['tampered'])}, so the real {function} "
+                             "was not verified")
     if status == "sys-exit":
-        return Verdict(FAIL, f"called sys.exit({seen.get('exit_code')})")
+        return Verdict(FAIL, f"called sys.exit({seen.get('exit_code')}){_at(snippet_line(check, run))}")
+    if status == "os-exit":
+        return Verdict(FAIL, f"called os._exit({seen.get('exit_code')}){_at(snippet_line(check, run))}")
     if check.kind == "before":
         return _judge_before(check, seen)
     if check.kind == "after":
         return _judge_after(check, seen)
     return _judge_guard(check, seen)
+
+
+CRASH_SIGNALS = {"SIGSEGV", "SIGBUS", "SIGILL", "SIGFPE", "SIGABRT"}
+
+
+def crash_line(check: Check, run: Run) -> int | None:
+    """The snippet line a crash happened on, from the faulthandler dump in the output."""
+    found = re.findall(rf'File "{re.escape(str(check.snippet.resolve()))}", line (\d+)', run.output)
+    return int(found[0]) if found else None  # faulthandler lists the most recent call first
+
+
+def snippet_line(check: Check, run: Run) -> int | None:
+    """Where in the snippet the outcome happened, when anything says so."""
+    line = (run.observation.get("exception") or {}).get("snippet_line")
+    return line if line is not None else crash_line(check, run)
+
+
+def expected(check: Check) -> str:
+    """What this check's role demands, in one line, for the failure view and the report."""
+    entry = check.entry
+    function = entry.source.function
+    if check.kind == "before":
+        return f"raises {entry.exception}: {entry.message}  (from {function})"
+    if check.kind == "after":
+        return f"exits normally, having called {function} with every call returning"
+    guard = check.guard
+    assert guard is not None
+    if guard.outcome == "passes":
+        return f"exits normally, having called {function}; never lets {entry.exception} through"
+    return f"raises its own {guard.exception}" + (f": {guard.message}" if guard.message else "")
+
+
+def actual(check: Check, run: Run) -> str:
+    """What happened, in one line: the other half of `expected`."""
+    seen = run.observation
+    status = seen.get("status")
+    error = seen.get("exception") or {}
+    if status in ("raised", "sys-exit") and error.get("type"):
+        site = error.get("raise_site") or error.get("origin") or {}
+        where = f"  (from {site['function']}, line {site['line']})" if site else ""
+        return f"raised {error['type']}: {error.get('message', '')}{where}"
+    if status == "returned":
+        calls = seen.get("calls") or {}
+        return (f"exited normally; {calls.get('function', 'the function')} called {calls.get('count', 0)}×, "
+                f"returned {calls.get('returned', 0)}×")
+    if status == "syntax-error":
+        return f"SyntaxError: {error.get('message')}"
+    if status == "os-exit":
+        return f"os._exit({seen.get('exit_code')})"
+    if run.timed_out:
+        return "still running at the timeout"
+    if run.signal:
+        return f"killed by {run.signal}"
+    if seen.get("error"):
+        return str(seen["error"])
+    return f"exit status {run.returncode}, no observation"
+
+
+def _at(line: int | None) -> str:
+    return f" at line {line}" if line else ""
 
 
 def _judge_before(check: Check, seen: dict) -> Verdict:
@@ -114,6 +184,10 @@ def _judge_guard(check: Check, seen: dict) -> Verdict:
             return Verdict(FAIL, f"raised {error['type']}: {_first_line(error['message'])}; expected to run clean")
         if not calls.get("count"):
             return Verdict(FAIL, f"never called {function}; a guard that passes must still make the call")
+        if calls.get("raised"):
+            error = calls["raised"][0]
+            return Verdict(FAIL, f"{function} raised {error['type']} inside the snippet (caught): "
+                                 f"{_first_line(error['message'])}")
         if check.device == "cuda" and not (seen.get("cuda") or {}).get("peak_bytes"):
             return Verdict(FAIL, "no CUDA memory was allocated, so this was not a CUDA check")
         return Verdict(PASS, f"ran clean; {function} called {calls['count']}×, every call returned")

@@ -52,3 +52,46 @@ def plan(loaded: list[LoadedEntry], project: Project, targets: list[str], device
                 for device in devices:
                     checks.append(Check(one.entry, role, project.snippet_path(one.entry.id, file), target, device))
     return checks
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """`k/n` → (k, n) with 1 ≤ k ≤ n; ValueError with a readable message otherwise."""
+    try:
+        k, n = (int(part) for part in text.split("/"))
+    except ValueError:
+        raise ValueError(f"--shard takes k/n, e.g. 1/4; got {text!r}") from None
+    if not 1 <= k <= n:
+        raise ValueError(f"--shard {text}: k must be between 1 and n")
+    return k, n
+
+
+def shard_of(check_id: str, n: int) -> int:
+    """1-based shard of a check: a stable hash of its id, the same on every machine and run."""
+    return int.from_bytes(hashlib.sha256(check_id.encode()).digest()[:8], "big") % n + 1
+
+
+def select_shard(checks: list[Check], k: int, n: int) -> list[Check]:
+    return [check for check in checks if shard_of(check.id, n) == k]
+
+
+def transformers_imports(checks: list[Check]) -> list[str]:
+    """`transformers` modules and names the snippets import, for a zygote to preload.
+
+    `import transformers.x` → `transformers.x`; `from transformers.x import Y` →
+    `transformers.x:Y` (an attribute, so an upstream lazy module resolves it once, up front).
+    """
+    import ast
+
+    names: set[str] = set()
+    for path in {check.snippet for check in checks}:
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+        except (OSError, SyntaxError, ValueError):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names.update(a.name for a in node.names if a.name.split(".")[0] == "transformers")
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module \
+                    and node.module.split(".")[0] == "transformers":
+                names.update(f"{node.module}:{a.name}" for a in node.names if a.name != "*")
+    return sorted(names)

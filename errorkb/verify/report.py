@@ -23,6 +23,7 @@ class Report:
     environment: dict
     targets: dict[str, str]  # target → fingerprint
     checks: list[dict]
+    run: dict | None = None  # how this report was made: isolation, shard, cache hits
 
     @property
     def summary(self) -> dict[str, int]:
@@ -34,7 +35,7 @@ class Report:
     def to_json(self) -> dict:
         return {"schema": SCHEMA, "verifier": VERIFIER_VERSION, "created": self.created,
                 "environment": self.environment, "targets": self.targets, "summary": self.summary,
-                "checks": self.checks}
+                "run": self.run, "checks": self.checks}
 
     def write(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -48,7 +49,7 @@ def new_report(targets: dict[str, str], checks: list[dict]) -> Report:
                    "machine": platform.machine()}
     for check in checks:  # torch and device facts come from the children, which imported torch
         for key, value in (check.get("environment") or {}).items():
-            if key != "transformers":
+            if key not in ("transformers", "device", "device_name"):  # these vary per check
                 environment.setdefault(key, value)
         if check.get("cuda") and check["cuda"].get("device_name"):
             environment.setdefault("cuda_device", check["cuda"]["device_name"])
@@ -59,7 +60,7 @@ def read_report(path: Path) -> Report:
     data = json.loads(path.read_text(encoding="utf-8"))
     if data.get("schema") != SCHEMA:
         raise ValueError(f"{path}: report schema {data.get('schema')!r}, expected {SCHEMA}")
-    return Report(data["created"], data["environment"], data["targets"], data["checks"])
+    return Report(data["created"], data["environment"], data["targets"], data["checks"], data.get("run"))
 
 
 def read_reports(folder: Path) -> tuple[list[Report], list[str]]:
@@ -87,9 +88,12 @@ def latest_results(reports: list[Report]) -> dict[str, dict]:
 
 
 def merge(reports: list[Report]) -> Report:
+    """One report from several (CI jobs, shards): per check, `latest_results` decides."""
     results = latest_results(reports)
     targets: dict[str, str] = {}
     for report in reports:
         targets.update(report.targets)
     environment = reports[-1].environment if reports else {}
-    return Report(datetime.now(UTC).isoformat(timespec="seconds"), environment, targets, list(results.values()))
+    checks = sorted(results.values(), key=lambda record: record["id"])
+    return Report(datetime.now(UTC).isoformat(timespec="seconds"), environment, targets, checks,
+                  {"merged": len(reports)})

@@ -1,9 +1,11 @@
 """Run one check in a fresh process, bounded in time and output, and collect what it saw.
 
-Every check gets its own interpreter (`errorkb.verify.child`), its own process group (so a
-snippet's children die with it), a wall-clock timeout, a cap on what it may print, and on
-CPU a memory limit. The child writes an observation file; if it dies before that, the
-process status (exit code, signal, timeout) is the observation.
+Two isolation modes share everything but the start of the process: `subprocess` (here: a new
+interpreter per check) and `fork` (`pool.py`: forked from a warm zygote). Either way a check
+gets its own process group (so a snippet's children die with it), a wall-clock timeout, a cap
+on what it may print, no core dumps, and on CPU a memory limit. The child writes an
+observation file; if it dies before that, the process status (exit code, signal, timeout) is
+the observation.
 """
 
 from __future__ import annotations
@@ -48,19 +50,31 @@ class Run:
         return None
 
 
-def run_check(check: Check, module: str, timeout: float) -> Run:
-    spec = {
+def check_spec(check: Check, preload: list[str] = ()) -> dict:
+    """What the child needs to observe one check; the same in both isolation modes."""
+    return {
         "snippet": str(check.snippet.resolve()),
         "target": check.target,
         "device": check.device,
-        "module": module,
+        "module": check.entry.source.module,
         "function": check.entry.source.function,
         "output_cap": OUTPUT_CAP,
         "memory_limit": MEMORY_LIMIT,
+        "preload": list(preload),
     }
+
+
+def child_env(device: str) -> dict[str, str]:
+    """The environment torch is imported under: a CPU check sees no CUDA device at all."""
     env = dict(os.environ, PYTHONHASHSEED="0", PYTHONDONTWRITEBYTECODE="1")
-    if check.device == "cpu":
+    if device == "cpu":
         env["CUDA_VISIBLE_DEVICES"] = ""  # the snippet's own device choice comes out "cpu"
+    return env
+
+
+def run_check(check: Check, timeout: float) -> Run:
+    """The plain way: a fresh interpreter per check (imports torch every time)."""
+    spec = check_spec(check)
     with tempfile.TemporaryDirectory(prefix="errorkb-") as scratch:
         result = Path(scratch) / "observation.json"
         output = Path(scratch) / "output.txt"
@@ -69,7 +83,7 @@ def run_check(check: Check, module: str, timeout: float) -> Run:
             process = subprocess.Popen(
                 [sys.executable, "-m", "errorkb.verify.child", json.dumps(spec), str(result)],
                 stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.STDOUT,
-                cwd=check.snippet.parent, env=env, start_new_session=True,
+                cwd=check.snippet.parent, env=child_env(check.device), start_new_session=True,
             )
             timed_out = False
             try:
@@ -77,17 +91,25 @@ def run_check(check: Check, module: str, timeout: float) -> Run:
             except subprocess.TimeoutExpired:
                 timed_out = True
             finally:
-                _kill_group(process.pid)
+                kill_group(process.pid)
                 process.wait()
         duration = time.perf_counter() - started
-        observation = _read_json(result)
-        size = output.stat().st_size
+        return collect(result, output, process.returncode, timed_out, duration, timeout)
+
+
+def collect(result: Path, output: Path, returncode: int | None, timed_out: bool, duration: float,
+            timeout: float) -> Run:
+    """Read what a finished check left behind: its observation and (capped) output."""
+    observation = _read_json(result)
+    size = output.stat().st_size if output.exists() else 0
+    text = ""
+    if output.exists():
         with output.open("rb") as printed:
             text = printed.read(OUTPUT_CAP).decode("utf-8", errors="replace")
-    return Run(observation, process.returncode, timed_out, text, size, round(duration, 4), timeout)
+    return Run(observation, returncode, timed_out, text, size, round(duration, 4), timeout)
 
 
-def _kill_group(pgid: int) -> None:
+def kill_group(pgid: int) -> None:
     try:
         os.killpg(pgid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):

@@ -1,0 +1,104 @@
+"""What people and machines read after a run: failure views, the summary, JUnit XML.
+
+A failure view points at the snippet file and line (an editor's `path:line` jump), quotes
+that line, and puts the expected and the actual outcome one above the other. The summary
+names the checks whose outcome changed since the previous report: unexpected failures
+(passed before) and unexpected passes (failed before).
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from errorkb.verify.report import Report
+
+
+def location(record: dict) -> str:
+    line = record.get("snippet_line")
+    return f"{record['snippet']}:{line}" if line else record["snippet"]
+
+
+def failure_view(record: dict, root: Path) -> str:
+    """Plain text (no markup) explaining one failed check."""
+    lines = [f"FAIL {record['id']}", f"  {location(record)}"]
+    quoted = _source_line(root / record["snippet"], record.get("snippet_line"))
+    if quoted:
+        lines.append(f"    {record['snippet_line']:>4} | {quoted}")
+    reason = record["reason"].splitlines()
+    lines.append(f"  why:      {reason[0]}")
+    lines += [f"  {more.strip()}" if not more.startswith("  ") else f"  {more}" for more in reason[1:]]
+    if "\n" not in record["reason"]:  # a multi-line reason already shows both sides
+        lines.append(f"  expected: {record.get('expected', '?')}")
+        lines.append(f"  actual:   {record.get('actual', '?')}")
+    output = (record.get("output") or "").strip()
+    if output and not record.get("exception"):
+        tail = output.splitlines()[-6:]
+        lines.append("  output (last lines):")
+        lines += [f"    {line[:200]}" for line in tail]
+    return "\n".join(lines)
+
+
+def _source_line(path: Path, line: int | None) -> str | None:
+    if not line:
+        return None
+    try:
+        return path.read_text(encoding="utf-8").splitlines()[line - 1].rstrip()
+    except (OSError, IndexError, UnicodeDecodeError):
+        return None
+
+
+def changes(previous: Report | None, fresh: Report) -> tuple[list[str], list[str]]:
+    """(unexpected failures, unexpected passes): outcomes that flipped since `previous`."""
+    if previous is None:
+        return [], []
+    before = {record["id"]: record["outcome"] for record in previous.checks}
+    failures = [r["id"] for r in fresh.checks if r["outcome"] == "fail" and before.get(r["id"]) == "pass"]
+    passes = [r["id"] for r in fresh.checks if r["outcome"] == "pass" and before.get(r["id"]) == "fail"]
+    return sorted(failures), sorted(passes)
+
+
+def summary_lines(fresh: Report, previous: Report | None, report_path: str) -> list[str]:
+    counts = fresh.summary
+    not_run = sorted({record["reason"] for record in fresh.checks if record["outcome"] == "not-run"})
+    cached = sum(1 for record in fresh.checks if record.get("cached"))
+    head = (f"{counts['pass']} passed, {counts['fail']} failed, {counts['not-run']} not run"
+            + (f" ({'; '.join(not_run)})" if not_run else "")
+            + (f"; {cached} from cache" if cached else "") + f" — report: {report_path}")
+    lines = [head]
+    new_failures, new_passes = changes(previous, fresh)
+    if new_failures:
+        lines.append(f"unexpected failures (passed in the previous report): {', '.join(new_failures)}")
+    if new_passes:
+        lines.append(f"unexpected passes (failed in the previous report): {', '.join(new_passes)}")
+    failing = sorted(record["id"] for record in fresh.checks if record["outcome"] == "fail")
+    if failing and not new_failures:
+        lines.append(f"failing: {', '.join(failing)}")
+    return lines
+
+
+def junit_xml(report: Report) -> bytes:
+    """One <testsuite> per target-device, one <testcase> per check; not run → <skipped>."""
+    suites = ET.Element("testsuites", name="errorkb verify")
+    by_suite: dict[str, list[dict]] = {}
+    for record in report.checks:
+        by_suite.setdefault(f"{record['target']}-{record['device']}", []).append(record)
+    for name, records in sorted(by_suite.items()):
+        suite = ET.SubElement(suites, "testsuite", name=f"errorkb[{name}]", tests=str(len(records)),
+                              failures=str(sum(r["outcome"] == "fail" for r in records)),
+                              skipped=str(sum(r["outcome"] == "not-run" for r in records)),
+                              errors="0", timestamp=report.created)
+        for record in records:
+            case = ET.SubElement(suite, "testcase", classname=record["entry"],
+                                 name=f"{record['role']}[{name}]", file=record["snippet"],
+                                 time=f"{record.get('duration_s') or 0:.3f}")
+            if record.get("snippet_line"):
+                case.set("line", str(record["snippet_line"]))
+            if record["outcome"] == "fail":
+                failure = ET.SubElement(case, "failure", message=record["reason"].splitlines()[0])
+                failure.text = (f"{location(record)}\n{record['reason']}\n"
+                                f"expected: {record.get('expected', '?')}\nactual:   {record.get('actual', '?')}")
+            elif record["outcome"] == "not-run":
+                ET.SubElement(case, "skipped", message=record["reason"])
+    ET.indent(suites)
+    return ET.tostring(suites, encoding="utf-8", xml_declaration=True) + b"\n"

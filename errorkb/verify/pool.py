@@ -1,0 +1,182 @@
+"""The warm worker pool: one zygote per (target, device), a fresh forked process per check.
+
+`WorkerPool.run(check)` gives the same `Run` as `run.run_check` (a new interpreter per check)
+and the child runs the same observe code, so verdicts do not depend on the isolation mode;
+only the cost does (milliseconds instead of a torch import). The parent keeps the duties that
+must not depend on the child's cooperation: the wall-clock timeout, the kill of the child's
+whole process group, and reading back the capped output.
+
+A zygote that cannot prepare its target answers every check with the same "setup-failed"
+observation a fresh interpreter would have produced. One that dies mid-run fails the checks
+it held ("worker died", never cached) and is started again for the next check.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from errorkb.verify.plan import Check
+from errorkb.verify.run import Run, check_spec, child_env, collect, kill_group
+
+_KILL_GRACE_S = 10.0  # after SIGKILL, how long to wait for the zygote to reap the child
+
+
+@dataclass
+class _Pending:
+    started: threading.Event = field(default_factory=threading.Event)
+    exited: threading.Event = field(default_factory=threading.Event)
+    pid: int | None = None
+    returncode: int | None = None
+
+
+class WorkerDied(RuntimeError):
+    pass
+
+
+class Zygote:
+    """Client side of one `errorkb.verify.zygote` process."""
+
+    def __init__(self, target: str, device: str, module: str, preload: list[str], scratch: Path):
+        self.key = (target, device, module)
+        self.log = scratch / f"zygote-{target}-{device}-{os.getpid()}-{id(self)}.log"
+        config = {"target": target, "device": device, "module": module, "preload": preload}
+        with self.log.open("wb") as log:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "errorkb.verify.zygote", json.dumps(config)],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, env=child_env(device),
+                start_new_session=True,
+            )
+        self.lock = threading.Lock()
+        self.pending: dict[int, _Pending] = {}
+        self.next_id = 0
+        self.hello = threading.Event()
+        self.ready = False
+        self.error: str | None = None
+        self.dead: str | None = None
+        self.reader = threading.Thread(target=self._read, name=f"zygote-{target}-{device}", daemon=True)
+        self.reader.start()
+
+    def _read(self) -> None:
+        for line in self.process.stdout:  # type: ignore[union-attr]
+            message = json.loads(line)
+            if "hello" in message:
+                self.ready, self.error = message["ready"], message["error"]
+                self.hello.set()
+                continue
+            with self.lock:
+                pending = self.pending.get(message["id"])
+            if pending is None:
+                continue
+            if "pid" in message:
+                pending.pid = message["pid"]
+                pending.started.set()
+            if "exit" in message:
+                pending.returncode = message["exit"]
+                pending.exited.set()
+        self.process.wait()
+        log = self.log.read_text(errors="replace")[-2000:] if self.log.exists() else ""
+        self.dead = f"the worker for {self.key[0]}/{self.key[1]} exited ({self.process.returncode}){': ' + log if log else ''}"
+        self.hello.set()
+        with self.lock:
+            for pending in self.pending.values():
+                pending.started.set()
+                pending.exited.set()
+
+    def wait_ready(self) -> None:
+        self.hello.wait()
+        if not self.ready and self.error is None:
+            raise WorkerDied(self.dead or "the worker never said hello")
+
+    def run(self, spec: dict, cwd: Path, scratch: Path, timeout: float) -> tuple[int | None, bool, float]:
+        """Fork one child for `spec`; (returncode, timed out, seconds)."""
+        with self.lock:
+            request_id, self.next_id = self.next_id, self.next_id + 1
+            pending = self.pending[request_id] = _Pending()
+        request = {"id": request_id, "spec": spec, "cwd": str(cwd),
+                   "result": str(scratch / "observation.json"), "output": str(scratch / "output.txt")}
+        try:
+            with self.lock:
+                self.process.stdin.write((json.dumps(request) + "\n").encode())  # type: ignore[union-attr]
+                self.process.stdin.flush()  # type: ignore[union-attr]
+        except (BrokenPipeError, OSError) as error:
+            raise WorkerDied(self.dead or f"the worker is gone ({error})") from None
+        try:
+            pending.started.wait()
+            started = time.perf_counter()
+            if pending.pid is None:
+                raise WorkerDied(self.dead or "the worker did not start the check")
+            timed_out = not pending.exited.wait(timeout)
+            if timed_out:
+                kill_group(pending.pid)
+                pending.exited.wait(_KILL_GRACE_S)
+            kill_group(pending.pid)  # whatever the snippet left running in its group
+            if pending.returncode is None and not timed_out:
+                raise WorkerDied(self.dead or "the worker lost the check")
+            return pending.returncode, timed_out, time.perf_counter() - started
+        finally:
+            with self.lock:
+                self.pending.pop(request_id, None)
+
+    def close(self) -> None:
+        try:
+            self.process.stdin.close()  # type: ignore[union-attr]
+        except OSError:
+            pass
+        try:
+            self.process.wait(5)
+        except subprocess.TimeoutExpired:
+            kill_group(self.process.pid)
+            self.process.wait()
+
+
+class WorkerPool:
+    """Zygotes started on first use, shared by every thread of a run; close when done."""
+
+    def __init__(self, preload: list[str] | None = None):
+        self.preload = list(preload or [])
+        self.zygotes: dict[tuple[str, str, str], Zygote] = {}
+        self.lock = threading.Lock()
+        self._scratch = tempfile.TemporaryDirectory(prefix="errorkb-pool-")
+        self.scratch = Path(self._scratch.name)
+
+    def zygote(self, target: str, device: str, module: str) -> Zygote:
+        key = (target, device, module)
+        with self.lock:
+            zygote = self.zygotes.get(key)
+            if zygote is None or (zygote.dead and zygote.ready):  # died mid-run: start again
+                zygote = self.zygotes[key] = Zygote(target, device, module, self.preload, self.scratch)
+        zygote.wait_ready()
+        return zygote
+
+    def run(self, check: Check, timeout: float) -> Run:
+        spec = check_spec(check, self.preload)
+        with tempfile.TemporaryDirectory(prefix="check-", dir=self.scratch) as folder:
+            scratch = Path(folder)
+            try:
+                zygote = self.zygote(check.target, check.device, spec["module"])
+                if not zygote.ready:  # the same observation a fresh interpreter would have made
+                    return Run({"status": "setup-failed", "error": zygote.error}, 0, False, "", 0, 0.0, timeout)
+                returncode, timed_out, duration = zygote.run(spec, check.snippet.parent, scratch, timeout)
+            except WorkerDied as died:
+                return Run({"status": "worker-died", "error": str(died)}, None, False, "", 0, 0.0, timeout)
+            return collect(scratch / "observation.json", scratch / "output.txt", returncode, timed_out,
+                           duration, timeout)
+
+    def close(self) -> None:
+        for zygote in list(self.zygotes.values()):
+            zygote.close()
+        self._scratch.cleanup()
+
+    def __enter__(self) -> WorkerPool:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

@@ -1,0 +1,156 @@
+"""A warm interpreter that forks one fresh process per check: isolation without a torch import.
+
+Started by `pool.py` as `python -m errorkb.verify.zygote CONFIG_JSON`, one per (target, device).
+It activates its target and imports torch and the target module once (`child.prepare`), then
+serves requests, one JSON line each on stdin, by forking. Each child starts from the same
+pristine, preloaded state (nothing of an earlier check survives), puts itself in its own process
+group, points stdout/stderr at its output file and runs the shared observe code of `child.py`.
+
+Protocol (JSON lines): out `{"hello": ..., "ready": bool, "error": str|null}` once; in
+`{"id", "spec", "result", "output", "cwd"}`; out `{"id", "pid"}` after the fork and
+`{"id", "exit": returncode}` when the child is reaped (negative: killed by that signal).
+Timeouts and process-group kills are the parent's job: it knows every child's pid.
+
+CUDA is never initialised here: the parent hides all devices (before torch is imported) from a
+CPU zygote, and a CUDA zygote refuses to fork if anything touched the driver while preloading,
+because a forked child cannot use a CUDA context it inherited.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import selectors
+import signal
+import sys
+from pathlib import Path
+
+
+def main(argv: list[str]) -> int:
+    config = json.loads(argv[0])
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent owns Ctrl-C and closes us
+    replies = os.fdopen(os.dup(1), "w", buffering=1)
+    requests = os.dup(0)
+    quiet = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1):  # stray prints of an import must not corrupt the protocol
+        os.dup2(quiet, fd)
+
+    from errorkb.verify import child
+
+    prepared = child.prepare(config["target"], config["module"], config.get("preload", []))
+    error = prepared.get("error")
+    if error is None and config["device"] == "cuda" and cuda_touched():
+        error = "CUDA was initialised while preloading; a forked child could not use it"
+    _send(replies, {"hello": os.getpid(), "ready": error is None, "error": error})
+    if error is not None:
+        return 0
+    serve(requests, replies, child)
+    return 0
+
+
+def cuda_touched() -> bool:
+    """Did anything initialise CUDA (torch's lazy init, or the driver library loaded)?"""
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.cuda.is_initialized():
+        return True
+    try:
+        return "libcuda.so" in Path("/proc/self/maps").read_text()
+    except OSError:
+        return False
+
+
+def serve(requests: int, replies, child) -> None:
+    selector = selectors.DefaultSelector()
+    selector.register(requests, selectors.EVENT_READ, "request")
+    children: dict[int, tuple[int, int | None]] = {}  # pid → (request id, pidfd)
+    buffer = b""
+    while True:
+        for key, _ in selector.select(timeout=None if _has_pidfd() else 0.02):
+            if key.data != "request":
+                continue
+            chunk = os.read(requests, 1 << 16)
+            if not chunk:  # the parent is done (or gone): leave nothing behind
+                for pid in children:
+                    _kill_group(pid)
+                return
+            buffer += chunk
+            while b"\n" in buffer:
+                line, buffer = buffer.split(b"\n", 1)
+                request = json.loads(line)
+                pid = fork_one(request, child, [requests, replies.fileno(), *_selector_fds(selector)])
+                pidfd = os.pidfd_open(pid) if _has_pidfd() else None
+                if pidfd is not None:
+                    selector.register(pidfd, selectors.EVENT_READ, pid)
+                children[pid] = (request["id"], pidfd)
+                _send(replies, {"id": request["id"], "pid": pid})
+        reap(children, selector, replies)
+
+
+def fork_one(request: dict, child, inherited_fds: list[int]) -> int:
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns into the serve loop
+        try:
+            os.setpgid(0, 0)
+            for fd in inherited_fds:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+            output = os.open(request["output"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            os.dup2(output, 1)
+            os.dup2(output, 2)
+            os.close(output)
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+            os.chdir(request["cwd"])
+            child.run_and_exit(request["spec"], Path(request["result"]))
+        except BaseException:  # noqa: BLE001 - anything here is the verifier's failure, say so
+            import traceback
+
+            traceback.print_exc()
+        finally:
+            os._exit(70)
+    try:
+        os.setpgid(pid, pid)  # also from this side, so a kill can never miss the group
+    except OSError:
+        pass
+    return pid
+
+
+def reap(children: dict[int, tuple[int, int | None]], selector, replies) -> None:
+    for pid in list(children):
+        try:
+            done, status = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            done, status = pid, 255 << 8
+        if done == 0:
+            continue
+        request_id, pidfd = children.pop(pid)
+        if pidfd is not None:
+            selector.unregister(pidfd)
+            os.close(pidfd)
+        _send(replies, {"id": request_id, "exit": os.waitstatus_to_exitcode(status)})
+
+
+def _selector_fds(selector) -> list[int]:
+    return [key.fd for key in selector.get_map().values()]
+
+
+def _has_pidfd() -> bool:
+    return hasattr(os, "pidfd_open")
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _send(replies, message: dict) -> None:
+    replies.write(json.dumps(message) + "\n")
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
