@@ -21,6 +21,7 @@ from errorkb.verify.judge import NOT_RUN, Verdict, actual, expected, judge, snip
 from errorkb.verify.plan import DEVICES, Check, plan, select_shard, transformers_imports
 from errorkb.verify.pool import WorkerPool
 from errorkb.verify.report import Report, new_report
+from errorkb.verify.requirements import unmet
 from errorkb.verify.run import Run, run_check
 from errorkb.verify.targets import availability, fingerprint
 
@@ -54,7 +55,8 @@ def verify(project: Project, loaded: list[LoadedEntry], *, ids: list[str] | None
     limit = timeout or project.timeout
 
     def one(check: Check) -> dict:
-        reason = unavailable[check.target] or (cuda_absent if check.device == "cuda" else None)
+        reason = (unavailable[check.target] or unmet(check.entry, check.device)
+                  or (cuda_absent if check.device == "cuda" else None))
         key = cache_key(check, fingerprints[check.target]) if not reason else None
         hit = cache.get(key) if cache and key else None
         if reason:
