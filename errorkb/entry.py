@@ -44,6 +44,11 @@ class Source(Strict):
         description="A PyPI release whose file is identical to the pinned commit's, e.g. 5.15.1; "
         "the site reads the source excerpt from it when it is installed.",
     )
+    implicit: bool = Field(
+        default=False,
+        description="True when Python or torch raises the error inside a call on `line`, with no "
+        "raise statement of its own; drift checks then only require `line` to lie in `function`.",
+    )
     module: str = Field(
         default="transformers.cache_utils",
         description="Import path of the module that defines `function` on every target.",

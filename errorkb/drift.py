@@ -1,0 +1,92 @@
+"""Do the entries' source pins still hold? Checked against the real source, by AST.
+
+Stages:
+1. `pinned_problems`  for every entry, at its pinned release: `source.line` is a `raise` of the
+                      entry's exception inside `source.function`, and that raise's message
+                      template equals the entry's (implicit errors: the line lies in the function).
+2. `resolve_line`     for any other release, where the same raise now is (None if it is gone),
+                      so the version matrix can record one line per release.
+All problems are collected and reported together, each at the entry's `source.line`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from errorkb.entry import Entry
+from errorkb.load import LoadedEntry
+from errorkb.problems import Problem
+from errorkb.project import Project
+from errorkb.sites import RaiseSite, functions, raise_sites
+from errorkb.upstream import missing_release_hint, package_name, source_file
+
+
+@dataclass(frozen=True)
+class SourceIndex:
+    """The raise sites and function spans of one release's file."""
+
+    sites: list[RaiseSite]
+    spans: dict
+
+    @classmethod
+    def of(cls, text: str) -> SourceIndex:
+        return cls(raise_sites(text), functions(text))
+
+
+def pinned_problems(loaded: list[LoadedEntry], project: Project) -> list[Problem]:
+    problems = []
+    indexes: dict[tuple[str, str, str], SourceIndex | None] = {}
+    for one in loaded:
+        entry = one.entry
+        where = (project.rel(one.path), *one.positions.of_value(("source", "line")))
+        if entry.source.release is None:
+            problems.append(Problem(*where, "source.release is not set, so the pin cannot be checked; "
+                                            "add the release whose file equals the pinned commit's"))
+            continue
+        package = package_name(entry.library)
+        key = (package, entry.source.release, entry.source.path)
+        if key not in indexes:
+            path = source_file(project, *key)
+            indexes[key] = SourceIndex.of(path.read_text(encoding="utf-8")) if path else None
+        index = indexes[key]
+        if index is None:
+            problems.append(Problem(*where, missing_release_hint(package, entry.source.release)))
+            continue
+        message = pin_mismatch(entry, index)
+        if message:
+            problems.append(Problem(*where, message))
+    return problems
+
+
+def pin_mismatch(entry: Entry, index: SourceIndex) -> str | None:
+    """Why the entry's pin does not hold in `index`, or None when it does."""
+    source = entry.source
+    release = f"{source.path} in {source.release}"
+    span = index.spans.get(source.function)
+    if span is None:
+        return f"{source.function} is not defined in {release}"
+    if source.implicit:
+        if not span.first <= source.line <= span.last:
+            return (f"expected line {source.line} inside {source.function}, which spans lines "
+                    f"{span.first}-{span.last} in {release}")
+        return None
+    at_line = next((site for site in index.sites if site.line == source.line), None)
+    found = resolve_line(entry, index)
+    if at_line is None or at_line.function != source.function:
+        moved = f"; the matching raise is at line {found}" if found else ""
+        return f"expected a raise in {source.function} at line {source.line} of {release}, found none{moved}"
+    if at_line.exception != entry.exception.rsplit(".", 1)[-1]:
+        return f"line {source.line} raises {at_line.exception}, expected {entry.exception}"
+    if at_line.message != entry.message:
+        return (f"message differs at line {source.line}\n  expected: {entry.message}\n"
+                f"  found:    {at_line.message}")
+    return None
+
+
+def resolve_line(entry: Entry, index: SourceIndex) -> int | None:
+    """Line of the raise in `source.function` with the entry's exception and template."""
+    exception = entry.exception.rsplit(".", 1)[-1]
+    for site in index.sites:
+        if site.function == entry.source.function and site.exception == exception and site.message == entry.message:
+            return site.line
+    return None

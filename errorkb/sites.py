@@ -1,0 +1,114 @@
+"""Raise sites of a Python source file, read by AST (never by text search).
+
+A raise site is a `raise X(...)` statement: its line, the qualified name of the function it
+sits in, the exception class it names, and its message as an entry template (the f-string's
+text with `{...}` kept, adjacent literals joined). Drift and coverage checks compare entries
+with these; the version matrix re-resolves an entry's site in every release.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import tokenize
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class RaiseSite:
+    line: int  # of the `raise` keyword
+    function: str  # qualified name, e.g. Cache.early_initialization ("<module>" at top level)
+    exception: str | None  # class name as written (last dotted part); None for a bare `raise`
+    message: str | None  # template text; None when not a string literal
+
+
+@dataclass(frozen=True)
+class FunctionSpan:
+    name: str
+    first: int
+    last: int
+
+
+def read_source(path: Path) -> str:
+    return path.read_text(encoding="utf-8")
+
+
+def raise_sites(source: str) -> list[RaiseSite]:
+    tree = ast.parse(source)
+    sites: list[RaiseSite] = []
+    for node, scope in _walk(tree, []):
+        if isinstance(node, ast.Raise):
+            exception, message = _describe(node, source)
+            sites.append(RaiseSite(node.lineno, _qualname(scope), exception, message))
+    return sorted(sites, key=lambda site: site.line)
+
+
+def functions(source: str) -> dict[str, FunctionSpan]:
+    """Every function by qualified name, with its line span."""
+    spans = {}
+    for node, scope in _walk(ast.parse(source), []):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            name = _qualname([*scope, (node.name, False)])
+            spans[name] = FunctionSpan(name, node.lineno, node.end_lineno or node.lineno)
+    return spans
+
+
+def _walk(node: ast.AST, scope: list[tuple[str, bool]]):
+    """(node, enclosing scopes as (name, is_class)) for every node."""
+    for child in ast.iter_child_nodes(node):
+        yield child, scope
+        if isinstance(child, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            yield from _walk(child, [*scope, (child.name, isinstance(child, ast.ClassDef))])
+        else:
+            yield from _walk(child, scope)
+
+
+def _qualname(scope: list[tuple[str, bool]]) -> str:
+    """Python's `co_qualname` for a scope: a function nested in a function is `f.<locals>.g`."""
+    parts: list[str] = []
+    for index, (name, _) in enumerate(scope):
+        if index and not scope[index - 1][1]:  # the parent is a function
+            parts.append("<locals>")
+        parts.append(name)
+    return ".".join(parts) or "<module>"
+
+
+def _describe(node: ast.Raise, source: str) -> tuple[str | None, str | None]:
+    exc = node.exc
+    if exc is None:
+        return None, None
+    call = exc if isinstance(exc, ast.Call) else None
+    target = call.func if call else exc
+    name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", None)
+    if not call or not call.args:
+        return name, None
+    segment = ast.get_source_segment(source, call.args[0])
+    return name, template_of(segment) if segment else None
+
+
+def template_of(literal: str) -> str | None:
+    """Entry-template text of a (possibly implicitly concatenated, possibly f-) string literal.
+
+    f-string parts keep their `{...}` as written; plain parts have braces doubled, since in a
+    template a single brace opens a placeholder. Anything but string literals gives None.
+    """
+    parts = []
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(literal).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    for token in tokens:
+        if token.type in (tokenize.NL, tokenize.NEWLINE, tokenize.ENDMARKER, tokenize.COMMENT, tokenize.INDENT,
+                          tokenize.DEDENT):
+            continue
+        if token.type != tokenize.STRING:
+            return None
+        text = token.string
+        prefix = text[: len(text) - len(text.lstrip("rRbBuUfF"))]
+        if "f" in prefix.lower():
+            plain = prefix.replace("f", "").replace("F", "") + text[len(prefix):]
+            parts.append(ast.literal_eval(plain))
+        else:
+            parts.append(ast.literal_eval(text).replace("{", "{{").replace("}", "}}"))
+    return "".join(parts) if parts else None
