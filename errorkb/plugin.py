@@ -1,30 +1,37 @@
-"""The `errorkb` MkDocs plugin: only dispatches; the work lives in `load` and `render`.
+"""The `errorkb` MkDocs plugin: only dispatches; the work lives in `site`, `render`, `load`.
 
-- `on_files`: load every entry and the reports, add one generated page per entry, the error
-  index and the JSON API. A broken entry logs its `path:line:col` problems (which fails a
-  `--strict` build) and leaves the other pages standing.
-- `on_serve`: watch the snippet and report folders too, so `mkdocs serve` rebuilds on change.
+- `on_config`: serve the lookup script and badge styles with every page (nothing to copy
+  into `docs/`, and any site using the plugin gets a working paste box).
+- `on_files`: load every entry and the reports and add what `site.site_files` generates:
+  entry pages (kept out of the nav, which would otherwise list every error on every page),
+  the error lists, the verification page, the JSON API and the assets. A broken entry logs
+  its `path:line:col` problems (which fails a `--strict` build) and leaves the other pages
+  standing, so `mkdocs serve` keeps working while an author fixes it.
+- `on_page_content`: a tripwire: a generated page whose HTML carries script or an event
+  handler is an error, whatever slipped past `inert`.
+- `on_serve`: watch the entry, snippet and report folders, so `mkdocs serve` rebuilds on change.
 """
 
 from __future__ import annotations
 
-import json
 import logging
+import re
 from pathlib import Path
 
 from mkdocs.config import config_options
 from mkdocs.config.base import Config
 from mkdocs.plugins import BasePlugin
-from mkdocs.structure.files import File, Files
+from mkdocs.structure.files import File, Files, InclusionLevel
 
-from errorkb import render
-from errorkb.entry import Entry
+from errorkb import site
 from errorkb.load import load_project_entries
 from errorkb.problems import ProblemsFound
 from errorkb.project import Project, load_project
-from errorkb.verify.report import latest_results, read_reports
+from errorkb.verify.report import read_reports
 
 log = logging.getLogger("mkdocs.plugins.errorkb")
+
+UNSAFE_HTML = re.compile(r"<script\b|\son[a-z]+\s*=|href\s*=\s*[\"']?\s*(?:javascript|vbscript|data):", re.I)
 
 
 class ErrorkbConfig(Config):
@@ -32,6 +39,15 @@ class ErrorkbConfig(Config):
 
 
 class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):
+    def on_config(self, config):
+        for path in site.STYLES:
+            if path not in config.extra_css:
+                config.extra_css.append(path)
+        for path in site.SCRIPTS:
+            if path not in [str(script) for script in config.extra_javascript]:
+                config.extra_javascript.append(path)
+        return config
+
     def _project(self, config) -> Project | None:
         root = Path(self.config.root) if self.config.root else Path(config.config_file_path).parent
         try:
@@ -42,6 +58,7 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):
             return None
 
     def on_files(self, files: Files, config) -> Files:
+        self._generated: set[str] = set()
         project = self._project(config)
         if project is None:
             return files
@@ -51,24 +68,29 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):
         reports, unreadable = read_reports(project.reports)
         for message in unreadable:
             log.warning(message)
-        pages = render.build_pages(project, loaded.entries, latest_results(reports))
-        for page in pages:
-            files.append(self._page(page, config))
-            files.append(File.generated(config, render.api_path(page.entry),
-                                        content=_json(render.entry_document(page))))
-        files.append(File.generated(config, "errors/index.md", content=render.render_index(pages)))
-        files.append(File.generated(config, "api/errors/index.json", content=_json(render.index_document(pages))))
-        files.append(File.generated(config, "api/schema/entry.json", content=_json(Entry.model_json_schema())))
+        docs = Path(config.docs_dir).resolve()
+        pages, generated = site.site_files(project, loaded, reports,
+                                           edit_url=lambda path: _edit_url(config, project, path))
+        for one in generated:
+            if files.get_file_from_path(one.path) is not None:  # a hand-written page of the same name wins
+                log.info(f"errorkb: {one.path} exists in docs/; not generating it")
+                continue
+            is_entry = one.source is not None
+            file = File.generated(config, one.path, content=one.content,
+                                  inclusion=InclusionLevel.NOT_IN_NAV if is_entry else InclusionLevel.UNDEFINED)
+            if is_entry:  # the edit button opens the YAML, not a generated page
+                source = (project.root / one.source).resolve()
+                file.edit_uri = source.relative_to(docs).as_posix() if source.is_relative_to(docs) else None
+            files.append(file)
+            if one.page:
+                self._generated.add(one.path)
         return files
 
-    def _page(self, page: render.EntryPage, config) -> File:
-        edit_url = _edit_url(config, page.yaml_path)
-        generated = File.generated(config, page.url, content=render.render_entry(page, edit_url=edit_url))
-        docs = Path(config.docs_dir).resolve()
-        yaml_path = (Path(config.config_file_path).parent / page.yaml_path).resolve()
-        if yaml_path.is_relative_to(docs):  # the edit button opens the YAML, not a generated page
-            generated.edit_uri = yaml_path.relative_to(docs).as_posix()
-        return generated
+    def on_page_content(self, html, page, config, files):
+        if page.file.src_uri in getattr(self, "_generated", ()) and UNSAFE_HTML.search(html):
+            log.error(f"errorkb: {page.file.src_uri}: generated HTML contains script or an event handler: "
+                      f"{UNSAFE_HTML.search(html).group()!r}")
+        return html
 
     def on_serve(self, server, config, builder):
         project = self._project(config)
@@ -79,10 +101,13 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):
         return server
 
 
-def _edit_url(config, yaml_path: str) -> str | None:
-    repo = (config.repo_url or "").rstrip("/")
-    return f"{repo}/edit/main/{yaml_path}" if repo else None
-
-
-def _json(document: dict) -> str:
-    return json.dumps(document, indent=1, ensure_ascii=False) + "\n"
+def _edit_url(config, project: Project, path: str) -> str | None:
+    """`repo_url` + `edit_uri` + the YAML's path inside docs/ (None outside docs/ or without a repo)."""
+    if not config.repo_url or not config.edit_uri:
+        return None
+    source = (project.root / path).resolve()
+    docs = Path(config.docs_dir).resolve()
+    if not source.is_relative_to(docs):
+        return None
+    base = config.repo_url.rstrip("/") + "/" + config.edit_uri.strip("/") + "/"
+    return base + source.relative_to(docs).as_posix()

@@ -2,32 +2,50 @@
 
 Plain functions with no MkDocs in sight: the plugin calls them during a build, and
 `errorkb render --out DIR` writes the same pages for any other static-site engine. The
-Markdown uses only admonitions, content tabs and fences, which Material and its successors
-both understand. Nothing here imports torch or runs a snippet: pages show what a report says.
+Markdown uses only admonitions, content tabs, fences and a little inline HTML for badges,
+which Material and its successors understand. Nothing here imports torch or runs a snippet:
+pages show what a report says. Author prose always goes through `inert` (see `errorkb.inert`).
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import html
 import importlib.metadata
 import importlib.util
+import json
+import posixpath
 import re
 import textwrap
+from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import jinja2
 
+from errorkb import evidence
 from errorkb.entry import Entry, library_folder
+from errorkb.inert import inert, one_line
 from errorkb.load import LoadedEntry
 from errorkb.message import Placeholder
 from errorkb.project import Project
+
+__all__ = ["EntryPage", "build_pages", "render_entry", "render_index", "render_by_exception", "render_by_api",
+           "render_verification", "entry_document", "index_document", "inert", "badges", "captured_error"]
 
 TEMPLATES = Path(__file__).parent / "templates"
 SHOW_START = re.compile(r"^\s*# --8<-- \[start:show\]\s*$")
 SHOW_END = re.compile(r"^\s*# --8<-- \[end:show\]\s*$")
 MARKER = re.compile(r"^\s*# --8<-- \[(start|end):[a-z][-_0-9a-z]*\]\s*$", re.IGNORECASE)
+
+# Where the site-wide pages live, docs-relative; entry pages are errors/<library>/<id>.md.
+ERRORS_INDEX = "errors/index.md"
+BY_EXCEPTION = "errors/by-exception.md"
+BY_API = "errors/by-api.md"
+VERIFICATION = "verification.md"
+INDEX_JSON = "api/errors/index.json"
+SCHEMA_JSON = "api/schema/entry.json"
 
 
 @dataclass
@@ -41,20 +59,9 @@ class Snippet:
 
 
 @dataclass
-class Badge:
-    target: str
-    device: str
-    outcome: str  # pass | fail | not-run | unverified
-    stale: bool
-    date: str | None
-    detail: str
-    versions: str = ""
-
-
-@dataclass
 class EntryPage:
     entry: Entry
-    yaml_path: str
+    yaml_path: str  # relative to the project root
     snippets: dict[str, Snippet]
     records: list[dict]  # latest verification record of each check of this entry
     related: list[Entry] = field(default_factory=list)
@@ -64,17 +71,38 @@ class EntryPage:
     def url(self) -> str:
         return page_path(self.entry)
 
+    @property
+    def hashes(self) -> dict[str, str]:
+        """role → sha256 of every snippet file: what a record must match to be fresh."""
+        return {role: snippet.sha256 for role, snippet in self.snippets.items()}
+
     def records_for(self, role: str) -> list[dict]:
         return [r for r in self.records if r["role"] == role]
 
     def is_stale(self, record: dict) -> bool:
-        snippet = self.snippets.get(record["role"])
-        return snippet is None or snippet.sha256 != record.get("snippet_sha256")
+        return evidence.is_stale(record, self.hashes)
 
 
 def page_path(entry: Entry) -> str:
     """Where an entry's page lives in the site, as a docs-relative Markdown path."""
     return f"errors/{library_folder(entry.library)}/{entry.id}.md"
+
+
+def site_url(entry: Entry) -> str:
+    """The entry page's URL relative to the site root (directory URLs)."""
+    return page_path(entry).removesuffix(".md") + "/"
+
+
+def api_path(entry: Entry) -> str:
+    return f"api/errors/{entry.id}.json"
+
+
+def link(source: str, target: str) -> str:
+    """Relative link from the Markdown page `source` to the file `target` (both docs-relative)."""
+    return posixpath.relpath(target, posixpath.dirname(source) or ".")
+
+
+# -- reading ----------------------------------------------------------------------------------
 
 
 def read_snippet(project: Project, entry: Entry, role: str, file: str) -> Snippet:
@@ -91,7 +119,7 @@ def shown_section(text: str) -> str:
     end = next((i for i, line in enumerate(lines) if SHOW_END.match(line)), None)
     if start is None or end is None or end <= start:
         return strip_markers(text)
-    return textwrap.dedent("\n".join(lines[start + 1 : end])).strip("\n") + "\n"
+    return textwrap.dedent("\n".join(lines[start + 1: end])).strip("\n") + "\n"
 
 
 def strip_markers(text: str) -> str:
@@ -99,7 +127,11 @@ def strip_markers(text: str) -> str:
 
 
 def build_pages(project: Project, loaded: list[LoadedEntry], results: dict[str, dict]) -> list[EntryPage]:
+    """One page model per loadable entry; a missing snippet leaves a gap, never a crash."""
     by_id = {one.entry.id: one.entry for one in loaded}
+    by_entry: dict[str, list[dict]] = defaultdict(list)
+    for record in results.values():
+        by_entry[record["entry"]].append(record)
     pages = []
     for one in sorted(loaded, key=lambda item: item.entry.id):
         entry = one.entry
@@ -107,96 +139,60 @@ def build_pages(project: Project, loaded: list[LoadedEntry], results: dict[str, 
         for role, file in entry.snippet_files():
             try:
                 snippets[role] = read_snippet(project, entry, role, file)
-            except OSError:
+            except (OSError, UnicodeDecodeError):
                 continue  # reported by the loader; the page shows the snippet as missing
-        records = sorted((r for r in results.values() if r["entry"] == entry.id), key=lambda r: r["id"])
+        records = sorted(by_entry.get(entry.id, []), key=lambda r: r["id"])
         pages.append(EntryPage(entry, project.rel(one.path), snippets, records,
                                [by_id[i] for i in entry.related if i in by_id], source_excerpt(entry)))
     return pages
 
 
-# -- badges and evidence ----------------------------------------------------------------------
-
-
-def badges(page: EntryPage, targets: tuple[str, ...] = ("bundled", "upstream"),
-           devices: tuple[str, ...] = ("cpu", "cuda")) -> list[Badge]:
-    """One badge per target × device: pass only when every snippet's check passed."""
-    result = []
-    roles = list(page.snippets)
-    for target in targets:
-        for device in devices:
-            records = [r for r in page.records if r["target"] == target and r["device"] == device]
-            by_role = {r["role"]: r for r in records}
-            if not records:
-                if target == "bundled":
-                    result.append(Badge(target, device, "unverified", False, None, "no verification report yet"))
-                continue
-            outcomes = {by_role[role]["outcome"] if role in by_role else "unverified" for role in roles}
-            if "fail" in outcomes:
-                outcome = "fail"
-            elif outcomes == {"pass"}:
-                outcome = "pass"
-            elif outcomes == {"not-run"}:
-                outcome = "not-run"
-            else:
-                outcome = "unverified"
-            stale = any(page.is_stale(r) for r in records if r["outcome"] != "not-run")
-            dates = sorted(r.get("verified_at", "")[:10] for r in records if r.get("verified_at"))
-            reasons = sorted({r["reason"] for r in records if r["outcome"] in {"fail", "not-run"}})
-            detail = "; ".join(reasons) if reasons else f"{len(records)} checks"
-            result.append(Badge(target, device, outcome, stale, dates[-1] if dates else None, detail,
-                                _versions(records)))
-    return result
-
-
-def _versions(records: list[dict]) -> str:
-    env = next((r.get("environment") or {} for r in records if r.get("environment")), {})
-    parts = [f"{name} {env[name]}" for name in ("transformers", "torch", "python") if env.get(name)]
-    return ", ".join(parts)
-
-
-def captured_error(page: EntryPage) -> dict | None:
-    """The before snippet's error as verification captured it; upstream first, fresh first."""
-    candidates = [r for r in page.records_for("before") if r["outcome"] == "pass" and r.get("exception")]
-    candidates.sort(key=lambda r: (page.is_stale(r), r["target"] != "upstream", r["device"] != "cpu"))
-    return candidates[0] if candidates else None
-
-
 def source_excerpt(entry: Entry, before: int = 8, after: int = 4) -> list[tuple[int, str]] | None:
-    """Lines around the raise, read from the installed upstream release when it is the pinned one."""
-    if entry.source.release is None or importlib.util.find_spec(entry.library.split("/")[-1]) is None:
-        return None
+    """Lines around the raise, read from the installed upstream release when it is the pinned
+    one: the page shows the real source without the repository storing a copy of it."""
     package = entry.library.split("/")[-1]
-    try:
-        if importlib.metadata.version(package) != entry.source.release:
-            return None
-        spec = importlib.util.find_spec(package)
-    except (importlib.metadata.PackageNotFoundError, ValueError):
+    if entry.source.release is None or _installed_version(package) != entry.source.release:
         return None
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    inside = entry.source.path.removeprefix("src/").removeprefix(f"{package}/")
-    path = Path(next(iter(spec.submodule_search_locations))) / inside
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError:
+    lines = _package_file_lines(package, entry.source.path.removeprefix("src/").removeprefix(f"{package}/"))
+    if not lines or entry.source.line > len(lines):
         return None
     first = max(entry.source.line - before, 1)
     last = min(entry.source.line + after, len(lines))
     return [(number, lines[number - 1]) for number in range(first, last + 1)]
 
 
+@functools.lru_cache(maxsize=None)
+def _installed_version(package: str) -> str | None:
+    try:
+        return importlib.metadata.version(package) if importlib.util.find_spec(package) else None
+    except (importlib.metadata.PackageNotFoundError, ValueError, ImportError):
+        return None
+
+
+@functools.lru_cache(maxsize=32)
+def _package_file_lines(package: str, inside: str) -> tuple[str, ...] | None:
+    spec = importlib.util.find_spec(package)  # finds the folder; imports nothing
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    try:
+        path = Path(next(iter(spec.submodule_search_locations))) / inside
+        return tuple(path.read_text(encoding="utf-8").splitlines())
+    except OSError:
+        return None
+
+
+# -- evidence, per page -----------------------------------------------------------------------
+
+
+def badges(page: EntryPage) -> list[evidence.Badge]:
+    return evidence.badges(page.records, page.hashes)
+
+
+def captured_error(page: EntryPage) -> dict | None:
+    return evidence.captured_error(page.records, page.hashes)
+
+
 # -- Markdown ---------------------------------------------------------------------------------
-
-_CODE = re.compile(r"(```.*?```|`+[^`]*`+)", re.DOTALL)
-
-
-def inert(markdown: str) -> str:
-    """Markdown with raw HTML neutralised: `<` outside code becomes text, so a `<script>` in an
-    entry is shown, never run. Code spans and fences are left as written."""
-    pieces = _CODE.split(markdown)
-    return "".join(piece if index % 2 else piece.replace("&", "&amp;").replace("<", "&lt;")
-                   for index, piece in enumerate(pieces))
 
 
 def marked_message(entry: Entry) -> str:
@@ -204,44 +200,96 @@ def marked_message(entry: Entry) -> str:
     out = []
     for part in entry.template.parts:
         if isinstance(part, Placeholder):
-            out.append(f'<span class="ekb-slot" title="filled in at run time">{{{html.escape(part.expression)}}}</span>')
+            out.append(f'<span class="ekb-slot" title="filled in at run time">'
+                       f'{{{html.escape(part.expression)}}}</span>')
         else:
             out.append(html.escape(part.text))
     return "".join(out)
 
 
+def fence(code: str, language: str = "python", indent: int = 0, options: str = "") -> str:
+    """A fenced block long enough to hold any backticks in `code`, indented for tabs."""
+    ticks = "`" * max(3, max((len(m) for m in re.findall(r"`+", code)), default=0) + 1)
+    block = f"{ticks}{language}{(' ' + options) if options else ''}\n{code.rstrip()}\n{ticks}"
+    return textwrap.indent(block, " " * indent, lambda line: True)
+
+
+def _yaml_string(text: str) -> str:
+    """A front-matter value: JSON strings are valid YAML and escape everything."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+@functools.lru_cache(maxsize=1)
 def _environment() -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=False,
                              keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True,
                              undefined=jinja2.StrictUndefined)
-    env.filters["inert"] = inert
-    env.filters["esc"] = html.escape
-    env.filters["fence"] = fence
+    env.filters.update(inert=inert, line=lambda text: inert(one_line(text)), esc=html.escape,
+                       fence=fence, yaml=_yaml_string, cell=lambda text: one_line(str(text)),
+                       attr=lambda text: html.escape(" ".join(str(text).split())).replace("|", "&#124;"))
+    env.globals.update(link=link, page_path=page_path, api_path=api_path, words=evidence.OUTCOME_WORDS,
+                       ERRORS_INDEX=ERRORS_INDEX, BY_EXCEPTION=BY_EXCEPTION, BY_API=BY_API,
+                       VERIFICATION=VERIFICATION, INDEX_JSON=INDEX_JSON, SCHEMA_JSON=SCHEMA_JSON)
     return env
 
 
-def fence(code: str, language: str = "python", indent: int = 0) -> str:
-    """A fenced block long enough to hold any backticks in `code`, indented for tabs."""
-    ticks = "`" * max(3, max((len(m) for m in re.findall(r"`+", code)), default=0) + 1)
-    block = f"{ticks}{language}\n{code.rstrip()}\n{ticks}"
-    return textwrap.indent(block, " " * indent)
+def _render(name: str, **context) -> str:
+    return _environment().get_template(name).render(**context)
 
 
 def render_entry(page: EntryPage, *, edit_url: str | None = None) -> str:
     """The entry's page; links are relative, so it works under any site root."""
-    template = _environment().get_template("entry.md.j2")
-    return template.render(page=page, entry=page.entry, badges=badges(page), captured=captured_error(page),
-                           message_html=marked_message(page.entry), api=f"../../{api_path(page.entry)}",
-                           library_folder=library_folder, edit_url=edit_url)
-
-
-def api_path(entry: Entry) -> str:
-    return f"api/errors/{entry.id}.json"
+    hashes = page.hashes
+    return _render("entry.md.j2", page=page, entry=page.entry, here=page.url, badges=badges(page),
+                   captured=captured_error(page), clean=evidence.clean_run(page.records, hashes),
+                   verdict=lambda role: evidence.role_verdict(page.records, hashes, role),
+                   message_html=marked_message(page.entry), edit_url=edit_url)
 
 
 def render_index(pages: list[EntryPage]) -> str:
-    template = _environment().get_template("index.md.j2")
-    return template.render(pages=pages, badges=badges)
+    """Every error in one table, with its verdicts: the page to scan."""
+    return _render("errors.md.j2", pages=pages, here=ERRORS_INDEX, badges=badges)
+
+
+def render_by_exception(pages: list[EntryPage]) -> str:
+    groups: dict[str, list[EntryPage]] = defaultdict(list)
+    for page in pages:
+        groups[page.entry.exception].append(page)
+    return _render("by-exception.md.j2", groups=sorted(groups.items()), here=BY_EXCEPTION, badges=badges)
+
+
+def render_by_api(pages: list[EntryPage]) -> str:
+    """Entries grouped by class, then by method: `Cache` → `Cache.early_initialization`."""
+    classes: dict[str, dict[str, list[EntryPage]]] = defaultdict(lambda: defaultdict(list))
+    for page in pages:
+        function = page.entry.source.function
+        owner = function.rsplit(".", 1)[0] if "." in function else "(module level)"
+        classes[owner][function].append(page)
+    grouped = [(owner, sorted(methods.items())) for owner, methods in sorted(classes.items())]
+    return _render("by-api.md.j2", classes=grouped, here=BY_API, badges=badges)
+
+
+def render_verification(pages: list[EntryPage], reports: list | None = None) -> str:
+    """Every check's latest result, the environments they ran in, and when."""
+    records = [r for page in pages for r in page.records]
+    hashes = {page.entry.id: page.hashes for page in pages}
+    combos = sorted({(r["target"], r["device"]) for r in records},
+                    key=lambda c: (evidence.TARGETS.index(c[0]) if c[0] in evidence.TARGETS else 9,
+                                   evidence.DEVICES.index(c[1]) if c[1] in evidence.DEVICES else 9, c))
+    rows = []
+    for page in pages:
+        for role in page.snippets:
+            cells = {}
+            for record in page.records_for(role):
+                cells[(record["target"], record["device"])] = record
+            rows.append((page, role, [cells.get(combo) for combo in combos]))
+    failures = [r for r in records if r["outcome"] == "fail"]
+    return _render("verification.md.j2", pages=pages, rows=rows, combos=combos, failures=failures,
+                   summary=evidence.summary(records, hashes), environments=evidence.environments(records),
+                   reports=reports or [], here=VERIFICATION, is_stale=evidence.is_stale, hashes=hashes)
+
+
+# -- JSON -------------------------------------------------------------------------------------
 
 
 def entry_document(page: EntryPage) -> dict:
@@ -249,9 +297,10 @@ def entry_document(page: EntryPage) -> dict:
     entry = page.entry
     return {
         **entry.model_dump(mode="json"),
-        "url": page.url.removesuffix(".md") + "/",
+        "url": site_url(entry),
         "source_url": entry.source_url,
         "snippets": {role: {"file": s.path, "sha256": s.sha256, "code": s.full} for role, s in page.snippets.items()},
+        "badges": [_badge_json(b) for b in badges(page)],
         "verification": [
             {key: record.get(key) for key in ("id", "role", "target", "device", "outcome", "reason",
                                               "verified_at", "snippet_sha256", "environment")}
@@ -261,13 +310,21 @@ def entry_document(page: EntryPage) -> dict:
     }
 
 
+def _badge_json(badge: evidence.Badge) -> dict:
+    return {"target": badge.target, "device": badge.device, "outcome": badge.outcome, "stale": badge.stale,
+            "date": badge.date, "detail": badge.detail, "versions": badge.versions}
+
+
 def index_document(pages: list[EntryPage]) -> dict:
     """What the lookup box needs for every entry, in one small file."""
     return {
+        "schema": 1,
         "entries": [
             {"id": p.entry.id, "title": p.entry.title, "exception": p.entry.exception,
              "message": p.entry.message, "function": p.entry.source.function, "library": p.entry.library,
-             "url": p.url.removesuffix(".md") + "/", "tags": p.entry.tags}
+             "url": site_url(p.entry), "tags": p.entry.tags,
+             "badges": [{"target": b.target, "device": b.device, "outcome": b.outcome, "stale": b.stale,
+                         "date": b.date} for b in badges(p)]}
             for p in pages
-        ]
+        ],
     }

@@ -1,0 +1,109 @@
+/* errorkb page glue: the "paste your error" box.
+ *
+ * Any element `<div class="ekb-lookup" data-index="api/errors/index.json">` (the address is
+ * relative to the page's URL) becomes a text box; what a reader pastes is matched against
+ * every entry's message template by lookup.js, entirely in the browser. Material's instant
+ * navigation swaps pages without a reload, so this runs on every `document$` emission rather
+ * than once on DOMContentLoaded.
+ */
+(function () {
+  "use strict";
+  const indexes = new Map(); // absolute index URL → Promise of {lookup, count}
+  const EXAMPLE = "`head_dim` was provided as a list of length 12, but the Cache currently has 28 layers";
+
+  function loadIndex(url) {
+    if (!indexes.has(url)) {
+      indexes.set(url, fetch(url)
+        .then((response) => {
+          if (!response.ok) throw new Error(`${response.status} ${response.statusText}`);
+          return response.json();
+        })
+        .then((data) => ({ lookup: new window.errorkbLookup.Lookup(data.entries), count: data.entries.length })));
+    }
+    return indexes.get(url);
+  }
+
+  const element = (tag, props = {}, ...children) => {
+    const node = Object.assign(document.createElement(tag), props);
+    for (const child of children) node.append(child);
+    return node;
+  };
+
+  const WORDS = { pass: "verified", fail: "failing", "not-run": "not run", partial: "partly verified" };
+  const ICONS = { pass: "✓", fail: "✗", "not-run": "–", partial: "◐" };
+
+  function chip(badge) {
+    const stale = badge.stale ? " · stale" : "";
+    return element("span", {
+      className: `ekb-mini ekb-${badge.outcome}${badge.stale ? " ekb-stale" : ""}`,
+      title: `${badge.target} · ${badge.device}: ${WORDS[badge.outcome] || badge.outcome}${stale}${badge.date ? " · " + badge.date : ""}`,
+      textContent: `${ICONS[badge.outcome] || "?"} ${badge.target}·${badge.device}`,
+    });
+  }
+
+  function show(results, matches, root) {
+    results.replaceChildren();
+    if (matches === null) return;
+    if (!matches.length) {
+      results.append(element("p", { className: "ekb-lookup__none" },
+        "No entry matches this message. Try the search box, or browse ",
+        element("a", { href: new URL("errors/", root).href, textContent: "all errors" }), "."));
+      return;
+    }
+    const list = element("ol", { className: "ekb-lookup__hits" });
+    for (const match of matches.slice(0, 5)) {
+      const entry = match.entry;
+      const values = Object.entries(match.values)
+        .map(([expression, value]) => element("span", { className: "ekb-lookup__value" },
+          element("code", { textContent: `{${expression}}` }), " = ", element("code", { textContent: value })));
+      const item = element("li", { className: "ekb-lookup__hit" },
+        element("a", { className: "ekb-lookup__title", href: new URL(entry.url, root).href, textContent: entry.title }),
+        element("div", { className: "ekb-lookup__meta" },
+          element("code", { textContent: entry.exception }), " from ",
+          element("code", { textContent: entry.function }),
+          match.exact ? "" : element("span", { className: "ekb-lookup__loose", textContent: " · found inside the pasted text" })),
+        element("div", { className: "ekb-lookup__values" }, ...values),
+        element("div", { className: "ekb-lookup__badges" }, ...(entry.badges || []).map(chip)));
+      list.append(item);
+    }
+    results.append(list);
+  }
+
+  function mount(box) {
+    if (box.dataset.ekbMounted) return;
+    box.dataset.ekbMounted = "1";
+    const indexUrl = new URL(box.dataset.index, window.location.href);
+    const root = new URL("../../", indexUrl); // api/errors/index.json → the site root
+    const id = `ekb-paste-${Math.random().toString(36).slice(2, 8)}`;
+    const input = element("textarea", {
+      id, className: "ekb-lookup__input", rows: 4, spellcheck: false,
+      placeholder: `Paste an error message or a whole traceback, e.g.\nValueError: ${EXAMPLE}`,
+    });
+    input.setAttribute("autocomplete", "off");
+    const status = element("p", { className: "ekb-lookup__status" });
+    const results = element("div", { className: "ekb-lookup__results" });
+    results.setAttribute("aria-live", "polite");
+    box.replaceChildren(
+      element("label", { className: "ekb-lookup__label", htmlFor: id, textContent: "Paste your error" }),
+      input, status, results);
+
+    let timer = null;
+    const update = () => loadIndex(indexUrl.href).then(({ lookup, count }) => {
+      const text = input.value;
+      status.textContent = text.trim() ? "" : `Matched in your browser against the message templates of ${count} documented errors.`;
+      show(results, text.trim() ? lookup.find(text) : null, root);
+    }).catch((error) => {
+      status.textContent = `The error index could not be loaded (${error.message}).`;
+    });
+    input.addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(update, 120); });
+    update();
+  }
+
+  function start() {
+    document.querySelectorAll(".ekb-lookup[data-index]").forEach(mount);
+  }
+
+  if (typeof window.document$ !== "undefined") window.document$.subscribe(start);
+  else if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();

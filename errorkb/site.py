@@ -1,0 +1,58 @@
+"""Everything the knowledge base adds to a site, as (path, content) pairs.
+
+One function decides the generated files, and two front ends place them: the MkDocs plugin
+hands them to MkDocs as virtual files, `errorkb render --out DIR` writes them to disk for
+any other static-site engine. So both always publish the same pages, API and assets.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from errorkb import render
+from errorkb.entry import Entry
+from errorkb.load import LoadResult
+from errorkb.verify.report import Report, latest_results
+
+ASSETS = Path(__file__).parent / "assets"
+# Served with every site: the lookup matcher, its page glue, and the badge styles.
+ASSET_FILES = {"assets/errorkb/lookup.js": "lookup.js", "assets/errorkb/errorkb.js": "errorkb.js",
+               "assets/errorkb/errorkb.css": "errorkb.css"}
+SCRIPTS = ["assets/errorkb/lookup.js", "assets/errorkb/errorkb.js"]
+STYLES = ["assets/errorkb/errorkb.css"]
+
+
+@dataclass(frozen=True)
+class SiteFile:
+    path: str  # docs-relative, forward slashes
+    content: str
+    source: str | None = None  # the author's file it comes from (project-relative), for edit links
+    page: bool = False  # a Markdown page (as opposed to JSON or an asset)
+
+
+def site_files(project, loaded: LoadResult, reports: list[Report], *,
+               edit_url=None) -> tuple[list[render.EntryPage], list[SiteFile]]:
+    """The entry pages' models and every file to publish. `edit_url(project_relative_path)`
+    gives the URL that edits an entry's YAML, or None."""
+    pages = render.build_pages(project, loaded.entries, latest_results(reports))
+    files: list[SiteFile] = []
+    for page in pages:
+        url = edit_url(page.yaml_path) if edit_url else None
+        files.append(SiteFile(page.url, render.render_entry(page, edit_url=url), page.yaml_path, page=True))
+        files.append(SiteFile(render.api_path(page.entry), _json(render.entry_document(page))))
+    files += [
+        SiteFile(render.ERRORS_INDEX, render.render_index(pages), page=True),
+        SiteFile(render.BY_EXCEPTION, render.render_by_exception(pages), page=True),
+        SiteFile(render.BY_API, render.render_by_api(pages), page=True),
+        SiteFile(render.VERIFICATION, render.render_verification(pages, reports), page=True),
+        SiteFile(render.INDEX_JSON, _json(render.index_document(pages))),
+        SiteFile(render.SCHEMA_JSON, _json(Entry.model_json_schema())),
+    ]
+    files += [SiteFile(path, (ASSETS / name).read_text(encoding="utf-8")) for path, name in ASSET_FILES.items()]
+    return pages, files
+
+
+def _json(document: dict) -> str:
+    return json.dumps(document, indent=1, ensure_ascii=False) + "\n"
