@@ -78,6 +78,21 @@ def _parser() -> argparse.ArgumentParser:
     merge.add_argument("output", type=Path, metavar="OUT", help="merged report to write")
     merge.add_argument("inputs", type=Path, nargs="+", metavar="IN", help="reports to merge")
     merge.set_defaults(command=cmd_report_merge)
+
+    lookup = commands.add_parser("lookup", help="find the entry whose message template matches an error "
+                                                "(the site's paste box, in a terminal)")
+    lookup.add_argument("message", nargs="?", default="-",
+                        help="a message, 'ValueError: ...' or a whole traceback; '-' or nothing: read stdin")
+    lookup.add_argument("--index", type=Path, default=None,
+                        help="match against a published api/errors/index.json instead of the entries")
+    lookup.add_argument("--all", action="store_true", help="list every matching entry, not only the best")
+    lookup.add_argument("--json", action="store_true", help="print the matches as JSON")
+    lookup.set_defaults(command=cmd_lookup)
+
+    render_site = commands.add_parser("render", help="write the site's pages as plain Markdown, with the JSON "
+                                                     "API and assets, for any static-site engine")
+    render_site.add_argument("--out", type=Path, required=True, help="folder to write into (files are replaced)")
+    render_site.set_defaults(command=cmd_render)
     return parser
 
 
@@ -199,6 +214,65 @@ def cmd_report_merge(project: Project, args: argparse.Namespace) -> int:
     out.print(f"merged {len(reports)} reports: {len(merged.checks)} checks ({counts['pass']} passed, "
               f"{counts['fail']} failed, {counts['not-run']} not run) — {args.output}", markup=False)
     return 0
+
+
+def cmd_lookup(project: Project, args: argparse.Namespace) -> int:
+    """Same rules as the paste box (errorkb.lookup); exit 1 when nothing matches."""
+    from errorkb.lookup import Lookup, known_from_entries, known_from_index
+
+    text = sys.stdin.read() if args.message == "-" else args.message
+    if not text.strip():
+        err.print("errorkb lookup: give a message, or pipe one in", markup=False)
+        return 2
+    if args.index is not None:
+        known = known_from_index(args.index)
+    else:
+        loaded = load_project_entries(project)
+        if loaded.problems:
+            err.print(f"errorkb lookup: {len(loaded.problems)} problem(s) in the entries (see errorkb check); "
+                      "looking among the entries that load", markup=False)
+        known = known_from_entries(one.entry for one in loaded.entries)
+    matches = Lookup(known).find(text)
+    shown = matches if args.all else matches[:1]
+    if args.json:
+        print(json.dumps([{"id": m.known.id, "title": m.known.title, "exception": m.known.exception,
+                           "function": m.known.function, "url": m.known.url, "values": m.values,
+                           "exact": m.exact} for m in shown], indent=1, ensure_ascii=False))
+    for match in [] if args.json else shown:
+        values = ", ".join(f"{{{expression}}} = {value}" for expression, value in match.values.items())
+        out.print(f"[bold]{match.known.id}[/]  ", end="")
+        out.print(match.known.title, markup=False)
+        out.print(f"  {match.known.exception} from {match.known.function}"
+                  + ("" if match.exact else " (found inside the text)"), markup=False)
+        if values:
+            out.print(f"  {values}", markup=False)
+        out.print(f"  page: {match.known.url}", markup=False)
+    if not matches:
+        err.print("errorkb lookup: no entry matches this message", markup=False)
+        return 1
+    if not args.all and len(matches) > 1 and not args.json:
+        err.print(f"({len(matches) - 1} more match; --all lists them)", markup=False)
+    return 0
+
+
+def cmd_render(project: Project, args: argparse.Namespace) -> int:
+    """The site's generated files written to disk; exit 1 when an entry has problems."""
+    from errorkb.site import site_files
+    from errorkb.verify.report import read_reports
+
+    loaded = load_project_entries(project)
+    for problem in loaded.problems:
+        err.print(str(problem), markup=False)
+    reports, unreadable = read_reports(project.reports)
+    for message in unreadable:
+        err.print(message, markup=False)
+    pages, files = site_files(project, loaded, reports)
+    for file in files:
+        path = args.out / file.path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(file.content, encoding="utf-8")
+    out.print(f"{len(pages)} entry pages, {len(files)} files written to {args.out}", markup=False)
+    return 1 if loaded.problems else 0
 
 
 if __name__ == "__main__":
