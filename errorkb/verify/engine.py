@@ -35,41 +35,74 @@ def plan_checks(project: Project, loaded: list[LoadedEntry], *, ids: list[str] |
     return select_shard(checks, *shard) if shard else checks
 
 
+class Verifier:
+    """Turns one check into one report record; shared by `verify` and the pytest plugin.
+
+    Thread-safe: the pool and the cache may be used from many threads. Close it when done
+    (it owns the warm zygotes).
+    """
+
+    def __init__(self, project: Project, targets: list[str], *, isolation: str = "fork",
+                 cache_dir: Path | None = None, timeout: float | None = None, preload: list[str] | None = None):
+        if isolation not in ISOLATIONS:
+            raise ValueError(f"unknown isolation {isolation!r}; known: {', '.join(ISOLATIONS)}")
+        self.project, self.isolation = project, isolation
+        self.unavailable = {target: availability(target) for target in targets}
+        self.fingerprints = {target: fingerprint(target) for target in targets if not self.unavailable[target]}
+        self.cuda_absent = None if cuda_device_present() else "no CUDA device"
+        self.cache = VerdictCache(cache_dir) if cache_dir is not None else None
+        self.pool = WorkerPool(preload) if isolation == "fork" else None
+        self.timeout = timeout or project.timeout
+
+    def reason_not_run(self, check: Check) -> str | None:
+        return (self.unavailable[check.target] or unmet(check.entry, check.device)
+                or (self.cuda_absent if check.device == "cuda" else None))
+
+    def warm(self, checks: list[Check]) -> None:
+        """Start the zygotes the runnable checks will need, in parallel, before the first check."""
+        if self.pool:
+            self.pool.warm({(c.target, c.device, c.entry.source.module) for c in checks
+                            if self.reason_not_run(c) is None})
+
+    def record(self, check: Check) -> dict:
+        project = self.project
+        reason = self.reason_not_run(check)
+        if reason:
+            return _record(check, project, Verdict(NOT_RUN, reason), None)
+        key = cache_key(check, self.fingerprints[check.target])
+        hit = self.cache.get(key) if self.cache else None
+        if hit is not None:
+            return {**hit, "id": check.id, "entry": check.entry.id, "role": check.role,
+                    "snippet": project.rel(check.snippet), "cached": True}
+        run = self.pool.run(check, self.timeout) if self.pool else run_check(check, self.timeout)
+        record = _record(check, project, judge(check, run), run, self.isolation)
+        record["key"] = key
+        if self.cache and cacheable(record, run.timed_out):
+            self.cache.put(key, record)
+        return record
+
+    def close(self) -> None:
+        if self.pool:
+            self.pool.close()
+
+
 def verify(project: Project, loaded: list[LoadedEntry], *, ids: list[str] | None = None,
            targets: list[str] | None = None, devices: list[str] | None = None, jobs: int | None = None,
            isolation: str = "fork", cache_dir: Path | None = None, shard: tuple[int, int] | None = None,
            timeout: float | None = None, on_start: Callable[[int], None] | None = None,
            on_result: Callable[[dict], None] | None = None) -> Report:
     """Verify the planned checks; `cache_dir=None` runs every check afresh."""
-    if isolation not in ISOLATIONS:
-        raise ValueError(f"unknown isolation {isolation!r}; known: {', '.join(ISOLATIONS)}")
     targets = list(targets or project.targets)
     checks = plan_checks(project, loaded, ids=ids, targets=targets, devices=devices, shard=shard)
     if on_start:
         on_start(len(checks))
-    unavailable = {target: availability(target) for target in targets}
-    fingerprints = {target: fingerprint(target) for target in targets if not unavailable[target]}
-    cuda_absent = None if cuda_device_present() else "no CUDA device"
-    cache = VerdictCache(cache_dir) if cache_dir is not None else None
-    pool = WorkerPool(transformers_imports(checks)) if isolation == "fork" else None
-    limit = timeout or project.timeout
+    verifier = Verifier(project, targets, isolation=isolation, cache_dir=cache_dir, timeout=timeout,
+                        preload=transformers_imports(checks))
+    if cache_dir is None:  # with a cache, most checks may never need a zygote
+        verifier.warm(checks)
 
     def one(check: Check) -> dict:
-        reason = (unavailable[check.target] or unmet(check.entry, check.device)
-                  or (cuda_absent if check.device == "cuda" else None))
-        key = cache_key(check, fingerprints[check.target]) if not reason else None
-        hit = cache.get(key) if cache and key else None
-        if reason:
-            record = _record(check, project, Verdict(NOT_RUN, reason), None)
-        elif hit is not None:
-            record = {**hit, "id": check.id, "entry": check.entry.id, "role": check.role,
-                      "snippet": project.rel(check.snippet), "cached": True}
-        else:
-            run = pool.run(check, limit) if pool else run_check(check, limit)
-            record = _record(check, project, judge(check, run), run, isolation)
-            record["key"] = key
-            if cache and cacheable(record, run.timed_out):
-                cache.put(key, record)  # type: ignore[arg-type]
+        record = verifier.record(check)
         if on_result:
             on_result(record)
         return record
@@ -78,9 +111,9 @@ def verify(project: Project, loaded: list[LoadedEntry], *, ids: list[str] | None
         with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as threads:
             records = list(threads.map(one, checks))
     finally:
-        if pool:
-            pool.close()
-    report = new_report(fingerprints, records)
+        verifier.close()
+    report = new_report(verifier.fingerprints, records)
+    cache = verifier.cache
     report.run = {"isolation": isolation, "shard": f"{shard[0]}/{shard[1]}" if shard else None,
                   "cache": {"hits": cache.hits, "misses": cache.misses} if cache else None}
     return report

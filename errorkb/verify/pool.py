@@ -147,12 +147,21 @@ class WorkerPool:
         self._scratch = tempfile.TemporaryDirectory(prefix="errorkb-pool-")
         self.scratch = Path(self._scratch.name)
 
-    def zygote(self, target: str, device: str, module: str) -> Zygote:
+    def warm(self, keys: set[tuple[str, str, str]]) -> None:
+        """Start the zygotes for these (target, device, module) now, side by side, without waiting."""
+        for key in sorted(keys):
+            self._start(*key)
+
+    def _start(self, target: str, device: str, module: str) -> Zygote:
         key = (target, device, module)
         with self.lock:
             zygote = self.zygotes.get(key)
             if zygote is None or (zygote.dead and zygote.ready):  # died mid-run: start again
                 zygote = self.zygotes[key] = Zygote(target, device, module, self.preload, self.scratch)
+        return zygote
+
+    def zygote(self, target: str, device: str, module: str) -> Zygote:
+        zygote = self._start(target, device, module)
         zygote.wait_ready()
         return zygote
 

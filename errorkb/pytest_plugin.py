@@ -1,0 +1,157 @@
+"""pytest plugin: every check of the knowledge base as a test item, so `pytest` alone verifies it.
+
+Opt-in, so the project's own suite never runs the knowledge base twice by surprise:
+`pytest --errorkb` collects the entries (`docs/errors/**/*.yml`, from `[tool.errorkb]`) *instead
+of* the configured test paths; `pytest --errorkb tests docs/errors` collects both. Item ids read
+`<entries file>::<entry>::<snippet>[<target>-<device>]`, e.g.
+`docs/errors/transformers/head-dim-list-length.yml::head-dim-list-length::before[bundled-cpu]`.
+
+Each item is one check run by the same `Verifier` as `errorkb verify` (warm pool, same cache
+and key, same verdicts). A failed check fails with the failure view (snippet file:line,
+expected vs actual); a check that cannot run here is skipped with its reason, never passed.
+Nothing here imports torch.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+_STATE = pytest.StashKey["_Session"]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("errorkb", "errorkb knowledge base")
+    group.addoption("--errorkb", action="store_true", default=False,
+                    help="collect every check of the errorkb knowledge base as a test item")
+    group.addoption("--errorkb-root", default=None, help="project folder (default: the pytest rootdir)")
+    group.addoption("--errorkb-target", action="append", choices=["bundled", "upstream"], default=None,
+                    help="target to verify against (repeatable; default from [tool.errorkb])")
+    group.addoption("--errorkb-device", action="append", choices=["cpu", "cuda"], default=None,
+                    help="device kind (repeatable; default: cpu and cuda)")
+    group.addoption("--errorkb-isolation", choices=["fork", "subprocess"], default="fork",
+                    help="fresh process per check forked from a warm interpreter (default), or a new interpreter")
+    group.addoption("--errorkb-no-cache", action="store_true", default=False,
+                    help="run every check, ignoring the verdict cache")
+    group.addoption("--errorkb-report", default=None, help="also write the JSON report of the checks run here")
+
+
+class _Session:
+    """Project, entries and one Verifier, shared by every item of the pytest session."""
+
+    def __init__(self, config: pytest.Config):
+        from errorkb.load import load_project_entries
+        from errorkb.project import load_project
+
+        self.config = config
+        self.project = load_project(Path(config.getoption("errorkb_root") or config.rootpath))
+        self.loaded = load_project_entries(self.project)
+        self.targets = config.getoption("errorkb_target") or list(self.project.targets)
+        self.devices = config.getoption("errorkb_device") or ["cpu", "cuda"]
+        self.records: list[dict] = []
+        self._verifier = None
+
+    @property
+    def verifier(self):
+        if self._verifier is None:
+            from errorkb.verify.engine import Verifier
+            from errorkb.verify.plan import plan, transformers_imports
+
+            checks = plan(self.loaded.entries, self.project, self.targets, self.devices)
+            cache = None if self.config.getoption("errorkb_no_cache") else self.project.root / ".errorkb-cache"
+            self._verifier = Verifier(self.project, self.targets, isolation=self.config.getoption("errorkb_isolation"),
+                                      cache_dir=cache, preload=transformers_imports(checks))
+        return self._verifier
+
+    def close(self) -> None:
+        if self._verifier is not None:
+            self._verifier.close()
+        path = self.config.getoption("errorkb_report")
+        if path and self.records:
+            from errorkb.verify.report import new_report
+
+            new_report(self._verifier.fingerprints if self._verifier else {}, self.records).write(Path(path))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "errorkb: a knowledge-base check collected by --errorkb")
+    if not config.getoption("errorkb"):
+        return
+    state = _Session(config)
+    config.stash[_STATE] = state
+    if config.args_source != pytest.Config.ArgsSource.ARGS:  # no paths given: the knowledge base only
+        config.args[:] = [str(state.project.entries)]
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    state = config.stash.get(_STATE, None)
+    if state is not None:
+        state.close()
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector):
+    state = parent.config.stash.get(_STATE, None)
+    if state is None or file_path.suffix not in (".yml", ".yaml"):
+        return None
+    if not file_path.resolve().is_relative_to(state.project.entries.resolve()):
+        return None
+    return EntryFile.from_parent(parent, path=file_path)
+
+
+class EntryFile(pytest.File):
+    def collect(self):
+        state = self.config.stash[_STATE]
+        problems = [p for p in state.loaded.problems if Path(state.project.root, p.path).resolve() == self.path.resolve()]
+        if problems:
+            raise self.CollectError("\n".join(str(problem) for problem in problems))
+        for one in state.loaded.entries:
+            if one.path.resolve() == self.path.resolve():
+                yield EntryNode.from_parent(self, name=one.entry.id, loaded=one)
+
+
+class EntryNode(pytest.Collector):
+    def __init__(self, *, loaded, **kwargs):
+        super().__init__(**kwargs)
+        self.loaded = loaded
+
+    def collect(self):
+        from errorkb.verify.plan import plan
+
+        state = self.config.stash[_STATE]
+        for check in plan([self.loaded], state.project, state.targets, state.devices):
+            snippet = check.role.split(":", 1)[-1]
+            yield CheckItem.from_parent(self, name=f"{snippet}[{check.target}-{check.device}]", check=check)
+
+
+class CheckFailed(Exception):
+    def __init__(self, record: dict):
+        super().__init__(record["reason"])
+        self.record = record
+
+
+class CheckItem(pytest.Item):
+    def __init__(self, *, check, **kwargs):
+        super().__init__(**kwargs)
+        self.check = check
+        self.add_marker(pytest.mark.errorkb)
+
+    def runtest(self) -> None:
+        state = self.config.stash[_STATE]
+        record = state.verifier.record(self.check)
+        state.records.append(record)
+        self.user_properties.append(("errorkb_reason", record["reason"]))
+        if record["outcome"] == "not-run":
+            pytest.skip(f"not run: {record['reason']}")
+        if record["outcome"] != "pass":
+            raise CheckFailed(record)
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, CheckFailed):
+            from errorkb.verify.output import failure_view
+
+            return failure_view(excinfo.value.record, self.config.stash[_STATE].project.root)
+        return super().repr_failure(excinfo, style=style)
+
+    def reportinfo(self):
+        return self.check.snippet, None, self.check.id
