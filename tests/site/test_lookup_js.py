@@ -1,0 +1,148 @@
+"""The paste box's matcher (errorkb/assets/lookup.js) agrees with the Python one on the same
+inputs: template parsing, `match`, `search`, candidate extraction and ranking. Runs the
+JavaScript with the Node.js that ships inside the playwright wheel (no browser needed)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from errorkb.load import load_project_entries
+from errorkb.lookup import Known, Lookup, candidates
+from errorkb.message import MessageTemplate, TemplateSyntaxError
+from errorkb.project import load_project
+
+ROOT = Path(__file__).resolve().parents[2]
+LOOKUP_JS = ROOT / "errorkb" / "assets" / "lookup.js"
+
+TEMPLATES = [
+    "`head_dim` was provided as a list of length {len(num_heads)}, but the Cache currently has {len(self.layers)} layers",
+    "{a} and {a} again, then {b}",  # a repeated expression must repeat its text
+    "literal {{braces}} and a {slot}",
+    "dict {d['key']} and call {f(x, [1, 2])} and set {{{s}}}",
+    "regex chars .*+?^$()[]|\\/ around {x}",
+    "{x}",
+    "unicode → ünïcödé {x} 🚀 done",
+    "multi\nline {x}\nmessage",
+    "no placeholders at all",
+    "Expected {n} values, got {m}.",
+    "bad {",  # syntax errors: both reject
+    "bad }",
+    "empty {} slot",
+    "quote {x['}']} inside",
+]
+INPUTS = [
+    "`head_dim` was provided as a list of length 12, but the Cache currently has 28 layers",
+    "1 and 1 again, then 2", "1 and 2 again, then 3", "and  again, then ",
+    "literal {braces} and a spoon", "dict v and call r and set {q}",
+    "regex chars .*+?^$()[]|\\/ around y", "anything at all", "", "unicode → ünïcödé ✓ 🚀 done",
+    "multi\nline 1\n2\nmessage", "no placeholders at all", "prefix no placeholders at all suffix",
+    "Expected 3 values, got 4.", "Expected 3 values, got 4.\nExpected 5 values, got 6.",
+    "quote v inside",
+]
+PASTES = [
+    "`head_dim` was provided as a list of length 12, but the Cache currently has 28 layers",
+    "ValueError: `head_dim` was provided as a list of length 12, but the Cache currently has 28 layers",
+    "Traceback (most recent call last):\n  File \"a.py\", line 1, in <module>\nValueError: `num_head` was provided as "
+    "a list of length 3, but the Cache currently has 2 layers\n",
+    "E       ValueError: Expected 3 values, got 4.\nE       more text",
+    "RuntimeError: Expected 3 values, got 4.",
+    "  multi\r\nline 1\r\nmessage  ",
+    "x.y.ValueError: 1 and 1 again, then 2",
+    "garbage",
+    "",
+]
+
+
+def node() -> Path:
+    import playwright
+
+    path = Path(playwright.__file__).parent / "driver" / "node"
+    if not path.exists():
+        pytest.skip("the playwright wheel's Node.js driver is not installed")
+    return path
+
+
+def run_js(script: str, data) -> object:
+    program = f"const L = require({json.dumps(str(LOOKUP_JS))});\n" \
+              f"const data = JSON.parse(require('fs').readFileSync(0, 'utf8'));\n{script}"
+    result = subprocess.run([str(node()), "-e", program], input=json.dumps(data), capture_output=True,
+                            text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def python_template(source: str, text: str):
+    try:
+        template = MessageTemplate.parse(source)
+    except TemplateSyntaxError:
+        return "syntax-error"
+    return {"parts": [["literal", p.text] if hasattr(p, "text") else ["placeholder", p.expression]
+                      for p in template.parts],
+            "match": template.match(text), "search": template.search(text), "literal": template.literal_text}
+
+
+def test_template_parse_match_and_search_agree():
+    cases = [[source, text] for source in TEMPLATES for text in INPUTS]
+    js = run_js("""
+      const out = data.map(([source, text]) => {
+        let t;
+        try { t = new L.MessageTemplate(source); } catch (e) {
+          if (e instanceof L.TemplateSyntaxError) return "syntax-error"; throw e; }
+        return { parts: t.parts.map((p) => "literal" in p ? ["literal", p.literal] : ["placeholder", p.placeholder]),
+                 match: t.match(text), search: t.search(text), literal: t.literalText };
+      });
+      console.log(JSON.stringify(out));""", cases)
+    python = [python_template(source, text) for source, text in cases]
+    mismatches = [(case, p, j) for case, p, j in zip(cases, python, js) if p != j]
+    assert not mismatches, mismatches[:3]
+    assert sum(1 for p in python if isinstance(p, dict) and p["match"] is not None) > 10  # the corpus matches
+
+
+def lookup_js(entries: list[dict], pastes: list[str]) -> list:
+    return run_js("""
+      const lookup = new L.Lookup(data.entries);
+      console.log(JSON.stringify(data.pastes.map((text) => ({
+        candidates: L.candidates(L.normalize(text)).map((c) => [c.message, c.exception]),
+        found: lookup.find(text).map((m) => [m.entry.id, m.values, m.exception, m.exact]) }))));""",
+                  {"entries": entries, "pastes": pastes})
+
+
+def python_lookup(entries: list[dict], pastes: list[str]) -> list:
+    from errorkb.lookup import normalize
+
+    lookup = Lookup(Known.from_index(item) for item in entries)
+    return [{"candidates": [[c.message, c.exception] for c in candidates(normalize(text))],
+             "found": [[m.known.id, m.values, m.exception, m.exact] for m in lookup.find(text)]}
+            for text in pastes]
+
+
+def test_lookup_candidates_and_ranking_agree():
+    entries = [{"id": f"e{i}", "title": f"t{i}", "exception": "ValueError", "message": source}
+               for i, source in enumerate(TEMPLATES) if python_template(source, "") != "syntax-error"]
+    entries.append({"id": "head", "title": "head", "exception": "builtins.ValueError",
+                    "message": "`num_head` was provided as a list of length {n}, but the Cache currently has {m} layers"})
+    js, python = lookup_js(entries, PASTES), python_lookup(entries, PASTES)
+    for paste, p, j in zip(PASTES, python, js):
+        assert p == j, paste
+    assert sum(1 for result in python if result["found"]) >= 6
+
+
+def test_every_entry_of_the_knowledge_base_is_found_by_both(tmp_path):
+    """Each real entry, its placeholders filled with concrete values, is found first in both."""
+    project = load_project(ROOT)
+    entries = [{"id": one.entry.id, "title": one.entry.title, "exception": one.entry.exception,
+                "message": one.entry.message} for one in load_project_entries(project).entries]
+    assert entries, "no entries loaded"
+    pastes = []
+    for index, item in enumerate(entries):
+        template = MessageTemplate.parse(item["message"])
+        filled = "".join(part.text if hasattr(part, "text") else str(7 + index) for part in template.parts)
+        pastes.append(f"{item['exception']}: {filled}")
+    js, python = lookup_js(entries, pastes), python_lookup(entries, pastes)
+    assert js == python
+    for item, result in zip(entries, python):
+        assert item["id"] in [found[0] for found in result["found"]], item["id"]
