@@ -31,7 +31,9 @@ from errorkb.verify.report import read_reports
 
 log = logging.getLogger("mkdocs.plugins.errorkb")
 
-UNSAFE_HTML = re.compile(r"<script\b|\son[a-z]+\s*=|href\s*=\s*[\"']?\s*(?:javascript|vbscript|data):", re.I)
+# A tag (not text: inert prose shows `&lt;script&gt;`) that would run script.
+UNSAFE_HTML = re.compile(r"<(?:script|iframe|object|embed)\b|<[a-z][^>]*?\son[a-z]+\s*=|"
+                         r"<[a-z][^>]*?\b(?:href|src)\s*=\s*[\"']?\s*(?:javascript|vbscript|data):", re.I)
 
 
 class ErrorkbConfig(Config):

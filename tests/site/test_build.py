@@ -1,0 +1,102 @@
+"""Whole-site builds of a small knowledge base in a temp folder: strict, safe, offline-clean,
+and resilient to a broken entry."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import mkdocs_build, record, write_report
+
+ENTRY = "head-dim-list-length"
+YAML = Path("docs/errors/transformers/head-dim-list-length.yml")
+
+
+def entry_html(site: Path, entry_id: str = ENTRY) -> str:
+    return (site / "errors" / "transformers" / entry_id / "index.html").read_text(encoding="utf-8")
+
+
+def test_strict_build_publishes_pages_api_and_schema(project, tmp_path):
+    write_report(project, [record(project, ENTRY, "before", "before.py", exception={
+        "type": "ValueError", "message": "`head_dim` was provided as a list of length 12, but the Cache currently "
+        "has 12 layers", "traceback": "Traceback (most recent call last):\nValueError: captured\n"})])
+    site = tmp_path / "site"
+    result = mkdocs_build(project / "mkdocs.yml", site)
+    assert result.returncode == 0, result.stderr
+    html = entry_html(site)
+    assert "What it means" in html and "tabbed-set" in html and "ekb-badge ekb-partial" in html
+    assert "the Cache currently has 12 layers" in html  # captured text under Before
+    assert 'href="https://github.com/errorkb/errorkb/edit/main/docs/errors/transformers/head-dim-list-length.yml"' in html
+    for page in ["index.html", "errors/index.html", "errors/by-exception/index.html", "errors/by-api/index.html",
+                 "tags/index.html", "verification/index.html", "api/index.html"]:
+        assert (site / page).is_file(), page
+    index = json.loads((site / "api/errors/index.json").read_text())
+    assert {e["url"] for e in index["entries"]} == {"errors/transformers/head-dim-list-length/",
+                                                     "errors/transformers/num-heads-list-length/"}
+    assert json.loads((site / "api/schema/entry.json").read_text())["additionalProperties"] is False
+    assert json.loads((site / f"api/errors/{ENTRY}.json").read_text())["id"] == ENTRY
+    search = json.loads((site / "search/search_index.json").read_text())
+    assert any("head_dim" in doc["text"] for doc in search["docs"] if doc["location"].startswith("errors/transformers/head-dim"))
+
+
+def test_pages_ask_for_nothing_outside_the_site(project, tmp_path):
+    site = tmp_path / "site"
+    assert mkdocs_build(project / "mkdocs.yml", site).returncode == 0
+    external = re.compile(r'<(?:script|link|img|iframe)\b[^>]*\b(?:src|href)="(?:https?:)?//', re.I)
+    offenders = [str(p) for p in site.rglob("*.html")
+                 if external.search(p.read_text(encoding="utf-8").replace('rel="canonical" href="http', ""))]
+    assert not offenders, offenders
+    assert 'data-md-component="source"' not in entry_html(site)  # no api.github.com fetch
+
+
+def test_script_and_raw_html_in_prose_render_as_text(project, tmp_path):
+    yaml_path = project / YAML
+    text = yaml_path.read_text()
+    attack = ("  <script>alert('owned')</script> <img src=x onerror=alert(1)> "
+              "[click](javascript:alert(2)) **bold**{: onclick=\"alert(3)\" }\n")
+    text = text.replace("meaning: |\n", "meaning: |\n" + attack, 1)
+    text = text.replace("situations:\n", "situations:\n  - \"<iframe src=https://evil.example></iframe>\"\n", 1)
+    yaml_path.write_text(text)
+    site = tmp_path / "site"
+    result = mkdocs_build(project / "mkdocs.yml", site)
+    assert result.returncode == 0, result.stderr
+    html = entry_html(site)
+    assert "&lt;script&gt;alert('owned')&lt;/script&gt;" in html  # shown to the reader, as text
+    tags_with_handlers = re.findall(r"<[a-z][^>]*\son[a-z]+\s*=[^>]*>", html, re.I)
+    assert not tags_with_handlers and "<script>alert" not in html and "<iframe" not in html
+    assert not re.search(r"<a\b[^>]*href=\"javascript:", html)
+    assert "&lt;img src=x onerror=alert(1)&gt;" in html and "&lt;iframe" in html and "[click](javascript:" in html
+
+
+def test_the_build_never_runs_a_snippet_nor_imports_torch(project, tmp_path):
+    marker = tmp_path / "snippet-ran"
+    before = project / "snippets" / ENTRY / "before.py"
+    before.write_text(f"open({str(marker)!r}, 'w').close()\n" + before.read_text())
+    code = ("import sys\nfrom mkdocs.config import load_config\nfrom mkdocs.commands.build import build\n"
+            "build(load_config(sys.argv[1], site_dir=sys.argv[2]))\n"
+            "heavy = sorted(m for m in ('torch', 'transformers') if m in sys.modules)\n"
+            "assert not heavy, f'imported during the build: {heavy}'\n")
+    result = subprocess.run([sys.executable, "-c", code, str(project / "mkdocs.yml"), str(tmp_path / "site")],
+                            capture_output=True, text=True, cwd=project, timeout=300,
+                            env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+    assert result.returncode == 0, result.stderr
+    assert not marker.exists()
+    assert (tmp_path / "site" / "errors" / "transformers" / ENTRY / "index.html").is_file()
+
+
+def test_a_broken_entry_reports_its_position_and_the_other_pages_still_build(project, tmp_path):
+    broken = project / "docs/errors/transformers/num-heads-list-length.yml"
+    broken.write_text(broken.read_text().replace("trigger: |", "triger: |", 1))
+    line = next(i for i, text in enumerate(broken.read_text().splitlines(), 1) if text.startswith("triger:"))
+    site = tmp_path / "site"
+    result = mkdocs_build(project / "mkdocs.yml", site, strict=False)
+    assert result.returncode == 0, result.stderr
+    assert f"docs/errors/transformers/num-heads-list-length.yml:{line}:1: " in result.stderr
+    assert "did you mean 'trigger'" in result.stderr
+    assert "What it means" in entry_html(site)  # the healthy entry is still published
+    strict = mkdocs_build(project / "mkdocs.yml", tmp_path / "strict-site")
+    assert strict.returncode != 0  # CI fails on it

@@ -1,0 +1,140 @@
+"""Page content and evidence rules, without MkDocs: errorkb.evidence, errorkb.render, `errorkb render`."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from conftest import record, write_report
+
+from errorkb import evidence, render, site
+from errorkb.load import load_project_entries
+from errorkb.project import load_project
+from errorkb.verify.report import read_reports
+
+ENTRY = "head-dim-list-length"
+FILES = {"before": "before.py", "after": "after.py", "guard:guard_check_lengths": "guard_check_lengths.py",
+         "guard:guard_per_layer_from_config": "guard_per_layer_from_config.py"}
+CAPTURED = {"type": "ValueError", "message": "`head_dim` was provided as a list of length 12, but the Cache "
+            "currently has 12 layers", "traceback": "Traceback (most recent call last):\n  File \"before.py\"\n"
+            "ValueError: `head_dim` was provided as a list of length 12, but the Cache currently has 12 layers\n"}
+
+
+def all_pass(project, **kwargs) -> list[dict]:
+    return [record(project, ENTRY, role, file, exception=CAPTURED if role == "before" else None, **kwargs)
+            for role, file in FILES.items()]
+
+
+def pages_of(project):
+    loaded = load_project_entries(load_project(project))
+    reports, _ = read_reports(project / "reports")
+    return site.site_files(load_project(project), loaded, reports)
+
+
+def page_for(project, entry_id=ENTRY):
+    pages, _ = pages_of(project)
+    return next(page for page in pages if page.entry.id == entry_id)
+
+
+def badge(page, target, device) -> evidence.Badge:
+    return next(b for b in render.badges(page) if (b.target, b.device) == (target, device))
+
+
+def test_fresh_passing_checks_make_a_verified_badge_with_date_and_versions(project):
+    write_report(project, all_pass(project))
+    b = badge(page_for(project), "bundled", "cpu")
+    assert (b.outcome, b.stale, b.date) == ("pass", False, "2026-11-30")
+    assert "torch 2.13.0+cpu" in b.versions and "Python 3.11.7" in b.versions
+
+
+def test_no_report_means_not_run_everywhere_never_a_pass(project):
+    assert {b.outcome for b in render.badges(page_for(project))} == {"not-run"}
+    assert len(render.badges(page_for(project))) == 4  # bundled/upstream × cpu/cuda
+
+
+def test_an_edited_snippet_makes_the_badge_stale(project):
+    write_report(project, all_pass(project))
+    (project / "snippets" / ENTRY / "after.py").write_text("print('edited')\n")
+    b = badge(page_for(project), "bundled", "cpu")
+    assert b.outcome == "pass" and b.stale and "stale" in b.label
+
+
+def test_a_failed_check_fails_the_badge_and_says_why(project):
+    checks = all_pass(project)
+    checks[1] |= {"outcome": "fail", "reason": "raised ValueError again"}
+    write_report(project, checks)
+    b = badge(page_for(project), "bundled", "cpu")
+    assert b.outcome == "fail" and "raised ValueError again" in b.detail
+
+
+def test_cuda_not_run_is_shown_with_its_reason(project):
+    write_report(project, all_pass(project) + [record(project, ENTRY, "before", "before.py", device="cuda",
+                                                      outcome="not-run", reason="no CUDA device")])
+    b = badge(page_for(project), "bundled", "cuda")
+    assert b.outcome == "not-run" and b.detail == "no CUDA device"
+
+
+def test_missing_results_for_some_snippets_is_partial(project):
+    write_report(project, all_pass(project)[:2])
+    assert badge(page_for(project), "bundled", "cpu").outcome == "partial"
+
+
+def test_entry_page_has_every_section_and_the_captured_error(project):
+    write_report(project, all_pass(project))
+    markdown = render.render_entry(page_for(project), edit_url="https://example.test/edit/x.yml")
+    for heading in ["## What it means", "## When it happens", "## Example fix", "## Solutions",
+                    "## Defensive patterns", "## Prevention", "## Source", "## Versions", "## Verification",
+                    "## Related errors"]:
+        assert heading in markdown
+    assert '=== "Before"' in markdown and '=== "After"' in markdown
+    assert CAPTURED["message"] in markdown  # the text verification captured, not the template
+    assert 'class="ekb-slot"' in markdown and "{len(self.layers)}" in markdown
+    assert "a597f974857b3d92939971296bc0deb93d33d780/src/transformers/cache_utils.py#L1471" in markdown
+    assert "https://example.test/edit/x.yml" in markdown and "api/errors/head-dim-list-length.json" in markdown
+    assert "../transformers/num-heads-list-length.md" in markdown or "num-heads-list-length.md" in markdown
+
+
+def test_unverified_page_says_so_instead_of_showing_an_error(project):
+    markdown = render.render_entry(page_for(project))
+    assert "Not verified yet" in markdown and CAPTURED["message"] not in markdown
+
+
+def test_json_documents_carry_entry_evidence_and_index(project):
+    write_report(project, all_pass(project))
+    pages, files = pages_of(project)
+    by_path = {f.path: f for f in files}
+    document = json.loads(by_path[f"api/errors/{ENTRY}.json"].content)
+    assert document["id"] == ENTRY and document["source"]["line"] == 1471
+    assert {b["outcome"] for b in document["badges"] if b["target"] == "bundled" and b["device"] == "cpu"} == {"pass"}
+    index = json.loads(by_path["api/errors/index.json"].content)
+    assert {e["id"] for e in index["entries"]} == {"head-dim-list-length", "num-heads-list-length"}
+    assert json.loads(by_path["api/schema/entry.json"].content)["title"] == "Entry"
+
+
+def test_browse_pages_group_by_exception_and_by_api(project):
+    _, files = pages_of(project)
+    by_path = {f.path: f.content for f in files}
+    assert "## ValueError" in by_path["errors/by-exception.md"]
+    api = by_path["errors/by-api.md"]
+    assert "## Cache" in api and "### Cache.early_initialization" in api
+    assert api.count("transformers/head-dim-list-length.md") == 1
+
+
+def test_verification_page_lists_every_check_and_environment(project):
+    write_report(project, all_pass(project))
+    _, files = pages_of(project)
+    page = next(f.content for f in files if f.path == "verification.md")
+    assert page.count("`guard:") == 3  # every snippet of both entries has a row, checked or not
+    assert "2.13.0+cpu" in page and "| 4 | 4 | 0 | 0 | 0 |" in page and page.count("| [") == 7
+
+
+def test_render_command_writes_plain_markdown_and_json(project, tmp_path):
+    out = tmp_path / "out"
+    result = subprocess.run([sys.executable, "-m", "errorkb.cli", "--root", str(project), "render", "--out", str(out)],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    page = (out / "errors" / "transformers" / f"{ENTRY}.md").read_text()
+    assert page.startswith("---\ntitle: ") and "## What it means" in page
+    assert json.loads((out / "api" / "errors" / "index.json").read_text())["entries"]
+    assert (out / "assets" / "errorkb" / "lookup.js").is_file() and (out / "verification.md").is_file()
