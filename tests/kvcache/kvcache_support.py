@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import os
 import warnings
 from dataclasses import dataclass
 from typing import Any
@@ -77,3 +78,14 @@ def raising_qualname(fn, *args, **kwargs) -> str:
             tb = tb.tb_next
         return tb.tb_frame.f_code.co_qualname
     raise AssertionError("did not raise")
+
+
+# Set by conftest.pytest_configure before test modules are imported.
+SLOW = False
+
+
+def property_examples() -> int:
+    """Generated operation sequences per property test: bounded in CI, >= 2000 when slow."""
+    if "KVCACHE_EXAMPLES" in os.environ:
+        return int(os.environ["KVCACHE_EXAMPLES"])
+    return 2500 if SLOW else 300
