@@ -1,0 +1,94 @@
+"""The authoring loop: `mkdocs serve` rebuilds when an entry, a snippet or a report changes,
+and a broken entry shows its `path:line:col` problems in the log without taking the other
+pages down."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from conftest import record, write_report
+
+ENTRY_URL = "errors/transformers/head-dim-list-length/"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def fetch(url: str) -> str | None:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as response:
+            return response.read().decode("utf-8")
+    except (urllib.error.URLError, ConnectionError, TimeoutError):
+        return None
+
+
+def wait_for(predicate, what: str, timeout: float = 30.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.25)
+    pytest.fail(f"timed out waiting for {what}")
+
+
+@pytest.fixture
+def served(project, tmp_path):
+    port = free_port()
+    log_path = tmp_path / "serve.log"
+    with open(log_path, "w") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "mkdocs", "serve", "--livereload", "-a", f"127.0.0.1:{port}",
+             "-f", str(project / "mkdocs.yml")], stdout=log, stderr=subprocess.STDOUT, cwd=project,
+            env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+    base = f"http://127.0.0.1:{port}/"
+    try:
+        wait_for(lambda: fetch(base + ENTRY_URL), "mkdocs serve to start", timeout=60)
+        yield base, log_path
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+def test_serve_rebuilds_on_entry_snippet_and_report_changes(served, project: Path):
+    base, log = served
+    assert "Not verified yet" in fetch(base + ENTRY_URL)
+
+    write_report(project, [record(project, "head-dim-list-length", "after", "after.py", reason="clean run")])
+    wait_for(lambda: "Ran clean when verified" in (fetch(base + ENTRY_URL) or ""), "the report to show")
+
+    snippet = project / "snippets" / "head-dim-list-length" / "after.py"
+    snippet.write_text(snippet.read_text().replace("# --8<-- [start:show]", "# --8<-- [start:show]\n# EDITED-LIVE"))
+    wait_for(lambda: "EDITED-LIVE" in (fetch(base + ENTRY_URL) or ""), "the snippet change to show")
+    assert "stale" in fetch(base + ENTRY_URL)  # the report predates the edit
+
+    yaml_path = project / "docs/errors/transformers/head-dim-list-length.yml"
+    yaml_path.write_text(yaml_path.read_text().replace("title: \"`head_dim` list", "title: \"RENAMED `head_dim` list"))
+    wait_for(lambda: "RENAMED" in (fetch(base + ENTRY_URL) or ""), "the entry change to show")
+
+
+def test_a_broken_entry_is_reported_by_position_and_the_others_stay_up(served, project: Path):
+    base, log = served
+    other = project / "docs/errors/transformers/num-heads-list-length.yml"
+    other.write_text(other.read_text().replace("meaning: |", "meening: |", 1))
+    line = next(i for i, text in enumerate(other.read_text().splitlines(), 1) if text.startswith("meening:"))
+    wait_for(lambda: f"num-heads-list-length.yml:{line}:1: " in log.read_text(), "the problem in the serve log")
+    assert "did you mean 'meaning'" in log.read_text()
+    time.sleep(1.0)  # let the rebuild finish
+    assert "What it means" in wait_for(lambda: fetch(base + ENTRY_URL), "the healthy page")
+    assert "Errors by API" in fetch(base + "errors/by-api/")
