@@ -52,7 +52,7 @@ def coverage(loaded: list[LoadedEntry], project: Project) -> Coverage:
     for entry in pinned:
         if not entry.source.implicit:
             by_line.setdefault(entry.source.line, []).append(entry.id)
-    exempt = dict(settings.exempt)
+    exempt = {exemption.line: exemption.reason for exemption in settings.exempt}
     rows = [Row(site, tuple(sorted(by_line.get(site.line, []))), exempt.get(site.line)) for site in sites]
     implicit = sorted(entry.id for entry in pinned if entry.source.implicit)
     return Coverage(settings.path, settings.release, rows, implicit, exemption_problems(rows, exempt, project))

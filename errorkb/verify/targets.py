@@ -60,7 +60,12 @@ def target_roots(target: str) -> list[str]:
     spec = importlib.util.find_spec("transformers")
     if spec is None or not spec.submodule_search_locations:
         return []
-    return [str(Path(location).resolve()) + "/" for location in spec.submodule_search_locations]
+    roots: list[str] = []
+    for location in spec.submodule_search_locations:  # as imported, and with links resolved
+        for form in (str(Path(location)), str(Path(location).resolve())):
+            if form + "/" not in roots:
+                roots.append(form + "/")
+    return roots
 
 
 def availability(target: str) -> str | None:

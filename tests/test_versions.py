@@ -1,0 +1,184 @@
+"""Raise sites by AST, drift of source pins, coverage of the pinned module, the version matrix."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from errorkb.cli import main
+from errorkb.coverage import coverage
+from errorkb.load import load_project_entries
+from errorkb.matrix import Env, collect, describe_spans, run_release, sort_releases, summarize
+from errorkb.project import load_project
+from errorkb.sites import functions, raise_sites, template_of
+
+PINNED = "5.15.1"
+
+
+def upstream_is_pinned() -> bool:
+    import importlib.metadata
+
+    try:
+        return importlib.metadata.version("transformers") == PINNED
+    except importlib.metadata.PackageNotFoundError:
+        return False
+
+
+needs_pinned = pytest.mark.skipif(not upstream_is_pinned(), reason=f"needs transformers=={PINNED} installed")
+
+SOURCE = textwrap.dedent('''\
+    class Cache:
+        def early(self, n):
+            if n:
+                raise ValueError(
+                    f"`n` was {len(n)}, "
+                    "but {braces} stay literal"
+                )
+            raise
+
+    def helper():
+        def inner():
+            raise KeyError(f"missing {key!r}")
+        raise RuntimeError
+''')
+
+
+def test_raise_sites_follow_python_qualnames_and_join_literals():
+    sites = raise_sites(SOURCE)
+    assert [(s.line, s.function, s.exception, s.message) for s in sites] == [
+        (4, "Cache.early", "ValueError", "`n` was {len(n)}, but {{braces}} stay literal"),
+        (8, "Cache.early", None, None),
+        (12, "helper.<locals>.inner", "KeyError", "missing {key!r}"),
+        (13, "helper", "RuntimeError", None),
+    ]
+    assert functions(SOURCE)["Cache.early"].first == 2
+    assert functions(SOURCE)["helper.<locals>.inner"].last == 12
+
+
+def test_template_of_rejects_non_literals():
+    assert template_of("message + suffix") is None
+    assert template_of('"a\\nb"') == "a\nb"
+
+
+@needs_pinned
+def test_the_pinned_module_has_the_33_documented_raise_sites():
+    import transformers.cache_utils as upstream
+
+    sites = raise_sites(Path(upstream.__file__).read_text())
+    assert len(sites) == 33
+    by_line = {site.line: site for site in sites}
+    assert by_line[1471].function == "Cache.early_initialization"
+    assert by_line[1471].message == ("`head_dim` was provided as a list of length {len(num_heads)}, "
+                                     "but the Cache currently has {len(self.layers)} layers")
+    assert by_line[1423].message == "Cannot call `update_conv_state` on a non-LinearAttention layer!"
+    assert by_line[1986].message == "Expected {len(combined_cache_data) = } to be 4 or 6.\n{combined_cache_data = }"
+
+
+@pytest.fixture
+def two_entries(tmp_path, project_root):
+    """A project holding the two early_initialization entries, as in the repository."""
+    (tmp_path / "docs" / "errors" / "transformers").mkdir(parents=True)
+    for entry_id in ("head-dim-list-length", "num-heads-list-length"):
+        shutil.copy(project_root / "docs" / "errors" / "transformers" / f"{entry_id}.yml",
+                    tmp_path / "docs" / "errors" / "transformers")
+        shutil.copytree(project_root / "snippets" / entry_id, tmp_path / "snippets" / entry_id)
+    (tmp_path / "pyproject.toml").write_text("[tool.errorkb]\n")
+    return tmp_path
+
+
+@needs_pinned
+def test_drift_check_passes_then_fails_when_a_pin_moves_by_one_line(two_entries, capsys):
+    assert main(["--root", str(two_entries), "check", "--drift"]) == 0
+    assert "every source pin holds" in capsys.readouterr().out
+
+    entry = two_entries / "docs" / "errors" / "transformers" / "head-dim-list-length.yml"
+    text = entry.read_text()
+    entry.write_text(text.replace("line: 1471", "line: 1472"))
+    assert main(["--root", str(two_entries), "check", "--drift"]) == 1
+    printed = capsys.readouterr().err
+    assert ("docs/errors/transformers/head-dim-list-length.yml:10:9: expected a raise in Cache.early_initialization "
+            "at line 1472 of src/transformers/cache_utils.py in 5.15.1, found none; the matching raise is at line 1471"
+            ) in printed
+
+    entry.write_text(text.replace("`head_dim` was provided", "`head_dims` was provided"))
+    assert main(["--root", str(two_entries), "check", "--drift"]) == 1
+    assert "message differs at line 1471" in capsys.readouterr().err
+
+    entry.write_text(text)
+    assert main(["--root", str(two_entries), "check", "--drift"]) == 0
+
+
+@needs_pinned
+def test_coverage_requires_an_entry_or_an_exemption_and_checks_the_exemptions(two_entries):
+    project = load_project(two_entries)
+    loaded = load_project_entries(project).entries
+    table = coverage(loaded, project)
+    assert table.documented == 2 and len(table.rows) == 33
+    assert len(table.problems) == 31 and "has no entry" in table.problems[0].message
+
+    others = [row.site.line for row in table.rows if not row.entries]
+    exempt = "".join(f'\n[[tool.errorkb.coverage.exempt]]\nline = {line}\nreason = "later"\n' for line in others)
+    (two_entries / "pyproject.toml").write_text("[tool.errorkb]\n" + exempt)
+    assert coverage(loaded, load_project(two_entries)).problems == []
+
+    stale = exempt + '\n[[tool.errorkb.coverage.exempt]]\nline = 1471\nreason = "documented now"\n' \
+                     '\n[[tool.errorkb.coverage.exempt]]\nline = 5\nreason = "no such site"\n'
+    (two_entries / "pyproject.toml").write_text("[tool.errorkb]\n" + stale)
+    messages = [p.message for p in coverage(loaded, load_project(two_entries)).problems]
+    assert messages == [
+        "exemption for line 1471 is obsolete: head-dim-list-length documents it; remove the exemption",
+        "exemption for line 5 names no raise site of the pinned module; remove it or fix the line",
+    ]
+
+
+def test_release_lists_are_sorted_and_prereleases_dropped():
+    assert sort_releases(["5.10.1", "5.2.0", "4.57.6", "5.11.0rc1", "junk", "5.2.0"], "5.0.0") == ["5.2.0", "5.10.1"]
+
+
+def _matrix(results: dict[str, str]) -> dict:
+    """A matrix with one entry whose before outcome per release is given."""
+    return {
+        "releases": [{"release": r, "status": "ran" if o != "setup" else "setup-failed"} for r, o in results.items()],
+        "snippets": {"e": {"before": "h1"}},
+        "entries": {"e": {r: ({"status": "ran", "before": {"outcome": o}, "after": {"outcome": "pass"}, "line": 10}
+                              if o != "setup" else {"status": "setup-failed", "error": "x"})
+                          for r, o in results.items()}},
+    }
+
+
+def test_summaries_give_ranges_and_the_fixing_release():
+    matrix = _matrix({"5.0.0": "fail", "5.5.1": "pass", "5.6.0": "setup", "5.8.1": "pass", "5.9.0": "fail"})
+    summary = summarize("e", matrix, {"before": "h1"})
+    assert summary.raises == [("5.5.1", "5.8.1")]
+    assert describe_spans(summary.raises) == "5.5.1 – 5.8.1"
+    assert summary.fixed_in == "5.9.0"
+    assert summary.failed_setup == ["5.6.0"]
+    assert not summary.stale
+    assert summarize("e", matrix, {"before": "changed"}).stale
+
+
+def test_summaries_of_an_error_still_raised_in_the_newest_release():
+    summary = summarize("e", _matrix({"5.4.0": "fail", "5.5.1": "pass", "5.24.0": "pass"}), {})
+    assert summary.raises == [("5.5.1", "5.24.0")] and summary.fixed_in is None
+
+
+@needs_pinned
+def test_run_release_verifies_inside_the_given_interpreter(two_entries):
+    project = load_project(two_entries)
+    loaded = load_project_entries(project).entries
+    report, error = run_release(project, Env(PINNED, Path(sys.executable)), ["head-dim-list-length"])
+    assert error is None
+    results = collect([one.entry for one in loaded], PINNED, report, None, None)
+    assert results["head-dim-list-length"]["before"]["outcome"] == "pass"
+    assert results["head-dim-list-length"]["after"]["outcome"] == "pass"
+    assert results["head-dim-list-length"]["line"] == 1471
+
+
+def test_a_release_without_an_environment_is_reported_not_fatal(two_entries):
+    project = load_project(two_entries)
+    report, error = run_release(project, Env("5.0.0", None, "set-up failed: no such release"), ["x"])
+    assert report is None and error == "set-up failed: no such release"
