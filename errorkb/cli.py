@@ -44,7 +44,21 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
 
     check = commands.add_parser("check", help="validate every entry; print path:line:col problems")
+    check.add_argument("--drift", action="store_true",
+                       help="also check every source pin against the pinned release's source (by AST)")
     check.set_defaults(command=cmd_check)
+
+    matrix = commands.add_parser("matrix", help="run before/after of every entry against many upstream releases")
+    matrix.add_argument("ids", nargs="*", metavar="ID", help="entries (default: all)")
+    matrix.add_argument("--release", action="append", default=None,
+                        help="release to run (repeatable; default: [tool.errorkb.matrix] releases, else every "
+                             "release since `since` that PyPI serves)")
+    matrix.add_argument("--rebuild", action="store_true", help="recreate the releases' environments")
+    matrix.set_defaults(command=cmd_matrix)
+
+    cover = commands.add_parser("coverage", help="raise sites of the pinned module and the entries documenting them")
+    cover.add_argument("--json", action="store_true", help="print the table as JSON")
+    cover.set_defaults(command=cmd_coverage)
 
     schema = commands.add_parser("schema", help="print the JSON Schema of an entry")
     schema.set_defaults(command=cmd_schema)
@@ -105,8 +119,66 @@ def _load_or_report(project: Project) -> LoadResult:
 
 def cmd_check(project: Project, args: argparse.Namespace) -> int:
     result = _load_or_report(project)
+    if args.drift:
+        from errorkb.drift import pinned_problems
+
+        drift = pinned_problems(result.entries, project)
+        if drift:
+            raise ProblemsFound(drift)
+        out.print(f"{len(result.entries)} entries OK; every source pin holds")
+        return 0
     out.print(f"{len(result.entries)} entries OK")
     return 0
+
+
+def cmd_matrix(project: Project, args: argparse.Namespace) -> int:
+    from errorkb import matrix
+
+    result = _load_or_report(project)
+    settings = project.matrix
+    releases = matrix.sort_releases(args.release or settings.releases or [], "0") \
+        or matrix.discover_releases(settings.package, settings.since)
+    data = matrix.run_matrix(project, result.entries, releases, ids=args.ids or None, rebuild=args.rebuild,
+                             progress=lambda message: err.print(message, markup=False))
+    path = matrix.matrix_path(project)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    for entry_id in sorted(data["entries"]):
+        summary = matrix.summarize(entry_id, data, {})
+        if summary is None:
+            continue
+        raises = matrix.describe_spans(summary.raises) or "none of the releases"
+        fixed = f"; fixed in {summary.fixed_in}" if summary.fixed_in else ""
+        out.print(f"{entry_id}: raises in {raises}{fixed}", markup=False)
+    failed = [r for r in data["releases"] if r["status"] == "setup-failed"]
+    for release in failed:
+        err.print(f"{release['release']}: {release['error']}", markup=False)
+    out.print(f"{len(releases) - len(failed)} of {len(releases)} releases ran — report: {project.rel(path)}",
+              markup=False)
+    return 0
+
+
+def cmd_coverage(project: Project, args: argparse.Namespace) -> int:
+    from errorkb.coverage import coverage
+
+    result = _load_or_report(project)
+    table = coverage(result.entries, project)
+    if args.json:
+        print(json.dumps({"path": table.path, "release": table.release, "implicit": table.implicit,
+                          "sites": [{"line": r.site.line, "function": r.site.function, "exception": r.site.exception,
+                                     "entries": list(r.entries), "exemption": r.exemption} for r in table.rows]},
+                         indent=1))
+    else:
+        for row in table.rows:
+            status = ", ".join(row.entries) or (f"exempt: {row.exemption}" if row.exemption else "MISSING")
+            out.print(f"{row.site.line:>5}  {row.site.function:<45} {row.site.exception or '':<13} {status}",
+                      markup=False)
+        out.print(f"{table.documented} of {len(table.rows)} raise sites of {table.path} ({table.release}) documented"
+                  + (f"; {len(table.implicit)} implicit errors documented too" if table.implicit else ""),
+                  markup=False)
+    for problem in table.problems:
+        err.print(str(problem), markup=False)
+    return 1 if table.problems else 0
 
 
 def cmd_schema(project: Project, args: argparse.Namespace) -> int:
