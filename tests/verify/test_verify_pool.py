@@ -1,0 +1,126 @@
+"""The warm pool's isolation: fresh state per check, own process group, group kill, no CUDA in CPU checks.
+
+Each test runs real snippets (written to a temporary folder) through one WorkerPool, bound to
+the fixture's good entry, and reads back what the snippet saw through a file it wrote.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from errorkb.verify.judge import judge
+from errorkb.verify.plan import Check
+from errorkb.verify.pool import WorkerPool
+from errorkb.verify.run import run_check
+
+
+@pytest.fixture(scope="module")
+def pool():
+    with WorkerPool(["transformers:DynamicCache", "transformers:LlamaConfig"]) as warm:
+        yield warm
+
+
+@pytest.fixture(scope="module")
+def entry(broken_kb):
+    _, entries = broken_kb
+    return next(one.entry for one in entries if one.entry.id == "good-head-dim")
+
+
+def check_for(entry, folder: Path, code: str, role: str = "after") -> Check:
+    snippet = folder / f"{role}.py"
+    snippet.write_text(code, encoding="utf-8")
+    return Check(entry, role, snippet, "bundled", "cpu")
+
+
+CALL = """
+import torch
+from transformers import DynamicCache, LlamaConfig
+cache = DynamicCache(config=LlamaConfig(num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=4, hidden_size=256))
+cache.early_initialization(1, 4, 64, torch.float32, "cpu")
+"""
+
+
+def test_a_cpu_check_sees_no_cuda_and_the_zygote_never_initialised_it(pool, entry, tmp_path):
+    seen = tmp_path / "seen.json"
+    code = f"""import json, os, sys, torch
+json.dump({{"visible": os.environ.get("CUDA_VISIBLE_DEVICES"), "initialized_at_start": torch.cuda.is_initialized(),
+           "available": torch.cuda.is_available(), "pid": os.getpid(), "pgid": os.getpgid(0),
+           "ppid": os.getppid()}}, open({str(seen)!r}, "w"))
+""" + CALL
+    run = pool.run(check_for(entry, tmp_path, code), timeout=30)
+    facts = json.loads(seen.read_text())
+    assert facts == {**facts, "visible": "", "initialized_at_start": False, "available": False}
+    assert facts["pgid"] == facts["pid"], "each check leads its own process group"
+    assert facts["ppid"] != os.getpid(), "forked by the zygote, not by the test process"
+    assert judge(check_for(entry, tmp_path, code), run).outcome == "pass"
+
+
+def test_every_check_starts_from_the_pristine_zygote(pool, entry, tmp_path):
+    marker = tmp_path / "marker.txt"
+    dirty = "import torch, transformers\ntorch.errorkb_marker = 1\ntransformers.errorkb_marker = 1\n" + CALL
+    probe = (f"import torch, transformers\nopen({str(marker)!r}, 'w').write("
+             "repr((hasattr(torch, 'errorkb_marker'), hasattr(transformers, 'errorkb_marker'))))\n") + CALL
+    assert pool.run(check_for(entry, tmp_path, dirty), timeout=30).observation["status"] == "returned"
+    pool.run(check_for(entry, tmp_path, probe), timeout=30)
+    assert marker.read_text() == "(False, False)"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return Path(f"/proc/{pid}/stat").exists() and Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+
+
+@pytest.mark.parametrize("hang", [True, False], ids=["timeout", "exited"])
+def test_the_whole_process_group_is_killed(pool, entry, tmp_path, hang):
+    """A snippet's own child process dies with it, whether it timed out or exited normally."""
+    pidfile = tmp_path / "grandchild.pid"
+    code = (f"import subprocess, time\np = subprocess.Popen(['sleep', '60'])\nopen({str(pidfile)!r}, 'w').write(str(p.pid))\n"
+            + CALL + ("while True:\n    time.sleep(0.05)\n" if hang else ""))
+    run = pool.run(check_for(entry, tmp_path, code), timeout=3)
+    assert run.timed_out is hang
+    grandchild = int(pidfile.read_text())
+    deadline = time.monotonic() + 5
+    while _alive(grandchild) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(grandchild)
+
+
+def test_output_is_capped_and_captured(pool, entry, tmp_path):
+    run = pool.run(check_for(entry, tmp_path, "print('hello from the snippet')\n" + CALL), timeout=30)
+    assert "hello from the snippet" in run.output
+    flood = pool.run(check_for(entry, tmp_path, CALL + "while True:\n    print('x' * 65536)\n"), timeout=30)
+    assert flood.output_size >= flood.output_cap and len(flood.output) <= flood.output_cap
+
+
+def test_a_dead_worker_fails_the_check_it_held_and_the_pool_recovers(pool, entry, tmp_path):
+    code = "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\nimport time\ntime.sleep(1)\n" + CALL
+    run = pool.run(check_for(entry, tmp_path, code), timeout=10)
+    check = check_for(entry, tmp_path, code)
+    assert judge(check, run).reason.startswith("the verifier's worker died")
+    again = check_for(entry, tmp_path, CALL)
+    assert judge(again, pool.run(again, timeout=30)).outcome == "pass"
+
+
+def test_subprocess_isolation_gives_the_same_verdicts(records, broken_kb):
+    """The plain runner (a new interpreter per check) and the pool share the observe code."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    project, entries = broken_kb
+    chosen = {("good-head-dim", "before"), ("before-os-exit", "before"), ("before-crash", "before"),
+              ("after-replaces-class", "after")}
+    checks = [Check(one.entry, role, project.snippet_path(one.entry.id, file), "bundled", "cpu")
+              for one in entries for role, file in one.entry.snippet_files() if (one.entry.id, role) in chosen]
+    assert len(checks) == len(chosen)
+    with ThreadPoolExecutor(2) as threads:
+        verdicts = list(threads.map(lambda check: judge(check, run_check(check, timeout=120)), checks))
+    for check, verdict in zip(checks, verdicts):
+        fork = records[check.id]
+        assert (verdict.outcome, verdict.reason) == (fork["outcome"], fork["reason"]), check.id

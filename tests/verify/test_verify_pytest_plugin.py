@@ -1,0 +1,42 @@
+"""`pytest --errorkb`: every check a test item; opt-in; failures explained; not run → skipped."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+
+from conftest import copy_kb
+
+
+def pytest_run(folder, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args], cwd=folder,
+                          capture_output=True, text=True, timeout=300)
+
+
+@pytest.fixture(scope="module")
+def kb(tmp_path_factory):
+    return copy_kb(tmp_path_factory.mktemp("plugin") / "kb", ["good-head-dim", "guard-lets-error-through"])
+
+
+def test_checks_are_items_with_readable_ids(kb):
+    run = pytest_run(kb, "--errorkb", "--errorkb-target", "bundled", "--errorkb-no-cache", "-rA",
+                     "--errorkb-report", "report.json")
+    text = run.stdout
+    assert run.returncode == 1, text
+    assert re.search(r"\b1 failed, 5 passed, 6 skipped\b", text), text[-500:]
+    assert "PASSED docs/errors/transformers/good-head-dim.yml::good-head-dim::before[bundled-cpu]" in text
+    assert "FAILED docs/errors/transformers/guard-lets-error-through.yml::guard-lets-error-through::guard[bundled-cpu]" in text
+    assert "let the documented ValueError through from Cache.early_initialization" in text
+    assert "snippets/guard-lets-error-through/guard.py" in text
+    assert "not run: no CUDA device" in text
+    report = json.loads((kb / "report.json").read_text())
+    assert len(report["checks"]) == 12
+
+
+def test_without_the_flag_nothing_is_collected(kb):
+    run = pytest_run(kb, "docs/errors")
+    assert run.returncode == 5 and "no tests ran" in run.stdout, run.stdout
