@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import http.server
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -30,31 +31,41 @@ def mkdocs_build(config: Path, site_dir: Path, *, strict: bool = True) -> subpro
                           env=env, cwd=config.parent, timeout=300)
 
 
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 @pytest.fixture(scope="session")
-def built_site(tmp_path_factory) -> Path:
-    """The repository's site, built strictly (set ERRORKB_SITE_DIR to reuse a built one)."""
+def site_url(tmp_path_factory) -> str:
+    """The site config with two real entries and the repository's reports, built strictly into
+    a temp folder and served on 127.0.0.1 by a thread of this process. `site_url` names the
+    port it is served on: Material's instant navigation only follows links under `site_url`.
+    Set ERRORKB_SITE_DIR to serve an already built site instead."""
+    port = free_port()
     if os.environ.get("ERRORKB_SITE_DIR"):
-        return Path(os.environ["ERRORKB_SITE_DIR"])
-    site_dir = tmp_path_factory.mktemp("site")
-    result = mkdocs_build(ROOT / "mkdocs.yml", site_dir)
-    assert result.returncode == 0, f"mkdocs build --strict failed:\n{result.stderr}"
-    return site_dir
+        site_dir = Path(os.environ["ERRORKB_SITE_DIR"])
+    else:
+        project = make_project(tmp_path_factory.mktemp("kb"), site_url=f"http://127.0.0.1:{port}/")
+        for report in (ROOT / "reports").glob("*.json"):
+            shutil.copy(report, project / "reports" / report.name)
+        site_dir = tmp_path_factory.mktemp("site")
+        result = mkdocs_build(project / "mkdocs.yml", site_dir)
+        assert result.returncode == 0, f"mkdocs build --strict failed:\n{result.stderr}"
+    handler = functools.partial(_Quiet, directory=str(site_dir))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{port}/"
+    server.shutdown()
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args) -> None:
         pass
-
-
-@pytest.fixture(scope="session")
-def site_url(built_site) -> str:
-    """The built site served on 127.0.0.1 by a thread of this process."""
-    handler = functools.partial(_Quiet, directory=str(built_site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/"
-    server.shutdown()
 
 
 @pytest.fixture(scope="session")
@@ -112,10 +123,13 @@ def visit(chromium):
 SAMPLE_IDS = ("head-dim-list-length", "num-heads-list-length")
 
 
-def make_project(folder: Path, ids=SAMPLE_IDS) -> Path:
+def make_project(folder: Path, ids=SAMPLE_IDS, site_url: str | None = None) -> Path:
     """A copy of the site config and of two real entries with their snippets; no reports."""
     for name in ("mkdocs.yml", "pyproject.toml"):
         shutil.copy(ROOT / name, folder / name)
+    if site_url:
+        config = folder / "mkdocs.yml"
+        config.write_text(re.sub(r"(?m)^site_url: .*$", f"site_url: {site_url}", config.read_text()))
     shutil.copytree(ROOT / "overrides", folder / "overrides")
     (folder / "docs" / "errors" / "transformers").mkdir(parents=True)
     for page in (ROOT / "docs").glob("*.md"):
