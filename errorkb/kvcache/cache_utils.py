@@ -12,7 +12,6 @@ static indexed), quantized layers, linear-attention layers and their hybrids, th
 mappings, the ``Cache`` container, and the concrete caches.
 """
 
-from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
@@ -289,9 +288,6 @@ class DynamicIndexedLayer(DynamicLayer):
         self.indexer_keys = torch.cat([self.indexer_keys, indexer_key_states], dim=1)
         return self.indexer_keys
 
-    def _has_indexer_data(self) -> bool:
-        return self.is_indexer_initialized and self.indexer_keys.numel() > 0
-
     def offload(self):
         super().offload()
         if self.is_indexer_initialized:
@@ -309,13 +305,13 @@ class DynamicIndexedLayer(DynamicLayer):
 
     def reorder_cache(self, beam_idx: torch.LongTensor) -> None:
         super().reorder_cache(beam_idx)
-        if self._has_indexer_data():
+        if self.is_indexer_initialized and self.indexer_keys.numel() > 0:
             self.indexer_keys = self.indexer_keys.index_select(0, beam_idx.to(self.indexer_keys.device))
 
     @deprecate_kwarg("max_length", new_name="tokens_to_remove", version="5.18")
     def crop(self, tokens_to_remove: int) -> None:
         super().crop(tokens_to_remove)
-        if not self._has_indexer_data():
+        if not (self.is_indexer_initialized and self.indexer_keys.numel() > 0):
             return
         if tokens_to_remove > 0:
             current = self.indexer_keys.shape[1]
@@ -328,12 +324,12 @@ class DynamicIndexedLayer(DynamicLayer):
 
     def batch_repeat_interleave(self, repeats: int) -> None:
         super().batch_repeat_interleave(repeats)
-        if self._has_indexer_data():
+        if self.is_indexer_initialized and self.indexer_keys.numel() > 0:
             self.indexer_keys = self.indexer_keys.repeat_interleave(repeats, dim=0)
 
     def batch_select_indices(self, indices: torch.Tensor) -> None:
         super().batch_select_indices(indices)
-        if self._has_indexer_data():
+        if self.is_indexer_initialized and self.indexer_keys.numel() > 0:
             self.indexer_keys = self.indexer_keys[indices, ...]
 
 

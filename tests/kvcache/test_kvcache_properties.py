@@ -7,7 +7,6 @@ sequences is bounded by default; see conftest.py for the slow run.
 
 from __future__ import annotations
 
-import logging
 import warnings
 
 import pytest
@@ -18,9 +17,6 @@ from hypothesis import strategies as st
 from kvcache_support import BUNDLED, Raised, normalize, outcome, property_examples, upstream
 
 pytestmark = pytest.mark.upstream
-
-# Positive `crop` logs a deprecation notice on both sides; keep test output readable.
-logging.getLogger("errorkb.kvcache").setLevel(logging.ERROR)
 
 ATTENTION_TYPES = ["full_attention", "sliding_attention", "chunked_attention", "deepseek_sparse_attention"]
 LINEAR_TYPES = ["linear_attention", "conv", "moe", "hybrid", "hybrid_sliding"]
