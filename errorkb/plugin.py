@@ -1,7 +1,8 @@
 """The `errorkb` MkDocs plugin: only dispatches; the work lives in `site`, `render`, `load`.
 
 - `on_config`: serve the lookup script and badge styles with every page (nothing to copy
-  into `docs/`, and any site using the plugin gets a working paste box).
+  into `docs/`, and any site using the plugin gets a working paste box); add the
+  `nav_if_present` pages that exist.
 - `on_files`: load every entry and the reports and add what `site.site_files` generates:
   entry pages (kept out of the nav, which would otherwise list every error on every page),
   the error lists, the verification page, the JSON API and the assets. A broken entry logs
@@ -38,10 +39,18 @@ UNSAFE_HTML = re.compile(r"<(?:script|iframe|object|embed)\b|<[a-z][^>]*?\son[a-
 
 class ErrorkbConfig(Config):
     root = config_options.Optional(config_options.Type(str))  # project folder; default: beside mkdocs.yml
+    # Nav items ({title: page}) appended only when the page exists in docs/: pages another tool
+    # or person adds later (e.g. docs/ci.md) join the nav without breaking the strict build before.
+    nav_if_present = config_options.Type(list, default=[])
 
 
 class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):
     def on_config(self, config):
+        if config.nav is not None:
+            for item in self.config.nav_if_present:
+                (title, page), = item.items()
+                if (Path(config.docs_dir) / page).is_file():
+                    config.nav.append({title: page})
         for path in site.STYLES:
             if path not in config.extra_css:
                 config.extra_css.append(path)

@@ -24,11 +24,13 @@ def test_strict_build_publishes_pages_api_and_schema(project, tmp_path):
     write_report(project, [record(project, ENTRY, "before", "before.py", exception={
         "type": "ValueError", "message": "`head_dim` was provided as a list of length 12, but the Cache currently "
         "has 12 layers", "traceback": "Traceback (most recent call last):\nValueError: captured\n"})])
+    (project / "docs" / "ci.md").write_text("# CI\n\nHow CI verifies the knowledge base.\n")
     site = tmp_path / "site"
     result = mkdocs_build(project / "mkdocs.yml", site)
     assert result.returncode == 0, result.stderr
     html = entry_html(site)
     assert "What it means" in html and "tabbed-set" in html and "ekb-badge ekb-partial" in html
+    assert 'href="../../../ci/"' in html  # nav_if_present: docs/ci.md joined the nav
     assert "the Cache currently has 12 layers" in html  # captured text under Before
     assert 'href="https://github.com/errorkb/errorkb/edit/main/docs/errors/transformers/head-dim-list-length.yml"' in html
     for page in ["index.html", "errors/index.html", "errors/by-exception/index.html", "errors/by-api/index.html",

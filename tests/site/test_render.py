@@ -138,3 +138,38 @@ def test_render_command_writes_plain_markdown_and_json(project, tmp_path):
     assert page.startswith("---\ntitle: ") and "## What it means" in page
     assert json.loads((out / "api" / "errors" / "index.json").read_text())["entries"]
     assert (out / "assets" / "errorkb" / "lookup.js").is_file() and (out / "verification.md").is_file()
+
+
+# -- inert prose ------------------------------------------------------------------------------
+
+import markdown  # noqa: E402
+import pytest  # noqa: E402
+
+from errorkb.inert import inert  # noqa: E402
+
+
+def to_html(text: str) -> str:
+    md = markdown.Markdown(extensions=["attr_list", "md_in_html", "admonition", "pymdownx.superfences"])
+    return md.convert(inert(text))
+
+
+@pytest.mark.parametrize("attack", [
+    "<script>alert(1)</script>", "<img src=x onerror=alert(1)>", "**x**{: onclick=\"alert(1)\" }",
+    "para\n{: onclick=alert(1) }", "[a](javascript:alert(1))", "[a](JaVa\tScRiPt:alert(1))",
+    "[r]: javascript:alert(1)\n\nsee [r]", "![i](data:text/html,<script>alert(1)</script>)",
+    "``<b onmouseover=alert(1)>x</b>`", "\\`<img src=x onerror=alert(1)>\\`",
+    "text ```\n\n<script>alert(1)</script>\n\n```", "<div markdown=\"1\" onclick=\"alert(1)\">x</div>",
+    "&lt;script&gt;", "<a href=\"javascript:alert(1)\">a</a>",
+])
+def test_prose_cannot_produce_script_handlers_or_script_links(attack):
+    import re
+
+    html = to_html(attack)
+    assert not re.search(r"<script|<[a-z][^>]*\son[a-z]+\s*=|<[a-z][^>]*(?:href|src)=\"\s*(?:javascript|data):", html, re.I), html
+
+
+def test_code_and_ordinary_markdown_survive():
+    html = to_html("Use `x < y` and `{len(a)}`, **bold**, [docs](https://example.test/a) and [page](../x.md).\n\n"
+                   "```python\nif a < b:\n    pass\n```")
+    assert "<code>x &lt; y</code>" in html and "<code>{len(a)}</code>" in html and "<strong>bold</strong>" in html
+    assert 'href="https://example.test/a"' in html and 'href="../x.md"' in html and "&lt;" in html
