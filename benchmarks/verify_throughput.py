@@ -1,0 +1,157 @@
+"""Throughput of `errorkb verify`: warm worker pool vs `python snippet.py` per check, then a warm cache.
+
+    .venv/bin/python benchmarks/verify_throughput.py [--n 200] [--jobs 2]
+
+Builds a synthetic knowledge base of N checks (N/4 entries × before, after and two guards, each
+snippet slightly different), then, in one run:
+
+1. naive:  `python snippet.py` for every CPU check, a fresh interpreter each (imports torch and
+           transformers every time), `--jobs` at a time, each in its own session with a timeout;
+2. pool:   `errorkb verify --no-cache` over the same checks (fork from a warm zygote, same
+           isolation: fresh process, own process group, timeout, output cap, memory limit), as a
+           command, so its start-up (loading entries, starting the zygote) is counted;
+3. cache:  `errorkb verify` twice with a fresh cache folder: the first run fills it, the
+           second (warm) must answer every check from it.
+
+Both sides run against the upstream `transformers` (what `python snippet.py` imports). Prints
+the figures and the ratio; exits 1 if a check did not pass or a goal (≥ 10×, warm < 2 s) was
+missed, so the figures cannot be quoted from a broken run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ERRORKB = [sys.executable, "-m", "errorkb.cli"]
+MESSAGE = ("`head_dim` was provided as a list of length {len(num_heads)}, but the Cache currently has "
+           "{len(self.layers)} layers")
+PRELUDE = """import torch
+from transformers import DynamicCache, LlamaConfig
+
+config = LlamaConfig(num_hidden_layers={layers}, num_attention_heads=4, num_key_value_heads=4, hidden_size=256)
+cache = DynamicCache(config=config)
+device = "cuda" if torch.cuda.is_available() else "cpu"
+"""
+SNIPPETS = {
+    "before.py": "cache.early_initialization(1, 4, [64] * {short}, torch.float32, device)\n",
+    "after.py": "cache.early_initialization(1, 4, config.head_dim, torch.float32, device)\nassert cache.is_initialized\n",
+    "guard_lengths.py": (
+        "head_dim = [64] * {short}\n"
+        "if len(head_dim) != len(cache.layers):\n"
+        "    raise ValueError(f'head_dim has {{len(head_dim)}} values for {{len(cache.layers)}} layers')\n"
+        "cache.early_initialization(1, 4, head_dim, torch.float32, device)\n"),
+    "guard_from_cache.py": "cache.early_initialization(1, 4, [config.head_dim] * len(cache.layers), torch.float32, device)\n",
+}
+ENTRY = """id: {id}
+title: Synthetic check {number}
+library: huggingface/transformers
+exception: ValueError
+message: "{message}"
+source:
+  commit: a597f974857b3d92939971296bc0deb93d33d780
+  path: src/transformers/cache_utils.py
+  line: 1471
+  function: Cache.early_initialization
+meaning: A synthetic entry for the throughput benchmark.
+trigger: A head_dim list of the wrong length.
+situations: [Benchmarking.]
+solutions:
+  - title: Pass an int.
+prevention: [Use an int.]
+guards:
+  - title: Check lengths
+    strategy: validation
+    file: guard_lengths.py
+    expect: {{outcome: raises, exception: ValueError, message: "head_dim has {{n}} values for {{m}} layers"}}
+  - title: From the cache
+    strategy: construction
+    file: guard_from_cache.py
+    expect: {{outcome: passes}}
+"""
+
+
+def build(root: Path, n: int) -> list[Path]:
+    (root / "pyproject.toml").write_text("[tool.errorkb]\ntimeout = 60\n", encoding="utf-8")
+    entries = root / "docs/errors/transformers"
+    entries.mkdir(parents=True)
+    snippets = []
+    for number in range((n + 3) // 4):
+        entry_id = f"synthetic-{number:03d}"
+        layers = 2 + number % 12
+        (entries / f"{entry_id}.yml").write_text(ENTRY.format(id=entry_id, number=number, message=MESSAGE.replace('"', '\\"')))
+        folder = root / "snippets" / entry_id
+        folder.mkdir(parents=True)
+        for name, body in SNIPPETS.items():
+            (folder / name).write_text(PRELUDE.format(layers=layers) + body.format(short=max(1, layers - 1)))
+            snippets.append(folder / name)
+    return snippets[:n]
+
+
+def naive(snippets: list[Path], jobs: int) -> tuple[float, int]:
+    """`python snippet.py` per check, as isolated as the pool: own session, timeout, CUDA hidden."""
+    env = dict(os.environ, CUDA_VISIBLE_DEVICES="", PYTHONHASHSEED="0")
+
+    def one(snippet: Path) -> int:
+        done = subprocess.run([sys.executable, snippet.name], cwd=snippet.parent, env=env, capture_output=True,
+                              timeout=120, start_new_session=True)
+        return done.returncode
+
+    started = time.perf_counter()
+    with ThreadPoolExecutor(jobs) as threads:
+        codes = list(threads.map(one, snippets))
+    return time.perf_counter() - started, sum(1 for code in codes if code in (0, 1))
+
+
+def verify(root: Path, jobs: int, *extra: str) -> tuple[float, dict]:
+    report = root / "reports" / f"run-{time.monotonic_ns()}.json"
+    started = time.perf_counter()
+    done = subprocess.run([*ERRORKB, "--root", str(root), "verify", "--target", "upstream", "--device", "cpu",
+                           "--jobs", str(jobs), "--report", str(report), *extra], capture_output=True, text=True)
+    elapsed = time.perf_counter() - started
+    data = json.loads(report.read_text())
+    if done.returncode != 0:
+        print(done.stdout[-3000:], done.stderr[-3000:], file=sys.stderr)
+    return elapsed, data
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=200, help="checks (≥ 200 for the goal)")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="errorkb-bench-") as folder:
+        root = Path(folder)
+        snippets = build(root, args.n)
+        print(f"{len(snippets)} checks (cpu, upstream transformers), {args.jobs} at a time, {os.cpu_count()} CPUs, "
+              f"load average {os.getloadavg()[0]:.1f}")
+
+        pool_s, report = verify(root, args.jobs, "--no-cache")
+        summary = report["summary"]
+        print(f"errorkb verify (warm pool, no cache): {pool_s:8.2f} s  {summary}")
+        naive_s, finished = naive(snippets, args.jobs)
+        print(f"python snippet.py per check:          {naive_s:8.2f} s  ({finished}/{len(snippets)} ran to an exit code)")
+        ratio = naive_s / pool_s
+        print(f"ratio: {ratio:.1f}× faster (goal ≥ 10×)")
+
+        cache = root / "cache"
+        fill_s, _ = verify(root, args.jobs, "--cache-dir", str(cache))
+        warm_s, warm = verify(root, args.jobs, "--cache-dir", str(cache))
+        hits = sum(1 for record in warm["checks"] if record.get("cached"))
+        print(f"cache fill run: {fill_s:.2f} s; warm cache run: {warm_s:.2f} s, {hits}/{len(warm['checks'])} "
+              "checks from the cache (goal < 2 s)")
+    print(f"load average at the end: {os.getloadavg()[0]:.1f} (other work on the machine slows both sides)")
+    ok = summary["pass"] == len(snippets) and ratio >= 10 and warm_s < 2 and hits == len(snippets)
+    print("goals met" if ok else "GOALS NOT MET (or a check failed)")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
