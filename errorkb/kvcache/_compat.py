@@ -80,17 +80,17 @@ def deprecate_kwarg(old_name: str, version: str, new_name: str):
 
         @functools.wraps(func)
         def wrapped_func(*args, **kwargs):
-            name = f"{type(args[0]).__name__}.{func.__name__}" if takes_self and args else func.__name__
-            if old_name in kwargs and new_name in kwargs:
-                message = (
-                    f"Both `{old_name}` and `{new_name}` are set for `{name}`. Using `{new_name}={kwargs[new_name]}` "
-                    f"and ignoring deprecated `{old_name}={kwargs[old_name]}`."
-                )
-                kwargs.pop(old_name)
-                warnings.warn(message, FutureWarning, stacklevel=2)
-            elif old_name in kwargs:
-                message = f"`{old_name}` is deprecated and will be removed in version {version} for `{name}`. Use `{new_name}` instead."
-                kwargs[new_name] = kwargs.pop(old_name)
+            if old_name in kwargs:  # the common call pays for nothing else
+                name = f"{type(args[0]).__name__}.{func.__name__}" if takes_self and args else func.__name__
+                if new_name in kwargs:
+                    message = (
+                        f"Both `{old_name}` and `{new_name}` are set for `{name}`. Using `{new_name}={kwargs[new_name]}` "
+                        f"and ignoring deprecated `{old_name}={kwargs[old_name]}`."
+                    )
+                    kwargs.pop(old_name)
+                else:
+                    message = f"`{old_name}` is deprecated and will be removed in version {version} for `{name}`. Use `{new_name}` instead."
+                    kwargs[new_name] = kwargs.pop(old_name)
                 if not is_torchdynamo_compiling():
                     warnings.warn(message, FutureWarning, stacklevel=2)
             return func(*args, **kwargs)
