@@ -27,6 +27,7 @@ from errorkb.verify.plan import Check
 from errorkb.verify.run import Run, check_spec, child_env, collect, kill_group
 
 _KILL_GRACE_S = 10.0  # after SIGKILL, how long to wait for the zygote to reap the child
+_START_S = 600.0  # how long a zygote may take to import torch and its target
 
 
 @dataclass
@@ -91,7 +92,9 @@ class Zygote:
                 pending.exited.set()
 
     def wait_ready(self) -> None:
-        self.hello.wait()
+        if not self.hello.wait(_START_S):
+            kill_group(self.process.pid)
+            raise WorkerDied(f"the worker for {self.key[0]}/{self.key[1]} did not start within {_START_S:g} s")
         if not self.ready and self.error is None:
             raise WorkerDied(self.dead or "the worker never said hello")
 
@@ -117,11 +120,12 @@ class Zygote:
             if timed_out:
                 kill_group(pending.pid)
                 pending.exited.wait(_KILL_GRACE_S)
-            kill_group(pending.pid)  # whatever the snippet left running in its group
             if pending.returncode is None and not timed_out:
                 raise WorkerDied(self.dead or "the worker lost the check")
             return pending.returncode, timed_out, time.perf_counter() - started
         finally:
+            if pending.pid is not None:
+                kill_group(pending.pid)  # whatever the snippet left running in its group, however it ended
             with self.lock:
                 self.pending.pop(request_id, None)
 
