@@ -85,3 +85,20 @@ def test_junit_has_a_suite_per_target_device_with_failures_and_skips(runs):
 def test_a_bad_entry_id_is_a_usage_error_with_a_suggestion(runs, capsys):
     assert main(["--root", str(runs[0]["root"]), "verify", "good-head-dimm"]) == 2
     assert "did you mean 'good-head-dim'" in capsys.readouterr().err
+
+
+def test_the_progress_bar_draws_only_on_a_terminal():
+    import io
+
+    from rich.console import Console
+
+    from errorkb.cli import _progress
+
+    for terminal in (True, False):
+        sink = io.StringIO()
+        console = Console(file=sink, force_terminal=terminal, width=80)
+        with _progress(console, enabled=console.is_terminal) as progress:
+            progress.start(3)
+            for _ in range(3):
+                progress.advance({})
+        assert ("verifying" in sink.getvalue()) is terminal
