@@ -9,6 +9,7 @@ pages show what a report says. Author prose always goes through `inert` (see `er
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import html
@@ -58,6 +59,19 @@ class Snippet:
     sha256: str
 
 
+@dataclass(frozen=True)
+class VersionRange:
+    """What the version matrix found for one entry, already worded: "5.5.1 – 5.24.0"."""
+
+    raises: str  # releases where the before snippet raised the error ("" if none)
+    fix_works: str  # releases where the after snippet passed
+    fixed_in: str | None  # first release after the last raising one where it no longer raises
+    newest: str | None  # the newest release the matrix ran
+    tested: int  # releases that ran
+    failed_setup: tuple[str, ...] = ()
+    stale: bool = False  # a snippet changed since the matrix ran
+
+
 @dataclass
 class EntryPage:
     entry: Entry
@@ -66,6 +80,7 @@ class EntryPage:
     records: list[dict]  # latest verification record of each check of this entry
     related: list[Entry] = field(default_factory=list)
     excerpt: list[tuple[int, str]] | None = None
+    versions: VersionRange | None = None  # from the upstream version matrix, when one ran
 
     @property
     def url(self) -> str:
@@ -301,6 +316,7 @@ def entry_document(page: EntryPage) -> dict:
         "source_url": entry.source_url,
         "snippets": {role: {"file": s.path, "sha256": s.sha256, "code": s.full} for role, s in page.snippets.items()},
         "badges": [_badge_json(b) for b in badges(page)],
+        "versions": dataclasses.asdict(page.versions) if page.versions else None,
         "verification": [
             {key: record.get(key) for key in ("id", "role", "target", "device", "outcome", "reason",
                                               "verified_at", "snippet_sha256", "environment")}

@@ -37,6 +37,9 @@ def site_files(project, loaded: LoadResult, reports: list[Report], *,
     """The entry pages' models and every file to publish. `edit_url(project_relative_path)`
     gives the URL that edits an entry's YAML, or None."""
     pages = render.build_pages(project, loaded.entries, latest_results(reports))
+    ranges = version_ranges(project, pages)
+    for page in pages:
+        page.versions = ranges.get(page.entry.id)
     files: list[SiteFile] = []
     for page in pages:
         url = edit_url(page.yaml_path) if edit_url else None
@@ -52,6 +55,30 @@ def site_files(project, loaded: LoadResult, reports: list[Report], *,
     ]
     files += [SiteFile(path, (ASSETS / name).read_text(encoding="utf-8")) for path, name in ASSET_FILES.items()]
     return pages, files
+
+
+def version_ranges(project, pages: list[render.EntryPage]) -> dict[str, render.VersionRange]:
+    """Per entry, the releases where it raises, read from the version matrix report
+    (`errorkb matrix`) when there is one. The site never runs the matrix itself."""
+    try:
+        from errorkb import matrix
+    except ImportError:  # the matrix is optional: without it the page shows the entry's notes
+        return {}
+    data = matrix.read_matrix(project)
+    if not data:
+        return {}
+    newest = next((r["release"] for r in reversed(data.get("releases", [])) if r.get("status") == "ran"), None)
+    ranges = {}
+    for page in pages:
+        summary = matrix.summarize(page.entry.id, data, page.hashes)
+        if summary is None:
+            continue
+        tested = sum(1 for r in data.get("releases", [])
+                     if (data.get("entries", {}).get(page.entry.id, {}).get(r["release"]) or {}).get("status") == "ran")
+        ranges[page.entry.id] = render.VersionRange(
+            matrix.describe_spans(summary.raises), matrix.describe_spans(summary.after_passes), summary.fixed_in,
+            newest, tested, tuple(summary.failed_setup), summary.stale)
+    return ranges
 
 
 def _json(document: dict) -> str:
