@@ -27,6 +27,14 @@ from .models import Gemma2Config, LlamaConfig, MistralConfig, T5Config
 # The upstream release whose behaviour this package reproduces.
 __version__ = "5.15.1"
 
+# Where each upstream module a snippet may import lives here, for whoever installs the
+# `transformers` -> `errorkb.kvcache` import alias.
+TRANSFORMERS_MODULES = {
+    "transformers": "errorkb.kvcache",
+    "transformers.cache_utils": "errorkb.kvcache.cache_utils",
+    "transformers.configuration_utils": "errorkb.kvcache.configuration_utils",
+}
+
 __all__ = [
     "Cache",
     "CacheLayerMixin",

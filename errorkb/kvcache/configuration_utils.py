@@ -79,6 +79,9 @@ class PreTrainedConfig:
 
     def __post_init__(self, **kwargs):
         """Unknown keywords become attributes: that is how hybrid configs get ``layer_types``."""
+        torch_dtype = kwargs.pop("torch_dtype", None)  # the pre-5.0 name of `dtype`
+        if torch_dtype is not None and self.dtype is None:
+            self.dtype = torch_dtype
         if isinstance(self.dtype, str):
             import torch
 

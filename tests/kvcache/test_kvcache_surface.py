@@ -96,3 +96,55 @@ def test_top_level_cache_exports_exist_upstream():
     theirs = upstream().top
     for name in BUNDLED.top.__all__:
         assert getattr(theirs, name).__name__ == getattr(BUNDLED.top, name).__name__
+
+
+CONFIG_ATTRIBUTES = (
+    "num_hidden_layers",
+    "hidden_size",
+    "num_attention_heads",
+    "num_key_value_heads",
+    "head_dim",
+    "sliding_window",
+    "layer_types",
+    "attention_chunk_size",
+    "num_kv_shared_layers",
+    "is_encoder_decoder",
+    "dtype",
+)
+
+CONFIG_RECIPES = {
+    "llama-default": ("LlamaConfig", {}),
+    "llama-gqa": ("LlamaConfig", {"num_hidden_layers": 12, "num_attention_heads": 8, "num_key_value_heads": 2, "hidden_size": 1024}),
+    "llama-head-dim": ("LlamaConfig", {"head_dim": 96, "torch_dtype": "float16"}),
+    "mistral-default": ("MistralConfig", {}),
+    "mistral-window": ("MistralConfig", {"num_hidden_layers": 3, "sliding_window": 8}),
+    "mistral-no-window": ("MistralConfig", {"sliding_window": None}),
+    "gemma2-default": ("Gemma2Config", {}),
+    "gemma2-small": ("Gemma2Config", {"num_hidden_layers": 5, "sliding_window": 4}),
+    "gemma2-layer-types": ("Gemma2Config", {"num_hidden_layers": 2, "layer_types": ["full_attention", "full_attention"]}),
+    "t5-default": ("T5Config", {}),
+    "t5-decoder": ("T5Config", {"num_layers": 3, "num_decoder_layers": 5, "d_kv": 32}),
+    "generic-hybrid": (
+        "PreTrainedConfig",
+        {"num_hidden_layers": 3, "layer_types": ["full_attention", "linear_attention", "moe"], "number_of_conv_states": 2},
+    ),
+    "generic-chunked": ("PreTrainedConfig", {"num_hidden_layers": 2, "attention_chunk_size": 4, "dtype": "bfloat16"}),
+    "generic-empty": ("PreTrainedConfig", {}),
+}
+
+
+def config_view(config):
+    view = {}
+    for name in CONFIG_ATTRIBUTES:
+        value = getattr(config, name, "<absent>")
+        view[name] = str(value) if name == "dtype" else value
+    return view
+
+
+@pytest.mark.parametrize("recipe", list(CONFIG_RECIPES))
+def test_config_attributes_agree(recipe):
+    class_name, kwargs = CONFIG_RECIPES[recipe]
+    theirs = getattr(upstream().top, class_name)(**kwargs)
+    ours = getattr(BUNDLED.top, class_name)(**kwargs)
+    assert config_view(ours) == config_view(theirs)
+    assert config_view(ours.get_text_config(decoder=True)) == config_view(theirs.get_text_config(decoder=True))
