@@ -302,7 +302,7 @@ def stub_backend_results(tmp_path_factory):
     groups: dict[tuple[str, str], list[str]] = {}
     for site_id, (stub, version, *_rest) in BACKEND_SITES.items():
         groups.setdefault((stub, version), []).append(site_id)
-    results = {}
+    children = {}
     for (stub, version), site_ids in groups.items():
         root = tmp_path_factory.mktemp(f"{stub}-{version}")
         for rel, text in _STUBS[stub].items():
@@ -311,11 +311,19 @@ def stub_backend_results(tmp_path_factory):
             path.write_text(text.format(version=version))
         env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), str(repo)])}
         cases = [[BACKEND_SITES[s][2], BACKEND_SITES[s][3]] for s in site_ids]
-        done = subprocess.run(
-            [sys.executable, "-c", _CHILD, json.dumps(cases)], capture_output=True, text=True, env=env, timeout=180
+        # Started together: each child mostly waits on importing torch and transformers.
+        children[tuple(site_ids)] = subprocess.Popen(
+            [sys.executable, "-c", _CHILD, json.dumps(cases)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
         )
-        assert done.returncode == 0, done.stderr
-        for site_id, pair in zip(site_ids, json.loads(done.stdout.strip().splitlines()[-1])):
+    results = {}
+    for site_ids, child in children.items():
+        stdout, stderr = child.communicate(timeout=300)
+        assert child.returncode == 0, stderr
+        for site_id, pair in zip(site_ids, json.loads(stdout.strip().splitlines()[-1])):
             results[site_id] = pair
     return results
 
