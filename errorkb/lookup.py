@@ -5,7 +5,8 @@ Readers paste what they have: a bare message, `ValueError: message`, a whole tra
 pytest's `E   ValueError: ...` lines. The rules, identical in `errorkb/assets/lookup.js`
 (a test runs both on the same inputs):
 
-1. Line endings become `\\n`; the text is stripped.
+1. Line endings become `\\n`; the text is stripped, and so is every template (a source
+   message may end in a space that no paste keeps).
 2. Candidates: every line shaped `[indent][E  ]Name: message` gives its one-line message and,
    when lines follow up to a blank line or a traceback marker, the multi-line message too
    (later exceptions first: the last one in a traceback is the one raised); then the whole
@@ -117,7 +118,8 @@ class Lookup:
     def __init__(self, known: Iterable[Known]):
         self._items = []
         for one in known:
-            template = MessageTemplate.parse(one.message)
+            # Pastes are stripped, so templates are too: a source message may end in a space.
+            template = MessageTemplate.parse(one.message.strip())
             fixed = sum(len(p.text) for p in template.parts if isinstance(p, Literal))
             self._items.append((one, template, _anchor(template), fixed))
 

@@ -288,7 +288,8 @@ def render_verification(pages: list[EntryPage], reports: list | None = None) -> 
     """Every check's latest result, the environments they ran in, and when."""
     records = [r for page in pages for r in page.records]
     hashes = {page.entry.id: page.hashes for page in pages}
-    combos = sorted({(r["target"], r["device"]) for r in records},
+    everywhere = {(t, d) for t in evidence.TARGETS for d in evidence.DEVICES}
+    combos = sorted({(r["target"], r["device"]) for r in records} | everywhere,
                     key=lambda c: (evidence.TARGETS.index(c[0]) if c[0] in evidence.TARGETS else 9,
                                    evidence.DEVICES.index(c[1]) if c[1] in evidence.DEVICES else 9, c))
     rows = []

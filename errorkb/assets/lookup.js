@@ -142,7 +142,8 @@
   /* Every entry of the JSON index compiled once; `find` answers one paste. */
   class Lookup {
     constructor(entries) {
-      this.items = entries.map((entry) => ({ entry, template: new MessageTemplate(entry.message) }));
+      // Pastes are stripped, so templates are too: a source message may end in a space.
+      this.items = entries.map((entry) => ({ entry, template: new MessageTemplate(entry.message.replace(/^\s+|\s+$/gu, "")) }));
     }
     find(pasted) {
       const text = normalize(pasted);

@@ -122,3 +122,9 @@ def test_cli_lookup_imports_no_torch(project):
             "assert 'torch' not in sys.modules, 'torch imported'; sys.exit(rc)")
     result = subprocess.run([sys.executable, "-c", code, str(project), MESSAGE], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
+
+
+def test_a_template_ending_in_a_space_still_matches_a_stripped_paste():
+    kb = Lookup([Known("quanto", "q", "ImportError", "You need optimum-quanto {v} to use `X`. ")])
+    found = kb.find("ImportError: You need optimum-quanto 0.2.5 to use `X`. \n")
+    assert found and found[0].exact and found[0].values == {"v": "0.2.5"}

@@ -115,9 +115,9 @@ def test_json_documents_carry_entry_evidence_and_index(project):
 def test_browse_pages_group_by_exception_and_by_api(project):
     _, files = pages_of(project)
     by_path = {f.path: f.content for f in files}
-    assert "## ValueError" in by_path["errors/by-exception.md"]
+    assert "## `ValueError`" in by_path["errors/by-exception.md"]
     api = by_path["errors/by-api.md"]
-    assert "## Cache" in api and "### Cache.early_initialization" in api
+    assert "## `Cache`" in api and "### `Cache.early_initialization`" in api
     assert api.count("transformers/head-dim-list-length.md") == 1
 
 
