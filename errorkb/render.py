@@ -45,6 +45,7 @@ ERRORS_INDEX = "errors/index.md"
 BY_EXCEPTION = "errors/by-exception.md"
 BY_API = "errors/by-api.md"
 VERIFICATION = "verification.md"
+TAGS = "tags.md"
 INDEX_JSON = "api/errors/index.json"
 SCHEMA_JSON = "api/schema/entry.json"
 
@@ -271,6 +272,15 @@ def render_by_exception(pages: list[EntryPage]) -> str:
     for page in pages:
         groups[page.entry.exception].append(page)
     return _render("by-exception.md.j2", groups=sorted(groups.items()), here=BY_EXCEPTION, badges=badges)
+
+
+def render_tags(pages: list[EntryPage]) -> str:
+    """A plain tag listing for other engines; in MkDocs, docs/tags.md (Material's tags plugin) wins."""
+    groups: dict[str, list[EntryPage]] = defaultdict(list)
+    for page in pages:
+        for tag in page.entry.tags:
+            groups[tag].append(page)
+    return _render("tags.md.j2", groups=sorted(groups.items()), here=TAGS)
 
 
 def render_by_api(pages: list[EntryPage]) -> str:

@@ -50,6 +50,7 @@ def site_files(project, loaded: LoadResult, reports: list[Report], *,
         SiteFile(render.BY_EXCEPTION, render.render_by_exception(pages), page=True),
         SiteFile(render.BY_API, render.render_by_api(pages), page=True),
         SiteFile(render.VERIFICATION, render.render_verification(pages, reports), page=True),
+        SiteFile(render.TAGS, render.render_tags(pages), page=True),
         SiteFile(render.INDEX_JSON, _json(render.index_document(pages))),
         SiteFile(render.SCHEMA_JSON, _json(Entry.model_json_schema())),
     ]

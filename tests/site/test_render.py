@@ -138,6 +138,7 @@ def test_render_command_writes_plain_markdown_and_json(project, tmp_path):
     assert page.startswith("---\ntitle: ") and "## What it means" in page
     assert json.loads((out / "api" / "errors" / "index.json").read_text())["entries"]
     assert (out / "assets" / "errorkb" / "lookup.js").is_file() and (out / "verification.md").is_file()
+    assert "transformers/head-dim-list-length.md" in (out / "tags.md").read_text()  # links resolve without MkDocs
 
 
 # -- inert prose ------------------------------------------------------------------------------
