@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
+from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints,
+                      field_validator, model_validator)
 
 from errorkb.message import MessageTemplate, TemplateSyntaxError
 
@@ -93,7 +94,54 @@ class GuardExpectation(Strict):
         return self
 
 
-class Guard(Strict):
+def _check_requirements(values: list[str]) -> list[str]:
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    for value in values:
+        try:
+            Requirement(value)
+        except InvalidRequirement as error:
+            raise ValueError(f"{value!r} is not a requirement string like 'hqq>=0.2': {error}") from None
+    return values
+
+
+Requirements = Annotated[list[str], AfterValidator(_check_requirements)]
+
+
+class Needs(Strict):
+    """Optional packages a snippet needs present or absent; unmet, its checks are 'not run'."""
+
+    requires: Requirements = Field(
+        default_factory=list,
+        description="Distributions needed besides the target, as requirement strings (e.g. "
+        "'optimum-quanto>0.2.5'); where one is missing, the checks are recorded as not run.",
+    )
+    without: Requirements = Field(
+        default_factory=list,
+        description="Distributions that must be absent (e.g. for an error about a missing optional "
+        "backend); where one is installed, the checks are recorded as not run.",
+    )
+    torch_build: Literal["cpu", "cuda"] | None = Field(
+        default=None,
+        description="The torch build the error needs: 'cpu' for errors only a CPU-only build raises "
+        "(a CUDA build raises something else even with no GPU visible); elsewhere, not run.",
+    )
+
+
+class SnippetRef(Needs):
+    """A before/after snippet: a file name, or a mapping with the file and what it needs."""
+
+    file: SnippetFile
+
+    def __str__(self) -> str:
+        return self.file
+
+
+def _snippet_ref(value: object) -> object:
+    return {"file": value} if isinstance(value, str) else value
+
+
+class Guard(Needs):
     title: str = Field(min_length=1)
     strategy: Literal["validation", "normalization", "construction", "fallback", "isolation"] = Field(
         description="What kind of defence this is; shown as a label on the page."
@@ -130,22 +178,24 @@ class Entry(Strict):
     solutions: list[Solution] = Field(min_length=1)
     prevention: list[Markdown] = Field(min_length=1)
 
-    before: SnippetFile = "before.py"
-    after: SnippetFile = "after.py"
+    before: Annotated[SnippetRef, BeforeValidator(_snippet_ref)] = SnippetRef(file="before.py")
+    after: Annotated[SnippetRef, BeforeValidator(_snippet_ref)] = SnippetRef(file="after.py")
     expect: BeforeExpectation = Field(default_factory=BeforeExpectation)
     guards: list[Guard] = Field(min_length=1)
 
     related: list[Slug] = Field(default_factory=list)
-    requires: list[str] = Field(
+    requires: Requirements = Field(
         default_factory=list,
-        description="Distributions the snippets need besides the target, as requirement strings "
-        "(e.g. 'optimum-quanto>=0.2.5'); where one is missing, checks are recorded as not run.",
+        description="Distributions every snippet needs besides the target (e.g. 'hqq>=0.2.1'); "
+        "a snippet's own `requires` adds to these. Unmet, the checks are recorded as not run.",
     )
-    without: list[str] = Field(
+    without: Requirements = Field(
         default_factory=list,
-        description="Distributions that must be absent for the error to happen (e.g. an error "
-        "about a missing optional backend); where one is installed, checks are not run.",
+        description="Distributions that must be absent for every snippet; a snippet's own `without` "
+        "adds to these. Where one is installed, the checks are recorded as not run.",
     )
+    torch_build: Literal["cpu", "cuda"] | None = Field(
+        default=None, description="The torch build every snippet needs ('cpu' or 'cuda'); see guards' field.")
     devices: list[Literal["cpu", "cuda"]] = Field(
         default_factory=lambda: ["cpu", "cuda"], min_length=1,
         description="Device kinds on which the error can happen; checks on the others are not run.",
@@ -157,18 +207,6 @@ class Entry(Strict):
     def _message_parses(cls, value: str) -> str:
         MessageTemplate.parse(value)
         return value
-
-    @field_validator("requires", "without")
-    @classmethod
-    def _requirements_parse(cls, values: list[str]) -> list[str]:
-        from packaging.requirements import InvalidRequirement, Requirement
-
-        for value in values:
-            try:
-                Requirement(value)
-            except InvalidRequirement as error:
-                raise ValueError(f"{value!r} is not a requirement string like 'hqq>=0.2': {error}") from None
-        return values
 
     @property
     def template(self) -> MessageTemplate:
@@ -182,9 +220,17 @@ class Entry(Strict):
 
     def snippet_files(self) -> list[tuple[str, str]]:
         """(role, file name) of every snippet, in page order."""
-        files = [("before", self.before), ("after", self.after)]
-        files += [(f"guard:{guard.file.removesuffix('.py')}", guard.file) for guard in self.guards]
-        return files
+        return [(role, snippet.file) for role, snippet in self.snippets()]
+
+    def snippets(self) -> list[tuple[str, SnippetRef | Guard]]:
+        """(role, snippet) in page order; roles are 'before', 'after' and 'guard:<file stem>'."""
+        return [("before", self.before), ("after", self.after),
+                *((f"guard:{guard.file.removesuffix('.py')}", guard) for guard in self.guards)]
+
+    def needs(self, role: str) -> tuple[list[str], list[str], str | None]:
+        """(requires, without, torch build) of one snippet: the entry's, then the snippet's own."""
+        own = dict(self.snippets())[role]
+        return [*self.requires, *own.requires], [*self.without, *own.without], own.torch_build or self.torch_build
 
 
 def library_folder(library: str) -> str:

@@ -292,7 +292,7 @@ def cross_check(loaded: list[LoadedEntry], project: Project) -> list[Problem]:
 def _check_snippets(one: LoadedEntry, project: Project) -> list[Problem]:
     problems = []
     entry = one.entry
-    locations: list[tuple[str, Loc]] = [(entry.before, ("before",)), (entry.after, ("after",))]
+    locations: list[tuple[str, Loc]] = [(entry.before.file, ("before",)), (entry.after.file, ("after",))]
     locations += [(guard.file, ("guards", i, "file")) for i, guard in enumerate(entry.guards)]
     seen: set[str] = set()
     for file, loc in locations:

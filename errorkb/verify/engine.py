@@ -55,7 +55,7 @@ class Verifier:
         self.timeout = timeout or project.timeout
 
     def reason_not_run(self, check: Check) -> str | None:
-        return (self.unavailable[check.target] or unmet(check.entry, check.device)
+        return (self.unavailable[check.target] or unmet(check.entry, check.role, check.device)
                 or (self.cuda_absent if check.device == "cuda" else None))
 
     def warm(self, checks: list[Check]) -> None:

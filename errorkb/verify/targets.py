@@ -40,17 +40,37 @@ class _AliasFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         """The real module is already executed; nothing to do."""
 
 
+# Optional backends that import transformers' model classes when `transformers` is importable.
+# Under the alias that would be errorkb.kvcache, which has only the cache API; so they are
+# imported first with transformers hidden, as on a machine without it. Their quantizers, which
+# the cache uses, do not depend on transformers.
+_BACKENDS_WITHOUT_TRANSFORMERS = ("optimum.quanto",)
+
+
 def activate(target: str) -> None:
     """Make `import transformers` resolve to `target` in this process."""
     if target == "bundled":
         for name in [n for n in sys.modules if n == "transformers" or n.startswith("transformers.")]:
             del sys.modules[name]
+        _import_backends_without_transformers()
         sys.meta_path.insert(0, _AliasFinder())
     elif target == "upstream":
         if importlib.util.find_spec("transformers") is None:
             raise ModuleNotFoundError("the real transformers package is not installed")
     else:
         raise ValueError(f"unknown target {target!r}; known: {', '.join(TARGETS)}")
+
+
+def _import_backends_without_transformers() -> None:
+    for backend in _BACKENDS_WITHOUT_TRANSFORMERS:
+        parent = backend.split(".")[0]
+        if importlib.util.find_spec(parent) is None or importlib.util.find_spec(backend) is None:
+            continue
+        sys.modules["transformers"] = None  # find_spec("transformers") is None while this is set
+        try:
+            importlib.import_module(backend)
+        finally:
+            del sys.modules["transformers"]
 
 
 def target_roots(target: str) -> list[str]:

@@ -1,0 +1,49 @@
+"""What an entry or one of its snippets needs installed, absent, or built; unmet means 'not run'."""
+
+from __future__ import annotations
+
+from kb_factory import VALID_ENTRY, make_project
+
+from errorkb.load import load_project_entries
+from errorkb.project import load_project
+from errorkb.verify.requirements import torch_build, unmet
+
+
+def entry_with(tmp_path, replacements: dict[str, str]):
+    text = VALID_ENTRY.format(id="demo-error")
+    for old, new in replacements.items():
+        assert old in text
+        text = text.replace(old, new)
+    make_project(tmp_path, entries={"demo-error.yml": text})
+    result = load_project_entries(load_project(tmp_path))
+    assert [str(p) for p in result.problems] == []
+    return result.entries[0].entry
+
+
+def test_snippet_needs_add_to_the_entry_needs(tmp_path):
+    entry = entry_with(tmp_path, {
+        "guards:": "requires: [pytest]\nbefore:\n  file: before.py\n  without: [pytest]\n"
+                   "after:\n  file: after.py\n  requires: [no-such-distribution-xyz>=1]\nguards:",
+    })
+    assert unmet(entry, "before", "cpu").startswith("needs pytest to be absent (installed: ")
+    assert unmet(entry, "after", "cpu") == "needs no-such-distribution-xyz>=1 (not installed)"
+    assert unmet(entry, "guard:guard", "cpu") is None  # only the entry's own `requires: [pytest]`
+
+
+def test_version_specifiers_are_honoured(tmp_path):
+    entry = entry_with(tmp_path, {"guards:": "requires: ['pytest<1']\nguards:"})
+    assert unmet(entry, "before", "cpu").startswith("needs pytest<1 (installed: ")
+
+
+def test_devices_and_torch_build(tmp_path):
+    other = "cuda" if torch_build() == "cpu" else "cpu"
+    entry = entry_with(tmp_path, {"guards:": f"devices: [cpu]\ntorch_build: {other}\nguards:"})
+    assert unmet(entry, "before", "cuda") == "this error only happens on cpu"
+    assert unmet(entry, "before", "cpu") == f"needs a {other} build of torch (this one is a {torch_build()} build)"
+
+
+def test_a_bad_requirement_string_is_a_located_problem(tmp_path):
+    make_project(tmp_path, entries={"demo-error.yml": VALID_ENTRY.format(id="demo-error").replace(
+        "guards:", "requires: ['not a requirement!!']\nguards:")})
+    problems = [str(p) for p in load_project_entries(load_project(tmp_path)).problems]
+    assert len(problems) == 1 and "is not a requirement string like 'hqq>=0.2'" in problems[0], problems
