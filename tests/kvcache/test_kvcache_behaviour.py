@@ -417,3 +417,73 @@ def test_top_level_exports_match_upstream_cache_exports():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert all(getattr(kv, name).__qualname__ == name for name in expected)
+
+
+# --- synthetic one-value-per-token scenarios (the shape of upstream's SyntheticCacheTest) ---------
+
+
+def tokens(*values):
+    return torch.tensor(values)[None, None, :, None]
+
+
+def stored(cache, layer=0):
+    return cache.layers[layer].keys[0, 0, :, 0].tolist()
+
+
+def one_layer(layer_types, window=4):
+    return kv.Gemma2Config(
+        num_hidden_layers=len(layer_types), num_key_value_heads=1, num_attention_heads=1, head_dim=1, hidden_size=1,
+        sliding_window=window, layer_types=layer_types,
+    )
+
+
+def test_synthetic_static_fill_and_overflow():
+    cache = kv.StaticCache(config=one_layer(["full_attention"]), max_cache_len=4)
+    cache.update(tokens(1.0, 2.0), tokens(1.0, 2.0), 0, cache_kwargs=None)  # extra kwargs pass through
+    cache.update(tokens(3.0), tokens(3.0), 0)
+    assert stored(cache) == [1.0, 2.0, 3.0, 0.0]
+    cache.update(tokens(4.0), tokens(4.0), 0)
+    assert stored(cache) == [1.0, 2.0, 3.0, 4.0]
+    with pytest.raises(IndexError):
+        cache.update(tokens(5.0), tokens(5.0), 0)
+
+
+def test_synthetic_static_sliding_scenarios():
+    config = one_layer(["sliding_attention"])
+    cache = kv.StaticCache(config=config, max_cache_len=4)
+    cache.update(tokens(1.0, 2.0), tokens(1.0, 2.0), 0)
+    cache.update(tokens(3.0), tokens(3.0), 0)
+    assert stored(cache) == [1.0, 2.0, 3.0, 0.0]
+
+    cache = kv.StaticCache(config=config, max_cache_len=4)
+    cache.update(tokens(1.0, 2.0, 3.0, 4.0), tokens(1.0, 2.0, 3.0, 4.0), 0)
+    cache.update(tokens(5.0), tokens(5.0), 0)
+    assert stored(cache) == [2.0, 3.0, 4.0, 5.0]
+    cache.update(tokens(6.0), tokens(6.0), 0)
+    assert stored(cache) == [3.0, 4.0, 5.0, 6.0]
+
+    cache = kv.StaticCache(config=config, max_cache_len=4)
+    cache.update(tokens(1.0, 2.0, 3.0, 4.0, 5.0, 6.0), tokens(1.0, 2.0, 3.0, 4.0, 5.0, 6.0), 0)
+    assert stored(cache) == [3.0, 4.0, 5.0, 6.0]
+
+
+def test_synthetic_dynamic_layers_grow_independently():
+    cache = kv.DynamicCache()
+    cache.update(tokens(1.0, 2.0), tokens(1.0, 2.0), 0)
+    cache.update(tokens(10.0, 20.0), tokens(10.0, 20.0), 1)
+    for value, other in ((3.0, 30.0), (4.0, 40.0)):
+        cache.update(tokens(value), tokens(value), 0)
+        cache.update(tokens(other), tokens(other), 1)
+    assert stored(cache, 0) == [1.0, 2.0, 3.0, 4.0] and stored(cache, 1) == [10.0, 20.0, 30.0, 40.0]
+
+
+def test_synthetic_static_plus_sliding_window_of_two():
+    cache = kv.StaticCache(config=one_layer(["full_attention", "sliding_attention"], window=2), max_cache_len=4)
+    full, _ = cache.update(tokens(1.0, 2.0, 3.0), tokens(1.0, 2.0, 3.0), 0)
+    window, _ = cache.update(tokens(10.0, 20.0, 30.0), tokens(10.0, 20.0, 30.0), 1)
+    assert full[0, 0, :, 0].tolist() == [1.0, 2.0, 3.0, 0.0]
+    assert window[0, 0, :, 0].tolist() == [10.0, 20.0, 30.0]  # the whole prompt is returned
+    assert stored(cache, 1) == [20.0, 30.0]  # only the window is kept
+    cache.update(tokens(5.0), tokens(5.0), 0)
+    cache.update(tokens(50.0), tokens(50.0), 1)
+    assert stored(cache, 0) == [1.0, 2.0, 3.0, 5.0] and stored(cache, 1) == [30.0, 50.0]
