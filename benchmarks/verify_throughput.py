@@ -90,7 +90,9 @@ def build(root: Path, n: int) -> list[Path]:
         folder = root / "snippets" / entry_id
         folder.mkdir(parents=True)
         for name, body in SNIPPETS.items():
-            (folder / name).write_text(PRELUDE.format(layers=layers) + body.format(short=max(1, layers - 1)))
+            # a distinct text per snippet: identical snippets of identical entries share a cache key
+            text = f"# synthetic {number}\n" + PRELUDE.format(layers=layers) + body.format(short=max(1, layers - 1))
+            (folder / name).write_text(text)
             snippets.append(folder / name)
     return snippets[:n]
 
@@ -126,6 +128,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=200, help="checks (≥ 200 for the goal)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--skip-naive", action="store_true", help="only the pool and cache runs (no ratio)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="errorkb-bench-") as folder:
         root = Path(folder)
@@ -136,19 +139,22 @@ def main() -> int:
         pool_s, report = verify(root, args.jobs, "--no-cache")
         summary = report["summary"]
         print(f"errorkb verify (warm pool, no cache): {pool_s:8.2f} s  {summary}")
-        naive_s, finished = naive(snippets, args.jobs)
-        print(f"python snippet.py per check:          {naive_s:8.2f} s  ({finished}/{len(snippets)} ran to an exit code)")
-        ratio = naive_s / pool_s
-        print(f"ratio: {ratio:.1f}× faster (goal ≥ 10×)")
+        ratio = None
+        if not args.skip_naive:
+            naive_s, finished = naive(snippets, args.jobs)
+            print(f"python snippet.py per check:          {naive_s:8.2f} s  ({finished}/{len(snippets)} ran to an exit code)")
+            ratio = naive_s / pool_s
+            print(f"ratio: {ratio:.1f}× faster (goal ≥ 10×)")
 
         cache = root / "cache"
-        fill_s, _ = verify(root, args.jobs, "--cache-dir", str(cache))
+        fill_s, fill = verify(root, args.jobs, "--cache-dir", str(cache))
+        ran = sum(1 for record in fill["checks"] if not record.get("cached"))
         warm_s, warm = verify(root, args.jobs, "--cache-dir", str(cache))
         hits = sum(1 for record in warm["checks"] if record.get("cached"))
-        print(f"cache fill run: {fill_s:.2f} s; warm cache run: {warm_s:.2f} s, {hits}/{len(warm['checks'])} "
+        print(f"cache fill run: {fill_s:.2f} s ({ran} checks ran); warm cache run: {warm_s:.2f} s, {hits}/{len(warm['checks'])} "
               "checks from the cache (goal < 2 s)")
     print(f"load average at the end: {os.getloadavg()[0]:.1f} (other work on the machine slows both sides)")
-    ok = summary["pass"] == len(snippets) and ratio >= 10 and warm_s < 2 and hits == len(snippets)
+    ok = summary["pass"] == len(snippets) and (ratio is None or ratio >= 10) and warm_s < 2 and hits == len(snippets)
     print("goals met" if ok else "GOALS NOT MET (or a check failed)")
     return 0 if ok else 1
 

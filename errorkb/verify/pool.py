@@ -55,7 +55,8 @@ class Zygote:
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, env=child_env(device),
                 start_new_session=True,
             )
-        self.lock = threading.Lock()
+        self.lock = threading.Lock()  # guards `pending` and `next_id`
+        self.write_lock = threading.Lock()  # one request line at a time; never held while reading
         self.pending: dict[int, _Pending] = {}
         self.next_id = 0
         self.hello = threading.Event()
@@ -106,7 +107,7 @@ class Zygote:
         request = {"id": request_id, "spec": spec, "cwd": str(cwd),
                    "result": str(scratch / "observation.json"), "output": str(scratch / "output.txt")}
         try:
-            with self.lock:
+            with self.write_lock:
                 self.process.stdin.write((json.dumps(request) + "\n").encode())  # type: ignore[union-attr]
                 self.process.stdin.flush()  # type: ignore[union-attr]
         except (BrokenPipeError, OSError) as error:
