@@ -18,9 +18,9 @@ pytest's `E   ValueError: ...` lines. The rules, identical in `errorkb/assets/lo
 4. Ranking: exact match over search; a named, agreeing exception over none; then the more
    fixed text a template has, the more specific it is; then id.
 
-Speed: a template can only match a text that contains its longest fixed piece, so that
-substring test rules out nearly every entry before any regex runs (1,000 entries: well
-under a millisecond). Nothing here imports torch or MkDocs.
+Speed: a template can only match a text that contains every one of its fixed pieces, so
+substring tests (longest piece first) rule out nearly every entry before any regex runs
+(1,000 entries: well under a millisecond). Nothing here imports torch or MkDocs.
 """
 
 from __future__ import annotations
@@ -120,8 +120,9 @@ class Lookup:
         for one in known:
             # Pastes are stripped, so templates are too: a source message may end in a space.
             template = MessageTemplate.parse(one.message.strip())
+            pieces = sorted({p.text for p in template.parts if isinstance(p, Literal)}, key=len, reverse=True)
             fixed = sum(len(p.text) for p in template.parts if isinstance(p, Literal))
-            self._items.append((one, template, _anchor(template), fixed))
+            self._items.append((one, template, tuple(pieces), fixed))
 
     def __len__(self) -> int:
         return len(self._items)
@@ -133,8 +134,8 @@ class Lookup:
             return []
         options = candidates(text)
         matches = []
-        for known, template, anchor, fixed in self._items:
-            if anchor not in text:
+        for known, template, pieces, fixed in self._items:
+            if pieces and (pieces[0] not in text or not all(piece in text for piece in pieces[1:])):
                 continue
             best = _match_one(known, template, fixed, text, options)
             if best is not None:
@@ -160,11 +161,6 @@ def _match_one(known: Known, template: MessageTemplate, fixed: int, text: str,
         if values is not None:
             best = Match(known, values, None, False, fixed)
     return best
-
-
-def _anchor(template: MessageTemplate) -> str:
-    """The longest fixed piece of a template: text that any match must contain."""
-    return max((part.text for part in template.parts if isinstance(part, Literal)), key=len, default="")
 
 
 def known_from_index(path: Path) -> list[Known]:

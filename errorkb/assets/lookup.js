@@ -86,7 +86,8 @@
       this.full = new RegExp(`^(?:${pattern})$`, "su");
       this.anywhere = new RegExp(pattern, "su");
       const literals = this.parts.filter((p) => "literal" in p).map((p) => p.literal);
-      this.anchor = literals.reduce((a, b) => (b.length > a.length ? b : a), "");
+      // Every fixed piece must occur in a text the template matches: a cheap test, longest first.
+      this.pieces = [...new Set(literals)].sort((a, b) => b.length - a.length);
       this.fixed = literals.reduce((n, text) => n + [...text].length, 0);
     }
     values(found) {
@@ -151,7 +152,7 @@
       const options = candidates(text);
       const matches = [];
       for (const { entry, template } of this.items) {
-        if (!text.includes(template.anchor)) continue;
+        if (!template.pieces.every((piece) => text.includes(piece))) continue;
         let best = null;
         for (const option of options) {
           if (option.exception !== null && !sameException(option.exception, entry.exception)) continue;
