@@ -61,6 +61,9 @@ def test_paste_box_finds_the_entry(visit, site_url, pasted):
     first = tab.page.locator(".ekb-lookup__hit").first
     expect(first.locator("a.ekb-lookup__title")).to_have_attribute("href", re.compile(re.escape(ENTRY) + "$"))
     expect(first).to_contain_text("{len(self.layers)} = 28")
+    if pasted == TRACEBACK:
+        ARTIFACTS.mkdir(exist_ok=True)
+        tab.page.screenshot(path=str(ARTIFACTS / "home-lookup.png"))
     assert tab.errors == [] and tab.outside == []
 
 
