@@ -41,30 +41,41 @@ def _release(version: str) -> tuple[int, ...]:
     return tuple(int(part) for part in re.findall(r"\d+", version.split("+")[0])[:3])
 
 
-def _installed_version(module: str, distribution: str) -> str | None:
-    """Version of an importable package, or None when it cannot be imported at all."""
-    if importlib.util.find_spec(module.split(".")[0]) is None:
+def _installed_version(module: str) -> str | None:
+    """Version of an importable package as upstream finds it, or None when it cannot be imported.
+
+    Like upstream: the distribution metadata of the import name when there is one, else the
+    module's own ``__version__``. A dotted name (``optimum.quanto``) never has distribution
+    metadata of its own, so its ``__version__`` is what counts.
+    """
+    top = module.split(".")[0]
+    if importlib.util.find_spec(top) is None:
         return None
-    if "." in module and importlib.util.find_spec(module) is None:
+    if module != top and importlib.util.find_spec(module) is None:
         return None
-    try:
-        return importlib.metadata.version(distribution)
-    except importlib.metadata.PackageNotFoundError:
-        return getattr(importlib.import_module(module), "__version__", "0")
+    distributions = importlib.metadata.packages_distributions().get(module, [])
+    if distributions:
+        wanted = module.replace("_", "-")
+        name = wanted if wanted in distributions else module if module in distributions else distributions[0]
+        try:
+            return importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            pass
+    return getattr(importlib.import_module(module), "__version__", "N/A")
 
 
 def is_optimum_quanto_available() -> bool:
-    return _installed_version("optimum.quanto", "optimum-quanto") is not None
+    return importlib.util.find_spec("optimum") is not None and _installed_version("optimum.quanto") is not None
 
 
 def is_quanto_greater(minimum: str) -> bool:
     """Strictly greater, on the release part, exactly as upstream compares it."""
-    found = _installed_version("optimum.quanto", "optimum-quanto")
+    found = _installed_version("optimum.quanto")
     return found is not None and _release(found) > _release(minimum)
 
 
 def is_hqq_available(minimum: str = "0.2.1") -> bool:
-    found = _installed_version("hqq", "hqq")
+    found = _installed_version("hqq")
     return found is not None and _release(found) >= _release(minimum)
 
 

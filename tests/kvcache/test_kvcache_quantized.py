@@ -1,0 +1,73 @@
+"""Differential: the quantized layer's residual/requantize logic, and the real quanto backend.
+
+The logic test plugs the same toy quantizer (round to a grid) into both implementations'
+`QuantizedLayer`, so it runs without any backend. The real-backend test needs optimum-quanto and
+is slow on first use (kernel builds), so it runs only with the slow profile.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import warnings
+
+import pytest
+import torch
+
+import kvcache_support
+from kvcache_support import BUNDLED, normalize, outcome, upstream
+
+pytestmark = pytest.mark.upstream
+
+
+def toy_layer(cache_utils, **kwargs):
+    class GridQuantizedLayer(cache_utils.QuantizedLayer):
+        """Quantize by rounding to a 1/4 grid; enough to see what was quantized and when."""
+
+        def _quantize(self, tensor, axis):
+            return (tensor * 4).round()
+
+        def _dequantize(self, q_tensor):
+            return q_tensor / 4
+
+    return GridQuantizedLayer(**kwargs)
+
+
+@pytest.mark.parametrize("residual_length", [1, 2, 3, 5])
+@pytest.mark.parametrize("prefill", [1, 4])
+def test_quantized_layer_logic_agrees(residual_length, prefill):
+    theirs_cu = upstream().cache_utils
+    generator = torch.Generator().manual_seed(residual_length * 10 + prefill)
+    steps = [torch.randn(2, 2, prefill if i == 0 else 1, 8, generator=generator) for i in range(8)]
+    layers = {
+        "upstream": toy_layer(theirs_cu, residual_length=residual_length),
+        "bundled": toy_layer(BUNDLED.cache_utils, residual_length=residual_length),
+    }
+    for step in steps:
+        results = {name: normalize(outcome(layer.update, step, step)) for name, layer in layers.items()}
+        assert results["bundled"] == results["upstream"]
+        views = {
+            name: (layer.get_seq_length(), normalize(layer.keys), normalize(layer._quantized_keys))
+            for name, layer in layers.items()
+        }
+        assert views["bundled"] == views["upstream"]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(importlib.util.find_spec("optimum") is None, reason="optimum-quanto is not installed")
+def test_quanto_backend_agrees():
+    if not kvcache_support.SLOW:
+        pytest.skip("slow: builds quanto kernels on first use; run with HYPOTHESIS_PROFILE=slow")
+    theirs = upstream().top
+    outputs = {}
+    for name, top in (("upstream", theirs), ("bundled", BUNDLED.top)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            config = top.LlamaConfig(num_hidden_layers=2, hidden_size=64, num_attention_heads=2)
+            cache = top.QuantizedCache("quanto", config, nbits=4, q_group_size=16, residual_length=3)
+            generator = torch.Generator().manual_seed(0)
+            seen = []
+            for i in range(6):
+                states = torch.randn(1, 2, 4 if i == 0 else 1, 32, generator=generator)
+                seen.append(normalize(cache.update(states, states, 0)))
+            outputs[name] = (seen, cache.get_seq_length())
+    assert outputs["bundled"] == outputs["upstream"]
