@@ -84,7 +84,7 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):
                                            edit_url=lambda path: _edit_url(config, project, path))
         for one in generated:
             if files.get_file_from_path(one.path) is not None:  # a hand-written page of the same name wins
-                log.info(f"errorkb: {one.path} exists in docs/; not generating it")
+                log.debug(f"errorkb: {one.path} exists in docs/; not generating it")
                 continue
             is_entry = one.source is not None
             file = File.generated(config, one.path, content=one.content,
