@@ -142,7 +142,10 @@ class CheckItem(pytest.Item):
         state.records.append(record)
         self.user_properties.append(("errorkb_reason", record["reason"]))
         if record["outcome"] == "not-run":
-            pytest.skip(f"not run: {record['reason']}")
+            try:  # report the skip at the snippet (reportinfo), not at this line
+                raise pytest.skip.Exception(f"not run: {record['reason']}", _use_item_location=True)
+            except TypeError:  # a pytest without that keyword
+                pytest.skip(f"not run: {record['reason']}")
         if record["outcome"] != "pass":
             raise CheckFailed(record)
 
@@ -154,4 +157,4 @@ class CheckItem(pytest.Item):
         return super().repr_failure(excinfo, style=style)
 
     def reportinfo(self):
-        return self.check.snippet, None, self.check.id
+        return self.check.snippet, 0, self.check.id
