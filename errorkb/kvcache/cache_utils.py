@@ -951,30 +951,29 @@ class LinearAttentionAndStaticSlidingWindowAttentionLayer(LinearAttentionLayer, 
 # Which layer class a config's `layer_types` entry becomes. Sliding and chunked attention cache
 # alike (only the mask differs). `moe`/`mlp` layers need no cache; they are linear-attention
 # placeholders so that length queries skip them.
-_LINEAR = LinearAttentionLayer
 DYNAMIC_LAYER_TYPE_MAPPING = {
     "full_attention": DynamicLayer,
     "sliding_attention": DynamicSlidingWindowLayer,
     "chunked_attention": DynamicSlidingWindowLayer,
-    "conv": _LINEAR,
-    "linear_attention": _LINEAR,
+    "conv": LinearAttentionLayer,
+    "linear_attention": LinearAttentionLayer,
     "hybrid": LinearAttentionAndFullAttentionLayer,
     "hybrid_sliding": LinearAttentionAndSlidingWindowAttentionLayer,
     "deepseek_sparse_attention": DynamicIndexedLayer,
-    "moe": _LINEAR,
-    "mlp": _LINEAR,
+    "moe": LinearAttentionLayer,
+    "mlp": LinearAttentionLayer,
 }
 STATIC_LAYER_TYPE_MAPPING = {
     "full_attention": StaticLayer,
     "sliding_attention": StaticSlidingWindowLayer,
     "chunked_attention": StaticSlidingWindowLayer,
-    "conv": _LINEAR,
-    "linear_attention": _LINEAR,
+    "conv": LinearAttentionLayer,
+    "linear_attention": LinearAttentionLayer,
     "hybrid": LinearAttentionAndStaticFullAttentionLayer,
     "hybrid_sliding": LinearAttentionAndStaticSlidingWindowAttentionLayer,
     "deepseek_sparse_attention": StaticIndexedLayer,
-    "moe": _LINEAR,
-    "mlp": _LINEAR,
+    "moe": LinearAttentionLayer,
+    "mlp": LinearAttentionLayer,
 }
 
 
