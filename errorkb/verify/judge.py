@@ -3,9 +3,10 @@
 The ladder reads top to bottom: process-level failures first (no device, a dead worker,
 timeout, runaway output, a crash or other death by signal, a snippet that never reported),
 then snippet-level ones (syntax, tampering, `sys.exit`, `os._exit`), then what the snippet's
-role demands. The first rung that applies
-decides. A pass is only ever returned by the last rung of a role, after every check of that
-role held: nothing passes by default.
+role demands. The first rung that applies decides. A pass is only ever returned by the last
+rung of a role, after every check of that role held: nothing passes by default.
+
+`expected` and `actual` put the two sides in one line each, for the failure view and the report.
 """
 
 from __future__ import annotations
