@@ -13,7 +13,6 @@ import sys
 from pathlib import Path
 
 from rich.console import Console
-from rich.markup import escape
 
 from errorkb.load import LoadResult, load_project_entries
 from errorkb.problems import ProblemsFound
