@@ -29,7 +29,7 @@ BUNDLED = Impl("bundled", bundled_top, bundled_cache_utils)
 
 def upstream() -> Impl:
     """The real transformers, or a clean skip when it is not installed."""
-    top = pytest.importorskip("transformers")
+    top = pytest.importorskip("transformers", exc_type=ImportError)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         cache_utils = importlib.import_module("transformers.cache_utils")
