@@ -74,3 +74,35 @@ def exemption_problems(rows: list[Row], exempt: dict[int, str], project: Project
         problems.append(Problem(where, 1, 1, f"exemption for line {line} names no raise site of the pinned "
                                              "module; remove it or fix the line"))
     return problems
+
+
+def render_coverage(table: Coverage, titles: dict[str, str], urls: dict[str, str]) -> str:
+    """The site's coverage page: the same table as `errorkb coverage`, with links to entries."""
+    lines = [
+        "---", "title: Coverage", "---", "", "# Coverage", "",
+        f"Every `raise` statement of `{table.path}` in release {table.release}, read from the installed "
+        "package by AST, and the entry that documents it. "
+        f"**{table.documented} of {len(table.rows)}** raise sites are documented"
+        + (f"; {len(table.implicit)} errors raised by Python or torch inside the module are documented too."
+           if table.implicit else "."),
+        "",
+        "| Line | Function | Exception | Entry |",
+        "|---:|---|---|---|",
+    ]
+    for row in table.rows:
+        documented = ", ".join(f"[{_cell(titles.get(i, i))}]({urls[i]})" if i in urls else f"`{i}`"
+                               for i in row.entries)
+        status = documented or (f"exempt: {_cell(row.exemption)}" if row.exemption else "**not documented**")
+        lines.append(f"| {row.site.line} | `{row.site.function}` | `{row.site.exception or 'raise'}` | {status} |")
+    if table.implicit:
+        lines += ["", "## Implicit errors", "",
+                  "Raised by Python or torch inside a call of the module, with no `raise` of its own:", ""]
+        lines += [f"- [{_cell(titles.get(i, i))}]({urls[i]})" if i in urls else f"- `{i}`" for i in table.implicit]
+    if table.problems:
+        lines += ["", "!!! failure \"Coverage problems\"", ""]
+        lines += [f"    - {_cell(problem.message)}" for problem in table.problems]
+    return "\n".join(lines) + "\n"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("<", "&lt;").replace("\n", " ")
