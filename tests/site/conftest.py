@@ -135,11 +135,31 @@ def make_project(folder: Path, ids=SAMPLE_IDS, site_url: str | None = None) -> P
     for page in (ROOT / "docs").glob("*.md"):
         shutil.copy(page, folder / "docs" / page.name)
     for entry_id in ids:
-        shutil.copy(ROOT / "docs" / "errors" / "transformers" / f"{entry_id}.yml",
-                    folder / "docs" / "errors" / "transformers" / f"{entry_id}.yml")
+        text = (ROOT / "docs" / "errors" / "transformers" / f"{entry_id}.yml").read_text(encoding="utf-8")
+        (folder / "docs" / "errors" / "transformers" / f"{entry_id}.yml").write_text(
+            _keep_related(text, ids), encoding="utf-8")
         shutil.copytree(ROOT / "snippets" / entry_id, folder / "snippets" / entry_id)
     (folder / "reports").mkdir()
     return folder
+
+
+def _keep_related(text: str, ids) -> str:
+    """The entry with `related` ids outside the copied set dropped (they would dangle)."""
+    lines, out, inside = text.splitlines(), [], False
+    for line in lines:
+        if re.match(r"^related:\s*$", line):
+            inside = True
+            out.append(line)
+            continue
+        item = re.match(r"^\s+-\s+(\S+)\s*$", line) if inside else None
+        if item:
+            if item.group(1) in ids:
+                out.append(line)
+            continue
+        inside = False
+        out.append(line)
+    text = "\n".join(out) + "\n"
+    return re.sub(r"(?m)^related:\s*\n(?!\s+-)", "related: []\n", text)
 
 
 def snippet_hash(folder: Path, entry_id: str, file: str) -> str:
