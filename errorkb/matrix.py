@@ -249,5 +249,16 @@ def _spans(releases: list[str], flags: list[bool]) -> list[tuple[str, str]]:
     return spans
 
 
+def line_spans(lines: dict[str, int], releases: list[str]) -> list[tuple[str, str, int]]:
+    """Consecutive releases (in matrix order) that raise from the same line, merged."""
+    spans: list[tuple[str, str, int]] = []
+    for release in (r for r in releases if r in lines):
+        if spans and spans[-1][2] == lines[release]:
+            spans[-1] = (spans[-1][0], release, lines[release])
+        else:
+            spans.append((release, release, lines[release]))
+    return spans
+
+
 def describe_spans(spans: list[tuple[str, str]]) -> str:
     return ", ".join(first if first == last else f"{first} – {last}" for first, last in spans)

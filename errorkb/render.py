@@ -71,6 +71,8 @@ class VersionRange:
     tested: int  # releases that ran
     failed_setup: tuple[str, ...] = ()
     stale: bool = False  # a snippet changed since the matrix ran
+    lines: tuple[tuple[str, str, int], ...] = ()  # (first, last release, raise line) spans
+    measured: str | None = None  # date of the matrix report
 
 
 @dataclass

@@ -51,6 +51,7 @@ def site_files(project, loaded: LoadResult, reports: list[Report], *,
         SiteFile(render.BY_API, render.render_by_api(pages), page=True),
         SiteFile(render.VERIFICATION, render.render_verification(pages, reports), page=True),
         SiteFile(render.TAGS, render.render_tags(pages), page=True),
+        SiteFile(COVERAGE, coverage_page(project, loaded), page=True),
         SiteFile(render.INDEX_JSON, _json(render.index_document(pages))),
         SiteFile(render.SCHEMA_JSON, _json(Entry.model_json_schema())),
     ]
@@ -58,13 +59,24 @@ def site_files(project, loaded: LoadResult, reports: list[Report], *,
     return pages, files
 
 
+COVERAGE = "coverage.md"
+
+
+def coverage_page(project, loaded: LoadResult) -> str:
+    """The raise sites of the pinned module and their entries, as `errorkb coverage` prints them."""
+    from errorkb.coverage import coverage, render_coverage
+
+    table = coverage(loaded.entries, project)
+    titles = {one.entry.id: one.entry.title for one in loaded.entries}
+    urls = {one.entry.id: render.page_path(one.entry) for one in loaded.entries}
+    return render_coverage(table, titles, urls)
+
+
 def version_ranges(project, pages: list[render.EntryPage]) -> dict[str, render.VersionRange]:
     """Per entry, the releases where it raises, read from the version matrix report
     (`errorkb matrix`) when there is one. The site never runs the matrix itself."""
-    try:
-        from errorkb import matrix
-    except ImportError:  # the matrix is optional: without it the page shows the entry's notes
-        return {}
+    from errorkb import matrix
+
     data = matrix.read_matrix(project)
     if not data:
         return {}
@@ -78,7 +90,9 @@ def version_ranges(project, pages: list[render.EntryPage]) -> dict[str, render.V
                      if (data.get("entries", {}).get(page.entry.id, {}).get(r["release"]) or {}).get("status") == "ran")
         ranges[page.entry.id] = render.VersionRange(
             matrix.describe_spans(summary.raises), matrix.describe_spans(summary.after_passes), summary.fixed_in,
-            newest, tested, tuple(summary.failed_setup), summary.stale)
+            newest, tested, tuple(summary.failed_setup), summary.stale,
+            tuple(matrix.line_spans(summary.lines, [r["release"] for r in data.get("releases", [])])),
+            (data.get("created") or "")[:10] or None)
     return ranges
 
 

@@ -127,3 +127,24 @@ def test_an_after_that_raises_again_fails_verify(kb_copy, capsys):
 def test_verify_rejects_an_unknown_id(kb_copy, capsys):
     assert main(["--root", str(kb_copy), "verify", "head-dim-list-lenght"]) == 2
     assert "did you mean 'head-dim-list-length'" in capsys.readouterr().err
+
+
+def test_the_real_site_builds_strictly_with_every_entry_and_the_coverage_page(kb, tmp_path, request):
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    project, loaded = kb
+    config = load_config(str(Path(request.config.rootpath) / "mkdocs.yml"), site_dir=str(tmp_path / "site"),
+                         strict=True)
+    config.plugins.on_startup(command="build", dirty=False)
+    try:
+        build(config)
+    finally:
+        config.plugins.on_shutdown()
+    site = tmp_path / "site"
+    for one in loaded.entries:
+        page = (site / "errors" / "transformers" / one.entry.id / "index.html").read_text()
+        assert "What it means" in page and "ekb-badge" in page, one.entry.id
+        assert (site / "api" / "errors" / f"{one.entry.id}.json").is_file()
+    coverage_page = (site / "coverage" / "index.html").read_text()
+    assert "33 of 33" in coverage_page and "not documented" not in coverage_page
