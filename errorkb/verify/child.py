@@ -22,6 +22,7 @@ from __future__ import annotations
 import builtins
 import faulthandler
 import importlib
+import importlib.util
 import inspect
 import json
 import os
@@ -98,6 +99,33 @@ def prepare(target: str, module: str, preload: list[str] = ()) -> dict:
     except Exception as error:  # the target itself is broken or absent: say so, precisely
         _prepared[key] = {"error": f"{type(error).__name__}: {error}"}
     return _prepared[key]
+
+
+def lazy_torch_submodules(module_name: str) -> list[str]:
+    """`torch.X` submodules the target's source uses but torch has not imported yet.
+
+    torch loads some submodules on first attribute access (`torch._dynamo` is 2 s of imports);
+    the cache code calls e.g. `torch._dynamo.mark_static_address` in ordinary use, so without
+    this every forked check would pay that import again.
+    """
+    import re
+
+    module = sys.modules.get(module_name)
+    try:
+        text = Path(module.__file__).read_text(encoding="utf-8")  # type: ignore[union-attr, arg-type]
+    except (AttributeError, OSError, TypeError):
+        return []
+    names = sorted({f"torch.{name}" for name in re.findall(r"\btorch\.([A-Za-z_]\w*)", text)})
+    found = []
+    for name in names:
+        if name in sys.modules:
+            continue
+        try:
+            if importlib.util.find_spec(name) is not None:
+                found.append(name)
+        except (ImportError, ValueError):
+            pass
+    return found
 
 
 def _preload(name: str) -> None:

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from errorkb.verify.plan import Check
-from errorkb.verify.run import Run, check_spec, child_env, collect, kill_group
+from errorkb.verify.run import Run, check_spec, child_env, collect, kill_group, run_check
 
 _KILL_GRACE_S = 10.0  # after SIGKILL, how long to wait for the zygote to reap the child
 _START_S = 600.0  # how long a zygote may take to import torch and its target
@@ -61,6 +61,7 @@ class Zygote:
         self.next_id = 0
         self.hello = threading.Event()
         self.ready = False
+        self.fallback = False  # the zygote cannot fork safely: run checks in fresh interpreters
         self.error: str | None = None
         self.dead: str | None = None
         self.reader = threading.Thread(target=self._read, name=f"zygote-{target}-{device}", daemon=True)
@@ -71,6 +72,7 @@ class Zygote:
             message = json.loads(line)
             if "hello" in message:
                 self.ready, self.error = message["ready"], message["error"]
+                self.fallback = bool(message.get("fallback"))
                 self.hello.set()
                 continue
             with self.lock:
@@ -176,6 +178,8 @@ class WorkerPool:
             scratch = Path(folder)
             try:
                 zygote = self.zygote(check.target, check.device, spec["module"])
+                if zygote.fallback:
+                    return run_check(check, timeout)
                 if not zygote.ready:  # the same observation a fresh interpreter would have made
                     return Run({"status": "setup-failed", "error": zygote.error}, 0, False, "", 0, 0.0, timeout)
                 returncode, timed_out, duration = zygote.run(spec, check.snippet.parent, scratch, timeout)

@@ -6,14 +6,15 @@ serves requests, one JSON line each on stdin, by forking. Each child starts from
 pristine, preloaded state (nothing of an earlier check survives), puts itself in its own process
 group, points stdout/stderr at its output file and runs the shared observe code of `child.py`.
 
-Protocol (JSON lines): out `{"hello": ..., "ready": bool, "error": str|null}` once; in
+Protocol (JSON lines): out `{"hello": ..., "ready": bool, "error": str|null, "fallback": bool}` once; in
 `{"id", "spec", "result", "output", "cwd"}`; out `{"id", "pid"}` after the fork and
 `{"id", "exit": returncode}` when the child is reaped (negative: killed by that signal).
 Timeouts and process-group kills are the parent's job: it knows every child's pid.
 
 CUDA is never initialised here: the parent hides all devices (before torch is imported) from a
 CPU zygote, and a CUDA zygote refuses to fork if anything touched the driver while preloading,
-because a forked child cannot use a CUDA context it inherited.
+because a forked child cannot use a CUDA context it inherited (`fallback`: the pool then
+starts a fresh interpreter per check instead).
 """
 
 from __future__ import annotations
@@ -39,9 +40,13 @@ def main(argv: list[str]) -> int:
 
     prepared = child.prepare(config["target"], config["module"], config.get("preload", []))
     error = prepared.get("error")
-    if error is None and config["device"] == "cuda" and cuda_touched():
+    if error is None and config["device"] == "cpu":  # on CUDA, import no more than needed
+        for name in child.lazy_torch_submodules(config["module"]):
+            child._preload(name)
+    fallback = error is None and config["device"] == "cuda" and cuda_touched()
+    if fallback:
         error = "CUDA was initialised while preloading; a forked child could not use it"
-    _send(replies, {"hello": os.getpid(), "ready": error is None, "error": error})
+    _send(replies, {"hello": os.getpid(), "ready": error is None, "error": error, "fallback": fallback})
     if error is not None:
         return 0
     serve(requests, replies, child)
