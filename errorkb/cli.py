@@ -146,7 +146,10 @@ def cmd_matrix(project: Project, args: argparse.Namespace) -> int:
         summary = matrix.summarize(entry_id, data, {})
         if summary is None:
             continue
-        raises = matrix.describe_spans(summary.raises) or "none of the releases"
+        if summary.not_run:
+            out.print(f"{entry_id}: not run in any release ({summary.not_run})", markup=False)
+            continue
+        raises = matrix.describe_spans(summary.raises) or f"none of the {summary.tested} releases"
         fixed = f"; fixed in {summary.fixed_in}" if summary.fixed_in else ""
         out.print(f"{entry_id}: raises in {raises}{fixed}", markup=False)
     failed = [r for r in data["releases"] if r["status"] == "setup-failed"]

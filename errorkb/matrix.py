@@ -207,34 +207,48 @@ def read_matrix(project: Project) -> dict | None:
 @dataclass(frozen=True)
 class Summary:
     raises: list[tuple[str, str]]  # (first, last) release spans where the before raised the error
-    fixed_in: str | None  # first release after the last raising span where the before ran clean or otherwise
+    fixed_in: str | None  # first release after the last raising span where the before ran and did not raise it
     after_passes: list[tuple[str, str]]
     failed_setup: list[str]
     lines: dict[str, int]  # release → raise line
     stale: bool  # a snippet changed since the matrix ran
+    tested: int = 0  # releases in which the before actually ran
+    fixed_reason: str | None = None  # what the before did instead, in `fixed_in`
+    not_run: str | None = None  # why the before never ran (an unmet need), if it never did
 
 
 def summarize(entry_id: str, matrix: dict, current_hashes: dict[str, str]) -> Summary | None:
+    """Ranges over the releases in which a snippet actually ran; "not run" is never "does not raise"."""
     results = matrix.get("entries", {}).get(entry_id)
     if not results:
         return None
     releases = [r["release"] for r in matrix.get("releases", [])]
-    ran = [r for r in releases if results.get(r, {}).get("status") == "ran"]
 
-    def spans(role: str) -> list[tuple[str, str]]:
-        passing = [((results[r].get(role) or {}).get("outcome") == "pass") for r in ran]
-        return _spans(ran, passing)
+    def outcome(release: str, role: str) -> str | None:
+        result = results.get(release) or {}
+        return (result.get(role) or {}).get("outcome") if result.get("status") == "ran" else None
 
-    raises = spans("before")
-    fixed_in = None
+    def spans(role: str) -> tuple[list[str], list[tuple[str, str]]]:
+        ran = [r for r in releases if outcome(r, role) in ("pass", "fail")]
+        return ran, _spans(ran, [outcome(r, "before" if role == "before" else role) == "pass" for r in ran])
+
+    ran, raises = spans("before")
+    fixed_in = fixed_reason = None
     if raises:
         last = ran.index(raises[-1][1])
-        fixed_in = ran[last + 1] if last + 1 < len(ran) else None
+        if last + 1 < len(ran):
+            fixed_in = ran[last + 1]
+            fixed_reason = (results[fixed_in].get("before") or {}).get("reason")
+    not_run = None
+    if not ran:
+        reasons = [(results.get(r, {}).get("before") or {}).get("reason") for r in releases
+                   if outcome(r, "before") == "not-run"]
+        not_run = next((reason for reason in reasons if reason), None)
     recorded = matrix.get("snippets", {}).get(entry_id, {})
     stale = any(recorded.get(role) != sha for role, sha in current_hashes.items() if role in recorded)
     lines = {r: results[r]["line"] for r in ran if results[r].get("line")}
     failed = [r for r in releases if results.get(r, {}).get("status") == "setup-failed"]
-    return Summary(raises, fixed_in, spans("after"), failed, lines, stale)
+    return Summary(raises, fixed_in, spans("after")[1], failed, lines, stale, len(ran), fixed_reason, not_run)
 
 
 def _spans(releases: list[str], flags: list[bool]) -> list[tuple[str, str]]:

@@ -73,6 +73,8 @@ class VersionRange:
     stale: bool = False  # a snippet changed since the matrix ran
     lines: tuple[tuple[str, str, int], ...] = ()  # (first, last release, raise line) spans
     measured: str | None = None  # date of the matrix report
+    fixed_reason: str | None = None  # what the before did instead in `fixed_in`
+    not_run: str | None = None  # why the before ran in no release (an unmet need)
 
 
 @dataclass

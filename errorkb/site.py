@@ -86,13 +86,11 @@ def version_ranges(project, pages: list[render.EntryPage]) -> dict[str, render.V
         summary = matrix.summarize(page.entry.id, data, page.hashes)
         if summary is None:
             continue
-        tested = sum(1 for r in data.get("releases", [])
-                     if (data.get("entries", {}).get(page.entry.id, {}).get(r["release"]) or {}).get("status") == "ran")
         ranges[page.entry.id] = render.VersionRange(
             matrix.describe_spans(summary.raises), matrix.describe_spans(summary.after_passes), summary.fixed_in,
-            newest, tested, tuple(summary.failed_setup), summary.stale,
+            newest, summary.tested, tuple(summary.failed_setup), summary.stale,
             tuple(matrix.line_spans(summary.lines, [r["release"] for r in data.get("releases", [])])),
-            (data.get("created") or "")[:10] or None)
+            (data.get("created") or "")[:10] or None, summary.fixed_reason, summary.not_run)
     return ranges
 
 

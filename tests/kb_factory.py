@@ -69,3 +69,24 @@ def make_project(root: Path, entries: dict[str, str] | None = None,
         for name, code in files.items():
             (root / "snippets" / entry_id / name).write_text(code, encoding="utf-8")
     return root
+
+
+def copy_entries(root: Path, source_root: Path, ids: list[str]) -> Path:
+    """A project at `root` holding only the entries `ids` of `source_root` (with their snippets);
+    `related` links to entries left behind are dropped, so the copy loads cleanly."""
+    import re
+    import shutil
+
+    folder = root / "docs" / "errors" / "transformers"
+    folder.mkdir(parents=True, exist_ok=True)
+    for entry_id in ids:
+        text = (source_root / "docs" / "errors" / "transformers" / f"{entry_id}.yml").read_text(encoding="utf-8")
+        block = re.search(r"^related:\n((?:  - .*\n)*)", text, re.MULTILINE)
+        if block:
+            kept = [line for line in block.group(1).splitlines(keepends=True) if line[4:].strip() in ids]
+            text = text[:block.start()] + ("related:\n" + "".join(kept) if kept else "related: []\n") + text[block.end():]
+        (folder / f"{entry_id}.yml").write_text(text, encoding="utf-8")
+        shutil.copytree(source_root / "snippets" / entry_id, root / "snippets" / entry_id)
+    if not (root / "pyproject.toml").exists():
+        (root / "pyproject.toml").write_text("[tool.errorkb]\n", encoding="utf-8")
+    return root

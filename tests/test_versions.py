@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import shutil
 import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+from kb_factory import copy_entries
 
 from errorkb.cli import main
 from errorkb.coverage import coverage
@@ -81,13 +81,7 @@ def test_the_pinned_module_has_the_33_documented_raise_sites():
 @pytest.fixture
 def two_entries(tmp_path, project_root):
     """A project holding the two early_initialization entries, as in the repository."""
-    (tmp_path / "docs" / "errors" / "transformers").mkdir(parents=True)
-    for entry_id in ("head-dim-list-length", "num-heads-list-length"):
-        shutil.copy(project_root / "docs" / "errors" / "transformers" / f"{entry_id}.yml",
-                    tmp_path / "docs" / "errors" / "transformers")
-        shutil.copytree(project_root / "snippets" / entry_id, tmp_path / "snippets" / entry_id)
-    (tmp_path / "pyproject.toml").write_text("[tool.errorkb]\n")
-    return tmp_path
+    return copy_entries(tmp_path, project_root, ["head-dim-list-length", "num-heads-list-length"])
 
 
 @needs_pinned
@@ -182,3 +176,27 @@ def test_a_release_without_an_environment_is_reported_not_fatal(two_entries):
     project = load_project(two_entries)
     report, error = run_release(project, Env("5.0.0", None, "set-up failed: no such release"), ["x"])
     assert report is None and error == "set-up failed: no such release"
+
+
+def test_a_before_never_run_is_not_reported_as_not_raising():
+    matrix = _matrix({"5.4.0": "pass", "5.5.1": "pass"})
+    for result in matrix["entries"]["e"].values():
+        result["before"] = {"outcome": "not-run", "reason": "needs hqq>=0.2.1 (not installed)"}
+    summary = summarize("e", matrix, {})
+    assert summary.raises == [] and summary.tested == 0 and summary.fixed_in is None
+    assert summary.not_run == "needs hqq>=0.2.1 (not installed)"
+
+
+def test_the_fixing_release_keeps_what_the_before_did_there():
+    matrix = _matrix({"5.5.1": "pass", "5.23.0": "fail"})
+    matrix["entries"]["e"]["5.23.0"]["before"]["reason"] = "message differs\n  expected: a\n  actual:   b"
+    summary = summarize("e", matrix, {})
+    assert summary.fixed_in == "5.23.0" and summary.fixed_reason.startswith("message differs")
+
+
+def test_raise_lines_are_merged_over_consecutive_releases():
+    from errorkb.matrix import line_spans
+
+    lines = {"5.5.1": 1007, "5.6.0": 1007, "5.8.0": 1063, "5.15.1": 1471}
+    assert line_spans(lines, ["5.5.1", "5.6.0", "5.7.0", "5.8.0", "5.15.1"]) == [
+        ("5.5.1", "5.6.0", 1007), ("5.8.0", "5.8.0", 1063), ("5.15.1", "5.15.1", 1471)]
