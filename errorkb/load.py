@@ -27,6 +27,8 @@ from errorkb.problems import Problem
 from errorkb.project import Project
 
 Loc = tuple[str | int, ...]
+# libyaml's safe loader when PyYAML was built with it (the same marks, several times faster).
+_SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 @dataclass
@@ -100,7 +102,7 @@ def load_entry_file(path: Path, project: Project) -> tuple[LoadedEntry | None, l
 def parse_yaml(text: str, where: str) -> tuple[object | None, Positions, list[Problem]]:
     """Python data of the single YAML document in `text`, with positions; None if unusable."""
     positions = Positions()
-    loader = yaml.SafeLoader(text)
+    loader = _SafeLoader(text)
     try:
         root = loader.get_single_node()
         if root is None:
