@@ -159,7 +159,7 @@ def _record(check: Check, project: Project, verdict: Verdict, run: Run | None, i
         "tampered": seen.get("tampered") or [],
         "cuda": seen.get("cuda"),
         "environment": seen.get("environment"),
-        "output": run.output[-4000:],
+        "output": run.output[-4000:].replace(str(project.root) + "/", ""),  # no paths of this machine
     })
     return record
 
