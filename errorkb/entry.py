@@ -218,6 +218,16 @@ class Entry(Strict):
         return (f"https://github.com/{self.library}/blob/{self.source.commit}/"
                 f"{self.source.path}#L{self.source.line}")
 
+    def expectation_digest(self) -> str:
+        """Changes when what the before/after must do changes (exception, message, pin, expect):
+        a version-matrix result made before such a change is stale."""
+        import hashlib
+        import json
+
+        facts = {"exception": self.exception, "message": self.message,
+                 "source": self.source.model_dump(mode="json"), "expect": self.expect.model_dump(mode="json")}
+        return hashlib.sha256(json.dumps(facts, sort_keys=True).encode()).hexdigest()
+
     def snippet_files(self) -> list[tuple[str, str]]:
         """(role, file name) of every snippet, in page order."""
         return [(role, snippet.file) for role, snippet in self.snippets()]

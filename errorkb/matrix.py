@@ -173,8 +173,9 @@ def run_matrix(project: Project, loaded: list[LoadedEntry], releases: list[str],
         torch = ((report or {}).get("environment") or {}).get("torch")
         release_status.append({"release": release, "status": "setup-failed" if error else "ran", "error": error,
                                "torch": torch})
-    hashes = {one.entry.id: {role: read_snippet(project, one.entry, role, file).sha256
-                             for role, file in one.entry.snippet_files() if role in ("before", "after")}
+    hashes = {one.entry.id: {**{role: read_snippet(project, one.entry, role, file).sha256
+                                for role, file in one.entry.snippet_files() if role in ("before", "after")},
+                             "entry": one.entry.expectation_digest()}
               for one in loaded if one.entry.id in per_entry}
     return {"schema": SCHEMA, "package": package, "created": datetime.now(UTC).isoformat(timespec="seconds"),
             "environment": {"python": platform.python_version(), "platform": platform.platform(terse=True)},

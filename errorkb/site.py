@@ -83,7 +83,7 @@ def version_ranges(project, pages: list[render.EntryPage]) -> dict[str, render.V
     newest = next((r["release"] for r in reversed(data.get("releases", [])) if r.get("status") == "ran"), None)
     ranges = {}
     for page in pages:
-        summary = matrix.summarize(page.entry.id, data, page.hashes)
+        summary = matrix.summarize(page.entry.id, data, {**page.hashes, "entry": page.entry.expectation_digest()})
         if summary is None:
             continue
         ranges[page.entry.id] = render.VersionRange(

@@ -155,6 +155,16 @@ def test_summaries_give_ranges_and_the_fixing_release():
     assert summarize("e", matrix, {"before": "changed"}).stale
 
 
+def test_a_changed_entry_expectation_makes_matrix_results_stale(two_entries):
+    project = load_project(two_entries)
+    entry = load_project_entries(project).entries[0].entry
+    matrix = _matrix({"5.15.1": "pass"})
+    matrix["snippets"]["e"]["entry"] = entry.expectation_digest()
+    assert not summarize("e", matrix, {"entry": entry.expectation_digest()}).stale
+    moved = entry.model_copy(update={"source": entry.source.model_copy(update={"line": entry.source.line + 1})})
+    assert summarize("e", matrix, {"entry": moved.expectation_digest()}).stale
+
+
 def test_summaries_of_an_error_still_raised_in_the_newest_release():
     summary = summarize("e", _matrix({"5.4.0": "fail", "5.5.1": "pass", "5.24.0": "pass"}), {})
     assert summary.raises == [("5.5.1", "5.24.0")] and summary.fixed_in is None
