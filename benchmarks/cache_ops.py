@@ -153,7 +153,7 @@ def throughput(repeats: int) -> dict[str, dict[str, float]]:
     tops = {name: load(name) for name in IMPORTS}
     rates: dict[str, dict[str, list[float]]] = {bench: {name: [] for name in tops} for bench in BENCHMARKS}
     for bench, fn in BENCHMARKS.items():
-        for name, top in tops.items():  # warm-up (lazy imports, allocator)
+        for top in tops.values():  # warm-up (lazy imports, allocator)
             fn(top, torch)
         for _ in range(repeats):
             for name, top in tops.items():

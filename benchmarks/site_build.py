@@ -34,9 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-WORDS = ("cache layer tensor shape batch device dtype sequence window offset index length mask head value key "
-         "position token buffer capacity slot prefix quantized sliding static dynamic offloaded encoder decoder "
-         "beam chunk stream rotary state config export compile").split()
+WORDS = ["cache", "layer", "tensor", "shape", "batch", "device", "dtype", "sequence", "window", "offset", "index", "length", "mask", "head", "value", "key", "position", "token", "buffer", "capacity", "slot", "prefix", "quantized", "sliding", "static", "dynamic", "offloaded", "encoder", "decoder", "beam", "chunk", "stream", "rotary", "state", "config", "export", "compile"]
 EXCEPTIONS = ("ValueError", "IndexError", "RuntimeError", "TypeError", "NotImplementedError", "KeyError")
 CLASSES = ("Cache", "DynamicCache", "StaticCache", "DynamicLayer", "StaticLayer", "QuantizedCache",
            "EncoderDecoderCache", "SlidingWindowLayer", "OffloadedCache", "HybridCache")

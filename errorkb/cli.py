@@ -81,7 +81,8 @@ def _parser() -> argparse.ArgumentParser:
     verify.add_argument("--shard", default=None, metavar="K/N",
                         help="run only shard K of N (deterministic split by check id, for CI matrices)")
     verify.add_argument("--timeout", type=float, default=None, help="seconds per check (default from [tool.errorkb])")
-    verify.add_argument("--json", action="store_true", help="print the report as JSON on stdout (human output on stderr)")
+    verify.add_argument("--json", action="store_true",
+                        help="print the report as JSON on stdout (human output on stderr)")
     verify.add_argument("--junit", type=Path, default=None, metavar="PATH", help="also write JUnit XML to PATH")
     verify.set_defaults(command=cmd_verify)
 

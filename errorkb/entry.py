@@ -10,8 +10,16 @@ from __future__ import annotations
 import re
 from typing import Annotated, Literal
 
-from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints,
-                      field_validator, model_validator)
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    field_validator,
+    model_validator,
+)
 
 from errorkb.message import MessageTemplate, TemplateSyntaxError
 
@@ -21,6 +29,9 @@ SnippetFile = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_][A-Za-z0-9
 ExceptionName = Annotated[
     str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 ]
+
+
+QualifiedName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_<>]*)*$")]
 
 
 class Strict(BaseModel):
@@ -37,7 +48,7 @@ class Source(Strict):
     )
     path: str = Field(description="File inside the upstream repository, e.g. src/transformers/cache_utils.py.")
     line: int = Field(gt=0, description="Line of the `raise` statement (or of the failing call).")
-    function: Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_<>]*)*$")] = Field(
+    function: QualifiedName = Field(
         description="Qualified name of the function that raises, e.g. Cache.early_initialization."
     )
     release: Annotated[str, StringConstraints(pattern=r"^\d+(\.\d+)*([a-z]+\d*)?$")] | None = Field(

@@ -102,7 +102,8 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector):
 class EntryFile(pytest.File):
     def collect(self):
         state = self.config.stash[_STATE]
-        problems = [p for p in state.loaded.problems if Path(state.project.root, p.path).resolve() == self.path.resolve()]
+        here = self.path.resolve()
+        problems = [p for p in state.loaded.problems if Path(state.project.root, p.path).resolve() == here]
         if problems:
             raise self.CollectError("\n".join(str(problem) for problem in problems))
         for one in state.loaded.entries:

@@ -181,7 +181,7 @@ def source_excerpt(entry: Entry, before: int = 8, after: int = 4) -> list[tuple[
     return [(number, lines[number - 1]) for number in range(first, last + 1)]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _installed_version(package: str) -> str | None:
     try:
         return importlib.metadata.version(package) if importlib.util.find_spec(package) else None

@@ -35,9 +35,8 @@ def source_file(project: Project, package: str, release: str, path: str) -> Path
             candidate = Path(next(iter(spec.submodule_search_locations))) / inside
             if candidate.is_file():
                 return candidate
-    for candidate in sorted(matrix_env(project, package, release).glob(f"lib/python*/site-packages/{package}/{inside}")):
-        return candidate
-    return None
+    env = matrix_env(project, package, release)
+    return next(iter(sorted(env.glob(f"lib/python*/site-packages/{package}/{inside}"))), None)
 
 
 def missing_release_hint(package: str, release: str) -> str:

@@ -21,7 +21,7 @@ from .cache_utils import (
     StaticLayer,
     StaticSlidingWindowLayer,
 )
-from .configuration_utils import PretrainedConfig, PreTrainedConfig
+from .configuration_utils import PreTrainedConfig, PretrainedConfig
 from .models import Gemma2Config, LlamaConfig, MistralConfig, T5Config
 
 # The upstream release whose behaviour this package reproduces.

@@ -60,7 +60,7 @@ def write_observation(path: Path, observation: dict) -> None:
     try:
         sys.stdout.flush()
         sys.stderr.flush()
-    except Exception:  # noqa: BLE001 - output may be over its cap; the observation still counts
+    except Exception:  # output may be over its cap; the observation still counts
         pass
     temporary = path.with_suffix(".tmp")
     temporary.write_text(json.dumps(observation, default=str), encoding="utf-8")
@@ -136,7 +136,7 @@ def _preload(name: str) -> None:
             getattr(importlib.import_module(package), attribute)
         else:
             importlib.import_module(name)
-    except Exception:  # noqa: BLE001 - the snippet will meet the same error and report it
+    except Exception:  # the snippet will meet the same error and report it
         pass
 
 
@@ -339,7 +339,7 @@ def execute(snippet: Path, tracer: CallTracer, roots: list[str], on_os_exit=None
         status = {"status": "sys-exit",
                   "exit_code": error.code if isinstance(error.code, int | None) else str(error.code),
                   "exception": describe(error, str(snippet), roots)}
-    except BaseException as error:  # noqa: BLE001 - every outcome is evidence
+    except BaseException as error:  # every outcome is evidence
         status = {"status": "raised", "exception": describe(error, str(snippet), roots)}
     else:
         status = {"status": "returned"}
@@ -382,7 +382,7 @@ def _traceback_text(error: BaseException, snippet: str) -> str:
     """The traceback a user would see, starting at their snippet (our harness frames dropped)."""
     try:
         lines = traceback.format_exception(error)
-    except Exception as inner:  # noqa: BLE001 - a broken exception is still an outcome
+    except Exception as inner:  # a broken exception is still an outcome
         return f"<traceback unavailable: {inner!r}>"
     snippet_at = next((i for i, line in enumerate(lines) if f'File "{snippet}"' in line), None)
     body = lines[snippet_at:] if snippet_at is not None else lines[1:]
@@ -392,7 +392,7 @@ def _traceback_text(error: BaseException, snippet: str) -> str:
 def _message(error: BaseException, cap: int = 20_000) -> str:
     try:
         text = str(error)
-    except Exception as inner:  # noqa: BLE001 - a broken __str__ is still an outcome
+    except Exception as inner:  # a broken __str__ is still an outcome
         return f"<unprintable {type(error).__name__}: {inner!r}>"
     return text if len(text) <= cap else text[:cap] + f"... <{len(text) - cap} more characters>"
 

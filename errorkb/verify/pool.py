@@ -87,7 +87,8 @@ class Zygote:
                 pending.exited.set()
         self.process.wait()
         log = self.log.read_text(errors="replace")[-2000:] if self.log.exists() else ""
-        self.dead = f"the worker for {self.key[0]}/{self.key[1]} exited ({self.process.returncode}){': ' + log if log else ''}"
+        ending = f": {log}" if log else ""
+        self.dead = f"the worker for {self.key[0]}/{self.key[1]} exited ({self.process.returncode}){ending}"
         self.hello.set()
         with self.lock:
             for pending in self.pending.values():

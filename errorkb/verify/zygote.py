@@ -110,7 +110,7 @@ def fork_one(request: dict, child, inherited_fds: list[int]) -> int:
             signal.signal(signal.SIGINT, signal.default_int_handler)
             os.chdir(request["cwd"])
             child.run_and_exit(request["spec"], Path(request["result"]))
-        except BaseException:  # noqa: BLE001 - anything here is the verifier's failure, say so
+        except BaseException:  # anything here is the verifier's failure, say so
             import traceback
 
             traceback.print_exc()

@@ -51,7 +51,7 @@ def outcome(fn, *args, **kwargs):
     """Return ``fn(...)``'s result, or a `Raised` describing its exception."""
     try:
         return fn(*args, **kwargs)
-    except Exception as err:  # noqa: BLE001 - every exception is an observable outcome here
+    except Exception as err:  # every exception is an observable outcome here
         return Raised(type(err).__name__, str(err))
 
 
@@ -72,7 +72,7 @@ def raising_qualname(fn, *args, **kwargs) -> str:
     """The ``co_qualname`` of the innermost Python frame of the exception ``fn`` raises."""
     try:
         fn(*args, **kwargs)
-    except Exception as err:  # noqa: BLE001
+    except Exception as err:  # every exception is an observable outcome here
         tb = err.__traceback__
         while tb.tb_next is not None:
             tb = tb.tb_next

@@ -17,7 +17,8 @@ import pytest
 import torch
 
 import errorkb.kvcache as kv
-from errorkb.kvcache import _compat, cache_utils as cu
+from errorkb.kvcache import _compat
+from errorkb.kvcache import cache_utils as cu
 
 
 def seq(batch, heads, length, dim, start=0):
@@ -402,7 +403,7 @@ def test_import_is_light_and_self_contained():
         "print(sorted(m for m in sys.modules if m.startswith(('errorkb', 'transformers', 'huggingface_hub'))))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    loaded = eval(out)  # noqa: S307 - our own printed list
+    loaded = eval(out)  # our own printed list
     assert all(name == "errorkb" or name.startswith("errorkb.kvcache") for name in loaded), loaded
 
 

@@ -13,7 +13,6 @@ import pytest
 import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from kvcache_support import BUNDLED, Raised, normalize, outcome, property_examples, upstream
 
 pytestmark = pytest.mark.upstream

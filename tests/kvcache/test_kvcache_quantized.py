@@ -10,10 +10,9 @@ from __future__ import annotations
 import importlib.util
 import warnings
 
+import kvcache_support
 import pytest
 import torch
-
-import kvcache_support
 from kvcache_support import BUNDLED, normalize, outcome, upstream
 
 pytestmark = pytest.mark.upstream

@@ -14,13 +14,12 @@ import os
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import pytest
 import torch
-
 from kvcache_support import BUNDLED, upstream
 
 pytestmark = pytest.mark.upstream
@@ -219,7 +218,7 @@ def capture(scenario, impl):
     """(exception class name, message, innermost frame qualname, its file name, its line)."""
     try:
         scenario(impl.top, impl.cache_utils)
-    except Exception as err:  # noqa: BLE001
+    except Exception as err:
         tb = err.__traceback__
         while tb.tb_next is not None:
             tb = tb.tb_next

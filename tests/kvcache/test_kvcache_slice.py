@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 import torch
+from kvcache_support import raising_qualname
 
 from errorkb.kvcache import (
     Cache,
@@ -15,8 +16,6 @@ from errorkb.kvcache import (
     StaticLayer,
 )
 from errorkb.kvcache.cache_utils import DynamicSlidingWindowLayer, LinearAttentionLayer
-
-from kvcache_support import raising_qualname
 
 
 def llama(n=12):

@@ -10,7 +10,6 @@ from __future__ import annotations
 import inspect
 
 import pytest
-
 from kvcache_support import BUNDLED, upstream
 
 pytestmark = pytest.mark.upstream
@@ -59,7 +58,7 @@ def flag_value(cls, flag):
 
 def _class_ids():
     try:
-        import transformers.cache_utils as module  # noqa: F401
+        import transformers.cache_utils as module
     except ImportError:
         return ["no-upstream"]
     return sorted(own_classes(module))

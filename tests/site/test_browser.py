@@ -7,9 +7,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from playwright.sync_api import expect
-
 from conftest import ARTIFACTS
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 

@@ -6,8 +6,8 @@ import json
 import xml.etree.ElementTree as ET
 
 import pytest
-
 from conftest import copy_kb
+
 from errorkb.cli import main
 
 

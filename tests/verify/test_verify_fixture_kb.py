@@ -6,7 +6,6 @@ import hashlib
 import re
 
 import pytest
-
 from conftest import CUDA, FIXTURE, TARGETS, UPSTREAM, expectations
 
 EXPECTED = expectations()

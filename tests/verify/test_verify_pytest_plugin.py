@@ -8,7 +8,6 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import copy_kb
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from conftest import TARGETS, copy_kb
+
 from errorkb.cli import main
 from errorkb.verify.engine import plan_checks
 from errorkb.verify.plan import parse_shard, shard_of
