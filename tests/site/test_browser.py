@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import ARTIFACTS
 from playwright.sync_api import expect
+from sitekb import ARTIFACTS
 
 pytestmark = pytest.mark.browser
 

@@ -6,7 +6,7 @@ import json
 import subprocess
 import sys
 
-from conftest import record, write_report
+from sitekb import record, write_report
 
 from errorkb import evidence, render, site
 from errorkb.load import load_project_entries

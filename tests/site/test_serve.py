@@ -14,7 +14,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from conftest import record, write_report
+from sitekb import record, write_report
 
 ENTRY_URL = "errors/transformers/head-dim-list-length/"
 

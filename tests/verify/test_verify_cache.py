@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import copy_kb, load_kb
+from verifykb import copy_kb, load_kb
 
 from errorkb.verify import cache as cache_module
 from errorkb.verify.cache import cache_key, cacheable

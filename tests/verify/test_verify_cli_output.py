@@ -6,7 +6,7 @@ import json
 import xml.etree.ElementTree as ET
 
 import pytest
-from conftest import copy_kb
+from verifykb import copy_kb
 
 from errorkb.cli import main
 

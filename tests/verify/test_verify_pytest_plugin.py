@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import copy_kb
+from verifykb import copy_kb
 
 
 def pytest_run(folder, *args: str) -> subprocess.CompletedProcess:

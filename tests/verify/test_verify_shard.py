@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import TARGETS, copy_kb
+from verifykb import TARGETS, copy_kb
 
 from errorkb.cli import main
 from errorkb.verify.engine import plan_checks

@@ -1,0 +1,195 @@
+"""Fixtures for the site tests: a strict build of the repository's site into a temp folder,
+served on 127.0.0.1, and one headless Debian Chromium for the whole session."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-dev-shm-usage", "--disable-component-update", "--disable-default-apps",
+                 "--disable-sync", "--no-first-run", "--disable-extensions"]
+ARTIFACTS = ROOT / "test-artifacts"
+
+
+def mkdocs_build(config: Path, site_dir: Path, *, strict: bool = True) -> subprocess.CompletedProcess:
+    """`mkdocs build` in a child process (its logging stays out of pytest's)."""
+    command = [sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(config), "-d", str(site_dir)]
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    return subprocess.run(command + (["--strict"] if strict else []), capture_output=True, text=True,
+                          env=env, cwd=config.parent, timeout=300)
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def site_url(tmp_path_factory) -> str:
+    """The site config with two real entries and the repository's reports, built strictly into
+    a temp folder and served on 127.0.0.1 by a thread of this process. `site_url` names the
+    port it is served on: Material's instant navigation only follows links under `site_url`.
+    Set ERRORKB_SITE_DIR to serve an already built site instead."""
+    port = free_port()
+    if os.environ.get("ERRORKB_SITE_DIR"):
+        site_dir = Path(os.environ["ERRORKB_SITE_DIR"])
+    else:
+        project = make_project(tmp_path_factory.mktemp("kb"), site_url=f"http://127.0.0.1:{port}/")
+        for report in (ROOT / "reports").glob("*.json"):
+            shutil.copy(report, project / "reports" / report.name)
+        site_dir = tmp_path_factory.mktemp("site")
+        result = mkdocs_build(project / "mkdocs.yml", site_dir)
+        assert result.returncode == 0, f"mkdocs build --strict failed:\n{result.stderr}"
+    handler = functools.partial(_Quiet, directory=str(site_dir))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{port}/"
+    server.shutdown()
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args) -> None:
+        pass
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    """One browser for the session; the tests skip when Debian's Chromium is not installed."""
+    if not CHROMIUM.exists() or shutil.which(str(CHROMIUM)) is None:
+        pytest.skip("browser tests need Debian's /usr/bin/chromium (apt-get install chromium; "
+                    "bash scripts/setup.sh --browser installs it)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+class Visit:
+    """A page that blocks and records every request not to 127.0.0.1, and every console error."""
+
+    def __init__(self, browser, color_scheme: str = "light"):
+        self.context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme=color_scheme)
+        self.page = self.context.new_page()
+        self.outside: list[str] = []
+        self.errors: list[str] = []
+        self.page.route("**/*", self._route)
+        self.page.on("console", lambda msg: self.errors.append(msg.text) if msg.type == "error" else None)
+        self.page.on("pageerror", lambda error: self.errors.append(str(error)))
+
+    def _route(self, route) -> None:
+        if route.request.url.startswith("http://127.0.0.1"):
+            route.continue_()
+        else:
+            self.outside.append(route.request.url)
+            route.abort()
+
+    def close(self) -> None:
+        self.context.close()
+
+
+@pytest.fixture
+def visit(chromium):
+    opened: list[Visit] = []
+
+    def open_(color_scheme: str = "light") -> Visit:
+        opened.append(Visit(chromium, color_scheme))
+        return opened[-1]
+
+    yield open_
+    for one in opened:
+        one.close()
+
+
+# -- a small knowledge base of our own, in a temp folder --------------------------------------
+
+SAMPLE_IDS = ("head-dim-list-length", "num-heads-list-length")
+
+
+def make_project(folder: Path, ids=SAMPLE_IDS, site_url: str | None = None) -> Path:
+    """A copy of the site config and of two real entries with their snippets; no reports."""
+    for name in ("mkdocs.yml", "pyproject.toml"):
+        shutil.copy(ROOT / name, folder / name)
+    if site_url:
+        config = folder / "mkdocs.yml"
+        config.write_text(re.sub(r"(?m)^site_url: .*$", f"site_url: {site_url}", config.read_text()))
+    shutil.copytree(ROOT / "overrides", folder / "overrides")
+    (folder / "docs" / "errors" / "transformers").mkdir(parents=True)
+    for page in (ROOT / "docs").glob("*.md"):
+        shutil.copy(page, folder / "docs" / page.name)
+    for entry_id in ids:
+        text = (ROOT / "docs" / "errors" / "transformers" / f"{entry_id}.yml").read_text(encoding="utf-8")
+        (folder / "docs" / "errors" / "transformers" / f"{entry_id}.yml").write_text(
+            _keep_related(text, ids), encoding="utf-8")
+        shutil.copytree(ROOT / "snippets" / entry_id, folder / "snippets" / entry_id)
+    (folder / "reports").mkdir()
+    return folder
+
+
+def _keep_related(text: str, ids) -> str:
+    """The entry with `related` ids outside the copied set dropped (they would dangle)."""
+    lines, out, inside = text.splitlines(), [], False
+    for line in lines:
+        if re.match(r"^related:\s*$", line):
+            inside = True
+            out.append(line)
+            continue
+        item = re.match(r"^\s+-\s+(\S+)\s*$", line) if inside else None
+        if item:
+            if item.group(1) in ids:
+                out.append(line)
+            continue
+        inside = False
+        out.append(line)
+    text = "\n".join(out) + "\n"
+    return re.sub(r"(?m)^related:\s*\n(?!\s+-)", "related: []\n", text)
+
+
+def snippet_hash(folder: Path, entry_id: str, file: str) -> str:
+    import hashlib
+
+    return hashlib.sha256((folder / "snippets" / entry_id / file).read_bytes()).hexdigest()
+
+
+def record(folder: Path, entry_id: str, role: str, file: str, *, target="bundled", device="cpu",
+           outcome="pass", reason="ok", when="2026-11-30T10:00:00+00:00", exception=None, sha=None) -> dict:
+    """One check as a verification report stores it."""
+    return {"id": f"{entry_id}::{role}[{target}-{device}]", "entry": entry_id, "role": role,
+            "snippet": f"snippets/{entry_id}/{file}",
+            "snippet_sha256": sha or snippet_hash(folder, entry_id, file), "target": target, "device": device,
+            "outcome": outcome, "reason": reason, "verified_at": when, "exception": exception,
+            "environment": {"python": "3.11.7", "torch": "2.13.0+cpu", "transformers": "5.15.1"}}
+
+
+def write_report(folder: Path, checks: list[dict], name: str = "latest.json") -> Path:
+    import json
+
+    path = folder / "reports" / name
+    summary = {k: sum(c["outcome"] == k for c in checks) for k in ("pass", "fail", "not-run")}
+    path.write_text(json.dumps({"schema": 1, "verifier": "1", "created": "2026-11-30T10:00:00+00:00",
+                                "environment": {"python": "3.11.7", "torch": "2.13.0+cpu"},
+                                "targets": {"bundled": "bundled-test"}, "summary": summary,
+                                "checks": checks}), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def project(tmp_path) -> Path:
+    return make_project(tmp_path)

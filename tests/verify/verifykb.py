@@ -1,0 +1,58 @@
+"""Shared fixtures for the verifier's tests: the broken knowledge base, verified once per session."""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from errorkb.load import load_project_entries
+from errorkb.project import load_project
+from errorkb.verify.engine import cuda_device_present, verify
+
+FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "broken_kb"
+TARGETS = ("bundled", "upstream")
+UPSTREAM = importlib.util.find_spec("transformers") is not None
+CUDA = cuda_device_present()
+
+
+def load_kb(root: Path):
+    project = load_project(root)
+    loaded = load_project_entries(project)
+    assert loaded.problems == [], [str(p) for p in loaded.problems]
+    return project, loaded.entries
+
+
+def expectations() -> dict[str, dict[str, dict]]:
+    """entry id → role → {"outcome", "reason" (regex)}: the fixture's answer key."""
+    return yaml.safe_load((FIXTURE / "expected.yml").read_text(encoding="utf-8"))
+
+
+def copy_kb(destination: Path, ids: list[str], timeout: float = 6) -> Path:
+    """A project with only some of the fixture's entries (and their snippets)."""
+    (destination / "docs/errors/transformers").mkdir(parents=True)
+    (destination / "pyproject.toml").write_text(f"[tool.errorkb]\ntimeout = {timeout}\n", encoding="utf-8")
+    for entry_id in ids:
+        shutil.copy(FIXTURE / f"docs/errors/transformers/{entry_id}.yml", destination / "docs/errors/transformers")
+        shutil.copytree(FIXTURE / "snippets" / entry_id, destination / "snippets" / entry_id)
+    return destination
+
+
+@pytest.fixture(scope="session")
+def broken_kb():
+    return load_kb(FIXTURE)
+
+
+@pytest.fixture(scope="session")
+def broken_report(broken_kb):
+    """Every check of the fixture, both targets, cpu and cuda, through the warm pool, no cache."""
+    project, entries = broken_kb
+    return verify(project, entries, targets=list(TARGETS), devices=["cpu", "cuda"], jobs=2)
+
+
+@pytest.fixture(scope="session")
+def records(broken_report) -> dict[str, dict]:
+    return {record["id"]: record for record in broken_report.checks}
