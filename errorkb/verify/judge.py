@@ -161,15 +161,24 @@ def _judge_after(check: Check, seen: dict) -> Verdict:
         error = seen["exception"]
         again = " (the documented error, still)" if _is_documented(check, error) else ""
         return Verdict(FAIL, f"raised {error['type']}: {_first_line(error['message'])}{again}")
+    failed = _clean_run_failure(check, seen, "a fix must go through the same API")
+    return failed or Verdict(PASS, f"called {function} {calls['count']}× and every call returned")
+
+
+def _clean_run_failure(check: Check, seen: dict, why_call: str) -> Verdict | None:
+    """The rungs an after and a passing guard share once the snippet itself exited normally:
+    it called the function, every call returned, and on CUDA it really used the device."""
+    function = check.entry.source.function
+    calls = seen.get("calls") or {}
     if not calls.get("count"):
-        return Verdict(FAIL, f"never called {function}; a fix must go through the same API")
+        return Verdict(FAIL, f"never called {function}; {why_call}")
     if calls.get("raised"):
         error = calls["raised"][0]
         return Verdict(FAIL, f"{function} raised {error['type']} inside the snippet (caught): "
                              f"{_first_line(error['message'])}")
     if check.device == "cuda" and not (seen.get("cuda") or {}).get("peak_bytes"):
         return Verdict(FAIL, "no CUDA memory was allocated, so this was not a CUDA check")
-    return Verdict(PASS, f"called {function} {calls['count']}× and every call returned")
+    return None
 
 
 def _judge_guard(check: Check, seen: dict) -> Verdict:
@@ -183,15 +192,8 @@ def _judge_guard(check: Check, seen: dict) -> Verdict:
         if seen["status"] == "raised":
             error = seen["exception"]
             return Verdict(FAIL, f"raised {error['type']}: {_first_line(error['message'])}; expected to run clean")
-        if not calls.get("count"):
-            return Verdict(FAIL, f"never called {function}; a guard that passes must still make the call")
-        if calls.get("raised"):
-            error = calls["raised"][0]
-            return Verdict(FAIL, f"{function} raised {error['type']} inside the snippet (caught): "
-                                 f"{_first_line(error['message'])}")
-        if check.device == "cuda" and not (seen.get("cuda") or {}).get("peak_bytes"):
-            return Verdict(FAIL, "no CUDA memory was allocated, so this was not a CUDA check")
-        return Verdict(PASS, f"ran clean; {function} called {calls['count']}×, every call returned")
+        failed = _clean_run_failure(check, seen, "a guard that passes must still make the call")
+        return failed or Verdict(PASS, f"ran clean; {function} called {calls['count']}×, every call returned")
     if seen["status"] == "returned":
         return Verdict(FAIL, f"exited normally; expected the guard's own {expect.exception}")
     error = seen["exception"]
