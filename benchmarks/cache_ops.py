@@ -82,9 +82,8 @@ def states(torch, length):
     return torch.randn(BATCH, HEADS, length, HEAD_DIM)
 
 
-def bench_dynamic_update(top, torch):
+def _generate(cache, torch):
     """One generation: a prefill then single-token decode steps through every layer."""
-    cache = top.DynamicCache(config=config(top))
     prefill, step = states(torch, PREFILL), states(torch, 1)
     start = time.process_time()
     for layer in range(LAYERS):
@@ -93,18 +92,14 @@ def bench_dynamic_update(top, torch):
         for layer in range(LAYERS):
             cache.update(step, step, layer)
     return LAYERS * (DECODE + 1), time.process_time() - start
+
+
+def bench_dynamic_update(top, torch):
+    return _generate(top.DynamicCache(config=config(top)), torch)
 
 
 def bench_static_update(top, torch):
-    cache = top.StaticCache(config=config(top), max_cache_len=PREFILL + DECODE)
-    prefill, step = states(torch, PREFILL), states(torch, 1)
-    start = time.process_time()
-    for layer in range(LAYERS):
-        cache.update(prefill, prefill, layer)
-    for _ in range(DECODE):
-        for layer in range(LAYERS):
-            cache.update(step, step, layer)
-    return LAYERS * (DECODE + 1), time.process_time() - start
+    return _generate(top.StaticCache(config=config(top), max_cache_len=PREFILL + DECODE), torch)
 
 
 def _filled_cache(top, torch):

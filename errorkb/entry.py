@@ -120,7 +120,10 @@ Requirements = Annotated[list[str], AfterValidator(_check_requirements)]
 
 
 class Needs(Strict):
-    """Optional packages a snippet needs present or absent; unmet, its checks are 'not run'."""
+    """What snippets need present, absent or built a certain way; unmet, their checks are 'not run'.
+
+    Set on an entry, it applies to every snippet; a snippet's own needs add to the entry's.
+    """
 
     requires: Requirements = Field(
         default_factory=list,
@@ -167,8 +170,8 @@ class Solution(Strict):
     body: Markdown | None = None
 
 
-class Entry(Strict):
-    """One documented error."""
+class Entry(Needs):
+    """One documented error; its `requires`, `without` and `torch_build` apply to every snippet."""
 
     id: Slug = Field(description="Stable kebab-case slug; the file name, URL and JSON API key.")
     title: str = Field(min_length=1)
@@ -195,18 +198,6 @@ class Entry(Strict):
     guards: list[Guard] = Field(min_length=1)
 
     related: list[Slug] = Field(default_factory=list)
-    requires: Requirements = Field(
-        default_factory=list,
-        description="Distributions every snippet needs besides the target (e.g. 'hqq>=0.2.1'); "
-        "a snippet's own `requires` adds to these. Unmet, the checks are recorded as not run.",
-    )
-    without: Requirements = Field(
-        default_factory=list,
-        description="Distributions that must be absent for every snippet; a snippet's own `without` "
-        "adds to these. Where one is installed, the checks are recorded as not run.",
-    )
-    torch_build: Literal["cpu", "cuda"] | None = Field(
-        default=None, description="The torch build every snippet needs ('cpu' or 'cuda'); see guards' field.")
     devices: list[Literal["cpu", "cuda"]] = Field(
         default_factory=lambda: ["cpu", "cuda"], min_length=1,
         description="Device kinds on which the error can happen; checks on the others are not run.",

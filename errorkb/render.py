@@ -13,8 +13,6 @@ import dataclasses
 import functools
 import hashlib
 import html
-import importlib.metadata
-import importlib.util
 import json
 import posixpath
 import re
@@ -31,6 +29,7 @@ from errorkb.inert import inert, one_line
 from errorkb.load import LoadedEntry
 from errorkb.message import Placeholder
 from errorkb.project import Project
+from errorkb.upstream import package_name, source_file
 
 __all__ = ["EntryPage", "build_pages", "render_entry", "render_index", "render_by_exception", "render_by_api",
            "render_verification", "entry_document", "index_document", "inert", "badges", "captured_error"]
@@ -163,17 +162,18 @@ def build_pages(project: Project, loaded: list[LoadedEntry], results: dict[str, 
                 continue  # reported by the loader; the page shows the snippet as missing
         records = sorted(by_entry.get(entry.id, []), key=lambda r: r["id"])
         pages.append(EntryPage(entry, project.rel(one.path), snippets, records,
-                               [by_id[i] for i in entry.related if i in by_id], source_excerpt(entry)))
+                               [by_id[i] for i in entry.related if i in by_id], source_excerpt(project, entry)))
     return pages
 
 
-def source_excerpt(entry: Entry, before: int = 8, after: int = 4) -> list[tuple[int, str]] | None:
-    """Lines around the raise, read from the installed upstream release when it is the pinned
-    one: the page shows the real source without the repository storing a copy of it."""
-    package = entry.library.split("/")[-1]
-    if entry.source.release is None or _installed_version(package) != entry.source.release:
+def source_excerpt(project: Project, entry: Entry, before: int = 8, after: int = 4) -> list[tuple[int, str]] | None:
+    """Lines around the raise, read from the pinned release where it lies on this machine (the
+    installed package, or its version-matrix environment): the page shows the real source
+    without the repository storing a copy of it."""
+    if entry.source.release is None:
         return None
-    lines = _package_file_lines(package, entry.source.path.removeprefix("src/").removeprefix(f"{package}/"))
+    path = source_file(project, package_name(entry.library), entry.source.release, entry.source.path)
+    lines = _file_lines(path) if path else None
     if not lines or entry.source.line > len(lines):
         return None
     first = max(entry.source.line - before, 1)
@@ -181,21 +181,10 @@ def source_excerpt(entry: Entry, before: int = 8, after: int = 4) -> list[tuple[
     return [(number, lines[number - 1]) for number in range(first, last + 1)]
 
 
-@functools.cache
-def _installed_version(package: str) -> str | None:
-    try:
-        return importlib.metadata.version(package) if importlib.util.find_spec(package) else None
-    except (importlib.metadata.PackageNotFoundError, ValueError, ImportError):
-        return None
-
-
 @functools.lru_cache(maxsize=32)
-def _package_file_lines(package: str, inside: str) -> tuple[str, ...] | None:
-    spec = importlib.util.find_spec(package)  # finds the folder; imports nothing
-    if spec is None or not spec.submodule_search_locations:
-        return None
+def _file_lines(path: Path) -> tuple[str, ...] | None:
+    """One read per file and build, however many entries pin lines in it."""
     try:
-        path = Path(next(iter(spec.submodule_search_locations))) / inside
         return tuple(path.read_text(encoding="utf-8").splitlines())
     except OSError:
         return None

@@ -193,3 +193,14 @@ def write_report(folder: Path, checks: list[dict], name: str = "latest.json") ->
 @pytest.fixture
 def project(tmp_path) -> Path:
     return make_project(tmp_path)
+
+
+# A real message and the traceback a user would paste, shared by the lookup and browser tests.
+MESSAGE = "`head_dim` was provided as a list of length 12, but the Cache currently has 28 layers"
+TRACEBACK = f"""Traceback (most recent call last):
+  File "/home/me/export.py", line 14, in <module>
+    cache.early_initialization(batch_size=1, num_heads=8, head_dim=[128, 128], dtype=dtype, device=device)
+  File "/venv/lib/python3.11/site-packages/transformers/cache_utils.py", line 1471, in early_initialization
+    raise ValueError(
+ValueError: {MESSAGE}
+"""

@@ -8,18 +8,12 @@ import re
 
 import pytest
 from playwright.sync_api import expect
-from sitekb import ARTIFACTS
+from sitekb import ARTIFACTS, MESSAGE, TRACEBACK
 
 pytestmark = pytest.mark.browser
 
 ENTRY = "errors/transformers/head-dim-list-length/"
-MESSAGE = "`head_dim` was provided as a list of length 12, but the Cache currently has 28 layers"
-TRACEBACK = f"""Traceback (most recent call last):
-  File "/home/me/export.py", line 14, in <module>
-    cache.early_initialization(batch_size=1, num_heads=8, head_dim=[128, 128], dtype=dtype, device=device)
-  File "/venv/lib/python3.11/site-packages/transformers/cache_utils.py", line 1471, in early_initialization
-    raise ValueError(
-ValueError: {MESSAGE}"""
+
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])

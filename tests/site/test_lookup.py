@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import pytest
+from sitekb import MESSAGE, TRACEBACK
 
 from errorkb.lookup import Known, Lookup, candidates
 
@@ -20,14 +21,7 @@ GENERIC = Known("generic", "anything with layers", "ValueError", "{what} layers"
 OOM = Known("oom", "out of memory", "torch.OutOfMemoryError", "CUDA out of memory. Tried to allocate {size}")
 KB = Lookup([HEAD_DIM, NUM_HEADS, GENERIC, OOM])
 
-MESSAGE = "`head_dim` was provided as a list of length 12, but the Cache currently has 28 layers"
-TRACEBACK = f"""Traceback (most recent call last):
-  File "/home/me/export.py", line 14, in <module>
-    cache.early_initialization(batch_size=1, num_heads=8, head_dim=[128, 128], dtype=dtype, device=device)
-  File "/venv/lib/python3.11/site-packages/transformers/cache_utils.py", line 1471, in early_initialization
-    raise ValueError(
-ValueError: {MESSAGE}
-"""
+
 
 
 def ids(text: str) -> list[str]:
