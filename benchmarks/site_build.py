@@ -153,7 +153,7 @@ def make_kb(folder: Path, entries: int, seed: int = 5) -> None:
 
 def site_configs(folder: Path) -> tuple[Path, Path]:
     """mkdocs.yml through the plugin, and the same site over pre-written Markdown."""
-    from errorkb import site
+    from errorkb.site import files as site
 
     base = (ROOT / "mkdocs.yml").read_text()
     plugin = folder / "mkdocs.yml"
@@ -185,7 +185,7 @@ def timed_build(config: Path, site_dir: Path) -> tuple[float, float]:
 
 
 def time_lookup(entries: int, repeat: int = 300) -> dict[str, float]:
-    from errorkb.lookup import Known, Lookup
+    from errorkb.site.lookup import Known, Lookup
 
     rng = random.Random(5)
     results = {}
@@ -231,7 +231,7 @@ def _time_js(known, message: str, traceback: str, label: str) -> dict[str, float
       }
       console.log(JSON.stringify(out));"""
     entries = [{"id": k.id, "title": k.title, "exception": k.exception, "message": k.message} for k in known]
-    result = subprocess.run([str(node), "-e", script, str(ROOT / "errorkb" / "assets" / "lookup.js")],
+    result = subprocess.run([str(node), "-e", script, str(ROOT / "errorkb" / "site" / "assets" / "lookup.js")],
                             input=json.dumps({"entries": entries, "texts": {"message": message, "traceback": traceback}}),
                             capture_output=True, text=True)
     if result.returncode != 0:

@@ -14,9 +14,9 @@ from pathlib import Path
 
 from rich.console import Console
 
-from errorkb.load import LoadResult, load_project_entries
-from errorkb.problems import ProblemsFound
-from errorkb.project import Project, load_project
+from errorkb.core.load import LoadResult, load_project_entries
+from errorkb.core.problems import ProblemsFound
+from errorkb.core.project import Project, load_project
 
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -120,7 +120,7 @@ def _load_or_report(project: Project) -> LoadResult:
 def cmd_check(project: Project, args: argparse.Namespace) -> int:
     result = _load_or_report(project)
     if args.drift:
-        from errorkb.drift import pinned_problems
+        from errorkb.source.drift import pinned_problems
 
         drift = pinned_problems(result.entries, project)
         if drift:
@@ -132,7 +132,7 @@ def cmd_check(project: Project, args: argparse.Namespace) -> int:
 
 
 def cmd_matrix(project: Project, args: argparse.Namespace) -> int:
-    from errorkb import matrix
+    from errorkb.verify import matrix
 
     result = _load_or_report(project)
     settings = project.matrix
@@ -162,7 +162,7 @@ def cmd_matrix(project: Project, args: argparse.Namespace) -> int:
 
 
 def cmd_coverage(project: Project, args: argparse.Namespace) -> int:
-    from errorkb.coverage import coverage
+    from errorkb.source.coverage import coverage
 
     result = _load_or_report(project)
     table = coverage(result.entries, project)
@@ -185,7 +185,7 @@ def cmd_coverage(project: Project, args: argparse.Namespace) -> int:
 
 
 def cmd_schema(project: Project, args: argparse.Namespace) -> int:
-    from errorkb.entry import Entry
+    from errorkb.core.entry import Entry
 
     print(json.dumps(Entry.model_json_schema(), indent=2))
     return 0
@@ -292,8 +292,8 @@ def cmd_report_merge(project: Project, args: argparse.Namespace) -> int:
 
 
 def cmd_lookup(project: Project, args: argparse.Namespace) -> int:
-    """Same rules as the paste box (errorkb.lookup); exit 1 when nothing matches."""
-    from errorkb.lookup import Lookup, known_from_entries, known_from_index
+    """Same rules as the paste box (errorkb.site.lookup); exit 1 when nothing matches."""
+    from errorkb.site.lookup import Lookup, known_from_entries, known_from_index
 
     text = sys.stdin.read() if args.message == "-" else args.message
     if not text.strip():
@@ -332,7 +332,7 @@ def cmd_lookup(project: Project, args: argparse.Namespace) -> int:
 
 def cmd_render(project: Project, args: argparse.Namespace) -> int:
     """The site's generated files written to disk; exit 1 when an entry has problems."""
-    from errorkb.site import site_files
+    from errorkb.site.files import site_files
     from errorkb.verify.report import read_reports
 
     loaded = load_project_entries(project)

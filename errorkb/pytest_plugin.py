@@ -41,8 +41,8 @@ class _Session:
     """Project, entries and one Verifier, shared by every item of the pytest session."""
 
     def __init__(self, config: pytest.Config):
-        from errorkb.load import load_project_entries
-        from errorkb.project import load_project
+        from errorkb.core.load import load_project_entries
+        from errorkb.core.project import load_project
 
         self.config = config
         self.project = load_project(Path(config.getoption("errorkb_root") or config.rootpath))

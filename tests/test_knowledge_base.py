@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from errorkb.cli import main
-from errorkb.load import load_project_entries
-from errorkb.project import load_project
+from errorkb.core.load import load_project_entries
+from errorkb.core.project import load_project
 from errorkb.verify.engine import verify
 from errorkb.verify.requirements import unmet
 
@@ -54,8 +54,8 @@ def test_at_most_eight_entries_are_not_fully_verified_on_cpu(report):
 
 
 def test_every_source_pin_holds_and_every_raise_site_is_documented(kb):
-    from errorkb.coverage import coverage
-    from errorkb.drift import pinned_problems
+    from errorkb.source.coverage import coverage
+    from errorkb.source.drift import pinned_problems
 
     project, loaded = kb
     assert [str(p) for p in pinned_problems(loaded.entries, project)] == []

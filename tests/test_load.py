@@ -10,8 +10,8 @@ import pytest
 from kb_factory import AFTER, BEFORE, VALID_ENTRY, make_project
 
 from errorkb.cli import main
-from errorkb.load import load_project_entries
-from errorkb.project import load_project
+from errorkb.core.load import load_project_entries
+from errorkb.core.project import load_project
 
 ENTRY_FILE = "docs/errors/transformers/demo-error.yml"
 
@@ -174,13 +174,13 @@ def test_schema_command_prints_the_model_schema(project_root):
     ("Expected {len(d) = } to be 4", "Expected len(d) = 5 to be 4", {"len(d) =": "len(d) = 5"}),
 ])
 def test_message_templates_match_rendered_messages(template, message, values):
-    from errorkb.message import MessageTemplate
+    from errorkb.core.message import MessageTemplate
 
     assert MessageTemplate.parse(template).match(message) == values
 
 
 def test_message_templates_reject_other_messages():
-    from errorkb.message import MessageTemplate
+    from errorkb.core.message import MessageTemplate
 
     template = MessageTemplate.parse("a {x} and {x}")
     assert template.match("a 1 and 2") is None

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from kb_factory import VALID_ENTRY, make_project
 
-from errorkb.load import load_project_entries
-from errorkb.project import load_project
+from errorkb.core.load import load_project_entries
+from errorkb.core.project import load_project
 from errorkb.verify.requirements import torch_build, unmet
 
 

@@ -10,11 +10,11 @@ import pytest
 from kb_factory import copy_entries
 
 from errorkb.cli import main
-from errorkb.coverage import coverage
-from errorkb.load import load_project_entries
-from errorkb.matrix import Env, collect, describe_spans, run_release, sort_releases, summarize
-from errorkb.project import load_project
-from errorkb.sites import functions, raise_sites, template_of
+from errorkb.core.load import load_project_entries
+from errorkb.core.project import load_project
+from errorkb.source.coverage import coverage
+from errorkb.source.raise_sites import functions, raise_sites, template_of
+from errorkb.verify.matrix import Env, collect, describe_spans, run_release, sort_releases, summarize
 
 PINNED = "5.15.1"
 
@@ -205,7 +205,7 @@ def test_the_fixing_release_keeps_what_the_before_did_there():
 
 
 def test_raise_lines_are_merged_over_consecutive_releases():
-    from errorkb.matrix import line_spans
+    from errorkb.verify.matrix import line_spans
 
     lines = {"5.5.1": 1007, "5.6.0": 1007, "5.8.0": 1063, "5.15.1": 1471}
     assert line_spans(lines, ["5.5.1", "5.6.0", "5.7.0", "5.8.0", "5.15.1"]) == [

@@ -25,7 +25,7 @@ from pathlib import Path
 from errorkb.verify.plan import Check
 from errorkb.verify.report import VERIFIER_VERSION
 
-_VERIFIER_SOURCES = [Path(__file__).resolve().parent, Path(__file__).resolve().parent.parent / "message.py"]
+_VERIFIER_SOURCES = [Path(__file__).resolve().parent, Path(__file__).resolve().parent.parent / "core" / "message.py"]
 
 
 @cache

@@ -14,8 +14,8 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
 
-from errorkb.load import LoadedEntry
-from errorkb.project import Project
+from errorkb.core.load import LoadedEntry
+from errorkb.core.project import Project
 from errorkb.verify.cache import VerdictCache, cache_key, cacheable
 from errorkb.verify.judge import NOT_RUN, Verdict, actual, expected, judge, snippet_line
 from errorkb.verify.plan import DEVICES, Check, plan, select_shard, transformers_imports

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from errorkb.message import MessageTemplate
+from errorkb.core.message import MessageTemplate
 from errorkb.verify.plan import Check
 from errorkb.verify.run import Run
 

@@ -6,9 +6,9 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from errorkb.entry import Entry, GuardExpectation
-from errorkb.load import LoadedEntry
-from errorkb.project import Project
+from errorkb.core.entry import Entry, GuardExpectation
+from errorkb.core.load import LoadedEntry
+from errorkb.core.project import Project
 
 DEVICES = ("cpu", "cuda")
 

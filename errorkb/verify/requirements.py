@@ -9,7 +9,7 @@ import importlib.metadata
 
 from packaging.requirements import Requirement
 
-from errorkb.entry import Entry
+from errorkb.core.entry import Entry
 
 
 def unmet(entry: Entry, role: str, device: str) -> str | None:

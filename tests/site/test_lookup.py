@@ -1,4 +1,4 @@
-"""The lookup rules (errorkb.lookup) and `errorkb lookup` on the command line."""
+"""The lookup rules (errorkb.site.lookup) and `errorkb lookup` on the command line."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import sys
 import pytest
 from sitekb import MESSAGE, TRACEBACK
 
-from errorkb.lookup import Known, Lookup, candidates
+from errorkb.site.lookup import Known, Lookup, candidates
 
 HEAD_DIM = Known("head-dim-list-length", "head_dim list", "ValueError",
                  "`head_dim` was provided as a list of length {len(num_heads)}, but the Cache currently has "

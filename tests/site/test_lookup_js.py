@@ -1,4 +1,4 @@
-"""The paste box's matcher (errorkb/assets/lookup.js) agrees with the Python one on the same
+"""The paste box's matcher (errorkb/site/assets/lookup.js) agrees with the Python one on the same
 inputs: template parsing, `match`, `search`, candidate extraction and ranking. Runs the
 JavaScript with the Node.js that ships inside the playwright wheel (no browser needed)."""
 
@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from errorkb.load import load_project_entries
-from errorkb.lookup import Known, Lookup, candidates
-from errorkb.message import MessageTemplate, TemplateSyntaxError
-from errorkb.project import load_project
+from errorkb.core.load import load_project_entries
+from errorkb.core.message import MessageTemplate, TemplateSyntaxError
+from errorkb.core.project import load_project
+from errorkb.site.lookup import Known, Lookup, candidates
 
 ROOT = Path(__file__).resolve().parents[2]
-LOOKUP_JS = ROOT / "errorkb" / "assets" / "lookup.js"
+LOOKUP_JS = ROOT / "errorkb" / "site" / "assets" / "lookup.js"
 
 TEMPLATES = [
     "`head_dim` was provided as a list of length {len(num_heads)}, but the Cache currently has {len(self.layers)} layers",
@@ -112,7 +112,7 @@ def lookup_js(entries: list[dict], pastes: list[str]) -> list:
 
 
 def python_lookup(entries: list[dict], pastes: list[str]) -> list:
-    from errorkb.lookup import normalize
+    from errorkb.site.lookup import normalize
 
     lookup = Lookup(Known.from_index(item) for item in entries)
     return [{"candidates": [[c.message, c.exception] for c in candidates(normalize(text))],

@@ -1,4 +1,4 @@
-"""Page content and evidence rules, without MkDocs: errorkb.evidence, errorkb.render, `errorkb render`."""
+"""Page content and evidence rules, without MkDocs: errorkb.site.evidence, errorkb.site.render, `errorkb render`."""
 
 from __future__ import annotations
 
@@ -8,9 +8,10 @@ import sys
 
 from sitekb import record, write_report
 
-from errorkb import evidence, render, site
-from errorkb.load import load_project_entries
-from errorkb.project import load_project
+from errorkb.core.load import load_project_entries
+from errorkb.core.project import load_project
+from errorkb.site import evidence, render
+from errorkb.site import files as site
 from errorkb.verify.report import read_reports
 
 ENTRY = "head-dim-list-length"
@@ -146,7 +147,7 @@ def test_render_command_writes_plain_markdown_and_json(project, tmp_path):
 import markdown  # noqa: E402
 import pytest  # noqa: E402
 
-from errorkb.inert import inert  # noqa: E402
+from errorkb.site.inert import inert  # noqa: E402
 
 
 def to_html(text: str) -> str:

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from errorkb.load import load_project_entries
-from errorkb.project import load_project
+from errorkb.core.load import load_project_entries
+from errorkb.core.project import load_project
 from errorkb.verify.engine import cuda_device_present, verify
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "broken_kb"

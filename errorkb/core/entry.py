@@ -21,7 +21,7 @@ from pydantic import (
     model_validator,
 )
 
-from errorkb.message import MessageTemplate, TemplateSyntaxError
+from errorkb.core.message import MessageTemplate, TemplateSyntaxError
 
 Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")]
 Markdown = Annotated[str, StringConstraints(min_length=1)]

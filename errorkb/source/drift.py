@@ -13,12 +13,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from errorkb.entry import Entry
-from errorkb.load import LoadedEntry
-from errorkb.problems import Problem
-from errorkb.project import Project
-from errorkb.sites import RaiseSite, functions, raise_sites
-from errorkb.upstream import missing_release_hint, package_name, source_file
+from errorkb.core.entry import Entry
+from errorkb.core.load import LoadedEntry
+from errorkb.core.problems import Problem
+from errorkb.core.project import Project
+from errorkb.source.raise_sites import RaiseSite, functions, raise_sites
+from errorkb.source.upstream import missing_release_hint, package_name, source_file
 
 
 @dataclass(frozen=True)

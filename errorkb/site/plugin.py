@@ -24,10 +24,10 @@ from mkdocs.config.base import Config
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files, InclusionLevel
 
-from errorkb import site
-from errorkb.load import load_project_entries
-from errorkb.problems import ProblemsFound
-from errorkb.project import Project, load_project
+from errorkb.core.load import load_project_entries
+from errorkb.core.problems import ProblemsFound
+from errorkb.core.project import Project, load_project
+from errorkb.site import files as site
 from errorkb.verify.report import read_reports
 
 log = logging.getLogger("mkdocs.plugins.errorkb")

@@ -22,9 +22,9 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from errorkb.entry import Entry, library_folder
-from errorkb.problems import Problem
-from errorkb.project import Project
+from errorkb.core.entry import Entry, library_folder
+from errorkb.core.problems import Problem
+from errorkb.core.project import Project
 
 Loc = tuple[str | int, ...]
 # libyaml's safe loader when PyYAML was built with it (the same marks, several times faster).

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from errorkb.load import LoadedEntry
-from errorkb.problems import Problem
-from errorkb.project import Project
-from errorkb.sites import RaiseSite, raise_sites
-from errorkb.upstream import missing_release_hint, source_file
+from errorkb.core.load import LoadedEntry
+from errorkb.core.problems import Problem
+from errorkb.core.project import Project
+from errorkb.source.raise_sites import RaiseSite, raise_sites
+from errorkb.source.upstream import missing_release_hint, source_file
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 "paste your error" box.
 
 Readers paste what they have: a bare message, `ValueError: message`, a whole traceback, or
-pytest's `E   ValueError: ...` lines. The rules, identical in `errorkb/assets/lookup.js`
+pytest's `E   ValueError: ...` lines. The rules, identical in `errorkb/site/assets/lookup.js`
 (a test runs both on the same inputs):
 
 1. Line endings become `\\n`; the text is stripped, and so is every template (a source
@@ -31,7 +31,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from errorkb.message import Literal, MessageTemplate
+from errorkb.core.message import Literal, MessageTemplate
 
 EXCEPTION_LINE = re.compile(
     r"^([ \t]*(?:E[ \t]+)?)([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*): ([^\n]*)$"
@@ -170,6 +170,6 @@ def known_from_index(path: Path) -> list[Known]:
 
 def known_from_entries(entries: Iterable) -> list[Known]:
     """Entries straight from the loaded YAML, as the site's index would list them."""
-    from errorkb.render import site_url
+    from errorkb.site.render import site_url
 
     return [Known(e.id, e.title, e.exception, e.message, site_url(e), e.source.function) for e in entries]

@@ -11,9 +11,9 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from errorkb import render
-from errorkb.entry import Entry
-from errorkb.load import LoadResult
+from errorkb.core.entry import Entry
+from errorkb.core.load import LoadResult
+from errorkb.site import render
 from errorkb.verify.report import Report, latest_results
 
 ASSETS = Path(__file__).parent / "assets"
@@ -64,7 +64,7 @@ COVERAGE = "coverage.md"
 
 def coverage_page(project, loaded: LoadResult) -> str:
     """The raise sites of the pinned module and their entries, as `errorkb coverage` prints them."""
-    from errorkb.coverage import coverage, render_coverage
+    from errorkb.source.coverage import coverage, render_coverage
 
     table = coverage(loaded.entries, project)
     titles = {one.entry.id: one.entry.title for one in loaded.entries}
@@ -75,7 +75,7 @@ def coverage_page(project, loaded: LoadResult) -> str:
 def version_ranges(project, pages: list[render.EntryPage]) -> dict[str, render.VersionRange]:
     """Per entry, the releases where it raises, read from the version matrix report
     (`errorkb matrix`) when there is one. The site never runs the matrix itself."""
-    from errorkb import matrix
+    from errorkb.verify import matrix
 
     data = matrix.read_matrix(project)
     if not data:

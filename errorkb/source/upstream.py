@@ -10,7 +10,7 @@ import importlib.metadata
 import importlib.util
 from pathlib import Path
 
-from errorkb.project import Project
+from errorkb.core.project import Project
 
 
 def package_name(library: str) -> str:

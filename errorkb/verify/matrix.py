@@ -32,12 +32,12 @@ from pathlib import Path
 from packaging.version import InvalidVersion, Version
 
 import errorkb
-from errorkb.drift import SourceIndex, resolve_line
-from errorkb.entry import Entry
-from errorkb.load import LoadedEntry
-from errorkb.project import Project
-from errorkb.render import read_snippet
-from errorkb.upstream import matrix_env
+from errorkb.core.entry import Entry
+from errorkb.core.load import LoadedEntry
+from errorkb.core.project import Project
+from errorkb.site.render import read_snippet
+from errorkb.source.drift import SourceIndex, resolve_line
+from errorkb.source.upstream import matrix_env
 
 SCHEMA = 1
 
@@ -183,7 +183,7 @@ def run_matrix(project: Project, loaded: list[LoadedEntry], releases: list[str],
 
 
 def _index(project: Project, package: str, release: str) -> SourceIndex | None:
-    from errorkb.upstream import source_file
+    from errorkb.source.upstream import source_file
 
     path = source_file(project, package, release, project.coverage.path)
     return SourceIndex.of(path.read_text(encoding="utf-8")) if path else None

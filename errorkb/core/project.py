@@ -13,7 +13,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from errorkb.problems import Problem, ProblemsFound, display_path
+from errorkb.core.problems import Problem, ProblemsFound, display_path
 
 
 class _Strict(BaseModel):

@@ -4,7 +4,7 @@ Plain functions with no MkDocs in sight: the plugin calls them during a build, a
 `errorkb render --out DIR` writes the same pages for any other static-site engine. The
 Markdown uses only admonitions, content tabs, fences and a little inline HTML for badges,
 which Material and its successors understand. Nothing here imports torch or runs a snippet:
-pages show what a report says. Author prose always goes through `inert` (see `errorkb.inert`).
+pages show what a report says. Author prose always goes through `inert` (see `errorkb.site.inert`).
 """
 
 from __future__ import annotations
@@ -23,13 +23,13 @@ from pathlib import Path
 
 import jinja2
 
-from errorkb import evidence
-from errorkb.entry import Entry, library_folder
-from errorkb.inert import inert, one_line
-from errorkb.load import LoadedEntry
-from errorkb.message import Placeholder
-from errorkb.project import Project
-from errorkb.upstream import package_name, source_file
+from errorkb.core.entry import Entry, library_folder
+from errorkb.core.load import LoadedEntry
+from errorkb.core.message import Placeholder
+from errorkb.core.project import Project
+from errorkb.site import evidence
+from errorkb.site.inert import inert, one_line
+from errorkb.source.upstream import package_name, source_file
 
 __all__ = ["EntryPage", "build_pages", "render_entry", "render_index", "render_by_exception", "render_by_api",
            "render_verification", "entry_document", "index_document", "inert", "badges", "captured_error"]
