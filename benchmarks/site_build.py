@@ -43,6 +43,14 @@ METHODS = ("update", "get_seq_length", "early_initialization", "crop", "reorder_
 COMMIT = "a597f974857b3d92939971296bc0deb93d33d780"
 
 
+
+def library_profile() -> str:
+    """The knowledge base's `[tool.errorkb.library]` table, as the project's pyproject.toml states it."""
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    found = re.search(r"(?ms)^\[tool\.errorkb\.library\]\n.*?(?=^\[|\Z)", text)
+    assert found, "pyproject.toml has no [tool.errorkb.library]"
+    return found.group()
+
 def message_for(rng: random.Random, index: int, shared: bool = False) -> str:
     if shared:  # worst case for the pre-filter: every template shares its longest fixed piece
         return f"`value` was provided as a list of length {{n}}, but cache_{index} currently has {{m}} layers"
@@ -122,7 +130,7 @@ def make_kb(folder: Path, entries: int, seed: int = 5) -> None:
     entry_dir.mkdir(parents=True)
     (folder / "reports").mkdir()
     (folder / "pyproject.toml").write_text('[tool.errorkb]\nentries = "docs/errors"\nsnippets = "snippets"\n'
-                                           'reports = "reports"\n')
+                                           'reports = "reports"\n\n' + library_profile())
     checks = []
     for index in range(entries):
         entry_id, text = entry_yaml(index, rng)
@@ -136,16 +144,17 @@ def make_kb(folder: Path, entries: int, seed: int = 5) -> None:
             checks.append({"id": f"{entry_id}::{role}[bundled-cpu]", "entry": entry_id, "role": role,
                            "snippet": f"snippets/{entry_id}/{file}",
                            "snippet_sha256": hashlib.sha256(body.encode()).hexdigest(), "target": "bundled",
-                           "device": "cpu", "outcome": "pass", "reason": "ok",
+                           "device": "cpu", "outcome": "pass", "code": "ran-clean" if role != "before"
+                           else "raised-as-documented", "reason": "ok", "expected": "as documented",
                            "verified_at": "2026-11-30T10:00:00+00:00",
                            "exception": {"type": "ValueError", "message": "synthetic",
                                          "traceback": "Traceback (most recent call last):\nValueError: synthetic\n"}
                            if role == "before" else None,
-                           "environment": {"python": "3.11.7", "torch": "2.13.0+cpu"}})
+                           "environment": {"python": "3.11.7", "runtime": "torch", "runtime_version": "2.13.0+cpu"}})
     (folder / "reports" / "latest.json").write_text(json.dumps({
-        "schema": 1, "verifier": "1", "created": "2026-11-30T10:00:00+00:00",
-        "environment": {"python": "3.11.7", "torch": "2.13.0+cpu"}, "targets": {"bundled": "synthetic"},
-        "summary": {"pass": len(checks), "fail": 0, "not-run": 0}, "checks": checks}))
+        "schema": 2, "verifier": "2", "created": "2026-11-30T10:00:00+00:00",
+        "environment": {"python": "3.11.7", "runtime": "torch"}, "targets": {"bundled": "synthetic"},
+        "checks": checks}))
     for page in ("index.md", "tags.md", "api.md"):
         shutil.copy(ROOT / "docs" / page, folder / "docs" / page)
     shutil.copytree(ROOT / "overrides", folder / "overrides")

@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -31,6 +32,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ERRORKB = [sys.executable, "-m", "errorkb.cli"]
+ROOT = Path(__file__).resolve().parent.parent
 MESSAGE = ("`head_dim` was provided as a list of length {len(num_heads)}, but the Cache currently has "
            "{len(self.layers)} layers")
 PRELUDE = """import torch
@@ -78,8 +80,16 @@ guards:
 """
 
 
+
+def library_profile() -> str:
+    """The knowledge base's `[tool.errorkb.library]` table, as the project's pyproject.toml states it."""
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    found = re.search(r"(?ms)^\[tool\.errorkb\.library\]\n.*?(?=^\[|\Z)", text)
+    assert found, "pyproject.toml has no [tool.errorkb.library]"
+    return found.group()
+
 def build(root: Path, n: int) -> list[Path]:
-    (root / "pyproject.toml").write_text("[tool.errorkb]\ntimeout = 60\n", encoding="utf-8")
+    (root / "pyproject.toml").write_text("[tool.errorkb]\ntimeout = 60\n\n" + library_profile(), encoding="utf-8")
     entries = root / "docs/errors/transformers"
     entries.mkdir(parents=True)
     snippets = []

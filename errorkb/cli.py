@@ -1,7 +1,7 @@
 """`errorkb` on the command line: thin glue over load, verify and render.
 
 Exit codes: 0 all good, 1 problems in the knowledge base or failed checks, 2 bad usage.
-Nothing here imports torch: snippets run in child processes.
+Nothing here imports the runtime: snippets run in child processes.
 """
 
 from __future__ import annotations
@@ -11,12 +11,15 @@ import difflib
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 
 from errorkb.core.load import LoadResult, load_project_entries
 from errorkb.core.problems import ProblemsFound
 from errorkb.core.project import Project, load_project
+from errorkb.verify.run import Isolation
+from errorkb.verify.targets import TARGETS
 
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -53,25 +56,27 @@ def _parser() -> argparse.ArgumentParser:
                         help="release to run (repeatable; default: [tool.errorkb.matrix] releases, else every "
                              "release since `since` that PyPI serves)")
     matrix.add_argument("--rebuild", action="store_true", help="recreate the releases' environments")
+    matrix.add_argument("--no-cache", action="store_true", help="re-run every check in every release")
     matrix.set_defaults(command=cmd_matrix)
 
-    cover = commands.add_parser("coverage", help="raise sites of the pinned module and the entries documenting them")
+    cover = commands.add_parser("coverage", help="raise sites of the followed files and the entries documenting them")
     cover.add_argument("--json", action="store_true", help="print the table as JSON")
     cover.set_defaults(command=cmd_coverage)
 
-    schema = commands.add_parser("schema", help="print the JSON Schema of an entry")
+    schema = commands.add_parser("schema", help="print the JSON Schema of an entry (or of a report's check record)")
+    schema.add_argument("--check-record", action="store_true", help="the schema of one check in a report")
     schema.set_defaults(command=cmd_schema)
 
     verify = commands.add_parser("verify", help="run every snippet and judge it; write a JSON report")
     verify.add_argument("ids", nargs="*", metavar="ID", help="entries to verify (default: all)")
-    verify.add_argument("--target", action="append", choices=["bundled", "upstream"],
+    verify.add_argument("--target", action="append", choices=TARGETS,
                         help="implementation to run against (repeatable; default from [tool.errorkb])")
-    verify.add_argument("--device", action="append", choices=["cpu", "cuda"],
-                        help="device kind (repeatable; default: cpu and cuda)")
+    verify.add_argument("--device", action="append",
+                        help="device kind (repeatable; default: every device of the runtime)")
     verify.add_argument("--jobs", type=int, default=None, help="checks run in parallel (default: CPU count)")
     verify.add_argument("--report", type=Path, default=None,
                         help="report file (default: <reports>/latest.json, updated in place)")
-    verify.add_argument("--isolation", choices=["fork", "subprocess"], default="fork",
+    verify.add_argument("--isolation", choices=[mode.value for mode in Isolation], default=Isolation.FORK.value,
                         help="fork: fresh process per check from a warm preloaded interpreter (default); "
                              "subprocess: a new interpreter per check")
     verify.add_argument("--no-cache", action="store_true",
@@ -137,14 +142,12 @@ def cmd_matrix(project: Project, args: argparse.Namespace) -> int:
     result = _load_or_report(project)
     settings = project.matrix
     releases = matrix.sort_releases(args.release or settings.releases or [], "0") \
-        or matrix.discover_releases(settings.package, settings.since)
+        or matrix.discover_releases(project.library.dist, settings.since)
     data = matrix.run_matrix(project, result.entries, releases, ids=args.ids or None, rebuild=args.rebuild,
-                             progress=lambda message: err.print(message, markup=False))
-    path = matrix.matrix_path(project)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
-    for entry_id in sorted(data["entries"]):
-        summary = matrix.summarize(entry_id, data, {})
+                             cache=not args.no_cache, progress=lambda message: err.print(message, markup=False))
+    hashes = {one.entry.id: matrix.current_hashes(project, one.entry) for one in result.entries}
+    for entry_id in sorted(args.ids or hashes):
+        summary = matrix.summarize(entry_id, data, hashes.get(entry_id, {}))
         if summary is None:
             continue
         if summary.not_run:
@@ -153,11 +156,11 @@ def cmd_matrix(project: Project, args: argparse.Namespace) -> int:
         raises = matrix.describe_spans(summary.raises) or f"none of the {summary.tested} releases"
         fixed = f"; fixed in {summary.fixed_in}" if summary.fixed_in else ""
         out.print(f"{entry_id}: raises in {raises}{fixed}", markup=False)
-    failed = [r for r in data["releases"] if r["status"] == "setup-failed"]
-    for release in failed:
-        err.print(f"{release['release']}: {release['error']}", markup=False)
-    out.print(f"{len(releases) - len(failed)} of {len(releases)} releases ran — report: {project.rel(path)}",
-              markup=False)
+    failed = [status for status in data.releases if status.release in releases and not status.ran]
+    for status in failed:
+        err.print(f"{status.release}: {status.error}", markup=False)
+    out.print(f"{len(releases) - len(failed)} of {len(releases)} releases ran — report: "
+              f"{project.rel(matrix.matrix_path(project))}", markup=False)
     return 0
 
 
@@ -167,24 +170,35 @@ def cmd_coverage(project: Project, args: argparse.Namespace) -> int:
     result = _load_or_report(project)
     table = coverage(result.entries, project)
     if args.json:
-        print(json.dumps({"path": table.path, "release": table.release, "implicit": table.implicit,
-                          "sites": [{"line": r.site.line, "function": r.site.function, "exception": r.site.exception,
-                                     "entries": list(r.entries), "exemption": r.exemption} for r in table.rows]},
-                         indent=1))
+        print(json.dumps({"files": [
+            {"path": one.path, "release": one.release, "followed": one.followed, "sites": one.sites,
+             "implicit": one.implicit,
+             "rows": [{"line": r.site.line, "function": r.site.function, "exception": r.site.exception,
+                       "entries": list(r.entries), "exemption": r.exemption} for r in one.rows]}
+            for one in table.files]}, indent=1))
     else:
-        for row in table.rows:
-            status = ", ".join(row.entries) or (f"exempt: {row.exemption}" if row.exemption else "MISSING")
-            out.print(f"{row.site.line:>5}  {row.site.function:<45} {row.site.exception or '':<13} {status}",
+        for one in table.files:
+            out.print(f"{one.path} ({one.release})" + ("" if one.followed else " — documented sites only"),
                       markup=False)
-        out.print(f"{table.documented} of {len(table.rows)} raise sites of {table.path} ({table.release}) documented"
-                  + (f"; {len(table.implicit)} implicit errors documented too" if table.implicit else ""),
-                  markup=False)
+            for row in one.rows:
+                status = ", ".join(row.entries) or (f"exempt: {row.exemption}" if row.exemption else "MISSING")
+                out.print(f"{row.site.line:>5}  {row.site.function:<45} {row.site.exception or '':<13} {status}",
+                          markup=False)
+            of = f" of {one.sites}" if one.sites is not None else ""
+            out.print(f"  {one.documented}{of} raise sites documented"
+                      + (f"; {len(one.implicit)} implicit errors documented too" if one.implicit else ""),
+                      markup=False)
     for problem in table.problems:
         err.print(str(problem), markup=False)
     return 1 if table.problems else 0
 
 
 def cmd_schema(project: Project, args: argparse.Namespace) -> int:
+    if args.check_record:
+        from errorkb.verify.records import CheckRecord
+
+        print(json.dumps(CheckRecord.model_json_schema(), indent=2))
+        return 0
     from errorkb.core.entry import Entry
 
     print(json.dumps(Entry.model_json_schema(), indent=2))
@@ -194,8 +208,9 @@ def cmd_schema(project: Project, args: argparse.Namespace) -> int:
 def cmd_verify(project: Project, args: argparse.Namespace) -> int:
     from errorkb.verify import output
     from errorkb.verify.engine import verify
-    from errorkb.verify.plan import parse_shard
-    from errorkb.verify.report import Report, latest_results, read_report
+    from errorkb.verify.plan import UnreadableSnippet, parse_shard
+    from errorkb.verify.records import Outcome
+    from errorkb.verify.report import ReportError, read_report, update_standing
 
     result = _load_or_report(project)
     known = sorted(result.by_id())
@@ -217,22 +232,22 @@ def cmd_verify(project: Project, args: argparse.Namespace) -> int:
     if path.is_file():
         try:
             previous = read_report(path)
-        except (OSError, ValueError, KeyError):
-            previous = None
+        except ReportError as error:
+            err.print(f"errorkb verify: {error}; it will be replaced", markup=False)
 
-    with _progress(human, enabled=human.is_terminal) as progress:
-        fresh = verify(project, result.entries, ids=args.ids or None, targets=args.target, devices=args.device,
-                       jobs=args.jobs, isolation=args.isolation, shard=shard, timeout=args.timeout,
-                       cache_dir=None if args.no_cache else (args.cache_dir or project.root / ".errorkb-cache"),
-                       on_start=progress.start, on_result=progress.advance)
-    for record in sorted(fresh.checks, key=lambda r: r["id"]):
-        if record["outcome"] == "fail":
+    try:
+        with _progress(human, enabled=human.is_terminal) as progress:
+            fresh = verify(project, result.entries, ids=args.ids or None, targets=args.target, devices=args.device,
+                           jobs=args.jobs, isolation=args.isolation, shard=shard, timeout=args.timeout,
+                           cache_dir=None if args.no_cache else (args.cache_dir or project.cache_dir),
+                           on_start=progress.start, on_result=progress.advance)
+    except UnreadableSnippet as error:
+        err.print(f"errorkb verify: {error}", markup=False)
+        return 1
+    for record in sorted(fresh.checks, key=lambda r: r.id):
+        if record.outcome is Outcome.FAIL:
             human.print(output.failure_view(record, project.root), markup=False, style="red")
-    report = fresh
-    if args.report is None and previous is not None:  # a partial run updates the standing report
-        merged = latest_results([previous, fresh])
-        kept = sorted((r for r in merged.values() if r["entry"] in known), key=lambda r: r["id"])
-        report = Report(fresh.created, fresh.environment, {**previous.targets, **fresh.targets}, kept, fresh.run)
+    report = fresh if args.report is not None else update_standing(previous, fresh, set(known))
     report.write(path)
     if args.junit:
         args.junit.parent.mkdir(parents=True, exist_ok=True)
@@ -240,8 +255,8 @@ def cmd_verify(project: Project, args: argparse.Namespace) -> int:
     for line in output.summary_lines(fresh, previous, project.rel(path)):
         human.print(line, markup=False)
     if args.json:
-        print(json.dumps(fresh.to_json(), indent=1))
-    return 1 if fresh.summary["fail"] else 0
+        print(json.dumps(fresh.model_dump(mode="json", by_alias=True, exclude_none=True), indent=1))
+    return 1 if fresh.counts()[Outcome.FAIL] else 0
 
 
 class _progress:
@@ -249,14 +264,22 @@ class _progress:
 
     def __init__(self, console: Console, enabled: bool):
         self.console, self.enabled = console, enabled
-        self.bar = self.task = None
+        self.bar: Any = None
+        self.task: Any = None
 
     def __enter__(self) -> _progress:
         if self.enabled:
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+                TimeRemainingColumn,
+            )
 
             self.bar = Progress(TextColumn("verifying"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                                console=self.console, transient=True)
+                                TimeRemainingColumn(), console=self.console, transient=True)
             self.bar.__enter__()
         return self
 
@@ -264,28 +287,28 @@ class _progress:
         if self.bar is not None:
             self.task = self.bar.add_task("verify", total=total)
 
-    def advance(self, record: dict) -> None:
+    def advance(self, record: object) -> None:
         if self.bar is not None and self.task is not None:
             self.bar.advance(self.task)
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         if self.bar is not None:
             self.bar.__exit__(*exc)
 
 
 def cmd_report_merge(project: Project, args: argparse.Namespace) -> int:
-    from errorkb.verify.report import merge, read_report
+    from errorkb.verify.report import ReportError, merge, read_report
 
     reports = []
     for path in args.inputs:
         try:
             reports.append(read_report(path))
-        except (OSError, ValueError, KeyError) as error:
-            err.print(f"errorkb report merge: {path}: not a verification report ({error})", markup=False)
+        except ReportError as error:
+            err.print(f"errorkb report merge: {error}", markup=False)
             return 1
     merged = merge(reports)
     merged.write(args.output)
-    counts = merged.summary
+    counts = merged.counts()
     out.print(f"merged {len(reports)} reports: {len(merged.checks)} checks ({counts['pass']} passed, "
               f"{counts['fail']} failed, {counts['not-run']} not run) — {args.output}", markup=False)
     return 0

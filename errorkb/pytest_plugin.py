@@ -15,8 +15,17 @@ Nothing here imports torch.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+from errorkb.plugs import runtime_for
+from errorkb.verify.records import CheckRecord, Outcome
+from errorkb.verify.run import Isolation
+from errorkb.verify.targets import TARGETS
+
+if TYPE_CHECKING:
+    from errorkb.verify.engine import Verifier
 
 _STATE = pytest.StashKey["_Session"]()
 
@@ -26,11 +35,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--errorkb", action="store_true", default=False,
                     help="collect every check of the errorkb knowledge base as a test item")
     group.addoption("--errorkb-root", default=None, help="project folder (default: the pytest rootdir)")
-    group.addoption("--errorkb-target", action="append", choices=["bundled", "upstream"], default=None,
+    group.addoption("--errorkb-target", action="append", choices=TARGETS, default=None,
                     help="target to verify against (repeatable; default from [tool.errorkb])")
-    group.addoption("--errorkb-device", action="append", choices=["cpu", "cuda"], default=None,
-                    help="device kind (repeatable; default: cpu and cuda)")
-    group.addoption("--errorkb-isolation", choices=["fork", "subprocess"], default="fork",
+    group.addoption("--errorkb-device", action="append", default=None,
+                    help="device kind (repeatable; default: every device of the runtime)")
+    group.addoption("--errorkb-isolation", choices=[mode.value for mode in Isolation], default=Isolation.FORK.value,
                     help="fresh process per check forked from a warm interpreter (default), or a new interpreter")
     group.addoption("--errorkb-no-cache", action="store_true", default=False,
                     help="run every check, ignoring the verdict cache")
@@ -48,20 +57,20 @@ class _Session:
         self.project = load_project(Path(config.getoption("errorkb_root") or config.rootpath))
         self.loaded = load_project_entries(self.project)
         self.targets = config.getoption("errorkb_target") or list(self.project.targets)
-        self.devices = config.getoption("errorkb_device") or ["cpu", "cuda"]
-        self.records: list[dict] = []
-        self._verifier = None
+        self.devices = config.getoption("errorkb_device") or list(runtime_for(self.project.library.runtime).devices)
+        self.records: list[CheckRecord] = []
+        self._verifier: Verifier | None = None
 
     @property
-    def verifier(self):
+    def verifier(self) -> Verifier:
         if self._verifier is None:
             from errorkb.verify.engine import Verifier
-            from errorkb.verify.plan import plan, transformers_imports
+            from errorkb.verify.plan import library_imports, plan
 
             checks = plan(self.loaded.entries, self.project, self.targets, self.devices)
-            cache = None if self.config.getoption("errorkb_no_cache") else self.project.root / ".errorkb-cache"
+            cache = None if self.config.getoption("errorkb_no_cache") else self.project.cache_dir
             self._verifier = Verifier(self.project, self.targets, isolation=self.config.getoption("errorkb_isolation"),
-                                      cache_dir=cache, preload=transformers_imports(checks))
+                                      cache_dir=cache, preload=library_imports(checks, self.project.library.name))
         return self._verifier
 
     def close(self) -> None:
@@ -126,8 +135,8 @@ class EntryNode(pytest.Collector):
 
 
 class CheckFailed(Exception):
-    def __init__(self, record: dict):
-        super().__init__(record["reason"])
+    def __init__(self, record: CheckRecord):
+        super().__init__(record.reason)
         self.record = record
 
 
@@ -141,13 +150,14 @@ class CheckItem(pytest.Item):
         state = self.config.stash[_STATE]
         record = state.verifier.record(self.check)
         state.records.append(record)
-        self.user_properties.append(("errorkb_reason", record["reason"]))
-        if record["outcome"] == "not-run":
+        self.user_properties.append(("errorkb_reason", record.reason))
+        if not record.outcome.ran:
+            why = f"{record.outcome.value.replace('-', ' ')}: {record.reason}"
             try:  # report the skip at the snippet (reportinfo), not at this line
-                raise pytest.skip.Exception(f"not run: {record['reason']}", _use_item_location=True)
+                raise pytest.skip.Exception(why, _use_item_location=True)
             except TypeError:  # a pytest without that keyword
-                pytest.skip(f"not run: {record['reason']}")
-        if record["outcome"] != "pass":
+                pytest.skip(why)
+        if record.outcome is not Outcome.PASS:
             raise CheckFailed(record)
 
     def repr_failure(self, excinfo, style=None):
@@ -158,4 +168,4 @@ class CheckItem(pytest.Item):
         return super().repr_failure(excinfo, style=style)
 
     def reportinfo(self):
-        return self.check.snippet, 0, self.check.id
+        return self.check.snippet.path, 0, self.check.id

@@ -51,11 +51,26 @@ cache.early_initialization(2, num_heads=8, head_dim=128, dtype=torch.float32, de
 """
 
 
+# The transformers knowledge base's library profile, as pyproject.toml states it.
+PROFILE = """\
+[tool.errorkb.library]
+name = "transformers"
+repository = "huggingface/transformers"
+source_root = "src"
+bundled = "errorkb.kvcache"
+backends = ["optimum.quanto"]
+follow = ["src/transformers/cache_utils.py"]
+release = "5.15.1"
+commit = "a597f974857b3d92939971296bc0deb93d33d780"
+runtime = "torch"
+"""
+
+
 def make_project(root: Path, entries: dict[str, str] | None = None,
                  snippets: dict[str, dict[str, str]] | None = None) -> Path:
     """A project at `root`: `entries` maps file names (under docs/errors/transformers/) to YAML,
     `snippets` maps entry ids to {file name: code}. Defaults: one valid entry, 'demo-error'."""
-    (root / "pyproject.toml").write_text("[tool.errorkb]\ntimeout = 60\n", encoding="utf-8")
+    (root / "pyproject.toml").write_text("[tool.errorkb]\ntimeout = 60\n\n" + PROFILE, encoding="utf-8")
     if entries is None:
         entries = {"demo-error.yml": VALID_ENTRY.format(id="demo-error")}
     if snippets is None:
@@ -88,5 +103,5 @@ def copy_entries(root: Path, source_root: Path, ids: list[str]) -> Path:
         (folder / f"{entry_id}.yml").write_text(text, encoding="utf-8")
         shutil.copytree(source_root / "snippets" / entry_id, root / "snippets" / entry_id)
     if not (root / "pyproject.toml").exists():
-        (root / "pyproject.toml").write_text("[tool.errorkb]\n", encoding="utf-8")
+        (root / "pyproject.toml").write_text("[tool.errorkb]\n\n" + PROFILE, encoding="utf-8")
     return root

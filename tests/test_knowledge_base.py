@@ -15,7 +15,10 @@ from errorkb.cli import main
 from errorkb.core.load import load_project_entries
 from errorkb.core.project import load_project
 from errorkb.verify.engine import verify
+from errorkb.plugs import runtime_for
 from errorkb.verify.requirements import unmet
+
+TORCH = runtime_for("torch")
 
 
 @pytest.fixture(scope="module")
@@ -36,20 +39,20 @@ def report(kb):
 
 def test_every_check_passes_on_cpu_for_both_targets(kb, report):
     project, loaded = kb
-    cpu = [check for check in report.checks if check["device"] == "cpu"]
+    cpu = [check for check in report.checks if check.device == "cpu"]
     expected = {(one.entry.id, role, target) for one in loaded.entries for role, _ in one.entry.snippet_files()
                 for target in ("bundled", "upstream")}
-    assert {(c["entry"], c["role"], c["target"]) for c in cpu} == expected
-    failures = [f"{c['id']}: {c['reason']}" for c in cpu if c["outcome"] == "fail"]
+    assert {(c.entry, c.role, c.target) for c in cpu} == expected
+    failures = [f"{c['id']}: {c['reason']}" for c in cpu if c.outcome == "fail"]
     assert failures == []
     entries = {one.entry.id: one.entry for one in loaded.entries}
     for check in cpu:  # "not run" only where the entry itself declares a need this machine lacks
-        if check["outcome"] == "not-run":
-            assert check["reason"] == unmet(entries[check["entry"]], check["role"], "cpu"), check["id"]
+        if check.outcome == "not-run":
+            assert check.reason == unmet(entries[check.entry], check.role, "cpu", TORCH), check.id
 
 
 def test_at_most_eight_entries_are_not_fully_verified_on_cpu(report):
-    partial = {c["entry"] for c in report.checks if c["device"] == "cpu" and c["outcome"] == "not-run"}
+    partial = {c.entry for c in report.checks if c.device == "cpu" and c.outcome == "not-run"}
     assert len(partial) <= 8, sorted(partial)
 
 
@@ -61,21 +64,20 @@ def test_every_source_pin_holds_and_every_raise_site_is_documented(kb):
     assert [str(p) for p in pinned_problems(loaded.entries, project)] == []
     table = coverage(loaded.entries, project)
     assert [str(p) for p in table.problems] == []
-    assert (table.documented, len(table.rows)) == (33, 33)
+    (followed,) = table.followed
+    assert (followed.documented, len(followed.rows)) == (33, 33)
 
 
 def test_cuda_checks_are_not_run_without_a_device(kb, report):
-    from errorkb.verify.engine import cuda_device_present
-
-    if cuda_device_present():
+    if TORCH.device_present("cuda"):
         pytest.skip("this machine has a CUDA device")
     project, loaded = kb
     entries = {one.entry.id: one.entry for one in loaded.entries}
-    cuda = [check for check in report.checks if check["device"] == "cuda"]
-    assert cuda and all(check["outcome"] == "not-run" for check in cuda)
+    cuda = [check for check in report.checks if check.device == "cuda"]
+    assert cuda and all(check.outcome == "not-run" for check in cuda)
     for check in cuda:  # the entry's own unmet need comes first, else the missing device
-        declared = unmet(entries[check["entry"]], check["role"], "cuda")
-        assert check["reason"] == (declared or "no CUDA device"), check["id"]
+        declared = unmet(entries[check.entry], check.role, "cuda", TORCH)
+        assert check.reason == (declared or "no cuda device"), check.id
 
 
 def test_before_snippets_raise_from_the_pinned_line_upstream(kb, report):
@@ -83,9 +85,9 @@ def test_before_snippets_raise_from_the_pinned_line_upstream(kb, report):
     project, loaded = kb
     lines = {one.entry.id: one.entry.source.line for one in loaded.entries}
     for check in report.checks:
-        if (check["role"] == "before" and check["target"] == "upstream" and check["device"] == "cpu"
-                and check["outcome"] == "pass"):
-            assert check["exception"]["raise_site"]["line"] == lines[check["entry"]], check["id"]
+        if (check.role == "before" and check.target == "upstream" and check.device == "cpu"
+                and check.outcome == "pass"):
+            assert check.exception.raise_site.line == lines[check.entry], check.id
 
 
 @pytest.fixture
@@ -108,7 +110,7 @@ def test_a_before_that_stops_raising_fails_verify(kb_copy, capsys):
     assert "snippets/head-dim-list-length/before.py" in printed
     assert "exited normally; expected ValueError from Cache.early_initialization" in printed
     report = json.loads((kb_copy / "r.json").read_text())
-    assert report["summary"] == {"pass": 3, "fail": 1, "not-run": 0}
+    assert report["summary"] == {"pass": 3, "fail": 1, "not-run": 0, "not-applicable": 0}
 
 
 def test_an_after_that_raises_again_fails_verify(kb_copy, capsys):

@@ -6,7 +6,10 @@ from kb_factory import VALID_ENTRY, make_project
 
 from errorkb.core.load import load_project_entries
 from errorkb.core.project import load_project
-from errorkb.verify.requirements import torch_build, unmet
+from errorkb.plugs import runtime_for
+from errorkb.verify.requirements import unmet
+
+TORCH = runtime_for("torch")
 
 
 def entry_with(tmp_path, replacements: dict[str, str]):
@@ -25,21 +28,21 @@ def test_snippet_needs_add_to_the_entry_needs(tmp_path):
         "guards:": "requires: [pytest]\nbefore:\n  file: before.py\n  without: [pytest]\n"
                    "after:\n  file: after.py\n  requires: [no-such-distribution-xyz>=1]\nguards:",
     })
-    assert unmet(entry, "before", "cpu").startswith("needs pytest to be absent (installed: ")
-    assert unmet(entry, "after", "cpu") == "needs no-such-distribution-xyz>=1 (not installed)"
-    assert unmet(entry, "guard:guard", "cpu") is None  # only the entry's own `requires: [pytest]`
+    assert unmet(entry, "before", "cpu", TORCH).startswith("needs pytest to be absent (installed: ")
+    assert unmet(entry, "after", "cpu", TORCH) == "needs no-such-distribution-xyz>=1 (not installed)"
+    assert unmet(entry, "guard:guard", "cpu", TORCH) is None  # only the entry's own `requires: [pytest]`
 
 
 def test_version_specifiers_are_honoured(tmp_path):
     entry = entry_with(tmp_path, {"guards:": "requires: ['pytest<1']\nguards:"})
-    assert unmet(entry, "before", "cpu").startswith("needs pytest<1 (installed: ")
+    assert unmet(entry, "before", "cpu", TORCH).startswith("needs pytest<1 (installed: ")
 
 
-def test_devices_and_torch_build(tmp_path):
-    other = "cuda" if torch_build() == "cpu" else "cpu"
-    entry = entry_with(tmp_path, {"guards:": f"devices: [cpu]\ntorch_build: {other}\nguards:"})
-    assert unmet(entry, "before", "cuda") == "this error only happens on cpu"
-    assert unmet(entry, "before", "cpu") == f"needs a {other} build of torch (this one is a {torch_build()} build)"
+def test_devices_and_runtime_build(tmp_path):
+    other = "cuda" if TORCH.build() == "cpu" else "cpu"
+    entry = entry_with(tmp_path, {"guards:": f"devices: [cpu]\nbuild: {other}\nguards:"})
+    assert unmet(entry, "before", "cuda", TORCH) == "this error only happens on cpu"
+    assert unmet(entry, "before", "cpu", TORCH) == f"needs a {other} build of torch (this one is a {TORCH.build()} build)"
 
 
 def test_a_bad_requirement_string_is_a_located_problem(tmp_path):

@@ -7,14 +7,29 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from kb_factory import copy_entries
+from kb_factory import PROFILE, copy_entries
 
 from errorkb.cli import main
 from errorkb.core.load import load_project_entries
 from errorkb.core.project import load_project
 from errorkb.source.coverage import coverage
 from errorkb.source.raise_sites import functions, raise_sites, template_of
-from errorkb.verify.matrix import Env, collect, describe_spans, run_release, sort_releases, summarize
+from errorkb.verify.matrix import (
+    Env,
+    MatrixFile,
+    ReleaseStatus,
+    Result,
+    Verdicts,
+    collect,
+    describe_spans,
+    line_spans,
+    merged,
+    run_release,
+    sort_releases,
+    summarize,
+    write_matrix,
+)
+from errorkb.verify.records import Code
 
 PINNED = "5.15.1"
 
@@ -111,21 +126,22 @@ def test_coverage_requires_an_entry_or_an_exemption_and_checks_the_exemptions(tw
     project = load_project(two_entries)
     loaded = load_project_entries(project).entries
     table = coverage(loaded, project)
-    assert table.documented == 2 and len(table.rows) == 33
+    (followed,) = table.followed
+    assert followed.documented == 2 and len(followed.rows) == 33 and followed.sites == 33
     assert len(table.problems) == 31 and "has no entry" in table.problems[0].message
 
-    others = [row.site.line for row in table.rows if not row.entries]
+    others = [row.site.line for row in followed.rows if not row.entries]
     exempt = "".join(f'\n[[tool.errorkb.coverage.exempt]]\nline = {line}\nreason = "later"\n' for line in others)
-    (two_entries / "pyproject.toml").write_text("[tool.errorkb]\n" + exempt)
+    (two_entries / "pyproject.toml").write_text("[tool.errorkb]\n" + exempt + PROFILE)
     assert coverage(loaded, load_project(two_entries)).problems == []
 
     stale = exempt + '\n[[tool.errorkb.coverage.exempt]]\nline = 1471\nreason = "documented now"\n' \
                      '\n[[tool.errorkb.coverage.exempt]]\nline = 5\nreason = "no such site"\n'
-    (two_entries / "pyproject.toml").write_text("[tool.errorkb]\n" + stale)
+    (two_entries / "pyproject.toml").write_text("[tool.errorkb]\n" + stale + PROFILE)
     messages = [p.message for p in coverage(loaded, load_project(two_entries)).problems]
     assert messages == [
         "exemption for line 1471 is obsolete: head-dim-list-length documents it; remove the exemption",
-        "exemption for line 5 names no raise site of the pinned module; remove it or fix the line",
+        "exemption for line 5 names no raise site of src/transformers/cache_utils.py; remove it or fix the line",
     ]
 
 
@@ -133,15 +149,18 @@ def test_release_lists_are_sorted_and_prereleases_dropped():
     assert sort_releases(["5.10.1", "5.2.0", "4.57.6", "5.11.0rc1", "junk", "5.2.0"], "5.0.0") == ["5.2.0", "5.10.1"]
 
 
-def _matrix(results: dict[str, str]) -> dict:
-    """A matrix with one entry whose before outcome per release is given."""
-    return {
-        "releases": [{"release": r, "status": "ran" if o != "setup" else "setup-failed"} for r, o in results.items()],
-        "snippets": {"e": {"before": "h1"}},
-        "entries": {"e": {r: ({"status": "ran", "before": {"outcome": o}, "after": {"outcome": "pass"}, "line": 10}
-                              if o != "setup" else {"status": "setup-failed", "error": "x"})
-                          for r, o in results.items()}},
-    }
+def _verdicts(outcome: str, sha: str = "h1", reason: str = "") -> Verdicts:
+    code = {"pass": Code.RAISED_AS_DOCUMENTED, "fail": Code.EXITED_NORMALLY, "not-run": Code.UNMET_NEED}[outcome]
+    return Verdicts(outcome=outcome, code=code, reason=reason or outcome, sha256=sha)
+
+
+def _matrix(results: dict[str, str], digest: str = "d1") -> MatrixFile:
+    """A matrix with one entry whose before outcome per release is given ("setup": the release did not run)."""
+    statuses = [ReleaseStatus(release=r, ran=o != "setup", error="x" if o == "setup" else None, measured="2026-11-30")
+                for r, o in results.items()]
+    rows = [Result(entry="e", release=r, before=_verdicts(o), after=_verdicts("pass"), line=10, digest=digest,
+                   measured="2026-11-30") for r, o in results.items() if o != "setup"]
+    return merged(None, "transformers", statuses, rows)
 
 
 def test_summaries_give_ranges_and_the_fixing_release():
@@ -158,8 +177,7 @@ def test_summaries_give_ranges_and_the_fixing_release():
 def test_a_changed_entry_expectation_makes_matrix_results_stale(two_entries):
     project = load_project(two_entries)
     entry = load_project_entries(project).entries[0].entry
-    matrix = _matrix({"5.15.1": "pass"})
-    matrix["snippets"]["e"]["entry"] = entry.expectation_digest()
+    matrix = _matrix({"5.15.1": "pass"}, digest=entry.expectation_digest())
     assert not summarize("e", matrix, {"entry": entry.expectation_digest()}).stale
     moved = entry.model_copy(update={"source": entry.source.model_copy(update={"line": entry.source.line + 1})})
     assert summarize("e", matrix, {"entry": moved.expectation_digest()}).stale
@@ -174,24 +192,25 @@ def test_summaries_of_an_error_still_raised_in_the_newest_release():
 def test_run_release_verifies_inside_the_given_interpreter(two_entries):
     project = load_project(two_entries)
     loaded = load_project_entries(project).entries
-    report, error = run_release(project, Env(PINNED, Path(sys.executable)), ["head-dim-list-length"])
+    records, error = run_release(project, Env(PINNED, Path(sys.executable)), ["head-dim-list-length"], cache=False)
     assert error is None
-    results = collect([one.entry for one in loaded], PINNED, report, None, None)
-    assert results["head-dim-list-length"]["before"]["outcome"] == "pass"
-    assert results["head-dim-list-length"]["after"]["outcome"] == "pass"
-    assert results["head-dim-list-length"]["line"] == 1471
+    entries = [one.entry for one in loaded]
+    (result,) = collect(entries, PINNED, records, {}, {e.id: e.expectation_digest() for e in entries})
+    assert (result.entry, result.before.outcome, result.after.outcome) == ("head-dim-list-length", "pass", "pass")
+    assert result.line == 1471 and result.before.code is Code.RAISED_AS_DOCUMENTED
 
 
 def test_a_release_without_an_environment_is_reported_not_fatal(two_entries):
     project = load_project(two_entries)
-    report, error = run_release(project, Env("5.0.0", None, "set-up failed: no such release"), ["x"])
-    assert report is None and error == "set-up failed: no such release"
+    records, error = run_release(project, Env("5.0.0", None, "set-up failed: no such release"), ["x"])
+    assert records == [] and error == "set-up failed: no such release"
 
 
 def test_a_before_never_run_is_not_reported_as_not_raising():
-    matrix = _matrix({"5.4.0": "pass", "5.5.1": "pass"})
-    for result in matrix["entries"]["e"].values():
-        result["before"] = {"outcome": "not-run", "reason": "needs hqq>=0.2.1 (not installed)"}
+    matrix = _matrix({"5.4.0": "not-run", "5.5.1": "not-run"})
+    matrix = merged(matrix, "transformers", [], [
+        r.model_copy(update={"before": _verdicts("not-run", reason="needs hqq>=0.2.1 (not installed)")})
+        for r in matrix.results])
     summary = summarize("e", matrix, {})
     assert summary.raises == [] and summary.tested == 0 and summary.fixed_in is None
     assert summary.not_run == "needs hqq>=0.2.1 (not installed)"
@@ -199,14 +218,36 @@ def test_a_before_never_run_is_not_reported_as_not_raising():
 
 def test_the_fixing_release_keeps_what_the_before_did_there():
     matrix = _matrix({"5.5.1": "pass", "5.23.0": "fail"})
-    matrix["entries"]["e"]["5.23.0"]["before"]["reason"] = "message differs\n  expected: a\n  actual:   b"
+    fixed = next(r for r in matrix.results if r.release == "5.23.0")
+    matrix = merged(matrix, "transformers", [], [fixed.model_copy(update={
+        "before": _verdicts("fail", reason="message differs\n  expected: a\n  actual:   b")})])
     summary = summarize("e", matrix, {})
     assert summary.fixed_in == "5.23.0" and summary.fixed_reason.startswith("message differs")
 
 
 def test_raise_lines_are_merged_over_consecutive_releases():
-    from errorkb.verify.matrix import line_spans
-
     lines = {"5.5.1": 1007, "5.6.0": 1007, "5.8.0": 1063, "5.15.1": 1471}
     assert line_spans(lines, ["5.5.1", "5.6.0", "5.7.0", "5.8.0", "5.15.1"]) == [
         ("5.5.1", "5.6.0", 1007), ("5.8.0", "5.8.0", 1063), ("5.15.1", "5.15.1", 1471)]
+
+
+def test_a_partial_run_keeps_every_other_result_and_writes_one_record_per_line(tmp_path):
+    """`errorkb matrix ID --release X` replaces that entry's result in that release, and nothing else."""
+    full = _matrix({"5.0.0": "fail", "5.5.1": "pass", "5.24.0": "pass"})
+    other = merged(full, "transformers", [], [r.model_copy(update={"entry": "f"}) for r in full.results])
+    path = tmp_path / "matrix.json"
+    write_matrix(path, other)
+    before = path.read_text().splitlines()
+    assert len(other.results) == 6 and all(line.startswith('{"entry"') for line in before if '"entry"' in line)
+
+    one = Result(entry="e", release="5.5.1", before=_verdicts("fail"), after=_verdicts("pass"), line=None,
+                 digest="d1", measured="2026-12-01")
+    again = merged(MatrixFile.model_validate_json(path.read_text()), "transformers",
+                   [ReleaseStatus(release="5.5.1", ran=True, measured="2026-12-01")], [one])
+    write_matrix(path, again)
+    after = path.read_text().splitlines()
+    assert len(again.results) == 6 and len(again.releases) == 3
+    changed = [line for line in after if line not in before and '"updated"' not in line]
+    assert len(changed) == 2, changed  # that release's status and that one result (besides the header's date)
+    assert sum('"entry":"e","release":"5.5.1"' in line for line in changed) == 1
+    assert sum(line.startswith('{"release":"5.5.1"') for line in changed) == 1

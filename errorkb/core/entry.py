@@ -22,6 +22,7 @@ from pydantic import (
 )
 
 from errorkb.core.message import MessageTemplate, TemplateSyntaxError
+from errorkb.core.snippets import AFTER, BEFORE, Role
 
 Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")]
 Markdown = Annotated[str, StringConstraints(min_length=1)]
@@ -46,7 +47,7 @@ class Source(Strict):
     commit: Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{40}$")] = Field(
         description="Full 40-hex commit of the upstream repository the line refers to."
     )
-    path: str = Field(description="File inside the upstream repository, e.g. src/transformers/cache_utils.py.")
+    path: str = Field(description="File inside the upstream repository, e.g. src/<package>/cache_utils.py.")
     line: int = Field(gt=0, description="Line of the `raise` statement (or of the failing call).")
     function: QualifiedName = Field(
         description="Qualified name of the function that raises, e.g. Cache.early_initialization."
@@ -58,12 +59,13 @@ class Source(Strict):
     )
     implicit: bool = Field(
         default=False,
-        description="True when Python or torch raises the error inside a call on `line`, with no "
+        description="True when Python or the runtime raises the error inside a call on `line`, with no "
         "raise statement of its own; drift checks then only require `line` to lie in `function`.",
     )
-    module: str = Field(
-        default="transformers.cache_utils",
-        description="Import path of the module that defines `function` on every target.",
+    module: str | None = Field(
+        default=None,
+        description="Import path of the module that defines `function` on every target "
+        "(default: the module of `path`, by the library profile's source root).",
     )
 
 
@@ -135,10 +137,10 @@ class Needs(Strict):
         description="Distributions that must be absent (e.g. for an error about a missing optional "
         "backend); where one is installed, the checks are recorded as not run.",
     )
-    torch_build: Literal["cpu", "cuda"] | None = Field(
+    build: Slug | None = Field(
         default=None,
-        description="The torch build the error needs: 'cpu' for errors only a CPU-only build raises "
-        "(a CUDA build raises something else even with no GPU visible); elsewhere, not run.",
+        description="The runtime build the error needs, e.g. 'cpu' for errors only a CPU-only build of "
+        "the runtime raises (a GPU build raises something else even with no GPU visible); elsewhere, not run.",
     )
 
 
@@ -171,14 +173,16 @@ class Solution(Strict):
 
 
 class Entry(Needs):
-    """One documented error; its `requires`, `without` and `torch_build` apply to every snippet."""
+    """One documented error; its `requires`, `without` and `build` apply to every snippet."""
 
     id: Slug = Field(description="Stable kebab-case slug; the file name, URL and JSON API key.")
     title: str = Field(min_length=1)
     library: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")] = Field(
         description="owner/repository of the library that raises the error."
     )
-    exception: ExceptionName = Field(description="Exception class, e.g. ValueError or torch.OutOfMemoryError.")
+    exception: ExceptionName = Field(
+        description="Exception class, e.g. ValueError, or a dotted name that pins its package."
+    )
     message: str = Field(
         min_length=1,
         description="The message exactly as the source's f-string renders it, {placeholders} kept.",
@@ -198,9 +202,10 @@ class Entry(Needs):
     guards: list[Guard] = Field(min_length=1)
 
     related: list[Slug] = Field(default_factory=list)
-    devices: list[Literal["cpu", "cuda"]] = Field(
-        default_factory=lambda: ["cpu", "cuda"], min_length=1,
-        description="Device kinds on which the error can happen; checks on the others are not run.",
+    devices: list[Slug] | None = Field(
+        default=None, min_length=1,
+        description="Device kinds on which the error can happen (default: every device of the runtime); "
+        "checks on the others are not run.",
     )
     notes: Markdown | None = Field(default=None, description="Upstream history, version notes.")
 
@@ -230,23 +235,26 @@ class Entry(Needs):
                  "source": self.source.model_dump(mode="json"), "expect": self.expect.model_dump(mode="json")}
         return hashlib.sha256(json.dumps(facts, sort_keys=True).encode()).hexdigest()
 
-    def snippet_files(self) -> list[tuple[str, str]]:
+    def snippet_files(self) -> list[tuple[Role, str]]:
         """(role, file name) of every snippet, in page order."""
         return [(role, snippet.file) for role, snippet in self.snippets()]
 
-    def snippets(self) -> list[tuple[str, SnippetRef | Guard]]:
-        """(role, snippet) in page order; roles are 'before', 'after' and 'guard:<file stem>'."""
-        return [("before", self.before), ("after", self.after),
-                *((f"guard:{guard.file.removesuffix('.py')}", guard) for guard in self.guards)]
+    def snippets(self) -> list[tuple[Role, SnippetRef | Guard]]:
+        """(role, snippet) in page order: before, after, then each guard."""
+        return [(BEFORE, self.before), (AFTER, self.after), *((Role.guard(guard.file), guard) for guard in self.guards)]
 
-    def needs(self, role: str) -> tuple[list[str], list[str], str | None]:
-        """(requires, without, torch build) of one snippet: the entry's, then the snippet's own."""
+    def guard(self, role: Role) -> GuardExpectation | None:
+        """The expectation of the guard that plays `role`; None for before/after."""
+        return next((guard.expect for guard in self.guards if Role.guard(guard.file) == role), None)
+
+    def needs(self, role: Role) -> tuple[list[str], list[str], str | None]:
+        """(requires, without, runtime build) of one snippet: the entry's, then the snippet's own."""
         own = dict(self.snippets())[role]
-        return [*self.requires, *own.requires], [*self.without, *own.without], own.torch_build or self.torch_build
+        return [*self.requires, *own.requires], [*self.without, *own.without], own.build or self.build
 
 
 def library_folder(library: str) -> str:
-    """`huggingface/transformers` entries live in docs/errors/transformers/."""
+    """`owner/name` entries live in docs/errors/name/."""
     return re.sub(r"[^a-z0-9_.-]", "-", library.split("/")[-1].lower())
 
 

@@ -9,7 +9,7 @@ Stages, one function each; every stage collects problems instead of stopping:
 3. `cross_check`     what one file cannot know: file name = id, folder = library, snippet
                      files exist, ids unique, `related` ids resolve, no orphan snippet files.
 
-Nothing here imports torch: `errorkb check` and `mkdocs serve` must start fast.
+Nothing here imports the runtime: `errorkb check` and `mkdocs serve` must start fast.
 """
 
 from __future__ import annotations
@@ -185,7 +185,7 @@ _HINTS = {
         "id": "; use a kebab-case slug such as 'head-dim-list-length'",
         "commit": "; use the full 40-character commit hash",
         "function": "; use a qualified name such as 'Cache.early_initialization'",
-        "library": "; use 'owner/repository', e.g. 'huggingface/transformers'",
+        "library": "; use 'owner/repository', as [tool.errorkb.library] repository names it",
         "before": "; name a .py file inside snippets/<id>/",
         "after": "; name a .py file inside snippets/<id>/",
         "file": "; name a .py file inside snippets/<id>/",
@@ -277,6 +277,7 @@ def cross_check(loaded: list[LoadedEntry], project: Project) -> list[Problem]:
                                     f"entries of library '{entry.library}' belong in "
                                     f"{project.rel(project.entries / folder)}/"))
         problems += _check_snippets(one, project)
+        problems += _check_devices(one, project)
     ids = set(first_with_id)
     for one in loaded:
         for index, related in enumerate(one.entry.related):
@@ -289,6 +290,16 @@ def cross_check(loaded: list[LoadedEntry], project: Project) -> list[Problem]:
                 problems.append(Problem(project.rel(one.path), *one.positions.of_value(("related", index)),
                                         f"related id '{related}' does not match any entry{hint}"))
     return problems
+
+
+def _check_devices(one: LoadedEntry, project: Project) -> list[Problem]:
+    """Device kinds are the runtime's: a misspelt one would silently never run."""
+    from errorkb.plugs import runtime_for
+
+    known = runtime_for(project.library.runtime).devices
+    return [Problem(project.rel(one.path), *one.positions.of_value(("devices", index)),
+                    f"unknown device '{device}' for the {project.library.runtime} runtime; known: {', '.join(known)}")
+            for index, device in enumerate(one.entry.devices or []) if device not in known]
 
 
 def _check_snippets(one: LoadedEntry, project: Project) -> list[Problem]:

@@ -1,39 +1,98 @@
-"""Where a knowledge base lives and how it is checked, from `[tool.errorkb]` in pyproject.toml.
+"""Where a knowledge base lives, which library it documents and how it is checked, from
+`[tool.errorkb]` in pyproject.toml.
 
 The settings are a pydantic model like the entries, so a misspelt or ill-typed setting is a
-located problem, never a silently used default.
+located problem, never a silently used default. Everything specific to the documented library
+lives in one section, `[tool.errorkb.library]` (the *profile*): the generic tool reads names,
+folders and modules from it and names no library of its own.
 """
 
 from __future__ import annotations
 
 import difflib
 import tomllib
-from dataclasses import dataclass
-from pathlib import Path
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, model_validator
 
 from errorkb.core.problems import Problem, ProblemsFound, display_path
+
+ImportName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")]
+Release = Annotated[str, StringConstraints(pattern=r"^\d+(\.\d+)*([a-z]+\d*)?$")]
+RepoPath = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*\.py$")]
 
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+class LibraryProfile(_Strict):
+    """The documented library, as the tool needs to know it; nothing else in errorkb names it."""
+
+    name: ImportName = Field(description="Import name of the library, e.g. 'numpy'.")
+    distribution: str | None = Field(default=None, description="Its distribution on the package index "
+                                                               "(default: the import name).")
+    repository: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")] = Field(
+        description="owner/name of its source repository; entries' `library` field names it.")
+    source_root: str = Field(default="", description="Folder of the repository that holds the import package, "
+                                                     "e.g. 'src' when the package is src/<name>/.")
+    bundled: ImportName | None = Field(default=None, description="Import name of errorkb's own implementation "
+                                                                 "of the library, the `bundled` target.")
+    backends: list[ImportName] = Field(default_factory=list, description="Optional backends imported before the "
+                                       "bundled alias is installed, with the library hidden (they would import the "
+                                       "real library's other parts).")
+    follow: list[RepoPath] = Field(default_factory=list, description="Repository files whose raise sites coverage "
+                                   "reports and whose raise lines the version matrix records.")
+    release: Release = Field(description="The release the knowledge base is pinned to (the bundled target "
+                                         "reproduces it; upstream CI installs it).")
+    commit: Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{40}$")] | None = Field(
+        default=None, description="A commit of the repository whose followed files equal the release's.")
+    runtime: ImportName = Field(default="python", description="The runtime plug snippets run on: 'python' "
+                                "(plain CPython) or another plug in errorkb.plugs.")
+
+    @property
+    def dist(self) -> str:
+        return self.distribution or self.name
+
+    def module_of(self, path: str) -> str | None:
+        """`src/<name>/cache_utils.py` → `<name>.cache_utils`; None outside the package."""
+        inside = PurePosixPath(path)
+        if self.source_root:
+            root = PurePosixPath(self.source_root)
+            if not inside.is_relative_to(root):
+                return None
+            inside = inside.relative_to(root)
+        if not inside.parts or inside.parts[0] != self.name.split(".")[0] or inside.suffix != ".py":
+            return None
+        parts = list(inside.with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        return ".".join(parts)
+
+    def package_path(self, path: str) -> str | None:
+        """The part of a repository path inside the import package: `cache_utils.py`."""
+        module = self.module_of(path)
+        if module is None:
+            return None
+        inside = PurePosixPath(path)
+        if self.source_root:
+            inside = inside.relative_to(PurePosixPath(self.source_root))
+        return PurePosixPath(*inside.parts[1:]).as_posix()
+
+
 class Exemption(_Strict):
-    line: int = Field(gt=0, description="Line of the raise statement in the pinned module.")
+    path: RepoPath | None = Field(default=None, description="Followed file of the raise (default: the first).")
+    line: int = Field(gt=0, description="Line of the raise statement in that file at the pinned release.")
     reason: str = Field(min_length=1)
 
 
 class CoverageSettings(_Strict):
-    package: str = "transformers"
-    path: str = "src/transformers/cache_utils.py"
-    release: str = "5.15.1"
     exempt: list[Exemption] = Field(default_factory=list)
 
 
 class MatrixSettings(_Strict):
-    package: str = "transformers"
     releases: list[str] | None = Field(
         default=None, description="Releases to run; default: every release from `since` on that PyPI serves.")
     since: str = "5.0.0"
@@ -45,26 +104,41 @@ class Settings(_Strict):
     reports: str = "reports"
     timeout: float = Field(default=60.0, gt=0)
     targets: list[str] = Field(default_factory=lambda: ["bundled"])
+    library: LibraryProfile
     coverage: CoverageSettings = Field(default_factory=CoverageSettings)
     matrix: MatrixSettings = Field(default_factory=MatrixSettings)
+
+    @model_validator(mode="after")
+    def _exemptions_name_followed_files(self) -> Settings:
+        for exemption in self.coverage.exempt:
+            if exemption.path is not None and exemption.path not in self.library.follow:
+                raise ValueError(f"coverage exemption for {exemption.path}: not a followed file "
+                                 f"(library.follow: {', '.join(self.library.follow) or 'none'})")
+        return self
 
 
 @dataclass(frozen=True)
 class Project:
     root: Path
-    entries: Path  # docs/errors/<library>/<id>.yml
+    library: LibraryProfile
+    entries: Path  # docs/errors/<library folder>/<id>.yml
     snippets: Path  # snippets/<id>/*.py
     reports: Path  # verification reports the site reads
     timeout: float = 60.0  # seconds per check
     targets: tuple[str, ...] = ("bundled",)
-    coverage: CoverageSettings = CoverageSettings()
-    matrix: MatrixSettings = MatrixSettings()
+    coverage: CoverageSettings = field(default_factory=CoverageSettings)
+    matrix: MatrixSettings = field(default_factory=MatrixSettings)
 
     def snippet_path(self, entry_id: str, file: str) -> Path:
         return self.snippets / entry_id / file
 
     def rel(self, path: Path) -> str:
         return display_path(path, self.root)
+
+    @property
+    def cache_dir(self) -> Path:
+        """Machine-local state: verdict cache, version-matrix environments (gitignored)."""
+        return self.root / ".errorkb-cache"
 
 
 def find_root(start: Path | None = None) -> Path:
@@ -80,7 +154,7 @@ def load_project(root: Path | None = None) -> Project:
     root = find_root(root)
     pyproject = root / "pyproject.toml"
     where = display_path(pyproject, root)
-    raw: dict = {}
+    raw: dict[str, Any] = {}
     if pyproject.is_file():
         text = pyproject.read_text(encoding="utf-8")
         try:
@@ -94,12 +168,12 @@ def load_project(root: Path | None = None) -> Project:
         settings = Settings.model_validate(raw)
     except ValidationError as error:
         raise ProblemsFound([_problem(item, where, text) for item in error.errors()]) from None
-    return Project(root=root, entries=root / settings.entries, snippets=root / settings.snippets,
-                   reports=root / settings.reports, timeout=settings.timeout, targets=tuple(settings.targets),
-                   coverage=settings.coverage, matrix=settings.matrix)
+    return Project(root=root, library=settings.library, entries=root / settings.entries,
+                   snippets=root / settings.snippets, reports=root / settings.reports, timeout=settings.timeout,
+                   targets=tuple(settings.targets), coverage=settings.coverage, matrix=settings.matrix)
 
 
-def _problem(error: dict, where: str, text: str) -> Problem:
+def _problem(error: Any, where: str, text: str) -> Problem:
     loc = [str(part) for part in error["loc"]]
     name = ".".join(loc)
     line = _line_of(text, loc[-1] if loc else "errorkb")
@@ -108,14 +182,18 @@ def _problem(error: dict, where: str, text: str) -> Problem:
         close = difflib.get_close_matches(loc[-1], known, n=1)
         hint = f" (did you mean '{close[0]}'?)" if close else f"; known: {', '.join(known)}"
         return Problem(where, line, 1, f"[tool.errorkb]: unknown setting '{name}'{hint}")
-    return Problem(where, line, 1, f"[tool.errorkb] {name}: {error['msg']}")
+    if error["type"] == "missing" and loc == ["library"]:
+        return Problem(where, 1, 1, "[tool.errorkb.library] is missing: name the documented library "
+                                    "(name, repository, release; see the README)")
+    message = error["msg"].removeprefix("Value error, ")
+    return Problem(where, line, 1, f"[tool.errorkb] {name}: {message}")
 
 
 def _known_keys(loc: list[str]) -> list[str]:
     model: type[BaseModel] = Settings
     for part in loc:
-        field = model.model_fields.get(part)
-        annotation = field.annotation if field else None
+        field_info = model.model_fields.get(part)
+        annotation = field_info.annotation if field_info else None
         if not (isinstance(annotation, type) and issubclass(annotation, BaseModel)):
             return []
         model = annotation

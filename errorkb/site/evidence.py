@@ -2,30 +2,34 @@
 
 Reports hold one record per check (entry × snippet × target × device). A reader wants the
 verdict per target × device, whether it still holds (a snippet edited since its check is
-*stale*), and when nothing ran, to be told so rather than shown a pass. These functions are
-the one place those rules live; the entry page, the error lists and the verification page
-all call them.
+*stale*), and when nothing ran, to be told so rather than shown a pass; and "not applicable"
+(the error cannot happen on that target) apart from "not run". These functions are the one
+place those rules live; the entry page, the error lists and the verification page all call them.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from typing import Any
 
-TARGETS = ("bundled", "upstream")
-DEVICES = ("cpu", "cuda")
-OUTCOME_WORDS = {"pass": "verified", "fail": "failing", "not-run": "not run", "partial": "partly verified"}
+from errorkb.verify.records import CheckRecord, Outcome
+from errorkb.verify.targets import TARGETS, UPSTREAM
+
+OUTCOME_WORDS = {"pass": "verified", "fail": "failing", "not-run": "not run", "not-applicable": "not applicable",
+                 "partial": "partly verified"}
+ICONS = {"pass": "✓", "fail": "✗", "not-run": "–", "not-applicable": "∅", "partial": "◐"}
 
 
 @dataclass(frozen=True)
 class Badge:
     target: str
     device: str
-    outcome: str  # pass | fail | not-run | partial
+    outcome: str  # an Outcome's value, or "partial"
     stale: bool  # a snippet changed since the check that gave this verdict
     date: str | None  # the newest check's day, YYYY-MM-DD
     detail: str  # why: failure or not-run reasons, or how many checks passed
-    versions: str = ""  # e.g. "torch 2.13.0+cpu · Python 3.11.7"
+    versions: str = ""  # e.g. "<runtime> 2.13.0 · Python 3.11.7"
 
     @property
     def label(self) -> str:
@@ -33,112 +37,120 @@ class Badge:
 
     @property
     def icon(self) -> str:
-        return {"pass": "✓", "fail": "✗", "not-run": "–", "partial": "◐"}[self.outcome]
+        return ICONS[self.outcome]
 
 
-def is_stale(record: dict, snippet_hashes: dict[str, str]) -> bool:
+def is_stale(record: CheckRecord, snippet_hashes: dict[str, str]) -> bool:
     """True when the snippet a check ran is not the snippet on disk now."""
-    if record.get("outcome") == "not-run":
+    if not record.outcome.ran:
         return False
-    return snippet_hashes.get(record["role"]) != record.get("snippet_sha256")
+    return snippet_hashes.get(record.role) != record.snippet_sha256
 
 
-def badges(records: list[dict], snippet_hashes: dict[str, str],
-           targets: tuple[str, ...] = TARGETS, devices: tuple[str, ...] = DEVICES) -> list[Badge]:
+def badges(records: list[CheckRecord], snippet_hashes: dict[str, str], devices: tuple[str, ...],
+           targets: tuple[str, ...] = TARGETS) -> list[Badge]:
     """One badge per target × device. *verified* only when every snippet of the entry passed
-    there; *failing* when any failed; *not run* when no check ran (no report, or e.g. no CUDA
-    device); *partly verified* when some snippets have no result yet."""
+    there; *failing* when any failed; *not applicable* when the entry cannot apply there; *not
+    run* when no check ran (no report, or e.g. no such device); *partly verified* when some
+    snippets have no result yet."""
     result = []
     roles = list(snippet_hashes)
     for target in targets:
         for device in devices:
-            mine = [r for r in records if r["target"] == target and r["device"] == device]
-            ran = [r for r in mine if r["outcome"] != "not-run"]
-            by_role = {r["role"]: r for r in ran}
+            mine = [r for r in records if r.target == target and r.device == device]
+            ran = [r for r in mine if r.outcome.ran]
+            by_role = {r.role: r for r in ran}
             if not ran:
-                reasons = sorted({r.get("reason") or "not run" for r in mine})
-                result.append(Badge(target, device, "not-run", False, _newest(mine),
+                reasons = sorted({r.reason or "not run" for r in mine})
+                applicable = not mine or any(r.outcome is not Outcome.NOT_APPLICABLE for r in mine)
+                outcome = Outcome.NOT_RUN if applicable else Outcome.NOT_APPLICABLE
+                result.append(Badge(target, device, outcome.value, False, _newest(mine),
                                     "; ".join(reasons) or "no verification report for this target and device"))
                 continue
-            outcomes = {by_role[role]["outcome"] if role in by_role else "missing" for role in roles}
+            outcomes = {by_role[role].outcome.value if role in by_role else "missing" for role in roles}
             if "fail" in outcomes:
-                outcome = "fail"
+                outcome_text = "fail"
             elif outcomes == {"pass"}:
-                outcome = "pass"
+                outcome_text = "pass"
             else:
-                outcome = "partial"
-            failures = sorted({f"{r['role']}: {r['reason']}" for r in ran if r["outcome"] == "fail"})
+                outcome_text = "partial"
+            failures = sorted({f"{r.role}: {r.reason}" for r in ran if r.outcome is Outcome.FAIL})
             missing = [role for role in roles if role not in by_role]
             detail = "; ".join(failures) if failures else (
                 f"no result for {', '.join(missing)}" if missing else f"all {len(roles)} snippets passed")
-            result.append(Badge(target, device, outcome, any(is_stale(r, snippet_hashes) for r in ran),
+            result.append(Badge(target, device, outcome_text, any(is_stale(r, snippet_hashes) for r in ran),
                                 _newest(ran), detail, versions(ran)))
     return result
 
 
-def _newest(records: list[dict]) -> str | None:
-    dates = sorted(r["verified_at"][:10] for r in records if r.get("verified_at"))
+def _newest(records: list[CheckRecord]) -> str | None:
+    dates = sorted(r.verified_at[:10] for r in records if r.verified_at)
     return dates[-1] if dates else None
 
 
-def versions(records: list[dict]) -> str:
+def versions(records: list[CheckRecord]) -> str:
     """The software a target ran on, from the records' environment."""
-    env = next((r.get("environment") or {} for r in records if r.get("environment")), {})
+    env = next((r.environment for r in records if r.environment), None) or {}
     parts = []
-    if env.get("torch"):
-        parts.append(f"torch {env['torch']}")
+    if env.get("runtime") and env.get("runtime") != "python" and env.get("runtime_version"):
+        parts.append(f"{env['runtime']} {env['runtime_version']}")
     if env.get("python"):
         parts.append(f"Python {env['python']}")
-    device = (next((r.get("cuda") for r in records if r.get("cuda")), None) or {}).get("device_name") \
-        or env.get("cuda_device")
+    device = next((r.environment.get("device_name") for r in records
+                   if r.device != "cpu" and r.environment and r.environment.get("device_name")), None)
     if device:
         parts.append(device)
     return " · ".join(parts)
 
 
-def captured_error(records: list[dict], snippet_hashes: dict[str, str]) -> dict | None:
-    """The before snippet's error as a check captured it: fresh first, upstream first, CPU first."""
-    found = [r for r in records if r["role"] == "before" and r["outcome"] == "pass" and r.get("exception")]
-    found.sort(key=lambda r: (is_stale(r, snippet_hashes), r["target"] != "upstream", r["device"] != "cpu"))
+def _preferred(record: CheckRecord, snippet_hashes: dict[str, str]) -> tuple[bool, bool, bool]:
+    """Fresh first, the real library first, CPU first."""
+    return is_stale(record, snippet_hashes), record.target != UPSTREAM, record.device != "cpu"
+
+
+def captured_error(records: list[CheckRecord], snippet_hashes: dict[str, str]) -> CheckRecord | None:
+    """The before snippet's error as a check captured it."""
+    found = [r for r in records if r.role == "before" and r.outcome is Outcome.PASS and r.exception]
+    found.sort(key=lambda r: _preferred(r, snippet_hashes))
     return found[0] if found else None
 
 
-def clean_run(records: list[dict], snippet_hashes: dict[str, str], role: str = "after") -> dict | None:
+def clean_run(records: list[CheckRecord], snippet_hashes: dict[str, str], role: str = "after") -> CheckRecord | None:
     """A passing check of `role` (the after snippet, a guard), chosen like `captured_error`."""
-    found = [r for r in records if r["role"] == role and r["outcome"] == "pass"]
-    found.sort(key=lambda r: (is_stale(r, snippet_hashes), r["target"] != "upstream", r["device"] != "cpu"))
+    found = [r for r in records if r.role == role and r.outcome is Outcome.PASS]
+    found.sort(key=lambda r: _preferred(r, snippet_hashes))
     return found[0] if found else None
 
 
-def role_verdict(records: list[dict], snippet_hashes: dict[str, str], role: str) -> str:
+def role_verdict(records: list[CheckRecord], role: str) -> str:
     """pass | fail | not-run for one snippet across every target and device it ran on."""
-    ran = [r for r in records if r["role"] == role and r["outcome"] != "not-run"]
+    ran = [r for r in records if r.role == role and r.outcome.ran]
     if not ran:
         return "not-run"
-    return "fail" if any(r["outcome"] == "fail" for r in ran) else "pass"
+    return "fail" if any(r.outcome is Outcome.FAIL for r in ran) else "pass"
 
 
-def summary(records: list[dict], snippet_hashes_by_entry: dict[str, dict[str, str]]) -> dict[str, int]:
-    """Counts for the verification page: pass, fail, not-run, and stale among those that ran."""
-    counts = Counter(r["outcome"] for r in records)
-    stale = sum(1 for r in records if is_stale(r, snippet_hashes_by_entry.get(r["entry"], {})))
-    return {"checks": len(records), "pass": counts["pass"], "fail": counts["fail"],
-            "not-run": counts["not-run"], "stale": stale}
+def summary(records: list[CheckRecord], snippet_hashes_by_entry: dict[str, dict[str, str]]) -> dict[str, int]:
+    """Counts for the verification page: per outcome, and stale among those that ran."""
+    counts = Counter(r.outcome.value for r in records)
+    stale = sum(1 for r in records if is_stale(r, snippet_hashes_by_entry.get(r.entry, {})))
+    return {"checks": len(records), **{outcome.value: counts[outcome.value] for outcome in Outcome}, "stale": stale}
 
 
-def environments(records: list[dict]) -> list[dict]:
+def environments(records: list[CheckRecord]) -> list[dict[str, Any]]:
     """Distinct environments checks ran in, newest run first, with what ran there."""
-    seen: dict[tuple, dict] = {}
+    seen: dict[tuple[str, ...], dict[str, Any]] = {}
     for record in records:
-        if record["outcome"] == "not-run":
+        if not record.outcome.ran:
             continue
-        env = record.get("environment") or {}
-        cuda = (record.get("cuda") or {}).get("device_name") or env.get("cuda_device") or ""
-        key = (record["target"], record["device"], env.get("python", ""), env.get("torch", ""),
-               env.get("transformers", ""), env.get("platform", ""), cuda)
-        row = seen.setdefault(key, {"target": key[0], "device": key[1], "python": key[2], "torch": key[3],
-                                    "transformers": key[4], "platform": key[5], "cuda_device": cuda,
+        env = record.environment or {}
+        device_name = str(env.get("device_name") or "")
+        runtime = " ".join(str(env[key]) for key in ("runtime", "runtime_version") if env.get(key))
+        key = (record.target, record.device, str(env.get("python", "")), runtime,
+               str(env.get("library_version") or ""), str(env.get("platform", "")), device_name)
+        row = seen.setdefault(key, {"target": key[0], "device": key[1], "python": key[2], "runtime": key[3],
+                                    "library": key[4], "platform": key[5], "device_name": device_name,
                                     "checks": 0, "last": ""})
         row["checks"] += 1
-        row["last"] = max(row["last"], (record.get("verified_at") or "")[:10])
+        row["last"] = max(row["last"], record.verified_at[:10])
     return sorted(seen.values(), key=lambda row: (row["last"], row["target"], row["device"]), reverse=True)

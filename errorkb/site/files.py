@@ -8,12 +8,15 @@ any other static-site engine. So both always publish the same pages, API and ass
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from errorkb.core.entry import Entry
 from errorkb.core.load import LoadResult
+from errorkb.core.project import Project
 from errorkb.site import render
+from errorkb.verify.records import CheckRecord
 from errorkb.verify.report import Report, latest_results
 
 ASSETS = Path(__file__).parent / "assets"
@@ -32,8 +35,8 @@ class SiteFile:
     page: bool = False  # a Markdown page (as opposed to JSON or an asset)
 
 
-def site_files(project, loaded: LoadResult, reports: list[Report], *,
-               edit_url=None) -> tuple[list[render.EntryPage], list[SiteFile]]:
+def site_files(project: Project, loaded: LoadResult, reports: list[Report], *,
+               edit_url: Callable[[str], str | None] | None = None) -> tuple[list[render.EntryPage], list[SiteFile]]:
     """The entry pages' models and every file to publish. `edit_url(project_relative_path)`
     gives the URL that edits an entry's YAML, or None."""
     pages = render.build_pages(project, loaded.entries, latest_results(reports))
@@ -49,50 +52,47 @@ def site_files(project, loaded: LoadResult, reports: list[Report], *,
         SiteFile(render.ERRORS_INDEX, render.render_index(pages), page=True),
         SiteFile(render.BY_EXCEPTION, render.render_by_exception(pages), page=True),
         SiteFile(render.BY_API, render.render_by_api(pages), page=True),
-        SiteFile(render.VERIFICATION, render.render_verification(pages, reports), page=True),
+        SiteFile(render.VERIFICATION, render.render_verification(pages, project.library, reports), page=True),
         SiteFile(render.TAGS, render.render_tags(pages), page=True),
-        SiteFile(COVERAGE, coverage_page(project, loaded), page=True),
+        SiteFile(render.COVERAGE, coverage_page(project, loaded, pages), page=True),
         SiteFile(render.INDEX_JSON, _json(render.index_document(pages))),
         SiteFile(render.SCHEMA_JSON, _json(Entry.model_json_schema())),
+        SiteFile(render.CHECK_SCHEMA_JSON, _json(CheckRecord.model_json_schema())),
     ]
     files += [SiteFile(path, (ASSETS / name).read_text(encoding="utf-8")) for path, name in ASSET_FILES.items()]
     return pages, files
 
 
-COVERAGE = "coverage.md"
+def coverage_page(project: Project, loaded: LoadResult, pages: list[render.EntryPage]) -> str:
+    """The raise sites of the followed files and their entries, as `errorkb coverage` prints them."""
+    from errorkb.source.coverage import coverage
+
+    return render.render_coverage(coverage(loaded.entries, project), pages)
 
 
-def coverage_page(project, loaded: LoadResult) -> str:
-    """The raise sites of the pinned module and their entries, as `errorkb coverage` prints them."""
-    from errorkb.source.coverage import coverage, render_coverage
-
-    table = coverage(loaded.entries, project)
-    titles = {one.entry.id: one.entry.title for one in loaded.entries}
-    urls = {one.entry.id: render.page_path(one.entry) for one in loaded.entries}
-    return render_coverage(table, titles, urls)
-
-
-def version_ranges(project, pages: list[render.EntryPage]) -> dict[str, render.VersionRange]:
-    """Per entry, the releases where it raises, read from the version matrix report
+def version_ranges(project: Project, pages: list[render.EntryPage]) -> dict[str, render.VersionRange]:
+    """Per entry, the releases where it raises, read from the version matrix file
     (`errorkb matrix`) when there is one. The site never runs the matrix itself."""
     from errorkb.verify import matrix
 
     data = matrix.read_matrix(project)
     if not data:
         return {}
-    newest = next((r["release"] for r in reversed(data.get("releases", [])) if r.get("status") == "ran"), None)
+    order = data.ordered_releases()
+    newest = next((release for release in reversed(order) if (s := data.status(release)) and s.ran), None)
     ranges = {}
     for page in pages:
-        summary = matrix.summarize(page.entry.id, data, {**page.hashes, "entry": page.entry.expectation_digest()})
+        current = {**page.hashes, "entry": page.entry.expectation_digest()}
+        summary = matrix.summarize(page.entry.id, data, current)
         if summary is None:
             continue
         ranges[page.entry.id] = render.VersionRange(
             matrix.describe_spans(summary.raises), matrix.describe_spans(summary.after_passes), summary.fixed_in,
             newest, summary.tested, tuple(summary.failed_setup), summary.stale,
-            tuple(matrix.line_spans(summary.lines, [r["release"] for r in data.get("releases", [])])),
-            (data.get("created") or "")[:10] or None, summary.fixed_reason, summary.not_run)
+            tuple(matrix.line_spans(summary.lines, order)), data.updated[:10] or None, summary.fixed_reason,
+            summary.not_run)
     return ranges
 
 
-def _json(document: dict) -> str:
+def _json(document: dict[str, object]) -> str:
     return json.dumps(document, indent=1, ensure_ascii=False) + "\n"

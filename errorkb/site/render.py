@@ -3,7 +3,7 @@
 Plain functions with no MkDocs in sight: the plugin calls them during a build, and
 `errorkb render --out DIR` writes the same pages for any other static-site engine. The
 Markdown uses only admonitions, content tabs, fences and a little inline HTML for badges,
-which Material and its successors understand. Nothing here imports torch or runs a snippet:
+which Material and its successors understand. Nothing here imports the runtime or runs a snippet:
 pages show what a report says. Author prose always goes through `inert` (see `errorkb.site.inert`).
 """
 
@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import hashlib
 import html
 import json
 import posixpath
@@ -26,18 +25,21 @@ import jinja2
 from errorkb.core.entry import Entry, library_folder
 from errorkb.core.load import LoadedEntry
 from errorkb.core.message import Placeholder
-from errorkb.core.project import Project
+from errorkb.core.project import LibraryProfile, Project
+from errorkb.core.snippets import Snippet, read_snippet
+from errorkb.plugs import runtime_for
 from errorkb.site import evidence
 from errorkb.site.inert import inert, one_line
-from errorkb.source.upstream import package_name, source_file
+from errorkb.source.coverage import Coverage
+from errorkb.source.upstream import read_source, source_file
+from errorkb.verify.records import CheckRecord, Outcome
+from errorkb.verify.report import Report
+from errorkb.verify.targets import TARGETS
 
 __all__ = ["EntryPage", "build_pages", "render_entry", "render_index", "render_by_exception", "render_by_api",
            "render_verification", "entry_document", "index_document", "inert", "badges", "captured_error"]
 
 TEMPLATES = Path(__file__).parent / "templates"
-SHOW_START = re.compile(r"^\s*# --8<-- \[start:show\]\s*$")
-SHOW_END = re.compile(r"^\s*# --8<-- \[end:show\]\s*$")
-MARKER = re.compile(r"^\s*# --8<-- \[(start|end):[a-z][-_0-9a-z]*\]\s*$", re.IGNORECASE)
 
 # Where the site-wide pages live, docs-relative; entry pages are errors/<library>/<id>.md.
 ERRORS_INDEX = "errors/index.md"
@@ -47,16 +49,8 @@ VERIFICATION = "verification.md"
 TAGS = "tags.md"
 INDEX_JSON = "api/errors/index.json"
 SCHEMA_JSON = "api/schema/entry.json"
-
-
-@dataclass
-class Snippet:
-    role: str
-    file: str
-    path: str  # relative to the project root, for links and messages
-    full: str  # the file without section markers
-    shown: str  # the `show` section, or the whole file
-    sha256: str
+CHECK_SCHEMA_JSON = "api/schema/check.json"
+COVERAGE = "coverage.md"
 
 
 @dataclass(frozen=True)
@@ -80,8 +74,11 @@ class VersionRange:
 class EntryPage:
     entry: Entry
     yaml_path: str  # relative to the project root
-    snippets: dict[str, Snippet]
-    records: list[dict]  # latest verification record of each check of this entry
+    library: LibraryProfile
+    devices: tuple[str, ...]  # the runtime's device kinds, for the badges
+    snippets: dict[str, Snippet]  # role → snippet (a file that cannot be read is left out)
+    snippet_paths: dict[str, str]  # role → path relative to the project root, for links and messages
+    records: list[CheckRecord]  # latest verification record of each check of this entry
     related: list[Entry] = field(default_factory=list)
     excerpt: list[tuple[int, str]] | None = None
     versions: VersionRange | None = None  # from the upstream version matrix, when one ran
@@ -95,10 +92,10 @@ class EntryPage:
         """role → sha256 of every snippet file: what a record must match to be fresh."""
         return {role: snippet.sha256 for role, snippet in self.snippets.items()}
 
-    def records_for(self, role: str) -> list[dict]:
-        return [r for r in self.records if r["role"] == role]
+    def records_for(self, role: str) -> list[CheckRecord]:
+        return [r for r in self.records if r.role == role]
 
-    def is_stale(self, record: dict) -> bool:
+    def is_stale(self, record: CheckRecord) -> bool:
         return evidence.is_stale(record, self.hashes)
 
 
@@ -124,44 +121,28 @@ def link(source: str, target: str) -> str:
 # -- reading ----------------------------------------------------------------------------------
 
 
-def read_snippet(project: Project, entry: Entry, role: str, file: str) -> Snippet:
-    path = project.snippet_path(entry.id, file)
-    raw = path.read_text(encoding="utf-8")
-    return Snippet(role, file, project.rel(path), strip_markers(raw), shown_section(raw),
-                   hashlib.sha256(raw.encode("utf-8")).hexdigest())
-
-
-def shown_section(text: str) -> str:
-    """The lines between the `show` markers (dedented), or the whole file without markers."""
-    lines = text.splitlines()
-    start = next((i for i, line in enumerate(lines) if SHOW_START.match(line)), None)
-    end = next((i for i, line in enumerate(lines) if SHOW_END.match(line)), None)
-    if start is None or end is None or end <= start:
-        return strip_markers(text)
-    return textwrap.dedent("\n".join(lines[start + 1: end])).strip("\n") + "\n"
-
-
-def strip_markers(text: str) -> str:
-    return "\n".join(line for line in text.splitlines() if not MARKER.match(line)).strip("\n") + "\n"
-
-
-def build_pages(project: Project, loaded: list[LoadedEntry], results: dict[str, dict]) -> list[EntryPage]:
+def build_pages(project: Project, loaded: list[LoadedEntry], results: dict[str, CheckRecord]) -> list[EntryPage]:
     """One page model per loadable entry; a missing snippet leaves a gap, never a crash."""
     by_id = {one.entry.id: one.entry for one in loaded}
-    by_entry: dict[str, list[dict]] = defaultdict(list)
+    by_entry: dict[str, list[CheckRecord]] = defaultdict(list)
     for record in results.values():
-        by_entry[record["entry"]].append(record)
+        by_entry[record.entry].append(record)
+    devices = runtime_for(project.library.runtime).devices
     pages = []
     for one in sorted(loaded, key=lambda item: item.entry.id):
         entry = one.entry
-        snippets = {}
+        snippets, paths = {}, {}
         for role, file in entry.snippet_files():
+            path = project.snippet_path(entry.id, file)
+            paths[role] = project.rel(path)
             try:
-                snippets[role] = read_snippet(project, entry, role, file)
+                snippet = read_snippet(path, role, file)
+                snippet.full  # noqa: B018 - decoded now: a file that is not UTF-8 text shows as missing
             except (OSError, UnicodeDecodeError):
                 continue  # reported by the loader; the page shows the snippet as missing
-        records = sorted(by_entry.get(entry.id, []), key=lambda r: r["id"])
-        pages.append(EntryPage(entry, project.rel(one.path), snippets, records,
+            snippets[role] = snippet
+        records = sorted(by_entry.get(entry.id, []), key=lambda r: r.id)
+        pages.append(EntryPage(entry, project.rel(one.path), project.library, devices, snippets, paths, records,
                                [by_id[i] for i in entry.related if i in by_id], source_excerpt(project, entry)))
     return pages
 
@@ -172,7 +153,7 @@ def source_excerpt(project: Project, entry: Entry, before: int = 8, after: int =
     without the repository storing a copy of it."""
     if entry.source.release is None:
         return None
-    path = source_file(project, package_name(entry.library), entry.source.release, entry.source.path)
+    path = source_file(project, entry.source.release, entry.source.path)
     lines = _file_lines(path) if path else None
     if not lines or entry.source.line > len(lines):
         return None
@@ -184,20 +165,18 @@ def source_excerpt(project: Project, entry: Entry, before: int = 8, after: int =
 @functools.lru_cache(maxsize=32)
 def _file_lines(path: Path) -> tuple[str, ...] | None:
     """One read per file and build, however many entries pin lines in it."""
-    try:
-        return tuple(path.read_text(encoding="utf-8").splitlines())
-    except OSError:
-        return None
+    text = read_source(path)
+    return tuple(text.splitlines()) if text is not None else None
 
 
 # -- evidence, per page -----------------------------------------------------------------------
 
 
 def badges(page: EntryPage) -> list[evidence.Badge]:
-    return evidence.badges(page.records, page.hashes)
+    return evidence.badges(page.records, page.hashes, page.devices)
 
 
-def captured_error(page: EntryPage) -> dict | None:
+def captured_error(page: EntryPage) -> CheckRecord | None:
     return evidence.captured_error(page.records, page.hashes)
 
 
@@ -238,11 +217,12 @@ def _environment() -> jinja2.Environment:
                        attr=lambda text: html.escape(" ".join(str(text).split())).replace("|", "&#124;"))
     env.globals.update(link=link, page_path=page_path, api_path=api_path, words=evidence.OUTCOME_WORDS,
                        ERRORS_INDEX=ERRORS_INDEX, BY_EXCEPTION=BY_EXCEPTION, BY_API=BY_API,
-                       VERIFICATION=VERIFICATION, INDEX_JSON=INDEX_JSON, SCHEMA_JSON=SCHEMA_JSON)
+                       VERIFICATION=VERIFICATION, INDEX_JSON=INDEX_JSON, SCHEMA_JSON=SCHEMA_JSON,
+                       CHECK_SCHEMA_JSON=CHECK_SCHEMA_JSON, COVERAGE=COVERAGE)
     return env
 
 
-def _render(name: str, **context) -> str:
+def _render(name: str, **context: object) -> str:
     return _environment().get_template(name).render(**context)
 
 
@@ -251,7 +231,7 @@ def render_entry(page: EntryPage, *, edit_url: str | None = None) -> str:
     hashes = page.hashes
     return _render("entry.md.j2", page=page, entry=page.entry, here=page.url, badges=badges(page),
                    captured=captured_error(page), clean=evidence.clean_run(page.records, hashes),
-                   verdict=lambda role: evidence.role_verdict(page.records, hashes, role),
+                   verdict=lambda role: evidence.role_verdict(page.records, role),
                    message_html=marked_message(page.entry), edit_url=edit_url)
 
 
@@ -287,55 +267,63 @@ def render_by_api(pages: list[EntryPage]) -> str:
     return _render("by-api.md.j2", classes=grouped, here=BY_API, badges=badges)
 
 
-def render_verification(pages: list[EntryPage], reports: list | None = None) -> str:
+def render_verification(pages: list[EntryPage], library: LibraryProfile, reports: list[Report] | None = None) -> str:
     """Every check's latest result, the environments they ran in, and when."""
     records = [r for page in pages for r in page.records]
     hashes = {page.entry.id: page.hashes for page in pages}
-    everywhere = {(t, d) for t in evidence.TARGETS for d in evidence.DEVICES}
-    combos = sorted({(r["target"], r["device"]) for r in records} | everywhere,
-                    key=lambda c: (evidence.TARGETS.index(c[0]) if c[0] in evidence.TARGETS else 9,
-                                   evidence.DEVICES.index(c[1]) if c[1] in evidence.DEVICES else 9, c))
+    devices = runtime_for(library.runtime).devices
+    everywhere = {(t, d) for t in TARGETS for d in devices}
+    combos = sorted({(r.target, r.device) for r in records} | everywhere,
+                    key=lambda c: (TARGETS.index(c[0]) if c[0] in TARGETS else 9,
+                                   devices.index(c[1]) if c[1] in devices else 9, c))
     rows = []
     for page in pages:
         for role in page.snippets:
-            cells = {}
-            for record in page.records_for(role):
-                cells[(record["target"], record["device"])] = record
+            cells = {(record.target, record.device): record for record in page.records_for(role)}
             rows.append((page, role, [cells.get(combo) for combo in combos]))
-    failures = [r for r in records if r["outcome"] == "fail"]
+    failures = [r for r in records if r.outcome is Outcome.FAIL]
     return _render("verification.md.j2", pages=pages, rows=rows, combos=combos, failures=failures,
                    summary=evidence.summary(records, hashes), environments=evidence.environments(records),
-                   reports=reports or [], here=VERIFICATION, is_stale=evidence.is_stale, hashes=hashes)
+                   reports=reports or [], here=VERIFICATION, is_stale=evidence.is_stale, hashes=hashes,
+                   library=library, devices=devices)
+
+
+def render_coverage(table: Coverage, pages: list[EntryPage]) -> str:
+    """The coverage page: the same tables as `errorkb coverage`, with links to the entries."""
+    titles = {page.entry.id: page.entry.title for page in pages}
+    urls = {page.entry.id: page.url for page in pages}
+    return _render("coverage.md.j2", table=table, titles=titles, urls=urls, here=COVERAGE)
 
 
 # -- JSON -------------------------------------------------------------------------------------
 
 
-def entry_document(page: EntryPage) -> dict:
+def entry_document(page: EntryPage) -> dict[str, object]:
     """The JSON API's view of one entry: the entry itself, its snippets and its evidence."""
     entry = page.entry
     return {
         **entry.model_dump(mode="json"),
         "url": site_url(entry),
         "source_url": entry.source_url,
-        "snippets": {role: {"file": s.path, "sha256": s.sha256, "code": s.full} for role, s in page.snippets.items()},
+        "snippets": {role: {"file": page.snippet_paths[role], "sha256": s.sha256, "code": s.full}
+                     for role, s in page.snippets.items()},
         "badges": [_badge_json(b) for b in badges(page)],
         "versions": dataclasses.asdict(page.versions) if page.versions else None,
         "verification": [
-            {key: record.get(key) for key in ("id", "role", "target", "device", "outcome", "reason",
-                                              "verified_at", "snippet_sha256", "environment")}
+            record.model_dump(mode="json", include={"id", "role", "target", "device", "outcome", "code", "reason",
+                                                    "verified_at", "snippet_sha256", "environment"})
             | {"stale": page.is_stale(record)}
             for record in page.records
         ],
     }
 
 
-def _badge_json(badge: evidence.Badge) -> dict:
+def _badge_json(badge: evidence.Badge) -> dict[str, object]:
     return {"target": badge.target, "device": badge.device, "outcome": badge.outcome, "stale": badge.stale,
             "date": badge.date, "detail": badge.detail, "versions": badge.versions}
 
 
-def index_document(pages: list[EntryPage]) -> dict:
+def index_document(pages: list[EntryPage]) -> dict[str, object]:
     """What the lookup box needs for every entry, in one small file."""
     return {
         "schema": 1,

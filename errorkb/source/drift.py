@@ -17,8 +17,8 @@ from errorkb.core.entry import Entry
 from errorkb.core.load import LoadedEntry
 from errorkb.core.problems import Problem
 from errorkb.core.project import Project
-from errorkb.source.raise_sites import RaiseSite, functions, raise_sites
-from errorkb.source.upstream import missing_release_hint, package_name, source_file
+from errorkb.source.raise_sites import FunctionSpan, RaiseSite, functions, raise_sites
+from errorkb.source.upstream import missing_release_hint, read_source, source_file
 
 
 @dataclass(frozen=True)
@@ -26,35 +26,53 @@ class SourceIndex:
     """The raise sites and function spans of one release's file."""
 
     sites: list[RaiseSite]
-    spans: dict
+    spans: dict[str, FunctionSpan]
 
     @classmethod
-    def of(cls, text: str) -> SourceIndex:
-        return cls(raise_sites(text), functions(text))
+    def of(cls, text: str) -> SourceIndex | None:
+        """The index of a Python source text; None when it does not parse."""
+        try:
+            return cls(raise_sites(text), functions(text))
+        except (SyntaxError, ValueError, RecursionError):
+            return None
+
+    @classmethod
+    def read(cls, project: Project, release: str, path: str) -> SourceIndex | None:
+        """The index of `path` at `release`, where that release's source lies here."""
+        found = source_file(project, release, path)
+        text = read_source(found) if found else None
+        return cls.of(text) if text is not None else None
 
 
 def pinned_problems(loaded: list[LoadedEntry], project: Project) -> list[Problem]:
     problems = []
-    indexes: dict[tuple[str, str, str], SourceIndex | None] = {}
+    indexes: dict[tuple[str, str], SourceIndex | None] = {}
     for one in loaded:
         entry = one.entry
-        where = (project.rel(one.path), *one.positions.of_value(("source", "line")))
+        line, col = one.positions.of_value(("source", "line"))
+        where = project.rel(one.path)
         if entry.source.release is None:
-            problems.append(Problem(*where, "source.release is not set, so the pin cannot be checked; "
-                                            "add the release whose file equals the pinned commit's"))
+            problems.append(Problem(where, line, col, "source.release is not set, so the pin cannot be checked; "
+                                                      "add the release whose file equals the pinned commit's"))
             continue
-        package = package_name(entry.library)
-        key = (package, entry.source.release, entry.source.path)
+        key = (entry.source.release, entry.source.path)
         if key not in indexes:
-            path = source_file(project, *key)
-            indexes[key] = SourceIndex.of(path.read_text(encoding="utf-8")) if path else None
+            indexes[key] = SourceIndex.read(project, *key)
         index = indexes[key]
         if index is None:
-            problems.append(Problem(*where, missing_release_hint(package, entry.source.release)))
+            if project.library.package_path(entry.source.path) is None:
+                message = (f"source.path {entry.source.path} is not a file of the {project.library.name} package "
+                           f"(expected {project.library.source_root + '/' if project.library.source_root else ''}"
+                           f"{project.library.name}/...)")
+            elif source_file(project, *key) is not None:
+                message = f"{entry.source.path} in {entry.source.release} is not readable Python source"
+            else:
+                message = missing_release_hint(project.library, entry.source.release)
+            problems.append(Problem(where, line, col, message))
             continue
-        message = pin_mismatch(entry, index)
-        if message:
-            problems.append(Problem(*where, message))
+        mismatch = pin_mismatch(entry, index)
+        if mismatch:
+            problems.append(Problem(where, line, col, mismatch))
     return problems
 
 

@@ -1,7 +1,9 @@
 """Where the source of an upstream release lies on this machine, found without importing it.
 
-The pinned release is normally the one installed beside errorkb (transformers 5.15.1); other
-releases live in the version matrix's environments (`errorkb matrix` creates them).
+The pinned release is normally the one installed beside errorkb; other releases live in the
+version matrix's environments (`errorkb matrix` creates them). Only files inside the library's
+own package folder are ever returned: a path that leaves it (`..`, an absolute path, a link
+pointing out) is no source of this library.
 """
 
 from __future__ import annotations
@@ -10,35 +12,50 @@ import importlib.metadata
 import importlib.util
 from pathlib import Path
 
-from errorkb.core.project import Project
+from errorkb.core.project import LibraryProfile, Project
 
 
-def package_name(library: str) -> str:
-    """`huggingface/transformers` → `transformers`."""
-    return library.split("/")[-1]
+def matrix_env(project: Project, release: str) -> Path:
+    """The version matrix's environment of one release of the library."""
+    return project.cache_dir / "matrix" / f"{project.library.dist}-{release}"
 
 
-def matrix_env(project: Project, package: str, release: str) -> Path:
-    return project.root / ".errorkb-cache" / "matrix" / f"{package}-{release}"
-
-
-def source_file(project: Project, package: str, release: str, path: str) -> Path | None:
-    """The file `path` (as in the upstream repository) of `package==release`, if present here."""
-    inside = path.removeprefix("src/").removeprefix(f"{package}/")
+def package_folder(project: Project, release: str) -> Path | None:
+    """The import package's folder of `release`: installed here, or in its matrix environment."""
+    library = project.library
     try:
-        installed = importlib.metadata.version(package)
+        installed = importlib.metadata.version(library.dist)
     except importlib.metadata.PackageNotFoundError:
         installed = None
     if installed == release:
-        spec = importlib.util.find_spec(package)
+        spec = importlib.util.find_spec(library.name)
         if spec is not None and spec.submodule_search_locations:
-            candidate = Path(next(iter(spec.submodule_search_locations))) / inside
-            if candidate.is_file():
-                return candidate
-    env = matrix_env(project, package, release)
-    return next(iter(sorted(env.glob(f"lib/python*/site-packages/{package}/{inside}"))), None)
+            return Path(next(iter(spec.submodule_search_locations)))
+    env = matrix_env(project, release)
+    top = library.name.split(".")[0]
+    return next(iter(sorted(env.glob(f"lib/python*/site-packages/{top}"))), None)
 
 
-def missing_release_hint(package: str, release: str) -> str:
-    return (f"{package}=={release} is not installed here; install it (pip install {package}=={release}) "
+def source_file(project: Project, release: str, path: str) -> Path | None:
+    """The file `path` (as in the upstream repository) of `release`, if present here."""
+    inside = project.library.package_path(path)
+    folder = package_folder(project, release)
+    if inside is None or folder is None:
+        return None
+    candidate = (folder / inside).resolve()
+    if not candidate.is_relative_to(folder.resolve()) or not candidate.is_file():
+        return None
+    return candidate
+
+
+def read_source(path: Path) -> str | None:
+    """The text of a source file, or None when it is not readable UTF-8 text."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def missing_release_hint(library: LibraryProfile, release: str) -> str:
+    return (f"{library.dist}=={release} is not installed here; install it (pip install {library.dist}=={release}) "
             f"or build its matrix environment (errorkb matrix --release {release})")

@@ -5,24 +5,26 @@ in both isolation modes: a fresh interpreter (`python -m errorkb.verify.child SP
 a process forked from a warm zygote (`zygote.py`) that already ran `prepare`. Stages:
 
 1. `limit`       cap the output file size, core dumps and, on CPU, the address space.
-2. `prepare`     make `import transformers` resolve to the check's target, import torch and
-                 the target module (done once in a zygote, before any fork).
+2. `prepare`     make `import <library>` resolve to the check's target, load the runtime (the
+                 profile's plug) and the target module (once in a zygote, before any fork).
 3. `resolve`     find `source.function` in the target module; its code object is what we trace.
-4. `execute`     compile and run the snippet as `__main__`, tracing every call of that function.
+4. `execute`     compile the snippet's bytes (sent by the parent, never re-read from disk) and
+                 run them as `__main__`, tracing every call of that function.
 5. `describe`    the outcome, the exception with its raise site, the calls, tampering, and the
-                 evidence of CUDA work — written to the result file the parent named.
+                 runtime's evidence of device work — an `Observation`, written to the result
+                 file the parent named.
 
-The parent decides the device: for a CPU check it hides every CUDA device before torch is
-imported, so a snippet's own `"cuda" if torch.cuda.is_available() else "cpu"` comes out as a
-user on that machine would see.
+The parent decides the device: the runtime plug's `child_env` (for torch: a CPU check sees no
+CUDA device) is in place before the runtime is imported.
 """
 
 from __future__ import annotations
 
+import base64
 import builtins
 import faulthandler
 import importlib
-import importlib.util
+import importlib.metadata
 import inspect
 import json
 import os
@@ -34,11 +36,15 @@ import time
 import traceback
 from pathlib import Path
 from types import CodeType, FrameType, TracebackType
+from typing import Any
 
+from errorkb.core.project import LibraryProfile
+from errorkb.plugs import Runtime, runtime_for
+from errorkb.verify.records import Calls, ExceptionInfo, Observation, RaisedCall, Site, Status
 from errorkb.verify.targets import activate, target_roots
 
 _real_exit = os._exit  # the snippet may replace or wrap os._exit; we never use its version
-_prepared: dict[str, dict] = {}  # target → what `prepare` found, so a zygote's forks reuse it
+_prepared: dict[str, dict[str, Any]] = {}  # target → what `prepare` found, so a zygote's forks reuse it
 
 
 def main(argv: list[str]) -> int:
@@ -47,7 +53,7 @@ def main(argv: list[str]) -> int:
     return 0  # not reached
 
 
-def run_and_exit(spec: dict, result_path: Path) -> None:
+def run_and_exit(spec: dict[str, Any], result_path: Path) -> None:
     """Observe one snippet, write the observation, and leave without interpreter teardown."""
     limit(spec)
     observation = observe(spec, result_path)
@@ -56,18 +62,18 @@ def run_and_exit(spec: dict, result_path: Path) -> None:
     _real_exit(0)
 
 
-def write_observation(path: Path, observation: dict) -> None:
+def write_observation(path: Path, observation: Observation) -> None:
     try:
         sys.stdout.flush()
         sys.stderr.flush()
     except Exception:  # output may be over its cap; the observation still counts
         pass
     temporary = path.with_suffix(".tmp")
-    temporary.write_text(json.dumps(observation, default=str), encoding="utf-8")
+    temporary.write_text(observation.model_dump_json(), encoding="utf-8")
     temporary.replace(path)
 
 
-def limit(spec: dict) -> None:
+def limit(spec: dict[str, Any]) -> None:
     cap = int(spec.get("output_cap", 1 << 20))
     resource.setrlimit(resource.RLIMIT_FSIZE, (cap, cap))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
@@ -79,57 +85,46 @@ def limit(spec: dict) -> None:
         faulthandler.register(getattr(signal, name), file=sys.stderr, chain=True)
 
 
-def prepare(target: str, module: str, preload: list[str] = ()) -> dict:
-    """Activate the target and import torch and the target module; once per process.
+def prepare(spec: dict[str, Any]) -> dict[str, Any]:
+    """Activate the target, load the runtime and import the target module; once per process.
 
-    Returns {"torch": module} or {"error": "..."}. `preload` names extra `transformers`
-    modules or attributes the snippets import, so a zygote's children find them loaded.
+    Returns {"runtime": plug, "module": loaded runtime} or {"error": "..."}. `spec["preload"]`
+    names extra library modules or attributes the snippets import, so a zygote's children find
+    them loaded.
     """
-    key = f"{target}:{module}"
+    key = f"{spec['target']}:{spec['module']}"
     if key in _prepared:
         return _prepared[key]
     try:
-        activate(target)
-        import torch  # after activate: one import order on both targets
-
-        importlib.import_module(module)
-        for name in preload:
-            _preload(name)
-        _prepared[key] = {"torch": torch}
+        library = LibraryProfile.model_validate(spec["library"])
+        runtime = runtime_for(library.runtime)
+        activate(spec["target"], library)
+        loaded = runtime.load()  # after activate: one import order on both targets
+        importlib.import_module(spec["module"])
+        for name in spec.get("preload", []):
+            preload(name)
+        _prepared[key] = {"runtime": runtime, "module": loaded, "library": library}
     except Exception as error:  # the target itself is broken or absent: say so, precisely
         _prepared[key] = {"error": f"{type(error).__name__}: {error}"}
     return _prepared[key]
 
 
-def lazy_torch_submodules(module_name: str) -> list[str]:
-    """`torch.X` submodules the target's source uses but torch has not imported yet.
-
-    torch loads some submodules on first attribute access (`torch._dynamo` is 2 s of imports);
-    the cache code calls e.g. `torch._dynamo.mark_static_address` in ordinary use, so without
-    this every forked check would pay that import again.
-    """
-    import re
-
-    module = sys.modules.get(module_name)
-    try:
-        text = Path(module.__file__).read_text(encoding="utf-8")  # type: ignore[union-attr, arg-type]
-    except (AttributeError, OSError, TypeError):
+def runtime_preloads(spec: dict[str, Any]) -> list[str]:
+    """What the runtime wants preloaded for the target module's source (see the plug)."""
+    prepared = prepare(spec)
+    module = sys.modules.get(spec["module"])
+    if "error" in prepared or module is None:
         return []
-    names = sorted({f"torch.{name}" for name in re.findall(r"\btorch\.([A-Za-z_]\w*)", text)})
-    found = []
-    for name in names:
-        if name in sys.modules:
-            continue
-        try:
-            if importlib.util.find_spec(name) is not None:
-                found.append(name)
-        except (ImportError, ValueError):
-            pass
-    return found
+    try:
+        text = Path(module.__file__ or "").read_text(encoding="utf-8")
+    except (OSError, TypeError):
+        return []
+    runtime: Runtime = prepared["runtime"]
+    return runtime.preload_names(text)
 
 
-def _preload(name: str) -> None:
-    """`transformers.models.llama` (a module) or `transformers:LlamaConfig` (an attribute)."""
+def preload(name: str) -> None:
+    """`pkg.sub` (a module) or `pkg:Name` (an attribute)."""
     try:
         if ":" in name:
             package, attribute = name.split(":", 1)
@@ -140,72 +135,65 @@ def _preload(name: str) -> None:
         pass
 
 
-def observe(spec: dict, result_path: Path | None = None) -> dict:
+def observe(spec: dict[str, Any], result_path: Path | None = None) -> Observation:
     started = time.perf_counter()
-    observation: dict = {"status": None}
-    prepared = prepare(spec["target"], spec["module"], spec.get("preload", []))
+    prepared = prepare(spec)
     if "error" in prepared:
-        observation.update(status="setup-failed", error=prepared["error"])
-        return observation
-    torch = prepared["torch"]
-    observation["environment"] = environment(torch, spec["device"])
-    if spec["device"] == "cuda" and not torch.cuda.is_available():
-        observation["status"] = "no-device"
-        return observation
+        return Observation(status=Status.SETUP_FAILED, error=prepared["error"])
+    runtime: Runtime = prepared["runtime"]
+    library: LibraryProfile = prepared["library"]
+    device = spec["device"]
+    env = environment(runtime, prepared["module"], library, device)
+    if not runtime.device_available(prepared["module"], device):
+        return Observation(status=Status.NO_DEVICE, environment=env)
     function = resolve(spec["module"], spec["function"])
     if function is None:
-        observation.update(status="no-function",
+        return Observation(status=Status.NO_FUNCTION, environment=env,
                            error=f"{spec['function']} is not defined in {spec['module']}")
-        return observation
     owner, name, original, code = function
-    roots = target_roots(spec["target"])
+    roots = target_roots(spec["target"], library)
     tracer = CallTracer(code)
-    watch = TamperWatch(spec["module"], spec["function"], owner, name, original)
+    watch = TamperWatch(spec["module"], spec["function"], owner, name, original, library)
 
-    def finish(result: dict) -> dict:
-        observation.update(result)
-        observation["calls"] = tracer.summary()
-        observation["tampered"] = watch.changes() + (result.pop("tracer_tampered", None) or [])
-        observation["cuda"] = cuda_evidence(torch) if spec["device"] == "cuda" else None
-        if spec["device"] == "cuda" and observation["cuda"]["device_name"]:
-            observation["environment"]["device_name"] = observation["cuda"]["device_name"]
-        observation["duration_s"] = round(time.perf_counter() - started, 4)
-        return observation
+    def finish(status: Status, **found: Any) -> Observation:
+        evidence = runtime.evidence(prepared["module"], device)
+        if runtime.device_name(evidence):
+            env["device_name"] = runtime.device_name(evidence)
+        return Observation(status=status, calls=tracer.summary(),
+                           tampered=watch.changes() + found.pop("tracer_tampered", []),
+                           evidence=evidence, environment=env,
+                           duration_s=round(time.perf_counter() - started, 4), **found)
 
     def on_os_exit(code: object, line: int | None) -> None:
         if result_path is not None:
-            write_observation(result_path, finish({"status": "os-exit", "exit_code": code,
-                                                   "exception": {"snippet_line": line}}))
+            write_observation(result_path, finish(Status.OS_EXIT, exit_code=_exit_code(code),
+                                                  exception=ExceptionInfo(type="os._exit", snippet_line=line)))
 
-    return finish(execute(Path(spec["snippet"]), tracer, roots, on_os_exit))
+    snippet = Path(spec["snippet"])
+    source = base64.b64decode(spec["source_b64"])
+    return finish(**execute(snippet, source, tracer, roots, on_os_exit))
 
 
-def environment(torch, device: str) -> dict:
+def environment(runtime: Runtime, module: Any, library: LibraryProfile, device: str) -> dict[str, Any]:
     """What this check ran on; the report keeps it beside every verdict."""
     import platform
 
-    env = {"python": platform.python_version(), "torch": torch.__version__,
-           "platform": platform.platform(terse=True), "cuda": torch.version.cuda,
-           "device": device, "device_name": _cpu_name() if device == "cpu" else None}
+    env: dict[str, Any] = {"python": platform.python_version(), "platform": platform.platform(terse=True),
+                           **runtime.environment(module), "device": device, "library": library.name}
+    if device != "cpu":
+        env["device_name"] = None  # filled from the runtime's evidence, once the check used the device
     try:
-        import transformers
-
-        env["transformers"] = getattr(transformers, "__version__", None)
-    except ImportError:
-        env["transformers"] = None
+        env["library_version"] = importlib.metadata.version(library.dist)
+    except importlib.metadata.PackageNotFoundError:
+        env["library_version"] = None
+    loaded = sys.modules.get(library.name)
+    if loaded is not None and getattr(loaded, "__version__", None):
+        env["library_version"] = loaded.__version__  # the bundled target says which release it reproduces
     return env
 
 
-def _cpu_name() -> str:
-    import platform
-
-    try:
-        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
+def _exit_code(code: object) -> int | str | None:
+    return code if isinstance(code, int | None) else str(code)
 
 
 def resolve(module_name: str, qualname: str) -> tuple[object, str, object, CodeType] | None:
@@ -217,7 +205,7 @@ def resolve(module_name: str, qualname: str) -> tuple[object, str, object, CodeT
         if owner is None:
             return None
     raw = inspect.getattr_static(owner, parts[-1], None)
-    function = raw.__func__ if isinstance(raw, (staticmethod, classmethod)) else raw
+    function = raw.__func__ if isinstance(raw, staticmethod | classmethod) else raw
     function = function.fget if isinstance(function, property) else function
     function = inspect.unwrap(function) if callable(function) else None
     code = getattr(function, "__code__", None)
@@ -231,15 +219,15 @@ class CallTracer:
         self.code = code
         self.calls = 0
         self.returned = 0
-        self.raised: list[dict] = []
+        self.raised: list[RaisedCall] = []
 
-    def __call__(self, frame: FrameType, event: str, arg: object):
+    def __call__(self, frame: FrameType, event: str, arg: object):  # type: ignore[no-untyped-def]
         if frame.f_code is not self.code:
             return None
         self.calls += 1
         pending: list[BaseException | None] = [None]
 
-        def local(frame: FrameType, event: str, arg: object):
+        def local(frame: FrameType, event: str, arg: object):  # type: ignore[no-untyped-def]
             if event == "exception":
                 pending[0] = arg[1]  # type: ignore[index]
             elif event == "line":
@@ -249,29 +237,30 @@ class CallTracer:
                     self.returned += 1
                 else:
                     error = pending[0]
-                    self.raised.append({"type": type(error).__name__, "message": _message(error)})
+                    self.raised.append(RaisedCall(type=type(error).__name__, message=_message(error)))
             return local
 
         return local
 
-    def summary(self) -> dict:
-        return {"function": self.code.co_qualname, "count": self.calls, "returned": self.returned,
-                "raised": self.raised}
+    def summary(self) -> Calls:
+        return Calls(function=self.code.co_qualname, count=self.calls, returned=self.returned, raised=self.raised)
 
 
 class TamperWatch:
     """Notices a snippet that replaces the target instead of calling it.
 
     Watched: `source.function` on its owner, every attribute of the source module, of the
-    top-level `transformers` package and of the classes the source module defines, and the
-    modules' entries in `sys.modules`. A name that existed before and now holds another object,
-    or that vanished, is tampering; so is a new name bound to something defined outside the
-    target (a lazily loaded upstream attribute is not).
+    library's top-level package and of the classes the source module defines, and the modules'
+    entries in `sys.modules`. A name that existed before and now holds another object, or that
+    vanished, is tampering; so is a new name bound to something defined outside the target (a
+    lazily loaded upstream attribute is not).
     """
 
-    def __init__(self, module_name: str, qualname: str, owner: object, name: str, original: object):
+    def __init__(self, module_name: str, qualname: str, owner: object, name: str, original: object,
+                 library: LibraryProfile):
         self.function = (qualname, owner, name, original)
-        self.modules = {name_: sys.modules.get(name_) for name_ in {module_name, "transformers"}}
+        self.modules = {name_: sys.modules.get(name_) for name_ in {module_name, library.name}}
+        self.own_prefixes = tuple(p for p in (library.name, library.bundled) if p)
         self.spaces = {label: (space, dict(vars(space))) for label, space in self._spaces().items()}
 
     def _spaces(self) -> dict[str, object]:
@@ -300,20 +289,22 @@ class TamperWatch:
                     changed.append(f"{label}.{key}")
             for key in now.keys() - before.keys():
                 defined_in = getattr(now[key], "__module__", None) or ""
-                if callable(now[key]) and not defined_in.startswith(("transformers", "errorkb.kvcache")):
+                if callable(now[key]) and not defined_in.startswith(self.own_prefixes):
                     changed.append(f"{label}.{key}")
-        # `Cache.early_initialization` is also seen as `<module>.Cache.early_initialization`: once.
+        # `Cls.method` is also seen as `<module>.Cls.method`: once.
         return sorted({c for c in changed if c == qualname or not c.endswith("." + qualname)})
 
 
-def execute(snippet: Path, tracer: CallTracer, roots: list[str], on_os_exit=None) -> dict:
-    text = snippet.read_text(encoding="utf-8")
+def execute(snippet: Path, source: bytes, tracer: CallTracer, roots: list[str],
+            on_os_exit: Any = None) -> dict[str, Any]:
+    """Run the snippet's bytes as `__main__`; the status and what goes with it."""
     try:
-        code = compile(text, str(snippet), "exec")
-    except SyntaxError as error:
-        return {"status": "syntax-error",
-                "exception": {"type": "SyntaxError", "message": error.msg,
-                              "snippet_line": error.lineno, "snippet_col": error.offset}}
+        code = compile(source, str(snippet), "exec")
+    except (SyntaxError, ValueError) as error:
+        line = getattr(error, "lineno", None)
+        return {"status": Status.SYNTAX_ERROR,
+                "exception": ExceptionInfo(type=type(error).__name__, message=getattr(error, "msg", str(error)),
+                                           snippet_line=line, snippet_col=getattr(error, "offset", None))}
     namespace = {"__name__": "__main__", "__file__": str(snippet), "__builtins__": builtins}
     sys.argv = [str(snippet)]
     sys.path.insert(0, str(snippet.parent))
@@ -321,7 +312,8 @@ def execute(snippet: Path, tracer: CallTracer, roots: list[str], on_os_exit=None
     def recording_exit(status: int = 0) -> None:
         """os._exit skips every handler: note it, with the snippet line, before leaving."""
         sys.settrace(None)
-        frame, line = sys._getframe(1), None
+        frame: FrameType | None = sys._getframe(1)
+        line = None
         while frame is not None and line is None:
             line = frame.f_lineno if frame.f_code.co_filename == str(snippet) else None
             frame = frame.f_back
@@ -329,51 +321,46 @@ def execute(snippet: Path, tracer: CallTracer, roots: list[str], on_os_exit=None
             on_os_exit(status, line)
         _real_exit(status)
 
-    os._exit = recording_exit
+    os._exit = recording_exit  # type: ignore[assignment]
     threading.settrace(tracer)
     sys.settrace(tracer)
-    status: dict
+    found: dict[str, Any]
     try:
         exec(code, namespace)
     except SystemExit as error:
-        status = {"status": "sys-exit",
-                  "exit_code": error.code if isinstance(error.code, int | None) else str(error.code),
-                  "exception": describe(error, str(snippet), roots)}
+        found = {"status": Status.SYS_EXIT, "exit_code": _exit_code(error.code),
+                 "exception": describe(error, str(snippet), roots)}
     except BaseException as error:  # every outcome is evidence
-        status = {"status": "raised", "exception": describe(error, str(snippet), roots)}
+        found = {"status": Status.RAISED, "exception": describe(error, str(snippet), roots)}
     else:
-        status = {"status": "returned"}
+        found = {"status": Status.RETURNED}
     if sys.gettrace() is not tracer:
-        status["tracer_tampered"] = ["sys.settrace (the verifier's call tracer)"]
+        found["tracer_tampered"] = ["sys.settrace (the verifier's call tracer)"]
     sys.settrace(None)
     threading.settrace(None)  # type: ignore[arg-type]
     os._exit = _real_exit
-    return status
+    return found
 
 
-def describe(error: BaseException, snippet: str, roots: list[str]) -> dict:
+def describe(error: BaseException, snippet: str, roots: list[str]) -> ExceptionInfo:
     """The exception, where in the target it was raised, and where the snippet called in."""
     frames = _frames(error.__traceback__)
-    in_target = [f for f in frames if any(f["file"].startswith(root) for root in roots)]
-    in_snippet = [f for f in frames if f["file"] == snippet]
+    in_target = [f for f in frames if any(f.file.startswith(root) for root in roots)]
+    in_snippet = [f for f in frames if f.file == snippet]
     kind = type(error)
-    return {
-        "type": kind.__name__,
-        "qualified_type": f"{kind.__module__}.{kind.__qualname__}",
-        "message": _message(error),
-        "raise_site": in_target[-1] if in_target else None,
-        "origin": frames[-1] if frames else None,
-        "snippet_line": in_snippet[-1]["line"] if in_snippet else None,
-        "traceback": _traceback_text(error, snippet),
-    }
+    return ExceptionInfo(type=kind.__name__, qualified_type=f"{kind.__module__}.{kind.__qualname__}",
+                         message=_message(error), raise_site=in_target[-1] if in_target else None,
+                         origin=frames[-1] if frames else None,
+                         snippet_line=in_snippet[-1].line if in_snippet else None,
+                         traceback=_traceback_text(error, snippet))
 
 
-def _frames(tb: TracebackType | None) -> list[dict]:
+def _frames(tb: TracebackType | None) -> list[Site]:
     frames = []
     while tb is not None:
         code = tb.tb_frame.f_code
-        frames.append({"file": code.co_filename, "function": code.co_qualname, "line": tb.tb_lineno,
-                       "module": tb.tb_frame.f_globals.get("__name__")})
+        frames.append(Site(file=code.co_filename, function=code.co_qualname, line=tb.tb_lineno,
+                           module=tb.tb_frame.f_globals.get("__name__")))
         tb = tb.tb_next
     return frames
 
@@ -395,14 +382,6 @@ def _message(error: BaseException, cap: int = 20_000) -> str:
     except Exception as inner:  # a broken __str__ is still an outcome
         return f"<unprintable {type(error).__name__}: {inner!r}>"
     return text if len(text) <= cap else text[:cap] + f"... <{len(text) - cap} more characters>"
-
-
-def cuda_evidence(torch) -> dict:
-    """Proof that a CUDA check did CUDA work: initialised, and memory was allocated on a device."""
-    if not torch.cuda.is_initialized():
-        return {"initialized": False, "peak_bytes": 0, "device_name": None}
-    return {"initialized": True, "peak_bytes": int(torch.cuda.max_memory_allocated()),
-            "device_name": torch.cuda.get_device_name()}
 
 
 if __name__ == "__main__":

@@ -1,37 +1,39 @@
 """plan → (cache) → run → judge → report: the verification of a whole knowledge base.
 
-Checks that cannot run here (a target that is not installed, CUDA on a machine without a
-CUDA device) are recorded as "not run" with the reason, never skipped and never passed.
-A cached verdict is reused only under its full key (`cache.py`) and says so (`cached: true`,
-with the time it was really observed in `verified_at`).
+Checks that cannot run here (a target that is not installed, a device this machine lacks, an
+unmet need) are recorded as "not run" with the reason, never skipped and never passed. A cached
+verdict is reused only under its full key (`cache.py`) and says so (`cached: true`, with the
+time it was really observed in `verified_at`).
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from errorkb.core.load import LoadedEntry
 from errorkb.core.project import Project
-from errorkb.verify.cache import VerdictCache, cache_key, cacheable
-from errorkb.verify.judge import NOT_RUN, Verdict, actual, expected, judge, snippet_line
-from errorkb.verify.plan import DEVICES, Check, plan, select_shard, transformers_imports
+from errorkb.plugs import Runtime, runtime_for
+from errorkb.verify.cache import VerdictCache, cache_key
+from errorkb.verify.judge import actual, expected, judge, snippet_line
+from errorkb.verify.plan import Check, library_imports, plan, select_shard
 from errorkb.verify.pool import WorkerPool
-from errorkb.verify.report import Report, new_report
+from errorkb.verify.records import CheckRecord, Code, ExceptionInfo, Exit, Site, Verdict, not_run
+from errorkb.verify.report import Report, new_report, now
 from errorkb.verify.requirements import unmet
-from errorkb.verify.run import Run, run_check
+from errorkb.verify.run import Isolation, Run, run_check
 from errorkb.verify.targets import availability, fingerprint
-
-ISOLATIONS = ("fork", "subprocess")
 
 
 def plan_checks(project: Project, loaded: list[LoadedEntry], *, ids: list[str] | None = None,
                 targets: list[str] | None = None, devices: list[str] | None = None,
                 shard: tuple[int, int] | None = None) -> list[Check]:
-    checks = plan(loaded, project, list(targets or project.targets), list(devices or DEVICES), ids)
+    runtime = runtime_for(project.library.runtime)
+    checks = plan(loaded, project, list(targets or project.targets), list(devices or runtime.devices), ids)
     return select_shard(checks, *shard) if shard else checks
 
 
@@ -42,42 +44,47 @@ class Verifier:
     (it owns the warm zygotes).
     """
 
-    def __init__(self, project: Project, targets: list[str], *, isolation: str = "fork",
+    def __init__(self, project: Project, targets: list[str], *, isolation: str = Isolation.FORK,
                  cache_dir: Path | None = None, timeout: float | None = None, preload: list[str] | None = None):
-        if isolation not in ISOLATIONS:
-            raise ValueError(f"unknown isolation {isolation!r}; known: {', '.join(ISOLATIONS)}")
-        self.project, self.isolation = project, isolation
-        self.unavailable = {target: availability(target) for target in targets}
-        self.fingerprints = {target: fingerprint(target) for target in targets if not self.unavailable[target]}
-        self.cuda_absent = None if cuda_device_present() else "no CUDA device"
+        self.project, self.isolation = project, Isolation(isolation)
+        self.library = project.library
+        self.runtime: Runtime = runtime_for(self.library.runtime)
+        self.unavailable = {target: availability(target, self.library) for target in targets}
+        self.fingerprints = {target: fingerprint(target, self.library) for target in targets
+                             if not self.unavailable[target]}
         self.cache = VerdictCache(cache_dir) if cache_dir is not None else None
-        self.pool = WorkerPool(preload) if isolation == "fork" else None
+        self.pool = WorkerPool(self.library, preload) if self.isolation is Isolation.FORK else None
         self.timeout = timeout or project.timeout
 
-    def reason_not_run(self, check: Check) -> str | None:
-        return (self.unavailable[check.target] or unmet(check.entry, check.role, check.device)
-                or (self.cuda_absent if check.device == "cuda" else None))
+    def reason_not_run(self, check: Check) -> Verdict | None:
+        target = self.unavailable[check.target]
+        if target:
+            return not_run(Code.TARGET_UNAVAILABLE, target)
+        need = unmet(check.entry, check.role, check.device, self.runtime)
+        if need:
+            return not_run(Code.UNMET_NEED, need)
+        if not self.runtime.device_present(check.device):
+            return not_run(Code.NO_DEVICE, f"no {check.device} device")
+        return None
 
     def warm(self, checks: list[Check]) -> None:
         """Start the zygotes the runnable checks will need, in parallel, before the first check."""
         if self.pool:
-            self.pool.warm({(c.target, c.device, c.entry.source.module) for c in checks
-                            if self.reason_not_run(c) is None})
+            self.pool.warm({(c.target, c.device, c.module) for c in checks if self.reason_not_run(c) is None})
 
-    def record(self, check: Check) -> dict:
-        project = self.project
-        reason = self.reason_not_run(check)
-        if reason:
-            return _record(check, project, Verdict(NOT_RUN, reason), None)
-        key = cache_key(check, self.fingerprints[check.target])
+    def record(self, check: Check) -> CheckRecord:
+        skipped = self.reason_not_run(check)
+        if skipped:
+            return _record(check, self.project, skipped)
+        key = cache_key(check, self.fingerprints[check.target], self.runtime)
         hit = self.cache.get(key) if self.cache else None
         if hit is not None:
-            return {**hit, "id": check.id, "entry": check.entry.id, "role": check.role,
-                    "snippet": project.rel(check.snippet), "cached": True}
-        run = self.pool.run(check, self.timeout) if self.pool else run_check(check, self.timeout)
-        record = _record(check, project, judge(check, run), run, self.isolation)
-        record["key"] = key
-        if self.cache and cacheable(record, run.timed_out):
+            return hit.model_copy(update={"id": check.id, "entry": check.entry.id, "role": check.role,
+                                          "snippet": self.project.rel(check.snippet.path), "cached": True})
+        run = self.pool.run(check, self.timeout) if self.pool else run_check(check, self.library, self.timeout)
+        verdict = judge(check, run, self.runtime)
+        record = _record(check, self.project, verdict, run, self.isolation, key)
+        if self.cache and verdict.cacheable:
             self.cache.put(key, record)
         return record
 
@@ -88,20 +95,20 @@ class Verifier:
 
 def verify(project: Project, loaded: list[LoadedEntry], *, ids: list[str] | None = None,
            targets: list[str] | None = None, devices: list[str] | None = None, jobs: int | None = None,
-           isolation: str = "fork", cache_dir: Path | None = None, shard: tuple[int, int] | None = None,
+           isolation: str = Isolation.FORK, cache_dir: Path | None = None, shard: tuple[int, int] | None = None,
            timeout: float | None = None, on_start: Callable[[int], None] | None = None,
-           on_result: Callable[[dict], None] | None = None) -> Report:
+           on_result: Callable[[CheckRecord], None] | None = None) -> Report:
     """Verify the planned checks; `cache_dir=None` runs every check afresh."""
     targets = list(targets or project.targets)
     checks = plan_checks(project, loaded, ids=ids, targets=targets, devices=devices, shard=shard)
     if on_start:
         on_start(len(checks))
     verifier = Verifier(project, targets, isolation=isolation, cache_dir=cache_dir, timeout=timeout,
-                        preload=transformers_imports(checks))
+                        preload=library_imports(checks, project.library.name))
     if cache_dir is None:  # with a cache, most checks may never need a zygote
         verifier.warm(checks)
 
-    def one(check: Check) -> dict:
+    def one(check: Check) -> CheckRecord:
         record = verifier.record(check)
         if on_result:
             on_result(record)
@@ -112,84 +119,66 @@ def verify(project: Project, loaded: list[LoadedEntry], *, ids: list[str] | None
             records = list(threads.map(one, checks))
     finally:
         verifier.close()
-    report = new_report(verifier.fingerprints, records)
     cache = verifier.cache
-    report.run = {"isolation": isolation, "shard": f"{shard[0]}/{shard[1]}" if shard else None,
-                  "cache": {"hits": cache.hits, "misses": cache.misses} if cache else None}
-    return report
+    run = {"isolation": str(verifier.isolation), "shard": f"{shard[0]}/{shard[1]}" if shard else None,
+           "cache": {"hits": cache.hits, "misses": cache.misses} if cache else None}
+    return new_report(verifier.fingerprints, records, run)
 
 
-def cuda_device_present() -> bool:
-    """Whether an NVIDIA driver exposes a device; cheap, and imports no torch.
-
-    A machine that passes this still proves CUDA inside the check (`torch.cuda.is_available()`
-    in the child, and allocated memory for a pass); one that fails it certainly has none.
-    """
-    return Path("/dev/nvidiactl").exists() or Path("/proc/driver/nvidia/gpus").is_dir()
-
-
-def _record(check: Check, project: Project, verdict: Verdict, run: Run | None, isolation: str | None = None) -> dict:
-    record = {
-        "id": check.id,
-        "entry": check.entry.id,
-        "role": check.role,
-        "snippet": project.rel(check.snippet),
-        "snippet_sha256": check.snippet_hash(),
-        "target": check.target,
-        "device": check.device,
-        "outcome": verdict.outcome,
-        "reason": verdict.reason,
-        "expected": expected(check),
-        "verified_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "cached": False,
+def _record(check: Check, project: Project, verdict: Verdict, run: Run | None = None,
+            isolation: Isolation | None = None, key: str | None = None) -> CheckRecord:
+    fields: dict[str, Any] = {
+        "id": check.id, "entry": check.entry.id, "role": check.role, "snippet": project.rel(check.snippet.path),
+        "snippet_sha256": check.snippet.sha256, "target": check.target, "device": check.device,
+        "outcome": verdict.outcome, "code": verdict.code, "reason": verdict.reason, "expected": expected(check),
+        "verified_at": now(), "cached": False,
     }
     if run is None:
-        return record
+        return CheckRecord(**fields)
     seen = run.observation
-    error = _public_exception(seen.get("exception"), project)
-    record.update({
+    fields.update({
         "actual": actual(check, run),
         "snippet_line": snippet_line(check, run),
         "duration_s": run.duration_s,
-        "isolation": isolation,
-        "exit": {"returncode": run.returncode, "signal": run.signal, "timed_out": run.timed_out},
-        "exception": error,
-        "raise_site": (error or {}).get("raise_site"),
-        "calls": seen.get("calls"),
-        "tampered": seen.get("tampered") or [],
-        "cuda": seen.get("cuda"),
-        "environment": seen.get("environment"),
+        "isolation": str(isolation) if isolation else None,
+        "exit": Exit(returncode=run.returncode, signal=run.signal, timed_out=run.timed_out),
         "output": run.output[-4000:].replace(str(project.root) + "/", ""),  # no paths of this machine
+        "key": key,
     })
-    return record
+    if seen is not None:
+        fields.update({"exception": _public_exception(seen.exception, project), "calls": seen.calls,
+                       "tampered": seen.tampered, "evidence": seen.evidence, "environment": seen.environment})
+    return CheckRecord(**fields)
 
 
-def _public_exception(error: dict | None, project: Project) -> dict | None:
+def _public_exception(error: ExceptionInfo | None, project: Project) -> ExceptionInfo | None:
     """The exception as a reader may see it: no absolute paths of this machine."""
-    if not error:
+    if error is None:
         return None
-    public = dict(error)
-    for key in ("raise_site", "origin"):
-        site = public.get(key)
-        if site:
-            public[key] = {**site, "file": _short_path(site["file"], project)}
-    if "traceback" in public:
-        public["traceback"] = _strip_roots(public["traceback"], project)
-    return public
+    update: dict[str, Any] = {}
+    for name in ("raise_site", "origin"):
+        site: Site | None = getattr(error, name)
+        if site is not None:
+            update[name] = site.model_copy(update={"file": _short_path(site.file, project)})
+    if error.traceback:
+        update["traceback"] = _strip_roots(error.traceback, project)
+    return error.model_copy(update=update)
 
 
 def _short_path(path: str, project: Project) -> str:
-    for marker in ("/site-packages/", "/errorkb/kvcache/"):
+    markers = ["/site-packages/"]
+    bundled = project.library.bundled
+    if bundled:
+        markers.append("/" + bundled.replace(".", "/") + "/")
+    for marker in markers:
         if marker in path:
-            head = "errorkb/kvcache/" if marker == "/errorkb/kvcache/" else ""
+            head = marker.lstrip("/") if marker != "/site-packages/" else ""
             return head + path.split(marker, 1)[1]
     return project.rel(Path(path))
 
 
 def _strip_roots(text: str, project: Project) -> str:
-    import re
-
-    def short(found: re.Match) -> str:
+    def short(found: re.Match[str]) -> str:
         return f'File "{_short_path(found.group(1), project)}"'
 
     return re.sub(r'File "([^"]+)"', short, text)

@@ -1,45 +1,66 @@
 """The version matrix: does each entry's error, and its fix, hold in every upstream release?
 
 Stages, one function each:
-1. `discover_releases`  the releases to run: configured, or every one PyPI serves since `since`.
+1. `discover_releases`  the releases to run: configured, or every one the index serves since `since`.
 2. `ensure_env`         one cached virtual environment per release (created once, reused). It sees
-                        the base environment's packages (torch, errorkb's own dependencies) through
-                        a .pth file and installs only the release and what it needs differently.
-                        A failed set-up is recorded for that release and the matrix goes on.
-3. `run_release`        `errorkb verify --target upstream --device cpu` inside that environment, so
-                        the verifier, its isolation and its verdicts are exactly those of CI.
-4. `collect`            per entry and release: before raised?, after passed?, and the raise line
-                        (from the captured raise site, else re-resolved by AST).
+                        the base environment's packages (the runtime, errorkb's own dependencies)
+                        through a .pth file and installs only the release and what its era needs
+                        (`era_requirements`). A failed set-up is recorded for that release and the
+                        matrix goes on; it is never counted as "does not raise".
+3. `run_release`        `errorkb verify --target upstream --device cpu` inside that environment, with
+                        the verdict cache: the verifier, its isolation and its verdicts are exactly
+                        those of CI, and a rerun after one entry changed re-runs that entry only.
+4. `collect`            per entry and release: the before's and after's verdicts (codes included),
+                        the raise line (captured, else re-resolved by AST), and the hashes they
+                        were measured with, so a later change makes exactly those results stale.
 5. `summarize`          ranges for the page: "raises in 5.5.1 – 5.24.0", "fixed in X".
 
-The report is written to `<reports>/matrix/<package>.json`, apart from verification reports.
+The matrix file (`<reports>/matrix/<distribution>.json`) is merged per (entry, release) and per
+release, written atomically after every release, one record per line, so a run killed half way
+keeps what it measured and `errorkb matrix ID --release X` replaces only that entry's result there.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import platform
 import subprocess
 import sys
 import sysconfig
 import tempfile
-from collections.abc import Callable
-from dataclasses import dataclass
-from datetime import UTC, datetime
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 import errorkb
 from errorkb.core.entry import Entry
 from errorkb.core.load import LoadedEntry
 from errorkb.core.project import Project
-from errorkb.site.render import read_snippet
+from errorkb.core.snippets import AFTER, BEFORE, read_snippet
 from errorkb.source.drift import SourceIndex, resolve_line
 from errorkb.source.upstream import matrix_env
+from errorkb.verify.records import CheckRecord, Code, Outcome
+from errorkb.verify.report import ReportError, now, read_report, write_lines
 
-SCHEMA = 1
+SCHEMA = 2
+
+# What each era of releases needs besides the release itself, first match wins: old releases
+# pinned dependencies whose newest versions they cannot import (measured on this machine).
+ERA_REQUIREMENTS: list[tuple[str, list[str]]] = []
+
+
+def era_requirements(release: str) -> list[str]:
+    version = Version(release)
+    for specifier, requirements in ERA_REQUIREMENTS:
+        if version in SpecifierSet(specifier):
+            return requirements
+    return []
 
 
 @dataclass(frozen=True)
@@ -49,11 +70,95 @@ class Env:
     error: str | None = None
 
 
+# -- the matrix file --------------------------------------------------------------------------
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Verdicts(_Model):
+    outcome: Outcome
+    code: Code
+    reason: str
+    sha256: str | None = None  # of the snippet bytes that ran
+
+
+class ReleaseStatus(_Model):
+    release: str
+    ran: bool  # False: the environment could not be set up or the release does not import here
+    error: str | None = None
+    runtime: str | None = None  # the runtime's version the release ran on
+    measured: str
+
+
+class Result(_Model):
+    entry: str
+    release: str
+    before: Verdicts | None = None
+    after: Verdicts | None = None
+    line: int | None = None  # the raise line in the entry's source.path at this release
+    digest: str  # the entry's expectation when measured
+    measured: str
+
+
+class MatrixFile(_Model):
+    schema_version: int = Field(default=SCHEMA, alias="schema")
+    package: str
+    updated: str
+    environment: dict[str, Any] = Field(default_factory=dict)
+    releases: list[ReleaseStatus] = Field(default_factory=list)
+    results: list[Result] = Field(default_factory=list)
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    def ordered_releases(self) -> list[str]:
+        return sort_releases([r.release for r in self.releases], "0")
+
+    def status(self, release: str) -> ReleaseStatus | None:
+        return next((r for r in self.releases if r.release == release), None)
+
+    def results_of(self, entry_id: str) -> dict[str, Result]:
+        return {r.release: r for r in self.results if r.entry == entry_id}
+
+
+def matrix_path(project: Project) -> Path:
+    return project.reports / "matrix" / f"{project.library.dist}.json"
+
+
+def read_matrix(project: Project) -> MatrixFile | None:
+    """The matrix file, or None when there is none (or it is not of this schema)."""
+    try:
+        return MatrixFile.model_validate_json(matrix_path(project).read_text(encoding="utf-8"))
+    except (OSError, ValueError, ValidationError):
+        return None
+
+
+def merged(old: MatrixFile | None, package: str, releases: Iterable[ReleaseStatus],
+           results: Iterable[Result]) -> MatrixFile:
+    """`old` with these releases' statuses and these (entry, release) results replaced; the rest kept."""
+    statuses = {r.release: r for r in (old.releases if old else [])}
+    statuses.update({r.release: r for r in releases})
+    kept = {(r.entry, r.release): r for r in (old.results if old else [])}
+    kept.update({(r.entry, r.release): r for r in results})
+    order = {release: index for index, release in enumerate(sort_releases(list(statuses), "0"))}
+    return MatrixFile(package=package, updated=now(),
+                      environment={"python": platform.python_version(), "platform": platform.platform(terse=True)},
+                      releases=sorted(statuses.values(), key=lambda r: order[r.release]),
+                      results=sorted(kept.values(), key=lambda r: (r.entry, order.get(r.release, 0))))
+
+
+def write_matrix(path: Path, data: MatrixFile) -> None:
+    header = data.model_dump(mode="json", by_alias=True, exclude={"releases", "results"})
+    write_lines(path, header, {"releases": [r.model_dump_json() for r in data.releases],
+                               "results": [r.model_dump_json(exclude_none=True) for r in data.results]})
+
+
 # -- 1. releases ------------------------------------------------------------------------------
 
 
-def discover_releases(package: str, since: str, runner: Callable[..., subprocess.CompletedProcess] = subprocess.run
-                      ) -> list[str]:
+def discover_releases(package: str, since: str, runner: Callable[..., subprocess.CompletedProcess[str]] =
+                      subprocess.run) -> list[str]:
     """Every final release of `package` at or after `since` that the package index serves, oldest first."""
     found = runner([sys.executable, "-m", "pip", "index", "versions", package], capture_output=True, text=True,
                    timeout=120)
@@ -78,8 +183,8 @@ def sort_releases(versions: list[str], since: str) -> list[str]:
 # -- 2. environments --------------------------------------------------------------------------
 
 
-def ensure_env(project: Project, package: str, release: str, *, rebuild: bool = False) -> Env:
-    folder = matrix_env(project, package, release)
+def ensure_env(project: Project, release: str, *, rebuild: bool = False) -> Env:
+    folder = matrix_env(project, release)
     python = folder / "bin" / "python"
     ready, failed = folder / ".errorkb-ready", folder / ".errorkb-failed"
     if not rebuild and ready.is_file() and python.exists():
@@ -89,11 +194,16 @@ def ensure_env(project: Project, package: str, release: str, *, rebuild: bool = 
     folder.mkdir(parents=True, exist_ok=True)
     ready.unlink(missing_ok=True)
     failed.unlink(missing_ok=True)
-    steps = [
+    dist = project.library.dist
+    extra = era_requirements(release)
+    install = [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+    steps: list[list[str] | None] = [
         [sys.executable, "-m", "venv", "--clear", str(folder)],
         None,  # the .pth file, written between the two commands
-        [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", f"{package}=={release}"],
+        [*install, *(["--no-deps"] if extra else []), f"{dist}=={release}"],
     ]
+    if extra:
+        steps.append([*install, *extra])
     for step in steps:
         if step is None:
             site = next(folder.glob("lib/python*/site-packages"))
@@ -111,95 +221,101 @@ def ensure_env(project: Project, package: str, release: str, *, rebuild: bool = 
 # -- 3. running -------------------------------------------------------------------------------
 
 
-def run_release(project: Project, env: Env, ids: list[str], timeout: float = 1800) -> tuple[dict | None, str | None]:
-    """The verification report of `ids` against the release in `env`, or why there is none."""
+def run_release(project: Project, env: Env, ids: list[str], timeout: float = 1800,
+                cache: bool = True) -> tuple[list[CheckRecord], str | None]:
+    """The verification records of `ids` against the release in `env`, or why there are none."""
     if env.python is None:
-        return None, env.error
+        return [], env.error
     with tempfile.TemporaryDirectory(prefix="errorkb-matrix-") as scratch:
-        report = Path(scratch) / "report.json"
+        path = Path(scratch) / "report.json"
         command = [str(env.python), "-m", "errorkb.cli", "--root", str(project.root), "verify", *ids,
-                   "--target", "upstream", "--device", "cpu", "--no-cache", "--report", str(report)]
+                   "--target", "upstream", "--device", "cpu", "--report", str(path)]
+        if not cache:
+            command.append("--no-cache")
         source_root = str(Path(errorkb.__file__).resolve().parent.parent)
         environment = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [source_root,
                                                                                  os.environ.get("PYTHONPATH")])))
         done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=environment)
-        if not report.is_file():
-            return None, f"verify did not run: {(done.stderr or done.stdout).strip()[-500:]}"
-        data = json.loads(report.read_text(encoding="utf-8"))
-    checks = [c for c in data["checks"] if c["outcome"] != "not-run"]
-    if checks and all((c.get("reason") or "").startswith("could not load the target") for c in checks):
-        return None, f"transformers {env.release} does not import here: {checks[0]['reason']}"
-    return data, None
+        try:
+            report = read_report(path)
+        except ReportError:
+            return [], f"verify did not run: {(done.stderr or done.stdout).strip()[-500:]}"
+    ran = [c for c in report.checks if c.outcome.ran]
+    if ran and all(c.code is Code.SETUP_FAILED for c in ran):
+        return [], f"{project.library.dist} {env.release} does not import here: {ran[0].reason}"
+    return report.checks, None
 
 
 # -- 4. collecting ----------------------------------------------------------------------------
 
 
-def collect(entries: list[Entry], release: str, report: dict | None, error: str | None,
-            index: SourceIndex | None) -> dict[str, dict]:
-    """Entry id → this release's result: outcome of before and after, and the raise line."""
-    results = {}
-    records = {(c["entry"], c["role"]): c for c in (report or {}).get("checks", [])}
+def collect(entries: list[Entry], release: str, records: list[CheckRecord],
+            indexes: dict[str, SourceIndex | None], digests: dict[str, str]) -> list[Result]:
+    """This release's result for every entry that has records in it."""
+    by_role = {(c.entry, c.role): c for c in records}
+    results = []
     for entry in entries:
-        if error:
-            results[entry.id] = {"status": "setup-failed", "error": error}
+        found = {role: by_role.get((entry.id, role)) for role in (BEFORE, AFTER)}
+        if not any(found.values()):
             continue
-        result: dict = {"status": "ran"}
-        for role in ("before", "after"):
-            record = records.get((entry.id, role))
-            result[role] = ({"outcome": record["outcome"], "reason": record["reason"],
-                             "snippet_sha256": record.get("snippet_sha256")} if record else None)
-        site = ((records.get((entry.id, "before")) or {}).get("exception") or {}).get("raise_site") or {}
-        line = site.get("line") if result["before"] and result["before"]["outcome"] == "pass" else None
-        result["line"] = line or (resolve_line(entry, index) if index and not entry.source.implicit else None)
-        results[entry.id] = result
+        verdicts = {role: Verdicts(outcome=r.outcome, code=r.code, reason=r.reason, sha256=r.snippet_sha256)
+                    for role, r in found.items() if r is not None}
+        before = found[BEFORE]
+        site = before.raise_site if before is not None and before.outcome is Outcome.PASS else None
+        index = indexes.get(entry.source.path)
+        line = site.line if site else (resolve_line(entry, index) if index and not entry.source.implicit else None)
+        results.append(Result(entry=entry.id, release=release, before=verdicts.get(BEFORE),
+                              after=verdicts.get(AFTER), line=line, digest=digests[entry.id], measured=now()))
     return results
 
 
+@dataclass
+class Progress:
+    """n of N and a time estimate, from the releases done so far."""
+
+    total: int
+    done: int = 0
+    started: float = field(default_factory=time.monotonic)
+
+    def step(self) -> str:
+        self.done += 1
+        elapsed = time.monotonic() - self.started
+        left = elapsed / self.done * (self.total - self.done)
+        return f"[{self.done}/{self.total}, {_minutes(elapsed)} elapsed, about {_minutes(left)} left]"
+
+
+def _minutes(seconds: float) -> str:
+    return f"{seconds / 60:.1f} min" if seconds >= 60 else f"{seconds:.0f} s"
+
+
 def run_matrix(project: Project, loaded: list[LoadedEntry], releases: list[str], *, ids: list[str] | None = None,
-               rebuild: bool = False, progress: Callable[[str], None] = lambda message: None) -> dict:
-    package = project.matrix.package
+               rebuild: bool = False, cache: bool = True,
+               progress: Callable[[str], None] = lambda message: None) -> MatrixFile:
+    """Run the releases one after the other, merging into the matrix file after each."""
+    package = project.library.dist
     entries = [one.entry for one in loaded if not ids or one.entry.id in ids]
-    per_entry: dict[str, dict[str, dict]] = {entry.id: {} for entry in entries}
-    release_status = []
+    digests = {entry.id: entry.expectation_digest() for entry in entries}
+    path = matrix_path(project)
+    data = read_matrix(project)
+    steps = Progress(len(releases))
     for release in releases:
         progress(f"{package} {release}: environment")
-        env = ensure_env(project, package, release, rebuild=rebuild)
+        env = ensure_env(project, release, rebuild=rebuild)
         progress(f"{package} {release}: verifying {len(entries)} entries")
-        report, error = run_release(project, env, [entry.id for entry in entries])
-        index = _index(project, package, release)
-        for entry_id, result in collect(entries, release, report, error, index).items():
-            per_entry[entry_id][release] = result
-        torch = ((report or {}).get("environment") or {}).get("torch")
-        release_status.append({"release": release, "status": "setup-failed" if error else "ran", "error": error,
-                               "torch": torch})
-    hashes = {one.entry.id: {**{role: read_snippet(project, one.entry, role, file).sha256
-                                for role, file in one.entry.snippet_files() if role in ("before", "after")},
-                             "entry": one.entry.expectation_digest()}
-              for one in loaded if one.entry.id in per_entry}
-    return {"schema": SCHEMA, "package": package, "created": datetime.now(UTC).isoformat(timespec="seconds"),
-            "environment": {"python": platform.python_version(), "platform": platform.platform(terse=True)},
-            "releases": release_status, "snippets": hashes, "entries": per_entry}
+        records, error = run_release(project, env, [entry.id for entry in entries], cache=cache)
+        index = _index(project, release, entries)
+        runtime = next((str(c.environment.get("runtime_version")) for c in records if c.environment), None)
+        status = ReleaseStatus(release=release, ran=error is None, error=error, runtime=runtime, measured=now())
+        results = collect(entries, release, records, index, digests) if error is None else []
+        data = merged(data, package, [status], results)
+        write_matrix(path, data)
+        progress(f"{package} {release}: {'ran' if error is None else error} {steps.step()}")
+    return data or merged(None, package, [], [])
 
 
-def _index(project: Project, package: str, release: str) -> SourceIndex | None:
-    from errorkb.source.upstream import source_file
-
-    path = source_file(project, package, release, project.coverage.path)
-    return SourceIndex.of(path.read_text(encoding="utf-8")) if path else None
-
-
-def matrix_path(project: Project) -> Path:
-    return project.reports / "matrix" / f"{project.matrix.package}.json"
-
-
-def read_matrix(project: Project) -> dict | None:
-    path = matrix_path(project)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return data if data.get("schema") == SCHEMA else None
+def _index(project: Project, release: str, entries: list[Entry]) -> dict[str, SourceIndex | None]:
+    """The release's source index of every file the entries pin, for raise lines not captured."""
+    return {path: SourceIndex.read(project, release, path) for path in {entry.source.path for entry in entries}}
 
 
 # -- 5. summaries -----------------------------------------------------------------------------
@@ -212,44 +328,71 @@ class Summary:
     after_passes: list[tuple[str, str]]
     failed_setup: list[str]
     lines: dict[str, int]  # release → raise line
-    stale: bool  # a snippet changed since the matrix ran
+    stale: bool  # a snippet or the expectation changed since the matrix ran
     tested: int = 0  # releases in which the before actually ran
     fixed_reason: str | None = None  # what the before did instead, in `fixed_in`
     not_run: str | None = None  # why the before never ran (an unmet need), if it never did
 
 
-def summarize(entry_id: str, matrix: dict, current_hashes: dict[str, str]) -> Summary | None:
-    """Ranges over the releases in which a snippet actually ran; "not run" is never "does not raise"."""
-    results = matrix.get("entries", {}).get(entry_id)
+def summarize(entry_id: str, matrix: MatrixFile, current: dict[str, str]) -> Summary | None:
+    """Ranges over the releases in which a snippet actually ran; "not run" is never "does not raise".
+
+    `current` holds the sha256 of the before and after snippets as they are now, and the entry's
+    expectation digest under "entry": a result measured with others is stale.
+    """
+    results = matrix.results_of(entry_id)
     if not results:
         return None
-    releases = [r["release"] for r in matrix.get("releases", [])]
+    releases = matrix.ordered_releases()
 
-    def outcome(release: str, role: str) -> str | None:
-        result = results.get(release) or {}
-        return (result.get(role) or {}).get("outcome") if result.get("status") == "ran" else None
+    def verdicts(release: str, role: str) -> Verdicts | None:
+        result = results.get(release)
+        status = matrix.status(release)
+        if result is None or status is None or not status.ran:
+            return None
+        return result.before if role == BEFORE else result.after
 
     def spans(role: str) -> tuple[list[str], list[tuple[str, str]]]:
-        ran = [r for r in releases if outcome(r, role) in ("pass", "fail")]
-        return ran, _spans(ran, [outcome(r, "before" if role == "before" else role) == "pass" for r in ran])
+        ran = [r for r in releases if (v := verdicts(r, role)) is not None and v.outcome.ran]
+        return ran, _spans(ran, [verdicts(r, role).outcome is Outcome.PASS for r in ran])  # type: ignore[union-attr]
 
-    ran, raises = spans("before")
+    ran, raises = spans(BEFORE)
     fixed_in = fixed_reason = None
     if raises:
         last = ran.index(raises[-1][1])
         if last + 1 < len(ran):
             fixed_in = ran[last + 1]
-            fixed_reason = (results[fixed_in].get("before") or {}).get("reason")
+            fixed_reason = verdicts(fixed_in, BEFORE).reason  # type: ignore[union-attr]
     not_run = None
     if not ran:
-        reasons = [(results.get(r, {}).get("before") or {}).get("reason") for r in releases
-                   if outcome(r, "before") == "not-run"]
+        reasons = [v.reason for r in releases if (v := verdicts(r, BEFORE)) is not None]
         not_run = next((reason for reason in reasons if reason), None)
-    recorded = matrix.get("snippets", {}).get(entry_id, {})
-    stale = any(recorded.get(role) != sha for role, sha in current_hashes.items() if role in recorded)
-    lines = {r: results[r]["line"] for r in ran if results[r].get("line")}
-    failed = [r for r in releases if results.get(r, {}).get("status") == "setup-failed"]
-    return Summary(raises, fixed_in, spans("after")[1], failed, lines, stale, len(ran), fixed_reason, not_run)
+    stale = any(_stale(result, current) for result in results.values())
+    lines = {r: results[r].line for r in ran if results[r].line}
+    failed = [r.release for r in matrix.releases if not r.ran]
+    return Summary(raises, fixed_in, spans(AFTER)[1], failed, lines, stale, len(ran),  # type: ignore[arg-type]
+                   fixed_reason, not_run)
+
+
+def _stale(result: Result, current: dict[str, str]) -> bool:
+    if "entry" in current and result.digest != current["entry"]:
+        return True
+    for role, verdict in ((BEFORE, result.before), (AFTER, result.after)):
+        if verdict is not None and role in current and verdict.sha256 != current[role]:
+            return True
+    return False
+
+
+def current_hashes(project: Project, entry: Entry) -> dict[str, str]:
+    """What `summarize` compares results with: the snippets' hashes now and the expectation digest."""
+    hashes = {"entry": entry.expectation_digest()}
+    for role, file in entry.snippet_files():
+        if role in (BEFORE, AFTER):
+            try:
+                hashes[role] = read_snippet(project.snippet_path(entry.id, file), role, file).sha256
+            except OSError:
+                continue
+    return hashes
 
 
 def _spans(releases: list[str], flags: list[bool]) -> list[tuple[str, str]]:

@@ -11,28 +11,28 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from errorkb.verify.records import CheckRecord, Outcome
 from errorkb.verify.report import Report
 
 
-def location(record: dict) -> str:
-    line = record.get("snippet_line")
-    return f"{record['snippet']}:{line}" if line else record["snippet"]
+def location(record: CheckRecord) -> str:
+    return f"{record.snippet}:{record.snippet_line}" if record.snippet_line else record.snippet
 
 
-def failure_view(record: dict, root: Path) -> str:
+def failure_view(record: CheckRecord, root: Path) -> str:
     """Plain text (no markup) explaining one failed check."""
-    lines = [f"FAIL {record['id']}", f"  {location(record)}"]
-    quoted = _source_line(root / record["snippet"], record.get("snippet_line"))
+    lines = [f"FAIL {record.id}", f"  {location(record)}"]
+    quoted = _source_line(root / record.snippet, record.snippet_line)
     if quoted:
-        lines.append(f"    {record['snippet_line']:>4} | {quoted}")
-    reason = record["reason"].splitlines()
+        lines.append(f"    {record.snippet_line:>4} | {quoted}")
+    reason = record.reason.splitlines()
     lines.append(f"  why:      {reason[0]}")
     lines += [f"  {more.strip()}" if not more.startswith("  ") else f"  {more}" for more in reason[1:]]
-    if "\n" not in record["reason"]:  # a multi-line reason already shows both sides
-        lines.append(f"  expected: {record.get('expected', '?')}")
-        lines.append(f"  actual:   {record.get('actual', '?')}")
-    output = (record.get("output") or "").strip()
-    if output and not record.get("exception"):
+    if "\n" not in record.reason:  # a multi-line reason already shows both sides
+        lines.append(f"  expected: {record.expected}")
+        lines.append(f"  actual:   {record.actual or '?'}")
+    output = (record.output or "").strip()
+    if output and not record.exception:
         tail = output.splitlines()[-6:]
         lines.append("  output (last lines):")
         lines += [f"    {line[:200]}" for line in tail]
@@ -52,18 +52,20 @@ def changes(previous: Report | None, fresh: Report) -> tuple[list[str], list[str
     """(unexpected failures, unexpected passes): outcomes that flipped since `previous`."""
     if previous is None:
         return [], []
-    before = {record["id"]: record["outcome"] for record in previous.checks}
-    failures = [r["id"] for r in fresh.checks if r["outcome"] == "fail" and before.get(r["id"]) == "pass"]
-    passes = [r["id"] for r in fresh.checks if r["outcome"] == "pass" and before.get(r["id"]) == "fail"]
+    before = {record.id: record.outcome for record in previous.checks}
+    failures = [r.id for r in fresh.checks if r.outcome is Outcome.FAIL and before.get(r.id) is Outcome.PASS]
+    passes = [r.id for r in fresh.checks if r.outcome is Outcome.PASS and before.get(r.id) is Outcome.FAIL]
     return sorted(failures), sorted(passes)
 
 
 def summary_lines(fresh: Report, previous: Report | None, report_path: str) -> list[str]:
-    counts = fresh.summary
-    not_run = sorted({record["reason"] for record in fresh.checks if record["outcome"] == "not-run"})
-    cached = sum(1 for record in fresh.checks if record.get("cached"))
+    counts = fresh.counts()
+    not_run = sorted({record.reason for record in fresh.checks if record.outcome is Outcome.NOT_RUN})
+    cached = sum(1 for record in fresh.checks if record.cached)
+    applicable = counts[Outcome.NOT_APPLICABLE]
     head = (f"{counts['pass']} passed, {counts['fail']} failed, {counts['not-run']} not run"
             + (f" ({'; '.join(not_run)})" if not_run else "")
+            + (f", {applicable} not applicable" if applicable else "")
             + (f"; {cached} from cache" if cached else "") + f" — report: {report_path}")
     lines = [head]
     new_failures, new_passes = changes(previous, fresh)
@@ -71,7 +73,7 @@ def summary_lines(fresh: Report, previous: Report | None, report_path: str) -> l
         lines.append(f"unexpected failures (passed in the previous report): {', '.join(new_failures)}")
     if new_passes:
         lines.append(f"unexpected passes (failed in the previous report): {', '.join(new_passes)}")
-    failing = sorted(record["id"] for record in fresh.checks if record["outcome"] == "fail")
+    failing = sorted(record.id for record in fresh.checks if record.outcome is Outcome.FAIL)
     if failing and not new_failures:
         lines.append(f"failing: {', '.join(failing)}")
     return lines
@@ -80,25 +82,25 @@ def summary_lines(fresh: Report, previous: Report | None, report_path: str) -> l
 def junit_xml(report: Report) -> bytes:
     """One <testsuite> per target-device, one <testcase> per check; not run → <skipped>."""
     suites = ET.Element("testsuites", name="errorkb verify")
-    by_suite: dict[str, list[dict]] = {}
+    by_suite: dict[str, list[CheckRecord]] = {}
     for record in report.checks:
-        by_suite.setdefault(f"{record['target']}-{record['device']}", []).append(record)
+        by_suite.setdefault(f"{record.target}-{record.device}", []).append(record)
     for name, records in sorted(by_suite.items()):
         suite = ET.SubElement(suites, "testsuite", name=f"errorkb[{name}]", tests=str(len(records)),
-                              failures=str(sum(r["outcome"] == "fail" for r in records)),
-                              skipped=str(sum(r["outcome"] == "not-run" for r in records)),
+                              failures=str(sum(r.outcome is Outcome.FAIL for r in records)),
+                              skipped=str(sum(not r.outcome.ran for r in records)),
                               errors="0", timestamp=report.created)
         for record in records:
-            case = ET.SubElement(suite, "testcase", classname=record["entry"],
-                                 name=f"{record['role']}[{name}]", file=record["snippet"],
-                                 time=f"{record.get('duration_s') or 0:.3f}")
-            if record.get("snippet_line"):
-                case.set("line", str(record["snippet_line"]))
-            if record["outcome"] == "fail":
-                failure = ET.SubElement(case, "failure", message=record["reason"].splitlines()[0])
-                failure.text = (f"{location(record)}\n{record['reason']}\n"
-                                f"expected: {record.get('expected', '?')}\nactual:   {record.get('actual', '?')}")
-            elif record["outcome"] == "not-run":
-                ET.SubElement(case, "skipped", message=record["reason"])
+            case = ET.SubElement(suite, "testcase", classname=record.entry,
+                                 name=f"{record.role}[{name}]", file=record.snippet,
+                                 time=f"{record.duration_s or 0:.3f}")
+            if record.snippet_line:
+                case.set("line", str(record.snippet_line))
+            if record.outcome is Outcome.FAIL:
+                failure = ET.SubElement(case, "failure", message=record.reason.splitlines()[0])
+                failure.text = (f"{location(record)}\n{record.reason}\n"
+                                f"expected: {record.expected}\nactual:   {record.actual or '?'}")
+            elif not record.outcome.ran:
+                ET.SubElement(case, "skipped", message=f"{record.outcome}: {record.reason}")
     ET.indent(suites)
     return ET.tostring(suites, encoding="utf-8", xml_declaration=True) + b"\n"

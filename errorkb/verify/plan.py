@@ -1,25 +1,33 @@
-"""Entries → checks. A check is one snippet of one entry, on one target and one device."""
+"""Entries → checks. A check is one snippet of one entry, on one target and one device.
+
+The snippet's bytes are read here, once: the check runs them, the report hashes them, the cache
+keys on them. A file edited while a run is under way cannot make the report claim a hash of
+bytes that never ran.
+"""
 
 from __future__ import annotations
 
+import ast
 import hashlib
 from dataclasses import dataclass
-from pathlib import Path
 
 from errorkb.core.entry import Entry, GuardExpectation
 from errorkb.core.load import LoadedEntry
-from errorkb.core.project import Project
-
-DEVICES = ("cpu", "cuda")
+from errorkb.core.project import LibraryProfile, Project
+from errorkb.core.snippets import Role, Snippet, read_snippet
 
 
 @dataclass(frozen=True)
 class Check:
     entry: Entry
-    role: str  # "before", "after" or "guard:<file stem>"
-    snippet: Path
+    snippet: Snippet
     target: str
     device: str
+    module: str  # import path of the module that defines source.function
+
+    @property
+    def role(self) -> Role:
+        return self.snippet.role
 
     @property
     def id(self) -> str:
@@ -27,16 +35,20 @@ class Check:
 
     @property
     def kind(self) -> str:
-        return self.role.split(":")[0]
+        return self.role.kind
 
     @property
     def guard(self) -> GuardExpectation | None:
-        if self.kind != "guard":
-            return None
-        return next(g.expect for g in self.entry.guards if f"guard:{g.file.removesuffix('.py')}" == self.role)
+        return self.entry.guard(self.role)
 
-    def snippet_hash(self) -> str:
-        return hashlib.sha256(self.snippet.read_bytes()).hexdigest()
+
+class UnreadableSnippet(Exception):
+    """A snippet file vanished or became unreadable after the entries were loaded."""
+
+
+def source_module(entry: Entry, library: LibraryProfile) -> str:
+    """`source.module`, or the module of `source.path` by the profile's source root."""
+    return entry.source.module or library.module_of(entry.source.path) or library.name
 
 
 def plan(loaded: list[LoadedEntry], project: Project, targets: list[str], devices: list[str],
@@ -45,12 +57,19 @@ def plan(loaded: list[LoadedEntry], project: Project, targets: list[str], device
     wanted = set(ids) if ids else None
     checks = []
     for one in sorted(loaded, key=lambda item: item.entry.id):
-        if wanted is not None and one.entry.id not in wanted:
+        entry = one.entry
+        if wanted is not None and entry.id not in wanted:
             continue
-        for role, file in one.entry.snippet_files():
+        module = source_module(entry, project.library)
+        for role, file in entry.snippet_files():
+            path = project.snippet_path(entry.id, file)
+            try:
+                snippet = read_snippet(path, role, file)
+            except OSError as error:
+                raise UnreadableSnippet(f"{project.rel(path)}: {error.strerror or error}") from None
             for target in targets:
                 for device in devices:
-                    checks.append(Check(one.entry, role, project.snippet_path(one.entry.id, file), target, device))
+                    checks.append(Check(entry, snippet, target, device, module))
     return checks
 
 
@@ -74,24 +93,22 @@ def select_shard(checks: list[Check], k: int, n: int) -> list[Check]:
     return [check for check in checks if shard_of(check.id, n) == k]
 
 
-def transformers_imports(checks: list[Check]) -> list[str]:
-    """`transformers` modules and names the snippets import, for a zygote to preload.
+def library_imports(checks: list[Check], library: str) -> list[str]:
+    """Modules and names of `library` the snippets import, for a warm worker to preload.
 
-    `import transformers.x` → `transformers.x`; `from transformers.x import Y` →
-    `transformers.x:Y` (an attribute, so an upstream lazy module resolves it once, up front).
+    `import lib.x` → `lib.x`; `from lib.x import Y` → `lib.x:Y` (an attribute, so a lazily
+    loading package resolves it once, up front).
     """
-    import ast
-
     names: set[str] = set()
-    for path in {check.snippet for check in checks}:
+    for data in {check.snippet.data for check in checks}:
         try:
-            tree = ast.parse(path.read_text(encoding="utf-8"))
-        except (OSError, SyntaxError, ValueError):
+            tree = ast.parse(data)
+        except (SyntaxError, ValueError):
             continue
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
-                names.update(a.name for a in node.names if a.name.split(".")[0] == "transformers")
+                names.update(a.name for a in node.names if a.name.split(".")[0] == library)
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module \
-                    and node.module.split(".")[0] == "transformers":
+                    and node.module.split(".")[0] == library:
                 names.update(f"{node.module}:{a.name}" for a in node.names if a.name != "*")
     return sorted(names)

@@ -23,7 +23,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from errorkb.core.project import LibraryProfile
 from errorkb.verify.plan import Check
+from errorkb.verify.records import Observation, Status
 from errorkb.verify.run import Run, check_spec, child_env, collect, kill_group, run_check
 
 _KILL_GRACE_S = 10.0  # after SIGKILL, how long to wait for the zygote to reap the child
@@ -45,14 +47,16 @@ class WorkerDied(RuntimeError):
 class Zygote:
     """Client side of one `errorkb.verify.zygote` process."""
 
-    def __init__(self, target: str, device: str, module: str, preload: list[str], scratch: Path):
+    def __init__(self, target: str, device: str, module: str, preload: list[str], scratch: Path,
+                 library: LibraryProfile):
         self.key = (target, device, module)
         self.log = scratch / f"zygote-{target}-{device}-{os.getpid()}-{id(self)}.log"
-        config = {"target": target, "device": device, "module": module, "preload": preload}
+        config = {"target": target, "device": device, "module": module, "preload": preload,
+                  "library": library.model_dump(mode="json")}
         with self.log.open("wb") as log:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "errorkb.verify.zygote", json.dumps(config)],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, env=child_env(device),
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, env=child_env(library, device),
                 start_new_session=True,
             )
         self.lock = threading.Lock()  # guards `pending` and `next_id`
@@ -148,7 +152,8 @@ class Zygote:
 class WorkerPool:
     """Zygotes started on first use, shared by every thread of a run; close when done."""
 
-    def __init__(self, preload: list[str] | None = None):
+    def __init__(self, library: LibraryProfile, preload: list[str] | None = None):
+        self.library = library
         self.preload = list(preload or [])
         self.zygotes: dict[tuple[str, str, str], Zygote] = {}
         self.lock = threading.Lock()
@@ -165,7 +170,7 @@ class WorkerPool:
         with self.lock:
             zygote = self.zygotes.get(key)
             if zygote is None or (zygote.dead and zygote.ready):  # died mid-run: start again
-                zygote = self.zygotes[key] = Zygote(target, device, module, self.preload, self.scratch)
+                zygote = self.zygotes[key] = Zygote(target, device, module, self.preload, self.scratch, self.library)
         return zygote
 
     def zygote(self, target: str, device: str, module: str) -> Zygote:
@@ -174,18 +179,19 @@ class WorkerPool:
         return zygote
 
     def run(self, check: Check, timeout: float) -> Run:
-        spec = check_spec(check, self.preload)
+        spec = check_spec(check, self.library, self.preload)
         with tempfile.TemporaryDirectory(prefix="check-", dir=self.scratch) as folder:
             scratch = Path(folder)
             try:
-                zygote = self.zygote(check.target, check.device, spec["module"])
+                zygote = self.zygote(check.target, check.device, check.module)
                 if zygote.fallback:
-                    return run_check(check, timeout)
+                    return run_check(check, self.library, timeout)
                 if not zygote.ready:  # the same observation a fresh interpreter would have made
-                    return Run({"status": "setup-failed", "error": zygote.error}, 0, False, "", 0, 0.0, timeout)
-                returncode, timed_out, duration = zygote.run(spec, check.snippet.parent, scratch, timeout)
+                    failed = Observation(status=Status.SETUP_FAILED, error=zygote.error)
+                    return Run(failed, 0, False, "", 0, 0.0, timeout)
+                returncode, timed_out, duration = zygote.run(spec, check.snippet.path.parent, scratch, timeout)
             except WorkerDied as died:
-                return Run({"status": "worker-died", "error": str(died)}, None, False, "", 0, 0.0, timeout)
+                return Run(Observation(status=Status.WORKER_DIED, error=str(died)), None, False, "", 0, 0.0, timeout)
             return collect(scratch / "observation.json", scratch / "output.txt", returncode, timed_out,
                            duration, timeout)
 

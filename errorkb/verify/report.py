@@ -1,66 +1,121 @@
 """Verification reports: what ran, against what, where, when, and what it found.
 
-A report is plain JSON so that CI jobs on different machines (a CPU runner, a CUDA runner)
-can each write one and the site can read them all. `latest_results` is the one rule for
-combining them: per check, the newest result that actually ran wins over "not run".
+A report is JSON so that CI jobs on different machines (a CPU runner, a CUDA runner) can each
+write one and the site can read them all. Two rules live here and nowhere else:
+
+- `latest_results`: per check, the newest result that actually ran wins over "not run";
+- `update_standing`: a run updates the standing report per record, never replacing it, keeping
+  records of checks it did not run exactly as they were.
+
+Files are written atomically, records in a stable order, one record per line, so that the diff
+of a run that re-verified one entry shows that entry's records and nothing else.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import platform
-from dataclasses import dataclass
+import tempfile
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
-SCHEMA = 1
-VERIFIER_VERSION = "1"
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, computed_field, model_validator
+
+from errorkb.verify.records import CheckRecord, Outcome
+
+SCHEMA = 2
+VERIFIER_VERSION = "2"
 
 
-@dataclass
-class Report:
+class Report(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    schema_version: int = Field(default=SCHEMA, alias="schema")
+    verifier: str = VERIFIER_VERSION
     created: str
-    environment: dict
+    environment: dict[str, Any]
     targets: dict[str, str]  # target → fingerprint
-    checks: list[dict]
-    run: dict | None = None  # how this report was made: isolation, shard, cache hits
+    run: dict[str, Any] | None = None  # how this report was made: isolation, shard, cache hits
+    checks: list[CheckRecord]
 
+    @model_validator(mode="before")
+    @classmethod
+    def _summary_is_derived(cls, data: Any) -> Any:
+        """A report file carries its summary for readers; it is always recomputed from the checks."""
+        if isinstance(data, dict):
+            data = {key: value for key, value in data.items() if key != "summary"}
+        return data
+
+    @computed_field  # type: ignore[prop-decorator]
     @property
     def summary(self) -> dict[str, int]:
-        counts = {"pass": 0, "fail": 0, "not-run": 0}
+        return self.counts()
+
+    def counts(self) -> dict[str, int]:
+        counts = {outcome.value: 0 for outcome in Outcome}
         for check in self.checks:
-            counts[check["outcome"]] += 1
+            counts[check.outcome.value] += 1
         return counts
 
-    def to_json(self) -> dict:
-        return {"schema": SCHEMA, "verifier": VERIFIER_VERSION, "created": self.created,
-                "environment": self.environment, "targets": self.targets, "summary": self.summary,
-                "run": self.run, "checks": self.checks}
-
     def write(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_suffix(path.suffix + ".tmp")
-        temporary.write_text(json.dumps(self.to_json(), indent=1, sort_keys=False) + "\n", encoding="utf-8")
-        temporary.replace(path)
+        header = self.model_dump(mode="json", by_alias=True, exclude={"checks"})
+        write_lines(path, header, {"checks": [record.model_dump_json(exclude_none=True) for record in self.checks]})
 
 
-def new_report(targets: dict[str, str], checks: list[dict]) -> Report:
-    environment = {"python": platform.python_version(), "platform": platform.platform(terse=True),
-                   "machine": platform.machine()}
-    for check in checks:  # torch and device facts come from the children, which imported torch
-        for key, value in (check.get("environment") or {}).items():
-            if key not in ("transformers", "device", "device_name"):  # these vary per check
+def write_lines(path: Path, header: dict[str, Any], sections: dict[str, list[str]]) -> None:
+    """`header` as indented JSON, then each section a list of JSON texts, one per line; atomic."""
+    parts = [json.dumps(header, indent=1, ensure_ascii=False).removesuffix("\n}")]
+    for key, lines in sections.items():
+        items = "[\n" + ",\n".join(lines) + "\n]" if lines else "[]"
+        parts.append(f"{json.dumps(key)}: {items}")
+    body = ",\n".join(parts) + "\n}\n"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as out:
+            out.write(body)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def new_report(targets: dict[str, str], checks: list[CheckRecord], run: dict[str, Any] | None = None) -> Report:
+    environment: dict[str, Any] = {"python": platform.python_version(), "platform": platform.platform(terse=True),
+                                   "machine": platform.machine()}
+    for check in checks:  # runtime and device facts come from the children, which loaded the runtime
+        for key, value in (check.environment or {}).items():
+            if key not in ("library_version", "device", "device_name"):  # these vary per check
                 environment.setdefault(key, value)
-        if check.get("cuda") and check["cuda"].get("device_name"):
-            environment.setdefault("cuda_device", check["cuda"]["device_name"])
-    return Report(datetime.now(UTC).isoformat(timespec="seconds"), environment, targets, checks)
+    return Report(created=now(), environment=environment, targets=targets, checks=checks, run=run)
+
+
+class ReportError(ValueError):
+    """A file that is not a readable verification report of this schema."""
 
 
 def read_report(path: Path) -> Report:
-    data = json.loads(path.read_text(encoding="utf-8"))
-    if data.get("schema") != SCHEMA:
-        raise ValueError(f"{path}: report schema {data.get('schema')!r}, expected {SCHEMA}")
-    return Report(data["created"], data["environment"], data["targets"], data["checks"], data.get("run"))
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ReportError(f"{path}: not a verification report ({error})") from None
+    if not isinstance(data, dict) or data.get("schema") != SCHEMA:
+        found = data.get("schema") if isinstance(data, dict) else None
+        raise ReportError(f"{path}: report schema {found!r}, expected {SCHEMA}; regenerate it with errorkb verify")
+    try:
+        return Report.model_validate(data)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise ReportError(f"{path}: not a verification report ({error.error_count()} problems; {where}: "
+                          f"{first['msg']})") from None
 
 
 def read_reports(folder: Path) -> tuple[list[Report], list[str]]:
@@ -69,21 +124,19 @@ def read_reports(folder: Path) -> tuple[list[Report], list[str]]:
     for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
         try:
             reports.append(read_report(path))
-        except (OSError, ValueError, KeyError) as error:
-            problems.append(f"{path}: not a verification report ({error})")
+        except ReportError as error:
+            problems.append(str(error))
     return reports, problems
 
 
-def latest_results(reports: list[Report]) -> dict[str, dict]:
-    """Check id → its newest record; a record that ran beats a newer "not run"."""
-    chosen: dict[str, dict] = {}
-    records = [(check.get("verified_at", report.created), report, check)
-               for report in reports for check in report.checks]
-    for _, report, check in sorted(records, key=lambda item: item[0]):
-        record = {**check, "environment": {**report.environment, **(check.get("environment") or {})}}
-        previous = chosen.get(check["id"])
-        if previous is None or record["outcome"] != "not-run" or previous["outcome"] == "not-run":
-            chosen[check["id"]] = record
+def latest_results(reports: Iterable[Report]) -> dict[str, CheckRecord]:
+    """Check id → its newest record; a record that ran beats a newer one that did not."""
+    chosen: dict[str, CheckRecord] = {}
+    records = [(check.verified_at, index, check) for index, report in enumerate(reports) for check in report.checks]
+    for _, _, check in sorted(records, key=lambda item: (item[0], item[1])):
+        previous = chosen.get(check.id)
+        if previous is None or check.outcome.ran or not previous.outcome.ran:
+            chosen[check.id] = check
     return chosen
 
 
@@ -94,6 +147,18 @@ def merge(reports: list[Report]) -> Report:
     for report in reports:
         targets.update(report.targets)
     environment = reports[-1].environment if reports else {}
-    checks = sorted(results.values(), key=lambda record: record["id"])
-    return Report(datetime.now(UTC).isoformat(timespec="seconds"), environment, targets, checks,
-                  {"merged": len(reports)})
+    checks = sorted(results.values(), key=lambda record: record.id)
+    return Report(created=now(), environment=environment, targets=targets, checks=checks,
+                  run={"merged": len(reports)})
+
+
+def update_standing(previous: Report | None, fresh: Report, known_entries: set[str]) -> Report:
+    """The standing report after a (possibly partial) run: fresh records replace their check's
+    record by `latest_results`; every other record stays exactly as it was; records of entries
+    that no longer exist are dropped."""
+    if previous is None:
+        return fresh
+    merged = latest_results([previous, fresh])
+    kept = sorted((record for record in merged.values() if record.entry in known_entries), key=lambda r: r.id)
+    return Report(created=fresh.created, environment=fresh.environment, targets={**previous.targets, **fresh.targets},
+                  checks=kept, run=fresh.run)

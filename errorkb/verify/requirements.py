@@ -1,4 +1,5 @@
-"""Whether an entry's checks can run here: optional packages present or absent, device kind.
+"""Whether an entry's checks can run here: optional packages present or absent, device kind,
+runtime build.
 
 An unmet requirement makes a check "not run" with the reason, never a failure and never a pass.
 """
@@ -10,15 +11,18 @@ import importlib.metadata
 from packaging.requirements import Requirement
 
 from errorkb.core.entry import Entry
+from errorkb.core.snippets import Role
+from errorkb.plugs import Runtime
 
 
-def unmet(entry: Entry, role: str, device: str) -> str | None:
+def unmet(entry: Entry, role: Role, device: str, runtime: Runtime) -> str | None:
     """Why the `role` snippet of `entry` cannot be checked on `device` here, or None."""
-    if device not in entry.devices:
-        return f"this error only happens on {', '.join(entry.devices)}"
+    devices = entry.devices or list(runtime.devices)
+    if device not in devices:
+        return f"this error only happens on {', '.join(devices)}"
     requires, without, build = entry.needs(role)
-    if build is not None and torch_build() != build:
-        return f"needs a {build} build of torch (this one is a {torch_build()} build)"
+    if build is not None and runtime.build() != build:
+        return f"needs a {build} build of {runtime.name} (this one is a {runtime.build()} build)"
     for text in requires:
         requirement = Requirement(text)
         installed = _version(requirement.name)
@@ -32,23 +36,6 @@ def unmet(entry: Entry, role: str, device: str) -> str | None:
         if installed is not None and (not requirement.specifier or requirement.specifier.contains(installed)):
             return f"needs {requirement.name} to be absent (installed: {installed})"
     return None
-
-
-def torch_build() -> str:
-    """'cuda' or 'cpu', read from torch/version.py without importing torch."""
-    import importlib.util
-    import re
-    from pathlib import Path
-
-    spec = importlib.util.find_spec("torch")
-    if spec is None or not spec.submodule_search_locations:
-        return "absent"
-    version = Path(next(iter(spec.submodule_search_locations))) / "version.py"
-    try:
-        found = re.search(r"^cuda(?::[^=]*)?=\s*(.+)$", version.read_text(encoding="utf-8"), re.MULTILINE)
-    except OSError:
-        return "unknown"
-    return "cpu" if found is None or found.group(1).strip() == "None" else "cuda"
 
 
 def _version(distribution: str) -> str | None:

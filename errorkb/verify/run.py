@@ -5,11 +5,12 @@ interpreter per check) and `fork` (`pool.py`: forked from a warm zygote). Either
 gets its own process group (so a snippet's children die with it), a wall-clock timeout, a cap
 on what it may print, no core dumps, and on CPU a memory limit. The child writes an
 observation file; if it dies before that, the process status (exit code, signal, timeout) is
-the observation.
+the observation. An observation that is not a valid `Observation` is rejected, never trusted.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import signal
@@ -17,20 +18,32 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
+from typing import Any
 
+from pydantic import ValidationError
+
+from errorkb.core.project import LibraryProfile
+from errorkb.plugs import runtime_for
 from errorkb.verify.plan import Check
+from errorkb.verify.records import Observation
 
 OUTPUT_CAP = 1 << 20  # bytes a snippet may print
 MEMORY_LIMIT = 8 << 30  # address space of a CPU check
+
+
+class Isolation(StrEnum):
+    FORK = "fork"  # forked from a warm interpreter (the default; milliseconds per check)
+    SUBPROCESS = "subprocess"  # a new interpreter per check
 
 
 @dataclass
 class Run:
     """The raw facts of one check's process; `judge` turns them into a verdict."""
 
-    observation: dict  # what the child wrote; {} if it wrote nothing
+    observation: Observation | None  # what the child wrote; None if it wrote nothing usable
     returncode: int | None
     timed_out: bool
     output: str
@@ -38,7 +51,7 @@ class Run:
     duration_s: float
     timeout_s: float
     output_cap: int = OUTPUT_CAP
-    extra: dict = field(default_factory=dict)
+    malformed: str | None = None  # why the child's observation was rejected
 
     @property
     def signal(self) -> str | None:
@@ -50,31 +63,30 @@ class Run:
         return None
 
 
-def check_spec(check: Check, preload: list[str] = ()) -> dict:
+def check_spec(check: Check, library: LibraryProfile, preload: list[str] | None = None) -> dict[str, Any]:
     """What the child needs to observe one check; the same in both isolation modes."""
     return {
-        "snippet": str(check.snippet.resolve()),
+        "snippet": str(check.snippet.path.resolve()),
+        "source_b64": base64.b64encode(check.snippet.data).decode("ascii"),
         "target": check.target,
         "device": check.device,
-        "module": check.entry.source.module,
+        "module": check.module,
         "function": check.entry.source.function,
+        "library": library.model_dump(mode="json"),
         "output_cap": OUTPUT_CAP,
         "memory_limit": MEMORY_LIMIT,
-        "preload": list(preload),
+        "preload": list(preload or []),
     }
 
 
-def child_env(device: str) -> dict[str, str]:
-    """The environment torch is imported under: a CPU check sees no CUDA device at all."""
-    env = dict(os.environ, PYTHONHASHSEED="0", PYTHONDONTWRITEBYTECODE="1")
-    if device == "cpu":
-        env["CUDA_VISIBLE_DEVICES"] = ""  # the snippet's own device choice comes out "cpu"
-    return env
+def child_env(library: LibraryProfile, device: str) -> dict[str, str]:
+    """The environment the runtime is imported under (the plug decides what a device sees)."""
+    return dict(runtime_for(library.runtime).child_env(device), PYTHONHASHSEED="0", PYTHONDONTWRITEBYTECODE="1")
 
 
-def run_check(check: Check, timeout: float) -> Run:
-    """The plain way: a fresh interpreter per check (imports torch every time)."""
-    spec = check_spec(check)
+def run_check(check: Check, library: LibraryProfile, timeout: float) -> Run:
+    """The plain way: a fresh interpreter per check (loads the runtime every time)."""
+    spec = check_spec(check, library)
     with tempfile.TemporaryDirectory(prefix="errorkb-") as scratch:
         result = Path(scratch) / "observation.json"
         output = Path(scratch) / "output.txt"
@@ -83,7 +95,7 @@ def run_check(check: Check, timeout: float) -> Run:
             process = subprocess.Popen(
                 [sys.executable, "-m", "errorkb.verify.child", json.dumps(spec), str(result)],
                 stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.STDOUT,
-                cwd=check.snippet.parent, env=child_env(check.device), start_new_session=True,
+                cwd=check.snippet.path.parent, env=child_env(library, check.device), start_new_session=True,
             )
             timed_out = False
             try:
@@ -99,14 +111,30 @@ def run_check(check: Check, timeout: float) -> Run:
 
 def collect(result: Path, output: Path, returncode: int | None, timed_out: bool, duration: float,
             timeout: float) -> Run:
-    """Read what a finished check left behind: its observation and (capped) output."""
-    observation = _read_json(result)
+    """Read what a finished check left behind: its observation (validated) and capped output."""
+    observation, malformed = read_observation(result)
     size = output.stat().st_size if output.exists() else 0
     text = ""
     if output.exists():
         with output.open("rb") as printed:
             text = printed.read(OUTPUT_CAP).decode("utf-8", errors="replace")
-    return Run(observation, returncode, timed_out, text, size, round(duration, 4), timeout)
+    return Run(observation, returncode, timed_out, text, size, round(duration, 4), timeout, malformed=malformed)
+
+
+def read_observation(path: Path) -> tuple[Observation | None, str | None]:
+    """(observation, None), (None, why it was rejected), or (None, None) when there is none."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None, None
+    except (OSError, UnicodeDecodeError) as error:
+        return None, f"unreadable observation ({error})"
+    try:
+        return Observation.model_validate_json(text), None
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "the document"
+        return None, f"malformed observation ({error.error_count()} problems; {where}: {first['msg']})"
 
 
 def kill_group(pgid: int) -> None:
@@ -114,10 +142,3 @@ def kill_group(pgid: int) -> None:
         os.killpg(pgid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
-
-
-def _read_json(path: Path) -> dict:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}

@@ -1,7 +1,7 @@
-"""A warm interpreter that forks one fresh process per check: isolation without a torch import.
+"""A warm interpreter that forks one fresh process per check: isolation without importing the runtime again.
 
 Started by `pool.py` as `python -m errorkb.verify.zygote CONFIG_JSON`, one per (target, device).
-It activates its target and imports torch and the target module once (`child.prepare`), then
+It activates its target and loads the runtime and the target module once (`child.prepare`), then
 serves requests, one JSON line each on stdin, by forking. Each child starts from the same
 pristine, preloaded state (nothing of an earlier check survives), puts itself in its own process
 group, points stdout/stderr at its output file and runs the shared observe code of `child.py`.
@@ -11,10 +11,10 @@ Protocol (JSON lines): out `{"hello": ..., "ready": bool, "error": str|null, "fa
 `{"id", "exit": returncode}` when the child is reaped (negative: killed by that signal).
 Timeouts and process-group kills are the parent's job: it knows every child's pid.
 
-CUDA is never initialised here: the parent hides all devices (before torch is imported) from a
-CPU zygote, and a CUDA zygote refuses to fork if anything touched the driver while preloading,
-because a forked child cannot use a CUDA context it inherited (`fallback`: the pool then
-starts a fresh interpreter per check instead).
+A device is never initialised here: the parent starts a CPU zygote with the runtime's CPU
+environment (no GPU visible), and a zygote for another device refuses to fork if preloading
+touched that device (`runtime.device_touched`), because a forked child cannot use a device
+context it inherited (`fallback`: the pool then starts a fresh interpreter per check instead).
 """
 
 from __future__ import annotations
@@ -38,30 +38,19 @@ def main(argv: list[str]) -> int:
 
     from errorkb.verify import child
 
-    prepared = child.prepare(config["target"], config["module"], config.get("preload", []))
+    prepared = child.prepare(config)
     error = prepared.get("error")
-    if error is None and config["device"] == "cpu":  # on CUDA, import no more than needed
-        for name in child.lazy_torch_submodules(config["module"]):
-            child._preload(name)
-    fallback = error is None and config["device"] == "cuda" and cuda_touched()
+    if error is None and config["device"] == "cpu":  # on a device, import no more than needed
+        for name in child.runtime_preloads(config):
+            child.preload(name)
+    fallback = error is None and config["device"] != "cpu" and prepared["runtime"].device_touched()
     if fallback:
-        error = "CUDA was initialised while preloading; a forked child could not use it"
+        error = f"{config['device']} was initialised while preloading; a forked child could not use it"
     _send(replies, {"hello": os.getpid(), "ready": error is None, "error": error, "fallback": fallback})
     if error is not None:
         return 0
     serve(requests, replies, child)
     return 0
-
-
-def cuda_touched() -> bool:
-    """Did anything initialise CUDA (torch's lazy init, or the driver library loaded)?"""
-    torch = sys.modules.get("torch")
-    if torch is not None and torch.cuda.is_initialized():
-        return True
-    try:
-        return "libcuda.so" in Path("/proc/self/maps").read_text()
-    except OSError:
-        return False
 
 
 def serve(requests: int, replies, child) -> None:

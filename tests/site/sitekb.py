@@ -169,24 +169,30 @@ def snippet_hash(folder: Path, entry_id: str, file: str) -> str:
 
 
 def record(folder: Path, entry_id: str, role: str, file: str, *, target="bundled", device="cpu",
-           outcome="pass", reason="ok", when="2026-11-30T10:00:00+00:00", exception=None, sha=None) -> dict:
+           outcome="pass", reason="ok", when="2026-11-30T10:00:00+00:00", exception=None, sha=None,
+           code=None) -> dict:
     """One check as a verification report stores it."""
-    return {"id": f"{entry_id}::{role}[{target}-{device}]", "entry": entry_id, "role": role,
-            "snippet": f"snippets/{entry_id}/{file}",
-            "snippet_sha256": sha or snippet_hash(folder, entry_id, file), "target": target, "device": device,
-            "outcome": outcome, "reason": reason, "verified_at": when, "exception": exception,
-            "environment": {"python": "3.11.7", "torch": "2.13.0+cpu", "transformers": "5.15.1"}}
+    from errorkb.verify.records import CheckRecord, Code
+
+    codes = {"pass": Code.RAN_CLEAN if role != "before" else Code.RAISED_AS_DOCUMENTED, "fail": Code.RAISED,
+             "not-run": Code.NO_DEVICE, "not-applicable": Code.NOT_APPLICABLE}
+    fields = {"id": f"{entry_id}::{role}[{target}-{device}]", "entry": entry_id, "role": role,
+              "snippet": f"snippets/{entry_id}/{file}",
+              "snippet_sha256": sha or snippet_hash(folder, entry_id, file), "target": target, "device": device,
+              "outcome": outcome, "code": code or codes[outcome], "reason": reason, "expected": "as documented",
+              "verified_at": when, "exception": exception,
+              "environment": {"python": "3.11.7", "runtime": "torch", "runtime_version": "2.13.0+cpu",
+                              "library": "transformers", "library_version": "5.15.1"}}
+    return CheckRecord.model_validate(fields).model_dump(mode="json", exclude_none=True)
 
 
 def write_report(folder: Path, checks: list[dict], name: str = "latest.json") -> Path:
     import json
 
     path = folder / "reports" / name
-    summary = {k: sum(c["outcome"] == k for c in checks) for k in ("pass", "fail", "not-run")}
-    path.write_text(json.dumps({"schema": 1, "verifier": "1", "created": "2026-11-30T10:00:00+00:00",
-                                "environment": {"python": "3.11.7", "torch": "2.13.0+cpu"},
-                                "targets": {"bundled": "bundled-test"}, "summary": summary,
-                                "checks": checks}), encoding="utf-8")
+    path.write_text(json.dumps({"schema": 2, "verifier": "2", "created": "2026-11-30T10:00:00+00:00",
+                                "environment": {"python": "3.11.7", "runtime": "torch"},
+                                "targets": {"bundled": "bundled-test"}, "checks": checks}), encoding="utf-8")
     return path
 
 

@@ -43,7 +43,7 @@ def test_json_goes_to_stdout_alone_and_the_exit_code_is_1(runs):
     first = runs[0]
     assert first["code"] == 1
     report = json.loads(first["stdout"])
-    assert report["summary"] == {"pass": 7, "fail": 2, "not-run": 9}
+    assert report["summary"] == {"pass": 7, "fail": 2, "not-run": 9, "not-applicable": 0}
     assert {c["id"] for c in report["checks"] if c["outcome"] == "fail"} == {
         "before-wrong-message::before[bundled-cpu]", "after-still-raises::after[bundled-cpu]"}
     assert (first["root"] / "reports/latest.json").is_file()
@@ -67,7 +67,7 @@ def test_the_summary_names_unexpected_failures_and_passes(runs):
     assert "unexpected" not in first["stderr"]
     assert "unexpected failures (passed in the previous report): good-head-dim::after[bundled-cpu]" in second["stderr"]
     assert "unexpected passes (failed in the previous report): after-still-raises::after[bundled-cpu]" in second["stderr"]
-    assert "7 passed, 2 failed, 9 not run (no CUDA device)" in first["stderr"]
+    assert "7 passed, 2 failed, 9 not run (no cuda device)" in first["stderr"]
 
 
 def test_junit_has_a_suite_per_target_device_with_failures_and_skips(runs):

@@ -28,77 +28,78 @@ def test_the_report_has_exactly_the_expected_checks(records):
 def test_verdict(records, entry, role, target):
     record = records[f"{entry}::{role}[{target}-cpu]"]
     if target == "upstream" and not UPSTREAM:
-        assert record["outcome"] == "not-run" and "transformers is not installed" in record["reason"]
+        assert record.outcome == "not-run" and "transformers is not installed" in record.reason
         return
     want = EXPECTED[entry][role]
-    assert record["outcome"] == want["outcome"], f"{record['id']}: {record['reason']}"
+    assert record.outcome == want["outcome"], f"{record.id}: {record.reason}"
     if want.get("reason"):
-        assert re.search(want["reason"], record["reason"]), f"{record['id']}: {record['reason']!r}"
+        assert re.search(want["reason"], record.reason), f"{record.id}: {record.reason!r}"
 
 
 def test_nothing_passes_that_the_answer_key_calls_a_failure(records):
     """The converse guard: a verifier that passed everything would fail here at once."""
-    wrongly = [r["id"] for r in records.values() if r["device"] == "cpu" and r["outcome"] == "pass"
-               and EXPECTED[r["entry"]][r["role"]]["outcome"] != "pass"]
+    wrongly = [r.id for r in records.values() if r.device == "cpu" and r.outcome == "pass"
+               and EXPECTED[r.entry][r.role]["outcome"] != "pass"]
     assert wrongly == []
 
 
 def test_cuda_checks_are_not_run_without_a_device(records):
     if CUDA:
         pytest.skip("this machine has a CUDA device")
-    cuda = [r for r in records.values() if r["device"] == "cuda"]
-    assert cuda and {(r["outcome"], r["reason"]) for r in cuda} == {("not-run", "no CUDA device")}
+    cuda = [r for r in records.values() if r.device == "cuda"]
+    assert cuda and {(r.outcome, r.reason) for r in cuda} == {("not-run", "no cuda device")}
 
 
 def test_evidence_is_recorded_for_every_check_that_ran(records):
     for record in records.values():
-        if record["outcome"] == "not-run":
+        if record.outcome == "not-run":
             continue
-        snippet = (FIXTURE / record["snippet"]).read_bytes()
-        assert record["snippet_sha256"] == hashlib.sha256(snippet).hexdigest()
-        assert record["duration_s"] > 0 and record["isolation"] == "fork" and record["cached"] is False
-        assert record["expected"] and record["actual"]
-        if record["reason"].startswith(("source.function", "timed out", "printed more", "crashed", "killed")):
+        snippet = (FIXTURE / record.snippet).read_bytes()
+        assert record.snippet_sha256 == hashlib.sha256(snippet).hexdigest()
+        assert record.duration_s > 0 and record.isolation == "fork" and record.cached is False
+        assert record.expected and record.actual
+        if record.reason.startswith(("source.function", "timed out", "printed more", "crashed", "killed")):
             continue
-        environment = record["environment"]
-        assert environment["python"] and environment["torch"].startswith("2.")
+        environment = record.environment
+        assert environment["python"] and environment["runtime"] == "torch"
+        assert environment["runtime_version"].startswith("2.")
         assert environment["device"] == "cpu" and environment["device_name"]
-        assert environment["transformers"] == "5.15.1"
-        assert record["calls"]["function"] == "Cache.early_initialization"
+        assert environment["library"] == "transformers" and environment["library_version"] == "5.15.1"
+        assert record.calls.function == "Cache.early_initialization"
 
 
 def test_a_passing_before_records_the_raise_site_and_message(records):
     for target in TARGETS:
         record = records[f"good-head-dim::before[{target}-cpu]"]
-        if record["outcome"] == "not-run":
+        if record.outcome == "not-run":
             continue
-        assert record["outcome"] == "pass"
-        assert record["exception"]["type"] == "ValueError"
-        assert record["exception"]["message"].startswith("`head_dim` was provided as a list of length 4")
-        site = record["raise_site"]
-        assert site["function"] == "Cache.early_initialization" and site["line"] > 0
-        assert site["module"].endswith("cache_utils")
-        assert record["calls"]["count"] == 1 and record["calls"]["returned"] == 0
+        assert record.outcome == "pass"
+        assert record.exception.type == "ValueError"
+        assert record.exception.message.startswith("`head_dim` was provided as a list of length 4")
+        site = record.raise_site
+        assert site.function == "Cache.early_initialization" and site.line > 0
+        assert site.module.endswith("cache_utils")
+        assert record.calls.count == 1 and record.calls.returned == 0
 
 
 def test_a_passing_after_records_that_the_function_was_called_and_returned(records):
     for target in TARGETS:
         record = records[f"good-head-dim::after[{target}-cpu]"]
-        if record["outcome"] == "not-run":
+        if record.outcome == "not-run":
             continue
-        assert record["outcome"] == "pass"
-        assert record["calls"]["count"] >= 1 and record["calls"]["returned"] == record["calls"]["count"]
-        assert record["exception"] is None and record["tampered"] == []
+        assert record.outcome == "pass"
+        assert record.calls.count >= 1 and record.calls.returned == record.calls.count
+        assert record.exception is None and record.tampered == []
 
 
 def test_upstream_raises_from_the_pinned_line(records):
     if not UPSTREAM:
         pytest.skip("transformers is not installed")
-    assert records["good-head-dim::before[upstream-cpu]"]["raise_site"]["line"] == 1471
-    assert records["good-num-heads::before[upstream-cpu]"]["raise_site"]["line"] == 1467
+    assert records["good-head-dim::before[upstream-cpu]"].raise_site.line == 1471
+    assert records["good-num-heads::before[upstream-cpu]"].raise_site.line == 1467
 
 
 def test_crash_and_signal_point_at_the_snippet_line(records):
     for kind, line in (("before-crash", 10), ("before-signal", 11), ("before-os-exit", 10), ("before-sys-exit", 10)):
         record = records[f"{kind}::before[bundled-cpu]"]
-        assert record["snippet_line"] == line, (kind, record["reason"])
+        assert record.snippet_line == line, (kind, record.reason)

@@ -13,15 +13,26 @@ from pathlib import Path
 
 import pytest
 
-from errorkb.verify.judge import judge
+from errorkb.core.snippets import Role, read_snippet
+from errorkb.plugs import runtime_for
+from errorkb.verify.judge import judge as judge_with
 from errorkb.verify.plan import Check
 from errorkb.verify.pool import WorkerPool
+from errorkb.verify.records import Status
 from errorkb.verify.run import run_check
+
+TORCH = runtime_for("torch")
+MODULE = "transformers.cache_utils"
+
+
+def judge(check, run):
+    return judge_with(check, run, TORCH)
 
 
 @pytest.fixture(scope="module")
-def pool():
-    with WorkerPool(["transformers:DynamicCache", "transformers:LlamaConfig"]) as warm:
+def pool(broken_kb):
+    project, _ = broken_kb
+    with WorkerPool(project.library, ["transformers:DynamicCache", "transformers:LlamaConfig"]) as warm:
         yield warm
 
 
@@ -34,7 +45,7 @@ def entry(broken_kb):
 def check_for(entry, folder: Path, code: str, role: str = "after") -> Check:
     snippet = folder / f"{role}.py"
     snippet.write_text(code, encoding="utf-8")
-    return Check(entry, role, snippet, "bundled", "cpu")
+    return Check(entry, read_snippet(snippet, Role(role), snippet.name), "bundled", "cpu", MODULE)
 
 
 CALL = """
@@ -65,7 +76,7 @@ def test_every_check_starts_from_the_pristine_zygote(pool, entry, tmp_path):
     dirty = "import torch, transformers\ntorch.errorkb_marker = 1\ntransformers.errorkb_marker = 1\n" + CALL
     probe = (f"import torch, transformers\nopen({str(marker)!r}, 'w').write("
              "repr((hasattr(torch, 'errorkb_marker'), hasattr(transformers, 'errorkb_marker'))))\n") + CALL
-    assert pool.run(check_for(entry, tmp_path, dirty), timeout=30).observation["status"] == "returned"
+    assert pool.run(check_for(entry, tmp_path, dirty), timeout=30).observation.status is Status.RETURNED
     pool.run(check_for(entry, tmp_path, probe), timeout=30)
     assert marker.read_text() == "(False, False)"
 
@@ -116,11 +127,13 @@ def test_subprocess_isolation_gives_the_same_verdicts(records, broken_kb):
     project, entries = broken_kb
     chosen = {("good-head-dim", "before"), ("before-os-exit", "before"), ("before-crash", "before"),
               ("after-replaces-class", "after")}
-    checks = [Check(one.entry, role, project.snippet_path(one.entry.id, file), "bundled", "cpu")
+    checks = [Check(one.entry, read_snippet(project.snippet_path(one.entry.id, file), role, file), "bundled", "cpu",
+                    MODULE)
               for one in entries for role, file in one.entry.snippet_files() if (one.entry.id, role) in chosen]
     assert len(checks) == len(chosen)
     with ThreadPoolExecutor(2) as threads:
-        verdicts = list(threads.map(lambda check: judge(check, run_check(check, timeout=120)), checks))
+        verdicts = list(threads.map(lambda check: judge(check, run_check(check, project.library, timeout=120)),
+                                    checks))
     for check, verdict in zip(checks, verdicts):
         fork = records[check.id]
-        assert (verdict.outcome, verdict.reason) == (fork["outcome"], fork["reason"]), check.id
+        assert (verdict.outcome, verdict.code, verdict.reason) == (fork.outcome, fork.code, fork.reason), check.id

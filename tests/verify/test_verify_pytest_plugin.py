@@ -31,7 +31,7 @@ def test_checks_are_items_with_readable_ids(kb):
     assert "FAILED docs/errors/transformers/guard-lets-error-through.yml::guard-lets-error-through::guard[bundled-cpu]" in text
     assert "let the documented ValueError through from Cache.early_initialization" in text
     assert "snippets/guard-lets-error-through/guard.py" in text
-    assert "not run: no CUDA device" in text
+    assert "not run: no cuda device" in text
     report = json.loads((kb / "report.json").read_text())
     assert len(report["checks"]) == 12
 

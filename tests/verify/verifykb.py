@@ -8,15 +8,17 @@ from pathlib import Path
 
 import pytest
 import yaml
+from kb_factory import PROFILE
 
 from errorkb.core.load import load_project_entries
 from errorkb.core.project import load_project
-from errorkb.verify.engine import cuda_device_present, verify
+from errorkb.plugs import runtime_for
+from errorkb.verify.engine import verify
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "broken_kb"
 TARGETS = ("bundled", "upstream")
 UPSTREAM = importlib.util.find_spec("transformers") is not None
-CUDA = cuda_device_present()
+CUDA = runtime_for("torch").device_present("cuda")
 
 
 def load_kb(root: Path):
@@ -34,7 +36,7 @@ def expectations() -> dict[str, dict[str, dict]]:
 def copy_kb(destination: Path, ids: list[str], timeout: float = 6) -> Path:
     """A project with only some of the fixture's entries (and their snippets)."""
     (destination / "docs/errors/transformers").mkdir(parents=True)
-    (destination / "pyproject.toml").write_text(f"[tool.errorkb]\ntimeout = {timeout}\n", encoding="utf-8")
+    (destination / "pyproject.toml").write_text(f"[tool.errorkb]\ntimeout = {timeout}\n\n{PROFILE}", encoding="utf-8")
     for entry_id in ids:
         shutil.copy(FIXTURE / f"docs/errors/transformers/{entry_id}.yml", destination / "docs/errors/transformers")
         shutil.copytree(FIXTURE / "snippets" / entry_id, destination / "snippets" / entry_id)
@@ -55,4 +57,4 @@ def broken_report(broken_kb):
 
 @pytest.fixture(scope="session")
 def records(broken_report) -> dict[str, dict]:
-    return {record["id"]: record for record in broken_report.checks}
+    return {record.id: record for record in broken_report.checks}

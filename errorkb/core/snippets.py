@@ -1,0 +1,113 @@
+"""Snippet files: their roles, their bytes, the hash of those bytes, and the part a page shows.
+
+One definition for everyone: the verifier hashes and runs exactly the bytes read here, the
+site shows and hashes the same bytes, the verdict cache and the version matrix key on the
+same hash. (Hashing newline-normalised text in one place and raw bytes in another once made a
+snippet saved with Windows line endings look "stale" right after it was verified.)
+
+A page shows the lines between `# --8<-- [start:show]` and `# --8<-- [end:show]` (the
+pymdownx.snippets section syntax), or the whole file; section markers never show.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import textwrap
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+SHOW_START = re.compile(r"^\s*# --8<-- \[start:show\]\s*$")
+SHOW_END = re.compile(r"^\s*# --8<-- \[end:show\]\s*$")
+MARKER = re.compile(r"^\s*# --8<-- \[(start|end):[a-z][-_0-9a-z]*\]\s*$", re.IGNORECASE)
+_KINDS = ("before", "after", "guard")
+
+
+class Role(str):
+    """`before`, `after` or `guard:<file stem>`: which part of an entry a snippet plays.
+
+    A string (reports and URLs carry it as text) that can only hold a well-formed role.
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, text: str) -> Role:
+        kind, _, stem = str(text).partition(":")
+        if kind not in _KINDS or (kind == "guard") != bool(stem) or any(c in stem for c in ":/\\\n"):
+            raise ValueError(f"not a snippet role: {text!r} (before, after or guard:<file stem>)")
+        return super().__new__(cls, text)
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> Any:
+        """In a pydantic model: validated from a string, serialised as one."""
+        from pydantic_core import core_schema
+
+        return core_schema.no_info_after_validator_function(
+            cls, core_schema.str_schema(), serialization=core_schema.to_string_ser_schema())
+
+    @classmethod
+    def guard(cls, file: str) -> Role:
+        return cls(f"guard:{file.removesuffix('.py')}")
+
+    @property
+    def kind(self) -> str:
+        return self.partition(":")[0]
+
+    @property
+    def stem(self) -> str | None:
+        return self.partition(":")[2] or None
+
+
+BEFORE, AFTER = Role("before"), Role("after")
+
+
+def sha256(data: bytes) -> str:
+    """The snippet hash: of the file's bytes, exactly as stored and as executed."""
+    return hashlib.sha256(data).hexdigest()
+
+
+@dataclass(frozen=True)
+class Snippet:
+    role: Role
+    file: str  # the file name, as the entry gives it
+    path: Path  # where it lies
+    data: bytes  # read once; the verifier runs these bytes
+
+    @cached_property
+    def sha256(self) -> str:
+        return sha256(self.data)
+
+    @cached_property
+    def text(self) -> str:
+        """Decoded, with line endings normalised for display (the hash stays on the bytes)."""
+        return self.data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+
+    @cached_property
+    def full(self) -> str:
+        """The whole file without section markers."""
+        return strip_markers(self.text)
+
+    @cached_property
+    def shown(self) -> str:
+        """The `show` section (dedented), or the whole file without markers."""
+        return shown_section(self.text)
+
+
+def read_snippet(path: Path, role: Role, file: str) -> Snippet:
+    """The snippet at `path`; OSError when it cannot be read (callers say what to do)."""
+    return Snippet(role, file, path, path.read_bytes())
+
+
+def shown_section(text: str) -> str:
+    lines = text.splitlines()
+    start = next((i for i, line in enumerate(lines) if SHOW_START.match(line)), None)
+    end = next((i for i, line in enumerate(lines) if SHOW_END.match(line)), None)
+    if start is None or end is None or end <= start:
+        return strip_markers(text)
+    return textwrap.dedent("\n".join(lines[start + 1: end])).strip("\n") + "\n"
+
+
+def strip_markers(text: str) -> str:
+    return "\n".join(line for line in text.splitlines() if not MARKER.match(line)).strip("\n") + "\n"

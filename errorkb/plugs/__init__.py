@@ -1,0 +1,66 @@
+"""Runtime plugs: what the verifier needs to know about the runtime snippets run on.
+
+A knowledge base names its runtime in `[tool.errorkb.library] runtime`; `runtime_for(name)`
+returns the plug. A plug answers two kinds of question:
+
+- in the harness, cheaply and without importing the runtime: which device kinds exist, whether
+  this machine has one (`device_present`), the runtime's version and build, and the environment
+  a check on a device must start with (`child_env`: a CPU check sees no GPU);
+- in the check's own process, after importing it (`load`): whether the device is usable, the
+  environment to report, the submodules worth preloading in a warm worker, whether preloading
+  touched a device (a forked child could not use it), and the evidence that a check really
+  worked on its device (`evidence`, judged by `device_used`).
+
+Nothing outside this package, the profile in pyproject.toml and the bundled implementation
+names a particular runtime.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, Protocol
+
+
+class Runtime(Protocol):
+    name: str
+    devices: tuple[str, ...]  # device kinds, "cpu" first
+
+    def version(self) -> str: ...
+    def build(self) -> str: ...
+    def device_present(self, device: str) -> bool: ...
+    def child_env(self, device: str) -> dict[str, str]: ...
+
+    def load(self) -> Any: ...
+    def device_available(self, module: Any, device: str) -> bool: ...
+    def environment(self, module: Any) -> dict[str, Any]: ...
+    def preload_names(self, source_text: str) -> list[str]: ...
+    def device_touched(self) -> bool: ...
+    def evidence(self, module: Any, device: str) -> dict[str, Any] | None: ...
+    def device_used(self, device: str, evidence: dict[str, Any] | None) -> bool: ...
+    def device_name(self, evidence: dict[str, Any] | None) -> str | None: ...
+
+
+def runtime_for(name: str) -> Runtime:
+    """The plug named `name` (a module of this package exposing `RUNTIME`)."""
+    if not name.isidentifier():
+        raise ValueError(f"unknown runtime {name!r}")
+    try:
+        module = importlib.import_module(f"{__name__}.{name}")
+    except ModuleNotFoundError:
+        raise ValueError(f"unknown runtime {name!r}: no plug errorkb.plugs.{name}") from None
+    runtime: Runtime = module.RUNTIME
+    return runtime
+
+
+def cpu_name() -> str:
+    """The CPU's model name, for reports; shared by the plugs."""
+    import platform
+    from pathlib import Path
+
+    try:
+        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()

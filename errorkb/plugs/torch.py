@@ -1,0 +1,119 @@
+"""The torch plug: devices `cpu` and `cuda`, CUDA evidence, and the lazy submodules worth preloading.
+
+Harness-side answers read files (the distribution's metadata, `torch/version.py`, the NVIDIA
+driver's device nodes) and never import torch: `errorkb check` and the site must start fast, and
+the harness must not initialise CUDA before it forks.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import importlib.util
+import os
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+from errorkb.plugs import cpu_name
+
+
+class TorchRuntime:
+    name = "torch"
+    devices = ("cpu", "cuda")
+
+    # -- in the harness, without importing torch ----------------------------------------------
+
+    def version(self) -> str:
+        try:
+            return importlib.metadata.version("torch")
+        except importlib.metadata.PackageNotFoundError:
+            return "absent"
+
+    def build(self) -> str:
+        """'cuda' or 'cpu', read from torch/version.py."""
+        spec = importlib.util.find_spec("torch")
+        if spec is None or not spec.submodule_search_locations:
+            return "absent"
+        version = Path(next(iter(spec.submodule_search_locations))) / "version.py"
+        try:
+            found = re.search(r"^cuda(?::[^=]*)?=\s*(.+)$", version.read_text(encoding="utf-8"), re.MULTILINE)
+        except OSError:
+            return "unknown"
+        return "cpu" if found is None or found.group(1).strip() == "None" else "cuda"
+
+    def device_present(self, device: str) -> bool:
+        """Whether an NVIDIA driver exposes a device. A machine that passes this still proves CUDA
+        inside the check (`device_available`, then `evidence`); one that fails it has none."""
+        if device == "cpu":
+            return True
+        return Path("/dev/nvidiactl").exists() or Path("/proc/driver/nvidia/gpus").is_dir()
+
+    def child_env(self, device: str) -> dict[str, str]:
+        """A CPU check sees no CUDA device at all, so a snippet's own
+        `"cuda" if torch.cuda.is_available() else "cpu"` comes out as on a CPU machine."""
+        env = dict(os.environ)
+        if device == "cpu":
+            env["CUDA_VISIBLE_DEVICES"] = ""
+        return env
+
+    # -- in the check's process -----------------------------------------------------------------
+
+    def load(self) -> Any:
+        import torch
+
+        return torch
+
+    def device_available(self, module: Any, device: str) -> bool:
+        return device == "cpu" or bool(module.cuda.is_available())
+
+    def environment(self, module: Any) -> dict[str, Any]:
+        return {"runtime": self.name, "runtime_version": module.__version__, "cuda": module.version.cuda,
+                "device_name": cpu_name()}
+
+    def preload_names(self, source_text: str) -> list[str]:
+        """`torch.X` submodules the library's source uses that torch has not imported yet.
+
+        torch loads some submodules on first attribute access (`torch._dynamo` is 2 s of
+        imports); library code may call e.g. `torch._dynamo.mark_static_address` in ordinary use,
+        so without this every forked check would pay that import again.
+        """
+        names = sorted({f"torch.{name}" for name in re.findall(r"\btorch\.([A-Za-z_]\w*)", source_text)})
+        found = []
+        for name in names:
+            if name in sys.modules:
+                continue
+            try:
+                if importlib.util.find_spec(name) is not None:
+                    found.append(name)
+            except (ImportError, ValueError):
+                pass
+        return found
+
+    def device_touched(self) -> bool:
+        """Did anything initialise CUDA (torch's lazy init, or the driver library loaded)?"""
+        torch = sys.modules.get("torch")
+        if torch is not None and torch.cuda.is_initialized():
+            return True
+        try:
+            return "libcuda.so" in Path("/proc/self/maps").read_text()
+        except OSError:
+            return False
+
+    def evidence(self, module: Any, device: str) -> dict[str, Any] | None:
+        """Proof that a CUDA check did CUDA work: initialised, and memory was allocated on a device."""
+        if device != "cuda":
+            return None
+        if not module.cuda.is_initialized():
+            return {"initialized": False, "peak_bytes": 0, "device_name": None}
+        return {"initialized": True, "peak_bytes": int(module.cuda.max_memory_allocated()),
+                "device_name": module.cuda.get_device_name()}
+
+    def device_used(self, device: str, evidence: dict[str, Any] | None) -> bool:
+        return device == "cpu" or bool((evidence or {}).get("peak_bytes"))
+
+    def device_name(self, evidence: dict[str, Any] | None) -> str | None:
+        return (evidence or {}).get("device_name")
+
+
+RUNTIME = TorchRuntime()
