@@ -1,3 +1,55 @@
-"""errorkb: error knowledge bases whose fixes are proven by running them."""
+"""errorkb: error knowledge bases whose fixes are proven by running them.
 
-__version__ = "0.1.0"
+The public API, by layer (each imports only the layers before it; import-linter checks it):
+
+- `errorkb.core`:   `load_project`, `Project`, `LibraryProfile`, `load_project_entries`, `Entry`,
+                    `MessageTemplate`, `Problem`, `ProblemsFound`, `Role`, `Snippet`
+- `errorkb.verify`: `verify`, `Verifier`, `Report`, `read_report`, `CheckRecord`, `Outcome`, `Code`
+- `errorkb.site`:   `site_files`, `Lookup`
+
+Names are imported on first use, so `import errorkb` stays cheap (the CLI, the MkDocs plugin
+and every check's process import it).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__version__ = "0.2.0"
+
+_EXPORTS = {
+    "load_project": "errorkb.core.project",
+    "Project": "errorkb.core.project",
+    "LibraryProfile": "errorkb.core.project",
+    "load_project_entries": "errorkb.core.load",
+    "Entry": "errorkb.core.entry",
+    "MessageTemplate": "errorkb.core.message",
+    "Problem": "errorkb.core.problems",
+    "ProblemsFound": "errorkb.core.problems",
+    "Role": "errorkb.core.snippets",
+    "Snippet": "errorkb.core.snippets",
+    "verify": "errorkb.verify.engine",
+    "Verifier": "errorkb.verify.engine",
+    "Report": "errorkb.verify.report",
+    "read_report": "errorkb.verify.report",
+    "CheckRecord": "errorkb.verify.records",
+    "Outcome": "errorkb.verify.records",
+    "Code": "errorkb.verify.records",
+    "site_files": "errorkb.site.files",
+    "Lookup": "errorkb.site.lookup",
+}
+
+__all__ = ["__version__", *_EXPORTS]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'errorkb' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_EXPORTS[name]), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -30,7 +30,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         project = load_project(Path(args.root) if args.root else None)
-        return args.command(project, args)
+        code: int = args.command(project, args)
+        return code
     except ProblemsFound as found:
         for problem in found.problems:
             err.print(str(problem), markup=False)

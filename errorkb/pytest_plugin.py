@@ -4,18 +4,19 @@ Opt-in, so the project's own suite never runs the knowledge base twice by surpri
 `pytest --errorkb` collects the entries (`docs/errors/**/*.yml`, from `[tool.errorkb]`) *instead
 of* the configured test paths; `pytest --errorkb tests docs/errors` collects both. Item ids read
 `<entries file>::<entry>::<snippet>[<target>-<device>]`, e.g.
-`docs/errors/transformers/head-dim-list-length.yml::head-dim-list-length::before[bundled-cpu]`.
+`docs/errors/<library>/some-error.yml::some-error::before[bundled-cpu]`.
 
 Each item is one check run by the same `Verifier` as `errorkb verify` (warm pool, same cache
 and key, same verdicts). A failed check fails with the failure view (snippet file:line,
 expected vs actual); a check that cannot run here is skipped with its reason, never passed.
-Nothing here imports torch.
+Nothing here imports the runtime.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -25,7 +26,11 @@ from errorkb.verify.run import Isolation
 from errorkb.verify.targets import TARGETS
 
 if TYPE_CHECKING:
+    from _pytest._code.code import TerminalRepr, TracebackStyle
+
+    from errorkb.core.load import LoadedEntry
     from errorkb.verify.engine import Verifier
+    from errorkb.verify.plan import Check
 
 _STATE = pytest.StashKey["_Session"]()
 
@@ -99,7 +104,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         state.close()
 
 
-def pytest_collect_file(file_path: Path, parent: pytest.Collector):
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> EntryFile | None:
     state = parent.config.stash.get(_STATE, None)
     if state is None or file_path.suffix not in (".yml", ".yaml"):
         return None
@@ -109,7 +114,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector):
 
 
 class EntryFile(pytest.File):
-    def collect(self):
+    def collect(self) -> Iterator[EntryNode]:
         state = self.config.stash[_STATE]
         here = self.path.resolve()
         problems = [p for p in state.loaded.problems if Path(state.project.root, p.path).resolve() == here]
@@ -121,11 +126,11 @@ class EntryFile(pytest.File):
 
 
 class EntryNode(pytest.Collector):
-    def __init__(self, *, loaded, **kwargs):
+    def __init__(self, *, loaded: LoadedEntry, **kwargs: Any):
         super().__init__(**kwargs)
         self.loaded = loaded
 
-    def collect(self):
+    def collect(self) -> Iterator[CheckItem]:
         from errorkb.verify.plan import plan
 
         state = self.config.stash[_STATE]
@@ -141,7 +146,7 @@ class CheckFailed(Exception):
 
 
 class CheckItem(pytest.Item):
-    def __init__(self, *, check, **kwargs):
+    def __init__(self, *, check: Check, **kwargs: Any):
         super().__init__(**kwargs)
         self.check = check
         self.add_marker(pytest.mark.errorkb)
@@ -160,12 +165,13 @@ class CheckItem(pytest.Item):
         if record.outcome is not Outcome.PASS:
             raise CheckFailed(record)
 
-    def repr_failure(self, excinfo, style=None):
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
+                     style: TracebackStyle | None = None) -> str | TerminalRepr:
         if isinstance(excinfo.value, CheckFailed):
             from errorkb.verify.output import failure_view
 
             return failure_view(excinfo.value.record, self.config.stash[_STATE].project.root)
         return super().repr_failure(excinfo, style=style)
 
-    def reportinfo(self):
+    def reportinfo(self) -> tuple[Path, int, str]:
         return self.check.snippet.path, 0, self.check.id

@@ -14,8 +14,8 @@ import pytest
 from errorkb.cli import main
 from errorkb.core.load import load_project_entries
 from errorkb.core.project import load_project
-from errorkb.verify.engine import verify
 from errorkb.plugs import runtime_for
+from errorkb.verify.engine import verify
 from errorkb.verify.requirements import unmet
 
 TORCH = runtime_for("torch")

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import yaml
 from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
 
 from errorkb.core.entry import Entry, library_folder
 from errorkb.core.problems import Problem
@@ -159,7 +160,7 @@ def validate_entry(data: object, positions: Positions, where: str) -> tuple[Entr
         return None, [_locate(item, positions, where) for item in error.errors()]
 
 
-def _locate(error: dict, positions: Positions, where: str) -> Problem:
+def _locate(error: ErrorDetails, positions: Positions, where: str) -> Problem:
     loc: Loc = tuple(error["loc"])
     name = ".".join(str(part) if isinstance(part, str) else f"[{part}]" for part in loc).replace(".[", "[")
     kind = error["type"]

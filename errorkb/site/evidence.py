@@ -59,7 +59,7 @@ def badges(records: list[CheckRecord], snippet_hashes: dict[str, str], devices: 
         for device in devices:
             mine = [r for r in records if r.target == target and r.device == device]
             ran = [r for r in mine if r.outcome.ran]
-            by_role = {r.role: r for r in ran}
+            by_role: dict[str, CheckRecord] = {r.role: r for r in ran}
             if not ran:
                 reasons = sorted({r.reason or "not run" for r in mine})
                 applicable = not mine or any(r.outcome is not Outcome.NOT_APPLICABLE for r in mine)

@@ -20,7 +20,7 @@ pytest's `E   ValueError: ...` lines. The rules, identical in `errorkb/site/asse
 
 Speed: a template can only match a text that contains every one of its fixed pieces, so
 substring tests (longest piece first) rule out nearly every entry before any regex runs
-(1,000 entries: well under a millisecond). Nothing here imports torch or MkDocs.
+(1,000 entries: well under a millisecond). Nothing here imports the runtime or MkDocs.
 """
 
 from __future__ import annotations
@@ -30,7 +30,9 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+from errorkb.core.entry import Entry
 from errorkb.core.message import Literal, MessageTemplate
 
 EXCEPTION_LINE = re.compile(
@@ -52,10 +54,10 @@ class Known:
     message: str
     url: str = ""
     function: str = ""
-    extra: dict = field(default_factory=dict, compare=False, hash=False)
+    extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     @classmethod
-    def from_index(cls, item: dict) -> Known:
+    def from_index(cls, item: dict[str, Any]) -> Known:
         core = {key: item[key] for key in ("id", "title", "exception", "message")}
         return cls(**core, url=item.get("url", ""), function=item.get("function", ""),
                    extra={k: v for k, v in item.items() if k not in core})
@@ -76,7 +78,7 @@ class Match:
     fixed: int = 0  # characters of fixed text in the template: more is more specific
 
     @property
-    def score(self) -> tuple:
+    def score(self) -> tuple[bool, bool, int]:
         return (self.exact, self.exception is not None, self.fixed)
 
 
@@ -168,7 +170,7 @@ def known_from_index(path: Path) -> list[Known]:
     return [Known.from_index(item) for item in json.loads(path.read_text(encoding="utf-8"))["entries"]]
 
 
-def known_from_entries(entries: Iterable) -> list[Known]:
+def known_from_entries(entries: Iterable[Entry]) -> list[Known]:
     """Entries straight from the loaded YAML, as the site's index would list them."""
     from errorkb.site.render import site_url
 

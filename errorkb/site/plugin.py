@@ -17,12 +17,17 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from mkdocs.config import config_options
 from mkdocs.config.base import Config
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.livereload import LiveReloadServer
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files, InclusionLevel
+from mkdocs.structure.pages import Page
 
 from errorkb.core.load import load_project_entries
 from errorkb.core.problems import ProblemsFound
@@ -37,15 +42,15 @@ UNSAFE_HTML = re.compile(r"<(?:script|iframe|object|embed)\b|<[a-z][^>]*?\son[a-
                          r"<[a-z][^>]*?\b(?:href|src)\s*=\s*[\"']?\s*(?:javascript|vbscript|data):", re.I)
 
 
-class ErrorkbConfig(Config):
+class ErrorkbConfig(Config):  # type: ignore[no-untyped-call]
     root = config_options.Optional(config_options.Type(str))  # project folder; default: beside mkdocs.yml
     # Nav items ({title: page}) appended only when the page exists in docs/: pages another tool
     # or person adds later (e.g. docs/ci.md) join the nav without breaking the strict build before.
     nav_if_present = config_options.Type(list, default=[])
 
 
-class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):
-    def on_config(self, config):
+class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
+    def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         if config.nav is not None:
             for item in self.config.nav_if_present:
                 (title, page), = item.items()
@@ -59,7 +64,7 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):
                 config.extra_javascript.append(path)
         return config
 
-    def _project(self, config) -> Project | None:
+    def _project(self, config: MkDocsConfig) -> Project | None:
         root = Path(self.config.root) if self.config.root else Path(config.config_file_path).parent
         try:
             return load_project(root)
@@ -68,7 +73,7 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):
                 log.error(str(problem))
             return None
 
-    def on_files(self, files: Files, config) -> Files:
+    def on_files(self, files: Files, config: MkDocsConfig) -> Files:
         self._generated: set[str] = set()
         project = self._project(config)
         if project is None:
@@ -89,7 +94,7 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):
             is_entry = one.source is not None
             file = File.generated(config, one.path, content=one.content,
                                   inclusion=InclusionLevel.NOT_IN_NAV if is_entry else InclusionLevel.UNDEFINED)
-            if is_entry:  # the edit button opens the YAML, not a generated page
+            if one.source is not None:  # the edit button opens the YAML, not a generated page
                 source = (project.root / one.source).resolve()
                 file.edit_uri = source.relative_to(docs).as_posix() if source.is_relative_to(docs) else None
             files.append(file)
@@ -97,13 +102,14 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):
                 self._generated.add(one.path)
         return files
 
-    def on_page_content(self, html, page, config, files):
-        if page.file.src_uri in getattr(self, "_generated", ()) and UNSAFE_HTML.search(html):
+    def on_page_content(self, html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+        unsafe = UNSAFE_HTML.search(html)
+        if page.file.src_uri in getattr(self, "_generated", ()) and unsafe:
             log.error(f"errorkb: {page.file.src_uri}: generated HTML contains script or an event handler: "
-                      f"{UNSAFE_HTML.search(html).group()!r}")
+                      f"{unsafe.group()!r}")
         return html
 
-    def on_serve(self, server, config, builder):
+    def on_serve(self, server: LiveReloadServer, config: MkDocsConfig, builder: Callable[..., Any]) -> LiveReloadServer:
         project = self._project(config)
         if project is not None:
             for folder in (project.snippets, project.reports, project.entries):
@@ -112,7 +118,7 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):
         return server
 
 
-def _edit_url(config, project: Project, path: str) -> str | None:
+def _edit_url(config: MkDocsConfig, project: Project, path: str) -> str | None:
     """`repo_url` + `edit_uri` + the YAML's path inside docs/ (None outside docs/ or without a repo)."""
     if not config.repo_url or not config.edit_uri:
         return None
@@ -120,5 +126,5 @@ def _edit_url(config, project: Project, path: str) -> str | None:
     docs = Path(config.docs_dir).resolve()
     if not source.is_relative_to(docs):
         return None
-    base = config.repo_url.rstrip("/") + "/" + config.edit_uri.strip("/") + "/"
+    base = str(config.repo_url).rstrip("/") + "/" + str(config.edit_uri).strip("/") + "/"
     return base + source.relative_to(docs).as_posix()

@@ -131,7 +131,8 @@ def build_pages(project: Project, loaded: list[LoadedEntry], results: dict[str, 
     pages = []
     for one in sorted(loaded, key=lambda item: item.entry.id):
         entry = one.entry
-        snippets, paths = {}, {}
+        snippets: dict[str, Snippet] = {}
+        paths: dict[str, str] = {}
         for role, file in entry.snippet_files():
             path = project.snippet_path(entry.id, file)
             paths[role] = project.rel(path)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import io
 import tokenize
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,7 +55,7 @@ def functions(source: str) -> dict[str, FunctionSpan]:
     return spans
 
 
-def _walk(node: ast.AST, scope: list[tuple[str, bool]]):
+def _walk(node: ast.AST, scope: list[tuple[str, bool]]) -> Iterator[tuple[ast.AST, list[tuple[str, bool]]]]:
     """(node, enclosing scopes as (name, is_class)) for every node."""
     for child in ast.iter_child_nodes(node):
         yield child, scope

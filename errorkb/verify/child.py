@@ -14,8 +14,8 @@ a process forked from a warm zygote (`zygote.py`) that already ran `prepare`. St
                  runtime's evidence of device work — an `Observation`, written to the result
                  file the parent named.
 
-The parent decides the device: the runtime plug's `child_env` (for torch: a CPU check sees no
-CUDA device) is in place before the runtime is imported.
+The parent decides the device: the runtime plug's `child_env` (a CPU check sees no GPU) is in
+place before the runtime is imported.
 """
 
 from __future__ import annotations
@@ -337,7 +337,7 @@ def execute(snippet: Path, source: bytes, tracer: CallTracer, roots: list[str],
     if sys.gettrace() is not tracer:
         found["tracer_tampered"] = ["sys.settrace (the verifier's call tracer)"]
     sys.settrace(None)
-    threading.settrace(None)  # type: ignore[arg-type]
+    threading.settrace(None)
     os._exit = _real_exit
     return found
 

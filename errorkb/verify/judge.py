@@ -37,7 +37,7 @@ def judge(check: Check, run: Run, runtime: Runtime) -> Verdict:
     status = seen.status if seen else None
     if status is Status.NO_DEVICE:
         return not_run(Code.NO_DEVICE, f"no {check.device} device")
-    if status is Status.WORKER_DIED:
+    if status is Status.WORKER_DIED and seen is not None:
         return _fail(Code.WORKER_DIED, f"the verifier's worker died, so the check did not complete: {seen.error}",
                      cacheable=False)
     if run.timed_out:

@@ -103,4 +103,5 @@ def junit_xml(report: Report) -> bytes:
             elif not record.outcome.ran:
                 ET.SubElement(case, "skipped", message=f"{record.outcome}: {record.reason}")
     ET.indent(suites)
-    return ET.tostring(suites, encoding="utf-8", xml_declaration=True) + b"\n"
+    text: bytes = ET.tostring(suites, encoding="utf-8", xml_declaration=True)
+    return text + b"\n"

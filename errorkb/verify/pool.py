@@ -2,7 +2,7 @@
 
 `WorkerPool.run(check)` gives the same `Run` as `run.run_check` (a new interpreter per check)
 and the child runs the same observe code, so verdicts do not depend on the isolation mode;
-only the cost does (milliseconds instead of a torch import). The parent keeps the duties that
+only the cost does (milliseconds instead of importing the runtime). The parent keeps the duties that
 must not depend on the child's cooperation: the wall-clock timeout, the kill of the child's
 whole process group, and reading back the capped output.
 
@@ -22,6 +22,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from errorkb.core.project import LibraryProfile
 from errorkb.verify.plan import Check
@@ -29,7 +30,7 @@ from errorkb.verify.records import Observation, Status
 from errorkb.verify.run import Run, check_spec, child_env, collect, kill_group, run_check
 
 _KILL_GRACE_S = 10.0  # after SIGKILL, how long to wait for the zygote to reap the child
-_START_S = 600.0  # how long a zygote may take to import torch and its target
+_START_S = 600.0  # how long a zygote may take to load the runtime and its target
 
 
 @dataclass
@@ -106,7 +107,7 @@ class Zygote:
         if not self.ready and self.error is None:
             raise WorkerDied(self.dead or "the worker never said hello")
 
-    def run(self, spec: dict, cwd: Path, scratch: Path, timeout: float) -> tuple[int | None, bool, float]:
+    def run(self, spec: dict[str, Any], cwd: Path, scratch: Path, timeout: float) -> tuple[int | None, bool, float]:
         """Fork one child for `spec`; (returncode, timed out, seconds)."""
         with self.lock:
             request_id, self.next_id = self.next_id, self.next_id + 1
@@ -203,5 +204,5 @@ class WorkerPool:
     def __enter__(self) -> WorkerPool:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()

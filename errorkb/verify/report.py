@@ -1,6 +1,6 @@
 """Verification reports: what ran, against what, where, when, and what it found.
 
-A report is JSON so that CI jobs on different machines (a CPU runner, a CUDA runner) can each
+A report is JSON so that CI jobs on different machines (a CPU runner, a GPU runner) can each
 write one and the site can read them all. Two rules live here and nowhere else:
 
 - `latest_results`: per check, the newest result that actually ran wins over "not run";

@@ -129,8 +129,8 @@ def fingerprint(target: str, library: LibraryProfile) -> str:
         return f"{library.dist}=={installed_version(library) or 'absent'}"
     digest = hashlib.sha256()
     folders = package_folders(library.bundled) if library.bundled else []
-    root = folders[0] if folders else None
-    for path in sorted(root.rglob("*.py")) if root else []:
-        digest.update(path.relative_to(root).as_posix().encode())
-        digest.update(path.read_bytes())
+    for root in folders[:1]:
+        for path in sorted(root.rglob("*.py")):
+            digest.update(path.relative_to(root).as_posix().encode())
+            digest.update(path.read_bytes())
     return "bundled-" + digest.hexdigest()[:16]

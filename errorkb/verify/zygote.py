@@ -25,6 +25,8 @@ import selectors
 import signal
 import sys
 from pathlib import Path
+from types import ModuleType
+from typing import Any, TextIO
 
 
 def main(argv: list[str]) -> int:
@@ -53,7 +55,7 @@ def main(argv: list[str]) -> int:
     return 0
 
 
-def serve(requests: int, replies, child) -> None:
+def serve(requests: int, replies: TextIO, child: ModuleType) -> None:
     selector = selectors.DefaultSelector()
     selector.register(requests, selectors.EVENT_READ, "request")
     children: dict[int, tuple[int, int | None]] = {}  # pid → (request id, pidfd)
@@ -80,7 +82,7 @@ def serve(requests: int, replies, child) -> None:
         reap(children, selector, replies)
 
 
-def fork_one(request: dict, child, inherited_fds: list[int]) -> int:
+def fork_one(request: dict[str, Any], child: ModuleType, inherited_fds: list[int]) -> int:
     sys.stdout.flush()
     sys.stderr.flush()
     pid = os.fork()
@@ -112,7 +114,7 @@ def fork_one(request: dict, child, inherited_fds: list[int]) -> int:
     return pid
 
 
-def reap(children: dict[int, tuple[int, int | None]], selector, replies) -> None:
+def reap(children: dict[int, tuple[int, int | None]], selector: selectors.BaseSelector, replies: TextIO) -> None:
     for pid in list(children):
         try:
             done, status = os.waitpid(pid, os.WNOHANG)
@@ -127,7 +129,7 @@ def reap(children: dict[int, tuple[int, int | None]], selector, replies) -> None
         _send(replies, {"id": request_id, "exit": os.waitstatus_to_exitcode(status)})
 
 
-def _selector_fds(selector) -> list[int]:
+def _selector_fds(selector: selectors.BaseSelector) -> list[int]:
     return [key.fd for key in selector.get_map().values()]
 
 
@@ -142,7 +144,7 @@ def _kill_group(pid: int) -> None:
         pass
 
 
-def _send(replies, message: dict) -> None:
+def _send(replies: TextIO, message: dict[str, Any]) -> None:
     replies.write(json.dumps(message) + "\n")
 
 
