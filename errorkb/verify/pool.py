@@ -181,7 +181,8 @@ class WorkerPool:
 
     def run(self, check: Check, timeout: float) -> Run:
         spec = check_spec(check, self.library, self.preload)
-        with tempfile.TemporaryDirectory(prefix="check-", dir=self.scratch) as folder:
+        # A check left running by a dead worker may still write here: never let cleanup fail the run.
+        with tempfile.TemporaryDirectory(prefix="check-", dir=self.scratch, ignore_cleanup_errors=True) as folder:
             scratch = Path(folder)
             try:
                 zygote = self.zygote(check.target, check.device, check.module)
