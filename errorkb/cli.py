@@ -80,6 +80,9 @@ def _parser() -> argparse.ArgumentParser:
     verify.add_argument("--isolation", choices=[mode.value for mode in Isolation], default=Isolation.FORK.value,
                         help="fork: fresh process per check from a warm preloaded interpreter (default); "
                              "subprocess: a new interpreter per check")
+    verify.add_argument("--upstream", choices=["pinned", "installed"], default="pinned",
+                        help="upstream checks run at each entry's pinned release (its matrix environment when that "
+                             "release is not installed; default), or all at the installed release (the version matrix)")
     verify.add_argument("--no-cache", action="store_true",
                         help="run every check, ignoring and not updating the verdict cache")
     verify.add_argument("--cache-dir", type=Path, default=None,
@@ -241,7 +244,7 @@ def cmd_verify(project: Project, args: argparse.Namespace) -> int:
             fresh = verify(project, result.entries, ids=args.ids or None, targets=args.target, devices=args.device,
                            jobs=args.jobs, isolation=args.isolation, shard=shard, timeout=args.timeout,
                            cache_dir=None if args.no_cache else (args.cache_dir or project.cache_dir),
-                           on_start=progress.start, on_result=progress.advance)
+                           on_start=progress.start, on_result=progress.advance, upstream=args.upstream)
     except UnreadableSnippet as error:
         err.print(f"errorkb verify: {error}", markup=False)
         return 1

@@ -22,6 +22,7 @@ from pydantic import (
 )
 
 from errorkb.core.message import MessageTemplate, TemplateSyntaxError
+from errorkb.core.releases import ReleaseRange, contains
 from errorkb.core.snippets import AFTER, BEFORE, Role
 
 Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")]
@@ -172,6 +173,60 @@ class Solution(Strict):
     body: Markdown | None = None
 
 
+Release = Annotated[str, StringConstraints(pattern=r"^\d+(\.\d+)*([a-z]+\d*)?$")]
+
+
+class Releases(Strict):
+    """Where the error happens across releases, and, for a removed or renamed API, what replaced it.
+
+    The version matrix measures every statement here; the site shows what it measured beside it.
+    """
+
+    raises: ReleaseRange | None = Field(
+        default=None, description="Releases in which the before raises, as a range: '>=4.49,<5.0', or parts "
+                                  "joined by '||' ('>=4.36,<4.54 || >=4.56,<5.0').")
+    last_good: Release | None = Field(
+        default=None, description="A removed or renamed API: the last release in which the old code ran clean.")
+    replacement: str | None = Field(
+        default=None, min_length=1, description="What replaces the removed or renamed API (Markdown, one line), "
+                                                "e.g. '`cache.get_max_cache_shape()`'.")
+    replacement_since: Release | None = Field(
+        default=None, description="The first release in which the replacement exists.")
+
+
+class Api(Strict):
+    """The name a removed or renamed API error is about: `owner.name` as the user's code spells it."""
+
+    owner: QualifiedName = Field(description="Import path of the class or module that no longer has the name, "
+                                             "e.g. '<package>.SomeCache' or '<package>' for an import.")
+    name: Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")] = Field(
+        description="The removed attribute or imported name; for kind 'signature', the function or method "
+                    "whose call no longer binds (its parameters are in the message).")
+
+
+class Wording(Strict):
+    """Another wording of the same error: an older release's message, or another device's."""
+
+    message: str = Field(min_length=1, description="The template, as the entry's `message`.")
+    exception: ExceptionName | None = Field(default=None, description="Its exception, when not the entry's.")
+    releases: ReleaseRange | None = Field(default=None, description="Releases that word it so (default: any).")
+    device: Slug | None = Field(default=None, description="The device on which it is worded so (default: any).")
+    function: QualifiedName | None = Field(
+        default=None, description="The library function that raises it so, when it is a raise of the library's "
+        "own (default: raised by the interpreter at the user's use of the library, as for the entry's kind).")
+    note: Markdown | None = Field(default=None, description="Where it comes from, for the reader.")
+
+    @field_validator("message")
+    @classmethod
+    def _message_parses(cls, value: str) -> str:
+        MessageTemplate.parse(value)
+        return value
+
+    @property
+    def template(self) -> MessageTemplate:
+        return MessageTemplate.parse(self.message)
+
+
 class Entry(Needs):
     """One documented error; its `requires`, `without` and `build` apply to every snippet."""
 
@@ -188,6 +243,15 @@ class Entry(Needs):
         description="The message exactly as the source's f-string renders it, {placeholders} kept.",
     )
     tags: list[Slug] = Field(default_factory=list)
+    kind: Literal["raise", "removed", "signature"] = Field(
+        default="raise",
+        description="'raise': the before raises from `source.function` (a raise statement, or Python or the "
+        "runtime under it when `source.implicit`); 'removed': the user's code touches a name the library no "
+        "longer has (`api`), and the after calls its replacement (`source.function`); 'signature': the user's "
+        "code calls `api` with arguments it no longer accepts.")
+    api: Api | None = Field(default=None, description="For kinds 'removed' and 'signature': the name concerned.")
+    releases: Releases | None = None
+    also_seen_as: list[Wording] = Field(default_factory=list, description="Other wordings of the same error.")
     source: Source
 
     meaning: Markdown
@@ -215,9 +279,44 @@ class Entry(Needs):
         MessageTemplate.parse(value)
         return value
 
+    @model_validator(mode="after")
+    def _kind_fits(self) -> Entry:
+        if self.kind != "raise" and self.api is None:
+            raise ValueError(f"an entry of kind '{self.kind}' must name its `api` (owner and name)")
+        if self.kind == "raise" and self.api is not None:
+            raise ValueError("`api` is only for kinds 'removed' and 'signature'")
+        allowed = {"removed": ("AttributeError", "ImportError", "ModuleNotFoundError"), "signature": ("TypeError",)}
+        if self.kind in allowed and self.exception not in allowed[self.kind]:
+            raise ValueError(f"an entry of kind '{self.kind}' raises {' or '.join(allowed[self.kind])}, "
+                             f"not {self.exception}")
+        claim = self.releases.raises if self.releases else None
+        if claim and self.source.release and not contains(claim, self.source.release):
+            raise ValueError(f"source.release {self.source.release} is outside releases.raises ({claim}); "
+                             "pin the source to a release that raises")
+        return self
+
     @property
     def template(self) -> MessageTemplate:
         return MessageTemplate.parse(self.message)
+
+    def raises_at(self, release: str) -> bool | None:
+        """Whether the entry says its before raises at `release` (None: it makes no claim)."""
+        claim = self.releases.raises if self.releases else None
+        return contains(claim, release) if claim else None
+
+    def wordings(self, release: str | None, device: str) -> list[tuple[int, Wording]]:
+        """(index, wording) of the wordings that apply at `release` on `device`: 0 is the entry's own
+        (as a `Wording`, with the source function for a raise), i the i-th of `also_seen_as`."""
+        own = Wording(message=self.message, exception=self.exception,
+                      function=self.source.function if self.kind == "raise" else None)
+        found = [(0, own)]
+        for index, wording in enumerate(self.also_seen_as, 1):
+            if wording.releases and (release is None or not contains(wording.releases, release)):
+                continue
+            if wording.device and wording.device != device:
+                continue
+            found.append((index, wording))
+        return found
 
     @property
     def source_url(self) -> str:
@@ -231,8 +330,13 @@ class Entry(Needs):
         import hashlib
         import json
 
-        facts = {"exception": self.exception, "message": self.message,
-                 "source": self.source.model_dump(mode="json"), "expect": self.expect.model_dump(mode="json")}
+        facts: dict[str, object] = {"exception": self.exception, "message": self.message,
+                                    "source": self.source.model_dump(mode="json"),
+                                    "expect": self.expect.model_dump(mode="json")}
+        if self.kind != "raise":  # (kept out when at their defaults: older digests stay valid)
+            facts.update(kind=self.kind, api=self.api.model_dump(mode="json") if self.api else None)
+        if self.also_seen_as:
+            facts["wordings"] = [wording.model_dump(mode="json") for wording in self.also_seen_as]
         return hashlib.sha256(json.dumps(facts, sort_keys=True).encode()).hexdigest()
 
     def snippet_files(self) -> list[tuple[Role, str]]:

@@ -1,6 +1,7 @@
 """errorkb's own torch implementation of the transformers 5.15.1 KV-cache API.
 
-In the verification process ``import transformers`` resolves to this package, so it exports what
+In the verification process this package is imported *as* ``transformers`` (errorkb.verify.targets),
+so it exports what
 ``transformers`` exports for the cache (and the config classes snippets build caches from), and
 nothing else: ``DynamicSlidingWindowLayer`` and friends live in ``.cache_utils`` only, as upstream.
 It imports torch and nothing from the rest of errorkb.
@@ -26,14 +27,6 @@ from .models import Gemma2Config, LlamaConfig, MistralConfig, T5Config
 
 # The upstream release whose behaviour this package reproduces.
 __version__ = "5.15.1"
-
-# Where each upstream module a snippet may import lives here, for whoever installs the
-# `transformers` -> `errorkb.kvcache` import alias.
-TRANSFORMERS_MODULES = {
-    "transformers": "errorkb.kvcache",
-    "transformers.cache_utils": "errorkb.kvcache.cache_utils",
-    "transformers.configuration_utils": "errorkb.kvcache.configuration_utils",
-}
 
 __all__ = [
     "Cache",

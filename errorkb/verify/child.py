@@ -40,6 +40,7 @@ from typing import Any
 
 from errorkb.core.project import LibraryProfile
 from errorkb.plugs import Runtime, runtime_for
+from errorkb.verify import identity
 from errorkb.verify.records import Calls, ExceptionInfo, Observation, RaisedCall, Site, Status
 from errorkb.verify.targets import activate, target_roots
 
@@ -146,21 +147,26 @@ def observe(spec: dict[str, Any], result_path: Path | None = None) -> Observatio
     env = environment(runtime, prepared["module"], library, device)
     if not runtime.device_available(prepared["module"], device):
         return Observation(status=Status.NO_DEVICE, environment=env)
+    api: dict[str, str] | None = spec.get("api")
     function = resolve(spec["module"], spec["function"])
-    if function is None:
+    # A removed name's or a changed signature's before needs no replacement to exist: it shows the old call.
+    if function is None and not (api and spec.get("role") == "before"):
         return Observation(status=Status.NO_FUNCTION, environment=env,
                            error=f"{spec['function']} is not defined in {spec['module']}")
-    owner, name, original, code = function
+    owner = identity.resolve_owner(api["owner"]) if api else None  # before the snippet can touch it
     roots = target_roots(spec["target"], library)
-    tracer = CallTracer(code)
-    watch = TamperWatch(spec["module"], spec["function"], owner, name, original, library)
+    tracer = CallTracer(function[3] if function else None, spec["function"])
+    old = _old_api_code(owner, api["name"]) if api and spec.get("kind") == "removed" else None
+    old_tracer = CallTracer(old, f"{api['owner']}.{api['name']}") if api and old is not None else None
+    watch = TamperWatch(spec["module"], spec["function"], function, library) if function else None
 
     def finish(status: Status, **found: Any) -> Observation:
         evidence = runtime.evidence(prepared["module"], device)
         if runtime.device_name(evidence):
             env["device_name"] = runtime.device_name(evidence)
         return Observation(status=status, calls=tracer.summary(),
-                           tampered=watch.changes() + found.pop("tracer_tampered", []),
+                           old_calls=old_tracer.summary() if old_tracer else None,
+                           tampered=(watch.changes() if watch else []) + found.pop("tracer_tampered", []),
                            evidence=evidence, environment=env,
                            duration_s=round(time.perf_counter() - started, 4), **found)
 
@@ -171,7 +177,18 @@ def observe(spec: dict[str, Any], result_path: Path | None = None) -> Observatio
 
     snippet = Path(spec["snippet"])
     source = base64.b64decode(spec["source_b64"])
-    return finish(**execute(snippet, source, tracer, roots, on_os_exit))
+    about = (owner, api["name"], spec.get("kind", "raise")) if api else None
+    tracers = [t for t in (tracer, old_tracer) if t is not None and t.code is not None]
+    return finish(**execute(snippet, source, Tracers(tracers), roots, on_os_exit, about))
+
+
+def _old_api_code(owner: Any, name: str) -> CodeType | None:
+    """The code object of a removed name where it still exists (a method, property or function)."""
+    value = inspect.getattr_static(owner, name, None) if owner is not None else None
+    value = value.__func__ if isinstance(value, staticmethod | classmethod) else value
+    value = value.fget if isinstance(value, property) else value
+    value = inspect.unwrap(value) if callable(value) else None
+    return getattr(value, "__code__", None)
 
 
 def environment(runtime: Runtime, module: Any, library: LibraryProfile, device: str) -> dict[str, Any]:
@@ -215,15 +232,14 @@ def resolve(module_name: str, qualname: str) -> tuple[object, str, object, CodeT
 class CallTracer:
     """Counts calls of one code object and how each ended: returned, or raised what."""
 
-    def __init__(self, code: CodeType):
+    def __init__(self, code: CodeType | None, label: str):
         self.code = code
+        self.label = label
         self.calls = 0
         self.returned = 0
         self.raised: list[RaisedCall] = []
 
-    def __call__(self, frame: FrameType, event: str, arg: object):  # type: ignore[no-untyped-def]
-        if frame.f_code is not self.code:
-            return None
+    def enter(self, frame: FrameType) -> Any:
         self.calls += 1
         pending: list[BaseException | None] = [None]
 
@@ -243,7 +259,19 @@ class CallTracer:
         return local
 
     def summary(self) -> Calls:
-        return Calls(function=self.code.co_qualname, count=self.calls, returned=self.returned, raised=self.raised)
+        function = self.code.co_qualname if self.code is not None else self.label
+        return Calls(function=function, count=self.calls, returned=self.returned, raised=self.raised)
+
+
+class Tracers:
+    """The one trace function installed: hands each call of a watched code object to its tracer."""
+
+    def __init__(self, tracers: list[CallTracer]):
+        self.by_code = {tracer.code: tracer for tracer in tracers}
+
+    def __call__(self, frame: FrameType, event: str, arg: object):  # type: ignore[no-untyped-def]
+        tracer = self.by_code.get(frame.f_code)
+        return tracer.enter(frame) if tracer is not None else None
 
 
 class TamperWatch:
@@ -256,8 +284,9 @@ class TamperWatch:
     lazily loaded upstream attribute is not).
     """
 
-    def __init__(self, module_name: str, qualname: str, owner: object, name: str, original: object,
+    def __init__(self, module_name: str, qualname: str, function: tuple[object, str, object, CodeType],
                  library: LibraryProfile):
+        owner, name, original, _ = function
         self.function = (qualname, owner, name, original)
         self.modules = {name_: sys.modules.get(name_) for name_ in {module_name, library.name}}
         self.own_prefixes = tuple(p for p in (library.name, library.bundled) if p)
@@ -295,9 +324,10 @@ class TamperWatch:
         return sorted({c for c in changed if c == qualname or not c.endswith("." + qualname)})
 
 
-def execute(snippet: Path, source: bytes, tracer: CallTracer, roots: list[str],
-            on_os_exit: Any = None) -> dict[str, Any]:
-    """Run the snippet's bytes as `__main__`; the status and what goes with it."""
+def execute(snippet: Path, source: bytes, tracer: Tracers, roots: list[str],
+            on_os_exit: Any = None, about: tuple[Any, str, str] | None = None) -> dict[str, Any]:
+    """Run the snippet's bytes as `__main__`; the status and what goes with it. `about` is the
+    resolved API owner, its name and the entry's kind, for errors about a removed name or signature."""
     try:
         code = compile(source, str(snippet), "exec")
     except (SyntaxError, ValueError) as error:
@@ -305,6 +335,7 @@ def execute(snippet: Path, source: bytes, tracer: CallTracer, roots: list[str],
         return {"status": Status.SYNTAX_ERROR,
                 "exception": ExceptionInfo(type=type(error).__name__, message=getattr(error, "msg", str(error)),
                                            snippet_line=line, snippet_col=getattr(error, "offset", None))}
+    own = identity.code_objects(code)
     namespace = {"__name__": "__main__", "__file__": str(snippet), "__builtins__": builtins}
     sys.argv = [str(snippet)]
     sys.path.insert(0, str(snippet.parent))
@@ -329,9 +360,9 @@ def execute(snippet: Path, source: bytes, tracer: CallTracer, roots: list[str],
         exec(code, namespace)
     except SystemExit as error:
         found = {"status": Status.SYS_EXIT, "exit_code": _exit_code(error.code),
-                 "exception": describe(error, str(snippet), roots)}
+                 "exception": describe(error, str(snippet), roots, own)}
     except BaseException as error:  # every outcome is evidence
-        found = {"status": Status.RAISED, "exception": describe(error, str(snippet), roots)}
+        found = {"status": Status.RAISED, "exception": describe(error, str(snippet), roots, own, about)}
     else:
         found = {"status": Status.RETURNED}
     if sys.gettrace() is not tracer:
@@ -342,15 +373,24 @@ def execute(snippet: Path, source: bytes, tracer: CallTracer, roots: list[str],
     return found
 
 
-def describe(error: BaseException, snippet: str, roots: list[str]) -> ExceptionInfo:
+def describe(error: BaseException, snippet: str, roots: list[str], own: set[CodeType] | None = None,
+             about: tuple[Any, str, str] | None = None) -> ExceptionInfo:
     """The exception, where in the target it was raised, and where the snippet called in."""
     frames = _frames(error.__traceback__)
     in_target = [f for f in frames if any(f.file.startswith(root) for root in roots)]
     in_snippet = [f for f in frames if f.file == snippet]
+    frame, opcode = identity.innermost(error.__traceback__)
     kind = type(error)
+    facts = None
+    if about is not None:
+        try:
+            facts = identity.api_facts(error, *about)
+        except Exception:  # a hostile object may break the inspection: then nothing is established
+            facts = None
     return ExceptionInfo(type=kind.__name__, qualified_type=f"{kind.__module__}.{kind.__qualname__}",
                          message=_message(error), raise_site=in_target[-1] if in_target else None,
-                         origin=frames[-1] if frames else None,
+                         origin=frames[-1] if frames else None, opcode=opcode,
+                         in_snippet=frame is not None and own is not None and frame.f_code in own, api=facts,
                          snippet_line=in_snippet[-1].line if in_snippet else None,
                          traceback=_traceback_text(error, snippet))
 

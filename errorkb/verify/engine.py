@@ -10,14 +10,17 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
 from errorkb.core.load import LoadedEntry
-from errorkb.core.project import Project
+from errorkb.core.project import LibraryProfile, Project
 from errorkb.plugs import Runtime, runtime_for
+from errorkb.source.upstream import matrix_env
 from errorkb.verify.cache import VerdictCache, cache_key
 from errorkb.verify.judge import actual, expected, judge, snippet_line
 from errorkb.verify.plan import Check, library_imports, plan, select_shard
@@ -26,14 +29,22 @@ from errorkb.verify.records import CheckRecord, Code, ExceptionInfo, Exit, Site,
 from errorkb.verify.report import Report, new_report, now
 from errorkb.verify.requirements import unmet
 from errorkb.verify.run import Isolation, Run, run_check
-from errorkb.verify.targets import availability, fingerprint
+from errorkb.verify.targets import BUNDLED, UPSTREAM, availability, fingerprint, installed_version
+
+
+class Upstream(StrEnum):
+    """Which upstream release a check runs against."""
+
+    PINNED = "pinned"  # each entry's own `source.release` (its matrix environment when not installed)
+    INSTALLED = "installed"  # whatever is installed here, for every entry (the version matrix)
 
 
 def plan_checks(project: Project, loaded: list[LoadedEntry], *, ids: list[str] | None = None,
                 targets: list[str] | None = None, devices: list[str] | None = None,
-                shard: tuple[int, int] | None = None) -> list[Check]:
+                shard: tuple[int, int] | None = None, upstream: str = Upstream.PINNED) -> list[Check]:
     runtime = runtime_for(project.library.runtime)
-    checks = plan(loaded, project, list(targets or project.targets), list(devices or runtime.devices), ids)
+    at = installed_version(project.library) if Upstream(upstream) is Upstream.INSTALLED else None
+    checks = plan(loaded, project, list(targets or project.targets), list(devices or runtime.devices), ids, at)
     return select_shard(checks, *shard) if shard else checks
 
 
@@ -45,21 +56,46 @@ class Verifier:
     """
 
     def __init__(self, project: Project, targets: list[str], *, isolation: str = Isolation.FORK,
-                 cache_dir: Path | None = None, timeout: float | None = None, preload: list[str] | None = None):
-        self.project, self.isolation = project, Isolation(isolation)
+                 cache_dir: Path | None = None, timeout: float | None = None, preload: list[str] | None = None,
+                 upstream: str = Upstream.PINNED):
+        self.project, self.isolation, self.upstream = project, Isolation(isolation), Upstream(upstream)
         self.library = project.library
         self.runtime: Runtime = runtime_for(self.library.runtime)
+        self.installed = installed_version(self.library)
         self.unavailable = {target: availability(target, self.library) for target in targets}
-        self.fingerprints = {target: fingerprint(target, self.library) for target in targets
-                             if not self.unavailable[target]}
+        self.fingerprints: dict[str, str] = {}
         self.cache = VerdictCache(cache_dir) if cache_dir is not None else None
         self.pool = WorkerPool(self.library, preload) if self.isolation is Isolation.FORK else None
         self.timeout = timeout or project.timeout
 
+    def interpreter(self, check: Check) -> Path | None:
+        """The Python that runs the check: this one, or the matrix environment of the check's
+        release when that release is not the one installed here (None: there is neither)."""
+        if check.target != UPSTREAM or check.release in (None, self.installed):
+            return Path(sys.executable)
+        python = matrix_env(self.project, check.release) / "bin" / "python"
+        ready = matrix_env(self.project, check.release) / ".errorkb-ready"
+        return python if python.exists() and ready.is_file() else None
+
+    def fingerprint(self, check: Check) -> str:
+        label = check.target if check.target == BUNDLED or check.release == self.installed \
+            else f"{check.target}@{check.release}"
+        if label not in self.fingerprints:
+            self.fingerprints[label] = fingerprint(check.target, self.library) if label == check.target \
+                else f"{self.library.dist}=={check.release}"
+        return self.fingerprints[label]
+
     def reason_not_run(self, check: Check) -> Verdict | None:
+        if self.upstream is Upstream.PINNED and not applicable(check, self.library):
+            return not_run(Code.NOT_APPLICABLE, f"{self.library.name} {check.release} does not raise this error "
+                                                f"(it raises in {_claim(check)})")
         target = self.unavailable[check.target]
-        if target:
+        if target and not (check.target == UPSTREAM and check.release != self.installed):
             return not_run(Code.TARGET_UNAVAILABLE, target)
+        if self.interpreter(check) is None:
+            return not_run(Code.TARGET_UNAVAILABLE,
+                           f"{self.library.dist} {check.release} is neither installed here nor built "
+                           f"(errorkb matrix --release {check.release} builds its environment)")
         need = unmet(check.entry, check.role, check.device, self.runtime)
         if need:
             return not_run(Code.UNMET_NEED, need)
@@ -70,18 +106,21 @@ class Verifier:
     def warm(self, checks: list[Check]) -> None:
         """Start the zygotes the runnable checks will need, in parallel, before the first check."""
         if self.pool:
-            self.pool.warm({(c.target, c.device, c.module) for c in checks if self.reason_not_run(c) is None})
+            self.pool.warm({(c.target, c.device, c.module, str(self.interpreter(c))) for c in checks
+                            if self.reason_not_run(c) is None})
 
     def record(self, check: Check) -> CheckRecord:
         skipped = self.reason_not_run(check)
         if skipped:
             return _record(check, self.project, skipped)
-        key = cache_key(check, self.fingerprints[check.target], self.runtime)
+        key = cache_key(check, self.fingerprint(check), self.runtime)
         hit = self.cache.get(key) if self.cache else None
         if hit is not None:
             return hit.model_copy(update={"id": check.id, "entry": check.entry.id, "role": check.role,
                                           "snippet": self.project.rel(check.snippet.path), "cached": True})
-        run = self.pool.run(check, self.timeout) if self.pool else run_check(check, self.library, self.timeout)
+        python = self.interpreter(check) or Path(sys.executable)
+        run = self.pool.run(check, self.timeout, python) if self.pool else \
+            run_check(check, self.library, self.timeout, python)
         verdict = judge(check, run, self.runtime)
         record = _record(check, self.project, verdict, run, self.isolation, key)
         if self.cache and verdict.cacheable:
@@ -97,14 +136,15 @@ def verify(project: Project, loaded: list[LoadedEntry], *, ids: list[str] | None
            targets: list[str] | None = None, devices: list[str] | None = None, jobs: int | None = None,
            isolation: str = Isolation.FORK, cache_dir: Path | None = None, shard: tuple[int, int] | None = None,
            timeout: float | None = None, on_start: Callable[[int], None] | None = None,
-           on_result: Callable[[CheckRecord], None] | None = None) -> Report:
+           on_result: Callable[[CheckRecord], None] | None = None, upstream: str = Upstream.PINNED) -> Report:
     """Verify the planned checks; `cache_dir=None` runs every check afresh."""
     targets = list(targets or project.targets)
-    checks = plan_checks(project, loaded, ids=ids, targets=targets, devices=devices, shard=shard)
+    checks = plan_checks(project, loaded, ids=ids, targets=targets, devices=devices, shard=shard,
+                         upstream=upstream)
     if on_start:
         on_start(len(checks))
     verifier = Verifier(project, targets, isolation=isolation, cache_dir=cache_dir, timeout=timeout,
-                        preload=library_imports(checks, project.library.name))
+                        preload=library_imports(checks, project.library.name), upstream=upstream)
     if cache_dir is None:  # with a cache, most checks may never need a zygote
         verifier.warm(checks)
 
@@ -121,7 +161,7 @@ def verify(project: Project, loaded: list[LoadedEntry], *, ids: list[str] | None
         verifier.close()
     cache = verifier.cache
     run = {"isolation": str(verifier.isolation), "shard": f"{shard[0]}/{shard[1]}" if shard else None,
-           "cache": {"hits": cache.hits, "misses": cache.misses} if cache else None}
+           "upstream": str(verifier.upstream), "cache": {"hits": cache.hits, "misses": cache.misses} if cache else None}
     return new_report(verifier.fingerprints, records, run)
 
 
@@ -130,7 +170,9 @@ def _record(check: Check, project: Project, verdict: Verdict, run: Run | None = 
     fields: dict[str, Any] = {
         "id": check.id, "entry": check.entry.id, "role": check.role, "snippet": project.rel(check.snippet.path),
         "snippet_sha256": check.snippet.sha256, "target": check.target, "device": check.device,
+        "release": check.release,
         "outcome": verdict.outcome, "code": verdict.code, "reason": verdict.reason, "expected": expected(check),
+        "wording": verdict.wording,
         "verified_at": now(), "cached": False,
     }
     if run is None:
@@ -147,8 +189,25 @@ def _record(check: Check, project: Project, verdict: Verdict, run: Run | None = 
     })
     if seen is not None:
         fields.update({"exception": _public_exception(seen.exception, project), "calls": seen.calls,
+                       "old_calls": seen.old_calls,
                        "tampered": seen.tampered, "evidence": seen.evidence, "environment": seen.environment})
     return CheckRecord(**fields)
+
+
+def applicable(check: Check, library: LibraryProfile) -> bool:
+    """Whether the entry's error can happen at the check's release: inside its `releases.raises`;
+    without that claim, at its pinned release (the bundled implementation reproduces one release)."""
+    if check.release is None:
+        return True
+    claim = check.entry.raises_at(check.release)
+    if claim is not None:
+        return claim
+    return check.entry.source.release in (None, check.release) or check.target == UPSTREAM
+
+
+def _claim(check: Check) -> str:
+    releases = check.entry.releases
+    return releases.raises if releases and releases.raises else f"{check.entry.source.release} only"
 
 
 def _public_exception(error: ExceptionInfo | None, project: Project) -> ExceptionInfo | None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+from errorkb.core.entry import Wording
 from errorkb.core.message import MessageTemplate
 from errorkb.plugs import Runtime
 from errorkb.verify.plan import Check
@@ -93,6 +94,10 @@ def expected(check: Check) -> str:
     """What this check's role demands, in one line, for the failure view and the report."""
     entry = check.entry
     function = entry.source.function
+    if check.kind == "before" and entry.api is not None:
+        api = f"{entry.api.owner}.{entry.api.name}"
+        how = "which the library no longer has" if entry.kind == "removed" else "called as it no longer accepts"
+        return f"raises {entry.exception}: {entry.message}  (at a use of {api}, {how})"
     if check.kind == "before":
         return f"raises {entry.exception}: {entry.message}  (from {function})"
     if check.kind == "after":
@@ -139,31 +144,82 @@ def _at(line: int | None) -> str:
 
 def _judge_before(check: Check, seen: Observation) -> Verdict:
     entry = check.entry
-    function = entry.source.function
+    function = entry.source.function if entry.kind == "raise" else f"{entry.api.owner}.{entry.api.name}" \
+        if entry.api else entry.source.function
     if seen.status is Status.RETURNED or seen.exception is None:
         if _documented_error_raised(check, seen):
             return _fail(Code.CAUGHT_DOCUMENTED_ERROR, f"{function} raised {entry.exception}, but the snippet caught "
                                                        "it; let the error propagate")
+        old = seen.old_calls
+        if old is not None and old.count and old.returned == old.count:
+            return _fail(Code.OLD_API_RAN, f"exited normally: {old.function} still exists here and ran "
+                                           f"({old.count}×, every call returned)")
         return _fail(Code.EXITED_NORMALLY, f"exited normally; expected {entry.exception} from {function}")
     error = seen.exception
-    if not same_type(entry.exception, error):
+    wordings = entry.wordings(check.release, check.device)
+    typed = [(index, wording) for index, wording in wordings if same_type(wording.exception or entry.exception, error)]
+    if not typed:
+        expected_types = " or ".join(sorted({w.exception or entry.exception for _, w in wordings}))
         return _fail(Code.WRONG_EXCEPTION, f"raised {error.type}: {_first_line(error.message)}; "
-                                           f"expected {entry.exception}")
-    values = entry.template.match(error.message)
-    if values is None:
-        return _fail(Code.MESSAGE_DIFFERS, f"message differs\n  expected: {entry.message}\n  actual:   {error.message}")
-    site = error.raise_site
-    if site is None or site.function != function:
-        where = f"{site.function} (line {site.line})" if site else _origin(error)
-        return _fail(Code.WRONG_RAISE_SITE, f"raised from {where}; expected {function}")
-    for placeholder, wanted in entry.expect.placeholders.items():
-        if placeholder not in values:
-            return _fail(Code.PLACEHOLDER_DIFFERS,
-                         f"expect.placeholders names '{{{placeholder}}}', which the message does not have")
-        if values[placeholder] != wanted:
-            return _fail(Code.PLACEHOLDER_DIFFERS,
-                         f"placeholder {{{placeholder}}} is {values[placeholder]!r}; expected {wanted!r}")
-    return _pass(Code.RAISED_AS_DOCUMENTED, f"raised {entry.exception} from {function} (line {site.line})")
+                                           f"expected {expected_types}")
+    matched = [(index, wording, values) for index, wording in typed
+               if (values := wording.template.match(error.message)) is not None]
+    if not matched:
+        others = f" (nor any of its {len(typed) - 1} other wordings here)" if len(typed) > 1 else ""
+        shown = typed[0][1].message
+        return _fail(Code.MESSAGE_DIFFERS, f"message differs{others}\n  expected: {shown}\n  actual:   {error.message}")
+    index, wording, values = matched[0]
+    misplaced = _misplaced(check, error, wording)
+    if misplaced is not None:
+        return misplaced
+    if index == 0:
+        for placeholder, wanted in entry.expect.placeholders.items():
+            if placeholder not in values:
+                return _fail(Code.PLACEHOLDER_DIFFERS,
+                             f"expect.placeholders names '{{{placeholder}}}', which the message does not have")
+            if values[placeholder] != wanted:
+                return _fail(Code.PLACEHOLDER_DIFFERS,
+                             f"placeholder {{{placeholder}}} is {values[placeholder]!r}; expected {wanted!r}")
+    where = f"from {wording.function} (line {error.raise_site.line})" if wording.function and error.raise_site \
+        else f"at the use of {function}"
+    worded = "" if index == 0 else f", as worded {_worded(wording)}"
+    return Verdict(outcome=Outcome.PASS, code=Code.RAISED_AS_DOCUMENTED,
+                   reason=f"raised {error.type} {where}{worded}", wording=index)
+
+
+def _misplaced(check: Check, error: ExceptionInfo, wording: Wording) -> Verdict | None:
+    """Why the matching error does not count as the documented one, by where and how it was raised."""
+    entry = check.entry
+    if wording.function is not None:  # raised by the library's own function (a raise, or under it)
+        site = error.raise_site
+        if site is None or site.function != wording.function:
+            where = f"{site.function} (line {site.line})" if site else _origin(error)
+            return _fail(Code.WRONG_RAISE_SITE, f"raised from {where}; expected {wording.function}")
+        return None
+    if entry.kind in ("removed", "signature") and entry.api is not None:
+        facts = error.api
+        api = f"{entry.api.owner}.{entry.api.name}"
+        if facts is None or facts.via is None:
+            return _fail(Code.NOT_THE_LIBRARY, f"the {error.type} was not raised by Python at a use of {api} "
+                                               f"(instruction: {error.opcode or 'unknown'})")
+        if not facts.owner_is_target:
+            return _fail(Code.NOT_THE_LIBRARY, f"the {error.type} concerns an object that is not the library's "
+                                               f"{entry.api.owner}")
+        if entry.kind == "removed" and (facts.name != entry.api.name or not facts.absent_in_target):
+            why = f"it concerns '{facts.name}'" if facts.name != entry.api.name else \
+                f"the library's {entry.api.owner} still has '{entry.api.name}'"
+            return _fail(Code.NOT_THE_LIBRARY, f"not the removed {api}: {why}")
+        return None
+    if error.opcode in ("RAISE_VARARGS", "RERAISE", None) or not (error.in_snippet or error.raise_site):
+        return _fail(Code.WRONG_RAISE_SITE, f"the {error.type} was raised by a `raise` or outside the snippet and the "
+                                            "library, not by Python at the snippet's use of the library")
+    return None
+
+
+def _worded(wording: Wording) -> str:
+    where = [part for part in (f"in {wording.releases}" if wording.releases else "",
+                               f"on {wording.device}" if wording.device else "") if part]
+    return " ".join(where) or "otherwise"
 
 
 def _judge_after(check: Check, seen: Observation, runtime: Runtime) -> Verdict:

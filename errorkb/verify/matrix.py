@@ -229,7 +229,7 @@ def run_release(project: Project, env: Env, ids: list[str], timeout: float = 180
     with tempfile.TemporaryDirectory(prefix="errorkb-matrix-") as scratch:
         path = Path(scratch) / "report.json"
         command = [str(env.python), "-m", "errorkb.cli", "--root", str(project.root), "verify", *ids,
-                   "--target", "upstream", "--device", "cpu", "--report", str(path)]
+                   "--target", "upstream", "--device", "cpu", "--upstream", "installed", "--report", str(path)]
         if not cache:
             command.append("--no-cache")
         source_root = str(Path(errorkb.__file__).resolve().parent.parent)

@@ -15,6 +15,7 @@ from errorkb.core.entry import Entry, GuardExpectation
 from errorkb.core.load import LoadedEntry
 from errorkb.core.project import LibraryProfile, Project
 from errorkb.core.snippets import Role, Snippet, read_snippet
+from errorkb.verify.targets import BUNDLED
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,7 @@ class Check:
     target: str
     device: str
     module: str  # import path of the module that defines source.function
+    release: str | None = None  # the library release the check runs against (None: whatever is installed)
 
     @property
     def role(self) -> Role:
@@ -51,8 +53,17 @@ def source_module(entry: Entry, library: LibraryProfile) -> str:
     return entry.source.module or library.module_of(entry.source.path) or library.name
 
 
+def check_release(entry: Entry, target: str, library: LibraryProfile, upstream: str | None) -> str | None:
+    """The release a check of `entry` runs against: the bundled implementation reproduces the
+    profile's release; upstream runs at `upstream` when given (the version matrix: whatever is
+    installed), else at the entry's pinned release."""
+    if target == BUNDLED:
+        return library.release
+    return upstream or entry.source.release or library.release
+
+
 def plan(loaded: list[LoadedEntry], project: Project, targets: list[str], devices: list[str],
-         ids: list[str] | None = None) -> list[Check]:
+         ids: list[str] | None = None, upstream: str | None = None) -> list[Check]:
     """Every check to run, in a stable order (entry, snippet, target, device)."""
     wanted = set(ids) if ids else None
     checks = []
@@ -69,7 +80,8 @@ def plan(loaded: list[LoadedEntry], project: Project, targets: list[str], device
                 raise UnreadableSnippet(f"{project.rel(path)}: {error.strerror or error}") from None
             for target in targets:
                 for device in devices:
-                    checks.append(Check(entry, snippet, target, device, module))
+                    release = check_release(entry, target, project.library, upstream)
+                    checks.append(Check(entry, snippet, target, device, module, release))
     return checks
 
 

@@ -49,15 +49,15 @@ class Zygote:
     """Client side of one `errorkb.verify.zygote` process."""
 
     def __init__(self, target: str, device: str, module: str, preload: list[str], scratch: Path,
-                 library: LibraryProfile):
-        self.key = (target, device, module)
+                 library: LibraryProfile, python: Path):
+        self.key = (target, device, module, str(python))
         self.log = scratch / f"zygote-{target}-{device}-{os.getpid()}-{id(self)}.log"
         config = {"target": target, "device": device, "module": module, "preload": preload,
                   "library": library.model_dump(mode="json")}
         with self.log.open("wb") as log:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "errorkb.verify.zygote", json.dumps(config)],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, env=child_env(library, device),
+                [str(python), "-m", "errorkb.verify.zygote", json.dumps(config)],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, env=child_env(library, device, python),
                 start_new_session=True,
             )
         self.lock = threading.Lock()  # guards `pending` and `next_id`
@@ -156,38 +156,40 @@ class WorkerPool:
     def __init__(self, library: LibraryProfile, preload: list[str] | None = None):
         self.library = library
         self.preload = list(preload or [])
-        self.zygotes: dict[tuple[str, str, str], Zygote] = {}
+        self.zygotes: dict[tuple[str, str, str, str], Zygote] = {}
         self.lock = threading.Lock()
         self._scratch = tempfile.TemporaryDirectory(prefix="errorkb-pool-")
         self.scratch = Path(self._scratch.name)
 
-    def warm(self, keys: set[tuple[str, str, str]]) -> None:
-        """Start the zygotes for these (target, device, module) now, side by side, without waiting."""
+    def warm(self, keys: set[tuple[str, str, str, str]]) -> None:
+        """Start the zygotes for these (target, device, module, python) now, side by side, without waiting."""
         for key in sorted(keys):
             self._start(*key)
 
-    def _start(self, target: str, device: str, module: str) -> Zygote:
-        key = (target, device, module)
+    def _start(self, target: str, device: str, module: str, python: str) -> Zygote:
+        key = (target, device, module, python)
         with self.lock:
             zygote = self.zygotes.get(key)
             if zygote is None or (zygote.dead and zygote.ready):  # died mid-run: start again
-                zygote = self.zygotes[key] = Zygote(target, device, module, self.preload, self.scratch, self.library)
+                zygote = self.zygotes[key] = Zygote(target, device, module, self.preload, self.scratch, self.library,
+                                                    Path(python))
         return zygote
 
-    def zygote(self, target: str, device: str, module: str) -> Zygote:
-        zygote = self._start(target, device, module)
+    def zygote(self, target: str, device: str, module: str, python: str) -> Zygote:
+        zygote = self._start(target, device, module, python)
         zygote.wait_ready()
         return zygote
 
-    def run(self, check: Check, timeout: float) -> Run:
+    def run(self, check: Check, timeout: float, python: Path | None = None) -> Run:
         spec = check_spec(check, self.library, self.preload)
         # A check left running by a dead worker may still write here: never let cleanup fail the run.
         with tempfile.TemporaryDirectory(prefix="check-", dir=self.scratch, ignore_cleanup_errors=True) as folder:
             scratch = Path(folder)
             try:
-                zygote = self.zygote(check.target, check.device, check.module)
+                interpreter = python or Path(sys.executable)
+                zygote = self.zygote(check.target, check.device, check.module, str(interpreter))
                 if zygote.fallback:
-                    return run_check(check, self.library, timeout)
+                    return run_check(check, self.library, timeout, interpreter)
                 if not zygote.ready:  # the same observation a fresh interpreter would have made
                     failed = Observation(status=Status.SETUP_FAILED, error=zygote.error)
                     return Run(failed, 0, False, "", 0, 0.0, timeout)

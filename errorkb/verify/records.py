@@ -79,6 +79,8 @@ class Code(StrEnum):
     CALL_RAISED = "call-raised"
     NO_DEVICE_WORK = "no-device-work"
     LET_ERROR_THROUGH = "let-error-through"
+    NOT_THE_LIBRARY = "not-the-library"  # a removed-name or signature error about something else
+    OLD_API_RAN = "old-api-ran"  # a removed API's before ran clean, calling the old name (it still exists)
     # passes
     RAISED_AS_DOCUMENTED = "raised-as-documented"
     RAN_CLEAN = "ran-clean"
@@ -95,6 +97,7 @@ class Verdict(BaseModel):
     code: Code
     reason: str  # one line for people (a "message differs" reason adds the two sides)
     cacheable: bool = True  # False when a rerun could come out otherwise (the machine's moment)
+    wording: int | None = None  # which wording of the error matched: 0 the entry's own, i its also_seen_as[i-1]
 
 
 def not_run(code: Code, reason: str) -> Verdict:
@@ -113,12 +116,25 @@ class Site(_Record):
     module: str | None = None
 
 
+class ApiFacts(_Record):
+    """How an error about a name of the library's API came about, judged by identity in the check's
+    process (for entries of kind 'removed' and 'signature')."""
+
+    via: str | None = None  # "attribute", "getattr", "import", "call", or None when none of these
+    owner_is_target: bool = False  # the object, module or callee is the library's own `api.owner`
+    name: str | None = None  # the attribute or imported name the failure was about
+    absent_in_target: bool = False  # the library's `api.owner` really has no such name
+
+
 class ExceptionInfo(_Record):
     type: str
     qualified_type: str | None = None
     message: str = ""
     raise_site: Site | None = None  # the frame inside the target that raised
     origin: Site | None = None  # the innermost frame, wherever it is
+    opcode: str | None = None  # the instruction the innermost frame was running (RAISE_VARARGS: a `raise`)
+    in_snippet: bool = False  # the innermost frame runs the snippet's own compiled code
+    api: ApiFacts | None = None
     snippet_line: int | None = None
     snippet_col: int | None = None
     traceback: str | None = None
@@ -146,6 +162,7 @@ class Observation(_Record):
     exit_code: int | str | None = None  # sys.exit / os._exit argument
     exception: ExceptionInfo | None = None
     calls: Calls | None = None
+    old_calls: Calls | None = None  # for a removed API: calls of the old name, where it still exists
     tampered: list[str] = Field(default_factory=list)
     evidence: dict[str, Any] | None = None  # the runtime's proof of device work
     environment: dict[str, Any] | None = None
@@ -182,10 +199,12 @@ class CheckRecord(_Record):
     exit: Exit | None = None
     exception: ExceptionInfo | None = None
     calls: Calls | None = None
+    old_calls: Calls | None = None
     tampered: list[str] = Field(default_factory=list)
     evidence: dict[str, Any] | None = None
     environment: dict[str, Any] | None = None
     output: str | None = None
+    wording: int | None = None
     key: str | None = None  # the verdict-cache key it was stored under
 
     @property
@@ -193,5 +212,5 @@ class CheckRecord(_Record):
         return self.exception.raise_site if self.exception else None
 
 
-__all__ = ["Calls", "CheckRecord", "Code", "ExceptionInfo", "Exit", "Observation", "Outcome", "PASSES",
+__all__ = ["ApiFacts", "Calls", "CheckRecord", "Code", "ExceptionInfo", "Exit", "Observation", "Outcome", "PASSES",
            "RaisedCall", "Site", "Status", "Verdict", "not_run"]

@@ -72,6 +72,9 @@ def check_spec(check: Check, library: LibraryProfile, preload: list[str] | None 
         "device": check.device,
         "module": check.module,
         "function": check.entry.source.function,
+        "role": str(check.role),
+        "kind": check.entry.kind,
+        "api": check.entry.api.model_dump(mode="json") if check.entry.api else None,
         "library": library.model_dump(mode="json"),
         "output_cap": OUTPUT_CAP,
         "memory_limit": MEMORY_LIMIT,
@@ -79,12 +82,17 @@ def check_spec(check: Check, library: LibraryProfile, preload: list[str] | None 
     }
 
 
-def child_env(library: LibraryProfile, device: str) -> dict[str, str]:
-    """The environment the runtime is imported under (the plug decides what a device sees)."""
-    return dict(runtime_for(library.runtime).child_env(device), PYTHONHASHSEED="0", PYTHONDONTWRITEBYTECODE="1")
+def child_env(library: LibraryProfile, device: str, python: Path | None = None) -> dict[str, str]:
+    """The environment the runtime is imported under (the plug decides what a device sees). An
+    interpreter other than this one (a release's matrix environment) finds errorkb on PYTHONPATH."""
+    env = dict(runtime_for(library.runtime).child_env(device), PYTHONHASHSEED="0", PYTHONDONTWRITEBYTECODE="1")
+    if python is not None and Path(python) != Path(sys.executable):
+        source_root = str(Path(__file__).resolve().parents[2])
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [source_root, env.get("PYTHONPATH")]))
+    return env
 
 
-def run_check(check: Check, library: LibraryProfile, timeout: float) -> Run:
+def run_check(check: Check, library: LibraryProfile, timeout: float, python: Path | None = None) -> Run:
     """The plain way: a fresh interpreter per check (loads the runtime every time)."""
     spec = check_spec(check, library)
     with tempfile.TemporaryDirectory(prefix="errorkb-") as scratch:
@@ -93,9 +101,9 @@ def run_check(check: Check, library: LibraryProfile, timeout: float) -> Run:
         started = time.perf_counter()
         with output.open("wb") as sink:
             process = subprocess.Popen(
-                [sys.executable, "-m", "errorkb.verify.child", json.dumps(spec), str(result)],
+                [str(python or sys.executable), "-m", "errorkb.verify.child", json.dumps(spec), str(result)],
                 stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.STDOUT,
-                cwd=check.snippet.path.parent, env=child_env(library, check.device), start_new_session=True,
+                cwd=check.snippet.path.parent, env=child_env(library, check.device, python), start_new_session=True,
             )
             timed_out = False
             try:

@@ -1,8 +1,8 @@
 """Targets: the implementation a snippet's `import <library>` resolves to.
 
 - `bundled`: the project's own implementation (the profile's `bundled` package), always
-  available. An import hook maps `<library>` and `<library>.<sub>` onto it, so a snippet's text
-  is the same on both targets.
+  available. An import hook loads its files as `<library>` and `<library>.<sub>`, so a snippet's
+  text, and what Python says about its imports, are the same on both targets.
 - `upstream`: the real library installed in the interpreter that runs the check.
 
 Fingerprints (what a cached verdict depends on) are computed without importing the library.
@@ -17,7 +17,6 @@ import importlib.metadata
 import importlib.util
 import sys
 from pathlib import Path
-from types import ModuleType
 
 from errorkb.core.project import LibraryProfile
 
@@ -25,28 +24,25 @@ BUNDLED, UPSTREAM = "bundled", "upstream"
 TARGETS = (BUNDLED, UPSTREAM)
 
 
-class _AliasFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Serves `<library>[.x]` as the already-imported `<bundled>[.x]` module object."""
+class _BundledFinder(importlib.abc.MetaPathFinder):
+    """Imports the bundled package's files *as* `<library>[.x]`: module names, class `__module__`s
+    and the interpreter's own messages (`cannot import name 'X' from '<library>'`) read as they do
+    with the real library, while the code that runs is the bundled implementation's."""
 
-    def __init__(self, library: str, bundled: str):
-        self.library, self.bundled = library, bundled
+    def __init__(self, library: str, folder: Path):
+        self.library, self.folder = library, folder
 
-    def _real(self, fullname: str) -> str | None:
+    def find_spec(self, fullname: str, path: object = None,
+                  target: object = None) -> importlib.machinery.ModuleSpec | None:
         if fullname != self.library and not fullname.startswith(self.library + "."):
             return None
-        return self.bundled + fullname.removeprefix(self.library)
-
-    def find_spec(self, fullname, path=None, target=None):  # type: ignore[no-untyped-def]
-        real = self._real(fullname)
-        if real is None or importlib.util.find_spec(real) is None:
-            return None
-        return importlib.machinery.ModuleSpec(fullname, self, is_package=fullname == self.library)
-
-    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
-        return importlib.import_module(self._real(spec.name) or spec.name)
-
-    def exec_module(self, module: ModuleType) -> None:
-        """The real module is already executed; nothing to do."""
+        inside = self.folder.joinpath(*fullname.split(".")[1:])
+        if (inside / "__init__.py").is_file():
+            return importlib.util.spec_from_file_location(fullname, inside / "__init__.py",
+                                                          submodule_search_locations=[str(inside)])
+        if inside.with_suffix(".py").is_file():
+            return importlib.util.spec_from_file_location(fullname, inside.with_suffix(".py"))
+        return None
 
 
 def activate(target: str, library: LibraryProfile) -> None:
@@ -54,10 +50,13 @@ def activate(target: str, library: LibraryProfile) -> None:
     if target == BUNDLED:
         if library.bundled is None:
             raise ModuleNotFoundError("the profile names no bundled implementation ([tool.errorkb.library] bundled)")
+        folders = package_folders(library.bundled)
+        if not folders:
+            raise ModuleNotFoundError(f"the bundled package {library.bundled} is not installed")
         for name in [n for n in sys.modules if n == library.name or n.startswith(library.name + ".")]:
             del sys.modules[name]
         _import_backends_without(library)
-        sys.meta_path.insert(0, _AliasFinder(library.name, library.bundled))
+        sys.meta_path.insert(0, _BundledFinder(library.name, folders[0]))
     elif target == UPSTREAM:
         if importlib.util.find_spec(library.name) is None:
             raise ModuleNotFoundError(f"the real {library.name} package is not installed")

@@ -1,0 +1,47 @@
+"""Release ranges: which releases of the library an entry's statement is about.
+
+A range is a PEP 440 specifier set (`>=4.49,<5.0`), or several joined by `||` when the releases
+are not contiguous (`>=4.36,<4.54 || >=4.56,<5.0`): a release is in the range when any part
+contains it. Pre-releases count (a matrix may run a release candidate).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Annotated
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
+from pydantic import AfterValidator
+
+SEPARATOR = "||"
+
+
+@lru_cache(maxsize=512)
+def _parts(text: str) -> tuple[SpecifierSet, ...]:
+    return tuple(SpecifierSet(part.strip()) for part in text.split(SEPARATOR))
+
+
+def check_range(text: str) -> str:
+    """`text` when it is a valid range; ValueError with a readable message otherwise."""
+    parts = [part.strip() for part in text.split(SEPARATOR)]
+    if not all(parts):
+        raise ValueError(f"{text!r}: an empty part around '||'")
+    for part in parts:
+        try:
+            SpecifierSet(part)
+        except InvalidSpecifier:
+            raise ValueError(f"{part!r} is not a release range like '>=4.49,<5.0'") from None
+    return " || ".join(parts)
+
+
+def contains(text: str, release: str) -> bool:
+    """Whether `release` lies in the range `text`."""
+    try:
+        version = Version(release)
+    except InvalidVersion:
+        return False
+    return any(part.contains(version, prereleases=True) for part in _parts(text))
+
+
+ReleaseRange = Annotated[str, AfterValidator(check_range)]

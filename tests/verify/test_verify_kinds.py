@@ -1,0 +1,137 @@
+"""Errors about a removed name or a changed signature, and other wordings of an error: judged by
+identity (the library's own class or module, the interpreter's own instruction), never by words."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+from kb_factory import make_project
+
+from errorkb.core.load import load_project_entries
+from errorkb.core.project import load_project
+from errorkb.verify.engine import verify
+from errorkb.verify.records import Code, Outcome
+
+COMMON = """\
+library: huggingface/transformers
+meaning: What it means.
+trigger: When it happens.
+situations: [A situation.]
+solutions: [{title: A solution}]
+prevention: [A prevention.]
+guards:
+  - {title: A guard, strategy: fallback, file: guard.py, expect: {outcome: passes}}
+"""
+REMOVED_METHOD = """\
+id: {id}
+title: A removed method
+kind: removed
+api: {owner: transformers.DynamicCache, name: get_usable_length}
+exception: AttributeError
+message: "'DynamicCache' object has no attribute 'get_usable_length'"
+releases: {raises: ">=5.0", last_good: 4.57.6, replacement: "`cache.get_seq_length()`"}
+source:
+  commit: a597f974857b3d92939971296bc0deb93d33d780
+  path: src/transformers/cache_utils.py
+  line: 1489
+  function: Cache.get_seq_length
+  release: 5.15.1
+  implicit: true
+""" + COMMON
+REMOVED_IMPORT = """\
+id: {id}
+title: A removed class
+kind: removed
+api: {owner: transformers, name: HybridCache}
+exception: ImportError
+message: "cannot import name 'HybridCache' from 'transformers' ({path})"
+releases: {raises: ">=5.0"}
+source:
+  commit: a597f974857b3d92939971296bc0deb93d33d780
+  path: src/transformers/cache_utils.py
+  line: 1489
+  function: Cache.get_seq_length
+  release: 5.15.1
+  implicit: true
+""" + COMMON
+SETUP = "from transformers import DynamicCache\ncache = DynamicCache()\n"
+AFTER = SETUP + "assert cache.get_seq_length() == 0\n"
+
+
+def run(tmp_path, entry: str, before: str, entry_id: str = "kind-check") -> dict:
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    make_project(tmp_path, entries={f"{entry_id}.yml": entry.replace("{id}", entry_id)},
+                 snippets={entry_id: {"before.py": before, "after.py": AFTER, "guard.py": AFTER}})
+    project = load_project(tmp_path)
+    loaded = load_project_entries(project)
+    assert loaded.problems == [], [str(p) for p in loaded.problems]
+    report = verify(project, loaded.entries, targets=["bundled"], devices=["cpu"], jobs=1)
+    return {record.role: record for record in report.checks}
+
+
+def test_a_removed_method_called_on_the_library_object_passes(tmp_path):
+    records = run(tmp_path, REMOVED_METHOD, SETUP + "cache.get_usable_length(3, 0)\n")
+    before = records["before"]
+    assert (before.outcome, before.code) == (Outcome.PASS, Code.RAISED_AS_DOCUMENTED), before.reason
+    assert before.exception.api.via == "attribute" and before.exception.api.owner_is_target
+    assert records["after"].outcome is Outcome.PASS, records["after"].reason
+
+
+@pytest.mark.parametrize("before", [
+    # a look-alike class of the same name, written in the snippet
+    "class DynamicCache:\n    pass\n\nDynamicCache().get_usable_length(3, 0)\n",
+    # the words, raised by hand
+    "raise AttributeError(\"'DynamicCache' object has no attribute 'get_usable_length'\")\n",
+    # a subclass written in the snippet that hides the name
+    SETUP + "class Mine(DynamicCache):\n    __qualname__ = 'DynamicCache'\n    def __getattr__(self, name):\n"
+            "        raise AttributeError(f\"'DynamicCache' object has no attribute '{name}'\")\n"
+            "Mine().get_usable_length(3, 0)\n",
+    # the library's real object, but another name that happens to produce the documented words
+    SETUP + "getattr(cache, 'get_usable' + '_length')(3, 0)\n",
+], ids=["look-alike-class", "raised-by-hand", "own-getattr", "getattr-builtin"])
+def test_a_removed_name_error_about_something_else_fails(tmp_path, before):
+    record = run(tmp_path, REMOVED_METHOD, before)["before"]
+    assert (record.outcome, record.code) == (Outcome.FAIL, Code.NOT_THE_LIBRARY), record.reason
+
+
+def test_a_removed_class_imported_from_the_library_passes_and_a_fake_module_does_not(tmp_path):
+    good = run(tmp_path / "good", REMOVED_IMPORT, "from transformers import HybridCache\n")["before"]
+    assert (good.outcome, good.code) == (Outcome.PASS, Code.RAISED_AS_DOCUMENTED), good.reason
+    assert good.exception.api.via == "import" and good.exception.api.name == "HybridCache"
+    fake = ("import sys, types\nsys.modules['transformers'] = types.ModuleType('transformers')\n"
+            "from transformers import HybridCache\n")
+    bad = run(tmp_path / "bad", REMOVED_IMPORT, fake)["before"]
+    assert bad.outcome is Outcome.FAIL and bad.code in (Code.NOT_THE_LIBRARY, Code.TAMPERED), bad.reason
+
+
+def test_a_removed_name_that_still_exists_reports_that_the_old_api_ran(tmp_path):
+    """The version matrix learns "worked until" from this: the old call ran, every call returned."""
+    entry = REMOVED_METHOD.replace("get_usable_length", "get_seq_length")
+    record = run(tmp_path, entry, SETUP + "cache.get_seq_length()\n")["before"]
+    assert (record.outcome, record.code) == (Outcome.FAIL, Code.OLD_API_RAN), record.reason
+    assert record.old_calls.count == 1 and record.old_calls.returned == 1
+
+
+def test_another_wording_counts_only_where_it_applies(tmp_path):
+    """`also_seen_as` wordings: matched in their releases, raised by the interpreter, not by hand."""
+    entry = textwrap.dedent("""\
+        id: {id}
+        title: Indexing a cache
+        exception: KeyError
+        message: "'Cache only has {n} layers, attempted to access layer with index {idx}'"
+        releases: {raises: ">=4.36,<4.54 || >=5.0"}
+        also_seen_as:
+          - {exception: TypeError, message: "'DynamicCache' object is not subscriptable", releases: ">=5.0"}
+        source:
+          commit: a597f974857b3d92939971296bc0deb93d33d780
+          path: src/transformers/cache_utils.py
+          line: 1489
+          function: Cache.get_seq_length
+          release: 5.15.1
+          implicit: true
+        """) + COMMON
+    records = run(tmp_path / "a", entry, SETUP + "cache[0]\n")
+    assert (records["before"].outcome, records["before"].wording) == (Outcome.PASS, 1), records["before"].reason
+    forged = run(tmp_path / "b", entry, "raise TypeError(\"'DynamicCache' object is not subscriptable\")\n")
+    assert (forged["before"].outcome, forged["before"].code) == (Outcome.FAIL, Code.WRONG_RAISE_SITE)
