@@ -146,3 +146,60 @@ def test_every_entry_of_the_knowledge_base_is_found_by_both(tmp_path):
     assert js == python
     for item, result in zip(entries, python):
         assert item["id"] in [found[0] for found in result["found"]], item["id"]
+
+
+# -- bounded work: the same hostile pastes, the same counted work --------------------------------
+
+
+def python_answers(entries: list[dict], pastes: list[str]) -> list:
+    lookup = Lookup(Known.from_index(item) for item in entries)
+    out = []
+    for text in pastes:
+        answer = lookup.answer(text)
+        out.append({"found": [[m.known.id, m.values, m.exception, m.exact] for m in answer.matches],
+                    "cut": answer.cut, "kept": answer.kept, "work": answer.work})
+    return out
+
+
+def js_answers(entries: list[dict], pastes: list[str]) -> list:
+    return run_js("""
+      const lookup = new L.Lookup(data.entries);
+      console.log(JSON.stringify(data.pastes.map((text) => {
+        const answer = lookup.answer(text);
+        return { found: answer.matches.map((m) => [m.entry.id, m.values, m.exception, m.exact]),
+                 cut: answer.cut, kept: answer.kept, work: answer.work };
+      })));""", {"entries": entries, "pastes": pastes})
+
+
+def test_hostile_pastes_get_the_same_answer_and_the_same_work_in_both():
+    """Line-for-line ports count the same work: the JS is exactly as linear as the Python."""
+    from hostile import ENTRIES, FAMILIES
+
+    pastes = [make(size) for make in FAMILIES.values() for size in (4096, 16384)]
+    python, js = python_answers(ENTRIES, pastes), js_answers(ENTRIES, pastes)
+    for paste, p, j in zip(pastes, python, js):
+        assert p == j, paste[:80]
+
+
+def test_every_hostile_family_at_one_megabyte_finishes_in_node():
+    """A hang guard: the old page ran out of memory on 20,000 warning lines."""
+    from hostile import ENTRIES, FAMILIES
+
+    pastes = {name: make(1 << 20) for name, make in FAMILIES.items()}
+    program = f"const L = require({json.dumps(str(LOOKUP_JS))});\n" + """
+      const data = JSON.parse(require('fs').readFileSync(0, 'utf8'));
+      const lookup = new L.Lookup(data.entries);
+      const times = {};
+      for (const [name, text] of Object.entries(data.pastes)) {
+        const start = process.hrtime.bigint();
+        lookup.find(text);
+        times[name] = Number(process.hrtime.bigint() - start) / 1e6;
+      }
+      console.log(JSON.stringify(times));"""
+    try:
+        result = subprocess.run([str(node()), "-e", program], input=json.dumps({"entries": ENTRIES, "pastes": pastes}),
+                                capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        pytest.fail("a hostile paste of 1 MB kept the page's lookup busy for over 60 s")
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert set(json.loads(result.stdout)) == set(FAMILIES)
