@@ -21,7 +21,7 @@ from pydantic import (
     model_validator,
 )
 
-from errorkb.core.message import MessageTemplate, TemplateSyntaxError
+from errorkb.core.message import MessageTemplate, TemplateSyntaxError, is_degenerate
 
 Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")]
 Markdown = Annotated[str, StringConstraints(min_length=1)]
@@ -207,7 +207,8 @@ class Entry(Needs):
     @field_validator("message")
     @classmethod
     def _message_parses(cls, value: str) -> str:
-        MessageTemplate.parse(value)
+        if reason := is_degenerate(MessageTemplate.parse(value)):
+            raise ValueError(f"message too generic to tell this error from others: {reason}")
         return value
 
     @property
