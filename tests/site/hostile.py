@@ -103,7 +103,7 @@ def prefixed_lines(size: int) -> str:
 def ansi_storm(size: int) -> str:
     """Escape sequences opened and never closed, and colour codes around every word."""
     return _fill(lambda i: "\x1b[" + "1;" * (i % 50) + ("\x1b[31mValueError\x1b[0m: x\n" if i % 7 == 0 else ""),
-                 size, REAL)
+                 size, "\n" + REAL)
 
 
 FAMILIES: dict[str, Callable[[int], str]] = {
