@@ -90,7 +90,8 @@ def version_ranges(project, pages: list[render.EntryPage]) -> dict[str, render.V
             matrix.describe_spans(summary.raises), matrix.describe_spans(summary.after_passes), summary.fixed_in,
             newest, summary.tested, tuple(summary.failed_setup), summary.stale,
             tuple(matrix.line_spans(summary.lines, [r["release"] for r in data.get("releases", [])])),
-            (data.get("created") or "")[:10] or None, summary.fixed_reason, summary.not_run)
+            (data.get("created") or "")[:10] or None, summary.fixed_reason, summary.not_run,
+            tuple(summary.lines.items()))
     return ranges
 
 

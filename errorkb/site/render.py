@@ -29,6 +29,7 @@ from errorkb.core.message import Placeholder
 from errorkb.core.project import Project
 from errorkb.site import evidence
 from errorkb.site.inert import inert, one_line
+from errorkb.site.lookup import index_fields
 from errorkb.source.upstream import package_name, source_file
 
 __all__ = ["EntryPage", "build_pages", "render_entry", "render_index", "render_by_exception", "render_by_api",
@@ -74,6 +75,7 @@ class VersionRange:
     measured: str | None = None  # date of the matrix report
     fixed_reason: str | None = None  # what the before did instead in `fixed_in`
     not_run: str | None = None  # why the before ran in no release (an unmet need)
+    by_release: tuple[tuple[str, int], ...] = ()  # (release, raise line) in matrix order: the lookup's clue
 
 
 @dataclass
@@ -336,7 +338,9 @@ def _badge_json(badge: evidence.Badge) -> dict:
 
 
 def index_document(pages: list[EntryPage]) -> dict:
-    """What the lookup box needs for every entry, in one small file."""
+    """What the lookup box needs for every entry, in one small file. Schema 1's fields stay;
+    `wordings`, `raises_in`, `last_good`, `replacement`, `replacement_since` and `lines` were
+    added beside them (`lookup.index_fields`), and readers tolerate their absence."""
     return {
         "schema": 1,
         "entries": [
@@ -344,7 +348,8 @@ def index_document(pages: list[EntryPage]) -> dict:
              "message": p.entry.message, "function": p.entry.source.function, "library": p.entry.library,
              "url": site_url(p.entry), "tags": p.entry.tags,
              "badges": [{"target": b.target, "device": b.device, "outcome": b.outcome, "stale": b.stale,
-                         "date": b.date} for b in badges(p)]}
+                         "date": b.date} for b in badges(p)],
+             **index_fields(p.entry, dict(p.versions.by_release) if p.versions else None)}
             for p in pages
         ],
     }

@@ -327,3 +327,52 @@ def test_every_wrapped_form_of_the_real_pastes_lands_on_its_entry():
                 assert found == [], text
             else:
                 assert found and found[0].known.id == wanted and found[0].exact, text
+
+
+def test_cli_lookup_gives_the_release_verdict_and_the_wording(tmp_path, project):
+    from pastes import ENTRIES
+
+    index = tmp_path / "index.json"
+    index.write_text(json.dumps({"entries": ENTRIES}))
+    paste = FRAMED.format(line=1602).replace("'DynamicCache'", "'MyCache'")
+    result = run_cli("--root", str(project), "lookup", "--index", str(index), stdin=paste)
+    assert result.returncode == 0, result.stderr
+    assert "matched another wording (transformers >=4.49): '{cls}' object has no attribute" in result.stdout
+    assert ("transformers 4.49.0 – 4.50.0 (from the traceback's frames): raises it. Use `get_max_cache_shape()` "
+            "(available since 4.45.0).") in result.stdout
+    given = run_cli("--root", str(project), "lookup", "--index", str(index), "--release", "4.48.3", "--json", paste)
+    match = json.loads(given.stdout)[0]
+    assert match["wording"]["index"] == 1 and match["release"]["given"] is True
+    assert match["release"]["raises"] is False and match["release"]["releases"] == ["4.48.3"]
+
+
+def test_cli_lookup_says_when_it_cut_a_long_paste(project):
+    result = run_cli("--root", str(project), "lookup", stdin="x" * 100_000 + "\n" + TRACEBACK)
+    assert result.returncode == 0 and "cut from the start" in result.stderr
+
+
+def test_entries_with_also_seen_as_and_releases_are_read_through_the_adapter():
+    """The entry model gains `also_seen_as` and `releases` (as models, or mappings); the lookup
+    reads either, and an entry without them still works."""
+    from types import SimpleNamespace as Model
+
+    from errorkb.site.lookup import known_from_entries
+
+    source = Model(path="src/transformers/cache_utils.py", function="Cache.get_max_length")
+    plain = Model(id="plain", title="t", library="huggingface/transformers", exception="AttributeError",
+                  message="'DynamicCache' object has no attribute 'get_max_length'", source=source)
+    rich = Model(**{**vars(plain), "id": "rich",
+                    "also_seen_as": [Model(message="'{cls}' object has no attribute 'get_max_length'", exception=None,
+                                           releases=">=4.49", device=None, note="subclasses"),
+                                     {"message": "CUDA error: device-side assert triggered",
+                                      "exception": "torch.AcceleratorError", "device": "cuda"}],
+                    "releases": Model(raises=">=4.49", last_good="4.48.3", replacement="`get_max_cache_shape()`",
+                                      replacement_since=None)})
+    plain_known, rich_known = known_from_entries([plain, rich], {"rich": {"4.49.0": 10}})
+    assert len(plain_known.wordings) == 1 and plain_known.releases.raises is None and plain_known.lines == ()
+    assert [w.exception for w in rich_known.wordings] == ["AttributeError", "AttributeError", "torch.AcceleratorError"]
+    assert rich_known.wordings[2].device == "cuda" and rich_known.releases.last_good == "4.48.3"
+    assert rich_known.lines == (("4.49.0", 10),) and rich_known.lines_path == "src/transformers/cache_utils.py"
+    match = Lookup([rich_known]).find("torch.AcceleratorError: CUDA error: device-side assert triggered",
+                                      release="4.50.0")[0]
+    assert match.wording == 2 and match.release.raises is True and match.release.advice == "Use `get_max_cache_shape()`."
