@@ -318,3 +318,11 @@ def test_release_specifiers_agree_with_packaging():
                 truth = None
             assert answer == truth, (specifier, release)
     assert sum(1 for a in python if a is True) > 40 and sum(1 for a in python if a is False) > 40
+
+
+def test_code_spans_of_a_title_are_split_as_commonmark_does():
+    cases = ["`head_dim` list", "a ``b`c`` d", "unclosed `x", "`` ` ``", "<b>`<i>`</b>", "``", "` a `", "`  `"]
+    js = run_js("console.log(JSON.stringify(data.map((t) => L.codeSpans(t).map((p) => [p.text, p.code]))));", cases)
+    assert js == [[["head_dim", True], [" list", False]], [["a ", False], ["b`c", True], [" d", False]],
+                  [["unclosed `x", False]], [["`", True]], [["<b>", False], ["<i>", True], ["</b>", False]],
+                  [["``", False]], [["a", True]], [["  ", True]]]

@@ -503,9 +503,42 @@
     }
   }
 
+  /* -- display helper for errorkb.js (no matching rule) --------------------------------------- */
+
+  /* A title's Markdown code spans, as [{text, code}] pieces: a run of N backticks opens a span
+   * that the next run of exactly N closes (one space inside each end is dropped when both are
+   * there, as CommonMark does); an unclosed run is plain text. The caller puts each piece in a
+   * text node or a <code> element's textContent, so a title can never become markup. */
+  function codeSpans(text) {
+    const pieces = [];
+    let plain = "", i = 0;
+    while (i < text.length) {
+      if (text[i] !== "`") { plain += text[i++]; continue; }
+      let run = 0;
+      while (text[i + run] === "`") run++;
+      let close = -1, j = i + run;
+      while (j < text.length) {
+        if (text[j] !== "`") { j++; continue; }
+        let other = 0;
+        while (text[j + other] === "`") other++;
+        if (other === run) { close = j; break; }
+        j += other;
+      }
+      if (close < 0) { plain += text.slice(i, i + run); i += run; continue; }
+      let code = text.slice(i + run, close);
+      if (code.length > 2 && code.startsWith(" ") && code.endsWith(" ") && code.trim()) code = code.slice(1, -1);
+      if (plain) pieces.push({ text: plain, code: false });
+      pieces.push({ text: code, code: true });
+      plain = "";
+      i = close + run;
+    }
+    if (plain) pieces.push({ text: plain, code: false });
+    return pieces;
+  }
+
   return {
     MessageTemplate, TemplateSyntaxError, Meter, Lookup, candidates, normalize, parse, keepTail, isDegenerate, fixedText,
-    contains, verdict, known, CAP, CHAIN,
+    contains, verdict, known, codeSpans, CAP, CHAIN,
     patterns: { ANSI, PREFIX, SUFFIX, EXCEPTION_LINE, STOP_LINE, FRAME, PLAIN_RELEASE, CLAUSE },
   };
 });
