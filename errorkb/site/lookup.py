@@ -127,8 +127,9 @@ class Known:
                    extra={k: v for k, v in item.items() if k not in core}, wordings=wordings,
                    releases=Releases(_text(item.get("raises_in")), _text(item.get("last_good")),
                                      _text(item.get("replacement")), _text(item.get("replacement_since"))),
-                   lines_path=lines.get("path"),
-                   lines=tuple((str(r), int(n)) for r, n in (lines.get("by_release") or {}).items()))
+                   lines_path=_text(lines.get("path")),
+                   lines=tuple((str(r), n) for r, n in (lines.get("by_release") or {}).items()
+                               if isinstance(n, int) and not isinstance(n, bool)))
 
 
 def _get(thing: object, name: str) -> object:
@@ -142,7 +143,7 @@ def _text(value: object) -> str | None:
 
 
 def _wording(thing: object, exception: str) -> Wording:
-    return Wording(str(_get(thing, "message")), _text(_get(thing, "exception")) or exception,
+    return Wording(_text(_get(thing, "message")) or "", _text(_get(thing, "exception")) or exception,
                    _text(_get(thing, "releases")), _text(_get(thing, "device")), _text(_get(thing, "note")))
 
 

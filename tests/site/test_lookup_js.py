@@ -326,3 +326,14 @@ def test_code_spans_of_a_title_are_split_as_commonmark_does():
     assert js == [[["head_dim", True], [" list", False]], [["a ", False], ["b`c", True], [" d", False]],
                   [["unclosed `x", False]], [["`", True]], [["<b>", False], ["<i>", True], ["</b>", False]],
                   [["``", False]], [["a", True]], [["  ", True]]]
+
+
+def test_a_malformed_index_entry_is_read_the_same_way_and_never_crashes_either():
+    entries = [{"id": "odd", "title": "t", "exception": "ValueError", "message": "bad {thing} in the cache",
+                "wordings": [{"message": None}, {"message": "bad {thing} in the cache"}, {"message": "{x"}],
+                "lines": {"path": None, "by_release": {"1.0": "12", "2.0": 12, "3.0": True, "4.0": 1.5}},
+                "raises_in": 5},
+               {"id": "plain", "title": "p", "exception": "ValueError", "message": "plain message in the cache"}]
+    pastes = ["ValueError: bad spoon in the cache", 'File "x/cache.py", line 12\nValueError: plain message in the cache']
+    assert full_python(entries, pastes, "2.0") == full_js(entries, pastes, "2.0")
+    assert full_python(entries, pastes) == full_js(entries, pastes)

@@ -39,7 +39,8 @@
         if (!stack.length) return i;
       }
     }
-    throw new TemplateSyntaxError(`placeholder opened at character ${start + 1} is never closed`);
+    throw new TemplateSyntaxError(
+      `placeholder opened at character ${start + 1} is never closed; write '{{' for a literal brace`);
   }
 
   /* Template text → [{literal}|{placeholder}] (MessageTemplate.parse). */
@@ -60,7 +61,7 @@
         parts.push({ placeholder: expression });
         i = end + 1;
       } else if (char === "}") {
-        throw new TemplateSyntaxError(`unmatched '}' at character ${i + 1}`);
+        throw new TemplateSyntaxError(`unmatched '}' at character ${i + 1}; write '}}' for a literal brace`);
       } else {
         literal += char;
         i += 1;
@@ -305,7 +306,7 @@
 
   /* One entry of api/errors/index.json as the lookup reads it (lookup.py:Known.from_index). */
   function known(item) {
-    const wording = (w) => ({ message: String(w.message), exception: text_(w.exception) || item.exception,
+    const wording = (w) => ({ message: text_(w.message) || "", exception: text_(w.exception) || item.exception,
       releases: text_(w.releases), device: text_(w.device), note: text_(w.note) });
     let wordings = (item.wordings || []).map(wording);
     if (!wordings.length) wordings = [wording({ message: item.message, exception: item.exception })];
@@ -314,8 +315,9 @@
       entry: item, id: item.id, exception: item.exception, message: item.message, wordings,
       releases: { raises: text_(item.raises_in), lastGood: text_(item.last_good),
         replacement: text_(item.replacement), replacementSince: text_(item.replacement_since) },
-      linesPath: lines.path || null,
-      lines: Object.entries(lines.by_release || {}).map(([release, line]) => [String(release), Number(line)]),
+      linesPath: text_(lines.path),
+      lines: Object.entries(lines.by_release || {}).filter(([, line]) => Number.isInteger(line))
+        .map(([release, line]) => [String(release), line]),
     };
   }
 
