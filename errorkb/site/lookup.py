@@ -255,7 +255,7 @@ def keep_tail(text: str, cap: int = CAP) -> str:
 def normalize(text: str, meter: Meter | None = None) -> str:
     """Rule 2: what terminals and tools add, taken away."""
     meter = meter or Meter()
-    meter.work += 6 * len(text)  # six passes, each reading the text once
+    meter.work += 10 * len(text)  # the ten passes below each read the text once
     text = text.replace("\ufeff", "").replace("\u00a0", " ")
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\u2028", "\n").replace("\u2029", "\n")
     text = ANSI.sub("", text)

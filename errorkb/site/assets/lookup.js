@@ -261,7 +261,7 @@
   /* Rule 2: what terminals and tools add, taken away. */
   function normalize(text, meter) {
     meter = meter || new Meter();
-    meter.work += 6 * text.length;
+    meter.work += 10 * text.length;  // the ten passes below each read the text once
     text = text.replaceAll("\ufeff", "").replaceAll("\u00a0", " ");
     text = text.replaceAll("\r\n", "\n").replaceAll("\r", "\n").replaceAll("\u2028", "\n").replaceAll("\u2029", "\n");
     text = text.replace(ANSI, "");
