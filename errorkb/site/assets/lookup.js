@@ -237,8 +237,10 @@
 
   const isHigh = (code) => code >= 0xd800 && code <= 0xdbff;
   const isLow = (code) => code >= 0xdc00 && code <= 0xdfff;
-  /* Code points in `text` (Python's len). */
+  const SURROGATE = /[\ud800-\udfff]/;
+  /* Code points in `text` (Python's len); one native scan when it has no astral character. */
   function points(text) {
+    if (!SURROGATE.test(text)) return text.length;
     let count = text.length;
     for (let i = 1; i < text.length; i++) if (isLow(text.charCodeAt(i)) && isHigh(text.charCodeAt(i - 1))) count--;
     return count;
@@ -360,8 +362,8 @@
       const meter = new Meter();
       const kept = keepTail(pasted, this.cap);
       const text = normalize(kept, meter);
-      const cut = points(pasted) - points(kept);
-      if (!text) return { matches: [], cut, kept: points(kept), work: meter.work };
+      const size = points(kept), cut = points(pasted) - size;
+      if (!text) return { matches: [], cut, kept: size, work: meter.work };
       const options = candidates(text, meter);
       const best = new Map();
       for (const item of this.items) {
@@ -373,7 +375,7 @@
       let matches = [...best.values()].sort(compare);
       const frames = matches.some((m) => m.known.lines.length) ? framesIn(text, meter) : [];
       matches = matches.map((m) => withRelease(m, frames, release));
-      return { matches, cut, kept: points(kept), work: meter.work };
+      return { matches, cut, kept: size, work: meter.work };
     }
   }
 
