@@ -110,6 +110,9 @@ def _parser() -> argparse.ArgumentParser:
                         help="match against a published api/errors/index.json instead of the entries")
     lookup.add_argument("--all", action="store_true", help="list every matching entry, not only the best")
     lookup.add_argument("--json", action="store_true", help="print the matches as JSON")
+    lookup.add_argument("--release", default=None,
+                        help="the transformers release you run (e.g. 4.49.0): says whether it raises the error and "
+                             "what to do on it; otherwise read from the traceback's frames where it can be")
     lookup.set_defaults(command=cmd_lookup)
 
     render_site = commands.add_parser("render", help="write the site's pages as plain Markdown, with the JSON "
@@ -333,28 +336,69 @@ def cmd_lookup(project: Project, args: argparse.Namespace) -> int:
         if loaded.problems:
             err.print(f"errorkb lookup: {len(loaded.problems)} problem(s) in the entries (see errorkb check); "
                       "looking among the entries that load", markup=False)
-        known = known_from_entries(one.entry for one in loaded.entries)
-    matches = Lookup(known).find(text)
+        entries = [one.entry for one in loaded.entries]
+        known = known_from_entries(entries, _raise_lines(project, entries))
+    answer = Lookup(known).answer(text, args.release)
+    matches = answer.matches
     shown = matches if args.all else matches[:1]
+    if answer.cut:
+        err.print(f"errorkb lookup: the paste is long; read its last {answer.kept:,} characters "
+                  f"({answer.cut:,} cut from the start)", markup=False)
     if args.json:
-        print(json.dumps([{"id": m.known.id, "title": m.known.title, "exception": m.known.exception,
-                           "function": m.known.function, "url": m.known.url, "values": m.values,
-                           "exact": m.exact} for m in shown], indent=1, ensure_ascii=False))
+        print(json.dumps([_match_json(m) for m in shown], indent=1, ensure_ascii=False))
     for match in [] if args.json else shown:
-        values = ", ".join(f"{{{expression}}} = {value}" for expression, value in match.values.items())
-        out.print(f"[bold]{match.known.id}[/]  ", end="")
-        out.print(match.known.title, markup=False)
-        out.print(f"  {match.known.exception} from {match.known.function}"
-                  + ("" if match.exact else " (found inside the text)"), markup=False)
-        if values:
-            out.print(f"  {values}", markup=False)
-        out.print(f"  page: {match.known.url}", markup=False)
+        _print_match(match)
     if not matches:
         err.print("errorkb lookup: no entry matches this message", markup=False)
         return 1
     if not args.all and len(matches) > 1 and not args.json:
         err.print(f"({len(matches) - 1} more match; --all lists them)", markup=False)
     return 0
+
+
+def _raise_lines(project: Project, entries: list) -> dict[str, dict[str, int]]:
+    """Each entry's raise line per release, from the version matrix report, where it ran."""
+    from errorkb.verify.matrix import read_matrix, summarize
+
+    data = read_matrix(project)
+    if not data:
+        return {}
+    summaries = {entry.id: summarize(entry.id, data, {}) for entry in entries}
+    return {entry_id: summary.lines for entry_id, summary in summaries.items() if summary and summary.lines}
+
+
+def _match_json(match) -> dict:
+    wording, release = match.matched, match.release
+    return {"id": match.known.id, "title": match.known.title, "exception": match.known.exception,
+            "function": match.known.function, "url": match.known.url, "values": match.values, "exact": match.exact,
+            "wording": {"index": match.wording, "message": wording.message, "exception": wording.exception,
+                        "releases": wording.releases, "device": wording.device, "note": wording.note},
+            "release": None if release is None else {"releases": list(release.releases), "given": release.given,
+                                                     "raises": release.raises, "advice": release.advice}}
+
+
+def _print_match(match) -> None:
+    values = ", ".join(f"{{{expression}}} = {value}" for expression, value in match.values.items())
+    out.print(f"[bold]{match.known.id}[/]  ", end="")
+    out.print(match.known.title, markup=False)
+    out.print(f"  {match.known.exception} from {match.known.function}"
+              + ("" if match.exact else " (found inside the text)"), markup=False)
+    if match.wording:
+        wording = match.matched
+        where = ", ".join(x for x in (wording.releases and f"transformers {wording.releases}", wording.device) if x)
+        out.print(f"  matched another wording{f' ({where})' if where else ''}: {wording.message}"
+                  + (f" — {wording.note}" if wording.note else ""), markup=False)
+    if values:
+        out.print(f"  {values}", markup=False)
+    if match.release is not None:
+        release = match.release
+        source = "as given" if release.given else "from the traceback's frames"
+        state = {True: "raises it", False: "does not raise it"}.get(
+            release.raises, "some of them raise it" if release.advice else "the entry records no release range")
+        where = release.releases[0] if len(release.releases) == 1 else \
+            f"{release.releases[0]} – {release.releases[-1]}"
+        out.print(f"  transformers {where} ({source}): {state}. {release.advice}".rstrip(), markup=False)
+    out.print(f"  page: {match.known.url}", markup=False)
 
 
 def cmd_render(project: Project, args: argparse.Namespace) -> int:

@@ -93,6 +93,15 @@ def test_unbalanced_message_template_is_reported(tmp_path):
     assert any(p.startswith(f"{ENTRY_FILE}:5:") and "never closed" in p for p in problems), problems
 
 
+@pytest.mark.parametrize("message", ["{msg}", " ", "'{cls}' object has no attribute '{name}'"])
+def test_a_message_too_generic_to_identify_the_error_is_reported(tmp_path, message):
+    line = next(one for one in VALID_ENTRY.splitlines() if one.startswith("message:"))
+    text = VALID_ENTRY.format(id="demo-error").replace(line.replace("{{", "{").replace("}}", "}"),
+                                                       f"message: {json.dumps(message)}")
+    problems = problems_of(tmp_path, **with_entry(text))
+    assert any(p.startswith(f"{ENTRY_FILE}:5:") and "too generic" in p for p in problems), problems
+
+
 def test_missing_snippet_file_points_at_the_reference(tmp_path):
     problems = problems_of(tmp_path, snippets={"demo-error": {"before.py": BEFORE, "after.py": AFTER}})
     assert problems == [f"{ENTRY_FILE}:23:11: snippet file snippets/demo-error/guard.py does not exist; "

@@ -21,7 +21,7 @@ from pydantic import (
     model_validator,
 )
 
-from errorkb.core.message import MessageTemplate, TemplateSyntaxError
+from errorkb.core.message import MessageTemplate, TemplateSyntaxError, is_degenerate
 from errorkb.core.releases import ReleaseRange, contains
 from errorkb.core.snippets import AFTER, BEFORE, Role
 
@@ -219,7 +219,8 @@ class Wording(Strict):
     @field_validator("message")
     @classmethod
     def _message_parses(cls, value: str) -> str:
-        MessageTemplate.parse(value)
+        if reason := is_degenerate(MessageTemplate.parse(value)):
+            raise ValueError(f"message too generic to tell this error from others: {reason}")
         return value
 
     @property
@@ -276,7 +277,8 @@ class Entry(Needs):
     @field_validator("message")
     @classmethod
     def _message_parses(cls, value: str) -> str:
-        MessageTemplate.parse(value)
+        if reason := is_degenerate(MessageTemplate.parse(value)):
+            raise ValueError(f"message too generic to tell this error from others: {reason}")
         return value
 
     @model_validator(mode="after")

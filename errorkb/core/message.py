@@ -5,11 +5,20 @@ An entry stores the message exactly as the source writes it, e.g.
 is a placeholder that matched anything at run time; ``{{`` and ``}}`` are literal braces.
 The same matcher serves the verifier (does the captured message fit?) and the lookup
 (which entry does a pasted message belong to?), so both always agree.
+
+Matching, piece by piece (errorkb/site/assets/lookup.js is a line-for-line port). A template is
+fixed pieces with placeholders between them. Each fixed piece is found in order, at its first
+occurrence after the previous one: a placeholder takes any text, the empty text included, and
+the shortest that lets the next piece be found (what a lazy ``(.*?)`` took before, without the
+backtracking that made a 12 KB paste take seconds). `match` pins the first piece to the start
+and the last to the end; `search` takes the first occurrence of the first piece, and a
+placeholder at the very end is then empty. A placeholder repeated with the same expression must
+stand for the same text in that first fit: no other split is tried (trying them all is what
+backtracks without bound). So the work is one scan of the text per piece, linear in its size.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -81,32 +90,162 @@ class MessageTemplate:
         return " ".join(part.text for part in self.parts if isinstance(part, Literal))
 
     @cached_property
-    def _compiled(self) -> tuple[re.Pattern[str], dict[str, str]]:
-        """The regex, and its group names mapped back to placeholder expressions."""
-        groups: dict[str, str] = {}
-        pattern: list[str] = []
+    def pieces(self) -> tuple[str, ...]:
+        """The fixed text between placeholders: one more than there are placeholders, the
+        first and last possibly empty (a template that starts or ends with a placeholder)."""
+        pieces, current = [], ""
         for part in self.parts:
             if isinstance(part, Literal):
-                pattern.append(re.escape(part.text))
-            elif part.expression in groups:  # the same expression twice renders the same text
-                pattern.append(f"(?P={groups[part.expression]})")
+                current += part.text
             else:
-                groups[part.expression] = f"p{len(groups)}"
-                pattern.append(f"(?P<{groups[part.expression]}>.*?)")
-        names = {group: expression for expression, group in groups.items()}
-        return re.compile("".join(pattern), re.DOTALL), names
+                pieces.append(current)
+                current = ""
+        return (*pieces, current)
 
-    def match(self, message: str) -> dict[str, str] | None:
+    @cached_property
+    def slots(self) -> tuple[str, ...]:
+        """Each placeholder's expression, in order, repeats included."""
+        return tuple(part.expression for part in self.parts if isinstance(part, Placeholder))
+
+    def match(self, message: str, meter: Meter | None = None) -> dict[str, str] | None:
         """Placeholder values if `message` is an instance of this template, else None."""
-        regex, names = self._compiled
-        found = regex.fullmatch(message)
-        return None if found is None else {names[g]: v for g, v in found.groupdict().items()}
+        return self._fit(message, True, meter or Meter())
 
-    def search(self, text: str) -> dict[str, str] | None:
+    def search(self, text: str, meter: Meter | None = None) -> dict[str, str] | None:
         """Like `match`, but the message may sit inside a longer text (a pasted traceback)."""
-        regex, names = self._compiled
-        found = regex.search(text)
-        return None if found is None else {names[g]: v for g, v in found.groupdict().items()}
+        return self._fit(text, False, meter or Meter())
+
+    def _fit(self, text: str, whole: bool, meter: Meter) -> dict[str, str] | None:
+        """The piece-by-piece fit described in the module docstring."""
+        pieces = self.pieces
+        first, last = pieces[0], pieces[-1]
+        if whole and len(pieces) == 1:
+            meter.work += len(first)
+            return {} if text == first else None
+        if whole:
+            meter.work += len(first) + len(last)
+            end = len(text) - len(last)
+            if end < len(first) or not text.startswith(first) or not text.endswith(last):
+                return None
+            position = len(first)
+        else:
+            at = _find(text, first, 0, len(text), meter)
+            if at < 0:
+                return None
+            if len(pieces) == 1:
+                return {}
+            end, position = len(text), at + len(first)
+        values = []
+        for piece in pieces[1:-1]:
+            found = _find(text, piece, position, end, meter)
+            if found < 0:
+                return None
+            values.append(text[position:found])
+            position = found + len(piece)
+        if whole:
+            values.append(text[position:end])
+        else:
+            found = _find(text, last, position, end, meter)
+            if found < 0:
+                return None
+            values.append(text[position:found])
+        return self._named(values)
+
+    def _named(self, values: list[str]) -> dict[str, str] | None:
+        """Values by expression; None when a repeated expression stood for two texts."""
+        named: dict[str, str] = {}
+        for slot, value in zip(self.slots, values, strict=True):
+            if named.setdefault(slot, value) != value:
+                return None
+        return named
+
+
+class Meter:
+    """Characters a scan may examine, added up: the lookup's deterministic measure of work.
+
+    Tests assert that it grows linearly with the paste (wall-clock time would be flaky), and
+    the JavaScript port counts the same way, so equal counts show equal algorithms."""
+
+    __slots__ = ("work",)
+
+    def __init__(self) -> None:
+        self.work = 0
+
+
+def _find(text: str, piece: str, start: int, end: int, meter: Meter) -> int:
+    """`text.find(piece, start, end)`, counting what the scan may have examined."""
+    found = text.find(piece, start, end)
+    meter.work += end - start if found < 0 else found + len(piece) - start
+    return found
+
+
+# -- how much fixed text a template has ---------------------------------------------------------
+
+MIN_FIXED = 8  # letters and digits in all the fixed text together
+MIN_PIECE = 6  # ... and in the longest fixed piece, when the template has placeholders
+FILLER = "\x00"  # stands for a placeholder when comparing with Python's own wordings
+
+# Messages the interpreter (and torch) word the same way for every program: a template that
+# fixes nothing beyond one of these leaves what identifies the error to its placeholders.
+GENERIC_WORDINGS = (
+    "'{a}' object has no attribute '{b}'",
+    "type object '{a}' has no attribute '{b}'",
+    "module '{a}' has no attribute '{b}'",
+    "name '{a}' is not defined",
+    "cannot import name '{a}' from '{b}'",
+    "No module named '{a}'",
+    "{a}() got an unexpected keyword argument '{b}'",
+    "{a}() takes {b} positional arguments but {c} were given",
+    "{a}() missing {b} required positional argument: '{c}'",
+    "'{a}' object is not subscriptable",
+    "'{a}' object is not callable",
+    "'{a}' object is not iterable",
+    "object of type '{a}' has no len()",
+    "unsupported operand type(s) for {a}: '{b}' and '{c}'",
+    "too many values to unpack (expected {a})",
+    "not enough values to unpack (expected {a}, got {b})",
+    "CUDA error: {a}",
+)
+
+
+@dataclass(frozen=True)
+class FixedText:
+    """How much a template pins down: letters and digits (whitespace and punctuation do not
+    tell one error from another) in all its fixed text, and in its longest fixed piece."""
+
+    total: int
+    longest: int
+
+
+def fixed_text(template: MessageTemplate) -> FixedText:
+    counts = [sum(char.isalnum() for char in piece) for piece in template.pieces]
+    return FixedText(sum(counts), max(counts))
+
+
+def is_degenerate(template: MessageTemplate | str) -> str | None:
+    """Why `template` is too generic to identify an error (it would match almost any
+    message, or every error of its kind), or None when it is specific enough.
+
+    The lookup ignores such templates, so that no paste is claimed by `{msg}`; the loader
+    reports them where an entry is written."""
+    if isinstance(template, str):
+        template = MessageTemplate.parse(template)
+    measure = fixed_text(template)
+    if measure.total < MIN_FIXED:
+        return (f"its fixed text has {measure.total} letters or digits (at least {MIN_FIXED} needed): "
+                "it would match almost any message")
+    if not template.slots:
+        return None
+    if measure.longest < MIN_PIECE:
+        return (f"its longest fixed piece has {measure.longest} letters or digits (at least {MIN_PIECE} needed "
+                "when there are placeholders): it would match almost any message")
+    filled = FILLER.join(template.pieces)
+    for wording in GENERIC_WORDINGS:
+        values = MessageTemplate.parse(wording).match(filled)
+        if values is not None and all(value and not value.strip(FILLER) for value in values.values()):
+            return (f"it fixes nothing beyond the wording Python gives every such error ({wording}): "
+                    "its placeholders hold whatever identifies the error")
+    return None
 
 
 def _closing_brace(source: str, start: int) -> int:

@@ -90,7 +90,7 @@ def version_ranges(project: Project, pages: list[render.EntryPage]) -> dict[str,
             matrix.describe_spans(summary.raises), matrix.describe_spans(summary.after_passes), summary.fixed_in,
             newest, summary.tested, tuple(summary.failed_setup), summary.stale,
             tuple(matrix.line_spans(summary.lines, order)), data.updated[:10] or None, summary.fixed_reason,
-            summary.not_run)
+            summary.not_run, tuple(summary.lines.items()))
     return ranges
 
 

@@ -30,6 +30,7 @@ from errorkb.core.snippets import Snippet, read_snippet
 from errorkb.plugs import runtime_for
 from errorkb.site import evidence
 from errorkb.site.inert import inert, one_line
+from errorkb.site.lookup import index_fields
 from errorkb.source.coverage import Coverage
 from errorkb.source.upstream import read_source, source_file
 from errorkb.verify.records import CheckRecord, Outcome
@@ -68,6 +69,7 @@ class VersionRange:
     measured: str | None = None  # date of the matrix report
     fixed_reason: str | None = None  # what the before did instead in `fixed_in`
     not_run: str | None = None  # why the before ran in no release (an unmet need)
+    by_release: tuple[tuple[str, int], ...] = ()  # (release, raise line) in matrix order: the lookup's clue
 
 
 @dataclass
@@ -325,7 +327,9 @@ def _badge_json(badge: evidence.Badge) -> dict[str, object]:
 
 
 def index_document(pages: list[EntryPage]) -> dict[str, object]:
-    """What the lookup box needs for every entry, in one small file."""
+    """What the lookup box needs for every entry, in one small file. Schema 1's fields stay;
+    `wordings`, `raises_in`, `last_good`, `replacement`, `replacement_since` and `lines` were
+    added beside them (`lookup.index_fields`), and readers tolerate their absence."""
     return {
         "schema": 1,
         "entries": [
@@ -333,7 +337,8 @@ def index_document(pages: list[EntryPage]) -> dict[str, object]:
              "message": p.entry.message, "function": p.entry.source.function, "library": p.entry.library,
              "url": site_url(p.entry), "tags": p.entry.tags,
              "badges": [{"target": b.target, "device": b.device, "outcome": b.outcome, "stale": b.stale,
-                         "date": b.date} for b in badges(p)]}
+                         "date": b.date} for b in badges(p)],
+             **index_fields(p.entry, dict(p.versions.by_release) if p.versions else None)}
             for p in pages
         ],
     }

@@ -17,7 +17,7 @@ HEAD_DIM = Known("head-dim-list-length", "head_dim list", "ValueError",
 NUM_HEADS = Known("num-heads-list-length", "num_heads list", "ValueError",
                   "`num_head` was provided as a list of length {len(num_heads)}, but the Cache currently has "
                   "{len(self.layers)} layers")
-GENERIC = Known("generic", "anything with layers", "ValueError", "{what} layers")
+GENERIC = Known("generic", "anything with layers", "ValueError", "{what}, but the Cache currently has {n} layers")
 OOM = Known("oom", "out of memory", "torch.OutOfMemoryError", "CUDA out of memory. Tried to allocate {size}")
 KB = Lookup([HEAD_DIM, NUM_HEADS, GENERIC, OOM])
 
@@ -106,8 +106,8 @@ def test_cli_lookup_exits_1_when_nothing_matches(project):
 def test_cli_lookup_against_a_published_index(project, tmp_path):
     index = tmp_path / "index.json"
     index.write_text(json.dumps({"entries": [{"id": "x", "title": "X", "exception": "ValueError",
-                                              "message": "bad {thing} here", "url": "x/"}]}))
-    result = run_cli("--root", str(project), "lookup", "--index", str(index), "ValueError: bad spoon here")
+                                              "message": "bad {thing} in the cache", "url": "x/"}]}))
+    result = run_cli("--root", str(project), "lookup", "--index", str(index), "ValueError: bad spoon in the cache")
     assert result.returncode == 0 and result.stdout.startswith("x")
 
 
@@ -122,3 +122,257 @@ def test_a_template_ending_in_a_space_still_matches_a_stripped_paste():
     kb = Lookup([Known("quanto", "q", "ImportError", "You need optimum-quanto {v} to use `X`. ")])
     found = kb.find("ImportError: You need optimum-quanto 0.2.5 to use `X`. \n")
     assert found and found[0].exact and found[0].values == {"v": "0.2.5"}
+
+
+# -- real pastes: what terminals and tools add (issue 11, item 4) -------------------------------
+
+ATTR = Known("get-max-length", "get_max_length removed", "AttributeError",
+             "'DynamicCache' object has no attribute 'get_max_length'")
+IMPORT = Known("hybrid-cache", "HybridCache removed", "ImportError", "cannot import name 'HybridCache' from 'transformers'")
+ACCEL = Known("device-assert", "device-side assert", "torch.AcceleratorError",
+              "CUDA error: device-side assert triggered")
+REAL = Lookup([HEAD_DIM, NUM_HEADS, OOM, ATTR, IMPORT, ACCEL])
+
+
+def first(text: str, kb: Lookup = REAL):
+    found = kb.find(text)
+    assert found, text
+    return found[0]
+
+
+def prefixed(prefix: str, text: str) -> str:
+    return "\n".join(prefix + line for line in text.splitlines())
+
+
+@pytest.mark.parametrize("prefix", ["[rank0]: ", "[rank1]:", "E   ", "E       ", "[default0]:",
+                                    "2025-01-01 12:00:00,123 - ERROR - ", "2025-01-01 12:00:00,123 - __main__ - ERROR - ",
+                                    "[2025-01-01 12:00:00] ERROR: ", "2025-01-01T12:00:00.123456Z ",
+                                    "trainer-1  | ", "web | 2025-01-01 12:00:00,123 - ERROR - "])
+def test_a_prefix_on_every_line_is_read_through(prefix):
+    match = first(prefixed(prefix, TRACEBACK))
+    assert match.known.id == "head-dim-list-length" and match.exact and match.exception == "ValueError"
+    assert match.values == {"len(num_heads)": "12", "len(self.layers)": "28"}
+
+
+def test_a_multi_line_message_behind_prefixes_matches_whole():
+    kb = Lookup([Known("two-lines", "t", "ValueError", "first line {a} of the cache\nsecond line {b} of the cache")])
+    text = prefixed("[rank3]: ", "Traceback (most recent call last):\n  File \"x.py\", line 1\n"
+                                 "ValueError: first line 1 of the cache\nsecond line 2 of the cache")
+    match = first(text, kb)
+    assert match.exact and match.values == {"a": "1", "b": "2"}
+
+
+@pytest.mark.parametrize("suffix", [". Did you mean: 'get_seq_length'?", ". Did you mean:", ". Did you mean: 'x'",
+                                    ". Did you mean: 'get_seq_length'? Or did you forget to import 'x'?"])
+def test_pythons_did_you_mean_hint_is_not_part_of_the_message(suffix):
+    match = first(f"AttributeError: 'DynamicCache' object has no attribute 'get_max_length'{suffix}")
+    assert match.known.id == "get-max-length" and match.exact
+
+
+def test_ansi_colours_are_read_through():
+    coloured = (f"\x1b[1;31mTraceback (most recent call last):\x1b[0m\n  File \x1b[35m\"x.py\"\x1b[0m, line 2\n"
+                f"\x1b[1;35mValueError\x1b[0m: \x1b[35m{MESSAGE}\x1b[0m\n\x1b]8;;file:///x\x1b\\link\x1b]8;;\x1b\\")
+    match = first(coloured)
+    assert match.known.id == "head-dim-list-length" and match.exact and match.exception == "ValueError"
+
+
+@pytest.mark.parametrize("text", [f"\ufeff{MESSAGE}", f"\ufeffValueError: {MESSAGE}\r\n",
+                                  TRACEBACK.replace("\n", "\r\n"), TRACEBACK.replace("\n", "\r"),
+                                  f"ValueError:\u00a0{MESSAGE}"])
+def test_byte_order_marks_and_windows_line_endings_are_read_through(text):
+    match = first(text)
+    assert match.known.id == "head-dim-list-length" and match.exact
+
+
+CHAINED = """Traceback (most recent call last):
+  File "a.py", line 3, in <module>
+    from transformers import HybridCache
+ImportError: cannot import name 'HybridCache' from 'transformers'
+
+{marker}
+
+Traceback (most recent call last):
+  File "a.py", line 5, in <module>
+    cache.get_max_length()
+AttributeError: 'DynamicCache' object has no attribute 'get_max_length'. Did you mean: 'get_seq_length'?
+"""
+
+
+@pytest.mark.parametrize("marker", ["During handling of the above exception, another exception occurred:",
+                                    "The above exception was the direct cause of the following exception:"])
+def test_every_exception_of_a_chain_is_a_candidate_and_the_last_ranks_first(marker):
+    found = REAL.find(CHAINED.format(marker=marker))
+    assert [m.known.id for m in found] == ["get-max-length", "hybrid-cache"]
+    assert all(m.exact for m in found) and [m.chain for m in found] == [0, 1]
+
+
+@pytest.mark.parametrize("name", ["torch.AcceleratorError", "AcceleratorError", "torch.cuda.AcceleratorError"])
+def test_dotted_exception_names(name):
+    match = first(f"{name}: CUDA error: device-side assert triggered")
+    assert match.known.id == "device-assert" and match.exact and match.exception == name
+
+
+def test_builtins_prefixed_names():
+    match = first("builtins.AttributeError: 'DynamicCache' object has no attribute 'get_max_length'")
+    assert match.known.id == "get-max-length" and match.exact
+
+
+# -- wordings, degenerate templates, releases (issue 11, items 3–4) -----------------------------
+
+
+def test_another_wording_matches_and_says_which():
+    known = Known.from_index({
+        "id": "seen-tokens", "title": "seen_tokens", "exception": "AttributeError",
+        "message": "'DynamicCache' object has no attribute 'seen_tokens'",
+        "wordings": [{"message": "'DynamicCache' object has no attribute 'seen_tokens'", "exception": None},
+                     {"message": "'{cls}' object has no attribute 'seen_tokens'", "exception": None,
+                      "releases": "<4.40", "note": "older releases named the subclass"},
+                     {"message": "The `seen_tokens` attribute is deprecated and will be removed in {version}",
+                      "exception": "FutureWarning", "releases": ">=4.41,<4.49"}]})
+    kb = Lookup([known])
+    assert first("AttributeError: 'DynamicCache' object has no attribute 'seen_tokens'", kb).wording == 0
+    other = first("AttributeError: 'SinkCache' object has no attribute 'seen_tokens'", kb)
+    assert other.wording == 1 and other.matched.releases == "<4.40" and other.exact
+    warned = first("FutureWarning: The `seen_tokens` attribute is deprecated and will be removed in v4.49", kb)
+    assert warned.wording == 2 and warned.exception == "FutureWarning" and warned.values == {"version": "v4.49"}
+
+
+@pytest.mark.parametrize("message", ["'{cls}' object has no attribute '{name}'", "{msg}", " ", "{a}: {b}",
+                                     "cannot import name '{name}' from '{module}'"])
+def test_a_degenerate_template_never_matches(message):
+    kb = Lookup([Known("claims-all", "everything", "AttributeError", message), ATTR])
+    for text in ["AttributeError: 'DynamicCache' object has no attribute 'get_max_length'", "anything at all",
+                 "AttributeError: 'x' object has no attribute 'y'"]:
+        assert "claims-all" not in [m.known.id for m in kb.find(text)]
+    assert [one for one, _ in kb.ignored] == ["claims-all"]
+
+
+REMOVED = Known.from_index({
+    "id": "get-max-length", "title": "get_max_length removed", "exception": "AttributeError",
+    "message": "'DynamicCache' object has no attribute 'get_max_length'",
+    "raises_in": ">=4.49", "last_good": "4.48.3", "replacement": "`get_max_cache_shape()`",
+    "replacement_since": "4.45.0",
+    "lines": {"path": "src/transformers/generation/utils.py", "by_release": {"4.48.3": 1590, "4.49.0": 1602,
+                                                                           "4.50.0": 1602, "4.51.0": 1650}}})
+FRAMED = """Traceback (most recent call last):
+  File "/venv/lib/python3.11/site-packages/transformers/generation/utils.py", line {line}, in generate
+    past_length = cache.get_max_length()
+AttributeError: 'DynamicCache' object has no attribute 'get_max_length'
+"""
+
+
+def test_a_frame_in_the_packages_file_narrows_the_release_and_gives_the_verdict():
+    match = first(FRAMED.format(line=1602), Lookup([REMOVED]))
+    assert match.release.releases == ("4.49.0", "4.50.0") and match.release.given is False
+    assert match.release.raises is True
+    assert match.release.advice == "Use `get_max_cache_shape()` (available since 4.45.0)."
+
+
+def test_windows_paths_narrow_the_release_too():
+    text = FRAMED.format(line=1650).replace("/venv/lib/python3.11/site-packages/transformers/generation/utils.py",
+                                            "C:\\py\\Lib\\site-packages\\transformers\\generation\\utils.py")
+    assert first(text, Lookup([REMOVED])).release.releases == ("4.51.0",)
+
+
+def test_a_release_that_does_not_raise_it_says_so():
+    match = first(FRAMED.format(line=1590), Lookup([REMOVED]))
+    assert match.release.releases == ("4.48.3",) and match.release.raises is False
+    assert ">=4.49" in match.release.advice
+
+
+def test_a_given_release_overrides_the_frames_and_advises_an_upgrade_when_the_replacement_is_newer():
+    later = Known.from_index({**{k: v for k, v in REMOVED.extra.items()}, "id": "x", "title": "x",
+                              "exception": "AttributeError", "message": REMOVED.message, "replacement_since": "4.60"})
+    match = first(FRAMED.format(line=1602), Lookup([later]))
+    assert match.release is None or match.release.releases == ("4.49.0", "4.50.0")
+    given = Lookup([later]).find(FRAMED.format(line=1602), release="4.52.1")[0].release
+    assert given.releases == ("4.52.1",) and given.given and given.raises is True
+    assert given.advice == ("Upgrade to 4.60 or later and use `get_max_cache_shape()`, or downgrade to 4.48.3, "
+                            "the last release where the old code ran.")
+
+
+def test_no_frame_and_no_release_gives_no_verdict():
+    assert first("AttributeError: 'DynamicCache' object has no attribute 'get_max_length'",
+                 Lookup([REMOVED])).release is None
+
+
+@pytest.mark.parametrize("specifier, release, expected", [
+    (">=4.49", "4.49.0", True), (">=4.49,<5.0", "5.0.0", False), ("~=4.49", "4.60.1", True),
+    ("~=4.49.1", "4.50.0", False), ("==4.49.*", "4.49.3", True), ("!=4.49.*", "4.49.3", False),
+    ("==4.49", "4.49.0", True), ("<4.49", "4.48.99", True), ("", "1.0", True), ("nonsense", "1.0", None),
+    (">=4.49", "4.49.0rc1", None),
+])
+def test_release_specifiers(specifier, release, expected):
+    from errorkb.site.lookup import contains
+
+    assert contains(specifier, release) is expected
+
+
+def test_every_wrapped_form_of_the_real_pastes_lands_on_its_entry():
+    """The pastes the parity test runs in both languages: each base, under each prefix and
+    transformation, lands exactly on its entry (or on nothing, for the errors not documented)."""
+    from pastes import BASES, ENTRIES, PASTES, PREFIXES
+
+    expected = ["head-dim-list-length"] * 3 + ["get-max-length"] * 2 + ["device-assert", "get-max-length", None, None]
+    kb = Lookup(Known.from_index(item) for item in ENTRIES)
+    variants = len(PREFIXES) + 6
+    assert len(expected) == len(BASES)
+    for index, wanted in enumerate(expected):
+        own = PASTES[index * len(PREFIXES):(index + 1) * len(PREFIXES)]
+        own += PASTES[len(BASES) * len(PREFIXES) + index * 6:len(BASES) * len(PREFIXES) + (index + 1) * 6]
+        assert len(own) == variants
+        for text in own:
+            found = kb.find(text)
+            if wanted is None:
+                assert found == [], text
+            else:
+                assert found and found[0].known.id == wanted and found[0].exact, text
+
+
+def test_cli_lookup_gives_the_release_verdict_and_the_wording(tmp_path, project):
+    from pastes import ENTRIES
+
+    index = tmp_path / "index.json"
+    index.write_text(json.dumps({"entries": ENTRIES}))
+    paste = FRAMED.format(line=1602).replace("'DynamicCache'", "'MyCache'")
+    result = run_cli("--root", str(project), "lookup", "--index", str(index), stdin=paste)
+    assert result.returncode == 0, result.stderr
+    assert "matched another wording (transformers >=4.49): '{cls}' object has no attribute" in result.stdout
+    assert ("transformers 4.49.0 – 4.50.0 (from the traceback's frames): raises it. Use `get_max_cache_shape()` "
+            "(available since 4.45.0).") in result.stdout
+    given = run_cli("--root", str(project), "lookup", "--index", str(index), "--release", "4.48.3", "--json", paste)
+    match = json.loads(given.stdout)[0]
+    assert match["wording"]["index"] == 1 and match["release"]["given"] is True
+    assert match["release"]["raises"] is False and match["release"]["releases"] == ["4.48.3"]
+
+
+def test_cli_lookup_says_when_it_cut_a_long_paste(project):
+    result = run_cli("--root", str(project), "lookup", stdin="x" * 100_000 + "\n" + TRACEBACK)
+    assert result.returncode == 0 and "cut from the start" in result.stderr
+
+
+def test_entries_with_also_seen_as_and_releases_are_read_through_the_adapter():
+    """The entry model gains `also_seen_as` and `releases` (as models, or mappings); the lookup
+    reads either, and an entry without them still works."""
+    from types import SimpleNamespace as Model
+
+    from errorkb.site.lookup import known_from_entries
+
+    source = Model(path="src/transformers/cache_utils.py", function="Cache.get_max_length")
+    plain = Model(id="plain", title="t", library="huggingface/transformers", exception="AttributeError",
+                  message="'DynamicCache' object has no attribute 'get_max_length'", source=source)
+    rich = Model(**{**vars(plain), "id": "rich",
+                    "also_seen_as": [Model(message="'{cls}' object has no attribute 'get_max_length'", exception=None,
+                                           releases=">=4.49", device=None, note="subclasses"),
+                                     {"message": "CUDA error: device-side assert triggered",
+                                      "exception": "torch.AcceleratorError", "device": "cuda"}],
+                    "releases": Model(raises=">=4.49", last_good="4.48.3", replacement="`get_max_cache_shape()`",
+                                      replacement_since=None)})
+    plain_known, rich_known = known_from_entries([plain, rich], {"rich": {"4.49.0": 10}})
+    assert len(plain_known.wordings) == 1 and plain_known.releases.raises is None and plain_known.lines == ()
+    assert [w.exception for w in rich_known.wordings] == ["AttributeError", "AttributeError", "torch.AcceleratorError"]
+    assert rich_known.wordings[2].device == "cuda" and rich_known.releases.last_good == "4.48.3"
+    assert rich_known.lines == (("4.49.0", 10),) and rich_known.lines_path == "src/transformers/cache_utils.py"
+    match = Lookup([rich_known]).find("torch.AcceleratorError: CUDA error: device-side assert triggered",
+                                      release="4.50.0")[0]
+    assert match.wording == 2 and match.release.raises is True and match.release.advice == "Use `get_max_cache_shape()`."

@@ -146,3 +146,194 @@ def test_every_entry_of_the_knowledge_base_is_found_by_both(tmp_path):
     assert js == python
     for item, result in zip(entries, python):
         assert item["id"] in [found[0] for found in result["found"]], item["id"]
+
+
+# -- bounded work: the same hostile pastes, the same counted work --------------------------------
+
+
+def python_answers(entries: list[dict], pastes: list[str]) -> list:
+    lookup = Lookup(Known.from_index(item) for item in entries)
+    out = []
+    for text in pastes:
+        answer = lookup.answer(text)
+        out.append({"found": [[m.known.id, m.values, m.exception, m.exact] for m in answer.matches],
+                    "cut": answer.cut, "kept": answer.kept, "work": answer.work})
+    return out
+
+
+def js_answers(entries: list[dict], pastes: list[str]) -> list:
+    return run_js("""
+      const lookup = new L.Lookup(data.entries);
+      console.log(JSON.stringify(data.pastes.map((text) => {
+        const answer = lookup.answer(text);
+        return { found: answer.matches.map((m) => [m.entry.id, m.values, m.exception, m.exact]),
+                 cut: answer.cut, kept: answer.kept, work: answer.work };
+      })));""", {"entries": entries, "pastes": pastes})
+
+
+def test_hostile_pastes_get_the_same_answer_and_the_same_work_in_both():
+    """Line-for-line ports count the same work: the JS is exactly as linear as the Python."""
+    from hostile import ENTRIES, FAMILIES
+
+    pastes = [make(size) for make in FAMILIES.values() for size in (4096, 16384)]
+    python, js = python_answers(ENTRIES, pastes), js_answers(ENTRIES, pastes)
+    for paste, p, j in zip(pastes, python, js):
+        assert p == j, paste[:80]
+
+
+def test_every_hostile_family_at_one_megabyte_finishes_in_node():
+    """A hang guard: the old page ran out of memory on 20,000 warning lines."""
+    from hostile import ENTRIES, FAMILIES
+
+    pastes = {name: make(1 << 20) for name, make in FAMILIES.items()}
+    program = f"const L = require({json.dumps(str(LOOKUP_JS))});\n" + """
+      const data = JSON.parse(require('fs').readFileSync(0, 'utf8'));
+      const lookup = new L.Lookup(data.entries);
+      const times = {};
+      for (const [name, text] of Object.entries(data.pastes)) {
+        const start = process.hrtime.bigint();
+        lookup.find(text);
+        times[name] = Number(process.hrtime.bigint() - start) / 1e6;
+      }
+      console.log(JSON.stringify(times));"""
+    try:
+        result = subprocess.run([str(node()), "-e", program], input=json.dumps({"entries": ENTRIES, "pastes": pastes}),
+                                capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        pytest.fail("a hostile paste of 1 MB kept the page's lookup busy for over 60 s")
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert set(json.loads(result.stdout)) == set(FAMILIES)
+
+
+# -- real pastes, wordings, releases, degenerate templates: the same answers ----------------------
+
+
+def full_python(entries: list[dict], pastes: list[str], release: str | None = None, cap: int | None = None) -> list:
+    from errorkb.site.lookup import CAP
+
+    lookup = Lookup((Known.from_index(item) for item in entries), cap or CAP)
+    out = []
+    for text in pastes:
+        answer = lookup.answer(text, release)
+        out.append({"found": [[m.known.id, m.values, m.exception, m.exact, m.wording, m.chain,
+                               None if m.release is None else [list(m.release.releases), m.release.given,
+                                                               m.release.raises, m.release.advice]]
+                              for m in answer.matches],
+                    "cut": answer.cut, "kept": answer.kept, "ignored": [list(one) for one in lookup.ignored]})
+    return out
+
+
+def full_js(entries: list[dict], pastes: list[str], release: str | None = None, cap: int | None = None) -> list:
+    return run_js("""
+      const lookup = new L.Lookup(data.entries, data.cap || L.CAP);
+      console.log(JSON.stringify(data.pastes.map((text) => {
+        const answer = lookup.answer(text, data.release);
+        return { found: answer.matches.map((m) => [m.entry.id, m.values, m.exception, m.exact, m.wording, m.chain,
+                   m.release === null ? null : [m.release.releases, m.release.given, m.release.raises, m.release.advice]]),
+                 cut: answer.cut, kept: answer.kept, ignored: lookup.ignored };
+      })));""", {"entries": entries, "pastes": pastes, "release": release, "cap": cap})
+
+
+def test_real_pastes_get_the_same_answers_in_both():
+    from pastes import ENTRIES, PASTES
+
+    python, js = full_python(ENTRIES, PASTES), full_js(ENTRIES, PASTES)
+    for paste, p, j in zip(PASTES, python, js):
+        assert p == j, paste
+    found = [result["found"] for result in python if result["found"]]
+    assert len(found) > len(PASTES) * 0.7
+    assert all(result["ignored"] == [["generic", result["ignored"][0][1]]] for result in python)
+    assert sum(1 for one in found if one[0][6] is not None) >= 10  # release verdicts were given
+
+
+@pytest.mark.parametrize("release", ["4.48.3", "4.49.0", "5.2.0", "5.0.0rc1"])
+def test_a_given_release_gives_the_same_verdict_in_both(release):
+    from pastes import ENTRIES, PASTES
+
+    assert full_python(ENTRIES, PASTES[:40], release) == full_js(ENTRIES, PASTES[:40], release)
+
+
+def test_the_cap_cuts_the_same_characters_in_both():
+    """Sizes count code points in both (a JavaScript string's length counts UTF-16 units)."""
+    message = "`head_dim` was provided as a list of length 1, but the Cache currently has 2 layers"
+    pastes = ["🚀" * 300 + "\n" + message, "a🚀\n" * 100 + message, "🚀" * 1000, "x" * 999 + "🚀" + "\n" + message,
+              "\n".join(["ValueError: " + message] * 40)]
+    entries = [{"id": "h", "title": "h", "exception": "ValueError",
+                "message": "`head_dim` was provided as a list of length {n}, but the Cache currently has {m} layers"}]
+    python, js = full_python(entries, pastes, cap=256), full_js(entries, pastes, cap=256)
+    assert python == js
+    assert all(result["cut"] > 0 for result in python)
+
+
+def test_the_regular_expressions_are_the_same_in_both():
+    from errorkb.site import lookup
+
+    js = run_js("console.log(JSON.stringify(Object.fromEntries(Object.entries(L.patterns)"
+                ".map(([k, v]) => [k, v.source.replaceAll('\\\\/', '/')]))));", {})
+    assert js == {name: getattr(lookup, name).pattern for name in js}
+
+
+DEGENERATE_CASES = [
+    "'{cls}' object has no attribute '{name}'", "{msg}", " ", '" "', "{a}: {b}", "x", "layers {n}",
+    "cannot import name '{name}' from '{module}'", "cannot import name '{name}' from 'transformers'",
+    "'{cls}' object has no attribute 'get_max_length'", "{a} and {b} or {c} but {d} with {e}",
+    "list index out of range", "CUDA error: {x}", "CUDA error: device-side assert triggered",
+    "{f}() got an unexpected keyword argument '{k}'", "{f}() got an unexpected keyword argument 'cache_position'",
+    "too many values to unpack (expected {n})", "too many values to unpack (expected 2)",
+    "Expected {len(d) = } to be 4 or 6.\n{d = }", "ünïcödé wörds {x} everywhere", "日本語のメッセージ {x} です",
+    "`head_dim` was provided as a list of length {len(num_heads)}, but the Cache currently has {len(self.layers)} layers",
+]
+
+
+def test_degenerate_templates_are_judged_the_same_in_both():
+    from errorkb.core.message import is_degenerate
+
+    js = run_js("console.log(JSON.stringify(data.map((t) => L.isDegenerate(t))));", DEGENERATE_CASES)
+    assert js == [is_degenerate(t) for t in DEGENERATE_CASES]
+    assert sum(1 for reason in js if reason) >= 8 and sum(1 for reason in js if not reason) >= 8
+
+
+SPECIFIERS = [">=4.49", "<5.0", ">=4.49,<5.0", "==4.49.*", "!=4.49.*", "==4.49", "!=4.49.0", "~=4.49", "~=4.49.1",
+              ">4.49", "<=4.49.0", ">=4.49 , <4.50 ,", "", "~=4", ">=4.*", "==4.*", "nonsense", ">= 4.49", "==04.49",
+              "<4.49.0.0", ">4.48.99", "===4.49.0", ">=4.49rc1"]
+RELEASES = ["4.36.0", "4.48.3", "4.49", "4.49.0", "4.49.1", "4.49.10", "4.50.0", "4.9.0", "5.0.0", "5", "5.0.0.0",
+            "4.49.0rc1", "v4.49", "04.49.0"]
+
+
+def test_release_specifiers_agree_with_packaging():
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+    from packaging.version import Version
+
+    from errorkb.site.lookup import contains
+
+    cases = [[s, r] for s in SPECIFIERS for r in RELEASES]
+    js = run_js("console.log(JSON.stringify(data.map(([s, r]) => L.contains(s, r))));", cases)
+    python = [contains(s, r) for s, r in cases]
+    assert js == python
+    for (specifier, release), answer in zip(cases, python):
+        if answer is not None:  # wherever both understand it, packaging agrees
+            try:
+                truth = SpecifierSet(specifier).contains(Version(release), prereleases=True)
+            except InvalidSpecifier:
+                truth = None
+            assert answer == truth, (specifier, release)
+    assert sum(1 for a in python if a is True) > 40 and sum(1 for a in python if a is False) > 40
+
+
+def test_code_spans_of_a_title_are_split_as_commonmark_does():
+    cases = ["`head_dim` list", "a ``b`c`` d", "unclosed `x", "`` ` ``", "<b>`<i>`</b>", "``", "` a `", "`  `"]
+    js = run_js("console.log(JSON.stringify(data.map((t) => L.codeSpans(t).map((p) => [p.text, p.code]))));", cases)
+    assert js == [[["head_dim", True], [" list", False]], [["a ", False], ["b`c", True], [" d", False]],
+                  [["unclosed `x", False]], [["`", True]], [["<b>", False], ["<i>", True], ["</b>", False]],
+                  [["``", False]], [["a", True]], [["  ", True]]]
+
+
+def test_a_malformed_index_entry_is_read_the_same_way_and_never_crashes_either():
+    entries = [{"id": "odd", "title": "t", "exception": "ValueError", "message": "bad {thing} in the cache",
+                "wordings": [{"message": None}, {"message": "bad {thing} in the cache"}, {"message": "{x"}],
+                "lines": {"path": None, "by_release": {"1.0": "12", "2.0": 12, "3.0": True, "4.0": 1.5}},
+                "raises_in": 5},
+               {"id": "plain", "title": "p", "exception": "ValueError", "message": "plain message in the cache"}]
+    pastes = ["ValueError: bad spoon in the cache", 'File "x/cache.py", line 12\nValueError: plain message in the cache']
+    assert full_python(entries, pastes, "2.0") == full_js(entries, pastes, "2.0")
+    assert full_python(entries, pastes) == full_js(entries, pastes)

@@ -187,3 +187,26 @@ def test_versions_section_shows_the_matrix_ranges(project):
     assert "set-up failed): 5.6.0" in section and "20 upstream releases tested" in section
     assert "earlier releases took only ints" in section  # the entry's own notes follow
     assert render.entry_document(page)["versions"]["raises"] == "5.5.1 – 5.24.0"
+
+
+def test_the_lookup_index_carries_wordings_releases_and_raise_lines(project):
+    """api/errors/index.json: schema 1's fields, then what the lookup reads; and reading it back
+    gives what the lookup builds from the entries themselves."""
+    import shutil
+
+    from sitekb import ROOT
+
+    from errorkb.site.lookup import Known, known_from_entries
+
+    (project / "reports" / "matrix").mkdir()
+    shutil.copy(ROOT / "reports" / "matrix" / "transformers.json", project / "reports" / "matrix" / "transformers.json")
+    pages, files = pages_of(project)
+    index = json.loads(next(f for f in files if f.path == "api/errors/index.json").content)
+    item = next(e for e in index["entries"] if e["id"] == ENTRY)
+    assert item["wordings"] == [{"message": item["message"], "exception": "ValueError", "releases": None,
+                                 "device": None, "note": None}]
+    assert item["lines"]["path"] == "src/transformers/cache_utils.py"
+    assert item["lines"]["by_release"]["5.15.1"] == 1471 and "5.0.0" not in item["lines"]["by_release"]
+    assert {"raises_in", "last_good", "replacement", "replacement_since"} <= set(item)
+    lines = {page.entry.id: dict(page.versions.by_release) for page in pages if page.versions}
+    assert [Known.from_index(e) for e in index["entries"]] == known_from_entries([p.entry for p in pages], lines)

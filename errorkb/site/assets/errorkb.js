@@ -41,9 +41,50 @@
     });
   }
 
-  function show(results, matches, root) {
+  /* Markdown code spans (a title, an advice) as <code>: every piece goes in as text, never HTML. */
+  const inlineNodes = (text) => window.errorkbLookup.codeSpans(String(text))
+    .map((piece) => (piece.code ? element("code", { textContent: piece.text }) : document.createTextNode(piece.text)));
+
+  /* Only web addresses become links: an index could carry a `javascript:` URL. */
+  function safeHref(url, root) {
+    const href = new URL(String(url || ""), root);
+    return href.protocol === "http:" || href.protocol === "https:" ? href.href : null;
+  }
+
+  const describe = (releases) => (releases.length === 1 ? releases[0] : `${releases[0]} – ${releases[releases.length - 1]}`);
+
+  /* Which wording matched, when it is not the entry's own message. */
+  function wordingLine(match) {
+    if (!match.wording) return "";
+    const wording = match.matched;
+    const where = [wording.releases && `transformers ${wording.releases}`, wording.device].filter(Boolean).join(" · ");
+    return element("div", { className: "ekb-lookup__wording" }, "Matched another wording of this error",
+      where ? ` (${where})` : "", ": ", element("code", { textContent: wording.message }),
+      ...(wording.note ? [" — ", ...inlineNodes(wording.note)] : []));
+  }
+
+  /* What the release the paste came from means: raises it or not, and what to do on it. */
+  function releaseLine(match) {
+    const release = match.release;
+    if (!release) return "";
+    const state = release.raises === true ? "raises it" : release.raises === false ? "does not raise it"
+      : release.advice ? "some of them raise it" : "the entry records no release range";
+    const source = release.given ? "" : " (read from the traceback's frames)";
+    const kind = release.raises === true ? "raises" : release.raises === false ? "clear" : "unknown";
+    return element("div", { className: `ekb-lookup__release ekb-lookup__release--${kind}` },
+      element("strong", { textContent: `transformers ${describe(release.releases)}` }), `${source}: ${state}.`,
+      ...(release.advice ? [" ", ...inlineNodes(release.advice)] : []));
+  }
+
+  function show(results, answer, root) {
     results.replaceChildren();
-    if (matches === null) return;
+    if (answer === null) return;
+    if (answer.cut) {
+      results.append(element("p", { className: "ekb-lookup__cut",
+        textContent: `Your paste is long: matched its last ${answer.kept.toLocaleString("en")} characters ` +
+          `(${answer.cut.toLocaleString("en")} cut from the start, where an error is rarely printed).` }));
+    }
+    const matches = answer.matches;
     if (!matches.length) {
       results.append(element("p", { className: "ekb-lookup__none" },
         "No entry matches this message. Try the search box, or browse ",
@@ -57,11 +98,14 @@
         .map(([expression, value]) => element("span", { className: "ekb-lookup__value" },
           element("code", { textContent: `{${expression}}` }), " = ", element("code", { textContent: value })));
       const item = element("li", { className: "ekb-lookup__hit" },
-        element("a", { className: "ekb-lookup__title", href: new URL(entry.url, root).href, textContent: entry.title }),
+        element("a", { className: "ekb-lookup__title", ...(safeHref(entry.url, root) ? { href: safeHref(entry.url, root) } : {}) },
+          ...inlineNodes(entry.title)),
         element("div", { className: "ekb-lookup__meta" },
           element("code", { textContent: entry.exception }), " from ",
           element("code", { textContent: entry.function }),
           match.exact ? "" : element("span", { className: "ekb-lookup__loose", textContent: " · found inside the pasted text" })),
+        wordingLine(match),
+        releaseLine(match),
         element("div", { className: "ekb-lookup__values" }, ...values),
         element("div", { className: "ekb-lookup__badges" }, ...(entry.badges || []).map(chip)));
       list.append(item);
@@ -91,7 +135,7 @@
     const update = () => loadIndex(indexUrl.href).then(({ lookup, count }) => {
       const text = input.value;
       status.textContent = text.trim() ? "" : `Matched in your browser against the message templates of ${count} documented errors.`;
-      show(results, text.trim() ? lookup.find(text) : null, root);
+      show(results, text.trim() ? lookup.answer(text) : null, root);
     }).catch((error) => {
       status.textContent = `The error index could not be loaded (${error.message}).`;
     });

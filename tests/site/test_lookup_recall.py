@@ -1,0 +1,55 @@
+"""benchmarks/lookup_recall.py counts right, wrong and missed answers per family, and reports
+without an `expect` key as not decided yet (the corpus and its recall floor come separately)."""
+
+from __future__ import annotations
+
+import sys
+
+import yaml
+from sitekb import ROOT
+
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import lookup_recall
+
+from errorkb.site.lookup import Known, Lookup
+
+ATTR = "'DynamicCache' object has no attribute 'get_max_length'"
+KB = Lookup([Known("get-max-length", "t", "AttributeError", ATTR),
+             Known("hybrid-cache", "t", "ImportError", "cannot import name 'HybridCache' from 'transformers'")])
+CORPUS = [
+    {"id": "r1", "family": "removed-api", "message": f"AttributeError: {ATTR}", "paste": None, "expect": "get-max-length"},
+    {"id": "r2", "family": "removed-api", "message": "x", "paste": f"[rank0]: AttributeError: {ATTR}. Did you mean: 'a'?",
+     "expect": "get-max-length"},
+    {"id": "r3", "family": "removed-api", "message": f"AttributeError: {ATTR}", "paste": None, "expect": "hybrid-cache"},
+    {"id": "r4", "family": "legacy-format", "message": "too many values to unpack (expected 2)", "paste": None,
+     "expect": "unpack-layers"},
+    {"id": "r5", "family": "legacy-format", "message": "ImportError: cannot import name 'HybridCache' from 'transformers'",
+     "paste": None, "expect": None},
+    {"id": "r6", "family": "other", "message": "KeyError: 'x'", "paste": None, "expect": None},
+    {"id": "r7", "family": "other", "message": f"AttributeError: {ATTR}", "paste": None},
+]
+
+
+def test_measure_counts_right_wrong_missed_and_undecided_per_family():
+    recall = lookup_recall.measure(CORPUS, KB)
+    assert [o.verdict for o in recall.outcomes] == ["right", "right", "wrong", "missed", "wrong", "right-none",
+                                                   "undecided"]
+    assert recall.recall("removed-api") == 2 / 3 and recall.recall("legacy-format") == 0
+    assert recall.recall("other") is None and recall.recall() == 2 / 4
+    assert [o.id for o in recall.wrong] == ["r3", "r5"]
+    table = lookup_recall.report(recall)
+    assert "r3: hybrid-cache → get-max-length" in table and "r5: no entry → hybrid-cache" in table
+
+
+def test_main_reads_a_corpus_file_and_prints_the_table(tmp_path, capsys):
+    corpus = tmp_path / "reports.yml"
+    corpus.write_text(yaml.safe_dump(CORPUS), encoding="utf-8")
+    assert lookup_recall.main(["--corpus", str(corpus)]) == 0
+    printed = capsys.readouterr().out
+    assert "7 reports" in printed and "removed-api" in printed and "no expected entry yet" in printed
+
+
+def test_main_says_when_there_is_no_corpus(tmp_path, capsys):
+    assert lookup_recall.main(["--corpus", str(tmp_path / "missing.yml")]) == 2
+    assert "no corpus" in capsys.readouterr().err

@@ -1,0 +1,88 @@
+"""The paste box's result cards in a real browser (errorkb/site/assets/errorkb.js): the title's
+code spans as <code> and never as markup, the wording that matched, the release verdict, and
+the notice when a long paste was cut. The site's own index is swapped for a test index."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from playwright.sync_api import expect
+from sitekb import MESSAGE
+
+pytestmark = pytest.mark.browser
+
+HEAD_DIM = ("`head_dim` was provided as a list of length {len(num_heads)}, but the Cache currently has "
+            "{len(self.layers)} layers")
+HOSTILE_TITLE = "`head_dim` list <img src=x onerror=window.ekbPwned=1> is `<b>bold</b>` and ``a`b``"
+INDEX = {"schema": 1, "entries": [
+    {"id": "head-dim", "title": HOSTILE_TITLE, "exception": "ValueError", "message": HEAD_DIM,
+     "function": "Cache.early_initialization", "url": "errors/transformers/head-dim-list-length/"},
+    {"id": "evil-link", "title": "evil link", "exception": "ValueError", "url": "javascript:window.ekbPwned=2",
+     "message": "`num_head` was provided as a list of length {n}, but the Cache currently has {m} layers"},
+    {"id": "get-max-length", "title": "`get_max_length` was removed", "exception": "AttributeError",
+     "function": "GenerationMixin.generate", "url": "errors/transformers/get-max-length/",
+     "message": "'DynamicCache' object has no attribute 'get_max_length'",
+     "wordings": [{"message": "'DynamicCache' object has no attribute 'get_max_length'", "exception": None},
+                  {"message": "'{cls}' object has no attribute 'get_max_length'", "exception": None,
+                   "releases": ">=4.49", "note": "subclasses and `remote code` caches"}],
+     "raises_in": ">=4.49", "last_good": "4.48.3", "replacement": "`get_max_cache_shape()`",
+     "replacement_since": "4.45.0",
+     "lines": {"path": "src/transformers/generation/utils.py", "by_release": {"4.49.0": 1602, "4.50.0": 1602}}},
+]}
+FRAMED = """Traceback (most recent call last):
+  File "/venv/lib/python3.11/site-packages/transformers/generation/utils.py", line 1602, in generate
+    past_length = cache.get_max_length()
+AttributeError: 'MyCache' object has no attribute 'get_max_length'. Did you mean: 'get_seq_length'?
+"""
+
+
+def open_box(visit, site_url):
+    tab = visit()
+    tab.page.route("**/api/errors/index.json", lambda route: route.fulfill(
+        status=200, content_type="application/json", body=json.dumps(INDEX)))
+    tab.page.goto(site_url, wait_until="load")
+    return tab
+
+
+def test_the_title_shows_code_spans_as_code_and_never_as_markup(visit, site_url):
+    tab = open_box(visit, site_url)
+    tab.page.locator(".ekb-lookup__input").fill(f"ValueError: {MESSAGE}")
+    title = tab.page.locator(".ekb-lookup__hit a.ekb-lookup__title").first
+    expect(title).to_contain_text("<img src=x onerror=window.ekbPwned=1>")
+    assert title.locator("code").all_inner_texts() == ["head_dim", "<b>bold</b>", "a`b"]
+    assert tab.page.locator(".ekb-lookup__results img, .ekb-lookup__results b").count() == 0
+    assert tab.page.evaluate("window.ekbPwned === undefined")
+    assert tab.errors == [] and tab.outside == []
+
+
+def test_a_javascript_url_never_becomes_a_link(visit, site_url):
+    tab = open_box(visit, site_url)
+    tab.page.locator(".ekb-lookup__input").fill(f"ValueError: {MESSAGE.replace('`head_dim`', '`num_head`')}")
+    card = tab.page.locator(".ekb-lookup__hit").first
+    expect(card).to_contain_text("evil link")
+    assert card.locator("a.ekb-lookup__title").get_attribute("href") is None
+    assert tab.page.locator(".ekb-lookup__results [href^='javascript']").count() == 0
+
+
+def test_the_card_shows_the_wording_that_matched_and_the_release_verdict(visit, site_url):
+    tab = open_box(visit, site_url)
+    tab.page.locator(".ekb-lookup__input").fill(FRAMED)
+    card = tab.page.locator(".ekb-lookup__hit").first
+    expect(card.locator(".ekb-lookup__wording")).to_contain_text(
+        "Matched another wording of this error (transformers >=4.49): '{cls}' object has no attribute 'get_max_length'")
+    assert card.locator(".ekb-lookup__wording code").all_inner_texts()[-1] == "remote code"
+    release = card.locator(".ekb-lookup__release")
+    expect(release).to_have_text("transformers 4.49.0 – 4.50.0 (read from the traceback's frames): raises it. "
+                                 "Use get_max_cache_shape() (available since 4.45.0).")
+    assert release.locator("code").all_inner_texts() == ["get_max_cache_shape()"]
+    assert "ekb-lookup__release--raises" in release.get_attribute("class")
+    assert tab.errors == [] and tab.outside == []
+
+
+def test_a_long_paste_says_how_much_was_cut(visit, site_url):
+    tab = open_box(visit, site_url)
+    tab.page.locator(".ekb-lookup__input").fill("x" * 70_000 + f"\nValueError: {MESSAGE}")
+    expect(tab.page.locator(".ekb-lookup__cut")).to_contain_text("matched its last")
+    expect(tab.page.locator(".ekb-lookup__cut")).to_contain_text("cut from the start")
+    expect(tab.page.locator(".ekb-lookup__hit").first).to_contain_text("{len(self.layers)} = 28")
