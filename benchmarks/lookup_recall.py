@@ -28,7 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from errorkb.site.lookup import Known, Lookup, known_from_entries, known_from_index  # noqa: E402
+from errorkb.site.lookup import Lookup, index_lookup, project_lookup  # noqa: E402
 
 CORPUS = ROOT / "tests" / "corpus" / "reports.yml"
 UNDECIDED = object()  # a report without an `expect` key
@@ -84,12 +84,13 @@ def read_corpus(path: Path) -> list[dict]:
     return items
 
 
-def project_known() -> list[Known]:
-    """The project's entries, as `errorkb lookup` sees them."""
+def project_known_lookup() -> Lookup:
+    """The project's entries, exactly as `errorkb lookup` sees them."""
     from errorkb.core.load import load_project_entries
     from errorkb.core.project import load_project
 
-    return known_from_entries(one.entry for one in load_project_entries(load_project(ROOT)).entries)
+    project = load_project(ROOT)
+    return project_lookup(project, [one.entry for one in load_project_entries(project).entries])
 
 
 def measure(items: list[dict], lookup: Lookup) -> Recall:
@@ -139,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.corpus.exists():
         print(f"no corpus at {args.corpus}", file=sys.stderr)
         return 2
-    lookup = Lookup(known_from_index(args.index) if args.index else project_known())
+    lookup = index_lookup(args.index) if args.index else project_known_lookup()
     recall = measure(read_corpus(args.corpus), lookup)
     if args.json:
         print(json.dumps([{"id": o.id, "family": o.family, "expected": None if o.expected is UNDECIDED else o.expected,

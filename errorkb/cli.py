@@ -11,7 +11,7 @@ import difflib
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
@@ -20,6 +20,9 @@ from errorkb.core.problems import ProblemsFound
 from errorkb.core.project import Project, load_project
 from errorkb.verify.run import Isolation
 from errorkb.verify.targets import TARGETS
+
+if TYPE_CHECKING:
+    from errorkb.site.lookup import Match
 
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -111,7 +114,7 @@ def _parser() -> argparse.ArgumentParser:
     lookup.add_argument("--all", action="store_true", help="list every matching entry, not only the best")
     lookup.add_argument("--json", action="store_true", help="print the matches as JSON")
     lookup.add_argument("--release", default=None,
-                        help="the transformers release you run (e.g. 4.49.0): says whether it raises the error and "
+                        help="the library release you run (e.g. 4.49.0): says whether it raises the error and "
                              "what to do on it; otherwise read from the traceback's frames where it can be")
     lookup.set_defaults(command=cmd_lookup)
 
@@ -323,22 +326,21 @@ def cmd_report_merge(project: Project, args: argparse.Namespace) -> int:
 
 def cmd_lookup(project: Project, args: argparse.Namespace) -> int:
     """Same rules as the paste box (errorkb.site.lookup); exit 1 when nothing matches."""
-    from errorkb.site.lookup import Lookup, known_from_entries, known_from_index
+    from errorkb.site.lookup import index_lookup, project_lookup
 
     text = sys.stdin.read() if args.message == "-" else args.message
     if not text.strip():
         err.print("errorkb lookup: give a message, or pipe one in", markup=False)
         return 2
     if args.index is not None:
-        known = known_from_index(args.index)
+        lookup = index_lookup(args.index)
     else:
         loaded = load_project_entries(project)
         if loaded.problems:
             err.print(f"errorkb lookup: {len(loaded.problems)} problem(s) in the entries (see errorkb check); "
                       "looking among the entries that load", markup=False)
-        entries = [one.entry for one in loaded.entries]
-        known = known_from_entries(entries, _raise_lines(project, entries))
-    answer = Lookup(known).answer(text, args.release)
+        lookup = project_lookup(project, [one.entry for one in loaded.entries])
+    answer = lookup.answer(text, args.release)
     matches = answer.matches
     shown = matches if args.all else matches[:1]
     if answer.cut:
@@ -347,7 +349,7 @@ def cmd_lookup(project: Project, args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps([_match_json(m) for m in shown], indent=1, ensure_ascii=False))
     for match in [] if args.json else shown:
-        _print_match(match)
+        _print_match(match, lookup.library)
     if not matches:
         err.print("errorkb lookup: no entry matches this message", markup=False)
         return 1
@@ -356,18 +358,7 @@ def cmd_lookup(project: Project, args: argparse.Namespace) -> int:
     return 0
 
 
-def _raise_lines(project: Project, entries: list) -> dict[str, dict[str, int]]:
-    """Each entry's raise line per release, from the version matrix report, where it ran."""
-    from errorkb.verify.matrix import read_matrix, summarize
-
-    data = read_matrix(project)
-    if not data:
-        return {}
-    summaries = {entry.id: summarize(entry.id, data, {}) for entry in entries}
-    return {entry_id: summary.lines for entry_id, summary in summaries.items() if summary and summary.lines}
-
-
-def _match_json(match) -> dict:
+def _match_json(match: Match) -> dict[str, Any]:
     wording, release = match.matched, match.release
     return {"id": match.known.id, "title": match.known.title, "exception": match.known.exception,
             "function": match.known.function, "url": match.known.url, "values": match.values, "exact": match.exact,
@@ -377,7 +368,7 @@ def _match_json(match) -> dict:
                                                      "raises": release.raises, "advice": release.advice}}
 
 
-def _print_match(match) -> None:
+def _print_match(match: Match, library: str) -> None:
     values = ", ".join(f"{{{expression}}} = {value}" for expression, value in match.values.items())
     out.print(f"[bold]{match.known.id}[/]  ", end="")
     out.print(match.known.title, markup=False)
@@ -385,7 +376,7 @@ def _print_match(match) -> None:
               + ("" if match.exact else " (found inside the text)"), markup=False)
     if match.wording:
         wording = match.matched
-        where = ", ".join(x for x in (wording.releases and f"transformers {wording.releases}", wording.device) if x)
+        where = ", ".join(x for x in (wording.releases and f"{library} {wording.releases}", wording.device) if x)
         out.print(f"  matched another wording{f' ({where})' if where else ''}: {wording.message}"
                   + (f" — {wording.note}" if wording.note else ""), markup=False)
     if values:
@@ -393,11 +384,11 @@ def _print_match(match) -> None:
     if match.release is not None:
         release = match.release
         source = "as given" if release.given else "from the traceback's frames"
-        state = {True: "raises it", False: "does not raise it"}.get(
-            release.raises, "some of them raise it" if release.advice else "the entry records no release range")
+        state = "raises it" if release.raises is True else "does not raise it" if release.raises is False else \
+            "some of them raise it" if release.advice else "the entry records no release range"
         where = release.releases[0] if len(release.releases) == 1 else \
             f"{release.releases[0]} – {release.releases[-1]}"
-        out.print(f"  transformers {where} ({source}): {state}. {release.advice}".rstrip(), markup=False)
+        out.print(f"  {library} {where} ({source}): {state}. {release.advice}".rstrip(), markup=False)
     out.print(f"  page: {match.known.url}", markup=False)
 
 

@@ -24,6 +24,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
 from errorkb.core.entry import Entry, library_folder
+from errorkb.core.message import is_degenerate
 from errorkb.core.problems import Problem
 from errorkb.core.project import Project
 
@@ -294,13 +295,28 @@ def cross_check(loaded: list[LoadedEntry], project: Project) -> list[Problem]:
 
 
 def _check_devices(one: LoadedEntry, project: Project) -> list[Problem]:
-    """Device kinds are the runtime's: a misspelt one would silently never run."""
+    """Device kinds are the runtime's: a misspelt one would silently never run. Messages must say
+    more than the runtime's generic wordings (its device errors all read `<kind> error: ...`)."""
     from errorkb.plugs import runtime_for
 
-    known = runtime_for(project.library.runtime).devices
-    return [Problem(project.rel(one.path), *one.positions.of_value(("devices", index)),
-                    f"unknown device '{device}' for the {project.library.runtime} runtime; known: {', '.join(known)}")
-            for index, device in enumerate(one.entry.devices or []) if device not in known]
+    runtime = runtime_for(project.library.runtime)
+    where = project.rel(one.path)
+    known = ", ".join(runtime.devices)
+    problems = [Problem(where, *one.positions.of_value(("devices", index)),
+                        f"unknown device '{device}' for the {runtime.name} runtime; known: {known}")
+                for index, device in enumerate(one.entry.devices or []) if device not in runtime.devices]
+    wordings: list[tuple[Loc, str]] = [(("message",), one.entry.message)]
+    wordings += [(("also_seen_as", index, "message"), w.message) for index, w in enumerate(one.entry.also_seen_as)]
+    for index, wording in enumerate(one.entry.also_seen_as):
+        if wording.device is not None and wording.device not in runtime.devices:
+            problems.append(Problem(where, *one.positions.of_value(("also_seen_as", index, "device")),
+                                    f"unknown device '{wording.device}'; known: {', '.join(runtime.devices)}"))
+    for loc, message in wordings:
+        reason = is_degenerate(message, runtime.generic_messages) if runtime.generic_messages else None
+        if reason:
+            problems.append(Problem(where, *one.positions.of_value(loc),
+                                    f"message too generic to tell this error from others: {reason}"))
+    return problems
 
 
 def _check_snippets(one: LoadedEntry, project: Project) -> list[Problem]:

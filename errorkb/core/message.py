@@ -19,6 +19,7 @@ backtracks without bound). So the work is one scan of the text per piece, linear
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -185,8 +186,9 @@ MIN_FIXED = 8  # letters and digits in all the fixed text together
 MIN_PIECE = 6  # ... and in the longest fixed piece, when the template has placeholders
 FILLER = "\x00"  # stands for a placeholder when comparing with Python's own wordings
 
-# Messages the interpreter (and torch) word the same way for every program: a template that
-# fixes nothing beyond one of these leaves what identifies the error to its placeholders.
+# Messages the interpreter words the same way for every program: a template that fixes nothing
+# beyond one of these leaves what identifies the error to its placeholders. A runtime plug adds
+# its own (`Runtime.generic_messages`); the site's index carries the whole list to the page.
 GENERIC_WORDINGS = (
     "'{a}' object has no attribute '{b}'",
     "type object '{a}' has no attribute '{b}'",
@@ -204,7 +206,6 @@ GENERIC_WORDINGS = (
     "unsupported operand type(s) for {a}: '{b}' and '{c}'",
     "too many values to unpack (expected {a})",
     "not enough values to unpack (expected {a}, got {b})",
-    "CUDA error: {a}",
 )
 
 
@@ -222,7 +223,7 @@ def fixed_text(template: MessageTemplate) -> FixedText:
     return FixedText(sum(counts), max(counts))
 
 
-def is_degenerate(template: MessageTemplate | str) -> str | None:
+def is_degenerate(template: MessageTemplate | str, generic: Iterable[str] = GENERIC_WORDINGS) -> str | None:
     """Why `template` is too generic to identify an error (it would match almost any
     message, or every error of its kind), or None when it is specific enough.
 
@@ -240,10 +241,10 @@ def is_degenerate(template: MessageTemplate | str) -> str | None:
         return (f"its longest fixed piece has {measure.longest} letters or digits (at least {MIN_PIECE} needed "
                 "when there are placeholders): it would match almost any message")
     filled = FILLER.join(template.pieces)
-    for wording in GENERIC_WORDINGS:
+    for wording in generic:
         values = MessageTemplate.parse(wording).match(filled)
         if values is not None and all(value and not value.strip(FILLER) for value in values.values()):
-            return (f"it fixes nothing beyond the wording Python gives every such error ({wording}): "
+            return (f"it fixes nothing beyond the wording every such error has ({wording}): "
                     "its placeholders hold whatever identifies the error")
     return None
 

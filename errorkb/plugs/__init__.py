@@ -24,6 +24,7 @@ from typing import Any, Protocol
 class Runtime(Protocol):
     name: str
     devices: tuple[str, ...]  # device kinds, "cpu" first
+    generic_messages: tuple[str, ...]  # templates the runtime words alike for every error of a kind
 
     def version(self) -> str: ...
     def build(self) -> str: ...

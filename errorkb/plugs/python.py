@@ -12,6 +12,7 @@ from errorkb.plugs import cpu_name
 class PythonRuntime:
     name = "python"
     devices = ("cpu",)
+    generic_messages: tuple[str, ...] = ()
 
     def version(self) -> str:
         return platform.python_version()

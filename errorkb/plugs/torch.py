@@ -21,6 +21,8 @@ from errorkb.plugs import cpu_name
 class TorchRuntime:
     name = "torch"
     devices = ("cpu", "cuda")
+    # Any device-side failure reads so; the words after the colon are what identify it.
+    generic_messages = ("CUDA error: {a}", "CUDA out of memory. {a}")
 
     # -- in the harness, without importing torch ----------------------------------------------
 

@@ -55,7 +55,7 @@ def site_files(project: Project, loaded: LoadResult, reports: list[Report], *,
         SiteFile(render.VERIFICATION, render.render_verification(pages, project.library, reports), page=True),
         SiteFile(render.TAGS, render.render_tags(pages), page=True),
         SiteFile(render.COVERAGE, coverage_page(project, loaded, pages), page=True),
-        SiteFile(render.INDEX_JSON, _json(render.index_document(pages))),
+        SiteFile(render.INDEX_JSON, _json(render.index_document(pages, project.library))),
         SiteFile(render.SCHEMA_JSON, _json(Entry.model_json_schema())),
         SiteFile(render.CHECK_SCHEMA_JSON, _json(CheckRecord.model_json_schema())),
     ]

@@ -2,7 +2,7 @@
 "paste your error" box.
 
 Readers paste what their terminal printed: a bare message, `ValueError: message`, a whole
-traceback, a chain of them, pytest's `E   ValueError: ...` lines, torchrun's `[rank0]: ` on
+traceback, a chain of them, pytest's `E   ValueError: ...` lines, a distributed launcher's `[rank0]: ` on
 every line, a log's timestamps, colours. The rules, identical in
 `errorkb/site/assets/lookup.js` (tests/site/test_lookup_js.py runs both on the same inputs and
 compares answers and counted work):
@@ -10,7 +10,7 @@ compares answers and counted work):
 1. Size: a paste longer than `CAP` characters keeps its last `CAP` (where the error is),
    from the first line that starts inside them; the answer says how much it cut.
 2. Normalisation: BOMs go; no-break spaces become spaces; `\\r\\n`, `\\r`, U+2028 and U+2029 become
-   `\\n`; ANSI escape sequences go; `PREFIX` is removed from the start of every line (torchrun's
+   `\\n`; ANSI escape sequences go; `PREFIX` is removed from the start of every line (a launcher's
    `[rank0]: `, pytest's `E   `, `2025-01-01 12:00:00,123 - ERROR - `, `tool-name | `, stacked);
    Python's own hint `. Did you mean: 'x'?` goes from the end of a line (the exception's message
    never holds it); then ASCII whitespace is stripped from both ends. Templates are stripped
@@ -31,7 +31,7 @@ compares answers and counted work):
 5. Ranking: whole over found inside; a named, agreeing exception over none; the later
    exception of the paste over the earlier; more fixed text (more specific) over less; the main
    wording over the others; then id.
-6. Release: a frame `File ".../transformers/cache_utils.py", line N` narrows the installed
+6. Release: a frame `File ".../<package>/<file>.py", line N` narrows the installed
    release to those whose raise line for the entry's source file is N (the version matrix's
    lines); `--release X` names it. The answer then says whether that release raises the error
    (the entry's `raises_in` specifier) and what to do on it.
@@ -39,7 +39,7 @@ compares answers and counted work):
 Work is linear in the paste's size: each normalisation pass, the exception-line scan and the
 frame scan read the text once; every piece search resumes where the previous one stopped
 (no regex backtracking over pasted text); candidates add up to at most twice the text. The
-`Meter` counts it, and the tests hold that count to a linear bound. Nothing here imports torch
+`Meter` counts it, and the tests hold that count to a linear bound. Nothing here imports the runtime
 or MkDocs.
 """
 
@@ -50,8 +50,11 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
-from errorkb.core.message import MessageTemplate, Meter, TemplateSyntaxError, is_degenerate
+from errorkb.core.entry import Entry
+from errorkb.core.message import GENERIC_WORDINGS, MessageTemplate, Meter, TemplateSyntaxError, is_degenerate
+from errorkb.core.project import LibraryProfile, Project
 
 CAP = 1 << 16  # characters of a paste read: its last 64 KiB
 CHAIN = 64  # exception lines tried whole, counted from the end of the paste
@@ -83,7 +86,7 @@ class Wording:
     message: str
     exception: str  # the class that raises it (an `also_seen_as` without one: the entry's)
     releases: str | None = None  # PEP 440 specifier of the releases that word it so
-    device: str | None = None  # "cpu" or "cuda" when only that device words it so
+    device: str | None = None  # the device kind, when only that device words it so
     note: str | None = None
 
 
@@ -107,7 +110,7 @@ class Known:
     message: str
     url: str = ""
     function: str = ""
-    extra: dict = field(default_factory=dict, compare=False, hash=False)
+    extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
     wordings: tuple[Wording, ...] = ()  # the main message first; filled in when left empty
     releases: Releases = Releases()
     lines_path: str | None = None  # the source file the raise lines refer to
@@ -118,7 +121,7 @@ class Known:
             object.__setattr__(self, "wordings", (Wording(self.message, self.exception),))
 
     @classmethod
-    def from_index(cls, item: dict) -> Known:
+    def from_index(cls, item: dict[str, Any]) -> Known:
         """An entry of the published index; every field added after schema 1 may be absent."""
         core = {key: item[key] for key in ("id", "title", "exception", "message")}
         wordings = tuple(_wording(w, item["exception"]) for w in item.get("wordings") or [])
@@ -147,28 +150,31 @@ def _wording(thing: object, exception: str) -> Wording:
                    _text(_get(thing, "releases")), _text(_get(thing, "device")), _text(_get(thing, "note")))
 
 
-def wordings_of(entry) -> tuple[Wording, ...]:
-    """The entry's main wording, then each of its `also_seen_as` (none where the model has none)."""
-    others = _get(entry, "also_seen_as") or ()
-    return (Wording(entry.message, entry.exception), *(_wording(one, entry.exception) for one in others))
+def wordings_of(entry: Entry) -> tuple[Wording, ...]:
+    """The entry's main wording, then each of its `also_seen_as`."""
+    return (Wording(entry.message, entry.exception), *(_wording(one, entry.exception) for one in entry.also_seen_as))
 
 
-def releases_of(entry) -> Releases:
-    found = _get(entry, "releases")
+def releases_of(entry: Entry) -> Releases:
+    found = entry.releases
     if found is None:
         return Releases()
     return Releases(*(_text(_get(found, name)) for name in ("raises", "last_good", "replacement", "replacement_since")))
 
 
-def index_fields(entry, by_release: dict[str, int] | None = None) -> dict:
-    """What the lookup reads of an entry beyond schema 1, as `api/errors/index.json` holds it."""
+def index_fields(entry: Entry, by_release: dict[str, int] | None = None,
+                 installed_path: str | None = None) -> dict[str, Any]:
+    """What the lookup reads of an entry beyond schema 1, as `api/errors/index.json` holds it.
+    `installed_path` is the entry's source file as installed (`<package>/<file>.py`), which is
+    how a traceback names it."""
     releases = releases_of(entry)
     return {
         "wordings": [{"message": w.message, "exception": w.exception, "releases": w.releases, "device": w.device,
                       "note": w.note} for w in wordings_of(entry)],
         "raises_in": releases.raises, "last_good": releases.last_good, "replacement": releases.replacement,
         "replacement_since": releases.replacement_since,
-        "lines": {"path": entry.source.path, "by_release": dict(by_release)} if by_release else None,
+        "lines": {"path": installed_path or entry.source.path, "by_release": dict(by_release)}
+        if by_release else None,
     }
 
 
@@ -177,7 +183,8 @@ def known_from_index(path: Path) -> list[Known]:
     return [Known.from_index(item) for item in json.loads(path.read_text(encoding="utf-8"))["entries"]]
 
 
-def known_from_entries(entries: Iterable, lines: dict[str, dict[str, int]] | None = None) -> list[Known]:
+def known_from_entries(entries: Iterable[Entry], lines: dict[str, dict[str, int]] | None = None,
+                       library: LibraryProfile | None = None) -> list[Known]:
     """Entries straight from the loaded YAML, as the site's index would list them; `lines` maps
     an entry id to its raise line per release (the version matrix), where known."""
     from errorkb.site.render import site_url
@@ -186,9 +193,54 @@ def known_from_entries(entries: Iterable, lines: dict[str, dict[str, int]] | Non
     for entry in entries:
         item = {"id": entry.id, "title": entry.title, "exception": entry.exception, "message": entry.message,
                 "url": site_url(entry), "function": entry.source.function,
-                **index_fields(entry, (lines or {}).get(entry.id))}
+                **index_fields(entry, (lines or {}).get(entry.id), installed_path(library, entry.source.path))}
         known.append(Known.from_index(item))
     return known
+
+
+def installed_path(library: LibraryProfile | None, path: str) -> str | None:
+    """A repository path as installed, as tracebacks print it: `src/pkg/x.py` → `pkg/x.py`."""
+    inside = library.package_path(path) if library else None
+    return f"{library.name.split('.')[0]}/{inside}" if library and inside else None
+
+
+@dataclass(frozen=True)
+class Index:
+    """A published `api/errors/index.json`: its entries, and what the lookup needs besides."""
+
+    known: list[Known]
+    library: str  # the documented library's name, for the release advice
+    generic: tuple[str, ...]  # wordings every error of a kind shares: never enough to identify one
+
+
+def read_index(path: Path) -> Index:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return Index([Known.from_index(item) for item in data["entries"]],
+                 str((data.get("library") or {}).get("name") or "the library"),
+                 tuple(str(w) for w in data.get("generic") or GENERIC_WORDINGS))
+
+
+def index_lookup(path: Path) -> Lookup:
+    """The lookup of a published `api/errors/index.json`."""
+    index = read_index(path)
+    return Lookup(index.known, library=index.library, generic=index.generic)
+
+
+def project_lookup(project: Project, entries: list[Entry]) -> Lookup:
+    """The lookup of a project's entries, as its site's index would hold them: the version
+    matrix's raise lines where it ran, the runtime's generic wordings."""
+    from errorkb.plugs import runtime_for
+    from errorkb.verify.matrix import read_matrix, summarize
+
+    data = read_matrix(project)
+    lines: dict[str, dict[str, int]] = {}
+    for entry in entries if data else []:
+        summary = summarize(entry.id, data, {}) if data else None
+        if summary and summary.lines:
+            lines[entry.id] = summary.lines
+    generic = (*GENERIC_WORDINGS, *runtime_for(project.library.runtime).generic_messages)
+    return Lookup(known_from_entries(entries, lines, project.library), library=project.library.name,
+                  generic=generic)
 
 
 # -- one paste ---------------------------------------------------------------------------------
@@ -223,7 +275,7 @@ class Match:
     release: Verdict | None = None
 
     @property
-    def score(self) -> tuple:
+    def score(self) -> tuple[bool, bool, int, int, int]:
         return (self.exact, self.exception is not None, -self.chain, self.fixed, -self.wording)
 
     @property
@@ -309,8 +361,11 @@ class _Template:
 class Lookup:
     """Every entry's wordings parsed once; `answer` (or `find`) handles one paste."""
 
-    def __init__(self, known: Iterable[Known], cap: int = CAP):
+    def __init__(self, known: Iterable[Known], cap: int = CAP, library: str = "the library",
+                 generic: Iterable[str] = GENERIC_WORDINGS):
         self.cap = cap
+        self.library = library
+        generic = tuple(generic)
         self._items: list[_Template] = []
         self.ignored: list[tuple[str, str]] = []  # (entry id, why a wording of it is ignored)
         self._known: list[Known] = []
@@ -322,7 +377,7 @@ class Lookup:
                 except TemplateSyntaxError as error:
                     self.ignored.append((one.id, f"wording {index}: {error}"))
                     continue
-                reason = is_degenerate(template)
+                reason = is_degenerate(template, generic)
                 if reason:
                     self.ignored.append((one.id, f"wording {index}: {reason}"))
                     continue
@@ -353,7 +408,7 @@ class Lookup:
         matches = sorted(best.values(), key=lambda m: m.known.id)
         matches.sort(key=lambda m: m.score, reverse=True)
         frames = _frames(text, meter) if any(m.known.lines for m in matches) else []
-        matches = [_with_release(m, frames, release) for m in matches]
+        matches = [_with_release(m, frames, release, self.library) for m in matches]
         return Answer(matches, cut, len(kept), meter.work)
 
 
@@ -396,39 +451,34 @@ def _frames(text: str, meter: Meter) -> list[tuple[str, int]]:
     return [(m.group(1).replace("\\", "/"), int(m.group(2))) for m in FRAME.finditer(text)]
 
 
-def module_path(path: str) -> str:
-    """`src/transformers/cache_utils.py` → `transformers/cache_utils.py`, as installed."""
-    return path[4:] if path.startswith("src/") else path
-
-
 def releases_in_paste(known: Known, frames: list[tuple[str, int]]) -> tuple[str, ...]:
-    """The releases whose raise line, in the entry's source file, is a line the paste's frames
-    in that file show: `.../site-packages/transformers/cache_utils.py", line 1471`."""
+    """The releases whose raise line, in the entry's source file (as installed), is a line the
+    paste's frames in that file show: `.../site-packages/<package>/<file>.py", line 1471`."""
     if not known.lines_path or not known.lines:
         return ()
-    installed = module_path(known.lines_path)
+    installed = known.lines_path
     seen = {line for path, line in frames if path == installed or path.endswith("/" + installed)}
     return tuple(release for release, line in known.lines if line in seen)
 
 
-def _with_release(match: Match, frames: list[tuple[str, int]], release: str | None) -> Match:
+def _with_release(match: Match, frames: list[tuple[str, int]], release: str | None, library: str) -> Match:
     releases = (release,) if release else releases_in_paste(match.known, frames)
     if not releases:
         return match
-    return replace(match, release=verdict(match.known.releases, releases, given=bool(release)))
+    return replace(match, release=verdict(match.known.releases, releases, given=bool(release), library=library))
 
 
-def verdict(facts: Releases, releases: tuple[str, ...], given: bool = False) -> Verdict:
+def verdict(facts: Releases, releases: tuple[str, ...], given: bool = False, library: str = "the library") -> Verdict:
     """Whether `releases` raise the error, and what to do on them (identical in lookup.js)."""
     where = describe(releases)
     inside = [contains(facts.raises, r) for r in releases] if facts.raises is not None else [None]
     if None in inside:
         return Verdict(releases, given, None, "")
     if not any(inside):
-        return Verdict(releases, given, False, f"transformers {where} does not raise it as documented (it raises "
+        return Verdict(releases, given, False, f"{library} {where} does not raise it as documented (it raises "
                                                f"in {facts.raises}): the paste may come from another release or code.")
     if not all(inside):
-        return Verdict(releases, given, None, f"Of transformers {where}, only some raise it ({facts.raises}).")
+        return Verdict(releases, given, None, f"Of {library} {where}, only some raise it ({facts.raises}).")
     return Verdict(releases, given, True, advice(facts, releases))
 
 
@@ -457,6 +507,9 @@ def contains(specifier: str, release: str) -> bool | None:
     from packaging.specifiers import InvalidSpecifier, SpecifierSet
     from packaging.version import Version
 
+    if "||" in specifier:  # parts joined by "||": any part may contain it (errorkb.core.releases)
+        parts = [contains(part, release) for part in specifier.split("||")]
+        return True if True in parts else None if None in parts else False
     if not PLAIN_RELEASE.fullmatch(release):
         return None
     for clause in specifier.split(","):

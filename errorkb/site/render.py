@@ -24,13 +24,13 @@ import jinja2
 
 from errorkb.core.entry import Entry, library_folder
 from errorkb.core.load import LoadedEntry
-from errorkb.core.message import Placeholder
+from errorkb.core.message import GENERIC_WORDINGS, Placeholder
 from errorkb.core.project import LibraryProfile, Project
 from errorkb.core.snippets import Snippet, read_snippet
 from errorkb.plugs import runtime_for
 from errorkb.site import evidence
 from errorkb.site.inert import inert, one_line
-from errorkb.site.lookup import index_fields
+from errorkb.site.lookup import index_fields, installed_path
 from errorkb.source.coverage import Coverage
 from errorkb.source.upstream import read_source, source_file
 from errorkb.verify.records import CheckRecord, Outcome
@@ -326,19 +326,25 @@ def _badge_json(badge: evidence.Badge) -> dict[str, object]:
             "date": badge.date, "detail": badge.detail, "versions": badge.versions}
 
 
-def index_document(pages: list[EntryPage]) -> dict[str, object]:
+def index_document(pages: list[EntryPage], library: LibraryProfile) -> dict[str, object]:
     """What the lookup box needs for every entry, in one small file. Schema 1's fields stay;
     `wordings`, `raises_in`, `last_good`, `replacement`, `replacement_since` and `lines` were
-    added beside them (`lookup.index_fields`), and readers tolerate their absence."""
+    added beside them (`lookup.index_fields`), and `library` and `generic` (the wordings every
+    error of a kind shares, Python's and the runtime's) beside the entries; readers tolerate
+    their absence."""
+    generic = [*GENERIC_WORDINGS, *runtime_for(library.runtime).generic_messages]
     return {
         "schema": 1,
+        "library": {"name": library.name, "repository": library.repository, "release": library.release},
+        "generic": generic,
         "entries": [
             {"id": p.entry.id, "title": p.entry.title, "exception": p.entry.exception,
              "message": p.entry.message, "function": p.entry.source.function, "library": p.entry.library,
              "url": site_url(p.entry), "tags": p.entry.tags,
              "badges": [{"target": b.target, "device": b.device, "outcome": b.outcome, "stale": b.stale,
                          "date": b.date} for b in badges(p)],
-             **index_fields(p.entry, dict(p.versions.by_release) if p.versions else None)}
+             **index_fields(p.entry, dict(p.versions.by_release) if p.versions else None,
+                            installed_path(library, p.entry.source.path))}
             for p in pages
         ],
     }

@@ -119,7 +119,7 @@ def _absent(owner: Any, name: str) -> bool:
 
 
 def _getattr_facts(frame: FrameType, owner: Any, name: str) -> ApiFacts:
-    """A class's own `__getattr__` refused the name (torch's `Module.__getattr__` did so for the
+    """A class's own `__getattr__` refused the name (a runtime's module base class may do so for the
     cache classes of some releases): its `self` and `name` locals say what was asked of whom."""
     target = frame.f_locals.get("self", _MISSING)
     asked = frame.f_locals.get("name")

@@ -17,7 +17,7 @@ ENTRIES = [
                    "releases": ">=4.49", "note": "subclasses and remote-code caches"}],
      "raises_in": ">=4.49", "last_good": "4.48.3", "replacement": "`get_max_cache_shape()`",
      "replacement_since": "4.45.0",
-     "lines": {"path": "src/transformers/generation/utils.py",
+     "lines": {"path": "transformers/generation/utils.py",
                "by_release": {"4.48.3": 1590, "4.49.0": 1602, "4.50.0": 1602, "4.51.0": 1650}}},
     {"id": "hybrid-cache", "title": "HybridCache removed", "exception": "ImportError",
      "message": "cannot import name 'HybridCache' from 'transformers'", "raises_in": ">=5.0",

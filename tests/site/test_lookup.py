@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from sitekb import MESSAGE, TRACEBACK
+from sitekb import MESSAGE, ROOT, TRACEBACK
 
 from errorkb.site.lookup import Known, Lookup, candidates
 
@@ -252,7 +252,7 @@ REMOVED = Known.from_index({
     "message": "'DynamicCache' object has no attribute 'get_max_length'",
     "raises_in": ">=4.49", "last_good": "4.48.3", "replacement": "`get_max_cache_shape()`",
     "replacement_since": "4.45.0",
-    "lines": {"path": "src/transformers/generation/utils.py", "by_release": {"4.48.3": 1590, "4.49.0": 1602,
+    "lines": {"path": "transformers/generation/utils.py", "by_release": {"4.48.3": 1590, "4.49.0": 1602,
                                                                            "4.50.0": 1602, "4.51.0": 1650}}})
 FRAMED = """Traceback (most recent call last):
   File "/venv/lib/python3.11/site-packages/transformers/generation/utils.py", line {line}, in generate
@@ -333,7 +333,7 @@ def test_cli_lookup_gives_the_release_verdict_and_the_wording(tmp_path, project)
     from pastes import ENTRIES
 
     index = tmp_path / "index.json"
-    index.write_text(json.dumps({"entries": ENTRIES}))
+    index.write_text(json.dumps({"library": {"name": "transformers"}, "entries": ENTRIES}))
     paste = FRAMED.format(line=1602).replace("'DynamicCache'", "'MyCache'")
     result = run_cli("--root", str(project), "lookup", "--index", str(index), stdin=paste)
     assert result.returncode == 0, result.stderr
@@ -351,28 +351,34 @@ def test_cli_lookup_says_when_it_cut_a_long_paste(project):
     assert result.returncode == 0 and "cut from the start" in result.stderr
 
 
-def test_entries_with_also_seen_as_and_releases_are_read_through_the_adapter():
-    """The entry model gains `also_seen_as` and `releases` (as models, or mappings); the lookup
-    reads either, and an entry without them still works."""
-    from types import SimpleNamespace as Model
-
+def test_entries_with_also_seen_as_and_releases_are_read_from_the_model():
+    """`also_seen_as` and `releases` of the entry model reach the lookup; an entry without them
+    still works; the raise lines refer to the file as installed, as tracebacks print it."""
+    from errorkb.core.entry import Entry
+    from errorkb.core.project import load_project
     from errorkb.site.lookup import known_from_entries
 
-    source = Model(path="src/transformers/cache_utils.py", function="Cache.get_max_length")
-    plain = Model(id="plain", title="t", library="huggingface/transformers", exception="AttributeError",
-                  message="'DynamicCache' object has no attribute 'get_max_length'", source=source)
-    rich = Model(**{**vars(plain), "id": "rich",
-                    "also_seen_as": [Model(message="'{cls}' object has no attribute 'get_max_length'", exception=None,
-                                           releases=">=4.49", device=None, note="subclasses"),
-                                     {"message": "CUDA error: device-side assert triggered",
-                                      "exception": "torch.AcceleratorError", "device": "cuda"}],
-                    "releases": Model(raises=">=4.49", last_good="4.48.3", replacement="`get_max_cache_shape()`",
-                                      replacement_since=None)})
-    plain_known, rich_known = known_from_entries([plain, rich], {"rich": {"4.49.0": 10}})
+    common = {"library": "huggingface/transformers", "exception": "AttributeError", "kind": "removed",
+              "api": {"owner": "transformers.DynamicCache", "name": "get_max_length"},
+              "message": "'DynamicCache' object has no attribute 'get_max_length'", "meaning": "m", "trigger": "t",
+              "situations": ["s"], "solutions": [{"title": "s"}], "prevention": ["p"],
+              "guards": [{"title": "g", "strategy": "fallback", "file": "guard.py", "expect": {"outcome": "passes"}}],
+              "source": {"commit": "a" * 40, "path": "src/transformers/cache_utils.py", "line": 10,
+                         "function": "Cache.get_max_cache_shape", "release": "4.49.0", "implicit": True}}
+    plain = Entry.model_validate({**common, "id": "plain", "title": "t"})
+    rich = Entry.model_validate({**common, "id": "rich", "title": "t",
+                                 "also_seen_as": [{"message": "'{cls}' object has no attribute 'get_max_length'",
+                                                   "releases": ">=4.49", "note": "subclasses"},
+                                                  {"message": "CUDA error: device-side assert triggered",
+                                                   "exception": "torch.AcceleratorError", "device": "cuda"}],
+                                 "releases": {"raises": ">=4.49", "last_good": "4.48.3",
+                                              "replacement": "`get_max_cache_shape()`"}})
+    library = load_project(ROOT).library
+    plain_known, rich_known = known_from_entries([plain, rich], {"rich": {"4.49.0": 10}}, library)
     assert len(plain_known.wordings) == 1 and plain_known.releases.raises is None and plain_known.lines == ()
     assert [w.exception for w in rich_known.wordings] == ["AttributeError", "AttributeError", "torch.AcceleratorError"]
     assert rich_known.wordings[2].device == "cuda" and rich_known.releases.last_good == "4.48.3"
-    assert rich_known.lines == (("4.49.0", 10),) and rich_known.lines_path == "src/transformers/cache_utils.py"
+    assert rich_known.lines == (("4.49.0", 10),) and rich_known.lines_path == "transformers/cache_utils.py"
     match = Lookup([rich_known]).find("torch.AcceleratorError: CUDA error: device-side assert triggered",
                                       release="4.50.0")[0]
     assert match.wording == 2 and match.release.raises is True and match.release.advice == "Use `get_max_cache_shape()`."

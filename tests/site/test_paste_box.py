@@ -15,7 +15,7 @@ pytestmark = pytest.mark.browser
 HEAD_DIM = ("`head_dim` was provided as a list of length {len(num_heads)}, but the Cache currently has "
             "{len(self.layers)} layers")
 HOSTILE_TITLE = "`head_dim` list <img src=x onerror=window.ekbPwned=1> is `<b>bold</b>` and ``a`b``"
-INDEX = {"schema": 1, "entries": [
+INDEX = {"schema": 1, "library": {"name": "transformers"}, "entries": [
     {"id": "head-dim", "title": HOSTILE_TITLE, "exception": "ValueError", "message": HEAD_DIM,
      "function": "Cache.early_initialization", "url": "errors/transformers/head-dim-list-length/"},
     {"id": "evil-link", "title": "evil link", "exception": "ValueError", "url": "javascript:window.ekbPwned=2",
@@ -28,7 +28,7 @@ INDEX = {"schema": 1, "entries": [
                    "releases": ">=4.49", "note": "subclasses and `remote code` caches"}],
      "raises_in": ">=4.49", "last_good": "4.48.3", "replacement": "`get_max_cache_shape()`",
      "replacement_since": "4.45.0",
-     "lines": {"path": "src/transformers/generation/utils.py", "by_release": {"4.49.0": 1602, "4.50.0": 1602}}},
+     "lines": {"path": "transformers/generation/utils.py", "by_release": {"4.49.0": 1602, "4.50.0": 1602}}},
 ]}
 FRAMED = """Traceback (most recent call last):
   File "/venv/lib/python3.11/site-packages/transformers/generation/utils.py", line 1602, in generate

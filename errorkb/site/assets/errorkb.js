@@ -9,7 +9,6 @@
 (function () {
   "use strict";
   const indexes = new Map(); // absolute index URL → Promise of {lookup, count}
-  const EXAMPLE = "`head_dim` was provided as a list of length 12, but the Cache currently has 28 layers";
 
   function loadIndex(url) {
     if (!indexes.has(url)) {
@@ -18,7 +17,12 @@
           if (!response.ok) throw new Error(`${response.status} ${response.statusText}`);
           return response.json();
         })
-        .then((data) => ({ lookup: new window.errorkbLookup.Lookup(data.entries), count: data.entries.length })));
+        .then((data) => ({
+          lookup: new window.errorkbLookup.Lookup(data.entries, undefined,
+            { library: (data.library || {}).name, generic: data.generic }),
+          library: (data.library || {}).name || "the library",
+          count: data.entries.length,
+        })));
     }
     return indexes.get(url);
   }
@@ -51,13 +55,15 @@
     return href.protocol === "http:" || href.protocol === "https:" ? href.href : null;
   }
 
+  let libraryName = "the library";  // from the index: the documented library's name
+
   const describe = (releases) => (releases.length === 1 ? releases[0] : `${releases[0]} – ${releases[releases.length - 1]}`);
 
   /* Which wording matched, when it is not the entry's own message. */
   function wordingLine(match) {
     if (!match.wording) return "";
     const wording = match.matched;
-    const where = [wording.releases && `transformers ${wording.releases}`, wording.device].filter(Boolean).join(" · ");
+    const where = [wording.releases && `${libraryName} ${wording.releases}`, wording.device].filter(Boolean).join(" · ");
     return element("div", { className: "ekb-lookup__wording" }, "Matched another wording of this error",
       where ? ` (${where})` : "", ": ", element("code", { textContent: wording.message }),
       ...(wording.note ? [" — ", ...inlineNodes(wording.note)] : []));
@@ -72,7 +78,7 @@
     const source = release.given ? "" : " (read from the traceback's frames)";
     const kind = release.raises === true ? "raises" : release.raises === false ? "clear" : "unknown";
     return element("div", { className: `ekb-lookup__release ekb-lookup__release--${kind}` },
-      element("strong", { textContent: `transformers ${describe(release.releases)}` }), `${source}: ${state}.`,
+      element("strong", { textContent: `${libraryName} ${describe(release.releases)}` }), `${source}: ${state}.`,
       ...(release.advice ? [" ", ...inlineNodes(release.advice)] : []));
   }
 
@@ -121,7 +127,8 @@
     const id = `ekb-paste-${Math.random().toString(36).slice(2, 8)}`;
     const input = element("textarea", {
       id, className: "ekb-lookup__input", rows: 4, spellcheck: false,
-      placeholder: `Paste an error message or a whole traceback, e.g.\nValueError: ${EXAMPLE}`,
+      // The page may give an example (`data-example`): the knowledge base knows its own errors.
+      placeholder: "Paste an error message or a whole traceback" + (box.dataset.example ? `, e.g.\n${box.dataset.example}` : ""),
     });
     input.setAttribute("autocomplete", "off");
     const status = element("p", { className: "ekb-lookup__status" });
@@ -132,7 +139,8 @@
       input, status, results);
 
     let timer = null;
-    const update = () => loadIndex(indexUrl.href).then(({ lookup, count }) => {
+    const update = () => loadIndex(indexUrl.href).then(({ lookup, library, count }) => {
+      libraryName = library;
       const text = input.value;
       status.textContent = text.trim() ? "" : `Matched in your browser against the message templates of ${count} documented errors.`;
       show(results, text.trim() ? lookup.answer(text) : null, root);

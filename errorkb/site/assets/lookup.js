@@ -170,7 +170,6 @@
     "unsupported operand type(s) for {a}: '{b}' and '{c}'",
     "too many values to unpack (expected {a})",
     "not enough values to unpack (expected {a}, got {b})",
-    "CUDA error: {a}",
   ];
   const ALNUM = /[\p{L}\p{N}]/u;
 
@@ -179,7 +178,7 @@
     return { total: counts.reduce((a, b) => a + b, 0), longest: Math.max(...counts) };
   }
 
-  function isDegenerate(template) {
+  function isDegenerate(template, generic = GENERIC_WORDINGS) {
     if (typeof template === "string") template = new MessageTemplate(template);
     const measure = fixedText(template);
     if (measure.total < MIN_FIXED) {
@@ -192,10 +191,10 @@
         "when there are placeholders): it would match almost any message";
     }
     const filled = template.pieces.join(FILLER);
-    for (const wording of GENERIC_WORDINGS) {
+    for (const wording of generic) {
       const values = new MessageTemplate(wording).match(filled);
       if (values !== null && Object.values(values).every((v) => v && !v.split(FILLER).join(""))) {
-        return `it fixes nothing beyond the wording Python gives every such error (${wording}): ` +
+        return `it fixes nothing beyond the wording every such error has (${wording}): ` +
           "its placeholders hold whatever identifies the error";
       }
     }
@@ -332,8 +331,12 @@
 
   /* Every entry's wordings parsed once; `answer` (or `find`) handles one paste. */
   class Lookup {
-    constructor(entries, cap = CAP) {
+    /* `options.library`: the library's name for the release advice; `options.generic`: the
+     * wordings every error of a kind shares (the index's `generic`; Python's alone by default). */
+    constructor(entries, cap = CAP, options = {}) {
       this.cap = cap;
+      this.library = options.library || "the library";
+      const generic = options.generic || GENERIC_WORDINGS;
       this.items = [];
       this.ignored = [];
       this.known = [];
@@ -349,7 +352,7 @@
             this.ignored.push([one.id, `wording ${index}: ${error.message}`]);
             return;
           }
-          const reason = isDegenerate(template);
+          const reason = isDegenerate(template, generic);
           if (reason) { this.ignored.push([one.id, `wording ${index}: ${reason}`]); return; }
           const pieces = [...new Set(template.pieces.filter((p) => p))].sort((a, b) => b.length - a.length);
           const fixed = template.pieces.reduce((n, piece) => n + points(piece), 0);
@@ -374,7 +377,7 @@
       }
       let matches = [...best.values()].sort(compare);
       const frames = matches.some((m) => m.known.lines.length) ? framesIn(text, meter) : [];
-      matches = matches.map((m) => withRelease(m, frames, release));
+      matches = matches.map((m) => withRelease(m, frames, release, this.library));
       return { matches, cut, kept: size, work: meter.work };
     }
   }
@@ -417,32 +420,31 @@
     return [...text.matchAll(FRAME)].map((m) => [m[1].replaceAll("\\", "/"), Number(m[2])]);
   }
 
-  const modulePath = (path) => (path.startsWith("src/") ? path.slice(4) : path);
 
   function releasesInPaste(one, frames) {
     if (!one.linesPath || !one.lines.length) return [];
-    const installed = modulePath(one.linesPath);
+    const installed = one.linesPath;
     const seen = new Set(frames.filter(([path]) => path === installed || path.endsWith("/" + installed))
       .map(([, line]) => line));
     return one.lines.filter(([, line]) => seen.has(line)).map(([release]) => release);
   }
 
-  function withRelease(match, frames, release) {
+  function withRelease(match, frames, release, library) {
     const releases = release ? [release] : releasesInPaste(match.known, frames);
     if (!releases.length) return match;
-    return { ...match, release: verdict(match.known.releases, releases, Boolean(release)) };
+    return { ...match, release: verdict(match.known.releases, releases, Boolean(release), library) };
   }
 
-  function verdict(facts, releases, given = false) {
+  function verdict(facts, releases, given = false, library = "the library") {
     const where = describe(releases);
     const inside = facts.raises !== null ? releases.map((r) => contains(facts.raises, r)) : [null];
     if (inside.includes(null)) return { releases, given, raises: null, advice: "" };
     if (!inside.some(Boolean)) {
-      return { releases, given, raises: false, advice: `transformers ${where} does not raise it as documented (it raises ` +
+      return { releases, given, raises: false, advice: `${library} ${where} does not raise it as documented (it raises ` +
         `in ${facts.raises}): the paste may come from another release or code.` };
     }
     if (!inside.every(Boolean)) {
-      return { releases, given, raises: null, advice: `Of transformers ${where}, only some raise it (${facts.raises}).` };
+      return { releases, given, raises: null, advice: `Of ${library} ${where}, only some raise it (${facts.raises}).` };
     }
     return { releases, given, raises: true, advice: advice(facts, releases) };
   }
@@ -466,6 +468,10 @@
    * ==, !=, <, <=, >, >=, ~=, `==X.*` / `!=X.*`, comma = and; null when not understood.
    * tests/site/test_lookup_js.py checks it against `packaging`, which lookup.py uses. */
   function contains(specifier, release) {
+    if (specifier.includes("||")) {  // parts joined by "||": any part may contain it
+      const parts = specifier.split("||").map((part) => contains(part, release));
+      return parts.includes(true) ? true : parts.includes(null) ? null : false;
+    }
     if (!PLAIN_RELEASE.test(release)) return null;
     const version = release.split(".").map(Number);
     let result = true;
