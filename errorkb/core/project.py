@@ -18,6 +18,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, model_validator
 
 from errorkb.core.problems import Problem, ProblemsFound, display_path
+from errorkb.core.releases import ReleaseRange, contains
 
 ImportName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")]
 Release = Annotated[str, StringConstraints(pattern=r"^\d+(\.\d+)*([a-z]+\d*)?$")]
@@ -92,10 +93,22 @@ class CoverageSettings(_Strict):
     exempt: list[Exemption] = Field(default_factory=list)
 
 
+class Era(_Strict):
+    """What a range of older releases needs installed beside them in their matrix environment."""
+
+    releases: ReleaseRange = Field(description="The releases, e.g. '<4.40'.")
+    requires: list[str] = Field(description="Requirement strings installed with those releases (their era's "
+                                            "pins of dependencies whose newest versions they cannot import).")
+
+
 class MatrixSettings(_Strict):
     releases: list[str] | None = Field(
         default=None, description="Releases to run; default: every release from `since` on that PyPI serves.")
     since: str = "5.0.0"
+    eras: list[Era] = Field(default_factory=list, description="First matching era wins.")
+
+    def requirements_for(self, release: str) -> list[str]:
+        return next((list(era.requires) for era in self.eras if contains(era.releases, release)), [])
 
 
 class Settings(_Strict):

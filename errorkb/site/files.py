@@ -55,6 +55,7 @@ def site_files(project: Project, loaded: LoadResult, reports: list[Report], *,
         SiteFile(render.VERIFICATION, render.render_verification(pages, project.library, reports), page=True),
         SiteFile(render.TAGS, render.render_tags(pages), page=True),
         SiteFile(render.COVERAGE, coverage_page(project, loaded, pages), page=True),
+        SiteFile(render.MIGRATION, render.render_migration(pages, project.library), page=True),
         SiteFile(render.INDEX_JSON, _json(render.index_document(pages, project.library))),
         SiteFile(render.SCHEMA_JSON, _json(Entry.model_json_schema())),
         SiteFile(render.CHECK_SCHEMA_JSON, _json(CheckRecord.model_json_schema())),
@@ -86,11 +87,16 @@ def version_ranges(project: Project, pages: list[render.EntryPage]) -> dict[str,
         summary = matrix.summarize(page.entry.id, data, current)
         if summary is None:
             continue
+        measured = summary.measured_raises()
+        disagrees = tuple(release for release in summary.ran
+                          if page.entry.raises_at(release) not in (None, release in measured))
         ranges[page.entry.id] = render.VersionRange(
             matrix.describe_spans(summary.raises), matrix.describe_spans(summary.after_passes), summary.fixed_in,
             newest, summary.tested, tuple(summary.failed_setup), summary.stale,
             tuple(matrix.line_spans(summary.lines, order)), data.updated[:10] or None, summary.fixed_reason,
-            summary.not_run, tuple(summary.lines.items()))
+            summary.not_run, tuple(summary.lines.items()), summary.worked_until,
+            tuple((index, matrix.describe_spans(spans)) for index, spans in sorted(summary.wordings.items())),
+            disagrees)
     return ranges
 
 

@@ -52,6 +52,7 @@ INDEX_JSON = "api/errors/index.json"
 SCHEMA_JSON = "api/schema/entry.json"
 CHECK_SCHEMA_JSON = "api/schema/check.json"
 COVERAGE = "coverage.md"
+MIGRATION = "migration.md"
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,9 @@ class VersionRange:
     fixed_reason: str | None = None  # what the before did instead in `fixed_in`
     not_run: str | None = None  # why the before ran in no release (an unmet need)
     by_release: tuple[tuple[str, int], ...] = ()  # (release, raise line) in matrix order: the lookup's clue
+    worked_until: str | None = None  # a removed API: the last release before it raised where the old call ran
+    wordings: tuple[tuple[int, str], ...] = ()  # (wording index, releases it was raised so) as measured
+    disagrees: tuple[str, ...] = ()  # releases where the entry's declared range and the measurement differ
 
 
 @dataclass
@@ -289,6 +293,42 @@ def render_verification(pages: list[EntryPage], library: LibraryProfile, reports
                    summary=evidence.summary(records, hashes), environments=evidence.environments(records),
                    reports=reports or [], here=VERIFICATION, is_stale=evidence.is_stale, hashes=hashes,
                    library=library, devices=devices)
+
+
+@dataclass(frozen=True)
+class MigrationRow:
+    page: EntryPage
+    old: str | None  # the removed or renamed name, as the user's code spells it
+    gone: str | None  # the first release that raises (measured, else declared)
+    until: str | None  # the last release where the old code ran (measured, else declared)
+    replacement: str | None
+    since: str | None
+
+
+def migration_rows(pages: list[EntryPage]) -> list[MigrationRow]:
+    """Entries of a removed or renamed API, or with a replacement, oldest change first."""
+    rows = []
+    for page in pages:
+        entry, measured, declared = page.entry, page.versions, page.entry.releases
+        if entry.kind == "raise" and not (declared and declared.replacement):
+            continue
+        old = f"{entry.api.owner}.{entry.api.name}" if entry.api else None
+        gone = measured.raises.split(" – ")[0].split(",")[0] if measured and measured.raises else \
+            (declared.raises if declared and declared.raises else None)
+        until = (measured.worked_until if measured else None) or (declared.last_good if declared else None)
+        rows.append(MigrationRow(page, old, gone, until, declared.replacement if declared else None,
+                                 declared.replacement_since if declared else None))
+    return sorted(rows, key=lambda row: (_release_key(row.gone), row.page.entry.id))
+
+
+def _release_key(text: str | None) -> tuple[int, ...]:
+    found = re.search(r"\d+(\.\d+)*", text or "")
+    return tuple(int(part) for part in found.group().split(".")) if found else (9999,)
+
+
+def render_migration(pages: list[EntryPage], library: LibraryProfile) -> str:
+    """Every removed or renamed name and its verified replacement, with the release it went away in."""
+    return _render("migration.md.j2", rows=migration_rows(pages), library=library, here=MIGRATION, badges=badges)
 
 
 def render_coverage(table: Coverage, pages: list[EntryPage]) -> str:

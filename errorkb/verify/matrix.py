@@ -34,7 +34,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -49,19 +48,6 @@ from errorkb.verify.records import CheckRecord, Code, Outcome
 from errorkb.verify.report import ReportError, now, read_report, write_lines
 
 SCHEMA = 2
-
-# What each era of releases needs besides the release itself, first match wins: old releases
-# pinned dependencies whose newest versions they cannot import (measured on this machine).
-ERA_REQUIREMENTS: list[tuple[str, list[str]]] = []
-
-
-def era_requirements(release: str) -> list[str]:
-    version = Version(release)
-    for specifier, requirements in ERA_REQUIREMENTS:
-        if version in SpecifierSet(specifier):
-            return requirements
-    return []
-
 
 @dataclass(frozen=True)
 class Env:
@@ -82,6 +68,7 @@ class Verdicts(_Model):
     code: Code
     reason: str
     sha256: str | None = None  # of the snippet bytes that ran
+    wording: int | None = None  # which wording of the error matched (0: the entry's own)
 
 
 class ReleaseStatus(_Model):
@@ -184,6 +171,8 @@ def sort_releases(versions: list[str], since: str) -> list[str]:
 
 
 def ensure_env(project: Project, release: str, *, rebuild: bool = False) -> Env:
+    """The release's environment, built once: a venv that sees this one's packages through a .pth
+    file, with the release and its era's requirements installed into it, checked by importing it."""
     folder = matrix_env(project, release)
     python = folder / "bin" / "python"
     ready, failed = folder / ".errorkb-ready", folder / ".errorkb-failed"
@@ -194,16 +183,16 @@ def ensure_env(project: Project, release: str, *, rebuild: bool = False) -> Env:
     folder.mkdir(parents=True, exist_ok=True)
     ready.unlink(missing_ok=True)
     failed.unlink(missing_ok=True)
-    dist = project.library.dist
-    extra = era_requirements(release)
+    library = project.library
     install = [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+    wanted = f"{library.dist}=={release}"
     steps: list[list[str] | None] = [
         [sys.executable, "-m", "venv", "--clear", str(folder)],
         None,  # the .pth file, written between the two commands
-        [*install, *(["--no-deps"] if extra else []), f"{dist}=={release}"],
+        [*install, wanted, *project.matrix.requirements_for(release)],
+        # pip calls the release "already satisfied" when this environment has it: put its own copy here
+        [*install, "--no-deps", "--ignore-installed", wanted],
     ]
-    if extra:
-        steps.append([*install, *extra])
     for step in steps:
         if step is None:
             site = next(folder.glob("lib/python*/site-packages"))
@@ -211,11 +200,22 @@ def ensure_env(project: Project, release: str, *, rebuild: bool = False) -> Env:
             continue
         done = subprocess.run(step, capture_output=True, text=True, timeout=900)
         if done.returncode != 0:
-            error = f"set-up failed: {' '.join(step[-2:])}: {(done.stderr or done.stdout).strip()[-500:]}"
-            failed.write_text(error, encoding="utf-8")
-            return Env(release, None, error)
+            return _failed(failed, release, f"set-up failed: {' '.join(step[-2:])}: "
+                                            f"{(done.stderr or done.stdout).strip()[-500:]}")
+    probe = (f"import importlib.metadata, {library.name}, sys; "
+             f"print(importlib.metadata.version({library.dist!r})); print({library.name}.__file__)")
+    done = subprocess.run([str(python), "-c", probe], capture_output=True, text=True, timeout=300)
+    lines = done.stdout.strip().splitlines()
+    if done.returncode != 0 or len(lines) < 2 or lines[-2] != release or not lines[-1].startswith(str(folder)):
+        return _failed(failed, release, f"{wanted} does not import here: "
+                                        f"{(done.stderr or done.stdout).strip()[-500:]}")
     ready.write_text(release, encoding="utf-8")
     return Env(release, python)
+
+
+def _failed(marker: Path, release: str, error: str) -> Env:
+    marker.write_text(error, encoding="utf-8")
+    return Env(release, None, error)
 
 
 # -- 3. running -------------------------------------------------------------------------------
@@ -258,7 +258,8 @@ def collect(entries: list[Entry], release: str, records: list[CheckRecord],
         found = {role: by_role.get((entry.id, role)) for role in (BEFORE, AFTER)}
         if not any(found.values()):
             continue
-        verdicts = {role: Verdicts(outcome=r.outcome, code=r.code, reason=r.reason, sha256=r.snippet_sha256)
+        verdicts = {role: Verdicts(outcome=r.outcome, code=r.code, reason=r.reason, sha256=r.snippet_sha256,
+                                   wording=r.wording)
                     for role, r in found.items() if r is not None}
         before = found[BEFORE]
         site = before.raise_site if before is not None and before.outcome is Outcome.PASS else None
@@ -332,6 +333,16 @@ class Summary:
     tested: int = 0  # releases in which the before actually ran
     fixed_reason: str | None = None  # what the before did instead, in `fixed_in`
     not_run: str | None = None  # why the before never ran (an unmet need), if it never did
+    worked_until: str | None = None  # a removed API: the last release before it raised where the old call ran
+    wordings: dict[int, list[tuple[str, str]]] = field(default_factory=dict)  # wording → spans it was raised so
+    ran: list[str] = field(default_factory=list)  # the releases in which the before ran, in order
+
+    def measured_raises(self) -> set[str]:
+        """Every release in which the before raised the documented error."""
+        spans = {(first, last) for first, last in self.raises}
+        return {release for release in self.ran
+                if any(self.ran.index(first) <= self.ran.index(release) <= self.ran.index(last)
+                       for first, last in spans)}
 
 
 def summarize(entry_id: str, matrix: MatrixFile, current: dict[str, str]) -> Summary | None:
@@ -370,8 +381,19 @@ def summarize(entry_id: str, matrix: MatrixFile, current: dict[str, str]) -> Sum
     stale = any(_stale(result, current) for result in results.values())
     lines = {r: results[r].line for r in ran if results[r].line}
     failed = [r.release for r in matrix.releases if not r.ran]
+    worked_until = None
+    if raises:
+        before_first = ran[:ran.index(raises[0][0])]
+        clean = [r for r in before_first if verdicts(r, BEFORE).code is Code.OLD_API_RAN]  # type: ignore[union-attr]
+        worked_until = clean[-1] if clean else None
+    by_wording: dict[int, list[str]] = {}
+    for release in ran:
+        found = verdicts(release, BEFORE)
+        if found is not None and found.outcome is Outcome.PASS and found.wording is not None:
+            by_wording.setdefault(found.wording, []).append(release)
+    wordings = {index: _spans(ran, [r in own for r in ran]) for index, own in by_wording.items()}
     return Summary(raises, fixed_in, spans(AFTER)[1], failed, lines, stale, len(ran),  # type: ignore[arg-type]
-                   fixed_reason, not_run)
+                   fixed_reason, not_run, worked_until, wordings, ran)
 
 
 def _stale(result: Result, current: dict[str, str]) -> bool:
