@@ -182,7 +182,7 @@ def test_versions_section_shows_the_matrix_ranges(project):
     page.versions = render.VersionRange("5.5.1 – 5.24.0", "5.5.1 – 5.24.0", None, "5.24.0", 20, ("5.6.0",), False)
     markdown = render.render_entry(page)
     section = markdown.split("## Versions", 1)[1].split("\n## ", 1)[0]
-    assert "**Raises in:** transformers 5.5.1 – 5.24.0." in section
+    assert "**Raises in:** transformers 5.5.1 – 5.24.0 (measured)." in section
     assert "**Still raises** in the newest release tested (5.24.0)" in section
     assert "set-up failed): 5.6.0" in section and "20 upstream releases tested" in section
     assert "earlier releases took only ints" in section  # the entry's own notes follow
