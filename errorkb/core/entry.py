@@ -32,6 +32,10 @@ ExceptionName = Annotated[
 
 
 QualifiedName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_<>]*)*$")]
+# A file of the upstream repository: plain names joined by '/', ending in .py. The site reads that
+# file from the installed release and links to it, so no absolute path, no '.'/'..' part, and no
+# character that could end a Markdown link or an HTML attribute.
+_REPO_PATH = re.compile(r"(?:[A-Za-z0-9_][A-Za-z0-9_.-]*/)*[A-Za-z0-9_][A-Za-z0-9_.-]*\.py")
 
 
 class Strict(BaseModel):
@@ -65,6 +69,15 @@ class Source(Strict):
         default="transformers.cache_utils",
         description="Import path of the module that defines `function` on every target.",
     )
+
+    @field_validator("path")
+    @classmethod
+    def _path_is_relative_and_plain(cls, value: str) -> str:
+        if not _REPO_PATH.fullmatch(value):
+            raise ValueError("must be a relative path of a .py file in the upstream repository, such as "
+                             "src/transformers/cache_utils.py: names of letters, digits, '_', '-' and '.' "
+                             "joined by '/', with no leading '/' and no '.' or '..' part")
+        return value
 
 
 class BeforeExpectation(Strict):

@@ -8,6 +8,7 @@ any other static-site engine. So both always publish the same pages, API and ass
 from __future__ import annotations
 
 import json
+import posixpath
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -60,6 +61,19 @@ def site_files(project, loaded: LoadResult, reports: list[Report], *,
 
 
 COVERAGE = "coverage.md"
+# Every file the site generates besides entry pages, entry JSON and assets, docs-relative.
+GENERATED = (render.ERRORS_INDEX, render.BY_EXCEPTION, render.BY_API, render.VERIFICATION, render.TAGS, COVERAGE,
+             render.INDEX_JSON, render.SCHEMA_JSON)
+
+
+def reserved_ids() -> frozenset[str]:
+    """Ids no entry may take: the names of the files the site generates in the folders where
+    entry pages and entry JSON go (errors/ for the lists, api/errors/ for the lookup's index),
+    so that no entry can ever replace one: an entry `index` would overwrite the lookup index
+    and break the paste box on every page."""
+    folders = {posixpath.dirname(render.ERRORS_INDEX), posixpath.dirname(render.INDEX_JSON)}
+    return frozenset(posixpath.splitext(posixpath.basename(path))[0] for path in GENERATED
+                     if posixpath.dirname(path) in folders)
 
 
 def coverage_page(project, loaded: LoadResult) -> str:

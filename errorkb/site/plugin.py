@@ -73,7 +73,7 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):
         project = self._project(config)
         if project is None:
             return files
-        loaded = load_project_entries(project)
+        loaded = load_project_entries(project, site.reserved_ids())
         for problem in loaded.problems:
             log.error(str(problem))
         reports, unreadable = read_reports(project.reports)

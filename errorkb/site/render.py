@@ -24,7 +24,7 @@ from pathlib import Path
 import jinja2
 
 from errorkb.core.entry import Entry, library_folder
-from errorkb.core.load import LoadedEntry
+from errorkb.core.load import LoadedEntry, snippet_inside
 from errorkb.core.message import Placeholder
 from errorkb.core.project import Project
 from errorkb.site import evidence
@@ -126,6 +126,8 @@ def link(source: str, target: str) -> str:
 
 def read_snippet(project: Project, entry: Entry, role: str, file: str) -> Snippet:
     path = project.snippet_path(entry.id, file)
+    if not snippet_inside(project, entry.id, path):  # the loader reports it; never publish what it leads to
+        raise OSError(f"{project.rel(path)} resolves outside snippets/{entry.id}/")
     raw = path.read_text(encoding="utf-8")
     return Snippet(role, file, project.rel(path), strip_markers(raw), shown_section(raw),
                    hashlib.sha256(raw.encode("utf-8")).hexdigest())
@@ -186,7 +188,7 @@ def _file_lines(path: Path) -> tuple[str, ...] | None:
     """One read per file and build, however many entries pin lines in it."""
     try:
         return tuple(path.read_text(encoding="utf-8").splitlines())
-    except OSError:
+    except (OSError, UnicodeDecodeError):
         return None
 
 

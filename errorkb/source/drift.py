@@ -12,6 +12,7 @@ All problems are collected and reported together, each at the entry's `source.li
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from errorkb.core.entry import Entry
 from errorkb.core.load import LoadedEntry
@@ -35,7 +36,7 @@ class SourceIndex:
 
 def pinned_problems(loaded: list[LoadedEntry], project: Project) -> list[Problem]:
     problems = []
-    indexes: dict[tuple[str, str, str], SourceIndex | None] = {}
+    indexes: dict[tuple[str, str, str], SourceIndex | str | None] = {}
     for one in loaded:
         entry = one.entry
         where = (project.rel(one.path), *one.positions.of_value(("source", "line")))
@@ -47,15 +48,34 @@ def pinned_problems(loaded: list[LoadedEntry], project: Project) -> list[Problem
         key = (package, entry.source.release, entry.source.path)
         if key not in indexes:
             path = source_file(project, *key)
-            indexes[key] = SourceIndex.of(path.read_text(encoding="utf-8")) if path else None
+            indexes[key] = index_of(path) if path else None
         index = indexes[key]
         if index is None:
             problems.append(Problem(*where, missing_release_hint(package, entry.source.release)))
+            continue
+        if isinstance(index, str):
+            problems.append(Problem(*where, f"{entry.source.path} in {entry.source.release}: {index}"))
             continue
         message = pin_mismatch(entry, index)
         if message:
             problems.append(Problem(*where, message))
     return problems
+
+
+def index_of(path: Path) -> SourceIndex | str:
+    """The file's raise sites and functions, or why it cannot be read as Python source.
+
+    The reason never quotes the file: a pin may point at any file of a release (a stranger's
+    pull request chooses it), and its text is not ours to print."""
+    try:
+        return SourceIndex.of(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        return "cannot be read: not UTF-8 text"
+    except OSError as error:
+        return f"cannot be read: {error.strerror or type(error).__name__}"
+    except (SyntaxError, ValueError) as error:  # ValueError: null bytes, before Python 3.12
+        line = f" (line {error.lineno})" if getattr(error, "lineno", None) else ""
+        return f"is not valid Python source{line}"
 
 
 def pin_mismatch(entry: Entry, index: SourceIndex) -> str | None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import importlib.util
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from errorkb.core.project import Project
 
@@ -23,7 +23,12 @@ def matrix_env(project: Project, package: str, release: str) -> Path:
 
 
 def source_file(project: Project, package: str, release: str, path: str) -> Path | None:
-    """The file `path` (as in the upstream repository) of `package==release`, if present here."""
+    """The file `path` (as in the upstream repository) of `package==release`, if present here.
+
+    Only a regular file inside that release's package folder is ever returned: `path` comes
+    from an entry (a stranger's pull request), and a page shows what this file holds, so an
+    absolute path, `..`, a glob pattern or a symlink leading out must find nothing.
+    """
     inside = path.removeprefix("src/").removeprefix(f"{package}/")
     try:
         installed = importlib.metadata.version(package)
@@ -32,11 +37,29 @@ def source_file(project: Project, package: str, release: str, path: str) -> Path
     if installed == release:
         spec = importlib.util.find_spec(package)
         if spec is not None and spec.submodule_search_locations:
-            candidate = Path(next(iter(spec.submodule_search_locations))) / inside
-            if candidate.is_file():
-                return candidate
+            found = _inside_package(Path(next(iter(spec.submodule_search_locations))), inside)
+            if found is not None:
+                return found
     env = matrix_env(project, package, release)
-    return next(iter(sorted(env.glob(f"lib/python*/site-packages/{package}/{inside}"))), None)
+    for folder in sorted(env.glob(f"lib/python*/site-packages/{package}")):
+        found = _inside_package(folder, inside)
+        if found is not None:
+            return found
+    return None
+
+
+def _inside_package(package_dir: Path, inside: str) -> Path | None:
+    """`package_dir / inside` when it is a regular file that resolves inside `package_dir`."""
+    relative = PurePosixPath(inside)
+    if relative.is_absolute() or not relative.parts or any(part in ("", ".", "..") for part in relative.parts):
+        return None
+    candidate = package_dir / relative
+    try:
+        if candidate.resolve().is_relative_to(package_dir.resolve()) and candidate.is_file():
+            return candidate
+    except OSError:
+        return None
+    return None
 
 
 def missing_release_hint(package: str, release: str) -> str:
