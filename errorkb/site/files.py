@@ -109,4 +109,7 @@ def version_ranges(project, pages: list[render.EntryPage]) -> dict[str, render.V
 
 
 def _json(document: dict) -> str:
-    return json.dumps(document, indent=1, ensure_ascii=False) + "\n"
+    """JSON whose text holds no `<`, `>` or `&` (written as \\u003c, \\u003e, \\u0026: the same data):
+    entries' text stays inert even where a page or a careless server puts the JSON into HTML."""
+    text = json.dumps(document, indent=1, ensure_ascii=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026") + "\n"

@@ -28,7 +28,7 @@ from errorkb.core.load import LoadedEntry, snippet_inside
 from errorkb.core.message import Placeholder
 from errorkb.core.project import Project
 from errorkb.site import evidence
-from errorkb.site.inert import inert, one_line
+from errorkb.site.inert import cell, inert, one_line
 from errorkb.source.upstream import package_name, source_file
 
 __all__ = ["EntryPage", "build_pages", "render_entry", "render_index", "render_by_exception", "render_by_api",
@@ -236,7 +236,7 @@ def _environment() -> jinja2.Environment:
                              keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True,
                              undefined=jinja2.StrictUndefined)
     env.filters.update(inert=inert, line=lambda text: inert(one_line(text)), esc=html.escape,
-                       fence=fence, yaml=_yaml_string, cell=lambda text: one_line(str(text)),
+                       fence=fence, yaml=_yaml_string, cell=cell,
                        attr=lambda text: html.escape(" ".join(str(text).split())).replace("|", "&#124;"))
     env.globals.update(link=link, page_path=page_path, api_path=api_path, words=evidence.OUTCOME_WORDS,
                        ERRORS_INDEX=ERRORS_INDEX, BY_EXCEPTION=BY_EXCEPTION, BY_API=BY_API,
