@@ -341,3 +341,11 @@ def test_the_entry_text_used_by_these_tests_is_valid_yaml():
     import yaml
 
     assert yaml.safe_load(textwrap.dedent(ENTRY))["id"] == "demo-error"
+
+
+@pytest.mark.parametrize("message", ['"{msg}"', '" "', '"{a}: {b}"', '"Error {x}"'])
+def test_a_message_that_would_match_any_paste_is_a_located_problem(tmp_path, message):
+    old = next(line for line in ENTRY.splitlines() if line.startswith("message:"))
+    problems = problems_of(tmp_path, ENTRY.replace(old, f"message: {message}"))
+    assert len(problems) == 1 and problems[0].startswith(f"{ENTRY_FILE}:5:10: message: the text outside "), problems
+    assert "at least 8 are needed" in problems[0]

@@ -31,6 +31,9 @@ ExceptionName = Annotated[
 ]
 
 
+# Letters and digits a message template must have outside its placeholders (the real entries'
+# fewest: 14, "len() of a 0-d tensor").
+MIN_FIXED_LETTERS = 8
 QualifiedName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_<>]*)*$")]
 # A file of the upstream repository: plain names joined by '/', ending in .py. The site reads that
 # file from the installed release and links to it, so no absolute path, no '.'/'..' part, and no
@@ -221,6 +224,16 @@ class Entry(Needs):
     @classmethod
     def _message_parses(cls, value: str) -> str:
         MessageTemplate.parse(value)
+        return value
+
+    @field_validator("message")
+    @classmethod
+    def _message_has_fixed_text(cls, value: str) -> str:
+        """A template that is nearly all placeholder (`{msg}`, ` `) would match any pasted error."""
+        letters = sum(ch.isalnum() for ch in MessageTemplate.parse(value).literal_text)
+        if letters < MIN_FIXED_LETTERS:
+            raise ValueError(f"the text outside {{placeholders}} has {letters} letters or digits; at least "
+                             f"{MIN_FIXED_LETTERS} are needed, or the message would match nearly any error")
         return value
 
     @property
