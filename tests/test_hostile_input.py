@@ -12,7 +12,6 @@ import os
 import resource
 import subprocess
 import sys
-import textwrap
 import time
 from pathlib import Path
 
@@ -335,12 +334,6 @@ def test_check_strips_control_characters_from_problems(tmp_path, capsys):
     assert main(["--root", str(tmp_path), "check"]) == 1
     err = capsys.readouterr().err
     assert "unknown key 'key'" in err and "\x1b" not in err and "\x07" not in err
-
-
-def test_the_entry_text_used_by_these_tests_is_valid_yaml():
-    import yaml
-
-    assert yaml.safe_load(textwrap.dedent(ENTRY))["id"] == "demo-error"
 
 
 @pytest.mark.parametrize("message", ['"{msg}"', '" "', '"{a}: {b}"', '"Error {x}"'])

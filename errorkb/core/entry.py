@@ -31,14 +31,14 @@ ExceptionName = Annotated[
 ]
 
 
-# Letters and digits a message template must have outside its placeholders (the real entries'
-# fewest: 14, "len() of a 0-d tensor").
-MIN_FIXED_LETTERS = 8
 QualifiedName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_<>]*)*$")]
 # A file of the upstream repository: plain names joined by '/', ending in .py. The site reads that
 # file from the installed release and links to it, so no absolute path, no '.'/'..' part, and no
 # character that could end a Markdown link or an HTML attribute.
 _REPO_PATH = re.compile(r"(?:[A-Za-z0-9_][A-Za-z0-9_.-]*/)*[A-Za-z0-9_][A-Za-z0-9_.-]*\.py")
+# Letters and digits a message template must have outside its placeholders (the real entries'
+# fewest: 14, "len() of a 0-d tensor").
+MIN_FIXED_LETTERS = 8
 
 
 class Strict(BaseModel):
