@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import json
+import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,8 +25,35 @@ from errorkb.verify.targets import TARGETS
 if TYPE_CHECKING:
     from errorkb.site.lookup import Match
 
-out = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+# What a terminal acts on instead of showing.
+_CONTROL = re.compile(r"""
+      \x1b\[ [0-?]* [ -/]* [@-~]                              # CSI: colours, cursor moves, erasing
+    | \x9b [0-?]* [ -/]* [@-~]                                # the same, 8-bit
+    | (?: \x1b\] | \x9d ) [^\x07\x1b\x9c]* (?: \x07 | \x1b\\ | \x9c )?  # OSC: window title, links
+    | \x1b [ -~]?                                             # any other escape (ESC c resets)
+    | [\x00-\x08\x0b-\x1f\x7f-\x9f]                           # C0 and C1 controls but tab and newline
+    | [\u200e\u200f\u202a-\u202e\u2066-\u2069]                 # bidirectional marks and overrides
+""", re.VERBOSE)
+
+
+def terminal_text(text: str) -> str:
+    """`text` as a terminal should show it: entry text and problems come from strangers' pull
+    requests, and an escape sequence in a title could clear the screen, retitle the window or
+    hide a line; every other character, tabs and newlines included, is kept."""
+    return _CONTROL.sub("", text)
+
+
+class _PlainConsole(Console):
+    """Rich's console for text that must print as it is: no emoji codes (`path:100:1` is not
+    `path💯1`), and every string passed through `terminal_text`. Markup stays off unless a
+    call asks for it with its own literal text."""
+
+    def print(self, *objects: Any, **kwargs: Any) -> None:
+        super().print(*(terminal_text(o) if isinstance(o, str) else o for o in objects), **kwargs)
+
+
+out = _PlainConsole(highlight=False, soft_wrap=True, emoji=False)
+err = _PlainConsole(stderr=True, highlight=False, soft_wrap=True, emoji=False)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -125,8 +153,15 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _reserved_ids() -> frozenset[str]:
+    """Ids the site publishes its own files under (imported late: `check` starts fast)."""
+    from errorkb.site.files import reserved_ids
+
+    return reserved_ids()
+
+
 def _load_or_report(project: Project) -> LoadResult:
-    result = load_project_entries(project)
+    result = load_project_entries(project, _reserved_ids())
     if result.problems:
         raise ProblemsFound(result.problems)
     return result
@@ -397,7 +432,7 @@ def cmd_render(project: Project, args: argparse.Namespace) -> int:
     from errorkb.site.files import site_files
     from errorkb.verify.report import read_reports
 
-    loaded = load_project_entries(project)
+    loaded = load_project_entries(project, _reserved_ids())
     for problem in loaded.problems:
         err.print(str(problem), markup=False)
     reports, unreadable = read_reports(project.reports)

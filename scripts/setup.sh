@@ -15,7 +15,9 @@ want=$(cat requirements/dev.txt requirements/constraints.txt pyproject.toml | sh
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "setup: installing the pinned stack into .venv (torch CPU, transformers, mkdocs, ...)"
   .venv/bin/python -m pip install --quiet --upgrade pip
-  .venv/bin/python -m pip install --quiet -r requirements/dev.txt -c requirements/constraints.txt
+  # hqq ships as an sdist whose setup.py also tries to build optional CUDA kernels (with os.system,
+  # ignoring failure); its torch code paths need none of them, so skip the attempt.
+  DISABLE_CUDA=1 .venv/bin/python -m pip install --quiet -r requirements/dev.txt -c requirements/constraints.txt
   .venv/bin/python -m pip install --quiet --no-deps -e .
   echo "$want" > "$stamp"
 fi

@@ -34,6 +34,13 @@ ExceptionName = Annotated[
 
 
 QualifiedName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_<>]*)*$")]
+# A file of the upstream repository: plain names joined by '/', ending in .py. The site reads that
+# file from the installed release and links to it, so no absolute path, no '.'/'..' part, and no
+# character that could end a Markdown link or an HTML attribute.
+_REPO_PATH = re.compile(r"(?:[A-Za-z0-9_][A-Za-z0-9_.-]*/)*[A-Za-z0-9_][A-Za-z0-9_.-]*\.py")
+# Letters and digits a message template must have outside its placeholders (the real entries'
+# fewest: 14, "len() of a 0-d tensor").
+MIN_FIXED_LETTERS = 8
 
 
 class Strict(BaseModel):
@@ -68,6 +75,15 @@ class Source(Strict):
         description="Import path of the module that defines `function` on every target "
         "(default: the module of `path`, by the library profile's source root).",
     )
+
+    @field_validator("path")
+    @classmethod
+    def _path_is_relative_and_plain(cls, value: str) -> str:
+        if not _REPO_PATH.fullmatch(value):
+            raise ValueError("must be a relative path of a .py file in the upstream repository, such as "
+                             "src/<package>/cache_utils.py: names of letters, digits, '_', '-' and '.' "
+                             "joined by '/', with no leading '/' and no '.' or '..' part")
+        return value
 
 
 class BeforeExpectation(Strict):

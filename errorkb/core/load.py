@@ -4,10 +4,16 @@ Stages, one function each; every stage collects problems instead of stopping:
 
 1. `parse_yaml`      text → YAML node tree (safe loader); malformed YAML and duplicate keys
                      (which PyYAML would silently merge) become problems with their marks.
+                     Work is bounded before any tree is built: the file's size, aliases (none:
+                     they only serve to expand a 600-byte file into gigabytes), nesting depth,
+                     then each string's length and each list's items (`MAX_*` below).
 2. `validate_entry`  node tree → `Entry` through the pydantic model; each validation error is
                      placed on the line of the key or value it concerns, with "did you mean".
 3. `cross_check`     what one file cannot know: file name = id, folder = library, snippet
-                     files exist, ids unique, `related` ids resolve, no orphan snippet files.
+                     files exist inside their entry's folder, ids unique and not reserved by the
+                     caller, `related` ids resolve, no orphan snippet files.
+
+An entry that fails to load is reported once, at its own file: entries linking to it are not.
 
 Nothing here imports the runtime: `errorkb check` and `mkdocs serve` must start fast.
 """
@@ -15,7 +21,10 @@ Nothing here imports the runtime: `errorkb check` and `mkdocs serve` must start 
 from __future__ import annotations
 
 import difflib
+import stat
 import typing
+from typing import Any
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -31,6 +40,15 @@ from errorkb.core.project import Project
 Loc = tuple[str | int, ...]
 # libyaml's safe loader when PyYAML was built with it (the same marks, several times faster).
 _SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+# Bounds on one entry file. An entry is a page of prose and a few names: these are far above any
+# real entry and far below what would stall a build, a reader's browser or the search index.
+MAX_FILE_BYTES = 512 * 1024  # the whole YAML file
+MAX_DEPTH = 16  # mappings and lists inside each other (a real entry needs 4)
+MAX_ITEMS = 100  # items of one list, keys of one mapping
+MAX_CHARS = 20_000  # characters of one string (a prose field), unless its key has its own limit
+MAX_CHARS_BY_KEY = {"notes": 100_000, "title": 300}
+MAX_KEY_CHARS = 100  # characters of one key
 
 
 @dataclass
@@ -69,17 +87,33 @@ class LoadResult:
         return {loaded.entry.id: loaded for loaded in self.entries}
 
 
-def load_project_entries(project: Project) -> LoadResult:
-    """Every entry of the project, and every problem found on the way."""
+def load_project_entries(project: Project, reserved_ids: Collection[str] = ()) -> LoadResult:
+    """Every entry of the project, and every problem found on the way.
+
+    `reserved_ids`: ids the caller publishes something else under (the site's own pages); an
+    entry with one is a problem and is left out, so it can never overwrite those files.
+    """
     problems: list[Problem] = []
     loaded: list[LoadedEntry] = []
+    unloaded: set[str] = set()  # ids of entry files that exist but did not load
     files = _entry_files(project, problems)
     for path in files:
         one, found = load_entry_file(path, project)
         problems += found
-        if one is not None:
+        if one is not None and one.entry.id in reserved_ids:
+            problems.append(Problem(project.rel(path), *one.positions.of_value(("id",)),
+                                    f"id '{one.entry.id}' is reserved: the site generates a page or file of "
+                                    "that name; choose another id (and file name)"))
+            one = None
+        if one is not None:  # never handed on: every consumer would read (publish, run) the file outside
+            leading_out = snippets_leading_out(one, project)
+            problems += leading_out
+            one = None if leading_out else one
+        if one is None:
+            unloaded.add(path.stem)
+        else:
             loaded.append(one)
-    problems += cross_check(loaded, project)
+    problems += cross_check(loaded, project, unloaded)
     problems += orphan_snippets(loaded, {path.stem for path in files}, project)
     return LoadResult(loaded, sorted(set(problems)))
 
@@ -87,6 +121,12 @@ def load_project_entries(project: Project) -> LoadResult:
 def load_entry_file(path: Path, project: Project) -> tuple[LoadedEntry | None, list[Problem]]:
     where = project.rel(path)
     try:
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):  # a FIFO or device would block or never end
+            return None, [Problem(where, 1, 1, "not a regular file; an entry must be a plain YAML file")]
+        if info.st_size > MAX_FILE_BYTES:
+            return None, [Problem(where, 1, 1, f"entry file is {info.st_size:,} bytes; "
+                                               f"the limit is {MAX_FILE_BYTES:,}")]
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         return None, [Problem(where, 1, 1, f"cannot read entry: {error}")]
@@ -106,9 +146,15 @@ def parse_yaml(text: str, where: str) -> tuple[object | None, Positions, list[Pr
     positions = Positions()
     loader = _SafeLoader(text)
     try:
+        unbounded = _unbounded_structure(text, where)
+        if unbounded:
+            return None, positions, unbounded
         root = loader.get_single_node()
         if root is None:
             return None, positions, [Problem(where, 1, 1, "empty entry: expected a mapping of keys")]
+        oversize = _oversize(root, (), where)
+        if oversize:
+            return None, positions, oversize
         problems = _index_nodes(root, (), positions, where)
         data = loader.construct_document(root)
     except yaml.MarkedYAMLError as error:
@@ -126,6 +172,85 @@ def parse_yaml(text: str, where: str) -> tuple[object | None, Positions, list[Pr
         line, col = positions.of_value(())
         return None, positions, [Problem(where, line, col, f"expected a mapping of keys, found {_kind(data)}")]
     return data, positions, problems
+
+
+def _unbounded_structure(text: str, where: str) -> list[Problem]:
+    """Aliases and deep nesting, found in one linear pass over the YAML events before a node
+    tree exists: a tree built from a few aliases can be exponentially large, and every later
+    walk (ours, the constructor's, pydantic's) would then take forever or recurse too deep."""
+    problems: list[Problem] = []
+    aliases: list[yaml.AliasEvent] = []
+    depth = 0
+    scanner = _SafeLoader(text)
+    try:
+        while scanner.check_event():
+            event = scanner.get_event()
+            if isinstance(event, yaml.AliasEvent):
+                aliases.append(event)
+            elif isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    problems.append(Problem(where, *_mark(event.start_mark),
+                                            f"nested deeper than {MAX_DEPTH} levels of lists and mappings"))
+                    break
+            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                depth -= 1
+    finally:
+        scanner.dispose()
+    if aliases:
+        more = f" ({len(aliases)} aliases in this file)" if len(aliases) > 1 else ""
+        problems.insert(0, Problem(where, *_mark(aliases[0].start_mark),
+                                   f"YAML aliases (*{aliases[0].anchor}) are not allowed in entries: "
+                                   f"write the value out where it is used{more}"))
+    return problems
+
+
+def _oversize(node: yaml.Node, loc: Loc, where: str) -> list[Problem]:
+    """Strings longer and lists or mappings larger than their limits, each at its position.
+
+    Refused rather than cut: a limit never drops an author's text silently."""
+    problems = []
+    if isinstance(node, yaml.ScalarNode):
+        limit = _char_limit(loc)
+        if len(node.value) > limit:
+            problems.append(Problem(where, *_mark(node.start_mark),
+                                    f"{_loc_name(loc)}: {len(node.value):,} characters; the limit is {limit:,}"))
+        return problems
+    items = node.value
+    if len(items) > MAX_ITEMS:
+        problems.append(Problem(where, *_mark(node.start_mark),
+                                f"{_loc_name(loc) or 'the entry'}: {len(items)} "
+                                f"{'keys' if isinstance(node, yaml.MappingNode) else 'items'}; "
+                                f"the limit is {MAX_ITEMS}"))
+        return problems
+    if isinstance(node, yaml.MappingNode):
+        for key_node, value_node in items:
+            key = key_node.value if isinstance(key_node, yaml.ScalarNode) else "?"
+            if isinstance(key_node, yaml.ScalarNode) and len(key) > MAX_KEY_CHARS:
+                problems.append(Problem(where, *_mark(key_node.start_mark),
+                                        f"a key of {len(key):,} characters; the limit is {MAX_KEY_CHARS}"))
+                continue
+            problems += _oversize(value_node, (*loc, key), where)
+    else:
+        for index, item in enumerate(items):
+            problems += _oversize(item, (*loc, index), where)
+    return problems
+
+
+def _char_limit(loc: Loc) -> int:
+    """The limit of the string at `loc`: its key's own (list items: their list's key), else MAX_CHARS."""
+    key = next((part for part in reversed(loc) if isinstance(part, str)), "")
+    return MAX_CHARS_BY_KEY.get(key, MAX_CHARS)
+
+
+def _mark(mark: Any) -> tuple[int, int]:
+    """1-based (line, col) of a YAML mark (PyYAML's or libyaml's), (1, 1) without one."""
+    return (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+
+
+def _loc_name(loc: Loc) -> str:
+    """('guards', 0, 'title') → 'guards[0].title', as problems name a field."""
+    return ".".join(str(part) if isinstance(part, str) else f"[{part}]" for part in loc).replace(".[", "[")
 
 
 def _index_nodes(node: yaml.Node, loc: Loc, positions: Positions, where: str) -> list[Problem]:
@@ -163,7 +288,7 @@ def validate_entry(data: object, positions: Positions, where: str) -> tuple[Entr
 
 def _locate(error: ErrorDetails, positions: Positions, where: str) -> Problem:
     loc: Loc = tuple(error["loc"])
-    name = ".".join(str(part) if isinstance(part, str) else f"[{part}]" for part in loc).replace(".[", "[")
+    name = _loc_name(loc)
     kind = error["type"]
     if kind == "extra_forbidden":
         line, col = positions.of_key(loc)
@@ -244,11 +369,20 @@ def _entry_files(project: Project, problems: list[Problem]) -> list[Path]:
     if not project.entries.is_dir():
         return []
     found = []
+    inside = project.entries.resolve()
     for path in sorted(project.entries.rglob("*")):
         if path.is_dir() or path.name.startswith("."):
             continue
         if path.suffix == ".yml" and path.parent.parent == project.entries:
-            found.append(path)
+            if not path.resolve().is_relative_to(inside):
+                problems.append(Problem(_unresolved_rel(path, project), 1, 1,
+                                        f"resolves outside {_unresolved_rel(project.entries, project)}; an entry "
+                                        "must be a file inside the entries folder"))
+            elif not path.is_file():
+                problems.append(Problem(project.rel(path), 1, 1,
+                                        "not a regular file; an entry must be a plain YAML file"))
+            else:
+                found.append(path)
         elif path.suffix in {".yml", ".yaml"}:
             where = project.rel(path)
             fix = (f"rename it to {path.stem}.yml" if path.suffix == ".yaml"
@@ -257,7 +391,17 @@ def _entry_files(project: Project, problems: list[Problem]) -> list[Path]:
     return found
 
 
-def cross_check(loaded: list[LoadedEntry], project: Project) -> list[Problem]:
+def _unresolved_rel(path: Path, project: Project) -> str:
+    """The path as the project names it, without following a symlink out of it."""
+    try:
+        return path.relative_to(project.root).as_posix()
+    except ValueError:
+        return project.rel(path)
+
+
+def cross_check(loaded: list[LoadedEntry], project: Project, unloaded: Collection[str] = ()) -> list[Problem]:
+    """Problems across files. `unloaded`: ids of entry files that exist but failed to load;
+    links to them are not reported again (the file's own problems are the root cause)."""
     problems: list[Problem] = []
     first_with_id: dict[str, LoadedEntry] = {}
     for one in loaded:
@@ -286,7 +430,7 @@ def cross_check(loaded: list[LoadedEntry], project: Project) -> list[Problem]:
             if related == one.entry.id:
                 problems.append(Problem(project.rel(one.path), *one.positions.of_value(("related", index)),
                                         f"related id '{related}' is the entry itself; remove it"))
-            elif related not in ids:
+            elif related not in ids and related not in unloaded:
                 close = difflib.get_close_matches(related, sorted(ids), n=1)
                 hint = f" (did you mean '{close[0]}'?)" if close else ""
                 problems.append(Problem(project.rel(one.path), *one.positions.of_value(("related", index)),
@@ -319,13 +463,17 @@ def _check_devices(one: LoadedEntry, project: Project) -> list[Problem]:
     return problems
 
 
+def _snippet_locations(entry: Entry) -> list[tuple[str, Loc]]:
+    """(file name, where the entry names it) of every snippet."""
+    locations: list[tuple[str, Loc]] = [(entry.before.file, ("before",)), (entry.after.file, ("after",))]
+    return locations + [(guard.file, ("guards", i, "file")) for i, guard in enumerate(entry.guards)]
+
+
 def _check_snippets(one: LoadedEntry, project: Project) -> list[Problem]:
     problems = []
     entry = one.entry
-    locations: list[tuple[str, Loc]] = [(entry.before.file, ("before",)), (entry.after.file, ("after",))]
-    locations += [(guard.file, ("guards", i, "file")) for i, guard in enumerate(entry.guards)]
     seen: set[str] = set()
-    for file, loc in locations:
+    for file, loc in _snippet_locations(entry):
         path = project.snippet_path(entry.id, file)
         if file in seen:
             problems.append(Problem(project.rel(one.path), *one.positions.of_value(loc),
@@ -333,8 +481,29 @@ def _check_snippets(one: LoadedEntry, project: Project) -> list[Problem]:
         seen.add(file)
         if not path.is_file():
             problems.append(Problem(project.rel(one.path), *one.positions.of_value(loc),
-                                    f"snippet file {project.rel(path)} does not exist; create it or fix the name"))
+                                    f"snippet file {_unresolved_rel(path, project)} does not exist; "
+                                    "create it or fix the name"))
     return problems
+
+
+def snippets_leading_out(one: LoadedEntry, project: Project) -> list[Problem]:
+    """A problem for each snippet file of the entry that resolves outside snippets/<id>/."""
+    problems = []
+    for file, loc in _snippet_locations(one.entry):
+        path = project.snippet_path(one.entry.id, file)
+        if path.exists() and not snippet_inside(project, one.entry.id, path):
+            problems.append(Problem(project.rel(one.path), *one.positions.of_value(loc),
+                                    f"snippet file {_unresolved_rel(path, project)} resolves outside "
+                                    f"{_unresolved_rel(path.parent, project)}/; a snippet must be a file inside "
+                                    "its entry's folder"))
+    return problems
+
+
+def snippet_inside(project: Project, entry_id: str, path: Path) -> bool:
+    """True when `path` resolves inside snippets/<entry_id>/: a snippet is published on the
+    page, in the JSON API and the search index, so a symlink leading out (to a secret, to
+    /etc/passwd) must never be read as one."""
+    return path.resolve().is_relative_to(project.snippets.resolve() / entry_id)
 
 
 def orphan_snippets(loaded: list[LoadedEntry], entry_stems: set[str], project: Project) -> list[Problem]:

@@ -8,6 +8,7 @@ any other static-site engine. So both always publish the same pages, API and ass
 from __future__ import annotations
 
 import json
+import posixpath
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -71,6 +72,21 @@ def coverage_page(project: Project, loaded: LoadResult, pages: list[render.Entry
     return render.render_coverage(coverage(loaded.entries, project), pages)
 
 
+# Every file the site generates besides entry pages, entry JSON and assets, docs-relative.
+GENERATED = (render.ERRORS_INDEX, render.BY_EXCEPTION, render.BY_API, render.VERIFICATION, render.TAGS, render.COVERAGE,
+             render.MIGRATION, render.INDEX_JSON, render.SCHEMA_JSON, render.CHECK_SCHEMA_JSON)
+
+
+def reserved_ids() -> frozenset[str]:
+    """Ids no entry may take: the names of the files the site generates in the folders where
+    entry pages and entry JSON go (errors/ for the lists, api/errors/ for the lookup's index),
+    so that no entry can ever replace one: an entry `index` would overwrite the lookup index
+    and break the paste box on every page."""
+    folders = {posixpath.dirname(render.ERRORS_INDEX), posixpath.dirname(render.INDEX_JSON)}
+    return frozenset(posixpath.splitext(posixpath.basename(path))[0] for path in GENERATED
+                     if posixpath.dirname(path) in folders)
+
+
 def version_ranges(project: Project, pages: list[render.EntryPage]) -> dict[str, render.VersionRange]:
     """Per entry, the releases where it raises, read from the version matrix file
     (`errorkb matrix`) when there is one. The site never runs the matrix itself."""
@@ -101,4 +117,7 @@ def version_ranges(project: Project, pages: list[render.EntryPage]) -> dict[str,
 
 
 def _json(document: dict[str, object]) -> str:
-    return json.dumps(document, indent=1, ensure_ascii=False) + "\n"
+    """JSON whose text holds no `<`, `>` or `&` (written as \\u003c, \\u003e, \\u0026: the same data):
+    entries' text stays inert even where a page or a careless server puts the JSON into HTML."""
+    text = json.dumps(document, indent=1, ensure_ascii=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026") + "\n"

@@ -8,16 +8,19 @@
   the error lists, the verification page, the JSON API and the assets. A broken entry logs
   its `path:line:col` problems (which fails a `--strict` build) and leaves the other pages
   standing, so `mkdocs serve` keeps working while an author fixes it.
-- `on_page_content`: a tripwire: a generated page whose HTML carries script or an event
-  handler is an error, whatever slipped past `inert`.
+- `on_page_markdown`: a generated page's title and description, which Material prints
+  unescaped (`<title>`, the header, the tags page, `<meta name="description">`), are held
+  HTML-escaped: an entry's title shows as written and never becomes markup.
+- `on_page_content`: a generated page's HTML goes through `sanitize` (nh3): whatever slipped
+  past `inert`, no script, handler or script URL reaches a reader.
 - `on_serve`: watch the entry, snippet and report folders, so `mkdocs serve` rebuilds on change.
 """
 
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Callable
+from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +28,7 @@ from mkdocs.config import config_options
 from mkdocs.config.base import Config
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.livereload import LiveReloadServer
-from mkdocs.plugins import BasePlugin
+from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, Files, InclusionLevel
 from mkdocs.structure.pages import Page
 
@@ -33,13 +36,13 @@ from errorkb.core.load import load_project_entries
 from errorkb.core.problems import ProblemsFound
 from errorkb.core.project import Project, load_project
 from errorkb.site import files as site
+from errorkb.site.sanitize import sanitize
 from errorkb.verify.report import read_reports
 
 log = logging.getLogger("mkdocs.plugins.errorkb")
 
-# A tag (not text: inert prose shows `&lt;script&gt;`) that would run script.
-UNSAFE_HTML = re.compile(r"<(?:script|iframe|object|embed)\b|<[a-z][^>]*?\son[a-z]+\s*=|"
-                         r"<[a-z][^>]*?\b(?:href|src)\s*=\s*[\"']?\s*(?:javascript|vbscript|data):", re.I)
+# Front-matter values that Material's templates print without escaping them.
+RAW_META = ("title", "description")
 
 
 class ErrorkbConfig(Config):  # type: ignore[no-untyped-call]
@@ -78,7 +81,7 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
         project = self._project(config)
         if project is None:
             return files
-        loaded = load_project_entries(project)
+        loaded = load_project_entries(project, site.reserved_ids())
         for problem in loaded.problems:
             log.error(str(problem))
         reports, unreadable = read_reports(project.reports)
@@ -102,11 +105,18 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
                 self._generated.add(one.path)
         return files
 
+    @event_priority(100)  # before any other plugin reads the title (tags, search)
+    def on_page_markdown(self, markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+        if page.file.src_uri in getattr(self, "_generated", ()):
+            for key in RAW_META:
+                if isinstance(page.meta.get(key), str):
+                    page.meta[key] = escape(page.meta[key])
+        return markdown
+
+    @event_priority(-100)  # after every other plugin that changes the content
     def on_page_content(self, html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
-        unsafe = UNSAFE_HTML.search(html)
-        if page.file.src_uri in getattr(self, "_generated", ()) and unsafe:
-            log.error(f"errorkb: {page.file.src_uri}: generated HTML contains script or an event handler: "
-                      f"{unsafe.group()!r}")
+        if page.file.src_uri in getattr(self, "_generated", ()):
+            return sanitize(html)
         return html
 
     def on_serve(self, server: LiveReloadServer, config: MkDocsConfig, builder: Callable[..., Any]) -> LiveReloadServer:

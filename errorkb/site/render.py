@@ -23,13 +23,13 @@ from pathlib import Path
 import jinja2
 
 from errorkb.core.entry import Entry, library_folder
-from errorkb.core.load import LoadedEntry
+from errorkb.core.load import LoadedEntry, snippet_inside
 from errorkb.core.message import GENERIC_WORDINGS, Placeholder
 from errorkb.core.project import LibraryProfile, Project
 from errorkb.core.snippets import Snippet, read_snippet
 from errorkb.plugs import runtime_for
 from errorkb.site import evidence
-from errorkb.site.inert import inert, one_line
+from errorkb.site.inert import cell, inert, one_line
 from errorkb.site.lookup import index_fields, installed_path
 from errorkb.source.coverage import Coverage
 from errorkb.source.upstream import read_source, source_file
@@ -142,6 +142,8 @@ def build_pages(project: Project, loaded: list[LoadedEntry], results: dict[str, 
         for role, file in entry.snippet_files():
             path = project.snippet_path(entry.id, file)
             paths[role] = project.rel(path)
+            if not snippet_inside(project, entry.id, path):  # the loader reports it; never publish what it leads to
+                continue
             try:
                 snippet = read_snippet(path, role, file)
                 snippet.full  # noqa: B018 - decoded now: a file that is not UTF-8 text shows as missing
@@ -220,7 +222,7 @@ def _environment() -> jinja2.Environment:
                              keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True,
                              undefined=jinja2.StrictUndefined)
     env.filters.update(inert=inert, line=lambda text: inert(one_line(text)), esc=html.escape,
-                       fence=fence, yaml=_yaml_string, cell=lambda text: one_line(str(text)),
+                       fence=fence, yaml=_yaml_string, cell=cell,
                        attr=lambda text: html.escape(" ".join(str(text).split())).replace("|", "&#124;"))
     env.globals.update(link=link, page_path=page_path, api_path=api_path, words=evidence.OUTCOME_WORDS,
                        ERRORS_INDEX=ERRORS_INDEX, BY_EXCEPTION=BY_EXCEPTION, BY_API=BY_API,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import importlib.util
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from errorkb.core.project import LibraryProfile, Project
 
@@ -36,16 +36,31 @@ def package_folder(project: Project, release: str) -> Path | None:
     return next(iter(sorted(env.glob(f"lib/python*/site-packages/{top}"))), None)
 
 
+def _inside_package(package_dir: Path, inside: str) -> Path | None:
+    """`package_dir / inside` when it is a regular file that resolves inside `package_dir`.
+
+    `inside` comes from an entry (a stranger's pull request), and a page shows what this file
+    holds: an absolute path, `..`, a glob pattern or a symlink leading out must find nothing."""
+    relative = PurePosixPath(inside)
+    if relative.is_absolute() or not relative.parts or any(part in ("", ".", "..") for part in relative.parts):
+        return None
+    candidate = package_dir / relative
+    try:
+        if candidate.resolve().is_relative_to(package_dir.resolve()) and candidate.is_file():
+            return candidate
+    except OSError:
+        return None
+    return None
+
+
 def source_file(project: Project, release: str, path: str) -> Path | None:
-    """The file `path` (as in the upstream repository) of `release`, if present here."""
+    """The file `path` (as in the upstream repository) of `release`, if present here: only ever a
+    regular file inside that release's package folder."""
     inside = project.library.package_path(path)
     folder = package_folder(project, release)
     if inside is None or folder is None:
         return None
-    candidate = (folder / inside).resolve()
-    if not candidate.is_relative_to(folder.resolve()) or not candidate.is_file():
-        return None
-    return candidate
+    return _inside_package(folder, inside)
 
 
 def read_source(path: Path) -> str | None:

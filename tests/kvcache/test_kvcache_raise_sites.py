@@ -254,6 +254,9 @@ _STUB_HQQ = {
     "hqq/__init__.py": "__version__ = '{version}'\n",
     "hqq/core/__init__.py": "",
     "hqq/core/quantize.py": "class Quantizer:\n    pass\n",
+    # transformers reads the version from the distribution's metadata: with a real hqq installed
+    # (it is in the pinned stack), the stub's own metadata must come first on the path.
+    "hqq-stub.dist-info/METADATA": "Metadata-Version: 2.1\nName: hqq\nVersion: {version}\n",
 }
 
 _CHILD = textwrap.dedent(

@@ -91,3 +91,28 @@ def test_a_broken_entry_is_reported_by_position_and_the_others_stay_up(served, p
     time.sleep(1.0)  # let the rebuild finish
     assert "What it means" in wait_for(lambda: fetch(base + ENTRY_URL), "the healthy page")
     assert "Errors by API" in fetch(base + "errors/by-api/")
+
+
+def test_a_hostile_entry_keeps_no_page_waiting(served, project: Path):
+    """An alias bomb, 999 levels of nesting and an oversize field, saved while serve runs:
+    each is a located problem in the log, and every other page stays up and keeps rebuilding."""
+    from test_hostile_input import BILLION_LAUGHS
+
+    base, log = served
+    folder = project / "docs/errors/transformers"
+    good = (folder / "num-heads-list-length.yml").read_text()
+    (folder / "bomb.yml").write_text(good.replace("id: num-heads-list-length", "id: bomb") + BILLION_LAUGHS)
+    (folder / "deep.yml").write_text(good.replace("id: num-heads-list-length", "id: deep")
+                                     + "notes: " + "[" * 999 + "]" * 999 + "\n")
+    (folder / "huge.yml").write_text(good.replace("id: num-heads-list-length", "id: huge")
+                                     .replace("meaning: |\n", "meaning: |\n  " + "x" * 60_000 + "\n", 1))
+    for where in ["bomb.yml", "deep.yml", "huge.yml"]:
+        wait_for(lambda where=where: f"transformers/{where}:" in log.read_text(), f"{where}'s problem in the log")
+    text = log.read_text()
+    assert "YAML aliases" in text and "nested deeper than" in text and "the limit is 20,000" in text
+    started = time.monotonic()
+    assert "What it means" in (fetch(base + ENTRY_URL) or "")
+    assert time.monotonic() - started < 5
+    yaml_path = folder / "head-dim-list-length.yml"
+    yaml_path.write_text(yaml_path.read_text().replace("title: \"`head_dim` list", "title: \"STILL-LIVE `head_dim` list"))
+    wait_for(lambda: "STILL-LIVE" in (fetch(base + ENTRY_URL) or ""), "the next edit to show", timeout=30)

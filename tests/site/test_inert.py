@@ -1,0 +1,169 @@
+"""`inert` on its own, without the site's sanitiser: each way an entry's Markdown produced
+markup or a script link (issue 13), run through Python-Markdown with the site's own
+extensions, in every place the templates put prose (a paragraph of its own, a list item, after
+a bold label, a heading or link text). This is what keeps `errorkb render`'s Markdown safe."""
+
+from __future__ import annotations
+
+import html
+import re
+import textwrap
+from html.parser import HTMLParser
+
+import markdown
+import pytest
+import yaml
+from sitekb import ROOT
+
+from errorkb.site.inert import cell, inert, one_line
+
+SCRIPT_URL = re.compile(r"^(?:javascript|data|vbscript):", re.I)
+INVISIBLE = re.compile(r"[\x00-\x20\x7f-\x9f]+")
+ACTIVE_TAGS = {"script", "iframe", "object", "embed", "svg", "math", "style", "base", "form", "meta", "link",
+               "video", "audio", "source", "textarea", "select", "button", "frame"}
+
+
+def site_markdown() -> markdown.Markdown:
+    """Python-Markdown configured like the site (mkdocs.yml's markdown_extensions)."""
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))["markdown_extensions"]
+    names, configs = [], {}
+    for item in config:
+        name, options = next(iter(item.items())) if isinstance(item, dict) else (item, None)
+        names.append(name)
+        if options:
+            configs[name] = options
+    return markdown.Markdown(extensions=names, extension_configs=configs)
+
+
+class _Audit(HTMLParser):
+    """Elements that could run script or load something, handler attributes, script URLs; and
+    the text a reader would see."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.found: list[str] = []
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag in ACTIVE_TAGS:
+            self.found.append(f"<{tag}>")
+        for name, value in attrs:
+            if name.startswith("on"):
+                self.found.append(f"<{tag} {name}=...>")
+            if value and SCRIPT_URL.match(INVISIBLE.sub("", value)):
+                self.found.append(f"<{tag} {name}={value!r}>")
+
+    handle_startendtag = handle_starttag
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def audit(page: str) -> tuple[list[str], str]:
+    parser = _Audit()
+    parser.feed(page)
+    parser.close()
+    return parser.found, html.unescape("".join(parser.text))
+
+
+def in_contexts(prose: str) -> dict[str, str]:
+    """The prose where the templates put it; each context rendered as a page of its own."""
+    done = inert(prose).strip()
+    return {
+        "paragraph": f"# Title\n\n{done}\n\n## Next\n",
+        "list item": f"- {textwrap.indent(done, '  ', lambda line: True)[2:]}\n- next\n",
+        "after a label": f"**Trigger.** {done}\n\n**Common situations**\n",
+        "heading": f"### {inert(one_line(prose))}\n",
+        "link text": f"- [{inert(one_line(prose))}](../other.md) — `ValueError`\n",
+        "table cell": f"| a | b |\n|---|---|\n| {cell(prose)} | `x` |\n",
+    }
+
+
+ATTACKS = {
+    # the forms from issue 13
+    "code span cut by a heading": "`x\n# <img/src/onerror=alert(1)>`",
+    "code span cut by a quote": "`x\n> <img/src/onerror=alert(1)>`",
+    "code span cut by an admonition": "a `x\n!!! note\n    <img/src/onerror=alert(1)>`",
+    "code span cut by a setext underline": "`a\n<img/src/onerror=alert(1)>\n---\nb`",
+    "code span cut by a list": "`c\n- <img/src/onerror=alert(1)>`",
+    "fence info with backticks": "```x```\n<img src=x onerror=alert(1)>\n```",
+    "fence info with a backtick": "```x`\n<img src=x onerror=alert(1)>\n```\n<img src=x onerror=alert(2)>",
+    "tilde fence info with tildes": "~~~x~~~\n<img src=x onerror=alert(1)>\n~~~",
+    "fence on the first line": "```python\n# <img src=x onerror=alert(1)>\n```",
+    "fence content like a doctest": "```python\n>>> <img src=x onerror=alert(1)>\n```",
+    "unclosed fence": "text\n```\n<img src=x onerror=alert(1)>",
+    "reference destination on the next line": "[a]: \n  javascript:alert(1)\n\n[a]",
+    "reference label on two lines": "[split\nlabel]: javascript:alert(1)\n\n[split\nlabel]",
+    "img slash": "<img/src/onerror=alert(1)>",
+    "uppercase": "<IMG SRC=x ONERROR=alert(1)>",
+    "newlines in a tag": "<img\nsrc=x\nonerror=alert(1)>",
+    "svg": "<svg onload=alert(1)></svg> <svg><script>alert(1)</script></svg>",
+    "math": "<math><mtext><table><mglyph><style><img src=x onerror=alert(1)></style></mglyph></table></mtext></math>",
+    "script": "<script>alert(1)</script>",
+    "a with a space": "<a href=\" javascript:alert(1)\">x</a>",
+    "a with an entity": "<a href=\"&#106;avascript:alert(1)\">x</a>",
+    "attribute list on a span": "**bold**{: onclick=\"alert(1)\" }",
+    "attribute list on a block": "para\n{: onclick=alert(1) }",
+    "attribute list on a heading": "## H {: onmouseover=alert(1) }",
+    "md_in_html": "<div markdown=\"1\" onclick=\"alert(1)\">**x**</div>",
+    "comment": "<!--><img src=x onerror=alert(1)>-->",
+    "inline link": "[a](javascript:alert(1))",
+    "inline link, uppercase and space": "[a]( JAVASCRIPT:alert(1))",
+    "inline link, tab": "[a](java\tscript:alert(1))",
+    "inline link, entity": "[a](&#106;avascript:alert(1))",
+    "inline link, hex entity": "[a](&#x6A;avascript:alert(1))",
+    "inline link, named entity": "[a](javascript&colon;alert(1))",
+    "inline link on the next line": "[a](\njavascript:alert(1))",
+    "data link": "[a](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)",
+    "vbscript link": "[a](vbscript:msgbox(1))",
+    "angle destination": "[a](<javascript:alert(1)>)",
+    "image": "![a](javascript:alert(1))",
+    "autolink": "<javascript:alert(1)>",
+    "code span in a destination": "[a](`javascript:alert(1)`)",
+    "tabs": "=== \"<img src=x onerror=alert(1)>\"\n    <img src=x onerror=alert(2)>",
+    "details": "??? note \"<img src=x onerror=alert(1)>\"\n    <img src=x onerror=alert(2)>",
+}
+
+
+@pytest.mark.parametrize("attack", list(ATTACKS.values()), ids=list(ATTACKS))
+def test_no_markup_handler_or_script_url_in_any_context(attack):
+    for context, page in in_contexts(attack).items():
+        found, _ = audit(site_markdown().convert(page))
+        assert not found, (context, found, page)
+
+
+@pytest.mark.parametrize("attack", [a for a in ATTACKS.values() if "alert(1)" in a])
+def test_the_payload_still_reads_as_text(attack):
+    _, text = audit(site_markdown().convert(in_contexts(attack)["paragraph"]))
+    assert "alert(1)" in text
+
+
+def test_code_spans_and_fences_keep_their_text():
+    page = site_markdown().convert(inert("Call `f(a < b, {x}, *y*, [z])` then:\n\n```python\nif a < b:\n    f(*x)\n```\n"))
+    found, text = audit(page)
+    assert not found
+    assert "f(a < b, {x}, *y*, [z])" in text and "if a < b:\n    f(*x)" in text
+    assert '<span class="k">if</span>' in page  # a real fence, highlighted
+
+
+def test_ordinary_markdown_still_works():
+    page = site_markdown().convert(inert("**bold**, *em*, [a link](https://example.org/a), [relative](../x.md),\n"
+                                         "[mail](mailto:a@example.org) and\n\n- a list\n- of two\n\n> a quote\n"))
+    assert "<strong>bold</strong>" in page and "<em>em</em>" in page and "<blockquote>" in page
+    assert 'href="https://example.org/a"' in page and 'href="../x.md"' in page and 'href="mailto:a@example.org"' in page
+    assert "<li>a list</li>" in page
+
+
+def test_a_fence_longer_than_any_backtick_run_inside():
+    text = inert("````\nx = '```'\n<img src=x onerror=alert(1)>\n````")
+    assert text.splitlines()[-4:] == ["````", "x = '```'", "<img src=x onerror=alert(1)>", "````"]
+
+
+def test_inert_stays_linear_on_hostile_text():
+    import time
+
+    for text in ["` " * 50_000, "\n".join("`" * k + "x" for k in range(450, 2, -1)), "[a](javascript:x) " * 5_000,
+                 "[a]:\n javascript:x\n" * 5_000, "<" * 100_000, "`a``b```c" * 10_000]:
+        started = time.perf_counter()
+        inert(text)
+        assert time.perf_counter() - started < 2, text[:40]

@@ -1,0 +1,88 @@
+"""Nothing outside the repository reaches the site: a source pin naming /proc/self/environ,
+/etc/passwd or a `..` path, a snippet that is a symlink to a secret, an entry file that is a
+symlink to one. Each is a located problem, and no built page, JSON document or search index
+holds a byte of those files (the build's environment included)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+from sitekb import ROOT, make_project, mkdocs_build
+
+from errorkb.core.load import load_project_entries
+from errorkb.core.project import load_project
+from errorkb.site import render
+
+MARKERS = {"snippet": "SNIPPET-SECRET-5c1e", "environ": "ENVIRON-SECRET-77aa", "entry": "ENTRY-SECRET-90d2"}
+ENTRIES = ROOT / "docs" / "errors" / "transformers"
+
+
+def copy_entry(project, source_id: str, new_id: str, **replace: str) -> None:
+    text = (ENTRIES / f"{source_id}.yml").read_text(encoding="utf-8").replace(f"id: {source_id}", f"id: {new_id}")
+    text = text.split("\nrelated:")[0] + "\nrelated: []\n"
+    for old, new in replace.items():
+        text = text.replace(old, new)
+    (project / "docs" / "errors" / "transformers" / f"{new_id}.yml").write_text(text, encoding="utf-8")
+    shutil.copytree(ROOT / "snippets" / source_id, project / "snippets" / new_id)
+
+
+def test_no_file_outside_the_repository_is_published(tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.py").write_text(f"TOKEN = '{MARKERS['snippet']}'\n")
+    (outside / "linked.yml").write_text((ENTRIES / "num-heads-list-length.yml").read_text().replace(
+        "id: num-heads-list-length", "id: linked").replace("meaning: |\n", f"meaning: |\n  {MARKERS['entry']}\n"))
+    (tmp_path / "kb").mkdir()
+    project = make_project(tmp_path / "kb")
+    before = project / "snippets" / "head-dim-list-length" / "before.py"
+    before.unlink()
+    before.symlink_to(outside / "secret.py")
+    path = "path: src/transformers/cache_utils.py"
+    copy_entry(project, "num-heads-list-length", "environ-pin", **{path: "path: /proc/self/environ"})
+    copy_entry(project, "num-heads-list-length", "passwd-pin",
+               **{path: "path: src/transformers/../../../../../../../../etc/passwd"})
+    (project / "docs" / "errors" / "transformers" / "linked.yml").symlink_to(outside / "linked.yml")
+
+    problems = [str(p) for p in load_project_entries(load_project(project)).problems]
+    for where in ["head-dim-list-length.yml:52:9: snippet file snippets/head-dim-list-length/before.py resolves outside",
+                  "environ-pin.yml:9:9: source.path:", "passwd-pin.yml:9:9: source.path:",
+                  "linked.yml:1:1: resolves outside docs/errors"]:
+        assert any(where in p for p in problems), (where, problems)
+
+    site = tmp_path / "site"
+    os.environ["ERRORKB_TEST_SECRET"] = MARKERS["environ"]  # in the build's /proc/self/environ
+    try:
+        result = mkdocs_build(project / "mkdocs.yml", site, strict=False)
+    finally:
+        del os.environ["ERRORKB_TEST_SECRET"]
+    assert result.returncode == 0, result.stderr
+    assert (site / "errors" / "transformers" / "num-heads-list-length" / "index.html").is_file()  # the rest builds
+    assert not (site / "errors" / "transformers" / "head-dim-list-length" / "index.html").exists()
+    published = [p for p in site.rglob("*") if p.is_file() and p.suffix in {".html", ".json", ".md", ".xml", ".txt"}]
+    assert any(p.name == "search_index.json" for p in published) and any(p.parent.name == "errors" for p in published)
+    for file in published:
+        text = file.read_text(encoding="utf-8", errors="replace")
+        for marker in [*MARKERS.values(), "root:x:0:0"]:
+            assert marker not in text, (file.relative_to(site).as_posix(), marker)
+
+
+def test_the_renderer_refuses_a_snippet_leading_out_even_if_asked(tmp_path):
+    """Defence in depth: were the loader's check bypassed, the page builder still refuses."""
+    project = make_project(tmp_path)
+    secret = tmp_path.parent / f"{tmp_path.name}-secret.py"
+    secret.write_text(f"TOKEN = '{MARKERS['snippet']}'\n")
+    guard = project / "snippets" / "head-dim-list-length" / "guard_check_lengths.py"
+    guard.unlink()
+    guard.symlink_to(secret)
+    config = load_project(project)
+    entry = next(one.entry for one in load_project_entries(load_project(ROOT)).entries
+                 if one.entry.id == "head-dim-list-length")
+    from errorkb.core.load import LoadedEntry, Positions
+
+    loaded = LoadedEntry(entry, project / "docs" / "errors" / "transformers" / "head-dim-list-length.yml", Positions())
+    (page,) = render.build_pages(config, [loaded], {})
+    assert "guard:guard_check_lengths" not in page.snippets and "before" in page.snippets
+    assert MARKERS["snippet"] not in render.render_entry(page)
+    outside = entry.model_copy(update={"source": entry.source.model_copy(update={"path": "/etc/passwd"})})
+    assert render.source_excerpt(config, outside) is None

@@ -1,0 +1,192 @@
+"""A knowledge base made of XSS payloads (tests/fixtures/payload_kb) builds strictly, and no
+page of it can run script in a reader's browser: no dialog fires, no element holds an `on*`
+attribute or a `javascript:`/`data:`/`vbscript:` URL, in the pages, the paste box's cards and
+the search results; the JSON API and the search index hold no markup; and the payloads still
+read as the text the author wrote (escaped, not deleted)."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import json
+import re
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+from sitekb import ROOT, _Quiet, free_port, make_project, mkdocs_build, snippet_hash, write_report
+
+PAYLOAD_KB = ROOT / "tests" / "fixtures" / "payload_kb"
+IDS = sorted(path.stem for path in (PAYLOAD_KB / "docs" / "errors" / "transformers").glob("*.yml"))
+TITLE = "<img src=x onerror=alert('title')> \"><svg/onload=alert('title2')> </title><script>alert('title3')</script>"
+HOSTILE = "<img src=x onerror=alert('report')><script>alert('report-script')</script>\"'><svg onload=alert(1)>"
+
+
+def make_payload_project(folder: Path, site_url: str | None = None) -> Path:
+    """The repository's site config with the payload entries, and a report full of payloads."""
+    make_project(folder, ids=(), site_url=site_url)
+    shutil.copytree(PAYLOAD_KB / "docs" / "errors", folder / "docs" / "errors", dirs_exist_ok=True)
+    shutil.copytree(PAYLOAD_KB / "snippets", folder / "snippets")
+    checks = []
+    for entry_id in IDS:
+        for role, file in (("before", "before.py"), ("after", "after.py"), ("guard:guard", "guard.py")):
+            for target, outcome in (("bundled", "pass"), ("upstream", "fail")):
+                checks.append({
+                    "id": f"{entry_id}::{role}[{target}-cpu]", "entry": entry_id, "role": role,
+                    "snippet": f"snippets/{entry_id}/{file}", "snippet_sha256": snippet_hash(folder, entry_id, file),
+                    "target": target, "device": "cpu", "outcome": outcome, "reason": f"{HOSTILE} [r](javascript:alert(2))",
+                    "verified_at": "2026-11-30T10:00:00+00:00",
+                    "exception": {"type": "ValueError", "message": HOSTILE, "traceback": f"Traceback\n```\n{HOSTILE}\n"}
+                    if role == "before" else None,
+                    "environment": {"python": HOSTILE, "torch": HOSTILE, "transformers": HOSTILE, "platform": HOSTILE,
+                                    "cuda_device": HOSTILE}})
+    write_report(folder, checks)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def payload_site(tmp_path_factory):
+    """(site folder, URL): the payload knowledge base built strictly and served on 127.0.0.1."""
+    port = free_port()
+    project = make_payload_project(tmp_path_factory.mktemp("payload-kb"), site_url=f"http://127.0.0.1:{port}/")
+    site = tmp_path_factory.mktemp("payload-site")
+    result = mkdocs_build(project / "mkdocs.yml", site)
+    assert result.returncode == 0, f"mkdocs build --strict failed:\n{result.stderr}"
+    handler = functools.partial(_Quiet, directory=str(site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield site, f"http://127.0.0.1:{port}/"
+    server.shutdown()
+
+
+# Every element's attributes: event handlers, and script-capable URLs once the browser has
+# decoded the value (entities, control characters and spaces a URL parser would skip).
+AUDIT = """() => {
+  const found = [];
+  const script = /^(?:javascript|data|vbscript):/i;
+  for (const el of document.querySelectorAll("*")) {
+    for (const attr of el.attributes) {
+      const name = attr.name.toLowerCase();
+      if (name.startsWith("on")) found.push(`${el.tagName.toLowerCase()} ${name}="${attr.value.slice(0, 80)}"`);
+      if (script.test(attr.value.replace(/[\\u0000-\\u0020\\u007f-\\u009f]/g, "")))
+        found.push(`${el.tagName.toLowerCase()} ${name}="${attr.value.slice(0, 80)}"`);
+    }
+  }
+  return found;
+}"""
+
+
+def pages(site: Path) -> list[str]:
+    return sorted(path.relative_to(site).as_posix().removesuffix("index.html") for path in site.rglob("*.html"))
+
+
+def test_the_payload_kb_is_valid_and_builds_strictly(payload_site):
+    site, _ = payload_site
+    for entry_id in IDS:
+        assert (site / "errors" / "transformers" / entry_id / "index.html").is_file()
+
+
+@pytest.mark.browser
+def test_no_page_can_run_script(visit, payload_site):
+    site, url = payload_site
+    seen: dict[str, list[str]] = {}
+    dialogs: list[str] = []
+    v = visit()
+    v.page.on("dialog", lambda dialog: (dialogs.append(f"{v.page.url}: {dialog.message}"), dialog.dismiss()))
+    for path in pages(site):
+        v.page.goto(url + path, wait_until="load")
+        v.page.wait_for_timeout(150)  # handlers that fire on load (onerror, onload, ontoggle) have fired
+        found = v.page.evaluate(AUDIT)
+        if found:
+            seen[path] = found
+    assert not dialogs, dialogs
+    assert not seen, json.dumps(seen, indent=1)[:6000]
+
+
+@pytest.mark.browser
+def test_paste_box_cards_and_search_results_cannot_run_script(visit, payload_site):
+    _, url = payload_site
+    v = visit()
+    dialogs: list[str] = []
+    v.page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    v.page.goto(url, wait_until="load")
+    box = v.page.locator("textarea.ekb-lookup__input")
+    box.fill("ValueError: plain message 12 with <b>markup</b>")
+    v.page.wait_for_selector(".ekb-lookup__hit")
+    hit = v.page.locator(".ekb-lookup__title").first
+    assert hit.text_content() == "Prose payloads: <b>bold?</b> & <i onclick=alert('title-i')>i</i>"
+    assert v.page.evaluate(AUDIT) == []
+    search = v.page.locator("input.md-search__input")
+    search.click()
+    search.press_sequentially("onerror alert", delay=20)
+    v.page.wait_for_selector(".md-search-result__item")
+    v.page.wait_for_timeout(300)
+    assert v.page.evaluate(AUDIT) == []
+    assert not dialogs, dialogs
+
+
+@pytest.mark.browser
+def test_payloads_still_read_as_the_text_written(visit, payload_site):
+    _, url = payload_site
+    v = visit()
+    v.page.goto(url + "errors/transformers/payload-title-and-message/", wait_until="load")
+    assert v.page.title().startswith(TITLE)
+    assert v.page.locator("h1").first.text_content().startswith(TITLE)
+    assert TITLE in v.page.locator(".md-header__topic").last.text_content()
+    description = v.page.locator('meta[name="description"]').get_attribute("content")
+    assert description.startswith("ValueError raised by Cache.x<script>: \" onmouseover=\"alert('description')\"")
+    body = v.page.locator("article").text_content()
+    for text in ["<script>alert('script')</script>", "<img/src/onerror=alert('img-slash')>",
+                 "<svg onload=alert('svg')></svg>", "<a href=\" javascript:alert('a-space')\">a-space</a>"]:
+        assert text in body, text
+    v.page.goto(url + "errors/transformers/payload-prose/", wait_until="load")
+    assert v.page.locator("article strong", has_text="Markdown").count() >= 1  # ordinary Markdown still works
+    assert v.page.locator("article code", has_text="code").count() >= 1
+    v.page.goto(url + "errors/transformers/payload-code-and-links/", wait_until="load")
+    assert v.page.locator('article a[href="https://example.org/ok"]').count() >= 1
+    body = v.page.locator("article").text_content()
+    assert "# <img/src/onerror=alert('cut-hash')>" in body
+    assert "<img src=x onerror=alert('tilde-fence-is-code')> shows as code" in body
+    v.page.goto(url + "tags/", wait_until="load")
+    assert TITLE in v.page.locator("article").text_content()
+
+
+def test_json_api_and_search_index_hold_no_markup(payload_site):
+    site, _ = payload_site
+    # Material renders the index's text as HTML: escaped text (&lt;img ...) is fine, a tag is not.
+    markup = re.compile(r"<\s*/?\s*(?:script|img|svg|math|iframe|object|embed|details|a|i|b)\b"
+                        r"|<[a-z][^<>]*\s(?:on[a-z]+\s*=|(?:href|src)\s*=\s*[\"']?\s*(?:javascript|data|vbscript):)", re.I)
+    for path in sorted((site / "api" / "errors").glob("*.json")):
+        text = path.read_text(encoding="utf-8")
+        assert not re.search(r"[<>]", text), path.name  # escaped as \\u003c / \\u003e: same data, inert text
+        json.loads(text)
+    document = json.loads((site / "api" / "errors" / "payload-title-and-message.json").read_text(encoding="utf-8"))
+    assert document["title"].startswith(TITLE)  # the data is the author's, unchanged
+    search = (site / "search" / "search_index.json").read_text(encoding="utf-8")
+    for doc in json.loads(search)["docs"]:
+        for field in ("title", "text"):
+            assert not markup.search(doc[field]), (doc["location"], field, markup.search(doc[field]).group())
+
+
+def test_render_output_is_inert_markdown_for_any_engine(tmp_path):
+    """`errorkb render` publishes Markdown for other engines, without the site's sanitiser: its
+    pages must render to no markup, handler or script URL on their own (Python-Markdown with
+    the site's extensions stands in for the engine), and its JSON must hold no markup."""
+    from test_inert import audit, site_markdown
+
+    from errorkb.cli import main
+
+    project = tmp_path / "kb"
+    project.mkdir()
+    make_payload_project(project)
+    out = tmp_path / "out"
+    assert main(["--root", str(project), "render", "--out", str(out)]) == 0
+    rendered = sorted(out.rglob("*.md"))
+    assert len(rendered) >= len(IDS) + 5
+    for page in rendered:
+        body = re.sub(r"\A---\n.*?\n---\n", "", page.read_text(encoding="utf-8"), flags=re.S)
+        found, _ = audit(site_markdown().convert(body))
+        assert not found, (page.relative_to(out).as_posix(), found)
+    for document in (out / "api").rglob("*.json"):
+        assert not re.search(r"[<>]", document.read_text(encoding="utf-8")), document.name

@@ -1,0 +1,344 @@
+"""Hostile entries (issue 13): the loader stays bounded, reads nothing outside the repository,
+refuses reserved and degenerate input with one located problem each, and the CLI prints
+located output and entry text as they are, without emoji codes, markup or control characters.
+
+Entries arrive as pull requests from strangers: every case here is something such a pull
+request could hold."""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from kb_factory import AFTER, BEFORE, VALID_ENTRY, make_project
+
+from errorkb.cli import main
+from errorkb.core.load import MAX_CHARS, MAX_CHARS_BY_KEY, MAX_FILE_BYTES, MAX_ITEMS, load_project_entries
+from errorkb.core.project import load_project
+
+ENTRY_FILE = "docs/errors/transformers/demo-error.yml"
+ENTRY = VALID_ENTRY.format(id="demo-error")
+
+
+def problems_of(root: Path, entry: str = ENTRY, **files) -> list[str]:
+    if "entries" not in files:
+        files["entries"] = {"demo-error.yml": entry}
+    make_project(root, **files)
+    return [str(p) for p in load_project_entries(load_project(root)).problems]
+
+
+def load_in_child(root: Path, seconds: float = 30, memory: int = 2 << 30) -> subprocess.CompletedProcess:
+    """Load the project's entries in a child process with a memory cap and a time limit, so a
+    loader that blows up fails this test instead of the machine (it is shared)."""
+    code = ("import sys; from errorkb.core.load import load_project_entries; "
+            "from errorkb.core.project import load_project; from pathlib import Path; "
+            "r = load_project_entries(load_project(Path(sys.argv[1]))); "
+            "print('\\n'.join(map(str, r.problems))); print('entries:', len(r.entries))")
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+
+    return subprocess.run([sys.executable, "-c", code, str(root)], capture_output=True, text=True,
+                          timeout=seconds, preexec_fn=cap)
+
+
+# -- bounded: aliases, nesting, sizes -----------------------------------------------------------
+
+BILLION_LAUGHS = """\
+a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]
+b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]
+c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]
+d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]
+e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]
+f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]
+g: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]
+h: &h [*g,*g,*g,*g,*g,*g,*g,*g,*g]
+i: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h]
+"""
+
+
+def test_an_alias_bomb_is_one_located_problem_in_well_under_a_second(tmp_path):
+    assert len(BILLION_LAUGHS) < 700
+    make_project(tmp_path, entries={"demo-error.yml": ENTRY + BILLION_LAUGHS})
+    started = time.monotonic()
+    result = load_in_child(tmp_path)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert time.monotonic() - started < 10
+    line = ENTRY.count("\n") + 2  # the first alias, on the line of `b:`
+    col = BILLION_LAUGHS.splitlines()[1].index("*") + 1
+    assert result.stdout.splitlines()[0].startswith(f"{ENTRY_FILE}:{line}:{col}: YAML aliases (*a) are not allowed")
+    assert len(result.stdout.splitlines()) == 2  # that problem, then "entries: 0"
+
+
+def test_an_alias_used_for_a_real_field_is_refused_too(tmp_path):
+    text = ENTRY.replace("meaning: What it means.", "meaning: &m What it means.").replace(
+        "trigger: When it happens.", "trigger: *m")
+    problems = problems_of(tmp_path, text)
+    assert len(problems) == 1 and ":13:10: YAML aliases (*m) are not allowed" in problems[0], problems
+
+
+def test_deep_nesting_is_a_located_problem_not_a_recursion_error(tmp_path):
+    text = ENTRY + "notes: " + "[" * 999 + "]" * 999 + "\n"
+    problems = problems_of(tmp_path, text)
+    line = ENTRY.count("\n") + 1
+    assert len(problems) == 1, problems
+    assert problems[0].startswith(f"{ENTRY_FILE}:{line}:")
+    assert "nested deeper than" in problems[0]
+
+
+def test_an_oversize_file_is_refused_before_it_is_parsed(tmp_path):
+    text = ENTRY + "# " + "x" * MAX_FILE_BYTES + "\n"
+    problems = problems_of(tmp_path, text)
+    assert problems == [f"{ENTRY_FILE}:1:1: entry file is {len(text.encode()):,} bytes; "
+                        f"the limit is {MAX_FILE_BYTES:,}"]
+
+
+def line_of(text: str, prefix: str) -> int:
+    return next(n for n, content in enumerate(text.splitlines(), 1) if content.startswith(prefix))
+
+
+@pytest.mark.parametrize("key, limit", [("meaning", MAX_CHARS), ("notes", MAX_CHARS_BY_KEY["notes"]),
+                                        ("title", MAX_CHARS_BY_KEY["title"])])
+def test_an_oversize_field_names_file_line_and_limit_and_the_entry_is_not_published(tmp_path, key, limit):
+    long = "word " * (limit // 5 + 1)
+    if key == "notes":
+        text = ENTRY + f"notes: {long}\n"
+    else:
+        old = next(line for line in ENTRY.splitlines() if line.startswith(f"{key}:"))
+        text = ENTRY.replace(old, f"{key}: {long}")
+    make_project(tmp_path, entries={"demo-error.yml": text})
+    result = load_project_entries(load_project(tmp_path))
+    problems = [str(p) for p in result.problems]
+    assert problems == [f"{ENTRY_FILE}:{line_of(text, key + ':')}:{len(key) + 3}: {key}: "
+                        f"{len(long.strip()):,} characters; the limit is {limit:,}"]
+    assert result.entries == []
+
+
+def test_long_notes_within_their_own_limit_load(tmp_path):
+    assert problems_of(tmp_path, ENTRY + "notes: " + "word " * (MAX_CHARS // 4) + "\n") == []
+
+
+def test_an_oversize_list_is_a_located_problem(tmp_path):
+    items = "".join(f"  - Situation {n}.\n" for n in range(MAX_ITEMS + 1))
+    text = ENTRY.replace("situations:\n  - A situation.\n", "situations:\n" + items)
+    problems = problems_of(tmp_path, text)
+    line = line_of(text, "  - Situation 0.")
+    assert problems == [f"{ENTRY_FILE}:{line}:3: situations: {MAX_ITEMS + 1} items; the limit is {MAX_ITEMS}"]
+
+
+def test_one_hostile_entry_among_good_ones_leaves_them_loaded_quickly(tmp_path):
+    good = {f"good-{n}.yml": VALID_ENTRY.format(id=f"good-{n}") for n in range(3)}
+    bad = {"bomb.yml": VALID_ENTRY.format(id="bomb") + BILLION_LAUGHS,
+           "deep.yml": VALID_ENTRY.format(id="deep") + "notes: " + "[" * 999 + "]" * 999 + "\n"}
+    make_project(tmp_path, entries={**good, **bad})
+    started = time.monotonic()
+    result = load_in_child(tmp_path)
+    assert time.monotonic() - started < 10
+    assert "entries: 3" in result.stdout, result.stdout + result.stderr[-2000:]
+
+
+def test_a_fifo_named_like_an_entry_does_not_hang_the_loader(tmp_path):
+    make_project(tmp_path)
+    os.mkfifo(tmp_path / "docs" / "errors" / "transformers" / "pipe.yml")
+    result = load_in_child(tmp_path, seconds=20)
+    assert "docs/errors/transformers/pipe.yml:1:1: not a regular file" in result.stdout
+
+
+# -- nothing outside the repository -----------------------------------------------------------
+
+@pytest.mark.parametrize("path", ["/etc/passwd", "/proc/self/environ", "../../../../etc/passwd",
+                                  "src/transformers/../../../secret.py", "src/transformers/./x.py",
+                                  "src//transformers/x.py", "C:/x.py", "src/transformers/a b.py",
+                                  "src/transformers/cache_utils.py) <img src=x onerror=alert(1)> (",
+                                  "src/transformers/`x`.py", "~/x.py", "src/transformers/"])
+def test_source_path_must_be_a_plain_relative_path(tmp_path, path):
+    text = ENTRY.replace("path: src/transformers/cache_utils.py", f"path: {path!r}".replace("'", '"'))
+    problems = problems_of(tmp_path, text)
+    assert len(problems) == 1 and problems[0].startswith(f"{ENTRY_FILE}:9:9: source.path: "), problems
+
+
+def test_a_snippet_symlinked_outside_its_folder_is_a_located_problem(tmp_path):
+    secret = tmp_path / "outside" / "secret.txt"
+    secret.parent.mkdir()
+    secret.write_text("TOKEN=hunter2\n")
+    root = tmp_path / "kb"
+    root.mkdir()
+    make_project(root)
+    before = root / "snippets" / "demo-error" / "before.py"
+    before.unlink()
+    before.symlink_to(secret)
+    result = load_project_entries(load_project(root))
+    assert [str(p) for p in result.problems] == [
+        f"{ENTRY_FILE}:1:1: snippet file snippets/demo-error/before.py resolves outside "
+        "snippets/demo-error/; a snippet must be a file inside its entry's folder"]
+    assert result.entries == []  # nothing downstream (site, verifier, pytest plugin) ever opens it
+
+
+def test_a_snippet_folder_symlinked_outside_is_a_located_problem(tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    for name, code in {"before.py": BEFORE, "after.py": AFTER, "guard.py": AFTER}.items():
+        (outside / name).write_text(code)
+    root = tmp_path / "kb"
+    root.mkdir()
+    make_project(root, snippets={})
+    (root / "snippets").mkdir()
+    (root / "snippets" / "demo-error").symlink_to(outside, target_is_directory=True)
+    problems = [str(p) for p in load_project_entries(load_project(root)).problems]
+    assert len(problems) == 3 and all("resolves outside snippets/demo-error/" in p for p in problems), problems
+
+
+def test_a_symlink_between_snippets_of_one_entry_is_fine(tmp_path):
+    make_project(tmp_path)
+    guard = tmp_path / "snippets" / "demo-error" / "guard.py"
+    guard.unlink()
+    guard.symlink_to("after.py")
+    assert [str(p) for p in load_project_entries(load_project(tmp_path)).problems] == []
+
+
+def test_an_entry_file_symlinked_outside_the_entries_folder_is_not_read(tmp_path):
+    outside = tmp_path / "outside.yml"
+    outside.write_text(VALID_ENTRY.format(id="linked"))
+    root = tmp_path / "kb"
+    root.mkdir()
+    make_project(root)
+    (root / "docs" / "errors" / "transformers" / "linked.yml").symlink_to(outside)
+    result = load_project_entries(load_project(root))
+    assert [str(p) for p in result.problems] == [
+        "docs/errors/transformers/linked.yml:1:1: resolves outside docs/errors; "
+        "an entry must be a file inside the entries folder"]
+    assert [one.entry.id for one in result.entries] == ["demo-error"]
+
+
+def fake_release(root: Path, release: str, files: dict[str, bytes | None]) -> Path:
+    """A version-matrix environment of transformers==`release` holding `files` (None: a folder)."""
+    package = root / ".errorkb-cache" / "matrix" / f"transformers-{release}" / "lib" / "python3.11" / \
+        "site-packages" / "transformers"
+    package.mkdir(parents=True)
+    for name, content in files.items():
+        if content is None:
+            (package / name).mkdir()
+        else:
+            (package / name).write_bytes(content)
+    return package
+
+
+def test_the_source_reader_refuses_paths_leading_out_of_the_package(tmp_path):
+    from errorkb.source.upstream import source_file
+
+    root = tmp_path / "kb"
+    root.mkdir()
+    make_project(root)
+    package = fake_release(root, "9.9.9", {"cache_utils.py": b"x = 1\n"})
+    (tmp_path / "secret.py").write_text("TOKEN = 'hunter2'\n")
+    (package / "linked.py").symlink_to(tmp_path / "secret.py")
+    project = load_project(root)
+    assert source_file(project, "9.9.9", "src/transformers/cache_utils.py") == \
+        package / "cache_utils.py"
+    for hostile in ["/etc/passwd", "/proc/self/environ", "src/transformers/../../../../../../secret.py",
+                    "../secret.py", "src/transformers/linked.py", "src/transformers/*.py"]:
+        assert source_file(project, "9.9.9", hostile) is None, hostile
+    # the installed release too (transformers 5.15.1 is the pinned one)
+    for hostile in ["/etc/passwd", "src/transformers/../../../../../../../etc/passwd"]:
+        assert source_file(project, "5.15.1", hostile) is None, hostile
+
+
+@pytest.mark.parametrize("content", [b"\xff\xfe\x00binary\x00", "caf\xe9 = 1\n".encode("latin-1"),
+                                     b"def broken(:\n", None])
+def test_drift_never_tracebacks_on_an_unreadable_source(tmp_path, capsys, content):
+    text = ENTRY.replace("line: 1471", "line: 1\n  release: 9.9.9").replace(
+        "src/transformers/cache_utils.py", "src/transformers/odd.py")
+    make_project(tmp_path, entries={"demo-error.yml": text})
+    fake_release(tmp_path, "9.9.9", {"odd.py": content})
+    assert main(["--root", str(tmp_path), "check", "--drift"]) == 1
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err + captured.out
+    assert f"{ENTRY_FILE}:10:9: " in captured.err
+    assert "binary" not in captured.err and "broken" not in captured.err and "caf" not in captured.err
+
+
+# -- reserved and degenerate input ------------------------------------------------------------
+
+def test_reserved_ids_come_from_the_paths_the_site_generates():
+    from errorkb.site import render
+    from errorkb.site.files import reserved_ids
+
+    assert {"index", "by-exception", "by-api"} <= reserved_ids()
+    generated = [render.ERRORS_INDEX, render.BY_EXCEPTION, render.BY_API, render.INDEX_JSON]
+    assert {Path(path).stem for path in generated} <= reserved_ids()
+
+
+@pytest.mark.parametrize("entry_id", ["index", "by-exception", "by-api"])
+def test_an_id_that_collides_with_a_site_path_is_a_located_problem(tmp_path, capsys, entry_id):
+    make_project(tmp_path, entries={f"{entry_id}.yml": VALID_ENTRY.format(id=entry_id)})
+    assert main(["--root", str(tmp_path), "check"]) == 1
+    err = capsys.readouterr().err
+    assert f"docs/errors/transformers/{entry_id}.yml:1:5: id '{entry_id}' is reserved" in err
+
+
+def test_a_broken_entry_is_reported_once_not_by_every_entry_linking_to_it(tmp_path):
+    broken = VALID_ENTRY.format(id="broken-one").replace("trigger: When it happens.", "trigger: [unclosed")
+    linking = {f"links-{n}.yml": VALID_ENTRY.format(id=f"links-{n}").replace("related: []", "related: [broken-one]")
+               for n in range(3)}
+    problems = problems_of(tmp_path, entries={"broken-one.yml": broken, **linking})
+    assert len(problems) == 1 and problems[0].startswith("docs/errors/transformers/broken-one.yml:14:"), problems
+
+
+def test_a_related_id_with_no_file_at_all_is_still_reported(tmp_path):
+    text = ENTRY.replace("related: []", "related: [nowhere-at-all]")
+    assert problems_of(tmp_path, text) == [f"{ENTRY_FILE}:26:11: related id 'nowhere-at-all' does not match any entry"]
+
+
+# -- located output, printed as it is ---------------------------------------------------------
+
+def test_check_prints_line_100_as_digits_not_an_emoji(tmp_path, capsys):
+    text = ENTRY + "".join(f"# filler {n}\n" for n in range(100 - ENTRY.count("\n") - 1)) + "'[b]x[/b]': 1\n"
+    make_project(tmp_path, entries={"demo-error.yml": text})
+    assert main(["--root", str(tmp_path), "check"]) == 1
+    err = capsys.readouterr().err
+    assert f"{ENTRY_FILE}:100:1: unknown key '[b]x[/b]'" in err, err
+    assert "\N{HUNDRED POINTS SYMBOL}" not in err
+
+
+HOSTILE_TITLE = "Clears the screen\x1b[2J\x1b]0;pwned\x07 and\r beeps\x07\x1b[31m red\x9b1m"
+
+
+def test_lookup_prints_entry_text_without_control_characters(tmp_path, capsys):
+    text = ENTRY.replace("title: A documented error", f"title: {json.dumps(HOSTILE_TITLE)}")
+    make_project(tmp_path, entries={"demo-error.yml": text})
+    assert load_project_entries(load_project(tmp_path)).entries[0].entry.title == HOSTILE_TITLE
+    message = "`head_dim` was provided as a list of length 3, but the Cache currently has 12 layers"
+    assert main(["--root", str(tmp_path), "lookup", message]) == 0
+    out = capsys.readouterr().out
+    assert "Clears the screen" in out and "beeps" in out and "red" in out
+    assert not any(ch in out for ch in "\x1b\x07\r\x9b"), repr(out)
+
+
+def test_the_terminal_helper_keeps_text_and_drops_control_sequences():
+    from errorkb.cli import terminal_text
+
+    assert terminal_text(HOSTILE_TITLE) == "Clears the screen and beeps red"
+    assert terminal_text("a\tb\nc :100: [b]") == "a\tb\nc :100: [b]"
+    assert terminal_text("rtl\u202eevil\u2066x") == "rtlevilx"
+
+
+def test_check_strips_control_characters_from_problems(tmp_path, capsys):
+    text = ENTRY + '"\\e[2Jkey\\a": 1\n'
+    make_project(tmp_path, entries={"demo-error.yml": text})
+    assert main(["--root", str(tmp_path), "check"]) == 1
+    err = capsys.readouterr().err
+    assert "unknown key 'key'" in err and "\x1b" not in err and "\x07" not in err
+
+
+@pytest.mark.parametrize("message", ['"{msg}"', '" "', '"{a}: {b}"', '"Error {x}"'])
+def test_a_message_that_would_match_any_paste_is_a_located_problem(tmp_path, message):
+    old = next(line for line in ENTRY.splitlines() if line.startswith("message:"))
+    problems = problems_of(tmp_path, ENTRY.replace(old, f"message: {message}"))
+    assert len(problems) == 1 and problems[0].startswith(f"{ENTRY_FILE}:5:10: message: message too generic"), problems
+    assert "(at least 8 needed)" in problems[0]
