@@ -23,10 +23,10 @@ from __future__ import annotations
 import difflib
 import stat
 import typing
-from typing import Any
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import yaml
 from pydantic import BaseModel, ValidationError

@@ -12,7 +12,6 @@ All problems are collected and reported together, each at the entry's `source.li
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 from errorkb.core.entry import Entry
 from errorkb.core.load import LoadedEntry
