@@ -50,10 +50,12 @@ class Strict(BaseModel):
 
 
 class Source(Strict):
-    """Where the error is raised, pinned to one upstream commit."""
+    """Where the error is raised, pinned to one upstream commit or release."""
 
-    commit: Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{40}$")] = Field(
-        description="Full 40-hex commit of the upstream repository the line refers to."
+    commit: Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{40}$")] | None = Field(
+        default=None,
+        description="Full 40-hex commit of the upstream repository the line refers to (default: the release's "
+        "tag, `v<release>`).",
     )
     path: str = Field(description="File inside the upstream repository, e.g. src/<package>/cache_utils.py.")
     line: int = Field(gt=0, description="Line of the `raise` statement (or of the failing call).")
@@ -75,6 +77,17 @@ class Source(Strict):
         description="Import path of the module that defines `function` on every target "
         "(default: the module of `path`, by the library profile's source root).",
     )
+
+    @model_validator(mode="after")
+    def _pinned(self) -> Source:
+        if self.commit is None and self.release is None:
+            raise ValueError("pin the source to a `release` (or a `commit`)")
+        return self
+
+    @property
+    def revision(self) -> str:
+        """What the pin names in the repository: the commit, else the release's tag."""
+        return self.commit or f"v{self.release}"
 
     @field_validator("path")
     @classmethod
@@ -338,9 +351,8 @@ class Entry(Needs):
 
     @property
     def source_url(self) -> str:
-        """Permalink to the raise line at the pinned commit."""
-        return (f"https://github.com/{self.library}/blob/{self.source.commit}/"
-                f"{self.source.path}#L{self.source.line}")
+        """Link to the raise line at the pinned commit, else at the release's tag."""
+        return f"https://github.com/{self.library}/blob/{self.source.revision}/{self.source.path}#L{self.source.line}"
 
     def expectation_digest(self) -> str:
         """Changes when what the before/after must do changes (exception, message, pin, expect):
