@@ -79,7 +79,9 @@ def coverage(loaded: list[LoadedEntry], project: Project) -> Coverage:
 
 def _file_coverage(project: Project, entries: list[Entry], path: str, release: str,
                    followed: bool) -> FileCoverage | None:
-    pinned = [entry for entry in entries if entry.source.path == path and entry.source.release == release]
+    # A removed name or a changed signature has no raise site: its pin is the replacement's definition.
+    pinned = [entry for entry in entries
+              if entry.source.path == path and entry.source.release == release and entry.kind == "raise"]
     found = source_file(project, release, path)
     text = read_source(found) if found else None
     exempt = {e.line: e.reason for e in project.coverage.exempt if (e.path or project.library.follow[0]) == path} \

@@ -83,7 +83,7 @@ def pin_mismatch(entry: Entry, index: SourceIndex) -> str | None:
     span = index.spans.get(source.function)
     if span is None:
         return f"{source.function} is not defined in {release}"
-    if source.implicit:
+    if source.implicit or entry.kind != "raise":  # no raise statement of its own: the line lies in the function
         if not span.first <= source.line <= span.last:
             return (f"expected line {source.line} inside {source.function}, which spans lines "
                     f"{span.first}-{span.last} in {release}")

@@ -264,7 +264,8 @@ def collect(entries: list[Entry], release: str, records: list[CheckRecord],
         before = found[BEFORE]
         site = before.raise_site if before is not None and before.outcome is Outcome.PASS else None
         index = indexes.get(entry.source.path)
-        line = site.line if site else (resolve_line(entry, index) if index and not entry.source.implicit else None)
+        statement = entry.kind == "raise" and not entry.source.implicit  # a raise statement the AST can find
+        line = site.line if site else (resolve_line(entry, index) if index and statement else None)
         results.append(Result(entry=entry.id, release=release, before=verdicts.get(BEFORE),
                               after=verdicts.get(AFTER), line=line, digest=digests[entry.id], measured=now()))
     return results
