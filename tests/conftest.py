@@ -1,14 +1,16 @@
-"""Shared test set-up: the project root, and the `--slow` switch for long property runs."""
+"""Shared test set-up: the fixtures of the site and verifier suites, the project root, and the
+`--slow` switch for long property runs. The suite is a package: helpers are imported as
+`tests.kb` (the one knowledge-base builder), `tests.site.sitekb`, `tests.verify.verifykb`."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # tests/kb_factory.py and friends
+from tests.kb import ROOT
+
+pytest_plugins = ["tests.site.sitekb", "tests.verify.verifykb"]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -16,11 +16,11 @@ import time
 from pathlib import Path
 
 import pytest
-from kb_factory import AFTER, BEFORE, VALID_ENTRY, make_project
 
 from errorkb.cli import main
 from errorkb.core.load import MAX_CHARS, MAX_CHARS_BY_KEY, MAX_FILE_BYTES, MAX_ITEMS, load_project_entries
 from errorkb.core.project import load_project
+from tests.kb import AFTER, BEFORE, VALID_ENTRY, make_project
 
 ENTRY_FILE = "docs/errors/transformers/demo-error.yml"
 ENTRY = VALID_ENTRY.format(id="demo-error")

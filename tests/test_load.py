@@ -7,11 +7,11 @@ import subprocess
 import sys
 
 import pytest
-from kb_factory import AFTER, BEFORE, VALID_ENTRY, make_project
 
 from errorkb.cli import main
 from errorkb.core.load import load_project_entries
 from errorkb.core.project import load_project
+from tests.kb import AFTER, BEFORE, VALID_ENTRY, make_project
 
 ENTRY_FILE = "docs/errors/transformers/demo-error.yml"
 

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from kb_factory import VALID_ENTRY, make_project
-
 from errorkb.core.load import load_project_entries
 from errorkb.core.project import load_project
 from errorkb.plugs import runtime_for
 from errorkb.verify.requirements import unmet
+from tests.kb import VALID_ENTRY, make_project
 
 TORCH = runtime_for("torch")
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from kb_factory import copy_entries
 
 from errorkb.core.load import load_project_entries
 from errorkb.core.project import load_project
@@ -12,6 +11,7 @@ from errorkb.site.render import build_pages
 from errorkb.verify.engine import verify
 from errorkb.verify.records import Outcome
 from errorkb.verify.report import latest_results
+from tests.kb import copy_kb
 
 
 @pytest.mark.parametrize("text", ["before", "after", "guard:check_lengths"])
@@ -43,7 +43,7 @@ def test_the_hash_is_of_the_bytes_and_the_page_text_is_normalised(tmp_path):
 
 def test_a_snippet_with_windows_line_endings_is_not_stale_after_verification(tmp_path, project_root):
     """The verifier and the site hash the same bytes: CRLF files are fresh right after a run."""
-    root = copy_entries(tmp_path, project_root, ["head-dim-list-length"])
+    root = copy_kb(tmp_path, ["head-dim-list-length"])
     for path in (root / "snippets" / "head-dim-list-length").glob("*.py"):
         path.write_bytes(path.read_bytes().replace(b"\r\n", b"\n").replace(b"\n", b"\r\n"))
     project = load_project(root)

@@ -7,7 +7,6 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from kb_factory import PROFILE, copy_entries
 
 from errorkb.cli import main
 from errorkb.core.load import load_project_entries
@@ -30,6 +29,7 @@ from errorkb.verify.matrix import (
     write_matrix,
 )
 from errorkb.verify.records import Code
+from tests.kb import PROFILE, copy_kb
 
 PINNED = "5.15.1"
 
@@ -96,7 +96,7 @@ def test_the_pinned_module_has_the_33_documented_raise_sites():
 @pytest.fixture
 def two_entries(tmp_path, project_root):
     """A project holding the two early_initialization entries, as in the repository."""
-    return copy_entries(tmp_path, project_root, ["head-dim-list-length", "num-heads-list-length"])
+    return copy_kb(tmp_path, ["head-dim-list-length", "num-heads-list-length"])
 
 
 @needs_pinned

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 
-import kvcache_support
+from tests.kvcache import kvcache_support
 
 
 def pytest_configure(config):

@@ -13,7 +13,8 @@ import pytest
 import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from kvcache_support import BUNDLED, Raised, normalize, outcome, property_examples, upstream
+
+from tests.kvcache.kvcache_support import BUNDLED, Raised, normalize, outcome, property_examples, upstream
 
 pytestmark = pytest.mark.upstream
 

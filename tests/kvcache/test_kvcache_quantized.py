@@ -10,10 +10,11 @@ from __future__ import annotations
 import importlib.util
 import warnings
 
-import kvcache_support
 import pytest
 import torch
-from kvcache_support import BUNDLED, normalize, outcome, upstream
+
+from tests.kvcache import kvcache_support
+from tests.kvcache.kvcache_support import BUNDLED, normalize, outcome, upstream
 
 pytestmark = pytest.mark.upstream
 

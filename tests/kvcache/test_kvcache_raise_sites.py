@@ -20,7 +20,8 @@ from pathlib import Path
 
 import pytest
 import torch
-from kvcache_support import BUNDLED, upstream
+
+from tests.kvcache.kvcache_support import BUNDLED, upstream
 
 pytestmark = pytest.mark.upstream
 

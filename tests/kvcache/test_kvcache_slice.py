@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 import torch
-from kvcache_support import raising_qualname
 
 from errorkb.kvcache import (
     Cache,
@@ -16,6 +15,7 @@ from errorkb.kvcache import (
     StaticLayer,
 )
 from errorkb.kvcache.cache_utils import DynamicSlidingWindowLayer, LinearAttentionLayer
+from tests.kvcache.kvcache_support import raising_qualname
 
 
 def llama(n=12):

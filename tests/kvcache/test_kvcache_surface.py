@@ -10,7 +10,8 @@ from __future__ import annotations
 import inspect
 
 import pytest
-from kvcache_support import BUNDLED, upstream
+
+from tests.kvcache.kvcache_support import BUNDLED, upstream
 
 pytestmark = pytest.mark.upstream
 

@@ -4,7 +4,7 @@ one of them and compares the answers; tests/site/test_lookup.py asserts what the
 
 from __future__ import annotations
 
-from sitekb import MESSAGE, TRACEBACK
+from tests.site.sitekb import MESSAGE, TRACEBACK
 
 ENTRIES = [
     {"id": "head-dim-list-length", "title": "`head_dim` list does not have one value per layer", "exception": "ValueError",

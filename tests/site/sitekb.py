@@ -6,7 +6,6 @@ from __future__ import annotations
 import functools
 import http.server
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -15,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.kb import ROOT, copy_kb
+
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-dev-shm-usage", "--disable-component-update", "--disable-default-apps",
@@ -49,7 +49,7 @@ def site_url(tmp_path_factory) -> str:
     if os.environ.get("ERRORKB_SITE_DIR"):
         site_dir = Path(os.environ["ERRORKB_SITE_DIR"])
     else:
-        project = make_project(tmp_path_factory.mktemp("kb"), site_url=f"http://127.0.0.1:{port}/")
+        project = site_project(tmp_path_factory.mktemp("kb"), site_url=f"http://127.0.0.1:{port}/")
         for report in (ROOT / "reports").glob("*.json"):
             shutil.copy(report, project / "reports" / report.name)
         site_dir = tmp_path_factory.mktemp("site")
@@ -123,43 +123,9 @@ def visit(chromium):
 SAMPLE_IDS = ("head-dim-list-length", "num-heads-list-length")
 
 
-def make_project(folder: Path, ids=SAMPLE_IDS, site_url: str | None = None) -> Path:
+def site_project(folder: Path, ids=SAMPLE_IDS, site_url: str | None = None) -> Path:
     """A copy of the site config and of two real entries with their snippets; no reports."""
-    for name in ("mkdocs.yml", "pyproject.toml"):
-        shutil.copy(ROOT / name, folder / name)
-    if site_url:
-        config = folder / "mkdocs.yml"
-        config.write_text(re.sub(r"(?m)^site_url: .*$", f"site_url: {site_url}", config.read_text()))
-    shutil.copytree(ROOT / "overrides", folder / "overrides")
-    (folder / "docs" / "errors" / "transformers").mkdir(parents=True)
-    for page in (ROOT / "docs").glob("*.md"):
-        shutil.copy(page, folder / "docs" / page.name)
-    for entry_id in ids:
-        text = (ROOT / "docs" / "errors" / "transformers" / f"{entry_id}.yml").read_text(encoding="utf-8")
-        (folder / "docs" / "errors" / "transformers" / f"{entry_id}.yml").write_text(
-            _keep_related(text, ids), encoding="utf-8")
-        shutil.copytree(ROOT / "snippets" / entry_id, folder / "snippets" / entry_id)
-    (folder / "reports").mkdir()
-    return folder
-
-
-def _keep_related(text: str, ids) -> str:
-    """The entry with `related` ids outside the copied set dropped (they would dangle)."""
-    lines, out, inside = text.splitlines(), [], False
-    for line in lines:
-        if re.match(r"^related:\s*$", line):
-            inside = True
-            out.append(line)
-            continue
-        item = re.match(r"^\s+-\s+(\S+)\s*$", line) if inside else None
-        if item:
-            if item.group(1) in ids:
-                out.append(line)
-            continue
-        inside = False
-        out.append(line)
-    text = "\n".join(out) + "\n"
-    return re.sub(r"(?m)^related:\s*\n(?!\s+-)", "related: []\n", text)
+    return copy_kb(folder, ids, site=True, site_url=site_url)
 
 
 def snippet_hash(folder: Path, entry_id: str, file: str) -> str:
@@ -198,7 +164,7 @@ def write_report(folder: Path, checks: list[dict], name: str = "latest.json") ->
 
 @pytest.fixture
 def project(tmp_path) -> Path:
-    return make_project(tmp_path)
+    return site_project(tmp_path)
 
 
 # A real message and the traceback a user would paste, shared by the lookup and browser tests.

@@ -8,7 +8,8 @@ import re
 
 import pytest
 from playwright.sync_api import expect
-from sitekb import ARTIFACTS, MESSAGE, TRACEBACK
+
+from tests.site.sitekb import ARTIFACTS, MESSAGE, TRACEBACK
 
 pytestmark = pytest.mark.browser
 

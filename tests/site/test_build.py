@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from sitekb import mkdocs_build, record, write_report
+from tests.site.sitekb import mkdocs_build, record, write_report
 
 ENTRY = "head-dim-list-length"
 YAML = Path("docs/errors/transformers/head-dim-list-length.yml")

@@ -13,9 +13,9 @@ from html.parser import HTMLParser
 import markdown
 import pytest
 import yaml
-from sitekb import ROOT
 
 from errorkb.site.inert import cell, inert, one_line
+from tests.site.sitekb import ROOT
 
 SCRIPT_URL = re.compile(r"^(?:javascript|data|vbscript):", re.I)
 INVISIBLE = re.compile(r"[\x00-\x20\x7f-\x9f]+")

@@ -7,9 +7,9 @@ import subprocess
 import sys
 
 import pytest
-from sitekb import MESSAGE, ROOT, TRACEBACK
 
 from errorkb.site.lookup import Known, Lookup, candidates
+from tests.site.sitekb import MESSAGE, ROOT, TRACEBACK
 
 HEAD_DIM = Known("head-dim-list-length", "head_dim list", "ValueError",
                  "`head_dim` was provided as a list of length {len(num_heads)}, but the Cache currently has "
@@ -311,7 +311,7 @@ def test_release_specifiers(specifier, release, expected):
 def test_every_wrapped_form_of_the_real_pastes_lands_on_its_entry():
     """The pastes the parity test runs in both languages: each base, under each prefix and
     transformation, lands exactly on its entry (or on nothing, for the errors not documented)."""
-    from pastes import BASES, ENTRIES, PASTES, PREFIXES
+    from tests.site.pastes import BASES, ENTRIES, PASTES, PREFIXES
 
     expected = ["head-dim-list-length"] * 3 + ["get-max-length"] * 2 + ["device-assert", "get-max-length", None, None]
     kb = Lookup(Known.from_index(item) for item in ENTRIES)
@@ -330,7 +330,7 @@ def test_every_wrapped_form_of_the_real_pastes_lands_on_its_entry():
 
 
 def test_cli_lookup_gives_the_release_verdict_and_the_wording(tmp_path, project):
-    from pastes import ENTRIES
+    from tests.site.pastes import ENTRIES
 
     index = tmp_path / "index.json"
     index.write_text(json.dumps({"library": {"name": "transformers"}, "entries": ENTRIES}))

@@ -15,11 +15,11 @@ import subprocess
 import sys
 
 import pytest
-from hostile import ENTRIES, FAMILIES, REAL
 
 from errorkb.core.message import MessageTemplate
 from errorkb.site import lookup
 from errorkb.site.lookup import Known, Lookup, candidates, normalize
+from tests.site.hostile import ENTRIES, FAMILIES, REAL
 
 CAP = getattr(lookup, "CAP", 1 << 20)  # the paste size read whole
 

@@ -173,7 +173,7 @@ def js_answers(entries: list[dict], pastes: list[str]) -> list:
 
 def test_hostile_pastes_get_the_same_answer_and_the_same_work_in_both():
     """Line-for-line ports count the same work: the JS is exactly as linear as the Python."""
-    from hostile import ENTRIES, FAMILIES
+    from tests.site.hostile import ENTRIES, FAMILIES
 
     pastes = [make(size) for make in FAMILIES.values() for size in (4096, 16384)]
     python, js = python_answers(ENTRIES, pastes), js_answers(ENTRIES, pastes)
@@ -183,7 +183,7 @@ def test_hostile_pastes_get_the_same_answer_and_the_same_work_in_both():
 
 def test_every_hostile_family_at_one_megabyte_finishes_in_node():
     """A hang guard: the old page ran out of memory on 20,000 warning lines."""
-    from hostile import ENTRIES, FAMILIES
+    from tests.site.hostile import ENTRIES, FAMILIES
 
     pastes = {name: make(1 << 20) for name, make in FAMILIES.items()}
     program = f"const L = require({json.dumps(str(LOOKUP_JS))});\n" + """
@@ -235,7 +235,7 @@ def full_js(entries: list[dict], pastes: list[str], release: str | None = None, 
 
 
 def test_real_pastes_get_the_same_answers_in_both():
-    from pastes import ENTRIES, PASTES
+    from tests.site.pastes import ENTRIES, PASTES
 
     python, js = full_python(ENTRIES, PASTES), full_js(ENTRIES, PASTES)
     for paste, p, j in zip(PASTES, python, js):
@@ -248,7 +248,7 @@ def test_real_pastes_get_the_same_answers_in_both():
 
 @pytest.mark.parametrize("release", ["4.48.3", "4.49.0", "5.2.0", "5.0.0rc1"])
 def test_a_given_release_gives_the_same_verdict_in_both(release):
-    from pastes import ENTRIES, PASTES
+    from tests.site.pastes import ENTRIES, PASTES
 
     assert full_python(ENTRIES, PASTES[:40], release) == full_js(ENTRIES, PASTES[:40], release)
 

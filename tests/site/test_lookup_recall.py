@@ -3,15 +3,9 @@ without an `expect` key as not decided yet (the corpus and its recall floor come
 
 from __future__ import annotations
 
-import sys
-
 import yaml
-from sitekb import ROOT
 
-sys.path.insert(0, str(ROOT / "benchmarks"))
-
-import lookup_recall
-
+from benchmarks import lookup_recall
 from errorkb.site.lookup import Known, Lookup
 
 ATTR = "'DynamicCache' object has no attribute 'get_max_length'"

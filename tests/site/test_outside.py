@@ -8,11 +8,10 @@ from __future__ import annotations
 import os
 import shutil
 
-from sitekb import ROOT, make_project, mkdocs_build
-
 from errorkb.core.load import load_project_entries
 from errorkb.core.project import load_project
 from errorkb.site import render
+from tests.site.sitekb import ROOT, mkdocs_build, site_project
 
 MARKERS = {"snippet": "SNIPPET-SECRET-5c1e", "environ": "ENVIRON-SECRET-77aa", "entry": "ENTRY-SECRET-90d2"}
 ENTRIES = ROOT / "docs" / "errors" / "transformers"
@@ -34,7 +33,7 @@ def test_no_file_outside_the_repository_is_published(tmp_path):
     (outside / "linked.yml").write_text((ENTRIES / "num-heads-list-length.yml").read_text().replace(
         "id: num-heads-list-length", "id: linked").replace("meaning: |\n", f"meaning: |\n  {MARKERS['entry']}\n"))
     (tmp_path / "kb").mkdir()
-    project = make_project(tmp_path / "kb")
+    project = site_project(tmp_path / "kb")
     before = project / "snippets" / "head-dim-list-length" / "before.py"
     before.unlink()
     before.symlink_to(outside / "secret.py")
@@ -69,7 +68,7 @@ def test_no_file_outside_the_repository_is_published(tmp_path):
 
 def test_the_renderer_refuses_a_snippet_leading_out_even_if_asked(tmp_path):
     """Defence in depth: were the loader's check bypassed, the page builder still refuses."""
-    project = make_project(tmp_path)
+    project = site_project(tmp_path)
     secret = tmp_path.parent / f"{tmp_path.name}-secret.py"
     secret.write_text(f"TOKEN = '{MARKERS['snippet']}'\n")
     guard = project / "snippets" / "head-dim-list-length" / "guard_check_lengths.py"

@@ -8,7 +8,8 @@ import json
 
 import pytest
 from playwright.sync_api import expect
-from sitekb import MESSAGE
+
+from tests.site.sitekb import MESSAGE
 
 pytestmark = pytest.mark.browser
 

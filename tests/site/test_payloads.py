@@ -15,7 +15,8 @@ import threading
 from pathlib import Path
 
 import pytest
-from sitekb import ROOT, _Quiet, free_port, make_project, mkdocs_build, snippet_hash, write_report
+
+from tests.site.sitekb import ROOT, _Quiet, free_port, mkdocs_build, site_project, snippet_hash, write_report
 
 PAYLOAD_KB = ROOT / "tests" / "fixtures" / "payload_kb"
 IDS = sorted(path.stem for path in (PAYLOAD_KB / "docs" / "errors" / "transformers").glob("*.yml"))
@@ -25,7 +26,7 @@ HOSTILE = "<img src=x onerror=alert('report')><script>alert('report-script')</sc
 
 def make_payload_project(folder: Path, site_url: str | None = None) -> Path:
     """The repository's site config with the payload entries, and a report full of payloads."""
-    make_project(folder, ids=(), site_url=site_url)
+    site_project(folder, ids=(), site_url=site_url)
     shutil.copytree(PAYLOAD_KB / "docs" / "errors", folder / "docs" / "errors", dirs_exist_ok=True)
     shutil.copytree(PAYLOAD_KB / "snippets", folder / "snippets")
     checks = []
@@ -173,7 +174,7 @@ def test_render_output_is_inert_markdown_for_any_engine(tmp_path):
     """`errorkb render` publishes Markdown for other engines, without the site's sanitiser: its
     pages must render to no markup, handler or script URL on their own (Python-Markdown with
     the site's extensions stands in for the engine), and its JSON must hold no markup."""
-    from test_inert import audit, site_markdown
+    from tests.site.test_inert import audit, site_markdown
 
     from errorkb.cli import main
 

@@ -6,13 +6,12 @@ import json
 import subprocess
 import sys
 
-from sitekb import record, write_report
-
 from errorkb.core.load import load_project_entries
 from errorkb.core.project import load_project
 from errorkb.site import evidence, render
 from errorkb.site import files as site
 from errorkb.verify.report import read_reports
+from tests.site.sitekb import record, write_report
 
 ENTRY = "head-dim-list-length"
 FILES = {"before": "before.py", "after": "after.py", "guard:guard_check_lengths": "guard_check_lengths.py",
@@ -197,9 +196,8 @@ def test_the_lookup_index_carries_wordings_releases_and_raise_lines(project):
     gives what the lookup builds from the entries themselves."""
     import shutil
 
-    from sitekb import ROOT
-
     from errorkb.site.lookup import Known, known_from_entries
+    from tests.site.sitekb import ROOT
 
     (project / "reports" / "matrix").mkdir()
     shutil.copy(ROOT / "reports" / "matrix" / "transformers.json", project / "reports" / "matrix" / "transformers.json")

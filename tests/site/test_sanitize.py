@@ -8,14 +8,14 @@ from collections import Counter
 from html.parser import HTMLParser
 
 import pytest
-from sitekb import ROOT
-from test_inert import site_markdown
 
 from errorkb.core.load import load_project_entries
 from errorkb.core.project import load_project
 from errorkb.site import files
 from errorkb.site.sanitize import sanitize
 from errorkb.verify.report import read_reports
+from tests.site.sitekb import ROOT
+from tests.site.test_inert import site_markdown
 
 
 class _Shape(HTMLParser):

@@ -13,9 +13,9 @@ import threading
 
 import pytest
 from playwright.sync_api import expect
-from sitekb import ROOT, _Quiet, free_port, make_project, mkdocs_build
 
 from errorkb.core.message import MessageTemplate
+from tests.site.sitekb import ROOT, _Quiet, free_port, mkdocs_build, site_project
 
 pytestmark = pytest.mark.browser
 
@@ -29,7 +29,7 @@ def full_site(tmp_path_factory) -> str:
     """Every entry of the repository, built strictly and served on 127.0.0.1."""
     port = free_port()
     ids = sorted(path.stem for path in (ROOT / "docs" / "errors" / "transformers").glob("*.yml"))
-    project = make_project(tmp_path_factory.mktemp("full-kb"), ids=ids, site_url=f"http://127.0.0.1:{port}/")
+    project = site_project(tmp_path_factory.mktemp("full-kb"), ids=ids, site_url=f"http://127.0.0.1:{port}/")
     for report in (ROOT / "reports").glob("*.json"):
         shutil.copy(report, project / "reports" / report.name)
     site_dir = tmp_path_factory.mktemp("full-site")

@@ -14,7 +14,8 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from sitekb import record, write_report
+
+from tests.site.sitekb import record, write_report
 
 ENTRY_URL = "errors/transformers/head-dim-list-length/"
 
@@ -96,7 +97,7 @@ def test_a_broken_entry_is_reported_by_position_and_the_others_stay_up(served, p
 def test_a_hostile_entry_keeps_no_page_waiting(served, project: Path):
     """An alias bomb, 999 levels of nesting and an oversize field, saved while serve runs:
     each is a located problem in the log, and every other page stays up and keeps rebuilding."""
-    from test_hostile_input import BILLION_LAUGHS
+    from tests.test_hostile_input import BILLION_LAUGHS
 
     base, log = served
     folder = project / "docs/errors/transformers"

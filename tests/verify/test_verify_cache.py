@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from verifykb import copy_kb, load_kb
 
 from errorkb.core.snippets import Role, read_snippet
 from errorkb.plugs import runtime_for
@@ -14,6 +13,7 @@ from errorkb.verify.judge import judge
 from errorkb.verify.plan import Check
 from errorkb.verify.records import Code, Observation, Outcome, Status
 from errorkb.verify.run import Run
+from tests.verify.verifykb import copy_fixture, load_kb
 
 TORCH = runtime_for("torch")
 MODULE = "transformers.cache_utils"
@@ -96,7 +96,7 @@ def test_only_verdicts_that_would_repeat_are_cached(good_check):
 
 
 def test_a_warm_cache_reruns_only_what_changed(tmp_path):
-    root = copy_kb(tmp_path / "kb", ["good-head-dim", "before-wrong-type"])
+    root = copy_fixture(tmp_path / "kb", ["good-head-dim", "before-wrong-type"])
     cache_dir = tmp_path / "cache"
 
     def run() -> dict:

@@ -6,16 +6,16 @@ import json
 import xml.etree.ElementTree as ET
 
 import pytest
-from verifykb import copy_kb
 
 from errorkb.cli import main
+from tests.verify.verifykb import copy_fixture
 
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     """Two runs over a small copy: the second after one fix broke and one broken fix was repaired."""
     tmp = tmp_path_factory.mktemp("cli")
-    root = copy_kb(tmp / "kb", ["good-head-dim", "before-wrong-message", "after-still-raises"])
+    root = copy_fixture(tmp / "kb", ["good-head-dim", "before-wrong-message", "after-still-raises"])
     capture = pytest.MonkeyPatch()
     results = []
     import io

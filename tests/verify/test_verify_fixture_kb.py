@@ -6,7 +6,8 @@ import hashlib
 import re
 
 import pytest
-from verifykb import CUDA, FIXTURE, TARGETS, UPSTREAM, expectations
+
+from tests.verify.verifykb import CUDA, FIXTURE, TARGETS, UPSTREAM, expectations
 
 EXPECTED = expectations()
 CASES = [(entry, role, target) for entry, roles in EXPECTED.items() for role in roles for target in TARGETS]

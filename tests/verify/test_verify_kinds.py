@@ -6,12 +6,12 @@ from __future__ import annotations
 import textwrap
 
 import pytest
-from kb_factory import make_project
 
 from errorkb.core.load import load_project_entries
 from errorkb.core.project import load_project
 from errorkb.verify.engine import verify
 from errorkb.verify.records import Code, Outcome
+from tests.kb import make_project
 
 COMMON = """\
 library: huggingface/transformers

@@ -8,7 +8,8 @@ import subprocess
 import sys
 
 import pytest
-from verifykb import copy_kb
+
+from tests.verify.verifykb import copy_fixture
 
 
 def pytest_run(folder, *args: str) -> subprocess.CompletedProcess:
@@ -18,7 +19,7 @@ def pytest_run(folder, *args: str) -> subprocess.CompletedProcess:
 
 @pytest.fixture(scope="module")
 def kb(tmp_path_factory):
-    return copy_kb(tmp_path_factory.mktemp("plugin") / "kb", ["good-head-dim", "guard-lets-error-through"])
+    return copy_fixture(tmp_path_factory.mktemp("plugin") / "kb", ["good-head-dim", "guard-lets-error-through"])
 
 
 def test_checks_are_items_with_readable_ids(kb):

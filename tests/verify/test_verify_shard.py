@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from verifykb import TARGETS, copy_kb
 
 from errorkb.cli import main
 from errorkb.verify.engine import plan_checks
 from errorkb.verify.plan import parse_shard, shard_of
+from tests.verify.verifykb import TARGETS, copy_fixture
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 5, 8])
@@ -38,7 +38,7 @@ def test_bad_shards_are_usage_errors(text):
 
 
 def test_sharded_runs_merge_into_the_full_run(tmp_path, capsys):
-    root = copy_kb(tmp_path / "kb", ["good-head-dim", "before-sys-exit", "guard-wrong-message"])
+    root = copy_fixture(tmp_path / "kb", ["good-head-dim", "before-sys-exit", "guard-wrong-message"])
     common = ["--root", str(root), "verify", "--target", "bundled", "--no-cache"]
     assert main([*common, "--report", str(tmp_path / "full.json")]) == 1
     for k in (1, 2):

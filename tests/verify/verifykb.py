@@ -3,19 +3,18 @@
 from __future__ import annotations
 
 import importlib.util
-import shutil
 from pathlib import Path
 
 import pytest
 import yaml
-from kb_factory import PROFILE
 
 from errorkb.core.load import load_project_entries
 from errorkb.core.project import load_project
 from errorkb.plugs import runtime_for
 from errorkb.verify.engine import verify
+from tests.kb import FIXTURES, copy_kb
 
-FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "broken_kb"
+FIXTURE = FIXTURES / "broken_kb"
 TARGETS = ("bundled", "upstream")
 UPSTREAM = importlib.util.find_spec("transformers") is not None
 CUDA = runtime_for("torch").device_present("cuda")
@@ -33,14 +32,9 @@ def expectations() -> dict[str, dict[str, dict]]:
     return yaml.safe_load((FIXTURE / "expected.yml").read_text(encoding="utf-8"))
 
 
-def copy_kb(destination: Path, ids: list[str], timeout: float = 6) -> Path:
+def copy_fixture(destination: Path, ids: list[str], timeout: float = 6) -> Path:
     """A project with only some of the fixture's entries (and their snippets)."""
-    (destination / "docs/errors/transformers").mkdir(parents=True)
-    (destination / "pyproject.toml").write_text(f"[tool.errorkb]\ntimeout = {timeout}\n\n{PROFILE}", encoding="utf-8")
-    for entry_id in ids:
-        shutil.copy(FIXTURE / f"docs/errors/transformers/{entry_id}.yml", destination / "docs/errors/transformers")
-        shutil.copytree(FIXTURE / "snippets" / entry_id, destination / "snippets" / entry_id)
-    return destination
+    return copy_kb(destination, ids, source=FIXTURE, settings=f"timeout = {timeout}")
 
 
 @pytest.fixture(scope="session")

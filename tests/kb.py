@@ -1,9 +1,20 @@
-"""Build small knowledge-base projects in a temporary folder, for tests."""
+"""The one knowledge-base builder of the test suite: small projects in a temporary folder.
+
+- `make_project`: a project written from scratch (entry YAML and snippet code given as text);
+- `copy_kb`: a project holding some entries of a real knowledge base (the repository's, or a
+  fixture's), `related` links to entries left behind dropped so the copy loads cleanly; with
+  `site=True`, also the site's configuration, so that `mkdocs build` runs on it.
+"""
 
 from __future__ import annotations
 
+import re
+import shutil
 import textwrap
 from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "tests" / "fixtures"
 
 VALID_ENTRY = """\
 id: {id}
@@ -86,22 +97,49 @@ def make_project(root: Path, entries: dict[str, str] | None = None,
     return root
 
 
-def copy_entries(root: Path, source_root: Path, ids: list[str]) -> Path:
-    """A project at `root` holding only the entries `ids` of `source_root` (with their snippets);
-    `related` links to entries left behind are dropped, so the copy loads cleanly."""
-    import re
-    import shutil
-
-    folder = root / "docs" / "errors" / "transformers"
-    folder.mkdir(parents=True, exist_ok=True)
+def copy_kb(root: Path, ids: list[str] | tuple[str, ...], *, source: Path = ROOT, settings: str | None = None,
+            site: bool = False, site_url: str | None = None) -> Path:
+    """A project at `root` with the entries `ids` of the knowledge base at `source` (and their
+    snippets). `settings`: the `[tool.errorkb]` lines to use with the transformers profile
+    (default: `source`'s own pyproject.toml)."""
+    root.mkdir(parents=True, exist_ok=True)
+    if settings is None:
+        shutil.copy(source / "pyproject.toml", root / "pyproject.toml")
+    else:
+        (root / "pyproject.toml").write_text(f"[tool.errorkb]\n{settings}\n\n{PROFILE}", encoding="utf-8")
     for entry_id in ids:
-        text = (source_root / "docs" / "errors" / "transformers" / f"{entry_id}.yml").read_text(encoding="utf-8")
-        block = re.search(r"^related:\n((?:  - .*\n)*)", text, re.MULTILINE)
-        if block:
-            kept = [line for line in block.group(1).splitlines(keepends=True) if line[4:].strip() in ids]
-            text = text[:block.start()] + ("related:\n" + "".join(kept) if kept else "related: []\n") + text[block.end():]
-        (folder / f"{entry_id}.yml").write_text(text, encoding="utf-8")
-        shutil.copytree(source_root / "snippets" / entry_id, root / "snippets" / entry_id)
-    if not (root / "pyproject.toml").exists():
-        (root / "pyproject.toml").write_text("[tool.errorkb]\n\n" + PROFILE, encoding="utf-8")
+        (found,) = (source / "docs" / "errors").glob(f"*/{entry_id}.yml")
+        target = root / found.relative_to(source)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(_keep_related(found.read_text(encoding="utf-8"), ids), encoding="utf-8")
+        shutil.copytree(source / "snippets" / entry_id, root / "snippets" / entry_id)
+    (root / "reports").mkdir(exist_ok=True)
+    if site:
+        (root / "docs").mkdir(exist_ok=True)
+        config = (source / "mkdocs.yml").read_text(encoding="utf-8")
+        if site_url:
+            config = re.sub(r"(?m)^site_url: .*$", f"site_url: {site_url}", config)
+        (root / "mkdocs.yml").write_text(config, encoding="utf-8")
+        shutil.copytree(source / "overrides", root / "overrides")
+        for page in (source / "docs").glob("*.md"):
+            shutil.copy(page, root / "docs" / page.name)
     return root
+
+
+def _keep_related(text: str, ids) -> str:
+    """The entry with `related` ids outside the copied set dropped (they would dangle)."""
+    out, inside = [], False
+    for line in text.splitlines():
+        if re.match(r"^related:\s*$", line):
+            inside = True
+            out.append(line)
+            continue
+        item = re.match(r"^\s+-\s+(\S+)\s*$", line) if inside else None
+        if item:
+            if item.group(1) in ids:
+                out.append(line)
+            continue
+        inside = False
+        out.append(line)
+    text = "\n".join(out) + "\n"
+    return re.sub(r"(?m)^related:\s*\n(?!\s+-)", "related: []\n", text)
