@@ -77,12 +77,19 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--root", help="project folder (default: nearest with pyproject.toml or mkdocs.yml)")
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
 
-    check = commands.add_parser("check", help="validate every entry; print path:line:col problems")
+    check = commands.add_parser("check", help="validate every entry; print path:line:col problems",
+                                description="Validate every entry and print each problem as path:line:col. "
+                                            "Writes nothing.")
     check.add_argument("--drift", action="store_true",
                        help="also check every source pin against the pinned release's source (by AST)")
     check.set_defaults(command=cmd_check)
 
-    matrix = commands.add_parser("matrix", help="run before/after of every entry against many upstream releases")
+    matrix = commands.add_parser(
+        "matrix", help="run before/after of every entry against many upstream releases",
+        description="Run each entry's before and after against every upstream release, one environment per release "
+                    "(built once under .errorkb-cache/matrix/). Writes reports/matrix/<distribution>.json, merged per "
+                    "entry and release (results of other entries and releases are kept), after every release; "
+                    "verdicts are cached under .errorkb-cache/verify/, so a rerun re-runs only what changed.")
     matrix.add_argument("ids", nargs="*", metavar="ID", help="entries (default: all)")
     matrix.add_argument("--release", action="append", default=None,
                         help="release to run (repeatable; default: [tool.errorkb.matrix] releases, else every "
@@ -99,7 +106,11 @@ def _parser() -> argparse.ArgumentParser:
     schema.add_argument("--check-record", action="store_true", help="the schema of one check in a report")
     schema.set_defaults(command=cmd_schema)
 
-    verify = commands.add_parser("verify", help="run every snippet and judge it; write a JSON report")
+    verify = commands.add_parser(
+        "verify", help="run every snippet and judge it; write a JSON report",
+        description="Run every snippet of the chosen entries and judge it. Writes the standing report "
+                    "reports/latest.json, merged per check (records of other checks are kept as they were), or the "
+                    "--report file (this run's records only); caches verdicts under .errorkb-cache/verify/.")
     verify.add_argument("ids", nargs="*", metavar="ID", help="entries to verify (default: all)")
     verify.add_argument("--target", action="append", choices=TARGETS,
                         help="implementation to run against (repeatable; default from [tool.errorkb])")
@@ -146,7 +157,10 @@ def _parser() -> argparse.ArgumentParser:
                              "what to do on it; otherwise read from the traceback's frames where it can be")
     lookup.set_defaults(command=cmd_lookup)
 
-    render_site = commands.add_parser("render", help="write the site's pages as plain Markdown, with the JSON "
+    render_site = commands.add_parser("render", description="Write the site's pages as plain Markdown, with the JSON "
+                                      "API and assets, into --out (files there are replaced). Reads the entries and "
+                                      "reports; runs no snippet.",
+                                      help="write the site's pages as plain Markdown, with the JSON "
                                                      "API and assets, for any static-site engine")
     render_site.add_argument("--out", type=Path, required=True, help="folder to write into (files are replaced)")
     render_site.set_defaults(command=cmd_render)

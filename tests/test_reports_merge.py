@@ -1,0 +1,61 @@
+"""Reports never lose data and diff small: a partial run replaces only its own records."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+from errorkb.cli import main
+from errorkb.core.load import load_project_entries
+from errorkb.core.project import load_project
+from errorkb.verify import matrix
+from tests.kb import ROOT, copy_kb
+
+IDS = ["head-dim-list-length", "num-heads-list-length"]
+
+
+def test_matrix_for_one_entry_and_release_keeps_every_other_result(tmp_path, monkeypatch, capsys):
+    """`errorkb matrix ID --release X` on a project whose matrix file holds many entries and
+    releases: afterwards, every other (entry, release) result is exactly as it was."""
+    root = copy_kb(tmp_path, IDS)
+    (root / "reports" / "matrix").mkdir(parents=True)
+    shutil.copy(ROOT / "reports" / "matrix" / "transformers.json", root / "reports" / "matrix" / "transformers.json")
+    project = load_project(root)
+    before = matrix.read_matrix(project)
+    assert before is not None and len(before.results) > 100 and len(before.releases) > 40
+    # The pinned release is installed here: run it in this interpreter instead of building an environment.
+    monkeypatch.setattr(matrix, "ensure_env", lambda project, release, rebuild=False:
+                        matrix.Env(release, Path(sys.executable)))
+    assert main(["--root", str(root), "matrix", "head-dim-list-length", "--release", "5.15.1", "--no-cache"]) == 0
+    assert "1 of 1 releases ran" in capsys.readouterr().out
+    after = matrix.read_matrix(project)
+    assert after is not None
+    old = {(r.entry, r.release): r for r in before.results}
+    new = {(r.entry, r.release): r for r in after.results}
+    assert set(new) == set(old), "no result was dropped or added"
+    changed = [key for key in old if old[key] != new[key]]
+    assert changed == [("head-dim-list-length", "5.15.1")]
+    assert new[changed[0]].before.outcome == "pass"
+    assert {r.release for r in after.releases} == {r.release for r in before.releases}
+
+
+def test_reverifying_one_entry_changes_only_its_records_in_the_standing_report(tmp_path):
+    root = copy_kb(tmp_path, IDS)
+    report = root / "reports" / "latest.json"
+    assert main(["--root", str(root), "verify", "--target", "bundled", "--device", "cpu", "--no-cache"]) == 0
+    first = report.read_text().splitlines()
+    assert main(["--root", str(root), "verify", "num-heads-list-length", "--target", "bundled", "--device", "cpu",
+                 "--no-cache"]) == 0
+    second = report.read_text().splitlines()
+    records = [line for line in second if line.startswith('{"id":')]
+    assert len(records) == 7 and len(second) == len(first), "one record per line (4 + 3 snippets), none lost"
+    changed = [line for line in second if line not in first]
+    assert changed, "the re-verified records carry a new time"
+    for line in changed:
+        assert not line.startswith('{"id":') or json.loads(line.rstrip(","))["entry"] == "num-heads-list-length", line
+    untouched = [line for line in first if '"entry":"head-dim-list-length"' in line]
+    assert len(untouched) == 4 and all(line in second for line in untouched)
+    entries = load_project_entries(load_project(root)).entries
+    assert {one.entry.id for one in entries} == set(IDS)
