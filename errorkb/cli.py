@@ -96,6 +96,7 @@ def _parser() -> argparse.ArgumentParser:
                              "release since `since` that PyPI serves)")
     matrix.add_argument("--rebuild", action="store_true", help="recreate the releases' environments")
     matrix.add_argument("--no-cache", action="store_true", help="re-run every check in every release")
+    matrix.add_argument("--parallel", type=int, default=2, help="releases run at a time (default: 2)")
     matrix.set_defaults(command=cmd_matrix)
 
     cover = commands.add_parser("coverage", help="raise sites of the followed files and the entries documenting them")
@@ -122,6 +123,8 @@ def _parser() -> argparse.ArgumentParser:
     verify.add_argument("--isolation", choices=[mode.value for mode in Isolation], default=Isolation.FORK.value,
                         help="fork: fresh process per check from a warm preloaded interpreter (default); "
                              "subprocess: a new interpreter per check")
+    verify.add_argument("--snippet", action="append", choices=["before", "after", "guard"], dest="kinds",
+                        help="verify only snippets of this kind (repeatable; default: all)")
     verify.add_argument("--upstream", choices=["pinned", "installed"], default="pinned",
                         help="upstream checks run at each entry's pinned release (its matrix environment when that "
                              "release is not installed; default), or all at the installed release (the version matrix)")
@@ -203,7 +206,8 @@ def cmd_matrix(project: Project, args: argparse.Namespace) -> int:
     releases = matrix.sort_releases(args.release or settings.releases or [], "0") \
         or matrix.discover_releases(project.library.dist, settings.since)
     data = matrix.run_matrix(project, result.entries, releases, ids=args.ids or None, rebuild=args.rebuild,
-                             cache=not args.no_cache, progress=lambda message: err.print(message, markup=False))
+                             cache=not args.no_cache, parallel=args.parallel,
+                             progress=lambda message: err.print(message, markup=False))
     hashes = {one.entry.id: matrix.current_hashes(project, one.entry) for one in result.entries}
     for entry_id in sorted(args.ids or hashes):
         summary = matrix.summarize(entry_id, data, hashes.get(entry_id, {}))
@@ -299,7 +303,8 @@ def cmd_verify(project: Project, args: argparse.Namespace) -> int:
             fresh = verify(project, result.entries, ids=args.ids or None, targets=args.target, devices=args.device,
                            jobs=args.jobs, isolation=args.isolation, shard=shard, timeout=args.timeout,
                            cache_dir=None if args.no_cache else (args.cache_dir or project.cache_dir),
-                           on_start=progress.start, on_result=progress.advance, upstream=args.upstream)
+                           on_start=progress.start, on_result=progress.advance, upstream=args.upstream,
+                           kinds=args.kinds)
     except UnreadableSnippet as error:
         err.print(f"errorkb verify: {error}", markup=False)
         return 1

@@ -41,10 +41,11 @@ class Upstream(StrEnum):
 
 def plan_checks(project: Project, loaded: list[LoadedEntry], *, ids: list[str] | None = None,
                 targets: list[str] | None = None, devices: list[str] | None = None,
-                shard: tuple[int, int] | None = None, upstream: str = Upstream.PINNED) -> list[Check]:
+                shard: tuple[int, int] | None = None, upstream: str = Upstream.PINNED,
+                kinds: list[str] | None = None) -> list[Check]:
     runtime = runtime_for(project.library.runtime)
     at = installed_version(project.library) if Upstream(upstream) is Upstream.INSTALLED else None
-    checks = plan(loaded, project, list(targets or project.targets), list(devices or runtime.devices), ids, at)
+    checks = plan(loaded, project, list(targets or project.targets), list(devices or runtime.devices), ids, at, kinds)
     return select_shard(checks, *shard) if shard else checks
 
 
@@ -136,11 +137,12 @@ def verify(project: Project, loaded: list[LoadedEntry], *, ids: list[str] | None
            targets: list[str] | None = None, devices: list[str] | None = None, jobs: int | None = None,
            isolation: str = Isolation.FORK, cache_dir: Path | None = None, shard: tuple[int, int] | None = None,
            timeout: float | None = None, on_start: Callable[[int], None] | None = None,
-           on_result: Callable[[CheckRecord], None] | None = None, upstream: str = Upstream.PINNED) -> Report:
+           on_result: Callable[[CheckRecord], None] | None = None, upstream: str = Upstream.PINNED,
+           kinds: list[str] | None = None) -> Report:
     """Verify the planned checks; `cache_dir=None` runs every check afresh."""
     targets = list(targets or project.targets)
     checks = plan_checks(project, loaded, ids=ids, targets=targets, devices=devices, shard=shard,
-                         upstream=upstream)
+                         upstream=upstream, kinds=kinds)
     if on_start:
         on_start(len(checks))
     verifier = Verifier(project, targets, isolation=isolation, cache_dir=cache_dir, timeout=timeout,

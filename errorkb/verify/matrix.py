@@ -28,8 +28,10 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -229,7 +231,8 @@ def run_release(project: Project, env: Env, ids: list[str], timeout: float = 180
     with tempfile.TemporaryDirectory(prefix="errorkb-matrix-") as scratch:
         path = Path(scratch) / "report.json"
         command = [str(env.python), "-m", "errorkb.cli", "--root", str(project.root), "verify", *ids,
-                   "--target", "upstream", "--device", "cpu", "--upstream", "installed", "--report", str(path)]
+                   "--target", "upstream", "--device", "cpu", "--upstream", "installed", "--snippet", "before",
+                   "--snippet", "after", "--report", str(path)]
         if not cache:
             command.append("--no-cache")
         source_root = str(Path(errorkb.__file__).resolve().parent.parent)
@@ -291,28 +294,34 @@ def _minutes(seconds: float) -> str:
 
 
 def run_matrix(project: Project, loaded: list[LoadedEntry], releases: list[str], *, ids: list[str] | None = None,
-               rebuild: bool = False, cache: bool = True,
+               rebuild: bool = False, cache: bool = True, parallel: int = 2,
                progress: Callable[[str], None] = lambda message: None) -> MatrixFile:
-    """Run the releases one after the other, merging into the matrix file after each."""
+    """Run the releases, `parallel` at a time (each in its own environment and processes),
+    merging each into the matrix file as soon as it is done: a run killed half way keeps them."""
     package = project.library.dist
     entries = [one.entry for one in loaded if not ids or one.entry.id in ids]
     digests = {entry.id: entry.expectation_digest() for entry in entries}
     path = matrix_path(project)
-    data = read_matrix(project)
+    state: dict[str, MatrixFile | None] = {"data": read_matrix(project)}
+    lock = threading.Lock()
     steps = Progress(len(releases))
-    for release in releases:
-        progress(f"{package} {release}: environment")
+
+    def one(release: str) -> None:
         env = ensure_env(project, release, rebuild=rebuild)
-        progress(f"{package} {release}: verifying {len(entries)} entries")
         records, error = run_release(project, env, [entry.id for entry in entries], cache=cache)
         index = _index(project, release, entries)
         runtime = next((str(c.environment.get("runtime_version")) for c in records if c.environment), None)
         status = ReleaseStatus(release=release, ran=error is None, error=error, runtime=runtime, measured=now())
         results = collect(entries, release, records, index, digests) if error is None else []
-        data = merged(data, package, [status], results)
-        write_matrix(path, data)
-        progress(f"{package} {release}: {'ran' if error is None else error} {steps.step()}")
-    return data or merged(None, package, [], [])
+        with lock:
+            data = state["data"] = merged(state["data"], package, [status], results)
+            write_matrix(path, data)
+            progress(f"{package} {release}: {'ran' if error is None else error} {steps.step()}")
+
+    with ThreadPoolExecutor(max_workers=max(1, parallel)) as pool:
+        for done in [pool.submit(one, release) for release in releases]:
+            done.result()
+    return state["data"] or merged(None, package, [], [])
 
 
 def _index(project: Project, release: str, entries: list[Entry]) -> dict[str, SourceIndex | None]:

@@ -63,8 +63,9 @@ def check_release(entry: Entry, target: str, library: LibraryProfile, upstream: 
 
 
 def plan(loaded: list[LoadedEntry], project: Project, targets: list[str], devices: list[str],
-         ids: list[str] | None = None, upstream: str | None = None) -> list[Check]:
-    """Every check to run, in a stable order (entry, snippet, target, device)."""
+         ids: list[str] | None = None, upstream: str | None = None, kinds: list[str] | None = None) -> list[Check]:
+    """Every check to run, in a stable order (entry, snippet, target, device); `kinds` keeps only
+    the snippets of those kinds (before, after, guard)."""
     wanted = set(ids) if ids else None
     checks = []
     for one in sorted(loaded, key=lambda item: item.entry.id):
@@ -73,6 +74,8 @@ def plan(loaded: list[LoadedEntry], project: Project, targets: list[str], device
             continue
         module = source_module(entry, project.library)
         for role, file in entry.snippet_files():
+            if kinds and role.kind not in kinds:
+                continue
             path = project.snippet_path(entry.id, file)
             try:
                 snippet = read_snippet(path, role, file)
