@@ -74,6 +74,9 @@ def _parser() -> argparse.ArgumentParser:
     verify.add_argument("--isolation", choices=["fork", "subprocess"], default="fork",
                         help="fork: fresh process per check from a warm preloaded interpreter (default); "
                              "subprocess: a new interpreter per check")
+    verify.add_argument("--sandbox", choices=["auto", "require", "off"], default="auto",
+                        help="run snippets in a bubblewrap sandbox: auto (where it can be created; says so "
+                             "loudly where not), require (CI: refuse to run without it), off")
     verify.add_argument("--no-cache", action="store_true",
                         help="run every check, ignoring and not updating the verdict cache")
     verify.add_argument("--cache-dir", type=Path, default=None,
@@ -220,11 +223,17 @@ def cmd_verify(project: Project, args: argparse.Namespace) -> int:
         except (OSError, ValueError, KeyError):
             previous = None
 
-    with _progress(human, enabled=human.is_terminal) as progress:
-        fresh = verify(project, result.entries, ids=args.ids or None, targets=args.target, devices=args.device,
-                       jobs=args.jobs, isolation=args.isolation, shard=shard, timeout=args.timeout,
-                       cache_dir=None if args.no_cache else (args.cache_dir or project.root / ".errorkb-cache"),
-                       on_start=progress.start, on_result=progress.advance)
+    from errorkb.verify.sandbox import SandboxUnavailable
+
+    try:
+        with _progress(human, enabled=human.is_terminal) as progress:
+            fresh = verify(project, result.entries, ids=args.ids or None, targets=args.target, devices=args.device,
+                           jobs=args.jobs, isolation=args.isolation, shard=shard, timeout=args.timeout,
+                           cache_dir=None if args.no_cache else (args.cache_dir or project.root / ".errorkb-cache"),
+                           on_start=progress.start, on_result=progress.advance, sandbox=args.sandbox)
+    except SandboxUnavailable as why:
+        err.print(f"errorkb verify: --sandbox require, but the sandbox cannot be created here: {why}", markup=False)
+        return 2
     for record in sorted(fresh.checks, key=lambda r: r["id"]):
         if record["outcome"] == "fail":
             human.print(output.failure_view(record, project.root), markup=False, style="red")

@@ -23,6 +23,7 @@ from errorkb.verify.pool import WorkerPool
 from errorkb.verify.report import Report, new_report
 from errorkb.verify.requirements import unmet
 from errorkb.verify.run import Run, run_check
+from errorkb.verify.sandbox import choose as choose_sandbox
 from errorkb.verify.targets import availability, fingerprint
 
 ISOLATIONS = ("fork", "subprocess")
@@ -43,15 +44,20 @@ class Verifier:
     """
 
     def __init__(self, project: Project, targets: list[str], *, isolation: str = "fork",
-                 cache_dir: Path | None = None, timeout: float | None = None, preload: list[str] | None = None):
+                 cache_dir: Path | None = None, timeout: float | None = None, preload: list[str] | None = None,
+                 sandbox: str = "auto"):
         if isolation not in ISOLATIONS:
             raise ValueError(f"unknown isolation {isolation!r}; known: {', '.join(ISOLATIONS)}")
         self.project, self.isolation = project, isolation
+        # Raises SandboxUnavailable for "require" where it cannot be created; says so for "auto".
+        self.sandbox = choose_sandbox(sandbox, [project.root], [project.root / ".errorkb-cache", project.reports,
+                                                                *([cache_dir] if cache_dir else [])])
+        self.isolation_level = f"{isolation}+{self.sandbox.label}" if self.sandbox else isolation
         self.unavailable = {target: availability(target) for target in targets}
         self.fingerprints = {target: fingerprint(target) for target in targets if not self.unavailable[target]}
         self.cuda_absent = None if cuda_device_present() else "no CUDA device"
         self.cache = VerdictCache(cache_dir) if cache_dir is not None else None
-        self.pool = WorkerPool(preload) if isolation == "fork" else None
+        self.pool = WorkerPool(preload, self.sandbox) if isolation == "fork" else None
         self.timeout = timeout or project.timeout
 
     def reason_not_run(self, check: Check) -> str | None:
@@ -74,8 +80,8 @@ class Verifier:
         if hit is not None:
             return {**hit, "id": check.id, "entry": check.entry.id, "role": check.role,
                     "snippet": project.rel(check.snippet), "cached": True}
-        run = self.pool.run(check, self.timeout) if self.pool else run_check(check, self.timeout)
-        record = _record(check, project, judge(check, run), run, self.isolation)
+        run = self.pool.run(check, self.timeout) if self.pool else run_check(check, self.timeout, self.sandbox)
+        record = _record(check, project, judge(check, run), run, self.isolation_level)
         record["key"] = key
         if self.cache and cacheable(record, run.timed_out):
             self.cache.put(key, record)
@@ -90,14 +96,14 @@ def verify(project: Project, loaded: list[LoadedEntry], *, ids: list[str] | None
            targets: list[str] | None = None, devices: list[str] | None = None, jobs: int | None = None,
            isolation: str = "fork", cache_dir: Path | None = None, shard: tuple[int, int] | None = None,
            timeout: float | None = None, on_start: Callable[[int], None] | None = None,
-           on_result: Callable[[dict], None] | None = None) -> Report:
+           on_result: Callable[[dict], None] | None = None, sandbox: str = "auto") -> Report:
     """Verify the planned checks; `cache_dir=None` runs every check afresh."""
     targets = list(targets or project.targets)
     checks = plan_checks(project, loaded, ids=ids, targets=targets, devices=devices, shard=shard)
     if on_start:
         on_start(len(checks))
     verifier = Verifier(project, targets, isolation=isolation, cache_dir=cache_dir, timeout=timeout,
-                        preload=transformers_imports(checks))
+                        preload=transformers_imports(checks), sandbox=sandbox)
     if cache_dir is None:  # with a cache, most checks may never need a zygote
         verifier.warm(checks)
 
@@ -114,7 +120,7 @@ def verify(project: Project, loaded: list[LoadedEntry], *, ids: list[str] | None
         verifier.close()
     report = new_report(verifier.fingerprints, records)
     cache = verifier.cache
-    report.run = {"isolation": isolation, "shard": f"{shard[0]}/{shard[1]}" if shard else None,
+    report.run = {"isolation": verifier.isolation_level, "shard": f"{shard[0]}/{shard[1]}" if shard else None,
                   "cache": {"hits": cache.hits, "misses": cache.misses} if cache else None}
     return report
 

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from errorkb.verify.plan import Check
 from errorkb.verify.run import Run, check_spec, child_env, collect, kill_group, run_check
+from errorkb.verify.sandbox import Sandbox, sandbox_env
 
 _KILL_GRACE_S = 10.0  # after SIGKILL, how long to wait for the zygote to reap the child
 _START_S = 600.0  # how long a zygote may take to import torch and its target
@@ -45,15 +46,18 @@ class WorkerDied(RuntimeError):
 class Zygote:
     """Client side of one `errorkb.verify.zygote` process."""
 
-    def __init__(self, target: str, device: str, module: str, preload: list[str], scratch: Path):
+    def __init__(self, target: str, device: str, module: str, preload: list[str], scratch: Path,
+                 sandbox: Sandbox | None = None):
         self.key = (target, device, module)
         self.log = scratch / f"zygote-{target}-{device}-{os.getpid()}-{id(self)}.log"
-        config = {"target": target, "device": device, "module": module, "preload": preload}
+        self.sandboxed = sandbox is not None  # its pids are the sandbox's: never kill them from here
+        config = {"target": target, "device": device, "module": module, "preload": preload, "jail": self.sandboxed}
+        argv = [sys.executable, "-m", "errorkb.verify.zygote", json.dumps(config)]
         with self.log.open("wb") as log:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "errorkb.verify.zygote", json.dumps(config)],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, env=child_env(device),
-                start_new_session=True,
+                sandbox.wrap(argv, device=device, writable=[scratch], jails=True) if sandbox else argv,
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
+                env=sandbox_env(device) if sandbox else child_env(device), start_new_session=True,
             )
         self.lock = threading.Lock()  # guards `pending` and `next_id`
         self.write_lock = threading.Lock()  # one request line at a time; never held while reading
@@ -107,8 +111,9 @@ class Zygote:
         with self.lock:
             request_id, self.next_id = self.next_id, self.next_id + 1
             pending = self.pending[request_id] = _Pending()
-        request = {"id": request_id, "spec": spec, "cwd": str(cwd),
+        request = {"id": request_id, "spec": spec, "cwd": str(cwd), "timeout": timeout,
                    "result": str(scratch / "observation.json"), "output": str(scratch / "output.txt")}
+        started = time.perf_counter()  # from the request: a busy harness may hear "pid" and "exit" at once
         try:
             with self.write_lock:
                 self.process.stdin.write((json.dumps(request) + "\n").encode())  # type: ignore[union-attr]
@@ -117,18 +122,18 @@ class Zygote:
             raise WorkerDied(self.dead or f"the worker is gone ({error})") from None
         try:
             pending.started.wait()
-            started = time.perf_counter()
             if pending.pid is None:
                 raise WorkerDied(self.dead or "the worker did not start the check")
             timed_out = not pending.exited.wait(timeout)
             if timed_out:
-                kill_group(pending.pid)
+                if not self.sandboxed:  # inside, the check's own init ends it (sandbox.TIMER_MARGIN_S later)
+                    kill_group(pending.pid)
                 pending.exited.wait(_KILL_GRACE_S)
             if pending.returncode is None and not timed_out:
                 raise WorkerDied(self.dead or "the worker lost the check")
             return pending.returncode, timed_out, time.perf_counter() - started
         finally:
-            if pending.pid is not None:
+            if pending.pid is not None and not self.sandboxed:
                 kill_group(pending.pid)  # whatever the snippet left running in its group, however it ended
             with self.lock:
                 self.pending.pop(request_id, None)
@@ -148,8 +153,9 @@ class Zygote:
 class WorkerPool:
     """Zygotes started on first use, shared by every thread of a run; close when done."""
 
-    def __init__(self, preload: list[str] | None = None):
+    def __init__(self, preload: list[str] | None = None, sandbox: Sandbox | None = None):
         self.preload = list(preload or [])
+        self.sandbox = sandbox
         self.zygotes: dict[tuple[str, str, str], Zygote] = {}
         self.lock = threading.Lock()
         self._scratch = tempfile.TemporaryDirectory(prefix="errorkb-pool-")
@@ -165,7 +171,7 @@ class WorkerPool:
         with self.lock:
             zygote = self.zygotes.get(key)
             if zygote is None or (zygote.dead and zygote.ready):  # died mid-run: start again
-                zygote = self.zygotes[key] = Zygote(target, device, module, self.preload, self.scratch)
+                zygote = self.zygotes[key] = Zygote(target, device, module, self.preload, self.scratch, self.sandbox)
         return zygote
 
     def zygote(self, target: str, device: str, module: str) -> Zygote:
@@ -180,7 +186,7 @@ class WorkerPool:
             try:
                 zygote = self.zygote(check.target, check.device, spec["module"])
                 if zygote.fallback:
-                    return run_check(check, timeout)
+                    return run_check(check, timeout, self.sandbox)
                 if not zygote.ready:  # the same observation a fresh interpreter would have made
                     return Run({"status": "setup-failed", "error": zygote.error}, 0, False, "", 0, 0.0, timeout)
                 returncode, timed_out, duration = zygote.run(spec, check.snippet.parent, scratch, timeout)

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from errorkb.verify.plan import Check
+from errorkb.verify.sandbox import Sandbox, exit_status, jailed_command, sandbox_env
 
 OUTPUT_CAP = 1 << 20  # bytes a snippet may print
 MEMORY_LIMIT = 8 << 30  # address space of a CPU check
@@ -72,18 +73,21 @@ def child_env(device: str) -> dict[str, str]:
     return env
 
 
-def run_check(check: Check, timeout: float) -> Run:
-    """The plain way: a fresh interpreter per check (imports torch every time)."""
+def run_check(check: Check, timeout: float, sandbox: Sandbox | None = None) -> Run:
+    """The plain way: a fresh interpreter per check (imports torch every time), in its own sandbox if given."""
     spec = check_spec(check)
     with tempfile.TemporaryDirectory(prefix="errorkb-") as scratch:
         result = Path(scratch) / "observation.json"
         output = Path(scratch) / "output.txt"
+        argv = [sys.executable, "-m", "errorkb.verify.child", json.dumps(spec), str(result)]
         started = time.perf_counter()
         with output.open("wb") as sink:
             process = subprocess.Popen(
-                [sys.executable, "-m", "errorkb.verify.child", json.dumps(spec), str(result)],
+                sandbox.wrap(jailed_command(argv, result, timeout), device=check.device, writable=[Path(scratch)],
+                             jails=True) if sandbox else argv,
                 stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.STDOUT,
-                cwd=check.snippet.parent, env=child_env(check.device), start_new_session=True,
+                cwd=scratch if sandbox else check.snippet.parent,
+                env=sandbox_env(check.device) if sandbox else child_env(check.device), start_new_session=True,
             )
             timed_out = False
             try:
@@ -94,7 +98,8 @@ def run_check(check: Check, timeout: float) -> Run:
                 kill_group(process.pid)
                 process.wait()
         duration = time.perf_counter() - started
-        return collect(result, output, process.returncode, timed_out, duration, timeout)
+        returncode = exit_status(process.returncode) if sandbox else process.returncode
+        return collect(result, output, returncode, timed_out, duration, timeout)
 
 
 def collect(result: Path, output: Path, returncode: int | None, timed_out: bool, duration: float,

@@ -1,0 +1,252 @@
+"""The sandbox, seen from inside a check: what a snippet can reach, and what it cannot.
+
+A probe snippet reports, as JSON on its output, what it finds when it tries each way out
+(writing the project, the package, the cache; seeing other checks; signalling or opening other
+processes; the network; capabilities; secrets in the environment), then makes the honest call,
+so the check itself passes. Run through the warm pool and through a fresh interpreter.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+from verifykb import FIXTURE
+
+from errorkb.verify.judge import judge
+from errorkb.verify.plan import Check
+from errorkb.verify.pool import WorkerPool
+from errorkb.verify.run import run_check
+from errorkb.verify.sandbox import SandboxUnavailable, choose, probe, sandbox_env
+
+pytestmark = pytest.mark.skipif(probe() is not None and os.environ.get("ERRORKB_SANDBOX") != "require",
+                                reason=f"the sandbox cannot be created here: {probe()}")
+MARKER = "7777.4242"  # a sleep only these tests start: `ps` finds it if it outlives its check
+
+PROBE = """import json, os, signal, socket, subprocess, sys
+from pathlib import Path
+
+facts = {"uid": os.getuid(), "ppid": os.getppid(), "cwd": os.getcwd(), "home": os.environ.get("HOME"),
+         "secrets": sorted(name for name in os.environ if "TOKEN" in name or "SECRET" in name)}
+root = Path(__file__).resolve().parents[2]
+
+
+def attempt(name, action):
+    try:
+        action()
+        facts[name] = "done"
+    except OSError as error:
+        facts[name] = type(error).__name__ + ": " + str(error.strerror)
+
+
+attempt("write project", lambda: (root / "planted.txt").write_text("x"))
+attempt("write package", lambda: (Path(json.__file__).parent / "planted.py").write_text("x"))
+attempt("write errorkb", lambda: (Path(sys.modules["errorkb"].__file__).parent / "planted.py").write_text("x"))
+attempt("write tmp", lambda: Path("/tmp/mine.txt").write_text("x"))
+attempt("network", lambda: socket.create_connection(("1.1.1.1", 53), timeout=2).close())
+facts["cache"] = sorted(os.listdir(root / ".errorkb-cache")) if (root / ".errorkb-cache").is_dir() else None
+scratch = Path(sys.argv[-1]).parent.parent if len(sys.argv) > 1 else None
+facts["capabilities"] = next(line.split()[1] for line in open("/proc/self/status") if line.startswith("CapEff"))
+others = []
+me = os.readlink("/proc/self")  # its pid in the /proc it sees (the zygote's namespace), not os.getpid()
+for pid in filter(str.isdigit, os.listdir("/proc")):
+    if pid == me:
+        continue
+    try:
+        os.listdir(f"/proc/{pid}/fd/")
+        os.open(f"/proc/{pid}/fd/0", os.O_RDONLY)
+        others.append(pid)
+    except OSError:
+        pass
+facts["open other processes"] = others
+os.kill(1, signal.SIGKILL)  # the namespace's init: ignored from inside
+subprocess.Popen(["sleep", "MARKER"], start_new_session=True)
+print("FACTS " + json.dumps(facts))
+
+import torch
+from transformers import DynamicCache, LlamaConfig
+
+cache = DynamicCache(config=LlamaConfig(num_hidden_layers=4, num_attention_heads=4, num_key_value_heads=4, hidden_size=256))
+cache.early_initialization(1, 4, 64, torch.float32, "cpu")
+""".replace("MARKER", MARKER)
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory):
+    """good-head-dim's entry in a project under /tmp, with a verdict cache the sandbox must hide."""
+    root = tmp_path_factory.mktemp("sandboxed")
+    shutil.copytree(FIXTURE / "snippets" / "good-head-dim", root / "snippets" / "good-head-dim")
+    (root / ".errorkb-cache" / "verify").mkdir(parents=True)
+    (root / ".errorkb-cache" / "verify" / "seeded.json").write_text("{}")
+    (root / "snippets" / "good-head-dim" / "probe.py").write_text(PROBE)
+    return root
+
+
+@pytest.fixture(scope="module")
+def sandbox(project):
+    return choose("require", [project], [project / ".errorkb-cache"])
+
+
+@pytest.fixture(scope="module")
+def entry(broken_kb):
+    return next(one.entry for one in broken_kb[1] if one.entry.id == "good-head-dim")
+
+
+def facts_of(output: str) -> dict:
+    line = next(line for line in output.splitlines() if line.startswith("FACTS "))
+    return json.loads(line.removeprefix("FACTS "))
+
+
+def assert_contained(facts: dict, project: Path) -> None:
+    assert facts["write project"].startswith("OSError: Read-only file system")
+    assert facts["write package"].startswith("OSError: Read-only file system")
+    assert facts["write errorkb"].startswith("OSError: Read-only file system")
+    assert facts["write tmp"] == "done" and facts["cwd"] == "/tmp" and facts["home"] == "/tmp"
+    assert facts["network"].startswith("OSError: Network is unreachable")
+    assert facts["cache"] == [], "the verdict cache is covered by an empty, read-only folder"
+    assert int(facts["capabilities"], 16) == 0
+    assert facts["secrets"] == []
+    assert facts["open other processes"] == []
+    assert not (project / "planted.txt").exists()
+
+
+def _sleepers() -> list[int]:
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if MARKER.encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
+                found.append(int(pid))
+        except OSError:
+            pass
+    return found
+
+
+def test_a_forked_check_is_jailed(sandbox, entry, project, monkeypatch):
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_not_for_snippets")
+    check = Check(entry, "after", project / "snippets" / "good-head-dim" / "probe.py", "bundled", "cpu")
+    with WorkerPool(["transformers:DynamicCache", "transformers:LlamaConfig"], sandbox) as pool:
+        run = pool.run(check, timeout=60)
+        facts = facts_of(run.output)
+        assert_contained(facts, project)
+        assert facts["ppid"] == 0, "the zygote is outside the check's PID namespace"
+        assert judge(check, run).outcome == "pass", run.output[-2000:]
+        time.sleep(0.2)
+        assert _sleepers() == [], "a setsid process outlived its check"
+        again = Check(entry, "after", project / "snippets" / "good-head-dim" / "after.py", "bundled", "cpu")
+        assert judge(again, pool.run(again, timeout=60)).outcome == "pass", "the zygote survives every check"
+
+
+def test_a_fresh_interpreter_is_sandboxed_the_same_way(sandbox, entry, project, monkeypatch):
+    monkeypatch.setenv("HF_TOKEN", "hf_not_for_snippets")
+    check = Check(entry, "after", project / "snippets" / "good-head-dim" / "probe.py", "bundled", "cpu")
+    run = run_check(check, 120, sandbox)
+    assert_contained(facts_of(run.output), project)
+    assert judge(check, run).outcome == "pass", run.output[-2000:]
+    time.sleep(0.2)
+    assert _sleepers() == []
+
+
+def test_checks_in_one_zygote_cannot_see_each_other(sandbox, entry, project):
+    """Two checks at once: neither sees the other's folder, nor its files in /tmp."""
+    folder = project / "snippets" / "good-head-dim"
+    (folder / "peer.py").write_text(
+        "import os, sys, time\nfrom pathlib import Path\n"
+        "Path('/tmp/peer-was-here').write_text('x')\n"
+        "mine = Path(sys.argv[0]).parent\n"
+        "print('TMP', sorted(os.listdir('/tmp')))\n"
+        "time.sleep(1.5)\n"
+        "print('LATER', sorted(os.listdir('/tmp')))\n")
+    from concurrent.futures import ThreadPoolExecutor
+
+    check = Check(entry, "after", folder / "peer.py", "bundled", "cpu")
+    with WorkerPool([], sandbox) as pool, ThreadPoolExecutor(2) as threads:
+        runs = list(threads.map(lambda _: pool.run(check, timeout=60), range(2)))
+    for run in runs:
+        later = next(line for line in run.output.splitlines() if line.startswith("LATER"))
+        assert later.count("peer-was-here") == 1, run.output
+    (folder / "peer.py").unlink()
+
+
+def test_a_timed_out_check_takes_everything_it_started_with_it(sandbox, entry, project):
+    folder = project / "snippets" / "good-head-dim"
+    (folder / "hang.py").write_text(f"import subprocess, time\nsubprocess.Popen(['sleep', '{MARKER}'], "
+                                    "start_new_session=True)\nwhile True:\n    time.sleep(0.1)\n")
+    check = Check(entry, "after", folder / "hang.py", "bundled", "cpu")
+    with WorkerPool([], sandbox) as pool:
+        started = time.monotonic()
+        run = pool.run(check, timeout=2)
+        assert run.timed_out and time.monotonic() - started < 15
+        assert judge(check, run).reason.startswith("timed out after 2 s")
+    assert _sleepers() == []
+    (folder / "hang.py").unlink()
+
+
+def test_the_environment_inside_keeps_no_secrets(monkeypatch):
+    for name in ("GITHUB_TOKEN", "HF_TOKEN", "AWS_SECRET_ACCESS_KEY", "CUDA_API_KEY"):
+        monkeypatch.setenv(name, "secret")
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    env = sandbox_env("cpu")
+    assert not {"GITHUB_TOKEN", "HF_TOKEN", "AWS_SECRET_ACCESS_KEY", "CUDA_API_KEY"} & env.keys()
+    assert env["OMP_NUM_THREADS"] == "1" and env["HOME"] == "/tmp" and env["CUDA_VISIBLE_DEVICES"] == ""
+    assert "CUDA_VISIBLE_DEVICES" not in sandbox_env("cuda") or os.environ.get("CUDA_VISIBLE_DEVICES")
+
+
+def test_the_command_line_says_what_is_mounted_how(sandbox, project):
+    command = sandbox.wrap(["python", "-c", "pass"], device="cpu", writable=[Path("/tmp/scratch")])
+    text = " ".join(command)
+    for option in ("--unshare-all", "--unshare-user", "--die-with-parent", "--new-session", "--clearenv",
+                   "--cap-drop ALL", f"--ro-bind {project} {project}", "--bind /tmp/scratch /tmp/scratch",
+                   f"--tmpfs {project}/.errorkb-cache --remount-ro {project}/.errorkb-cache"):
+        assert option in text, option
+    assert "--cap-add" not in text and "/dev/nvidia" not in text
+    assert "--cap-add CAP_SYS_ADMIN" in " ".join(sandbox.wrap(["x"], device="cpu", writable=[], jails=True))
+
+
+def test_require_refuses_and_auto_says_so_loudly(monkeypatch, capsys):
+    from errorkb.verify import sandbox as module
+
+    monkeypatch.setattr(module, "probe", lambda: "bwrap cannot create the sandbox here (made up)")
+    with pytest.raises(SandboxUnavailable, match="made up"):
+        choose("require", [], [])
+    assert choose("auto", [], []) is None
+    assert "WARNING: verifying WITHOUT a sandbox: bwrap cannot create the sandbox here (made up)" \
+        in capsys.readouterr().err
+    assert choose("off", [], []) is None
+    assert "sandbox off" in capsys.readouterr().err
+
+
+def test_the_cli_refuses_to_run_without_the_sandbox_when_required(monkeypatch, tmp_path, capsys):
+    from verifykb import copy_kb
+
+    from errorkb.cli import main
+    from errorkb.verify import sandbox as module
+
+    monkeypatch.setattr(module, "probe", lambda: "bubblewrap is not installed (made up)")
+    root = copy_kb(tmp_path / "kb", ["good-head-dim"])
+    assert main(["--root", str(root), "verify", "--sandbox", "require", "--no-cache", "--target", "bundled"]) == 2
+    assert "--sandbox require, but the sandbox cannot be created here: bubblewrap is not installed (made up)" \
+        in capsys.readouterr().err
+    assert main(["--root", str(root), "verify", "--sandbox", "auto", "--no-cache", "--target", "bundled",
+                 "--device", "cpu", "--report", str(tmp_path / "report.json")]) == 0
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert report["run"]["isolation"] == "fork"
+    assert {record["isolation"] for record in report["checks"]} == {"fork"}, "recorded, never silently degraded"
+
+
+def test_deaths_read_the_same_through_the_sandbox(broken_kb, records):
+    """A crash, a signal, os._exit, sys.exit: in a fresh sandboxed interpreter, the fork's very verdicts."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    project, entries = broken_kb
+    chosen = {"before-crash", "before-signal", "before-os-exit", "before-sys-exit"}
+    checks = [Check(one.entry, "before", project.snippet_path(one.entry.id, "before.py"), "bundled", "cpu")
+              for one in entries if one.entry.id in chosen]
+    sandbox = choose("require", [project.root], [])
+    with ThreadPoolExecutor(2) as threads:
+        verdicts = list(threads.map(lambda check: judge(check, run_check(check, 120, sandbox)), checks))
+    for check, verdict in zip(checks, verdicts):
+        assert (verdict.outcome, verdict.reason) == (records[check.id]["outcome"], records[check.id]["reason"])
