@@ -17,7 +17,7 @@ from pathlib import Path
 from errorkb.core.load import LoadedEntry
 from errorkb.core.project import Project
 from errorkb.verify.cache import VerdictCache, cache_key, cacheable
-from errorkb.verify.judge import NOT_RUN, Verdict, actual, expected, judge, snippet_line
+from errorkb.verify.judge import FAIL, NOT_RUN, Verdict, actual, expected, judge, snippet_line
 from errorkb.verify.plan import DEVICES, Check, plan, select_shard, transformers_imports
 from errorkb.verify.pool import WorkerPool
 from errorkb.verify.report import Report, new_report
@@ -108,7 +108,12 @@ def verify(project: Project, loaded: list[LoadedEntry], *, ids: list[str] | None
         verifier.warm(checks)
 
     def one(check: Check) -> dict:
-        record = verifier.record(check)
+        try:
+            record = verifier.record(check)
+        except Exception as error:  # one check's malformed observation must not bring the whole run down
+            verdict = Verdict(FAIL, f"the verifier could not judge this check: {type(error).__name__}: {error} "
+                                    "(a malformed observation)")
+            record = {**_record(check, project, verdict, None), "isolation": verifier.isolation_level}
         if on_result:
             on_result(record)
         return record
