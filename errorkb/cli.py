@@ -121,13 +121,17 @@ def _load_or_report(project: Project) -> LoadResult:
 
 
 def cmd_check(project: Project, args: argparse.Namespace) -> int:
+    from errorkb.core.lint import lint_entries
+
     result = _load_or_report(project)
+    flagged = lint_entries(result.entries, project)  # deception primitives in snippets, for the reviewer
     if args.drift:
         from errorkb.source.drift import pinned_problems
 
-        drift = pinned_problems(result.entries, project)
-        if drift:
-            raise ProblemsFound(drift)
+        flagged += pinned_problems(result.entries, project)
+    if flagged:
+        raise ProblemsFound(flagged)
+    if args.drift:
         out.print(f"{len(result.entries)} entries OK; every source pin holds")
         return 0
     out.print(f"{len(result.entries)} entries OK")

@@ -21,6 +21,7 @@ from pydantic import (
     model_validator,
 )
 
+from errorkb.core.lint import PRIMITIVES
 from errorkb.core.message import MessageTemplate, TemplateSyntaxError
 
 Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")]
@@ -31,6 +32,7 @@ ExceptionName = Annotated[
 ]
 
 
+PrimitiveName = Literal[tuple(PRIMITIVES)]  # type: ignore[valid-type]
 QualifiedName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_<>]*)*$")]
 
 
@@ -142,7 +144,29 @@ class Needs(Strict):
     )
 
 
-class SnippetRef(Needs):
+class Allowance(Strict):
+    """A deception primitive that `errorkb check` would flag in a snippet, allowed, and why.
+
+    The reason is for the reviewer of the pull request: it says why this snippet has to do what
+    a snippet written to fool its verifier would do (docs/threat-model.md).
+    """
+
+    primitive: PrimitiveName = Field(description="The primitive `errorkb check` names, e.g. 'settrace' or 'signal'.")
+    reason: Annotated[str, StringConstraints(pattern=r"\S")] = Field(
+        description="Why the snippet needs it, for a reviewer; an allowance without one is refused.")
+
+
+class Reviewed(Strict):
+    """The deception primitives a snippet (or every snippet of an entry) may use."""
+
+    allow: list[Allowance] = Field(
+        default_factory=list,
+        description="Primitives flagged by `errorkb check` that these snippets may use, each with its reason; "
+        "an allowance that matches nothing is itself a problem.",
+    )
+
+
+class SnippetRef(Needs, Reviewed):
     """A before/after snippet: a file name, or a mapping with the file and what it needs."""
 
     file: SnippetFile
@@ -155,7 +179,7 @@ def _snippet_ref(value: object) -> object:
     return {"file": value} if isinstance(value, str) else value
 
 
-class Guard(Needs):
+class Guard(Needs, Reviewed):
     title: str = Field(min_length=1)
     strategy: Literal["validation", "normalization", "construction", "fallback", "isolation"] = Field(
         description="What kind of defence this is; shown as a label on the page."
@@ -170,8 +194,8 @@ class Solution(Strict):
     body: Markdown | None = None
 
 
-class Entry(Needs):
-    """One documented error; its `requires`, `without` and `torch_build` apply to every snippet."""
+class Entry(Needs, Reviewed):
+    """One documented error; its `requires`, `without`, `torch_build` and `allow` apply to every snippet."""
 
     id: Slug = Field(description="Stable kebab-case slug; the file name, URL and JSON API key.")
     title: str = Field(min_length=1)
@@ -250,4 +274,5 @@ def library_folder(library: str) -> str:
     return re.sub(r"[^a-z0-9_.-]", "-", library.split("/")[-1].lower())
 
 
-__all__ = ["Entry", "Guard", "GuardExpectation", "Solution", "Source", "TemplateSyntaxError", "library_folder"]
+__all__ = ["Allowance", "Entry", "Guard", "GuardExpectation", "Solution", "Source", "TemplateSyntaxError",
+           "library_folder"]
