@@ -49,9 +49,11 @@ class Verifier:
         if isolation not in ISOLATIONS:
             raise ValueError(f"unknown isolation {isolation!r}; known: {', '.join(ISOLATIONS)}")
         self.project, self.isolation = project, isolation
-        # Raises SandboxUnavailable for "require" where it cannot be created; says so for "auto".
-        self.sandbox = choose_sandbox(sandbox, [project.root], [project.root / ".errorkb-cache", project.reports,
-                                                                *([cache_dir] if cache_dir else [])])
+        # Raises SandboxUnavailable for "require" where it cannot be created; says so for "auto". Hidden:
+        # the verdicts, and .git (CI checkouts keep a token in .git/config).
+        hidden = [project.root / ".errorkb-cache", project.reports, project.root / ".git",
+                  *([cache_dir] if cache_dir else [])]
+        self.sandbox = choose_sandbox(sandbox, [project.root], hidden)
         self.isolation_level = f"{isolation}+{self.sandbox.label}" if self.sandbox else isolation
         self.unavailable = {target: availability(target) for target in targets}
         self.fingerprints = {target: fingerprint(target) for target in targets if not self.unavailable[target]}

@@ -49,6 +49,7 @@ attempt("write errorkb", lambda: (Path(sys.modules["errorkb"].__file__).parent /
 attempt("write tmp", lambda: Path("/tmp/mine.txt").write_text("x"))
 attempt("network", lambda: socket.create_connection(("1.1.1.1", 53), timeout=2).close())
 facts["cache"] = sorted(os.listdir(root / ".errorkb-cache")) if (root / ".errorkb-cache").is_dir() else None
+facts["git"] = sorted(os.listdir(root / ".git")) if (root / ".git").is_dir() else None
 scratch = Path(sys.argv[-1]).parent.parent if len(sys.argv) > 1 else None
 facts["capabilities"] = next(line.split()[1] for line in open("/proc/self/status") if line.startswith("CapEff"))
 others = []
@@ -82,13 +83,15 @@ def project(tmp_path_factory):
     shutil.copytree(FIXTURE / "snippets" / "good-head-dim", root / "snippets" / "good-head-dim")
     (root / ".errorkb-cache" / "verify").mkdir(parents=True)
     (root / ".errorkb-cache" / "verify" / "seeded.json").write_text("{}")
+    (root / ".git").mkdir()
+    (root / ".git" / "config").write_text('[http]\n\textraheader = AUTHORIZATION: basic c2VjcmV0\n')
     (root / "snippets" / "good-head-dim" / "probe.py").write_text(PROBE)
     return root
 
 
 @pytest.fixture(scope="module")
 def sandbox(project):
-    return choose("require", [project], [project / ".errorkb-cache"])
+    return choose("require", [project], [project / ".errorkb-cache", project / ".git"])
 
 
 @pytest.fixture(scope="module")
@@ -108,6 +111,7 @@ def assert_contained(facts: dict, project: Path) -> None:
     assert facts["write tmp"] == "done" and facts["cwd"] == "/tmp" and facts["home"] == "/tmp"
     assert facts["network"].startswith("OSError: Network is unreachable")
     assert facts["cache"] == [], "the verdict cache is covered by an empty, read-only folder"
+    assert facts["git"] == [], ".git (a CI checkout's token in .git/config) is covered too"
     assert int(facts["capabilities"], 16) == 0
     assert facts["secrets"] == []
     assert facts["open other processes"] == []
@@ -250,3 +254,21 @@ def test_deaths_read_the_same_through_the_sandbox(broken_kb, records):
         verdicts = list(threads.map(lambda check: judge(check, run_check(check, 120, sandbox)), checks))
     for check, verdict in zip(checks, verdicts):
         assert (verdict.outcome, verdict.reason) == (records[check.id]["outcome"], records[check.id]["reason"])
+
+
+def test_the_verifier_hides_the_cache_the_reports_and_git(tmp_path):
+    from verifykb import copy_kb
+
+    from errorkb.core.project import load_project
+    from errorkb.verify.engine import Verifier
+
+    root = copy_kb(tmp_path / "kb", ["good-head-dim"])
+    for name in (".git", "reports", ".errorkb-cache", "elsewhere-cache"):
+        (root / name).mkdir()
+    verifier = Verifier(load_project(root), ["bundled"], sandbox="require", cache_dir=root / "elsewhere-cache")
+    try:
+        assert set(verifier.sandbox.hidden) == {str(root / name) for name in
+                                                (".git", "reports", ".errorkb-cache", "elsewhere-cache")}
+        assert str(root) in verifier.sandbox.read_only and verifier.isolation_level == "fork+bwrap"
+    finally:
+        verifier.close()
