@@ -49,8 +49,10 @@ import importlib.util
 import json
 import os
 import re
+import resource
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -60,6 +62,9 @@ from pathlib import Path
 MODES = ("auto", "require", "off")
 LABEL = "bwrap"
 TMP_SIZE = "1g"  # a check's private /tmp (memory-backed)
+FOLDER_SIZE = "4m"  # what a check may write where the harness collects it: observation and output, 1 MiB each
+TASKS = 1024  # processes and threads one check may run at once (RLIMIT_NPROC, counted in its own user namespace)
+COLLECTED = ("observation.json", "output.txt")  # all the harness reads back from a check's folder
 TIMER_MARGIN_S = 2.0  # the check's init outlives the harness's own timeout by this much
 _JAIL_CAPS = ("CAP_SYS_ADMIN", "CAP_SETFCAP")  # namespaces and mounts per check; mapping uid 0 as root
 _SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
@@ -248,7 +253,7 @@ def probe() -> str | None:
                                   capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
         except (OSError, subprocess.TimeoutExpired) as error:
             return f"bwrap could not be run: {error}"
-        seen = (check / "probe.json").read_text() if (check / "probe.json").exists() else ""
+        seen = (check / "observation.json").read_text() if (check / "observation.json").exists() else ""
         if done.returncode == 0 and seen and json.loads(seen).get("network") == "unreachable":
             return None
         said = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
@@ -314,7 +319,7 @@ def _run_jailed(result: str, timeout: float, argv: list[str]) -> int:
 
 def _probe_inside(folder: str) -> int:
     """Inside the sandbox, as a zygote: jail one forked check and let it report what it sees."""
-    jail = Jail.open({"result": os.path.join(folder, "probe.json"), "timeout": 30})
+    jail = Jail.open({"result": os.path.join(folder, "observation.json"), "timeout": 30})
     pid = os.fork()
     if pid == 0:
         try:
@@ -326,7 +331,7 @@ def _probe_inside(folder: str) -> int:
                 socket.create_connection(("1.1.1.1", 53), timeout=2).close()
             except OSError:
                 network = "unreachable"
-            Path(folder, "probe.json").write_text(json.dumps({"network": network, "pid": os.getpid()}))
+            Path(folder, "observation.json").write_text(json.dumps({"network": network, "pid": os.getpid()}))
             os._exit(0)
         except BaseException:
             import traceback
@@ -343,6 +348,8 @@ def _probe_inside(folder: str) -> int:
 
 _CLONE_NEWNS, _CLONE_NEWUSER, _CLONE_NEWPID = 0x00020000, 0x10000000, 0x20000000
 _MS_NOSUID, _MS_NODEV, _MS_BIND, _MS_REC, _MS_PRIVATE = 0x2, 0x4, 0x1000, 0x4000, 0x40000
+_MNT_DETACH = 2
+_NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
 _PR_SET_NO_NEW_PRIVS, _PR_CAPBSET_DROP, _PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL = 38, 24, 47, 4
 _CAPABILITY_VERSION_3 = 0x20080522
 _jails: dict[int, Jail] = {}  # check pid → its jail, in the zygote
@@ -367,6 +374,9 @@ class Jail:
         """A new PID namespace for the next fork; its init ends the check when the timeout runs out."""
         folder = os.path.dirname(request["result"])
         jail = cls(folder, request.get("scratch") or os.path.dirname(folder))
+        # The check writes to a small tmpfs over its folder, never to the harness's disk: `release`
+        # copies back the files the harness reads, as plain files (a symbolic link is not followed).
+        _mount("tmpfs", folder, "tmpfs", _MS_NOSUID | _MS_NODEV, f"size={FOLDER_SIZE},mode=700")
         _libc_call("setns", _own_pid_namespace(), _CLONE_NEWPID)  # the last check's namespace is done with
         _libc_call("unshare", _CLONE_NEWPID)
         timeout = request.get("timeout")
@@ -378,6 +388,27 @@ class Jail:
 
     def adopt(self, pid: int) -> None:
         _jails[pid] = self
+
+    def collect(self) -> None:
+        """Copy the files the harness reads from the check's tmpfs to its folder underneath, then drop the tmpfs.
+
+        Regular files only, read without following links and at most twice the output cap: what
+        reaches the harness's disk is bytes, never a link to one of its own files.
+        """
+        found = {name: _read_plain(os.path.join(self.folder, name)) for name in COLLECTED}
+        try:
+            _libc_call("umount2", self.folder.encode(), _MNT_DETACH)
+        except OSError:
+            return  # still covered: the harness finds nothing, and says the check did not report
+        for name, data in found.items():
+            if data is None:
+                continue
+            try:
+                fd = os.open(os.path.join(self.folder, name), _NEW_FILE, 0o600)
+            except FileExistsError:  # output.txt of a fresh interpreter: the harness's own file already
+                continue
+            with os.fdopen(fd, "wb") as copy:
+                copy.write(data)
 
     def enter(self) -> None:
         """In the forked check, before any snippet code: private mounts, own user namespace, no capabilities."""
@@ -399,7 +430,20 @@ class Jail:
         _write("/proc/self/setgroups", "deny")
         _write("/proc/self/uid_map", f"{self.uid} {self.uid} 1")
         _write("/proc/self/gid_map", f"{self.gid} {self.gid} 1")
+        resource.setrlimit(resource.RLIMIT_NPROC, (TASKS, TASKS))  # a fork bomb stops here
         drop_capabilities()
+
+
+def _read_plain(path: str, limit: int = 2 << 20) -> bytes | None:
+    """The bytes of a regular file (not a link, not a pipe), at most `limit`; None otherwise."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as file:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        return file.read(limit)
 
 
 def mount_points_under(folder: str, leave_out: str) -> list[str]:
@@ -430,7 +474,8 @@ def _bind_back(fd: int, path: str) -> None:
 
 
 def release(pid: int) -> None:
-    """The check `pid` was reaped: end its namespace (the kernel kills what is left) and reap the timer."""
+    """The check `pid` was reaped: end its namespace (the kernel kills what is left), reap the timer,
+    and hand the harness the check's observation and output."""
     jail = _jails.pop(pid, None)
     if jail is None or not jail.init:
         return
@@ -439,9 +484,10 @@ def release(pid: int) -> None:
     except ProcessLookupError:
         pass
     try:
-        os.waitpid(jail.init, 0)  # returns once the namespace is empty
+        os.waitpid(jail.init, 0)  # returns once the namespace is empty: nothing writes any more
     except ChildProcessError:
         pass
+    jail.collect()
 
 
 def release_all() -> None:

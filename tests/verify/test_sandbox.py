@@ -272,3 +272,69 @@ def test_the_verifier_hides_the_cache_the_reports_and_git(tmp_path):
         assert str(root) in verifier.sandbox.read_only and verifier.isolation_level == "fork+bwrap"
     finally:
         verifier.close()
+
+
+EXFILTRATE = """import glob, os, posix
+for folder in glob.glob("/tmp/errorkb-*/") + glob.glob("/tmp/errorkb-pool-*/check-*/"):
+    for name, target in (("output.txt", SECRET), ("observation.json", SECRET)):
+        try:
+            os.unlink(os.path.join(folder, name))
+        except OSError:
+            pass
+        os.symlink(target, os.path.join(folder, name))
+        print("planted", os.path.join(folder, name))
+posix._exit(0)
+"""
+
+
+@pytest.mark.parametrize("isolation", ["fork", "subprocess"])
+def test_a_check_cannot_make_the_harness_read_a_file_of_the_host(sandbox, entry, project, tmp_path, isolation):
+    """Links planted where the harness reads the check's output and observation are never followed."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text('{"status": "returned", "token": "hunter2-on-the-host"}')
+    folder = project / "snippets" / "good-head-dim"
+    (folder / "exfiltrate.py").write_text(f"SECRET = {str(secret)!r}\n" + EXFILTRATE)
+    check = Check(entry, "after", folder / "exfiltrate.py", "bundled", "cpu")
+    if isolation == "fork":
+        with WorkerPool([], sandbox) as pool:
+            run = pool.run(check, timeout=60)
+    else:
+        run = run_check(check, 120, sandbox)
+    assert "hunter2" not in run.output and run.observation == {}
+    assert judge(check, run).reason.startswith("exited with status 0 without reporting")
+    (folder / "exfiltrate.py").unlink()
+
+
+def test_a_check_cannot_fill_the_disk_nor_fork_without_end(sandbox, entry, project):
+    folder = project / "snippets" / "good-head-dim"
+    (folder / "exhaust.py").write_text(
+        "import glob, os, threading, time\n"
+        "mine = (glob.glob('/tmp/errorkb-pool-*/check-*/') or glob.glob('/tmp/errorkb-*/'))[0]\n"
+        "written = 0\n"
+        "try:\n"
+        "    for number in range(64):\n"
+        "        with open(os.path.join(mine, f'fill-{number}'), 'wb') as fill:\n"
+        "            fill.write(b'x' * (1 << 20))\n"
+        "        written += 1\n"
+        "except OSError as error:\n"
+        "    stopped = error.strerror\n"
+        "for name in glob.glob(os.path.join(mine, 'fill-*')):\n"
+        "    os.unlink(name)  # room again for what it prints\n"
+        "print('disk stopped:', stopped)\n"
+        "print('MiB written', written)\n"
+        "threads = 0\n"
+        "try:\n"
+        "    for _ in range(5000):\n"
+        "        threading.Thread(target=time.sleep, args=(30,), daemon=True).start()\n"
+        "        threads += 1\n"
+        "except RuntimeError as error:\n"
+        "    print('threads stopped:', error)\n"
+        "print('threads', threads)\n")
+    check = Check(entry, "after", folder / "exhaust.py", "bundled", "cpu")
+    with WorkerPool([], sandbox) as pool:
+        run = pool.run(check, timeout=60)
+    written = int(run.output.split("MiB written ")[1].split()[0])
+    threads = int(run.output.split("threads ")[-1].split()[0])
+    assert written <= 4 and "No space left on device" in run.output
+    assert threads < 1024 and "can't start new thread" in run.output
+    (folder / "exhaust.py").unlink()
