@@ -25,8 +25,9 @@ outside it) to give each check a jail of its own before the snippet's first line
    sees neither the zygote nor other checks; when the check ends, or the timer runs out, the
    zygote kills that init and the kernel kills every process left in the namespace (`setsid`
    daemons included);
-2. a new mount namespace: a fresh tmpfs on `/tmp` and `/dev/shm`, and of the harness's
-   scratch folder only this check's own subfolder;
+2. new mount, IPC and UTS namespaces: a fresh tmpfs on `/tmp` and `/dev/shm`, of the
+   harness's scratch folder only this check's own subfolder (a small tmpfs the zygote copies the
+   observation and output back from, as plain files), and System V IPC of its own;
 3. a new user namespace (same uid), then every capability dropped: the mounts it inherits
    are locked, so it cannot uncover what was hidden or remount anything writable, and it
    cannot touch (`ptrace`, `/proc/<pid>/fd`) the zygote or another check.
@@ -346,9 +347,11 @@ def _probe_inside(folder: str) -> int:
 
 # -- the zygote side: one jail per check --------------------------------------------------------
 
-_CLONE_NEWNS, _CLONE_NEWUSER, _CLONE_NEWPID = 0x00020000, 0x10000000, 0x20000000
+_CLONE_NEWNS, _CLONE_NEWUTS, _CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
+_CLONE_NEWUSER, _CLONE_NEWPID = 0x10000000, 0x20000000
 _MS_NOSUID, _MS_NODEV, _MS_BIND, _MS_REC, _MS_PRIVATE = 0x2, 0x4, 0x1000, 0x4000, 0x40000
 _MNT_DETACH = 2
+_MAX_FD = 1 << 20
 _NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
 _PR_SET_NO_NEW_PRIVS, _PR_CAPBSET_DROP, _PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL = 38, 24, 47, 4
 _CAPABILITY_VERSION_3 = 0x20080522
@@ -412,7 +415,8 @@ class Jail:
 
     def enter(self) -> None:
         """In the forked check, before any snippet code: private mounts, own user namespace, no capabilities."""
-        _libc_call("unshare", _CLONE_NEWNS)
+        os.closerange(3, _MAX_FD)  # the zygote's epoll set and namespace fds are not the check's business
+        _libc_call("unshare", _CLONE_NEWNS | _CLONE_NEWIPC | _CLONE_NEWUTS)  # System V IPC is per namespace
         _mount("none", "/", None, _MS_REC | _MS_PRIVATE)
         scratch = self.scratch
         # Held open in this namespace before /tmp is covered: the check's own folder, and what the

@@ -30,7 +30,7 @@ MARKER = "7777.4242"  # a sleep only these tests start: `ps` finds it if it outl
 PROBE = """import json, os, signal, socket, subprocess, sys
 from pathlib import Path
 
-facts = {"uid": os.getuid(), "ppid": os.getppid(), "cwd": os.getcwd(), "home": os.environ.get("HOME"),
+facts = {"fds": sorted(int(fd) for fd in os.listdir("/proc/self/fd")), "uid": os.getuid(), "ppid": os.getppid(), "cwd": os.getcwd(), "home": os.environ.get("HOME"),
          "secrets": sorted(name for name in os.environ if "TOKEN" in name or "SECRET" in name)}
 root = Path(__file__).resolve().parents[2]
 
@@ -115,6 +115,7 @@ def assert_contained(facts: dict, project: Path) -> None:
     assert int(facts["capabilities"], 16) == 0
     assert facts["secrets"] == []
     assert facts["open other processes"] == []
+    assert facts["fds"] == [0, 1, 2, 3], "nothing of the zygote's (3: the listing itself)"
     assert not (project / "planted.txt").exists()
 
 
