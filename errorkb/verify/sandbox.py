@@ -9,12 +9,12 @@ The sandbox (`Sandbox.wrap`):
 - sees the system (`/usr`, `/etc`'s loader and account files), the Python runtime, the
   virtual environment, the errorkb package and the project **read-only**, at their own paths
   (tracebacks, raise sites and snippet paths read the same inside and out);
-- does not see the verdict cache or `reports/` (an empty read-only tmpfs covers each);
+- does not see the verdict cache, `reports/` or `.git` (an empty read-only tmpfs covers each);
 - writes only a private tmpfs `/tmp` (its working folder and `HOME`) and the one folder where
   the harness collects the check's observation and output;
 - has no network (a new network namespace holds only a loopback), a cleared environment
-  (a short allow-list: no tokens), a fresh `/proc` and `/dev`, and CUDA device nodes only
-  for CUDA checks;
+  (a short allow-list: no tokens), its own `/proc` and a minimal `/dev` (read-only), and CUDA
+  device nodes only for CUDA checks;
 - dies with the harness (`--die-with-parent`) and has its own session (`--new-session`).
 
 **One check, one jail.** The warm zygote (`zygote.py`) lives inside the sandbox, so a check
@@ -491,6 +491,7 @@ def release(pid: int) -> None:
         os.waitpid(jail.init, 0)  # returns once the namespace is empty: nothing writes any more
     except ChildProcessError:
         pass
+    _libc_call("setns", _own_pid_namespace(), _CLONE_NEWPID)  # a fork into the ended namespace would fail
     jail.collect()
 
 
