@@ -68,6 +68,7 @@ TASKS = 1024  # processes and threads one check may run at once (RLIMIT_NPROC, c
 COLLECTED = ("observation.json", "output.txt")  # all the harness reads back from a check's folder
 TIMER_MARGIN_S = 2.0  # the check's init outlives the harness's own timeout by this much
 _JAIL_CAPS = ("CAP_SYS_ADMIN", "CAP_SETFCAP")  # namespaces and mounts per check; mapping uid 0 as root
+_PACKAGES = ("errorkb", "torch", "transformers", "optimum")  # wherever they are installed (editable too)
 _SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 _ETC = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "passwd", "group", "nsswitch.conf",
         "localtime", "timezone", "hosts", "host.conf", "mime.types")
@@ -189,13 +190,15 @@ def runtime_paths(extra: list[Path] = ()) -> tuple[str, ...]:
     """What a check must read: the system, Python, the environment, errorkb, torch, the target, `extra`.
 
     Each path also under its resolved name (a venv's python is a link into pyenv, say), minus
-    paths already inside another one.
+    paths already inside another one. A search path as broad as `/`, `/tmp` or a folder holding
+    the home directory (`PYTHONPATH=/`, say) is left out: it would show the host's secrets.
     """
     wanted = [*_SYSTEM, *(f"/etc/{name}" for name in _ETC)]
     wanted += [sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(sys.executable)]
-    wanted += [entry for entry in sys.path if entry and os.path.isabs(entry)]
-    wanted += [location for name in ("errorkb", "torch", "transformers", "optimum") for location in _package_dirs(name)]
-    wanted += [entry for entry in os.environ.get("LD_LIBRARY_PATH", "").split(":") if entry]
+    searched = [entry for entry in sys.path if entry and os.path.isabs(entry)]
+    searched += [entry for entry in os.environ.get("LD_LIBRARY_PATH", "").split(":") if entry]
+    searched += [location for name in _PACKAGES for location in _package_dirs(name)]
+    wanted += [entry for entry in searched if not _too_broad(entry)]
     wanted += [str(path) for path in extra]
     found: set[str] = set()
     for path in wanted:
@@ -205,6 +208,13 @@ def runtime_paths(extra: list[Path] = ()) -> tuple[str, ...]:
         if os.path.islink(path) or os.path.realpath(path) != os.path.normpath(path):
             found.add(os.path.realpath(path))
     return tuple(sorted(path for path in found if not _inside_another(path, found)))
+
+
+def _too_broad(path: str) -> bool:
+    """`/`, `/tmp` (every other process's files), or a folder that holds the home directory."""
+    folder = os.path.realpath(path)
+    home = os.path.realpath(os.path.expanduser("~"))
+    return folder in ("/", "/tmp", "/var", "/var/tmp") or home == folder or home.startswith(folder.rstrip("/") + "/")
 
 
 def _package_dirs(name: str) -> list[str]:

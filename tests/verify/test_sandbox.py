@@ -339,3 +339,12 @@ def test_a_check_cannot_fill_the_disk_nor_fork_without_end(sandbox, entry, proje
     assert written <= 4 and "No space left on device" in run.output
     assert threads < 1024 and "can't start new thread" in run.output
     (folder / "exhaust.py").unlink()
+
+
+def test_a_search_path_as_broad_as_the_root_or_home_is_not_mounted(monkeypatch):
+    from errorkb.verify.sandbox import runtime_paths
+
+    usual = runtime_paths()
+    monkeypatch.setattr("sys.path", [*__import__("sys").path, "/", "/tmp", os.path.expanduser("~")])
+    assert runtime_paths() == usual
+    assert "/" not in usual and os.path.expanduser("~") not in usual
