@@ -128,6 +128,9 @@ def _parser() -> argparse.ArgumentParser:
     verify.add_argument("--upstream", choices=["pinned", "installed"], default="pinned",
                         help="upstream checks run at each entry's pinned release (its matrix environment when that "
                              "release is not installed; default), or all at the installed release (the version matrix)")
+    verify.add_argument("--sandbox", choices=["auto", "require", "off"], default="auto",
+                        help="run snippets in a bubblewrap sandbox: auto (where it can be created; says so "
+                             "loudly where not), require (CI: refuse to run without it), off")
     verify.add_argument("--no-cache", action="store_true",
                         help="run every check, ignoring and not updating the verdict cache")
     verify.add_argument("--cache-dir", type=Path, default=None,
@@ -185,13 +188,17 @@ def _load_or_report(project: Project) -> LoadResult:
 
 
 def cmd_check(project: Project, args: argparse.Namespace) -> int:
+    from errorkb.core.lint import lint_entries
+
     result = _load_or_report(project)
+    flagged = lint_entries(result.entries, project)  # deception primitives in snippets, for the reviewer
     if args.drift:
         from errorkb.source.drift import pinned_problems
 
-        drift = pinned_problems(result.entries, project)
-        if drift:
-            raise ProblemsFound(drift)
+        flagged += pinned_problems(result.entries, project)
+    if flagged:
+        raise ProblemsFound(flagged)
+    if args.drift:
         out.print(f"{len(result.entries)} entries OK; every source pin holds")
         return 0
     out.print(f"{len(result.entries)} entries OK")
@@ -298,16 +305,21 @@ def cmd_verify(project: Project, args: argparse.Namespace) -> int:
         except ReportError as error:
             err.print(f"errorkb verify: {error}; it will be replaced", markup=False)
 
+    from errorkb.verify.sandbox import SandboxUnavailable
+
     try:
         with _progress(human, enabled=human.is_terminal) as progress:
             fresh = verify(project, result.entries, ids=args.ids or None, targets=args.target, devices=args.device,
                            jobs=args.jobs, isolation=args.isolation, shard=shard, timeout=args.timeout,
                            cache_dir=None if args.no_cache else (args.cache_dir or project.cache_dir),
                            on_start=progress.start, on_result=progress.advance, upstream=args.upstream,
-                           kinds=args.kinds)
+                           kinds=args.kinds, sandbox=args.sandbox)
     except UnreadableSnippet as error:
         err.print(f"errorkb verify: {error}", markup=False)
         return 1
+    except SandboxUnavailable as why:
+        err.print(f"errorkb verify: --sandbox require, but the sandbox cannot be created here: {why}", markup=False)
+        return 2
     for record in sorted(fresh.checks, key=lambda r: r.id):
         if record.outcome is Outcome.FAIL:
             human.print(output.failure_view(record, project.root), markup=False, style="red")

@@ -5,7 +5,7 @@
 # 2. sets up .venv with the pinned stack (scripts/setup.sh) and makes sure its torch is the CUDA
 #    build of torch 2.13.0 from PyPI (the constraints pin torch==2.13.0, which a local CPU build
 #    "2.13.0+cpu" also satisfies; `torch===2.13.0` names the PyPI build alone);
-# 3. runs `errorkb verify --device cuda --target bundled --target upstream`, writing
+# 3. runs `errorkb verify --device cuda --target bundled --target upstream --sandbox require`, writing
 #    reports/cuda.json, then the tests whose behaviour depends on CUDA;
 # 4. adds the machine (nvidia-smi, driver, torch, CUDA) to the report's environment.
 # Everything runs within GPU_CHECK_BUDGET seconds (default 600). Exit 0 only when every CUDA
@@ -51,7 +51,7 @@ cuda_build || refuse "torch in .venv is not a CUDA build: $(.venv/bin/python -c 
 status=0
 mkdir -p reports
 export NO_MKDOCS_2_WARNING=1
-timeout "$(left)" .venv/bin/errorkb verify --device cuda --target bundled --target upstream \
+timeout "$(left)" .venv/bin/errorkb verify --device cuda --target bundled --target upstream --sandbox require \
   --jobs "${GPU_CHECK_JOBS:-4}" --report "$report" || status=1
 timeout "$(left)" .venv/bin/python -m pytest -q -k cuda \
   tests/kvcache/test_kvcache_behaviour.py tests/kvcache/test_kvcache_raise_sites.py || status=1

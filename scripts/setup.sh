@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Creates .venv with the pinned dev stack and errorkb itself; quick when nothing changed.
-#   bash scripts/setup.sh            # Python packages only (enough to serve the site)
+#   bash scripts/setup.sh            # Python packages (enough to serve the site), and bubblewrap
 #   bash scripts/setup.sh --browser  # also Debian's Chromium, for the browser tests
+# bubblewrap (bwrap) is the sandbox `errorkb verify` runs snippets in (docs/threat-model.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,5 +29,16 @@ if [ "${1:-}" = "--browser" ] && [ ! -x /usr/bin/chromium ]; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
   else
     echo "setup: /usr/bin/chromium is missing; install it with: sudo apt-get install chromium" >&2
+  fi
+fi
+
+if ! command -v bwrap >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "setup: installing bubblewrap, the sandbox errorkb verify runs snippets in"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null
+  else
+    echo "setup: WARNING: bubblewrap (bwrap) is missing: errorkb verify will run snippets WITHOUT a sandbox" >&2
+    echo "setup:          (they can write the project, the verdict cache and reports/, and reach the network)." >&2
+    echo "setup:          Install it with: sudo apt-get install bubblewrap  (see docs/threat-model.md)" >&2
   fi
 fi

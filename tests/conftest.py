@@ -10,7 +10,7 @@ import pytest
 
 from tests.kb import ROOT
 
-pytest_plugins = ["tests.site.sitekb", "tests.verify.verifykb"]
+pytest_plugins = ["tests.site.sitekb", "tests.verify.verifykb", "tests.verify.adversarial"]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -21,6 +21,7 @@ from pydantic import (
     model_validator,
 )
 
+from errorkb.core.lint import PRIMITIVES
 from errorkb.core.message import MessageTemplate, TemplateSyntaxError, is_degenerate
 from errorkb.core.releases import ReleaseRange, contains
 from errorkb.core.snippets import AFTER, BEFORE, Role
@@ -33,6 +34,13 @@ ExceptionName = Annotated[
 ]
 
 
+def _known_primitive(value: str) -> str:
+    if value not in PRIMITIVES:
+        raise ValueError(f"unknown primitive {value!r}; known: {', '.join(sorted(PRIMITIVES))}")
+    return value
+
+
+PrimitiveName = Annotated[str, AfterValidator(_known_primitive)]
 QualifiedName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_<>]*)*$")]
 # A file of the upstream repository: plain names joined by '/', ending in .py. The site reads that
 # file from the installed release and links to it, so no absolute path, no '.'/'..' part, and no
@@ -174,7 +182,29 @@ class Needs(Strict):
     )
 
 
-class SnippetRef(Needs):
+class Allowance(Strict):
+    """A deception primitive that `errorkb check` would flag in a snippet, allowed, and why.
+
+    The reason is for the reviewer of the pull request: it says why this snippet has to do what
+    a snippet written to fool its verifier would do (docs/threat-model.md).
+    """
+
+    primitive: PrimitiveName = Field(description="The primitive `errorkb check` names, e.g. 'settrace' or 'signal'.")
+    reason: Annotated[str, StringConstraints(pattern=r"\S")] = Field(
+        description="Why the snippet needs it, for a reviewer; an allowance without one is refused.")
+
+
+class Reviewed(Strict):
+    """The deception primitives a snippet (or every snippet of an entry) may use."""
+
+    allow: list[Allowance] = Field(
+        default_factory=list,
+        description="Primitives flagged by `errorkb check` that these snippets may use, each with its reason; "
+        "an allowance that matches nothing is itself a problem.",
+    )
+
+
+class SnippetRef(Needs, Reviewed):
     """A before/after snippet: a file name, or a mapping with the file and what it needs."""
 
     file: SnippetFile
@@ -187,7 +217,7 @@ def _snippet_ref(value: object) -> object:
     return {"file": value} if isinstance(value, str) else value
 
 
-class Guard(Needs):
+class Guard(Needs, Reviewed):
     title: str = Field(min_length=1)
     strategy: Literal["validation", "normalization", "construction", "fallback", "isolation"] = Field(
         description="What kind of defence this is; shown as a label on the page."
@@ -257,8 +287,8 @@ class Wording(Strict):
         return MessageTemplate.parse(self.message)
 
 
-class Entry(Needs):
-    """One documented error; its `requires`, `without` and `build` apply to every snippet."""
+class Entry(Needs, Reviewed):
+    """One documented error; its `requires`, `without`, `build` and `allow` apply to every snippet."""
 
     id: Slug = Field(description="Stable kebab-case slug; the file name, URL and JSON API key.")
     title: str = Field(min_length=1)
@@ -392,4 +422,5 @@ def library_folder(library: str) -> str:
     return re.sub(r"[^a-z0-9_.-]", "-", library.split("/")[-1].lower())
 
 
-__all__ = ["Entry", "Guard", "GuardExpectation", "Solution", "Source", "TemplateSyntaxError", "library_folder"]
+__all__ = ["Allowance", "Entry", "Guard", "GuardExpectation", "Solution", "Source", "TemplateSyntaxError",
+           "library_folder"]

@@ -52,6 +52,8 @@ class LibraryProfile(_Strict):
         default=None, description="A commit of the repository whose followed files equal the release's.")
     runtime: ImportName = Field(default="python", description="The runtime plug snippets run on: 'python' "
                                 "(plain CPython) or another plug in errorkb.plugs.")
+    env_prefixes: list[str] = Field(default_factory=list, description="Environment variables the library reads "
+                                    "(by prefix), passed into the sandbox; nothing else of the harness's is.")
 
     @property
     def dist(self) -> str:

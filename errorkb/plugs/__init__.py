@@ -4,8 +4,9 @@ A knowledge base names its runtime in `[tool.errorkb.library] runtime`; `runtime
 returns the plug. A plug answers two kinds of question:
 
 - in the harness, cheaply and without importing the runtime: which device kinds exist, whether
-  this machine has one (`device_present`), the runtime's version and build, and the environment
-  a check on a device must start with (`child_env`: a CPU check sees no GPU);
+  this machine has one (`device_present`), the runtime's version and build, the environment a
+  check on a device must start with (`device_env`: a CPU check sees no GPU), and the device files
+  a sandbox must show a check on that device (`device_files`: nodes, read-only folders);
 - in the check's own process, after importing it (`load`): whether the device is usable, the
   environment to report, the submodules worth preloading in a warm worker, whether preloading
   touched a device (a forked child could not use it), and the evidence that a check really
@@ -25,11 +26,15 @@ class Runtime(Protocol):
     name: str
     devices: tuple[str, ...]  # device kinds, "cpu" first
     generic_messages: tuple[str, ...]  # templates the runtime words alike for every error of a kind
+    packages: tuple[str, ...]  # its import packages (a sandbox binds their folders read-only)
+    env_prefixes: tuple[str, ...]  # environment variables the runtime reads (passed into a sandbox)
 
     def version(self) -> str: ...
     def build(self) -> str: ...
     def device_present(self, device: str) -> bool: ...
     def child_env(self, device: str) -> dict[str, str]: ...
+    def device_env(self, device: str) -> dict[str, str]: ...
+    def device_files(self, device: str) -> tuple[list[str], list[str]]: ...
 
     def load(self) -> Any: ...
     def device_available(self, module: Any, device: str) -> bool: ...

@@ -13,6 +13,8 @@ class PythonRuntime:
     name = "python"
     devices = ("cpu",)
     generic_messages: tuple[str, ...] = ()
+    packages: tuple[str, ...] = ()
+    env_prefixes: tuple[str, ...] = ()
 
     def version(self) -> str:
         return platform.python_version()
@@ -25,6 +27,12 @@ class PythonRuntime:
 
     def child_env(self, device: str) -> dict[str, str]:
         return dict(os.environ)
+
+    def device_env(self, device: str) -> dict[str, str]:
+        return {}
+
+    def device_files(self, device: str) -> tuple[list[str], list[str]]:
+        return [], []
 
     def load(self) -> Any:
         return None

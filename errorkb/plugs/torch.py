@@ -7,6 +7,7 @@ the harness must not initialise CUDA before it forks.
 
 from __future__ import annotations
 
+import glob
 import importlib.metadata
 import importlib.util
 import os
@@ -23,6 +24,8 @@ class TorchRuntime:
     devices = ("cpu", "cuda")
     # Any device-side failure reads so; the words after the colon are what identify it.
     generic_messages = ("CUDA error: {a}", "CUDA out of memory. {a}")
+    packages = ("torch",)
+    env_prefixes = ("TORCH", "PYTORCH_", "CUDA_", "NVIDIA_", "CUBLAS_", "CUDNN_", "NCCL_")
 
     # -- in the harness, without importing torch ----------------------------------------------
 
@@ -52,12 +55,18 @@ class TorchRuntime:
         return Path("/dev/nvidiactl").exists() or Path("/proc/driver/nvidia/gpus").is_dir()
 
     def child_env(self, device: str) -> dict[str, str]:
+        return {**os.environ, **self.device_env(device)}
+
+    def device_env(self, device: str) -> dict[str, str]:
         """A CPU check sees no CUDA device at all, so a snippet's own
         `"cuda" if torch.cuda.is_available() else "cpu"` comes out as on a CPU machine."""
-        env = dict(os.environ)
-        if device == "cpu":
-            env["CUDA_VISIBLE_DEVICES"] = ""
-        return env
+        return {"CUDA_VISIBLE_DEVICES": ""} if device == "cpu" else {}
+
+    def device_files(self, device: str) -> tuple[list[str], list[str]]:
+        """A CUDA check needs the driver's device nodes and its view of the hardware (/sys)."""
+        if device != "cuda":
+            return [], []
+        return sorted(glob.glob("/dev/nvidia*")), ["/sys"]
 
     # -- in the check's process -----------------------------------------------------------------
 

@@ -104,5 +104,5 @@ class VerdictCache:
         self.folder.mkdir(parents=True, exist_ok=True)
         path = self.folder / f"{key}.json"
         temporary = path.with_suffix(f".{id(record)}.tmp")
-        temporary.write_text(record.model_dump_json(), encoding="utf-8")
+        temporary.write_text(record.model_dump_json(exclude_none=True), encoding="utf-8")
         temporary.replace(path)

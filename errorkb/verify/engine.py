@@ -25,10 +25,11 @@ from errorkb.verify.cache import VerdictCache, cache_key
 from errorkb.verify.judge import actual, expected, judge, snippet_line
 from errorkb.verify.plan import Check, library_imports, plan, select_shard
 from errorkb.verify.pool import WorkerPool
-from errorkb.verify.records import CheckRecord, Code, ExceptionInfo, Exit, Site, Verdict, not_run
+from errorkb.verify.records import CheckRecord, Code, ExceptionInfo, Exit, Outcome, Site, Verdict, not_run
 from errorkb.verify.report import Report, new_report, now
 from errorkb.verify.requirements import unmet
 from errorkb.verify.run import Isolation, Run, run_check
+from errorkb.verify.sandbox import choose as choose_sandbox
 from errorkb.verify.targets import BUNDLED, UPSTREAM, availability, fingerprint, installed_version
 
 
@@ -58,15 +59,25 @@ class Verifier:
 
     def __init__(self, project: Project, targets: list[str], *, isolation: str = Isolation.FORK,
                  cache_dir: Path | None = None, timeout: float | None = None, preload: list[str] | None = None,
-                 upstream: str = Upstream.PINNED):
+                 upstream: str = Upstream.PINNED, sandbox: str = "auto"):
         self.project, self.isolation, self.upstream = project, Isolation(isolation), Upstream(upstream)
         self.library = project.library
         self.runtime: Runtime = runtime_for(self.library.runtime)
         self.installed = installed_version(self.library)
+        # Raises SandboxUnavailable for "require" where it cannot be created; says so for "auto". Hidden:
+        # the verdicts and reports, and .git (CI checkouts keep a token in .git/config). The matrix
+        # environments stay visible, read-only: checks at other releases run in them.
+        hidden = [project.cache_dir / "verify", project.reports, project.root / ".git",
+                  *([cache_dir] if cache_dir else [])]
+        packages = tuple({name.split(".")[0] for name in (self.library.name, *self.library.backends)})
+        self.sandbox = choose_sandbox(sandbox, [project.root], hidden, runtime=self.runtime,
+                                      packages=(*self.runtime.packages, *packages),
+                                      env_prefixes=tuple(self.library.env_prefixes))
+        self.isolation_level = f"{self.isolation}+{self.sandbox.label}" if self.sandbox else str(self.isolation)
         self.unavailable = {target: availability(target, self.library) for target in targets}
         self.fingerprints: dict[str, str] = {}
         self.cache = VerdictCache(cache_dir) if cache_dir is not None else None
-        self.pool = WorkerPool(self.library, preload) if self.isolation is Isolation.FORK else None
+        self.pool = WorkerPool(self.library, preload, self.sandbox) if self.isolation is Isolation.FORK else None
         self.timeout = timeout or project.timeout
 
     def interpreter(self, check: Check) -> Path | None:
@@ -121,9 +132,9 @@ class Verifier:
                                           "snippet": self.project.rel(check.snippet.path), "cached": True})
         python = self.interpreter(check) or Path(sys.executable)
         run = self.pool.run(check, self.timeout, python) if self.pool else \
-            run_check(check, self.library, self.timeout, python)
+            run_check(check, self.library, self.timeout, python, self.sandbox)
         verdict = judge(check, run, self.runtime)
-        record = _record(check, self.project, verdict, run, self.isolation, key)
+        record = _record(check, self.project, verdict, run, self.isolation_level, key)
         if self.cache and verdict.cacheable:
             self.cache.put(key, record)
         return record
@@ -138,7 +149,7 @@ def verify(project: Project, loaded: list[LoadedEntry], *, ids: list[str] | None
            isolation: str = Isolation.FORK, cache_dir: Path | None = None, shard: tuple[int, int] | None = None,
            timeout: float | None = None, on_start: Callable[[int], None] | None = None,
            on_result: Callable[[CheckRecord], None] | None = None, upstream: str = Upstream.PINNED,
-           kinds: list[str] | None = None) -> Report:
+           kinds: list[str] | None = None, sandbox: str = "auto") -> Report:
     """Verify the planned checks; `cache_dir=None` runs every check afresh."""
     targets = list(targets or project.targets)
     checks = plan_checks(project, loaded, ids=ids, targets=targets, devices=devices, shard=shard,
@@ -146,12 +157,17 @@ def verify(project: Project, loaded: list[LoadedEntry], *, ids: list[str] | None
     if on_start:
         on_start(len(checks))
     verifier = Verifier(project, targets, isolation=isolation, cache_dir=cache_dir, timeout=timeout,
-                        preload=library_imports(checks, project.library.name), upstream=upstream)
+                        preload=library_imports(checks, project.library.name), upstream=upstream, sandbox=sandbox)
     if cache_dir is None:  # with a cache, most checks may never need a zygote
         verifier.warm(checks)
 
     def one(check: Check) -> CheckRecord:
-        record = verifier.record(check)
+        try:
+            record = verifier.record(check)
+        except Exception as error:  # one check the harness cannot judge must not bring the whole run down
+            verdict = Verdict(outcome=Outcome.FAIL, code=Code.MALFORMED_OBSERVATION, cacheable=False,
+                              reason=f"the verifier could not judge this check: {type(error).__name__}: {error}")
+            record = _record(check, project, verdict, None, verifier.isolation_level)
         if on_result:
             on_result(record)
         return record
@@ -162,13 +178,13 @@ def verify(project: Project, loaded: list[LoadedEntry], *, ids: list[str] | None
     finally:
         verifier.close()
     cache = verifier.cache
-    run = {"isolation": str(verifier.isolation), "shard": f"{shard[0]}/{shard[1]}" if shard else None,
+    run = {"isolation": verifier.isolation_level, "shard": f"{shard[0]}/{shard[1]}" if shard else None,
            "upstream": str(verifier.upstream), "cache": {"hits": cache.hits, "misses": cache.misses} if cache else None}
     return new_report(verifier.fingerprints, records, run)
 
 
 def _record(check: Check, project: Project, verdict: Verdict, run: Run | None = None,
-            isolation: Isolation | None = None, key: str | None = None) -> CheckRecord:
+            isolation: str | None = None, key: str | None = None) -> CheckRecord:
     fields: dict[str, Any] = {
         "id": check.id, "entry": check.entry.id, "role": check.role, "snippet": project.rel(check.snippet.path),
         "snippet_sha256": check.snippet.sha256, "target": check.target, "device": check.device,
@@ -184,7 +200,7 @@ def _record(check: Check, project: Project, verdict: Verdict, run: Run | None = 
         "actual": actual(check, run),
         "snippet_line": snippet_line(check, run),
         "duration_s": run.duration_s,
-        "isolation": str(isolation) if isolation else None,
+        "isolation": isolation,
         "exit": Exit(returncode=run.returncode, signal=run.signal, timed_out=run.timed_out),
         "output": run.output[-4000:].replace(str(project.root) + "/", ""),  # no paths of this machine
         "key": key,

@@ -46,6 +46,10 @@ def judge(check: Check, run: Run, runtime: Runtime) -> Verdict:
                      cacheable=False)
     if run.output_size >= run.output_cap:
         return _fail(Code.OUTPUT_CAP, f"printed more than the {run.output_cap} bytes a check may print (stopped)")
+    if seen is not None and not _exited_as_reported(seen, run):
+        why = f"killed by {run.signal}" if run.signal else f"exited with status {run.returncode}"
+        return _fail(Code.MALFORMED_OBSERVATION, f"the check's process wrote an observation, then {why}: an "
+                                                 "observation is trusted only from a process that ended as it says")
     if seen is None:
         where = _at(crash_line(check, run))
         if run.malformed:
@@ -75,6 +79,14 @@ def judge(check: Check, run: Run, runtime: Runtime) -> Verdict:
     if check.kind == "after":
         return _judge_after(check, seen, runtime)
     return _judge_guard(check, seen, runtime)
+
+
+def _exited_as_reported(seen: Observation, run: Run) -> bool:
+    """The harness ends a check's process with status 0 after writing its observation; `os._exit(n)`
+    ends it with n. Anything else (a signal, another status) came after the observation."""
+    if seen.status is Status.OS_EXIT:
+        return isinstance(seen.exit_code, int) and run.returncode == seen.exit_code
+    return run.returncode == 0
 
 
 def crash_line(check: Check, run: Run) -> int | None:

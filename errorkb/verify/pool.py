@@ -28,6 +28,7 @@ from errorkb.core.project import LibraryProfile
 from errorkb.verify.plan import Check
 from errorkb.verify.records import Observation, Status
 from errorkb.verify.run import Run, check_spec, child_env, collect, kill_group, run_check
+from errorkb.verify.sandbox import Sandbox
 
 _KILL_GRACE_S = 10.0  # after SIGKILL, how long to wait for the zygote to reap the child
 _START_S = 600.0  # how long a zygote may take to load the runtime and its target
@@ -49,16 +50,18 @@ class Zygote:
     """Client side of one `errorkb.verify.zygote` process."""
 
     def __init__(self, target: str, device: str, module: str, preload: list[str], scratch: Path,
-                 library: LibraryProfile, python: Path):
+                 library: LibraryProfile, python: Path, sandbox: Sandbox | None = None):
         self.key = (target, device, module, str(python))
         self.log = scratch / f"zygote-{target}-{device}-{os.getpid()}-{id(self)}.log"
+        self.sandboxed = sandbox is not None  # its pids are the sandbox's: never kill them from here
         config = {"target": target, "device": device, "module": module, "preload": preload,
-                  "library": library.model_dump(mode="json")}
+                  "library": library.model_dump(mode="json"), "jail": self.sandboxed}
+        argv = [str(python), "-m", "errorkb.verify.zygote", json.dumps(config)]
         with self.log.open("wb") as log:
             self.process = subprocess.Popen(
-                [str(python), "-m", "errorkb.verify.zygote", json.dumps(config)],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, env=child_env(library, device, python),
-                start_new_session=True,
+                sandbox.wrap(argv, device=device, writable=[scratch], jails=True, python=python) if sandbox else argv,
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
+                env=sandbox.env(device) if sandbox else child_env(library, device, python), start_new_session=True,
             )
         self.lock = threading.Lock()  # guards `pending` and `next_id`
         self.write_lock = threading.Lock()  # one request line at a time; never held while reading
@@ -112,8 +115,9 @@ class Zygote:
         with self.lock:
             request_id, self.next_id = self.next_id, self.next_id + 1
             pending = self.pending[request_id] = _Pending()
-        request = {"id": request_id, "spec": spec, "cwd": str(cwd),
+        request = {"id": request_id, "spec": spec, "cwd": str(cwd), "timeout": timeout,
                    "result": str(scratch / "observation.json"), "output": str(scratch / "output.txt")}
+        started = time.perf_counter()  # from the request: a busy harness may hear "pid" and "exit" at once
         try:
             with self.write_lock:
                 self.process.stdin.write((json.dumps(request) + "\n").encode())  # type: ignore[union-attr]
@@ -122,18 +126,18 @@ class Zygote:
             raise WorkerDied(self.dead or f"the worker is gone ({error})") from None
         try:
             pending.started.wait()
-            started = time.perf_counter()
             if pending.pid is None:
                 raise WorkerDied(self.dead or "the worker did not start the check")
             timed_out = not pending.exited.wait(timeout)
             if timed_out:
-                kill_group(pending.pid)
+                if not self.sandboxed:  # inside, the check's own init ends it (sandbox.TIMER_MARGIN_S later)
+                    kill_group(pending.pid)
                 pending.exited.wait(_KILL_GRACE_S)
             if pending.returncode is None and not timed_out:
                 raise WorkerDied(self.dead or "the worker lost the check")
             return pending.returncode, timed_out, time.perf_counter() - started
         finally:
-            if pending.pid is not None:
+            if pending.pid is not None and not self.sandboxed:
                 kill_group(pending.pid)  # whatever the snippet left running in its group, however it ended
             with self.lock:
                 self.pending.pop(request_id, None)
@@ -153,9 +157,10 @@ class Zygote:
 class WorkerPool:
     """Zygotes started on first use, shared by every thread of a run; close when done."""
 
-    def __init__(self, library: LibraryProfile, preload: list[str] | None = None):
+    def __init__(self, library: LibraryProfile, preload: list[str] | None = None, sandbox: Sandbox | None = None):
         self.library = library
         self.preload = list(preload or [])
+        self.sandbox = sandbox
         self.zygotes: dict[tuple[str, str, str, str], Zygote] = {}
         self.lock = threading.Lock()
         self._scratch = tempfile.TemporaryDirectory(prefix="errorkb-pool-")
@@ -172,7 +177,7 @@ class WorkerPool:
             zygote = self.zygotes.get(key)
             if zygote is None or (zygote.dead and zygote.ready):  # died mid-run: start again
                 zygote = self.zygotes[key] = Zygote(target, device, module, self.preload, self.scratch, self.library,
-                                                    Path(python))
+                                                    Path(python), self.sandbox)
         return zygote
 
     def zygote(self, target: str, device: str, module: str, python: str) -> Zygote:
@@ -189,7 +194,7 @@ class WorkerPool:
                 interpreter = python or Path(sys.executable)
                 zygote = self.zygote(check.target, check.device, check.module, str(interpreter))
                 if zygote.fallback:
-                    return run_check(check, self.library, timeout, interpreter)
+                    return run_check(check, self.library, timeout, interpreter, self.sandbox)
                 if not zygote.ready:  # the same observation a fresh interpreter would have made
                     failed = Observation(status=Status.SETUP_FAILED, error=zygote.error)
                     return Run(failed, 0, False, "", 0, 0.0, timeout)

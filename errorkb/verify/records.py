@@ -16,7 +16,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from errorkb.core.snippets import Role
 
@@ -167,6 +167,12 @@ class Observation(_Record):
     evidence: dict[str, Any] | None = None  # the runtime's proof of device work
     environment: dict[str, Any] | None = None
     duration_s: float | None = None
+
+    @model_validator(mode="after")
+    def _complete(self) -> Observation:
+        if self.status in (Status.RAISED, Status.SYS_EXIT) and self.exception is None:
+            raise ValueError(f"an observation with status '{self.status}' names its exception")
+        return self
 
 
 class Exit(_Record):

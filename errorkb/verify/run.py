@@ -29,6 +29,7 @@ from errorkb.core.project import LibraryProfile
 from errorkb.plugs import runtime_for
 from errorkb.verify.plan import Check
 from errorkb.verify.records import Observation
+from errorkb.verify.sandbox import Sandbox, exit_status, jailed_command
 
 OUTPUT_CAP = 1 << 20  # bytes a snippet may print
 MEMORY_LIMIT = 8 << 30  # address space of a CPU check
@@ -92,18 +93,24 @@ def child_env(library: LibraryProfile, device: str, python: Path | None = None) 
     return env
 
 
-def run_check(check: Check, library: LibraryProfile, timeout: float, python: Path | None = None) -> Run:
-    """The plain way: a fresh interpreter per check (loads the runtime every time)."""
+def run_check(check: Check, library: LibraryProfile, timeout: float, python: Path | None = None,
+              sandbox: Sandbox | None = None) -> Run:
+    """The plain way: a fresh interpreter per check (loads the runtime every time), in its own
+    sandbox when one is given."""
     spec = check_spec(check, library)
     with tempfile.TemporaryDirectory(prefix="errorkb-") as scratch:
         result = Path(scratch) / "observation.json"
         output = Path(scratch) / "output.txt"
+        argv = [str(python or sys.executable), "-m", "errorkb.verify.child", json.dumps(spec), str(result)]
         started = time.perf_counter()
         with output.open("wb") as sink:
             process = subprocess.Popen(
-                [str(python or sys.executable), "-m", "errorkb.verify.child", json.dumps(spec), str(result)],
+                sandbox.wrap(jailed_command(argv, result, timeout), device=check.device, writable=[Path(scratch)],
+                             jails=True, python=python) if sandbox else argv,
                 stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.STDOUT,
-                cwd=check.snippet.path.parent, env=child_env(library, check.device, python), start_new_session=True,
+                cwd=scratch if sandbox else check.snippet.path.parent,
+                env=sandbox.env(check.device) if sandbox else child_env(library, check.device, python),
+                start_new_session=True,
             )
             timed_out = False
             try:
@@ -114,7 +121,8 @@ def run_check(check: Check, library: LibraryProfile, timeout: float, python: Pat
                 kill_group(process.pid)
                 process.wait()
         duration = time.perf_counter() - started
-        return collect(result, output, process.returncode, timed_out, duration, timeout)
+        returncode = exit_status(process.returncode) if sandbox else process.returncode
+        return collect(result, output, returncode, timed_out, duration, timeout)
 
 
 def collect(result: Path, output: Path, returncode: int | None, timed_out: bool, duration: float,

@@ -7,9 +7,12 @@ pristine, preloaded state (nothing of an earlier check survives), puts itself in
 group, points stdout/stderr at its output file and runs the shared observe code of `child.py`.
 
 Protocol (JSON lines): out `{"hello": ..., "ready": bool, "error": str|null, "fallback": bool}` once; in
-`{"id", "spec", "result", "output", "cwd"}`; out `{"id", "pid"}` after the fork and
+`{"id", "spec", "result", "output", "cwd", "timeout"}`; out `{"id", "pid"}` after the fork and
 `{"id", "exit": returncode}` when the child is reaped (negative: killed by that signal).
-Timeouts and process-group kills are the parent's job: it knows every child's pid.
+Timeouts and process-group kills are the parent's job: it knows every child's pid. Inside the
+sandbox (config `"jail": true`, see `sandbox.py`) those pids are of the sandbox's namespace, so
+there each check gets a PID namespace of its own whose init is a timer: the kernel ends the
+check and all it started when the timer runs out or when the check is reaped.
 
 A device is never initialised here: the parent starts a CPU zygote with the runtime's CPU
 environment (no GPU visible), and a zygote for another device refuses to fork if preloading
@@ -38,8 +41,9 @@ def main(argv: list[str]) -> int:
     for fd in (0, 1):  # stray prints of an import must not corrupt the protocol
         os.dup2(quiet, fd)
 
-    from errorkb.verify import child
+    from errorkb.verify import child, sandbox
 
+    jailed = bool(config.get("jail"))  # inside the sandbox: each check gets a jail of its own
     prepared = child.prepare(config)
     error = prepared.get("error")
     if error is None and config["device"] == "cpu":  # on a device, import no more than needed
@@ -51,11 +55,11 @@ def main(argv: list[str]) -> int:
     _send(replies, {"hello": os.getpid(), "ready": error is None, "error": error, "fallback": fallback})
     if error is not None:
         return 0
-    serve(requests, replies, child)
+    serve(requests, replies, child, sandbox if jailed else None)
     return 0
 
 
-def serve(requests: int, replies: TextIO, child: ModuleType) -> None:
+def serve(requests: int, replies: TextIO, child: ModuleType, sandbox: ModuleType | None = None) -> None:
     selector = selectors.DefaultSelector()
     selector.register(requests, selectors.EVENT_READ, "request")
     children: dict[int, tuple[int, int | None]] = {}  # pid → (request id, pidfd)
@@ -68,23 +72,27 @@ def serve(requests: int, replies: TextIO, child: ModuleType) -> None:
             if not chunk:  # the parent is done (or gone): leave nothing behind
                 for pid in children:
                     _kill_group(pid)
+                if sandbox:
+                    sandbox.release_all()
                 return
             buffer += chunk
             while b"\n" in buffer:
                 line, buffer = buffer.split(b"\n", 1)
                 request = json.loads(line)
-                pid = fork_one(request, child, [requests, replies.fileno(), *_selector_fds(selector)])
+                pid = fork_one(request, child, [requests, replies.fileno(), *_selector_fds(selector)], sandbox)
                 pidfd = os.pidfd_open(pid) if _has_pidfd() else None
                 if pidfd is not None:
                     selector.register(pidfd, selectors.EVENT_READ, pid)
                 children[pid] = (request["id"], pidfd)
                 _send(replies, {"id": request["id"], "pid": pid})
-        reap(children, selector, replies)
+        reap(children, selector, replies, sandbox)
 
 
-def fork_one(request: dict[str, Any], child: ModuleType, inherited_fds: list[int]) -> int:
+def fork_one(request: dict[str, Any], child: ModuleType, inherited_fds: list[int],
+             sandbox: ModuleType | None = None) -> int:
     sys.stdout.flush()
     sys.stderr.flush()
+    jail = sandbox.Jail.open(request) if sandbox else None  # the check's own PID namespace, with its timer
     pid = os.fork()
     if pid == 0:  # the child: never returns into the serve loop
         try:
@@ -100,6 +108,8 @@ def fork_one(request: dict[str, Any], child: ModuleType, inherited_fds: list[int
             os.close(output)
             signal.signal(signal.SIGINT, signal.default_int_handler)
             os.chdir(request["cwd"])
+            if jail:
+                jail.enter()  # before any snippet code: private /tmp, own folder only, no capabilities
             child.run_and_exit(request["spec"], Path(request["result"]))
         except BaseException:  # anything here is the verifier's failure, say so
             import traceback
@@ -111,10 +121,13 @@ def fork_one(request: dict[str, Any], child: ModuleType, inherited_fds: list[int
         os.setpgid(pid, pid)  # also from this side, so a kill can never miss the group
     except OSError:
         pass
+    if jail:
+        jail.adopt(pid)
     return pid
 
 
-def reap(children: dict[int, tuple[int, int | None]], selector: selectors.BaseSelector, replies: TextIO) -> None:
+def reap(children: dict[int, tuple[int, int | None]], selector: selectors.BaseSelector, replies: TextIO,
+         sandbox: ModuleType | None = None) -> None:
     for pid in list(children):
         try:
             done, status = os.waitpid(pid, os.WNOHANG)
@@ -123,6 +136,8 @@ def reap(children: dict[int, tuple[int, int | None]], selector: selectors.BaseSe
         if done == 0:
             continue
         request_id, pidfd = children.pop(pid)
+        if sandbox:
+            sandbox.release(pid)  # the check's namespace ends: nothing it started survives it
         if pidfd is not None:
             selector.unregister(pidfd)
             os.close(pidfd)

@@ -1,0 +1,350 @@
+"""The adversarial fixture, run as a stranger's pull request would be: in a throwaway copy, with probes.
+
+`Workspace` copies the fixture (and the errorkb package, which the CLI then imports through
+PYTHONPATH) into a temporary folder, so a snippet that escapes damages only copies. It adds
+honest *control* entries right after the attacks that threaten their neighbours (a killed
+zygote, a forging daemon), seeds a verdict cache and a standing report for the attacks to
+rewrite, and runs a TCP listener on 127.0.0.1 for the network attacks to find.
+
+`Workspace.verify` runs `errorkb verify` as a subprocess while this process is a child
+subreaper, so whatever the run leaves running is re-parented here and found; `snapshot`
+records what must not change (the cache beyond the harness's own records, reports/, the
+project's files, errorkb's source, site-packages).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import json
+import os
+import shutil
+import signal
+import site
+import socket
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+import yaml
+
+ADVERSARIAL = Path(__file__).resolve().parent.parent / "fixtures" / "adversarial_kb"
+BROKEN = Path(__file__).resolve().parent.parent / "fixtures" / "broken_kb"
+REPO_PACKAGE = Path(__file__).resolve().parent.parent.parent / "errorkb"
+# Attacks that reach for their neighbours (the zygote, other checks' files, the CLI): an honest
+# entry is verified right after each, and must still pass.
+CONTROLLED = ("kill-the-cli", "kill-the-zygote", "malformed-observation", "setsid-daemon", "zygote-pipe-garbage",
+              "forged-observation")
+PLANTED = ("errorkb_adversarial_fake_cuda.pth", "sitecustomize.py")  # what planted-startup-hook writes
+_PR_SET_CHILD_SUBREAPER = 36
+
+
+def answer_key() -> dict[str, dict[str, dict]]:
+    """entry → role → {"outcome", "reason" (regex), "phase" (2: a false pass until phase 2)}."""
+    return yaml.safe_load((ADVERSARIAL / "expected.yml").read_text(encoding="utf-8"))
+
+
+def control_ids() -> list[str]:
+    return [f"{attack}-control" for attack in CONTROLLED]
+
+
+class Listener:
+    """A TCP listener on this machine's loopback that counts who reached it."""
+
+    def __init__(self):
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.server.settimeout(0.2)
+        self.port = self.server.getsockname()[1]
+        self.reached: list[bytes] = []
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._accept, daemon=True)
+        self.thread.start()
+
+    def _accept(self) -> None:
+        while not self.stop.is_set():
+            try:
+                connection, _ = self.server.accept()
+            except OSError:
+                continue
+            with connection:
+                connection.settimeout(1)
+                try:
+                    self.reached.append(connection.recv(1024) or b"(connected)")
+                except OSError:
+                    self.reached.append(b"(connected)")
+
+    def close(self) -> None:
+        self.stop.set()
+        self.thread.join(5)
+        self.server.close()
+
+
+@dataclass
+class Outcome:
+    """One `errorkb verify` run: its exit, its report, and what it left running."""
+
+    returncode: int | None
+    report: dict | None
+    stderr: str
+    leaked: list[str] = field(default_factory=list)  # "pid cmdline" of processes the run left behind
+    timed_out: bool = False
+
+    @property
+    def records(self) -> dict[str, dict]:
+        return {record["id"]: record for record in (self.report or {}).get("checks", [])}
+
+
+class Workspace:
+    def __init__(self, folder: Path):
+        self.folder = folder
+        self.kb = folder / "kb"
+        self.package = folder / "package"
+        self.out = folder / "out"
+        shutil.copytree(ADVERSARIAL, self.kb, ignore=shutil.ignore_patterns("expected.yml", "__pycache__"))
+        shutil.copytree(REPO_PACKAGE, self.package / "errorkb", ignore=shutil.ignore_patterns("__pycache__"))
+        self.out.mkdir()
+        # The CLI runs from this folder (never the repository: `python -m` puts the working folder first
+        # on sys.path) and imports the copy of errorkb, which is all an escaped snippet could patch.
+        self.env = dict(os.environ, PYTHONPATH=str(self.package))
+        imported = subprocess.run([sys.executable, "-c", "import errorkb; print(errorkb.__file__)"], env=self.env,
+                                  cwd=self.folder, capture_output=True, text=True, check=True).stdout.strip()
+        if not imported.startswith(str(self.package)):
+            raise RuntimeError(f"the CLI would import errorkb from {imported}, not from the copy in {self.package}")
+        self._add_controls()
+        self._seed()
+        self.listener = Listener()
+        (self.kb / "snippets" / "reach-network" / "listener-port.txt").write_text(str(self.listener.port))
+
+    def _add_controls(self) -> None:
+        honest = (BROKEN / "docs/errors/transformers/good-head-dim.yml").read_text(encoding="utf-8")
+        for entry_id in control_ids():
+            (self.kb / "docs/errors/transformers" / f"{entry_id}.yml").write_text(
+                honest.replace("id: good-head-dim", f"id: {entry_id}"), encoding="utf-8")
+            folder = self.kb / "snippets" / entry_id
+            shutil.copytree(BROKEN / "snippets" / "good-head-dim", folder)
+            for snippet in folder.glob("*.py"):  # a text of its own: a cache key of its own
+                snippet.write_text(f"# honest control for {entry_id}\n" + snippet.read_text(), encoding="utf-8")
+
+    def _seed(self) -> None:
+        """A verdict cache and a standing report that the attacks will try to rewrite."""
+        cache = self.kb / ".errorkb-cache" / "verify"
+        cache.mkdir(parents=True)
+        for digit in "abc":
+            (cache / f"{digit * 64}.json").write_text(json.dumps({"outcome": "fail", "reason": "seeded"}))
+        (self.kb / "reports").mkdir()
+        (self.kb / "reports" / "latest.json").write_text(json.dumps(
+            {"schema": 1, "verifier": "1", "created": "2026-01-01T00:00:00+00:00", "environment": {},
+             "targets": {}, "summary": {"pass": 0, "fail": 1, "not-run": 0}, "run": None,
+             "checks": [{"id": "seeded::before[bundled-cpu]", "entry": "seeded", "outcome": "fail"}]}))
+
+    def verify(self, *, isolation: str, sandbox: str, ids: list[str] | None = None, cache: bool = True,
+               timeout_per_check: float = 10, timeout: float = 3000) -> Outcome:
+        """`errorkb verify` on the copy, cpu, both targets; whatever it leaves running is found and ended."""
+        report = self.out / f"report-{isolation}-{sandbox}-{time.monotonic_ns()}.json"
+        command = [sys.executable, "-m", "errorkb.cli", "--root", str(self.kb), "verify", *(ids or []),
+                   "--target", "bundled", "--target", "upstream", "--device", "cpu", "--jobs", "2",
+                   "--isolation", isolation, "--sandbox", sandbox, "--report", str(report),
+                   "--timeout", str(timeout_per_check)]
+        if not cache:
+            command.append("--no-cache")
+        before = set(_children(os.getpid()))
+        _subreaper(True)
+        try:
+            process = subprocess.Popen(command, env=self.env, cwd=self.folder, stdin=subprocess.DEVNULL,
+                                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                       start_new_session=True)
+            timed_out = False
+            try:
+                _, stderr = process.communicate(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                timed_out = True
+                os.killpg(process.pid, signal.SIGKILL)
+                _, stderr = process.communicate()
+            time.sleep(0.5)  # let orphans be re-parented to us
+            leaked = _end_leftovers(before)
+        finally:
+            _subreaper(False)
+        data = json.loads(report.read_text()) if report.exists() else None
+        return Outcome(process.returncode, data, stderr, leaked, timed_out)
+
+    def close(self) -> None:
+        self.listener.close()
+        remove_planted()
+
+
+def _subreaper(on: bool) -> None:
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(_PR_SET_CHILD_SUBREAPER, int(on), 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_CHILD_SUBREAPER)")
+
+
+def _processes() -> dict[int, tuple[int, str, str]]:
+    """pid → (parent pid, state, command line) of every process this machine shows."""
+    found = {}
+    for name in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            stat = Path(f"/proc/{name}/stat").read_text()
+            cmdline = Path(f"/proc/{name}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        found[int(name)] = (int(fields[1]), fields[0], cmdline.strip())
+    return found
+
+
+def _children(pid: int) -> list[int]:
+    return [child for child, (parent, _, _) in _processes().items() if parent == pid]
+
+
+def _end_leftovers(before: set[int]) -> list[str]:
+    """Processes the run left behind (re-parented to us), with their descendants: described, killed, reaped."""
+    processes = _processes()
+    leaked = [pid for pid in _children(os.getpid()) if pid not in before]
+    found, queue = [], list(leaked)
+    while queue:
+        pid = queue.pop()
+        found.append(pid)
+        queue += [child for child, (parent, _, _) in processes.items() if parent == pid]
+    described = [f"{pid} {processes[pid][2][:160]}" for pid in found if processes.get(pid, (0, "Z"))[1] != "Z"]
+    for pid in found:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    for pid in leaked:
+        try:
+            os.waitpid(pid, 0)
+        except ChildProcessError:
+            pass
+    return described
+
+
+def tree(folder: Path, *, contents: bool = True) -> dict[str, tuple]:
+    """Every file under `folder`: its size and mtime, and (small files) a hash of its bytes."""
+    found = {}
+    if not folder.exists():
+        return found
+    for path in sorted(folder.rglob("*")):
+        if not path.is_file() or path.is_symlink():
+            continue
+        stat = path.stat()
+        digest = hashlib.sha256(path.read_bytes()).hexdigest() if contents and stat.st_size < 1 << 20 else None
+        found[path.relative_to(folder).as_posix()] = (stat.st_size, stat.st_mtime_ns, digest)
+    return found
+
+
+def site_folders() -> list[Path]:
+    """Where a planted startup hook would run for every later Python: this environment's and the base's."""
+    base = Path(sys.base_prefix, "lib", f"python{sys.version_info[0]}.{sys.version_info[1]}", "site-packages")
+    return sorted({Path(folder) for folder in [*site.getsitepackages(), str(base)] if Path(folder).is_dir()})
+
+
+def snapshot(workspace: Workspace) -> dict[str, dict]:
+    """What no snippet may change. The cache is compared separately: the harness itself writes it."""
+    kb = workspace.kb
+    return {
+        "reports/": tree(kb / "reports"),
+        "project files": {name: value for name, value in tree(kb).items()
+                          if not name.startswith((".errorkb-cache/", "reports/"))},
+        "errorkb package (the copy the CLI ran)": tree(workspace.package),
+        "errorkb package (the repository's)": tree(REPO_PACKAGE, contents=False),
+        "site-packages": {f"{folder}/{name}": value for folder in site_folders()
+                          for name, value in _listing(folder).items()},
+    }
+
+
+def _listing(folder: Path) -> dict[str, tuple]:
+    """Names and mtimes under site-packages (contents would take minutes: torch alone is thousands of files)."""
+    found = {}
+    for root, folders, files in os.walk(folder):
+        folders[:] = [name for name in folders if name != "__pycache__"]
+        for name in files:
+            path = os.path.join(root, name)
+            try:
+                found[os.path.relpath(path, folder)] = (os.stat(path).st_mtime_ns,)
+            except OSError:
+                pass
+    return found
+
+
+def cache_damage(workspace: Workspace, outcome: Outcome, seeded: dict[str, tuple]) -> list[str]:
+    """Cache files that neither the seed left nor the harness wrote (each must equal its report record)."""
+    folder = workspace.kb / ".errorkb-cache" / "verify"
+    by_key = {record.get("key"): record for record in outcome.records.values() if record.get("key")}
+    problems = []
+    for name, value in tree(folder).items():
+        if name in seeded:
+            if seeded[name] != value:
+                problems.append(f"{name}: the seeded verdict was rewritten")
+            continue
+        record = by_key.get(name.removesuffix(".json"))
+        if record is None:
+            problems.append(f"{name}: written by no check of this run")
+        elif json.loads((folder / name).read_text()) != record:
+            problems.append(f"{name}: differs from the verdict the harness stored ({record['id']})")
+    problems += [f"{name}: the seeded verdict is gone" for name in seeded if not (folder / name).exists()]
+    return problems
+
+
+def remove_planted() -> list[str]:
+    """Take out any startup hook the planted-startup-hook snippets managed to plant (they are inert)."""
+    removed = []
+    for folder in site_folders():
+        for name in PLANTED:
+            path = folder / name
+            if path.exists() and "errorkb adversarial fixture" in path.read_text(errors="replace"):
+                path.unlink()
+                removed.append(str(path))
+    return removed
+
+
+def differences(before: dict[str, dict], after: dict[str, dict]) -> list[str]:
+    """'<area>: <file> added/removed/changed' for every difference between two snapshots."""
+    found = []
+    for area, files in before.items():
+        now = after[area]
+        found += [f"{area}: {name} added" for name in sorted(now.keys() - files.keys())]
+        found += [f"{area}: {name} removed" for name in sorted(files.keys() - now.keys())]
+        found += [f"{area}: {name} changed" for name in sorted(files.keys() & now.keys()) if files[name] != now[name]]
+    return found
+
+
+@dataclass
+class Run:
+    """One isolation mode's run of the whole fixture, with everything measured around it."""
+
+    isolation: str
+    outcome: Outcome
+    damage: list[str]
+    reached: list[bytes]
+
+
+@pytest.fixture(scope="session", params=["fork", "subprocess"])
+def adversarial_run(request, tmp_path_factory) -> Run:
+    """The whole adversarial fixture (+ controls), cpu, both targets, in the sandbox (`--sandbox require`).
+
+    Fork mode uses the verdict cache (so that rewriting it is tried); subprocess mode does not, and
+    gets a longer timeout per check (a fresh interpreter imports torch and transformers each time).
+    """
+    from errorkb.verify.sandbox import probe
+
+    why = probe()
+    if why is not None:
+        if os.environ.get("ERRORKB_SANDBOX") == "require":
+            pytest.fail(f"the sandbox cannot be created here: {why}")
+        pytest.skip(f"the sandbox cannot be created here: {why}")
+    isolation = request.param
+    workspace = Workspace(tmp_path_factory.mktemp(f"adversarial-{isolation}"))
+    try:
+        before = snapshot(workspace)
+        seeded = tree(workspace.kb / ".errorkb-cache" / "verify")
+        outcome = workspace.verify(isolation=isolation, sandbox="require", cache=isolation == "fork",
+                                   timeout_per_check=10 if isolation == "fork" else 120)
+        damage = differences(before, snapshot(workspace)) + cache_damage(workspace, outcome, seeded)
+        return Run(isolation, outcome, damage, list(workspace.listener.reached))
+    finally:
+        workspace.close()

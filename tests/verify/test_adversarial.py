@@ -1,0 +1,152 @@
+"""Snippets written to fool the verifier or escape it (issue 12), in the sandbox: what phase 1 guarantees.
+
+The whole adversarial fixture runs as `errorkb verify --sandbox require`, with `--isolation fork`
+and `subprocess`, on both targets, in a throwaway copy (`adversarial.py`). Phase 1 guarantees,
+for every snippet, including those that still fool the judge:
+
+- nothing outside the check changes: the verdict cache (beyond the harness's own records),
+  reports/, the project's files, errorkb's source, site-packages;
+- nothing the run started is left running; nothing reached the network;
+- the run completes, in the sandbox, and the honest entries beside the attacks still pass;
+- every verdict the answer key does not mark `phase: 2` is exactly the answer key's.
+
+The verdicts marked `phase: 2` (false passes today) are asserted in test_adversarial_judging.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tests.verify.adversarial import Workspace, answer_key, cache_damage, control_ids, differences, snapshot, tree
+
+KEY = answer_key()
+TARGETS = ("bundled", "upstream")
+PHASE_ONE = [(entry, role, target) for entry, roles in KEY.items() for role, want in roles.items()
+             if want.get("phase") != 2 for target in TARGETS]
+
+pytestmark = pytest.mark.timeout(3600)  # the subprocess run imports torch for each of ~260 checks
+
+
+def test_the_fixture_covers_every_attack_class_with_at_least_63_snippets():
+    snippets = [(entry, role) for entry, roles in KEY.items() for role in roles]
+    assert len(snippets) >= 63 and len(KEY) >= 30
+    assert {want["outcome"] for roles in KEY.values() for want in roles.values()} == {"fail"}
+    for roles in KEY.values():
+        for want in roles.values():
+            re.compile(want["reason"])
+
+
+def test_the_run_completes_in_the_sandbox(adversarial_run):
+    outcome = adversarial_run.outcome
+    assert not outcome.timed_out, "the run hung"
+    assert outcome.report is not None, f"no report (exit {outcome.returncode}): {outcome.stderr[-2000:]}"
+    assert outcome.returncode == 1, outcome.stderr[-2000:]
+    planned = {f"{entry}::{role}[{target}-cpu]" for entry, roles in KEY.items() for role in roles
+               for target in TARGETS}
+    planned |= {f"{entry}::{role}[{target}-cpu]" for entry in control_ids()
+                for role in ("before", "after", "guard:guard") for target in TARGETS}
+    assert set(outcome.records) == planned
+    assert {record["isolation"] for record in outcome.records.values()} == {f"{adversarial_run.isolation}+bwrap"}
+    assert outcome.report["run"]["isolation"] == f"{adversarial_run.isolation}+bwrap"
+
+
+def test_nothing_outside_the_check_changed(adversarial_run):
+    assert adversarial_run.damage == []
+
+
+def test_nothing_the_run_started_is_left_running(adversarial_run):
+    assert adversarial_run.outcome.leaked == []
+
+
+def test_nothing_reached_the_network(adversarial_run):
+    assert adversarial_run.reached == [], "the test's own listener on 127.0.0.1 was reached"
+    said = [record["id"] for record in adversarial_run.outcome.records.values()
+            if "network: reached" in (record.get("output") or "") or "network: sent" in (record.get("output") or "")]
+    assert said == []
+    tried = [record for record in adversarial_run.outcome.records.values() if record["entry"] == "reach-network"]
+    assert tried and all("network: blocked" in (record.get("output") or "") for record in tried), \
+        "the network snippets did not even try: this test would prove nothing"
+
+
+def test_the_honest_entries_beside_the_attacks_still_pass(adversarial_run):
+    controls = [record for record in adversarial_run.outcome.records.values() if record["entry"] in control_ids()]
+    assert controls and all(record["outcome"] == "pass" for record in controls), \
+        [f"{record['id']}: {record['reason']}" for record in controls if record["outcome"] != "pass"]
+
+
+@pytest.mark.parametrize(("entry", "role", "target"), PHASE_ONE, ids=[f"{e}::{r}[{t}]" for e, r, t in PHASE_ONE])
+def test_verdict(adversarial_run, entry, role, target):
+    record = adversarial_run.outcome.records[f"{entry}::{role}[{target}-cpu]"]
+    want = KEY[entry][role]
+    assert record["outcome"] == want["outcome"], f"{record['id']}: {record['reason']}"
+    assert re.search(want["reason"], record["reason"]), f"{record['id']}: {record['reason']!r}"
+
+
+# -- the probes themselves must be able to fail ------------------------------------------------------
+
+
+@pytest.fixture
+def workspace(tmp_path):
+    made = Workspace(tmp_path)
+    yield made
+    made.close()
+
+
+def test_the_snapshots_see_every_kind_of_damage(workspace):
+    """Each probe of the containment test, shown a damage of its kind, reports it."""
+    before = snapshot(workspace)
+    seeded = tree(workspace.kb / ".errorkb-cache" / "verify")
+    (workspace.kb / "reports" / "zz-forged.json").write_text("{}")
+    (workspace.kb / "snippets" / "reach-network" / "before.py").write_text("print('rewritten')\n")
+    (workspace.package / "errorkb" / "verify" / "judge.py").write_text("# patched\n")
+    next(iter((workspace.kb / ".errorkb-cache" / "verify").glob("*.json"))).write_text('{"outcome": "pass"}')
+    (workspace.kb / ".errorkb-cache" / "verify" / ("d" * 64 + ".json")).write_text('{"outcome": "pass"}')
+    found = differences(before, snapshot(workspace))
+    assert any(line.startswith("reports/: zz-forged.json added") for line in found)
+    assert any("project files: snippets/reach-network/before.py changed" in line for line in found)
+    assert any("(the copy the CLI ran): errorkb/verify/judge.py changed" in line for line in found)
+    empty = type("Outcome", (), {"records": {}})()
+    damage = cache_damage(workspace, empty, seeded)
+    assert any("the seeded verdict was rewritten" in line for line in damage)
+    assert any(line.startswith("d" * 64) for line in damage)
+
+
+def test_the_process_probe_finds_a_setsid_daemon(workspace):
+    """A double-forked setsid process outlives its parent: the probe must find it (and end it)."""
+    from tests.verify.adversarial import _children, _end_leftovers, _subreaper
+
+    before = set(_children(os.getpid()))
+    _subreaper(True)
+    try:
+        subprocess.run([sys.executable, "-c", "import os, time\nif os.fork() == 0:\n    os.setsid()\n"
+                        "    time.sleep(60)\n"], check=True)
+        time.sleep(0.3)
+        leaked = _end_leftovers(before)
+    finally:
+        _subreaper(False)
+    assert len(leaked) == 1 and "time.sleep(60)" in leaked[0]
+
+
+def test_the_listener_hears_a_connection(workspace):
+    import socket
+
+    with socket.create_connection(("127.0.0.1", workspace.listener.port), timeout=2) as connection:
+        connection.sendall(b"hello")
+    deadline = time.monotonic() + 5
+    while not workspace.listener.reached and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert workspace.listener.reached == [b"hello"]
+
+
+def test_the_workspace_runs_a_copy_of_errorkb(workspace):
+    imported = subprocess.run([sys.executable, "-c", "import errorkb; print(errorkb.__file__)"], env=workspace.env,
+                              cwd=workspace.folder, capture_output=True, text=True, check=True).stdout
+    assert imported.startswith(str(workspace.package))
+    assert json.loads((workspace.kb / "reports" / "latest.json").read_text())["schema"] == 1

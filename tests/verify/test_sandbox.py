@@ -1,0 +1,380 @@
+"""The sandbox, seen from inside a check: what a snippet can reach, and what it cannot.
+
+A probe snippet reports, as JSON on its output, what it finds when it tries each way out
+(writing the project, the package, the cache; seeing other checks; signalling or opening other
+processes; the network; capabilities; secrets in the environment), then makes the honest call,
+so the check itself passes. Run through the warm pool and through a fresh interpreter.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from errorkb.core.project import load_project
+from errorkb.core.snippets import Role, read_snippet
+from errorkb.plugs import runtime_for
+from errorkb.verify.judge import judge as judge_with
+from errorkb.verify.plan import Check
+from errorkb.verify.pool import WorkerPool
+from errorkb.verify.run import run_check as run_check_with
+from errorkb.verify.sandbox import SandboxUnavailable, probe
+from errorkb.verify.sandbox import choose as choose_with
+from tests.verify.verifykb import FIXTURE
+
+TORCH = runtime_for("torch")
+LIBRARY = load_project(FIXTURE).library
+MODULE = "transformers.cache_utils"
+
+
+def check_of(entry, path: Path, role: str = "after") -> Check:
+    return Check(entry, read_snippet(path, Role(role), path.name), "bundled", "cpu", MODULE)
+
+
+def judge(check, run):
+    return judge_with(check, run, TORCH)
+
+
+def run_check(check, timeout, sandbox):
+    return run_check_with(check, LIBRARY, timeout, None, sandbox)
+
+
+def choose(mode, read_only, hidden):
+    return choose_with(mode, read_only, hidden, runtime=TORCH, packages=("torch", "transformers", "optimum"),
+                       env_prefixes=tuple(LIBRARY.env_prefixes))
+
+
+def pool_of(preload, sandbox) -> WorkerPool:
+    return WorkerPool(LIBRARY, preload, sandbox)
+
+pytestmark = pytest.mark.skipif(probe() is not None and os.environ.get("ERRORKB_SANDBOX") != "require",
+                                reason=f"the sandbox cannot be created here: {probe()}")
+MARKER = "7777.4242"  # a sleep only these tests start: `ps` finds it if it outlives its check
+
+PROBE = """import json, os, signal, socket, subprocess, sys
+from pathlib import Path
+
+facts = {"fds": sorted(int(fd) for fd in os.listdir("/proc/self/fd")), "uid": os.getuid(), "ppid": os.getppid(), "cwd": os.getcwd(), "home": os.environ.get("HOME"),
+         "secrets": sorted(name for name in os.environ if "TOKEN" in name or "SECRET" in name)}
+root = Path(__file__).resolve().parents[2]
+
+
+def attempt(name, action):
+    try:
+        action()
+        facts[name] = "done"
+    except OSError as error:
+        facts[name] = type(error).__name__ + ": " + str(error.strerror)
+
+
+attempt("write project", lambda: (root / "planted.txt").write_text("x"))
+attempt("write package", lambda: (Path(json.__file__).parent / "planted.py").write_text("x"))
+attempt("write errorkb", lambda: (Path(sys.modules["errorkb"].__file__).parent / "planted.py").write_text("x"))
+attempt("write tmp", lambda: Path("/tmp/mine.txt").write_text("x"))
+attempt("network", lambda: socket.create_connection(("1.1.1.1", 53), timeout=2).close())
+facts["cache"] = sorted(os.listdir(root / ".errorkb-cache")) if (root / ".errorkb-cache").is_dir() else None
+facts["git"] = sorted(os.listdir(root / ".git")) if (root / ".git").is_dir() else None
+scratch = Path(sys.argv[-1]).parent.parent if len(sys.argv) > 1 else None
+facts["capabilities"] = next(line.split()[1] for line in open("/proc/self/status") if line.startswith("CapEff"))
+others = []
+me = os.readlink("/proc/self")  # its pid in the /proc it sees (the zygote's namespace), not os.getpid()
+for pid in filter(str.isdigit, os.listdir("/proc")):
+    if pid == me:
+        continue
+    try:
+        os.listdir(f"/proc/{pid}/fd/")
+        os.open(f"/proc/{pid}/fd/0", os.O_RDONLY)
+        others.append(pid)
+    except OSError:
+        pass
+facts["open other processes"] = others
+os.kill(1, signal.SIGKILL)  # the namespace's init: ignored from inside
+subprocess.Popen(["sleep", "MARKER"], start_new_session=True)
+print("FACTS " + json.dumps(facts))
+
+import torch
+from transformers import DynamicCache, LlamaConfig
+
+cache = DynamicCache(config=LlamaConfig(num_hidden_layers=4, num_attention_heads=4, num_key_value_heads=4, hidden_size=256))
+cache.early_initialization(1, 4, 64, torch.float32, "cpu")
+""".replace("MARKER", MARKER)
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory):
+    """good-head-dim's entry in a project under /tmp, with a verdict cache the sandbox must hide."""
+    root = tmp_path_factory.mktemp("sandboxed")
+    shutil.copytree(FIXTURE / "snippets" / "good-head-dim", root / "snippets" / "good-head-dim")
+    (root / ".errorkb-cache" / "verify").mkdir(parents=True)
+    (root / ".errorkb-cache" / "verify" / "seeded.json").write_text("{}")
+    (root / ".git").mkdir()
+    (root / ".git" / "config").write_text('[http]\n\textraheader = AUTHORIZATION: basic c2VjcmV0\n')
+    (root / "snippets" / "good-head-dim" / "probe.py").write_text(PROBE)
+    return root
+
+
+@pytest.fixture(scope="module")
+def sandbox(project):
+    return choose("require", [project], [project / ".errorkb-cache", project / ".git"])
+
+
+@pytest.fixture(scope="module")
+def entry(broken_kb):
+    return next(one.entry for one in broken_kb[1] if one.entry.id == "good-head-dim")
+
+
+def facts_of(output: str) -> dict:
+    line = next(line for line in output.splitlines() if line.startswith("FACTS "))
+    return json.loads(line.removeprefix("FACTS "))
+
+
+def assert_contained(facts: dict, project: Path) -> None:
+    assert facts["write project"].startswith("OSError: Read-only file system")
+    assert facts["write package"].startswith("OSError: Read-only file system")
+    assert facts["write errorkb"].startswith("OSError: Read-only file system")
+    assert facts["write tmp"] == "done" and facts["cwd"] == "/tmp" and facts["home"] == "/tmp"
+    assert facts["network"].startswith("OSError: Network is unreachable")
+    assert facts["cache"] == [], "the verdict cache is covered by an empty, read-only folder"
+    assert facts["git"] == [], ".git (a CI checkout's token in .git/config) is covered too"
+    assert int(facts["capabilities"], 16) == 0
+    assert facts["secrets"] == []
+    assert facts["open other processes"] == []
+    assert facts["fds"] == [0, 1, 2, 3], "nothing of the zygote's (3: the listing itself)"
+    assert not (project / "planted.txt").exists()
+
+
+def _sleepers() -> list[int]:
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if MARKER.encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
+                found.append(int(pid))
+        except OSError:
+            pass
+    return found
+
+
+def test_a_forked_check_is_jailed(sandbox, entry, project, monkeypatch):
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_not_for_snippets")
+    check = check_of(entry, project / "snippets" / "good-head-dim" / "probe.py")
+    with pool_of(["transformers:DynamicCache", "transformers:LlamaConfig"], sandbox) as pool:
+        run = pool.run(check, timeout=60)
+        facts = facts_of(run.output)
+        assert_contained(facts, project)
+        assert facts["ppid"] == 0, "the zygote is outside the check's PID namespace"
+        assert judge(check, run).outcome == "pass", run.output[-2000:]
+        time.sleep(0.2)
+        assert _sleepers() == [], "a setsid process outlived its check"
+        again = check_of(entry, project / "snippets" / "good-head-dim" / "after.py")
+        assert judge(again, pool.run(again, timeout=60)).outcome == "pass", "the zygote survives every check"
+
+
+def test_a_fresh_interpreter_is_sandboxed_the_same_way(sandbox, entry, project, monkeypatch):
+    monkeypatch.setenv("HF_TOKEN", "hf_not_for_snippets")
+    check = check_of(entry, project / "snippets" / "good-head-dim" / "probe.py")
+    run = run_check(check, 120, sandbox)
+    assert_contained(facts_of(run.output), project)
+    assert judge(check, run).outcome == "pass", run.output[-2000:]
+    time.sleep(0.2)
+    assert _sleepers() == []
+
+
+def test_checks_in_one_zygote_cannot_see_each_other(sandbox, entry, project):
+    """Two checks at once: neither sees the other's folder, nor its files in /tmp."""
+    folder = project / "snippets" / "good-head-dim"
+    (folder / "peer.py").write_text(
+        "import os, sys, time\nfrom pathlib import Path\n"
+        "Path('/tmp/peer-was-here').write_text('x')\n"
+        "mine = Path(sys.argv[0]).parent\n"
+        "print('TMP', sorted(os.listdir('/tmp')))\n"
+        "time.sleep(1.5)\n"
+        "print('LATER', sorted(os.listdir('/tmp')))\n")
+    from concurrent.futures import ThreadPoolExecutor
+
+    check = check_of(entry, folder / "peer.py")
+    with pool_of([], sandbox) as pool, ThreadPoolExecutor(2) as threads:
+        runs = list(threads.map(lambda _: pool.run(check, timeout=60), range(2)))
+    for run in runs:
+        later = next(line for line in run.output.splitlines() if line.startswith("LATER"))
+        assert later.count("peer-was-here") == 1, run.output
+    (folder / "peer.py").unlink()
+
+
+def test_a_timed_out_check_takes_everything_it_started_with_it(sandbox, entry, project):
+    folder = project / "snippets" / "good-head-dim"
+    (folder / "hang.py").write_text(f"import subprocess, time\nsubprocess.Popen(['sleep', '{MARKER}'], "
+                                    "start_new_session=True)\nwhile True:\n    time.sleep(0.1)\n")
+    check = check_of(entry, folder / "hang.py")
+    with pool_of([], sandbox) as pool:
+        started = time.monotonic()
+        run = pool.run(check, timeout=2)
+        assert run.timed_out and time.monotonic() - started < 15
+        assert judge(check, run).reason.startswith("timed out after 2 s")
+    assert _sleepers() == []
+    (folder / "hang.py").unlink()
+
+
+def test_the_environment_inside_keeps_no_secrets(monkeypatch):
+    for name in ("GITHUB_TOKEN", "HF_TOKEN", "AWS_SECRET_ACCESS_KEY", "CUDA_API_KEY"):
+        monkeypatch.setenv(name, "secret")
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    from errorkb.verify.sandbox import Sandbox
+
+    box = Sandbox("bwrap", (), runtime=TORCH, env_prefixes=(*LIBRARY.env_prefixes, *TORCH.env_prefixes))
+    env = box.env("cpu")
+    assert not {"GITHUB_TOKEN", "HF_TOKEN", "AWS_SECRET_ACCESS_KEY", "CUDA_API_KEY"} & env.keys()
+    assert env["OMP_NUM_THREADS"] == "1" and env["HOME"] == "/tmp" and env["CUDA_VISIBLE_DEVICES"] == ""
+    assert "CUDA_VISIBLE_DEVICES" not in box.env("cuda") or os.environ.get("CUDA_VISIBLE_DEVICES")
+
+
+def test_the_command_line_says_what_is_mounted_how(sandbox, project):
+    command = sandbox.wrap(["python", "-c", "pass"], device="cpu", writable=[Path("/tmp/scratch")])
+    text = " ".join(command)
+    for option in ("--unshare-all", "--unshare-user", "--die-with-parent", "--new-session", "--clearenv",
+                   "--cap-drop ALL", f"--ro-bind {project} {project}", "--bind /tmp/scratch /tmp/scratch",
+                   f"--tmpfs {project}/.errorkb-cache --remount-ro {project}/.errorkb-cache"):
+        assert option in text, option
+    assert "--cap-add" not in text and "/dev/nvidia" not in text
+    assert "--cap-add CAP_SYS_ADMIN" in " ".join(sandbox.wrap(["x"], device="cpu", writable=[], jails=True))
+
+
+def test_require_refuses_and_auto_says_so_loudly(monkeypatch, capsys):
+    from errorkb.verify import sandbox as module
+
+    monkeypatch.setattr(module, "probe", lambda: "bwrap cannot create the sandbox here (made up)")
+    with pytest.raises(SandboxUnavailable, match="made up"):
+        choose("require", [], [])
+    assert choose("auto", [], []) is None
+    assert "WARNING: verifying WITHOUT a sandbox: bwrap cannot create the sandbox here (made up)" \
+        in capsys.readouterr().err
+    assert choose("off", [], []) is None
+    assert "sandbox off" in capsys.readouterr().err
+
+
+def test_the_cli_refuses_to_run_without_the_sandbox_when_required(monkeypatch, tmp_path, capsys):
+    from errorkb.cli import main
+    from errorkb.verify import sandbox as module
+    from tests.verify.verifykb import copy_fixture as copy_kb
+
+    monkeypatch.setattr(module, "probe", lambda: "bubblewrap is not installed (made up)")
+    root = copy_kb(tmp_path / "kb", ["good-head-dim"])
+    assert main(["--root", str(root), "verify", "--sandbox", "require", "--no-cache", "--target", "bundled"]) == 2
+    assert "--sandbox require, but the sandbox cannot be created here: bubblewrap is not installed (made up)" \
+        in capsys.readouterr().err
+    assert main(["--root", str(root), "verify", "--sandbox", "auto", "--no-cache", "--target", "bundled",
+                 "--device", "cpu", "--report", str(tmp_path / "report.json")]) == 0
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert report["run"]["isolation"] == "fork"
+    assert {record["isolation"] for record in report["checks"]} == {"fork"}, "recorded, never silently degraded"
+
+
+def test_deaths_read_the_same_through_the_sandbox(broken_kb, records):
+    """A crash, a signal, os._exit, sys.exit: in a fresh sandboxed interpreter, the fork's very verdicts."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    project, entries = broken_kb
+    chosen = {"before-crash", "before-signal", "before-os-exit", "before-sys-exit"}
+    checks = [check_of(one.entry, project.snippet_path(one.entry.id, "before.py"), "before")
+              for one in entries if one.entry.id in chosen]
+    sandbox = choose("require", [project.root], [])
+    with ThreadPoolExecutor(2) as threads:
+        verdicts = list(threads.map(lambda check: judge(check, run_check(check, 120, sandbox)), checks))
+    for check, verdict in zip(checks, verdicts):
+        assert (verdict.outcome, verdict.reason) == (records[check.id].outcome, records[check.id].reason)
+
+
+def test_the_verifier_hides_the_cache_the_reports_and_git(tmp_path):
+    from errorkb.core.project import load_project
+    from errorkb.verify.engine import Verifier
+    from tests.verify.verifykb import copy_fixture as copy_kb
+
+    root = copy_kb(tmp_path / "kb", ["good-head-dim"])
+    for name in (".git", "reports", ".errorkb-cache/verify", "elsewhere-cache"):
+        (root / name).mkdir(parents=True, exist_ok=True)
+    verifier = Verifier(load_project(root), ["bundled"], sandbox="require", cache_dir=root / "elsewhere-cache")
+    try:
+        assert set(verifier.sandbox.hidden) == {str(root / name) for name in
+                                                (".git", "reports", ".errorkb-cache/verify", "elsewhere-cache")}
+        assert str(root) in verifier.sandbox.read_only and verifier.isolation_level == "fork+bwrap"
+    finally:
+        verifier.close()
+
+
+EXFILTRATE = """import glob, os, posix
+for folder in glob.glob("/tmp/errorkb-*/") + glob.glob("/tmp/errorkb-pool-*/check-*/"):
+    for name, target in (("output.txt", SECRET), ("observation.json", SECRET)):
+        try:
+            os.unlink(os.path.join(folder, name))
+        except OSError:
+            pass
+        os.symlink(target, os.path.join(folder, name))
+        print("planted", os.path.join(folder, name))
+posix._exit(0)
+"""
+
+
+@pytest.mark.parametrize("isolation", ["fork", "subprocess"])
+def test_a_check_cannot_make_the_harness_read_a_file_of_the_host(sandbox, entry, project, tmp_path, isolation):
+    """Links planted where the harness reads the check's output and observation are never followed."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text('{"status": "returned", "token": "hunter2-on-the-host"}')
+    folder = project / "snippets" / "good-head-dim"
+    (folder / "exfiltrate.py").write_text(f"SECRET = {str(secret)!r}\n" + EXFILTRATE)
+    check = check_of(entry, folder / "exfiltrate.py")
+    if isolation == "fork":
+        with pool_of([], sandbox) as pool:
+            run = pool.run(check, timeout=60)
+    else:
+        run = run_check(check, 120, sandbox)
+    assert "hunter2" not in run.output and run.observation is None
+    assert judge(check, run).reason.startswith("exited with status 0 without reporting")
+    (folder / "exfiltrate.py").unlink()
+
+
+def test_a_check_cannot_fill_the_disk_nor_fork_without_end(sandbox, entry, project):
+    folder = project / "snippets" / "good-head-dim"
+    (folder / "exhaust.py").write_text(
+        "import glob, os, threading, time\n"
+        "mine = (glob.glob('/tmp/errorkb-pool-*/check-*/') or glob.glob('/tmp/errorkb-*/'))[0]\n"
+        "written = 0\n"
+        "try:\n"
+        "    for number in range(64):\n"
+        "        with open(os.path.join(mine, f'fill-{number}'), 'wb') as fill:\n"
+        "            fill.write(b'x' * (1 << 20))\n"
+        "        written += 1\n"
+        "except OSError as error:\n"
+        "    stopped = error.strerror\n"
+        "for name in glob.glob(os.path.join(mine, 'fill-*')):\n"
+        "    os.unlink(name)  # room again for what it prints\n"
+        "print('disk stopped:', stopped)\n"
+        "print('MiB written', written)\n"
+        "threads = 0\n"
+        "try:\n"
+        "    for _ in range(5000):\n"
+        "        threading.Thread(target=time.sleep, args=(30,), daemon=True).start()\n"
+        "        threads += 1\n"
+        "except RuntimeError as error:\n"
+        "    print('threads stopped:', error)\n"
+        "print('threads', threads)\n")
+    check = check_of(entry, folder / "exhaust.py")
+    with pool_of([], sandbox) as pool:
+        run = pool.run(check, timeout=60)
+    written = int(run.output.split("MiB written ")[1].split()[0])
+    threads = int(run.output.split("threads ")[-1].split()[0])
+    assert written <= 4 and "No space left on device" in run.output
+    assert threads < 1024 and "can't start new thread" in run.output
+    (folder / "exhaust.py").unlink()
+
+
+def test_a_search_path_as_broad_as_the_root_or_home_is_not_mounted(monkeypatch):
+    from errorkb.verify.sandbox import runtime_paths
+
+    usual = runtime_paths()
+    monkeypatch.setattr("sys.path", [*__import__("sys").path, "/", "/tmp", os.path.expanduser("~")])
+    assert runtime_paths() == usual
+    assert "/" not in usual and os.path.expanduser("~") not in usual
