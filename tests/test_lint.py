@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 import yaml
-from kb_factory import AFTER, BEFORE, VALID_ENTRY, make_project
 
 from errorkb.cli import main
 from errorkb.core.lint import PRIMITIVES, lint_entries, lint_file, lint_source
 from errorkb.core.load import load_project_entries
 from errorkb.core.project import load_project
+from tests.kb import AFTER, BEFORE, VALID_ENTRY, make_project
 
 ROOT = Path(__file__).resolve().parent.parent
 ADVERSARIAL = ROOT / "tests" / "fixtures" / "adversarial_kb"
@@ -151,7 +151,7 @@ def test_a_snippets_own_allowance_covers_that_snippet_only(tmp_path, capsys):
 @pytest.mark.parametrize(("allow", "expected"), [
     ("  - {primitive: signal, reason: ''}", "allow[0].reason: String should match pattern"),
     ("  - {primitive: signal}", "missing required key 'reason'"),
-    ("  - {primitive: settrase, reason: a typo}", "allow[0].primitive: Input should be"),
+    ("  - {primitive: settrase, reason: a typo}", "allow[0].primitive: unknown primitive 'settrase'; known: "),
 ])
 def test_an_allowance_needs_a_known_primitive_and_a_reason(tmp_path, capsys, allow, expected):
     entry = VALID_ENTRY.format(id="demo-error").replace("related: []\n", f"related: []\nallow:\n{allow}\n")
