@@ -152,8 +152,18 @@ def build_pages(project: Project, loaded: list[LoadedEntry], results: dict[str, 
             snippets[role] = snippet
         records = sorted(by_entry.get(entry.id, []), key=lambda r: r.id)
         pages.append(EntryPage(entry, project.rel(one.path), project.library, devices, snippets, paths, records,
-                               [by_id[i] for i in entry.related if i in by_id], source_excerpt(project, entry)))
+                               related_both_ways(entry, by_id), source_excerpt(project, entry)))
     return pages
+
+
+def related_both_ways(entry: Entry, by_id: dict[str, Entry]) -> list[Entry]:
+    """The entries `entry` lists in `related`, then those that list it, each once: one
+    declaration links two pages, so authors never keep two lists in step (and a link added in
+    a new entry's pull request shows on the old entry's page without touching its file)."""
+    ids = [i for i in entry.related if i in by_id and i != entry.id]
+    ids += sorted(other for other, one in by_id.items()
+                  if entry.id in one.related and other not in ids and other != entry.id)
+    return [by_id[i] for i in dict.fromkeys(ids)]
 
 
 def source_excerpt(project: Project, entry: Entry, before: int = 8, after: int = 4) -> list[tuple[int, str]] | None:

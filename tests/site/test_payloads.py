@@ -174,9 +174,8 @@ def test_render_output_is_inert_markdown_for_any_engine(tmp_path):
     """`errorkb render` publishes Markdown for other engines, without the site's sanitiser: its
     pages must render to no markup, handler or script URL on their own (Python-Markdown with
     the site's extensions stands in for the engine), and its JSON must hold no markup."""
-    from tests.site.test_inert import audit, site_markdown
-
     from errorkb.cli import main
+    from tests.site.test_inert import audit, site_markdown
 
     project = tmp_path / "kb"
     project.mkdir()

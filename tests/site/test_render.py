@@ -212,3 +212,17 @@ def test_the_lookup_index_carries_wordings_releases_and_raise_lines(project):
     lines = {page.entry.id: dict(page.versions.by_release) for page in pages if page.versions}
     assert [Known.from_index(e) for e in index["entries"]] == known_from_entries([p.entry for p in pages], lines,
                                                                                  pages[0].library)
+
+
+def test_a_related_link_declared_once_shows_on_both_pages(tmp_path):
+    """A lists B: B's page links back to A, although B's file names no related entry."""
+    from tests.kb import VALID_ENTRY, make_project
+
+    a = VALID_ENTRY.format(id="entry-a").replace("related: []", "related: [entry-b]")
+    b = VALID_ENTRY.format(id="entry-b")
+    make_project(tmp_path, entries={"entry-a.yml": a, "entry-b.yml": b})
+    loaded = load_project_entries(load_project(tmp_path))
+    pages = {page.entry.id: page for page in render.build_pages(load_project(tmp_path), loaded.entries, {})}
+    assert [e.id for e in pages["entry-a"].related] == ["entry-b"]
+    assert [e.id for e in pages["entry-b"].related] == ["entry-a"]
+    assert "entry-a" in render.render_entry(pages["entry-b"])

@@ -60,6 +60,11 @@ def test_the_failure_view_points_at_the_snippet_line_with_expected_and_actual(ru
     message = text[text.index("FAIL before-wrong-message::before[bundled-cpu]"):]
     assert "expected: `head_dim` must have {n} values, one per layer" in message
     assert "actual:   `head_dim` was provided as a list of length 4, but the Cache currently has 4 layers" in message
+    lines = message.splitlines()
+    actual = next(i for i, line in enumerate(lines) if "actual:   `head_dim` was" in line)
+    caret = lines[actual + 1]
+    assert caret.strip() == "^ first difference (character 12: 'w')"
+    assert caret.index("^") == lines[actual].index("`head_dim` was") + 11  # under the 'w' of 'was'
 
 
 def test_the_summary_names_unexpected_failures_and_passes(runs):
