@@ -92,7 +92,7 @@ _VALUES = re.compile(r"""
     | (?P<shape> \b[A-Za-z_]\w{0,40}\.Size\( \[ [0-9,\s]{0,400} \] \)      # a runtime's Size([2, 8])
                | [\[(] [ ]? -?[0-9]{1,12} (?: [ ]?,[ ]? -?[0-9]{1,12}){0,31} [ ]?,?[ ]? [\])] )
     | (?P<name> '[^'\n]{1,200}' )                                          # a quoted name or value
-    | (?P<n> (?<![\w.]) -?[0-9]{1,20} (?:\.[0-9]{1,20})? (?:e[-+]?[0-9]{1,4})? (?![\w.]) )
+    | (?P<n> (?<![\w.]) -?[0-9]{1,20} (?:\.[0-9]{1,20})? (?:e[-+]?[0-9]{1,4})? (?!\w|\.[0-9]) )
 """, re.VERBOSE)
 
 
@@ -293,9 +293,10 @@ def _set_message(draft: Draft, message: str, fitting: str | None, project: Proje
                                   "it never changes, then delete this comment:")
         draft.message_todo += [f"    {{{name}}} was {json.dumps(value, ensure_ascii=True)[:120]}"
                                for name, value in replaced]
-    elif is_degenerate(template, generic):
-        draft.message_todo.append("TODO: this message is too generic to identify the error; write the template "
-                                  "as the source's f-string renders it")
+    elif is_degenerate(template, generic):  # kept out, so the stub loads; the author writes the template
+        draft.message = f"TODO: the template of this too generic message: {message[:200]}"
+        draft.message_todo.append("TODO: the pasted message is too generic to identify the error; write the "
+                                  "template as the source's f-string renders it")
 
 
 def _user_frame(frames: tuple[Frame, ...], library: Frame | None) -> Frame | None:

@@ -300,10 +300,11 @@ def run_matrix(project: Project, loaded: list[LoadedEntry], releases: list[str],
     path = matrix_path(project)
     data = read_matrix(project)
     steps = Progress(len(releases))
-    for release in releases:
-        progress(f"{package} {release}: environment")
+    for number, release in enumerate(releases, 1):
+        at = f"{package} {release} ({number} of {len(releases)})"
+        progress(f"{at}: environment")
         env = ensure_env(project, release, rebuild=rebuild)
-        progress(f"{package} {release}: verifying {len(entries)} entries")
+        progress(f"{at}: verifying {len(entries)} entries")
         records, error = run_release(project, env, [entry.id for entry in entries], cache=cache)
         index = _index(project, release, entries)
         runtime = next((str(c.environment.get("runtime_version")) for c in records if c.environment), None)

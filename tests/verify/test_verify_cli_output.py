@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -104,6 +105,11 @@ def test_the_progress_bar_draws_only_on_a_terminal():
         console = Console(file=sink, force_terminal=terminal, width=80)
         with _progress(console, enabled=console.is_terminal) as progress:
             progress.start(3)
-            for _ in range(3):
+            for _ in range(2):
                 progress.advance({})
+            progress.bar.refresh() if progress.bar else None
+            drawn = sink.getvalue()
+            progress.advance({})
         assert ("verifying" in sink.getvalue()) is terminal
+        if terminal:  # n of N, and a time estimate
+            assert "2/3" in drawn and re.search(r"\d:\d\d:\d\d|-:--:--", drawn), drawn
