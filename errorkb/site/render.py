@@ -25,6 +25,7 @@ import jinja2
 from errorkb.core.entry import Entry, library_folder
 from errorkb.core.load import LoadedEntry, snippet_inside
 from errorkb.core.message import GENERIC_WORDINGS, Placeholder
+from errorkb.core.problems import Problem
 from errorkb.core.project import LibraryProfile, Project
 from errorkb.core.snippets import Snippet, read_snippet
 from errorkb.plugs import runtime_for
@@ -348,6 +349,19 @@ def render_coverage(table: Coverage, pages: list[EntryPage]) -> str:
     titles = {page.entry.id: page.entry.title for page in pages}
     urls = {page.entry.id: page.url for page in pages}
     return _render("coverage.md.j2", table=table, titles=titles, urls=urls, here=COVERAGE)
+
+
+def render_problems(where: str, problems: list[Problem], lines: dict[int, str]) -> str:
+    """The page shown at a broken entry's address: each problem, then the YAML lines around it
+    (in fences, which escape everything; the problem text is inert)."""
+    quoted = []
+    for problem in problems:
+        first, last = max(problem.line - 2, 1), problem.line + 2
+        shown = [(n, lines[n]) for n in range(first, last + 1) if n in lines]
+        width = len(str(last))
+        code = "\n".join(f"{'>' if n == problem.line else ' '} {n:>{width}} | {text}" for n, text in shown)
+        quoted.append((problem, code))
+    return _render("problems.md.j2", where=where, problems=quoted)
 
 
 # -- JSON -------------------------------------------------------------------------------------

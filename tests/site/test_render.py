@@ -226,3 +226,22 @@ def test_a_related_link_declared_once_shows_on_both_pages(tmp_path):
     assert [e.id for e in pages["entry-a"].related] == ["entry-b"]
     assert [e.id for e in pages["entry-b"].related] == ["entry-a"]
     assert "entry-a" in render.render_entry(pages["entry-b"])
+
+
+def test_an_entry_that_does_not_load_gets_a_page_of_its_problems_with_its_lines_escaped(project):
+    path = project / "docs/errors/transformers/num-heads-list-length.yml"
+    path.write_text(path.read_text().replace("meaning: |", "meening: |", 1)
+                    + "notes: <script>window.pwned=1</script>\nnotes: twice\n")
+    project_ = load_project(project)
+    loaded = load_project_entries(project_)
+    (page,) = site.problem_pages(project_, loaded)
+    assert page.path == "errors/transformers/num-heads-list-length.md" and page.page
+    assert page.source == "docs/errors/transformers/num-heads-list-length.yml"
+    text = page.content
+    line = next(i for i, t in enumerate(path.read_text().splitlines(), 1) if t.startswith("meening:"))
+    assert f"num-heads-list-length.yml:{line}:1: unknown key &#x27;meening&#x27; (did you mean" in text
+    assert f"> {line} | meening: |" in text
+    fenced = text.split("```")[1::2]  # the quoted YAML lines: a fence shows them as text
+    assert text.count("<script>") == sum(block.count("<script>") for block in fenced) == 1
+    assert "duplicate key &#x27;notes&#x27;" in text
+    assert [p.path for p in site.problem_pages(project_, load_project_entries(load_project(project)))] == [page.path]
