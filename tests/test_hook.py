@@ -202,3 +202,30 @@ def test_explain_writes_nothing_when_nothing_matches():
     stream = io.StringIO()
     explain(ValueError, ValueError("no entry says this"), None, stream)
     assert stream.getvalue() == ""
+
+
+CAT = ("Sizes of tensors must match except in dimension 2. Expected size 1 but got size 2 for tensor number 1 "
+       "in the list.")
+
+
+def test_an_error_the_runtime_raises_counts_only_from_the_entrys_own_frame(tmp_path):
+    """The runtime words this error alike for everyone: only raised under the library's function
+    (a frame of `<package>/cache_utils.py` in `update`) is it the entry's."""
+    import importlib.util
+
+    def raise_from(path: Path) -> BaseException:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"def update():\n    raise RuntimeError({CAT!r})\n")
+        spec = importlib.util.spec_from_file_location(f"probe_{abs(hash(path))}", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        try:
+            module.update()
+        except RuntimeError as error:
+            return error
+        raise AssertionError("did not raise")
+
+    assert describe(RuntimeError(CAT)) is None  # no traceback at all
+    assert describe(raise_from(tmp_path / "mine" / "cache_utils.py")) is None
+    text = describe(raise_from(tmp_path / "site-packages" / "transformers" / "cache_utils.py"))
+    assert text is not None and "New key/value states do not fit the cached ones" in text

@@ -86,6 +86,8 @@ def find(value: BaseException, index: dict[str, Any], deadline: float) -> Hit | 
         for entry in index.get("entries") or []:
             if time.monotonic() > deadline:
                 return None
+            if entry.get("frame") and not _raised_in(exception, entry["frame"]):
+                continue
             for wording in entry.get("wordings") or []:
                 if str(wording.get("exception", "")).rsplit(".", 1)[-1] != name:
                     continue
@@ -97,6 +99,22 @@ def find(value: BaseException, index: dict[str, Any], deadline: float) -> Hit | 
         if best is not None:
             return Hit(best[1], exception)
     return None
+
+
+MAX_FRAMES = 1000
+
+
+def _raised_in(exception: BaseException, frame: dict[str, Any]) -> bool:
+    """Whether a frame of the exception's traceback runs `frame["function"]` in the library file
+    `frame["file"]` (as installed: `<package>/<file>.py`); the first `MAX_FRAMES` frames are looked at."""
+    file, function = "/" + str(frame.get("file", "")), str(frame.get("function", ""))
+    traceback, seen = exception.__traceback__, 0
+    while traceback is not None and seen < MAX_FRAMES:
+        code = traceback.tb_frame.f_code
+        if code.co_name == function and code.co_filename.replace("\\", "/").endswith(file):
+            return True
+        traceback, seen = traceback.tb_next, seen + 1
+    return False
 
 
 def _matches(template: str, message: str) -> bool:

@@ -5,7 +5,9 @@ Only entry text goes in (no verification report, no version matrix): CI regenera
 every run, and an index that changed with them would be stale after each. So the file changes
 exactly when an entry changes, `errorkb hook index --check` (and the test suite) says when it
 is stale, and `errorkb hook index` rewrites it. Wordings too generic to identify an error are
-left out here, so the hook needs no rule of its own to skip them.
+left out here, so the hook needs no rule of its own to skip them. An error the runtime raises under the library
+(`source.implicit`) carries the frame it must come from: its wording is the runtime's, and other
+code raises it too.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from errorkb.core.entry import Entry
 from errorkb.core.message import GENERIC_WORDINGS, MessageTemplate, TemplateSyntaxError, fixed_text, is_degenerate
 from errorkb.core.project import Project
 from errorkb.plugs import runtime_for
-from errorkb.site.lookup import wordings_of
+from errorkb.site.lookup import installed_path, wordings_of
 from errorkb.site.render import site_url
 
 SCHEMA = 1
@@ -62,9 +64,14 @@ def hook_index(project: Project, entries: Iterable[Entry]) -> dict[str, object]:
         if not wordings:
             continue
         releases = entry.releases
-        items.append({"id": entry.id, "title": one_line(entry.title), "fix": fix_of(entry), "url": site_url(entry),
-                      "wordings": sorted(wordings, key=lambda w: -int(str(w["fixed"]))),
-                      "raises": releases.raises if releases else None, "pinned": entry.source.release})
+        item: dict[str, object] = {
+            "id": entry.id, "title": one_line(entry.title), "fix": fix_of(entry), "url": site_url(entry),
+            "wordings": sorted(wordings, key=lambda w: -int(str(w["fixed"]))),
+            "raises": releases.raises if releases else None, "pinned": entry.source.release}
+        file = installed_path(project.library, entry.source.path)
+        if entry.source.implicit and file:  # the runtime's wording alone would claim others' errors
+            item["frame"] = {"file": file, "function": entry.source.function.rsplit(".", 1)[-1]}
+        items.append(item)
     library = project.library
     return {"schema": SCHEMA, "library": {"name": library.name, "distribution": library.dist},
             "site": project.site_url, "entries": items}
