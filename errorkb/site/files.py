@@ -86,10 +86,13 @@ def problem_pages(project: Project, loaded: LoadResult) -> list[SiteFile]:
     for problem in loaded.problems:
         by_path.setdefault(problem.path, []).append(problem)
     pages = []
+    inside = project.entries.resolve()
     for path in sorted(project.entries.glob("*/*.yml")) if project.entries.is_dir() else []:
         where = project.rel(path)
         if path.resolve() in loaded_paths or where not in by_path or not _PAGE_STEM.match(path.stem):
             continue
+        if path.is_symlink() or not path.resolve().is_relative_to(inside) or not path.is_file():
+            continue  # its lines would be another file's: nothing outside the entries folder is ever quoted
         page = f"errors/{path.parent.name}/{path.stem}.md"
         pages.append(SiteFile(page, render.render_problems(where, sorted(by_path[where])[:PROBLEMS_SHOWN],
                                                            _quoted_lines(path)), where, page=True))

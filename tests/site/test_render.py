@@ -242,6 +242,16 @@ def test_an_entry_that_does_not_load_gets_a_page_of_its_problems_with_its_lines_
     assert f"num-heads-list-length.yml:{line}:1: unknown key &#x27;meening&#x27; (did you mean" in text
     assert f"> {line} | meening: |" in text
     fenced = text.split("```")[1::2]  # the quoted YAML lines: a fence shows them as text
-    assert text.count("<script>") == sum(block.count("<script>") for block in fenced) == 1
+    assert text.count("<script>") == sum(block.count("<script>") for block in fenced) >= 1
     assert "duplicate key &#x27;notes&#x27;" in text
     assert [p.path for p in site.problem_pages(project_, load_project_entries(load_project(project)))] == [page.path]
+
+
+def test_a_broken_entry_file_leading_out_of_the_entries_folder_gets_no_page(project, tmp_path):
+    """Its lines are another file's: a problem page would publish them."""
+    outside = tmp_path / "secret.yml"
+    outside.write_text("id: secret\ntoken: SECRET-TOKEN-123\n")
+    (project / "docs/errors/transformers/linked.yml").symlink_to(outside)
+    loaded = load_project_entries(load_project(project))
+    assert any("linked.yml" in p.path for p in loaded.problems)
+    assert site.problem_pages(load_project(project), loaded) == []
