@@ -60,6 +60,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     try:
+        if not args.needs_project:  # completion, the hook's .pth: no knowledge base needed
+            plain: int = args.command(args)
+            return plain
         project = load_project(Path(args.root) if args.root else None)
         code: int = args.command(project, args)
         return code
@@ -73,9 +76,45 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
+    from errorkb import __version__
+
     parser = argparse.ArgumentParser(prog="errorkb", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"errorkb {__version__}")
     parser.add_argument("--root", help="project folder (default: nearest with pyproject.toml or mkdocs.yml)")
+    parser.set_defaults(needs_project=True)
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
+
+    new = commands.add_parser("new", help="write an entry and its snippet stubs from a pasted traceback or a "
+                                          "similar entry (never overwrites a file)")
+    new.add_argument("id", metavar="ID", help="the new entry's id: kebab-case, e.g. static-layer-crop-negative")
+    new.add_argument("--from-traceback", metavar="FILE", default=None,
+                     help="a file holding the traceback (or the message), '-' for stdin")
+    _complete_ids(new.add_argument("--like", metavar="ID", default=None,
+                                   help="start from this entry: its kind, pin, tags and snippets"))
+    new.set_defaults(command=cmd_new)
+
+    show = commands.add_parser("show", help="an entry in the terminal: message, meaning, the verified fix, "
+                                            "verification per target and device, releases")
+    _complete_ids(show.add_argument("id", metavar="ID", help="the entry's id"))
+    show.set_defaults(command=cmd_show)
+
+    hook = commands.add_parser("hook", help="the opt-in hook that prints the entry after a documented error's "
+                                            "traceback")
+    hook_actions = hook.add_subparsers(required=True, metavar="ACTION")
+    for action, text in (("install", "write errorkb-hook.pth into this environment's site-packages"),
+                         ("uninstall", "remove errorkb-hook.pth from this environment's site-packages"),
+                         ("status", "say whether the hook is installed in this environment")):
+        one = hook_actions.add_parser(action, help=text)
+        one.set_defaults(command=cmd_hook, action=action, needs_project=False)
+    index = hook_actions.add_parser("index", help="regenerate the index the hook ships with (errorkb/hook/"
+                                                  "index.json) from the entries")
+    index.add_argument("--check", action="store_true", help="only say whether it is stale (exit 1 when it is)")
+    index.set_defaults(command=cmd_hook_index)
+
+    completion = commands.add_parser("completion", help="print a shell completion script: "
+                                                        "eval \"$(errorkb completion bash)\"")
+    completion.add_argument("shell", choices=["bash", "zsh"])
+    completion.set_defaults(command=cmd_completion, needs_project=False)
 
     check = commands.add_parser("check", help="validate every entry; print path:line:col problems",
                                 description="Validate every entry and print each problem as path:line:col. "
@@ -90,7 +129,7 @@ def _parser() -> argparse.ArgumentParser:
                     "(built once under .errorkb-cache/matrix/). Writes reports/matrix/<distribution>.json, merged per "
                     "entry and release (results of other entries and releases are kept), after every release; "
                     "verdicts are cached under .errorkb-cache/verify/, so a rerun re-runs only what changed.")
-    matrix.add_argument("ids", nargs="*", metavar="ID", help="entries (default: all)")
+    _complete_ids(matrix.add_argument("ids", nargs="*", metavar="ID", help="entries (default: all)"))
     matrix.add_argument("--release", action="append", default=None,
                         help="release to run (repeatable; default: [tool.errorkb.matrix] releases, else every "
                              "release since `since` that PyPI serves)")
@@ -112,7 +151,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Run every snippet of the chosen entries and judge it. Writes the standing report "
                     "reports/latest.json, merged per check (records of other checks are kept as they were), or the "
                     "--report file (this run's records only); caches verdicts under .errorkb-cache/verify/.")
-    verify.add_argument("ids", nargs="*", metavar="ID", help="entries to verify (default: all)")
+    _complete_ids(verify.add_argument("ids", nargs="*", metavar="ID", help="entries to verify (default: all)"))
     verify.add_argument("--target", action="append", choices=TARGETS,
                         help="implementation to run against (repeatable; default from [tool.errorkb])")
     verify.add_argument("--device", action="append",
@@ -173,6 +212,28 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+# Entry ids for shell completion: the YAML files' names under the entries folder of the project
+# the shell is in (read by the shell itself; nothing of errorkb runs while completing).
+_IDS_PREAMBLE = {
+    "bash": '_errorkb_ids() { compgen -W "$(ls docs/errors/*/*.yml 2>/dev/null | sed \'s#.*/##; s#\\.yml$##\')" '
+            '-- "$1"; }\n',
+    "zsh": "_errorkb_ids() { local -a ids; ids=(docs/errors/*/*.yml(N:t:r)); _describe 'entry' ids }\n",
+}
+
+
+def _complete_ids(action: argparse.Action) -> None:
+    action.complete = {"bash": "_errorkb_ids", "zsh": "_errorkb_ids"}  # type: ignore[attr-defined]
+
+
+def cmd_completion(args: argparse.Namespace) -> int:
+    """The completion script (shtab's), entry ids completed from the project's entries folder."""
+    import shtab
+
+    preamble: Any = _IDS_PREAMBLE  # shtab takes a str or a {shell: str} mapping; its stub says str
+    print(shtab.complete(_parser(), shell=args.shell, preamble=preamble))
+    return 0
+
+
 def _reserved_ids() -> frozenset[str]:
     """Ids the site publishes its own files under (imported late: `check` starts fast)."""
     from errorkb.site.files import reserved_ids
@@ -202,7 +263,18 @@ def cmd_check(project: Project, args: argparse.Namespace) -> int:
         out.print(f"{len(result.entries)} entries OK; every source pin holds")
         return 0
     out.print(f"{len(result.entries)} entries OK")
+    _note_drafts(project, result)
     return 0
+
+
+def _note_drafts(project: Project, result: LoadResult) -> None:
+    """Entries that load but still hold TODOs (stubs of `errorkb new`): named, not failed."""
+    from errorkb.author.todo import unfinished
+
+    drafts = [one.entry.id for one in result.entries if unfinished(one, project)]
+    if drafts:
+        err.print(f"{len(drafts)} draft(s) with TODOs left: {', '.join(drafts)} (errorkb verify ID lists them)",
+                  markup=False)
 
 
 def cmd_matrix(project: Project, args: argparse.Namespace) -> int:
@@ -330,9 +402,35 @@ def cmd_verify(project: Project, args: argparse.Namespace) -> int:
         args.junit.write_bytes(output.junit_xml(fresh))
     for line in output.summary_lines(fresh, previous, project.rel(path)):
         human.print(line, markup=False)
+    for line in _still_missing(project, result, args.ids, fresh):
+        human.print(line, markup=False)
     if args.json:
         print(json.dumps(fresh.model_dump(mode="json", by_alias=True, exclude_none=True), indent=1))
     return 1 if fresh.counts()[Outcome.FAIL] else 0
+
+
+def _still_missing(project: Project, result: LoadResult, ids: list[str], fresh: Any) -> list[str]:
+    """For each entry asked for by id, or still holding a TODO: what stands between it and a
+    finished entry, in the order to do it (TODO prose, TODO comments such as placeholders to
+    confirm, TODO lines of snippets), then its checks that do not pass yet."""
+    from errorkb.author.todo import unfinished
+    from errorkb.verify.records import Outcome
+
+    lines = []
+    for one in result.entries:
+        todo = unfinished(one, project)
+        if one.entry.id not in ids and not todo:
+            continue
+        failing = [r for r in fresh.checks if r.entry == one.entry.id and r.outcome is Outcome.FAIL]
+        order = {role: place for place, (role, _) in enumerate(one.entry.snippet_files())}
+        items = [f"{m.where}: {m.what}" for m in todo]
+        items += [f"{r.snippet}{f':{r.snippet_line}' if r.snippet_line else ''}: {r.role} [{r.target}-{r.device}] "
+                  f"does not {'raise as documented' if r.role == 'before' else 'pass'} yet: "
+                  f"{r.reason.splitlines()[0]}" for r in sorted(failing, key=lambda r: (order.get(r.role, 9), r.id))]
+        if items:
+            lines.append(f"still missing for {one.entry.id}, in order:")
+            lines += [f"  {number}. {item}" for number, item in enumerate(items, 1)]
+    return lines
 
 
 class _progress:
@@ -398,6 +496,7 @@ def cmd_lookup(project: Project, args: argparse.Namespace) -> int:
     if not text.strip():
         err.print("errorkb lookup: give a message, or pipe one in", markup=False)
         return 2
+    loaded = LoadResult([], [])
     if args.index is not None:
         lookup = index_lookup(args.index)
     else:
@@ -414,10 +513,19 @@ def cmd_lookup(project: Project, args: argparse.Namespace) -> int:
                   f"({answer.cut:,} cut from the start)", markup=False)
     if args.json:
         print(json.dumps([_match_json(m) for m in shown], indent=1, ensure_ascii=False))
+    if not args.json and len(matches) == 1 and args.index is None:
+        _print_match(matches[0], lookup.library, details=False)
+        from errorkb.site.terminal import entry_pages, entry_view
+
+        page = next(p for p in entry_pages(project, loaded) if p.entry.id == matches[0].known.id)
+        out.print(entry_view(project, page), soft_wrap=False)
+        return 0
     for match in [] if args.json else shown:
         _print_match(match, lookup.library)
     if not matches:
         err.print("errorkb lookup: no entry matches this message", markup=False)
+        if args.index is None and not args.json:
+            _print_nearest(project, text, [one.entry for one in loaded.entries])
         return 1
     if not args.all and len(matches) > 1 and not args.json:
         err.print(f"({len(matches) - 1} more match; --all lists them)", markup=False)
@@ -434,7 +542,23 @@ def _match_json(match: Match) -> dict[str, Any]:
                                                      "raises": release.raises, "advice": release.advice}}
 
 
-def _print_match(match: Match, library: str) -> None:
+def _print_nearest(project: Project, text: str, entries: list[Any]) -> None:
+    """The three entries whose messages or titles read most like the paste, and the site."""
+    from errorkb.site.terminal import nearest, page_address
+
+    near = nearest(text, entries)
+    if near:
+        err.print("the nearest entries:", markup=False)
+        for one in near:
+            err.print(f"  {one.entry.id}  {one.entry.title}  ({one.score:.0%} alike)", markup=False)
+            err.print(f"    {one.entry.exception}: {one.entry.message}", markup=False)
+            err.print(f"    {page_address(project, one.entry)}", markup=False)
+    if project.site_url:
+        err.print(f"every entry: {project.site_url}errors/ — not there? errorkb new ID --from-traceback - "
+                  "(docs/contributing.md)", markup=False)
+
+
+def _print_match(match: Match, library: str, details: bool = True) -> None:
     values = ", ".join(f"{{{expression}}} = {value}" for expression, value in match.values.items())
     out.print(f"[bold]{match.known.id}[/]  ", end="")
     out.print(match.known.title, markup=False)
@@ -455,7 +579,95 @@ def _print_match(match: Match, library: str) -> None:
         where = release.releases[0] if len(release.releases) == 1 else \
             f"{release.releases[0]} – {release.releases[-1]}"
         out.print(f"  {library} {where} ({source}): {state}. {release.advice}".rstrip(), markup=False)
-    out.print(f"  page: {match.known.url}", markup=False)
+    if details:
+        out.print(f"  page: {match.known.url}", markup=False)
+
+
+def cmd_new(project: Project, args: argparse.Namespace) -> int:
+    """Entry and snippet stubs; exit 1 (nothing written) when the id is taken or a file exists."""
+    from errorkb.author import scaffold
+    from errorkb.author.paste import read_paste
+
+    if args.from_traceback is None and args.like is None:
+        err.print("errorkb new: give --from-traceback FILE (or - for stdin) and/or --like ID", markup=False)
+        return 2
+    loaded = load_project_entries(project)
+    known = {one.entry.id: one for one in loaded.entries}
+    try:
+        scaffold.check_id(args.id, _reserved_ids(), lambda entry_id: entry_id in known or any(
+            project.entries.glob(f"*/{entry_id}.yml")) or (project.snippets / entry_id).exists())
+        pasted = None
+        if args.from_traceback is not None:
+            text = _read_input(args.from_traceback)
+            pasted = scaffold.from_paste(project, args.id, read_paste(text))
+        if args.like is not None:
+            if args.like not in known:
+                close = difflib.get_close_matches(args.like, sorted(known), n=1)
+                raise scaffold.ScaffoldError(f"no entry '{args.like}' to start from"
+                                             + (f" (did you mean '{close[0]}'?)" if close else ""))
+            draft = scaffold.from_like(project, args.id, known[args.like], pasted)
+        else:
+            assert pasted is not None
+            draft = pasted
+        written = scaffold.write_files(scaffold.stub_files(project, draft))
+    except (scaffold.ScaffoldError, OSError) as error:
+        err.print(f"errorkb new: {error}", markup=False)
+        return 1
+    for path in written:
+        out.print(f"wrote {project.rel(path)}", markup=False)
+    out.print(f"next: fill in the TODOs, then `errorkb verify {args.id}` lists what is still missing, in order "
+              "(docs/contributing.md walks through it)", markup=False)
+    return 0
+
+
+_MAX_INPUT = 16 << 20  # characters read from a pasted traceback: the paste reader keeps the last 64 KiB anyway
+
+
+def _read_input(name: str) -> str:
+    """A file's text, or stdin's for '-', bounded; undecodable bytes replaced, never fatal."""
+    if name == "-":
+        return sys.stdin.read(_MAX_INPUT)
+    with open(name, encoding="utf-8", errors="replace") as handle:
+        return handle.read(_MAX_INPUT)
+
+
+def cmd_show(project: Project, args: argparse.Namespace) -> int:
+    from errorkb.site.terminal import entry_pages, entry_view
+
+    loaded = load_project_entries(project)
+    pages = {page.entry.id: page for page in entry_pages(project, loaded)}
+    if args.id not in pages:
+        close = difflib.get_close_matches(args.id, sorted(pages), n=1)
+        err.print(f"errorkb show: no entry '{args.id}'" + (f" (did you mean '{close[0]}'?)" if close else ""),
+                  markup=False)
+        return 1
+    out.print(entry_view(project, pages[args.id]), soft_wrap=False)
+    return 0
+
+
+def cmd_hook(args: argparse.Namespace) -> int:
+    from errorkb.hook import pth
+
+    done, said = {"install": pth.install, "uninstall": pth.uninstall, "status": pth.status}[args.action]()
+    (out if done else err).print(said, markup=False)
+    return 0 if done or args.action == "status" else 1
+
+
+def cmd_hook_index(project: Project, args: argparse.Namespace) -> int:
+    from errorkb.site.hookindex import HOOK_INDEX, hook_index, index_text, stale
+
+    entries = [one.entry for one in _load_or_report(project).entries]
+    if args.check:
+        if stale(project, entries):
+            err.print(f"{HOOK_INDEX} is stale: run `errorkb hook index` and commit it", markup=False)
+            return 1
+        out.print(f"{HOOK_INDEX} is up to date", markup=False)
+        return 0
+    document = hook_index(project, entries)
+    HOOK_INDEX.write_text(index_text(document), encoding="utf-8")
+    count = len(document["entries"]) if isinstance(document["entries"], list) else 0
+    out.print(f"wrote {HOOK_INDEX} ({count} entries)", markup=False)
+    return 0
 
 
 def cmd_render(project: Project, args: argparse.Namespace) -> int:

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from errorkb.verify.plan import Check
 
 _STATE = pytest.StashKey["_Session"]()
+_HINTS = pytest.StashKey[list[tuple[str, str]]]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -102,6 +103,30 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     state = config.stash.get(_STATE, None)
     if state is not None:
         state.close()
+
+
+def pytest_exception_interact(node: pytest.Item | pytest.Collector, call: pytest.CallInfo[Any],
+                              report: pytest.TestReport | pytest.CollectReport) -> None:
+    """A failing test whose exception is a documented error: keep the hook's block for the summary
+    (the explainer is imported only here, once a test has failed; anything wrong in it is ignored)."""
+    if call.excinfo is None or not isinstance(node, pytest.Item):
+        return
+    try:
+        from errorkb.hook.explain import describe
+
+        text = describe(call.excinfo.value)
+    except Exception:
+        return
+    if text:
+        node.config.stash.setdefault(_HINTS, []).append((node.nodeid, text))
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    hints = config.stash.get(_HINTS, [])
+    if hints:
+        terminalreporter.section("errorkb: documented errors")
+        for nodeid, text in hints:
+            terminalreporter.write_line(f"{nodeid}:{text.rstrip()}")
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> EntryFile | None:

@@ -194,3 +194,35 @@ def test_message_templates_reject_other_messages():
     template = MessageTemplate.parse("a {x} and {x}")
     assert template.match("a 1 and 2") is None
     assert template.match("a 1 and 1 extra") is None
+
+
+# -- rules across fields, decided without running anything --------------------------------------
+
+
+def test_a_placeholder_pin_must_name_a_placeholder_of_the_message(tmp_path):
+    text = VALID_ENTRY.format(id="demo-error").replace(
+        "guards:", "expect:\n  placeholders:\n    len(num_head): '12'\n    batch: '2'\nguards:")
+    problems = problems_of(tmp_path, **with_entry(text))
+    assert problems == [
+        f"{ENTRY_FILE}:22:5: expect.placeholders names '{{len(num_head)}}', which the message does not have "
+        "(did you mean 'len(num_heads)'?)",
+        f"{ENTRY_FILE}:23:5: expect.placeholders names '{{batch}}', which the message does not have "
+        "(the message's placeholders: len(num_heads), len(self.layers))"], problems
+
+
+def test_a_related_id_listed_twice_and_an_own_wording_repeated_are_problems(tmp_path):
+    text = VALID_ENTRY.format(id="demo-error").replace("related: []", "related: [other-error, other-error]")
+    text += ("also_seen_as:\n  - message: \"`head_dim` was provided as a list of length {len(num_heads)}, "
+             "but the Cache currently has {len(self.layers)} layers\"\n")
+    entries = {"demo-error.yml": text, "other-error.yml": VALID_ENTRY.format(id="other-error")}
+    problems = problems_of(tmp_path, entries=entries)
+    assert f"{ENTRY_FILE}:26:24: related id 'other-error' is listed twice; keep one" in problems
+    assert any(p.startswith(f"{ENTRY_FILE}:28:") and "is the entry's own message" in p for p in problems), problems
+
+
+def test_release_facts_that_contradict_each_other(tmp_path):
+    text = VALID_ENTRY.format(id="demo-error").replace(
+        "guards:", "releases:\n  raises: '>=4.49'\n  last_good: '4.50.0'\n  replacement_since: '4.45.0'\nguards:")
+    problems = problems_of(tmp_path, **with_entry(text))
+    assert any(":22:14: releases.last_good 4.50.0 lies inside releases.raises (>=4.49)" in p for p in problems), problems
+    assert any(":23:22: releases.replacement_since without releases.replacement" in p for p in problems), problems

@@ -251,3 +251,16 @@ def test_a_partial_run_keeps_every_other_result_and_writes_one_record_per_line(t
     assert len(changed) == 2, changed  # that release's status and that one result (besides the header's date)
     assert sum('"entry":"e","release":"5.5.1"' in line for line in changed) == 1
     assert sum(line.startswith('{"release":"5.5.1"') for line in changed) == 1
+
+
+def test_the_matrix_command_prints_n_of_n_and_a_time_estimate(two_entries, monkeypatch, capsys):
+    """`errorkb matrix` says which release of how many it is on, and how long the rest should take."""
+    from errorkb.verify import matrix
+
+    monkeypatch.setattr(matrix, "ensure_env", lambda project, release, rebuild=False: Env(release, None, "no env"))
+    monkeypatch.setattr(matrix, "run_release", lambda project, env, ids, cache=True: ([], "set-up failed: no env"))
+    assert main(["--root", str(two_entries), "matrix", "--release", "5.0.0", "--release", "5.1.0"]) == 0
+    err = capsys.readouterr().err
+    assert "transformers 5.0.0 (1 of 2): environment" in err
+    assert "transformers 5.1.0 (2 of 2): verifying 2 entries" in err
+    assert "[1/2, 0 s elapsed, about 0 s left]" in err and "[2/2, " in err

@@ -424,6 +424,7 @@ def cross_check(loaded: list[LoadedEntry], project: Project, unloaded: Collectio
                                     f"{project.rel(project.entries / folder)}/"))
         problems += _check_snippets(one, project)
         problems += _check_devices(one, project)
+        problems += check_fields(one, where)
     ids = set(first_with_id)
     for one in loaded:
         for index, related in enumerate(one.entry.related):
@@ -435,6 +436,53 @@ def cross_check(loaded: list[LoadedEntry], project: Project, unloaded: Collectio
                 hint = f" (did you mean '{close[0]}'?)" if close else ""
                 problems.append(Problem(project.rel(one.path), *one.positions.of_value(("related", index)),
                                         f"related id '{related}' does not match any entry{hint}"))
+    return problems
+
+
+def check_fields(one: LoadedEntry, where: str) -> list[Problem]:
+    """Rules across fields of one entry that need nothing run to decide, each a located problem
+    (the model checks one field at a time; these would otherwise surface only as a failed check,
+    minutes later, or never: a duplicated related id just shows one link twice)."""
+    entry, pos = one.entry, one.positions
+    problems: list[Problem] = []
+    placeholders = entry.template.placeholders
+    for key in entry.expect.placeholders:
+        if key not in placeholders:
+            close = difflib.get_close_matches(key, placeholders, n=1, cutoff=0.5)
+            known = f"did you mean '{close[0]}'?" if close else \
+                f"the message's placeholders: {', '.join(placeholders) or 'none'}"
+            problems.append(Problem(where, *pos.of_key(("expect", "placeholders", key)), f"expect.placeholders "
+                                    f"names '{{{key}}}', which the message does not have ({known})"))
+    seen: set[str] = set()
+    for index, related in enumerate(entry.related):
+        if related in seen:
+            problems.append(Problem(where, *pos.of_value(("related", index)),
+                                    f"related id '{related}' is listed twice; keep one"))
+        seen.add(related)
+    for index, wording in enumerate(entry.also_seen_as):
+        if wording.message == entry.message and (wording.exception or entry.exception) == entry.exception:
+            problems.append(Problem(where, *pos.of_value(("also_seen_as", index, "message")),
+                                    "this wording is the entry's own message; list only other wordings"))
+    problems += _check_releases(one, where)
+    return problems
+
+
+def _check_releases(one: LoadedEntry, where: str) -> list[Problem]:
+    """`last_good` is a release where the old code ran, so the error's own range cannot hold it;
+    a `replacement_since` says when a replacement came, so it needs the replacement."""
+    from errorkb.core.releases import contains
+
+    releases, pos = one.entry.releases, one.positions
+    if releases is None:
+        return []
+    problems = []
+    if releases.last_good and releases.raises and contains(releases.raises, releases.last_good):
+        problems.append(Problem(where, *pos.of_value(("releases", "last_good")),
+                                f"releases.last_good {releases.last_good} lies inside releases.raises "
+                                f"({releases.raises}): the last release where the old code ran cannot raise"))
+    if releases.replacement_since and not releases.replacement:
+        problems.append(Problem(where, *pos.of_value(("releases", "replacement_since")),
+                                "releases.replacement_since without releases.replacement: name what replaces it"))
     return problems
 
 

@@ -180,6 +180,72 @@ def _find(text: str, piece: str, start: int, end: int, meter: Meter) -> int:
     return found
 
 
+# -- where a message stops fitting -------------------------------------------------------------
+
+DIFFERENCE_LIMIT = 1 << 14  # characters of a message examined: failure views show short messages
+
+
+def first_difference(template: MessageTemplate, message: str) -> int | None:
+    """The index in `message` of the first character where it stops fitting `template` (None
+    when it fits), so a failure view can point at it instead of leaving a reader to compare two
+    110-character lines by eye.
+
+    Piece by piece, as `match` fits them: the first fixed piece must start the message; each
+    later piece is placed at its first whole occurrence (the last: at the message's end). Where a
+    piece has no such place, it is placed where its longest prefix first occurs, and the message
+    stops fitting right after that prefix. Each prefix length is found by bisection with
+    `str.find`, so the work stays near-linear in the (capped) message."""
+    if template.match(message) is not None:
+        return None
+    text = message[:DIFFERENCE_LIMIT]
+    pieces = template.pieces
+    first = pieces[0]
+    common = _common_prefix(text, first)
+    if common < len(first):
+        return common
+    position = len(first)
+    for index, piece in enumerate(pieces[1:], 1):
+        last = index == len(pieces) - 1
+        if not piece:
+            continue
+        if last:
+            if text.endswith(piece) and len(text) - len(piece) >= position:
+                return None  # fits but for a repeated placeholder's two values: nothing to point at
+            found = text.rfind(piece, position)
+            if found >= 0:  # the message goes on after the template ended
+                return found + len(piece)
+        else:
+            found = text.find(piece, position)
+            if found >= 0:
+                position = found + len(piece)
+                continue
+        length = _longest_prefix_found(text, piece, position)
+        return text.find(piece[:length], position) + length if length else position
+    return min(position, len(text))
+
+
+def _common_prefix(text: str, piece: str) -> int:
+    count = 0
+    for a, b in zip(text, piece, strict=False):
+        if a != b:
+            break
+        count += 1
+    return count
+
+
+def _longest_prefix_found(text: str, piece: str, start: int) -> int:
+    """The length of the longest prefix of `piece` found in `text` from `start` (bisection: a
+    prefix that occurs implies every shorter one does)."""
+    low, high = 0, len(piece)
+    while low < high:
+        middle = (low + high + 1) // 2
+        if text.find(piece[:middle], start) >= 0:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
 # -- how much fixed text a template has ---------------------------------------------------------
 
 MIN_FIXED = 8  # letters and digits in all the fixed text together

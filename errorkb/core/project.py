@@ -10,6 +10,7 @@ folders and modules from it and names no library of its own.
 from __future__ import annotations
 
 import difflib
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -114,6 +115,9 @@ class MatrixSettings(_Strict):
 
 
 class Settings(_Strict):
+    site_url: Annotated[str, StringConstraints(pattern=r"^https?://[^\s\"'<>]+$")] | None = Field(
+        default=None, description="Where the site is published (default: mkdocs.yml's `site_url`); the CLI and the "
+                                  "hook print entry addresses under it.")
     entries: str = "docs/errors"
     snippets: str = "snippets"
     reports: str = "reports"
@@ -143,6 +147,14 @@ class Project:
     targets: tuple[str, ...] = ("bundled",)
     coverage: CoverageSettings = field(default_factory=CoverageSettings)
     matrix: MatrixSettings = field(default_factory=MatrixSettings)
+    configured_site_url: str | None = None  # [tool.errorkb] site_url
+
+    @property
+    def site_url(self) -> str | None:
+        """The published site's address, ending in '/': `[tool.errorkb] site_url`, else mkdocs.yml's
+        `site_url` (read as one line, not as YAML: mkdocs.yml may hold tags only MkDocs knows)."""
+        url = self.configured_site_url or mkdocs_site_url(self.root / "mkdocs.yml")
+        return None if url is None else url.rstrip("/") + "/"
 
     def snippet_path(self, entry_id: str, file: str) -> Path:
         return self.snippets / entry_id / file
@@ -154,6 +166,18 @@ class Project:
     def cache_dir(self) -> Path:
         """Machine-local state: verdict cache, version-matrix environments (gitignored)."""
         return self.root / ".errorkb-cache"
+
+
+_SITE_URL_LINE = re.compile(r"^site_url:[ \t]*['\"]?(https?://[^\s'\"<>]+)['\"]?[ \t]*(?:#.*)?$", re.MULTILINE)
+
+
+def mkdocs_site_url(path: Path) -> str | None:
+    """`site_url` of an mkdocs.yml, or None (no file, no such line, or not an http(s) address)."""
+    try:
+        found = _SITE_URL_LINE.search(path.read_text(encoding="utf-8")[:100_000])
+    except (OSError, UnicodeDecodeError):
+        return None
+    return found.group(1) if found else None
 
 
 def find_root(start: Path | None = None) -> Path:
@@ -185,7 +209,8 @@ def load_project(root: Path | None = None) -> Project:
         raise ProblemsFound([_problem(item, where, text) for item in error.errors()]) from None
     return Project(root=root, library=settings.library, entries=root / settings.entries,
                    snippets=root / settings.snippets, reports=root / settings.reports, timeout=settings.timeout,
-                   targets=tuple(settings.targets), coverage=settings.coverage, matrix=settings.matrix)
+                   targets=tuple(settings.targets), coverage=settings.coverage, matrix=settings.matrix,
+                   configured_site_url=settings.site_url)
 
 
 def _problem(error: Any, where: str, text: str) -> Problem:

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import json
 import posixpath
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from errorkb.core.entry import Entry
 from errorkb.core.load import LoadResult
+from errorkb.core.problems import Problem
 from errorkb.core.project import Project
 from errorkb.site import render
 from errorkb.verify.records import CheckRecord
@@ -63,6 +65,49 @@ def site_files(project: Project, loaded: LoadResult, reports: list[Report], *,
     ]
     files += [SiteFile(path, (ASSETS / name).read_text(encoding="utf-8")) for path, name in ASSET_FILES.items()]
     return pages, files
+
+
+# -- an entry that does not load: its problems, at its own address --------------------------------
+
+PROBLEM_LINES_READ = 1 << 20  # bytes of a broken entry read to quote its lines (the loader's limit is 512 KB)
+PROBLEM_CONTEXT = 2  # lines quoted before and after each problem's line
+PROBLEM_LINE_CHARS = 300  # characters of one quoted line
+PROBLEMS_SHOWN = 50
+_PAGE_STEM = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,200}$")
+
+
+def problem_pages(project: Project, loaded: LoadResult) -> list[SiteFile]:
+    """A page at the address of every entry file that exists but did not load, listing its
+    problems (`path:line:col: what`) with the YAML lines around each, so the author previewing
+    with `mkdocs serve` sees why instead of a 404; the next save that fixes the file brings the
+    entry's own page back."""
+    loaded_paths = {one.path.resolve() for one in loaded.entries}
+    by_path: dict[str, list[Problem]] = {}
+    for problem in loaded.problems:
+        by_path.setdefault(problem.path, []).append(problem)
+    pages = []
+    inside = project.entries.resolve()
+    for path in sorted(project.entries.glob("*/*.yml")) if project.entries.is_dir() else []:
+        where = project.rel(path)
+        if path.resolve() in loaded_paths or where not in by_path or not _PAGE_STEM.match(path.stem):
+            continue
+        if path.is_symlink() or not path.resolve().is_relative_to(inside) or not path.is_file():
+            continue  # its lines would be another file's: nothing outside the entries folder is ever quoted
+        page = f"errors/{path.parent.name}/{path.stem}.md"
+        pages.append(SiteFile(page, render.render_problems(where, sorted(by_path[where])[:PROBLEMS_SHOWN],
+                                                           _quoted_lines(path)), where, page=True))
+    return pages
+
+
+def _quoted_lines(path: Path) -> dict[int, str]:
+    """The file's lines by number, each cut to `PROBLEM_LINE_CHARS`, from its first megabyte only."""
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(PROBLEM_LINES_READ)
+    except OSError:
+        return {}
+    lines = data.decode("utf-8", errors="replace").splitlines()
+    return {number: line[:PROBLEM_LINE_CHARS] for number, line in enumerate(lines, 1)}
 
 
 def coverage_page(project: Project, loaded: LoadResult, pages: list[render.EntryPage]) -> str:

@@ -6,8 +6,10 @@
 - `on_files`: load every entry and the reports and add what `site.site_files` generates:
   entry pages (kept out of the nav, which would otherwise list every error on every page),
   the error lists, the verification page, the JSON API and the assets. A broken entry logs
-  its `path:line:col` problems (which fails a `--strict` build) and leaves the other pages
-  standing, so `mkdocs serve` keeps working while an author fixes it.
+  its `path:line:col` problems (which fails a `--strict` build), leaves the other pages
+  standing, and gets a page of its own at its address listing those problems with the YAML
+  lines around each (`site.problem_pages`), so `mkdocs serve` shows the author why, and the
+  save that fixes the file brings the entry's page back.
 - `on_page_markdown`: a generated page's title and description, which Material prints
   unescaped (`<title>`, the header, the tags page, `<meta name="description">`), are held
   HTML-escaped: an entry's title shows as written and never becomes markup.
@@ -90,6 +92,7 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
         docs = Path(config.docs_dir).resolve()
         pages, generated = site.site_files(project, loaded, reports,
                                            edit_url=lambda path: _edit_url(config, project, path))
+        generated += site.problem_pages(project, loaded)
         for one in generated:
             if files.get_file_from_path(one.path) is not None:  # a hand-written page of the same name wins
                 log.debug(f"errorkb: {one.path} exists in docs/; not generating it")

@@ -25,6 +25,7 @@ import jinja2
 from errorkb.core.entry import Entry, library_folder
 from errorkb.core.load import LoadedEntry, snippet_inside
 from errorkb.core.message import GENERIC_WORDINGS, Placeholder
+from errorkb.core.problems import Problem
 from errorkb.core.project import LibraryProfile, Project
 from errorkb.core.snippets import Snippet, read_snippet
 from errorkb.plugs import runtime_for
@@ -152,8 +153,18 @@ def build_pages(project: Project, loaded: list[LoadedEntry], results: dict[str, 
             snippets[role] = snippet
         records = sorted(by_entry.get(entry.id, []), key=lambda r: r.id)
         pages.append(EntryPage(entry, project.rel(one.path), project.library, devices, snippets, paths, records,
-                               [by_id[i] for i in entry.related if i in by_id], source_excerpt(project, entry)))
+                               related_both_ways(entry, by_id), source_excerpt(project, entry)))
     return pages
+
+
+def related_both_ways(entry: Entry, by_id: dict[str, Entry]) -> list[Entry]:
+    """The entries `entry` lists in `related`, then those that list it, each once: one
+    declaration links two pages, so authors never keep two lists in step (and a link added in
+    a new entry's pull request shows on the old entry's page without touching its file)."""
+    ids = [i for i in entry.related if i in by_id and i != entry.id]
+    ids += sorted(other for other, one in by_id.items()
+                  if entry.id in one.related and other not in ids and other != entry.id)
+    return [by_id[i] for i in dict.fromkeys(ids)]
 
 
 def source_excerpt(project: Project, entry: Entry, before: int = 8, after: int = 4) -> list[tuple[int, str]] | None:
@@ -338,6 +349,19 @@ def render_coverage(table: Coverage, pages: list[EntryPage]) -> str:
     titles = {page.entry.id: page.entry.title for page in pages}
     urls = {page.entry.id: page.url for page in pages}
     return _render("coverage.md.j2", table=table, titles=titles, urls=urls, here=COVERAGE)
+
+
+def render_problems(where: str, problems: list[Problem], lines: dict[int, str]) -> str:
+    """The page shown at a broken entry's address: each problem, then the YAML lines around it
+    (in fences, which escape everything; the problem text is inert)."""
+    quoted = []
+    for problem in problems:
+        first, last = max(problem.line - 2, 1), problem.line + 2
+        shown = [(n, lines[n]) for n in range(first, last + 1) if n in lines]
+        width = len(str(last))
+        code = "\n".join(f"{'>' if n == problem.line else ' '} {n:>{width}} | {text}" for n, text in shown)
+        quoted.append((problem, code))
+    return _render("problems.md.j2", where=where, problems=quoted)
 
 
 # -- JSON -------------------------------------------------------------------------------------

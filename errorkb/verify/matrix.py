@@ -305,9 +305,13 @@ def run_matrix(project: Project, loaded: list[LoadedEntry], releases: list[str],
     state: dict[str, MatrixFile | None] = {"data": read_matrix(project)}
     lock = threading.Lock()
     steps = Progress(len(releases))
+    numbers = {release: number for number, release in enumerate(releases, 1)}
 
     def one(release: str) -> None:
+        at = f"{package} {release} ({numbers[release]} of {len(releases)})"
+        progress(f"{at}: environment")
         env = ensure_env(project, release, rebuild=rebuild)
+        progress(f"{at}: verifying {len(entries)} entries")
         records, error = run_release(project, env, [entry.id for entry in entries], cache=cache)
         index = _index(project, release, entries)
         runtime = next((str(c.environment.get("runtime_version")) for c in records if c.environment), None)

@@ -11,7 +11,8 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from errorkb.verify.records import CheckRecord, Outcome
+from errorkb.core.message import MessageTemplate, TemplateSyntaxError, first_difference
+from errorkb.verify.records import CheckRecord, Code, Outcome
 from errorkb.verify.report import Report
 
 
@@ -25,7 +26,8 @@ def failure_view(record: CheckRecord, root: Path) -> str:
     quoted = _source_line(root / record.snippet, record.snippet_line)
     if quoted:
         lines.append(f"    {record.snippet_line:>4} | {quoted}")
-    reason = record.reason.splitlines()
+    reason = marked_difference(record.reason.splitlines()) if record.code is Code.MESSAGE_DIFFERS \
+        else record.reason.splitlines()
     lines.append(f"  why:      {reason[0]}")
     lines += [f"  {more.strip()}" if not more.startswith("  ") else f"  {more}" for more in reason[1:]]
     if "\n" not in record.reason:  # a multi-line reason already shows both sides
@@ -37,6 +39,37 @@ def failure_view(record: CheckRecord, root: Path) -> str:
         lines.append("  output (last lines):")
         lines += [f"    {line[:200]}" for line in tail]
     return "\n".join(lines)
+
+
+EXPECTED, ACTUAL = "  expected: ", "  actual:   "
+
+
+def marked_difference(reason: list[str]) -> list[str]:
+    """A "message differs" reason (its `expected:` template and `actual:` message lines, as the
+    judge writes them) with a caret line under the first character of the actual message that
+    stops fitting the template; a difference past the actual's first line is named by line and
+    column instead. Anything else comes back as it was."""
+    start = next((i for i, line in enumerate(reason) if line.startswith(EXPECTED)), None)
+    at = next((i for i, line in enumerate(reason) if line.startswith(ACTUAL)), None)
+    if start is None or at is None or at < start:
+        return reason
+    expected = "\n".join([reason[start][len(EXPECTED):], *reason[start + 1:at]])
+    message = "\n".join([reason[at][len(ACTUAL):], *reason[at + 1:]])
+    try:
+        index = first_difference(MessageTemplate.parse(expected), message)
+    except TemplateSyntaxError:
+        return reason
+    if index is None:
+        return reason
+    before = message[:index]
+    line, column = before.count("\n"), len(before) - (before.rfind("\n") + 1)
+    if line:
+        note = f"  first difference: line {line + 1}, column {column + 1} of the actual message"
+        return [*reason, note]
+    shown = message.splitlines()[0] if message else ""
+    found = repr(shown[index]) if index < len(shown) else "the end of the message"
+    caret = " " * (len(ACTUAL) + len(before.expandtabs())) + f"^ first difference (character {index + 1}: {found})"
+    return [*reason[:at + 1], caret, *reason[at + 1:]]
 
 
 def _source_line(path: Path, line: int | None) -> str | None:

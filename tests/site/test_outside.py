@@ -57,7 +57,9 @@ def test_no_file_outside_the_repository_is_published(tmp_path):
         del os.environ["ERRORKB_TEST_SECRET"]
     assert result.returncode == 0, result.stderr
     assert (site / "errors" / "transformers" / "num-heads-list-length" / "index.html").is_file()  # the rest builds
-    assert not (site / "errors" / "transformers" / "head-dim-list-length" / "index.html").exists()
+    broken = site / "errors" / "transformers" / "head-dim-list-length" / "index.html"
+    assert "This entry does not load" in broken.read_text()  # its problems, quoting its own YAML only
+    assert not (site / "errors" / "transformers" / "linked" / "index.html").exists()  # an entry file leading out
     published = [p for p in site.rglob("*") if p.is_file() and p.suffix in {".html", ".json", ".md", ".xml", ".txt"}]
     assert any(p.name == "search_index.json" for p in published) and any(p.parent.name == "errors" for p in published)
     for file in published:

@@ -212,3 +212,46 @@ def test_the_lookup_index_carries_wordings_releases_and_raise_lines(project):
     lines = {page.entry.id: dict(page.versions.by_release) for page in pages if page.versions}
     assert [Known.from_index(e) for e in index["entries"]] == known_from_entries([p.entry for p in pages], lines,
                                                                                  pages[0].library)
+
+
+def test_a_related_link_declared_once_shows_on_both_pages(tmp_path):
+    """A lists B: B's page links back to A, although B's file names no related entry."""
+    from tests.kb import VALID_ENTRY, make_project
+
+    a = VALID_ENTRY.format(id="entry-a").replace("related: []", "related: [entry-b]")
+    b = VALID_ENTRY.format(id="entry-b")
+    make_project(tmp_path, entries={"entry-a.yml": a, "entry-b.yml": b})
+    loaded = load_project_entries(load_project(tmp_path))
+    pages = {page.entry.id: page for page in render.build_pages(load_project(tmp_path), loaded.entries, {})}
+    assert [e.id for e in pages["entry-a"].related] == ["entry-b"]
+    assert [e.id for e in pages["entry-b"].related] == ["entry-a"]
+    assert "entry-a" in render.render_entry(pages["entry-b"])
+
+
+def test_an_entry_that_does_not_load_gets_a_page_of_its_problems_with_its_lines_escaped(project):
+    path = project / "docs/errors/transformers/num-heads-list-length.yml"
+    path.write_text(path.read_text().replace("meaning: |", "meening: |", 1)
+                    + "notes: <script>window.pwned=1</script>\nnotes: twice\n")
+    project_ = load_project(project)
+    loaded = load_project_entries(project_)
+    (page,) = site.problem_pages(project_, loaded)
+    assert page.path == "errors/transformers/num-heads-list-length.md" and page.page
+    assert page.source == "docs/errors/transformers/num-heads-list-length.yml"
+    text = page.content
+    line = next(i for i, t in enumerate(path.read_text().splitlines(), 1) if t.startswith("meening:"))
+    assert f"num-heads-list-length.yml:{line}:1: unknown key &#x27;meening&#x27; (did you mean" in text
+    assert f"> {line} | meening: |" in text
+    fenced = text.split("```")[1::2]  # the quoted YAML lines: a fence shows them as text
+    assert text.count("<script>") == sum(block.count("<script>") for block in fenced) >= 1
+    assert "duplicate key &#x27;notes&#x27;" in text
+    assert [p.path for p in site.problem_pages(project_, load_project_entries(load_project(project)))] == [page.path]
+
+
+def test_a_broken_entry_file_leading_out_of_the_entries_folder_gets_no_page(project, tmp_path):
+    """Its lines are another file's: a problem page would publish them."""
+    outside = tmp_path / "secret.yml"
+    outside.write_text("id: secret\ntoken: SECRET-TOKEN-123\n")
+    (project / "docs/errors/transformers/linked.yml").symlink_to(outside)
+    loaded = load_project_entries(load_project(project))
+    assert any("linked.yml" in p.path for p in loaded.problems)
+    assert site.problem_pages(load_project(project), loaded) == []

@@ -117,3 +117,50 @@ def test_a_hostile_entry_keeps_no_page_waiting(served, project: Path):
     yaml_path = folder / "head-dim-list-length.yml"
     yaml_path.write_text(yaml_path.read_text().replace("title: \"`head_dim` list", "title: \"STILL-LIVE `head_dim` list"))
     wait_for(lambda: "STILL-LIVE" in (fetch(base + ENTRY_URL) or ""), "the next edit to show", timeout=30)
+
+
+def break_entry(path: Path) -> int:
+    """Misspell `meaning` and add a line of markup; returns the misspelt key's line."""
+    path.write_text(path.read_text().replace("meaning: |", "meening: |", 1) + "notes: <img src=x onerror=alert(1)>\n"
+                    + "notes: twice\n")
+    return next(i for i, text in enumerate(path.read_text().splitlines(), 1) if text.startswith("meening:"))
+
+
+def test_a_broken_entrys_page_shows_its_problems_and_comes_back_on_save(served, project: Path):
+    base, log = served
+    yaml_path = project / "docs/errors/transformers/head-dim-list-length.yml"
+    good = yaml_path.read_text()
+    line = break_entry(yaml_path)
+    page = wait_for(lambda: (text := fetch(base + ENTRY_URL)) and "This entry does not load" in text and text,
+                    "the problem page")
+    assert f"docs/errors/transformers/head-dim-list-length.yml:{line}:1: unknown key" in page
+    assert "meening: |" in page and "did you mean 'meaning'" in page
+    assert "<img" not in page and "&lt;img src=x onerror=alert(1)&gt;" in page
+    yaml_path.write_text(good)
+    wait_for(lambda: "What it means" in (fetch(base + ENTRY_URL) or ""), "the entry's page back")
+
+
+@pytest.mark.browser
+def test_in_a_browser_the_problems_show_then_the_entry_after_the_fix(served, project: Path, visit):
+    """Under `mkdocs serve` with live reload, as an author sees it."""
+    from playwright.sync_api import expect
+
+    base, log = served
+    yaml_path = project / "docs/errors/transformers/head-dim-list-length.yml"
+    good = yaml_path.read_text()
+    line = break_entry(yaml_path)
+    wait_for(lambda: "This entry does not load" in (fetch(base + ENTRY_URL) or ""), "the problem page")
+    tab = visit()
+    tab.page.goto(base + ENTRY_URL, wait_until="load")
+    expect(tab.page.locator("h1")).to_contain_text("This entry does not load")
+    problem = tab.page.locator(".ekb-problem code", has_text=f"head-dim-list-length.yml:{line}:1: unknown key")
+    expect(problem).to_contain_text("unknown key 'meening' (did you mean 'meaning'?)")
+    expect(tab.page.locator("pre", has_text="meening: |")).to_have_count(1)
+    assert tab.page.locator("article img").count() == 0
+    yaml_path.write_text(good)
+    tab.page.wait_for_timeout(500)
+    wait_for(lambda: "What it means" in (fetch(base + ENTRY_URL) or ""), "the entry's page back")
+    tab.page.reload(wait_until="load")
+    expect(tab.page.locator("h1")).to_contain_text("head_dim")
+    expect(tab.page.get_by_text("What it means").first).to_be_visible()
+    assert tab.errors == [] and tab.outside == []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -60,6 +61,11 @@ def test_the_failure_view_points_at_the_snippet_line_with_expected_and_actual(ru
     message = text[text.index("FAIL before-wrong-message::before[bundled-cpu]"):]
     assert "expected: `head_dim` must have {n} values, one per layer" in message
     assert "actual:   `head_dim` was provided as a list of length 4, but the Cache currently has 4 layers" in message
+    lines = message.splitlines()
+    actual = next(i for i, line in enumerate(lines) if "actual:   `head_dim` was" in line)
+    caret = lines[actual + 1]
+    assert caret.strip() == "^ first difference (character 12: 'w')"
+    assert caret.index("^") == lines[actual].index("`head_dim` was") + 11  # under the 'w' of 'was'
 
 
 def test_the_summary_names_unexpected_failures_and_passes(runs):
@@ -99,6 +105,11 @@ def test_the_progress_bar_draws_only_on_a_terminal():
         console = Console(file=sink, force_terminal=terminal, width=80)
         with _progress(console, enabled=console.is_terminal) as progress:
             progress.start(3)
-            for _ in range(3):
+            for _ in range(2):
                 progress.advance({})
+            progress.bar.refresh() if progress.bar else None
+            drawn = sink.getvalue()
+            progress.advance({})
         assert ("verifying" in sink.getvalue()) is terminal
+        if terminal:  # n of N, and a time estimate
+            assert "2/3" in drawn and re.search(r"\d:\d\d:\d\d|-:--:--", drawn), drawn

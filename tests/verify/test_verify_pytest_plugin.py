@@ -40,3 +40,13 @@ def test_checks_are_items_with_readable_ids(kb):
 def test_without_the_flag_nothing_is_collected(kb):
     run = pytest_run(kb, "docs/errors")
     assert run.returncode == 5 and "no tests ran" in run.stdout, run.stdout
+
+
+def test_a_differing_message_is_marked_where_it_first_differs(tmp_path):
+    kb = copy_fixture(tmp_path / "kb", ["before-wrong-message"])
+    run = pytest_run(kb, "--errorkb", "--errorkb-target", "bundled", "--errorkb-device", "cpu", "--errorkb-no-cache",
+                     "-k", "before")
+    lines = run.stdout.splitlines()
+    actual = next(i for i, line in enumerate(lines) if "actual:   `head_dim` was provided" in line)
+    assert lines[actual + 1].strip() == "^ first difference (character 12: 'w')", run.stdout[-2000:]
+    assert lines[actual + 1].index("^") == lines[actual].index("`head_dim` was") + 11

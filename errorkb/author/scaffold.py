@@ -1,0 +1,486 @@
+"""`errorkb new`: entry and snippet stubs from a pasted traceback, or from a similar entry.
+
+What a traceback gives, and how:
+
+- the exception and its message (`paste.read_paste`, the lookup's reading of a paste);
+- the source pin: the innermost frame inside the library's package, resolved by AST in the
+  *installed* release (`raise_sites`, `functions`): the qualified function, and the `raise` on
+  that line, or `implicit: true` when Python or the runtime raised under a call there. The
+  release is the installed one; the commit only where the profile knows it for that release
+  (a release alone is a complete pin). When the paste's line is not in that function here (the
+  paste came from another release), the pin moves to the function's raise whose message fits;
+- the template: that raise's own f-string text when the pasted message fits it (its run-time
+  values become `expect.placeholders`), else the message with its run-time values (numbers,
+  quoted names, shapes, paths) turned into named placeholders, listed in a TODO comment for the
+  author to confirm;
+- the kind: `removed` for a missing attribute or import at the user's own code, `signature` for
+  arguments a call no longer binds there, else `raise`;
+- a before that reproduces the paste as far as the paste shows it: the failing call line of
+  the user's innermost frame, with a TODO where setup is needed.
+
+Prose gets explicit "TODO: ..." text, which loads (so `errorkb check` and `mkdocs serve` work on
+the draft at once) and which `todo.unfinished` lists until it is replaced. No file is ever
+overwritten: if any of the files exists, nothing is written.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path, PurePosixPath
+
+from errorkb.author.paste import Frame, Pasted, clean
+from errorkb.core.entry import Entry, library_folder
+from errorkb.core.load import LoadedEntry
+from errorkb.core.message import GENERIC_WORDINGS, MessageTemplate, TemplateSyntaxError, is_degenerate
+from errorkb.core.project import Project
+from errorkb.plugs import runtime_for
+from errorkb.source.drift import SourceIndex
+from errorkb.source.raise_sites import FunctionSpan
+from errorkb.source.upstream import package_folder
+from errorkb.verify.targets import installed_version
+
+MAX_MESSAGE = 2000  # characters of a message `new` writes into an entry
+MAX_PLACEHOLDER_VALUE = 200  # longer run-time values are not pinned in expect.placeholders
+SLUG = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+TODO = "TODO"
+
+
+class ScaffoldError(ValueError):
+    """Why no stub was written; the message says what to do."""
+
+
+@dataclass(frozen=True)
+class Pin:
+    path: str  # repository path
+    line: int
+    function: str
+    release: str
+    commit: str | None = None
+    implicit: bool = False
+    todo: str | None = None  # what the author must still check about the pin
+
+
+@dataclass
+class Draft:
+    """Everything an entry stub says, before it is written as YAML."""
+
+    id: str
+    library: str
+    exception: str = "ValueError"
+    message: str = "TODO: the error's message, exactly as the source's f-string renders it"
+    message_todo: list[str] = field(default_factory=list)  # comment lines above `message`
+    kind: str = "raise"
+    api: tuple[str, str] | None = None  # (owner, name)
+    pin: Pin | None = None
+    placeholders: dict[str, str] = field(default_factory=dict)
+    tags: list[str] = field(default_factory=list)
+    related: list[str] = field(default_factory=list)
+    title: str = "TODO: a title that names the mistake, in the reader's words"
+    before: str = ""
+    after: str = ""
+    guard: str = ""
+
+
+# -- the message --------------------------------------------------------------------------------
+
+_VALUES = re.compile(r"""
+      (?P<path> \( (?: / | [A-Za-z]:/ ) [^()\n]{0,1000} \) )               # (/venv/.../__init__.py)
+    | (?P<shape> \b[A-Za-z_]\w{0,40}\.Size\( \[ [0-9,\s]{0,400} \] \)      # a runtime's Size([2, 8])
+               | [\[(] [ ]? -?[0-9]{1,12} (?: [ ]?,[ ]? -?[0-9]{1,12}){0,31} [ ]?,?[ ]? [\])] )
+    | (?P<name> '[^'\n]{1,200}' )                                          # a quoted name or value
+    | (?P<n> (?<![\w.]) -?[0-9]{1,20} (?:\.[0-9]{1,20})? (?:e[-+]?[0-9]{1,4})? (?!\w|\.[0-9]) )
+""", re.VERBOSE)
+
+
+def templatize(message: str, keep_quoted: bool = False) -> tuple[str, list[tuple[str, str]]]:
+    """The message as a template: each run-time value a named placeholder ({n}, {n2}, {name},
+    {shape}, {path}), literal braces doubled; with the (placeholder, value) pairs replaced."""
+    out: list[str] = []
+    replaced: list[tuple[str, str]] = []
+    counts: dict[str, int] = {}
+    position = 0
+    for found in _VALUES.finditer(message):
+        kind = found.lastgroup or "n"
+        if kind == "name" and keep_quoted:
+            continue
+        out.append(_escape(message[position:found.start()]))
+        counts[kind] = counts.get(kind, 0) + 1
+        name = kind if counts[kind] == 1 else f"{kind}{counts[kind]}"
+        value = found.group()
+        if kind == "path":
+            out.append(f"({{{name}}})")
+            value = value[1:-1]
+        elif kind == "name":
+            out.append(f"'{{{name}}}'")
+            value = value[1:-1]
+        else:
+            out.append(f"{{{name}}}")
+        replaced.append((name, value))
+        position = found.end()
+    out.append(_escape(message[position:]))
+    return "".join(out), replaced
+
+
+def _escape(text: str) -> str:
+    return text.replace("{", "{{").replace("}", "}}")
+
+
+def specific_template(message: str, generic: tuple[str, ...], keep_quoted: bool) -> tuple[str, list[tuple[str, str]]]:
+    """The most general template that still identifies the error: every run-time value replaced;
+    failing that, quoted names kept; failing that, the message as it is."""
+    for keep in ((keep_quoted,) if keep_quoted else (False, True)):
+        template, replaced = templatize(message, keep)
+        if not is_degenerate(template, generic):
+            return template, replaced
+    return _escape(message), []
+
+
+# -- the pin ------------------------------------------------------------------------------------
+
+
+def library_frame(project: Project, frames: tuple[Frame, ...], folder: Path | None) -> tuple[Frame, str] | None:
+    """The innermost frame inside the library's package, with its repository path; a frame
+    counts only when the installed package has that file (a user folder that happens to share
+    the package's name does not)."""
+    top = project.library.name.split(".")[0]
+    for frame in reversed(frames):
+        marker = f"/{top}/"
+        at = frame.path.rfind(marker)
+        if at < 0:
+            continue
+        inside = frame.path[at + len(marker):]
+        parts = PurePosixPath(inside).parts
+        if not parts or any(part in ("", ".", "..") for part in parts) or not inside.endswith(".py"):
+            continue
+        if folder is not None and not (folder / inside).is_file():
+            continue
+        root = project.library.source_root.strip("/")
+        return frame, "/".join(part for part in (root, top, inside) if part)
+    return None
+
+
+def _innermost_function(spans: dict[str, FunctionSpan], line: int, name: str) -> str | None:
+    """The innermost function named `name` (by its last part) whose span holds `line`."""
+    holding = [span for span in spans.values() if span.first <= line <= span.last
+               and span.name.rsplit(".", 1)[-1] == name]
+    return min(holding, key=lambda span: span.last - span.first).name if holding else None
+
+
+def pin_from(project: Project, frame: Frame, path: str, release: str, message: str) -> tuple[Pin, str | None]:
+    """The pin of `frame` in the installed release, and the raise's template when the message fits it."""
+    commit = project.library.commit if release == project.library.release else None
+    index = SourceIndex.read(project, release, path)
+    if index is None:
+        return Pin(path, frame.line, frame.function, release, commit, False,
+                   f"{path} could not be read at {release}: check the line and function"), None
+    function = _innermost_function(index.spans, frame.line, frame.function)
+    if function is None:  # the paste came from another release: find the function's raise that fits
+        named = [span.name for span in index.spans.values() if span.name.rsplit(".", 1)[-1] == frame.function]
+        for site in index.sites:
+            if site.function in named and site.message and _fits(site.message, message):
+                return Pin(path, site.line, site.function, release, commit, False,
+                           f"the paste's line {frame.line} is not in {frame.function} at {release}; "
+                           f"pinned to the raise whose message fits"), site.message
+        qualified = named[0] if named else frame.function
+        return Pin(path, frame.line, qualified, release, commit, False,
+                   f"line {frame.line} is not in {frame.function} at {release} (the paste may come from "
+                   "another release): pin the line where the installed release raises"), None
+    sites = [site for site in index.sites if site.function == function and frame.line - 3 <= site.line <= frame.line]
+    if not sites:
+        return Pin(path, frame.line, function, release, commit, True), None
+    site = sites[-1]
+    fitting = site.message if site.message and _fits(site.message, message) else None
+    return Pin(path, site.line, function, release, commit, False), fitting
+
+
+def _fits(template: str, message: str) -> bool:
+    try:
+        return MessageTemplate.parse(template).match(message) is not None
+    except TemplateSyntaxError:
+        return False
+
+
+# -- the kind -----------------------------------------------------------------------------------
+
+_REMOVED = (re.compile(r"^cannot import name '(?P<name>[A-Za-z_]\w*)' from '(?P<owner>[A-Za-z_][\w.]*)'"),
+            re.compile(r"^module '(?P<owner>[A-Za-z_][\w.]*)' has no attribute '(?P<name>[A-Za-z_]\w*)'"),
+            re.compile(r"^(?:type object )?'(?P<cls>[A-Za-z_]\w*)'(?: object)? has no attribute "
+                       r"'(?P<name>[A-Za-z_]\w*)'"))
+_SIGNATURE = re.compile(r"^(?P<call>[A-Za-z_][\w.]*)\(\) (?:got an unexpected keyword argument|takes|missing)")
+
+
+def guess_kind(project: Project, pasted: Pasted, in_library: bool) -> tuple[str, tuple[str, str] | None]:
+    """('removed' | 'signature' | 'raise', (api owner, name) for the first two)."""
+    if in_library:
+        return "raise", None
+    top = project.library.name
+    for pattern in _REMOVED:
+        found = pattern.match(pasted.message)
+        if found:
+            groups = found.groupdict()
+            owner = groups.get("owner") or f"{top}.{groups['cls']}"
+            return "removed", (owner, groups["name"])
+    found = _SIGNATURE.match(pasted.message)
+    if found and pasted.exception and pasted.exception.endswith("TypeError"):
+        call = found.group("call")
+        owner, _, name = call.rpartition(".")
+        return "signature", (f"{top}.{owner}" if owner else top, name)
+    return "raise", None
+
+
+# -- drafts -------------------------------------------------------------------------------------
+
+
+def from_paste(project: Project, entry_id: str, pasted: Pasted) -> Draft:
+    """The draft a pasted traceback gives."""
+    if len(pasted.message) > MAX_MESSAGE:
+        raise ScaffoldError(f"the exception's message is {len(pasted.message):,} characters; errorkb new takes "
+                            f"messages up to {MAX_MESSAGE:,} (paste the traceback, not a log around it)")
+    if not pasted.message.strip():
+        raise ScaffoldError("no exception message found in the paste; paste the whole traceback, ending with "
+                            "the 'SomeError: message' line")
+    library = project.library
+    release = installed_version(library)
+    folder = package_folder(project, release) if release else None
+    found = library_frame(project, pasted.frames, folder)
+    draft = Draft(id=entry_id, library=library.repository, exception=(pasted.exception or "ValueError"))
+    if pasted.exception is None:
+        draft.message_todo.append("TODO: the paste named no exception class: set `exception`")
+    innermost_is_library = found is not None and pasted.frames and found[0] == pasted.frames[-1]
+    draft.kind, draft.api = guess_kind(project, pasted, bool(innermost_is_library))
+    fitting = None
+    if found is not None and release is not None and draft.kind == "raise":
+        draft.pin, fitting = pin_from(project, found[0], found[1], release, pasted.message)
+    elif release is not None:
+        draft.pin = _unknown_pin(project, release, draft.kind)
+    _set_message(draft, pasted.message, fitting, project)
+    user = _user_frame(pasted.frames, found[0] if found else None)
+    draft.before = before_stub(project, pasted, user, draft)
+    draft.after = after_stub(project, draft)
+    draft.guard = guard_stub(project, draft)
+    return draft
+
+
+def _unknown_pin(project: Project, release: str, kind: str) -> Pin:
+    """A pin the author must fill: for a removed name or a changed signature, the replacement's
+    definition; for an error with no library frame in the paste, the raising line."""
+    library = project.library
+    path = library.follow[0] if library.follow else "/".join(
+        part for part in (library.source_root.strip("/"), library.name.split(".")[0], "__init__.py") if part)
+    why = ("pin the replacement's definition (the path, line and function the fix calls)" if kind != "raise"
+           else "the paste shows no frame inside the library: pin the line that raises")
+    commit = library.commit if release == library.release else None
+    return Pin(path, 1, "TODO", release, commit, False, why)
+
+
+def _set_message(draft: Draft, message: str, fitting: str | None, project: Project) -> None:
+    if fitting is not None:
+        draft.message = fitting
+        values = MessageTemplate.parse(fitting).match(message) or {}
+        draft.placeholders = {k: v for k, v in values.items() if len(v) <= MAX_PLACEHOLDER_VALUE and "\n" not in v}
+        return
+    generic = (*GENERIC_WORDINGS, *runtime_for(project.library.runtime).generic_messages)
+    template, replaced = specific_template(message, generic, keep_quoted=draft.kind != "raise")
+    draft.message = template
+    if replaced:
+        draft.message_todo.append("TODO: confirm the placeholders: each stands for a run-time value of the pasted "
+                                  "message; name them as the")
+        draft.message_todo.append("  source's f-string does (e.g. {len(num_heads)}) or write a value back where "
+                                  "it never changes, then delete this comment:")
+        draft.message_todo += [f"    {{{name}}} was {json.dumps(value, ensure_ascii=True)[:120]}"
+                               for name, value in replaced]
+    elif is_degenerate(template, generic):  # kept out, so the stub loads; the author writes the template
+        draft.message = f"TODO: the template of this too generic message: {message[:200]}"
+        draft.message_todo.append("TODO: the pasted message is too generic to identify the error; write the "
+                                  "template as the source's f-string renders it")
+
+
+def _user_frame(frames: tuple[Frame, ...], library: Frame | None) -> Frame | None:
+    """The user's innermost frame: the one that called into the library (or, with no library frame,
+    the innermost frame)."""
+    if library is None:
+        return frames[-1] if frames else None
+    index = frames.index(library)
+    outside = [frame for frame in frames[:index] if frame.code and "site-packages" not in frame.path]
+    return outside[-1] if outside else (frames[index - 1] if index else None)
+
+
+def _statement(code: str | None) -> str | None:
+    """`code` when it parses as Python on its own, else None."""
+    if not code:
+        return None
+    try:
+        ast.parse(code)
+    except (SyntaxError, ValueError):
+        return None
+    return code
+
+
+SHOW = "# --8<-- [start:show]\n{body}\n# --8<-- [end:show]\n"
+
+
+def before_stub(project: Project, pasted: Pasted, user: Frame | None, draft: Draft) -> str:
+    top = project.library.name.split(".")[0]
+    where = f"{clean(user.path)[-200:]}, line {user.line}, in {clean(user.function)[:100]}" if user else \
+        "no frame of the user's code in the paste"
+    statement = _statement(user.code if user else None)
+    if statement is not None:
+        body = statement
+    elif user and user.code:
+        body = f"# TODO: complete the call; the traceback showed only this line of it:\n# {user.code}"
+    else:
+        body = "# TODO: the call that raises the error"
+    setup = "" if draft.kind == "removed" and statement is not None else \
+        f"# TODO: set up what the call below uses (the paste's frame: {where})\n\n"
+    head = f"import {top}  # TODO: import what the call needs, as a user would\n\n"
+    if draft.kind == "removed" and statement is not None and statement.lstrip().startswith(("import", "from")):
+        head = ""
+    return (f'"""TODO: one sentence: what this reproduces, as a user would hit it."""\n\n{head}{setup}'
+            + SHOW.format(body=body))
+
+
+def after_stub(project: Project, draft: Draft) -> str:
+    top = project.library.name.split(".")[0]
+    function = draft.pin.function if draft.pin else "the documented function"
+    return (f'"""TODO: one sentence: the fix."""\n\nimport {top}  # TODO: import what the fix needs\n\n'
+            "# TODO: the same setup as before.py\n\n"
+            + SHOW.format(body=f"# TODO: the fixed call: it must call {function} and return normally"))
+
+
+def guard_stub(project: Project, draft: Draft) -> str:
+    top = project.library.name.split(".")[0]
+    return (f'"""TODO: one sentence: the defensive pattern."""\n\nimport {top}  # TODO: import what the guard '
+            "needs\n\n"
+            + SHOW.format(body="# TODO: a check or construction that keeps the error from happening; as declared in "
+                               "the entry,\n# it passes (runs clean and makes the call)"))
+
+
+def from_like(project: Project, entry_id: str, like: LoadedEntry, pasted_draft: Draft | None) -> Draft:
+    """A draft that starts from a similar entry: its kind, pin, tags and snippets (marked as
+    copied), related to it; a pasted traceback's facts, when given, take precedence."""
+    entry: Entry = like.entry
+    pin = Pin(entry.source.path, entry.source.line, entry.source.function, entry.source.release or "",
+              entry.source.commit, entry.source.implicit)
+    draft = Draft(id=entry_id, library=entry.library, exception=entry.exception, message=entry.message,
+                  kind=entry.kind, api=(entry.api.owner, entry.api.name) if entry.api else None, pin=pin,
+                  tags=list(entry.tags), related=[entry.id])
+    draft.message_todo.append(f"TODO: the new error's message (this one is {entry.id}'s)")
+    snippets = {}
+    for role, file in (("before", entry.before.file), ("after", entry.after.file)):
+        try:
+            text = project.snippet_path(entry.id, file).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            text = ""
+        snippets[role] = f"# TODO: adapt this copy of snippets/{entry.id}/{file} to the new error\n" + text
+    draft.before, draft.after = snippets["before"], snippets["after"]
+    draft.guard = guard_stub(project, draft)
+    if pasted_draft is not None:
+        draft = replace(pasted_draft, before=draft.before, after=draft.after, tags=draft.tags, related=draft.related)
+    return draft
+
+
+# -- writing ------------------------------------------------------------------------------------
+
+
+def yaml_string(text: str) -> str:
+    """A YAML double-quoted scalar of `text` (JSON's escapes are YAML's; the characters YAML
+    reads as line breaks or a BOM are escaped too)."""
+    quoted = json.dumps(text, ensure_ascii=False)
+    for char in ("\u2028", "\u2029", "\x85", "\ufeff"):
+        quoted = quoted.replace(char, f"\\u{ord(char):04x}")
+    return quoted
+
+
+def _comment(text: str) -> str:
+    """One line of a YAML comment: no newline or control character can end it early."""
+    return clean(text.replace("\n", " ").replace("\r", " "))
+
+
+def entry_yaml(draft: Draft) -> str:
+    """The entry stub's text; every value from the paste is a quoted scalar, every comment one line."""
+    q = yaml_string
+    lines = [f"id: {draft.id}", f"title: {q(draft.title)}", f"library: {draft.library}",
+             f"exception: {draft.exception}"]
+    lines += [f"# {_comment(line)}" for line in draft.message_todo]
+    lines.append(f"message: {q(draft.message)}")
+    lines.append(f"tags: [{', '.join(draft.tags)}]")
+    if draft.kind != "raise":
+        lines.append(f"kind: {draft.kind}")
+    if draft.api is not None:
+        lines += ["api:", f"  owner: {q(draft.api[0])}", f"  name: {q(draft.api[1])}"]
+    if draft.pin is not None:
+        pin = draft.pin
+        if pin.todo:
+            lines.append(f"# TODO: {_comment(pin.todo)}")
+        lines += ["source:", f"  path: {q(pin.path)}", f"  line: {pin.line}", f"  function: {q(pin.function)}",
+                  f"  release: {q(pin.release)}"]
+        if pin.commit:
+            lines.append(f"  commit: {pin.commit}")
+        if pin.implicit:
+            lines.append("  implicit: true  # raised by Python or the runtime under the call on this line")
+    lines += [
+        "",
+        "meaning: |",
+        "  TODO: what the error means: what the library checks, and what is wrong when it fails.",
+        "trigger: |",
+        "  TODO: the call and the arguments that raise it.",
+        "situations:",
+        f"  - {q('TODO: a situation in which people hit it (one per item).')}",
+        "solutions:",
+        f"  - title: {q('TODO: the fix, as an imperative sentence')}",
+        "    body: |",
+        "      TODO: how, and why it works.",
+        "before: before.py",
+        "after: after.py",
+    ]
+    if draft.placeholders:
+        lines += ["expect:", "  placeholders:"]
+        lines += [f"    {q(name)}: {q(value)}" for name, value in draft.placeholders.items()]
+    lines += [
+        "guards:",
+        f"  - title: {q('TODO: a defensive pattern')}",
+        "    strategy: validation",
+        "    file: guard_validate.py",
+        "    expect:",
+        "      outcome: passes",
+        "prevention:",
+        f"  - {q('TODO: how to keep it from happening.')}",
+        f"related: [{', '.join(draft.related)}]",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def stub_files(project: Project, draft: Draft) -> dict[Path, str]:
+    """Every file the stub consists of, by path."""
+    folder = project.entries / library_folder(draft.library)
+    snippets = project.snippets / draft.id
+    return {folder / f"{draft.id}.yml": entry_yaml(draft), snippets / "before.py": draft.before,
+            snippets / "after.py": draft.after, snippets / "guard_validate.py": draft.guard}
+
+
+def check_id(entry_id: str, reserved: frozenset[str], exists: Callable[[str], bool]) -> None:
+    if not SLUG.fullmatch(entry_id):
+        raise ScaffoldError(f"'{entry_id}' is not a kebab-case id such as 'static-layer-crop-negative'")
+    if entry_id in reserved:
+        raise ScaffoldError(f"'{entry_id}' is reserved: the site publishes a page of that name")
+    if exists(entry_id):
+        raise ScaffoldError(f"an entry '{entry_id}' exists already; choose another id")
+
+
+def write_files(files: dict[Path, str]) -> list[Path]:
+    """Write every file, or none: refuses (ScaffoldError) when any of them exists; each is created
+    exclusively, so one that appears meanwhile is never overwritten either."""
+    present = [path for path in files if path.exists() or path.is_symlink()]
+    if present:
+        raise ScaffoldError("not overwriting: " + ", ".join(str(path) for path in present) + " already exist(s)")
+    written = []
+    for path, text in files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("x", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+        written.append(path)
+    return written

@@ -1,0 +1,155 @@
+"""An entry in a terminal (`errorkb show`, `errorkb lookup` with one hit), and the nearest
+entries when a lookup finds none.
+
+The same facts as the entry's page, in the order a person in trouble reads them: the message,
+what it means, the verified fix (the after snippet's shown section), where it was verified (per
+target × device, from the standing report), what releases do, and the page's address. Built as
+rich renderables; every string from an entry goes through `clean` first (control characters
+out: entry text comes from strangers' pull requests), and rich markup is never parsed from it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+
+from rich.console import Group, RenderableType
+from rich.markdown import Markdown
+from rich.panel import Panel
+from rich.syntax import Syntax
+from rich.table import Table
+from rich.text import Text
+
+from errorkb.core.entry import Entry
+from errorkb.core.load import LoadResult
+from errorkb.core.project import Project
+from errorkb.core.snippets import AFTER
+from errorkb.site import evidence, render
+from errorkb.verify.report import latest_results, read_reports
+
+_CONTROL = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+NEAREST = 3
+
+
+def clean(text: str) -> str:
+    """`text` without escape sequences and control characters (tabs and newlines kept)."""
+    return _CONTROL.sub("", text)
+
+
+def page_address(project: Project, entry: Entry) -> str:
+    """The entry page's address: under the site's `site_url` when known, else site-relative."""
+    return f"{project.site_url or ''}{render.site_url(entry)}"
+
+
+def entry_pages(project: Project, loaded: LoadResult) -> list[render.EntryPage]:
+    """Every entry's page model with the standing report's records and the version matrix's ranges."""
+    reports, _ = read_reports(project.reports)
+    pages = render.build_pages(project, loaded.entries, latest_results(reports))
+    from errorkb.site.files import version_ranges
+
+    ranges = version_ranges(project, pages)
+    for page in pages:
+        page.versions = ranges.get(page.entry.id)
+    return pages
+
+
+def entry_view(project: Project, page: render.EntryPage) -> RenderableType:
+    """The whole entry, for `errorkb show`."""
+    entry = page.entry
+    parts: list[RenderableType] = [
+        Text(f"{entry.exception}: {clean(entry.message)}", style="bold red"),
+        Text(""),
+        Markdown(clean(entry.meaning)),
+        Text(""),
+        Text("The verified fix", style="bold"),
+        _fix(page),
+        Text(""),
+        Text("Verification", style="bold"),
+        _verification(page),
+        Text(""),
+        Text("Releases", style="bold"),
+        _releases(page),
+    ]
+    if page.related:
+        parts += [Text(""), Text("Related: " + ", ".join(other.id for other in page.related))]
+    parts += [Text(""), Text(f"page: {page_address(project, entry)}")]
+    return Panel(Group(*parts), title=Text(clean(entry.title), style="bold"), subtitle=Text(entry.id),
+                 title_align="left", subtitle_align="right")
+
+
+def _fix(page: render.EntryPage) -> RenderableType:
+    snippet = page.snippets.get(AFTER)
+    heading = clean(page.entry.solutions[0].title)
+    if snippet is None:
+        return Text(f"{heading}\n(the after snippet is missing)")
+    verdict = evidence.role_verdict(page.records, AFTER)
+    note = Text(f"{heading}  ({_verdict_words(verdict)})", style="green" if verdict == "pass" else "yellow")
+    return Group(note, Syntax(clean(snippet.shown).rstrip("\n"), "python", theme="ansi_dark", word_wrap=True))
+
+
+def _verdict_words(verdict: str) -> str:
+    return evidence.OUTCOME_WORDS.get(verdict, verdict)
+
+
+def _verification(page: render.EntryPage) -> RenderableType:
+    table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
+    for column in ("target", "device", "result", "checked", "why"):
+        table.add_column(column)
+    for badge in render.badges(page):
+        style = {"pass": "green", "fail": "red"}.get(badge.outcome, "yellow")
+        table.add_row(badge.target, badge.device, Text(f"{badge.icon} {badge.label}", style=style),
+                      badge.date or "—", Text(clean(badge.detail)))
+    return table
+
+
+def _releases(page: render.EntryPage) -> RenderableType:
+    entry, measured = page.entry, page.versions
+    declared = entry.releases
+    rows: list[tuple[str, str]] = []
+    if declared and declared.raises:
+        rows.append(("raises in (declared)", declared.raises))
+    if measured and measured.raises:
+        rows.append(("raises in (measured)", f"{measured.raises} ({measured.tested} releases ran)"))
+    until = (measured.worked_until if measured else None) or (declared.last_good if declared else None)
+    if until:
+        rows.append(("worked until", until))
+    if declared and declared.replacement:
+        since = f" (since {declared.replacement_since})" if declared.replacement_since else ""
+        rows.append(("replacement", declared.replacement + since))
+    if measured and measured.fixed_in:
+        rows.append(("fixed in", measured.fixed_in))
+    if entry.source.release:
+        rows.append(("pinned", f"{entry.source.release}: {entry.source.path}:{entry.source.line} "
+                               f"({entry.source.function})"))
+    table = Table(show_header=False, box=None, pad_edge=False)
+    table.add_column(style="dim")
+    table.add_column()
+    for name, value in rows:
+        table.add_row(name, Text(clean(value)))
+    return table
+
+
+@dataclass(frozen=True)
+class Near:
+    entry: Entry
+    score: float
+
+
+def nearest(text: str, entries: list[Entry], count: int = NEAREST) -> list[Near]:
+    """The entries whose message or title read most like `text` (difflib's ratio over the last
+    lines of the paste, where the message is; the paste is cut to 2,000 characters first, so
+    the work stays bounded whatever was pasted)."""
+    tail = clean(text)[-2000:].strip()
+    lines = [line.strip() for line in tail.splitlines() if line.strip()][-3:] or [tail]
+    scored = []
+    for entry in entries:
+        best = 0.0
+        for candidate in (entry.message, entry.title, *(w.message for w in entry.also_seen_as)):
+            for line in lines:
+                matcher = difflib.SequenceMatcher(None, line.split(": ", 1)[-1][:500], candidate[:500],
+                                                  autojunk=False)
+                best = max(best, matcher.quick_ratio() and matcher.ratio())
+        scored.append(Near(entry, best))
+    scored.sort(key=lambda near: (-near.score, near.entry.id))
+    return scored[:count]

@@ -1,0 +1,239 @@
+"""The opt-in hook, in real interpreters: a documented error that escapes prints its entry after
+the traceback; anything else prints exactly what Python prints; the exit status never changes;
+the `.pth` imports nothing at start-up. Plus the pytest hint, the IPython extension, the shipped
+index (stale → fail) and hostile exceptions."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from benchmarks.hook_startup import make_env
+from errorkb.core.load import load_project_entries
+from errorkb.core.project import load_project
+from errorkb.hook import PTH_LINE
+from errorkb.hook.explain import CAP, describe
+from errorkb.site.hookindex import HOOK_INDEX, stale
+from tests.kb import ROOT
+
+HEAD_DIM = "`head_dim` was provided as a list of length 12, but the Cache currently has 12 layers"
+REAL_ERROR = """\
+import torch
+from transformers import DynamicCache, LlamaConfig
+
+cache = DynamicCache(config=LlamaConfig(num_hidden_layers=12))
+cache.early_initialization(2, num_heads=8, head_dim=[128, 128], dtype=torch.float32, device="cpu")
+"""
+TITLE = "errorkb: a documented error — `head_dim` list does not have one value per cache layer"
+
+
+@pytest.fixture(scope="module")
+def envs(tmp_path_factory):
+    """Two interpreters alike but for the hook's `.pth` (installed by `errorkb hook install`)."""
+    folder = tmp_path_factory.mktemp("envs")
+    return make_env(folder / "plain", hook=False), make_env(folder / "hooked", hook=True)
+
+
+def run(python: Path, code: str, cwd: Path) -> subprocess.CompletedProcess:
+    script = cwd / "script.py"
+    script.write_text(textwrap.dedent(code), encoding="utf-8")
+    return subprocess.run([str(python), str(script)], capture_output=True, text=True, cwd=cwd, timeout=300)
+
+
+def test_a_real_uncaught_cache_error_prints_its_entry_after_the_traceback(envs, tmp_path):
+    plain, hooked = envs
+    result = run(hooked, REAL_ERROR, tmp_path)
+    assert result.returncode == 1
+    traceback_end = result.stderr.index(f"ValueError: {HEAD_DIM}")
+    block = result.stderr[traceback_end:]
+    assert TITLE in block, result.stderr
+    assert "fix:  Pass a single int when every layer has the same head size" in block
+    assert "transformers 5.15.1 (installed) raises it" in block
+    assert "page: http://127.0.0.1:8000/errors/transformers/head-dim-list-length/" in block
+    assert result.stderr.startswith("Traceback (most recent call last):")
+
+
+def test_an_unrelated_error_prints_exactly_what_python_prints(envs, tmp_path):
+    plain, hooked = envs
+    code = "def f():\n    raise ValueError('nothing any entry documents')\nf()\n"
+    with_hook, without = run(hooked, code, tmp_path), run(plain, code, tmp_path)
+    assert (with_hook.returncode, with_hook.stderr, with_hook.stdout) == \
+        (without.returncode, without.stderr, without.stdout) == (1, without.stderr, "")
+    assert "errorkb" not in with_hook.stderr
+
+
+def test_exit_statuses_never_change(envs, tmp_path):
+    plain, hooked = envs
+    for code, status in (("import sys; sys.exit(3)", 3), ("raise KeyboardInterrupt", -2), ("print('fine')", 0),
+                         (f"raise ValueError({HEAD_DIM!r})", 1)):
+        assert run(hooked, code, tmp_path).returncode == run(plain, code, tmp_path).returncode == status, code
+
+
+def test_the_pth_line_imports_nothing_at_start_up(envs, tmp_path):
+    plain, hooked = envs
+    code = ("import sys; print(sorted(m for m in sys.modules if m.startswith('errorkb')), "
+            "getattr(sys.excepthook, 'errorkb_hook', False))")
+    assert run(hooked, code, tmp_path).stdout.split() == ["[]", "True"]
+    assert run(plain, code, tmp_path).stdout.split() == ["[]", "False"]
+
+
+def test_import_errorkb_hook_installs_it_once(envs, tmp_path):
+    plain, _ = envs
+    code = f"import errorkb.hook, errorkb.hook, sys\nerrorkb.hook.install()\nraise ValueError({HEAD_DIM!r})\n"
+    result = run(plain, code, tmp_path)
+    assert result.returncode == 1 and result.stderr.count(TITLE) == 1, result.stderr
+
+
+def test_a_broken_explainer_changes_nothing(envs, tmp_path):
+    """The explainer cannot be imported (or raises): the traceback and status are Python's alone."""
+    plain, hooked = envs
+    code = f"import sys\nsys.modules['errorkb.hook.explain'] = None\nraise ValueError({HEAD_DIM!r})\n"
+    with_hook, without = run(hooked, code, tmp_path), run(plain, code, tmp_path)
+    assert (with_hook.returncode, with_hook.stderr) == (without.returncode, without.stderr)
+
+
+def test_install_status_uninstall_and_a_file_errorkb_did_not_write(envs, tmp_path):
+    plain, _ = envs
+
+    def cli(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([str(plain), "-m", "errorkb.cli", "hook", *args], capture_output=True, text=True,
+                              timeout=120, cwd=tmp_path)
+
+    assert cli("status").stderr.startswith("not installed in ")
+    installed = cli("install")
+    assert installed.returncode == 0 and "installed: " in installed.stdout
+    path = Path(installed.stdout.split("installed: ", 1)[1].split(" (")[0].strip())
+    assert path.name == "errorkb-hook.pth" and path.read_text() == PTH_LINE
+    assert cli("status").stdout.startswith("installed: ")
+    assert cli("uninstall").returncode == 0 and not path.exists()
+    path.write_text("import something_else\n")
+    refused = cli("install")
+    assert refused.returncode == 1 and "was not written by errorkb" in refused.stderr
+    assert cli("uninstall").returncode == 1 and path.read_text() == "import something_else\n"
+    path.unlink()
+
+
+def test_the_shipped_index_is_current():
+    """errorkb/hook/index.json is generated from the entries: regenerate it with `errorkb hook index`."""
+    project = load_project(ROOT)
+    entries = [one.entry for one in load_project_entries(project).entries]
+    assert not stale(project, entries), f"{HOOK_INDEX} is stale: run `errorkb hook index` and commit it"
+
+
+def test_a_stale_index_is_reported(tmp_path):
+    from errorkb.cli import main
+
+    project = load_project(ROOT)
+    entries = [one.entry for one in load_project_entries(project).entries]
+    assert stale(project, entries[1:]) and stale(project, entries, tmp_path / "absent.json")
+    assert main(["--root", str(ROOT), "hook", "index", "--check"]) == 0
+
+
+class Hostile(Exception):
+    def __str__(self) -> str:
+        raise RuntimeError("a __str__ that raises")
+
+
+def test_hostile_exceptions_are_answered_quietly_and_in_bounded_time():
+    assert describe(Hostile()) is None
+    started = time.perf_counter()
+    assert describe(ValueError("`head_dim` was provided as a list of length " + "9" * 5_000_000)) is None
+    assert time.perf_counter() - started < 1.0
+    looped = ValueError("first")
+    other = ValueError("second")
+    looped.__context__, other.__context__ = other, looped  # a cycle
+    assert describe(looped) is None
+    assert describe(KeyboardInterrupt()) is None
+
+
+def test_a_documented_error_of_a_chain_is_found_and_control_characters_never_print():
+    try:
+        try:
+            raise ValueError(HEAD_DIM)
+        except ValueError as inner:
+            raise RuntimeError("wrapped \x1b[2J") from inner
+    except RuntimeError as outer:
+        text = describe(outer)
+    assert text is not None and TITLE in text and "\x1b" not in text
+    assert len(HEAD_DIM) < CAP
+
+
+def test_the_ipython_extension_shows_the_traceback_then_the_entry(capsys):
+    from errorkb.hook import load_ipython_extension, unload_ipython_extension
+
+    class Shell:
+        def set_custom_exc(self, kinds, handler):
+            self.kinds, self.handler = kinds, handler
+
+        def showtraceback(self, exc_tuple, tb_offset=None):
+            sys.stderr.write(f"TRACEBACK {exc_tuple[0].__name__}\n")
+
+    shell = Shell()
+    load_ipython_extension(shell)
+    assert shell.kinds == (Exception,)
+    error = ValueError(HEAD_DIM)
+    assert shell.handler(shell, ValueError, error, None, tb_offset=None) is None
+    err = capsys.readouterr().err
+    assert err.startswith("TRACEBACK ValueError\n") and TITLE in err
+    unload_ipython_extension(shell)
+    assert (shell.kinds, shell.handler) == ((), None)
+
+
+def test_pytest_prints_the_entry_for_a_failing_test(tmp_path):
+    (tmp_path / "test_user.py").write_text(
+        f"def test_export():\n    raise ValueError({HEAD_DIM!r})\n\ndef test_other():\n    assert 1 == 2\n")
+    result = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "test_user.py"],
+                            cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 1
+    summary = result.stdout[result.stdout.index("errorkb: documented errors"):]
+    assert "test_user.py::test_export:" in summary and TITLE in summary
+    assert "test_user.py::test_other:" not in summary
+
+
+def test_explain_writes_nothing_when_nothing_matches():
+    from errorkb.hook.explain import explain
+
+    stream = io.StringIO()
+    explain(ValueError, ValueError("no entry says this"), None, stream)
+    assert stream.getvalue() == ""
+
+
+CAT = ("Sizes of tensors must match except in dimension 2. Expected size 1 but got size 2 for tensor number 1 "
+       "in the list.")
+
+
+def test_an_error_the_runtime_raises_counts_only_from_the_entrys_own_frame(tmp_path):
+    """The runtime words this error alike for everyone: only raised under the library's function
+    (a frame of `<package>/cache_utils.py` in `update`) is it the entry's."""
+    import importlib.util
+
+    def raise_from(path: Path) -> BaseException:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"def update():\n    raise RuntimeError({CAT!r})\n")
+        spec = importlib.util.spec_from_file_location(f"probe_{abs(hash(path))}", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        try:
+            module.update()
+        except RuntimeError as error:
+            return error
+        raise AssertionError("did not raise")
+
+    assert describe(RuntimeError(CAT)) is None  # no traceback at all
+    assert describe(raise_from(tmp_path / "mine" / "cache_utils.py")) is None
+    text = describe(raise_from(tmp_path / "site-packages" / "transformers" / "cache_utils.py"))
+    assert text is not None and "New key/value states do not fit the cached ones" in text
+
+
+def test_the_pth_costs_well_under_the_start_up_goal():
+    """site.py's work on the hook's `.pth`, timed in process (benchmarks/hook_startup.py prints it
+    beside two interpreters' start-up times): far below the 5 ms goal even on a busy machine."""
+    from benchmarks.hook_startup import GOAL_MS, pth_cost_us
+
+    assert pth_cost_us(repeat=200) < GOAL_MS * 1000 / 2

@@ -1,0 +1,128 @@
+"""The terminal side: `errorkb show`, `lookup` with one hit (the same view) and with none (the
+nearest entries and the site), `--version`, shell completion, the site address setting."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import pytest
+
+from errorkb import __version__
+from errorkb.core.project import load_project
+from tests.kb import ROOT, copy_kb
+from tests.site.sitekb import MESSAGE, TRACEBACK
+
+IDS = ["head-dim-list-length", "num-heads-list-length", "negative-head-dim", "static-cache-overflow"]
+
+
+@pytest.fixture(scope="module")
+def kb(tmp_path_factory):
+    root = copy_kb(tmp_path_factory.mktemp("kb"), IDS, site=True, site_url="https://kb.example/")
+    shutil.copy(ROOT / "reports" / "latest.json", root / "reports" / "latest.json")
+    shutil.copytree(ROOT / "reports" / "matrix", root / "reports" / "matrix")
+    return root
+
+
+def run(kb, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([str(ROOT / ".venv/bin/errorkb"), "--root", str(kb), *args], input=stdin,
+                          capture_output=True, text=True, timeout=120, env={"COLUMNS": "100", "PATH": "/usr/bin"})
+
+
+def test_show_prints_the_entry_with_its_verified_fix_verification_and_releases(kb):
+    result = run(kb, "show", "head-dim-list-length")
+    text = result.stdout
+    assert result.returncode == 0, result.stderr
+    for part in ("ValueError: `head_dim` was provided as a list of length {len(num_heads)}",
+                 "allocates every layer of a cache up front",
+                 "The verified fix", "Pass a single int when every layer has the same head size  (verified)",
+                 "head_dim=config.head_dim,",
+                 "bundled   cpu     ✓ verified", "upstream  cuda    – not run",
+                 "raises in (measured)", "5.15.1: src/transformers/cache_utils.py:1471",
+                 "https://kb.example/errors/transformers/head-dim-list-length/"):
+        assert part in text, part
+    assert text.index("The verified fix") < text.index("Verification") < text.index("Releases")
+
+
+def test_show_suggests_a_near_id(kb):
+    result = run(kb, "show", "head-dim-list-lenght")
+    assert result.returncode == 1 and "did you mean 'head-dim-list-length'?" in result.stderr
+
+
+def test_a_single_hit_of_lookup_prints_the_same_view(kb):
+    result = run(kb, "lookup", "-", stdin=TRACEBACK)
+    assert result.returncode == 0
+    assert "{len(num_heads)} = 12" in result.stdout and "The verified fix" in result.stdout
+    assert "https://kb.example/errors/transformers/head-dim-list-length/" in result.stdout
+
+
+def test_no_hit_names_the_three_nearest_entries_and_the_site(kb):
+    near_miss = MESSAGE.replace("was provided as a list of length", "was given as a list of size")
+    result = run(kb, "lookup", f"ValueError: {near_miss}")
+    assert result.returncode == 1
+    lines = result.stderr.splitlines()
+    assert lines[0] == "errorkb lookup: no entry matches this message"
+    assert lines[1] == "the nearest entries:"
+    ids = [line.split()[0] for line in lines if line.startswith("  ") and not line.startswith("    ")]
+    assert len(ids) == 3 and ids[0] == "head-dim-list-length"
+    assert "every entry: https://kb.example/errors/" in result.stderr
+
+
+def test_a_hostile_paste_for_the_nearest_entries_is_bounded(kb):
+    import time
+
+    from errorkb.core.load import load_project_entries
+    from errorkb.site.terminal import nearest
+
+    entries = [one.entry for one in load_project_entries(load_project(kb)).entries]
+    started = time.perf_counter()
+    near = nearest("\x1b[2J" + "ab" * 2_000_000 + "\n" + MESSAGE, entries)
+    assert time.perf_counter() - started < 2 and near[0].entry.id == "head-dim-list-length"
+
+
+def test_an_escape_sequence_in_an_entry_never_reaches_the_terminal(tmp_path):
+    from tests.kb import VALID_ENTRY, make_project
+
+    hostile = VALID_ENTRY.format(id="demo-error").replace("title: A documented error",
+                                                          'title: "\\e[2J\\e]0;pwned\\a cleared"')
+    make_project(tmp_path, entries={"demo-error.yml": hostile})
+    result = run(tmp_path, "show", "demo-error")
+    assert result.returncode == 0 and "cleared" in result.stdout
+    assert "\x1b[2J" not in result.stdout and "\x1b]0" not in result.stdout and "\a" not in result.stdout
+
+
+def test_version_and_completion():
+    version = subprocess.run([str(ROOT / ".venv/bin/errorkb"), "--version"], capture_output=True, text=True)
+    assert version.stdout.strip() == f"errorkb {__version__}"
+    for shell in ("bash", "zsh"):
+        script = subprocess.run([str(ROOT / ".venv/bin/errorkb"), "completion", shell], capture_output=True,
+                                text=True, cwd="/")
+        assert script.returncode == 0 and "_errorkb_ids" in script.stdout and "verify" in script.stdout, shell
+    bash = shutil.which("bash")
+    if bash:
+        checked = subprocess.run([bash, "-n"], input=script_for("bash"), capture_output=True, text=True)
+        assert checked.returncode == 0, checked.stderr
+
+
+def script_for(shell: str) -> str:
+    return subprocess.run([str(ROOT / ".venv/bin/errorkb"), "completion", shell], capture_output=True,
+                          text=True).stdout
+
+
+def test_completion_offers_entry_ids_in_a_project(tmp_path):
+    bash = shutil.which("bash")
+    if not bash:
+        pytest.skip("no bash")
+    copy_kb(tmp_path, ["head-dim-list-length", "num-heads-list-length"])
+    probe = script_for("bash") + '\n_errorkb_ids head-d\n'
+    result = subprocess.run([bash], input=probe, capture_output=True, text=True, cwd=tmp_path)
+    assert result.stdout.split() == ["head-dim-list-length"], result.stderr
+
+
+def test_the_site_address_comes_from_the_setting_then_mkdocs_yml(tmp_path):
+    copy_kb(tmp_path, ["head-dim-list-length"], site=True, site_url="https://from-mkdocs.example/docs")
+    assert load_project(tmp_path).site_url == "https://from-mkdocs.example/docs/"
+    text = (tmp_path / "pyproject.toml").read_text().replace("[tool.errorkb]\n",
+                                                              '[tool.errorkb]\nsite_url = "https://set.example"\n', 1)
+    (tmp_path / "pyproject.toml").write_text(text)
+    assert load_project(tmp_path).site_url == "https://set.example/"
