@@ -352,7 +352,7 @@ def cmd_verify(project: Project, args: argparse.Namespace) -> int:
     from errorkb.verify.engine import verify
     from errorkb.verify.plan import UnreadableSnippet, parse_shard
     from errorkb.verify.records import Outcome
-    from errorkb.verify.report import ReportError, read_report, update_standing
+    from errorkb.verify.report import STANDING, ReportError, read_report, update_standing
 
     result = _load_or_report(project)
     known = sorted(result.by_id())
@@ -369,7 +369,7 @@ def cmd_verify(project: Project, args: argparse.Namespace) -> int:
     if unknown:
         return 2
     human = err if args.json else out
-    path = args.report or project.reports / "latest.json"
+    path = args.report or project.reports / STANDING
     previous = None
     if path.is_file():
         try:

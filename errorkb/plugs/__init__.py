@@ -9,8 +9,10 @@ returns the plug. A plug answers two kinds of question:
   a sandbox must show a check on that device (`device_files`: nodes, read-only folders);
 - in the check's own process, after importing it (`load`): whether the device is usable, the
   environment to report, the submodules worth preloading in a warm worker, whether preloading
-  touched a device (a forked child could not use it), and the evidence that a check really
-  worked on its device (`evidence`, judged by `device_used`).
+  touched a device (a forked child could not use it), and how the verifier's observer reads the
+  device's work (`device_probe`: the runtime's own C functions, which nothing the snippet can
+  rebind stands between, read at the start and the end of every call of the function under
+  test; `device_used` judges the total). `evidence` and `device_name` are for people.
 
 Nothing outside this package, the profile in pyproject.toml and the bundled implementation
 names a particular runtime.
@@ -19,7 +21,29 @@ names a particular runtime.
 from __future__ import annotations
 
 import importlib
-from typing import Any, Protocol
+import types
+from collections.abc import Callable
+from typing import Any, NamedTuple, Protocol
+
+_BUILTINS = (types.BuiltinFunctionType, types.BuiltinMethodType, types.MethodWrapperType)
+
+
+class DeviceProbe(NamedTuple):
+    """How the observer reads a counter of device work that only real work increases (bytes ever
+    allocated on the device): `ready()` false means nothing ran on the device yet (reads 0); else
+    the sum over `reads` of `read(*args)` followed down the dict keys of `path`. Every callable is a
+    C function of the runtime (checked: `probe`), so the snippet cannot stand between."""
+
+    ready: Callable[[], object]
+    reads: tuple[tuple[Callable[..., object], tuple[Any, ...], tuple[str, ...]], ...]
+
+
+def probe(ready: Callable[[], object], reads: list[tuple[Callable[..., object], tuple[Any, ...], tuple[str, ...]]]
+          ) -> DeviceProbe | None:
+    """A `DeviceProbe` of C functions only; None when any is not one (then no device work can be proven)."""
+    if not isinstance(ready, _BUILTINS) or not reads or any(not isinstance(read, _BUILTINS) for read, _, _ in reads):
+        return None
+    return DeviceProbe(ready, tuple((read, tuple(args), tuple(path)) for read, args, path in reads))
 
 
 class Runtime(Protocol):
@@ -42,6 +66,7 @@ class Runtime(Protocol):
     def preload_names(self, source_text: str) -> list[str]: ...
     def device_touched(self) -> bool: ...
     def evidence(self, module: Any, device: str) -> dict[str, Any] | None: ...
+    def device_probe(self, module: Any, device: str) -> DeviceProbe | None: ...
     def device_used(self, device: str, evidence: dict[str, Any] | None) -> bool: ...
     def device_name(self, evidence: dict[str, Any] | None) -> str | None: ...
 

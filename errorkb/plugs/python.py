@@ -6,7 +6,7 @@ import os
 import platform
 from typing import Any
 
-from errorkb.plugs import cpu_name
+from errorkb.plugs import DeviceProbe, cpu_name
 
 
 class PythonRuntime:
@@ -50,6 +50,9 @@ class PythonRuntime:
         return False
 
     def evidence(self, module: Any, device: str) -> dict[str, Any] | None:
+        return None
+
+    def device_probe(self, module: Any, device: str) -> DeviceProbe | None:
         return None
 
     def device_used(self, device: str, evidence: dict[str, Any] | None) -> bool:

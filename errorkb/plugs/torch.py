@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from errorkb.plugs import cpu_name
+from errorkb.plugs import DeviceProbe, cpu_name, probe
 
 
 class TorchRuntime:
@@ -112,7 +112,8 @@ class TorchRuntime:
             return False
 
     def evidence(self, module: Any, device: str) -> dict[str, Any] | None:
-        """Proof that a CUDA check did CUDA work: initialised, and memory was allocated on a device."""
+        """What the check's process says about CUDA, for people (the device's name); the verdict reads
+        `device_probe` instead, which the snippet cannot fake from inside."""
         if device != "cuda":
             return None
         if not module.cuda.is_initialized():
@@ -120,8 +121,28 @@ class TorchRuntime:
         return {"initialized": True, "peak_bytes": int(module.cuda.max_memory_allocated()),
                 "device_name": module.cuda.get_device_name()}
 
+    def device_probe(self, module: Any, device: str) -> DeviceProbe | None:
+        """CUDA's caching allocator counts every byte it ever allocated, per device
+        (`allocated_bytes.all.allocated`; resetting the counters only lowers it). The observer reads it
+        through torch's C functions at the start and end of every call of the function under test:
+        only memory allocated *during* those calls counts. Nothing is read before CUDA is initialised."""
+        if device != "cuda":
+            return None
+        native = getattr(module, "_C", None)
+        ready = getattr(native, "_cuda_isInitialized", None)
+        read = getattr(native, "_cuda_memoryStats", None)
+        count = getattr(native, "_cuda_getDeviceCount", None)
+        try:
+            devices = int(count()) if callable(count) else 0
+        except Exception:  # no driver: nothing can be proven
+            return None
+        if ready is None or read is None or devices < 1:
+            return None
+        return probe(ready, [(read, (index,), ("allocated_bytes", "all", "allocated")) for index in range(devices)])
+
     def device_used(self, device: str, evidence: dict[str, Any] | None) -> bool:
-        return device == "cpu" or bool((evidence or {}).get("peak_bytes"))
+        """A CUDA check counts only if CUDA memory was allocated during a call of the function under test."""
+        return device == "cpu" or int((evidence or {}).get("allocated_bytes") or 0) > 0
 
     def device_name(self, evidence: dict[str, Any] | None) -> str | None:
         return (evidence or {}).get("device_name")

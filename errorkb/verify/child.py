@@ -1,18 +1,26 @@
-"""Runs one snippet in a fresh process and writes down what happened, as JSON.
+"""Runs one snippet in a fresh process and streams what happened to the harness.
 
 This module observes; it never judges (that is `judge.py`, in the parent). The same code runs
-in both isolation modes: a fresh interpreter (`python -m errorkb.verify.child SPEC RESULT`) or
-a process forked from a warm zygote (`zygote.py`) that already ran `prepare`. Stages:
+in both isolation modes: a fresh interpreter (`python -m errorkb.verify.child SPEC`) or a process
+forked from a warm zygote (`zygote.py`) that already ran `prepare`. Either way the parent hands
+the write end of a pipe as file descriptor 3: the stream (`observer.py`, read by `stream.py`).
+Stages:
 
 1. `limit`       cap the output file size, core dumps and, on CPU, the address space.
 2. `prepare`     make `import <library>` resolve to the check's target, load the runtime (the
                  profile's plug) and the target module (once in a zygote, before any fork).
-3. `resolve`     find `source.function` in the target module; its code object is what we trace.
-4. `execute`     compile the snippet's bytes (sent by the parent, never re-read from disk) and
-                 run them as `__main__`, tracing every call of that function.
-5. `describe`    the outcome, the exception with its raise site, the calls, tampering, and the
-                 runtime's evidence of device work — an `Observation`, written to the result
-                 file the parent named.
+3. `observe`     resolve `source.function` (and the functions of other wordings) in the target
+                 module, compile the snippet's bytes (sent by the parent, never re-read from
+                 disk), snapshot what it may tamper with, and `observer.install`: from then on
+                 the observer, out of the snippet's reach, streams what happens.
+4. `execute`     run the bytes as `__main__`.
+5. `finish`      the outcome: the verifier's modules restored (`observer`), the exception
+                 described for people (its text and traceback may run the snippet's code, so
+                 they come first), then the observer's `end` line, after which the observer
+                 itself ends the process.
+
+Failures before the snippet runs (the target, the function, the device, a syntax error) are
+streamed by `early_end` the same way, with no snippet code ever having run.
 
 The parent decides the device: the runtime plug's `child_env` (a CPU check sees no GPU) is in
 place before the runtime is imported.
@@ -22,7 +30,9 @@ from __future__ import annotations
 
 import base64
 import builtins
+import dis
 import faulthandler
+import hashlib
 import importlib
 import importlib.metadata
 import inspect
@@ -31,47 +41,43 @@ import os
 import resource
 import signal
 import sys
-import threading
+import sysconfig
 import time
 import traceback
+import types
 from pathlib import Path
 from types import CodeType, FrameType, TracebackType
-from typing import Any
+from typing import Any, NoReturn
 
 from errorkb.core.project import LibraryProfile
 from errorkb.plugs import Runtime, runtime_for
-from errorkb.verify import identity
-from errorkb.verify.records import Calls, ExceptionInfo, Observation, RaisedCall, Site, Status
+from errorkb.verify import identity, observer
 from errorkb.verify.targets import activate, target_roots
 
 _real_exit = os._exit  # the snippet may replace or wrap os._exit; we never use its version
+_audit = sys.audit
 _prepared: dict[str, dict[str, Any]] = {}  # target → what `prepare` found, so a zygote's forks reuse it
+_type_name = type.__dict__["__name__"].__get__
+_type_qualname = type.__dict__["__qualname__"].__get__
+_type_module = type.__dict__["__module__"].__get__
+_RETURNS = ("RETURN_VALUE", "RETURN_CONST", "YIELD_VALUE")
+# Modules the end of a check calls into: restored to what they were before it describes the outcome.
+_RESTORED = ("errorkb.verify.child", "errorkb.verify.identity", "errorkb.verify.observer", "traceback",
+             "linecache", "inspect", "dis", "types", "functools", "importlib", "importlib._bootstrap",
+             "importlib._bootstrap_external", "builtins", "posixpath", "os")
 
 
 def main(argv: list[str]) -> int:
     spec = json.loads(argv[0])
-    run_and_exit(spec, Path(argv[1]))
+    run_and_exit(spec)
     return 0  # not reached
 
 
-def run_and_exit(spec: dict[str, Any], result_path: Path) -> None:
-    """Observe one snippet, write the observation, and leave without interpreter teardown."""
+def run_and_exit(spec: dict[str, Any]) -> NoReturn:
+    """Observe one snippet; the process ends inside (the observer's end, or `early_end`)."""
     limit(spec)
-    observation = observe(spec, result_path)
-    write_observation(result_path, observation)
-    # Skip interpreter teardown: a snippet's atexit handlers or threads must not change the verdict.
-    _real_exit(0)
-
-
-def write_observation(path: Path, observation: Observation) -> None:
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except Exception:  # output may be over its cap; the observation still counts
-        pass
-    temporary = path.with_suffix(".tmp")
-    temporary.write_text(observation.model_dump_json(), encoding="utf-8")
-    temporary.replace(path)
+    observe(spec)
+    _real_exit(70)  # not reached: observe always ends the process
 
 
 def limit(spec: dict[str, Any]) -> None:
@@ -136,59 +142,169 @@ def preload(name: str) -> None:
         pass
 
 
-def observe(spec: dict[str, Any], result_path: Path | None = None) -> Observation:
+# -- observing ----------------------------------------------------------------------------------
+
+
+def observe(spec: dict[str, Any]) -> None:
     started = time.perf_counter()
+    source = base64.b64decode(spec["source_b64"])
+    sha256 = hashlib.sha256(source).hexdigest()
     prepared = prepare(spec)
     if "error" in prepared:
-        return Observation(status=Status.SETUP_FAILED, error=prepared["error"])
+        early_end(spec, sha256, "setup-failed", error=prepared["error"])
     runtime: Runtime = prepared["runtime"]
     library: LibraryProfile = prepared["library"]
     device = spec["device"]
     env = environment(runtime, prepared["module"], library, device)
     if not runtime.device_available(prepared["module"], device):
-        return Observation(status=Status.NO_DEVICE, environment=env)
+        early_end(spec, sha256, "no-device", environment=env)
     api: dict[str, str] | None = spec.get("api")
-    function = resolve(spec["module"], spec["function"])
+    labels = [spec["function"], *[name for name in spec.get("functions", []) if name != spec["function"]]]
+    resolved = {label: resolve(spec["module"], label) for label in labels}
     # A removed name's or a changed signature's before needs no replacement to exist: it shows the old call.
-    if function is None and not (api and spec.get("role") == "before"):
-        return Observation(status=Status.NO_FUNCTION, environment=env,
-                           error=f"{spec['function']} is not defined in {spec['module']}")
+    if resolved[spec["function"]] is None and not (api and spec.get("role") == "before"):
+        early_end(spec, sha256, "no-function", environment=env,
+                  error=f"{spec['function']} is not defined in {spec['module']}")
+    snippet = Path(spec["snippet"])
+    try:
+        code = compile(source, str(snippet), "exec")
+    except (SyntaxError, ValueError) as error:
+        early_end(spec, sha256, "syntax-error", slots=[[spec["function"], "function"]], environment=env,
+                  exception={
+            "type": type(error).__name__, "message": getattr(error, "msg", str(error)),
+            "snippet_line": getattr(error, "lineno", None), "snippet_col": getattr(error, "offset", None)})
     owner = identity.resolve_owner(api["owner"]) if api else None  # before the snippet can touch it
     roots = target_roots(spec["target"], library)
-    tracer = CallTracer(function[3] if function else None, spec["function"])
-    old = _old_api_code(owner, api["name"]) if api and spec.get("kind") == "removed" else None
-    old_tracer = CallTracer(old, f"{api['owner']}.{api['name']}") if api and old is not None else None
-    watch = TamperWatch(spec["module"], spec["function"], function, library) if function else None
-
-    def finish(status: Status, **found: Any) -> Observation:
-        evidence = runtime.evidence(prepared["module"], device)
-        if runtime.device_name(evidence):
-            env["device_name"] = runtime.device_name(evidence)
-        return Observation(status=status, calls=tracer.summary(),
-                           old_calls=old_tracer.summary() if old_tracer else None,
-                           tampered=(watch.changes() if watch else []) + found.pop("tracer_tampered", []),
-                           evidence=evidence, environment=env,
-                           duration_s=round(time.perf_counter() - started, 4), **found)
-
-    def on_os_exit(code: object, line: int | None) -> None:
-        if result_path is not None:
-            write_observation(result_path, finish(Status.OS_EXIT, exit_code=_exit_code(code),
-                                                  exception=ExceptionInfo(type="os._exit", snippet_line=line)))
-
-    snippet = Path(spec["snippet"])
-    source = base64.b64decode(spec["source_b64"])
-    about = (owner, api["name"], spec.get("kind", "raise")) if api else None
-    tracers = [t for t in (tracer, old_tracer) if t is not None and t.code is not None]
-    return finish(**execute(snippet, source, Tracers(tracers), roots, on_os_exit, about))
+    config = observer_config(spec, library, runtime, prepared["module"], resolved, roots, owner, sha256)
+    context = {"snippet": str(snippet), "roots": roots, "own": identity.code_objects(code), "environment": env,
+               "runtime": runtime, "runtime_module": prepared["module"], "device": device, "started": started}
+    execute(code, snippet, config, context)
 
 
-def _old_api_code(owner: Any, name: str) -> CodeType | None:
-    """The code object of a removed name where it still exists (a method, property or function)."""
+def observer_config(spec: dict[str, Any], library: LibraryProfile, runtime: Runtime, runtime_module: Any,
+                    resolved: dict[str, tuple[object, str, object, CodeType] | None], roots: list[str],
+                    owner: Any, sha256: str) -> dict[str, Any]:
+    """Everything the observer needs, found before the snippet runs; `observer.install` copies it."""
+    module = sys.modules[spec["module"]]
+    slots = [slot(label, found) for label, found in resolved.items() if found is not None]
+    api = spec.get("api")
+    if api and spec.get("kind") == "removed":
+        old = _old_api(owner, api["name"])
+        if old is not None:
+            slots.append(slot(f"{api['owner']}.{api['name']}", old, label_kind="old"))
+    watched = [sys.modules.get(name) for name in {spec["module"], library.name}]
+    spaces = _spaces([m for m in watched if m is not None])
+    stdlib = sorted({sysconfig.get_paths()[name] + "/" for name in ("stdlib", "platstdlib")})
+    site = sorted({sysconfig.get_paths()[name] + "/" for name in ("purelib", "platlib")}
+                  | {path + "/" for path in sys.path if path.endswith("site-packages")})
+    verifier = [str(Path(observer.__file__).resolve().parents[1]) + "/", str(Path(observer.__file__).parents[1]) + "/"]
+    trusted = tuple(dict.fromkeys([*stdlib, *site, *roots, *verifier]))
+    protected = tuple(dict.fromkeys([*roots, *stdlib, *verifier]))
+    restore = [(name, vars(sys.modules[name]), dict(vars(sys.modules[name])))
+               for name in _RESTORED if name in sys.modules]
+    return {
+        "fd": int(spec.get("stream_fd", observer.STREAM_FD)), "sha256": sha256, "device": spec["device"],
+        "slots": slots,
+        "init_codes": _init_codes(module, roots), "spaces": spaces,
+        "owners": [(s["label"], s["owner"], s["name"], s["raw"]) for s in slots if s["kind"] == "function"],
+        "sys_modules": [(name, sys.modules[name]) for name in {spec["module"], library.name} if name in sys.modules],
+        "restore": restore, "target_roots": roots, "trusted_roots": trusted, "stdlib_roots": stdlib,
+        "protected_roots": protected, "opnames": tuple(dis.opname),
+        "probe": runtime.device_probe(runtime_module, spec["device"]),
+        "api": _api_config(api, spec.get("kind"), owner),
+        "enders": [finish.__code__, _recording_exit_code()],
+    }
+
+
+def slot(label: str, found: tuple[object, str, object, CodeType], label_kind: str = "function") -> dict[str, Any]:
+    """One watched function: its code object, where it lives, and what its code reads."""
+    owner, name, raw, code = found
+    function = _plain_function(raw)
+    globals_ = function.__globals__ if function is not None else {}
+    normal = [ins.offset for ins in dis.get_instructions(code) if ins.opname in _RETURNS]
+    return {"label": label, "kind": label_kind, "code": code, "function": function, "owner": owner, "name": name,
+            "raw": raw, "globals": globals_, "reads": _reads(code, globals_), "normal": normal,
+            "ops": code.co_code, "defaults": function.__defaults__ if function else None,
+            "kwdefaults": function.__kwdefaults__ if function else None}
+
+
+def _plain_function(raw: object) -> types.FunctionType | None:
+    function = raw.__func__ if isinstance(raw, staticmethod | classmethod) else raw
+    function = function.fget if isinstance(function, property) else function
+    function = inspect.unwrap(function) if callable(function) else None
+    return function if isinstance(function, types.FunctionType) else None
+
+
+def _reads(code: CodeType, globals_: dict[str, Any]) -> list[tuple[dict[str, Any], str, object, str]]:
+    """(namespace, name, value, label) of what the function's code reads: its globals, the builtins,
+    and the attributes of the modules it reads through a global (`torch.zeros` through `torch`)."""
+    names: set[str] = set()
+    for each in identity.code_objects(code):
+        names.update(each.co_names)
+    found: list[tuple[dict[str, Any], str, object, str]] = []
+    module_name = globals_.get("__name__", "?")
+    space_builtins = vars(builtins)
+    for name in sorted(names):
+        if name in globals_:
+            value = globals_[name]
+            found.append((globals_, name, value, f"{module_name}.{name}"))
+            if isinstance(value, types.ModuleType):
+                inner = vars(value)
+                found += [(inner, attribute, inner[attribute], f"{value.__name__}.{attribute}")
+                          for attribute in sorted(names) if attribute in inner]
+        elif name in space_builtins:
+            found.append((space_builtins, name, space_builtins[name], f"builtins.{name}"))
+    return found
+
+
+def _init_codes(module: types.ModuleType, roots: list[str]) -> dict[CodeType, Any]:
+    """`__init__` code of each class the target module defines → a reader of its instances' `__dict__`
+    (the descriptor of the first class in its MRO that has one: a subclass cannot override it)."""
+    found: dict[CodeType, Any] = {}
+    for value in list(vars(module).values()):
+        if not isinstance(value, type) or value.__module__ != module.__name__:
+            continue
+        init = vars(value).get("__init__")
+        if not isinstance(init, types.FunctionType) or not init.__code__.co_filename.startswith(tuple(roots)):
+            continue
+        getter = next((vars(klass)["__dict__"] for klass in value.__mro__ if "__dict__" in vars(klass)), None)
+        if getter is not None and hasattr(getter, "__get__"):
+            found[init.__code__] = getter.__get__
+    return found
+
+
+def _spaces(modules: list[types.ModuleType]) -> list[tuple[str, object, dict[str, Any]]]:
+    """The library's namespaces whose names must not change: the modules and the classes they define."""
+    spaces: list[tuple[str, object, dict[str, Any]]] = []
+    for module in modules:
+        spaces.append((module.__name__, module, dict(vars(module))))
+        for value in list(vars(module).values()):
+            if isinstance(value, type) and value.__module__ == module.__name__:
+                spaces.append((f"{module.__name__}.{value.__qualname__}", value, dict(vars(value))))
+    return spaces
+
+
+def _api_config(api: dict[str, str] | None, kind: str | None, owner: Any) -> dict[str, Any] | None:
+    """For a removed name or a changed signature: the owner (resolved now), the name, and what a
+    genuine refusal looks like (the owner's own `__getattr__`, the callee's qualified name)."""
+    if not api:
+        return None
+    function = inspect.getattr_static(owner, api["name"], None) if owner is not None else None
+    function = getattr(function, "__func__", function)
+    getattrs = []
+    for klass in owner.__mro__ if isinstance(owner, type) else ():
+        hook = vars(klass).get("__getattr__")
+        if isinstance(hook, types.FunctionType):
+            getattrs.append(hook.__code__)
+    return {"owner": owner, "name": api["name"], "kind": kind, "qualname": getattr(function, "__qualname__", None),
+            "function": function, "getattr_codes": getattrs}
+
+
+def _old_api(owner: Any, name: str) -> tuple[object, str, object, CodeType] | None:
+    """A removed name where it still exists (a method, property or function), as `resolve` gives it."""
     value = inspect.getattr_static(owner, name, None) if owner is not None else None
-    value = value.__func__ if isinstance(value, staticmethod | classmethod) else value
-    value = value.fget if isinstance(value, property) else value
-    value = inspect.unwrap(value) if callable(value) else None
-    return getattr(value, "__code__", None)
+    function = _plain_function(value) if value is not None else None
+    return (owner, name, value, function.__code__) if function is not None else None
 
 
 def environment(runtime: Runtime, module: Any, library: LibraryProfile, device: str) -> dict[str, Any]:
@@ -198,7 +314,7 @@ def environment(runtime: Runtime, module: Any, library: LibraryProfile, device: 
     env: dict[str, Any] = {"python": platform.python_version(), "platform": platform.platform(terse=True),
                            **runtime.environment(module), "device": device, "library": library.name}
     if device != "cpu":
-        env["device_name"] = None  # filled from the runtime's evidence, once the check used the device
+        env["device_name"] = None  # filled at the end, once the check used the device
     try:
         env["library_version"] = importlib.metadata.version(library.dist)
     except importlib.metadata.PackageNotFoundError:
@@ -209,198 +325,143 @@ def environment(runtime: Runtime, module: Any, library: LibraryProfile, device: 
     return env
 
 
-def _exit_code(code: object) -> int | str | None:
-    return code if isinstance(code, int | None) else str(code)
-
-
 def resolve(module_name: str, qualname: str) -> tuple[object, str, object, CodeType] | None:
     """(owner, attribute, raw attribute, code object) of `module.qualname`, or None."""
-    owner: object = importlib.import_module(module_name)
+    try:
+        owner: object = importlib.import_module(module_name)
+    except Exception:
+        return None
     parts = qualname.split(".")
     for part in parts[:-1]:
         owner = inspect.getattr_static(owner, part, None)
         if owner is None:
             return None
     raw = inspect.getattr_static(owner, parts[-1], None)
-    function = raw.__func__ if isinstance(raw, staticmethod | classmethod) else raw
-    function = function.fget if isinstance(function, property) else function
-    function = inspect.unwrap(function) if callable(function) else None
-    code = getattr(function, "__code__", None)
-    return (owner, parts[-1], raw, code) if code is not None else None
+    function = _plain_function(raw)
+    return (owner, parts[-1], raw, function.__code__) if function is not None else None
 
 
-class CallTracer:
-    """Counts calls of one code object and how each ended: returned, or raised what."""
-
-    def __init__(self, code: CodeType | None, label: str):
-        self.code = code
-        self.label = label
-        self.calls = 0
-        self.returned = 0
-        self.raised: list[RaisedCall] = []
-
-    def enter(self, frame: FrameType) -> Any:
-        self.calls += 1
-        pending: list[BaseException | None] = [None]
-
-        def local(frame: FrameType, event: str, arg: object):  # type: ignore[no-untyped-def]
-            if event == "exception":
-                pending[0] = arg[1]  # type: ignore[index]
-            elif event == "line":
-                pending[0] = None  # handled inside the function
-            elif event == "return":
-                if pending[0] is None:
-                    self.returned += 1
-                else:
-                    error = pending[0]
-                    self.raised.append(RaisedCall(type=type(error).__name__, message=_message(error)))
-            return local
-
-        return local
-
-    def summary(self) -> Calls:
-        function = self.code.co_qualname if self.code is not None else self.label
-        return Calls(function=function, count=self.calls, returned=self.returned, raised=self.raised)
-
-
-class Tracers:
-    """The one trace function installed: hands each call of a watched code object to its tracer."""
-
-    def __init__(self, tracers: list[CallTracer]):
-        self.by_code = {tracer.code: tracer for tracer in tracers}
-
-    def __call__(self, frame: FrameType, event: str, arg: object):  # type: ignore[no-untyped-def]
-        tracer = self.by_code.get(frame.f_code)
-        return tracer.enter(frame) if tracer is not None else None
-
-
-class TamperWatch:
-    """Notices a snippet that replaces the target instead of calling it.
-
-    Watched: `source.function` on its owner, every attribute of the source module, of the
-    library's top-level package and of the classes the source module defines, and the modules'
-    entries in `sys.modules`. A name that existed before and now holds another object, or that
-    vanished, is tampering; so is a new name bound to something defined outside the target (a
-    lazily loaded upstream attribute is not).
-    """
-
-    def __init__(self, module_name: str, qualname: str, function: tuple[object, str, object, CodeType],
-                 library: LibraryProfile):
-        owner, name, original, _ = function
-        self.function = (qualname, owner, name, original)
-        self.modules = {name_: sys.modules.get(name_) for name_ in {module_name, library.name}}
-        self.own_prefixes = tuple(p for p in (library.name, library.bundled) if p)
-        self.spaces = {label: (space, dict(vars(space))) for label, space in self._spaces().items()}
-
-    def _spaces(self) -> dict[str, object]:
-        spaces: dict[str, object] = {}
-        for module_name, module in self.modules.items():
-            if module is None:
-                continue
-            spaces[module_name] = module
-            for value in list(vars(module).values()):
-                if isinstance(value, type) and value.__module__ == module.__name__:
-                    spaces[f"{module_name}.{value.__qualname__}"] = value
-        return spaces
-
-    def changes(self) -> list[str]:
-        changed = []
-        qualname, owner, name, original = self.function
-        if inspect.getattr_static(owner, name, None) is not original:
-            changed.append(qualname)
-        for module_name, module in self.modules.items():
-            if sys.modules.get(module_name) is not module:
-                changed.append(f"sys.modules[{module_name!r}]")
-        for label, (space, before) in self.spaces.items():
-            now = vars(space)
-            for key, value in before.items():
-                if key not in now or now[key] is not value:
-                    changed.append(f"{label}.{key}")
-            for key in now.keys() - before.keys():
-                defined_in = getattr(now[key], "__module__", None) or ""
-                if callable(now[key]) and not defined_in.startswith(self.own_prefixes):
-                    changed.append(f"{label}.{key}")
-        # `Cls.method` is also seen as `<module>.Cls.method`: once.
-        return sorted({c for c in changed if c == qualname or not c.endswith("." + qualname)})
-
-
-def execute(snippet: Path, source: bytes, tracer: Tracers, roots: list[str],
-            on_os_exit: Any = None, about: tuple[Any, str, str] | None = None) -> dict[str, Any]:
-    """Run the snippet's bytes as `__main__`; the status and what goes with it. `about` is the
-    resolved API owner, its name and the entry's kind, for errors about a removed name or signature."""
+def early_end(spec: dict[str, Any], sha256: str, status: str, slots: list[list[str]] | None = None,
+              **facts: Any) -> NoReturn:
+    """Before any snippet code ran: a stream of its own, one start and one end, then exit 0."""
+    nonce = os.urandom(16).hex()
+    pid = os.getpid()
+    slots = slots or []
+    lines = [{"e": "start", "sha256": sha256, "slots": slots, "k": nonce, "p": pid},
+             {"e": "end", "status": status, "k": nonce, "p": pid, "described": facts, "counts": [[0, 0]] * len(slots),
+              "running": [0] * len(slots), "unwound": [0] * len(slots)}]
+    data = "".join(json.dumps(line) + "\n" for line in lines).encode()
     try:
-        code = compile(source, str(snippet), "exec")
-    except (SyntaxError, ValueError) as error:
-        line = getattr(error, "lineno", None)
-        return {"status": Status.SYNTAX_ERROR,
-                "exception": ExceptionInfo(type=type(error).__name__, message=getattr(error, "msg", str(error)),
-                                           snippet_line=line, snippet_col=getattr(error, "offset", None))}
-    own = identity.code_objects(code)
+        while data:
+            data = data[os.write(int(spec.get("stream_fd", observer.STREAM_FD)), data):]
+    except OSError:
+        pass
+    _flush()
+    _real_exit(0)
+
+
+def execute(code: CodeType, snippet: Path, config: dict[str, Any], context: dict[str, Any]) -> NoReturn:
+    """Run the snippet's bytes as `__main__`, then `finish` with how it ended. Never returns."""
     namespace = {"__name__": "__main__", "__file__": str(snippet), "__builtins__": builtins}
     sys.argv = [str(snippet)]
     sys.path.insert(0, str(snippet.parent))
-
-    def recording_exit(status: int = 0) -> None:
-        """os._exit skips every handler: note it, with the snippet line, before leaving."""
-        sys.settrace(None)
-        frame: FrameType | None = sys._getframe(1)
-        line = None
-        while frame is not None and line is None:
-            line = frame.f_lineno if frame.f_code.co_filename == str(snippet) else None
-            frame = frame.f_back
-        if on_os_exit is not None:
-            on_os_exit(status, line)
-        _real_exit(status)
-
-    os._exit = recording_exit  # type: ignore[assignment]
-    threading.settrace(tracer)
-    sys.settrace(tracer)
-    found: dict[str, Any]
+    os._exit = _recording_exit(context)
+    observer.install(config)
+    del config
     try:
         exec(code, namespace)
     except SystemExit as error:
-        found = {"status": Status.SYS_EXIT, "exit_code": _exit_code(error.code),
-                 "exception": describe(error, str(snippet), roots, own)}
+        finish("sys-exit", error, _exit_code(error.code), context)
     except BaseException as error:  # every outcome is evidence
-        found = {"status": Status.RAISED, "exception": describe(error, str(snippet), roots, own, about)}
-    else:
-        found = {"status": Status.RETURNED}
-    if sys.gettrace() is not tracer:
-        found["tracer_tampered"] = ["sys.settrace (the verifier's call tracer)"]
-    sys.settrace(None)
-    threading.settrace(None)
-    os._exit = _real_exit
-    return found
+        finish("raised", error, None, context)
+    finish("returned", None, None, context)
+    _real_exit(70)  # not reached
 
 
-def describe(error: BaseException, snippet: str, roots: list[str], own: set[CodeType] | None = None,
-             about: tuple[Any, str, str] | None = None) -> ExceptionInfo:
-    """The exception, where in the target it was raised, and where the snippet called in."""
-    frames = _frames(error.__traceback__)
-    in_target = [f for f in frames if any(f.file.startswith(root) for root in roots)]
-    in_snippet = [f for f in frames if f.file == snippet]
-    frame, opcode = identity.innermost(error.__traceback__)
+def _recording_exit(context: dict[str, Any]) -> Any:
+    def recording_exit(status: int = 0) -> None:
+        """os._exit skips every handler: the end is recorded, with the snippet line, before leaving."""
+        frame: FrameType | None = sys._getframe(1)
+        line = None
+        while frame is not None and line is None:
+            line = frame.f_lineno if frame.f_code.co_filename == context["snippet"] else None
+            frame = frame.f_back
+        _audit(observer.RESTORE_EVENT)
+        description = describe_end(None, dict(context, line=line))
+        _audit(observer.END_EVENT, "os-exit", None, description, status)
+        _real_exit(70)  # only if the observer refused to end
+
+    return recording_exit
+
+
+def _recording_exit_code() -> CodeType:
+    code: CodeType = _recording_exit({}).__code__
+    return code
+
+
+def finish(status: str, error: BaseException | None, exit_code: int | str | None, context: dict[str, Any]) -> None:
+    """The harness's end: restore, describe, and let the observer end the process."""
+    _audit(observer.RESTORE_EVENT)
+    description = describe_end(error, context)
+    _audit(observer.END_EVENT, status, error, description, exit_code)
+    _real_exit(70)  # only if the observer refused to end
+
+
+def describe_end(error: BaseException | None, context: dict[str, Any]) -> dict[str, Any]:
+    """What people read about the outcome, as plain data; the judge's facts come from the observer."""
+    _flush()
+    exception = describe(error, context["snippet"], context["roots"], context["own"]) if error is not None else None
+    if exception is None and context.get("line") is not None:
+        exception = {"type": "os._exit", "snippet_line": context["line"]}
+    env = dict(context["environment"])
+    runtime: Runtime = context["runtime"]
+    try:
+        name = runtime.device_name(runtime.evidence(context["runtime_module"], context["device"]))
+    except Exception:  # a device that broke is still an outcome
+        name = None
+    if name:
+        env["device_name"] = name
+    return {"exception": exception, "environment": env,
+            "duration_s": round(time.perf_counter() - context["started"], 4)}
+
+
+def _flush() -> None:
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except Exception:  # output may be over its cap; the observation still counts
+        pass
+
+
+def _exit_code(code: object) -> int | str | None:
+    return code if isinstance(code, int | None) else str(code)
+
+
+def describe(error: BaseException, snippet: str, roots: list[str], own: set[CodeType]) -> dict[str, Any]:
+    """The exception for people: its text and traceback (which may run the snippet's own code, so
+    they come first), then where it was raised, read from the traceback's frames alone."""
+    message = _message(error)
+    text = _traceback_text(error, snippet)
+    tb = BaseException.__dict__["__traceback__"].__get__(error)
+    frames = _frames(tb)
+    in_target = [f for f in frames if any(f["file"].startswith(root) for root in roots)]
+    in_snippet = [f for f in frames if f["file"] == snippet]
+    frame, opcode = identity.innermost(tb)
     kind = type(error)
-    facts = None
-    if about is not None:
-        try:
-            facts = identity.api_facts(error, *about)
-        except Exception:  # a hostile object may break the inspection: then nothing is established
-            facts = None
-    return ExceptionInfo(type=kind.__name__, qualified_type=f"{kind.__module__}.{kind.__qualname__}",
-                         message=_message(error), raise_site=in_target[-1] if in_target else None,
-                         origin=frames[-1] if frames else None, opcode=opcode,
-                         in_snippet=frame is not None and own is not None and frame.f_code in own, api=facts,
-                         snippet_line=in_snippet[-1].line if in_snippet else None,
-                         traceback=_traceback_text(error, snippet))
+    return {"type": _type_name(kind), "qualified_type": f"{_type_module(kind)}.{_type_qualname(kind)}",
+            "message": message, "raise_site": in_target[-1] if in_target else None,
+            "origin": frames[-1] if frames else None, "opcode": opcode,
+            "in_snippet": frame is not None and frame.f_code in own,
+            "snippet_line": in_snippet[-1]["line"] if in_snippet else None, "traceback": text}
 
 
-def _frames(tb: TracebackType | None) -> list[Site]:
+def _frames(tb: TracebackType | None) -> list[dict[str, Any]]:
     frames = []
     while tb is not None:
         code = tb.tb_frame.f_code
-        frames.append(Site(file=code.co_filename, function=code.co_qualname, line=tb.tb_lineno,
-                           module=tb.tb_frame.f_globals.get("__name__")))
+        module = tb.tb_frame.f_globals.get("__name__")
+        frames.append({"file": code.co_filename, "function": code.co_qualname, "line": tb.tb_lineno,
+                       "module": module if type(module) is str else None})
         tb = tb.tb_next
     return frames
 
@@ -409,18 +470,18 @@ def _traceback_text(error: BaseException, snippet: str) -> str:
     """The traceback a user would see, starting at their snippet (our harness frames dropped)."""
     try:
         lines = traceback.format_exception(error)
-    except Exception as inner:  # a broken exception is still an outcome
-        return f"<traceback unavailable: {inner!r}>"
-    snippet_at = next((i for i, line in enumerate(lines) if f'File "{snippet}"' in line), None)
-    body = lines[snippet_at:] if snippet_at is not None else lines[1:]
-    return "Traceback (most recent call last):\n" + "".join(body)
+        snippet_at = next((i for i, line in enumerate(lines) if f'File "{snippet}"' in line), None)
+        body = lines[snippet_at:] if snippet_at is not None else lines[1:]
+        return str.__str__("Traceback (most recent call last):\n" + "".join(body))
+    except BaseException as inner:  # a broken exception is still an outcome
+        return f"<traceback unavailable: {type(inner).__name__}>"
 
 
 def _message(error: BaseException, cap: int = 20_000) -> str:
     try:
-        text = str(error)
-    except Exception as inner:  # a broken __str__ is still an outcome
-        return f"<unprintable {type(error).__name__}: {inner!r}>"
+        text = str.__str__(str(error))
+    except BaseException as inner:  # a broken __str__ is still an outcome
+        return f"<unprintable {_type_name(type(error))}: {_type_name(type(inner))}>"
     return text if len(text) <= cap else text[:cap] + f"... <{len(text) - cap} more characters>"
 
 

@@ -204,11 +204,13 @@ def _record(check: Check, project: Project, verdict: Verdict, run: Run | None = 
         "exit": Exit(returncode=run.returncode, signal=run.signal, timed_out=run.timed_out),
         "output": run.output[-4000:].replace(str(project.root) + "/", ""),  # no paths of this machine
         "key": key,
+        "snippet_sha256": run.sha256 or check.snippet.sha256,  # of the bytes the check's process ran
     })
     if seen is not None:
         fields.update({"exception": _public_exception(seen.exception, project), "calls": seen.calls,
                        "old_calls": seen.old_calls,
-                       "tampered": seen.tampered, "evidence": seen.evidence, "environment": seen.environment})
+                       "tampered": seen.tampered, "interference": seen.interference, "evidence": seen.evidence,
+                       "environment": seen.environment})
     return CheckRecord(**fields)
 
 

@@ -18,7 +18,17 @@ from errorkb.core.entry import Wording
 from errorkb.core.message import MessageTemplate
 from errorkb.plugs import Runtime
 from errorkb.verify.plan import Check
-from errorkb.verify.records import Code, ExceptionInfo, Observation, Outcome, RaisedCall, Status, Verdict, not_run
+from errorkb.verify.records import (
+    Code,
+    ExceptionInfo,
+    Observation,
+    Outcome,
+    RaisedCall,
+    Start,
+    Status,
+    Verdict,
+    not_run,
+)
 from errorkb.verify.run import Run
 
 CRASH_SIGNALS = {"SIGSEGV", "SIGBUS", "SIGILL", "SIGFPE", "SIGABRT"}
@@ -46,19 +56,23 @@ def judge(check: Check, run: Run, runtime: Runtime) -> Verdict:
                      cacheable=False)
     if run.output_size >= run.output_cap:
         return _fail(Code.OUTPUT_CAP, f"printed more than the {run.output_cap} bytes a check may print (stopped)")
-    if seen is not None and not _exited_as_reported(seen, run):
-        why = f"killed by {run.signal}" if run.signal else f"exited with status {run.returncode}"
-        return _fail(Code.MALFORMED_OBSERVATION, f"the check's process wrote an observation, then {why}: an "
-                                                 "observation is trusted only from a process that ended as it says")
-    if seen is None:
+    if status is not Status.WORKER_DIED and not run.ended:  # no end line: the process's own end is all there is
         where = _at(crash_line(check, run))
-        if run.malformed:
-            return _fail(Code.MALFORMED_OBSERVATION, f"the check's process left a {run.malformed}{where}")
         if run.signal in CRASH_SIGNALS:
             return _fail(Code.CRASHED, f"crashed with {run.signal}{where}")
         if run.signal:  # SIGKILL may be the machine's OOM killer: not the snippet's doing for sure
             return _fail(Code.KILLED, f"killed by {run.signal}{where}", cacheable=run.signal != "SIGKILL")
         return _fail(Code.NO_OBSERVATION, f"exited with status {run.returncode} without reporting{where}")
+    if status is not Status.WORKER_DIED and not _exited_as_reported(run):
+        why = f"killed by {run.signal}" if run.signal else f"exited with status {run.returncode}"
+        return _fail(Code.MALFORMED_OBSERVATION, f"the check's process wrote the verifier's end, then {why}: an "
+                                                 "observation is trusted only from a process that ended as it says")
+    if seen is not None and (seen.tampered or seen.interference):  # announced before anything else it wrote
+        return _tampered(seen, function)
+    if run.malformed:
+        return _fail(Code.MALFORMED_OBSERVATION, run.malformed)
+    if seen is None:
+        return _fail(Code.MALFORMED_OBSERVATION, "the observation stream has an end but no outcome")
     if status is Status.SETUP_FAILED:
         return _fail(Code.SETUP_FAILED, f"could not load the target: {seen.error}")
     if status is Status.NO_FUNCTION:
@@ -67,9 +81,6 @@ def judge(check: Check, run: Run, runtime: Runtime) -> Verdict:
         error = seen.exception or ExceptionInfo(type="SyntaxError")
         return _fail(Code.SYNTAX_ERROR, f"{error.type} at line {error.snippet_line}, column {error.snippet_col}: "
                                         f"{error.message}")
-    if seen.tampered:
-        return _fail(Code.TAMPERED, f"the snippet replaced {', '.join(seen.tampered)}, so the real {function} "
-                                    "was not verified")
     if status is Status.SYS_EXIT:
         return _fail(Code.SYS_EXIT, f"called sys.exit({seen.exit_code}){_at(snippet_line(check, run))}")
     if status is Status.OS_EXIT:
@@ -81,11 +92,16 @@ def judge(check: Check, run: Run, runtime: Runtime) -> Verdict:
     return _judge_guard(check, seen, runtime)
 
 
-def _exited_as_reported(seen: Observation, run: Run) -> bool:
-    """The harness ends a check's process with status 0 after writing its observation; `os._exit(n)`
-    ends it with n. Anything else (a signal, another status) came after the observation."""
-    if seen.status is Status.OS_EXIT:
-        return isinstance(seen.exit_code, int) and run.returncode == seen.exit_code
+def _tampered(seen: Observation, function: str) -> Verdict:
+    parts = ([f"replaced {', '.join(seen.tampered)}"] if seen.tampered else []) + seen.interference
+    return _fail(Code.TAMPERED, f"the snippet {'; '.join(parts)}, so the real {function} was not verified")
+
+
+def _exited_as_reported(run: Run) -> bool:
+    """The observer ends a check's process right after its end line: with status 0, or with n for
+    `os._exit(n)`. Anything else (a signal, another status) came after, from someone else."""
+    if run.end_status == Status.OS_EXIT:
+        return isinstance(run.end_exit, int) and run.returncode == run.end_exit
     return run.returncode == 0
 
 
@@ -155,6 +171,9 @@ def _at(line: int | None) -> str:
 
 
 def _judge_before(check: Check, seen: Observation) -> Verdict:
+    """By identity: the exception that reached the top must be one the observer saw *start* where the
+    wording says (in a frame of the function's own code object, or at the snippet's use of the
+    library), and its type and text are judged as they were at that moment."""
     entry = check.entry
     function = entry.source.function if entry.kind == "raise" else f"{entry.api.owner}.{entry.api.name}" \
         if entry.api else entry.source.function
@@ -168,20 +187,26 @@ def _judge_before(check: Check, seen: Observation) -> Verdict:
                                            f"({old.count}×, every call returned)")
         return _fail(Code.EXITED_NORMALLY, f"exited normally; expected {entry.exception} from {function}")
     error = seen.exception
+    start = error.started
+    judged = error.model_copy(update={"type": start.type, "qualified_type": start.qualified_type}) if start else error
     wordings = entry.wordings(check.release, check.device)
-    typed = [(index, wording) for index, wording in wordings if same_type(wording.exception or entry.exception, error)]
+    typed = [(index, wording) for index, wording in wordings if same_type(wording.exception or entry.exception, judged)]
     if not typed:
         expected_types = " or ".join(sorted({w.exception or entry.exception for _, w in wordings}))
-        return _fail(Code.WRONG_EXCEPTION, f"raised {error.type}: {_first_line(error.message)}; "
+        return _fail(Code.WRONG_EXCEPTION, f"raised {judged.type}: {_first_line(error.message)}; "
                                            f"expected {expected_types}")
+    if start is not None and start.message is None:
+        return _fail(Code.MESSAGE_DIFFERS, f"message differs: the {start.type}'s text could not be read when it was "
+                                           "raised without running code of its own")
+    message = start.message if start is not None and start.message is not None else error.message
     matched = [(index, wording, values) for index, wording in typed
-               if (values := wording.template.match(error.message)) is not None]
+               if (values := wording.template.match(message)) is not None]
     if not matched:
         others = f" (nor any of its {len(typed) - 1} other wordings here)" if len(typed) > 1 else ""
         shown = typed[0][1].message
-        return _fail(Code.MESSAGE_DIFFERS, f"message differs{others}\n  expected: {shown}\n  actual:   {error.message}")
+        return _fail(Code.MESSAGE_DIFFERS, f"message differs{others}\n  expected: {shown}\n  actual:   {message}")
     index, wording, values = matched[0]
-    misplaced = _misplaced(check, error, wording)
+    misplaced = _misplaced(check, error, wording, index)
     if misplaced is not None:
         return misplaced
     if index == 0:
@@ -192,28 +217,35 @@ def _judge_before(check: Check, seen: Observation) -> Verdict:
             if values[placeholder] != wanted:
                 return _fail(Code.PLACEHOLDER_DIFFERS,
                              f"placeholder {{{placeholder}}} is {values[placeholder]!r}; expected {wanted!r}")
-    where = f"from {wording.function} (line {error.raise_site.line})" if wording.function and error.raise_site \
-        else f"at the use of {function}"
+    where = f"from {wording.function} (line {start.line})" if wording.function and start else \
+        f"at the use of {function}"
     worded = "" if index == 0 else f", as worded {_worded(wording)}"
     return Verdict(outcome=Outcome.PASS, code=Code.RAISED_AS_DOCUMENTED,
-                   reason=f"raised {error.type} {where}{worded}", wording=index)
+                   reason=f"raised {judged.type} {where}{worded}", wording=index)
 
 
-def _misplaced(check: Check, error: ExceptionInfo, wording: Wording) -> Verdict | None:
-    """Why the matching error does not count as the documented one, by where and how it was raised."""
+def _misplaced(check: Check, error: ExceptionInfo, wording: Wording, index: int) -> Verdict | None:
+    """Why the matching error does not count as the documented one, by where the observer saw it start."""
     entry = check.entry
-    if wording.function is not None:  # raised by the library's own function (a raise, or under it)
-        site = error.raise_site
-        if site is None or site.function != wording.function:
-            where = f"{site.function} (line {site.line})" if site else _origin(error)
-            return _fail(Code.WRONG_RAISE_SITE, f"raised from {where}; expected {wording.function}")
+    start = error.started
+    if wording.function is not None:  # raised by the library's own function (a raise, or C code under it)
+        if start is None:
+            return _fail(Code.WRONG_RAISE_SITE, f"raised from {_origin(error)}, where the verifier did not see it "
+                                                f"raised; expected {wording.function}")
+        if start.where != "target" or start.function != wording.function:
+            return _fail(Code.WRONG_RAISE_SITE, f"raised from {_place(start)}; expected {wording.function}")
+        if index == 0 and entry.kind == "raise" and not entry.source.implicit and start.opcode != "RAISE_VARARGS":
+            return _fail(Code.WRONG_RAISE_SITE, f"raised in {start.function} (line {start.line}) by what it called "
+                                                f"({start.opcode or 'unknown instruction'}), not by its own raise "
+                                                f"statement; expected {wording.function}")
         return None
     if entry.kind in ("removed", "signature") and entry.api is not None:
-        facts = error.api
+        facts = error.api if start is not None else None
         api = f"{entry.api.owner}.{entry.api.name}"
         if facts is None or facts.via is None:
+            opcode = start.opcode if start is not None else None
             return _fail(Code.NOT_THE_LIBRARY, f"the {error.type} was not raised by Python at a use of {api} "
-                                               f"(instruction: {error.opcode or 'unknown'})")
+                                               f"(instruction: {opcode or 'unknown'})")
         if not facts.owner_is_target:
             return _fail(Code.NOT_THE_LIBRARY, f"the {error.type} concerns an object that is not the library's "
                                                f"{entry.api.owner}")
@@ -222,10 +254,17 @@ def _misplaced(check: Check, error: ExceptionInfo, wording: Wording) -> Verdict 
                 f"the library's {entry.api.owner} still has '{entry.api.name}'"
             return _fail(Code.NOT_THE_LIBRARY, f"not the removed {api}: {why}")
         return None
-    if error.opcode in ("RAISE_VARARGS", "RERAISE", None) or not (error.in_snippet or error.raise_site):
+    if start is None or start.where not in ("snippet", "target") or start.opcode in ("RAISE_VARARGS", "RERAISE", None):
         return _fail(Code.WRONG_RAISE_SITE, f"the {error.type} was raised by a `raise` or outside the snippet and the "
                                             "library, not by Python at the snippet's use of the library")
     return None
+
+
+def _place(start: Start) -> str:
+    if start.where == "target":
+        return f"{start.function} (line {start.line})"
+    name = (start.file or "?").rsplit("/", 1)[-1]
+    return f"{start.code or '?'} ({name}:{start.line}), outside the target"
 
 
 def _worded(wording: Wording) -> str:
@@ -256,6 +295,10 @@ def _clean_run_failure(check: Check, seen: Observation, runtime: Runtime, why_ca
         error = calls.raised[0]
         return _fail(Code.CALL_RAISED, f"{function} raised {error.type} inside the snippet (caught): "
                                        f"{_first_line(error.message)}")
+    if calls.raised_count or calls.running or calls.returned != calls.count:
+        running = f": {calls.running} still running when the snippet ended" if calls.running else ""
+        return _fail(Code.STILL_RUNNING, f"{function} was called {calls.count}× and returned {calls.returned}×"
+                                         f"{running}")
     if not runtime.device_used(check.device, seen.evidence):
         return _fail(Code.NO_DEVICE_WORK, f"the runtime saw no work on the {check.device} device, so this was not "
                                           f"a {check.device} check")
@@ -309,7 +352,7 @@ def _origin(error: ExceptionInfo) -> str:
     origin = error.origin
     if not origin:
         return "an unknown place"
-    return f"{origin.function} ({origin.file.rsplit('/', 1)[-1]}:{origin.line}), outside the target"
+    return f"{origin.function} ({origin.file.rsplit('/', 1)[-1]}:{origin.line})"
 
 
 def _first_line(text: str) -> str:

@@ -13,6 +13,8 @@ it held ("worker died", never cached) and is started again for the next check.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import os
 import subprocess
@@ -28,10 +30,11 @@ from errorkb.core.project import LibraryProfile
 from errorkb.verify.plan import Check
 from errorkb.verify.records import Observation, Status
 from errorkb.verify.run import Run, check_spec, child_env, collect, kill_group, run_check
-from errorkb.verify.sandbox import Sandbox
+from errorkb.verify.sandbox import TIMER_MARGIN_S, Sandbox
 
 _KILL_GRACE_S = 10.0  # after SIGKILL, how long to wait for the zygote to reap the child
 _START_S = 600.0  # how long a zygote may take to load the runtime and its target
+_FORK_S = 60.0  # how long a warm zygote may take to fork a check
 
 
 @dataclass
@@ -40,6 +43,7 @@ class _Pending:
     exited: threading.Event = field(default_factory=threading.Event)
     pid: int | None = None
     returncode: int | None = None
+    stream: bytes = b""
 
 
 class WorkerDied(RuntimeError):
@@ -77,26 +81,51 @@ class Zygote:
 
     def _read(self) -> None:
         for line in self.process.stdout:  # type: ignore[union-attr]
-            message = json.loads(line)
+            try:
+                message = json.loads(line)
+                if not isinstance(message, dict):
+                    raise ValueError("not an object")
+            except ValueError:  # not the zygote's protocol: this worker cannot be trusted any more
+                self._condemn(f"the worker for {self.key[0]}/{self.key[1]} wrote a line outside its protocol: "
+                              f"{line[:80]!r}")
+                return
             if "hello" in message:
                 self.ready, self.error = message["ready"], message["error"]
                 self.fallback = bool(message.get("fallback"))
                 self.hello.set()
                 continue
             with self.lock:
-                pending = self.pending.get(message["id"])
+                pending = self.pending.get(message.get("id"))  # type: ignore[arg-type]
             if pending is None:
                 continue
             if "pid" in message:
                 pending.pid = message["pid"]
                 pending.started.set()
             if "exit" in message:
+                try:
+                    pending.stream = base64.b64decode(message.get("stream") or "", validate=True)
+                except (binascii.Error, ValueError, TypeError):
+                    pending.stream = b""
                 pending.returncode = message["exit"]
                 pending.exited.set()
-        self.process.wait()
+        self._condemn(None)
+
+    def _condemn(self, why: str | None) -> None:
+        """The worker is gone, or no longer speaks its protocol: end it, fail the checks it held."""
+        if why is not None:
+            with self.lock:
+                self.dead = self.dead or why
+            kill_group(self.process.pid)
+        try:
+            self.process.wait(_KILL_GRACE_S)
+        except subprocess.TimeoutExpired:
+            kill_group(self.process.pid)
+            self.process.wait()
         log = self.log.read_text(errors="replace")[-2000:] if self.log.exists() else ""
         ending = f": {log}" if log else ""
-        self.dead = f"the worker for {self.key[0]}/{self.key[1]} exited ({self.process.returncode}){ending}"
+        with self.lock:
+            self.dead = self.dead or f"the worker for {self.key[0]}/{self.key[1]} exited ({self.process.returncode})" \
+                f"{ending}"
         self.hello.set()
         with self.lock:
             for pending in self.pending.values():
@@ -110,13 +139,14 @@ class Zygote:
         if not self.ready and self.error is None:
             raise WorkerDied(self.dead or "the worker never said hello")
 
-    def run(self, spec: dict[str, Any], cwd: Path, scratch: Path, timeout: float) -> tuple[int | None, bool, float]:
-        """Fork one child for `spec`; (returncode, timed out, seconds)."""
+    def run(self, spec: dict[str, Any], cwd: Path, scratch: Path,
+            timeout: float) -> tuple[int | None, bool, float, bytes]:
+        """Fork one child for `spec`; (returncode, timed out, seconds, its stream)."""
         with self.lock:
             request_id, self.next_id = self.next_id, self.next_id + 1
             pending = self.pending[request_id] = _Pending()
         request = {"id": request_id, "spec": spec, "cwd": str(cwd), "timeout": timeout,
-                   "result": str(scratch / "observation.json"), "output": str(scratch / "output.txt")}
+                   "result": str(scratch / "output.txt"), "output": str(scratch / "output.txt")}
         started = time.perf_counter()  # from the request: a busy harness may hear "pid" and "exit" at once
         try:
             with self.write_lock:
@@ -125,17 +155,20 @@ class Zygote:
         except (BrokenPipeError, OSError) as error:
             raise WorkerDied(self.dead or f"the worker is gone ({error})") from None
         try:
-            pending.started.wait()
+            if not pending.started.wait(_FORK_S):
+                self._condemn(f"the worker for {self.key[0]}/{self.key[1]} did not start a check within {_FORK_S:g} s")
+                raise WorkerDied(self.dead or "the worker did not start the check")
             if pending.pid is None:
                 raise WorkerDied(self.dead or "the worker did not start the check")
             timed_out = not pending.exited.wait(timeout)
             if timed_out:
                 if not self.sandboxed:  # inside, the check's own init ends it (sandbox.TIMER_MARGIN_S later)
                     kill_group(pending.pid)
-                pending.exited.wait(_KILL_GRACE_S)
+                if not pending.exited.wait(_KILL_GRACE_S + (TIMER_MARGIN_S if self.sandboxed else 0)):
+                    self._condemn(f"the worker for {self.key[0]}/{self.key[1]} did not end a timed-out check")
             if pending.returncode is None and not timed_out:
                 raise WorkerDied(self.dead or "the worker lost the check")
-            return pending.returncode, timed_out, time.perf_counter() - started
+            return pending.returncode, timed_out, time.perf_counter() - started, pending.stream
         finally:
             if pending.pid is not None and not self.sandboxed:
                 kill_group(pending.pid)  # whatever the snippet left running in its group, however it ended
@@ -198,11 +231,11 @@ class WorkerPool:
                 if not zygote.ready:  # the same observation a fresh interpreter would have made
                     failed = Observation(status=Status.SETUP_FAILED, error=zygote.error)
                     return Run(failed, 0, False, "", 0, 0.0, timeout)
-                returncode, timed_out, duration = zygote.run(spec, check.snippet.path.parent, scratch, timeout)
+                returncode, timed_out, duration, stream = zygote.run(spec, check.snippet.path.parent, scratch,
+                                                                     timeout)
             except WorkerDied as died:
                 return Run(Observation(status=Status.WORKER_DIED, error=str(died)), None, False, "", 0, 0.0, timeout)
-            return collect(scratch / "observation.json", scratch / "output.txt", returncode, timed_out,
-                           duration, timeout)
+            return collect(stream, scratch / "output.txt", returncode, timed_out, duration, timeout)
 
     def close(self) -> None:
         for zygote in list(self.zygotes.values()):

@@ -14,7 +14,7 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -77,6 +77,7 @@ class Code(StrEnum):
     RAISED = "raised"
     NEVER_CALLED = "never-called"
     CALL_RAISED = "call-raised"
+    STILL_RUNNING = "still-running"  # a call of the function had not returned when the snippet ended
     NO_DEVICE_WORK = "no-device-work"
     LET_ERROR_THROUGH = "let-error-through"
     NOT_THE_LIBRARY = "not-the-library"  # a removed-name or signature error about something else
@@ -126,10 +127,28 @@ class ApiFacts(_Record):
     absent_in_target: bool = False  # the library's `api.owner` really has no such name
 
 
+class Start(_Record):
+    """Where the observer saw an exception *start*, by identity: a frame whose code object is a watched
+    function's (`target`), the snippet's own (`snippet`), or the library's `__getattr__` (`library`),
+    with the traceback so far that frame alone; its text and what it concerned, read at that moment."""
+
+    function: str | None = None  # the watched function's label, for `target`
+    where: Literal["target", "snippet", "library"]
+    code: str | None = None  # the qualified name of the code it started in (for people)
+    type: str
+    qualified_type: str | None = None
+    message: str | None = None  # None: not readable then without running the exception's own code
+    line: int | None = None
+    opcode: str | None = None  # the instruction it started at (RAISE_VARARGS: a `raise` statement)
+    file: str | None = None
+    module: str | None = None
+
+
 class ExceptionInfo(_Record):
     type: str
     qualified_type: str | None = None
     message: str = ""
+    started: Start | None = None  # None: the observer never saw this exception start where it watches
     raise_site: Site | None = None  # the frame inside the target that raised
     origin: Site | None = None  # the innermost frame, wherever it is
     opcode: str | None = None  # the instruction the innermost frame was running (RAISE_VARARGS: a `raise`)
@@ -146,12 +165,15 @@ class RaisedCall(_Record):
 
 
 class Calls(_Record):
-    """How the snippet called `source.function`: how often, and how each call ended."""
+    """How the snippet called `source.function`: how often, and how each call ended (returned,
+    raised: an exception unwound its frame, or still running when the snippet ended)."""
 
     function: str
     count: int = 0
     returned: int = 0
     raised: list[RaisedCall] = Field(default_factory=list)
+    raised_count: int = 0
+    running: int = 0
 
 
 class Observation(_Record):
@@ -163,10 +185,12 @@ class Observation(_Record):
     exception: ExceptionInfo | None = None
     calls: Calls | None = None
     old_calls: Calls | None = None  # for a removed API: calls of the old name, where it still exists
-    tampered: list[str] = Field(default_factory=list)
-    evidence: dict[str, Any] | None = None  # the runtime's proof of device work
+    tampered: list[str] = Field(default_factory=list)  # what the snippet replaced
+    interference: list[str] = Field(default_factory=list)  # what else it did to the verifier (phrases)
+    evidence: dict[str, Any] | None = None  # the observer's reading of the runtime's device counters
     environment: dict[str, Any] | None = None
     duration_s: float | None = None
+    snippet_sha256: str | None = None  # of the bytes the check's process compiled and ran
 
     @model_validator(mode="after")
     def _complete(self) -> Observation:
@@ -207,6 +231,7 @@ class CheckRecord(_Record):
     calls: Calls | None = None
     old_calls: Calls | None = None
     tampered: list[str] = Field(default_factory=list)
+    interference: list[str] = Field(default_factory=list)
     evidence: dict[str, Any] | None = None
     environment: dict[str, Any] | None = None
     output: str | None = None
@@ -219,4 +244,4 @@ class CheckRecord(_Record):
 
 
 __all__ = ["ApiFacts", "Calls", "CheckRecord", "Code", "ExceptionInfo", "Exit", "Observation", "Outcome", "PASSES",
-           "RaisedCall", "Site", "Status", "Verdict", "not_run"]
+           "RaisedCall", "Site", "Start", "Status", "Verdict", "not_run"]

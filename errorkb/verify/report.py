@@ -18,7 +18,7 @@ import os
 import platform
 import tempfile
 from collections.abc import Iterable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,11 @@ from errorkb.verify.records import CheckRecord, Outcome
 
 SCHEMA = 2
 VERIFIER_VERSION = "2"
+# The only report files the site reads, in reports/: the standing report (`errorkb verify`) and the
+# GPU runner's (`scripts/gpu-check.sh`). Any other file there is nobody's verdict.
+STANDING, CUDA_REPORT = "latest.json", "cuda.json"
+REPORT_FILES = (STANDING, CUDA_REPORT)
+CLOCK_SKEW = timedelta(minutes=10)  # a record dated further ahead than this was not made by a run that happened
 
 
 class Report(BaseModel):
@@ -118,15 +123,41 @@ def read_report(path: Path) -> Report:
                           f"{first['msg']})") from None
 
 
-def read_reports(folder: Path) -> tuple[list[Report], list[str]]:
-    """Every readable report in `folder`, and a message for each unreadable one."""
+def read_reports(folder: Path, now: datetime | None = None) -> tuple[list[Report], list[str]]:
+    """The reports the site expects in `folder` (`REPORT_FILES`), and a message for each file or
+    record left out: another file, an unreadable one, a record dated in the future."""
     reports, problems = [], []
+    moment = now or datetime.now(UTC)
     for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+        if path.name not in REPORT_FILES:
+            problems.append(f"{path}: ignored: the site reads only {', '.join(REPORT_FILES)}")
+            continue
         try:
-            reports.append(read_report(path))
+            report = read_report(path)
         except ReportError as error:
             problems.append(str(error))
+            continue
+        if _in_the_future(report.created, moment):
+            problems.append(f"{path}: ignored: created {report.created}, in the future")
+            continue
+        kept = [check for check in report.checks if not _in_the_future(check.verified_at, moment)]
+        if len(kept) != len(report.checks):
+            dropped = len(report.checks) - len(kept)
+            problems.append(f"{path}: {dropped} record{'s' if dropped > 1 else ''} dated in the future ignored")
+            report = report.model_copy(update={"checks": kept})
+        reports.append(report)
     return reports, problems
+
+
+def _in_the_future(stamp: str, now: datetime) -> bool:
+    """Dated after now (beyond the clocks' skew), or not a date at all."""
+    try:
+        when = datetime.fromisoformat(stamp)
+    except (TypeError, ValueError):
+        return True
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return when > now + CLOCK_SKEW
 
 
 def latest_results(reports: Iterable[Report]) -> dict[str, CheckRecord]:

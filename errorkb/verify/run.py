@@ -3,9 +3,11 @@
 Two isolation modes share everything but the start of the process: `subprocess` (here: a new
 interpreter per check) and `fork` (`pool.py`: forked from a warm zygote). Either way a check
 gets its own process group (so a snippet's children die with it), a wall-clock timeout, a cap
-on what it may print, no core dumps, and on CPU a memory limit. The child writes an
-observation file; if it dies before that, the process status (exit code, signal, timeout) is
-the observation. An observation that is not a valid `Observation` is rejected, never trusted.
+on what it may print, no core dumps, and on CPU a memory limit. The check's process streams
+what it observes over a pipe whose read end only the harness holds (`stream.py` reads it); if
+it ends without the observer's `end` line, the process status (exit code, signal, timeout) is
+all there is. A stream the verifier did not write, or that does not validate, is rejected,
+never trusted.
 """
 
 from __future__ import annotations
@@ -13,23 +15,25 @@ from __future__ import annotations
 import base64
 import json
 import os
+import selectors
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from errorkb.core.project import LibraryProfile
 from errorkb.plugs import runtime_for
+from errorkb.verify.observer import STREAM_FD
 from errorkb.verify.plan import Check
 from errorkb.verify.records import Observation
 from errorkb.verify.sandbox import Sandbox, exit_status, jailed_command
+from errorkb.verify.stream import MAX_STREAM, read_stream
 
 OUTPUT_CAP = 1 << 20  # bytes a snippet may print
 MEMORY_LIMIT = 8 << 30  # address space of a CPU check
@@ -52,7 +56,11 @@ class Run:
     duration_s: float
     timeout_s: float
     output_cap: int = OUTPUT_CAP
-    malformed: str | None = None  # why the child's observation was rejected
+    malformed: str | None = None  # why the child's stream was rejected
+    ended: bool = False  # the stream holds the observer's end line
+    end_exit: int | str | None = None  # the exit status the end line announced (os._exit's)
+    end_status: str | None = None
+    sha256: str | None = None  # of the bytes the check's process ran, as its stream says
 
     @property
     def signal(self) -> str | None:
@@ -66,6 +74,8 @@ class Run:
 
 def check_spec(check: Check, library: LibraryProfile, preload: list[str] | None = None) -> dict[str, Any]:
     """What the child needs to observe one check; the same in both isolation modes."""
+    functions = [check.entry.source.function] if check.entry.kind == "raise" else []
+    functions += [w.function for w in check.entry.also_seen_as if w.function and w.function not in functions]
     return {
         "snippet": str(check.snippet.path.resolve()),
         "source_b64": base64.b64encode(check.snippet.data).decode("ascii"),
@@ -73,6 +83,7 @@ def check_spec(check: Check, library: LibraryProfile, preload: list[str] | None 
         "device": check.device,
         "module": check.module,
         "function": check.entry.source.function,
+        "functions": functions,
         "role": str(check.role),
         "kind": check.entry.kind,
         "api": check.entry.api.model_dump(mode="json") if check.entry.api else None,
@@ -96,22 +107,27 @@ def child_env(library: LibraryProfile, device: str, python: Path | None = None) 
 def run_check(check: Check, library: LibraryProfile, timeout: float, python: Path | None = None,
               sandbox: Sandbox | None = None) -> Run:
     """The plain way: a fresh interpreter per check (loads the runtime every time), in its own
-    sandbox when one is given."""
+    sandbox when one is given. The stream's read end stays here; the write end is the child's."""
     spec = check_spec(check, library)
     with tempfile.TemporaryDirectory(prefix="errorkb-") as scratch:
-        result = Path(scratch) / "observation.json"
         output = Path(scratch) / "output.txt"
-        argv = [str(python or sys.executable), "-m", "errorkb.verify.child", json.dumps(spec), str(result)]
+        read_end, write_end = os.pipe()
+        spec["stream_fd"] = STREAM_FD if sandbox else write_end  # the jail's launcher moves it to 3
+        argv = [str(python or sys.executable), "-m", "errorkb.verify.child", json.dumps(spec)]
         started = time.perf_counter()
-        with output.open("wb") as sink:
-            process = subprocess.Popen(
-                sandbox.wrap(jailed_command(argv, result, timeout), device=check.device, writable=[Path(scratch)],
-                             jails=True, python=python) if sandbox else argv,
-                stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.STDOUT,
-                cwd=scratch if sandbox else check.snippet.path.parent,
-                env=sandbox.env(check.device) if sandbox else child_env(library, check.device, python),
-                start_new_session=True,
-            )
+        reader = StreamReader(read_end)
+        try:
+            with output.open("wb") as sink:
+                process = subprocess.Popen(
+                    sandbox.wrap(jailed_command(argv, output, timeout, write_end), device=check.device,
+                                 writable=[Path(scratch)], jails=True, python=python) if sandbox else argv,
+                    stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.STDOUT, pass_fds=(write_end,),
+                    cwd=scratch if sandbox else check.snippet.path.parent,
+                    env=sandbox.env(check.device) if sandbox else child_env(library, check.device, python),
+                    start_new_session=True,
+                )
+            os.close(write_end)
+            write_end = -1
             timed_out = False
             try:
                 process.wait(timeout=timeout)
@@ -120,37 +136,68 @@ def run_check(check: Check, library: LibraryProfile, timeout: float, python: Pat
             finally:
                 kill_group(process.pid)
                 process.wait()
+        finally:
+            if write_end >= 0:
+                os.close(write_end)
+            data = reader.finish()
         duration = time.perf_counter() - started
         returncode = exit_status(process.returncode) if sandbox else process.returncode
-        return collect(result, output, returncode, timed_out, duration, timeout)
+        return collect(data, output, returncode, timed_out, duration, timeout)
 
 
-def collect(result: Path, output: Path, returncode: int | None, timed_out: bool, duration: float,
+class StreamReader:
+    """Reads a check's stream as it comes (so the check never blocks on a full pipe), up to
+    `MAX_STREAM` bytes; `finish` takes what is left once the check is over."""
+
+    def __init__(self, fd: int):
+        self.fd = fd
+        self.data = bytearray()
+        self.stop = threading.Event()
+        os.set_blocking(fd, False)
+        self.thread = threading.Thread(target=self._read, name="errorkb-stream", daemon=True)
+        self.thread.start()
+
+    def _read(self) -> None:
+        with selectors.DefaultSelector() as selector:
+            selector.register(self.fd, selectors.EVENT_READ)
+            while not self.stop.is_set():
+                if selector.select(timeout=0.1) and not self._drain():
+                    return
+
+    def _drain(self) -> bool:
+        """Read what is there; False at the end of the stream."""
+        while True:
+            try:
+                chunk = os.read(self.fd, 1 << 16)
+            except BlockingIOError:
+                return True
+            except OSError:
+                return False
+            if not chunk:
+                return False
+            if len(self.data) < MAX_STREAM:
+                self.data += chunk[:MAX_STREAM - len(self.data)]
+
+    def finish(self) -> bytes:
+        self.stop.set()
+        self.thread.join(5)
+        self._drain()
+        os.close(self.fd)
+        return bytes(self.data)
+
+
+def collect(stream: bytes, output: Path, returncode: int | None, timed_out: bool, duration: float,
             timeout: float) -> Run:
-    """Read what a finished check left behind: its observation (validated) and capped output."""
-    observation, malformed = read_observation(result)
+    """Read what a finished check left behind: its stream (validated line by line) and capped output."""
+    reading = read_stream(stream)
     size = output.stat().st_size if output.exists() else 0
     text = ""
     if output.exists():
         with output.open("rb") as printed:
             text = printed.read(OUTPUT_CAP).decode("utf-8", errors="replace")
-    return Run(observation, returncode, timed_out, text, size, round(duration, 4), timeout, malformed=malformed)
-
-
-def read_observation(path: Path) -> tuple[Observation | None, str | None]:
-    """(observation, None), (None, why it was rejected), or (None, None) when there is none."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None, None
-    except (OSError, UnicodeDecodeError) as error:
-        return None, f"unreadable observation ({error})"
-    try:
-        return Observation.model_validate_json(text), None
-    except ValidationError as error:
-        first = error.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or "the document"
-        return None, f"malformed observation ({error.error_count()} problems; {where}: {first['msg']})"
+    return Run(reading.observation, returncode, timed_out, text, size, round(duration, 4), timeout,
+               malformed=reading.rejected, ended=reading.ended, end_exit=reading.exit, end_status=reading.status,
+               sha256=reading.sha256)
 
 
 def kill_group(pgid: int) -> None:

@@ -67,7 +67,7 @@ LABEL = "bwrap"
 TMP_SIZE = "1g"  # a check's private /tmp (memory-backed)
 FOLDER_SIZE = "4m"  # what a check may write where the harness collects it: observation and output, 1 MiB each
 TASKS = 1024  # processes and threads one check may run at once (RLIMIT_NPROC, counted in its own user namespace)
-COLLECTED = ("observation.json", "output.txt")  # all the harness reads back from a check's folder
+COLLECTED = ("output.txt",)  # all the harness reads back from a check's folder (the stream is a pipe)
 TIMER_MARGIN_S = 2.0  # the check's init outlives the harness's own timeout by this much
 _JAIL_CAPS = ("CAP_SYS_ADMIN", "CAP_SETFCAP")  # namespaces and mounts per check; mapping uid 0 as root
 _PACKAGES = ("errorkb",)  # wherever it is installed (editable too); the runtime's and the library's are added
@@ -287,7 +287,7 @@ def probe() -> str | None:
                                   capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
         except (OSError, subprocess.TimeoutExpired) as error:
             return f"bwrap could not be run: {error}"
-        seen = (check / "observation.json").read_text() if (check / "observation.json").exists() else ""
+        seen = (check / "output.txt").read_text() if (check / "output.txt").exists() else ""
         if done.returncode == 0 and seen and json.loads(seen).get("network") == "unreachable":
             return None
         said = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
@@ -321,18 +321,21 @@ def _read(path: str) -> str:
         return ""
 
 
-def _run_jailed(result: str, timeout: float, argv: list[str]) -> int:
+def _run_jailed(result: str, timeout: float, keep: int | None, argv: list[str]) -> int:
     """`--isolation subprocess` inside bwrap: the fresh interpreter gets the same jail as a forked check.
 
     This launcher is the jail's zygote for one check: it opens the jail, forks, the child enters
-    it and execs `argv`; then it mirrors the child's end (its exit status, or its signal) so that
-    bwrap, and the harness, see the check's own.
+    it (keeping the stream's write end, `keep`) and execs `argv`; then it mirrors the child's end
+    (its exit status, or its signal) so that bwrap, and the harness, see the check's own.
     """
     jail = Jail.open({"result": result, "timeout": timeout, "scratch": os.path.dirname(result)})
     pid = os.fork()
     if pid == 0:
         try:
-            jail.enter()
+            jail.enter(keep)
+            if keep is not None and keep != _STREAM_FD:  # where a check's process finds its stream
+                os.dup2(keep, _STREAM_FD)
+                os.close(keep)
             os.execv(argv[0], argv)
         except BaseException:
             import traceback
@@ -345,7 +348,10 @@ def _run_jailed(result: str, timeout: float, argv: list[str]) -> int:
     release(pid)
     if os.WIFSIGNALED(status):
         number = os.WTERMSIG(status)
-        signal.signal(number, signal.SIG_DFL)
+        try:
+            signal.signal(number, signal.SIG_DFL)
+        except (OSError, ValueError):  # SIGKILL and SIGSTOP keep their default anyway
+            pass
         os.kill(os.getpid(), number)
         return 128 + number
     return os.waitstatus_to_exitcode(status)
@@ -353,7 +359,7 @@ def _run_jailed(result: str, timeout: float, argv: list[str]) -> int:
 
 def _probe_inside(folder: str) -> int:
     """Inside the sandbox, as a zygote: jail one forked check and let it report what it sees."""
-    jail = Jail.open({"result": os.path.join(folder, "observation.json"), "timeout": 30})
+    jail = Jail.open({"result": os.path.join(folder, "output.txt"), "timeout": 30})
     pid = os.fork()
     if pid == 0:
         try:
@@ -365,7 +371,7 @@ def _probe_inside(folder: str) -> int:
                 socket.create_connection(("1.1.1.1", 53), timeout=2).close()
             except OSError:
                 network = "unreachable"
-            Path(folder, "observation.json").write_text(json.dumps({"network": network, "pid": os.getpid()}))
+            Path(folder, "output.txt").write_text(json.dumps({"network": network, "pid": os.getpid()}))
             os._exit(0)
         except BaseException:
             import traceback
@@ -385,6 +391,7 @@ _CLONE_NEWUSER, _CLONE_NEWPID = 0x10000000, 0x20000000
 _MS_NOSUID, _MS_NODEV, _MS_BIND, _MS_REC, _MS_PRIVATE = 0x2, 0x4, 0x1000, 0x4000, 0x40000
 _MNT_DETACH = 2
 _MAX_FD = 1 << 20
+_STREAM_FD = 3  # as errorkb.verify.observer.STREAM_FD
 _NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
 _PR_SET_NO_NEW_PRIVS, _PR_CAPBSET_DROP, _PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL = 38, 24, 47, 4
 _CAPABILITY_VERSION_3 = 0x20080522
@@ -446,9 +453,14 @@ class Jail:
             with os.fdopen(fd, "wb") as copy:
                 copy.write(data)
 
-    def enter(self) -> None:
-        """In the forked check, before any snippet code: private mounts, own user namespace, no capabilities."""
-        os.closerange(3, _MAX_FD)  # the zygote's epoll set and namespace fds are not the check's business
+    def enter(self, keep: int | None = None) -> None:
+        """In the forked check, before any snippet code: private mounts, own user namespace, no capabilities.
+        Of the file descriptors above 2 only `keep` (the check's stream) stays open."""
+        if keep is None:
+            os.closerange(3, _MAX_FD)  # the zygote's epoll set and namespace fds are not the check's business
+        else:
+            os.closerange(3, keep)
+            os.closerange(keep + 1, _MAX_FD)
         _libc_call("unshare", _CLONE_NEWNS | _CLONE_NEWIPC | _CLONE_NEWUTS)  # System V IPC is per namespace
         _mount("none", "/", None, _MS_REC | _MS_PRIVATE)
         scratch = self.scratch
@@ -585,16 +597,19 @@ def _write(path: str, text: str) -> None:
         os.close(fd)
 
 
-def jailed_command(argv: list[str], result: Path, timeout: float) -> list[str]:
-    """`argv` (a fresh interpreter's check) run in a jail of its own: see `_run_jailed`."""
-    return [sys.executable, "-m", "errorkb.verify.sandbox", "--jail", str(result), str(timeout), "--", *argv]
+def jailed_command(argv: list[str], result: Path, timeout: float, keep: int | None = None) -> list[str]:
+    """`argv` (a fresh interpreter's check) run in a jail of its own, keeping file descriptor `keep`:
+    see `_run_jailed`. `result` is a file in the check's folder (its output)."""
+    return [sys.executable, "-m", "errorkb.verify.sandbox", "--jail", str(result), str(timeout),
+            str(-1 if keep is None else keep), "--", *argv]
 
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--probe"] and len(sys.argv) == 3:
         sys.exit(_probe_inside(sys.argv[2]))
-    if sys.argv[1:2] == ["--jail"] and len(sys.argv) > 5 and sys.argv[4] == "--":
-        sys.exit(_run_jailed(sys.argv[2], float(sys.argv[3]), sys.argv[5:]))
+    if sys.argv[1:2] == ["--jail"] and len(sys.argv) > 6 and sys.argv[5] == "--":
+        kept = int(sys.argv[4])
+        sys.exit(_run_jailed(sys.argv[2], float(sys.argv[3]), kept if kept >= 0 else None, sys.argv[6:]))
     print("usage (inside bwrap, by errorkb): python -m errorkb.verify.sandbox --probe FOLDER | "
-          "--jail RESULT TIMEOUT -- ARGV...", file=sys.stderr)
+          "--jail RESULT TIMEOUT KEEP_FD -- ARGV...", file=sys.stderr)
     sys.exit(2)

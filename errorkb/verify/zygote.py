@@ -8,7 +8,9 @@ group, points stdout/stderr at its output file and runs the shared observe code 
 
 Protocol (JSON lines): out `{"hello": ..., "ready": bool, "error": str|null, "fallback": bool}` once; in
 `{"id", "spec", "result", "output", "cwd", "timeout"}`; out `{"id", "pid"}` after the fork and
-`{"id", "exit": returncode}` when the child is reaped (negative: killed by that signal).
+`{"id", "exit": returncode, "stream": base64}` when the child is reaped (negative: killed by that
+signal). The stream is what the child wrote to its file descriptor 3, a pipe whose read end only
+this process holds: read as it comes, and once more after the check's namespace is gone.
 Timeouts and process-group kills are the parent's job: it knows every child's pid. Inside the
 sandbox (config `"jail": true`, see `sandbox.py`) those pids are of the sandbox's namespace, so
 there each check gets a PID namespace of its own whose init is a timer: the kernel ends the
@@ -22,14 +24,17 @@ context it inherited (`fallback`: the pool then starts a fresh interpreter per c
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import selectors
 import signal
 import sys
-from pathlib import Path
 from types import ModuleType
 from typing import Any, TextIO
+
+STREAM_FD = 3  # as errorkb.verify.observer.STREAM_FD (not imported here: the zygote starts before the runtime)
+MAX_STREAM = 8 << 20
 
 
 def main(argv: list[str]) -> int:
@@ -59,13 +64,40 @@ def main(argv: list[str]) -> int:
     return 0
 
 
+class _Child:
+    """One forked check, seen from the zygote: its request, its pidfd, its stream."""
+
+    def __init__(self, request_id: int, pidfd: int | None, stream: int):
+        self.request_id, self.pidfd, self.stream = request_id, pidfd, stream
+        self.data = bytearray()
+
+    def read(self) -> bool:
+        """What the stream holds now (never blocking); False once it is closed."""
+        while True:
+            try:
+                chunk = os.read(self.stream, 1 << 16)
+            except BlockingIOError:
+                return True
+            except OSError:
+                return False
+            if not chunk:
+                return False
+            if len(self.data) < MAX_STREAM:
+                self.data += chunk[:MAX_STREAM - len(self.data)]
+
+
 def serve(requests: int, replies: TextIO, child: ModuleType, sandbox: ModuleType | None = None) -> None:
     selector = selectors.DefaultSelector()
     selector.register(requests, selectors.EVENT_READ, "request")
-    children: dict[int, tuple[int, int | None]] = {}  # pid → (request id, pidfd)
+    children: dict[int, _Child] = {}  # pid → the check
     buffer = b""
     while True:
         for key, _ in selector.select(timeout=None if _has_pidfd() else 0.02):
+            if isinstance(key.data, tuple) and key.data[0] == "stream":
+                running = children.get(key.data[1])
+                if running is not None and not running.read():
+                    selector.unregister(key.fd)
+                continue
             if key.data != "request":
                 continue
             chunk = os.read(requests, 1 << 16)
@@ -79,17 +111,24 @@ def serve(requests: int, replies: TextIO, child: ModuleType, sandbox: ModuleType
             while b"\n" in buffer:
                 line, buffer = buffer.split(b"\n", 1)
                 request = json.loads(line)
-                pid = fork_one(request, child, [requests, replies.fileno(), *_selector_fds(selector)], sandbox)
+                read_end, write_end = os.pipe2(os.O_CLOEXEC)
+                try:
+                    pid = fork_one(request, child, [requests, replies.fileno(), read_end, *_selector_fds(selector)],
+                                   sandbox, write_end)
+                finally:
+                    os.close(write_end)
+                os.set_blocking(read_end, False)
                 pidfd = os.pidfd_open(pid) if _has_pidfd() else None
                 if pidfd is not None:
                     selector.register(pidfd, selectors.EVENT_READ, pid)
-                children[pid] = (request["id"], pidfd)
+                selector.register(read_end, selectors.EVENT_READ, ("stream", pid))
+                children[pid] = _Child(request["id"], pidfd, read_end)
                 _send(replies, {"id": request["id"], "pid": pid})
         reap(children, selector, replies, sandbox)
 
 
 def fork_one(request: dict[str, Any], child: ModuleType, inherited_fds: list[int],
-             sandbox: ModuleType | None = None) -> int:
+             sandbox: ModuleType | None = None, stream: int | None = None) -> int:
     sys.stdout.flush()
     sys.stderr.flush()
     jail = sandbox.Jail.open(request) if sandbox else None  # the check's own PID namespace, with its timer
@@ -102,6 +141,10 @@ def fork_one(request: dict[str, Any], child: ModuleType, inherited_fds: list[int
                     os.close(fd)
                 except OSError:
                     pass
+            if stream is not None:  # the stream's write end, at the place the observer writes to
+                os.dup2(stream, STREAM_FD, inheritable=False)
+                if stream != STREAM_FD:
+                    os.close(stream)
             output = os.open(request["output"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             os.dup2(output, 1)
             os.dup2(output, 2)
@@ -109,8 +152,8 @@ def fork_one(request: dict[str, Any], child: ModuleType, inherited_fds: list[int
             signal.signal(signal.SIGINT, signal.default_int_handler)
             os.chdir(request["cwd"])
             if jail:
-                jail.enter()  # before any snippet code: private /tmp, own folder only, no capabilities
-            child.run_and_exit(request["spec"], Path(request["result"]))
+                jail.enter(STREAM_FD)  # before any snippet code: private /tmp, own folder only, no capabilities
+            child.run_and_exit(request["spec"])
         except BaseException:  # anything here is the verifier's failure, say so
             import traceback
 
@@ -126,7 +169,7 @@ def fork_one(request: dict[str, Any], child: ModuleType, inherited_fds: list[int
     return pid
 
 
-def reap(children: dict[int, tuple[int, int | None]], selector: selectors.BaseSelector, replies: TextIO,
+def reap(children: dict[int, _Child], selector: selectors.BaseSelector, replies: TextIO,
          sandbox: ModuleType | None = None) -> None:
     for pid in list(children):
         try:
@@ -135,13 +178,22 @@ def reap(children: dict[int, tuple[int, int | None]], selector: selectors.BaseSe
             done, status = pid, 255 << 8
         if done == 0:
             continue
-        request_id, pidfd = children.pop(pid)
+        ended = children.pop(pid)
         if sandbox:
             sandbox.release(pid)  # the check's namespace ends: nothing it started survives it
-        if pidfd is not None:
-            selector.unregister(pidfd)
-            os.close(pidfd)
-        _send(replies, {"id": request_id, "exit": os.waitstatus_to_exitcode(status)})
+        else:
+            _kill_group(pid)  # what it started in its group; a daemon of its own session may keep writing
+        ended.read()
+        try:
+            selector.unregister(ended.stream)
+        except (KeyError, ValueError):
+            pass
+        os.close(ended.stream)
+        if ended.pidfd is not None:
+            selector.unregister(ended.pidfd)
+            os.close(ended.pidfd)
+        _send(replies, {"id": ended.request_id, "exit": os.waitstatus_to_exitcode(status),
+                        "stream": base64.b64encode(bytes(ended.data)).decode("ascii")})
 
 
 def _selector_fds(selector: selectors.BaseSelector) -> list[int]:

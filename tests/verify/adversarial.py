@@ -44,7 +44,7 @@ _PR_SET_CHILD_SUBREAPER = 36
 
 
 def answer_key() -> dict[str, dict[str, dict]]:
-    """entry → role → {"outcome", "reason" (regex), "phase" (2: a false pass until phase 2)}."""
+    """entry → role → {"outcome", "reason" (regex)}."""
     return yaml.safe_load((ADVERSARIAL / "expected.yml").read_text(encoding="utf-8"))
 
 

@@ -1,16 +1,14 @@
-"""Snippets written to fool the verifier or escape it (issue 12), in the sandbox: what phase 1 guarantees.
+"""Snippets written to fool the verifier or escape it (issue 12), in the sandbox: containment.
 
 The whole adversarial fixture runs as `errorkb verify --sandbox require`, with `--isolation fork`
-and `subprocess`, on both targets, in a throwaway copy (`adversarial.py`). Phase 1 guarantees,
-for every snippet, including those that still fool the judge:
+and `subprocess`, on both targets, in a throwaway copy (`adversarial.py`). For every snippet:
 
 - nothing outside the check changes: the verdict cache (beyond the harness's own records),
   reports/, the project's files, errorkb's source, site-packages;
 - nothing the run started is left running; nothing reached the network;
-- the run completes, in the sandbox, and the honest entries beside the attacks still pass;
-- every verdict the answer key does not mark `phase: 2` is exactly the answer key's.
+- the run completes, in the sandbox, and the honest entries beside the attacks still pass.
 
-The verdicts marked `phase: 2` (false passes today) are asserted in test_adversarial_judging.py.
+Every verdict, and zero false passes, are asserted in test_adversarial_judging.py.
 """
 
 from __future__ import annotations
@@ -28,15 +26,13 @@ from tests.verify.adversarial import Workspace, answer_key, cache_damage, contro
 
 KEY = answer_key()
 TARGETS = ("bundled", "upstream")
-PHASE_ONE = [(entry, role, target) for entry, roles in KEY.items() for role, want in roles.items()
-             if want.get("phase") != 2 for target in TARGETS]
 
 pytestmark = pytest.mark.timeout(3600)  # the subprocess run imports torch for each of ~260 checks
 
 
 def test_the_fixture_covers_every_attack_class_with_at_least_63_snippets():
     snippets = [(entry, role) for entry, roles in KEY.items() for role in roles]
-    assert len(snippets) >= 63 and len(KEY) >= 30
+    assert len(snippets) >= 126 and len(KEY) >= 42
     assert {want["outcome"] for roles in KEY.values() for want in roles.values()} == {"fail"}
     for roles in KEY.values():
         for want in roles.values():
@@ -79,14 +75,6 @@ def test_the_honest_entries_beside_the_attacks_still_pass(adversarial_run):
     controls = [record for record in adversarial_run.outcome.records.values() if record["entry"] in control_ids()]
     assert controls and all(record["outcome"] == "pass" for record in controls), \
         [f"{record['id']}: {record['reason']}" for record in controls if record["outcome"] != "pass"]
-
-
-@pytest.mark.parametrize(("entry", "role", "target"), PHASE_ONE, ids=[f"{e}::{r}[{t}]" for e, r, t in PHASE_ONE])
-def test_verdict(adversarial_run, entry, role, target):
-    record = adversarial_run.outcome.records[f"{entry}::{role}[{target}-cpu]"]
-    want = KEY[entry][role]
-    assert record["outcome"] == want["outcome"], f"{record['id']}: {record['reason']}"
-    assert re.search(want["reason"], record["reason"]), f"{record['id']}: {record['reason']!r}"
 
 
 # -- the probes themselves must be able to fail ------------------------------------------------------

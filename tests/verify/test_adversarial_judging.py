@@ -1,10 +1,10 @@
-"""Zero false passes on the adversarial fixture: the part of issue 12 that phase 2 delivers.
+"""Zero false passes on the adversarial fixture: what issue 12's phase 2 delivers.
 
-Phase 1 (the sandbox) bounds what a hostile snippet can do to its own verdict; it does not stop
-it from lying about that verdict. Until phase 2 judges by identity (the raising frame's code
-object, every call observed to return, in every thread) and reads observations the snippet
-cannot forge, the answer key's `phase: 2` verdicts are false passes, so these tests fail:
-strictly expected to, so that the day they pass this mark has to go.
+Phase 1 (the sandbox) bounds what a hostile snippet can do to anything but its own verdict;
+phase 2 keeps it from lying about that verdict: judgement by identity (the code object an
+exception started in, every call observed to return, in every thread), over a stream the
+snippet can add to but not take back, from an observer whose state it cannot reach. Every
+snippet of the fixture, on both targets and both isolations, fails, for the answer key's reason.
 """
 
 from __future__ import annotations
@@ -16,8 +16,10 @@ import pytest
 from tests.verify.adversarial import answer_key
 
 KEY = answer_key()
+TARGETS = ("bundled", "upstream")
+CASES = [(entry, role, target) for entry, roles in KEY.items() for role in roles for target in TARGETS]
 
-pytestmark = [pytest.mark.xfail(strict=True, reason="issue 12 phase 2"), pytest.mark.timeout(3600)]
+pytestmark = pytest.mark.timeout(3600)
 
 
 def _attacks(run) -> list[dict]:
@@ -30,10 +32,13 @@ def test_zero_false_passes(adversarial_run):
     assert passed == []
 
 
-def test_every_verdict_is_the_answer_keys(adversarial_run):
-    wrong = []
-    for record in _attacks(adversarial_run):
-        want = KEY[record["entry"]][record["role"]]
-        if record["outcome"] != want["outcome"] or not re.search(want["reason"], record["reason"]):
-            wrong.append(f"{record['id']}: {record['outcome']}: {record['reason'].splitlines()[0]}")
-    assert wrong == []
+def test_every_attack_was_judged(adversarial_run):
+    assert len(_attacks(adversarial_run)) == len(CASES)
+
+
+@pytest.mark.parametrize(("entry", "role", "target"), CASES, ids=[f"{e}::{r}[{t}]" for e, r, t in CASES])
+def test_verdict(adversarial_run, entry, role, target):
+    record = adversarial_run.outcome.records[f"{entry}::{role}[{target}-cpu]"]
+    want = KEY[entry][role]
+    assert record["outcome"] == want["outcome"], f"{record['id']}: {record['reason']}"
+    assert re.search(want["reason"], record["reason"]), f"{record['id']}: {record['reason']!r}"

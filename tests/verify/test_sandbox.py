@@ -144,7 +144,7 @@ def assert_contained(facts: dict, project: Path) -> None:
     assert int(facts["capabilities"], 16) == 0
     assert facts["secrets"] == []
     assert facts["open other processes"] == []
-    assert facts["fds"] == [0, 1, 2, 3], "nothing of the zygote's (3: the listing itself)"
+    assert facts["fds"] == [0, 1, 2, 3, 4], "nothing of the zygote's (3: the observer's stream, 4: the listing)"
     assert not (project / "planted.txt").exists()
 
 
@@ -320,7 +320,8 @@ posix._exit(0)
 
 @pytest.mark.parametrize("isolation", ["fork", "subprocess"])
 def test_a_check_cannot_make_the_harness_read_a_file_of_the_host(sandbox, entry, project, tmp_path, isolation):
-    """Links planted where the harness reads the check's output and observation are never followed."""
+    """Links planted where the harness reads the check's output (and where phase 1 read its observation)
+    are never followed."""
     secret = tmp_path / "secret.txt"
     secret.write_text('{"status": "returned", "token": "hunter2-on-the-host"}')
     folder = project / "snippets" / "good-head-dim"

@@ -1,0 +1,1226 @@
+"""The observer inside a check's process: what the verifier learns while a snippet runs, kept out of its reach.
+
+Code in the same interpreter as its observer can always lie to it; this module makes each lie
+need a primitive that is itself observed, or one the reviewer's lint flags. How:
+
+- **Nothing the verdict depends on is reachable from the snippet.** Every function that runs
+  while the snippet does (the `_p_*` functions below) is re-created by `install` over a private
+  namespace: a private copy of the builtins, the C functions and descriptors it calls (`_c_*`,
+  captured when this module was imported, before any snippet), and the state `_S`. Nothing the
+  snippet can reach refers to that namespace: the installed trace function is
+  `types.MethodType(sys.audit, "errorkb.trace")`, an immutable C object that forwards every trace
+  event to the audit hook, and an audit hook cannot be listed or removed. Reaching the namespace
+  takes `gc` (audited, tampering), reading memory (`ctypes`, `/proc/self/mem`: audited, tampering)
+  or a Python signal handler run inside it (deferred, see `_trampoline`).
+- **The private code never runs snippet code.** It touches a snippet's objects only through C
+  accessors and exact-type checks (`type(x) is str`, an exception's `args` read by its descriptor),
+  never `str()`, `isinstance` or `==` on them. Whatever needs snippet code (an exception's text,
+  its traceback) is computed by the harness in ordinary frames (`child.finish`) and handed over as
+  plain data.
+- **Events go out as they happen, over a pipe.** Each line is JSON with the check's nonce (made
+  here, sent first, then held only privately) and its pid: a snippet can add lines but not take
+  back those sent, and a line without the nonce is a line the verifier did not write. The harness
+  accepts an outcome only from the `end` line, written by the audit hook immediately before it
+  ends the process itself (`os._exit`, holding the stream's lock).
+- **Identity, not strings.** Calls are counted per code object, the one of `source.function`
+  resolved before the snippet ran. An exception counts as raised by the function only if the
+  trace's 'exception' event in one of its frames shows it starting there (the traceback built so
+  far is that frame alone: a `raise` in it, or C code it called); that object is kept, and the end
+  reports whether the exception that reached the top *is* it. A frame that ends on anything but a
+  return instruction (`f_lasti`) ended by an exception, whoever caught it afterwards.
+- **Tampering is noticed when it matters.** At every call of the function: its globals, the
+  builtins and the module attributes its code reads, compared with what they were. In every
+  thread: `_thread.start_new_thread` (and `threading`'s copy) start threads through the hook,
+  which installs the tracer first; any other `sys.settrace`/`setprofile` is tampering. Instances
+  of the library's classes are followed from their `__init__`; a callable set on one, shadowing a
+  method, and compiled outside the target is tampering, and so is an override of the function in
+  a subclass that returns without ever calling it. At the end: the target's namespaces (a name
+  replaced, or a new one compiled outside the target), and code compiled by the snippet under a
+  file name of the target, the verifier or Python itself.
+
+`child.py` runs the snippet and builds the config; `stream.py` (in the harness) reads the lines.
+"""
+
+from __future__ import annotations
+
+import _thread
+import builtins
+import functools
+import importlib
+import json.encoder
+import os
+import signal
+import sys
+import time
+import types
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+TRACE_EVENT = "errorkb.trace"
+END_EVENT = "errorkb.end"
+RESTORE_EVENT = "errorkb.restore"
+STREAM_FD = 3  # where the check's process finds the write end of its stream
+MAX_RECORDS = 2000  # raise and unwind records streamed per check; more are counted, not sent
+STATUSES = ("returned", "raised", "sys-exit", "os-exit")
+
+# -- captured when imported (before any snippet): what the private code calls --------------------
+
+_c_write = os.write
+_c_getpid = os.getpid
+_c_exit = os._exit
+_c_getframe = sys._getframe
+_c_gettrace = sys.gettrace
+_c_audit = sys.audit
+_c_get_ident = _thread.get_ident
+_c_clock = time.perf_counter
+_c_encode: Callable[[str], str] = getattr(json.encoder, "c_encode_basestring_ascii")  # noqa: B009  # the C one
+assert _c_encode is not None, "the observer needs json's C encoder (_json)"
+_c_weakref = weakref.ref
+_c_partial = functools.partial
+_c_callable = callable
+_c_FrameType = types.FrameType
+_c_TracebackType = types.TracebackType
+_c_FunctionType = types.FunctionType
+_c_MethodType = types.MethodType
+_c_BuiltinTypes = (types.BuiltinFunctionType, types.BuiltinMethodType, types.MethodWrapperType,
+                   types.WrapperDescriptorType, types.MethodDescriptorType)
+_c_staticmethod = staticmethod
+_c_classmethod = classmethod
+_c_NoneType = type(None)
+_c_type_name = type.__dict__["__name__"].__get__
+_c_type_qualname = type.__dict__["__qualname__"].__get__
+_c_type_module = type.__dict__["__module__"].__get__
+_c_mro = type.__dict__["__mro__"].__get__
+_c_type_dict = type.__dict__["__dict__"].__get__
+_c_module_dict: Callable[[Any], dict[str, Any]] = vars(types.ModuleType)["__dict__"].__get__
+_c_exc_args = BaseException.__dict__["args"].__get__
+_c_key_str = KeyError.__str__
+
+
+def _base_like_str() -> tuple[Any, ...]:
+    """The `__str__` of every builtin exception class that formats its arguments alone, as
+    `BaseException.__str__` does (a class that defines its own C `__str__` has its own wrapper)."""
+    found: list[Any] = []
+    pending: list[type[BaseException]] = [BaseException]
+    special = (OSError, SyntaxError, UnicodeError, ImportError, KeyError)
+    while pending:
+        cls = pending.pop()
+        pending.extend(cls.__subclasses__())
+        if cls.__module__ != "builtins" or issubclass(cls, special):
+            continue
+        implementation = next(vars(k)["__str__"] for k in cls.__mro__ if "__str__" in vars(k))
+        try:
+            plain = implementation(cls("x")) == "x" and implementation(cls("a", "b")) == "('a', 'b')"
+        except Exception:
+            plain = False
+        if plain and all(implementation is not other for other in found):
+            found.append(implementation)
+    return tuple(found)
+
+
+_c_base_str = BaseException.__str__
+_c_base_like_str = _base_like_str()
+_c_import_msg = ImportError.__dict__["msg"].__get__
+_c_func_code = types.FunctionType.__dict__["__code__"].__get__
+_c_ModuleType = types.ModuleType
+_c_import_name = ImportError.__dict__["name"].__get__
+_c_attribute_obj = AttributeError.__dict__["obj"].__get__
+_c_attribute_name = AttributeError.__dict__["name"].__get__
+_c_func_defaults = types.FunctionType.__dict__["__defaults__"].__get__
+_c_func_kwdefaults = types.FunctionType.__dict__["__kwdefaults__"].__get__
+_c_method_func = types.MethodType.__dict__["__func__"].__get__
+_c_static_func = staticmethod.__dict__["__func__"].__get__
+_c_class_func = classmethod.__dict__["__func__"].__get__
+_c_dict_get = dict.get
+_c_dict_items = dict.items
+_c_dict_copy = dict.copy
+_c_dict_clear = dict.clear
+_c_dict_update = dict.update
+_c_proxy_get = type(type.__dict__).get
+_c_proxy_items = type(type.__dict__).items
+_c_str_encode = str.encode
+_c_str_str = str.__str__
+_c_str_rsplit = str.rsplit
+_c_int_repr = int.__repr__
+_c_float_repr = float.__repr__
+_c_str_repr = str.__repr__
+_c_MISSING = object()
+_c_MAX_RECORDS = MAX_RECORDS
+
+
+# -- the public side: what the snippet may see; it holds nothing the verdict depends on ------------
+
+
+def thread_bootstrap(settrace: Callable[..., Any], trace: object, audit: Callable[..., Any],
+                     function: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """The first frame of every thread a snippet starts: the tracer is installed before its code."""
+    settrace(trace)
+    audit("errorkb.thread-ready")
+    try:
+        return function(*args, **kwargs)
+    finally:
+        audit("errorkb.thread-done")
+
+
+def start_new_thread(function: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any] | None = None) -> Any:
+    """Stands in for `_thread.start_new_thread`: the observer starts the thread, traced."""
+    box: list[tuple[Any, ...]] = []
+    _c_audit("errorkb.thread-start", function, args, kwargs, box)
+    return _unbox(box)
+
+
+def signal_signal(signalnum: Any, handler: Any) -> Any:
+    """Stands in for `_signal.signal`: a Python handler is installed behind `_trampoline`."""
+    box: list[tuple[Any, ...]] = []
+    _c_audit("errorkb.signal", signalnum, handler, box)
+    return _unbox(box)
+
+
+def signal_getsignal(signalnum: Any) -> Any:
+    box: list[tuple[Any, ...]] = []
+    _c_audit("errorkb.getsignal", signalnum, box)
+    return _unbox(box)
+
+
+def _unbox(box: list[tuple[Any, ...]]) -> Any:
+    if not box:
+        raise RuntimeError("the verifier's observer did not answer")
+    answer = box[0]
+    if answer[0] == "error":
+        raise answer[1](answer[2])
+    return answer[1]
+
+
+def _trampoline(handler: Callable[..., Any], redeliver: Callable[[int], None], signum: int, frame: Any) -> Any:
+    """The C-level handler of a signal the snippet handles in Python.
+
+    A Python handler runs wherever the main thread is when it checks for signals, and receives
+    that frame: inside the observer, its locals are the observer's. So the snippet's handler runs
+    only when no frame of this file is on the stack; otherwise the signal is sent again a moment
+    later (`redeliver`), by which time the observer has returned.
+    """
+    marker = (lambda: None).__code__.co_filename
+    probe = frame
+    while probe is not None:
+        if probe.f_code.co_filename == marker:
+            try:
+                redeliver(signum)
+            except BaseException:  # no thread to send it again: the signal is lost, as one sent twice is
+                pass
+            return None
+        probe = probe.f_back
+    return handler(signum, frame)
+
+
+def _redeliver(start: Callable[..., Any], kill: Callable[[int, int], None], main: int,
+               sleep: Callable[[float], None], pending: set[int], signum: int) -> None:
+    if signum in pending:  # one on its way already: signals of a kind do not queue anyway
+        return
+    pending.add(signum)
+    start(_later, (kill, main, sleep, pending, signum))
+
+
+def _later(kill: Callable[[int, int], None], main: int, sleep: Callable[[float], None], pending: set[int],
+           signum: int) -> None:
+    sleep(0.001)
+    pending.discard(signum)
+    kill(main, signum)
+
+
+# -- installation: before the snippet, in the check's process ---------------------------------------
+
+
+def install(config: dict[str, Any]) -> Callable[..., Any]:
+    """Build the private namespace and state, send the `start` line, install the tracer in this
+    thread, put the thread and signal stand-ins in place, and add the audit hook. Returns the
+    trace object (for the harness's own threads, if any)."""
+    namespace: dict[str, Any] = {"__builtins__": dict(vars(builtins)), "__name__": f"{__name__}:private"}
+    for name, value in list(globals().items()):
+        if name.startswith("_c_"):
+            namespace[name] = value
+        elif name.startswith("_p_") and type(value) is types.FunctionType:
+            namespace[name] = types.FunctionType(value.__code__, namespace, value.__name__, value.__defaults__,
+                                                 value.__closure__)
+    trace = types.MethodType(sys.audit, TRACE_EVENT)
+    nonce = os.urandom(16).hex()
+    state = _state(config, namespace, trace, nonce)
+    namespace["_S"] = state
+    namespace["_p_emit"]({"e": "start", "sha256": config["sha256"], "device": config.get("device"),
+                          "slots": [[slot["label"], slot["kind"]] for slot in state["slots"]]}, True)
+    sys.settrace(trace)
+    hook = namespace["_p_hook"]
+    starter = types.FunctionType(start_new_thread.__code__, dict(globals()), "start_new_thread",
+                                 start_new_thread.__defaults__)
+    _thread.start_new_thread = starter
+    setattr(_thread, "start_new", starter)  # noqa: B010  # the old alias, missing from the stubs
+    import threading
+
+    threading._start_new_thread = starter  # type: ignore[attr-defined]
+    _signal: Any = importlib.import_module("_signal")
+    _signal.signal = signal_signal
+    _signal.getsignal = signal_getsignal
+    signal.getsignal = signal_getsignal  # signal.getsignal is _signal's, imported by name
+    sys.addaudithook(hook)
+    return trace
+
+
+def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object, nonce: str) -> dict[str, Any]:
+    """The private state, every snapshot copied (the config's own objects stay behind, reachable)."""
+    _signal: Any = importlib.import_module("_signal")
+    slots = [dict(slot, reads=list(slot["reads"]), normal=frozenset(slot["normal"])) for slot in config["slots"]]
+    dispatch_names = {
+        "sys.settrace": "_p_on_settrace", "sys.setprofile": "_p_on_setprofile",
+        "sys._current_frames": "_p_on_frames", "gc.get_objects": "_p_on_gc", "gc.get_referrers": "_p_on_gc",
+        "gc.get_referents": "_p_on_gc", "sys.addaudithook": "_p_on_addaudithook",
+        "object.__setattr__": "_p_on_setattr", "code.__new__": "_p_on_code_new", "compile": "_p_on_compile",
+        "marshal.loads": "_p_on_marshal", "open": "_p_on_open", "ctypes.cdata": "_p_on_memory",
+        "ctypes.string_at": "_p_on_memory", "ctypes.wstring_at": "_p_on_memory",
+        "ctypes.call_function": "_p_on_memory", "ctypes.dlsym": "_p_on_memory",
+        "errorkb.thread-start": "_p_on_thread_start", "errorkb.thread-ready": "_p_on_thread_ready",
+        "errorkb.thread-done": "_p_on_thread_done", "errorkb.signal": "_p_on_signal",
+        "errorkb.getsignal": "_p_on_getsignal", RESTORE_EVENT: "_p_on_restore", END_EVENT: "_p_on_end",
+    }
+    main = _thread.get_ident()
+    api = config.get("api")
+    redeliver = functools.partial(_redeliver, _thread.start_new_thread, signal.pthread_kill, main, time.sleep, set())
+    return {
+        "fd": int(config["fd"]), "nonce": nonce, "pid": os.getpid(), "lock": _thread.RLock(),
+        "busy": set(), "trace": trace, "started": time.perf_counter(),
+        "slots": slots, "by_code": {slot["code"]: index for index, slot in enumerate(slots)},
+        "counts": [[0, 0] for _ in slots], "thread_counts": {}, "frames": {}, "held": [], "refs": {},
+        "unwound": [[] for _ in slots], "records": 0,
+        "builtins": vars(builtins), "init_codes": dict(config.get("init_codes", {})),
+        "target_roots": tuple(config["target_roots"]), "trusted_roots": tuple(config["trusted_roots"]),
+        "stdlib_roots": tuple(config["stdlib_roots"]),
+        "protected_roots": tuple(config["protected_roots"]),
+        "untrusted": {}, "tracked": {}, "by_ref": {}, "overrides": {},
+        "threads": {main}, "expected": 0, "installers": frozenset([thread_bootstrap.__code__]),
+        "bootstrap": thread_bootstrap, "settrace": sys.settrace, "audit": sys.audit,
+        "start": _thread.start_new_thread, "signal": _signal.signal, "getsignal": _signal.getsignal,
+        "handlers": {}, "trampoline": _trampoline, "redeliver": redeliver,
+        "spaces": [(label, space, dict(snapshot)) for label, space, snapshot in config.get("spaces", [])],
+        "owners": [(label, owner, name, raw) for label, owner, name, raw in config.get("owners", [])],
+        "modules": [(name, module) for name, module in config.get("sys_modules", [])],
+        "sys_modules": sys.modules,
+        "restore": [(label, space, dict(snapshot)) for label, space, snapshot in config.get("restore", [])],
+        "restored": False, "reported": set(), "dispatch": {event: namespace[name] for event, name in
+                                                            dispatch_names.items()},
+        "probe": (config["probe"][0], tuple(config["probe"][1])) if config.get("probe") else None,
+        "device_bytes": 0, "device_calls": 0,
+        "opnames": tuple(config["opnames"]), "died": namespace["_p_died"],
+        "enders": frozenset(config.get("enders", [])), "api": dict(api) if api else None,
+        "getattr_codes": tuple(api["getattr_codes"]) if api else (),
+    }
+
+
+# -- the private side: re-created over the private namespace by `install` ---------------------------
+# Globals these functions may name: `_S`, `_p_*`, `_c_*` and the builtins (a private copy). The
+# architecture test reads their bytecode to hold them to it.
+
+_S: dict[str, Any] = {}
+
+
+def _p_hook(event: Any, args: Any) -> None:
+    if type(event) is not str or event == "object.__getattr__":
+        return
+    ident = _c_get_ident()
+    busy = _S["busy"]
+    if ident in busy:
+        return
+    handler: Any
+    if event == "errorkb.trace":
+        handler = _p_trace
+    else:
+        handler = _c_dict_get(_S["dispatch"], event)
+        if handler is None:
+            return
+    refuse = False
+    busy.add(ident)
+    try:
+        refuse = handler(ident, args) is True
+    except BaseException as error:  # the observer must never fail into the snippet
+        _p_fault(error)
+    finally:
+        busy.discard(ident)
+    if refuse:
+        raise RuntimeError("refused by the verifier")
+
+
+def _p_fault(error: BaseException) -> None:
+    try:
+        tb = error.__traceback__
+        where = ""
+        while tb is not None:
+            where = tb.tb_frame.f_code.co_name + ":" + _c_int_repr(tb.tb_lineno)
+            tb = tb.tb_next
+        _p_emit({"e": "fault", "what": _p_name(type(error)) + ": " + (_p_message(error) or "") + " (" + where + ")"},
+                True)
+    except BaseException:
+        pass
+
+
+# -- the stream -------------------------------------------------------------------------------------
+
+
+def _p_emit(record: dict[str, Any], now: bool = False) -> None:
+    """One line: the record, the nonce, the writing process."""
+    record["k"] = _S["nonce"]
+    record["p"] = _c_getpid()
+    data = _c_str_encode(_p_encode(record, 0) + "\n", "ascii")
+    lock = _S["lock"]
+    lock.acquire()
+    try:
+        _p_write(data)
+    finally:
+        lock.release()
+
+
+def _p_write(data: bytes) -> None:
+    fd = _S["fd"]
+    view = memoryview(data)
+    while len(view):
+        written = _c_write(fd, view)
+        view = view[written:]
+
+
+def _p_encode(value: Any, depth: int) -> str:
+    """JSON of plain data, by type (a subclass of str, int or float is read by the base type's own C
+    code); anything else is null. No method of the value ever runs."""
+    kind = type(value)
+    if value is None or depth > 8:
+        return "null"
+    if kind is bool:
+        return "true" if value else "false"
+    if kind is str or kind is int or kind is float or kind is list or kind is tuple or kind is dict:
+        mro = (kind,)
+    else:
+        mro = _c_mro(kind)
+    if _p_in(str, mro):
+        text: str = _c_str_str(value)
+        return _c_encode(text if len(text) <= 20000 else text[:20000] + "...")
+    if _p_in(int, mro):
+        return str(_c_int_repr(value))
+    if _p_in(float, mro):
+        number = _c_float_repr(value)
+        return number if _p_one_of(number[-3:], ("inf", "nan")) is False else "null"
+    if kind is list or kind is tuple:
+        return "[" + ",".join([_p_encode(item, depth + 1) for item in value[:1000]]) + "]"
+    if kind is dict:
+        parts = []
+        for key, item in _c_dict_items(value):
+            if type(key) is str:
+                parts.append(_c_encode(key) + ":" + _p_encode(item, depth + 1))
+        return "{" + ",".join(parts) + "}"
+    return "null"
+
+
+# -- safe reading of what the snippet may control -----------------------------------------------------
+
+
+def _p_name(kind: Any) -> str:
+    try:
+        name = _c_type_name(kind)
+    except BaseException:
+        return "?"
+    return name if type(name) is str else "?"
+
+
+def _p_qualified(kind: Any) -> str:
+    try:
+        module, qualname = _c_type_module(kind), _c_type_qualname(kind)
+    except BaseException:
+        return "?"
+    if type(module) is not str or type(qualname) is not str:
+        return "?"
+    return module + "." + qualname
+
+
+def _p_message(error: Any) -> str | None:
+    """The exception's text as `str()` would give it, read only where C code alone makes it: plain
+    arguments and a builtin `__str__`. None: it cannot be read without running its own code."""
+    try:
+        args = _c_exc_args(error)
+    except BaseException:
+        return None
+    if type(args) is not tuple:
+        return None
+    for arg in args:
+        if type(arg) not in (str, int, float, bool, _c_NoneType):
+            return None
+    implementation = _p_class_attr(type(error), "__str__")
+    if _p_in(implementation, _c_base_like_str):
+        if len(args) == 0:
+            return ""
+        if len(args) == 1:
+            return args[0] if type(args[0]) is str else _p_plain_repr(args[0])
+        return "(" + ", ".join([_p_plain_repr(arg) for arg in args]) + ")"
+    if implementation is _c_key_str:
+        return _p_plain_repr(args[0]) if len(args) == 1 else _c_base_str(error)
+    if _p_in(ImportError, _c_mro(type(error))):
+        message = _c_import_msg(error)
+        if type(message) is str:
+            return message
+    return None
+
+
+def _p_plain_repr(value: Any) -> str:
+    kind = type(value)
+    if kind is str:
+        return _c_str_repr(value)
+    if kind is int or kind is bool:
+        return _c_int_repr(value) if kind is int else ("True" if value else "False")
+    if kind is float:
+        return _c_float_repr(value)
+    return "None"
+
+
+def _p_in(item: Any, items: Any) -> bool:
+    """Identity membership (`in` would call `__eq__` of what the snippet made). A plain loop: hot path."""
+    for each in items:  # noqa: SIM110
+        if each is item:
+            return True
+    return False
+
+
+def _p_one_of(text: Any, options: tuple[str, ...]) -> bool:
+    """An exact `str` equal to one of `options` (by value: strings need not be the same object)."""
+    if type(text) is not str:
+        return False
+    for option in options:  # noqa: SIM110  # hot path
+        if text == option:
+            return True
+    return False
+
+
+def _p_class_attr(cls: Any, name: str) -> Any:
+    """`name` as the class's MRO resolves it, read from the class dicts (no descriptor runs)."""
+    try:
+        mro = _c_mro(cls)
+    except BaseException:
+        return _c_MISSING
+    for klass in mro:
+        found = _c_proxy_get(_c_type_dict(klass), name, _c_MISSING)
+        if found is not _c_MISSING:
+            return found
+    return _c_MISSING
+
+
+def _p_function_of(value: Any) -> Any:
+    """The plain function behind a method, a static or class method; else the value itself."""
+    kind = type(value)
+    if kind is _c_MethodType:
+        return _p_function_of(_c_method_func(value))
+    if kind is _c_staticmethod:
+        return _c_static_func(value)
+    if kind is _c_classmethod:
+        return _c_class_func(value)
+    return value
+
+
+def _p_in_roots(path: Any, roots: tuple[str, ...]) -> bool:
+    return type(path) is str and path.startswith(roots)
+
+
+def _p_compiled_in_target(value: Any) -> bool:
+    """A function (or method) whose code was compiled from one of the target's files."""
+    function = _p_function_of(value)
+    if type(function) is not _c_FunctionType:
+        return False
+    return _p_in_roots(_c_func_code(function).co_filename, _S["target_roots"])
+
+
+def _p_class_in_target(cls: Any) -> bool:
+    """Every function a class defines itself was compiled in the target (a class with none is neutral)."""
+    for _, value in _c_proxy_items(_c_type_dict(cls)):
+        function = _p_function_of(value)
+        if type(function) is _c_FunctionType and not _p_compiled_in_target(function):
+            return False
+    return True
+
+
+def _p_is_module(value: Any) -> bool:
+    """A module, or an instance of a module subclass (a lazily loading package)."""
+    return _p_in(_c_ModuleType, _c_mro(type(value)))
+
+
+def _p_where(code: Any) -> str:
+    return _c_str_rsplit(code.co_filename, "/", 1)[-1] + ":" + _c_int_repr(code.co_firstlineno)
+
+
+# -- tampering -----------------------------------------------------------------------------------------
+
+
+def _p_tamper(kind: str, label: str) -> None:
+    """Sent at once: whatever the snippet does next, this line is already on its way."""
+    key = kind + ":" + label
+    reported = _S["reported"]
+    if key in reported:
+        return
+    reported.add(key)
+    _p_emit({"e": "tamper", "kind": kind, "what": label}, True)
+
+
+def _p_by_snippet(depth: int) -> bool:
+    """Whether the event being handled was raised by the snippet's own code: the innermost frame
+    outside Python's own library is not a trusted file. Import machinery that reads a trusted file
+    (`_compile_bytecode` of a `.pyc`, `get_code` of a source) raises nothing on the snippet's behalf."""
+    try:
+        frame: Any = _c_getframe(depth + 1)
+    except ValueError:  # raised from C with no Python frame below: not the snippet's code
+        return False
+    stdlib = _S["stdlib_roots"]
+    while frame is not None:
+        code = frame.f_code
+        path = code.co_filename
+        if path.startswith("<frozen "):
+            if code.co_name in ("_compile_bytecode", "get_code", "source_to_code"):
+                local = frame.f_locals
+                for name in ("bytecode_path", "source_path", "path"):
+                    found = _c_dict_get(local, name)
+                    if type(found) is str and _p_in_roots(found, _S["trusted_roots"]):
+                        return False
+        elif not _p_in_roots(path, stdlib):
+            return not _p_in_roots(path, _S["trusted_roots"])
+        frame = frame.f_back
+    return False
+
+
+def _p_on_settrace(ident: int, args: Any) -> None:
+    caller = _c_getframe(2)
+    if caller is not None and _p_in(caller.f_code, _S["installers"]) and ident not in _S["threads"] \
+            and _S["expected"] > 0:
+        _S["expected"] -= 1
+        return
+    _p_tamper("replaced", "sys.settrace (the verifier's call tracer)")
+
+
+def _p_on_setprofile(ident: int, args: Any) -> None:
+    _p_tamper("replaced", "sys.setprofile (beside the verifier's call tracer)")
+
+
+def _p_on_frames(ident: int, args: Any) -> None:
+    _p_tamper("observer", "read every thread's frames (sys._current_frames)")
+
+
+def _p_on_gc(ident: int, args: Any) -> None:
+    _p_tamper("observer", "searched the interpreter's objects (gc)")
+
+
+def _p_on_addaudithook(ident: int, args: Any) -> bool:
+    _p_tamper("observer", "added an audit hook beside the verifier's")
+    return True
+
+
+def _p_on_memory(ident: int, args: Any) -> None:
+    if _p_by_snippet(2):
+        _p_tamper("observer", "read or called raw memory (ctypes)")
+
+
+def _p_on_open(ident: int, args: Any) -> None:
+    path = args[0] if type(args) is tuple and len(args) else None
+    if type(path) is bytes:
+        path = path.decode("latin-1")
+    if type(path) is str and path.startswith("/proc/") and (path.endswith("/mem") or "/map_files/" in path):
+        _p_tamper("observer", "opened the process's memory (" + path + ")")
+
+
+def _p_on_setattr(ident: int, args: Any) -> None:
+    """`function.__code__ = ...`: on the function under test, on a function of the library, the
+    verifier or Python, or to code compiled under such a file's name."""
+    if type(args) is not tuple or len(args) != 3 or args[1] != "__code__" or type(args[0]) is not _c_FunctionType:
+        return
+    function, new = args[0], args[2]
+    old = _c_func_code(function)
+    for slot in _S["slots"]:
+        if slot["function"] is function:
+            _p_tamper("replaced", slot["label"] + " (its code)")
+            return
+    protected = _S["protected_roots"]
+    if _p_in_roots(old.co_filename, protected):
+        _p_tamper("replaced", old.co_qualname + " (its code)")
+    elif type(new) is type(old) and _p_in_roots(new.co_filename, protected):
+        _p_tamper("forged", new.co_filename)
+
+
+def _p_on_code_new(ident: int, args: Any) -> None:
+    if type(args) is tuple and len(args) > 1 and _p_in_roots(args[1], _S["protected_roots"]) and _p_by_snippet(2):
+        _p_tamper("forged", args[1])
+
+
+def _p_on_compile(ident: int, args: Any) -> None:
+    if type(args) is not tuple or len(args) < 2:
+        return
+    source, path = args[0], args[1]
+    if not _p_in_roots(path, _S["protected_roots"]) or not _p_by_snippet(2):
+        return
+    if _p_same_as_file(source, path):  # the import system compiling the real file
+        return
+    _p_tamper("forged", path)
+
+
+def _p_same_as_file(source: Any, path: str) -> bool:
+    if type(source) is str:
+        source = _c_str_encode(source, "utf-8")
+    if type(source) is not bytes:
+        return False
+    try:
+        with open(path, "rb") as file:
+            return bool(file.read() == source)
+    except BaseException:
+        return False
+
+
+def _p_on_marshal(ident: int, args: Any) -> None:
+    if _p_by_snippet(2):
+        _p_tamper("forged", "code unmarshalled by the snippet (marshal.loads)")
+
+
+# -- threads and signals ---------------------------------------------------------------------------------
+
+
+def _p_on_thread_start(ident: int, args: Any) -> None:
+    if type(args) is not tuple or len(args) != 4 or type(args[3]) is not list:
+        return
+    function, arguments, kwargs, box = args
+    if type(arguments) is not tuple:
+        box.append(("error", TypeError, "2nd arg must be a tuple"))
+        return
+    if kwargs is not None and type(kwargs) is not dict:
+        box.append(("error", TypeError, "optional 3rd arg must be a dictionary"))
+        return
+    _S["expected"] += 1
+    try:
+        started = _S["start"](_S["bootstrap"], (_S["settrace"], _S["trace"], _S["audit"], function, arguments,
+                                                kwargs or {}))
+    except BaseException as error:
+        _S["expected"] -= 1
+        box.append(("error", RuntimeError, _p_message(error) or "can't start new thread"))
+        return
+    box.append(("ok", started))
+
+
+def _p_on_thread_ready(ident: int, args: Any) -> None:
+    if _c_gettrace() is not _S["trace"]:
+        _p_tamper("replaced", "sys.settrace (the verifier's call tracer)")
+    _S["threads"].add(ident)
+
+
+def _p_on_thread_done(ident: int, args: Any) -> None:
+    _S["threads"].discard(ident)
+
+
+def _p_on_signal(ident: int, args: Any) -> None:
+    if type(args) is not tuple or len(args) != 3 or type(args[2]) is not list:
+        return
+    signum, handler, box = args
+    installed = handler
+    if type(handler) is not int and _c_callable(handler):
+        installed = _c_partial(_S["trampoline"], handler, _S["redeliver"])
+    try:
+        previous = _S["signal"](signum, installed)
+    except BaseException as error:
+        box.append(("error", _p_exception_class(error), _p_message(error) or "signal"))
+        return
+    if type(signum) is int:
+        handlers = _S["handlers"]
+        before = _c_dict_get(handlers, signum, _c_MISSING)
+        if installed is handler:
+            handlers.pop(signum, None)
+        else:
+            handlers[signum] = (installed, handler)
+        if type(before) is tuple and before[0] is previous:
+            previous = before[1]
+    box.append(("ok", previous))
+
+
+def _p_on_getsignal(ident: int, args: Any) -> None:
+    if type(args) is not tuple or len(args) != 2 or type(args[1]) is not list:
+        return
+    signum, box = args
+    try:
+        current = _S["getsignal"](signum)
+    except BaseException as error:
+        box.append(("error", _p_exception_class(error), _p_message(error) or "signal"))
+        return
+    known = _c_dict_get(_S["handlers"], signum, _c_MISSING) if type(signum) is int else _c_MISSING
+    if type(known) is tuple and known[0] is current:
+        current = known[1]
+    box.append(("ok", current))
+
+
+def _p_exception_class(error: BaseException) -> Any:
+    kind = type(error)
+    return kind if _p_in(kind, (ValueError, TypeError, OSError, RuntimeError)) else RuntimeError
+
+
+# -- tracing -----------------------------------------------------------------------------------------------
+# Frames followed: the watched functions' (counted), the snippet's own and the owner's `__getattr__`
+# (where an exception may start that a before's judgement reads). Record: [frame, slot or -1, thread,
+# last exception seen in it, device counter at the call, override entry or None, where].
+
+
+def _p_trace(ident: int, args: Any) -> None:
+    if type(args) is not tuple or len(args) != 3:
+        return
+    frame, what, arg = args
+    if type(frame) is not _c_FrameType or type(what) is not str:
+        _p_tamper("observer", "called the verifier's trace function itself")
+        return
+    if what == "call":
+        code = frame.f_code
+        index = _c_dict_get(_S["by_code"], code)
+        if index is not None:
+            _p_call(ident, frame, code, index)
+            return
+        getter = _c_dict_get(_S["init_codes"], code)
+        if getter is not None:
+            _p_track(frame, code, getter)
+            return
+        untrusted = _c_dict_get(_S["untrusted"], code)
+        if untrusted is None:
+            untrusted = _S["untrusted"][code] = not _p_in_roots(code.co_filename, _S["trusted_roots"])
+        if untrusted or _p_in(code, _S["getattr_codes"]):
+            _p_follow(ident, frame, code, untrusted)
+        return
+    record = _c_dict_get(_S["frames"], id(frame))
+    if record is None or record[0] is not frame:
+        return
+    if _c_getframe(2) is not frame:  # the interpreter calls the trace function from the traced frame itself
+        _p_tamper("observer", "called the verifier's trace function itself")
+        return
+    if what == "exception":
+        _p_exception(record, frame, arg)
+    elif what == "return":
+        _p_return(ident, record, frame)
+
+
+def _p_call(ident: int, frame: Any, code: Any, index: int) -> None:
+    if _c_getframe(3) is not frame:
+        _p_tamper("observer", "called the verifier's trace function itself")
+        return
+    slot = _S["slots"][index]
+    frame.f_trace = _S["trace"]
+    frame.f_trace_lines = False
+    _S["frames"][id(frame)] = [frame, index, ident, None, _p_probe(), None, "target"]
+    _S["counts"][index][0] += 1
+    per_thread = _c_dict_get(_S["thread_counts"], ident)
+    if per_thread is None:
+        per_thread = _S["thread_counts"][ident] = [0] * len(_S["slots"])
+    per_thread[index] += 1
+    _p_call_checks(frame, slot)
+
+
+def _p_follow(ident: int, frame: Any, code: Any, untrusted: bool) -> None:
+    frame.f_trace = _S["trace"]
+    frame.f_trace_lines = False
+    record = [frame, -1, ident, None, None, None, "snippet" if untrusted else "library"]
+    _S["frames"][id(frame)] = record
+    if untrusted:
+        _p_scan_shadows()
+        record[5] = _p_override(ident, frame, code)
+
+
+def _p_call_checks(frame: Any, slot: dict[str, Any]) -> None:
+    """At every call: the function's globals, the builtins, the attributes its code reads, as they were."""
+    if frame.f_globals is not slot["globals"]:
+        _p_tamper("replaced", slot["label"] + " (run with globals of the snippet's)")
+    if frame.f_builtins is not _S["builtins"]:
+        _p_tamper("replaced", "builtins (for " + slot["label"] + ")")
+    for space, key, value, label in slot["reads"]:
+        if _c_dict_get(space, key, _c_MISSING) is not value:
+            _p_tamper("replaced", label)
+    function = slot["function"]
+    if function is not None and (_c_func_defaults(function) is not slot["defaults"]
+                                 or _c_func_kwdefaults(function) is not slot["kwdefaults"]):
+        _p_tamper("replaced", slot["label"] + " (its default arguments)")
+    _p_scan_shadows()
+
+
+def _p_exception(record: list[Any], frame: Any, arg: Any) -> None:
+    """An exception in a followed frame; where it *started* (the traceback so far is this frame
+    alone: a `raise` here, or C code called from here), it is kept and announced, with its text
+    and what it concerned, as they are now."""
+    if type(arg) is not tuple or len(arg) != 3:
+        return
+    error, tb = arg[1], arg[2]
+    record[3] = error
+    if type(tb) is not _c_TracebackType or tb.tb_frame is not frame or tb.tb_next is not None:
+        return
+    refs, held = _S["refs"], _S["held"]
+    known = _c_dict_get(refs, id(error))
+    if known is not None and held[known] is error:
+        return
+    if len(held) >= _c_MAX_RECORDS:
+        return
+    number = len(held)
+    held.append(error)
+    refs[id(error)] = number
+    index = record[1]
+    op = _p_opname(frame.f_code, tb.tb_lasti)
+    module = _c_dict_get(frame.f_globals, "__name__")
+    _p_emit({"e": "raised", "r": number, "w": index, "where": record[6], "code": frame.f_code.co_qualname,
+             "type": _p_name(type(error)),
+             "qualified": _p_qualified(type(error)), "message": _p_message(error), "line": tb.tb_lineno,
+             "op": op, "file": frame.f_code.co_filename, "module": module if type(module) is str else None,
+             "api": _p_api_facts(error, frame, op) if index < 0 else None})
+
+
+def _p_opname(code: Any, offset: Any) -> str | None:
+    ops = code.co_code
+    if type(offset) is not int or offset < 0 or offset >= len(ops):
+        return None
+    names = _S["opnames"]
+    return names[ops[offset]] if ops[offset] < len(names) else None
+
+
+def _p_return(ident: int, record: list[Any], frame: Any) -> None:
+    _S["frames"].pop(id(frame), None)
+    index = record[1]
+    if index < 0:
+        if record[5] is not None:
+            _p_override_return(ident, record[5], frame)
+        return
+    slot = _S["slots"][index]
+    _p_device_work(record[4])
+    if frame.f_lasti in slot["normal"]:
+        _S["counts"][index][1] += 1
+        return
+    error = record[3]
+    number = _c_dict_get(_S["refs"], id(error)) if error is not None else None
+    if number is not None and _S["held"][number] is not error:
+        number = None
+    unwound = {"type": _p_name(type(error)) if error is not None else "?", "message": _p_message(error),
+               "qualified": _p_qualified(type(error)) if error is not None else None, "r": number}
+    _S["unwound"][index].append(unwound)
+    if _S["records"] < _c_MAX_RECORDS:
+        _S["records"] += 1
+        _p_emit({"e": "unwound", "w": index, **unwound})
+
+
+def _p_returned_normally(frame: Any) -> bool:
+    """A 'return' event at a return (or yield) instruction: not a frame unwound by an exception."""
+    name = _p_opname(frame.f_code, frame.f_lasti)
+    return _p_one_of(name, ("RETURN_VALUE", "RETURN_CONST", "YIELD_VALUE"))
+
+
+# -- what a removed name's or a changed signature's error concerned, read where it started -----------------
+
+
+def _p_api_facts(error: Any, frame: Any, op: str | None) -> dict[str, Any] | None:
+    api = _S["api"]
+    if api is None:
+        return None
+    owner, name, kind = api["owner"], api["name"], api["kind"]
+    mro = _c_mro(type(error))
+    if kind == "signature":
+        return _p_call_facts(error, frame, op, api, mro)
+    if _p_in(ImportError, mro) and _p_one_of(op, ("IMPORT_NAME", "IMPORT_FROM")):
+        module_name = _c_import_name(error)
+        message = _p_message(error) or ""
+        imported = None
+        if message.startswith("cannot import name '"):
+            imported = message[20:].partition("'")[0]
+        module = _c_dict_get(_S["sys_modules"], module_name) if type(module_name) is str else None
+        is_owner = _p_is_module(owner) and module is owner
+        return {"via": "import", "owner_is_target": is_owner, "name": imported,
+                "absent_in_target": is_owner and _p_absent(owner, name)}
+    if _p_in(AttributeError, mro):
+        if _p_one_of(op, ("LOAD_ATTR", "LOAD_METHOD", "STORE_ATTR", "DELETE_ATTR")):
+            target = _c_attribute_obj(error)
+            asked = _c_attribute_name(error)
+            if target is not None:
+                return {"via": "attribute", "owner_is_target": _p_instance_of(target, owner),
+                        "name": asked if type(asked) is str else None, "absent_in_target": _p_absent(owner, name)}
+        if _p_in(frame.f_code, _S["getattr_codes"]):
+            local = frame.f_locals
+            target = _c_dict_get(local, "self", _c_MISSING)
+            asked = _c_dict_get(local, "name")
+            hook = _p_function_of(_p_class_attr(type(target), "__getattr__"))
+            genuine = type(hook) is _c_FunctionType and _c_func_code(hook) is frame.f_code
+            return {"via": "getattr" if genuine else None, "owner_is_target": genuine and _p_instance_of(target, owner),
+                    "name": asked if type(asked) is str else None, "absent_in_target": _p_absent(owner, name)}
+    return {}
+
+
+def _p_call_facts(error: Any, frame: Any, op: str | None, api: dict[str, Any], mro: Any) -> dict[str, Any]:
+    """A call that no longer binds: raised by the interpreter at a call, naming the library's
+    function, with no look-alike of it bound where the call was made."""
+    if not _p_in(TypeError, mro) or not _p_one_of(op, ("CALL", "PRECALL", "CALL_FUNCTION_EX", "CALL_KW")):
+        return {}
+    qualname = api["qualname"]
+    message = _p_message(error)
+    if type(qualname) is not str or type(message) is not str or not message.startswith(qualname + "()"):
+        return {"via": "call"}
+    head = qualname.partition(".")[0]
+    owner = api["owner"]
+    genuine = owner if _p_in(type, _c_mro(type(owner))) else api["function"]
+    look_alike = False
+    for value in (_c_dict_get(frame.f_locals, head, _c_MISSING), _c_dict_get(frame.f_globals, head, _c_MISSING)):
+        if value is not _c_MISSING and value is not genuine:
+            look_alike = True
+    return {"via": "call", "owner_is_target": not look_alike, "name": api["name"], "absent_in_target": False}
+
+
+def _p_instance_of(value: Any, owner: Any) -> bool:
+    """An instance of the library's class `owner` whose own class is the library's too (a look-alike,
+    or a subclass written in the snippet, is not)."""
+    kind = type(value)
+    if kind is owner:
+        return True
+    if not _p_in(owner, _c_mro(kind)):
+        return False
+    if not _p_class_in_target(kind):
+        return False
+    module = _c_dict_get(_S["sys_modules"], _c_type_module(kind)) if type(_c_type_module(kind)) is str else None
+    if not _p_is_module(module):
+        return False
+    space = _c_module_dict(module)
+    path = _c_dict_get(space, "__file__")
+    return _c_dict_get(space, _c_type_name(kind)) is kind and _p_in_roots(path, _S["target_roots"])
+
+
+def _p_absent(owner: Any, name: str) -> bool:
+    if owner is None:
+        return False
+    if _p_is_module(owner):
+        return _c_dict_get(_c_module_dict(owner), name, _c_MISSING) is _c_MISSING
+    return _p_class_attr(owner, name) is _c_MISSING
+
+
+# -- the device, as the runtime's own counters say ---------------------------------------------------------
+
+
+def _p_probe() -> int | None:
+    """The runtime's counter of device work (bytes ever allocated), read through C functions only."""
+    probe = _S["probe"]
+    if probe is None:
+        return None
+    ready, reads = probe
+    total = 0
+    try:
+        if not ready():
+            return 0
+        for read, args, path in reads:
+            value = read(*args)
+            for key in path:
+                if type(value) is not dict:
+                    return None
+                value = _c_dict_get(value, key)
+            if type(value) is not int:
+                return None
+            total += value
+    except BaseException:
+        return None
+    return total
+
+
+def _p_device_work(before: int | None) -> None:
+    after = _p_probe()
+    if type(before) is int and type(after) is int and after > before:
+        _S["device_bytes"] += after - before
+        _S["device_calls"] += 1
+
+
+# -- instances, overrides, shadows ---------------------------------------------------------------------------
+
+
+def _p_track(frame: Any, code: Any, getter: Any) -> None:
+    """An `__init__` of the target's classes ran: follow that instance (weakly) from now on."""
+    if code.co_argcount < 1:
+        return
+    instance = _c_dict_get(frame.f_locals, code.co_varnames[0], _c_MISSING)
+    if instance is _c_MISSING:
+        return
+    tracked = _S["tracked"]
+    known = _c_dict_get(tracked, id(instance))
+    if known is not None and known[0]() is instance:
+        return
+    try:
+        ref = _c_weakref(instance, _S["died"])
+        space = getter(instance)
+    except BaseException:
+        return
+    tracked[id(instance)] = (ref, getter, space, type(instance))
+    _S["by_ref"][id(ref)] = id(instance)
+
+
+def _p_died(ref: Any) -> None:
+    """A followed instance is gone: check its attributes one last time, from the dict it had."""
+    key = _S["by_ref"].pop(id(ref), None)
+    entry = _S["tracked"].pop(key, None) if key is not None else None
+    if entry is not None and entry[0] is ref:
+        _p_shadows_in(entry[2], entry[3])
+
+
+def _p_scan_shadows() -> None:
+    for entry in list(_S["tracked"].values()):
+        instance = entry[0]()
+        if instance is None:
+            continue
+        try:
+            space = entry[1](instance)
+        except BaseException:
+            continue
+        _p_shadows_in(space, type(instance))
+
+
+def _p_shadows_in(space: Any, cls: Any) -> None:
+    """A callable set on an instance under the name of one of its class's functions, compiled outside
+    the target, stands in for the library's method on that instance."""
+    if space is None:
+        return
+    try:
+        items = list(_c_dict_items(space))
+    except BaseException:
+        return
+    for key, value in items:
+        if type(key) is not str:
+            continue
+        attribute = _p_class_attr(cls, key)
+        if attribute is _c_MISSING or type(_p_function_of(attribute)) is not _c_FunctionType:
+            continue
+        if _c_callable(value) and not _p_compiled_in_target(value):
+            _p_tamper("replaced", key + " on a " + _p_name(cls) + " instance")
+
+
+def _p_override(ident: int, frame: Any, code: Any) -> list[Any] | None:
+    """A snippet function called on an instance of a watched function's owner, where the instance's
+    class resolves that function's name to it: an override. Returns [slot, calls so far, label]."""
+    if code.co_argcount < 1:
+        return None
+    first = _c_dict_get(frame.f_locals, code.co_varnames[0], _c_MISSING)
+    if first is _c_MISSING:
+        return None
+    kind = type(first)
+    mro = _c_mro(kind)
+    for index, slot in enumerate(_S["slots"]):
+        owner = slot["owner"]
+        if not _p_in(owner, mro):
+            continue
+        resolved = _p_function_of(_p_class_attr(kind, slot["name"]))
+        if type(resolved) is not _c_FunctionType or resolved is slot["function"] or _c_func_code(resolved) is not code:
+            continue
+        counts = _c_dict_get(_S["thread_counts"], ident)
+        return [index, counts[index] if counts else 0, _p_name(kind) + "." + slot["name"] + " (" + _p_where(code) + ")"]
+    return None
+
+
+def _p_override_return(ident: int, entry: list[Any], frame: Any) -> None:
+    """An override returned; if it never called the function it overrides, in this thread, it replaced it."""
+    index, before, label = entry
+    counts = _c_dict_get(_S["thread_counts"], ident)
+    now = counts[index] if counts else 0
+    if now == before and _p_returned_normally(frame):
+        _p_tamper("replaced", label + ", which never called " + _S["slots"][index]["label"])
+
+
+# -- the end ---------------------------------------------------------------------------------------------------
+
+
+def _p_on_restore(ident: int, args: Any) -> None:
+    """Before the harness describes the outcome: the verifier's and Python's modules as they were
+    (the snippet may have patched them to describe its outcome for it), the builtins too."""
+    for _, space, snapshot in _S["restore"]:
+        _c_dict_clear(space)
+        _c_dict_update(space, snapshot)
+    _S["restored"] = True
+
+
+def _p_changed_since_restore() -> list[str]:
+    changed = []
+    for label, space, snapshot in _S["restore"]:
+        if len(space) != len(snapshot):
+            changed.append(label)
+            continue
+        for key, value in _c_dict_items(snapshot):
+            if _c_dict_get(space, key, _c_MISSING) is not value:
+                changed.append(label + "." + key)
+                break
+    return changed
+
+
+def _p_end_checks() -> None:
+    _p_scan_shadows()
+    for slot in _S["slots"]:
+        function = slot["function"]
+        if function is not None and _c_func_code(function) is not slot["code"]:
+            _p_tamper("replaced", slot["label"] + " (its code)")
+    for label, owner, name, raw in _S["owners"]:
+        if _p_is_module(owner):
+            current = _c_dict_get(_c_module_dict(owner), name, _c_MISSING)
+        else:
+            current = _c_proxy_get(_c_type_dict(owner), name, _c_MISSING)
+        if current is not raw:
+            _p_tamper("replaced", label)
+    modules = _S["sys_modules"]
+    for name, module in _S["modules"]:
+        if _c_dict_get(modules, name) is not module:
+            _p_tamper("replaced", "sys.modules[" + _c_str_repr(name) + "]")
+    for label, space, snapshot in _S["spaces"]:
+        if _p_is_module(space):
+            current = _c_module_dict(space)
+        else:
+            current = dict(_c_proxy_items(_c_type_dict(space)))
+        for key, value in _c_dict_items(snapshot):
+            if _c_dict_get(current, key, _c_MISSING) is not value:
+                _p_tamper("replaced", label + "." + key)
+        for key, value in list(_c_dict_items(current)):
+            if type(key) is not str or _c_dict_get(snapshot, key, _c_MISSING) is not _c_MISSING:
+                continue
+            if not _c_callable(value) or _p_defined_in_target(value):
+                continue
+            _p_tamper("replaced", label + "." + key)
+
+
+def _p_defined_in_target(value: Any) -> bool:
+    """A function compiled in the target, or a class whose own functions all were; a new name bound to
+    anything else (a class of the snippet's, whatever its `__module__` claims) is not the library's."""
+    if _p_in(type, _c_mro(type(value))):
+        return _p_class_in_target(value)
+    return _p_compiled_in_target(value)
+
+
+def _p_on_end(ident: int, args: Any) -> None:
+    """The harness's end: one line with the outcome, then this process ends, here."""
+    if type(args) is not tuple or len(args) != 4:
+        return
+    caller = _c_getframe(2)
+    if caller is None or not _p_in(caller.f_code, _S["enders"]):
+        _p_tamper("observer", "tried to end the check in the verifier's place")
+        return
+    if not _S["restored"]:
+        _p_tamper("observer", "ended the check without the verifier's modules restored")
+        return
+    status, error, description, exit_code = args
+    if type(status) is not str or not _p_one_of(status, ("returned", "raised", "sys-exit", "os-exit")):
+        return
+    code = exit_code if status == "os-exit" and type(exit_code) is int and 0 <= exit_code <= 255 else 0
+    lock = _S["lock"]
+    lock.acquire()  # held until the process is gone: nothing is written after the end
+    try:
+        try:
+            for label in _p_changed_since_restore():
+                _p_tamper("replaced", label + " (while the verifier described the outcome)")
+            _p_end_checks()
+        except BaseException as error:  # said in the stream, which the harness then rejects
+            _p_fault(error)
+        number = None
+        if error is not None:
+            number = _c_dict_get(_S["refs"], id(error))
+            if number is not None and _S["held"][number] is not error:
+                number = None
+        running = [0] * len(_S["slots"])
+        for record in list(_S["frames"].values()):
+            if record[1] >= 0:
+                running[record[1]] += 1
+        device = None
+        if _S["probe"] is not None:
+            device = {"allocated_bytes": _S["device_bytes"], "calls": _S["device_calls"]}
+        _p_emit({"e": "end", "status": status, "exit": code if status == "os-exit" else exit_code, "r": number,
+                 "described": description if type(description) is dict else None,
+                 "counts": _S["counts"], "running": running, "unwound": [len(each) for each in _S["unwound"]],
+                 "device": device,
+                 "duration": _c_clock() - _S["started"]})
+    finally:
+        _c_exit(code)

@@ -1,0 +1,295 @@
+"""The observer on its own: its private namespace, its stream, what it refuses to run, its device probe.
+
+Each scenario runs in a forked process (the observer adds an audit hook, which cannot be
+removed) with the stream on a pipe, and comes back as the harness reads it (`stream.read_stream`).
+A scenario watches `work` of a small module of its own, whose folder is the "target".
+"""
+
+from __future__ import annotations
+
+import dis
+import os
+import sys
+import textwrap
+import types
+from pathlib import Path
+
+import pytest
+
+from errorkb.verify import observer
+from errorkb.verify.judge import judge
+from errorkb.verify.records import Code, Outcome, Status
+from errorkb.verify.run import Run
+from errorkb.verify.stream import parse, read_stream
+
+LIBRARY = '''
+import builtins
+
+def work(n, counter=None):
+    if counter is not None:
+        counter["allocated"] += 4096   # device work done *during* the call
+    if n < 0:
+        raise ValueError(f"n must be positive, got {n}")
+    return len([n])
+'''
+
+
+def _private_globals(function: types.FunctionType) -> set[str]:
+    names: set[str] = set()
+    codes = [function.__code__]
+    while codes:
+        code = codes.pop()
+        names.update(i.argval for i in dis.get_instructions(code) if i.opname in ("LOAD_GLOBAL", "STORE_GLOBAL"))
+        codes.extend(const for const in code.co_consts if isinstance(const, types.CodeType))
+    return names
+
+
+def test_the_private_code_names_nothing_the_snippet_can_rebind():
+    """Every global a `_p_*` function reads is private (`_S`, `_p_*`, `_c_*`) or a builtin, of which the
+    observer holds a copy: never a module whose attributes the snippet could replace."""
+    import builtins
+
+    private = [value for name, value in vars(observer).items() if name.startswith("_p_")]
+    assert len(private) > 40
+    allowed = {"_S"} | {name for name in vars(observer) if name.startswith(("_p_", "_c_"))} | set(dir(builtins))
+    wrong = {f"{function.__name__}: {name}" for function in private for name in _private_globals(function)
+             if name not in allowed}
+    assert wrong == set()
+
+
+def test_the_captured_functions_are_c_functions_or_plain_values():
+    """What `_c_*` holds cannot be patched from Python: C functions, descriptors, types, constants."""
+    python_level = [name for name, value in vars(observer).items()
+                    if name.startswith("_c_") and isinstance(value, types.FunctionType)]
+    assert python_level == []
+
+
+def run_scenario(tmp_path: Path, body: str, probe: bool = False) -> tuple[bytes, int]:
+    """Run `body` under the observer, watching `lib.work`; (stream, exit status)."""
+    folder = tmp_path / "lib"
+    folder.mkdir(exist_ok=True)
+    (folder / "lib.py").write_text(LIBRARY)
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        try:
+            os.close(read_end)
+            sys.path.insert(0, str(folder))
+            import lib
+
+            counter = {"allocated": 0}
+            config = _config(lib, folder, write_end, counter if probe else None)
+            observer.install(config)
+            namespace = {"lib": lib, "counter": counter, "STREAM": write_end, "__name__": "__main__"}
+            code = compile(textwrap.dedent(body), str(tmp_path / "snippet.py"), "exec")
+            try:
+                exec(code, namespace)
+                _finish("returned", None)
+            except BaseException as error:
+                _finish("raised", error)
+        finally:
+            os._exit(70)
+    os.close(write_end)
+    data = b""
+    while chunk := os.read(read_end, 1 << 16):
+        data += chunk
+    os.close(read_end)
+    _, status = os.waitpid(pid, 0)
+    return data, os.waitstatus_to_exitcode(status)
+
+
+def _finish(status: str, error: BaseException | None) -> None:
+    sys.audit(observer.RESTORE_EVENT)
+    described = {"type": type(error).__name__, "message": str(error)} if error is not None else None
+    sys.audit(observer.END_EVENT, status, error, {"exception": described}, None)
+
+
+def _config(lib: types.ModuleType, folder: Path, fd: int, counter: dict | None) -> dict:
+    import sysconfig
+
+    function = lib.work
+    code = function.__code__
+    stdlib = [sysconfig.get_paths()["stdlib"] + "/"]
+    site = [sysconfig.get_paths()["purelib"] + "/"]
+    verifier = str(Path(observer.__file__).parents[1]) + "/"
+    probe = None
+    if counter is not None:
+        probe = ([True].__len__, ((counter.copy, (), ("allocated",)),))
+    return {
+        "fd": fd, "sha256": "0" * 64, "device": "fake",
+        "slots": [{"label": "work", "kind": "function", "code": code, "function": function, "owner": lib,
+                   "name": "work", "raw": function, "globals": function.__globals__,
+                   "reads": [(vars(__import__("builtins")), "len", len, "builtins.len")],
+                   "normal": [i.offset for i in dis.get_instructions(code) if i.opname == "RETURN_VALUE"],
+                   "defaults": function.__defaults__, "kwdefaults": function.__kwdefaults__}],
+        "init_codes": {}, "spaces": [("lib", lib, dict(vars(lib)))],
+        "owners": [("work", lib, "work", function)], "sys_modules": [("lib", lib)], "restore": [],
+        "target_roots": [str(folder) + "/"], "trusted_roots": tuple([*stdlib, *site, str(folder) + "/", verifier]),
+        "stdlib_roots": stdlib, "protected_roots": tuple([str(folder) + "/", *stdlib, verifier]),
+        "opnames": tuple(dis.opname), "probe": probe, "api": None, "enders": [_finish.__code__],
+    }
+
+
+def test_a_clean_run_streams_its_calls_and_ends(tmp_path):
+    data, status = run_scenario(tmp_path, "lib.work(1)\nlib.work(2)\n")
+    reading = read_stream(data)
+    assert status == 0 and reading.rejected is None and reading.ended
+    seen = reading.observation
+    assert seen.status is Status.RETURNED
+    assert (seen.calls.count, seen.calls.returned, seen.calls.running) == (2, 2, 0)
+
+
+def test_an_exception_caught_after_it_unwound_the_function_is_a_raised_call(tmp_path):
+    data, _ = run_scenario(tmp_path, "try:\n    lib.work(-1)\nexcept ValueError:\n    pass\n")
+    calls = read_stream(data).observation.calls
+    assert calls.count == 1 and calls.returned == 0
+    assert calls.raised[0].type == "ValueError" and calls.raised[0].message == "n must be positive, got -1"
+
+
+def test_the_top_exception_is_known_by_identity_with_its_text_as_it_was(tmp_path):
+    body = """
+    try:
+        lib.work(-1)
+    except ValueError as error:
+        error.args = ("rewritten",)
+        raise
+    """
+    seen = read_stream(run_scenario(tmp_path, body)[0]).observation
+    start = seen.exception.started
+    assert start.where == "target" and start.function == "work" and start.opcode == "RAISE_VARARGS"
+    assert start.message == "n must be positive, got -1" and seen.exception.message == "rewritten"
+
+
+def test_a_copy_of_the_exception_is_not_the_one_that_started_there(tmp_path):
+    body = """
+    try:
+        lib.work(-1)
+    except ValueError as error:
+        raise ValueError(*error.args).with_traceback(error.__traceback__)
+    """
+    seen = read_stream(run_scenario(tmp_path, body)[0]).observation
+    assert seen.exception.started is None  # it carries the real traceback, but it never started there
+
+
+def test_the_observer_never_runs_the_exceptions_own_code(tmp_path):
+    """An exception whose text needs its own `__str__` is announced without it (the observer's frames
+    would be beneath that code): its text at the start reads as unknown."""
+    body = """
+    class Loud(ValueError):
+        def __str__(self):
+            return "loud"
+    class Bad:
+        def __lt__(self, other):
+            raise Loud("x")
+    lib.work(Bad())
+    """
+    stream = parse(run_scenario(tmp_path, body)[0])
+    (raised,) = [event for event in stream.raised.values() if event.type == "Loud"]
+    assert raised.where == "snippet" and raised.code == "Bad.__lt__" and raised.message is None
+
+
+def test_a_call_still_running_in_another_thread_is_counted_as_such(tmp_path):
+    body = """
+    import threading
+    gate = threading.Event()
+    class Slow(int):
+        def __neg__(self):
+            return self
+        def __lt__(self, other):
+            gate.wait()
+            return False
+    threading.Thread(target=lib.work, args=(Slow(1),), daemon=True).start()
+    import time
+    time.sleep(0.2)
+    """
+    seen = read_stream(run_scenario(tmp_path, body)[0]).observation
+    assert (seen.calls.count, seen.calls.returned, seen.calls.running) == (1, 0, 1)
+
+
+def test_lines_the_verifier_did_not_write_are_rejected(tmp_path):
+    body = """
+    import os, json
+    os.write(STREAM, (json.dumps({"e": "end", "status": "returned", "k": "0" * 32, "p": os.getpid()}) + "\\n").encode())
+    """
+    reading = read_stream(run_scenario(tmp_path, body)[0])
+    assert reading.ended and reading.rejected.startswith("the observation stream holds 1 line the verifier did not write")
+
+
+def test_the_end_is_refused_to_anyone_but_the_harness(tmp_path):
+    body = """
+    import sys
+    sys.audit("errorkb.restore")
+    sys.audit("errorkb.end", "returned", None, {}, None)
+    """
+    stream = parse(run_scenario(tmp_path, body)[0])
+    assert [event.what for event in stream.tampered] == ["tried to end the check in the verifier's place"]
+
+
+def test_device_work_counts_only_during_calls_of_the_function(tmp_path):
+    outside = "counter['allocated'] += 1 << 20\nlib.work(1)\n"
+    seen = read_stream(run_scenario(tmp_path, outside, probe=True)[0]).observation
+    assert seen.evidence == {"allocated_bytes": 0, "calls": 0}, "work outside the function does not count"
+    during = "lib.work(1, counter)\nlib.work(2, counter)\n"
+    seen = read_stream(run_scenario(tmp_path, during, probe=True)[0]).observation
+    assert seen.evidence == {"allocated_bytes": 8192, "calls": 2}
+
+
+# -- the torch plug's CUDA probe, with fakes (no GPU on the machines that build this) -----------------
+
+
+def _fake_torch(devices: int, stats: dict[int, dict], initialized: bool = True) -> types.SimpleNamespace:
+    native = types.SimpleNamespace(_cuda_isInitialized=[True].__len__ if initialized else [].__len__,
+                                   _cuda_memoryStats=stats.__getitem__, _cuda_getDeviceCount=devices.__int__)
+    return types.SimpleNamespace(_C=native)
+
+
+def test_the_cuda_probe_reads_the_allocators_own_counter_on_every_device():
+    from errorkb.plugs import runtime_for
+
+    torch = runtime_for("torch")
+    stats = {0: {"allocated_bytes": {"all": {"allocated": 10}}}, 1: {"allocated_bytes": {"all": {"allocated": 5}}}}
+    probe = torch.device_probe(_fake_torch(2, stats), "cuda")
+    assert probe is not None and [args for _, args, _ in probe.reads] == [(0,), (1,)]
+    assert all(path == ("allocated_bytes", "all", "allocated") for _, _, path in probe.reads)
+    assert torch.device_probe(_fake_torch(2, stats), "cpu") is None
+    assert torch.device_probe(_fake_torch(0, stats), "cuda") is None, "no device: nothing to prove"
+
+
+def test_the_cuda_probe_refuses_python_functions_the_snippet_could_replace():
+    from errorkb.plugs import runtime_for
+
+    fake = _fake_torch(1, {0: {}})
+    fake._C._cuda_memoryStats = lambda index: {}
+    assert runtime_for("torch").device_probe(fake, "cuda") is None
+
+
+def test_a_cuda_check_counts_only_with_memory_allocated_during_the_calls():
+    from errorkb.plugs import runtime_for
+
+    torch = runtime_for("torch")
+    assert torch.device_used("cpu", None)
+    assert not torch.device_used("cuda", None)
+    assert not torch.device_used("cuda", {"allocated_bytes": 0, "calls": 0})
+    assert torch.device_used("cuda", {"allocated_bytes": 4096, "calls": 1})
+
+
+@pytest.mark.parametrize(("evidence", "outcome"), [({"allocated_bytes": 0, "calls": 0}, Outcome.FAIL),
+                                                   ({"allocated_bytes": 512, "calls": 1}, Outcome.PASS)])
+def test_the_judge_reads_the_observers_evidence_for_a_cuda_after(broken_kb, evidence, outcome, tmp_path):
+    from errorkb.core.snippets import Role, read_snippet
+    from errorkb.plugs import runtime_for
+    from errorkb.verify.plan import Check
+    from errorkb.verify.records import Calls, Observation
+
+    _, entries = broken_kb
+    entry = next(one.entry for one in entries if one.entry.id == "good-head-dim")
+    snippet = tmp_path / "after.py"
+    snippet.write_text("pass\n")
+    check = Check(entry, read_snippet(snippet, Role("after"), "after.py"), "bundled", "cuda", "transformers.cache_utils")
+    seen = Observation(status=Status.RETURNED, calls=Calls(function="Cache.early_initialization", count=1, returned=1),
+                       evidence=evidence)
+    run = Run(seen, 0, False, "", 0, 0.1, 10, ended=True, end_status="returned")
+    verdict = judge(check, run, runtime_for("torch"))
+    assert verdict.outcome is outcome
+    if outcome is Outcome.FAIL:
+        assert verdict.code is Code.NO_DEVICE_WORK
