@@ -97,10 +97,13 @@ def api_facts(error: BaseException, owner: Any, name: str, kind: str) -> ApiFact
 
 def _instance_of(value: Any, owner: Any) -> bool:
     """`value` is an instance of the library's class `owner` whose own class is the library's too
-    (a look-alike or a subclass written in the snippet is not)."""
-    if not isinstance(owner, type) or not isinstance(value, owner):
+    (a look-alike or a subclass written in the snippet is not); or, for a name looked up on the
+    class itself (`DynamicCache.from_legacy_cache`), that class or a library subclass of it."""
+    if not isinstance(owner, type):
         return False
-    kind = type(value)
+    kind = value if isinstance(value, type) else type(value)
+    if not issubclass(kind, owner):
+        return False
     if kind is owner:
         return True
     module = sys.modules.get(kind.__module__)

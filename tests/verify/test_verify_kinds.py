@@ -135,3 +135,28 @@ def test_another_wording_counts_only_where_it_applies(tmp_path):
     assert (records["before"].outcome, records["before"].wording) == (Outcome.PASS, 1), records["before"].reason
     forged = run(tmp_path / "b", entry, "raise TypeError(\"'DynamicCache' object is not subscriptable\")\n")
     assert (forged["before"].outcome, forged["before"].code) == (Outcome.FAIL, Code.WRONG_RAISE_SITE)
+
+
+REMOVED_CLASS_ATTRIBUTE = REMOVED_METHOD.replace("get_usable_length", "from_legacy_cache").replace(
+    "message: \"'DynamicCache' object has no attribute 'from_legacy_cache'\"",
+    "message: \"type object 'DynamicCache' has no attribute 'from_legacy_cache'\"")
+
+
+def test_a_removed_name_looked_up_on_the_library_class_itself_passes(tmp_path):
+    """`DynamicCache.from_legacy_cache(...)`: Python says `type object 'DynamicCache'`; the class is the owner."""
+    record = run(tmp_path, REMOVED_CLASS_ATTRIBUTE, SETUP + "DynamicCache.from_legacy_cache(())\n")["before"]
+    assert (record.outcome, record.code) == (Outcome.PASS, Code.RAISED_AS_DOCUMENTED), record.reason
+
+
+def test_a_class_written_in_the_snippet_under_the_library_name_still_fails(tmp_path):
+    before = SETUP + "type('DynamicCache', (DynamicCache,), {}).from_legacy_cache(())\n"
+    record = run(tmp_path, REMOVED_CLASS_ATTRIBUTE, before)["before"]
+    assert (record.outcome, record.code) == (Outcome.FAIL, Code.NOT_THE_LIBRARY), record.reason
+
+
+def test_the_bundled_target_does_not_apply_to_a_name_it_does_not_implement(tmp_path):
+    """The bundled implementation reproduces the cache API: a model class's removed helper is upstream's only."""
+    entry = REMOVED_METHOD.replace("owner: transformers.DynamicCache", "owner: transformers.LlamaForCausalLM")
+    records = run(tmp_path, entry, "from transformers import LlamaForCausalLM\n")
+    assert {record.outcome for record in records.values()} == {Outcome.NOT_APPLICABLE}
+    assert "has no transformers.LlamaForCausalLM" in records["before"].reason
