@@ -71,11 +71,23 @@ def resolve_owner(path: str) -> Any:
         except Exception:
             continue
         for name in parts[split:]:
-            value = inspect.getattr_static(value, name, _MISSING)
-            if value is _MISSING:
+            found = inspect.getattr_static(value, name, _MISSING)
+            if found is _MISSING and isinstance(value, ModuleType):
+                found = _lazy_attribute(value, name)  # a lazily loading package's export, not loaded yet
+            if found is _MISSING:
                 return None
+            value = found
         return value
     return None
+
+
+def _lazy_attribute(module: ModuleType, name: str) -> Any:
+    """`module.name` through the module's own `__getattr__` (the library's lazy loader, run before the
+    snippet); `_MISSING` when the module does not export it."""
+    try:
+        return getattr(module, name)
+    except Exception:
+        return _MISSING
 
 
 def api_facts(error: BaseException, owner: Any, name: str, kind: str) -> ApiFacts:

@@ -160,3 +160,21 @@ def test_the_bundled_target_does_not_apply_to_a_name_it_does_not_implement(tmp_p
     records = run(tmp_path, entry, "from transformers import LlamaForCausalLM\n")
     assert {record.outcome for record in records.values()} == {Outcome.NOT_APPLICABLE}
     assert "has no transformers.LlamaForCausalLM" in records["before"].reason
+
+
+def test_an_owner_a_lazy_package_has_not_loaded_yet_still_resolves(monkeypatch):
+    """transformers exports model classes through a module `__getattr__`: the owner must resolve
+    before the snippet imports it, and a name the package does not export must not."""
+    import sys
+    import types
+
+    from errorkb.verify.identity import resolve_owner
+
+    class Model:
+        pass
+
+    package = types.ModuleType("lazypkg")
+    package.__getattr__ = lambda name: Model if name == "Model" else (_ for _ in ()).throw(AttributeError(name))
+    monkeypatch.setitem(sys.modules, "lazypkg", package)
+    assert resolve_owner("lazypkg.Model") is Model
+    assert resolve_owner("lazypkg.Missing") is None
