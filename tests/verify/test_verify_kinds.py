@@ -178,3 +178,29 @@ def test_an_owner_a_lazy_package_has_not_loaded_yet_still_resolves(monkeypatch):
     monkeypatch.setitem(sys.modules, "lazypkg", package)
     assert resolve_owner("lazypkg.Model") is Model
     assert resolve_owner("lazypkg.Missing") is None
+
+
+def test_the_same_words_from_another_place_pass_as_the_wording_that_names_that_place(tmp_path):
+    """A message raised from one function in some releases and another in others: one wording each."""
+    from kb_factory import BEFORE
+
+    message = ("`head_dim` was provided as a list of length {len(num_heads)}, but the Cache currently has "
+               "{len(self.layers)} layers")
+    entry = textwrap.dedent("""\
+        id: {id}
+        title: One message, two raise sites
+        exception: ValueError
+        message: "MESSAGE"
+        source:
+          commit: a597f974857b3d92939971296bc0deb93d33d780
+          path: src/transformers/cache_utils.py
+          line: 1489
+          function: Cache.get_seq_length
+          release: 5.15.1
+          implicit: true
+        """).replace("MESSAGE", message) + COMMON
+    elsewhere = run(tmp_path / "a", entry, BEFORE)["before"]
+    assert (elsewhere.outcome, elsewhere.code) == (Outcome.FAIL, Code.WRONG_RAISE_SITE), elsewhere.reason
+    placed = entry + f"also_seen_as:\n  - {{message: \"{message}\", function: Cache.early_initialization}}\n"
+    record = run(tmp_path / "b", placed, BEFORE)["before"]
+    assert (record.outcome, record.wording) == (Outcome.PASS, 1), record.reason
