@@ -7,7 +7,7 @@ from transformers import DynamicCache, LlamaConfig, StaticCache
 # --8<-- [start:show]
 def max_cache_length(cache):
     """The cache's capacity in tokens, or None when it can grow without limit (any release 4.36 - 5.x)."""
-    for name in ("get_max_cache_shape", "get_max_length"):  # 4.47-5.23 / 4.36-4.48 and 5.15+
+    for name in ("get_max_cache_shape", "get_max_length"):  # 4.46-5.19 / 4.36-4.48 and 5.13+
         method = getattr(cache, name, None)
         if method is not None:
             value = method()

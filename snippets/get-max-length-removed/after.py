@@ -1,4 +1,4 @@
-"""The same helper through `get_max_cache_shape()`, the name the maximum length has from 4.47 to 5.23."""
+"""The same helper through `get_max_cache_shape()`, the name the maximum length has from 4.46 to 5.19."""
 
 import torch
 from transformers import DynamicCache

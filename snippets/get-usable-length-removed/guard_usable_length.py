@@ -6,7 +6,7 @@ from transformers import DynamicCache
 
 # --8<-- [start:show]
 def usable_length(cache, new_seq_length, layer_idx=0):
-    """What Cache.get_usable_length(new_seq_length, layer_idx) returned in 4.36-4.55."""
+    """What Cache.get_usable_length(new_seq_length, layer_idx) returned in 4.36-4.53."""
     method = getattr(cache, "get_usable_length", None)
     if method is not None:
         return method(new_seq_length, layer_idx)
