@@ -30,7 +30,7 @@ from errorkb.verify.report import Report, new_report, now
 from errorkb.verify.requirements import unmet
 from errorkb.verify.run import Isolation, Run, run_check
 from errorkb.verify.sandbox import choose as choose_sandbox
-from errorkb.verify.targets import BUNDLED, UPSTREAM, availability, fingerprint, installed_version
+from errorkb.verify.targets import BUNDLED, UPSTREAM, availability, bundled_has, fingerprint, installed_version
 
 
 class Upstream(StrEnum):
@@ -101,6 +101,12 @@ class Verifier:
         if self.upstream is Upstream.PINNED and not applicable(check, self.library):
             return not_run(Code.NOT_APPLICABLE, f"{self.library.name} {check.release} does not raise this error "
                                                 f"(it raises in {_claim(check)})")
+        if check.target == BUNDLED:
+            api = check.entry.api
+            for needed in (check.module, *([api.owner] if api else [])):
+                if not bundled_has(needed, self.library):
+                    return not_run(Code.NOT_APPLICABLE, f"the bundled implementation has no {needed}: it "
+                                                        f"reproduces part of {self.library.name} only")
         target = self.unavailable[check.target]
         if target and not (check.target == UPSTREAM and check.release != self.installed):
             return not_run(Code.TARGET_UNAVAILABLE, target)

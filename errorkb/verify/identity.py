@@ -71,11 +71,23 @@ def resolve_owner(path: str) -> Any:
         except Exception:
             continue
         for name in parts[split:]:
-            value = inspect.getattr_static(value, name, _MISSING)
-            if value is _MISSING:
+            found = inspect.getattr_static(value, name, _MISSING)
+            if found is _MISSING and isinstance(value, ModuleType):
+                found = _lazy_attribute(value, name)  # a lazily loading package's export, not loaded yet
+            if found is _MISSING:
                 return None
+            value = found
         return value
     return None
+
+
+def _lazy_attribute(module: ModuleType, name: str) -> Any:
+    """`module.name` through the module's own `__getattr__` (the library's lazy loader, run before the
+    snippet); `_MISSING` when the module does not export it."""
+    try:
+        return getattr(module, name)
+    except Exception:
+        return _MISSING
 
 
 def api_facts(error: BaseException, owner: Any, name: str, kind: str) -> ApiFacts:
@@ -97,10 +109,13 @@ def api_facts(error: BaseException, owner: Any, name: str, kind: str) -> ApiFact
 
 def _instance_of(value: Any, owner: Any) -> bool:
     """`value` is an instance of the library's class `owner` whose own class is the library's too
-    (a look-alike or a subclass written in the snippet is not)."""
-    if not isinstance(owner, type) or not isinstance(value, owner):
+    (a look-alike or a subclass written in the snippet is not); or, for a name looked up on the
+    class itself (`DynamicCache.from_legacy_cache`), that class or a library subclass of it."""
+    if not isinstance(owner, type):
         return False
-    kind = type(value)
+    kind = value if isinstance(value, type) else type(value)
+    if not issubclass(kind, owner):
+        return False
     if kind is owner:
         return True
     module = sys.modules.get(kind.__module__)

@@ -205,10 +205,13 @@ def _judge_before(check: Check, seen: Observation) -> Verdict:
         others = f" (nor any of its {len(typed) - 1} other wordings here)" if len(typed) > 1 else ""
         shown = typed[0][1].message
         return _fail(Code.MESSAGE_DIFFERS, f"message differs{others}\n  expected: {shown}\n  actual:   {message}")
-    index, wording, values = matched[0]
-    misplaced = _misplaced(check, error, wording, index)
-    if misplaced is not None:
-        return misplaced
+    # The same words may come from different places in different releases (a wording per raise site):
+    # the first wording that matches both the words and the place decides.
+    placed = [(one, _misplaced(check, error, one[1], one[0])) for one in matched]
+    fitting = [one for one, misplaced in placed if misplaced is None]
+    if not fitting:
+        return placed[0][1]  # type: ignore[return-value]
+    index, wording, values = fitting[0]
     if index == 0:
         for placeholder, wanted in entry.expect.placeholders.items():
             if placeholder not in values:

@@ -964,8 +964,9 @@ def _p_call_facts(error: Any, frame: Any, op: str | None, api: dict[str, Any], m
 
 def _p_instance_of(value: Any, owner: Any) -> bool:
     """An instance of the library's class `owner` whose own class is the library's too (a look-alike,
-    or a subclass written in the snippet, is not)."""
-    kind = type(value)
+    or a subclass written in the snippet, is not); or, for a name looked up on the class itself
+    (`DynamicCache.from_legacy_cache`), that class or a library subclass of it."""
+    kind = value if _p_in(type, _c_mro(type(value))) else type(value)
     if kind is owner:
         return True
     if not _p_in(owner, _c_mro(kind)):

@@ -91,6 +91,46 @@ def package_folders(name: str) -> list[Path]:
     return [Path(location) for location in (spec.submodule_search_locations or [])] if spec else []
 
 
+def bundled_has(dotted: str, library: LibraryProfile) -> bool:
+    """Whether the bundled implementation has `dotted` (`<library>.x.y` or `<library>.x.Name`) at
+    all. It reproduces part of the library (the cache API), so an entry about another of its
+    modules (the models', generation's) or a name only the real package exports (a model class)
+    cannot apply to it. Read from the bundled files, without importing them."""
+    folders = package_folders(library.bundled) if library.bundled else []
+    parts = dotted.split(".")
+    if not folders or parts[0] != library.name:
+        return True  # nothing to decide here: availability says whether the target runs at all
+    here = folders[0]
+    for index, part in enumerate(parts[1:], 1):
+        if (here / part / "__init__.py").is_file():
+            here = here / part
+        elif (here / f"{part}.py").is_file():
+            return index == len(parts) - 1 or parts[index + 1] in _top_level_names(here / f"{part}.py")
+        else:
+            return part in _top_level_names(here / "__init__.py")
+    return True
+
+
+def _top_level_names(path: Path) -> set[str]:
+    """Names a module binds at its top level: classes, functions, assignments and imports."""
+    import ast
+
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, ValueError):
+        return set()
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names.update(target.id for target in targets if isinstance(target, ast.Name))
+    return names
+
+
 def target_roots(target: str, library: LibraryProfile) -> list[str]:
     """Folders whose frames count as 'inside the target' when locating a raise site."""
     name = library.bundled if target == BUNDLED else library.name

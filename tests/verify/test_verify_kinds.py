@@ -135,3 +135,72 @@ def test_another_wording_counts_only_where_it_applies(tmp_path):
     assert (records["before"].outcome, records["before"].wording) == (Outcome.PASS, 1), records["before"].reason
     forged = run(tmp_path / "b", entry, "raise TypeError(\"'DynamicCache' object is not subscriptable\")\n")
     assert (forged["before"].outcome, forged["before"].code) == (Outcome.FAIL, Code.WRONG_RAISE_SITE)
+
+
+REMOVED_CLASS_ATTRIBUTE = REMOVED_METHOD.replace("get_usable_length", "from_legacy_cache").replace(
+    "message: \"'DynamicCache' object has no attribute 'from_legacy_cache'\"",
+    "message: \"type object 'DynamicCache' has no attribute 'from_legacy_cache'\"")
+
+
+def test_a_removed_name_looked_up_on_the_library_class_itself_passes(tmp_path):
+    """`DynamicCache.from_legacy_cache(...)`: Python says `type object 'DynamicCache'`; the class is the owner."""
+    record = run(tmp_path, REMOVED_CLASS_ATTRIBUTE, SETUP + "DynamicCache.from_legacy_cache(())\n")["before"]
+    assert (record.outcome, record.code) == (Outcome.PASS, Code.RAISED_AS_DOCUMENTED), record.reason
+
+
+def test_a_class_written_in_the_snippet_under_the_library_name_still_fails(tmp_path):
+    before = SETUP + "type('DynamicCache', (DynamicCache,), {}).from_legacy_cache(())\n"
+    record = run(tmp_path, REMOVED_CLASS_ATTRIBUTE, before)["before"]
+    assert (record.outcome, record.code) == (Outcome.FAIL, Code.NOT_THE_LIBRARY), record.reason
+
+
+def test_the_bundled_target_does_not_apply_to_a_name_it_does_not_implement(tmp_path):
+    """The bundled implementation reproduces the cache API: a model class's removed helper is upstream's only."""
+    entry = REMOVED_METHOD.replace("owner: transformers.DynamicCache", "owner: transformers.LlamaForCausalLM")
+    records = run(tmp_path, entry, "from transformers import LlamaForCausalLM\n")
+    assert {record.outcome for record in records.values()} == {Outcome.NOT_APPLICABLE}
+    assert "has no transformers.LlamaForCausalLM" in records["before"].reason
+
+
+def test_an_owner_a_lazy_package_has_not_loaded_yet_still_resolves(monkeypatch):
+    """transformers exports model classes through a module `__getattr__`: the owner must resolve
+    before the snippet imports it, and a name the package does not export must not."""
+    import sys
+    import types
+
+    from errorkb.verify.identity import resolve_owner
+
+    class Model:
+        pass
+
+    package = types.ModuleType("lazypkg")
+    package.__getattr__ = lambda name: Model if name == "Model" else (_ for _ in ()).throw(AttributeError(name))
+    monkeypatch.setitem(sys.modules, "lazypkg", package)
+    assert resolve_owner("lazypkg.Model") is Model
+    assert resolve_owner("lazypkg.Missing") is None
+
+
+def test_the_same_words_from_another_place_pass_as_the_wording_that_names_that_place(tmp_path):
+    """A message raised from one function in some releases and another in others: one wording each."""
+    from kb_factory import BEFORE
+
+    message = ("`head_dim` was provided as a list of length {len(num_heads)}, but the Cache currently has "
+               "{len(self.layers)} layers")
+    entry = textwrap.dedent("""\
+        id: {id}
+        title: One message, two raise sites
+        exception: ValueError
+        message: "MESSAGE"
+        source:
+          commit: a597f974857b3d92939971296bc0deb93d33d780
+          path: src/transformers/cache_utils.py
+          line: 1489
+          function: Cache.get_seq_length
+          release: 5.15.1
+          implicit: true
+        """).replace("MESSAGE", message) + COMMON
+    elsewhere = run(tmp_path / "a", entry, BEFORE)["before"]
+    assert (elsewhere.outcome, elsewhere.code) == (Outcome.FAIL, Code.WRONG_RAISE_SITE), elsewhere.reason
+    placed = entry + f"also_seen_as:\n  - {{message: \"{message}\", function: Cache.early_initialization}}\n"
+    record = run(tmp_path / "b", placed, BEFORE)["before"]
+    assert (record.outcome, record.wording) == (Outcome.PASS, 1), record.reason

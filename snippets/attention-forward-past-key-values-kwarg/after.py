@@ -1,0 +1,24 @@
+"""4.56+: the cache reaches attention modules as `past_key_values`; accept it and pass everything else on."""
+
+import torch
+from transformers import LlamaConfig, LlamaForCausalLM
+from transformers.models.llama.modeling_llama import LlamaAttention
+
+
+# --8<-- [start:show]
+class AttentionWithAdapters(LlamaAttention):
+    def forward(self, hidden_states, position_embeddings, attention_mask, past_key_values=None, **kwargs):
+        # ... adapter logic around the original attention ...
+        return super().forward(hidden_states, position_embeddings, attention_mask,
+                               past_key_values=past_key_values, **kwargs)
+# --8<-- [end:show]
+
+
+torch.manual_seed(0)
+config = LlamaConfig(num_hidden_layers=2, hidden_size=64, intermediate_size=128, num_attention_heads=4,
+                     num_key_value_heads=2, vocab_size=128)
+model = LlamaForCausalLM(config).eval()
+for layer in model.model.layers:
+    layer.self_attn.__class__ = AttentionWithAdapters
+out = model(torch.tensor([[1, 2, 3, 4]]), use_cache=True)
+assert out.past_key_values.get_seq_length() == 4

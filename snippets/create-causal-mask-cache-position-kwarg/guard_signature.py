@@ -1,0 +1,22 @@
+"""Pass `cache_position` only where create_causal_mask still takes it (up to 5.8)."""
+
+import inspect
+
+import torch
+from transformers import DynamicCache, LlamaConfig
+from transformers.masking_utils import create_causal_mask
+
+config = LlamaConfig(num_hidden_layers=2, hidden_size=64, intermediate_size=128, num_attention_heads=4,
+                     num_key_value_heads=2, vocab_size=128)
+inputs_embeds = torch.randn(1, 4, 64)
+attention_mask = torch.ones(1, 4, dtype=torch.long)
+past_key_values = DynamicCache(config=config)
+
+# --8<-- [start:show]
+position_ids = torch.arange(4).unsqueeze(0)
+kwargs = {"config": config, "inputs_embeds": inputs_embeds, "attention_mask": attention_mask,
+          "past_key_values": past_key_values, "position_ids": position_ids}
+if "cache_position" in inspect.signature(create_causal_mask).parameters:  # 4.53 - 5.8
+    kwargs["cache_position"] = position_ids[0]
+mask = create_causal_mask(**kwargs)
+# --8<-- [end:show]

@@ -1,0 +1,22 @@
+"""Remote-code style `prepare_inputs_for_generation`, written for transformers <= 4.48 (Phi-3, DeepSeek-V2, ...)."""
+
+import torch
+from transformers import DynamicCache
+
+
+# --8<-- [start:show]
+def prepare_inputs_for_generation(input_ids, past_key_values=None, attention_mask=None):
+    if past_key_values is not None:
+        cache_length = past_key_values.get_seq_length()
+        max_cache_length = past_key_values.get_max_length()  # gone in transformers 4.49
+        if (max_cache_length is not None and attention_mask is not None
+                and cache_length + input_ids.shape[1] > max_cache_length):
+            attention_mask = attention_mask[:, -max_cache_length:]
+        input_ids = input_ids[:, cache_length:]
+    return {"input_ids": input_ids, "past_key_values": past_key_values, "attention_mask": attention_mask}
+
+
+cache = DynamicCache()  # what generate() passes on the second step
+cache.update(torch.randn(1, 2, 4, 16), torch.randn(1, 2, 4, 16), 0)
+inputs = prepare_inputs_for_generation(torch.tensor([[1, 2, 3, 4, 5]]), cache, torch.ones(1, 5, dtype=torch.long))
+# --8<-- [end:show]

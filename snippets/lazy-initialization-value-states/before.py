@@ -1,0 +1,19 @@
+"""A custom cache layer (KV compression) written for 4.56-4.57, where `lazy_initialization` took only the keys."""
+
+import torch
+from transformers.cache_utils import DynamicLayer
+
+
+# --8<-- [start:show]
+class CompressedLayer(DynamicLayer):
+    def update(self, key_states, value_states, cache_kwargs=None):
+        if not self.is_initialized:
+            self.lazy_initialization(key_states)  # 5.0 added a required `value_states`
+        self.keys = torch.cat([self.keys, key_states.half().float()], dim=-2)
+        self.values = torch.cat([self.values, value_states.half().float()], dim=-2)
+        return self.keys, self.values
+
+
+layer = CompressedLayer()
+layer.update(torch.randn(1, 2, 3, 16), torch.randn(1, 2, 3, 16))
+# --8<-- [end:show]

@@ -1,0 +1,15 @@
+"""4.41+: create the StaticCache yourself and pass it to generate() (4.x keywords; 5.x ignores the extra ones)."""
+
+import torch
+from transformers import LlamaConfig, LlamaForCausalLM, StaticCache
+
+torch.manual_seed(0)
+config = LlamaConfig(num_hidden_layers=2, hidden_size=64, intermediate_size=128, num_attention_heads=4,
+                     num_key_value_heads=2, vocab_size=128)
+model = LlamaForCausalLM(config).eval()
+
+# --8<-- [start:show]
+cache = StaticCache(config=model.config, max_batch_size=1, max_cache_len=16, device="cpu", dtype=torch.float32)
+output = model.generate(torch.tensor([[1, 2, 3, 4]]), past_key_values=cache, max_new_tokens=3, do_sample=False,
+                        pad_token_id=0)
+# --8<-- [end:show]

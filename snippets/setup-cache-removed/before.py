@@ -1,0 +1,14 @@
+"""Static-cache generation as the 4.38-4.40 examples did it: the model allocates its own cache."""
+
+import torch
+from transformers import LlamaConfig, LlamaForCausalLM, StaticCache
+
+torch.manual_seed(0)
+config = LlamaConfig(num_hidden_layers=2, hidden_size=64, intermediate_size=128, num_attention_heads=4,
+                     num_key_value_heads=2, vocab_size=128)
+model = LlamaForCausalLM(config).eval()
+
+# --8<-- [start:show]
+model._setup_cache(StaticCache, max_batch_size=1, max_cache_len=16)  # gone since transformers 4.41
+output = model.generate(torch.tensor([[1, 2, 3, 4]]), max_new_tokens=3, do_sample=False, pad_token_id=0)
+# --8<-- [end:show]
