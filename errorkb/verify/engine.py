@@ -29,7 +29,7 @@ from errorkb.verify.records import CheckRecord, Code, ExceptionInfo, Exit, Site,
 from errorkb.verify.report import Report, new_report, now
 from errorkb.verify.requirements import unmet
 from errorkb.verify.run import Isolation, Run, run_check
-from errorkb.verify.targets import BUNDLED, UPSTREAM, availability, fingerprint, installed_version
+from errorkb.verify.targets import BUNDLED, UPSTREAM, availability, fingerprint, installed_version, package_folders
 
 
 class Upstream(StrEnum):
@@ -89,6 +89,9 @@ class Verifier:
         if self.upstream is Upstream.PINNED and not applicable(check, self.library):
             return not_run(Code.NOT_APPLICABLE, f"{self.library.name} {check.release} does not raise this error "
                                                 f"(it raises in {_claim(check)})")
+        if check.target == BUNDLED and not bundled_module(check.module, self.library):
+            return not_run(Code.NOT_APPLICABLE, f"the bundled implementation has no {check.module} (it reproduces "
+                                                f"only part of {self.library.name}); checked upstream")
         target = self.unavailable[check.target]
         if target and not (check.target == UPSTREAM and check.release != self.installed):
             return not_run(Code.TARGET_UNAVAILABLE, target)
@@ -203,6 +206,19 @@ def applicable(check: Check, library: LibraryProfile) -> bool:
     if claim is not None:
         return claim
     return check.entry.source.release in (None, check.release) or check.target == UPSTREAM
+
+
+def bundled_module(module: str, library: LibraryProfile) -> bool:
+    """Whether the bundled implementation has `module` (as `<library>.x.y`), found by file, never
+    imported: it reproduces the library's cache module, not its models or generation code, so an
+    error raised there can only be checked upstream."""
+    if module != library.name and not module.startswith(library.name + "."):
+        return True  # a module outside the library (a backend): the bundled target runs it as it is
+    folders = package_folders(library.bundled) if library.bundled else []
+    if not folders:
+        return True  # no bundled package at all: `availability` says so
+    inside = folders[0].joinpath(*module.split(".")[1:])
+    return (inside / "__init__.py").is_file() or inside.with_suffix(".py").is_file()
 
 
 def _claim(check: Check) -> str:

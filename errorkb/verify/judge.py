@@ -168,10 +168,12 @@ def _judge_before(check: Check, seen: Observation) -> Verdict:
         others = f" (nor any of its {len(typed) - 1} other wordings here)" if len(typed) > 1 else ""
         shown = typed[0][1].message
         return _fail(Code.MESSAGE_DIFFERS, f"message differs{others}\n  expected: {shown}\n  actual:   {error.message}")
-    index, wording, values = matched[0]
-    misplaced = _misplaced(check, error, wording)
-    if misplaced is not None:
-        return misplaced
+    # The same words may come from another function in other releases (a wording with its own
+    # `function`): the first wording that is also raised where it says counts.
+    misplaced = [_misplaced(check, error, wording) for _, wording, _ in matched]
+    if None not in misplaced:
+        return misplaced[0]  # type: ignore[return-value]
+    index, wording, values = matched[misplaced.index(None)]
     if index == 0:
         for placeholder, wanted in entry.expect.placeholders.items():
             if placeholder not in values:
