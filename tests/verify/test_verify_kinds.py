@@ -204,3 +204,54 @@ def test_the_same_words_from_another_place_pass_as_the_wording_that_names_that_p
     placed = entry + f"also_seen_as:\n  - {{message: \"{message}\", function: Cache.early_initialization}}\n"
     record = run(tmp_path / "b", placed, BEFORE)["before"]
     assert (record.outcome, record.wording) == (Outcome.PASS, 1), record.reason
+
+
+def test_the_same_words_raised_by_another_function_count_where_a_wording_names_it(tmp_path):
+    """A wording with its own `function` is judged even when the entry's own message, tried first,
+    has the same words: it was raised there, not from `source.function`."""
+    entry = textwrap.dedent("""\
+        id: {id}
+        title: A static cache overflow
+        exception: IndexError
+        message: "index_copy_(): index {index} is out of bounds for dimension 2 with size {size}"
+        also_seen_as:
+          - {message: "index_copy_(): index {index} is out of bounds for dimension 2 with size {size}",
+             function: StaticLayer.update}
+        source:
+          commit: a597f974857b3d92939971296bc0deb93d33d780
+          path: src/transformers/cache_utils.py
+          line: 1489
+          function: Cache.get_seq_length
+          release: 5.15.1
+          implicit: true
+        """) + COMMON
+    before = ("import torch\nfrom transformers import LlamaConfig, StaticCache\n"
+              "config = LlamaConfig(num_hidden_layers=1, hidden_size=32, num_attention_heads=2)\n"
+              "cache = StaticCache(config=config, max_cache_len=2)\n"
+              "kv = torch.randn(1, 2, 3, 16)\ncache.update(kv, kv, 0)\n")
+    record = run(tmp_path, entry, before)["before"]
+    assert (record.outcome, record.wording) == (Outcome.PASS, 1), record.reason
+    assert "from StaticLayer.update" in record.reason
+
+
+def test_an_error_of_a_module_the_bundled_implementation_lacks_is_not_applicable_there(tmp_path):
+    """The bundled implementation reproduces the cache module only: generation or model errors are
+    checked upstream, and the bundled target says why it does not apply."""
+    entry = REMOVED_METHOD.replace("kind: removed\napi: {owner: transformers.DynamicCache, name: get_usable_length}\n",
+                                   "").replace("src/transformers/cache_utils.py", "src/transformers/generation/utils.py")
+    entry = entry.replace("function: Cache.get_seq_length", "function: GenerationMixin._sample")
+    entry = entry.replace("message: \"'DynamicCache' object has no attribute 'get_usable_length'\"",
+                          "message: \"'DynamicCache' object has no attribute 'get_usable_length' here\"")
+    records = run(tmp_path, entry, SETUP + "cache.get_usable_length(3, 0)\n")
+    for record in records.values():
+        assert record.outcome is Outcome.NOT_APPLICABLE, record.reason
+        assert "has no transformers.generation.utils" in record.reason
+
+
+def test_a_key_error_is_documented_with_the_quotes_python_prints():
+    """`KeyError('x')` prints as `'x'`: the pin of an entry documenting it quoted holds."""
+    from errorkb.source.drift import same_message
+
+    assert same_message("Cache only has {n} layers", "KeyError", "'Cache only has {n} layers'")
+    assert not same_message("Cache only has {n} layers", "ValueError", "'Cache only has {n} layers'")
+    assert same_message("plain", "ValueError", "plain")

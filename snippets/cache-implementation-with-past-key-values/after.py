@@ -1,0 +1,16 @@
+"""Pass one of the two: here the cache object, with the configured implementation cleared for this call."""
+
+import torch
+from transformers import DynamicCache, LlamaConfig, LlamaForCausalLM
+
+torch.manual_seed(0)
+config = LlamaConfig(num_hidden_layers=2, hidden_size=64, intermediate_size=128, num_attention_heads=4,
+                     num_key_value_heads=2, vocab_size=128)
+model = LlamaForCausalLM(config).eval()
+model.generation_config.cache_implementation = "static"
+
+# --8<-- [start:show]
+output = model.generate(torch.tensor([[1, 2, 3, 4]]), past_key_values=DynamicCache(), cache_implementation=None,
+                        max_new_tokens=3, do_sample=False, pad_token_id=0)
+# --8<-- [end:show]
+assert output.shape[1] >= 5
