@@ -226,3 +226,12 @@ def test_release_facts_that_contradict_each_other(tmp_path):
     problems = problems_of(tmp_path, **with_entry(text))
     assert any(":22:14: releases.last_good 4.50.0 lies inside releases.raises (>=4.49)" in p for p in problems), problems
     assert any(":23:22: releases.replacement_since without releases.replacement" in p for p in problems), problems
+
+
+def test_the_own_message_raised_from_another_function_is_a_wording_of_its_own(tmp_path):
+    """Other releases raise the same words from another function: that wording names it, and is no repeat."""
+    text = VALID_ENTRY.format(id="demo-error") + (
+        "also_seen_as:\n  - message: \"`head_dim` was provided as a list of length {len(num_heads)}, "
+        "but the Cache currently has {len(self.layers)} layers\"\n    function: Cache.__init__\n")
+    problems = problems_of(tmp_path, **with_entry(text))
+    assert not any("own message" in p for p in problems), problems

@@ -460,9 +460,13 @@ def check_fields(one: LoadedEntry, where: str) -> list[Problem]:
                                     f"related id '{related}' is listed twice; keep one"))
         seen.add(related)
     for index, wording in enumerate(entry.also_seen_as):
-        if wording.message == entry.message and (wording.exception or entry.exception) == entry.exception:
+        # The same words raised from another function (in other releases) are a wording of their own.
+        elsewhere = wording.function not in (None, entry.source.function)
+        if wording.message == entry.message and (wording.exception or entry.exception) == entry.exception \
+                and not elsewhere:
             problems.append(Problem(where, *pos.of_value(("also_seen_as", index, "message")),
-                                    "this wording is the entry's own message; list only other wordings"))
+                                    "this wording is the entry's own message from the same function; list only "
+                                    "other wordings, or name the other function it is raised from"))
     problems += _check_releases(one, where)
     return problems
 
