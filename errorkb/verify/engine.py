@@ -67,8 +67,8 @@ class Verifier:
         # Raises SandboxUnavailable for "require" where it cannot be created; says so for "auto". Hidden:
         # the verdicts and reports, and .git (CI checkouts keep a token in .git/config). The matrix
         # environments stay visible, read-only: checks at other releases run in them.
-        hidden = [project.cache_dir / "verify", project.reports, project.root / ".git",
-                  *([cache_dir] if cache_dir else [])]
+        hidden = list(dict.fromkeys([project.cache_dir / "verify", project.reports, project.root / ".git",
+                                     *([VerdictCache(cache_dir).folder] if cache_dir else [])]))
         packages = tuple({name.split(".")[0] for name in (self.library.name, *self.library.backends)})
         self.sandbox = choose_sandbox(sandbox, [project.root], hidden, runtime=self.runtime,
                                       packages=(*self.runtime.packages, *packages),

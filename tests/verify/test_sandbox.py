@@ -294,13 +294,30 @@ def test_the_verifier_hides_the_cache_the_reports_and_git(tmp_path):
     from tests.verify.verifykb import copy_fixture as copy_kb
 
     root = copy_kb(tmp_path / "kb", ["good-head-dim"])
-    for name in (".git", "reports", ".errorkb-cache/verify", "elsewhere-cache"):
+    for name in (".git", "reports", ".errorkb-cache/verify", "elsewhere-cache/verify"):
         (root / name).mkdir(parents=True, exist_ok=True)
     verifier = Verifier(load_project(root), ["bundled"], sandbox="require", cache_dir=root / "elsewhere-cache")
     try:
         assert set(verifier.sandbox.hidden) == {str(root / name) for name in
-                                                (".git", "reports", ".errorkb-cache/verify", "elsewhere-cache")}
+                                                (".git", "reports", ".errorkb-cache/verify", "elsewhere-cache/verify")}
         assert str(root) in verifier.sandbox.read_only and verifier.isolation_level == "fork+bwrap"
+    finally:
+        verifier.close()
+
+
+def test_the_matrix_environments_stay_visible_with_the_default_cache(tmp_path):
+    """Checks at another release run in .errorkb-cache/matrix/<release>: hiding the whole cache
+    folder (not only its verdicts) made every matrix check die with 'execvp ... python: No such file'."""
+    from errorkb.core.project import load_project
+    from errorkb.source.upstream import matrix_env
+    from errorkb.verify.engine import Verifier
+    from tests.verify.verifykb import copy_fixture as copy_kb
+
+    project = load_project(copy_kb(tmp_path / "kb", ["good-head-dim"]))
+    verifier = Verifier(project, ["upstream"], sandbox="require", cache_dir=project.cache_dir)
+    try:
+        env = matrix_env(project, "4.36.0")
+        assert not [path for path in verifier.sandbox.hidden if env.is_relative_to(path)], verifier.sandbox.hidden
     finally:
         verifier.close()
 
