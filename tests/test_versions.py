@@ -198,6 +198,7 @@ def test_run_release_verifies_inside_the_given_interpreter(two_entries):
     (result,) = collect(entries, PINNED, records, {}, {e.id: e.expectation_digest() for e in entries})
     assert (result.entry, result.before.outcome, result.after.outcome) == ("head-dim-list-length", "pass", "pass")
     assert result.line == 1471 and result.before.code is Code.RAISED_AS_DOCUMENTED
+    assert {record.isolation for record in records if record.outcome.ran} == {"fork+bwrap"}, "matrix checks run sandboxed"
 
 
 def test_a_release_without_an_environment_is_reported_not_fatal(two_entries):

@@ -78,6 +78,7 @@ class ReleaseStatus(_Model):
     ran: bool  # False: the environment could not be set up or the release does not import here
     error: str | None = None
     runtime: str | None = None  # the runtime's version the release ran on
+    isolation: str | None = None  # how its checks were contained ('fork+bwrap'; 'fork': without a sandbox)
     measured: str
 
 
@@ -315,7 +316,9 @@ def run_matrix(project: Project, loaded: list[LoadedEntry], releases: list[str],
         records, error = run_release(project, env, [entry.id for entry in entries], cache=cache)
         index = _index(project, release, entries)
         runtime = next((str(c.environment.get("runtime_version")) for c in records if c.environment), None)
-        status = ReleaseStatus(release=release, ran=error is None, error=error, runtime=runtime, measured=now())
+        isolation = next((c.isolation for c in records if c.isolation), None)
+        status = ReleaseStatus(release=release, ran=error is None, error=error, runtime=runtime, isolation=isolation,
+                               measured=now())
         results = collect(entries, release, records, index, digests) if error is None else []
         with lock:
             data = state["data"] = merged(state["data"], package, [status], results)

@@ -121,8 +121,9 @@ class Sandbox:
         for folder in writable:
             command += ["--bind", str(folder), str(folder)]
         env = self.env(device)
-        if environment:
-            env["PYTHONPATH"] = os.pathsep.join(filter(None, [_SOURCE_ROOT, env.get("PYTHONPATH")]))
+        # errorkb by its own folder: another interpreter (a release's environment) may find it only
+        # through the harness's working directory, which is not the sandbox's (`--chdir /tmp`).
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [_SOURCE_ROOT, env.get("PYTHONPATH")]))
         command += ["--clearenv", *_setenv(env), "--chdir", "/tmp", "--", *argv]
         return command
 

@@ -322,6 +322,23 @@ def test_the_matrix_environments_stay_visible_with_the_default_cache(tmp_path):
         verifier.close()
 
 
+def test_an_interpreter_that_finds_errorkb_only_in_its_working_directory_is_sandboxed(tmp_path):
+    """A release's matrix environment runs `python -m errorkb.cli` from the project: errorkb is on its
+    path only as the working directory, which the sandbox does not share; the sandbox must still work."""
+    import subprocess
+    import sys
+
+    if shutil.which("bwrap") is None:
+        pytest.skip("bubblewrap is not installed")
+    env_folder = tmp_path / "env"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env_folder)], check=True)
+    root = Path(__file__).resolve().parents[2]
+    code = "from errorkb.verify.sandbox import probe; print(probe())"
+    done = subprocess.run([str(env_folder / "bin" / "python"), "-c", code], cwd=root, capture_output=True,
+                          text=True, timeout=120, env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
+    assert done.stdout.strip() == "None", done.stdout + done.stderr
+
+
 EXFILTRATE = """import glob, os, posix
 for folder in glob.glob("/tmp/errorkb-*/") + glob.glob("/tmp/errorkb-pool-*/check-*/"):
     for name, target in (("output.txt", SECRET), ("observation.json", SECRET)):
