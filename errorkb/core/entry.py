@@ -312,6 +312,11 @@ class Entry(Needs, Reviewed):
     api: Api | None = Field(default=None, description="For kinds 'removed' and 'signature': the name concerned.")
     releases: Releases | None = None
     also_seen_as: list[Wording] = Field(default_factory=list, description="Other wordings of the same error.")
+    recognised_by: list[Annotated[str, StringConstraints(min_length=8, max_length=200)]] = Field(
+        default_factory=list, max_length=5,
+        description="Text a traceback of this case shows (the failing line of code, a file name) that "
+        "tells it apart from other errors with the same message; the lookup ranks an entry whose text "
+        "the paste holds first. For a message several entries share, such as 'too many values to unpack'.")
     source: Source
 
     meaning: Markdown

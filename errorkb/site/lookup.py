@@ -29,8 +29,12 @@ compares answers and counted work):
    lower. Degenerate wordings (`is_degenerate`: `{msg}`, `'{a}' object has no attribute '{b}'`)
    are ignored: they would claim every paste.
 5. Ranking: whole over found inside; a named, agreeing exception over none; the later
-   exception of the paste over the earlier; more fixed text (more specific) over less; the main
-   wording over the others; then id.
+   exception of the paste over the earlier; an entry whose `recognised_by` text the paste holds
+   over one whose does not (several entries may share a message), and such an entry is dropped
+   when the paste shows more than the bare message but none of its texts; more fixed text (more
+   specific) over less; the main wording over the others; then id. The index lists each
+   wording also as pastes often show it (`as_pasted`: a `KeyError`'s message without its
+   quotes, any message without backticks), after the authored ones.
 6. Release: a frame `File ".../<package>/<file>.py", line N` narrows the installed
    release to those whose raise line for the entry's source file is N (the version matrix's
    lines); `--release X` names it. The answer then says whether that release raises the error
@@ -115,6 +119,7 @@ class Known:
     releases: Releases = Releases()
     lines_path: str | None = None  # the source file the raise lines refer to
     lines: tuple[tuple[str, int], ...] = ()  # (release, raise line), in release order
+    recognised_by: tuple[str, ...] = ()  # text of a traceback that tells this case from others worded alike
 
     def __post_init__(self) -> None:
         if not self.wordings:
@@ -132,7 +137,8 @@ class Known:
                                      _text(item.get("replacement")), _text(item.get("replacement_since"))),
                    lines_path=_text(lines.get("path")),
                    lines=tuple((str(r), n) for r, n in (lines.get("by_release") or {}).items()
-                               if isinstance(n, int) and not isinstance(n, bool)))
+                               if isinstance(n, int) and not isinstance(n, bool)),
+                   recognised_by=tuple(str(text) for text in item.get("recognised_by") or [] if text))
 
 
 def _get(thing: object, name: str) -> object:
@@ -155,6 +161,22 @@ def wordings_of(entry: Entry) -> tuple[Wording, ...]:
     return (Wording(entry.message, entry.exception), *(_wording(one, entry.exception) for one in entry.also_seen_as))
 
 
+def as_pasted(wordings: tuple[Wording, ...]) -> tuple[Wording, ...]:
+    """The wordings, then how each may reach a paste changed by the way it was printed: a
+    `KeyError` shows its message quoted, but a log or an issue's title often drops the quotes;
+    Markdown (an issue, a chat) eats backticks. The variants come last, so an exact paste still
+    matches the authored wording first."""
+    variants: list[Wording] = []
+    for one in wordings:
+        message = one.message
+        if one.exception.rsplit(".", 1)[-1] == "KeyError" and len(message) > 2 and message[0] == message[-1] == "'":
+            message = message[1:-1]
+        message = message.replace("`", "")
+        if message != one.message and all(message != w.message for w in (*wordings, *variants)):
+            variants.append(replace(one, message=message))
+    return (*wordings, *variants)
+
+
 def releases_of(entry: Entry) -> Releases:
     found = entry.releases
     if found is None:
@@ -170,7 +192,8 @@ def index_fields(entry: Entry, by_release: dict[str, int] | None = None,
     releases = releases_of(entry)
     return {
         "wordings": [{"message": w.message, "exception": w.exception, "releases": w.releases, "device": w.device,
-                      "note": w.note} for w in wordings_of(entry)],
+                      "note": w.note} for w in as_pasted(wordings_of(entry))],
+        "recognised_by": list(entry.recognised_by),
         "raises_in": releases.raises, "last_good": releases.last_good, "replacement": releases.replacement,
         "replacement_since": releases.replacement_since,
         "lines": {"path": installed_path or entry.source.path, "by_release": dict(by_release)}
@@ -273,10 +296,11 @@ class Match:
     wording: int = 0  # which of `known.wordings` matched: 0 is the entry's own message
     chain: int = CHAIN  # the candidate's place from the end of the paste
     release: Verdict | None = None
+    recognised: bool = False  # the paste holds one of the entry's `recognised_by` texts
 
     @property
-    def score(self) -> tuple[bool, bool, int, int, int]:
-        return (self.exact, self.exception is not None, -self.chain, self.fixed, -self.wording)
+    def score(self) -> tuple[bool, bool, int, bool, int, int]:
+        return (self.exact, self.exception is not None, -self.chain, self.recognised, self.fixed, -self.wording)
 
     @property
     def matched(self) -> Wording:
@@ -405,7 +429,8 @@ class Lookup:
             found = _match_one(item, text, options, meter)
             if found is not None and (item.known.id not in best or found.score > best[item.known.id].score):
                 best[item.known.id] = found
-        matches = sorted(best.values(), key=lambda m: m.known.id)
+        matches = _told_apart(list(best.values()), text, meter)
+        matches.sort(key=lambda m: m.known.id)
         matches.sort(key=lambda m: m.score, reverse=True)
         frames = _frames(text, meter) if any(m.known.lines for m in matches) else []
         matches = [_with_release(m, frames, release, self.library) for m in matches]
@@ -426,20 +451,44 @@ def _match_one(item: _Template, text: str, options: list[Candidate], meter: Mete
     if not _contains_all(text, item.pieces, meter):
         return None
     wording = item.known.wordings[item.wording]
+    recognised = _contains_any(text, item.known.recognised_by, meter)
     best = None
     for option in options:
         if option.exception is not None and not same_exception(option.exception, wording.exception):
             continue
         values = item.template.match(option.message, meter)
         if values is not None:
-            found = Match(item.known, values, option.exception, True, item.fixed, item.wording, option.chain)
+            found = Match(item.known, values, option.exception, True, item.fixed, item.wording, option.chain,
+                          recognised=recognised)
             if best is None or found.score > best.score:
                 best = found
     if best is None:
         values = item.template.search(text, meter)
         if values is not None:
-            best = Match(item.known, values, None, False, item.fixed, item.wording)
+            best = Match(item.known, values, None, False, item.fixed, item.wording, recognised=recognised)
     return best
+
+
+def _told_apart(matches: list[Match], text: str, meter: Meter) -> list[Match]:
+    """Drop an entry that says how its traceback reads (`recognised_by`) when the paste shows more
+    than the bare message (a traceback, the failing line) and none of it: another mistake printed
+    the same words. A bare message keeps every entry it matches."""
+    doubtful = [m for m in matches if m.known.recognised_by and not m.recognised]
+    if not doubtful:
+        return matches
+    meter.work += len(text)
+    bare = "\n" not in text
+    return [m for m in matches if m not in doubtful or (bare and m.exact)]
+
+
+def _contains_any(text: str, pieces: tuple[str, ...], meter: Meter) -> bool:
+    """Whether the text holds one of the pieces (an entry's `recognised_by`)."""
+    for piece in pieces:
+        at = text.find(piece)
+        meter.work += len(text) if at < 0 else at + len(piece)
+        if at >= 0:
+            return True
+    return False
 
 
 # -- the release a paste came from -------------------------------------------------------------

@@ -382,3 +382,36 @@ def test_entries_with_also_seen_as_and_releases_are_read_from_the_model():
     match = Lookup([rich_known]).find("torch.AcceleratorError: CUDA error: device-side assert triggered",
                                       release="4.50.0")[0]
     assert match.wording == 2 and match.release.raises is True and match.release.advice == "Use `get_max_cache_shape()`."
+
+
+UNPACK = "too many values to unpack (expected 2)"
+
+
+def test_an_entry_whose_failing_line_the_paste_shows_ranks_first_and_one_whose_line_is_missing_is_dropped():
+    pair = Known("pair", "pair", "ValueError", UNPACK, recognised_by=("cache_k, cache_v = kv_cache",))
+    helper = Known("helper", "helper", "ValueError", UNPACK, recognised_by=("_extract_past_from_model_output(",))
+    kb = Lookup([pair, helper])
+    assert [m.known.id for m in kb.find(UNPACK)] == ["helper", "pair"]  # a bare message: both, by id
+    traceback = f"  File \"modeling_chatglm.py\", line 563, in forward\n    cache_k, cache_v = kv_cache\nValueError: {UNPACK}"
+    assert [(m.known.id, m.recognised) for m in kb.find(traceback)] == [("pair", True)]
+    assert kb.find(f"    hidden_states, _ = self.self_attn(\nValueError: {UNPACK}") == []
+    assert kb.find(f"hidden_states, w = self.self_attn( ValueError: {UNPACK}") == []  # a line around it, one line
+
+
+def test_a_key_errors_message_without_its_quotes_and_a_message_without_backticks_still_match():
+    """Issue titles and logs drop a KeyError's quotes; Markdown eats backticks: the real entries still answer."""
+    from errorkb.core.load import load_project_entries
+    from errorkb.core.project import load_project
+    from errorkb.site.lookup import known_from_entries
+
+    wanted = ("cache-only-has-0-layers", "model-does-not-support-static-cache")
+    entries = [one.entry for one in load_project_entries(load_project(ROOT)).entries if one.entry.id in wanted]
+    kb = Lookup(known_from_entries(entries))
+    found = kb.find("Cache only has 0 layers, attempted to access layer with index 0")
+    assert [m.known.id for m in found] == ["cache-only-has-0-layers"]
+    assert found[0].matched.message == "Cache only has {len(self)} layers, attempted to access layer with index {layer_idx}"
+    quoted = kb.find("KeyError: 'Cache only has 0 layers, attempted to access layer with index 0'")
+    assert quoted[0].wording == 0 and quoted[0].exact  # the authored wording first
+    bare = kb.find("ValueError: This model does not support cache_implementation='static'. Please check the following "
+                   "issue: https://github.com/huggingface/transformers/issues/28981")
+    assert [m.known.id for m in bare] == ["model-does-not-support-static-cache"] and bare[0].exact

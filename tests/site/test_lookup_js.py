@@ -337,3 +337,22 @@ def test_a_malformed_index_entry_is_read_the_same_way_and_never_crashes_either()
     pastes = ["ValueError: bad spoon in the cache", 'File "x/cache.py", line 12\nValueError: plain message in the cache']
     assert full_python(entries, pastes, "2.0") == full_js(entries, pastes, "2.0")
     assert full_python(entries, pastes) == full_js(entries, pastes)
+
+
+def test_entries_told_apart_by_their_traceback_get_the_same_answers_in_both():
+    """Four mistakes print 'too many values to unpack (expected 2)': `recognised_by` ranks the entry
+    whose failing line the paste shows, and drops the one whose line a traceback does not show."""
+    unpack = "too many values to unpack (expected 2)"
+    entries = [{"id": "pair", "title": "pair", "exception": "ValueError", "message": unpack,
+                "recognised_by": ["cache_k, cache_v = kv_cache"]},
+               {"id": "helper", "title": "helper", "exception": "ValueError", "message": unpack,
+                "recognised_by": ["= self._extract_past_from_model_output(outputs"]},
+               {"id": "plain", "title": "plain", "exception": "ValueError", "message": unpack}]
+    pastes = [f"ValueError: {unpack}",
+              f"  File \"m.py\", line 563, in forward\n    cache_k, cache_v = kv_cache\nValueError: {unpack}",
+              f"    cache_name, cache = self._extract_past_from_model_output(outputs)\nValueError: {unpack}",
+              f"    hidden_states, _ = self.self_attn(\nValueError: {unpack}"]
+    python, js = full_python(entries, pastes), full_js(entries, pastes)
+    assert python == js
+    found = [[one[0] for one in result["found"]] for result in python]
+    assert found == [["helper", "pair", "plain"], ["pair", "plain"], ["helper", "plain"], ["plain"]], found

@@ -5,6 +5,7 @@ the notice when a long paste was cut. The site's own index is swapped for a test
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from playwright.sync_api import expect
@@ -87,3 +88,38 @@ def test_a_long_paste_says_how_much_was_cut(visit, site_url):
     expect(tab.page.locator(".ekb-lookup__cut")).to_contain_text("matched its last")
     expect(tab.page.locator(".ekb-lookup__cut")).to_contain_text("cut from the start")
     expect(tab.page.locator(".ekb-lookup__hit").first).to_contain_text("{len(self.layers)} = 28")
+
+
+# -- real reports against the real knowledge base -------------------------------------------------
+
+# Five reports of tests/corpus/reports.yml as people pasted them: a rank prefix and an interpreter hint,
+# a Windows path, an IPython traceback, an issue title without its quotes, a title without backticks.
+REAL = ("r012", "r052", "r142", "r123", "r152")
+
+
+def real_index() -> dict:
+    """The real entries' index, exactly as `mkdocs build` writes api/errors/index.json."""
+    from errorkb.core.load import load_project_entries
+    from errorkb.core.project import load_project
+    from errorkb.site.render import build_pages, index_document
+    from tests.site.sitekb import ROOT
+
+    project = load_project(ROOT)
+    return index_document(build_pages(project, load_project_entries(project).entries, {}), project.library)
+
+
+def test_real_reports_land_on_their_entry_in_the_paste_box(visit, site_url):
+    from benchmarks import lookup_recall
+
+    reports = {item["id"]: item for item in lookup_recall.read_corpus(lookup_recall.CORPUS)}
+    index = real_index()
+    tab = visit()
+    tab.page.route("**/api/errors/index.json", lambda route: route.fulfill(
+        status=200, content_type="application/json", body=json.dumps(index)))
+    tab.page.goto(site_url, wait_until="load")
+    box = tab.page.locator(".ekb-lookup__input")
+    for report in (reports[one] for one in REAL):
+        box.fill(report["paste"] or report["message"])
+        title = tab.page.locator(".ekb-lookup__hit a.ekb-lookup__title").first
+        expect(title).to_have_attribute("href", re.compile(f"/errors/transformers/{report['expect']}/$"))
+    assert tab.errors == [] and tab.outside == []

@@ -319,10 +319,12 @@
       linesPath: text_(lines.path),
       lines: Object.entries(lines.by_release || {}).filter(([, line]) => Number.isInteger(line))
         .map(([release, line]) => [String(release), line]),
+      recognisedBy: (item.recognised_by || []).filter((t) => t).map(String),
     };
   }
 
-  const score = (m) => [m.exact ? 1 : 0, m.exception !== null ? 1 : 0, -m.chain, m.fixed, -m.wording];
+  const score = (m) => [m.exact ? 1 : 0, m.exception !== null ? 1 : 0, -m.chain, m.recognised ? 1 : 0, m.fixed,
+    -m.wording];
   function compare(a, b) {
     const sa = score(a), sb = score(b);
     for (let i = 0; i < sa.length; i++) if (sa[i] !== sb[i]) return sb[i] - sa[i];
@@ -375,7 +377,7 @@
           best.set(item.known.id, found);
         }
       }
-      let matches = [...best.values()].sort(compare);
+      let matches = toldApart([...best.values()], text, meter).sort(compare);
       const frames = matches.some((m) => m.known.lines.length) ? framesIn(text, meter) : [];
       matches = matches.map((m) => withRelease(m, frames, release, this.library));
       return { matches, cut, kept: size, work: meter.work };
@@ -392,11 +394,32 @@
     return true;
   }
 
+  /* Drop an entry whose `recognised_by` texts a paste showing more than the bare message lacks
+   * (lookup.py:_told_apart). */
+  function toldApart(matches, text, meter) {
+    const doubtful = new Set(matches.filter((m) => m.known.recognisedBy.length && !m.recognised));
+    if (!doubtful.size) return matches;
+    meter.work += text.length;
+    const bare = !text.includes("\n");
+    return matches.filter((m) => !doubtful.has(m) || (bare && m.exact));
+  }
+
+  /* Whether the text holds one of the pieces (an entry's `recognised_by`). */
+  function containsAny(text, pieces, meter) {
+    for (const piece of pieces) {
+      const at = text.indexOf(piece);
+      meter.work += at < 0 ? text.length : at + piece.length;
+      if (at >= 0) return true;
+    }
+    return false;
+  }
+
   function matchOne(item, text, options, meter) {
     if (!containsAll(text, item.pieces, meter)) return null;
     const wording = item.known.wordings[item.wording];
+    const recognised = containsAny(text, item.known.recognisedBy, meter);
     const make = (values, exception, exact, chain) => ({ entry: item.known.entry, known: item.known, values, exception,
-      exact, fixed: item.fixed, wording: item.wording, matched: wording, chain, release: null });
+      exact, fixed: item.fixed, wording: item.wording, matched: wording, chain, release: null, recognised });
     let best = null;
     for (const option of options) {
       if (option.exception !== null && !sameException(option.exception, wording.exception)) continue;
