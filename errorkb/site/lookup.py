@@ -9,7 +9,8 @@ compares answers and counted work):
 
 1. Size: a paste longer than `CAP` characters keeps its last `CAP` (where the error is),
    from the first line that starts inside them; the answer says how much it cut.
-2. Normalisation: BOMs go; no-break spaces become spaces; `\\r\\n`, `\\r`, U+2028 and U+2029 become
+2. Normalisation: BOMs go; no-break spaces become spaces; typographic quotes (‘’ “”) become
+   ASCII ones (in wordings too); `\\r\\n`, `\\r`, U+2028 and U+2029 become
    `\\n`; ANSI escape sequences go; `PREFIX` is removed from the start of every line (a launcher's
    `[rank0]: `, pytest's `E   `, `2025-01-01 12:00:00,123 - ERROR - `, `tool-name | `, stacked);
    Python's own hint `. Did you mean: 'x'?` goes from the end of a line (the exception's message
@@ -328,11 +329,18 @@ def keep_tail(text: str, cap: int = CAP) -> str:
     return tail[newline + 1:] if newline >= 0 else tail
 
 
+def plain_quotes(text: str) -> str:
+    """Typographic quotes (a word processor, a forum, a translated title) as Python prints them;
+    pastes and wordings alike."""
+    return text.replace("\u2018", "'").replace("\u2019", "'").replace("\u201c", '"').replace("\u201d", '"')
+
+
 def normalize(text: str, meter: Meter | None = None) -> str:
     """Rule 2: what terminals and tools add, taken away."""
     meter = meter or Meter()
-    meter.work += 10 * len(text)  # the ten passes below each read the text once
+    meter.work += 14 * len(text)  # the fourteen passes below each read the text once
     text = text.replace("\ufeff", "").replace("\u00a0", " ")
+    text = plain_quotes(text)
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\u2028", "\n").replace("\u2029", "\n")
     text = ANSI.sub("", text)
     text = PREFIX.sub("", text)
@@ -397,7 +405,7 @@ class Lookup:
             self._known.append(one)
             for index, wording in enumerate(one.wordings):
                 try:
-                    template = MessageTemplate.parse(strip(wording.message))
+                    template = MessageTemplate.parse(strip(plain_quotes(wording.message)))
                 except TemplateSyntaxError as error:
                     self.ignored.append((one.id, f"wording {index}: {error}"))
                     continue

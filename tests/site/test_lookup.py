@@ -415,3 +415,14 @@ def test_a_key_errors_message_without_its_quotes_and_a_message_without_backticks
     bare = kb.find("ValueError: This model does not support cache_implementation='static'. Please check the following "
                    "issue: https://github.com/huggingface/transformers/issues/28981")
     assert [m.known.id for m in bare] == ["model-does-not-support-static-cache"] and bare[0].exact
+
+
+def test_typographic_quotes_read_as_the_ascii_quotes_python_printed():
+    """A forum or a word processor turns 'x' into ‘x’: the entry still answers."""
+    removed = Known("extract-past", "t", "AttributeError",
+                    "'{cls}' object has no attribute '_extract_past_from_model_output'")
+    found = Lookup([removed]).find(
+        "AttributeError: \u2018ChatGLMForConditionalGeneration\u2019 object has no attribute "
+        "\u2018_extract_past_from_model_output\u2019")
+    assert [(m.known.id, m.exact, m.values) for m in found] == [
+        ("extract-past", True, {"cls": "ChatGLMForConditionalGeneration"})]

@@ -52,6 +52,7 @@ PASTES = [
     "RuntimeError: Expected 3 values, got 4.",
     "  multi\r\nline 1\r\nmessage  ",
     "x.y.ValueError: 1 and 1 again, then 2",
+    "ValueError: dict \u2018v\u2019 and call \u201cr\u201d and set {q}",  # typographic quotes
     "garbage",
     "",
 ]

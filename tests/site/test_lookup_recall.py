@@ -51,9 +51,9 @@ def test_main_says_when_there_is_no_corpus(tmp_path, capsys):
 
 # -- the real corpus against the real knowledge base ----------------------------------------------
 
-# Measured on the committed corpus (tests/corpus/reports.yml, 175 reports) and entries; raise it when
+# Measured on the committed corpus (tests/corpus/reports.yml, 212 reports) and entries; raise it when
 # recall improves, never lower it to make a change pass.
-RIGHT_AT_LEAST = 173
+RIGHT_AT_LEAST = 210
 
 
 def test_the_real_corpus_is_answered_at_or_above_the_committed_figure_and_never_wrongly():

@@ -205,7 +205,10 @@ def test_the_lookup_index_carries_wordings_releases_and_raise_lines(project):
     index = json.loads(next(f for f in files if f.path == "api/errors/index.json").content)
     item = next(e for e in index["entries"] if e["id"] == ENTRY)
     assert item["wordings"] == [{"message": item["message"], "exception": "ValueError", "releases": None,
-                                 "device": None, "note": None}]
+                                 "device": None, "note": None},
+                                {"message": item["message"].replace("`", ""), "exception": "ValueError",
+                                 "releases": None, "device": None, "note": None}]  # as Markdown shows it
+    assert item["recognised_by"] == []
     assert item["lines"]["path"] == "transformers/cache_utils.py"  # as installed, as tracebacks print it
     assert item["lines"]["by_release"]["5.15.1"] == 1471 and "5.0.0" not in item["lines"]["by_release"]
     assert {"raises_in", "last_good", "replacement", "replacement_since"} <= set(item)

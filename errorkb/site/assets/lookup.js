@@ -260,10 +260,15 @@
   }
 
   /* Rule 2: what terminals and tools add, taken away. */
+  /* Typographic quotes as Python prints them; pastes and wordings alike (lookup.py:plain_quotes). */
+  const plainQuotes = (text) => text.replaceAll("\u2018", "'").replaceAll("\u2019", "'")
+    .replaceAll("\u201c", '"').replaceAll("\u201d", '"');
+
   function normalize(text, meter) {
     meter = meter || new Meter();
-    meter.work += 10 * text.length;  // the ten passes below each read the text once
+    meter.work += 14 * text.length;  // the fourteen passes below each read the text once
     text = text.replaceAll("\ufeff", "").replaceAll("\u00a0", " ");
+    text = plainQuotes(text);
     text = text.replaceAll("\r\n", "\n").replaceAll("\r", "\n").replaceAll("\u2028", "\n").replaceAll("\u2029", "\n");
     text = text.replace(ANSI, "");
     text = text.replace(PREFIX, "");
@@ -348,7 +353,7 @@
         one.wordings.forEach((wording, index) => {
           let template;
           try {
-            template = new MessageTemplate(strip(wording.message));
+            template = new MessageTemplate(strip(plainQuotes(wording.message)));
           } catch (error) {
             if (!(error instanceof TemplateSyntaxError)) throw error;
             this.ignored.push([one.id, `wording ${index}: ${error.message}`]);
