@@ -672,13 +672,14 @@ def cmd_hook_index(project: Project, args: argparse.Namespace) -> int:
 
 def cmd_render(project: Project, args: argparse.Namespace) -> int:
     """The site's generated files written to disk; exit 1 when an entry has problems."""
+    from errorkb.plugs import runtime_for
     from errorkb.site.files import site_files
     from errorkb.verify.report import read_reports
 
     loaded = load_project_entries(project, _reserved_ids())
     for problem in loaded.problems:
         err.print(str(problem), markup=False)
-    reports, unreadable = read_reports(project.reports)
+    reports, unreadable = read_reports(project.reports, runtime_for(project.library.runtime).devices)
     for message in unreadable:
         err.print(message, markup=False)
     pages, files = site_files(project, loaded, reports)

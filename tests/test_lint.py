@@ -68,6 +68,10 @@ def primitives(text: str, exception: str | None = "ValueError") -> set[str]:
     ("import site\nsite.getsitepackages()\n", "startup-hook"),
     ("import sys\nsys.modules['transformers'] = fake\n", "import-system"),
     ("getattr(__import__('s' + 'ys'), name)\n", "import-system"),
+    ("from transformers import DynamicCache\nclass Quiet(DynamicCache):\n    def update(self, *a):\n        return None\n",
+     "override"),
+    ("from transformers import DynamicCache\ndef quiet(self, *a):\n    pass\nclass Quiet(DynamicCache):\n"
+     "    update = quiet\n", "override"),
 ])
 def test_each_primitive_is_flagged(code, primitive):
     assert primitive in PRIMITIVES
@@ -81,6 +85,8 @@ def test_each_primitive_is_flagged(code, primitive):
     "class Layers(list):\n    def __len__(self):\n        return len(self.items)\n",
     "class Cache:\n    def __init__(self):\n        self.x = 1\n        raise ValueError('a guard of its own')\n",
     "try:\n    import hqq\nexcept ImportError:\n    hqq = None\n",
+    "from transformers import DynamicCache\nclass Counting(DynamicCache):\n    def update(self, *a):\n"
+    "        self.calls = getattr(self, 'calls', 0) + 1\n        return super().update(*a)\n",
     "with open('data.txt') as f:\n    text = f.read()\n",
     "from importlib.metadata import PackageNotFoundError, version\ntry:\n    version('x')\n"
     "except PackageNotFoundError:\n    pass\n",

@@ -54,6 +54,7 @@ PRIMITIVES: dict[str, str] = {
                 "that appears to come from the library's frame, a swallowed call, a wait",
     "catches-documented": "catches the entry's own exception (or everything): an error raised under the function "
                           "and swallowed",
+    "override": "replaces a method of a library class, in a subclass, with one that never calls the library's",
     "traceback": "gives an exception another error's traceback",
     "exception-args": "rewrites a raised exception's message",
     "frames": "reads or walks the verifier's frames and their variables",
@@ -260,6 +261,12 @@ class _Visitor(ast.NodeVisitor):
     visit_AsyncFunctionDef = visit_FunctionDef
 
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        if any(self.imported(base) for base in node.bases):
+            for method in node.body:
+                if isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef) and not _calls_super(method):
+                    self.flag(method, "override", f"{node.name}.{method.name} without super()")
+                elif isinstance(method, ast.Assign) and isinstance(method.value, ast.Name | ast.Lambda | ast.Attribute):
+                    self.flag(method, "override", f"{_source(method)} in class {node.name}")
         for statement in node.body:
             if isinstance(statement, ast.Assign | ast.AnnAssign):
                 targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
@@ -408,6 +415,12 @@ def _lint_entry(one: LoadedEntry, project: Project) -> list[Problem]:
 def _snippet_loc(role: str, index: int) -> tuple[str | int, ...]:
     """Where a snippet's own settings sit in the entry's YAML: before, after or guards[i]."""
     return (role,) if role in ("before", "after") else ("guards", index - 2)
+
+
+def _calls_super(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether the method reaches its parent's (`super()...`), so the library's own code still runs."""
+    return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super"
+               for node in ast.walk(function))
 
 
 def lint_file(path: Path, exception: str | None = None) -> list[Finding]:

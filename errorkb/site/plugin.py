@@ -37,6 +37,7 @@ from mkdocs.structure.pages import Page
 from errorkb.core.load import load_project_entries
 from errorkb.core.problems import ProblemsFound
 from errorkb.core.project import Project, load_project
+from errorkb.plugs import runtime_for
 from errorkb.site import files as site
 from errorkb.site.sanitize import sanitize
 from errorkb.verify.report import read_reports
@@ -86,7 +87,7 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
         loaded = load_project_entries(project, site.reserved_ids())
         for problem in loaded.problems:
             log.error(str(problem))
-        reports, unreadable = read_reports(project.reports)
+        reports, unreadable = read_reports(project.reports, runtime_for(project.library.runtime).devices)
         for message in unreadable:
             log.warning(message)
         docs = Path(config.docs_dir).resolve()

@@ -25,6 +25,7 @@ from errorkb.core.entry import Entry
 from errorkb.core.load import LoadResult
 from errorkb.core.project import Project
 from errorkb.core.snippets import AFTER
+from errorkb.plugs import runtime_for
 from errorkb.site import evidence, render
 from errorkb.verify.report import latest_results, read_reports
 
@@ -44,7 +45,7 @@ def page_address(project: Project, entry: Entry) -> str:
 
 def entry_pages(project: Project, loaded: LoadResult) -> list[render.EntryPage]:
     """Every entry's page model with the standing report's records and the version matrix's ranges."""
-    reports, _ = read_reports(project.reports)
+    reports, _ = read_reports(project.reports, runtime_for(project.library.runtime).devices)
     pages = render.build_pages(project, loaded.entries, latest_results(reports))
     from errorkb.site.files import version_ranges
 

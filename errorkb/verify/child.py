@@ -237,7 +237,7 @@ def _plain_function(raw: object) -> types.FunctionType | None:
 
 def _reads(code: CodeType, globals_: dict[str, Any]) -> list[tuple[dict[str, Any], str, object, str]]:
     """(namespace, name, value, label) of what the function's code reads: its globals, the builtins,
-    and the attributes of the modules it reads through a global (`torch.zeros` through `torch`)."""
+    and the attributes of the modules it reads through a global (`lib.zeros` through `lib`)."""
     names: set[str] = set()
     for each in identity.code_objects(code):
         names.update(each.co_names)

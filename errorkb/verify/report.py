@@ -17,7 +17,7 @@ import json
 import os
 import platform
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -28,10 +28,17 @@ from errorkb.verify.records import CheckRecord, Outcome
 
 SCHEMA = 2
 VERIFIER_VERSION = "2"
-# The only report files the site reads, in reports/: the standing report (`errorkb verify`) and the
-# GPU runner's (`scripts/gpu-check.sh`). Any other file there is nobody's verdict.
-STANDING, CUDA_REPORT = "latest.json", "cuda.json"
-REPORT_FILES = (STANDING, CUDA_REPORT)
+# The only report files the site reads, in reports/: the standing report (`errorkb verify`) and one
+# per accelerator kind of the runtime, `<device>.json`, written where that device is (the GPU
+# runner's `scripts/gpu-check.sh`). Any other file there is nobody's verdict.
+STANDING = "latest.json"
+
+
+def report_files(devices: Sequence[str]) -> tuple[str, ...]:
+    """The files the site reads for a runtime with these device kinds (the first is the host's)."""
+    return (STANDING, *(f"{device}.json" for device in devices[1:]))
+
+
 CLOCK_SKEW = timedelta(minutes=10)  # a record dated further ahead than this was not made by a run that happened
 
 
@@ -123,14 +130,15 @@ def read_report(path: Path) -> Report:
                           f"{first['msg']})") from None
 
 
-def read_reports(folder: Path, now: datetime | None = None) -> tuple[list[Report], list[str]]:
-    """The reports the site expects in `folder` (`REPORT_FILES`), and a message for each file or
-    record left out: another file, an unreadable one, a record dated in the future."""
+def read_reports(folder: Path, devices: Sequence[str], now: datetime | None = None) -> tuple[list[Report], list[str]]:
+    """The reports the site expects in `folder` (`report_files(devices)`), and a message for each
+    file or record left out: another file, an unreadable one, a record dated in the future."""
     reports, problems = [], []
     moment = now or datetime.now(UTC)
+    expected = report_files(devices)
     for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
-        if path.name not in REPORT_FILES:
-            problems.append(f"{path}: ignored: the site reads only {', '.join(REPORT_FILES)}")
+        if path.name not in expected:
+            problems.append(f"{path}: ignored: the site reads only {', '.join(expected)}")
             continue
         try:
             report = read_report(path)

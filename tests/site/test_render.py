@@ -28,7 +28,7 @@ def all_pass(project, **kwargs) -> list[dict]:
 
 def pages_of(project):
     loaded = load_project_entries(load_project(project))
-    reports, _ = read_reports(project / "reports")
+    reports, _ = read_reports(project / "reports", ("cpu", "cuda"))
     return site.site_files(load_project(project), loaded, reports)
 
 

@@ -50,7 +50,7 @@ def real_pages() -> dict[str, str]:
     """Every generated page of the repository's knowledge base, as Python-Markdown renders it."""
     project = load_project(ROOT)
     loaded = load_project_entries(project, files.reserved_ids())
-    reports, _ = read_reports(project.reports)
+    reports, _ = read_reports(project.reports, ("cpu", "cuda"))
     _, generated = files.site_files(project, loaded, reports)
     pages = {}
     for one in generated:

@@ -182,7 +182,7 @@ def test_an_owner_a_lazy_package_has_not_loaded_yet_still_resolves(monkeypatch):
 
 def test_the_same_words_from_another_place_pass_as_the_wording_that_names_that_place(tmp_path):
     """A message raised from one function in some releases and another in others: one wording each."""
-    from kb_factory import BEFORE
+    from tests.kb import BEFORE
 
     message = ("`head_dim` was provided as a list of length {len(num_heads)}, but the Cache currently has "
                "{len(self.layers)} layers")
