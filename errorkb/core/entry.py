@@ -80,11 +80,23 @@ class Source(Strict):
         description="True when Python or the runtime raises the error inside a call on `line`, with no "
         "raise statement of its own; drift checks then only require `line` to lie in `function`.",
     )
+    user_code: bool = Field(
+        default=False,
+        description="With `implicit`: Python raises the error in the user's own code that `function` calls "
+        "(a remote-code model's method), not in the library's; the before then passes when Python, not a raise "
+        "statement, raises it in the snippet's code and it unwinds through `function`.",
+    )
     module: str | None = Field(
         default=None,
         description="Import path of the module that defines `function` on every target "
         "(default: the module of `path`, by the library profile's source root).",
     )
+
+    @model_validator(mode="after")
+    def _user_code_is_implicit(self) -> Source:
+        if self.user_code and not self.implicit:
+            raise ValueError("user_code: true needs implicit: true (Python raises it, in the code `function` calls)")
+        return self
 
     @model_validator(mode="after")
     def _pinned(self) -> Source:

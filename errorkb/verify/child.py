@@ -194,12 +194,18 @@ def observer_config(spec: dict[str, Any], library: LibraryProfile, runtime: Runt
             slots.append(slot(f"{api['owner']}.{api['name']}", old, label_kind="old"))
     watched = [sys.modules.get(name) for name in {spec["module"], library.name}]
     spaces = _spaces([m for m in watched if m is not None])
-    stdlib = sorted({sysconfig.get_paths()[name] + "/" for name in ("stdlib", "platstdlib")})
+    # The standard library's files, and its frozen modules (`<frozen os>`: an installed 3.11 runs
+    # os, importlib and others frozen); the snippet compiling code under either name is tampering.
+    stdlib = sorted({sysconfig.get_paths()[name] + "/" for name in ("stdlib", "platstdlib")} | {"<frozen "})
     site = sorted({sysconfig.get_paths()[name] + "/" for name in ("purelib", "platlib")}
                   | {path + "/" for path in sys.path if path.endswith("site-packages")})
     verifier = [str(Path(observer.__file__).resolve().parents[1]) + "/", str(Path(observer.__file__).parents[1]) + "/"]
     trusted = tuple(dict.fromkeys([*stdlib, *site, *roots, *verifier]))
-    protected = tuple(dict.fromkeys([*roots, *stdlib, *verifier]))
+    # Where an error may start *under* the function and still be the function's (Python's or the
+    # runtime's own code): the target, the runtime's packages, the standard library. Protected too:
+    # code the snippet compiles under those names is tampering.
+    beneath = tuple(dict.fromkeys([*roots, *_package_roots(runtime.packages), *stdlib]))
+    protected = tuple(dict.fromkeys([*roots, *stdlib, *verifier, *beneath]))
     restore = [(name, vars(sys.modules[name]), dict(vars(sys.modules[name])))
                for name in _RESTORED if name in sys.modules]
     return {
@@ -209,11 +215,21 @@ def observer_config(spec: dict[str, Any], library: LibraryProfile, runtime: Runt
         "owners": [(s["label"], s["owner"], s["name"], s["raw"]) for s in slots if s["kind"] == "function"],
         "sys_modules": [(name, sys.modules[name]) for name in {spec["module"], library.name} if name in sys.modules],
         "restore": restore, "target_roots": roots, "trusted_roots": trusted, "stdlib_roots": stdlib,
-        "protected_roots": protected, "opnames": tuple(dis.opname),
+        "protected_roots": protected, "beneath_roots": beneath, "opnames": tuple(dis.opname),
         "probe": runtime.device_probe(runtime_module, spec["device"]),
         "api": _api_config(api, spec.get("kind"), owner),
         "enders": [finish.__code__, _recording_exit_code()],
     }
+
+
+def _package_roots(names: tuple[str, ...]) -> list[str]:
+    """The folders of these imported packages (the runtime's), each ending in a slash."""
+    found = []
+    for name in names:
+        module = sys.modules.get(name)
+        for folder in getattr(module, "__path__", None) or []:
+            found += [str(Path(folder)) + "/", str(Path(folder).resolve()) + "/"]
+    return found
 
 
 def slot(label: str, found: tuple[object, str, object, CodeType], label_kind: str = "function") -> dict[str, Any]:
@@ -248,7 +264,9 @@ def _reads(code: CodeType, globals_: dict[str, Any]) -> list[tuple[dict[str, Any
         if name in globals_:
             value = globals_[name]
             found.append((globals_, name, value, f"{module_name}.{name}"))
-            if isinstance(value, types.ModuleType):
+            # A plain module only: a lazily loading package (the library's own `_LazyModule`) fills its
+            # namespace as its submodules load, which is not tampering; its submodules are plain ones.
+            if type(value) is types.ModuleType:
                 inner = vars(value)
                 found += [(inner, attribute, inner[attribute], f"{value.__name__}.{attribute}")
                           for attribute in sorted(names) if attribute in inner]
@@ -273,14 +291,15 @@ def _init_codes(module: types.ModuleType, roots: list[str]) -> dict[CodeType, An
     return found
 
 
-def _spaces(modules: list[types.ModuleType]) -> list[tuple[str, object, dict[str, Any]]]:
-    """The library's namespaces whose names must not change: the modules and the classes they define."""
-    spaces: list[tuple[str, object, dict[str, Any]]] = []
+def _spaces(modules: list[types.ModuleType]) -> list[tuple[str, object, dict[str, Any], bool]]:
+    """The library's namespaces whose names must not change: the modules and the classes they define,
+    and whether new names may appear (a lazily loading package binds its exports as they load)."""
+    spaces: list[tuple[str, object, dict[str, Any], bool]] = []
     for module in modules:
-        spaces.append((module.__name__, module, dict(vars(module))))
+        spaces.append((module.__name__, module, dict(vars(module)), type(module) is not types.ModuleType))
         for value in list(vars(module).values()):
             if isinstance(value, type) and value.__module__ == module.__name__:
-                spaces.append((f"{module.__name__}.{value.__qualname__}", value, dict(vars(value))))
+                spaces.append((f"{module.__name__}.{value.__qualname__}", value, dict(vars(value)), False))
     return spaces
 
 

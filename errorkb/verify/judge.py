@@ -222,6 +222,11 @@ def _judge_before(check: Check, seen: Observation) -> Verdict:
                              f"placeholder {{{placeholder}}} is {values[placeholder]!r}; expected {wanted!r}")
     where = f"from {wording.function} (line {start.line})" if wording.function and start else \
         f"at the use of {function}"
+    if wording.function and start and start.where == "beneath":
+        where += f", in {start.code or 'code'} it called"
+    elif wording.function and start and start.where == "snippet":
+        where = (f"by Python in {start.code or 'the snippet'} (line {start.line}), the user's code "
+                 f"{wording.function} called")
     worded = "" if index == 0 else f", as worded {_worded(wording)}"
     return Verdict(outcome=Outcome.PASS, code=Code.RAISED_AS_DOCUMENTED,
                    reason=f"raised {judged.type} {where}{worded}", wording=index)
@@ -235,7 +240,14 @@ def _misplaced(check: Check, error: ExceptionInfo, wording: Wording, index: int)
         if start is None:
             return _fail(Code.WRONG_RAISE_SITE, f"raised from {_origin(error)}, where the verifier did not see it "
                                                 f"raised; expected {wording.function}")
-        if start.where != "target" or start.function != wording.function:
+        beneath = start.where == "beneath" and entry.source.implicit  # Python or the runtime, under the function
+        # Python, in the user's own code the function called (a remote model's method), this very
+        # exception then unwinding the function's frame: only where the entry says so (`user_code`).
+        user = (entry.source.implicit and entry.source.user_code and start.where == "snippet"
+                and wording.function in start.through and start.opcode not in ("RAISE_VARARGS", "RERAISE", None))
+        if user:
+            return None
+        if (start.where != "target" and not beneath) or start.function != wording.function:
             return _fail(Code.WRONG_RAISE_SITE, f"raised from {_place(start)}; expected {wording.function}")
         if index == 0 and entry.kind == "raise" and not entry.source.implicit and start.opcode != "RAISE_VARARGS":
             return _fail(Code.WRONG_RAISE_SITE, f"raised in {start.function} (line {start.line}) by what it called "
@@ -266,6 +278,8 @@ def _misplaced(check: Check, error: ExceptionInfo, wording: Wording, index: int)
 def _place(start: Start) -> str:
     if start.where == "target":
         return f"{start.function} (line {start.line})"
+    if start.where == "beneath":
+        return f"{start.code or '?'}, called by {start.function} (line {start.line}), in an entry not marked implicit"
     name = (start.file or "?").rsplit("/", 1)[-1]
     return f"{start.code or '?'} ({name}:{start.line}), outside the target"
 

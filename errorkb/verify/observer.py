@@ -294,12 +294,14 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object, non
         "target_roots": tuple(config["target_roots"]), "trusted_roots": tuple(config["trusted_roots"]),
         "stdlib_roots": tuple(config["stdlib_roots"]),
         "protected_roots": tuple(config["protected_roots"]),
+        "beneath_roots": tuple(config.get("beneath_roots", ())),
         "untrusted": {}, "tracked": {}, "by_ref": {}, "overrides": {},
         "threads": {main}, "expected": 0, "installers": frozenset([thread_bootstrap.__code__]),
         "bootstrap": thread_bootstrap, "settrace": sys.settrace, "audit": sys.audit,
         "start": _thread.start_new_thread, "signal": _signal.signal, "getsignal": _signal.getsignal,
         "handlers": {}, "trampoline": _trampoline, "redeliver": redeliver,
-        "spaces": [(label, space, dict(snapshot)) for label, space, snapshot in config.get("spaces", [])],
+        "spaces": [(label, space, dict(snapshot), bool(grows)) for label, space, snapshot, grows
+                   in config.get("spaces", [])],
         "owners": [(label, owner, name, raw) for label, owner, name, raw in config.get("owners", [])],
         "modules": [(name, module) for name, module in config.get("sys_modules", [])],
         "sys_modules": sys.modules,
@@ -845,7 +847,10 @@ def _p_exception(record: list[Any], frame: Any, arg: Any) -> None:
         return
     error, tb = arg[1], arg[2]
     record[3] = error
-    if type(tb) is not _c_TracebackType or tb.tb_frame is not frame or tb.tb_next is not None:
+    if type(tb) is not _c_TracebackType or tb.tb_frame is not frame:
+        return
+    deepest = tb if tb.tb_next is None else _p_beneath(record, tb)
+    if deepest is None:
         return
     refs, held = _S["refs"], _S["held"]
     known = _c_dict_get(refs, id(error))
@@ -857,13 +862,32 @@ def _p_exception(record: list[Any], frame: Any, arg: Any) -> None:
     held.append(error)
     refs[id(error)] = number
     index = record[1]
-    op = _p_opname(frame.f_code, tb.tb_lasti)
+    started = deepest.tb_frame.f_code
+    op = _p_opname(started, deepest.tb_lasti)
     module = _c_dict_get(frame.f_globals, "__name__")
-    _p_emit({"e": "raised", "r": number, "w": index, "where": record[6], "code": frame.f_code.co_qualname,
-             "type": _p_name(type(error)),
+    _p_emit({"e": "raised", "r": number, "w": index, "where": "beneath" if deepest is not tb else record[6],
+             "code": started.co_qualname, "type": _p_name(type(error)),
              "qualified": _p_qualified(type(error)), "message": _p_message(error), "line": tb.tb_lineno,
              "op": op, "file": frame.f_code.co_filename, "module": module if type(module) is str else None,
              "api": _p_api_facts(error, frame, op) if index < 0 else None})
+
+
+def _p_beneath(record: list[Any], tb: Any) -> Any:
+    """For an exception passing through a frame of a watched function: the traceback entry where it
+    started, when every frame between is the library's or the runtime's own code (an error Python or
+    the runtime raises under the function, such as torch's in `Tensor.__len__`); else None. Code
+    compiled by the snippet under those files' names is tampering (the protected roots)."""
+    if record[1] < 0:
+        return None
+    roots = _S["beneath_roots"]
+    below = tb.tb_next
+    deepest = None
+    while below is not None:
+        if type(below) is not _c_TracebackType or not _p_in_roots(below.tb_frame.f_code.co_filename, roots):
+            return None
+        deepest = below
+        below = below.tb_next
+    return deepest
 
 
 def _p_opname(code: Any, offset: Any) -> str | None:
@@ -1158,7 +1182,7 @@ def _p_end_checks() -> None:
     for name, module in _S["modules"]:
         if _c_dict_get(modules, name) is not module:
             _p_tamper("replaced", "sys.modules[" + _c_str_repr(name) + "]")
-    for label, space, snapshot in _S["spaces"]:
+    for label, space, snapshot, grows in _S["spaces"]:
         if _p_is_module(space):
             current = _c_module_dict(space)
         else:
@@ -1166,6 +1190,8 @@ def _p_end_checks() -> None:
         for key, value in _c_dict_items(snapshot):
             if _c_dict_get(current, key, _c_MISSING) is not value:
                 _p_tamper("replaced", label + "." + key)
+        if grows:  # a lazily loading package: its loader binds new names; replacing one is still seen
+            continue
         for key, value in list(_c_dict_items(current)):
             if type(key) is not str or _c_dict_get(snapshot, key, _c_MISSING) is not _c_MISSING:
                 continue

@@ -130,16 +130,19 @@ class ApiFacts(_Record):
 class Start(_Record):
     """Where the observer saw an exception *start*, by identity: a frame whose code object is a watched
     function's (`target`), the snippet's own (`snippet`), or the library's `__getattr__` (`library`),
-    with the traceback so far that frame alone; its text and what it concerned, read at that moment."""
+    with the traceback so far that frame alone; or (`beneath`) in the library's or the runtime's own
+    code that a watched function's frame called, nothing else between (`code` names where, `line` is
+    the function's); its text and what it concerned, read at that moment."""
 
     function: str | None = None  # the watched function's label, for `target`
-    where: Literal["target", "snippet", "library"]
+    where: Literal["target", "snippet", "library", "beneath"]
     code: str | None = None  # the qualified name of the code it started in (for people)
     type: str
     qualified_type: str | None = None
     message: str | None = None  # None: not readable then without running the exception's own code
     line: int | None = None
     opcode: str | None = None  # the instruction it started at (RAISE_VARARGS: a `raise` statement)
+    through: list[str] = Field(default_factory=list)  # watched functions whose frames this very object unwound
     file: str | None = None
     module: str | None = None
 

@@ -57,7 +57,7 @@ class RaisedEvent(_Event):
     e: Literal["raised"]
     r: int
     w: int
-    where: Literal["target", "snippet", "library"]
+    where: Literal["target", "snippet", "library", "beneath"]
     code: str | None = None  # the qualified name of the code it started in
     type: str
     qualified: str | None = None
@@ -242,6 +242,7 @@ def _observation(stream: Stream, end: EndEvent, start: StartEvent) -> Observatio
     calls = _calls(stream, end, slots, "function", first_only=True)
     old = _calls(stream, end, slots, "old")
     exception = _exception(described.get("exception"), stream.raised.get(end.r) if end.r is not None else None,
+                           _through(stream, end.r, slots),
                            slots)
     replaced, other = _tampering(stream, slots)
     environment = described.get("environment")
@@ -307,18 +308,27 @@ def _calls(stream: Stream, end: EndEvent, slots: list[tuple[str, ...]], kind: st
                  raised_count=max(raised_count, len(raised)), running=running)
 
 
-def _exception(described: Any, raised: RaisedEvent | None, slots: list[tuple[str, ...]]) -> ExceptionInfo | None:
+def _through(stream: Stream, number: int | None, slots: list[tuple[str, ...]]) -> list[str]:
+    """The watched functions whose frames the exception held as `number` unwound, by identity."""
+    if number is None:
+        return []
+    return sorted({slots[event.w][0] for event in stream.unwound if event.r == number and 0 <= event.w < len(slots)})
+
+
+def _exception(described: Any, raised: RaisedEvent | None, through: list[str],
+               slots: list[tuple[str, ...]]) -> ExceptionInfo | None:
     if not isinstance(described, dict):
         return None
     facts = dict(described)
     start = None
     if raised is not None:
         label = slots[raised.w][0] if 0 <= raised.w < len(slots) else None
-        start = Start(function=label if raised.where == "target" else None, where=raised.where, code=raised.code,
+        start = Start(function=label if raised.where in ("target", "beneath") else None, where=raised.where,
+                      code=raised.code,
                       type=raised.type,
                       qualified_type=raised.qualified, message=raised.message, line=raised.line, opcode=raised.op,
-                      file=raised.file, module=raised.module)
-        if raised.where == "target" and label is not None and raised.file and raised.line:
+                      file=raised.file, module=raised.module, through=through)
+        if raised.where in ("target", "beneath") and label is not None and raised.file and raised.line:
             facts["raise_site"] = Site(file=raised.file, function=label, line=raised.line, module=raised.module)
         if raised.api is not None:
             facts["api"] = ApiFacts(via=raised.api.get("via"), owner_is_target=bool(raised.api.get("owner_is_target")),
