@@ -255,3 +255,81 @@ def test_a_key_error_is_documented_with_the_quotes_python_prints():
     assert same_message("Cache only has {n} layers", "KeyError", "'Cache only has {n} layers'")
     assert not same_message("Cache only has {n} layers", "ValueError", "'Cache only has {n} layers'")
     assert same_message("plain", "ValueError", "plain")
+
+
+# -- errors raised under the function: by the runtime's own code, or by the user's code it calls ---------
+
+ZERO_DIM = """\
+id: {id}
+title: A size passed as a 0-d tensor
+exception: TypeError
+message: "len() of a 0-d tensor"
+source:
+  commit: a597f974857b3d92939971296bc0deb93d33d780
+  path: src/transformers/cache_utils.py
+  line: 1466
+  function: Cache.early_initialization
+  implicit: true
+  release: 5.15.1
+""" + COMMON
+ZERO_DIM_BEFORE = ("import torch\nfrom transformers import DynamicCache\ncache = DynamicCache()\n"
+                   "cache.early_initialization(1, torch.tensor(6), 64, torch.float32, 'cpu')\n")
+
+
+def test_an_error_the_runtime_raises_under_an_implicit_entrys_function_is_the_functions(tmp_path):
+    """torch raises it in `Tensor.__len__`, which `early_initialization` called: only torch between."""
+    record = run(tmp_path, ZERO_DIM, ZERO_DIM_BEFORE)["before"]
+    assert (record.outcome, record.code) == (Outcome.PASS, Code.RAISED_AS_DOCUMENTED), record.reason
+    assert record.exception.started.where == "beneath" and "Tensor.__len__" in record.reason
+
+
+def test_the_same_error_under_an_entry_not_marked_implicit_is_misplaced(tmp_path):
+    entry = ZERO_DIM.replace("  implicit: true\n", "")
+    record = run(tmp_path, entry, ZERO_DIM_BEFORE)["before"]
+    assert (record.outcome, record.code) == (Outcome.FAIL, Code.WRONG_RAISE_SITE), record.reason
+
+
+def test_the_runtimes_error_raised_from_a_snippet_callback_under_the_function_is_not_the_functions(tmp_path):
+    """The snippet's own `__len__` between the function and torch: the snippet raised it, not the library."""
+    before = ("import torch\nfrom transformers import DynamicCache\ncache = DynamicCache()\n"
+              "class Heads(list):\n    def __len__(self):\n        return len(torch.tensor(6))\n"
+              "cache.early_initialization(1, Heads([4]), 64, torch.float32, 'cpu')\n")
+    record = run(tmp_path, ZERO_DIM, before)["before"]
+    assert record.outcome is Outcome.FAIL, record.reason
+
+
+UNPACK = """\
+id: {id}
+title: User code unpacking what the library returned
+exception: ValueError
+message: "too many values to unpack (expected 2)"
+source:
+  commit: a597f974857b3d92939971296bc0deb93d33d780
+  path: src/transformers/cache_utils.py
+  line: 1489
+  function: Cache.get_seq_length
+  implicit: true
+  user_code: true
+  release: 5.15.1
+""" + COMMON
+
+
+def test_a_user_code_entry_passes_when_python_raises_it_in_the_code_the_function_called(tmp_path):
+    before = ("from transformers import DynamicCache\n"
+              "class Mine(DynamicCache):\n"
+              "    def __init__(self):\n        super().__init__()\n        self.layers = Layers([None])\n"
+              "class Layers(list):\n    def __getitem__(self, index):\n        a, b = (1, 2, 3)\n"
+              "Mine().get_seq_length()\n")
+    record = run(tmp_path, UNPACK, before)["before"]
+    assert (record.outcome, record.code) == (Outcome.PASS, Code.RAISED_AS_DOCUMENTED), record.reason
+    assert "Cache.get_seq_length" in record.exception.started.through
+
+
+@pytest.mark.parametrize("before", [
+    "a, b = (1, 2, 3)\n",  # never under the function
+    "from transformers import DynamicCache\nDynamicCache().get_seq_length()\n"
+    "raise ValueError('too many values to unpack (expected 2)')\n",  # a raise statement
+], ids=["not-under-the-function", "raised-by-hand"])
+def test_a_user_code_entry_fails_when_the_error_never_unwound_the_function(tmp_path, before):
+    record = run(tmp_path, UNPACK, before)["before"]
+    assert record.outcome is Outcome.FAIL, record.reason
