@@ -1174,8 +1174,8 @@ def _p_end_checks() -> None:
     for label, owner, name, raw in _S["owners"]:
         if _p_is_module(owner):
             current = _c_dict_get(_c_module_dict(owner), name, _c_MISSING)
-        else:
-            current = _c_proxy_get(_c_type_dict(owner), name, _c_MISSING)
+        else:  # as it was resolved: through the MRO (DynamicCache.get_max_cache_shape may be Cache's)
+            current = _p_class_attr(owner, name)
         if current is not raw:
             _p_tamper("replaced", label)
     modules = _S["sys_modules"]

@@ -333,3 +333,19 @@ def test_a_user_code_entry_passes_when_python_raises_it_in_the_code_the_function
 def test_a_user_code_entry_fails_when_the_error_never_unwound_the_function(tmp_path, before):
     record = run(tmp_path, UNPACK, before)["before"]
     assert record.outcome is Outcome.FAIL, record.reason
+
+
+def test_a_function_the_class_inherits_is_not_taken_for_a_replaced_one(tmp_path):
+    """`DynamicCache.get_max_cache_shape` is `Cache`'s in 5.x: resolved through the MRO before the
+    snippet ran, and compared the same way at the end (it was reported 'replaced')."""
+    entry = REMOVED_METHOD.replace("function: Cache.get_seq_length", "function: DynamicCache.get_max_cache_shape")
+    after = SETUP + "assert cache.get_max_cache_shape() == -1\n"
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    make_project(tmp_path, entries={"kind-check.yml": entry.replace("{id}", "kind-check")},
+                 snippets={"kind-check": {"before.py": SETUP + "cache.get_usable_length(3, 0)\n", "after.py": after,
+                                          "guard.py": after}})
+    project = load_project(tmp_path)
+    report = verify(project, load_project_entries(project).entries, targets=["bundled"], devices=["cpu"], jobs=1)
+    records = {record.role: record for record in report.checks}
+    assert records["after"].outcome is Outcome.PASS and not records["after"].tampered, records["after"].reason
+    assert records["before"].outcome is Outcome.PASS, records["before"].reason
