@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
-from errorkb.core.load import LoadResult, load_project_entries
+from errorkb.core.load import LoadedEntry, LoadResult, load_project_entries
 from errorkb.core.problems import ProblemsFound
 from errorkb.core.project import Project, load_project
 from errorkb.verify.run import Isolation
@@ -136,6 +136,9 @@ def _parser() -> argparse.ArgumentParser:
     matrix.add_argument("--rebuild", action="store_true", help="recreate the releases' environments")
     matrix.add_argument("--no-cache", action="store_true", help="re-run every check in every release")
     matrix.add_argument("--parallel", type=int, default=2, help="releases run at a time (default: 2)")
+    matrix.add_argument("--environments-only", action="store_true",
+                        help="only build the environments of the releases the entries pin (or of --release ones), "
+                             "which `verify --target upstream` and `check --drift` need; run nothing")
     matrix.set_defaults(command=cmd_matrix)
 
     cover = commands.add_parser("coverage", help="raise sites of the followed files and the entries documenting them")
@@ -282,6 +285,8 @@ def cmd_matrix(project: Project, args: argparse.Namespace) -> int:
 
     result = _load_or_report(project)
     settings = project.matrix
+    if args.environments_only:
+        return _build_environments(project, result.entries, args)
     releases = matrix.sort_releases(args.release or settings.releases or [], "0") \
         or matrix.discover_releases(project.library.dist, settings.since)
     data = matrix.run_matrix(project, result.entries, releases, ids=args.ids or None, rebuild=args.rebuild,
@@ -304,6 +309,27 @@ def cmd_matrix(project: Project, args: argparse.Namespace) -> int:
     out.print(f"{len(releases) - len(failed)} of {len(releases)} releases ran — report: "
               f"{project.rel(matrix.matrix_path(project))}", markup=False)
     return 0
+
+
+def _build_environments(project: Project, loaded: list[LoadedEntry], args: argparse.Namespace) -> int:
+    """The release environments the entries' pins need (those not installed here), built once each."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from errorkb.verify import matrix
+    from errorkb.verify.targets import installed_version
+
+    installed = installed_version(project.library)
+    pinned = {one.entry.source.release for one in loaded if one.entry.source.release}
+    releases = matrix.sort_releases(args.release or sorted(pinned - {installed}), "0")
+    with ThreadPoolExecutor(max_workers=max(1, args.parallel)) as pool:
+        envs = list(pool.map(lambda release: matrix.ensure_env(project, release, rebuild=args.rebuild), releases))
+    for env in envs:
+        if env.python is None:
+            err.print(f"{project.library.dist} {env.release}: {env.error}", markup=False)
+    built = sum(env.python is not None for env in envs)
+    out.print(f"{built} of {len(envs)} release environments ready under "
+              f"{project.rel(project.cache_dir / 'matrix')}", markup=False)
+    return 0 if built == len(envs) else 1
 
 
 def cmd_coverage(project: Project, args: argparse.Namespace) -> int:

@@ -265,3 +265,19 @@ def test_the_matrix_command_prints_n_of_n_and_a_time_estimate(two_entries, monke
     assert "transformers 5.0.0 (1 of 2): environment" in err
     assert "transformers 5.1.0 (2 of 2): verifying 2 entries" in err
     assert "[1/2, 0 s elapsed, about 0 s left]" in err and "[2/2, " in err
+
+
+def test_environments_only_builds_the_releases_the_entries_pin_and_runs_nothing(two_entries, monkeypatch, capsys):
+    """`errorkb matrix --environments-only` (scripts/test.sh runs it): the pinned releases not
+    installed here, each once; no check runs and the matrix file is not written."""
+    from errorkb.verify import matrix
+
+    entry = two_entries / "docs" / "errors" / "transformers" / "num-heads-list-length.yml"
+    entry.write_text(entry.read_text().replace("release: 5.15.1", "release: 4.99.0"))
+    built = []
+    monkeypatch.setattr(matrix, "ensure_env", lambda project, release, rebuild=False: built.append(release) or
+                        Env(release, Path(sys.executable)))
+    monkeypatch.setattr(matrix, "run_matrix", lambda *a, **k: pytest.fail("--environments-only ran the matrix"))
+    assert main(["--root", str(two_entries), "matrix", "--environments-only"]) == 0
+    assert built == ["4.99.0"] and "1 of 1 release environments ready" in capsys.readouterr().out
+    assert not (two_entries / "reports" / "matrix").exists()

@@ -875,7 +875,7 @@ def _p_exception(record: list[Any], frame: Any, arg: Any) -> None:
 def _p_beneath(record: list[Any], tb: Any) -> Any:
     """For an exception passing through a frame of a watched function: the traceback entry where it
     started, when every frame between is the library's or the runtime's own code (an error Python or
-    the runtime raises under the function, such as torch's in `Tensor.__len__`); else None. Code
+    the runtime raises under the function, such as a tensor's `__len__`); else None. Code
     compiled by the snippet under those files' names is tampering (the protected roots)."""
     if record[1] < 0:
         return None
