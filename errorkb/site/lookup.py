@@ -445,21 +445,22 @@ class Lookup:
         return Answer(matches, cut, len(kept), meter.work)
 
 
-def _contains_all(text: str, pieces: tuple[str, ...], meter: Meter) -> bool:
-    """A wording can only match a text holding every one of its fixed pieces."""
-    for piece in pieces:
-        at = text.find(piece)
-        meter.work += len(text) if at < 0 else at + len(piece)
-        if at < 0:
-            return False
-    return True
+def _has_piece(text: str, piece: str, meter: Meter) -> bool:
+    """Whether the text holds the piece, counting what the scan read: up to the end of the piece
+    where found, the whole text where not. Callers use it with `all` or `any`, which stop at the
+    first piece that decides, so the pieces after it are neither scanned nor counted."""
+    at = text.find(piece)
+    meter.work += len(text) if at < 0 else at + len(piece)
+    return at >= 0
 
 
 def _match_one(item: _Template, text: str, options: list[Candidate], meter: Meter) -> Match | None:
-    if not _contains_all(text, item.pieces, meter):
+    # A wording can only match a text holding every one of its fixed pieces.
+    if not all(_has_piece(text, piece, meter) for piece in item.pieces):
         return None
     wording = item.known.wordings[item.wording]
-    recognised = _contains_any(text, item.known.recognised_by, meter)
+    # Whether the text holds one of the entry's `recognised_by` texts.
+    recognised = any(_has_piece(text, piece, meter) for piece in item.known.recognised_by)
     best = None
     for option in options:
         if option.exception is not None and not same_exception(option.exception, wording.exception):
@@ -487,16 +488,6 @@ def _told_apart(matches: list[Match], text: str, meter: Meter) -> list[Match]:
     meter.work += len(text)
     bare = "\n" not in text
     return [m for m in matches if m not in doubtful or (bare and m.exact)]
-
-
-def _contains_any(text: str, pieces: tuple[str, ...], meter: Meter) -> bool:
-    """Whether the text holds one of the pieces (an entry's `recognised_by`)."""
-    for piece in pieces:
-        at = text.find(piece)
-        meter.work += len(text) if at < 0 else at + len(piece)
-        if at >= 0:
-            return True
-    return False
 
 
 # -- the release a paste came from -------------------------------------------------------------

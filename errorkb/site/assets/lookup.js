@@ -389,14 +389,12 @@
     }
   }
 
-  /* A wording can only match a text holding every one of its fixed pieces. */
-  function containsAll(text, pieces, meter) {
-    for (const piece of pieces) {
-      const at = text.indexOf(piece);
-      meter.work += at < 0 ? text.length : at + piece.length;
-      if (at < 0) return false;
-    }
-    return true;
+  /* Whether the text holds the piece, counting what the scan read (lookup.py:_has_piece); used with
+   * `every` or `some`, which stop at the first piece that decides. */
+  function hasPiece(text, piece, meter) {
+    const at = text.indexOf(piece);
+    meter.work += at < 0 ? text.length : at + piece.length;
+    return at >= 0;
   }
 
   /* Drop an entry whose `recognised_by` texts a paste showing more than the bare message lacks
@@ -409,20 +407,12 @@
     return matches.filter((m) => !doubtful.has(m) || (bare && m.exact));
   }
 
-  /* Whether the text holds one of the pieces (an entry's `recognised_by`). */
-  function containsAny(text, pieces, meter) {
-    for (const piece of pieces) {
-      const at = text.indexOf(piece);
-      meter.work += at < 0 ? text.length : at + piece.length;
-      if (at >= 0) return true;
-    }
-    return false;
-  }
-
   function matchOne(item, text, options, meter) {
-    if (!containsAll(text, item.pieces, meter)) return null;
+    // A wording can only match a text holding every one of its fixed pieces.
+    if (!item.pieces.every((piece) => hasPiece(text, piece, meter))) return null;
     const wording = item.known.wordings[item.wording];
-    const recognised = containsAny(text, item.known.recognisedBy, meter);
+    // Whether the text holds one of the entry's `recognised_by` texts.
+    const recognised = item.known.recognisedBy.some((piece) => hasPiece(text, piece, meter));
     const make = (values, exception, exact, chain) => ({ entry: item.known.entry, known: item.known, values, exception,
       exact, fixed: item.fixed, wording: item.wording, matched: wording, chain, release: null, recognised });
     let best = null;
