@@ -293,6 +293,7 @@ def cmd_matrix(project: Project, args: argparse.Namespace) -> int:
                              cache=not args.no_cache, parallel=args.parallel,
                              progress=lambda message: err.print(message, markup=False))
     hashes = {one.entry.id: matrix.current_hashes(project, one.entry) for one in result.entries}
+    entries = {one.entry.id: one.entry for one in result.entries}
     for entry_id in sorted(args.ids or hashes):
         summary = matrix.summarize(entry_id, data, hashes.get(entry_id, {}))
         if summary is None:
@@ -303,6 +304,11 @@ def cmd_matrix(project: Project, args: argparse.Namespace) -> int:
         raises = matrix.describe_spans(summary.raises) or f"none of the {summary.tested} releases"
         fixed = f"; fixed in {summary.fixed_in}" if summary.fixed_in else ""
         out.print(f"{entry_id}: raises in {raises}{fixed}", markup=False)
+        disagree = summary.disagreements(entries[entry_id]) if entry_id in entries else []
+        if disagree:
+            declared = entries[entry_id].releases.raises  # type: ignore[union-attr]  # a claim: it disagrees
+            err.print(f"{entry_id}: declared to raise in {declared}, but the matrix disagrees in "
+                      f"{', '.join(disagree)}", markup=False)
     failed = [status for status in data.releases if status.release in releases and not status.ran]
     for status in failed:
         err.print(f"{status.release}: {status.error}", markup=False)

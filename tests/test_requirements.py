@@ -49,3 +49,17 @@ def test_a_bad_requirement_string_is_a_located_problem(tmp_path):
         "guards:", "requires: ['not a requirement!!']\nguards:")})
     problems = [str(p) for p in load_project_entries(load_project(tmp_path)).problems]
     assert len(problems) == 1 and "is not a requirement string like 'hqq>=0.2'" in problems[0], problems
+
+
+def test_needs_are_looked_up_on_another_environments_path(tmp_path):
+    """The version matrix answers a release's unmet needs from outside it, on that release's path."""
+    entry = entry_with(tmp_path, {"guards:": "requires: ['demo-kernels>=2']\nguards:"})
+    site = tmp_path / "site-packages"
+    (site / "demo_kernels-1.0.dist-info").mkdir(parents=True)
+    (site / "demo_kernels-1.0.dist-info" / "METADATA").write_text("Name: demo-kernels\nVersion: 1.0\n")
+    assert unmet(entry, "before", "cpu", TORCH) == "needs demo-kernels>=2 (not installed)"  # not here
+    assert unmet(entry, "before", "cpu", TORCH, [str(site)]) == "needs demo-kernels>=2 (installed: 1.0)"
+    (site / "demo_kernels-1.0.dist-info" / "METADATA").write_text("Name: demo-kernels\nVersion: 2.1\n")
+    assert unmet(entry, "before", "cpu", TORCH, [str(site)]) is None
+    assert unmet(entry, "before", "cpu", TORCH, [str(tmp_path / "elsewhere")]) == \
+        "needs demo-kernels>=2 (not installed)"

@@ -183,6 +183,17 @@ def test_a_changed_entry_expectation_makes_matrix_results_stale(two_entries):
     assert summarize("e", matrix, {"entry": moved.expectation_digest()}).stale
 
 
+def test_a_target_module_missing_from_a_release_is_not_run_there_not_does_not_raise():
+    """Mamba before 4.39: the check could not load its module; that release tested nothing."""
+    matrix = _matrix({"4.36.2": "fail", "4.39.3": "pass", "4.44.2": "fail"})
+    missing = next(r for r in matrix.results if r.release == "4.36.2")
+    matrix = merged(matrix, "transformers", [], [missing.model_copy(update={"before": Verdicts(
+        outcome="fail", code=Code.SETUP_FAILED, reason="could not load the target: ModuleNotFoundError")})])
+    summary = summarize("e", matrix, {})
+    assert summary.ran == ["4.39.3", "4.44.2"] and summary.tested == 2
+    assert summary.raises == [("4.39.3", "4.39.3")] and summary.fixed_in == "4.44.2"
+
+
 def test_summaries_of_an_error_still_raised_in_the_newest_release():
     summary = summarize("e", _matrix({"5.4.0": "fail", "5.5.1": "pass", "5.24.0": "pass"}), {})
     assert summary.raises == [("5.5.1", "5.24.0")] and summary.fixed_in is None
@@ -199,6 +210,42 @@ def test_run_release_verifies_inside_the_given_interpreter(two_entries):
     assert (result.entry, result.before.outcome, result.after.outcome) == ("head-dim-list-length", "pass", "pass")
     assert result.line == 1471 and result.before.code is Code.RAISED_AS_DOCUMENTED
     assert {record.isolation for record in records if record.outcome.ran} == {"fork+bwrap"}, "matrix checks run sandboxed"
+
+
+@needs_pinned
+def test_a_rerun_answers_from_the_cache_and_starts_a_release_only_for_what_changed(two_entries, monkeypatch):
+    """The matrix after one entry changed: the release's verifier starts for that entry alone, and
+    not at all when nothing changed; the verdicts it did not re-measure are the cached ones."""
+    from errorkb.verify import matrix
+
+    project = load_project(two_entries)
+    loaded = load_project_entries(project).entries
+    monkeypatch.setattr(matrix, "ensure_env", lambda project, release, rebuild=False: Env(release, Path(sys.executable)))
+    started: list[list[str]] = []
+    real = matrix.run_release
+
+    def counted(project, env, ids, timeout=1800, cache=True):
+        started.append(list(ids))
+        return real(project, env, ids, timeout, cache)
+
+    monkeypatch.setattr(matrix, "run_release", counted)
+
+    def verdicts(data: MatrixFile) -> set[tuple]:
+        return {(r.entry, r.before.code, r.after.code, r.before.sha256, r.measured) for r in data.results}
+
+    first = matrix.run_matrix(project, loaded, [PINNED])
+    assert started == [sorted(one.entry.id for one in loaded)]
+    assert {(r.before.code, r.after.code) for r in first.results} == {(Code.RAISED_AS_DOCUMENTED, Code.RAN_CLEAN)}
+    again = matrix.run_matrix(project, loaded, [PINNED])
+    assert started[1:] == [], "nothing changed, yet the release's verifier was started"
+    assert verdicts(again) == verdicts(first) and again.status(PINNED).ran
+
+    after = two_entries / "snippets" / "head-dim-list-length" / "after.py"
+    after.write_text(after.read_text() + "# one entry changed\n")
+    changed = matrix.run_matrix(project, load_project_entries(project).entries, [PINNED])
+    assert started[1:] == [["head-dim-list-length"]]
+    kept = {v for v in verdicts(changed) if v[0] != "head-dim-list-length"}
+    assert kept == {v for v in verdicts(first) if v[0] != "head-dim-list-length"}
 
 
 def test_a_release_without_an_environment_is_reported_not_fatal(two_entries):
@@ -258,13 +305,29 @@ def test_the_matrix_command_prints_n_of_n_and_a_time_estimate(two_entries, monke
     """`errorkb matrix` says which release of how many it is on, and how long the rest should take."""
     from errorkb.verify import matrix
 
-    monkeypatch.setattr(matrix, "ensure_env", lambda project, release, rebuild=False: Env(release, None, "no env"))
+    monkeypatch.setattr(matrix, "ensure_env", lambda project, release, rebuild=False: Env(release, Path(sys.executable)))
     monkeypatch.setattr(matrix, "run_release", lambda project, env, ids, cache=True: ([], "set-up failed: no env"))
     assert main(["--root", str(two_entries), "matrix", "--release", "5.0.0", "--release", "5.1.0"]) == 0
     err = capsys.readouterr().err
     assert "transformers 5.0.0 (1 of 2): environment" in err
-    assert "transformers 5.1.0 (2 of 2): verifying 2 entries" in err
+    assert "transformers 5.1.0 (2 of 2): verifying 2 of 2 entries (0 of 4 checks known)" in err
     assert "[1/2, 0 s elapsed, about 0 s left]" in err and "[2/2, " in err
+
+
+def test_the_matrix_command_says_where_a_declared_range_and_the_measurement_disagree(two_entries, monkeypatch,
+                                                                                      capsys):
+    from errorkb.verify import matrix
+
+    entry = two_entries / "docs" / "errors" / "transformers" / "head-dim-list-length.yml"
+    entry.write_text(entry.read_text().replace("\nsource:", '\nreleases: {raises: ">=5.6"}\nsource:', 1))
+    measured = _matrix({"5.4.0": "fail", "5.5.1": "pass", "5.6.0": "pass"})
+    measured = merged(None, "transformers", measured.releases,
+                      [r.model_copy(update={"entry": "head-dim-list-length"}) for r in measured.results])
+    monkeypatch.setattr(matrix, "run_matrix", lambda *a, **k: measured)
+    assert main(["--root", str(two_entries), "matrix", "head-dim-list-length", "--release", "5.6.0"]) == 0
+    printed = capsys.readouterr()
+    assert "head-dim-list-length: raises in 5.5.1 – 5.6.0" in printed.out
+    assert "head-dim-list-length: declared to raise in >=5.6, but the matrix disagrees in 5.5.1" in printed.err
 
 
 def test_environments_only_builds_the_releases_the_entries_pin_and_runs_nothing(two_entries, monkeypatch, capsys):

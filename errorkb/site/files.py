@@ -148,9 +148,7 @@ def version_ranges(project: Project, pages: list[render.EntryPage]) -> dict[str,
         summary = matrix.summarize(page.entry.id, data, current)
         if summary is None:
             continue
-        measured = summary.measured_raises()
-        disagrees = tuple(release for release in summary.ran
-                          if page.entry.raises_at(release) not in (None, release in measured))
+        disagrees = tuple(summary.disagreements(page.entry))
         ranges[page.entry.id] = render.VersionRange(
             matrix.describe_spans(summary.raises), matrix.describe_spans(summary.after_passes), summary.fixed_in,
             newest, summary.tested, tuple(summary.failed_setup), summary.stale,

@@ -130,17 +130,16 @@ class Verifier:
     def record(self, check: Check) -> CheckRecord:
         skipped = self.reason_not_run(check)
         if skipped:
-            return _record(check, self.project, skipped)
+            return record_of(check, self.project, skipped)
         key = cache_key(check, self.fingerprint(check), self.runtime)
         hit = self.cache.get(key) if self.cache else None
         if hit is not None:
-            return hit.model_copy(update={"id": check.id, "entry": check.entry.id, "role": check.role,
-                                          "snippet": self.project.rel(check.snippet.path), "cached": True})
+            return reused(hit, check, self.project)
         python = self.interpreter(check) or Path(sys.executable)
         run = self.pool.run(check, self.timeout, python) if self.pool else \
             run_check(check, self.library, self.timeout, python, self.sandbox)
         verdict = judge(check, run, self.runtime)
-        record = _record(check, self.project, verdict, run, self.isolation_level, key)
+        record = record_of(check, self.project, verdict, run, self.isolation_level, key)
         if self.cache and verdict.cacheable:
             self.cache.put(key, record)
         return record
@@ -173,7 +172,7 @@ def verify(project: Project, loaded: list[LoadedEntry], *, ids: list[str] | None
         except Exception as error:  # one check the harness cannot judge must not bring the whole run down
             verdict = Verdict(outcome=Outcome.FAIL, code=Code.MALFORMED_OBSERVATION, cacheable=False,
                               reason=f"the verifier could not judge this check: {type(error).__name__}: {error}")
-            record = _record(check, project, verdict, None, verifier.isolation_level)
+            record = record_of(check, project, verdict, None, verifier.isolation_level)
         if on_result:
             on_result(record)
         return record
@@ -189,7 +188,13 @@ def verify(project: Project, loaded: list[LoadedEntry], *, ids: list[str] | None
     return new_report(verifier.fingerprints, records, run)
 
 
-def _record(check: Check, project: Project, verdict: Verdict, run: Run | None = None,
+def reused(hit: CheckRecord, check: Check, project: Project) -> CheckRecord:
+    """A cached record as this check's: marked cached, observed when it says (`verified_at`)."""
+    return hit.model_copy(update={"id": check.id, "entry": check.entry.id, "role": check.role,
+                                  "snippet": project.rel(check.snippet.path), "cached": True})
+
+
+def record_of(check: Check, project: Project, verdict: Verdict, run: Run | None = None,
             isolation: str | None = None, key: str | None = None) -> CheckRecord:
     fields: dict[str, Any] = {
         "id": check.id, "entry": check.entry.id, "role": check.role, "snippet": project.rel(check.snippet.path),

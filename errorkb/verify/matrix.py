@@ -7,9 +7,13 @@ Stages, one function each:
                         through a .pth file and installs only the release and what its era needs
                         (`era_requirements`). A failed set-up is recorded for that release and the
                         matrix goes on; it is never counted as "does not raise".
-3. `run_release`        `errorkb verify --target upstream --device cpu` inside that environment, with
-                        the verdict cache: the verifier, its isolation and its verdicts are exactly
-                        those of CI, and a rerun after one entry changed re-runs that entry only.
+3. `answer_known`       what needs no process: a verdict cached under the very key the release's
+                        verifier would compute (the release's fingerprint is its version), or a need
+                        the release's environment does not meet. A rerun after one entry changed
+                        starts the release's verifier for that entry only; none when nothing changed.
+   `run_release`        `errorkb verify --target upstream --device cpu` inside that environment, for the
+                        entries left: the verifier, its isolation and its verdicts are exactly those of
+                        CI (and it caches what it measures).
 4. `collect`            per entry and release: the before's and after's verdicts (codes included),
                         the raise line (captured, else re-resolved by AST), and the hashes they
                         were measured with, so a later change makes exactly those results stale.
@@ -44,10 +48,16 @@ from errorkb.core.entry import Entry
 from errorkb.core.load import LoadedEntry
 from errorkb.core.project import Project
 from errorkb.core.snippets import AFTER, BEFORE, read_snippet
+from errorkb.plugs import runtime_for
 from errorkb.source.drift import SourceIndex, resolve_line
 from errorkb.source.upstream import matrix_env
-from errorkb.verify.records import CheckRecord, Code, Outcome
+from errorkb.verify.cache import VerdictCache, cache_key
+from errorkb.verify.engine import record_of, reused
+from errorkb.verify.plan import Check, plan
+from errorkb.verify.records import CheckRecord, Code, Outcome, not_run
 from errorkb.verify.report import ReportError, now, read_report, write_lines
+from errorkb.verify.requirements import unmet
+from errorkb.verify.targets import UPSTREAM
 
 SCHEMA = 2
 
@@ -221,7 +231,48 @@ def _failed(marker: Path, release: str, error: str) -> Env:
     return Env(release, None, error)
 
 
-# -- 3. running -------------------------------------------------------------------------------
+# -- 3. answering and running -----------------------------------------------------------------
+
+
+def release_checks(project: Project, loaded: list[LoadedEntry], release: str, ids: list[str] | None) -> list[Check]:
+    """The checks `run_release`'s verifier plans at `release`: upstream, CPU, befores and afters."""
+    return plan(loaded, project, [UPSTREAM], ["cpu"], ids, release, [str(BEFORE), str(AFTER)])
+
+
+def answer_known(project: Project, env: Env, checks: list[Check]) -> tuple[list[CheckRecord], list[Check]]:
+    """(records of the checks the release's process need not run, the checks it must run).
+
+    Known: a need the release's environment does not meet (looked up on its import path), or a
+    verdict cached under the key the process would compute, every part of which is the same out
+    here (the release's fingerprint is its version; the runtime, the Python and the verifier are
+    this environment's, which the release's sees through its .pth file). A key that differs
+    after all is a miss, and the process runs the check: never a wrong answer."""
+    runtime = runtime_for(project.library.runtime)
+    cache = VerdictCache(project.cache_dir)
+    fingerprint = f"{project.library.dist}=={env.release}"
+    path = env_path(env)
+    known, left = [], []
+    for check in checks:
+        need = unmet(check.entry, check.role, check.device, runtime, path)
+        if need:
+            known.append(record_of(check, project, not_run(Code.UNMET_NEED, need)))
+            continue
+        hit = cache.get(cache_key(check, fingerprint, runtime))
+        if hit is not None:
+            known.append(reused(hit, check, project))
+        else:
+            left.append(check)
+    return known, left
+
+
+def env_path(env: Env) -> list[str]:
+    """Where the release's interpreter finds packages: its own site-packages, then this environment's."""
+    if env.python is None:
+        return []
+    folder = env.python.parent.parent
+    return [str(site) for site in sorted(folder.glob("lib/python*/site-packages"))] + \
+        [sysconfig.get_paths()["purelib"]]
+
 
 
 def run_release(project: Project, env: Env, ids: list[str], timeout: float = 1800,
@@ -244,10 +295,15 @@ def run_release(project: Project, env: Env, ids: list[str], timeout: float = 180
             report = read_report(path)
         except ReportError:
             return [], f"verify did not run: {(done.stderr or done.stdout).strip()[-500:]}"
-    ran = [c for c in report.checks if c.outcome.ran]
-    if ran and all(c.code is Code.SETUP_FAILED for c in ran):
-        return [], f"{project.library.dist} {env.release} does not import here: {ran[0].reason}"
     return report.checks, None
+
+
+def import_failure(project: Project, release: str, records: list[CheckRecord]) -> str | None:
+    """Why the release as a whole did not load, when no check of it could load its target."""
+    ran = [c for c in records if c.outcome.ran]
+    if ran and all(c.code is Code.SETUP_FAILED for c in ran):
+        return f"{project.library.dist} {release} does not import here: {ran[0].reason}"
+    return None
 
 
 # -- 4. collecting ----------------------------------------------------------------------------
@@ -270,8 +326,9 @@ def collect(entries: list[Entry], release: str, records: list[CheckRecord],
         index = indexes.get(entry.source.path)
         statement = entry.kind == "raise" and not entry.source.implicit  # a raise statement the AST can find
         line = site.line if site else (resolve_line(entry, index) if index and statement else None)
+        observed = max(r.verified_at for r in found.values() if r is not None)  # a cached verdict's own time
         results.append(Result(entry=entry.id, release=release, before=verdicts.get(BEFORE),
-                              after=verdicts.get(AFTER), line=line, digest=digests[entry.id], measured=now()))
+                              after=verdicts.get(AFTER), line=line, digest=digests[entry.id], measured=observed))
     return results
 
 
@@ -312,8 +369,19 @@ def run_matrix(project: Project, loaded: list[LoadedEntry], releases: list[str],
         at = f"{package} {release} ({numbers[release]} of {len(releases)})"
         progress(f"{at}: environment")
         env = ensure_env(project, release, rebuild=rebuild)
-        progress(f"{at}: verifying {len(entries)} entries")
-        records, error = run_release(project, env, [entry.id for entry in entries], cache=cache)
+        records: list[CheckRecord] = []
+        error = env.error
+        if env.python is not None:
+            checks = release_checks(project, loaded, release, ids)
+            known, left = answer_known(project, env, checks) if cache else ([], checks)
+            rerun = sorted({check.entry.id for check in left})
+            records = [record for record in known if record.entry not in rerun]
+            if rerun:
+                progress(f"{at}: verifying {len(rerun)} of {len(entries)} entries "
+                         f"({len(known)} of {len(checks)} checks known)")
+                measured, error = run_release(project, env, rerun, cache=cache)
+                records += measured
+            error = error or import_failure(project, release, records)
         index = _index(project, release, entries)
         runtime = next((str(c.environment.get("runtime_version")) for c in records if c.environment), None)
         isolation = next((c.isolation for c in records if c.isolation), None)
@@ -354,6 +422,11 @@ class Summary:
     wordings: dict[int, list[tuple[str, str]]] = field(default_factory=dict)  # wording → spans it was raised so
     ran: list[str] = field(default_factory=list)  # the releases in which the before ran, in order
 
+    def disagreements(self, entry: Entry) -> list[str]:
+        """The releases where the entry's declared range (`releases.raises`) and the measurement differ."""
+        measured = self.measured_raises()
+        return [release for release in self.ran if entry.raises_at(release) not in (None, release in measured)]
+
     def measured_raises(self) -> set[str]:
         """Every release in which the before raised the documented error."""
         spans = {(first, last) for first, last in self.raises}
@@ -381,7 +454,9 @@ def summarize(entry_id: str, matrix: MatrixFile, current: dict[str, str]) -> Sum
         return result.before if role == BEFORE else result.after
 
     def spans(role: str) -> tuple[list[str], list[tuple[str, str]]]:
-        ran = [r for r in releases if (v := verdicts(r, role)) is not None and v.outcome.ran]
+        # A snippet whose target module does not load at a release (Mamba before 4.39) never ran there.
+        ran = [r for r in releases if (v := verdicts(r, role)) is not None and v.outcome.ran
+               and v.code is not Code.SETUP_FAILED]
         return ran, _spans(ran, [verdicts(r, role).outcome is Outcome.PASS for r in ran])  # type: ignore[union-attr]
 
     ran, raises = spans(BEFORE)

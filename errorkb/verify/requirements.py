@@ -15,8 +15,9 @@ from errorkb.core.snippets import Role
 from errorkb.plugs import Runtime
 
 
-def unmet(entry: Entry, role: Role, device: str, runtime: Runtime) -> str | None:
-    """Why the `role` snippet of `entry` cannot be checked on `device` here, or None."""
+def unmet(entry: Entry, role: Role, device: str, runtime: Runtime, path: list[str] | None = None) -> str | None:
+    """Why the `role` snippet of `entry` cannot be checked on `device` here, or None; `path`: the
+    import path of another environment to look the packages up in (a release's, from outside it)."""
     devices = entry.devices or list(runtime.devices)
     if device not in devices:
         return f"this error only happens on {', '.join(devices)}"
@@ -25,20 +26,23 @@ def unmet(entry: Entry, role: Role, device: str, runtime: Runtime) -> str | None
         return f"needs a {build} build of {runtime.name} (this one is a {runtime.build()} build)"
     for text in requires:
         requirement = Requirement(text)
-        installed = _version(requirement.name)
+        installed = _version(requirement.name, path)
         if installed is None:
             return f"needs {text} (not installed)"
         if requirement.specifier and not requirement.specifier.contains(installed, prereleases=True):
             return f"needs {text} (installed: {installed})"
     for text in without:
         requirement = Requirement(text)
-        installed = _version(requirement.name)
+        installed = _version(requirement.name, path)
         if installed is not None and (not requirement.specifier or requirement.specifier.contains(installed)):
             return f"needs {requirement.name} to be absent (installed: {installed})"
     return None
 
 
-def _version(distribution: str) -> str | None:
+def _version(distribution: str, path: list[str] | None = None) -> str | None:
+    if path is not None:
+        found = next(iter(importlib.metadata.distributions(name=distribution, path=path)), None)
+        return found.version if found is not None else None
     try:
         return importlib.metadata.version(distribution)
     except importlib.metadata.PackageNotFoundError:
