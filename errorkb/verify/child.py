@@ -32,6 +32,7 @@ import base64
 import builtins
 import dis
 import faulthandler
+import functools
 import hashlib
 import importlib
 import importlib.metadata
@@ -52,11 +53,13 @@ from typing import Any, NoReturn
 from errorkb.core.project import LibraryProfile
 from errorkb.plugs import Runtime, runtime_for
 from errorkb.verify import identity, observer
+from errorkb.verify.paths import package_dirs
 from errorkb.verify.targets import activate, target_roots
 
 _real_exit = os._exit  # the snippet may replace or wrap os._exit; we never use its version
 _audit = sys.audit
-_prepared: dict[str, dict[str, Any]] = {}  # target → what `prepare` found, so a zygote's forks reuse it
+_activated: dict[str, dict[str, Any]] = {}  # target → the runtime and library it loaded, or why not
+_prepared: dict[str, dict[str, Any]] = {}  # target:module → what `prepare` found, so a zygote's forks reuse it
 _type_name = type.__dict__["__name__"].__get__
 _type_qualname = type.__dict__["__qualname__"].__get__
 _type_module = type.__dict__["__module__"].__get__
@@ -93,27 +96,44 @@ def limit(spec: dict[str, Any]) -> None:
 
 
 def prepare(spec: dict[str, Any]) -> dict[str, Any]:
-    """Activate the target, load the runtime and import the target module; once per process.
+    """Activate the target and load the runtime (once per process), then import the target module
+    (once per module: a CPU zygote serves every module of its target, importing each on first use).
 
-    Returns {"runtime": plug, "module": loaded runtime} or {"error": "..."}. `spec["preload"]`
-    names extra library modules or attributes the snippets import, so a zygote's children find
-    them loaded.
+    Returns {"runtime": plug, "module": loaded runtime, "library": profile} or {"error": "..."}.
+    `spec["preload"]` names extra library modules or attributes the snippets import, so a
+    zygote's children find them loaded.
     """
     key = f"{spec['target']}:{spec['module']}"
     if key in _prepared:
         return _prepared[key]
+    base = _activated.get(spec["target"])
+    if base is None:
+        try:
+            library = LibraryProfile.model_validate(spec["library"])
+            runtime = runtime_for(library.runtime)
+            activate(spec["target"], library)  # never twice: the bundled target would be imported anew
+            loaded = runtime.load()  # after activate: one import order on both targets
+            base = {"runtime": runtime, "module": loaded, "library": library}
+        except Exception as error:  # the target itself is broken or absent: say so, precisely
+            base = {"error": f"{type(error).__name__}: {error}"}
+        _activated[spec["target"]] = base
+    if "error" in base:
+        _prepared[key] = base
+        return base
     try:
-        library = LibraryProfile.model_validate(spec["library"])
-        runtime = runtime_for(library.runtime)
-        activate(spec["target"], library)
-        loaded = runtime.load()  # after activate: one import order on both targets
-        importlib.import_module(spec["module"])
+        module = importlib.import_module(spec["module"])
         for name in spec.get("preload", []):
             preload(name)
-        _prepared[key] = {"runtime": runtime, "module": loaded, "library": library}
-    except Exception as error:  # the target itself is broken or absent: say so, precisely
+        rebound_globals(module)  # here, in the zygote, once
+        _machine(base["runtime"], base["module"], base["library"])
+        _prepared[key] = base
+    except Exception as error:  # a module this release does not have (Mamba before 4.39), or a broken one
         _prepared[key] = {"error": f"{type(error).__name__}: {error}"}
     return _prepared[key]
+
+
+def is_prepared(spec: dict[str, Any]) -> bool:
+    return f"{spec.get('target')}:{spec.get('module')}" in _prepared
 
 
 def runtime_preloads(spec: dict[str, Any]) -> list[str]:
@@ -217,19 +237,14 @@ def observer_config(spec: dict[str, Any], library: LibraryProfile, runtime: Runt
         "restore": restore, "target_roots": roots, "trusted_roots": trusted, "stdlib_roots": stdlib,
         "protected_roots": protected, "beneath_roots": beneath, "opnames": tuple(dis.opname),
         "probe": runtime.device_probe(runtime_module, spec["device"]),
-        "api": _api_config(api, spec.get("kind"), owner),
+        "api": _api_config(api, spec.get("kind"), owner, roots),
         "enders": [finish.__code__, _recording_exit_code()],
     }
 
 
 def _package_roots(names: tuple[str, ...]) -> list[str]:
-    """The folders of these imported packages (the runtime's), each ending in a slash."""
-    found = []
-    for name in names:
-        module = sys.modules.get(name)
-        for folder in getattr(module, "__path__", None) or []:
-            found += [str(Path(folder)) + "/", str(Path(folder).resolve()) + "/"]
-    return found
+    """The folders of these packages (the runtime's), as found and resolved, each ending in a slash."""
+    return [f"{path}/" for name in names for folder in package_dirs(name) for path in (folder, folder.resolve())]
 
 
 def slot(label: str, found: tuple[object, str, object, CodeType], label_kind: str = "function") -> dict[str, Any]:
@@ -291,19 +306,46 @@ def _init_codes(module: types.ModuleType, roots: list[str]) -> dict[CodeType, An
     return found
 
 
-def _spaces(modules: list[types.ModuleType]) -> list[tuple[str, object, dict[str, Any], bool]]:
+def _spaces(modules: list[types.ModuleType]) -> list[tuple[str, object, dict[str, Any], bool, frozenset[str]]]:
     """The library's namespaces whose names must not change: the modules and the classes they define,
-    and whether new names may appear (a lazily loading package binds its exports as they load)."""
-    spaces: list[tuple[str, object, dict[str, Any], bool]] = []
+    whether new names may appear (a lazily loading package binds its exports as they load), and the
+    module globals the library's own functions rebind (`global _causal_conv1d_cache`, a lazily
+    filled kernel cache in 4.57's Mamba): those may change to plain data or the library's functions."""
+    spaces: list[tuple[str, object, dict[str, Any], bool, frozenset[str]]] = []
     for module in modules:
-        spaces.append((module.__name__, module, dict(vars(module)), type(module) is not types.ModuleType))
+        spaces.append((module.__name__, module, dict(vars(module)), type(module) is not types.ModuleType,
+                       rebound_globals(module)))
         for value in list(vars(module).values()):
             if isinstance(value, type) and value.__module__ == module.__name__:
-                spaces.append((f"{module.__name__}.{value.__qualname__}", value, dict(vars(value)), False))
+                spaces.append((f"{module.__name__}.{value.__qualname__}", value, dict(vars(value)), False,
+                               frozenset()))
     return spaces
 
 
-def _api_config(api: dict[str, str] | None, kind: str | None, owner: Any) -> dict[str, Any] | None:
+_STORES = frozenset({dis.opmap["STORE_GLOBAL"], dis.opmap["DELETE_GLOBAL"]})
+
+
+@functools.cache
+def rebound_globals(module: types.ModuleType) -> frozenset[str]:
+    """Names the module's own functions and methods assign with `global` (read once per process:
+    the zygote reads them for every check it forks)."""
+    codes: list[CodeType] = []
+    for value in list(vars(module).values()):
+        members = list(vars(value).values()) if isinstance(value, type) and value.__module__ == module.__name__ \
+            else [value]
+        for member in members:
+            function = _plain_function(member)
+            if function is not None and function.__module__ == module.__name__:
+                codes += identity.code_objects(function.__code__)
+    names: set[str] = set()
+    for code in codes:
+        if any(op in _STORES for op in code.co_code[::2]):
+            names.update(ins.argval for ins in dis.get_instructions(code) if ins.opcode in _STORES)
+    return frozenset(names)
+
+
+def _api_config(api: dict[str, str] | None, kind: str | None, owner: Any,
+                roots: list[str]) -> dict[str, Any] | None:
     """For a removed name or a changed signature: the owner (resolved now), the name, and what a
     genuine refusal looks like (the owner's own `__getattr__`, the callee's qualified name)."""
     if not api:
@@ -315,8 +357,34 @@ def _api_config(api: dict[str, str] | None, kind: str | None, owner: Any) -> dic
         hook = vars(klass).get("__getattr__")
         if isinstance(hook, types.FunctionType):
             getattrs.append(hook.__code__)
-    return {"owner": owner, "name": api["name"], "kind": kind, "qualname": getattr(function, "__qualname__", None),
-            "function": function, "getattr_codes": getattrs}
+    wrappers = _wrappers(function, roots) if kind == "signature" else []
+    refused = wrappers[-1][3] if wrappers else function  # the function whose call does not bind
+    return {"owner": owner, "name": api["name"], "kind": kind, "qualname": getattr(refused, "__qualname__", None),
+            "function": function, "getattr_codes": getattrs, "wrappers": wrappers}
+
+
+def _wrappers(function: Any, roots: list[str]) -> list[tuple[CodeType, str, Any, Any]]:
+    """The library's own decorator wrappers around a function (`functools.wraps`, as 4.45's
+    `deprecate_kwarg` puts around `DynamicCache.__init__`): (wrapper code, name of the closure variable
+    that holds the wrapped function, that cell, the wrapped function), outermost first, resolved now.
+    A call that no longer binds is then refused inside the wrapper, at its call of the real function."""
+    found = []
+    while isinstance(function, types.FunctionType) and function.__code__.co_filename.startswith(tuple(roots)):
+        inner = vars(function).get("__wrapped__")
+        cells = dict(zip(function.__code__.co_freevars, function.__closure__ or (), strict=True))
+        held = [name for name, cell in cells.items() if _cell_value(cell) is inner]
+        if not isinstance(inner, types.FunctionType) or len(held) != 1:
+            break
+        found.append((function.__code__, held[0], cells[held[0]], inner))
+        function = inner
+    return found
+
+
+def _cell_value(cell: Any) -> Any:
+    try:
+        return cell.cell_contents
+    except ValueError:  # an empty cell
+        return None
 
 
 def _old_api(owner: Any, name: str) -> tuple[object, str, object, CodeType] | None:
@@ -328,12 +396,22 @@ def _old_api(owner: Any, name: str) -> tuple[object, str, object, CodeType] | No
 
 def environment(runtime: Runtime, module: Any, library: LibraryProfile, device: str) -> dict[str, Any]:
     """What this check ran on; the report keeps it beside every verdict."""
+    env = dict(_machine(runtime, module, library), device=device)
+    if device != "cpu":
+        env["device_name"] = None  # filled at the end, once the check used the device
+    return env
+
+
+def _machine(runtime: Runtime, module: Any, library: LibraryProfile) -> dict[str, Any]:
+    """The part of `environment` every check of a process shares, read once (in the zygote: reading
+    the package metadata and asking `uname` cost a fork-started check 25 ms each time)."""
+    key = (id(runtime), id(module), library.dist)
+    if key in _machines:
+        return _machines[key]
     import platform
 
     env: dict[str, Any] = {"python": platform.python_version(), "platform": platform.platform(terse=True),
-                           **runtime.environment(module), "device": device, "library": library.name}
-    if device != "cpu":
-        env["device_name"] = None  # filled at the end, once the check used the device
+                           **runtime.environment(module), "library": library.name}
     try:
         env["library_version"] = importlib.metadata.version(library.dist)
     except importlib.metadata.PackageNotFoundError:
@@ -341,7 +419,11 @@ def environment(runtime: Runtime, module: Any, library: LibraryProfile, device: 
     loaded = sys.modules.get(library.name)
     if loaded is not None and getattr(loaded, "__version__", None):
         env["library_version"] = loaded.__version__  # the bundled target says which release it reproduces
+    _machines[key] = env
     return env
+
+
+_machines: dict[tuple[int, int, str], dict[str, Any]] = {}
 
 
 def resolve(module_name: str, qualname: str) -> tuple[object, str, object, CodeType] | None:

@@ -222,6 +222,8 @@ def _judge_before(check: Check, seen: Observation) -> Verdict:
                              f"placeholder {{{placeholder}}} is {values[placeholder]!r}; expected {wanted!r}")
     where = f"from {wording.function} (line {start.line})" if wording.function and start else \
         f"at the use of {function}"
+    if not wording.function and start and start.where == "beneath":  # refused inside the library's own wrapper
+        where += f", in its wrapper {start.code}"
     if wording.function and start and start.where == "beneath":
         where += f", in {start.code or 'code'} it called"
     elif wording.function and start and start.where == "snippet":

@@ -123,6 +123,7 @@ _c_base_str = BaseException.__str__
 _c_base_like_str = _base_like_str()
 _c_import_msg = ImportError.__dict__["msg"].__get__
 _c_func_code = types.FunctionType.__dict__["__code__"].__get__
+_c_cell_contents = types.CellType.__dict__["cell_contents"].__get__
 _c_ModuleType = types.ModuleType
 _c_import_name = ImportError.__dict__["name"].__get__
 _c_attribute_obj = AttributeError.__dict__["obj"].__get__
@@ -295,13 +296,13 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object, non
         "stdlib_roots": tuple(config["stdlib_roots"]),
         "protected_roots": tuple(config["protected_roots"]),
         "beneath_roots": tuple(config.get("beneath_roots", ())),
-        "untrusted": {}, "tracked": {}, "by_ref": {}, "overrides": {},
+        "untrusted": {}, "quiet": {}, "tracked": {}, "by_ref": {}, "overrides": {},
         "threads": {main}, "expected": 0, "installers": frozenset([thread_bootstrap.__code__]),
         "bootstrap": thread_bootstrap, "settrace": sys.settrace, "audit": sys.audit,
         "start": _thread.start_new_thread, "signal": _signal.signal, "getsignal": _signal.getsignal,
         "handlers": {}, "trampoline": _trampoline, "redeliver": redeliver,
-        "spaces": [(label, space, dict(snapshot), bool(grows)) for label, space, snapshot, grows
-                   in config.get("spaces", [])],
+        "spaces": [(label, space, dict(snapshot), bool(grows), frozenset(rebound)) for label, space, snapshot,
+                   grows, rebound in config.get("spaces", [])],
         "owners": [(label, owner, name, raw) for label, owner, name, raw in config.get("owners", [])],
         "modules": [(name, module) for name, module in config.get("sys_modules", [])],
         "sys_modules": sys.modules,
@@ -326,6 +327,12 @@ _S: dict[str, Any] = {}
 def _p_hook(event: Any, args: Any) -> None:
     if type(event) is not str or event == "object.__getattr__":
         return
+    if event == "errorkb.trace" and type(args) is tuple and len(args) == 3 and type(args[0]) is _c_FrameType:
+        # The hot path: most calls are of code the observer has nothing to do with (the library's and
+        # the runtime's, unwatched). `_p_trace` decided that once per code object; answer it here.
+        what = args[1]
+        if type(what) is str and what == "call" and _c_dict_get(_S["quiet"], args[0].f_code) is not None:
+            return
     ident = _c_get_ident()
     busy = _S["busy"]
     if ident in busy:
@@ -784,6 +791,8 @@ def _p_trace(ident: int, args: Any) -> None:
             untrusted = _S["untrusted"][code] = not _p_in_roots(code.co_filename, _S["trusted_roots"])
         if untrusted or _p_in(code, _S["getattr_codes"]):
             _p_follow(ident, frame, code, untrusted)
+        else:
+            _S["quiet"][code] = True  # trusted, watched by nothing: `_p_hook` answers its calls itself
         return
     record = _c_dict_get(_S["frames"], id(frame))
     if record is None or record[0] is not frame:
@@ -849,7 +858,7 @@ def _p_exception(record: list[Any], frame: Any, arg: Any) -> None:
     record[3] = error
     if type(tb) is not _c_TracebackType or tb.tb_frame is not frame:
         return
-    deepest = tb if tb.tb_next is None else _p_beneath(record, tb)
+    deepest = tb if tb.tb_next is None else (_p_beneath(record, tb) or _p_wrapped_refusal(record, tb))
     if deepest is None:
         return
     refs, held = _S["refs"], _S["held"]
@@ -888,6 +897,34 @@ def _p_beneath(record: list[Any], tb: Any) -> Any:
         deepest = below
         below = below.tb_next
     return deepest
+
+
+def _p_wrapped_refusal(record: list[Any], tb: Any) -> Any:
+    """A snippet's call that no longer binds, refused inside the library's own decorator wrappers
+    of the function (4.45's `deprecate_kwarg` around `DynamicCache.__init__`) where the innermost
+    calls the real one: the traceback entry of that wrapper when every frame under the snippet's
+    is the next wrapper resolved before the snippet ran, each holding (in its frame and in its
+    closure, unchanged) the very function it wraps; else None."""
+    api = _S["api"]
+    if record[1] >= 0 or record[6] != "snippet" or api is None or api["kind"] != "signature":
+        return None
+    wrappers = api["wrappers"]
+    below = tb.tb_next
+    for code, name, cell, inner in wrappers:
+        if type(below) is not _c_TracebackType:
+            return None
+        frame = below.tb_frame
+        if frame.f_code is not code or _c_dict_get(frame.f_locals, name, _c_MISSING) is not inner:
+            return None
+        try:
+            if _c_cell_contents(cell) is not inner:
+                return None
+        except ValueError:
+            return None
+        if below.tb_next is None:
+            return below
+        below = below.tb_next
+    return None
 
 
 def _p_opname(code: Any, offset: Any) -> str | None:
@@ -1182,13 +1219,14 @@ def _p_end_checks() -> None:
     for name, module in _S["modules"]:
         if _c_dict_get(modules, name) is not module:
             _p_tamper("replaced", "sys.modules[" + _c_str_repr(name) + "]")
-    for label, space, snapshot, grows in _S["spaces"]:
+    for label, space, snapshot, grows, rebound in _S["spaces"]:
         if _p_is_module(space):
             current = _c_module_dict(space)
         else:
             current = dict(_c_proxy_items(_c_type_dict(space)))
         for key, value in _c_dict_items(snapshot):
-            if _c_dict_get(current, key, _c_MISSING) is not value:
+            now = _c_dict_get(current, key, _c_MISSING)
+            if now is not value and not (_p_in(key, rebound) and _p_library_data(now, 2)):
                 _p_tamper("replaced", label + "." + key)
         if grows:  # a lazily loading package: its loader binds new names; replacing one is still seen
             continue
@@ -1198,6 +1236,20 @@ def _p_end_checks() -> None:
             if not _c_callable(value) or _p_defined_in_target(value):
                 continue
             _p_tamper("replaced", label + "." + key)
+
+
+def _p_library_data(value: Any, depth: int) -> bool:
+    """What a library function may store in a global it rebinds itself: plain data, the library's
+    own functions, or a tuple of those (4.57's `_causal_conv1d_cache = (None, None)`)."""
+    kind = type(value)
+    if value is None or kind is bool or kind is int or kind is float or kind is str or kind is bytes:
+        return True
+    if kind is tuple and depth > 0:
+        for item in value:  # noqa: SIM110  # a plain loop: no generator in the private namespace
+            if not _p_library_data(item, depth - 1):
+                return False
+        return True
+    return _p_compiled_in_target(value)
 
 
 def _p_defined_in_target(value: Any) -> bool:

@@ -205,6 +205,11 @@ class WorkerPool:
             self._start(*key)
 
     def _start(self, target: str, device: str, module: str, python: str) -> Zygote:
+        # A CPU zygote loads the runtime and the library once and imports each target module when a
+        # check first needs it (7 modules of one release: one import of the runtime, not seven). On a
+        # device each module keeps its own: importing one there may initialise the device.
+        if device == "cpu":
+            module = self.library.name
         key = (target, device, module, python)
         with self.lock:
             zygote = self.zygotes.get(key)
@@ -229,8 +234,9 @@ class WorkerPool:
                 if zygote.fallback:
                     return run_check(check, self.library, timeout, interpreter, self.sandbox)
                 if not zygote.ready:  # the same observation a fresh interpreter would have made
+                    # The harness observed this itself (no snippet ran): complete, as an end line would be.
                     failed = Observation(status=Status.SETUP_FAILED, error=zygote.error)
-                    return Run(failed, 0, False, "", 0, 0.0, timeout)
+                    return Run(failed, 0, False, "", 0, 0.0, timeout, ended=True, end_exit=0)
                 returncode, timed_out, duration, stream = zygote.run(spec, check.snippet.path.parent, scratch,
                                                                      timeout)
             except WorkerDied as died:

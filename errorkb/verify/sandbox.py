@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import ctypes
 import functools
-import importlib.util
 import json
 import os
 import re
@@ -61,6 +60,7 @@ from pathlib import Path
 from typing import Any
 
 from errorkb.plugs import Runtime
+from errorkb.verify.paths import package_dirs
 
 MODES = ("auto", "require", "off")
 LABEL = "bwrap"
@@ -221,7 +221,7 @@ def runtime_paths(extra: list[Path] | tuple[Path, ...] = (), packages: tuple[str
     wanted += [sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(sys.executable)]
     searched = [entry for entry in sys.path if entry and os.path.isabs(entry)]
     searched += [entry for entry in os.environ.get("LD_LIBRARY_PATH", "").split(":") if entry]
-    searched += [location for name in (*_PACKAGES, *packages) for location in _package_dirs(name)]
+    searched += [location for name in (*_PACKAGES, *packages) for location in map(str, package_dirs(name))]
     wanted += [entry for entry in searched if not _too_broad(entry)]
     wanted += [str(path) for path in extra]
     found: set[str] = set()
@@ -239,17 +239,6 @@ def _too_broad(path: str) -> bool:
     folder = os.path.realpath(path)
     home = os.path.realpath(os.path.expanduser("~"))
     return folder in ("/", "/tmp", "/var", "/var/tmp") or home == folder or home.startswith(folder.rstrip("/") + "/")
-
-
-def _package_dirs(name: str) -> list[str]:
-    """Where a package's files are, found without importing it (an editable install may live anywhere)."""
-    try:
-        spec = importlib.util.find_spec(name)
-    except (ImportError, ValueError):
-        return []
-    if spec is None:
-        return []
-    return [str(Path(location)) for location in spec.submodule_search_locations or []]
 
 
 def _inside_another(path: str, paths: set[str]) -> bool:

@@ -25,6 +25,7 @@ context it inherited (`fallback`: the pool then starts a fresh interpreter per c
 from __future__ import annotations
 
 import base64
+import gc
 import json
 import os
 import selectors
@@ -60,8 +61,20 @@ def main(argv: list[str]) -> int:
     _send(replies, {"hello": os.getpid(), "ready": error is None, "error": error, "fallback": fallback})
     if error is not None:
         return 0
+    gc.freeze()  # what the zygote made is permanent: a forked check's collector neither walks nor copies it
     serve(requests, replies, child, sandbox if jailed else None)
     return 0
+
+
+def _prepare(child: ModuleType, spec: Any) -> None:
+    """A CPU zygote serves every module of its target: import the check's module here, once, before
+    the first fork that needs it (what fails is the check's setup failure, reported by the check)."""
+    if not isinstance(spec, dict) or spec.get("device") != "cpu" or child.is_prepared(spec):
+        return
+    if "error" not in child.prepare(spec):
+        for name in child.runtime_preloads(spec):
+            child.preload(name)
+    gc.freeze()
 
 
 class _Child:
@@ -111,6 +124,7 @@ def serve(requests: int, replies: TextIO, child: ModuleType, sandbox: ModuleType
             while b"\n" in buffer:
                 line, buffer = buffer.split(b"\n", 1)
                 request = json.loads(line)
+                _prepare(child, request.get("spec"))
                 read_end, write_end = os.pipe2(os.O_CLOEXEC)
                 try:
                     pid = fork_one(request, child, [requests, replies.fileno(), read_end, *_selector_fds(selector)],

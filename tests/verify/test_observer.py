@@ -122,7 +122,7 @@ def _config(lib: types.ModuleType, folder: Path, fd: int, counter: dict | None) 
                    "reads": [(vars(__import__("builtins")), "len", len, "builtins.len")],
                    "normal": [i.offset for i in dis.get_instructions(code) if i.opname == "RETURN_VALUE"],
                    "defaults": function.__defaults__, "kwdefaults": function.__kwdefaults__}],
-        "init_codes": {}, "spaces": [("lib", lib, dict(vars(lib)), False)],
+        "init_codes": {}, "spaces": [("lib", lib, dict(vars(lib)), False, frozenset())],
         "owners": [("work", lib, "work", function)], "sys_modules": [("lib", lib)], "restore": [],
         "target_roots": [str(folder) + "/"], "trusted_roots": tuple([*stdlib, *site, str(folder) + "/", verifier]),
         "stdlib_roots": stdlib, "protected_roots": tuple([str(folder) + "/", *stdlib, verifier]),

@@ -137,3 +137,15 @@ def test_subprocess_isolation_gives_the_same_verdicts(records, broken_kb):
     for check, verdict in zip(checks, verdicts):
         fork = records[check.id]
         assert (verdict.outcome, verdict.code, verdict.reason) == (fork.outcome, fork.code, fork.reason), check.id
+
+
+def test_a_target_module_that_does_not_import_is_a_setup_failure_that_names_it(pool, entry, tmp_path):
+    """A module missing from the release (Mamba before 4.39): the zygote cannot prepare it, and the
+    verdict says why, as a fresh interpreter would, instead of "exited without reporting"."""
+    check = check_for(entry, tmp_path, "print('never runs')\n")
+    missing = Check(check.entry, check.snippet, "bundled", "cpu", "transformers.models.no_such_model")
+    run = pool.run(missing, 60)
+    verdict = judge(missing, run)
+    assert run.observation is not None and run.observation.status is Status.SETUP_FAILED
+    assert verdict.code.value == "setup-failed"
+    assert "No module named 'transformers.models.no_such_model'" in verdict.reason
