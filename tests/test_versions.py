@@ -206,7 +206,7 @@ def test_run_release_verifies_inside_the_given_interpreter(two_entries):
     records, error = run_release(project, Env(PINNED, Path(sys.executable)), ["head-dim-list-length"], cache=False)
     assert error is None
     entries = [one.entry for one in loaded]
-    (result,) = collect(entries, PINNED, records, {}, {e.id: e.expectation_digest() for e in entries})
+    (result,) = collect(entries, PINNED, records, lambda path: None, {e.id: e.expectation_digest() for e in entries})
     assert (result.entry, result.before.outcome, result.after.outcome) == ("head-dim-list-length", "pass", "pass")
     assert result.line == 1471 and result.before.code is Code.RAISED_AS_DOCUMENTED
     assert {record.isolation for record in records if record.outcome.ran} == {"fork+bwrap"}, "matrix checks run sandboxed"
@@ -344,3 +344,11 @@ def test_environments_only_builds_the_releases_the_entries_pin_and_runs_nothing(
     assert main(["--root", str(two_entries), "matrix", "--environments-only"]) == 0
     assert built == ["4.99.0"] and "1 of 1 release environments ready" in capsys.readouterr().out
     assert not (two_entries / "reports" / "matrix").exists()
+
+
+def test_raise_messages_are_read_right_whatever_the_line_endings():
+    """Messages are cut out of the file by the parser's offsets: UTF-8 bytes, lines ended by \\n,
+    \\r\\n or \\r (a form feed is not a line end)."""
+    source = "x = 1\f\ny = 'é'\r\nraise ValueError('é: '\r\n  f'{x} b')\rraise KeyError('ü' 'x')\n"
+    assert [(site.line, site.exception, site.message) for site in raise_sites(source)] == [
+        (3, "ValueError", "é: {x} b"), (5, "KeyError", "üx")]

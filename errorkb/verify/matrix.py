@@ -26,6 +26,7 @@ keeps what it measured and `errorkb matrix ID --release X` replaces only that en
 
 from __future__ import annotations
 
+import functools
 import os
 import platform
 import subprocess
@@ -310,7 +311,7 @@ def import_failure(project: Project, release: str, records: list[CheckRecord]) -
 
 
 def collect(entries: list[Entry], release: str, records: list[CheckRecord],
-            indexes: dict[str, SourceIndex | None], digests: dict[str, str]) -> list[Result]:
+            indexes: Callable[[str], SourceIndex | None], digests: dict[str, str]) -> list[Result]:
     """This release's result for every entry that has records in it."""
     by_role = {(c.entry, c.role): c for c in records}
     results = []
@@ -323,9 +324,9 @@ def collect(entries: list[Entry], release: str, records: list[CheckRecord],
                     for role, r in found.items() if r is not None}
         before = found[BEFORE]
         site = before.raise_site if before is not None and before.outcome is Outcome.PASS else None
-        index = indexes.get(entry.source.path)
         statement = entry.kind == "raise" and not entry.source.implicit  # a raise statement the AST can find
-        line = site.line if site else (resolve_line(entry, index) if index and statement else None)
+        index = indexes(entry.source.path) if statement and not site else None
+        line = site.line if site else (resolve_line(entry, index) if index else None)
         observed = max(r.verified_at for r in found.values() if r is not None)  # a cached verdict's own time
         results.append(Result(entry=entry.id, release=release, before=verdicts.get(BEFORE),
                               after=verdicts.get(AFTER), line=line, digest=digests[entry.id], measured=observed))
@@ -382,7 +383,7 @@ def run_matrix(project: Project, loaded: list[LoadedEntry], releases: list[str],
                 measured, error = run_release(project, env, rerun, cache=cache)
                 records += measured
             error = error or import_failure(project, release, records)
-        index = _index(project, release, entries)
+        index = functools.cache(lambda path: SourceIndex.read(project, release, path))  # read if needed
         runtime = next((str(c.environment.get("runtime_version")) for c in records if c.environment), None)
         isolation = next((c.isolation for c in records if c.isolation), None)
         status = ReleaseStatus(release=release, ran=error is None, error=error, runtime=runtime, isolation=isolation,
@@ -397,11 +398,6 @@ def run_matrix(project: Project, loaded: list[LoadedEntry], releases: list[str],
         for done in [pool.submit(one, release) for release in releases]:
             done.result()
     return state["data"] or merged(None, package, [], [])
-
-
-def _index(project: Project, release: str, entries: list[Entry]) -> dict[str, SourceIndex | None]:
-    """The release's source index of every file the entries pin, for raise lines not captured."""
-    return {path: SourceIndex.read(project, release, path) for path in {entry.source.path for entry in entries}}
 
 
 # -- 5. summaries -----------------------------------------------------------------------------

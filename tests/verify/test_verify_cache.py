@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from errorkb.core.snippets import Role, read_snippet
@@ -126,3 +128,17 @@ def test_a_warm_cache_reruns_only_what_changed(tmp_path):
     fourth = run()
     assert {i for i in ran if not fourth[i].cached} == {i for i in ran if i.startswith("before-wrong-type::")}
     assert fourth["before-wrong-type::before[bundled-cpu]"].outcome is Outcome.FAIL  # TypeError raised, not from the function's check
+
+
+def test_the_verifier_fingerprint_covers_every_file_that_can_change_a_verdict():
+    """The files left out of the verifier's fingerprint exist, and are the only ones left out: a
+    judge, observer or child change throws the cached verdicts away; the matrix's orchestration does not."""
+    verify = Path(cache_module.__file__).parent
+    sources = set(cache_module.verdict_sources())
+    for name in cache_module.NOT_IN_VERDICTS:
+        assert (verify / name).is_file(), f"NOT_IN_VERDICTS names {name}, which errorkb/verify no longer has"
+        assert verify / name not in sources
+    left_out = {path.name for path in verify.glob("*.py")} - {path.name for path in sources}
+    assert left_out == set(cache_module.NOT_IN_VERDICTS)
+    for name in ("judge.py", "observer.py", "child.py", "engine.py", "zygote.py", "sandbox.py", "targets.py"):
+        assert verify / name in sources
