@@ -1,4 +1,5 @@
-"""The number of tokens already in the cache comes from `get_seq_length()`, present since 4.36."""
+"""The number of tokens already in the cache comes from `get_seq_length()`, present since 4.36; the tuple
+branch serves callers that still pass the legacy format."""
 
 import torch
 from transformers import Cache, DynamicCache
