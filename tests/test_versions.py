@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import sys
 import textwrap
 from pathlib import Path
@@ -23,6 +25,7 @@ from errorkb.verify.matrix import (
     describe_spans,
     line_spans,
     merged,
+    release_checks,
     run_release,
     sort_releases,
     summarize,
@@ -200,58 +203,97 @@ def test_summaries_of_an_error_still_raised_in_the_newest_release():
 
 
 @needs_pinned
-def test_run_release_verifies_inside_the_given_interpreter(two_entries):
+def test_run_release_verifies_inside_the_release_s_interpreter(two_entries):
+    from errorkb.verify.engine import Upstream, Verifier
+
     project = load_project(two_entries)
     loaded = load_project_entries(project).entries
-    records, error = run_release(project, Env(PINNED, Path(sys.executable)), ["head-dim-list-length"], cache=False)
-    assert error is None
+    verifier = Verifier(project, ["upstream"], upstream=Upstream.INSTALLED, environments={PINNED: Path(sys.executable)})
+    try:
+        records = run_release(verifier, release_checks(project, loaded, PINNED, ["head-dim-list-length"]))
+    finally:
+        verifier.close()
     entries = [one.entry for one in loaded]
     (result,) = collect(entries, PINNED, records, lambda path: None, {e.id: e.expectation_digest() for e in entries})
     assert (result.entry, result.before.outcome, result.after.outcome) == ("head-dim-list-length", "pass", "pass")
     assert result.line == 1471 and result.before.code is Code.RAISED_AS_DOCUMENTED
     assert {record.isolation for record in records if record.outcome.ran} == {"fork+bwrap"}, "matrix checks run sandboxed"
+    assert {record.release for record in records} == {PINNED}
 
 
 @needs_pinned
-def test_a_rerun_answers_from_the_cache_and_starts_a_release_only_for_what_changed(two_entries, monkeypatch):
-    """The matrix after one entry changed: the release's verifier starts for that entry alone, and
-    not at all when nothing changed; the verdicts it did not re-measure are the cached ones."""
+def test_a_rerun_answers_from_the_cache_and_runs_only_what_changed(two_entries, monkeypatch):
+    """The matrix after one entry changed runs that entry's checks alone, and starts no worker at
+    all when nothing changed; the verdicts it did not re-measure are the cached ones."""
     from errorkb.verify import matrix
+    from errorkb.verify.pool import WorkerPool
 
     project = load_project(two_entries)
     loaded = load_project_entries(project).entries
     monkeypatch.setattr(matrix, "ensure_env", lambda project, release, rebuild=False: Env(release, Path(sys.executable)))
-    started: list[list[str]] = []
-    real = matrix.run_release
+    started: list[str] = []
+    real = WorkerPool.run
 
-    def counted(project, env, ids, timeout=1800, cache=True):
-        started.append(list(ids))
-        return real(project, env, ids, timeout, cache)
+    def counted(self, check, timeout, python=None):
+        started.append(check.entry.id)
+        return real(self, check, timeout, python)
 
-    monkeypatch.setattr(matrix, "run_release", counted)
+    monkeypatch.setattr(WorkerPool, "run", counted)
 
     def verdicts(data: MatrixFile) -> set[tuple]:
         return {(r.entry, r.before.code, r.after.code, r.before.sha256, r.measured) for r in data.results}
 
-    first = matrix.run_matrix(project, loaded, [PINNED])
-    assert started == [sorted(one.entry.id for one in loaded)]
+    said: list[str] = []
+    first = matrix.run_matrix(project, loaded, [PINNED], progress=said.append)
+    assert sorted(set(started)) == sorted(one.entry.id for one in loaded) and len(started) == 4
+    assert f"transformers {PINNED} (1 of 1): 4 of 4 checks run, 0 from the cache" in said
     assert {(r.before.code, r.after.code) for r in first.results} == {(Code.RAISED_AS_DOCUMENTED, Code.RAN_CLEAN)}
-    again = matrix.run_matrix(project, loaded, [PINNED])
-    assert started[1:] == [], "nothing changed, yet the release's verifier was started"
+    again = matrix.run_matrix(project, loaded, [PINNED], progress=said.append)
+    assert started[4:] == [], "nothing changed, yet a check ran"
+    assert f"transformers {PINNED} (1 of 1): 0 of 4 checks run, 4 from the cache" in said
     assert verdicts(again) == verdicts(first) and again.status(PINNED).ran
 
     after = two_entries / "snippets" / "head-dim-list-length" / "after.py"
     after.write_text(after.read_text() + "# one entry changed\n")
     changed = matrix.run_matrix(project, load_project_entries(project).entries, [PINNED])
-    assert started[1:] == [["head-dim-list-length"]]
+    assert started[4:] == ["head-dim-list-length"]
     kept = {v for v in verdicts(changed) if v[0] != "head-dim-list-length"}
     assert kept == {v for v in verdicts(first) if v[0] != "head-dim-list-length"}
 
 
-def test_a_release_without_an_environment_is_reported_not_fatal(two_entries):
+def test_a_release_without_an_environment_is_reported_not_fatal(two_entries, monkeypatch):
+    from errorkb.verify import matrix
+
     project = load_project(two_entries)
-    records, error = run_release(project, Env("5.0.0", None, "set-up failed: no such release"), ["x"])
-    assert records == [] and error == "set-up failed: no such release"
+    monkeypatch.setattr(matrix, "ensure_env",
+                        lambda project, release, rebuild=False: Env(release, None, "set-up failed: no such release"))
+    data = matrix.run_matrix(project, load_project_entries(project).entries, ["5.0.0"])
+    status = data.status("5.0.0")
+    assert status is not None and not status.ran and status.error == "set-up failed: no such release"
+    assert data.results == []
+
+
+def test_the_shared_modules_a_release_loads_are_measured_in_its_own_interpreter_once(two_entries, tmp_path):
+    """A release is given a stem's preloads only for what its own interpreter loads; the measurement
+    is kept with its environment and made again when the question changes."""
+    from errorkb.verify.matrix import shared_loads
+    from tests.verify.test_stem import make_env
+
+    python = make_env(tmp_path / "env")
+    base = load_project(two_entries)
+
+    def asking(shared: dict[str, str]):
+        return dataclasses.replace(base, matrix=base.matrix.model_copy(update={"shared": shared}))
+
+    project = asking({"json": "email.parser", "xml.dom.minidom": "email.parser"})
+    record = python.parent.parent / ".errorkb-shared.json"
+    assert shared_loads(project, Env("x", python)) == {"json": "email.parser"}  # email.parser loads no minidom
+    assert json.loads(record.read_text())["loads"] == {"json": "email.parser"}
+    record.write_text(json.dumps({"asked": project.matrix.shared, "loads": {"kept": "as measured"}}))
+    assert shared_loads(project, Env("x", python)) == {"kept": "as measured"}
+    project = asking({"json": "email.parser"})
+    assert shared_loads(project, Env("x", python)) == {"json": "email.parser"}
+    assert shared_loads(project, Env("x", None, "no environment")) == {}
 
 
 def test_a_before_never_run_is_not_reported_as_not_raising():
@@ -306,11 +348,11 @@ def test_the_matrix_command_prints_n_of_n_and_a_time_estimate(two_entries, monke
     from errorkb.verify import matrix
 
     monkeypatch.setattr(matrix, "ensure_env", lambda project, release, rebuild=False: Env(release, Path(sys.executable)))
-    monkeypatch.setattr(matrix, "run_release", lambda project, env, ids, cache=True: ([], "set-up failed: no env"))
+    monkeypatch.setattr(matrix, "run_release", lambda verifier, checks, jobs=2: [])
     assert main(["--root", str(two_entries), "matrix", "--release", "5.0.0", "--release", "5.1.0"]) == 0
     err = capsys.readouterr().err
     assert "transformers 5.0.0 (1 of 2): environment" in err
-    assert "transformers 5.1.0 (2 of 2): verifying 2 of 2 entries (0 of 4 checks known)" in err
+    assert "transformers 5.1.0 (2 of 2): 0 of 0 checks run, 0 from the cache" in err
     assert "[1/2, 0 s elapsed, about 0 s left]" in err and "[2/2, " in err
 
 

@@ -109,6 +109,11 @@ class MatrixSettings(_Strict):
         default=None, description="Releases to run; default: every release from `since` on that PyPI serves.")
     since: str = "5.0.0"
     eras: list[Era] = Field(default_factory=list, description="First matching era wins.")
+    shared: dict[ImportName, ImportName] = Field(
+        default_factory=dict, description="Modules a release loads with the library, each mapped to the library "
+        "module that loads it (an optional backend's module that the library imports when it is installed): "
+        "imported once for many releases by a shared stem, for each release only where its own interpreter was "
+        "measured to load it.")
 
     def requirements_for(self, release: str) -> list[str]:
         return next((list(era.requires) for era in self.eras if contains(era.releases, release)), [])

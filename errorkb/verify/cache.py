@@ -66,6 +66,18 @@ def _folder_hash(folder: Path) -> str:
     return digest.hexdigest()
 
 
+_runtime_releases: dict[tuple[object, ...], str] = {}
+
+
+def _runtime_release(runtime: Runtime) -> str:
+    """'<runtime>==<version>', read from package metadata once per plug and import path, not per check
+    (the matrix computes thousands of keys)."""
+    where = (runtime.name, type(runtime).version, tuple(sys.path))
+    if where not in _runtime_releases:
+        _runtime_releases[where] = f"{runtime.name}=={runtime.version()}"
+    return _runtime_releases[where]
+
+
 def key_parts(check: Check, target_fingerprint: str, runtime: Runtime) -> dict[str, Any]:
     """Everything a verdict depends on, by name (tests flip each one)."""
     entry = check.entry
@@ -83,7 +95,7 @@ def key_parts(check: Check, target_fingerprint: str, runtime: Runtime) -> dict[s
             "guard": guard.model_dump(mode="json") if guard is not None else None,
         },
         "target": target_fingerprint,
-        "runtime": f"{runtime.name}=={runtime.version()}",
+        "runtime": _runtime_release(runtime),
         "device": check.device,
         "python": f"{sys.implementation.name}-{platform.python_version()}",
         "verifier": verifier_fingerprint(),

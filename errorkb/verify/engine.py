@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from enum import StrEnum
 from pathlib import Path
@@ -23,6 +23,7 @@ from errorkb.plugs import Runtime, runtime_for
 from errorkb.source.upstream import matrix_env
 from errorkb.verify.cache import VerdictCache, cache_key
 from errorkb.verify.judge import actual, expected, judge, snippet_line
+from errorkb.verify.paths import environment_path
 from errorkb.verify.plan import Check, library_imports, plan, select_shard
 from errorkb.verify.pool import WorkerPool
 from errorkb.verify.records import CheckRecord, Code, ExceptionInfo, Exit, Outcome, Site, Verdict, not_run
@@ -59,8 +60,11 @@ class Verifier:
 
     def __init__(self, project: Project, targets: list[str], *, isolation: str = Isolation.FORK,
                  cache_dir: Path | None = None, timeout: float | None = None, preload: list[str] | None = None,
-                 upstream: str = Upstream.PINNED, sandbox: str = "auto"):
+                 upstream: str = Upstream.PINNED, sandbox: str = "auto",
+                 environments: Mapping[str, Path] | None = None):
         self.project, self.isolation, self.upstream = project, Isolation(isolation), Upstream(upstream)
+        # release → its interpreter, for every release (the installed one too): the matrix's own
+        self.environments = environments
         self.library = project.library
         self.runtime: Runtime = runtime_for(self.library.runtime)
         self.installed = installed_version(self.library)
@@ -83,6 +87,8 @@ class Verifier:
     def interpreter(self, check: Check) -> Path | None:
         """The Python that runs the check: this one, or the matrix environment of the check's
         release when that release is not the one installed here (None: there is neither)."""
+        if check.target == UPSTREAM and check.release is not None and self.environments is not None:
+            return self.environments.get(check.release)
         if check.target != UPSTREAM or check.release in (None, self.installed):
             return Path(sys.executable)
         python = matrix_env(self.project, check.release) / "bin" / "python"
@@ -90,7 +96,8 @@ class Verifier:
         return python if python.exists() and ready.is_file() else None
 
     def fingerprint(self, check: Check) -> str:
-        label = check.target if check.target == BUNDLED or check.release == self.installed \
+        label = check.target if check.target == BUNDLED or (check.release == self.installed and
+                                                            self.environments is None) \
             else f"{check.target}@{check.release}"
         if label not in self.fingerprints:
             self.fingerprints[label] = fingerprint(check.target, self.library) if label == check.target \
@@ -110,11 +117,13 @@ class Verifier:
         target = self.unavailable[check.target]
         if target and not (check.target == UPSTREAM and check.release != self.installed):
             return not_run(Code.TARGET_UNAVAILABLE, target)
-        if self.interpreter(check) is None:
+        python = self.interpreter(check)
+        if python is None:
             return not_run(Code.TARGET_UNAVAILABLE,
                            f"{self.library.dist} {check.release} is neither installed here nor built "
                            f"(errorkb matrix --release {check.release} builds its environment)")
-        need = unmet(check.entry, check.role, check.device, self.runtime)
+        need = unmet(check.entry, check.role, check.device, self.runtime,
+                     None if python == Path(sys.executable) else environment_path(python))  # looked up there
         if need:
             return not_run(Code.UNMET_NEED, need)
         if not self.runtime.device_present(check.device):
@@ -144,6 +153,15 @@ class Verifier:
             self.cache.put(key, record)
         return record
 
+    def record_safely(self, check: Check) -> CheckRecord:
+        """`record`, but a check the harness cannot judge fails alone, never the whole run."""
+        try:
+            return self.record(check)
+        except Exception as error:
+            verdict = Verdict(outcome=Outcome.FAIL, code=Code.MALFORMED_OBSERVATION, cacheable=False,
+                              reason=f"the verifier could not judge this check: {type(error).__name__}: {error}")
+            return record_of(check, self.project, verdict, None, self.isolation_level)
+
     def close(self) -> None:
         if self.pool:
             self.pool.close()
@@ -167,12 +185,7 @@ def verify(project: Project, loaded: list[LoadedEntry], *, ids: list[str] | None
         verifier.warm(checks)
 
     def one(check: Check) -> CheckRecord:
-        try:
-            record = verifier.record(check)
-        except Exception as error:  # one check the harness cannot judge must not bring the whole run down
-            verdict = Verdict(outcome=Outcome.FAIL, code=Code.MALFORMED_OBSERVATION, cacheable=False,
-                              reason=f"the verifier could not judge this check: {type(error).__name__}: {error}")
-            record = record_of(check, project, verdict, None, verifier.isolation_level)
+        record = verifier.record_safely(check)
         if on_result:
             on_result(record)
         return record

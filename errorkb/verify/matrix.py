@@ -7,13 +7,13 @@ Stages, one function each:
                         through a .pth file and installs only the release and what its era needs
                         (`era_requirements`). A failed set-up is recorded for that release and the
                         matrix goes on; it is never counted as "does not raise".
-3. `answer_known`       what needs no process: a verdict cached under the very key the release's
-                        verifier would compute (the release's fingerprint is its version), or a need
-                        the release's environment does not meet. A rerun after one entry changed
-                        starts the release's verifier for that entry only; none when nothing changed.
-   `run_release`        `errorkb verify --target upstream --device cpu` inside that environment, for the
-                        entries left: the verifier, its isolation and its verdicts are exactly those of
-                        CI (and it caches what it measures).
+3. `run_release`        the release's upstream CPU checks through one verifier for the whole run
+                        (`engine.Verifier`: its sandbox, cache and judge are those of `errorkb verify`),
+                        each in a zygote of the release's own interpreter. A verdict cached under its
+                        full key (the release's fingerprint is its version) starts nothing: a rerun
+                        after one entry changed starts that entry's checks only. Releases whose own
+                        interpreter was measured to load the `shared` modules (`shared_loads`) get
+                        their zygote forked from a stem that imported the runtime and those once.
 4. `collect`            per entry and release: the before's and after's verdicts (codes included),
                         the raise line (captured, else re-resolved by AST), and the hashes they
                         were measured with, so a later change makes exactly those results stale.
@@ -27,12 +27,11 @@ keeps what it measured and `errorkb matrix ID --release X` replaces only that en
 from __future__ import annotations
 
 import functools
-import os
+import json
 import platform
 import subprocess
 import sys
 import sysconfig
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -44,20 +43,17 @@ from typing import Any
 from packaging.version import InvalidVersion, Version
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-import errorkb
 from errorkb.core.entry import Entry
 from errorkb.core.load import LoadedEntry
 from errorkb.core.project import Project
 from errorkb.core.snippets import AFTER, BEFORE, read_snippet
-from errorkb.plugs import runtime_for
 from errorkb.source.drift import SourceIndex, resolve_line
 from errorkb.source.upstream import matrix_env
-from errorkb.verify.cache import VerdictCache, cache_key
-from errorkb.verify.engine import record_of, reused
-from errorkb.verify.plan import Check, plan
-from errorkb.verify.records import CheckRecord, Code, Outcome, not_run
-from errorkb.verify.report import ReportError, now, read_report, write_lines
-from errorkb.verify.requirements import unmet
+from errorkb.verify.engine import Upstream, Verifier
+from errorkb.verify.plan import Check, library_imports, plan
+from errorkb.verify.records import CheckRecord, Code, Outcome
+from errorkb.verify.report import now, write_lines
+from errorkb.verify.run import child_env
 from errorkb.verify.targets import UPSTREAM
 
 SCHEMA = 2
@@ -198,10 +194,14 @@ def ensure_env(project: Project, release: str, *, rebuild: bool = False) -> Env:
     ready.unlink(missing_ok=True)
     failed.unlink(missing_ok=True)
     library = project.library
-    install = [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+    # This environment's pip installs into it: the environment itself has no pip, no setuptools and
+    # so nothing of its own that runs at startup (setuptools' distutils hack would be a module of
+    # each environment's own, and no two releases could share a stem: `stem.py`).
+    install = [sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet",
+               "--disable-pip-version-check"]
     wanted = f"{library.dist}=={release}"
     steps: list[list[str] | None] = [
-        [sys.executable, "-m", "venv", "--clear", str(folder)],
+        [sys.executable, "-m", "venv", "--clear", "--without-pip", str(folder)],
         None,  # the .pth file, written between the two commands
         [*install, wanted, *project.matrix.requirements_for(release)],
         # pip calls the release "already satisfied" when this environment has it: put its own copy here
@@ -236,67 +236,49 @@ def _failed(marker: Path, release: str, error: str) -> Env:
 
 
 def release_checks(project: Project, loaded: list[LoadedEntry], release: str, ids: list[str] | None) -> list[Check]:
-    """The checks `run_release`'s verifier plans at `release`: upstream, CPU, befores and afters."""
+    """The checks the matrix runs at `release`: upstream, CPU, befores and afters."""
     return plan(loaded, project, [UPSTREAM], ["cpu"], ids, release, [str(BEFORE), str(AFTER)])
 
 
-def answer_known(project: Project, env: Env, checks: list[Check]) -> tuple[list[CheckRecord], list[Check]]:
-    """(records of the checks the release's process need not run, the checks it must run).
-
-    Known: a need the release's environment does not meet (looked up on its import path), or a
-    verdict cached under the key the process would compute, every part of which is the same out
-    here (the release's fingerprint is its version; the runtime, the Python and the verifier are
-    this environment's, which the release's sees through its .pth file). A key that differs
-    after all is a miss, and the process runs the check: never a wrong answer."""
-    runtime = runtime_for(project.library.runtime)
-    cache = VerdictCache(project.cache_dir)
-    fingerprint = f"{project.library.dist}=={env.release}"
-    path = env_path(env)
-    known, left = [], []
-    for check in checks:
-        need = unmet(check.entry, check.role, check.device, runtime, path)
-        if need:
-            known.append(record_of(check, project, not_run(Code.UNMET_NEED, need)))
-            continue
-        hit = cache.get(cache_key(check, fingerprint, runtime))
-        if hit is not None:
-            known.append(reused(hit, check, project))
-        else:
-            left.append(check)
-    return known, left
-
-
-def env_path(env: Env) -> list[str]:
-    """Where the release's interpreter finds packages: its own site-packages, then this environment's."""
-    if env.python is None:
-        return []
-    folder = env.python.parent.parent
-    return [str(site) for site in sorted(folder.glob("lib/python*/site-packages"))] + \
-        [sysconfig.get_paths()["purelib"]]
+def shared_loads(project: Project, env: Env) -> dict[str, str]:
+    """Which of the `shared` modules the release's own interpreter loads when it imports the modules
+    that load them (measured there once, kept in its environment): {module: its loader}."""
+    asked = project.matrix.shared
+    if env.python is None or not asked:
+        return {}
+    record = env.python.parent.parent / ".errorkb-shared.json"
+    try:
+        kept = json.loads(record.read_text(encoding="utf-8"))
+        if kept.get("asked") == asked:
+            return dict(kept["loads"])
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        pass
+    probe = (f"import importlib, json, sys\n"
+             f"from errorkb.plugs import runtime_for\n"
+             f"runtime_for({project.library.runtime!r}).load()\n"
+             f"asked = {asked!r}\n"
+             f"for loader in sorted(set(asked.values())):\n"
+             f"    try:\n        importlib.import_module(loader)\n"
+             f"    except Exception:\n        pass\n"
+             f"print(json.dumps({{m: l for m, l in asked.items() if m in sys.modules and l in sys.modules}}))")
+    done = subprocess.run([str(env.python), "-c", probe], capture_output=True, text=True, timeout=600,
+                          env=child_env(project.library, "cpu", env.python))
+    try:
+        loads = dict(json.loads(done.stdout.strip().splitlines()[-1]))
+    except (ValueError, IndexError, TypeError):
+        return {}  # not measured: the release gets a zygote of its own, as without a stem
+    record.write_text(json.dumps({"asked": asked, "loads": loads}), encoding="utf-8")
+    return loads
 
 
-
-def run_release(project: Project, env: Env, ids: list[str], timeout: float = 1800,
-                cache: bool = True) -> tuple[list[CheckRecord], str | None]:
-    """The verification records of `ids` against the release in `env`, or why there are none."""
-    if env.python is None:
-        return [], env.error
-    with tempfile.TemporaryDirectory(prefix="errorkb-matrix-") as scratch:
-        path = Path(scratch) / "report.json"
-        command = [str(env.python), "-m", "errorkb.cli", "--root", str(project.root), "verify", *ids,
-                   "--target", "upstream", "--device", "cpu", "--upstream", "installed", "--snippet", "before",
-                   "--snippet", "after", "--report", str(path)]
-        if not cache:
-            command.append("--no-cache")
-        source_root = str(Path(errorkb.__file__).resolve().parent.parent)
-        environment = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [source_root,
-                                                                                 os.environ.get("PYTHONPATH")])))
-        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=environment)
-        try:
-            report = read_report(path)
-        except ReportError:
-            return [], f"verify did not run: {(done.stderr or done.stdout).strip()[-500:]}"
-    return report.checks, None
+def run_release(verifier: Verifier, checks: list[Check], jobs: int = 2) -> list[CheckRecord]:
+    """The records of the release's checks; its zygotes are closed after (their memory back)."""
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as threads:
+        records = list(threads.map(verifier.record_safely, checks))
+    for python in {verifier.interpreter(check) for check in checks} - {None, Path(sys.executable)}:
+        if verifier.pool is not None and python is not None:
+            verifier.pool.retire(python)
+    return records
 
 
 def import_failure(project: Project, release: str, records: list[CheckRecord]) -> str | None:
@@ -365,6 +347,12 @@ def run_matrix(project: Project, loaded: list[LoadedEntry], releases: list[str],
     lock = threading.Lock()
     steps = Progress(len(releases))
     numbers = {release: number for number, release in enumerate(releases, 1)}
+    planned = {release: release_checks(project, loaded, release, ids) for release in releases}
+    pythons: dict[str, Path] = {}  # release → its environment's interpreter, once built
+    verifier = Verifier(project, [UPSTREAM], upstream=Upstream.INSTALLED, environments=pythons,
+                        cache_dir=project.cache_dir if cache else None,
+                        preload=library_imports([c for checks in planned.values() for c in checks],
+                                                project.library.name))
 
     def one(release: str) -> None:
         at = f"{package} {release} ({numbers[release]} of {len(releases)})"
@@ -373,16 +361,14 @@ def run_matrix(project: Project, loaded: list[LoadedEntry], releases: list[str],
         records: list[CheckRecord] = []
         error = env.error
         if env.python is not None:
-            checks = release_checks(project, loaded, release, ids)
-            known, left = answer_known(project, env, checks) if cache else ([], checks)
-            rerun = sorted({check.entry.id for check in left})
-            records = [record for record in known if record.entry not in rerun]
-            if rerun:
-                progress(f"{at}: verifying {len(rerun)} of {len(entries)} entries "
-                         f"({len(known)} of {len(checks)} checks known)")
-                measured, error = run_release(project, env, rerun, cache=cache)
-                records += measured
-            error = error or import_failure(project, release, records)
+            pythons[release] = env.python
+            if verifier.pool is not None and (loads := shared_loads(project, env)):
+                verifier.pool.share(env.python, loads)
+            records = run_release(verifier, planned[release], jobs=2)
+            measured = sum(1 for record in records if record.outcome.ran and not record.cached)
+            progress(f"{at}: {measured} of {len(records)} checks run, "
+                     f"{sum(1 for record in records if record.cached)} from the cache")
+            error = import_failure(project, release, records)
         index = functools.cache(lambda path: SourceIndex.read(project, release, path))  # read if needed
         runtime = next((str(c.environment.get("runtime_version")) for c in records if c.environment), None)
         isolation = next((c.isolation for c in records if c.isolation), None)
@@ -394,9 +380,12 @@ def run_matrix(project: Project, loaded: list[LoadedEntry], releases: list[str],
             write_matrix(path, data)
             progress(f"{package} {release}: {'ran' if error is None else error} {steps.step()}")
 
-    with ThreadPoolExecutor(max_workers=max(1, parallel)) as pool:
-        for done in [pool.submit(one, release) for release in releases]:
-            done.result()
+    try:
+        with ThreadPoolExecutor(max_workers=max(1, parallel)) as pool:
+            for done in [pool.submit(one, release) for release in releases]:
+                done.result()
+    finally:
+        verifier.close()
     return state["data"] or merged(None, package, [], [])
 
 

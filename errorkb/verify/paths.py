@@ -5,6 +5,7 @@ errors that start in them). Standard library only."""
 from __future__ import annotations
 
 import importlib.util
+import sysconfig
 from pathlib import Path
 
 
@@ -15,3 +16,10 @@ def package_dirs(name: str) -> list[Path]:
     except (ImportError, ValueError):
         return []
     return [Path(location) for location in (spec.submodule_search_locations or [])] if spec else []
+
+
+def environment_path(python: Path) -> list[str]:
+    """Where a matrix environment's interpreter finds packages: its own site-packages, then this
+    environment's (which it sees through a .pth file)."""
+    folder = python.parent.parent
+    return [str(site) for site in sorted(folder.glob("lib/python*/site-packages"))] + [sysconfig.get_paths()["purelib"]]

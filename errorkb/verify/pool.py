@@ -1,5 +1,11 @@
 """The warm worker pool: one zygote per (target, device), a fresh forked process per check.
 
+Where many release environments each run a few checks (the version matrix), a zygote of its own
+for each would import the runtime every time: environments `share`d with the pool get their CPU
+zygotes forked from a stem instead (`stem.py`), one per startup signature, which imported the
+runtime once. A fork the stem's modules do not fit says "unshared", and that environment gets a
+zygote of its own interpreter, as any other.
+
 `WorkerPool.run(check)` gives the same `Run` as `run.run_check` (a new interpreter per check)
 and the child runs the same observe code, so verdicts do not depend on the isolation mode;
 only the cost does (milliseconds instead of importing the runtime). The parent keeps the duties that
@@ -17,6 +23,7 @@ import base64
 import binascii
 import json
 import os
+import socket
 import subprocess
 import sys
 import tempfile
@@ -31,6 +38,7 @@ from errorkb.verify.plan import Check
 from errorkb.verify.records import Observation, Status
 from errorkb.verify.run import Run, check_spec, child_env, collect, kill_group, run_check
 from errorkb.verify.sandbox import TIMER_MARGIN_S, Sandbox
+from errorkb.verify.stem import startup_signature
 
 _KILL_GRACE_S = 10.0  # after SIGKILL, how long to wait for the zygote to reap the child
 _START_S = 600.0  # how long a zygote may take to load the runtime and its target
@@ -54,19 +62,25 @@ class Zygote:
     """Client side of one `errorkb.verify.zygote` process."""
 
     def __init__(self, target: str, device: str, module: str, preload: list[str], scratch: Path,
-                 library: LibraryProfile, python: Path, sandbox: Sandbox | None = None):
+                 library: LibraryProfile, python: Path, sandbox: Sandbox | None = None,
+                 stem: Stem | None = None, importers: list[str] | None = None):
         self.key = (target, device, module, str(python))
         self.log = scratch / f"zygote-{target}-{device}-{os.getpid()}-{id(self)}.log"
         self.sandboxed = sandbox is not None  # its pids are the sandbox's: never kill them from here
         config = {"target": target, "device": device, "module": module, "preload": preload,
                   "library": library.model_dump(mode="json"), "jail": self.sandboxed}
-        argv = [str(python), "-m", "errorkb.verify.zygote", json.dumps(config)]
-        with self.log.open("wb") as log:
-            self.process = subprocess.Popen(
-                sandbox.wrap(argv, device=device, writable=[scratch], jails=True, python=python) if sandbox else argv,
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
-                env=sandbox.env(device) if sandbox else child_env(library, device, python), start_new_session=True,
-            )
+        self.stem = stem
+        self.process: subprocess.Popen[bytes] | _Forked | None = None
+        if stem is None:
+            argv = [str(python), "-m", "errorkb.verify.zygote", json.dumps(config)]
+            with self.log.open("wb") as log:
+                self.process = subprocess.Popen(
+                    sandbox.wrap(argv, device=device, writable=[scratch], jails=True, python=python)
+                    if sandbox else argv,
+                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
+                    env=sandbox.env(device) if sandbox else child_env(library, device, python),
+                    start_new_session=True,
+                )
         self.lock = threading.Lock()  # guards `pending` and `next_id`
         self.write_lock = threading.Lock()  # one request line at a time; never held while reading
         self.pending: dict[int, _Pending] = {}
@@ -74,12 +88,23 @@ class Zygote:
         self.hello = threading.Event()
         self.ready = False
         self.fallback = False  # the zygote cannot fork safely: run checks in fresh interpreters
+        self.unshared: str | None = None  # forked from a stem whose modules this environment does not fit
         self.error: str | None = None
         self.dead: str | None = None
-        self.reader = threading.Thread(target=self._read, name=f"zygote-{target}-{device}", daemon=True)
+        stemmed = dict(config, importers=list(importers or []))
+        self.reader = threading.Thread(target=self._read, args=(python, stemmed), name=f"zygote-{target}-{device}",
+                                       daemon=True)
         self.reader.start()
 
-    def _read(self) -> None:
+    def _read(self, python: Path, config: dict[str, Any]) -> None:
+        if self.stem is not None:  # forked here, in this thread: a stem still loading keeps no one waiting
+            try:
+                self.process = self.stem.fork(config, python, self.log)
+            except WorkerDied as why:
+                self.unshared = f"the stem could not fork it: {why}"
+                self.hello.set()
+                return
+        assert self.process is not None
         for line in self.process.stdout:  # type: ignore[union-attr]
             try:
                 message = json.loads(line)
@@ -92,6 +117,7 @@ class Zygote:
             if "hello" in message:
                 self.ready, self.error = message["ready"], message["error"]
                 self.fallback = bool(message.get("fallback"))
+                self.unshared = message.get("unshared")
                 self.hello.set()
                 continue
             with self.lock:
@@ -112,14 +138,15 @@ class Zygote:
 
     def _condemn(self, why: str | None) -> None:
         """The worker is gone, or no longer speaks its protocol: end it, fail the checks it held."""
+        assert self.process is not None
         if why is not None:
             with self.lock:
                 self.dead = self.dead or why
-            kill_group(self.process.pid)
+            self._kill()
         try:
             self.process.wait(_KILL_GRACE_S)
         except subprocess.TimeoutExpired:
-            kill_group(self.process.pid)
+            self._kill()
             self.process.wait()
         log = self.log.read_text(errors="replace")[-2000:] if self.log.exists() else ""
         ending = f": {log}" if log else ""
@@ -132,11 +159,18 @@ class Zygote:
                 pending.started.set()
                 pending.exited.set()
 
+    def _kill(self) -> None:
+        """End the worker and its process group (a stem's fork: the stem does, it knows its pid)."""
+        if isinstance(self.process, _Forked):
+            self.process.kill()
+        elif self.process is not None:
+            kill_group(self.process.pid)
+
     def wait_ready(self) -> None:
         if not self.hello.wait(_START_S):
-            kill_group(self.process.pid)
+            self._kill()
             raise WorkerDied(f"the worker for {self.key[0]}/{self.key[1]} did not start within {_START_S:g} s")
-        if not self.ready and self.error is None:
+        if not self.ready and self.error is None and self.unshared is None:
             raise WorkerDied(self.dead or "the worker never said hello")
 
     def run(self, spec: dict[str, Any], cwd: Path, scratch: Path,
@@ -176,13 +210,121 @@ class Zygote:
                 self.pending.pop(request_id, None)
 
     def close(self) -> None:
+        if self.process is None:  # never forked
+            return
         try:
             self.process.stdin.close()  # type: ignore[union-attr]
         except OSError:
             pass
+        self.reader.join(5)  # it ends when the worker closes its end: when it exits
         try:
             self.process.wait(5)
         except subprocess.TimeoutExpired:
+            self._kill()
+            self.process.wait()
+        if self.reader.is_alive():
+            self._kill()
+
+
+class _Forked:
+    """A zygote a stem forked, with what `Zygote` uses of a `Popen`: its two pipes, wait and kill."""
+
+    def __init__(self, stem: Stem, pid: int, stdin: Any, stdout: Any):
+        self.stem, self.pid, self.stdin, self.stdout = stem, pid, stdin, stdout
+        self.returncode: int | None = None  # the stem reaps it; its end is the end of its replies
+
+    def wait(self, timeout: float | None = None) -> int | None:
+        return self.returncode
+
+    def kill(self) -> None:
+        self.stem.kill(self.pid)
+
+
+class Stem:
+    """Client side of one `errorkb.verify.stem` process: forks zygotes for other environments."""
+
+    def __init__(self, python: Path, shared: list[str], scratch: Path, library: LibraryProfile,
+                 sandbox: Sandbox | None = None):
+        self.log = scratch / f"stem-{os.getpid()}-{id(self)}.log"
+        config = {"library": library.model_dump(mode="json"), "shared": shared}
+        argv = [str(python), "-m", "errorkb.verify.stem", json.dumps(config)]
+        environments = [python.parent.parent.parent]  # the folder of the environments it forks for
+        self.argv = sandbox.wrap(argv, device="cpu", writable=[scratch], jails=True, python=python,
+                                 also=environments) if sandbox else argv
+        self.env = sandbox.env("cpu") if sandbox else child_env(library, "cpu", python)
+        self.channel, self._theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.process: subprocess.Popen[bytes] | None = None
+        self.lock = threading.Lock()
+        self.next_id = 0
+        self.forked: dict[int, tuple[threading.Event, list[int]]] = {}
+        self.hello = threading.Event()
+        self.error: str | None = None
+        # Started by a thread that lives as long as the stem: the sandbox ends it with the thread
+        # that started it (--die-with-parent), and a check's thread ends with its release.
+        self.reader = threading.Thread(target=self._run, name="stem", daemon=True)
+        self.reader.start()
+
+    def _run(self) -> None:
+        with self.log.open("wb") as log, self._theirs:
+            self.process = subprocess.Popen(self.argv, stdin=self._theirs.fileno(), stdout=subprocess.PIPE, stderr=log,
+                                            env=self.env, start_new_session=True)
+        for line in self.process.stdout:  # type: ignore[union-attr]
+            try:
+                message = json.loads(line)
+            except ValueError:
+                break  # not the stem's protocol: trust it no more
+            if "hello" in message:
+                self.error = None if message.get("ready") else str(message.get("error"))
+                self.hello.set()
+            elif isinstance(message, dict) and message.get("id") in self.forked:
+                event, pid = self.forked[message["id"]]
+                pid.append(int(message["pid"]))
+                event.set()
+        self.error = self.error or f"the stem exited: {self.log.read_text(errors='replace')[-500:]}"
+        kill_group(self.process.pid)
+        self.hello.set()
+        for event, _ in list(self.forked.values()):
+            event.set()
+
+    def fork(self, config: dict[str, Any], python: Path, log: Path) -> _Forked:
+        """A zygote of `python`'s environment, forked from this stem (raises WorkerDied)."""
+        if not self.hello.wait(_START_S) or self.error:
+            raise WorkerDied(self.error or f"the stem did not start within {_START_S:g} s")
+        theirs_in, ours_in = os.pipe()  # the zygote's requests
+        ours_out, theirs_out = os.pipe()  # its replies
+        with self.lock:
+            request_id, self.next_id = self.next_id, self.next_id + 1
+            event, pid = self.forked[request_id] = (threading.Event(), [])
+        request = {"id": request_id, "python": str(python), "prefix": str(python.parent.parent), "config": config,
+                   "log": str(log)}
+        try:
+            socket.send_fds(self.channel, [json.dumps(request).encode()], [theirs_in, theirs_out])
+        except OSError as error:
+            for fd in (ours_in, ours_out):
+                os.close(fd)
+            raise WorkerDied(f"the stem is gone ({error})") from None
+        finally:
+            os.close(theirs_in)
+            os.close(theirs_out)
+        event.wait(_FORK_S)
+        with self.lock:
+            self.forked.pop(request_id, None)
+        if not pid:
+            for fd in (ours_in, ours_out):
+                os.close(fd)
+            raise WorkerDied(self.error or f"the stem did not fork within {_FORK_S:g} s")
+        return _Forked(self, pid[0], os.fdopen(ours_in, "wb"), os.fdopen(ours_out, "rb"))
+
+    def kill(self, pid: int) -> None:
+        try:
+            self.channel.send(json.dumps({"kill": pid}).encode())
+        except OSError:
+            pass
+
+    def close(self) -> None:
+        self.channel.close()  # the stem ends every zygote it forked, then itself
+        self.reader.join(10)
+        if self.process is not None and self.process.poll() is None:
             kill_group(self.process.pid)
             self.process.wait()
 
@@ -198,6 +340,23 @@ class WorkerPool:
         self.lock = threading.Lock()
         self._scratch = tempfile.TemporaryDirectory(prefix="errorkb-pool-")
         self.scratch = Path(self._scratch.name)
+        self.shared: dict[str, dict[str, str]] = {}  # python → {shared module: the module that loads it there}
+        self.stems: dict[tuple[object, ...], Stem] = {}
+        self.unshared: dict[str, str] = {}  # python → why a stem's fork could not serve it
+
+    def share(self, python: Path, loads: dict[str, str]) -> None:
+        """Let `python`'s CPU zygotes come from a stem: `loads` maps each module that its own
+        release loads (measured in its own interpreter) to the module that loads it."""
+        with self.lock:
+            self.shared[str(python)] = dict(loads)
+
+    def retire(self, python: Path) -> None:
+        """Close `python`'s zygotes (a release the matrix is done with: its memory back)."""
+        with self.lock:
+            done = [key for key in self.zygotes if key[3] == str(python)]
+            zygotes = [self.zygotes.pop(key) for key in done]
+        for zygote in zygotes:
+            zygote.close()
 
     def warm(self, keys: set[tuple[str, str, str, str]]) -> None:
         """Start the zygotes for these (target, device, module, python) now, side by side, without waiting."""
@@ -214,13 +373,31 @@ class WorkerPool:
         with self.lock:
             zygote = self.zygotes.get(key)
             if zygote is None or (zygote.dead and zygote.ready):  # died mid-run: start again
+                loads = self.shared.get(python) if device == "cpu" and python not in self.unshared else None
+                stem = self._stem(Path(python), loads) if loads is not None else None
                 zygote = self.zygotes[key] = Zygote(target, device, module, self.preload, self.scratch, self.library,
-                                                    Path(python), self.sandbox)
+                                                    Path(python), self.sandbox, stem,
+                                                    sorted(set((loads or {}).values())))
         return zygote
+
+    def _stem(self, python: Path, loads: dict[str, str]) -> Stem:
+        """The stem for interpreters that start as `python` does and load these shared modules (lock held)."""
+        key = (startup_signature(python), tuple(sorted(loads)))
+        stem = self.stems.get(key)
+        if stem is None or stem.error is not None and stem.hello.is_set():
+            stem = self.stems[key] = Stem(python, sorted(loads), self.scratch, self.library, self.sandbox)
+        return stem
 
     def zygote(self, target: str, device: str, module: str, python: str) -> Zygote:
         zygote = self._start(target, device, module, python)
         zygote.wait_ready()
+        if zygote.unshared is not None:  # this environment does not fit its stem: its own interpreter, then
+            with self.lock:
+                self.unshared.setdefault(python, zygote.unshared)
+                if self.zygotes.get(zygote.key) is zygote:
+                    del self.zygotes[zygote.key]
+            zygote.close()
+            return self.zygote(target, device, module, python)
         return zygote
 
     def run(self, check: Check, timeout: float, python: Path | None = None) -> Run:
@@ -246,6 +423,8 @@ class WorkerPool:
     def close(self) -> None:
         for zygote in list(self.zygotes.values()):
             zygote.close()
+        for stem in list(self.stems.values()):
+            stem.close()
         self._scratch.cleanup()
 
     def __enter__(self) -> WorkerPool:

@@ -55,6 +55,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -99,13 +100,14 @@ class Sandbox:
     env_prefixes: tuple[str, ...] = ()  # environment variables the runtime and the library read
 
     def wrap(self, argv: list[str], *, device: str, writable: list[Path], jails: bool = False,
-             python: Path | None = None) -> list[str]:
+             python: Path | None = None, also: Sequence[Path] = ()) -> list[str]:
         """`argv` run inside the sandbox; `writable` folders (the harness's scratch) bound read-write.
 
         With `jails`, `argv` (a zygote, or the launcher of one fresh interpreter) keeps the
         capabilities it needs to jail each check (`Jail`), inside the sandbox's user namespace
         only; the checks themselves run with none. `python`, another interpreter than this one
-        (a release's matrix environment), is shown read-only too and finds errorkb on its path.
+        (a release's matrix environment), is shown read-only too and finds errorkb on its path; so
+        are the folders in `also` (a stem's: the other environments it forks zygotes for).
         """
         command = [self.bwrap, "--unshare-all", "--unshare-user", "--die-with-parent", "--new-session",
                    "--hostname", "errorkb-sandbox", "--cap-drop", "ALL"]
@@ -114,7 +116,7 @@ class Sandbox:
         command += ["--proc", "/proc", "--dev", "/dev"]
         command += self._device_binds(device)
         command += ["--remount-ro", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/dev/shm"]
-        environment = _environment_of(python)
+        environment = [*_environment_of(python), *(str(folder) for folder in also)]
         command += _read_only_binds(tuple(sorted({*self.read_only, *environment})))
         for path in self.hidden:  # after the project: covers the cache and reports inside it
             command += ["--tmpfs", path, "--remount-ro", path]

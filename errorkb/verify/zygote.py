@@ -1,12 +1,14 @@
 """A warm interpreter that forks one fresh process per check: isolation without importing the runtime again.
 
-Started by `pool.py` as `python -m errorkb.verify.zygote CONFIG_JSON`, one per (target, device).
+Started by `pool.py` as `python -m errorkb.verify.zygote CONFIG_JSON`, one per (target, device),
+or forked for a release by a stem that already loaded the runtime (`stem.py`, then `run`).
 It activates its target and loads the runtime and the target module once (`child.prepare`), then
 serves requests, one JSON line each on stdin, by forking. Each child starts from the same
 pristine, preloaded state (nothing of an earlier check survives), puts itself in its own process
 group, points stdout/stderr at its output file and runs the shared observe code of `child.py`.
 
-Protocol (JSON lines): out `{"hello": ..., "ready": bool, "error": str|null, "fallback": bool}` once; in
+Protocol (JSON lines): out `{"hello": ..., "ready": bool, "error": str|null, "fallback": bool}` once
+(or `{"hello", "ready": false, "unshared": why}` from a stem's fork that must not serve); in
 `{"id", "spec", "result", "output", "cwd", "timeout"}`; out `{"id", "pid"}` after the fork and
 `{"id", "exit": returncode, "stream": base64}` when the child is reaped (negative: killed by that
 signal). The stream is what the child wrote to its file descriptor 3, a pipe whose read end only
@@ -46,15 +48,29 @@ def main(argv: list[str]) -> int:
     quiet = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1):  # stray prints of an import must not corrupt the protocol
         os.dup2(quiet, fd)
+    return run(config, requests, replies)
 
+
+def run(config: dict[str, Any], requests: int, replies: TextIO, unshared: str | None = None) -> int:
+    """Prepare, say hello, serve. `unshared`: forked from a stem (`stem.py`) whose loaded modules
+    this release's path finds elsewhere; the zygote then refuses, and so it does when its own
+    preparation did not load `config["importers"]`, the modules that load the stem's shared ones
+    in this release (without them, the stem's preloads would be modules this release never loads)."""
     from errorkb.verify import child, sandbox
 
-    jailed = bool(config.get("jail"))  # inside the sandbox: each check gets a jail of its own
-    prepared = child.prepare(config)
-    error = prepared.get("error")
-    if error is None and config["device"] == "cpu":  # on a device, import no more than needed
-        for name in child.runtime_preloads(config):
-            child.preload(name)
+    if unshared is None:
+        jailed = bool(config.get("jail"))  # inside the sandbox: each check gets a jail of its own
+        prepared = child.prepare(config)
+        error = prepared.get("error")
+        if error is None and config["device"] == "cpu":  # on a device, import no more than needed
+            for name in child.runtime_preloads(config):
+                child.preload(name)
+        missing = [name for name in config.get("importers", []) if name not in sys.modules]
+        if error is None and missing:
+            unshared = f"this release's preparation did not load {', '.join(missing)}"
+    if unshared is not None:
+        _send(replies, {"hello": os.getpid(), "ready": False, "error": None, "unshared": unshared})
+        return 0
     fallback = error is None and config["device"] != "cpu" and prepared["runtime"].device_touched()
     if fallback:
         error = f"{config['device']} was initialised while preloading; a forked child could not use it"
