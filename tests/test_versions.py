@@ -239,6 +239,17 @@ def test_a_rerun_answers_from_the_cache_and_runs_only_what_changed(two_entries, 
         return real(self, check, timeout, python)
 
     monkeypatch.setattr(WorkerPool, "run", counted)
+    ready = matrix.matrix_env(project, PINNED) / ".errorkb-ready"  # so what is known is answered first
+    ready.parent.mkdir(parents=True)
+    ready.write_text(PINNED)
+    preloads: list[list[str]] = []
+    real_run_release = matrix.run_release
+
+    def preloading(verifier, checks, jobs=2):
+        preloads.append(list(verifier.pool.preload))
+        return real_run_release(verifier, checks, jobs)
+
+    monkeypatch.setattr(matrix, "run_release", preloading)
 
     def verdicts(data: MatrixFile) -> set[tuple]:
         return {(r.entry, r.before.code, r.after.code, r.before.sha256, r.measured) for r in data.results}
@@ -252,6 +263,7 @@ def test_a_rerun_answers_from_the_cache_and_runs_only_what_changed(two_entries, 
     assert started[4:] == [], "nothing changed, yet a check ran"
     assert f"transformers {PINNED} (1 of 1): 0 of 4 checks run, 4 from the cache" in said
     assert verdicts(again) == verdicts(first) and again.status(PINNED).ran
+    assert preloads[0] and preloads[1] == [], "nothing left to run, nothing to preload"
 
     after = two_entries / "snippets" / "head-dim-list-length" / "after.py"
     after.write_text(after.read_text() + "# one entry changed\n")
@@ -394,3 +406,30 @@ def test_raise_messages_are_read_right_whatever_the_line_endings():
     source = "x = 1\f\ny = 'é'\r\nraise ValueError('é: '\r\n  f'{x} b')\rraise KeyError('ü' 'x')\n"
     assert [(site.line, site.exception, site.message) for site in raise_sites(source)] == [
         (3, "ValueError", "é: {x} b"), (5, "KeyError", "üx")]
+
+
+def test_a_raise_line_found_earlier_is_kept_while_its_expectation_and_verdict_hold(two_entries):
+    """collect() finds a not-raising before's raise line in the release's source (parsing it), or
+    keeps the line of the same entry's earlier result there when nothing it depends on changed."""
+    from errorkb.verify.records import CheckRecord
+
+    project = load_project(two_entries)
+    entry = next(one.entry for one in load_project_entries(project).entries if one.entry.id == "head-dim-list-length")
+    record = CheckRecord(id="x", entry=entry.id, role="before", snippet="s", snippet_sha256="h1", target="upstream",
+                         device="cpu", release="5.0.0", outcome="fail", code=Code.EXITED_NORMALLY, reason="fail",
+                         expected="raise", verified_at="2026-12-01")
+    digests = {entry.id: "d1"}
+    kept = Result(entry=entry.id, release="5.0.0", before=_verdicts("fail"), line=977, digest="d1",
+                  measured="2026-11-30")
+    read: list[str] = []
+
+    def index(path: str):
+        read.append(path)
+        return None
+
+    (result,) = collect([entry], "5.0.0", [record], index, digests, {entry.id: kept})
+    assert result.line == 977 and read == []
+    for changed in ({entry.id: kept.model_copy(update={"digest": "d0"})},
+                    {entry.id: kept.model_copy(update={"before": _verdicts("fail", reason="other")})}):
+        (result,) = collect([entry], "5.0.0", [record], index, digests, changed)
+        assert result.line is None and read.pop() == entry.source.path

@@ -80,6 +80,7 @@ class Verifier:
         self.isolation_level = f"{self.isolation}+{self.sandbox.label}" if self.sandbox else str(self.isolation)
         self.unavailable = {target: availability(target, self.library) for target in targets}
         self.fingerprints: dict[str, str] = {}
+        self.paths: dict[Path, list[str]] = {}  # another environment's interpreter → its import path
         self.cache = VerdictCache(cache_dir) if cache_dir is not None else None
         self.pool = WorkerPool(self.library, preload, self.sandbox) if self.isolation is Isolation.FORK else None
         self.timeout = timeout or project.timeout
@@ -122,13 +123,20 @@ class Verifier:
             return not_run(Code.TARGET_UNAVAILABLE,
                            f"{self.library.dist} {check.release} is neither installed here nor built "
                            f"(errorkb matrix --release {check.release} builds its environment)")
-        need = unmet(check.entry, check.role, check.device, self.runtime,
-                     None if python == Path(sys.executable) else environment_path(python))  # looked up there
+        need = unmet(check.entry, check.role, check.device, self.runtime, self._path_of(python))  # looked up there
         if need:
             return not_run(Code.UNMET_NEED, need)
         if not self.runtime.device_present(check.device):
             return not_run(Code.NO_DEVICE, f"no {check.device} device")
         return None
+
+    def _path_of(self, python: Path) -> list[str] | None:
+        """Where `python` finds packages, when it is another environment's interpreter."""
+        if python == Path(sys.executable):
+            return None
+        if python not in self.paths:
+            self.paths[python] = environment_path(python)
+        return self.paths[python]
 
     def warm(self, checks: list[Check]) -> None:
         """Start the zygotes the runnable checks will need, in parallel, before the first check."""
@@ -136,14 +144,19 @@ class Verifier:
             self.pool.warm({(c.target, c.device, c.module, str(self.interpreter(c))) for c in checks
                             if self.reason_not_run(c) is None})
 
-    def record(self, check: Check) -> CheckRecord:
+    def answer(self, check: Check) -> CheckRecord | None:
+        """The check's record when it needs no run: why it cannot run here, or its cached verdict."""
         skipped = self.reason_not_run(check)
         if skipped:
             return record_of(check, self.project, skipped)
+        hit = self.cache.get(cache_key(check, self.fingerprint(check), self.runtime)) if self.cache else None
+        return reused(hit, check, self.project) if hit is not None else None
+
+    def record(self, check: Check) -> CheckRecord:
+        known = self.answer(check)
+        if known is not None:
+            return known
         key = cache_key(check, self.fingerprint(check), self.runtime)
-        hit = self.cache.get(key) if self.cache else None
-        if hit is not None:
-            return reused(hit, check, self.project)
         python = self.interpreter(check) or Path(sys.executable)
         run = self.pool.run(check, self.timeout, python) if self.pool else \
             run_check(check, self.library, self.timeout, python, self.sandbox)

@@ -271,6 +271,18 @@ def shared_loads(project: Project, env: Env) -> dict[str, str]:
     return loads
 
 
+def answer_known(verifier: Verifier, checks: list[Check]) -> tuple[list[CheckRecord], list[Check]]:
+    """(the records of the checks that need no run: cached, or unable to run here; the checks left)."""
+    known, left = [], []
+    for check in checks:
+        record = verifier.answer(check)
+        if record is None:
+            left.append(check)
+        else:
+            known.append(record)
+    return known, left
+
+
 def run_release(verifier: Verifier, checks: list[Check], jobs: int = 2) -> list[CheckRecord]:
     """The records of the release's checks; its zygotes are closed after (their memory back)."""
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as threads:
@@ -293,9 +305,13 @@ def import_failure(project: Project, release: str, records: list[CheckRecord]) -
 
 
 def collect(entries: list[Entry], release: str, records: list[CheckRecord],
-            indexes: Callable[[str], SourceIndex | None], digests: dict[str, str]) -> list[Result]:
-    """This release's result for every entry that has records in it."""
+            indexes: Callable[[str], SourceIndex | None], digests: dict[str, str],
+            earlier: dict[str, Result] | None = None) -> list[Result]:
+    """This release's result for every entry that has records in it. The raise line of a before
+    that did not raise is found in the release's source, or kept from `earlier` (the same entry's
+    result there) when that was measured with the same expectation and the same verdict."""
     by_role = {(c.entry, c.role): c for c in records}
+    earlier = earlier or {}
     results = []
     for entry in entries:
         found = {role: by_role.get((entry.id, role)) for role in (BEFORE, AFTER)}
@@ -307,8 +323,13 @@ def collect(entries: list[Entry], release: str, records: list[CheckRecord],
         before = found[BEFORE]
         site = before.raise_site if before is not None and before.outcome is Outcome.PASS else None
         statement = entry.kind == "raise" and not entry.source.implicit  # a raise statement the AST can find
-        index = indexes(entry.source.path) if statement and not site else None
-        line = site.line if site else (resolve_line(entry, index) if index else None)
+        kept = earlier.get(entry.id)
+        if site is None and statement and kept is not None and kept.digest == digests[entry.id] and \
+                kept.before == verdicts.get(BEFORE):
+            line = kept.line
+        else:
+            index = indexes(entry.source.path) if statement and not site else None
+            line = site.line if site else (resolve_line(entry, index) if index else None)
         observed = max(r.verified_at for r in found.values() if r is not None)  # a cached verdict's own time
         results.append(Result(entry=entry.id, release=release, before=verdicts.get(BEFORE),
                               after=verdicts.get(AFTER), line=line, digest=digests[entry.id], measured=observed))
@@ -350,9 +371,18 @@ def run_matrix(project: Project, loaded: list[LoadedEntry], releases: list[str],
     planned = {release: release_checks(project, loaded, release, ids) for release in releases}
     pythons: dict[str, Path] = {}  # release → its environment's interpreter, once built
     verifier = Verifier(project, [UPSTREAM], upstream=Upstream.INSTALLED, environments=pythons,
-                        cache_dir=project.cache_dir if cache else None,
-                        preload=library_imports([c for checks in planned.values() for c in checks],
-                                                project.library.name))
+                        cache_dir=project.cache_dir if cache else None)
+    # What needs no run is answered first, in the releases already built: the warm workers then
+    # preload what the checks left import (after one entry changed: that entry's), not all of it.
+    known: dict[str, list[CheckRecord]] = {}
+    for release in releases:
+        if not rebuild and (matrix_env(project, release) / ".errorkb-ready").is_file() and \
+                (python := ensure_env(project, release).python) is not None:
+            pythons[release] = python
+            known[release], planned[release] = answer_known(verifier, planned[release])
+    if verifier.pool is not None:
+        verifier.pool.preload = library_imports([c for checks in planned.values() for c in checks],
+                                                project.library.name)
 
     def one(release: str) -> None:
         at = f"{package} {release} ({numbers[release]} of {len(releases)})"
@@ -362,9 +392,9 @@ def run_matrix(project: Project, loaded: list[LoadedEntry], releases: list[str],
         error = env.error
         if env.python is not None:
             pythons[release] = env.python
-            if verifier.pool is not None and (loads := shared_loads(project, env)):
+            if planned[release] and verifier.pool is not None and (loads := shared_loads(project, env)):
                 verifier.pool.share(env.python, loads)
-            records = run_release(verifier, planned[release], jobs=2)
+            records = known.get(release, []) + run_release(verifier, planned[release], jobs=2)
             measured = sum(1 for record in records if record.outcome.ran and not record.cached)
             progress(f"{at}: {measured} of {len(records)} checks run, "
                      f"{sum(1 for record in records if record.cached)} from the cache")
@@ -374,7 +404,10 @@ def run_matrix(project: Project, loaded: list[LoadedEntry], releases: list[str],
         isolation = next((c.isolation for c in records if c.isolation), None)
         status = ReleaseStatus(release=release, ran=error is None, error=error, runtime=runtime, isolation=isolation,
                                measured=now())
-        results = collect(entries, release, records, index, digests) if error is None else []
+        with lock:
+            before = state["data"]
+        earlier = {r.entry: r for r in before.results if r.release == release} if before else {}
+        results = collect(entries, release, records, index, digests, earlier) if error is None else []
         with lock:
             data = state["data"] = merged(state["data"], package, [status], results)
             write_matrix(path, data)
