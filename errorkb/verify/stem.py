@@ -3,7 +3,10 @@
 The version matrix runs a few checks in each of many release environments; a zygote of its own
 for each would import the runtime (and what every release loads with it) again and again, which
 costs more than the checks. The pool starts a stem with one release's interpreter instead: it
-imports the runtime and the `shared` modules, then forks one zygote per release on request.
+imports the runtime and the `shared` modules from what every environment shares (its own
+environment's site-packages left off the path meanwhile, so that a release that installs its own
+copy of a package cannot make the stem useless for the others), then forks one zygote per
+release on request.
 
 Stages of one request:
 
@@ -52,7 +55,11 @@ def main(argv: list[str]) -> int:
     quiet = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1):  # stray prints of an import must not corrupt the protocol
         os.dup2(quiet, fd)
+    path = list(sys.path)
+    sys.path[:] = [entry for entry in path if not _under(entry, sys.prefix)]  # what every environment shares
+    importlib.invalidate_caches()
     error = preload(config)
+    sys.path[:] = path
     _send(replies, {"hello": os.getpid(), "ready": error is None, "error": error})
     if error is not None:
         return 0
@@ -134,8 +141,7 @@ def fork(request: dict[str, Any], fds: list[int], stems: list[int]) -> int:
 def become(python: str, prefix: str) -> None:
     """Take another environment's interpreter: its executable, prefix and import path."""
     old = sys.prefix
-    sys.path[:] = [prefix + entry[len(old):] if entry == old or entry.startswith(old + os.sep) else entry
-                   for entry in sys.path]
+    sys.path[:] = [prefix + entry[len(old):] if _under(entry, old) else entry for entry in sys.path]
     sys.prefix = sys.exec_prefix = prefix
     sys.executable = python
     sys.path_importer_cache.clear()
@@ -166,6 +172,10 @@ def startup_signature(python: Path) -> tuple[str, tuple[tuple[str, str], ...]]:
     pth = sorted((path.name, path.read_text(encoding="utf-8", errors="replace"))
                  for path in prefix.glob("lib/python*/site-packages/*.pth"))
     return os.path.realpath(python), tuple(pth)
+
+
+def _under(entry: str, prefix: str) -> bool:
+    return entry == prefix or entry.startswith(prefix + os.sep)
 
 
 def _reap(zygotes: set[int]) -> None:
