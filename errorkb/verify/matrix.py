@@ -240,6 +240,23 @@ def release_checks(project: Project, loaded: list[LoadedEntry], release: str, id
     return plan(loaded, project, [UPSTREAM], ["cpu"], ids, release, [str(BEFORE), str(AFTER)])
 
 
+# Run in the release's own interpreter: load the runtime, import each loader, say which asked
+# modules (and their loaders) are loaded then.
+_PROBE = """
+import importlib, json, sys
+from errorkb.plugs import runtime_for
+runtime_for(sys.argv[1]).load()
+asked = json.loads(sys.argv[2])
+for loader in sorted(set(asked.values())):
+    try:
+        importlib.import_module(loader)
+    except Exception:
+        pass
+print(json.dumps({module: loader for module, loader in asked.items()
+                  if module in sys.modules and loader in sys.modules}))
+"""
+
+
 def shared_loads(project: Project, env: Env) -> dict[str, str]:
     """Which of the `shared` modules the release's own interpreter loads when it imports the modules
     that load them (measured there once, kept in its environment): {module: its loader}."""
@@ -253,15 +270,8 @@ def shared_loads(project: Project, env: Env) -> dict[str, str]:
             return dict(kept["loads"])
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         pass
-    probe = (f"import importlib, json, sys\n"
-             f"from errorkb.plugs import runtime_for\n"
-             f"runtime_for({project.library.runtime!r}).load()\n"
-             f"asked = {asked!r}\n"
-             f"for loader in sorted(set(asked.values())):\n"
-             f"    try:\n        importlib.import_module(loader)\n"
-             f"    except Exception:\n        pass\n"
-             f"print(json.dumps({{m: l for m, l in asked.items() if m in sys.modules and l in sys.modules}}))")
-    done = subprocess.run([str(env.python), "-c", probe], capture_output=True, text=True, timeout=600,
+    done = subprocess.run([str(env.python), "-c", _PROBE, project.library.runtime, json.dumps(asked)],
+                          capture_output=True, text=True, timeout=600,
                           env=child_env(project.library, "cpu", env.python))
     try:
         loads = dict(json.loads(done.stdout.strip().splitlines()[-1]))
@@ -287,8 +297,8 @@ def run_release(verifier: Verifier, checks: list[Check], jobs: int = 2) -> list[
     """The records of the release's checks; its zygotes are closed after (their memory back)."""
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as threads:
         records = list(threads.map(verifier.record_safely, checks))
-    for python in {verifier.interpreter(check) for check in checks} - {None, Path(sys.executable)}:
-        if verifier.pool is not None and python is not None:
+    for python in {verifier.interpreter(check) for check in checks}:
+        if verifier.pool is not None and python not in (None, Path(sys.executable)):
             verifier.pool.retire(python)
     return records
 

@@ -276,8 +276,8 @@ class Stem:
             if "hello" in message:
                 self.error = None if message.get("ready") else str(message.get("error"))
                 self.hello.set()
-            elif isinstance(message, dict) and message.get("id") in self.forked:
-                event, pid = self.forked[message["id"]]
+            elif isinstance(message, dict) and (waiting := self.forked.get(message.get("id", -1))) is not None:
+                event, pid = waiting  # (a fork that timed out meanwhile is no longer waited for)
                 pid.append(int(message["pid"]))
                 event.set()
         self.error = self.error or f"the stem exited: {self.log.read_text(errors='replace')[-500:]}"

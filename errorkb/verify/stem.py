@@ -44,6 +44,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from errorkb.verify.zygote import kill_group, send  # standard library only, as this module
+
 _MESSAGE = 1 << 20  # one request, with the library profile in it
 
 
@@ -60,7 +62,7 @@ def main(argv: list[str]) -> int:
     importlib.invalidate_caches()
     error = preload(config)
     sys.path[:] = path
-    _send(replies, {"hello": os.getpid(), "ready": error is None, "error": error})
+    send(replies, {"hello": os.getpid(), "ready": error is None, "error": error})
     if error is not None:
         return 0
     gc.freeze()  # what the stem loaded is shared by every zygote forked from it
@@ -95,16 +97,16 @@ def serve(channel: socket.socket, replies: Any) -> None:
             message, fds, _, _ = socket.recv_fds(channel, _MESSAGE, 2)
             if not message:  # the pool is done (or gone): end every zygote
                 for pid in zygotes:
-                    _kill_group(pid)
+                    kill_group(pid)
                 return
             request = json.loads(message)
             if "kill" in request:
                 if request["kill"] in zygotes:
-                    _kill_group(request["kill"])
+                    kill_group(request["kill"])
             elif len(fds) == 2:
                 pid = fork(request, fds, [channel.fileno(), replies.fileno(), selector.fileno()])
                 zygotes.add(pid)
-                _send(replies, {"id": request["id"], "pid": pid})
+                send(replies, {"id": request["id"], "pid": pid})
             for fd in fds:
                 os.close(fd)
         _reap(zygotes)
@@ -187,17 +189,6 @@ def _reap(zygotes: set[int]) -> None:
         if pid == 0:
             return
         zygotes.discard(pid)
-
-
-def _kill_group(pid: int) -> None:
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-def _send(replies: Any, message: dict[str, Any]) -> None:
-    replies.write(json.dumps(message) + "\n")
 
 
 if __name__ == "__main__":

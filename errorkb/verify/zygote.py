@@ -69,12 +69,12 @@ def run(config: dict[str, Any], requests: int, replies: TextIO, unshared: str | 
         if error is None and missing:
             unshared = f"this release's preparation did not load {', '.join(missing)}"
     if unshared is not None:
-        _send(replies, {"hello": os.getpid(), "ready": False, "error": None, "unshared": unshared})
+        send(replies, {"hello": os.getpid(), "ready": False, "error": None, "unshared": unshared})
         return 0
     fallback = error is None and config["device"] != "cpu" and prepared["runtime"].device_touched()
     if fallback:
         error = f"{config['device']} was initialised while preloading; a forked child could not use it"
-    _send(replies, {"hello": os.getpid(), "ready": error is None, "error": error, "fallback": fallback})
+    send(replies, {"hello": os.getpid(), "ready": error is None, "error": error, "fallback": fallback})
     if error is not None:
         return 0
     gc.freeze()  # what the zygote made is permanent: a forked check's collector neither walks nor copies it
@@ -132,7 +132,7 @@ def serve(requests: int, replies: TextIO, child: ModuleType, sandbox: ModuleType
             chunk = os.read(requests, 1 << 16)
             if not chunk:  # the parent is done (or gone): leave nothing behind
                 for pid in children:
-                    _kill_group(pid)
+                    kill_group(pid)
                 if sandbox:
                     sandbox.release_all()
                 return
@@ -153,7 +153,7 @@ def serve(requests: int, replies: TextIO, child: ModuleType, sandbox: ModuleType
                     selector.register(pidfd, selectors.EVENT_READ, pid)
                 selector.register(read_end, selectors.EVENT_READ, ("stream", pid))
                 children[pid] = _Child(request["id"], pidfd, read_end)
-                _send(replies, {"id": request["id"], "pid": pid})
+                send(replies, {"id": request["id"], "pid": pid})
         reap(children, selector, replies, sandbox)
 
 
@@ -212,7 +212,7 @@ def reap(children: dict[int, _Child], selector: selectors.BaseSelector, replies:
         if sandbox:
             sandbox.release(pid)  # the check's namespace ends: nothing it started survives it
         else:
-            _kill_group(pid)  # what it started in its group; a daemon of its own session may keep writing
+            kill_group(pid)  # what it started in its group; a daemon of its own session may keep writing
         ended.read()
         try:
             selector.unregister(ended.stream)
@@ -222,7 +222,7 @@ def reap(children: dict[int, _Child], selector: selectors.BaseSelector, replies:
         if ended.pidfd is not None:
             selector.unregister(ended.pidfd)
             os.close(ended.pidfd)
-        _send(replies, {"id": ended.request_id, "exit": os.waitstatus_to_exitcode(status),
+        send(replies, {"id": ended.request_id, "exit": os.waitstatus_to_exitcode(status),
                         "stream": base64.b64encode(bytes(ended.data)).decode("ascii")})
 
 
@@ -234,14 +234,14 @@ def _has_pidfd() -> bool:
     return hasattr(os, "pidfd_open")
 
 
-def _kill_group(pid: int) -> None:
+def kill_group(pid: int) -> None:
     try:
         os.killpg(pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
 
 
-def _send(replies: TextIO, message: dict[str, Any]) -> None:
+def send(replies: TextIO, message: dict[str, Any]) -> None:
     replies.write(json.dumps(message) + "\n")
 
 
