@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from errorkb.verify.report import CLOCK_SKEW, read_reports, report_files
+from errorkb.results.report import CLOCK_SKEW, read_reports, report_files
 from tests.site.sitekb import record, site_project, write_report
 
 ENTRY = "head-dim-list-length"
