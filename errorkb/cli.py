@@ -612,7 +612,7 @@ class _progress:
 def cmd_report_merge(project: Project, args: argparse.Namespace) -> int:
     """Verification reports or version-matrix files (never both at once) merged into OUT."""
     from errorkb.results import matrix
-    from errorkb.results.report import ReportError, existing_report, merge, read_report, write_report
+    from errorkb.results.report import ReportError, merge, read_report, write_report
     from errorkb.results.store import Refused, Unreadable
 
     kinds = {_file_kind(path) for path in args.inputs}
@@ -634,7 +634,6 @@ def cmd_report_merge(project: Project, args: argparse.Namespace) -> int:
                       f"results — {args.output}", markup=False)
             return 0
         reports = [read_report(path) for path in args.inputs]
-        existing_report(args.output)  # refused before anything is written when OUT does not parse
         merged = write_report(args.output, merge(reports), lambda on_disk, run: merge([*([on_disk] if on_disk else []),
                                                                                        run]))
     except (ReportError, Unreadable, Refused) as error:

@@ -246,3 +246,22 @@ def test_report_merge_adds_to_what_out_holds(project_root, tmp_path):
     new_report({"bundled": "b"}, [fake_record("another-entry")]).write(more)
     assert main(["--root", str(project_root), "report", "merge", str(path), str(more)]) == 0
     assert sorted(r.entry for r in read_report(path).checks) == sorted([*IDS, "another-entry"])
+
+
+def test_a_record_dated_in_the_future_never_keeps_a_later_run_s_result_out(project_root, monkeypatch):
+    """The record written last wins, by its date: a record (or matrix result) dated in the future, as
+    a hand-edited report could carry, would otherwise win over every run to come."""
+    path = project_root / "reports" / "latest.json"
+    forged = fake_record(IDS[0], outcome=Outcome.FAIL).model_copy(update={"recorded_at": "2099-01-01T00:00:00+00:00",
+                                                                          "verified_at": "2099-01-01T00:00:00+00:00"})
+    new_report({"bundled": "b"}, [forged]).write(path)
+    fake_verify(monkeypatch)
+    assert main(["--root", str(project_root), "verify", IDS[0], "--no-cache"]) == 0
+    (record,) = read_report(path).checks
+    assert record.outcome is Outcome.PASS and record.recorded_at < "2099"
+    status = files.ReleaseStatus(release="5.0.0", ran=True, measured="2099-01-01T00:00:00+00:00")
+    result = files.Result(entry="e", release="5.0.0", digest="d", measured="2099-01-01", recorded="2099-01-01")
+    fresh = [result.model_copy(update={"digest": "fresh", "measured": now(), "recorded": now()})]
+    data = files.merged(files.merged(None, "transformers", [status], [result]), "transformers",
+                        [status.model_copy(update={"ran": False, "measured": now()})], fresh)
+    assert [r.digest for r in data.results] == ["fresh"] and data.status("5.0.0").ran is False

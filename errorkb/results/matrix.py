@@ -32,7 +32,7 @@ from errorkb.core.snippets import AFTER, BEFORE
 from errorkb.results import store
 from errorkb.results.keys import holds
 from errorkb.results.records import Code, Outcome
-from errorkb.results.report import lines_text, now
+from errorkb.results.report import lines_text, moment, now
 
 SCHEMA = 2
 
@@ -156,15 +156,16 @@ def merged(old: MatrixFile | None, package: str, releases: Iterable[ReleaseStatu
            results: Iterable[Result]) -> MatrixFile:
     """`old` with these releases' statuses and these (entry, release) results merged in: per
     release and per (entry, release), the record written last wins; the rest is kept."""
+    moment_now = datetime.now(UTC)
     statuses: dict[str, ReleaseStatus] = {}
     for status in [*(old.releases if old else []), *releases]:
         kept = statuses.get(status.release)
-        if kept is None or _moment(status.measured) >= _moment(kept.measured):
+        if kept is None or moment(status.measured, moment_now) >= moment(kept.measured, moment_now):
             statuses[status.release] = status
     kept_results: dict[tuple[str, str], Result] = {}
     for result in [*(old.results if old else []), *results]:
         earlier = kept_results.get((result.entry, result.release))
-        if earlier is None or _moment(result.written) >= _moment(earlier.written):
+        if earlier is None or moment(result.written, moment_now) >= moment(earlier.written, moment_now):
             kept_results[(result.entry, result.release)] = result
     order = {release: index for index, release in enumerate(sort_releases(list(statuses), "0"))}
     return MatrixFile(package=package, updated=now(),
@@ -189,14 +190,6 @@ def write_matrix(path: Path, package: str, releases: Iterable[ReleaseStatus], re
     releases, results = list(releases), list(results)
     return store.update(path, load_matrix, lambda current: merged(current, package, releases, results),
                         MatrixFile.text, f"restore it (git checkout {path}) or move it away")
-
-
-def _moment(stamp: str) -> datetime:
-    try:
-        when = datetime.fromisoformat(stamp)
-    except (TypeError, ValueError):
-        return datetime.min.replace(tzinfo=UTC)
-    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
 
 
 def sort_releases(versions: list[str], since: str) -> list[str]:

@@ -198,19 +198,26 @@ def _in_the_future(stamp: str, now: datetime) -> bool:
     return when > now + CLOCK_SKEW
 
 
-def _moment(stamp: str) -> datetime:
-    """A record's time for ordering; one that is not a date sorts first (it never wins)."""
+NEVER = datetime.min.replace(tzinfo=UTC)
+
+
+def moment(stamp: str, now: datetime | None = None) -> datetime:
+    """A record's time for choosing the newer of two: one that is not a date, or is dated in the
+    future (beyond the clocks' skew), sorts first: it never wins, so a forged date cannot keep a
+    record in place of every later run's."""
     try:
         when = datetime.fromisoformat(stamp)
     except (TypeError, ValueError):
-        return datetime.min.replace(tzinfo=UTC)
-    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
+        return NEVER
+    when = when if when.tzinfo is not None else when.replace(tzinfo=UTC)
+    return NEVER if when > (now or datetime.now(UTC)) + CLOCK_SKEW else when
 
 
 def latest_results(reports: Iterable[Report]) -> dict[str, CheckRecord]:
     """Check id → its record written last; a record that ran beats a later one that did not."""
     chosen: dict[str, CheckRecord] = {}
-    records = [(_moment(check.written), index, check) for index, report in enumerate(reports)
+    moment_now = datetime.now(UTC)
+    records = [(moment(check.written, moment_now), index, check) for index, report in enumerate(reports)
                for check in report.checks]
     for _, _, check in sorted(records, key=lambda item: (item[0], item[1])):
         previous = chosen.get(check.id)
