@@ -648,6 +648,8 @@ def cmd_report_merge(project: Project, args: argparse.Namespace) -> int:
 def _file_kind(path: Path) -> str:
     """'matrix' for a version-matrix file (its header names a package), 'report' for anything
     else (a verification report's names its verifier; whatever it is, reading it says)."""
+    if not path.is_file():  # (never opened: a FIFO would block; reading it as a report says what it is)
+        return "report"
     try:
         with path.open("rb") as handle:
             head = handle.read(4096)

@@ -69,12 +69,11 @@ class _Session:
     @property
     def verifier(self) -> Verifier:
         if self._verifier is None:
+            from errorkb.verify.cache import Trust, resolve_trust
             from errorkb.verify.engine import Verifier
             from errorkb.verify.plan import library_imports, plan
 
             checks = plan(self.loaded.entries, self.project, self.targets, self.devices)
-            from errorkb.verify.cache import Trust, resolve_trust
-
             cache = None if self.config.getoption("errorkb_no_cache") else self.project.cache_dir
             self._verifier = Verifier(self.project, self.targets, isolation=self.config.getoption("errorkb_isolation"),
                                       cache_dir=cache, preload=library_imports(checks, self.project.library.name),

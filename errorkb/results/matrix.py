@@ -47,7 +47,7 @@ class Verdicts(_Model):
     reason: str
     sha256: str | None = None  # of the snippet bytes that ran
     wording: int | None = None  # which wording of the error matched (0: the entry's own)
-    cached: bool = False  # reused from the verdict cache rather than run by the run that wrote it
+    cached: bool | None = None  # reused from the verdict cache (False: run); None: written before errorkb said
 
 
 class ReleaseStatus(_Model):

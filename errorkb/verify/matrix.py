@@ -268,7 +268,7 @@ def collect(entries: list[Entry], release: str, records: list[CheckRecord],
 
 def _verdict(verdicts: Verdicts | None) -> Verdicts | None:
     """A verdict as measured, whether or not it came from the cache."""
-    return verdicts.model_copy(update={"cached": False}) if verdicts is not None else None
+    return verdicts.model_copy(update={"cached": None}) if verdicts is not None else None
 
 
 @dataclass

@@ -81,15 +81,35 @@ def test_two_matrix_shards_merged_equal_one_run(tmp_path, monkeypatch, capsys):
     from pathlib import Path
 
     from errorkb.results.matrix import load_matrix
+    from errorkb.results.records import CheckRecord, Code, ExceptionInfo, Outcome, Site
+    from errorkb.results.report import now
     from errorkb.verify import matrix
     from errorkb.verify.matrix import shard_releases
     from tests.kb import copy_kb
 
     first, second = shard_releases(CANDIDATES, 1, 2)[0], shard_releases(CANDIDATES, 2, 2)[0]
     releases = sorted([first, second], key=CANDIDATES.index)
-    # The installed release stands in for each (the mechanics are what is tested, not the releases).
     monkeypatch.setattr(matrix, "ensure_env", lambda project, release, rebuild=False:
                         matrix.Env(release, Path(sys.executable)))
+
+    def run_release(verifier, checks, jobs=2):
+        """What each check found, the same in every job (the merging is tested, not the checks;
+        test_versions runs real ones): the before raises from a line of its release's own."""
+        records = []
+        for check in checks:
+            raised = check.role == "before" and check.release == first
+            line = CANDIDATES.index(check.release) + 100
+            records.append(CheckRecord(
+                id=check.id, entry=check.entry.id, role=check.role, snippet="s", target="upstream", device="cpu",
+                release=check.release, outcome=Outcome.PASS if raised or check.role == "after" else Outcome.FAIL,
+                code=Code.RAISED_AS_DOCUMENTED if raised else Code.RAN_CLEAN if check.role == "after" else
+                Code.EXITED_NORMALLY, reason=f"{check.id} at {check.release}", expected="x", verified_at=now(),
+                recorded_at=now(), isolation="fork+bwrap", environment={"runtime_version": "2.13.0+cpu"},
+                exception=ExceptionInfo(type="ValueError", raise_site=Site(file="f", function="g", line=line))
+                if raised else None))
+        return records
+
+    monkeypatch.setattr(matrix, "run_release", run_release)
     ids = ["head-dim-list-length", "num-heads-list-length"]
     command = ["matrix", *ids, *(arg for release in releases for arg in ("--release", release)), "--no-cache"]
     outputs = {}
@@ -112,7 +132,8 @@ def test_two_matrix_shards_merged_equal_one_run(tmp_path, monkeypatch, capsys):
     full = measured(outputs["full"])
     assert [status["release"] for status in full[0]] == releases and len(full[1]) == 4
     assert measured(merged) == full
-    assert {result["before"]["outcome"] for result in full[1]} == {"pass"}
+    assert {(result["release"], result["before"]["outcome"]) for result in full[1]} == {(first, "pass"),
+                                                                                       (second, "fail")}
 
 
 def test_environments_only_builds_the_shard_s_releases(tmp_path, monkeypatch, capsys):
