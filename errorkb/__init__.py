@@ -4,7 +4,9 @@ The public API, by layer (each imports only the layers before it; import-linter 
 
 - `errorkb.core`:   `load_project`, `Project`, `LibraryProfile`, `load_project_entries`, `Entry`,
                     `MessageTemplate`, `Problem`, `ProblemsFound`, `Role`, `Snippet`
-- `errorkb.verify`: `verify`, `Verifier`, `Report`, `read_report`, `CheckRecord`, `Outcome`, `Code`
+- `errorkb.results`: `Report`, `read_report`, `CheckRecord`, `Outcome`, `Code`, `MatrixFile`, `read_matrix`,
+                    `inputs_digest`
+- `errorkb.verify`: `verify`, `Verifier`
 - `errorkb.site`:   `site_files`, `Lookup`
 
 Names are imported on first use, so `import errorkb` stays cheap (the CLI, the MkDocs plugin
@@ -31,11 +33,14 @@ _EXPORTS = {
     "Snippet": "errorkb.core.snippets",
     "verify": "errorkb.verify.engine",
     "Verifier": "errorkb.verify.engine",
-    "Report": "errorkb.verify.report",
-    "read_report": "errorkb.verify.report",
-    "CheckRecord": "errorkb.verify.records",
-    "Outcome": "errorkb.verify.records",
-    "Code": "errorkb.verify.records",
+    "Report": "errorkb.results.report",
+    "read_report": "errorkb.results.report",
+    "CheckRecord": "errorkb.results.records",
+    "Outcome": "errorkb.results.records",
+    "Code": "errorkb.results.records",
+    "MatrixFile": "errorkb.results.matrix",
+    "read_matrix": "errorkb.results.matrix",
+    "inputs_digest": "errorkb.results.keys",
     "site_files": "errorkb.site.files",
     "Lookup": "errorkb.site.lookup",
 }

@@ -12,15 +12,16 @@ import json
 import re
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, cast
 
 from rich.console import Console
 
 from errorkb.core.load import LoadedEntry, LoadResult, load_project_entries
+from errorkb.core.logsafe import defuse, log_safe
 from errorkb.core.problems import ProblemsFound
 from errorkb.core.project import Project, load_project
+from errorkb.results.records import TARGETS
 from errorkb.verify.run import Isolation
-from errorkb.verify.targets import TARGETS
 
 if TYPE_CHECKING:
     from errorkb.site.lookup import Match
@@ -52,8 +53,50 @@ class _PlainConsole(Console):
         super().print(*(terminal_text(o) if isinstance(o, str) else o for o in objects), **kwargs)
 
 
-out = _PlainConsole(highlight=False, soft_wrap=True, emoji=False)
-err = _PlainConsole(stderr=True, highlight=False, soft_wrap=True, emoji=False)
+class _LogSafeStream:
+    """stdout or stderr, looked up at each write (tests swap them), through `log_safe`: nothing
+    printed can act on a CI log (no workflow command) or, off a terminal, carry an escape
+    sequence; on a terminal, Rich's own colours stay and only commands are defused."""
+
+    def __init__(self, stderr: bool):
+        self.stderr = stderr
+
+    @property
+    def stream(self) -> Any:
+        return sys.stderr if self.stderr else sys.stdout
+
+    def write(self, text: str) -> int:
+        self.stream.write(defuse(text) if self.isatty() else log_safe(text))
+        return len(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def isatty(self) -> bool:
+        try:
+            return bool(self.stream.isatty())
+        except (AttributeError, ValueError):
+            return False
+
+    def fileno(self) -> int:
+        number: int = self.stream.fileno()
+        return number
+
+    @property
+    def encoding(self) -> str:
+        return getattr(self.stream, "encoding", None) or "utf-8"
+
+
+# (Rich takes any object with write/flush/isatty/fileno/encoding; its signature says IO[str].)
+out = _PlainConsole(file=cast(IO[str], _LogSafeStream(stderr=False)), highlight=False, soft_wrap=True, emoji=False)
+err = _PlainConsole(file=cast(IO[str], _LogSafeStream(stderr=True)), stderr=True, highlight=False, soft_wrap=True,
+                    emoji=False)
+
+
+def print_json(document: Any) -> None:
+    """JSON on stdout for machines, inert in a CI log too: every `#` written as \\u0023 (the
+    same data), so no `##[command]` can appear; a line of indented JSON never starts with `::`."""
+    print(json.dumps(document, indent=1).replace("#", "\\u0023"))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -134,7 +177,10 @@ def _parser() -> argparse.ArgumentParser:
                         help="release to run (repeatable; default: [tool.errorkb.matrix] releases, else every "
                              "release since `since` that PyPI serves)")
     matrix.add_argument("--rebuild", action="store_true", help="recreate the releases' environments")
-    matrix.add_argument("--no-cache", action="store_true", help="re-run every check in every release")
+    _cache_options(matrix)
+    matrix.add_argument("--shard", default=None, metavar="K/N",
+                        help="run (or, with --environments-only, build) only the releases of shard K of N: a stable "
+                             "split by release for CI job matrices; `errorkb report merge` joins the shards' files")
     matrix.add_argument("--parallel", type=int, default=2, help="releases run at a time (default: 2)")
     matrix.add_argument("--environments-only", action="store_true",
                         help="only build the environments of the releases the entries pin (or of --release ones), "
@@ -161,7 +207,8 @@ def _parser() -> argparse.ArgumentParser:
                         help="device kind (repeatable; default: every device of the runtime)")
     verify.add_argument("--jobs", type=int, default=None, help="checks run in parallel (default: CPU count)")
     verify.add_argument("--report", type=Path, default=None,
-                        help="report file (default: <reports>/latest.json, updated in place)")
+                        help="report file (default: <reports>/latest.json); updated per check like the standing "
+                             "report, merged with what is there when the run ends")
     verify.add_argument("--isolation", choices=[mode.value for mode in Isolation], default=Isolation.FORK.value,
                         help="fork: fresh process per check from a warm preloaded interpreter (default); "
                              "subprocess: a new interpreter per check")
@@ -173,8 +220,7 @@ def _parser() -> argparse.ArgumentParser:
     verify.add_argument("--sandbox", choices=["auto", "require", "off"], default="auto",
                         help="run snippets in a bubblewrap sandbox: auto (where it can be created; says so "
                              "loudly where not), require (CI: refuse to run without it), off")
-    verify.add_argument("--no-cache", action="store_true",
-                        help="run every check, ignoring and not updating the verdict cache")
+    _cache_options(verify)
     verify.add_argument("--cache-dir", type=Path, default=None,
                         help="verdict cache folder (default: <root>/.errorkb-cache)")
     verify.add_argument("--shard", default=None, metavar="K/N",
@@ -187,9 +233,13 @@ def _parser() -> argparse.ArgumentParser:
 
     report = commands.add_parser("report", help="work with verification reports")
     report_commands = report.add_subparsers(required=True, metavar="ACTION")
-    merge = report_commands.add_parser("merge", help="combine reports (CI jobs, shards) into one")
-    merge.add_argument("output", type=Path, metavar="OUT", help="merged report to write")
-    merge.add_argument("inputs", type=Path, nargs="+", metavar="IN", help="reports to merge")
+    merge = report_commands.add_parser(
+        "merge", help="combine verification reports, or version-matrix files, (CI jobs, shards) into one",
+        description="Combine verification reports (errorkb verify --shard) or version-matrix files (errorkb matrix "
+                    "--shard) into OUT, merged with what OUT already holds: per check, and per entry and release, "
+                    "the record written last wins, so merged shards equal one run.")
+    merge.add_argument("output", type=Path, metavar="OUT", help="merged file to write (merged into when it exists)")
+    merge.add_argument("inputs", type=Path, nargs="+", metavar="IN", help="reports, or matrix files, to merge")
     merge.set_defaults(command=cmd_report_merge)
 
     lookup = commands.add_parser("lookup", help="find the entry whose message template matches an error "
@@ -213,6 +263,23 @@ def _parser() -> argparse.ArgumentParser:
     render_site.add_argument("--out", type=Path, required=True, help="folder to write into (files are replaced)")
     render_site.set_defaults(command=cmd_render)
     return parser
+
+
+def _cache_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--cache", choices=["auto", "trusted", "untrusted", "off"], default="auto",
+                        help="the verdict cache: trusted (reuse and store verdicts), untrusted (a cache this run "
+                             "cannot vouch for, e.g. restored into a pull request's CI run: every check runs, "
+                             "nothing is read or stored), off; auto (default): untrusted in a pull request's CI "
+                             "run (GITHUB_EVENT_NAME=pull_request*, GitLab merge requests), trusted elsewhere")
+    parser.add_argument("--no-cache", action="store_const", const="off", dest="cache",
+                        help="the same as --cache off: run every check, neither reading nor storing verdicts")
+
+
+def _shard(text: str | None) -> tuple[int, int] | None:
+    """`--shard K/N` parsed; ValueError with a readable message (a usage error) otherwise."""
+    from errorkb.verify.plan import parse_shard
+
+    return parse_shard(text) if text else None
 
 
 # Entry ids for shell completion: the YAML files' names under the entries folder of the project
@@ -281,27 +348,48 @@ def _note_drafts(project: Project, result: LoadResult) -> None:
 
 
 def cmd_matrix(project: Project, args: argparse.Namespace) -> int:
+    from errorkb.results import matrix as files
+    from errorkb.results.keys import project_inputs
+    from errorkb.results.store import Refused
     from errorkb.verify import matrix
+    from errorkb.verify.cache import Trust, resolve_trust
 
+    try:
+        shard = _shard(args.shard)
+    except ValueError as error:
+        err.print(f"errorkb matrix: {error}", markup=False)
+        return 2
     result = _load_or_report(project)
     settings = project.matrix
     if args.environments_only:
-        return _build_environments(project, result.entries, args)
-    releases = matrix.sort_releases(args.release or settings.releases or [], "0") \
+        return _build_environments(project, result.entries, args, shard)
+    releases = files.sort_releases(args.release or settings.releases or [], "0") \
         or matrix.discover_releases(project.library.dist, settings.since)
-    data = matrix.run_matrix(project, result.entries, releases, ids=args.ids or None, rebuild=args.rebuild,
-                             cache=not args.no_cache, parallel=args.parallel,
-                             progress=lambda message: err.print(message, markup=False))
-    hashes = {one.entry.id: matrix.current_hashes(project, one.entry) for one in result.entries}
+    if shard:
+        releases = matrix.shard_releases(releases, *shard)
+        err.print(f"shard {shard[0]}/{shard[1]}: {len(releases)} release(s): {', '.join(releases) or 'none'}",
+                  markup=False)
+    trust = resolve_trust(args.cache)
+    if trust is Trust.UNTRUSTED:
+        err.print(f"errorkb matrix: the verdict cache is not trusted here ({_why_untrusted(args.cache)}): "
+                  "every check runs", markup=False)
+    try:
+        data = matrix.run_matrix(project, result.entries, releases, ids=args.ids or None, rebuild=args.rebuild,
+                                 cache=trust is Trust.TRUSTED, parallel=args.parallel,
+                                 progress=lambda message: err.print(message, markup=False))
+    except Refused as refused:
+        err.print(f"errorkb matrix: {refused}", markup=False)
+        return 1
     entries = {one.entry.id: one.entry for one in result.entries}
-    for entry_id in sorted(args.ids or hashes):
-        summary = matrix.summarize(entry_id, data, hashes.get(entry_id, {}))
+    for entry_id in sorted(args.ids or entries):
+        summary = files.summarize(entry_id, data, project_inputs(project, entries[entry_id])
+                                  if entry_id in entries else None)
         if summary is None:
             continue
         if summary.not_run:
             out.print(f"{entry_id}: not run in any release ({summary.not_run})", markup=False)
             continue
-        raises = matrix.describe_spans(summary.raises) or f"none of the {summary.tested} releases"
+        raises = files.describe_spans(summary.raises) or f"none of the {summary.tested} releases"
         fixed = f"; fixed in {summary.fixed_in}" if summary.fixed_in else ""
         out.print(f"{entry_id}: raises in {raises}{fixed}", markup=False)
         disagree = summary.disagreements(entries[entry_id]) if entry_id in entries else []
@@ -313,20 +401,30 @@ def cmd_matrix(project: Project, args: argparse.Namespace) -> int:
     for status in failed:
         err.print(f"{status.release}: {status.error}", markup=False)
     out.print(f"{len(releases) - len(failed)} of {len(releases)} releases ran — report: "
-              f"{project.rel(matrix.matrix_path(project))}", markup=False)
+              f"{project.rel(files.matrix_path(project))}", markup=False)
     return 0
 
 
-def _build_environments(project: Project, loaded: list[LoadedEntry], args: argparse.Namespace) -> int:
+def _why_untrusted(choice: str) -> str:
+    from errorkb.verify.cache import untrusted_here
+
+    return "--cache untrusted" if choice == "untrusted" else (untrusted_here() or "--cache auto")
+
+
+def _build_environments(project: Project, loaded: list[LoadedEntry], args: argparse.Namespace,
+                        shard: tuple[int, int] | None = None) -> int:
     """The release environments the entries' pins need (those not installed here), built once each."""
     from concurrent.futures import ThreadPoolExecutor
 
+    from errorkb.results.matrix import sort_releases
     from errorkb.verify import matrix
     from errorkb.verify.targets import installed_version
 
     installed = installed_version(project.library)
     pinned = {one.entry.source.release for one in loaded if one.entry.source.release}
-    releases = matrix.sort_releases(args.release or sorted(pinned - {installed}), "0")
+    releases = sort_releases(args.release or sorted(pinned - {installed}), "0")
+    if shard:
+        releases = matrix.shard_releases(releases, *shard)
     with ThreadPoolExecutor(max_workers=max(1, args.parallel)) as pool:
         envs = list(pool.map(lambda release: matrix.ensure_env(project, release, rebuild=args.rebuild), releases))
     for env in envs:
@@ -369,7 +467,7 @@ def cmd_coverage(project: Project, args: argparse.Namespace) -> int:
 
 def cmd_schema(project: Project, args: argparse.Namespace) -> int:
     if args.check_record:
-        from errorkb.verify.records import CheckRecord
+        from errorkb.results.records import CheckRecord
 
         print(json.dumps(CheckRecord.model_json_schema(), indent=2))
         return 0
@@ -380,11 +478,13 @@ def cmd_schema(project: Project, args: argparse.Namespace) -> int:
 
 
 def cmd_verify(project: Project, args: argparse.Namespace) -> int:
+    from errorkb.results.records import Outcome
+    from errorkb.results.report import STANDING, ReportError, existing_report, update_standing, write_report
+    from errorkb.results.store import Refused
     from errorkb.verify import output
+    from errorkb.verify.cache import Trust, resolve_trust
     from errorkb.verify.engine import verify
-    from errorkb.verify.plan import UnreadableSnippet, parse_shard
-    from errorkb.verify.records import Outcome
-    from errorkb.verify.report import STANDING, ReportError, read_report, update_standing
+    from errorkb.verify.plan import UnreadableSnippet
 
     result = _load_or_report(project)
     known = sorted(result.by_id())
@@ -394,7 +494,7 @@ def cmd_verify(project: Project, args: argparse.Namespace) -> int:
         err.print(f"errorkb verify: no entry '{entry_id}'" + (f" (did you mean '{close[0]}'?)" if close else ""),
                   markup=False)
     try:
-        shard = parse_shard(args.shard) if args.shard else None
+        shard = _shard(args.shard)
     except ValueError as error:
         err.print(f"errorkb verify: {error}", markup=False)
         return 2
@@ -402,12 +502,16 @@ def cmd_verify(project: Project, args: argparse.Namespace) -> int:
         return 2
     human = err if args.json else out
     path = args.report or project.reports / STANDING
-    previous = None
-    if path.is_file():
-        try:
-            previous = read_report(path)
-        except ReportError as error:
-            err.print(f"errorkb verify: {error}; it will be replaced", markup=False)
+    try:  # read now for the summary's comparison; merged again with what is there when the run ends
+        previous = existing_report(path)
+    except ReportError as error:
+        err.print(f"errorkb verify: {error}; nothing was run, nothing replaced. To recover: restore it "
+                  f"(git checkout {project.rel(path)}) or move it away", markup=False)
+        return 1
+    trust = resolve_trust(args.cache)
+    if trust is Trust.UNTRUSTED:
+        human.print(f"errorkb verify: the verdict cache is not trusted here ({_why_untrusted(args.cache)}): "
+                    "every check runs", markup=False)
 
     from errorkb.verify.sandbox import SandboxUnavailable
 
@@ -415,9 +519,9 @@ def cmd_verify(project: Project, args: argparse.Namespace) -> int:
         with _progress(human, enabled=human.is_terminal) as progress:
             fresh = verify(project, result.entries, ids=args.ids or None, targets=args.target, devices=args.device,
                            jobs=args.jobs, isolation=args.isolation, shard=shard, timeout=args.timeout,
-                           cache_dir=None if args.no_cache else (args.cache_dir or project.cache_dir),
+                           cache_dir=None if trust is Trust.OFF else (args.cache_dir or project.cache_dir),
                            on_start=progress.start, on_result=progress.advance, upstream=args.upstream,
-                           kinds=args.kinds, sandbox=args.sandbox)
+                           kinds=args.kinds, sandbox=args.sandbox, trust=trust)
     except UnreadableSnippet as error:
         err.print(f"errorkb verify: {error}", markup=False)
         return 1
@@ -427,17 +531,20 @@ def cmd_verify(project: Project, args: argparse.Namespace) -> int:
     for record in sorted(fresh.checks, key=lambda r: r.id):
         if record.outcome is Outcome.FAIL:
             human.print(output.failure_view(record, project.root), markup=False, style="red")
-    report = fresh if args.report is not None else update_standing(previous, fresh, set(known))
-    report.write(path)
     if args.junit:
         args.junit.parent.mkdir(parents=True, exist_ok=True)
         args.junit.write_bytes(output.junit_xml(fresh))
+    try:
+        write_report(path, fresh, lambda on_disk, run: update_standing(on_disk, run, set(known)))
+    except Refused as refused:
+        err.print(f"errorkb verify: {refused}", markup=False)
+        return 1
     for line in output.summary_lines(fresh, previous, project.rel(path)):
         human.print(line, markup=False)
     for line in _still_missing(project, result, args.ids, fresh):
         human.print(line, markup=False)
     if args.json:
-        print(json.dumps(fresh.model_dump(mode="json", by_alias=True, exclude_none=True), indent=1))
+        print_json(fresh.model_dump(mode="json", by_alias=True, exclude_none=True))
     return 1 if fresh.counts()[Outcome.FAIL] else 0
 
 
@@ -446,7 +553,7 @@ def _still_missing(project: Project, result: LoadResult, ids: list[str], fresh: 
     finished entry, in the order to do it (TODO prose, TODO comments such as placeholders to
     confirm, TODO lines of snippets), then its checks that do not pass yet."""
     from errorkb.author.todo import unfinished
-    from errorkb.verify.records import Outcome
+    from errorkb.results.records import Outcome
 
     lines = []
     for one in result.entries:
@@ -503,21 +610,52 @@ class _progress:
 
 
 def cmd_report_merge(project: Project, args: argparse.Namespace) -> int:
-    from errorkb.verify.report import ReportError, merge, read_report
+    """Verification reports or version-matrix files (never both at once) merged into OUT."""
+    from errorkb.results import matrix
+    from errorkb.results.report import ReportError, merge, read_report, write_report
+    from errorkb.results.store import Refused, Unreadable
 
-    reports = []
-    for path in args.inputs:
-        try:
-            reports.append(read_report(path))
-        except ReportError as error:
-            err.print(f"errorkb report merge: {error}", markup=False)
-            return 1
-    merged = merge(reports)
-    merged.write(args.output)
+    kinds = {_file_kind(path) for path in args.inputs}
+    if len(kinds) != 1:
+        err.print("errorkb report merge: give verification reports or version-matrix files, not both "
+                  f"({', '.join(f'{path}: {_file_kind(path)}' for path in args.inputs)})", markup=False)
+        return 2
+    try:
+        if kinds == {"matrix"}:
+            files = []
+            for path in args.inputs:
+                one = matrix.load_matrix(path)
+                if one is None:
+                    raise matrix.MatrixError(f"{path}: no such file")
+                files.append(one)
+            joined = matrix.merge_files(files)
+            data = matrix.write_matrix(args.output, joined.package, joined.releases, joined.results)
+            out.print(f"merged {len(files)} matrix files: {len(data.releases)} releases, {len(data.results)} "
+                      f"results — {args.output}", markup=False)
+            return 0
+        reports = [read_report(path) for path in args.inputs]
+        merged = write_report(args.output, merge(reports), lambda on_disk, run: merge([*([on_disk] if on_disk else []),
+                                                                                       run]))
+    except (ReportError, Unreadable, Refused) as error:
+        err.print(f"errorkb report merge: {error}", markup=False)
+        return 1
     counts = merged.counts()
     out.print(f"merged {len(reports)} reports: {len(merged.checks)} checks ({counts['pass']} passed, "
               f"{counts['fail']} failed, {counts['not-run']} not run) — {args.output}", markup=False)
     return 0
+
+
+def _file_kind(path: Path) -> str:
+    """'matrix' for a version-matrix file (its header names a package), 'report' for anything
+    else (a verification report's names its verifier; whatever it is, reading it says)."""
+    if not path.is_file():  # (never opened: a FIFO would block; reading it as a report says what it is)
+        return "report"
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(4096)
+    except OSError:
+        return "report"
+    return "matrix" if b'"package"' in head and b'"verifier"' not in head else "report"
 
 
 def cmd_lookup(project: Project, args: argparse.Namespace) -> int:
@@ -705,14 +843,15 @@ def cmd_hook_index(project: Project, args: argparse.Namespace) -> int:
 def cmd_render(project: Project, args: argparse.Namespace) -> int:
     """The site's generated files written to disk; exit 1 when an entry has problems."""
     from errorkb.plugs import runtime_for
+    from errorkb.results.matrix import matrix_problem
+    from errorkb.results.report import read_reports
     from errorkb.site.files import site_files
-    from errorkb.verify.report import read_reports
 
     loaded = load_project_entries(project, _reserved_ids())
     for problem in loaded.problems:
         err.print(str(problem), markup=False)
     reports, unreadable = read_reports(project.reports, runtime_for(project.library.runtime).devices)
-    for message in unreadable:
+    for message in [*unreadable, *filter(None, [matrix_problem(project)])]:
         err.print(message, markup=False)
     pages, files = site_files(project, loaded, reports)
     for file in files:

@@ -401,21 +401,6 @@ class Entry(Needs, Reviewed):
         """Link to the raise line at the pinned commit, else at the release's tag."""
         return f"https://github.com/{self.library}/blob/{self.source.revision}/{self.source.path}#L{self.source.line}"
 
-    def expectation_digest(self) -> str:
-        """Changes when what the before/after must do changes (exception, message, pin, expect):
-        a version-matrix result made before such a change is stale."""
-        import hashlib
-        import json
-
-        facts: dict[str, object] = {"exception": self.exception, "message": self.message,
-                                    "source": self.source.model_dump(mode="json"),
-                                    "expect": self.expect.model_dump(mode="json")}
-        if self.kind != "raise":  # (kept out when at their defaults: older digests stay valid)
-            facts.update(kind=self.kind, api=self.api.model_dump(mode="json") if self.api else None)
-        if self.also_seen_as:
-            facts["wordings"] = [wording.model_dump(mode="json") for wording in self.also_seen_as]
-        return hashlib.sha256(json.dumps(facts, sort_keys=True).encode()).hexdigest()
-
     def snippet_files(self) -> list[tuple[Role, str]]:
         """(role, file name) of every snippet, in page order."""
         return [(role, snippet.file) for role, snippet in self.snippets()]

@@ -18,9 +18,9 @@ from errorkb.core.entry import Entry
 from errorkb.core.load import LoadResult
 from errorkb.core.problems import Problem
 from errorkb.core.project import Project
+from errorkb.results.records import CheckRecord
+from errorkb.results.report import Report, latest_results
 from errorkb.site import render
-from errorkb.verify.records import CheckRecord
-from errorkb.verify.report import Report, latest_results
 
 ASSETS = Path(__file__).parent / "assets"
 # Served with every site: the lookup matcher, its page glue, and the badge styles.
@@ -135,7 +135,7 @@ def reserved_ids() -> frozenset[str]:
 def version_ranges(project: Project, pages: list[render.EntryPage]) -> dict[str, render.VersionRange]:
     """Per entry, the releases where it raises, read from the version matrix file
     (`errorkb matrix`) when there is one. The site never runs the matrix itself."""
-    from errorkb.verify import matrix
+    from errorkb.results import matrix
 
     data = matrix.read_matrix(project)
     if not data:
@@ -144,8 +144,7 @@ def version_ranges(project: Project, pages: list[render.EntryPage]) -> dict[str,
     newest = next((release for release in reversed(order) if (s := data.status(release)) and s.ran), None)
     ranges = {}
     for page in pages:
-        current = {**page.hashes, "entry": page.entry.expectation_digest()}
-        summary = matrix.summarize(page.entry.id, data, current)
+        summary = matrix.summarize(page.entry.id, data, page.inputs)
         if summary is None:
             continue
         disagrees = tuple(summary.disagreements(page.entry))

@@ -254,12 +254,12 @@ def project_lookup(project: Project, entries: list[Entry]) -> Lookup:
     """The lookup of a project's entries, as its site's index would hold them: the version
     matrix's raise lines where it ran, the runtime's generic wordings."""
     from errorkb.plugs import runtime_for
-    from errorkb.verify.matrix import read_matrix, summarize
+    from errorkb.results.matrix import read_matrix, summarize
 
     data = read_matrix(project)
     lines: dict[str, dict[str, int]] = {}
     for entry in entries if data else []:
-        summary = summarize(entry.id, data, {}) if data else None
+        summary = summarize(entry.id, data, None) if data else None
         if summary and summary.lines:
             lines[entry.id] = summary.lines
     generic = (*GENERIC_WORDINGS, *runtime_for(project.library.runtime).generic_messages)

@@ -38,9 +38,10 @@ from errorkb.core.load import load_project_entries
 from errorkb.core.problems import ProblemsFound
 from errorkb.core.project import Project, load_project
 from errorkb.plugs import runtime_for
+from errorkb.results.matrix import matrix_problem
+from errorkb.results.report import read_reports
 from errorkb.site import files as site
 from errorkb.site.sanitize import sanitize
-from errorkb.verify.report import read_reports
 
 log = logging.getLogger("mkdocs.plugins.errorkb")
 
@@ -88,7 +89,7 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
         for problem in loaded.problems:
             log.error(str(problem))
         reports, unreadable = read_reports(project.reports, runtime_for(project.library.runtime).devices)
-        for message in unreadable:
+        for message in [*unreadable, *filter(None, [matrix_problem(project)])]:
             log.warning(message)
         docs = Path(config.docs_dir).resolve()
         pages, generated = site.site_files(project, loaded, reports,

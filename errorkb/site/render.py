@@ -29,14 +29,14 @@ from errorkb.core.problems import Problem
 from errorkb.core.project import LibraryProfile, Project
 from errorkb.core.snippets import Snippet, read_snippet
 from errorkb.plugs import runtime_for
+from errorkb.results.keys import project_inputs
+from errorkb.results.records import TARGETS, CheckRecord, Outcome
+from errorkb.results.report import Report
 from errorkb.site import evidence
 from errorkb.site.inert import cell, inert, one_line
 from errorkb.site.lookup import index_fields, installed_path
 from errorkb.source.coverage import Coverage
 from errorkb.source.upstream import read_source, source_file
-from errorkb.verify.records import CheckRecord, Outcome
-from errorkb.verify.report import Report
-from errorkb.verify.targets import TARGETS
 
 __all__ = ["EntryPage", "build_pages", "render_entry", "render_index", "render_by_exception", "render_by_api",
            "render_verification", "entry_document", "index_document", "inert", "badges", "captured_error"]
@@ -89,6 +89,7 @@ class EntryPage:
     related: list[Entry] = field(default_factory=list)
     excerpt: list[tuple[int, str]] | None = None
     versions: VersionRange | None = None  # from the upstream version matrix, when one ran
+    inputs: str = ""  # results.keys.inputs_digest of the entry and its snippet folder now
 
     @property
     def url(self) -> str:
@@ -96,8 +97,9 @@ class EntryPage:
 
     @property
     def hashes(self) -> dict[str, str]:
-        """role → sha256 of every snippet file: what a record must match to be fresh."""
-        return {role: snippet.sha256 for role, snippet in self.snippets.items()}
+        """role → what a record of that role must have been made from to be fresh: the entry's
+        inputs now (the whole entry and its snippet folder); a snippet that cannot be read has none."""
+        return {role: self.inputs for role in self.snippets}
 
     def records_for(self, role: str) -> list[CheckRecord]:
         return [r for r in self.records if r.role == role]
@@ -153,7 +155,8 @@ def build_pages(project: Project, loaded: list[LoadedEntry], results: dict[str, 
             snippets[role] = snippet
         records = sorted(by_entry.get(entry.id, []), key=lambda r: r.id)
         pages.append(EntryPage(entry, project.rel(one.path), project.library, devices, snippets, paths, records,
-                               related_both_ways(entry, by_id), source_excerpt(project, entry)))
+                               related_both_ways(entry, by_id), source_excerpt(project, entry),
+                               inputs=project_inputs(project, entry)))
     return pages
 
 

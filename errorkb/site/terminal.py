@@ -26,8 +26,8 @@ from errorkb.core.load import LoadResult
 from errorkb.core.project import Project
 from errorkb.core.snippets import AFTER
 from errorkb.plugs import runtime_for
+from errorkb.results.report import latest_results, read_reports
 from errorkb.site import evidence, render
-from errorkb.verify.report import latest_results, read_reports
 
 _CONTROL = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 NEAREST = 3

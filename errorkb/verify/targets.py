@@ -19,9 +19,9 @@ import sys
 from pathlib import Path
 
 from errorkb.core.project import LibraryProfile
-
-BUNDLED, UPSTREAM = "bundled", "upstream"
-TARGETS = (BUNDLED, UPSTREAM)
+from errorkb.results.records import BUNDLED as BUNDLED  # the names reports carry, defined there
+from errorkb.results.records import TARGETS as TARGETS
+from errorkb.results.records import UPSTREAM as UPSTREAM
 
 
 class _BundledFinder(importlib.abc.MetaPathFinder):

@@ -8,9 +8,9 @@ import sys
 
 from errorkb.core.load import load_project_entries
 from errorkb.core.project import load_project
+from errorkb.results.report import read_reports
 from errorkb.site import evidence, render
 from errorkb.site import files as site
-from errorkb.verify.report import read_reports
 from tests.site.sitekb import record, write_report
 
 ENTRY = "head-dim-list-length"
