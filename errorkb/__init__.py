@@ -5,7 +5,8 @@ The public API, by layer (each imports only the layers before it; import-linter 
 - `errorkb.core`:   `load_project`, `Project`, `LibraryProfile`, `load_project_entries`, `Entry`,
                     `MessageTemplate`, `Problem`, `ProblemsFound`, `Role`, `Snippet`
 - `errorkb.verify`: `verify`, `Verifier`, `Report`, `read_report`, `CheckRecord`, `Outcome`, `Code`
-- `errorkb.site`:   `site_files`, `Lookup`
+- `errorkb.lookup`: `Lookup`, `load_index` (the diagnosis)
+- `errorkb.site`:   `site_files`
 
 Names are imported on first use, so `import errorkb` stays cheap (the CLI, the MkDocs plugin
 and every check's process import it).
@@ -37,7 +38,7 @@ _EXPORTS = {
     "Outcome": "errorkb.verify.records",
     "Code": "errorkb.verify.records",
     "site_files": "errorkb.site.files",
-    "Lookup": "errorkb.site.lookup",
+    "Lookup": "errorkb.lookup",
 }
 
 __all__ = ["__version__", *_EXPORTS]

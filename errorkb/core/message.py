@@ -6,7 +6,8 @@ is a placeholder that matched anything at run time; ``{{`` and ``}}`` are litera
 The same matcher serves the verifier (does the captured message fit?) and the lookup
 (which entry does a pasted message belong to?), so both always agree.
 
-Matching, piece by piece (errorkb/site/assets/lookup.js is a line-for-line port). A template is
+Matching, piece by piece (errorkb/site/assets/lookup.js implements the same steps, and the
+parity test holds it to them). A template is
 fixed pieces with placeholders between them. Each fixed piece is found in order, at its first
 occurrence after the previous one: a placeholder takes any text, the empty text included, and
 the shortest that lets the next piece be found (what a lazy ``(.*?)`` took before, without the
@@ -19,6 +20,8 @@ backtracks without bound). So the work is one scan of the text per piece, linear
 
 from __future__ import annotations
 
+import functools
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
@@ -39,6 +42,7 @@ class Placeholder:
 
 
 _OPENERS = {"(": ")", "[": "]", "{": "}"}
+_BRACE = re.compile(r"[{}]")
 
 
 @dataclass(frozen=True)
@@ -52,28 +56,31 @@ class MessageTemplate:
         literal: list[str] = []
         i = 0
         while i < len(source):
+            brace = _BRACE.search(source, i)
+            if brace is None:  # the rest is literal text
+                literal.append(source[i:])
+                break
+            literal.append(source[i:brace.start()])
+            i = brace.start()
             char = source[i]
             if source.startswith("{{", i) or source.startswith("}}", i):
                 literal.append(char)
                 i += 2
             elif char == "{":
                 end = _closing_brace(source, i)
-                if literal:
+                if "".join(literal):
                     parts.append(Literal("".join(literal)))
-                    literal = []
+                literal = []
                 expression = source[i + 1 : end].strip()
                 if not expression:
                     raise TemplateSyntaxError(f"empty placeholder {{}} at character {i + 1}")
                 parts.append(Placeholder(expression))
                 i = end + 1
-            elif char == "}":
+            else:
                 raise TemplateSyntaxError(
                     f"unmatched '}}' at character {i + 1}; write '}}}}' for a literal brace"
                 )
-            else:
-                literal.append(char)
-                i += 1
-        if literal:
+        if "".join(literal):
             parts.append(Literal("".join(literal)))
         return cls(source, tuple(parts))
 
@@ -285,7 +292,7 @@ class FixedText:
 
 
 def fixed_text(template: MessageTemplate) -> FixedText:
-    counts = [sum(char.isalnum() for char in piece) for piece in template.pieces]
+    counts = [sum(map(str.isalnum, piece)) for piece in template.pieces]
     return FixedText(sum(counts), max(counts))
 
 
@@ -307,12 +314,18 @@ def is_degenerate(template: MessageTemplate | str, generic: Iterable[str] = GENE
         return (f"its longest fixed piece has {measure.longest} letters or digits (at least {MIN_PIECE} needed "
                 "when there are placeholders): it would match almost any message")
     filled = FILLER.join(template.pieces)
-    for wording in generic:
-        values = MessageTemplate.parse(wording).match(filled)
+    for wording in _parsed(tuple(generic)):
+        values = wording.match(filled)
         if values is not None and all(value and not value.strip(FILLER) for value in values.values()):
-            return (f"it fixes nothing beyond the wording every such error has ({wording}): "
+            return (f"it fixes nothing beyond the wording every such error has ({wording.source}): "
                     "its placeholders hold whatever identifies the error")
     return None
+
+
+@functools.lru_cache(maxsize=16)
+def _parsed(generic: tuple[str, ...]) -> tuple[MessageTemplate, ...]:
+    """The generic wordings, parsed once per list."""
+    return tuple(MessageTemplate.parse(wording) for wording in generic)
 
 
 def _closing_brace(source: str, start: int) -> int:

@@ -1,0 +1,459 @@
+"""Which entry does a paste belong to, and how sure is it? The matcher behind the paste box,
+`errorkb lookup`, the hook, the pytest hint and `errorkb new --from-traceback`.
+
+For one paste, stage by stage (each a function below):
+
+1. `read`: the paste made comparable (`_paste`: its tail, normalised; candidate messages; its
+   frames; a release it states).
+2. `_match_one`: an entry's wording matches a candidate whole (`MessageTemplate.match`; the
+   candidate's exception name, if any, has the wording's class name as its last part), else
+   is found anywhere in the text (`search`, ranked lower). Its placeholders' values must have
+   their declared type (`{cls}` never stands for `tuple` or `NoneType` unless the entry allows
+   it) and keep their declared relations (`a > b`). Degenerate wordings (`{msg}`) are ignored.
+3. `_grade`: the evidence that ties the match to the entry's cause, and what rules it out:
+
+   - *words*: the wording is the library's own message, or names what the entry is about
+     (the removed name), and no typed value withholds it (a `user` class the library defines);
+   - *frame*: a frame of the exception's traceback in the entry's documented function or file;
+   - *code*: a frame's source line uses the documented name (the user's code, for a removed API);
+   - *recognised*: the paste shows one of the entry's `recognised_by` texts;
+   - *release*: the release (stated, installed, or read from frames) lies in the matched
+     wording's range; consistent, never enough alone.
+
+   A release outside the wording's range, a frame the entry excludes, or a raising frame the
+   entry excludes (a removed name read by the library itself) rules the entry out; so does a
+   traceback whose failing lines show none of the entry's `recognised_by` texts. A match is
+   **confirmed** when nothing rules it out and words, a frame, code or a recognised text ties it
+   (and, where the entry requires a frame, a traceback shown has one); otherwise it is a
+   **candidate**, with what would confirm it or rule it out.
+4. Ranking: confirmed before candidates; then whole over found inside; a named, agreeing
+   exception over none; the later exception of a chain over the earlier; a release inside the
+   range over an unknown one; a recognised text; more fixed text; the main wording; then id.
+
+Work is linear in the paste: every scan reads the text once, piece searches resume where the
+previous stopped, and the `Meter` counts it (the JavaScript counts the same). Nothing here
+imports the runtime, the library or MkDocs.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+
+from errorkb.core.message import GENERIC_WORDINGS, MessageTemplate, Meter, TemplateSyntaxError, is_degenerate
+from errorkb.lookup import _rules as rules
+from errorkb.lookup._known import Diagnosis, FrameRule, Known, Wording
+from errorkb.lookup._paste import (
+    Candidate,
+    Frame,
+    candidates,
+    frames,
+    keep_tail,
+    markers,
+    normalize,
+    plain_quotes,
+    stated_release,
+    strip,
+    traceback_of,
+)
+from errorkb.lookup._release import FRAMES, STATED, Verdict, plain, releases_in_paste, verdict, wording_range
+
+
+class Grade(StrEnum):
+    CONFIRMED = "confirmed"  # the message and evidence tie the paste to the entry's cause
+    CANDIDATE = "candidate"  # the message fits, but nothing yet tells this cause from others worded alike
+
+
+@dataclass(frozen=True)
+class Evidence:
+    kind: str  # one of rules.WORDS, FRAME_EVIDENCE, CODE, RECOGNISED, RELEASE
+    detail: str  # what was seen, in words
+
+
+@dataclass(frozen=True)
+class Match:
+    known: Known
+    values: dict[str, str]  # placeholder expression → the text it stood for
+    exception: str | None  # the exception name seen in the paste, when it agreed
+    exact: bool  # the message matched whole; False: found inside the text
+    fixed: int = 0  # characters of fixed text in the wording: more is more specific
+    wording: int = 0  # which of `known.wordings` matched: 0 is the entry's own message
+    chain: int = rules.CHAIN  # the candidate's place from the end of the paste
+    release: Verdict | None = None
+    recognised: bool = False  # the paste holds one of the entry's `recognised_by` texts
+    grade: Grade = Grade.CONFIRMED
+    evidence: tuple[Evidence, ...] = ()
+    missing: tuple[str, ...] = ()  # what would confirm it or rule it out
+    at: int = -1  # where the matched exception line starts (-1: a bare message or found inside)
+
+    @property
+    def confirmed(self) -> bool:
+        return self.grade is Grade.CONFIRMED
+
+    @property
+    def score(self) -> tuple[bool, bool, bool, int, int, bool, int, int]:
+        inside = 1 if self.release is not None and self.release.raises else 0
+        return (self.confirmed, self.exact, self.exception is not None, -self.chain, inside, self.recognised,
+                self.fixed, -self.wording)
+
+    @property
+    def matched(self) -> Wording:
+        return self.known.wordings[self.wording]
+
+
+@dataclass(frozen=True)
+class RuledOut:
+    match: Match
+    reason: str
+
+
+@dataclass(frozen=True)
+class Answer:
+    matches: list[Match]  # confirmed first, then candidates; best first
+    cut: int  # characters dropped from the start of the paste (0: it was read whole)
+    kept: int  # characters read
+    work: int  # characters the scans may have examined: linear in `kept`
+    ruled_out: list[RuledOut] = field(default_factory=list)  # matched words, but evidence says another cause
+    release: str | None = None  # the release the answer was checked against, if one was known
+    release_source: str | None = None
+
+    @property
+    def confirmed(self) -> list[Match]:
+        return [m for m in self.matches if m.confirmed]
+
+    @property
+    def candidates(self) -> list[Match]:
+        return [m for m in self.matches if not m.confirmed]
+
+
+@dataclass(frozen=True)
+class _Template:
+    """One wording, ready to match: its template and the pieces every match must contain."""
+
+    known: Known
+    wording: int
+    template: MessageTemplate
+    pieces: tuple[str, ...]  # distinct non-empty fixed pieces, longest first
+    fixed: int
+
+
+@dataclass(frozen=True)
+class _Reading:
+    """One paste, read once: what every entry is matched and graded against."""
+
+    text: str
+    options: list[Candidate]
+    frames: list[Frame]
+    markers: list[int]
+    release: str | None
+    source: str | None
+
+
+_TYPES = {name: re.compile(pattern) for name, pattern in rules.TYPES.items() if pattern}
+
+
+class Lookup:
+    """Every entry's wordings parsed once; `answer` (or `find`) handles one paste."""
+
+    def __init__(self, known: Iterable[Known], cap: int = rules.CAP, library: str = "the library",
+                 generic: Iterable[str] = GENERIC_WORDINGS, classes: Iterable[str] = (),
+                 runtime: Iterable[str] = ()):
+        self.cap = cap
+        self.library = library
+        self.classes = frozenset(classes)  # fnv1a hashes of the class names the library defines
+        self.runtime = tuple(runtime)  # the runtime's import packages: their frames never raise an entry's error
+        generic = tuple(generic)
+        self._items: list[_Template] = []
+        self.ignored: list[tuple[str, str]] = []  # (entry id, why a wording of it is ignored)
+        self._known: list[Known] = []
+        for one in known:
+            self._known.append(one)
+            for index, wording in enumerate(one.wordings):
+                try:
+                    template = MessageTemplate.parse(strip(plain_quotes(wording.message)))
+                except TemplateSyntaxError as error:
+                    self.ignored.append((one.id, f"wording {index}: {error}"))
+                    continue
+                reason = is_degenerate(template, generic)
+                if reason:
+                    self.ignored.append((one.id, f"wording {index}: {reason}"))
+                    continue
+                pieces = tuple(sorted({p for p in template.pieces if p}, key=len, reverse=True))
+                self._items.append(_Template(one, index, template, pieces, sum(len(p) for p in template.pieces)))
+
+    def __len__(self) -> int:
+        return len(self._known)
+
+    @property
+    def known(self) -> list[Known]:
+        return list(self._known)
+
+    def find(self, pasted: str, release: str | None = None) -> list[Match]:
+        """Every match not ruled out, confirmed first, best first; empty when nothing matches."""
+        return self.answer(pasted, release).matches
+
+    def answer(self, pasted: str, release: str | None = None, source: str = STATED) -> Answer:
+        """The graded matches, what was read of the paste, and the work it took. `release` is the
+        library release the paste came from when known (`source`: stated or installed)."""
+        meter = Meter()
+        kept = keep_tail(pasted, self.cap)
+        text = normalize(kept, meter)
+        cut = len(pasted) - len(kept)
+        if not text:
+            return Answer([], cut, len(kept), meter.work)
+        reading = self.read(text, release, source, meter)
+        best: dict[str, Match] = {}
+        out: dict[str, RuledOut] = {}
+        mismatched: dict[str, Match] = {}
+        for item in self._items:
+            found, mismatch = _match_one(item, reading, self.library, meter)
+            if mismatch is not None:
+                mismatched.setdefault(item.known.id, mismatch)
+            if found is None:
+                continue
+            graded = self._grade(found, reading, meter)
+            if isinstance(graded, RuledOut):
+                if found.known.id not in best and (found.known.id not in out
+                                                    or found.score > out[found.known.id].match.score):
+                    out[found.known.id] = graded
+                continue
+            if found.known.id not in best or graded.score > best[found.known.id].score:
+                best[found.known.id] = graded
+                out.pop(found.known.id, None)
+        for entry_id, mismatch in mismatched.items():  # a value this entry's message never holds
+            best.pop(entry_id, None)
+            values = ", ".join(f"{{{k}}} = {v}" for k, v in mismatch.values.items())
+            out[entry_id] = RuledOut(mismatch, f"the message fits its words, but not its values ({values}): "
+                                               "another error worded alike")
+        matches = sorted(best.values(), key=lambda m: m.known.id)
+        matches.sort(key=lambda m: m.score, reverse=True)
+        ruled = sorted(out.values(), key=lambda r: r.match.known.id)
+        return Answer(matches, cut, len(kept), meter.work, ruled, reading.release, reading.source)
+
+    def read(self, text: str, release: str | None, source: str, meter: Meter) -> _Reading:
+        """Stage 1: candidates, frames and the release of a normalised paste."""
+        options = candidates(text, meter)
+        found = frames(text, meter)
+        starts = markers(text, meter)
+        if release is None:
+            release, source = stated_release(text, self.library, meter), STATED
+        return _Reading(text, options, found, starts, plain(release), source if release else None)
+
+    # -- stage 3 ---------------------------------------------------------------------------------
+
+    def _grade(self, match: Match, reading: _Reading, meter: Meter) -> Match | RuledOut:
+        known, wording, diagnosis = match.known, match.matched, match.known.diagnosis
+        evidence: list[Evidence] = []
+        missing: list[str] = []
+        shown = traceback_of(reading.frames, reading.markers, match.at)
+        # Release: stated or installed, else read from the frames (the version matrix's raise lines).
+        releases = (reading.release,) if reading.release else releases_in_paste(known, reading.frames)
+        if releases:
+            said = verdict(known, wording, releases, reading.source or FRAMES, self.library)
+            match = replace(match, release=said)
+            if said.raises is False:
+                return RuledOut(match, said.advice)
+            if said.raises:
+                evidence.append(Evidence(rules.RELEASE, f"{self.library} {', '.join(releases[:3])} "
+                                                        f"({said.source}) raises this wording ({said.range})"))
+        excluded = _first(shown, diagnosis.exclude)
+        if excluded is not None:
+            return RuledOut(match, f"a frame in {_where(excluded)} shows another error worded alike")
+        raising = self._raising(shown)
+        if raising is not None and not wording.own and _first([raising], diagnosis.innermost_exclude) is not None:
+            return RuledOut(match, f"raised in {_where(raising)}: {self.library}'s own code, not the change "
+                                   "this entry documents")
+        # A device's own wording is reported asynchronously, by whichever later call syncs: not by its frame.
+        if raising is not None and diagnosis.require_frame and not wording.device and \
+                _first([raising], diagnosis.frames) is None:
+            return RuledOut(match, f"raised in {_where(raising)}, not where this error is raised "
+                                   f"({_where(diagnosis.frames[0]) if diagnosis.frames else '?'})")
+        if not wording.words and known.recognised_by and not match.recognised and any(frame.code for frame in shown):
+            return RuledOut(match, "the failing lines shown are not the ones this case shows")
+        # What ties it.
+        own = [value for expression, value in match.values.items()
+               if _type(diagnosis, expression) == "user" and self._defines(value)]
+        if wording.words and not own:
+            evidence.append(Evidence(rules.WORDS, "the message is the library's own, or names what this entry is "
+                                                  "about"))
+        for value in own:
+            missing.append(f"`{value}` is a class {self.library} defines: if your code calls it so, your code is newer "
+                           f"than the installed {self.library} (upgrade {self.library}); the traceback or the "
+                           "release tells")
+        framed = _first(shown, diagnosis.frames)
+        if framed is not None:
+            evidence.append(Evidence(rules.FRAME_EVIDENCE, f"a frame in {_where(framed)}"))
+        coded = next((frame for frame in reversed(shown) if _uses(frame.code, diagnosis.code)), None)
+        if coded is not None:
+            evidence.append(Evidence(rules.CODE, f"the failing line `{coded.code[:120]}` uses "
+                                                 f"{', '.join(f'`{n}`' for n in diagnosis.code)}"))
+        if match.recognised:
+            evidence.append(Evidence(rules.RECOGNISED, "the paste shows the failing line this case shows"))
+        confirmed = any(one.kind in rules.CONFIRMING for one in evidence)
+        if not confirmed:
+            missing += _hints(match, diagnosis, shown, releases, self.library)
+        return replace(match, grade=Grade.CONFIRMED if confirmed else Grade.CANDIDATE, evidence=tuple(evidence),
+                       missing=tuple(missing))
+
+    def _raising(self, shown: list[Frame]) -> Frame | None:
+        """The frame that raised: the traceback's last frame outside the runtime's packages."""
+        return next((frame for frame in reversed(shown)
+                     if not any(_path_matches(frame.path, f"{package}/") for package in self.runtime)), None)
+
+    def _defines(self, value: str) -> bool:
+        """Whether the library defines the class a `user` value names (its first dotted part)."""
+        return fnv1a(value.split(".", 1)[0]) in self.classes
+
+
+def fnv1a(name: str) -> str:
+    """A class name's 32-bit FNV-1a hash (its UTF-8 bytes), as 8 hex digits: the index carries
+    the library's class names so, small."""
+    value = 0x811C9DC5
+    for byte in name.encode("utf-8"):
+        value = ((value ^ byte) * 0x01000193) & 0xFFFFFFFF
+    return f"{value:08x}"
+
+
+def _hints(match: Match, diagnosis: Diagnosis, shown: list[Frame], releases: tuple[str, ...],
+           library: str) -> list[str]:
+    """What would confirm a candidate, or rule it out, in the words a reader acts on."""
+    hints = []
+    if shown and diagnosis.frames:
+        hints.append(f"the traceback shows no frame in {_where(diagnosis.frames[0])}, where this error is raised")
+    elif not shown and diagnosis.frames:
+        hints.append(f"paste the whole traceback: a frame in {_where(diagnosis.frames[0])} confirms it")
+    elif not shown and diagnosis.code:
+        hints.append(f"paste the whole traceback: your failing line using `{diagnosis.code[0]}` confirms it")
+    if match.known.recognised_by and not match.recognised:
+        hints.append(f"a failing line like `{match.known.recognised_by[0]}` confirms it")
+    claim = wording_range(match.known, match.matched)
+    if not releases and claim:
+        hints.append(f"which {library} release? This wording comes from {claim}; another release rules it out")
+    if not hints:
+        hints.append("paste the whole traceback: the message alone is printed by many unrelated errors")
+    return hints
+
+
+def _where(thing: FrameRule | Frame) -> str:
+    if isinstance(thing, Frame):
+        return f"`{thing.function}` ({thing.path})" if thing.function else thing.path
+    return f"`{thing.function}` ({thing.file})" if thing.function else f"`{thing.file}`"
+
+
+def frame_matches(frame: Frame, rule: FrameRule) -> bool:
+    """Whether a frame lies in the rule's file (as installed; `*` any characters but `/`; a
+    trailing `/` any file below) and, if the rule names one, its function."""
+    if rule.function is not None and frame.function != rule.function.rsplit(".", 1)[-1]:
+        return False
+    return _path_matches(frame.path, rule.file)
+
+
+def _path_matches(path: str, pattern: str) -> bool:
+    if pattern.endswith("/"):
+        return path.startswith(pattern) or ("/" + pattern) in path
+    if "*" not in pattern:
+        return path == pattern or path.endswith("/" + pattern)
+    glob = "(?:^|/)" + "[^/]*".join(re.escape(part) for part in pattern.split("*")) + "$"
+    return re.search(glob, path) is not None
+
+
+def _first(found: list[Frame], wanted: tuple[FrameRule, ...]) -> Frame | None:
+    return next((frame for frame in reversed(found) if any(frame_matches(frame, rule) for rule in wanted)), None)
+
+
+def _uses(code: str, names: tuple[str, ...]) -> bool:
+    """Whether a line of code uses one of the names as a whole identifier."""
+    return bool(code) and any(re.search(r"(?<![A-Za-z0-9_])" + re.escape(name) + r"(?![A-Za-z0-9_])", code)
+                              for name in names)
+
+
+def _type(diagnosis: Diagnosis, expression: str) -> str:
+    declared = diagnosis.placeholders.get(expression)
+    return declared.type if declared else rules.DEFAULT_TYPES.get(expression, "any")
+
+
+def fits(diagnosis: Diagnosis, values: dict[str, str], library: str = "") -> bool:
+    """Whether the values have their placeholders' types and keep the entry's relations."""
+    for expression, value in values.items():
+        kind = _type(diagnosis, expression)
+        pattern = _TYPES.get(kind)
+        if pattern is not None and not pattern.match(value):
+            return False
+        if kind == "library" and library and value != library and not value.startswith(library + "."):
+            return False
+        if kind == "class":
+            declared = diagnosis.placeholders.get(expression)
+            allowed = declared.allow if declared else ()
+            if value in rules.BUILTIN_TYPES and value not in allowed:
+                return False
+    for left, operator, right in diagnosis.relations:
+        a, b = values.get(left), values.get(right)
+        if a is None or b is None or not _TYPES["int"].match(a) or not _TYPES["int"].match(b):
+            return False
+        if not _compare(int(a), operator, int(b)):
+            return False
+    return True
+
+
+def _compare(a: int, operator: str, b: int) -> bool:
+    return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b, "==": a == b, "!=": a != b}.get(operator, False)
+
+
+def _has_piece(text: str, piece: str, meter: Meter) -> bool:
+    """Whether the text holds the piece, counting what the scan read: up to the end of the piece
+    where found, the whole text where not. Callers use it with `all` or `any`, which stop at the
+    first piece that decides, so the pieces after it are neither scanned nor counted."""
+    at = text.find(piece)
+    meter.work += len(text) if at < 0 else at + len(piece)
+    return at >= 0
+
+
+def same_exception(seen: str, documented: str) -> bool:
+    return seen.rsplit(".", 1)[-1] == documented.rsplit(".", 1)[-1]
+
+
+def _trim_leading(template: MessageTemplate, values: dict[str, str]) -> dict[str, str]:
+    """Found inside a text, a wording that starts with a placeholder gave it everything before the
+    first fixed piece; what stood for it is that text's last word (`LlavaLlamaForCausalLM.forward`
+    in `ERROR Error LlavaLlamaForCausalLM.forward() got ...`)."""
+    if template.pieces[0] or not template.slots:
+        return values
+    first = template.slots[0]
+    words = values[first].split()
+    return {**values, first: words[-1] if words else ""}
+
+
+def _match_one(item: _Template, reading: _Reading, library: str, meter: Meter) -> tuple[Match | None, Match | None]:
+    """Stage 2 for one wording: its best fit among the candidates, else found inside the text; and,
+    when the words fit but a value breaks the entry's types or relations, that fit (evidence against)."""
+    text = reading.text
+    if not all(_has_piece(text, piece, meter) for piece in item.pieces):
+        return None, None
+    wording = item.known.wordings[item.wording]
+    diagnosis = item.known.diagnosis
+    recognised = any(_has_piece(text, piece, meter) for piece in item.known.recognised_by)
+    best = mismatch = None
+    for option in reading.options:
+        if option.exception is not None and not same_exception(option.exception, wording.exception):
+            continue
+        values = item.template.match(option.message, meter)
+        if values is None:
+            continue
+        found = Match(item.known, values, option.exception, True, item.fixed, item.wording, option.chain,
+                      recognised=recognised, at=option.at)
+        if not fits(diagnosis, values, library):
+            mismatch = mismatch or found
+        elif best is None or found.score > best.score:
+            best = found
+    if best is None and mismatch is None:
+        values = item.template.search(text, meter)
+        if values is not None:
+            values = _trim_leading(item.template, values)
+            found = Match(item.known, values, None, False, item.fixed, item.wording, recognised=recognised)
+            if fits(diagnosis, values, library):
+                best = found
+            else:
+                mismatch = found
+    return best, (mismatch if best is None else None)
