@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT / "tests" / "site"))  # the hostile families, shared
 
 from hostile import ENTRIES, FAMILIES  # noqa: E402
 
-from errorkb.site.lookup import CAP, Known, Lookup  # noqa: E402
+from errorkb.lookup import CAP, Known, Lookup  # noqa: E402
 
 LOOKUP_JS = ROOT / "errorkb" / "site" / "assets" / "lookup.js"
 GOAL_MS = 50.0
@@ -66,7 +66,7 @@ def entries() -> list[dict]:
     """The project's entries as the site's index lists them, plus the hostile test entries."""
     from errorkb.core.load import load_project_entries
     from errorkb.core.project import load_project
-    from errorkb.site.lookup import index_fields
+    from errorkb.lookup import index_fields
 
     loaded = load_project_entries(load_project(ROOT))
     own = [{"id": e.id, "title": e.title, "exception": e.exception, "message": e.message, **index_fields(e)}

@@ -309,6 +309,7 @@ def cmd_check(project: Project, args: argparse.Namespace) -> int:
 
     result = _load_or_report(project)
     flagged = lint_entries(result.entries, project)  # deception primitives in snippets, for the reviewer
+    flagged += _diagnosis_problems(project, result)
     if args.drift:
         from errorkb.source.drift import pinned_problems
 
@@ -321,6 +322,26 @@ def cmd_check(project: Project, args: argparse.Namespace) -> int:
     out.print(f"{len(result.entries)} entries OK")
     _note_drafts(project, result)
     return 0
+
+
+def _diagnosis_problems(project: Project, result: LoadResult) -> list[Any]:
+    """Each entry's diagnosis held to its own verified before (errorkb.lookup.lint)."""
+    from errorkb.core.problems import Problem
+    from errorkb.site.hookindex import diagnosis_cases, project_index
+
+    cases = diagnosis_cases(project)
+    if not cases:
+        return []
+    index = project_index(project, [one.entry for one in result.entries])
+    from errorkb.lookup.lint import check
+
+    paths = {one.entry.id: one for one in result.entries}
+    found = []
+    for entry_id, message in check(index, cases):
+        loaded = paths[entry_id]
+        line, col = loaded.positions.of_key(("diagnosis",))
+        found.append(Problem(project.rel(loaded.path), line, col, f"diagnosis: {message}"))
+    return found
 
 
 def _note_drafts(project: Project, result: LoadResult) -> None:
@@ -759,7 +780,8 @@ def _print_match(match: Match, index: Index) -> None:
             "some of them raise it" if release.advice else "the entry records no release range"
         where = release.releases[0] if len(release.releases) == 1 else \
             f"{release.releases[0]} – {release.releases[-1]}"
-        _print(f"  {library} {where} ({release.source}): {state}. {release.advice}".rstrip())
+        source = {"frames": "from the traceback's frames", "stated": "as given"}.get(release.source, release.source)
+        _print(f"  {library} {where} ({source}): {state}. {release.advice}".rstrip())
     for one in match.evidence:
         _print(f"  why: {one.detail}")
     for hint in match.missing:

@@ -123,6 +123,38 @@ class MessageTemplate:
         """Like `match`, but the message may sit inside a longer text (a pasted traceback)."""
         return self._fit(text, False, meter or Meter())
 
+    def prefix(self, text: str, meter: Meter | None = None) -> dict[str, str] | None:
+        """The values of a text that holds this template's beginning, cut short: the first fixed
+        piece found, then each later piece on the same line while it is found; the placeholder
+        where the text stops takes the rest of the line. None when the first piece has fewer than
+        `MIN_PIECE` letters and digits (too little to place the template by) or is not found. (A title that lost its end still says what it named: "cannot import name 'Cache'
+        from 'aiocache'" names another module than the one a longer wording requires.)"""
+        meter = meter or Meter()
+        pieces = self.pieces
+        if len(pieces) == 1 or sum(map(str.isalnum, pieces[0])) < MIN_PIECE:  # too little to place it by
+            return None
+        at = _find(text, pieces[0], 0, len(text), meter)
+        if at < 0:
+            return None
+        position = at + len(pieces[0])
+        newline = text.find("\n", position)
+        end = len(text) if newline < 0 else newline
+        meter.work += end - position
+        values = []
+        for piece in pieces[1:]:
+            found = _find(text, piece, position, end, meter) if piece else end
+            if found < 0:  # the text stops here; whatever it holds of the piece is not the value
+                value = text[position:end]
+                cut = next((k for k in range(min(len(piece), len(value)), 0, -1) if value.endswith(piece[:k])), 0)
+                values.append(value[:len(value) - cut])
+                break
+            values.append(text[position:found])
+            position = found + len(piece)
+        named: dict[str, str] = {}
+        for slot, value in zip(self.slots, values, strict=False):
+            named.setdefault(slot, value)
+        return named
+
     def _fit(self, text: str, whole: bool, meter: Meter) -> dict[str, str] | None:
         """The piece-by-piece fit described in the module docstring."""
         pieces = self.pieces

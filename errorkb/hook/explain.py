@@ -62,7 +62,12 @@ def text_of(value: BaseException) -> str:
 
 def answer_for(value: BaseException, index: Index) -> Answer:
     """The lookup's graded answer for a live exception, on the installed release."""
-    return index.lookup().answer(text_of(value), installed_release(index.distribution or index.library), INSTALLED)
+    return answer_text(text_of(value), index, installed_release(index.distribution or index.library))
+
+
+def answer_text(text: str, index: Index, installed: str | None) -> Answer:
+    """The hook's answer for an exception as Python printed it, on the `installed` release."""
+    return index.lookup().answer(text, installed, INSTALLED)
 
 
 def installed_release(distribution: str) -> str | None:

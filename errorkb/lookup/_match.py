@@ -48,6 +48,7 @@ from errorkb.lookup._known import Diagnosis, FrameRule, Known, Wording
 from errorkb.lookup._paste import (
     Candidate,
     Frame,
+    arrows,
     candidates,
     frames,
     keep_tail,
@@ -87,6 +88,7 @@ class Match:
     evidence: tuple[Evidence, ...] = ()
     missing: tuple[str, ...] = ()  # what would confirm it or rule it out
     at: int = -1  # where the matched exception line starts (-1: a bare message or found inside)
+    shown: bool = False  # the paste shows frames of this exception's traceback
 
     @property
     def confirmed(self) -> bool:
@@ -137,6 +139,7 @@ class _Template:
     template: MessageTemplate
     pieces: tuple[str, ...]  # distinct non-empty fixed pieces, longest first
     fixed: int
+    typed: bool  # a placeholder of it has a type (declared, or by its name)
 
 
 @dataclass(frozen=True)
@@ -146,12 +149,14 @@ class _Reading:
     text: str
     options: list[Candidate]
     frames: list[Frame]
+    arrows: list[Frame]  # failing lines marked by IPython: code only
     markers: list[int]
     release: str | None
     source: str | None
 
 
 _TYPES = {name: re.compile(pattern) for name, pattern in rules.TYPES.items() if pattern}
+_SPACES = re.compile("[" + re.escape(rules.WHITESPACE) + "]+")
 
 
 class Lookup:
@@ -181,7 +186,9 @@ class Lookup:
                     self.ignored.append((one.id, f"wording {index}: {reason}"))
                     continue
                 pieces = tuple(sorted({p for p in template.pieces if p}, key=len, reverse=True))
-                self._items.append(_Template(one, index, template, pieces, sum(len(p) for p in template.pieces)))
+                typed = any(_type(one.diagnosis, slot) != "any" for slot in template.slots)
+                self._items.append(_Template(one, index, template, pieces, sum(len(p) for p in template.pieces),
+                                             typed))
 
     def __len__(self) -> int:
         return len(self._known)
@@ -216,7 +223,7 @@ class Lookup:
             graded = self._grade(found, reading, meter)
             if isinstance(graded, RuledOut):
                 if found.known.id not in best and (found.known.id not in out
-                                                    or found.score > out[found.known.id].match.score):
+                                                    or graded.match.score > out[found.known.id].match.score):
                     out[found.known.id] = graded
                 continue
             if found.known.id not in best or graded.score > best[found.known.id].score:
@@ -227,7 +234,8 @@ class Lookup:
             values = ", ".join(f"{{{k}}} = {v}" for k, v in mismatch.values.items())
             out[entry_id] = RuledOut(mismatch, f"the message fits its words, but not its values ({values}): "
                                                "another error worded alike")
-        matches = sorted(best.values(), key=lambda m: m.known.id)
+        matches = _framed_first(list(best.values()))
+        matches.sort(key=lambda m: m.known.id)
         matches.sort(key=lambda m: m.score, reverse=True)
         ruled = sorted(out.values(), key=lambda r: r.match.known.id)
         return Answer(matches, cut, len(kept), meter.work, ruled, reading.release, reading.source)
@@ -236,10 +244,11 @@ class Lookup:
         """Stage 1: candidates, frames and the release of a normalised paste."""
         options = candidates(text, meter)
         found = frames(text, meter)
+        marked = arrows(text, meter)
         starts = markers(text, meter)
         if release is None:
             release, source = stated_release(text, self.library, meter), STATED
-        return _Reading(text, options, found, starts, plain(release), source if release else None)
+        return _Reading(text, options, found, marked, starts, plain(release), source if release else None)
 
     # -- stage 3 ---------------------------------------------------------------------------------
 
@@ -270,14 +279,15 @@ class Lookup:
                 _first([raising], diagnosis.frames) is None:
             return RuledOut(match, f"raised in {_where(raising)}, not where this error is raised "
                                    f"({_where(diagnosis.frames[0]) if diagnosis.frames else '?'})")
-        if not wording.words and known.recognised_by and not match.recognised and any(frame.code for frame in shown):
+        failing = [frame for frame in (*shown, *traceback_of(reading.arrows, reading.markers, match.at)) if frame.code]
+        if not wording.words and known.recognised_by and not match.recognised and failing:
             return RuledOut(match, "the failing lines shown are not the ones this case shows")
         # What ties it.
         own = [value for expression, value in match.values.items()
                if _type(diagnosis, expression) == "user" and self._defines(value)]
         if wording.words and not own:
-            evidence.append(Evidence(rules.WORDS, "the message is the library's own, or names what this entry is "
-                                                  "about"))
+            evidence.append(Evidence(rules.WORDS, f"{self.library} itself raises this message" if wording.own
+                                     else "the message names what this entry is about"))
         for value in own:
             missing.append(f"`{value}` is a class {self.library} defines: if your code calls it so, your code is newer "
                            f"than the installed {self.library} (upgrade {self.library}); the traceback or the "
@@ -285,7 +295,7 @@ class Lookup:
         framed = _first(shown, diagnosis.frames)
         if framed is not None:
             evidence.append(Evidence(rules.FRAME_EVIDENCE, f"a frame in {_where(framed)}"))
-        coded = next((frame for frame in reversed(shown) if _uses(frame.code, diagnosis.code)), None)
+        coded = next((frame for frame in reversed(failing) if _uses(frame.code, diagnosis.code)), None)
         if coded is not None:
             evidence.append(Evidence(rules.CODE, f"the failing line `{coded.code[:120]}` uses "
                                                  f"{', '.join(f'`{n}`' for n in diagnosis.code)}"))
@@ -295,7 +305,7 @@ class Lookup:
         if not confirmed:
             missing += _hints(match, diagnosis, shown, releases, self.library)
         return replace(match, grade=Grade.CONFIRMED if confirmed else Grade.CANDIDATE, evidence=tuple(evidence),
-                       missing=tuple(missing))
+                       missing=tuple(missing), shown=bool(shown))
 
     def _raising(self, shown: list[Frame]) -> Frame | None:
         """The frame that raised: the traceback's last frame outside the runtime's packages."""
@@ -305,6 +315,21 @@ class Lookup:
     def _defines(self, value: str) -> bool:
         """Whether the library defines the class a `user` value names (its first dotted part)."""
         return fnv1a(value.split(".", 1)[0]) in self.classes
+
+
+def _framed_first(matches: list[Match]) -> list[Match]:
+    """Where a traceback shows the documented frame of one confirmed entry, another confirmed only
+    without its own documented frame (the same words, raised elsewhere) is a candidate."""
+    if not any(m.confirmed and any(e.kind == rules.FRAME_EVIDENCE for e in m.evidence) for m in matches):
+        return matches
+    out = []
+    for m in matches:
+        if m.confirmed and m.shown and m.known.diagnosis.frames and \
+                not any(e.kind == rules.FRAME_EVIDENCE for e in m.evidence):
+            hint = f"the traceback shows no frame in {_where(m.known.diagnosis.frames[0])}, where this error is raised"
+            m = replace(m, grade=Grade.CANDIDATE, missing=(*m.missing, hint))
+        out.append(m)
+    return out
 
 
 def fnv1a(name: str) -> str:
@@ -374,21 +399,25 @@ def _type(diagnosis: Diagnosis, expression: str) -> str:
     return declared.type if declared else rules.DEFAULT_TYPES.get(expression, "any")
 
 
-def fits(diagnosis: Diagnosis, values: dict[str, str], library: str = "") -> bool:
-    """Whether the values have their placeholders' types and keep the entry's relations."""
+def fits(diagnosis: Diagnosis, values: dict[str, str], library: str = "", partial: bool = False) -> bool:
+    """Whether the values have their placeholders' types and keep the entry's relations (`partial`:
+    values of a text cut short, the last possibly cut too: only what they show is held to them)."""
     for expression, value in values.items():
+        if partial and not value:
+            continue
         kind = _type(diagnosis, expression)
         pattern = _TYPES.get(kind)
         if pattern is not None and not pattern.match(value):
             return False
-        if kind == "library" and library and value != library and not value.startswith(library + "."):
+        if kind == "library" and library and value != library and not value.startswith(library + ".") \
+                and not (partial and library.startswith(value)):
             return False
         if kind == "class":
             declared = diagnosis.placeholders.get(expression)
             allowed = declared.allow if declared else ()
             if value in rules.BUILTIN_TYPES and value not in allowed:
                 return False
-    for left, operator, right in diagnosis.relations:
+    for left, operator, right in () if partial else diagnosis.relations:
         a, b = values.get(left), values.get(right)
         if a is None or b is None or not _TYPES["int"].match(a) or not _TYPES["int"].match(b):
             return False
@@ -421,7 +450,7 @@ def _trim_leading(template: MessageTemplate, values: dict[str, str]) -> dict[str
     if template.pieces[0] or not template.slots:
         return values
     first = template.slots[0]
-    words = values[first].split()
+    words = [word for word in _SPACES.split(values[first]) if word]
     return {**values, first: words[-1] if words else ""}
 
 
@@ -429,11 +458,11 @@ def _match_one(item: _Template, reading: _Reading, library: str, meter: Meter) -
     """Stage 2 for one wording: its best fit among the candidates, else found inside the text; and,
     when the words fit but a value breaks the entry's types or relations, that fit (evidence against)."""
     text = reading.text
-    if not all(_has_piece(text, piece, meter) for piece in item.pieces):
-        return None, None
-    wording = item.known.wordings[item.wording]
     diagnosis = item.known.diagnosis
     recognised = any(_has_piece(text, piece, meter) for piece in item.known.recognised_by)
+    if not all(_has_piece(text, piece, meter) for piece in item.pieces):
+        return None, _cut_short(item, text, library, recognised, meter)
+    wording = item.known.wordings[item.wording]
     best = mismatch = None
     for option in reading.options:
         if option.exception is not None and not same_exception(option.exception, wording.exception):
@@ -456,4 +485,17 @@ def _match_one(item: _Template, reading: _Reading, library: str, meter: Meter) -
                 best = found
             else:
                 mismatch = found
+        else:
+            mismatch = _cut_short(item, text, library, recognised, meter)
     return best, (mismatch if best is None else None)
+
+
+def _cut_short(item: _Template, text: str, library: str, recognised: bool, meter: Meter) -> Match | None:
+    """A text holding only the beginning of a typed wording (a title cut short) may still name what
+    the wording never names: that fit, as evidence against the entry."""
+    if not item.typed:
+        return None
+    values = item.template.prefix(text, meter)
+    if not values or fits(item.known.diagnosis, values, library, partial=True):
+        return None
+    return Match(item.known, values, None, False, item.fixed, item.wording, recognised=recognised)

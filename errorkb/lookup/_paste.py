@@ -18,7 +18,7 @@ to a linear bound, and the page's JavaScript counts the same way):
    most twice.
 4. `frames`: every traceback frame (file, line, function, and the source line printed under
    it), with where it stands, so that the frames of one exception's traceback can be told from
-   another's in a chain.
+   another's in a chain; `arrows`: the failing lines IPython marks (`---> 10  code`).
 5. `stated_release`: a release of the library the paste names (`<library>==4.41.2`, the issue
    template's "`<library>` version: 4.41.2").
 """
@@ -40,6 +40,7 @@ _TRACEBACK = rules.compiled(rules.TRACEBACK)
 _FRAME_LINE = rules.compiled(rules.FRAME_LINE)
 _CODE_LINE = rules.compiled(rules.CODE_LINE)
 _MARKERS = rules.compiled(rules.MARKERS)
+_ARROW_LINE = rules.compiled(rules.ARROW_LINE)
 
 
 @dataclass(frozen=True)
@@ -142,6 +143,14 @@ def _code_line(text: str, start: int) -> str:
         return ""
     code = _CODE_LINE.match(line)
     return strip(code.group(1)) if code else ""
+
+
+def arrows(text: str, meter: Meter | None = None) -> list[Frame]:
+    """The failing lines IPython marks with an arrow (`---> 10  code`), as frames that show only
+    their code: a paste in that form shows what failed without a `File "..."` line."""
+    meter = meter or Meter()
+    meter.work += len(text)
+    return [Frame("", 0, "", strip(found.group(1)), found.start()) for found in _ARROW_LINE.finditer(text)]
 
 
 def markers(text: str, meter: Meter | None = None) -> list[int]:

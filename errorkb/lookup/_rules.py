@@ -26,8 +26,12 @@ ANSI = r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b\n]*(?:\x07|\x1b\\)?|[@-Z\\-_])"
 TIMESTAMP = (r"\[?[0-9]{4}-[0-9]{2}-[0-9]{2}[ T][0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]+)?"
              r"(?:Z|[+-][0-9]{2}:?[0-9]{2})?\]?(?:[ \t,]+(?:-[ \t]+)?(?:[A-Za-z0-9_.<>-]+[ \t]+[-|:][ \t]+)?"
              r"\[?(?:CRITICAL|FATAL|ERROR|WARNING|WARN|INFO|DEBUG|TRACE)\]?:?)?[ \t]*(?:[-|:][ \t]*)?")
+# A worker's tag and a serving engine's log header: `(EngineCore_0 pid=4077176) `, `ERROR 09-07 19:28:33 [core.py:712] `.
+WORKER = r"\([A-Za-z_][A-Za-z0-9_]*(?: [A-Za-z_]+=[A-Za-z0-9_]+)*\)[ \t]+"
+LOG_HEADER = (r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)[ \t]+[0-9]{2}-[0-9]{2}[ \t]+[0-9]{2}:[0-9]{2}:[0-9]{2}"
+              r"(?:\.[0-9]+)?[ \t]+\[[^\]\n]{0,200}\][ \t]?")
 PREFIX = (r"(?<![^\n])(?:\[(?:rank|default)[0-9]+\]:[ \t]?|E(?: {2,}|\t)"
-          r"|[A-Za-z0-9_][A-Za-z0-9_.-]*[ \t]+\|[ \t]?|" + TIMESTAMP + r")+")
+          r"|[A-Za-z0-9_][A-Za-z0-9_.-]*[ \t]+\|[ \t]?|" + WORKER + "|" + LOG_HEADER + "|" + TIMESTAMP + r")+")
 SUFFIX = (r"\. Did you (?:mean:(?: '[^'\n]*'\??)?(?: Or did you forget to import '[^'\n]*'\??)?"
           r"|forget to import '[^'\n]*'\??)[ \t]*(?![^\n])")
 
@@ -42,6 +46,8 @@ FRAME = r"File \"([^\"\n]*)\", line ([0-9]+)"
 FRAME_LINE = (r"(?<![^\n])[ \t]*File (?:\"([^\"\n]*)\", line ([0-9]+)|([^\"\s:]+\.py):([0-9]+))"
               r"(?:, in ([^\n]*))?")
 CODE_LINE = r"^[ \t]+(?:-+>[ \t]*[0-9]*[ \t]+)?([^ \t\n][^\n]*)$"  # the source line printed under a frame
+# IPython marks the failing line of each cell or frame with an arrow: `---> 10     height, width = img.shape[:2]`.
+ARROW_LINE = r"(?<![^\n])[ \t]*-+>[ \t]*(?:\[[0-9]+\]\([^)\n]*\)|[0-9]+)?[ \t]+([^ \t\n][^\n]*)"
 MARKERS = r"^[ \t~^]*$"  # Python 3.11's  ~~~^^^^  position lines
 PLAIN_RELEASE = r"^[0-9]+(?:\.[0-9]+)*$"
 CLAUSE = r"^(~=|==|!=|<=|>=|<|>)[ \t]*([0-9]+(?:\.[0-9]+)*)(\.\*)?$"
@@ -97,7 +103,7 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
         "version": RULES_VERSION, "cap": CAP, "chain": CHAIN, "whitespace": WHITESPACE, "max_path": MAX_PATH,
         "patterns": {"ANSI": ANSI, "PREFIX": PREFIX, "SUFFIX": SUFFIX, "EXCEPTION_LINE": EXCEPTION_LINE,
                      "STOP_LINE": STOP_LINE, "TRACEBACK": TRACEBACK, "FRAME": FRAME, "FRAME_LINE": FRAME_LINE,
-                     "CODE_LINE": CODE_LINE, "MARKERS": MARKERS, "PLAIN_RELEASE": PLAIN_RELEASE,
+                     "CODE_LINE": CODE_LINE, "ARROW_LINE": ARROW_LINE, "MARKERS": MARKERS, "PLAIN_RELEASE": PLAIN_RELEASE,
                      "CLAUSE": CLAUSE, "STATED": STATED},
         "types": TYPES, "default_types": DEFAULT_TYPES, "builtin_types": list(BUILTIN_TYPES),
         "relations": list(RELATIONS), "confirming": list(CONFIRMING),

@@ -249,12 +249,14 @@ def index_document(library: LibraryProfile, entries: Iterable[Entry], url_of: Ca
     }
 
 
-def known_from_entries(entries: Iterable[Entry], url_of: Callable[[Entry], str],
-                       lines: dict[str, dict[str, int]] | None = None,
-                       library: LibraryProfile | None = None) -> list[Known]:
-    """Entries straight from the loaded YAML, as an index would list them."""
+def known_from_entries(entries: Iterable[Entry], lines: dict[str, dict[str, int]] | None = None,
+                       library: LibraryProfile | None = None,
+                       url_of: Callable[[Entry], str] | None = None) -> list[Known]:
+    """Entries straight from the loaded YAML, as an index would list them (`url_of`: each entry's
+    page, as the site names it)."""
     return [Known.from_index({"id": entry.id, "title": entry.title, "exception": entry.exception,
-                              "message": entry.message, "url": url_of(entry), "function": entry.source.function,
+                              "message": entry.message, "url": url_of(entry) if url_of else "",
+                              "function": entry.source.function,
                               **index_fields(entry, (lines or {}).get(entry.id),
                                              installed_path(library, entry.source.path))})
             for entry in entries]

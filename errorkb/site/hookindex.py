@@ -19,6 +19,7 @@ from errorkb.core.project import Project
 from errorkb.core.snippets import AFTER, read_snippet
 from errorkb.lookup import Index, read_index, shipped_index
 from errorkb.lookup.build import entries_digest, index_document
+from errorkb.lookup.lint import Case
 from errorkb.plugs import runtime_for
 from errorkb.site.render import site_url
 
@@ -67,6 +68,23 @@ def hook_index(project: Project, entries: Iterable[Entry]) -> dict[str, object]:
 def project_index(project: Project, entries: Iterable[Entry]) -> Index:
     """The index of the project's entries as `errorkb hook index` would write it, in memory."""
     return read_index(hook_index(project, entries), str(project.entries))
+
+
+def diagnosis_cases(project: Project) -> list[Case]:
+    """Every entry's verified before on the real library (the standing report's passing upstream
+    before checks, CPU first) with its captured traceback: what `errorkb check` holds each
+    entry's diagnosis to."""
+    from errorkb.verify.report import latest_results, read_reports
+
+    reports, _ = read_reports(project.reports, runtime_for(project.library.runtime).devices)
+    cases: dict[str, Case] = {}
+    for record in sorted(latest_results(reports).values(), key=lambda r: (r.entry, r.device != "cpu")):
+        info = record.exception
+        if record.role != "before" or record.target != "upstream" or record.outcome.value != "pass" \
+                or info is None or not info.traceback or record.entry in cases:
+            continue
+        cases[record.entry] = Case(record.entry, record.release, info.traceback)
+    return list(cases.values())
 
 
 def index_text(document: dict[str, object]) -> str:
