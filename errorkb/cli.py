@@ -97,6 +97,11 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         err.print("interrupted")
         return 130
+    except BrokenPipeError:  # `errorkb lookup ... | head`: the reader left; say nothing more
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 def _command(argv: list[str]) -> str | None:
@@ -764,8 +769,10 @@ def _print_match(match: Match, index: Index) -> None:
     library = index.library
     grade = "confirmed" if match.confirmed else "possible"
     _print(f"{match.known.id}  [{grade}]  {match.known.title}")
-    _print(f"  {match.known.exception} from {match.known.function}" + ("" if match.exact else
-                                                                        " (found inside the text)"))
+    origin = {"removed": "where your code uses a name the library no longer has",
+              "signature": "where your code calls it with arguments it no longer takes"}
+    _print(f"  {match.known.exception} " + origin.get(match.known.kind, f"from {match.known.function}")
+           + ("" if match.exact else " (found inside the text)"))
     if match.wording:
         wording = match.matched
         where = ", ".join(x for x in (wording.releases and f"{library} {wording.releases}", wording.device) if x)
@@ -791,8 +798,10 @@ def _print_match(match: Match, index: Index) -> None:
 
 def _show_text(index: Index, entry_id: str) -> str:
     """An entry as the index holds it: message, meaning, the fix, releases, its page."""
+    from errorkb.lookup._known import mapping
+
     item = index.items[entry_id]
-    show = item.get("show") if isinstance(item.get("show"), dict) else {}
+    show = mapping(item.get("show"))
     parts = [f"{item.get('title', entry_id)}  ({entry_id})", "",
              f"{item.get('exception')}: {item.get('message')}", ""]
     if show.get("meaning"):

@@ -123,17 +123,19 @@ class MessageTemplate:
         """Like `match`, but the message may sit inside a longer text (a pasted traceback)."""
         return self._fit(text, False, meter or Meter())
 
-    def prefix(self, text: str, meter: Meter | None = None) -> dict[str, str] | None:
+    def prefix(self, text: str, meter: Meter | None = None, at: int | None = None) -> dict[str, str] | None:
         """The values of a text that holds this template's beginning, cut short: the first fixed
         piece found, then each later piece on the same line while it is found; the placeholder
         where the text stops takes the rest of the line. None when the first piece has fewer than
-        `MIN_PIECE` letters and digits (too little to place the template by) or is not found. (A title that lost its end still says what it named: "cannot import name 'Cache'
-        from 'aiocache'" names another module than the one a longer wording requires.)"""
+        `MIN_PIECE` letters and digits (too little to place the template by) or is not found. A
+        title that lost its end still says what it named: "cannot import name 'Cache' from
+        'aiocache'" names another module than the one a longer wording requires."""
         meter = meter or Meter()
         pieces = self.pieces
         if len(pieces) == 1 or sum(map(str.isalnum, pieces[0])) < MIN_PIECE:  # too little to place it by
             return None
-        at = _find(text, pieces[0], 0, len(text), meter)
+        if at is None:  # (the caller may know where the first piece is)
+            at = _find(text, pieces[0], 0, len(text), meter)
         if at < 0:
             return None
         position = at + len(pieces[0])

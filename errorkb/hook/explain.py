@@ -79,12 +79,20 @@ def installed_release(distribution: str) -> str | None:
         return None
 
 
-def _release_line(match: Match, library: str) -> str:
-    said = match.release
-    if said is None or said.raises is None:
-        return f"{library} {said.releases[0]} is installed" if said else f"{library} is not installed here"
+def _release_line(match: Match, index: Index) -> str:
+    """Whether the installed release raises the matched wording, as the entry states its range (or,
+    without one, the release it was verified at)."""
+    library, said = index.library, match.release
+    if said is None:
+        return f"{library} is not installed here"
     where = f"{library} {said.releases[0]} ({said.source})"
-    return f"{where} raises it: this wording comes from {said.range}" if said.raises else f"{where}: {said.advice}"
+    if said.raises:
+        return f"{where} raises it: this wording comes from {said.range}"
+    show = index.items.get(match.known.id, {}).get("show") or {}
+    pinned = show.get("pinned") if isinstance(show, dict) else None
+    if pinned and pinned == said.releases[0]:
+        return f"{where} raises it: the entry was verified at that release"
+    return f"{where}; the entry was verified at {pinned}" if pinned else where
 
 
 def block(answer: Answer, index: Index) -> str:
@@ -97,7 +105,7 @@ def block(answer: Answer, index: Index) -> str:
         item = index.items.get(match.known.id, {})
         lines += [f"errorkb: a documented error — {match.known.title}",
                   f"  fix:  {item.get('fix', '')}",
-                  f"  {_release_line(match, index.library)}",
+                  f"  {_release_line(match, index)}",
                   f"  why:  {'; '.join(one.detail for one in match.evidence)}",
                   f"  page: {index.page(match.known.id)}  (offline: errorkb show {match.known.id})"]
     else:

@@ -28,7 +28,6 @@ from errorkb.lookup._paste import (
                                    strip,
 )
 from errorkb.lookup._release import INSTALLED, STATED, Verdict, advice, contains, releases_in_paste, verdict
-from errorkb.lookup.build import index_fields, known_from_entries
 
 CAP = rules.CAP
 CHAIN = rules.CHAIN
@@ -36,5 +35,5 @@ CHAIN = rules.CHAIN
 __all__ = ["CAP", "CHAIN", "INSTALLED", "STATED", "Answer", "Candidate", "Diagnosis", "Evidence", "Frame",
            "FrameRule", "Grade", "Index", "IndexUnavailable", "Known", "Lookup", "Match", "Placeholder", "Releases",
            "RuledOut", "Verdict", "Wording", "advice", "candidates", "contains", "fits", "fnv1a", "frame_matches",
-           "frames", "index_fields", "keep_tail", "known_from_entries", "load_index", "normalize", "plain_quotes", "read_index", "releases_in_paste",
+           "frames", "keep_tail", "load_index", "normalize", "plain_quotes", "read_index", "releases_in_paste",
            "rules", "shipped_index", "stated_release", "strip", "verdict"]

@@ -98,8 +98,8 @@ class Known:
         """An entry of a published index; every field added after schema 1 may be absent."""
         core = {key: str(item[key]) for key in ("id", "title", "exception", "message")}
         wordings = tuple(_wording(w, core["exception"]) for w in _list(item.get("wordings")) if isinstance(w, dict))
-        lines = item.get("lines") if isinstance(item.get("lines"), dict) else {}
-        by_release = lines.get("by_release") if isinstance(lines.get("by_release"), dict) else {}
+        lines = mapping(item.get("lines"))
+        by_release = mapping(lines.get("by_release"))
         return cls(**core, url=str(item.get("url") or ""), function=str(item.get("function") or ""),
                    extra={k: v for k, v in item.items() if k not in core}, wordings=wordings,
                    releases=Releases(_text(item.get("raises_in")), _text(item.get("last_good")),
@@ -120,6 +120,11 @@ def _list(value: object) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
+def mapping(value: object) -> dict[str, Any]:
+    """`value` when it is a JSON object, else an empty one: an index is data from elsewhere."""
+    return value if isinstance(value, dict) else {}
+
+
 def _wording(item: dict[str, Any], exception: str) -> Wording:
     words = item.get("words")
     return Wording(_text(item.get("message")) or "", _text(item.get("exception")) or exception,
@@ -135,7 +140,7 @@ def _rules(value: object) -> tuple[FrameRule, ...]:
 def _diagnosis(value: object) -> Diagnosis:
     if not isinstance(value, dict):
         return Diagnosis()
-    placeholders = value.get("placeholders") if isinstance(value.get("placeholders"), dict) else {}
+    placeholders = mapping(value.get("placeholders"))
     return Diagnosis(
         frames=_rules(value.get("frames")), require_frame=value.get("require_frame") is True,
         exclude=_rules(value.get("exclude")), innermost_exclude=_rules(value.get("innermost_exclude")),

@@ -142,17 +142,65 @@ class _Template:
     typed: bool  # a placeholder of it has a type (declared, or by its name)
 
 
-@dataclass(frozen=True)
 class _Reading:
-    """One paste, read once: what every entry is matched and graded against."""
+    """One paste, read once: its candidates at once; its frames, failing lines, traceback markers and
+    a release it states only when a first match is graded (a paste nothing matches costs no more)."""
 
-    text: str
-    options: list[Candidate]
-    frames: list[Frame]
-    arrows: list[Frame]  # failing lines marked by IPython: code only
-    markers: list[int]
-    release: str | None
-    source: str | None
+    def __init__(self, text: str, options: list[Candidate], library: str, release: str | None, source: str,
+                 meter: Meter):
+        self.text, self.options = text, options
+        self._library, self._given, self._given_source, self._meter = library, release, source, meter
+        self._read = False
+        self._found: dict[str, int] = {}
+        self._frames: list[Frame] = []
+        self._arrows: list[Frame] = []
+        self._markers: list[int] = []
+        self._release: str | None = None
+        self._source: str | None = None
+
+    def at(self, piece: str) -> int:
+        """Where `piece` first occurs in the text (-1: nowhere); each distinct piece is scanned once."""
+        found = self._found.get(piece)
+        if found is None:
+            found = self._found[piece] = self.text.find(piece)
+        return found
+
+    def _read_all(self) -> None:
+        if self._read:
+            return
+        self._read = True
+        self._frames = frames(self.text, self._meter)
+        self._arrows = arrows(self.text, self._meter)
+        self._markers = markers(self.text, self._meter)
+        release, source = self._given, self._given_source
+        if release is None:
+            release, source = stated_release(self.text, self._library, self._meter), STATED
+        self._release, self._source = plain(release), source if release else None
+
+    @property
+    def frames(self) -> list[Frame]:
+        self._read_all()
+        return self._frames
+
+    @property
+    def arrows(self) -> list[Frame]:  # failing lines marked by IPython: code only
+        self._read_all()
+        return self._arrows
+
+    @property
+    def markers(self) -> list[int]:
+        self._read_all()
+        return self._markers
+
+    @property
+    def release(self) -> str | None:
+        self._read_all()
+        return self._release
+
+    @property
+    def source(self) -> str | None:
+        self._read_all()
+        return self._source
 
 
 _TYPES = {name: re.compile(pattern) for name, pattern in rules.TYPES.items() if pattern}
@@ -238,17 +286,13 @@ class Lookup:
         matches.sort(key=lambda m: m.known.id)
         matches.sort(key=lambda m: m.score, reverse=True)
         ruled = sorted(out.values(), key=lambda r: r.match.known.id)
-        return Answer(matches, cut, len(kept), meter.work, ruled, reading.release, reading.source)
+        read = matches or ruled or release is not None  # the release is known, or was read to grade a match
+        stated, stated_source = (reading.release, reading.source) if read else (None, None)
+        return Answer(matches, cut, len(kept), meter.work, ruled, stated, stated_source)
 
     def read(self, text: str, release: str | None, source: str, meter: Meter) -> _Reading:
-        """Stage 1: candidates, frames and the release of a normalised paste."""
-        options = candidates(text, meter)
-        found = frames(text, meter)
-        marked = arrows(text, meter)
-        starts = markers(text, meter)
-        if release is None:
-            release, source = stated_release(text, self.library, meter), STATED
-        return _Reading(text, options, found, marked, starts, plain(release), source if release else None)
+        """Stage 1: the candidates of a normalised paste (its frames and release when needed)."""
+        return _Reading(text, candidates(text, meter), self.library, release, source, meter)
 
     # -- stage 3 ---------------------------------------------------------------------------------
 
@@ -430,12 +474,13 @@ def _compare(a: int, operator: str, b: int) -> bool:
     return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b, "==": a == b, "!=": a != b}.get(operator, False)
 
 
-def _has_piece(text: str, piece: str, meter: Meter) -> bool:
-    """Whether the text holds the piece, counting what the scan read: up to the end of the piece
-    where found, the whole text where not. Callers use it with `all` or `any`, which stop at the
-    first piece that decides, so the pieces after it are neither scanned nor counted."""
-    at = text.find(piece)
-    meter.work += len(text) if at < 0 else at + len(piece)
+def _has_piece(reading: _Reading, piece: str, meter: Meter) -> bool:
+    """Whether the text holds the piece, counting what the scan reads: up to the end of the piece
+    where found, the whole text where not (counted every time it is asked, though the reading
+    scans each distinct piece once). Callers use it with `all` or `any`, which stop at the first
+    piece that decides, so the pieces after it are neither asked nor counted."""
+    at = reading.at(piece)
+    meter.work += len(reading.text) if at < 0 else at + len(piece)
     return at >= 0
 
 
@@ -459,9 +504,9 @@ def _match_one(item: _Template, reading: _Reading, library: str, meter: Meter) -
     when the words fit but a value breaks the entry's types or relations, that fit (evidence against)."""
     text = reading.text
     diagnosis = item.known.diagnosis
-    recognised = any(_has_piece(text, piece, meter) for piece in item.known.recognised_by)
-    if not all(_has_piece(text, piece, meter) for piece in item.pieces):
-        return None, _cut_short(item, text, library, recognised, meter)
+    recognised = any(_has_piece(reading, piece, meter) for piece in item.known.recognised_by)
+    if not all(_has_piece(reading, piece, meter) for piece in item.pieces):
+        return None, _cut_short(item, reading, library, recognised, meter)
     wording = item.known.wordings[item.wording]
     best = mismatch = None
     for option in reading.options:
@@ -486,16 +531,17 @@ def _match_one(item: _Template, reading: _Reading, library: str, meter: Meter) -
             else:
                 mismatch = found
         else:
-            mismatch = _cut_short(item, text, library, recognised, meter)
+            mismatch = _cut_short(item, reading, library, recognised, meter)
     return best, (mismatch if best is None else None)
 
 
-def _cut_short(item: _Template, text: str, library: str, recognised: bool, meter: Meter) -> Match | None:
+def _cut_short(item: _Template, reading: _Reading, library: str, recognised: bool, meter: Meter) -> Match | None:
     """A text holding only the beginning of a typed wording (a title cut short) may still name what
     the wording never names: that fit, as evidence against the entry."""
-    if not item.typed:
+    first = item.template.pieces[0]
+    if not item.typed or not first or not _has_piece(reading, first, meter):
         return None
-    values = item.template.prefix(text, meter)
+    values = item.template.prefix(reading.text, meter, reading.at(first))
     if not values or fits(item.known.diagnosis, values, library, partial=True):
         return None
     return Match(item.known, values, None, False, item.fixed, item.wording, recognised=recognised)

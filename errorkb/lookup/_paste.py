@@ -26,7 +26,7 @@ to a linear bound, and the page's JavaScript counts the same way):
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from errorkb.core.message import Meter
 from errorkb.lookup import _rules as rules
@@ -43,16 +43,14 @@ _MARKERS = rules.compiled(rules.MARKERS)
 _ARROW_LINE = rules.compiled(rules.ARROW_LINE)
 
 
-@dataclass(frozen=True)
-class Candidate:
+class Candidate(NamedTuple):  # a tuple: a long paste makes thousands, each made at C speed
     message: str
     exception: str | None  # the name written before the message, if any
     chain: int = rules.CHAIN  # the exception line's place from the end of the paste (0: the last)
     at: int = -1  # where its exception line starts in the normalised text (-1: the whole text)
 
 
-@dataclass(frozen=True)
-class Frame:
+class Frame(NamedTuple):
     path: str  # as printed, with forward slashes, at most MAX_PATH characters
     line: int
     function: str  # as printed: the code object's name ("" when the paste does not say)

@@ -26,7 +26,8 @@ ANSI = r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b\n]*(?:\x07|\x1b\\)?|[@-Z\\-_])"
 TIMESTAMP = (r"\[?[0-9]{4}-[0-9]{2}-[0-9]{2}[ T][0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]+)?"
              r"(?:Z|[+-][0-9]{2}:?[0-9]{2})?\]?(?:[ \t,]+(?:-[ \t]+)?(?:[A-Za-z0-9_.<>-]+[ \t]+[-|:][ \t]+)?"
              r"\[?(?:CRITICAL|FATAL|ERROR|WARNING|WARN|INFO|DEBUG|TRACE)\]?:?)?[ \t]*(?:[-|:][ \t]*)?")
-# A worker's tag and a serving engine's log header: `(EngineCore_0 pid=4077176) `, `ERROR 09-07 19:28:33 [core.py:712] `.
+# A worker's tag and a serving engine's log header:
+# `(EngineCore_0 pid=4077176) `, `ERROR 09-07 19:28:33 [core.py:712] `.
 WORKER = r"\([A-Za-z_][A-Za-z0-9_]*(?: [A-Za-z_]+=[A-Za-z0-9_]+)*\)[ \t]+"
 LOG_HEADER = (r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)[ \t]+[0-9]{2}-[0-9]{2}[ \t]+[0-9]{2}:[0-9]{2}:[0-9]{2}"
               r"(?:\.[0-9]+)?[ \t]+\[[^\]\n]{0,200}\][ \t]?")
@@ -53,7 +54,7 @@ PLAIN_RELEASE = r"^[0-9]+(?:\.[0-9]+)*$"
 CLAUSE = r"^(~=|==|!=|<=|>=|<|>)[ \t]*([0-9]+(?:\.[0-9]+)*)(\.\*)?$"
 # `<library>==4.41.2`, `<library> version: 4.41.2`, "- `<library>` version: 4.41.2" (the issue
 # template's line), `<library> 4.41.2`: a release the paste states. `{name}` is the library's name.
-STATED = (r"(?<![A-Za-z0-9_.-])`?{name}`?(?:[ \t]*==[ \t]*|[ \t]+version:?[ \t]*|:[ \t]*|[ \t]+v?)"
+STATED = (r"(?<![A-Za-z0-9_.-]){name}`?(?:[ \t]*==[ \t]*|[ \t]+version:?[ \t]*|:[ \t]*|[ \t]+v?)"
           r"([0-9]+\.[0-9]+(?:\.[0-9]+)?)(?![0-9A-Za-z.])")
 
 # -- typed placeholders (what an entry may declare of a placeholder's value) ---------------------
@@ -103,8 +104,8 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
         "version": RULES_VERSION, "cap": CAP, "chain": CHAIN, "whitespace": WHITESPACE, "max_path": MAX_PATH,
         "patterns": {"ANSI": ANSI, "PREFIX": PREFIX, "SUFFIX": SUFFIX, "EXCEPTION_LINE": EXCEPTION_LINE,
                      "STOP_LINE": STOP_LINE, "TRACEBACK": TRACEBACK, "FRAME": FRAME, "FRAME_LINE": FRAME_LINE,
-                     "CODE_LINE": CODE_LINE, "ARROW_LINE": ARROW_LINE, "MARKERS": MARKERS, "PLAIN_RELEASE": PLAIN_RELEASE,
-                     "CLAUSE": CLAUSE, "STATED": STATED},
+                     "CODE_LINE": CODE_LINE, "ARROW_LINE": ARROW_LINE, "MARKERS": MARKERS,
+                     "PLAIN_RELEASE": PLAIN_RELEASE, "CLAUSE": CLAUSE, "STATED": STATED},
         "types": TYPES, "default_types": DEFAULT_TYPES, "builtin_types": list(BUILTIN_TYPES),
         "relations": list(RELATIONS), "confirming": list(CONFIRMING),
         "generic": list(generic),

@@ -32,6 +32,10 @@ from errorkb.lookup._known import Known, Releases, Wording
 from errorkb.lookup._match import fnv1a
 from errorkb.lookup._rules import rules_document
 
+__all__ = ["SCHEMA", "as_pasted", "diagnosis_of", "entries_digest", "index_document", "index_fields", "index_item",
+           "installed_path", "known_from_entries", "library_classes", "rules_document", "uses_user_types",
+           "wordings_of"]
+
 if TYPE_CHECKING:
     from errorkb.core.entry import Entry
     from errorkb.core.project import LibraryProfile

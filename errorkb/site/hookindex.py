@@ -32,7 +32,9 @@ def raise_lines(project: Project, entries: Iterable[Entry]) -> dict[str, dict[st
 
     data = read_matrix(project)
     lines: dict[str, dict[str, int]] = {}
-    for entry in entries if data else []:
+    if data is None:
+        return lines
+    for entry in entries:
         summary = summarize(entry.id, data, {})
         if summary and summary.lines:
             lines[entry.id] = dict(summary.lines)

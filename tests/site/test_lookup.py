@@ -364,7 +364,7 @@ def test_entries_with_also_seen_as_and_releases_are_read_from_the_model():
     still works; the raise lines refer to the file as installed, as tracebacks print it."""
     from errorkb.core.entry import Entry
     from errorkb.core.project import load_project
-    from errorkb.lookup import known_from_entries
+    from errorkb.lookup.build import known_from_entries
 
     common = {"library": "huggingface/transformers", "exception": "AttributeError", "kind": "removed",
               "api": {"owner": "transformers.DynamicCache", "name": "get_max_length"},
@@ -422,7 +422,7 @@ def test_a_key_errors_message_without_its_quotes_and_a_message_without_backticks
     """Issue titles and logs drop a KeyError's quotes; Markdown eats backticks: the real entries still answer."""
     from errorkb.core.load import load_project_entries
     from errorkb.core.project import load_project
-    from errorkb.lookup import known_from_entries
+    from errorkb.lookup.build import known_from_entries
 
     wanted = ("cache-only-has-0-layers", "model-does-not-support-static-cache")
     entries = [one.entry for one in load_project_entries(load_project(ROOT)).entries if one.entry.id in wanted]
@@ -446,3 +446,60 @@ def test_typographic_quotes_read_as_the_ascii_quotes_python_printed():
         "\u2018_extract_past_from_model_output\u2019")
     assert [(m.known.id, m.exact, m.values) for m in found] == [
         ("extract-past", True, {"cls": "ChatGLMForConditionalGeneration"})]
+
+
+# -- anywhere: outside any checkout, from the index the package ships (issue 19, item 5) -----------
+
+
+def errorkb_in(folder, *args, stdin=None):
+    return subprocess.run([str(ROOT / ".venv" / "bin" / "errorkb"), *args], input=stdin, capture_output=True,
+                          text=True, cwd=folder, timeout=120)
+
+
+def test_lookup_and_show_answer_from_an_empty_folder(tmp_path):
+    from errorkb.lookup import load_index
+
+    found = errorkb_in(tmp_path, "lookup", "AttributeError: 'DynamicCache' object has no attribute 'get_max_length'")
+    assert found.returncode == 0, found.stderr
+    assert found.stdout.startswith("get-max-length-removed  [confirmed]")
+    assert f"page: {load_index().site}errors/transformers/get-max-length-removed/" in found.stdout
+    assert "(offline: errorkb show get-max-length-removed)" in found.stdout and "The verified fix" in found.stdout
+    shown = errorkb_in(tmp_path, "show", "get-max-length-removed")
+    assert shown.returncode == 0 and "get_max_cache_shape" in shown.stdout and "Releases" in shown.stdout
+    near = errorkb_in(tmp_path, "show", "get-max-lenght-removed")
+    assert near.returncode == 1 and "did you mean 'get-max-length-removed'?" in near.stderr
+
+
+def test_a_generic_message_alone_is_only_possible_and_json_keeps_the_two_apart(tmp_path):
+    possible = errorkb_in(tmp_path, "lookup", "--json", "IndexError: list index out of range")
+    answer = json.loads(possible.stdout)
+    assert possible.returncode == 3 and answer["confirmed"] == []
+    assert [one["id"] for one in answer["candidates"]] == ["layer-idx-out-of-range"]
+    assert answer["candidates"][0]["grade"] == "candidate" and answer["candidates"][0]["missing"]
+    text = errorkb_in(tmp_path, "lookup", "IndexError: list index out of range")
+    assert text.returncode == 3 and text.stdout.startswith("possibly (not confirmed")
+    assert "[possible]" in text.stdout and "to tell: paste the whole traceback" in text.stdout
+
+
+def test_release_checks_the_matched_wordings_own_range(tmp_path):
+    """`{cls}` wording of get_max_length: 4.49 – 5.12; a release outside it rules the entry out."""
+    message = "AttributeError: 'MyCache' object has no attribute 'get_max_length'"
+    inside = json.loads(errorkb_in(tmp_path, "lookup", "--json", "--release", "4.50.0", message).stdout)
+    assert inside["confirmed"][0]["release"]["range"] == ">=4.49,<5.13"
+    outside = errorkb_in(tmp_path, "lookup", "--json", "--release", "5.15.1", message)
+    assert outside.returncode == 1 and json.loads(outside.stdout)["ruled_out"][0]["id"] == "get-max-length-removed"
+
+
+def test_an_index_address_that_cannot_be_fetched_is_one_line_not_a_traceback(tmp_path):
+    result = errorkb_in(tmp_path, "lookup", "--index", "http://127.0.0.1:9/api/errors/index.json", "ValueError: x")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.count("\n") == 1 and "cannot fetch the index" in result.stderr
+    missing = errorkb_in(tmp_path, "show", "--index", str(tmp_path / "nope.json"), "x")
+    assert missing.returncode == 2 and "cannot read the index" in missing.stderr and "Traceback" not in missing.stderr
+
+
+def test_lookup_imports_neither_the_settings_model_nor_rich_outside_a_checkout(tmp_path):
+    code = ("import sys; from errorkb.cli import main; rc = main(['lookup', 'ValueError: x']);"
+            "print(sorted(m for m in ('pydantic', 'rich', 'yaml', 'errorkb.verify', 'errorkb.site') if m in sys.modules))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert result.stdout.strip().splitlines()[-1] == "[]", result.stdout + result.stderr

@@ -16,8 +16,8 @@ import sys
 
 import pytest
 
-from errorkb.core.message import MessageTemplate
 from errorkb import lookup
+from errorkb.core.message import MessageTemplate
 from errorkb.lookup import Known, Lookup, candidates, normalize
 from tests.site.hostile import ENTRIES, FAMILIES, REAL
 

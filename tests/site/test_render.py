@@ -196,7 +196,8 @@ def test_the_lookup_index_carries_wordings_releases_and_raise_lines(project):
     gives what the lookup builds from the entries themselves."""
     import shutil
 
-    from errorkb.lookup import Known, known_from_entries
+    from errorkb.lookup import Known
+    from errorkb.lookup.build import known_from_entries
     from tests.site.sitekb import ROOT
 
     (project / "reports" / "matrix").mkdir()

@@ -100,11 +100,11 @@
     }
     match(message, meter) { return this.fit(message, true, meter || new Meter()); }
     /* A text that holds this template's beginning, cut short (message.py:MessageTemplate.prefix). */
-    prefix(text, meter) {
+    prefix(text, meter, at = null) {
       meter = meter || new Meter();
       const pieces = this.pieces;
       if (pieces.length === 1 || [...pieces[0]].filter((c) => ALNUM.test(c)).length < MIN_PIECE) return null;
-      const at = find(text, pieces[0], 0, text.length, meter);
+      if (at === null) at = find(text, pieces[0], 0, text.length, meter);
       if (at < 0) return null;
       let position = at + pieces[0].length;
       const newline = text.indexOf("\n", position);
@@ -591,9 +591,10 @@
     return true;
   }
 
-  function hasPiece(text, piece, meter) {
-    const at = text.indexOf(piece);
-    meter.work += at < 0 ? text.length : at + piece.length;
+  /* Whether the text holds the piece (_match.py:_has_piece): counted each time, scanned once per reading. */
+  function hasPiece(reading, piece, meter) {
+    const at = reading.at(piece);
+    meter.work += at < 0 ? reading.text.length : at + piece.length;
     return at >= 0;
   }
 
@@ -611,9 +612,10 @@
   }
 
   /* A text holding only the beginning of a typed wording may still name what it never names (_match.py:_cut_short). */
-  function cutShort(item, text, library, recognised, R, meter) {
-    if (!item.typed) return null;
-    const values = item.template.prefix(text, meter);
+  function cutShort(item, reading, library, recognised, R, meter) {
+    const first = item.template.pieces[0];
+    if (!item.typed || !first || !hasPiece(reading, first, meter)) return null;
+    const values = item.template.prefix(reading.text, meter, reading.at(first));
     if (!values || !Object.keys(values).length || fits(item.known.diagnosis, values, library, R, true)) return null;
     return makeMatch(item, values, null, false, R.chain, recognised, -1);
   }
@@ -621,9 +623,9 @@
   function matchOne(item, reading, library, R, meter) {
     const text = reading.text;
     const d = item.known.diagnosis;
-    const recognised = item.known.recognisedBy.some((piece) => hasPiece(text, piece, meter));
-    if (!item.pieces.every((piece) => hasPiece(text, piece, meter))) {
-      return [null, cutShort(item, text, library, recognised, R, meter)];
+    const recognised = item.known.recognisedBy.some((piece) => hasPiece(reading, piece, meter));
+    if (!item.pieces.every((piece) => hasPiece(reading, piece, meter))) {
+      return [null, cutShort(item, reading, library, recognised, R, meter)];
     }
     const wording = item.known.wordings[item.wording];
     let best = null, mismatch = null;
@@ -643,7 +645,7 @@
         if (fits(d, values, library, R)) best = found;
         else mismatch = found;
       } else {
-        mismatch = cutShort(item, text, library, recognised, R, meter);
+        mismatch = cutShort(item, reading, library, recognised, R, meter);
       }
     }
     return [best, best === null ? mismatch : null];
@@ -751,22 +753,38 @@
       }
       const matches = framedFirst([...best.values()]).sort(compare);
       const ruledOut = [...out.values()].sort((a, b) => (a.match.known.id < b.match.known.id ? -1 : 1));
+      const read = matches.length || ruledOut.length || (release !== null && release !== undefined);
+      if (read) reading.all();
       return { matches, confirmed: matches.filter((m) => m.grade === "confirmed"),
         candidates: matches.filter((m) => m.grade !== "confirmed"), ruledOut, cut, kept: size, work: meter.work,
-        release: reading.release, releaseSource: reading.source };
+        release: read ? reading.release : null, releaseSource: read ? reading.source : null };
     }
+    /* Stage 1: the candidates at once; frames, failing lines, markers and a stated release when a
+     * first match is graded (_match.py:_Reading). */
     read(text, release, source, meter) {
-      const R = this.R;
-      const options = candidates(text, R, meter);
-      const found = frames(text, R, meter);
-      const marked = arrows(text, R, meter);
-      const starts = markers(text, R, meter);
-      if (release === null || release === undefined) {
-        release = statedRelease(text, this.library, R, meter);
-        source = "stated";
-      }
-      return { text, options, frames: found, arrows: marked, markers: starts, release: plain(release, R),
-        source: release ? source : null };
+      const R = this.R, library = this.library;
+      const found = new Map();
+      const reading = { text, options: candidates(text, R, meter), done: false,
+        at(piece) {
+          if (!found.has(piece)) found.set(piece, text.indexOf(piece));
+          return found.get(piece);
+        },
+        all() {
+          if (this.done) return this;
+          this.done = true;
+          this.frames = frames(text, R, meter);
+          this.arrows = arrows(text, R, meter);
+          this.markers = markers(text, R, meter);
+          let stated = release, from = source;
+          if (stated === null || stated === undefined) {
+            stated = statedRelease(text, library, R, meter);
+            from = "stated";
+          }
+          this.release = plain(stated, R);
+          this.source = stated ? from : null;
+          return this;
+        } };
+      return reading;
     }
     raising(shown) {
       for (let i = shown.length - 1; i >= 0; i--) {
@@ -778,6 +796,7 @@
       const R = this.R, library = this.library;
       const one = match.known, wording = match.matched, d = one.diagnosis;
       const evidence = [], missing = [];
+      reading.all();
       const shown = tracebackOf(reading.frames, reading.markers, match.at);
       const releases = reading.release ? [reading.release] : releasesInPaste(one, reading.frames);
       const ruled = (reason) => ({ ruledOut: true, match, reason });
