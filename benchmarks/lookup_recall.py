@@ -89,6 +89,12 @@ class Recall:
         having = [o for o in self.select(family, part) if o.expected not in (None, UNDECIDED)]
         return sum(o.verdict == "right" for o in having) / len(having) if having else None
 
+    def offered(self, family: str | None = None, part: str | None = None) -> float | None:
+        """Reported apart, never as recall: the right entry confirmed, or offered among the candidates
+        where nothing is confirmed (a message that alone cannot tell its entries apart)."""
+        having = [o for o in self.select(family, part) if o.expected not in (None, UNDECIDED)]
+        return (sum(o.verdict in ("right", "candidate-right") for o in having) / len(having)) if having else None
+
     def precision(self, part: str | None = None) -> float | None:
         confirmed = [o for o in self.select(part=part) if o.confirmed is not None and o.expected is not UNDECIDED]
         return sum(o.verdict == "right" for o in confirmed) / len(confirmed) if confirmed else None
@@ -169,8 +175,10 @@ def report(recall: Recall) -> str:
                  f"precision (right / confirmed): {_percent(recall.precision())}; "
                  f"silent where it should be: {_percent(recall.silent())}; "
                  f"confirmed wrong: {len(recall.wrong)}")
+    lines.append(f"apart from recall, the right entry confirmed or among the candidates: {_percent(recall.offered())}")
     for part in recall.parts:
-        lines.append(f"  {names[part]}: recall {_percent(recall.recall(part=part))}, precision "
+        lines.append(f"  {names[part]}: recall {_percent(recall.recall(part=part))} "
+                     f"(with candidates {_percent(recall.offered(part=part))}), precision "
                      f"{_percent(recall.precision(part))}, silent {_percent(recall.silent(part))}, "
                      f"confirmed wrong {sum(o.verdict == 'confirmed-wrong' for o in recall.select(part=part))}")
     if recall.wrong:

@@ -44,6 +44,7 @@ def test_measure_tells_confirmed_answers_from_candidates_and_silence():
     assert recall.recall("removed-api") == 2 / 3 and recall.recall("legacy-format") == 0
     assert recall.recall() == 3 / 6 and recall.recall(part="r") == 3 / 6 and recall.recall(part="n") is None
     assert recall.precision() == 3 / 5 and recall.silent() == 2 / 4 and recall.silent(part="n") == 2 / 4
+    assert recall.offered() == 4 / 6  # r005 offered as a candidate: reported apart, not as recall
     assert [o.id for o in recall.wrong] == ["r003", "n004"]
     table = lookup_recall.report(recall)
     assert "r003: hybrid-cache → get-max-length" in table and "n004: no entry → get-max-length" in table
@@ -68,7 +69,7 @@ def test_main_says_when_there_is_no_corpus(tmp_path, capsys):
 
 # Measured on the committed corpus (tests/corpus/reports.yml) and entries: reports that have an entry
 # answered with it, confirmed. Raise it when recall improves, never lower it to make a change pass.
-CONFIRMED_RIGHT_AT_LEAST = 159
+CONFIRMED_RIGHT_AT_LEAST = 161
 
 
 def test_the_real_corpus_is_never_answered_with_a_confirmed_wrong_entry():
