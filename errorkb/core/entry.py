@@ -301,7 +301,7 @@ class Wording(Strict):
 
 # -- diagnosis: what tells this error from others worded alike (errorkb.lookup reads it) ----------
 
-PlaceholderType = Literal["any", "int", "name", "class", "user", "library"]
+PlaceholderType = Literal["any", "int", "name", "class", "user", "library-class", "library"]
 _RELATION = re.compile(r"^\{([^{}]+)\}\s*(<=|>=|==|!=|<|>)\s*\{([^{}]+)\}$")
 # A file as installed (`<package>/cache_utils.py`): plain names joined by '/', `*` for any characters
 # but '/', a trailing '/' for any file below a folder.
@@ -333,10 +333,13 @@ class PlaceholderDeclaration(Strict):
     type: PlaceholderType = Field(description="'int', 'name' (an identifier), 'class' (a class or function name, "
                                               "never one of Python's own types such as tuple, list, dict, str or "
                                               "NoneType), 'user' (a class of the user's code: a class the library "
-                                              "defines withholds the message's words as evidence), 'library' (a "
+                                              "defines withholds the message's words as evidence), "
+                                              "'library-class' (a class the library defines: a class it does not "
+                                              "define, the user's own, withholds the words), 'library' (a "
                                               "module of the documented library) or 'any'.")
     allow: list[Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_-]*$")]] = Field(
-        default_factory=list, description="For 'class': Python's own types it may nevertheless name, e.g. [tuple].")
+        default_factory=list,
+        description="For 'class' and 'library-class': Python's own types it may nevertheless name, e.g. [tuple].")
 
 
 def _placeholder_declaration(value: object) -> object:

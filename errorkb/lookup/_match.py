@@ -282,7 +282,7 @@ class Lookup:
             values = ", ".join(f"{{{k}}} = {v}" for k, v in mismatch.values.items())
             out[entry_id] = RuledOut(mismatch, f"the message fits its words, but not its values ({values}): "
                                                "another error worded alike")
-        matches = _framed_first(list(best.values()))
+        matches = _shared_words(_framed_first(list(best.values())))
         matches.sort(key=lambda m: m.known.id)
         matches.sort(key=lambda m: m.score, reverse=True)
         ruled = sorted(out.values(), key=lambda r: r.match.known.id)
@@ -329,12 +329,21 @@ class Lookup:
         # What ties it.
         own = [value for expression, value in match.values.items()
                if _type(diagnosis, expression) == "user" and self._defines(value)]
-        if wording.words and not own:
+        foreign = [value for expression, value in match.values.items()
+                   if _type(diagnosis, expression) == "library-class" and self.classes and not self._defines(value)]
+        # A value of the other kind leaves the words to the release: one inside the wording's range tells.
+        if (own or foreign) and any(one.kind == rules.RELEASE for one in evidence):
+            own = foreign = []
+        if wording.words and not own and not foreign:
             evidence.append(Evidence(rules.WORDS, f"{self.library} itself raises this message" if wording.own
                                      else "the message names what this entry is about"))
         for value in own:
             missing.append(f"`{value}` is a class {self.library} defines: if your code calls it so, your code is newer "
                            f"than the installed {self.library} (upgrade {self.library}); the traceback or the "
+                           "release tells")
+        for value in foreign:
+            missing.append(f"`{value}` is not a class {self.library} defines: the same words come from another "
+                           f"cause when {self.library} reads this from a class of your own; the traceback or the "
                            "release tells")
         framed = _first(shown, diagnosis.frames)
         if framed is not None:
@@ -372,6 +381,23 @@ def _framed_first(matches: list[Match]) -> list[Match]:
                 not any(e.kind == rules.FRAME_EVIDENCE for e in m.evidence):
             hint = f"the traceback shows no frame in {_where(m.known.diagnosis.frames[0])}, where this error is raised"
             m = replace(m, grade=Grade.CANDIDATE, missing=(*m.missing, hint))
+        out.append(m)
+    return out
+
+
+def _shared_words(matches: list[Match]) -> list[Match]:
+    """Words tie a message to one entry only: where another entry's wording fits the same exception
+    line with as much fixed text or more, an entry confirmed on its words alone is a candidate (the
+    same message, two causes: the release, the frames or the failing line tell them apart)."""
+    out = []
+    for m in matches:
+        if m.confirmed and all(e.kind == rules.WORDS for e in m.evidence if e.kind in rules.CONFIRMING):
+            rival = next((o for o in matches if o.known.id != m.known.id and o.at == m.at and o.fixed >= m.fixed),
+                         None)
+            if rival is not None:
+                m = replace(m, grade=Grade.CANDIDATE, missing=(
+                    *m.missing, f"`{rival.known.id}` has the same words: the traceback, the failing line or the "
+                                "release tells them apart"))
         out.append(m)
     return out
 
@@ -456,7 +482,7 @@ def fits(diagnosis: Diagnosis, values: dict[str, str], library: str = "", partia
         if kind == "library" and library and value != library and not value.startswith(library + ".") \
                 and not (partial and library.startswith(value)):
             return False
-        if kind == "class":
+        if kind in ("class", "library-class"):
             declared = diagnosis.placeholders.get(expression)
             allowed = declared.allow if declared else ()
             if value in rules.BUILTIN_TYPES and value not in allowed:

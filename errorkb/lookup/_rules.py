@@ -70,13 +70,18 @@ TYPES: dict[str, str | None] = {
     # message's words as evidence (the same words then say the other direction: code newer than
     # the installed library calls the library's own class).
     "user": r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_<>][A-Za-z0-9_<>]*)*$",
+    # A class the library defines: a `class` (never one of Python's own types unless allowed) whose first
+    # part the library defines; a class it does not define (the user's own, a remote-code model) does not
+    # stop the match, it withholds the message's words as evidence (the same words then come from another
+    # cause: the library reading what its own classes have from a class of another kind).
+    "library-class": r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_<>][A-Za-z0-9_<>]*)*$",
     # A module of the documented library: its import name, or a dotted name below it.
     "library": r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$",
 }
 # The type a placeholder has when its entry declares none, by its expression (the names authors
 # give the placeholders of `also_seen_as` wordings: `{cls}` a class, `{module}` where an import failed).
 DEFAULT_TYPES = {"cls": "class", "module": "library"}
-# Python's own types: a `class` placeholder never stands for one unless its entry allows it.
+# Python's own types: a `class` (or `library-class`) placeholder never stands for one unless its entry allows it.
 BUILTIN_TYPES = ("NoneType", "tuple", "list", "dict", "str", "int", "float", "bool", "bytes", "bytearray",
                  "set", "frozenset", "complex", "object", "type", "function", "method", "module", "range",
                  "generator", "coroutine", "builtin_function_or_method", "method-wrapper", "property",

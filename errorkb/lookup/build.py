@@ -190,8 +190,10 @@ def index_item(entry: Entry, library: LibraryProfile, url: str, by_release: dict
 
 
 def uses_user_types(entries: Iterable[Entry]) -> bool:
-    """Whether an entry declares a `user` placeholder (only then is the library's class list needed)."""
-    return any(rule.type == "user" for entry in entries for rule in entry.diagnosis.placeholders.values())
+    """Whether an entry declares a `user` or `library-class` placeholder (only then is the library's
+    class list needed)."""
+    return any(rule.type in ("user", "library-class")
+               for entry in entries for rule in entry.diagnosis.placeholders.values())
 
 
 def library_classes(library: LibraryProfile) -> str:

@@ -575,7 +575,7 @@
       if (pattern && !pattern.test(value)) return false;
       if (kind === "library" && library && value !== library && !value.startsWith(library + ".")
           && !(partial && library.startsWith(value))) return false;
-      if (kind === "class") {
+      if (kind === "class" || kind === "library-class") {
         const declared = d.placeholders[expression];
         const allowed = declared ? declared.allow : [];
         if (R.builtinTypes.has(value) && !allowed.includes(value)) return false;
@@ -660,6 +660,19 @@
       ? { ...m, grade: "candidate", missing: [...m.missing,
         `the traceback shows no frame in ${where(m.known.diagnosis.frames[0])}, where this error is raised`] }
       : m));
+  }
+
+  /* Words tie a message to one entry only: another entry's wording fitting the same exception line with as
+   * much fixed text or more makes a confirmation on the words alone a candidate (_match.py:_shared_words). */
+  function sharedWords(matches, R) {
+    return matches.map((m) => {
+      if (m.grade !== "confirmed" || !m.evidence.every((e) => e.kind === "words" || !R.confirming.has(e.kind))) {
+        return m;
+      }
+      const rival = matches.find((o) => o.known.id !== m.known.id && o.at === m.at && o.fixed >= m.fixed);
+      return rival === undefined ? m : { ...m, grade: "candidate", missing: [...m.missing,
+        `\`${rival.known.id}\` has the same words: the traceback, the failing line or the release tells them apart`] };
+    });
   }
 
   function hints(match, d, shown, releases, library) {
@@ -751,7 +764,7 @@
         out.set(id, { ruledOut: true, match: mismatch,
           reason: `the message fits its words, but not its values (${values}): another error worded alike` });
       }
-      const matches = framedFirst([...best.values()]).sort(compare);
+      const matches = sharedWords(framedFirst([...best.values()]), this.R).sort(compare);
       const ruledOut = [...out.values()].sort((a, b) => (a.match.known.id < b.match.known.id ? -1 : 1));
       const read = matches.length || ruledOut.length || (release !== null && release !== undefined);
       if (read) reading.all();
@@ -823,15 +836,24 @@
       if (!wording.words && one.recognisedBy.length && !match.recognised && failing.length) {
         return ruled("the failing lines shown are not the ones this case shows");
       }
-      const own = Object.entries(match.values).filter(([expression, value]) =>
+      let own = Object.entries(match.values).filter(([expression, value]) =>
         typeOf(d, expression, R) === "user" && this.classes.has(fnv1a(value.split(".", 1)[0]))).map(([, v]) => v);
-      if (wording.words && !own.length) {
+      let foreign = Object.entries(match.values).filter(([expression, value]) =>
+        typeOf(d, expression, R) === "library-class" && this.classes.size > 0
+        && !this.classes.has(fnv1a(value.split(".", 1)[0]))).map(([, v]) => v);
+      // A value of the other kind leaves the words to the release: one inside the wording's range tells.
+      if ((own.length || foreign.length) && evidence.some((e) => e.kind === "release")) own = foreign = [];
+      if (wording.words && !own.length && !foreign.length) {
         evidence.push({ kind: "words", detail: wording.own ? `${library} itself raises this message`
           : "the message names what this entry is about" });
       }
       for (const value of own) {
         missing.push(`\`${value}\` is a class ${library} defines: if your code calls it so, your code is newer ` +
           `than the installed ${library} (upgrade ${library}); the traceback or the release tells`);
+      }
+      for (const value of foreign) {
+        missing.push(`\`${value}\` is not a class ${library} defines: the same words come from another cause ` +
+          `when ${library} reads this from a class of your own; the traceback or the release tells`);
       }
       const framed = first(shown, d.frames);
       if (framed !== null) evidence.push({ kind: "frame", detail: `a frame in ${where(framed)}` });
