@@ -194,7 +194,7 @@ def timed_build(config: Path, site_dir: Path) -> tuple[float, float]:
 
 
 def time_lookup(entries: int, repeat: int = 300) -> dict[str, float]:
-    from errorkb.site.lookup import Known, Lookup
+    from errorkb.lookup import Known, Lookup
 
     rng = random.Random(5)
     results = {}

@@ -7,7 +7,8 @@ The public API, by layer (each imports only the layers before it; import-linter 
 - `errorkb.results`: `Report`, `read_report`, `CheckRecord`, `Outcome`, `Code`, `MatrixFile`, `read_matrix`,
                     `inputs_digest`
 - `errorkb.verify`: `verify`, `Verifier`
-- `errorkb.site`:   `site_files`, `Lookup`
+- `errorkb.lookup`: `Lookup`, `load_index` (the diagnosis)
+- `errorkb.site`:   `site_files`
 
 Names are imported on first use, so `import errorkb` stays cheap (the CLI, the MkDocs plugin
 and every check's process import it).
@@ -42,7 +43,7 @@ _EXPORTS = {
     "read_matrix": "errorkb.results.matrix",
     "inputs_digest": "errorkb.results.keys",
     "site_files": "errorkb.site.files",
-    "Lookup": "errorkb.site.lookup",
+    "Lookup": "errorkb.lookup",
 }
 
 __all__ = ["__version__", *_EXPORTS]

@@ -1,7 +1,9 @@
 """`errorkb` on the command line: thin glue over load, verify and render.
 
 Exit codes: 0 all good, 1 problems in the knowledge base or failed checks, 2 bad usage.
-Nothing here imports the runtime: snippets run in child processes.
+Nothing here imports the runtime: snippets run in child processes. Imports are made where a
+command needs them, so that `errorkb lookup` and `errorkb show` answer from the shipped index in a
+small fraction of a second (benchmarks/lookup_cli.py).
 """
 
 from __future__ import annotations
@@ -14,17 +16,15 @@ import sys
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, cast
 
-from rich.console import Console
-
-from errorkb.core.load import LoadedEntry, LoadResult, load_project_entries
 from errorkb.core.logsafe import defuse, log_safe
 from errorkb.core.problems import ProblemsFound
-from errorkb.core.project import Project, load_project
-from errorkb.results.records import TARGETS
-from errorkb.verify.run import Isolation
 
 if TYPE_CHECKING:
-    from errorkb.site.lookup import Match
+    from rich.console import Console
+
+    from errorkb.core.load import LoadedEntry, LoadResult
+    from errorkb.core.project import Project
+    from errorkb.lookup import Answer, Index, Match
 
 # What a terminal acts on instead of showing.
 _CONTROL = re.compile(r"""
@@ -44,13 +44,19 @@ def terminal_text(text: str) -> str:
     return _CONTROL.sub("", text)
 
 
-class _PlainConsole(Console):
+def _plain_console(stderr: bool) -> Console:
     """Rich's console for text that must print as it is: no emoji codes (`path:100:1` is not
     `path💯1`), and every string passed through `terminal_text`. Markup stays off unless a
     call asks for it with its own literal text."""
+    from rich.console import Console
 
-    def print(self, *objects: Any, **kwargs: Any) -> None:
-        super().print(*(terminal_text(o) if isinstance(o, str) else o for o in objects), **kwargs)
+    class PlainConsole(Console):
+        def print(self, *objects: Any, **kwargs: Any) -> None:
+            super().print(*(terminal_text(o) if isinstance(o, str) else o for o in objects), **kwargs)
+
+    # (Rich takes any object with write/flush/isatty/fileno/encoding; its signature says IO[str].)
+    return PlainConsole(file=cast(IO[str], _LogSafeStream(stderr=stderr)), stderr=stderr, highlight=False,
+                        soft_wrap=True, emoji=False)
 
 
 class _LogSafeStream:
@@ -87,10 +93,21 @@ class _LogSafeStream:
         return getattr(self.stream, "encoding", None) or "utf-8"
 
 
-# (Rich takes any object with write/flush/isatty/fileno/encoding; its signature says IO[str].)
-out = _PlainConsole(file=cast(IO[str], _LogSafeStream(stderr=False)), highlight=False, soft_wrap=True, emoji=False)
-err = _PlainConsole(file=cast(IO[str], _LogSafeStream(stderr=True)), stderr=True, highlight=False, soft_wrap=True,
-                    emoji=False)
+class _Lazy:
+    """A console made on first use: `rich` is imported only by commands that print with it."""
+
+    def __init__(self, stderr: bool):
+        self._stderr = stderr
+        self._console: Console | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._console is None:
+            self._console = _plain_console(self._stderr)
+        return getattr(self._console, name)
+
+
+out: Any = _Lazy(stderr=False)
+err: Any = _Lazy(stderr=True)
 
 
 def print_json(document: Any) -> None:
@@ -99,13 +116,21 @@ def print_json(document: Any) -> None:
     print(json.dumps(document, indent=1).replace("#", "\\u0023"))
 
 
+# Commands that answer from an index and need no knowledge base: parsed by a parser that imports
+# nothing else (the whole parser imports the verifier's choices).
+_FAST = ("lookup", "show")
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = _parser()
+    argv = sys.argv[1:] if argv is None else argv
+    parser = _parser(fast=_command(argv) in _FAST)
     args = parser.parse_args(argv)
     try:
-        if not args.needs_project:  # completion, the hook's .pth: no knowledge base needed
+        if not args.needs_project:  # completion, the hook's .pth, lookup and show: no knowledge base needed
             plain: int = args.command(args)
             return plain
+        from errorkb.core.project import load_project
+
         project = load_project(Path(args.root) if args.root else None)
         code: int = args.command(project, args)
         return code
@@ -116,9 +141,27 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         err.print("interrupted")
         return 130
+    except BrokenPipeError:  # `errorkb lookup ... | head`: the reader left; say nothing more
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
-def _parser() -> argparse.ArgumentParser:
+def _command(argv: list[str]) -> str | None:
+    """The command word of a command line (`--root X` skipped), without parsing it."""
+    words = iter(argv)
+    for word in words:
+        if word == "--root":
+            next(words, None)
+        elif not word.startswith("-"):
+            return word
+        elif word in ("-h", "--help", "--version"):
+            return None
+    return None
+
+
+def _parser(fast: bool = False) -> argparse.ArgumentParser:
     from errorkb import __version__
 
     parser = argparse.ArgumentParser(prog="errorkb", description=__doc__.splitlines()[0])
@@ -126,6 +169,11 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--root", help="project folder (default: nearest with pyproject.toml or mkdocs.yml)")
     parser.set_defaults(needs_project=True)
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
+    _diagnosis_parsers(commands)
+    if fast:
+        return parser
+    from errorkb.verify.run import Isolation
+    from errorkb.verify.targets import TARGETS
 
     new = commands.add_parser("new", help="write an entry and its snippet stubs from a pasted traceback or a "
                                           "similar entry (never overwrites a file)")
@@ -135,11 +183,6 @@ def _parser() -> argparse.ArgumentParser:
     _complete_ids(new.add_argument("--like", metavar="ID", default=None,
                                    help="start from this entry: its kind, pin, tags and snippets"))
     new.set_defaults(command=cmd_new)
-
-    show = commands.add_parser("show", help="an entry in the terminal: message, meaning, the verified fix, "
-                                            "verification per target and device, releases")
-    _complete_ids(show.add_argument("id", metavar="ID", help="the entry's id"))
-    show.set_defaults(command=cmd_show)
 
     hook = commands.add_parser("hook", help="the opt-in hook that prints the entry after a documented error's "
                                             "traceback")
@@ -242,19 +285,6 @@ def _parser() -> argparse.ArgumentParser:
     merge.add_argument("inputs", type=Path, nargs="+", metavar="IN", help="reports, or matrix files, to merge")
     merge.set_defaults(command=cmd_report_merge)
 
-    lookup = commands.add_parser("lookup", help="find the entry whose message template matches an error "
-                                                "(the site's paste box, in a terminal)")
-    lookup.add_argument("message", nargs="?", default="-",
-                        help="a message, 'ValueError: ...' or a whole traceback; '-' or nothing: read stdin")
-    lookup.add_argument("--index", type=Path, default=None,
-                        help="match against a published api/errors/index.json instead of the entries")
-    lookup.add_argument("--all", action="store_true", help="list every matching entry, not only the best")
-    lookup.add_argument("--json", action="store_true", help="print the matches as JSON")
-    lookup.add_argument("--release", default=None,
-                        help="the library release you run (e.g. 4.49.0): says whether it raises the error and "
-                             "what to do on it; otherwise read from the traceback's frames where it can be")
-    lookup.set_defaults(command=cmd_lookup)
-
     render_site = commands.add_parser("render", description="Write the site's pages as plain Markdown, with the JSON "
                                       "API and assets, into --out (files there are replaced). Reads the entries and "
                                       "reports; runs no snippet.",
@@ -280,6 +310,33 @@ def _shard(text: str | None) -> tuple[int, int] | None:
     from errorkb.verify.plan import parse_shard
 
     return parse_shard(text) if text else None
+
+
+def _diagnosis_parsers(commands: Any) -> None:
+    """`lookup` and `show`: they answer from an index, anywhere (docs/api.md, 'errorkb lookup')."""
+    lookup = commands.add_parser("lookup", help="which documented entry an error is: confirmed by evidence, or "
+                                                "the possible ones and what would tell them apart",
+                                 description="Match an error message or a whole traceback against the knowledge "
+                                             "base, as the site's paste box does. Exit 0: a confirmed entry; 3: only "
+                                             "possible ones (not confirmed); 1: none; 2: bad usage.")
+    lookup.add_argument("message", nargs="?", default="-",
+                        help="a message, 'ValueError: ...' or a whole traceback; '-' or nothing: read stdin")
+    lookup.add_argument("--index", default=None, metavar="FILE|URL",
+                        help="match against this index (a site's api/errors/index.json, a file or an http(s) "
+                             "address) instead of the one errorkb ships (or, in a knowledge base's checkout whose "
+                             "entries changed, the entries)")
+    lookup.add_argument("--all", action="store_true", help="list every match, and the entries ruled out")
+    lookup.add_argument("--json", action="store_true", help="print the answer as JSON (docs/api.md)")
+    lookup.add_argument("--release", default=None,
+                        help="the library release you run (e.g. 4.49.0): checked against the matched wording's "
+                             "releases; otherwise read from the paste where it can be")
+    lookup.set_defaults(command=cmd_lookup, needs_project=False)
+
+    show = commands.add_parser("show", help="an entry in the terminal: message, meaning, the verified fix, "
+                                            "releases and its page")
+    _complete_ids(show.add_argument("id", metavar="ID", help="the entry's id"))
+    show.add_argument("--index", default=None, metavar="FILE|URL", help="read the entry from this index")
+    show.set_defaults(command=cmd_show, needs_project=False)
 
 
 # Entry ids for shell completion: the YAML files' names under the entries folder of the project
@@ -312,6 +369,8 @@ def _reserved_ids() -> frozenset[str]:
 
 
 def _load_or_report(project: Project) -> LoadResult:
+    from errorkb.core.load import load_project_entries
+
     result = load_project_entries(project, _reserved_ids())
     if result.problems:
         raise ProblemsFound(result.problems)
@@ -323,6 +382,7 @@ def cmd_check(project: Project, args: argparse.Namespace) -> int:
 
     result = _load_or_report(project)
     flagged = lint_entries(result.entries, project)  # deception primitives in snippets, for the reviewer
+    flagged += _diagnosis_problems(project, result)
     if args.drift:
         from errorkb.source.drift import pinned_problems
 
@@ -335,6 +395,26 @@ def cmd_check(project: Project, args: argparse.Namespace) -> int:
     out.print(f"{len(result.entries)} entries OK")
     _note_drafts(project, result)
     return 0
+
+
+def _diagnosis_problems(project: Project, result: LoadResult) -> list[Any]:
+    """Each entry's diagnosis held to its own verified before (errorkb.lookup.lint)."""
+    from errorkb.core.problems import Problem
+    from errorkb.site.hookindex import diagnosis_cases, project_index
+
+    cases = diagnosis_cases(project)
+    if not cases:
+        return []
+    index = project_index(project, [one.entry for one in result.entries])
+    from errorkb.lookup.lint import check
+
+    paths = {one.entry.id: one for one in result.entries}
+    found = []
+    for entry_id, message in check(index, cases):
+        loaded = paths[entry_id]
+        line, col = loaded.positions.of_key(("diagnosis",))
+        found.append(Problem(project.rel(loaded.path), line, col, f"diagnosis: {message}"))
+    return found
 
 
 def _note_drafts(project: Project, result: LoadResult) -> None:
@@ -658,58 +738,155 @@ def _file_kind(path: Path) -> str:
     return "matrix" if b'"package"' in head and b'"verifier"' not in head else "report"
 
 
-def cmd_lookup(project: Project, args: argparse.Namespace) -> int:
-    """Same rules as the paste box (errorkb.site.lookup); exit 1 when nothing matches."""
-    from errorkb.site.lookup import index_lookup, project_lookup
 
-    text = sys.stdin.read() if args.message == "-" else args.message
-    if not text.strip():
-        err.print("errorkb lookup: give a message, or pipe one in", markup=False)
-        return 2
-    loaded = LoadResult([], [])
+# -- lookup and show: from an index, anywhere ----------------------------------------------------
+
+
+class _Source:
+    """Where `lookup` and `show` read the knowledge base: an index (the shipped one, `--index`), or a
+    knowledge base's checkout whose entries the shipped index does not hold (`--root`, or the folder
+    the command runs in)."""
+
+    def __init__(self, index: Index, project: Project | None = None, note: str = "", built: bool = False):
+        self.index, self.project, self.note = index, project, note
+        self.built = built  # made from the checkout's entries (the shipped index holds other ones)
+
+
+def _checkout(start: Path) -> Path | None:
+    """The knowledge base's checkout the command runs in: the nearest folder with a pyproject.toml
+    that has a [tool.errorkb] section (read as text: no TOML or settings model imported here)."""
+    for folder in (start, *start.parents):
+        pyproject = folder / "pyproject.toml"
+        if pyproject.is_file():
+            try:
+                return folder if "[tool.errorkb" in pyproject.read_text(encoding="utf-8", errors="replace") else None
+            except OSError:
+                return None
+        if (folder / "mkdocs.yml").is_file():
+            return None
+    return None
+
+
+def _diagnosis_source(args: argparse.Namespace) -> _Source:
+    """`--index`, else the checkout's entries when the shipped index was built from others, else the
+    shipped index. Raises IndexUnavailable (one line) when an index cannot be read."""
+    from errorkb.lookup import load_index
+
     if args.index is not None:
-        lookup = index_lookup(args.index)
-    else:
-        loaded = load_project_entries(project)
-        if loaded.problems:
-            err.print(f"errorkb lookup: {len(loaded.problems)} problem(s) in the entries (see errorkb check); "
-                      "looking among the entries that load", markup=False)
-        lookup = project_lookup(project, [one.entry for one in loaded.entries])
-    answer = lookup.answer(text, args.release)
-    matches = answer.matches
-    shown = matches if args.all else matches[:1]
+        return _Source(load_index(args.index))
+    root = Path(args.root) if args.root else _checkout(Path.cwd())
+    shipped = load_index()
+    if root is None:
+        return _Source(shipped)
+    from errorkb.core.project import load_project
+    from errorkb.lookup.build import entries_digest
+    from errorkb.site.hookindex import entry_files
+
+    project = load_project(root)
+    files = entry_files(project)
+    if files and entries_digest(files) == shipped.digest:
+        return _Source(shipped, project)
+    from errorkb.core.load import load_project_entries
+    from errorkb.site.hookindex import project_index
+
+    loaded = load_project_entries(project)
+    note = f"{len(loaded.problems)} problem(s) in the entries (see errorkb check); looking among the entries " \
+           "that load" if loaded.problems else ""
+    return _Source(project_index(project, [one.entry for one in loaded.entries]), project, note, built=True)
+
+
+def _read_message(args: argparse.Namespace) -> str:
+    return sys.stdin.read(_MAX_INPUT) if args.message == "-" else args.message
+
+
+def cmd_lookup(args: argparse.Namespace) -> int:
+    """The paste box's answer in a terminal: exit 0 confirmed, 3 only candidates, 1 none, 2 bad usage."""
+    from errorkb.lookup import IndexUnavailable
+
+    text = _read_message(args)
+    if not text.strip():
+        _say("errorkb lookup: give a message, or pipe one in")
+        return 2
+    try:
+        source = _diagnosis_source(args)
+    except (IndexUnavailable, ProblemsFound) as error:
+        _say(f"errorkb lookup: {_one_line(error)}")
+        return 2
+    if source.note:
+        _say(f"errorkb lookup: {source.note}")
+    answer = source.index.lookup().answer(text, args.release)
     if answer.cut:
-        err.print(f"errorkb lookup: the paste is long; read its last {answer.kept:,} characters "
-                  f"({answer.cut:,} cut from the start)", markup=False)
+        _say(f"errorkb lookup: the paste is long; read its last {answer.kept:,} characters ({answer.cut:,} cut "
+             "from the start)")
     if args.json:
-        print(json.dumps([_match_json(m) for m in shown], indent=1, ensure_ascii=False))
-    if not args.json and len(matches) == 1 and args.index is None:
-        _print_match(matches[0], lookup.library, details=False)
-        from errorkb.site.terminal import entry_pages, entry_view
+        print(json.dumps(_answer_json(answer, source.index), indent=1, ensure_ascii=False))
+        return _lookup_status(answer)
+    confirmed, candidates = answer.confirmed, answer.candidates
+    if confirmed:
+        for match in confirmed if args.all else confirmed[:1]:
+            _print_match(match, source.index)
+        if len(confirmed) == 1 or not args.all:
+            _print(_show_text(source.index, confirmed[0].known.id))
+        if not args.all and len(answer.matches) > 1:
+            _say(f"({len(answer.matches) - 1} more match; --all lists them)")
+    elif candidates:
+        _print("possibly (not confirmed: the message alone is printed by other errors too):")
+        for match in candidates if args.all else candidates[:5]:
+            _print_match(match, source.index)
+    if args.all:
+        for ruled in answer.ruled_out:
+            _print(f"ruled out: {ruled.match.known.id}: {ruled.reason}")
+    if not answer.matches:
+        _say("errorkb lookup: no entry matches this message")
+        if source.project is not None:
+            from errorkb.core.load import load_project_entries
 
-        page = next(p for p in entry_pages(project, loaded) if p.entry.id == matches[0].known.id)
-        out.print(entry_view(project, page), soft_wrap=False)
-        return 0
-    for match in [] if args.json else shown:
-        _print_match(match, lookup.library)
-    if not matches:
-        err.print("errorkb lookup: no entry matches this message", markup=False)
-        if args.index is None and not args.json:
-            _print_nearest(project, text, [one.entry for one in loaded.entries])
-        return 1
-    if not args.all and len(matches) > 1 and not args.json:
-        err.print(f"({len(matches) - 1} more match; --all lists them)", markup=False)
-    return 0
+            _print_nearest(source.project, text, [one.entry for one in load_project_entries(source.project).entries])
+        elif source.index.site:
+            _say(f"every entry: {source.index.site}errors/")
+    return _lookup_status(answer)
 
 
-def _match_json(match: Match) -> dict[str, Any]:
+def _lookup_status(answer: Answer) -> int:
+    return 0 if answer.confirmed else 3 if answer.matches else 1
+
+
+def _print(text: str) -> None:
+    print(terminal_text(text))
+
+
+def _say(text: str) -> None:
+    print(terminal_text(text), file=sys.stderr)
+
+
+def _one_line(error: BaseException) -> str:
+    if isinstance(error, ProblemsFound):
+        return "; ".join(str(problem) for problem in error.problems)
+    return " ".join(str(error).split())
+
+
+def _match_json(match: Match, index: Index) -> dict[str, Any]:
     wording, release = match.matched, match.release
-    return {"id": match.known.id, "title": match.known.title, "exception": match.known.exception,
-            "function": match.known.function, "url": match.known.url, "values": match.values, "exact": match.exact,
+    return {"id": match.known.id, "title": match.known.title, "grade": match.grade.value,
+            "exception": match.known.exception, "function": match.known.function, "url": index.page(match.known.id),
+            "values": match.values, "exact": match.exact,
             "wording": {"index": match.wording, "message": wording.message, "exception": wording.exception,
                         "releases": wording.releases, "device": wording.device, "note": wording.note},
-            "release": None if release is None else {"releases": list(release.releases), "given": release.given,
-                                                     "raises": release.raises, "advice": release.advice}}
+            "evidence": [{"kind": one.kind, "detail": one.detail} for one in match.evidence],
+            "missing": list(match.missing),
+            "release": None if release is None else {"releases": list(release.releases), "source": release.source,
+                                                     "range": release.range, "raises": release.raises,
+                                                     "advice": release.advice}}
+
+
+def _answer_json(answer: Answer, index: Index) -> dict[str, Any]:
+    """docs/api.md: confirmed matches and candidates kept apart, with the evidence of each."""
+    return {"confirmed": [_match_json(m, index) for m in answer.confirmed],
+            "candidates": [_match_json(m, index) for m in answer.candidates],
+            "ruled_out": [{"id": r.match.known.id, "reason": r.reason} for r in answer.ruled_out],
+            "release": None if answer.release is None else {"release": answer.release,
+                                                            "source": answer.release_source},
+            "cut": answer.cut, "index": index.where}
 
 
 def _print_nearest(project: Project, text: str, entries: list[Any]) -> None:
@@ -728,35 +905,74 @@ def _print_nearest(project: Project, text: str, entries: list[Any]) -> None:
                   "(docs/contributing.md)", markup=False)
 
 
-def _print_match(match: Match, library: str, details: bool = True) -> None:
-    values = ", ".join(f"{{{expression}}} = {value}" for expression, value in match.values.items())
-    out.print(f"[bold]{match.known.id}[/]  ", end="")
-    out.print(match.known.title, markup=False)
-    out.print(f"  {match.known.exception} from {match.known.function}"
-              + ("" if match.exact else " (found inside the text)"), markup=False)
+def _print_match(match: Match, index: Index) -> None:
+    library = index.library
+    grade = "confirmed" if match.confirmed else "possible"
+    _print(f"{match.known.id}  [{grade}]  {match.known.title}")
+    origin = {"removed": "where your code uses a name the library no longer has",
+              "signature": "where your code calls it with arguments it no longer takes"}
+    _print(f"  {match.known.exception} " + origin.get(match.known.kind, f"from {match.known.function}")
+           + ("" if match.exact else " (found inside the text)"))
     if match.wording:
         wording = match.matched
         where = ", ".join(x for x in (wording.releases and f"{library} {wording.releases}", wording.device) if x)
-        out.print(f"  matched another wording{f' ({where})' if where else ''}: {wording.message}"
-                  + (f" — {wording.note}" if wording.note else ""), markup=False)
+        _print(f"  matched another wording{f' ({where})' if where else ''}: {wording.message}"
+               + (f" — {wording.note}" if wording.note else ""))
+    values = ", ".join(f"{{{expression}}} = {value}" for expression, value in match.values.items())
     if values:
-        out.print(f"  {values}", markup=False)
+        _print(f"  {values}")
     if match.release is not None:
         release = match.release
-        source = "as given" if release.given else "from the traceback's frames"
         state = "raises it" if release.raises is True else "does not raise it" if release.raises is False else \
             "some of them raise it" if release.advice else "the entry records no release range"
         where = release.releases[0] if len(release.releases) == 1 else \
             f"{release.releases[0]} – {release.releases[-1]}"
-        out.print(f"  {library} {where} ({source}): {state}. {release.advice}".rstrip(), markup=False)
-    if details:
-        out.print(f"  page: {match.known.url}", markup=False)
+        source = {"frames": "from the traceback's frames", "stated": "as given"}.get(release.source, release.source)
+        _print(f"  {library} {where} ({source}): {state}. {release.advice}".rstrip())
+    for one in match.evidence:
+        _print(f"  why: {one.detail}")
+    for hint in match.missing:
+        _print(f"  to tell: {hint}")
+    _print(f"  page: {index.page(match.known.id)}  (offline: errorkb show {match.known.id})")
+
+
+def _show_text(index: Index, entry_id: str) -> str:
+    """An entry as the index holds it: message, meaning, the fix, releases, its page."""
+    from errorkb.lookup._known import mapping
+
+    item = index.items[entry_id]
+    show = mapping(item.get("show"))
+    parts = [f"{item.get('title', entry_id)}  ({entry_id})", "",
+             f"{item.get('exception')}: {item.get('message')}", ""]
+    if show.get("meaning"):
+        parts += [str(show["meaning"]).rstrip(), ""]
+    solutions = show.get("solutions") or []
+    parts.append("The verified fix" + (f": {solutions[0]}" if solutions else ""))
+    if show.get("after"):
+        parts += ["", *("    " + line for line in str(show["after"]).rstrip().splitlines())]
+    parts += ["", "Releases"]
+    known = next((one for one in index.known if one.id == entry_id), None)
+    facts = known.releases if known else None
+    if facts and facts.raises:
+        parts.append(f"  raises in {facts.raises}")
+    if facts and facts.last_good:
+        parts.append(f"  last release where the old code ran: {facts.last_good}")
+    if facts and facts.replacement:
+        parts.append(f"  replacement: {facts.replacement}" + (f" (since {facts.replacement_since})"
+                                                              if facts.replacement_since else ""))
+    if show.get("source"):
+        parts.append(f"  source: {show['source']}")
+    if show.get("related"):
+        parts += ["", "Related: " + ", ".join(str(one) for one in show["related"])]
+    parts += ["", f"page: {index.page(entry_id)}"]
+    return "\n".join(parts)
 
 
 def cmd_new(project: Project, args: argparse.Namespace) -> int:
     """Entry and snippet stubs; exit 1 (nothing written) when the id is taken or a file exists."""
     from errorkb.author import scaffold
     from errorkb.author.paste import read_paste
+    from errorkb.core.load import load_project_entries
 
     if args.from_traceback is None and args.like is None:
         err.print("errorkb new: give --from-traceback FILE (or - for stdin) and/or --like ID", markup=False)
@@ -801,16 +1017,29 @@ def _read_input(name: str) -> str:
         return handle.read(_MAX_INPUT)
 
 
-def cmd_show(project: Project, args: argparse.Namespace) -> int:
+def cmd_show(args: argparse.Namespace) -> int:
+    """An entry: from the index (anywhere), or the checkout's page model (verification per target and
+    device, measured releases) when run in a knowledge base."""
+    from errorkb.lookup import IndexUnavailable
+
+    try:
+        source = _diagnosis_source(args)
+    except (IndexUnavailable, ProblemsFound) as error:
+        _say(f"errorkb show: {_one_line(error)}")
+        return 2
+    ids = sorted(source.index.items)
+    if args.id not in source.index.items:
+        close = difflib.get_close_matches(args.id, ids, n=1)
+        _say(f"errorkb show: no entry '{args.id}'" + (f" (did you mean '{close[0]}'?)" if close else ""))
+        return 1
+    if source.project is None or not (source.built or args.root):
+        _print(_show_text(source.index, args.id))
+        return 0
+    from errorkb.core.load import load_project_entries
     from errorkb.site.terminal import entry_pages, entry_view
 
-    loaded = load_project_entries(project)
-    pages = {page.entry.id: page for page in entry_pages(project, loaded)}
-    if args.id not in pages:
-        close = difflib.get_close_matches(args.id, sorted(pages), n=1)
-        err.print(f"errorkb show: no entry '{args.id}'" + (f" (did you mean '{close[0]}'?)" if close else ""),
-                  markup=False)
-        return 1
+    project = source.project
+    pages = {page.entry.id: page for page in entry_pages(project, load_project_entries(project))}
     out.print(entry_view(project, pages[args.id]), soft_wrap=False)
     return 0
 
@@ -842,6 +1071,7 @@ def cmd_hook_index(project: Project, args: argparse.Namespace) -> int:
 
 def cmd_render(project: Project, args: argparse.Namespace) -> int:
     """The site's generated files written to disk; exit 1 when an entry has problems."""
+    from errorkb.core.load import load_project_entries
     from errorkb.plugs import runtime_for
     from errorkb.results.matrix import matrix_problem
     from errorkb.results.report import read_reports

@@ -28,13 +28,13 @@ from errorkb.core.message import GENERIC_WORDINGS, Placeholder
 from errorkb.core.problems import Problem
 from errorkb.core.project import LibraryProfile, Project
 from errorkb.core.snippets import Snippet, read_snippet
+from errorkb.lookup.build import index_fields, installed_path, library_classes, rules_document, uses_user_types
 from errorkb.plugs import runtime_for
 from errorkb.results.keys import project_inputs
 from errorkb.results.records import TARGETS, CheckRecord, Outcome
 from errorkb.results.report import Report
 from errorkb.site import evidence
 from errorkb.site.inert import cell, inert, one_line
-from errorkb.site.lookup import index_fields, installed_path
 from errorkb.source.coverage import Coverage
 from errorkb.source.upstream import read_source, source_file
 
@@ -402,10 +402,14 @@ def index_document(pages: list[EntryPage], library: LibraryProfile) -> dict[str,
     error of a kind shares, Python's and the runtime's) beside the entries; readers tolerate
     their absence."""
     generic = [*GENERIC_WORDINGS, *runtime_for(library.runtime).generic_messages]
+    classes = library_classes(library) if uses_user_types(p.entry for p in pages) else ""
     return {
         "schema": 1,
-        "library": {"name": library.name, "repository": library.repository, "release": library.release},
+        "library": {"name": library.name, "repository": library.repository, "release": library.release,
+                    "distribution": library.dist, "classes": classes},
         "generic": generic,
+        "rules": rules_document(generic),
+        "runtime": {"packages": list(runtime_for(library.runtime).packages)},
         "entries": [
             {"id": p.entry.id, "title": p.entry.title, "exception": p.entry.exception,
              "message": p.entry.message, "function": p.entry.source.function, "library": p.entry.library,

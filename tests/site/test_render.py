@@ -196,7 +196,8 @@ def test_the_lookup_index_carries_wordings_releases_and_raise_lines(project):
     gives what the lookup builds from the entries themselves."""
     import shutil
 
-    from errorkb.site.lookup import Known, known_from_entries
+    from errorkb.lookup import Known
+    from errorkb.lookup.build import known_from_entries
     from tests.site.sitekb import ROOT
 
     (project / "reports" / "matrix").mkdir()
@@ -204,17 +205,20 @@ def test_the_lookup_index_carries_wordings_releases_and_raise_lines(project):
     pages, files = pages_of(project)
     index = json.loads(next(f for f in files if f.path == "api/errors/index.json").content)
     item = next(e for e in index["entries"] if e["id"] == ENTRY)
-    assert item["wordings"] == [{"message": item["message"], "exception": "ValueError", "releases": None,
-                                 "device": None, "note": None},
+    own = {"releases": None, "device": None, "note": None, "words": True, "own": True, "main": True}
+    assert item["wordings"] == [{"message": item["message"], "exception": "ValueError", **own},
                                 {"message": item["message"].replace("`", ""), "exception": "ValueError",
-                                 "releases": None, "device": None, "note": None}]  # as Markdown shows it
+                                 **own}]  # as Markdown shows it
+    assert item["diagnosis"]["frames"] == [{"file": "transformers/cache_utils.py",
+                                            "function": "Cache.early_initialization"}]
+    assert index["rules"]["patterns"] and index["runtime"]["packages"]
     assert item["recognised_by"] == []
     assert item["lines"]["path"] == "transformers/cache_utils.py"  # as installed, as tracebacks print it
     assert item["lines"]["by_release"]["5.15.1"] == 1471 and "5.0.0" not in item["lines"]["by_release"]
     assert {"raises_in", "last_good", "replacement", "replacement_since"} <= set(item)
     lines = {page.entry.id: dict(page.versions.by_release) for page in pages if page.versions}
     assert [Known.from_index(e) for e in index["entries"]] == known_from_entries([p.entry for p in pages], lines,
-                                                                                 pages[0].library)
+                                                                                 pages[0].library, render.site_url)
 
 
 def test_a_related_link_declared_once_shows_on_both_pages(tmp_path):

@@ -18,8 +18,10 @@
           return response.json();
         })
         .then((data) => ({
-          lookup: new window.errorkbLookup.Lookup(data.entries, undefined,
-            { library: (data.library || {}).name, generic: data.generic }),
+          // The matcher's rules come with the index (errorkb/lookup/_rules.py), never kept in this page.
+          lookup: new window.errorkbLookup.Lookup(data.entries, undefined, {
+            library: (data.library || {}).name, rules: data.rules, classes: (data.library || {}).classes,
+            runtime: (data.runtime || {}).packages }),
           library: (data.library || {}).name || "the library",
           count: data.entries.length,
         })));
@@ -82,6 +84,37 @@
       ...(release.advice ? [" ", ...inlineNodes(release.advice)] : []));
   }
 
+  /* Why a confirmed entry is the one, or what would tell a possible one from others worded alike. */
+  function reasons(match) {
+    const lines = match.grade === "confirmed"
+      ? match.evidence.filter((e) => e.kind !== "release").map((e) => ["why", e.detail])
+      : match.missing.map((hint) => ["to tell", hint]);
+    return element("ul", { className: "ekb-lookup__reasons" }, ...lines.map(([label, text]) =>
+      element("li", {}, element("strong", { textContent: `${label}: ` }), ...inlineNodes(text))));
+  }
+
+  function card(match, root) {
+    const entry = match.entry;
+    const confirmed = match.grade === "confirmed";
+    const values = Object.entries(match.values)
+      .map(([expression, value]) => element("span", { className: "ekb-lookup__value" },
+        element("code", { textContent: `{${expression}}` }), " = ", element("code", { textContent: value })));
+    return element("li", { className: `ekb-lookup__hit ekb-lookup__hit--${confirmed ? "confirmed" : "candidate"}` },
+      element("span", { className: `ekb-lookup__grade ekb-lookup__grade--${confirmed ? "confirmed" : "candidate"}`,
+        textContent: confirmed ? "confirmed" : "possible" }), " ",
+      element("a", { className: "ekb-lookup__title", ...(safeHref(entry.url, root) ? { href: safeHref(entry.url, root) } : {}) },
+        ...inlineNodes(entry.title)),
+      element("div", { className: "ekb-lookup__meta" },
+        element("code", { textContent: entry.exception }), " from ",
+        element("code", { textContent: entry.function }),
+        match.exact ? "" : element("span", { className: "ekb-lookup__loose", textContent: " · found inside the pasted text" })),
+      wordingLine(match),
+      releaseLine(match),
+      reasons(match),
+      element("div", { className: "ekb-lookup__values" }, ...values),
+      element("div", { className: "ekb-lookup__badges" }, ...(entry.badges || []).map(chip)));
+  }
+
   function show(results, answer, root) {
     results.replaceChildren();
     if (answer === null) return;
@@ -90,33 +123,23 @@
         textContent: `Your paste is long: matched its last ${answer.kept.toLocaleString("en")} characters ` +
           `(${answer.cut.toLocaleString("en")} cut from the start, where an error is rarely printed).` }));
     }
-    const matches = answer.matches;
-    if (!matches.length) {
+    if (!answer.matches.length) {
       results.append(element("p", { className: "ekb-lookup__none" },
         "No entry matches this message. Try the search box, or browse ",
         element("a", { href: new URL("errors/", root).href, textContent: "all errors" }), "."));
       return;
     }
-    const list = element("ol", { className: "ekb-lookup__hits" });
-    for (const match of matches.slice(0, 5)) {
-      const entry = match.entry;
-      const values = Object.entries(match.values)
-        .map(([expression, value]) => element("span", { className: "ekb-lookup__value" },
-          element("code", { textContent: `{${expression}}` }), " = ", element("code", { textContent: value })));
-      const item = element("li", { className: "ekb-lookup__hit" },
-        element("a", { className: "ekb-lookup__title", ...(safeHref(entry.url, root) ? { href: safeHref(entry.url, root) } : {}) },
-          ...inlineNodes(entry.title)),
-        element("div", { className: "ekb-lookup__meta" },
-          element("code", { textContent: entry.exception }), " from ",
-          element("code", { textContent: entry.function }),
-          match.exact ? "" : element("span", { className: "ekb-lookup__loose", textContent: " · found inside the pasted text" })),
-        wordingLine(match),
-        releaseLine(match),
-        element("div", { className: "ekb-lookup__values" }, ...values),
-        element("div", { className: "ekb-lookup__badges" }, ...(entry.badges || []).map(chip)));
-      list.append(item);
+    if (answer.confirmed.length) {
+      results.append(element("ol", { className: "ekb-lookup__hits ekb-lookup__hits--confirmed" },
+        ...answer.confirmed.slice(0, 5).map((match) => card(match, root))));
     }
-    results.append(list);
+    if (answer.candidates.length) {
+      results.append(element("p", { className: "ekb-lookup__possible", textContent: answer.confirmed.length
+        ? "Also possible, not confirmed:"
+        : "Possibly one of these — not confirmed: this message is printed by other errors too. What would tell:" }));
+      results.append(element("ol", { className: "ekb-lookup__hits ekb-lookup__hits--candidates" },
+        ...answer.candidates.slice(0, 5).map((match) => card(match, root))));
+    }
   }
 
   function mount(box) {
