@@ -1,7 +1,13 @@
 """Call the generation helper on whichever model has GenerationMixin: the language model up to 4.51, the VLM after."""
 
 import torch
-from transformers import GemmaConfig, GenerationMixin, PaliGemmaConfig, PaliGemmaForConditionalGeneration, SiglipVisionConfig
+from transformers import (
+    GemmaConfig,
+    GenerationMixin,
+    PaliGemmaConfig,
+    PaliGemmaForConditionalGeneration,
+    SiglipVisionConfig,
+)
 
 torch.manual_seed(0)
 text = GemmaConfig(num_hidden_layers=2, hidden_size=64, intermediate_size=128, num_attention_heads=4,
