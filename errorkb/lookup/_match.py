@@ -38,7 +38,7 @@ imports the runtime, the library or MkDocs.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
@@ -89,6 +89,8 @@ class Match:
     missing: tuple[str, ...] = ()  # what would confirm it or rule it out
     at: int = -1  # where the matched exception line starts (-1: a bare message or found inside)
     shown: bool = False  # the paste shows frames of this exception's traceback
+    names: dict[str, str] = field(default_factory=dict)  # placeholder → the whole name its value is part of
+    withheld: tuple[str, ...] = ()  # values whose kind argues against the entry (its words withheld)
 
     @property
     def confirmed(self) -> bool:
@@ -140,6 +142,7 @@ class _Template:
     pieces: tuple[str, ...]  # distinct non-empty fixed pieces, longest first
     fixed: int
     typed: bool  # a placeholder of it has a type (declared, or by its name)
+    context: dict[str, tuple[str, str]]  # placeholder → the name characters written right before and after it
 
 
 class _Reading:
@@ -152,6 +155,9 @@ class _Reading:
         self._library, self._given, self._given_source, self._meter = library, release, source, meter
         self._read = False
         self._found: dict[str, int] = {}
+        self._joined: str | None = None
+        self._multiline: bool | None = None
+        self._found_joined: dict[str, int] = {}
         self._frames: list[Frame] = []
         self._arrows: list[Frame] = []
         self._markers: list[int] = []
@@ -163,6 +169,29 @@ class _Reading:
         found = self._found.get(piece)
         if found is None:
             found = self._found[piece] = self.text.find(piece)
+        return found
+
+    @property
+    def multiline(self) -> bool:
+        """Whether the text has a line break (read once, counted once)."""
+        if self._multiline is None:
+            self._meter.work += len(self.text)
+            self._multiline = "\n" in self.text
+        return self._multiline
+
+    @property
+    def joined(self) -> str:
+        """The text with its line breaks taken out: a terminal that wraps a long line at its width
+        breaks words (`"i⏎ndex_copy_(): ...`) and keeps the space before a break at a word."""
+        if self._joined is None:
+            self._meter.work += len(self.text)
+            self._joined = self.text.replace("\n", "")
+        return self._joined
+
+    def at_joined(self, piece: str) -> int:
+        found = self._found_joined.get(piece)
+        if found is None:
+            found = self._found_joined[piece] = self.joined.find(piece)
         return found
 
     def _read_all(self) -> None:
@@ -236,7 +265,7 @@ class Lookup:
                 pieces = tuple(sorted({p for p in template.pieces if p}, key=len, reverse=True))
                 typed = any(_type(one.diagnosis, slot) != "any" for slot in template.slots)
                 self._items.append(_Template(one, index, template, pieces, sum(len(p) for p in template.pieces),
-                                             typed))
+                                             typed, _context(template)))
 
     def __len__(self) -> int:
         return len(self._known)
@@ -327,9 +356,10 @@ class Lookup:
         if not wording.words and known.recognised_by and not match.recognised and failing:
             return RuledOut(match, "the failing lines shown are not the ones this case shows")
         # What ties it.
-        own = [value for expression, value in match.values.items()
+        named = {expression: match.names.get(expression, value) for expression, value in match.values.items()}
+        own = [value for expression, value in named.items()
                if _type(diagnosis, expression) == "user" and self._defines(value)]
-        foreign = [value for expression, value in match.values.items()
+        foreign = [value for expression, value in named.items()
                    if _type(diagnosis, expression) == "library-class" and self.classes and not self._defines(value)]
         # A value of the other kind leaves the words to the release: one inside the wording's range tells.
         if (own or foreign) and any(one.kind == rules.RELEASE for one in evidence):
@@ -358,7 +388,7 @@ class Lookup:
         if not confirmed:
             missing += _hints(match, diagnosis, shown, releases, self.library)
         return replace(match, grade=Grade.CONFIRMED if confirmed else Grade.CANDIDATE, evidence=tuple(evidence),
-                       missing=tuple(missing), shown=bool(shown))
+                       missing=tuple(missing), shown=bool(shown), withheld=tuple(own + foreign))
 
     def _raising(self, shown: list[Frame]) -> Frame | None:
         """The frame that raised: the traceback's last frame outside the runtime's packages."""
@@ -388,12 +418,14 @@ def _framed_first(matches: list[Match]) -> list[Match]:
 def _shared_words(matches: list[Match]) -> list[Match]:
     """Words tie a message to one entry only: where another entry's wording fits the same exception
     line with as much fixed text or more, an entry confirmed on its words alone is a candidate (the
-    same message, two causes: the release, the frames or the failing line tell them apart)."""
+    same message, two causes: the release, the frames or the failing line tell them apart). A rival whose
+    own typed placeholders say the value is not of its kind (a class the library defines where it documents
+    a class of the user's) is no rival."""
     out = []
     for m in matches:
         if m.confirmed and all(e.kind == rules.WORDS for e in m.evidence if e.kind in rules.CONFIRMING):
-            rival = next((o for o in matches if o.known.id != m.known.id and o.at == m.at and o.fixed >= m.fixed),
-                         None)
+            rival = next((o for o in matches if o.known.id != m.known.id and o.at == m.at and o.fixed >= m.fixed
+                          and not o.withheld), None)
             if rival is not None:
                 m = replace(m, grade=Grade.CANDIDATE, missing=(
                     *m.missing, f"`{rival.known.id}` has the same words: the traceback, the failing line or the "
@@ -469,9 +501,11 @@ def _type(diagnosis: Diagnosis, expression: str) -> str:
     return declared.type if declared else rules.DEFAULT_TYPES.get(expression, "any")
 
 
-def fits(diagnosis: Diagnosis, values: dict[str, str], library: str = "", partial: bool = False) -> bool:
+def fits(diagnosis: Diagnosis, values: dict[str, str], library: str = "", partial: bool = False,
+         names: dict[str, str] | None = None) -> bool:
     """Whether the values have their placeholders' types and keep the entry's relations (`partial`:
-    values of a text cut short, the last possibly cut too: only what they show is held to them)."""
+    values of a text cut short, the last possibly cut too: only what they show is held to them;
+    `names`: the whole name a value is part of, `LlamaAttention` for `{model}` in `'{model}Attention'`)."""
     for expression, value in values.items():
         if partial and not value:
             continue
@@ -482,10 +516,11 @@ def fits(diagnosis: Diagnosis, values: dict[str, str], library: str = "", partia
         if kind == "library" and library and value != library and not value.startswith(library + ".") \
                 and not (partial and library.startswith(value)):
             return False
-        if kind in ("class", "library-class"):
+        if kind in CLASS_TYPES:
             declared = diagnosis.placeholders.get(expression)
             allowed = declared.allow if declared else ()
-            if value in rules.BUILTIN_TYPES and value not in allowed:
+            whole = (names or {}).get(expression, value)
+            if whole in rules.BUILTIN_TYPES and whole not in allowed:
                 return False
     for left, operator, right in () if partial else diagnosis.relations:
         a, b = values.get(left), values.get(right)
@@ -494,6 +529,10 @@ def fits(diagnosis: Diagnosis, values: dict[str, str], library: str = "", partia
         if not _compare(int(a), operator, int(b)):
             return False
     return True
+
+
+CLASS_TYPES = ("class", "user", "library-class")  # a class's name: never one of Python's own types unless allowed
+NAME_TYPES = (*CLASS_TYPES, "name")  # found inside a text, the name the text before it ends with
 
 
 def _compare(a: int, operator: str, b: int) -> bool:
@@ -510,28 +549,76 @@ def _has_piece(reading: _Reading, piece: str, meter: Meter) -> bool:
     return at >= 0
 
 
+def _has_joined(reading: _Reading, piece: str, meter: Meter) -> bool:
+    """`_has_piece` on the text with its line breaks taken out."""
+    at = reading.at_joined(piece)
+    meter.work += len(reading.joined) if at < 0 else at + len(piece)
+    return at >= 0
+
+
 def same_exception(seen: str, documented: str) -> bool:
     return seen.rsplit(".", 1)[-1] == documented.rsplit(".", 1)[-1]
 
 
-def _trim_leading(template: MessageTemplate, values: dict[str, str]) -> dict[str, str]:
-    """Found inside a text, a wording that starts with a placeholder gave it everything before the
-    first fixed piece; what stood for it is that text's last word (`LlavaLlamaForCausalLM.forward`
-    in `ERROR Error LlavaLlamaForCausalLM.forward() got ...`)."""
+def _trim_leading(item: _Template, values: dict[str, str]) -> dict[str, str]:
+    """Found inside a text (or matched by the whole paste), a wording that starts with a placeholder
+    gave it everything before the first fixed piece; what stood for it is that text's last word
+    (`LlavaLlamaForCausalLM.forward` in `ERROR Error LlavaLlamaForCausalLM.forward() got ...`), and for
+    a placeholder typed as a name, the name that word ends with (`TinyChartPhiForCausalLM.forward` in
+    a title `TinyChart推理报错TinyChartPhiForCausalLM.forward() got ...`)."""
+    template = item.template
     if template.pieces[0] or not template.slots:
         return values
     first = template.slots[0]
     words = [word for word in _SPACES.split(values[first]) if word]
-    return {**values, first: words[-1] if words else ""}
+    value = words[-1] if words else ""
+    if _type(item.known.diagnosis, first) in NAME_TYPES:
+        start = len(value)
+        while start > 0 and value[start - 1] in rules.DOTTED_NAME_CHARS:
+            start -= 1
+        value = value[start:]
+    return {**values, first: value}
+
+
+def _context(template: MessageTemplate) -> dict[str, tuple[str, str]]:
+    """Each placeholder's name characters written right before and after it in the wording (`Attention`
+    after `{model}` in `'{model}Attention'`): its value is part of that name."""
+    pieces, found = template.pieces, dict[str, tuple[str, str]]()
+    for index, slot in enumerate(template.slots):
+        before, after = pieces[index], pieces[index + 1]
+        start = len(before)
+        while start > 0 and before[start - 1] in rules.NAME_CHARS:
+            start -= 1
+        end = 0
+        while end < len(after) and after[end] in rules.NAME_CHARS:
+            end += 1
+        found.setdefault(slot, (before[start:], after[:end]))
+    return found
+
+
+def _names(item: _Template, values: dict[str, str]) -> dict[str, str]:
+    """The whole name each value is part of, where the wording writes name characters around it."""
+    return {slot: left + values[slot] + right for slot, (left, right) in item.context.items()
+            if (left or right) and slot in values}
+
+
+def _at_word(item: _Template, text: str, at: int) -> bool:
+    """Whether a wording that starts with a name's characters, found at `at`, starts a word there: the
+    fixed `LlamaModel.forward()` found inside `MyLlamaModel.forward()` is another class's message (after
+    a dot it may be a method's name: `GenerationMixin._extract_past_from_model_output()`)."""
+    first = item.template.pieces[0]
+    return not first or first[0] not in rules.NAME_CHARS or at <= 0 or text[at - 1] not in rules.NAME_CHARS
 
 
 def _match_one(item: _Template, reading: _Reading, library: str, meter: Meter) -> tuple[Match | None, Match | None]:
-    """Stage 2 for one wording: its best fit among the candidates, else found inside the text; and,
-    when the words fit but a value breaks the entry's types or relations, that fit (evidence against)."""
-    text = reading.text
+    """Stage 2 for one wording: its best fit among the candidates, else found inside the text (or, for
+    a wording the terminal wrapped, inside the text with its line breaks taken out); and, when the
+    words fit but a value breaks the entry's types or relations, that fit (evidence against)."""
     diagnosis = item.known.diagnosis
     recognised = any(_has_piece(reading, piece, meter) for piece in item.known.recognised_by)
     if not all(_has_piece(reading, piece, meter) for piece in item.pieces):
+        if reading.multiline and all(_has_joined(reading, piece, meter) for piece in item.pieces):
+            return _found_inside(item, reading, reading.joined, reading.at_joined, library, recognised, meter)
         return None, _cut_short(item, reading, library, recognised, meter)
     wording = item.known.wordings[item.wording]
     best = mismatch = None
@@ -541,24 +628,31 @@ def _match_one(item: _Template, reading: _Reading, library: str, meter: Meter) -
         values = item.template.match(option.message, meter)
         if values is None:
             continue
+        if option.exception is None:  # the whole paste: a title's words may stand before the message
+            values = _trim_leading(item, values)
+        names = _names(item, values)
         found = Match(item.known, values, option.exception, True, item.fixed, item.wording, option.chain,
-                      recognised=recognised, at=option.at)
-        if not fits(diagnosis, values, library):
+                      recognised=recognised, at=option.at, names=names)
+        if not fits(diagnosis, values, library, names=names):
             mismatch = mismatch or found
         elif best is None or found.score > best.score:
             best = found
     if best is None and mismatch is None:
-        values = item.template.search(text, meter)
-        if values is not None:
-            values = _trim_leading(item.template, values)
-            found = Match(item.known, values, None, False, item.fixed, item.wording, recognised=recognised)
-            if fits(diagnosis, values, library):
-                best = found
-            else:
-                mismatch = found
-        else:
-            mismatch = _cut_short(item, reading, library, recognised, meter)
+        return _found_inside(item, reading, reading.text, reading.at, library, recognised, meter)
     return best, (mismatch if best is None else None)
+
+
+def _found_inside(item: _Template, reading: _Reading, text: str, at: Callable[[str], int], library: str,
+                  recognised: bool, meter: Meter) -> tuple[Match | None, Match | None]:
+    """The wording found anywhere in `text` (the paste, or the paste unwrapped), starting a word."""
+    first = item.template.pieces[0]
+    values = item.template.search(text, meter) if _at_word(item, text, at(first) if first else 0) else None
+    if values is None:
+        return None, _cut_short(item, reading, library, recognised, meter)
+    values = _trim_leading(item, values)
+    names = _names(item, values)
+    found = Match(item.known, values, None, False, item.fixed, item.wording, recognised=recognised, names=names)
+    return (found, None) if fits(item.known.diagnosis, values, library, names=names) else (None, found)
 
 
 def _cut_short(item: _Template, reading: _Reading, library: str, recognised: bool, meter: Meter) -> Match | None:
@@ -568,6 +662,7 @@ def _cut_short(item: _Template, reading: _Reading, library: str, recognised: boo
     if not item.typed or not first or not _has_piece(reading, first, meter):
         return None
     values = item.template.prefix(reading.text, meter, reading.at(first))
-    if not values or fits(item.known.diagnosis, values, library, partial=True):
+    names = _names(item, values) if values else {}
+    if not values or fits(item.known.diagnosis, values, library, partial=True, names=names):
         return None
-    return Match(item.known, values, None, False, item.fixed, item.wording, recognised=recognised)
+    return Match(item.known, values, None, False, item.fixed, item.wording, recognised=recognised, names=names)

@@ -10,8 +10,10 @@ to a linear bound, and the page's JavaScript counts the same way):
    sequences go; `PREFIX` is removed from the start of every line (a launcher's `[rank0]: `,
    pytest's `E   `, a log's timestamp, `tool-name | `, stacked); Python's hint
    `. Did you mean: 'x'?` goes from the end of a line; ASCII whitespace is stripped at both ends.
-3. `candidates`: every line shaped `[indent]Name: message` is an exception line; the last
-   `CHAIN` of them are candidates, the last first (in a chain, the last exception surfaced).
+3. `candidates`: every line shaped `[indent]Name: message` is an exception line, and so is an
+   exception class's name inside a line after the text a tool put before it (`... failed:
+   AttributeError: message`); the last `CHAIN` of them are candidates, the last first (in a
+   chain, the last exception surfaced).
    Each gives its one-line message and, when lines follow before a blank line, a traceback
    marker or the next exception line, the multi-line message too. Then the whole text, as a
    bare message. Candidates end at the next exception line: together they hold each line at
@@ -35,6 +37,7 @@ _ANSI = rules.compiled(rules.ANSI)
 _PREFIX = rules.compiled(rules.PREFIX)
 _SUFFIX = rules.compiled(rules.SUFFIX)
 _EXCEPTION_LINE = rules.compiled(rules.EXCEPTION_LINE)
+_INLINE_EXCEPTION = rules.compiled(rules.INLINE_EXCEPTION)
 _STOP_LINE = rules.compiled(rules.STOP_LINE)
 _TRACEBACK = rules.compiled(rules.TRACEBACK)
 _FRAME_LINE = rules.compiled(rules.FRAME_LINE)
@@ -92,18 +95,30 @@ def normalize(text: str, meter: Meter | None = None) -> str:
 def candidates(text: str, meter: Meter | None = None) -> list[Candidate]:
     """Stage 3: messages a normalised paste may hold, most likely first."""
     meter = meter or Meter()
-    meter.work += len(text)
-    lines = list(_EXCEPTION_LINE.finditer(text))[-rules.CHAIN:]
+    meter.work += 2 * len(text)  # the two scans: exception lines, exception names inside lines
+    lines = exception_lines(text)[-rules.CHAIN:]
     found: list[Candidate] = []
-    for chain, line in enumerate(reversed(lines)):
-        name, first = line.group(1), line.group(2)
-        found.append(Candidate(first.rstrip(rules.WHITESPACE), name, chain, line.start()))
-        after = lines[len(lines) - chain].start() - 1 if chain else len(text)
-        more = _continuation(text, line.end() + 1, after, meter)
+    for chain, (at, name, first, end) in enumerate(reversed(lines)):
+        found.append(Candidate(first.rstrip(rules.WHITESPACE), name, chain, at))
+        after = lines[len(lines) - chain][0] - 1 if chain else len(text)
+        more = _continuation(text, end + 1, after, meter)
         if more:
-            found.append(Candidate((first + "\n" + more).rstrip(rules.WHITESPACE), name, chain, line.start()))
+            found.append(Candidate((first + "\n" + more).rstrip(rules.WHITESPACE), name, chain, at))
     found.append(Candidate(text, None))
     return found
+
+
+def exception_lines(text: str) -> list[tuple[int, str, str, int]]:
+    """(where it starts, exception name, message's first line, where that line ends) of every
+    exception line, in order: a line that starts with one, and a name inside a line (after the
+    text a tool put before it) that is not such a line's own name."""
+    whole, names = [], set()
+    for line in _EXCEPTION_LINE.finditer(text):
+        whole.append((line.start(), line.group(1), line.group(2), line.end()))
+        names.add(line.start(1))
+    inside = [(one.start(), one.group(1), one.group(2), one.end()) for one in _INLINE_EXCEPTION.finditer(text)
+              if one.start() not in names and strip(one.group(2))]
+    return sorted(whole + inside) if inside else whole
 
 
 def _continuation(text: str, start: int, end: int, meter: Meter) -> str:

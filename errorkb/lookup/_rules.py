@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-RULES_VERSION = 2
+RULES_VERSION = 3
 
 CAP = 1 << 16  # characters of a paste read: its last 64 KiB
 CHAIN = 64  # exception lines tried whole, counted from the end of the paste
@@ -39,6 +39,11 @@ SUFFIX = (r"\. Did you (?:mean:(?: '[^'\n]*'\??)?(?: Or did you forget to import
 # -- the parts of a traceback (rules 3 and 6) ----------------------------------------------------
 
 EXCEPTION_LINE = r"(?<![^\n])[ \t]*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*): ([^\n]*)"
+# An exception named inside a line, after the text a tool put before it: `❌ Generation failed: Node
+# processing failed: AttributeError: ...`, `Error during generation: KeyError: 'x'`. Only a name that
+# reads as an exception class's (`...Error`, `...Exception`, `...Warning`) after a space or a colon.
+INLINE_EXCEPTION = (r"(?<=[ \t:])((?:[A-Za-z_][A-Za-z0-9_]*\.)*[A-Za-z_][A-Za-z0-9_]*(?:Error|Exception|Warning))"
+                    r": ([^\n]*)")
 STOP_LINE = (r"(?<![^\n])(?:[ \t]*(?![^\n])|Traceback \(most recent call last\):"
              r"|During handling of the above exception|The above exception was the direct cause)")
 TRACEBACK = r"Traceback \(most recent call last\):"
@@ -50,6 +55,14 @@ CODE_LINE = r"^[ \t]+(?:-+>[ \t]*[0-9]*[ \t]+)?([^ \t\n][^\n]*)$"  # the source 
 # IPython marks the failing line of each cell or frame with an arrow: `---> 10     height, width = img.shape[:2]`.
 ARROW_LINE = r"(?<![^\n])[ \t]*-+>[ \t]*(?:\[[0-9]+\]\([^)\n]*\)|[0-9]+)?[ \t]+([^ \t\n][^\n]*)"
 MARKERS = r"^[ \t~^]*$"  # Python 3.11's  ~~~^^^^  position lines
+# The characters of a name (a class, a dotted function), as data both matchers read one character at a
+# time (a regular expression anchored at a text's end would rescan a long text from every position): a
+# fixed wording found inside a longer word is not that wording (`LlamaModel.forward()` inside
+# `MyLlamaModel.forward()`); a placeholder that is part of a name (`'{model}Attention'`) stands, for its
+# type, for the whole name; a leading placeholder found inside a text takes the name the text before the
+# first fixed piece ends with (`TinyChartPhiForCausalLM.forward` in `推理报错TinyChartPhiForCausalLM.forward`).
+NAME_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"
+DOTTED_NAME_CHARS = NAME_CHARS + ".<>"  # `Outer.<locals>.forward`
 PLAIN_RELEASE = r"^[0-9]+(?:\.[0-9]+)*$"
 CLAUSE = r"^(~=|==|!=|<=|>=|<|>)[ \t]*([0-9]+(?:\.[0-9]+)*)(\.\*)?$"
 # `<library>==4.41.2`, `<library> version: 4.41.2`, "- `<library>` version: 4.41.2" (the issue
@@ -108,9 +121,10 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
     return {
         "version": RULES_VERSION, "cap": CAP, "chain": CHAIN, "whitespace": WHITESPACE, "max_path": MAX_PATH,
         "patterns": {"ANSI": ANSI, "PREFIX": PREFIX, "SUFFIX": SUFFIX, "EXCEPTION_LINE": EXCEPTION_LINE,
-                     "STOP_LINE": STOP_LINE, "TRACEBACK": TRACEBACK, "FRAME": FRAME, "FRAME_LINE": FRAME_LINE,
-                     "CODE_LINE": CODE_LINE, "ARROW_LINE": ARROW_LINE, "MARKERS": MARKERS,
-                     "PLAIN_RELEASE": PLAIN_RELEASE, "CLAUSE": CLAUSE, "STATED": STATED},
+                     "INLINE_EXCEPTION": INLINE_EXCEPTION, "STOP_LINE": STOP_LINE, "TRACEBACK": TRACEBACK,
+                     "FRAME": FRAME, "FRAME_LINE": FRAME_LINE, "CODE_LINE": CODE_LINE, "ARROW_LINE": ARROW_LINE,
+                     "MARKERS": MARKERS, "PLAIN_RELEASE": PLAIN_RELEASE, "CLAUSE": CLAUSE, "STATED": STATED},
+        "name_chars": NAME_CHARS, "dotted_name_chars": DOTTED_NAME_CHARS,
         "types": TYPES, "default_types": DEFAULT_TYPES, "builtin_types": list(BUILTIN_TYPES),
         "relations": list(RELATIONS), "confirming": list(CONFIRMING),
         "generic": list(generic),

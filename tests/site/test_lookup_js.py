@@ -442,3 +442,52 @@ def test_the_whole_corpus_gets_the_same_graded_answers_in_the_page_the_cli_and_t
     assert confirmed > (150 if release is None else 40)
     assert sum(1 for p in python if any(one[1] == "candidate" for one in p["found"])) > 5
     assert sum(1 for p in python if p["ruled"]) >= (1 if release is None else 100)
+
+
+# Forms of a paste the reading handles since the second pass of issue 19: an exception named inside a
+# tool's line, a class name glued to a title's words, a fixed wording inside a longer name, a terminal's
+# wrap inside a word, a placeholder that is part of a class name.
+READING_FORMS = [
+    "❌ TTS Text generation failed: Node processing failed: AttributeError: property of 'DynamicCache' object has "
+    "no setter",
+    "RuntimeError: wrapped: AttributeError: 'DynamicCache' object has no attribute 'get_max_length'\nmore text",
+    "TinyChart推理报错TinyChartPhiForCausalLM.forward() got an unexpected keyword argument 'cache_position'",
+    "TypeError: MyLlamaModel.forward() got an unexpected keyword argument 'cache_position'",
+    "Error occurred when executing ChatTTS_: LlamaModel.forward() got an unexpected keyword argument 'cache_position'",
+    '/pytorch/aten/src/ATen/native/cuda/IndexKernel.cu:175: operator(): block: \n[0,0,0], thread: [66,0,0] '
+    'Assertion `idx >= 0 && idx < self_dim_size && "i\nndex_copy_(): index out of bounds"` failed.\n',
+    "AttributeError: 'LlamaAttention' object has no attribute 'num_heads'",
+    "AttributeError: 'MyAttention' object has no attribute 'num_heads'",
+    "AttributeError: 'Qwen2ForCausalLM' object has no attribute '_supports_cache_class'",
+    "AttributeError: 'tuple' object has no attribute '_supports_cache_class'",
+]
+
+
+@pytest.mark.parametrize("release", [None, "4.45.0", "4.56.0"])
+def test_the_reading_forms_get_the_same_answers_and_work_in_the_page_the_cli_and_the_hook(real_index, release):
+    from errorkb.hook.explain import answer_text
+    from errorkb.lookup import read_index
+
+    index = read_index(real_index)
+    python = full_python([], READING_FORMS, release, lookup=index.lookup())
+    js = js_on_index(real_index, READING_FORMS, release)
+    for paste, p, j in zip(READING_FORMS, python, js):
+        assert p == j, paste[:200]
+    hook = [answer_text(text, index, release) for text in READING_FORMS]
+    assert [[m.known.id for m in answer.matches] for answer in hook] == [[one[0] for one in p["found"]]
+                                                                         for p in python]
+    work = run_js("""
+      const index = data.index;
+      const lookup = new L.Lookup(index.entries, undefined, { library: index.library.name, rules: index.rules,
+        classes: index.library.classes, runtime: index.runtime.packages });
+      console.log(JSON.stringify(data.pastes.map((text) => lookup.answer(text, data.release).work)));""",
+                  {"index": real_index, "pastes": READING_FORMS, "release": release})
+    assert work == [index.lookup().answer(text, release).work for text in READING_FORMS]
+    if release is None:
+        assert python[0]["found"][0][:2] == ["dynamic-cache-compat-property-no-setter", "confirmed"]
+        assert python[2]["found"][0][:3] == ["forward-unexpected-cache-position", "confirmed",
+                                             {"function": "TinyChartPhiForCausalLM.forward"}]
+        assert [one[0] for one in python[3]["found"]] == ["forward-unexpected-cache-position"]
+        assert python[5]["found"][0][:2] == ["static-cache-overflow", "candidate"]
+        assert python[7]["found"][0][:2] == ["phi3-attention-num-heads-removed", "candidate"]
+        assert python[9]["found"] == []

@@ -218,7 +218,8 @@
 
   /* -- the rules, as the index ships them (errorkb/lookup/_rules.py) --------------------------- */
 
-  const GLOBAL = new Set(["ANSI", "PREFIX", "SUFFIX", "EXCEPTION_LINE", "TRACEBACK", "FRAME_LINE", "FRAME", "ARROW_LINE"]);
+  const GLOBAL = new Set(["ANSI", "PREFIX", "SUFFIX", "EXCEPTION_LINE", "INLINE_EXCEPTION", "TRACEBACK", "FRAME_LINE",
+    "FRAME", "ARROW_LINE"]);
 
   /* The index's `rules` made ready: each pattern compiled (the global flag where it is scanned). */
   function compileRules(rules) {
@@ -233,6 +234,7 @@
       cap: rules.cap, chain: rules.chain, whitespace: rules.whitespace, maxPath: rules.max_path, patterns, types,
       defaultTypes: rules.default_types || {}, builtinTypes: new Set(rules.builtin_types || []),
       confirming: new Set(rules.confirming || []), generic: rules.generic || [],
+      nameChars: String(rules.name_chars || ""), dottedNameChars: String(rules.dotted_name_chars || ""),
     };
   }
 
@@ -291,19 +293,35 @@
 
   function candidates(text, R, meter) {
     meter = meter || new Meter();
-    meter.work += text.length;
-    const lines = [...text.matchAll(R.patterns.EXCEPTION_LINE)].slice(-R.chain);
+    meter.work += 2 * text.length;  // the two scans: exception lines, exception names inside lines
+    const lines = exceptionLines(text, R).slice(-R.chain);
     const found = [];
     for (let chain = 0; chain < lines.length; chain++) {
-      const line = lines[lines.length - 1 - chain];
-      const name = line[1], first = line[2];
-      found.push({ message: rstrip(first, R.whitespace), exception: name, chain, at: line.index });
-      const after = chain ? lines[lines.length - chain].index - 1 : text.length;
-      const more = continuation(text, line.index + line[0].length + 1, after, R, meter);
-      if (more) found.push({ message: rstrip(first + "\n" + more, R.whitespace), exception: name, chain, at: line.index });
+      const { at, name, first, end } = lines[lines.length - 1 - chain];
+      found.push({ message: rstrip(first, R.whitespace), exception: name, chain, at });
+      const after = chain ? lines[lines.length - chain].at - 1 : text.length;
+      const more = continuation(text, end + 1, after, R, meter);
+      if (more) found.push({ message: rstrip(first + "\n" + more, R.whitespace), exception: name, chain, at });
     }
     found.push({ message: text, exception: null, chain: R.chain, at: -1 });
     return found;
+  }
+
+  /* Every exception line, in order: a line that starts with one, and an exception's name inside a line
+   * that is not such a line's own (_paste.py:exception_lines). */
+  function exceptionLines(text, R) {
+    const whole = [], names = new Set();
+    for (const m of text.matchAll(R.patterns.EXCEPTION_LINE)) {
+      whole.push({ at: m.index, name: m[1], first: m[2], end: m.index + m[0].length });
+      names.add(m.index + m[0].indexOf(m[1]));
+    }
+    const inside = [];
+    for (const m of text.matchAll(R.patterns.INLINE_EXCEPTION)) {
+      if (!names.has(m.index) && strip(m[2], R.whitespace)) {
+        inside.push({ at: m.index, name: m[1], first: m[2], end: m.index + m[0].length });
+      }
+    }
+    return inside.length ? whole.concat(inside).sort((a, b) => a.at - b.at) : whole;
   }
 
   function continuation(text, start, end, R, meter) {
@@ -567,7 +585,10 @@
     return declared ? declared.type : (R.defaultTypes[expression] || "any");
   }
 
-  function fits(d, values, library, R, partial = false) {
+  const CLASS_TYPES = ["class", "user", "library-class"];
+  const NAME_TYPES = [...CLASS_TYPES, "name"];
+
+  function fits(d, values, library, R, partial = false, names = {}) {
     for (const [expression, value] of Object.entries(values)) {
       if (partial && !value) continue;
       const kind = typeOf(d, expression, R);
@@ -575,10 +596,11 @@
       if (pattern && !pattern.test(value)) return false;
       if (kind === "library" && library && value !== library && !value.startsWith(library + ".")
           && !(partial && library.startsWith(value))) return false;
-      if (kind === "class" || kind === "library-class") {
+      if (CLASS_TYPES.includes(kind)) {
         const declared = d.placeholders[expression];
         const allowed = declared ? declared.allow : [];
-        if (R.builtinTypes.has(value) && !allowed.includes(value)) return false;
+        const whole = expression in names ? names[expression] : value;
+        if (R.builtinTypes.has(whole) && !allowed.includes(whole)) return false;
       }
     }
     for (const [left, operator, right] of partial ? [] : d.relations) {
@@ -598,17 +620,53 @@
     return at >= 0;
   }
 
-  function trimLeading(template, values, R) {
+  /* A leading placeholder found inside a text: the text's last word, and for one typed as a name, the name
+   * that word ends with (_match.py:_trim_leading). */
+  function trimLeading(item, values, R) {
+    const template = item.template;
     if (template.pieces[0] || !template.slots.length) return values;
     const slot = template.slots[0];
     const words = values[slot].split(new RegExp("[" + escapeRe(R.whitespace) + "]+")).filter((w) => w);
-    return { ...values, [slot]: words.length ? words[words.length - 1] : "" };
+    let value = words.length ? words[words.length - 1] : "";
+    if (NAME_TYPES.includes(typeOf(item.known.diagnosis, slot, R))) {
+      let start = value.length;
+      while (start > 0 && R.dottedNameChars.includes(value[start - 1])) start--;
+      value = value.slice(start);
+    }
+    return { ...values, [slot]: value };
   }
 
-  function makeMatch(item, values, exception, exact, chain, recognised, at) {
+  /* Each placeholder's name characters written right before and after it (_match.py:_context). */
+  function context(template, R) {
+    const found = {};
+    template.slots.forEach((slot, index) => {
+      const before = template.pieces[index], after = template.pieces[index + 1];
+      let start = before.length, end = 0;
+      while (start > 0 && R.nameChars.includes(before[start - 1])) start--;
+      while (end < after.length && R.nameChars.includes(after[end])) end++;
+      if (!(slot in found)) found[slot] = [before.slice(start), after.slice(0, end)];
+    });
+    return found;
+  }
+
+  function wholeNames(item, values) {
+    const names = {};
+    for (const [slot, [left, right]] of Object.entries(item.context)) {
+      if ((left || right) && slot in values) names[slot] = left + values[slot] + right;
+    }
+    return names;
+  }
+
+  /* A wording that starts with a name's characters starts a word where it is found (_match.py:_at_word). */
+  function atWord(item, text, at, R) {
+    const first = item.template.pieces[0];
+    return !first || !R.nameChars.includes(first[0]) || at <= 0 || !R.nameChars.includes(text[at - 1]);
+  }
+
+  function makeMatch(item, values, exception, exact, chain, recognised, at, names = {}) {
     return { entry: item.known.entry, known: item.known, values, exception, exact, fixed: item.fixed, wording: item.wording,
       matched: item.known.wordings[item.wording], chain, release: null, recognised, grade: "confirmed", evidence: [],
-      missing: [], at, shown: false };
+      missing: [], at, shown: false, names, withheld: [] };
   }
 
   /* A text holding only the beginning of a typed wording may still name what it never names (_match.py:_cut_short). */
@@ -616,37 +674,53 @@
     const first = item.template.pieces[0];
     if (!item.typed || !first || !hasPiece(reading, first, meter)) return null;
     const values = item.template.prefix(reading.text, meter, reading.at(first));
-    if (!values || !Object.keys(values).length || fits(item.known.diagnosis, values, library, R, true)) return null;
-    return makeMatch(item, values, null, false, R.chain, recognised, -1);
+    const names = values ? wholeNames(item, values) : {};
+    if (!values || !Object.keys(values).length || fits(item.known.diagnosis, values, library, R, true, names)) return null;
+    return makeMatch(item, values, null, false, R.chain, recognised, -1, names);
+  }
+
+  /* `hasPiece` on the text with its line breaks taken out (_match.py:_has_joined). */
+  function hasJoined(reading, piece, meter) {
+    const at = reading.atJoined(piece);
+    meter.work += at < 0 ? reading.joined().length : at + piece.length;
+    return at >= 0;
+  }
+
+  /* The wording found anywhere in `text` (the paste, or the paste unwrapped), starting a word. */
+  function foundInside(item, reading, text, at, library, recognised, R, meter) {
+    const first = item.template.pieces[0];
+    let values = atWord(item, text, first ? at(first) : 0, R) ? item.template.search(text, meter) : null;
+    if (values === null) return [null, cutShort(item, reading, library, recognised, R, meter)];
+    values = trimLeading(item, values, R);
+    const names = wholeNames(item, values);
+    const found = makeMatch(item, values, null, false, R.chain, recognised, -1, names);
+    return fits(item.known.diagnosis, values, library, R, false, names) ? [found, null] : [null, found];
   }
 
   function matchOne(item, reading, library, R, meter) {
-    const text = reading.text;
     const d = item.known.diagnosis;
     const recognised = item.known.recognisedBy.some((piece) => hasPiece(reading, piece, meter));
     if (!item.pieces.every((piece) => hasPiece(reading, piece, meter))) {
+      if (reading.multiline() && item.pieces.every((piece) => hasJoined(reading, piece, meter))) {
+        return foundInside(item, reading, reading.joined(), (piece) => reading.atJoined(piece), library, recognised, R,
+          meter);
+      }
       return [null, cutShort(item, reading, library, recognised, R, meter)];
     }
     const wording = item.known.wordings[item.wording];
     let best = null, mismatch = null;
     for (const option of reading.options) {
       if (option.exception !== null && !sameException(option.exception, wording.exception)) continue;
-      const values = item.template.match(option.message, meter);
+      let values = item.template.match(option.message, meter);
       if (values === null) continue;
-      const found = makeMatch(item, values, option.exception, true, option.chain, recognised, option.at);
-      if (!fits(d, values, library, R)) mismatch = mismatch || found;
+      if (option.exception === null) values = trimLeading(item, values, R);  // the whole paste: a title's words first
+      const names = wholeNames(item, values);
+      const found = makeMatch(item, values, option.exception, true, option.chain, recognised, option.at, names);
+      if (!fits(d, values, library, R, false, names)) mismatch = mismatch || found;
       else if (best === null || better(found, best)) best = found;
     }
     if (best === null && mismatch === null) {
-      let values = item.template.search(text, meter);
-      if (values !== null) {
-        values = trimLeading(item.template, values, R);
-        const found = makeMatch(item, values, null, false, R.chain, recognised, -1);
-        if (fits(d, values, library, R)) best = found;
-        else mismatch = found;
-      } else {
-        mismatch = cutShort(item, reading, library, recognised, R, meter);
-      }
+      return foundInside(item, reading, reading.text, (piece) => reading.at(piece), library, recognised, R, meter);
     }
     return [best, best === null ? mismatch : null];
   }
@@ -669,7 +743,8 @@
       if (m.grade !== "confirmed" || !m.evidence.every((e) => e.kind === "words" || !R.confirming.has(e.kind))) {
         return m;
       }
-      const rival = matches.find((o) => o.known.id !== m.known.id && o.at === m.at && o.fixed >= m.fixed);
+      const rival = matches.find((o) => o.known.id !== m.known.id && o.at === m.at && o.fixed >= m.fixed
+        && !o.withheld.length);
       return rival === undefined ? m : { ...m, grade: "candidate", missing: [...m.missing,
         `\`${rival.known.id}\` has the same words: the traceback, the failing line or the release tells them apart`] };
     });
@@ -727,7 +802,7 @@
           const pieces = [...new Set(template.pieces.filter((p) => p))].sort((a, b) => b.length - a.length);
           const fixed = template.pieces.reduce((n, piece) => n + points(piece), 0);
           const typed = template.slots.some((slot) => typeOf(one.diagnosis, slot, this.R) !== "any");
-          this.items.push({ known: one, wording: index, template, pieces, fixed, typed });
+          this.items.push({ known: one, wording: index, template, pieces, fixed, typed, context: context(template, this.R) });
         });
       }
     }
@@ -776,11 +851,24 @@
      * first match is graded (_match.py:_Reading). */
     read(text, release, source, meter) {
       const R = this.R, library = this.library;
-      const found = new Map();
+      const found = new Map(), foundJoined = new Map();
+      let joined = null, multiline = null;
       const reading = { text, options: candidates(text, R, meter), done: false,
         at(piece) {
           if (!found.has(piece)) found.set(piece, text.indexOf(piece));
           return found.get(piece);
+        },
+        multiline() {  // whether the text has a line break (read once, counted once)
+          if (multiline === null) { meter.work += text.length; multiline = text.includes("\n"); }
+          return multiline;
+        },
+        joined() {  // the text with its line breaks taken out (_match.py:_Reading.joined)
+          if (joined === null) { meter.work += text.length; joined = text.replaceAll("\n", ""); }
+          return joined;
+        },
+        atJoined(piece) {
+          if (!foundJoined.has(piece)) foundJoined.set(piece, this.joined().indexOf(piece));
+          return foundJoined.get(piece);
         },
         all() {
           if (this.done) return this;
@@ -836,9 +924,11 @@
       if (!wording.words && one.recognisedBy.length && !match.recognised && failing.length) {
         return ruled("the failing lines shown are not the ones this case shows");
       }
-      let own = Object.entries(match.values).filter(([expression, value]) =>
+      const named = Object.entries(match.values).map(([expression, value]) =>
+        [expression, expression in match.names ? match.names[expression] : value]);
+      let own = named.filter(([expression, value]) =>
         typeOf(d, expression, R) === "user" && this.classes.has(fnv1a(value.split(".", 1)[0]))).map(([, v]) => v);
-      let foreign = Object.entries(match.values).filter(([expression, value]) =>
+      let foreign = named.filter(([expression, value]) =>
         typeOf(d, expression, R) === "library-class" && this.classes.size > 0
         && !this.classes.has(fnv1a(value.split(".", 1)[0]))).map(([, v]) => v);
       // A value of the other kind leaves the words to the release: one inside the wording's range tells.
@@ -866,7 +956,8 @@
       if (match.recognised) evidence.push({ kind: "recognised", detail: "the paste shows the failing line this case shows" });
       const confirmed = evidence.some((e) => R.confirming.has(e.kind));
       if (!confirmed) missing.push(...hints(match, d, shown, releases, library));
-      return { ...match, grade: confirmed ? "confirmed" : "candidate", evidence, missing, shown: shown.length > 0 };
+      return { ...match, grade: confirmed ? "confirmed" : "candidate", evidence, missing, shown: shown.length > 0,
+        withheld: [...own, ...foreign] };
     }
   }
 
