@@ -309,12 +309,16 @@ def test_check_prints_line_100_as_digits_not_an_emoji(tmp_path, capsys):
 HOSTILE_TITLE = "Clears the screen\x1b[2J\x1b]0;pwned\x07 and\r beeps\x07\x1b[31m red\x9b1m"
 
 
-def test_lookup_prints_entry_text_without_control_characters(tmp_path, capsys):
-    text = ENTRY.replace("title: A documented error", f"title: {json.dumps(HOSTILE_TITLE)}")
-    make_project(tmp_path, entries={"demo-error.yml": text})
-    assert load_project_entries(load_project(tmp_path)).entries[0].entry.title == HOSTILE_TITLE
+def test_lookup_prints_a_published_index_without_control_characters(tmp_path, capsys):
+    """Entries refuse control characters (below); an index file is read as it is, and printed clean."""
+    make_project(tmp_path)
+    index = tmp_path / "index.json"
+    index.write_text(json.dumps({"schema": 1, "library": {"name": "transformers"}, "entries": [
+        {"id": "demo-error", "title": HOSTILE_TITLE, "exception": "ValueError", "function": "Cache.early_initialization",
+         "url": "errors/transformers/demo-error/",
+         "message": "`head_dim` was provided as a list of length {n}, but the Cache currently has {m} layers"}]}))
     message = "`head_dim` was provided as a list of length 3, but the Cache currently has 12 layers"
-    assert main(["--root", str(tmp_path), "lookup", message]) == 0
+    assert main(["--root", str(tmp_path), "lookup", "--index", str(index), message]) == 0
     out = capsys.readouterr().out
     assert "Clears the screen" in out and "beeps" in out and "red" in out
     assert not any(ch in out for ch in "\x1b\x07\r\x9b"), repr(out)
@@ -342,3 +346,144 @@ def test_a_message_that_would_match_any_paste_is_a_located_problem(tmp_path, mes
     problems = problems_of(tmp_path, ENTRY.replace(old, f"message: {message}"))
     assert len(problems) == 1 and problems[0].startswith(f"{ENTRY_FILE}:5:10: message: message too generic"), problems
     assert "(at least 8 needed)" in problems[0]
+
+
+# -- every exception while building a document is a located problem (issue 23) ------------------
+
+@pytest.mark.parametrize("old, new, where", [
+    ("title: A documented error", "title: 2001-13-45", "2:8"),
+    ("meaning: What it means.", "meaning: 2001-02-30 10:00:00", "12:10"),
+    ("line: 1471", "line: " + "7" * 4301, "10:9"),
+    ("meaning: What it means.", 'meaning: !!int "0b"', "12:10"),
+    ("meaning: What it means.", 'meaning: !!float "x"', "12:10"),
+    ("  - A situation.", "  - !!timestamp 2001-99-01", "15:5"),
+])
+def test_a_value_the_yaml_constructor_cannot_build_is_a_located_problem(tmp_path, capsys, old, new, where):
+    text = ENTRY.replace(old, new)
+    assert text != ENTRY
+    problems = problems_of(tmp_path, text)
+    assert len(problems) == 1 and problems[0].startswith(f"{ENTRY_FILE}:{where}: "), problems
+    assert "cannot be read" in problems[0] and "quote it" in problems[0]
+    assert main(["--root", str(tmp_path), "check"]) == 1
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err + captured.out
+    assert f"{ENTRY_FILE}:{where}: " in captured.err
+
+
+# -- what entry prose may hold: structures whose rendering cost grows faster than their size -----
+
+@pytest.mark.parametrize("unit", ["[", "![", "[*", "[a]("])
+def test_twenty_thousand_brackets_are_refused_by_check_with_a_located_problem(tmp_path, capsys, unit):
+    from errorkb.core.prose import MAX_BRACKETS
+
+    text = ENTRY.replace("meaning: What it means.", "meaning: '" + unit * (20_000 // len(unit)) + "'")
+    assert len(text) - len(ENTRY) < MAX_CHARS
+    make_project(tmp_path, entries={"demo-error.yml": text})
+    assert main(["--root", str(tmp_path), "check"]) == 1
+    err = capsys.readouterr().err
+    count = unit.count("[") * (20_000 // len(unit))
+    assert f"{ENTRY_FILE}:12:10: meaning: {count:,} '[' (links, images, brackets); " \
+           f"the limit is {MAX_BRACKETS:,} in one text" in err, err
+    assert load_project_entries(load_project(tmp_path)).entries == []
+
+
+@pytest.mark.parametrize("nested", ["- " * 1000 + "x", "* " * 1000 + "x", "1. " * 700 + "x", "> " * 1000 + "x",
+                                    "- > " * 500 + "x", "".join("  " * depth + "- x\n" for depth in range(60))])
+def test_nested_list_markers_are_refused_by_check_with_a_located_problem(tmp_path, capsys, nested):
+    from errorkb.core.prose import MAX_NESTING
+
+    text = ENTRY.replace("meaning: What it means.", "meaning: " + json.dumps(nested))
+    make_project(tmp_path, entries={"demo-error.yml": text})
+    assert main(["--root", str(tmp_path), "check"]) == 1
+    err = capsys.readouterr().err
+    assert f"{ENTRY_FILE}:12:10: meaning: lists or quotes nested " in err, err
+    assert f"levels deep; the limit is {MAX_NESTING}" in err
+    assert "RecursionError" not in err and "Traceback" not in err
+
+
+def test_deep_indentation_inside_a_fence_is_code_not_nesting(tmp_path):
+    code = "".join("    " * depth + "x = 1\n" for depth in range(30))
+    text = ENTRY.replace("meaning: What it means.", "meaning: " + json.dumps("```python\n" + code + "```\n"))
+    assert problems_of(tmp_path, text) == []
+
+
+def test_prose_within_the_limits_of_a_real_entry_loads(tmp_path):
+    prose = "See [the docs](https://example.org/a) and ![a figure](figure.png).\n\n- a\n  - b\n    - c\n\n> quoted\n"
+    text = ENTRY.replace("meaning: What it means.", "meaning: " + json.dumps(prose))
+    assert problems_of(tmp_path, text) == []
+
+
+# -- titles and every other string: no control characters, no bidi overrides ---------------------
+
+@pytest.mark.parametrize("bad", ["\u202e", "\u2066", "\u200f", "\x1b[2J", "\x07", "\x85", "\x9b", "\x00", "\r", "\n"])
+def test_a_title_with_a_control_or_bidi_character_is_a_located_problem(tmp_path, bad):
+    text = ENTRY.replace("title: A documented error", f"title: {json.dumps('Evil ' + bad + 'title')}")
+    problems = problems_of(tmp_path, text)
+    assert len(problems) == 1 and problems[0].startswith(f"{ENTRY_FILE}:2:8: title: "), problems
+    assert f"U+{ord(bad[0]):04X}" in problems[0]
+
+
+@pytest.mark.parametrize("field, old", [("meaning", "meaning: What it means."),
+                                        ("solutions[0].title", "  - title: A solution"),
+                                        ("guards[0].title", "  - title: A guard")])
+@pytest.mark.parametrize("bad", ["\u202e", "\x1b", "\x9d"])
+def test_control_and_bidi_characters_are_refused_in_any_text(tmp_path, field, old, bad):
+    key, _, value = old.partition(": ")
+    text = ENTRY.replace(old, f"{key}: {json.dumps(value + bad + 'x')}")
+    problems = problems_of(tmp_path, text)
+    assert len(problems) == 1 and f": {field}: " in problems[0] and f"U+{ord(bad):04X}" in problems[0], problems
+
+
+def test_tabs_and_newlines_in_prose_are_fine(tmp_path):
+    text = ENTRY.replace("meaning: What it means.", 'meaning: "What\\tit\\nmeans."')
+    assert problems_of(tmp_path, text) == []
+
+
+# -- an entry's page stays in its folder ---------------------------------------------------------
+
+@pytest.mark.parametrize("library", ["x/..", "x/.", "../x", "./x", "x/...", "huggingface/.."])
+def test_a_library_that_would_place_the_page_outside_its_folder_is_refused(tmp_path, library):
+    text = VALID_ENTRY.format(id="threat-model").replace("library: huggingface/transformers", f"library: {library}")
+    make_project(tmp_path, entries={"threat-model.yml": text})
+    result = load_project_entries(load_project(tmp_path))
+    assert result.entries == []
+    assert any(str(p).startswith("docs/errors/transformers/threat-model.yml:3:10: library: ") for p in result.problems)
+
+
+def test_no_entry_page_path_leaves_its_folder():
+    """Defence in depth: an entry built past the model (model_copy validates nothing) still gets
+    a page inside errors/<its library's folder>/, or none."""
+    import posixpath
+
+    import yaml
+
+    from errorkb.core.entry import Entry
+    from errorkb.site.render import page_path
+
+    entry = Entry.model_validate(yaml.safe_load(VALID_ENTRY.format(id="threat-model")))
+    refused = 0
+    for library in ["x/..", "x/.", "x/...", "a/b", "a/.hidden", "a/x..y", "a/UPPER"]:
+        try:
+            path = page_path(entry.model_copy(update={"library": library}))
+        except ValueError:
+            refused += 1
+            continue
+        parts = path.split("/")
+        assert posixpath.normpath(path) == path and len(parts) == 3 and parts[0] == "errors", path
+        assert parts[1].strip(".") and parts[2] == "threat-model.md", path
+    assert refused == 3
+
+
+# -- release ranges: plain comparisons only ------------------------------------------------------
+
+@pytest.mark.parametrize("claim", ["===<svg/onload=alert`1`>", "===<details/open/ontoggle=alert`1`>", "===5.0", ">=4.49 || ===x", "==4.49 ; python_version",
+                                   "<5.0 <a href=x>", ">=4.49, <details open>"])
+def test_a_release_range_that_is_not_plain_comparisons_is_refused(tmp_path, claim):
+    text = ENTRY + f"releases:\n  raises: {json.dumps(claim)}\n"
+    problems = problems_of(tmp_path, text)
+    assert len(problems) == 1 and ": releases.raises: " in problems[0], problems
+
+
+@pytest.mark.parametrize("claim", [">=4.49,<5.0", "<4.44 || >=5.0", "==4.49.*", "!=4.50", "~=4.49", ">= 4.49, < 5"])
+def test_plain_release_ranges_still_load(tmp_path, claim):
+    assert problems_of(tmp_path, ENTRY + f"releases:\n  raises: {json.dumps(claim)}\n") == []
