@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 MAX_BRACKETS = 300  # '[' in the prose of one string (the real entries' most: 6)
 MAX_NESTING = 16  # levels of lists and quotes on one line (the real entries' most: 2)
+MAX_BRACKET_DEPTH = 8  # brackets inside brackets, past which `inert` escapes a `[` (a link's text rarely needs 2)
 INDENT_PER_LEVEL = 2  # columns of indentation that nest one level (CommonMark's `- ` offset)
 
 # Characters no entry text may hold: C0 controls but tab and newline, DEL, C1 controls, the
