@@ -714,13 +714,27 @@ def cmd_render(project: Project, args: argparse.Namespace) -> int:
     reports, unreadable = read_reports(project.reports, runtime_for(project.library.runtime).devices)
     for message in unreadable:
         err.print(message, markup=False)
-    pages, files = site_files(project, loaded, reports)
+    pages, files = site_files(project, loaded, reports, edit_url=_edit_urls(project))
     for file in files:
         path = args.out / file.path
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(file.content, encoding="utf-8")
     out.print(f"{len(pages)} entry pages, {len(files)} files written to {args.out}", markup=False)
     return 1 if loaded.problems else 0
+
+
+def _edit_urls(project: Project) -> Any:
+    """The plugin's edit links, from the project's mkdocs.yml when it has one: `render --out` writes
+    the bytes the site publishes."""
+    config_path = project.root / "mkdocs.yml"
+    if not config_path.is_file():
+        return None
+    from mkdocs.config import load_config
+
+    from errorkb.site.files import edit_url
+
+    config = load_config(str(config_path))
+    return lambda path: edit_url(config.repo_url, config.edit_uri, Path(config.docs_dir), project, path)
 
 
 if __name__ == "__main__":

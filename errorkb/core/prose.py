@@ -59,6 +59,12 @@ def unprintable(text: str, *, one_line: bool = False) -> str | None:
     return f"U+{ord(char):04X} ({kind}) is not allowed; remove it"
 
 
+def visible(text: str) -> str:
+    """`text` with each character no entry may hold written as its `\\uXXXX` escape: text the
+    loader never checked (a report's) shows such a character instead of obeying it."""
+    return _UNPRINTABLE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
+
+
 @dataclass(frozen=True)
 class Block:
     """Lines of a text: prose, or a fence (its opening line, code lines, and whether it closed)."""

@@ -159,6 +159,18 @@ def version_ranges(project: Project, pages: list[render.EntryPage]) -> dict[str,
     return ranges
 
 
+def edit_url(repo_url: str | None, edit_uri: str | None, docs_dir: Path, project: Project, path: str) -> str | None:
+    """`repo_url` + `edit_uri` + the entry YAML's path inside docs/ (None outside docs/ or without a
+    repository): the same link from the plugin and from `errorkb render --out`, which reads mkdocs.yml."""
+    if not repo_url or not edit_uri:
+        return None
+    source = (project.root / path).resolve()
+    docs = docs_dir.resolve()
+    if not source.is_relative_to(docs):
+        return None
+    return str(repo_url).rstrip("/") + "/" + str(edit_uri).strip("/") + "/" + source.relative_to(docs).as_posix()
+
+
 def _json(document: dict[str, object]) -> str:
     """JSON whose text holds no `<`, `>` or `&` (written as \\u003c, \\u003e, \\u0026: the same data):
     entries' text stays inert even where a page or a careless server puts the JSON into HTML."""

@@ -16,6 +16,8 @@ regular expression and raw HTML to Python-Markdown. So, in one pass over the tex
   (`&lt;`, `&#96;`, ...) and whose line breaks are spaces: HTML that every engine passes
   through and that holds nothing an engine could read as markup, whatever surrounds it.
   Backticks that close no span are escaped (`\\``).
+- **Control and bidirectional characters** (which the loader refuses in entries; a report's
+  text may hold them) are written as their `\\uXXXX` escapes: shown, never obeyed.
 - **Everything else** is text: `&` and `<` become character references, so no tag, comment or
   entity of the author's reaches the page; `{` is escaped, so no attribute list (`{: onclick=...}`,
   `{ .ekb-badge }`) applies.
@@ -49,7 +51,7 @@ import functools
 import html
 import re
 
-from errorkb.core.prose import FENCE_OPEN, INDENT_PER_LEVEL, MAX_BRACKET_DEPTH, MAX_NESTING, split_fences
+from errorkb.core.prose import FENCE_OPEN, INDENT_PER_LEVEL, MAX_BRACKET_DEPTH, MAX_NESTING, split_fences, visible
 
 WINDOW = 512  # characters of a link destination read: past them, it is not a link (nor a script's)
 _PARAGRAPH_BREAK = re.compile(r"(\n[ \t]*\n)")
@@ -81,7 +83,7 @@ _LOOSE_FENCE = re.compile(r"(?:~~~|```)")  # a fence line the rewrite did not ac
 def inert(markdown: str) -> str:
     """`markdown` rewritten so that it can produce no markup, script, script link or page component."""
     out: list[str] = []
-    for block in split_fences(markdown):
+    for block in split_fences(visible(markdown)):
         if not block.fence:
             out.append(_prose("\n".join(block.lines)))
             continue

@@ -10,11 +10,12 @@
   standing, and gets a page of its own at its address listing those problems with the YAML
   lines around each (`site.problem_pages`), so `mkdocs serve` shows the author why, and the
   save that fixes the file brings the entry's page back.
-- `on_page_markdown`: a generated page's title and description, which Material prints
-  unescaped (`<title>`, the header, the tags page, `<meta name="description">`), are held
-  HTML-escaped: an entry's title shows as written and never becomes markup.
-- `on_page_content`: a generated page's HTML goes through `sanitize` (nh3): whatever slipped
-  past `inert`, no script, handler or script URL reaches a reader.
+- The generated pages are published as `site_files` writes them, byte for byte what
+  `errorkb render --out` writes: their front matter is escaped and their HTML blocks sanitised
+  where they are written (`errorkb.site.escape`), not here.
+- `on_page_content`: a generated page's HTML, as this engine produced it, goes through
+  `sanitize` (nh3) once more: whatever an extension or theme adds, no script, handler or script
+  URL reaches a reader.
 - `on_serve`: watch the entry, snippet and report folders, so `mkdocs serve` rebuilds on change.
 """
 
@@ -22,7 +23,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -43,10 +43,6 @@ from errorkb.site.sanitize import sanitize
 from errorkb.verify.report import read_reports
 
 log = logging.getLogger("mkdocs.plugins.errorkb")
-
-# Front-matter values that Material's templates print without escaping them.
-RAW_META = ("title", "description")
-
 
 class ErrorkbConfig(Config):  # type: ignore[no-untyped-call]
     root = config_options.Optional(config_options.Type(str))  # project folder; default: beside mkdocs.yml
@@ -109,14 +105,6 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
                 self._generated.add(one.path)
         return files
 
-    @event_priority(100)  # before any other plugin reads the title (tags, search)
-    def on_page_markdown(self, markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
-        if page.file.src_uri in getattr(self, "_generated", ()):
-            for key in RAW_META:
-                if isinstance(page.meta.get(key), str):
-                    page.meta[key] = escape(page.meta[key])
-        return markdown
-
     @event_priority(-100)  # after every other plugin that changes the content
     def on_page_content(self, html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
         if page.file.src_uri in getattr(self, "_generated", ()):
@@ -133,12 +121,4 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
 
 
 def _edit_url(config: MkDocsConfig, project: Project, path: str) -> str | None:
-    """`repo_url` + `edit_uri` + the YAML's path inside docs/ (None outside docs/ or without a repo)."""
-    if not config.repo_url or not config.edit_uri:
-        return None
-    source = (project.root / path).resolve()
-    docs = Path(config.docs_dir).resolve()
-    if not source.is_relative_to(docs):
-        return None
-    base = str(config.repo_url).rstrip("/") + "/" + str(config.edit_uri).strip("/") + "/"
-    return base + source.relative_to(docs).as_posix()
+    return site.edit_url(config.repo_url, config.edit_uri, Path(config.docs_dir), project, path)

@@ -295,3 +295,13 @@ def test_nested_list_markers_render_without_recursion_and_keep_their_text():
                  "- > " * 500 + "deep", "".join("  " * depth + "- deep\n" for depth in range(200))]:
         _, shown = audit(site_markdown().convert(inert(text)))
         assert "deep" in shown
+
+
+@pytest.mark.parametrize("char", ["\u202e", "\u2066", "\x1b", "\x85", "\x9b", "\u200f"])
+def test_control_and_bidi_characters_show_as_escapes_never_act(char):
+    from errorkb.site.escape import text
+
+    for written in (inert(f"a {char}evil b"), text(f"a {char}evil b")):
+        page = site_markdown().convert(written)
+        assert char not in page
+        assert f"\\u{ord(char):04x}evil" in audit(page)[1]
