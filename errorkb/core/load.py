@@ -361,7 +361,7 @@ def _locate(error: ErrorDetails, positions: Positions, where: str) -> Problem:
     got = f" (got {_kind(error['input'])})" if kind.endswith("_type") else ""
     if kind == "string_type" and isinstance(error["input"], dict):
         got += "; text containing ': ' must be quoted or written as a block (key: |)"
-    return Problem(where, line, col, f"{name}: {message}{got}{hint}")
+    return Problem(where, line, col, f"{name + ': ' if name else ''}{message}{got}{hint}")
 
 
 _HINTS = {
