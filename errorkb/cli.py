@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 
 from errorkb.core.load import LoadedEntry, LoadResult, load_project_entries
-from errorkb.core.problems import ProblemsFound
+from errorkb.core.problems import Problem, ProblemsFound
 from errorkb.core.project import Project, load_project
 from errorkb.verify.run import Isolation
 from errorkb.verify.targets import TARGETS
@@ -260,6 +260,7 @@ def cmd_check(project: Project, args: argparse.Namespace) -> int:
         from errorkb.source.drift import pinned_problems
 
         flagged += pinned_problems(result.entries, project)
+    flagged += _rendering_problems(project, result)
     if flagged:
         raise ProblemsFound(flagged)
     if args.drift:
@@ -268,6 +269,23 @@ def cmd_check(project: Project, args: argparse.Namespace) -> int:
     out.print(f"{len(result.entries)} entries OK")
     _note_drafts(project, result)
     return 0
+
+
+def _rendering_problems(project: Project, result: LoadResult) -> list[Problem]:
+    """Every page the site generates, rendered with the site's Markdown settings within the budget,
+    in a child process (errorkb.site.budget): a page past it, or that makes the renderer raise, is
+    a problem at the field (or snippet) that does it."""
+    from errorkb.plugs import runtime_for
+    from errorkb.site import budget
+    from errorkb.site.files import site_files
+    from errorkb.verify.report import read_reports
+
+    reports, _ = read_reports(project.reports, runtime_for(project.library.runtime).devices)
+    pages, files = site_files(project, result, reports)
+    sources = {file.path: file.source for file in files}
+    config = project.root / "mkdocs.yml"
+    verdicts = budget.rehearse(budget.rehearsals(project, result, pages, files), config if config.is_file() else None)
+    return [Problem(*budget.problem(verdict, sources.get(verdict.key))) for verdict in verdicts if not verdict.ok]
 
 
 def _note_drafts(project: Project, result: LoadResult) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import resource
 import subprocess
 import sys
@@ -487,3 +488,87 @@ def test_a_release_range_that_is_not_plain_comparisons_is_refused(tmp_path, clai
 @pytest.mark.parametrize("claim", [">=4.49,<5.0", "<4.44 || >=5.0", "==4.49.*", "!=4.50", "~=4.49", ">= 4.49, < 5"])
 def test_plain_release_ranges_still_load(tmp_path, claim):
     assert problems_of(tmp_path, ENTRY + f"releases:\n  raises: {json.dumps(claim)}\n") == []
+
+
+# -- the render budget: check renders every page as the site would, in a child process -----------
+
+def burning_project(root: Path, marker: str) -> Path:
+    """A project whose site renders with a test extension that misbehaves on `marker` (tests/site/burn.py)."""
+    text = ENTRY.replace("trigger: When it happens.", f"trigger: When it happens, {marker}.")
+    make_project(root, entries={"demo-error.yml": text, "other-error.yml": VALID_ENTRY.format(id="other-error")})
+    (root / "mkdocs.yml").write_text("site_name: t\nmarkdown_extensions:\n  - toc\n  - tests.site.burn\n")
+    return root
+
+
+@pytest.mark.parametrize("marker, what", [
+    ("BURN-PYTHON", "took more than 1 s of CPU time to render"),
+    ("BURN-C", "in code the budget's timer cannot stop"),
+    ("RAISE-HERE", "raised ValueError while rendering: the extension gave up"),
+    ("RECURSE-HERE", "nests too deeply to render (RecursionError)"),
+])
+def test_check_renders_every_page_within_a_budget_and_locates_what_blows_it(tmp_path, capsys, monkeypatch,
+                                                                              marker, what):
+    from errorkb.site import budget
+
+    monkeypatch.setattr(budget, "CPU_SECONDS", 1.0)
+    monkeypatch.chdir(Path(__file__).resolve().parents[1])  # the child imports tests.site.burn
+    burning_project(tmp_path, marker)
+    assert main(["--root", str(tmp_path), "check"]) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    if marker == "BURN-C":  # the kernel ends the child inside the page: no part can be tried alone
+        assert f"{ENTRY_FILE}:1:1: this entry's page took more than 1 s of CPU time" in err, err
+    else:
+        assert f"{ENTRY_FILE}:13:10: trigger: this text {what}; simplify its Markdown" in err, err
+    assert "other-error" not in err  # the page after it had a child of its own, and rendered
+
+
+def test_the_budget_is_cpu_time_in_this_process_too():
+    from errorkb.site.budget import within_budget
+
+    def forever() -> None:
+        while True:
+            pass
+
+    assert within_budget(forever, 0.2) == "took more than 0.2 s of CPU time to render"
+    assert within_budget(lambda: None, 0.2) is None
+    assert within_budget(lambda: 1 / 0, 0.2) == "raised ZeroDivisionError while rendering: division by zero"
+
+
+# -- mkdocs serve keeps every other page up through them ----------------------------------------
+
+from tests.site.test_serve import ENTRY_URL, fetch, wait_for  # noqa: E402
+from tests.site.test_serve import served as served  # noqa: E402 - the fixture, used by name
+
+
+def test_serve_keeps_every_other_page_up_through_brackets_nesting_a_bad_value_and_a_fifo(request, project):
+    """20,000 `[`, nested list markers, `title: 2001-13-45` and a FIFO, saved while `mkdocs serve`
+    runs: each entry's address shows its located problem, and every other page stays up and
+    keeps rebuilding."""
+    base, log = request.getfixturevalue("served")
+    folder = project / "docs/errors/transformers"
+    good = (folder / "num-heads-list-length.yml").read_text()
+
+    def variant(entry_id: str, meaning: str) -> str:
+        text = good.replace("id: num-heads-list-length", f"id: {entry_id}")
+        return re.sub(r"(?m)^meaning: \|\n(?:(?:  .*)?\n)*", lambda _: f"meaning: {json.dumps(meaning)}\n", text, count=1)
+
+    (folder / "brackets.yml").write_text(variant("brackets", "[" * 20_000))
+    (folder / "nested.yml").write_text(variant("nested", "- " * 1000 + "x"))
+    (folder / "bad-date.yml").write_text(variant("bad-date", "x").replace('title: "', "title: 2001-13-45\nx-title: \"", 1))
+    os.mkfifo(folder / "pipe.yml")
+    for where in ["brackets.yml", "nested.yml", "bad-date.yml", "pipe.yml"]:
+        wait_for(lambda where=where: f"transformers/{where}:" in log.read_text(), f"{where}'s problem in the log",
+                 timeout=120)
+    text = log.read_text()
+    assert "'[' (links, images, brackets)" in text and "lists or quotes nested" in text
+    assert "cannot be read as a date" in text and "not a regular file" in text
+    assert "Traceback" not in text and "RecursionError" not in text
+    for broken in ["brackets", "nested"]:
+        page = wait_for(lambda broken=broken: fetch(base + f"errors/transformers/{broken}/"), f"{broken}'s page")
+        assert "This entry does not load" in page
+    assert "What it means" in (fetch(base + ENTRY_URL) or "")
+    assert "Errors by API" in (fetch(base + "errors/by-api/") or "")
+    yaml_path = folder / "head-dim-list-length.yml"
+    yaml_path.write_text(yaml_path.read_text().replace('title: "`head_dim` list', 'title: "STILL-LIVE `head_dim` list'))
+    wait_for(lambda: "STILL-LIVE" in (fetch(base + ENTRY_URL) or ""), "the next edit to show", timeout=120)
