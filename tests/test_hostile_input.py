@@ -572,3 +572,26 @@ def test_serve_keeps_every_other_page_up_through_brackets_nesting_a_bad_value_an
     yaml_path = folder / "head-dim-list-length.yml"
     yaml_path.write_text(yaml_path.read_text().replace('title: "`head_dim` list', 'title: "STILL-LIVE `head_dim` list'))
     wait_for(lambda: "STILL-LIVE" in (fetch(base + ENTRY_URL) or ""), "the next edit to show", timeout=120)
+
+
+# -- the terminal: no link whose label says one address and whose target is another --------------
+
+OSC8 = re.compile(r"\x1b\]8;[^;\x1b\x07]*;(?P<target>[^\x1b\x07]*)(?:\x1b\\|\x07)(?P<label>.*?)\x1b\]8;;(?:\x1b\\|\x07)",
+                  re.S)
+
+
+def test_show_on_a_terminal_prints_no_link_whose_label_is_not_its_target(tmp_path, monkeypatch, capsys):
+    import errorkb.cli as cli
+    from errorkb.cli import _PlainConsole
+
+    prose = "Install it from [pytorch.org](https://evil.example/payload) or <https://pytorch.org/get>."
+    text = ENTRY.replace("meaning: What it means.", f"meaning: {json.dumps(prose)}")
+    make_project(tmp_path, entries={"demo-error.yml": text})
+    monkeypatch.setattr(cli, "out", _PlainConsole(force_terminal=True, color_system="truecolor", width=120,
+                                                  highlight=False, emoji=False))
+    assert main(["--root", str(tmp_path), "show", "demo-error"]) == 0
+    shown = capsys.readouterr().out
+    assert "pytorch.org" in shown and "https://evil.example/payload" in shown  # the target is shown, as text
+    for link in OSC8.finditer(shown):
+        label = re.sub(r"\x1b\[[0-9;]*m", "", link["label"])
+        assert label == link["target"], (label, link["target"])
