@@ -226,6 +226,12 @@ def marked_message(entry: Entry) -> Markup:
     return Markup("".join(out))
 
 
+def reading_title(title: str) -> str:
+    """The title as a reader reads it where Material prints it as text (`<title>`, the header,
+    search results, the tags page), which shows no code: without its backticks."""
+    return " ".join(title.replace("`", "").split())
+
+
 def fence(code: str, language: str = "python", indent: int = 0, options: str = "") -> Markup:
     """A fenced block long enough to hold any backticks in `code`, indented for tabs."""
     ticks = "`" * max(3, max((len(m) for m in re.findall(r"`+", code)), default=0) + 1)
@@ -243,7 +249,8 @@ def _environment() -> jinja2.Environment:
     env.filters.update(inert=lambda text: Markup(inert(text)), line=lambda text: Markup(inert(one_line(text))),
                        code=escape.code, url=escape.url,
                        attr=escape.attribute, yaml=escape.front_matter, fragment=escape.fragment, fence=fence)
-    env.globals.update(link=link, page_path=page_path, api_path=api_path, words=evidence.OUTCOME_WORDS,
+    env.globals.update(link=link, page_path=page_path, reading_title=reading_title, api_path=api_path,
+                       words=evidence.OUTCOME_WORDS,
                        ERRORS_INDEX=ERRORS_INDEX, BY_EXCEPTION=BY_EXCEPTION, BY_API=BY_API,
                        VERIFICATION=VERIFICATION, INDEX_JSON=INDEX_JSON, SCHEMA_JSON=SCHEMA_JSON,
                        CHECK_SCHEMA_JSON=CHECK_SCHEMA_JSON, COVERAGE=COVERAGE)

@@ -93,3 +93,78 @@ def test_search_finds_the_entry_for_a_pasted_message(visit, site_url):
     ARTIFACTS.mkdir(exist_ok=True)
     tab.page.screenshot(path=str(ARTIFACTS / "search.png"))
     assert tab.errors == [] and tab.outside == []
+
+
+# -- issue 23: what a reader sees on the real site ---------------------------------------------------
+
+import functools  # noqa: E402
+import http.server  # noqa: E402
+import threading  # noqa: E402
+
+from tests.site.sitekb import ROOT, _Quiet, free_port, mkdocs_build  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def real_site(tmp_path_factory):
+    """(site folder, URL): the repository's own knowledge base, built as `mkdocs build` builds it."""
+    site = tmp_path_factory.mktemp("real-site")
+    result = mkdocs_build(ROOT / "mkdocs.yml", site)
+    assert result.returncode == 0, f"mkdocs build --strict failed:\n{result.stderr}"
+    port = free_port()
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), functools.partial(_Quiet, directory=str(site)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield site, f"http://127.0.0.1:{port}/"
+    server.shutdown()
+
+
+# The page's text outside code (which may hold backticks and braces as written): every text node.
+VISIBLE_TEXT = """() => {
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  const out = [];
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    if (node.parentElement.closest("code, pre, kbd, samp, textarea, script, style, noscript, svg")) continue;
+    out.push(node.nodeValue);
+  }
+  return out.join(" ");
+}"""
+# Markup, character references and Markdown escapes that a reader should never see as text.
+LITERAL = re.compile(r"</?(?:code|span|a|p|div|em|strong|b|i|details|summary)\b[^<>]*>|&#?[0-9A-Za-z]+;"
+                     r"|\\[\\{}`_*\[\]()#+.!|<>~-]|`")
+
+
+def test_no_page_of_the_real_site_shows_markup_or_escape_text(visit, real_site):
+    site, url = real_site
+    v = visit()
+    shown: dict[str, list[str]] = {}
+    paths = sorted(p.relative_to(site).as_posix().removesuffix("index.html") for p in site.rglob("index.html"))
+    assert len(paths) > 100
+    for path in paths:
+        v.page.goto(url + path, wait_until="load")
+        found = sorted({m.group() for m in LITERAL.finditer(v.page.evaluate(VISIBLE_TEXT))})
+        if found:
+            shown[path] = found
+    assert not shown, {path: found[:8] for path, found in list(shown.items())[:30]}
+
+
+def test_the_migration_table_and_also_seen_as_render_as_code(visit, real_site):
+    _, url = real_site
+    v = visit()
+    v.page.goto(url + "migration/", wait_until="load")
+    rows = v.page.locator("article table tbody tr")
+    assert rows.count() >= 50
+    for index in range(rows.count()):
+        cells = rows.nth(index).locator("td")
+        if cells.nth(0).inner_text() != "—":
+            assert cells.nth(0).locator("code").count() == 1, cells.nth(0).inner_html()
+    replacements = v.page.locator("article table tbody tr td:nth-child(5) code")
+    assert replacements.count() >= 40
+    assert "past_key_values.get_seq_length()" in replacements.all_inner_texts()
+    titles = v.page.locator("article table tbody tr td:nth-child(2) a code").all_inner_texts()
+    assert "DynamicCache.__init__() got an unexpected keyword argument 'config'" in titles
+    v.page.goto(url + "errors/transformers/cache-only-has-0-layers/", wait_until="load")
+    also = v.page.locator("#also-seen-as ~ ul li > code").all_inner_texts()
+    assert also and all("\\" not in code and "&#" not in code for code in also), also
+    assert any("{" in code for code in also) or all("{" not in code for code in also)
+    v.page.goto(url + "errors/transformers/get-max-length-removed/", wait_until="load")
+    meta = v.page.locator("article p.ekb-meta")
+    assert meta.locator("code").count() >= 1 and "`" not in meta.inner_text()  # the replacement, as code
