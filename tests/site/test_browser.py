@@ -168,3 +168,47 @@ def test_the_migration_table_and_also_seen_as_render_as_code(visit, real_site):
     v.page.goto(url + "errors/transformers/get-max-length-removed/", wait_until="load")
     meta = v.page.locator("article p.ekb-meta")
     assert meta.locator("code").count() >= 1 and "`" not in meta.inner_text()  # the replacement, as code
+
+
+# -- issue 23: the paste box takes a paste bounded, and never drops one -------------------------------
+
+def paste(tab, url: str, text: str) -> None:
+    """A real paste (Ctrl+V from the system clipboard) into the box on `url`."""
+    origin = re.match(r"https?://[^/]+", url).group()
+    tab.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=origin)
+    tab.page.goto(url, wait_until="load")
+    tab.page.evaluate("text => navigator.clipboard.writeText(text)", text)
+    tab.page.locator(".ekb-lookup__input").click()
+    tab.page.keyboard.press("Control+V")
+
+
+def test_a_megabyte_paste_reaches_the_box_as_its_last_64_kib(visit, site_url):
+    """1 MB of `x\\0` froze the page for minutes: the textarea laid it all out. The box keeps the
+    paste's last 64 KiB (the lookup's cap) and says so; the page answers at once."""
+    tab = visit()
+    paste(tab, site_url + "errors/", "x\0" * 500_000 + "\n" + f"ValueError: {MESSAGE}\n")
+    expect(tab.page.locator(".ekb-lookup__hit a.ekb-lookup__title").first).to_have_attribute(
+        "href", re.compile(re.escape(ENTRY) + "$"), timeout=60_000)
+    length = tab.page.locator(".ekb-lookup__input").evaluate("box => box.value.length")
+    assert 0 < length <= 65_536
+    expect(tab.page.locator(".ekb-lookup__status")).to_contain_text("the box keeps its last")
+    assert tab.errors == [] and tab.outside == []
+
+
+def test_a_paste_whose_last_line_is_longer_than_64_kib_is_not_dropped(visit, site_url):
+    """One line over 64 KiB, ending in a line break: the line is cut, never the whole paste."""
+    tab = visit()
+    paste(tab, site_url + "errors/", "Traceback (most recent call last):\n" + "x " * 40_000 + f"ValueError: {MESSAGE}\n")
+    expect(tab.page.locator(".ekb-lookup__hit a.ekb-lookup__title").first).to_have_attribute(
+        "href", re.compile(re.escape(ENTRY) + "$"), timeout=60_000)
+    value = tab.page.locator(".ekb-lookup__input").input_value()
+    assert value.endswith(f"ValueError: {MESSAGE}\n") and len(value) <= 65_536
+    assert tab.errors == [] and tab.outside == []
+
+
+def test_a_short_paste_goes_in_as_it_is(visit, site_url):
+    tab = visit()
+    paste(tab, site_url + "errors/", TRACEBACK)
+    expect(tab.page.locator(".ekb-lookup__hit").first).to_contain_text("{len(self.layers)} = 28")
+    assert tab.page.locator(".ekb-lookup__input").input_value() == TRACEBACK
+    expect(tab.page.locator(".ekb-lookup__status")).to_have_text("")
