@@ -67,6 +67,7 @@ class Rehearsal:
     key: str  # the page's docs-relative path
     markdown: str
     parts: tuple[Part, ...] = ()
+    source: str | None = None  # the file the page comes from (project-relative), if one
 
 
 @dataclass(frozen=True)
@@ -95,20 +96,34 @@ def parts_of(entry: Any, positions: Any, path: str, snippets: dict[str, tuple[st
     return tuple(parts)
 
 
-def rehearsals(project: Any, loaded: Any, pages: list[Any], files: list[Any]) -> list[Rehearsal]:
-    """Every generated page to rehearse, an entry's with its parts."""
-    from errorkb.site.files import entry_parts
-
+def rehearsals(project: Any, loaded: Any, pages: list[Any], files: list[Any],
+               parts: bool = True) -> list[Rehearsal]:
+    """Every generated page to rehearse, an entry's with its parts (`parts=False`: without them,
+    for a caller that builds them only for a page that goes wrong, with `with_parts`)."""
     by_url = {page.url: page for page in pages}
     by_path = {one.path.resolve(): one for one in loaded.entries}
     out = []
     for file in files:
         if not file.page:
             continue
-        page = by_url.get(file.path)
-        one = by_path.get((project.root / page.yaml_path).resolve()) if page is not None else None
-        out.append(Rehearsal(file.path, file.content, entry_parts(project, one, page) if one and page else ()))
+        rehearsal = Rehearsal(file.path, file.content, source=file.source)
+        out.append(with_parts(rehearsal, project, loaded, pages, by_url, by_path) if parts else rehearsal)
     return out
+
+
+def with_parts(rehearsal: Rehearsal, project: Any, loaded: Any, pages: list[Any],
+               by_url: dict[str, Any] | None = None, by_path: dict[Path, Any] | None = None) -> Rehearsal:
+    """`rehearsal` with the parts of the entry its page shows, if it shows one."""
+    from dataclasses import replace
+
+    from errorkb.site.files import entry_parts
+
+    page = (by_url if by_url is not None else {page.url: page for page in pages}).get(rehearsal.key)
+    if page is None:
+        return rehearsal
+    entries = by_path if by_path is not None else {one.path.resolve(): one for one in loaded.entries}
+    one = entries.get((project.root / page.yaml_path).resolve())
+    return replace(rehearsal, parts=entry_parts(project, one, page)) if one is not None else rehearsal
 
 
 def _strings(value: Any, loc: tuple[str | int, ...]) -> Iterator[tuple[tuple[str | int, ...], str]]:

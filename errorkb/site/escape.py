@@ -39,8 +39,9 @@ from errorkb.site.sanitize import sanitize
 
 # Markdown punctuation any engine might read as syntax in the middle of a line (code, emphasis,
 # links, attribute lists, tables, strikethrough, marks, math, headings' closing #), and HTML's.
-_TEXT_CHARS = {ch: f"&#{ord(ch)};" for ch in "\\`*_[]{}|~$^=#<>&\"'"}
+_TEXT_CHARS = str.maketrans({ch: f"&#{ord(ch)};" for ch in "\\`*_[]{}|~$^=#<>&\"'"})
 _LINE_BREAKS = re.compile(r"\r\n|[\r\n]")
+_NOTHING_TO_ESCAPE = re.compile(r"(?:[^\W_]|[.,:;/()%@+·–—-])(?:[^\W_]|[ .,:;/()%@+·–—-])*|")  # no leading space
 _BLOCK_START = re.compile(r"^(?:[-+:*]|\d{1,9}[.)])(?=[ \t]|$)")  # a list item or a definition at a line start
 _SAFE_SCHEMES = {"http", "https", "mailto"}
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
@@ -51,8 +52,11 @@ def text(value: object) -> Markup:
     """A plain value as text, in Markdown and in HTML alike."""
     if isinstance(value, Markup):
         return value
-    plain = visible(_LINE_BREAKS.sub(" ", "" if value is None else str(value))).lstrip()
-    out = "".join(_TEXT_CHARS.get(ch, ch) for ch in plain)
+    plain = "" if value is None else str(value)
+    if _NOTHING_TO_ESCAPE.fullmatch(plain) and not _BLOCK_START.match(plain):
+        return Markup(plain)  # most values: words, numbers, dates, versions
+    plain = visible(_LINE_BREAKS.sub(" ", plain)).lstrip()
+    out = plain.translate(_TEXT_CHARS)
     start = _BLOCK_START.match(out)
     if start:  # its last character (`-`, or the `.` of `1.`) as a reference
         end = start.end() - 1

@@ -105,7 +105,8 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
                                            edit_url=lambda path: _edit_url(config, project, path))
         generated += site.problem_pages(project, loaded)
         titles = _nav_titles(config.nav)
-        rehearsals = {one.key: one for one in budget.rehearsals(project, loaded, pages, generated)}
+        rehearsals = {one.key: one for one in budget.rehearsals(project, loaded, pages, generated, parts=False)}
+        parts = lambda rehearsal: budget.with_parts(rehearsal, project, loaded, pages)  # noqa: E731 - only on failure
         for one in generated:
             if files.get_file_from_path(one.path) is not None:  # a hand-written page of the same name wins
                 log.debug(f"errorkb: {one.path} exists in docs/; not generating it")
@@ -119,7 +120,7 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
             files.append(file)
             if one.page:
                 self._generated.add(one.path)
-                BudgetedPage(titles.get(one.path), file, config, project, one.source, rehearsals.get(one.path))
+                BudgetedPage(titles.get(one.path), file, config, project, rehearsals[one.path], parts)
         return files
 
     @event_priority(-100)  # after every other plugin that changes the content
@@ -143,15 +144,15 @@ class BudgetedPage(Page):
     Made in `on_files`, as Material's blog makes its posts, so MkDocs' nav takes it as it is."""
 
     def __init__(self, title: str | None, file: File, config: MkDocsConfig, project: Project,
-                 source: str | None, rehearsal: budget.Rehearsal | None) -> None:
+                 rehearsal: budget.Rehearsal, parts: Callable[[budget.Rehearsal], budget.Rehearsal]) -> None:
         super().__init__(title, file, config)
-        self._project, self._source, self._rehearsal = project, source, rehearsal
+        self._project, self._source, self._rehearsal, self._parts = project, rehearsal.source, rehearsal, parts
 
     def render(self, config: MkDocsConfig, files: Files) -> None:
         what = budget.within_budget(lambda: super(BudgetedPage, self).render(config, files))
         if what is None:
             return
-        rehearsal = self._rehearsal or budget.Rehearsal(self.file.src_uri, self.markdown or "")
+        rehearsal = self._parts(self._rehearsal)
         convert = budget.converter(extensions=config.markdown_extensions, configs=config.mdx_configs)
         verdict = budget.locate(rehearsal, what, lambda markdown: budget.within_budget(lambda: convert(markdown)),
                                 budget.CPU_SECONDS)
