@@ -117,8 +117,9 @@ def _parser() -> argparse.ArgumentParser:
     completion.set_defaults(command=cmd_completion, needs_project=False)
 
     check = commands.add_parser("check", help="validate every entry; print path:line:col problems",
-                                description="Validate every entry and print each problem as path:line:col. "
-                                            "Writes nothing.")
+                                description="Validate every entry, render every page the site generates with the "
+                                            "site's Markdown settings within the render budget, and print each "
+                                            "problem as path:line:col. Writes nothing.")
     check.add_argument("--drift", action="store_true",
                        help="also check every source pin against the pinned release's source (by AST)")
     check.set_defaults(command=cmd_check)
@@ -284,7 +285,12 @@ def _rendering_problems(project: Project, result: LoadResult) -> list[Problem]:
     pages, files = site_files(project, result, reports)
     sources = {file.path: file.source for file in files}
     config = project.root / "mkdocs.yml"
-    verdicts = budget.rehearse(budget.rehearsals(project, result, pages, files), config if config.is_file() else None)
+    try:
+        verdicts = budget.rehearse(budget.rehearsals(project, result, pages, files),
+                                   config if config.is_file() else None)
+    except budget.SettingsUnreadable as error:
+        return [Problem(project.rel(config), 1, 1, f"cannot read the site's Markdown settings to render the pages "
+                                                   f"({error}); fix mkdocs.yml")]
     return [Problem(*budget.problem(verdict, sources.get(verdict.key))) for verdict in verdicts if not verdict.ok]
 
 
@@ -733,8 +739,12 @@ def cmd_render(project: Project, args: argparse.Namespace) -> int:
     for message in unreadable:
         err.print(message, markup=False)
     pages, files = site_files(project, loaded, reports, edit_url=_edit_urls(project))
+    out_dir = args.out.resolve()
     for file in files:
         path = args.out / file.path
+        if not path.resolve().is_relative_to(out_dir):  # page_path keeps pages in place; this keeps --out whole
+            err.print(f"errorkb render: {file.path} would be written outside {args.out}; skipped", markup=False)
+            continue
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(file.content, encoding="utf-8")
     out.print(f"{len(pages)} entry pages, {len(files)} files written to {args.out}", markup=False)

@@ -595,3 +595,11 @@ def test_show_on_a_terminal_prints_no_link_whose_label_is_not_its_target(tmp_pat
     for link in OSC8.finditer(shown):
         label = re.sub(r"\x1b\[[0-9;]*m", "", link["label"])
         assert label == link["target"], (label, link["target"])
+
+
+def test_check_says_when_the_sites_markdown_settings_cannot_be_read(tmp_path, capsys):
+    make_project(tmp_path)
+    (tmp_path / "mkdocs.yml").write_text("site_name: t\nmarkdown_extensions:\n  - no.such.extension\n")
+    assert main(["--root", str(tmp_path), "check"]) == 1
+    err = capsys.readouterr().err
+    assert "mkdocs.yml:1:1: cannot read the site's Markdown settings" in err and "Traceback" not in err

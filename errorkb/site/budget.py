@@ -46,6 +46,10 @@ WALL_SECONDS_PER_PAGE = 300.0  # a backstop only: a child that neither answers n
 _NUDGE = 0.25  # after the budget, the timer fires again this often, in case a handler swallowed it
 
 
+class SettingsUnreadable(Exception):
+    """The site's Markdown settings (mkdocs.yml) could not be loaded: nothing can be rendered."""
+
+
 class OverBudget(BaseException):
     """Raised in the rendering code when its CPU time runs out: a BaseException, so that no
     `except Exception` on the way swallows it."""
@@ -148,11 +152,14 @@ def rehearse(rehearsals: list[Rehearsal], config_file: Path | None, cpu_seconds:
              jobs: int | None = None) -> list[Verdict]:
     """A verdict for every page, in order, rendered in `jobs` child processes (default: up to two,
     one per CPU) with the Markdown settings of `config_file` (an mkdocs.yml; None: MkDocs'
-    defaults). A child the kernel stops, or that crashes, costs its page a verdict and nothing else."""
+    defaults). A child the kernel stops, or that crashes, costs its page a verdict and nothing else;
+    settings that cannot be loaded raise SettingsUnreadable."""
     budget = CPU_SECONDS if cpu_seconds is None else cpu_seconds
     pending = deque(enumerate(rehearsals))
     verdicts: dict[int, Verdict] = {}
     lock = threading.Lock()
+
+    failures: list[SettingsUnreadable] = []
 
     def work() -> None:
         child: _Child | None = None
@@ -169,6 +176,10 @@ def rehearse(rehearsals: list[Rehearsal], config_file: Path | None, cpu_seconds:
                     child.close()
                     child = None
                 verdicts[index] = answer
+        except SettingsUnreadable as error:
+            failures.append(error)
+            with lock:
+                pending.clear()
         finally:
             if child is not None:
                 child.close()
@@ -179,6 +190,8 @@ def rehearse(rehearsals: list[Rehearsal], config_file: Path | None, cpu_seconds:
         worker.start()
     for worker in workers:
         worker.join()
+    if failures:
+        raise failures[0]
     return [verdicts[index] for index in range(len(rehearsals))]
 
 
@@ -219,6 +232,8 @@ class _Child:
         if not line:
             return None
         answer = json.loads(line)
+        if "settings" in answer:
+            raise SettingsUnreadable(answer["settings"])
         part = Part(**answer["part"]) if answer.get("part") else None
         return Verdict(answer["key"], answer["ok"], answer["what"], part)
 
@@ -234,7 +249,13 @@ def _serve(config_file: str, budget: float) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_BYTES, MEMORY_BYTES))
     with contextlib.suppress(ValueError, OSError):
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    convert = converter(config_file or None)
+    try:
+        convert = converter(config_file or None)
+    except Exception as error:  # a broken mkdocs.yml: said once, to the first request
+        sys.stdin.readline()
+        sys.stdout.write(json.dumps({"settings": f"{type(error).__name__}: {error}"}) + "\n")
+        sys.stdout.flush()
+        return
     for line in sys.stdin:
         request = json.loads(line)
         rehearsal = Rehearsal(request["key"], request["markdown"], tuple(Part(**p) for p in request["parts"]))

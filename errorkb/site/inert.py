@@ -130,15 +130,20 @@ def _prose(text: str) -> str:
 
 
 def _links(text: str) -> str:
-    """Every `](dest` of a link or image, with the `(` escaped when `dest` is a script URL or no
-    `)` closes it within `WINDOW` characters (an engine would scan on to the paragraph's end)."""
-    closes = _parentheses(text)
+    """Every `](dest` of a link or image, with the `(` escaped when `dest` is a script URL, when no
+    `)` closes it within `WINDOW` characters (an engine would scan on to the paragraph's end), or,
+    for an image, when it is not on the site itself (a reader's browser talks to nobody else)."""
+    closes = _pairs(text, _PARENS, "(", ")")
+    openers = {close: opening for opening, close in _pairs(text, _BRACKETS, "[", "]").items()}
     out: list[str] = []
     last = 0
     for found in _LINK_OPEN.finditer(text):
         start = found.end()
         close = closes.get(start - 1, -1)
-        unsafe = close < 0 or close - start > WINDOW or _unsafe(text[start:close])
+        opener = openers.get(found.start(), 0)
+        image = opener > 0 and text[opener - 1] == "!" and (opener < 2 or text[opener - 2] != "\\")
+        destination = text[start:close]
+        unsafe = close < 0 or close - start > WINDOW or _unsafe(destination) or (image and _elsewhere(destination))
         out.append(text[last:found.start()])
         out.append("]" + found["gap"] + ("\\(" if unsafe else "("))
         last = start
@@ -146,16 +151,22 @@ def _links(text: str) -> str:
     return "".join(out)
 
 
-def _parentheses(text: str) -> dict[int, int]:
-    """Index of each `(` → index of the `)` that closes it, nested ones counted as an engine
-    counts them, backslash escapes skipped: one pass."""
+def _elsewhere(destination: str) -> bool:
+    """An image address on another host: one with a scheme, or starting `//`."""
+    squeezed = _INVISIBLE.sub("", html.unescape(destination)).lstrip("<")
+    return bool(_SCHEME.match(squeezed)) or squeezed.startswith(("//", "\\\\", "/\\", "\\/"))
+
+
+def _pairs(text: str, tokens: re.Pattern[str], opening: str, closing: str) -> dict[int, int]:
+    """Index of each `opening` → index of the `closing` that closes it, nested ones counted as an
+    engine counts them, backslash escapes skipped: one pass."""
     closes: dict[int, int] = {}
     open_: list[int] = []
-    for found in _PARENS.finditer(text):
+    for found in tokens.finditer(text):
         char = found.group()
-        if char == "(":
+        if char == opening:
             open_.append(found.start())
-        elif char == ")" and open_:
+        elif char == closing and open_:
             closes[open_.pop()] = found.start()
     return closes
 

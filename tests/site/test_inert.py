@@ -305,3 +305,12 @@ def test_control_and_bidi_characters_show_as_escapes_never_act(char):
         page = site_markdown().convert(written)
         assert char not in page
         assert f"\\u{ord(char):04x}evil" in audit(page)[1]
+
+
+def test_images_come_from_the_site_itself():
+    page = site_markdown().convert(inert("![a](https://tracker.example/p.png) ![b](//tracker.example/q.png) "
+                                         "![c](HTTPS&#58;//tracker.example/r.png) ![d](figure.png) [e](https://ok.example/)"))
+    sources = [html.unescape(src) for src in re.findall(r'<img[^>]*src="([^"]*)"', page)]
+    assert "figure.png" in sources
+    assert not [src for src in sources if re.match(r"(?:[a-z][a-z0-9+.-]*:|//)", src, re.I)], sources
+    assert 'href="https://ok.example/"' in page and "tracker.example/p.png" in audit(page)[1]

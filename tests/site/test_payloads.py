@@ -261,6 +261,7 @@ def test_a_plain_material_build_of_render_out_runs_no_script(visit, plain_site):
         seen["errors/ (paste box and search)"] = found
     assert not dialogs, dialogs
     assert not seen, json.dumps(seen, indent=1)[:6000]
+    assert v.outside == [], v.outside  # no image (nor anything else) from another host
 
 
 @pytest.mark.browser

@@ -155,11 +155,8 @@
     };
     input.addEventListener("paste", (event) => insert(event, event.clipboardData));
     input.addEventListener("drop", (event) => insert(event, event.dataTransfer));
-    // Text that arrived another way (typed, filled in by a script or an extension) is held to the cap too.
-    input.addEventListener("input", () => {
-      if (input.value.length > cap) input.value = take(input.value);
-      else if (!input.value.trim()) note("");
-    });
+    // Text that arrives another way (typed, set by a script) is the matcher's to cut, and it says so.
+    input.addEventListener("input", () => { if (!input.value.trim()) note(""); });
   }
 
   function mount(box) {
