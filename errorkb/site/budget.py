@@ -38,7 +38,14 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the child process imports none of these: it starts fast
+    from errorkb.core.entry import Entry
+    from errorkb.core.load import LoadedEntry, LoadResult, Positions
+    from errorkb.core.project import Project
+    from errorkb.site.files import SiteFile
+    from errorkb.site.render import EntryPage
 
 CPU_SECONDS = 5.0  # CPU time one page may take to render (a real entry page: about 0.05 s)
 MEMORY_BYTES = 2 << 30  # address space of the rehearsal child
@@ -85,7 +92,7 @@ class Verdict:
 # -- 1. what to rehearse -----------------------------------------------------------------------------
 
 
-def parts_of(entry: Any, positions: Any, path: str, snippets: dict[str, tuple[str, str]]) -> tuple[Part, ...]:
+def parts_of(entry: Entry, positions: Positions, path: str, snippets: dict[str, tuple[str, str]]) -> tuple[Part, ...]:
     """Every string of `entry` as the page writes it (inert Markdown), at its YAML position, then
     every snippet (`snippets`: role → (project-relative path, code)) as its fence writes it."""
     from errorkb.site.inert import inert
@@ -100,7 +107,7 @@ def parts_of(entry: Any, positions: Any, path: str, snippets: dict[str, tuple[st
     return tuple(parts)
 
 
-def rehearsals(project: Any, loaded: Any, pages: list[Any], files: list[Any],
+def rehearsals(project: Project, loaded: LoadResult, pages: list[EntryPage], files: list[SiteFile],
                parts: bool = True) -> list[Rehearsal]:
     """Every generated page to rehearse, an entry's with its parts (`parts=False`: without them,
     for a caller that builds them only for a page that goes wrong, with `with_parts`)."""
@@ -115,8 +122,9 @@ def rehearsals(project: Any, loaded: Any, pages: list[Any], files: list[Any],
     return out
 
 
-def with_parts(rehearsal: Rehearsal, project: Any, loaded: Any, pages: list[Any],
-               by_url: dict[str, Any] | None = None, by_path: dict[Path, Any] | None = None) -> Rehearsal:
+def with_parts(rehearsal: Rehearsal, project: Project, loaded: LoadResult, pages: list[EntryPage],
+               by_url: dict[str, EntryPage] | None = None,
+               by_path: dict[Path, LoadedEntry] | None = None) -> Rehearsal:
     """`rehearsal` with the parts of the entry its page shows, if it shows one."""
     from dataclasses import replace
 
