@@ -603,3 +603,16 @@ def test_check_says_when_the_sites_markdown_settings_cannot_be_read(tmp_path, ca
     assert main(["--root", str(tmp_path), "check"]) == 1
     err = capsys.readouterr().err
     assert "mkdocs.yml:1:1: cannot read the site's Markdown settings" in err and "Traceback" not in err
+
+
+def test_a_paragraph_longer_than_its_limit_is_refused_and_split_ones_load(tmp_path):
+    from errorkb.core.prose import MAX_PARAGRAPH
+
+    wall = "`|` " * (MAX_PARAGRAPH // 4 + 10)
+    text = ENTRY + f"notes: {json.dumps(wall)}\n"
+    problems = problems_of(tmp_path, text)
+    assert len(problems) == 1 and ": notes: a paragraph of " in problems[0], problems
+    assert f"the limit is {MAX_PARAGRAPH:,}" in problems[0]
+    half = "`|` " * (MAX_PARAGRAPH // 8)
+    (tmp_path / "split").mkdir()
+    assert problems_of(tmp_path / "split", ENTRY + f"notes: {json.dumps(half + chr(10) * 2 + half)}\n") == []

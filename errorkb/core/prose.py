@@ -15,7 +15,10 @@ neutralising what passes them, so that rendering stays linear whatever reaches i
     an image or a reference (`[`, `![`, `[*`, `[a](`): 20,000 in one field took a build from 9 s
     to 75 s;
   - nesting: lists and quotes inside each other recurse once per level (`- ` × 1,000, 2 KB,
-    raised RecursionError); a line's depth is its container markers plus its indentation.
+    raised RecursionError); a line's depth is its container markers plus its indentation;
+  - paragraphs: Python-Markdown rebuilds a paragraph's text for every inline element it finds
+    in it (25,000 characters of `` `|` `` took 1.3 s, 100,000 took 25 s), so a paragraph holds at
+    most `MAX_PARAGRAPH` characters; text is split into paragraphs by blank lines.
 - **Fences** (`split_fences`): a line of three or more backticks or tildes opens a fence, which
   the next line of at least as many of the same characters closes, or the text's end: found in
   one pass, so a text of 20,000 openers costs what its size costs.
@@ -29,6 +32,7 @@ from dataclasses import dataclass
 
 MAX_BRACKETS = 300  # '[' in the prose of one string (the real entries' most: 6)
 MAX_NESTING = 16  # levels of lists and quotes on one line (the real entries' most: 2)
+MAX_PARAGRAPH = 10_000  # characters of one paragraph (lines with no blank line between; the real most: 600)
 MAX_BRACKET_DEPTH = 8  # brackets inside brackets, past which `inert` escapes a `[` (a link's text rarely needs 2)
 INDENT_PER_LEVEL = 2  # columns of indentation that nest one level (CommonMark's `- ` offset)
 
@@ -118,17 +122,23 @@ def nesting(line: str) -> int:
 
 def excesses(text: str) -> list[str]:
     """Each structure of `text`'s prose that passes its limit, worded for the author."""
-    brackets = deepest = 0
+    brackets = deepest = longest = paragraph = 0
     for block in split_fences(text):
         if block.fence:
+            paragraph = 0
             continue
         for line in block.lines:
             brackets += line.count("[")
             deepest = max(deepest, nesting(line))
+            paragraph = paragraph + len(line) + 1 if line.strip() else 0
+            longest = max(longest, paragraph)
     found = []
     if brackets > MAX_BRACKETS:
         found.append(f"{brackets:,} '[' (links, images, brackets); the limit is {MAX_BRACKETS:,} in one text: "
                      "write fewer links, or put code in a fence")
+    if longest > MAX_PARAGRAPH:
+        found.append(f"a paragraph of {longest:,} characters; the limit is {MAX_PARAGRAPH:,}: split it with "
+                     "blank lines")
     if deepest > MAX_NESTING:
         found.append(f"lists or quotes nested {deepest:,} levels deep; the limit is {MAX_NESTING}: "
                      "flatten the list, or put indented code in a fence")

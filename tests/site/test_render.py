@@ -478,3 +478,12 @@ def test_the_migration_table_and_also_seen_as_render_as_code(real_site_files):
     seen = visible(by_path["errors/transformers/cache-only-has-0-layers.md"])
     also = [code for code in seen.code if code.startswith("IndexError: ") or "Cache only has" in code]
     assert also and not any("\\" in code for code in also), also
+
+
+def test_a_snippet_shows_its_bidi_and_control_characters_as_escapes(project):
+    """Trojan Source: U+202E in a snippet reorders the code a reader sees; the page shows the escape."""
+    after = project / "snippets" / ENTRY / "after.py"
+    after.write_text(after.read_text().replace("# --8<-- [start:show]", "# --8<-- [start:show]\naccess = 'user\u202e \u2066# admin\u2069 \u2066'\x1b[31m"))
+    markdown = render.render_entry(page_for(project))
+    assert "\u202e" not in markdown and "\u2066" not in markdown and "\x1b" not in markdown
+    assert "\\u202e" in markdown and "\\u001b[31m" in markdown
