@@ -12,7 +12,7 @@ done where the text is written, by the context it lands in, and the Jinja enviro
   leading character that would start a block escaped.
 - `code`: a value as inline code, a `<code>` element whose text is character references
   (`errorkb.site.inert.code`); never backticks around a value, which would show the references.
-- `url`: a link destination, percent-encoded; a scheme other than http(s) or mailto is refused.
+- `url`: a link destination, percent-encoded; a scheme other than http(s) or mailto links nowhere.
 - `attribute`: a report's free text in an HTML attribute, on one line, safe in a table cell.
 - `front_matter`: a YAML value that Material prints unescaped (`title`, `description`): HTML-
   escaped in the file itself, so the plugin and any engine read the same safe value, and written
@@ -70,11 +70,11 @@ def code(value: object) -> Markup:
 
 def url(value: object) -> Markup:
     """A link destination: relative, http(s) or mailto, percent-encoded (no `(`, `)`, `<`, space or
-    quote survives to end the link early or to become markup)."""
+    quote survives to end the link early or to become markup); any other scheme links nowhere (`#`)."""
     address = str(value)
     scheme = _SCHEME.match(address)
     if scheme and scheme.group(1).lower() not in _SAFE_SCHEMES:
-        raise ValueError(f"not a link errorkb writes: {address[:80]!r}")
+        return Markup("#")
     return Markup(urllib.parse.quote(address, safe="/:?#@!$&*+,;=%~-._"))
 
 

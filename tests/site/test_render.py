@@ -487,3 +487,15 @@ def test_a_snippet_shows_its_bidi_and_control_characters_as_escapes(project):
     markdown = render.render_entry(page_for(project))
     assert "\u202e" not in markdown and "\u2066" not in markdown and "\x1b" not in markdown
     assert "\\u202e" in markdown and "\\u001b[31m" in markdown
+
+
+def test_escape_helpers_keep_every_value_text():
+    from errorkb.site import escape
+
+    assert escape.url("javascript:alert(1)") == "#" and escape.url("JavaScript:x") == "#"
+    assert escape.url("https://github.com/a/b/blob/v1/x y(1).py#L3") == "https://github.com/a/b/blob/v1/x%20y%281%29.py#L3"
+    assert escape.text("- item") == "&#45; item" and escape.text("1. one") == "1&#46; one"
+    assert escape.text("5.15.1") == "5.15.1" and escape.text("2026-11-30") == "2026-11-30"
+    assert escape.text("a\nb\r\nc") == "a b c" and escape.text("x\u202ey") == "x&#92;u202ey"  # shows \\u202e
+    assert escape.text(">=4.49,<5.0") == "&#62;&#61;4.49,&#60;5.0"
+    assert escape.code("a_b|`c`") == "<code>a&#95;b&#124;&#96;c&#96;</code>"
