@@ -4,9 +4,10 @@ Entries are Markdown from strangers' pull requests. `inert` and the loader's lim
 (`errorkb.core.prose`) close every structure known to cost more than its size; this is the net
 under them, for the ones nobody has seen yet. A page is rendered with the site's own Markdown
 settings (mkdocs.yml's `markdown_extensions`) under a CPU-time budget (`CPU_SECONDS`: CPU, not
-wall-clock time, so a busy machine does not change the verdict) and the interpreter's recursion
-limit; a page that passes the budget or raises gets a `Verdict` that says so, located at the part
-(a field, a snippet) that does it alone, when one does.
+wall-clock time, so a busy machine does not change the verdict) and a recursion limit
+(`RECURSION_LIMIT` in the child, the interpreter's in MkDocs' process); a page that passes the
+budget or raises gets a `Verdict` that says so, located at the part (a field, a snippet) that
+does it alone, when one does.
 
 Stages, one function each:
 
@@ -48,6 +49,7 @@ if TYPE_CHECKING:  # the child process imports none of these: it starts fast
     from errorkb.site.render import EntryPage
 
 CPU_SECONDS = 5.0  # CPU time one page may take to render (a real entry page: about 0.05 s)
+RECURSION_LIMIT = 1000  # frames deep the child renders (Python's default; MkDocs' own process keeps its own)
 MEMORY_BYTES = 2 << 30  # address space of the rehearsal child
 WALL_SECONDS_PER_PAGE = 300.0  # a backstop only: a child that neither answers nor burns CPU
 _NUDGE = 0.25  # after the budget, the timer fires again this often, in case a handler swallowed it
@@ -257,6 +259,7 @@ def _serve(config_file: str, budget: float) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_BYTES, MEMORY_BYTES))
     with contextlib.suppress(ValueError, OSError):
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    sys.setrecursionlimit(RECURSION_LIMIT)
     try:
         convert = converter(config_file or None)
     except Exception as error:  # a broken mkdocs.yml: said once, to the first request
