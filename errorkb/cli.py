@@ -203,8 +203,9 @@ def _parser(fast: bool = False) -> argparse.ArgumentParser:
     completion.set_defaults(command=cmd_completion, needs_project=False)
 
     check = commands.add_parser("check", help="validate every entry; print path:line:col problems",
-                                description="Validate every entry and print each problem as path:line:col. "
-                                            "Writes nothing.")
+                                description="Validate every entry, render every page the site generates with the "
+                                            "site's Markdown settings within the render budget, and print each "
+                                            "problem as path:line:col. Writes nothing.")
     check.add_argument("--drift", action="store_true",
                        help="also check every source pin against the pinned release's source (by AST)")
     check.set_defaults(command=cmd_check)
@@ -387,6 +388,7 @@ def cmd_check(project: Project, args: argparse.Namespace) -> int:
         from errorkb.source.drift import pinned_problems
 
         flagged += pinned_problems(result.entries, project)
+    flagged += _rendering_problems(project, result)
     if flagged:
         raise ProblemsFound(flagged)
     if args.drift:
@@ -415,6 +417,29 @@ def _diagnosis_problems(project: Project, result: LoadResult) -> list[Any]:
         line, col = loaded.positions.of_key(("diagnosis",))
         found.append(Problem(project.rel(loaded.path), line, col, f"diagnosis: {message}"))
     return found
+
+
+def _rendering_problems(project: Project, result: LoadResult) -> list[Any]:
+    """Every page the site generates, rendered with the site's Markdown settings within the budget,
+    in a child process (errorkb.site.budget): a page past it, or that makes the renderer raise, is
+    a problem at the field (or snippet) that does it."""
+    from errorkb.core.problems import Problem
+    from errorkb.plugs import runtime_for
+    from errorkb.results.report import read_reports
+    from errorkb.site import budget
+    from errorkb.site.files import site_files
+
+    reports, _ = read_reports(project.reports, runtime_for(project.library.runtime).devices)
+    pages, files = site_files(project, result, reports)
+    sources = {file.path: file.source for file in files}
+    config = project.root / "mkdocs.yml"
+    try:
+        verdicts = budget.rehearse(budget.rehearsals(project, result, pages, files),
+                                   config if config.is_file() else None)
+    except budget.SettingsUnreadable as error:
+        return [Problem(project.rel(config), 1, 1, f"cannot read the site's Markdown settings to render the pages "
+                                                   f"({error}); fix mkdocs.yml")]
+    return [Problem(*budget.problem(verdict, sources.get(verdict.key))) for verdict in verdicts if not verdict.ok]
 
 
 def _note_drafts(project: Project, result: LoadResult) -> None:
@@ -1083,13 +1108,31 @@ def cmd_render(project: Project, args: argparse.Namespace) -> int:
     reports, unreadable = read_reports(project.reports, runtime_for(project.library.runtime).devices)
     for message in [*unreadable, *filter(None, [matrix_problem(project)])]:
         err.print(message, markup=False)
-    pages, files = site_files(project, loaded, reports)
+    pages, files = site_files(project, loaded, reports, edit_url=_edit_urls(project))
+    out_dir = args.out.resolve()
     for file in files:
         path = args.out / file.path
+        if not path.resolve().is_relative_to(out_dir):  # page_path keeps pages in place; this keeps --out whole
+            err.print(f"errorkb render: {file.path} would be written outside {args.out}; skipped", markup=False)
+            continue
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(file.content, encoding="utf-8")
     out.print(f"{len(pages)} entry pages, {len(files)} files written to {args.out}", markup=False)
     return 1 if loaded.problems else 0
+
+
+def _edit_urls(project: Project) -> Any:
+    """The plugin's edit links, from the project's mkdocs.yml when it has one: `render --out` writes
+    the bytes the site publishes."""
+    config_path = project.root / "mkdocs.yml"
+    if not config_path.is_file():
+        return None
+    from mkdocs.config import load_config
+
+    from errorkb.site.files import edit_url
+
+    config = load_config(str(config_path))
+    return lambda path: edit_url(config.repo_url, config.edit_uri, Path(config.docs_dir), project, path)
 
 
 if __name__ == "__main__":

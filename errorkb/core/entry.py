@@ -23,6 +23,7 @@ from pydantic import (
 
 from errorkb.core.lint import PRIMITIVES
 from errorkb.core.message import MessageTemplate, TemplateSyntaxError, is_degenerate
+from errorkb.core.prose import unprintable
 from errorkb.core.releases import ReleaseRange, contains
 from errorkb.core.snippets import AFTER, BEFORE, Role
 
@@ -46,6 +47,21 @@ QualifiedName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_
 # file from the installed release and links to it, so no absolute path, no '.'/'..' part, and no
 # character that could end a Markdown link or an HTML attribute.
 _REPO_PATH = re.compile(r"(?:[A-Za-z0-9_][A-Za-z0-9_.-]*/)*[A-Za-z0-9_][A-Za-z0-9_.-]*\.py")
+# `owner/repository`; neither part only dots, so `library_folder` never names `.` or `..` and no
+# entry's page can land outside its library's folder (`library: x/..` would write over docs/).
+_NAME = r"[A-Za-z0-9_.-]*[A-Za-z0-9_-][A-Za-z0-9_.-]*"  # not only dots
+_LIBRARY = rf"^{_NAME}/{_NAME}$"
+
+
+def _one_line_title(value: str) -> str:
+    """A title is printed in `<title>`, headings, the tags page, search and the paste box: one
+    line of plain characters (`errorkb.core.prose`)."""
+    if wrong := unprintable(value, one_line=True):
+        raise ValueError(wrong)
+    return value
+
+
+Title = Annotated[str, StringConstraints(min_length=1), AfterValidator(_one_line_title)]
 # Letters and digits a message template must have outside its placeholders (the real entries'
 # fewest: 14, "len() of a 0-d tensor").
 MIN_FIXED_LETTERS = 8
@@ -230,7 +246,7 @@ def _snippet_ref(value: object) -> object:
 
 
 class Guard(Needs, Reviewed):
-    title: str = Field(min_length=1)
+    title: Title
     strategy: Literal["validation", "normalization", "construction", "fallback", "isolation"] = Field(
         description="What kind of defence this is; shown as a label on the page."
     )
@@ -240,7 +256,7 @@ class Guard(Needs, Reviewed):
 
 
 class Solution(Strict):
-    title: str = Field(min_length=1)
+    title: Title
     body: Markdown | None = None
 
 
@@ -394,8 +410,8 @@ class Entry(Needs, Reviewed):
     """One documented error; its `requires`, `without`, `build` and `allow` apply to every snippet."""
 
     id: Slug = Field(description="Stable kebab-case slug; the file name, URL and JSON API key.")
-    title: str = Field(min_length=1)
-    library: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")] = Field(
+    title: Title
+    library: Annotated[str, StringConstraints(pattern=_LIBRARY)] = Field(
         description="owner/repository of the library that raises the error."
     )
     exception: ExceptionName = Field(
@@ -527,8 +543,12 @@ class Entry(Needs, Reviewed):
 
 
 def library_folder(library: str) -> str:
-    """`owner/name` entries live in docs/errors/name/."""
-    return re.sub(r"[^a-z0-9_.-]", "-", library.split("/")[-1].lower())
+    """`owner/name` entries live in docs/errors/name/; ValueError for a name that is not a plain
+    folder name (the model refuses such a library: this keeps every other caller honest)."""
+    folder = re.sub(r"[^a-z0-9_.-]", "-", library.split("/")[-1].lower())
+    if not folder.strip("."):
+        raise ValueError(f"library {library!r} names no folder")
+    return folder
 
 
 __all__ = ["Allowance", "Entry", "Guard", "GuardExpectation", "Solution", "Source", "TemplateSyntaxError",

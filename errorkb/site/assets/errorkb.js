@@ -4,7 +4,8 @@
  * relative to the page's URL) becomes a text box; what a reader pastes is matched against
  * every entry's message template by lookup.js, entirely in the browser. Material's instant
  * navigation swaps pages without a reload, so this runs on every `document$` emission rather
- * than once on DOMContentLoaded.
+ * than once on DOMContentLoaded. A paste reaches the text box bounded: its last 64 KiB (the
+ * lookup's cap), cut before the textarea lays it out.
  */
 (function () {
   "use strict";
@@ -142,6 +143,45 @@
     }
   }
 
+  /* The last `cap` characters of `text` (never half a surrogate pair), from the first line that
+   * starts inside them; when that leaves nothing (one long last line, ending in a line break),
+   * the characters themselves: a paste is never dropped. */
+  function lastOf(text, cap) {
+    if (text.length <= cap) return text;
+    let start = text.length - cap;
+    const code = text.charCodeAt(start);
+    if (code >= 0xdc00 && code <= 0xdfff) start++;
+    const tail = text.slice(start);
+    const newline = tail.indexOf("\n");
+    const fromLine = newline >= 0 ? tail.slice(newline + 1) : "";
+    return fromLine.trim() ? fromLine : tail;
+  }
+
+  /* What a paste puts in the box: at most the lookup's cap (its last 64 KiB, where the error is),
+   * cut before it reaches the textarea, whose layout of a megabyte froze the page for minutes. */
+  function bounded(input, note) {
+    const cap = window.errorkbLookup.CAP;
+    const take = (text) => {
+      const kept = lastOf(text, cap);
+      note(kept.length < text.length
+        ? `Your paste is long: the box keeps its last ${kept.length.toLocaleString("en")} of ` +
+          `${text.length.toLocaleString("en")} characters, where the error is.` : "");
+      return kept;
+    };
+    const insert = (event, data) => {
+      const text = data ? data.getData("text/plain") : "";
+      if (text.length <= cap) return;
+      event.preventDefault();
+      input.setRangeText(take(text), input.selectionStart, input.selectionEnd, "end");
+      if (input.value.length > cap) input.value = lastOf(input.value, cap);
+      input.dispatchEvent(new Event("input", { bubbles: true }));
+    };
+    input.addEventListener("paste", (event) => insert(event, event.clipboardData));
+    input.addEventListener("drop", (event) => insert(event, event.dataTransfer));
+    // Text that arrives another way (typed, set by a script) is the matcher's to cut, and it says so.
+    input.addEventListener("input", () => { if (!input.value.trim()) note(""); });
+  }
+
   function mount(box) {
     if (box.dataset.ekbMounted) return;
     box.dataset.ekbMounted = "1";
@@ -162,10 +202,12 @@
       input, status, results);
 
     let timer = null;
+    let kept = "";  // what the box says about the last long paste it cut
+    bounded(input, (text) => { kept = text; });
     const update = () => loadIndex(indexUrl.href).then(({ lookup, library, count }) => {
       libraryName = library;
       const text = input.value;
-      status.textContent = text.trim() ? "" : `Matched in your browser against the message templates of ${count} documented errors.`;
+      status.textContent = text.trim() ? kept : `Matched in your browser against the message templates of ${count} documented errors.`;
       show(results, text.trim() ? lookup.answer(text) : null, root);
     }).catch((error) => {
       status.textContent = `The error index could not be loaded (${error.message}).`;
