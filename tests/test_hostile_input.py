@@ -122,7 +122,12 @@ def test_an_oversize_field_names_file_line_and_limit_and_the_entry_is_not_publis
 
 
 def test_long_notes_within_their_own_limit_load(tmp_path):
-    assert problems_of(tmp_path, ENTRY + "notes: " + "word " * (MAX_CHARS // 4) + "\n") == []
+    """Notes longer than any other field's limit load, written as paragraphs (one paragraph has
+    its own, smaller bound: errorkb.core.prose)."""
+    paragraph = "  " + "word " * 1_000 + "\n"
+    notes = "\n".join([paragraph] * (MAX_CHARS // len(paragraph) + 2))
+    assert len(notes) > MAX_CHARS
+    assert problems_of(tmp_path, ENTRY + "notes: |\n" + notes) == []
 
 
 def test_an_oversize_list_is_a_located_problem(tmp_path):
@@ -582,12 +587,13 @@ OSC8 = re.compile(r"\x1b\]8;[^;\x1b\x07]*;(?P<target>[^\x1b\x07]*)(?:\x1b\\|\x07
 
 def test_show_on_a_terminal_prints_no_link_whose_label_is_not_its_target(tmp_path, monkeypatch, capsys):
     import errorkb.cli as cli
-    from errorkb.cli import _PlainConsole
+    from errorkb.cli import _plain_console
 
     prose = "Install it from [pytorch.org](https://evil.example/payload) or <https://pytorch.org/get>."
     text = ENTRY.replace("meaning: What it means.", f"meaning: {json.dumps(prose)}")
     make_project(tmp_path, entries={"demo-error.yml": text})
-    monkeypatch.setattr(cli, "out", _PlainConsole(force_terminal=True, color_system="truecolor", width=120,
+    plain_console = type(_plain_console(stderr=False))  # the CLI's own console class, on a true-colour terminal
+    monkeypatch.setattr(cli, "out", plain_console(force_terminal=True, color_system="truecolor", width=120,
                                                   highlight=False, emoji=False))
     assert main(["--root", str(tmp_path), "show", "demo-error"]) == 0
     shown = capsys.readouterr().out

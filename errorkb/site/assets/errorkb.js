@@ -158,24 +158,31 @@
   }
 
   /* What a paste puts in the box: at most the lookup's cap (its last 64 KiB, where the error is),
-   * cut before it reaches the textarea, whose layout of a megabyte froze the page for minutes. */
-  function bounded(input, note) {
-    const cap = window.errorkbLookup.CAP;
-    const take = (text) => {
-      const kept = lastOf(text, cap);
+   * cut before it reaches the textarea, whose layout of a megabyte froze the page for minutes.
+   * The cap is the matcher's own, shipped with the index (`rules.cap`): `capOf()` resolves to it.
+   * A paste that arrives before the index goes in once the cap is known. */
+  function bounded(input, note, capOf) {
+    let cap = null;
+    const put = (text, start, end, limit) => {
+      const kept = lastOf(text, limit);
       note(kept.length < text.length
         ? `Your paste is long: the box keeps its last ${kept.length.toLocaleString("en")} of ` +
           `${text.length.toLocaleString("en")} characters, where the error is.` : "");
-      return kept;
+      input.setRangeText(kept, start, end, "end");
+      if (input.value.length > limit) input.value = lastOf(input.value, limit);
+      input.dispatchEvent(new Event("input", { bubbles: true }));
     };
     const insert = (event, data) => {
       const text = data ? data.getData("text/plain") : "";
-      if (text.length <= cap) return;
+      if (cap !== null && text.length <= cap) return;
       event.preventDefault();
-      input.setRangeText(take(text), input.selectionStart, input.selectionEnd, "end");
-      if (input.value.length > cap) input.value = lastOf(input.value, cap);
-      input.dispatchEvent(new Event("input", { bubbles: true }));
+      const [start, end] = [input.selectionStart, input.selectionEnd];
+      if (cap !== null) { put(text, start, end, cap); return; }
+      // An index that cannot be loaded says so in the status line; the paste still goes in.
+      capOf().then((limit) => { cap = limit; put(text, start, end, limit); },
+                   () => put(text, start, end, text.length));
     };
+    capOf().then((limit) => { cap = limit; }, () => {});
     input.addEventListener("paste", (event) => insert(event, event.clipboardData));
     input.addEventListener("drop", (event) => insert(event, event.dataTransfer));
     // Text that arrives another way (typed, set by a script) is the matcher's to cut, and it says so.
@@ -203,7 +210,7 @@
 
     let timer = null;
     let kept = "";  // what the box says about the last long paste it cut
-    bounded(input, (text) => { kept = text; });
+    bounded(input, (text) => { kept = text; }, () => loadIndex(indexUrl.href).then(({ lookup }) => lookup.cap));
     const update = () => loadIndex(indexUrl.href).then(({ lookup, library, count }) => {
       libraryName = library;
       const text = input.value;
