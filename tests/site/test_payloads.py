@@ -30,13 +30,16 @@ def make_payload_project(folder: Path, site_url: str | None = None) -> Path:
     shutil.copytree(PAYLOAD_KB / "docs" / "errors", folder / "docs" / "errors", dirs_exist_ok=True)
     shutil.copytree(PAYLOAD_KB / "snippets", folder / "snippets")
     checks = []
-    for entry_id in IDS:
+    # payload-evidence-and-containers stays unverified: its prose claims the evidence it lacks.
+    for entry_id in (one for one in IDS if one != "payload-evidence-and-containers"):
         for role, file in (("before", "before.py"), ("after", "after.py"), ("guard:guard", "guard.py")):
             for target, outcome in (("bundled", "pass"), ("upstream", "fail")):
                 checks.append({
                     "id": f"{entry_id}::{role}[{target}-cpu]", "entry": entry_id, "role": role,
                     "snippet": f"snippets/{entry_id}/{file}", "snippet_sha256": snippet_hash(folder, entry_id, file),
-                    "target": target, "device": "cpu", "outcome": outcome, "reason": f"{HOSTILE} [r](javascript:alert(2))",
+                    "target": target, "device": "cpu", "outcome": outcome,
+                    "code": ("raised-as-documented" if role == "before" else "ran-clean") if outcome == "pass"
+                    else "message-differs", "expected": HOSTILE, "reason": f"{HOSTILE} [r](javascript:alert(2))",
                     "verified_at": "2026-11-30T10:00:00+00:00",
                     "exception": {"type": "ValueError", "message": HOSTILE, "traceback": f"Traceback\n```\n{HOSTILE}\n"}
                     if role == "before" else None,
@@ -52,8 +55,12 @@ def payload_site(tmp_path_factory):
     port = free_port()
     project = make_payload_project(tmp_path_factory.mktemp("payload-kb"), site_url=f"http://127.0.0.1:{port}/")
     site = tmp_path_factory.mktemp("payload-site")
-    result = mkdocs_build(project / "mkdocs.yml", site)
-    assert result.returncode == 0, f"mkdocs build --strict failed:\n{result.stderr}"
+    result = mkdocs_build(project / "mkdocs.yml", site, strict=False)
+    assert result.returncode == 0, f"mkdocs build failed:\n{result.stderr}"
+    # The payloads' own links go nowhere, and MkDocs says so (a strict build of this knowledge base
+    # fails on them, as it should); nothing else may warn: the report and every page were read.
+    warnings = [line for line in result.stderr.splitlines() if line.startswith("WARNING")]
+    assert warnings and all("contains an unrecognized relative link" in line for line in warnings), warnings
     handler = functools.partial(_Quiet, directory=str(site))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
