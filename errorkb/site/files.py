@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from errorkb.core.entry import Entry
 from errorkb.core.load import LoadedEntry, LoadResult
@@ -21,6 +22,9 @@ from errorkb.core.project import Project
 from errorkb.results.records import CheckRecord
 from errorkb.results.report import Report, latest_results
 from errorkb.site import budget, render
+
+if TYPE_CHECKING:
+    from errorkb.results.matrix import MatrixFile
 
 ASSETS = Path(__file__).parent / "assets"
 # Served with every site: the lookup matcher, its page glue, and the badge styles.
@@ -42,10 +46,14 @@ def site_files(project: Project, loaded: LoadResult, reports: list[Report], *,
                edit_url: Callable[[str], str | None] | None = None) -> tuple[list[render.EntryPage], list[SiteFile]]:
     """The entry pages' models and every file to publish. `edit_url(project_relative_path)`
     gives the URL that edits an entry's YAML, or None."""
+    from errorkb.results import matrix
+
     pages = render.build_pages(project, loaded.entries, latest_results(reports))
-    ranges = version_ranges(project, pages)
+    data = matrix.read_matrix(project)
+    ranges = ranges_of(data, pages)
     for page in pages:
         page.versions = ranges.get(page.entry.id)
+        page.states = tuple(matrix.release_states(page.entry.id, data) or ()) if data else ()
     files: list[SiteFile] = []
     for page in pages:
         url = edit_url(page.yaml_path) if edit_url else None
@@ -153,7 +161,13 @@ def version_ranges(project: Project, pages: list[render.EntryPage]) -> dict[str,
     (`errorkb matrix`) when there is one. The site never runs the matrix itself."""
     from errorkb.results import matrix
 
-    data = matrix.read_matrix(project)
+    return ranges_of(matrix.read_matrix(project), pages)
+
+
+def ranges_of(data: MatrixFile | None, pages: list[render.EntryPage]) -> dict[str, render.VersionRange]:
+    """`version_ranges` from a matrix file already read."""
+    from errorkb.results import matrix
+
     if not data:
         return {}
     order = data.ordered_releases()
