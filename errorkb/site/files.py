@@ -205,3 +205,34 @@ def _json(document: dict[str, object]) -> str:
     entries' text stays inert even where a page or a careless server puts the JSON into HTML."""
     text = json.dumps(document, indent=1, ensure_ascii=False)
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026") + "\n"
+
+
+# -- facts a hand-written page may quote, so its words stay true ------------------------------------
+
+_PLACEHOLDER = re.compile(r"\{\{\s*errorkb\.([a-z_]+)\s*\}\}")
+
+
+def facts(project: Project, pages: list[render.EntryPage]) -> dict[str, str]:
+    """What a hand-written page (the home page) may say about the knowledge base, as
+    `{{ errorkb.NAME }}`: the library's name, how many entries, how many removed or renamed names,
+    and the releases the version matrix measured ("—" without a matrix)."""
+    releases = next((tuple(one.release for one in page.states) for page in pages if page.states), ())
+    return {"library": project.library.name, "entries": str(len(pages)),
+            "migrations": str(len(render.migration_rows(pages))),
+            "releases": str(len(releases)), "first_release": releases[0] if releases else "—",
+            "newest_release": releases[-1] if releases else "—"}
+
+
+def fill(markdown: str, known: dict[str, str], where: str) -> tuple[str, list[str]]:
+    """`markdown` with every `{{ errorkb.NAME }}` replaced by its fact, and the problems: a name
+    that is no fact stays as written and is reported with the page it is on."""
+    problems: list[str] = []
+
+    def one(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name in known:
+            return known[name]
+        problems.append(f"{where}: unknown placeholder {match.group()}; known: {', '.join(sorted(known))}")
+        return match.group()
+
+    return _PLACEHOLDER.sub(one, markdown), problems
