@@ -11,6 +11,8 @@ merging, writing, and what it says about one entry.
 - `write_matrix`   merges with what is on disk at write time under the folder's lock, never
                    overwrites a file that does not parse, keeps the file's mode.
 - `summarize`      ranges for the page: "raises in 5.5.1 – 5.24.0", "fixed in X".
+- `release_states` what was measured at each release the matrix knows, one `State` each: the
+                   cells of the page's release strip and of the knowledge base's heat map.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import platform
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -313,3 +316,63 @@ def line_spans(lines: dict[str, int], releases: list[str]) -> list[tuple[str, st
 
 def describe_spans(spans: list[tuple[str, str]]) -> str:
     return ", ".join(first if first == last else f"{first} – {last}" for first, last in spans)
+
+
+# -- what was measured at each release ---------------------------------------------------------
+
+
+class State(StrEnum):
+    """What one release showed for one entry, read from its before's verdict (then its after's).
+    Values are stable: the site's styles and the JSON name them."""
+
+    RAISES = "raises"  # the before raised the documented error, in the entry's own wording
+    OTHER_WORDING = "other-wording"  # ...in one of `also_seen_as`'s wordings
+    OLD_CODE_RUNS = "old-code-runs"  # a removed API's before ran clean: the old name still exists there
+    FIX_RUNS = "fix-runs"  # the before did not raise the error there, and the after ran clean
+    NEITHER = "neither"  # the before did not raise the error there, and the after did not run clean either
+    NOT_APPLICABLE = "not-applicable"  # the documented function or the snippet's module is not in that release
+    NOT_RUN = "not-run"  # no verdict: the release did not run, a need was unmet, or no result was recorded
+
+
+# A verdict of these codes means the release does not have what the entry is about.
+_ABSENT = {Code.NO_FUNCTION, Code.SETUP_FAILED, Code.NOT_APPLICABLE}
+
+
+@dataclass(frozen=True)
+class ReleaseState:
+    release: str
+    state: State
+    before: str | None = None  # the before's reason there (first line), None when none was recorded
+    after: Outcome | None = None  # the after's outcome there
+    wording: int | None = None  # which wording was raised (0: the entry's own)
+
+
+def release_states(entry_id: str, matrix: MatrixFile) -> list[ReleaseState] | None:
+    """One `ReleaseState` per release of the matrix, in release order (None: the matrix has no
+    result for the entry). A release the matrix adds is one more state here: nothing else lists them."""
+    results = matrix.results_of(entry_id)
+    if not results:
+        return None
+    states = []
+    for release in matrix.ordered_releases():
+        status, result = matrix.status(release), results.get(release)
+        if status is None or not status.ran or result is None or result.before is None:
+            why = (status.error if status is not None and not status.ran else None) or "no result recorded"
+            states.append(ReleaseState(release, State.NOT_RUN, why.splitlines()[0] if why else None))
+            continue
+        before, after = result.before, result.after
+        states.append(ReleaseState(release, _state(before, after), before.reason.splitlines()[0] if before.reason
+                                   else None, after.outcome if after else None, before.wording))
+    return states
+
+
+def _state(before: Verdicts, after: Verdicts | None) -> State:
+    if before.outcome is Outcome.PASS:
+        return State.OTHER_WORDING if before.wording else State.RAISES
+    if before.code is Code.OLD_API_RAN:
+        return State.OLD_CODE_RUNS
+    if before.outcome is Outcome.NOT_RUN:
+        return State.NOT_RUN
+    if before.outcome is Outcome.NOT_APPLICABLE or before.code in _ABSENT:
+        return State.NOT_APPLICABLE
+    return State.FIX_RUNS if after is not None and after.outcome is Outcome.PASS else State.NEITHER

@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from errorkb.core.entry import Entry
 from errorkb.core.load import LoadedEntry, LoadResult
@@ -21,6 +22,9 @@ from errorkb.core.project import Project
 from errorkb.results.records import CheckRecord
 from errorkb.results.report import Report, latest_results
 from errorkb.site import budget, render
+
+if TYPE_CHECKING:
+    from errorkb.results.matrix import MatrixFile
 
 ASSETS = Path(__file__).parent / "assets"
 # Served with every site: the lookup matcher, its page glue, and the badge styles.
@@ -42,10 +46,14 @@ def site_files(project: Project, loaded: LoadResult, reports: list[Report], *,
                edit_url: Callable[[str], str | None] | None = None) -> tuple[list[render.EntryPage], list[SiteFile]]:
     """The entry pages' models and every file to publish. `edit_url(project_relative_path)`
     gives the URL that edits an entry's YAML, or None."""
+    from errorkb.results import matrix
+
     pages = render.build_pages(project, loaded.entries, latest_results(reports))
-    ranges = version_ranges(project, pages)
+    data = matrix.read_matrix(project)
+    ranges = ranges_of(data, pages)
     for page in pages:
         page.versions = ranges.get(page.entry.id)
+        page.states = tuple(matrix.release_states(page.entry.id, data) or ()) if data else ()
     files: list[SiteFile] = []
     for page in pages:
         url = edit_url(page.yaml_path) if edit_url else None
@@ -153,7 +161,13 @@ def version_ranges(project: Project, pages: list[render.EntryPage]) -> dict[str,
     (`errorkb matrix`) when there is one. The site never runs the matrix itself."""
     from errorkb.results import matrix
 
-    data = matrix.read_matrix(project)
+    return ranges_of(matrix.read_matrix(project), pages)
+
+
+def ranges_of(data: MatrixFile | None, pages: list[render.EntryPage]) -> dict[str, render.VersionRange]:
+    """`version_ranges` from a matrix file already read."""
+    from errorkb.results import matrix
+
     if not data:
         return {}
     order = data.ordered_releases()
@@ -191,3 +205,34 @@ def _json(document: dict[str, object]) -> str:
     entries' text stays inert even where a page or a careless server puts the JSON into HTML."""
     text = json.dumps(document, indent=1, ensure_ascii=False)
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026") + "\n"
+
+
+# -- facts a hand-written page may quote, so its words stay true ------------------------------------
+
+_PLACEHOLDER = re.compile(r"\{\{\s*errorkb\.([a-z_]+)\s*\}\}")
+
+
+def facts(project: Project, pages: list[render.EntryPage]) -> dict[str, str]:
+    """What a hand-written page (the home page) may say about the knowledge base, as
+    `{{ errorkb.NAME }}`: the library's name, how many entries, how many removed or renamed names,
+    and the releases the version matrix measured ("—" without a matrix)."""
+    releases = next((tuple(one.release for one in page.states) for page in pages if page.states), ())
+    return {"library": project.library.name, "entries": str(len(pages)),
+            "migrations": str(len(render.migration_rows(pages))),
+            "releases": str(len(releases)), "first_release": releases[0] if releases else "—",
+            "newest_release": releases[-1] if releases else "—"}
+
+
+def fill(markdown: str, known: dict[str, str], where: str) -> tuple[str, list[str]]:
+    """`markdown` with every `{{ errorkb.NAME }}` replaced by its fact, and the problems: a name
+    that is no fact stays as written and is reported with the page it is on."""
+    problems: list[str] = []
+
+    def one(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name in known:
+            return known[name]
+        problems.append(f"{where}: unknown placeholder {match.group()}; known: {', '.join(sorted(known))}")
+        return match.group()
+
+    return _PLACEHOLDER.sub(one, markdown), problems

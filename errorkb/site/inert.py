@@ -14,7 +14,9 @@ regular expression and raw HTML to Python-Markdown. So, in one pass over the tex
   The code between stays exactly as written: the engine escapes it.
 - **Code spans** become `<code>` elements whose text is written with character references
   (`&lt;`, `&#96;`, ...) and whose line breaks are spaces: HTML that every engine passes
-  through and that holds nothing an engine could read as markup, whatever surrounds it.
+  through and that holds nothing an engine could read as markup, whatever surrounds it. A
+  `<wbr>` marks where an identifier may wrap (after a dot, between words an underscore joins),
+  so a narrow table column breaks `package.SomeClass.__init__` at its dots, never inside a word.
   Backticks that close no span are escaped (`\\``).
 - **Control and bidirectional characters** (which the loader refuses in entries; a report's
   text may hold them) are written as their `\\uXXXX` escapes: shown, never obeyed.
@@ -71,6 +73,9 @@ _CODE_CHARS = str.maketrans({ch: f"&#{ord(ch)};" for ch in "&<>\"'`*_[]{}\\|!~"}
 _PREFIX = re.compile(r"(?:[ \t]*(?:[-*+]|\d{1,9}[.)]|>)(?=[ \t]|$))*[ \t]*")
 _MARKER = re.compile(r"[ \t]*(?P<marker>[-*+>]|\d{1,9}[.)])(?=[ \t]|$)")
 _RUN = re.compile(r"`+")
+# Where an identifier may wrap: after a dot followed by a name (`package.<wbr>SomeClass.<wbr>__init__`),
+# and after an underscore between two letters or digits (`get_<wbr>max_<wbr>length`); never inside a word.
+_BREAK = re.compile(r"(?<=\w\.)(?=[A-Za-z_])|(?<=[A-Za-z0-9]_)(?=[A-Za-z0-9])")
 _BRACKETS = re.compile(r"\\.|[\[\]]", re.DOTALL)
 _PARENS = re.compile(r"\\.|[()]", re.DOTALL)
 _QUOTES = re.compile(r"(?:[ \t]*>)*[ \t]*")
@@ -239,7 +244,7 @@ def _code(content: str) -> str:
     if len(content) > 2 and content[0] == content[-1] == " " and content.strip():
         content = content[1:-1]
     content = content.replace("\\|", "|")  # `|` escaped for a table cell (see one_line) is a `|` in code
-    return "<code>" + content.translate(_CODE_CHARS) + "</code>"
+    return "<code>" + "<wbr>".join(part.translate(_CODE_CHARS) for part in _BREAK.split(content)) + "</code>"
 
 
 def code(text: object) -> str:

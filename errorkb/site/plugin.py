@@ -21,6 +21,8 @@
 - `on_page_content`: a generated page's HTML, as this engine produced it, goes through
   `sanitize` (nh3) once more: whatever an extension or theme adds, no script, handler or script
   URL reaches a reader.
+- `on_page_markdown`: a hand-written page (the home page) may quote facts of the knowledge base
+  as `{{ errorkb.NAME }}` (entry count, the releases measured; `site.facts`), so its words stay true.
 - `on_serve`: watch the entry, snippet and report folders, so `mkdocs serve` rebuilds on change.
 """
 
@@ -104,6 +106,7 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
         docs = Path(config.docs_dir).resolve()
         pages, generated = site.site_files(project, loaded, reports,
                                            edit_url=lambda path: _edit_url(config, project, path))
+        self._facts = site.facts(project, pages)
         generated += site.problem_pages(project, loaded)
         titles = _nav_titles(config.nav)
         rehearsals = {one.key: one for one in budget.rehearsals(project, loaded, pages, generated, parts=False)}
@@ -123,6 +126,15 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
                 self._generated.add(one.path)
                 BudgetedPage(titles.get(one.path), file, config, project, rehearsals[one.path], parts)
         return files
+
+    def on_page_markdown(self, markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+        """A hand-written page's `{{ errorkb.NAME }}` facts (`site.fill`); an unknown one warns."""
+        if page.file.src_uri in getattr(self, "_generated", ()):
+            return markdown
+        filled, problems = site.fill(markdown, getattr(self, "_facts", {}), page.file.src_uri)
+        for problem in problems:
+            log.warning(problem)
+        return filled
 
     @event_priority(-100)  # after every other plugin that changes the content
     def on_page_content(self, html: str, page: Page, config: MkDocsConfig, files: Files) -> str:

@@ -34,9 +34,10 @@ from errorkb.core.snippets import Snippet, read_snippet
 from errorkb.lookup.build import index_fields, installed_path, library_classes, rules_document, uses_user_types
 from errorkb.plugs import runtime_for
 from errorkb.results.keys import project_inputs
+from errorkb.results.matrix import ReleaseState
 from errorkb.results.records import TARGETS, CheckRecord, Outcome
 from errorkb.results.report import Report
-from errorkb.site import escape, evidence
+from errorkb.site import escape, evidence, picture
 from errorkb.site.inert import inert, one_line
 from errorkb.source.coverage import Coverage
 from errorkb.source.upstream import read_source, source_file
@@ -93,6 +94,15 @@ class EntryPage:
     excerpt: list[tuple[int, str]] | None = None
     versions: VersionRange | None = None  # from the upstream version matrix, when one ran
     inputs: str = ""  # results.keys.inputs_digest of the entry and its snippet folder now
+    states: tuple[ReleaseState, ...] = ()  # what the version matrix measured at each of its releases
+
+    @property
+    def strip(self) -> picture.Strip | None:
+        """The release strip: a cell per release of the matrix, the declared range beside it."""
+        if not self.states:
+            return None
+        declared = self.entry.releases.raises if self.entry.releases else None
+        return picture.strip(self.states, declared, self.entry.raises_at)
 
     @property
     def url(self) -> str:
@@ -131,6 +141,18 @@ def site_url(entry: Entry) -> str:
 
 def api_path(entry: Entry) -> str:
     return f"api/errors/{entry.id}.json"
+
+
+def html_link(source: str, target: str) -> Markup:
+    """Relative URL from the Markdown page `source` to the page `target` (both docs-relative), for
+    an `href` inside an HTML block, which no engine rewrites: directory URLs (`errors/x/`), as the
+    site is built."""
+    def address(path: str) -> str:
+        stem = path.removesuffix(".md")
+        return "" if stem == "index" else stem.removesuffix("/index") + "/"
+    here, there = address(source), address(target)
+    relative = posixpath.relpath(there or ".", here.rstrip("/") or ".")
+    return escape.url("./" if relative == "." else relative + "/")
 
 
 def link(source: str, target: str) -> Markup:
@@ -255,13 +277,36 @@ def _environment() -> jinja2.Environment:
                              undefined=jinja2.StrictUndefined)
     env.filters.update(inert=lambda text: Markup(inert(text)), line=lambda text: Markup(inert(one_line(text))),
                        code=escape.code, url=escape.url,
-                       attr=escape.attribute, yaml=escape.front_matter, fragment=escape.fragment, fence=fence)
+                       attr=escape.attribute, yaml=escape.front_matter, fragment=escape.fragment, fence=fence,
+                       num=lambda value: Markup(f"{float(value):.6g}"), short=shortened)
     env.globals.update(link=link, page_path=page_path, reading_title=reading_title, api_path=api_path,
-                       words=evidence.OUTCOME_WORDS,
+                       words=evidence.OUTCOME_WORDS, picture_words=picture.WORDS, html_link=html_link,
                        ERRORS_INDEX=ERRORS_INDEX, BY_EXCEPTION=BY_EXCEPTION, BY_API=BY_API,
                        VERIFICATION=VERIFICATION, INDEX_JSON=INDEX_JSON, SCHEMA_JSON=SCHEMA_JSON,
                        CHECK_SCHEMA_JSON=CHECK_SCHEMA_JSON, COVERAGE=COVERAGE)
     return env
+
+
+SHORT = 160  # characters of a long message shown before "more"
+
+
+def shortened(value: object, limit: int = SHORT) -> Markup:
+    """A long one-line message (a check's reason, which may quote code in backticks) cut to about
+    `limit` characters at a space outside code, the whole text one click away in a `<details>`;
+    a short one as it is. Both written as `line` writes them."""
+    plain = " ".join(str(value).split())
+
+    def written(text: str) -> str:
+        return inert(one_line(text))
+
+    if len(plain) <= limit:
+        return Markup(written(plain))
+    cut = next((index for index in range(limit, 0, -1)
+                if plain[index] == " " and plain[:index].count("`") % 2 == 0), None)
+    if cut is None:
+        return Markup(written(plain))
+    return Markup(f'<details class="ekb-more"><summary>{written(plain[:cut])}&#8230; '
+                  f'<span class="ekb-more__hint">(whole message)</span></summary>{written(plain)}</details>')
 
 
 def _render(name: str, **context: object) -> str:
@@ -334,9 +379,44 @@ def render_verification(pages: list[EntryPage], library: LibraryProfile, reports
             rows.append((page, role, [cells.get(combo) for combo in combos]))
     failures = [r for r in records if r.outcome is Outcome.FAIL]
     return _render("verification.md.j2", pages=pages, rows=rows, combos=combos, failures=failures,
+                   heat=heat_map(pages, library, VERIFICATION),
                    summary=evidence.summary(records, hashes), environments=evidence.environments(records),
                    reports=reports or [], here=VERIFICATION, is_stale=evidence.is_stale, hashes=hashes,
                    library=library, devices=devices)
+
+
+def families(library: LibraryProfile) -> dict[str, str]:
+    """The heat map's groups: entries by kind, in this order."""
+    return {"removed": "Removed or renamed API", "signature": "Calls whose signature changed",
+            "raise": f"Raised inside {library.name}"}
+
+
+@dataclass(frozen=True)
+class HeatMap:
+    axis: picture.Axis
+    groups: list[tuple[str, list[picture.HeatRow]]]  # (family, rows ordered by where they start raising)
+
+    @property
+    def states(self) -> list[picture.State]:
+        """The states it shows, in the legend's order."""
+        shown = {run.state for _, rows in self.groups for row in rows for run in row.runs}
+        return [state for state in picture.WORDS if state in shown]
+
+
+def heat_map(pages: list[EntryPage], library: LibraryProfile, here: str) -> HeatMap | None:
+    """Every entry the version matrix measured, against its releases; None without a matrix."""
+    measured = [page for page in pages if page.states]
+    if not measured:
+        return None
+    releases = [one.release for one in measured[0].states]
+    names = families(library)
+    groups: dict[str, list[picture.HeatRow]] = {kind: [] for kind in names}
+    for page in measured:
+        row = picture.heat_row(page.entry.id, html_link(here, page.url), page.states)
+        groups.setdefault(page.entry.kind, []).append(row)
+    return HeatMap(picture.axis(releases),
+                   [(names.get(kind, kind), sorted(rows, key=lambda row: picture.start_key(row, releases)))
+                    for kind, rows in groups.items() if rows])
 
 
 @dataclass(frozen=True)
@@ -372,7 +452,24 @@ def _release_key(text: str | None) -> tuple[int, ...]:
 
 def render_migration(pages: list[EntryPage], library: LibraryProfile) -> str:
     """Every removed or renamed name and its verified replacement, with the release it went away in."""
-    return _render("migration.md.j2", rows=migration_rows(pages), library=library, here=MIGRATION, badges=badges)
+    rows = migration_rows(pages)
+    return _render("migration.md.j2", rows=rows, library=library, here=MIGRATION, badges=badges,
+                   timeline=timeline(rows, MIGRATION))
+
+
+def timeline(rows: list[MigrationRow], here: str) -> HeatMap | None:
+    """The removals against the releases, oldest first, each marked where its replacement arrived."""
+    measured = [row for row in rows if row.page.states]
+    if not measured:
+        return None
+    releases = [one.release for one in measured[0].page.states]
+    lines = []
+    for row in measured:
+        replacement = reading_title(row.replacement) if row.replacement else None
+        mark = f"replacement{': ' + replacement if replacement else ''}, since {row.since}" if row.since else ""
+        lines.append(picture.heat_row(row.old or row.page.entry.id, html_link(here, row.page.url), row.page.states,
+                                      row.since, mark))
+    return HeatMap(picture.axis(releases), [("", lines)])
 
 
 def render_coverage(table: Coverage, pages: list[EntryPage]) -> str:

@@ -7,6 +7,14 @@ only the elements and attributes these pages are built from survive: no script, 
 handler, no `style` but a table cell's alignment, no URL but http(s), mailto and relative
 ones, no image from another host. Text is never dropped: a tag that is not allowed is removed
 and its text kept (the content of `script` and `style` goes with them).
+
+The release pictures (`errorkb.site.picture`) are inline SVG, so a few SVG elements are allowed:
+rectangles, text, groups and `<title>` (a cell's hover text), with their geometry and the
+attributes that make the picture an image to a screen reader. Nothing that can reference,
+load, animate or script anything is (`use`, `image`, `foreignObject`, `animate`, `set`, `style`,
+`href` on anything but `a`, whose URLs are filtered as everywhere): Ammonia also checks that an
+SVG element sits where the HTML parser puts SVG, so no namespace confusion smuggles markup in.
+`wbr` marks where a long identifier may wrap (`errorkb.site.inert.code`).
 """
 
 from __future__ import annotations
@@ -19,7 +27,8 @@ TAGS = {
     "a", "abbr", "b", "blockquote", "br", "code", "dd", "del", "details", "div", "dl", "dt", "em",
     "h1", "h2", "h3", "h4", "h5", "h6", "hr", "i", "img", "input", "ins", "kbd", "label", "li", "mark",
     "ol", "p", "pre", "s", "small", "span", "strong", "sub", "summary", "sup", "table", "tbody", "td",
-    "tfoot", "th", "thead", "tr", "ul",
+    "tfoot", "th", "thead", "tr", "ul", "wbr",
+    "svg", "g", "rect", "text", "title",  # the release pictures
 }
 ATTRIBUTES = {
     "*": {"class", "id", "title"},
@@ -31,6 +40,9 @@ ATTRIBUTES = {
     "label": {"for"},
     "ol": {"start"},
     "span": {"aria-hidden"},
+    "svg": {"viewBox", "width", "height", "role", "aria-label", "preserveAspectRatio", "focusable"},
+    "rect": {"x", "y", "width", "height"},
+    "text": {"x", "y", "text-anchor"},
     "td": {"style", "colspan", "rowspan"},
     "th": {"style", "colspan", "rowspan"},
 }

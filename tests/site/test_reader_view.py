@@ -1,0 +1,116 @@
+"""Pages as a reader sees them (issue 24): the repository's own site, built as `mkdocs build
+--strict` builds it, opened in Debian's Chromium at three widths in light and dark. Each view is
+kept as a screenshot (`$ERRORKB_SCREENSHOTS`, else test-artifacts/screenshots/, for CI to keep as
+artefacts) and checked for what can be checked mechanically: nothing wider than the viewport
+outside a frame that scrolls on its own, no markup or escape shown as text, one strip cell per
+release of the version matrix, and WCAG AA contrast of the badges' text (4.5:1) and of the
+release pictures' cells against the page (3:1, non-text)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.site.sitekb import ROOT
+from tests.site.test_browser import LITERAL, VISIBLE_TEXT, real_site  # noqa: F401 - real_site is a fixture
+
+pytestmark = pytest.mark.browser
+
+SHOTS = Path(os.environ.get("ERRORKB_SCREENSHOTS") or ROOT / "test-artifacts" / "screenshots")
+WIDTHS = (1300, 768, 390)
+ENTRY = "errors/transformers/get-max-length-removed/"
+PAGES = {"home": "", "entry": ENTRY, "migration": "migration/", "verification": "verification/"}
+
+# Elements of the content wider than the viewport, unless a frame that scrolls (and fits) holds them.
+OVERFLOW = """() => {
+  const width = document.documentElement.clientWidth, out = [];
+  const fits = (r) => r.left >= -1 && r.right <= width + 1;
+  for (const el of document.querySelectorAll('.md-content *')) {
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 || r.height === 0 || fits(r)) continue;
+    let frame = el.parentElement, framed = false;
+    for (; frame && frame !== document.body; frame = frame.parentElement) {
+      const overflow = getComputedStyle(frame).overflowX;
+      if ((overflow === 'auto' || overflow === 'scroll') && fits(frame.getBoundingClientRect())) { framed = true; break; }
+    }
+    if (!framed) out.push(`${el.tagName.toLowerCase()}.${el.className && el.className.baseVal !== undefined
+      ? el.className.baseVal : el.className} ${Math.round(r.left)}..${Math.round(r.right)} of ${width}`);
+  }
+  return out.slice(0, 12);
+}"""
+
+# Contrast ratios from computed styles: badges' text on their background (opacity folded in),
+# the pictures' marks (fill, or stroke when unfilled) on the page behind them.
+CONTRAST = """() => {
+  const rgba = (text) => { const m = text.match(/[\\d.]+/g) || [0, 0, 0, 0];
+    return [+m[0], +m[1], +m[2], m.length > 3 ? +m[3] : 1]; };
+  const background = (el) => {
+    for (let e = el; e; e = e.parentElement) {
+      const c = rgba(getComputedStyle(e).backgroundColor);
+      if (c[3] > 0.99) return c;
+    }
+    return [255, 255, 255, 1];
+  };
+  const over = (fg, bg, alpha) => fg.slice(0, 3).map((v, i) => v * alpha + bg[i] * (1 - alpha));
+  const lum = (c) => { const [r, g, b] = c.map((v) => { v /= 255;
+    return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); }); return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+  const ratio = (a, b) => { const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05); };
+  const out = [];
+  for (const el of document.querySelectorAll('.ekb-badge, .ekb-badge *, .ekb-mini, .ekb-chip, .ekb-cell')) {
+    if (!el.textContent.trim() || el.getClientRects().length === 0) continue;
+    const style = getComputedStyle(el), bg = background(el);
+    let alpha = rgba(style.color)[3];
+    for (let e = el; e && !e.classList.contains('md-content'); e = e.parentElement) alpha *= +getComputedStyle(e).opacity;
+    out.push({kind: 'text', what: el.className, ratio: ratio(over(rgba(style.color), bg, alpha), bg)});
+  }
+  for (const rect of document.querySelectorAll('.ekb-strip rect, .ekb-heat rect')) {
+    const style = getComputedStyle(rect), bg = background(rect.closest('svg'));
+    const paint = style.fill === 'none' ? style.stroke : style.fill;
+    const c = rgba(paint);
+    out.push({kind: 'mark', what: rect.parentElement.getAttribute('class'), ratio: ratio(over(c, bg, c[3]), bg)});
+  }
+  return out;
+}"""
+
+
+def releases_in_matrix() -> list[str]:
+    data = json.loads((ROOT / "reports" / "matrix" / "transformers.json").read_text(encoding="utf-8"))
+    return [one["release"] for one in data["releases"]]
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("width", WIDTHS)
+def test_pages_read_at_every_width_in_both_schemes(visit, real_site, width, scheme):  # noqa: F811
+    _, url = real_site
+    tab = visit(scheme)
+    tab.page.set_viewport_size({"width": width, "height": 900})
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    problems: dict[str, object] = {}
+    for name, path in PAGES.items():
+        tab.page.goto(url + path, wait_until="load")
+        assert tab.page.locator("body").get_attribute("data-md-color-scheme") == \
+            ("slate" if scheme == "dark" else "default")
+        tab.page.screenshot(path=str(SHOTS / f"{name}-{width}-{scheme}.png"), full_page=True)
+        overflow = tab.page.evaluate(OVERFLOW)
+        if overflow:
+            problems[f"{name}: overflow"] = overflow
+        shown = sorted({m.group() for m in LITERAL.finditer(tab.page.evaluate(VISIBLE_TEXT))})
+        if shown:
+            problems[f"{name}: markup shown as text"] = shown
+        low = [(one["what"], round(one["ratio"], 2)) for one in tab.page.evaluate(CONTRAST)
+               if one["ratio"] < (4.5 if one["kind"] == "text" else 3.0)]
+        if low:
+            problems[f"{name}: contrast below AA"] = sorted(set(low))[:10]
+        if name == "entry":
+            cells = tab.page.locator(".ekb-strip svg .ekb-strip__cell")
+            assert cells.count() == len(releases_in_matrix())
+            assert [re.split(r":", t, maxsplit=1)[0] for t in cells.locator("title").all_text_contents()] \
+                == releases_in_matrix()
+        if name == "verification":
+            assert tab.page.locator(".ekb-heat tbody tr th a").count() >= 90
+    assert not problems, problems
+    assert tab.errors == [] and tab.outside == [], (tab.errors, tab.outside)
