@@ -6,6 +6,7 @@ import json
 import re
 import subprocess
 import sys
+from types import SimpleNamespace
 
 from errorkb.core.load import load_project_entries
 from errorkb.core.project import load_project
@@ -391,7 +392,13 @@ def test_the_plugin_publishes_the_bytes_render_writes(project, tmp_path):
     files = config.plugins.on_files(Files([]), config=config)
     generated = {f.src_uri: f.content_bytes for f in files if f.generated_by}
     assert generated and all((out / path).read_bytes() == content for path, content in generated.items())
-    assert "on_page_markdown" not in vars(ErrorkbPlugin)
+    # The one Markdown event fills facts into hand-written pages only: a generated page (whose text
+    # holds entry prose, `{{ errorkb.entries }}` included) passes through it unchanged.
+    plugin = next(one for one in config.plugins.values() if isinstance(one, ErrorkbPlugin))
+    for path, content in ((path, content) for path, content in generated.items() if path.endswith(".md")):
+        markdown = content.decode("utf-8") + "\n{{ errorkb.entries }}\n"
+        page = SimpleNamespace(file=SimpleNamespace(src_uri=path))
+        assert plugin.on_page_markdown(markdown, page=page, config=config, files=files) == markdown
 
 
 # -- issue 23: the page's own evidence cannot be spoofed from prose ------------------------------
