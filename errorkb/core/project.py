@@ -14,7 +14,7 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, model_validator
 
@@ -52,7 +52,8 @@ class LibraryProfile(_Strict):
     commit: Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{40}$")] | None = Field(
         default=None, description="A commit of the repository whose followed files equal the release's.")
     runtime: ImportName = Field(default="python", description="The runtime plug snippets run on: 'python' "
-                                "(plain CPython) or another plug in errorkb.plugs.")
+                                "(plain CPython), or a plug errorkb or another package registers under the "
+                                "`errorkb.plugs` entry point group.")
     env_prefixes: list[str] = Field(default_factory=list, description="Environment variables the library reads "
                                     "(by prefix), passed into the sandbox; nothing else of the harness's is.")
 
@@ -123,11 +124,18 @@ class Settings(_Strict):
     site_url: Annotated[str, StringConstraints(pattern=r"^https?://[^\s\"'<>]+$")] | None = Field(
         default=None, description="Where the site is published (default: mkdocs.yml's `site_url`); the CLI and the "
                                   "hook print entry addresses under it.")
-    entries: str = "docs/errors"
-    snippets: str = "snippets"
-    reports: str = "reports"
-    timeout: float = Field(default=60.0, gt=0)
-    targets: list[str] = Field(default_factory=lambda: ["bundled"])
+    entries: str = Field(default="docs/errors", description="Folder of the entries: <entries>/<library>/<id>.yml.")
+    snippets: str = Field(default="snippets", description="Folder of the snippets: <snippets>/<id>/*.py.")
+    reports: str = Field(default="reports", description="Folder of the verification reports the site reads.")
+    index: str | None = Field(
+        default=None, description="The file `errorkb hook index` writes: the index the hook, `errorkb lookup` and "
+        "`errorkb show` read once the knowledge base is installed. It lies inside a package of the knowledge base "
+        "that its pyproject.toml registers under the `errorkb.indexes` entry point (errorkb init sets both up).")
+    timeout: float = Field(default=60.0, gt=0, description="Seconds (of CPU time) one check may take.")
+    targets: list[Literal["bundled", "upstream"]] | None = Field(
+        default=None, description="What `errorkb verify` runs against by default: 'bundled' (the profile's own "
+        "implementation) and/or 'upstream' (the real library). Default: bundled when the profile names a bundled "
+        "implementation, else upstream.")
     library: LibraryProfile
     coverage: CoverageSettings = Field(default_factory=CoverageSettings)
     matrix: MatrixSettings = Field(default_factory=MatrixSettings)
@@ -153,6 +161,7 @@ class Project:
     coverage: CoverageSettings = field(default_factory=CoverageSettings)
     matrix: MatrixSettings = field(default_factory=MatrixSettings)
     configured_site_url: str | None = None  # [tool.errorkb] site_url
+    index: Path | None = None  # [tool.errorkb] index: the file `errorkb hook index` writes
 
     @property
     def site_url(self) -> str | None:
@@ -212,10 +221,32 @@ def load_project(root: Path | None = None) -> Project:
         settings = Settings.model_validate(raw)
     except ValidationError as error:
         raise ProblemsFound([_problem(item, where, text) for item in error.errors()]) from None
+    problems = _profile_problems(settings, where, text)
+    if problems:
+        raise ProblemsFound(problems)
     return Project(root=root, library=settings.library, entries=root / settings.entries,
                    snippets=root / settings.snippets, reports=root / settings.reports, timeout=settings.timeout,
-                   targets=tuple(settings.targets), coverage=settings.coverage, matrix=settings.matrix,
-                   configured_site_url=settings.site_url)
+                   targets=tuple(settings.targets or ["bundled" if settings.library.bundled else "upstream"]),
+                   coverage=settings.coverage, matrix=settings.matrix,
+                   configured_site_url=settings.site_url,
+                   index=None if settings.index is None else root / settings.index)
+
+
+def _profile_problems(settings: Settings, where: str, text: str) -> list[Problem]:
+    """What the model alone cannot see: a runtime no plug is registered for, a bundled target
+    without a bundled implementation (found here rather than when a command needs them)."""
+    from errorkb.plugs import runtime_for
+
+    problems = []
+    try:
+        runtime_for(settings.library.runtime)
+    except ValueError as error:
+        problems.append(Problem(where, _line_of(text, "runtime"), 1, f"[tool.errorkb] library.runtime: {error}"))
+    if "bundled" in (settings.targets or []) and settings.library.bundled is None:
+        problems.append(Problem(where, _line_of(text, "targets"), 1, "[tool.errorkb] targets names 'bundled', but "
+                                "[tool.errorkb.library] names no bundled implementation: set targets = "
+                                "[\"upstream\"], or name the bundled package"))
+    return problems
 
 
 def _problem(error: Any, where: str, text: str) -> Problem:
