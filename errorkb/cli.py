@@ -323,6 +323,29 @@ def _parser(fast: bool = False) -> argparse.ArgumentParser:
     from errorkb.verify.run import Isolation
     from errorkb.verify.targets import TARGETS
 
+    init = commands.add_parser("init", help="start a knowledge base for an installed library: the profile, "
+                                            "mkdocs.yml, a home page with the paste box, entries and snippets folders",
+                               description="Write a working knowledge base for an installed distribution into DIR "
+                                           "(new or empty): the profile in pyproject.toml, read from the "
+                                           "distribution's metadata where it has it, mkdocs.yml with the errorkb "
+                                           "plugin and Material, a home page with the paste box, the entries and "
+                                           "snippets folders, a README. Values not in the metadata come from the "
+                                           "flags; what was assumed is printed and written beside it.")
+    init.add_argument("folder", type=Path, metavar="DIR", help="the knowledge base's folder (new or empty)")
+    init.add_argument("--library", required=True, metavar="DIST", help="the installed distribution to document")
+    init.add_argument("--repository", default=None, metavar="OWNER/NAME",
+                      help="its source repository (default: from its metadata's project URLs)")
+    init.add_argument("--tag-format", default=None, metavar="FORMAT",
+                      help="the repository's tag of a release, e.g. 'v{release}' (default: '{release}')")
+    init.add_argument("--source-root", default=None, metavar="FOLDER",
+                      help="the repository folder holding the import package (default: 'src'; '' for the top)")
+    init.add_argument("--import-name", default=None, metavar="NAME",
+                      help="the import package (default: from the distribution's files)")
+    init.add_argument("--source-url", default=None, metavar="TEMPLATE",
+                      help="a link to a line of a file at a revision, from {repository}, {revision}, {path}, "
+                           "{line} (default: the host's, for GitHub, GitLab and Codeberg)")
+    init.set_defaults(command=cmd_init, needs_project=False)
+
     new = commands.add_parser("new", help="write an entry and its snippet stubs from a pasted traceback or a "
                                           "similar entry (never overwrites a file)")
     new.add_argument("id", metavar="ID", help="the new entry's id: kebab-case, e.g. static-layer-crop-negative")
@@ -388,6 +411,10 @@ def _parser(fast: bool = False) -> argparse.ArgumentParser:
 
     schema = commands.add_parser("schema", help="print the JSON Schema of an entry (or of a report's check record)")
     schema.add_argument("--check-record", action="store_true", help="the schema of one check in a report")
+    schema.add_argument("--profile-reference", action="store_true",
+                        help="every [tool.errorkb] key with its type, default and meaning, as Markdown "
+                             "(docs/profile.md)")
+    schema.set_defaults(needs_project=False)
     schema.set_defaults(command=cmd_schema)
 
     verify = commands.add_parser(
@@ -648,8 +675,17 @@ def cmd_matrix(project: Project, args: argparse.Namespace) -> int:
     settings = project.matrix
     if args.environments_only:
         return _build_environments(project, result.entries, args, shard)
-    releases = files.sort_releases(args.release or settings.releases or [], "0") \
-        or matrix.discover_releases(project.library.dist, settings.since)
+    releases = files.sort_releases(args.release or settings.releases or [], "0")
+    if not releases:  # no bound: say what it would run, run nothing
+        try:
+            found = matrix.discover_releases(project.library.dist, settings.since)
+        except RuntimeError as error:
+            return _usage("matrix", f"[tool.errorkb.matrix] names no releases, and {_one_line(error)}; bound the "
+                                    "matrix with releases = [...] in [tool.errorkb.matrix], or --release X")
+        shown = ", ".join(found[:8]) + (f", … {found[-1]}" if len(found) > 8 else "")
+        return _usage("matrix", f"[tool.errorkb.matrix] names no releases: it would run all {len(found)} releases of "
+                                f"{project.library.dist} since {settings.since} ({shown or 'none found'}); bound it "
+                                "with releases = [...] (or since) in [tool.errorkb.matrix], or --release X")
     if shard:
         releases = matrix.shard_releases(releases, *shard)
         err.print(f"shard {shard[0]}/{shard[1]}: {len(releases)} release(s): {', '.join(releases) or 'none'}",
@@ -752,7 +788,12 @@ def cmd_coverage(project: Project, args: argparse.Namespace) -> int:
     return 1 if table.problems else 0
 
 
-def cmd_schema(project: Project, args: argparse.Namespace) -> int:
+def cmd_schema(args: argparse.Namespace) -> int:
+    if args.profile_reference:
+        from errorkb.core.project import reference_markdown
+
+        print(reference_markdown(), end="")
+        return 0
     if args.check_record:
         import json
 
@@ -1246,6 +1287,27 @@ def _show_text(index: Index, entry_id: str) -> str:
         parts += ["", "Related: " + ", ".join(str(one) for one in show["related"])]
     parts += ["", f"page: {index.page(entry_id)}"]
     return "\n".join(parts)
+
+
+def cmd_init(args: argparse.Namespace) -> int:
+    """A new knowledge base in DIR; exit 2 (nothing written) when the library or DIR will not do."""
+    from errorkb.author import init
+
+    try:
+        library = init.describe(args.library, repository=args.repository, tag=args.tag_format,
+                                source_root=args.source_root, import_name=args.import_name,
+                                source_url=args.source_url)
+        written = init.write(args.folder, init.files(library, f"{library.distribution}-errorkb"))
+    except init.InitError as error:
+        return _usage("init", str(error))
+    root = args.folder
+    out.print(f"wrote a knowledge base of {library.distribution} {library.release} ({library.repository}) in {root}: "
+              f"{len(written)} files", markup=False)
+    for note in library.assumed:
+        err.print(f"assumed: {note}", markup=False)
+    out.print(f"next: cd {root} && errorkb new ID --from-traceback - (paste a traceback), then errorkb verify ID "
+              "and mkdocs serve", markup=False)
+    return 0
 
 
 def cmd_new(project: Project, args: argparse.Namespace) -> int:
