@@ -81,6 +81,12 @@ class LibraryProfile(_Strict):
         return self.distribution or self.name
 
     @property
+    def targets(self) -> tuple[str, ...]:
+        """The targets this library can be verified on: `bundled` only where the profile names a bundled
+        implementation (pages and badges show these, nothing else)."""
+        return ("bundled", "upstream") if self.bundled else ("upstream",)
+
+    @property
     def links(self) -> SourceLinks:
         return SourceLinks(url=self.source_url, tag=self.tag)
 
