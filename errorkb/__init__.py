@@ -17,7 +17,10 @@ and every check's process import it).
 from __future__ import annotations
 
 import importlib
-from typing import Any
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: `errorkb --version` starts fast
+if TYPE_CHECKING:
+    from typing import Any
 
 __version__ = "0.2.0"
 

@@ -2,27 +2,27 @@
 
 Exit codes: 0 all good, 1 problems in the knowledge base or failed checks, 2 bad usage.
 Nothing here imports the runtime: snippets run in child processes. Imports are made where a
-command needs them, so that `errorkb lookup` and `errorkb show` answer from the shipped index in a
+command needs them, so that `errorkb lookup` and `errorkb show` answer from the installed index in a
 small fraction of a second (benchmarks/lookup_cli.py).
 """
 
 from __future__ import annotations
 
-import argparse
-import difflib
-import json
+import math
 import re
 import sys
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, cast
 
-from errorkb.core.logsafe import defuse, log_safe
-from errorkb.core.problems import ProblemsFound
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at start-up (mypy reads it alike)
 
 if TYPE_CHECKING:
+    import argparse
+    from typing import Any, NoReturn
+
     from rich.console import Console
 
     from errorkb.core.load import LoadedEntry, LoadResult
+    from errorkb.core.problems import Problem
     from errorkb.core.project import Project
     from errorkb.lookup import Answer, Index, Match
 
@@ -55,6 +55,8 @@ def _plain_console(stderr: bool) -> Console:
             super().print(*(terminal_text(o) if isinstance(o, str) else o for o in objects), **kwargs)
 
     # (Rich takes any object with write/flush/isatty/fileno/encoding; its signature says IO[str].)
+    from typing import IO, cast
+
     return PlainConsole(file=cast(IO[str], _LogSafeStream(stderr=stderr)), stderr=stderr, highlight=False,
                         soft_wrap=True, emoji=False)
 
@@ -72,6 +74,8 @@ class _LogSafeStream:
         return sys.stderr if self.stderr else sys.stdout
 
     def write(self, text: str) -> int:
+        from errorkb.core.logsafe import defuse, log_safe
+
         self.stream.write(defuse(text) if self.isatty() else log_safe(text))
         return len(text)
 
@@ -113,6 +117,8 @@ err: Any = _Lazy(stderr=True)
 def print_json(document: Any) -> None:
     """JSON on stdout for machines, inert in a CI log too: every `#` written as \\u0023 (the
     same data), so no `##[command]` can appear; a line of indented JSON never starts with `::`."""
+    import json
+
     print(json.dumps(document, indent=1).replace("#", "\\u0023"))
 
 
@@ -123,17 +129,38 @@ _FAST = ("lookup", "show")
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    parser = _parser(fast=_command(argv) in _FAST)
-    args = parser.parse_args(argv)
+    if argv == ["--version"]:  # answered before argparse or anything else is imported (benchmarks/lookup_cli.py)
+        from errorkb import __version__
+
+        print(f"errorkb {__version__}")
+        return 0
+    try:
+        return _main(argv)
+    except BrokenPipeError:  # `errorkb ... | head`: the reader left. Python's documented way: point stdout at
+        import os  # /dev/null so the interpreter's own flush at exit cannot fail again, and exit 1 as it would
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+
+
+def _main(argv: list[str]) -> int:
+    from errorkb.core.problems import ProblemsFound
+
+    command = _command(argv)
+    parser = _parser(fast=command in _FAST or command == "--version")
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as leaving:  # a usage error (said in one line) or --help: its status, returned
+        return 0 if leaving.code is None else leaving.code if isinstance(leaving.code, int) else 2
     try:
         if not args.needs_project:  # completion, the hook's .pth, lookup and show: no knowledge base needed
             plain: int = args.command(args)
-            return plain
+            return _flushed(plain)
         from errorkb.core.project import load_project
 
         project = load_project(Path(args.root) if args.root else None)
         code: int = args.command(project, args)
-        return code
+        return _flushed(code)
     except ProblemsFound as found:
         for problem in found.problems:
             err.print(str(problem), markup=False)
@@ -141,11 +168,18 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         err.print("interrupted")
         return 130
-    except BrokenPipeError:  # `errorkb lookup ... | head`: the reader left; say nothing more
-        import os
+    except BrokenPipeError:
+        raise
+    except OSError as error:  # a file or folder the command reads or writes: one line, never a traceback
+        name = f" {error.filename}" if error.filename else ""
+        _say(f"errorkb: cannot{' use' if name else ''}{name}: {error.strerror or error}")
+        return 1
 
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
+
+def _flushed(code: int) -> int:
+    """`code`, once stdout is flushed: a reader that left (`| head`) is noticed here, not at exit."""
+    sys.stdout.flush()
+    return code
 
 
 def _command(argv: list[str]) -> str | None:
@@ -154,19 +188,133 @@ def _command(argv: list[str]) -> str | None:
     for word in words:
         if word == "--root":
             next(words, None)
-        elif not word.startswith("-"):
+        elif not word.startswith("-") or word == "--version":
             return word
-        elif word in ("-h", "--help", "--version"):
+        elif word in ("-h", "--help"):
             return None
     return None
+
+
+# -- input, checked before any work: a usage error is one line and exit 2 -----------------------
+
+
+def _parser_class() -> type[argparse.ArgumentParser]:
+    """argparse's parser, whose usage errors are one line (what is wrong, where help is) and exit 2.
+    (argparse is imported here, not with the module: `errorkb --version` never needs it.)"""
+    import argparse
+
+    class Parser(argparse.ArgumentParser):
+        def error(self, message: str) -> NoReturn:
+            self.exit(2, terminal_text(f"{self.prog}: {message} (see `{self.prog} --help`)") + "\n")
+
+    return Parser
+
+
+def _close(word: str, known: list[str], n: int = 1) -> list[str]:
+    import difflib
+
+    return difflib.get_close_matches(word, known, n=n)
+
+
+def _bad(message: str) -> Exception:
+    """The error a type function raises for a refused value: argparse's own, which it prints as it is."""
+    import argparse
+
+    return argparse.ArgumentTypeError(message)
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value <= 0:
+        raise _bad(f"expected a positive number of seconds, got {text!r}")
+    return value
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise _bad(f"expected a whole number of at least 1, got {text!r}")
+    return value
+
+
+_RELEASE = re.compile(r"^\d+(\.\d+)*((a|b|rc)\d+)?(\.post\d+)?(\.dev\d+)?$")
+
+
+def _release(text: str) -> str:
+    """A release as a package index names it (`4.49.0`, `5.0.0rc1`): never a range or a word."""
+    if not _RELEASE.fullmatch(text.strip()):
+        raise _bad(f"expected a release such as 4.49.0, got {text!r}")
+    return text.strip()
+
+
+def _folder(text: str) -> str:
+    if not Path(text).is_dir():
+        raise _bad(f"{text!r} is not a folder" if Path(text).exists() else
+                                         f"no folder {text!r}")
+    return text
+
+
+def _writable(path: Path) -> str | None:
+    """Why `path` (a file or folder to create or replace) cannot be written, or None."""
+    folder = path.parent if not path.is_dir() else path
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        return f"{folder} is not a folder"
+    import tempfile
+
+    try:  # the real test (permissions, a read-only file system, root's exemptions alike); leaves nothing
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as error:
+        return f"{folder} is not writable ({error.strerror or error})"
+    return None
+
+
+def _out_folder(text: str) -> Path:
+    path = Path(text)
+    why = f"{text!r} is a file, not a folder" if path.exists() and not path.is_dir() else _writable(path)
+    if why:
+        raise _bad(why)
+    return path
+
+
+def _out_file(text: str) -> Path:
+    path = Path(text)
+    why = f"{text!r} is a folder, not a file" if path.is_dir() else _writable(path)
+    if why:
+        raise _bad(why)
+    return path
+
+
+def _shard_arg(text: str) -> tuple[int, int]:
+    from errorkb.verify.plan import parse_shard
+
+    try:
+        return parse_shard(text)
+    except ValueError as error:
+        raise _bad(str(error).removeprefix("--shard ")) from None
+
+
+def _usage(command: str, message: str) -> int:
+    """A usage error found once the knowledge base is read (a device its runtime lacks): one line, exit 2."""
+    _say(f"errorkb {command}: {message}")
+    return 2
 
 
 def _parser(fast: bool = False) -> argparse.ArgumentParser:
     from errorkb import __version__
 
-    parser = argparse.ArgumentParser(prog="errorkb", description=__doc__.splitlines()[0])
+    parser = _parser_class()(prog="errorkb", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"errorkb {__version__}")
-    parser.add_argument("--root", help="project folder (default: nearest with pyproject.toml or mkdocs.yml)")
+    parser.add_argument("--root", type=_folder,
+                        help="project folder (default: nearest with pyproject.toml or mkdocs.yml)")
     parser.set_defaults(needs_project=True)
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
     _diagnosis_parsers(commands)
@@ -174,6 +322,29 @@ def _parser(fast: bool = False) -> argparse.ArgumentParser:
         return parser
     from errorkb.verify.run import Isolation
     from errorkb.verify.targets import TARGETS
+
+    init = commands.add_parser("init", help="start a knowledge base for an installed library: the profile, "
+                                            "mkdocs.yml, a home page with the paste box, entries and snippets folders",
+                               description="Write a working knowledge base for an installed distribution into DIR "
+                                           "(new or empty): the profile in pyproject.toml, read from the "
+                                           "distribution's metadata where it has it, mkdocs.yml with the errorkb "
+                                           "plugin and Material, a home page with the paste box, the entries and "
+                                           "snippets folders, a README. Values not in the metadata come from the "
+                                           "flags; what was assumed is printed and written beside it.")
+    init.add_argument("folder", type=Path, metavar="DIR", help="the knowledge base's folder (new or empty)")
+    init.add_argument("--library", required=True, metavar="DIST", help="the installed distribution to document")
+    init.add_argument("--repository", default=None, metavar="OWNER/NAME",
+                      help="its source repository (default: from its metadata's project URLs)")
+    init.add_argument("--tag-format", default=None, metavar="FORMAT",
+                      help="the repository's tag of a release, e.g. 'v{release}' (default: '{release}')")
+    init.add_argument("--source-root", default=None, metavar="FOLDER",
+                      help="the repository folder holding the import package (default: 'src'; '' for the top)")
+    init.add_argument("--import-name", default=None, metavar="NAME",
+                      help="the import package (default: from the distribution's files)")
+    init.add_argument("--source-url", default=None, metavar="TEMPLATE",
+                      help="a link to a line of a file at a revision, from {repository}, {revision}, {path}, "
+                           "{line} (default: the host's, for GitHub, GitLab and Codeberg)")
+    init.set_defaults(command=cmd_init, needs_project=False)
 
     new = commands.add_parser("new", help="write an entry and its snippet stubs from a pasted traceback or a "
                                           "similar entry (never overwrites a file)")
@@ -192,8 +363,8 @@ def _parser(fast: bool = False) -> argparse.ArgumentParser:
                          ("status", "say whether the hook is installed in this environment")):
         one = hook_actions.add_parser(action, help=text)
         one.set_defaults(command=cmd_hook, action=action, needs_project=False)
-    index = hook_actions.add_parser("index", help="regenerate the index the hook ships with (errorkb/hook/"
-                                                  "index.json) from the entries")
+    index = hook_actions.add_parser("index", help="regenerate the knowledge base's index (the file [tool.errorkb] "
+                                                  "index names) from the entries")
     index.add_argument("--check", action="store_true", help="only say whether it is stale (exit 1 when it is)")
     index.set_defaults(command=cmd_hook_index)
 
@@ -206,8 +377,11 @@ def _parser(fast: bool = False) -> argparse.ArgumentParser:
                                 description="Validate every entry, render every page the site generates with the "
                                             "site's Markdown settings within the render budget, and print each "
                                             "problem as path:line:col. Writes nothing.")
+    _complete_ids(check.add_argument("ids", nargs="*", metavar="ID",
+                                     help="check only these entries' snippets and pins (all entries are loaded)"))
     check.add_argument("--drift", action="store_true",
-                       help="also check every source pin against the pinned release's source (by AST)")
+                       help="also check every source pin against the pinned release's source (by AST); a release "
+                            "whose environment is not built is reported as not checked")
     check.set_defaults(command=cmd_check)
 
     matrix = commands.add_parser(
@@ -217,15 +391,15 @@ def _parser(fast: bool = False) -> argparse.ArgumentParser:
                     "entry and release (results of other entries and releases are kept), after every release; "
                     "verdicts are cached under .errorkb-cache/verify/, so a rerun re-runs only what changed.")
     _complete_ids(matrix.add_argument("ids", nargs="*", metavar="ID", help="entries (default: all)"))
-    matrix.add_argument("--release", action="append", default=None,
+    matrix.add_argument("--release", action="append", default=None, type=_release,
                         help="release to run (repeatable; default: [tool.errorkb.matrix] releases, else every "
                              "release since `since` that PyPI serves)")
     matrix.add_argument("--rebuild", action="store_true", help="recreate the releases' environments")
     _cache_options(matrix)
-    matrix.add_argument("--shard", default=None, metavar="K/N",
+    matrix.add_argument("--shard", default=None, metavar="K/N", type=_shard_arg,
                         help="run (or, with --environments-only, build) only the releases of shard K of N: a stable "
                              "split by release for CI job matrices; `errorkb report merge` joins the shards' files")
-    matrix.add_argument("--parallel", type=int, default=2, help="releases run at a time (default: 2)")
+    matrix.add_argument("--parallel", type=_count, default=2, help="releases run at a time (default: 2)")
     matrix.add_argument("--environments-only", action="store_true",
                         help="only build the environments of the releases the entries pin (or of --release ones), "
                              "which `verify --target upstream` and `check --drift` need; run nothing")
@@ -237,6 +411,10 @@ def _parser(fast: bool = False) -> argparse.ArgumentParser:
 
     schema = commands.add_parser("schema", help="print the JSON Schema of an entry (or of a report's check record)")
     schema.add_argument("--check-record", action="store_true", help="the schema of one check in a report")
+    schema.add_argument("--profile-reference", action="store_true",
+                        help="every [tool.errorkb] key with its type, default and meaning, as Markdown "
+                             "(docs/profile.md)")
+    schema.set_defaults(needs_project=False)
     schema.set_defaults(command=cmd_schema)
 
     verify = commands.add_parser(
@@ -249,8 +427,8 @@ def _parser(fast: bool = False) -> argparse.ArgumentParser:
                         help="implementation to run against (repeatable; default from [tool.errorkb])")
     verify.add_argument("--device", action="append",
                         help="device kind (repeatable; default: every device of the runtime)")
-    verify.add_argument("--jobs", type=int, default=None, help="checks run in parallel (default: CPU count)")
-    verify.add_argument("--report", type=Path, default=None,
+    verify.add_argument("--jobs", type=_count, default=None, help="checks run in parallel (default: CPU count)")
+    verify.add_argument("--report", type=_out_file, default=None,
                         help="report file (default: <reports>/latest.json); updated per check like the standing "
                              "report, merged with what is there when the run ends")
     verify.add_argument("--isolation", choices=[mode.value for mode in Isolation], default=Isolation.FORK.value,
@@ -265,14 +443,15 @@ def _parser(fast: bool = False) -> argparse.ArgumentParser:
                         help="run snippets in a bubblewrap sandbox: auto (where it can be created; says so "
                              "loudly where not), require (CI: refuse to run without it), off")
     _cache_options(verify)
-    verify.add_argument("--cache-dir", type=Path, default=None,
+    verify.add_argument("--cache-dir", type=_out_folder, default=None,
                         help="verdict cache folder (default: <root>/.errorkb-cache)")
-    verify.add_argument("--shard", default=None, metavar="K/N",
+    verify.add_argument("--shard", default=None, metavar="K/N", type=_shard_arg,
                         help="run only shard K of N (deterministic split by check id, for CI matrices)")
-    verify.add_argument("--timeout", type=float, default=None, help="seconds per check (default from [tool.errorkb])")
+    verify.add_argument("--timeout", type=_seconds, default=None,
+                        help="seconds per check (default from [tool.errorkb])")
     verify.add_argument("--json", action="store_true",
                         help="print the report as JSON on stdout (human output on stderr)")
-    verify.add_argument("--junit", type=Path, default=None, metavar="PATH", help="also write JUnit XML to PATH")
+    verify.add_argument("--junit", type=_out_file, default=None, metavar="PATH", help="also write JUnit XML to PATH")
     verify.set_defaults(command=cmd_verify)
 
     report = commands.add_parser("report", help="work with verification reports")
@@ -282,7 +461,8 @@ def _parser(fast: bool = False) -> argparse.ArgumentParser:
         description="Combine verification reports (errorkb verify --shard) or version-matrix files (errorkb matrix "
                     "--shard) into OUT, merged with what OUT already holds: per check, and per entry and release, "
                     "the record written last wins, so merged shards equal one run.")
-    merge.add_argument("output", type=Path, metavar="OUT", help="merged file to write (merged into when it exists)")
+    merge.add_argument("output", type=_out_file, metavar="OUT",
+                       help="merged file to write (merged into when it exists)")
     merge.add_argument("inputs", type=Path, nargs="+", metavar="IN", help="reports, or matrix files, to merge")
     merge.set_defaults(command=cmd_report_merge)
 
@@ -291,7 +471,7 @@ def _parser(fast: bool = False) -> argparse.ArgumentParser:
                                       "reports; runs no snippet.",
                                       help="write the site's pages as plain Markdown, with the JSON "
                                                      "API and assets, for any static-site engine")
-    render_site.add_argument("--out", type=Path, required=True, help="folder to write into (files are replaced)")
+    render_site.add_argument("--out", type=_out_folder, required=True, help="folder to write into (files are replaced)")
     render_site.set_defaults(command=cmd_render)
     return parser
 
@@ -304,13 +484,6 @@ def _cache_options(parser: argparse.ArgumentParser) -> None:
                              "run (GITHUB_EVENT_NAME=pull_request*, GitLab merge requests), trusted elsewhere")
     parser.add_argument("--no-cache", action="store_const", const="off", dest="cache",
                         help="the same as --cache off: run every check, neither reading nor storing verdicts")
-
-
-def _shard(text: str | None) -> tuple[int, int] | None:
-    """`--shard K/N` parsed; ValueError with a readable message (a usage error) otherwise."""
-    from errorkb.verify.plan import parse_shard
-
-    return parse_shard(text) if text else None
 
 
 def _diagnosis_parsers(commands: Any) -> None:
@@ -328,7 +501,7 @@ def _diagnosis_parsers(commands: Any) -> None:
                              "entries changed, the entries)")
     lookup.add_argument("--all", action="store_true", help="list every match, and the entries ruled out")
     lookup.add_argument("--json", action="store_true", help="print the answer as JSON (docs/api.md)")
-    lookup.add_argument("--release", default=None,
+    lookup.add_argument("--release", default=None, type=_release,
                         help="the library release you run (e.g. 4.49.0): checked against the matched wording's "
                              "releases; otherwise read from the paste where it can be")
     lookup.set_defaults(command=cmd_lookup, needs_project=False)
@@ -371,6 +544,7 @@ def _reserved_ids() -> frozenset[str]:
 
 def _load_or_report(project: Project) -> LoadResult:
     from errorkb.core.load import load_project_entries
+    from errorkb.core.problems import ProblemsFound
 
     result = load_project_entries(project, _reserved_ids())
     if result.problems:
@@ -380,23 +554,60 @@ def _load_or_report(project: Project) -> LoadResult:
 
 def cmd_check(project: Project, args: argparse.Namespace) -> int:
     from errorkb.core.lint import lint_entries
+    from errorkb.core.problems import ProblemsFound
 
     result = _load_or_report(project)
-    flagged = lint_entries(result.entries, project)  # deception primitives in snippets, for the reviewer
+    known = result.by_id()
+    unknown = [entry_id for entry_id in args.ids if entry_id not in known]
+    if unknown:
+        close = _close(unknown[0], sorted(known), n=1)
+        return _usage("check", f"no entry '{unknown[0]}'" + (f" (did you mean '{close[0]}'?)" if close else ""))
+    chosen = [known[entry_id] for entry_id in args.ids] if args.ids else result.entries
+    flagged = lint_entries(chosen, project)  # deception primitives in snippets, for the reviewer
     flagged += _diagnosis_problems(project, result)
+    unchecked: dict[str, list[str]] = {}
     if args.drift:
-        from errorkb.source.drift import pinned_problems
+        from errorkb.source.drift import check_pins
 
-        flagged += pinned_problems(result.entries, project)
+        pins = check_pins(chosen, project)
+        flagged += pins.problems
+        unchecked = pins.unchecked
     flagged += _rendering_problems(project, result)
+    for warning in _twins(project, result):
+        err.print(warning, markup=False)
+    for release, ids in sorted(unchecked.items()):
+        err.print(f"{project.library.dist} {release}: {len(ids)} pin(s) not checked, its environment is not built "
+                  f"(run `errorkb matrix --environments-only`): {', '.join(ids)}", markup=False)
     if flagged:
         raise ProblemsFound(flagged)
     if args.drift:
-        out.print(f"{len(result.entries)} entries OK; every source pin holds")
+        held = len(chosen) - sum(len(ids) for ids in unchecked.values())
+        out.print(f"{len(chosen)} entries OK; " + ("every source pin holds" if not unchecked else
+                                                  f"{held} source pin(s) hold, the others not checked"))
         return 0
-    out.print(f"{len(result.entries)} entries OK")
+    out.print(f"{len(chosen)} entries OK")
     _note_drafts(project, result)
     return 0
+
+
+def _twins(project: Project, result: LoadResult) -> list[str]:
+    """Warnings for entries documenting the same message from the same function: one error
+    written twice, unless their diagnosis tells them apart (then the reader is shown both)."""
+    seen: dict[tuple[str, str, str], list[LoadedEntry]] = {}
+    for one in result.entries:
+        entry = one.entry
+        seen.setdefault((entry.exception, entry.message, entry.source.function), []).append(one)
+    warnings = []
+    for (_, _, function), group in sorted(seen.items()):
+        if len(group) < 2:
+            continue
+        first, *others = sorted(group, key=lambda one: one.entry.id)
+        for one in others:
+            line, col = one.positions.of_key(("message",))
+            warnings.append(f"{project.rel(one.path)}:{line}:{col}: warning: the same message and function "
+                            f"({function}) as {first.entry.id}: one error documented twice? merge them, or say in "
+                            "`diagnosis` what tells them apart")
+    return warnings
 
 
 def _diagnosis_problems(project: Project, result: LoadResult) -> list[Any]:
@@ -459,17 +670,22 @@ def cmd_matrix(project: Project, args: argparse.Namespace) -> int:
     from errorkb.verify import matrix
     from errorkb.verify.cache import Trust, resolve_trust
 
-    try:
-        shard = _shard(args.shard)
-    except ValueError as error:
-        err.print(f"errorkb matrix: {error}", markup=False)
-        return 2
+    shard = args.shard
     result = _load_or_report(project)
     settings = project.matrix
     if args.environments_only:
         return _build_environments(project, result.entries, args, shard)
-    releases = files.sort_releases(args.release or settings.releases or [], "0") \
-        or matrix.discover_releases(project.library.dist, settings.since)
+    releases = files.sort_releases(args.release or settings.releases or [], "0")
+    if not releases:  # no bound: say what it would run, run nothing
+        try:
+            found = matrix.discover_releases(project.library.dist, settings.since)
+        except RuntimeError as error:
+            return _usage("matrix", f"[tool.errorkb.matrix] names no releases, and {_one_line(error)}; bound the "
+                                    "matrix with releases = [...] in [tool.errorkb.matrix], or --release X")
+        shown = ", ".join(found[:8]) + (f", … {found[-1]}" if len(found) > 8 else "")
+        return _usage("matrix", f"[tool.errorkb.matrix] names no releases: it would run all {len(found)} releases of "
+                                f"{project.library.dist} since {settings.since} ({shown or 'none found'}); bound it "
+                                "with releases = [...] (or since) in [tool.errorkb.matrix], or --release X")
     if shard:
         releases = matrix.shard_releases(releases, *shard)
         err.print(f"shard {shard[0]}/{shard[1]}: {len(releases)} release(s): {', '.join(releases) or 'none'}",
@@ -547,6 +763,8 @@ def cmd_coverage(project: Project, args: argparse.Namespace) -> int:
     result = _load_or_report(project)
     table = coverage(result.entries, project)
     if args.json:
+        import json
+
         print(json.dumps({"files": [
             {"path": one.path, "release": one.release, "followed": one.followed, "sites": one.sites,
              "implicit": one.implicit,
@@ -570,12 +788,21 @@ def cmd_coverage(project: Project, args: argparse.Namespace) -> int:
     return 1 if table.problems else 0
 
 
-def cmd_schema(project: Project, args: argparse.Namespace) -> int:
+def cmd_schema(args: argparse.Namespace) -> int:
+    if args.profile_reference:
+        from errorkb.core.project import reference_markdown
+
+        print(reference_markdown(), end="")
+        return 0
     if args.check_record:
+        import json
+
         from errorkb.results.records import CheckRecord
 
         print(json.dumps(CheckRecord.model_json_schema(), indent=2))
         return 0
+    import json
+
     from errorkb.core.entry import Entry
 
     print(json.dumps(Entry.model_json_schema(), indent=2))
@@ -591,18 +818,17 @@ def cmd_verify(project: Project, args: argparse.Namespace) -> int:
     from errorkb.verify.engine import verify
     from errorkb.verify.plan import UnreadableSnippet
 
+    refused = _verify_usage(project, args)
+    if refused:
+        return _usage("verify", refused)
     result = _load_or_report(project)
     known = sorted(result.by_id())
     unknown = [entry_id for entry_id in args.ids if entry_id not in known]
     for entry_id in unknown:
-        close = difflib.get_close_matches(entry_id, known, n=1)
+        close = _close(entry_id, known, n=1)
         err.print(f"errorkb verify: no entry '{entry_id}'" + (f" (did you mean '{close[0]}'?)" if close else ""),
                   markup=False)
-    try:
-        shard = _shard(args.shard)
-    except ValueError as error:
-        err.print(f"errorkb verify: {error}", markup=False)
-        return 2
+    shard = args.shard
     if unknown:
         return 2
     human = err if args.json else out
@@ -648,9 +874,47 @@ def cmd_verify(project: Project, args: argparse.Namespace) -> int:
         human.print(line, markup=False)
     for line in _still_missing(project, result, args.ids, fresh):
         human.print(line, markup=False)
+    idle = _nothing_applicable(project, args.ids, fresh)
+    for line in idle:
+        err.print(line, markup=False)
     if args.json:
         print_json(fresh.model_dump(mode="json", by_alias=True, exclude_none=True))
-    return 1 if fresh.counts()[Outcome.FAIL] else 0
+    return 1 if fresh.counts()[Outcome.FAIL] or idle else 0
+
+
+def _nothing_applicable(project: Project, ids: list[str], fresh: Any) -> list[str]:
+    """For each entry asked for by id of which no check applies on the targets run: what was not
+    applicable, and the target to run it on (a contributor asked for it; nothing was verified)."""
+    from errorkb.results.records import TARGETS, Outcome
+
+    lines = []
+    for entry_id in ids:
+        mine = [record for record in fresh.checks if record.entry == entry_id]
+        if not mine or any(record.outcome is not Outcome.NOT_APPLICABLE for record in mine):
+            continue
+        ran = sorted({record.target for record in mine})
+        others = [target for target in TARGETS if target not in ran
+                  and (target != "bundled" or project.library.bundled is not None)]
+        where = (f"run it there: errorkb verify {entry_id} --target {others[0]}" if others
+                 else "no other target applies")
+        lines.append(f"errorkb verify: nothing of {entry_id} was verified: none of its {len(mine)} checks applies on "
+                     f"the {' and '.join(ran)} target ({mine[0].reason.splitlines()[0]}); {where}")
+    return lines
+
+
+def _verify_usage(project: Project, args: argparse.Namespace) -> str | None:
+    """Why the devices and targets asked for cannot be verified here (before anything runs), or None."""
+    from errorkb.plugs import runtime_for
+
+    devices = runtime_for(project.library.runtime).devices
+    wrong = [device for device in args.device or [] if device not in devices]
+    if wrong:
+        return (f"--device {wrong[0]}: the {project.library.runtime} runtime has no such device "
+                f"(its devices: {', '.join(devices)})")
+    if project.library.bundled is None and "bundled" in (args.target or []):
+        return ("--target bundled: the profile names no bundled implementation ([tool.errorkb.library] bundled); "
+                "use --target upstream")
+    return None
 
 
 def _still_missing(project: Project, result: LoadResult, ids: list[str], fresh: Any) -> list[str]:
@@ -768,13 +1032,29 @@ def _file_kind(path: Path) -> str:
 
 
 class _Source:
-    """Where `lookup` and `show` read the knowledge base: an index (the shipped one, `--index`), or a
-    knowledge base's checkout whose entries the shipped index does not hold (`--root`, or the folder
-    the command runs in)."""
+    """Where `lookup` and `show` read the knowledge base: indexes (every installed knowledge base's,
+    or `--index`), or a knowledge base's checkout whose entries its index does not hold yet
+    (`--root`, or the folder the command runs in)."""
 
-    def __init__(self, index: Index, project: Project | None = None, note: str = "", built: bool = False):
-        self.index, self.project, self.note = index, project, note
-        self.built = built  # made from the checkout's entries (the shipped index holds other ones)
+    def __init__(self, indexes: list[Index], project: Project | None = None, note: str = "", built: bool = False,
+                 problems: tuple[Problem, ...] = ()):
+        self.indexes, self.project, self.note = indexes, project, note
+        self.index = indexes[0]  # the one `show` and the answer use, until `holding` or `answer` picks another
+        self.built = built  # made from the checkout's entries (its index holds other ones)
+        self.problems = problems  # of the checkout's entries that did not load
+
+    def holding(self, entry_id: str) -> Index | None:
+        """The first index with that entry (now `self.index`), or None."""
+        found = next((index for index in self.indexes if entry_id in index.items), None)
+        self.index = found or self.index
+        return found
+
+    def answer(self, text: str, release: str | None) -> Answer:
+        """The best answer of the indexes (a confirmed one, else one with candidates, else the first's);
+        `self.index` becomes the index that gave it."""
+        answers = [(index.lookup().answer(text, release), index) for index in self.indexes]
+        best, self.index = max(answers, key=lambda pair: (bool(pair[0].confirmed), bool(pair[0].matches)))
+        return best
 
 
 def _checkout(start: Path) -> Path | None:
@@ -793,31 +1073,42 @@ def _checkout(start: Path) -> Path | None:
 
 
 def _diagnosis_source(args: argparse.Namespace) -> _Source:
-    """`--index`, else the checkout's entries when the shipped index was built from others, else the
-    shipped index. Raises IndexUnavailable (one line) when an index cannot be read."""
-    from errorkb.lookup import load_index
+    """`--index`, else the checkout's own index when it holds the checkout's entries, else an index of
+    the checkout's entries made now, else (outside a checkout) every installed knowledge base's
+    index. Raises IndexUnavailable (one line) when no index can be read."""
+    from errorkb.lookup import IndexUnavailable, load_index, load_indexes
+    from errorkb.lookup._index import NO_INDEX
 
     if args.index is not None:
-        return _Source(load_index(args.index))
+        return _Source([load_index(args.index)])
     root = Path(args.root) if args.root else _checkout(Path.cwd())
-    shipped = load_index()
     if root is None:
-        return _Source(shipped)
+        installed = load_indexes()
+        if not installed:
+            raise IndexUnavailable(NO_INDEX)
+        return _Source(installed)
     from errorkb.core.project import load_project
     from errorkb.lookup.build import entries_digest
     from errorkb.site.hookindex import entry_files
 
     project = load_project(root)
     files = entry_files(project)
-    if files and entries_digest(files) == shipped.digest:
-        return _Source(shipped, project)
+    own = None
+    if files and project.index is not None and project.index.is_file():
+        try:
+            own = load_index(project.index)
+        except IndexUnavailable:
+            own = None
+    if own is not None and own.digest == entries_digest(files):
+        return _Source([own], project)
     from errorkb.core.load import load_project_entries
     from errorkb.site.hookindex import project_index
 
     loaded = load_project_entries(project)
     note = f"{len(loaded.problems)} problem(s) in the entries (see errorkb check); looking among the entries " \
            "that load" if loaded.problems else ""
-    return _Source(project_index(project, [one.entry for one in loaded.entries]), project, note, built=True)
+    return _Source([project_index(project, [one.entry for one in loaded.entries])], project, note, built=True,
+                   problems=tuple(loaded.problems))
 
 
 def _read_message(args: argparse.Namespace) -> str:
@@ -826,6 +1117,7 @@ def _read_message(args: argparse.Namespace) -> str:
 
 def cmd_lookup(args: argparse.Namespace) -> int:
     """The paste box's answer in a terminal: exit 0 confirmed, 3 only candidates, 1 none, 2 bad usage."""
+    from errorkb.core.problems import ProblemsFound
     from errorkb.lookup import IndexUnavailable
 
     text = _read_message(args)
@@ -839,11 +1131,13 @@ def cmd_lookup(args: argparse.Namespace) -> int:
         return 2
     if source.note:
         _say(f"errorkb lookup: {source.note}")
-    answer = source.index.lookup().answer(text, args.release)
+    answer = source.answer(text, args.release)
     if answer.cut:
         _say(f"errorkb lookup: the paste is long; read its last {answer.kept:,} characters ({answer.cut:,} cut "
              "from the start)")
     if args.json:
+        import json
+
         print(json.dumps(_answer_json(answer, source.index), indent=1, ensure_ascii=False))
         return _lookup_status(answer)
     confirmed, candidates = answer.confirmed, answer.candidates
@@ -885,6 +1179,8 @@ def _say(text: str) -> None:
 
 
 def _one_line(error: BaseException) -> str:
+    from errorkb.core.problems import ProblemsFound
+
     if isinstance(error, ProblemsFound):
         return "; ".join(str(problem) for problem in error.problems)
     return " ".join(str(error).split())
@@ -993,6 +1289,27 @@ def _show_text(index: Index, entry_id: str) -> str:
     return "\n".join(parts)
 
 
+def cmd_init(args: argparse.Namespace) -> int:
+    """A new knowledge base in DIR; exit 2 (nothing written) when the library or DIR will not do."""
+    from errorkb.author import init
+
+    try:
+        library = init.describe(args.library, repository=args.repository, tag=args.tag_format,
+                                source_root=args.source_root, import_name=args.import_name,
+                                source_url=args.source_url)
+        written = init.write(args.folder, init.files(library, f"{library.distribution}-errorkb"))
+    except init.InitError as error:
+        return _usage("init", str(error))
+    root = args.folder
+    out.print(f"wrote a knowledge base of {library.distribution} {library.release} ({library.repository}) in {root}: "
+              f"{len(written)} files", markup=False)
+    for note in library.assumed:
+        err.print(f"assumed: {note}", markup=False)
+    out.print(f"next: cd {root} && errorkb new ID --from-traceback - (paste a traceback), then errorkb verify ID "
+              "and mkdocs serve", markup=False)
+    return 0
+
+
 def cmd_new(project: Project, args: argparse.Namespace) -> int:
     """Entry and snippet stubs; exit 1 (nothing written) when the id is taken or a file exists."""
     from errorkb.author import scaffold
@@ -1013,7 +1330,7 @@ def cmd_new(project: Project, args: argparse.Namespace) -> int:
             pasted = scaffold.from_paste(project, args.id, read_paste(text))
         if args.like is not None:
             if args.like not in known:
-                close = difflib.get_close_matches(args.like, sorted(known), n=1)
+                close = _close(args.like, sorted(known), n=1)
                 raise scaffold.ScaffoldError(f"no entry '{args.like}' to start from"
                                              + (f" (did you mean '{close[0]}'?)" if close else ""))
             draft = scaffold.from_like(project, args.id, known[args.like], pasted)
@@ -1045,6 +1362,7 @@ def _read_input(name: str) -> str:
 def cmd_show(args: argparse.Namespace) -> int:
     """An entry: from the index (anywhere), or the checkout's page model (verification per target and
     device, measured releases) when run in a knowledge base."""
+    from errorkb.core.problems import ProblemsFound
     from errorkb.lookup import IndexUnavailable
 
     try:
@@ -1052,9 +1370,17 @@ def cmd_show(args: argparse.Namespace) -> int:
     except (IndexUnavailable, ProblemsFound) as error:
         _say(f"errorkb show: {_one_line(error)}")
         return 2
-    ids = sorted(source.index.items)
+    source.holding(args.id)
+    ids = sorted(one for index in source.indexes for one in index.items)
+    broken = [problem for problem in source.problems if Path(problem.path).stem == args.id
+              or f"/{args.id}/" in f"/{problem.path}"]
+    if args.id not in source.index.items and broken:
+        _say(f"errorkb show: the entry '{args.id}' does not load ({len(broken)} problem(s)):")
+        for problem in broken:
+            _say(f"  {problem}")
+        return 1
     if args.id not in source.index.items:
-        close = difflib.get_close_matches(args.id, ids, n=1)
+        close = _close(args.id, ids, n=1)
         _say(f"errorkb show: no entry '{args.id}'" + (f" (did you mean '{close[0]}'?)" if close else ""))
         return 1
     if source.project is None or not (source.built or args.root):
@@ -1078,19 +1404,25 @@ def cmd_hook(args: argparse.Namespace) -> int:
 
 
 def cmd_hook_index(project: Project, args: argparse.Namespace) -> int:
-    from errorkb.site.hookindex import HOOK_INDEX, hook_index, index_text, stale
+    from errorkb.site.hookindex import NoIndexFile, hook_index, index_file, index_text, stale
 
+    try:
+        path = index_file(project)
+    except NoIndexFile as why:
+        return _usage("hook index", str(why))
+    shown = project.rel(path)
     entries = [one.entry for one in _load_or_report(project).entries]
     if args.check:
-        if stale(project, entries):
-            err.print(f"{HOOK_INDEX} is stale: run `errorkb hook index` and commit it", markup=False)
+        if stale(project, entries, path):
+            err.print(f"{shown} is stale: run `errorkb hook index` and commit it", markup=False)
             return 1
-        out.print(f"{HOOK_INDEX} is up to date", markup=False)
+        out.print(f"{shown} is up to date", markup=False)
         return 0
     document = hook_index(project, entries)
-    HOOK_INDEX.write_text(index_text(document), encoding="utf-8")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(index_text(document), encoding="utf-8")
     count = len(document["entries"]) if isinstance(document["entries"], list) else 0
-    out.print(f"wrote {HOOK_INDEX} ({count} entries)", markup=False)
+    out.print(f"wrote {shown} ({count} entries)", markup=False)
     return 0
 
 

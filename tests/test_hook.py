@@ -21,7 +21,7 @@ from errorkb.core.project import load_project
 from errorkb.hook import PTH_LINE
 from errorkb.hook.explain import describe
 from errorkb.lookup import CAP, load_index
-from errorkb.site.hookindex import HOOK_INDEX, stale
+from errorkb.site.hookindex import index_file, stale
 from tests.kb import ROOT
 
 HEAD_DIM = "`head_dim` was provided as a list of length 12, but the Cache currently has 12 layers"
@@ -123,10 +123,11 @@ def test_install_status_uninstall_and_a_file_errorkb_did_not_write(envs, tmp_pat
 
 
 def test_the_shipped_index_is_current():
-    """errorkb/hook/index.json is generated from the entries: regenerate it with `errorkb hook index`."""
+    """The knowledge base's index ([tool.errorkb] index) is generated from the entries: regenerate it
+    with `errorkb hook index`."""
     project = load_project(ROOT)
     entries = [one.entry for one in load_project_entries(project).entries]
-    assert not stale(project, entries), f"{HOOK_INDEX} is stale: run `errorkb hook index` and commit it"
+    assert not stale(project, entries), f"{index_file(project)} is stale: run `errorkb hook index` and commit it"
 
 
 def test_a_stale_index_is_reported(tmp_path):

@@ -71,3 +71,69 @@ def test_render_writes_the_site_with_the_library_names(tinylib, tmp_path):
     assert "src/tinyq/queue.py" in coverage and "2 of 2" in coverage
     index = json.loads((out / "api" / "errors" / "index.json").read_text())
     assert {entry["id"] for entry in index["entries"]} == {"queue-full", "capacity-not-positive"}
+
+
+# -- from `errorkb init`: every command, on what init writes plus the fixture's entries --------------
+
+
+@pytest.fixture
+def initialised(tmp_path, monkeypatch) -> Path:
+    """`errorkb init` for tinyq (its metadata names no repository: given by flag), then the fixture's
+    entries and snippets added, and the profile told about the bundled implementation (the fixture's,
+    importable) and the followed file, as an author would."""
+    paths = [str(FIXTURE / "upstream"), str(FIXTURE / "bundled")]
+    for path in reversed(paths):
+        monkeypatch.syspath_prepend(path)
+    monkeypatch.setenv("PYTHONPATH", ":".join(paths))
+    root = tmp_path / "kb"
+    assert main(["init", str(root), "--library", "tinyq", "--repository", "example/tinyq",
+                 "--tag-format", "v{release}", "--source-root", "src"]) == 0
+    shutil.copytree(FIXTURE / "docs" / "errors" / "tinyq", root / "docs" / "errors" / "tinyq", dirs_exist_ok=True)
+    shutil.copytree(FIXTURE / "snippets", root / "snippets", dirs_exist_ok=True)
+    pyproject = root / "pyproject.toml"
+    text = pyproject.read_text()
+    assert 'targets = ["upstream"]' in text and 'runtime = "python"' in text
+    pyproject.write_text(text.replace('targets = ["upstream"]', 'targets = ["bundled", "upstream"]')
+                         .replace('runtime = "python"', 'runtime = "python"\nbundled = "tinyq_bundled"\n'
+                                  'follow = ["src/tinyq/queue.py"]'))
+    return root
+
+
+def test_every_command_on_a_knowledge_base_started_by_init(initialised, capsys, tmp_path):
+    import subprocess
+    import sys
+
+    root = str(initialised)
+    assert main(["--root", root, "check"]) == 0
+    assert main(["--root", root, "check", "--drift"]) == 0
+    assert "2 entries OK; every source pin holds" in capsys.readouterr().out
+    assert main(["--root", root, "verify", "--no-cache"]) == 0
+    report = json.loads((initialised / "reports" / "latest.json").read_text())
+    assert report["summary"] == {"pass": 12, "fail": 0, "not-run": 0, "not-applicable": 0}
+    capsys.readouterr()
+    assert main(["--root", root, "coverage", "--json"]) == 0
+    (followed,) = json.loads(capsys.readouterr().out)["files"]
+    assert followed["sites"] == 2 and all(row["entries"] for row in followed["rows"])
+
+    crashed = subprocess.run([sys.executable, "-c", "from tinyq import BoundedQueue\nBoundedQueue(0)\n"],
+                             capture_output=True, text=True, timeout=60)
+    assert "ValueError: capacity must be positive, got 0" in crashed.stderr
+    (tmp_path / "tb.txt").write_text(crashed.stderr)
+    assert main(["--root", root, "new", "capacity-zero", "--from-traceback", str(tmp_path / "tb.txt")]) == 0
+    assert "capacity-zero.yml" in capsys.readouterr().out
+
+    assert main(["--root", root, "hook", "index"]) == 0
+    assert (initialised / "tinyq_errorkb" / "index.json").is_file()
+    assert main(["--root", root, "show", "queue-full"]) == 0
+    assert "`put` on a full queue" in capsys.readouterr().out
+    assert main(["--root", root, "lookup", "OverflowError: queue is full: capacity 3"]) in (0, 3)
+    assert "queue-full" in capsys.readouterr().out
+    assert main(["--root", root, "render", "--out", str(tmp_path / "md")]) == 0
+    page = (tmp_path / "md" / "errors" / "tinyq" / "queue-full.md").read_text()
+    assert "https://github.com/example/tinyq/blob/0123456789abcdef0123456789abcdef01234567/src/tinyq/queue.py#L13" \
+        in page
+    from tests.site.sitekb import mkdocs_build
+
+    built = mkdocs_build(initialised / "mkdocs.yml", tmp_path / "site")
+    assert built.returncode == 0, built.stderr
+    assert (tmp_path / "site" / "errors" / "tinyq" / "queue-full" / "index.html").is_file()

@@ -325,7 +325,8 @@ SHOW = "# --8<-- [start:show]\n{body}\n# --8<-- [end:show]\n"
 
 def before_stub(project: Project, pasted: Pasted, user: Frame | None, draft: Draft) -> str:
     top = project.library.name.split(".")[0]
-    where = f"{clean(user.path)[-200:]}, line {user.line}, in {clean(user.function)[:100]}" if user else \
+    # the file's name only: a full path is the author's machine's, and the stub is committed
+    where = f"{_file_name(user.path)}, line {user.line}, in {clean(user.function)[:100]}" if user else \
         "no frame of the user's code in the paste"
     statement = _statement(user.code if user else None)
     if statement is not None:
@@ -341,6 +342,11 @@ def before_stub(project: Project, pasted: Pasted, user: Frame | None, draft: Dra
         head = ""
     return (f'"""TODO: one sentence: what this reproduces, as a user would hit it."""\n\n{head}{setup}'
             + SHOW.format(body=body))
+
+
+def _file_name(path: str) -> str:
+    """The last part of a pasted frame's path (POSIX or Windows), without the folders above it."""
+    return clean(PurePosixPath(path.replace("\\", "/")).name)[-200:] or "<unknown file>"
 
 
 def after_stub(project: Project, draft: Draft) -> str:
@@ -422,6 +428,9 @@ def entry_yaml(draft: Draft) -> str:
             lines.append(f"  commit: {pin.commit}")
         if pin.implicit:
             lines.append("  implicit: true  # raised by Python or the runtime under the call on this line")
+    example = f'">={draft.pin.release}"' if draft.pin and draft.pin.release else '">=1.0"'
+    lines += ["# TODO: say in which releases the before raises, then delete this comment: uncomment and correct",
+              f"#   releases: {{raises: {example}}}   (a range; `errorkb matrix` measures where it really raises)"]
     lines += [
         "",
         "meaning: |",

@@ -8,7 +8,9 @@ a field that is checked.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Annotated, Literal
+from urllib.parse import urlsplit
 
 from pydantic import (
     AfterValidator,
@@ -16,6 +18,7 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    PrivateAttr,
     StringConstraints,
     field_validator,
     model_validator,
@@ -73,6 +76,27 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
+@dataclass(frozen=True)
+class SourceLinks:
+    """How the documented library's repository names a release's tag and a line of a file: the
+    profile's `tag` and `source_url` (core.project); the loader gives every entry its library's."""
+
+    url: str = "https://github.com/{repository}/blob/{revision}/{path}#L{line}"
+    tag: str = "v{release}"
+
+    def revision(self, commit: str | None, release: str | None) -> str:
+        """The commit, else the release's tag."""
+        return commit or self.tag.format(release=release)
+
+    def link(self, repository: str, revision: str, path: str, line: int) -> str:
+        return self.url.format(repository=repository, revision=revision, path=path, line=line)
+
+    @property
+    def host(self) -> str:
+        """The repository host's name, for a link's text: 'github.com'."""
+        return urlsplit(self.url).hostname or "the repository"
+
+
 class Source(Strict):
     """Where the error is raised, pinned to one upstream commit or release."""
 
@@ -120,10 +144,12 @@ class Source(Strict):
             raise ValueError("pin the source to a `release` (or a `commit`)")
         return self
 
+    _links: SourceLinks = PrivateAttr(default_factory=SourceLinks)
+
     @property
     def revision(self) -> str:
-        """What the pin names in the repository: the commit, else the release's tag."""
-        return self.commit or f"v{self.release}"
+        """What the pin names in the repository: the commit, else the release's tag (the profile's format)."""
+        return self._links.revision(self.commit, self.release)
 
     @field_validator("path")
     @classmethod
@@ -519,10 +545,24 @@ class Entry(Needs, Reviewed):
             found.append((index, wording))
         return found
 
+    def with_links(self, links: SourceLinks) -> Entry:
+        """This entry, its source links made as its library's repository makes them (the loader calls it)."""
+        self.source._links = links
+        return self
+
     @property
     def source_url(self) -> str:
         """Link to the raise line at the pinned commit, else at the release's tag."""
-        return f"https://github.com/{self.library}/blob/{self.source.revision}/{self.source.path}#L{self.source.line}"
+        return self.source._links.link(self.library, self.source.revision, self.source.path, self.source.line)
+
+    @property
+    def source_host(self) -> str:
+        return self.source._links.host
+
+    def line_url(self, release: str, line: int) -> str:
+        """Link to `line` of the source file at `release`'s tag (the version matrix's raise lines)."""
+        links = self.source._links
+        return links.link(self.library, links.revision(None, release), self.source.path, line)
 
     def snippet_files(self) -> list[tuple[Role, str]]:
         """(role, file name) of every snippet, in page order."""
@@ -551,5 +591,6 @@ def library_folder(library: str) -> str:
     return folder
 
 
-__all__ = ["Allowance", "Entry", "Guard", "GuardExpectation", "Solution", "Source", "TemplateSyntaxError",
+__all__ = ["Allowance", "Entry", "Guard", "GuardExpectation", "Solution", "Source", "SourceLinks",
+           "TemplateSyntaxError",
            "library_folder"]

@@ -139,7 +139,7 @@ def load_entry_file(path: Path, project: Project) -> tuple[LoadedEntry | None, l
         return None, problems
     entry, invalid = validate_entry(node, positions, where)
     problems += invalid
-    return (LoadedEntry(entry, path, positions) if entry else None), problems
+    return (LoadedEntry(entry.with_links(project.library.links), path, positions) if entry else None), problems
 
 
 # -- stage 1: YAML ----------------------------------------------------------------------------

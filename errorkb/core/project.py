@@ -14,10 +14,11 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, model_validator
 
+from errorkb.core.entry import SourceLinks
 from errorkb.core.problems import Problem, ProblemsFound, display_path
 from errorkb.core.releases import ReleaseRange, contains
 
@@ -39,7 +40,7 @@ class LibraryProfile(_Strict):
     repository: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")] = Field(
         description="owner/name of its source repository; entries' `library` field names it.")
     source_root: str = Field(default="", description="Folder of the repository that holds the import package, "
-                                                     "e.g. 'src' when the package is src/<name>/.")
+                                                     "e.g. 'src' when the package is `src/<name>/`.")
     bundled: ImportName | None = Field(default=None, description="Import name of errorkb's own implementation "
                                                                  "of the library, the `bundled` target.")
     backends: list[ImportName] = Field(default_factory=list, description="Optional backends imported before the "
@@ -51,14 +52,43 @@ class LibraryProfile(_Strict):
                                          "reproduces it; upstream CI installs it).")
     commit: Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{40}$")] | None = Field(
         default=None, description="A commit of the repository whose followed files equal the release's.")
+    tag: Annotated[str, StringConstraints(pattern=r"^[^{}\s]*\{release\}[^{}\s]*$")] = Field(
+        default="v{release}", description="The repository's tag of a release, `{release}` standing for it: "
+        "'v{release}' (tags named v1.2.0), '{release}' (tags named 1.2.0). Source links without a pinned "
+        "commit point at it.")
+    source_url: Annotated[str, StringConstraints(pattern=r"^https://[^\s\"'<>]+$")] = Field(
+        default="https://github.com/{repository}/blob/{revision}/{path}#L{line}",
+        description="A link to a line of a file of the repository at a revision (a commit or a tag), from "
+        "`{repository}`, `{revision}`, `{path}` and `{line}`; GitLab: "
+        "'https://gitlab.com/{repository}/-/blob/{revision}/{path}#L{line}'.")
     runtime: ImportName = Field(default="python", description="The runtime plug snippets run on: 'python' "
-                                "(plain CPython) or another plug in errorkb.plugs.")
+                                "(plain CPython), or a plug errorkb or another package registers under the "
+                                "`errorkb.plugs` entry point group.")
     env_prefixes: list[str] = Field(default_factory=list, description="Environment variables the library reads "
                                     "(by prefix), passed into the sandbox; nothing else of the harness's is.")
+
+    @model_validator(mode="after")
+    def _source_url_names_known_fields(self) -> LibraryProfile:
+        fields = set(re.findall(r"\{([^{}]*)\}", self.source_url))
+        unknown = sorted(fields - {"repository", "revision", "path", "line"})
+        if unknown or not {"revision", "path"} <= fields:
+            raise ValueError(f"source_url {self.source_url!r} must use {{revision}} and {{path}} (and may use "
+                             "{repository} and {line}), nothing else")
+        return self
 
     @property
     def dist(self) -> str:
         return self.distribution or self.name
+
+    @property
+    def targets(self) -> tuple[str, ...]:
+        """The targets this library can be verified on: `bundled` only where the profile names a bundled
+        implementation (pages and badges show these, nothing else)."""
+        return ("bundled", "upstream") if self.bundled else ("upstream",)
+
+    @property
+    def links(self) -> SourceLinks:
+        return SourceLinks(url=self.source_url, tag=self.tag)
 
     def module_of(self, path: str) -> str | None:
         """`src/<name>/cache_utils.py` → `<name>.cache_utils`; None outside the package."""
@@ -89,11 +119,12 @@ class LibraryProfile(_Strict):
 class Exemption(_Strict):
     path: RepoPath | None = Field(default=None, description="Followed file of the raise (default: the first).")
     line: int = Field(gt=0, description="Line of the raise statement in that file at the pinned release.")
-    reason: str = Field(min_length=1)
+    reason: str = Field(min_length=1, description="Why the raise site needs no entry (shown on the coverage page).")
 
 
 class CoverageSettings(_Strict):
-    exempt: list[Exemption] = Field(default_factory=list)
+    exempt: list[Exemption] = Field(default_factory=list, description="Raise sites of the followed files that need "
+                                    "no entry, each with its reason (`[[tool.errorkb.coverage.exempt]]`).")
 
 
 class Era(_Strict):
@@ -107,7 +138,8 @@ class Era(_Strict):
 class MatrixSettings(_Strict):
     releases: list[str] | None = Field(
         default=None, description="Releases to run; default: every release from `since` on that PyPI serves.")
-    since: str = "5.0.0"
+    since: str = Field(default="5.0.0", description="Without `releases`: the oldest release the matrix would run; "
+                       "it says which releases that is and asks for a bound before running them.")
     eras: list[Era] = Field(default_factory=list, description="First matching era wins.")
     shared: dict[ImportName, ImportName] = Field(
         default_factory=dict, description="Modules a release loads with the library, each mapped to the library "
@@ -123,11 +155,18 @@ class Settings(_Strict):
     site_url: Annotated[str, StringConstraints(pattern=r"^https?://[^\s\"'<>]+$")] | None = Field(
         default=None, description="Where the site is published (default: mkdocs.yml's `site_url`); the CLI and the "
                                   "hook print entry addresses under it.")
-    entries: str = "docs/errors"
-    snippets: str = "snippets"
-    reports: str = "reports"
-    timeout: float = Field(default=60.0, gt=0)
-    targets: list[str] = Field(default_factory=lambda: ["bundled"])
+    entries: str = Field(default="docs/errors", description="Folder of the entries: `<entries>/<library>/<id>.yml`.")
+    snippets: str = Field(default="snippets", description="Folder of the snippets: `<snippets>/<id>/*.py`.")
+    reports: str = Field(default="reports", description="Folder of the verification reports the site reads.")
+    index: str | None = Field(
+        default=None, description="The file `errorkb hook index` writes: the index the hook, `errorkb lookup` and "
+        "`errorkb show` read once the knowledge base is installed. It lies inside a package of the knowledge base "
+        "that its pyproject.toml registers under the `errorkb.indexes` entry point (errorkb init sets both up).")
+    timeout: float = Field(default=60.0, gt=0, description="Seconds (of CPU time) one check may take.")
+    targets: list[Literal["bundled", "upstream"]] | None = Field(
+        default=None, description="What `errorkb verify` runs against by default: 'bundled' (the profile's own "
+        "implementation) and/or 'upstream' (the real library). Default: bundled when the profile names a bundled "
+        "implementation, else upstream.")
     library: LibraryProfile
     coverage: CoverageSettings = Field(default_factory=CoverageSettings)
     matrix: MatrixSettings = Field(default_factory=MatrixSettings)
@@ -153,6 +192,7 @@ class Project:
     coverage: CoverageSettings = field(default_factory=CoverageSettings)
     matrix: MatrixSettings = field(default_factory=MatrixSettings)
     configured_site_url: str | None = None  # [tool.errorkb] site_url
+    index: Path | None = None  # [tool.errorkb] index: the file `errorkb hook index` writes
 
     @property
     def site_url(self) -> str | None:
@@ -171,6 +211,75 @@ class Project:
     def cache_dir(self) -> Path:
         """Machine-local state: verdict cache, version-matrix environments (gitignored)."""
         return self.root / ".errorkb-cache"
+
+
+def reference_markdown() -> str:
+    """Every key of `[tool.errorkb]`, with its type, default and description, as Markdown tables (one
+    per section): docs/profile.md holds this text, and a test holds it to the model."""
+    sections: list[tuple[str, type[BaseModel]]] = [("tool.errorkb", Settings), ("tool.errorkb.library", LibraryProfile),
+                                                   ("tool.errorkb.coverage", CoverageSettings),
+                                                   ("[[tool.errorkb.coverage.exempt]]", Exemption),
+                                                   ("tool.errorkb.matrix", MatrixSettings),
+                                                   ("[[tool.errorkb.matrix.eras]]", Era)]
+    parts = []
+    for title, model in sections:
+        heading = title if title.startswith("[") else f"[{title}]"
+        parts += [f"### `{heading}`", "", "| key | type | default | what it is |", "|---|---|---|---|"]
+        for name, info in model.model_fields.items():
+            annotation = info.annotation
+            if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+                continue  # a section of its own
+            kind = _type_name(annotation)
+            if info.is_required():
+                default = "required"
+            elif info.default_factory is not None:
+                default = f"`{_toml_value(info.default_factory())}`"  # type: ignore[call-arg]
+            else:
+                default = f"`{_toml_value(info.default)}`"
+            text = (info.description or "").replace("|", "\\|")
+            parts.append(f"| `{name}` | {kind} | {default} | {text} |")
+        parts.append("")
+    return "\n".join(parts)
+
+
+def _type_name(annotation: Any) -> str:
+    """A field's type in the words of a TOML file."""
+    import types
+    import typing
+
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin is typing.Annotated:
+        return _type_name(args[0])
+    if origin in (typing.Union, types.UnionType):
+        return " or ".join(_type_name(one) for one in args)
+    if origin is list:
+        return f"list of {_type_name(args[0])}"
+    if origin is dict:
+        return f"table of {_type_name(args[0])} → {_type_name(args[1])}"
+    if origin is typing.Literal:
+        return " or ".join(f"'{one}'" for one in args)
+    if annotation is type(None):
+        return "none"
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return "table"
+    names = {"str": "string", "float": "number", "int": "integer", "bool": "boolean"}
+    return names.get(getattr(annotation, "__name__", ""), getattr(annotation, "__name__", str(annotation)))
+
+
+def _toml_value(value: Any) -> str:
+    if value is None:
+        return "(none)"
+    if isinstance(value, BaseModel):
+        return "{}"
+    if isinstance(value, str):
+        return f'"{value}"'
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml_value(one) for one in value) + "]"
+    if isinstance(value, dict):
+        return "{}" if not value else str(value)
+    return str(value)
 
 
 _SITE_URL_LINE = re.compile(r"^site_url:[ \t]*['\"]?(https?://[^\s'\"<>]+)['\"]?[ \t]*(?:#.*)?$", re.MULTILINE)
@@ -212,10 +321,32 @@ def load_project(root: Path | None = None) -> Project:
         settings = Settings.model_validate(raw)
     except ValidationError as error:
         raise ProblemsFound([_problem(item, where, text) for item in error.errors()]) from None
+    problems = _profile_problems(settings, where, text)
+    if problems:
+        raise ProblemsFound(problems)
     return Project(root=root, library=settings.library, entries=root / settings.entries,
                    snippets=root / settings.snippets, reports=root / settings.reports, timeout=settings.timeout,
-                   targets=tuple(settings.targets), coverage=settings.coverage, matrix=settings.matrix,
-                   configured_site_url=settings.site_url)
+                   targets=tuple(settings.targets or ["bundled" if settings.library.bundled else "upstream"]),
+                   coverage=settings.coverage, matrix=settings.matrix,
+                   configured_site_url=settings.site_url,
+                   index=None if settings.index is None else root / settings.index)
+
+
+def _profile_problems(settings: Settings, where: str, text: str) -> list[Problem]:
+    """What the model alone cannot see: a runtime no plug is registered for, a bundled target
+    without a bundled implementation (found here rather than when a command needs them)."""
+    from errorkb.plugs import runtime_for
+
+    problems = []
+    try:
+        runtime_for(settings.library.runtime)
+    except ValueError as error:
+        problems.append(Problem(where, _line_of(text, "runtime"), 1, f"[tool.errorkb] library.runtime: {error}"))
+    if "bundled" in (settings.targets or []) and settings.library.bundled is None:
+        problems.append(Problem(where, _line_of(text, "targets"), 1, "[tool.errorkb] targets names 'bundled', but "
+                                "[tool.errorkb.library] names no bundled implementation: set targets = "
+                                "[\"upstream\"], or name the bundled package"))
+    return problems
 
 
 def _problem(error: Any, where: str, text: str) -> Problem:

@@ -3,15 +3,17 @@ is, or the entries it may be, graded by the same matcher as `errorkb lookup` and
 Imported only once an exception has happened.
 
 Stages: `text_of` formats the exception as Python printed it (its chain, its frames, the source
-lines under them: what a reader would paste); `answer_for` matches that text against the
-shipped index (`errorkb.lookup.load_index`) with the installed release of the library, so an
-entry whose wording this release never prints is ruled out and entries sharing a wording are
-told apart; `block` writes the few lines (a confirmed entry, or candidates labelled as such,
+lines under them: what a reader would paste); `answer_for` matches that text against each
+installed knowledge base's index (`errorkb.lookup.load_indexes`) with the installed release of
+its library, so an entry whose wording this release never prints is ruled out and entries
+sharing a wording are told apart; `block` writes the few lines (a confirmed entry, or candidates labelled as such,
 each with what would confirm it). Silent when nothing matches; never raises (the caller
 swallows anything), and nothing here imports the runtime, the library or pydantic.
 
-The index ships inside the package rather than being fetched: the hook must work offline, on
-the first error, in an environment that never ran errorkb.
+Each installed knowledge base ships its index in its own package, found through the
+`errorkb.indexes` entry point, rather than fetched: the hook must work offline, on the first
+error, in an environment that never ran errorkb. Every index answers for its own library; a
+confirmed answer of any of them is printed, else the first index's candidates.
 """
 
 from __future__ import annotations
@@ -22,11 +24,11 @@ import traceback as tb
 from pathlib import Path
 from typing import IO
 
-from errorkb.lookup import INSTALLED, Answer, Index, Match, load_index
+from errorkb.lookup import INSTALLED, Answer, Index, Match, load_index, load_indexes
 
 MAX_CANDIDATES = 3
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-_LOADED: dict[str, Index] = {}
+_LOADED: dict[str, list[Index]] = {}
 
 
 def explain(kind: type[BaseException], value: BaseException, traceback: object, stream: IO[str] | None = None,
@@ -43,15 +45,17 @@ def describe(value: BaseException, index_path: Path | None = None) -> str | None
     """The block for `value`, or None when no entry matches (the pytest hint prints it too)."""
     if not isinstance(value, Exception):  # KeyboardInterrupt, SystemExit: never an entry's error
         return None
-    index = _index(index_path)
-    answer = answer_for(value, index)
-    return block(answer, index) if answer.matches else None
+    answers = [(answer_for(value, index), index) for index in _indexes(index_path)]
+    shown = [(answer, index) for answer, index in answers if answer.confirmed] \
+        or [(answer, index) for answer, index in answers if answer.matches][:1]
+    return "".join(block(answer, index) for answer, index in shown) or None
 
 
-def _index(path: Path | None) -> Index:
+def _indexes(path: Path | None) -> list[Index]:
+    """The index at `path`, or (None) every installed knowledge base's: each answers for its library."""
     key = str(path or "")
     if key not in _LOADED:
-        _LOADED[key] = load_index(path)
+        _LOADED[key] = [load_index(path)] if path is not None else load_indexes()
     return _LOADED[key]
 
 

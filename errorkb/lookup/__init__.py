@@ -8,12 +8,21 @@ the index it is shipped), `errorkb lookup` and `errorkb show`, the hook, the pyt
 - `_known`:   an index item read into typed objects (wordings, releases, diagnosis);
 - `_release`: a release against the matched wording's range, and what to do on it;
 - `_match`:   matching, grading by evidence (confirmed or candidate), ranking;
-- `_index`:   where an index comes from (the shipped one, a file, an address);
+- `_index`:   where an index comes from (every installed knowledge base's, a file, an address);
 - `build`:    entries → index items (imported by those that build an index, not by readers).
 """
 
 from errorkb.lookup import _rules as rules
-from errorkb.lookup._index import Index, IndexUnavailable, load_index, read_index, shipped_index
+from errorkb.lookup._index import (
+    GROUP,
+    Index,
+    IndexUnavailable,
+    installed_indexes,
+    load_index,
+    load_indexes,
+    read_index,
+    shipped_index,
+)
 from errorkb.lookup._known import Diagnosis, FrameRule, Known, Placeholder, Releases, Wording
 from errorkb.lookup._match import Answer, Evidence, Grade, Lookup, Match, RuledOut, fits, fnv1a, frame_matches
 from errorkb.lookup._paste import (
@@ -32,8 +41,9 @@ from errorkb.lookup._release import INSTALLED, STATED, Verdict, advice, contains
 CAP = rules.CAP
 CHAIN = rules.CHAIN
 
-__all__ = ["CAP", "CHAIN", "INSTALLED", "STATED", "Answer", "Candidate", "Diagnosis", "Evidence", "Frame",
+__all__ = ["CAP", "CHAIN", "GROUP", "INSTALLED", "STATED", "Answer", "Candidate", "Diagnosis", "Evidence", "Frame",
            "FrameRule", "Grade", "Index", "IndexUnavailable", "Known", "Lookup", "Match", "Placeholder", "Releases",
            "RuledOut", "Verdict", "Wording", "advice", "candidates", "contains", "fits", "fnv1a", "frame_matches",
-           "frames", "keep_tail", "load_index", "normalize", "plain_quotes", "read_index", "releases_in_paste",
+           "frames", "installed_indexes", "keep_tail", "load_index", "load_indexes",
+           "normalize", "plain_quotes", "read_index", "releases_in_paste",
            "rules", "shipped_index", "stated_release", "strip", "verdict"]

@@ -1,7 +1,8 @@
 """Runtime plugs: what the verifier needs to know about the runtime snippets run on.
 
 A knowledge base names its runtime in `[tool.errorkb.library] runtime`; `runtime_for(name)`
-returns the plug. A plug answers two kinds of question:
+returns the plug registered under that name in the `errorkb.plugs` entry point group. A plug
+answers two kinds of question:
 
 - in the harness, cheaply and without importing the runtime: which device kinds exist, whether
   this machine has one (`device_present`), the runtime's version and build, the environment a
@@ -71,16 +72,47 @@ class Runtime(Protocol):
     def device_name(self, evidence: dict[str, Any] | None) -> str | None: ...
 
 
+GROUP = "errorkb.plugs"  # the entry point group plugs register under: `name = "package.module:RUNTIME"`
+_FOUND: dict[str, Runtime] = {}
+
+
 def runtime_for(name: str) -> Runtime:
-    """The plug named `name` (a module of this package exposing `RUNTIME`)."""
-    if not name.isidentifier():
-        raise ValueError(f"unknown runtime {name!r}")
+    """The plug registered as `name` under the `errorkb.plugs` entry point group (errorkb's own
+    are registered there by its pyproject.toml; a knowledge base for another runtime installs a
+    package that registers its own). Where errorkb's metadata is not visible (a release
+    environment of the version matrix runs errorkb from its source folder), errorkb's own plugs,
+    the modules of this package, are still found by name."""
+    if name in _FOUND:
+        return _FOUND[name]
+    from importlib.metadata import entry_points
+
+    point = next((one for one in entry_points(group=GROUP) if one.name == name), None)
     try:
-        module = importlib.import_module(f"{__name__}.{name}")
-    except ModuleNotFoundError:
-        raise ValueError(f"unknown runtime {name!r}: no plug errorkb.plugs.{name}") from None
-    runtime: Runtime = module.RUNTIME
+        if point is not None:
+            runtime: Runtime = point.load()
+        elif name in _own():
+            runtime = importlib.import_module(f"{__name__}.{name}").RUNTIME
+        else:
+            raise ValueError(f"unknown runtime {name!r}: no plug is registered under that name (entry point group "
+                             f"{GROUP}; installed: {', '.join(sorted(available())) or 'none'})")
+    except (ImportError, AttributeError) as error:
+        raise ValueError(f"runtime {name!r}: its plug cannot be loaded ({error})") from None
+    _FOUND[name] = runtime
     return runtime
+
+
+def _own() -> set[str]:
+    """errorkb's own plugs: the modules of this package."""
+    import pkgutil
+
+    return {module.name for module in pkgutil.iter_modules(__path__)}
+
+
+def available() -> set[str]:
+    """Names of the installed plugs."""
+    from importlib.metadata import entry_points
+
+    return {point.name for point in entry_points(group=GROUP)} | _own()
 
 
 def cpu_name() -> str:

@@ -1,5 +1,8 @@
-"""The index the package ships: what `errorkb lookup`, `errorkb show` and the hook read outside
-any checkout, generated from the entries by `errorkb hook index` (a test fails while it is stale).
+"""The index a knowledge base ships: what `errorkb lookup`, `errorkb show` and the hook read
+outside any checkout, generated from the entries by `errorkb hook index` into the file the
+profile names (`[tool.errorkb] index`), inside the knowledge base's own package, which it
+registers under the `errorkb.indexes` entry point (a test fails while this one's is stale).
+Nothing is ever written into the errorkb package of another installation.
 
 It has the shape of the site's `api/errors/index.json` (`errorkb.lookup.build`), plus what `show`
 prints. What goes in changes only when an entry (or a snippet's shown section) changes, or the
@@ -17,13 +20,31 @@ from errorkb.core.entry import Entry
 from errorkb.core.message import GENERIC_WORDINGS
 from errorkb.core.project import Project
 from errorkb.core.snippets import AFTER, read_snippet
-from errorkb.lookup import Index, read_index, shipped_index
+from errorkb.lookup import Index, read_index
 from errorkb.lookup.build import entries_digest, index_document
 from errorkb.lookup.lint import Case
 from errorkb.plugs import runtime_for
 from errorkb.site.render import site_url
 
-HOOK_INDEX = shipped_index()
+
+class NoIndexFile(ValueError):
+    """The profile names no index file, or one errorkb may not write; the message says what to do."""
+
+
+def index_file(project: Project) -> Path:
+    """The file `errorkb hook index` writes for `project`: `[tool.errorkb] index`. Refused when it is
+    unset, or when it lies inside an installed errorkb package that is not this project's own
+    checkout (one knowledge base's index must never replace another's)."""
+    if project.index is None:
+        raise NoIndexFile("[tool.errorkb] index is not set: name the file to write inside your knowledge base's "
+                          "package (e.g. index = \"mykb_errorkb/index.json\") and register that package in "
+                          "pyproject.toml under [project.entry-points.\"errorkb.indexes\"] (errorkb init sets both)")
+    tool = Path(__file__).resolve().parent.parent
+    target = project.index.resolve()
+    if target.is_relative_to(tool) and not tool.is_relative_to(project.root.resolve()):
+        raise NoIndexFile(f"[tool.errorkb] index = {project.index} lies inside the installed errorkb package "
+                          f"({tool}); a knowledge base writes its index into its own package")
+    return project.index
 
 
 def raise_lines(project: Project, entries: Iterable[Entry]) -> dict[str, dict[str, int]]:
@@ -94,8 +115,9 @@ def index_text(document: dict[str, object]) -> str:
     return json.dumps(document, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-def stale(project: Project, entries: Iterable[Entry], path: Path = HOOK_INDEX) -> bool:
-    """Whether the index at `path` differs from what the entries give now."""
+def stale(project: Project, entries: Iterable[Entry], path: Path | None = None) -> bool:
+    """Whether the index at `path` (default: the profile's index file) differs from what the entries give now."""
+    path = path or index_file(project)
     try:
         current = path.read_text(encoding="utf-8")
     except OSError:

@@ -18,7 +18,7 @@ from errorkb.core.load import LoadedEntry
 from errorkb.core.problems import Problem
 from errorkb.core.project import Project
 from errorkb.source.raise_sites import FunctionSpan, RaiseSite, functions, raise_sites
-from errorkb.source.upstream import missing_release_hint, read_source, source_file
+from errorkb.source.upstream import package_folder, read_source, source_file
 
 
 @dataclass(frozen=True)
@@ -44,8 +44,22 @@ class SourceIndex:
         return cls.of(text) if text is not None else None
 
 
+@dataclass(frozen=True)
+class PinCheck:
+    """What `check_pins` found: problems of the pins it checked, and the pins it could not check
+    because their release's source is not on this machine (release → entry ids): never a failure."""
+
+    problems: list[Problem]
+    unchecked: dict[str, list[str]]
+
+
 def pinned_problems(loaded: list[LoadedEntry], project: Project) -> list[Problem]:
+    return check_pins(loaded, project).problems
+
+
+def check_pins(loaded: list[LoadedEntry], project: Project) -> PinCheck:
     problems = []
+    unchecked: dict[str, list[str]] = {}
     indexes: dict[tuple[str, str], SourceIndex | None] = {}
     for one in loaded:
         entry = one.entry
@@ -66,14 +80,17 @@ def pinned_problems(loaded: list[LoadedEntry], project: Project) -> list[Problem
                            f"{project.library.name}/...)")
             elif source_file(project, *key) is not None:
                 message = f"{entry.source.path} in {entry.source.release} is not readable Python source"
+            elif package_folder(project, entry.source.release) is None:  # not built here: not checked
+                unchecked.setdefault(entry.source.release, []).append(entry.id)
+                continue
             else:
-                message = missing_release_hint(project.library, entry.source.release)
+                message = f"{entry.source.path} is not a file of {project.library.dist} {entry.source.release}"
             problems.append(Problem(where, line, col, message))
             continue
         mismatch = pin_mismatch(entry, index)
         if mismatch:
             problems.append(Problem(where, line, col, mismatch))
-    return problems
+    return PinCheck(problems, unchecked)
 
 
 def pin_mismatch(entry: Entry, index: SourceIndex) -> str | None:

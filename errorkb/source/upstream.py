@@ -72,5 +72,7 @@ def read_source(path: Path) -> str | None:
 
 
 def missing_release_hint(library: LibraryProfile, release: str) -> str:
-    return (f"{library.dist}=={release} is not installed here; install it (pip install {library.dist}=={release}) "
-            f"or build its matrix environment (errorkb matrix --release {release})")
+    """What to do when a release's source is not here: build its environment (never install an old
+    release into the user's own environment)."""
+    return (f"{library.dist} {release} is neither installed here nor built: run "
+            f"`errorkb matrix --environments-only --release {release}`")

@@ -1,0 +1,298 @@
+"""`errorkb init DIR --library DIST`: a working knowledge base for an installed distribution.
+
+Stages:
+
+1. `describe`: what the distribution's metadata says (release, import package, repository and
+   its host), completed by the flags, with every value that was assumed rather than read said
+   so (`Library.assumed`);
+2. `files`: the knowledge base's files, by path: pyproject.toml (the profile, the package that
+   ships the index and its `errorkb.indexes` entry point), mkdocs.yml (Material and the errorkb
+   plugin), a home page with the paste box, the entries and snippets folders, a README;
+3. `write`: every file, or none (nothing is ever overwritten; a folder with files in it is refused).
+
+`mkdocs build --strict` passes on what it writes, and `errorkb new ID --from-traceback -` works
+inside it at once.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+
+from errorkb.core.entry import library_folder
+
+# Hosts whose address of a line of a file at a revision is known; another host: --source-url.
+HOSTS = {"github.com": "https://github.com/{repository}/blob/{revision}/{path}#L{line}",
+         "gitlab.com": "https://gitlab.com/{repository}/-/blob/{revision}/{path}#L{line}",
+         "codeberg.org": "https://codeberg.org/{repository}/src/{revision}/{path}#L{line}"}
+_REPOSITORY = re.compile(r"^https?://(?:www\.)?(?P<host>[^/\s]+)/(?P<owner>[A-Za-z0-9_.-]+)/(?P<name>[A-Za-z0-9_.-]+?)"
+                         r"(?:\.git)?/?(?:[#?].*)?$")
+_URL_LABELS = ("source", "source code", "repository", "code", "github", "gitlab", "homepage", "home")
+
+
+class InitError(ValueError):
+    """Why nothing was written; the message says what to do."""
+
+
+@dataclass(frozen=True)
+class Library:
+    """The documented library, as `init` writes it into the profile."""
+
+    name: str  # import name
+    distribution: str
+    release: str
+    repository: str  # owner/name
+    source_url: str
+    tag: str
+    source_root: str
+    summary: str = ""
+    assumed: list[str] = field(default_factory=list)  # what was not read from the metadata: say so
+
+
+def describe(dist: str, *, repository: str | None = None, tag: str | None = None, source_root: str | None = None,
+             import_name: str | None = None, source_url: str | None = None) -> Library:
+    try:
+        found = metadata.distribution(dist)
+    except metadata.PackageNotFoundError:
+        raise InitError(f"no distribution '{dist}' is installed here; install it first (pip install {dist}), "
+                        "then run errorkb init in the same environment") from None
+    meta = found.metadata
+    assumed = []
+    name = import_name or _import_name(found)
+    if name is None:
+        raise InitError(f"cannot tell {dist}'s import package from its files; give --import-name NAME")
+    host, read = _repository(found)
+    if repository is None:
+        if read is None:
+            raise InitError(f"{dist}'s metadata names no source repository; give --repository OWNER/NAME "
+                            "(and --source-url for a host other than GitHub, GitLab or Codeberg)")
+        repository = read
+    if source_url is None:
+        source_url = HOSTS.get(host or "github.com")
+        if source_url is None:
+            raise InitError(f"{dist}'s repository is on {host}, whose links errorkb does not know; give --source-url "
+                            "(e.g. 'https://{host}/{repository}/blob/{revision}/{path}#L{line}')")
+    if tag is None:
+        tag = "{release}"
+        assumed.append(f"tag = \"{{release}}\": a release's tag is named like the release ({found.version}); give "
+                       "--tag-format 'v{release}' if the repository's tags carry a prefix")
+    if source_root is None:
+        source_root = "src"
+        assumed.append(f"source_root = \"src\": the package lies at src/{name}/ in the repository; give "
+                       "--source-root '' if it lies at the top")
+    library = Library(name=name, distribution=meta["Name"] or dist, release=found.version, repository=repository,
+                      source_url=source_url, tag=tag, source_root=source_root.strip("/"),
+                      summary=(meta["Summary"] or "").strip(), assumed=assumed)
+    _check(library)
+    return library
+
+
+def _check(library: Library) -> None:
+    """The profile `init` would write, validated by the model every command reads it with."""
+    from pydantic import ValidationError
+
+    from errorkb.core.project import LibraryProfile
+
+    try:
+        LibraryProfile(name=library.name, distribution=library.distribution, repository=library.repository,
+                       tag=library.tag, source_url=library.source_url, source_root=library.source_root,
+                       release=library.release)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "the profile"
+        hint = _HINTS.get(where, first["msg"].removeprefix("Value error, "))
+        raise InitError(f"{where}: {hint} (got {first.get('input')!r})") from None
+
+
+_HINTS = {"tag": "--tag-format names a tag with {release} in it, e.g. 'v{release}' or '{release}'",
+          "repository": "--repository is OWNER/NAME, e.g. pypa/packaging",
+          "source_url": "--source-url is an https:// address with {revision} and {path} in it"}
+
+
+def _import_name(found: metadata.Distribution) -> str | None:
+    """The distribution's import package: top_level.txt, else the one top-level package of its
+    files (the one named like the distribution when it has several)."""
+    top = (found.read_text("top_level.txt") or "").split()
+    if not top:
+        top = sorted({file.parts[0] for file in found.files or []
+                      if len(file.parts) > 1 and file.parts[1] == "__init__.py"})
+    top = [one for one in top if one.isidentifier() and not one.startswith("_")]
+    if len(top) == 1:
+        return top[0]
+    wanted = re.sub(r"[-.]+", "_", found.metadata["Name"] or "").lower()
+    return next((one for one in top if one.lower() == wanted), None)
+
+
+def _repository(found: metadata.Distribution) -> tuple[str | None, str | None]:
+    """(host, owner/name) of the source repository the metadata names, else (None, None)."""
+    urls = []
+    for entry in found.metadata.get_all("Project-URL") or []:
+        label, _, url = entry.partition(",")
+        urls.append((label.strip().lower(), url.strip()))
+    if found.metadata["Home-page"]:
+        urls.append(("home-page", found.metadata["Home-page"].strip()))
+    ranked = sorted(urls, key=lambda pair: _URL_LABELS.index(pair[0]) if pair[0] in _URL_LABELS else 99)
+    for _, url in ranked:
+        match = _REPOSITORY.match(url)
+        if match and match["host"] in HOSTS:
+            return match["host"], f"{match['owner']}/{match['name']}"
+    return None, None
+
+
+def package_name(library: Library) -> str:
+    """The package that ships the knowledge base's index: `<import name>_errorkb`."""
+    return f"{library.name.replace('.', '_')}_errorkb"
+
+
+def files(library: Library, kb_name: str) -> dict[str, str]:
+    """Every file of the knowledge base, by path relative to its folder."""
+    package = package_name(library)
+    folder = library_folder(library.repository)
+    return {
+        "pyproject.toml": _pyproject(library, package, kb_name),
+        "mkdocs.yml": _mkdocs(library),
+        "docs/index.md": _home(library),
+        f"docs/errors/{folder}/.gitkeep": "",
+        "snippets/.gitkeep": "",
+        f"{package}/__init__.py": f'"""The index of the {library.distribution} errors knowledge base '
+                                  '(written by `errorkb hook index`)."""\n',
+        "README.md": _readme(library, package),
+        ".gitignore": ".errorkb-cache/\nsite/\n",
+    }
+
+
+def _toml(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _pyproject(library: Library, package: str, kb_name: str) -> str:
+    notes = "".join(f"# assumed: {note}\n" for note in library.assumed)
+    return f"""# The knowledge base of {library.distribution}'s errors, started by `errorkb init`.
+# Every key of [tool.errorkb] is described in errorkb's documentation ("The profile, key by key").
+[build-system]
+requires = ["setuptools>=68"]
+build-backend = "setuptools.build_meta"
+
+# Installing this project ships the index the hook, `errorkb lookup` and `errorkb show` read.
+[project]
+name = {_toml(kb_name)}
+version = "0.1.0"
+description = {_toml(f"Errors of {library.distribution}, each with a verified fix (errorkb)")}
+requires-python = ">=3.11"
+dependencies = ["errorkb"]
+
+[project.entry-points."errorkb.indexes"]
+{library.name.replace('.', '-')} = {_toml(package)}
+
+[tool.setuptools]
+packages = [{_toml(package)}]
+
+[tool.setuptools.package-data]
+{package} = ["index.json"]
+
+[tool.errorkb]
+index = {_toml(f"{package}/index.json")}
+# No bundled implementation: snippets run against the real {library.distribution}.
+targets = ["upstream"]
+
+[tool.errorkb.library]
+name = {_toml(library.name)}
+distribution = {_toml(library.distribution)}
+repository = {_toml(library.repository)}
+{notes}tag = {_toml(library.tag)}
+source_url = {_toml(library.source_url)}
+source_root = {_toml(library.source_root)}
+release = {_toml(library.release)}
+runtime = "python"
+
+# The releases `errorkb matrix` runs each entry against (add the ones your users run).
+[tool.errorkb.matrix]
+releases = [{_toml(library.release)}]
+"""
+
+
+def _mkdocs(library: Library) -> str:
+    return f"""site_name: {_yaml(f"{library.distribution} errors, with verified fixes")}
+theme:
+  name: material
+  font: false
+  features:
+    - content.tabs.link
+    - content.code.copy
+plugins:
+  - search
+  - errorkb
+markdown_extensions:
+  - admonition
+  - attr_list
+  - md_in_html
+  - tables
+  - toc:
+      permalink: true
+  - pymdownx.details
+  - pymdownx.highlight
+  - pymdownx.inlinehilite
+  - pymdownx.superfences
+  - pymdownx.tabbed:
+      alternate_style: true
+watch:
+  - snippets
+"""
+
+
+def _yaml(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+# The site's paste box (errorkb's lookup.js fills it in; the plugin adds the script to every page).
+PASTE_BOX = ('<div class="ekb-lookup" data-index="api/errors/index.json" markdown="0"><p>Paste an error message to '
+             'find its entry (this box needs JavaScript; the <a href="errors/">list of all errors</a> does not).</p>'
+             '</div>')
+
+
+def _home(library: Library) -> str:
+    return f"""# {library.distribution} errors, with verified fixes
+
+Every error here was reproduced against {library.distribution}, and every fix was run: `errorkb verify`
+executes each entry's *before* and *after* and the page says what was verified, on which release.
+
+{PASTE_BOX}
+
+[All errors](errors/index.md)
+"""
+
+
+def _readme(library: Library, package: str) -> str:
+    return f"""# {library.distribution} errors, with verified fixes
+
+A knowledge base of {library.distribution}'s errors made with [errorkb](https://pypi.org/project/errorkb/):
+each error is an entry (`docs/errors/`) with runnable snippets (`snippets/<id>/`), and `errorkb verify`
+runs them against the real {library.distribution}.
+
+```bash
+errorkb new ID --from-traceback -   # an entry and its snippet stubs from a pasted traceback
+errorkb verify ID                   # run its snippets; lists what the draft still lacks
+errorkb check --drift               # every entry, and every source pin against the release's source
+mkdocs serve                        # the site, rebuilt on every save
+errorkb hook index                  # regenerate {package}/index.json (commit it)
+pip install .                       # ship the index: the hook, errorkb lookup and show read it
+```
+
+The profile (which library, its repository, tag format and release) is `[tool.errorkb]` in pyproject.toml.
+"""
+
+
+def write(folder: Path, contents: dict[str, str]) -> list[Path]:
+    """Every file, or none: a folder that holds files already is refused."""
+    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+        raise InitError(f"{folder} exists and is not an empty folder; errorkb init writes into a new or empty one")
+    written = []
+    for relative, text in contents.items():
+        path = folder / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("x", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+        written.append(path)
+    return written

@@ -1,0 +1,120 @@
+"""`errorkb init` and the generic tool's words (issue 21, items 1, 2 and 4): what init reads from a
+distribution's metadata and what it refuses, the profile's reference page held to the model, the
+generic templates free of any one library's words, source links made by the profile, and a
+matrix without a bound that says what it would run instead of running it."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import tomllib
+
+import pytest
+
+from errorkb.cli import main
+from errorkb.core.project import load_project, reference_markdown
+from tests.kb import ROOT
+
+FIXTURE = ROOT / "tests" / "fixtures" / "tinylib_kb"
+
+
+def test_the_profile_page_is_the_model(capsys):
+    page = (ROOT / "docs" / "profile.md").read_text(encoding="utf-8")
+    generated = page.split("<!-- generated: errorkb schema --profile-reference -->\n", 1)[1]
+    generated = generated.split("<!-- end of generated -->", 1)[0]
+    assert generated == reference_markdown(), "docs/profile.md is stale: regenerate its tables with " \
+                                              "`errorkb schema --profile-reference`"
+    assert main(["schema", "--profile-reference"]) == 0
+    printed = capsys.readouterr().out
+    assert printed == reference_markdown()
+    for key in ("index", "targets", "tag", "source_url", "source_root", "bundled", "follow", "runtime", "since"):
+        assert f"| `{key}` |" in printed, key
+
+
+def test_init_reads_the_metadata_and_says_what_it_assumed(tmp_path, capsys):
+    assert main(["init", str(tmp_path / "kb"), "--library", "packaging"]) == 0
+    printed = capsys.readouterr()
+    profile = tomllib.loads((tmp_path / "kb" / "pyproject.toml").read_text())
+    library = profile["tool"]["errorkb"]["library"]
+    assert (library["name"], library["repository"], library["tag"], library["source_root"]) == (
+        "packaging", "pypa/packaging", "{release}", "src")
+    assert profile["project"]["entry-points"]["errorkb.indexes"] == {"packaging": "packaging_errorkb"}
+    assert "assumed: tag = \"{release}\"" in printed.err and "assumed: source_root = \"src\"" in printed.err
+    project = load_project(tmp_path / "kb")
+    assert project.targets == ("upstream",) and project.index == tmp_path / "kb" / "packaging_errorkb" / "index.json"
+    written = "".join(path.read_text() for path in (tmp_path / "kb").rglob("*") if path.is_file())
+    assert str(tmp_path) not in written  # no path of the author's machine
+    assert 'class="ekb-lookup"' in (tmp_path / "kb" / "docs" / "index.md").read_text()
+
+
+def test_init_with_flags_writes_them(tmp_path):
+    assert main(["init", str(tmp_path / "kb"), "--library", "packaging", "--tag-format", "v{release}",
+                 "--source-root", "", "--repository", "someone/fork"]) == 0
+    library = tomllib.loads((tmp_path / "kb" / "pyproject.toml").read_text())["tool"]["errorkb"]["library"]
+    assert (library["tag"], library["source_root"], library["repository"]) == ("v{release}", "", "someone/fork")
+
+
+@pytest.mark.parametrize(("args", "said"), [
+    (["--library", "no-such-distribution-anywhere"], "no distribution 'no-such-distribution-anywhere' is installed"),
+    (["--library", "packaging", "--tag-format", "release"], "tag"),
+])
+def test_init_refuses_in_one_line_and_writes_nothing(tmp_path, capsys, args, said):
+    code = main(["init", str(tmp_path / "kb"), *args])
+    err = capsys.readouterr().err
+    assert code == 2 and said in err and err.count("\n") == 1, err
+    assert not (tmp_path / "kb").exists()
+
+
+def test_init_never_writes_into_a_folder_with_files(tmp_path, capsys):
+    (tmp_path / "kb").mkdir()
+    (tmp_path / "kb" / "notes.txt").write_text("mine")
+    assert main(["init", str(tmp_path / "kb"), "--library", "packaging"]) == 2
+    assert "is not an empty folder" in capsys.readouterr().err
+    assert [path.name for path in (tmp_path / "kb").iterdir()] == ["notes.txt"]
+
+
+def test_the_generic_templates_name_no_library_and_no_cache():
+    words = re.compile(r"\b(cache|caches|transformers|github|torch|cuda|kv)\b", re.IGNORECASE)
+    allowed = re.compile(r"verdict cache|\.errorkb-cache", re.IGNORECASE)
+    found = [f"{path.name}:{number}: {line.strip()[:120]}"
+             for path in sorted((ROOT / "errorkb" / "site" / "templates").glob("*.j2"))
+             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             if words.search(allowed.sub("", line))]
+    assert found == []
+
+
+def test_source_links_follow_the_profile(tmp_path):
+    from errorkb.core.load import load_project_entries
+
+    root = shutil.copytree(FIXTURE, tmp_path / "kb")
+    pyproject = root / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace(
+        'repository = "example/tinyq"', 'repository = "example/tinyq"\ntag = "release-{release}"\n'
+        'source_url = "https://gitlab.com/{repository}/-/blob/{revision}/{path}#L{line}"'))
+    entries = {one.entry.id: one.entry for one in load_project_entries(load_project(root)).entries}
+    pinned, by_release = entries["queue-full"], entries["capacity-not-positive"]
+    assert pinned.source_url == ("https://gitlab.com/example/tinyq/-/blob/0123456789abcdef0123456789abcdef01234567/"
+                                 "src/tinyq/queue.py#L13")
+    assert pinned.line_url("1.1.0", 12) == "https://gitlab.com/example/tinyq/-/blob/release-1.1.0/src/tinyq/queue.py#L12"
+    assert pinned.source_host == "gitlab.com" and by_release.source_url.startswith("https://gitlab.com/example/tinyq")
+
+
+def test_a_source_url_with_unknown_fields_is_a_located_problem(tmp_path, capsys):
+    root = shutil.copytree(FIXTURE, tmp_path / "kb")
+    pyproject = root / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace(
+        'repository = "example/tinyq"', 'repository = "example/tinyq"\nsource_url = "https://x.example/{file}"'))
+    assert main(["--root", str(root), "check"]) == 1
+    assert "source_url 'https://x.example/{file}' must use {revision} and {path}" in capsys.readouterr().err
+
+
+def test_a_matrix_without_releases_says_what_it_would_run_and_runs_nothing(tmp_path, capsys, monkeypatch):
+    from errorkb.verify import matrix
+
+    root = shutil.copytree(FIXTURE, tmp_path / "kb")
+    monkeypatch.setattr(matrix, "discover_releases", lambda package, since: [f"1.{n}.0" for n in range(12)])
+    monkeypatch.setattr(matrix, "run_matrix", lambda *args, **kwargs: pytest.fail("the matrix ran"))
+    assert main(["--root", str(root), "matrix"]) == 2
+    err = capsys.readouterr().err
+    assert "[tool.errorkb.matrix] names no releases: it would run all 12 releases of tinyq since 5.0.0" in err
+    assert "1.0.0, 1.1.0" in err and "bound it" in err and err.count("\n") == 1

@@ -1,0 +1,114 @@
+"""One knowledge base per package, side by side (issue 21, item 3): each ships its own index in its
+own package, registered under the `errorkb.indexes` entry point; the hook, `lookup` and `show` read
+every installed one; `errorkb hook index` writes only the knowledge base's own file, never into
+errorkb; runtime plugs are found the same way (`errorkb.plugs`)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from errorkb.cli import main
+from tests.kb import ROOT
+
+FIXTURE = ROOT / "tests" / "fixtures" / "tinylib_kb"
+TRANSFORMERS_INDEX = ROOT / "errorkb" / "hook" / "index.json"
+
+
+def _dist_info(site: Path, name: str, entry_points: str) -> None:
+    """An installed distribution as importlib.metadata sees one: what `pip install` of a knowledge
+    base's package leaves in site-packages, without running pip."""
+    info = site / f"{name}-0.1.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(entry_points)
+
+
+@pytest.fixture
+def second(tmp_path) -> Path:
+    """tinylib's knowledge base with its own index package, `tinyq_errorkb`, as `errorkb init` lays it out."""
+    root = shutil.copytree(FIXTURE, tmp_path / "kb")
+    pyproject = root / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace("[tool.errorkb]\n",
+                                                       '[tool.errorkb]\nindex = "tinyq_errorkb/index.json"\n'))
+    (root / "tinyq_errorkb").mkdir()
+    (root / "tinyq_errorkb" / "__init__.py").write_text('"""The tinyq knowledge base\'s index."""\n')
+    return root
+
+
+def test_building_a_second_index_leaves_the_first_hook_working(second, tmp_path, monkeypatch):
+    shipped = TRANSFORMERS_INDEX.read_bytes()
+    paths = [str(second / "upstream"), str(second / "bundled")]
+    for path in reversed(paths):
+        monkeypatch.syspath_prepend(path)
+    assert main(["--root", str(second), "hook", "index"]) == 0
+    assert (second / "tinyq_errorkb" / "index.json").is_file()
+    assert TRANSFORMERS_INDEX.read_bytes() == shipped  # nothing written into errorkb
+    assert main(["--root", str(ROOT), "hook", "index", "--check"]) == 0
+
+    site = tmp_path / "site"
+    _dist_info(site, "tinyq_errorkb", "[errorkb.indexes]\ntinyq = tinyq_errorkb\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(second), *paths])}
+
+    def hooked(code: str) -> str:
+        result = subprocess.run([sys.executable, "-c", "import errorkb.hook\n" + code], capture_output=True,
+                                text=True, env=env, cwd=tmp_path, timeout=120)
+        assert result.returncode == 1, result.stderr
+        return result.stderr
+
+    tiny = hooked("from tinyq import BoundedQueue\nqueue = BoundedQueue(1)\nqueue.put(1)\nqueue.put(2)\n")
+    assert "OverflowError: queue is full: capacity 1" in tiny
+    assert "errorkb: a documented error — `put` on a full queue" in tiny
+    transformers = hooked("from transformers import HybridCache\n")
+    assert "errorkb: a documented error" in transformers and "HybridCache" in transformers.split("errorkb:")[1]
+
+    for args, found in ((["show", "queue-full"], "`put` on a full queue"),
+                        (["show", "get-max-length-removed"], "get_max_cache_shape"),
+                        (["lookup", "OverflowError: queue is full: capacity 3"], "queue-full")):
+        shown = subprocess.run([str(ROOT / ".venv" / "bin" / "errorkb"), *args], capture_output=True, text=True,
+                               env=env, cwd=tmp_path, timeout=120)
+        assert shown.returncode in (0, 3) and found in shown.stdout, (args, shown.stdout, shown.stderr)
+
+
+def test_an_index_inside_the_errorkb_package_is_refused_for_another_knowledge_base(second, capsys):
+    pyproject = second / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace('index = "tinyq_errorkb/index.json"',
+                                                       f'index = "{TRANSFORMERS_INDEX}"'))
+    shipped = TRANSFORMERS_INDEX.read_bytes()
+    assert main(["--root", str(second), "hook", "index"]) == 2
+    assert "lies inside the installed errorkb package" in capsys.readouterr().err
+    assert TRANSFORMERS_INDEX.read_bytes() == shipped
+
+
+def test_hook_index_without_an_index_setting_says_how_to_set_one(second, capsys):
+    pyproject = second / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace('index = "tinyq_errorkb/index.json"\n', ""))
+    assert main(["--root", str(second), "hook", "index"]) == 2
+    err = capsys.readouterr().err
+    assert "[tool.errorkb] index is not set" in err and 'entry-points.\\"errorkb.indexes\\"' not in err
+    assert 'errorkb.indexes' in err
+
+
+def test_a_runtime_plug_is_found_through_its_entry_point(tmp_path):
+    site = tmp_path / "site"
+    _dist_info(site, "tinyplug", "[errorkb.plugs]\ntiny = tinyplug:RUNTIME\n")
+    (site / "tinyplug.py").write_text("from errorkb.plugs.python import PythonRuntime\n\n"
+                                      "class Tiny(PythonRuntime):\n    name = 'tiny'\n\nRUNTIME = Tiny()\n")
+    code = ("from errorkb.plugs import runtime_for, available\n"
+            "print(runtime_for('tiny').name, runtime_for('torch').name, sorted(available()))\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                            env={**os.environ, "PYTHONPATH": str(site)})
+    assert result.stdout.strip() == "tiny torch ['python', 'tiny', 'torch']", result.stderr
+
+
+def test_an_unknown_runtime_is_a_located_problem_of_the_profile(second, capsys):
+    pyproject = second / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace('runtime = "python"', 'runtime = "jaxx"'))
+    assert main(["--root", str(second), "check"]) == 1
+    err = capsys.readouterr().err
+    assert "pyproject.toml:" in err and "library.runtime: unknown runtime 'jaxx'" in err
