@@ -592,7 +592,7 @@ def cmd_check(project: Project, args: argparse.Namespace) -> int:
 
 def _twins(project: Project, result: LoadResult) -> list[str]:
     """Warnings for entries documenting the same message from the same function: one error
-    written twice, unless their diagnosis tells them apart (then the reader is shown both)."""
+    written twice, unless each says what tells it apart (then the reader is shown both)."""
     seen: dict[tuple[str, str, str], list[LoadedEntry]] = {}
     for one in result.entries:
         entry = one.entry
@@ -603,11 +603,23 @@ def _twins(project: Project, result: LoadResult) -> list[str]:
             continue
         first, *others = sorted(group, key=lambda one: one.entry.id)
         for one in others:
+            if _told_apart(first.entry, one.entry):
+                continue
             line, col = one.positions.of_key(("message",))
             warnings.append(f"{project.rel(one.path)}:{line}:{col}: warning: the same message and function "
                             f"({function}) as {first.entry.id}: one error documented twice? merge them, or say in "
                             "`diagnosis` what tells them apart")
     return warnings
+
+
+def _told_apart(a: Any, b: Any) -> bool:
+    """Both entries say what tells their paste apart (the failing line it shows, or a diagnosis), and
+    not the same thing."""
+    def clue(entry: Any) -> tuple[Any, ...]:
+        said = entry.diagnosis.model_dump_json()
+        return tuple(entry.recognised_by), None if said == type(entry.diagnosis)().model_dump_json() else said
+
+    return all(any(part for part in clue(entry)) for entry in (a, b)) and clue(a) != clue(b)
 
 
 def _diagnosis_problems(project: Project, result: LoadResult) -> list[Any]:

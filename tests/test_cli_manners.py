@@ -199,6 +199,21 @@ def test_check_warns_about_two_entries_with_the_same_message_and_function(kb, ca
             "as queue-full: one error documented twice?") in err
 
 
+def test_check_is_quiet_about_twins_that_each_say_what_tells_them_apart(kb, capsys):
+    entries = kb / "docs" / "errors" / "tinyq"
+    original = (entries / "queue-full.yml").read_text()
+    (entries / "queue-full.yml").write_text(original + 'recognised_by:\n  - "queue.put(item)"\n')
+    twin = original.replace("id: queue-full", "id: queue-full-again") + 'recognised_by:\n  - "queue.put(batch)"\n'
+    (entries / "queue-full-again.yml").write_text(twin)
+    shutil.copytree(kb / "snippets" / "queue-full", kb / "snippets" / "queue-full-again")
+    assert cli("--root", str(kb), "check") == 0
+    assert "one error documented twice" not in capsys.readouterr().err
+    # the same clue on both tells nothing apart
+    (entries / "queue-full-again.yml").write_text(twin.replace("queue.put(batch)", "queue.put(item)"))
+    assert cli("--root", str(kb), "check") == 0
+    assert "one error documented twice" in capsys.readouterr().err
+
+
 TRACEBACK = """Traceback (most recent call last):
   File "/home/alice/work/producer.py", line 7, in <module>
     queue.put(item)
