@@ -67,7 +67,7 @@ def test_render_writes_the_site_with_the_library_names(tinylib, tmp_path):
     assert main(["--root", str(tinylib), "render", "--out", str(out)]) == 0
     page = (out / "errors" / "tinyq" / "queue-full.md").read_text()
     assert "OverflowError" in page and "tinyq 1.2.0" in page and "verified" in page
-    coverage = (out / "coverage.md").read_text()
+    coverage = (out / "coverage.md").read_text().replace("<wbr>", "")  # break points in code, not text
     assert "src/tinyq/queue.py" in coverage and "2 of 2" in coverage
     index = json.loads((out / "api" / "errors" / "index.json").read_text())
     assert {entry["id"] for entry in index["entries"]} == {"queue-full", "capacity-not-positive"}
