@@ -164,3 +164,39 @@ def test_an_allowance_needs_a_known_primitive_and_a_reason(tmp_path, capsys, all
     root = make_project(tmp_path, {"demo-error.yml": entry})
     assert main(["--root", str(root), "check"]) == 1
     assert expected in capsys.readouterr().err
+
+
+# -- the allow-list (issue 20): what snippets may use is stated, everything else is flagged ---------------
+
+
+@pytest.mark.parametrize("code", [
+    "run = getattr(__builtins__, 'exec')\nrun('print(1)')\n",
+    "run = __builtins__['exec']\nrun('print(1)')\n",
+    "import builtins\nbuiltins.__dict__['ex' + 'ec']('print(1)')\n",
+    "import pickle\npickle.loads(b'cbuiltins\\nexec\\n(Vprint(1)\\ntR.')\n",
+    "import marshal\nmarshal.loads(data)\n",
+    "import os\nos.dup2(4, 3)\n",
+    "import os\nfd = os.open('/pr' + 'oc/self/fd/3', 0)\n",
+    "import io\nio.FileIO(3, 'w')\n",
+    "open(3, 'w')\n",
+    "import copyreg\n",
+    "import importlib\nimportlib.import_module('o' + 's')\n",
+    "name = 'early_initialization'\ngetattr(cache, name)(1)\n",
+    "import operator\noperator.attrgetter('__code__')(f)\n",
+    "open('/etc/passwd').read()\n",
+    "open('../other-entry/before.py').read()\n",
+    "import email\n",
+])
+def test_everything_outside_the_allow_list_is_flagged(code):
+    """The lint of issue 12 named what is dangerous; these reach the same through what it did not name."""
+    assert lint_source(code, "ValueError") != [], code
+
+
+def test_a_helper_module_beside_a_snippet_is_linted_as_a_snippet(tmp_path):
+    root = make_project(tmp_path, snippets={"demo-error": {
+        "before.py": BEFORE, "after.py": "from lib import helper\n" + AFTER, "guard.py": AFTER}})
+    (root / "snippets" / "demo-error" / "lib").mkdir()
+    (root / "snippets" / "demo-error" / "lib" / "helper.py").write_text("import os\nos.dup2(4, 3)\n")
+    project = load_project(root)
+    problems = [str(problem) for problem in lint_entries(load_project_entries(project).entries, project)]
+    assert any(problem.startswith("snippets/demo-error/lib/helper.py:2:") for problem in problems), problems

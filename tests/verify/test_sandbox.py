@@ -413,3 +413,85 @@ def test_a_search_path_as_broad_as_the_root_or_home_is_not_mounted(monkeypatch):
     monkeypatch.setattr("sys.path", [*__import__("sys").path, "/", "/tmp", os.path.expanduser("~")])
     assert runtime_paths() == usual
     assert "/" not in usual and os.path.expanduser("~") not in usual
+
+
+FORK_BOMB = """import os, time
+children = []
+try:
+    for _ in range(1500):
+        pid = os.fork()
+        if pid == 0:
+            time.sleep(30)
+            os._exit(0)
+        children.append(pid)
+except OSError as error:
+    print("forks stopped:", error.strerror)
+print("forked", len(children))
+"""
+
+
+def test_a_fork_bomb_stops_at_the_task_limit_even_as_root(sandbox, entry, project):
+    """RLIMIT_NPROC is void for uid 0: the limit must hold whoever runs errorkb (CI runs it as root)."""
+    folder = project / "snippets" / "good-head-dim"
+    (folder / "bomb.py").write_text(FORK_BOMB)
+    check = check_of(entry, folder / "bomb.py")
+    with pool_of([], sandbox) as pool:
+        run = pool.run(check, timeout=60)
+    forked = int(run.output.split("forked ")[1].split()[0])
+    assert forked < 1024 and "forks stopped" in run.output, run.output[-2000:]
+    (folder / "bomb.py").unlink()
+
+
+TALK = """import socket, sys, time
+role, port = sys.argv[0].rsplit("/", 1)[1].split("-")[0], 47611
+heard = []
+if role == "listen":
+    servers = []
+    for family, address in ((socket.AF_INET, ("127.0.0.1", port)), (socket.AF_UNIX, "\\0errorkb-talk")):
+        try:
+            server = socket.socket(family, socket.SOCK_STREAM)
+            server.bind(address)
+            server.listen()
+            server.settimeout(0.05)
+            servers.append(server)
+        except OSError as error:
+            print("listen failed:", family, error)
+    deadline = time.monotonic() + 6
+    while time.monotonic() < deadline:
+        for server in servers:
+            try:
+                connection, _ = server.accept()
+                heard.append(connection.recv(64).decode())
+            except OSError:
+                pass
+else:
+    deadline = time.monotonic() + 6
+    while time.monotonic() < deadline:
+        for family, address in ((socket.AF_INET, ("127.0.0.1", port)), (socket.AF_UNIX, "\\0errorkb-talk")):
+            try:
+                with socket.socket(family, socket.SOCK_STREAM) as client:
+                    client.connect(address)
+                    client.sendall(b"hello from the other check")
+                    heard.append("sent " + str(family))
+            except OSError:
+                pass
+        time.sleep(0.05)
+print("TALK", sorted(set(heard)))
+"""
+
+
+def test_two_checks_at_once_cannot_talk_over_loopback_or_abstract_sockets(sandbox, entry, project):
+    """Each check has a network namespace of its own: its loopback and its abstract Unix sockets are its own."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    folder = project / "snippets" / "good-head-dim"
+    for role in ("listen", "connect"):
+        (folder / f"{role}-talk.py").write_text(TALK)
+    checks = [check_of(entry, folder / f"{role}-talk.py") for role in ("listen", "connect")]
+    with pool_of([], sandbox) as pool, ThreadPoolExecutor(2) as threads:
+        runs = list(threads.map(lambda check: pool.run(check, timeout=60), checks))
+    for run in runs:
+        said = next(line for line in run.output.splitlines() if line.startswith("TALK"))
+        assert said == "TALK []", run.output[-2000:]
+    for role in ("listen", "connect"):
+        (folder / f"{role}-talk.py").unlink()
