@@ -35,7 +35,7 @@ def _mentions(files: list[Path]) -> list[str]:
 
 def test_the_generic_tool_names_neither_the_library_nor_the_runtime():
     files = _tool_files()
-    assert len(files) > 30 and PACKAGE / "verify" / "child.py" in files and PACKAGE / "plugs" / "torch.py" not in files
+    assert len(files) > 30 and PACKAGE / "verify" / "inside" / "child.py" in files and PACKAGE / "plugs" / "torch.py" not in files
     assert _mentions(files) == []
 
 
@@ -54,7 +54,8 @@ def test_import_layers_hold():
     result = subprocess.run([str(linter), "--config", str(ROOT / "pyproject.toml")], cwd=ROOT,
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
-    assert "3 kept, 0 broken" in result.stdout
+    kept = re.search(r"Contracts: (\d+) kept, 0 broken", result.stdout)
+    assert kept and int(kept.group(1)) >= 5, result.stdout[-2000:]
 
 
 def test_the_type_checker_is_satisfied():

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import dataclasses
 import json
 import os
 import socket
@@ -34,11 +35,13 @@ from pathlib import Path
 from typing import Any
 
 from errorkb.core.project import LibraryProfile
+from errorkb.verify.inside.jail import TIMER_MARGIN_S
+from errorkb.verify.inside.spec import CheckSpec, ZygoteConfig
+from errorkb.verify.inside.stem import startup_signature
 from errorkb.verify.plan import Check
 from errorkb.verify.records import Observation, Status
-from errorkb.verify.run import Run, check_spec, child_env, collect, kill_group, run_check
-from errorkb.verify.sandbox import TIMER_MARGIN_S, Sandbox
-from errorkb.verify.stem import startup_signature
+from errorkb.verify.run import Run, check_spec, child_env, collect, kill_group, library_spec, run_check
+from errorkb.verify.sandbox import Sandbox
 
 _KILL_GRACE_S = 10.0  # after SIGKILL, how long to wait for the zygote to reap the child
 _START_S = 600.0  # how long a zygote may take to load the runtime and its target
@@ -67,12 +70,12 @@ class Zygote:
         self.key = (target, device, module, str(python))
         self.log = scratch / f"zygote-{target}-{device}-{os.getpid()}-{id(self)}.log"
         self.sandboxed = sandbox is not None  # its pids are the sandbox's: never kill them from here
-        config = {"target": target, "device": device, "module": module, "preload": preload,
-                  "library": library.model_dump(mode="json"), "jail": self.sandboxed}
+        config = ZygoteConfig(target=target, device=device, module=module, library=library_spec(library),
+                              preload=tuple(preload), jail=self.sandboxed)
         self.stem = stem
         self.process: subprocess.Popen[bytes] | _Forked | None = None
         if stem is None:
-            argv = [str(python), "-m", "errorkb.verify.zygote", json.dumps(config)]
+            argv = [str(python), "-m", "errorkb.verify.inside.zygote", config.to_json()]
             with self.log.open("wb") as log:
                 self.process = subprocess.Popen(
                     sandbox.wrap(argv, device=device, writable=[scratch], jails=True, python=python)
@@ -91,12 +94,12 @@ class Zygote:
         self.unshared: str | None = None  # forked from a stem whose modules this environment does not fit
         self.error: str | None = None
         self.dead: str | None = None
-        stemmed = dict(config, importers=list(importers or []))
+        stemmed = dataclasses.replace(config, importers=tuple(importers or ()))
         self.reader = threading.Thread(target=self._read, args=(python, stemmed), name=f"zygote-{target}-{device}",
                                        daemon=True)
         self.reader.start()
 
-    def _read(self, python: Path, config: dict[str, Any]) -> None:
+    def _read(self, python: Path, config: ZygoteConfig) -> None:
         if self.stem is not None:  # forked here, in this thread: a stem still loading keeps no one waiting
             try:
                 self.process = self.stem.fork(config, python, self.log)
@@ -173,13 +176,13 @@ class Zygote:
         if not self.ready and self.error is None and self.unshared is None:
             raise WorkerDied(self.dead or "the worker never said hello")
 
-    def run(self, spec: dict[str, Any], cwd: Path, scratch: Path,
+    def run(self, spec: CheckSpec, cwd: Path, scratch: Path,
             timeout: float) -> tuple[int | None, bool, float, bytes]:
         """Fork one child for `spec`; (returncode, timed out, seconds, its stream)."""
         with self.lock:
             request_id, self.next_id = self.next_id, self.next_id + 1
             pending = self.pending[request_id] = _Pending()
-        request = {"id": request_id, "spec": spec, "cwd": str(cwd), "timeout": timeout,
+        request = {"id": request_id, "spec": json.loads(spec.to_json()), "cwd": str(cwd), "timeout": timeout,
                    "result": str(scratch / "output.txt"), "output": str(scratch / "output.txt")}
         started = time.perf_counter()  # from the request: a busy harness may hear "pid" and "exit" at once
         try:
@@ -246,8 +249,8 @@ class Stem:
     def __init__(self, python: Path, shared: list[str], scratch: Path, library: LibraryProfile,
                  sandbox: Sandbox | None = None):
         self.log = scratch / f"stem-{os.getpid()}-{id(self)}.log"
-        config = {"library": library.model_dump(mode="json"), "shared": shared}
-        argv = [str(python), "-m", "errorkb.verify.stem", json.dumps(config)]
+        config = {"library": dataclasses.asdict(library_spec(library)), "shared": shared}
+        argv = [str(python), "-m", "errorkb.verify.inside.stem", json.dumps(config)]
         environments = [python.parent.parent.parent]  # the folder of the environments it forks for
         self.argv = sandbox.wrap(argv, device="cpu", writable=[scratch], jails=True, python=python,
                                  also=environments) if sandbox else argv
@@ -286,7 +289,7 @@ class Stem:
         for event, _ in list(self.forked.values()):
             event.set()
 
-    def fork(self, config: dict[str, Any], python: Path, log: Path) -> _Forked:
+    def fork(self, config: ZygoteConfig, python: Path, log: Path) -> _Forked:
         """A zygote of `python`'s environment, forked from this stem (raises WorkerDied)."""
         if not self.hello.wait(_START_S) or self.error:
             raise WorkerDied(self.error or f"the stem did not start within {_START_S:g} s")
@@ -295,7 +298,8 @@ class Stem:
         with self.lock:
             request_id, self.next_id = self.next_id, self.next_id + 1
             event, pid = self.forked[request_id] = (threading.Event(), [])
-        request = {"id": request_id, "python": str(python), "prefix": str(python.parent.parent), "config": config,
+        request = {"id": request_id, "python": str(python), "prefix": str(python.parent.parent),
+                   "config": json.loads(config.to_json()),
                    "log": str(log)}
         try:
             socket.send_fds(self.channel, [json.dumps(request).encode()], [theirs_in, theirs_out])

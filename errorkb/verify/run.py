@@ -12,8 +12,7 @@ never trusted.
 
 from __future__ import annotations
 
-import base64
-import json
+import dataclasses
 import os
 import selectors
 import signal
@@ -25,11 +24,10 @@ import time
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
 
 from errorkb.core.project import LibraryProfile
 from errorkb.plugs import runtime_for
-from errorkb.verify.observer import STREAM_FD
+from errorkb.verify.inside.spec import STREAM_FD, ApiSpec, CheckSpec, LibrarySpec
 from errorkb.verify.plan import Check
 from errorkb.verify.records import Observation
 from errorkb.verify.sandbox import Sandbox, exit_status, jailed_command
@@ -72,26 +70,24 @@ class Run:
         return None
 
 
-def check_spec(check: Check, library: LibraryProfile, preload: list[str] | None = None) -> dict[str, Any]:
+def library_spec(library: LibraryProfile) -> LibrarySpec:
+    """What a check's process needs of the profile."""
+    return LibrarySpec(name=library.name, dist=library.dist, bundled=library.bundled,
+                       backends=tuple(library.backends), runtime=library.runtime)
+
+
+def check_spec(check: Check, library: LibraryProfile, preload: list[str] | None = None) -> CheckSpec:
     """What the child needs to observe one check; the same in both isolation modes."""
-    functions = [check.entry.source.function] if check.entry.kind == "raise" else []
-    functions += [w.function for w in check.entry.also_seen_as if w.function and w.function not in functions]
-    return {
-        "snippet": str(check.snippet.path.resolve()),
-        "source_b64": base64.b64encode(check.snippet.data).decode("ascii"),
-        "target": check.target,
-        "device": check.device,
-        "module": check.module,
-        "function": check.entry.source.function,
-        "functions": functions,
-        "role": str(check.role),
-        "kind": check.entry.kind,
-        "api": check.entry.api.model_dump(mode="json") if check.entry.api else None,
-        "library": library.model_dump(mode="json"),
-        "output_cap": OUTPUT_CAP,
-        "memory_limit": MEMORY_LIMIT,
-        "preload": list(preload or []),
-    }
+    entry = check.entry
+    functions = [entry.source.function] if entry.kind == "raise" else []
+    functions += [w.function for w in entry.also_seen_as if w.function and w.function not in functions]
+    return CheckSpec(
+        snippet=str(check.snippet.path.resolve()), source=check.snippet.data, target=check.target,
+        device=check.device, module=check.module, function=entry.source.function, functions=tuple(functions),
+        role=str(check.role), kind=entry.kind, library=library_spec(library),
+        api=ApiSpec(owner=entry.api.owner, name=entry.api.name) if entry.api else None,
+        output_cap=OUTPUT_CAP, memory_limit=MEMORY_LIMIT, preload=tuple(preload or []),
+    )
 
 
 def child_env(library: LibraryProfile, device: str, python: Path | None = None) -> dict[str, str]:
@@ -112,8 +108,8 @@ def run_check(check: Check, library: LibraryProfile, timeout: float, python: Pat
     with tempfile.TemporaryDirectory(prefix="errorkb-") as scratch:
         output = Path(scratch) / "output.txt"
         read_end, write_end = os.pipe()
-        spec["stream_fd"] = STREAM_FD if sandbox else write_end  # the jail's launcher moves it to 3
-        argv = [str(python or sys.executable), "-m", "errorkb.verify.child", json.dumps(spec)]
+        spec = dataclasses.replace(spec, stream_fd=STREAM_FD if sandbox else write_end)  # the launcher moves it to 3
+        argv = [str(python or sys.executable), "-m", "errorkb.verify.inside.child", spec.to_json()]
         started = time.perf_counter()
         reader = StreamReader(read_end)
         try:

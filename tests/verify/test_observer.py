@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from errorkb.verify import observer
+from errorkb.verify.inside import observer
 from errorkb.verify.judge import judge
 from errorkb.verify.records import Code, Outcome, Status
 from errorkb.verify.run import Run

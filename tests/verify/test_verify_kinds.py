@@ -168,7 +168,7 @@ def test_an_owner_a_lazy_package_has_not_loaded_yet_still_resolves(monkeypatch):
     import sys
     import types
 
-    from errorkb.verify.identity import resolve_owner
+    from errorkb.verify.inside.identity import resolve_owner
 
     class Model:
         pass

@@ -1,6 +1,6 @@
 """A warm interpreter that forks one fresh process per check: isolation without importing the runtime again.
 
-Started by `pool.py` as `python -m errorkb.verify.zygote CONFIG_JSON`, one per (target, device),
+Started by `pool.py` as `python -m errorkb.verify.inside.zygote CONFIG_JSON`, one per (target, device),
 or forked for a release by a stem that already loaded the runtime (`stem.py`, then `run`).
 It activates its target and loads the runtime and the target module once (`child.prepare`), then
 serves requests, one JSON line each on stdin, by forking. Each child starts from the same
@@ -14,7 +14,7 @@ Protocol (JSON lines): out `{"hello": ..., "ready": bool, "error": str|null, "fa
 signal). The stream is what the child wrote to its file descriptor 3, a pipe whose read end only
 this process holds: read as it comes, and once more after the check's namespace is gone.
 Timeouts and process-group kills are the parent's job: it knows every child's pid. Inside the
-sandbox (config `"jail": true`, see `sandbox.py`) those pids are of the sandbox's namespace, so
+sandbox (config `"jail": true`, see `jail.py`) those pids are of the sandbox's namespace, so
 there each check gets a PID namespace of its own whose init is a timer: the kernel ends the
 check and all it started when the timer runs out or when the check is reaped.
 
@@ -36,12 +36,13 @@ import sys
 from types import ModuleType
 from typing import Any, TextIO
 
-STREAM_FD = 3  # as errorkb.verify.observer.STREAM_FD (not imported here: the zygote starts before the runtime)
+from errorkb.verify.inside.spec import STREAM_FD, CheckSpec, ZygoteConfig
+
 MAX_STREAM = 8 << 20
 
 
 def main(argv: list[str]) -> int:
-    config = json.loads(argv[0])
+    config = ZygoteConfig.from_json(argv[0])
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent owns Ctrl-C and closes us
     replies = os.fdopen(os.dup(1), "w", buffering=1)
     requests = os.dup(0)
@@ -51,44 +52,45 @@ def main(argv: list[str]) -> int:
     return run(config, requests, replies)
 
 
-def run(config: dict[str, Any], requests: int, replies: TextIO, unshared: str | None = None) -> int:
+def run(config: ZygoteConfig, requests: int, replies: TextIO, unshared: str | None = None) -> int:
     """Prepare, say hello, serve. `unshared`: forked from a stem (`stem.py`) whose loaded modules
     this release's path finds elsewhere; the zygote then refuses, and so it does when its own
-    preparation did not load `config["importers"]`, the modules that load the stem's shared ones
+    preparation did not load `config.importers`, the modules that load the stem's shared ones
     in this release (without them, the stem's preloads would be modules this release never loads)."""
-    from errorkb.verify import child, sandbox
+    from errorkb.verify.inside import child, jail
 
     if unshared is None:
-        jailed = bool(config.get("jail"))  # inside the sandbox: each check gets a jail of its own
-        prepared = child.prepare(config)
-        error = prepared.get("error")
-        if error is None and config["device"] == "cpu":  # on a device, import no more than needed
-            for name in child.runtime_preloads(config):
+        prepared = child.prepare(config.target, config.module, config.library, config.preload)
+        error = prepared.error
+        if error is None and config.device == "cpu":  # on a device, import no more than needed
+            for name in child.runtime_preloads(config.target, config.module, config.library):
                 child.preload(name)
-        missing = [name for name in config.get("importers", []) if name not in sys.modules]
+        missing = [name for name in config.importers if name not in sys.modules]
         if error is None and missing:
             unshared = f"this release's preparation did not load {', '.join(missing)}"
     if unshared is not None:
         send(replies, {"hello": os.getpid(), "ready": False, "error": None, "unshared": unshared})
         return 0
-    fallback = error is None and config["device"] != "cpu" and prepared["runtime"].device_touched()
+    fallback = error is None and config.device != "cpu" and prepared.runtime is not None \
+        and prepared.runtime.device_touched()
     if fallback:
-        error = f"{config['device']} was initialised while preloading; a forked child could not use it"
+        error = f"{config.device} was initialised while preloading; a forked child could not use it"
     send(replies, {"hello": os.getpid(), "ready": error is None, "error": error, "fallback": fallback})
     if error is not None:
         return 0
     gc.freeze()  # what the zygote made is permanent: a forked check's collector neither walks nor copies it
-    serve(requests, replies, child, sandbox if jailed else None)
+    serve(requests, replies, child, jail if config.jail else None)
     return 0
 
 
-def _prepare(child: ModuleType, spec: Any) -> None:
+def _prepare(child: ModuleType, spec: CheckSpec) -> None:
     """A CPU zygote serves every module of its target: import the check's module here, once, before
-    the first fork that needs it (what fails is the check's setup failure, reported by the check)."""
-    if not isinstance(spec, dict) or spec.get("device") != "cpu" or child.is_prepared(spec):
+    the first fork that needs it (what fails is the check's setup failure, reported by the check;
+    a module outside the library's package is never imported: `child.prepare`)."""
+    if spec.device != "cpu" or child.is_prepared(spec.target, spec.module):
         return
-    if "error" not in child.prepare(spec):
-        for name in child.runtime_preloads(spec):
+    if child.prepare(spec.target, spec.module, spec.library, spec.preload).error is None:
+        for name in child.runtime_preloads(spec.target, spec.module, spec.library):
             child.preload(name)
     gc.freeze()
 
@@ -140,11 +142,12 @@ def serve(requests: int, replies: TextIO, child: ModuleType, sandbox: ModuleType
             while b"\n" in buffer:
                 line, buffer = buffer.split(b"\n", 1)
                 request = json.loads(line)
-                _prepare(child, request.get("spec"))
+                spec = CheckSpec.from_dict(request["spec"])
+                _prepare(child, spec)
                 read_end, write_end = os.pipe2(os.O_CLOEXEC)
                 try:
-                    pid = fork_one(request, child, [requests, replies.fileno(), read_end, *_selector_fds(selector)],
-                                   sandbox, write_end)
+                    inherited = [requests, replies.fileno(), read_end, *_selector_fds(selector)]
+                    pid = fork_one(request, spec, child, inherited, sandbox, write_end)
                 finally:
                     os.close(write_end)
                 os.set_blocking(read_end, False)
@@ -157,11 +160,12 @@ def serve(requests: int, replies: TextIO, child: ModuleType, sandbox: ModuleType
         reap(children, selector, replies, sandbox)
 
 
-def fork_one(request: dict[str, Any], child: ModuleType, inherited_fds: list[int],
+def fork_one(request: dict[str, Any], spec: CheckSpec, child: ModuleType, inherited_fds: list[int],
              sandbox: ModuleType | None = None, stream: int | None = None) -> int:
     sys.stdout.flush()
     sys.stderr.flush()
-    jail = sandbox.Jail.open(request) if sandbox else None  # the check's own PID namespace, with its timer
+    # the check's own PID namespace, with its timer
+    jail = sandbox.Jail.open(request["result"], request.get("timeout"), request.get("scratch")) if sandbox else None
     pid = os.fork()
     if pid == 0:  # the child: never returns into the serve loop
         try:
@@ -183,7 +187,7 @@ def fork_one(request: dict[str, Any], child: ModuleType, inherited_fds: list[int
             os.chdir(request["cwd"])
             if jail:
                 jail.enter(STREAM_FD)  # before any snippet code: private /tmp, own folder only, no capabilities
-            child.run_and_exit(request["spec"])
+            child.run_and_exit(spec)
         except BaseException:  # anything here is the verifier's failure, say so
             import traceback
 
