@@ -42,6 +42,7 @@ def _known_primitive(value: str) -> str:
 
 PrimitiveName = Annotated[str, AfterValidator(_known_primitive)]
 QualifiedName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_<>]*)*$")]
+ModuleName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")]
 # A file of the upstream repository: plain names joined by '/', ending in .py. The site reads that
 # file from the installed release and links to it, so no absolute path, no '.'/'..' part, and no
 # character that could end a Markdown link or an HTML attribute.
@@ -86,10 +87,11 @@ class Source(Strict):
         "(a remote-code model's method), not in the library's; the before then passes when Python, not a raise "
         "statement, raises it in the snippet's code and it unwinds through `function`.",
     )
-    module: str | None = Field(
+    module: ModuleName | None = Field(
         default=None,
         description="Import path of the module that defines `function` on every target "
-        "(default: the module of `path`, by the library profile's source root).",
+        "(default: the module of `path`, by the library profile's source root); a module of the library's "
+        "own package, since the verifier imports it.",
     )
 
     @model_validator(mode="after")
@@ -415,6 +417,20 @@ class Entry(Needs, Reviewed):
         if self.also_seen_as:
             facts["wordings"] = [wording.model_dump(mode="json") for wording in self.also_seen_as]
         return hashlib.sha256(json.dumps(facts, sort_keys=True).encode()).hexdigest()
+
+    def module_problems(self, library: str) -> list[tuple[tuple[str, ...], str]]:
+        """(where, what is wrong) for each module the entry names outside the package `library`.
+
+        The verifier imports what `source.module` and `api.owner` name, in the process that forks
+        every check: only the library's own modules may be named, or an entry could have code of its
+        own (a module in its snippet folder) run outside its check's jail. The zygote and the check
+        refuse such a module again (`errorkb/verify/inside/library.py`), whoever hands it over.
+        """
+        named = [(("source", "module"), self.source.module)] if self.source.module else []
+        named += [(("api", "owner"), self.api.owner)] if self.api else []
+        return [(loc, f"{'.'.join(loc)}: '{module}' is not a module of {library}: an entry may only name the "
+                      f"library's own modules ({library} or {library}.*), which the verifier imports")
+                for loc, module in named if module != library and not module.startswith(library + ".")]
 
     def snippet_files(self) -> list[tuple[Role, str]]:
         """(role, file name) of every snippet, in page order."""

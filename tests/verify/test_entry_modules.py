@@ -54,7 +54,7 @@ def _entry_with(source_extra: str = "", top_extra: str = "") -> str:
 
 
 @pytest.mark.parametrize(("source_extra", "top_extra", "field"), [
-    ("  module: snippets.demo-error.lib.evil\n", "", "source.module"),
+    ("  module: snippets.demo_error.lib.evil\n", "", "source.module"),
     ("  module: errorkb.kvcache.cache_utils\n", "", "source.module"),
     ("", "kind: removed\napi: {owner: snippets.lib.evil.Cache, name: x}\n", "api.owner"),
     ("", "kind: removed\napi: {owner: errorkb.kvcache.Cache, name: x}\n", "api.owner"),
@@ -69,6 +69,12 @@ def test_the_loader_refuses_a_module_outside_the_library(tmp_path, source_extra,
     named = [problem for problem in problems if field in problem and "not a module of transformers" in problem]
     assert named, problems
     assert named[0].startswith("docs/errors/transformers/demo-error.yml:"), named
+
+
+def test_a_module_name_that_is_no_import_path_is_refused(tmp_path):
+    root = make_project(tmp_path, {"demo-error.yml": _entry_with("  module: snippets.demo-error.lib.evil\n")})
+    problems = [str(problem) for problem in load_project_entries(load_project(root)).problems]
+    assert any("source.module: String should match pattern" in problem for problem in problems), problems
 
 
 def test_a_module_inside_the_library_loads(tmp_path):
