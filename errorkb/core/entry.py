@@ -444,6 +444,12 @@ class Entry(Needs, Reviewed):
         """The expectation of the guard that plays `role`; None for before/after."""
         return next((guard.expect for guard in self.guards if Role.guard(guard.file) == role), None)
 
+    def allowances(self, role: Role) -> list[Allowance]:
+        """The primitives one snippet may use, each with its reason: the entry's, then the snippet's own.
+        `errorkb verify` fails a snippet that uses any other; the page shows these beside its badge."""
+        own = dict(self.snippets())[role]
+        return [*self.allow, *own.allow]
+
     def needs(self, role: Role) -> tuple[list[str], list[str], str | None]:
         """(requires, without, runtime build) of one snippet: the entry's, then the snippet's own."""
         own = dict(self.snippets())[role]

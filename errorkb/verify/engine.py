@@ -74,7 +74,7 @@ class Verifier:
         hidden = list(dict.fromkeys([project.cache_dir / "verify", project.reports, project.root / ".git",
                                      *([VerdictCache(cache_dir).folder] if cache_dir else [])]))
         packages = tuple({name.split(".")[0] for name in (self.library.name, *self.library.backends)})
-        self.sandbox = choose_sandbox(sandbox, [project.root], hidden, runtime=self.runtime,
+        self.sandbox = choose_sandbox(sandbox, [project.root], hidden, runtime=self.runtime, private=[project.snippets],
                                       packages=(*self.runtime.packages, *packages),
                                       env_prefixes=tuple(self.library.env_prefixes))
         self.isolation_level = f"{self.isolation}+{self.sandbox.label}" if self.sandbox else str(self.isolation)

@@ -19,6 +19,18 @@ from errorkb.verify.targets import BUNDLED
 
 
 @dataclass(frozen=True)
+class Claim:
+    """Another entry's own error: its exception, its message and the function that raises it. A wording
+    of one entry verifies only that entry: an error another entry claims as its own does not count for
+    an `also_seen_as` of this one (a wide wording must not let a sibling's error verify it)."""
+
+    entry: str
+    exception: str
+    message: str
+    function: str | None  # for a raise of the library's own; None for a removed name or a signature
+
+
+@dataclass(frozen=True)
 class Check:
     entry: Entry
     snippet: Snippet
@@ -26,6 +38,7 @@ class Check:
     device: str
     module: str  # import path of the module that defines source.function
     release: str | None = None  # the library release the check runs against (None: whatever is installed)
+    others: tuple[Claim, ...] = ()  # the other entries' own errors (see `Claim`)
 
     @property
     def role(self) -> Role:
@@ -67,6 +80,7 @@ def plan(loaded: list[LoadedEntry], project: Project, targets: list[str], device
     """Every check to run, in a stable order (entry, snippet, target, device); `kinds` keeps only
     the snippets of those kinds (before, after, guard)."""
     wanted = set(ids) if ids else None
+    claims = [claim_of(one.entry) for one in loaded]
     checks = []
     for one in sorted(loaded, key=lambda item: item.entry.id):
         entry = one.entry
@@ -84,8 +98,13 @@ def plan(loaded: list[LoadedEntry], project: Project, targets: list[str], device
             for target in targets:
                 for device in devices:
                     release = check_release(entry, target, project.library, upstream)
-                    checks.append(Check(entry, snippet, target, device, module, release))
+                    others = tuple(claim for claim in claims if claim.entry != entry.id)
+                    checks.append(Check(entry, snippet, target, device, module, release, others))
     return checks
+
+
+def claim_of(entry: Entry) -> Claim:
+    return Claim(entry.id, entry.exception, entry.message, entry.source.function if entry.kind == "raise" else None)
 
 
 def parse_shard(text: str) -> tuple[int, int]:

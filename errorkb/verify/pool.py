@@ -40,7 +40,18 @@ from errorkb.verify.inside.spec import CheckSpec, ZygoteConfig
 from errorkb.verify.inside.stem import startup_signature
 from errorkb.verify.plan import Check
 from errorkb.verify.records import Observation, Status
-from errorkb.verify.run import Run, check_spec, child_env, collect, kill_group, library_spec, run_check
+from errorkb.verify.run import (
+    Ended,
+    Limits,
+    Run,
+    check_spec,
+    child_env,
+    collect,
+    kill_group,
+    library_spec,
+    run_check,
+    with_limits,
+)
 from errorkb.verify.sandbox import Sandbox
 
 _KILL_GRACE_S = 10.0  # after SIGKILL, how long to wait for the zygote to reap the child
@@ -55,6 +66,8 @@ class _Pending:
     pid: int | None = None
     returncode: int | None = None
     stream: bytes = b""
+    key: bytes | None = None
+    cpu: float | None = None
 
 
 class WorkerDied(RuntimeError):
@@ -131,10 +144,10 @@ class Zygote:
                 pending.pid = message["pid"]
                 pending.started.set()
             if "exit" in message:
-                try:
-                    pending.stream = base64.b64decode(message.get("stream") or "", validate=True)
-                except (binascii.Error, ValueError, TypeError):
-                    pending.stream = b""
+                pending.stream = _decoded(message.get("stream")) or b""
+                pending.key = _decoded(message.get("key"))
+                cpu = message.get("cpu")
+                pending.cpu = float(cpu) if isinstance(cpu, int | float) and not isinstance(cpu, bool) else None
                 pending.returncode = message["exit"]
                 pending.exited.set()
         self._condemn(None)
@@ -176,9 +189,8 @@ class Zygote:
         if not self.ready and self.error is None and self.unshared is None:
             raise WorkerDied(self.dead or "the worker never said hello")
 
-    def run(self, spec: CheckSpec, cwd: Path, scratch: Path,
-            timeout: float) -> tuple[int | None, bool, float, bytes]:
-        """Fork one child for `spec`; (returncode, timed out, seconds, its stream)."""
+    def run(self, spec: CheckSpec, cwd: Path, scratch: Path, timeout: float) -> Ended:
+        """Fork one child for `spec`, and wait for it at most `timeout` (the wall-clock backstop)."""
         with self.lock:
             request_id, self.next_id = self.next_id, self.next_id + 1
             pending = self.pending[request_id] = _Pending()
@@ -205,7 +217,8 @@ class Zygote:
                     self._condemn(f"the worker for {self.key[0]}/{self.key[1]} did not end a timed-out check")
             if pending.returncode is None and not timed_out:
                 raise WorkerDied(self.dead or "the worker lost the check")
-            return pending.returncode, timed_out, time.perf_counter() - started, pending.stream
+            return Ended(pending.returncode, timed_out, time.perf_counter() - started, pending.stream, pending.key,
+                         pending.cpu)
         finally:
             if pending.pid is not None and not self.sandboxed:
                 kill_group(pending.pid)  # whatever the snippet left running in its group, however it ended
@@ -405,7 +418,10 @@ class WorkerPool:
         return zygote
 
     def run(self, check: Check, timeout: float, python: Path | None = None) -> Run:
-        spec = check_spec(check, self.library, self.preload)
+        """`check` in a process forked from a warm zygote: `timeout` seconds of CPU time, a generous
+        wall-clock backstop (`Limits`)."""
+        limits = Limits.of(timeout)
+        spec = with_limits(check_spec(check, self.library, self.preload), limits)
         # A check left running by a dead worker may still write here: never let cleanup fail the run.
         with tempfile.TemporaryDirectory(prefix="check-", dir=self.scratch, ignore_cleanup_errors=True) as folder:
             scratch = Path(folder)
@@ -418,11 +434,10 @@ class WorkerPool:
                     # The harness observed this itself (no snippet ran): complete, as an end line would be.
                     failed = Observation(status=Status.SETUP_FAILED, error=zygote.error)
                     return Run(failed, 0, False, "", 0, 0.0, timeout, ended=True, end_exit=0)
-                returncode, timed_out, duration, stream = zygote.run(spec, check.snippet.path.parent, scratch,
-                                                                     timeout)
+                ended = zygote.run(spec, check.snippet.path.parent, scratch, limits.wall_s)
             except WorkerDied as died:
                 return Run(Observation(status=Status.WORKER_DIED, error=str(died)), None, False, "", 0, 0.0, timeout)
-            return collect(stream, scratch / "output.txt", returncode, timed_out, duration, timeout)
+            return collect(ended, scratch / "output.txt", limits)
 
     def close(self) -> None:
         for zygote in list(self.zygotes.values()):
@@ -436,3 +451,13 @@ class WorkerPool:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _decoded(text: object) -> bytes | None:
+    """Base64 from the zygote's reply; None when it is not that."""
+    if not isinstance(text, str):
+        return None
+    try:
+        return base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError):
+        return None

@@ -43,19 +43,23 @@ seccomp profile. `choose` then says so loudly and the report records the isolati
 
 from __future__ import annotations
 
+import atexit
 import functools
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from errorkb.plugs import Runtime
+from errorkb.verify.inside.jail import TASKS_ENV
 from errorkb.verify.inside.library import package_dirs
 
 MODES = ("auto", "require", "off")
@@ -65,10 +69,14 @@ _PACKAGES = ("errorkb",)  # wherever it is installed (editable too); the runtime
 _SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 _ETC = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "passwd", "group", "nsswitch.conf",
         "localtime", "timezone", "hosts", "host.conf", "mime.types")
-_ENV_NAMES = ("PATH", "LANG", "LANGUAGE", "TZ", "LD_LIBRARY_PATH", "VIRTUAL_ENV", "PYTHONPATH",
+# Not PYTHONPATH: the sandbox's import path is errorkb's own (`_IMPORT`), never a checkout's folder.
+_ENV_NAMES = ("PATH", "LANG", "LANGUAGE", "TZ", "LD_LIBRARY_PATH", "VIRTUAL_ENV",
               "PYTHONHASHSEED", "PYTHONDONTWRITEBYTECODE", "PYTHONUTF8")
 _ENV_PREFIXES = ("LC_", "OMP_", "MKL_", "KMP_", "OPENBLAS_")  # the runtime's and the library's are added
 _ENV_SECRETS = ("TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "_KEY", "AUTH")
+_PACKAGE = Path(__file__).resolve().parents[1]  # the errorkb package the harness runs
+_IMPORT = "/run/errorkb/import"  # inside: a folder that holds that package and nothing else
+_TASKS = "/run/errorkb/tasks"  # inside: the pids cgroup the zygote makes each check's in (harness as root)
 
 
 class SandboxUnavailable(RuntimeError):
@@ -88,6 +96,7 @@ class Sandbox:
     label: str = LABEL
     runtime: Runtime | None = None  # its device files and device environment
     env_prefixes: tuple[str, ...] = ()  # environment variables the runtime and the library read
+    private: tuple[str, ...] = ()  # folders nothing may be imported from (the snippets), nor from above them
 
     def wrap(self, argv: list[str], *, device: str, writable: list[Path], jails: bool = False,
              python: Path | None = None, also: Sequence[Path] = ()) -> list[str]:
@@ -113,11 +122,30 @@ class Sandbox:
         for folder in writable:
             command += ["--bind", str(folder), str(folder)]
         env = self.env(device)
-        # errorkb by its own folder: another interpreter (a release's environment) may find it only
-        # through the harness's working directory, which is not the sandbox's (`--chdir /tmp`).
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [_SOURCE_ROOT, env.get("PYTHONPATH")]))
+        # The very errorkb the harness runs, for every interpreter (a release's environment too), in a
+        # folder that holds nothing else; then the harness's own PYTHONPATH, less any folder from which a
+        # snippet folder's files would import (the checkout, or the snippets folder itself).
+        command += ["--ro-bind", str(_PACKAGE), f"{_IMPORT}/errorkb"]
+        env["PYTHONPATH"] = os.pathsep.join([_IMPORT, *self.import_path()])
+        if jails and os.geteuid() == 0:  # RLIMIT_NPROC does not hold for uid 0: a pids cgroup per check
+            tasks = task_groups().new()
+            command += ["--bind", str(tasks), _TASKS]
+            env[TASKS_ENV] = _TASKS
         command += ["--clearenv", *_setenv(env), "--chdir", "/tmp", "--", *argv]
         return command
+
+    def import_path(self) -> list[str]:
+        """The harness's PYTHONPATH entries a check may import from: none that is a private folder, lies
+        inside one, or holds one (`import snippets.<id>.lib.x` from the checkout)."""
+        kept = []
+        for entry in os.environ.get("PYTHONPATH", "").split(os.pathsep):
+            if not entry or not os.path.isabs(entry):
+                continue
+            folder = os.path.realpath(entry)
+            if any(_within(folder, private) or _within(private, folder) for private in self.private):
+                continue
+            kept.append(entry)
+        return kept
 
     def env(self, device: str) -> dict[str, str]:
         """The environment inside: an allow-list of the harness's (never a token), then errorkb's own."""
@@ -143,9 +171,6 @@ class Sandbox:
         return binds + [part for node in nodes for part in ("--dev-bind", node, node)]
 
 
-_SOURCE_ROOT = str(Path(__file__).resolve().parents[2])  # where the errorkb package lies
-
-
 def _environment_of(python: Path | None) -> list[str]:
     """The virtual environment of another interpreter (its prefix, and what it links to)."""
     if python is None or Path(python) == Path(sys.executable):
@@ -156,7 +181,7 @@ def _environment_of(python: Path | None) -> list[str]:
 
 def choose(mode: str, read_only: list[Path], hidden: list[Path], *, warn: Any = None,
            runtime: Runtime | None = None, packages: tuple[str, ...] = (),
-           env_prefixes: tuple[str, ...] = ()) -> Sandbox | None:
+           env_prefixes: tuple[str, ...] = (), private: Sequence[Path] = ()) -> Sandbox | None:
     """The sandbox for `--sandbox MODE`, or None to run without one; never silently.
 
     `auto` uses it where it can be created and otherwise prints why not (stderr) before any
@@ -173,7 +198,8 @@ def choose(mode: str, read_only: list[Path], hidden: list[Path], *, warn: Any = 
     if reason is None:
         return Sandbox(shutil.which("bwrap") or "bwrap", runtime_paths(read_only, packages),
                        tuple(str(path) for path in hidden if path.is_dir()), runtime=runtime,
-                       env_prefixes=(*env_prefixes, *(runtime.env_prefixes if runtime else ())))
+                       env_prefixes=(*env_prefixes, *(runtime.env_prefixes if runtime else ())),
+                       private=tuple(os.path.realpath(path) for path in private))
     if mode == "require":
         raise SandboxUnavailable(reason)
     say(f"errorkb: WARNING: verifying WITHOUT a sandbox: {reason}. Snippets run with your permissions: they "
@@ -226,6 +252,10 @@ def runtime_paths(extra: list[Path] | tuple[Path, ...] = (), packages: tuple[str
     return tuple(sorted(path for path in found if not _inside_another(path, found)))
 
 
+def _within(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
 def _too_broad(path: str) -> bool:
     """`/`, `/tmp` (every other process's files), or a folder that holds the home directory."""
     folder = os.path.realpath(path)
@@ -259,6 +289,8 @@ def probe() -> str | None:
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         return "bubblewrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)"
+    if os.geteuid() == 0 and (why := task_groups().problem()) is not None:
+        return why
     with tempfile.TemporaryDirectory(prefix="errorkb-probe-") as folder:
         check = Path(folder) / "check"
         check.mkdir()
@@ -303,8 +335,108 @@ def _read(path: str) -> str:
         return ""
 
 
-def jailed_command(argv: list[str], result: Path, timeout: float, keep: int | None = None) -> list[str]:
-    """`argv` (a fresh interpreter's check) run in a jail of its own, keeping file descriptor `keep`:
-    see `jail.launch`. `result` is a file in the check's folder (its output)."""
-    return [sys.executable, "-m", "errorkb.verify.inside.jail", "--jail", str(result), str(timeout),
-            str(-1 if keep is None else keep), "--", *argv]
+# -- the task limit where the harness runs as root -------------------------------------------------
+
+
+class TaskGroups:
+    """The pids cgroups this harness makes, one per sandbox that jails checks (its zygote makes one per
+    check below it): RLIMIT_NPROC does not hold for uid 0, a cgroup's `pids.max` does. Found on the
+    machine's own pids hierarchy (cgroup v1's `pids`, or v2's with the pids controller), removed when
+    the harness exits, and those of a harness that died before removing them, when the next starts."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.count = 0
+        self.parent: Path | None = None
+        self.why: str | None = None
+        self.v2 = False
+
+    def problem(self) -> str | None:
+        """None when a check's task limit can hold here as root; else why not, with the fix."""
+        with self.lock:
+            self._parent()
+        return self.why
+
+    def new(self) -> Path:
+        with self.lock:
+            parent = self._parent()
+            if parent is None:
+                raise SandboxUnavailable(self.why or "no pids cgroup")
+            self.count += 1
+            folder = parent / f"sandbox-{self.count}"
+            folder.mkdir(mode=0o700)
+            if self.v2:
+                (folder / "cgroup.subtree_control").write_text("+pids")
+            return folder
+
+    def _parent(self) -> Path | None:
+        if self.parent is not None or self.why is not None:
+            return self.parent
+        found = _pids_hierarchy()
+        if found is None:
+            self.why = ("running as root, and this machine shows no pids cgroup hierarchy: a check's task limit "
+                        "(RLIMIT_NPROC) does not hold for uid 0; run errorkb as another user, or mount the pids "
+                        "cgroup controller")
+            return None
+        mount, self.v2 = found
+        for stale in mount.glob("errorkb-*"):
+            if not _alive(stale.name.removeprefix("errorkb-")):
+                _remove_tree(stale)
+        parent = mount / f"errorkb-{os.getpid()}"
+        try:
+            parent.mkdir(mode=0o700, exist_ok=True)
+            if self.v2:
+                (parent / "cgroup.subtree_control").write_text("+pids")
+            if not (parent / "pids.max").exists() and not self.v2:
+                raise OSError("no pids.max in a new cgroup")
+        except OSError as error:
+            self.why = (f"running as root, and the pids cgroup {mount} is not writable here ({error}): a check's task "
+                        "limit (RLIMIT_NPROC) does not hold for uid 0; run errorkb as another user")
+            return None
+        atexit.register(_remove_tree, parent)
+        self.parent = parent
+        return parent
+
+
+@functools.cache
+def task_groups() -> TaskGroups:
+    return TaskGroups()
+
+
+def _pids_hierarchy() -> tuple[Path, bool] | None:
+    """(mount point, whether it is cgroup v2) of the hierarchy that has the pids controller."""
+    found = None
+    for line in _read("/proc/self/mountinfo").splitlines():
+        left, _, right = line.partition(" - ")
+        fields, after = left.split(), right.split()
+        if len(fields) < 5 or len(after) < 3:
+            continue
+        point = Path(re.sub(r"\\([0-7]{3})", lambda octal: chr(int(octal.group(1), 8)), fields[4]))
+        if after[0] == "cgroup" and "pids" in after[2].split(","):
+            return point, False
+        if after[0] == "cgroup2" and "pids" in _read(str(point / "cgroup.controllers")).split():
+            found = (point, True)
+    return found
+
+
+def _alive(pid: str) -> bool:
+    try:
+        os.kill(int(pid), 0)
+    except (ValueError, ProcessLookupError):
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _remove_tree(folder: Path) -> None:
+    """A cgroup folder and those below it (rmdir only: a cgroup's files go with its folder)."""
+    for inner in sorted((path for path in folder.rglob("*") if path.is_dir()), key=lambda p: -len(p.parts)):
+        try:
+            inner.rmdir()
+        except OSError:
+            pass
+    try:
+        folder.rmdir()
+    except OSError:
+        pass

@@ -51,7 +51,7 @@ from types import CodeType, FrameType, TracebackType
 from typing import Any, NoReturn
 
 from errorkb.plugs import Runtime, runtime_for
-from errorkb.verify.inside import identity, observer
+from errorkb.verify.inside import identity, observer, seal, seccomp
 from errorkb.verify.inside.library import activate, module_outside_target, module_problem, package_dirs, target_roots
 from errorkb.verify.inside.spec import CheckSpec, LibrarySpec
 
@@ -87,9 +87,20 @@ def main(argv: list[str]) -> int:
 
 
 def run_and_exit(spec: CheckSpec) -> NoReturn:
-    """Observe one snippet; the process ends inside (the observer's end, or `early_end`)."""
+    """Observe one snippet; the process ends inside (the observer's end, or `early_end`).
+
+    First of all the stream's key is made and handed over on its own channel, which is then closed;
+    then the seccomp filter holds the stream's descriptor in place for everything that follows.
+    """
+    sealer = seal.handover(spec.key_fd)
+    os.set_inheritable(spec.stream_fd, False)  # a program the snippet execs never holds it
     limit(spec)
-    observe(spec)
+    try:
+        seccomp.confine(spec.stream_fd)
+    except seccomp.Unconfined as error:
+        early_end(spec, sealer, hashlib.sha256(spec.source).hexdigest(), "setup-failed",
+                  error=f"the check's seccomp filter could not be installed: {error}")
+    observe(spec, sealer)
     _real_exit(70)  # not reached: observe always ends the process
 
 
@@ -181,47 +192,49 @@ def preload(name: str) -> None:
 # -- observing ----------------------------------------------------------------------------------
 
 
-def observe(spec: CheckSpec) -> None:
+def observe(spec: CheckSpec, sealer: Any) -> None:
     started = time.perf_counter()
     sha256 = hashlib.sha256(spec.source).hexdigest()
     prepared = prepare(spec.target, spec.module, spec.library, spec.preload)
     if prepared.error is not None or prepared.runtime is None or prepared.library is None:
-        early_end(spec, sha256, "setup-failed", error=prepared.error)
+        early_end(spec, sealer, sha256, "setup-failed", error=prepared.error)
     runtime: Runtime = prepared.runtime
     library: LibrarySpec = prepared.library
     env = environment(runtime, prepared.loaded, library, spec.device)
     if not runtime.device_available(prepared.loaded, spec.device):
-        early_end(spec, sha256, "no-device", environment=env)
+        early_end(spec, sealer, sha256, "no-device", environment=env)
     roots = target_roots(spec.target, library)
     labels = [spec.function, *[name for name in spec.functions if name != spec.function]]
     resolved = {label: resolve(spec.module, label) for label in labels}
     # A removed name's or a changed signature's before needs no replacement to exist: it shows the old call.
     if resolved[spec.function] is None and not (spec.api and spec.role == "before"):
-        early_end(spec, sha256, "no-function", environment=env,
+        early_end(spec, sealer, sha256, "no-function", environment=env,
                   error=f"{spec.function} is not defined in {spec.module}")
     for label, found in resolved.items():  # a watched function is the library's code, or nothing is watched
         if found is not None and not found[3].co_filename.startswith(tuple(roots)):
-            early_end(spec, sha256, "no-function", environment=env,
+            early_end(spec, sealer, sha256, "no-function", environment=env,
                       error=f"{label} in {spec.module} is not the library's code (its code comes from "
                             f"{found[3].co_filename}): the verifier watches only functions of the target")
     snippet = Path(spec.snippet)
     try:
         code = compile(spec.source, str(snippet), "exec")
     except (SyntaxError, ValueError) as error:
-        early_end(spec, sha256, "syntax-error", slots=[[spec.function, "function"]], environment=env,
+        early_end(spec, sealer, sha256, "syntax-error", slots=[[spec.function, "function"]], environment=env,
                   exception={
             "type": type(error).__name__, "message": getattr(error, "msg", str(error)),
             "snippet_line": getattr(error, "lineno", None), "snippet_col": getattr(error, "offset", None)})
     owner = identity.resolve_owner(spec.api.owner) if spec.api else None  # before the snippet can touch it
-    config = observer_config(spec, library, runtime, prepared.loaded, resolved, roots, owner, sha256)
+    config = observer_config(spec, library, runtime, prepared.loaded, resolved, roots, owner, sha256, code)
+    config["sealer"] = sealer
+    del sealer
     context = {"snippet": str(snippet), "roots": roots, "own": identity.code_objects(code), "environment": env,
                "runtime": runtime, "runtime_module": prepared.loaded, "device": spec.device, "started": started}
-    execute(code, snippet, config, context)
+    execute(code, snippet, config, context, spec.cpu_seconds)
 
 
 def observer_config(spec: CheckSpec, library: LibrarySpec, runtime: Runtime, runtime_module: Any,
                     resolved: dict[str, tuple[object, str, object, CodeType] | None], roots: list[str],
-                    owner: Any, sha256: str) -> dict[str, Any]:
+                    owner: Any, sha256: str, code: CodeType) -> dict[str, Any]:
     """Everything the observer needs, found before the snippet runs; `observer.install` copies it."""
     module = sys.modules[spec.module]
     slots = [slot(label, found) for label, found in resolved.items() if found is not None]
@@ -255,7 +268,8 @@ def observer_config(spec: CheckSpec, library: LibrarySpec, runtime: Runtime, run
         "restore": restore, "target_roots": roots, "trusted_roots": trusted, "stdlib_roots": stdlib,
         "protected_roots": protected, "beneath_roots": beneath, "opnames": tuple(dis.opname),
         "probe": runtime.device_probe(runtime_module, spec.device),
-        "api": _api_config(api.name if api else None, spec.kind, owner, roots),
+        "api": _api_config(api.name if api else None, spec.kind, owner, roots, code, spec.source),
+        "callbacks": spec.callbacks,
         "enders": [finish.__code__, _recording_exit_code()],
     }
 
@@ -362,9 +376,13 @@ def rebound_globals(module: types.ModuleType) -> frozenset[str]:
     return frozenset(names)
 
 
-def _api_config(name: str | None, kind: str | None, owner: Any, roots: list[str]) -> dict[str, Any] | None:
-    """For a removed name or a changed signature: the owner (resolved now), the name, and what a
-    genuine refusal looks like (the owner's own `__getattr__`, the callee's qualified name)."""
+def _api_config(name: str | None, kind: str | None, owner: Any, roots: list[str],
+                code: CodeType, source: bytes) -> dict[str, Any] | None:
+    """For a removed name or a changed signature, everything decided before the snippet runs, against
+    the library as it is before anyone touched it: the owner and the name; whether the name is absent
+    (`absent`: a snippet deleting it around one access proves nothing); what a genuine refusal looks
+    like (the owner's own `__getattr__`, the refused function's qualified name, defaults and code); and
+    which object each of the snippet's calls calls (`identity.call_sites`)."""
     if not name:
         return None
     function = inspect.getattr_static(owner, name, None) if owner is not None else None
@@ -376,8 +394,30 @@ def _api_config(name: str | None, kind: str | None, owner: Any, roots: list[str]
             getattrs.append(hook.__code__)
     wrappers = _wrappers(function, roots) if kind == "signature" else []
     refused = wrappers[-1][3] if wrappers else function  # the function whose call does not bind
+    plain = refused if isinstance(refused, types.FunctionType) else None
     return {"owner": owner, "name": name, "kind": kind, "qualname": getattr(refused, "__qualname__", None),
-            "function": function, "getattr_codes": getattrs, "wrappers": wrappers}
+            "function": function, "getattr_codes": getattrs, "wrappers": wrappers, "absent": _absent(owner, name),
+            "refused": plain, "binding": _binding(plain), "call_sites": identity.call_sites(code, source)}
+
+
+def _absent(owner: Any, name: str) -> bool:
+    """Whether the library's `owner` has no `name`, asked of the library as it is before the snippet runs
+    (a lazily loading package is asked through its own `__getattr__`: its exports count)."""
+    if owner is None:
+        return False
+    if isinstance(owner, types.ModuleType):
+        return name not in vars(owner) and identity.resolve_owner(f"{owner.__name__}.{name}") is None
+    return inspect.getattr_static(owner, name, _MISSING) is _MISSING
+
+
+def _binding(function: types.FunctionType | None) -> tuple[Any, ...] | None:
+    """What decides whether a call of `function` binds: its code, defaults and keyword defaults."""
+    if function is None:
+        return None
+    return (function.__code__, function.__defaults__, function.__kwdefaults__)
+
+
+_MISSING = object()
 
 
 def _wrappers(function: Any, roots: list[str]) -> list[tuple[CodeType, str, Any, Any]]:
@@ -459,16 +499,15 @@ def resolve(module_name: str, qualname: str) -> tuple[object, str, object, CodeT
     return (owner, parts[-1], raw, function.__code__) if function is not None else None
 
 
-def early_end(spec: CheckSpec, sha256: str, status: str, slots: list[list[str]] | None = None,
+def early_end(spec: CheckSpec, sealer: Any, sha256: str, status: str, slots: list[list[str]] | None = None,
               **facts: Any) -> NoReturn:
-    """Before any snippet code ran: a stream of its own, one start and one end, then exit 0."""
-    nonce = os.urandom(16).hex()
+    """Before any snippet code ran: a stream of its own, one start and one end, sealed, then exit 0."""
     pid = os.getpid()
     slots = slots or []
-    lines = [{"e": "start", "sha256": sha256, "slots": slots, "k": nonce, "p": pid},
-             {"e": "end", "status": status, "k": nonce, "p": pid, "described": facts, "counts": [[0, 0]] * len(slots),
-              "running": [0] * len(slots), "unwound": [0] * len(slots)}]
-    data = "".join(json.dumps(line) + "\n" for line in lines).encode()
+    lines = [{"e": "start", "n": 0, "p": pid, "sha256": sha256, "slots": slots},
+             {"e": "end", "n": 1, "p": pid, "status": status, "described": facts, "counts": [[0, 0]] * len(slots),
+              "running": [0] * len(slots), "unwound": [0] * len(slots), "faults": 0}]
+    data = b"".join(seal.seal(sealer, json.dumps(line).encode("ascii")) for line in lines)
     try:
         while data:
             data = data[os.write(spec.stream_fd, data):]
@@ -478,12 +517,21 @@ def early_end(spec: CheckSpec, sha256: str, status: str, slots: list[list[str]] 
     _real_exit(0)
 
 
-def execute(code: CodeType, snippet: Path, config: dict[str, Any], context: dict[str, Any]) -> NoReturn:
-    """Run the snippet's bytes as `__main__`, then `finish` with how it ended. Never returns."""
+def execute(code: CodeType, snippet: Path, config: dict[str, Any], context: dict[str, Any],
+            cpu_seconds: float | None = None) -> NoReturn:
+    """Run the snippet's bytes as `__main__`, then `finish` with how it ended. Never returns.
+
+    The check's time limit starts here: `cpu_seconds` of CPU time from now, for the process (every
+    thread of it); SIGXCPU when they are spent, SIGKILL two seconds later if the snippet caught it.
+    """
     namespace = {"__name__": "__main__", "__file__": str(snippet), "__builtins__": builtins}
     sys.argv = [str(snippet)]
     sys.path.insert(0, str(snippet.parent))
     os._exit = _recording_exit(context)
+    if cpu_seconds is not None:
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        soft = int(usage.ru_utime + usage.ru_stime + cpu_seconds) + 1
+        resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 2))
     observer.install(config)
     del config
     try:

@@ -8,11 +8,14 @@ These functions look at what the interpreter left behind when the exception was 
                 statement that merely prints the same words;
 - `code_objects`  every code object of the compiled snippet, to know a frame is the snippet's own;
 - `resolve_owner` the library's `api.owner`, resolved before the snippet runs (so the snippet
-                cannot swap it afterwards).
+                cannot swap it afterwards);
+- `call_sites`  which name or attribute chain each of the snippet's calls calls, read from its
+                source before it runs (a refused call is then tied to the object called).
 """
 
 from __future__ import annotations
 
+import ast
 import dis
 import importlib
 import inspect
@@ -78,3 +81,48 @@ def _lazy_attribute(module: ModuleType, name: str) -> Any:
         return getattr(module, name)
     except Exception:
         return _MISSING
+
+
+_CALLS = ("CALL", "CALL_FUNCTION_EX")
+
+
+def call_sites(code: CodeType, source: bytes) -> dict[int, tuple[CodeType, dict[int, tuple[str, ...]]]]:
+    """For every call instruction of the snippet whose callee is a name or a chain of attributes
+    (`DynamicCache(...)`, `cache.crop(...)`, `transformers.cache_utils.Cache(...)`): that chain, so
+    that a call the interpreter refused can be tied to the very object that was called (read from the
+    calling frame's own bindings when it happened), not to the words of the refusal, which a
+    look-alike with the library's `__qualname__` (`functools.wraps`) repeats exactly.
+
+    {id(code object): (code object, {offset of the call instruction: (name, attribute, ...)})}.
+    """
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return {}
+    spans: dict[tuple[int | None, ...], tuple[str, ...]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and (chain := _chain(node.func)) is not None:
+            spans[(node.lineno, node.end_lineno, node.col_offset, node.end_col_offset)] = chain
+    found: dict[int, tuple[CodeType, dict[int, tuple[str, ...]]]] = {}
+    for each in code_objects(code):
+        sites = {}
+        for instruction in dis.get_instructions(each):
+            if instruction.opname in _CALLS and instruction.positions is not None:
+                where = instruction.positions
+                chain = spans.get((where.lineno, where.end_lineno, where.col_offset, where.end_col_offset))
+                if chain is not None:
+                    sites[instruction.offset] = chain
+        if sites:
+            found[id(each)] = (each, sites)
+    return found
+
+
+def _chain(node: ast.expr) -> tuple[str, ...] | None:
+    """`a.b.c` → ("a", "b", "c"); None for anything else (a call's result, a subscript...)."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    return (node.id, *reversed(parts))

@@ -27,6 +27,7 @@ context it inherited (`fallback`: the pool then starts a fresh interpreter per c
 from __future__ import annotations
 
 import base64
+import fcntl
 import gc
 import json
 import os
@@ -36,7 +37,8 @@ import sys
 from types import ModuleType
 from typing import Any, TextIO
 
-from errorkb.verify.inside.spec import STREAM_FD, CheckSpec, ZygoteConfig
+from errorkb.plugs import runtime_for
+from errorkb.verify.inside.spec import KEY_FD, STREAM_FD, CheckSpec, ZygoteConfig
 
 MAX_STREAM = 8 << 20
 
@@ -96,11 +98,20 @@ def _prepare(child: ModuleType, spec: CheckSpec) -> None:
 
 
 class _Child:
-    """One forked check, seen from the zygote: its request, its pidfd, its stream."""
+    """One forked check, seen from the zygote: its request, its pidfd, its stream, its key's channel."""
 
-    def __init__(self, request_id: int, pidfd: int | None, stream: int):
-        self.request_id, self.pidfd, self.stream = request_id, pidfd, stream
+    def __init__(self, request_id: int, pidfd: int | None, stream: int, key: int):
+        self.request_id, self.pidfd, self.stream, self.key = request_id, pidfd, stream, key
         self.data = bytearray()
+
+    def read_key(self) -> bytes:
+        """What the key's channel holds once the check is over (a few bytes; never blocking)."""
+        try:
+            return os.read(self.key, 256)
+        except OSError:
+            return b""
+        finally:
+            os.close(self.key)
 
     def read(self) -> bool:
         """What the stream holds now (never blocking); False once it is closed."""
@@ -145,23 +156,26 @@ def serve(requests: int, replies: TextIO, child: ModuleType, sandbox: ModuleType
                 spec = CheckSpec.from_dict(request["spec"])
                 _prepare(child, spec)
                 read_end, write_end = os.pipe2(os.O_CLOEXEC)
+                key_read, key_write = os.pipe2(os.O_CLOEXEC | os.O_NONBLOCK)
                 try:
-                    inherited = [requests, replies.fileno(), read_end, *_selector_fds(selector)]
-                    pid = fork_one(request, spec, child, inherited, sandbox, write_end)
+                    inherited = [requests, replies.fileno(), read_end, key_read, *_selector_fds(selector),
+                                 *(running.key for running in children.values())]
+                    pid = fork_one(request, spec, child, inherited, sandbox, write_end, key_write)
                 finally:
                     os.close(write_end)
+                    os.close(key_write)
                 os.set_blocking(read_end, False)
                 pidfd = os.pidfd_open(pid) if _has_pidfd() else None
                 if pidfd is not None:
                     selector.register(pidfd, selectors.EVENT_READ, pid)
                 selector.register(read_end, selectors.EVENT_READ, ("stream", pid))
-                children[pid] = _Child(request["id"], pidfd, read_end)
+                children[pid] = _Child(request["id"], pidfd, read_end, key_read)
                 send(replies, {"id": request["id"], "pid": pid})
         reap(children, selector, replies, sandbox)
 
 
 def fork_one(request: dict[str, Any], spec: CheckSpec, child: ModuleType, inherited_fds: list[int],
-             sandbox: ModuleType | None = None, stream: int | None = None) -> int:
+             sandbox: ModuleType | None = None, stream: int | None = None, key: int | None = None) -> int:
     sys.stdout.flush()
     sys.stderr.flush()
     # the check's own PID namespace, with its timer
@@ -175,18 +189,23 @@ def fork_one(request: dict[str, Any], spec: CheckSpec, child: ModuleType, inheri
                     os.close(fd)
                 except OSError:
                     pass
-            if stream is not None:  # the stream's write end, at the place the observer writes to
-                os.dup2(stream, STREAM_FD, inheritable=False)
-                if stream != STREAM_FD:
-                    os.close(stream)
+            # the stream's write end and the key's channel, at the places the check's process finds them
+            moved = [(fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 64), place)
+                     for fd, place in ((stream, STREAM_FD), (key, KEY_FD)) if fd is not None]
+            for unused in (stream, key):
+                if unused is not None:
+                    os.close(unused)
+            for high, place in moved:
+                os.dup2(high, place, inheritable=False)
+                os.close(high)
             output = os.open(request["output"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             os.dup2(output, 1)
             os.dup2(output, 2)
             os.close(output)
             signal.signal(signal.SIGINT, signal.default_int_handler)
             os.chdir(request["cwd"])
-            if jail:
-                jail.enter(STREAM_FD)  # before any snippet code: private /tmp, own folder only, no capabilities
+            if jail:  # before any snippet code: private /tmp, own folder only, no capabilities, no /proc
+                jail.enter((STREAM_FD, KEY_FD), hide_proc=not runtime_for(spec.library.runtime).needs_proc(spec.device))
             child.run_and_exit(spec)
         except BaseException:  # anything here is the verifier's failure, say so
             import traceback
@@ -206,8 +225,10 @@ def fork_one(request: dict[str, Any], spec: CheckSpec, child: ModuleType, inheri
 def reap(children: dict[int, _Child], selector: selectors.BaseSelector, replies: TextIO,
          sandbox: ModuleType | None = None) -> None:
     for pid in list(children):
+        cpu = None
         try:
-            done, status = os.waitpid(pid, os.WNOHANG)
+            done, status, usage = os.wait4(pid, os.WNOHANG)
+            cpu = usage.ru_utime + usage.ru_stime  # the check's own CPU time, with what it waited for
         except ChildProcessError:
             done, status = pid, 255 << 8
         if done == 0:
@@ -226,8 +247,9 @@ def reap(children: dict[int, _Child], selector: selectors.BaseSelector, replies:
         if ended.pidfd is not None:
             selector.unregister(ended.pidfd)
             os.close(ended.pidfd)
-        send(replies, {"id": ended.request_id, "exit": os.waitstatus_to_exitcode(status),
-                        "stream": base64.b64encode(bytes(ended.data)).decode("ascii")})
+        send(replies, {"id": ended.request_id, "exit": os.waitstatus_to_exitcode(status), "cpu": cpu,
+                        "stream": base64.b64encode(bytes(ended.data)).decode("ascii"),
+                        "key": base64.b64encode(ended.read_key()).decode("ascii")})
 
 
 def _selector_fds(selector: selectors.BaseSelector) -> list[int]:
