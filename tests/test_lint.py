@@ -17,8 +17,15 @@ ROOT = Path(__file__).resolve().parent.parent
 ADVERSARIAL = ROOT / "tests" / "fixtures" / "adversarial_kb"
 
 
+LIBRARY = ("transformers", "torch")  # what the transformers knowledge base's snippets may import
+
+
+def lint(text: str, exception: str | None = "ValueError"):
+    return lint_source(text, exception, LIBRARY)
+
+
 def primitives(text: str, exception: str | None = "ValueError") -> set[str]:
-    return {finding.primitive for finding in lint_source(text, exception)}
+    return {finding.primitive for finding in lint(text, exception)}
 
 
 @pytest.mark.parametrize(("code", "primitive"), [
@@ -68,6 +75,17 @@ def primitives(text: str, exception: str | None = "ValueError") -> set[str]:
     ("import site\nsite.getsitepackages()\n", "startup-hook"),
     ("import sys\nsys.modules['transformers'] = fake\n", "import-system"),
     ("getattr(__import__('s' + 'ys'), name)\n", "import-system"),
+    ("getattr(cache, name)(1)\n", "dynamic-attribute"),
+    ("run = getattr(__builtins__, 'exec')\n", "builtins"),
+    ("run = getattr(__builtins__, 'exec')\n", "exec"),
+    ("import pickle\n", "pickle"),
+    ("import marshal\n", "pickle"),
+    ("import os\n", "os"),
+    ("open(3, 'w')\n", "fd"),
+    ("open('/etc/passwd')\n", "file"),
+    ("open(name)\n", "file"),
+    ("import email\n", "import"),
+    ("from . import sibling\n", "import"),
     ("from transformers import DynamicCache\nclass Quiet(DynamicCache):\n    def update(self, *a):\n        return None\n",
      "override"),
     ("from transformers import DynamicCache\ndef quiet(self, *a):\n    pass\nclass Quiet(DynamicCache):\n"
@@ -75,7 +93,7 @@ def primitives(text: str, exception: str | None = "ValueError") -> set[str]:
 ])
 def test_each_primitive_is_flagged(code, primitive):
     assert primitive in PRIMITIVES
-    assert primitive in primitives(code), lint_source(code, "ValueError")
+    assert primitive in primitives(code), lint(code)
 
 
 @pytest.mark.parametrize("code", [
@@ -84,7 +102,7 @@ def test_each_primitive_is_flagged(code, primitive):
     "import re\nimport torch\npattern = re.compile('x')\nmodel = torch.compile(f)\n",
     "class Layers(list):\n    def __len__(self):\n        return len(self.items)\n",
     "class Cache:\n    def __init__(self):\n        self.x = 1\n        raise ValueError('a guard of its own')\n",
-    "try:\n    import hqq\nexcept ImportError:\n    hqq = None\n",
+    "from importlib.util import find_spec\nhqq = find_spec('hqq') is not None\n",
     "from transformers import DynamicCache\nclass Counting(DynamicCache):\n    def update(self, *a):\n"
     "        self.calls = getattr(self, 'calls', 0) + 1\n        return super().update(*a)\n",
     "with open('data.txt') as f:\n    text = f.read()\n",
@@ -92,14 +110,20 @@ def test_each_primitive_is_flagged(code, primitive):
     "except PackageNotFoundError:\n    pass\n",
 ])
 def test_honest_code_is_not_flagged(code):
-    assert lint_source(code, "ValueError") == []
+    assert lint(code) == []
+
+
+# Attacks on the judge's identity rules, in code a reviewer would pass: the judge, not the lint, stops them.
+JUDGED = ("guard-raises-untouched", "sibling-wide-wording", "signature-wraps-lookalike", "removed-delete-restore")
 
 
 def test_every_attack_of_the_adversarial_fixture_is_flagged():
     unflagged = []
     for snippet in sorted((ADVERSARIAL / "snippets").glob("*/*.py")):
+        if snippet.parent.name in JUDGED:
+            continue
         entry = yaml.safe_load((ADVERSARIAL / "docs/errors/transformers" / f"{snippet.parent.name}.yml").read_text())
-        if not lint_file(snippet, entry["exception"]):
+        if not lint_file(snippet, entry["exception"], LIBRARY):
             unflagged.append(str(snippet.relative_to(ADVERSARIAL)))
     assert len(list((ADVERSARIAL / "snippets").glob("*/*.py"))) >= 63
     assert unflagged == []
@@ -117,7 +141,10 @@ def test_check_reports_each_use_with_its_place_and_what_to_do(tmp_path, capsys):
         "before.py": BEFORE, "after.py": "import sys\nsys.settrace(None)\n" + AFTER, "guard.py": AFTER}})
     assert main(["--root", str(root), "check"]) == 1
     lines = capsys.readouterr().err.strip().splitlines()
-    assert lines == ["snippets/demo-error/after.py:2:1: settrace (sys.settrace): turns off or rewires the verifier's "
+    assert lines == ["snippets/demo-error/after.py:1:1: import (import sys): imports a module outside what snippets "
+                     "may use (the library, its runtime, modules beside the snippet and a few standard ones); allow it "
+                     "in the entry with a reason, or remove it",
+                     "snippets/demo-error/after.py:2:1: settrace (sys.settrace): turns off or rewires the verifier's "
                      "call tracer; allow it in the entry with a reason, or remove it"]
 
 
@@ -189,7 +216,7 @@ def test_an_allowance_needs_a_known_primitive_and_a_reason(tmp_path, capsys, all
 ])
 def test_everything_outside_the_allow_list_is_flagged(code):
     """The lint of issue 12 named what is dangerous; these reach the same through what it did not name."""
-    assert lint_source(code, "ValueError") != [], code
+    assert lint(code) != [], code
 
 
 def test_a_helper_module_beside_a_snippet_is_linted_as_a_snippet(tmp_path):
@@ -199,4 +226,5 @@ def test_a_helper_module_beside_a_snippet_is_linted_as_a_snippet(tmp_path):
     (root / "snippets" / "demo-error" / "lib" / "helper.py").write_text("import os\nos.dup2(4, 3)\n")
     project = load_project(root)
     problems = [str(problem) for problem in lint_entries(load_project_entries(project).entries, project)]
-    assert any(problem.startswith("snippets/demo-error/lib/helper.py:2:") for problem in problems), problems
+    assert any(problem.startswith("snippets/demo-error/lib/helper.py:1:1: os (import os)") for problem in problems), \
+        problems
