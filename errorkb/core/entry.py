@@ -142,6 +142,12 @@ class GuardExpectation(Strict):
         default=None,
         description="For outcome 'raises': template of the guard's own message ({...} matches anything).",
     )
+    without_calling: Annotated[str, StringConstraints(pattern=r"\S")] | None = Field(
+        default=None,
+        description="For outcome 'raises': why this guard cannot call the library's function where it raises (the "
+        "backend it needs is missing there, say). A guard that raises must otherwise show the library working: "
+        "call the function, every call returning, before it stops the bad call. Shown to the reviewer.",
+    )
 
     @field_validator("message")
     @classmethod
@@ -154,8 +160,8 @@ class GuardExpectation(Strict):
     def _fields_fit_outcome(self) -> GuardExpectation:
         if self.outcome == "raises" and self.exception is None:
             raise ValueError("a guard expected to raise must name its 'exception'")
-        if self.outcome == "passes" and (self.exception or self.message):
-            raise ValueError("a guard expected to pass takes no 'exception' or 'message'")
+        if self.outcome == "passes" and (self.exception or self.message or self.without_calling):
+            raise ValueError("a guard expected to pass takes no 'exception', 'message' or 'without_calling'")
         return self
 
 

@@ -378,11 +378,16 @@ def _judge_guard(check: Check, seen: Observation, runtime: Runtime) -> Verdict:
     if expect.message is not None and MessageTemplate.parse(expect.message).match(error.message) is None:
         return _fail(Code.MESSAGE_DIFFERS,
                      f"guard message differs\n  expected: {expect.message}\n  actual:   {error.message}")
-    # A guard proves something about the library only by using it: the call it lets through works.
-    failed = _clean_run_failure(check, seen, runtime, "a guard that stops a bad call must also let a good one "
-                                                      "through to the library")
-    if failed is not None:
-        return failed
+    # A guard proves something about the library only by using it: the call it lets through works (unless
+    # the entry says why it cannot call it where it raises: then whatever calls it made must still return).
+    if expect.without_calling is None:
+        failed = _clean_run_failure(check, seen, runtime, "a guard that stops a bad call must also let a good one "
+                                                          "through to the library")
+        if failed is not None:
+            return failed
+    elif seen.calls is not None and (seen.calls.raised_count or seen.calls.returned != seen.calls.count):
+        return _fail(Code.STILL_RUNNING, f"{function} was called {seen.calls.count}× and returned "
+                                         f"{seen.calls.returned}×")
     count = seen.calls.count if seen.calls else 0
     return _pass(Code.STOPPED_EARLY, f"stopped the call early with its own {error.type}, after {function} was "
                                      f"called {count}× and every call returned")

@@ -314,6 +314,8 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         "beneath_roots": tuple(config.get("beneath_roots", ())),
         "untrusted": {}, "quiet": {}, "tracked": {}, "by_ref": {}, "overrides": {},
         "active": {}, "callbacks": bool(config.get("callbacks")),
+        "helpers": tuple(function.__code__ for function in (_trampoline, _redeliver, _later, thread_bootstrap,
+                                                           start_new_thread, signal_signal, signal_getsignal, _unbox)),
         "threads": {main}, "expected": 0, "installers": frozenset([thread_bootstrap.__code__]),
         "bootstrap": thread_bootstrap, "settrace": sys.settrace, "audit": sys.audit,
         "start": _thread.start_new_thread, "signal": _signal.signal, "getsignal": _signal.getsignal,
@@ -389,10 +391,10 @@ def _p_nested(ident: int, event: str, args: Any) -> None:
     try:
         if event == "errorkb.trace":
             frame = args[0] if type(args) is tuple and len(args) == 3 else None
-            foreign = type(frame) is not _c_FrameType or frame.f_globals is not _S["space"]
+            foreign = type(frame) is not _c_FrameType or not _p_observers(frame)
         elif _p_one_of(event, _c_OWN_EVENTS):
             caller = _c_getframe(2)
-            foreign = caller is None or caller.f_globals is not _S["space"]
+            foreign = caller is None or not _p_observers(caller)
         else:
             foreign = True
         if foreign:
@@ -402,6 +404,12 @@ def _p_nested(ident: int, event: str, args: Any) -> None:
         _p_fault(error)
     finally:
         nested.discard(ident)
+
+
+def _p_observers(frame: Any) -> bool:
+    """A frame of the observer's private code, or of its public helpers that run in the snippet's threads
+    (the signal trampoline that defers a handler while the observer is busy, the thread bootstrap)."""
+    return frame.f_globals is _S["space"] or _p_in(frame.f_code, _S["helpers"])
 
 
 def _p_on_getattr(ident: int, args: Any) -> bool | None:
