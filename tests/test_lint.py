@@ -86,6 +86,10 @@ def primitives(text: str, exception: str | None = "ValueError") -> set[str]:
     ("open(name)\n", "file"),
     ("import email\n", "import"),
     ("from . import sibling\n", "import"),
+    ("os_module = ().__class__.__base__.__subclasses__()\n", "dunder"),
+    ("run = f.__globals__['exec']\n", "dunder"),
+    ("from importlib.util import module_from_spec\n", "import-system"),
+    ("import importlib.util\nimportlib.util.spec_from_file_location('x', 'x.py')\n", "import-system"),
     ("from transformers import DynamicCache\nclass Quiet(DynamicCache):\n    def update(self, *a):\n        return None\n",
      "override"),
     ("from transformers import DynamicCache\ndef quiet(self, *a):\n    pass\nclass Quiet(DynamicCache):\n"

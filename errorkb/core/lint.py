@@ -80,7 +80,13 @@ PRIMITIVES: dict[str, str] = {
     "file": "reads a file outside the snippet's folder, or one whose name is computed at run time",
     "pickle": "runs code stored in data (pickle, marshal, shelve: unpickling calls any function)",
     "dynamic-attribute": "reaches an attribute whose name is computed at run time, out of a reader's sight",
+    "dunder": "reaches interpreter internals through a special attribute (__subclasses__, __globals__, __mro__...)",
 }
+
+# Special attributes a snippet may read; any other `__x__` reaches the interpreter's internals.
+DUNDERS = frozenset({"__init__", "__name__", "__qualname__", "__module__", "__version__", "__class__", "__doc__"})
+# Of the import system's modules on the list, the names a snippet may use (finding a package, its version).
+_IMPORT_NAMES = {"importlib.util": {"find_spec"}, "importlib.metadata": {"version", "PackageNotFoundError"}}
 
 # What a snippet may import besides the library, its runtime and the modules beside it.
 STANDARD = frozenset({"__future__", "abc", "collections", "contextlib", "copy", "dataclasses", "enum", "functools",
@@ -245,6 +251,8 @@ class _Visitor(ast.NodeVisitor):
     def visit_Attribute(self, node: ast.Attribute) -> None:
         if node.attr in _ATTRIBUTES:
             self.flag(node, _ATTRIBUTES[node.attr])
+        elif node.attr.startswith("__") and node.attr.endswith("__") and node.attr not in DUNDERS:
+            self.flag(node, "dunder")
         resolved = self.resolve(node)
         if resolved:
             self._name(node, resolved)
@@ -253,6 +261,9 @@ class _Visitor(ast.NodeVisitor):
     def _name(self, node: ast.AST, dotted: str) -> None:
         primitive = _NAMES.get(dotted) or next((p for prefix, p in _NAME_PREFIXES.items()
                                                 if dotted.startswith(prefix)), None)
+        module, _, name = dotted.rpartition(".")
+        if primitive is None and module in _IMPORT_NAMES and name not in _IMPORT_NAMES[module]:
+            primitive = "import-system"
         if primitive is None and "." in dotted and dotted.split(".")[0] in ("signal", "_thread", "ctypes"):
             primitive = _MODULES[dotted.split(".")[0]]
         if primitive:
