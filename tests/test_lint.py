@@ -89,6 +89,7 @@ def primitives(text: str, exception: str | None = "ValueError") -> set[str]:
     ("os_module = ().__class__.__base__.__subclasses__()\n", "dunder"),
     ("run = f.__globals__['exec']\n", "dunder"),
     ("from importlib.util import module_from_spec\n", "import-system"),
+    ("from importlib.util import find_spec\nfind_spec('os').loader.load_module('os')\n", "import-system"),
     ("import importlib.util\nimportlib.util.spec_from_file_location('x', 'x.py')\n", "import-system"),
     ("from transformers import DynamicCache\nclass Quiet(DynamicCache):\n    def update(self, *a):\n        return None\n",
      "override"),

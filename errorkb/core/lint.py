@@ -131,6 +131,8 @@ _ATTRIBUTES = {  # attribute names that are the primitive on any object
     "tb_frame": "frames", "gi_frame": "frames", "cr_frame": "frames", "with_traceback": "traceback",
     "write_text": "file-write", "write_bytes": "file-write", "unlink": "file-write", "rmdir": "file-write",
     "touch": "file-write", "setDaemon": "daemon-thread", "__dict__": "monkeypatch", "__builtins__": "builtins",
+    "loader": "import-system", "load_module": "import-system", "exec_module": "import-system",
+    "module_from_spec": "import-system",
 }
 _CODE_KEYWORDS = {"co_filename", "co_qualname", "co_name", "co_firstlineno", "co_code", "co_consts", "co_names"}
 _IDENTITY = {"__module__", "__qualname__", "__name__"}
