@@ -30,8 +30,8 @@ from errorkb.verify.records import CheckRecord
 from errorkb.verify.report import VERIFIER_VERSION
 
 _HERE = Path(__file__).resolve().parent
-_VERIFIER_SOURCES = [_HERE, _HERE.parent / "core" / "message.py", _HERE.parent / "core" / "snippets.py",
-                     _HERE.parent / "plugs"]
+_VERIFIER_SOURCES = [_HERE, _HERE / "inside", _HERE.parent / "core" / "message.py",
+                     _HERE.parent / "core" / "snippets.py", _HERE.parent / "core" / "lint.py", _HERE.parent / "plugs"]
 # Files of the verifier that choose which checks run and print what came out, and never make a
 # verdict: changing them must not throw every cached verdict away (the version matrix re-measures
 # 66 releases when it does). `test_verify_cache` checks each still exists.

@@ -310,23 +310,29 @@ def test_a_fault_of_the_observer_voids_the_observation(tmp_path):
 
 
 def test_code_run_inside_the_observer_by_a_finalizer_is_tampering(tmp_path):
-    """An object whose finalizer the observer's own work may trigger (dropping the last reference to an
-    exception it held) reaches for the frames above it: seen, and the check fails."""
+    """A gc callback and finalizers, run by collections the observer's own allocations trigger (a collection
+    at every allocation), reach for the frames above them: seen, and the check fails."""
     body = """
+    import gc
     import sys
 
-    class Spy(ValueError):
+    def grab(*args):
+        sys._getframe(1)
+
+    class Bait:
         def __del__(self):
-            frame = sys._getframe(1)
+            grab()
 
-    def raise_it(n):
-        raise Spy("x")
+    def traced(n):
+        return n + 1
 
-    for n in range(50):
-        try:
-            raise_it(n)
-        except Spy:
-            pass
+    gc.callbacks.append(grab)
+    gc.set_threshold(1, 1, 1)
+    for n in range(100):
+        cycle = [Bait()]
+        cycle.append(cycle)
+        traced(n)
+    gc.set_threshold(700, 10, 10)
     lib.work(1)
     """
     stream = parsed(run_scenario(tmp_path, body))

@@ -955,7 +955,7 @@ def _p_exception(record: list[Any], frame: Any, arg: Any) -> None:
              "code": started.co_qualname, "type": _p_name(type(error)),
              "qualified": _p_qualified(type(error)), "message": _p_message(error), "line": tb.tb_lineno,
              "op": op, "file": frame.f_code.co_filename, "module": module if type(module) is str else None,
-             "api": _p_api_facts(error, frame, op, tb.tb_lasti) if index < 0 else None})
+             "api": _p_api_facts(error, frame, op, tb.tb_lasti, deepest is not tb) if index < 0 else None})
 
 
 def _p_beneath(record: list[Any], tb: Any) -> Any:
@@ -1047,7 +1047,7 @@ def _p_returned_normally(frame: Any) -> bool:
 # -- what a removed name's or a changed signature's error concerned, read where it started -----------------
 
 
-def _p_api_facts(error: Any, frame: Any, op: str | None, lasti: Any) -> dict[str, Any] | None:
+def _p_api_facts(error: Any, frame: Any, op: str | None, lasti: Any, wrapped: bool = False) -> dict[str, Any] | None:
     """What a removed name's or a changed signature's error concerned. Whether the name is absent, and
     what a call binds to, were decided before the snippet ran (`child._api_config`): here only
     identities are compared."""
@@ -1058,7 +1058,7 @@ def _p_api_facts(error: Any, frame: Any, op: str | None, lasti: Any) -> dict[str
     absent = api["absent"] is True
     mro = _c_mro(type(error))
     if kind == "signature":
-        return _p_call_facts(error, frame, op, api, mro, lasti)
+        return _p_call_facts(error, frame, op, api, mro, lasti, wrapped)
     if _p_in(ImportError, mro) and _p_one_of(op, ("IMPORT_NAME", "IMPORT_FROM")):
         module_name = _c_import_name(error)
         message = _p_message(error) or ""
@@ -1086,18 +1086,22 @@ def _p_api_facts(error: Any, frame: Any, op: str | None, lasti: Any) -> dict[str
     return {}
 
 
-def _p_call_facts(error: Any, frame: Any, op: str | None, api: dict[str, Any], mro: Any, lasti: Any) -> dict[str, Any]:
+def _p_call_facts(error: Any, frame: Any, op: str | None, api: dict[str, Any], mro: Any, lasti: Any,
+                  wrapped: bool = False) -> dict[str, Any]:
     """A call that no longer binds: raised by the interpreter at a call naming the library's function,
-    where the object called, read from the calling frame's own bindings along the call's name or
-    attribute chain, *is* the library's (the class whose `__init__` is the library's, or the function
-    itself), and the function still binds as it did before the snippet ran (its code and defaults)."""
+    where the object called *is* the library's (the class whose `__init__` is the library's, or the
+    function itself), and the function still binds as it did before the snippet ran (its code and
+    defaults). The object called is read from the calling frame's own bindings along the call's name
+    or attribute chain; a call refused inside the library's own wrappers is proven by their frames
+    instead (`_p_wrapped_refusal`: each the wrapper resolved before the snippet, holding the function)."""
     if not _p_in(TypeError, mro) or not _p_one_of(op, ("CALL", "PRECALL", "CALL_FUNCTION_EX", "CALL_KW")):
         return {}
     qualname = api["qualname"]
     message = _p_message(error)
     if type(qualname) is not str or type(message) is not str or not message.startswith(qualname + "()"):
         return {"via": "call"}
-    genuine = _p_called_the_library(_p_callee(frame, lasti, api), api) and _p_binds_as_before(api)
+    called = wrapped or _p_called_the_library(_p_callee(frame, lasti, api), api)
+    genuine = called and _p_binds_as_before(api)
     return {"via": "call", "owner_is_target": genuine, "name": api["name"], "absent_in_target": False}
 
 
