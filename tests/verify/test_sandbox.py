@@ -528,3 +528,23 @@ def test_a_check_that_spins_ends_at_its_cpu_time_and_says_so(sandbox, entry, pro
     assert not run.timed_out and run.cpu_s is not None and run.cpu_s >= 2
     assert judge(check, run).reason.startswith("timed out: used its 2 s of CPU time (killed by SIGXCPU)")
     (folder / "spin.py").unlink()
+
+
+def test_the_checkout_is_never_on_the_import_path(entry, project, monkeypatch):
+    """The sandbox imports the harness's own errorkb from a folder that holds nothing else, and drops any
+    PYTHONPATH folder that is, holds or lies inside the snippets folder (CI's `PYTHONPATH=.`)."""
+    monkeypatch.setenv("PYTHONPATH", f"{project}:{project / 'snippets'}:/nonexistent-but-kept")
+    box = choose_with("require", [project], [project / ".errorkb-cache", project / ".git"], runtime=TORCH,
+                      packages=("torch", "transformers", "optimum"), private=[project / "snippets"])
+    assert box.import_path() == ["/nonexistent-but-kept"]
+    folder = project / "snippets" / "good-head-dim"
+    (folder / "paths.py").write_text("import importlib.util, sys\nprint('PATH', sys.path)\n"
+                                     "print('SNIPPETS', importlib.util.find_spec('snippets'))\n"
+                                     "import errorkb\nprint('ERRORKB', errorkb.__file__)\n")
+    check = check_of(entry, folder / "paths.py")
+    with pool_of([], box) as pool:
+        run = pool.run(check, timeout=60)
+    assert "SNIPPETS None" in run.output, run.output
+    assert "ERRORKB /run/errorkb/import/errorkb/__init__.py" in run.output, run.output
+    assert f"'{project}'" not in run.output.split("PATH", 1)[1].split("\n")[0]
+    (folder / "paths.py").unlink()
