@@ -86,6 +86,8 @@ def primitives(text: str, exception: str | None = "ValueError") -> set[str]:
     ("open(name)\n", "file"),
     ("import email\n", "import"),
     ("from . import sibling\n", "import"),
+    ("from transformers import DynamicCache\nclass Counting(DynamicCache):\n    def update(self, *a):\n"
+     "        return super().update(*a)\n", "callback"),
     ("os_module = ().__class__.__base__.__subclasses__()\n", "dunder"),
     ("run = f.__globals__['exec']\n", "dunder"),
     ("from importlib.util import module_from_spec\n", "import-system"),
@@ -108,8 +110,6 @@ def test_each_primitive_is_flagged(code, primitive):
     "class Layers(list):\n    def __len__(self):\n        return len(self.items)\n",
     "class Cache:\n    def __init__(self):\n        self.x = 1\n        raise ValueError('a guard of its own')\n",
     "from importlib.util import find_spec\nhqq = find_spec('hqq') is not None\n",
-    "from transformers import DynamicCache\nclass Counting(DynamicCache):\n    def update(self, *a):\n"
-    "        self.calls = getattr(self, 'calls', 0) + 1\n        return super().update(*a)\n",
     "with open('data.txt') as f:\n    text = f.read()\n",
     "from importlib.metadata import PackageNotFoundError, version\ntry:\n    version('x')\n"
     "except PackageNotFoundError:\n    pass\n",

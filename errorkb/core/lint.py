@@ -56,8 +56,10 @@ PRIMITIVES: dict[str, str] = {
     "builtins": "replaces a builtin (len, isinstance, ...) for the library's code too",
     "monkeypatch": "replaces an attribute of an imported module or class, or binds a function onto an object",
     "forged-identity": "poses as another module's code (__module__, __qualname__, __name__)",
-    "callback": "runs code inside the library's call from a protocol method (__len__, __index__, ...): an error "
-                "that appears to come from the library's frame, a swallowed call, a wait",
+    "callback": "runs the snippet's own code inside the library's call (a method of a subclass of the library's "
+                "classes, a protocol method such as __len__): an error that appears to come from the library's "
+                "frame, a swallowed call, a wait; `errorkb verify` fails a check whose snippet code runs inside the "
+                "watched call unless this is allowed",
     "catches-documented": "catches the entry's own exception (or everything): an error raised under the function "
                           "and swallowed",
     "override": "replaces a method of a library class, in a subclass, with one that never calls the library's",
@@ -341,6 +343,9 @@ class _Visitor(ast.NodeVisitor):
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
         if any(self.imported(base) for base in node.bases):
             for method in node.body:
+                if isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef) and method.name != "__init__":
+                    # the library calls its own classes' methods: here, the snippet's, inside the library's call
+                    self.flag(method, "callback", f"{node.name}.{method.name}, in a subclass of the library's")
                 if isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef) and not _calls_super(method):
                     self.flag(method, "override", f"{node.name}.{method.name} without super()")
                 elif isinstance(method, ast.Assign) and isinstance(method.value, ast.Name | ast.Lambda | ast.Attribute):

@@ -17,12 +17,11 @@ from typing import NamedTuple
 
 import pytest
 
-from errorkb.verify.inside import observer
+from errorkb.verify.inside import observer, seal
+from errorkb.verify.inside.seal import read_key
 from errorkb.verify.judge import judge
 from errorkb.verify.records import Code, Outcome, Status
 from errorkb.verify.run import Run
-from errorkb.verify.inside import seal
-from errorkb.verify.inside.seal import read_key
 from errorkb.verify.stream import parse, read_stream
 
 LIBRARY = '''
@@ -148,7 +147,8 @@ def _config(lib: types.ModuleType, folder: Path, fd: int, counter: dict | None) 
                    "defaults": function.__defaults__, "kwdefaults": function.__kwdefaults__}],
         "init_codes": {}, "spaces": [("lib", lib, dict(vars(lib)), False, frozenset())],
         "owners": [("work", lib, "work", function)], "sys_modules": [("lib", lib)], "restore": [],
-        "target_roots": [str(folder) + "/"], "trusted_roots": tuple([*stdlib, *site, str(folder) + "/", verifier]),
+        "snippet_roots": (str(folder.parent / "snippet.py"),), "target_roots": [str(folder) + "/"],
+        "trusted_roots": tuple([*stdlib, *site, str(folder) + "/", verifier]),
         "stdlib_roots": stdlib, "protected_roots": tuple([str(folder) + "/", *stdlib, verifier]),
         "opnames": tuple(dis.opname), "probe": probe, "api": None, "enders": [_finish.__code__],
     }

@@ -265,6 +265,8 @@ def observer_config(spec: CheckSpec, library: LibrarySpec, runtime: Runtime, run
         "init_codes": _init_codes(module, roots), "spaces": spaces,
         "owners": [(s["label"], s["owner"], s["name"], s["raw"]) for s in slots if s["kind"] == "function"],
         "sys_modules": [(name, sys.modules[name]) for name in {spec.module, library.name} if name in sys.modules],
+        "snippet_roots": tuple(dict.fromkeys(f"{folder}/" for folder in (Path(spec.snippet).parent,
+                                                                           Path(spec.snippet).parent.resolve()))),
         "restore": restore, "target_roots": roots, "trusted_roots": trusted, "stdlib_roots": stdlib,
         "protected_roots": protected, "beneath_roots": beneath, "opnames": tuple(dis.opname),
         "probe": runtime.device_probe(runtime_module, spec.device),

@@ -314,6 +314,7 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         "beneath_roots": tuple(config.get("beneath_roots", ())),
         "untrusted": {}, "quiet": {}, "tracked": {}, "by_ref": {}, "overrides": {},
         "active": {}, "callbacks": bool(config.get("callbacks")),
+        "snippet_roots": tuple(config.get("snippet_roots", ())),
         "helpers": tuple(function.__code__ for function in (_trampoline, _redeliver, _later, thread_bootstrap,
                                                            start_new_thread, signal_signal, signal_getsignal, _unbox)),
         "threads": {main}, "expected": 0, "installers": frozenset([thread_bootstrap.__code__]),
@@ -903,7 +904,8 @@ def _p_follow(ident: int, frame: Any, code: Any, untrusted: bool) -> None:
     record = [frame, -1, ident, None, None, None, "snippet" if untrusted else "library"]
     _S["frames"][id(frame)] = record
     if untrusted:
-        if _c_dict_get(_S["active"], ident, 0) > 0 and not _S["callbacks"]:
+        if _c_dict_get(_S["active"], ident, 0) > 0 and not _S["callbacks"] \
+                and _p_in_roots(code.co_filename, _S["snippet_roots"]):  # the snippet's own code, or its helpers
             _p_tamper("callback", _p_where(code) + " (" + code.co_qualname + ")")
         _p_scan_shadows()
         record[5] = _p_override(ident, frame, code)
