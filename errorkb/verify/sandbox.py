@@ -7,33 +7,28 @@ network, IPC and UTS namespaces, built from what the kernel already provides.
 The sandbox (`Sandbox.wrap`):
 
 - sees the system (`/usr`, `/etc`'s loader and account files), the Python runtime, the
-  virtual environment, the errorkb package and the project **read-only**, at their own paths
-  (tracebacks, raise sites and snippet paths read the same inside and out);
+  virtual environment and the project **read-only**, at their own paths (tracebacks, raise
+  sites and snippet paths read the same inside and out);
+- imports errorkb from the harness's own package, bound alone at `/run/errorkb/import`, never
+  from a folder that holds the snippets (the checkout), whatever the harness's `PYTHONPATH`;
 - does not see the verdict cache, `reports/` or `.git` (an empty read-only tmpfs covers each);
 - writes only a private tmpfs `/tmp` (its working folder and `HOME`) and the one folder where
-  the harness collects the check's observation and output;
-- has no network (a new network namespace holds only a loopback), a cleared environment
-  (a short allow-list: no tokens), its own `/proc` and a minimal `/dev` (read-only), and the
-  runtime's device nodes (a GPU's) only for checks on that device;
+  the harness collects the check's output;
+- has no network, a cleared environment (a short allow-list: no tokens), a minimal `/dev`
+  (read-only), and the runtime's device nodes (a GPU's) only for checks on that device;
+- where the harness runs as root, shows the zygote a pids cgroup of its own (`TaskGroups`),
+  in which it makes one per check: `RLIMIT_NPROC` does not hold for uid 0;
 - dies with the harness (`--die-with-parent`) and has its own session (`--new-session`).
 
-**One check, one jail.** The warm zygote (`zygote.py`) lives inside the sandbox, so a check
+**One check, one jail.** The warm zygote (`inside/zygote.py`) lives inside the sandbox, so a check
 still costs one fork. It keeps `CAP_SYS_ADMIN` *inside* the sandbox's user namespace (never
-outside it) to give each check a jail of its own before the snippet's first line (`inside/jail.py`):
-
-1. a new PID namespace whose init is a `sleep` of the check's timeout: the check is PID 2 and
-   sees neither the zygote nor other checks; when the check ends, or the timer runs out, the
-   zygote kills that init and the kernel kills every process left in the namespace (`setsid`
-   daemons included);
-2. new mount, IPC and UTS namespaces: a fresh tmpfs on `/tmp` and `/dev/shm`, of the
-   harness's scratch folder only this check's own subfolder (a small tmpfs the zygote copies the
-   observation and output back from, as plain files), and System V IPC of its own;
-3. a new user namespace (same uid), then every capability dropped: the mounts it inherits
-   are locked, so it cannot uncover what was hidden or remount anything writable, and it
-   cannot touch (`ptrace`, `/proc/<pid>/fd`) the zygote or another check.
-
-`--isolation subprocess` runs one bwrap per check instead, the same mounts, and in it a small
-launcher (`jail.launch`) that jails the fresh interpreter exactly as the zygote jails a fork.
+outside it) to give each check a jail of its own before the snippet's first line
+(`inside/jail.py`): its own PID namespace (whose init is the wall-clock timer), pids cgroup (as
+root), network, mount, IPC, UTS and user namespaces, no `/proc` on the CPU, no capabilities.
+The check's own process then hands its stream's key over and installs its seccomp filter
+(`inside/child.py`). `--isolation subprocess` runs one bwrap per check instead, the same mounts,
+and in it a launcher (`jail.launch`) that jails the fresh interpreter exactly as the zygote jails
+a fork. docs/threat-model.md says what each part guarantees.
 
 Whether the sandbox can be created here is measured, not assumed (`probe`): a missing `bwrap`,
 a kernel without unprivileged user namespaces, Ubuntu's AppArmor restriction, a container's

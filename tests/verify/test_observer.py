@@ -80,7 +80,7 @@ def parsed(scenario: Scenario):
     return parse(scenario.data, read_key(scenario.key or b""))
 
 
-def run_scenario(tmp_path: Path, body: str, probe: bool = False) -> Scenario:
+def run_scenario(tmp_path: Path, body: str, probe: bool = False, callbacks: bool = False) -> Scenario:
     """Run `body` under the observer, watching `lib.work`: its stream, exit status and key."""
     folder = tmp_path / "lib"
     folder.mkdir(exist_ok=True)
@@ -99,6 +99,7 @@ def run_scenario(tmp_path: Path, body: str, probe: bool = False) -> Scenario:
             counter = {"allocated": 0}
             config = _config(lib, folder, write_end, counter if probe else None)
             config["sealer"] = sealer
+            config["callbacks"] = callbacks
             observer.install(config)
             namespace = {"lib": lib, "counter": counter, "STREAM": write_end, "__name__": "__main__"}
             code = compile(textwrap.dedent(body), str(tmp_path / "snippet.py"), "exec")
@@ -418,3 +419,17 @@ def test_the_judge_reads_the_observers_evidence_for_a_cuda_after(broken_kb, evid
     assert verdict.outcome is outcome
     if outcome is Outcome.FAIL:
         assert verdict.code is Code.NO_DEVICE_WORK
+
+
+@pytest.mark.parametrize("declared", [False, True])
+def test_snippet_code_run_inside_the_watched_call_fails_unless_declared(tmp_path, declared):
+    """`work` compares its argument: a snippet's `__lt__` then runs inside the watched call."""
+    body = """
+    class Lying(int):
+        def __lt__(self, other):
+            return False
+    lib.work(Lying(-1))
+    """
+    stream = parsed(run_scenario(tmp_path, body, callbacks=declared))
+    callbacks = [event.what for event in stream.tampered if event.kind == "callback"]
+    assert callbacks == ([] if declared else ["snippet.py:3 (Lying.__lt__)"]), callbacks

@@ -1,12 +1,16 @@
 """Runs one snippet in a fresh process and streams what happened to the harness.
 
 This module observes; it never judges (that is `judge.py`, in the parent). The same code runs
-in both isolation modes: a fresh interpreter (`python -m errorkb.verify.child SPEC`) or a process
+in both isolation modes: a fresh interpreter (`python -m errorkb.verify.inside.child SPEC`) or a process
 forked from a warm zygote (`zygote.py`) that already ran `prepare`. Either way the parent hands
-the write end of a pipe as file descriptor 3: the stream (`observer.py`, read by `stream.py`).
+the write end of a pipe as file descriptor 3: the stream (`observer.py`, read by `stream.py`),
+and the key's channel as descriptor 4. The data handed over is a typed `CheckSpec` (`spec.py`).
 Stages:
 
-1. `limit`       cap the output file size, core dumps and, on CPU, the address space.
+0. `seal.handover` make the stream's key and send it on its own channel (fd 4), then close it;
+                 the seccomp filter (`seccomp.confine`) then pins the stream's descriptor (fd 3).
+1. `limit`       cap the output file size, core dumps and, on CPU, the address space (the CPU
+                 time limit starts with the snippet, in `execute`).
 2. `prepare`     make `import <library>` resolve to the check's target, load the runtime (the
                  profile's plug) and the target module (once in a zygote, before any fork).
 3. `observe`     resolve `source.function` (and the functions of other wordings) in the target

@@ -10,9 +10,11 @@ group, points stdout/stderr at its output file and runs the shared observe code 
 Protocol (JSON lines): out `{"hello": ..., "ready": bool, "error": str|null, "fallback": bool}` once
 (or `{"hello", "ready": false, "unshared": why}` from a stem's fork that must not serve); in
 `{"id", "spec", "result", "output", "cwd", "timeout"}`; out `{"id", "pid"}` after the fork and
-`{"id", "exit": returncode, "stream": base64}` when the child is reaped (negative: killed by that
-signal). The stream is what the child wrote to its file descriptor 3, a pipe whose read end only
-this process holds: read as it comes, and once more after the check's namespace is gone.
+`{"id", "exit": returncode, "cpu": seconds, "stream": base64, "key": base64}` when the child is
+reaped (negative: killed by that signal). The stream is what the child wrote to its file
+descriptor 3, a pipe whose read end only this process holds: read as it comes, and once more
+after the check's namespace is gone; the key is what came over descriptor 4, the one-shot
+channel the child sends its stream's key on and closes before the snippet runs (`seal.py`).
 Timeouts and process-group kills are the parent's job: it knows every child's pid. Inside the
 sandbox (config `"jail": true`, see `jail.py`) those pids are of the sandbox's namespace, so
 there each check gets a PID namespace of its own whose init is a timer: the kernel ends the
