@@ -79,10 +79,10 @@ _c_write = os.write
 _c_getpid = os.getpid
 _c_exit = os._exit
 _c_SEPARATOR = b"\t"  # as seal.SEPARATOR
-# Audit events the observer's own code raises (`id()`, `sys._getframe`, reading `f_code` and
-# `tb_frame`, opening a file to compare, starting a thread); from another frame they are tampering.
-_c_OWN_EVENTS = ("builtins.id", "object.__getattr__", "sys._getframe", "open", "_thread.start_new_thread",
-                 "signal.pthread_kill")
+# Audit events the observer's own code raises (`sys._getframe`, reading `tb_frame`, opening a file to
+# compare, starting a thread); from another frame they are tampering. (`id()` and reading `f_code`
+# lead to no frame: `_p_hook` answers them first.)
+_c_OWN_EVENTS = ("object.__getattr__", "sys._getframe", "open", "_thread.start_new_thread", "signal.pthread_kill")
 _c_getframe = sys._getframe
 _c_gettrace = sys.gettrace
 _c_audit = sys.audit
@@ -345,7 +345,10 @@ _S: dict[str, Any] = {}
 
 
 def _p_hook(event: Any, args: Any) -> None:
-    if type(event) is not str:
+    if type(event) is not str or event == "builtins.id":  # the observer's own `id()`, all the time; an address
+        return
+    if event == "object.__getattr__" and type(args) is tuple and len(args) == 2 and type(args[1]) is str \
+            and args[1] == "f_code":  # read constantly (by the observer too); a code object leads to no frame
         return
     ident = _c_get_ident()
     if ident in _S["busy"]:  # an event raised while the observer handles another, in this thread
