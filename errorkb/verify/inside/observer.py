@@ -69,7 +69,6 @@ from typing import Any
 TRACE_EVENT = "errorkb.trace"
 END_EVENT = "errorkb.end"
 RESTORE_EVENT = "errorkb.restore"
-STREAM_FD = 3  # where the check's process finds the write end of its stream
 MAX_RECORDS = 2000  # raise and unwind records streamed per check; more are counted, not sent
 STATUSES = ("returned", "raised", "sys-exit", "os-exit")
 
