@@ -52,3 +52,15 @@ def broken_report(broken_kb):
 @pytest.fixture(scope="session")
 def records(broken_report) -> dict[str, dict]:
     return {record.id: record for record in broken_report.checks}
+
+
+def allowing(entry: str, *snippets: str, modules: tuple[str, ...] = ("transformers", "torch")) -> str:
+    """The entry's YAML with an allowance for every primitive the snippets use: for tests of the judge's
+    runtime rules, which a snippet without allowances never reaches (the allow-list fails it first)."""
+    from errorkb.core.lint import lint_source
+
+    found = sorted({finding.primitive for text in snippets for finding in lint_source(text, None, modules)})
+    if not found:
+        return entry
+    lines = "".join(f"  - {{primitive: {name}, reason: a test of the judge's runtime rules}}\n" for name in found)
+    return entry.rstrip("\n") + "\nallow:\n" + lines

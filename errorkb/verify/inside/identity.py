@@ -88,7 +88,7 @@ _CALLS = ("CALL", "CALL_FUNCTION_EX")
 
 def call_sites(code: CodeType, source: bytes) -> dict[int, tuple[CodeType, dict[int, tuple[str, ...]]]]:
     """For every call instruction of the snippet whose callee is a name or a chain of attributes
-    (`DynamicCache(...)`, `cache.crop(...)`, `transformers.cache_utils.Cache(...)`): that chain, so
+    (`Cache(...)`, `cache.crop(...)`, `library.module.Cache(...)`): that chain, so
     that a call the interpreter refused can be tied to the very object that was called (read from the
     calling frame's own bindings when it happened), not to the words of the refusal, which a
     look-alike with the library's `__qualname__` (`functools.wraps`) repeats exactly.
