@@ -31,7 +31,9 @@ sys.path.insert(0, str(ROOT / "tests" / "site"))  # the hostile families, shared
 
 from hostile import ENTRIES, FAMILIES  # noqa: E402
 
-from errorkb.site.lookup import CAP, Known, Lookup  # noqa: E402
+from errorkb.core.message import GENERIC_WORDINGS  # noqa: E402
+from errorkb.lookup import CAP, Known, Lookup  # noqa: E402
+from errorkb.lookup._rules import rules_document  # noqa: E402
 
 LOOKUP_JS = ROOT / "errorkb" / "site" / "assets" / "lookup.js"
 GOAL_MS = 50.0
@@ -42,7 +44,7 @@ const L = require(process.argv[1]);
 const data = JSON.parse(require('fs').readFileSync(0, 'utf8'));
 const out = {};
 for (const cap of data.caps) {
-  const lookup = new L.Lookup(data.entries, cap);
+  const lookup = new L.Lookup(data.entries, cap, { rules: data.rules });
   for (const [key, text] of Object.entries(data.texts)) {
     const runs = [], scans = [];
     for (let i = 0; i < 2; i++) lookup.find(text);  // warm the JIT
@@ -66,7 +68,7 @@ def entries() -> list[dict]:
     """The project's entries as the site's index lists them, plus the hostile test entries."""
     from errorkb.core.load import load_project_entries
     from errorkb.core.project import load_project
-    from errorkb.site.lookup import index_fields
+    from errorkb.lookup.build import index_fields
 
     loaded = load_project_entries(load_project(ROOT))
     own = [{"id": e.id, "title": e.title, "exception": e.exception, "message": e.message, **index_fields(e)}
@@ -105,7 +107,8 @@ def time_js(items: list[dict], texts: dict[str, str], caps: list[int], repeat: i
     if binary is None:
         return {}
     result = subprocess.run([str(binary), "-e", JS_TIMER, str(LOOKUP_JS)], capture_output=True, text=True,
-                            input=json.dumps({"entries": items, "texts": texts, "caps": caps, "repeat": repeat}),
+                            input=json.dumps({"entries": items, "texts": texts, "caps": caps, "repeat": repeat,
+                                              "rules": rules_document(list(GENERIC_WORDINGS))}),
                             timeout=600)
     if result.returncode != 0:
         print(f"(the JS timing failed: {result.stderr.strip()[-400:]})")

@@ -4,8 +4,11 @@ The public API, by layer (each imports only the layers before it; import-linter 
 
 - `errorkb.core`:   `load_project`, `Project`, `LibraryProfile`, `load_project_entries`, `Entry`,
                     `MessageTemplate`, `Problem`, `ProblemsFound`, `Role`, `Snippet`
-- `errorkb.verify`: `verify`, `Verifier`, `Report`, `read_report`, `CheckRecord`, `Outcome`, `Code`
-- `errorkb.site`:   `site_files`, `Lookup`
+- `errorkb.results`: `Report`, `read_report`, `CheckRecord`, `Outcome`, `Code`, `MatrixFile`, `read_matrix`,
+                    `inputs_digest`
+- `errorkb.verify`: `verify`, `Verifier`
+- `errorkb.lookup`: `Lookup`, `load_index` (the diagnosis)
+- `errorkb.site`:   `site_files`
 
 Names are imported on first use, so `import errorkb` stays cheap (the CLI, the MkDocs plugin
 and every check's process import it).
@@ -31,13 +34,16 @@ _EXPORTS = {
     "Snippet": "errorkb.core.snippets",
     "verify": "errorkb.verify.engine",
     "Verifier": "errorkb.verify.engine",
-    "Report": "errorkb.verify.report",
-    "read_report": "errorkb.verify.report",
-    "CheckRecord": "errorkb.verify.records",
-    "Outcome": "errorkb.verify.records",
-    "Code": "errorkb.verify.records",
+    "Report": "errorkb.results.report",
+    "read_report": "errorkb.results.report",
+    "CheckRecord": "errorkb.results.records",
+    "Outcome": "errorkb.results.records",
+    "Code": "errorkb.results.records",
+    "MatrixFile": "errorkb.results.matrix",
+    "read_matrix": "errorkb.results.matrix",
+    "inputs_digest": "errorkb.results.keys",
     "site_files": "errorkb.site.files",
-    "Lookup": "errorkb.site.lookup",
+    "Lookup": "errorkb.lookup",
 }
 
 __all__ = ["__version__", *_EXPORTS]

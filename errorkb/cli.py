@@ -1,7 +1,9 @@
 """`errorkb` on the command line: thin glue over load, verify and render.
 
 Exit codes: 0 all good, 1 problems in the knowledge base or failed checks, 2 bad usage.
-Nothing here imports the runtime: snippets run in child processes.
+Nothing here imports the runtime: snippets run in child processes. Imports are made where a
+command needs them, so that `errorkb lookup` and `errorkb show` answer from the shipped index in a
+small fraction of a second (benchmarks/lookup_cli.py).
 """
 
 from __future__ import annotations
@@ -12,18 +14,17 @@ import json
 import re
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, cast
 
-from rich.console import Console
-
-from errorkb.core.load import LoadedEntry, LoadResult, load_project_entries
+from errorkb.core.logsafe import defuse, log_safe
 from errorkb.core.problems import ProblemsFound
-from errorkb.core.project import Project, load_project
-from errorkb.verify.run import Isolation
-from errorkb.verify.targets import TARGETS
 
 if TYPE_CHECKING:
-    from errorkb.site.lookup import Match
+    from rich.console import Console
+
+    from errorkb.core.load import LoadedEntry, LoadResult
+    from errorkb.core.project import Project
+    from errorkb.lookup import Answer, Index, Match
 
 # What a terminal acts on instead of showing.
 _CONTROL = re.compile(r"""
@@ -43,26 +44,93 @@ def terminal_text(text: str) -> str:
     return _CONTROL.sub("", text)
 
 
-class _PlainConsole(Console):
+def _plain_console(stderr: bool) -> Console:
     """Rich's console for text that must print as it is: no emoji codes (`path:100:1` is not
     `path💯1`), and every string passed through `terminal_text`. Markup stays off unless a
     call asks for it with its own literal text."""
+    from rich.console import Console
 
-    def print(self, *objects: Any, **kwargs: Any) -> None:
-        super().print(*(terminal_text(o) if isinstance(o, str) else o for o in objects), **kwargs)
+    class PlainConsole(Console):
+        def print(self, *objects: Any, **kwargs: Any) -> None:
+            super().print(*(terminal_text(o) if isinstance(o, str) else o for o in objects), **kwargs)
+
+    # (Rich takes any object with write/flush/isatty/fileno/encoding; its signature says IO[str].)
+    return PlainConsole(file=cast(IO[str], _LogSafeStream(stderr=stderr)), stderr=stderr, highlight=False,
+                        soft_wrap=True, emoji=False)
 
 
-out = _PlainConsole(highlight=False, soft_wrap=True, emoji=False)
-err = _PlainConsole(stderr=True, highlight=False, soft_wrap=True, emoji=False)
+class _LogSafeStream:
+    """stdout or stderr, looked up at each write (tests swap them), through `log_safe`: nothing
+    printed can act on a CI log (no workflow command) or, off a terminal, carry an escape
+    sequence; on a terminal, Rich's own colours stay and only commands are defused."""
+
+    def __init__(self, stderr: bool):
+        self.stderr = stderr
+
+    @property
+    def stream(self) -> Any:
+        return sys.stderr if self.stderr else sys.stdout
+
+    def write(self, text: str) -> int:
+        self.stream.write(defuse(text) if self.isatty() else log_safe(text))
+        return len(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def isatty(self) -> bool:
+        try:
+            return bool(self.stream.isatty())
+        except (AttributeError, ValueError):
+            return False
+
+    def fileno(self) -> int:
+        number: int = self.stream.fileno()
+        return number
+
+    @property
+    def encoding(self) -> str:
+        return getattr(self.stream, "encoding", None) or "utf-8"
+
+
+class _Lazy:
+    """A console made on first use: `rich` is imported only by commands that print with it."""
+
+    def __init__(self, stderr: bool):
+        self._stderr = stderr
+        self._console: Console | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._console is None:
+            self._console = _plain_console(self._stderr)
+        return getattr(self._console, name)
+
+
+out: Any = _Lazy(stderr=False)
+err: Any = _Lazy(stderr=True)
+
+
+def print_json(document: Any) -> None:
+    """JSON on stdout for machines, inert in a CI log too: every `#` written as \\u0023 (the
+    same data), so no `##[command]` can appear; a line of indented JSON never starts with `::`."""
+    print(json.dumps(document, indent=1).replace("#", "\\u0023"))
+
+
+# Commands that answer from an index and need no knowledge base: parsed by a parser that imports
+# nothing else (the whole parser imports the verifier's choices).
+_FAST = ("lookup", "show")
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = _parser()
+    argv = sys.argv[1:] if argv is None else argv
+    parser = _parser(fast=_command(argv) in _FAST)
     args = parser.parse_args(argv)
     try:
-        if not args.needs_project:  # completion, the hook's .pth: no knowledge base needed
+        if not args.needs_project:  # completion, the hook's .pth, lookup and show: no knowledge base needed
             plain: int = args.command(args)
             return plain
+        from errorkb.core.project import load_project
+
         project = load_project(Path(args.root) if args.root else None)
         code: int = args.command(project, args)
         return code
@@ -73,9 +141,27 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         err.print("interrupted")
         return 130
+    except BrokenPipeError:  # `errorkb lookup ... | head`: the reader left; say nothing more
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
-def _parser() -> argparse.ArgumentParser:
+def _command(argv: list[str]) -> str | None:
+    """The command word of a command line (`--root X` skipped), without parsing it."""
+    words = iter(argv)
+    for word in words:
+        if word == "--root":
+            next(words, None)
+        elif not word.startswith("-"):
+            return word
+        elif word in ("-h", "--help", "--version"):
+            return None
+    return None
+
+
+def _parser(fast: bool = False) -> argparse.ArgumentParser:
     from errorkb import __version__
 
     parser = argparse.ArgumentParser(prog="errorkb", description=__doc__.splitlines()[0])
@@ -83,6 +169,11 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--root", help="project folder (default: nearest with pyproject.toml or mkdocs.yml)")
     parser.set_defaults(needs_project=True)
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
+    _diagnosis_parsers(commands)
+    if fast:
+        return parser
+    from errorkb.verify.run import Isolation
+    from errorkb.verify.targets import TARGETS
 
     new = commands.add_parser("new", help="write an entry and its snippet stubs from a pasted traceback or a "
                                           "similar entry (never overwrites a file)")
@@ -92,11 +183,6 @@ def _parser() -> argparse.ArgumentParser:
     _complete_ids(new.add_argument("--like", metavar="ID", default=None,
                                    help="start from this entry: its kind, pin, tags and snippets"))
     new.set_defaults(command=cmd_new)
-
-    show = commands.add_parser("show", help="an entry in the terminal: message, meaning, the verified fix, "
-                                            "verification per target and device, releases")
-    _complete_ids(show.add_argument("id", metavar="ID", help="the entry's id"))
-    show.set_defaults(command=cmd_show)
 
     hook = commands.add_parser("hook", help="the opt-in hook that prints the entry after a documented error's "
                                             "traceback")
@@ -117,8 +203,9 @@ def _parser() -> argparse.ArgumentParser:
     completion.set_defaults(command=cmd_completion, needs_project=False)
 
     check = commands.add_parser("check", help="validate every entry; print path:line:col problems",
-                                description="Validate every entry and print each problem as path:line:col. "
-                                            "Writes nothing.")
+                                description="Validate every entry, render every page the site generates with the "
+                                            "site's Markdown settings within the render budget, and print each "
+                                            "problem as path:line:col. Writes nothing.")
     check.add_argument("--drift", action="store_true",
                        help="also check every source pin against the pinned release's source (by AST)")
     check.set_defaults(command=cmd_check)
@@ -134,7 +221,10 @@ def _parser() -> argparse.ArgumentParser:
                         help="release to run (repeatable; default: [tool.errorkb.matrix] releases, else every "
                              "release since `since` that PyPI serves)")
     matrix.add_argument("--rebuild", action="store_true", help="recreate the releases' environments")
-    matrix.add_argument("--no-cache", action="store_true", help="re-run every check in every release")
+    _cache_options(matrix)
+    matrix.add_argument("--shard", default=None, metavar="K/N",
+                        help="run (or, with --environments-only, build) only the releases of shard K of N: a stable "
+                             "split by release for CI job matrices; `errorkb report merge` joins the shards' files")
     matrix.add_argument("--parallel", type=int, default=2, help="releases run at a time (default: 2)")
     matrix.add_argument("--environments-only", action="store_true",
                         help="only build the environments of the releases the entries pin (or of --release ones), "
@@ -161,7 +251,8 @@ def _parser() -> argparse.ArgumentParser:
                         help="device kind (repeatable; default: every device of the runtime)")
     verify.add_argument("--jobs", type=int, default=None, help="checks run in parallel (default: CPU count)")
     verify.add_argument("--report", type=Path, default=None,
-                        help="report file (default: <reports>/latest.json, updated in place)")
+                        help="report file (default: <reports>/latest.json); updated per check like the standing "
+                             "report, merged with what is there when the run ends")
     verify.add_argument("--isolation", choices=[mode.value for mode in Isolation], default=Isolation.FORK.value,
                         help="fork: fresh process per check from a warm preloaded interpreter (default); "
                              "subprocess: a new interpreter per check")
@@ -173,8 +264,7 @@ def _parser() -> argparse.ArgumentParser:
     verify.add_argument("--sandbox", choices=["auto", "require", "off"], default="auto",
                         help="run snippets in a bubblewrap sandbox: auto (where it can be created; says so "
                              "loudly where not), require (CI: refuse to run without it), off")
-    verify.add_argument("--no-cache", action="store_true",
-                        help="run every check, ignoring and not updating the verdict cache")
+    _cache_options(verify)
     verify.add_argument("--cache-dir", type=Path, default=None,
                         help="verdict cache folder (default: <root>/.errorkb-cache)")
     verify.add_argument("--shard", default=None, metavar="K/N",
@@ -187,23 +277,14 @@ def _parser() -> argparse.ArgumentParser:
 
     report = commands.add_parser("report", help="work with verification reports")
     report_commands = report.add_subparsers(required=True, metavar="ACTION")
-    merge = report_commands.add_parser("merge", help="combine reports (CI jobs, shards) into one")
-    merge.add_argument("output", type=Path, metavar="OUT", help="merged report to write")
-    merge.add_argument("inputs", type=Path, nargs="+", metavar="IN", help="reports to merge")
+    merge = report_commands.add_parser(
+        "merge", help="combine verification reports, or version-matrix files, (CI jobs, shards) into one",
+        description="Combine verification reports (errorkb verify --shard) or version-matrix files (errorkb matrix "
+                    "--shard) into OUT, merged with what OUT already holds: per check, and per entry and release, "
+                    "the record written last wins, so merged shards equal one run.")
+    merge.add_argument("output", type=Path, metavar="OUT", help="merged file to write (merged into when it exists)")
+    merge.add_argument("inputs", type=Path, nargs="+", metavar="IN", help="reports, or matrix files, to merge")
     merge.set_defaults(command=cmd_report_merge)
-
-    lookup = commands.add_parser("lookup", help="find the entry whose message template matches an error "
-                                                "(the site's paste box, in a terminal)")
-    lookup.add_argument("message", nargs="?", default="-",
-                        help="a message, 'ValueError: ...' or a whole traceback; '-' or nothing: read stdin")
-    lookup.add_argument("--index", type=Path, default=None,
-                        help="match against a published api/errors/index.json instead of the entries")
-    lookup.add_argument("--all", action="store_true", help="list every matching entry, not only the best")
-    lookup.add_argument("--json", action="store_true", help="print the matches as JSON")
-    lookup.add_argument("--release", default=None,
-                        help="the library release you run (e.g. 4.49.0): says whether it raises the error and "
-                             "what to do on it; otherwise read from the traceback's frames where it can be")
-    lookup.set_defaults(command=cmd_lookup)
 
     render_site = commands.add_parser("render", description="Write the site's pages as plain Markdown, with the JSON "
                                       "API and assets, into --out (files there are replaced). Reads the entries and "
@@ -213,6 +294,50 @@ def _parser() -> argparse.ArgumentParser:
     render_site.add_argument("--out", type=Path, required=True, help="folder to write into (files are replaced)")
     render_site.set_defaults(command=cmd_render)
     return parser
+
+
+def _cache_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--cache", choices=["auto", "trusted", "untrusted", "off"], default="auto",
+                        help="the verdict cache: trusted (reuse and store verdicts), untrusted (a cache this run "
+                             "cannot vouch for, e.g. restored into a pull request's CI run: every check runs, "
+                             "nothing is read or stored), off; auto (default): untrusted in a pull request's CI "
+                             "run (GITHUB_EVENT_NAME=pull_request*, GitLab merge requests), trusted elsewhere")
+    parser.add_argument("--no-cache", action="store_const", const="off", dest="cache",
+                        help="the same as --cache off: run every check, neither reading nor storing verdicts")
+
+
+def _shard(text: str | None) -> tuple[int, int] | None:
+    """`--shard K/N` parsed; ValueError with a readable message (a usage error) otherwise."""
+    from errorkb.verify.plan import parse_shard
+
+    return parse_shard(text) if text else None
+
+
+def _diagnosis_parsers(commands: Any) -> None:
+    """`lookup` and `show`: they answer from an index, anywhere (docs/api.md, 'errorkb lookup')."""
+    lookup = commands.add_parser("lookup", help="which documented entry an error is: confirmed by evidence, or "
+                                                "the possible ones and what would tell them apart",
+                                 description="Match an error message or a whole traceback against the knowledge "
+                                             "base, as the site's paste box does. Exit 0: a confirmed entry; 3: only "
+                                             "possible ones (not confirmed); 1: none; 2: bad usage.")
+    lookup.add_argument("message", nargs="?", default="-",
+                        help="a message, 'ValueError: ...' or a whole traceback; '-' or nothing: read stdin")
+    lookup.add_argument("--index", default=None, metavar="FILE|URL",
+                        help="match against this index (a site's api/errors/index.json, a file or an http(s) "
+                             "address) instead of the one errorkb ships (or, in a knowledge base's checkout whose "
+                             "entries changed, the entries)")
+    lookup.add_argument("--all", action="store_true", help="list every match, and the entries ruled out")
+    lookup.add_argument("--json", action="store_true", help="print the answer as JSON (docs/api.md)")
+    lookup.add_argument("--release", default=None,
+                        help="the library release you run (e.g. 4.49.0): checked against the matched wording's "
+                             "releases; otherwise read from the paste where it can be")
+    lookup.set_defaults(command=cmd_lookup, needs_project=False)
+
+    show = commands.add_parser("show", help="an entry in the terminal: message, meaning, the verified fix, "
+                                            "releases and its page")
+    _complete_ids(show.add_argument("id", metavar="ID", help="the entry's id"))
+    show.add_argument("--index", default=None, metavar="FILE|URL", help="read the entry from this index")
+    show.set_defaults(command=cmd_show, needs_project=False)
 
 
 # Entry ids for shell completion: the YAML files' names under the entries folder of the project
@@ -245,6 +370,8 @@ def _reserved_ids() -> frozenset[str]:
 
 
 def _load_or_report(project: Project) -> LoadResult:
+    from errorkb.core.load import load_project_entries
+
     result = load_project_entries(project, _reserved_ids())
     if result.problems:
         raise ProblemsFound(result.problems)
@@ -256,10 +383,12 @@ def cmd_check(project: Project, args: argparse.Namespace) -> int:
 
     result = _load_or_report(project)
     flagged = lint_entries(result.entries, project)  # deception primitives in snippets, for the reviewer
+    flagged += _diagnosis_problems(project, result)
     if args.drift:
         from errorkb.source.drift import pinned_problems
 
         flagged += pinned_problems(result.entries, project)
+    flagged += _rendering_problems(project, result)
     if flagged:
         raise ProblemsFound(flagged)
     if args.drift:
@@ -268,6 +397,49 @@ def cmd_check(project: Project, args: argparse.Namespace) -> int:
     out.print(f"{len(result.entries)} entries OK")
     _note_drafts(project, result)
     return 0
+
+
+def _diagnosis_problems(project: Project, result: LoadResult) -> list[Any]:
+    """Each entry's diagnosis held to its own verified before (errorkb.lookup.lint)."""
+    from errorkb.core.problems import Problem
+    from errorkb.site.hookindex import diagnosis_cases, project_index
+
+    cases = diagnosis_cases(project)
+    if not cases:
+        return []
+    index = project_index(project, [one.entry for one in result.entries])
+    from errorkb.lookup.lint import check
+
+    paths = {one.entry.id: one for one in result.entries}
+    found = []
+    for entry_id, message in check(index, cases):
+        loaded = paths[entry_id]
+        line, col = loaded.positions.of_key(("diagnosis",))
+        found.append(Problem(project.rel(loaded.path), line, col, f"diagnosis: {message}"))
+    return found
+
+
+def _rendering_problems(project: Project, result: LoadResult) -> list[Any]:
+    """Every page the site generates, rendered with the site's Markdown settings within the budget,
+    in a child process (errorkb.site.budget): a page past it, or that makes the renderer raise, is
+    a problem at the field (or snippet) that does it."""
+    from errorkb.core.problems import Problem
+    from errorkb.plugs import runtime_for
+    from errorkb.results.report import read_reports
+    from errorkb.site import budget
+    from errorkb.site.files import site_files
+
+    reports, _ = read_reports(project.reports, runtime_for(project.library.runtime).devices)
+    pages, files = site_files(project, result, reports)
+    sources = {file.path: file.source for file in files}
+    config = project.root / "mkdocs.yml"
+    try:
+        verdicts = budget.rehearse(budget.rehearsals(project, result, pages, files),
+                                   config if config.is_file() else None)
+    except budget.SettingsUnreadable as error:
+        return [Problem(project.rel(config), 1, 1, f"cannot read the site's Markdown settings to render the pages "
+                                                   f"({error}); fix mkdocs.yml")]
+    return [Problem(*budget.problem(verdict, sources.get(verdict.key))) for verdict in verdicts if not verdict.ok]
 
 
 def _note_drafts(project: Project, result: LoadResult) -> None:
@@ -281,27 +453,48 @@ def _note_drafts(project: Project, result: LoadResult) -> None:
 
 
 def cmd_matrix(project: Project, args: argparse.Namespace) -> int:
+    from errorkb.results import matrix as files
+    from errorkb.results.keys import project_inputs
+    from errorkb.results.store import Refused
     from errorkb.verify import matrix
+    from errorkb.verify.cache import Trust, resolve_trust
 
+    try:
+        shard = _shard(args.shard)
+    except ValueError as error:
+        err.print(f"errorkb matrix: {error}", markup=False)
+        return 2
     result = _load_or_report(project)
     settings = project.matrix
     if args.environments_only:
-        return _build_environments(project, result.entries, args)
-    releases = matrix.sort_releases(args.release or settings.releases or [], "0") \
+        return _build_environments(project, result.entries, args, shard)
+    releases = files.sort_releases(args.release or settings.releases or [], "0") \
         or matrix.discover_releases(project.library.dist, settings.since)
-    data = matrix.run_matrix(project, result.entries, releases, ids=args.ids or None, rebuild=args.rebuild,
-                             cache=not args.no_cache, parallel=args.parallel,
-                             progress=lambda message: err.print(message, markup=False))
-    hashes = {one.entry.id: matrix.current_hashes(project, one.entry) for one in result.entries}
+    if shard:
+        releases = matrix.shard_releases(releases, *shard)
+        err.print(f"shard {shard[0]}/{shard[1]}: {len(releases)} release(s): {', '.join(releases) or 'none'}",
+                  markup=False)
+    trust = resolve_trust(args.cache)
+    if trust is Trust.UNTRUSTED:
+        err.print(f"errorkb matrix: the verdict cache is not trusted here ({_why_untrusted(args.cache)}): "
+                  "every check runs", markup=False)
+    try:
+        data = matrix.run_matrix(project, result.entries, releases, ids=args.ids or None, rebuild=args.rebuild,
+                                 cache=trust is Trust.TRUSTED, parallel=args.parallel,
+                                 progress=lambda message: err.print(message, markup=False))
+    except Refused as refused:
+        err.print(f"errorkb matrix: {refused}", markup=False)
+        return 1
     entries = {one.entry.id: one.entry for one in result.entries}
-    for entry_id in sorted(args.ids or hashes):
-        summary = matrix.summarize(entry_id, data, hashes.get(entry_id, {}))
+    for entry_id in sorted(args.ids or entries):
+        summary = files.summarize(entry_id, data, project_inputs(project, entries[entry_id])
+                                  if entry_id in entries else None)
         if summary is None:
             continue
         if summary.not_run:
             out.print(f"{entry_id}: not run in any release ({summary.not_run})", markup=False)
             continue
-        raises = matrix.describe_spans(summary.raises) or f"none of the {summary.tested} releases"
+        raises = files.describe_spans(summary.raises) or f"none of the {summary.tested} releases"
         fixed = f"; fixed in {summary.fixed_in}" if summary.fixed_in else ""
         out.print(f"{entry_id}: raises in {raises}{fixed}", markup=False)
         disagree = summary.disagreements(entries[entry_id]) if entry_id in entries else []
@@ -313,20 +506,30 @@ def cmd_matrix(project: Project, args: argparse.Namespace) -> int:
     for status in failed:
         err.print(f"{status.release}: {status.error}", markup=False)
     out.print(f"{len(releases) - len(failed)} of {len(releases)} releases ran — report: "
-              f"{project.rel(matrix.matrix_path(project))}", markup=False)
+              f"{project.rel(files.matrix_path(project))}", markup=False)
     return 0
 
 
-def _build_environments(project: Project, loaded: list[LoadedEntry], args: argparse.Namespace) -> int:
+def _why_untrusted(choice: str) -> str:
+    from errorkb.verify.cache import untrusted_here
+
+    return "--cache untrusted" if choice == "untrusted" else (untrusted_here() or "--cache auto")
+
+
+def _build_environments(project: Project, loaded: list[LoadedEntry], args: argparse.Namespace,
+                        shard: tuple[int, int] | None = None) -> int:
     """The release environments the entries' pins need (those not installed here), built once each."""
     from concurrent.futures import ThreadPoolExecutor
 
+    from errorkb.results.matrix import sort_releases
     from errorkb.verify import matrix
     from errorkb.verify.targets import installed_version
 
     installed = installed_version(project.library)
     pinned = {one.entry.source.release for one in loaded if one.entry.source.release}
-    releases = matrix.sort_releases(args.release or sorted(pinned - {installed}), "0")
+    releases = sort_releases(args.release or sorted(pinned - {installed}), "0")
+    if shard:
+        releases = matrix.shard_releases(releases, *shard)
     with ThreadPoolExecutor(max_workers=max(1, args.parallel)) as pool:
         envs = list(pool.map(lambda release: matrix.ensure_env(project, release, rebuild=args.rebuild), releases))
     for env in envs:
@@ -369,7 +572,7 @@ def cmd_coverage(project: Project, args: argparse.Namespace) -> int:
 
 def cmd_schema(project: Project, args: argparse.Namespace) -> int:
     if args.check_record:
-        from errorkb.verify.records import CheckRecord
+        from errorkb.results.records import CheckRecord
 
         print(json.dumps(CheckRecord.model_json_schema(), indent=2))
         return 0
@@ -380,11 +583,13 @@ def cmd_schema(project: Project, args: argparse.Namespace) -> int:
 
 
 def cmd_verify(project: Project, args: argparse.Namespace) -> int:
+    from errorkb.results.records import Outcome
+    from errorkb.results.report import STANDING, ReportError, existing_report, update_standing, write_report
+    from errorkb.results.store import Refused
     from errorkb.verify import output
+    from errorkb.verify.cache import Trust, resolve_trust
     from errorkb.verify.engine import verify
-    from errorkb.verify.plan import UnreadableSnippet, parse_shard
-    from errorkb.verify.records import Outcome
-    from errorkb.verify.report import STANDING, ReportError, read_report, update_standing
+    from errorkb.verify.plan import UnreadableSnippet
 
     result = _load_or_report(project)
     known = sorted(result.by_id())
@@ -394,7 +599,7 @@ def cmd_verify(project: Project, args: argparse.Namespace) -> int:
         err.print(f"errorkb verify: no entry '{entry_id}'" + (f" (did you mean '{close[0]}'?)" if close else ""),
                   markup=False)
     try:
-        shard = parse_shard(args.shard) if args.shard else None
+        shard = _shard(args.shard)
     except ValueError as error:
         err.print(f"errorkb verify: {error}", markup=False)
         return 2
@@ -402,12 +607,16 @@ def cmd_verify(project: Project, args: argparse.Namespace) -> int:
         return 2
     human = err if args.json else out
     path = args.report or project.reports / STANDING
-    previous = None
-    if path.is_file():
-        try:
-            previous = read_report(path)
-        except ReportError as error:
-            err.print(f"errorkb verify: {error}; it will be replaced", markup=False)
+    try:  # read now for the summary's comparison; merged again with what is there when the run ends
+        previous = existing_report(path)
+    except ReportError as error:
+        err.print(f"errorkb verify: {error}; nothing was run, nothing replaced. To recover: restore it "
+                  f"(git checkout {project.rel(path)}) or move it away", markup=False)
+        return 1
+    trust = resolve_trust(args.cache)
+    if trust is Trust.UNTRUSTED:
+        human.print(f"errorkb verify: the verdict cache is not trusted here ({_why_untrusted(args.cache)}): "
+                    "every check runs", markup=False)
 
     from errorkb.verify.sandbox import SandboxUnavailable
 
@@ -415,9 +624,9 @@ def cmd_verify(project: Project, args: argparse.Namespace) -> int:
         with _progress(human, enabled=human.is_terminal) as progress:
             fresh = verify(project, result.entries, ids=args.ids or None, targets=args.target, devices=args.device,
                            jobs=args.jobs, isolation=args.isolation, shard=shard, timeout=args.timeout,
-                           cache_dir=None if args.no_cache else (args.cache_dir or project.cache_dir),
+                           cache_dir=None if trust is Trust.OFF else (args.cache_dir or project.cache_dir),
                            on_start=progress.start, on_result=progress.advance, upstream=args.upstream,
-                           kinds=args.kinds, sandbox=args.sandbox)
+                           kinds=args.kinds, sandbox=args.sandbox, trust=trust)
     except UnreadableSnippet as error:
         err.print(f"errorkb verify: {error}", markup=False)
         return 1
@@ -427,17 +636,20 @@ def cmd_verify(project: Project, args: argparse.Namespace) -> int:
     for record in sorted(fresh.checks, key=lambda r: r.id):
         if record.outcome is Outcome.FAIL:
             human.print(output.failure_view(record, project.root), markup=False, style="red")
-    report = fresh if args.report is not None else update_standing(previous, fresh, set(known))
-    report.write(path)
     if args.junit:
         args.junit.parent.mkdir(parents=True, exist_ok=True)
         args.junit.write_bytes(output.junit_xml(fresh))
+    try:
+        write_report(path, fresh, lambda on_disk, run: update_standing(on_disk, run, set(known)))
+    except Refused as refused:
+        err.print(f"errorkb verify: {refused}", markup=False)
+        return 1
     for line in output.summary_lines(fresh, previous, project.rel(path)):
         human.print(line, markup=False)
     for line in _still_missing(project, result, args.ids, fresh):
         human.print(line, markup=False)
     if args.json:
-        print(json.dumps(fresh.model_dump(mode="json", by_alias=True, exclude_none=True), indent=1))
+        print_json(fresh.model_dump(mode="json", by_alias=True, exclude_none=True))
     return 1 if fresh.counts()[Outcome.FAIL] else 0
 
 
@@ -446,7 +658,7 @@ def _still_missing(project: Project, result: LoadResult, ids: list[str], fresh: 
     finished entry, in the order to do it (TODO prose, TODO comments such as placeholders to
     confirm, TODO lines of snippets), then its checks that do not pass yet."""
     from errorkb.author.todo import unfinished
-    from errorkb.verify.records import Outcome
+    from errorkb.results.records import Outcome
 
     lines = []
     for one in result.entries:
@@ -503,75 +715,203 @@ class _progress:
 
 
 def cmd_report_merge(project: Project, args: argparse.Namespace) -> int:
-    from errorkb.verify.report import ReportError, merge, read_report
+    """Verification reports or version-matrix files (never both at once) merged into OUT."""
+    from errorkb.results import matrix
+    from errorkb.results.report import ReportError, merge, read_report, write_report
+    from errorkb.results.store import Refused, Unreadable
 
-    reports = []
-    for path in args.inputs:
-        try:
-            reports.append(read_report(path))
-        except ReportError as error:
-            err.print(f"errorkb report merge: {error}", markup=False)
-            return 1
-    merged = merge(reports)
-    merged.write(args.output)
+    kinds = {_file_kind(path) for path in args.inputs}
+    if len(kinds) != 1:
+        err.print("errorkb report merge: give verification reports or version-matrix files, not both "
+                  f"({', '.join(f'{path}: {_file_kind(path)}' for path in args.inputs)})", markup=False)
+        return 2
+    try:
+        if kinds == {"matrix"}:
+            files = []
+            for path in args.inputs:
+                one = matrix.load_matrix(path)
+                if one is None:
+                    raise matrix.MatrixError(f"{path}: no such file")
+                files.append(one)
+            joined = matrix.merge_files(files)
+            data = matrix.write_matrix(args.output, joined.package, joined.releases, joined.results)
+            out.print(f"merged {len(files)} matrix files: {len(data.releases)} releases, {len(data.results)} "
+                      f"results — {args.output}", markup=False)
+            return 0
+        reports = [read_report(path) for path in args.inputs]
+        merged = write_report(args.output, merge(reports), lambda on_disk, run: merge([*([on_disk] if on_disk else []),
+                                                                                       run]))
+    except (ReportError, Unreadable, Refused) as error:
+        err.print(f"errorkb report merge: {error}", markup=False)
+        return 1
     counts = merged.counts()
     out.print(f"merged {len(reports)} reports: {len(merged.checks)} checks ({counts['pass']} passed, "
               f"{counts['fail']} failed, {counts['not-run']} not run) — {args.output}", markup=False)
     return 0
 
 
-def cmd_lookup(project: Project, args: argparse.Namespace) -> int:
-    """Same rules as the paste box (errorkb.site.lookup); exit 1 when nothing matches."""
-    from errorkb.site.lookup import index_lookup, project_lookup
+def _file_kind(path: Path) -> str:
+    """'matrix' for a version-matrix file (its header names a package), 'report' for anything
+    else (a verification report's names its verifier; whatever it is, reading it says)."""
+    if not path.is_file():  # (never opened: a FIFO would block; reading it as a report says what it is)
+        return "report"
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(4096)
+    except OSError:
+        return "report"
+    return "matrix" if b'"package"' in head and b'"verifier"' not in head else "report"
 
-    text = sys.stdin.read() if args.message == "-" else args.message
-    if not text.strip():
-        err.print("errorkb lookup: give a message, or pipe one in", markup=False)
-        return 2
-    loaded = LoadResult([], [])
+
+
+# -- lookup and show: from an index, anywhere ----------------------------------------------------
+
+
+class _Source:
+    """Where `lookup` and `show` read the knowledge base: an index (the shipped one, `--index`), or a
+    knowledge base's checkout whose entries the shipped index does not hold (`--root`, or the folder
+    the command runs in)."""
+
+    def __init__(self, index: Index, project: Project | None = None, note: str = "", built: bool = False):
+        self.index, self.project, self.note = index, project, note
+        self.built = built  # made from the checkout's entries (the shipped index holds other ones)
+
+
+def _checkout(start: Path) -> Path | None:
+    """The knowledge base's checkout the command runs in: the nearest folder with a pyproject.toml
+    that has a [tool.errorkb] section (read as text: no TOML or settings model imported here)."""
+    for folder in (start, *start.parents):
+        pyproject = folder / "pyproject.toml"
+        if pyproject.is_file():
+            try:
+                return folder if "[tool.errorkb" in pyproject.read_text(encoding="utf-8", errors="replace") else None
+            except OSError:
+                return None
+        if (folder / "mkdocs.yml").is_file():
+            return None
+    return None
+
+
+def _diagnosis_source(args: argparse.Namespace) -> _Source:
+    """`--index`, else the checkout's entries when the shipped index was built from others, else the
+    shipped index. Raises IndexUnavailable (one line) when an index cannot be read."""
+    from errorkb.lookup import load_index
+
     if args.index is not None:
-        lookup = index_lookup(args.index)
-    else:
-        loaded = load_project_entries(project)
-        if loaded.problems:
-            err.print(f"errorkb lookup: {len(loaded.problems)} problem(s) in the entries (see errorkb check); "
-                      "looking among the entries that load", markup=False)
-        lookup = project_lookup(project, [one.entry for one in loaded.entries])
-    answer = lookup.answer(text, args.release)
-    matches = answer.matches
-    shown = matches if args.all else matches[:1]
+        return _Source(load_index(args.index))
+    root = Path(args.root) if args.root else _checkout(Path.cwd())
+    shipped = load_index()
+    if root is None:
+        return _Source(shipped)
+    from errorkb.core.project import load_project
+    from errorkb.lookup.build import entries_digest
+    from errorkb.site.hookindex import entry_files
+
+    project = load_project(root)
+    files = entry_files(project)
+    if files and entries_digest(files) == shipped.digest:
+        return _Source(shipped, project)
+    from errorkb.core.load import load_project_entries
+    from errorkb.site.hookindex import project_index
+
+    loaded = load_project_entries(project)
+    note = f"{len(loaded.problems)} problem(s) in the entries (see errorkb check); looking among the entries " \
+           "that load" if loaded.problems else ""
+    return _Source(project_index(project, [one.entry for one in loaded.entries]), project, note, built=True)
+
+
+def _read_message(args: argparse.Namespace) -> str:
+    return sys.stdin.read(_MAX_INPUT) if args.message == "-" else args.message
+
+
+def cmd_lookup(args: argparse.Namespace) -> int:
+    """The paste box's answer in a terminal: exit 0 confirmed, 3 only candidates, 1 none, 2 bad usage."""
+    from errorkb.lookup import IndexUnavailable
+
+    text = _read_message(args)
+    if not text.strip():
+        _say("errorkb lookup: give a message, or pipe one in")
+        return 2
+    try:
+        source = _diagnosis_source(args)
+    except (IndexUnavailable, ProblemsFound) as error:
+        _say(f"errorkb lookup: {_one_line(error)}")
+        return 2
+    if source.note:
+        _say(f"errorkb lookup: {source.note}")
+    answer = source.index.lookup().answer(text, args.release)
     if answer.cut:
-        err.print(f"errorkb lookup: the paste is long; read its last {answer.kept:,} characters "
-                  f"({answer.cut:,} cut from the start)", markup=False)
+        _say(f"errorkb lookup: the paste is long; read its last {answer.kept:,} characters ({answer.cut:,} cut "
+             "from the start)")
     if args.json:
-        print(json.dumps([_match_json(m) for m in shown], indent=1, ensure_ascii=False))
-    if not args.json and len(matches) == 1 and args.index is None:
-        _print_match(matches[0], lookup.library, details=False)
-        from errorkb.site.terminal import entry_pages, entry_view
+        print(json.dumps(_answer_json(answer, source.index), indent=1, ensure_ascii=False))
+        return _lookup_status(answer)
+    confirmed, candidates = answer.confirmed, answer.candidates
+    if confirmed:
+        for match in confirmed if args.all else confirmed[:1]:
+            _print_match(match, source.index)
+        if len(confirmed) == 1 or not args.all:
+            _print(_show_text(source.index, confirmed[0].known.id))
+        if not args.all and len(answer.matches) > 1:
+            _say(f"({len(answer.matches) - 1} more match; --all lists them)")
+    elif candidates:
+        _print("possibly (not confirmed: the message alone is printed by other errors too):")
+        for match in candidates if args.all else candidates[:5]:
+            _print_match(match, source.index)
+    if args.all:
+        for ruled in answer.ruled_out:
+            _print(f"ruled out: {ruled.match.known.id}: {ruled.reason}")
+    if not answer.matches:
+        _say("errorkb lookup: no entry matches this message")
+        if source.project is not None:
+            from errorkb.core.load import load_project_entries
 
-        page = next(p for p in entry_pages(project, loaded) if p.entry.id == matches[0].known.id)
-        out.print(entry_view(project, page), soft_wrap=False)
-        return 0
-    for match in [] if args.json else shown:
-        _print_match(match, lookup.library)
-    if not matches:
-        err.print("errorkb lookup: no entry matches this message", markup=False)
-        if args.index is None and not args.json:
-            _print_nearest(project, text, [one.entry for one in loaded.entries])
-        return 1
-    if not args.all and len(matches) > 1 and not args.json:
-        err.print(f"({len(matches) - 1} more match; --all lists them)", markup=False)
-    return 0
+            _print_nearest(source.project, text, [one.entry for one in load_project_entries(source.project).entries])
+        elif source.index.site:
+            _say(f"every entry: {source.index.site}errors/")
+    return _lookup_status(answer)
 
 
-def _match_json(match: Match) -> dict[str, Any]:
+def _lookup_status(answer: Answer) -> int:
+    return 0 if answer.confirmed else 3 if answer.matches else 1
+
+
+def _print(text: str) -> None:
+    print(terminal_text(text))
+
+
+def _say(text: str) -> None:
+    print(terminal_text(text), file=sys.stderr)
+
+
+def _one_line(error: BaseException) -> str:
+    if isinstance(error, ProblemsFound):
+        return "; ".join(str(problem) for problem in error.problems)
+    return " ".join(str(error).split())
+
+
+def _match_json(match: Match, index: Index) -> dict[str, Any]:
     wording, release = match.matched, match.release
-    return {"id": match.known.id, "title": match.known.title, "exception": match.known.exception,
-            "function": match.known.function, "url": match.known.url, "values": match.values, "exact": match.exact,
+    return {"id": match.known.id, "title": match.known.title, "grade": match.grade.value,
+            "exception": match.known.exception, "function": match.known.function, "url": index.page(match.known.id),
+            "values": match.values, "exact": match.exact,
             "wording": {"index": match.wording, "message": wording.message, "exception": wording.exception,
                         "releases": wording.releases, "device": wording.device, "note": wording.note},
-            "release": None if release is None else {"releases": list(release.releases), "given": release.given,
-                                                     "raises": release.raises, "advice": release.advice}}
+            "evidence": [{"kind": one.kind, "detail": one.detail} for one in match.evidence],
+            "missing": list(match.missing),
+            "release": None if release is None else {"releases": list(release.releases), "source": release.source,
+                                                     "range": release.range, "raises": release.raises,
+                                                     "advice": release.advice}}
+
+
+def _answer_json(answer: Answer, index: Index) -> dict[str, Any]:
+    """docs/api.md: confirmed matches and candidates kept apart, with the evidence of each."""
+    return {"confirmed": [_match_json(m, index) for m in answer.confirmed],
+            "candidates": [_match_json(m, index) for m in answer.candidates],
+            "ruled_out": [{"id": r.match.known.id, "reason": r.reason} for r in answer.ruled_out],
+            "release": None if answer.release is None else {"release": answer.release,
+                                                            "source": answer.release_source},
+            "cut": answer.cut, "index": index.where}
 
 
 def _print_nearest(project: Project, text: str, entries: list[Any]) -> None:
@@ -590,35 +930,74 @@ def _print_nearest(project: Project, text: str, entries: list[Any]) -> None:
                   "(docs/contributing.md)", markup=False)
 
 
-def _print_match(match: Match, library: str, details: bool = True) -> None:
-    values = ", ".join(f"{{{expression}}} = {value}" for expression, value in match.values.items())
-    out.print(f"[bold]{match.known.id}[/]  ", end="")
-    out.print(match.known.title, markup=False)
-    out.print(f"  {match.known.exception} from {match.known.function}"
-              + ("" if match.exact else " (found inside the text)"), markup=False)
+def _print_match(match: Match, index: Index) -> None:
+    library = index.library
+    grade = "confirmed" if match.confirmed else "possible"
+    _print(f"{match.known.id}  [{grade}]  {match.known.title}")
+    origin = {"removed": "where your code uses a name the library no longer has",
+              "signature": "where your code calls it with arguments it no longer takes"}
+    _print(f"  {match.known.exception} " + origin.get(match.known.kind, f"from {match.known.function}")
+           + ("" if match.exact else " (found inside the text)"))
     if match.wording:
         wording = match.matched
         where = ", ".join(x for x in (wording.releases and f"{library} {wording.releases}", wording.device) if x)
-        out.print(f"  matched another wording{f' ({where})' if where else ''}: {wording.message}"
-                  + (f" — {wording.note}" if wording.note else ""), markup=False)
+        _print(f"  matched another wording{f' ({where})' if where else ''}: {wording.message}"
+               + (f" — {wording.note}" if wording.note else ""))
+    values = ", ".join(f"{{{expression}}} = {value}" for expression, value in match.values.items())
     if values:
-        out.print(f"  {values}", markup=False)
+        _print(f"  {values}")
     if match.release is not None:
         release = match.release
-        source = "as given" if release.given else "from the traceback's frames"
         state = "raises it" if release.raises is True else "does not raise it" if release.raises is False else \
             "some of them raise it" if release.advice else "the entry records no release range"
         where = release.releases[0] if len(release.releases) == 1 else \
             f"{release.releases[0]} – {release.releases[-1]}"
-        out.print(f"  {library} {where} ({source}): {state}. {release.advice}".rstrip(), markup=False)
-    if details:
-        out.print(f"  page: {match.known.url}", markup=False)
+        source = {"frames": "from the traceback's frames", "stated": "as given"}.get(release.source, release.source)
+        _print(f"  {library} {where} ({source}): {state}. {release.advice}".rstrip())
+    for one in match.evidence:
+        _print(f"  why: {one.detail}")
+    for hint in match.missing:
+        _print(f"  to tell: {hint}")
+    _print(f"  page: {index.page(match.known.id)}  (offline: errorkb show {match.known.id})")
+
+
+def _show_text(index: Index, entry_id: str) -> str:
+    """An entry as the index holds it: message, meaning, the fix, releases, its page."""
+    from errorkb.lookup._known import mapping
+
+    item = index.items[entry_id]
+    show = mapping(item.get("show"))
+    parts = [f"{item.get('title', entry_id)}  ({entry_id})", "",
+             f"{item.get('exception')}: {item.get('message')}", ""]
+    if show.get("meaning"):
+        parts += [str(show["meaning"]).rstrip(), ""]
+    solutions = show.get("solutions") or []
+    parts.append("The verified fix" + (f": {solutions[0]}" if solutions else ""))
+    if show.get("after"):
+        parts += ["", *("    " + line for line in str(show["after"]).rstrip().splitlines())]
+    parts += ["", "Releases"]
+    known = next((one for one in index.known if one.id == entry_id), None)
+    facts = known.releases if known else None
+    if facts and facts.raises:
+        parts.append(f"  raises in {facts.raises}")
+    if facts and facts.last_good:
+        parts.append(f"  last release where the old code ran: {facts.last_good}")
+    if facts and facts.replacement:
+        parts.append(f"  replacement: {facts.replacement}" + (f" (since {facts.replacement_since})"
+                                                              if facts.replacement_since else ""))
+    if show.get("source"):
+        parts.append(f"  source: {show['source']}")
+    if show.get("related"):
+        parts += ["", "Related: " + ", ".join(str(one) for one in show["related"])]
+    parts += ["", f"page: {index.page(entry_id)}"]
+    return "\n".join(parts)
 
 
 def cmd_new(project: Project, args: argparse.Namespace) -> int:
     """Entry and snippet stubs; exit 1 (nothing written) when the id is taken or a file exists."""
     from errorkb.author import scaffold
     from errorkb.author.paste import read_paste
+    from errorkb.core.load import load_project_entries
 
     if args.from_traceback is None and args.like is None:
         err.print("errorkb new: give --from-traceback FILE (or - for stdin) and/or --like ID", markup=False)
@@ -663,16 +1042,29 @@ def _read_input(name: str) -> str:
         return handle.read(_MAX_INPUT)
 
 
-def cmd_show(project: Project, args: argparse.Namespace) -> int:
+def cmd_show(args: argparse.Namespace) -> int:
+    """An entry: from the index (anywhere), or the checkout's page model (verification per target and
+    device, measured releases) when run in a knowledge base."""
+    from errorkb.lookup import IndexUnavailable
+
+    try:
+        source = _diagnosis_source(args)
+    except (IndexUnavailable, ProblemsFound) as error:
+        _say(f"errorkb show: {_one_line(error)}")
+        return 2
+    ids = sorted(source.index.items)
+    if args.id not in source.index.items:
+        close = difflib.get_close_matches(args.id, ids, n=1)
+        _say(f"errorkb show: no entry '{args.id}'" + (f" (did you mean '{close[0]}'?)" if close else ""))
+        return 1
+    if source.project is None or not (source.built or args.root):
+        _print(_show_text(source.index, args.id))
+        return 0
+    from errorkb.core.load import load_project_entries
     from errorkb.site.terminal import entry_pages, entry_view
 
-    loaded = load_project_entries(project)
-    pages = {page.entry.id: page for page in entry_pages(project, loaded)}
-    if args.id not in pages:
-        close = difflib.get_close_matches(args.id, sorted(pages), n=1)
-        err.print(f"errorkb show: no entry '{args.id}'" + (f" (did you mean '{close[0]}'?)" if close else ""),
-                  markup=False)
-        return 1
+    project = source.project
+    pages = {page.entry.id: page for page in entry_pages(project, load_project_entries(project))}
     out.print(entry_view(project, pages[args.id]), soft_wrap=False)
     return 0
 
@@ -704,23 +1096,43 @@ def cmd_hook_index(project: Project, args: argparse.Namespace) -> int:
 
 def cmd_render(project: Project, args: argparse.Namespace) -> int:
     """The site's generated files written to disk; exit 1 when an entry has problems."""
+    from errorkb.core.load import load_project_entries
     from errorkb.plugs import runtime_for
+    from errorkb.results.matrix import matrix_problem
+    from errorkb.results.report import read_reports
     from errorkb.site.files import site_files
-    from errorkb.verify.report import read_reports
 
     loaded = load_project_entries(project, _reserved_ids())
     for problem in loaded.problems:
         err.print(str(problem), markup=False)
     reports, unreadable = read_reports(project.reports, runtime_for(project.library.runtime).devices)
-    for message in unreadable:
+    for message in [*unreadable, *filter(None, [matrix_problem(project)])]:
         err.print(message, markup=False)
-    pages, files = site_files(project, loaded, reports)
+    pages, files = site_files(project, loaded, reports, edit_url=_edit_urls(project))
+    out_dir = args.out.resolve()
     for file in files:
         path = args.out / file.path
+        if not path.resolve().is_relative_to(out_dir):  # page_path keeps pages in place; this keeps --out whole
+            err.print(f"errorkb render: {file.path} would be written outside {args.out}; skipped", markup=False)
+            continue
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(file.content, encoding="utf-8")
     out.print(f"{len(pages)} entry pages, {len(files)} files written to {args.out}", markup=False)
     return 1 if loaded.problems else 0
+
+
+def _edit_urls(project: Project) -> Any:
+    """The plugin's edit links, from the project's mkdocs.yml when it has one: `render --out` writes
+    the bytes the site publishes."""
+    config_path = project.root / "mkdocs.yml"
+    if not config_path.is_file():
+        return None
+    from mkdocs.config import load_config
+
+    from errorkb.site.files import edit_url
+
+    config = load_config(str(config_path))
+    return lambda path: edit_url(config.repo_url, config.edit_uri, Path(config.docs_dir), project, path)
 
 
 if __name__ == "__main__":

@@ -21,9 +21,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from errorkb.plugs import runtime_for
-from errorkb.verify.records import CheckRecord, Outcome
+from errorkb.results.records import TARGETS, CheckRecord, Outcome
 from errorkb.verify.run import Isolation
-from errorkb.verify.targets import TARGETS
 
 if TYPE_CHECKING:
     from _pytest._code.code import TerminalRepr, TracebackStyle
@@ -70,13 +69,15 @@ class _Session:
     @property
     def verifier(self) -> Verifier:
         if self._verifier is None:
+            from errorkb.verify.cache import Trust, resolve_trust
             from errorkb.verify.engine import Verifier
             from errorkb.verify.plan import library_imports, plan
 
             checks = plan(self.loaded.entries, self.project, self.targets, self.devices)
             cache = None if self.config.getoption("errorkb_no_cache") else self.project.cache_dir
             self._verifier = Verifier(self.project, self.targets, isolation=self.config.getoption("errorkb_isolation"),
-                                      cache_dir=cache, preload=library_imports(checks, self.project.library.name))
+                                      cache_dir=cache, preload=library_imports(checks, self.project.library.name),
+                                      trust=resolve_trust(Trust.AUTO))
         return self._verifier
 
     def close(self) -> None:
@@ -84,7 +85,7 @@ class _Session:
             self._verifier.close()
         path = self.config.getoption("errorkb_report")
         if path and self.records:
-            from errorkb.verify.report import new_report
+            from errorkb.results.report import new_report
 
             new_report(self._verifier.fingerprints if self._verifier else {}, self.records).write(Path(path))
 

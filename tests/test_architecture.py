@@ -3,9 +3,11 @@ own, the public API resolves, and the type checker is satisfied."""
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -54,8 +56,27 @@ def test_import_layers_hold():
     result = subprocess.run([str(linter), "--config", str(ROOT / "pyproject.toml")], cwd=ROOT,
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
-    kept = re.search(r"Contracts: (\d+) kept, 0 broken", result.stdout)
-    assert kept and int(kept.group(1)) >= 5, result.stdout[-2000:]
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]
+    assert f"{len(contracts['contracts'])} kept, 0 broken" in result.stdout
+
+
+def test_a_reader_of_results_importing_the_verifier_breaks_a_contract(tmp_path):
+    """The site, its lookup and the hook read reports and the matrix through errorkb.results; the
+    contract that says so is not vacuous: a copy of the package whose site imports the verifier fails."""
+    import shutil
+
+    shutil.copytree(ROOT / "errorkb", tmp_path / "errorkb", ignore=shutil.ignore_patterns("__pycache__", "kvcache"))
+    (tmp_path / "errorkb" / "kvcache").mkdir()
+    (tmp_path / "errorkb" / "kvcache" / "__init__.py").write_text("")
+    evidence = tmp_path / "errorkb" / "site" / "evidence.py"
+    evidence.write_text(evidence.read_text(encoding="utf-8") + "\nfrom errorkb.verify import engine  # noqa\n")
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    linter = Path(sys.executable).parent / "lint-imports"
+    result = subprocess.run([str(linter), "--config", str(tmp_path / "pyproject.toml")], cwd=tmp_path,
+                            capture_output=True, text=True, timeout=300,
+                            env={**os.environ, "PYTHONPATH": str(tmp_path)})
+    assert result.returncode != 0, result.stdout[-3000:]
+    assert "import no verifier module" in result.stdout and "errorkb.site.evidence -> errorkb.verify" in result.stdout
 
 
 def test_the_type_checker_is_satisfied():

@@ -96,3 +96,25 @@ def test_a_label_does_not_rerun_the_cpu_jobs():
     assert runs(jobs["cpu"].get("if"), EVENTS["pull request synchronize"])
     assert not runs(jobs["site"].get("if"), EVENTS["pull request labelled other"])
     assert runs(jobs["site"].get("if"), EVENTS["pull request labelled run-gpu"])
+
+
+def test_a_pull_request_s_run_neither_restores_nor_trusts_the_verdict_cache():
+    """A pull request's earlier push could have written any verdict into the cache its later runs
+    restore: there the cache step is skipped and verify runs every check (`--cache untrusted`)."""
+    steps = workflow()["jobs"]["cpu"]["steps"]
+    cache = next(step for step in steps if step.get("uses", "").startswith("actions/cache"))
+    verify = next(step for step in steps if "errorkb verify" in step.get("run", ""))
+    flag = re.search(r"--cache \$\{\{(.*?)\}\}", verify["run"]).group(1)
+    for name, context in EVENTS.items():
+        pull_request = context["github.event_name"] == "pull_request"
+        assert runs(cache.get("if"), context) is not pull_request, name
+        chosen = "untrusted" if context["github.event_name"] == "pull_request" else "trusted"
+        assert _choice(flag, context) == chosen, name
+
+
+def _choice(expression: str, context: dict) -> str:
+    """`a == 'b' && 'x' || 'y'` under `context`, as GitHub evaluates it."""
+    found = re.fullmatch(r"\s*(github\.event_name) == '(\w+)' && '(\w+)' \|\| '(\w+)'\s*", expression)
+    assert found, expression
+    name, value, then, otherwise = found.groups()
+    return then if context.get(name) == value else otherwise

@@ -1,7 +1,8 @@
 """The opt-in hook, in real interpreters: a documented error that escapes prints its entry after
-the traceback; anything else prints exactly what Python prints; the exit status never changes;
-the `.pth` imports nothing at start-up. Plus the pytest hint, the IPython extension, the shipped
-index (stale → fail) and hostile exceptions."""
+the traceback, graded by the same matcher as `errorkb lookup` (confirmed, or candidates labelled as
+such); anything else prints exactly what Python prints; the exit status never changes; the `.pth`
+imports nothing at start-up. Plus the pytest hint, the IPython extension, the shipped index
+(stale → fail) and hostile exceptions."""
 
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ from benchmarks.hook_startup import make_env
 from errorkb.core.load import load_project_entries
 from errorkb.core.project import load_project
 from errorkb.hook import PTH_LINE
-from errorkb.hook.explain import CAP, describe
+from errorkb.hook.explain import describe
+from errorkb.lookup import CAP, load_index
 from errorkb.site.hookindex import HOOK_INDEX, stale
 from tests.kb import ROOT
 
@@ -55,7 +57,8 @@ def test_a_real_uncaught_cache_error_prints_its_entry_after_the_traceback(envs, 
     assert TITLE in block, result.stderr
     assert "fix:  Pass a single int when every layer has the same head size" in block
     assert "transformers 5.15.1 (installed) raises it" in block
-    assert "page: http://127.0.0.1:8000/errors/transformers/head-dim-list-length/" in block
+    assert f"page: {load_index().site}errors/transformers/head-dim-list-length/" in block
+    assert "(offline: errorkb show head-dim-list-length)" in block and "why:  transformers itself raises" in block
     assert result.stderr.startswith("Traceback (most recent call last):")
 
 
@@ -210,7 +213,8 @@ CAT = ("Sizes of tensors must match except in dimension 2. Expected size 1 but g
 
 def test_an_error_the_runtime_raises_counts_only_from_the_entrys_own_frame(tmp_path):
     """The runtime words this error alike for everyone: only raised under the library's function
-    (a frame of `<package>/cache_utils.py` in `update`) is it the entry's."""
+    (a frame of `<package>/cache_utils.py` in `update`) is it the entry's, confirmed; raised in any
+    other code it is ruled out; without a traceback it is only possible."""
     import importlib.util
 
     def raise_from(path: Path) -> BaseException:
@@ -225,10 +229,13 @@ def test_an_error_the_runtime_raises_counts_only_from_the_entrys_own_frame(tmp_p
             return error
         raise AssertionError("did not raise")
 
-    assert describe(RuntimeError(CAT)) is None  # no traceback at all
-    assert describe(raise_from(tmp_path / "mine" / "cache_utils.py")) is None
+    bare = describe(RuntimeError(CAT))  # no traceback at all: possible, never confirmed
+    assert bare is not None and "possibly a documented error, not confirmed" in bare
+    assert "a documented error —" not in bare and "to tell: paste the whole traceback" in bare
+    assert describe(raise_from(tmp_path / "mine" / "cache_utils.py")) is None  # raised elsewhere: ruled out
     text = describe(raise_from(tmp_path / "site-packages" / "transformers" / "cache_utils.py"))
-    assert text is not None and "New key/value states do not fit the cached ones" in text
+    assert text is not None and "a documented error — " in text and "New key/value states do not fit" in text
+    assert "why:  a frame in `update`" in text
 
 
 def test_the_pth_costs_well_under_the_start_up_goal():
@@ -237,3 +244,22 @@ def test_the_pth_costs_well_under_the_start_up_goal():
     from benchmarks.hook_startup import GOAL_MS, pth_cost_us
 
     assert pth_cost_us(repeat=200) < GOAL_MS * 1000 / 2
+
+
+def test_a_removed_name_used_by_the_users_code_is_named_and_a_shared_message_is_not(tmp_path):
+    """The hook reads the frames of the user's code: `from <package> import HybridCache` is the removal,
+    confirmed by the failing line; a `list index out of range` raised by the user's own code is nobody's."""
+    from errorkb.hook.explain import answer_text
+
+    index = load_index()
+    removed = ('Traceback (most recent call last):\n  File "/home/me/run.py", line 3, in <module>\n'
+               "    from transformers import HybridCache\n"
+               "ImportError: cannot import name 'HybridCache' from 'transformers' "
+               "(/venv/lib/python3.11/site-packages/transformers/__init__.py)\n")
+    answer = answer_text(removed, index, "5.15.1")
+    assert [m.known.id for m in answer.confirmed][:1] == ["import-hybridcache-removed"]
+    assert {e.kind for e in answer.confirmed[0].evidence} >= {"words", "code", "release"}
+    assert answer_text(removed, index, "4.46.0").confirmed == []  # 4.46 has HybridCache: another error
+    shared = ('Traceback (most recent call last):\n  File "/home/me/run.py", line 9, in <module>\n'
+              "    item = items[3]\nIndexError: list index out of range\n")
+    assert answer_text(shared, index, "5.15.1").matches == []

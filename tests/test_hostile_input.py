@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import resource
 import subprocess
 import sys
@@ -309,12 +310,16 @@ def test_check_prints_line_100_as_digits_not_an_emoji(tmp_path, capsys):
 HOSTILE_TITLE = "Clears the screen\x1b[2J\x1b]0;pwned\x07 and\r beeps\x07\x1b[31m red\x9b1m"
 
 
-def test_lookup_prints_entry_text_without_control_characters(tmp_path, capsys):
-    text = ENTRY.replace("title: A documented error", f"title: {json.dumps(HOSTILE_TITLE)}")
-    make_project(tmp_path, entries={"demo-error.yml": text})
-    assert load_project_entries(load_project(tmp_path)).entries[0].entry.title == HOSTILE_TITLE
+def test_lookup_prints_a_published_index_without_control_characters(tmp_path, capsys):
+    """Entries refuse control characters (below); an index file is read as it is, and printed clean."""
+    make_project(tmp_path)
+    index = tmp_path / "index.json"
+    index.write_text(json.dumps({"schema": 1, "library": {"name": "transformers"}, "entries": [
+        {"id": "demo-error", "title": HOSTILE_TITLE, "exception": "ValueError", "function": "Cache.early_initialization",
+         "url": "errors/transformers/demo-error/",
+         "message": "`head_dim` was provided as a list of length {n}, but the Cache currently has {m} layers"}]}))
     message = "`head_dim` was provided as a list of length 3, but the Cache currently has 12 layers"
-    assert main(["--root", str(tmp_path), "lookup", message]) == 0
+    assert main(["--root", str(tmp_path), "lookup", "--index", str(index), message]) == 0
     out = capsys.readouterr().out
     assert "Clears the screen" in out and "beeps" in out and "red" in out
     assert not any(ch in out for ch in "\x1b\x07\r\x9b"), repr(out)
@@ -342,3 +347,272 @@ def test_a_message_that_would_match_any_paste_is_a_located_problem(tmp_path, mes
     problems = problems_of(tmp_path, ENTRY.replace(old, f"message: {message}"))
     assert len(problems) == 1 and problems[0].startswith(f"{ENTRY_FILE}:5:10: message: message too generic"), problems
     assert "(at least 8 needed)" in problems[0]
+
+
+# -- every exception while building a document is a located problem (issue 23) ------------------
+
+@pytest.mark.parametrize("old, new, where", [
+    ("title: A documented error", "title: 2001-13-45", "2:8"),
+    ("meaning: What it means.", "meaning: 2001-02-30 10:00:00", "12:10"),
+    ("line: 1471", "line: " + "7" * 4301, "10:9"),
+    ("meaning: What it means.", 'meaning: !!int "0b"', "12:10"),
+    ("meaning: What it means.", 'meaning: !!float "x"', "12:10"),
+    ("  - A situation.", "  - !!timestamp 2001-99-01", "15:5"),
+])
+def test_a_value_the_yaml_constructor_cannot_build_is_a_located_problem(tmp_path, capsys, old, new, where):
+    text = ENTRY.replace(old, new)
+    assert text != ENTRY
+    problems = problems_of(tmp_path, text)
+    assert len(problems) == 1 and problems[0].startswith(f"{ENTRY_FILE}:{where}: "), problems
+    assert "cannot be read" in problems[0] and "quote it" in problems[0]
+    assert main(["--root", str(tmp_path), "check"]) == 1
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err + captured.out
+    assert f"{ENTRY_FILE}:{where}: " in captured.err
+
+
+# -- what entry prose may hold: structures whose rendering cost grows faster than their size -----
+
+@pytest.mark.parametrize("unit", ["[", "![", "[*", "[a]("])
+def test_twenty_thousand_brackets_are_refused_by_check_with_a_located_problem(tmp_path, capsys, unit):
+    from errorkb.core.prose import MAX_BRACKETS
+
+    text = ENTRY.replace("meaning: What it means.", "meaning: '" + unit * (20_000 // len(unit)) + "'")
+    assert len(text) - len(ENTRY) < MAX_CHARS
+    make_project(tmp_path, entries={"demo-error.yml": text})
+    assert main(["--root", str(tmp_path), "check"]) == 1
+    err = capsys.readouterr().err
+    count = unit.count("[") * (20_000 // len(unit))
+    assert f"{ENTRY_FILE}:12:10: meaning: {count:,} '[' (links, images, brackets); " \
+           f"the limit is {MAX_BRACKETS:,} in one text" in err, err
+    assert load_project_entries(load_project(tmp_path)).entries == []
+
+
+@pytest.mark.parametrize("nested", ["- " * 1000 + "x", "* " * 1000 + "x", "1. " * 700 + "x", "> " * 1000 + "x",
+                                    "- > " * 500 + "x", "".join("  " * depth + "- x\n" for depth in range(60))])
+def test_nested_list_markers_are_refused_by_check_with_a_located_problem(tmp_path, capsys, nested):
+    from errorkb.core.prose import MAX_NESTING
+
+    text = ENTRY.replace("meaning: What it means.", "meaning: " + json.dumps(nested))
+    make_project(tmp_path, entries={"demo-error.yml": text})
+    assert main(["--root", str(tmp_path), "check"]) == 1
+    err = capsys.readouterr().err
+    assert f"{ENTRY_FILE}:12:10: meaning: lists or quotes nested " in err, err
+    assert f"levels deep; the limit is {MAX_NESTING}" in err
+    assert "RecursionError" not in err and "Traceback" not in err
+
+
+def test_deep_indentation_inside_a_fence_is_code_not_nesting(tmp_path):
+    code = "".join("    " * depth + "x = 1\n" for depth in range(30))
+    text = ENTRY.replace("meaning: What it means.", "meaning: " + json.dumps("```python\n" + code + "```\n"))
+    assert problems_of(tmp_path, text) == []
+
+
+def test_prose_within_the_limits_of_a_real_entry_loads(tmp_path):
+    prose = "See [the docs](https://example.org/a) and ![a figure](figure.png).\n\n- a\n  - b\n    - c\n\n> quoted\n"
+    text = ENTRY.replace("meaning: What it means.", "meaning: " + json.dumps(prose))
+    assert problems_of(tmp_path, text) == []
+
+
+# -- titles and every other string: no control characters, no bidi overrides ---------------------
+
+@pytest.mark.parametrize("bad", ["\u202e", "\u2066", "\u200f", "\x1b[2J", "\x07", "\x85", "\x9b", "\x00", "\r", "\n"])
+def test_a_title_with_a_control_or_bidi_character_is_a_located_problem(tmp_path, bad):
+    text = ENTRY.replace("title: A documented error", f"title: {json.dumps('Evil ' + bad + 'title')}")
+    problems = problems_of(tmp_path, text)
+    assert len(problems) == 1 and problems[0].startswith(f"{ENTRY_FILE}:2:8: title: "), problems
+    assert f"U+{ord(bad[0]):04X}" in problems[0]
+
+
+@pytest.mark.parametrize("field, old", [("meaning", "meaning: What it means."),
+                                        ("solutions[0].title", "  - title: A solution"),
+                                        ("guards[0].title", "  - title: A guard")])
+@pytest.mark.parametrize("bad", ["\u202e", "\x1b", "\x9d"])
+def test_control_and_bidi_characters_are_refused_in_any_text(tmp_path, field, old, bad):
+    key, _, value = old.partition(": ")
+    text = ENTRY.replace(old, f"{key}: {json.dumps(value + bad + 'x')}")
+    problems = problems_of(tmp_path, text)
+    assert len(problems) == 1 and f": {field}: " in problems[0] and f"U+{ord(bad):04X}" in problems[0], problems
+
+
+def test_tabs_and_newlines_in_prose_are_fine(tmp_path):
+    text = ENTRY.replace("meaning: What it means.", 'meaning: "What\\tit\\nmeans."')
+    assert problems_of(tmp_path, text) == []
+
+
+# -- an entry's page stays in its folder ---------------------------------------------------------
+
+@pytest.mark.parametrize("library", ["x/..", "x/.", "../x", "./x", "x/...", "huggingface/.."])
+def test_a_library_that_would_place_the_page_outside_its_folder_is_refused(tmp_path, library):
+    text = VALID_ENTRY.format(id="threat-model").replace("library: huggingface/transformers", f"library: {library}")
+    make_project(tmp_path, entries={"threat-model.yml": text})
+    result = load_project_entries(load_project(tmp_path))
+    assert result.entries == []
+    assert any(str(p).startswith("docs/errors/transformers/threat-model.yml:3:10: library: ") for p in result.problems)
+
+
+def test_no_entry_page_path_leaves_its_folder():
+    """Defence in depth: an entry built past the model (model_copy validates nothing) still gets
+    a page inside errors/<its library's folder>/, or none."""
+    import posixpath
+
+    import yaml
+
+    from errorkb.core.entry import Entry
+    from errorkb.site.render import page_path
+
+    entry = Entry.model_validate(yaml.safe_load(VALID_ENTRY.format(id="threat-model")))
+    refused = 0
+    for library in ["x/..", "x/.", "x/...", "a/b", "a/.hidden", "a/x..y", "a/UPPER"]:
+        try:
+            path = page_path(entry.model_copy(update={"library": library}))
+        except ValueError:
+            refused += 1
+            continue
+        parts = path.split("/")
+        assert posixpath.normpath(path) == path and len(parts) == 3 and parts[0] == "errors", path
+        assert parts[1].strip(".") and parts[2] == "threat-model.md", path
+    assert refused == 3
+
+
+# -- release ranges: plain comparisons only ------------------------------------------------------
+
+@pytest.mark.parametrize("claim", ["===<svg/onload=alert`1`>", "===<details/open/ontoggle=alert`1`>", "===5.0", ">=4.49 || ===x", "==4.49 ; python_version",
+                                   "<5.0 <a href=x>", ">=4.49, <details open>"])
+def test_a_release_range_that_is_not_plain_comparisons_is_refused(tmp_path, claim):
+    text = ENTRY + f"releases:\n  raises: {json.dumps(claim)}\n"
+    problems = problems_of(tmp_path, text)
+    assert len(problems) == 1 and ": releases.raises: " in problems[0], problems
+
+
+@pytest.mark.parametrize("claim", [">=4.49,<5.0", "<4.44 || >=5.0", "==4.49.*", "!=4.50", "~=4.49", ">= 4.49, < 5"])
+def test_plain_release_ranges_still_load(tmp_path, claim):
+    assert problems_of(tmp_path, ENTRY + f"releases:\n  raises: {json.dumps(claim)}\n") == []
+
+
+# -- the render budget: check renders every page as the site would, in a child process -----------
+
+def burning_project(root: Path, marker: str) -> Path:
+    """A project whose site renders with a test extension that misbehaves on `marker` (tests/site/burn.py)."""
+    text = ENTRY.replace("trigger: When it happens.", f"trigger: When it happens, {marker}.")
+    make_project(root, entries={"demo-error.yml": text, "other-error.yml": VALID_ENTRY.format(id="other-error")})
+    (root / "mkdocs.yml").write_text("site_name: t\nmarkdown_extensions:\n  - toc\n  - tests.site.burn\n")
+    return root
+
+
+@pytest.mark.parametrize("marker, what", [
+    ("BURN-PYTHON", "took more than 1 s of CPU time to render"),
+    ("BURN-C", "in code the budget's timer cannot stop"),
+    ("RAISE-HERE", "raised ValueError while rendering: the extension gave up"),
+    ("RECURSE-HERE", "nests too deeply to render (RecursionError)"),
+])
+def test_check_renders_every_page_within_a_budget_and_locates_what_blows_it(tmp_path, capsys, monkeypatch,
+                                                                              marker, what):
+    from errorkb.site import budget
+
+    monkeypatch.setattr(budget, "CPU_SECONDS", 1.0)
+    monkeypatch.chdir(Path(__file__).resolve().parents[1])  # the child imports tests.site.burn
+    burning_project(tmp_path, marker)
+    assert main(["--root", str(tmp_path), "check"]) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    if marker == "BURN-C":  # the kernel ends the child inside the page: no part can be tried alone
+        assert f"{ENTRY_FILE}:1:1: this entry's page took more than 1 s of CPU time" in err, err
+    else:
+        assert f"{ENTRY_FILE}:13:10: trigger: this text {what}; simplify its Markdown" in err, err
+    assert "other-error" not in err  # the page after it had a child of its own, and rendered
+
+
+def test_the_budget_is_cpu_time_in_this_process_too():
+    from errorkb.site.budget import within_budget
+
+    def forever() -> None:
+        while True:
+            pass
+
+    assert within_budget(forever, 0.2) == "took more than 0.2 s of CPU time to render"
+    assert within_budget(lambda: None, 0.2) is None
+    assert within_budget(lambda: 1 / 0, 0.2) == "raised ZeroDivisionError while rendering: division by zero"
+
+
+# -- mkdocs serve keeps every other page up through them ----------------------------------------
+
+from tests.site.test_serve import ENTRY_URL, fetch, wait_for  # noqa: E402
+from tests.site.test_serve import served as served  # noqa: E402 - the fixture, used by name
+
+
+def test_serve_keeps_every_other_page_up_through_brackets_nesting_a_bad_value_and_a_fifo(request, project):
+    """20,000 `[`, nested list markers, `title: 2001-13-45` and a FIFO, saved while `mkdocs serve`
+    runs: each entry's address shows its located problem, and every other page stays up and
+    keeps rebuilding."""
+    base, log = request.getfixturevalue("served")
+    folder = project / "docs/errors/transformers"
+    good = (folder / "num-heads-list-length.yml").read_text()
+
+    def variant(entry_id: str, meaning: str) -> str:
+        text = good.replace("id: num-heads-list-length", f"id: {entry_id}")
+        return re.sub(r"(?m)^meaning: \|\n(?:(?:  .*)?\n)*", lambda _: f"meaning: {json.dumps(meaning)}\n", text, count=1)
+
+    (folder / "brackets.yml").write_text(variant("brackets", "[" * 20_000))
+    (folder / "nested.yml").write_text(variant("nested", "- " * 1000 + "x"))
+    (folder / "bad-date.yml").write_text(variant("bad-date", "x").replace('title: "', "title: 2001-13-45\nx-title: \"", 1))
+    os.mkfifo(folder / "pipe.yml")
+    for where in ["brackets.yml", "nested.yml", "bad-date.yml", "pipe.yml"]:
+        wait_for(lambda where=where: f"transformers/{where}:" in log.read_text(), f"{where}'s problem in the log",
+                 timeout=120)
+    text = log.read_text()
+    assert "'[' (links, images, brackets)" in text and "lists or quotes nested" in text
+    assert "cannot be read as a date" in text and "not a regular file" in text
+    assert "Traceback" not in text and "RecursionError" not in text
+    for broken in ["brackets", "nested"]:
+        page = wait_for(lambda broken=broken: fetch(base + f"errors/transformers/{broken}/"), f"{broken}'s page")
+        assert "This entry does not load" in page
+    assert "What it means" in (fetch(base + ENTRY_URL) or "")
+    assert "Errors by API" in (fetch(base + "errors/by-api/") or "")
+    yaml_path = folder / "head-dim-list-length.yml"
+    yaml_path.write_text(yaml_path.read_text().replace('title: "`head_dim` list', 'title: "STILL-LIVE `head_dim` list'))
+    wait_for(lambda: "STILL-LIVE" in (fetch(base + ENTRY_URL) or ""), "the next edit to show", timeout=120)
+
+
+# -- the terminal: no link whose label says one address and whose target is another --------------
+
+OSC8 = re.compile(r"\x1b\]8;[^;\x1b\x07]*;(?P<target>[^\x1b\x07]*)(?:\x1b\\|\x07)(?P<label>.*?)\x1b\]8;;(?:\x1b\\|\x07)",
+                  re.S)
+
+
+def test_show_on_a_terminal_prints_no_link_whose_label_is_not_its_target(tmp_path, monkeypatch, capsys):
+    import errorkb.cli as cli
+    from errorkb.cli import _PlainConsole
+
+    prose = "Install it from [pytorch.org](https://evil.example/payload) or <https://pytorch.org/get>."
+    text = ENTRY.replace("meaning: What it means.", f"meaning: {json.dumps(prose)}")
+    make_project(tmp_path, entries={"demo-error.yml": text})
+    monkeypatch.setattr(cli, "out", _PlainConsole(force_terminal=True, color_system="truecolor", width=120,
+                                                  highlight=False, emoji=False))
+    assert main(["--root", str(tmp_path), "show", "demo-error"]) == 0
+    shown = capsys.readouterr().out
+    assert "pytorch.org" in shown and "https://evil.example/payload" in shown  # the target is shown, as text
+    for link in OSC8.finditer(shown):
+        label = re.sub(r"\x1b\[[0-9;]*m", "", link["label"])
+        assert label == link["target"], (label, link["target"])
+
+
+def test_check_says_when_the_sites_markdown_settings_cannot_be_read(tmp_path, capsys):
+    make_project(tmp_path)
+    (tmp_path / "mkdocs.yml").write_text("site_name: t\nmarkdown_extensions:\n  - no.such.extension\n")
+    assert main(["--root", str(tmp_path), "check"]) == 1
+    err = capsys.readouterr().err
+    assert "mkdocs.yml:1:1: cannot read the site's Markdown settings" in err and "Traceback" not in err
+
+
+def test_a_paragraph_longer_than_its_limit_is_refused_and_split_ones_load(tmp_path):
+    from errorkb.core.prose import MAX_PARAGRAPH
+
+    wall = "`|` " * (MAX_PARAGRAPH // 4 + 10)
+    text = ENTRY + f"notes: {json.dumps(wall)}\n"
+    problems = problems_of(tmp_path, text)
+    assert len(problems) == 1 and ": notes: a paragraph of " in problems[0], problems
+    assert f"the limit is {MAX_PARAGRAPH:,}" in problems[0]
+    half = "`|` " * (MAX_PARAGRAPH // 8)
+    (tmp_path / "split").mkdir()
+    assert problems_of(tmp_path / "split", ENTRY + f"notes: {json.dumps(half + chr(10) * 2 + half)}\n") == []

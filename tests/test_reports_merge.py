@@ -10,6 +10,7 @@ from pathlib import Path
 from errorkb.cli import main
 from errorkb.core.load import load_project_entries
 from errorkb.core.project import load_project
+from errorkb.results import matrix as files
 from errorkb.verify import matrix
 from tests.kb import ROOT, copy_kb
 
@@ -23,14 +24,14 @@ def test_matrix_for_one_entry_and_release_keeps_every_other_result(tmp_path, mon
     (root / "reports" / "matrix").mkdir(parents=True)
     shutil.copy(ROOT / "reports" / "matrix" / "transformers.json", root / "reports" / "matrix" / "transformers.json")
     project = load_project(root)
-    before = matrix.read_matrix(project)
+    before = files.read_matrix(project)
     assert before is not None and len(before.results) > 100 and len(before.releases) > 40
     # The pinned release is installed here: run it in this interpreter instead of building an environment.
     monkeypatch.setattr(matrix, "ensure_env", lambda project, release, rebuild=False:
                         matrix.Env(release, Path(sys.executable)))
     assert main(["--root", str(root), "matrix", "head-dim-list-length", "--release", "5.15.1", "--no-cache"]) == 0
     assert "1 of 1 releases ran" in capsys.readouterr().out
-    after = matrix.read_matrix(project)
+    after = files.read_matrix(project)
     assert after is not None
     old = {(r.entry, r.release): r for r in before.results}
     new = {(r.entry, r.release): r for r in after.results}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from errorkb.verify.report import CLOCK_SKEW, read_reports, report_files
+from errorkb.results.report import CLOCK_SKEW, read_reports, report_files
 from tests.site.sitekb import record, site_project, write_report
 
 ENTRY = "head-dim-list-length"
@@ -52,3 +52,58 @@ def test_a_report_created_in_the_future_is_ignored(tmp_path):
     path.write_text(path.read_text().replace("2026-11-30T10:00:00+00:00", "2099-01-01T00:00:00+00:00"))
     reports, problems = read_reports(project / "reports", ("cpu", "cuda"), now=datetime(2026, 12, 1, tzinfo=UTC))
     assert reports == [] and "in the future" in problems[0]
+
+
+def test_the_committed_reports_read_and_write_back_unchanged():
+    """Their format grew only optional fields: the committed files (an older errorkb's included)
+    read, and written back, are byte for byte what is committed: nothing lost, no migration."""
+    from errorkb.results.matrix import load_matrix
+    from errorkb.results.report import read_report
+    from tests.kb import ROOT
+
+    report = ROOT / "reports" / "latest.json"
+    matrix = ROOT / "reports" / "matrix" / "transformers.json"
+    assert read_report(report).text() == report.read_text(encoding="utf-8")
+    assert load_matrix(matrix).text() == matrix.read_text(encoding="utf-8")
+
+
+def test_a_record_that_does_not_say_what_it_was_made_from_is_stale(tmp_path):
+    """An older errorkb's record names no inputs: it cannot be shown to speak for the entry now."""
+    from errorkb.results.keys import holds
+    from errorkb.results.records import CheckRecord
+
+    project = site_project(tmp_path)
+    fields = record(project, ENTRY, "after", "after.py")
+    assert holds(CheckRecord.model_validate(fields).inputs, fields["inputs"])
+    legacy = CheckRecord.model_validate({key: value for key, value in fields.items() if key != "inputs"})
+    assert legacy.inputs is None and not holds(legacy.inputs, fields["inputs"])
+
+
+def test_editing_the_entry_makes_its_badges_stale(tmp_path):
+    """Dropping or adding a wording, or any other edit of the entry, changes what the verdict was
+    about: its badge says "stale" (it once stayed "verified" for a claim never checked)."""
+    from errorkb.core.load import load_project_entries
+    from errorkb.core.project import load_project
+    from errorkb.results.report import latest_results
+    from errorkb.site.render import badges, build_pages
+
+    project = site_project(tmp_path)
+    roles = {"before": "before.py", "after": "after.py", "guard:guard_check_lengths": "guard_check_lengths.py",
+             "guard:guard_per_layer_from_config": "guard_per_layer_from_config.py"}
+    write_report(project, [record(project, ENTRY, role, file) for role, file in roles.items()])
+
+    def labels() -> set[str]:
+        loaded = load_project(project)
+        reports, _ = read_reports(project / "reports", ("cpu", "cuda"))
+        pages = build_pages(loaded, load_project_entries(loaded).entries, latest_results(reports))
+        page = next(page for page in pages if page.entry.id == ENTRY)
+        return {badge.label for badge in badges(page) if (badge.target, badge.device) == ("bundled", "cpu")}
+
+    assert labels() == {"verified"}
+    yml = next((project / "docs" / "errors").glob(f"*/{ENTRY}.yml"))
+    text = yml.read_text(encoding="utf-8")
+    yml.write_text(text.replace("\nsource:", "\nalso_seen_as:\n- message: 'a wording never checked, {n} times over'\n"
+                                              "  exception: ValueError\n  releases: '<5'\nsource:", 1), encoding="utf-8")
+    assert labels() == {"verified · stale"}
+    yml.write_text(text, encoding="utf-8")
+    assert labels() == {"verified"}

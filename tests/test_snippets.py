@@ -7,10 +7,10 @@ import pytest
 from errorkb.core.load import load_project_entries
 from errorkb.core.project import load_project
 from errorkb.core.snippets import Role, Snippet, sha256
+from errorkb.results.records import Outcome
+from errorkb.results.report import latest_results
 from errorkb.site.render import build_pages
 from errorkb.verify.engine import verify
-from errorkb.verify.records import Outcome
-from errorkb.verify.report import latest_results
 from tests.kb import copy_kb
 
 

@@ -86,9 +86,11 @@ def test_an_escape_sequence_in_an_entry_never_reaches_the_terminal(tmp_path):
     hostile = VALID_ENTRY.format(id="demo-error").replace("title: A documented error",
                                                           'title: "\\e[2J\\e]0;pwned\\a cleared"')
     make_project(tmp_path, entries={"demo-error.yml": hostile})
-    result = run(tmp_path, "show", "demo-error")
-    assert result.returncode == 0 and "cleared" in result.stdout
-    assert "\x1b[2J" not in result.stdout and "\x1b]0" not in result.stdout and "\a" not in result.stdout
+    result = run(tmp_path, "show", "demo-error")  # issue 23: entry text refuses control characters
+    shown = result.stdout + result.stderr
+    assert "\x1b[2J" not in shown and "\x1b]0" not in shown and "\a" not in shown
+    check = run(tmp_path, "check")
+    assert "demo-error.yml:2:8: title: U+001B (a control character) is not allowed" in check.stderr
 
 
 def test_version_and_completion():

@@ -13,25 +13,23 @@ import pytest
 from errorkb.cli import main
 from errorkb.core.load import load_project_entries
 from errorkb.core.project import load_project
-from errorkb.source.coverage import coverage
-from errorkb.source.raise_sites import functions, raise_sites, template_of
-from errorkb.verify.matrix import (
-    Env,
+from errorkb.results.keys import project_inputs
+from errorkb.results.matrix import (
     MatrixFile,
     ReleaseStatus,
     Result,
     Verdicts,
-    collect,
     describe_spans,
     line_spans,
     merged,
-    release_checks,
-    run_release,
     sort_releases,
     summarize,
     write_matrix,
 )
-from errorkb.verify.records import Code
+from errorkb.results.records import Code
+from errorkb.source.coverage import coverage
+from errorkb.source.raise_sites import functions, raise_sites, template_of
+from errorkb.verify.matrix import Env, collect, release_checks, run_release
 from tests.kb import PROFILE, copy_kb
 
 PINNED = "5.15.1"
@@ -168,22 +166,44 @@ def _matrix(results: dict[str, str], digest: str = "d1") -> MatrixFile:
 
 def test_summaries_give_ranges_and_the_fixing_release():
     matrix = _matrix({"5.0.0": "fail", "5.5.1": "pass", "5.6.0": "setup", "5.8.1": "pass", "5.9.0": "fail"})
-    summary = summarize("e", matrix, {"before": "h1"})
+    summary = summarize("e", matrix, "d1")
     assert summary.raises == [("5.5.1", "5.8.1")]
     assert describe_spans(summary.raises) == "5.5.1 – 5.8.1"
     assert summary.fixed_in == "5.9.0"
     assert summary.failed_setup == ["5.6.0"]
     assert not summary.stale
-    assert summarize("e", matrix, {"before": "changed"}).stale
+    assert summarize("e", matrix, "d2").stale
+    assert not summarize("e", matrix, None).stale, "None: staleness not asked (the lookup)"
 
 
-def test_a_changed_entry_expectation_makes_matrix_results_stale(two_entries):
+def test_any_change_to_the_entry_or_its_snippet_folder_makes_matrix_results_stale(two_entries):
+    """The matrix keys on the same inputs as the verdict cache: the whole entry and every file of
+    its snippet folder. Each of these edits once kept a result "fresh" (only exception, message,
+    source and expect counted)."""
     project = load_project(two_entries)
-    entry = load_project_entries(project).entries[0].entry
-    matrix = _matrix({"5.15.1": "pass"}, digest=entry.expectation_digest())
-    assert not summarize("e", matrix, {"entry": entry.expectation_digest()}).stale
-    moved = entry.model_copy(update={"source": entry.source.model_copy(update={"line": entry.source.line + 1})})
-    assert summarize("e", matrix, {"entry": moved.expectation_digest()}).stale
+    entry = next(one.entry for one in load_project_entries(project).entries if one.entry.id == "head-dim-list-length")
+    folder = project.snippets / entry.id
+    matrix = _matrix({"5.15.1": "pass"}, digest=project_inputs(project, entry))
+    assert not summarize("e", matrix, project_inputs(project, entry)).stale
+    dumped = entry.model_dump(mode="json", exclude_none=True)
+    wording = {"message": "`head_dim` must have {n} values, one per layer", "exception": "ValueError"}
+    edited = {
+        "source line": entry.model_copy(update={"source": entry.source.model_copy(update={"line": 2})}),
+        "also_seen_as": type(entry).model_validate_json(json.dumps({**dumped, "also_seen_as": [wording]})),
+        "kind": entry.model_copy(update={"kind": "signature"}),
+        "title": entry.model_copy(update={"title": entry.title + " (edited)"}),
+    }
+    for name, other in edited.items():
+        assert summarize("e", matrix, project_inputs(project, other)).stale, name
+    for name, path in {"a module beside the snippets": folder / "helper.py",
+                       "a data file in a subfolder": folder / "data" / "shape.json"}.items():
+        path.parent.mkdir(exist_ok=True)
+        path.write_text("X = 1\n")
+        assert summarize("e", matrix, project_inputs(project, entry)).stale, name
+        path.unlink()
+        if path.parent != folder:
+            path.parent.rmdir()
+    assert not summarize("e", matrix, project_inputs(project, entry)).stale, "the same inputs again"
 
 
 def test_a_target_module_missing_from_a_release_is_not_run_there_not_does_not_raise():
@@ -192,13 +212,13 @@ def test_a_target_module_missing_from_a_release_is_not_run_there_not_does_not_ra
     missing = next(r for r in matrix.results if r.release == "4.36.2")
     matrix = merged(matrix, "transformers", [], [missing.model_copy(update={"before": Verdicts(
         outcome="fail", code=Code.SETUP_FAILED, reason="could not load the target: ModuleNotFoundError")})])
-    summary = summarize("e", matrix, {})
+    summary = summarize("e", matrix, None)
     assert summary.ran == ["4.39.3", "4.44.2"] and summary.tested == 2
     assert summary.raises == [("4.39.3", "4.39.3")] and summary.fixed_in == "4.44.2"
 
 
 def test_summaries_of_an_error_still_raised_in_the_newest_release():
-    summary = summarize("e", _matrix({"5.4.0": "fail", "5.5.1": "pass", "5.24.0": "pass"}), {})
+    summary = summarize("e", _matrix({"5.4.0": "fail", "5.5.1": "pass", "5.24.0": "pass"}), None)
     assert summary.raises == [("5.5.1", "5.24.0")] and summary.fixed_in is None
 
 
@@ -214,7 +234,7 @@ def test_run_release_verifies_inside_the_release_s_interpreter(two_entries):
     finally:
         verifier.close()
     entries = [one.entry for one in loaded]
-    (result,) = collect(entries, PINNED, records, lambda path: None, {e.id: e.expectation_digest() for e in entries})
+    (result,) = collect(entries, PINNED, records, lambda path: None, {e.id: project_inputs(project, e) for e in entries})
     assert (result.entry, result.before.outcome, result.after.outcome) == ("head-dim-list-length", "pass", "pass")
     assert result.line == 1471 and result.before.code is Code.RAISED_AS_DOCUMENTED
     assert {record.isolation for record in records if record.outcome.ran} == {"fork+bwrap"}, "matrix checks run sandboxed"
@@ -268,7 +288,7 @@ def test_a_rerun_answers_from_the_cache_and_runs_only_what_changed(two_entries, 
     after = two_entries / "snippets" / "head-dim-list-length" / "after.py"
     after.write_text(after.read_text() + "# one entry changed\n")
     changed = matrix.run_matrix(project, load_project_entries(project).entries, [PINNED])
-    assert started[4:] == ["head-dim-list-length"]
+    assert started[4:] == ["head-dim-list-length"] * 2, "a file of its snippet folder changed: both its checks run"
     kept = {v for v in verdicts(changed) if v[0] != "head-dim-list-length"}
     assert kept == {v for v in verdicts(first) if v[0] != "head-dim-list-length"}
 
@@ -313,7 +333,7 @@ def test_a_before_never_run_is_not_reported_as_not_raising():
     matrix = merged(matrix, "transformers", [], [
         r.model_copy(update={"before": _verdicts("not-run", reason="needs hqq>=0.2.1 (not installed)")})
         for r in matrix.results])
-    summary = summarize("e", matrix, {})
+    summary = summarize("e", matrix, None)
     assert summary.raises == [] and summary.tested == 0 and summary.fixed_in is None
     assert summary.not_run == "needs hqq>=0.2.1 (not installed)"
 
@@ -323,7 +343,7 @@ def test_the_fixing_release_keeps_what_the_before_did_there():
     fixed = next(r for r in matrix.results if r.release == "5.23.0")
     matrix = merged(matrix, "transformers", [], [fixed.model_copy(update={
         "before": _verdicts("fail", reason="message differs\n  expected: a\n  actual:   b")})])
-    summary = summarize("e", matrix, {})
+    summary = summarize("e", matrix, None)
     assert summary.fixed_in == "5.23.0" and summary.fixed_reason.startswith("message differs")
 
 
@@ -338,15 +358,14 @@ def test_a_partial_run_keeps_every_other_result_and_writes_one_record_per_line(t
     full = _matrix({"5.0.0": "fail", "5.5.1": "pass", "5.24.0": "pass"})
     other = merged(full, "transformers", [], [r.model_copy(update={"entry": "f"}) for r in full.results])
     path = tmp_path / "matrix.json"
-    write_matrix(path, other)
+    write_matrix(path, "transformers", other.releases, other.results)
     before = path.read_text().splitlines()
     assert len(other.results) == 6 and all(line.startswith('{"entry"') for line in before if '"entry"' in line)
 
     one = Result(entry="e", release="5.5.1", before=_verdicts("fail"), after=_verdicts("pass"), line=None,
                  digest="d1", measured="2026-12-01")
-    again = merged(MatrixFile.model_validate_json(path.read_text()), "transformers",
-                   [ReleaseStatus(release="5.5.1", ran=True, measured="2026-12-01")], [one])
-    write_matrix(path, again)
+    again = write_matrix(path, "transformers", [ReleaseStatus(release="5.5.1", ran=True, measured="2026-12-01")],
+                         [one])
     after = path.read_text().splitlines()
     assert len(again.results) == 6 and len(again.releases) == 3
     changed = [line for line in after if line not in before and '"updated"' not in line]
@@ -411,7 +430,7 @@ def test_raise_messages_are_read_right_whatever_the_line_endings():
 def test_a_raise_line_found_earlier_is_kept_while_its_expectation_and_verdict_hold(two_entries):
     """collect() finds a not-raising before's raise line in the release's source (parsing it), or
     keeps the line of the same entry's earlier result there when nothing it depends on changed."""
-    from errorkb.verify.records import CheckRecord
+    from errorkb.results.records import CheckRecord
 
     project = load_project(two_entries)
     entry = next(one.entry for one in load_project_entries(project).entries if one.entry.id == "head-dim-list-length")

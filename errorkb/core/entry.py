@@ -23,6 +23,7 @@ from pydantic import (
 
 from errorkb.core.lint import PRIMITIVES
 from errorkb.core.message import MessageTemplate, TemplateSyntaxError, is_degenerate
+from errorkb.core.prose import unprintable
 from errorkb.core.releases import ReleaseRange, contains
 from errorkb.core.snippets import AFTER, BEFORE, Role
 
@@ -47,6 +48,21 @@ ModuleName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*(
 # file from the installed release and links to it, so no absolute path, no '.'/'..' part, and no
 # character that could end a Markdown link or an HTML attribute.
 _REPO_PATH = re.compile(r"(?:[A-Za-z0-9_][A-Za-z0-9_.-]*/)*[A-Za-z0-9_][A-Za-z0-9_.-]*\.py")
+# `owner/repository`; neither part only dots, so `library_folder` never names `.` or `..` and no
+# entry's page can land outside its library's folder (`library: x/..` would write over docs/).
+_NAME = r"[A-Za-z0-9_.-]*[A-Za-z0-9_-][A-Za-z0-9_.-]*"  # not only dots
+_LIBRARY = rf"^{_NAME}/{_NAME}$"
+
+
+def _one_line_title(value: str) -> str:
+    """A title is printed in `<title>`, headings, the tags page, search and the paste box: one
+    line of plain characters (`errorkb.core.prose`)."""
+    if wrong := unprintable(value, one_line=True):
+        raise ValueError(wrong)
+    return value
+
+
+Title = Annotated[str, StringConstraints(min_length=1), AfterValidator(_one_line_title)]
 # Letters and digits a message template must have outside its placeholders (the real entries'
 # fewest: 14, "len() of a 0-d tensor").
 MIN_FIXED_LETTERS = 8
@@ -238,7 +254,7 @@ def _snippet_ref(value: object) -> object:
 
 
 class Guard(Needs, Reviewed):
-    title: str = Field(min_length=1)
+    title: Title
     strategy: Literal["validation", "normalization", "construction", "fallback", "isolation"] = Field(
         description="What kind of defence this is; shown as a label on the page."
     )
@@ -248,7 +264,7 @@ class Guard(Needs, Reviewed):
 
 
 class Solution(Strict):
-    title: str = Field(min_length=1)
+    title: Title
     body: Markdown | None = None
 
 
@@ -307,12 +323,103 @@ class Wording(Strict):
         return MessageTemplate.parse(self.message)
 
 
+# -- diagnosis: what tells this error from others worded alike (errorkb.lookup reads it) ----------
+
+PlaceholderType = Literal["any", "int", "name", "class", "user", "library-class", "library"]
+_RELATION = re.compile(r"^\{([^{}]+)\}\s*(<=|>=|==|!=|<|>)\s*\{([^{}]+)\}$")
+# A file as installed (`<package>/cache_utils.py`): plain names joined by '/', `*` for any characters
+# but '/', a trailing '/' for any file below a folder.
+_INSTALLED_FILE = re.compile(r"^(?:[A-Za-z0-9_*][A-Za-z0-9_.*-]*/)*(?:[A-Za-z0-9_*][A-Za-z0-9_.*-]*\.py)?$")
+
+
+class FrameDeclaration(Strict):
+    """A traceback frame: the file as installed and, optionally, the function."""
+
+    file: str = Field(description="The file as a traceback names it below site-packages, e.g. "
+                                  "'<package>/cache_utils.py'; `*` stands for any characters but '/' "
+                                  "('<package>/models/*/modeling_*.py'); a trailing '/' means any file in that folder.")
+    function: QualifiedName | None = Field(
+        default=None, description="The function's name (its last part is compared: 'Cache.update' matches a frame "
+                                  "'in update'); default: any function of the file.")
+
+    @field_validator("file")
+    @classmethod
+    def _installed_file(cls, value: str) -> str:
+        if not value or not _INSTALLED_FILE.fullmatch(value):
+            raise ValueError("must be a file as installed, such as '<package>/cache_utils.py' or "
+                             "'<package>/models/*/modeling_*.py', or a folder ending in '/'")
+        return value
+
+
+class PlaceholderDeclaration(Strict):
+    """What a placeholder's value must be for the message to be this entry's."""
+
+    type: PlaceholderType = Field(description="'int', 'name' (an identifier), 'class' (a class or function name, "
+                                              "never one of Python's own types such as tuple, list, dict, str or "
+                                              "NoneType), 'user' (a class of the user's code: a class the library "
+                                              "defines withholds the message's words as evidence), "
+                                              "'library-class' (a class the library defines: a class it does not "
+                                              "define, the user's own, withholds the words), 'library' (a "
+                                              "module of the documented library) or 'any'.")
+    allow: list[Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_-]*$")]] = Field(
+        default_factory=list,
+        description="For 'class' and 'library-class': Python's own types it may nevertheless name, e.g. [tuple].")
+
+
+def _placeholder_declaration(value: object) -> object:
+    return {"type": value} if isinstance(value, str) else value
+
+
+class Diagnosis(Strict):
+    """What tells this error from others with the same words; the lookup, the hook and the paste
+    box read it, and `errorkb check` holds it to the entry's own verified before."""
+
+    names: list[QualifiedName] = Field(
+        default_factory=list, description="Names of the library that, found whole in a wording's fixed text, tie "
+        "a message to this entry on its words (beside a removed or changed API's name, always counted).")
+    placeholders: dict[str, Annotated[PlaceholderDeclaration, BeforeValidator(_placeholder_declaration)]] = Field(
+        default_factory=dict, description="Types of placeholder values, keyed by the placeholder's text without "
+                                          "braces; `{cls}` is a 'class' and `{module}` a 'library' module unless "
+                                          "declared otherwise.")
+    relations: list[str] = Field(default_factory=list, description="Relations between integer placeholder values, "
+                                                                   "e.g. '{a} > {b}' (the mask longer than the cache).")
+    frames: list[FrameDeclaration] | None = Field(
+        default=None, description="Frames that tie a traceback to this entry (default: `source.function` in "
+                                  "`source.path`, for kind 'raise').")
+    require_frame: bool = Field(
+        default=False, description="The error is raised in one of `frames`: a traceback whose raising frame (the "
+                                   "last outside the runtime's packages) is elsewhere rules this entry out, and a "
+                                   "message without its traceback is only a candidate.")
+    exclude: list[FrameDeclaration] = Field(default_factory=list,
+                                            description="Frames that rule this entry out: another error worded alike.")
+    raised_in: Literal["user-code", "anywhere"] | None = Field(
+        default=None, description="Where the raising frame lies: 'user-code' rules the entry out when the library's "
+                                  "own code raised it (default for kinds 'removed' and 'signature': the user's code "
+                                  "uses the old name; the library no longer does).")
+    direction: Literal["older-code", "newer-code"] | None = Field(
+        default=None, description="Which way the releases disagree: 'older-code' (code written for an older release "
+                                  "than the installed one: fix the code or pin the last good release) or "
+                                  "'newer-code' (code written for a newer release: upgrade the library).")
+
+    @field_validator("relations")
+    @classmethod
+    def _relations_parse(cls, values: list[str]) -> list[str]:
+        for value in values:
+            if not _RELATION.match(value.strip()):
+                raise ValueError(f"{value!r} is not a relation like '{{a}} > {{b}}' (operators < <= > >= == !=)")
+        return values
+
+    def relation_triples(self) -> list[tuple[str, str, str]]:
+        found = [_RELATION.match(value.strip()) for value in self.relations]
+        return [(m.group(1).strip(), m.group(2), m.group(3).strip()) for m in found if m]
+
+
 class Entry(Needs, Reviewed):
     """One documented error; its `requires`, `without`, `build` and `allow` apply to every snippet."""
 
     id: Slug = Field(description="Stable kebab-case slug; the file name, URL and JSON API key.")
-    title: str = Field(min_length=1)
-    library: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")] = Field(
+    title: Title
+    library: Annotated[str, StringConstraints(pattern=_LIBRARY)] = Field(
         description="owner/repository of the library that raises the error."
     )
     exception: ExceptionName = Field(
@@ -337,6 +444,9 @@ class Entry(Needs, Reviewed):
         description="Text a traceback of this case shows (the failing line of code, a file name) that "
         "tells it apart from other errors with the same message; the lookup ranks an entry whose text "
         "the paste holds first. For a message several entries share, such as 'too many values to unpack'.")
+    diagnosis: Diagnosis = Field(
+        default_factory=Diagnosis, description="What tells this error from others worded alike: typed placeholders, "
+        "relations, frames, the direction of a release mismatch (docs/contributing.md, 'Diagnosis').")
     source: Source
 
     meaning: Markdown
@@ -381,6 +491,19 @@ class Entry(Needs, Reviewed):
                              "pin the source to a release that raises")
         return self
 
+    @model_validator(mode="after")
+    def _diagnosis_fits(self) -> Entry:
+        """Declared placeholders and relations name placeholders the entry's wordings have."""
+        known = {name for wording in (self.message, *(w.message for w in self.also_seen_as))
+                 for name in MessageTemplate.parse(wording).placeholders}
+        named = [*self.diagnosis.placeholders,
+                 *(name for triple in self.diagnosis.relation_triples() for name in (triple[0], triple[2]))]
+        unknown = sorted({name for name in named if name not in known})
+        if unknown:
+            raise ValueError(f"diagnosis names placeholders no wording has: {', '.join(unknown)} "
+                             f"(the wordings have: {', '.join(sorted(known)) or 'none'})")
+        return self
+
     @property
     def template(self) -> MessageTemplate:
         return MessageTemplate.parse(self.message)
@@ -408,21 +531,6 @@ class Entry(Needs, Reviewed):
     def source_url(self) -> str:
         """Link to the raise line at the pinned commit, else at the release's tag."""
         return f"https://github.com/{self.library}/blob/{self.source.revision}/{self.source.path}#L{self.source.line}"
-
-    def expectation_digest(self) -> str:
-        """Changes when what the before/after must do changes (exception, message, pin, expect):
-        a version-matrix result made before such a change is stale."""
-        import hashlib
-        import json
-
-        facts: dict[str, object] = {"exception": self.exception, "message": self.message,
-                                    "source": self.source.model_dump(mode="json"),
-                                    "expect": self.expect.model_dump(mode="json")}
-        if self.kind != "raise":  # (kept out when at their defaults: older digests stay valid)
-            facts.update(kind=self.kind, api=self.api.model_dump(mode="json") if self.api else None)
-        if self.also_seen_as:
-            facts["wordings"] = [wording.model_dump(mode="json") for wording in self.also_seen_as]
-        return hashlib.sha256(json.dumps(facts, sort_keys=True).encode()).hexdigest()
 
     def module_problems(self, library: str) -> list[tuple[tuple[str, ...], str]]:
         """(where, what is wrong) for each module the entry names outside the package `library`.
@@ -463,8 +571,12 @@ class Entry(Needs, Reviewed):
 
 
 def library_folder(library: str) -> str:
-    """`owner/name` entries live in docs/errors/name/."""
-    return re.sub(r"[^a-z0-9_.-]", "-", library.split("/")[-1].lower())
+    """`owner/name` entries live in docs/errors/name/; ValueError for a name that is not a plain
+    folder name (the model refuses such a library: this keeps every other caller honest)."""
+    folder = re.sub(r"[^a-z0-9_.-]", "-", library.split("/")[-1].lower())
+    if not folder.strip("."):
+        raise ValueError(f"library {library!r} names no folder")
+    return folder
 
 
 __all__ = ["Allowance", "Entry", "Guard", "GuardExpectation", "Solution", "Source", "TemplateSyntaxError",

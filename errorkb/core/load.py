@@ -6,7 +6,10 @@ Stages, one function each; every stage collects problems instead of stopping:
                      (which PyYAML would silently merge) become problems with their marks.
                      Work is bounded before any tree is built: the file's size, aliases (none:
                      they only serve to expand a 600-byte file into gigabytes), nesting depth,
-                     then each string's length and each list's items (`MAX_*` below).
+                     then each string's length, characters and Markdown structures
+                     (`errorkb.core.prose`) and each list's items (`MAX_*` below). A value
+                     the constructor cannot build (`title: 2001-13-45`, an integer of 4,301
+                     digits) is a problem at that value, like any other.
 2. `validate_entry`  node tree → `Entry` through the pydantic model; each validation error is
                      placed on the line of the key or value it concerns, with "did you mean".
 3. `cross_check`     what one file cannot know: file name = id, folder = library, snippet
@@ -36,6 +39,7 @@ from errorkb.core.entry import Entry, library_folder
 from errorkb.core.message import is_degenerate
 from errorkb.core.problems import Problem
 from errorkb.core.project import Project
+from errorkb.core.prose import excesses, unprintable
 
 Loc = tuple[str | int, ...]
 # libyaml's safe loader when PyYAML was built with it (the same marks, several times faster).
@@ -156,7 +160,12 @@ def parse_yaml(text: str, where: str) -> tuple[object | None, Positions, list[Pr
         if oversize:
             return None, positions, oversize
         problems = _index_nodes(root, (), positions, where)
-        data = loader.construct_document(root)
+        try:
+            data = loader.construct_document(root)
+        except yaml.MarkedYAMLError:
+            raise
+        except Exception as error:  # whatever a constructor raises, it is the author's value
+            return None, positions, [_unbuildable(root, (), where, error)]
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
@@ -206,7 +215,8 @@ def _unbounded_structure(text: str, where: str) -> list[Problem]:
 
 
 def _oversize(node: yaml.Node, loc: Loc, where: str) -> list[Problem]:
-    """Strings longer and lists or mappings larger than their limits, each at its position.
+    """Strings longer and lists or mappings larger than their limits, and strings holding what
+    no entry text may (`errorkb.core.prose`), each at its position.
 
     Refused rather than cut: a limit never drops an author's text silently."""
     problems = []
@@ -215,6 +225,10 @@ def _oversize(node: yaml.Node, loc: Loc, where: str) -> list[Problem]:
         if len(node.value) > limit:
             problems.append(Problem(where, *_mark(node.start_mark),
                                     f"{_loc_name(loc)}: {len(node.value):,} characters; the limit is {limit:,}"))
+            return problems
+        wrong = unprintable(node.value)
+        problems += [Problem(where, *_mark(node.start_mark), f"{_loc_name(loc)}: {what}")
+                     for what in ([wrong] if wrong else excesses(node.value))]
         return problems
     items = node.value
     if len(items) > MAX_ITEMS:
@@ -235,6 +249,47 @@ def _oversize(node: yaml.Node, loc: Loc, where: str) -> list[Problem]:
         for index, item in enumerate(items):
             problems += _oversize(item, (*loc, index), where)
     return problems
+
+
+def _unbuildable(root: yaml.Node, loc: Loc, where: str, error: Exception) -> Problem:
+    """The first value under `root` that the constructor cannot build, with the constructor's
+    reason: each scalar is built alone, in document order, by a fresh constructor."""
+    probe = _SafeLoader("")
+    try:
+        for node, at in _scalars(root, loc):
+            try:
+                probe.construct_object(node, deep=True)
+            except Exception as found:  # see parse_yaml
+                kind = _TAG_WORDS.get(node.tag.rsplit(":", 1)[-1], "a value")
+                return Problem(where, *_mark(node.start_mark),
+                               f"{_loc_name(at) or 'the entry'}: {node.value[:40]!r} cannot be read as {kind} "
+                               f"({_reason(found)}); quote it to keep it as text")
+    finally:
+        probe.dispose()
+    return Problem(where, *_mark(root.start_mark), f"the entry cannot be read ({_reason(error)})")
+
+
+_TAG_WORDS = {"timestamp": "a date", "int": "an integer", "float": "a number", "binary": "binary data",
+              "bool": "a boolean", "null": "nothing (null)"}
+
+
+def _reason(error: BaseException) -> str:
+    text = " ".join(str(error).split())
+    return f"{type(error).__name__}: {text[:200]}" if text else type(error).__name__
+
+
+def _scalars(node: yaml.Node, loc: Loc) -> typing.Iterator[tuple[yaml.ScalarNode, Loc]]:
+    """Every scalar under `node` with its path, in document order (keys before their values)."""
+    if isinstance(node, yaml.ScalarNode):
+        yield node, loc
+    elif isinstance(node, yaml.MappingNode):
+        for key_node, value_node in node.value:
+            key = key_node.value if isinstance(key_node, yaml.ScalarNode) else "?"
+            yield from _scalars(key_node, loc)
+            yield from _scalars(value_node, (*loc, key))
+    elif isinstance(node, yaml.SequenceNode):
+        for index, item in enumerate(node.value):
+            yield from _scalars(item, (*loc, index))
 
 
 def _char_limit(loc: Loc) -> int:
@@ -284,6 +339,8 @@ def validate_entry(data: object, positions: Positions, where: str) -> tuple[Entr
         return Entry.model_validate(data), []
     except ValidationError as error:
         return None, [_locate(item, positions, where) for item in error.errors()]
+    except Exception as error:  # a validator's own failure is still the entry's problem
+        return None, [Problem(where, 1, 1, f"the entry cannot be validated ({_reason(error)})")]
 
 
 def _locate(error: ErrorDetails, positions: Positions, where: str) -> Problem:
@@ -304,7 +361,7 @@ def _locate(error: ErrorDetails, positions: Positions, where: str) -> Problem:
     got = f" (got {_kind(error['input'])})" if kind.endswith("_type") else ""
     if kind == "string_type" and isinstance(error["input"], dict):
         got += "; text containing ': ' must be quoted or written as a block (key: |)"
-    return Problem(where, line, col, f"{name}: {message}{got}{hint}")
+    return Problem(where, line, col, f"{name + ': ' if name else ''}{message}{got}{hint}")
 
 
 _HINTS = {

@@ -6,7 +6,8 @@ is a placeholder that matched anything at run time; ``{{`` and ``}}`` are litera
 The same matcher serves the verifier (does the captured message fit?) and the lookup
 (which entry does a pasted message belong to?), so both always agree.
 
-Matching, piece by piece (errorkb/site/assets/lookup.js is a line-for-line port). A template is
+Matching, piece by piece (errorkb/site/assets/lookup.js implements the same steps, and the
+parity test holds it to them). A template is
 fixed pieces with placeholders between them. Each fixed piece is found in order, at its first
 occurrence after the previous one: a placeholder takes any text, the empty text included, and
 the shortest that lets the next piece be found (what a lazy ``(.*?)`` took before, without the
@@ -19,6 +20,8 @@ backtracks without bound). So the work is one scan of the text per piece, linear
 
 from __future__ import annotations
 
+import functools
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
@@ -39,6 +42,7 @@ class Placeholder:
 
 
 _OPENERS = {"(": ")", "[": "]", "{": "}"}
+_BRACE = re.compile(r"[{}]")
 
 
 @dataclass(frozen=True)
@@ -52,28 +56,31 @@ class MessageTemplate:
         literal: list[str] = []
         i = 0
         while i < len(source):
+            brace = _BRACE.search(source, i)
+            if brace is None:  # the rest is literal text
+                literal.append(source[i:])
+                break
+            literal.append(source[i:brace.start()])
+            i = brace.start()
             char = source[i]
             if source.startswith("{{", i) or source.startswith("}}", i):
                 literal.append(char)
                 i += 2
             elif char == "{":
                 end = _closing_brace(source, i)
-                if literal:
+                if "".join(literal):
                     parts.append(Literal("".join(literal)))
-                    literal = []
+                literal = []
                 expression = source[i + 1 : end].strip()
                 if not expression:
                     raise TemplateSyntaxError(f"empty placeholder {{}} at character {i + 1}")
                 parts.append(Placeholder(expression))
                 i = end + 1
-            elif char == "}":
+            else:
                 raise TemplateSyntaxError(
                     f"unmatched '}}' at character {i + 1}; write '}}}}' for a literal brace"
                 )
-            else:
-                literal.append(char)
-                i += 1
-        if literal:
+        if "".join(literal):
             parts.append(Literal("".join(literal)))
         return cls(source, tuple(parts))
 
@@ -115,6 +122,40 @@ class MessageTemplate:
     def search(self, text: str, meter: Meter | None = None) -> dict[str, str] | None:
         """Like `match`, but the message may sit inside a longer text (a pasted traceback)."""
         return self._fit(text, False, meter or Meter())
+
+    def prefix(self, text: str, meter: Meter | None = None, at: int | None = None) -> dict[str, str] | None:
+        """The values of a text that holds this template's beginning, cut short: the first fixed
+        piece found, then each later piece on the same line while it is found; the placeholder
+        where the text stops takes the rest of the line. None when the first piece has fewer than
+        `MIN_PIECE` letters and digits (too little to place the template by) or is not found. A
+        title that lost its end still says what it named: "cannot import name 'Cache' from
+        'aiocache'" names another module than the one a longer wording requires."""
+        meter = meter or Meter()
+        pieces = self.pieces
+        if len(pieces) == 1 or sum(map(str.isalnum, pieces[0])) < MIN_PIECE:  # too little to place it by
+            return None
+        if at is None:  # (the caller may know where the first piece is)
+            at = _find(text, pieces[0], 0, len(text), meter)
+        if at < 0:
+            return None
+        position = at + len(pieces[0])
+        newline = text.find("\n", position)
+        end = len(text) if newline < 0 else newline
+        meter.work += end - position
+        values = []
+        for piece in pieces[1:]:
+            found = _find(text, piece, position, end, meter) if piece else end
+            if found < 0:  # the text stops here; whatever it holds of the piece is not the value
+                value = text[position:end]
+                cut = next((k for k in range(min(len(piece), len(value)), 0, -1) if value.endswith(piece[:k])), 0)
+                values.append(value[:len(value) - cut])
+                break
+            values.append(text[position:found])
+            position = found + len(piece)
+        named: dict[str, str] = {}
+        for slot, value in zip(self.slots, values, strict=False):
+            named.setdefault(slot, value)
+        return named
 
     def _fit(self, text: str, whole: bool, meter: Meter) -> dict[str, str] | None:
         """The piece-by-piece fit described in the module docstring."""
@@ -285,7 +326,7 @@ class FixedText:
 
 
 def fixed_text(template: MessageTemplate) -> FixedText:
-    counts = [sum(char.isalnum() for char in piece) for piece in template.pieces]
+    counts = [sum(map(str.isalnum, piece)) for piece in template.pieces]
     return FixedText(sum(counts), max(counts))
 
 
@@ -307,12 +348,18 @@ def is_degenerate(template: MessageTemplate | str, generic: Iterable[str] = GENE
         return (f"its longest fixed piece has {measure.longest} letters or digits (at least {MIN_PIECE} needed "
                 "when there are placeholders): it would match almost any message")
     filled = FILLER.join(template.pieces)
-    for wording in generic:
-        values = MessageTemplate.parse(wording).match(filled)
+    for wording in _parsed(tuple(generic)):
+        values = wording.match(filled)
         if values is not None and all(value and not value.strip(FILLER) for value in values.values()):
-            return (f"it fixes nothing beyond the wording every such error has ({wording}): "
+            return (f"it fixes nothing beyond the wording every such error has ({wording.source}): "
                     "its placeholders hold whatever identifies the error")
     return None
+
+
+@functools.lru_cache(maxsize=16)
+def _parsed(generic: tuple[str, ...]) -> tuple[MessageTemplate, ...]:
+    """The generic wordings, parsed once per list."""
+    return tuple(MessageTemplate.parse(wording) for wording in generic)
 
 
 def _closing_brace(source: str, start: int) -> int:

@@ -3,10 +3,15 @@
 A range is a PEP 440 specifier set (`>=4.49,<5.0`), or several joined by `||` when the releases
 are not contiguous (`>=4.36,<4.54 || >=4.56,<5.0`): a release is in the range when any part
 contains it. Pre-releases count (a matrix may run a release candidate).
+
+Only plain comparisons of a release number (`<`, `<=`, `>`, `>=`, `==`, `!=`, `~=`, and `==4.49.*`):
+PEP 440's arbitrary equality (`===` followed by any text up to a space) would let a range carry
+markup (`===<svg/onload=...>`) onto every page, tool and engine that shows it.
 """
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import Annotated
 
@@ -15,6 +20,7 @@ from packaging.version import InvalidVersion, Version
 from pydantic import AfterValidator
 
 SEPARATOR = "||"
+_PLAIN = re.compile(r"\s*(?:~=|==|!=|<=|>=|<|>)\s*\d+(?:\.\d+)*(?:[a-z]+\d*)?(?:\.\*)?\s*")
 
 
 @lru_cache(maxsize=512)
@@ -29,9 +35,12 @@ def check_range(text: str) -> str:
         raise ValueError(f"{text!r}: an empty part around '||'")
     for part in parts:
         try:
+            if not all(_PLAIN.fullmatch(one) for one in part.split(",")):
+                raise InvalidSpecifier(part)
             SpecifierSet(part)
         except InvalidSpecifier:
-            raise ValueError(f"{part!r} is not a release range like '>=4.49,<5.0'") from None
+            raise ValueError(f"{part!r} is not a release range like '>=4.49,<5.0' (plain comparisons "
+                             "of release numbers, joined by ',' and '||')") from None
     return " || ".join(parts)
 
 

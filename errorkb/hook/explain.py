@@ -1,46 +1,36 @@
-"""What the hook prints after a traceback: the matching entry, its fix, whether the installed
-release raises it, and where its page is. Imported only once an exception has happened.
+"""What the hook (and the pytest hint) prints after a traceback: the documented entry the error
+is, or the entries it may be, graded by the same matcher as `errorkb lookup` and the page.
+Imported only once an exception has happened.
 
-The index is the one that ships inside the package (`index.json`, generated from the entries by
-`errorkb hook index`; a test fails when it is stale) rather than the site's published
-`api/errors/index.json` cached under the user's cache folder: the hook must work offline, on
-the first error, in an environment that never ran errorkb, and a file in the package is there in
-every such case, versioned with the code that reads it; a cache would need a download first and
-a rule for when it is too old.
+Stages: `text_of` formats the exception as Python printed it (its chain, its frames, the source
+lines under them: what a reader would paste); `answer_for` matches that text against the
+shipped index (`errorkb.lookup.load_index`) with the installed release of the library, so an
+entry whose wording this release never prints is ruled out and entries sharing a wording are
+told apart; `block` writes the few lines (a confirmed entry, or candidates labelled as such,
+each with what would confirm it). Silent when nothing matches; never raises (the caller
+swallows anything), and nothing here imports the runtime, the library or pydantic.
 
-Bounded: the index is read once, each message is capped at `CAP` characters, each wording is
-matched with the linear template matcher, at most `CHAIN` exceptions of a chain are tried and
-the whole search stops at `BUDGET` seconds. Silent when nothing matches. Nothing here imports
-the runtime, the library, pydantic or the rest of errorkb.
+The index ships inside the package rather than being fetched: the hook must work offline, on
+the first error, in an environment that never ran errorkb.
 """
 
 from __future__ import annotations
 
-import json
 import re
 import sys
-import time
-from dataclasses import dataclass
+import traceback as tb
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
-from errorkb.core.message import MessageTemplate, TemplateSyntaxError
+from errorkb.lookup import INSTALLED, Answer, Index, Match, load_index
 
-INDEX = Path(__file__).resolve().parent / "index.json"
-CAP = 1 << 16  # characters of a message examined
-CHAIN = 8  # exceptions of a chain (cause, context) tried, the raised one first
-BUDGET = 0.5  # seconds the whole search may take
+MAX_CANDIDATES = 3
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-
-
-@dataclass(frozen=True)
-class Hit:
-    entry: dict[str, Any]
-    exception: BaseException  # the exception of the chain that matched
+_LOADED: dict[str, Index] = {}
 
 
 def explain(kind: type[BaseException], value: BaseException, traceback: object, stream: IO[str] | None = None,
-            index_path: Path = INDEX) -> None:
+            index_path: Path | None = None) -> None:
     """Print the block for `value` when it matches an entry; otherwise print nothing."""
     text = describe(value, index_path)
     if text is not None:
@@ -49,79 +39,35 @@ def explain(kind: type[BaseException], value: BaseException, traceback: object, 
         out.flush()
 
 
-def describe(value: BaseException, index_path: Path = INDEX) -> str | None:
+def describe(value: BaseException, index_path: Path | None = None) -> str | None:
     """The block for `value`, or None when no entry matches (the pytest hint prints it too)."""
     if not isinstance(value, Exception):  # KeyboardInterrupt, SystemExit: never an entry's error
         return None
-    index = load_index(index_path)
-    hit = find(value, index, time.monotonic() + BUDGET)
-    return None if hit is None else block(hit, index)
+    index = _index(index_path)
+    answer = answer_for(value, index)
+    return block(answer, index) if answer.matches else None
 
 
-def load_index(path: Path = INDEX) -> dict[str, Any]:
-    data = json.loads(path.read_text(encoding="utf-8"))
-    return data if isinstance(data, dict) else {}
+def _index(path: Path | None) -> Index:
+    key = str(path or "")
+    if key not in _LOADED:
+        _LOADED[key] = load_index(path)
+    return _LOADED[key]
 
 
-def chain(value: BaseException) -> list[BaseException]:
-    """The exception, then its cause or context, and so on: at most `CHAIN`, each once."""
-    found: list[BaseException] = []
-    current: BaseException | None = value
-    while current is not None and len(found) < CHAIN and all(current is not seen for seen in found):
-        found.append(current)
-        current = current.__cause__ or (None if current.__suppress_context__ else current.__context__)
-    return found
+def text_of(value: BaseException) -> str:
+    """The exception as Python prints it, chain and source lines included."""
+    return "".join(tb.format_exception(type(value), value, value.__traceback__))
 
 
-def find(value: BaseException, index: dict[str, Any], deadline: float) -> Hit | None:
-    """The entry whose wording matches an exception of the chain: the raised one first, then
-    the most specific wording."""
-    for exception in chain(value):
-        try:
-            message = str(exception)[:CAP]
-        except Exception:
-            continue
-        name = type(exception).__name__
-        best: tuple[int, dict[str, Any]] | None = None
-        for entry in index.get("entries") or []:
-            if time.monotonic() > deadline:
-                return None
-            if entry.get("frame") and not _raised_in(exception, entry["frame"]):
-                continue
-            for wording in entry.get("wordings") or []:
-                if str(wording.get("exception", "")).rsplit(".", 1)[-1] != name:
-                    continue
-                if _matches(str(wording.get("message", "")), message):
-                    fixed = int(wording.get("fixed") or 0)
-                    if best is None or fixed > best[0]:
-                        best = (fixed, entry)
-                    break
-        if best is not None:
-            return Hit(best[1], exception)
-    return None
+def answer_for(value: BaseException, index: Index) -> Answer:
+    """The lookup's graded answer for a live exception, on the installed release."""
+    return answer_text(text_of(value), index, installed_release(index.distribution or index.library))
 
 
-MAX_FRAMES = 1000
-
-
-def _raised_in(exception: BaseException, frame: dict[str, Any]) -> bool:
-    """Whether a frame of the exception's traceback runs `frame["function"]` in the library file
-    `frame["file"]` (as installed: `<package>/<file>.py`); the first `MAX_FRAMES` frames are looked at."""
-    file, function = "/" + str(frame.get("file", "")), str(frame.get("function", ""))
-    traceback, seen = exception.__traceback__, 0
-    while traceback is not None and seen < MAX_FRAMES:
-        code = traceback.tb_frame.f_code
-        if code.co_name == function and code.co_filename.replace("\\", "/").endswith(file):
-            return True
-        traceback, seen = traceback.tb_next, seen + 1
-    return False
-
-
-def _matches(template: str, message: str) -> bool:
-    try:
-        return MessageTemplate.parse(template.strip()).match(message.strip(" \t\n\v\f\r")) is not None
-    except TemplateSyntaxError:
-        return False
+def answer_text(text: str, index: Index, installed: str | None) -> Answer:
+    """The hook's answer for an exception as Python printed it, on the `installed` release."""
+    return index.lookup().answer(text, installed, INSTALLED)
 
 
 def installed_release(distribution: str) -> str | None:
@@ -129,48 +75,44 @@ def installed_release(distribution: str) -> str | None:
 
     try:
         return version(distribution)
-    except PackageNotFoundError:
+    except (PackageNotFoundError, ValueError):
         return None
 
 
-def raises_at(claim: str, release: str) -> bool | None:
-    """Whether the range `claim` ('>=4.49,<5.0', parts joined by '||') holds `release`."""
-    from packaging.specifiers import InvalidSpecifier, SpecifierSet
-    from packaging.version import InvalidVersion, Version
-
-    try:
-        version = Version(release)
-        return any(SpecifierSet(part.strip()).contains(version, prereleases=True) for part in claim.split("||"))
-    except (InvalidSpecifier, InvalidVersion):
-        return None
-
-
-def release_line(entry: dict[str, Any], library: dict[str, Any]) -> str:
-    """Whether the installed release raises the error, as the entry states its range."""
-    name = str(library.get("name") or "the library")
-    installed = installed_release(str(library.get("distribution") or name))
-    claim, pinned = entry.get("raises"), entry.get("pinned")
-    if installed is None:
-        return f"{name} is not installed here" + (f"; the entry documents {claim}" if claim else "")
-    if claim:
-        state = raises_at(str(claim), installed)
-        said = "raises it" if state else "does not raise it as documented" if state is False else "may raise it"
-        return f"{name} {installed} (installed) {said}: the entry documents {claim}"
-    if pinned == installed:
-        return f"{name} {installed} (installed) raises it: the entry was verified at that release"
-    if pinned:
-        return f"{name} {installed} is installed; the entry was verified at {pinned} (it records no release range)"
-    return f"{name} {installed} is installed"
+def _release_line(match: Match, index: Index) -> str:
+    """Whether the installed release raises the matched wording, as the entry states its range (or,
+    without one, the release it was verified at)."""
+    library, said = index.library, match.release
+    if said is None:
+        return f"{library} is not installed here"
+    where = f"{library} {said.releases[0]} ({said.source})"
+    if said.raises:
+        return f"{where} raises it: this wording comes from {said.range}"
+    show = index.items.get(match.known.id, {}).get("show") or {}
+    pinned = show.get("pinned") if isinstance(show, dict) else None
+    if pinned and pinned == said.releases[0]:
+        return f"{where} raises it: the entry was verified at that release"
+    return f"{where}; the entry was verified at {pinned}" if pinned else where
 
 
-def block(hit: Hit, index: dict[str, Any]) -> str:
-    """The few lines printed after the traceback (control characters removed: entry text comes
-    from strangers' pull requests)."""
-    entry = hit.entry
-    site = index.get("site") or ""
-    url = f"{site}{entry.get('url', '')}" if site else str(entry.get("url", ""))
-    lines = [f"errorkb: a documented error — {entry.get('title', entry.get('id'))}",
-             f"  fix:  {entry.get('fix', '')}",
-             f"  {release_line(entry, index.get('library') or {})}",
-             f"  page: {url}"]
+def block(answer: Answer, index: Index) -> str:
+    """The lines printed after the traceback (control characters removed: entry text comes from
+    strangers' pull requests)."""
+    lines: list[str] = []
+    confirmed = answer.confirmed
+    if confirmed:
+        match = confirmed[0]
+        item = index.items.get(match.known.id, {})
+        lines += [f"errorkb: a documented error — {match.known.title}",
+                  f"  fix:  {item.get('fix', '')}",
+                  f"  {_release_line(match, index)}",
+                  f"  why:  {'; '.join(one.detail for one in match.evidence)}",
+                  f"  page: {index.page(match.known.id)}  (offline: errorkb show {match.known.id})"]
+    else:
+        lines.append("errorkb: possibly a documented error, not confirmed (the message is printed by other "
+                     "errors too):")
+        for match in answer.candidates[:MAX_CANDIDATES]:
+            lines += [f"  ? {match.known.title}",
+                      f"    to tell: {'; '.join(match.missing)}",
+                      f"    page: {index.page(match.known.id)}  (offline: errorkb show {match.known.id})"]
     return "\n" + "\n".join(_CONTROL.sub("", line) for line in lines) + "\n"

@@ -13,8 +13,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from errorkb.verify.records import CheckRecord, Outcome
-from errorkb.verify.targets import TARGETS, UPSTREAM
+from errorkb.results.keys import holds
+from errorkb.results.records import TARGETS, UPSTREAM, CheckRecord, Outcome
 
 OUTCOME_WORDS = {"pass": "verified", "fail": "failing", "not-run": "not run", "not-applicable": "not applicable",
                  "partial": "partly verified"}
@@ -41,10 +41,11 @@ class Badge:
 
 
 def is_stale(record: CheckRecord, snippet_hashes: dict[str, str]) -> bool:
-    """True when the snippet a check ran is not the snippet on disk now."""
+    """True when the check ran on other inputs than the entry and snippet folder on disk now
+    (`snippet_hashes`: role → the entry's inputs digest, `EntryPage.hashes`)."""
     if not record.outcome.ran:
         return False
-    return snippet_hashes.get(record.role) != record.snippet_sha256
+    return not holds(record.inputs, snippet_hashes.get(record.role, ""))
 
 
 def badges(records: list[CheckRecord], snippet_hashes: dict[str, str], devices: tuple[str, ...],

@@ -15,12 +15,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from errorkb.core.entry import Entry
-from errorkb.core.load import LoadResult
+from errorkb.core.load import LoadedEntry, LoadResult
 from errorkb.core.problems import Problem
 from errorkb.core.project import Project
-from errorkb.site import render
-from errorkb.verify.records import CheckRecord
-from errorkb.verify.report import Report, latest_results
+from errorkb.results.records import CheckRecord
+from errorkb.results.report import Report, latest_results
+from errorkb.site import budget, render
 
 ASSETS = Path(__file__).parent / "assets"
 # Served with every site: the lookup matcher, its page glue, and the badge styles.
@@ -94,9 +94,25 @@ def problem_pages(project: Project, loaded: LoadResult) -> list[SiteFile]:
         if path.is_symlink() or not path.resolve().is_relative_to(inside) or not path.is_file():
             continue  # its lines would be another file's: nothing outside the entries folder is ever quoted
         page = f"errors/{path.parent.name}/{path.stem}.md"
-        pages.append(SiteFile(page, render.render_problems(where, sorted(by_path[where])[:PROBLEMS_SHOWN],
-                                                           _quoted_lines(path)), where, page=True))
+        pages.append(SiteFile(page, problems_page(project, where, by_path[where]), where, page=True))
     return pages
+
+
+def problems_page(project: Project, where: str, problems: list[Problem]) -> str:
+    """The Markdown of a page listing `problems` of the file `where` (project-relative), each with
+    the file's lines around it: the page shown at an entry's address instead of the entry."""
+    return render.render_problems(where, sorted(problems)[:PROBLEMS_SHOWN], _quoted_lines(project.root / where))
+
+
+def bare_problems_page(problem: Problem) -> str:
+    """The page of a problem, without the author's lines: for a page whose lines are what fails to render."""
+    return render.render_problems(problem.path, [problem], {})
+
+
+def entry_parts(project: Project, one: LoadedEntry, page: render.EntryPage) -> tuple[budget.Part, ...]:
+    """What an entry's page is made of, each part placed where its author wrote it (for `budget`)."""
+    snippets = {role: (page.snippet_paths[role], snippet.full) for role, snippet in page.snippets.items()}
+    return budget.parts_of(one.entry, one.positions, project.rel(one.path), snippets)
 
 
 def _quoted_lines(path: Path) -> dict[int, str]:
@@ -135,7 +151,7 @@ def reserved_ids() -> frozenset[str]:
 def version_ranges(project: Project, pages: list[render.EntryPage]) -> dict[str, render.VersionRange]:
     """Per entry, the releases where it raises, read from the version matrix file
     (`errorkb matrix`) when there is one. The site never runs the matrix itself."""
-    from errorkb.verify import matrix
+    from errorkb.results import matrix
 
     data = matrix.read_matrix(project)
     if not data:
@@ -144,8 +160,7 @@ def version_ranges(project: Project, pages: list[render.EntryPage]) -> dict[str,
     newest = next((release for release in reversed(order) if (s := data.status(release)) and s.ran), None)
     ranges = {}
     for page in pages:
-        current = {**page.hashes, "entry": page.entry.expectation_digest()}
-        summary = matrix.summarize(page.entry.id, data, current)
+        summary = matrix.summarize(page.entry.id, data, page.inputs)
         if summary is None:
             continue
         disagrees = tuple(summary.disagreements(page.entry))
@@ -157,6 +172,18 @@ def version_ranges(project: Project, pages: list[render.EntryPage]) -> dict[str,
             tuple((index, matrix.describe_spans(spans)) for index, spans in sorted(summary.wordings.items())),
             disagrees)
     return ranges
+
+
+def edit_url(repo_url: str | None, edit_uri: str | None, docs_dir: Path, project: Project, path: str) -> str | None:
+    """`repo_url` + `edit_uri` + the entry YAML's path inside docs/ (None outside docs/ or without a
+    repository): the same link from the plugin and from `errorkb render --out`, which reads mkdocs.yml."""
+    if not repo_url or not edit_uri:
+        return None
+    source = (project.root / path).resolve()
+    docs = docs_dir.resolve()
+    if not source.is_relative_to(docs):
+        return None
+    return str(repo_url).rstrip("/") + "/" + str(edit_uri).strip("/") + "/" + source.relative_to(docs).as_posix()
 
 
 def _json(document: dict[str, object]) -> str:

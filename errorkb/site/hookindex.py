@@ -1,13 +1,10 @@
-"""The index the exception hook ships with: what `errorkb.hook` needs to recognise an error and
-point at its entry, derived from the entries alone.
+"""The index the package ships: what `errorkb lookup`, `errorkb show` and the hook read outside
+any checkout, generated from the entries by `errorkb hook index` (a test fails while it is stale).
 
-Only entry text goes in (no verification report, no version matrix): CI regenerates reports on
-every run, and an index that changed with them would be stale after each. So the file changes
-exactly when an entry changes, `errorkb hook index --check` (and the test suite) says when it
-is stale, and `errorkb hook index` rewrites it. Wordings too generic to identify an error are
-left out here, so the hook needs no rule of its own to skip them. An error the runtime raises under the library
-(`source.implicit`) carries the frame it must come from: its wording is the runtime's, and other
-code raises it too.
+It has the shape of the site's `api/errors/index.json` (`errorkb.lookup.build`), plus what `show`
+prints. What goes in changes only when an entry (or a snippet's shown section) changes, or the
+version matrix measures other raise lines: no verification report, which CI regenerates on every
+run. `site` is the published site's address (`site_url`), so the links it prints work anywhere.
 """
 
 from __future__ import annotations
@@ -17,64 +14,79 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from errorkb.core.entry import Entry
-from errorkb.core.message import GENERIC_WORDINGS, MessageTemplate, TemplateSyntaxError, fixed_text, is_degenerate
+from errorkb.core.message import GENERIC_WORDINGS
 from errorkb.core.project import Project
+from errorkb.core.snippets import AFTER, read_snippet
+from errorkb.lookup import Index, read_index, shipped_index
+from errorkb.lookup.build import entries_digest, index_document
+from errorkb.lookup.lint import Case
 from errorkb.plugs import runtime_for
-from errorkb.site.lookup import installed_path, wordings_of
 from errorkb.site.render import site_url
 
-SCHEMA = 1
-HOOK_INDEX = Path(__file__).resolve().parent.parent / "hook" / "index.json"
+HOOK_INDEX = shipped_index()
 
 
-def one_line(text: str) -> str:
-    """Prose as one line of a terminal: whitespace runs, newlines included, become one space."""
-    return " ".join(text.split())
+def raise_lines(project: Project, entries: Iterable[Entry]) -> dict[str, dict[str, int]]:
+    """Each entry's raise line per release, as the version matrix measured it (where it ran)."""
+    from errorkb.results.matrix import read_matrix, summarize
+
+    data = read_matrix(project)
+    lines: dict[str, dict[str, int]] = {}
+    if data is None:
+        return lines
+    for entry in entries:
+        summary = summarize(entry.id, data, None)
+        if summary and summary.lines:
+            lines[entry.id] = dict(summary.lines)
+    return lines
 
 
-def fix_of(entry: Entry) -> str:
-    """The fix in one line: the replacement of a removed API, else the first solution's title."""
-    releases = entry.releases
-    if releases and releases.replacement:
-        since = f" (since {releases.replacement_since})" if releases.replacement_since else ""
-        return one_line(f"use {releases.replacement}{since}")
-    return one_line(entry.solutions[0].title)
+def shown_fixes(project: Project, entries: Iterable[Entry]) -> dict[str, str]:
+    """Each entry's after snippet, the section its page shows."""
+    fixes = {}
+    for entry in entries:
+        path = project.snippets / entry.id / entry.after.file
+        try:
+            fixes[entry.id] = read_snippet(path, AFTER, entry.after.file).shown
+        except (OSError, UnicodeDecodeError):
+            continue
+    return fixes
 
 
-def _usable(message: str, generic: tuple[str, ...]) -> MessageTemplate | None:
-    try:
-        template = MessageTemplate.parse(message.strip())
-    except TemplateSyntaxError:
-        return None
-    return None if is_degenerate(template, generic) else template
+def entry_files(project: Project) -> list[Path]:
+    return sorted(project.entries.rglob("*.yml"))
 
 
 def hook_index(project: Project, entries: Iterable[Entry]) -> dict[str, object]:
-    """The hook's index document: the library, the site's address and, per entry, its usable
-    wordings (most specific first), release facts, fix line and page path."""
-    generic = (*GENERIC_WORDINGS, *runtime_for(project.library.runtime).generic_messages)
-    items = []
-    for entry in sorted(entries, key=lambda one: one.id):
-        wordings = []
-        for wording in wordings_of(entry):
-            template = _usable(wording.message, generic)
-            if template is not None:
-                wordings.append({"message": wording.message, "exception": wording.exception,
-                                 "fixed": fixed_text(template).total})
-        if not wordings:
+    """The shipped index document for the project's entries."""
+    entries = list(entries)
+    runtime = runtime_for(project.library.runtime)
+    generic = (*GENERIC_WORDINGS, *runtime.generic_messages)
+    return index_document(project.library, entries, site_url, project.site_url, raise_lines(project, entries),
+                          generic, shown_fixes(project, entries), digest=entries_digest(entry_files(project)),
+                          runtime=runtime.packages)
+
+
+def project_index(project: Project, entries: Iterable[Entry]) -> Index:
+    """The index of the project's entries as `errorkb hook index` would write it, in memory."""
+    return read_index(hook_index(project, entries), str(project.entries))
+
+
+def diagnosis_cases(project: Project) -> list[Case]:
+    """Every entry's verified before on the real library (the standing report's passing upstream
+    before checks, CPU first) with its captured traceback: what `errorkb check` holds each
+    entry's diagnosis to."""
+    from errorkb.results.report import latest_results, read_reports
+
+    reports, _ = read_reports(project.reports, runtime_for(project.library.runtime).devices)
+    cases: dict[str, Case] = {}
+    for record in sorted(latest_results(reports).values(), key=lambda r: (r.entry, r.device != "cpu")):
+        info = record.exception
+        if record.role != "before" or record.target != "upstream" or record.outcome.value != "pass" \
+                or info is None or not info.traceback or record.entry in cases:
             continue
-        releases = entry.releases
-        item: dict[str, object] = {
-            "id": entry.id, "title": one_line(entry.title), "fix": fix_of(entry), "url": site_url(entry),
-            "wordings": sorted(wordings, key=lambda w: -int(str(w["fixed"]))),
-            "raises": releases.raises if releases else None, "pinned": entry.source.release}
-        file = installed_path(project.library, entry.source.path)
-        if entry.source.implicit and file:  # the runtime's wording alone would claim others' errors
-            item["frame"] = {"file": file, "function": entry.source.function.rsplit(".", 1)[-1]}
-        items.append(item)
-    library = project.library
-    return {"schema": SCHEMA, "library": {"name": library.name, "distribution": library.dist},
-            "site": project.site_url, "entries": items}
+        cases[record.entry] = Case(record.entry, record.release, info.traceback)
+    return list(cases.values())
 
 
 def index_text(document: dict[str, object]) -> str:

@@ -3,26 +3,33 @@
 - `on_config`: serve the lookup script and badge styles with every page (nothing to copy
   into `docs/`, and any site using the plugin gets a working paste box); add the
   `nav_if_present` pages that exist.
-- `on_files`: load every entry and the reports and add what `site.site_files` generates:
-  entry pages (kept out of the nav, which would otherwise list every error on every page),
-  the error lists, the verification page, the JSON API and the assets. A broken entry logs
-  its `path:line:col` problems (which fails a `--strict` build), leaves the other pages
-  standing, and gets a page of its own at its address listing those problems with the YAML
-  lines around each (`site.problem_pages`), so `mkdocs serve` shows the author why, and the
-  save that fixes the file brings the entry's page back.
-- `on_page_markdown`: a generated page's title and description, which Material prints
-  unescaped (`<title>`, the header, the tags page, `<meta name="description">`), are held
-  HTML-escaped: an entry's title shows as written and never becomes markup.
-- `on_page_content`: a generated page's HTML goes through `sanitize` (nh3): whatever slipped
-  past `inert`, no script, handler or script URL reaches a reader.
+- `on_files`: leave out every file of docs/ that is not a regular file (a FIFO would block the
+  copy, and with it the build and every page `mkdocs serve` shows); load every entry and the
+  reports and add what `site.site_files` generates: entry pages (kept out of the nav, which would
+  otherwise list every error on every page), the error lists, the verification page, the JSON
+  API and the assets. A broken entry logs its `path:line:col` problems (which fails a `--strict`
+  build), leaves the other pages standing, and gets a page of its own at its address listing
+  those problems with the YAML lines around each (`site.problem_pages`), so `mkdocs serve` shows
+  the author why, and the save that fixes the file brings the entry's page back.
+- Rendering: every generated page is a `BudgetedPage`, rendered within the CPU budget of
+  `errorkb.site.budget` (the same as `errorkb check`'s); a page that passes it or makes the
+  renderer raise logs its located problem and is published as its problems instead: the build
+  never hangs or fails on one entry, and `mkdocs serve` keeps every other page up.
+- The generated pages are published as `site_files` writes them, byte for byte what
+  `errorkb render --out` writes: their front matter is escaped and their HTML blocks sanitised
+  where they are written (`errorkb.site.escape`), not here.
+- `on_page_content`: a generated page's HTML, as this engine produced it, goes through
+  `sanitize` (nh3) once more: whatever an extension or theme adds, no script, handler or script
+  URL reaches a reader.
 - `on_serve`: watch the entry, snippet and report folders, so `mkdocs serve` rebuilds on change.
 """
 
 from __future__ import annotations
 
 import logging
+import os
+import stat
 from collections.abc import Callable
-from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -33,19 +40,19 @@ from mkdocs.livereload import LiveReloadServer
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, Files, InclusionLevel
 from mkdocs.structure.pages import Page
+from mkdocs.utils.meta import get_data
 
 from errorkb.core.load import load_project_entries
-from errorkb.core.problems import ProblemsFound
+from errorkb.core.problems import Problem, ProblemsFound
 from errorkb.core.project import Project, load_project
 from errorkb.plugs import runtime_for
+from errorkb.results.matrix import matrix_problem
+from errorkb.results.report import read_reports
+from errorkb.site import budget
 from errorkb.site import files as site
 from errorkb.site.sanitize import sanitize
-from errorkb.verify.report import read_reports
 
 log = logging.getLogger("mkdocs.plugins.errorkb")
-
-# Front-matter values that Material's templates print without escaping them.
-RAW_META = ("title", "description")
 
 
 class ErrorkbConfig(Config):  # type: ignore[no-untyped-call]
@@ -81,6 +88,10 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
 
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
         self._generated: set[str] = set()
+        for file in list(files):
+            if file.abs_src_path is not None and not _regular(file.abs_src_path):
+                log.warning(f"errorkb: {file.src_uri} is not a regular file; left out of the site")
+                files.remove(file)
         project = self._project(config)
         if project is None:
             return files
@@ -88,12 +99,15 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
         for problem in loaded.problems:
             log.error(str(problem))
         reports, unreadable = read_reports(project.reports, runtime_for(project.library.runtime).devices)
-        for message in unreadable:
+        for message in [*unreadable, *filter(None, [matrix_problem(project)])]:
             log.warning(message)
         docs = Path(config.docs_dir).resolve()
         pages, generated = site.site_files(project, loaded, reports,
                                            edit_url=lambda path: _edit_url(config, project, path))
         generated += site.problem_pages(project, loaded)
+        titles = _nav_titles(config.nav)
+        rehearsals = {one.key: one for one in budget.rehearsals(project, loaded, pages, generated, parts=False)}
+        parts = lambda rehearsal: budget.with_parts(rehearsal, project, loaded, pages)  # noqa: E731 - only on failure
         for one in generated:
             if files.get_file_from_path(one.path) is not None:  # a hand-written page of the same name wins
                 log.debug(f"errorkb: {one.path} exists in docs/; not generating it")
@@ -107,15 +121,8 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
             files.append(file)
             if one.page:
                 self._generated.add(one.path)
+                BudgetedPage(titles.get(one.path), file, config, project, rehearsals[one.path], parts)
         return files
-
-    @event_priority(100)  # before any other plugin reads the title (tags, search)
-    def on_page_markdown(self, markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
-        if page.file.src_uri in getattr(self, "_generated", ()):
-            for key in RAW_META:
-                if isinstance(page.meta.get(key), str):
-                    page.meta[key] = escape(page.meta[key])
-        return markdown
 
     @event_priority(-100)  # after every other plugin that changes the content
     def on_page_content(self, html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
@@ -132,13 +139,55 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
         return server
 
 
+class BudgetedPage(Page):
+    """A generated page, rendered within the budget; past it, or when the renderer raises, its
+    located problem is logged and the page shows it, with the lines of the file it comes from.
+    Made in `on_files`, as Material's blog makes its posts, so MkDocs' nav takes it as it is."""
+
+    def __init__(self, title: str | None, file: File, config: MkDocsConfig, project: Project,
+                 rehearsal: budget.Rehearsal, parts: Callable[[budget.Rehearsal], budget.Rehearsal]) -> None:
+        super().__init__(title, file, config)
+        self._project, self._source, self._rehearsal, self._parts = project, rehearsal.source, rehearsal, parts
+
+    def render(self, config: MkDocsConfig, files: Files) -> None:
+        what = budget.within_budget(lambda: super(BudgetedPage, self).render(config, files))
+        if what is None:
+            return
+        rehearsal = self._parts(self._rehearsal)
+        convert = budget.converter(extensions=config.markdown_extensions, configs=config.mdx_configs)
+        verdict = budget.locate(rehearsal, what, lambda markdown: budget.within_budget(lambda: convert(markdown)),
+                                budget.CPU_SECONDS)
+        problem = Problem(*budget.problem(verdict, self._source))
+        log.error(str(problem))
+        if self._source is not None:  # the problem with the lines around it, unless they are what blows it
+            self.markdown, self.meta = get_data(site.problems_page(self._project, problem.path, [problem]))
+            if budget.within_budget(lambda: super(BudgetedPage, self).render(config, files)) is None:
+                return
+        self.markdown, self.meta = get_data(site.bare_problems_page(problem))
+        super().render(config, files)
+
+
+def _regular(path: str) -> bool:
+    """A regular file (or a symlink to one): what MkDocs may read and copy without blocking."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _nav_titles(nav: Any) -> dict[str, str]:
+    """docs-relative path → the title `nav` gives it: MkDocs names a page from the nav only when
+    it makes the page itself, and the plugin makes the pages it generates."""
+    titles: dict[str, str] = {}
+    for item in nav if isinstance(nav, list) else []:
+        if isinstance(item, dict):
+            for title, value in item.items():
+                if isinstance(value, str):
+                    titles[value] = title
+                else:
+                    titles.update(_nav_titles(value))
+    return titles
+
+
 def _edit_url(config: MkDocsConfig, project: Project, path: str) -> str | None:
-    """`repo_url` + `edit_uri` + the YAML's path inside docs/ (None outside docs/ or without a repo)."""
-    if not config.repo_url or not config.edit_uri:
-        return None
-    source = (project.root / path).resolve()
-    docs = Path(config.docs_dir).resolve()
-    if not source.is_relative_to(docs):
-        return None
-    base = str(config.repo_url).rstrip("/") + "/" + str(config.edit_uri).strip("/") + "/"
-    return base + source.relative_to(docs).as_posix()
+    return site.edit_url(config.repo_url, config.edit_uri, Path(config.docs_dir), project, path)

@@ -4,7 +4,9 @@ Plain functions with no MkDocs in sight: the plugin calls them during a build, a
 `errorkb render --out DIR` writes the same pages for any other static-site engine. The
 Markdown uses only admonitions, content tabs, fences and a little inline HTML for badges,
 which Material and its successors understand. Nothing here imports the runtime or runs a snippet:
-pages show what a report says. Author prose always goes through `inert` (see `errorkb.site.inert`).
+pages show what a report says. Author prose always goes through `inert` (see `errorkb.site.inert`);
+every other value is escaped for where it is written (`errorkb.site.escape`): the templates
+autoescape, so a value no filter marked is text in any engine.
 """
 
 from __future__ import annotations
@@ -12,7 +14,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import html
-import json
 import posixpath
 import re
 import textwrap
@@ -21,22 +22,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import jinja2
+from markupsafe import Markup
 
 from errorkb.core.entry import Entry, library_folder
 from errorkb.core.load import LoadedEntry, snippet_inside
 from errorkb.core.message import GENERIC_WORDINGS, Placeholder
 from errorkb.core.problems import Problem
 from errorkb.core.project import LibraryProfile, Project
+from errorkb.core.prose import visible
 from errorkb.core.snippets import Snippet, read_snippet
+from errorkb.lookup.build import index_fields, installed_path, library_classes, rules_document, uses_user_types
 from errorkb.plugs import runtime_for
-from errorkb.site import evidence
-from errorkb.site.inert import cell, inert, one_line
-from errorkb.site.lookup import index_fields, installed_path
+from errorkb.results.keys import project_inputs
+from errorkb.results.records import TARGETS, CheckRecord, Outcome
+from errorkb.results.report import Report
+from errorkb.site import escape, evidence
+from errorkb.site.inert import inert, one_line
 from errorkb.source.coverage import Coverage
 from errorkb.source.upstream import read_source, source_file
-from errorkb.verify.records import CheckRecord, Outcome
-from errorkb.verify.report import Report
-from errorkb.verify.targets import TARGETS
 
 __all__ = ["EntryPage", "build_pages", "render_entry", "render_index", "render_by_exception", "render_by_api",
            "render_verification", "entry_document", "index_document", "inert", "badges", "captured_error"]
@@ -89,6 +92,7 @@ class EntryPage:
     related: list[Entry] = field(default_factory=list)
     excerpt: list[tuple[int, str]] | None = None
     versions: VersionRange | None = None  # from the upstream version matrix, when one ran
+    inputs: str = ""  # results.keys.inputs_digest of the entry and its snippet folder now
 
     @property
     def url(self) -> str:
@@ -96,8 +100,9 @@ class EntryPage:
 
     @property
     def hashes(self) -> dict[str, str]:
-        """role → sha256 of every snippet file: what a record must match to be fresh."""
-        return {role: snippet.sha256 for role, snippet in self.snippets.items()}
+        """role → what a record of that role must have been made from to be fresh: the entry's
+        inputs now (the whole entry and its snippet folder); a snippet that cannot be read has none."""
+        return {role: self.inputs for role in self.snippets}
 
     def records_for(self, role: str) -> list[CheckRecord]:
         return [r for r in self.records if r.role == role]
@@ -106,9 +111,17 @@ class EntryPage:
         return evidence.is_stale(record, self.hashes)
 
 
+_PLAIN_NAME = re.compile(r"^[a-z0-9_.-]*[a-z0-9_-][a-z0-9_.-]*$")
+
+
 def page_path(entry: Entry) -> str:
-    """Where an entry's page lives in the site, as a docs-relative Markdown path."""
-    return f"errors/{library_folder(entry.library)}/{entry.id}.md"
+    """Where an entry's page lives in the site, as a docs-relative Markdown path: always inside
+    errors/<its library's folder>/ (ValueError otherwise: the model refuses such an entry, and no
+    other route may place a page over another)."""
+    folder = library_folder(entry.library)
+    if not (_PLAIN_NAME.match(folder) and _PLAIN_NAME.match(entry.id)):
+        raise ValueError(f"entry {entry.id!r} of {entry.library!r} has no page path inside errors/")
+    return f"errors/{folder}/{entry.id}.md"
 
 
 def site_url(entry: Entry) -> str:
@@ -120,9 +133,10 @@ def api_path(entry: Entry) -> str:
     return f"api/errors/{entry.id}.json"
 
 
-def link(source: str, target: str) -> str:
-    """Relative link from the Markdown page `source` to the file `target` (both docs-relative)."""
-    return posixpath.relpath(target, posixpath.dirname(source) or ".")
+def link(source: str, target: str) -> Markup:
+    """Relative link from the Markdown page `source` to the file `target` (both docs-relative),
+    as a link destination."""
+    return escape.url(posixpath.relpath(target, posixpath.dirname(source) or "."))
 
 
 # -- reading ----------------------------------------------------------------------------------
@@ -153,7 +167,8 @@ def build_pages(project: Project, loaded: list[LoadedEntry], results: dict[str, 
             snippets[role] = snippet
         records = sorted(by_entry.get(entry.id, []), key=lambda r: r.id)
         pages.append(EntryPage(entry, project.rel(one.path), project.library, devices, snippets, paths, records,
-                               related_both_ways(entry, by_id), source_excerpt(project, entry)))
+                               related_both_ways(entry, by_id), source_excerpt(project, entry),
+                               inputs=project_inputs(project, entry)))
     return pages
 
 
@@ -203,7 +218,7 @@ def captured_error(page: EntryPage) -> CheckRecord | None:
 # -- Markdown ---------------------------------------------------------------------------------
 
 
-def marked_message(entry: Entry) -> str:
+def marked_message(entry: Entry) -> Markup:
     """The template as HTML, placeholders wrapped so the page can show them as slots."""
     out = []
     for part in entry.template.parts:
@@ -212,30 +227,37 @@ def marked_message(entry: Entry) -> str:
                        f'{{{html.escape(part.expression)}}}</span>')
         else:
             out.append(html.escape(part.text))
-    return "".join(out)
+    return Markup("".join(out))
 
 
-def fence(code: str, language: str = "python", indent: int = 0, options: str = "") -> str:
-    """A fenced block long enough to hold any backticks in `code`, indented for tabs."""
+def reading_title(title: str) -> str:
+    """The title as a reader reads it where Material prints it as text (`<title>`, the header,
+    search results, the tags page), which shows no code: without its backticks."""
+    return " ".join(title.replace("`", "").split())
+
+
+def fence(code: str, language: str = "python", indent: int = 0, options: str = "") -> Markup:
+    """A fenced block long enough to hold any backticks in `code`, indented for tabs; a control or
+    bidirectional character shows as its escape (a snippet's `\u202e` would reorder the code a
+    reader sees, and a captured traceback's colour codes would hide text)."""
+    code = visible(code)
     ticks = "`" * max(3, max((len(m) for m in re.findall(r"`+", code)), default=0) + 1)
     block = f"{ticks}{language}{(' ' + options) if options else ''}\n{code.rstrip()}\n{ticks}"
-    return textwrap.indent(block, " " * indent, lambda line: True)
-
-
-def _yaml_string(text: str) -> str:
-    """A front-matter value: JSON strings are valid YAML and escape everything."""
-    return json.dumps(text, ensure_ascii=False)
+    return Markup(textwrap.indent(block, " " * indent, lambda line: True))
 
 
 @functools.lru_cache(maxsize=1)
 def _environment() -> jinja2.Environment:
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=False,
+    """Templates that autoescape: `finalize` writes every value no filter marked (a `Markup`) as
+    `escape.text`; the filters name the other places a value can land."""
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True, finalize=escape.text,
                              keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True,
                              undefined=jinja2.StrictUndefined)
-    env.filters.update(inert=inert, line=lambda text: inert(one_line(text)), esc=html.escape,
-                       fence=fence, yaml=_yaml_string, cell=cell,
-                       attr=lambda text: html.escape(" ".join(str(text).split())).replace("|", "&#124;"))
-    env.globals.update(link=link, page_path=page_path, api_path=api_path, words=evidence.OUTCOME_WORDS,
+    env.filters.update(inert=lambda text: Markup(inert(text)), line=lambda text: Markup(inert(one_line(text))),
+                       code=escape.code, url=escape.url,
+                       attr=escape.attribute, yaml=escape.front_matter, fragment=escape.fragment, fence=fence)
+    env.globals.update(link=link, page_path=page_path, reading_title=reading_title, api_path=api_path,
+                       words=evidence.OUTCOME_WORDS,
                        ERRORS_INDEX=ERRORS_INDEX, BY_EXCEPTION=BY_EXCEPTION, BY_API=BY_API,
                        VERIFICATION=VERIFICATION, INDEX_JSON=INDEX_JSON, SCHEMA_JSON=SCHEMA_JSON,
                        CHECK_SCHEMA_JSON=CHECK_SCHEMA_JSON, COVERAGE=COVERAGE)
@@ -252,7 +274,16 @@ def render_entry(page: EntryPage, *, edit_url: str | None = None) -> str:
     return _render("entry.md.j2", page=page, entry=page.entry, here=page.url, badges=badges(page),
                    captured=captured_error(page), clean=evidence.clean_run(page.records, hashes),
                    verdict=lambda role: evidence.role_verdict(page.records, role),
-                   message_html=marked_message(page.entry), edit_url=edit_url)
+                   message_html=marked_message(page.entry), edit_url=edit_url, excerpt=_excerpt(page))
+
+
+def _excerpt(page: EntryPage) -> Markup | None:
+    """The source lines around the raise, as a fence numbered from the first and marking the raise."""
+    if not page.excerpt:
+        return None
+    first = page.excerpt[0][0]
+    options = f'linenums="{first}" hl_lines="{page.entry.source.line - first + 1}"'
+    return fence("\n".join(text for _, text in page.excerpt), "python", 0, options)
 
 
 def render_index(pages: list[EntryPage]) -> str:
@@ -399,10 +430,14 @@ def index_document(pages: list[EntryPage], library: LibraryProfile) -> dict[str,
     error of a kind shares, Python's and the runtime's) beside the entries; readers tolerate
     their absence."""
     generic = [*GENERIC_WORDINGS, *runtime_for(library.runtime).generic_messages]
+    classes = library_classes(library) if uses_user_types(p.entry for p in pages) else ""
     return {
         "schema": 1,
-        "library": {"name": library.name, "repository": library.repository, "release": library.release},
+        "library": {"name": library.name, "repository": library.repository, "release": library.release,
+                    "distribution": library.dist, "classes": classes},
         "generic": generic,
+        "rules": rules_document(generic),
+        "runtime": {"packages": list(runtime_for(library.runtime).packages)},
         "entries": [
             {"id": p.entry.id, "title": p.entry.title, "exception": p.entry.exception,
              "message": p.entry.message, "function": p.entry.source.function, "library": p.entry.library,

@@ -6,6 +6,8 @@ what it means, the verified fix (the after snippet's shown section), where it wa
 target × device, from the standing report), what releases do, and the page's address. Built as
 rich renderables; every string from an entry goes through `clean` first (control characters
 out: entry text comes from strangers' pull requests), and rich markup is never parsed from it.
+A link in an entry's Markdown prints as `label (target)`, never as a terminal hyperlink (OSC 8),
+whose label could name one address while it opens another.
 """
 
 from __future__ import annotations
@@ -26,8 +28,8 @@ from errorkb.core.load import LoadResult
 from errorkb.core.project import Project
 from errorkb.core.snippets import AFTER
 from errorkb.plugs import runtime_for
+from errorkb.results.report import latest_results, read_reports
 from errorkb.site import evidence, render
-from errorkb.verify.report import latest_results, read_reports
 
 _CONTROL = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 NEAREST = 3
@@ -61,7 +63,7 @@ def entry_view(project: Project, page: render.EntryPage) -> RenderableType:
     parts: list[RenderableType] = [
         Text(f"{entry.exception}: {clean(entry.message)}", style="bold red"),
         Text(""),
-        Markdown(clean(entry.meaning)),
+        Markdown(clean(entry.meaning), hyperlinks=False),  # "label (target)": a label never hides its target
         Text(""),
         Text("The verified fix", style="bold"),
         _fix(page),

@@ -1,41 +1,87 @@
-"""Reuse a verdict only while everything it depends on is unchanged.
+"""Reuse a verdict only while everything it depends on is unchanged, and only where the cache
+can be trusted.
 
-The key of a check hashes: the snippet's bytes (and the other `.py` files of its folder, which
-it may import), the entry's expectation (exception, message, source, `expect`, and the guard's
-own expectation), the target's fingerprint (bundled source hash or upstream version), the
-runtime's name and version, the device kind, the Python version and the verifier (its version
-number and the hash of its own source, so a change to the judge invalidates every verdict).
+The key of a check is `results.keys.VerdictKey`, the one definition of what a verdict depends
+on: the whole entry and every file of its snippet folder (`inputs_digest`, which the version
+matrix and the pages' stale marks use too), the role and module, the target's fingerprint, the
+runtime's release, the device kind, Python, the library profile and the verifier (its version
+and the hash of every file whose code can change a verdict, `verdict_sources`).
 
-Records live one file per key in `.errorkb-cache/verify/` at the project root (gitignored);
-`errorkb verify --no-cache` neither reads nor writes them. Only verdicts the judge marks
-cacheable are stored: those that would come out the same on a rerun. A cached record that does
-not validate is a miss, never trusted.
+Records live one file per key in `.errorkb-cache/verify/` at the project root (gitignored).
+Only verdicts the judge marks cacheable are stored: those that would come out the same on a
+rerun. A cached record that does not validate is a miss, never trusted.
+
+Trust (`Trust`): a cache restored into a run that is not the repository's own (a pull request's
+CI run: its earlier pushes ran code nobody reviewed, and could have written any verdict into the
+cache that run restores) is never reused: every check runs, and nothing is written. `auto`
+decides from the CI's environment (`untrusted_here`); `--cache trusted|untrusted|off` says it.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
+import os
 import platform
+import secrets
 import sys
+from collections.abc import Mapping
+from enum import StrEnum
 from functools import cache
 from pathlib import Path
-from typing import Any
 
 from pydantic import ValidationError
 
+from errorkb.core.project import LibraryProfile
 from errorkb.plugs import Runtime
+from errorkb.results.keys import VerdictKey
+from errorkb.results.records import CheckRecord
+from errorkb.results.report import VERIFIER_VERSION
 from errorkb.verify.plan import Check
-from errorkb.verify.records import CheckRecord
-from errorkb.verify.report import VERIFIER_VERSION
 
 _HERE = Path(__file__).resolve().parent
-_VERIFIER_SOURCES = [_HERE, _HERE / "inside", _HERE.parent / "core" / "message.py",
-                     _HERE.parent / "core" / "snippets.py", _HERE.parent / "core" / "lint.py", _HERE.parent / "plugs"]
+_PACKAGE = _HERE.parent
+# The code a verdict can depend on besides the verifier's own folder and what runs inside the
+# check (`inside/`): what the judge reads of an entry (its model, message templates, release
+# ranges, the lint verify obeys) and snippets, the runtime plugs, and the key's own definition.
+_VERIFIER_SOURCES = [_HERE, _HERE / "inside",
+                     *(_PACKAGE / "core" / name for name in ("entry.py", "message.py", "snippets.py", "releases.py",
+                                                             "lint.py")),
+                     _PACKAGE / "plugs", _PACKAGE / "results" / "keys.py"]
 # Files of the verifier that choose which checks run and print what came out, and never make a
 # verdict: changing them must not throw every cached verdict away (the version matrix re-measures
 # 66 releases when it does). `test_verify_cache` checks each still exists.
 NOT_IN_VERDICTS = ("matrix.py", "output.py")
+
+
+class Trust(StrEnum):
+    AUTO = "auto"  # untrusted inside a pull request's CI run (`untrusted_here`), trusted elsewhere
+    TRUSTED = "trusted"  # read and write the cache
+    UNTRUSTED = "untrusted"  # run every check; read nothing from the cache, write nothing to it
+    OFF = "off"  # no cache at all (`--no-cache`)
+
+
+# Where a CI run is a pull request's (or merge request's): the code it runs was not reviewed, and
+# the cache it restores may hold what an earlier push of that pull request wrote.
+_UNTRUSTED_EVENTS = {"GITHUB_EVENT_NAME": ("pull_request", "pull_request_target", "pull_request_review",
+                                           "pull_request_review_comment"),
+                     "CI_PIPELINE_SOURCE": ("merge_request_event", "external_pull_request_event")}
+
+
+def untrusted_here(environ: Mapping[str, str] | None = None) -> str | None:
+    """Why a cache is not to be trusted in this process's CI run (None: nothing says so)."""
+    environ = os.environ if environ is None else environ
+    for variable, events in _UNTRUSTED_EVENTS.items():
+        if environ.get(variable, "") in events:
+            return f"{variable}={environ[variable]}: a pull request's run"
+    return None
+
+
+def resolve_trust(trust: str) -> Trust:
+    """`auto` made definite for this process."""
+    chosen = Trust(trust)
+    if chosen is Trust.AUTO:
+        return Trust.UNTRUSTED if untrusted_here() else Trust.TRUSTED
+    return chosen
 
 
 def verdict_sources() -> list[Path]:
@@ -52,18 +98,9 @@ def verdict_sources() -> list[Path]:
 def verifier_fingerprint() -> str:
     digest = hashlib.sha256(VERIFIER_VERSION.encode())
     for path in verdict_sources():
-        digest.update(path.name.encode())
+        digest.update(path.relative_to(_PACKAGE).as_posix().encode())
         digest.update(path.read_bytes())
     return f"{VERIFIER_VERSION}+{digest.hexdigest()[:12]}"
-
-
-@cache
-def _folder_hash(folder: Path) -> str:
-    digest = hashlib.sha256()
-    for path in sorted(folder.glob("*.py")):
-        digest.update(path.name.encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()
 
 
 _runtime_releases: dict[tuple[object, ...], str] = {}
@@ -78,42 +115,30 @@ def _runtime_release(runtime: Runtime) -> str:
     return _runtime_releases[where]
 
 
-def key_parts(check: Check, target_fingerprint: str, runtime: Runtime) -> dict[str, Any]:
-    """Everything a verdict depends on, by name (tests flip each one)."""
-    entry = check.entry
-    guard = check.guard
-    return {
-        "snippet": check.snippet.sha256,
-        "snippet_folder": _folder_hash(check.snippet.path.parent.resolve()),
-        "role": str(check.role),
-        "expectation": {
-            "exception": entry.exception,
-            "message": entry.message,
-            "source": entry.source.model_dump(mode="json"),
-            "module": check.module,
-            "expect": entry.expect.model_dump(mode="json"),
-            "guard": guard.model_dump(mode="json") if guard is not None else None,
-        },
-        "target": target_fingerprint,
-        "runtime": _runtime_release(runtime),
-        "device": check.device,
-        "python": f"{sys.implementation.name}-{platform.python_version()}",
-        "verifier": verifier_fingerprint(),
-    }
+def profile_digest(library: LibraryProfile) -> str:
+    return hashlib.sha256(library.model_dump_json().encode()).hexdigest()
 
 
-def cache_key(check: Check, target_fingerprint: str, runtime: Runtime) -> str:
-    text = json.dumps(key_parts(check, target_fingerprint, runtime), sort_keys=True)
-    return hashlib.sha256(text.encode()).hexdigest()
+def verdict_key(check: Check, inputs: str, target_fingerprint: str, runtime: Runtime,
+                library: LibraryProfile) -> VerdictKey:
+    """The check's key: `inputs` is `keys.inputs_digest` of its entry and snippet folder."""
+    return VerdictKey(inputs=inputs, role=str(check.role), snippet=check.snippet.sha256, module=check.module,
+                      target=target_fingerprint, runtime=_runtime_release(runtime), device=check.device,
+                      python=f"{sys.implementation.name}-{platform.python_version()}",
+                      profile=profile_digest(library), verifier=verifier_fingerprint())
 
 
 class VerdictCache:
-    def __init__(self, folder: Path):
+    def __init__(self, folder: Path, trust: Trust = Trust.TRUSTED):
         self.folder = folder / "verify"
+        self.trust = trust
         self.hits = 0
         self.misses = 0
 
     def get(self, key: str) -> CheckRecord | None:
+        if self.trust is not Trust.TRUSTED:
+            self.misses += 1
+            return None
         try:
             record = CheckRecord.model_validate_json((self.folder / f"{key}.json").read_text(encoding="utf-8"))
         except (OSError, ValueError, ValidationError):
@@ -126,8 +151,25 @@ class VerdictCache:
         return record
 
     def put(self, key: str, record: CheckRecord) -> None:
+        if self.trust is not Trust.TRUSTED:
+            return
         self.folder.mkdir(parents=True, exist_ok=True)
         path = self.folder / f"{key}.json"
-        temporary = path.with_suffix(f".{id(record)}.tmp")
-        temporary.write_text(record.model_dump_json(exclude_none=True), encoding="utf-8")
-        temporary.replace(path)
+        temporary = path.with_suffix(f".{secrets.token_hex(6)}.tmp")
+        try:
+            temporary.write_text(record.model_dump_json(exclude_none=True), encoding="utf-8")
+            temporary.replace(path)
+        except BaseException:
+            temporary.unlink(missing_ok=True)
+            raise
+
+    def stats(self) -> dict[str, object]:
+        return {"hits": self.hits, "misses": self.misses, "trust": str(self.trust)}
+
+
+def cache_key(check: Check, inputs: str, target_fingerprint: str, runtime: Runtime, library: LibraryProfile) -> str:
+    return verdict_key(check, inputs, target_fingerprint, runtime, library).digest()
+
+
+__all__ = ["NOT_IN_VERDICTS", "Trust", "VerdictCache", "cache_key", "resolve_trust", "untrusted_here",
+           "verdict_key", "verdict_sources", "verifier_fingerprint"]

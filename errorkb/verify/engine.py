@@ -2,8 +2,11 @@
 
 Checks that cannot run here (a target that is not installed, a device this machine lacks, an
 unmet need) are recorded as "not run" with the reason, never skipped and never passed. A cached
-verdict is reused only under its full key (`cache.py`) and says so (`cached: true`, with the
-time it was really observed in `verified_at`).
+verdict is reused only under its full key (`cache.py`), only from a trusted cache, and says so
+(`cached: true`, with the time it was really observed in `verified_at`). Every record names the
+inputs it was made from (`inputs`: the entry and its snippet folder, `results.keys`) and when
+this run wrote it (`recorded_at`), which is what makes a re-confirmed fix replace the failure
+recorded in between.
 """
 
 from __future__ import annotations
@@ -17,21 +20,24 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from errorkb.core.entry import Entry
 from errorkb.core.load import LoadedEntry
 from errorkb.core.project import LibraryProfile, Project
 from errorkb.plugs import Runtime, runtime_for
+from errorkb.results.keys import project_inputs
+from errorkb.results.records import BUNDLED, UPSTREAM
+from errorkb.results.report import Report, new_report, now
 from errorkb.source.upstream import matrix_env
-from errorkb.verify.cache import VerdictCache, cache_key
+from errorkb.verify.cache import Trust, VerdictCache, cache_key
 from errorkb.verify.judge import actual, expected, judge, snippet_line
 from errorkb.verify.paths import environment_path
 from errorkb.verify.plan import Check, library_imports, plan, select_shard
 from errorkb.verify.pool import WorkerPool
 from errorkb.verify.records import CheckRecord, Code, ExceptionInfo, Exit, Outcome, Site, Verdict, not_run
-from errorkb.verify.report import Report, new_report, now
 from errorkb.verify.requirements import unmet
 from errorkb.verify.run import Isolation, Run, run_check
 from errorkb.verify.sandbox import choose as choose_sandbox
-from errorkb.verify.targets import BUNDLED, UPSTREAM, availability, bundled_has, fingerprint, installed_version
+from errorkb.verify.targets import availability, bundled_has, fingerprint, installed_version
 
 
 class Upstream(StrEnum):
@@ -61,7 +67,7 @@ class Verifier:
     def __init__(self, project: Project, targets: list[str], *, isolation: str = Isolation.FORK,
                  cache_dir: Path | None = None, timeout: float | None = None, preload: list[str] | None = None,
                  upstream: str = Upstream.PINNED, sandbox: str = "auto",
-                 environments: Mapping[str, Path] | None = None):
+                 environments: Mapping[str, Path] | None = None, trust: str = Trust.TRUSTED):
         self.project, self.isolation, self.upstream = project, Isolation(isolation), Upstream(upstream)
         # release → its interpreter, for every release (the installed one too): the matrix's own
         self.environments = environments
@@ -81,9 +87,19 @@ class Verifier:
         self.unavailable = {target: availability(target, self.library) for target in targets}
         self.fingerprints: dict[str, str] = {}
         self.paths: dict[Path, list[str]] = {}  # another environment's interpreter → its import path
-        self.cache = VerdictCache(cache_dir) if cache_dir is not None else None
+        self.cache = VerdictCache(cache_dir, Trust(trust)) if cache_dir is not None else None
+        self._inputs: dict[str, str] = {}  # entry id → its inputs digest, read once per run
         self.pool = WorkerPool(self.library, preload, self.sandbox) if self.isolation is Isolation.FORK else None
         self.timeout = timeout or project.timeout
+
+    def inputs(self, entry: Entry) -> str:
+        """The entry's inputs digest (`results.keys`), computed on first use in this run."""
+        if entry.id not in self._inputs:
+            self._inputs[entry.id] = project_inputs(self.project, entry)
+        return self._inputs[entry.id]
+
+    def key(self, check: Check) -> str:
+        return cache_key(check, self.inputs(check.entry), self.fingerprint(check), self.runtime, self.library)
 
     def interpreter(self, check: Check) -> Path | None:
         """The Python that runs the check: this one, or the matrix environment of the check's
@@ -148,20 +164,20 @@ class Verifier:
         """The check's record when it needs no run: why it cannot run here, or its cached verdict."""
         skipped = self.reason_not_run(check)
         if skipped:
-            return record_of(check, self.project, skipped)
-        hit = self.cache.get(cache_key(check, self.fingerprint(check), self.runtime)) if self.cache else None
-        return reused(hit, check, self.project) if hit is not None else None
+            return record_of(check, self.project, skipped, inputs=self.inputs(check.entry))
+        hit = self.cache.get(self.key(check)) if self.cache else None
+        return reused(hit, check, self.project, self.inputs(check.entry)) if hit is not None else None
 
     def record(self, check: Check) -> CheckRecord:
         known = self.answer(check)
         if known is not None:
             return known
-        key = cache_key(check, self.fingerprint(check), self.runtime)
+        key = self.key(check)
         python = self.interpreter(check) or Path(sys.executable)
         run = self.pool.run(check, self.timeout, python) if self.pool else \
             run_check(check, self.library, self.timeout, python, self.sandbox)
         verdict = judge(check, run, self.runtime)
-        record = record_of(check, self.project, verdict, run, self.isolation_level, key)
+        record = record_of(check, self.project, verdict, run, self.isolation_level, key, self.inputs(check.entry))
         if self.cache and verdict.cacheable:
             self.cache.put(key, record)
         return record
@@ -173,7 +189,7 @@ class Verifier:
         except Exception as error:
             verdict = Verdict(outcome=Outcome.FAIL, code=Code.MALFORMED_OBSERVATION, cacheable=False,
                               reason=f"the verifier could not judge this check: {type(error).__name__}: {error}")
-            return record_of(check, self.project, verdict, None, self.isolation_level)
+            return record_of(check, self.project, verdict, None, self.isolation_level, inputs=self.inputs(check.entry))
 
     def close(self) -> None:
         if self.pool:
@@ -185,16 +201,18 @@ def verify(project: Project, loaded: list[LoadedEntry], *, ids: list[str] | None
            isolation: str = Isolation.FORK, cache_dir: Path | None = None, shard: tuple[int, int] | None = None,
            timeout: float | None = None, on_start: Callable[[int], None] | None = None,
            on_result: Callable[[CheckRecord], None] | None = None, upstream: str = Upstream.PINNED,
-           kinds: list[str] | None = None, sandbox: str = "auto") -> Report:
-    """Verify the planned checks; `cache_dir=None` runs every check afresh."""
+           kinds: list[str] | None = None, sandbox: str = "auto", trust: str = Trust.TRUSTED) -> Report:
+    """Verify the planned checks; `cache_dir=None` runs every check afresh, and so does an
+    untrusted cache (`trust`), which is neither read nor written."""
     targets = list(targets or project.targets)
     checks = plan_checks(project, loaded, ids=ids, targets=targets, devices=devices, shard=shard,
                          upstream=upstream, kinds=kinds)
     if on_start:
         on_start(len(checks))
     verifier = Verifier(project, targets, isolation=isolation, cache_dir=cache_dir, timeout=timeout,
-                        preload=library_imports(checks, project.library.name), upstream=upstream, sandbox=sandbox)
-    if cache_dir is None:  # with a cache, most checks may never need a zygote
+                        preload=library_imports(checks, project.library.name), upstream=upstream, sandbox=sandbox,
+                        trust=trust)
+    if cache_dir is None or Trust(trust) is not Trust.TRUSTED:  # with a cache, most checks may never need a zygote
         verifier.warm(checks)
 
     def one(check: Check) -> CheckRecord:
@@ -210,25 +228,28 @@ def verify(project: Project, loaded: list[LoadedEntry], *, ids: list[str] | None
         verifier.close()
     cache = verifier.cache
     run = {"isolation": verifier.isolation_level, "shard": f"{shard[0]}/{shard[1]}" if shard else None,
-           "upstream": str(verifier.upstream), "cache": {"hits": cache.hits, "misses": cache.misses} if cache else None}
+           "upstream": str(verifier.upstream), "cache": cache.stats() if cache else None}
     return new_report(verifier.fingerprints, records, run)
 
 
-def reused(hit: CheckRecord, check: Check, project: Project) -> CheckRecord:
-    """A cached record as this check's: marked cached, observed when it says (`verified_at`)."""
+def reused(hit: CheckRecord, check: Check, project: Project, inputs: str) -> CheckRecord:
+    """A cached record as this check's: marked cached, observed when it says (`verified_at`),
+    written into this run's report now (`recorded_at`), so it replaces any older record there."""
     return hit.model_copy(update={"id": check.id, "entry": check.entry.id, "role": check.role,
-                                  "snippet": project.rel(check.snippet.path), "cached": True})
+                                  "snippet": project.rel(check.snippet.path), "cached": True,
+                                  "recorded_at": now(), "inputs": inputs})
 
 
 def record_of(check: Check, project: Project, verdict: Verdict, run: Run | None = None,
-            isolation: str | None = None, key: str | None = None) -> CheckRecord:
+              isolation: str | None = None, key: str | None = None, inputs: str | None = None) -> CheckRecord:
+    moment = now()
     fields: dict[str, Any] = {
         "id": check.id, "entry": check.entry.id, "role": check.role, "snippet": project.rel(check.snippet.path),
         "snippet_sha256": check.snippet.sha256, "target": check.target, "device": check.device,
         "release": check.release,
         "outcome": verdict.outcome, "code": verdict.code, "reason": verdict.reason, "expected": expected(check),
         "wording": verdict.wording,
-        "verified_at": now(), "cached": False,
+        "verified_at": moment, "cached": False, "recorded_at": moment, "inputs": inputs,
     }
     if run is None:
         return CheckRecord(**fields)

@@ -14,141 +14,62 @@ Stages, one function each:
                         after one entry changed starts that entry's checks only. Releases whose own
                         interpreter was measured to load the `shared` modules (`shared_loads`) get
                         their zygote forked from a stem that imported the runtime and those once.
-4. `collect`            per entry and release: the before's and after's verdicts (codes included),
-                        the raise line (captured, else re-resolved by AST), and the hashes they
-                        were measured with, so a later change makes exactly those results stale.
-5. `summarize`          ranges for the page: "raises in 5.5.1 – 5.24.0", "fixed in X".
+4. `collect`            per entry and release: the before's and after's verdicts (codes included,
+                        and whether they came from the cache), the raise line (captured, else
+                        re-resolved by AST), and the inputs digest they were measured with
+                        (`results.keys`), so a later change makes exactly those results stale.
 
-The matrix file (`<reports>/matrix/<distribution>.json`) is merged per (entry, release) and per
-release, written atomically after every release, one record per line, so a run killed half way
-keeps what it measured and `errorkb matrix ID --release X` replaces only that entry's result there.
+The matrix file's format, merging and summaries live in `errorkb.results.matrix`. It is merged
+per (entry, release) and per release with what is on disk, under a lock, after every release,
+so a run killed half way keeps what it measured, `errorkb matrix ID --release X` replaces only
+that entry's result there, and two runs at once keep both. `--shard K/N` runs the releases
+`shard_releases` gives shard K; `errorkb report merge` joins the shards' files.
 """
 
 from __future__ import annotations
 
 import functools
 import json
-import platform
 import subprocess
 import sys
 import sysconfig
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-from packaging.version import InvalidVersion, Version
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from errorkb.core.entry import Entry
 from errorkb.core.load import LoadedEntry
 from errorkb.core.project import Project
-from errorkb.core.snippets import AFTER, BEFORE, read_snippet
+from errorkb.core.snippets import AFTER, BEFORE
+from errorkb.results import store
+from errorkb.results.matrix import (
+    MatrixFile,
+    ReleaseStatus,
+    Result,
+    Verdicts,
+    load_matrix,
+    matrix_path,
+    merged,
+    sort_releases,
+    write_matrix,
+)
+from errorkb.results.records import UPSTREAM, CheckRecord, Code, Outcome
+from errorkb.results.report import now
 from errorkb.source.drift import SourceIndex, resolve_line
 from errorkb.source.upstream import matrix_env
 from errorkb.verify.engine import Upstream, Verifier
-from errorkb.verify.plan import Check, library_imports, plan
-from errorkb.verify.records import CheckRecord, Code, Outcome
-from errorkb.verify.report import now, write_lines
+from errorkb.verify.plan import Check, library_imports, plan, shard_of
 from errorkb.verify.run import child_env
-from errorkb.verify.targets import UPSTREAM
 
-SCHEMA = 2
 
 @dataclass(frozen=True)
 class Env:
     release: str
     python: Path | None
     error: str | None = None
-
-
-# -- the matrix file --------------------------------------------------------------------------
-
-
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Verdicts(_Model):
-    outcome: Outcome
-    code: Code
-    reason: str
-    sha256: str | None = None  # of the snippet bytes that ran
-    wording: int | None = None  # which wording of the error matched (0: the entry's own)
-
-
-class ReleaseStatus(_Model):
-    release: str
-    ran: bool  # False: the environment could not be set up or the release does not import here
-    error: str | None = None
-    runtime: str | None = None  # the runtime's version the release ran on
-    isolation: str | None = None  # how its checks were contained ('fork+bwrap'; 'fork': without a sandbox)
-    measured: str
-
-
-class Result(_Model):
-    entry: str
-    release: str
-    before: Verdicts | None = None
-    after: Verdicts | None = None
-    line: int | None = None  # the raise line in the entry's source.path at this release
-    digest: str  # the entry's expectation when measured
-    measured: str
-
-
-class MatrixFile(_Model):
-    schema_version: int = Field(default=SCHEMA, alias="schema")
-    package: str
-    updated: str
-    environment: dict[str, Any] = Field(default_factory=dict)
-    releases: list[ReleaseStatus] = Field(default_factory=list)
-    results: list[Result] = Field(default_factory=list)
-
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
-
-    def ordered_releases(self) -> list[str]:
-        return sort_releases([r.release for r in self.releases], "0")
-
-    def status(self, release: str) -> ReleaseStatus | None:
-        return next((r for r in self.releases if r.release == release), None)
-
-    def results_of(self, entry_id: str) -> dict[str, Result]:
-        return {r.release: r for r in self.results if r.entry == entry_id}
-
-
-def matrix_path(project: Project) -> Path:
-    return project.reports / "matrix" / f"{project.library.dist}.json"
-
-
-def read_matrix(project: Project) -> MatrixFile | None:
-    """The matrix file, or None when there is none (or it is not of this schema)."""
-    try:
-        return MatrixFile.model_validate_json(matrix_path(project).read_text(encoding="utf-8"))
-    except (OSError, ValueError, ValidationError):
-        return None
-
-
-def merged(old: MatrixFile | None, package: str, releases: Iterable[ReleaseStatus],
-           results: Iterable[Result]) -> MatrixFile:
-    """`old` with these releases' statuses and these (entry, release) results replaced; the rest kept."""
-    statuses = {r.release: r for r in (old.releases if old else [])}
-    statuses.update({r.release: r for r in releases})
-    kept = {(r.entry, r.release): r for r in (old.results if old else [])}
-    kept.update({(r.entry, r.release): r for r in results})
-    order = {release: index for index, release in enumerate(sort_releases(list(statuses), "0"))}
-    return MatrixFile(package=package, updated=now(),
-                      environment={"python": platform.python_version(), "platform": platform.platform(terse=True)},
-                      releases=sorted(statuses.values(), key=lambda r: order[r.release]),
-                      results=sorted(kept.values(), key=lambda r: (r.entry, order.get(r.release, 0))))
-
-
-def write_matrix(path: Path, data: MatrixFile) -> None:
-    header = data.model_dump(mode="json", by_alias=True, exclude={"releases", "results"})
-    write_lines(path, header, {"releases": [r.model_dump_json() for r in data.releases],
-                               "results": [r.model_dump_json(exclude_none=True) for r in data.results]})
 
 
 # -- 1. releases ------------------------------------------------------------------------------
@@ -165,16 +86,11 @@ def discover_releases(package: str, since: str, runner: Callable[..., subprocess
     return sort_releases([v.strip() for v in line.split(":", 1)[1].split(",")], since)
 
 
-def sort_releases(versions: list[str], since: str) -> list[str]:
-    keep = []
-    for text in versions:
-        try:
-            version = Version(text)
-        except InvalidVersion:
-            continue
-        if not version.is_prerelease and version >= Version(since):
-            keep.append(version)
-    return [str(version) for version in sorted(set(keep))]
+def shard_releases(releases: list[str], k: int, n: int) -> list[str]:
+    """The releases shard k of n runs: each release by a stable hash of its name (the same
+    function `verify --shard` uses for checks), so a release keeps its shard whatever list the
+    package index served each job, and the shards together run every release once."""
+    return [release for release in releases if shard_of(release, n) == k]
 
 
 # -- 2. environments --------------------------------------------------------------------------
@@ -316,34 +232,43 @@ def import_failure(project: Project, release: str, records: list[CheckRecord]) -
 
 def collect(entries: list[Entry], release: str, records: list[CheckRecord],
             indexes: Callable[[str], SourceIndex | None], digests: dict[str, str],
-            earlier: dict[str, Result] | None = None) -> list[Result]:
-    """This release's result for every entry that has records in it. The raise line of a before
-    that did not raise is found in the release's source, or kept from `earlier` (the same entry's
-    result there) when that was measured with the same expectation and the same verdict."""
+            earlier: dict[str, Result] | None = None, recorded: str | None = None) -> list[Result]:
+    """This release's result for every entry that has records in it, written at `recorded` (now).
+    The raise line of a before that did not raise is found in the release's source, or kept from
+    `earlier` (the same entry's result there) when that was measured with the same inputs and the
+    same verdict."""
     by_role = {(c.entry, c.role): c for c in records}
     earlier = earlier or {}
+    recorded = recorded or now()
     results = []
     for entry in entries:
         found = {role: by_role.get((entry.id, role)) for role in (BEFORE, AFTER)}
         if not any(found.values()):
             continue
         verdicts = {role: Verdicts(outcome=r.outcome, code=r.code, reason=r.reason, sha256=r.snippet_sha256,
-                                   wording=r.wording)
+                                   wording=r.wording, cached=r.cached)
                     for role, r in found.items() if r is not None}
         before = found[BEFORE]
         site = before.raise_site if before is not None and before.outcome is Outcome.PASS else None
         statement = entry.kind == "raise" and not entry.source.implicit  # a raise statement the AST can find
         kept = earlier.get(entry.id)
-        if site is None and statement and kept is not None and kept.digest == digests[entry.id] and \
-                kept.before == verdicts.get(BEFORE):
+        same = kept is not None and kept.digest == digests[entry.id] and \
+            _verdict(kept.before) == _verdict(verdicts.get(BEFORE))
+        if site is None and statement and kept is not None and same:
             line = kept.line
         else:
             index = indexes(entry.source.path) if statement and not site else None
             line = site.line if site else (resolve_line(entry, index) if index else None)
         observed = max(r.verified_at for r in found.values() if r is not None)  # a cached verdict's own time
         results.append(Result(entry=entry.id, release=release, before=verdicts.get(BEFORE),
-                              after=verdicts.get(AFTER), line=line, digest=digests[entry.id], measured=observed))
+                              after=verdicts.get(AFTER), line=line, digest=digests[entry.id], measured=observed,
+                              recorded=recorded))
     return results
+
+
+def _verdict(verdicts: Verdicts | None) -> Verdicts | None:
+    """A verdict as measured, whether or not it came from the cache."""
+    return verdicts.model_copy(update={"cached": None}) if verdicts is not None else None
 
 
 @dataclass
@@ -369,12 +294,16 @@ def run_matrix(project: Project, loaded: list[LoadedEntry], releases: list[str],
                rebuild: bool = False, cache: bool = True, parallel: int = 2,
                progress: Callable[[str], None] = lambda message: None) -> MatrixFile:
     """Run the releases, `parallel` at a time (each in its own environment and processes),
-    merging each into the matrix file as soon as it is done: a run killed half way keeps them."""
+    merging each into the matrix file as soon as it is done: a run killed half way keeps them.
+    Raises `store.Refused` before running anything when the matrix file there does not parse."""
     package = project.library.dist
     entries = [one.entry for one in loaded if not ids or one.entry.id in ids]
-    digests = {entry.id: entry.expectation_digest() for entry in entries}
     path = matrix_path(project)
-    state: dict[str, MatrixFile | None] = {"data": read_matrix(project)}
+    try:
+        state: dict[str, MatrixFile | None] = {"data": load_matrix(path)}
+    except store.Unreadable as error:
+        raise store.Refused(f"{error}; nothing was run. To recover: restore it (git checkout {path}) "
+                            "or move it away") from None
     lock = threading.Lock()
     steps = Progress(len(releases))
     numbers = {release: number for number, release in enumerate(releases, 1)}
@@ -382,6 +311,7 @@ def run_matrix(project: Project, loaded: list[LoadedEntry], releases: list[str],
     pythons: dict[str, Path] = {}  # release → its environment's interpreter, once built
     verifier = Verifier(project, [UPSTREAM], upstream=Upstream.INSTALLED, environments=pythons,
                         cache_dir=project.cache_dir if cache else None)
+    digests = {entry.id: verifier.inputs(entry) for entry in entries}  # the digests the cache keys hold
     # What needs no run is answered first, in the releases already built: the warm workers then
     # preload what the checks left import (after one entry changed: that entry's), not all of it.
     known: dict[str, list[CheckRecord]] = {}
@@ -417,10 +347,10 @@ def run_matrix(project: Project, loaded: list[LoadedEntry], releases: list[str],
         with lock:
             before = state["data"]
         earlier = {r.entry: r for r in before.results if r.release == release} if before else {}
-        results = collect(entries, release, records, index, digests, earlier) if error is None else []
-        with lock:
-            data = state["data"] = merged(state["data"], package, [status], results)
-            write_matrix(path, data)
+        results = collect(entries, release, records, index, digests, earlier, status.measured) \
+            if error is None else []
+        with lock:  # merged with the file as it is on disk now: another run's releases are kept
+            state["data"] = write_matrix(path, package, [status], results)
             progress(f"{package} {release}: {'ran' if error is None else error} {steps.step()}")
 
     try:
@@ -430,135 +360,3 @@ def run_matrix(project: Project, loaded: list[LoadedEntry], releases: list[str],
     finally:
         verifier.close()
     return state["data"] or merged(None, package, [], [])
-
-
-# -- 5. summaries -----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Summary:
-    raises: list[tuple[str, str]]  # (first, last) release spans where the before raised the error
-    fixed_in: str | None  # first release after the last raising span where the before ran and did not raise it
-    after_passes: list[tuple[str, str]]
-    failed_setup: list[str]
-    lines: dict[str, int]  # release → raise line
-    stale: bool  # a snippet or the expectation changed since the matrix ran
-    tested: int = 0  # releases in which the before actually ran
-    fixed_reason: str | None = None  # what the before did instead, in `fixed_in`
-    not_run: str | None = None  # why the before never ran (an unmet need), if it never did
-    worked_until: str | None = None  # a removed API: the last release before it raised where the old call ran
-    wordings: dict[int, list[tuple[str, str]]] = field(default_factory=dict)  # wording → spans it was raised so
-    ran: list[str] = field(default_factory=list)  # the releases in which the before ran, in order
-
-    def disagreements(self, entry: Entry) -> list[str]:
-        """The releases where the entry's declared range (`releases.raises`) and the measurement differ."""
-        measured = self.measured_raises()
-        return [release for release in self.ran if entry.raises_at(release) not in (None, release in measured)]
-
-    def measured_raises(self) -> set[str]:
-        """Every release in which the before raised the documented error."""
-        spans = {(first, last) for first, last in self.raises}
-        return {release for release in self.ran
-                if any(self.ran.index(first) <= self.ran.index(release) <= self.ran.index(last)
-                       for first, last in spans)}
-
-
-def summarize(entry_id: str, matrix: MatrixFile, current: dict[str, str]) -> Summary | None:
-    """Ranges over the releases in which a snippet actually ran; "not run" is never "does not raise".
-
-    `current` holds the sha256 of the before and after snippets as they are now, and the entry's
-    expectation digest under "entry": a result measured with others is stale.
-    """
-    results = matrix.results_of(entry_id)
-    if not results:
-        return None
-    releases = matrix.ordered_releases()
-
-    def verdicts(release: str, role: str) -> Verdicts | None:
-        result = results.get(release)
-        status = matrix.status(release)
-        if result is None or status is None or not status.ran:
-            return None
-        return result.before if role == BEFORE else result.after
-
-    def spans(role: str) -> tuple[list[str], list[tuple[str, str]]]:
-        # A snippet whose target module does not load at a release (Mamba before 4.39) never ran there.
-        ran = [r for r in releases if (v := verdicts(r, role)) is not None and v.outcome.ran
-               and v.code is not Code.SETUP_FAILED]
-        return ran, _spans(ran, [verdicts(r, role).outcome is Outcome.PASS for r in ran])  # type: ignore[union-attr]
-
-    ran, raises = spans(BEFORE)
-    fixed_in = fixed_reason = None
-    if raises:
-        last = ran.index(raises[-1][1])
-        if last + 1 < len(ran):
-            fixed_in = ran[last + 1]
-            fixed_reason = verdicts(fixed_in, BEFORE).reason  # type: ignore[union-attr]
-    not_run = None
-    if not ran:
-        reasons = [v.reason for r in releases if (v := verdicts(r, BEFORE)) is not None]
-        not_run = next((reason for reason in reasons if reason), None)
-    stale = any(_stale(result, current) for result in results.values())
-    lines = {r: results[r].line for r in ran if results[r].line}
-    failed = [r.release for r in matrix.releases if not r.ran]
-    worked_until = None
-    if raises:
-        before_first = ran[:ran.index(raises[0][0])]
-        clean = [r for r in before_first if verdicts(r, BEFORE).code is Code.OLD_API_RAN]  # type: ignore[union-attr]
-        worked_until = clean[-1] if clean else None
-    by_wording: dict[int, list[str]] = {}
-    for release in ran:
-        found = verdicts(release, BEFORE)
-        if found is not None and found.outcome is Outcome.PASS and found.wording is not None:
-            by_wording.setdefault(found.wording, []).append(release)
-    wordings = {index: _spans(ran, [r in own for r in ran]) for index, own in by_wording.items()}
-    return Summary(raises, fixed_in, spans(AFTER)[1], failed, lines, stale, len(ran),  # type: ignore[arg-type]
-                   fixed_reason, not_run, worked_until, wordings, ran)
-
-
-def _stale(result: Result, current: dict[str, str]) -> bool:
-    if "entry" in current and result.digest != current["entry"]:
-        return True
-    for role, verdict in ((BEFORE, result.before), (AFTER, result.after)):
-        if verdict is not None and role in current and verdict.sha256 != current[role]:
-            return True
-    return False
-
-
-def current_hashes(project: Project, entry: Entry) -> dict[str, str]:
-    """What `summarize` compares results with: the snippets' hashes now and the expectation digest."""
-    hashes = {"entry": entry.expectation_digest()}
-    for role, file in entry.snippet_files():
-        if role in (BEFORE, AFTER):
-            try:
-                hashes[role] = read_snippet(project.snippet_path(entry.id, file), role, file).sha256
-            except OSError:
-                continue
-    return hashes
-
-
-def _spans(releases: list[str], flags: list[bool]) -> list[tuple[str, str]]:
-    spans, start = [], None
-    for index, flag in enumerate(flags):
-        if flag and start is None:
-            start = index
-        if (not flag or index == len(flags) - 1) and start is not None:
-            end = index if flag else index - 1
-            spans.append((releases[start], releases[end]))
-            start = None
-    return spans
-
-
-def line_spans(lines: dict[str, int], releases: list[str]) -> list[tuple[str, str, int]]:
-    """Consecutive releases (in matrix order) that raise from the same line, merged."""
-    spans: list[tuple[str, str, int]] = []
-    for release in (r for r in releases if r in lines):
-        if spans and spans[-1][2] == lines[release]:
-            spans[-1] = (spans[-1][0], release, lines[release])
-        else:
-            spans.append((release, release, lines[release]))
-    return spans
-
-
-def describe_spans(spans: list[tuple[str, str]]) -> str:
-    return ", ".join(first if first == last else f"{first} – {last}" for first, last in spans)

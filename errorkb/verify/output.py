@@ -11,9 +11,10 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from errorkb.core.logsafe import log_safe
 from errorkb.core.message import MessageTemplate, TemplateSyntaxError, first_difference
-from errorkb.verify.records import CheckRecord, Code, Outcome
-from errorkb.verify.report import Report
+from errorkb.results.records import CheckRecord, Code, Outcome
+from errorkb.results.report import Report
 
 
 def location(record: CheckRecord) -> str:
@@ -21,7 +22,8 @@ def location(record: CheckRecord) -> str:
 
 
 def failure_view(record: CheckRecord, root: Path) -> str:
-    """Plain text (no markup) explaining one failed check."""
+    """Plain text (no markup) explaining one failed check; what the snippet printed and raised
+    is inert in a terminal and a CI log (`log_safe`)."""
     lines = [f"FAIL {record.id}", f"  {location(record)}"]
     quoted = _source_line(root / record.snippet, record.snippet_line)
     if quoted:
@@ -38,7 +40,7 @@ def failure_view(record: CheckRecord, root: Path) -> str:
         tail = output.splitlines()[-6:]
         lines.append("  output (last lines):")
         lines += [f"    {line[:200]}" for line in tail]
-    return "\n".join(lines)
+    return log_safe("\n".join(lines))
 
 
 EXPECTED, ACTUAL = "  expected: ", "  actual:   "

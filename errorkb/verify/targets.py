@@ -13,7 +13,8 @@ import importlib.util
 from pathlib import Path
 
 from errorkb.core.project import LibraryProfile
-from errorkb.verify.inside.library import BUNDLED, TARGETS, UPSTREAM, package_folders
+from errorkb.results.records import BUNDLED, TARGETS, UPSTREAM  # the names reports carry, defined there
+from errorkb.verify.inside.library import package_folders
 
 __all__ = ["BUNDLED", "TARGETS", "UPSTREAM", "availability", "bundled_has", "fingerprint", "installed_version"]
 

@@ -137,8 +137,16 @@ def snippet_hash(folder: Path, entry_id: str, file: str) -> str:
 def record(folder: Path, entry_id: str, role: str, file: str, *, target="bundled", device="cpu",
            outcome="pass", reason="ok", when="2026-11-30T10:00:00+00:00", exception=None, sha=None,
            code=None) -> dict:
-    """One check as a verification report stores it."""
-    from errorkb.verify.records import CheckRecord, Code
+    """One check as a verification report stores it, made from the entry and snippets as they are
+    in `folder` now (`inputs`; `sha` other than the file's makes it a check of other inputs)."""
+    from errorkb.core.load import load_project_entries
+    from errorkb.core.project import load_project
+    from errorkb.results.keys import project_inputs
+    from errorkb.results.records import CheckRecord, Code
+
+    project = load_project(folder)
+    entry = next(one.entry for one in load_project_entries(project).entries if one.entry.id == entry_id)
+    inputs = project_inputs(project, entry) if sha is None else f"other inputs than {sha}"
 
     codes = {"pass": Code.RAN_CLEAN if role != "before" else Code.RAISED_AS_DOCUMENTED, "fail": Code.RAISED,
              "not-run": Code.NO_DEVICE, "not-applicable": Code.NOT_APPLICABLE}
@@ -146,7 +154,7 @@ def record(folder: Path, entry_id: str, role: str, file: str, *, target="bundled
               "snippet": f"snippets/{entry_id}/{file}",
               "snippet_sha256": sha or snippet_hash(folder, entry_id, file), "target": target, "device": device,
               "outcome": outcome, "code": code or codes[outcome], "reason": reason, "expected": "as documented",
-              "verified_at": when, "exception": exception,
+              "verified_at": when, "exception": exception, "inputs": inputs,
               "environment": {"python": "3.11.7", "runtime": "torch", "runtime_version": "2.13.0+cpu",
                               "library": "transformers", "library_version": "5.15.1"}}
     return CheckRecord.model_validate(fields).model_dump(mode="json", exclude_none=True)

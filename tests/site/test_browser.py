@@ -93,3 +93,122 @@ def test_search_finds_the_entry_for_a_pasted_message(visit, site_url):
     ARTIFACTS.mkdir(exist_ok=True)
     tab.page.screenshot(path=str(ARTIFACTS / "search.png"))
     assert tab.errors == [] and tab.outside == []
+
+
+# -- issue 23: what a reader sees on the real site ---------------------------------------------------
+
+import functools  # noqa: E402
+import http.server  # noqa: E402
+import threading  # noqa: E402
+
+from tests.site.sitekb import ROOT, _Quiet, free_port, mkdocs_build  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def real_site(tmp_path_factory):
+    """(site folder, URL): the repository's own knowledge base, built as `mkdocs build` builds it."""
+    site = tmp_path_factory.mktemp("real-site")
+    result = mkdocs_build(ROOT / "mkdocs.yml", site)
+    assert result.returncode == 0, f"mkdocs build --strict failed:\n{result.stderr}"
+    port = free_port()
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), functools.partial(_Quiet, directory=str(site)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield site, f"http://127.0.0.1:{port}/"
+    server.shutdown()
+
+
+# The page's text outside code (which may hold backticks and braces as written): every text node.
+VISIBLE_TEXT = """() => {
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  const out = [];
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    if (node.parentElement.closest("code, pre, kbd, samp, textarea, script, style, noscript, svg")) continue;
+    out.push(node.nodeValue);
+  }
+  return out.join(" ");
+}"""
+# Markup, character references and Markdown escapes that a reader should never see as text.
+LITERAL = re.compile(r"</?(?:code|span|a|p|div|em|strong|b|i|details|summary)\b[^<>]*>|&#?[0-9A-Za-z]+;"
+                     r"|\\[\\{}`_*\[\]()#+.!|<>~-]|`")
+
+
+def test_no_page_of_the_real_site_shows_markup_or_escape_text(visit, real_site):
+    site, url = real_site
+    v = visit()
+    shown: dict[str, list[str]] = {}
+    paths = sorted(p.relative_to(site).as_posix().removesuffix("index.html") for p in site.rglob("index.html"))
+    assert len(paths) > 100
+    for path in paths:
+        v.page.goto(url + path, wait_until="load")
+        found = sorted({m.group() for m in LITERAL.finditer(v.page.evaluate(VISIBLE_TEXT))})
+        if found:
+            shown[path] = found
+    assert not shown, {path: found[:8] for path, found in list(shown.items())[:30]}
+
+
+def test_the_migration_table_and_also_seen_as_render_as_code(visit, real_site):
+    _, url = real_site
+    v = visit()
+    v.page.goto(url + "migration/", wait_until="load")
+    rows = v.page.locator("article table tbody tr")
+    assert rows.count() >= 50
+    for index in range(rows.count()):
+        cells = rows.nth(index).locator("td")
+        if cells.nth(0).inner_text() != "—":
+            assert cells.nth(0).locator("code").count() == 1, cells.nth(0).inner_html()
+    replacements = v.page.locator("article table tbody tr td:nth-child(5) code")
+    assert replacements.count() >= 40
+    assert "past_key_values.get_seq_length()" in replacements.all_inner_texts()
+    titles = v.page.locator("article table tbody tr td:nth-child(2) a code").all_inner_texts()
+    assert "DynamicCache.__init__() got an unexpected keyword argument 'config'" in titles
+    v.page.goto(url + "errors/transformers/cache-only-has-0-layers/", wait_until="load")
+    also = v.page.locator("#also-seen-as ~ ul li > code").all_inner_texts()
+    assert also and all("\\" not in code and "&#" not in code for code in also), also
+    assert any("{" in code for code in also) or all("{" not in code for code in also)
+    v.page.goto(url + "errors/transformers/get-max-length-removed/", wait_until="load")
+    meta = v.page.locator("article p.ekb-meta")
+    assert meta.locator("code").count() >= 1 and "`" not in meta.inner_text()  # the replacement, as code
+
+
+# -- issue 23: the paste box takes a paste bounded, and never drops one -------------------------------
+
+def paste(tab, url: str, text: str) -> None:
+    """A real paste (Ctrl+V from the system clipboard) into the box on `url`."""
+    origin = re.match(r"https?://[^/]+", url).group()
+    tab.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=origin)
+    tab.page.goto(url, wait_until="load")
+    tab.page.evaluate("text => navigator.clipboard.writeText(text)", text)
+    tab.page.locator(".ekb-lookup__input").click()
+    tab.page.keyboard.press("Control+V")
+
+
+def test_a_megabyte_paste_reaches_the_box_as_its_last_64_kib(visit, site_url):
+    """1 MB of `x\\0` froze the page for minutes: the textarea laid it all out. The box keeps the
+    paste's last 64 KiB (the lookup's cap) and says so; the page answers at once."""
+    tab = visit()
+    paste(tab, site_url + "errors/", "x\0" * 500_000 + "\n" + f"ValueError: {MESSAGE}\n")
+    expect(tab.page.locator(".ekb-lookup__hit a.ekb-lookup__title").first).to_have_attribute(
+        "href", re.compile(re.escape(ENTRY) + "$"), timeout=60_000)
+    length = tab.page.locator(".ekb-lookup__input").evaluate("box => box.value.length")
+    assert 0 < length <= 65_536
+    expect(tab.page.locator(".ekb-lookup__status")).to_contain_text("the box keeps its last")
+    assert tab.errors == [] and tab.outside == []
+
+
+def test_a_paste_whose_last_line_is_longer_than_64_kib_is_not_dropped(visit, site_url):
+    """One line over 64 KiB, ending in a line break: the line is cut, never the whole paste."""
+    tab = visit()
+    paste(tab, site_url + "errors/", "Traceback (most recent call last):\n" + "x " * 40_000 + f"ValueError: {MESSAGE}\n")
+    expect(tab.page.locator(".ekb-lookup__hit a.ekb-lookup__title").first).to_have_attribute(
+        "href", re.compile(re.escape(ENTRY) + "$"), timeout=60_000)
+    value = tab.page.locator(".ekb-lookup__input").input_value()
+    assert value.endswith(f"ValueError: {MESSAGE}\n") and len(value) <= 65_536
+    assert tab.errors == [] and tab.outside == []
+
+
+def test_a_short_paste_goes_in_as_it_is(visit, site_url):
+    tab = visit()
+    paste(tab, site_url + "errors/", TRACEBACK)
+    expect(tab.page.locator(".ekb-lookup__hit").first).to_contain_text("{len(self.layers)} = 28")
+    assert tab.page.locator(".ekb-lookup__input").input_value() == TRACEBACK
+    expect(tab.page.locator(".ekb-lookup__status")).to_have_text("")

@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.site.sitekb import mkdocs_build, record, write_report
 
 ENTRY = "head-dim-list-length"
@@ -102,3 +104,55 @@ def test_a_broken_entry_reports_its_position_and_the_other_pages_still_build(pro
     assert "What it means" in entry_html(site)  # the healthy entry is still published
     strict = mkdocs_build(project / "mkdocs.yml", tmp_path / "strict-site")
     assert strict.returncode != 0  # CI fails on it
+
+
+# -- issue 23: the plugin renders every generated page within the render budget -----------------
+
+def build_in_process(config_file: Path, site_dir: Path) -> None:
+    """`mkdocs build` in this process (the budget's CPU timer runs in the main thread, as in MkDocs)."""
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    config = load_config(str(config_file), site_dir=str(site_dir))
+    config.plugins.on_startup(command="build", dirty=False)
+    try:
+        build(config)
+    finally:
+        config.plugins.on_shutdown()
+
+
+@pytest.mark.parametrize("marker, what", [("BURN-PYTHON", "took more than 1 s of CPU time to render"),
+                                          ("RAISE-HERE", "raised ValueError while rendering"),
+                                          ("RECURSE-HERE", "nests too deeply to render (RecursionError)")])
+def test_a_page_past_the_budget_is_published_as_its_problem_and_the_build_goes_on(project, tmp_path, monkeypatch,
+                                                                                   caplog, marker, what):
+    from errorkb.site import budget
+
+    monkeypatch.setattr(budget, "CPU_SECONDS", 1.0)
+    config = project / "mkdocs.yml"
+    config.write_text(config.read_text().replace("markdown_extensions:\n", "markdown_extensions:\n  - tests.site.burn\n"))
+    yaml_path = project / YAML
+    yaml_path.write_text(yaml_path.read_text().replace("trigger: |\n", f"trigger: |\n  {marker}\n", 1))
+    line = next(i for i, text in enumerate(yaml_path.read_text().splitlines(), 1) if text.startswith("trigger:"))
+    site = tmp_path / "site"
+    with caplog.at_level("ERROR", logger="mkdocs.plugins.errorkb"):
+        build_in_process(config, site)
+    logged = "\n".join(record.getMessage() for record in caplog.records)
+    assert f"{YAML.as_posix()}:{line}:10: trigger: this text {what}" in logged, logged
+    broken = entry_html(site)
+    assert "This entry does not load" in broken and f"{YAML.as_posix()}:{line}:10: trigger: this text" in broken
+    assert "What it means" in entry_html(site, "num-heads-list-length")  # the other entry is untouched
+    nav = (site / "index.html").read_text(encoding="utf-8")
+    assert re.search(r">\s*By exception\s*<", nav) and re.search(r">\s*All errors\s*<", nav)  # nav titles kept
+
+
+def test_a_fifo_in_the_docs_folder_does_not_block_the_build(project, tmp_path):
+    import os
+
+    os.mkfifo(project / "docs" / "errors" / "transformers" / "pipe.yml")
+    os.mkfifo(project / "docs" / "pipe.md")
+    site = tmp_path / "site"
+    result = mkdocs_build(project / "mkdocs.yml", site, strict=False)  # it blocked copying the FIFO before
+    assert result.returncode == 0, result.stderr
+    assert "What it means" in entry_html(site)
+    assert "pipe.yml:1:1: not a regular file" in result.stderr  # the warning that it is left out is below -q

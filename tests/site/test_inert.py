@@ -122,6 +122,18 @@ ATTACKS = {
     "code span in a destination": "[a](`javascript:alert(1)`)",
     "tabs": "=== \"<img src=x onerror=alert(1)>\"\n    <img src=x onerror=alert(2)>",
     "details": "??? note \"<img src=x onerror=alert(1)>\"\n    <img src=x onerror=alert(2)>",
+    # issue 23: reference definitions behind any container prefix
+    "reference in a quote": "> [r]: javascript:alert(1)\n\n[x][r]",
+    "reference in a nested quote": "> > [r]: javascript:alert(1)\n\n[x][r]",
+    "reference in a list item": "- [r]: javascript:alert(1)\n\n[x][r]",
+    "reference in an ordered list item": "1. [r]: javascript:alert(1)\n\n[x][r]",
+    "reference in a quoted list item": "> - [r]:\n>   javascript:alert(1)\n\n[x][r]",
+    "reference after a list marker and a quote": "- > [r]: javascript:alert(1)\n\n[x][r]",
+    "reference in a list item's second paragraph": "- a\n\n    [r]: javascript:alert(1)\n\n[x][r]",
+    "reference with an entity and a tab": "> [r]: &#106;ava\tscript:alert(1)\n\n[x][r]",
+    "a destination padded past any window": "[a](" + "\t" * 3000 + "javascript:alert(1))",
+    "a destination padded with entities": "[a](" + "&#9;" * 3000 + "javascript:alert(1))",
+    "a scheme spread past any window": "[a](j" + "\t" * 300 + "a\tv\ta\tscript:alert(1))",
 }
 
 
@@ -167,3 +179,138 @@ def test_inert_stays_linear_on_hostile_text():
         started = time.perf_counter()
         inert(text)
         assert time.perf_counter() - started < 2, text[:40]
+
+
+# -- issue 23: prose cannot produce the page's own components ----------------------------------
+
+SPOOFS = {
+    "heading": "# Ran clean",
+    "heading without a space": "#message",
+    "h2 with the page's id": "## message",
+    "heading in a quote": "> ## message",
+    "heading in a list item": "- ### Verification",
+    "heading in a nested list": "1. - #### Verification",
+    "setext h1": "Verification\n===",
+    "setext h2": "Verification\n---",
+    "setext in a quote": "> Verification\n> ---",
+    "admonition": '!!! success "Ran clean when verified (bundled · cpu, 2026-11-30)"\n    all 3 snippets passed',
+    "admonition in a list item": '- !!! success "Ran clean when verified"\n\n        passed',
+    "admonition in a quote": '> !!! failure ekb-captured "Raised when verified"',
+    "indented admonition": '  !!! success "Ran clean"',
+    "collapsible": '??? success "Ran clean when verified"\n    x',
+    "open collapsible": '???+ success "Ran clean when verified"\n    x',
+    "tab": '=== "After"\n    x',
+    "tab that opens": '===! "After"\n    x',
+    "table of contents": "[TOC]",
+    "attribute list": "text {: .ekb-badge .ekb-pass #verification }",
+    "fence with attributes": "```{.ekb-badge #message}\nx\n```",
+    "fence with a class for a language": "``` .ekb-badge\nx\n```",
+    "raw span": '<span class="ekb-badge ekb-pass">✓ verified</span>',
+}
+
+
+@pytest.mark.parametrize("spoof", list(SPOOFS.values()), ids=list(SPOOFS))
+def test_prose_produces_no_heading_admonition_tab_id_or_errorkb_class(spoof):
+    contexts = in_contexts(spoof)
+    contexts["paragraph"] = inert(spoof).strip() + "\n"  # without the context's own headings
+    contexts["heading"] = inert(one_line(spoof)) + "\n"  # the heading's text, without the template's `###`
+    for context, page in contexts.items():
+        html_page = site_markdown().convert(page)
+        elements = _Elements()
+        elements.feed(html_page)
+        for tag, attrs in elements.found:
+            assert tag not in {"h1", "h2", "h3", "h4", "h5", "h6", "details", "summary", "input", "label"}, \
+                (context, html_page)
+            assert "id" not in attrs, (context, html_page)
+            classes = attrs.get("class", "").split()
+            assert not any(c in {"admonition", "toc", "tabbed-set"} or c.startswith(("ekb", "language-ekb"))
+                           for c in classes), (context, html_page)
+
+
+class _Elements(HTMLParser):
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.found: list[tuple[str, dict[str, str]]] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.found.append((tag, {name: value or "" for name, value in attrs}))
+
+
+@pytest.mark.parametrize("spoof", ["# Ran clean", "## message", '!!! success "Ran clean when verified"', "[TOC]",
+                                   '=== "After"', "Verification\n==="])
+def test_a_spoof_still_reads_as_the_text_written(spoof):
+    _, text = audit(site_markdown().convert(in_contexts(spoof)["paragraph"]))
+    assert spoof.splitlines()[0] in text
+
+
+def test_a_rule_after_a_blank_line_stays_a_rule():
+    assert "<hr" in site_markdown().convert(inert("a\n\n---\n\nb"))
+
+
+# -- issue 23: linear in the size of any text, whatever its structure ----------------------------
+
+def _cpu(function, text: str) -> float:
+    """The least CPU time of three runs: CPU, not wall, so a busy machine does not change the answer."""
+    import time
+
+    best = float("inf")
+    for _ in range(3):
+        started = time.process_time()
+        function(text)
+        best = min(best, time.process_time() - started)
+    return best
+
+
+HOSTILE_STRUCTURES = {
+    "brackets": lambda n: "[" * n,
+    "image openers": lambda n: "![" * (n // 2),
+    "bracket stars": lambda n: "[*" * (n // 2),
+    "unclosed links": lambda n: "[a](" * (n // 4),
+    "link closers": lambda n: "](" * (n // 2),
+    "headings": lambda n: "# h\n" * (n // 4),
+    "fence openers": lambda n: "```\n" * (n // 4),
+    "tilde fence openers": lambda n: "~~~x\n" * (n // 5),
+    "info-string fences": lambda n: "```x`\n" * (n // 6),
+    "nested list markers": lambda n: "- " * (n // 2) + "x",
+    "nested quotes": lambda n: "> " * (n // 2) + "x",
+    "indented list": lambda n: "".join("  " * depth + "- x\n" for depth in range(int((n / 2) ** 0.5))),
+    "reference definitions": lambda n: "[a]:\n javascript:x\n" * (n // 18),
+    "entities in a destination": lambda n: "[a](" + "&amp;" * (n // 5),
+    "backtick runs of every length": lambda n: " ".join("`" * k for k in range(1, int((2 * n) ** 0.5))),
+}
+
+
+@pytest.mark.parametrize("make", list(HOSTILE_STRUCTURES.values()), ids=list(HOSTILE_STRUCTURES))
+def test_inert_and_the_render_after_it_grow_linearly(make):
+    """Four times the text costs about four times the time (16 if quadratic): measured on 5,000
+    and 20,000 characters, the size of one field, as CPU time."""
+    small, large = make(5_000), make(20_000)
+    for name, function in (("inert", inert), ("render", lambda text: site_markdown().convert(inert(text)))):
+        ratio = _cpu(function, large) / max(_cpu(function, small), 1e-4)
+        assert ratio < 8, (name, ratio)
+
+
+def test_nested_list_markers_render_without_recursion_and_keep_their_text():
+    for text in ["- " * 1000 + "deep", "* " * 1000 + "deep", "1. " * 700 + "deep", "> " * 5000 + "deep",
+                 "- > " * 500 + "deep", "".join("  " * depth + "- deep\n" for depth in range(200))]:
+        _, shown = audit(site_markdown().convert(inert(text)))
+        assert "deep" in shown
+
+
+@pytest.mark.parametrize("char", ["\u202e", "\u2066", "\x1b", "\x85", "\x9b", "\u200f"])
+def test_control_and_bidi_characters_show_as_escapes_never_act(char):
+    from errorkb.site.escape import text
+
+    for written in (inert(f"a {char}evil b"), text(f"a {char}evil b")):
+        page = site_markdown().convert(written)
+        assert char not in page
+        assert f"\\u{ord(char):04x}evil" in audit(page)[1]
+
+
+def test_images_come_from_the_site_itself():
+    page = site_markdown().convert(inert("![a](https://tracker.example/p.png) ![b](//tracker.example/q.png) "
+                                         "![c](HTTPS&#58;//tracker.example/r.png) ![d](figure.png) [e](https://ok.example/)"))
+    sources = [html.unescape(src) for src in re.findall(r'<img[^>]*src="([^"]*)"', page)]
+    assert "figure.png" in sources
+    assert not [src for src in sources if re.match(r"(?:[a-z][a-z0-9+.-]*:|//)", src, re.I)], sources
+    assert 'href="https://ok.example/"' in page and "tracker.example/p.png" in audit(page)[1]

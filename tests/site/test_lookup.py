@@ -1,4 +1,4 @@
-"""The lookup rules (errorkb.site.lookup) and `errorkb lookup` on the command line."""
+"""The lookup rules (errorkb.lookup) and `errorkb lookup` on the command line."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from errorkb.site.lookup import Known, Lookup, candidates
+from errorkb.lookup import Known, Lookup, candidates
 from tests.site.sitekb import MESSAGE, ROOT, TRACEBACK
 
 HEAD_DIM = Known("head-dim-list-length", "head_dim list", "ValueError",
@@ -95,7 +95,9 @@ def test_cli_lookup_finds_the_entry_and_exits_0(project):
 def test_cli_lookup_reads_a_traceback_from_stdin_and_prints_json(project):
     result = run_cli("--root", str(project), "lookup", "--json", stdin=TRACEBACK)
     assert result.returncode == 0, result.stderr
-    assert json.loads(result.stdout)[0]["id"] == "head-dim-list-length"
+    answer = json.loads(result.stdout)
+    assert answer["confirmed"][0]["id"] == "head-dim-list-length" and answer["confirmed"][0]["grade"] == "confirmed"
+    assert answer["confirmed"][0]["evidence"][0]["kind"] == "words" and answer["candidates"] == []
 
 
 def test_cli_lookup_exits_1_when_nothing_matches(project):
@@ -274,10 +276,12 @@ def test_windows_paths_narrow_the_release_too():
     assert first(text, Lookup([REMOVED])).release.releases == ("4.51.0",)
 
 
-def test_a_release_that_does_not_raise_it_says_so():
-    match = first(FRAMED.format(line=1590), Lookup([REMOVED]))
-    assert match.release.releases == ("4.48.3",) and match.release.raises is False
-    assert ">=4.49" in match.release.advice
+def test_a_release_that_does_not_raise_it_rules_the_entry_out_and_says_why():
+    answer = Lookup([REMOVED]).answer(FRAMED.format(line=1590))
+    assert answer.matches == [] and [r.match.known.id for r in answer.ruled_out] == ["get-max-length"]
+    ruled = answer.ruled_out[0]
+    assert ruled.match.release.releases == ("4.48.3",) and ruled.match.release.raises is False
+    assert ">=4.49" in ruled.reason and ruled.reason == ruled.match.release.advice
 
 
 def test_a_given_release_overrides_the_frames_and_advises_an_upgrade_when_the_replacement_is_newer():
@@ -303,7 +307,7 @@ def test_no_frame_and_no_release_gives_no_verdict():
     (">=4.49", "4.49.0rc1", None),
 ])
 def test_release_specifiers(specifier, release, expected):
-    from errorkb.site.lookup import contains
+    from errorkb.lookup import contains
 
     assert contains(specifier, release) is expected
 
@@ -340,10 +344,14 @@ def test_cli_lookup_gives_the_release_verdict_and_the_wording(tmp_path, project)
     assert "matched another wording (transformers >=4.49): '{cls}' object has no attribute" in result.stdout
     assert ("transformers 4.49.0 – 4.50.0 (from the traceback's frames): raises it. Use `get_max_cache_shape()` "
             "(available since 4.45.0).") in result.stdout
-    given = run_cli("--root", str(project), "lookup", "--index", str(index), "--release", "4.48.3", "--json", paste)
-    match = json.loads(given.stdout)[0]
-    assert match["wording"]["index"] == 1 and match["release"]["given"] is True
-    assert match["release"]["raises"] is False and match["release"]["releases"] == ["4.48.3"]
+    given = run_cli("--root", str(project), "lookup", "--index", str(index), "--release", "4.49.0", "--json", paste)
+    match = json.loads(given.stdout)["confirmed"][0]
+    assert match["wording"]["index"] == 1 and match["release"]["source"] == "stated"
+    assert match["release"]["raises"] is True and match["release"]["releases"] == ["4.49.0"]
+    assert match["release"]["range"] == ">=4.49"  # the matched wording's range
+    older = run_cli("--root", str(project), "lookup", "--index", str(index), "--release", "4.48.3", "--json", paste)
+    assert older.returncode == 1 and json.loads(older.stdout)["confirmed"] == []
+    assert [r["id"] for r in json.loads(older.stdout)["ruled_out"]] == ["get-max-length"]
 
 
 def test_cli_lookup_says_when_it_cut_a_long_paste(project):
@@ -356,7 +364,7 @@ def test_entries_with_also_seen_as_and_releases_are_read_from_the_model():
     still works; the raise lines refer to the file as installed, as tracebacks print it."""
     from errorkb.core.entry import Entry
     from errorkb.core.project import load_project
-    from errorkb.site.lookup import known_from_entries
+    from errorkb.lookup.build import known_from_entries
 
     common = {"library": "huggingface/transformers", "exception": "AttributeError", "kind": "removed",
               "api": {"owner": "transformers.DynamicCache", "name": "get_max_length"},
@@ -381,28 +389,40 @@ def test_entries_with_also_seen_as_and_releases_are_read_from_the_model():
     assert rich_known.lines == (("4.49.0", 10),) and rich_known.lines_path == "transformers/cache_utils.py"
     match = Lookup([rich_known]).find("torch.AcceleratorError: CUDA error: device-side assert triggered",
                                       release="4.50.0")[0]
-    assert match.wording == 2 and match.release.raises is True and match.release.advice == "Use `get_max_cache_shape()`."
+    # A wording without releases of its own is printed by any release: the release says nothing about it.
+    assert match.wording == 2 and match.release.raises is None and match.release.range is None
+    assert Lookup([rich_known]).find("AttributeError: 'DynamicCache' object has no attribute 'get_max_length'",
+                                     release="4.50.0")[0].release.advice == "Use `get_max_cache_shape()`."
 
 
 UNPACK = "too many values to unpack (expected 2)"
 
 
-def test_an_entry_whose_failing_line_the_paste_shows_ranks_first_and_one_whose_line_is_missing_is_dropped():
-    pair = Known("pair", "pair", "ValueError", UNPACK, recognised_by=("cache_k, cache_v = kv_cache",))
-    helper = Known("helper", "helper", "ValueError", UNPACK, recognised_by=("_extract_past_from_model_output(",))
+def test_a_shared_message_is_confirmed_by_the_failing_line_and_ruled_out_by_another():
+    """Words many errors share (`words: false`) never confirm; the line a case shows does, and a
+    traceback whose failing line is another one rules that case out."""
+    shared = [{"message": UNPACK, "exception": "ValueError", "words": False}]
+    pair = Known.from_index({"id": "pair", "title": "pair", "exception": "ValueError", "message": UNPACK,
+                             "wordings": shared, "recognised_by": ["cache_k, cache_v = kv_cache"]})
+    helper = Known.from_index({"id": "helper", "title": "helper", "exception": "ValueError", "message": UNPACK,
+                               "wordings": shared, "recognised_by": ["_extract_past_from_model_output("]})
     kb = Lookup([pair, helper])
-    assert [m.known.id for m in kb.find(UNPACK)] == ["helper", "pair"]  # a bare message: both, by id
+    bare = kb.answer(UNPACK)
+    assert [(m.known.id, m.grade.value) for m in bare.matches] == [("helper", "candidate"), ("pair", "candidate")]
+    assert any("cache_k, cache_v = kv_cache" in hint for hint in bare.matches[1].missing)
     traceback = f"  File \"modeling_chatglm.py\", line 563, in forward\n    cache_k, cache_v = kv_cache\nValueError: {UNPACK}"
-    assert [(m.known.id, m.recognised) for m in kb.find(traceback)] == [("pair", True)]
-    assert kb.find(f"    hidden_states, _ = self.self_attn(\nValueError: {UNPACK}") == []
-    assert kb.find(f"hidden_states, w = self.self_attn( ValueError: {UNPACK}") == []  # a line around it, one line
+    told = kb.answer(traceback)
+    assert [(m.known.id, m.grade.value, m.recognised) for m in told.matches] == [("pair", "confirmed", True)]
+    assert [r.match.known.id for r in told.ruled_out] == ["helper"]
+    other = kb.answer(f"  File \"m.py\", line 9, in forward\n    hidden_states, _ = self.self_attn(\nValueError: {UNPACK}")
+    assert other.matches == [] and len(other.ruled_out) == 2
 
 
 def test_a_key_errors_message_without_its_quotes_and_a_message_without_backticks_still_match():
     """Issue titles and logs drop a KeyError's quotes; Markdown eats backticks: the real entries still answer."""
     from errorkb.core.load import load_project_entries
     from errorkb.core.project import load_project
-    from errorkb.site.lookup import known_from_entries
+    from errorkb.lookup.build import known_from_entries
 
     wanted = ("cache-only-has-0-layers", "model-does-not-support-static-cache")
     entries = [one.entry for one in load_project_entries(load_project(ROOT)).entries if one.entry.id in wanted]
@@ -426,3 +446,60 @@ def test_typographic_quotes_read_as_the_ascii_quotes_python_printed():
         "\u2018_extract_past_from_model_output\u2019")
     assert [(m.known.id, m.exact, m.values) for m in found] == [
         ("extract-past", True, {"cls": "ChatGLMForConditionalGeneration"})]
+
+
+# -- anywhere: outside any checkout, from the index the package ships (issue 19, item 5) -----------
+
+
+def errorkb_in(folder, *args, stdin=None):
+    return subprocess.run([str(ROOT / ".venv" / "bin" / "errorkb"), *args], input=stdin, capture_output=True,
+                          text=True, cwd=folder, timeout=120)
+
+
+def test_lookup_and_show_answer_from_an_empty_folder(tmp_path):
+    from errorkb.lookup import load_index
+
+    found = errorkb_in(tmp_path, "lookup", "AttributeError: 'DynamicCache' object has no attribute 'get_max_length'")
+    assert found.returncode == 0, found.stderr
+    assert found.stdout.startswith("get-max-length-removed  [confirmed]")
+    assert f"page: {load_index().site}errors/transformers/get-max-length-removed/" in found.stdout
+    assert "(offline: errorkb show get-max-length-removed)" in found.stdout and "The verified fix" in found.stdout
+    shown = errorkb_in(tmp_path, "show", "get-max-length-removed")
+    assert shown.returncode == 0 and "get_max_cache_shape" in shown.stdout and "Releases" in shown.stdout
+    near = errorkb_in(tmp_path, "show", "get-max-lenght-removed")
+    assert near.returncode == 1 and "did you mean 'get-max-length-removed'?" in near.stderr
+
+
+def test_a_generic_message_alone_is_only_possible_and_json_keeps_the_two_apart(tmp_path):
+    possible = errorkb_in(tmp_path, "lookup", "--json", "IndexError: list index out of range")
+    answer = json.loads(possible.stdout)
+    assert possible.returncode == 3 and answer["confirmed"] == []
+    assert [one["id"] for one in answer["candidates"]] == ["layer-idx-out-of-range"]
+    assert answer["candidates"][0]["grade"] == "candidate" and answer["candidates"][0]["missing"]
+    text = errorkb_in(tmp_path, "lookup", "IndexError: list index out of range")
+    assert text.returncode == 3 and text.stdout.startswith("possibly (not confirmed")
+    assert "[possible]" in text.stdout and "to tell: paste the whole traceback" in text.stdout
+
+
+def test_release_checks_the_matched_wordings_own_range(tmp_path):
+    """`{cls}` wording of get_max_length: 4.49 – 5.12; a release outside it rules the entry out."""
+    message = "AttributeError: 'MyCache' object has no attribute 'get_max_length'"
+    inside = json.loads(errorkb_in(tmp_path, "lookup", "--json", "--release", "4.50.0", message).stdout)
+    assert inside["confirmed"][0]["release"]["range"] == ">=4.49,<5.13"
+    outside = errorkb_in(tmp_path, "lookup", "--json", "--release", "5.15.1", message)
+    assert outside.returncode == 1 and json.loads(outside.stdout)["ruled_out"][0]["id"] == "get-max-length-removed"
+
+
+def test_an_index_address_that_cannot_be_fetched_is_one_line_not_a_traceback(tmp_path):
+    result = errorkb_in(tmp_path, "lookup", "--index", "http://127.0.0.1:9/api/errors/index.json", "ValueError: x")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.count("\n") == 1 and "cannot fetch the index" in result.stderr
+    missing = errorkb_in(tmp_path, "show", "--index", str(tmp_path / "nope.json"), "x")
+    assert missing.returncode == 2 and "cannot read the index" in missing.stderr and "Traceback" not in missing.stderr
+
+
+def test_lookup_imports_neither_the_settings_model_nor_rich_outside_a_checkout(tmp_path):
+    code = ("import sys; from errorkb.cli import main; rc = main(['lookup', 'ValueError: x']);"
+            "print(sorted(m for m in ('pydantic', 'rich', 'yaml', 'errorkb.verify', 'errorkb.site') if m in sys.modules))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert result.stdout.strip().splitlines()[-1] == "[]", result.stdout + result.stderr

@@ -16,9 +16,9 @@ import sys
 
 import pytest
 
+from errorkb import lookup
 from errorkb.core.message import MessageTemplate
-from errorkb.site import lookup
-from errorkb.site.lookup import Known, Lookup, candidates, normalize
+from errorkb.lookup import Known, Lookup, candidates, normalize
 from tests.site.hostile import ENTRIES, FAMILIES, REAL
 
 CAP = getattr(lookup, "CAP", 1 << 20)  # the paste size read whole
@@ -71,7 +71,7 @@ HANG_GUARD = """
 import json, sys, time
 sys.path.insert(0, sys.argv[1])
 from hostile import ENTRIES, FAMILIES
-from errorkb.site.lookup import Known, Lookup
+from errorkb.lookup import Known, Lookup
 kb = Lookup(Known.from_index(item) for item in ENTRIES)
 times = {}
 for name, make in FAMILIES.items():

@@ -1,6 +1,9 @@
-"""The paste box's matcher (errorkb/site/assets/lookup.js) agrees with the Python one on the same
-inputs: template parsing, `match`, `search`, candidate extraction and ranking. Runs the
-JavaScript with the Node.js that ships inside the playwright wheel (no browser needed)."""
+"""The paste box's matcher (errorkb/site/assets/lookup.js) agrees with the Python one (errorkb.lookup)
+on the same inputs: template parsing, `match`, `search`, candidates, grading (confirmed or
+candidate, evidence, what would tell), ranking and counted work; on the whole corpus of real
+reports, against the real index, and the hook (errorkb.hook.explain) too. The JavaScript reads
+its rules from the index, as the page does. Runs it with the Node.js that ships inside the
+playwright wheel (no browser needed)."""
 
 from __future__ import annotations
 
@@ -11,9 +14,10 @@ from pathlib import Path
 import pytest
 
 from errorkb.core.load import load_project_entries
-from errorkb.core.message import MessageTemplate, TemplateSyntaxError
+from errorkb.core.message import GENERIC_WORDINGS, MessageTemplate, TemplateSyntaxError
 from errorkb.core.project import load_project
-from errorkb.site.lookup import Known, Lookup, candidates
+from errorkb.lookup import Known, Lookup, candidates, rules
+from errorkb.lookup._rules import rules_document
 
 ROOT = Path(__file__).resolve().parents[2]
 LOOKUP_JS = ROOT / "errorkb" / "site" / "assets" / "lookup.js"
@@ -67,8 +71,12 @@ def node() -> Path:
     return path
 
 
+RULES = rules_document(list(GENERIC_WORDINGS))  # what an index ships (a runtime adds its generic wordings)
+
+
 def run_js(script: str, data) -> object:
     program = f"const L = require({json.dumps(str(LOOKUP_JS))});\n" \
+              f"const RULES = {json.dumps(RULES)};\nconst R = L.compileRules(RULES);\n" \
               f"const data = JSON.parse(require('fs').readFileSync(0, 'utf8'));\n{script}"
     result = subprocess.run([str(node()), "-e", program], input=json.dumps(data), capture_output=True,
                             text=True, timeout=60)
@@ -103,19 +111,19 @@ def test_template_parse_match_and_search_agree():
     assert sum(1 for p in python if isinstance(p, dict) and p["match"] is not None) > 10  # the corpus matches
 
 
-def lookup_js(entries: list[dict], pastes: list[str]) -> list:
+def lookup_js(entries: list[dict], pastes: list[str], library: str = "transformers") -> list:
     return run_js("""
-      const lookup = new L.Lookup(data.entries);
+      const lookup = new L.Lookup(data.entries, undefined, { rules: RULES, library: data.library });
       console.log(JSON.stringify(data.pastes.map((text) => ({
-        candidates: L.candidates(L.normalize(text)).map((c) => [c.message, c.exception]),
+        candidates: L.candidates(L.normalize(text, R), R).map((c) => [c.message, c.exception]),
         found: lookup.find(text).map((m) => [m.entry.id, m.values, m.exception, m.exact]) }))));""",
-                  {"entries": entries, "pastes": pastes})
+                  {"entries": entries, "pastes": pastes, "library": library})
 
 
-def python_lookup(entries: list[dict], pastes: list[str]) -> list:
-    from errorkb.site.lookup import normalize
+def python_lookup(entries: list[dict], pastes: list[str], library: str = "transformers") -> list:
+    from errorkb.lookup import normalize
 
-    lookup = Lookup(Known.from_index(item) for item in entries)
+    lookup = Lookup((Known.from_index(item) for item in entries), library=library)
     return [{"candidates": [[c.message, c.exception] for c in candidates(normalize(text))],
              "found": [[m.known.id, m.values, m.exception, m.exact] for m in lookup.find(text)]}
             for text in pastes]
@@ -141,7 +149,9 @@ def test_every_entry_of_the_knowledge_base_is_found_by_both(tmp_path):
     pastes = []
     for index, item in enumerate(entries):
         template = MessageTemplate.parse(item["message"])
-        filled = "".join(part.text if hasattr(part, "text") else str(7 + index) for part in template.parts)
+        sample = {"cls": f"MyCache{index}", "module": f"{project.library.name}.m{index}"}  # their default types
+        filled = "".join(part.text if hasattr(part, "text") else sample.get(part.expression, str(7 + index))
+                         for part in template.parts)
         pastes.append(f"{item['exception']}: {filled}")
     js, python = lookup_js(entries, pastes), python_lookup(entries, pastes)
     assert js == python
@@ -164,7 +174,7 @@ def python_answers(entries: list[dict], pastes: list[str]) -> list:
 
 def js_answers(entries: list[dict], pastes: list[str]) -> list:
     return run_js("""
-      const lookup = new L.Lookup(data.entries);
+      const lookup = new L.Lookup(data.entries, undefined, { rules: RULES });
       console.log(JSON.stringify(data.pastes.map((text) => {
         const answer = lookup.answer(text);
         return { found: answer.matches.map((m) => [m.entry.id, m.values, m.exception, m.exact]),
@@ -187,9 +197,9 @@ def test_every_hostile_family_at_one_megabyte_finishes_in_node():
     from tests.site.hostile import ENTRIES, FAMILIES
 
     pastes = {name: make(1 << 20) for name, make in FAMILIES.items()}
-    program = f"const L = require({json.dumps(str(LOOKUP_JS))});\n" + """
+    program = f"const L = require({json.dumps(str(LOOKUP_JS))});\nconst RULES = {json.dumps(RULES)};\n" + """
       const data = JSON.parse(require('fs').readFileSync(0, 'utf8'));
-      const lookup = new L.Lookup(data.entries);
+      const lookup = new L.Lookup(data.entries, undefined, { rules: RULES });
       const times = {};
       for (const [name, text] of Object.entries(data.pastes)) {
         const start = process.hrtime.bigint();
@@ -209,30 +219,41 @@ def test_every_hostile_family_at_one_megabyte_finishes_in_node():
 # -- real pastes, wordings, releases, degenerate templates: the same answers ----------------------
 
 
-def full_python(entries: list[dict], pastes: list[str], release: str | None = None, cap: int | None = None) -> list:
-    from errorkb.site.lookup import CAP
+def _verdict(release) -> list | None:
+    return None if release is None else [list(release.releases), release.given, release.raises, release.advice,
+                                         release.source, release.range]
 
-    lookup = Lookup((Known.from_index(item) for item in entries), cap or CAP)
+
+def full_python(entries: list[dict], pastes: list[str], release: str | None = None, cap: int | None = None,
+                lookup: Lookup | None = None, source: str = "stated") -> list:
+    lookup = lookup or Lookup((Known.from_index(item) for item in entries), cap or rules.CAP)
     out = []
     for text in pastes:
-        answer = lookup.answer(text, release)
-        out.append({"found": [[m.known.id, m.values, m.exception, m.exact, m.wording, m.chain,
-                               None if m.release is None else [list(m.release.releases), m.release.given,
-                                                               m.release.raises, m.release.advice]]
+        answer = lookup.answer(text, release, source)
+        out.append({"found": [[m.known.id, m.grade.value, m.values, m.exception, m.exact, m.wording, m.chain,
+                               _verdict(m.release), [[e.kind, e.detail] for e in m.evidence], list(m.missing)]
                               for m in answer.matches],
-                    "cut": answer.cut, "kept": answer.kept, "ignored": [list(one) for one in lookup.ignored]})
+                    "ruled": [[r.match.known.id, r.reason] for r in answer.ruled_out],
+                    "cut": answer.cut, "kept": answer.kept, "release": answer.release,
+                    "ignored": [list(one) for one in lookup.ignored]})
     return out
 
 
+FULL_JS = """
+  const answers = data.pastes.map((text) => {
+    const answer = lookup.answer(text, data.release, data.source || "stated");
+    const verdict = (r) => r === null ? null : [r.releases, r.given, r.raises, r.advice, r.source, r.range];
+    return { found: answer.matches.map((m) => [m.entry.id, m.grade, m.values, m.exception, m.exact, m.wording, m.chain,
+               verdict(m.release), m.evidence.map((e) => [e.kind, e.detail]), m.missing]),
+             ruled: answer.ruledOut.map((r) => [r.match.known.id, r.reason]),
+             cut: answer.cut, kept: answer.kept, release: answer.release, ignored: lookup.ignored };
+  });
+  console.log(JSON.stringify(answers));"""
+
+
 def full_js(entries: list[dict], pastes: list[str], release: str | None = None, cap: int | None = None) -> list:
-    return run_js("""
-      const lookup = new L.Lookup(data.entries, data.cap || L.CAP);
-      console.log(JSON.stringify(data.pastes.map((text) => {
-        const answer = lookup.answer(text, data.release);
-        return { found: answer.matches.map((m) => [m.entry.id, m.values, m.exception, m.exact, m.wording, m.chain,
-                   m.release === null ? null : [m.release.releases, m.release.given, m.release.raises, m.release.advice]]),
-                 cut: answer.cut, kept: answer.kept, ignored: lookup.ignored };
-      })));""", {"entries": entries, "pastes": pastes, "release": release, "cap": cap})
+    return run_js("const lookup = new L.Lookup(data.entries, data.cap || RULES.cap, { rules: RULES });" + FULL_JS,
+                  {"entries": entries, "pastes": pastes, "release": release, "cap": cap})
 
 
 def test_real_pastes_get_the_same_answers_in_both():
@@ -266,12 +287,17 @@ def test_the_cap_cuts_the_same_characters_in_both():
     assert all(result["cut"] > 0 for result in python)
 
 
-def test_the_regular_expressions_are_the_same_in_both():
-    from errorkb.site import lookup
-
-    js = run_js("console.log(JSON.stringify(Object.fromEntries(Object.entries(L.patterns)"
-                ".map(([k, v]) => [k, v.source.replaceAll('\\\\/', '/')]))));", {})
-    assert js == {name: getattr(lookup, name).pattern for name in js}
+def test_the_page_keeps_no_copy_of_a_rule():
+    """Every pattern, limit, placeholder type and generic wording comes with the index: the script
+    holds none of them (a copy would drift from errorkb/lookup/_rules.py)."""
+    script = LOOKUP_JS.read_text(encoding="utf-8")
+    copies = [rules.ANSI, rules.PREFIX[:40], rules.EXCEPTION_LINE[:40], rules.FRAME_LINE[:40], rules.STATED[:40],
+              "Traceback \\(most recent", "1 << 16", str(rules.CAP), *GENERIC_WORDINGS, '"NoneType"', "'NoneType'",
+              rules.TYPES["class"][:30]]
+    assert [one for one in copies if one in script] == []
+    js = run_js("console.log(JSON.stringify(Object.fromEntries(Object.entries(R.patterns)"
+                ".map(([k, v]) => [k, typeof v === 'string' ? v : v.source.replaceAll('\\\\/', '/')]))));", {})
+    assert js == RULES["patterns"]
 
 
 DEGENERATE_CASES = [
@@ -289,7 +315,7 @@ DEGENERATE_CASES = [
 def test_degenerate_templates_are_judged_the_same_in_both():
     from errorkb.core.message import is_degenerate
 
-    js = run_js("console.log(JSON.stringify(data.map((t) => L.isDegenerate(t))));", DEGENERATE_CASES)
+    js = run_js("console.log(JSON.stringify(data.map((t) => L.isDegenerate(t, RULES.generic))));", DEGENERATE_CASES)
     assert js == [is_degenerate(t) for t in DEGENERATE_CASES]
     assert sum(1 for reason in js if reason) >= 8 and sum(1 for reason in js if not reason) >= 8
 
@@ -305,10 +331,10 @@ def test_release_specifiers_agree_with_packaging():
     from packaging.specifiers import InvalidSpecifier, SpecifierSet
     from packaging.version import Version
 
-    from errorkb.site.lookup import contains
+    from errorkb.lookup import contains
 
     cases = [[s, r] for s in SPECIFIERS for r in RELEASES]
-    js = run_js("console.log(JSON.stringify(data.map(([s, r]) => L.contains(s, r))));", cases)
+    js = run_js("console.log(JSON.stringify(data.map(([s, r]) => L.contains(s, r, R))));", cases)
     python = [contains(s, r) for s, r in cases]
     assert js == python
     for (specifier, release), answer in zip(cases, python):
@@ -341,19 +367,127 @@ def test_a_malformed_index_entry_is_read_the_same_way_and_never_crashes_either()
 
 
 def test_entries_told_apart_by_their_traceback_get_the_same_answers_in_both():
-    """Four mistakes print 'too many values to unpack (expected 2)': `recognised_by` ranks the entry
-    whose failing line the paste shows, and drops the one whose line a traceback does not show."""
+    """Four mistakes print 'too many values to unpack (expected 2)': the words tie none of them
+    (`words: false`); a `recognised_by` text confirms its entry, and a traceback whose failing line
+    shows another rules out the entry that says how its line reads."""
     unpack = "too many values to unpack (expected 2)"
-    entries = [{"id": "pair", "title": "pair", "exception": "ValueError", "message": unpack,
+    wording = [{"message": unpack, "exception": "ValueError", "words": False}]
+    entries = [{"id": "pair", "title": "pair", "exception": "ValueError", "message": unpack, "wordings": wording,
                 "recognised_by": ["cache_k, cache_v = kv_cache"]},
-               {"id": "helper", "title": "helper", "exception": "ValueError", "message": unpack,
+               {"id": "helper", "title": "helper", "exception": "ValueError", "message": unpack, "wordings": wording,
                 "recognised_by": ["= self._extract_past_from_model_output(outputs"]},
-               {"id": "plain", "title": "plain", "exception": "ValueError", "message": unpack}]
+               {"id": "plain", "title": "plain", "exception": "ValueError", "message": unpack, "wordings": wording}]
     pastes = [f"ValueError: {unpack}",
               f"  File \"m.py\", line 563, in forward\n    cache_k, cache_v = kv_cache\nValueError: {unpack}",
               f"    cache_name, cache = self._extract_past_from_model_output(outputs)\nValueError: {unpack}",
               f"    hidden_states, _ = self.self_attn(\nValueError: {unpack}"]
     python, js = full_python(entries, pastes), full_js(entries, pastes)
     assert python == js
-    found = [[one[0] for one in result["found"]] for result in python]
-    assert found == [["helper", "pair", "plain"], ["pair", "plain"], ["helper", "plain"], ["plain"]], found
+    graded = [[(one[0], one[1]) for one in result["found"]] for result in python]
+    assert graded[0] == [("helper", "candidate"), ("pair", "candidate"), ("plain", "candidate")]
+    assert graded[1] == [("pair", "confirmed"), ("plain", "candidate")]
+    assert [one[0] for one in python[1]["ruled"]] == ["helper"]
+    assert graded[2][0] == ("helper", "confirmed") and all(grade == "candidate" for _, grade in graded[2][1:])
+    assert all(grade == "candidate" for _, grade in graded[3])
+
+
+# -- the whole corpus, the real index: the page, the CLI and the hook answer alike ----------------
+
+
+@pytest.fixture(scope="module")
+def real_index() -> dict:
+    """The real entries' index, as `errorkb hook index` writes it (the site's has the same shape)."""
+    from errorkb.site.hookindex import hook_index
+
+    project = load_project(ROOT)
+    return json.loads(json.dumps(hook_index(project, [one.entry for one in load_project_entries(project).entries])))
+
+
+def corpus_texts() -> list[str]:
+    from benchmarks.lookup_recall import CORPUS, read_corpus
+
+    return [item.get("paste") or item.get("message") or "" for item in read_corpus(CORPUS)]
+
+
+def js_on_index(index: dict, pastes: list[str], release: str | None = None, source: str = "stated") -> list:
+    return run_js("""
+      const index = data.index;
+      const lookup = new L.Lookup(index.entries, undefined, { library: index.library.name, rules: index.rules,
+        classes: index.library.classes, runtime: index.runtime.packages });""" + FULL_JS,
+                  {"index": index, "pastes": pastes, "release": release, "source": source})
+
+
+@pytest.mark.parametrize("release", [None, "4.41.2", "5.15.1"])
+def test_the_whole_corpus_gets_the_same_graded_answers_in_the_page_the_cli_and_the_hook(real_index, release):
+    """Every report of tests/corpus (its paste, else its message), as pasted and as if a release were
+    stated or installed: the page's script, `errorkb lookup`'s matcher and the hook's own path from
+    an exception's text (errorkb.hook.explain.answer_text) give the same graded answers."""
+    from errorkb.hook.explain import answer_text
+    from errorkb.lookup import INSTALLED, read_index
+
+    index = read_index(real_index)
+    pastes = corpus_texts()
+    assert len(pastes) >= 212
+    source = INSTALLED if release else "stated"
+    python = full_python([], pastes, release, lookup=index.lookup(), source=source)
+    js = js_on_index(real_index, pastes, release, source)
+    for paste, p, j in zip(pastes, python, js):
+        assert p == j, paste[:200]
+    hook = [answer_text(text, index, release) for text in pastes]
+    assert [[m.known.id for m in answer.matches] for answer in hook] == [[one[0] for one in p["found"]]
+                                                                         for p in python]
+    assert [[m.grade.value for m in answer.matches] for answer in hook] == [[one[1] for one in p["found"]]
+                                                                           for p in python]
+    confirmed = sum(1 for p in python if any(one[1] == "confirmed" for one in p["found"]))
+    assert confirmed > (150 if release is None else 40)
+    assert sum(1 for p in python if any(one[1] == "candidate" for one in p["found"])) > 5
+    assert sum(1 for p in python if p["ruled"]) >= (1 if release is None else 100)
+
+
+# Forms of a paste the reading handles since the second pass of issue 19: an exception named inside a
+# tool's line, a class name glued to a title's words, a fixed wording inside a longer name, a terminal's
+# wrap inside a word, a placeholder that is part of a class name.
+READING_FORMS = [
+    "❌ TTS Text generation failed: Node processing failed: AttributeError: property of 'DynamicCache' object has "
+    "no setter",
+    "RuntimeError: wrapped: AttributeError: 'DynamicCache' object has no attribute 'get_max_length'\nmore text",
+    "TinyChart推理报错TinyChartPhiForCausalLM.forward() got an unexpected keyword argument 'cache_position'",
+    "TypeError: MyLlamaModel.forward() got an unexpected keyword argument 'cache_position'",
+    "Error occurred when executing ChatTTS_: LlamaModel.forward() got an unexpected keyword argument 'cache_position'",
+    '/pytorch/aten/src/ATen/native/cuda/IndexKernel.cu:175: operator(): block: \n[0,0,0], thread: [66,0,0] '
+    'Assertion `idx >= 0 && idx < self_dim_size && "i\nndex_copy_(): index out of bounds"` failed.\n',
+    "AttributeError: 'LlamaAttention' object has no attribute 'num_heads'",
+    "AttributeError: 'MyAttention' object has no attribute 'num_heads'",
+    "AttributeError: 'Qwen2ForCausalLM' object has no attribute '_supports_cache_class'",
+    "AttributeError: 'tuple' object has no attribute '_supports_cache_class'",
+]
+
+
+@pytest.mark.parametrize("release", [None, "4.45.0", "4.56.0"])
+def test_the_reading_forms_get_the_same_answers_and_work_in_the_page_the_cli_and_the_hook(real_index, release):
+    from errorkb.hook.explain import answer_text
+    from errorkb.lookup import read_index
+
+    index = read_index(real_index)
+    python = full_python([], READING_FORMS, release, lookup=index.lookup())
+    js = js_on_index(real_index, READING_FORMS, release)
+    for paste, p, j in zip(READING_FORMS, python, js):
+        assert p == j, paste[:200]
+    hook = [answer_text(text, index, release) for text in READING_FORMS]
+    assert [[m.known.id for m in answer.matches] for answer in hook] == [[one[0] for one in p["found"]]
+                                                                         for p in python]
+    work = run_js("""
+      const index = data.index;
+      const lookup = new L.Lookup(index.entries, undefined, { library: index.library.name, rules: index.rules,
+        classes: index.library.classes, runtime: index.runtime.packages });
+      console.log(JSON.stringify(data.pastes.map((text) => lookup.answer(text, data.release).work)));""",
+                  {"index": real_index, "pastes": READING_FORMS, "release": release})
+    assert work == [index.lookup().answer(text, release).work for text in READING_FORMS]
+    if release is None:
+        assert python[0]["found"][0][:2] == ["dynamic-cache-compat-property-no-setter", "confirmed"]
+        assert python[2]["found"][0][:3] == ["forward-unexpected-cache-position", "confirmed",
+                                             {"function": "TinyChartPhiForCausalLM.forward"}]
+        assert [one[0] for one in python[3]["found"]] == ["forward-unexpected-cache-position"]
+        assert python[5]["found"][0][:2] == ["static-cache-overflow", "candidate"]
+        assert python[7]["found"][0][:2] == ["phi3-attention-num-heads-removed", "candidate"]
+        assert python[9]["found"] == []

@@ -1,6 +1,7 @@
 """The paste box's result cards in a real browser (errorkb/site/assets/errorkb.js): the title's
-code spans as <code> and never as markup, the wording that matched, the release verdict, and
-the notice when a long paste was cut. The site's own index is swapped for a test index."""
+code spans as <code> and never as markup, the wording that matched, the release verdict, the
+notice when a long paste was cut, and confirmed answers apart from possible ones. The site's own
+index is swapped for a test index (carrying the matcher's rules, as every index does)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from errorkb.core.message import GENERIC_WORDINGS
+from errorkb.lookup._rules import rules_document
 from tests.site.sitekb import MESSAGE
 
 pytestmark = pytest.mark.browser
@@ -17,7 +20,7 @@ pytestmark = pytest.mark.browser
 HEAD_DIM = ("`head_dim` was provided as a list of length {len(num_heads)}, but the Cache currently has "
             "{len(self.layers)} layers")
 HOSTILE_TITLE = "`head_dim` list <img src=x onerror=window.ekbPwned=1> is `<b>bold</b>` and ``a`b``"
-INDEX = {"schema": 1, "library": {"name": "transformers"}, "entries": [
+INDEX = {"schema": 1, "library": {"name": "transformers"}, "rules": rules_document(list(GENERIC_WORDINGS)), "entries": [
     {"id": "head-dim", "title": HOSTILE_TITLE, "exception": "ValueError", "message": HEAD_DIM,
      "function": "Cache.early_initialization", "url": "errors/transformers/head-dim-list-length/"},
     {"id": "evil-link", "title": "evil link", "exception": "ValueError", "url": "javascript:window.ekbPwned=2",
@@ -77,6 +80,7 @@ def test_the_card_shows_the_wording_that_matched_and_the_release_verdict(visit, 
     release = card.locator(".ekb-lookup__release")
     expect(release).to_have_text("transformers 4.49.0 – 4.50.0 (read from the traceback's frames): raises it. "
                                  "Use get_max_cache_shape() (available since 4.45.0).")
+    expect(card.locator(".ekb-lookup__grade")).to_have_text("confirmed")
     assert release.locator("code").all_inner_texts() == ["get_max_cache_shape()"]
     assert "ekb-lookup__release--raises" in release.get_attribute("class")
     assert tab.errors == [] and tab.outside == []
@@ -122,4 +126,48 @@ def test_real_reports_land_on_their_entry_in_the_paste_box(visit, site_url):
         box.fill(report["paste"] or report["message"])
         title = tab.page.locator(".ekb-lookup__hit a.ekb-lookup__title").first
         expect(title).to_have_attribute("href", re.compile(f"/errors/transformers/{report['expect']}/$"))
+    assert tab.errors == [] and tab.outside == []
+
+
+# -- a generic message: possible; with the traceback that ties it: confirmed (issue 19) ------------
+
+GENERIC = "IndexError: list index out of range"
+TIED = """Traceback (most recent call last):
+  File "/home/me/run.py", line 16, in <module>
+    cache.update(k, v, layer_idx=layer_idx)
+  File "/venv/lib/python3.11/site-packages/transformers/cache_utils.py", line 1376, in update
+    keys, values = self.layers[layer_idx].update(key_states, value_states, *args, **kwargs)
+IndexError: list index out of range
+"""
+ELSEWHERE = """Traceback (most recent call last):
+  File "/home/me/run.py", line 2, in <module>
+    print(items[5])
+IndexError: list index out of range
+"""
+
+
+def test_a_generic_message_is_possible_and_the_traceback_that_ties_it_confirms_it(visit, site_url):
+    """The real entries' index: the bare message offers the entry as possible, with what would tell;
+    the traceback through the documented function confirms it; raised elsewhere, nothing."""
+    index = real_index()
+    tab = visit()
+    tab.page.route("**/api/errors/index.json", lambda route: route.fulfill(
+        status=200, content_type="application/json", body=json.dumps(index)))
+    tab.page.goto(site_url, wait_until="load")
+    box = tab.page.locator(".ekb-lookup__input")
+    box.fill(GENERIC)
+    card = tab.page.locator(".ekb-lookup__hit").first
+    expect(card.locator(".ekb-lookup__grade")).to_have_text("possible")
+    expect(card).to_have_class(re.compile("ekb-lookup__hit--candidate"))
+    expect(tab.page.locator(".ekb-lookup__possible")).to_contain_text("not confirmed")
+    expect(card.locator(".ekb-lookup__reasons")).to_contain_text("paste the whole traceback")
+    assert tab.page.locator(".ekb-lookup__hit--confirmed").count() == 0
+    box.fill(TIED)
+    card = tab.page.locator(".ekb-lookup__hit").first
+    expect(card.locator(".ekb-lookup__grade")).to_have_text("confirmed")
+    expect(card.locator("a.ekb-lookup__title")).to_have_attribute(
+        "href", re.compile("/errors/transformers/layer-idx-out-of-range/$"))
+    expect(card.locator(".ekb-lookup__reasons")).to_contain_text("why: a frame in")
+    box.fill(ELSEWHERE)
+    expect(tab.page.locator(".ekb-lookup__none")).to_contain_text("No entry matches")
     assert tab.errors == [] and tab.outside == []

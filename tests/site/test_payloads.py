@@ -190,3 +190,92 @@ def test_render_output_is_inert_markdown_for_any_engine(tmp_path):
         assert not found, (page.relative_to(out).as_posix(), found)
     for document in (out / "api").rglob("*.json"):
         assert not re.search(r"[<>]", document.read_text(encoding="utf-8")), document.name
+
+
+# -- issue 23: what `errorkb render --out` writes is safe in a plain MkDocs Material build ----------
+
+def plain_material_config(out: Path, site_url: str) -> Path:
+    """A plain MkDocs Material site over `errorkb render --out`'s files: no errorkb plugin (so no
+    sanitiser), the repository's Markdown extensions, the assets listed as any site would."""
+    import yaml
+
+    from errorkb.site import files as site
+
+    extensions = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))["markdown_extensions"]
+    config = {"site_name": "plain", "site_url": site_url, "docs_dir": "docs_md", "use_directory_urls": True,
+              "theme": {"name": "material", "font": False, "features": ["search.suggest", "search.highlight"]},
+              "plugins": ["search", "tags"], "markdown_extensions": extensions,
+              "extra_css": site.STYLES, "extra_javascript": site.SCRIPTS}
+    path = out / "mkdocs.yml"
+    path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def plain_site(tmp_path_factory):
+    """(site folder, URL): the payload knowledge base rendered with `errorkb render --out` and built
+    by plain MkDocs Material, served on 127.0.0.1."""
+    from errorkb.cli import main
+
+    port = free_port()
+    project = make_payload_project(tmp_path_factory.mktemp("payload-plain-kb"))
+    out = tmp_path_factory.mktemp("payload-plain")
+    assert main(["--root", str(project), "render", "--out", str(out / "docs_md")]) == 0
+    (out / "docs_md" / "index.md").write_text("# Plain\n\n[All errors](errors/index.md)\n", encoding="utf-8")
+    site = out / "site"
+    result = mkdocs_build(plain_material_config(out, f"http://127.0.0.1:{port}/"), site, strict=False)
+    assert result.returncode == 0, result.stderr
+    handler = functools.partial(_Quiet, directory=str(site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield site, f"http://127.0.0.1:{port}/"
+    server.shutdown()
+
+
+@pytest.mark.browser
+def test_a_plain_material_build_of_render_out_runs_no_script(visit, plain_site):
+    """0 dialogs, 0 handler attributes, 0 script URLs on every page, the paste box's cards and the
+    search results included, with nothing of errorkb's plugin in the build."""
+    site, url = plain_site
+    v = visit()
+    dialogs: list[str] = []
+    v.page.on("dialog", lambda dialog: (dialogs.append(f"{v.page.url}: {dialog.message}"), dialog.dismiss()))
+    seen: dict[str, list[str]] = {}
+    visited = pages(site)
+    assert len(visited) >= len(IDS) + 5
+    for path in visited:
+        v.page.goto(url + path, wait_until="load")
+        v.page.wait_for_timeout(150)
+        found = v.page.evaluate(AUDIT)
+        if found:
+            seen[path] = found
+    v.page.goto(url + "errors/", wait_until="load")
+    v.page.locator("textarea.ekb-lookup__input").fill("ValueError: plain message 12 with <b>markup</b>")
+    v.page.wait_for_selector(".ekb-lookup__hit")
+    search = v.page.locator("input.md-search__input")
+    search.click()
+    search.press_sequentially("onerror alert", delay=20)
+    v.page.wait_for_selector(".md-search-result__item")
+    v.page.wait_for_timeout(300)
+    if found := v.page.evaluate(AUDIT):
+        seen["errors/ (paste box and search)"] = found
+    assert not dialogs, dialogs
+    assert not seen, json.dumps(seen, indent=1)[:6000]
+    assert v.outside == [], v.outside  # no image (nor anything else) from another host
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("which", ["plugin", "plain"])
+def test_prose_cannot_pose_as_the_pages_evidence(visit, payload_site, plain_site, which):
+    """The entry is "not verified"; its prose says otherwise in every form it could: no success
+    admonition, no badge but the page's own four, one element with id `message`."""
+    _, url = payload_site if which == "plugin" else plain_site
+    v = visit()
+    v.page.goto(url + "errors/transformers/payload-evidence-and-containers/", wait_until="load")
+    article = v.page.locator("article")
+    assert article.locator(".admonition.success, details.success, .admonition.failure, details.failure").count() == 0
+    assert v.page.locator("[id='message']").count() == 1
+    assert v.page.locator("#message.ekb-message").count() == 1
+    assert v.page.locator(".ekb-badge").count() == 4
+    assert article.locator(".tabbed-set").count() == 1  # the template's Before/After, and no other
+    assert "Ran clean when verified (bundled · cpu, 2026-11-30)" in article.text_content()  # shown as text

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
 from errorkb.core.load import load_project_entries
 from errorkb.core.project import load_project
+from errorkb.results.report import read_reports
 from errorkb.site import evidence, render
 from errorkb.site import files as site
-from errorkb.verify.report import read_reports
 from tests.site.sitekb import record, write_report
 
 ENTRY = "head-dim-list-length"
@@ -115,9 +116,9 @@ def test_json_documents_carry_entry_evidence_and_index(project):
 def test_browse_pages_group_by_exception_and_by_api(project):
     _, files = pages_of(project)
     by_path = {f.path: f.content for f in files}
-    assert "## `ValueError`" in by_path["errors/by-exception.md"]
+    assert "## <code>ValueError</code>" in by_path["errors/by-exception.md"]
     api = by_path["errors/by-api.md"]
-    assert "## `Cache`" in api and "### `Cache.early_initialization`" in api
+    assert "## <code>Cache</code>" in api and "### <code>Cache.early&#95;initialization</code>" in api
     assert api.count("transformers/head-dim-list-length.md") == 1
 
 
@@ -125,7 +126,7 @@ def test_verification_page_lists_every_check_and_environment(project):
     write_report(project, all_pass(project))
     _, files = pages_of(project)
     page = next(f.content for f in files if f.path == "verification.md")
-    assert page.count("`guard:") == 3  # every snippet of both entries has a row, checked or not
+    assert page.count("<code>guard:") == 3  # every snippet of both entries has a row, checked or not
     assert "2.13.0+cpu" in page and "| 4 | 4 | 0 | 0 | 0 |" in page and page.count("| [") == 7
 
 
@@ -196,7 +197,8 @@ def test_the_lookup_index_carries_wordings_releases_and_raise_lines(project):
     gives what the lookup builds from the entries themselves."""
     import shutil
 
-    from errorkb.site.lookup import Known, known_from_entries
+    from errorkb.lookup import Known
+    from errorkb.lookup.build import known_from_entries
     from tests.site.sitekb import ROOT
 
     (project / "reports" / "matrix").mkdir()
@@ -204,17 +206,20 @@ def test_the_lookup_index_carries_wordings_releases_and_raise_lines(project):
     pages, files = pages_of(project)
     index = json.loads(next(f for f in files if f.path == "api/errors/index.json").content)
     item = next(e for e in index["entries"] if e["id"] == ENTRY)
-    assert item["wordings"] == [{"message": item["message"], "exception": "ValueError", "releases": None,
-                                 "device": None, "note": None},
+    own = {"releases": None, "device": None, "note": None, "words": True, "own": True, "main": True}
+    assert item["wordings"] == [{"message": item["message"], "exception": "ValueError", **own},
                                 {"message": item["message"].replace("`", ""), "exception": "ValueError",
-                                 "releases": None, "device": None, "note": None}]  # as Markdown shows it
+                                 **own}]  # as Markdown shows it
+    assert item["diagnosis"]["frames"] == [{"file": "transformers/cache_utils.py",
+                                            "function": "Cache.early_initialization"}]
+    assert index["rules"]["patterns"] and index["runtime"]["packages"]
     assert item["recognised_by"] == []
     assert item["lines"]["path"] == "transformers/cache_utils.py"  # as installed, as tracebacks print it
     assert item["lines"]["by_release"]["5.15.1"] == 1471 and "5.0.0" not in item["lines"]["by_release"]
     assert {"raises_in", "last_good", "replacement", "replacement_since"} <= set(item)
     lines = {page.entry.id: dict(page.versions.by_release) for page in pages if page.versions}
     assert [Known.from_index(e) for e in index["entries"]] == known_from_entries([p.entry for p in pages], lines,
-                                                                                 pages[0].library)
+                                                                                 pages[0].library, render.site_url)
 
 
 def test_a_related_link_declared_once_shows_on_both_pages(tmp_path):
@@ -242,11 +247,11 @@ def test_an_entry_that_does_not_load_gets_a_page_of_its_problems_with_its_lines_
     assert page.source == "docs/errors/transformers/num-heads-list-length.yml"
     text = page.content
     line = next(i for i, t in enumerate(path.read_text().splitlines(), 1) if t.startswith("meening:"))
-    assert f"num-heads-list-length.yml:{line}:1: unknown key &#x27;meening&#x27; (did you mean" in text
+    assert f"num-heads-list-length.yml:{line}:1: unknown key 'meening' (did you mean" in text
     assert f"> {line} | meening: |" in text
     fenced = text.split("```")[1::2]  # the quoted YAML lines: a fence shows them as text
     assert text.count("<script>") == sum(block.count("<script>") for block in fenced) >= 1
-    assert "duplicate key &#x27;notes&#x27;" in text
+    assert "duplicate key 'notes'" in text
     assert [p.path for p in site.problem_pages(project_, load_project_entries(load_project(project)))] == [page.path]
 
 
@@ -258,3 +263,243 @@ def test_a_broken_entry_file_leading_out_of_the_entries_folder_gets_no_page(proj
     loaded = load_project_entries(load_project(project))
     assert any("linked.yml" in p.path for p in loaded.problems)
     assert site.problem_pages(load_project(project), loaded) == []
+
+
+# -- issue 23: escaped where it is written, for any engine --------------------------------------
+
+from collections import Counter  # noqa: E402
+from html.parser import HTMLParser  # noqa: E402
+
+from tests.site.test_inert import audit, site_markdown  # noqa: E402
+
+PAYLOAD = ("<img src=x onerror=alert(1)> [x](javascript:alert(2)) **b** _i_ `c` {: onclick=alert(3) } | # h \\ "
+           "&amp; ===<svg/onload=alert`4`> <a href=x>a</a> <details open>x</details> ) ( \"q\" 'q' ~~s~~ $m$ "
+           "\n\n# heading\n- item\n!!! success \"Ran clean\"")
+
+
+class _Tags(HTMLParser):
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.tags: Counter = Counter()
+
+    def handle_starttag(self, tag, attrs):
+        self.tags[(tag, dict(attrs).get("class", ""))] += 1
+
+
+def tags_of(markdown_page: str) -> Counter:
+    parser = _Tags()
+    parser.feed(site_markdown().convert(re.sub(r"\A---\n.*?\n---\n", "", markdown_page, flags=re.S)))
+    return parser.tags
+
+
+def with_plain_values(page, value: str):
+    """The page with every value the templates show as plain text (not as the author's Markdown)
+    set to `value`, past the model's validation, as a bug upstream of the templates could."""
+    import copy
+
+    from errorkb.core.entry import Releases, Wording
+
+    page = copy.copy(page)
+    entry = page.entry
+    source = entry.source.model_copy(update={"function": value, "path": value, "release": value, "commit": value})
+    releases = Releases.model_construct(raises=value, last_good=value, replacement="`x()`",
+                                        replacement_since=value)
+    wording = Wording.model_construct(message="another {thing} wording", exception=value, releases=value,
+                                      device=value, function=None, note="a note")
+    page.entry = entry.model_copy(update={"exception": value, "source": source, "releases": releases,
+                                          "also_seen_as": [wording], "tags": [value]})
+    page.library = page.library.model_copy(update={"name": value})
+    page.records = [r.model_copy(update={"target": value, "device": value, "verified_at": value, "environment": {
+        "python": value, "runtime": value, "runtime_version": value, "library_version": value, "platform": value}})
+        for r in page.records]
+    page.versions = render.VersionRange(value, value, value, value, 3, (value,), True, ((value, value, 7),), value,
+                                        "a reason", None, ((value, 7),), value, ((1, value),), (value,))
+    page.snippet_paths = {role: value for role in page.snippet_paths}
+    return page
+
+
+def test_every_value_the_templates_interpolate_is_text_in_any_engine(project):
+    """The same page with its plain values benign and hostile: Python-Markdown with the site's
+    extensions (standing in for any engine, without the site's sanitiser) builds the same
+    elements from both, finds no active element, handler or script URL, and shows the payload as
+    text. Were one value interpolated raw, its markup would add elements here."""
+    write_report(project, all_pass(project))
+    page = page_for(project)
+    benign = render.render_entry(with_plain_values(page, "benign"))
+    hostile = render.render_entry(with_plain_values(page, PAYLOAD))
+    assert tags_of(hostile) == tags_of(benign)
+    found, text = audit(site_markdown().convert(re.sub(r"\A---\n.*?\n---\n", "", hostile, flags=re.S)))
+    assert not found, found
+    assert "<img src=x onerror=alert(1)>" in text and "===<svg/onload=alert`4`>" in text
+
+
+@pytest.mark.parametrize("make", [render.render_index, render.render_by_exception, render.render_by_api,
+                                  lambda pages: render.render_migration(pages, pages[0].library),
+                                  lambda pages: render.render_verification(pages, pages[0].library),
+                                  render.render_tags])
+def test_the_site_wide_pages_interpolate_text_too(project, make):
+    write_report(project, all_pass(project))
+    pages, _ = pages_of(project)
+    benign = make([with_plain_values(p, "benign") for p in pages])
+    hostile = make([with_plain_values(p, PAYLOAD) for p in pages])
+    assert tags_of(hostile) == tags_of(benign)
+    found, _ = audit(site_markdown().convert(re.sub(r"\A---\n.*?\n---\n", "", hostile, flags=re.S)))
+    assert not found, found
+
+
+def test_no_template_interpolates_inside_a_markdown_code_span():
+    """A value inside backticks is shown as its escape text (`&#95;`, `\\{`): code goes through
+    the `code` filter, which writes a <code> element."""
+    offenders = []
+    for template in sorted(render.TEMPLATES.glob("*.j2")):
+        for number, line in enumerate(template.read_text(encoding="utf-8").splitlines(), 1):
+            without_tags = re.sub(r"\{%.*?%\}|\{#.*?#\}", "", line)
+            if re.search(r"`[^`\n]*\{\{[^`\n]*`", without_tags):
+                offenders.append(f"{template.name}:{number}: {line.strip()[:100]}")
+    assert not offenders, offenders
+
+
+def test_front_matter_is_escaped_where_it_is_written(project):
+    """Material prints `title` and `description` unescaped: the file holds them escaped, so the
+    plugin and any other engine read the same safe values; control characters are YAML escapes."""
+    import yaml
+
+    page = page_for(project)
+    page.entry = page.entry.model_copy(update={"title": "<img src=x onerror=alert(1)> & \x85 \u202e",
+                                               "exception": "<b>X</b>"})
+    text = render.render_entry(page)
+    front = yaml.safe_load(text.split("---\n")[1])
+    assert front["title"].startswith("&lt;img src=x onerror=alert(1)&gt; &amp; ") and "\u202e" in front["title"]
+    assert front["description"].startswith("&lt;b&gt;X&lt;/b&gt; raised by ")
+    front_matter = text.split("---\n")[1]
+    assert "\x85" not in front_matter and "\u202e" not in front_matter  # \u0085 escapes: the file stays printable
+
+
+def test_the_plugin_publishes_the_bytes_render_writes(project, tmp_path):
+    """No page event of the plugin rewrites a generated page's Markdown or its front matter."""
+    from mkdocs.config import load_config
+    from mkdocs.structure.files import Files
+
+    from errorkb.cli import main
+    from errorkb.site.plugin import ErrorkbPlugin
+
+    out = tmp_path / "out"
+    assert main(["--root", str(project), "render", "--out", str(out)]) == 0
+    config = load_config(str(project / "mkdocs.yml"))
+    config.plugins.on_startup(command="build", dirty=False)
+    config = config.plugins.on_config(config)
+    files = config.plugins.on_files(Files([]), config=config)
+    generated = {f.src_uri: f.content_bytes for f in files if f.generated_by}
+    assert generated and all((out / path).read_bytes() == content for path, content in generated.items())
+    assert "on_page_markdown" not in vars(ErrorkbPlugin)
+
+
+# -- issue 23: the page's own evidence cannot be spoofed from prose ------------------------------
+
+def test_prose_and_titles_cannot_pose_as_the_pages_evidence(project):
+    page = page_for(project)
+    spoof = ('## message\n\n!!! success "Ran clean when verified (bundled · cpu)"\n    all 4 snippets passed\n\n'
+             'text {: .ekb-badge .ekb-pass }\n\n# Verification')
+    solution = page.entry.solutions[0].model_copy(update={"title": "verification", "body": spoof})
+    guard = page.entry.guards[0].model_copy(update={"title": "message", "description": spoof})
+    page.entry = page.entry.model_copy(update={"title": "Message", "meaning": spoof, "notes": spoof,
+                                               "solutions": [solution], "guards": [guard, *page.entry.guards[1:]]})
+    html_page = site_markdown().convert(re.sub(r"\A---\n.*?\n---\n", "", render.render_entry(page), flags=re.S))
+    ids = re.findall(r'\bid="([^"]+)"', html_page)
+    assert ids.count("message") == 1 and ids.count("verification") == 1, ids
+    assert '<h2 class="ekb-message" id="message"' in html_page or '<h2 id="message"' in html_page
+    assert "admonition success" not in html_page  # no report: the page says "Not verified yet"
+    assert html_page.count('class="ekb-badge ') == 4  # the template's four, no more
+    headings = re.findall(r"<h[1-6]\b[^>]*\bid=\"([^\"]+)\"", html_page)
+    own = re.compile(r"entry|message|what-it-means|when-it-happens|example-fix|solutions|solution-\d+|"
+                     r"defensive-patterns|guard-\d+|prevention|source|also-seen-as|versions|verification|related-errors")
+    assert headings and all(own.fullmatch(one) for one in headings), headings
+    assert len(re.findall(r"<h[1-6]\b", html_page)) == len(headings)
+
+
+# -- issue 23: what the reader sees on the real knowledge base's pages ---------------------------
+
+class _Visible(HTMLParser):
+    """The text a reader sees, outside code (code may hold backticks and braces as written)."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.depth = 0
+        self.text: list[str] = []
+        self.code: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag in {"code", "pre", "kbd"}:
+            self.depth += 1
+            self.code.append("")
+
+    def handle_endtag(self, tag):
+        if tag in {"code", "pre", "kbd"} and self.depth:
+            self.depth -= 1
+
+    def handle_data(self, data):
+        if self.depth:
+            self.code[-1] += data
+        else:
+            self.text.append(data)
+
+
+LITERAL_MARKUP = re.compile(r"</?(?:code|span|a|p|div|b|em|strong)\b|&#?\w+;|\\[{}`_*\[\]|#<>!]|`")
+
+
+def visible(markdown_page: str) -> _Visible:
+    parser = _Visible()
+    parser.feed(site_markdown().convert(re.sub(r"\A---\n.*?\n---\n", "", markdown_page, flags=re.S)))
+    return parser
+
+
+@pytest.fixture(scope="module")
+def real_site_files():
+    from tests.site.sitekb import ROOT
+
+    project = load_project(ROOT)
+    reports, _ = read_reports(project.reports, ("cpu", "cuda"))
+    return site.site_files(project, load_project_entries(project), reports)
+
+
+def test_no_page_of_the_real_knowledge_base_shows_markup_or_escape_text(real_site_files):
+    _, files = real_site_files
+    shown = {}
+    for file in files:
+        if file.page:
+            found = sorted({m.group() for m in LITERAL_MARKUP.finditer(" ".join(visible(file.content).text))})
+            if found:
+                shown[file.path] = found
+    assert not shown, shown
+
+
+def test_the_migration_table_and_also_seen_as_render_as_code(real_site_files):
+    _, files = real_site_files
+    by_path = {f.path: f.content for f in files}
+    migration = visible(by_path[render.MIGRATION])
+    assert "DynamicCache.__init__() got an unexpected keyword argument 'config'" in migration.code
+    assert any("past_key_values.get_seq_length()" in code for code in migration.code)
+    seen = visible(by_path["errors/transformers/cache-only-has-0-layers.md"])
+    also = [code for code in seen.code if code.startswith("IndexError: ") or "Cache only has" in code]
+    assert also and not any("\\" in code for code in also), also
+
+
+def test_a_snippet_shows_its_bidi_and_control_characters_as_escapes(project):
+    """Trojan Source: U+202E in a snippet reorders the code a reader sees; the page shows the escape."""
+    after = project / "snippets" / ENTRY / "after.py"
+    after.write_text(after.read_text().replace("# --8<-- [start:show]", "# --8<-- [start:show]\naccess = 'user\u202e \u2066# admin\u2069 \u2066'\x1b[31m"))
+    markdown = render.render_entry(page_for(project))
+    assert "\u202e" not in markdown and "\u2066" not in markdown and "\x1b" not in markdown
+    assert "\\u202e" in markdown and "\\u001b[31m" in markdown
+
+
+def test_escape_helpers_keep_every_value_text():
+    from errorkb.site import escape
+
+    assert escape.url("javascript:alert(1)") == "#" and escape.url("JavaScript:x") == "#"
+    assert escape.url("https://github.com/a/b/blob/v1/x y(1).py#L3") == "https://github.com/a/b/blob/v1/x%20y%281%29.py#L3"
+    assert escape.text("- item") == "&#45; item" and escape.text("1. one") == "1&#46; one"
+    assert escape.text("5.15.1") == "5.15.1" and escape.text("2026-11-30") == "2026-11-30"
+    assert escape.text("a\nb\r\nc") == "a b c" and escape.text("x\u202ey") == "x&#92;u202ey"  # shows \\u202e
+    assert escape.text(">=4.49,<5.0") == "&#62;&#61;4.49,&#60;5.0"
+    assert escape.code("a_b|`c`") == "<code>a&#95;b&#124;&#96;c&#96;</code>"

@@ -11,9 +11,9 @@ import pytest
 
 from errorkb.core.load import load_project_entries
 from errorkb.core.project import load_project
+from errorkb.results.report import read_reports
 from errorkb.site import files
 from errorkb.site.sanitize import sanitize
-from errorkb.verify.report import read_reports
 from tests.site.sitekb import ROOT
 from tests.site.test_inert import site_markdown
 

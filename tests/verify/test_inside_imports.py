@@ -41,3 +41,12 @@ def test_the_rule_sees_a_third_party_import(tmp_path):
     planted = tmp_path / "planted.py"
     planted.write_text("import json\nfrom pydantic import BaseModel\nfrom errorkb.core.entry import Entry\n")
     assert outside_the_allow_list(planted) == ["planted.py:2: pydantic", "planted.py:3: errorkb.core.entry"]
+
+
+def test_the_target_names_the_check_receives_are_the_ones_reports_carry():
+    """The inside keeps its own copy of the target names (it cannot import errorkb.results): a
+    rename on one side only would make every check's target unknown, or a report's mislabelled."""
+    from errorkb.results import records
+    from errorkb.verify.inside import library
+
+    assert (library.BUNDLED, library.UPSTREAM, library.TARGETS) == (records.BUNDLED, records.UPSTREAM, records.TARGETS)

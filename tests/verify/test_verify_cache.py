@@ -1,18 +1,28 @@
-"""The verdict cache: reused only while every part of its key holds, and never for a flaky outcome."""
+"""The verdict cache: reused only while every part of its key holds, never for a flaky outcome,
+never across a trust boundary; and a verdict it re-confirms replaces an older record."""
 
 from __future__ import annotations
 
+import json
+import warnings
 from pathlib import Path
 
 import pytest
 
+from errorkb.cli import main
+from errorkb.core.entry import Entry
+from errorkb.core.load import load_project_entries
+from errorkb.core.project import load_project
 from errorkb.core.snippets import Role, read_snippet
 from errorkb.plugs import runtime_for
+from errorkb.results.keys import VerdictKey, inputs_digest, project_inputs
+from errorkb.results.report import latest_results, read_report
+from errorkb.site.render import badges, build_pages
 from errorkb.verify import cache as cache_module
-from errorkb.verify.cache import cache_key
-from errorkb.verify.engine import verify
+from errorkb.verify.cache import Trust, VerdictCache, cache_key, resolve_trust, untrusted_here
+from errorkb.verify.engine import Verifier, verify
 from errorkb.verify.judge import judge
-from errorkb.verify.plan import Check
+from errorkb.verify.plan import Check, plan
 from errorkb.verify.records import Code, Observation, Outcome, Status
 from errorkb.verify.run import Run
 from tests.verify.verifykb import copy_fixture, load_kb
@@ -21,69 +31,90 @@ TORCH = runtime_for("torch")
 MODULE = "transformers.cache_utils"
 
 
-def check_of(entry, role, path, device="cpu") -> Check:
-    return Check(entry, read_snippet(path, Role(role), path.name), "bundled", device, MODULE)
+def check_of(entry, role, path, device="cpu", module=MODULE) -> Check:
+    return Check(entry, read_snippet(path, Role(role), path.name), "bundled", device, module)
 
 
 @pytest.fixture
-def good_check(broken_kb, tmp_path) -> Check:
-    project, entries = broken_kb
-    entry = next(one.entry for one in entries if one.entry.id == "good-head-dim")
-    snippet = tmp_path / "before.py"
-    snippet.write_text(project.snippet_path(entry.id, "before.py").read_text(), encoding="utf-8")
-    return check_of(entry, "before", snippet)
+def kb(tmp_path):
+    root = copy_fixture(tmp_path / "kb", ["good-head-dim"])
+    project, entries = load_kb(root)
+    return project, entries[0].entry
 
 
-def test_every_part_of_the_key_changes_the_key(good_check, monkeypatch, tmp_path):
-    def key(check: Check, fingerprint: str = "bundled-abc") -> str:
-        return cache_key(check, fingerprint, TORCH)
+def test_every_part_of_the_key_changes_the_key(kb, monkeypatch):
+    project, entry = kb
+    folder = project.snippets / entry.id
+    path = folder / "before.py"
+    library = project.library
 
-    base = key(good_check)
-    entry = good_check.entry
-    path = good_check.snippet.path
-    guard = good_check.entry.guards[0]
+    def key(check: Check, fingerprint: str = "bundled-abc", inputs: str | None = None, profile=library) -> str:
+        return cache_key(check, inputs or project_inputs(project, check.entry), fingerprint, TORCH, profile)
+
+    base = key(check_of(entry, "before", path))
+    assert set(VerdictKey.__dataclass_fields__) == {"inputs", "role", "snippet", "module", "target", "runtime",
+                                                   "device", "python", "profile", "verifier"}
     flipped = {
-        "target fingerprint": lambda: key(good_check, "bundled-abd"),
+        "target fingerprint": lambda: key(check_of(entry, "before", path), "bundled-abd"),
         "device": lambda: key(check_of(entry, "before", path, "cuda")),
         "role": lambda: key(check_of(entry, "after", path)),
-        "message": lambda: key(check_of(entry.model_copy(update={"message": entry.message + "!"}), "before", path)),
-        "exception": lambda: key(check_of(entry.model_copy(update={"exception": "TypeError"}), "before", path)),
-        "source": lambda: key(check_of(entry.model_copy(update={"source": entry.source.model_copy(update={"line": 1})}),
-                                       "before", path)),
-        "expect": lambda: key(check_of(entry.model_copy(update={"expect": entry.expect.model_copy(
-            update={"placeholders": {"len(num_heads)": "5"}})}), "before", path)),
-        "module": lambda: key(Check(entry, good_check.snippet, "bundled", "cpu", "transformers.other")),
+        "module": lambda: key(check_of(entry, "before", path, module="transformers.other")),
+        "inputs": lambda: key(check_of(entry, "before", path), inputs="0" * 64),
+        "profile": lambda: key(check_of(entry, "before", path),
+                               profile=library.model_copy(update={"env_prefixes": ["HF_"]})),
     }
     for name, flip in flipped.items():
         assert flip() != base, name
-    # the guard's own expectation: same snippet, another declared outcome
-    guard_check = check_of(entry, "guard:guard", path)
-    other = entry.model_copy(update={"guards": [guard.model_copy(update={"expect": guard.expect.model_copy(
-        update={"message": "something else"})})]})
-    assert key(guard_check, "x") != key(check_of(other, "guard:guard", path), "x")
-    # the environment: the runtime's version, Python, the verifier's own code
     with monkeypatch.context() as patch:
         patch.setattr(type(TORCH), "version", lambda self: "9.9.9")
-        assert key(good_check) != base, "runtime version"
+        assert key(check_of(entry, "before", path)) != base, "runtime version"
     with monkeypatch.context() as patch:
         patch.setattr(cache_module, "verifier_fingerprint", lambda: "2+ffff")
-        assert key(good_check) != base, "verifier"
+        assert key(check_of(entry, "before", path)) != base, "verifier"
     with monkeypatch.context() as patch:
         patch.setattr(cache_module.platform, "python_version", lambda: "3.99.0")
-        assert key(good_check) != base
-    # the snippet's bytes themselves (the folder hash is memoised per folder, so use a fresh folder)
-    moved = tmp_path / "again"
-    moved.mkdir()
-    (moved / "before.py").write_bytes(path.read_bytes() + b"# edited\n")
-    assert key(check_of(entry, "before", moved / "before.py")) != base
-    assert key(good_check) == base, "the key is deterministic"
+        assert key(check_of(entry, "before", path)) != base, "python"
+    assert key(check_of(entry, "before", path)) == base, "the key is deterministic"
+
+
+def test_the_inputs_are_the_whole_entry_and_every_file_of_its_snippet_folder(kb):
+    """Every field of the entry, and any file under its snippet folder (a module a snippet imports,
+    a data file in a subfolder), changes the inputs: the key once held a hand-picked subset, and an
+    edit of `also_seen_as`, `kind`, `api` or a helper module kept a pass nobody had checked."""
+    project, entry = kb
+    folder = project.snippets / entry.id
+    base = inputs_digest(entry, folder)
+    with warnings.catch_warnings():  # a value of the wrong type still serialises (with a warning)
+        warnings.simplefilter("ignore")
+        for name in Entry.model_fields:
+            other = entry.model_copy(update={name: f"changed {name}"})
+            assert inputs_digest(other, folder) != base, f"the entry's `{name}`"
+    for relative in ("before.py", "helper.py", "data/shape.json", "data/deeper/more.txt", "__pycache__/x.pyc"):
+        path = folder / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        old = path.read_bytes() if path.exists() else None
+        path.write_bytes((old or b"") + b"# edited\n")
+        assert inputs_digest(entry, folder) != base, relative
+        path.write_bytes(old) if old is not None else path.unlink()
+    for leftover in ("data/deeper", "data", "__pycache__"):
+        (folder / leftover).rmdir()
+    assert inputs_digest(entry, folder) == base, "the same folder again"
+    (folder / "link.py").symlink_to("/etc/passwd")  # named with its target, never followed
+    assert inputs_digest(entry, folder) != base
+    (folder / "link.py").unlink()
+    import os
+
+    os.mkfifo(folder / "pipe")  # named, never opened (it would block)
+    assert inputs_digest(entry, folder) != base
 
 
 def run_of(observation=None, *, returncode=0, timed_out=False) -> Run:
     return Run(observation, returncode, timed_out, "", 0, 0.1, 6.0)
 
 
-def test_only_verdicts_that_would_repeat_are_cached(good_check):
+def test_only_verdicts_that_would_repeat_are_cached(kb):
+    project, entry = kb
+    good_check = check_of(entry, "before", project.snippets / entry.id / "before.py")
     returned = Observation(status=Status.RETURNED)
     assert judge(good_check, run_of(returned), TORCH).cacheable  # a plain failure repeats
     timed_out = judge(good_check, run_of(returned, timed_out=True), TORCH)
@@ -106,6 +137,9 @@ def test_a_warm_cache_reruns_only_what_changed(tmp_path):
         report = verify(project, entries, targets=["bundled"], devices=["cpu", "cuda"], cache_dir=cache_dir, jobs=2)
         return {record.id: record for record in report.checks}
 
+    def rerun(after: dict) -> set[str]:
+        return {i for i in ran if not after[i].cached}
+
     first = run()
     ran = {i for i, r in first.items() if r.outcome.ran}
     assert len(ran) == 6 and not any(first[i].cached for i in ran)
@@ -113,33 +147,143 @@ def test_a_warm_cache_reruns_only_what_changed(tmp_path):
     assert all(second[i].cached for i in ran)
     assert {i: (second[i].outcome, second[i].reason, second[i].verified_at) for i in ran} == \
            {i: (first[i].outcome, first[i].reason, first[i].verified_at) for i in ran}
+    assert all(second[i].recorded_at >= first[i].recorded_at and second[i].inputs == first[i].inputs for i in ran)
     assert not any(r.cached for r in second.values() if not r.outcome.ran)
+    good = {i for i in ran if i.startswith("good-head-dim::")}
 
     after = root / "snippets/good-head-dim/after.py"
     after.write_text(after.read_text() + "raise RuntimeError('edited')\n", encoding="utf-8")
-    cache_module._folder_hash.cache_clear()
     third = run()
-    rerun = {i for i in ran if not third[i].cached}
-    assert rerun == {i for i in ran if i.startswith("good-head-dim::")}  # the edited folder's checks only
+    assert rerun(third) == good  # the edited folder's checks only
     assert third["good-head-dim::after[bundled-cpu]"].outcome is Outcome.FAIL
 
     entry_file = root / "docs/errors/transformers/before-wrong-type.yml"
-    entry_file.write_text(entry_file.read_text().replace("exception: ValueError", "exception: TypeError"), encoding="utf-8")
+    entry_file.write_text(entry_file.read_text().replace("exception: ValueError", "exception: TypeError"),
+                          encoding="utf-8")
     fourth = run()
-    assert {i for i in ran if not fourth[i].cached} == {i for i in ran if i.startswith("before-wrong-type::")}
-    assert fourth["before-wrong-type::before[bundled-cpu]"].outcome is Outcome.FAIL  # TypeError raised, not from the function's check
+    assert rerun(fourth) == {i for i in ran if i.startswith("before-wrong-type::")}
+    assert fourth["before-wrong-type::before[bundled-cpu]"].outcome is Outcome.FAIL
+
+    # Each of these kept the cached pass before the key held the whole entry and folder.
+    yml = root / "docs/errors/transformers/good-head-dim.yml"
+    wording = ("also_seen_as:\n- message: '`head_dim` must have {n} values, one per layer'\n"
+               "  exception: ValueError\n  releases: '<5'\nsource:")
+    edits = {
+        "also_seen_as": lambda: yml.write_text(yml.read_text().replace("source:", wording, 1), encoding="utf-8"),
+        "a module in the snippet folder": lambda: ((root / "snippets/good-head-dim/lib").mkdir(),
+                                                   (root / "snippets/good-head-dim/lib/shapes.py").write_text("X = 1\n")),
+        "a data file in a subfolder": lambda: ((root / "snippets/good-head-dim/data").mkdir(),
+                                               (root / "snippets/good-head-dim/data/shape.json").write_text("[4]")),
+    }
+    for name, edit in edits.items():
+        edit()
+        assert rerun(run()) == good, name
+
+
+def test_an_untrusted_cache_is_never_read_nor_written(tmp_path, monkeypatch):
+    """A cache a pull request's earlier push could have written (the `rewrite-verdict-cache`
+    attack, or a poisoned CI cache) is worth nothing there: a forged pass under the right key is
+    served to a trusted run, and never to an untrusted one, which runs every check."""
+    root = copy_fixture(tmp_path / "kb", ["before-wrong-type"])
+    project, entries = load_kb(root)
+    cache_dir = tmp_path / "cache"
+    (check,) = [c for c in plan(entries, project, ["bundled"], ["cpu"]) if c.role == "before"]
+    verifier = Verifier(project, ["bundled"], cache_dir=cache_dir)
+    try:
+        key = verifier.key(check)
+    finally:
+        verifier.close()
+    honest = verify(project, entries, ids=["before-wrong-type"], targets=["bundled"], devices=["cpu"], kinds=["before"])
+    (record,) = honest.checks
+    assert record.outcome is Outcome.FAIL
+    forged = record.model_copy(update={"outcome": Outcome.PASS, "code": Code.RAISED_AS_DOCUMENTED, "key": key,
+                                       "reason": "forged"})
+    VerdictCache(cache_dir).put(key, forged)
+
+    def once(trust: str):
+        return verify(project, entries, ids=["before-wrong-type"], targets=["bundled"], devices=["cpu"],
+                      kinds=["before"], cache_dir=cache_dir, trust=trust)
+
+    assert once(Trust.TRUSTED).checks[0].reason == "forged", "the threat: a trusted cache is believed"
+    files = sorted(cache_dir.rglob("*.json"))
+    untrusted = once(Trust.UNTRUSTED)
+    (fresh,) = untrusted.checks
+    assert (fresh.outcome, fresh.cached) == (Outcome.FAIL, False)
+    assert untrusted.run["cache"] == {"hits": 0, "misses": 1, "trust": "untrusted"}
+    assert sorted(cache_dir.rglob("*.json")) == files, "an untrusted run writes nothing into the cache"
+
+    monkeypatch.setenv("GITHUB_EVENT_NAME", "pull_request")
+    assert resolve_trust("auto") is Trust.UNTRUSTED and "pull_request" in untrusted_here()
+    code = main(["--root", str(root), "verify", "before-wrong-type", "--target", "bundled", "--device", "cpu",
+                 "--snippet", "before", "--cache-dir", str(cache_dir)])
+    assert code == 1, "the forged pass was not served: the check ran and failed"
+    monkeypatch.setenv("GITHUB_EVENT_NAME", "push")
+    assert resolve_trust("auto") is Trust.TRUSTED and untrusted_here() is None
+    assert resolve_trust("untrusted") is Trust.UNTRUSTED
+    assert untrusted_here({"CI_PIPELINE_SOURCE": "merge_request_event"})
+
+
+def test_a_fix_reconfirmed_from_the_cache_shows_passed_in_the_report_and_on_the_page(tmp_path):
+    """pass (cached) → an edit fails → the edit undone: the cache re-confirms the pass with its old
+    `verified_at`. The report keeps the record written last, so the page says "verified", not
+    "failing · stale" (the merge once kept the newest `verified_at`: the failure, forever)."""
+    root = copy_fixture(tmp_path / "kb", ["good-head-dim"])
+    after = root / "snippets/good-head-dim/after.py"
+    good = after.read_text()
+    command = ["--root", str(root), "verify", "--target", "bundled", "--device", "cpu", "--cache-dir",
+               str(tmp_path / "cache")]
+    check = "good-head-dim::after[bundled-cpu]"
+
+    def standing():
+        return {record.id: record for record in read_report(root / "reports" / "latest.json").checks}
+
+    assert main(command) == 0
+    first = standing()[check]
+    after.write_text(good + "raise KeyError('broken')\n")
+    assert main(command) == 1 and standing()[check].outcome is Outcome.FAIL
+    after.write_text(good)
+    assert main(command) == 0
+    record = standing()[check]
+    assert (record.outcome, record.cached, record.verified_at) == (Outcome.PASS, True, first.verified_at)
+    assert record.recorded_at > first.recorded_at or record.recorded_at == first.recorded_at  # (a fast machine)
+    project = load_project(root)
+    loaded = load_project_entries(project).entries
+    report = read_report(root / "reports" / "latest.json")
+    (page,) = build_pages(project, loaded, latest_results([report]))
+    cpu = next(b for b in badges(page) if (b.target, b.device) == ("bundled", "cpu"))
+    assert cpu.label == "verified", cpu.label
+    assert not any(page.is_stale(r) for r in page.records)
+
+
+def test_records_say_whether_they_ran_or_came_from_the_cache(tmp_path):
+    root = copy_fixture(tmp_path / "kb", ["good-head-dim"])
+    command = ["--root", str(root), "verify", "--target", "bundled", "--device", "cpu", "--cache-dir",
+               str(tmp_path / "cache"), "--report", str(tmp_path / "r.json")]
+    assert main(command) == 0
+    first = json.loads((tmp_path / "r.json").read_text())["checks"]
+    assert main(command) == 0
+    second = json.loads((tmp_path / "r.json").read_text())["checks"]
+    assert {c["cached"] for c in first} == {False} and {c["cached"] for c in second} == {True}
+    assert all("recorded_at" in c and "inputs" in c for c in first + second)
 
 
 def test_the_verifier_fingerprint_covers_every_file_that_can_change_a_verdict():
     """The files left out of the verifier's fingerprint exist, and are the only ones left out: a
     judge, observer or child change throws the cached verdicts away; the matrix's orchestration does not."""
-    verify = Path(cache_module.__file__).parent
+    verify_folder = Path(cache_module.__file__).parent
+    package = verify_folder.parent
     sources = set(cache_module.verdict_sources())
     for name in cache_module.NOT_IN_VERDICTS:
-        assert (verify / name).is_file(), f"NOT_IN_VERDICTS names {name}, which errorkb/verify no longer has"
-        assert verify / name not in sources
-    left_out = {path.name for path in verify.glob("*.py")} - {path.name for path in sources if path.parent == verify}
+        assert (verify_folder / name).is_file(), f"NOT_IN_VERDICTS names {name}, which errorkb/verify no longer has"
+        assert verify_folder / name not in sources
+    left_out = {path.name for path in verify_folder.glob("*.py")} - {
+        path.name for path in sources if path.parent == verify_folder}
     assert left_out == set(cache_module.NOT_IN_VERDICTS)
     for name in ("judge.py", "engine.py", "sandbox.py", "targets.py", "inside/observer.py", "inside/child.py",
-                 "inside/zygote.py", "inside/seal.py", "inside/seccomp.py"):
-        assert verify / name in sources
+                 "inside/zygote.py", "inside/seal.py", "inside/seccomp.py", "inside/identity.py", "inside/jail.py"):
+        assert verify_folder / name in sources, name
+    assert set((verify_folder / "inside").glob("*.py")) <= sources
+    for path in ("core/entry.py", "core/message.py", "core/snippets.py", "core/releases.py", "core/lint.py",
+                 "results/keys.py"):
+        assert package / path in sources, path
+    assert any(path.parent == package / "plugs" for path in sources)

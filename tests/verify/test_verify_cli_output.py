@@ -113,3 +113,72 @@ def test_the_progress_bar_draws_only_on_a_terminal():
         assert ("verifying" in sink.getvalue()) is terminal
         if terminal:  # n of N, and a time estimate
             assert "2/3" in drawn and re.search(r"\d:\d\d:\d\d|-:--:--", drawn), drawn
+
+
+# -- what the CLI prints is inert in a terminal and in a CI log ---------------------------------
+
+HOSTILE_PRINTS = '''\
+import sys
+print("::error file=README.md,line=1::forged annotation from stdout")
+print("  \\t::set-output name=verified::true")
+print("some text ##[error]the legacy form, mid-line")
+print("##vso[task.complete result=Succeeded;]done")
+print("\\x1b[2J\\x1b]0;retitled\\x07\\x1b]8;;https://evil.example\\x07pytorch.org\\x1b]8;;\\x07 \\x9b31m")
+print("line\\r::error::after a carriage return\\u2028::error::after a line separator")
+'''
+HOSTILE_RAISE = '''\
+raise RuntimeError("\\n::error::from the exception\\n  ::add-mask::x\\n##[warning]x \\x1b[31mred\\x1b[0m")
+'''
+
+
+def offending(text: str) -> list[str]:
+    """Lines a CI log or a terminal would act on."""
+    import re
+
+    found = []
+    for line in re.split(r"\r\n|\r|\n|\u2028|\u2029|\x85", text):
+        if line.lstrip().startswith("::") or re.search(r"##[A-Za-z]*\[(?!\\)", line) or \
+                re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", line):
+            found.append(line)
+    return found
+
+
+def test_snippet_output_and_exception_text_are_inert_in_ci_logs(tmp_path, capsys):
+    """A snippet that prints workflow commands (`::error::` at a line start, `##[error]` anywhere)
+    and escape sequences, and raises an exception carrying more: `errorkb verify` shows all of it as
+    text, on stdout and stderr, with and without --json. (Before: `::error::` reached column 0.)"""
+    from tests.kb import AFTER, make_project
+
+    (tmp_path / "kb").mkdir()
+    root = make_project(tmp_path / "kb", snippets={"demo-error": {
+        "before.py": HOSTILE_PRINTS, "after.py": HOSTILE_RAISE, "guard.py": AFTER}})
+    command = ["--root", str(root), "verify", "--target", "bundled", "--device", "cpu", "--no-cache"]
+    assert main(command) == 1
+    printed = capsys.readouterr()
+    assert "after a line separator" in printed.out and "from the exception" in printed.out
+    assert "the legacy form, mid-line" in printed.out
+    assert offending(printed.out) == [] and offending(printed.err) == []
+    assert main([*command, "--json"]) == 1
+    printed = capsys.readouterr()
+    assert offending(printed.out) == [] and offending(printed.err) == []
+    assert "from the exception" in printed.err
+    report = json.loads(printed.out)  # the same data: `#` is written as \u0023
+    (after,) = [c for c in report["checks"] if c["role"] == "after"]
+    assert "##[warning]x" in after["actual"] and "\n::error::from the exception" in after["actual"]
+
+
+def test_the_console_defuses_commands_on_a_terminal_too_and_strips_escapes_off_one(monkeypatch):
+    import io
+
+    from errorkb.cli import _LogSafeStream
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    for stream, escapes_kept in ((Terminal(), True), (io.StringIO(), False)):
+        monkeypatch.setattr("sys.stdout", stream)
+        _LogSafeStream(stderr=False).write("\x1b[31m::error::x\x1b[0m\n  ##[error]y\n")
+        text = stream.getvalue()
+        assert offending(text.replace("\x1b[31m", "").replace("\x1b[0m", "")) == []
+        assert ("\x1b[31m" in text) is escapes_kept

@@ -4,7 +4,8 @@
  * relative to the page's URL) becomes a text box; what a reader pastes is matched against
  * every entry's message template by lookup.js, entirely in the browser. Material's instant
  * navigation swaps pages without a reload, so this runs on every `document$` emission rather
- * than once on DOMContentLoaded.
+ * than once on DOMContentLoaded. A paste reaches the text box bounded: its last 64 KiB (the
+ * lookup's cap), cut before the textarea lays it out.
  */
 (function () {
   "use strict";
@@ -18,8 +19,10 @@
           return response.json();
         })
         .then((data) => ({
-          lookup: new window.errorkbLookup.Lookup(data.entries, undefined,
-            { library: (data.library || {}).name, generic: data.generic }),
+          // The matcher's rules come with the index (errorkb/lookup/_rules.py), never kept in this page.
+          lookup: new window.errorkbLookup.Lookup(data.entries, undefined, {
+            library: (data.library || {}).name, rules: data.rules, classes: (data.library || {}).classes,
+            runtime: (data.runtime || {}).packages }),
           library: (data.library || {}).name || "the library",
           count: data.entries.length,
         })));
@@ -82,6 +85,37 @@
       ...(release.advice ? [" ", ...inlineNodes(release.advice)] : []));
   }
 
+  /* Why a confirmed entry is the one, or what would tell a possible one from others worded alike. */
+  function reasons(match) {
+    const lines = match.grade === "confirmed"
+      ? match.evidence.filter((e) => e.kind !== "release").map((e) => ["why", e.detail])
+      : match.missing.map((hint) => ["to tell", hint]);
+    return element("ul", { className: "ekb-lookup__reasons" }, ...lines.map(([label, text]) =>
+      element("li", {}, element("strong", { textContent: `${label}: ` }), ...inlineNodes(text))));
+  }
+
+  function card(match, root) {
+    const entry = match.entry;
+    const confirmed = match.grade === "confirmed";
+    const values = Object.entries(match.values)
+      .map(([expression, value]) => element("span", { className: "ekb-lookup__value" },
+        element("code", { textContent: `{${expression}}` }), " = ", element("code", { textContent: value })));
+    return element("li", { className: `ekb-lookup__hit ekb-lookup__hit--${confirmed ? "confirmed" : "candidate"}` },
+      element("span", { className: `ekb-lookup__grade ekb-lookup__grade--${confirmed ? "confirmed" : "candidate"}`,
+        textContent: confirmed ? "confirmed" : "possible" }), " ",
+      element("a", { className: "ekb-lookup__title", ...(safeHref(entry.url, root) ? { href: safeHref(entry.url, root) } : {}) },
+        ...inlineNodes(entry.title)),
+      element("div", { className: "ekb-lookup__meta" },
+        element("code", { textContent: entry.exception }), " from ",
+        element("code", { textContent: entry.function }),
+        match.exact ? "" : element("span", { className: "ekb-lookup__loose", textContent: " · found inside the pasted text" })),
+      wordingLine(match),
+      releaseLine(match),
+      reasons(match),
+      element("div", { className: "ekb-lookup__values" }, ...values),
+      element("div", { className: "ekb-lookup__badges" }, ...(entry.badges || []).map(chip)));
+  }
+
   function show(results, answer, root) {
     results.replaceChildren();
     if (answer === null) return;
@@ -90,33 +124,62 @@
         textContent: `Your paste is long: matched its last ${answer.kept.toLocaleString("en")} characters ` +
           `(${answer.cut.toLocaleString("en")} cut from the start, where an error is rarely printed).` }));
     }
-    const matches = answer.matches;
-    if (!matches.length) {
+    if (!answer.matches.length) {
       results.append(element("p", { className: "ekb-lookup__none" },
         "No entry matches this message. Try the search box, or browse ",
         element("a", { href: new URL("errors/", root).href, textContent: "all errors" }), "."));
       return;
     }
-    const list = element("ol", { className: "ekb-lookup__hits" });
-    for (const match of matches.slice(0, 5)) {
-      const entry = match.entry;
-      const values = Object.entries(match.values)
-        .map(([expression, value]) => element("span", { className: "ekb-lookup__value" },
-          element("code", { textContent: `{${expression}}` }), " = ", element("code", { textContent: value })));
-      const item = element("li", { className: "ekb-lookup__hit" },
-        element("a", { className: "ekb-lookup__title", ...(safeHref(entry.url, root) ? { href: safeHref(entry.url, root) } : {}) },
-          ...inlineNodes(entry.title)),
-        element("div", { className: "ekb-lookup__meta" },
-          element("code", { textContent: entry.exception }), " from ",
-          element("code", { textContent: entry.function }),
-          match.exact ? "" : element("span", { className: "ekb-lookup__loose", textContent: " · found inside the pasted text" })),
-        wordingLine(match),
-        releaseLine(match),
-        element("div", { className: "ekb-lookup__values" }, ...values),
-        element("div", { className: "ekb-lookup__badges" }, ...(entry.badges || []).map(chip)));
-      list.append(item);
+    if (answer.confirmed.length) {
+      results.append(element("ol", { className: "ekb-lookup__hits ekb-lookup__hits--confirmed" },
+        ...answer.confirmed.slice(0, 5).map((match) => card(match, root))));
     }
-    results.append(list);
+    if (answer.candidates.length) {
+      results.append(element("p", { className: "ekb-lookup__possible", textContent: answer.confirmed.length
+        ? "Also possible, not confirmed:"
+        : "Possibly one of these — not confirmed: this message is printed by other errors too. What would tell:" }));
+      results.append(element("ol", { className: "ekb-lookup__hits ekb-lookup__hits--candidates" },
+        ...answer.candidates.slice(0, 5).map((match) => card(match, root))));
+    }
+  }
+
+  /* The last `cap` characters of `text` (never half a surrogate pair), from the first line that
+   * starts inside them; when that leaves nothing (one long last line, ending in a line break),
+   * the characters themselves: a paste is never dropped. */
+  function lastOf(text, cap) {
+    if (text.length <= cap) return text;
+    let start = text.length - cap;
+    const code = text.charCodeAt(start);
+    if (code >= 0xdc00 && code <= 0xdfff) start++;
+    const tail = text.slice(start);
+    const newline = tail.indexOf("\n");
+    const fromLine = newline >= 0 ? tail.slice(newline + 1) : "";
+    return fromLine.trim() ? fromLine : tail;
+  }
+
+  /* What a paste puts in the box: at most the lookup's cap (its last 64 KiB, where the error is),
+   * cut before it reaches the textarea, whose layout of a megabyte froze the page for minutes. */
+  function bounded(input, note) {
+    const cap = window.errorkbLookup.CAP;
+    const take = (text) => {
+      const kept = lastOf(text, cap);
+      note(kept.length < text.length
+        ? `Your paste is long: the box keeps its last ${kept.length.toLocaleString("en")} of ` +
+          `${text.length.toLocaleString("en")} characters, where the error is.` : "");
+      return kept;
+    };
+    const insert = (event, data) => {
+      const text = data ? data.getData("text/plain") : "";
+      if (text.length <= cap) return;
+      event.preventDefault();
+      input.setRangeText(take(text), input.selectionStart, input.selectionEnd, "end");
+      if (input.value.length > cap) input.value = lastOf(input.value, cap);
+      input.dispatchEvent(new Event("input", { bubbles: true }));
+    };
+    input.addEventListener("paste", (event) => insert(event, event.clipboardData));
+    input.addEventListener("drop", (event) => insert(event, event.dataTransfer));
+    // Text that arrives another way (typed, set by a script) is the matcher's to cut, and it says so.
+    input.addEventListener("input", () => { if (!input.value.trim()) note(""); });
   }
 
   function mount(box) {
@@ -139,10 +202,12 @@
       input, status, results);
 
     let timer = null;
+    let kept = "";  // what the box says about the last long paste it cut
+    bounded(input, (text) => { kept = text; });
     const update = () => loadIndex(indexUrl.href).then(({ lookup, library, count }) => {
       libraryName = library;
       const text = input.value;
-      status.textContent = text.trim() ? "" : `Matched in your browser against the message templates of ${count} documented errors.`;
+      status.textContent = text.trim() ? kept : `Matched in your browser against the message templates of ${count} documented errors.`;
       show(results, text.trim() ? lookup.answer(text) : null, root);
     }).catch((error) => {
       status.textContent = `The error index could not be loaded (${error.message}).`;

@@ -1,14 +1,14 @@
-/* errorkb lookup: which entry does a pasted error belong to?
+/* errorkb lookup: which entry does a pasted error belong to, and how sure is it?
  *
- * A line-for-line port of errorkb/core/message.py (MessageTemplate: parse, match, search, the
- * fixed-text measure) and errorkb/site/lookup.py (normalisation, candidates, ranking, releases);
- * the rules are written out in lookup.py's docstring. tests/site/test_lookup_js.py runs both on
- * the same inputs and compares their answers, their counted work and their regular expressions,
- * so the page and `errorkb lookup` always agree. No DOM here: errorkb.js wires it up.
+ * The same matcher as errorkb/lookup/ (its docstrings state the rules): template parsing and
+ * matching, the paste's reading, grading by evidence (confirmed or candidate), ranking. Every
+ * rule that is data, every regular expression, limit, placeholder type and generic wording, is
+ * read from the index this page is shipped (`index.rules`, written by errorkb/lookup/_rules.py),
+ * never kept here. tests/site/test_lookup_js.py runs both on the whole corpus and compares their
+ * answers and their counted work. No DOM here: errorkb.js wires it up.
  *
  * Where JavaScript and Python differ, the code says the same thing explicitly: whitespace is
- * ASCII (String.prototype.trim and /\s/ know more), line ends are normalised before any regex
- * sees them, and sizes are counted in code points (a string's length counts UTF-16 units).
+ * ASCII, line ends are normalised before any regex sees them, and sizes are counted in code points.
  */
 (function (root, factory) {
   const api = factory();
@@ -99,6 +99,38 @@
       this.slots = this.parts.filter((p) => "placeholder" in p).map((p) => p.placeholder);
     }
     match(message, meter) { return this.fit(message, true, meter || new Meter()); }
+    /* A text that holds this template's beginning, cut short (message.py:MessageTemplate.prefix). */
+    prefix(text, meter, at = null) {
+      meter = meter || new Meter();
+      const pieces = this.pieces;
+      if (pieces.length === 1 || [...pieces[0]].filter((c) => ALNUM.test(c)).length < MIN_PIECE) return null;
+      if (at === null) at = find(text, pieces[0], 0, text.length, meter);
+      if (at < 0) return null;
+      let position = at + pieces[0].length;
+      const newline = text.indexOf("\n", position);
+      const end = newline < 0 ? text.length : newline;
+      meter.work += end - position;
+      const values = [];
+      for (const piece of pieces.slice(1)) {
+        const found = piece ? find(text, piece, position, end, meter) : end;
+        if (found < 0) {
+          const value = text.slice(position, end);
+          let cut = 0;
+          for (let k = Math.min(piece.length, value.length); k > 0; k--) {
+            if (value.endsWith(piece.slice(0, k))) { cut = k; break; }
+          }
+          values.push(value.slice(0, value.length - cut));
+          break;
+        }
+        values.push(text.slice(position, found));
+        position = found + piece.length;
+      }
+      const named = {};
+      for (let i = 0; i < Math.min(this.slots.length, values.length); i++) {
+        if (!(this.slots[i] in named)) named[this.slots[i]] = values[i];
+      }
+      return named;
+    }
     search(text, meter) { return this.fit(text, false, meter || new Meter()); }
     fit(text, whole, meter) {
       const pieces = this.pieces;
@@ -153,24 +185,6 @@
   const MIN_FIXED = 8;
   const MIN_PIECE = 6;
   const FILLER = "\x00";
-  const GENERIC_WORDINGS = [
-    "'{a}' object has no attribute '{b}'",
-    "type object '{a}' has no attribute '{b}'",
-    "module '{a}' has no attribute '{b}'",
-    "name '{a}' is not defined",
-    "cannot import name '{a}' from '{b}'",
-    "No module named '{a}'",
-    "{a}() got an unexpected keyword argument '{b}'",
-    "{a}() takes {b} positional arguments but {c} were given",
-    "{a}() missing {b} required positional argument: '{c}'",
-    "'{a}' object is not subscriptable",
-    "'{a}' object is not callable",
-    "'{a}' object is not iterable",
-    "object of type '{a}' has no len()",
-    "unsupported operand type(s) for {a}: '{b}' and '{c}'",
-    "too many values to unpack (expected {a})",
-    "not enough values to unpack (expected {a}, got {b})",
-  ];
   const ALNUM = /[\p{L}\p{N}]/u;
 
   function fixedText(template) {
@@ -178,7 +192,8 @@
     return { total: counts.reduce((a, b) => a + b, 0), longest: Math.max(...counts) };
   }
 
-  function isDegenerate(template, generic = GENERIC_WORDINGS) {
+  /* `generic`: the wordings every error of a kind shares (the index's `rules.generic`). */
+  function isDegenerate(template, generic) {
     if (typeof template === "string") template = new MessageTemplate(template);
     const measure = fixedText(template);
     if (measure.total < MIN_FIXED) {
@@ -191,7 +206,7 @@
         "when there are placeholders): it would match almost any message";
     }
     const filled = template.pieces.join(FILLER);
-    for (const wording of generic) {
+    for (const wording of generic || []) {
       const values = new MessageTemplate(wording).match(filled);
       if (values !== null && Object.values(values).every((v) => v && !v.split(FILLER).join(""))) {
         return `it fixes nothing beyond the wording every such error has (${wording}): ` +
@@ -201,37 +216,39 @@
     return null;
   }
 
-  /* -- rules 1–3: size, normalisation, candidates (lookup.py) ---------------------------------- */
+  /* -- the rules, as the index ships them (errorkb/lookup/_rules.py) --------------------------- */
 
-  const CAP = 1 << 16;
-  const CHAIN = 64;
-  const WHITESPACE = " \t\n\v\f\r";
+  const GLOBAL = new Set(["ANSI", "PREFIX", "SUFFIX", "EXCEPTION_LINE", "INLINE_EXCEPTION", "TRACEBACK", "FRAME_LINE",
+    "FRAME", "ARROW_LINE"]);
 
-  // The same sources as lookup.py's patterns (the parity test compares them).
-  const ANSI = new RegExp(String.raw`\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b\n]*(?:\x07|\x1b\\)?|[@-Z\\-_])`, "g");
-  const TIMESTAMP = String.raw`\[?[0-9]{4}-[0-9]{2}-[0-9]{2}[ T][0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]+)?` +
-    String.raw`(?:Z|[+-][0-9]{2}:?[0-9]{2})?\]?(?:[ \t,]+(?:-[ \t]+)?(?:[A-Za-z0-9_.<>-]+[ \t]+[-|:][ \t]+)?` +
-    String.raw`\[?(?:CRITICAL|FATAL|ERROR|WARNING|WARN|INFO|DEBUG|TRACE)\]?:?)?[ \t]*(?:[-|:][ \t]*)?`;
-  const PREFIX = new RegExp(String.raw`(?<![^\n])(?:\[(?:rank|default)[0-9]+\]:[ \t]?|E(?: {2,}|\t)` +
-    String.raw`|[A-Za-z0-9_][A-Za-z0-9_.-]*[ \t]+\|[ \t]?|` + TIMESTAMP + String.raw`)+`, "g");
-  const SUFFIX = new RegExp(String.raw`\. Did you (?:mean:(?: '[^'\n]*'\??)?(?: Or did you forget to import '[^'\n]*'\??)?` +
-    String.raw`|forget to import '[^'\n]*'\??)[ \t]*(?![^\n])`, "g");
-  const EXCEPTION_LINE = new RegExp(String.raw`(?<![^\n])[ \t]*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*): ([^\n]*)`, "g");
-  const STOP_LINE = new RegExp(String.raw`(?<![^\n])(?:[ \t]*(?![^\n])|Traceback \(most recent call last\):` +
-    String.raw`|During handling of the above exception|The above exception was the direct cause)`);
-  const FRAME = new RegExp(String.raw`File \"([^\"\n]*)\", line ([0-9]+)`, "g");
-  const PLAIN_RELEASE = new RegExp(String.raw`^[0-9]+(?:\.[0-9]+)*$`);
-  const CLAUSE = new RegExp(String.raw`^(~=|==|!=|<=|>=|<|>)[ \t]*([0-9]+(?:\.[0-9]+)*)(\.\*)?$`);
+  /* The index's `rules` made ready: each pattern compiled (the global flag where it is scanned). */
+  function compileRules(rules) {
+    if (!rules || !rules.patterns) throw new Error("the index carries no lookup rules (rebuild the site)");
+    const patterns = {};
+    for (const [name, source] of Object.entries(rules.patterns)) {
+      patterns[name] = name === "STATED" ? source : new RegExp(source, GLOBAL.has(name) ? "g" : "");
+    }
+    const types = {};
+    for (const [name, source] of Object.entries(rules.types || {})) types[name] = source ? new RegExp(source) : null;
+    return {
+      cap: rules.cap, chain: rules.chain, whitespace: rules.whitespace, maxPath: rules.max_path, patterns, types,
+      defaultTypes: rules.default_types || {}, builtinTypes: new Set(rules.builtin_types || []),
+      confirming: new Set(rules.confirming || []), generic: rules.generic || [],
+      nameChars: String(rules.name_chars || ""), dottedNameChars: String(rules.dotted_name_chars || ""),
+    };
+  }
 
-  function rstrip(text) {
+  /* -- reading a paste (errorkb/lookup/_paste.py) --------------------------------------------- */
+
+  function rstrip(text, ws) {
     let end = text.length;
-    while (end > 0 && WHITESPACE.includes(text[end - 1])) end--;
+    while (end > 0 && ws.includes(text[end - 1])) end--;
     return text.slice(0, end);
   }
-  function strip(text) {
+  function strip(text, ws) {
     let start = 0;
-    while (start < text.length && WHITESPACE.includes(text[start])) start++;
-    return rstrip(text.slice(start));
+    while (start < text.length && ws.includes(text[start])) start++;
+    return rstrip(text.slice(start), ws);
   }
 
   const isHigh = (code) => code >= 0xd800 && code <= 0xdbff;
@@ -259,218 +276,198 @@
     return newline >= 0 ? tail.slice(newline + 1) : tail;
   }
 
-  /* Rule 2: what terminals and tools add, taken away. */
-  /* Typographic quotes as Python prints them; pastes and wordings alike (lookup.py:plain_quotes). */
   const plainQuotes = (text) => text.replaceAll("\u2018", "'").replaceAll("\u2019", "'")
     .replaceAll("\u201c", '"').replaceAll("\u201d", '"');
 
-  function normalize(text, meter) {
+  function normalize(text, R, meter) {
     meter = meter || new Meter();
     meter.work += 14 * text.length;  // the fourteen passes below each read the text once
     text = text.replaceAll("\ufeff", "").replaceAll("\u00a0", " ");
     text = plainQuotes(text);
     text = text.replaceAll("\r\n", "\n").replaceAll("\r", "\n").replaceAll("\u2028", "\n").replaceAll("\u2029", "\n");
-    text = text.replace(ANSI, "");
-    text = text.replace(PREFIX, "");
-    text = text.replace(SUFFIX, "");
-    return strip(text);
+    text = text.replace(R.patterns.ANSI, "");
+    text = text.replace(R.patterns.PREFIX, "");
+    text = text.replace(R.patterns.SUFFIX, "");
+    return strip(text, R.whitespace);
   }
 
-  /* Rule 3: messages a normalised paste may hold, most likely first. */
-  function candidates(text, meter) {
+  function candidates(text, R, meter) {
     meter = meter || new Meter();
-    meter.work += text.length;
-    const lines = [...text.matchAll(EXCEPTION_LINE)].slice(-CHAIN);
+    meter.work += 2 * text.length;  // the two scans: exception lines, exception names inside lines
+    const lines = exceptionLines(text, R).slice(-R.chain);
     const found = [];
     for (let chain = 0; chain < lines.length; chain++) {
-      const line = lines[lines.length - 1 - chain];
-      const name = line[1], first = line[2];
-      found.push({ message: rstrip(first), exception: name, chain });
-      const after = chain ? lines[lines.length - chain].index - 1 : text.length;
-      const more = continuation(text, line.index + line[0].length + 1, after, meter);
-      if (more) found.push({ message: rstrip(first + "\n" + more), exception: name, chain });
+      const { at, name, first, end } = lines[lines.length - 1 - chain];
+      found.push({ message: rstrip(first, R.whitespace), exception: name, chain, at });
+      const after = chain ? lines[lines.length - chain].at - 1 : text.length;
+      const more = continuation(text, end + 1, after, R, meter);
+      if (more) found.push({ message: rstrip(first + "\n" + more, R.whitespace), exception: name, chain, at });
     }
-    found.push({ message: text, exception: null, chain: CHAIN });
+    found.push({ message: text, exception: null, chain: R.chain, at: -1 });
     return found;
   }
 
-  /* The lines in text[start:end] before the first blank line or traceback marker. */
-  function continuation(text, start, end, meter) {
+  /* Every exception line, in order: a line that starts with one, and an exception's name inside a line
+   * that is not such a line's own (_paste.py:exception_lines). */
+  function exceptionLines(text, R) {
+    const whole = [], names = new Set();
+    for (const m of text.matchAll(R.patterns.EXCEPTION_LINE)) {
+      whole.push({ at: m.index, name: m[1], first: m[2], end: m.index + m[0].length });
+      names.add(m.index + m[0].indexOf(m[1]));
+    }
+    const inside = [];
+    for (const m of text.matchAll(R.patterns.INLINE_EXCEPTION)) {
+      if (!names.has(m.index) && strip(m[2], R.whitespace)) {
+        inside.push({ at: m.index, name: m[1], first: m[2], end: m.index + m[0].length });
+      }
+    }
+    return inside.length ? whole.concat(inside).sort((a, b) => a.at - b.at) : whole;
+  }
+
+  function continuation(text, start, end, R, meter) {
     if (start >= end) return "";
     const region = text.slice(start, end);
     meter.work += region.length;
-    const stop = STOP_LINE.exec(region);
+    const stop = R.patterns.STOP_LINE.exec(region);
     return stop === null ? region : region.slice(0, Math.max(stop.index - 1, 0));
   }
 
-  const lastName = (name) => name.slice(name.lastIndexOf(".") + 1);
-  const sameException = (seen, documented) => lastName(seen) === lastName(documented);
+  function frames(text, R, meter) {
+    meter = meter || new Meter();
+    meter.work += 2 * text.length;
+    const found = [];
+    for (const m of text.matchAll(R.patterns.FRAME_LINE)) {
+      const path = (m[1] !== undefined ? m[1] : m[3]) || "";
+      const number = m[2] !== undefined ? m[2] : m[4];
+      const func = strip(m[5] || "", R.whitespace).split("(", 1)[0];
+      found.push({ path: path.slice(0, R.maxPath).replaceAll("\\", "/"), line: Number(number.slice(0, 9)),
+        function: func, code: codeLine(text, m.index + m[0].length + 1, R), at: m.index });
+    }
+    return found;
+  }
 
-  /* -- rules 4–5: matching and ranking ------------------------------------------------------- */
+  function codeLine(text, start, R) {
+    if (start >= text.length) return "";
+    const end = text.indexOf("\n", start);
+    const line = text.slice(start, end >= 0 ? end : text.length);
+    if (R.patterns.MARKERS.test(line) || strip(line, R.whitespace).startsWith("File ")) return "";
+    const code = R.patterns.CODE_LINE.exec(line);
+    return code ? strip(code[1], R.whitespace) : "";
+  }
+
+  function arrows(text, R, meter) {
+    meter.work += text.length;
+    return [...text.matchAll(R.patterns.ARROW_LINE)].map((m) => ({ path: "", line: 0, function: "",
+      code: strip(m[1], R.whitespace), at: m.index }));
+  }
+
+  function markers(text, R, meter) {
+    meter.work += text.length;
+    return [...text.matchAll(R.patterns.TRACEBACK)].map((m) => m.index);
+  }
+
+  function tracebackOf(found, starts, at) {
+    if (at < 0) return found;
+    let start = -1;
+    for (const one of starts) if (one < at && one > start) start = one;
+    return found.filter((frame) => start <= frame.at && frame.at < at);
+  }
+
+  const escapeRe = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, (m) => "\\" + m);
+
+  function statedRelease(text, library, R, meter) {
+    if (!library) return null;
+    meter.work += text.length;
+    const pattern = new RegExp(R.patterns.STATED.replace("{name}", escapeRe(library)), "g");
+    let found = null;
+    for (const m of text.matchAll(pattern)) found = m[1];
+    return found;
+  }
+
+  /* -- the index's items (errorkb/lookup/_known.py) ------------------------------------------ */
 
   const text_ = (value) => (value === null || value === undefined ? null : String(value));
+  const list = (value) => (Array.isArray(value) ? value : []);
+  const dict = (value) => (value && typeof value === "object" && !Array.isArray(value) ? value : {});
 
-  /* One entry of api/errors/index.json as the lookup reads it (lookup.py:Known.from_index). */
-  function known(item) {
-    const wording = (w) => ({ message: text_(w.message) || "", exception: text_(w.exception) || item.exception,
-      releases: text_(w.releases), device: text_(w.device), note: text_(w.note) });
-    let wordings = (item.wordings || []).map(wording);
-    if (!wordings.length) wordings = [wording({ message: item.message, exception: item.exception })];
-    const lines = item.lines || {};
+  function frameRules(value) {
+    return list(value).filter((one) => dict(one) === one && one.file)
+      .map((one) => ({ file: String(one.file), function: text_(one.function) || null }));
+  }
+
+  function diagnosis(value) {
+    const d = dict(value);
+    const placeholders = {};
+    for (const [name, rule] of Object.entries(dict(d.placeholders))) {
+      if (dict(rule) === rule) placeholders[name] = { type: String(rule.type || "any"), allow: list(rule.allow).map(String) };
+    }
     return {
-      entry: item, id: item.id, exception: item.exception, message: item.message, wordings,
-      releases: { raises: text_(item.raises_in), lastGood: text_(item.last_good),
-        replacement: text_(item.replacement), replacementSince: text_(item.replacement_since) },
-      linesPath: text_(lines.path),
-      lines: Object.entries(lines.by_release || {}).filter(([, line]) => Number.isInteger(line))
-        .map(([release, line]) => [String(release), line]),
-      recognisedBy: (item.recognised_by || []).filter((t) => t).map(String),
+      frames: frameRules(d.frames), requireFrame: d.require_frame === true, exclude: frameRules(d.exclude),
+      innermostExclude: frameRules(d.innermost_exclude), code: list(d.code).filter((n) => n).map(String),
+      placeholders, relations: list(d.relations).filter((one) => Array.isArray(one) && one.length === 3).map((one) => one.map(String)),
+      direction: text_(d.direction),
     };
   }
 
-  const score = (m) => [m.exact ? 1 : 0, m.exception !== null ? 1 : 0, -m.chain, m.recognised ? 1 : 0, m.fixed,
-    -m.wording];
-  function compare(a, b) {
-    const sa = score(a), sb = score(b);
-    for (let i = 0; i < sa.length; i++) if (sa[i] !== sb[i]) return sb[i] - sa[i];
-    return a.entry.id < b.entry.id ? -1 : a.entry.id > b.entry.id ? 1 : 0;
+  function known(item) {
+    const exception = String(item.exception);
+    const wording = (w) => ({ message: text_(w.message) || "", exception: text_(w.exception) || exception,
+      releases: text_(w.releases), device: text_(w.device), note: text_(w.note),
+      words: typeof w.words === "boolean" ? w.words : true, own: w.own === true, main: w.main !== false });
+    let wordings = list(item.wordings).filter((w) => dict(w) === w).map(wording);
+    if (!wordings.length) wordings = [wording({ message: item.message, exception })];
+    const lines = dict(item.lines);
+    return {
+      entry: item, id: String(item.id), title: String(item.title), exception, message: String(item.message), wordings,
+      releases: { raises: text_(item.raises_in), lastGood: text_(item.last_good),
+        replacement: text_(item.replacement), replacementSince: text_(item.replacement_since) },
+      linesPath: text_(lines.path),
+      lines: Object.entries(dict(lines.by_release)).filter(([, line]) => Number.isInteger(line))
+        .map(([release, line]) => [String(release), line]),
+      recognisedBy: list(item.recognised_by).filter((t) => t).map(String),
+      kind: String(item.kind || "raise"), diagnosis: diagnosis(item.diagnosis),
+    };
   }
 
-  /* Every entry's wordings parsed once; `answer` (or `find`) handles one paste. */
-  class Lookup {
-    /* `options.library`: the library's name for the release advice; `options.generic`: the
-     * wordings every error of a kind shares (the index's `generic`; Python's alone by default). */
-    constructor(entries, cap = CAP, options = {}) {
-      this.cap = cap;
-      this.library = options.library || "the library";
-      const generic = options.generic || GENERIC_WORDINGS;
-      this.items = [];
-      this.ignored = [];
-      this.known = [];
-      for (const item of entries) {
-        const one = known(item);
-        this.known.push(one);
-        one.wordings.forEach((wording, index) => {
-          let template;
-          try {
-            template = new MessageTemplate(strip(plainQuotes(wording.message)));
-          } catch (error) {
-            if (!(error instanceof TemplateSyntaxError)) throw error;
-            this.ignored.push([one.id, `wording ${index}: ${error.message}`]);
-            return;
-          }
-          const reason = isDegenerate(template, generic);
-          if (reason) { this.ignored.push([one.id, `wording ${index}: ${reason}`]); return; }
-          const pieces = [...new Set(template.pieces.filter((p) => p))].sort((a, b) => b.length - a.length);
-          const fixed = template.pieces.reduce((n, piece) => n + points(piece), 0);
-          this.items.push({ known: one, wording: index, template, pieces, fixed });
-        });
-      }
-    }
-    find(pasted, release = null) { return this.answer(pasted, release).matches; }
-    answer(pasted, release = null) {
-      const meter = new Meter();
-      const kept = keepTail(pasted, this.cap);
-      const text = normalize(kept, meter);
-      const size = points(kept), cut = points(pasted) - size;
-      if (!text) return { matches: [], cut, kept: size, work: meter.work };
-      const options = candidates(text, meter);
-      const best = new Map();
-      for (const item of this.items) {
-        const found = matchOne(item, text, options, meter);
-        if (found !== null && (!best.has(item.known.id) || compare(found, best.get(item.known.id)) < 0)) {
-          best.set(item.known.id, found);
-        }
-      }
-      let matches = toldApart([...best.values()], text, meter).sort(compare);
-      const frames = matches.some((m) => m.known.lines.length) ? framesIn(text, meter) : [];
-      matches = matches.map((m) => withRelease(m, frames, release, this.library));
-      return { matches, cut, kept: size, work: meter.work };
-    }
+  /* -- releases (errorkb/lookup/_release.py) ------------------------------------------------- */
+
+  function wordingRange(one, wording) {
+    if (wording.releases) return wording.releases;
+    return wording.main ? one.releases.raises : null;
   }
 
-  /* Whether the text holds the piece, counting what the scan read (lookup.py:_has_piece); used with
-   * `every` or `some`, which stop at the first piece that decides. */
-  function hasPiece(text, piece, meter) {
-    const at = text.indexOf(piece);
-    meter.work += at < 0 ? text.length : at + piece.length;
-    return at >= 0;
-  }
-
-  /* Drop an entry whose `recognised_by` texts a paste showing more than the bare message lacks
-   * (lookup.py:_told_apart). */
-  function toldApart(matches, text, meter) {
-    const doubtful = new Set(matches.filter((m) => m.known.recognisedBy.length && !m.recognised));
-    if (!doubtful.size) return matches;
-    meter.work += text.length;
-    const bare = !text.includes("\n");
-    return matches.filter((m) => !doubtful.has(m) || (bare && m.exact));
-  }
-
-  function matchOne(item, text, options, meter) {
-    // A wording can only match a text holding every one of its fixed pieces.
-    if (!item.pieces.every((piece) => hasPiece(text, piece, meter))) return null;
-    const wording = item.known.wordings[item.wording];
-    // Whether the text holds one of the entry's `recognised_by` texts.
-    const recognised = item.known.recognisedBy.some((piece) => hasPiece(text, piece, meter));
-    const make = (values, exception, exact, chain) => ({ entry: item.known.entry, known: item.known, values, exception,
-      exact, fixed: item.fixed, wording: item.wording, matched: wording, chain, release: null, recognised });
-    let best = null;
-    for (const option of options) {
-      if (option.exception !== null && !sameException(option.exception, wording.exception)) continue;
-      const values = item.template.match(option.message, meter);
-      if (values !== null) {
-        const found = make(values, option.exception, true, option.chain);
-        if (best === null || compare(found, best) < 0) best = found;
-      }
-    }
-    if (best === null) {
-      const values = item.template.search(text, meter);
-      if (values !== null) best = make(values, null, false, CHAIN);
-    }
-    return best;
-  }
-
-  /* -- rule 6: the release a paste came from ------------------------------------------------- */
-
-  function framesIn(text, meter) {
-    meter.work += text.length;
-    return [...text.matchAll(FRAME)].map((m) => [m[1].replaceAll("\\", "/"), Number(m[2])]);
-  }
-
-
-  function releasesInPaste(one, frames) {
+  function releasesInPaste(one, found) {
     if (!one.linesPath || !one.lines.length) return [];
     const installed = one.linesPath;
-    const seen = new Set(frames.filter(([path]) => path === installed || path.endsWith("/" + installed))
-      .map(([, line]) => line));
+    const seen = new Set(found.filter((f) => f.path === installed || f.path.endsWith("/" + installed)).map((f) => f.line));
     return one.lines.filter(([, line]) => seen.has(line)).map(([release]) => release);
   }
 
-  function withRelease(match, frames, release, library) {
-    const releases = release ? [release] : releasesInPaste(match.known, frames);
-    if (!releases.length) return match;
-    return { ...match, release: verdict(match.known.releases, releases, Boolean(release), library) };
-  }
+  const describe = (releases) => (releases.length === 1 ? releases[0] : `${releases[0]} – ${releases[releases.length - 1]}`);
 
-  function verdict(facts, releases, given = false, library = "the library") {
+  function verdict(one, wording, releases, source, library, R) {
+    const facts = one.releases, claim = wordingRange(one, wording);
+    const given = source !== "frames";
     const where = describe(releases);
-    const inside = facts.raises !== null ? releases.map((r) => contains(facts.raises, r)) : [null];
-    if (inside.includes(null)) return { releases, given, raises: null, advice: "" };
+    const inside = claim !== null ? releases.map((r) => contains(claim, r, R)) : [null];
+    if (inside.includes(null)) return { releases, given, raises: null, advice: "", source, range: claim };
     if (!inside.some(Boolean)) {
-      return { releases, given, raises: false, advice: `${library} ${where} does not raise it as documented (it raises ` +
-        `in ${facts.raises}): the paste may come from another release or code.` };
+      return { releases, given, raises: false, advice: `${library} ${where} does not raise it as documented (this ` +
+        `wording comes from ${claim}): the error comes from other code or another release.`, source, range: claim };
     }
     if (!inside.every(Boolean)) {
-      return { releases, given, raises: null, advice: `Of ${library} ${where}, only some raise it (${facts.raises}).` };
+      return { releases, given, raises: null, advice: `Of ${library} ${where}, only some raise it (${claim}).`, source,
+        range: claim };
     }
-    return { releases, given, raises: true, advice: advice(facts, releases) };
+    return { releases, given, raises: true, advice: advice(facts, releases, one.diagnosis.direction, R), source,
+      range: claim };
   }
 
-  function advice(facts, releases) {
-    const back = facts.lastGood ? ` or downgrade to ${facts.lastGood}, the last release where the old code ran` : "";
+  function advice(facts, releases, direction, R) {
+    const back = facts.lastGood && direction !== "newer-code"
+      ? ` or downgrade to ${facts.lastGood}, the last release where the old code ran` : "";
     if (facts.replacement && facts.replacementSince) {
-      if (releases.every((r) => contains(`>=${facts.replacementSince}`, r))) {
+      if (releases.every((r) => contains(`>=${facts.replacementSince}`, r, R))) {
         return `Use ${facts.replacement} (available since ${facts.replacementSince}).`;
       }
       return `Upgrade to ${facts.replacementSince} or later and use ${facts.replacement}${back ? "," : ""}${back}.`;
@@ -480,23 +477,21 @@
     return "Apply the fix on this page.";
   }
 
-  const describe = (releases) => (releases.length === 1 ? releases[0] : `${releases[0]} – ${releases[releases.length - 1]}`);
-
   /* Does the PEP 440 `specifier` contain the final release `release`? Release numbers only:
-   * ==, !=, <, <=, >, >=, ~=, `==X.*` / `!=X.*`, comma = and; null when not understood.
-   * tests/site/test_lookup_js.py checks it against `packaging`, which lookup.py uses. */
-  function contains(specifier, release) {
-    if (specifier.includes("||")) {  // parts joined by "||": any part may contain it
-      const parts = specifier.split("||").map((part) => contains(part, release));
+   * ==, !=, <, <=, >, >=, ~=, `==X.*` / `!=X.*`, comma = and, `||` = or; null when not understood.
+   * tests/site/test_lookup_js.py checks it against `packaging`, which _release.py uses. */
+  function contains(specifier, release, R) {
+    if (specifier.includes("||")) {
+      const parts = specifier.split("||").map((part) => contains(part, release, R));
       return parts.includes(true) ? true : parts.includes(null) ? null : false;
     }
-    if (!PLAIN_RELEASE.test(release)) return null;
+    if (!R.patterns.PLAIN_RELEASE.test(release)) return null;
     const version = release.split(".").map(Number);
     let result = true;
     for (const raw of specifier.split(",")) {
-      const clause = strip(raw);
+      const clause = strip(raw, R.whitespace);
       if (!clause) continue;
-      const m = CLAUSE.exec(clause);
+      const m = R.patterns.CLAUSE.exec(clause);
       if (!m) return null;
       const [, op, target, wildcard] = m;
       const wanted = target.split(".").map(Number);
@@ -507,7 +502,6 @@
     return result;
   }
 
-  /* Release tuples compared as PEP 440 does: missing parts are zeros. */
   function order(a, b) {
     for (let i = 0; i < Math.max(a.length, b.length); i++) {
       const x = a[i] || 0, y = b[i] || 0;
@@ -531,6 +525,442 @@
     }
   }
 
+  function plain(release, R) {
+    if (release === null || release === undefined) return null;
+    const found = /^v?([0-9]+(?:\.[0-9]+)*)/.exec(strip(String(release), R.whitespace));
+    return found ? found[1] : null;
+  }
+
+  /* -- matching, grading, ranking (errorkb/lookup/_match.py) --------------------------------- */
+
+  /* A class name's 32-bit FNV-1a hash (its UTF-8 bytes), as 8 hex digits (_match.py:fnv1a). */
+  function fnv1a(name) {
+    let value = 0x811c9dc5;
+    for (const byte of new TextEncoder().encode(name)) value = Math.imul(value ^ byte, 0x01000193) >>> 0;
+    return value.toString(16).padStart(8, "0");
+  }
+
+  const lastName = (name) => name.slice(name.lastIndexOf(".") + 1);
+  const sameException = (seen, documented) => lastName(seen) === lastName(documented);
+
+  const score = (m) => [m.grade === "confirmed" ? 1 : 0, m.exact ? 1 : 0, m.exception !== null ? 1 : 0, -m.chain,
+    m.release !== null && m.release.raises ? 1 : 0, m.recognised ? 1 : 0, m.fixed, -m.wording];
+  function better(a, b) {  // a.score > b.score
+    const sa = score(a), sb = score(b);
+    for (let i = 0; i < sa.length; i++) if (sa[i] !== sb[i]) return sa[i] > sb[i];
+    return false;
+  }
+  function compare(a, b) {
+    const sa = score(a), sb = score(b);
+    for (let i = 0; i < sa.length; i++) if (sa[i] !== sb[i]) return sb[i] - sa[i];
+    return a.known.id < b.known.id ? -1 : a.known.id > b.known.id ? 1 : 0;
+  }
+
+  function pathMatches(path, pattern) {
+    if (pattern.endsWith("/")) return path.startsWith(pattern) || path.includes("/" + pattern);
+    if (!pattern.includes("*")) return path === pattern || path.endsWith("/" + pattern);
+    return new RegExp("(?:^|/)" + pattern.split("*").map(escapeRe).join("[^/]*") + "$").test(path);
+  }
+
+  function frameMatches(frame, rule) {
+    if (rule.function !== null && frame.function !== lastName(rule.function)) return false;
+    return pathMatches(frame.path, rule.file);
+  }
+
+  function first(found, wanted) {
+    for (let i = found.length - 1; i >= 0; i--) if (wanted.some((rule) => frameMatches(found[i], rule))) return found[i];
+    return null;
+  }
+
+  function where(thing) {
+    if ("file" in thing) return thing.function ? `\`${thing.function}\` (${thing.file})` : `\`${thing.file}\``;
+    return thing.function ? `\`${thing.function}\` (${thing.path})` : thing.path;
+  }
+
+  const uses = (code, names) => Boolean(code) && names.some((name) =>
+    new RegExp("(?<![A-Za-z0-9_])" + escapeRe(name) + "(?![A-Za-z0-9_])").test(code));
+
+  function typeOf(d, expression, R) {
+    const declared = d.placeholders[expression];
+    return declared ? declared.type : (R.defaultTypes[expression] || "any");
+  }
+
+  const CLASS_TYPES = ["class", "user", "library-class"];
+  const NAME_TYPES = [...CLASS_TYPES, "name"];
+
+  function fits(d, values, library, R, partial = false, names = {}) {
+    for (const [expression, value] of Object.entries(values)) {
+      if (partial && !value) continue;
+      const kind = typeOf(d, expression, R);
+      const pattern = R.types[kind];
+      if (pattern && !pattern.test(value)) return false;
+      if (kind === "library" && library && value !== library && !value.startsWith(library + ".")
+          && !(partial && library.startsWith(value))) return false;
+      if (CLASS_TYPES.includes(kind)) {
+        const declared = d.placeholders[expression];
+        const allowed = declared ? declared.allow : [];
+        const whole = expression in names ? names[expression] : value;
+        if (R.builtinTypes.has(whole) && !allowed.includes(whole)) return false;
+      }
+    }
+    for (const [left, operator, right] of partial ? [] : d.relations) {
+      const a = values[left], b = values[right];
+      if (a === undefined || b === undefined || !R.types.int.test(a) || !R.types.int.test(b)) return false;
+      const x = Number(a), y = Number(b);
+      const ok = { "<": x < y, "<=": x <= y, ">": x > y, ">=": x >= y, "==": x === y, "!=": x !== y }[operator];
+      if (!ok) return false;
+    }
+    return true;
+  }
+
+  /* Whether the text holds the piece (_match.py:_has_piece): counted each time, scanned once per reading. */
+  function hasPiece(reading, piece, meter) {
+    const at = reading.at(piece);
+    meter.work += at < 0 ? reading.text.length : at + piece.length;
+    return at >= 0;
+  }
+
+  /* A leading placeholder found inside a text: the text's last word, and for one typed as a name, the name
+   * that word ends with (_match.py:_trim_leading). */
+  function trimLeading(item, values, R) {
+    const template = item.template;
+    if (template.pieces[0] || !template.slots.length) return values;
+    const slot = template.slots[0];
+    const words = values[slot].split(new RegExp("[" + escapeRe(R.whitespace) + "]+")).filter((w) => w);
+    let value = words.length ? words[words.length - 1] : "";
+    if (NAME_TYPES.includes(typeOf(item.known.diagnosis, slot, R))) {
+      let start = value.length;
+      while (start > 0 && R.dottedNameChars.includes(value[start - 1])) start--;
+      value = value.slice(start);
+    }
+    return { ...values, [slot]: value };
+  }
+
+  /* Each placeholder's name characters written right before and after it (_match.py:_context). */
+  function context(template, R) {
+    const found = {};
+    template.slots.forEach((slot, index) => {
+      const before = template.pieces[index], after = template.pieces[index + 1];
+      let start = before.length, end = 0;
+      while (start > 0 && R.nameChars.includes(before[start - 1])) start--;
+      while (end < after.length && R.nameChars.includes(after[end])) end++;
+      if (!(slot in found)) found[slot] = [before.slice(start), after.slice(0, end)];
+    });
+    return found;
+  }
+
+  function wholeNames(item, values) {
+    const names = {};
+    for (const [slot, [left, right]] of Object.entries(item.context)) {
+      if ((left || right) && slot in values) names[slot] = left + values[slot] + right;
+    }
+    return names;
+  }
+
+  /* A wording that starts with a name's characters starts a word where it is found (_match.py:_at_word). */
+  function atWord(item, text, at, R) {
+    const first = item.template.pieces[0];
+    return !first || !R.nameChars.includes(first[0]) || at <= 0 || !R.nameChars.includes(text[at - 1]);
+  }
+
+  function makeMatch(item, values, exception, exact, chain, recognised, at, names = {}) {
+    return { entry: item.known.entry, known: item.known, values, exception, exact, fixed: item.fixed, wording: item.wording,
+      matched: item.known.wordings[item.wording], chain, release: null, recognised, grade: "confirmed", evidence: [],
+      missing: [], at, shown: false, names, withheld: [] };
+  }
+
+  /* A text holding only the beginning of a typed wording may still name what it never names (_match.py:_cut_short). */
+  function cutShort(item, reading, library, recognised, R, meter) {
+    const first = item.template.pieces[0];
+    if (!item.typed || !first || !hasPiece(reading, first, meter)) return null;
+    const values = item.template.prefix(reading.text, meter, reading.at(first));
+    const names = values ? wholeNames(item, values) : {};
+    if (!values || !Object.keys(values).length || fits(item.known.diagnosis, values, library, R, true, names)) return null;
+    return makeMatch(item, values, null, false, R.chain, recognised, -1, names);
+  }
+
+  /* `hasPiece` on the text with its line breaks taken out (_match.py:_has_joined). */
+  function hasJoined(reading, piece, meter) {
+    const at = reading.atJoined(piece);
+    meter.work += at < 0 ? reading.joined().length : at + piece.length;
+    return at >= 0;
+  }
+
+  /* The wording found anywhere in `text` (the paste, or the paste unwrapped), starting a word. */
+  function foundInside(item, reading, text, at, library, recognised, R, meter) {
+    const first = item.template.pieces[0];
+    let values = atWord(item, text, first ? at(first) : 0, R) ? item.template.search(text, meter) : null;
+    if (values === null) return [null, cutShort(item, reading, library, recognised, R, meter)];
+    values = trimLeading(item, values, R);
+    const names = wholeNames(item, values);
+    const found = makeMatch(item, values, null, false, R.chain, recognised, -1, names);
+    return fits(item.known.diagnosis, values, library, R, false, names) ? [found, null] : [null, found];
+  }
+
+  function matchOne(item, reading, library, R, meter) {
+    const d = item.known.diagnosis;
+    const recognised = item.known.recognisedBy.some((piece) => hasPiece(reading, piece, meter));
+    if (!item.pieces.every((piece) => hasPiece(reading, piece, meter))) {
+      if (reading.multiline() && item.pieces.every((piece) => hasJoined(reading, piece, meter))) {
+        return foundInside(item, reading, reading.joined(), (piece) => reading.atJoined(piece), library, recognised, R,
+          meter);
+      }
+      return [null, cutShort(item, reading, library, recognised, R, meter)];
+    }
+    const wording = item.known.wordings[item.wording];
+    let best = null, mismatch = null;
+    for (const option of reading.options) {
+      if (option.exception !== null && !sameException(option.exception, wording.exception)) continue;
+      let values = item.template.match(option.message, meter);
+      if (values === null) continue;
+      if (option.exception === null) values = trimLeading(item, values, R);  // the whole paste: a title's words first
+      const names = wholeNames(item, values);
+      const found = makeMatch(item, values, option.exception, true, option.chain, recognised, option.at, names);
+      if (!fits(d, values, library, R, false, names)) mismatch = mismatch || found;
+      else if (best === null || better(found, best)) best = found;
+    }
+    if (best === null && mismatch === null) {
+      return foundInside(item, reading, reading.text, (piece) => reading.at(piece), library, recognised, R, meter);
+    }
+    return [best, best === null ? mismatch : null];
+  }
+
+  /* Where a traceback shows one confirmed entry's documented frame, another confirmed without its own is a
+   * candidate (_match.py:_framed_first). */
+  function framedFirst(matches) {
+    const framed = (m) => m.evidence.some((e) => e.kind === "frame");
+    if (!matches.some((m) => m.grade === "confirmed" && framed(m))) return matches;
+    return matches.map((m) => (m.grade === "confirmed" && m.shown && m.known.diagnosis.frames.length && !framed(m)
+      ? { ...m, grade: "candidate", missing: [...m.missing,
+        `the traceback shows no frame in ${where(m.known.diagnosis.frames[0])}, where this error is raised`] }
+      : m));
+  }
+
+  /* Words tie a message to one entry only: another entry's wording fitting the same exception line with as
+   * much fixed text or more makes a confirmation on the words alone a candidate (_match.py:_shared_words). */
+  function sharedWords(matches, R) {
+    return matches.map((m) => {
+      if (m.grade !== "confirmed" || !m.evidence.every((e) => e.kind === "words" || !R.confirming.has(e.kind))) {
+        return m;
+      }
+      const rival = matches.find((o) => o.known.id !== m.known.id && o.at === m.at && o.fixed >= m.fixed
+        && !o.withheld.length);
+      return rival === undefined ? m : { ...m, grade: "candidate", missing: [...m.missing,
+        `\`${rival.known.id}\` has the same words: the traceback, the failing line or the release tells them apart`] };
+    });
+  }
+
+  function hints(match, d, shown, releases, library) {
+    const out = [];
+    if (shown.length && d.frames.length) {
+      out.push(`the traceback shows no frame in ${where(d.frames[0])}, where this error is raised`);
+    } else if (!shown.length && d.frames.length) {
+      out.push(`paste the whole traceback: a frame in ${where(d.frames[0])} confirms it`);
+    } else if (!shown.length && d.code.length) {
+      out.push(`paste the whole traceback: your failing line using \`${d.code[0]}\` confirms it`);
+    }
+    if (match.known.recognisedBy.length && !match.recognised) {
+      out.push(`a failing line like \`${match.known.recognisedBy[0]}\` confirms it`);
+    }
+    const claim = wordingRange(match.known, match.matched);
+    if (!releases.length && claim) {
+      out.push(`which ${library} release? This wording comes from ${claim}; another release rules it out`);
+    }
+    if (!out.length) out.push("paste the whole traceback: the message alone is printed by many unrelated errors");
+    return out;
+  }
+
+  /* Every entry's wordings parsed once; `answer` (or `find`) handles one paste. `options`: the
+   * index's `library.name`, `rules`, `library.classes` and `runtime.packages`. */
+  class Lookup {
+    constructor(entries, cap, options = {}) {
+      this.R = compileRules(options.rules);
+      this.cap = cap || this.R.cap;
+      this.library = options.library || "the library";
+      const generic = this.R.generic;
+      const classes = String(options.classes || "");
+      this.classes = new Set();
+      for (let i = 0; i + 8 <= classes.length; i += 8) this.classes.add(classes.slice(i, i + 8));
+      this.runtime = list(options.runtime).map(String);
+      this.items = [];
+      this.ignored = [];
+      this.known = [];
+      for (const item of entries) {
+        const one = known(item);
+        this.known.push(one);
+        one.wordings.forEach((wording, index) => {
+          let template;
+          try {
+            template = new MessageTemplate(strip(plainQuotes(wording.message), this.R.whitespace));
+          } catch (error) {
+            if (!(error instanceof TemplateSyntaxError)) throw error;
+            this.ignored.push([one.id, `wording ${index}: ${error.message}`]);
+            return;
+          }
+          const reason = isDegenerate(template, generic);
+          if (reason) { this.ignored.push([one.id, `wording ${index}: ${reason}`]); return; }
+          const pieces = [...new Set(template.pieces.filter((p) => p))].sort((a, b) => b.length - a.length);
+          const fixed = template.pieces.reduce((n, piece) => n + points(piece), 0);
+          const typed = template.slots.some((slot) => typeOf(one.diagnosis, slot, this.R) !== "any");
+          this.items.push({ known: one, wording: index, template, pieces, fixed, typed, context: context(template, this.R) });
+        });
+      }
+    }
+    find(pasted, release = null) { return this.answer(pasted, release).matches; }
+    answer(pasted, release = null, source = "stated") {
+      const R = this.R;
+      const meter = new Meter();
+      const kept = keepTail(pasted, this.cap);
+      const text = normalize(kept, R, meter);
+      const size = points(kept), cut = points(pasted) - size;
+      const empty = { matches: [], confirmed: [], candidates: [], ruledOut: [], cut, kept: size, work: meter.work,
+        release: null, releaseSource: null };
+      if (!text) return empty;
+      const reading = this.read(text, release, source, meter);
+      const best = new Map(), out = new Map(), mismatched = new Map();
+      for (const item of this.items) {
+        const [found, mismatch] = matchOne(item, reading, this.library, R, meter);
+        if (mismatch !== null && !mismatched.has(item.known.id)) mismatched.set(item.known.id, mismatch);
+        if (found === null) continue;
+        const graded = this.grade(found, reading);
+        const id = item.known.id;
+        if (graded.ruledOut) {
+          if (!best.has(id) && (!out.has(id) || better(graded.match, out.get(id).match))) out.set(id, graded);
+          continue;
+        }
+        if (!best.has(id) || better(graded, best.get(id))) {
+          best.set(id, graded);
+          out.delete(id);
+        }
+      }
+      for (const [id, mismatch] of mismatched) {
+        best.delete(id);
+        const values = Object.entries(mismatch.values).map(([k, v]) => `{${k}} = ${v}`).join(", ");
+        out.set(id, { ruledOut: true, match: mismatch,
+          reason: `the message fits its words, but not its values (${values}): another error worded alike` });
+      }
+      const matches = sharedWords(framedFirst([...best.values()]), this.R).sort(compare);
+      const ruledOut = [...out.values()].sort((a, b) => (a.match.known.id < b.match.known.id ? -1 : 1));
+      const read = matches.length || ruledOut.length || (release !== null && release !== undefined);
+      if (read) reading.all();
+      return { matches, confirmed: matches.filter((m) => m.grade === "confirmed"),
+        candidates: matches.filter((m) => m.grade !== "confirmed"), ruledOut, cut, kept: size, work: meter.work,
+        release: read ? reading.release : null, releaseSource: read ? reading.source : null };
+    }
+    /* Stage 1: the candidates at once; frames, failing lines, markers and a stated release when a
+     * first match is graded (_match.py:_Reading). */
+    read(text, release, source, meter) {
+      const R = this.R, library = this.library;
+      const found = new Map(), foundJoined = new Map();
+      let joined = null, multiline = null;
+      const reading = { text, options: candidates(text, R, meter), done: false,
+        at(piece) {
+          if (!found.has(piece)) found.set(piece, text.indexOf(piece));
+          return found.get(piece);
+        },
+        multiline() {  // whether the text has a line break (read once, counted once)
+          if (multiline === null) { meter.work += text.length; multiline = text.includes("\n"); }
+          return multiline;
+        },
+        joined() {  // the text with its line breaks taken out (_match.py:_Reading.joined)
+          if (joined === null) { meter.work += text.length; joined = text.replaceAll("\n", ""); }
+          return joined;
+        },
+        atJoined(piece) {
+          if (!foundJoined.has(piece)) foundJoined.set(piece, this.joined().indexOf(piece));
+          return foundJoined.get(piece);
+        },
+        all() {
+          if (this.done) return this;
+          this.done = true;
+          this.frames = frames(text, R, meter);
+          this.arrows = arrows(text, R, meter);
+          this.markers = markers(text, R, meter);
+          let stated = release, from = source;
+          if (stated === null || stated === undefined) {
+            stated = statedRelease(text, library, R, meter);
+            from = "stated";
+          }
+          this.release = plain(stated, R);
+          this.source = stated ? from : null;
+          return this;
+        } };
+      return reading;
+    }
+    raising(shown) {
+      for (let i = shown.length - 1; i >= 0; i--) {
+        if (!this.runtime.some((pkg) => pathMatches(shown[i].path, `${pkg}/`))) return shown[i];
+      }
+      return null;
+    }
+    grade(match, reading) {
+      const R = this.R, library = this.library;
+      const one = match.known, wording = match.matched, d = one.diagnosis;
+      const evidence = [], missing = [];
+      reading.all();
+      const shown = tracebackOf(reading.frames, reading.markers, match.at);
+      const releases = reading.release ? [reading.release] : releasesInPaste(one, reading.frames);
+      const ruled = (reason) => ({ ruledOut: true, match, reason });
+      if (releases.length) {
+        const said = verdict(one, wording, releases, reading.source || "frames", library, R);
+        match = { ...match, release: said };
+        if (said.raises === false) return ruled(said.advice);
+        if (said.raises) {
+          evidence.push({ kind: "release", detail: `${library} ${releases.slice(0, 3).join(", ")} (${said.source}) ` +
+            `raises this wording (${said.range})` });
+        }
+      }
+      const excluded = first(shown, d.exclude);
+      if (excluded !== null) return ruled(`a frame in ${where(excluded)} shows another error worded alike`);
+      const raising = this.raising(shown);
+      if (raising !== null && !wording.own && first([raising], d.innermostExclude) !== null) {
+        return ruled(`raised in ${where(raising)}: ${library}'s own code, not the change this entry documents`);
+      }
+      if (raising !== null && d.requireFrame && !wording.device && first([raising], d.frames) === null) {
+        return ruled(`raised in ${where(raising)}, not where this error is raised ` +
+          `(${d.frames.length ? where(d.frames[0]) : "?"})`);
+      }
+      const failing = [...shown, ...tracebackOf(reading.arrows, reading.markers, match.at)].filter((f) => f.code);
+      if (!wording.words && one.recognisedBy.length && !match.recognised && failing.length) {
+        return ruled("the failing lines shown are not the ones this case shows");
+      }
+      const named = Object.entries(match.values).map(([expression, value]) =>
+        [expression, expression in match.names ? match.names[expression] : value]);
+      let own = named.filter(([expression, value]) =>
+        typeOf(d, expression, R) === "user" && this.classes.has(fnv1a(value.split(".", 1)[0]))).map(([, v]) => v);
+      let foreign = named.filter(([expression, value]) =>
+        typeOf(d, expression, R) === "library-class" && this.classes.size > 0
+        && !this.classes.has(fnv1a(value.split(".", 1)[0]))).map(([, v]) => v);
+      // A value of the other kind leaves the words to the release: one inside the wording's range tells.
+      if ((own.length || foreign.length) && evidence.some((e) => e.kind === "release")) own = foreign = [];
+      if (wording.words && !own.length && !foreign.length) {
+        evidence.push({ kind: "words", detail: wording.own ? `${library} itself raises this message`
+          : "the message names what this entry is about" });
+      }
+      for (const value of own) {
+        missing.push(`\`${value}\` is a class ${library} defines: if your code calls it so, your code is newer ` +
+          `than the installed ${library} (upgrade ${library}); the traceback or the release tells`);
+      }
+      for (const value of foreign) {
+        missing.push(`\`${value}\` is not a class ${library} defines: the same words come from another cause ` +
+          `when ${library} reads this from a class of your own; the traceback or the release tells`);
+      }
+      const framed = first(shown, d.frames);
+      if (framed !== null) evidence.push({ kind: "frame", detail: `a frame in ${where(framed)}` });
+      let coded = null;
+      for (let i = failing.length - 1; i >= 0 && coded === null; i--) if (uses(failing[i].code, d.code)) coded = failing[i];
+      if (coded !== null) {
+        evidence.push({ kind: "code", detail: `the failing line \`${coded.code.slice(0, 120)}\` uses ` +
+          d.code.map((n) => `\`${n}\``).join(", ") });
+      }
+      if (match.recognised) evidence.push({ kind: "recognised", detail: "the paste shows the failing line this case shows" });
+      const confirmed = evidence.some((e) => R.confirming.has(e.kind));
+      if (!confirmed) missing.push(...hints(match, d, shown, releases, library));
+      return { ...match, grade: confirmed ? "confirmed" : "candidate", evidence, missing, shown: shown.length > 0,
+        withheld: [...own, ...foreign] };
+    }
+  }
+
   /* -- display helper for errorkb.js (no matching rule) --------------------------------------- */
 
   /* A title's Markdown code spans, as [{text, code}] pieces: a run of N backticks opens a span
@@ -539,9 +969,9 @@
    * text node or a <code> element's textContent, so a title can never become markup. */
   function codeSpans(text) {
     const pieces = [];
-    let plain = "", i = 0;
+    let plainText = "", i = 0;
     while (i < text.length) {
-      if (text[i] !== "`") { plain += text[i++]; continue; }
+      if (text[i] !== "`") { plainText += text[i++]; continue; }
       let run = 0;
       while (text[i + run] === "`") run++;
       let close = -1, j = i + run;
@@ -552,21 +982,20 @@
         if (other === run) { close = j; break; }
         j += other;
       }
-      if (close < 0) { plain += text.slice(i, i + run); i += run; continue; }
+      if (close < 0) { plainText += text.slice(i, i + run); i += run; continue; }
       let code = text.slice(i + run, close);
       if (code.length > 2 && code.startsWith(" ") && code.endsWith(" ") && code.trim()) code = code.slice(1, -1);
-      if (plain) pieces.push({ text: plain, code: false });
+      if (plainText) pieces.push({ text: plainText, code: false });
       pieces.push({ text: code, code: true });
-      plain = "";
+      plainText = "";
       i = close + run;
     }
-    if (plain) pieces.push({ text: plain, code: false });
+    if (plainText) pieces.push({ text: plainText, code: false });
     return pieces;
   }
 
   return {
-    MessageTemplate, TemplateSyntaxError, Meter, Lookup, candidates, normalize, parse, keepTail, isDegenerate, fixedText,
-    contains, verdict, known, codeSpans, CAP, CHAIN,
-    patterns: { ANSI, PREFIX, SUFFIX, EXCEPTION_LINE, STOP_LINE, FRAME, PLAIN_RELEASE, CLAUSE },
+    MessageTemplate, TemplateSyntaxError, Meter, Lookup, compileRules, candidates, normalize, frames, parse, keepTail,
+    isDegenerate, fixedText, contains, verdict, known, codeSpans, fnv1a,
   };
 });

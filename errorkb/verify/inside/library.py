@@ -19,6 +19,8 @@ from pathlib import Path
 
 from errorkb.verify.inside.spec import LibrarySpec
 
+# The target names as the check receives them. Reports own them (`errorkb.results.records`), which
+# this side of the boundary cannot import (pydantic); `test_inside_imports` holds the two equal.
 BUNDLED, UPSTREAM = "bundled", "upstream"
 TARGETS = (BUNDLED, UPSTREAM)
 

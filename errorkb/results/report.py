@@ -3,28 +3,32 @@
 A report is JSON so that CI jobs on different machines (a CPU runner, a GPU runner) can each
 write one and the site can read them all. Two rules live here and nowhere else:
 
-- `latest_results`: per check, the newest result that actually ran wins over "not run";
+- `latest_results`: per check, the record written last wins (`CheckRecord.written`: a verdict
+  reused from the cache enters the report when the run that reused it does, so a fix
+  re-confirmed from the cache replaces the failure recorded in between), except that a record
+  that ran is never replaced by one that did not;
 - `update_standing`: a run updates the standing report per record, never replacing it, keeping
   records of checks it did not run exactly as they were.
 
-Files are written atomically, records in a stable order, one record per line, so that the diff
-of a run that re-verified one entry shows that entry's records and nothing else.
+`write_report` takes the folder's lock, merges with what is on disk at that moment (two runs at
+once keep both runs' results), never overwrites a file that does not parse, keeps the file's
+mode, and writes records in a stable order, one per line, so that the diff of a run that
+re-verified one entry shows that entry's records and nothing else.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import platform
-import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, computed_field, model_validator
 
-from errorkb.verify.records import CheckRecord, Outcome
+from errorkb.results import store
+from errorkb.results.records import CheckRecord, Outcome
 
 SCHEMA = 2
 VERIFIER_VERSION = "2"
@@ -72,27 +76,24 @@ class Report(BaseModel):
             counts[check.outcome.value] += 1
         return counts
 
-    def write(self, path: Path) -> None:
+    def text(self) -> str:
         header = self.model_dump(mode="json", by_alias=True, exclude={"checks"})
-        write_lines(path, header, {"checks": [record.model_dump_json(exclude_none=True) for record in self.checks]})
+        return lines_text(header, {"checks": [record.model_dump_json(exclude_none=True) for record in self.checks]})
+
+    def write(self, path: Path) -> None:
+        """Replace `path` with this report alone (a file of its own: a shard's, a merge's output).
+        The standing report is written with `write_report`, which merges."""
+        with store.locked(path.parent):
+            store.replace(path, self.text())
 
 
-def write_lines(path: Path, header: dict[str, Any], sections: dict[str, list[str]]) -> None:
-    """`header` as indented JSON, then each section a list of JSON texts, one per line; atomic."""
+def lines_text(header: dict[str, Any], sections: dict[str, list[str]]) -> str:
+    """`header` as indented JSON, then each section a list of JSON texts, one per line."""
     parts = [json.dumps(header, indent=1, ensure_ascii=False).removesuffix("\n}")]
     for key, lines in sections.items():
         items = "[\n" + ",\n".join(lines) + "\n]" if lines else "[]"
         parts.append(f"{json.dumps(key)}: {items}")
-    body = ",\n".join(parts) + "\n}\n"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(descriptor, "w", encoding="utf-8") as out:
-            out.write(body)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    return ",\n".join(parts) + "\n}\n"
 
 
 def now() -> str:
@@ -109,14 +110,14 @@ def new_report(targets: dict[str, str], checks: list[CheckRecord], run: dict[str
     return Report(created=now(), environment=environment, targets=targets, checks=checks, run=run)
 
 
-class ReportError(ValueError):
+class ReportError(store.Unreadable):
     """A file that is not a readable verification report of this schema."""
 
 
-def read_report(path: Path) -> Report:
+def parse_report(text: str, path: Path) -> Report:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
         raise ReportError(f"{path}: not a verification report ({error})") from None
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
         found = data.get("schema") if isinstance(data, dict) else None
@@ -128,6 +129,34 @@ def read_report(path: Path) -> Report:
         where = ".".join(str(part) for part in first["loc"])
         raise ReportError(f"{path}: not a verification report ({error.error_count()} problems; {where}: "
                           f"{first['msg']})") from None
+
+
+def read_report(path: Path) -> Report:
+    """The report in `path`; `ReportError` when there is none or it does not parse."""
+    report = existing_report(path)
+    if report is None:
+        raise ReportError(f"{path}: no such report")
+    return report
+
+
+def existing_report(path: Path) -> Report | None:
+    """The report in `path`, None when there is none; `ReportError` when it does not parse."""
+    try:
+        text = store.read_regular(path)
+    except store.Unreadable as error:
+        raise ReportError(f"{error}: not a verification report") from None
+    return parse_report(text, path) if text is not None else None
+
+
+RECOVER = "restore it (git checkout {path}) or move it away"
+
+
+def write_report(path: Path, fresh: Report, combine: Callable[[Report | None, Report], Report]) -> Report:
+    """Merge `fresh` into the report on disk now, under the folder's lock, and write it; `combine`
+    decides how (e.g. `update_standing`). Raises `store.Refused` when the file there does not
+    parse (this run's report is then saved beside it)."""
+    return store.update(path, existing_report, lambda current: combine(current, fresh), Report.text,
+                        RECOVER.format(path=path))
 
 
 def read_reports(folder: Path, devices: Sequence[str], now: datetime | None = None) -> tuple[list[Report], list[str]]:
@@ -148,7 +177,8 @@ def read_reports(folder: Path, devices: Sequence[str], now: datetime | None = No
         if _in_the_future(report.created, moment):
             problems.append(f"{path}: ignored: created {report.created}, in the future")
             continue
-        kept = [check for check in report.checks if not _in_the_future(check.verified_at, moment)]
+        kept = [check for check in report.checks
+                if not _in_the_future(check.verified_at, moment) and not _in_the_future(check.written, moment)]
         if len(kept) != len(report.checks):
             dropped = len(report.checks) - len(kept)
             problems.append(f"{path}: {dropped} record{'s' if dropped > 1 else ''} dated in the future ignored")
@@ -168,10 +198,27 @@ def _in_the_future(stamp: str, now: datetime) -> bool:
     return when > now + CLOCK_SKEW
 
 
+NEVER = datetime.min.replace(tzinfo=UTC)
+
+
+def moment(stamp: str, now: datetime | None = None) -> datetime:
+    """A record's time for choosing the newer of two: one that is not a date, or is dated in the
+    future (beyond the clocks' skew), sorts first: it never wins, so a forged date cannot keep a
+    record in place of every later run's."""
+    try:
+        when = datetime.fromisoformat(stamp)
+    except (TypeError, ValueError):
+        return NEVER
+    when = when if when.tzinfo is not None else when.replace(tzinfo=UTC)
+    return NEVER if when > (now or datetime.now(UTC)) + CLOCK_SKEW else when
+
+
 def latest_results(reports: Iterable[Report]) -> dict[str, CheckRecord]:
-    """Check id → its newest record; a record that ran beats a newer one that did not."""
+    """Check id → its record written last; a record that ran beats a later one that did not."""
     chosen: dict[str, CheckRecord] = {}
-    records = [(check.verified_at, index, check) for index, report in enumerate(reports) for check in report.checks]
+    moment_now = datetime.now(UTC)
+    records = [(moment(check.written, moment_now), index, check) for index, report in enumerate(reports)
+               for check in report.checks]
     for _, _, check in sorted(records, key=lambda item: (item[0], item[1])):
         previous = chosen.get(check.id)
         if previous is None or check.outcome.ran or not previous.outcome.ran:

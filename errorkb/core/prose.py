@@ -1,0 +1,145 @@
+"""What an entry's text may hold besides its length (`load.MAX_CHARS`): one definition, two users.
+
+The loader refuses an entry whose text breaks a rule below, at the string's line, so `errorkb
+check`, the site and `mkdocs serve` all see the same located problem; the site's `inert`
+(`errorkb.site.inert`) applies the same bounds to text no loader checked (a report's free text),
+neutralising what passes them, so that rendering stays linear whatever reaches it.
+
+- **Characters.** No control character but tab and newline (C0, DEL and C1: a C1 character
+  silently broke a page's front matter), no bidirectional override or isolate (they reverse the
+  text around them on the page, in tags, search and the paste box's cards), no line separator.
+  Titles are one line: no tab or newline either.
+- **Structures whose rendering cost grows faster than their size** in Markdown engines, counted
+  in prose (a fence's content is code, which costs nothing of the kind):
+  - brackets: Python-Markdown rescans the rest of a paragraph for every `[` that opens a link,
+    an image or a reference (`[`, `![`, `[*`, `[a](`): 20,000 in one field took a build from 9 s
+    to 75 s;
+  - nesting: lists and quotes inside each other recurse once per level (`- ` × 1,000, 2 KB,
+    raised RecursionError); a line's depth is its container markers plus its indentation;
+  - paragraphs: Python-Markdown rebuilds a paragraph's text for every inline element it finds
+    in it (25,000 characters of `` `|` `` took 1.3 s, 100,000 took 25 s), so a paragraph holds at
+    most `MAX_PARAGRAPH` characters; text is split into paragraphs by blank lines.
+- **Fences** (`split_fences`): a line of three or more backticks or tildes opens a fence, which
+  the next line of at least as many of the same characters closes, or the text's end: found in
+  one pass, so a text of 20,000 openers costs what its size costs.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+MAX_BRACKETS = 300  # '[' in the prose of one string (the real entries' most: 6)
+MAX_NESTING = 16  # levels of lists and quotes on one line (the real entries' most: 2)
+MAX_PARAGRAPH = 10_000  # characters of one paragraph (lines with no blank line between; the real most: 600)
+MAX_BRACKET_DEPTH = 8  # brackets inside brackets, past which `inert` escapes a `[` (a link's text rarely needs 2)
+INDENT_PER_LEVEL = 2  # columns of indentation that nest one level (CommonMark's `- ` offset)
+
+# Characters no entry text may hold: C0 controls but tab and newline, DEL, C1 controls, the
+# bidirectional marks, embeddings, overrides and isolates, and the Unicode line separators.
+_UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
+_LINE_BREAKS = re.compile("[\t\n]")
+
+FENCE_OPEN = re.compile(r"^[ \t]*(?P<fence>`{3,}|~{3,})(?P<info>[^\n]*)$")
+# A container at a line's start: a list marker (`-`, `*`, `+`, `1.`, `1)`) or a quote (`>`),
+# each followed by a space, a tab or the line's end.
+_CONTAINER = re.compile(r"[ \t]*(?:[-*+]|\d{1,9}[.)]|>)(?=[ \t]|$)")
+
+
+def unprintable(text: str, *, one_line: bool = False) -> str | None:
+    """What is wrong with the first character `text` may not hold, worded for the author; None if none."""
+    found = _UNPRINTABLE.search(text) or (_LINE_BREAKS.search(text) if one_line else None)
+    if found is None:
+        return None
+    char = found.group()
+    name = unicodedata.name(char, "")
+    if char in "\t\n":
+        kind = "a tab or line break, in text that must be one line"
+    elif unicodedata.category(char) == "Cf" or "SEPARATOR" in name:
+        kind = f"{name.lower() or 'a formatting character'}, which reorders or breaks the text around it"
+    else:
+        kind = "a control character"
+    return f"U+{ord(char):04X} ({kind}) is not allowed; remove it"
+
+
+def visible(text: str) -> str:
+    """`text` with each character no entry may hold written as its `\\uXXXX` escape: text the
+    loader never checked (a report's) shows such a character instead of obeying it."""
+    return _UNPRINTABLE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
+
+
+@dataclass(frozen=True)
+class Block:
+    """Lines of a text: prose, or a fence (its opening line, code lines, and whether it closed)."""
+
+    lines: list[str]
+    fence: bool = False
+    closed: bool = False
+
+
+def split_fences(text: str) -> list[Block]:
+    """`text` as prose and fences, in order; every line is read once."""
+    lines = text.split("\n")
+    blocks: list[Block] = []
+    prose: list[str] = []
+    index = 0
+    while index < len(lines):
+        opening = FENCE_OPEN.match(lines[index])
+        if opening is None or (opening["fence"][0] == "`" and "`" in opening["info"]):
+            prose.append(lines[index])  # CommonMark: a backtick fence's info string holds no backtick
+            index += 1
+            continue
+        if prose:
+            blocks.append(Block(prose))
+            prose = []
+        char, length = opening["fence"][0], len(opening["fence"])
+        end = index + 1
+        while end < len(lines) and not _closes(lines[end], char, length):
+            end += 1
+        blocks.append(Block(lines[index:end], fence=True, closed=end < len(lines)))
+        index = end + 1
+    if prose:
+        blocks.append(Block(prose))
+    return blocks
+
+
+def _closes(line: str, char: str, length: int) -> bool:
+    stripped = line.strip(" \t")
+    return len(stripped) >= length and stripped == char * len(stripped)
+
+
+def nesting(line: str) -> int:
+    """How many lists and quotes `line` is nested in: its container markers, plus its indentation."""
+    indent = len(line) - len(line.lstrip(" \t"))
+    columns = sum(4 if char == "\t" else 1 for char in line[:indent])
+    depth, index = 0, 0
+    while found := _CONTAINER.match(line, index):
+        depth += 1
+        index = found.end()
+    return depth + columns // INDENT_PER_LEVEL
+
+
+def excesses(text: str) -> list[str]:
+    """Each structure of `text`'s prose that passes its limit, worded for the author."""
+    brackets = deepest = longest = paragraph = 0
+    for block in split_fences(text):
+        if block.fence:
+            paragraph = 0
+            continue
+        for line in block.lines:
+            brackets += line.count("[")
+            deepest = max(deepest, nesting(line))
+            paragraph = paragraph + len(line) + 1 if line.strip() else 0
+            longest = max(longest, paragraph)
+    found = []
+    if brackets > MAX_BRACKETS:
+        found.append(f"{brackets:,} '[' (links, images, brackets); the limit is {MAX_BRACKETS:,} in one text: "
+                     "write fewer links, or put code in a fence")
+    if longest > MAX_PARAGRAPH:
+        found.append(f"a paragraph of {longest:,} characters; the limit is {MAX_PARAGRAPH:,}: split it with "
+                     "blank lines")
+    if deepest > MAX_NESTING:
+        found.append(f"lists or quotes nested {deepest:,} levels deep; the limit is {MAX_NESTING}: "
+                     "flatten the list, or put indented code in a fence")
+    return found

@@ -1,0 +1,39 @@
+"""The diagnosis: which documented entry a pasted error (or a live exception) belongs to, and
+how sure that is. One matcher, used by the paste box (its JavaScript reads the same rules from
+the index it is shipped), `errorkb lookup` and `errorkb show`, the hook, the pytest hint and
+`errorkb new --from-traceback`.
+
+- `_rules`:   every constant and pattern, as data (`rules_document` ships them in an index);
+- `_paste`:   a paste read: tail, normalisation, candidate messages, frames, a stated release;
+- `_known`:   an index item read into typed objects (wordings, releases, diagnosis);
+- `_release`: a release against the matched wording's range, and what to do on it;
+- `_match`:   matching, grading by evidence (confirmed or candidate), ranking;
+- `_index`:   where an index comes from (the shipped one, a file, an address);
+- `build`:    entries → index items (imported by those that build an index, not by readers).
+"""
+
+from errorkb.lookup import _rules as rules
+from errorkb.lookup._index import Index, IndexUnavailable, load_index, read_index, shipped_index
+from errorkb.lookup._known import Diagnosis, FrameRule, Known, Placeholder, Releases, Wording
+from errorkb.lookup._match import Answer, Evidence, Grade, Lookup, Match, RuledOut, fits, fnv1a, frame_matches
+from errorkb.lookup._paste import (
+                                   Candidate,
+                                   Frame,
+                                   candidates,
+                                   frames,
+                                   keep_tail,
+                                   normalize,
+                                   plain_quotes,
+                                   stated_release,
+                                   strip,
+)
+from errorkb.lookup._release import INSTALLED, STATED, Verdict, advice, contains, releases_in_paste, verdict
+
+CAP = rules.CAP
+CHAIN = rules.CHAIN
+
+__all__ = ["CAP", "CHAIN", "INSTALLED", "STATED", "Answer", "Candidate", "Diagnosis", "Evidence", "Frame",
+           "FrameRule", "Grade", "Index", "IndexUnavailable", "Known", "Lookup", "Match", "Placeholder", "Releases",
+           "RuledOut", "Verdict", "Wording", "advice", "candidates", "contains", "fits", "fnv1a", "frame_matches",
+           "frames", "keep_tail", "load_index", "normalize", "plain_quotes", "read_index", "releases_in_paste",
+           "rules", "shipped_index", "stated_release", "strip", "verdict"]

@@ -1,0 +1,153 @@
+"""What the lookup knows of an entry: one item of an index (`api/errors/index.json`, or the
+index the package ships), read tolerantly (every field after schema 1 may be absent or odd:
+an index is data from elsewhere) into typed objects.
+
+An item carries, beside the entry's identity and releases, its *diagnosis*: what ties a
+matched message to the entry's cause and what rules it out. The index builder
+(`errorkb.lookup.build`) fills it from the entry's declarations and its kind.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Wording:
+    """One way the error's message reads: the entry's own, or one of its `also_seen_as`."""
+
+    message: str
+    exception: str  # the class that raises it (an `also_seen_as` without one: the entry's)
+    releases: str | None = None  # PEP 440 specifier of the releases that word it so
+    device: str | None = None  # the device kind, when only that device words it so
+    note: str | None = None
+    words: bool = True  # its words alone tie a message to the entry (the library's own, or it names the entry's API)
+    own: bool = False  # the library's own raise prints it (so the raising frame is the library's by design)
+    main: bool = True  # the entry's own message (or it as pasted), not one of its `also_seen_as`
+
+
+@dataclass(frozen=True)
+class Releases:
+    """In which releases the entry's error is raised, and what replaces the failing code."""
+
+    raises: str | None = None  # PEP 440 specifier, e.g. ">=4.49,<5.0"
+    last_good: str | None = None  # the last release where the old code ran
+    replacement: str | None = None
+    replacement_since: str | None = None
+
+
+@dataclass(frozen=True)
+class FrameRule:
+    """A traceback frame: a file as installed (`<package>/cache_utils.py`; `*` stands for any
+    characters but `/`; a path ending in `/` means any file under that folder) and, optionally,
+    the function's name (its last part: `Cache.update` matches a frame `in update`)."""
+
+    file: str
+    function: str | None = None
+
+
+@dataclass(frozen=True)
+class Placeholder:
+    """What a placeholder's value must be: a type of `rules.TYPES`, and the builtin types a
+    `class` may nevertheless name."""
+
+    type: str = "any"
+    allow: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    """What tells the entry's cause from others worded alike (the index's `diagnosis`)."""
+
+    frames: tuple[FrameRule, ...] = ()  # a frame here ties the paste to the entry
+    require_frame: bool = False  # raised in one of `frames`: a traceback raised elsewhere rules it out
+    exclude: tuple[FrameRule, ...] = ()  # a frame here rules the entry out
+    innermost_exclude: tuple[FrameRule, ...] = ()  # the raising frame here rules it out
+    code: tuple[str, ...] = ()  # a failing line of code using one of these names ties it
+    placeholders: dict[str, Placeholder] = field(default_factory=dict)
+    relations: tuple[tuple[str, str, str], ...] = ()  # (placeholder, operator, placeholder): integers compared
+    direction: str | None = None  # "older-code": code written for an older release; "newer-code": for a newer one
+
+
+@dataclass(frozen=True)
+class Known:
+    """One entry as the lookup sees it."""
+
+    id: str
+    title: str
+    exception: str
+    message: str
+    url: str = ""
+    function: str = ""
+    extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    wordings: tuple[Wording, ...] = ()  # the main message first; filled in when left empty
+    releases: Releases = Releases()
+    lines_path: str | None = None  # the source file the raise lines refer to
+    lines: tuple[tuple[str, int], ...] = ()  # (release, raise line), in release order
+    recognised_by: tuple[str, ...] = ()  # text of a traceback that tells this case from others worded alike
+    kind: str = "raise"
+    diagnosis: Diagnosis = Diagnosis()
+
+    def __post_init__(self) -> None:
+        if not self.wordings:
+            object.__setattr__(self, "wordings", (Wording(self.message, self.exception),))
+
+    @classmethod
+    def from_index(cls, item: dict[str, Any]) -> Known:
+        """An entry of a published index; every field added after schema 1 may be absent."""
+        core = {key: str(item[key]) for key in ("id", "title", "exception", "message")}
+        wordings = tuple(_wording(w, core["exception"]) for w in _list(item.get("wordings")) if isinstance(w, dict))
+        lines = mapping(item.get("lines"))
+        by_release = mapping(lines.get("by_release"))
+        return cls(**core, url=str(item.get("url") or ""), function=str(item.get("function") or ""),
+                   extra={k: v for k, v in item.items() if k not in core}, wordings=wordings,
+                   releases=Releases(_text(item.get("raises_in")), _text(item.get("last_good")),
+                                     _text(item.get("replacement")), _text(item.get("replacement_since"))),
+                   lines_path=_text(lines.get("path")),
+                   lines=tuple((str(r), n) for r, n in by_release.items()
+                               if isinstance(n, int) and not isinstance(n, bool)),
+                   recognised_by=tuple(str(text) for text in _list(item.get("recognised_by")) if text),
+                   kind=str(item.get("kind") or "raise"),
+                   diagnosis=_diagnosis(item.get("diagnosis")))
+
+
+def _text(value: object) -> str | None:
+    return None if value is None else str(value)
+
+
+def _list(value: object) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def mapping(value: object) -> dict[str, Any]:
+    """`value` when it is a JSON object, else an empty one: an index is data from elsewhere."""
+    return value if isinstance(value, dict) else {}
+
+
+def _wording(item: dict[str, Any], exception: str) -> Wording:
+    words = item.get("words")
+    return Wording(_text(item.get("message")) or "", _text(item.get("exception")) or exception,
+                   _text(item.get("releases")), _text(item.get("device")), _text(item.get("note")),
+                   words if isinstance(words, bool) else True, item.get("own") is True, item.get("main") is not False)
+
+
+def _rules(value: object) -> tuple[FrameRule, ...]:
+    return tuple(FrameRule(str(one["file"]), _text(one.get("function")) or None)
+                 for one in _list(value) if isinstance(one, dict) and one.get("file"))
+
+
+def _diagnosis(value: object) -> Diagnosis:
+    if not isinstance(value, dict):
+        return Diagnosis()
+    placeholders = mapping(value.get("placeholders"))
+    return Diagnosis(
+        frames=_rules(value.get("frames")), require_frame=value.get("require_frame") is True,
+        exclude=_rules(value.get("exclude")), innermost_exclude=_rules(value.get("innermost_exclude")),
+        code=tuple(str(name) for name in _list(value.get("code")) if name),
+        placeholders={str(name): Placeholder(str(rule.get("type") or "any"),
+                                             tuple(str(one) for one in _list(rule.get("allow"))))
+                      for name, rule in placeholders.items() if isinstance(rule, dict)},
+        relations=tuple((str(one[0]), str(one[1]), str(one[2])) for one in _list(value.get("relations"))
+                        if isinstance(one, list) and len(one) == 3),
+        direction=_text(value.get("direction")))

@@ -1,0 +1,668 @@
+"""Which entry does a paste belong to, and how sure is it? The matcher behind the paste box,
+`errorkb lookup`, the hook, the pytest hint and `errorkb new --from-traceback`.
+
+For one paste, stage by stage (each a function below):
+
+1. `read`: the paste made comparable (`_paste`: its tail, normalised; candidate messages; its
+   frames; a release it states).
+2. `_match_one`: an entry's wording matches a candidate whole (`MessageTemplate.match`; the
+   candidate's exception name, if any, has the wording's class name as its last part), else
+   is found anywhere in the text (`search`, ranked lower). Its placeholders' values must have
+   their declared type (`{cls}` never stands for `tuple` or `NoneType` unless the entry allows
+   it) and keep their declared relations (`a > b`). Degenerate wordings (`{msg}`) are ignored.
+3. `_grade`: the evidence that ties the match to the entry's cause, and what rules it out:
+
+   - *words*: the wording is the library's own message, or names what the entry is about
+     (the removed name), and no typed value withholds it (a `user` class the library defines);
+   - *frame*: a frame of the exception's traceback in the entry's documented function or file;
+   - *code*: a frame's source line uses the documented name (the user's code, for a removed API);
+   - *recognised*: the paste shows one of the entry's `recognised_by` texts;
+   - *release*: the release (stated, installed, or read from frames) lies in the matched
+     wording's range; consistent, never enough alone.
+
+   A release outside the wording's range, a frame the entry excludes, or a raising frame the
+   entry excludes (a removed name read by the library itself) rules the entry out; so does a
+   traceback whose failing lines show none of the entry's `recognised_by` texts. A match is
+   **confirmed** when nothing rules it out and words, a frame, code or a recognised text ties it
+   (and, where the entry requires a frame, a traceback shown has one); otherwise it is a
+   **candidate**, with what would confirm it or rule it out.
+4. Ranking: confirmed before candidates; then whole over found inside; a named, agreeing
+   exception over none; the later exception of a chain over the earlier; a release inside the
+   range over an unknown one; a recognised text; more fixed text; the main wording; then id.
+
+Work is linear in the paste: every scan reads the text once, piece searches resume where the
+previous stopped, and the `Meter` counts it (the JavaScript counts the same). Nothing here
+imports the runtime, the library or MkDocs.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+
+from errorkb.core.message import GENERIC_WORDINGS, MessageTemplate, Meter, TemplateSyntaxError, is_degenerate
+from errorkb.lookup import _rules as rules
+from errorkb.lookup._known import Diagnosis, FrameRule, Known, Wording
+from errorkb.lookup._paste import (
+    Candidate,
+    Frame,
+    arrows,
+    candidates,
+    frames,
+    keep_tail,
+    markers,
+    normalize,
+    plain_quotes,
+    stated_release,
+    strip,
+    traceback_of,
+)
+from errorkb.lookup._release import FRAMES, STATED, Verdict, plain, releases_in_paste, verdict, wording_range
+
+
+class Grade(StrEnum):
+    CONFIRMED = "confirmed"  # the message and evidence tie the paste to the entry's cause
+    CANDIDATE = "candidate"  # the message fits, but nothing yet tells this cause from others worded alike
+
+
+@dataclass(frozen=True)
+class Evidence:
+    kind: str  # one of rules.WORDS, FRAME_EVIDENCE, CODE, RECOGNISED, RELEASE
+    detail: str  # what was seen, in words
+
+
+@dataclass(frozen=True)
+class Match:
+    known: Known
+    values: dict[str, str]  # placeholder expression → the text it stood for
+    exception: str | None  # the exception name seen in the paste, when it agreed
+    exact: bool  # the message matched whole; False: found inside the text
+    fixed: int = 0  # characters of fixed text in the wording: more is more specific
+    wording: int = 0  # which of `known.wordings` matched: 0 is the entry's own message
+    chain: int = rules.CHAIN  # the candidate's place from the end of the paste
+    release: Verdict | None = None
+    recognised: bool = False  # the paste holds one of the entry's `recognised_by` texts
+    grade: Grade = Grade.CONFIRMED
+    evidence: tuple[Evidence, ...] = ()
+    missing: tuple[str, ...] = ()  # what would confirm it or rule it out
+    at: int = -1  # where the matched exception line starts (-1: a bare message or found inside)
+    shown: bool = False  # the paste shows frames of this exception's traceback
+    names: dict[str, str] = field(default_factory=dict)  # placeholder → the whole name its value is part of
+    withheld: tuple[str, ...] = ()  # values whose kind argues against the entry (its words withheld)
+
+    @property
+    def confirmed(self) -> bool:
+        return self.grade is Grade.CONFIRMED
+
+    @property
+    def score(self) -> tuple[bool, bool, bool, int, int, bool, int, int]:
+        inside = 1 if self.release is not None and self.release.raises else 0
+        return (self.confirmed, self.exact, self.exception is not None, -self.chain, inside, self.recognised,
+                self.fixed, -self.wording)
+
+    @property
+    def matched(self) -> Wording:
+        return self.known.wordings[self.wording]
+
+
+@dataclass(frozen=True)
+class RuledOut:
+    match: Match
+    reason: str
+
+
+@dataclass(frozen=True)
+class Answer:
+    matches: list[Match]  # confirmed first, then candidates; best first
+    cut: int  # characters dropped from the start of the paste (0: it was read whole)
+    kept: int  # characters read
+    work: int  # characters the scans may have examined: linear in `kept`
+    ruled_out: list[RuledOut] = field(default_factory=list)  # matched words, but evidence says another cause
+    release: str | None = None  # the release the answer was checked against, if one was known
+    release_source: str | None = None
+
+    @property
+    def confirmed(self) -> list[Match]:
+        return [m for m in self.matches if m.confirmed]
+
+    @property
+    def candidates(self) -> list[Match]:
+        return [m for m in self.matches if not m.confirmed]
+
+
+@dataclass(frozen=True)
+class _Template:
+    """One wording, ready to match: its template and the pieces every match must contain."""
+
+    known: Known
+    wording: int
+    template: MessageTemplate
+    pieces: tuple[str, ...]  # distinct non-empty fixed pieces, longest first
+    fixed: int
+    typed: bool  # a placeholder of it has a type (declared, or by its name)
+    context: dict[str, tuple[str, str]]  # placeholder → the name characters written right before and after it
+
+
+class _Reading:
+    """One paste, read once: its candidates at once; its frames, failing lines, traceback markers and
+    a release it states only when a first match is graded (a paste nothing matches costs no more)."""
+
+    def __init__(self, text: str, options: list[Candidate], library: str, release: str | None, source: str,
+                 meter: Meter):
+        self.text, self.options = text, options
+        self._library, self._given, self._given_source, self._meter = library, release, source, meter
+        self._read = False
+        self._found: dict[str, int] = {}
+        self._joined: str | None = None
+        self._multiline: bool | None = None
+        self._found_joined: dict[str, int] = {}
+        self._frames: list[Frame] = []
+        self._arrows: list[Frame] = []
+        self._markers: list[int] = []
+        self._release: str | None = None
+        self._source: str | None = None
+
+    def at(self, piece: str) -> int:
+        """Where `piece` first occurs in the text (-1: nowhere); each distinct piece is scanned once."""
+        found = self._found.get(piece)
+        if found is None:
+            found = self._found[piece] = self.text.find(piece)
+        return found
+
+    @property
+    def multiline(self) -> bool:
+        """Whether the text has a line break (read once, counted once)."""
+        if self._multiline is None:
+            self._meter.work += len(self.text)
+            self._multiline = "\n" in self.text
+        return self._multiline
+
+    @property
+    def joined(self) -> str:
+        """The text with its line breaks taken out: a terminal that wraps a long line at its width
+        breaks words (`"i⏎ndex_copy_(): ...`) and keeps the space before a break at a word."""
+        if self._joined is None:
+            self._meter.work += len(self.text)
+            self._joined = self.text.replace("\n", "")
+        return self._joined
+
+    def at_joined(self, piece: str) -> int:
+        found = self._found_joined.get(piece)
+        if found is None:
+            found = self._found_joined[piece] = self.joined.find(piece)
+        return found
+
+    def _read_all(self) -> None:
+        if self._read:
+            return
+        self._read = True
+        self._frames = frames(self.text, self._meter)
+        self._arrows = arrows(self.text, self._meter)
+        self._markers = markers(self.text, self._meter)
+        release, source = self._given, self._given_source
+        if release is None:
+            release, source = stated_release(self.text, self._library, self._meter), STATED
+        self._release, self._source = plain(release), source if release else None
+
+    @property
+    def frames(self) -> list[Frame]:
+        self._read_all()
+        return self._frames
+
+    @property
+    def arrows(self) -> list[Frame]:  # failing lines marked by IPython: code only
+        self._read_all()
+        return self._arrows
+
+    @property
+    def markers(self) -> list[int]:
+        self._read_all()
+        return self._markers
+
+    @property
+    def release(self) -> str | None:
+        self._read_all()
+        return self._release
+
+    @property
+    def source(self) -> str | None:
+        self._read_all()
+        return self._source
+
+
+_TYPES = {name: re.compile(pattern) for name, pattern in rules.TYPES.items() if pattern}
+_SPACES = re.compile("[" + re.escape(rules.WHITESPACE) + "]+")
+
+
+class Lookup:
+    """Every entry's wordings parsed once; `answer` (or `find`) handles one paste."""
+
+    def __init__(self, known: Iterable[Known], cap: int = rules.CAP, library: str = "the library",
+                 generic: Iterable[str] = GENERIC_WORDINGS, classes: Iterable[str] = (),
+                 runtime: Iterable[str] = ()):
+        self.cap = cap
+        self.library = library
+        self.classes = frozenset(classes)  # fnv1a hashes of the class names the library defines
+        self.runtime = tuple(runtime)  # the runtime's import packages: their frames never raise an entry's error
+        generic = tuple(generic)
+        self._items: list[_Template] = []
+        self.ignored: list[tuple[str, str]] = []  # (entry id, why a wording of it is ignored)
+        self._known: list[Known] = []
+        for one in known:
+            self._known.append(one)
+            for index, wording in enumerate(one.wordings):
+                try:
+                    template = MessageTemplate.parse(strip(plain_quotes(wording.message)))
+                except TemplateSyntaxError as error:
+                    self.ignored.append((one.id, f"wording {index}: {error}"))
+                    continue
+                reason = is_degenerate(template, generic)
+                if reason:
+                    self.ignored.append((one.id, f"wording {index}: {reason}"))
+                    continue
+                pieces = tuple(sorted({p for p in template.pieces if p}, key=len, reverse=True))
+                typed = any(_type(one.diagnosis, slot) != "any" for slot in template.slots)
+                self._items.append(_Template(one, index, template, pieces, sum(len(p) for p in template.pieces),
+                                             typed, _context(template)))
+
+    def __len__(self) -> int:
+        return len(self._known)
+
+    @property
+    def known(self) -> list[Known]:
+        return list(self._known)
+
+    def find(self, pasted: str, release: str | None = None) -> list[Match]:
+        """Every match not ruled out, confirmed first, best first; empty when nothing matches."""
+        return self.answer(pasted, release).matches
+
+    def answer(self, pasted: str, release: str | None = None, source: str = STATED) -> Answer:
+        """The graded matches, what was read of the paste, and the work it took. `release` is the
+        library release the paste came from when known (`source`: stated or installed)."""
+        meter = Meter()
+        kept = keep_tail(pasted, self.cap)
+        text = normalize(kept, meter)
+        cut = len(pasted) - len(kept)
+        if not text:
+            return Answer([], cut, len(kept), meter.work)
+        reading = self.read(text, release, source, meter)
+        best: dict[str, Match] = {}
+        out: dict[str, RuledOut] = {}
+        mismatched: dict[str, Match] = {}
+        for item in self._items:
+            found, mismatch = _match_one(item, reading, self.library, meter)
+            if mismatch is not None:
+                mismatched.setdefault(item.known.id, mismatch)
+            if found is None:
+                continue
+            graded = self._grade(found, reading, meter)
+            if isinstance(graded, RuledOut):
+                if found.known.id not in best and (found.known.id not in out
+                                                    or graded.match.score > out[found.known.id].match.score):
+                    out[found.known.id] = graded
+                continue
+            if found.known.id not in best or graded.score > best[found.known.id].score:
+                best[found.known.id] = graded
+                out.pop(found.known.id, None)
+        for entry_id, mismatch in mismatched.items():  # a value this entry's message never holds
+            best.pop(entry_id, None)
+            values = ", ".join(f"{{{k}}} = {v}" for k, v in mismatch.values.items())
+            out[entry_id] = RuledOut(mismatch, f"the message fits its words, but not its values ({values}): "
+                                               "another error worded alike")
+        matches = _shared_words(_framed_first(list(best.values())))
+        matches.sort(key=lambda m: m.known.id)
+        matches.sort(key=lambda m: m.score, reverse=True)
+        ruled = sorted(out.values(), key=lambda r: r.match.known.id)
+        read = matches or ruled or release is not None  # the release is known, or was read to grade a match
+        stated, stated_source = (reading.release, reading.source) if read else (None, None)
+        return Answer(matches, cut, len(kept), meter.work, ruled, stated, stated_source)
+
+    def read(self, text: str, release: str | None, source: str, meter: Meter) -> _Reading:
+        """Stage 1: the candidates of a normalised paste (its frames and release when needed)."""
+        return _Reading(text, candidates(text, meter), self.library, release, source, meter)
+
+    # -- stage 3 ---------------------------------------------------------------------------------
+
+    def _grade(self, match: Match, reading: _Reading, meter: Meter) -> Match | RuledOut:
+        known, wording, diagnosis = match.known, match.matched, match.known.diagnosis
+        evidence: list[Evidence] = []
+        missing: list[str] = []
+        shown = traceback_of(reading.frames, reading.markers, match.at)
+        # Release: stated or installed, else read from the frames (the version matrix's raise lines).
+        releases = (reading.release,) if reading.release else releases_in_paste(known, reading.frames)
+        if releases:
+            said = verdict(known, wording, releases, reading.source or FRAMES, self.library)
+            match = replace(match, release=said)
+            if said.raises is False:
+                return RuledOut(match, said.advice)
+            if said.raises:
+                evidence.append(Evidence(rules.RELEASE, f"{self.library} {', '.join(releases[:3])} "
+                                                        f"({said.source}) raises this wording ({said.range})"))
+        excluded = _first(shown, diagnosis.exclude)
+        if excluded is not None:
+            return RuledOut(match, f"a frame in {_where(excluded)} shows another error worded alike")
+        raising = self._raising(shown)
+        if raising is not None and not wording.own and _first([raising], diagnosis.innermost_exclude) is not None:
+            return RuledOut(match, f"raised in {_where(raising)}: {self.library}'s own code, not the change "
+                                   "this entry documents")
+        # A device's own wording is reported asynchronously, by whichever later call syncs: not by its frame.
+        if raising is not None and diagnosis.require_frame and not wording.device and \
+                _first([raising], diagnosis.frames) is None:
+            return RuledOut(match, f"raised in {_where(raising)}, not where this error is raised "
+                                   f"({_where(diagnosis.frames[0]) if diagnosis.frames else '?'})")
+        failing = [frame for frame in (*shown, *traceback_of(reading.arrows, reading.markers, match.at)) if frame.code]
+        if not wording.words and known.recognised_by and not match.recognised and failing:
+            return RuledOut(match, "the failing lines shown are not the ones this case shows")
+        # What ties it.
+        named = {expression: match.names.get(expression, value) for expression, value in match.values.items()}
+        own = [value for expression, value in named.items()
+               if _type(diagnosis, expression) == "user" and self._defines(value)]
+        foreign = [value for expression, value in named.items()
+                   if _type(diagnosis, expression) == "library-class" and self.classes and not self._defines(value)]
+        # A value of the other kind leaves the words to the release: one inside the wording's range tells.
+        if (own or foreign) and any(one.kind == rules.RELEASE for one in evidence):
+            own = foreign = []
+        if wording.words and not own and not foreign:
+            evidence.append(Evidence(rules.WORDS, f"{self.library} itself raises this message" if wording.own
+                                     else "the message names what this entry is about"))
+        for value in own:
+            missing.append(f"`{value}` is a class {self.library} defines: if your code calls it so, your code is newer "
+                           f"than the installed {self.library} (upgrade {self.library}); the traceback or the "
+                           "release tells")
+        for value in foreign:
+            missing.append(f"`{value}` is not a class {self.library} defines: the same words come from another "
+                           f"cause when {self.library} reads this from a class of your own; the traceback or the "
+                           "release tells")
+        framed = _first(shown, diagnosis.frames)
+        if framed is not None:
+            evidence.append(Evidence(rules.FRAME_EVIDENCE, f"a frame in {_where(framed)}"))
+        coded = next((frame for frame in reversed(failing) if _uses(frame.code, diagnosis.code)), None)
+        if coded is not None:
+            evidence.append(Evidence(rules.CODE, f"the failing line `{coded.code[:120]}` uses "
+                                                 f"{', '.join(f'`{n}`' for n in diagnosis.code)}"))
+        if match.recognised:
+            evidence.append(Evidence(rules.RECOGNISED, "the paste shows the failing line this case shows"))
+        confirmed = any(one.kind in rules.CONFIRMING for one in evidence)
+        if not confirmed:
+            missing += _hints(match, diagnosis, shown, releases, self.library)
+        return replace(match, grade=Grade.CONFIRMED if confirmed else Grade.CANDIDATE, evidence=tuple(evidence),
+                       missing=tuple(missing), shown=bool(shown), withheld=tuple(own + foreign))
+
+    def _raising(self, shown: list[Frame]) -> Frame | None:
+        """The frame that raised: the traceback's last frame outside the runtime's packages."""
+        return next((frame for frame in reversed(shown)
+                     if not any(_path_matches(frame.path, f"{package}/") for package in self.runtime)), None)
+
+    def _defines(self, value: str) -> bool:
+        """Whether the library defines the class a `user` value names (its first dotted part)."""
+        return fnv1a(value.split(".", 1)[0]) in self.classes
+
+
+def _framed_first(matches: list[Match]) -> list[Match]:
+    """Where a traceback shows the documented frame of one confirmed entry, another confirmed only
+    without its own documented frame (the same words, raised elsewhere) is a candidate."""
+    if not any(m.confirmed and any(e.kind == rules.FRAME_EVIDENCE for e in m.evidence) for m in matches):
+        return matches
+    out = []
+    for m in matches:
+        if m.confirmed and m.shown and m.known.diagnosis.frames and \
+                not any(e.kind == rules.FRAME_EVIDENCE for e in m.evidence):
+            hint = f"the traceback shows no frame in {_where(m.known.diagnosis.frames[0])}, where this error is raised"
+            m = replace(m, grade=Grade.CANDIDATE, missing=(*m.missing, hint))
+        out.append(m)
+    return out
+
+
+def _shared_words(matches: list[Match]) -> list[Match]:
+    """Words tie a message to one entry only: where another entry's wording fits the same exception
+    line with as much fixed text or more, an entry confirmed on its words alone is a candidate (the
+    same message, two causes: the release, the frames or the failing line tell them apart). A rival whose
+    own typed placeholders say the value is not of its kind (a class the library defines where it documents
+    a class of the user's) is no rival."""
+    out = []
+    for m in matches:
+        if m.confirmed and all(e.kind == rules.WORDS for e in m.evidence if e.kind in rules.CONFIRMING):
+            rival = next((o for o in matches if o.known.id != m.known.id and o.at == m.at and o.fixed >= m.fixed
+                          and not o.withheld), None)
+            if rival is not None:
+                m = replace(m, grade=Grade.CANDIDATE, missing=(
+                    *m.missing, f"`{rival.known.id}` has the same words: the traceback, the failing line or the "
+                                "release tells them apart"))
+        out.append(m)
+    return out
+
+
+def fnv1a(name: str) -> str:
+    """A class name's 32-bit FNV-1a hash (its UTF-8 bytes), as 8 hex digits: the index carries
+    the library's class names so, small."""
+    value = 0x811C9DC5
+    for byte in name.encode("utf-8"):
+        value = ((value ^ byte) * 0x01000193) & 0xFFFFFFFF
+    return f"{value:08x}"
+
+
+def _hints(match: Match, diagnosis: Diagnosis, shown: list[Frame], releases: tuple[str, ...],
+           library: str) -> list[str]:
+    """What would confirm a candidate, or rule it out, in the words a reader acts on."""
+    hints = []
+    if shown and diagnosis.frames:
+        hints.append(f"the traceback shows no frame in {_where(diagnosis.frames[0])}, where this error is raised")
+    elif not shown and diagnosis.frames:
+        hints.append(f"paste the whole traceback: a frame in {_where(diagnosis.frames[0])} confirms it")
+    elif not shown and diagnosis.code:
+        hints.append(f"paste the whole traceback: your failing line using `{diagnosis.code[0]}` confirms it")
+    if match.known.recognised_by and not match.recognised:
+        hints.append(f"a failing line like `{match.known.recognised_by[0]}` confirms it")
+    claim = wording_range(match.known, match.matched)
+    if not releases and claim:
+        hints.append(f"which {library} release? This wording comes from {claim}; another release rules it out")
+    if not hints:
+        hints.append("paste the whole traceback: the message alone is printed by many unrelated errors")
+    return hints
+
+
+def _where(thing: FrameRule | Frame) -> str:
+    if isinstance(thing, Frame):
+        return f"`{thing.function}` ({thing.path})" if thing.function else thing.path
+    return f"`{thing.function}` ({thing.file})" if thing.function else f"`{thing.file}`"
+
+
+def frame_matches(frame: Frame, rule: FrameRule) -> bool:
+    """Whether a frame lies in the rule's file (as installed; `*` any characters but `/`; a
+    trailing `/` any file below) and, if the rule names one, its function."""
+    if rule.function is not None and frame.function != rule.function.rsplit(".", 1)[-1]:
+        return False
+    return _path_matches(frame.path, rule.file)
+
+
+def _path_matches(path: str, pattern: str) -> bool:
+    if pattern.endswith("/"):
+        return path.startswith(pattern) or ("/" + pattern) in path
+    if "*" not in pattern:
+        return path == pattern or path.endswith("/" + pattern)
+    glob = "(?:^|/)" + "[^/]*".join(re.escape(part) for part in pattern.split("*")) + "$"
+    return re.search(glob, path) is not None
+
+
+def _first(found: list[Frame], wanted: tuple[FrameRule, ...]) -> Frame | None:
+    return next((frame for frame in reversed(found) if any(frame_matches(frame, rule) for rule in wanted)), None)
+
+
+def _uses(code: str, names: tuple[str, ...]) -> bool:
+    """Whether a line of code uses one of the names as a whole identifier."""
+    return bool(code) and any(re.search(r"(?<![A-Za-z0-9_])" + re.escape(name) + r"(?![A-Za-z0-9_])", code)
+                              for name in names)
+
+
+def _type(diagnosis: Diagnosis, expression: str) -> str:
+    declared = diagnosis.placeholders.get(expression)
+    return declared.type if declared else rules.DEFAULT_TYPES.get(expression, "any")
+
+
+def fits(diagnosis: Diagnosis, values: dict[str, str], library: str = "", partial: bool = False,
+         names: dict[str, str] | None = None) -> bool:
+    """Whether the values have their placeholders' types and keep the entry's relations (`partial`:
+    values of a text cut short, the last possibly cut too: only what they show is held to them;
+    `names`: the whole name a value is part of, `LlamaAttention` for `{model}` in `'{model}Attention'`)."""
+    for expression, value in values.items():
+        if partial and not value:
+            continue
+        kind = _type(diagnosis, expression)
+        pattern = _TYPES.get(kind)
+        if pattern is not None and not pattern.match(value):
+            return False
+        if kind == "library" and library and value != library and not value.startswith(library + ".") \
+                and not (partial and library.startswith(value)):
+            return False
+        if kind in CLASS_TYPES:
+            declared = diagnosis.placeholders.get(expression)
+            allowed = declared.allow if declared else ()
+            whole = (names or {}).get(expression, value)
+            if whole in rules.BUILTIN_TYPES and whole not in allowed:
+                return False
+    for left, operator, right in () if partial else diagnosis.relations:
+        a, b = values.get(left), values.get(right)
+        if a is None or b is None or not _TYPES["int"].match(a) or not _TYPES["int"].match(b):
+            return False
+        if not _compare(int(a), operator, int(b)):
+            return False
+    return True
+
+
+CLASS_TYPES = ("class", "user", "library-class")  # a class's name: never one of Python's own types unless allowed
+NAME_TYPES = (*CLASS_TYPES, "name")  # found inside a text, the name the text before it ends with
+
+
+def _compare(a: int, operator: str, b: int) -> bool:
+    return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b, "==": a == b, "!=": a != b}.get(operator, False)
+
+
+def _has_piece(reading: _Reading, piece: str, meter: Meter) -> bool:
+    """Whether the text holds the piece, counting what the scan reads: up to the end of the piece
+    where found, the whole text where not (counted every time it is asked, though the reading
+    scans each distinct piece once). Callers use it with `all` or `any`, which stop at the first
+    piece that decides, so the pieces after it are neither asked nor counted."""
+    at = reading.at(piece)
+    meter.work += len(reading.text) if at < 0 else at + len(piece)
+    return at >= 0
+
+
+def _has_joined(reading: _Reading, piece: str, meter: Meter) -> bool:
+    """`_has_piece` on the text with its line breaks taken out."""
+    at = reading.at_joined(piece)
+    meter.work += len(reading.joined) if at < 0 else at + len(piece)
+    return at >= 0
+
+
+def same_exception(seen: str, documented: str) -> bool:
+    return seen.rsplit(".", 1)[-1] == documented.rsplit(".", 1)[-1]
+
+
+def _trim_leading(item: _Template, values: dict[str, str]) -> dict[str, str]:
+    """Found inside a text (or matched by the whole paste), a wording that starts with a placeholder
+    gave it everything before the first fixed piece; what stood for it is that text's last word
+    (`LlavaLlamaForCausalLM.forward` in `ERROR Error LlavaLlamaForCausalLM.forward() got ...`), and for
+    a placeholder typed as a name, the name that word ends with (`TinyChartPhiForCausalLM.forward` in
+    a title `TinyChart推理报错TinyChartPhiForCausalLM.forward() got ...`)."""
+    template = item.template
+    if template.pieces[0] or not template.slots:
+        return values
+    first = template.slots[0]
+    words = [word for word in _SPACES.split(values[first]) if word]
+    value = words[-1] if words else ""
+    if _type(item.known.diagnosis, first) in NAME_TYPES:
+        start = len(value)
+        while start > 0 and value[start - 1] in rules.DOTTED_NAME_CHARS:
+            start -= 1
+        value = value[start:]
+    return {**values, first: value}
+
+
+def _context(template: MessageTemplate) -> dict[str, tuple[str, str]]:
+    """Each placeholder's name characters written right before and after it in the wording (`Attention`
+    after `{model}` in `'{model}Attention'`): its value is part of that name."""
+    pieces, found = template.pieces, dict[str, tuple[str, str]]()
+    for index, slot in enumerate(template.slots):
+        before, after = pieces[index], pieces[index + 1]
+        start = len(before)
+        while start > 0 and before[start - 1] in rules.NAME_CHARS:
+            start -= 1
+        end = 0
+        while end < len(after) and after[end] in rules.NAME_CHARS:
+            end += 1
+        found.setdefault(slot, (before[start:], after[:end]))
+    return found
+
+
+def _names(item: _Template, values: dict[str, str]) -> dict[str, str]:
+    """The whole name each value is part of, where the wording writes name characters around it."""
+    return {slot: left + values[slot] + right for slot, (left, right) in item.context.items()
+            if (left or right) and slot in values}
+
+
+def _at_word(item: _Template, text: str, at: int) -> bool:
+    """Whether a wording that starts with a name's characters, found at `at`, starts a word there: the
+    fixed `LlamaModel.forward()` found inside `MyLlamaModel.forward()` is another class's message (after
+    a dot it may be a method's name: `GenerationMixin._extract_past_from_model_output()`)."""
+    first = item.template.pieces[0]
+    return not first or first[0] not in rules.NAME_CHARS or at <= 0 or text[at - 1] not in rules.NAME_CHARS
+
+
+def _match_one(item: _Template, reading: _Reading, library: str, meter: Meter) -> tuple[Match | None, Match | None]:
+    """Stage 2 for one wording: its best fit among the candidates, else found inside the text (or, for
+    a wording the terminal wrapped, inside the text with its line breaks taken out); and, when the
+    words fit but a value breaks the entry's types or relations, that fit (evidence against)."""
+    diagnosis = item.known.diagnosis
+    recognised = any(_has_piece(reading, piece, meter) for piece in item.known.recognised_by)
+    if not all(_has_piece(reading, piece, meter) for piece in item.pieces):
+        if reading.multiline and all(_has_joined(reading, piece, meter) for piece in item.pieces):
+            return _found_inside(item, reading, reading.joined, reading.at_joined, library, recognised, meter)
+        return None, _cut_short(item, reading, library, recognised, meter)
+    wording = item.known.wordings[item.wording]
+    best = mismatch = None
+    for option in reading.options:
+        if option.exception is not None and not same_exception(option.exception, wording.exception):
+            continue
+        values = item.template.match(option.message, meter)
+        if values is None:
+            continue
+        if option.exception is None:  # the whole paste: a title's words may stand before the message
+            values = _trim_leading(item, values)
+        names = _names(item, values)
+        found = Match(item.known, values, option.exception, True, item.fixed, item.wording, option.chain,
+                      recognised=recognised, at=option.at, names=names)
+        if not fits(diagnosis, values, library, names=names):
+            mismatch = mismatch or found
+        elif best is None or found.score > best.score:
+            best = found
+    if best is None and mismatch is None:
+        return _found_inside(item, reading, reading.text, reading.at, library, recognised, meter)
+    return best, (mismatch if best is None else None)
+
+
+def _found_inside(item: _Template, reading: _Reading, text: str, at: Callable[[str], int], library: str,
+                  recognised: bool, meter: Meter) -> tuple[Match | None, Match | None]:
+    """The wording found anywhere in `text` (the paste, or the paste unwrapped), starting a word."""
+    first = item.template.pieces[0]
+    values = item.template.search(text, meter) if _at_word(item, text, at(first) if first else 0) else None
+    if values is None:
+        return None, _cut_short(item, reading, library, recognised, meter)
+    values = _trim_leading(item, values)
+    names = _names(item, values)
+    found = Match(item.known, values, None, False, item.fixed, item.wording, recognised=recognised, names=names)
+    return (found, None) if fits(item.known.diagnosis, values, library, names=names) else (None, found)
+
+
+def _cut_short(item: _Template, reading: _Reading, library: str, recognised: bool, meter: Meter) -> Match | None:
+    """A text holding only the beginning of a typed wording (a title cut short) may still name what
+    the wording never names: that fit, as evidence against the entry."""
+    first = item.template.pieces[0]
+    if not item.typed or not first or not _has_piece(reading, first, meter):
+        return None
+    values = item.template.prefix(reading.text, meter, reading.at(first))
+    names = _names(item, values) if values else {}
+    if not values or fits(item.known.diagnosis, values, library, partial=True, names=names):
+        return None
+    return Match(item.known, values, None, False, item.fixed, item.wording, recognised=recognised, names=names)

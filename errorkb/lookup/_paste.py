@@ -1,0 +1,201 @@
+"""Reading a paste: what a terminal printed, made comparable with the entries' wordings.
+
+Stages, each one pass over the text (the `Meter` counts what they read; tests hold the count
+to a linear bound, and the page's JavaScript counts the same way):
+
+1. `keep_tail`: a paste longer than `CAP` characters keeps its last `CAP` (where the error is),
+   from the first line that starts inside them.
+2. `normalize`: BOMs go; no-break spaces become spaces; typographic quotes (‘’ “”) become
+   ASCII ones (in wordings too); `\\r\\n`, `\\r`, U+2028 and U+2029 become `\\n`; ANSI escape
+   sequences go; `PREFIX` is removed from the start of every line (a launcher's `[rank0]: `,
+   pytest's `E   `, a log's timestamp, `tool-name | `, stacked); Python's hint
+   `. Did you mean: 'x'?` goes from the end of a line; ASCII whitespace is stripped at both ends.
+3. `candidates`: every line shaped `[indent]Name: message` is an exception line, and so is an
+   exception class's name inside a line after the text a tool put before it (`... failed:
+   AttributeError: message`); the last `CHAIN` of them are candidates, the last first (in a
+   chain, the last exception surfaced).
+   Each gives its one-line message and, when lines follow before a blank line, a traceback
+   marker or the next exception line, the multi-line message too. Then the whole text, as a
+   bare message. Candidates end at the next exception line: together they hold each line at
+   most twice.
+4. `frames`: every traceback frame (file, line, function, and the source line printed under
+   it), with where it stands, so that the frames of one exception's traceback can be told from
+   another's in a chain; `arrows`: the failing lines IPython marks (`---> 10  code`).
+5. `stated_release`: a release of the library the paste names (`<library>==4.41.2`, the issue
+   template's "`<library>` version: 4.41.2").
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from errorkb.core.message import Meter
+from errorkb.lookup import _rules as rules
+
+_ANSI = rules.compiled(rules.ANSI)
+_PREFIX = rules.compiled(rules.PREFIX)
+_SUFFIX = rules.compiled(rules.SUFFIX)
+_EXCEPTION_LINE = rules.compiled(rules.EXCEPTION_LINE)
+_INLINE_EXCEPTION = rules.compiled(rules.INLINE_EXCEPTION)
+_STOP_LINE = rules.compiled(rules.STOP_LINE)
+_TRACEBACK = rules.compiled(rules.TRACEBACK)
+_FRAME_LINE = rules.compiled(rules.FRAME_LINE)
+_CODE_LINE = rules.compiled(rules.CODE_LINE)
+_MARKERS = rules.compiled(rules.MARKERS)
+_ARROW_LINE = rules.compiled(rules.ARROW_LINE)
+
+
+class Candidate(NamedTuple):  # a tuple: a long paste makes thousands, each made at C speed
+    message: str
+    exception: str | None  # the name written before the message, if any
+    chain: int = rules.CHAIN  # the exception line's place from the end of the paste (0: the last)
+    at: int = -1  # where its exception line starts in the normalised text (-1: the whole text)
+
+
+class Frame(NamedTuple):
+    path: str  # as printed, with forward slashes, at most MAX_PATH characters
+    line: int
+    function: str  # as printed: the code object's name ("" when the paste does not say)
+    code: str  # the source line printed under it, stripped ("" when none)
+    at: int  # where the frame line starts in the normalised text
+
+
+def strip(text: str) -> str:
+    return text.strip(rules.WHITESPACE)
+
+
+def keep_tail(text: str, cap: int = rules.CAP) -> str:
+    """The paste's last `cap` characters, from the first line that starts inside them."""
+    if len(text) <= cap:
+        return text
+    tail = text[len(text) - cap:]
+    newline = tail.find("\n")
+    return tail[newline + 1:] if newline >= 0 else tail
+
+
+def plain_quotes(text: str) -> str:
+    """Typographic quotes (a word processor, a forum, a translated title) as Python prints them."""
+    return text.replace("\u2018", "'").replace("\u2019", "'").replace("\u201c", '"').replace("\u201d", '"')
+
+
+def normalize(text: str, meter: Meter | None = None) -> str:
+    """Stage 2: what terminals and tools add, taken away."""
+    meter = meter or Meter()
+    meter.work += 14 * len(text)  # the fourteen passes below each read the text once
+    text = text.replace("\ufeff", "").replace("\u00a0", " ")
+    text = plain_quotes(text)
+    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\u2028", "\n").replace("\u2029", "\n")
+    text = _ANSI.sub("", text)
+    text = _PREFIX.sub("", text)
+    text = _SUFFIX.sub("", text)
+    return strip(text)
+
+
+def candidates(text: str, meter: Meter | None = None) -> list[Candidate]:
+    """Stage 3: messages a normalised paste may hold, most likely first."""
+    meter = meter or Meter()
+    meter.work += 2 * len(text)  # the two scans: exception lines, exception names inside lines
+    lines = exception_lines(text)[-rules.CHAIN:]
+    found: list[Candidate] = []
+    for chain, (at, name, first, end) in enumerate(reversed(lines)):
+        found.append(Candidate(first.rstrip(rules.WHITESPACE), name, chain, at))
+        after = lines[len(lines) - chain][0] - 1 if chain else len(text)
+        more = _continuation(text, end + 1, after, meter)
+        if more:
+            found.append(Candidate((first + "\n" + more).rstrip(rules.WHITESPACE), name, chain, at))
+    found.append(Candidate(text, None))
+    return found
+
+
+def exception_lines(text: str) -> list[tuple[int, str, str, int]]:
+    """(where it starts, exception name, message's first line, where that line ends) of every
+    exception line, in order: a line that starts with one, and a name inside a line (after the
+    text a tool put before it) that is not such a line's own name."""
+    whole, names = [], set()
+    for line in _EXCEPTION_LINE.finditer(text):
+        whole.append((line.start(), line.group(1), line.group(2), line.end()))
+        names.add(line.start(1))
+    inside = [(one.start(), one.group(1), one.group(2), one.end()) for one in _INLINE_EXCEPTION.finditer(text)
+              if one.start() not in names and strip(one.group(2))]
+    return sorted(whole + inside) if inside else whole
+
+
+def _continuation(text: str, start: int, end: int, meter: Meter) -> str:
+    """The lines in text[start:end] before the first blank line or traceback marker."""
+    if start >= end:
+        return ""
+    region = text[start:end]
+    meter.work += len(region)
+    stop = _STOP_LINE.search(region)
+    return region if stop is None else region[:max(stop.start() - 1, 0)]
+
+
+def frames(text: str, meter: Meter | None = None) -> list[Frame]:
+    """Stage 4: every frame of the paste, outermost first, with the source line under it."""
+    meter = meter or Meter()
+    meter.work += 2 * len(text)  # the frame scan, and each frame's next line read once
+    found = []
+    for match in _FRAME_LINE.finditer(text):
+        path = (match.group(1) if match.group(1) is not None else match.group(3)) or ""
+        number = match.group(2) if match.group(2) is not None else match.group(4)
+        function = strip(match.group(5) or "")
+        function = function.split("(", 1)[0]  # IPython prints the arguments: `in f(a, b)`
+        found.append(Frame(path[:rules.MAX_PATH].replace("\\", "/"), int(number[:9]), function,
+                           _code_line(text, match.end() + 1), match.start()))
+    return found
+
+
+def _code_line(text: str, start: int) -> str:
+    """The line after a frame line when it is the frame's code (indented, not another frame)."""
+    if start >= len(text):
+        return ""
+    end = text.find("\n", start)
+    line = text[start:end if end >= 0 else len(text)]
+    if _MARKERS.match(line) or strip(line).startswith("File "):
+        return ""
+    code = _CODE_LINE.match(line)
+    return strip(code.group(1)) if code else ""
+
+
+def arrows(text: str, meter: Meter | None = None) -> list[Frame]:
+    """The failing lines IPython marks with an arrow (`---> 10  code`), as frames that show only
+    their code: a paste in that form shows what failed without a `File "..."` line."""
+    meter = meter or Meter()
+    meter.work += len(text)
+    return [Frame("", 0, "", strip(found.group(1)), found.start()) for found in _ARROW_LINE.finditer(text)]
+
+
+def markers(text: str, meter: Meter | None = None) -> list[int]:
+    """Where each `Traceback (most recent call last):` line starts."""
+    meter = meter or Meter()
+    meter.work += len(text)
+    return [found.start() for found in _TRACEBACK.finditer(text)]
+
+
+def traceback_of(found: list[Frame], starts: list[int], at: int) -> list[Frame]:
+    """The frames of the traceback that ends at the exception line starting at `at` (all the
+    paste's frames for a bare message, `at` = -1): those after the last `Traceback (most recent
+    call last):` before it (`starts`), and before it."""
+    if at < 0:
+        return found
+    start = max((one for one in starts if one < at), default=-1)
+    return [frame for frame in found if start <= frame.at < at]
+
+
+def stated_release(text: str, library: str, meter: Meter | None = None) -> str | None:
+    """Stage 5: the last release of `library` the paste states, or None."""
+    if not library:
+        return None
+    meter = meter or Meter()
+    meter.work += len(text)
+    pattern = re.compile(rules.STATED.replace("{name}", escape(library)))
+    found = None
+    for match in pattern.finditer(text):
+        found = match.group(1)
+    return found
+
+
+def escape(text: str) -> str:
+    """`text` as a regular expression that matches it, written alike for Python and JavaScript."""
+    return re.sub(r"[.*+?^${}()|\[\]\\]", lambda m: "\\" + m.group(0), text)

@@ -1,0 +1,131 @@
+"""The lookup's rules and constants, as data: one definition, read by the Python matcher and
+shipped in every index (`rules_document`) for the page's JavaScript, which builds its regular
+expressions and limits from that document instead of keeping copies (as MkDocs ships its
+search separator to lunr). tests/site/test_lookup_js.py runs both on the whole corpus.
+
+Every pattern is written in the common subset of Python's `re` and JavaScript's `RegExp`
+(no possessive quantifiers, no inline flags, lookbehinds of fixed width), and none backtracks
+over pasted text without bound: each is one pass over a line or a short path.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+RULES_VERSION = 3
+
+CAP = 1 << 16  # characters of a paste read: its last 64 KiB
+CHAIN = 64  # exception lines tried whole, counted from the end of the paste
+WHITESPACE = " \t\n\v\f\r"  # ASCII only: JavaScript's \s and Python's str.strip() differ
+MAX_PATH = 1024  # characters of a frame's path looked at
+
+# -- what terminals and tools wrap around an error (rule 2 of the lookup) -----------------------
+
+ANSI = r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b\n]*(?:\x07|\x1b\\)?|[@-Z\\-_])"
+TIMESTAMP = (r"\[?[0-9]{4}-[0-9]{2}-[0-9]{2}[ T][0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]+)?"
+             r"(?:Z|[+-][0-9]{2}:?[0-9]{2})?\]?(?:[ \t,]+(?:-[ \t]+)?(?:[A-Za-z0-9_.<>-]+[ \t]+[-|:][ \t]+)?"
+             r"\[?(?:CRITICAL|FATAL|ERROR|WARNING|WARN|INFO|DEBUG|TRACE)\]?:?)?[ \t]*(?:[-|:][ \t]*)?")
+# A worker's tag and a serving engine's log header:
+# `(EngineCore_0 pid=4077176) `, `ERROR 09-07 19:28:33 [core.py:712] `.
+WORKER = r"\([A-Za-z_][A-Za-z0-9_]*(?: [A-Za-z_]+=[A-Za-z0-9_]+)*\)[ \t]+"
+LOG_HEADER = (r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)[ \t]+[0-9]{2}-[0-9]{2}[ \t]+[0-9]{2}:[0-9]{2}:[0-9]{2}"
+              r"(?:\.[0-9]+)?[ \t]+\[[^\]\n]{0,200}\][ \t]?")
+PREFIX = (r"(?<![^\n])(?:\[(?:rank|default)[0-9]+\]:[ \t]?|E(?: {2,}|\t)"
+          r"|[A-Za-z0-9_][A-Za-z0-9_.-]*[ \t]+\|[ \t]?|" + WORKER + "|" + LOG_HEADER + "|" + TIMESTAMP + r")+")
+SUFFIX = (r"\. Did you (?:mean:(?: '[^'\n]*'\??)?(?: Or did you forget to import '[^'\n]*'\??)?"
+          r"|forget to import '[^'\n]*'\??)[ \t]*(?![^\n])")
+
+# -- the parts of a traceback (rules 3 and 6) ----------------------------------------------------
+
+EXCEPTION_LINE = r"(?<![^\n])[ \t]*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*): ([^\n]*)"
+# An exception named inside a line, after the text a tool put before it: `❌ Generation failed: Node
+# processing failed: AttributeError: ...`, `Error during generation: KeyError: 'x'`. Only a name that
+# reads as an exception class's (`...Error`, `...Exception`, `...Warning`) after a space or a colon.
+INLINE_EXCEPTION = (r"(?<=[ \t:])((?:[A-Za-z_][A-Za-z0-9_]*\.)*[A-Za-z_][A-Za-z0-9_]*(?:Error|Exception|Warning))"
+                    r": ([^\n]*)")
+STOP_LINE = (r"(?<![^\n])(?:[ \t]*(?![^\n])|Traceback \(most recent call last\):"
+             r"|During handling of the above exception|The above exception was the direct cause)")
+TRACEBACK = r"Traceback \(most recent call last\):"
+# A frame as Python prints it (`File "x.py", line 3, in f`), or as IPython does (`File x.py:3, in f`).
+FRAME = r"File \"([^\"\n]*)\", line ([0-9]+)"
+FRAME_LINE = (r"(?<![^\n])[ \t]*File (?:\"([^\"\n]*)\", line ([0-9]+)|([^\"\s:]+\.py):([0-9]+))"
+              r"(?:, in ([^\n]*))?")
+CODE_LINE = r"^[ \t]+(?:-+>[ \t]*[0-9]*[ \t]+)?([^ \t\n][^\n]*)$"  # the source line printed under a frame
+# IPython marks the failing line of each cell or frame with an arrow: `---> 10     height, width = img.shape[:2]`.
+ARROW_LINE = r"(?<![^\n])[ \t]*-+>[ \t]*(?:\[[0-9]+\]\([^)\n]*\)|[0-9]+)?[ \t]+([^ \t\n][^\n]*)"
+MARKERS = r"^[ \t~^]*$"  # Python 3.11's  ~~~^^^^  position lines
+# The characters of a name (a class, a dotted function), as data both matchers read one character at a
+# time (a regular expression anchored at a text's end would rescan a long text from every position): a
+# fixed wording found inside a longer word is not that wording (`LlamaModel.forward()` inside
+# `MyLlamaModel.forward()`); a placeholder that is part of a name (`'{model}Attention'`) stands, for its
+# type, for the whole name; a leading placeholder found inside a text takes the name the text before the
+# first fixed piece ends with (`TinyChartPhiForCausalLM.forward` in `推理报错TinyChartPhiForCausalLM.forward`).
+NAME_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"
+DOTTED_NAME_CHARS = NAME_CHARS + ".<>"  # `Outer.<locals>.forward`
+PLAIN_RELEASE = r"^[0-9]+(?:\.[0-9]+)*$"
+CLAUSE = r"^(~=|==|!=|<=|>=|<|>)[ \t]*([0-9]+(?:\.[0-9]+)*)(\.\*)?$"
+# `<library>==4.41.2`, `<library> version: 4.41.2`, "- `<library>` version: 4.41.2" (the issue
+# template's line), `<library> 4.41.2`: a release the paste states. `{name}` is the library's name.
+STATED = (r"(?<![A-Za-z0-9_.-]){name}`?(?:[ \t]*==[ \t]*|[ \t]+version:?[ \t]*|:[ \t]*|[ \t]+v?)"
+          r"([0-9]+\.[0-9]+(?:\.[0-9]+)?)(?![0-9A-Za-z.])")
+
+# -- typed placeholders (what an entry may declare of a placeholder's value) ---------------------
+
+TYPES: dict[str, str | None] = {
+    "any": None,  # whatever the text holds (the default)
+    "int": r"^-?[0-9]+$",
+    "name": r"^[A-Za-z_][A-Za-z0-9_]*$",
+    # A class (or a function) named as Python names it: `DynamicCache`, `LlavaLlamaForCausalLM.forward`.
+    "class": r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_<>][A-Za-z0-9_<>]*)*$",
+    # A class of the user's code: a `class` whose first part the library does not define (see
+    # `library_classes`); a value the library defines does not stop the match, it withholds the
+    # message's words as evidence (the same words then say the other direction: code newer than
+    # the installed library calls the library's own class).
+    "user": r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_<>][A-Za-z0-9_<>]*)*$",
+    # A class the library defines: a `class` (never one of Python's own types unless allowed) whose first
+    # part the library defines; a class it does not define (the user's own, a remote-code model) does not
+    # stop the match, it withholds the message's words as evidence (the same words then come from another
+    # cause: the library reading what its own classes have from a class of another kind).
+    "library-class": r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_<>][A-Za-z0-9_<>]*)*$",
+    # A module of the documented library: its import name, or a dotted name below it.
+    "library": r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$",
+}
+# The type a placeholder has when its entry declares none, by its expression (the names authors
+# give the placeholders of `also_seen_as` wordings: `{cls}` a class, `{module}` where an import failed).
+DEFAULT_TYPES = {"cls": "class", "module": "library"}
+# Python's own types: a `class` (or `library-class`) placeholder never stands for one unless its entry allows it.
+BUILTIN_TYPES = ("NoneType", "tuple", "list", "dict", "str", "int", "float", "bool", "bytes", "bytearray",
+                 "set", "frozenset", "complex", "object", "type", "function", "method", "module", "range",
+                 "generator", "coroutine", "builtin_function_or_method", "method-wrapper", "property",
+                 "staticmethod", "classmethod", "slice", "ellipsis", "NotImplementedType")
+RELATIONS = ("<", "<=", ">", ">=", "==", "!=")
+
+# -- evidence (what ties a matched message to the entry's cause) --------------------------------
+
+WORDS = "words"  # the message is the library's own, or names what the entry is about
+FRAME_EVIDENCE = "frame"  # a traceback frame in the documented function or module
+CODE = "code"  # the failing line of the user's code uses the documented name
+RECOGNISED = "recognised"  # the paste shows one of the entry's `recognised_by` texts
+RELEASE = "release"  # the release lies in the matched wording's range (never enough alone)
+CONFIRMING = (WORDS, FRAME_EVIDENCE, CODE, RECOGNISED)
+
+
+def compiled(pattern: str, multiline: bool = False) -> re.Pattern[str]:
+    return re.compile(pattern, re.MULTILINE if multiline else 0)
+
+
+def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
+    """The rules as the index carries them to the page: every constant, every pattern's source,
+    the placeholder types and the wordings too generic to identify an error."""
+    return {
+        "version": RULES_VERSION, "cap": CAP, "chain": CHAIN, "whitespace": WHITESPACE, "max_path": MAX_PATH,
+        "patterns": {"ANSI": ANSI, "PREFIX": PREFIX, "SUFFIX": SUFFIX, "EXCEPTION_LINE": EXCEPTION_LINE,
+                     "INLINE_EXCEPTION": INLINE_EXCEPTION, "STOP_LINE": STOP_LINE, "TRACEBACK": TRACEBACK,
+                     "FRAME": FRAME, "FRAME_LINE": FRAME_LINE, "CODE_LINE": CODE_LINE, "ARROW_LINE": ARROW_LINE,
+                     "MARKERS": MARKERS, "PLAIN_RELEASE": PLAIN_RELEASE, "CLAUSE": CLAUSE, "STATED": STATED},
+        "name_chars": NAME_CHARS, "dotted_name_chars": DOTTED_NAME_CHARS,
+        "types": TYPES, "default_types": DEFAULT_TYPES, "builtin_types": list(BUILTIN_TYPES),
+        "relations": list(RELATIONS), "confirming": list(CONFIRMING),
+        "generic": list(generic),
+    }

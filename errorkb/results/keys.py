@@ -1,0 +1,108 @@
+"""What a verdict depends on, defined once: the verdict cache, the version matrix and the pages'
+*stale* marks all ask here whether a verdict still holds.
+
+- `inputs_digest`  what the knowledge base said when a verdict was made: the whole serialized
+                   entry (every field: the judge reads wordings, `kind`, `api`, needs...) and
+                   every file of the entry's snippet folder, recursively (a snippet may import a
+                   module or read a data file beside it). A record or matrix result made from
+                   other inputs is stale.
+- `VerdictKey`     the inputs, which check (role, module), and where it ran: the target's
+                   fingerprint, the runtime's release, the device kind, Python, the library
+                   profile and the verifier's own code. The verdict cache stores a verdict under
+                   its digest and reuses it only while every part is unchanged.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import stat
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from errorkb.core.entry import Entry
+from errorkb.core.project import Project
+
+_CHUNK = 1 << 20
+
+
+def folder_digest(folder: Path) -> str:
+    """Every name under `folder` and what it holds, recursively: a file's bytes, a link's target
+    (never followed: the check sees the folder, not where a link leads), the kind of anything
+    else (a FIFO is named, never opened). An absent folder has a digest too."""
+    digest = hashlib.sha256()
+    for path in _walk(folder):
+        relative = path.relative_to(folder).as_posix()
+        try:
+            mode = path.lstat().st_mode
+        except OSError:
+            continue
+        if stat.S_ISLNK(mode):
+            digest.update(f"link {relative} -> {os.readlink(path)}\0".encode())
+        elif stat.S_ISREG(mode):
+            digest.update(f"file {relative}\0".encode())
+            digest.update(_file_hash(path).encode())
+        elif stat.S_ISDIR(mode):
+            digest.update(f"dir {relative}\0".encode())
+        else:
+            digest.update(f"special {relative} {stat.S_IFMT(mode)}\0".encode())
+    return digest.hexdigest()
+
+
+def _walk(folder: Path) -> list[Path]:
+    found: list[Path] = []
+    for top, folders, files in os.walk(folder, followlinks=False):
+        folders.sort()
+        found += [Path(top) / name for name in sorted([*folders, *files])]
+    return sorted(found)
+
+
+def _file_hash(path: Path) -> str:
+    digest = hashlib.sha256()
+    try:
+        with path.open("rb") as handle:
+            while chunk := handle.read(_CHUNK):
+                digest.update(chunk)
+    except OSError as error:
+        return f"unreadable: {error.strerror}"
+    return digest.hexdigest()
+
+
+def inputs_digest(entry: Entry, folder: Path) -> str:
+    """The entry as the loader built it and its snippet folder, in one digest."""
+    facts = {"entry": entry.model_dump(mode="json"), "snippets": folder_digest(folder)}
+    return hashlib.sha256(json.dumps(facts, sort_keys=True).encode()).hexdigest()
+
+
+def project_inputs(project: Project, entry: Entry) -> str:
+    """`inputs_digest` of an entry of `project`, with its snippet folder where the project keeps it."""
+    return inputs_digest(entry, project.snippets / entry.id)
+
+
+def holds(made_from: str | None, now: str) -> bool:
+    """Whether a result made from `made_from` inputs still speaks for the inputs `now`; a result
+    that does not say what it was made from (written by an older errorkb) does not."""
+    return made_from is not None and made_from == now
+
+
+@dataclass(frozen=True)
+class VerdictKey:
+    """Everything a verdict depends on, by name (tests flip each one)."""
+
+    inputs: str  # inputs_digest(entry, snippet folder)
+    role: str
+    snippet: str  # sha256 of the bytes the check runs (also inside `inputs`: named for the record)
+    module: str  # the module that defines source.function
+    target: str  # the target's fingerprint: the bundled sources' hash, or '<dist>==<release>'
+    runtime: str  # '<runtime>==<version>'
+    device: str
+    python: str
+    profile: str  # the library profile's digest ([tool.errorkb.library])
+    verifier: str  # the verifier's version and the hash of its code
+
+    def digest(self) -> str:
+        return hashlib.sha256(json.dumps(asdict(self), sort_keys=True).encode()).hexdigest()
+
+
+__all__ = ["VerdictKey", "folder_digest", "holds", "inputs_digest", "project_inputs"]

@@ -1,0 +1,315 @@
+"""The version-matrix file (`<reports>/matrix/<distribution>.json`): its records, reading,
+merging, writing, and what it says about one entry.
+
+- `MatrixFile`     per release whether it ran (`ReleaseStatus`), per entry and release the
+                   before's and after's verdicts (`Result`), each with the inputs digest it was
+                   measured with and when a run wrote it.
+- `read_matrix`    for readers (the site, the lookup): the file, or None; `matrix_problem` says
+                   why a file that is there cannot be read (the site warns, `--strict` fails).
+- `merged`         per (entry, release) and per release, the record written last wins: a run,
+                   a shard or a partial run replaces only what it measured.
+- `write_matrix`   merges with what is on disk at write time under the folder's lock, never
+                   overwrites a file that does not parse, keeps the file's mode.
+- `summarize`      ranges for the page: "raises in 5.5.1 – 5.24.0", "fixed in X".
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from packaging.version import InvalidVersion, Version
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from errorkb.core.entry import Entry
+from errorkb.core.project import Project
+from errorkb.core.snippets import AFTER, BEFORE
+from errorkb.results import store
+from errorkb.results.keys import holds
+from errorkb.results.records import Code, Outcome
+from errorkb.results.report import lines_text, moment, now
+
+SCHEMA = 2
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Verdicts(_Model):
+    outcome: Outcome
+    code: Code
+    reason: str
+    sha256: str | None = None  # of the snippet bytes that ran
+    wording: int | None = None  # which wording of the error matched (0: the entry's own)
+    cached: bool | None = None  # reused from the verdict cache (False: run); None: written before errorkb said
+
+
+class ReleaseStatus(_Model):
+    release: str
+    ran: bool  # False: the environment could not be set up or the release does not import here
+    error: str | None = None
+    runtime: str | None = None  # the runtime's version the release ran on
+    isolation: str | None = None  # how its checks were contained ('fork+bwrap'; 'fork': without a sandbox)
+    measured: str  # when the run that wrote this status ran the release
+
+
+class Result(_Model):
+    entry: str
+    release: str
+    before: Verdicts | None = None
+    after: Verdicts | None = None
+    line: int | None = None  # the raise line in the entry's source.path at this release
+    digest: str  # the inputs digest (`keys.inputs_digest`) of the entry and its snippets it was measured with
+    measured: str  # when its newest verdict was observed (a cached verdict's own time)
+    recorded: str | None = None  # when a run wrote it (None: written before errorkb recorded it)
+
+    @property
+    def written(self) -> str:
+        return self.recorded or self.measured
+
+
+class MatrixFile(_Model):
+    schema_version: int = Field(default=SCHEMA, alias="schema")
+    package: str
+    updated: str
+    environment: dict[str, Any] = Field(default_factory=dict)
+    releases: list[ReleaseStatus] = Field(default_factory=list)
+    results: list[Result] = Field(default_factory=list)
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    def ordered_releases(self) -> list[str]:
+        return sort_releases([r.release for r in self.releases], "0")
+
+    def status(self, release: str) -> ReleaseStatus | None:
+        return next((r for r in self.releases if r.release == release), None)
+
+    def results_of(self, entry_id: str) -> dict[str, Result]:
+        return {r.release: r for r in self.results if r.entry == entry_id}
+
+    def text(self) -> str:
+        header = self.model_dump(mode="json", by_alias=True, exclude={"releases", "results"})
+        return lines_text(header, {"releases": [r.model_dump_json() for r in self.releases],
+                                   "results": [r.model_dump_json(exclude_none=True) for r in self.results]})
+
+
+class MatrixError(store.Unreadable):
+    """A file that is not a readable version-matrix file of this schema."""
+
+
+def matrix_path(project: Project) -> Path:
+    return project.reports / "matrix" / f"{project.library.dist}.json"
+
+
+def parse_matrix(text: str, path: Path) -> MatrixFile:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise MatrixError(f"{path}: not a version-matrix file ({error})") from None
+    if not isinstance(data, dict) or data.get("schema") != SCHEMA:
+        found = data.get("schema") if isinstance(data, dict) else None
+        raise MatrixError(f"{path}: matrix schema {found!r}, expected {SCHEMA}; regenerate it with errorkb matrix")
+    try:
+        return MatrixFile.model_validate(data)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise MatrixError(f"{path}: not a version-matrix file ({error.error_count()} problems; {where}: "
+                          f"{first['msg']})") from None
+
+
+def load_matrix(path: Path) -> MatrixFile | None:
+    """The matrix file at `path`, None when there is none; `MatrixError` when it does not parse."""
+    try:
+        text = store.read_regular(path)
+    except store.Unreadable as error:
+        raise MatrixError(f"{error}: not a version-matrix file") from None
+    return parse_matrix(text, path) if text is not None else None
+
+
+def read_matrix(project: Project) -> MatrixFile | None:
+    """The project's matrix file for readers: None when there is none or it cannot be read
+    (`matrix_problem` says why, for a warning)."""
+    try:
+        return load_matrix(matrix_path(project))
+    except MatrixError:
+        return None
+
+
+def matrix_problem(project: Project) -> str | None:
+    """Why the project's matrix file cannot be read (None: it reads, or there is none). The site
+    shows no version information without it, so its build warns (and `--strict` fails)."""
+    try:
+        load_matrix(matrix_path(project))
+    except MatrixError as error:
+        return f"{error}; the site shows no version ranges until it is restored or regenerated"
+    return None
+
+
+def merged(old: MatrixFile | None, package: str, releases: Iterable[ReleaseStatus],
+           results: Iterable[Result]) -> MatrixFile:
+    """`old` with these releases' statuses and these (entry, release) results merged in: per
+    release and per (entry, release), the record written last wins; the rest is kept."""
+    moment_now = datetime.now(UTC)
+    statuses: dict[str, ReleaseStatus] = {}
+    for status in [*(old.releases if old else []), *releases]:
+        kept = statuses.get(status.release)
+        if kept is None or moment(status.measured, moment_now) >= moment(kept.measured, moment_now):
+            statuses[status.release] = status
+    kept_results: dict[tuple[str, str], Result] = {}
+    for result in [*(old.results if old else []), *results]:
+        earlier = kept_results.get((result.entry, result.release))
+        if earlier is None or moment(result.written, moment_now) >= moment(earlier.written, moment_now):
+            kept_results[(result.entry, result.release)] = result
+    order = {release: index for index, release in enumerate(sort_releases(list(statuses), "0"))}
+    return MatrixFile(package=package, updated=now(),
+                      environment={"python": platform.python_version(), "platform": platform.platform(terse=True)},
+                      releases=sorted(statuses.values(), key=lambda r: order.get(r.release, 0)),
+                      results=sorted(kept_results.values(), key=lambda r: (r.entry, order.get(r.release, 0))))
+
+
+def merge_files(files: list[MatrixFile]) -> MatrixFile:
+    """One matrix file from several (the shards of `errorkb matrix --shard`): as one run would write it."""
+    data: MatrixFile | None = None
+    for one in files:
+        data = merged(data, one.package, one.releases, one.results)
+    if data is None:
+        raise ValueError("no matrix file to merge")
+    return data
+
+
+def write_matrix(path: Path, package: str, releases: Iterable[ReleaseStatus], results: Iterable[Result]) -> MatrixFile:
+    """Merge these statuses and results into the file on disk now, under the folder's lock.
+    Raises `store.Refused` when the file there does not parse (this run's part is saved beside it)."""
+    releases, results = list(releases), list(results)
+    return store.update(path, load_matrix, lambda current: merged(current, package, releases, results),
+                        MatrixFile.text, f"restore it (git checkout {path}) or move it away")
+
+
+def sort_releases(versions: list[str], since: str) -> list[str]:
+    keep = []
+    for text in versions:
+        try:
+            version = Version(text)
+        except InvalidVersion:
+            continue
+        if not version.is_prerelease and version >= Version(since):
+            keep.append(version)
+    return [str(version) for version in sorted(set(keep))]
+
+
+# -- what the matrix says about one entry ------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Summary:
+    raises: list[tuple[str, str]]  # (first, last) release spans where the before raised the error
+    fixed_in: str | None  # first release after the last raising span where the before ran and did not raise it
+    after_passes: list[tuple[str, str]]
+    failed_setup: list[str]
+    lines: dict[str, int]  # release → raise line
+    stale: bool  # the entry or a file of its snippet folder changed since the matrix ran
+    tested: int = 0  # releases in which the before actually ran
+    fixed_reason: str | None = None  # what the before did instead, in `fixed_in`
+    not_run: str | None = None  # why the before never ran (an unmet need), if it never did
+    worked_until: str | None = None  # a removed API: the last release before it raised where the old call ran
+    wordings: dict[int, list[tuple[str, str]]] = field(default_factory=dict)  # wording → spans it was raised so
+    ran: list[str] = field(default_factory=list)  # the releases in which the before ran, in order
+
+    def disagreements(self, entry: Entry) -> list[str]:
+        """The releases where the entry's declared range (`releases.raises`) and the measurement differ."""
+        measured = self.measured_raises()
+        return [release for release in self.ran if entry.raises_at(release) not in (None, release in measured)]
+
+    def measured_raises(self) -> set[str]:
+        """Every release in which the before raised the documented error."""
+        spans = {(first, last) for first, last in self.raises}
+        return {release for release in self.ran
+                if any(self.ran.index(first) <= self.ran.index(release) <= self.ran.index(last)
+                       for first, last in spans)}
+
+
+def summarize(entry_id: str, matrix: MatrixFile, inputs: str | None) -> Summary | None:
+    """Ranges over the releases in which a snippet actually ran; "not run" is never "does not raise".
+
+    `inputs` is the entry's inputs digest now (`keys.project_inputs`): a result measured with
+    other inputs is stale. None: staleness is not asked (the lookup reads raise lines only).
+    """
+    results = matrix.results_of(entry_id)
+    if not results:
+        return None
+    releases = matrix.ordered_releases()
+
+    def verdicts(release: str, role: str) -> Verdicts | None:
+        result = results.get(release)
+        status = matrix.status(release)
+        if result is None or status is None or not status.ran:
+            return None
+        return result.before if role == BEFORE else result.after
+
+    def spans(role: str) -> tuple[list[str], list[tuple[str, str]]]:
+        # A snippet whose target module does not load at a release (Mamba before 4.39) never ran there.
+        ran = [r for r in releases if (v := verdicts(r, role)) is not None and v.outcome.ran
+               and v.code is not Code.SETUP_FAILED]
+        return ran, _spans(ran, [verdicts(r, role).outcome is Outcome.PASS for r in ran])  # type: ignore[union-attr]
+
+    ran, raises = spans(BEFORE)
+    fixed_in = fixed_reason = None
+    if raises:
+        last = ran.index(raises[-1][1])
+        if last + 1 < len(ran):
+            fixed_in = ran[last + 1]
+            fixed_reason = verdicts(fixed_in, BEFORE).reason  # type: ignore[union-attr]
+    not_run = None
+    if not ran:
+        reasons = [v.reason for r in releases if (v := verdicts(r, BEFORE)) is not None]
+        not_run = next((reason for reason in reasons if reason), None)
+    stale = inputs is not None and any(not holds(result.digest, inputs) for result in results.values())
+    lines = {r: results[r].line for r in ran if results[r].line}
+    failed = [r.release for r in matrix.releases if not r.ran]
+    worked_until = None
+    if raises:
+        before_first = ran[:ran.index(raises[0][0])]
+        clean = [r for r in before_first if verdicts(r, BEFORE).code is Code.OLD_API_RAN]  # type: ignore[union-attr]
+        worked_until = clean[-1] if clean else None
+    by_wording: dict[int, list[str]] = {}
+    for release in ran:
+        found = verdicts(release, BEFORE)
+        if found is not None and found.outcome is Outcome.PASS and found.wording is not None:
+            by_wording.setdefault(found.wording, []).append(release)
+    wordings = {index: _spans(ran, [r in own for r in ran]) for index, own in by_wording.items()}
+    return Summary(raises, fixed_in, spans(AFTER)[1], failed, lines, stale, len(ran),  # type: ignore[arg-type]
+                   fixed_reason, not_run, worked_until, wordings, ran)
+
+
+def _spans(releases: list[str], flags: list[bool]) -> list[tuple[str, str]]:
+    spans, start = [], None
+    for index, flag in enumerate(flags):
+        if flag and start is None:
+            start = index
+        if (not flag or index == len(flags) - 1) and start is not None:
+            end = index if flag else index - 1
+            spans.append((releases[start], releases[end]))
+            start = None
+    return spans
+
+
+def line_spans(lines: dict[str, int], releases: list[str]) -> list[tuple[str, str, int]]:
+    """Consecutive releases (in matrix order) that raise from the same line, merged."""
+    spans: list[tuple[str, str, int]] = []
+    for release in (r for r in releases if r in lines):
+        if spans and spans[-1][2] == lines[release]:
+            spans[-1] = (spans[-1][0], release, lines[release])
+        else:
+            spans.append((release, release, lines[release]))
+    return spans
+
+
+def describe_spans(spans: list[tuple[str, str]]) -> str:
+    return ", ".join(first if first == last else f"{first} – {last}" for first, last in spans)

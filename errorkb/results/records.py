@@ -1,0 +1,213 @@
+"""One check's result as reports keep it: the vocabulary the site, the matrix and the CLI read.
+
+- `Outcome`      pass, fail, not run, not applicable: what a reader is told. Never conflated.
+- `Code`         why a verdict is what it is, as a stable name; decisions (cache, matrix,
+                 exit status) read codes, never the human-readable reason.
+- `CheckRecord`  one check in a report, with what the check's process observed (`ExceptionInfo`,
+                 `Calls`, `Exit`...), what it was made from (`inputs`), and whether it came from a
+                 run or from the verdict cache (`cached`, with `recorded_at` and `verified_at`).
+- target names   `bundled` and `upstream`, as records carry them.
+
+The runner writes these records; nothing here runs a check, so the site, the hook and the
+lookup read them without importing the verifier.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from errorkb.core.snippets import Role
+
+BUNDLED, UPSTREAM = "bundled", "upstream"
+TARGETS = (BUNDLED, UPSTREAM)
+
+
+class Outcome(StrEnum):
+    PASS = "pass"
+    FAIL = "fail"
+    NOT_RUN = "not-run"  # could have run, but not here and now (no device, an unmet need)
+    NOT_APPLICABLE = "not-applicable"  # cannot apply to this target (an error another release raises)
+
+    @property
+    def ran(self) -> bool:
+        return self in (Outcome.PASS, Outcome.FAIL)
+
+
+class Code(StrEnum):
+    """Why a verdict is what it is. Values are stable: reports and tests keep them."""
+
+    # not run / not applicable
+    TARGET_UNAVAILABLE = "target-unavailable"
+    UNMET_NEED = "unmet-need"
+    NO_DEVICE = "no-device"
+    NOT_APPLICABLE = "not-applicable"
+    # the process
+    WORKER_DIED = "worker-died"
+    TIMEOUT = "timeout"
+    OUTPUT_CAP = "output-cap"
+    CRASHED = "crashed"
+    KILLED = "killed"
+    NO_OBSERVATION = "no-observation"
+    MALFORMED_OBSERVATION = "malformed-observation"
+    # the snippet as a whole
+    SETUP_FAILED = "setup-failed"
+    NO_FUNCTION = "no-function"
+    SYNTAX_ERROR = "syntax-error"
+    TAMPERED = "tampered"
+    SYS_EXIT = "sys-exit"
+    OS_EXIT = "os-exit"
+    # what the role demands
+    EXITED_NORMALLY = "exited-normally"
+    CAUGHT_DOCUMENTED_ERROR = "caught-documented-error"
+    WRONG_EXCEPTION = "wrong-exception"
+    MESSAGE_DIFFERS = "message-differs"
+    WRONG_RAISE_SITE = "wrong-raise-site"
+    PLACEHOLDER_DIFFERS = "placeholder-differs"
+    RAISED = "raised"
+    NEVER_CALLED = "never-called"
+    CALL_RAISED = "call-raised"
+    STILL_RUNNING = "still-running"  # a call of the function had not returned when the snippet ended
+    NO_DEVICE_WORK = "no-device-work"
+    LET_ERROR_THROUGH = "let-error-through"
+    NOT_THE_LIBRARY = "not-the-library"  # a removed-name or signature error about something else
+    OLD_API_RAN = "old-api-ran"  # a removed API's before ran clean, calling the old name (it still exists)
+    OTHER_ENTRY = "other-entry"  # raised another entry's own error, through a wording of this one's
+    UNALLOWED = "unallowed-primitive"  # the snippet uses a primitive the lint flags, with no allowance
+    # passes
+    RAISED_AS_DOCUMENTED = "raised-as-documented"
+    RAN_CLEAN = "ran-clean"
+    STOPPED_EARLY = "stopped-early"
+
+
+PASSES = {Code.RAISED_AS_DOCUMENTED, Code.RAN_CLEAN, Code.STOPPED_EARLY}
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Site(_Record):
+    file: str
+    function: str
+    line: int
+    module: str | None = None
+
+
+class ApiFacts(_Record):
+    """How an error about a name of the library's API came about, judged by identity in the check's
+    process (for entries of kind 'removed' and 'signature')."""
+
+    via: str | None = None  # "attribute", "getattr", "import", "call", or None when none of these
+    owner_is_target: bool = False  # the object, module or callee is the library's own `api.owner`
+    name: str | None = None  # the attribute or imported name the failure was about
+    absent_in_target: bool = False  # the library's `api.owner` really has no such name
+
+
+class Start(_Record):
+    """Where the observer saw an exception *start*, by identity: a frame whose code object is a watched
+    function's (`target`), the snippet's own (`snippet`), or the library's `__getattr__` (`library`),
+    with the traceback so far that frame alone; or (`beneath`) in the library's or the runtime's own
+    code that a watched function's frame called, nothing else between (`code` names where, `line` is
+    the function's); its text and what it concerned, read at that moment."""
+
+    function: str | None = None  # the watched function's label, for `target`
+    where: Literal["target", "snippet", "library", "beneath"]
+    code: str | None = None  # the qualified name of the code it started in (for people)
+    type: str
+    qualified_type: str | None = None
+    message: str | None = None  # None: not readable then without running the exception's own code
+    line: int | None = None
+    opcode: str | None = None  # the instruction it started at (RAISE_VARARGS: a `raise` statement)
+    through: list[str] = Field(default_factory=list)  # watched functions whose frames this very object unwound
+    file: str | None = None
+    module: str | None = None
+
+
+class ExceptionInfo(_Record):
+    type: str
+    qualified_type: str | None = None
+    message: str = ""
+    started: Start | None = None  # None: the observer never saw this exception start where it watches
+    raise_site: Site | None = None  # the frame inside the target that raised
+    origin: Site | None = None  # the innermost frame, wherever it is
+    opcode: str | None = None  # the instruction the innermost frame was running (RAISE_VARARGS: a `raise`)
+    in_snippet: bool = False  # the innermost frame runs the snippet's own compiled code
+    api: ApiFacts | None = None
+    snippet_line: int | None = None
+    snippet_col: int | None = None
+    traceback: str | None = None
+
+
+class RaisedCall(_Record):
+    type: str
+    message: str
+
+
+class Calls(_Record):
+    """How the snippet called `source.function`: how often, and how each call ended (returned,
+    raised: an exception unwound its frame, or still running when the snippet ended)."""
+
+    function: str
+    count: int = 0
+    returned: int = 0
+    raised: list[RaisedCall] = Field(default_factory=list)
+    raised_count: int = 0
+    running: int = 0
+
+
+class Exit(_Record):
+    returncode: int | None = None
+    signal: str | None = None
+    timed_out: bool = False
+
+
+class CheckRecord(_Record):
+    """One check's result, as reports store it and the site reads it."""
+
+    id: str
+    entry: str
+    role: Role
+    snippet: str  # project-relative path
+    snippet_sha256: str | None = None  # of the bytes that ran (None: the file could not be read)
+    target: str
+    device: str
+    release: str | None = None  # the upstream release, when the target names one
+    outcome: Outcome
+    code: Code
+    reason: str
+    expected: str
+    verified_at: str  # when the verdict was observed (a cached verdict keeps the time of its run)
+    cached: bool = False  # True: reused from the verdict cache, not run by the run that wrote this record
+    recorded_at: str | None = None  # when a run wrote this record (None: written before errorkb recorded it)
+    inputs: str | None = None  # `keys.inputs_digest` of the entry and its snippet folder it was made from
+    actual: str | None = None
+    snippet_line: int | None = None
+    duration_s: float | None = None
+    isolation: str | None = None
+    exit: Exit | None = None
+    exception: ExceptionInfo | None = None
+    calls: Calls | None = None
+    old_calls: Calls | None = None
+    tampered: list[str] = Field(default_factory=list)
+    interference: list[str] = Field(default_factory=list)
+    evidence: dict[str, Any] | None = None
+    environment: dict[str, Any] | None = None
+    output: str | None = None
+    wording: int | None = None
+    key: str | None = None  # the verdict-cache key it was stored under
+
+    @property
+    def raise_site(self) -> Site | None:
+        return self.exception.raise_site if self.exception else None
+
+    @property
+    def written(self) -> str:
+        """When this record entered a report: what decides which of two records of a check is newer."""
+        return self.recorded_at or self.verified_at
+
+
+__all__ = ["BUNDLED", "PASSES", "TARGETS", "UPSTREAM", "ApiFacts", "Calls", "CheckRecord", "Code", "ExceptionInfo",
+           "Exit", "Outcome", "RaisedCall", "Site", "Start"]

@@ -1,0 +1,128 @@
+"""Writing a report file so that no result is ever lost.
+
+Stages of `update`, one function each:
+1. `locked`     an exclusive lock on the file's folder, held from reading to replacing: two runs
+                writing the same file at once take turns, and the second merges the first's
+                results instead of overwriting them.
+2. read         what is on disk *now* (not when the run started), through the caller's reader;
+                a file that is there but does not parse is never replaced (`Refused`): this
+                run's own data is written beside it (`rescue_path`) and the message says how to
+                recover.
+3. `replace`    the merged data written to a temporary file in the same folder, given the mode
+                the old file had, and renamed over it (atomic: a reader sees the old file or the
+                new one). Temporary files a killed writer left behind are removed first, under
+                the lock, when no other writer can be using them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import secrets
+import stat
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TypeVar
+
+Data = TypeVar("Data")
+
+
+class Unreadable(ValueError):
+    """A file that is there but is not what it should be; the message names the file and why."""
+
+
+class Refused(Exception):
+    """The file on disk could not be read, so it was left as it was; `rescued` holds this run's data."""
+
+    def __init__(self, message: str, rescued: Path | None = None):
+        super().__init__(message)
+        self.rescued = rescued
+
+
+@contextlib.contextmanager
+def locked(folder: Path) -> Iterator[None]:
+    """Hold the exclusive lock of `folder` (created if needed); released when the process dies."""
+    folder.mkdir(parents=True, exist_ok=True)
+    descriptor = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(descriptor)  # closing releases the lock
+
+
+def read_regular(path: Path) -> str | None:
+    """The file's text, None when there is none; `Unreadable` for anything that is not a regular
+    UTF-8 file (a FIFO is never opened: it would block)."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        raise Unreadable(f"{path}: {error.strerror}") from None
+    if not stat.S_ISREG(mode):
+        raise Unreadable(f"{path}: not a regular file")
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise Unreadable(f"{path}: {getattr(error, 'strerror', None) or error}") from None
+
+
+def leftovers(path: Path) -> list[Path]:
+    """Temporary files of `path` that a writer left behind."""
+    return sorted(path.parent.glob(f".{path.name}.*.tmp"))
+
+
+def replace(path: Path, text: str) -> None:
+    """Write `text` to `path` atomically, keeping the mode of the file it replaces (a new file
+    gets the umask's). Call it holding `locked(path.parent)`."""
+    for stale in leftovers(path):
+        stale.unlink(missing_ok=True)
+    try:
+        mode: int | None = stat.S_IMODE(path.stat().st_mode)
+    except OSError:
+        mode = None
+    temporary = path.parent / f".{path.name}.{secrets.token_hex(6)}.tmp"
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as out:
+            out.write(text)
+            out.flush()
+            if mode is not None:
+                os.fchmod(out.fileno(), mode)
+            os.fsync(out.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+
+
+def rescue_path(path: Path) -> Path:
+    """Where a run's data goes when `path` cannot be read: beside it, named for the moment."""
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+    return path.with_name(f"{path.stem}.rescued-{stamp}{path.suffix}")
+
+
+def update(path: Path, read: Callable[[Path], Data | None], combine: Callable[[Data | None], Data],
+           text: Callable[[Data], str], recover: str) -> Data:
+    """Under the folder's lock: read what is on disk, combine it with this run's data, replace it.
+
+    `read` returns None when there is no file and raises `Unreadable` for one that does not parse;
+    `combine(None)` is this run's data alone. `recover` finishes the refusal's message: how to
+    bring the file back (e.g. "restore it from git"). Raises `Refused` with the rescued file."""
+    with locked(path.parent):
+        try:
+            current = read(path)
+        except Unreadable as error:
+            rescued = rescue_path(path)
+            replace(rescued, text(combine(None)))
+            raise Refused(f"{error}; left as it was, this run's results are in {rescued}. To recover: {recover}, "
+                          f"then errorkb report merge {path} {rescued}", rescued) from None
+        data = combine(current)
+        replace(path, text(data))
+        return data
+
+
+__all__ = ["Refused", "Unreadable", "leftovers", "locked", "read_regular", "replace", "rescue_path", "update"]

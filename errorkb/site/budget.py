@@ -1,0 +1,370 @@
+"""Rendering within a budget: no page may cost a build more than a few seconds, or crash it.
+
+Entries are Markdown from strangers' pull requests. `inert` and the loader's limits
+(`errorkb.core.prose`) close every structure known to cost more than its size; this is the net
+under them, for the ones nobody has seen yet. A page is rendered with the site's own Markdown
+settings (mkdocs.yml's `markdown_extensions`) under a CPU-time budget (`CPU_SECONDS`: CPU, not
+wall-clock time, so a busy machine does not change the verdict) and a recursion limit
+(`RECURSION_LIMIT` in the child, the interpreter's in MkDocs' process); a page that passes the
+budget or raises gets a `Verdict` that says so, located at the part (a field, a snippet) that
+does it alone, when one does.
+
+Stages, one function each:
+
+1. `rehearsals`  the generated pages (`files.site_files`) and, for an entry's, what it is made
+                 of (`parts_of`): each string of the entry, inert and placed at its YAML line,
+                 and each snippet, fenced.
+2. `rehearse`    (`errorkb check`) every page rendered in a child process (`python -m
+                 errorkb.site.budget`): the budget is a CPU timer in the child and, should code
+                 the timer cannot interrupt (a regular expression, C) hold it, the kernel's CPU
+                 limit, which ends the child; a new child takes the pages left.
+3. `within_budget`  (the MkDocs plugin) one render in the build's own process under the same
+                 CPU timer (MkDocs builds in the main thread, where the timer's signal is
+                 delivered) and any exception caught: the plugin publishes the page's problems
+                 in its place, and the build goes on.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import resource
+import selectors
+import signal
+import subprocess
+import sys
+import threading
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the child process imports none of these: it starts fast
+    from errorkb.core.entry import Entry
+    from errorkb.core.load import LoadedEntry, LoadResult, Positions
+    from errorkb.core.project import Project
+    from errorkb.site.files import SiteFile
+    from errorkb.site.render import EntryPage
+
+CPU_SECONDS = 5.0  # CPU time one page may take to render (a real entry page: about 0.05 s)
+RECURSION_LIMIT = 1000  # frames deep the child renders (Python's default; MkDocs' own process keeps its own)
+MEMORY_BYTES = 2 << 30  # address space of the rehearsal child
+WALL_SECONDS_PER_PAGE = 300.0  # a backstop only: a child that neither answers nor burns CPU
+_NUDGE = 0.25  # after the budget, the timer fires again this often, in case a handler swallowed it
+
+
+class SettingsUnreadable(Exception):
+    """The site's Markdown settings (mkdocs.yml) could not be loaded: nothing can be rendered."""
+
+
+class OverBudget(BaseException):
+    """Raised in the rendering code when its CPU time runs out: a BaseException, so that no
+    `except Exception` on the way swallows it."""
+
+
+@dataclass(frozen=True)
+class Part:
+    """One piece of a page the author wrote, rendered alone to find the culprit."""
+
+    path: str  # project-relative file
+    line: int
+    col: int
+    name: str  # "meaning", "guards[0].description", "snippet"
+    markdown: str
+
+
+@dataclass(frozen=True)
+class Rehearsal:
+    key: str  # the page's docs-relative path
+    markdown: str
+    parts: tuple[Part, ...] = ()
+    source: str | None = None  # the file the page comes from (project-relative), if one
+
+
+@dataclass(frozen=True)
+class Verdict:
+    key: str
+    ok: bool
+    what: str = ""  # what went wrong: "took more than 5 s of CPU time", "raised RecursionError: ..."
+    part: Part | None = field(default=None)  # the part that does it alone, if one does
+
+
+# -- 1. what to rehearse -----------------------------------------------------------------------------
+
+
+def parts_of(entry: Entry, positions: Positions, path: str, snippets: dict[str, tuple[str, str]]) -> tuple[Part, ...]:
+    """Every string of `entry` as the page writes it (inert Markdown), at its YAML position, then
+    every snippet (`snippets`: role → (project-relative path, code)) as its fence writes it."""
+    from errorkb.site.inert import inert
+    from errorkb.site.render import fence
+
+    parts = []
+    for loc, text in _strings(entry.model_dump(mode="json"), ()):
+        line, col = positions.of_value(loc)
+        parts.append(Part(path, line, col, _name(loc), inert(text)))
+    for _, (where, code) in snippets.items():
+        parts.append(Part(where, 1, 1, "snippet", str(fence(code))))
+    return tuple(parts)
+
+
+def rehearsals(project: Project, loaded: LoadResult, pages: list[EntryPage], files: list[SiteFile],
+               parts: bool = True) -> list[Rehearsal]:
+    """Every generated page to rehearse, an entry's with its parts (`parts=False`: without them,
+    for a caller that builds them only for a page that goes wrong, with `with_parts`)."""
+    by_url = {page.url: page for page in pages}
+    by_path = {one.path.resolve(): one for one in loaded.entries}
+    out = []
+    for file in files:
+        if not file.page:
+            continue
+        rehearsal = Rehearsal(file.path, file.content, source=file.source)
+        out.append(with_parts(rehearsal, project, loaded, pages, by_url, by_path) if parts else rehearsal)
+    return out
+
+
+def with_parts(rehearsal: Rehearsal, project: Project, loaded: LoadResult, pages: list[EntryPage],
+               by_url: dict[str, EntryPage] | None = None,
+               by_path: dict[Path, LoadedEntry] | None = None) -> Rehearsal:
+    """`rehearsal` with the parts of the entry its page shows, if it shows one."""
+    from dataclasses import replace
+
+    from errorkb.site.files import entry_parts
+
+    page = (by_url if by_url is not None else {page.url: page for page in pages}).get(rehearsal.key)
+    if page is None:
+        return rehearsal
+    entries = by_path if by_path is not None else {one.path.resolve(): one for one in loaded.entries}
+    one = entries.get((project.root / page.yaml_path).resolve())
+    return replace(rehearsal, parts=entry_parts(project, one, page)) if one is not None else rehearsal
+
+
+def _strings(value: Any, loc: tuple[str | int, ...]) -> Iterator[tuple[tuple[str | int, ...], str]]:
+    if isinstance(value, str):
+        yield loc, value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _strings(item, (*loc, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _strings(item, (*loc, index))
+
+
+def _name(loc: tuple[str | int, ...]) -> str:
+    return ".".join(str(part) if isinstance(part, str) else f"[{part}]" for part in loc).replace(".[", "[")
+
+
+# -- 2. in a child process ----------------------------------------------------------------------
+
+
+def rehearse(rehearsals: list[Rehearsal], config_file: Path | None, cpu_seconds: float | None = None,
+             jobs: int | None = None) -> list[Verdict]:
+    """A verdict for every page, in order, rendered in `jobs` child processes (default: up to two,
+    one per CPU) with the Markdown settings of `config_file` (an mkdocs.yml; None: MkDocs'
+    defaults). A child the kernel stops, or that crashes, costs its page a verdict and nothing else;
+    settings that cannot be loaded raise SettingsUnreadable."""
+    budget = CPU_SECONDS if cpu_seconds is None else cpu_seconds
+    pending = deque(enumerate(rehearsals))
+    verdicts: dict[int, Verdict] = {}
+    lock = threading.Lock()
+
+    failures: list[SettingsUnreadable] = []
+
+    def work() -> None:
+        child: _Child | None = None
+        try:
+            while True:
+                with lock:
+                    if not pending:
+                        return
+                    index, rehearsal = pending.popleft()
+                child = child or _Child(config_file, budget)
+                answer = child.ask(rehearsal)
+                if answer is None:  # the child ended inside this page: the next page gets a new one
+                    answer = Verdict(rehearsal.key, False, child.death())
+                    child.close()
+                    child = None
+                verdicts[index] = answer
+        except SettingsUnreadable as error:
+            failures.append(error)
+            with lock:
+                pending.clear()
+        finally:
+            if child is not None:
+                child.close()
+
+    count = max(1, min(jobs or min(2, os.cpu_count() or 1), len(rehearsals)))
+    workers = [threading.Thread(target=work, daemon=True) for _ in range(count)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    if failures:
+        raise failures[0]
+    return [verdicts[index] for index in range(len(rehearsals))]
+
+
+class _Child:
+    """`python -m errorkb.site.budget`: one JSON request per line in, one verdict per line out."""
+
+    def __init__(self, config_file: Path | None, budget: float):
+        self.budget = budget
+        command = [sys.executable, "-m", "errorkb.site.budget", str(config_file or ""), str(budget)]
+        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        stderr=subprocess.DEVNULL, text=True, encoding="utf-8",
+                                        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+        self.selector = selectors.DefaultSelector()
+        assert self.process.stdout is not None
+        self.selector.register(self.process.stdout, selectors.EVENT_READ)
+
+    def close(self) -> None:
+        self.selector.close()
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait()
+        for stream in (self.process.stdin, self.process.stdout):
+            if stream is not None:
+                stream.close()
+
+    def ask(self, rehearsal: Rehearsal) -> Verdict | None:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        try:
+            self.process.stdin.write(json.dumps(asdict(rehearsal)) + "\n")
+            self.process.stdin.flush()
+        except (BrokenPipeError, OSError):
+            return None
+        wall = WALL_SECONDS_PER_PAGE * (1 + len(rehearsal.parts))
+        if not self.selector.select(timeout=wall):
+            self.process.kill()
+            return None
+        line = self.process.stdout.readline()
+        if not line:
+            return None
+        answer = json.loads(line)
+        if "settings" in answer:
+            raise SettingsUnreadable(answer["settings"])
+        part = Part(**answer["part"]) if answer.get("part") else None
+        return Verdict(answer["key"], answer["ok"], answer["what"], part)
+
+    def death(self) -> str:
+        code = self.process.wait()
+        if code in (-signal.SIGXCPU, -signal.SIGKILL):
+            return f"took more than {self.budget:g} s of CPU time to render, in code the budget's timer cannot stop"
+        return f"crashed the renderer (exit status {code})"
+
+
+def _serve(config_file: str, budget: float) -> None:
+    """The child's loop: render each page asked for, under the budget, and say how it went."""
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_BYTES, MEMORY_BYTES))
+    with contextlib.suppress(ValueError, OSError):
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    sys.setrecursionlimit(RECURSION_LIMIT)
+    try:
+        convert = converter(config_file or None)
+    except Exception as error:  # a broken mkdocs.yml: said once, to the first request
+        sys.stdin.readline()
+        sys.stdout.write(json.dumps({"settings": f"{type(error).__name__}: {error}"}) + "\n")
+        sys.stdout.flush()
+        return
+    for line in sys.stdin:
+        request = json.loads(line)
+        rehearsal = Rehearsal(request["key"], request["markdown"], tuple(Part(**p) for p in request["parts"]))
+        what = _attempt(convert, rehearsal.markdown, budget)
+        verdict = Verdict(rehearsal.key, True) if what is None else \
+            locate(rehearsal, what, lambda markdown: _attempt(convert, markdown, budget))
+        sys.stdout.write(json.dumps(asdict(verdict)) + "\n")
+        sys.stdout.flush()
+
+
+def locate(rehearsal: Rehearsal, what: str, attempt: Callable[[str], str | None],
+           cpu_seconds: float | None = None) -> Verdict:
+    """The verdict on a page that went wrong (`what`): at its first part that goes wrong alone,
+    looked for during at most `cpu_seconds` of CPU time (None: no limit)."""
+    import time
+
+    started = time.process_time()
+    for part in rehearsal.parts:
+        if cpu_seconds is not None and time.process_time() - started > cpu_seconds:
+            break
+        alone = attempt(part.markdown)
+        if alone is not None:
+            return Verdict(rehearsal.key, False, alone, part)
+    return Verdict(rehearsal.key, False, what)
+
+
+def _attempt(convert: Callable[[str], object], markdown: str, budget: float) -> str | None:
+    """None when `markdown` renders within the budget, else what went wrong. Past twice the
+    budget (plus a second) the kernel ends the process: code the timer cannot interrupt."""
+    used = sum(resource.getrusage(resource.RUSAGE_SELF)[:2])
+    limit = int(used + 2 * budget + 1)
+    resource.setrlimit(resource.RLIMIT_CPU, (limit, resource.RLIM_INFINITY))
+    try:
+        return within_budget(lambda: convert(markdown), budget)
+    finally:
+        resource.setrlimit(resource.RLIMIT_CPU, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+
+
+def converter(config_file: str | None = None, extensions: list[Any] | None = None,
+              configs: dict[str, Any] | None = None) -> Callable[[str], object]:
+    """Markdown → HTML with the site's extensions: those of the mkdocs.yml `config_file`, or those
+    given (the plugin's, from the running build); else MkDocs' defaults."""
+    import markdown
+
+    if config_file:
+        from mkdocs.config import load_config
+
+        config = load_config(config_file)
+        extensions, configs = config.markdown_extensions, config.mdx_configs
+    if extensions is None:
+        extensions = ["toc", "tables", "fenced_code"]  # MkDocs' defaults
+    return lambda text: markdown.Markdown(extensions=extensions, extension_configs=configs or {}).convert(text)
+
+
+# -- 3. in this process ---------------------------------------------------------------------------
+
+
+def within_budget(render: Callable[[], object], cpu_seconds: float | None = None) -> str | None:
+    """Run `render` under the CPU budget; None when it finished, else what went wrong (it ran out of
+    time, or raised). The timer works in the main thread only; elsewhere only exceptions are caught."""
+    budget = CPU_SECONDS if cpu_seconds is None else cpu_seconds
+    timed = threading.current_thread() is threading.main_thread()
+    if timed:
+        previous = signal.signal(signal.SIGPROF, _out_of_time)
+        signal.setitimer(signal.ITIMER_PROF, budget, _NUDGE)
+    try:
+        render()
+        return None
+    except OverBudget:
+        return f"took more than {budget:g} s of CPU time to render"
+    except RecursionError:
+        return "nests too deeply to render (RecursionError)"
+    except MemoryError:
+        return "took too much memory to render (MemoryError)"
+    except Exception as error:  # whatever a Markdown extension raises on it: the page's problem, not the build's
+        text = " ".join(str(error).split())[:200]
+        return f"raised {type(error).__name__} while rendering" + (f": {text}" if text else "")
+    finally:
+        if timed:
+            signal.setitimer(signal.ITIMER_PROF, 0, 0)
+            signal.signal(signal.SIGPROF, previous)
+
+
+def _out_of_time(signum: int, frame: object) -> None:
+    raise OverBudget
+
+
+def problem(verdict: Verdict, source: str | None) -> tuple[str, int, int, str]:
+    """(path, line, col, message) of a verdict that is not ok: at the part that does it alone, else
+    at the page's source file."""
+    advice = ("simplify its Markdown (fewer nested lists and quotes, fewer brackets), or split it; "
+              "`errorkb check` renders every page the same way")
+    if verdict.part is not None:
+        part = verdict.part
+        name = f"{part.name}: " if part.name != "snippet" else ""
+        return part.path, part.line, part.col, f"{name}this text {verdict.what}; {advice}"
+    return source or verdict.key, 1, 1, f"this entry's page {verdict.what}; {advice}"
+
+
+if __name__ == "__main__":
+    _serve(sys.argv[1], float(sys.argv[2]))

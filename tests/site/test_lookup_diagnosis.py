@@ -1,0 +1,290 @@
+"""The wrong answers issue 19 names, each asked of the real entries (this checkout's, as `errorkb
+lookup` reads them), and the declarations that tell them apart: confirmed only with the evidence,
+a candidate that says what would tell otherwise, ruled out where the evidence says another cause."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmarks.lookup_recall import project_known_lookup
+from errorkb.lookup import INSTALLED, Known, Lookup, fnv1a
+
+
+@pytest.fixture(scope="module")
+def kb() -> Lookup:
+    return project_known_lookup()
+
+
+def grades(answer) -> list[tuple[str, str]]:
+    return [(m.known.id, m.grade.value) for m in answer.matches]
+
+
+def frame(path: str, line: int, function: str, code: str) -> str:
+    return f'  File "{path}", line {line}, in {function}\n    {code}\n'
+
+
+SITE = "/venv/lib/python3.11/site-packages"
+
+
+def test_a_legacy_tuple_is_never_a_class_whose_method_was_removed(kb):
+    """`{cls}` never stands for tuple: a tuple on 4.36 is not the 4.54 removal of get_usable_length."""
+    answer = kb.answer("AttributeError: 'tuple' object has no attribute 'get_usable_length'")
+    assert answer.confirmed == [] and "get-usable-length-removed" not in [m.known.id for m in answer.matches]
+
+
+def test_supports_cache_class_read_from_a_model_class_of_ones_own(kb):
+    """4.42–4.53 generate() reads the flag from a class that is not a PreTrainedModel: the same words as the
+    4.54 removal. A class transformers defines had it until 4.54; a class of one's own needs the traceback
+    or the release, and the 4.42–4.53 entry needs generate()'s own frame."""
+    mine = "AttributeError: 'PrismaticVLM' object has no attribute '_supports_cache_class'"
+    alone = kb.answer(mine)
+    assert sorted(grades(alone)) == [("supports-cache-class-non-pretrained-model", "candidate"),
+                                     ("supports-cache-class-removed", "candidate")]
+    removal = next(m for m in alone.matches if m.known.id == "supports-cache-class-removed")
+    assert any("`PrismaticVLM` is not a class transformers defines" in hint for hint in removal.missing)
+    assert grades(kb.answer(mine, "4.45.0")) == [("supports-cache-class-non-pretrained-model", "candidate")]
+    assert grades(kb.answer(mine, "4.56.0")) == [("supports-cache-class-removed", "confirmed")]
+    theirs = "AttributeError: 'Qwen2ForCausalLM' object has no attribute '_supports_cache_class'"
+    assert grades(kb.answer(theirs))[0] == ("supports-cache-class-removed", "confirmed")  # the 4.42 entry is no rival
+    generate = ("Traceback (most recent call last):\n" + frame("/me/run.py", 4, "<module>", "vlm.generate(**inputs)")
+                + frame(f"{SITE}/transformers/generation/utils.py", 1777, "generate",
+                        "elif generation_config.cache_implementation is None and "
+                        "self._supports_default_dynamic_cache():")
+                + frame(f"{SITE}/transformers/generation/utils.py", 1454, "_supports_default_dynamic_cache",
+                        'return self._supports_cache_class and "jamba" not in self.__class__.__name__.lower()')
+                + frame(f"{SITE}/torch/nn/modules/module.py", 1729, "__getattr__",
+                        "raise AttributeError(f\"'{type(self).__name__}' object has no attribute '{name}'\")")
+                + mine + "\n")
+    assert grades(kb.answer(generate)) == [("supports-cache-class-non-pretrained-model", "confirmed")]
+    # 4.54+: remote code of one's own, called by generate(), reads the flag itself: generate()'s frames are
+    # on the stack, but the raise is the remote code's, so not the 4.42–4.53 read.
+    remote = ("Traceback (most recent call last):\n" + frame("/me/run.py", 4, "<module>", "model.generate(**inputs)")
+              + frame(f"{SITE}/transformers/generation/utils.py", 2564, "generate", "result = self._sample(")
+              + frame(f"{SITE}/transformers/generation/utils.py", 3262, "_sample",
+                      "model_inputs = self.prepare_inputs_for_generation(input_ids, **model_kwargs)")
+              + frame("/hf/modules/transformers_modules/modeling_mine.py", 88, "prepare_inputs_for_generation",
+                      "if self._supports_cache_class:")
+              + frame(f"{SITE}/torch/nn/modules/module.py", 1729, "__getattr__",
+                      "raise AttributeError(f\"'{type(self).__name__}' object has no attribute '{name}'\")")
+              + "AttributeError: 'MineForCausalLM' object has no attribute '_supports_cache_class'\n")
+    assert grades(kb.answer(remote)) == [("supports-cache-class-removed", "confirmed")]
+
+
+def test_cache_position_passed_by_code_newer_than_the_installed_release(kb):
+    """ChatTTS on 4.36 passes `cache_position` to transformers' own LlamaModel: the caller is newer, and the
+    answer is the upgrade. Never answered with the custom-forward entry's advice (pin an older release)."""
+    message = "TypeError: LlamaModel.forward() got an unexpected keyword argument 'cache_position'"
+    alone = kb.answer(message)
+    assert grades(alone) == [("model-forward-cache-position-too-old", "confirmed"),
+                             ("forward-unexpected-cache-position", "candidate")]
+    assert any("upgrade transformers" in hint for hint in alone.matches[1].missing)
+    assert grades(kb.answer(message, "4.36.2")) == [("model-forward-cache-position-too-old", "confirmed")]
+    hooked = kb.answer(message, "4.37.2", INSTALLED)
+    assert grades(hooked) == [("model-forward-cache-position-too-old", "confirmed")]
+    assert "downgrade" not in hooked.matches[0].release.advice
+    # From 4.38 transformers' LlamaModel takes it: a class so named is a copy of one's own, too old for generate().
+    assert grades(kb.answer(message, "4.40.0")) == [("forward-unexpected-cache-position", "confirmed")]
+    vendored = ("Traceback (most recent call last):\n" + frame("/me/run.py", 9, "<module>", "model.generate(**inputs)")
+                + frame(f"{SITE}/transformers/generation/utils.py", 2786, "_sample",
+                        "outputs = self(**model_inputs, return_dict=True)")
+                + frame(f"{SITE}/torch/nn/modules/module.py", 1747, "_call_impl", "return forward_call(*args, **kwargs)")
+                + message + "\n")
+    assert grades(kb.answer(vendored)) == [("forward-unexpected-cache-position", "confirmed")]
+    custom = kb.answer("TypeError: MyModel.forward() got an unexpected keyword argument 'cache_position'")
+    assert grades(custom) == [("forward-unexpected-cache-position", "confirmed")]
+    comfy = "Error occurred when executing ChatTTS_: LlamaModel.forward() got an unexpected keyword argument 'cache_position'"
+    assert grades(kb.answer(comfy))[0] == ("model-forward-cache-position-too-old", "confirmed")
+
+
+def test_a_fixed_wording_inside_a_longer_name_is_another_classs_message(kb):
+    """`LlamaModel.forward()` found inside `MyLlamaModel.forward()` names another class: the user's."""
+    mine = kb.answer("TypeError: MyLlamaModel.forward() got an unexpected keyword argument 'cache_position'")
+    assert grades(mine) == [("forward-unexpected-cache-position", "confirmed")]
+    titled = kb.answer("Running MyLlamaModel.forward() got an unexpected keyword argument 'cache_position' again")
+    assert "model-forward-cache-position-too-old" not in [m.known.id for m in titled.matches]
+
+
+def test_a_title_glued_to_the_class_name_still_names_the_class(kb):
+    """A title whose words run into the class name (`推理报错TinyChartPhiForCausalLM.forward()`): the value
+    of a placeholder typed as a class is the name those words end with."""
+    glued = kb.answer("TinyChart推理报错TinyChartPhiForCausalLM.forward() got an unexpected keyword argument "
+                      "'cache_position'")
+    assert grades(glued) == [("forward-unexpected-cache-position", "confirmed")]
+    assert glued.matches[0].values == {"function": "TinyChartPhiForCausalLM.forward"}
+    spaced = kb.answer("报错 LlavaLlamaForCausalLM.forward() got an unexpected keyword argument 'cache_position'")
+    assert grades(spaced) == [("forward-unexpected-cache-position", "confirmed")]
+
+
+def test_an_exception_named_inside_a_line_after_a_tools_words(kb):
+    """`❌ ...: Node processing failed: AttributeError: <message>`: the exception and its message are read
+    from inside the line, as if the line began there."""
+    pasted = ("❌ TTS Text generation failed: Node processing failed: AttributeError: property of 'DynamicCache' "
+              "object has no setter")
+    answer = kb.answer(pasted)
+    assert grades(answer) == [("dynamic-cache-compat-property-no-setter", "confirmed")]
+    assert answer.matches[0].exact and answer.matches[0].exception == "AttributeError"
+    # A tool's own words with a colon are no exception's name: read as the tool wrote them.
+    assert kb.answer("❌ Generation failed: Node processing failed: see the log").matches == []
+
+
+def test_a_property_without_a_setter_is_a_patched_in_property_only_without_its_name(kb):
+    """Python names the property unless it was set on the class after the class was made: the name-less
+    words are a shim's. The named words are the library's own property (4.56+) and another error."""
+    bare = "AttributeError: property of 'DynamicCache' object has no setter"
+    assert grades(kb.answer(bare)) == [("dynamic-cache-compat-property-no-setter", "confirmed")]
+    assert grades(kb.answer(bare, "4.56.1")) == []
+    named = "AttributeError: property 'key_cache' of 'DynamicCache' object has no setter"
+    assert grades(kb.answer(named)) == []
+    assert grades(kb.answer("AttributeError: property of 'MyCache' object has no setter")) == []
+
+
+def test_a_terminal_that_wraps_inside_a_word_still_shows_the_cuda_wording(kb):
+    """A CUDA assert wrapped at the terminal's width in the middle of a word (`"i⏎ndex_copy_`), as in
+    transformers#39593: the wording is read from the text with its line breaks taken out."""
+    wrapped = ('/pytorch/aten/src/ATen/native/cuda/IndexKernel.cu:175: operator(): block: \n[0,0,0], thread: '
+               '[66,0,0] Assertion `idx >= 0 && idx < self_dim_size && "i\nndex_copy_(): index out of bounds"` '
+               'failed.\n')
+    answer = kb.answer(wrapped)
+    assert grades(answer) == [("static-cache-overflow", "candidate")]  # a device's words: no frame can tell
+    assert not answer.matches[0].exact
+
+
+def test_an_attention_module_without_num_heads(kb):
+    """`'{model}Attention'` stands for a whole class name: one transformers defines, from 4.48."""
+    theirs = "AttributeError: 'LlamaAttention' object has no attribute 'num_heads'"
+    assert grades(kb.answer(theirs)) == [("phi3-attention-num-heads-removed", "confirmed")]
+    assert grades(kb.answer(theirs, "4.45.0")) == []
+    mine = kb.answer("AttributeError: 'MyAttention' object has no attribute 'num_heads'")
+    assert grades(mine) == [("phi3-attention-num-heads-removed", "candidate")]
+    assert any("`MyAttention` is not a class transformers defines" in hint for hint in mine.matches[0].missing)
+
+
+def test_a_model_without_prepare_inputs_for_generation(kb):
+    """From 4.52 a class without GenerationMixin: a class transformers defines had it before; a wrapper of
+    one's own (AutoAWQ's on 4.47, ms-swift#3089) may never have had it."""
+    theirs = "AttributeError: 'Qwen2Model' object has no attribute 'prepare_inputs_for_generation'"
+    assert grades(kb.answer(theirs)) == [("base-model-prepare-inputs-for-generation-removed", "confirmed")]
+    assert grades(kb.answer(theirs, "4.47.1")) == []
+    awq = "AttributeError: 'Qwen2VLAWQForCausalLM' object has no attribute 'prepare_inputs_for_generation'"
+    assert grades(kb.answer(awq)) == [("base-model-prepare-inputs-for-generation-removed", "candidate")]
+    assert grades(kb.answer(awq, "4.47.1")) == []
+
+
+def test_a_cache_detached_elsewhere_than_in_the_trainers_evaluation(kb):
+    message = "AttributeError: 'DynamicCache' object has no attribute 'detach'"
+    assert grades(kb.answer(message)) == [("trainer-eval-dynamic-cache-detach", "candidate")]
+    mine = ("Traceback (most recent call last):\n"
+            + frame("/me/loop.py", 31, "<module>", "cache = outputs.past_key_values.detach()") + message)
+    assert grades(kb.answer(mine)) == []
+    trainer = ("Traceback (most recent call last):\n"
+               + frame(f"{SITE}/transformers/trainer.py", 3858, "prediction_step", "logits = nested_detach(logits)")
+               + frame(f"{SITE}/transformers/trainer_pt_utils.py", 193, "nested_detach", "return tensors.detach()")
+               + message)
+    assert grades(kb.answer(trainer)) == [("trainer-eval-dynamic-cache-detach", "confirmed")]
+
+
+def test_a_cache_config_object_read_as_a_dict_elsewhere_than_in_the_export_wrappers(kb):
+    message = "AttributeError: 'StaticCacheConfig' object has no attribute 'get'"
+    mine = ("Traceback (most recent call last):\n"
+            + frame("/me/export.py", 12, "<module>", 'size = config.cache_config.get("max_cache_len")') + message)
+    assert grades(kb.answer(mine)) == []
+    wrapper = ("Traceback (most recent call last):\n"
+               + frame(f"{SITE}/transformers/integrations/executorch.py", 293, "__init__",
+                       'max_batch_size=self.model.generation_config.cache_config.get("batch_size"),') + message)
+    assert grades(kb.answer(wrapper)) == [("static-cache-config-object-no-get", "confirmed")]
+
+
+def test_a_mask_and_cache_size_mismatch_the_other_way_round(kb):
+    """The entry's case is the cache shorter than the mask ({a} < {b}); the reverse is another error."""
+    reverse = "RuntimeError: The size of tensor a (1024) must match the size of tensor b (7) at non-singleton dimension 3"
+    answer = kb.answer(reverse)
+    assert "static-cache-too-small-mask-mismatch" not in [m.known.id for m in answer.matches]
+    forward = "RuntimeError: The size of tensor a (5) must match the size of tensor b (6) at non-singleton dimension 3"
+    assert [m.grade.value for m in kb.answer(forward).matches
+            if m.known.id == "static-cache-too-small-mask-mismatch"] == ["candidate"]
+
+
+def test_a_mask_over_the_new_tokens_only_against_a_reused_cache(kb):
+    """The scores over cached plus new keys (a) against a mask over the new tokens (b), raised in the
+    attention: a > b. Raised by another library's attention, or the other way round, it is another error."""
+    message = ("RuntimeError: The size of tensor a (8) must match the size of tensor b (2) at non-singleton "
+               "dimension 3")
+    assert ("reused-cache-mask-covers-new-tokens-only", "candidate") in grades(kb.answer(message))
+    attention = ("Traceback (most recent call last):\n"
+                 + frame(f"{SITE}/transformers/models/llama/modeling_llama.py", 648, "forward",
+                         "attn_output = torch.nn.functional.scaled_dot_product_attention(") + message)
+    assert grades(kb.answer(attention)) == [("reused-cache-mask-covers-new-tokens-only", "confirmed")]
+    shared = ("Traceback (most recent call last):\n"
+              + frame(f"{SITE}/transformers/integrations/sdpa_attention.py", 89, "sdpa_attention_forward",
+                      "attn_output = torch.nn.functional.scaled_dot_product_attention(") + message)
+    assert grades(kb.answer(shared)) == [("reused-cache-mask-covers-new-tokens-only", "confirmed")]
+    assert grades(kb.answer(shared, "4.50.0")) == [("reused-cache-mask-covers-new-tokens-only", "confirmed")]
+    diffusers = ("Traceback (most recent call last):\n"
+                 + frame(f"{SITE}/diffusers/models/attention_processor.py", 2313, "__call__",
+                         "hidden_states = F.scaled_dot_product_attention(") + message)
+    assert grades(kb.answer(diffusers)) == []
+
+
+def test_list_index_out_of_range_needs_the_cache_update_frame(kb):
+    message = "IndexError: list index out of range"
+    assert grades(kb.answer(message)) == [("layer-idx-out-of-range", "candidate")]
+    other = ("Traceback (most recent call last):\n"
+             + frame("/srv/lmcache/connector.py", 88, "retrieve", "block = self.blocks[layer][idx]") + message)
+    assert grades(kb.answer(other)) == []
+    update = ("Traceback (most recent call last):\n"
+              + frame(f"{SITE}/transformers/cache_utils.py", 776, "update",
+                      "keys, values = self.layers[layer_idx].update(key_states, value_states, cache_kwargs)")
+              + message)
+    assert grades(kb.answer(update)) == [("layer-idx-out-of-range", "confirmed")]
+
+
+def test_nonetype_has_no_shape_is_the_empty_cache_only_with_its_failing_line(kb):
+    message = "AttributeError: 'NoneType' object has no attribute 'shape'"
+    assert grades(kb.answer(message)) == [("cache-only-has-0-layers", "candidate")]
+    mlx = ("Traceback (most recent call last):\n"
+           + frame("/u/mlx_lm/generate.py", 301, "generate_step", "y, logprobs = _step(y)")
+           + frame("/u/mlx_lm/models/base.py", 41, "create_attention_mask", "offset = cache[0].offset.shape[0]")
+           + message)
+    assert kb.answer(mlx).confirmed == []
+    ours = ("Traceback (most recent call last):\n"
+            + frame("/u/modeling_remote.py", 824, "prepare_inputs_for_generation",
+                    "past_length = past_key_values[0][0].shape[2]") + message)
+    assert grades(kb.answer(ours, "4.55.2")) == [("cache-only-has-0-layers", "confirmed")]
+
+
+# -- the declarations themselves, on made-up entries -----------------------------------------------
+
+
+def test_two_entries_with_the_same_words_are_candidates_until_something_tells_them_apart():
+    words = "'{cls}' object has no attribute '_flag'"
+    old = Known.from_index({"id": "old", "title": "t", "exception": "AttributeError", "message": words,
+                            "raises_in": ">=4.42,<4.54", "wordings": [{"message": words, "releases": ">=4.42,<4.54"}]})
+    new = Known.from_index({"id": "new", "title": "t", "exception": "AttributeError", "message": words,
+                            "raises_in": ">=4.54", "wordings": [{"message": words, "releases": ">=4.54"}]})
+    kb = Lookup([old, new])
+    alone = kb.answer("AttributeError: 'Mine' object has no attribute '_flag'")
+    assert sorted(grades(alone)) == [("new", "candidate"), ("old", "candidate")]
+    assert any("`new` has the same words" in hint for hint in alone.matches[1].missing + alone.matches[0].missing)
+    assert grades(kb.answer("AttributeError: 'Mine' object has no attribute '_flag'", "4.56.0")) == [
+        ("new", "confirmed")]
+
+
+def test_a_more_specific_wording_keeps_its_confirmation_over_a_template():
+    exact = Known("exact", "t", "TypeError", "create_mask() got an unexpected keyword argument 'position'")
+    template = Known("template", "t", "TypeError", "{function}() got an unexpected keyword argument 'position'")
+    found = Lookup([exact, template]).answer("TypeError: create_mask() got an unexpected keyword argument 'position'")
+    assert grades(found) == [("exact", "confirmed"), ("template", "candidate")]
+
+
+def test_a_library_class_placeholder_withholds_the_words_for_a_class_the_library_does_not_define():
+    words = "'{cls}' object has no attribute '_flag'"
+    known = Known.from_index({"id": "flag", "title": "t", "exception": "AttributeError", "message": words,
+                              "raises_in": ">=4.54", "wordings": [{"message": words, "releases": ">=4.54"}],
+                              "diagnosis": {"placeholders": {"cls": {"type": "library-class"}}}})
+    kb = Lookup([known], library="transformers", classes=[fnv1a("LlamaForCausalLM")])
+    assert grades(kb.answer("AttributeError: 'LlamaForCausalLM' object has no attribute '_flag'")) == [
+        ("flag", "confirmed")]
+    assert grades(kb.answer("AttributeError: 'Mine' object has no attribute '_flag'")) == [("flag", "candidate")]
+    assert grades(kb.answer("AttributeError: 'Mine' object has no attribute '_flag'", "4.60.0")) == [
+        ("flag", "confirmed")]
+    assert grades(kb.answer("AttributeError: 'tuple' object has no attribute '_flag'")) == []

@@ -1,0 +1,66 @@
+"""`errorkb check` holds each entry's diagnosis declarations to its own verified before
+(errorkb/lookup/lint.py): the traceback captured when the before raised the documented error must
+be answered with the entry, confirmed, by the entry's own declarations."""
+
+from __future__ import annotations
+
+import pytest
+
+from errorkb.core.load import load_project_entries
+from errorkb.core.project import load_project
+from errorkb.lookup import Known, lint
+from errorkb.lookup._index import Index
+from errorkb.site.hookindex import diagnosis_cases, project_index
+from tests.kb import ROOT
+
+MESSAGE = "'{cls}' object has no attribute 'get_usable_length'"
+TRACEBACK = (
+    "Traceback (most recent call last):\n"
+    '  File "/u/mine.py", line 3, in <module>\n'
+    "    n = cache.get_usable_length(4)\n"
+    "AttributeError: 'DynamicCache' object has no attribute 'get_usable_length'\n"
+)
+
+
+def known(**diagnosis) -> Known:
+    return Known.from_index({"id": "usable", "title": "t", "exception": "AttributeError", "message": MESSAGE,
+                             "raises_in": ">=4.56", "wordings": [{"message": MESSAGE, "releases": ">=4.56"}],
+                             "diagnosis": diagnosis})
+
+
+def problems(entry: Known, release: str | None = "4.57.6") -> list[tuple[str, str]]:
+    index = Index([entry], items={entry.id: {}})
+    return lint.check(index, [lint.Case(entry.id, release, TRACEBACK)])
+
+
+def test_declarations_that_confirm_the_entrys_own_before_pass():
+    assert problems(known()) == []
+    assert problems(known(placeholders={"cls": {"type": "class"}})) == []
+
+
+def test_a_typed_placeholder_its_own_message_does_not_fit_is_reported():
+    found = problems(known(placeholders={"cls": {"type": "int"}}))
+    assert [entry for entry, _ in found] == ["usable"]
+    assert "its own verified before (at 4.57.6)" in found[0][1]
+
+
+def test_frames_its_own_traceback_does_not_show_are_reported():
+    found = problems(known(frames=[{"file": "transformers/cache_utils.py", "function": "update"}],
+                           require_frame=True))
+    assert len(found) == 1 and "transformers/cache_utils.py" in found[0][1]
+
+
+def test_a_release_outside_the_wordings_range_is_reported():
+    found = problems(known(), release="4.40.0")
+    assert len(found) == 1 and "4.40.0" in found[0][1]
+
+
+@pytest.mark.upstream
+def test_every_entry_of_the_project_is_confirmed_by_its_own_verified_before():
+    project = load_project(ROOT)
+    entries = [one.entry for one in load_project_entries(project).entries]
+    cases = diagnosis_cases(project)
+    if not cases:
+        pytest.skip("no standing report with captured tracebacks (reports/latest.json)")
+    assert len(cases) >= 0.9 * len(entries), "most entries have a verified before with a traceback"
+    assert lint.check(project_index(project, entries), cases) == []

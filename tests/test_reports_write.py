@@ -1,0 +1,267 @@
+"""Reports that never lose a result (issue 23): runs at once keep each other's results, a file
+that does not parse is refused (never replaced), the file's mode is kept, no temp file stays."""
+
+from __future__ import annotations
+
+import os
+import signal
+import stat
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from errorkb.cli import main
+from errorkb.core.load import load_project_entries
+from errorkb.core.project import load_project
+from errorkb.results import matrix as files
+from errorkb.results import store
+from errorkb.results.records import CheckRecord, Code, ExceptionInfo, Outcome, Site
+from errorkb.results.report import new_report, now, read_report
+from errorkb.verify import engine
+from errorkb.verify import matrix as runner
+from tests.kb import copy_kb
+from tests.site.sitekb import site_project
+
+IDS = ["head-dim-list-length", "num-heads-list-length"]
+ERRORKB = Path(sys.executable).parent / "errorkb"
+
+
+def fake_record(entry: str, role: str = "after", outcome: Outcome = Outcome.PASS) -> CheckRecord:
+    code = Code.RAN_CLEAN if outcome is Outcome.PASS else Code.RAISED
+    return CheckRecord(id=f"{entry}::{role}[bundled-cpu]", entry=entry, role=role, snippet=f"snippets/{entry}/{role}.py",
+                       target="bundled", device="cpu", outcome=outcome, code=code, reason="ok", expected="as documented",
+                       verified_at=now(), recorded_at=now(), inputs="i")
+
+
+@pytest.fixture
+def project_root(tmp_path) -> Path:
+    return copy_kb(tmp_path / "kb", IDS)
+
+
+def fake_verify(monkeypatch, barrier: threading.Barrier | None = None, during=lambda: None) -> None:
+    """`errorkb verify` without running snippets: each run's report holds one record per entry asked
+    for; `barrier`: every run has read the standing report before any goes on to write it."""
+    def verify(project, loaded, *, ids=None, **kwargs):
+        if barrier is not None:
+            barrier.wait(timeout=60)
+        during()
+        return new_report({"bundled": "b"}, [fake_record(entry) for entry in ids or IDS])
+
+    monkeypatch.setattr(engine, "verify", verify)
+
+
+def test_two_verify_runs_at_once_keep_both_runs_results(project_root, monkeypatch):
+    """Both runs read the standing report before either writes (a barrier makes it certain): the
+    one that writes second merges with what the first wrote. (Before: the second replaced it.)"""
+    fake_verify(monkeypatch, threading.Barrier(2))
+    codes: list[int] = []
+    runs = [threading.Thread(target=lambda one=one: codes.append(
+        main(["--root", str(project_root), "verify", one, "--no-cache"]))) for one in IDS]
+    for run in runs:
+        run.start()
+    for run in runs:
+        run.join(timeout=120)
+    assert codes == [0, 0]
+    report = read_report(project_root / "reports" / "latest.json")
+    assert sorted(record.entry for record in report.checks) == sorted(IDS)
+
+
+def test_two_verify_processes_at_once_keep_both_results(project_root):
+    """The same with two real `errorkb verify` processes, each running its own entry's checks."""
+    command = ["--root", str(project_root), "verify", "--target", "bundled", "--device", "cpu", "--no-cache",
+               "--snippet", "before"]
+    runs = [subprocess.Popen([str(ERRORKB), *command, one], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True) for one in IDS]
+    outputs = [run.communicate(timeout=600) for run in runs]
+    assert [run.returncode for run in runs] == [0, 0], outputs
+    report = read_report(project_root / "reports" / "latest.json")
+    assert sorted(record.id for record in report.checks) == sorted(f"{one}::before[bundled-cpu]" for one in IDS)
+    assert {record.outcome for record in report.checks} == {Outcome.PASS}
+
+
+def release_records(entry: str, line: int) -> list[CheckRecord]:
+    raised = ExceptionInfo(type="ValueError", raise_site=Site(file="cache_utils.py", function="f", line=line))
+    return [fake_record(entry, "before").model_copy(update={"code": Code.RAISED_AS_DOCUMENTED, "exception": raised,
+                                                            "target": "upstream"}),
+            fake_record(entry, "after").model_copy(update={"target": "upstream"})]
+
+
+def test_two_matrix_runs_at_once_keep_both_runs_releases(project_root, monkeypatch):
+    project = load_project(project_root)
+    loaded = load_project_entries(project).entries
+    barrier = threading.Barrier(2)
+    monkeypatch.setattr(runner, "ensure_env", lambda project, release, rebuild=False:
+                        runner.Env(release, Path(sys.executable)))
+
+    def run_release(verifier, checks, jobs=2):
+        barrier.wait(timeout=60)  # both runs have read the matrix file
+        return [record for entry in sorted({c.entry.id for c in checks}) for record in release_records(entry, 7)]
+
+    monkeypatch.setattr(runner, "run_release", run_release)
+    runs = [threading.Thread(target=runner.run_matrix, args=(project, loaded, [release]), kwargs={"cache": False})
+            for release in ("5.0.0", "5.1.0")]
+    for run in runs:
+        run.start()
+    for run in runs:
+        run.join(timeout=120)
+    data = files.read_matrix(project)
+    assert data is not None and [status.release for status in data.releases] == ["5.0.0", "5.1.0"]
+    assert sorted((r.entry, r.release) for r in data.results) == sorted(
+        (entry, release) for entry in IDS for release in ("5.0.0", "5.1.0"))
+
+
+def write_standing(project_root: Path) -> Path:
+    path = project_root / "reports" / "latest.json"
+    new_report({"bundled": "b"}, [fake_record(entry) for entry in IDS]).write(path)
+    return path
+
+
+def test_a_report_cut_by_two_bytes_is_refused_not_replaced(project_root, monkeypatch, capsys):
+    path = write_standing(project_root)
+    path.write_bytes(path.read_bytes()[:-2])
+    cut = path.read_bytes()
+    monkeypatch.setattr(engine, "verify", lambda *a, **k: pytest.fail("ran although the report cannot be kept"))
+    assert main(["--root", str(project_root), "verify", IDS[0], "--no-cache"]) == 1
+    said = capsys.readouterr().err.strip()
+    assert len(said.splitlines()) == 1 and "not a verification report" in said and "git checkout" in said, said
+    assert path.read_bytes() == cut
+
+
+def test_a_report_that_breaks_during_a_run_is_kept_and_the_run_rescued(project_root, monkeypatch, capsys):
+    """Cut while the run was under way: the file stays as it is, this run's records go beside it,
+    and the message says how to bring both back (which then works)."""
+    path = write_standing(project_root)
+    whole = path.read_bytes()
+    fake_verify(monkeypatch, during=lambda: path.write_bytes(whole[:-2]))
+    assert main(["--root", str(project_root), "verify", IDS[0], "--no-cache"]) == 1
+    said = capsys.readouterr().err.strip()
+    assert len(said.splitlines()) == 1 and "errorkb report merge" in said, said
+    assert path.read_bytes() == whole[:-2]
+    (rescued,) = path.parent.glob("latest.rescued-*.json")
+    assert str(rescued) in said
+    assert [r.entry for r in read_report(rescued).checks] == [IDS[0]]
+    path.write_bytes(whole)  # "restore it", then merge as told
+    assert main(["--root", str(project_root), "report", "merge", str(path), str(rescued)]) == 0
+    assert sorted(r.entry for r in read_report(path).checks) == sorted(IDS)
+
+
+def test_a_cut_matrix_file_is_refused_and_the_site_says_so(project_root, monkeypatch, capsys, tmp_path):
+    project = load_project(project_root)
+    path = files.matrix_path(project)
+    files.write_matrix(path, "transformers", [files.ReleaseStatus(release="5.0.0", ran=True, measured=now())],
+                       files.merged(None, "transformers", [], []).results)
+    path.write_bytes(path.read_bytes()[:-2])
+    cut = path.read_bytes()
+    monkeypatch.setattr(runner, "ensure_env", lambda *a, **k: pytest.fail("ran although the file cannot be kept"))
+    assert main(["--root", str(project_root), "matrix", "--release", "5.0.0"]) == 1
+    said = capsys.readouterr().err.strip()
+    assert len(said.splitlines()) == 1 and "not a version-matrix file" in said and "git checkout" in said, said
+    assert path.read_bytes() == cut
+    problem = files.matrix_problem(project)
+    assert problem is not None and str(path) in problem
+    assert main(["--root", str(project_root), "render", "--out", str(tmp_path / "out")]) == 0
+    assert problem in capsys.readouterr().err
+    other = tmp_path / "other.json"
+    files.write_matrix(other, "transformers", [files.ReleaseStatus(release="5.1.0", ran=True, measured=now())], [])
+    assert main(["--root", str(project_root), "report", "merge", str(path), str(other)]) == 1
+    assert path.read_bytes() == cut
+
+
+def mkdocs_build(config: Path, site_dir: Path) -> subprocess.CompletedProcess:
+    """`mkdocs build --strict`, without `-q`: quiet, MkDocs 1.6 counts no warning, and passes."""
+    return subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(config), "-d", str(site_dir)],
+                          capture_output=True, text=True, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+                          cwd=config.parent, timeout=600)
+
+
+def test_the_strict_build_fails_on_an_unreadable_matrix_or_report(tmp_path):
+    project = site_project(tmp_path / "kb")
+    matrix = project / "reports" / "matrix" / "transformers.json"
+    files.write_matrix(matrix, "transformers", [files.ReleaseStatus(release="5.0.0", ran=True, measured=now())], [])
+    assert mkdocs_build(project / "mkdocs.yml", tmp_path / "site").returncode == 0
+    matrix.write_bytes(matrix.read_bytes()[:-2])
+    built = mkdocs_build(project / "mkdocs.yml", tmp_path / "site")
+    assert built.returncode != 0 and "not a version-matrix file" in built.stderr, built.stderr
+    matrix.unlink()
+    report = write_standing(project)
+    report.write_bytes(report.read_bytes()[:-2])
+    built = mkdocs_build(project / "mkdocs.yml", tmp_path / "site")
+    assert built.returncode != 0 and "not a verification report" in built.stderr, built.stderr
+
+
+@pytest.mark.parametrize("mode", [0o644, 0o664, 0o600])
+def test_a_write_keeps_the_file_s_mode(project_root, monkeypatch, mode):
+    path = write_standing(project_root)
+    path.chmod(mode)
+    fake_verify(monkeypatch)
+    assert main(["--root", str(project_root), "verify", IDS[0], "--no-cache"]) == 0
+    assert stat.S_IMODE(path.stat().st_mode) == mode
+
+
+def test_a_new_report_gets_the_umask_s_mode_not_0600(project_root, monkeypatch):
+    fake_verify(monkeypatch)
+    old = os.umask(0o022)
+    try:
+        assert main(["--root", str(project_root), "verify", IDS[0], "--no-cache"]) == 0
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((project_root / "reports" / "latest.json").stat().st_mode) == 0o644
+
+
+_KILLED_WRITER = """
+import os, sys, time
+from pathlib import Path
+from errorkb.results import store
+os.fsync = lambda fd: time.sleep(600)  # stopped half way through a write, then killed
+store.replace(Path(sys.argv[1]), "{}")
+"""
+
+
+def test_no_temp_file_is_left_even_after_a_writer_was_killed(project_root, monkeypatch):
+    path = write_standing(project_root)
+    writer = subprocess.Popen([sys.executable, "-c", _KILLED_WRITER, str(path)])
+    try:
+        for _ in range(600):
+            if store.leftovers(path):
+                break
+            time.sleep(0.1)
+        assert store.leftovers(path), "the writer never started its temp file"
+    finally:
+        writer.send_signal(signal.SIGKILL)
+        writer.wait()
+    assert store.leftovers(path) and read_report(path).checks, "killed mid-write: the temp stays, the report holds"
+    fake_verify(monkeypatch)
+    assert main(["--root", str(project_root), "verify", IDS[0], "--no-cache"]) == 0
+    assert store.leftovers(path) == []
+    assert sorted(p.name for p in path.parent.iterdir()) == ["latest.json"]
+
+
+def test_report_merge_adds_to_what_out_holds(project_root, tmp_path):
+    path = write_standing(project_root)
+    more = tmp_path / "more.json"
+    new_report({"bundled": "b"}, [fake_record("another-entry")]).write(more)
+    assert main(["--root", str(project_root), "report", "merge", str(path), str(more)]) == 0
+    assert sorted(r.entry for r in read_report(path).checks) == sorted([*IDS, "another-entry"])
+
+
+def test_a_record_dated_in_the_future_never_keeps_a_later_run_s_result_out(project_root, monkeypatch):
+    """The record written last wins, by its date: a record (or matrix result) dated in the future, as
+    a hand-edited report could carry, would otherwise win over every run to come."""
+    path = project_root / "reports" / "latest.json"
+    forged = fake_record(IDS[0], outcome=Outcome.FAIL).model_copy(update={"recorded_at": "2099-01-01T00:00:00+00:00",
+                                                                          "verified_at": "2099-01-01T00:00:00+00:00"})
+    new_report({"bundled": "b"}, [forged]).write(path)
+    fake_verify(monkeypatch)
+    assert main(["--root", str(project_root), "verify", IDS[0], "--no-cache"]) == 0
+    (record,) = read_report(path).checks
+    assert record.outcome is Outcome.PASS and record.recorded_at < "2099"
+    status = files.ReleaseStatus(release="5.0.0", ran=True, measured="2099-01-01T00:00:00+00:00")
+    result = files.Result(entry="e", release="5.0.0", digest="d", measured="2099-01-01", recorded="2099-01-01")
+    fresh = [result.model_copy(update={"digest": "fresh", "measured": now(), "recorded": now()})]
+    data = files.merged(files.merged(None, "transformers", [status], [result]), "transformers",
+                        [status.model_copy(update={"ran": False, "measured": now()})], fresh)
+    assert [r.digest for r in data.results] == ["fresh"] and data.status("5.0.0").ran is False
