@@ -10,8 +10,6 @@ whose code does not lie in the target.
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
 from errorkb.core.load import load_project_entries
@@ -21,8 +19,9 @@ from errorkb.plugs import runtime_for
 from errorkb.verify.judge import judge
 from errorkb.verify.plan import Check
 from errorkb.verify.pool import WorkerPool
-from errorkb.verify.sandbox import choose, probe
+from errorkb.verify.sandbox import choose
 from tests.kb import AFTER, BEFORE, VALID_ENTRY, make_project
+from tests.verify.verifykb import needs_sandbox
 
 TORCH = runtime_for("torch")
 
@@ -82,11 +81,10 @@ def test_a_module_inside_the_library_loads(tmp_path):
     assert load_project_entries(load_project(root)).problems == []
 
 
-@pytest.mark.skipif(probe() is not None and os.environ.get("ERRORKB_SANDBOX") != "require",
-                    reason=f"the sandbox cannot be created here: {probe()}")
 def test_the_zygote_never_imports_a_module_of_the_snippet_folder(tmp_path, monkeypatch):
     """An entry that reached the verifier with its own module (the loader bypassed): the check fails
     before anything of it runs, and an honest failing check after it in the same zygote still fails."""
+    needs_sandbox()
     root = make_project(tmp_path, snippets={"demo-error": {"before.py": BEFORE, "after.py": AFTER,
                                                            "guard.py": BEFORE}})
     (root / "snippets" / "demo-error" / "lib").mkdir()

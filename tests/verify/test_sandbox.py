@@ -23,9 +23,9 @@ from errorkb.verify.judge import judge as judge_with
 from errorkb.verify.plan import Check
 from errorkb.verify.pool import WorkerPool
 from errorkb.verify.run import run_check as run_check_with
-from errorkb.verify.sandbox import SandboxUnavailable, probe
+from errorkb.verify.sandbox import SandboxUnavailable
 from errorkb.verify.sandbox import choose as choose_with
-from tests.verify.verifykb import FIXTURE
+from tests.verify.verifykb import FIXTURE, needs_sandbox
 
 TORCH = runtime_for("torch")
 LIBRARY = load_project(FIXTURE).library
@@ -52,8 +52,15 @@ def choose(mode, read_only, hidden):
 def pool_of(preload, sandbox) -> WorkerPool:
     return WorkerPool(LIBRARY, preload, sandbox)
 
-pytestmark = pytest.mark.skipif(probe() is not None and os.environ.get("ERRORKB_SANDBOX") != "require",
-                                reason=f"the sandbox cannot be created here: {probe()}")
+
+
+@pytest.fixture(autouse=True)
+def _sandbox_here():
+    """Every test here needs the sandbox: skipped where it cannot be created, failed (saying what to
+    install) where ERRORKB_SANDBOX=require."""
+    needs_sandbox()
+
+
 MARKER = "7777.4242"  # a sleep only these tests start: `ps` finds it if it outlives its check
 
 PROBE = """import json, os, signal, socket, subprocess, sys
@@ -350,8 +357,6 @@ def test_an_interpreter_that_finds_errorkb_only_in_its_working_directory_is_sand
     import subprocess
     import sys
 
-    if shutil.which("bwrap") is None:
-        pytest.skip("bubblewrap is not installed")
     env_folder = tmp_path / "env"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env_folder)], check=True)
     root = Path(__file__).resolve().parents[2]

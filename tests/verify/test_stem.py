@@ -26,6 +26,7 @@ from errorkb.verify.judge import judge
 from errorkb.verify.plan import Check
 from errorkb.verify.pool import WorkerPool
 from errorkb.verify.sandbox import choose
+from tests.verify.verifykb import needs_sandbox
 
 TORCH = runtime_for("torch")
 SOURCE_ROOT = str(Path(__file__).resolve().parents[2])
@@ -117,6 +118,7 @@ def test_environments_that_start_alike_share_a_signature_and_a_pth_file_tells_th
 
 @pytest.fixture(scope="module")
 def sandbox():
+    needs_sandbox(skip=False)  # sandboxed wherever it can be, and only so under ERRORKB_SANDBOX=require
     return choose("auto", [Path(SOURCE_ROOT)], [], runtime=TORCH, packages=("torch", "transformers", "hqq"),
                   warn=lambda message: None)
 
