@@ -17,8 +17,15 @@ ROOT = Path(__file__).resolve().parent.parent
 ADVERSARIAL = ROOT / "tests" / "fixtures" / "adversarial_kb"
 
 
+LIBRARY = ("transformers", "torch")  # what the transformers knowledge base's snippets may import
+
+
+def lint(text: str, exception: str | None = "ValueError"):
+    return lint_source(text, exception, LIBRARY)
+
+
 def primitives(text: str, exception: str | None = "ValueError") -> set[str]:
-    return {finding.primitive for finding in lint_source(text, exception)}
+    return {finding.primitive for finding in lint(text, exception)}
 
 
 @pytest.mark.parametrize(("code", "primitive"), [
@@ -68,6 +75,24 @@ def primitives(text: str, exception: str | None = "ValueError") -> set[str]:
     ("import site\nsite.getsitepackages()\n", "startup-hook"),
     ("import sys\nsys.modules['transformers'] = fake\n", "import-system"),
     ("getattr(__import__('s' + 'ys'), name)\n", "import-system"),
+    ("getattr(cache, name)(1)\n", "dynamic-attribute"),
+    ("run = getattr(__builtins__, 'exec')\n", "builtins"),
+    ("run = getattr(__builtins__, 'exec')\n", "exec"),
+    ("import pickle\n", "pickle"),
+    ("import marshal\n", "pickle"),
+    ("import os\n", "os"),
+    ("open(3, 'w')\n", "fd"),
+    ("open('/etc/passwd')\n", "file"),
+    ("open(name)\n", "file"),
+    ("import email\n", "import"),
+    ("from . import sibling\n", "import"),
+    ("from transformers import DynamicCache\nclass Counting(DynamicCache):\n    def update(self, *a):\n"
+     "        return super().update(*a)\n", "callback"),
+    ("os_module = ().__class__.__base__.__subclasses__()\n", "dunder"),
+    ("run = f.__globals__['exec']\n", "dunder"),
+    ("from importlib.util import module_from_spec\n", "import-system"),
+    ("from importlib.util import find_spec\nfind_spec('os').loader.load_module('os')\n", "import-system"),
+    ("import importlib.util\nimportlib.util.spec_from_file_location('x', 'x.py')\n", "import-system"),
     ("from transformers import DynamicCache\nclass Quiet(DynamicCache):\n    def update(self, *a):\n        return None\n",
      "override"),
     ("from transformers import DynamicCache\ndef quiet(self, *a):\n    pass\nclass Quiet(DynamicCache):\n"
@@ -75,7 +100,7 @@ def primitives(text: str, exception: str | None = "ValueError") -> set[str]:
 ])
 def test_each_primitive_is_flagged(code, primitive):
     assert primitive in PRIMITIVES
-    assert primitive in primitives(code), lint_source(code, "ValueError")
+    assert primitive in primitives(code), lint(code)
 
 
 @pytest.mark.parametrize("code", [
@@ -84,22 +109,26 @@ def test_each_primitive_is_flagged(code, primitive):
     "import re\nimport torch\npattern = re.compile('x')\nmodel = torch.compile(f)\n",
     "class Layers(list):\n    def __len__(self):\n        return len(self.items)\n",
     "class Cache:\n    def __init__(self):\n        self.x = 1\n        raise ValueError('a guard of its own')\n",
-    "try:\n    import hqq\nexcept ImportError:\n    hqq = None\n",
-    "from transformers import DynamicCache\nclass Counting(DynamicCache):\n    def update(self, *a):\n"
-    "        self.calls = getattr(self, 'calls', 0) + 1\n        return super().update(*a)\n",
+    "from importlib.util import find_spec\nhqq = find_spec('hqq') is not None\n",
     "with open('data.txt') as f:\n    text = f.read()\n",
     "from importlib.metadata import PackageNotFoundError, version\ntry:\n    version('x')\n"
     "except PackageNotFoundError:\n    pass\n",
 ])
 def test_honest_code_is_not_flagged(code):
-    assert lint_source(code, "ValueError") == []
+    assert lint(code) == []
+
+
+# Attacks on the judge's identity rules, in code a reviewer would pass: the judge, not the lint, stops them.
+JUDGED = ("guard-raises-untouched", "sibling-wide-wording", "signature-wraps-lookalike", "removed-delete-restore")
 
 
 def test_every_attack_of_the_adversarial_fixture_is_flagged():
     unflagged = []
     for snippet in sorted((ADVERSARIAL / "snippets").glob("*/*.py")):
+        if snippet.parent.name in JUDGED:
+            continue
         entry = yaml.safe_load((ADVERSARIAL / "docs/errors/transformers" / f"{snippet.parent.name}.yml").read_text())
-        if not lint_file(snippet, entry["exception"]):
+        if not lint_file(snippet, entry["exception"], LIBRARY):
             unflagged.append(str(snippet.relative_to(ADVERSARIAL)))
     assert len(list((ADVERSARIAL / "snippets").glob("*/*.py"))) >= 63
     assert unflagged == []
@@ -117,7 +146,10 @@ def test_check_reports_each_use_with_its_place_and_what_to_do(tmp_path, capsys):
         "before.py": BEFORE, "after.py": "import sys\nsys.settrace(None)\n" + AFTER, "guard.py": AFTER}})
     assert main(["--root", str(root), "check"]) == 1
     lines = capsys.readouterr().err.strip().splitlines()
-    assert lines == ["snippets/demo-error/after.py:2:1: settrace (sys.settrace): turns off or rewires the verifier's "
+    assert lines == ["snippets/demo-error/after.py:1:1: import (import sys): imports a module outside what snippets "
+                     "may use (the library, its runtime, modules beside the snippet and a few standard ones); allow it "
+                     "in the entry with a reason, or remove it",
+                     "snippets/demo-error/after.py:2:1: settrace (sys.settrace): turns off or rewires the verifier's "
                      "call tracer; allow it in the entry with a reason, or remove it"]
 
 
@@ -164,3 +196,40 @@ def test_an_allowance_needs_a_known_primitive_and_a_reason(tmp_path, capsys, all
     root = make_project(tmp_path, {"demo-error.yml": entry})
     assert main(["--root", str(root), "check"]) == 1
     assert expected in capsys.readouterr().err
+
+
+# -- the allow-list (issue 20): what snippets may use is stated, everything else is flagged ---------------
+
+
+@pytest.mark.parametrize("code", [
+    "run = getattr(__builtins__, 'exec')\nrun('print(1)')\n",
+    "run = __builtins__['exec']\nrun('print(1)')\n",
+    "import builtins\nbuiltins.__dict__['ex' + 'ec']('print(1)')\n",
+    "import pickle\npickle.loads(b'cbuiltins\\nexec\\n(Vprint(1)\\ntR.')\n",
+    "import marshal\nmarshal.loads(data)\n",
+    "import os\nos.dup2(4, 3)\n",
+    "import os\nfd = os.open('/pr' + 'oc/self/fd/3', 0)\n",
+    "import io\nio.FileIO(3, 'w')\n",
+    "open(3, 'w')\n",
+    "import copyreg\n",
+    "import importlib\nimportlib.import_module('o' + 's')\n",
+    "name = 'early_initialization'\ngetattr(cache, name)(1)\n",
+    "import operator\noperator.attrgetter('__code__')(f)\n",
+    "open('/etc/passwd').read()\n",
+    "open('../other-entry/before.py').read()\n",
+    "import email\n",
+])
+def test_everything_outside_the_allow_list_is_flagged(code):
+    """The lint of issue 12 named what is dangerous; these reach the same through what it did not name."""
+    assert lint(code) != [], code
+
+
+def test_a_helper_module_beside_a_snippet_is_linted_as_a_snippet(tmp_path):
+    root = make_project(tmp_path, snippets={"demo-error": {
+        "before.py": BEFORE, "after.py": "from lib import helper\n" + AFTER, "guard.py": AFTER}})
+    (root / "snippets" / "demo-error" / "lib").mkdir()
+    (root / "snippets" / "demo-error" / "lib" / "helper.py").write_text("import os\nos.dup2(4, 3)\n")
+    project = load_project(root)
+    problems = [str(problem) for problem in lint_entries(load_project_entries(project).entries, project)]
+    assert any(problem.startswith("snippets/demo-error/lib/helper.py:1:1: os (import os)") for problem in problems), \
+        problems

@@ -46,6 +46,7 @@ def _known_primitive(value: str) -> str:
 
 PrimitiveName = Annotated[str, AfterValidator(_known_primitive)]
 QualifiedName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_<>]*)*$")]
+ModuleName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")]
 # A file of the upstream repository: plain names joined by '/', ending in .py. The site reads that
 # file from the installed release and links to it, so no absolute path, no '.'/'..' part, and no
 # character that could end a Markdown link or an HTML attribute.
@@ -126,10 +127,11 @@ class Source(Strict):
         "(a remote-code model's method), not in the library's; the before then passes when Python, not a raise "
         "statement, raises it in the snippet's code and it unwinds through `function`.",
     )
-    module: str | None = Field(
+    module: ModuleName | None = Field(
         default=None,
         description="Import path of the module that defines `function` on every target "
-        "(default: the module of `path`, by the library profile's source root).",
+        "(default: the module of `path`, by the library profile's source root); a module of the library's "
+        "own package, since the verifier imports it.",
     )
 
     @model_validator(mode="after")
@@ -182,6 +184,12 @@ class GuardExpectation(Strict):
         default=None,
         description="For outcome 'raises': template of the guard's own message ({...} matches anything).",
     )
+    without_calling: Annotated[str, StringConstraints(pattern=r"\S")] | None = Field(
+        default=None,
+        description="For outcome 'raises': why this guard cannot call the library's function where it raises (the "
+        "backend it needs is missing there, say). A guard that raises must otherwise show the library working: "
+        "call the function, every call returning, before it stops the bad call. Shown to the reviewer.",
+    )
 
     @field_validator("message")
     @classmethod
@@ -194,8 +202,8 @@ class GuardExpectation(Strict):
     def _fields_fit_outcome(self) -> GuardExpectation:
         if self.outcome == "raises" and self.exception is None:
             raise ValueError("a guard expected to raise must name its 'exception'")
-        if self.outcome == "passes" and (self.exception or self.message):
-            raise ValueError("a guard expected to pass takes no 'exception' or 'message'")
+        if self.outcome == "passes" and (self.exception or self.message or self.without_calling):
+            raise ValueError("a guard expected to pass takes no 'exception', 'message' or 'without_calling'")
         return self
 
 
@@ -564,6 +572,20 @@ class Entry(Needs, Reviewed):
         links = self.source._links
         return links.link(self.library, links.revision(None, release), self.source.path, line)
 
+    def module_problems(self, library: str) -> list[tuple[tuple[str, ...], str]]:
+        """(where, what is wrong) for each module the entry names outside the package `library`.
+
+        The verifier imports what `source.module` and `api.owner` name, in the process that forks
+        every check: only the library's own modules may be named, or an entry could have code of its
+        own (a module in its snippet folder) run outside its check's jail. The zygote and the check
+        refuse such a module again (`errorkb/verify/inside/library.py`), whoever hands it over.
+        """
+        named = [(("source", "module"), self.source.module)] if self.source.module else []
+        named += [(("api", "owner"), self.api.owner)] if self.api else []
+        return [(loc, f"{'.'.join(loc)}: '{module}' is not a module of {library}: an entry may only name the "
+                      f"library's own modules ({library} or {library}.*), which the verifier imports")
+                for loc, module in named if module != library and not module.startswith(library + ".")]
+
     def snippet_files(self) -> list[tuple[Role, str]]:
         """(role, file name) of every snippet, in page order."""
         return [(role, snippet.file) for role, snippet in self.snippets()]
@@ -575,6 +597,12 @@ class Entry(Needs, Reviewed):
     def guard(self, role: Role) -> GuardExpectation | None:
         """The expectation of the guard that plays `role`; None for before/after."""
         return next((guard.expect for guard in self.guards if Role.guard(guard.file) == role), None)
+
+    def allowances(self, role: Role) -> list[Allowance]:
+        """The primitives one snippet may use, each with its reason: the entry's, then the snippet's own.
+        `errorkb verify` fails a snippet that uses any other; the page shows these beside its badge."""
+        own = dict(self.snippets())[role]
+        return [*self.allow, *own.allow]
 
     def needs(self, role: Role) -> tuple[list[str], list[str], str | None]:
         """(requires, without, runtime build) of one snippet: the entry's, then the snippet's own."""

@@ -1,11 +1,15 @@
-"""A reviewer's lint for snippets: the primitives a snippet needs to deceive its verifier, flagged.
+"""The snippets' allow-list: what a snippet may use, and every other primitive, flagged.
 
-Code that runs in the same interpreter as its observer can always lie to it (docs/threat-model.md).
-The sandbox bounds the damage to the snippet's own verdict; this lint is for the human who
-reviews the pull request: it points at every line that uses a *deception primitive* (turning
-off or rewiring the tracer, swapping code objects, patching the library or builtins, reaching
-other processes, the verifier, the network or files), so that a snippet which does is read
-twice. A primitive is allowed only with a reason in the entry, which the reviewer then reads:
+Snippets are short examples. They may import the library, its runtime, modules beside them (which
+are linted as snippets too) and a few standard modules (`STANDARD`); everything else is flagged:
+other imports, the primitives a snippet needs to deceive its verifier or to escape (turning off
+or rewiring the tracer, swapping code objects, patching the library or builtins, frames, `gc`,
+`ctypes`, `exec`/`eval`/`compile`, `pickle`/`marshal`, `__builtins__`, attribute names computed at
+run time, file descriptors, `/proc`, `os`, files outside the snippet's folder, other processes,
+the network). `errorkb check` reports each use to the author and the reviewer; `errorkb verify`
+fails a check whose snippet uses one without an allowance (`unallowed`), so a snippet that reaches
+for a primitive unannounced never gets a badge. A primitive is allowed only with a reason in the
+entry, which the reviewer reads and the page shows beside the badge:
 
     allow:
       - primitive: signal
@@ -16,9 +20,10 @@ An allowance that matches nothing is itself a problem, so the list stays true.
 
 Only the AST is read: nothing is imported or executed, so `errorkb check` stays fast and safe.
 Names are resolved through the snippet's imports (`import sys as s; s.settrace` is `sys.settrace`).
-A determined author can still hide a call from any static reading (names built from strings at
-run time); the lint makes that effort visible (`__import__`, `getattr`/`setattr`, `exec` are
-flagged too) but it is an aid to a reviewer, not a containment: the sandbox is.
+Being an allow-list, it does not need to know every way to hide a call: a name built at run time
+needs a primitive that is itself flagged (`getattr` with a computed name, `__builtins__`, `exec`,
+an import outside the list). What the allow-list cannot promise (an allowed primitive used
+cleverly) the runtime defences hold: the sandbox, the sealed stream, judgement by identity.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from typing import TYPE_CHECKING
 from errorkb.core.problems import Problem
 
 if TYPE_CHECKING:  # the entry model imports PRIMITIVES from here: no import cycle at run time
+    from errorkb.core.entry import Allowance
     from errorkb.core.load import LoadedEntry
     from errorkb.core.project import Project
 
@@ -50,8 +56,10 @@ PRIMITIVES: dict[str, str] = {
     "builtins": "replaces a builtin (len, isinstance, ...) for the library's code too",
     "monkeypatch": "replaces an attribute of an imported module or class, or binds a function onto an object",
     "forged-identity": "poses as another module's code (__module__, __qualname__, __name__)",
-    "callback": "runs code inside the library's call from a protocol method (__len__, __index__, ...): an error "
-                "that appears to come from the library's frame, a swallowed call, a wait",
+    "callback": "runs the snippet's own code inside the library's call (a method of a subclass of the library's "
+                "classes, a protocol method such as __len__): an error that appears to come from the library's "
+                "frame, a swallowed call, a wait; `errorkb verify` fails a check whose snippet code runs inside the "
+                "watched call unless this is allowed",
     "catches-documented": "catches the entry's own exception (or everything): an error raised under the function "
                           "and swallowed",
     "override": "replaces a method of a library class, in a subclass, with one that never calls the library's",
@@ -67,7 +75,25 @@ PRIMITIVES: dict[str, str] = {
     "network": "reaches the network",
     "file-write": "writes, moves or deletes files",
     "startup-hook": "locates or writes interpreter start-up hooks and bytecode caches",
+    "import": "imports a module outside what snippets may use (the library, its runtime, modules beside the "
+              "snippet and a few standard ones)",
+    "os": "reaches file descriptors, files and processes through the operating system's interface",
+    "fd": "reads or writes a file descriptor directly (the verifier's stream is one)",
+    "file": "reads a file outside the snippet's folder, or one whose name is computed at run time",
+    "pickle": "runs code stored in data (pickle, marshal, shelve: unpickling calls any function)",
+    "dynamic-attribute": "reaches an attribute whose name is computed at run time, out of a reader's sight",
+    "dunder": "reaches interpreter internals through a special attribute (__subclasses__, __globals__, __mro__...)",
 }
+
+# Special attributes a snippet may read; any other `__x__` reaches the interpreter's internals.
+DUNDERS = frozenset({"__init__", "__name__", "__qualname__", "__module__", "__version__", "__class__", "__doc__"})
+# Of the import system's modules on the list, the names a snippet may use (finding a package, its version).
+_IMPORT_NAMES = {"importlib.util": {"find_spec"}, "importlib.metadata": {"version", "PackageNotFoundError"}}
+
+# What a snippet may import besides the library, its runtime and the modules beside it.
+STANDARD = frozenset({"__future__", "abc", "collections", "contextlib", "copy", "dataclasses", "enum", "functools",
+                      "importlib.metadata", "importlib.util", "inspect", "itertools", "math", "numbers", "packaging",
+                      "re", "typing", "warnings"})
 
 _MODULES = {  # importing any of these (or anything inside them) is the primitive
     "_thread": "_thread", "signal": "signal", "ctypes": "ctypes", "cffi": "ctypes", "errorkb": "errorkb",
@@ -75,7 +101,8 @@ _MODULES = {  # importing any of these (or anything inside them) is the primitiv
     "ssl": "network", "urllib": "network", "http": "network", "requests": "network", "httpx": "network",
     "ftplib": "network", "smtplib": "network", "site": "startup-hook", "sysconfig": "startup-hook",
     "py_compile": "startup-hook", "compileall": "startup-hook", "posix": "os._exit", "shutil": "file-write",
-    "builtins": "builtins",
+    "builtins": "builtins", "os": "os", "io": "fd", "pickle": "pickle", "marshal": "pickle", "shelve": "pickle",
+    "copyreg": "pickle", "dill": "pickle", "cloudpickle": "pickle", "_pickle": "pickle", "gc": "gc",
 }
 _NAMES = {  # fully resolved dotted names, used in any way
     "sys.settrace": "settrace", "sys.gettrace": "settrace", "threading.settrace": "settrace",
@@ -96,13 +123,18 @@ _NAMES = {  # fully resolved dotted names, used in any way
     "os.rmdir": "file-write", "os.removedirs": "file-write", "os.truncate": "file-write", "os.utime": "file-write",
     "os.chmod": "file-write", "os.chown": "file-write", "os.link": "file-write", "os.symlink": "file-write",
     "os.write": "file-write", "setattr": "monkeypatch", "delattr": "monkeypatch", "vars": "monkeypatch",
+    "__builtins__": "builtins", "globals": "monkeypatch", "locals": "frames", "breakpoint": "exec",
 }
+_DANGEROUS_NAMES = {"exec": "exec", "eval": "exec", "compile": "exec", "__import__": "import-system",
+                    "globals": "monkeypatch", "locals": "frames", "vars": "monkeypatch", "open": "file"}
 _NAME_PREFIXES = {"os.exec": "process", "os.spawn": "process"}
 _ATTRIBUTES = {  # attribute names that are the primitive on any object
     "__code__": "__code__", "f_locals": "frames", "f_back": "frames", "f_globals": "frames", "f_trace": "settrace",
     "tb_frame": "frames", "gi_frame": "frames", "cr_frame": "frames", "with_traceback": "traceback",
     "write_text": "file-write", "write_bytes": "file-write", "unlink": "file-write", "rmdir": "file-write",
     "touch": "file-write", "setDaemon": "daemon-thread", "__dict__": "monkeypatch", "__builtins__": "builtins",
+    "loader": "import-system", "load_module": "import-system", "exec_module": "import-system",
+    "module_from_spec": "import-system",
 }
 _CODE_KEYWORDS = {"co_filename", "co_qualname", "co_name", "co_firstlineno", "co_code", "co_consts", "co_names"}
 _IDENTITY = {"__module__", "__qualname__", "__name__"}
@@ -122,16 +154,19 @@ class Finding:
     code: str
 
 
-def lint_source(text: str, exception: str | None = None) -> list[Finding]:
-    """Every deception primitive in one snippet's source; [] when it does not parse (verification says why).
+def lint_source(text: str, exception: str | None = None, modules: Iterable[str] = ()) -> list[Finding]:
+    """Every use of a primitive outside the allow-list in one snippet's source; [] when it does not parse
+    (verification says why).
 
     `exception` is the entry's exception class (`IndexError`, `pkg.SomeError`): catching it is flagged.
+    `modules`: the top-level modules it may import besides `STANDARD` (the library, its runtime, the
+    modules beside the snippet).
     """
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
         return []
-    visitor = _Visitor(_aliases(tree), exception.rsplit(".", 1)[-1] if exception else None)
+    visitor = _Visitor(_aliases(tree), exception.rsplit(".", 1)[-1] if exception else None, frozenset(modules))
     visitor.visit(tree)
     unique = {(f.line, f.primitive): f for f in sorted(visitor.found, reverse=True)}  # first column per line
     return sorted(unique.values())
@@ -152,9 +187,11 @@ def _aliases(tree: ast.Module) -> dict[str, str]:
 
 
 class _Visitor(ast.NodeVisitor):
-    def __init__(self, aliases: dict[str, str], exception: str | None = None):
+    def __init__(self, aliases: dict[str, str], exception: str | None = None, modules: frozenset[str] = frozenset()):
         self.aliases = aliases
         self.exception = exception
+        self.modules = modules
+        self.calls: set[ast.AST] = set()  # the names that are called directly
         self.found: list[Finding] = []
         self.functions: set[str] = set()  # names the snippet binds to functions (def, lambda)
 
@@ -186,24 +223,40 @@ class _Visitor(ast.NodeVisitor):
             self._module(node, alias.name)
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
-        if node.module and node.level == 0:
-            self._module(node, node.module)
+        if node.level != 0:
+            self.flag(node, "import", f"from {'.' * node.level}{node.module or ''} import ...")
+        elif node.module:
+            names = [alias.name for alias in node.names]
+            # `from importlib import metadata` imports importlib.metadata: judged as that module
+            self._module(node, node.module, [f"{node.module}.{name}" for name in names])
             for alias in node.names:
                 self._name(node, f"{node.module}.{alias.name}")
 
-    def _module(self, node: ast.AST, name: str) -> None:
+    def _module(self, node: ast.AST, name: str, submodules: list[str] | None = None) -> None:
         top = name.split(".")[0]
         if top in _MODULES:
             self.flag(node, _MODULES[top], f"import {name}")
+        elif not self._allowed(name) and not (submodules and all(self._allowed(sub) for sub in submodules)):
+            self.flag(node, "import", f"import {name}")
+
+    def _allowed(self, name: str) -> bool:
+        if name.split(".")[0] in self.modules:
+            return True
+        return any(name == allowed or name.startswith(allowed + ".") for allowed in STANDARD)
 
     # -- names and attributes ----------------------------------------------------------------------
 
     def visit_Name(self, node: ast.Name) -> None:
         self._name(node, self.aliases.get(node.id, node.id))
+        if node.id in _DANGEROUS_NAMES and node.id not in self.aliases and not isinstance(node.ctx, ast.Store) \
+                and not self._called(node):
+            self.flag(node, _DANGEROUS_NAMES[node.id], f"{node.id} (as a value)")
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         if node.attr in _ATTRIBUTES:
             self.flag(node, _ATTRIBUTES[node.attr])
+        elif node.attr.startswith("__") and node.attr.endswith("__") and node.attr not in DUNDERS:
+            self.flag(node, "dunder")
         resolved = self.resolve(node)
         if resolved:
             self._name(node, resolved)
@@ -212,6 +265,9 @@ class _Visitor(ast.NodeVisitor):
     def _name(self, node: ast.AST, dotted: str) -> None:
         primitive = _NAMES.get(dotted) or next((p for prefix, p in _NAME_PREFIXES.items()
                                                 if dotted.startswith(prefix)), None)
+        module, _, name = dotted.rpartition(".")
+        if primitive is None and module in _IMPORT_NAMES and name not in _IMPORT_NAMES[module]:
+            primitive = "import-system"
         if primitive is None and "." in dotted and dotted.split(".")[0] in ("signal", "_thread", "ctypes"):
             primitive = _MODULES[dotted.split(".")[0]]
         if primitive:
@@ -236,10 +292,34 @@ class _Visitor(ast.NodeVisitor):
             self.flag(node, "file-write")
         if isinstance(function, ast.Attribute) and function.attr == "open" and _writes(node, 0):
             self.flag(node, "file-write")
-        if isinstance(function, ast.Name) and function.id == "getattr" and len(node.args) > 1 \
-                and not isinstance(node.args[1], ast.Constant):
-            self.flag(node, "import-system")
+        if isinstance(function, ast.Name) and function.id in ("getattr", "hasattr", "setattr", "delattr") \
+                and len(node.args) > 1:
+            name = node.args[1]
+            if not (isinstance(name, ast.Constant) and isinstance(name.value, str)):
+                self.flag(node, "dynamic-attribute")
+            elif name.value in _ATTRIBUTES or name.value in _DANGEROUS_NAMES:
+                self.flag(node, _ATTRIBUTES.get(name.value) or _DANGEROUS_NAMES[name.value])
+        if isinstance(function, ast.Name) and function.id == "open" and "open" not in self.aliases and node.args:
+            self._opened(node, node.args[0])
         self.generic_visit(node)
+
+    def _opened(self, node: ast.Call, path: ast.expr) -> None:
+        """`open(...)`: a descriptor, or a file that is not a plain relative path inside the snippet's folder."""
+        if isinstance(path, ast.Constant) and isinstance(path.value, int):
+            self.flag(node, "fd")
+        elif not (isinstance(path, ast.Constant) and isinstance(path.value, str)):
+            self.flag(node, "file", f"open({_source(path)})")
+        elif path.value.startswith(("/", "~")) or ".." in path.value.replace("\\", "/").split("/"):
+            self.flag(node, "file", f"open({path.value!r})")
+
+    def _called(self, node: ast.Name) -> bool:
+        """`open(...)`, `vars(x)`: a call of the name itself (its own rules apply), not the name as a value."""
+        return node in self.calls
+
+    def visit(self, node: ast.AST) -> None:
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            self.calls.add(node.func)
+        super().visit(node)
 
     # -- definitions and assignments ---------------------------------------------------------------
 
@@ -263,6 +343,9 @@ class _Visitor(ast.NodeVisitor):
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
         if any(self.imported(base) for base in node.bases):
             for method in node.body:
+                if isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef) and method.name != "__init__":
+                    # the library calls its own classes' methods: here, the snippet's, inside the library's call
+                    self.flag(method, "callback", f"{node.name}.{method.name}, in a subclass of the library's")
                 if isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef) and not _calls_super(method):
                     self.flag(method, "override", f"{node.name}.{method.name} without super()")
                 elif isinstance(method, ast.Assign) and isinstance(method.value, ast.Name | ast.Lambda | ast.Attribute):
@@ -365,11 +448,43 @@ def _source(node: ast.AST) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-# -- an entry's snippets and its allowances ---------------------------------------------------------
+# -- an entry's snippets, the modules beside them, and its allowances -----------------------------------
+
+
+def importable(project: Project) -> frozenset[str]:
+    """The top-level modules every snippet may import: the library's and its runtime's."""
+    from errorkb.plugs import runtime_for
+
+    return frozenset({project.library.name.split(".")[0], *runtime_for(project.library.runtime).packages})
+
+
+def helpers(folder: Path, snippets: Iterable[str]) -> list[Path]:
+    """The Python files of an entry's snippet folder that are not its snippets: modules a snippet
+    imports (`from lib import helper`), linted as snippets, with the entry's allowances."""
+    named = set(snippets)
+    if not folder.is_dir():
+        return []
+    return sorted(path for path in folder.rglob("*.py")
+                  if not (path.parent == folder and path.name in named) and "__pycache__" not in path.parts)
+
+
+def local_modules(folder: Path) -> frozenset[str]:
+    """What `import X` finds beside a snippet (its folder is first on the path): X.py and X/."""
+    if not folder.is_dir():
+        return frozenset()
+    return frozenset(path.stem if path.is_file() else path.name for path in folder.iterdir()
+                     if (path.is_file() and path.suffix == ".py") or (path.is_dir() and path.name.isidentifier()))
+
+
+def unallowed(text: str, exception: str, allowed: Iterable[str], modules: Iterable[str]) -> list[Finding]:
+    """The findings in one snippet's (or helper's) source that no allowance covers."""
+    primitives = set(allowed)
+    return [finding for finding in lint_source(text, exception, modules) if finding.primitive not in primitives]
 
 
 def lint_entries(loaded: Iterable[LoadedEntry], project: Project) -> list[Problem]:
-    """One problem per unallowed primitive in every snippet, and one per allowance that matches nothing."""
+    """One problem per unallowed primitive in every snippet and every module beside one, and one per
+    allowance that matches nothing."""
     problems: list[Problem] = []
     for one in loaded:
         problems += _lint_entry(one, project)
@@ -380,13 +495,18 @@ def _lint_entry(one: LoadedEntry, project: Project) -> list[Problem]:
     entry = one.entry
     problems: list[Problem] = []
     used_by_entry: set[int] = set()
-    for index, (role, snippet) in enumerate(entry.snippets()):
-        path = project.snippet_path(entry.id, snippet.file)
+    folder = project.snippets / entry.id
+    modules = importable(project) | local_modules(folder)
+    snippets: list[tuple[Path, list[Allowance], int | None, str | None]] = [
+        (project.snippet_path(entry.id, snippet.file), snippet.allow, index, role)
+        for index, (role, snippet) in enumerate(entry.snippets())]
+    snippets += [(path, [], None, None) for path in helpers(folder, [snippet.file for _, snippet in entry.snippets()])]
+    for path, own_allow, index, role in snippets:
         try:
-            findings = lint_source(path.read_text(encoding="utf-8"), entry.exception)
+            findings = lint_source(path.read_text(encoding="utf-8"), entry.exception, modules)
         except (OSError, UnicodeDecodeError):
             continue  # the loader reports a missing snippet
-        own = {allowance.primitive for allowance in snippet.allow}
+        own = {allowance.primitive for allowance in own_allow}
         shared = {allowance.primitive for allowance in entry.allow}
         for finding in findings:
             if finding.primitive in own:
@@ -398,8 +518,8 @@ def _lint_entry(one: LoadedEntry, project: Project) -> list[Problem]:
                                     f"{finding.primitive} ({finding.code}): {PRIMITIVES[finding.primitive]}; "
                                     "allow it in the entry with a reason, or remove it"))
         found = {finding.primitive for finding in findings}
-        for position, allowance in enumerate(snippet.allow):
-            if allowance.primitive not in found:
+        for position, allowance in enumerate(own_allow):
+            if allowance.primitive not in found and index is not None and role is not None:
                 loc = _snippet_loc(role, index) + ("allow", position)
                 problems.append(Problem(project.rel(one.path), *one.positions.of_value(loc),
                                         f"allowance for '{allowance.primitive}' matches nothing in "
@@ -423,6 +543,6 @@ def _calls_super(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
                for node in ast.walk(function))
 
 
-def lint_file(path: Path, exception: str | None = None) -> list[Finding]:
+def lint_file(path: Path, exception: str | None = None, modules: Iterable[str] = ()) -> list[Finding]:
     """The findings of one file, for tests and editors."""
-    return lint_source(path.read_text(encoding="utf-8"), exception)
+    return lint_source(path.read_text(encoding="utf-8"), exception, modules)

@@ -482,6 +482,8 @@ def cross_check(loaded: list[LoadedEntry], project: Project, unloaded: Collectio
         problems += _check_snippets(one, project)
         problems += _check_devices(one, project)
         problems += check_fields(one, where)
+        problems += [Problem(where, *pos.of_value(loc), why)
+                     for loc, why in entry.module_problems(project.library.name)]
     ids = set(first_with_id)
     for one in loaded:
         for index, related in enumerate(one.entry.related):

@@ -34,6 +34,9 @@ class PythonRuntime:
     def device_files(self, device: str) -> tuple[list[str], list[str]]:
         return [], []
 
+    def needs_proc(self, device: str) -> bool:
+        return False
+
     def load(self) -> Any:
         return None
 

@@ -68,6 +68,11 @@ class TorchRuntime:
             return [], []
         return sorted(glob.glob("/dev/nvidia*")), ["/sys"]
 
+    def needs_proc(self, device: str) -> bool:
+        """A CPU check runs without /proc; the CUDA driver reads /proc/driver/nvidia and the process's own
+        maps, so a CUDA check keeps it (its stream is then guarded by the seal and the seccomp filter)."""
+        return device != "cpu"
+
     # -- in the check's process -----------------------------------------------------------------
 
     def load(self) -> Any:

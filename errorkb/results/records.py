@@ -74,6 +74,8 @@ class Code(StrEnum):
     LET_ERROR_THROUGH = "let-error-through"
     NOT_THE_LIBRARY = "not-the-library"  # a removed-name or signature error about something else
     OLD_API_RAN = "old-api-ran"  # a removed API's before ran clean, calling the old name (it still exists)
+    OTHER_ENTRY = "other-entry"  # raised another entry's own error, through a wording of this one's
+    UNALLOWED = "unallowed-primitive"  # the snippet uses a primitive the lint flags, with no allowance
     # passes
     RAISED_AS_DOCUMENTED = "raised-as-documented"
     RAN_CLEAN = "ran-clean"

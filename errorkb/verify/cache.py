@@ -40,11 +40,12 @@ from errorkb.verify.plan import Check
 
 _HERE = Path(__file__).resolve().parent
 _PACKAGE = _HERE.parent
-# The code a verdict can depend on besides the verifier's own folder: what the judge reads of
-# an entry (its model, message templates, release ranges, the lint verify obeys) and snippets,
-# the runtime plugs, and the key's own definition.
-_VERIFIER_SOURCES = [_HERE, *(_PACKAGE / "core" / name for name in ("entry.py", "message.py", "snippets.py",
-                                                                     "releases.py", "lint.py")),
+# The code a verdict can depend on besides the verifier's own folder and what runs inside the
+# check (`inside/`): what the judge reads of an entry (its model, message templates, release
+# ranges, the lint verify obeys) and snippets, the runtime plugs, and the key's own definition.
+_VERIFIER_SOURCES = [_HERE, _HERE / "inside",
+                     *(_PACKAGE / "core" / name for name in ("entry.py", "message.py", "snippets.py", "releases.py",
+                                                             "lint.py")),
                      _PACKAGE / "plugs", _PACKAGE / "results" / "keys.py"]
 # Files of the verifier that choose which checks run and print what came out, and never make a
 # verdict: changing them must not throw every cached verdict away (the version matrix re-measures

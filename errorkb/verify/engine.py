@@ -11,9 +11,11 @@ recorded in between.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import sys
+import threading
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from enum import StrEnum
@@ -36,6 +38,7 @@ from errorkb.verify.pool import WorkerPool
 from errorkb.verify.records import CheckRecord, Code, ExceptionInfo, Exit, Outcome, Site, Verdict, not_run
 from errorkb.verify.requirements import unmet
 from errorkb.verify.run import Isolation, Run, run_check
+from errorkb.verify.sandbox import Sandbox
 from errorkb.verify.sandbox import choose as choose_sandbox
 from errorkb.verify.targets import availability, bundled_has, fingerprint, installed_version
 
@@ -74,23 +77,52 @@ class Verifier:
         self.library = project.library
         self.runtime: Runtime = runtime_for(self.library.runtime)
         self.installed = installed_version(self.library)
-        # Raises SandboxUnavailable for "require" where it cannot be created; says so for "auto". Hidden:
-        # the verdicts and reports, and .git (CI checkouts keep a token in .git/config). The matrix
-        # environments stay visible, read-only: checks at other releases run in them.
+        # Hidden from every check: the verdicts and reports, and .git (CI checkouts keep a token in
+        # .git/config). The matrix environments stay visible, read-only: checks at other releases run in them.
         hidden = list(dict.fromkeys([project.cache_dir / "verify", project.reports, project.root / ".git",
                                      *([VerdictCache(cache_dir).folder] if cache_dir else [])]))
         packages = tuple({name.split(".")[0] for name in (self.library.name, *self.library.backends)})
-        self.sandbox = choose_sandbox(sandbox, [project.root], hidden, runtime=self.runtime,
-                                      packages=(*self.runtime.packages, *packages),
-                                      env_prefixes=tuple(self.library.env_prefixes))
-        self.isolation_level = f"{self.isolation}+{self.sandbox.label}" if self.sandbox else str(self.isolation)
+        self._preload = preload
+        self._choose_sandbox = functools.partial(
+            choose_sandbox, sandbox, [project.root], hidden, runtime=self.runtime, private=[project.snippets],
+            packages=(*self.runtime.packages, *packages), env_prefixes=tuple(self.library.env_prefixes))
+        self._chosen: tuple[Sandbox | None, WorkerPool | None] | None = None
+        self._choosing = threading.Lock()
         self.unavailable = {target: availability(target, self.library) for target in targets}
         self.fingerprints: dict[str, str] = {}
         self.paths: dict[Path, list[str]] = {}  # another environment's interpreter → its import path
         self.cache = VerdictCache(cache_dir, Trust(trust)) if cache_dir is not None else None
         self._inputs: dict[str, str] = {}  # entry id → its inputs digest, read once per run
-        self.pool = WorkerPool(self.library, preload, self.sandbox) if self.isolation is Isolation.FORK else None
         self.timeout = timeout or project.timeout
+
+    def _choose(self) -> tuple[Sandbox | None, WorkerPool | None]:
+        """The sandbox and the pool, made when a check first needs to run, never before: a run whose
+        every verdict comes from the cache neither probes the sandbox nor starts a zygote. Raises
+        SandboxUnavailable for "require" where it cannot be created; says so for "auto"."""
+        with self._choosing:
+            if self._chosen is None:
+                sandbox = self._choose_sandbox()
+                pool = WorkerPool(self.library, self._preload, sandbox) if self.isolation is Isolation.FORK else None
+                self._chosen = (sandbox, pool)
+            return self._chosen
+
+    @property
+    def sandbox(self) -> Sandbox | None:
+        return self._choose()[0]
+
+    @property
+    def pool(self) -> WorkerPool | None:
+        return self._choose()[1]
+
+    @property
+    def isolation_level(self) -> str:
+        sandbox = self.sandbox
+        return f"{self.isolation}+{sandbox.label}" if sandbox else str(self.isolation)
+
+    @property
+    def ran(self) -> bool:
+        """Whether this run needed to run a check (so chose its sandbox)."""
+        return self._chosen is not None
 
     def inputs(self, entry: Entry) -> str:
         """The entry's inputs digest (`results.keys`), computed on first use in this run."""
@@ -156,9 +188,10 @@ class Verifier:
 
     def warm(self, checks: list[Check]) -> None:
         """Start the zygotes the runnable checks will need, in parallel, before the first check."""
-        if self.pool:
-            self.pool.warm({(c.target, c.device, c.module, str(self.interpreter(c))) for c in checks
-                            if self.reason_not_run(c) is None})
+        runnable = {(c.target, c.device, c.module, str(self.interpreter(c))) for c in checks
+                    if self.reason_not_run(c) is None}
+        if runnable and self.pool:
+            self.pool.warm(runnable)
 
     def answer(self, check: Check) -> CheckRecord | None:
         """The check's record when it needs no run: why it cannot run here, or its cached verdict."""
@@ -167,6 +200,13 @@ class Verifier:
             return record_of(check, self.project, skipped, inputs=self.inputs(check.entry))
         hit = self.cache.get(self.key(check)) if self.cache else None
         return reused(hit, check, self.project, self.inputs(check.entry)) if hit is not None else None
+
+    def answer_safely(self, check: Check) -> CheckRecord | None:
+        """`answer`, or None when it cannot say (`record_safely` then makes that the check's failure)."""
+        try:
+            return self.answer(check)
+        except Exception:
+            return None
 
     def record(self, check: Check) -> CheckRecord:
         known = self.answer(check)
@@ -192,8 +232,8 @@ class Verifier:
             return record_of(check, self.project, verdict, None, self.isolation_level, inputs=self.inputs(check.entry))
 
     def close(self) -> None:
-        if self.pool:
-            self.pool.close()
+        if self._chosen is not None and self._chosen[1] is not None:
+            self._chosen[1].close()
 
 
 def verify(project: Project, loaded: list[LoadedEntry], *, ids: list[str] | None = None,
@@ -212,22 +252,27 @@ def verify(project: Project, loaded: list[LoadedEntry], *, ids: list[str] | None
     verifier = Verifier(project, targets, isolation=isolation, cache_dir=cache_dir, timeout=timeout,
                         preload=library_imports(checks, project.library.name), upstream=upstream, sandbox=sandbox,
                         trust=trust)
-    if cache_dir is None or Trust(trust) is not Trust.TRUSTED:  # with a cache, most checks may never need a zygote
-        verifier.warm(checks)
-
-    def one(check: Check) -> CheckRecord:
-        record = verifier.record_safely(check)
-        if on_result:
-            on_result(record)
-        return record
-
     try:
+        # Checks answered without a run (not runnable here, or a cached verdict) first: only the rest
+        # need the sandbox and a zygote, chosen and started (in parallel) before the first of them runs.
+        answers = [verifier.answer_safely(check) for check in checks]
+        to_run = [check for check, answer in zip(checks, answers, strict=True) if answer is None]
+        if to_run:
+            verifier.warm(to_run)
+
+        def one(number: int) -> CheckRecord:
+            record = answers[number] or verifier.record_safely(checks[number])
+            if on_result:
+                on_result(record)
+            return record
+
         with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as threads:
-            records = list(threads.map(one, checks))
+            records = list(threads.map(one, range(len(checks))))
     finally:
         verifier.close()
     cache = verifier.cache
-    run = {"isolation": verifier.isolation_level, "shard": f"{shard[0]}/{shard[1]}" if shard else None,
+    isolation_level = verifier.isolation_level if verifier.ran else f"{verifier.isolation} (no check ran)"
+    run = {"isolation": isolation_level, "shard": f"{shard[0]}/{shard[1]}" if shard else None,
            "upstream": str(verifier.upstream), "cache": cache.stats() if cache else None}
     return new_report(verifier.fingerprints, records, run)
 

@@ -17,7 +17,7 @@ import re
 from errorkb.core.entry import Wording
 from errorkb.core.message import MessageTemplate
 from errorkb.plugs import Runtime
-from errorkb.verify.plan import Check
+from errorkb.verify.plan import Check, Claim
 from errorkb.verify.records import (
     Code,
     ExceptionInfo,
@@ -43,6 +43,10 @@ def _pass(code: Code, reason: str) -> Verdict:
 
 
 def judge(check: Check, run: Run, runtime: Runtime) -> Verdict:
+    if check.unallowed:  # the allow-list first: a snippet that reaches for a primitive unannounced gets no badge
+        more = f" (and {len(check.unallowed) - 1} more)" if len(check.unallowed) > 1 else ""
+        return _fail(Code.UNALLOWED, f"uses a primitive snippets may not use without an allowance: "
+                                     f"{check.unallowed[0]}{more}; allow it in the entry with its reason, or remove it")
     seen = run.observation
     function = check.entry.source.function
     status = seen.status if seen else None
@@ -52,7 +56,12 @@ def judge(check: Check, run: Run, runtime: Runtime) -> Verdict:
         return _fail(Code.WORKER_DIED, f"the verifier's worker died, so the check did not complete: {seen.error}",
                      cacheable=False)
     if run.timed_out:
-        return _fail(Code.TIMEOUT, f"timed out after {run.timeout_s:g} s (the process group was killed)",
+        used = f"; it had used {run.cpu_s:.1f} s of CPU time" if run.cpu_s is not None else ""
+        return _fail(Code.TIMEOUT, f"timed out: still running after the {run.wall_limit_s or run.timeout_s:g} s "
+                                   f"wall-clock backstop (its limit is {run.timeout_s:g} s of CPU time{used}); "
+                                   "the process group was killed", cacheable=False)
+    if _out_of_cpu(run):
+        return _fail(Code.TIMEOUT, f"timed out: used its {run.timeout_s:g} s of CPU time (killed by {run.signal})",
                      cacheable=False)
     if run.output_size >= run.output_cap:
         return _fail(Code.OUTPUT_CAP, f"printed more than the {run.output_cap} bytes a check may print (stopped)")
@@ -90,6 +99,13 @@ def judge(check: Check, run: Run, runtime: Runtime) -> Verdict:
     if check.kind == "after":
         return _judge_after(check, seen, runtime)
     return _judge_guard(check, seen, runtime)
+
+
+def _out_of_cpu(run: Run) -> bool:
+    """Ended by its CPU-time limit: SIGXCPU, or SIGKILL once it had used the limit (it caught SIGXCPU)."""
+    if run.signal == "SIGXCPU":
+        return True
+    return run.signal == "SIGKILL" and run.cpu_s is not None and run.cpu_s >= run.timeout_s
 
 
 def _tampered(seen: Observation, function: str) -> Verdict:
@@ -212,6 +228,10 @@ def _judge_before(check: Check, seen: Observation) -> Verdict:
     if not fitting:
         return placed[0][1]  # type: ignore[return-value]
     index, wording, values = fitting[0]
+    if index > 0 and (other := _claimed_elsewhere(check, judged, message, wording)) is not None:
+        return _fail(Code.OTHER_ENTRY, f"raised {other.entry}'s own error ({judged.type}: {_first_line(message)}), "
+                                       f"matched only by a wording in also_seen_as: a wording verifies only the "
+                                       f"entry it belongs to")
     if index == 0:
         for placeholder, wanted in entry.expect.placeholders.items():
             if placeholder not in values:
@@ -232,6 +252,16 @@ def _judge_before(check: Check, seen: Observation) -> Verdict:
     worded = "" if index == 0 else f", as worded {_worded(wording)}"
     return Verdict(outcome=Outcome.PASS, code=Code.RAISED_AS_DOCUMENTED,
                    reason=f"raised {judged.type} {where}{worded}", wording=index)
+
+
+def _claimed_elsewhere(check: Check, error: ExceptionInfo, message: str, wording: Wording) -> Claim | None:
+    """Another entry whose own error this is: its exception and message, from the same function."""
+    for other in check.others:
+        if other.function != wording.function or not same_type(other.exception, error):
+            continue
+        if MessageTemplate.parse(other.message).match(message) is not None:
+            return other
+    return None
 
 
 def _misplaced(check: Check, error: ExceptionInfo, wording: Wording, index: int) -> Verdict | None:
@@ -348,7 +378,19 @@ def _judge_guard(check: Check, seen: Observation, runtime: Runtime) -> Verdict:
     if expect.message is not None and MessageTemplate.parse(expect.message).match(error.message) is None:
         return _fail(Code.MESSAGE_DIFFERS,
                      f"guard message differs\n  expected: {expect.message}\n  actual:   {error.message}")
-    return _pass(Code.STOPPED_EARLY, f"stopped the call early with its own {error.type}")
+    # A guard proves something about the library only by using it: the call it lets through works (unless
+    # the entry says why it cannot call it where it raises: then whatever calls it made must still return).
+    if expect.without_calling is None:
+        failed = _clean_run_failure(check, seen, runtime, "a guard that stops a bad call must also let a good one "
+                                                          "through to the library")
+        if failed is not None:
+            return failed
+    elif seen.calls is not None and (seen.calls.raised_count or seen.calls.returned != seen.calls.count):
+        return _fail(Code.STILL_RUNNING, f"{function} was called {seen.calls.count}× and returned "
+                                         f"{seen.calls.returned}×")
+    count = seen.calls.count if seen.calls else 0
+    return _pass(Code.STOPPED_EARLY, f"stopped the call early with its own {error.type}, after {function} was "
+                                     f"called {count}× and every call returned")
 
 
 def same_type(expected: str, error: ExceptionInfo | RaisedCall) -> bool:

@@ -10,12 +10,26 @@ from __future__ import annotations
 import ast
 import hashlib
 from dataclasses import dataclass
+from pathlib import Path
 
 from errorkb.core.entry import Entry, GuardExpectation
+from errorkb.core.lint import Finding, helpers, importable, local_modules, unallowed
 from errorkb.core.load import LoadedEntry
 from errorkb.core.project import LibraryProfile, Project
 from errorkb.core.snippets import Role, Snippet, read_snippet
 from errorkb.verify.targets import BUNDLED
+
+
+@dataclass(frozen=True)
+class Claim:
+    """Another entry's own error: its exception, its message and the function that raises it. A wording
+    of one entry verifies only that entry: an error another entry claims as its own does not count for
+    an `also_seen_as` of this one (a wide wording must not let a sibling's error verify it)."""
+
+    entry: str
+    exception: str
+    message: str
+    function: str | None  # for a raise of the library's own; None for a removed name or a signature
 
 
 @dataclass(frozen=True)
@@ -26,6 +40,8 @@ class Check:
     device: str
     module: str  # import path of the module that defines source.function
     release: str | None = None  # the library release the check runs against (None: whatever is installed)
+    others: tuple[Claim, ...] = ()  # the other entries' own errors (see `Claim`)
+    unallowed: tuple[str, ...] = ()  # 'file:line: primitive (code)' the snippet or a module beside it uses unallowed
 
     @property
     def role(self) -> Role:
@@ -67,12 +83,20 @@ def plan(loaded: list[LoadedEntry], project: Project, targets: list[str], device
     """Every check to run, in a stable order (entry, snippet, target, device); `kinds` keeps only
     the snippets of those kinds (before, after, guard)."""
     wanted = set(ids) if ids else None
+    claims = [claim_of(one.entry) for one in loaded]
+    modules = importable(project)
     checks = []
     for one in sorted(loaded, key=lambda item: item.entry.id):
         entry = one.entry
         if wanted is not None and entry.id not in wanted:
             continue
         module = source_module(entry, project.library)
+        folder = project.snippets / entry.id
+        beside = modules | local_modules(folder)
+        shared = [allowed.primitive for allowed in entry.allow]
+        files = [file for _, file in entry.snippet_files()]
+        in_helpers = [_said(project, path, finding) for path in helpers(folder, files)
+                      for finding in unallowed(_text(path), entry.exception, shared, beside)]
         for role, file in entry.snippet_files():
             if kinds and role.kind not in kinds:
                 continue
@@ -81,11 +105,31 @@ def plan(loaded: list[LoadedEntry], project: Project, targets: list[str], device
                 snippet = read_snippet(path, role, file)
             except OSError as error:
                 raise UnreadableSnippet(f"{project.rel(path)}: {error.strerror or error}") from None
+            allowed = [allowance.primitive for allowance in entry.allowances(role)]
+            text = snippet.data.decode("utf-8", errors="replace")
+            flagged = tuple([_said(project, path, finding)
+                             for finding in unallowed(text, entry.exception, allowed, beside)] + in_helpers)
             for target in targets:
                 for device in devices:
                     release = check_release(entry, target, project.library, upstream)
-                    checks.append(Check(entry, snippet, target, device, module, release))
+                    others = tuple(claim for claim in claims if claim.entry != entry.id)
+                    checks.append(Check(entry, snippet, target, device, module, release, others, flagged))
     return checks
+
+
+def _text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def _said(project: Project, path: Path, finding: Finding) -> str:
+    return f"{project.rel(path)}:{finding.line}: {finding.primitive} ({finding.code})"
+
+
+def claim_of(entry: Entry) -> Claim:
+    return Claim(entry.id, entry.exception, entry.message, entry.source.function if entry.kind == "raise" else None)
 
 
 def parse_shard(text: str) -> tuple[int, int]:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import dataclasses
 import json
 import os
 import socket
@@ -34,11 +35,24 @@ from pathlib import Path
 from typing import Any
 
 from errorkb.core.project import LibraryProfile
+from errorkb.verify.inside.jail import TIMER_MARGIN_S
+from errorkb.verify.inside.spec import CheckSpec, ZygoteConfig
+from errorkb.verify.inside.stem import startup_signature
 from errorkb.verify.plan import Check
 from errorkb.verify.records import Observation, Status
-from errorkb.verify.run import Run, check_spec, child_env, collect, kill_group, run_check
-from errorkb.verify.sandbox import TIMER_MARGIN_S, Sandbox
-from errorkb.verify.stem import startup_signature
+from errorkb.verify.run import (
+    Ended,
+    Limits,
+    Run,
+    check_spec,
+    child_env,
+    collect,
+    kill_group,
+    library_spec,
+    run_check,
+    with_limits,
+)
+from errorkb.verify.sandbox import Sandbox
 
 _KILL_GRACE_S = 10.0  # after SIGKILL, how long to wait for the zygote to reap the child
 _START_S = 600.0  # how long a zygote may take to load the runtime and its target
@@ -52,6 +66,8 @@ class _Pending:
     pid: int | None = None
     returncode: int | None = None
     stream: bytes = b""
+    key: bytes | None = None
+    cpu: float | None = None
 
 
 class WorkerDied(RuntimeError):
@@ -67,12 +83,12 @@ class Zygote:
         self.key = (target, device, module, str(python))
         self.log = scratch / f"zygote-{target}-{device}-{os.getpid()}-{id(self)}.log"
         self.sandboxed = sandbox is not None  # its pids are the sandbox's: never kill them from here
-        config = {"target": target, "device": device, "module": module, "preload": preload,
-                  "library": library.model_dump(mode="json"), "jail": self.sandboxed}
+        config = ZygoteConfig(target=target, device=device, module=module, library=library_spec(library),
+                              preload=tuple(preload), jail=self.sandboxed)
         self.stem = stem
         self.process: subprocess.Popen[bytes] | _Forked | None = None
         if stem is None:
-            argv = [str(python), "-m", "errorkb.verify.zygote", json.dumps(config)]
+            argv = [str(python), "-m", "errorkb.verify.inside.zygote", config.to_json()]
             with self.log.open("wb") as log:
                 self.process = subprocess.Popen(
                     sandbox.wrap(argv, device=device, writable=[scratch], jails=True, python=python)
@@ -91,12 +107,12 @@ class Zygote:
         self.unshared: str | None = None  # forked from a stem whose modules this environment does not fit
         self.error: str | None = None
         self.dead: str | None = None
-        stemmed = dict(config, importers=list(importers or []))
+        stemmed = dataclasses.replace(config, importers=tuple(importers or ()))
         self.reader = threading.Thread(target=self._read, args=(python, stemmed), name=f"zygote-{target}-{device}",
                                        daemon=True)
         self.reader.start()
 
-    def _read(self, python: Path, config: dict[str, Any]) -> None:
+    def _read(self, python: Path, config: ZygoteConfig) -> None:
         if self.stem is not None:  # forked here, in this thread: a stem still loading keeps no one waiting
             try:
                 self.process = self.stem.fork(config, python, self.log)
@@ -128,10 +144,10 @@ class Zygote:
                 pending.pid = message["pid"]
                 pending.started.set()
             if "exit" in message:
-                try:
-                    pending.stream = base64.b64decode(message.get("stream") or "", validate=True)
-                except (binascii.Error, ValueError, TypeError):
-                    pending.stream = b""
+                pending.stream = _decoded(message.get("stream")) or b""
+                pending.key = _decoded(message.get("key"))
+                cpu = message.get("cpu")
+                pending.cpu = float(cpu) if isinstance(cpu, int | float) and not isinstance(cpu, bool) else None
                 pending.returncode = message["exit"]
                 pending.exited.set()
         self._condemn(None)
@@ -173,13 +189,12 @@ class Zygote:
         if not self.ready and self.error is None and self.unshared is None:
             raise WorkerDied(self.dead or "the worker never said hello")
 
-    def run(self, spec: dict[str, Any], cwd: Path, scratch: Path,
-            timeout: float) -> tuple[int | None, bool, float, bytes]:
-        """Fork one child for `spec`; (returncode, timed out, seconds, its stream)."""
+    def run(self, spec: CheckSpec, cwd: Path, scratch: Path, timeout: float) -> Ended:
+        """Fork one child for `spec`, and wait for it at most `timeout` (the wall-clock backstop)."""
         with self.lock:
             request_id, self.next_id = self.next_id, self.next_id + 1
             pending = self.pending[request_id] = _Pending()
-        request = {"id": request_id, "spec": spec, "cwd": str(cwd), "timeout": timeout,
+        request = {"id": request_id, "spec": json.loads(spec.to_json()), "cwd": str(cwd), "timeout": timeout,
                    "result": str(scratch / "output.txt"), "output": str(scratch / "output.txt")}
         started = time.perf_counter()  # from the request: a busy harness may hear "pid" and "exit" at once
         try:
@@ -202,7 +217,8 @@ class Zygote:
                     self._condemn(f"the worker for {self.key[0]}/{self.key[1]} did not end a timed-out check")
             if pending.returncode is None and not timed_out:
                 raise WorkerDied(self.dead or "the worker lost the check")
-            return pending.returncode, timed_out, time.perf_counter() - started, pending.stream
+            return Ended(pending.returncode, timed_out, time.perf_counter() - started, pending.stream, pending.key,
+                         pending.cpu)
         finally:
             if pending.pid is not None and not self.sandboxed:
                 kill_group(pending.pid)  # whatever the snippet left running in its group, however it ended
@@ -246,8 +262,8 @@ class Stem:
     def __init__(self, python: Path, shared: list[str], scratch: Path, library: LibraryProfile,
                  sandbox: Sandbox | None = None):
         self.log = scratch / f"stem-{os.getpid()}-{id(self)}.log"
-        config = {"library": library.model_dump(mode="json"), "shared": shared}
-        argv = [str(python), "-m", "errorkb.verify.stem", json.dumps(config)]
+        config = {"library": dataclasses.asdict(library_spec(library)), "shared": shared}
+        argv = [str(python), "-m", "errorkb.verify.inside.stem", json.dumps(config)]
         environments = [python.parent.parent.parent]  # the folder of the environments it forks for
         self.argv = sandbox.wrap(argv, device="cpu", writable=[scratch], jails=True, python=python,
                                  also=environments) if sandbox else argv
@@ -286,7 +302,7 @@ class Stem:
         for event, _ in list(self.forked.values()):
             event.set()
 
-    def fork(self, config: dict[str, Any], python: Path, log: Path) -> _Forked:
+    def fork(self, config: ZygoteConfig, python: Path, log: Path) -> _Forked:
         """A zygote of `python`'s environment, forked from this stem (raises WorkerDied)."""
         if not self.hello.wait(_START_S) or self.error:
             raise WorkerDied(self.error or f"the stem did not start within {_START_S:g} s")
@@ -295,7 +311,8 @@ class Stem:
         with self.lock:
             request_id, self.next_id = self.next_id, self.next_id + 1
             event, pid = self.forked[request_id] = (threading.Event(), [])
-        request = {"id": request_id, "python": str(python), "prefix": str(python.parent.parent), "config": config,
+        request = {"id": request_id, "python": str(python), "prefix": str(python.parent.parent),
+                   "config": json.loads(config.to_json()),
                    "log": str(log)}
         try:
             socket.send_fds(self.channel, [json.dumps(request).encode()], [theirs_in, theirs_out])
@@ -401,7 +418,10 @@ class WorkerPool:
         return zygote
 
     def run(self, check: Check, timeout: float, python: Path | None = None) -> Run:
-        spec = check_spec(check, self.library, self.preload)
+        """`check` in a process forked from a warm zygote: `timeout` seconds of CPU time, a generous
+        wall-clock backstop (`Limits`)."""
+        limits = Limits.of(timeout)
+        spec = with_limits(check_spec(check, self.library, self.preload), limits)
         # A check left running by a dead worker may still write here: never let cleanup fail the run.
         with tempfile.TemporaryDirectory(prefix="check-", dir=self.scratch, ignore_cleanup_errors=True) as folder:
             scratch = Path(folder)
@@ -414,11 +434,10 @@ class WorkerPool:
                     # The harness observed this itself (no snippet ran): complete, as an end line would be.
                     failed = Observation(status=Status.SETUP_FAILED, error=zygote.error)
                     return Run(failed, 0, False, "", 0, 0.0, timeout, ended=True, end_exit=0)
-                returncode, timed_out, duration, stream = zygote.run(spec, check.snippet.path.parent, scratch,
-                                                                     timeout)
+                ended = zygote.run(spec, check.snippet.path.parent, scratch, limits.wall_s)
             except WorkerDied as died:
                 return Run(Observation(status=Status.WORKER_DIED, error=str(died)), None, False, "", 0, 0.0, timeout)
-            return collect(stream, scratch / "output.txt", returncode, timed_out, duration, timeout)
+            return collect(ended, scratch / "output.txt", limits)
 
     def close(self) -> None:
         for zygote in list(self.zygotes.values()):
@@ -432,3 +451,13 @@ class WorkerPool:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _decoded(text: object) -> bytes | None:
+    """Base64 from the zygote's reply; None when it is not that."""
+    if not isinstance(text, str):
+        return None
+    try:
+        return base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError):
+        return None

@@ -12,9 +12,9 @@ never trusted.
 
 from __future__ import annotations
 
-import base64
-import json
+import dataclasses
 import os
+import select
 import selectors
 import signal
 import subprocess
@@ -25,14 +25,15 @@ import time
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
 
 from errorkb.core.project import LibraryProfile
 from errorkb.plugs import runtime_for
-from errorkb.verify.observer import STREAM_FD
+from errorkb.verify.inside import jail
+from errorkb.verify.inside.seal import read_key
+from errorkb.verify.inside.spec import ApiSpec, CheckSpec, LibrarySpec
 from errorkb.verify.plan import Check
 from errorkb.verify.records import Observation
-from errorkb.verify.sandbox import Sandbox, exit_status, jailed_command
+from errorkb.verify.sandbox import Sandbox, exit_status
 from errorkb.verify.stream import MAX_STREAM, read_stream
 
 OUTPUT_CAP = 1 << 20  # bytes a snippet may print
@@ -61,6 +62,8 @@ class Run:
     end_exit: int | str | None = None  # the exit status the end line announced (os._exit's)
     end_status: str | None = None
     sha256: str | None = None  # of the bytes the check's process ran, as its stream says
+    cpu_s: float | None = None  # CPU time the check's process used (every thread, and what it waited for)
+    wall_limit_s: float | None = None  # the wall-clock backstop it ran under (`timeout_s` is its CPU time)
 
     @property
     def signal(self) -> str | None:
@@ -72,26 +75,59 @@ class Run:
         return None
 
 
-def check_spec(check: Check, library: LibraryProfile, preload: list[str] | None = None) -> dict[str, Any]:
+WALL_FACTOR, WALL_MARGIN_S = 5.0, 30.0  # the wall-clock backstop: generous, so a busy machine never trips it
+
+
+@dataclass(frozen=True)
+class Limits:
+    """A check's time limits: `cpu_s` of CPU time (what `timeout` in the project means), and a wall-clock
+    backstop for a check that waits instead of working (a sleep, a lock), far above what a busy
+    machine adds to an honest check."""
+
+    cpu_s: float
+    wall_s: float
+
+    @classmethod
+    def of(cls, timeout: float) -> Limits:
+        return cls(float(timeout), max(WALL_FACTOR * timeout, timeout + WALL_MARGIN_S))
+
+
+@dataclass(frozen=True)
+class Ended:
+    """How a check's process ended, as the process that waited for it saw it."""
+
+    returncode: int | None
+    timed_out: bool  # still running at the wall-clock backstop
+    seconds: float
+    stream: bytes
+    key: bytes | None  # what came over the key's channel (None: nothing did)
+    cpu_s: float | None = None
+
+
+def library_spec(library: LibraryProfile) -> LibrarySpec:
+    """What a check's process needs of the profile."""
+    return LibrarySpec(name=library.name, dist=library.dist, bundled=library.bundled,
+                       backends=tuple(library.backends), runtime=library.runtime)
+
+
+def check_spec(check: Check, library: LibraryProfile, preload: list[str] | None = None) -> CheckSpec:
     """What the child needs to observe one check; the same in both isolation modes."""
-    functions = [check.entry.source.function] if check.entry.kind == "raise" else []
-    functions += [w.function for w in check.entry.also_seen_as if w.function and w.function not in functions]
-    return {
-        "snippet": str(check.snippet.path.resolve()),
-        "source_b64": base64.b64encode(check.snippet.data).decode("ascii"),
-        "target": check.target,
-        "device": check.device,
-        "module": check.module,
-        "function": check.entry.source.function,
-        "functions": functions,
-        "role": str(check.role),
-        "kind": check.entry.kind,
-        "api": check.entry.api.model_dump(mode="json") if check.entry.api else None,
-        "library": library.model_dump(mode="json"),
-        "output_cap": OUTPUT_CAP,
-        "memory_limit": MEMORY_LIMIT,
-        "preload": list(preload or []),
-    }
+    entry = check.entry
+    functions = [entry.source.function] if entry.kind == "raise" else []
+    functions += [w.function for w in entry.also_seen_as if w.function and w.function not in functions]
+    return CheckSpec(
+        snippet=str(check.snippet.path.resolve()), source=check.snippet.data, target=check.target,
+        device=check.device, module=check.module, function=entry.source.function, functions=tuple(functions),
+        role=str(check.role), kind=entry.kind, library=library_spec(library),
+        api=ApiSpec(owner=entry.api.owner, name=entry.api.name) if entry.api else None,
+        callbacks=entry.source.user_code or any(allowed.primitive == "callback"
+                                                for allowed in entry.allowances(check.role)),
+        output_cap=OUTPUT_CAP, memory_limit=MEMORY_LIMIT, preload=tuple(preload or []),
+    )
+
+
+def with_limits(spec: CheckSpec, limits: Limits) -> CheckSpec:
+    return dataclasses.replace(spec, cpu_seconds=limits.cpu_s)
 
 
 def child_env(library: LibraryProfile, device: str, python: Path | None = None) -> dict[str, str]:
@@ -107,42 +143,63 @@ def child_env(library: LibraryProfile, device: str, python: Path | None = None) 
 def run_check(check: Check, library: LibraryProfile, timeout: float, python: Path | None = None,
               sandbox: Sandbox | None = None) -> Run:
     """The plain way: a fresh interpreter per check (loads the runtime every time), in its own
-    sandbox when one is given. The stream's read end stays here; the write end is the child's."""
-    spec = check_spec(check, library)
+    sandbox when one is given. The stream's and the key channel's read ends stay here; their write
+    ends are the child's, which its jail's launcher moves to where a check's process finds them."""
+    limits = Limits.of(timeout)
+    spec = with_limits(check_spec(check, library), limits)
     with tempfile.TemporaryDirectory(prefix="errorkb-") as scratch:
         output = Path(scratch) / "output.txt"
         read_end, write_end = os.pipe()
-        spec["stream_fd"] = STREAM_FD if sandbox else write_end  # the jail's launcher moves it to 3
-        argv = [str(python or sys.executable), "-m", "errorkb.verify.child", json.dumps(spec)]
+        key_read, key_write = os.pipe()
+        os.set_blocking(key_read, False)
+        if not sandbox:
+            spec = dataclasses.replace(spec, stream_fd=write_end, key_fd=key_write)
+        argv = [str(python or sys.executable), "-m", "errorkb.verify.inside.child", spec.to_json()]
         started = time.perf_counter()
         reader = StreamReader(read_end)
+        hide_proc = not runtime_for(library.runtime).needs_proc(check.device)
         try:
             with output.open("wb") as sink:
                 process = subprocess.Popen(
-                    sandbox.wrap(jailed_command(argv, output, timeout, write_end), device=check.device,
-                                 writable=[Path(scratch)], jails=True, python=python) if sandbox else argv,
-                    stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.STDOUT, pass_fds=(write_end,),
+                    sandbox.wrap(jail.command(str(output), limits.wall_s, (write_end, key_write), hide_proc, argv),
+                                 device=check.device, writable=[Path(scratch)], jails=True, python=python)
+                    if sandbox else argv,
+                    stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.STDOUT, pass_fds=(write_end, key_write),
                     cwd=scratch if sandbox else check.snippet.path.parent,
                     env=sandbox.env(check.device) if sandbox else child_env(library, check.device, python),
                     start_new_session=True,
                 )
-            os.close(write_end)
-            write_end = -1
-            timed_out = False
-            try:
-                process.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                timed_out = True
-            finally:
-                kill_group(process.pid)
-                process.wait()
+            for fd in (write_end, key_write):
+                os.close(fd)
+            write_end = key_write = -1
+            status, cpu, timed_out = _wait(process.pid, limits.wall_s)
         finally:
-            if write_end >= 0:
-                os.close(write_end)
+            for fd in (write_end, key_write):
+                if fd >= 0:
+                    os.close(fd)
             data = reader.finish()
+            try:
+                key = os.read(key_read, 256)
+            except OSError:
+                key = b""
+            os.close(key_read)
         duration = time.perf_counter() - started
-        returncode = exit_status(process.returncode) if sandbox else process.returncode
-        return collect(data, output, returncode, timed_out, duration, timeout)
+        code = os.waitstatus_to_exitcode(status)
+        returncode = exit_status(code) if sandbox else code
+        return collect(Ended(returncode, timed_out, duration, data, key, cpu), output, limits)
+
+
+def _wait(pid: int, wall: float) -> tuple[int, float, bool]:
+    """(wait status, CPU seconds, whether the wall-clock backstop was hit) of the process `pid`, which
+    is killed with its group at the backstop, and in any case once it ends (what it left running)."""
+    pidfd = os.pidfd_open(pid)
+    try:
+        ready, _, _ = select.select([pidfd], [], [], wall)
+    finally:
+        os.close(pidfd)
+    kill_group(pid)
+    _, status, usage = os.wait4(pid, 0)
+    return status, usage.ru_utime + usage.ru_stime, not ready
 
 
 class StreamReader:
@@ -186,18 +243,19 @@ class StreamReader:
         return bytes(self.data)
 
 
-def collect(stream: bytes, output: Path, returncode: int | None, timed_out: bool, duration: float,
-            timeout: float) -> Run:
-    """Read what a finished check left behind: its stream (validated line by line) and capped output."""
-    reading = read_stream(stream)
+def collect(ended: Ended, output: Path, limits: Limits) -> Run:
+    """Read what a finished check left behind: its stream (each line's seal checked under the key it
+    handed over) and its capped output."""
+    reading = read_stream(ended.stream, read_key(ended.key or b""))
     size = output.stat().st_size if output.exists() else 0
     text = ""
     if output.exists():
         with output.open("rb") as printed:
             text = printed.read(OUTPUT_CAP).decode("utf-8", errors="replace")
-    return Run(reading.observation, returncode, timed_out, text, size, round(duration, 4), timeout,
-               malformed=reading.rejected, ended=reading.ended, end_exit=reading.exit, end_status=reading.status,
-               sha256=reading.sha256)
+    return Run(reading.observation, ended.returncode, ended.timed_out, text, size, round(ended.seconds, 4),
+               limits.cpu_s, malformed=reading.rejected, ended=reading.ended, end_exit=reading.exit,
+               end_status=reading.status, sha256=reading.sha256,
+               cpu_s=round(ended.cpu_s, 3) if ended.cpu_s is not None else None, wall_limit_s=limits.wall_s)
 
 
 def kill_group(pgid: int) -> None:

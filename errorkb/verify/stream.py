@@ -1,17 +1,19 @@
 """The harness reads a check's stream: lines the check's process wrote as things happened (`observer.py`).
 
-A stream is trusted line by line, never as a whole:
+A stream is trusted line by line, never as a whole, and only under the key the check's process
+handed over before the snippet existed (`inside/seal.py`):
 
+- a line is the verifier's only when its seal holds under that key; any other line (garbage,
+  a forgery, a line cut in two) is one the verifier did not write, and the check fails;
 - the first line is the verifier's `start` (written before any snippet code existed): it names
-  the nonce and the pid, and the SHA-256 of the bytes that ran;
-- every other line must carry that nonce and validate as one of the event records below; a line
-  that does not is a line the verifier did not write (the snippet can add lines, not take back
-  those sent), and a check with such a line fails;
+  the pid of the check's process and the SHA-256 of the bytes that ran;
+- that process's lines are numbered 0, 1, 2...: a number missing or out of place (a line lost, or
+  taken) fails the check;
 - lines of another process (a snippet's fork inherits the pipe and the observer) count only when
   they report tampering;
-- the outcome is the `end` line alone, the last of the check's own process; a stream without one
-  (the process was killed, or left through `posix._exit`) has no outcome: the process's own end
-  says what happened.
+- the outcome is the `end` line alone, the last of the check's own process, and only when the
+  observer says it never faulted; a stream without one (the process was killed, or left through
+  `posix._exit`) has no outcome: the process's own end says what happened.
 
 `read_stream` turns a stream into the `Observation` the judge reads, or says why it has none.
 """
@@ -24,6 +26,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from errorkb.verify.inside.seal import unseal
 from errorkb.verify.records import (
     ApiFacts,
     Calls,
@@ -42,8 +45,8 @@ _EARLY = {"setup-failed", "no-function", "no-device", "syntax-error"}
 class _Event(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    k: str
-    p: int
+    n: int  # its place in the writing process's sequence
+    p: int  # the writing process
 
 
 class StartEvent(_Event):
@@ -80,7 +83,7 @@ class UnwoundEvent(_Event):
 
 class TamperEvent(_Event):
     e: Literal["tamper"]
-    kind: Literal["replaced", "observer", "forged"]
+    kind: Literal["replaced", "observer", "forged", "callback"]
     what: str
 
 
@@ -100,6 +103,7 @@ class EndEvent(_Event):
     unwound: list[int] = Field(default_factory=list)
     device: dict[str, Any] | None = None
     duration: float | None = None
+    faults: int = 0  # times the observer's own code failed; anything but 0 voids the observation
 
 
 _KINDS: dict[str, type[_Event]] = {"start": StartEvent, "raised": RaisedEvent, "unwound": UnwoundEvent,
@@ -119,29 +123,38 @@ class Stream:
     foreign: list[str] = field(default_factory=list)  # lines the verifier did not write (first few, cut)
     after_end: int = 0
     cut: bool = False
+    gap: str | None = None  # where the check's own lines are not numbered 0, 1, 2...
+    unsealed: bool = False  # no key: nothing in the stream can be the verifier's
 
 
-def parse(data: bytes) -> Stream:
+def parse(data: bytes, key: bytes | None) -> Stream:
     stream = Stream(cut=len(data) >= MAX_STREAM)
     lines = data.split(b"\n")
     if lines and lines[-1] == b"":
         lines.pop()
+    if key is None:
+        stream.unsealed = True
+        return stream
     if not lines:
         return stream
-    first = _event(lines[0])
-    if not isinstance(first, StartEvent):
+    first = _event(lines[0], key)
+    if not isinstance(first, StartEvent) or first.n != 0:
         stream.foreign.append(_show(lines[0]))
         return stream
     stream.start = first
+    expected = 1
     for line in lines[1:]:
-        event = _event(line)
-        if event is None or event.k != first.k or isinstance(event, StartEvent):
+        event = _event(line, key)
+        if event is None or isinstance(event, StartEvent):
             stream.foreign.append(_show(line))
             continue
         if event.p != first.p:  # another process: a fork of the snippet's; only its tampering counts
             if isinstance(event, TamperEvent):
                 stream.tampered.append(event)
             continue
+        if event.n != expected and stream.gap is None:
+            stream.gap = f"line {expected} of the check's process is missing (the next one is {event.n})"
+        expected = event.n + 1
         if stream.end is not None:
             stream.after_end += 1
             continue
@@ -158,9 +171,12 @@ def parse(data: bytes) -> Stream:
     return stream
 
 
-def _event(line: bytes) -> _Event | None:
+def _event(line: bytes, key: bytes) -> _Event | None:
+    body = unseal(key, line)
+    if body is None:
+        return None
     try:
-        data = json.loads(line)
+        data = json.loads(body)
     except (ValueError, UnicodeDecodeError):
         return None
     if not isinstance(data, dict):
@@ -193,8 +209,9 @@ class Reading:
     status: str | None = None
 
 
-def read_stream(data: bytes) -> Reading:
-    stream = parse(data)
+def read_stream(data: bytes, key: bytes | None) -> Reading:
+    """The observation in `data`, trusting only lines sealed under `key` (None: no key was handed over)."""
+    stream = parse(data, key)
     sha256 = stream.start.sha256 if stream.start else None
     rejected = _rejected(stream)
     end = stream.end
@@ -220,16 +237,22 @@ def _first(error: Exception) -> str:
 
 
 def _rejected(stream: Stream) -> str | None:
+    if stream.unsealed:
+        return "the check's process never handed over its stream's key: nothing it streamed can be trusted"
     if stream.cut:
         return f"the observation stream went past {MAX_STREAM} bytes"
     if stream.foreign:
         many = len(stream.foreign)
         return (f"the observation stream holds {many} line{'s' if many > 1 else ''} the verifier did not write "
                 f"(first: {stream.foreign[0]!r})")
+    if stream.gap:
+        return f"the observation stream has a gap: {stream.gap}"
     if stream.after_end:
         return f"the observation stream holds {stream.after_end} line(s) after the verifier's end"
     if stream.faults:
         return f"the verifier's observer failed: {stream.faults[0]}"
+    if stream.end is not None and stream.end.faults:
+        return f"the verifier's observer failed {stream.end.faults} time(s) while the snippet ran"
     return None
 
 
@@ -263,8 +286,14 @@ def _tampering(stream: Stream, slots: list[tuple[str, ...]]) -> tuple[list[str],
     for event in stream.tampered:
         if event.kind == "replaced":
             continue
-        phrase = event.what if event.kind == "observer" else \
-            f"compiled code under the name of a file of the library, the verifier or Python ({_short(event.what)})"
+        if event.kind == "observer":
+            phrase = event.what
+        elif event.kind == "callback":
+            phrase = (f"ran its own code inside the library's call ({event.what}), which the entry does not declare "
+                      "(allow: callback, with the reason)")
+        else:
+            phrase = ("compiled code under the name of a file of the library, the verifier or Python "
+                      f"({_short(event.what)})")
         if phrase not in other:
             other.append(phrase)
     return replaced, other

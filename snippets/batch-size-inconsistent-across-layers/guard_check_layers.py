@@ -22,4 +22,8 @@ def check_batch(cache, batch_size):
 config = LlamaConfig(num_hidden_layers=4, hidden_size=512, num_attention_heads=8, num_key_value_heads=8)
 cache = StaticCache(config=config, max_cache_len=64)
 cache.update(torch.randn(1, 8, 3, 64), torch.randn(1, 8, 3, 64), layer_idx=0)
+agreed = StaticCache(config=config, max_cache_len=64)
+agreed.early_initialization(1, 8, 64, torch.float32, "cpu")
+check_batch(agreed, 1)
+assert agreed.batch_size == 1  # every layer allocated for one batch: the library agrees
 check_batch(cache, 4)  # stops here, before early_initialization or cache.batch_size

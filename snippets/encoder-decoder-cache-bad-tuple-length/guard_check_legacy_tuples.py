@@ -20,4 +20,5 @@ def from_legacy(per_layer):
 # Key/value pairs of a decoder-only model: 2 tensors per layer, and no cross-attention states.
 key = torch.randn(1, 4, 3, 16)
 legacy = ((key, key), (key, key))
+from_legacy(((key, key, key, key), (key, key, key, key)))  # self and cross pairs per layer: built by the library
 from_legacy(legacy)

@@ -17,4 +17,6 @@ def early_initialize(cache, **shape) -> None:
 
 t5 = T5Config(num_layers=2, d_model=64, d_kv=16, num_heads=4)
 seq2seq = EncoderDecoderCache(StaticCache(config=t5, max_cache_len=32), StaticCache(config=t5, max_cache_len=10))
+early_initialize(seq2seq.self_attention_cache, batch_size=1, num_heads=4, head_dim=16, dtype=torch.float32,
+                 device="cpu")  # a sub-cache has layers: the library allocates them
 early_initialize(seq2seq, batch_size=1, num_heads=4, head_dim=16, dtype=torch.float32, device="cpu")

@@ -19,4 +19,5 @@ def encoder_decoder_cache(self_attention_cache, cross_attention_cache):
 
 config = T5Config(num_layers=2, d_model=64, d_kv=16, num_heads=4)
 pair = (torch.randn(1, 4, 10, 16), torch.randn(1, 4, 10, 16))
+encoder_decoder_cache(DynamicCache(config=config), DynamicCache(config=config))  # two Caches: built by the library
 encoder_decoder_cache(DynamicCache(config=config), (pair, pair))

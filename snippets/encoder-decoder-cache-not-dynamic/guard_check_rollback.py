@@ -24,4 +24,8 @@ past_key_values = EncoderDecoderCache(
 drafted = torch.randn(1, 4, 5, 16)
 for layer_idx in range(config.num_decoder_layers):
     past_key_values.self_attention_cache.update(drafted, drafted, layer_idx)
+dynamic = EncoderDecoderCache(DynamicCache(), DynamicCache())
+for layer_idx in range(config.num_decoder_layers):
+    dynamic.self_attention_cache.update(drafted, drafted, layer_idx)
+roll_back(dynamic, 2)  # two DynamicCaches: rolled back by the library
 roll_back(past_key_values, 2)

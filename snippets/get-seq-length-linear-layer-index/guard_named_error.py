@@ -21,4 +21,5 @@ config = PreTrainedConfig(
     layer_types=["linear_attention", "full_attention", "linear_attention", "full_attention"],
 )
 cache = DynamicCache(config=config)
+cached_length(cache, 1)  # an attention layer: counted by the library
 cached_length(cache, 2)

@@ -19,4 +19,6 @@ def past_length(cache):
 config = PreTrainedConfig(num_hidden_layers=2, layer_types=["linear_attention"] * 2)
 cache = DynamicCache(config=config)
 cache.update_recurrent_state(torch.randn(1, 4, 16, 16), 0)
+mixed = DynamicCache(config=PreTrainedConfig(num_hidden_layers=2, layer_types=["linear_attention", "full_attention"]))
+past_length(mixed)  # with an attention layer: counted by the library
 past_length(cache)

@@ -17,4 +17,5 @@ def previous_state(cache, layer_idx):
 
 
 config = PreTrainedConfig(num_hidden_layers=4, layer_types=["conv", "full_attention", "conv", "full_attention"])
+previous_state(DynamicCache(config=config), 0)  # a conv layer: asked of the library
 previous_state(DynamicCache(config=config), 1)

@@ -19,4 +19,6 @@ def early_initialize(cache, batch_size, num_heads, head_dim, dtype, device):
 
 config = LlamaConfig(num_hidden_layers=12, num_attention_heads=8, num_key_value_heads=8, hidden_size=1024)
 cache = DynamicCache(config=config)
+early_initialize(DynamicCache(config=config), 2, num_heads=8, head_dim=128, dtype=torch.bfloat16,
+                 device="cpu")  # one int for every layer: allocated by the library
 early_initialize(cache, 2, num_heads=8, head_dim=[128, 128], dtype=torch.bfloat16, device="cpu")

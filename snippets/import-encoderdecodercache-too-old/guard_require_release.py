@@ -4,6 +4,7 @@
 import transformers
 from packaging.version import Version
 
+transformers.DynamicCache()  # what this release has still works: built by the library
 if Version(transformers.__version__) < Version("4.43"):
     raise RuntimeError(
         f"this package needs transformers>=4.43 for EncoderDecoderCache (installed: {transformers.__version__}); "

@@ -4,6 +4,7 @@
 import transformers
 from packaging.version import Version
 
+transformers.DynamicCache()  # what this release has still works: built by the library
 if Version(transformers.__version__) < Version("4.38"):
     raise RuntimeError(
         f"this model's code needs transformers>=4.38 for StaticCache (installed: {transformers.__version__}); "

@@ -1,5 +1,6 @@
 """Check the cache's layer count against the model once, when the cache is handed to it."""
 
+import torch
 from transformers import LlamaConfig, StaticCache
 
 
@@ -18,4 +19,6 @@ def check_cache_fits(cache, config):
 target_config = LlamaConfig(num_hidden_layers=8, hidden_size=512, num_attention_heads=8, num_key_value_heads=8)
 draft_config = LlamaConfig(num_hidden_layers=2, hidden_size=512, num_attention_heads=8, num_key_value_heads=8)
 cache = StaticCache(config=draft_config, max_cache_len=128)
+check_cache_fits(cache, draft_config)  # the draft model's own config: it fits
+cache.update(torch.zeros(1, 8, 1, 64), torch.zeros(1, 8, 1, 64), layer_idx=0)  # and the library writes it
 check_cache_fits(cache, target_config)  # before the first forward pass

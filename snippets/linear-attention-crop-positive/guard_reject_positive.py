@@ -20,4 +20,5 @@ cache = DynamicCache(config=config)
 cache.activate_past_recording()
 cache.update_conv_state(torch.randn(1, 64, 11), 0, conv_kernel_size=4)
 cache.update(torch.randn(1, 2, 11, 32), torch.randn(1, 2, 11, 32), 1)
+rollback(cache, -1)  # a negative count: rolled back by the library
 rollback(cache, 6)

@@ -5,6 +5,12 @@ import transformers
 from packaging.version import Version
 from transformers import DynamicCache, LlamaConfig, LlamaModel
 
+config = LlamaConfig(num_hidden_layers=2, hidden_size=64, intermediate_size=128, num_attention_heads=4,
+                     num_key_value_heads=2, vocab_size=128)
+gpt = LlamaModel(config).eval()
+# what this release has still works: a forward call without cache_position, run by the library
+gpt.forward(inputs_embeds=torch.randn(1, 4, 64), attention_mask=torch.ones(1, 4, dtype=torch.long), use_cache=False)
+
 # --8<-- [start:show]
 if Version(transformers.__version__) < Version("4.38"):
     raise RuntimeError(
@@ -13,8 +19,5 @@ if Version(transformers.__version__) < Version("4.38"):
     )
 # --8<-- [end:show]
 
-config = LlamaConfig(num_hidden_layers=2, hidden_size=64, intermediate_size=128, num_attention_heads=4,
-                     num_key_value_heads=2, vocab_size=128)
-gpt = LlamaModel(config).eval()
 gpt.forward(inputs_embeds=torch.randn(1, 4, 64), attention_mask=torch.ones(1, 4, dtype=torch.long),
             past_key_values=DynamicCache(), use_cache=True, cache_position=torch.arange(4))

@@ -17,4 +17,5 @@ def early_initialize(cache, batch_size, num_heads, head_dim, dtype, device):
 
 config = LlamaConfig(num_hidden_layers=4, hidden_size=512, num_attention_heads=8, num_key_value_heads=8)
 cache = StaticCache(config=config, max_cache_len=64)
+early_initialize(StaticCache(config=config, max_cache_len=64), 1, 8, 64, torch.float32, "cpu")  # allocated
 early_initialize(cache, cache.batch_size, 8, 64, torch.float32, "cpu")  # batch_size is -1 before allocation

@@ -28,4 +28,6 @@ def early_initialize(cache, batch_size, num_heads, head_dim, dtype, device):
 
 config = LlamaConfig(num_hidden_layers=12, num_attention_heads=8, num_key_value_heads=8, hidden_size=1024)
 cache = StaticCache(config=config, max_cache_len=64)
+early_initialize(StaticCache(config=config, max_cache_len=64), 1, num_heads=8, head_dim=128, dtype=torch.float16,
+                 device="cpu")  # one value for every layer: allocated by the library
 early_initialize(cache, 1, num_heads=[8, 8], head_dim=128, dtype=torch.float16, device="cpu")

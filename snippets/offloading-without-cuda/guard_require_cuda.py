@@ -16,4 +16,6 @@ def offloaded_cache(config, device):
 
 
 config = LlamaConfig(num_hidden_layers=2, hidden_size=64, num_attention_heads=4, num_key_value_heads=4)
+plain = DynamicCache(config=config)  # without offloading the CPU is fine: the library writes it
+plain.update(torch.zeros(1, 4, 1, 16), torch.zeros(1, 4, 1, 16), layer_idx=0)
 cache = offloaded_cache(config, device="cpu")

@@ -19,4 +19,7 @@ def quantized_cache(backend, config, **options):
 config = MistralConfig(
     num_hidden_layers=2, hidden_size=256, num_attention_heads=4, num_key_value_heads=4, sliding_window=4096
 )
+full = MistralConfig(num_hidden_layers=2, hidden_size=256, num_attention_heads=4, num_key_value_heads=4,
+                     sliding_window=None)
+quantized_cache("quanto", full)  # full attention in every layer: built by the library
 quantized_cache("quanto", config)

@@ -17,4 +17,5 @@ def quantized_cache(backend, config, **options):
 
 
 config = LlamaConfig(num_hidden_layers=2, hidden_size=256, num_attention_heads=4, num_key_value_heads=4)
+quantized_cache("quanto", config)  # a backend it accepts: built by the library
 quantized_cache("fp8", config)

@@ -20,4 +20,5 @@ def quantized_cache(backend, config, nbits=4, axis_key=0, axis_value=0, **kwargs
 
 
 config = LlamaConfig(num_hidden_layers=2, hidden_size=512, num_attention_heads=8, num_key_value_heads=8)
+quantized_cache("quanto", config, nbits=4, axis_key=0, axis_value=0)  # supported settings: built by the library
 cache = quantized_cache("quanto", config, nbits=8)

@@ -22,4 +22,5 @@ cache.activate_past_recording()
 for layer_idx in range(config.num_hidden_layers):
     kv = torch.randn(1, config.num_key_value_heads, 11, config.head_dim)
     cache.update(kv, kv, layer_idx)
+rollback(cache, -1)  # a negative count: rolled back by the library
 rollback(cache, 6)

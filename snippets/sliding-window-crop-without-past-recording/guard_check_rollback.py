@@ -25,4 +25,10 @@ cache = DynamicCache(config=config)
 for layer_idx in range(config.num_hidden_layers):
     kv = torch.randn(1, config.num_key_value_heads, 10, config.head_dim)
     cache.update(kv, kv, layer_idx)
+recorded = DynamicCache(config=config)
+recorded.activate_past_recording()
+for layer_idx in range(config.num_hidden_layers):
+    kv = torch.randn(1, config.num_key_value_heads, 10, config.head_dim)
+    recorded.update(kv, kv, layer_idx)
+rollback(recorded, 2)  # recorded from the start: rolled back by the library
 rollback(cache, 2)

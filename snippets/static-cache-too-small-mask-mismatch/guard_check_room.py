@@ -19,5 +19,7 @@ def generate_into(cache, capacity, prompt, max_new_tokens):
                           pad_token_id=0)
 
 
+roomy = StaticCache(config=config, max_batch_size=1, max_cache_len=8, device="cpu", dtype=torch.float32)
+generate_into(roomy, 8, torch.tensor([[1, 2, 3, 4]]), max_new_tokens=3)  # room for all 7: generated
 generate_into(cache, 5, torch.tensor([[1, 2, 3, 4]]), max_new_tokens=3)
 # --8<-- [end:show]

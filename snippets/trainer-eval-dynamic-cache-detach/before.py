@@ -1,6 +1,5 @@
 """Evaluating an Idefics2 fine-tune with compute_metrics, on transformers 4.40."""
 
-import numpy as np
 import torch
 from transformers import Idefics2Config, Idefics2ForConditionalGeneration, Trainer, TrainingArguments
 
@@ -19,7 +18,7 @@ eval_dataset = [{"input_ids": torch.tensor([1, 2, 3, 4]), "labels": torch.tensor
 
 def compute_metrics(eval_pred):
     logits, labels = eval_pred
-    return {"accuracy": float((np.argmax(logits, -1)[:, :-1] == labels[:, 1:]).mean())}
+    return {"accuracy": float((logits.argmax(-1)[:, :-1] == labels[:, 1:]).mean())}  # numpy arrays, as Trainer hands them
 
 
 # --8<-- [start:show]

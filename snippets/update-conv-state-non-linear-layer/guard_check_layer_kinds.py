@@ -1,5 +1,6 @@
 """Check the cache's layer kinds against the model's blocks right after building it."""
 
+import torch
 from transformers import DynamicCache, PreTrainedConfig
 from transformers.cache_utils import LinearAttentionCacheLayerMixin
 
@@ -17,6 +18,9 @@ def check_cache_layers(cache, block_kinds):
 
 
 model_blocks = ["conv", "attention", "conv", "attention"]
+typed = DynamicCache(config=PreTrainedConfig(num_hidden_layers=4, layer_types=["conv", "full_attention"] * 2))
+check_cache_layers(typed, model_blocks)
+typed.update_conv_state(torch.randn(1, 64, 10), 0, conv_kernel_size=4)  # a conv layer: stored by the library
 cache = DynamicCache(config=PreTrainedConfig(num_hidden_layers=4))  # layer_types missing
 check_cache_layers(cache, model_blocks)  # fails here, before any forward pass
 # --8<-- [end:show]

@@ -23,5 +23,6 @@ def store_recurrent_state(cache, state, layer_idx):
     return cache.update_recurrent_state(state, layer_idx=layer_idx)
 
 
+store_recurrent_state(cache, torch.randn(2, 4, 16, 16), layer_idx=0)  # a linear-attention layer: stored
 store_recurrent_state(cache, torch.randn(2, 4, 16, 16), layer_idx=1)
 # --8<-- [end:show]

@@ -330,13 +330,9 @@ def adversarial_run(request, tmp_path_factory) -> Run:
     Fork mode uses the verdict cache (so that rewriting it is tried); subprocess mode does not, and
     gets a longer timeout per check (a fresh interpreter imports torch and transformers each time).
     """
-    from errorkb.verify.sandbox import probe
+    from tests.verify.verifykb import needs_sandbox
 
-    why = probe()
-    if why is not None:
-        if os.environ.get("ERRORKB_SANDBOX") == "require":
-            pytest.fail(f"the sandbox cannot be created here: {why}")
-        pytest.skip(f"the sandbox cannot be created here: {why}")
+    needs_sandbox()
     isolation = request.param
     workspace = Workspace(tmp_path_factory.mktemp(f"adversarial-{isolation}"))
     try:

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from errorkb.cli import main
+from tests.verify.verifykb import allowing
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "tinylib_kb"
 LAZY_GLOBAL = '''
@@ -47,6 +48,8 @@ def tinylib(tmp_path, monkeypatch) -> Path:
 
 def verify_before(root: Path, before: str, capsys) -> list[dict]:
     (root / "snippets" / "queue-full" / "before.py").write_text(before)
+    entry = root / "docs" / "errors" / "tinyq" / "queue-full.yml"
+    entry.write_text(allowing(entry.read_text(), before, modules=("tinyq",)))
     main(["--root", str(root), "verify", "queue-full", "--no-cache", "--snippet", "before",
           "--report", str(root / "r.json")])
     printed = capsys.readouterr()

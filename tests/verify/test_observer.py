@@ -13,10 +13,12 @@ import sys
 import textwrap
 import types
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
-from errorkb.verify import observer
+from errorkb.verify.inside import observer, seal
+from errorkb.verify.inside.seal import read_key
 from errorkb.verify.judge import judge
 from errorkb.verify.records import Code, Outcome, Status
 from errorkb.verify.run import Run
@@ -64,21 +66,40 @@ def test_the_captured_functions_are_c_functions_or_plain_values():
     assert python_level == []
 
 
-def run_scenario(tmp_path: Path, body: str, probe: bool = False) -> tuple[bytes, int]:
-    """Run `body` under the observer, watching `lib.work`; (stream, exit status)."""
+class Scenario(NamedTuple):
+    data: bytes  # the stream
+    status: int  # the process's exit status
+    key: bytes | None  # what came over the key's channel
+
+
+def read(scenario: Scenario):
+    return read_stream(scenario.data, read_key(scenario.key or b""))
+
+
+def parsed(scenario: Scenario):
+    return parse(scenario.data, read_key(scenario.key or b""))
+
+
+def run_scenario(tmp_path: Path, body: str, probe: bool = False, callbacks: bool = False) -> Scenario:
+    """Run `body` under the observer, watching `lib.work`: its stream, exit status and key."""
     folder = tmp_path / "lib"
     folder.mkdir(exist_ok=True)
     (folder / "lib.py").write_text(LIBRARY)
     read_end, write_end = os.pipe()
+    key_read, key_write = os.pipe()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child
         try:
             os.close(read_end)
+            os.close(key_read)
+            sealer = seal.handover(key_write)
             sys.path.insert(0, str(folder))
             import lib
 
             counter = {"allocated": 0}
             config = _config(lib, folder, write_end, counter if probe else None)
+            config["sealer"] = sealer
+            config["callbacks"] = callbacks
             observer.install(config)
             namespace = {"lib": lib, "counter": counter, "STREAM": write_end, "__name__": "__main__"}
             code = compile(textwrap.dedent(body), str(tmp_path / "snippet.py"), "exec")
@@ -90,12 +111,15 @@ def run_scenario(tmp_path: Path, body: str, probe: bool = False) -> tuple[bytes,
         finally:
             os._exit(70)
     os.close(write_end)
+    os.close(key_write)
     data = b""
     while chunk := os.read(read_end, 1 << 16):
         data += chunk
     os.close(read_end)
     _, status = os.waitpid(pid, 0)
-    return data, os.waitstatus_to_exitcode(status)
+    key = os.read(key_read, 256)
+    os.close(key_read)
+    return Scenario(data, os.waitstatus_to_exitcode(status), key)
 
 
 def _finish(status: str, error: BaseException | None) -> None:
@@ -111,7 +135,7 @@ def _config(lib: types.ModuleType, folder: Path, fd: int, counter: dict | None) 
     code = function.__code__
     stdlib = [sysconfig.get_paths()["stdlib"] + "/"]
     site = [sysconfig.get_paths()["purelib"] + "/"]
-    verifier = str(Path(observer.__file__).parents[1]) + "/"
+    verifier = str(Path(observer.__file__).parents[2]) + "/"
     probe = None
     if counter is not None:
         probe = ([True].__len__, ((counter.copy, (), ("allocated",)),))
@@ -124,24 +148,24 @@ def _config(lib: types.ModuleType, folder: Path, fd: int, counter: dict | None) 
                    "defaults": function.__defaults__, "kwdefaults": function.__kwdefaults__}],
         "init_codes": {}, "spaces": [("lib", lib, dict(vars(lib)), False, frozenset())],
         "owners": [("work", lib, "work", function)], "sys_modules": [("lib", lib)], "restore": [],
-        "target_roots": [str(folder) + "/"], "trusted_roots": tuple([*stdlib, *site, str(folder) + "/", verifier]),
+        "snippet_roots": (str(folder.parent / "snippet.py"),), "target_roots": [str(folder) + "/"],
+        "trusted_roots": tuple([*stdlib, *site, str(folder) + "/", verifier]),
         "stdlib_roots": stdlib, "protected_roots": tuple([str(folder) + "/", *stdlib, verifier]),
         "opnames": tuple(dis.opname), "probe": probe, "api": None, "enders": [_finish.__code__],
     }
 
 
 def test_a_clean_run_streams_its_calls_and_ends(tmp_path):
-    data, status = run_scenario(tmp_path, "lib.work(1)\nlib.work(2)\n")
-    reading = read_stream(data)
-    assert status == 0 and reading.rejected is None and reading.ended
+    scenario = run_scenario(tmp_path, "lib.work(1)\nlib.work(2)\n")
+    reading = read(scenario)
+    assert scenario.status == 0 and reading.rejected is None and reading.ended
     seen = reading.observation
     assert seen.status is Status.RETURNED
     assert (seen.calls.count, seen.calls.returned, seen.calls.running) == (2, 2, 0)
 
 
 def test_an_exception_caught_after_it_unwound_the_function_is_a_raised_call(tmp_path):
-    data, _ = run_scenario(tmp_path, "try:\n    lib.work(-1)\nexcept ValueError:\n    pass\n")
-    calls = read_stream(data).observation.calls
+    calls = read(run_scenario(tmp_path, "try:\n    lib.work(-1)\nexcept ValueError:\n    pass\n")).observation.calls
     assert calls.count == 1 and calls.returned == 0
     assert calls.raised[0].type == "ValueError" and calls.raised[0].message == "n must be positive, got -1"
 
@@ -154,7 +178,7 @@ def test_the_top_exception_is_known_by_identity_with_its_text_as_it_was(tmp_path
         error.args = ("rewritten",)
         raise
     """
-    seen = read_stream(run_scenario(tmp_path, body)[0]).observation
+    seen = read(run_scenario(tmp_path, body)).observation
     start = seen.exception.started
     assert start.where == "target" and start.function == "work" and start.opcode == "RAISE_VARARGS"
     assert start.message == "n must be positive, got -1" and seen.exception.message == "rewritten"
@@ -167,7 +191,7 @@ def test_a_copy_of_the_exception_is_not_the_one_that_started_there(tmp_path):
     except ValueError as error:
         raise ValueError(*error.args).with_traceback(error.__traceback__)
     """
-    seen = read_stream(run_scenario(tmp_path, body)[0]).observation
+    seen = read(run_scenario(tmp_path, body)).observation
     assert seen.exception.started is None  # it carries the real traceback, but it never started there
 
 
@@ -183,7 +207,7 @@ def test_the_observer_never_runs_the_exceptions_own_code(tmp_path):
             raise Loud("x")
     lib.work(Bad())
     """
-    stream = parse(run_scenario(tmp_path, body)[0])
+    stream = parsed(run_scenario(tmp_path, body))
     (raised,) = [event for event in stream.raised.values() if event.type == "Loud"]
     assert raised.where == "snippet" and raised.code == "Bad.__lt__" and raised.message is None
 
@@ -202,17 +226,119 @@ def test_a_call_still_running_in_another_thread_is_counted_as_such(tmp_path):
     import time
     time.sleep(0.2)
     """
-    seen = read_stream(run_scenario(tmp_path, body)[0]).observation
+    seen = read(run_scenario(tmp_path, body)).observation
     assert (seen.calls.count, seen.calls.returned, seen.calls.running) == (1, 0, 1)
 
 
 def test_lines_the_verifier_did_not_write_are_rejected(tmp_path):
     body = """
     import os, json
-    os.write(STREAM, (json.dumps({"e": "end", "status": "returned", "k": "0" * 32, "p": os.getpid()}) + "\\n").encode())
+    os.write(STREAM, (json.dumps({"e": "end", "status": "returned", "n": 1, "p": os.getpid()}) + "\\n").encode())
     """
-    reading = read_stream(run_scenario(tmp_path, body)[0])
+    reading = read(run_scenario(tmp_path, body))
     assert reading.ended and reading.rejected.startswith("the observation stream holds 1 line the verifier did not write")
+
+
+# -- the stream: sealed, numbered, trusted only whole --------------------------------------------------
+
+
+def test_every_line_is_sealed_under_the_key_and_numbered(tmp_path):
+    scenario = run_scenario(tmp_path, "lib.work(1)\ntry:\n    lib.work(-1)\nexcept ValueError:\n    pass\n")
+    key = read_key(scenario.key)
+    lines = scenario.data.splitlines()
+    assert key is not None and len(lines) >= 4 and b"errorkb" not in scenario.key
+    bodies = [seal.unseal(key, line) for line in lines]
+    assert all(body is not None for body in bodies)
+    import json
+
+    assert [json.loads(body)["n"] for body in bodies] == list(range(len(lines)))
+    assert scenario.key.hex() not in scenario.data.hex() and key not in scenario.data, "the key never travels"
+
+
+def test_a_stream_read_under_another_key_or_none_is_nobodys(tmp_path):
+    scenario = run_scenario(tmp_path, "lib.work(1)\n")
+    assert read_stream(scenario.data, bytes(32)).observation is None
+    assert read_stream(scenario.data, bytes(32)).rejected.startswith("the observation stream holds")
+    none = read_stream(scenario.data, None)
+    assert none.observation is None and none.rejected.startswith("the check's process never handed over its")
+
+
+@pytest.mark.parametrize("lost", [1, 2])
+def test_a_line_missing_from_the_sequence_fails_the_stream(tmp_path, lost):
+    """A line taken out of the pipe (by a reader racing the harness) leaves a gap: never a clean stream."""
+    scenario = run_scenario(tmp_path, "lib.work(1)\ntry:\n    lib.work(-1)\nexcept ValueError:\n    pass\n")
+    lines = scenario.data.splitlines(keepends=True)
+    cut = b"".join(lines[:lost] + lines[lost + 1:])
+    reading = read_stream(cut, read_key(scenario.key))
+    assert reading.rejected is not None and reading.rejected.startswith("the observation stream has a gap: line")
+
+
+def test_a_line_cut_in_two_by_the_snippet_fails_the_stream(tmp_path):
+    """Half a line written to the stream first spoils the observer's next line: rejected, never read around."""
+    body = """
+    import os
+    os.write(STREAM, b'{"e": "tamper"')
+    lib.work(1)
+    """
+    reading = read(run_scenario(tmp_path, body))
+    assert reading.rejected is not None
+
+
+def test_a_fault_of_the_observer_voids_the_observation(tmp_path):
+    """A recursion deep enough that the observer's own hook overflows: the tracer is lost, the observer
+    faults, and the end says so; the stream is never read as a clean outcome."""
+    body = """
+    import sys
+
+    def down(depth):
+        return down(depth - 1) if depth else lib.work(1)
+
+    limit = sys.getrecursionlimit()
+    for depth in range(limit - 150, limit + 5):
+        try:
+            down(depth)
+        except RecursionError:
+            pass
+    try:
+        lib.work(-1)
+    except ValueError:
+        pass
+    """
+    reading = read(run_scenario(tmp_path, body))
+    seen = reading.observation
+    assert seen is not None and seen.tampered == ["sys.settrace (the verifier's call tracer, lost)"] \
+        or reading.rejected is not None and "observer failed" in reading.rejected, (reading, seen)
+
+
+def test_code_run_inside_the_observer_by_a_finalizer_is_tampering(tmp_path):
+    """A gc callback and finalizers, run by collections the observer's own allocations trigger (a collection
+    at every allocation), reach for the frames above them: seen, and the check fails."""
+    body = """
+    import gc
+    import sys
+
+    def grab(*args):
+        sys._getframe(1)
+
+    class Bait:
+        def __del__(self):
+            grab()
+
+    def traced(n):
+        return n + 1
+
+    gc.callbacks.append(grab)
+    gc.set_threshold(1, 1, 1)
+    for n in range(100):
+        cycle = [Bait()]
+        cycle.append(cycle)
+        traced(n)
+    gc.set_threshold(700, 10, 10)
+    lib.work(1)
+    """
+    stream = parsed(run_scenario(tmp_path, body))
+    assert any("ran code inside the verifier's observer" in event.what for event in stream.tampered), \
+        [event.what for event in stream.tampered]
 
 
 def test_the_end_is_refused_to_anyone_but_the_harness(tmp_path):
@@ -221,16 +347,16 @@ def test_the_end_is_refused_to_anyone_but_the_harness(tmp_path):
     sys.audit("errorkb.restore")
     sys.audit("errorkb.end", "returned", None, {}, None)
     """
-    stream = parse(run_scenario(tmp_path, body)[0])
+    stream = parsed(run_scenario(tmp_path, body))
     assert [event.what for event in stream.tampered] == ["tried to end the check in the verifier's place"]
 
 
 def test_device_work_counts_only_during_calls_of_the_function(tmp_path):
     outside = "counter['allocated'] += 1 << 20\nlib.work(1)\n"
-    seen = read_stream(run_scenario(tmp_path, outside, probe=True)[0]).observation
+    seen = read(run_scenario(tmp_path, outside, probe=True)).observation
     assert seen.evidence == {"allocated_bytes": 0, "calls": 0}, "work outside the function does not count"
     during = "lib.work(1, counter)\nlib.work(2, counter)\n"
-    seen = read_stream(run_scenario(tmp_path, during, probe=True)[0]).observation
+    seen = read(run_scenario(tmp_path, during, probe=True)).observation
     assert seen.evidence == {"allocated_bytes": 8192, "calls": 2}
 
 
@@ -293,3 +419,17 @@ def test_the_judge_reads_the_observers_evidence_for_a_cuda_after(broken_kb, evid
     assert verdict.outcome is outcome
     if outcome is Outcome.FAIL:
         assert verdict.code is Code.NO_DEVICE_WORK
+
+
+@pytest.mark.parametrize("declared", [False, True])
+def test_snippet_code_run_inside_the_watched_call_fails_unless_declared(tmp_path, declared):
+    """`work` compares its argument: a snippet's `__lt__` then runs inside the watched call."""
+    body = """
+    class Lying(int):
+        def __lt__(self, other):
+            return False
+    lib.work(Lying(-1))
+    """
+    stream = parsed(run_scenario(tmp_path, body, callbacks=declared))
+    callbacks = [event.what for event in stream.tampered if event.kind == "callback"]
+    assert callbacks == ([] if declared else ["snippet.py:3 (Lying.__lt__)"]), callbacks

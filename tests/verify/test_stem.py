@@ -21,11 +21,12 @@ import pytest
 
 from errorkb.core.snippets import Role, read_snippet
 from errorkb.plugs import runtime_for
+from errorkb.verify.inside.stem import startup_signature
 from errorkb.verify.judge import judge
 from errorkb.verify.plan import Check
 from errorkb.verify.pool import WorkerPool
 from errorkb.verify.sandbox import choose
-from errorkb.verify.stem import startup_signature
+from tests.verify.verifykb import needs_sandbox
 
 TORCH = runtime_for("torch")
 SOURCE_ROOT = str(Path(__file__).resolve().parents[2])
@@ -49,11 +50,13 @@ def site_of(python: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def envs(tmp_path_factory):
-    """Three environments: `a` (the stem's), `b` (as `a`), `shadow` (its own copy of `packaging`)."""
+    """Three environments: `a` (the stem's), `b` (as `a`), `shadow` (its own copies of `packaging` and of
+    `typing_extensions`, which the runtime, and so the stem, loads)."""
     root = tmp_path_factory.mktemp("envs")
     made = {name: make_env(root / name) for name in ("a", "b", "shadow")}
     package = Path(importlib.util.find_spec("packaging").origin).parent
     shutil.copytree(package, site_of(made["shadow"]) / "packaging")
+    shutil.copy(importlib.util.find_spec("typing_extensions").origin, site_of(made["shadow"]) / "typing_extensions.py")
     return made
 
 
@@ -66,7 +69,7 @@ def run_in(python: Path, code: str) -> dict:
 BECOME = """
 import json, sys
 import packaging.version
-from errorkb.verify import stem
+from errorkb.verify.inside import stem
 stem.become({python!r}, {prefix!r})
 print(json.dumps({{"path": sys.path, "prefix": sys.prefix, "exec_prefix": sys.exec_prefix,
                   "executable": sys.executable, "foreign": stem.foreign_modules(),
@@ -115,6 +118,7 @@ def test_environments_that_start_alike_share_a_signature_and_a_pth_file_tells_th
 
 @pytest.fixture(scope="module")
 def sandbox():
+    needs_sandbox(skip=False)  # sandboxed wherever it can be, and only so under ERRORKB_SANDBOX=require
     return choose("auto", [Path(SOURCE_ROOT)], [], runtime=TORCH, packages=("torch", "transformers", "hqq"),
                   warn=lambda message: None)
 
@@ -151,7 +155,7 @@ def test_releases_that_fit_get_their_zygotes_from_one_stem_with_the_same_verdict
 
 @needs_library
 def test_a_release_that_does_not_fit_the_stem_gets_its_own_interpreter(broken_kb, envs, check, sandbox):
-    """`shadow` loads its own packaging, and starts the stem: the stem loads what all environments
+    """`shadow` loads its own typing_extensions, and starts the stem: the stem loads what all environments
     share, so it still serves `a`. A zygote that never loads the stem's importer is refused too."""
     project, _ = broken_kb
     with WorkerPool(project.library, ["transformers:DynamicCache"], sandbox) as pool:
@@ -163,6 +167,6 @@ def test_a_release_that_does_not_fit_the_stem_gets_its_own_interpreter(broken_kb
             zygote = next(z for key, z in pool.zygotes.items() if key[3] == str(envs[name]))
             assert (zygote.stem is not None) == (name == "a"), name
         assert len(pool.stems) == 1
-        assert pool.unshared[str(envs["shadow"])].startswith("packaging (")
+        assert pool.unshared[str(envs["shadow"])].startswith("typing_extensions (")
         assert pool.unshared[str(envs["b"])] == \
             "this release's preparation did not load transformers.models.mamba"

@@ -46,6 +46,7 @@ def test_the_real_after_passes_and_one_that_catches_the_overflow_fails(tmp_path)
         "  - title: Reset a reused cache at the start of every request\n",
         "  - title: Catch the overflow and stop\n    strategy: fallback\n    file: after_caught.py\n"
         "    expect:\n      outcome: passes\n"
+        "    allow:\n      - {primitive: catches-documented, reason: the user's loop stops on the overflow}\n"
         "  - title: Reset a reused cache at the start of every request\n"))
     project = load_project(root)
     loaded = load_project_entries(project)

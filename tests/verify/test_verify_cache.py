@@ -276,11 +276,39 @@ def test_the_verifier_fingerprint_covers_every_file_that_can_change_a_verdict():
     for name in cache_module.NOT_IN_VERDICTS:
         assert (verify_folder / name).is_file(), f"NOT_IN_VERDICTS names {name}, which errorkb/verify no longer has"
         assert verify_folder / name not in sources
-    left_out = {path.name for path in verify_folder.glob("*.py")} - {path.name for path in sources}
+    left_out = {path.name for path in verify_folder.glob("*.py")} - {
+        path.name for path in sources if path.parent == verify_folder}
     assert left_out == set(cache_module.NOT_IN_VERDICTS)
-    for name in ("judge.py", "observer.py", "child.py", "engine.py", "zygote.py", "sandbox.py", "targets.py"):
-        assert verify_folder / name in sources
+    for name in ("judge.py", "engine.py", "sandbox.py", "targets.py", "inside/observer.py", "inside/child.py",
+                 "inside/zygote.py", "inside/seal.py", "inside/seccomp.py", "inside/identity.py", "inside/jail.py"):
+        assert verify_folder / name in sources, name
+    assert set((verify_folder / "inside").glob("*.py")) <= sources
     for path in ("core/entry.py", "core/message.py", "core/snippets.py", "core/releases.py", "core/lint.py",
                  "results/keys.py"):
         assert package / path in sources, path
     assert any(path.parent == package / "plugs" for path in sources)
+
+
+def test_a_run_answered_from_the_cache_neither_probes_the_sandbox_nor_starts_a_zygote(tmp_path, monkeypatch):
+    """A warm re-run costs no bwrap and no torch import: the sandbox is chosen (and the pool made)
+    only before the first check that must run."""
+    from errorkb.verify import pool, sandbox
+
+    root = copy_fixture(tmp_path / "kb", ["good-head-dim"])
+    command = ["--root", str(root), "verify", "--target", "bundled", "--device", "cpu", "--cache-dir",
+               str(tmp_path / "cache"), "--report", str(tmp_path / "r.json")]
+    assert main(command) == 0
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the sandbox was probed or a zygote started for a run the cache answers")
+
+    monkeypatch.setattr(sandbox, "probe", refuse)
+    monkeypatch.setattr(pool.WorkerPool, "__init__", refuse)
+    assert main([*command, "--sandbox", "require"]) == 0
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert {c["cached"] for c in report["checks"] if c["outcome"] == "pass"} == {True}
+    assert report["run"]["isolation"] == "fork (no check ran)"
+    (root / "snippets" / "good-head-dim" / "after.py").write_text(
+        (root / "snippets" / "good-head-dim" / "after.py").read_text() + "\n# changed\n")
+    monkeypatch.setattr(sandbox, "probe", lambda: "bubblewrap is not installed (made up)")
+    assert main([*command, "--sandbox", "require"]) == 2  # one check must run now: the sandbox is asked for

@@ -12,6 +12,7 @@ from errorkb.core.project import load_project
 from errorkb.verify.engine import verify
 from errorkb.verify.records import Code, Outcome
 from tests.kb import make_project
+from tests.verify.verifykb import allowing
 
 COMMON = """\
 library: huggingface/transformers
@@ -61,7 +62,7 @@ AFTER = SETUP + "assert cache.get_seq_length() == 0\n"
 
 def run(tmp_path, entry: str, before: str, entry_id: str = "kind-check") -> dict:
     tmp_path.mkdir(parents=True, exist_ok=True)
-    make_project(tmp_path, entries={f"{entry_id}.yml": entry.replace("{id}", entry_id)},
+    make_project(tmp_path, entries={f"{entry_id}.yml": allowing(entry.replace("{id}", entry_id), before)},
                  snippets={entry_id: {"before.py": before, "after.py": AFTER, "guard.py": AFTER}})
     project = load_project(tmp_path)
     loaded = load_project_entries(project)
@@ -168,7 +169,7 @@ def test_an_owner_a_lazy_package_has_not_loaded_yet_still_resolves(monkeypatch):
     import sys
     import types
 
-    from errorkb.verify.identity import resolve_owner
+    from errorkb.verify.inside.identity import resolve_owner
 
     class Model:
         pass

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,27 @@ FIXTURE = FIXTURES / "broken_kb"
 TARGETS = ("bundled", "upstream")
 UPSTREAM = importlib.util.find_spec("transformers") is not None
 CUDA = runtime_for("torch").device_present("cuda")
+
+
+INSTALL_SANDBOX = ("install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; `bash scripts/setup.sh` does it "
+                   "as root) and let it create user namespaces (docs/threat-model.md, 'Where the sandbox cannot be "
+                   "created')")
+
+
+def needs_sandbox(skip: bool = True) -> None:
+    """For a test of the sandbox, or one whose verdicts must come from it: where the sandbox cannot
+    be created here, fail when ERRORKB_SANDBOX=require (the full tier: a security test never vanishes
+    silently), saying what to install; otherwise skip (`skip=False`: go on, unsandboxed, as `auto` does)."""
+    from errorkb.verify import sandbox
+
+    why = sandbox.probe()
+    if why is None:
+        return
+    if os.environ.get("ERRORKB_SANDBOX") == "require":
+        pytest.fail(f"ERRORKB_SANDBOX=require, and the sandbox cannot be created here: {why}. To run these tests, "
+                    f"{INSTALL_SANDBOX}", pytrace=False)
+    if skip:
+        pytest.skip(f"the sandbox cannot be created here: {why} (ERRORKB_SANDBOX=require makes this a failure)")
 
 
 def load_kb(root: Path):
@@ -44,7 +66,9 @@ def broken_kb():
 
 @pytest.fixture(scope="session")
 def broken_report(broken_kb):
-    """Every check of the fixture, both targets, cpu and cuda, through the warm pool, no cache."""
+    """Every check of the fixture, both targets, cpu and cuda, through the warm pool, no cache; in
+    the sandbox wherever it can be created (and only there when ERRORKB_SANDBOX=require)."""
+    needs_sandbox(skip=False)
     project, entries = broken_kb
     return verify(project, entries, targets=list(TARGETS), devices=["cpu", "cuda"], jobs=2)
 
@@ -52,3 +76,15 @@ def broken_report(broken_kb):
 @pytest.fixture(scope="session")
 def records(broken_report) -> dict[str, dict]:
     return {record.id: record for record in broken_report.checks}
+
+
+def allowing(entry: str, *snippets: str, modules: tuple[str, ...] = ("transformers", "torch")) -> str:
+    """The entry's YAML with an allowance for every primitive the snippets use: for tests of the judge's
+    runtime rules, which a snippet without allowances never reaches (the allow-list fails it first)."""
+    from errorkb.core.lint import lint_source
+
+    found = sorted({finding.primitive for text in snippets for finding in lint_source(text, None, modules)})
+    if not found:
+        return entry
+    lines = "".join(f"  - {{primitive: {name}, reason: a test of the judge's runtime rules}}\n" for name in found)
+    return entry.rstrip("\n") + "\nallow:\n" + lines

@@ -17,11 +17,20 @@ need a primitive that is itself observed, or one the reviewer's lint flags. How:
   never `str()`, `isinstance` or `==` on them. Whatever needs snippet code (an exception's text,
   its traceback) is computed by the harness in ordinary frames (`child.finish`) and handed over as
   plain data.
-- **Events go out as they happen, over a pipe.** Each line is JSON with the check's nonce (made
-  here, sent first, then held only privately) and its pid: a snippet can add lines but not take
-  back those sent, and a line without the nonce is a line the verifier did not write. The harness
-  accepts an outcome only from the `end` line, written by the audit hook immediately before it
-  ends the process itself (`os._exit`, holding the stream's lock).
+- **Events go out as they happen, over a pipe, sealed.** Each line is JSON with its sequence
+  number and pid, sealed with an HMAC under a key the harness received on a channel closed
+  before the snippet existed (`seal.py`); the sealer lives only in the private state. The
+  snippet cannot move the stream's descriptor (the check's seccomp filter) nor see the pipe
+  (no `/proc` in the check): it can write garbage, which the harness rejects, but not take back
+  a line sent, nor seal one. The harness accepts an outcome only from the `end` line, written
+  by the audit hook immediately before it ends the process itself (`os._exit`, holding the
+  stream's lock), with every line before it present, in order.
+- **It fails closed.** Any fault of its own (an exception in the hook, a stack overflowing inside
+  it) is counted and said in the `end` line, which the harness then rejects; the tracer lost in
+  any thread is a `sys.settrace` event (CPython announces dropping it), and at the end, and at
+  each thread's end, the tracer must still be the observer's. Code that runs *inside* the
+  observer's own frames (a finalizer, a `gc` callback) is seen: any event it raises while the
+  observer is busy, from a frame that is not the observer's, is tampering.
 - **Identity, not strings.** Calls are counted per code object, the one of `source.function`
   resolved before the snippet ran. An exception counts as raised by the function only if the
   trace's 'exception' event in one of its frames shows it starting there (the traceback built so
@@ -60,7 +69,6 @@ from typing import Any
 TRACE_EVENT = "errorkb.trace"
 END_EVENT = "errorkb.end"
 RESTORE_EVENT = "errorkb.restore"
-STREAM_FD = 3  # where the check's process finds the write end of its stream
 MAX_RECORDS = 2000  # raise and unwind records streamed per check; more are counted, not sent
 STATUSES = ("returned", "raised", "sys-exit", "os-exit")
 
@@ -69,6 +77,11 @@ STATUSES = ("returned", "raised", "sys-exit", "os-exit")
 _c_write = os.write
 _c_getpid = os.getpid
 _c_exit = os._exit
+_c_SEPARATOR = b"\t"  # as seal.SEPARATOR
+# Audit events the observer's own code raises (`sys._getframe`, reading `tb_frame`, opening a file to
+# compare, starting a thread); from another frame they are tampering. (`id()` and reading `f_code`
+# lead to no frame: `_p_hook` answers them first.)
+_c_OWN_EVENTS = ("object.__getattr__", "sys._getframe", "open", "_thread.start_new_thread", "signal.pthread_kill")
 _c_getframe = sys._getframe
 _c_gettrace = sys.gettrace
 _c_audit = sys.audit
@@ -123,6 +136,8 @@ _c_base_str = BaseException.__str__
 _c_base_like_str = _base_like_str()
 _c_import_msg = ImportError.__dict__["msg"].__get__
 _c_func_code = types.FunctionType.__dict__["__code__"].__get__
+_c_GetSetDescriptorType = types.GetSetDescriptorType
+_c_type_call = type.__dict__["__call__"]
 _c_cell_contents = types.CellType.__dict__["cell_contents"].__get__
 _c_ModuleType = types.ModuleType
 _c_import_name = ImportError.__dict__["name"].__get__
@@ -244,8 +259,7 @@ def install(config: dict[str, Any]) -> Callable[..., Any]:
             namespace[name] = types.FunctionType(value.__code__, namespace, value.__name__, value.__defaults__,
                                                  value.__closure__)
     trace = types.MethodType(sys.audit, TRACE_EVENT)
-    nonce = os.urandom(16).hex()
-    state = _state(config, namespace, trace, nonce)
+    state = _state(config, namespace, trace)
     namespace["_S"] = state
     namespace["_p_emit"]({"e": "start", "sha256": config["sha256"], "device": config.get("device"),
                           "slots": [[slot["label"], slot["kind"]] for slot in state["slots"]]}, True)
@@ -266,7 +280,7 @@ def install(config: dict[str, Any]) -> Callable[..., Any]:
     return trace
 
 
-def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object, nonce: str) -> dict[str, Any]:
+def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> dict[str, Any]:
     """The private state, every snapshot copied (the config's own objects stay behind, reachable)."""
     _signal: Any = importlib.import_module("_signal")
     slots = [dict(slot, reads=list(slot["reads"]), normal=frozenset(slot["normal"])) for slot in config["slots"]]
@@ -286,7 +300,8 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object, non
     api = config.get("api")
     redeliver = functools.partial(_redeliver, _thread.start_new_thread, signal.pthread_kill, main, time.sleep, set())
     return {
-        "fd": int(config["fd"]), "nonce": nonce, "pid": os.getpid(), "lock": _thread.RLock(),
+        "fd": int(config["fd"]), "sealer": config["sealer"], "n": 0, "faults": 0, "space": namespace,
+        "nested": set(), "pid": os.getpid(), "lock": _thread.RLock(),
         "busy": set(), "trace": trace, "started": time.perf_counter(),
         "slots": slots, "by_code": {slot["code"]: index for index, slot in enumerate(slots)},
         "counts": [[0, 0] for _ in slots], "thread_counts": {}, "frames": {}, "held": [], "refs": {},
@@ -297,6 +312,10 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object, non
         "protected_roots": tuple(config["protected_roots"]),
         "beneath_roots": tuple(config.get("beneath_roots", ())),
         "untrusted": {}, "quiet": {}, "tracked": {}, "by_ref": {}, "overrides": {},
+        "active": {}, "callbacks": bool(config.get("callbacks")),
+        "snippet_roots": tuple(config.get("snippet_roots", ())),
+        "helpers": tuple(function.__code__ for function in (_trampoline, _redeliver, _later, thread_bootstrap,
+                                                           start_new_thread, signal_signal, signal_getsignal, _unbox)),
         "threads": {main}, "expected": 0, "installers": frozenset([thread_bootstrap.__code__]),
         "bootstrap": thread_bootstrap, "settrace": sys.settrace, "audit": sys.audit,
         "start": _thread.start_new_thread, "signal": _signal.signal, "getsignal": _signal.getsignal,
@@ -325,7 +344,14 @@ _S: dict[str, Any] = {}
 
 
 def _p_hook(event: Any, args: Any) -> None:
-    if type(event) is not str or event == "object.__getattr__":
+    if type(event) is not str or event == "builtins.id":  # the observer's own `id()`, all the time; an address
+        return
+    if event == "object.__getattr__" and type(args) is tuple and len(args) == 2 and type(args[1]) is str \
+            and args[1] == "f_code":  # read constantly (by the observer too); a code object leads to no frame
+        return
+    ident = _c_get_ident()
+    if ident in _S["busy"]:  # an event raised while the observer handles another, in this thread
+        _p_nested(ident, event, args)
         return
     if event == "errorkb.trace" and type(args) is tuple and len(args) == 3 and type(args[0]) is _c_FrameType:
         # The hot path: most calls are of code the observer has nothing to do with (the library's and
@@ -333,27 +359,72 @@ def _p_hook(event: Any, args: Any) -> None:
         what = args[1]
         if type(what) is str and what == "call" and _c_dict_get(_S["quiet"], args[0].f_code) is not None:
             return
-    ident = _c_get_ident()
-    busy = _S["busy"]
-    if ident in busy:
-        return
     handler: Any
     if event == "errorkb.trace":
         handler = _p_trace
+    elif event == "object.__getattr__":
+        handler = _p_on_getattr
     else:
         handler = _c_dict_get(_S["dispatch"], event)
         if handler is None:
             return
     refuse = False
+    busy = _S["busy"]
     busy.add(ident)
     try:
         refuse = handler(ident, args) is True
-    except BaseException as error:  # the observer must never fail into the snippet
+    except BaseException as error:  # the observer must never fail into the snippet, and never silently
+        _S["faults"] += 1
         _p_fault(error)
     finally:
         busy.discard(ident)
     if refuse:
         raise RuntimeError("refused by the verifier")
+
+
+def _p_nested(ident: int, event: str, args: Any) -> None:
+    """An event while the observer is busy in this thread. Its own code raises some (its frames traced,
+    its reads of `f_code` and `tb_frame`, `sys._getframe`, opening a file to compare); anything else,
+    or any event from a frame that is not the observer's, is code that ran inside the observer (a
+    finalizer or a `gc` callback the snippet planted), where it could reach the observer's frames."""
+    nested = _S["nested"]
+    if ident in nested:  # raised by this very check (its own `_c_getframe`)
+        return
+    nested.add(ident)
+    try:
+        if event == "errorkb.trace":
+            frame = args[0] if type(args) is tuple and len(args) == 3 else None
+            foreign = type(frame) is not _c_FrameType or not _p_observers(frame)
+        elif _p_one_of(event, _c_OWN_EVENTS):
+            caller = _c_getframe(2)
+            foreign = caller is None or not _p_observers(caller)
+        else:
+            foreign = True
+        if foreign:
+            _p_tamper("observer", "ran code inside the verifier's observer (" + event + ")")
+    except BaseException as error:
+        _S["faults"] += 1
+        _p_fault(error)
+    finally:
+        nested.discard(ident)
+
+
+def _p_observers(frame: Any) -> bool:
+    """A frame of the observer's private code, or of its public helpers that run in the snippet's threads
+    (the signal trampoline that defers a handler while the observer is busy, the thread bootstrap)."""
+    return frame.f_globals is _S["space"] or _p_in(frame.f_code, _S["helpers"])
+
+
+def _p_on_getattr(ident: int, args: Any) -> bool | None:
+    """`traceback.tb_frame` that is a frame of the observer's (an exception raised in its hook, a refusal):
+    the way into its private namespace. Refused, and tampering."""
+    if type(args) is not tuple or len(args) != 2 or not _p_one_of(args[1], ("tb_frame",)):
+        return None
+    tb = args[0]
+    if type(tb) is _c_TracebackType and tb.tb_frame.f_globals is _S["space"]:
+        _p_tamper("observer", "reached into the verifier's observer through a traceback")
+        return True
+    return None
 
 
 def _p_fault(error: BaseException) -> None:
@@ -373,14 +444,17 @@ def _p_fault(error: BaseException) -> None:
 
 
 def _p_emit(record: dict[str, Any], now: bool = False) -> None:
-    """One line: the record, the nonce, the writing process."""
-    record["k"] = _S["nonce"]
-    record["p"] = _c_getpid()
-    data = _c_str_encode(_p_encode(record, 0) + "\n", "ascii")
+    """One line: the record, its sequence number and the writing process, sealed (`seal.py`'s format)."""
     lock = _S["lock"]
     lock.acquire()
     try:
-        _p_write(data)
+        record["n"] = _S["n"]
+        _S["n"] += 1
+        record["p"] = _c_getpid()
+        body = _c_str_encode(_p_encode(record, 0), "ascii")
+        mac = _S["sealer"].copy()
+        mac.update(body)
+        _p_write(body + _c_SEPARATOR + _c_str_encode(mac.hexdigest(), "ascii") + b"\n")
     finally:
         lock.release()
 
@@ -716,6 +790,8 @@ def _p_on_thread_ready(ident: int, args: Any) -> None:
 
 
 def _p_on_thread_done(ident: int, args: Any) -> None:
+    if _c_gettrace() is not _S["trace"]:  # lost on the way (CPython drops a tracer that failed)
+        _p_tamper("replaced", "sys.settrace (the verifier's call tracer, lost in a thread)")
     _S["threads"].discard(ident)
 
 
@@ -814,6 +890,8 @@ def _p_call(ident: int, frame: Any, code: Any, index: int) -> None:
     frame.f_trace = _S["trace"]
     frame.f_trace_lines = False
     _S["frames"][id(frame)] = [frame, index, ident, None, _p_probe(), None, "target"]
+    active = _S["active"]
+    active[ident] = _c_dict_get(active, ident, 0) + 1
     _S["counts"][index][0] += 1
     per_thread = _c_dict_get(_S["thread_counts"], ident)
     if per_thread is None:
@@ -828,6 +906,9 @@ def _p_follow(ident: int, frame: Any, code: Any, untrusted: bool) -> None:
     record = [frame, -1, ident, None, None, None, "snippet" if untrusted else "library"]
     _S["frames"][id(frame)] = record
     if untrusted:
+        if _c_dict_get(_S["active"], ident, 0) > 0 and not _S["callbacks"] \
+                and _p_in_roots(code.co_filename, _S["snippet_roots"]):  # the snippet's own code, or its helpers
+            _p_tamper("callback", _p_where(code) + " (" + code.co_qualname + ")")
         _p_scan_shadows()
         record[5] = _p_override(ident, frame, code)
 
@@ -878,7 +959,7 @@ def _p_exception(record: list[Any], frame: Any, arg: Any) -> None:
              "code": started.co_qualname, "type": _p_name(type(error)),
              "qualified": _p_qualified(type(error)), "message": _p_message(error), "line": tb.tb_lineno,
              "op": op, "file": frame.f_code.co_filename, "module": module if type(module) is str else None,
-             "api": _p_api_facts(error, frame, op) if index < 0 else None})
+             "api": _p_api_facts(error, frame, op, tb.tb_lasti, deepest is not tb) if index < 0 else None})
 
 
 def _p_beneath(record: list[Any], tb: Any) -> Any:
@@ -943,6 +1024,8 @@ def _p_return(ident: int, record: list[Any], frame: Any) -> None:
             _p_override_return(ident, record[5], frame)
         return
     slot = _S["slots"][index]
+    active = _S["active"]
+    active[ident] = _c_dict_get(active, ident, 1) - 1
     _p_device_work(record[4])
     if frame.f_lasti in slot["normal"]:
         _S["counts"][index][1] += 1
@@ -968,14 +1051,18 @@ def _p_returned_normally(frame: Any) -> bool:
 # -- what a removed name's or a changed signature's error concerned, read where it started -----------------
 
 
-def _p_api_facts(error: Any, frame: Any, op: str | None) -> dict[str, Any] | None:
+def _p_api_facts(error: Any, frame: Any, op: str | None, lasti: Any, wrapped: bool = False) -> dict[str, Any] | None:
+    """What a removed name's or a changed signature's error concerned. Whether the name is absent, and
+    what a call binds to, were decided before the snippet ran (`child._api_config`): here only
+    identities are compared."""
     api = _S["api"]
     if api is None:
         return None
-    owner, name, kind = api["owner"], api["name"], api["kind"]
+    owner, kind = api["owner"], api["kind"]
+    absent = api["absent"] is True
     mro = _c_mro(type(error))
     if kind == "signature":
-        return _p_call_facts(error, frame, op, api, mro)
+        return _p_call_facts(error, frame, op, api, mro, lasti, wrapped)
     if _p_in(ImportError, mro) and _p_one_of(op, ("IMPORT_NAME", "IMPORT_FROM")):
         module_name = _c_import_name(error)
         message = _p_message(error) or ""
@@ -984,15 +1071,14 @@ def _p_api_facts(error: Any, frame: Any, op: str | None) -> dict[str, Any] | Non
             imported = message[20:].partition("'")[0]
         module = _c_dict_get(_S["sys_modules"], module_name) if type(module_name) is str else None
         is_owner = _p_is_module(owner) and module is owner
-        return {"via": "import", "owner_is_target": is_owner, "name": imported,
-                "absent_in_target": is_owner and _p_absent(owner, name)}
+        return {"via": "import", "owner_is_target": is_owner, "name": imported, "absent_in_target": is_owner and absent}
     if _p_in(AttributeError, mro):
         if _p_one_of(op, ("LOAD_ATTR", "LOAD_METHOD", "STORE_ATTR", "DELETE_ATTR")):
             target = _c_attribute_obj(error)
             asked = _c_attribute_name(error)
             if target is not None:
                 return {"via": "attribute", "owner_is_target": _p_instance_of(target, owner),
-                        "name": asked if type(asked) is str else None, "absent_in_target": _p_absent(owner, name)}
+                        "name": asked if type(asked) is str else None, "absent_in_target": absent}
         if _p_in(frame.f_code, _S["getattr_codes"]):
             local = frame.f_locals
             target = _c_dict_get(local, "self", _c_MISSING)
@@ -1000,27 +1086,91 @@ def _p_api_facts(error: Any, frame: Any, op: str | None) -> dict[str, Any] | Non
             hook = _p_function_of(_p_class_attr(type(target), "__getattr__"))
             genuine = type(hook) is _c_FunctionType and _c_func_code(hook) is frame.f_code
             return {"via": "getattr" if genuine else None, "owner_is_target": genuine and _p_instance_of(target, owner),
-                    "name": asked if type(asked) is str else None, "absent_in_target": _p_absent(owner, name)}
+                    "name": asked if type(asked) is str else None, "absent_in_target": absent}
     return {}
 
 
-def _p_call_facts(error: Any, frame: Any, op: str | None, api: dict[str, Any], mro: Any) -> dict[str, Any]:
-    """A call that no longer binds: raised by the interpreter at a call, naming the library's
-    function, with no look-alike of it bound where the call was made."""
+def _p_call_facts(error: Any, frame: Any, op: str | None, api: dict[str, Any], mro: Any, lasti: Any,
+                  wrapped: bool = False) -> dict[str, Any]:
+    """A call that no longer binds: raised by the interpreter at a call naming the library's function,
+    where the object called *is* the library's (the class whose `__init__` is the library's, or the
+    function itself), and the function still binds as it did before the snippet ran (its code and
+    defaults). The object called is read from the calling frame's own bindings along the call's name
+    or attribute chain; a call refused inside the library's own wrappers is proven by their frames
+    instead (`_p_wrapped_refusal`: each the wrapper resolved before the snippet, holding the function)."""
     if not _p_in(TypeError, mro) or not _p_one_of(op, ("CALL", "PRECALL", "CALL_FUNCTION_EX", "CALL_KW")):
         return {}
     qualname = api["qualname"]
     message = _p_message(error)
     if type(qualname) is not str or type(message) is not str or not message.startswith(qualname + "()"):
         return {"via": "call"}
-    head = qualname.partition(".")[0]
-    owner = api["owner"]
-    genuine = owner if _p_in(type, _c_mro(type(owner))) else api["function"]
-    look_alike = False
-    for value in (_c_dict_get(frame.f_locals, head, _c_MISSING), _c_dict_get(frame.f_globals, head, _c_MISSING)):
-        if value is not _c_MISSING and value is not genuine:
-            look_alike = True
-    return {"via": "call", "owner_is_target": not look_alike, "name": api["name"], "absent_in_target": False}
+    called = wrapped or _p_called_the_library(_p_callee(frame, lasti, api), api)
+    genuine = called and _p_binds_as_before(api)
+    return {"via": "call", "owner_is_target": genuine, "name": api["name"], "absent_in_target": False}
+
+
+def _p_callee(frame: Any, lasti: Any, api: dict[str, Any]) -> Any:
+    """The object the call at `lasti` called, by its chain in the snippet's source (`identity.call_sites`)
+    resolved in `frame` without running any code: `_c_MISSING` when it cannot be told."""
+    site = _c_dict_get(api["call_sites"], id(frame.f_code))
+    if site is None or site[0] is not frame.f_code:
+        return _c_MISSING
+    chain = _c_dict_get(site[1], lasti)
+    if chain is None:
+        return _c_MISSING
+    value = _c_MISSING
+    for space in (frame.f_locals, frame.f_globals, frame.f_builtins):
+        if type(space) is dict:
+            value = _c_dict_get(space, chain[0], _c_MISSING)
+            if value is not _c_MISSING:
+                break
+    for attribute in chain[1:]:
+        if value is _c_MISSING:
+            return value
+        value = _p_static_attr(value, attribute)
+    return value
+
+
+def _p_static_attr(value: Any, name: str) -> Any:
+    """`value.name` as the interpreter would find it, read from dicts only (no descriptor, no
+    `__getattr__` of the snippet's runs): a module's namespace, a class's MRO, or an instance's own
+    `__dict__` (through a C descriptor only) then its class's MRO; `_c_MISSING` otherwise."""
+    if _p_is_module(value):
+        return _c_dict_get(_c_module_dict(value), name, _c_MISSING)
+    if _p_in(type, _c_mro(type(value))):
+        return _p_class_attr(value, name)
+    getter = _p_class_attr(type(value), "__dict__")
+    if getter is not _c_MISSING:
+        if type(getter) is not _c_GetSetDescriptorType:
+            return _c_MISSING
+        own = getter.__get__(value)
+        if type(own) is dict and _c_dict_get(own, name, _c_MISSING) is not _c_MISSING:
+            return _c_dict_get(own, name)
+    return _p_class_attr(type(value), name)
+
+
+def _p_called_the_library(callee: Any, api: dict[str, Any]) -> bool:
+    """The library's own function, or a class of the library's whose `__init__` (through its MRO) is the
+    library's and whose instances are made by `type` itself (no metaclass of the snippet's between)."""
+    function = api["function"]
+    if callee is _c_MISSING:
+        return False
+    if api["name"] != "__init__":
+        return _p_function_of(callee) is function
+    if not _p_in(type, _c_mro(type(callee))) or not _p_instance_of(callee, api["owner"]):
+        return False
+    return _p_function_of(_p_class_attr(callee, "__init__")) is function and \
+        _p_class_attr(type(callee), "__call__") is _c_type_call
+
+
+def _p_binds_as_before(api: dict[str, Any]) -> bool:
+    """The refused function's code and defaults are the very objects they were before the snippet ran."""
+    refused, binding = api["refused"], api["binding"]
+    if refused is None or binding is None:
+        return False
+    code, defaults, kwdefaults = binding
+    return _c_func_code(refused) is code and _c_func_defaults(refused) is defaults \
+        and _c_func_kwdefaults(refused) is kwdefaults
 
 
 def _p_instance_of(value: Any, owner: Any) -> bool:
@@ -1040,14 +1190,6 @@ def _p_instance_of(value: Any, owner: Any) -> bool:
     space = _c_module_dict(module)
     path = _c_dict_get(space, "__file__")
     return _c_dict_get(space, _c_type_name(kind)) is kind and _p_in_roots(path, _S["target_roots"])
-
-
-def _p_absent(owner: Any, name: str) -> bool:
-    if owner is None:
-        return False
-    if _p_is_module(owner):
-        return _c_dict_get(_c_module_dict(owner), name, _c_MISSING) is _c_MISSING
-    return _p_class_attr(owner, name) is _c_MISSING
 
 
 # -- the device, as the runtime's own counters say ---------------------------------------------------------
@@ -1279,10 +1421,13 @@ def _p_on_end(ident: int, args: Any) -> None:
     lock.acquire()  # held until the process is gone: nothing is written after the end
     try:
         try:
+            if _c_gettrace() is not _S["trace"]:  # lost on the way (CPython drops a tracer that failed)
+                _p_tamper("replaced", "sys.settrace (the verifier's call tracer, lost)")
             for label in _p_changed_since_restore():
                 _p_tamper("replaced", label + " (while the verifier described the outcome)")
             _p_end_checks()
         except BaseException as error:  # said in the stream, which the harness then rejects
+            _S["faults"] += 1
             _p_fault(error)
         number = None
         if error is not None:
@@ -1299,7 +1444,7 @@ def _p_on_end(ident: int, args: Any) -> None:
         _p_emit({"e": "end", "status": status, "exit": code if status == "os-exit" else exit_code, "r": number,
                  "described": description if type(description) is dict else None,
                  "counts": _S["counts"], "running": running, "unwound": [len(each) for each in _S["unwound"]],
-                 "device": device,
+                 "device": device, "faults": _S["faults"],
                  "duration": _c_clock() - _S["started"]})
     finally:
         _c_exit(code)

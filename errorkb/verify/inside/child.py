@@ -1,12 +1,16 @@
 """Runs one snippet in a fresh process and streams what happened to the harness.
 
 This module observes; it never judges (that is `judge.py`, in the parent). The same code runs
-in both isolation modes: a fresh interpreter (`python -m errorkb.verify.child SPEC`) or a process
+in both isolation modes: a fresh interpreter (`python -m errorkb.verify.inside.child SPEC`) or a process
 forked from a warm zygote (`zygote.py`) that already ran `prepare`. Either way the parent hands
-the write end of a pipe as file descriptor 3: the stream (`observer.py`, read by `stream.py`).
+the write end of a pipe as file descriptor 3: the stream (`observer.py`, read by `stream.py`),
+and the key's channel as descriptor 4. The data handed over is a typed `CheckSpec` (`spec.py`).
 Stages:
 
-1. `limit`       cap the output file size, core dumps and, on CPU, the address space.
+0. `seal.handover` make the stream's key and send it on its own channel (fd 4), then close it;
+                 the seccomp filter (`seccomp.confine`) then pins the stream's descriptor (fd 3).
+1. `limit`       cap the output file size, core dumps and, on CPU, the address space (the CPU
+                 time limit starts with the snippet, in `execute`).
 2. `prepare`     make `import <library>` resolve to the check's target, load the runtime (the
                  profile's plug) and the target module (once in a zygote, before any fork).
 3. `observe`     resolve `source.function` (and the functions of other wordings) in the target
@@ -28,7 +32,6 @@ place before the runtime is imported.
 
 from __future__ import annotations
 
-import base64
 import builtins
 import dis
 import faulthandler
@@ -46,108 +49,136 @@ import sysconfig
 import time
 import traceback
 import types
+from dataclasses import dataclass
 from pathlib import Path
 from types import CodeType, FrameType, TracebackType
 from typing import Any, NoReturn
 
-from errorkb.core.project import LibraryProfile
 from errorkb.plugs import Runtime, runtime_for
-from errorkb.verify import identity, observer
-from errorkb.verify.paths import package_dirs
-from errorkb.verify.targets import activate, target_roots
+from errorkb.verify.inside import identity, observer, seal, seccomp
+from errorkb.verify.inside.library import activate, module_outside_target, module_problem, package_dirs, target_roots
+from errorkb.verify.inside.spec import CheckSpec, LibrarySpec
 
 _real_exit = os._exit  # the snippet may replace or wrap os._exit; we never use its version
 _audit = sys.audit
-_activated: dict[str, dict[str, Any]] = {}  # target → the runtime and library it loaded, or why not
-_prepared: dict[str, dict[str, Any]] = {}  # target:module → what `prepare` found, so a zygote's forks reuse it
 _type_name = type.__dict__["__name__"].__get__
 _type_qualname = type.__dict__["__qualname__"].__get__
 _type_module = type.__dict__["__module__"].__get__
 _RETURNS = ("RETURN_VALUE", "RETURN_CONST", "YIELD_VALUE")
 # Modules the end of a check calls into: restored to what they were before it describes the outcome.
-_RESTORED = ("errorkb.verify.child", "errorkb.verify.identity", "errorkb.verify.observer", "traceback",
-             "linecache", "inspect", "dis", "types", "functools", "importlib", "importlib._bootstrap",
+_RESTORED = ("errorkb.verify.inside.child", "errorkb.verify.inside.identity", "errorkb.verify.inside.observer",
+             "traceback", "linecache", "inspect", "dis", "types", "functools", "importlib", "importlib._bootstrap",
              "importlib._bootstrap_external", "builtins", "posixpath", "os")
 
 
+@dataclass(frozen=True)
+class Prepared:
+    """A target made importable and its runtime loaded (`runtime`, `loaded`), or why not (`error`)."""
+
+    runtime: Runtime | None = None
+    loaded: Any = None  # the runtime's module
+    library: LibrarySpec | None = None
+    error: str | None = None
+
+
+_activated: dict[str, Prepared] = {}  # target → the runtime and library it loaded, or why not
+_prepared: dict[tuple[str, str], Prepared] = {}  # (target, module) → what `prepare` found, reused by a zygote's forks
+
+
 def main(argv: list[str]) -> int:
-    spec = json.loads(argv[0])
-    run_and_exit(spec)
+    run_and_exit(CheckSpec.from_json(argv[0]))
     return 0  # not reached
 
 
-def run_and_exit(spec: dict[str, Any]) -> NoReturn:
-    """Observe one snippet; the process ends inside (the observer's end, or `early_end`)."""
+def run_and_exit(spec: CheckSpec) -> NoReturn:
+    """Observe one snippet; the process ends inside (the observer's end, or `early_end`).
+
+    First of all the stream's key is made and handed over on its own channel, which is then closed;
+    then the seccomp filter holds the stream's descriptor in place for everything that follows.
+    """
+    sealer = seal.handover(spec.key_fd)
+    os.set_inheritable(spec.stream_fd, False)  # a program the snippet execs never holds it
     limit(spec)
-    observe(spec)
+    try:
+        seccomp.confine(spec.stream_fd)
+    except seccomp.Unconfined as error:
+        early_end(spec, sealer, hashlib.sha256(spec.source).hexdigest(), "setup-failed",
+                  error=f"the check's seccomp filter could not be installed: {error}")
+    observe(spec, sealer)
     _real_exit(70)  # not reached: observe always ends the process
 
 
-def limit(spec: dict[str, Any]) -> None:
-    cap = int(spec.get("output_cap", 1 << 20))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (cap, cap))
+def limit(spec: CheckSpec) -> None:
+    resource.setrlimit(resource.RLIMIT_FSIZE, (spec.output_cap, spec.output_cap))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    memory = spec.get("memory_limit")
-    if memory and spec["device"] == "cpu":
-        resource.setrlimit(resource.RLIMIT_AS, (int(memory), int(memory)))
+    if spec.memory_limit and spec.device == "cpu":
+        resource.setrlimit(resource.RLIMIT_AS, (spec.memory_limit, spec.memory_limit))
     faulthandler.enable(file=sys.stderr)  # a crash prints the snippet line it died on
     for name in ("SIGTERM", "SIGHUP", "SIGUSR1", "SIGUSR2"):  # so does a fatal signal sent to it
         faulthandler.register(getattr(signal, name), file=sys.stderr, chain=True)
 
 
-def prepare(spec: dict[str, Any]) -> dict[str, Any]:
+def prepare(target: str, module: str, library: LibrarySpec, preloads: tuple[str, ...] = ()) -> Prepared:
     """Activate the target and load the runtime (once per process), then import the target module
     (once per module: a CPU zygote serves every module of its target, importing each on first use).
 
-    Returns {"runtime": plug, "module": loaded runtime, "library": profile} or {"error": "..."}.
-    `spec["preload"]` names extra library modules or attributes the snippets import, so a
-    zygote's children find them loaded.
+    `module` is imported only when it is a module of the library's own package, and kept only when
+    its file lies in the target: nothing an entry names runs outside the check's jail otherwise.
+    `preloads` names extra library modules or attributes the snippets import, so a zygote's
+    children find them loaded.
     """
-    key = f"{spec['target']}:{spec['module']}"
+    key = (target, module)
     if key in _prepared:
         return _prepared[key]
-    base = _activated.get(spec["target"])
+    base = _activated.get(target)
     if base is None:
         try:
-            library = LibraryProfile.model_validate(spec["library"])
             runtime = runtime_for(library.runtime)
-            activate(spec["target"], library)  # never twice: the bundled target would be imported anew
-            loaded = runtime.load()  # after activate: one import order on both targets
-            base = {"runtime": runtime, "module": loaded, "library": library}
+            activate(target, library)  # never twice: the bundled target would be imported anew
+            base = Prepared(runtime, runtime.load(), library)  # after activate: one import order on both targets
         except Exception as error:  # the target itself is broken or absent: say so, precisely
-            base = {"error": f"{type(error).__name__}: {error}"}
-        _activated[spec["target"]] = base
-    if "error" in base:
+            base = Prepared(error=f"{type(error).__name__}: {error}")
+        _activated[target] = base
+    if base.error is not None:
         _prepared[key] = base
         return base
+    refused = module_problem(module, library.name)
+    if refused is not None:
+        _prepared[key] = Prepared(error=f"source.module {refused}")
+        return _prepared[key]
     try:
-        module = importlib.import_module(spec["module"])
-        for name in spec.get("preload", []):
-            preload(name)
-        rebound_globals(module)  # here, in the zygote, once
-        _machine(base["runtime"], base["module"], base["library"])
+        loaded = importlib.import_module(module)
+        outside = module_outside_target(module, target_roots(target, library))
+        if outside is not None:
+            _prepared[key] = Prepared(error=f"source.module {outside}")
+            return _prepared[key]
+        for name in preloads:
+            if module_problem(name.split(":")[0], library.name) is None:
+                preload(name)
+        rebound_globals(loaded)  # here, in the zygote, once
+        assert base.runtime is not None
+        _machine(base.runtime, base.loaded, library)
         _prepared[key] = base
     except Exception as error:  # a module this release does not have (Mamba before 4.39), or a broken one
-        _prepared[key] = {"error": f"{type(error).__name__}: {error}"}
+        _prepared[key] = Prepared(error=f"{type(error).__name__}: {error}")
     return _prepared[key]
 
 
-def is_prepared(spec: dict[str, Any]) -> bool:
-    return f"{spec.get('target')}:{spec.get('module')}" in _prepared
+def is_prepared(target: str, module: str) -> bool:
+    return (target, module) in _prepared
 
 
-def runtime_preloads(spec: dict[str, Any]) -> list[str]:
+def runtime_preloads(target: str, module: str, library: LibrarySpec) -> list[str]:
     """What the runtime wants preloaded for the target module's source (see the plug)."""
-    prepared = prepare(spec)
-    module = sys.modules.get(spec["module"])
-    if "error" in prepared or module is None:
+    prepared = prepare(target, module, library)
+    loaded = sys.modules.get(module)
+    if prepared.error is not None or prepared.runtime is None or loaded is None:
         return []
     try:
-        text = Path(module.__file__ or "").read_text(encoding="utf-8")
+        text = Path(loaded.__file__ or "").read_text(encoding="utf-8")
     except (OSError, TypeError):
         return []
-    runtime: Runtime = prepared["runtime"]
-    return runtime.preload_names(text)
+    return prepared.runtime.preload_names(text)
 
 
 def preload(name: str) -> None:
@@ -165,61 +196,65 @@ def preload(name: str) -> None:
 # -- observing ----------------------------------------------------------------------------------
 
 
-def observe(spec: dict[str, Any]) -> None:
+def observe(spec: CheckSpec, sealer: Any) -> None:
     started = time.perf_counter()
-    source = base64.b64decode(spec["source_b64"])
-    sha256 = hashlib.sha256(source).hexdigest()
-    prepared = prepare(spec)
-    if "error" in prepared:
-        early_end(spec, sha256, "setup-failed", error=prepared["error"])
-    runtime: Runtime = prepared["runtime"]
-    library: LibraryProfile = prepared["library"]
-    device = spec["device"]
-    env = environment(runtime, prepared["module"], library, device)
-    if not runtime.device_available(prepared["module"], device):
-        early_end(spec, sha256, "no-device", environment=env)
-    api: dict[str, str] | None = spec.get("api")
-    labels = [spec["function"], *[name for name in spec.get("functions", []) if name != spec["function"]]]
-    resolved = {label: resolve(spec["module"], label) for label in labels}
+    sha256 = hashlib.sha256(spec.source).hexdigest()
+    prepared = prepare(spec.target, spec.module, spec.library, spec.preload)
+    if prepared.error is not None or prepared.runtime is None or prepared.library is None:
+        early_end(spec, sealer, sha256, "setup-failed", error=prepared.error)
+    runtime: Runtime = prepared.runtime
+    library: LibrarySpec = prepared.library
+    env = environment(runtime, prepared.loaded, library, spec.device)
+    if not runtime.device_available(prepared.loaded, spec.device):
+        early_end(spec, sealer, sha256, "no-device", environment=env)
+    roots = target_roots(spec.target, library)
+    labels = [spec.function, *[name for name in spec.functions if name != spec.function]]
+    resolved = {label: resolve(spec.module, label) for label in labels}
     # A removed name's or a changed signature's before needs no replacement to exist: it shows the old call.
-    if resolved[spec["function"]] is None and not (api and spec.get("role") == "before"):
-        early_end(spec, sha256, "no-function", environment=env,
-                  error=f"{spec['function']} is not defined in {spec['module']}")
-    snippet = Path(spec["snippet"])
+    if resolved[spec.function] is None and not (spec.api and spec.role == "before"):
+        early_end(spec, sealer, sha256, "no-function", environment=env,
+                  error=f"{spec.function} is not defined in {spec.module}")
+    for label, found in resolved.items():  # a watched function is the library's code, or nothing is watched
+        if found is not None and not found[3].co_filename.startswith(tuple(roots)):
+            early_end(spec, sealer, sha256, "no-function", environment=env,
+                      error=f"{label} in {spec.module} is not the library's code (its code comes from "
+                            f"{found[3].co_filename}): the verifier watches only functions of the target")
+    snippet = Path(spec.snippet)
     try:
-        code = compile(source, str(snippet), "exec")
+        code = compile(spec.source, str(snippet), "exec")
     except (SyntaxError, ValueError) as error:
-        early_end(spec, sha256, "syntax-error", slots=[[spec["function"], "function"]], environment=env,
+        early_end(spec, sealer, sha256, "syntax-error", slots=[[spec.function, "function"]], environment=env,
                   exception={
             "type": type(error).__name__, "message": getattr(error, "msg", str(error)),
             "snippet_line": getattr(error, "lineno", None), "snippet_col": getattr(error, "offset", None)})
-    owner = identity.resolve_owner(api["owner"]) if api else None  # before the snippet can touch it
-    roots = target_roots(spec["target"], library)
-    config = observer_config(spec, library, runtime, prepared["module"], resolved, roots, owner, sha256)
+    owner = identity.resolve_owner(spec.api.owner) if spec.api else None  # before the snippet can touch it
+    config = observer_config(spec, library, runtime, prepared.loaded, resolved, roots, owner, sha256, code)
+    config["sealer"] = sealer
+    del sealer
     context = {"snippet": str(snippet), "roots": roots, "own": identity.code_objects(code), "environment": env,
-               "runtime": runtime, "runtime_module": prepared["module"], "device": device, "started": started}
-    execute(code, snippet, config, context)
+               "runtime": runtime, "runtime_module": prepared.loaded, "device": spec.device, "started": started}
+    execute(code, snippet, config, context, spec.cpu_seconds)
 
 
-def observer_config(spec: dict[str, Any], library: LibraryProfile, runtime: Runtime, runtime_module: Any,
+def observer_config(spec: CheckSpec, library: LibrarySpec, runtime: Runtime, runtime_module: Any,
                     resolved: dict[str, tuple[object, str, object, CodeType] | None], roots: list[str],
-                    owner: Any, sha256: str) -> dict[str, Any]:
+                    owner: Any, sha256: str, code: CodeType) -> dict[str, Any]:
     """Everything the observer needs, found before the snippet runs; `observer.install` copies it."""
-    module = sys.modules[spec["module"]]
+    module = sys.modules[spec.module]
     slots = [slot(label, found) for label, found in resolved.items() if found is not None]
-    api = spec.get("api")
-    if api and spec.get("kind") == "removed":
-        old = _old_api(owner, api["name"])
+    api = spec.api
+    if api and spec.kind == "removed":
+        old = _old_api(owner, api.name)
         if old is not None:
-            slots.append(slot(f"{api['owner']}.{api['name']}", old, label_kind="old"))
-    watched = [sys.modules.get(name) for name in {spec["module"], library.name}]
+            slots.append(slot(f"{api.owner}.{api.name}", old, label_kind="old"))
+    watched = [sys.modules.get(name) for name in {spec.module, library.name}]
     spaces = _spaces([m for m in watched if m is not None])
     # The standard library's files, and its frozen modules (`<frozen os>`: an installed 3.11 runs
     # os, importlib and others frozen); the snippet compiling code under either name is tampering.
     stdlib = sorted({sysconfig.get_paths()[name] + "/" for name in ("stdlib", "platstdlib")} | {"<frozen "})
     site = sorted({sysconfig.get_paths()[name] + "/" for name in ("purelib", "platlib")}
                   | {path + "/" for path in sys.path if path.endswith("site-packages")})
-    verifier = [str(Path(observer.__file__).resolve().parents[1]) + "/", str(Path(observer.__file__).parents[1]) + "/"]
+    verifier = [str(Path(observer.__file__).resolve().parents[2]) + "/", str(Path(observer.__file__).parents[2]) + "/"]
     trusted = tuple(dict.fromkeys([*stdlib, *site, *roots, *verifier]))
     # Where an error may start *under* the function and still be the function's (Python's or the
     # runtime's own code): the target, the runtime's packages, the standard library. Protected too:
@@ -229,15 +264,18 @@ def observer_config(spec: dict[str, Any], library: LibraryProfile, runtime: Runt
     restore = [(name, vars(sys.modules[name]), dict(vars(sys.modules[name])))
                for name in _RESTORED if name in sys.modules]
     return {
-        "fd": int(spec.get("stream_fd", observer.STREAM_FD)), "sha256": sha256, "device": spec["device"],
+        "fd": spec.stream_fd, "sha256": sha256, "device": spec.device,
         "slots": slots,
         "init_codes": _init_codes(module, roots), "spaces": spaces,
         "owners": [(s["label"], s["owner"], s["name"], s["raw"]) for s in slots if s["kind"] == "function"],
-        "sys_modules": [(name, sys.modules[name]) for name in {spec["module"], library.name} if name in sys.modules],
+        "sys_modules": [(name, sys.modules[name]) for name in {spec.module, library.name} if name in sys.modules],
+        "snippet_roots": tuple(dict.fromkeys(f"{folder}/" for folder in (Path(spec.snippet).parent,
+                                                                           Path(spec.snippet).parent.resolve()))),
         "restore": restore, "target_roots": roots, "trusted_roots": trusted, "stdlib_roots": stdlib,
         "protected_roots": protected, "beneath_roots": beneath, "opnames": tuple(dis.opname),
-        "probe": runtime.device_probe(runtime_module, spec["device"]),
-        "api": _api_config(api, spec.get("kind"), owner, roots),
+        "probe": runtime.device_probe(runtime_module, spec.device),
+        "api": _api_config(api.name if api else None, spec.kind, owner, roots, code, spec.source),
+        "callbacks": spec.callbacks,
         "enders": [finish.__code__, _recording_exit_code()],
     }
 
@@ -344,13 +382,16 @@ def rebound_globals(module: types.ModuleType) -> frozenset[str]:
     return frozenset(names)
 
 
-def _api_config(api: dict[str, str] | None, kind: str | None, owner: Any,
-                roots: list[str]) -> dict[str, Any] | None:
-    """For a removed name or a changed signature: the owner (resolved now), the name, and what a
-    genuine refusal looks like (the owner's own `__getattr__`, the callee's qualified name)."""
-    if not api:
+def _api_config(name: str | None, kind: str | None, owner: Any, roots: list[str],
+                code: CodeType, source: bytes) -> dict[str, Any] | None:
+    """For a removed name or a changed signature, everything decided before the snippet runs, against
+    the library as it is before anyone touched it: the owner and the name; whether the name is absent
+    (`absent`: a snippet deleting it around one access proves nothing); what a genuine refusal looks
+    like (the owner's own `__getattr__`, the refused function's qualified name, defaults and code); and
+    which object each of the snippet's calls calls (`identity.call_sites`)."""
+    if not name:
         return None
-    function = inspect.getattr_static(owner, api["name"], None) if owner is not None else None
+    function = inspect.getattr_static(owner, name, None) if owner is not None else None
     function = getattr(function, "__func__", function)
     getattrs = []
     for klass in owner.__mro__ if isinstance(owner, type) else ():
@@ -359,8 +400,30 @@ def _api_config(api: dict[str, str] | None, kind: str | None, owner: Any,
             getattrs.append(hook.__code__)
     wrappers = _wrappers(function, roots) if kind == "signature" else []
     refused = wrappers[-1][3] if wrappers else function  # the function whose call does not bind
-    return {"owner": owner, "name": api["name"], "kind": kind, "qualname": getattr(refused, "__qualname__", None),
-            "function": function, "getattr_codes": getattrs, "wrappers": wrappers}
+    plain = refused if isinstance(refused, types.FunctionType) else None
+    return {"owner": owner, "name": name, "kind": kind, "qualname": getattr(refused, "__qualname__", None),
+            "function": function, "getattr_codes": getattrs, "wrappers": wrappers, "absent": _absent(owner, name),
+            "refused": plain, "binding": _binding(plain), "call_sites": identity.call_sites(code, source)}
+
+
+def _absent(owner: Any, name: str) -> bool:
+    """Whether the library's `owner` has no `name`, asked of the library as it is before the snippet runs
+    (a lazily loading package is asked through its own `__getattr__`: its exports count)."""
+    if owner is None:
+        return False
+    if isinstance(owner, types.ModuleType):
+        return name not in vars(owner) and identity.resolve_owner(f"{owner.__name__}.{name}") is None
+    return inspect.getattr_static(owner, name, _MISSING) is _MISSING
+
+
+def _binding(function: types.FunctionType | None) -> tuple[Any, ...] | None:
+    """What decides whether a call of `function` binds: its code, defaults and keyword defaults."""
+    if function is None:
+        return None
+    return (function.__code__, function.__defaults__, function.__kwdefaults__)
+
+
+_MISSING = object()
 
 
 def _wrappers(function: Any, roots: list[str]) -> list[tuple[CodeType, str, Any, Any]]:
@@ -394,7 +457,7 @@ def _old_api(owner: Any, name: str) -> tuple[object, str, object, CodeType] | No
     return (owner, name, value, function.__code__) if function is not None else None
 
 
-def environment(runtime: Runtime, module: Any, library: LibraryProfile, device: str) -> dict[str, Any]:
+def environment(runtime: Runtime, module: Any, library: LibrarySpec, device: str) -> dict[str, Any]:
     """What this check ran on; the report keeps it beside every verdict."""
     env = dict(_machine(runtime, module, library), device=device)
     if device != "cpu":
@@ -402,7 +465,7 @@ def environment(runtime: Runtime, module: Any, library: LibraryProfile, device: 
     return env
 
 
-def _machine(runtime: Runtime, module: Any, library: LibraryProfile) -> dict[str, Any]:
+def _machine(runtime: Runtime, module: Any, library: LibrarySpec) -> dict[str, Any]:
     """The part of `environment` every check of a process shares, read once (in the zygote: reading
     the package metadata and asking `uname` cost a fork-started check 25 ms each time)."""
     key = (id(runtime), id(module), library.dist)
@@ -442,31 +505,39 @@ def resolve(module_name: str, qualname: str) -> tuple[object, str, object, CodeT
     return (owner, parts[-1], raw, function.__code__) if function is not None else None
 
 
-def early_end(spec: dict[str, Any], sha256: str, status: str, slots: list[list[str]] | None = None,
+def early_end(spec: CheckSpec, sealer: Any, sha256: str, status: str, slots: list[list[str]] | None = None,
               **facts: Any) -> NoReturn:
-    """Before any snippet code ran: a stream of its own, one start and one end, then exit 0."""
-    nonce = os.urandom(16).hex()
+    """Before any snippet code ran: a stream of its own, one start and one end, sealed, then exit 0."""
     pid = os.getpid()
     slots = slots or []
-    lines = [{"e": "start", "sha256": sha256, "slots": slots, "k": nonce, "p": pid},
-             {"e": "end", "status": status, "k": nonce, "p": pid, "described": facts, "counts": [[0, 0]] * len(slots),
-              "running": [0] * len(slots), "unwound": [0] * len(slots)}]
-    data = "".join(json.dumps(line) + "\n" for line in lines).encode()
+    lines = [{"e": "start", "n": 0, "p": pid, "sha256": sha256, "slots": slots},
+             {"e": "end", "n": 1, "p": pid, "status": status, "described": facts, "counts": [[0, 0]] * len(slots),
+              "running": [0] * len(slots), "unwound": [0] * len(slots), "faults": 0}]
+    data = b"".join(seal.seal(sealer, json.dumps(line).encode("ascii")) for line in lines)
     try:
         while data:
-            data = data[os.write(int(spec.get("stream_fd", observer.STREAM_FD)), data):]
+            data = data[os.write(spec.stream_fd, data):]
     except OSError:
         pass
     _flush()
     _real_exit(0)
 
 
-def execute(code: CodeType, snippet: Path, config: dict[str, Any], context: dict[str, Any]) -> NoReturn:
-    """Run the snippet's bytes as `__main__`, then `finish` with how it ended. Never returns."""
+def execute(code: CodeType, snippet: Path, config: dict[str, Any], context: dict[str, Any],
+            cpu_seconds: float | None = None) -> NoReturn:
+    """Run the snippet's bytes as `__main__`, then `finish` with how it ended. Never returns.
+
+    The check's time limit starts here: `cpu_seconds` of CPU time from now, for the process (every
+    thread of it); SIGXCPU when they are spent, SIGKILL two seconds later if the snippet caught it.
+    """
     namespace = {"__name__": "__main__", "__file__": str(snippet), "__builtins__": builtins}
     sys.argv = [str(snippet)]
     sys.path.insert(0, str(snippet.parent))
     os._exit = _recording_exit(context)
+    if cpu_seconds is not None:
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        soft = int(usage.ru_utime + usage.ru_stime + cpu_seconds) + 1
+        resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 2))
     observer.install(config)
     del config
     try:

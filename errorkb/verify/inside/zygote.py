@@ -1,6 +1,6 @@
 """A warm interpreter that forks one fresh process per check: isolation without importing the runtime again.
 
-Started by `pool.py` as `python -m errorkb.verify.zygote CONFIG_JSON`, one per (target, device),
+Started by `pool.py` as `python -m errorkb.verify.inside.zygote CONFIG_JSON`, one per (target, device),
 or forked for a release by a stem that already loaded the runtime (`stem.py`, then `run`).
 It activates its target and loads the runtime and the target module once (`child.prepare`), then
 serves requests, one JSON line each on stdin, by forking. Each child starts from the same
@@ -10,11 +10,13 @@ group, points stdout/stderr at its output file and runs the shared observe code 
 Protocol (JSON lines): out `{"hello": ..., "ready": bool, "error": str|null, "fallback": bool}` once
 (or `{"hello", "ready": false, "unshared": why}` from a stem's fork that must not serve); in
 `{"id", "spec", "result", "output", "cwd", "timeout"}`; out `{"id", "pid"}` after the fork and
-`{"id", "exit": returncode, "stream": base64}` when the child is reaped (negative: killed by that
-signal). The stream is what the child wrote to its file descriptor 3, a pipe whose read end only
-this process holds: read as it comes, and once more after the check's namespace is gone.
+`{"id", "exit": returncode, "cpu": seconds, "stream": base64, "key": base64}` when the child is
+reaped (negative: killed by that signal). The stream is what the child wrote to its file
+descriptor 3, a pipe whose read end only this process holds: read as it comes, and once more
+after the check's namespace is gone; the key is what came over descriptor 4, the one-shot
+channel the child sends its stream's key on and closes before the snippet runs (`seal.py`).
 Timeouts and process-group kills are the parent's job: it knows every child's pid. Inside the
-sandbox (config `"jail": true`, see `sandbox.py`) those pids are of the sandbox's namespace, so
+sandbox (config `"jail": true`, see `jail.py`) those pids are of the sandbox's namespace, so
 there each check gets a PID namespace of its own whose init is a timer: the kernel ends the
 check and all it started when the timer runs out or when the check is reaped.
 
@@ -27,6 +29,7 @@ context it inherited (`fallback`: the pool then starts a fresh interpreter per c
 from __future__ import annotations
 
 import base64
+import fcntl
 import gc
 import json
 import os
@@ -36,12 +39,14 @@ import sys
 from types import ModuleType
 from typing import Any, TextIO
 
-STREAM_FD = 3  # as errorkb.verify.observer.STREAM_FD (not imported here: the zygote starts before the runtime)
+from errorkb.plugs import runtime_for
+from errorkb.verify.inside.spec import KEY_FD, STREAM_FD, CheckSpec, ZygoteConfig
+
 MAX_STREAM = 8 << 20
 
 
 def main(argv: list[str]) -> int:
-    config = json.loads(argv[0])
+    config = ZygoteConfig.from_json(argv[0])
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent owns Ctrl-C and closes us
     replies = os.fdopen(os.dup(1), "w", buffering=1)
     requests = os.dup(0)
@@ -51,54 +56,64 @@ def main(argv: list[str]) -> int:
     return run(config, requests, replies)
 
 
-def run(config: dict[str, Any], requests: int, replies: TextIO, unshared: str | None = None) -> int:
+def run(config: ZygoteConfig, requests: int, replies: TextIO, unshared: str | None = None) -> int:
     """Prepare, say hello, serve. `unshared`: forked from a stem (`stem.py`) whose loaded modules
     this release's path finds elsewhere; the zygote then refuses, and so it does when its own
-    preparation did not load `config["importers"]`, the modules that load the stem's shared ones
+    preparation did not load `config.importers`, the modules that load the stem's shared ones
     in this release (without them, the stem's preloads would be modules this release never loads)."""
-    from errorkb.verify import child, sandbox
+    from errorkb.verify.inside import child, jail
 
     if unshared is None:
-        jailed = bool(config.get("jail"))  # inside the sandbox: each check gets a jail of its own
-        prepared = child.prepare(config)
-        error = prepared.get("error")
-        if error is None and config["device"] == "cpu":  # on a device, import no more than needed
-            for name in child.runtime_preloads(config):
+        prepared = child.prepare(config.target, config.module, config.library, config.preload)
+        error = prepared.error
+        if error is None and config.device == "cpu":  # on a device, import no more than needed
+            for name in child.runtime_preloads(config.target, config.module, config.library):
                 child.preload(name)
-        missing = [name for name in config.get("importers", []) if name not in sys.modules]
+        missing = [name for name in config.importers if name not in sys.modules]
         if error is None and missing:
             unshared = f"this release's preparation did not load {', '.join(missing)}"
     if unshared is not None:
         send(replies, {"hello": os.getpid(), "ready": False, "error": None, "unshared": unshared})
         return 0
-    fallback = error is None and config["device"] != "cpu" and prepared["runtime"].device_touched()
+    fallback = error is None and config.device != "cpu" and prepared.runtime is not None \
+        and prepared.runtime.device_touched()
     if fallback:
-        error = f"{config['device']} was initialised while preloading; a forked child could not use it"
+        error = f"{config.device} was initialised while preloading; a forked child could not use it"
     send(replies, {"hello": os.getpid(), "ready": error is None, "error": error, "fallback": fallback})
     if error is not None:
         return 0
     gc.freeze()  # what the zygote made is permanent: a forked check's collector neither walks nor copies it
-    serve(requests, replies, child, sandbox if jailed else None)
+    serve(requests, replies, child, jail if config.jail else None)
     return 0
 
 
-def _prepare(child: ModuleType, spec: Any) -> None:
+def _prepare(child: ModuleType, spec: CheckSpec) -> None:
     """A CPU zygote serves every module of its target: import the check's module here, once, before
-    the first fork that needs it (what fails is the check's setup failure, reported by the check)."""
-    if not isinstance(spec, dict) or spec.get("device") != "cpu" or child.is_prepared(spec):
+    the first fork that needs it (what fails is the check's setup failure, reported by the check;
+    a module outside the library's package is never imported: `child.prepare`)."""
+    if spec.device != "cpu" or child.is_prepared(spec.target, spec.module):
         return
-    if "error" not in child.prepare(spec):
-        for name in child.runtime_preloads(spec):
+    if child.prepare(spec.target, spec.module, spec.library, spec.preload).error is None:
+        for name in child.runtime_preloads(spec.target, spec.module, spec.library):
             child.preload(name)
     gc.freeze()
 
 
 class _Child:
-    """One forked check, seen from the zygote: its request, its pidfd, its stream."""
+    """One forked check, seen from the zygote: its request, its pidfd, its stream, its key's channel."""
 
-    def __init__(self, request_id: int, pidfd: int | None, stream: int):
-        self.request_id, self.pidfd, self.stream = request_id, pidfd, stream
+    def __init__(self, request_id: int, pidfd: int | None, stream: int, key: int):
+        self.request_id, self.pidfd, self.stream, self.key = request_id, pidfd, stream, key
         self.data = bytearray()
+
+    def read_key(self) -> bytes:
+        """What the key's channel holds once the check is over (a few bytes; never blocking)."""
+        try:
+            return os.read(self.key, 256)
+        except OSError:
+            return b""
+        finally:
+            os.close(self.key)
 
     def read(self) -> bool:
         """What the stream holds now (never blocking); False once it is closed."""
@@ -140,28 +155,33 @@ def serve(requests: int, replies: TextIO, child: ModuleType, sandbox: ModuleType
             while b"\n" in buffer:
                 line, buffer = buffer.split(b"\n", 1)
                 request = json.loads(line)
-                _prepare(child, request.get("spec"))
+                spec = CheckSpec.from_dict(request["spec"])
+                _prepare(child, spec)
                 read_end, write_end = os.pipe2(os.O_CLOEXEC)
+                key_read, key_write = os.pipe2(os.O_CLOEXEC | os.O_NONBLOCK)
                 try:
-                    pid = fork_one(request, child, [requests, replies.fileno(), read_end, *_selector_fds(selector)],
-                                   sandbox, write_end)
+                    inherited = [requests, replies.fileno(), read_end, key_read, *_selector_fds(selector),
+                                 *(running.key for running in children.values())]
+                    pid = fork_one(request, spec, child, inherited, sandbox, write_end, key_write)
                 finally:
                     os.close(write_end)
+                    os.close(key_write)
                 os.set_blocking(read_end, False)
                 pidfd = os.pidfd_open(pid) if _has_pidfd() else None
                 if pidfd is not None:
                     selector.register(pidfd, selectors.EVENT_READ, pid)
                 selector.register(read_end, selectors.EVENT_READ, ("stream", pid))
-                children[pid] = _Child(request["id"], pidfd, read_end)
+                children[pid] = _Child(request["id"], pidfd, read_end, key_read)
                 send(replies, {"id": request["id"], "pid": pid})
         reap(children, selector, replies, sandbox)
 
 
-def fork_one(request: dict[str, Any], child: ModuleType, inherited_fds: list[int],
-             sandbox: ModuleType | None = None, stream: int | None = None) -> int:
+def fork_one(request: dict[str, Any], spec: CheckSpec, child: ModuleType, inherited_fds: list[int],
+             sandbox: ModuleType | None = None, stream: int | None = None, key: int | None = None) -> int:
     sys.stdout.flush()
     sys.stderr.flush()
-    jail = sandbox.Jail.open(request) if sandbox else None  # the check's own PID namespace, with its timer
+    # the check's own PID namespace, with its timer
+    jail = sandbox.Jail.open(request["result"], request.get("timeout"), request.get("scratch")) if sandbox else None
     pid = os.fork()
     if pid == 0:  # the child: never returns into the serve loop
         try:
@@ -171,19 +191,24 @@ def fork_one(request: dict[str, Any], child: ModuleType, inherited_fds: list[int
                     os.close(fd)
                 except OSError:
                     pass
-            if stream is not None:  # the stream's write end, at the place the observer writes to
-                os.dup2(stream, STREAM_FD, inheritable=False)
-                if stream != STREAM_FD:
-                    os.close(stream)
+            # the stream's write end and the key's channel, at the places the check's process finds them
+            moved = [(fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 64), place)
+                     for fd, place in ((stream, STREAM_FD), (key, KEY_FD)) if fd is not None]
+            for unused in (stream, key):
+                if unused is not None:
+                    os.close(unused)
+            for high, place in moved:
+                os.dup2(high, place, inheritable=False)
+                os.close(high)
             output = os.open(request["output"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             os.dup2(output, 1)
             os.dup2(output, 2)
             os.close(output)
             signal.signal(signal.SIGINT, signal.default_int_handler)
             os.chdir(request["cwd"])
-            if jail:
-                jail.enter(STREAM_FD)  # before any snippet code: private /tmp, own folder only, no capabilities
-            child.run_and_exit(request["spec"])
+            if jail:  # before any snippet code: private /tmp, own folder only, no capabilities, no /proc
+                jail.enter((STREAM_FD, KEY_FD), hide_proc=not runtime_for(spec.library.runtime).needs_proc(spec.device))
+            child.run_and_exit(spec)
         except BaseException:  # anything here is the verifier's failure, say so
             import traceback
 
@@ -202,8 +227,10 @@ def fork_one(request: dict[str, Any], child: ModuleType, inherited_fds: list[int
 def reap(children: dict[int, _Child], selector: selectors.BaseSelector, replies: TextIO,
          sandbox: ModuleType | None = None) -> None:
     for pid in list(children):
+        cpu = None
         try:
-            done, status = os.waitpid(pid, os.WNOHANG)
+            done, status, usage = os.wait4(pid, os.WNOHANG)
+            cpu = usage.ru_utime + usage.ru_stime  # the check's own CPU time, with what it waited for
         except ChildProcessError:
             done, status = pid, 255 << 8
         if done == 0:
@@ -222,8 +249,9 @@ def reap(children: dict[int, _Child], selector: selectors.BaseSelector, replies:
         if ended.pidfd is not None:
             selector.unregister(ended.pidfd)
             os.close(ended.pidfd)
-        send(replies, {"id": ended.request_id, "exit": os.waitstatus_to_exitcode(status),
-                        "stream": base64.b64encode(bytes(ended.data)).decode("ascii")})
+        send(replies, {"id": ended.request_id, "exit": os.waitstatus_to_exitcode(status), "cpu": cpu,
+                        "stream": base64.b64encode(bytes(ended.data)).decode("ascii"),
+                        "key": base64.b64encode(ended.read_key()).decode("ascii")})
 
 
 def _selector_fds(selector: selectors.BaseSelector) -> list[int]:

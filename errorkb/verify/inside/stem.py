@@ -44,7 +44,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from errorkb.verify.zygote import kill_group, send  # standard library only, as this module
+from errorkb.verify.inside.spec import LibrarySpec, ZygoteConfig
+from errorkb.verify.inside.zygote import kill_group, send
 
 _MESSAGE = 1 << 20  # one request, with the library profile in it
 
@@ -72,12 +73,11 @@ def main(argv: list[str]) -> int:
 
 def preload(config: dict[str, Any]) -> str | None:
     """Import what every zygote forked from here would import first; None, or why not."""
-    from errorkb.core.project import LibraryProfile
     from errorkb.plugs import runtime_for
-    from errorkb.verify import child, sandbox, zygote  # noqa: F401  (the zygotes' own code, loaded once)
+    from errorkb.verify.inside import child, jail, zygote  # noqa: F401  (the zygotes' own code, loaded once)
 
     try:
-        runtime_for(LibraryProfile.model_validate(config["library"]).runtime).load()
+        runtime_for(LibrarySpec.from_dict(config["library"]).runtime).load()
     except Exception as error:
         return f"{type(error).__name__}: {error}"
     for name in config.get("shared", []):
@@ -128,9 +128,10 @@ def fork(request: dict[str, Any], fds: list[int], stems: list[int]) -> int:
         os.close(log)
         become(request["python"], request["prefix"])
         foreign = foreign_modules()
-        from errorkb.verify import zygote
+        from errorkb.verify.inside import zygote
 
-        zygote.run(request["config"], requests, os.fdopen(replies, "w", buffering=1),
+        config = ZygoteConfig.from_json(json.dumps(request["config"]))
+        zygote.run(config, requests, os.fdopen(replies, "w", buffering=1),
                    unshared="; ".join(foreign) if foreign else None)
     except BaseException:  # the verifier's own failure: say so in the log the pool reads
         import traceback

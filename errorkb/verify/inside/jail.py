@@ -1,0 +1,398 @@
+"""One check, one jail: what the zygote (or the launcher of a fresh interpreter) does around each check.
+
+Inside the sandbox (`errorkb/verify/sandbox.py` starts it) the process that forks checks keeps
+`CAP_SYS_ADMIN` within the sandbox's user namespace, to give each check, before its first line:
+
+1. `Jail.open` (before the fork): a new PID namespace whose init is a timer; when the check ends,
+   or the timer runs out, `release` ends that init and the kernel kills everything left in it;
+2. `Jail.enter` (in the forked check): new mount, IPC and UTS namespaces with a fresh `/tmp` and
+   `/dev/shm`, of the harness's scratch folder only the check's own subfolder; then a user
+   namespace of its own and no capabilities;
+3. `release` (after the check is reaped): its namespace ended, its output copied back as a plain file.
+
+`launch` is the same jail for `--isolation subprocess`: the launcher forks, the child enters the
+jail and execs the fresh interpreter. `probe` is the sandbox's self-test. Standard library only.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import fcntl
+import functools
+import json
+import os
+import re
+import resource
+import shutil
+import signal
+import stat
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from errorkb.verify.inside.spec import KEY_FD, STREAM_FD
+
+TMP_SIZE = "1g"  # a check's private /tmp (memory-backed)
+FOLDER_SIZE = "4m"  # what a check may write where the harness collects it: its output, 1 MiB
+TASKS = 1024  # processes and threads one check may run at once
+COLLECTED = ("output.txt",)  # all the harness reads back from a check's folder (the stream is a pipe)
+TIMER_MARGIN_S = 2.0  # the check's init outlives the harness's own timeout by this much
+MACHINE_FILES = ("cpuinfo", "meminfo")  # what a check sees of /proc: the machine, never a process
+
+
+def _read(path: str) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8").strip()
+    except OSError:
+        return ""
+
+
+# -- the zygote side: one jail per check --------------------------------------------------------
+
+_CLONE_NEWNS, _CLONE_NEWUTS, _CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
+_CLONE_NEWUSER, _CLONE_NEWPID, _CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
+_MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC = 0x1, 0x2, 0x4, 0x8
+_MS_REMOUNT, _MS_BIND, _MS_MOVE, _MS_REC, _MS_PRIVATE = 0x20, 0x1000, 0x2000, 0x4000, 0x40000
+_MNT_DETACH = 2
+_MAX_FD = 1 << 20
+_NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+_PR_SET_NO_NEW_PRIVS, _PR_CAPBSET_DROP, _PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL = 38, 24, 47, 4
+_CAPABILITY_VERSION_3 = 0x20080522
+_jails: dict[int, Jail] = {}  # check pid → its jail, in the zygote
+TASKS_ENV = "ERRORKB_TASKS"  # where the sandbox shows the zygote its pids cgroup (when the harness is root)
+_opened = [0]  # checks jailed by this process, for unique cgroup names
+
+
+@dataclass
+class Jail:
+    """One check's PID namespace (its init is the timer), mounts, user namespace; see the module doc.
+
+    In the zygote: `Jail.open(...)` just before the fork, `adopt(pid)` after it, and
+    `release(pid)` once the check is reaped. In the check: `enter()` before the snippet runs.
+    """
+
+    folder: str  # the check's folder in the harness's scratch: observation and output
+    scratch: str = ""  # what to hide besides the check's own folder: the folder of every check's folder
+    init: int = 0  # pid of the namespace's init (the timer), in the zygote's namespace
+    uid: int = field(default_factory=os.geteuid)
+    gid: int = field(default_factory=os.getegid)
+    tasks: str | None = None  # the check's own pids cgroup (where the harness runs as root), or None
+    cgroups: str | None = None  # the folder of every check's cgroup, hidden from the check
+
+    @classmethod
+    def open(cls, result: str, timeout: float | None, scratch: str | None = None) -> Jail:
+        """A new PID namespace for the next fork; its init ends the check when `timeout` (the wall-clock
+        backstop) runs out. Where the harness runs as root, a pids cgroup of its own too."""
+        folder = os.path.dirname(result)
+        jail = cls(folder, scratch or os.path.dirname(folder))
+        jail.cgroups = os.environ.get(TASKS_ENV) or None
+        if jail.cgroups:
+            _opened[0] += 1
+            jail.tasks = os.path.join(jail.cgroups, f"check-{os.getpid()}-{_opened[0]}")
+            os.mkdir(jail.tasks, 0o700)
+            _write(os.path.join(jail.tasks, "pids.max"), str(TASKS))
+        # The check writes to a small tmpfs over its folder, never to the harness's disk: `release`
+        # copies back the files the harness reads, as plain files (a symbolic link is not followed).
+        _mount("tmpfs", folder, "tmpfs", _MS_NOSUID | _MS_NODEV, f"size={FOLDER_SIZE},mode=700")
+        _libc_call("setns", _own_pid_namespace(), _CLONE_NEWPID)  # the last check's namespace is done with
+        _libc_call("unshare", _CLONE_NEWPID)
+        seconds = "infinity" if timeout is None else f"{float(timeout) + TIMER_MARGIN_S:.3f}"
+        sleep = shutil.which("sleep") or "/bin/sleep"
+        jail.init = os.posix_spawn(sleep, ["sleep", seconds], {},
+                                   setsigdef=(signal.SIGINT, signal.SIGTERM, signal.SIGHUP))
+        return jail
+
+    def adopt(self, pid: int) -> None:
+        _jails[pid] = self
+
+    def collect(self) -> None:
+        """Copy the files the harness reads from the check's tmpfs to its folder underneath, then drop the tmpfs.
+
+        Regular files only, read without following links and at most twice the output cap: what
+        reaches the harness's disk is bytes, never a link to one of its own files.
+        """
+        found = {name: _read_plain(os.path.join(self.folder, name)) for name in COLLECTED}
+        try:
+            _libc_call("umount2", self.folder.encode(), _MNT_DETACH)
+        except OSError:
+            return  # still covered: the harness finds nothing, and says the check did not report
+        for name, data in found.items():
+            if data is None:
+                continue
+            try:
+                fd = os.open(os.path.join(self.folder, name), _NEW_FILE, 0o600)
+            except FileExistsError:  # output.txt of a fresh interpreter: the harness's own file already
+                continue
+            with os.fdopen(fd, "wb") as copy:
+                copy.write(data)
+
+    def enter(self, keep: tuple[int, ...] = (), hide_proc: bool = True) -> None:
+        """In the forked check, before any snippet code: its own cgroup (as root), network, mounts (no
+        `/proc` unless `hide_proc` is false: a device's driver may need it), user namespace, and no
+        capabilities. Of the file descriptors above 2 only those in `keep` (the stream, the key's
+        channel) stay open."""
+        low = 3
+        for fd in sorted(keep):  # the zygote's epoll set and namespace fds are not the check's business
+            os.closerange(low, fd)
+            low = fd + 1
+        os.closerange(low, _MAX_FD)
+        if self.tasks:  # joined before anything runs: whatever it starts is counted too
+            _write(os.path.join(self.tasks, "cgroup.procs"), "0")
+        # A network of its own (a loopback and abstract sockets no other check shares), System V IPC too.
+        _libc_call("unshare", _CLONE_NEWNS | _CLONE_NEWIPC | _CLONE_NEWUTS | _CLONE_NEWNET)
+        _mount("none", "/", None, _MS_REC | _MS_PRIVATE)
+        scratch = self.scratch
+        # Held open in this namespace before /tmp is covered: the check's own folder, and what the
+        # sandbox bound under /tmp (a project in a temporary folder), minus the other checks' folders.
+        kept = {path: os.open(path, os.O_PATH) for path in mount_points_under("/tmp", scratch)}
+        own = os.open(self.folder, os.O_PATH | os.O_DIRECTORY)
+        _mount("tmpfs", "/tmp", "tmpfs", _MS_NOSUID | _MS_NODEV, f"size={TMP_SIZE},mode=1777")
+        _mount("tmpfs", "/dev/shm", "tmpfs", _MS_NOSUID | _MS_NODEV, "size=64m,mode=1777")
+        if not _under(scratch, "/tmp"):  # under /tmp it is covered already
+            _mount("tmpfs", scratch, "tmpfs", _MS_NOSUID | _MS_NODEV, "size=1m,mode=755")
+        for path, fd in [*kept.items(), (self.folder, own)]:
+            _bind_back(fd, path)
+        if self.cgroups:  # its cgroup's limit and the other checks' cgroups: out of sight, out of reach
+            _mount("tmpfs", self.cgroups, "tmpfs", _MS_RDONLY | _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, "size=4k,mode=555")
+        os.chdir("/tmp")
+        proc = os.open("/proc", os.O_PATH | os.O_DIRECTORY)  # its own uid map is still to be written
+        last_cap = int(_read("/proc/sys/kernel/cap_last_cap") or 40)
+        if hide_proc:  # no /proc: no /proc/self/fd/N to reopen, no /proc/self/mem, no other process's files
+            _hide_proc()
+        _libc_call("unshare", _CLONE_NEWUSER)
+        _write("self/setgroups", "deny", proc)
+        _write("self/uid_map", f"{self.uid} {self.uid} 1", proc)
+        _write("self/gid_map", f"{self.gid} {self.gid} 1", proc)
+        os.close(proc)
+        resource.setrlimit(resource.RLIMIT_NPROC, (TASKS, TASKS))  # a fork bomb stops here (and, as root, above)
+        drop_capabilities(last_cap)
+
+
+def _hide_proc() -> None:
+    """A read-only tmpfs over /proc that shows only what describes the machine (`MACHINE_FILES`: the
+    runtime's CPU detection reads /proc/cpuinfo), nothing of any process. Built aside in the check's
+    own /tmp while the real /proc is still there to bind from, then moved over it."""
+    aside = "/tmp/.errorkb-proc"
+    flags = _MS_NOSUID | _MS_NODEV | _MS_NOEXEC
+    os.mkdir(aside, 0o755)
+    _mount("tmpfs", aside, "tmpfs", flags, "size=4k,mode=755")
+    for name in MACHINE_FILES:
+        if os.path.exists(f"/proc/{name}"):
+            os.close(os.open(f"{aside}/{name}", os.O_CREAT | os.O_WRONLY, 0o444))
+            _mount(f"/proc/{name}", f"{aside}/{name}", None, _MS_BIND)
+    _mount("none", aside, None, _MS_REMOUNT | _MS_RDONLY | flags)
+    _mount(aside, "/proc", None, _MS_MOVE)
+    os.rmdir(aside)
+
+
+def _read_plain(path: str, limit: int = 2 << 20) -> bytes | None:
+    """The bytes of a regular file (not a link, not a pipe), at most `limit`; None otherwise."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as file:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        return file.read(limit)
+
+
+def mount_points_under(folder: str, leave_out: str) -> list[str]:
+    """The outermost mount points below `folder`, except `leave_out` and what lies under it."""
+    points = []
+    for line in _read("/proc/self/mountinfo").splitlines():
+        fields = line.split(" ")
+        if len(fields) > 4:
+            points.append(re.sub(r"\\([0-7]{3})", lambda found: chr(int(found.group(1), 8)), fields[4]))
+    below = sorted({point for point in points if _under(point, folder) and not _under(point, leave_out)
+                    and point != leave_out})
+    return [point for point in below if not any(_under(point, other) for other in below if other != point)]
+
+
+def _under(path: str, folder: str) -> bool:
+    return path.startswith(folder.rstrip("/") + "/")
+
+
+def _bind_back(fd: int, path: str) -> None:
+    """Bind what `fd` holds (a folder or file, with the mounts beneath it) at `path` again."""
+    if os.path.isdir(f"/proc/self/fd/{fd}"):
+        os.makedirs(path, exist_ok=True)
+    else:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+    _mount(f"/proc/self/fd/{fd}", path, None, _MS_BIND | _MS_REC)
+    os.close(fd)
+
+
+def release(pid: int) -> None:
+    """The check `pid` was reaped: end its namespace (the kernel kills what is left), reap the timer,
+    and hand the harness the check's observation and output."""
+    jail = _jails.pop(pid, None)
+    if jail is None or not jail.init:
+        return
+    try:
+        os.kill(jail.init, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    try:
+        os.waitpid(jail.init, 0)  # returns once the namespace is empty: nothing writes any more
+    except ChildProcessError:
+        pass
+    _libc_call("setns", _own_pid_namespace(), _CLONE_NEWPID)  # a fork into the ended namespace would fail
+    jail.collect()
+    if jail.tasks:
+        _remove_cgroup(jail.tasks)
+
+
+def _remove_cgroup(path: str) -> None:
+    """An emptied cgroup's folder; its last tasks may take a moment to leave it."""
+    for _ in range(200):
+        try:
+            os.rmdir(path)
+            return
+        except FileNotFoundError:
+            return
+        except OSError:
+            time.sleep(0.005)
+
+
+def release_all() -> None:
+    for pid in list(_jails):
+        release(pid)
+
+
+def drop_capabilities(last: int) -> None:
+    """No capability left, in any set (`last`: the kernel's highest), and none to be gained by exec."""
+    _libc_call("prctl", _PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+    _libc_call("prctl", _PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    for capability in range(last + 1):
+        _libc_call("prctl", _PR_CAPBSET_DROP, capability, 0, 0, 0)
+
+    class Header(ctypes.Structure):
+        _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+    class Data(ctypes.Structure):
+        _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
+                    ("inheritable", ctypes.c_uint32)]
+
+    _libc_call("capset", ctypes.byref(Header(_CAPABILITY_VERSION_3, 0)), ctypes.byref((Data * 2)()))
+
+
+@functools.cache
+def _own_pid_namespace() -> int:
+    """The zygote's own PID namespace: a new one can only be made from there (else EINVAL)."""
+    return os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
+
+
+@functools.cache
+def _libc() -> ctypes.CDLL:
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def _libc_call(name: str, *args: Any) -> None:
+    if getattr(_libc(), name)(*args) != 0:
+        error = ctypes.get_errno()
+        raise OSError(error, f"{name}{args[:2]}: {os.strerror(error)}")
+
+
+def _mount(source: str, target: str, kind: str | None, flags: int, data: str | None = None) -> None:
+    def encode(text: str | None) -> bytes | None:
+        return text.encode() if text is not None else None
+
+    if _libc().mount(encode(source), encode(target), encode(kind), flags, encode(data)) != 0:
+        error = ctypes.get_errno()
+        raise OSError(error, f"mount {target}: {os.strerror(error)}")
+
+
+def _write(path: str, text: str, folder: int | None = None) -> None:
+    fd = os.open(path, os.O_WRONLY, dir_fd=folder)
+    try:
+        os.write(fd, text.encode())
+    finally:
+        os.close(fd)
+
+
+def launch(result: str, wall: float, keep: tuple[int, ...], hide_proc: bool, argv: list[str]) -> int:
+    """`--isolation subprocess` inside bwrap: the fresh interpreter gets the same jail as a forked check.
+
+    This launcher is the jail's zygote for one check: it opens the jail, forks, the child enters
+    it (keeping the stream's and the key channel's write ends, `keep`, which it moves to the
+    places a check's process finds them) and execs `argv`; then it mirrors the child's end (its
+    exit status, or its signal) so that bwrap, and the harness, see the check's own.
+    """
+    jail = Jail.open(result, wall, os.path.dirname(result))
+    pid = os.fork()
+    if pid == 0:
+        try:
+            jail.enter(keep, hide_proc)
+            high = [fcntl.fcntl(fd, fcntl.F_DUPFD, 64) for fd in keep]  # out of the way of the places below
+            for fd in keep:
+                os.close(fd)
+            for place, fd in zip((STREAM_FD, KEY_FD), high, strict=False):
+                os.dup2(fd, place)  # inheritable: the interpreter exec'd next finds them (it closes them itself)
+                os.close(fd)
+            os.execv(argv[0], argv)
+        except BaseException:
+            import traceback
+
+            traceback.print_exc()
+        finally:
+            os._exit(70)
+    jail.adopt(pid)
+    _, status = os.waitpid(pid, 0)
+    release(pid)
+    if os.WIFSIGNALED(status):
+        number = os.WTERMSIG(status)
+        try:
+            signal.signal(number, signal.SIG_DFL)
+        except (OSError, ValueError):  # SIGKILL and SIGSTOP keep their default anyway
+            pass
+        os.kill(os.getpid(), number)
+        return 128 + number
+    return os.waitstatus_to_exitcode(status)
+
+
+def probe(folder: str) -> int:
+    """Inside the sandbox, as a zygote: jail one forked check and let it report what it sees."""
+    jail = Jail.open(os.path.join(folder, "output.txt"), 30)
+    pid = os.fork()
+    if pid == 0:
+        try:
+            jail.enter()
+            network = "reachable"
+            import socket
+
+            try:
+                socket.create_connection(("1.1.1.1", 53), timeout=2).close()
+            except OSError:
+                network = "unreachable"
+            Path(folder, "output.txt").write_text(json.dumps({"network": network, "pid": os.getpid()}))
+            os._exit(0)
+        except BaseException:
+            import traceback
+
+            traceback.print_exc()
+            os._exit(70)
+    jail.adopt(pid)
+    _, status = os.waitpid(pid, 0)
+    release(pid)
+    return os.waitstatus_to_exitcode(status)
+
+
+def command(result: str, wall: float, keep: tuple[int, ...], hide_proc: bool, argv: list[str]) -> list[str]:
+    """The launcher's command line (see `launch`)."""
+    return [sys.executable, "-m", "errorkb.verify.inside.jail", "--jail", result, f"{wall:g}",
+            ",".join(map(str, keep)) or "-", "hide-proc" if hide_proc else "keep-proc", "--", *argv]
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--probe"] and len(sys.argv) == 3:
+        sys.exit(probe(sys.argv[2]))
+    if sys.argv[1:2] == ["--jail"] and len(sys.argv) > 7 and sys.argv[6] == "--":
+        kept = tuple(int(fd) for fd in sys.argv[4].split(",") if fd != "-")
+        sys.exit(launch(sys.argv[2], float(sys.argv[3]), kept, sys.argv[5] == "hide-proc", sys.argv[7:]))
+    print("usage (inside bwrap, by errorkb): python -m errorkb.verify.inside.jail --probe FOLDER | "
+          "--jail RESULT WALL_SECONDS FD,FD hide-proc|keep-proc -- ARGV...", file=sys.stderr)
+    sys.exit(2)
