@@ -1,12 +1,28 @@
 #!/usr/bin/env bash
-# Runs the whole test suite: loader, verifier, bundled cache vs upstream, every entry of the
-# knowledge base verified, the strict site build and the browser tests.
-# Extra arguments go to pytest (e.g. -k loader, --slow).
+# Runs the tests. Extra arguments go to pytest (e.g. -k loader, --slow, tests/site).
+#   bash scripts/test.sh          the full tier (the README's and CI's command): loader, verifier,
+#                                 bundled cache vs upstream, every entry of the knowledge base verified,
+#                                 the strict site build and the browser tests; the sandbox and the
+#                                 Python/JS lookup parity are required (missing: the run fails and
+#                                 says what to install, never skips)
+#   bash scripts/test.sh --quick  the unit tier, for the inner loop (loader, lint, lookup, render, the
+#                                 judge on recorded observations, CLI): no snippet runs, no knowledge-
+#                                 base verification, no browser, no release environments, no
+#                                 adversarial runs, no `mkdocs serve` (tests/conftest.py says which is which)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh --browser
 export NO_MKDOCS_2_WARNING=1
+
+if [ "${1:-}" = "--quick" ]; then
+  shift
+  bash scripts/setup.sh
+  export ERRORKB_TEST_TIER=quick
+  exec .venv/bin/python -m pytest "$@"  # deselects the full tier's markers (tests/conftest.py: QUICK_DESELECTS)
+fi
+
+bash scripts/setup.sh --browser
 # Entries pinned to other releases are verified in those releases' environments (built once, from
 # PyPI, under .errorkb-cache/matrix/; the tests never download anything).
 .venv/bin/errorkb matrix --environments-only
+export ERRORKB_TEST_TIER=full ERRORKB_SANDBOX=require
 exec .venv/bin/python -m pytest "$@"

@@ -1,9 +1,26 @@
-"""Shared test set-up: the fixtures of the site and verifier suites, the project root, and the
-`--slow` switch for long property runs. The suite is a package: helpers are imported as
-`tests.kb` (the one knowledge-base builder), `tests.site.sitekb`, `tests.verify.verifykb`."""
+"""Shared test set-up: the fixtures of the site and verifier suites, the project root, the
+`--slow` switch for long property runs, and the two tiers. The suite is a package: helpers are
+imported as `tests.kb` (the one knowledge-base builder), `tests.site.sitekb`, `tests.verify.verifykb`.
+
+Tiers (`scripts/test.sh`, `scripts/test.sh --quick`):
+
+- **quick** (`ERRORKB_TEST_TIER=quick`: the tests marked with any of `QUICK_DESELECTS` deselected,
+  as `-m "not (browser or upstream or ...)"` would): the unit tier,
+  for the inner loop. Every test that runs snippets, verifies the knowledge base, drives a
+  browser, needs the real transformers or its release environments, starts `mkdocs serve` or
+  runs the adversarial fixture carries one of the deselected markers: given by hand in its
+  module, or here (`_tier_markers`) from the fixtures it uses and the modules below. The quick
+  tier holds itself to that: a test in it that starts a snippet's process fails, naming the
+  marker to add.
+- **full** (`ERRORKB_TEST_TIER=full`, the README's and CI's command): everything, and what the
+  security and parity tests need is *required*: where bubblewrap, Node (playwright's driver) or
+  Chromium is missing the session fails at once, saying what to install, never skips.
+"""
 
 from __future__ import annotations
 
+import importlib.util
+import os
 from pathlib import Path
 
 import pytest
@@ -12,10 +29,199 @@ from tests.kb import ROOT
 
 pytest_plugins = ["tests.site.sitekb", "tests.verify.verifykb", "tests.verify.adversarial"]
 
+# Markers the quick tier deselects (registered in pyproject.toml's [tool.pytest.ini_options]).
+QUICK_DESELECTS = ("browser", "upstream", "slow", "kb", "verifier", "adversarial", "environments", "serve")
+
+# A test that uses one of these fixtures gets the marker (pytest knows every fixture a test
+# uses, however indirectly).
+FIXTURE_MARKERS = {
+    "chromium": "browser", "visit": "browser", "site_url": "browser",
+    "kb_report": "kb",
+    "broken_report": "verifier", "records": "verifier",
+    "adversarial_run": "adversarial",
+}
+
+# Whole modules of the full tier only, with why. Modules not listed are unit tests, except for
+# what their own marks and their fixtures say.
+MODULE_MARKERS = {
+    "tests/verify/test_adversarial.py": ("adversarial", "verifier"),
+    "tests/verify/test_adversarial_judging.py": ("adversarial", "verifier"),
+    "tests/verify/test_sandbox.py": ("verifier",),
+    "tests/verify/test_stem.py": ("verifier", "environments"),
+    "tests/verify/test_verify_pool.py": ("verifier",),
+    "tests/verify/test_verify_kinds.py": ("verifier",),
+    "tests/verify/test_verify_cache.py": ("verifier",),
+    "tests/verify/test_verify_fixture_kb.py": ("verifier",),
+    "tests/verify/test_verify_pytest_plugin.py": ("verifier",),
+    "tests/verify/test_verify_shard.py": ("verifier", "environments"),
+    "tests/verify/test_torch_error_caught.py": ("verifier",),
+    "tests/test_knowledge_base.py": ("kb", "verifier"),
+    "tests/kvcache/test_kvcache_surface.py": ("upstream",),  # as their own marks say: listed here so
+    "tests/kvcache/test_kvcache_properties.py": ("upstream",),  # the quick tier does not even import them
+    "tests/kvcache/test_kvcache_raise_sites.py": ("upstream",),  # (upstream transformers: seconds)
+    "tests/kvcache/test_kvcache_quantized.py": ("upstream",),
+    "tests/site/test_serve.py": ("serve",),
+    "tests/site/test_search.py": ("browser",),
+}
+
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--slow", action="store_true", default=False,
                      help="run long tests (property-based suites at full size)")
+
+
+def tier() -> str:
+    """`quick`, `full`, or `` (a plain `pytest`: nothing deselected, nothing required)."""
+    return os.environ.get("ERRORKB_TEST_TIER", "")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        for marker in _tier_markers(item):
+            item.add_marker(marker)
+    if tier() == "quick":  # as `-m "not (browser or upstream or ...)"` would
+        dropped = [item for item in items if any(item.get_closest_marker(name) for name in QUICK_DESELECTS)]
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+            items[:] = [item for item in items if item not in set(dropped)]
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """The quick tier does not import the modules it would deselect whole (some import upstream
+    transformers to collect their tests)."""
+    if tier() == "quick" and set(MODULE_MARKERS.get(_module(collection_path), ())) & set(QUICK_DESELECTS):
+        return True
+    return None
+
+
+def _module(path: Path) -> str:
+    try:
+        return Path(path).resolve().relative_to(ROOT).as_posix()
+    except ValueError:
+        return ""
+
+
+def _tier_markers(item: pytest.Item) -> set[str]:
+    names = set(FIXTURE_MARKERS[name] for name in getattr(item, "fixturenames", ()) if name in FIXTURE_MARKERS)
+    names.update(MODULE_MARKERS.get(_module(item.path), ()))
+    return names
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """The full tier refuses to start where a security or parity test would have to skip."""
+    if tier() != "full":
+        return
+    missing = [f"{what}: {fix}" for what, fix in full_tier_needs() if fix]
+    if missing:
+        raise pytest.UsageError("the full test tier needs what this machine lacks (it never skips them):\n  "
+                                + "\n  ".join(missing))
+
+
+def full_tier_needs() -> list[tuple[str, str | None]]:
+    """(what, how to install it, or None when present) for each thing the full tier requires."""
+    from errorkb.verify.sandbox import probe
+
+    needs: list[tuple[str, str | None]] = []
+    sandbox = probe()
+    needs.append(("the sandbox (bubblewrap), for the sandbox and adversarial tests",
+                  None if sandbox is None else f"{sandbox}; see docs/threat-model.md"))
+    needs.append(("Node.js (playwright's driver), for the Python/JS lookup parity tests",
+                  None if playwright_node() is not None else
+                  "pip install -r requirements/dev.txt -c requirements/constraints.txt (the playwright wheel ships it)"))
+    chromium = Path("/usr/bin/chromium")
+    needs.append(("Debian's Chromium, for the browser tests",
+                  None if chromium.exists() else "bash scripts/setup.sh --browser (or: sudo apt-get install chromium)"))
+    return needs
+
+
+def playwright_node() -> Path | None:
+    """The Node.js binary the playwright wheel ships, or None."""
+    try:
+        import playwright
+    except ImportError:
+        return None
+    path = Path(playwright.__file__).parent / "driver" / "node"
+    return path if path.exists() else None
+
+
+def missing(reason: str) -> None:
+    """Skip for want of `reason` (a tool this machine lacks), except in the full tier, where the
+    test fails: there nothing that guards security or parity may vanish silently."""
+    if tier() == "full":
+        pytest.fail(f"the full tier requires it: {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _snippet_processes():
+    """In the quick tier, the snippet processes each test starts (a zygote, a stem, a check's own
+    interpreter), by their module: they are let run (stopping one half-started would leave its
+    test waiting), and the test fails afterwards (`_quick_tier_runs_no_snippet`)."""
+    started: list[str] = []
+    if tier() != "quick":
+        yield started
+        return
+    import subprocess
+
+    original = subprocess.Popen.__init__
+
+    def watched(self, args, *rest, **options):  # type: ignore[no-untyped-def]
+        words = [str(arg) for arg in args] if isinstance(args, (list, tuple)) else [str(args)]
+        started.extend(word for word in words if word in SNIPPET_PROCESSES)
+        original(self, args, *rest, **options)
+
+    subprocess.Popen.__init__ = watched  # type: ignore[method-assign]
+    yield started
+    subprocess.Popen.__init__ = original  # type: ignore[method-assign]
+
+
+@pytest.fixture(autouse=True)
+def _quick_tier_runs_no_snippet(_snippet_processes):
+    """A test of the quick tier that ran snippets fails, naming the marker it lacks."""
+    before = len(_snippet_processes)
+    yield
+    if tier() == "quick" and len(_snippet_processes) > before:
+        pytest.fail(f"this test started {sorted(set(_snippet_processes[before:]))}: it runs snippets, which the "
+                    "quick tier does not; mark it `verifier` (@pytest.mark.verifier, or tests/conftest.py: "
+                    "MODULE_MARKERS)", pytrace=False)
+
+
+# The modules a process runs to execute snippets: the zygote, a check's own interpreter, the stem.
+SNIPPET_PROCESSES = frozenset({"errorkb.verify.zygote", "errorkb.verify.child", "errorkb.verify.stem"})
+
+
+# -- the repository's knowledge base, loaded and verified once per session --------------------------
+
+
+@pytest.fixture(scope="session")
+def kb():
+    """(project, load result) of the repository's knowledge base; it loads without a problem."""
+    from errorkb.core.load import load_project_entries
+    from errorkb.core.project import load_project
+
+    project = load_project(ROOT)
+    loaded = load_project_entries(project)
+    assert [str(problem) for problem in loaded.problems] == []
+    return project, loaded
+
+
+@pytest.fixture(scope="session")
+def kb_report(kb, tmp_path_factory):
+    """Every check of the knowledge base (bundled and upstream, cpu and cuda), run once per
+    session with no verdict cache, so every verdict is observed now; in the sandbox, required where
+    the tier requires it (`ERRORKB_SANDBOX=require`). The report is also written to a temp folder
+    (its path is printed when a test using it fails: `kb_report.json`) for a look after the run."""
+    from errorkb.verify.engine import verify
+
+    project, loaded = kb
+    if importlib.util.find_spec("transformers") is None:
+        missing("the upstream target needs transformers==5.15.1 installed (bash scripts/setup.sh)")
+    sandbox = "require" if os.environ.get("ERRORKB_SANDBOX") == "require" else "auto"
+    report = verify(project, loaded.entries, targets=["bundled", "upstream"], sandbox=sandbox)
+    path = tmp_path_factory.mktemp("kb-report") / "kb_report.json"
+    path.write_text(report.model_dump_json(indent=1), encoding="utf-8")
+    print(f"the knowledge base's report of this session: {path}")
+    return report
 
 
 @pytest.fixture

@@ -3,7 +3,9 @@
 - `make_project`: a project written from scratch (entry YAML and snippet code given as text);
 - `copy_kb`: a project holding some entries of a real knowledge base (the repository's, or a
   fixture's), `related` links to entries left behind dropped so the copy loads cleanly; with
-  `site=True`, also the site's configuration, so that `mkdocs build` runs on it.
+  `site=True`, also the site's configuration, so that `mkdocs build` runs on it;
+- (in tests/conftest.py, the fixtures `kb`, the repository's knowledge base loaded, and
+  `kb_report`, it verified once per test session.)
 """
 
 from __future__ import annotations
@@ -143,3 +145,4 @@ def _keep_related(text: str, ids) -> str:
         out.append(line)
     text = "\n".join(out) + "\n"
     return re.sub(r"(?m)^related:\s*\n(?!\s+-)", "related: []\n", text)
+

@@ -118,3 +118,122 @@ def _choice(expression: str, context: dict) -> str:
     assert found, expression
     name, value, then, otherwise = found.groups()
     return then if context.get(name) == value else otherwise
+
+
+# -- the jobs that check the tool (issue 22) -------------------------------------------------------
+
+ROOT = WORKFLOW.parent.parent.parent
+
+
+def step_runs(job: str) -> list[str]:
+    return [step["run"] for step in workflow()["jobs"][job]["steps"] if "run" in step]
+
+
+@pytest.mark.parametrize("job", ["lint", "quick", "full"])
+def test_the_tool_is_checked_on_every_pull_request_and_push_but_not_again_on_a_label(job):
+    jobs = workflow()["jobs"]
+    for name in ("push to main", "pull request opened", "pull request synchronize", "schedule", "workflow_dispatch"):
+        assert runs(jobs[job].get("if"), EVENTS[name]), (job, name)
+    assert not runs(jobs[job].get("if"), EVENTS["pull request labelled run-gpu"]), job
+
+
+def lint_steps() -> list[str]:
+    """The steps scripts/lint.sh runs when given none, and the command of each."""
+    text = (ROOT / "scripts" / "lint.sh").read_text(encoding="utf-8")
+    default = re.search(r"steps=\((?P<names>[a-z -]+)\)\n", text.split("[ ${#steps[@]} -gt 0 ] ||")[1])
+    return default.group("names").split()
+
+
+def test_the_lint_job_runs_every_fast_check():
+    """ruff, mypy (strict), the import contracts, `errorkb check` and the hook index's check."""
+    assert step_runs("lint")[-1] == "bash scripts/lint.sh"
+    text = (ROOT / "scripts" / "lint.sh").read_text(encoding="utf-8")
+    commands = dict(re.findall(r"^    ([a-z-]+)\) (\.venv/bin/[^;]+) ;;$", text, re.M))
+    assert lint_steps() == list(commands) == ["ruff", "mypy", "imports", "entries", "hook-index"]
+    assert commands == {"ruff": ".venv/bin/ruff check .", "mypy": ".venv/bin/mypy",
+                        "imports": ".venv/bin/lint-imports --config pyproject.toml",
+                        "entries": ".venv/bin/errorkb check", "hook-index": ".venv/bin/errorkb hook index --check"}
+    mypy = ROOT / "pyproject.toml"
+    assert 'strict = true' in mypy.read_text(encoding="utf-8")
+
+
+def test_pre_commit_runs_the_same_fast_checks_as_the_lint_job():
+    config = yaml.safe_load((ROOT / ".pre-commit-config.yaml").read_text(encoding="utf-8"))
+    hooks = [hook for repo in config["repos"] for hook in repo["hooks"]]
+    commit = [hook["entry"] for hook in hooks if "pre-push" not in hook.get("stages", ["pre-commit"])]
+    assert commit == [f"bash scripts/lint.sh {step}" for step in lint_steps()]
+    assert all(hook["pass_filenames"] is False and hook["language"] == "system" for hook in hooks)
+    push = [hook["entry"] for hook in hooks if "pre-push" in hook.get("stages", [])]
+    assert push == ["bash scripts/test.sh --quick -q -x"]
+
+
+def test_the_quick_job_runs_the_quick_tier_and_the_full_jobs_the_readme_s_command():
+    assert any(run.startswith("bash scripts/test.sh --quick") for run in step_runs("quick"))
+    full = [run for run in step_runs("full") if run.startswith("bash scripts/test.sh")]
+    assert full == ["bash scripts/test.sh ${{ matrix.paths }} -q --junitxml=test-artifacts/junit-full.xml"]
+    readme = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    assert readme[2].startswith("bash scripts/test.sh ") and "bash scripts/test.sh" in (ROOT / ".ci" / "run").read_text()
+
+
+def selected(arguments: str, module: str) -> bool:
+    """Whether pytest given `arguments` (paths and --ignore=PATH) collects the test module `module`."""
+    words = arguments.split()
+    ignored = [word.removeprefix("--ignore=") for word in words if word.startswith("--ignore=")]
+    paths = [word for word in words if not word.startswith("-")]
+    inside = lambda folder: module == folder or module.startswith(folder.rstrip("/") + "/")  # noqa: E731
+    return any(inside(path) for path in paths) and not any(inside(path) for path in ignored)
+
+
+def test_the_full_tier_s_groups_hold_every_test_module_exactly_once():
+    groups = workflow()["jobs"]["full"]["strategy"]["matrix"]["include"]
+    assert len(groups) >= 2 and len({group["group"] for group in groups}) == len(groups)
+    modules = sorted(path.relative_to(ROOT).as_posix() for path in (ROOT / "tests").rglob("test_*.py")
+                     if "fixtures" not in path.parts)
+    assert len(modules) > 50
+    for module in modules:
+        holding = [group["group"] for group in groups if selected(group["paths"], module)]
+        assert len(holding) == 1, (module, holding)
+
+
+def test_the_full_tier_has_the_sandbox_and_a_browser_and_never_saves_a_pull_request_s_environments():
+    job = workflow()["jobs"]["full"]
+    runs_text = "\n".join(step_runs("full"))
+    assert "apt-get install -y -qq bubblewrap" in runs_text and "/usr/bin/chromium" in runs_text
+    saves = [step for step in job["steps"] if step.get("uses", "").startswith("actions/cache")]
+    assert {step["uses"] for step in saves} == {"actions/cache/restore@v4", "actions/cache/save@v4"}
+    for step in saves:
+        if step["uses"].startswith("actions/cache/save"):
+            for name, context in EVENTS.items():
+                assert runs(step.get("if"), context) is (name == "push to main"), name
+    test_sh = (ROOT / "scripts" / "test.sh").read_text(encoding="utf-8")
+    assert "export ERRORKB_TEST_TIER=full ERRORKB_SANDBOX=require" in test_sh
+
+
+def test_the_version_matrix_runs_as_a_job_matrix_on_the_schedule_and_on_demand_and_is_merged():
+    data = workflow()
+    assert "schedule" in data[True] and "workflow_dispatch" in data[True]
+    jobs = data["jobs"]
+    for job in ("matrix", "matrix-merge"):
+        for name, context in EVENTS.items():
+            assert runs(jobs[job].get("if"), context) is (name in {"schedule", "workflow_dispatch"}), (job, name)
+    shards = jobs["matrix"]["strategy"]["matrix"]["shard"]
+    assert shards == list(range(1, len(shards) + 1)) and len(shards) >= 2
+    (command,) = [run for run in step_runs("matrix") if "errorkb matrix" in run]
+    assert command == f".venv/bin/errorkb matrix --shard ${{{{ matrix.shard }}}}/{len(shards)} --cache trusted"
+    assert any("probe()" in run for run in step_runs("matrix"))  # refuses to run without the sandbox
+    upload = next(step for step in jobs["matrix"]["steps"] if step.get("uses", "").startswith("actions/upload"))
+    assert upload["with"]["name"] == "matrix-${{ matrix.shard }}" and upload["with"]["path"] == "reports/matrix/"
+    assert jobs["matrix-merge"]["needs"] == "matrix"
+    download = next(step for step in jobs["matrix-merge"]["steps"] if step.get("uses", "").startswith("actions/download"))
+    assert download["with"] == {"pattern": "matrix-*", "path": "shards"}
+    merge = next(run for run in step_runs("matrix-merge") if "report merge" in run)
+    assert ".venv/bin/errorkb report merge reports/matrix/transformers.json shards/*/transformers.json" in merge
+
+
+def test_docs_ci_describes_the_matrix_jobs_as_the_workflow_runs_them():
+    docs = (ROOT / "docs" / "ci.md").read_text(encoding="utf-8")
+    block = docs.split("The workflow's `matrix` and `matrix-merge` jobs")[1].split("```yaml")[1].split("```")[0]
+    for line in re.findall(r"- run: (.*)", block):
+        assert any(line in run for job in ("matrix", "matrix-merge") for run in step_runs(job)), line
+    for job in workflow()["jobs"]:
+        assert f"| `{job}`" in docs, job

@@ -12,29 +12,18 @@ from pathlib import Path
 import pytest
 
 from errorkb.cli import main
-from errorkb.core.load import load_project_entries
-from errorkb.core.project import load_project
 from errorkb.plugs import runtime_for
-from errorkb.verify.engine import verify
 from errorkb.verify.requirements import unmet
 
 TORCH = runtime_for("torch")
 
 
-@pytest.fixture(scope="module")
-def kb(request):
-    root = Path(request.config.rootpath)
-    project = load_project(root)
-    loaded = load_project_entries(project)
-    assert loaded.problems == []
-    return project, loaded
+# `kb` and `kb_report` (tests/kb.py): the knowledge base loaded, and verified once per session.
 
 
-@pytest.fixture(scope="module")
-def report(kb):
-    project, loaded = kb
-    pytest.importorskip("transformers", reason="upstream target needs transformers==5.15.1")
-    return verify(project, loaded.entries, targets=["bundled", "upstream"])
+@pytest.fixture
+def report(kb_report):
+    return kb_report
 
 
 def test_every_check_passes_on_cpu_for_both_targets(kb, report):

@@ -91,18 +91,25 @@ class LoadResult:
         return {loaded.entry.id: loaded for loaded in self.entries}
 
 
-def load_project_entries(project: Project, reserved_ids: Collection[str] = ()) -> LoadResult:
+EntryReader = typing.Callable[[Path, Project], tuple["LoadedEntry | None", list[Problem]]]
+
+
+def load_project_entries(project: Project, reserved_ids: Collection[str] = (),
+                         read: EntryReader | None = None) -> LoadResult:
     """Every entry of the project, and every problem found on the way.
 
     `reserved_ids`: ids the caller publishes something else under (the site's own pages); an
     entry with one is a problem and is left out, so it can never overwrite those files.
+    `read`: what loads one file (default `load_entry_file`); `mkdocs serve` passes one that
+    reuses the last result of a file that has not changed. The checks across entries always run.
     """
+    read = read or load_entry_file
     problems: list[Problem] = []
     loaded: list[LoadedEntry] = []
     unloaded: set[str] = set()  # ids of entry files that exist but did not load
     files = _entry_files(project, problems)
     for path in files:
-        one, found = load_entry_file(path, project)
+        one, found = read(path, project)
         problems += found
         if one is not None and one.entry.id in reserved_ids:
             problems.append(Problem(project.rel(path), *one.positions.of_value(("id",)),

@@ -58,21 +58,30 @@ def site_files(project: Project, loaded: LoadResult, reports: list[Report], *,
     for page in pages:
         url = edit_url(page.yaml_path) if edit_url else None
         files.append(SiteFile(page.url, render.render_entry(page, edit_url=url), page.yaml_path, page=True))
-        files.append(SiteFile(render.api_path(page.entry), _json(render.entry_document(page))))
-    files += [
+        files.append(SiteFile(render.api_path(page.entry), json_text(render.entry_document(page))))
+    files += listing_files(project, pages, reports)
+    files.append(SiteFile(render.COVERAGE, coverage_page(project, loaded, pages), page=True))
+    return pages, files + constant_files()
+
+
+def listing_files(project: Project, pages: list[render.EntryPage], reports: list[Report]) -> list[SiteFile]:
+    """The pages and files that list every entry (but the coverage page, whose inputs differ)."""
+    return [
         SiteFile(render.ERRORS_INDEX, render.render_index(pages), page=True),
         SiteFile(render.BY_EXCEPTION, render.render_by_exception(pages), page=True),
         SiteFile(render.BY_API, render.render_by_api(pages), page=True),
         SiteFile(render.VERIFICATION, render.render_verification(pages, project.library, reports), page=True),
         SiteFile(render.TAGS, render.render_tags(pages), page=True),
-        SiteFile(render.COVERAGE, coverage_page(project, loaded, pages), page=True),
         SiteFile(render.MIGRATION, render.render_migration(pages, project.library), page=True),
-        SiteFile(render.INDEX_JSON, _json(render.index_document(pages, project.library))),
-        SiteFile(render.SCHEMA_JSON, _json(Entry.model_json_schema())),
-        SiteFile(render.CHECK_SCHEMA_JSON, _json(CheckRecord.model_json_schema())),
+        SiteFile(render.INDEX_JSON, json_text(render.index_document(pages, project.library))),
     ]
-    files += [SiteFile(path, (ASSETS / name).read_text(encoding="utf-8")) for path, name in ASSET_FILES.items()]
-    return pages, files
+
+
+def constant_files() -> list[SiteFile]:
+    """What every site publishes whatever its entries: the schemas and the assets."""
+    return [SiteFile(render.SCHEMA_JSON, json_text(Entry.model_json_schema())),
+            SiteFile(render.CHECK_SCHEMA_JSON, json_text(CheckRecord.model_json_schema()))] + \
+        [SiteFile(path, (ASSETS / name).read_text(encoding="utf-8")) for path, name in ASSET_FILES.items()]
 
 
 # -- an entry that does not load: its problems, at its own address --------------------------------
@@ -200,7 +209,7 @@ def edit_url(repo_url: str | None, edit_uri: str | None, docs_dir: Path, project
     return str(repo_url).rstrip("/") + "/" + str(edit_uri).strip("/") + "/" + source.relative_to(docs).as_posix()
 
 
-def _json(document: dict[str, object]) -> str:
+def json_text(document: dict[str, object]) -> str:
     """JSON whose text holds no `<`, `>` or `&` (written as \\u003c, \\u003e, \\u0026: the same data):
     entries' text stays inert even where a page or a careless server puts the JSON into HTML."""
     text = json.dumps(document, indent=1, ensure_ascii=False)

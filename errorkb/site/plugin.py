@@ -24,10 +24,16 @@
 - `on_page_markdown`: a hand-written page (the home page) may quote facts of the knowledge base
   as `{{ errorkb.NAME }}` (entry count, the releases measured; `site.facts`), so its words stay true.
 - `on_serve`: watch the entry, snippet and report folders, so `mkdocs serve` rebuilds on change.
+- Under `mkdocs serve` (`on_startup`), the plugin lives across rebuilds and a build re-makes only
+  what a save changed (`errorkb.site.live`): entries, reports and generated files through
+  `live.Sources`; a page whose Markdown and site are unchanged takes the last build's HTML, final
+  file and search sections (`live.Pages`: `BudgetedPage.render`, `on_page_content`, `on_env`,
+  `on_post_page`, `on_post_build`). `mkdocs build` always makes everything.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import stat
@@ -35,6 +41,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import jinja2
 from mkdocs.config import config_options
 from mkdocs.config.base import Config
 from mkdocs.config.defaults import MkDocsConfig
@@ -50,11 +57,13 @@ from errorkb.core.project import Project, load_project
 from errorkb.plugs import runtime_for
 from errorkb.results.matrix import matrix_problem
 from errorkb.results.report import read_reports
-from errorkb.site import budget
+from errorkb.site import budget, live
 from errorkb.site import files as site
 from errorkb.site.sanitize import sanitize
 
 log = logging.getLogger("mkdocs.plugins.errorkb")
+# The template of a page whose final file the last build made (`on_post_page` puts it back): nothing to render.
+REUSED_TEMPLATE = "errorkb-reused.html"
 
 
 class ErrorkbConfig(Config):  # type: ignore[no-untyped-call]
@@ -65,6 +74,20 @@ class ErrorkbConfig(Config):  # type: ignore[no-untyped-call]
 
 
 class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
+    _sources: live.Sources | None = None  # under `mkdocs serve` only
+    _pages: live.Pages | None = None
+    _compiled: live.Compiled | None = None
+    _site_key: str = ""
+    _order: list[str] = []
+
+    def on_startup(self, *, command: str, dirty: bool) -> None:
+        """`mkdocs serve` keeps this plugin across its rebuilds (MkDocs does so for a plugin with
+        `on_startup`): there, what one build made serves the next."""
+        serving = command == "serve"
+        self._sources = live.Sources() if serving else None
+        self._pages = live.Pages() if serving else None
+        self._compiled = live.Compiled() if serving else None
+
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         if config.nav is not None:
             for item in self.config.nav_if_present:
@@ -97,17 +120,26 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
         project = self._project(config)
         if project is None:
             return files
-        loaded = load_project_entries(project, site.reserved_ids())
+        devices = runtime_for(project.library.runtime).devices
+        sources = self._sources
+        loaded = (sources.entries(project, site.reserved_ids()) if sources
+                  else load_project_entries(project, site.reserved_ids()))
         for problem in loaded.problems:
             log.error(str(problem))
-        reports, unreadable = read_reports(project.reports, runtime_for(project.library.runtime).devices)
+        reports, unreadable = sources.reports(project, devices) if sources else read_reports(project.reports, devices)
         for message in [*unreadable, *filter(None, [matrix_problem(project)])]:
             log.warning(message)
         docs = Path(config.docs_dir).resolve()
-        pages, generated = site.site_files(project, loaded, reports,
-                                           edit_url=lambda path: _edit_url(config, project, path))
+        edit_url = lambda path: _edit_url(config, project, path)  # noqa: E731
+        pages, generated = (sources.files(project, loaded, reports, edit_url=edit_url) if sources
+                            else site.site_files(project, loaded, reports, edit_url=edit_url))
         self._facts = site.facts(project, pages)
         generated += site.problem_pages(project, loaded)
+        if self._pages is not None:
+            self._pages.start()
+            theme = [Path(folder) for folder in config.theme.dirs if Path(folder).is_relative_to(project.root)]
+            key = live.site_key(Path(config.config_file_path), docs, theme, {one.path for one in generated})
+            self._site_key = hashlib.sha256(repr(key).encode()).hexdigest()
         titles = _nav_titles(config.nav)
         rehearsals = {one.key: one for one in budget.rehearsals(project, loaded, pages, generated, parts=False)}
         parts = lambda rehearsal: budget.with_parts(rehearsal, project, loaded, pages)  # noqa: E731 - only on failure
@@ -124,7 +156,9 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
             files.append(file)
             if one.page:
                 self._generated.add(one.path)
-                BudgetedPage(titles.get(one.path), file, config, project, rehearsals[one.path], parts)
+                page = BudgetedPage(titles.get(one.path), file, config, project, rehearsals[one.path], parts)
+                if self._pages is not None:
+                    page.reuse_from(self._pages, self._site_key)
         return files
 
     def on_page_markdown(self, markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
@@ -138,9 +172,41 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
 
     @event_priority(-100)  # after every other plugin that changes the content
     def on_page_content(self, html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
-        if page.file.src_uri in getattr(self, "_generated", ()):
-            return sanitize(html)
+        if page.file.src_uri not in getattr(self, "_generated", ()):
+            return html
+        if self._pages is not None and page.url in self._pages.reused:
+            return html  # the last build's, sanitised then
+        html = sanitize(html)
+        if self._pages is not None and isinstance(page, BudgetedPage) and page.live_key:
+            self._pages.made[page.url] = live.Made(page.live_key, html, page.toc, page.title,
+                                                   set(page.present_anchor_ids or ()))
         return html
+
+    def on_env(self, env: jinja2.Environment, *, config: MkDocsConfig, files: Files) -> jinja2.Environment:
+        if self._pages is not None:
+            self._order = [file.page.url for file in files.documentation_pages() if file.page is not None]
+            reused: list[jinja2.BaseLoader] = [jinja2.DictLoader({REUSED_TEMPLATE: ""})]
+            env.loader = jinja2.ChoiceLoader(reused + ([env.loader] if env.loader else []))
+            env.bytecode_cache = self._compiled
+        return env
+
+    @event_priority(-100)  # the final file, after every other plugin's changes
+    def on_post_page(self, output: str, *, page: Page, config: MkDocsConfig) -> str:
+        if self._pages is None or page.file.src_uri not in getattr(self, "_generated", ()):
+            return output
+        made = self._pages.made.get(page.url)
+        if page.url in self._pages.reused and made is not None:
+            return made.output
+        if made is not None and isinstance(page, BudgetedPage) and made.key == page.live_key:
+            made.output = output
+        return output
+
+    @event_priority(-100)  # after the search plugin wrote its index
+    def on_post_build(self, *, config: MkDocsConfig) -> None:
+        index = Path(config.site_dir) / "search" / "search_index.json"
+        if self._pages is not None and index.is_file():  # keeps the fresh pages' sections for the next build
+            index.write_text(self._pages.search_index(index.read_text(encoding="utf-8"), self._order),
+                             encoding="utf-8")
 
     def on_serve(self, server: LiveReloadServer, config: MkDocsConfig, builder: Callable[..., Any]) -> LiveReloadServer:
         project = self._project(config)
@@ -160,8 +226,27 @@ class BudgetedPage(Page):
                  rehearsal: budget.Rehearsal, parts: Callable[[budget.Rehearsal], budget.Rehearsal]) -> None:
         super().__init__(title, file, config)
         self._project, self._source, self._rehearsal, self._parts = project, rehearsal.source, rehearsal, parts
+        self._live: tuple[live.Pages, str] | None = None
+        self.live_key = ""
+
+    def reuse_from(self, pages: live.Pages, site_key: str) -> None:
+        """Under `mkdocs serve`: take the last build's HTML when this page's Markdown is the same."""
+        self._live = (pages, site_key)
 
     def render(self, config: MkDocsConfig, files: Files) -> None:
+        if self._live is not None:
+            pages, site_key = self._live
+            self.live_key = hashlib.sha256(f"{site_key}\n{self.markdown}".encode()).hexdigest()
+            made = pages.reuse(self.url, self.live_key)
+            if made is not None:  # converted, indexed and templated by the last build: as it was
+                self.content, self.toc, self._title_from_render = made.content, made.toc, made.title
+                self.present_anchor_ids, self.links_to_anchors = set(made.anchors), None
+                self.meta = {**self.meta, "template": REUSED_TEMPLATE,
+                             "search": {**(self.meta.get("search") or {}), "exclude": True}}
+                return
+        self._render(config, files)
+
+    def _render(self, config: MkDocsConfig, files: Files) -> None:
         what = budget.within_budget(lambda: super(BudgetedPage, self).render(config, files))
         if what is None:
             return

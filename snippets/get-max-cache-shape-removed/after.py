@@ -1,6 +1,5 @@
 """5.13+ name it `get_max_length()` again (-1 for caches that can grow)."""
 
-import torch
 from transformers import LlamaConfig, StaticCache
 
 config = LlamaConfig(num_hidden_layers=2, hidden_size=64, intermediate_size=128, num_attention_heads=4,

@@ -1,6 +1,5 @@
 """StaticCache takes `offloading=True` since 4.56."""
 
-import torch
 from transformers import LlamaConfig
 
 config = LlamaConfig(num_hidden_layers=2, hidden_size=64, intermediate_size=128, num_attention_heads=4,

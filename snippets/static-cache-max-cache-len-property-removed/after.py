@@ -1,6 +1,5 @@
 """5.13+: `cache.get_max_length()`."""
 
-import torch
 from transformers import LlamaConfig, StaticCache
 
 config = LlamaConfig(num_hidden_layers=2, hidden_size=64, intermediate_size=128, num_attention_heads=4,

@@ -1,6 +1,5 @@
 """4.56+: `StaticCache(config=..., max_cache_len=...)`; batch size, device and dtype come from the first update."""
 
-import torch
 from transformers import LlamaConfig, StaticCache
 
 config = LlamaConfig(num_hidden_layers=2, hidden_size=64, intermediate_size=128, num_attention_heads=4,

@@ -71,9 +71,12 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
 
 @pytest.fixture(scope="session")
 def chromium():
-    """One browser for the session; the tests skip when Debian's Chromium is not installed."""
+    """One browser for the session; the tests skip when Debian's Chromium is not installed
+    (in the full tier, they fail)."""
+    from tests.conftest import missing
+
     if not CHROMIUM.exists() or shutil.which(str(CHROMIUM)) is None:
-        pytest.skip("browser tests need Debian's /usr/bin/chromium (apt-get install chromium; "
+        missing("browser tests need Debian's /usr/bin/chromium (apt-get install chromium; "
                     "bash scripts/setup.sh --browser installs it)")
     from playwright.sync_api import sync_playwright
 

@@ -63,11 +63,14 @@ PASTES = [
 
 
 def node() -> Path:
-    import playwright
+    """playwright's Node.js; without it the parity tests skip, except in the full tier: they fail."""
+    from tests.conftest import missing, playwright_node
 
-    path = Path(playwright.__file__).parent / "driver" / "node"
-    if not path.exists():
-        pytest.skip("the playwright wheel's Node.js driver is not installed")
+    path = playwright_node()
+    if path is None:
+        missing("the playwright wheel's Node.js driver is not installed "
+                "(pip install -r requirements/dev.txt -c requirements/constraints.txt)")
+    assert path is not None
     return path
 
 

@@ -1,0 +1,294 @@
+"""Live authoring: under `mkdocs serve`, a save re-makes what it changed and reuses the rest.
+
+`mkdocs serve` rebuilds the whole site after every change, and the plugin used to load, render
+and convert every entry each time (7-11 s at 98 entries, growing with the knowledge base). Two
+memos, both plain objects kept by the plugin between the builds of one `mkdocs serve` (never
+by `mkdocs build`), make a build cost what changed:
+
+`Sources`, what the plugin generates (the work of `files.site_files` + `files.problem_pages`):
+
+1. `entries`  each entry file is loaded again only when it changed (size, times, inode); the
+              loader's checks across entries (ids, `related`, snippets) run on every build.
+2. `reports`  the reports folder is read again only when one of its files changed.
+3. `files`    an entry's page model, page and JSON are made again only when one of its inputs
+              changed (`entry_inputs`: its file, every file of its snippet folder, its records,
+              the files of the entries its page names, both ways; then its releases from the
+              version matrix and its edit link); the lists, the verification page and the
+              lookup's index when any entry's inputs or a report changed; the coverage page when
+              an entry file changed. Everything else (schemas, assets) is made once.
+
+`Pages`, what MkDocs makes of a generated page (`mkdocs serve` only; used by the plugin):
+
+4. a page whose Markdown is the one the last build converted, on a site whose configuration,
+   theme overrides and hand-written pages have not changed (`site_key`), takes that build's
+   HTML, table of contents and final file instead of being converted, indexed for search and
+   put through the theme's template again; its search-index sections are the last build's too
+   (`Pages.search_index`).
+
+5. `Compiled`: the theme's templates compiled once per `mkdocs serve`, not once per build (MkDocs
+   makes a new Jinja environment for every build); Jinja reuses a template's bytecode only while
+   its source is the same.
+
+The result is the same, byte for byte, as a build from scratch (tests/site/test_live.py).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from errorkb.core.entry import Entry
+from errorkb.core.load import LoadedEntry, LoadResult, load_entry_file, load_project_entries
+from errorkb.core.problems import Problem
+from errorkb.core.project import Project
+from errorkb.results.records import CheckRecord
+from errorkb.results.report import Report, latest_results, read_reports
+from errorkb.site import files as site
+from errorkb.site import render
+
+Signature = tuple[int, int, int, int] | None
+
+
+def signature(path: Path) -> Signature:
+    """What tells a changed file from an unchanged one without reading it: size, modification
+    and change times (nanoseconds), inode (an editor that saves by replacing the file)."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino
+
+
+def tree_signature(folder: Path) -> tuple[tuple[str, Signature], ...]:
+    """Every file under `folder` (recursively) and its signature; () when there is none."""
+    found = []
+    for base, folders, names in os.walk(folder):
+        folders.sort()
+        for name in sorted(names):
+            path = Path(base) / name
+            found.append((path.relative_to(folder).as_posix(), signature(path)))
+    return tuple(found)
+
+
+@dataclass
+class _Made:
+    """An entry's page model and generated files, and what they were made from."""
+
+    inputs: tuple[Any, ...]
+    page: render.EntryPage
+    files_key: tuple[Any, ...] = ()
+    files: tuple[site.SiteFile, ...] = ()
+
+
+@dataclass
+class Sources:
+    """The generated files of the last build and their inputs (stages 1-3)."""
+
+    root: Path | None = None
+    settings: Signature = None
+    _loaded: dict[Path, tuple[Signature, tuple[LoadedEntry | None, list[Problem]]]] = field(default_factory=dict)
+    _reports: tuple[Any, tuple[list[Report], list[str]]] | None = None
+    _made: dict[str, _Made] = field(default_factory=dict)
+    _shared: tuple[Any, list[site.SiteFile]] | None = None
+    _coverage: tuple[Any, site.SiteFile] | None = None
+    _constant: list[site.SiteFile] | None = None
+    remade: list[str] = field(default_factory=list)  # the entries whose files the last build made again
+
+    def _same_project(self, project: Project) -> None:
+        settings = signature(project.root / "pyproject.toml")
+        if (self.root, self.settings) != (project.root, settings):  # another project, or new settings
+            self.__init__()  # type: ignore[misc]
+            self.root, self.settings = project.root, settings
+
+    # -- 1. entries --------------------------------------------------------------------------------
+
+    def entries(self, project: Project, reserved_ids: frozenset[str]) -> LoadResult:
+        self._same_project(project)
+        return load_project_entries(project, reserved_ids, read=self._read)
+
+    def _read(self, path: Path, project: Project) -> tuple[LoadedEntry | None, list[Problem]]:
+        now = signature(path)
+        known = self._loaded.get(path)
+        if known is not None and now is not None and known[0] == now:
+            return known[1]
+        result = load_entry_file(path, project)
+        self._loaded[path] = (now, result)
+        return result
+
+    # -- 2. reports --------------------------------------------------------------------------------
+
+    def reports(self, project: Project, devices: Sequence[str]) -> tuple[list[Report], list[str]]:
+        self._same_project(project)
+        key = (tree_signature(project.reports), tuple(devices))
+        if self._reports is None or self._reports[0] != key:
+            self._reports = (key, read_reports(project.reports, devices))
+        return self._reports[1]
+
+    # -- 3. generated files ------------------------------------------------------------------------
+
+    def files(self, project: Project, loaded: LoadResult, reports: list[Report], *,
+              edit_url: Callable[[str], str | None] | None = None
+              ) -> tuple[list[render.EntryPage], list[site.SiteFile]]:
+        """What `site.site_files` returns, each part made again only when its inputs changed."""
+        self._same_project(project)
+        results = latest_results(reports)
+        inputs = entry_inputs(project, loaded.entries, results)
+        by_id = {one.entry.id: one for one in loaded.entries}
+        changed = {entry_id for entry_id, key in inputs.items()
+                   if entry_id not in self._made or self._made[entry_id].inputs != key}
+        if changed:
+            # The changed entries' page models, made with every entry their pages name in reach.
+            reach = set(changed)
+            for entry_id in changed:
+                reach.update(inputs[entry_id][-1][0])
+            fresh = render.build_pages(project, [by_id[i] for i in sorted(reach)], results)
+            for page in fresh:
+                if page.entry.id in changed:
+                    self._made[page.entry.id] = _Made(inputs[page.entry.id], page)
+        for gone in set(self._made) - set(inputs):
+            del self._made[gone]
+        pages = [self._made[entry_id].page for entry_id in sorted(inputs)]
+        ranges = site.version_ranges(project, pages)
+        self.remade = []
+        out: list[site.SiteFile] = []
+        for page in pages:
+            page.versions = ranges.get(page.entry.id)
+            made = self._made[page.entry.id]
+            url = edit_url(page.yaml_path) if edit_url else None
+            files_key = (made.inputs, page.versions, url)
+            if made.files_key != files_key:
+                markdown = render.render_entry(page, edit_url=url)
+                made.files = (site.SiteFile(page.url, markdown, page.yaml_path, page=True),
+                              site.SiteFile(render.api_path(page.entry), site.json_text(render.entry_document(page))))
+                made.files_key = files_key
+                self.remade.append(page.entry.id)
+            out += made.files
+        out += self._shared_files(project, pages, reports, inputs)
+        out.append(self._coverage_file(project, loaded, pages))
+        return pages, out + self._constant_files()
+
+    def _shared_files(self, project: Project, pages: list[render.EntryPage], reports: list[Report],
+                      inputs: dict[str, tuple[Any, ...]]) -> list[site.SiteFile]:
+        """The pages and files that list every entry (all but the coverage page, the schemas, the assets)."""
+        key = (tuple(inputs.items()), tuple(page.versions for page in pages),
+               self._reports[0] if self._reports else None)
+        if self._shared is None or self._shared[0] != key:
+            self._shared = (key, site.listing_files(project, pages, reports))
+        return self._shared[1]
+
+    def _coverage_file(self, project: Project, loaded: LoadResult, pages: list[render.EntryPage]) -> site.SiteFile:
+        key = tuple(sorted((str(one.path), signature(one.path)) for one in loaded.entries))
+        if self._coverage is None or self._coverage[0] != key:
+            page = site.SiteFile(render.COVERAGE, site.coverage_page(project, loaded, pages), page=True)
+            self._coverage = (key, page)
+        return self._coverage[1]
+
+    def _constant_files(self) -> list[site.SiteFile]:
+        if self._constant is None:
+            self._constant = site.constant_files()
+        return self._constant
+
+
+def entry_inputs(project: Project, loaded: list[LoadedEntry],
+                 results: dict[str, CheckRecord]) -> dict[str, tuple[Any, ...]]:
+    """entry id → everything its page model is made from: its file, every file of its snippet
+    folder, its records, and the entries its page names (`related`, both ways) with their files.
+    The last item is always (names, their signatures)."""
+    records: dict[str, list[CheckRecord]] = defaultdict(list)
+    for record in results.values():
+        records[record.entry].append(record)
+    loaded_ids = {one.entry.id: one for one in loaded}
+    naming: dict[str, set[str]] = defaultdict(set)
+    for one in loaded:
+        for other in one.entry.related:
+            naming[other].add(one.entry.id)
+    out = {}
+    for one in loaded:
+        entry: Entry = one.entry
+        named = sorted((set(entry.related) | naming[entry.id]) & set(loaded_ids) - {entry.id})
+        out[entry.id] = (signature(one.path), tree_signature(project.snippets / entry.id),
+                         tuple(sorted(records.get(entry.id, []), key=lambda record: record.id)),
+                         (tuple(named), tuple(signature(loaded_ids[other].path) for other in named)))
+    return out
+
+
+# -- 4. what MkDocs made of a generated page -------------------------------------------------------------
+
+
+@dataclass
+class Made:
+    """A generated page as the last build made it."""
+
+    key: str  # site_key + the page's Markdown
+    content: str  # the HTML of its Markdown, after every plugin's `on_page_content`
+    toc: Any
+    title: str | None
+    anchors: set[str]
+    output: str = ""  # the whole file, after the theme's template and every `on_post_page`
+    search: list[dict[str, Any]] = field(default_factory=list)  # its sections in the search index
+
+
+@dataclass
+class Pages:
+    """The HTML of every generated page of the last build, its final file and its search sections."""
+
+    made: dict[str, Made] = field(default_factory=dict)  # by the page's URL
+    reused: set[str] = field(default_factory=set)  # the URLs of this build's pages taken from `made`
+    fresh: set[str] = field(default_factory=set)  # the URLs of this build's pages made anew
+
+    def start(self) -> None:
+        self.reused, self.fresh = set(), set()
+
+    def reuse(self, url: str, key: str) -> Made | None:
+        made = self.made.get(url)
+        if made is not None and made.key == key and made.output:
+            self.reused.add(url)
+            return made
+        self.fresh.add(url)
+        return None
+
+    def search_index(self, written: str, order: list[str]) -> str:
+        """The search index a build from scratch would have written: `written` (what the search
+        plugin wrote: the sections of every page it indexed, i.e. all but the reused) with each
+        reused page's sections put back in its place (`order`: every page's URL, in build order)."""
+        data = json.loads(written)
+        by_page: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for doc in data["docs"]:
+            by_page[str(doc.get("location", "")).split("#", 1)[0]].append(doc)
+        for url in self.fresh:
+            if url in self.made:
+                self.made[url].search = by_page.get(url, [])
+        docs = []
+        for url in dict.fromkeys([*order, *by_page]):
+            docs += self.made[url].search if url in self.reused else by_page.get(url, [])
+        return json.dumps({**data, "docs": docs}, separators=(",", ":"), default=str)
+
+
+def site_key(config_file: Path, docs_dir: Path, theme_dirs: list[Path], generated: set[str]) -> tuple[Any, ...]:
+    """What every page's final file depends on besides its own Markdown: the configuration, the
+    theme's overrides and every hand-written page of docs/ (their titles make the nav). Entry
+    YAML files in docs/ are not among them: each is its own page's input."""
+    hand_written = tuple((path, sig) for path, sig in tree_signature(docs_dir)
+                         if path.endswith(".md") and path not in generated)
+    return (signature(config_file), hand_written, tuple(tree_signature(folder) for folder in theme_dirs))
+
+
+class Compiled(jinja2.BytecodeCache):
+    """Compiled templates in memory, by name and source checksum (Jinja's own check)."""
+
+    def __init__(self) -> None:
+        self.store: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        if bucket.key in self.store:
+            bucket.bytecode_from_string(self.store[bucket.key])
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        self.store[bucket.key] = bucket.bytecode_to_string()

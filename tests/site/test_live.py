@@ -1,0 +1,136 @@
+"""Live authoring (`errorkb.site.live`): under `mkdocs serve` a rebuild re-makes only what a save
+changed, and what it publishes is byte for byte what a build from scratch publishes."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import logging
+from pathlib import Path
+
+import pytest
+
+from errorkb.core.load import load_project_entries
+from errorkb.core.project import load_project
+from errorkb.results.report import read_reports
+from errorkb.site import files as site
+from errorkb.site import live
+from tests.kb import copy_kb
+from tests.site.sitekb import record, write_report
+
+IDS = ("head-dim-list-length", "num-heads-list-length", "import-offloadedcache-removed")
+CHANGED = "head-dim-list-length"
+NAMING = "num-heads-list-length"  # names CHANGED among its related errors: its page shows CHANGED's title
+UNRELATED = "import-offloadedcache-removed"
+
+
+@pytest.fixture
+def kb(tmp_path) -> Path:
+    root = copy_kb(tmp_path / "kb", IDS, site=True)
+    write_report(root, [record(root, entry_id, "after", "after.py") for entry_id in IDS])
+    return root
+
+
+@pytest.fixture
+def serving():
+    """Builds in this process as `mkdocs serve` makes them: one plugin kept across builds."""
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    logging.getLogger("mkdocs").setLevel(logging.ERROR)
+    configs = []
+
+    def build_site(root: Path, site_dir: Path, command: str | None = None):
+        config = load_config(str(root / "mkdocs.yml"), site_dir=str(site_dir))
+        if command:
+            config.plugins.on_startup(command=command, dirty=False)
+        build(config, serve_url="http://127.0.0.1:8000/")
+        configs.append(config)
+        return config.plugins["errorkb"]
+
+    yield build_site
+    for config in configs[-1:]:  # the plugin outlives the test (MkDocs caches it): leave it as `build` has it
+        config.plugins.on_startup(command="build", dirty=False)
+
+
+def tree(folder: Path) -> dict[str, bytes]:
+    """Every file of a built site; the sitemap's gzip copy compared by its content (its header
+    holds the time it was written)."""
+    out = {}
+    for path in sorted(folder.rglob("*")):
+        if path.is_file():
+            data = path.read_bytes()
+            out[path.relative_to(folder).as_posix()] = gzip.decompress(data) if path.suffix == ".gz" else data
+    return out
+
+
+def edit_prose(root: Path) -> None:
+    path = root / "docs" / "errors" / "transformers" / f"{CHANGED}.yml"
+    path.write_text(path.read_text().replace("meaning: |\n", "meaning: |\n  EDITED-LIVE prose.\n", 1))
+
+
+def test_a_rebuild_after_a_save_publishes_what_a_build_from_scratch_publishes(kb, tmp_path, serving):
+    served = tmp_path / "served"
+    serving(kb, served, "serve")
+    edit_prose(kb)
+    plugin = serving(kb, served)
+    assert plugin._sources.remade == [CHANGED, NAMING]  # the entry, and the one whose page names it
+    reused, fresh = plugin._pages.reused, plugin._pages.fresh
+    assert f"errors/transformers/{UNRELATED}/" in reused
+    assert f"errors/transformers/{CHANGED}/" in fresh and f"errors/transformers/{CHANGED}/" not in reused
+
+    scratch = tmp_path / "scratch"
+    serving(kb, scratch, "build")
+    incremental, everything = tree(served), tree(scratch)
+    assert b"EDITED-LIVE prose." in incremental[f"errors/transformers/{CHANGED}/index.html"]
+    assert sorted(incremental) == sorted(everything)
+    differing = [name for name in everything if incremental[name] != everything[name]]
+    assert differing == []
+    index = json.loads(incremental["search/search_index.json"])
+    assert any("EDITED-LIVE" in doc["text"] for doc in index["docs"])
+    assert {doc["location"].split("#")[0] for doc in index["docs"]} >= {f"errors/transformers/{i}/" for i in IDS}
+
+
+def test_a_report_saved_remakes_only_the_entries_whose_records_changed(kb, tmp_path, serving):
+    served = tmp_path / "served"
+    serving(kb, served, "serve")
+    write_report(kb, [record(kb, entry_id, "after", "after.py", reason="clean run" if entry_id == CHANGED else "ok")
+                      for entry_id in IDS])
+    plugin = serving(kb, served)
+    assert plugin._sources.remade == [CHANGED]
+    scratch = tmp_path / "scratch"
+    serving(kb, scratch, "build")
+    assert tree(served) == tree(scratch)
+
+
+def test_a_broken_entry_shows_its_problems_on_its_own_page_and_comes_back(kb, tmp_path, serving):
+    served = tmp_path / "served"
+    serving(kb, served, "serve")
+    path = kb / "docs" / "errors" / "transformers" / f"{CHANGED}.yml"
+    good = path.read_text()
+    path.write_text(good.replace("meaning: |", "meening: |", 1))
+    serving(kb, served)
+    page = (served / "errors" / "transformers" / CHANGED / "index.html").read_text()
+    assert "This entry does not load" in page and "did you mean &#39;meaning&#39;" in page.replace("'", "&#39;")
+    assert "What it means" in (served / "errors" / "transformers" / IDS[1] / "index.html").read_text()
+    path.write_text(good)
+    serving(kb, served)
+    assert "What it means" in (served / "errors" / "transformers" / CHANGED / "index.html").read_text()
+
+
+def test_sources_reload_only_the_changed_file_and_give_what_site_files_gives(kb):
+    """Without MkDocs: the generated files equal `site_files`', and an unchanged entry file is
+    never loaded again (the same object comes back)."""
+    project = load_project(kb)
+    sources = live.Sources()
+    first = sources.entries(project, site.reserved_ids())
+    edit_prose(kb)
+    second = sources.entries(project, site.reserved_ids())
+    before = {one.entry.id: one for one in first.entries}
+    after = {one.entry.id: one for one in second.entries}
+    assert [entry_id for entry_id in IDS if after[entry_id] is not before[entry_id]] == [CHANGED]
+    reports, _ = sources.reports(project, ["cpu", "cuda"])
+    _, made = sources.files(project, second, reports)
+    _, scratch = site.site_files(project, load_project_entries(project, site.reserved_ids()),
+                                 read_reports(project.reports, ["cpu", "cuda"])[0])
+    assert made == scratch
