@@ -119,6 +119,9 @@ def test_the_site_builds_strictly_with_the_library_s_own_tags(kb, tmp_path):
     assert links == {f"https://github.com/pypa/packaging/blob/{PACKAGING}/src/packaging/version.py#L"
                      + re.search(r"#L(\d+)", next(iter(links)))[1]}, links
     assert "/blob/v" not in page and "github.com" in page
+    # Only the targets the profile configures: no bundled implementation, no "bundled" badge or column.
+    verification = (site / "verification" / "index.html").read_text()
+    assert "upstream" in page and "bundled" not in page and "bundled" not in verification
 
 
 @pytest.mark.browser
