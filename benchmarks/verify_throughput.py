@@ -1,6 +1,6 @@
 """Throughput of `errorkb verify`: warm pool, with and without the sandbox, vs `python snippet.py` per check.
 
-    .venv/bin/python benchmarks/verify_throughput.py [--n 200] [--jobs 2] [--sandbox both|require|off]
+    .venv/bin/python benchmarks/verify_throughput.py [--n 60] [--jobs 2] [--sandbox both|require|off]
 
 Builds a synthetic knowledge base of N checks (N/4 entries × before, after and two guards, each
 snippet slightly different), then, in one run:
@@ -15,15 +15,18 @@ snippet slightly different), then, in one run:
 3. cache:  `errorkb verify` twice with a fresh cache folder: the first run fills it, the
            second (warm) must answer every check from it.
 
-Both sides run against the upstream `transformers` (what `python snippet.py` imports). Prints
-the figures and the ratios; exits 1 if a check did not pass or a goal (the sandboxed pool ≥ 30×
-faster than `python snippet.py`, warm cache < 2 s) was missed, so the figures cannot be quoted
-from a broken run.
+Both sides run against the upstream `transformers` (what `python snippet.py` imports), each
+from compiled bytecode, as an installed package is (errorkb's own `.pyc` files are written first:
+this checkout may run with PYTHONDONTWRITEBYTECODE, which would make every errorkb process compile
+its sources again). Prints the figures and the ratios; exits 1 if a check did not pass or a goal
+(the sandboxed pool ≥ 50× faster than `python snippet.py`, a warm re-run under 0.3 s) was missed,
+so the figures cannot be quoted from a broken run.
 """
 
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
 import re
@@ -145,12 +148,13 @@ def median_ms(report: dict) -> float:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=int, default=200, help="checks (≥ 200 for the goal)")
+    parser.add_argument("--n", type=int, default=60, help="checks (the goal is measured at 60)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--sandbox", choices=["both", "require", "off"], default="both",
                         help="pool runs to make: with the sandbox, without, or both side by side (default)")
     parser.add_argument("--skip-naive", action="store_true", help="only the pool and cache runs (no ratio)")
     args = parser.parse_args()
+    compileall.compile_dir(ROOT / "errorkb", quiet=1, force=False)  # as `pip install` leaves it
     with tempfile.TemporaryDirectory(prefix="errorkb-bench-") as folder:
         root = Path(folder)
         snippets = build(root, args.n)
@@ -176,7 +180,7 @@ def main() -> int:
             for mode, (seconds, _) in pools.items():
                 ratios[mode] = naive_s / seconds
                 print(f"ratio, sandbox {mode:>7}: {ratios[mode]:.1f}× faster than python snippet.py "
-                      f"(goal ≥ 30× with the sandbox, aim ≥ 100×)")
+                      f"(goal ≥ 50× with the sandbox)")
 
         cache = root / "cache"
         fill_s, fill = verify(root, args.jobs, "--cache-dir", str(cache))
@@ -184,11 +188,11 @@ def main() -> int:
         warm_s, warm = verify(root, args.jobs, "--cache-dir", str(cache))
         hits = sum(1 for record in warm["checks"] if record.get("cached"))
         print(f"cache fill run: {fill_s:.2f} s ({ran} checks ran); warm cache run: {warm_s:.2f} s, {hits}/{len(warm['checks'])} "
-              "checks from the cache (goal < 2 s)")
+              "checks from the cache (goal < 0.3 s)")
     print(f"load average at the end: {os.getloadavg()[0]:.1f} (other work on the machine slows both sides)")
     passed = all(report["summary"]["pass"] == len(snippets) for _, report in pools.values())
-    fast = all(ratio >= 30 for mode, ratio in ratios.items() if mode == "require")
-    ok = passed and fast and warm_s < 2 and hits == len(snippets)
+    fast = all(ratio >= 50 for mode, ratio in ratios.items() if mode == "require")
+    ok = passed and fast and warm_s < 0.3 and hits == len(snippets)
     print("goals met" if ok else "GOALS NOT MET (or a check failed)")
     return 0 if ok else 1
 

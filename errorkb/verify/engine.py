@@ -202,14 +202,20 @@ class Verifier:
         return reused(hit, check, self.project, self.inputs(check.entry)) if hit is not None else None
 
     def answer_safely(self, check: Check) -> CheckRecord | None:
-        """`answer`, or None when it cannot say (`record_safely` then makes that the check's failure)."""
+        """`answer`, but a check the harness cannot answer for fails alone (`failed`), never the whole run."""
         try:
             return self.answer(check)
-        except Exception:
-            return None
+        except Exception as error:
+            return self.failed(check, error)
 
-    def record(self, check: Check) -> CheckRecord:
-        known = self.answer(check)
+    def failed(self, check: Check, error: Exception) -> CheckRecord:
+        verdict = Verdict(outcome=Outcome.FAIL, code=Code.MALFORMED_OBSERVATION, cacheable=False,
+                          reason=f"the verifier could not judge this check: {type(error).__name__}: {error}")
+        return record_of(check, self.project, verdict, inputs=self.inputs(check.entry))
+
+    def record(self, check: Check, asked: bool = False) -> CheckRecord:
+        """The check's record; `asked`: `answer` already said it must run (the cache is asked once)."""
+        known = None if asked else self.answer(check)
         if known is not None:
             return known
         key = self.key(check)
@@ -222,14 +228,12 @@ class Verifier:
             self.cache.put(key, record)
         return record
 
-    def record_safely(self, check: Check) -> CheckRecord:
+    def record_safely(self, check: Check, asked: bool = False) -> CheckRecord:
         """`record`, but a check the harness cannot judge fails alone, never the whole run."""
         try:
-            return self.record(check)
+            return self.record(check, asked)
         except Exception as error:
-            verdict = Verdict(outcome=Outcome.FAIL, code=Code.MALFORMED_OBSERVATION, cacheable=False,
-                              reason=f"the verifier could not judge this check: {type(error).__name__}: {error}")
-            return record_of(check, self.project, verdict, None, self.isolation_level, inputs=self.inputs(check.entry))
+            return self.failed(check, error)
 
     def close(self) -> None:
         if self._chosen is not None and self._chosen[1] is not None:
@@ -261,7 +265,7 @@ def verify(project: Project, loaded: list[LoadedEntry], *, ids: list[str] | None
             verifier.warm(to_run)
 
         def one(number: int) -> CheckRecord:
-            record = answers[number] or verifier.record_safely(checks[number])
+            record = answers[number] or verifier.record_safely(checks[number], asked=True)
             if on_result:
                 on_result(record)
             return record

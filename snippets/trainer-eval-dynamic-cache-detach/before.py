@@ -18,7 +18,8 @@ eval_dataset = [{"input_ids": torch.tensor([1, 2, 3, 4]), "labels": torch.tensor
 
 def compute_metrics(eval_pred):
     logits, labels = eval_pred
-    return {"accuracy": float((logits.argmax(-1)[:, :-1] == labels[:, 1:]).mean())}  # numpy arrays, as Trainer hands them
+    # numpy arrays, as Trainer hands them
+    return {"accuracy": float((logits.argmax(-1)[:, :-1] == labels[:, 1:]).mean())}
 
 
 # --8<-- [start:show]

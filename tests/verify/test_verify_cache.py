@@ -312,3 +312,19 @@ def test_a_run_answered_from_the_cache_neither_probes_the_sandbox_nor_starts_a_z
         (root / "snippets" / "good-head-dim" / "after.py").read_text() + "\n# changed\n")
     monkeypatch.setattr(sandbox, "probe", lambda: "bubblewrap is not installed (made up)")
     assert main([*command, "--sandbox", "require"]) == 2  # one check must run now: the sandbox is asked for
+
+
+def test_a_check_the_harness_cannot_answer_for_fails_alone_and_never_runs(tmp_path, monkeypatch):
+    """Asking whether a check may run (or the cache) raising is that check's failure, not the run's;
+    and such a check is never run, since nobody could say it may."""
+    root = copy_fixture(tmp_path / "kb", ["good-head-dim"])
+    project, entries = load_kb(root)
+
+    def broken(self, check):
+        raise OSError("made up: cannot read the release's environment")
+
+    monkeypatch.setattr(Verifier, "reason_not_run", broken)
+    monkeypatch.setattr(Verifier, "warm", lambda self, checks: pytest.fail("a check nobody could answer for ran"))
+    report = verify(project, entries, targets=["bundled"], devices=["cpu"])
+    assert report.checks and {record.outcome for record in report.checks} == {Outcome.FAIL}
+    assert all("could not judge this check: OSError: made up" in record.reason for record in report.checks)
