@@ -41,8 +41,9 @@ FIXTURE_MARKERS = {
     "adversarial_run": "adversarial",
 }
 
-# Whole modules of the full tier only, with why. Modules not listed are unit tests, except for
-# what their own marks and their fixtures say.
+# Modules (and single tests, module::name) of the full tier only. Modules not listed are unit
+# tests, except for what their own marks and their fixtures say. The quick tier found the single
+# tests: each started a snippet's process (`_quick_tier_runs_no_snippet`).
 MODULE_MARKERS = {
     "tests/verify/test_adversarial.py": ("adversarial", "verifier"),
     "tests/verify/test_adversarial_judging.py": ("adversarial", "verifier"),
@@ -56,6 +57,21 @@ MODULE_MARKERS = {
     "tests/verify/test_verify_shard.py": ("verifier", "environments"),
     "tests/verify/test_torch_error_caught.py": ("verifier",),
     "tests/test_knowledge_base.py": ("kb", "verifier"),
+    "tests/verify/test_library_globals.py": ("verifier",),
+    "tests/verify/test_wrapped_signature.py": ("verifier",),
+    "tests/test_second_library.py": ("verifier",),
+    # Single tests (module::name, any parameters) that run snippets in modules of unit tests.
+    "tests/test_authoring.py::test_check_names_drafts_and_verify_lists_what_is_missing_in_order": ("verifier",),
+    "tests/test_reports_merge.py::test_matrix_for_one_entry_and_release_keeps_every_other_result": ("verifier",),
+    "tests/test_reports_merge.py::test_reverifying_one_entry_changes_only_its_records_in_the_standing_report":
+        ("verifier",),
+    "tests/test_snippets.py::test_a_snippet_with_windows_line_endings_is_not_stale_after_verification": ("verifier",),
+    "tests/test_versions.py::test_run_release_verifies_inside_the_release_s_interpreter": ("verifier", "environments"),
+    "tests/test_versions.py::test_a_rerun_answers_from_the_cache_and_runs_only_what_changed":
+        ("verifier", "environments"),
+    "tests/test_versions.py::test_the_shared_modules_a_release_loads_are_measured_in_its_own_interpreter_once":
+        ("environments",),
+    "tests/verify/test_verify_cli_output.py::test_snippet_output_and_exception_text_are_inert_in_ci_logs": ("verifier",),
     "tests/kvcache/test_kvcache_surface.py": ("upstream",),  # as their own marks say: listed here so
     "tests/kvcache/test_kvcache_properties.py": ("upstream",),  # the quick tier does not even import them
     "tests/kvcache/test_kvcache_raise_sites.py": ("upstream",),  # (upstream transformers: seconds)
@@ -103,7 +119,9 @@ def _module(path: Path) -> str:
 
 def _tier_markers(item: pytest.Item) -> set[str]:
     names = set(FIXTURE_MARKERS[name] for name in getattr(item, "fixturenames", ()) if name in FIXTURE_MARKERS)
-    names.update(MODULE_MARKERS.get(_module(item.path), ()))
+    module = _module(item.path)
+    names.update(MODULE_MARKERS.get(module, ()))
+    names.update(MODULE_MARKERS.get(f"{module}::{getattr(item, 'originalname', item.name)}", ()))
     return names
 
 
