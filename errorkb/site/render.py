@@ -114,6 +114,16 @@ class EntryPage:
         inputs now (the whole entry and its snippet folder); a snippet that cannot be read has none."""
         return {role: self.inputs for role in self.snippets}
 
+    @property
+    def allowed(self) -> list[tuple[str, str, list[str]]]:
+        """(primitive, reason, the snippets it is allowed in) of every allowance: what the allow-list lets
+        these snippets do that a snippet written to fool its verifier would do, shown beside the badges."""
+        found: dict[tuple[str, str], list[str]] = {}
+        for role, _ in self.entry.snippets():
+            for allowance in self.entry.allowances(role):
+                found.setdefault((allowance.primitive, allowance.reason), []).append(str(role))
+        return [(primitive, reason, roles) for (primitive, reason), roles in found.items()]
+
     def records_for(self, role: str) -> list[CheckRecord]:
         return [r for r in self.records if r.role == role]
 

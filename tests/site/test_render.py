@@ -519,3 +519,23 @@ def test_escape_helpers_keep_every_value_text():
     assert escape.text("a\nb\r\nc") == "a b c" and escape.text("x\u202ey") == "x&#92;u202ey"  # shows \\u202e
     assert escape.text(">=4.49,<5.0") == "&#62;&#61;4.49,&#60;5.0"
     assert escape.code("a_b|`c`") == "<code>a&#95;<wbr>b&#124;&#96;c&#96;</code>"  # may wrap after a_
+
+
+# -- issue 20: an allowance is shown beside the badges, with its reason ------------------------------
+
+def test_the_page_shows_each_allowance_with_its_reason_beside_the_badges(tmp_path):
+    from tests.kb import copy_kb
+
+    project = copy_kb(tmp_path / "kb", ["unpack-layer-kv-cache"], site=True)
+    page = page_for(project, "unpack-layer-kv-cache")
+    assert {primitive for primitive, _, _ in page.allowed} == {"callback", "override"}
+    markdown = render.render_entry(page)
+    badges_end, allowed = markdown.index('<div class="ekb-badges">'), markdown.index("**Allowed in these snippets**")
+    assert badges_end < allowed < markdown.index("## What it means")
+    reason = next(reason for primitive, reason, _ in page.allowed if primitive == "override")
+    assert "<code>override</code> in before, after" in markdown and reason.split("(")[0].strip() in markdown
+
+
+def test_a_page_without_allowances_says_nothing_of_them(project):
+    page = page_for(project)
+    assert page.allowed == [] and "Allowed in these snippets" not in render.render_entry(page)
