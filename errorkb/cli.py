@@ -26,22 +26,13 @@ if TYPE_CHECKING:
     from errorkb.core.project import Project
     from errorkb.lookup import Answer, Index, Match
 
-# What a terminal acts on instead of showing.
-_CONTROL = re.compile(r"""
-      \x1b\[ [0-?]* [ -/]* [@-~]                              # CSI: colours, cursor moves, erasing
-    | \x9b [0-?]* [ -/]* [@-~]                                # the same, 8-bit
-    | (?: \x1b\] | \x9d ) [^\x07\x1b\x9c]* (?: \x07 | \x1b\\ | \x9c )?  # OSC: window title, links
-    | \x1b [ -~]?                                             # any other escape (ESC c resets)
-    | [\x00-\x08\x0b-\x1f\x7f-\x9f]                           # C0 and C1 controls but tab and newline
-    | [\u200e\u200f\u202a-\u202e\u2066-\u2069]                 # bidirectional marks and overrides
-""", re.VERBOSE)
-
-
 def terminal_text(text: str) -> str:
     """`text` as a terminal should show it: entry text and problems come from strangers' pull
     requests, and an escape sequence in a title could clear the screen, retitle the window or
-    hide a line; every other character, tabs and newlines included, is kept."""
-    return _CONTROL.sub("", text)
+    hide a line. One definition of what a terminal acts on: `errorkb.core.logsafe`."""
+    from errorkb.core.logsafe import strip_controls
+
+    return strip_controls(text)
 
 
 def _plain_console(stderr: bool) -> Console:

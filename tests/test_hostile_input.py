@@ -333,9 +333,23 @@ def test_lookup_prints_a_published_index_without_control_characters(tmp_path, ca
 def test_the_terminal_helper_keeps_text_and_drops_control_sequences():
     from errorkb.cli import terminal_text
 
-    assert terminal_text(HOSTILE_TITLE) == "Clears the screen and beeps red"
+    # (a carriage return would let the text after it overwrite the line: it becomes a newline)
+    assert terminal_text(HOSTILE_TITLE) == "Clears the screen and\n beeps red"
     assert terminal_text("a\tb\nc :100: [b]") == "a\tb\nc :100: [b]"
     assert terminal_text("rtl\u202eevil\u2066x") == "rtlevilx"
+    assert terminal_text("link \x1bP+q\x1b\\ dcs \x1b]8;;https://evil.example\x07label") == "link  dcs label"
+
+
+def test_every_terminal_view_uses_one_definition_of_control_sequences():
+    """The CLI, `show`'s entry view and the paste reader strip the same sequences (one owner:
+    `errorkb.core.logsafe`), so an escape one of them misses cannot reach a terminal by another."""
+    from errorkb.author.paste import clean as paste_clean
+    from errorkb.cli import terminal_text
+    from errorkb.core.logsafe import strip_controls
+    from errorkb.site.terminal import clean as view_clean
+
+    for text in (HOSTILE_TITLE, "a\x1bP1$r\x1b\\b", "x\u200by\ufeffz", "osc \x9d0;t\x9c end"):
+        assert terminal_text(text) == view_clean(text) == paste_clean(text) == strip_controls(text)
 
 
 def test_check_strips_control_characters_from_problems(tmp_path, capsys):

@@ -10,12 +10,11 @@ without backtracking over pasted text: the work stays linear in the (capped) pas
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
+from errorkb.core.logsafe import strip_controls
 from errorkb.lookup import Frame, candidates, frames, keep_tail, normalize
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\ufeff]")
 _TRACEBACK = "Traceback (most recent call last):"
 
 __all__ = ["Frame", "Pasted", "clean", "read_paste"]
@@ -31,7 +30,7 @@ class Pasted:
 
 def clean(text: str) -> str:
     """`text` with every control character but tab and newline removed."""
-    return _CONTROL.sub("", text)
+    return strip_controls(text)
 
 
 def read_paste(pasted: str) -> Pasted:

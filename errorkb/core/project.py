@@ -22,6 +22,14 @@ from errorkb.core.entry import SourceLinks
 from errorkb.core.problems import Problem, ProblemsFound, display_path
 from errorkb.core.releases import ReleaseRange, contains
 
+# What a check runs against: the profile's own implementation of the API, or the real library.
+# One definition: reports carry these names (errorkb.results.records re-exports them), and the
+# sandbox's stdlib-only copy (errorkb.verify.inside.library) is held to them by a test.
+Target = Literal["bundled", "upstream"]
+BUNDLED: Literal["bundled"] = "bundled"
+UPSTREAM: Literal["upstream"] = "upstream"
+TARGETS: tuple[Target, ...] = (BUNDLED, UPSTREAM)
+
 ImportName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")]
 Release = Annotated[str, StringConstraints(pattern=r"^\d+(\.\d+)*([a-z]+\d*)?$")]
 RepoPath = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*\.py$")]
@@ -81,10 +89,11 @@ class LibraryProfile(_Strict):
         return self.distribution or self.name
 
     @property
-    def targets(self) -> tuple[str, ...]:
-        """The targets this library can be verified on: `bundled` only where the profile names a bundled
-        implementation (pages and badges show these, nothing else)."""
-        return ("bundled", "upstream") if self.bundled else ("upstream",)
+    def available_targets(self) -> tuple[Target, ...]:
+        """Every target this library can be verified on: `bundled` only where the profile names a
+        bundled implementation. Pages and badges show these, nothing else; `Project.targets` (what
+        `verify` runs by default) is chosen among them."""
+        return (BUNDLED, UPSTREAM) if self.bundled else (UPSTREAM,)
 
     @property
     def links(self) -> SourceLinks:
@@ -163,7 +172,7 @@ class Settings(_Strict):
         "`errorkb show` read once the knowledge base is installed. It lies inside a package of the knowledge base "
         "that its pyproject.toml registers under the `errorkb.indexes` entry point (errorkb init sets both up).")
     timeout: float = Field(default=60.0, gt=0, description="Seconds (of CPU time) one check may take.")
-    targets: list[Literal["bundled", "upstream"]] | None = Field(
+    targets: list[Target] | None = Field(
         default=None, description="What `errorkb verify` runs against by default: 'bundled' (the profile's own "
         "implementation) and/or 'upstream' (the real library). Default: bundled when the profile names a bundled "
         "implementation, else upstream.")
@@ -188,7 +197,7 @@ class Project:
     snippets: Path  # snippets/<id>/*.py
     reports: Path  # verification reports the site reads
     timeout: float = 60.0  # seconds per check
-    targets: tuple[str, ...] = ("bundled",)
+    targets: tuple[Target, ...] = (BUNDLED,)  # what `verify` runs by default: among library.available_targets
     coverage: CoverageSettings = field(default_factory=CoverageSettings)
     matrix: MatrixSettings = field(default_factory=MatrixSettings)
     configured_site_url: str | None = None  # [tool.errorkb] site_url
@@ -326,7 +335,7 @@ def load_project(root: Path | None = None) -> Project:
         raise ProblemsFound(problems)
     return Project(root=root, library=settings.library, entries=root / settings.entries,
                    snippets=root / settings.snippets, reports=root / settings.reports, timeout=settings.timeout,
-                   targets=tuple(settings.targets or ["bundled" if settings.library.bundled else "upstream"]),
+                   targets=tuple(settings.targets or settings.library.available_targets[:1]),
                    coverage=settings.coverage, matrix=settings.matrix,
                    configured_site_url=settings.site_url,
                    index=None if settings.index is None else root / settings.index)
@@ -342,7 +351,7 @@ def _profile_problems(settings: Settings, where: str, text: str) -> list[Problem
         runtime_for(settings.library.runtime)
     except ValueError as error:
         problems.append(Problem(where, _line_of(text, "runtime"), 1, f"[tool.errorkb] library.runtime: {error}"))
-    if "bundled" in (settings.targets or []) and settings.library.bundled is None:
+    if BUNDLED in (settings.targets or []) and BUNDLED not in settings.library.available_targets:
         problems.append(Problem(where, _line_of(text, "targets"), 1, "[tool.errorkb] targets names 'bundled', but "
                                 "[tool.errorkb.library] names no bundled implementation: set targets = "
                                 "[\"upstream\"], or name the bundled package"))

@@ -66,12 +66,15 @@ def strip(text: str) -> str:
 
 
 def keep_tail(text: str, cap: int = rules.CAP) -> str:
-    """The paste's last `cap` characters, from the first line that starts inside them."""
+    """The paste's last `cap` characters, from the first line that starts inside them; when that
+    leaves nothing but blanks (one long last line, then a line break), the characters themselves:
+    a paste is cut, never dropped. The page's paste box cuts with the same rule (lookup.js)."""
     if len(text) <= cap:
         return text
     tail = text[len(text) - cap:]
     newline = tail.find("\n")
-    return tail[newline + 1:] if newline >= 0 else tail
+    from_line = tail[newline + 1:] if newline >= 0 else ""
+    return from_line if from_line.strip(" \t\r\n") else tail
 
 
 def plain_quotes(text: str) -> str:

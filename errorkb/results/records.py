@@ -6,7 +6,7 @@
 - `CheckRecord`  one check in a report, with what the check's process observed (`ExceptionInfo`,
                  `Calls`, `Exit`...), what it was made from (`inputs`), and whether it came from a
                  run or from the verdict cache (`cached`, with `recorded_at` and `verified_at`).
-- target names   `bundled` and `upstream`, as records carry them.
+- target names   `bundled` and `upstream`, as records carry them (defined in errorkb.core.project).
 
 The runner writes these records; nothing here runs a check, so the site, the hook and the
 lookup read them without importing the verifier.
@@ -19,10 +19,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from errorkb.core.project import BUNDLED, TARGETS, UPSTREAM
 from errorkb.core.snippets import Role
-
-BUNDLED, UPSTREAM = "bundled", "upstream"
-TARGETS = (BUNDLED, UPSTREAM)
 
 
 class Outcome(StrEnum):

@@ -240,7 +240,7 @@ def _file_lines(path: Path) -> tuple[str, ...] | None:
 
 
 def badges(page: EntryPage) -> list[evidence.Badge]:
-    return evidence.badges(page.records, page.hashes, page.devices, page.library.targets)
+    return evidence.badges(page.records, page.hashes, page.devices, page.library.available_targets)
 
 
 def captured_error(page: EntryPage) -> CheckRecord | None:
@@ -378,7 +378,7 @@ def render_verification(pages: list[EntryPage], library: LibraryProfile, reports
     records = [r for page in pages for r in page.records]
     hashes = {page.entry.id: page.hashes for page in pages}
     devices = runtime_for(library.runtime).devices
-    everywhere = {(t, d) for t in library.targets for d in devices}  # and whatever a record names
+    everywhere = {(t, d) for t in library.available_targets for d in devices}  # and whatever a record names
     combos = sorted({(r.target, r.device) for r in records} | everywhere,
                     key=lambda c: (TARGETS.index(c[0]) if c[0] in TARGETS else 9,
                                    devices.index(c[1]) if c[1] in devices else 9, c))

@@ -13,7 +13,6 @@ whose label could name one address while it opens another.
 from __future__ import annotations
 
 import difflib
-import re
 from dataclasses import dataclass
 
 from rich.console import Group, RenderableType
@@ -25,19 +24,19 @@ from rich.text import Text
 
 from errorkb.core.entry import Entry
 from errorkb.core.load import LoadResult
+from errorkb.core.logsafe import strip_controls
 from errorkb.core.project import Project
 from errorkb.core.snippets import AFTER
 from errorkb.plugs import runtime_for
 from errorkb.results.report import latest_results, read_reports
 from errorkb.site import evidence, render
 
-_CONTROL = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 NEAREST = 3
 
 
 def clean(text: str) -> str:
     """`text` without escape sequences and control characters (tabs and newlines kept)."""
-    return _CONTROL.sub("", text)
+    return strip_controls(text)
 
 
 def page_address(project: Project, entry: Entry) -> str:

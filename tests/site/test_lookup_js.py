@@ -282,12 +282,29 @@ def test_the_cap_cuts_the_same_characters_in_both():
     """Sizes count code points in both (a JavaScript string's length counts UTF-16 units)."""
     message = "`head_dim` was provided as a list of length 1, but the Cache currently has 2 layers"
     pastes = ["🚀" * 300 + "\n" + message, "a🚀\n" * 100 + message, "🚀" * 1000, "x" * 999 + "🚀" + "\n" + message,
-              "\n".join(["ValueError: " + message] * 40)]
+              "\n".join(["ValueError: " + message] * 40),
+              # one long last line, then a line break: cutting at the line would leave nothing
+              "log\nValueError: " + message + " " + "🚀x" * 300 + "\n", "a\n" + "y" * 600 + "\n \t\n"]
     entries = [{"id": "h", "title": "h", "exception": "ValueError",
                 "message": "`head_dim` was provided as a list of length {n}, but the Cache currently has {m} layers"}]
     python, js = full_python(entries, pastes, cap=256), full_js(entries, pastes, cap=256)
     assert python == js
     assert all(result["cut"] > 0 for result in python)
+
+
+def test_a_paste_is_cut_never_dropped_and_the_box_cuts_with_the_matchers_function():
+    """One long last line (then a line break) longer than the cap: both keep its last characters
+    rather than nothing; the paste box (errorkb.js) owns no cut of its own."""
+    from errorkb.lookup import keep_tail
+
+    pastes = ["head\n" + "z" * 600 + "\n", "q" * 600 + "\n\n", "🚀" * 400 + "\n", "a\nb\n" + "w" * 300]
+    python = [keep_tail(text, 256) for text in pastes]
+    js = run_js("console.log(JSON.stringify(data.map((text) => L.keepTail(text, 256))));", pastes)
+    assert python == js
+    assert all(kept.strip() for kept in python), python
+    assert python[3] == "w" * 256  # no line starts inside the last 256: the characters themselves
+    box = (ROOT / "errorkb" / "site" / "assets" / "errorkb.js").read_text(encoding="utf-8")
+    assert "errorkbLookup.keepTail(" in box and "function lastOf" not in box
 
 
 def test_the_page_keeps_no_copy_of_a_rule():

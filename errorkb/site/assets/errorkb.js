@@ -143,20 +143,6 @@
     }
   }
 
-  /* The last `cap` characters of `text` (never half a surrogate pair), from the first line that
-   * starts inside them; when that leaves nothing (one long last line, ending in a line break),
-   * the characters themselves: a paste is never dropped. */
-  function lastOf(text, cap) {
-    if (text.length <= cap) return text;
-    let start = text.length - cap;
-    const code = text.charCodeAt(start);
-    if (code >= 0xdc00 && code <= 0xdfff) start++;
-    const tail = text.slice(start);
-    const newline = tail.indexOf("\n");
-    const fromLine = newline >= 0 ? tail.slice(newline + 1) : "";
-    return fromLine.trim() ? fromLine : tail;
-  }
-
   /* What a paste puts in the box: at most the lookup's cap (its last 64 KiB, where the error is),
    * cut before it reaches the textarea, whose layout of a megabyte froze the page for minutes.
    * The cap is the matcher's own, shipped with the index (`rules.cap`): `capOf()` resolves to it.
@@ -164,12 +150,12 @@
   function bounded(input, note, capOf) {
     let cap = null;
     const put = (text, start, end, limit) => {
-      const kept = lastOf(text, limit);
+      const kept = window.errorkbLookup.keepTail(text, limit);
       note(kept.length < text.length
         ? `Your paste is long: the box keeps its last ${kept.length.toLocaleString("en")} of ` +
           `${text.length.toLocaleString("en")} characters, where the error is.` : "");
       input.setRangeText(kept, start, end, "end");
-      if (input.value.length > limit) input.value = lastOf(input.value, limit);
+      if (input.value.length > limit) input.value = window.errorkbLookup.keepTail(input.value, limit);
       input.dispatchEvent(new Event("input", { bubbles: true }));
     };
     const insert = (event, data) => {

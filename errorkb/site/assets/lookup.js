@@ -262,7 +262,10 @@
     return count;
   }
 
-  /* The paste's last `cap` characters (code points), from the first line that starts inside them. */
+  /* The paste's last `cap` characters (code points, never half a surrogate pair), from the first
+   * line that starts inside them; when that leaves nothing but blanks (one long last line, then a
+   * line break), the characters themselves: a paste is cut, never dropped. The matcher and the
+   * paste box (errorkb.js) both cut with it. */
   function keepTail(text, cap) {
     if (text.length <= cap) return text;
     let start = text.length, count = 0;
@@ -273,7 +276,8 @@
     if (start === 0) return text;
     const tail = text.slice(start);
     const newline = tail.indexOf("\n");
-    return newline >= 0 ? tail.slice(newline + 1) : tail;
+    const fromLine = newline >= 0 ? tail.slice(newline + 1) : "";
+    return /[^ \t\r\n]/.test(fromLine) ? fromLine : tail;
   }
 
   const plainQuotes = (text) => text.replaceAll("\u2018", "'").replaceAll("\u2019", "'")
