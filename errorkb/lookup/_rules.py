@@ -66,9 +66,15 @@ DOTTED_NAME_CHARS = NAME_CHARS + ".<>"  # `Outer.<locals>.forward`
 PLAIN_RELEASE = r"^[0-9]+(?:\.[0-9]+)*$"
 CLAUSE = r"^(~=|==|!=|<=|>=|<|>)[ \t]*([0-9]+(?:\.[0-9]+)*)(\.\*)?$"
 # `<library>==4.41.2`, `<library> version: 4.41.2`, "- `<library>` version: 4.41.2" (the issue
-# template's line), `<library> 4.41.2`: a release the paste states. `{name}` is the library's name.
-STATED = (r"(?<![A-Za-z0-9_.-]){name}`?(?:[ \t]*==[ \t]*|[ \t]+version:?[ \t]*|:[ \t]*|[ \t]+v?)"
-          r"([0-9]+\.[0-9]+(?:\.[0-9]+)?)(?![0-9A-Za-z.])")
+# template's line), `<library> 4.41.2`: a release the paste states. So does the installed
+# distribution's own name in a path or a listing: pip's `<library>-4.41.2.dist-info` (`.egg-info`),
+# an egg's `<library>-4.41.2-py3.10.egg/`, a conda build `<library>-4.41.2-pyhd8ed1ab_0`. Each form
+# asserts what follows its release (one capture group, read alike by both matchers). `{name}` is the
+# library's name; a name it ends (`sentence-<library>`) is another distribution.
+_RELEASE = r"[0-9]+\.[0-9]+(?:\.[0-9]+)?"
+STATED = (r"(?<![A-Za-z0-9_.-]){name}(?:`?(?:[ \t]*==[ \t]*|[ \t]+version:?[ \t]*|:[ \t]*|[ \t]+v?)"
+          r"(?=" + _RELEASE + r"(?![0-9A-Za-z.]))"
+          r"|-(?=" + _RELEASE + r"(?:\.dist-info|\.egg-info|-py[0-9h])))(" + _RELEASE + ")")
 
 # -- typed placeholders (what an entry may declare of a placeholder's value) ---------------------
 

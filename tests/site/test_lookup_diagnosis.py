@@ -288,3 +288,29 @@ def test_a_library_class_placeholder_withholds_the_words_for_a_class_the_library
     assert grades(kb.answer("AttributeError: 'Mine' object has no attribute '_flag'", "4.60.0")) == [
         ("flag", "confirmed")]
     assert grades(kb.answer("AttributeError: 'tuple' object has no attribute '_flag'")) == []
+
+
+def test_a_release_the_paste_shows_in_an_installed_distribution_name_counts_as_stated():
+    """pip's and conda's names for an installed release (`transformers-4.60.0.dist-info`, an egg's
+    `transformers-4.60.0-py3.10.egg/`, a conda build `transformers-4.60.0-pyhd8ed1ab_0`) say which
+    release it is, as `transformers==4.60.0` does; another distribution's name never does."""
+    from errorkb.lookup import stated_release
+
+    for shown in ("/env/lib/python3.11/site-packages/transformers-4.60.0.dist-info/METADATA",
+                  'File "/env/site-packages/transformers-4.60.0-py3.10.egg/transformers/cache_utils.py", line 3',
+                  "transformers-4.60.0-pyhd8ed1ab_0.conda", "transformers-4.60.0.egg-info"):
+        assert stated_release(shown, "transformers") == "4.60.0", shown
+    for other in ("sentence-transformers-4.60.0.dist-info", "transformers-4.60.0x", "transformers-4.60.0.1.2",
+                  "my_transformers-4.60.0.dist-info", "transformers-4.60"):
+        assert stated_release(other, "transformers") is None, other
+    assert stated_release("transformers==4.41.2.", "transformers") is None  # as before: a release cut short
+    assert stated_release("transformers version: 4.41.2", "transformers") == "4.41.2"
+    words = "'{cls}' object has no attribute '_flag'"
+    known = Known.from_index({"id": "flag", "title": "t", "exception": "AttributeError", "message": words,
+                              "raises_in": ">=4.54", "wordings": [{"message": words, "releases": ">=4.54"}],
+                              "diagnosis": {"placeholders": {"cls": {"type": "library-class"}}}})
+    kb = Lookup([known], library="transformers", classes=[fnv1a("LlamaForCausalLM")])
+    paste = ("Location: /env/lib/python3.11/site-packages/transformers-{}.dist-info\n"
+             "AttributeError: 'Mine' object has no attribute '_flag'")
+    assert grades(kb.answer(paste.format("4.60.0"))) == [("flag", "confirmed")]
+    assert grades(kb.answer(paste.format("4.50.0"))) == []  # a release that never prints it rules it out

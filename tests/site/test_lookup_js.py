@@ -480,6 +480,13 @@ READING_FORMS = [
     "AttributeError: 'MyAttention' object has no attribute 'num_heads'",
     "AttributeError: 'Qwen2ForCausalLM' object has no attribute '_supports_cache_class'",
     "AttributeError: 'tuple' object has no attribute '_supports_cache_class'",
+    # A release shown by the installed distribution's name (pip's dist-info, an egg, a conda build), and
+    # one of another distribution whose name ends with the library's.
+    "Location: /env/lib/python3.11/site-packages/transformers-4.47.1.dist-info\n"
+    "AttributeError: 'MyModel' object has no attribute '_supports_cache_class'",
+    'File "/env/site-packages/transformers-4.55.0-py3.10.egg/transformers/generation/utils.py", line 3, in generate\n'
+    "AttributeError: 'MyModel' object has no attribute '_supports_cache_class'",
+    "sentence-transformers-4.47.1.dist-info\nAttributeError: 'MyModel' object has no attribute '_supports_cache_class'",
 ]
 
 
@@ -511,3 +518,8 @@ def test_the_reading_forms_get_the_same_answers_and_work_in_the_page_the_cli_and
         assert python[5]["found"][0][:2] == ["static-cache-overflow", "candidate"]
         assert python[7]["found"][0][:2] == ["phi3-attention-num-heads-removed", "candidate"]
         assert python[9]["found"] == []
+        # The release read from the distribution's name rules out the entry whose wording it never prints.
+        assert [one[:2] for one in python[-3]["found"]] == [["supports-cache-class-non-pretrained-model", "candidate"]]
+        assert python[-2]["found"] == []
+        assert sorted(one[0] for one in python[-1]["found"]) == ["supports-cache-class-non-pretrained-model",
+                                                                "supports-cache-class-removed"]
