@@ -17,7 +17,7 @@ from errorkb.cli import main
 from tests.kb import ROOT
 
 FIXTURE = ROOT / "tests" / "fixtures" / "tinylib_kb"
-TRANSFORMERS_INDEX = ROOT / "errorkb" / "hook" / "index.json"
+TRANSFORMERS_INDEX = ROOT / "transformers_errorkb" / "index.json"  # this repository's knowledge base's own package
 
 
 def _dist_info(site: Path, name: str, entry_points: str) -> None:
@@ -76,13 +76,34 @@ def test_building_a_second_index_leaves_the_first_hook_working(second, tmp_path,
 
 
 def test_an_index_inside_the_errorkb_package_is_refused_for_another_knowledge_base(second, capsys):
+    inside = ROOT / "errorkb" / "hook" / "index.json"
     pyproject = second / "pyproject.toml"
     pyproject.write_text(pyproject.read_text().replace('index = "tinyq_errorkb/index.json"',
-                                                       f'index = "{TRANSFORMERS_INDEX}"'))
-    shipped = TRANSFORMERS_INDEX.read_bytes()
+                                                       f'index = "{inside}"'))
     assert main(["--root", str(second), "hook", "index"]) == 2
     assert "lies inside the installed errorkb package" in capsys.readouterr().err
-    assert TRANSFORMERS_INDEX.read_bytes() == shipped
+    assert not inside.exists()
+
+
+def test_this_knowledge_base_ships_from_its_own_package_not_errorkb():
+    """Laid out as `errorkb init` lays out a knowledge base: the index in the knowledge base's own
+    package, which its own distribution registers under `errorkb.indexes`, with the bundled
+    implementation beside it; nothing of the knowledge base inside the errorkb package."""
+    import tomllib
+    from importlib.metadata import entry_points
+
+    from errorkb.core.project import load_project
+
+    project = load_project(ROOT)
+    assert project.index == TRANSFORMERS_INDEX and TRANSFORMERS_INDEX.is_file()
+    assert project.library.bundled == "transformers_errorkb.kvcache"
+    own = tomllib.loads((ROOT / "transformers_errorkb" / "pyproject.toml").read_text(encoding="utf-8"))
+    assert own["project"]["entry-points"]["errorkb.indexes"] == {"transformers": "transformers_errorkb"}
+    tool = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert "errorkb.indexes" not in tool.get("entry-points", {})
+    assert not list((ROOT / "errorkb").rglob("index.json")) and not (ROOT / "errorkb" / "kvcache").exists()
+    installed = {point.name: point.value for point in entry_points(group="errorkb.indexes")}
+    assert installed.get("transformers") == "transformers_errorkb", "run scripts/setup.sh: it installs the knowledge base"
 
 
 def test_hook_index_without_an_index_setting_says_how_to_set_one(second, capsys):
