@@ -92,13 +92,20 @@ def test_this_knowledge_base_ships_from_its_own_package_not_errorkb():
     import tomllib
     from importlib.metadata import entry_points
 
+    from errorkb.author import init
     from errorkb.core.project import load_project
 
     project = load_project(ROOT)
+    library = init.Library(name=project.library.name, distribution=project.library.dist,
+                           release=project.library.release, repository=project.library.repository,
+                           source_url="", tag=project.library.tag, source_root=project.library.source_root)
+    package = init.package_name(library)  # where `errorkb init` would put this knowledge base's package
+    assert package == "transformers_errorkb" and ROOT / package / "index.json" == TRANSFORMERS_INDEX
     assert project.index == TRANSFORMERS_INDEX and TRANSFORMERS_INDEX.is_file()
-    assert project.library.bundled == "transformers_errorkb.kvcache"
-    own = tomllib.loads((ROOT / "transformers_errorkb" / "pyproject.toml").read_text(encoding="utf-8"))
-    assert own["project"]["entry-points"]["errorkb.indexes"] == {"transformers": "transformers_errorkb"}
+    assert project.library.bundled == f"{package}.kvcache"
+    own = tomllib.loads((ROOT / package / "pyproject.toml").read_text(encoding="utf-8"))
+    assert own["project"]["name"] == f"{library.distribution}-errorkb"
+    assert own["project"]["entry-points"]["errorkb.indexes"] == {library.name: package}
     tool = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     assert "errorkb.indexes" not in tool.get("entry-points", {})
     assert not list((ROOT / "errorkb").rglob("index.json")) and not (ROOT / "errorkb" / "kvcache").exists()
