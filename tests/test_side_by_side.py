@@ -113,6 +113,21 @@ def test_this_knowledge_base_ships_from_its_own_package_not_errorkb():
     assert installed.get("transformers") == "transformers_errorkb", "run scripts/setup.sh: it installs the knowledge base"
 
 
+@pytest.mark.verifier
+def test_a_bundled_package_outside_the_knowledge_base_folder_runs_in_the_sandbox(tmp_path):
+    """The bundled target is the knowledge base's installed package, wherever it lies: a knowledge base
+    whose folder does not hold it (here a copy of broken_kb, whose bundled package is this repository's
+    transformers_errorkb.kvcache) verifies it in the sandbox, which must show the package's files."""
+    if shutil.which("bwrap") is None:
+        pytest.skip("needs bubblewrap: only the sandbox can hide the package")
+    kb = shutil.copytree(ROOT / "tests" / "fixtures" / "broken_kb", tmp_path / "kb")
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    result = subprocess.run([str(ROOT / ".venv" / "bin" / "errorkb"), "--root", str(kb), "verify", "good-head-dim",
+                             "--target", "bundled", "--sandbox", "require"], capture_output=True, text=True,
+                            cwd=tmp_path, env=env, timeout=600)
+    assert result.returncode == 0 and "3 passed, 0 failed" in result.stdout, result.stdout + result.stderr
+
+
 def test_hook_index_without_an_index_setting_says_how_to_set_one(second, capsys):
     pyproject = second / "pyproject.toml"
     pyproject.write_text(pyproject.read_text().replace('index = "tinyq_errorkb/index.json"\n', ""))
