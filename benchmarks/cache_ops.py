@@ -1,4 +1,4 @@
-"""Bundled cache (errorkb.kvcache) vs transformers.cache_utils, side by side, on CPU.
+"""Bundled cache (transformers_errorkb.kvcache) vs transformers.cache_utils, side by side, on CPU.
 
 Prints import times (fresh interpreters, median of several) and update / crop / reorder
 throughput of both implementations, each with a ratio oriented so that > 1 means the bundled
@@ -24,10 +24,10 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))  # run from a checkout without installing errorkb
+    sys.path.insert(0, str(REPO))  # run from a checkout without installing its knowledge base
 
 IMPORTS = {
-    "bundled": "errorkb.kvcache",
+    "bundled": "transformers_errorkb.kvcache",
     "upstream": "transformers.cache_utils",
 }
 
@@ -61,7 +61,7 @@ def load(name):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         if name == "bundled":
-            import errorkb.kvcache as top
+            import transformers_errorkb.kvcache as top
         else:
             import transformers as top
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Creates .venv with the pinned dev stack and errorkb itself; quick when nothing changed.
+# Creates .venv with the pinned dev stack, errorkb itself and this repository's knowledge base
+# (transformers_errorkb: its hook index and bundled implementation); quick when nothing changed.
 #   bash scripts/setup.sh            # Python packages (enough to serve the site), and bubblewrap
 #   bash scripts/setup.sh --browser  # also Debian's Chromium, for the browser tests
 # bubblewrap (bwrap) is the sandbox `errorkb verify` runs snippets in (docs/threat-model.md).
@@ -12,7 +13,8 @@ if [ ! -x .venv/bin/python ]; then
 fi
 
 stamp=.venv/.errorkb-installed
-want=$(cat requirements/dev.txt requirements/constraints.txt pyproject.toml | sha256sum | cut -c1-16)
+want=$(cat requirements/dev.txt requirements/constraints.txt pyproject.toml transformers_errorkb/pyproject.toml \
+  | sha256sum | cut -c1-16)
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "setup: installing the pinned stack into .venv (torch CPU, transformers, mkdocs, ...)"
   .venv/bin/python -m pip install --quiet --upgrade pip
@@ -20,6 +22,9 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   # ignoring failure); its torch code paths need none of them, so skip the attempt.
   DISABLE_CUDA=1 .venv/bin/python -m pip install --quiet -r requirements/dev.txt -c requirements/constraints.txt
   .venv/bin/python -m pip install --quiet --no-deps -e .
+  # The knowledge base, installed as a second knowledge base would be: its own distribution, whose
+  # `errorkb.indexes` entry point the hook, `errorkb lookup` and `errorkb show` find.
+  .venv/bin/python -m pip install --quiet --no-deps -e ./transformers_errorkb
   echo "$want" > "$stamp"
 fi
 

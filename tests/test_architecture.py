@@ -16,9 +16,9 @@ import errorkb
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "errorkb"
-# Where the documented library and its runtime may be named: the runtime plug and the bundled
-# implementation (the profile itself lives in pyproject.toml).
-ALLOWED = [PACKAGE / "kvcache", PACKAGE / "plugs" / "torch.py"]
+# Where the runtime may be named: its plug. The documented library's parts (its profile, its bundled
+# implementation and index) belong to the knowledge base, outside the tool: pyproject.toml, transformers_errorkb/.
+ALLOWED = [PACKAGE / "plugs" / "torch.py"]
 NAMES = re.compile(r"torch|transformers|cuda", re.IGNORECASE)
 
 
@@ -65,9 +65,9 @@ def test_a_reader_of_results_importing_the_verifier_breaks_a_contract(tmp_path):
     contract that says so is not vacuous: a copy of the package whose site imports the verifier fails."""
     import shutil
 
-    shutil.copytree(ROOT / "errorkb", tmp_path / "errorkb", ignore=shutil.ignore_patterns("__pycache__", "kvcache"))
-    (tmp_path / "errorkb" / "kvcache").mkdir()
-    (tmp_path / "errorkb" / "kvcache" / "__init__.py").write_text("")
+    shutil.copytree(ROOT / "errorkb", tmp_path / "errorkb", ignore=shutil.ignore_patterns("__pycache__"))
+    (tmp_path / "transformers_errorkb").mkdir()  # the knowledge base's package, a root package of the contracts
+    (tmp_path / "transformers_errorkb" / "__init__.py").write_text("")
     evidence = tmp_path / "errorkb" / "site" / "evidence.py"
     evidence.write_text(evidence.read_text(encoding="utf-8") + "\nfrom errorkb.verify import engine  # noqa\n")
     shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")

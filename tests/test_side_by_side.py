@@ -17,7 +17,7 @@ from errorkb.cli import main
 from tests.kb import ROOT
 
 FIXTURE = ROOT / "tests" / "fixtures" / "tinylib_kb"
-TRANSFORMERS_INDEX = ROOT / "errorkb" / "hook" / "index.json"
+TRANSFORMERS_INDEX = ROOT / "transformers_errorkb" / "index.json"  # this repository's knowledge base's own package
 
 
 def _dist_info(site: Path, name: str, entry_points: str) -> None:
@@ -76,13 +76,57 @@ def test_building_a_second_index_leaves_the_first_hook_working(second, tmp_path,
 
 
 def test_an_index_inside_the_errorkb_package_is_refused_for_another_knowledge_base(second, capsys):
+    inside = ROOT / "errorkb" / "hook" / "index.json"
     pyproject = second / "pyproject.toml"
     pyproject.write_text(pyproject.read_text().replace('index = "tinyq_errorkb/index.json"',
-                                                       f'index = "{TRANSFORMERS_INDEX}"'))
-    shipped = TRANSFORMERS_INDEX.read_bytes()
+                                                       f'index = "{inside}"'))
     assert main(["--root", str(second), "hook", "index"]) == 2
     assert "lies inside the installed errorkb package" in capsys.readouterr().err
-    assert TRANSFORMERS_INDEX.read_bytes() == shipped
+    assert not inside.exists()
+
+
+def test_this_knowledge_base_ships_from_its_own_package_not_errorkb():
+    """Laid out as `errorkb init` lays out a knowledge base: the index in the knowledge base's own
+    package, which its own distribution registers under `errorkb.indexes`, with the bundled
+    implementation beside it; nothing of the knowledge base inside the errorkb package."""
+    import tomllib
+    from importlib.metadata import entry_points
+
+    from errorkb.author import init
+    from errorkb.core.project import load_project
+
+    project = load_project(ROOT)
+    library = init.Library(name=project.library.name, distribution=project.library.dist,
+                           release=project.library.release, repository=project.library.repository,
+                           source_url="", tag=project.library.tag, source_root=project.library.source_root)
+    package = init.package_name(library)  # where `errorkb init` would put this knowledge base's package
+    assert package == "transformers_errorkb" and ROOT / package / "index.json" == TRANSFORMERS_INDEX
+    assert project.index == TRANSFORMERS_INDEX and TRANSFORMERS_INDEX.is_file()
+    assert project.library.bundled == f"{package}.kvcache"
+    own = tomllib.loads((ROOT / package / "pyproject.toml").read_text(encoding="utf-8"))
+    assert own["project"]["name"] == f"{library.distribution}-errorkb"
+    assert own["project"]["entry-points"]["errorkb.indexes"] == {library.name: package}
+    tool = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert "errorkb.indexes" not in tool.get("entry-points", {})
+    # (a checkout from before the move may keep an errorkb/kvcache/ of ignored __pycache__: no package)
+    assert not list((ROOT / "errorkb").rglob("index.json")) and not list((ROOT / "errorkb").rglob("kvcache/*.py"))
+    installed = {point.name: point.value for point in entry_points(group="errorkb.indexes")}
+    assert installed.get("transformers") == "transformers_errorkb", "run scripts/setup.sh: it installs the knowledge base"
+
+
+@pytest.mark.verifier
+def test_a_bundled_package_outside_the_knowledge_base_folder_runs_in_the_sandbox(tmp_path):
+    """The bundled target is the knowledge base's installed package, wherever it lies: a knowledge base
+    whose folder does not hold it (here a copy of broken_kb, whose bundled package is this repository's
+    transformers_errorkb.kvcache) verifies it in the sandbox, which must show the package's files."""
+    if shutil.which("bwrap") is None:
+        pytest.skip("needs bubblewrap: only the sandbox can hide the package")
+    kb = shutil.copytree(ROOT / "tests" / "fixtures" / "broken_kb", tmp_path / "kb")
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    result = subprocess.run([str(ROOT / ".venv" / "bin" / "errorkb"), "--root", str(kb), "verify", "good-head-dim",
+                             "--target", "bundled", "--sandbox", "require"], capture_output=True, text=True,
+                            cwd=tmp_path, env=env, timeout=600)
+    assert result.returncode == 0 and "3 passed, 0 failed" in result.stdout, result.stdout + result.stderr
 
 
 def test_hook_index_without_an_index_setting_says_how_to_set_one(second, capsys):

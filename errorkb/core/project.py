@@ -49,8 +49,8 @@ class LibraryProfile(_Strict):
         description="owner/name of its source repository; entries' `library` field names it.")
     source_root: str = Field(default="", description="Folder of the repository that holds the import package, "
                                                      "e.g. 'src' when the package is `src/<name>/`.")
-    bundled: ImportName | None = Field(default=None, description="Import name of errorkb's own implementation "
-                                                                 "of the library, the `bundled` target.")
+    bundled: ImportName | None = Field(default=None, description="Import name of the knowledge base's own "
+                                       "implementation of the library (in its own package), the `bundled` target.")
     backends: list[ImportName] = Field(default_factory=list, description="Optional backends imported before the "
                                        "bundled alias is installed, with the library hidden (they would import the "
                                        "real library's other parts).")

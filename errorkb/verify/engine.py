@@ -81,7 +81,10 @@ class Verifier:
         # .git/config). The matrix environments stay visible, read-only: checks at other releases run in them.
         hidden = list(dict.fromkeys([project.cache_dir / "verify", project.reports, project.root / ".git",
                                      *([VerdictCache(cache_dir).folder] if cache_dir else [])]))
-        packages = tuple({name.split(".")[0] for name in (self.library.name, *self.library.backends)})
+        # The library's, its backends' and the bundled implementation's packages, wherever they are
+        # installed: the knowledge base's folder need not hold its bundled package.
+        named = (self.library.name, *self.library.backends, *filter(None, [self.library.bundled]))
+        packages = tuple(dict.fromkeys(name.split(".")[0] for name in named))
         self._preload = preload
         self._choose_sandbox = functools.partial(
             choose_sandbox, sandbox, [project.root], hidden, runtime=self.runtime, private=[project.snippets],

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 import torch
 
-import errorkb.kvcache as bundled_top
-import errorkb.kvcache.cache_utils as bundled_cache_utils
+import transformers_errorkb.kvcache as bundled_top
+import transformers_errorkb.kvcache.cache_utils as bundled_cache_utils
 
 
 @dataclass(frozen=True)

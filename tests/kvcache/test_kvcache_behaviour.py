@@ -16,9 +16,9 @@ import warnings
 import pytest
 import torch
 
-import errorkb.kvcache as kv
-from errorkb.kvcache import _compat
-from errorkb.kvcache import cache_utils as cu
+import transformers_errorkb.kvcache as kv
+from transformers_errorkb.kvcache import _compat
+from transformers_errorkb.kvcache import cache_utils as cu
 
 
 def seq(batch, heads, length, dim, start=0):
@@ -182,7 +182,7 @@ def test_dynamic_crop_negative_and_legacy_positive(caplog):
     cache.update(seq(1, 1, 10, 2), seq(1, 1, 10, 2), 0)
     cache.crop(-3)
     assert cache.get_seq_length() == 7
-    with caplog.at_level(logging.WARNING, logger="errorkb.kvcache"):
+    with caplog.at_level(logging.WARNING, logger="transformers_errorkb.kvcache"):
         cache.crop(4)
     assert cache.get_seq_length() == 4
     assert "Calling `crop` with a positive value is deprecated and will be removed in version 5.18" in caplog.text
@@ -309,7 +309,7 @@ def test_mtp_and_dflash_offsets():
 def test_deprecated_accessors_still_work(caplog):
     _compat._already_warned.clear()
     cache = kv.StaticCache(config=kv.LlamaConfig(num_hidden_layers=1, hidden_size=8, num_attention_heads=2), max_cache_len=6)
-    with caplog.at_level(logging.WARNING, logger="errorkb.kvcache"):
+    with caplog.at_level(logging.WARNING, logger="transformers_errorkb.kvcache"):
         assert cache.max_cache_len == 6 and cache.max_batch_size == -1 and cache.get_max_cache_shape() == 6
     assert caplog.text.count("will be removed in version 5.16") == 3
 
@@ -399,12 +399,12 @@ def test_offloading_without_cuda_fails_on_first_update():
 
 def test_import_is_light_and_self_contained():
     code = (
-        "import sys, errorkb.kvcache; "
+        "import sys, transformers_errorkb.kvcache; "
         "print(sorted(m for m in sys.modules if m.startswith(('errorkb', 'transformers', 'huggingface_hub'))))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     loaded = eval(out)  # our own printed list
-    assert all(name == "errorkb" or name.startswith("errorkb.kvcache") for name in loaded), loaded
+    assert all(name == "transformers_errorkb" or name.startswith("transformers_errorkb.kvcache") for name in loaded), loaded
 
 
 def test_top_level_exports_match_upstream_cache_exports():

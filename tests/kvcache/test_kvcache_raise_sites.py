@@ -264,7 +264,7 @@ _CHILD = textwrap.dedent(
     """
     import json, sys, warnings
     warnings.simplefilter("ignore")
-    import errorkb.kvcache.cache_utils as ours
+    import transformers_errorkb.kvcache.cache_utils as ours
     import transformers.cache_utils as theirs
     results = []
     for cls_name, kwargs in json.loads(sys.argv[1]):

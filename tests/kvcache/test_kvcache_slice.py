@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 import torch
 
-from errorkb.kvcache import (
+from tests.kvcache.kvcache_support import raising_qualname
+from transformers_errorkb.kvcache import (
     Cache,
     DynamicCache,
     DynamicLayer,
@@ -14,8 +15,7 @@ from errorkb.kvcache import (
     StaticCache,
     StaticLayer,
 )
-from errorkb.kvcache.cache_utils import DynamicSlidingWindowLayer, LinearAttentionLayer
-from tests.kvcache.kvcache_support import raising_qualname
+from transformers_errorkb.kvcache.cache_utils import DynamicSlidingWindowLayer, LinearAttentionLayer
 
 
 def llama(n=12):

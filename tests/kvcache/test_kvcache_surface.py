@@ -33,7 +33,7 @@ def upstream_classes():
 def signature(fn) -> str:
     """Rendered signature, with the defining package's prefix removed from annotations."""
     text = str(inspect.signature(fn))
-    return text.replace("errorkb.kvcache.", "").replace("transformers.", "")
+    return text.replace("transformers_errorkb.kvcache.", "").replace("transformers.", "")
 
 
 def members(cls):

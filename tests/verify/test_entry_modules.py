@@ -54,9 +54,9 @@ def _entry_with(source_extra: str = "", top_extra: str = "") -> str:
 
 @pytest.mark.parametrize(("source_extra", "top_extra", "field"), [
     ("  module: snippets.demo_error.lib.evil\n", "", "source.module"),
-    ("  module: errorkb.kvcache.cache_utils\n", "", "source.module"),
+    ("  module: transformers_errorkb.kvcache.cache_utils\n", "", "source.module"),
     ("", "kind: removed\napi: {owner: snippets.lib.evil.Cache, name: x}\n", "api.owner"),
-    ("", "kind: removed\napi: {owner: errorkb.kvcache.Cache, name: x}\n", "api.owner"),
+    ("", "kind: removed\napi: {owner: transformers_errorkb.kvcache.Cache, name: x}\n", "api.owner"),
 ])
 def test_the_loader_refuses_a_module_outside_the_library(tmp_path, source_extra, top_extra, field):
     if top_extra:

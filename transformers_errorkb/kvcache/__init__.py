@@ -1,10 +1,10 @@
-"""errorkb's own torch implementation of the transformers 5.15.1 KV-cache API.
+"""This knowledge base's own torch implementation of the transformers 5.15.1 KV-cache API (its
+bundled target: `[tool.errorkb.library] bundled = "transformers_errorkb.kvcache"`).
 
-In the verification process this package is imported *as* ``transformers`` (errorkb.verify.targets),
-so it exports what
-``transformers`` exports for the cache (and the config classes snippets build caches from), and
-nothing else: ``DynamicSlidingWindowLayer`` and friends live in ``.cache_utils`` only, as upstream.
-It imports torch and nothing from the rest of errorkb.
+In the verification process this package is imported *as* ``transformers``
+(errorkb.verify.inside.library), so it exports what ``transformers`` exports for the cache (and
+the config classes snippets build caches from), and nothing else: ``DynamicSlidingWindowLayer``
+and friends live in ``.cache_utils`` only, as upstream. It imports torch and nothing of errorkb.
 """
 
 from .cache_utils import (

@@ -15,7 +15,7 @@ import warnings
 
 import torch
 
-logger = logging.getLogger("errorkb.kvcache.cache_utils")
+logger = logging.getLogger("transformers_errorkb.kvcache.cache_utils")
 
 _already_warned: set[str] = set()
 
