@@ -12,7 +12,7 @@ import posixpath
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from errorkb.core.entry import Entry
@@ -49,11 +49,7 @@ def site_files(project: Project, loaded: LoadResult, reports: list[Report], *,
     from errorkb.results import matrix
 
     pages = render.build_pages(project, loaded.entries, latest_results(reports))
-    data = matrix.read_matrix(project)
-    ranges = ranges_of(data, pages)
-    for page in pages:
-        page.versions = ranges.get(page.entry.id)
-        page.states = tuple(matrix.release_states(page.entry.id, data) or ()) if data else ()
+    place_matrix(matrix.read_matrix(project), pages)
     files: list[SiteFile] = []
     for page in pages:
         url = edit_url(page.yaml_path) if edit_url else None
@@ -98,13 +94,18 @@ def problem_pages(project: Project, loaded: LoadResult) -> list[SiteFile]:
     problems (`path:line:col: what`) with the YAML lines around each, so the author previewing
     with `mkdocs serve` sees why instead of a 404; the next save that fixes the file brings the
     entry's own page back."""
-    loaded_paths = {one.path.resolve() for one in loaded.entries}
     by_path: dict[str, list[Problem]] = {}
     for problem in loaded.problems:
         by_path.setdefault(problem.path, []).append(problem)
+    stems = {PurePosixPath(where).stem for where in by_path}  # no file of another stem has a problem
+    if not stems:
+        return []
+    loaded_paths = {one.path.resolve() for one in loaded.entries if one.path.stem in stems}
     pages = []
     inside = project.entries.resolve()
     for path in sorted(project.entries.glob("*/*.yml")) if project.entries.is_dir() else []:
+        if path.stem not in stems:
+            continue
         where = project.rel(path)
         if path.resolve() in loaded_paths or where not in by_path or not _PAGE_STEM.match(path.stem):
             continue
@@ -171,6 +172,17 @@ def version_ranges(project: Project, pages: list[render.EntryPage]) -> dict[str,
     from errorkb.results import matrix
 
     return ranges_of(matrix.read_matrix(project), pages)
+
+
+def place_matrix(data: MatrixFile | None, pages: list[render.EntryPage]) -> None:
+    """Each page's releases (`versions`) and states at each release (`states`) from the version
+    matrix file `data` (None: there is none)."""
+    from errorkb.results import matrix
+
+    ranges = ranges_of(data, pages)
+    for page in pages:
+        page.versions = ranges.get(page.entry.id)
+        page.states = tuple(matrix.release_states(page.entry.id, data) or ()) if data else ()
 
 
 def ranges_of(data: MatrixFile | None, pages: list[render.EntryPage]) -> dict[str, render.VersionRange]:

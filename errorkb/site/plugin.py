@@ -51,7 +51,7 @@ from mkdocs.structure.files import File, Files, InclusionLevel
 from mkdocs.structure.pages import Page
 from mkdocs.utils.meta import get_data
 
-from errorkb.core.load import load_project_entries
+from errorkb.core.load import Resolved, load_project_entries
 from errorkb.core.problems import Problem, ProblemsFound
 from errorkb.core.project import Project, load_project
 from errorkb.plugs import runtime_for
@@ -143,6 +143,7 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
         titles = _nav_titles(config.nav)
         rehearsals = {one.key: one for one in budget.rehearsals(project, loaded, pages, generated, parts=False)}
         parts = lambda rehearsal: budget.with_parts(rehearsal, project, loaded, pages)  # noqa: E731 - only on failure
+        resolved = Resolved()
         for one in generated:
             if files.get_file_from_path(one.path) is not None:  # a hand-written page of the same name wins
                 log.debug(f"errorkb: {one.path} exists in docs/; not generating it")
@@ -151,7 +152,7 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
             file = File.generated(config, one.path, content=one.content,
                                   inclusion=InclusionLevel.NOT_IN_NAV if is_entry else InclusionLevel.UNDEFINED)
             if one.source is not None:  # the edit button opens the YAML, not a generated page
-                source = (project.root / one.source).resolve()
+                source = resolved(project.root / one.source)
                 file.edit_uri = source.relative_to(docs).as_posix() if source.is_relative_to(docs) else None
             files.append(file)
             if one.page:
