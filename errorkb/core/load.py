@@ -94,21 +94,26 @@ class Resolved:
     change between loads."""
 
     def __init__(self) -> None:
-        self._known: dict[Path, Path] = {}
+        self._known: dict[str, str] = {}
 
     def __call__(self, path: Path) -> Path:
-        path = path if path.is_absolute() else Path.cwd() / path  # never `abspath`: it drops `..` unresolved
+        return Path(self._real(os.fspath(path) if path.is_absolute() else os.path.join(os.getcwd(), path)))
+
+    def _real(self, path: str) -> str:
+        """`path` is absolute, and as `Path` writes it (no `//`, no trailing `/`); never `abspath`d,
+        which drops a `..` without resolving what precedes it."""
         known = self._known.get(path)
         if known is None:
-            if path.parent == path or path.name in ("", ".", "..") or _is_link(path):
-                known = path.resolve()
+            folder, name = os.path.split(path)
+            if folder == path or name in ("", ".", "..") or _is_link(path):
+                known = os.path.realpath(path)
             else:
-                known = self(path.parent) / path.name
+                known = os.path.join(self._real(folder), name)
             self._known[path] = known
         return known
 
 
-def _is_link(path: Path) -> bool:
+def _is_link(path: str) -> bool:
     """Whether `path` is a symlink; one that cannot be `lstat`ed is none (as `resolve` takes it)."""
     try:
         return stat.S_ISLNK(os.lstat(path).st_mode)

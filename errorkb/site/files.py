@@ -209,13 +209,15 @@ def ranges_of(data: MatrixFile | None, pages: list[render.EntryPage]) -> dict[st
     return ranges
 
 
-def edit_url(repo_url: str | None, edit_uri: str | None, docs_dir: Path, project: Project, path: str) -> str | None:
+def edit_url(repo_url: str | None, edit_uri: str | None, docs_dir: Path, project: Project, path: str,
+             resolve: Callable[[Path], Path] = Path.resolve) -> str | None:
     """`repo_url` + `edit_uri` + the entry YAML's path inside docs/ (None outside docs/ or without a
-    repository): the same link from the plugin and from `errorkb render --out`, which reads mkdocs.yml."""
+    repository): the same link from the plugin and from `errorkb render --out`, which reads mkdocs.yml.
+    `resolve`: the caller's `core.load.Resolved`, when it asks for many."""
     if not repo_url or not edit_uri:
         return None
-    source = (project.root / path).resolve()
-    docs = docs_dir.resolve()
+    source = resolve(project.root / path)
+    docs = resolve(docs_dir)
     if not source.is_relative_to(docs):
         return None
     return str(repo_url).rstrip("/") + "/" + str(edit_uri).strip("/") + "/" + source.relative_to(docs).as_posix()

@@ -21,7 +21,9 @@ by `mkdocs build`), make a build cost what changed:
 
 `Pages`, what MkDocs makes of a generated page (`mkdocs serve` only; used by the plugin):
 
-4. a page whose Markdown is the one the last build converted, on a site whose configuration,
+4. a page whose source is the one the last build read takes that build's Markdown and front
+   matter (MkDocs parses every page's front matter as YAML on every build); a page whose
+   Markdown is the one the last build converted, on a site whose configuration,
    theme overrides and hand-written pages have not changed (`site_key`), takes that build's
    HTML, table of contents and final file instead of being converted, indexed for search and
    put through the theme's template again; its search-index sections are the last build's too
@@ -36,6 +38,7 @@ The result is the same, byte for byte, as a build from scratch (tests/site/test_
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 from collections import defaultdict
@@ -45,6 +48,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import jinja2
+from mkdocs.utils.meta import get_data
 
 from errorkb.core.entry import Entry
 from errorkb.core.load import LoadedEntry, LoadResult, load_entry_file, load_project_entries
@@ -256,8 +260,18 @@ class Pages:
     """The HTML of every generated page of the last build, its final file and its search sections."""
 
     made: dict[str, Made] = field(default_factory=dict)  # by the page's URL
+    read: dict[str, tuple[str, str, dict[str, Any]]] = field(default_factory=dict)  # URL → (source, Markdown, meta)
     reused: set[str] = field(default_factory=set)  # the URLs of this build's pages taken from `made`
     fresh: set[str] = field(default_factory=set)  # the URLs of this build's pages made anew
+
+    def split(self, url: str, source: str) -> tuple[str, dict[str, Any]]:
+        """A page's source split into Markdown and front matter as MkDocs splits it
+        (`get_data`), taken from the last build when the source is the same."""
+        known = self.read.get(url)
+        if known is None or known[0] != source:
+            known = (source, *get_data(source))
+            self.read[url] = known
+        return known[1], copy.deepcopy(known[2])
 
     def start(self) -> None:
         self.reused, self.fresh = set(), set()

@@ -130,7 +130,8 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
         for message in [*unreadable, *filter(None, [matrix_problem(project)])]:
             log.warning(message)
         docs = Path(config.docs_dir).resolve()
-        edit_url = lambda path: _edit_url(config, project, path)  # noqa: E731
+        resolved = Resolved()  # this build's: each folder resolved once
+        edit_url = lambda path: _edit_url(config, project, path, resolved)  # noqa: E731
         pages, generated = (sources.files(project, loaded, reports, edit_url=edit_url) if sources
                             else site.site_files(project, loaded, reports, edit_url=edit_url))
         self._facts = site.facts(project, pages)
@@ -143,7 +144,6 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
         titles = _nav_titles(config.nav)
         rehearsals = {one.key: one for one in budget.rehearsals(project, loaded, pages, generated, parts=False)}
         parts = lambda rehearsal: budget.with_parts(rehearsal, project, loaded, pages)  # noqa: E731 - only on failure
-        resolved = Resolved()
         for one in generated:
             if files.get_file_from_path(one.path) is not None:  # a hand-written page of the same name wins
                 log.debug(f"errorkb: {one.path} exists in docs/; not generating it")
@@ -234,6 +234,12 @@ class BudgetedPage(Page):
         """Under `mkdocs serve`: take the last build's HTML when this page's Markdown is the same."""
         self._live = (pages, site_key)
 
+    def read_source(self, config: MkDocsConfig) -> None:
+        if self._live is None or config.plugins.events["page_read_source"]:  # another plugin reads it
+            super().read_source(config)
+            return
+        self.markdown, self.meta = self._live[0].split(self.url, self.file.content_string)
+
     def render(self, config: MkDocsConfig, files: Files) -> None:
         if self._live is not None:
             pages, site_key = self._live
@@ -287,5 +293,5 @@ def _nav_titles(nav: Any) -> dict[str, str]:
     return titles
 
 
-def _edit_url(config: MkDocsConfig, project: Project, path: str) -> str | None:
-    return site.edit_url(config.repo_url, config.edit_uri, Path(config.docs_dir), project, path)
+def _edit_url(config: MkDocsConfig, project: Project, path: str, resolved: Resolved) -> str | None:
+    return site.edit_url(config.repo_url, config.edit_uri, Path(config.docs_dir), project, path, resolved)
