@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -235,3 +237,26 @@ def test_the_own_message_raised_from_another_function_is_a_wording_of_its_own(tm
         "but the Cache currently has {len(self.layers)} layers\"\n    function: Cache.__init__\n")
     problems = problems_of(tmp_path, **with_entry(text))
     assert not any("own message" in p for p in problems), problems
+
+
+def test_resolved_resolves_as_path_resolve_does_through_symlinks_and_dot_dot(tmp_path):
+    """`Resolved` resolves each folder once for the loader's checks; it must agree with
+    `Path.resolve` everywhere, above all where a symlink leads out or `..` follows one."""
+    from errorkb.core.load import Resolved
+
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    (tmp_path / "a" / "b" / "f").write_text("x")
+    (tmp_path / "link").symlink_to(tmp_path / "a" / "b")
+    (tmp_path / "a" / "b" / "out").symlink_to("/etc/passwd")
+    (tmp_path / "x").mkdir()
+    (tmp_path / "x" / "up").symlink_to(tmp_path / "a" / "b")
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
+    paths = [tmp_path / "a" / "b" / "f", tmp_path / "link" / "f", tmp_path / "a" / "b" / "out",
+             tmp_path / "a" / "b" / ".." / "b" / "f", tmp_path / "link" / ".." / "b", tmp_path / "x" / "up" / ".." / "f",
+             tmp_path / "missing" / "f", tmp_path / "a" / "b" / "out" / "..", tmp_path / "loop" / "f"]
+    resolved = Resolved()
+    for _ in range(2):  # the second time from what it knows
+        for path in paths:
+            assert resolved(path) == Path(os.path.realpath(path)), path
+            if "loop" not in path.parts:  # where `Path.resolve` raises (a loop) it gives what realpath gives
+                assert resolved(path) == path.resolve(), path

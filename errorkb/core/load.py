@@ -18,12 +18,16 @@ Stages, one function each; every stage collects problems instead of stopping:
 
 An entry that fails to load is reported once, at its own file: entries linking to it are not.
 
+Each load resolves every folder once (`Resolved`) and names each file once (`LoadedEntry.where`):
+`mkdocs serve` loads the whole knowledge base again after every save.
+
 Nothing here imports the runtime: `errorkb check` and `mkdocs serve` must start fast.
 """
 
 from __future__ import annotations
 
 import difflib
+import os
 import stat
 import typing
 from collections.abc import Collection
@@ -76,6 +80,45 @@ class LoadedEntry:
     entry: Entry
     path: Path  # the YAML file
     positions: Positions
+    where: str = ""  # `project.rel(path)`, worked out once when the file is loaded ("": not yet)
+
+    def named(self, project: Project) -> str:
+        """The file as problems name it (project-relative)."""
+        return self.where or project.rel(self.path)
+
+
+class Resolved:
+    """`Path.resolve()` with every folder resolved once: a path whose last part is no symlink (nor
+    `.` or `..`) resolves to its folder's resolution + its name, which one `lstat` tells, where
+    `resolve` walks (and `lstat`s) every part again. One instance per load: the file system may
+    change between loads."""
+
+    def __init__(self) -> None:
+        self._known: dict[str, str] = {}
+
+    def __call__(self, path: Path) -> Path:
+        return Path(self._real(os.fspath(path) if path.is_absolute() else os.path.join(os.getcwd(), path)))
+
+    def _real(self, path: str) -> str:
+        """`path` is absolute, and as `Path` writes it (no `//`, no trailing `/`); never `abspath`d,
+        which drops a `..` without resolving what precedes it."""
+        known = self._known.get(path)
+        if known is None:
+            folder, name = os.path.split(path)
+            if folder == path or name in ("", ".", "..") or _is_link(path):
+                known = os.path.realpath(path)
+            else:
+                known = os.path.join(self._real(folder), name)
+            self._known[path] = known
+        return known
+
+
+def _is_link(path: str) -> bool:
+    """Whether `path` is a symlink; one that cannot be `lstat`ed is none (as `resolve` takes it)."""
+    try:
+        return stat.S_ISLNK(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 @dataclass
@@ -107,7 +150,8 @@ def load_project_entries(project: Project, reserved_ids: Collection[str] = (),
     problems: list[Problem] = []
     loaded: list[LoadedEntry] = []
     unloaded: set[str] = set()  # ids of entry files that exist but did not load
-    files = _entry_files(project, problems)
+    resolved = Resolved()
+    files = _entry_files(project, problems, resolved)
     for path in files:
         one, found = read(path, project)
         problems += found
@@ -117,7 +161,7 @@ def load_project_entries(project: Project, reserved_ids: Collection[str] = (),
                                     "that name; choose another id (and file name)"))
             one = None
         if one is not None:  # never handed on: every consumer would read (publish, run) the file outside
-            leading_out = snippets_leading_out(one, project)
+            leading_out = snippets_leading_out(one, project, resolved)
             problems += leading_out
             one = None if leading_out else one
         if one is None:
@@ -146,7 +190,7 @@ def load_entry_file(path: Path, project: Project) -> tuple[LoadedEntry | None, l
         return None, problems
     entry, invalid = validate_entry(node, positions, where)
     problems += invalid
-    return (LoadedEntry(entry.with_links(project.library.links), path, positions) if entry else None), problems
+    return (LoadedEntry(entry.with_links(project.library.links), path, positions, where) if entry else None), problems
 
 
 # -- stage 1: YAML ----------------------------------------------------------------------------
@@ -428,17 +472,17 @@ def _kind(value: object) -> str:
 # -- stage 3: across files --------------------------------------------------------------------
 
 
-def _entry_files(project: Project, problems: list[Problem]) -> list[Path]:
+def _entry_files(project: Project, problems: list[Problem], resolved: Resolved) -> list[Path]:
     """Entry files; anything else in the entries folder is reported, never skipped silently."""
     if not project.entries.is_dir():
         return []
     found = []
-    inside = project.entries.resolve()
+    inside = resolved(project.entries)
     for path in sorted(project.entries.rglob("*")):
         if path.is_dir() or path.name.startswith("."):
             continue
         if path.suffix == ".yml" and path.parent.parent == project.entries:
-            if not path.resolve().is_relative_to(inside):
+            if not resolved(path).is_relative_to(inside):
                 problems.append(Problem(_unresolved_rel(path, project), 1, 1,
                                         f"resolves outside {_unresolved_rel(project.entries, project)}; an entry "
                                         "must be a file inside the entries folder"))
@@ -469,11 +513,11 @@ def cross_check(loaded: list[LoadedEntry], project: Project, unloaded: Collectio
     problems: list[Problem] = []
     first_with_id: dict[str, LoadedEntry] = {}
     for one in loaded:
-        entry, where, pos = one.entry, project.rel(one.path), one.positions
+        entry, where, pos = one.entry, one.named(project), one.positions
         if entry.id in first_with_id:
             other = first_with_id[entry.id]
             problems.append(Problem(where, *pos.of_value(("id",)),
-                                    f"duplicate id '{entry.id}' (also used by {project.rel(other.path)}"
+                                    f"duplicate id '{entry.id}' (also used by {other.named(project)}"
                                     f":{other.positions.of_value(('id',))[0]}); ids must be unique"))
         else:
             first_with_id[entry.id] = one
@@ -562,7 +606,7 @@ def _check_devices(one: LoadedEntry, project: Project) -> list[Problem]:
     from errorkb.plugs import runtime_for
 
     runtime = runtime_for(project.library.runtime)
-    where = project.rel(one.path)
+    where = one.named(project)
     known = ", ".join(runtime.devices)
     problems = [Problem(where, *one.positions.of_value(("devices", index)),
                         f"unknown device '{device}' for the {runtime.name} runtime; known: {known}")
@@ -604,12 +648,12 @@ def _check_snippets(one: LoadedEntry, project: Project) -> list[Problem]:
     return problems
 
 
-def snippets_leading_out(one: LoadedEntry, project: Project) -> list[Problem]:
+def snippets_leading_out(one: LoadedEntry, project: Project, resolved: Resolved | None = None) -> list[Problem]:
     """A problem for each snippet file of the entry that resolves outside snippets/<id>/."""
     problems = []
     for file, loc in _snippet_locations(one.entry):
         path = project.snippet_path(one.entry.id, file)
-        if path.exists() and not snippet_inside(project, one.entry.id, path):
+        if path.exists() and not snippet_inside(project, one.entry.id, path, resolved):
             problems.append(Problem(project.rel(one.path), *one.positions.of_value(loc),
                                     f"snippet file {_unresolved_rel(path, project)} resolves outside "
                                     f"{_unresolved_rel(path.parent, project)}/; a snippet must be a file inside "
@@ -617,11 +661,12 @@ def snippets_leading_out(one: LoadedEntry, project: Project) -> list[Problem]:
     return problems
 
 
-def snippet_inside(project: Project, entry_id: str, path: Path) -> bool:
+def snippet_inside(project: Project, entry_id: str, path: Path, resolved: Resolved | None = None) -> bool:
     """True when `path` resolves inside snippets/<entry_id>/: a snippet is published on the
     page, in the JSON API and the search index, so a symlink leading out (to a secret, to
-    /etc/passwd) must never be read as one."""
-    return path.resolve().is_relative_to(project.snippets.resolve() / entry_id)
+    /etc/passwd) must never be read as one. `resolved`: the caller's, to resolve each folder once."""
+    resolve = resolved or Resolved()
+    return resolve(path).is_relative_to(resolve(project.snippets) / entry_id)
 
 
 def orphan_snippets(loaded: list[LoadedEntry], entry_stems: set[str], project: Project) -> list[Problem]:

@@ -12,7 +12,7 @@ import posixpath
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from errorkb.core.entry import Entry
@@ -49,11 +49,7 @@ def site_files(project: Project, loaded: LoadResult, reports: list[Report], *,
     from errorkb.results import matrix
 
     pages = render.build_pages(project, loaded.entries, latest_results(reports))
-    data = matrix.read_matrix(project)
-    ranges = ranges_of(data, pages)
-    for page in pages:
-        page.versions = ranges.get(page.entry.id)
-        page.states = tuple(matrix.release_states(page.entry.id, data) or ()) if data else ()
+    place_matrix(matrix.read_matrix(project), pages)
     files: list[SiteFile] = []
     for page in pages:
         url = edit_url(page.yaml_path) if edit_url else None
@@ -98,13 +94,18 @@ def problem_pages(project: Project, loaded: LoadResult) -> list[SiteFile]:
     problems (`path:line:col: what`) with the YAML lines around each, so the author previewing
     with `mkdocs serve` sees why instead of a 404; the next save that fixes the file brings the
     entry's own page back."""
-    loaded_paths = {one.path.resolve() for one in loaded.entries}
     by_path: dict[str, list[Problem]] = {}
     for problem in loaded.problems:
         by_path.setdefault(problem.path, []).append(problem)
+    stems = {PurePosixPath(where).stem for where in by_path}  # no file of another stem has a problem
+    if not stems:
+        return []
+    loaded_paths = {one.path.resolve() for one in loaded.entries if one.path.stem in stems}
     pages = []
     inside = project.entries.resolve()
     for path in sorted(project.entries.glob("*/*.yml")) if project.entries.is_dir() else []:
+        if path.stem not in stems:
+            continue
         where = project.rel(path)
         if path.resolve() in loaded_paths or where not in by_path or not _PAGE_STEM.match(path.stem):
             continue
@@ -173,6 +174,17 @@ def version_ranges(project: Project, pages: list[render.EntryPage]) -> dict[str,
     return ranges_of(matrix.read_matrix(project), pages)
 
 
+def place_matrix(data: MatrixFile | None, pages: list[render.EntryPage]) -> None:
+    """Each page's releases (`versions`) and states at each release (`states`) from the version
+    matrix file `data` (None: there is none)."""
+    from errorkb.results import matrix
+
+    ranges = ranges_of(data, pages)
+    for page in pages:
+        page.versions = ranges.get(page.entry.id)
+        page.states = tuple(matrix.release_states(page.entry.id, data) or ()) if data else ()
+
+
 def ranges_of(data: MatrixFile | None, pages: list[render.EntryPage]) -> dict[str, render.VersionRange]:
     """`version_ranges` from a matrix file already read."""
     from errorkb.results import matrix
@@ -197,13 +209,15 @@ def ranges_of(data: MatrixFile | None, pages: list[render.EntryPage]) -> dict[st
     return ranges
 
 
-def edit_url(repo_url: str | None, edit_uri: str | None, docs_dir: Path, project: Project, path: str) -> str | None:
+def edit_url(repo_url: str | None, edit_uri: str | None, docs_dir: Path, project: Project, path: str,
+             resolve: Callable[[Path], Path] = Path.resolve) -> str | None:
     """`repo_url` + `edit_uri` + the entry YAML's path inside docs/ (None outside docs/ or without a
-    repository): the same link from the plugin and from `errorkb render --out`, which reads mkdocs.yml."""
+    repository): the same link from the plugin and from `errorkb render --out`, which reads mkdocs.yml.
+    `resolve`: the caller's `core.load.Resolved`, when it asks for many."""
     if not repo_url or not edit_uri:
         return None
-    source = (project.root / path).resolve()
-    docs = docs_dir.resolve()
+    source = resolve(project.root / path)
+    docs = resolve(docs_dir)
     if not source.is_relative_to(docs):
         return None
     return str(repo_url).rstrip("/") + "/" + str(edit_uri).strip("/") + "/" + source.relative_to(docs).as_posix()

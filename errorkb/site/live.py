@@ -14,12 +14,16 @@ by `mkdocs build`), make a build cost what changed:
               changed (`entry_inputs`: its file, every file of its snippet folder, its records,
               the files of the entries its page names, both ways; then its releases from the
               version matrix and its edit link); the lists, the verification page and the
-              lookup's index when any entry's inputs or a report changed; the coverage page when
-              an entry file changed. Everything else (schemas, assets) is made once.
+              lookup's index only when what they show of some entry changed (`render.listed`:
+              not its prose, nor a snippet's code) or a report did; the coverage page when an
+              entry file changed. The version matrix file is read again only when it changed.
+              Everything else (schemas, assets) is made once.
 
 `Pages`, what MkDocs makes of a generated page (`mkdocs serve` only; used by the plugin):
 
-4. a page whose Markdown is the one the last build converted, on a site whose configuration,
+4. a page whose source is the one the last build read takes that build's Markdown and front
+   matter (MkDocs parses every page's front matter as YAML on every build); a page whose
+   Markdown is the one the last build converted, on a site whose configuration,
    theme overrides and hand-written pages have not changed (`site_key`), takes that build's
    HTML, table of contents and final file instead of being converted, indexed for search and
    put through the theme's template again; its search-index sections are the last build's too
@@ -34,15 +38,17 @@ The result is the same, byte for byte, as a build from scratch (tests/site/test_
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jinja2
+from mkdocs.utils.meta import get_data
 
 from errorkb.core.entry import Entry
 from errorkb.core.load import LoadedEntry, LoadResult, load_entry_file, load_project_entries
@@ -52,6 +58,9 @@ from errorkb.results.records import CheckRecord
 from errorkb.results.report import Report, latest_results, read_reports
 from errorkb.site import files as site
 from errorkb.site import render
+
+if TYPE_CHECKING:
+    from errorkb.results.matrix import MatrixFile
 
 Signature = tuple[int, int, int, int] | None
 
@@ -85,6 +94,7 @@ class _Made:
     page: render.EntryPage
     files_key: tuple[Any, ...] = ()
     files: tuple[site.SiteFile, ...] = ()
+    listed: tuple[object, ...] = ()  # `render.listed(page)` when `files` were made
 
 
 @dataclass
@@ -95,6 +105,7 @@ class Sources:
     settings: Signature = None
     _loaded: dict[Path, tuple[Signature, tuple[LoadedEntry | None, list[Problem]]]] = field(default_factory=dict)
     _reports: tuple[Any, tuple[list[Report], list[str]]] | None = None
+    _matrix: tuple[Signature, MatrixFile | None] | None = None
     _made: dict[str, _Made] = field(default_factory=dict)
     _shared: tuple[Any, list[site.SiteFile]] | None = None
     _coverage: tuple[Any, site.SiteFile] | None = None
@@ -155,29 +166,38 @@ class Sources:
         for gone in set(self._made) - set(inputs):
             del self._made[gone]
         pages = [self._made[entry_id].page for entry_id in sorted(inputs)]
-        ranges = site.version_ranges(project, pages)
+        site.place_matrix(self._matrix_file(project), pages)
         self.remade = []
         out: list[site.SiteFile] = []
         for page in pages:
-            page.versions = ranges.get(page.entry.id)
             made = self._made[page.entry.id]
             url = edit_url(page.yaml_path) if edit_url else None
-            files_key = (made.inputs, page.versions, url)
+            files_key = (made.inputs, page.versions, page.states, url)
             if made.files_key != files_key:
                 markdown = render.render_entry(page, edit_url=url)
                 made.files = (site.SiteFile(page.url, markdown, page.yaml_path, page=True),
                               site.SiteFile(render.api_path(page.entry), site.json_text(render.entry_document(page))))
-                made.files_key = files_key
+                made.files_key, made.listed = files_key, render.listed(page)
                 self.remade.append(page.entry.id)
             out += made.files
-        out += self._shared_files(project, pages, reports, inputs)
+        out += self._listing_files(project, pages, reports)
         out.append(self._coverage_file(project, loaded, pages))
         return pages, out + self._constant_files()
 
-    def _shared_files(self, project: Project, pages: list[render.EntryPage], reports: list[Report],
-                      inputs: dict[str, tuple[Any, ...]]) -> list[site.SiteFile]:
-        """The pages and files that list every entry (all but the coverage page, the schemas, the assets)."""
-        key = (tuple(inputs.items()), tuple(page.versions for page in pages),
+    def _matrix_file(self, project: Project) -> MatrixFile | None:
+        from errorkb.results.matrix import matrix_path, read_matrix
+
+        key = signature(matrix_path(project))
+        if self._matrix is None or self._matrix[0] != key:
+            self._matrix = (key, read_matrix(project))
+        return self._matrix[1]
+
+    def _listing_files(self, project: Project, pages: list[render.EntryPage],
+                       reports: list[Report]) -> list[site.SiteFile]:
+        """The pages and files that list every entry (all but the coverage page, the schemas, the
+        assets), made again only when what they show of some entry (`render.listed`) or the
+        reports changed: a save that changes an entry's prose or a snippet leaves them as they were."""
+        key = (tuple(self._made[page.entry.id].listed for page in pages),
                self._reports[0] if self._reports else None)
         if self._shared is None or self._shared[0] != key:
             self._shared = (key, site.listing_files(project, pages, reports))
@@ -240,8 +260,18 @@ class Pages:
     """The HTML of every generated page of the last build, its final file and its search sections."""
 
     made: dict[str, Made] = field(default_factory=dict)  # by the page's URL
+    read: dict[str, tuple[str, str, dict[str, Any]]] = field(default_factory=dict)  # URL → (source, Markdown, meta)
     reused: set[str] = field(default_factory=set)  # the URLs of this build's pages taken from `made`
     fresh: set[str] = field(default_factory=set)  # the URLs of this build's pages made anew
+
+    def split(self, url: str, source: str) -> tuple[str, dict[str, Any]]:
+        """A page's source split into Markdown and front matter as MkDocs splits it
+        (`get_data`), taken from the last build when the source is the same."""
+        known = self.read.get(url)
+        if known is None or known[0] != source:
+            known = (source, *get_data(source))
+            self.read[url] = known
+        return known[1], copy.deepcopy(known[2])
 
     def start(self) -> None:
         self.reused, self.fresh = set(), set()

@@ -51,7 +51,7 @@ from mkdocs.structure.files import File, Files, InclusionLevel
 from mkdocs.structure.pages import Page
 from mkdocs.utils.meta import get_data
 
-from errorkb.core.load import load_project_entries
+from errorkb.core.load import Resolved, load_project_entries
 from errorkb.core.problems import Problem, ProblemsFound
 from errorkb.core.project import Project, load_project
 from errorkb.plugs import runtime_for
@@ -130,7 +130,8 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
         for message in [*unreadable, *filter(None, [matrix_problem(project)])]:
             log.warning(message)
         docs = Path(config.docs_dir).resolve()
-        edit_url = lambda path: _edit_url(config, project, path)  # noqa: E731
+        resolved = Resolved()  # this build's: each folder resolved once
+        edit_url = lambda path: _edit_url(config, project, path, resolved)  # noqa: E731
         pages, generated = (sources.files(project, loaded, reports, edit_url=edit_url) if sources
                             else site.site_files(project, loaded, reports, edit_url=edit_url))
         self._facts = site.facts(project, pages)
@@ -151,7 +152,7 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
             file = File.generated(config, one.path, content=one.content,
                                   inclusion=InclusionLevel.NOT_IN_NAV if is_entry else InclusionLevel.UNDEFINED)
             if one.source is not None:  # the edit button opens the YAML, not a generated page
-                source = (project.root / one.source).resolve()
+                source = resolved(project.root / one.source)
                 file.edit_uri = source.relative_to(docs).as_posix() if source.is_relative_to(docs) else None
             files.append(file)
             if one.page:
@@ -233,6 +234,12 @@ class BudgetedPage(Page):
         """Under `mkdocs serve`: take the last build's HTML when this page's Markdown is the same."""
         self._live = (pages, site_key)
 
+    def read_source(self, config: MkDocsConfig) -> None:
+        if self._live is None or config.plugins.events["page_read_source"]:  # another plugin reads it
+            super().read_source(config)
+            return
+        self.markdown, self.meta = self._live[0].split(self.url, self.file.content_string)
+
     def render(self, config: MkDocsConfig, files: Files) -> None:
         if self._live is not None:
             pages, site_key = self._live
@@ -286,5 +293,5 @@ def _nav_titles(nav: Any) -> dict[str, str]:
     return titles
 
 
-def _edit_url(config: MkDocsConfig, project: Project, path: str) -> str | None:
-    return site.edit_url(config.repo_url, config.edit_uri, Path(config.docs_dir), project, path)
+def _edit_url(config: MkDocsConfig, project: Project, path: str, resolved: Resolved) -> str | None:
+    return site.edit_url(config.repo_url, config.edit_uri, Path(config.docs_dir), project, path, resolved)

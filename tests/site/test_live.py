@@ -103,6 +103,66 @@ def test_a_report_saved_remakes_only_the_entries_whose_records_changed(kb, tmp_p
     assert tree(served) == tree(scratch)
 
 
+def test_a_failing_record_reaches_the_badges_of_the_lists_and_the_verification_page(kb, tmp_path, serving):
+    served = tmp_path / "served"
+    serving(kb, served, "serve")
+    before = tree(served)
+    write_report(kb, [record(kb, entry_id, "after", "after.py", outcome="fail" if entry_id == CHANGED else "pass",
+                             reason="FAILED-LIVE" if entry_id == CHANGED else "ok") for entry_id in IDS])
+    plugin = serving(kb, served)
+    assert plugin._sources.remade == [CHANGED]
+    after = tree(served)
+    for listing in ("errors/index.html", "verification/index.html", "api/errors/index.json"):
+        assert after[listing] != before[listing], f"{listing} still shows the old record"
+    assert b"FAILED-LIVE" in after["verification/index.html"]
+    assert {"errors/", "verification/"} <= plugin._pages.fresh
+    scratch = tmp_path / "scratch"
+    serving(kb, scratch, "build")
+    assert after == tree(scratch)
+
+
+def test_a_title_saved_reaches_the_lists_and_the_pages_naming_it_but_no_other_page(kb, tmp_path, serving):
+    served = tmp_path / "served"
+    serving(kb, served, "serve")
+    path = kb / "docs" / "errors" / "transformers" / f"{CHANGED}.yml"
+    lines = path.read_text().splitlines(keepends=True)
+    path.write_text("".join('title: "RETITLED-LIVE"\n' if line.startswith("title:") else line for line in lines))
+    plugin = serving(kb, served)
+    assert plugin._sources.remade == [CHANGED, NAMING]
+    assert f"errors/transformers/{UNRELATED}/" in plugin._pages.reused
+    site = tree(served)
+    for listing in ("errors/index.html", "errors/by-exception/index.html", "errors/by-api/index.html",
+                    "api/errors/index.json", f"errors/transformers/{NAMING}/index.html"):
+        assert b"RETITLED-LIVE" in site[listing], listing
+    scratch = tmp_path / "scratch"
+    serving(kb, scratch, "build")
+    assert site == tree(scratch)
+
+
+def test_a_save_of_prose_leaves_the_lists_as_they_were(kb, serving, tmp_path):
+    """The lists are made again only when `render.listed` changes, which leaves out the prose:
+    so no list may show any prose field (each changed in turn, the lists' bytes stay the same)."""
+    from errorkb.site import render
+
+    project = load_project(kb)
+    loaded = load_project_entries(project, site.reserved_ids())
+    reports = read_reports(project.reports, ["cpu", "cuda"])[0]
+    pages, _ = site.site_files(project, loaded, reports)
+    lists = site.listing_files(project, pages, reports)
+    keys = [render.listed(page) for page in pages]
+    for field in sorted(render.PROSE):
+        for page in pages:
+            value = getattr(page.entry, field)
+            changed = ([f"PROSE-{field}"] * len(value) if isinstance(value, list) and isinstance(value[0], str)
+                       else value if isinstance(value, list) else f"PROSE-{field}")
+            if field == "solutions":
+                changed = [solution.model_copy(update={"title": "PROSE-solution", "body": "PROSE-body"})
+                           for solution in value]
+            page.entry = page.entry.model_copy(update={field: changed})
+        assert [render.listed(page) for page in pages] == keys, field
+        assert site.listing_files(project, pages, reports) == lists, f"a list shows the entry's {field}"
+
+
 def test_a_broken_entry_shows_its_problems_on_its_own_page_and_comes_back(kb, tmp_path, serving):
     served = tmp_path / "served"
     serving(kb, served, "serve")
