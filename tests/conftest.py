@@ -91,10 +91,51 @@ def tier() -> str:
     return os.environ.get("ERRORKB_TEST_TIER", "")
 
 
+# -- both cores (pytest-xdist, `-n 2 --dist loadgroup` in scripts/test.sh) ---------------------------
+#
+# Each worker is its own process with its own session fixtures. A test that uses one of the
+# session's expensive fixtures joins that fixture's group, and a group runs on one worker, so the
+# knowledge base is verified once, each adversarial mode runs once, the broken fixture is verified
+# once and one site is built for the browser; every other test is grouped with its module (whose
+# module-scoped fixtures then run once). The expensive groups are queued first, the costliest first
+# (the scheduler hands a worker its next group when it runs low), so no worker starts one last.
+EXPENSIVE_GROUPS = (  # (fixture, group), costliest first; a test joins the first one it uses
+    ("kb_report", "kb"),
+    ("adversarial_run[subprocess]", "adversarial-subprocess"),
+    ("adversarial_run[fork]", "adversarial-fork"),
+    ("broken_report", "broken-kb"),
+    ("site_url", "browser"),
+    ("chromium", "browser"),
+)
+
+
+def xdist_group(item: pytest.Item) -> str:
+    """The group `item` runs in: its expensive fixture's, or its module's."""
+    fixtures = set(getattr(item, "fixturenames", ()))
+    callspec = getattr(item, "callspec", None)
+    params = callspec.params if callspec is not None else {}
+    for fixture, group in EXPENSIVE_GROUPS:
+        name, _, param = fixture.partition("[")
+        if name in fixtures and (not param or params.get(name) == param.rstrip("]")):
+            return group
+    return _module(item.path) or item.nodeid.split("::")[0]
+
+
+def _group_order(group: str) -> int:
+    names = [name for _, name in EXPENSIVE_GROUPS]
+    return names.index(group) if group in names else len(names)
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the `xdist_group` marks
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         for marker in _tier_markers(item):
             item.add_marker(marker)
+    if hasattr(config, "workerinput"):  # a worker of `-n`: every worker collects, in the same order
+        groups = {item.nodeid: xdist_group(item) for item in items}
+        for item in items:
+            item.add_marker(pytest.mark.xdist_group(groups[item.nodeid]))
+        items.sort(key=lambda item: _group_order(groups[item.nodeid]))  # stable: modules keep their order
     if tier() == "quick":  # as `-m "not (browser or upstream or ...)"` would
         dropped = [item for item in items if any(item.get_closest_marker(name) for name in QUICK_DESELECTS)]
         if dropped:
