@@ -96,7 +96,7 @@ def tier() -> str:
 # Each worker is its own process with its own session fixtures. A test that uses one of the
 # session's expensive fixtures joins that fixture's group, and a group runs on one worker, so the
 # knowledge base is verified once, each adversarial mode runs once, the broken fixture is verified
-# once and one site is built for the browser; every other test is grouped with its module (whose
+# once and each shared site is built once; every other test is grouped with its module (whose
 # module-scoped fixtures then run once). The expensive groups are queued first, the costliest first
 # (the scheduler hands a worker its next group when it runs low), so no worker starts one last.
 EXPENSIVE_GROUPS = (  # (fixture, group), costliest first; a test joins the first one it uses
@@ -104,6 +104,7 @@ EXPENSIVE_GROUPS = (  # (fixture, group), costliest first; a test joins the firs
     ("adversarial_run[subprocess]", "adversarial-subprocess"),
     ("adversarial_run[fork]", "adversarial-fork"),
     ("broken_report", "broken-kb"),
+    ("real_site", "browser"),
     ("site_url", "browser"),
     ("chromium", "browser"),
 )
@@ -141,6 +142,44 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if dropped:
             config.hook.pytest_deselected(items=dropped)
             items[:] = [item for item in items if item not in set(dropped)]
+
+
+# -- where the CPU goes: ERRORKB_CPU_LOG=path appends one JSON line per test ------------------------
+#
+# A busy machine stretches wall-clock durations (`--durations`) by its load; CPU time (user + sys,
+# this process and the processes it waited for: mkdocs builds, CLIs, the checks) does not. Each
+# worker appends its lines, so the log covers a parallel run; `{"collection": ...}` is the CPU a
+# process spent before its first test (start-up and collection). Sort it with
+# `python -m tests.cpu_log PATH`.
+
+
+def _cpu_seconds() -> float:
+    import resource
+
+    own, waited = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + waited.ru_utime + waited.ru_stime
+
+
+def _cpu_log(line: dict) -> None:
+    import json
+
+    with open(os.environ["ERRORKB_CPU_LOG"], "a", encoding="utf-8") as log:
+        log.write(json.dumps({**line, "worker": os.environ.get("PYTEST_XDIST_WORKER", "main")}) + "\n")
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    if os.environ.get("ERRORKB_CPU_LOG"):
+        _cpu_log({"collection": round(_cpu_seconds(), 3), "items": len(session.items)})
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):  # type: ignore[no-untyped-def]
+    if not os.environ.get("ERRORKB_CPU_LOG"):
+        yield
+        return
+    before = _cpu_seconds()
+    yield
+    _cpu_log({"test": item.nodeid, "cpu": round(_cpu_seconds() - before, 3)})
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
