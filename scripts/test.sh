@@ -13,7 +13,9 @@
 # Both tiers run on every core (pytest-xdist: ERRORKB_TEST_JOBS workers, default `auto`, one per core;
 # `-n 0` after the command runs in this process). Tests are grouped (tests/conftest.py: `xdist_group`):
 # the tests of one expensive session fixture (the knowledge base's verification, each adversarial
-# mode, the broken fixture's verification, the browser's site) run on one worker, so each runs once.
+# mode, the broken fixture's verification, the repository's built site and the browser) run on one
+# worker, so each runs once; those groups start first. ERRORKB_CPU_LOG=PATH logs each test's CPU time
+# and `python -m tests.cpu_log PATH` sorts it (docs/ci.md): measure with CPU time on a shared machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export NO_MKDOCS_2_WARNING=1
