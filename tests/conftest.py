@@ -122,6 +122,17 @@ def xdist_group(item: pytest.Item) -> str:
     return _module(item.path) or item.nodeid.split("::")[0]
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Before any worker starts: every module of errorkb compiled, so that no test writes a `.pyc`
+    into the repository's package while another worker's adversarial run watches it for changes
+    (tests/verify/adversarial.py: `snapshot`); a compiled module that is up to date is not written again."""
+    if hasattr(config, "workerinput"):
+        return
+    import compileall
+
+    compileall.compile_dir(str(ROOT / "errorkb"), quiet=1)
+
+
 def _group_order(group: str) -> int:
     names = [name for _, name in EXPENSIVE_GROUPS]
     return names.index(group) if group in names else len(names)
