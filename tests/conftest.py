@@ -91,15 +91,16 @@ def tier() -> str:
     return os.environ.get("ERRORKB_TEST_TIER", "")
 
 
-# -- both cores (pytest-xdist, `-n 2 --dist loadgroup` in scripts/test.sh) ---------------------------
+# -- every core (pytest-xdist, `-n auto --dist loadgroup` in scripts/test.sh) -----------------------
 #
 # Each worker is its own process with its own session fixtures. A test that uses one of the
 # session's expensive fixtures joins that fixture's group, and a group runs on one worker, so the
 # knowledge base is verified once, each adversarial mode runs once, the broken fixture is verified
 # once and each shared site is built once; every other test is grouped with its module (whose
-# module-scoped fixtures then run once). The expensive groups are queued first, the costliest first
-# (the scheduler hands a worker its next group when it runs low), so no worker starts one last.
-EXPENSIVE_GROUPS = (  # (fixture, group), costliest first; a test joins the first one it uses
+# module-scoped fixtures then run once). The expensive groups are queued first, in this order (the
+# scheduler hands a worker its next group when it runs low), so no worker starts one last. A new
+# session fixture that takes minutes belongs here.
+EXPENSIVE_GROUPS = (  # (fixture, group); a test joins the first one it uses
     ("kb_report", "kb"),
     ("adversarial_run[subprocess]", "adversarial-subprocess"),
     ("adversarial_run[fork]", "adversarial-fork"),
