@@ -16,6 +16,9 @@
 # mode, the broken fixture's verification, the repository's built site and the browser) run on one
 # worker, so each runs once; those groups start first. ERRORKB_CPU_LOG=PATH logs each test's CPU time
 # and `python -m tests.cpu_log PATH` sorts it (docs/ci.md): measure with CPU time on a shared machine.
+# Measured 2026-12-01 at load 7-40 (five sessions sharing 2 cores): --quick, 996 tests on 2 workers,
+# 360 s CPU (user+sys), 45 min wall (the load, not the tests: the workers got 13% of the machine);
+# full tier: collection 15.9 s CPU per worker, the run itself not measured to the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export NO_MKDOCS_2_WARNING=1

@@ -106,6 +106,7 @@ EXPENSIVE_GROUPS = (  # (fixture, group); a test joins the first one it uses
     ("adversarial_run[fork]", "adversarial-fork"),
     ("broken_report", "broken-kb"),
     ("real_site", "browser"),
+    ("real_pages", "real-pages"),
     ("site_url", "browser"),
     ("chromium", "browser"),
 )

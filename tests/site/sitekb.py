@@ -79,6 +79,15 @@ def real_site(tmp_path_factory) -> tuple[Path, str]:
     server.shutdown()
 
 
+@pytest.fixture(scope="session")
+def real_pages() -> dict[str, str]:
+    """Every generated page of the repository's knowledge base as Python-Markdown renders it
+    (tests/site/test_sanitize.py: `render_real_pages`), rendered once per session for the tests that read it."""
+    from tests.site.test_sanitize import render_real_pages
+
+    return render_real_pages()
+
+
 class _Quiet(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args) -> None:
         pass
