@@ -9,15 +9,26 @@
 #                                 judge on recorded observations, CLI): no snippet runs, no knowledge-
 #                                 base verification, no browser, no release environments, no
 #                                 adversarial runs, no `mkdocs serve` (tests/conftest.py says which is which)
+#
+# Both tiers run on every core (pytest-xdist: ERRORKB_TEST_JOBS workers, default `auto`, one per core;
+# `-n 0` after the command runs in this process). Tests are grouped (tests/conftest.py: `xdist_group`):
+# the tests of one expensive session fixture (the knowledge base's verification, each adversarial
+# mode, the broken fixture's verification, the repository's built site and the browser) run on one
+# worker, so each runs once; those groups start first. ERRORKB_CPU_LOG=PATH logs each test's CPU time
+# and `python -m tests.cpu_log PATH` sorts it (docs/ci.md): measure with CPU time on a shared machine.
+# Measured 2026-12-01 at load 7-40 (five sessions sharing 2 cores): --quick, 996 tests on 2 workers,
+# 360 s CPU (user+sys), 45 min wall (the load, not the tests: the workers got 13% of the machine);
+# full tier: collection 15.9 s CPU per worker, the run itself not measured to the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export NO_MKDOCS_2_WARNING=1
+PARALLEL=(-n "${ERRORKB_TEST_JOBS:-auto}" --dist loadgroup --no-loadscope-reorder)
 
 if [ "${1:-}" = "--quick" ]; then
   shift
   bash scripts/setup.sh
   export ERRORKB_TEST_TIER=quick
-  exec .venv/bin/python -m pytest "$@"  # deselects the full tier's markers (tests/conftest.py: QUICK_DESELECTS)
+  exec .venv/bin/python -m pytest "${PARALLEL[@]}" "$@"  # deselects the full tier's markers (tests/conftest.py: QUICK_DESELECTS)
 fi
 
 bash scripts/setup.sh --browser
@@ -25,4 +36,4 @@ bash scripts/setup.sh --browser
 # PyPI, under .errorkb-cache/matrix/; the tests never download anything).
 .venv/bin/errorkb matrix --environments-only
 export ERRORKB_TEST_TIER=full ERRORKB_SANDBOX=require
-exec .venv/bin/python -m pytest "$@"
+exec .venv/bin/python -m pytest "${PARALLEL[@]}" "$@"

@@ -91,15 +91,108 @@ def tier() -> str:
     return os.environ.get("ERRORKB_TEST_TIER", "")
 
 
+# -- every core (pytest-xdist, `-n auto --dist loadgroup` in scripts/test.sh) -----------------------
+#
+# Each worker is its own process with its own session fixtures. A test that uses one of the
+# session's expensive fixtures joins that fixture's group, and a group runs on one worker, so the
+# knowledge base is verified once, each adversarial mode runs once, the broken fixture is verified
+# once and each shared site is built once; every other test is grouped with its module (whose
+# module-scoped fixtures then run once). The expensive groups are queued first, in this order (the
+# scheduler hands a worker its next group when it runs low), so no worker starts one last. A new
+# session fixture that takes minutes belongs here.
+EXPENSIVE_GROUPS = (  # (fixture, group); a test joins the first one it uses
+    ("kb_report", "kb"),
+    ("adversarial_run[subprocess]", "adversarial-subprocess"),
+    ("adversarial_run[fork]", "adversarial-fork"),
+    ("broken_report", "broken-kb"),
+    ("real_site", "browser"),
+    ("real_pages", "real-pages"),
+    ("site_url", "browser"),
+    ("chromium", "browser"),
+)
+
+
+def xdist_group(item: pytest.Item) -> str:
+    """The group `item` runs in: its expensive fixture's, or its module's."""
+    fixtures = set(getattr(item, "fixturenames", ()))
+    callspec = getattr(item, "callspec", None)
+    params = callspec.params if callspec is not None else {}
+    for fixture, group in EXPENSIVE_GROUPS:
+        name, _, param = fixture.partition("[")
+        if name in fixtures and (not param or params.get(name) == param.rstrip("]")):
+            return group
+    return _module(item.path) or item.nodeid.split("::")[0]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Before any worker starts: every module of errorkb compiled, so that no test writes a `.pyc`
+    into the repository's package while another worker's adversarial run watches it for changes
+    (tests/verify/adversarial.py: `snapshot`); a compiled module that is up to date is not written again."""
+    if hasattr(config, "workerinput"):
+        return
+    import compileall
+
+    compileall.compile_dir(str(ROOT / "errorkb"), quiet=1)
+
+
+def _group_order(group: str) -> int:
+    names = [name for _, name in EXPENSIVE_GROUPS]
+    return names.index(group) if group in names else len(names)
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the `xdist_group` marks
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         for marker in _tier_markers(item):
             item.add_marker(marker)
+    if hasattr(config, "workerinput"):  # a worker of `-n`: every worker collects, in the same order
+        groups = {item.nodeid: xdist_group(item) for item in items}
+        for item in items:
+            item.add_marker(pytest.mark.xdist_group(groups[item.nodeid]))
+        items.sort(key=lambda item: _group_order(groups[item.nodeid]))  # stable: modules keep their order
     if tier() == "quick":  # as `-m "not (browser or upstream or ...)"` would
         dropped = [item for item in items if any(item.get_closest_marker(name) for name in QUICK_DESELECTS)]
         if dropped:
             config.hook.pytest_deselected(items=dropped)
             items[:] = [item for item in items if item not in set(dropped)]
+
+
+# -- where the CPU goes: ERRORKB_CPU_LOG=path appends one JSON line per test ------------------------
+#
+# A busy machine stretches wall-clock durations (`--durations`) by its load; CPU time (user + sys,
+# this process and the processes it waited for: mkdocs builds, CLIs, the checks) does not. Each
+# worker appends its lines, so the log covers a parallel run; `{"collection": ...}` is the CPU a
+# process spent before its first test (start-up and collection). Sort it with
+# `python -m tests.cpu_log PATH`.
+
+
+def _cpu_seconds() -> float:
+    import resource
+
+    own, waited = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + waited.ru_utime + waited.ru_stime
+
+
+def _cpu_log(line: dict) -> None:
+    import json
+
+    with open(os.environ["ERRORKB_CPU_LOG"], "a", encoding="utf-8") as log:
+        log.write(json.dumps({**line, "worker": os.environ.get("PYTEST_XDIST_WORKER", "main")}) + "\n")
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    if os.environ.get("ERRORKB_CPU_LOG"):
+        _cpu_log({"collection": round(_cpu_seconds(), 3), "items": len(session.items)})
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):  # type: ignore[no-untyped-def]
+    if not os.environ.get("ERRORKB_CPU_LOG"):
+        yield
+        return
+    before = _cpu_seconds()
+    yield
+    _cpu_log({"test": item.nodeid, "cpu": round(_cpu_seconds() - before, 3)})
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:

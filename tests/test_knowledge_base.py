@@ -130,19 +130,11 @@ def test_verify_rejects_an_unknown_id(kb_copy, capsys):
     assert "did you mean 'head-dim-list-length'" in capsys.readouterr().err
 
 
-def test_the_real_site_builds_strictly_with_every_entry_and_the_coverage_page(kb, tmp_path, request):
-    from mkdocs.commands.build import build
-    from mkdocs.config import load_config
-
+def test_the_real_site_builds_strictly_with_every_entry_and_the_coverage_page(kb, real_site):
+    """`real_site` (tests/site/sitekb.py) is the session's one strict build of mkdocs.yml, shared with
+    the browser's tests; a build that fails or warns fails here as that fixture's error."""
     project, loaded = kb
-    config = load_config(str(Path(request.config.rootpath) / "mkdocs.yml"), site_dir=str(tmp_path / "site"),
-                         strict=True)
-    config.plugins.on_startup(command="build", dirty=False)
-    try:
-        build(config)
-    finally:
-        config.plugins.on_shutdown()
-    site = tmp_path / "site"
+    site, _ = real_site
     for one in loaded.entries:
         page = (site / "errors" / "transformers" / one.entry.id / "index.html").read_text()
         assert "What it means" in page and "ekb-badge" in page, one.entry.id

@@ -23,13 +23,13 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
 ARTIFACTS = ROOT / "test-artifacts"
 
 
-def mkdocs_build(config: Path, site_dir: Path, *, strict: bool = True) -> subprocess.CompletedProcess:
+def mkdocs_build(config: Path, site_dir: Path, *, strict: bool = True, timeout: float = 300) -> subprocess.CompletedProcess:
     """`mkdocs build` in a child process (its logging stays out of pytest's). Never `-q`: it sets the log
     level to ERROR, so no warning is logged and `--strict` has none to count (it passes anything)."""
     command = [sys.executable, "-m", "mkdocs", "build", "-f", str(config), "-d", str(site_dir)]
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
     return subprocess.run(command + (["--strict"] if strict else []), capture_output=True, text=True,
-                          env=env, cwd=config.parent, timeout=300)
+                          env=env, cwd=config.parent, timeout=timeout)
 
 
 def free_port() -> int:
@@ -62,6 +62,30 @@ def site_url(tmp_path_factory) -> str:
     thread.start()
     yield f"http://127.0.0.1:{port}/"
     server.shutdown()
+
+
+@pytest.fixture(scope="session")
+def real_site(tmp_path_factory) -> tuple[Path, str]:
+    """(site folder, URL): the repository's own knowledge base built as `mkdocs build --strict` builds
+    it, once per session, served on 127.0.0.1. The tests only read it: the strict build's own test
+    (tests/test_knowledge_base.py) and the browser's walks over every page share the one build."""
+    site = tmp_path_factory.mktemp("real-site")
+    result = mkdocs_build(ROOT / "mkdocs.yml", site, timeout=600)  # every entry: minutes on a busy machine
+    assert result.returncode == 0, f"mkdocs build --strict failed:\n{result.stderr}"
+    port = free_port()
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), functools.partial(_Quiet, directory=str(site)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield site, f"http://127.0.0.1:{port}/"
+    server.shutdown()
+
+
+@pytest.fixture(scope="session")
+def real_pages() -> dict[str, str]:
+    """Every generated page of the repository's knowledge base as Python-Markdown renders it
+    (tests/site/test_sanitize.py: `render_real_pages`), rendered once per session for the tests that read it."""
+    from tests.site.test_sanitize import render_real_pages
+
+    return render_real_pages()
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):

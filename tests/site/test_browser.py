@@ -97,24 +97,7 @@ def test_search_finds_the_entry_for_a_pasted_message(visit, site_url):
 
 # -- issue 23: what a reader sees on the real site ---------------------------------------------------
 
-import functools  # noqa: E402
-import http.server  # noqa: E402
-import threading  # noqa: E402
-
-from tests.site.sitekb import ROOT, _Quiet, free_port, mkdocs_build  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def real_site(tmp_path_factory):
-    """(site folder, URL): the repository's own knowledge base, built as `mkdocs build` builds it."""
-    site = tmp_path_factory.mktemp("real-site")
-    result = mkdocs_build(ROOT / "mkdocs.yml", site)
-    assert result.returncode == 0, f"mkdocs build --strict failed:\n{result.stderr}"
-    port = free_port()
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), functools.partial(_Quiet, directory=str(site)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield site, f"http://127.0.0.1:{port}/"
-    server.shutdown()
+# `real_site` (tests/site/sitekb.py): the repository's site, built once per session.
 
 
 # The page's text outside code (which may hold backticks and braces as written): every text node.

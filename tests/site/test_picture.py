@@ -226,12 +226,10 @@ def test_the_heat_map_groups_by_kind_and_orders_by_where_raising_starts(project,
     assert all(row.url.startswith("../errors/") for row in rows)
 
 
-def test_the_real_pages_keep_their_pictures_through_the_sanitiser(tmp_path):
+def test_the_real_pages_keep_their_pictures_through_the_sanitiser(real_pages, tmp_path):
     """Every strip, heat map and timeline of the repository's knowledge base, as the site renders
     it, loses nothing to the sanitiser (test_sanitize checks the same for all pages' elements)."""
-    from tests.site.test_sanitize import real_pages
-
-    pages = real_pages()
+    pages = real_pages  # the session's one rendering (tests/site/sitekb.py)
     entry = pages[f"errors/transformers/{ENTRY}.md"]
     assert entry.count('class="ekb-strip__cell') == 66
     assert sanitize(entry).count('class="ekb-strip__cell') == 66

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.site.sitekb import ROOT
-from tests.site.test_browser import LITERAL, VISIBLE_TEXT, real_site  # noqa: F401 - real_site is a fixture
+from tests.site.test_browser import LITERAL, VISIBLE_TEXT  # `real_site`: tests/site/sitekb.py
 
 pytestmark = pytest.mark.browser
 
@@ -84,7 +84,7 @@ def releases_in_matrix() -> list[str]:
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("width", WIDTHS)
-def test_pages_read_at_every_width_in_both_schemes(visit, real_site, width, scheme):  # noqa: F811
+def test_pages_read_at_every_width_in_both_schemes(visit, real_site, width, scheme):
     _, url = real_site
     tab = visit(scheme)
     tab.page.set_viewport_size({"width": width, "height": 900})

@@ -46,7 +46,7 @@ def shape(html: str) -> tuple[Counter, str]:
     return parser.elements, " ".join("".join(parser.text).split())
 
 
-def real_pages() -> dict[str, str]:
+def render_real_pages() -> dict[str, str]:
     """Every generated page of the repository's knowledge base, as Python-Markdown renders it."""
     project = load_project(ROOT)
     loaded = load_project_entries(project, files.reserved_ids())
@@ -60,8 +60,8 @@ def real_pages() -> dict[str, str]:
     return pages
 
 
-def test_the_real_pages_lose_nothing():
-    pages = real_pages()
+def test_the_real_pages_lose_nothing(real_pages):  # the session's rendering (tests/site/sitekb.py)
+    pages = real_pages
     assert len(pages) > 40
     for path, html in pages.items():
         before, after = shape(html), shape(sanitize(html))

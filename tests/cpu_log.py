@@ -1,0 +1,37 @@
+"""Sums and sorts the CPU log a test run wrote (ERRORKB_CPU_LOG, tests/conftest.py):
+`python -m tests.cpu_log PATH [N]` prints the total, start-up and collection per process, the N
+tests that took the most CPU (set-up of the session fixtures they were first to need included)
+and the modules that did. A long-lived process (a warm pool's zygote) counts where it is reaped."""
+
+from __future__ import annotations
+
+import collections
+import json
+import sys
+from pathlib import Path
+
+
+def main(path: str, top: int = 40) -> None:
+    lines = [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
+    tests = [line for line in lines if "test" in line]
+    starts = [line for line in lines if "collection" in line]
+    total = sum(line["cpu"] for line in tests)
+    collection = sum(line["collection"] for line in starts)
+    print(f"{len(tests)} tests: {total:.1f} s CPU in tests, {collection:.1f} s in start-up and collection "
+          f"({len(starts)} processes), {total + collection:.1f} s in all")
+    for worker in sorted({line["worker"] for line in tests}):
+        spent = sum(line["cpu"] for line in tests if line["worker"] == worker)
+        print(f"  {worker}: {spent:.1f} s")
+    print(f"\nthe {top} tests that took the most CPU:")
+    for line in sorted(tests, key=lambda line: -line["cpu"])[:top]:
+        print(f"  {line['cpu']:8.2f} s  {line['worker']:5}  {line['test']}")
+    modules: collections.Counter[str] = collections.Counter()
+    for line in tests:
+        modules[line["test"].split("::")[0]] += line["cpu"]
+    print(f"\nthe {top} modules that took the most CPU:")
+    for module, cpu in modules.most_common(top):
+        print(f"  {cpu:8.2f} s  {module}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], *(int(arg) for arg in sys.argv[2:3]))
