@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from errorkb.core.entry import Entry
 from errorkb.core.load import LoadedEntry
@@ -32,15 +32,17 @@ from errorkb.results.report import Report, new_report, now
 from errorkb.source.upstream import matrix_env
 from errorkb.verify.cache import Trust, VerdictCache, cache_key
 from errorkb.verify.judge import actual, expected, judge, snippet_line
+from errorkb.verify.modes import Isolation
 from errorkb.verify.paths import environment_path
 from errorkb.verify.plan import Check, library_imports, plan, select_shard
-from errorkb.verify.pool import WorkerPool
 from errorkb.verify.records import CheckRecord, Code, ExceptionInfo, Exit, Outcome, Site, Verdict, not_run
 from errorkb.verify.requirements import unmet
-from errorkb.verify.run import Isolation, Run, run_check
-from errorkb.verify.sandbox import Sandbox
-from errorkb.verify.sandbox import choose as choose_sandbox
 from errorkb.verify.targets import availability, bundled_has, fingerprint, installed_version
+
+if TYPE_CHECKING:  # what runs a check is imported when one first must run: a cached run never loads it
+    from errorkb.verify.pool import WorkerPool
+    from errorkb.verify.run import Run
+    from errorkb.verify.sandbox import Sandbox
 
 
 class Upstream(StrEnum):
@@ -84,7 +86,7 @@ class Verifier:
         packages = tuple({name.split(".")[0] for name in (self.library.name, *self.library.backends)})
         self._preload = preload
         self._choose_sandbox = functools.partial(
-            choose_sandbox, sandbox, [project.root], hidden, runtime=self.runtime, private=[project.snippets],
+            _choose_sandbox, sandbox, [project.root], hidden, runtime=self.runtime, private=[project.snippets],
             packages=(*self.runtime.packages, *packages), env_prefixes=tuple(self.library.env_prefixes))
         self._chosen: tuple[Sandbox | None, WorkerPool | None] | None = None
         self._choosing = threading.Lock()
@@ -101,6 +103,8 @@ class Verifier:
         SandboxUnavailable for "require" where it cannot be created; says so for "auto"."""
         with self._choosing:
             if self._chosen is None:
+                from errorkb.verify.pool import WorkerPool
+
                 sandbox = self._choose_sandbox()
                 pool = WorkerPool(self.library, self._preload, sandbox) if self.isolation is Isolation.FORK else None
                 self._chosen = (sandbox, pool)
@@ -220,6 +224,8 @@ class Verifier:
             return known
         key = self.key(check)
         python = self.interpreter(check) or Path(sys.executable)
+        from errorkb.verify.run import run_check
+
         run = self.pool.run(check, self.timeout, python) if self.pool else \
             run_check(check, self.library, self.timeout, python, self.sandbox)
         verdict = judge(check, run, self.runtime)
@@ -279,6 +285,13 @@ def verify(project: Project, loaded: list[LoadedEntry], *, ids: list[str] | None
     run = {"isolation": isolation_level, "shard": f"{shard[0]}/{shard[1]}" if shard else None,
            "upstream": str(verifier.upstream), "cache": cache.stats() if cache else None}
     return new_report(verifier.fingerprints, records, run)
+
+
+def _choose_sandbox(*args: Any, **kwargs: Any) -> Sandbox | None:
+    """`sandbox.choose`, imported when the first check must run."""
+    from errorkb.verify.sandbox import choose
+
+    return choose(*args, **kwargs)
 
 
 def reused(hit: CheckRecord, check: Check, project: Project, inputs: str) -> CheckRecord:

@@ -56,6 +56,7 @@ from typing import Any
 from errorkb.plugs import Runtime
 from errorkb.verify.inside.jail import TASKS_ENV
 from errorkb.verify.inside.library import package_dirs
+from errorkb.verify.modes import SandboxUnavailable as SandboxUnavailable
 
 MODES = ("auto", "require", "off")
 LABEL = "bwrap"
@@ -72,10 +73,6 @@ _ENV_SECRETS = ("TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "_KEY", "
 _PACKAGE = Path(__file__).resolve().parents[1]  # the errorkb package the harness runs
 _IMPORT = "/run/errorkb/import"  # inside: a folder that holds that package and nothing else
 _TASKS = "/run/errorkb/tasks"  # inside: the pids cgroup the zygote makes each check's in (harness as root)
-
-
-class SandboxUnavailable(RuntimeError):
-    """`--sandbox require` on a machine where the sandbox cannot be created; the message says why."""
 
 
 # -- the harness side: which sandbox, and the bwrap command line ---------------------------------
