@@ -110,6 +110,12 @@ class Verifier:
                 self._chosen = (sandbox, pool)
             return self._chosen
 
+    def preload(self, names: list[str]) -> None:
+        """What the zygotes import besides the target (`plan.library_imports`); before the first check runs."""
+        with self._choosing:
+            if self._chosen is None:
+                self._preload = names
+
     @property
     def sandbox(self) -> Sandbox | None:
         return self._choose()[0]
@@ -260,14 +266,14 @@ def verify(project: Project, loaded: list[LoadedEntry], *, ids: list[str] | None
     if on_start:
         on_start(len(checks))
     verifier = Verifier(project, targets, isolation=isolation, cache_dir=cache_dir, timeout=timeout,
-                        preload=library_imports(checks, project.library.name), upstream=upstream, sandbox=sandbox,
-                        trust=trust)
+                        upstream=upstream, sandbox=sandbox, trust=trust)
     try:
         # Checks answered without a run (not runnable here, or a cached verdict) first: only the rest
         # need the sandbox and a zygote, chosen and started (in parallel) before the first of them runs.
         answers = [verifier.answer_safely(check) for check in checks]
         to_run = [check for check, answer in zip(checks, answers, strict=True) if answer is None]
-        if to_run:
+        if to_run:  # what the snippets that will run import, preloaded (a cached run parses none of them)
+            verifier.preload(library_imports(to_run, project.library.name))
             verifier.warm(to_run)
 
         def one(number: int) -> CheckRecord:
