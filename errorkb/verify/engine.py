@@ -11,7 +11,6 @@ recorded in between.
 
 from __future__ import annotations
 
-import functools
 import os
 import re
 import sys
@@ -85,9 +84,10 @@ class Verifier:
                                      *([VerdictCache(cache_dir).folder] if cache_dir else [])]))
         packages = tuple({name.split(".")[0] for name in (self.library.name, *self.library.backends)})
         self._preload = preload
-        self._choose_sandbox = functools.partial(
-            _choose_sandbox, sandbox, [project.root], hidden, runtime=self.runtime, private=[project.snippets],
-            packages=(*self.runtime.packages, *packages), env_prefixes=tuple(self.library.env_prefixes))
+        self._sandbox_args: tuple[tuple[Any, ...], dict[str, Any]] = ((sandbox, [project.root], hidden),
+                              {"runtime": self.runtime, "private": [project.snippets],
+                               "packages": (*self.runtime.packages, *packages),
+                               "env_prefixes": tuple(self.library.env_prefixes)})
         self._chosen: tuple[Sandbox | None, WorkerPool | None] | None = None
         self._choosing = threading.Lock()
         self.unavailable = {target: availability(target, self.library) for target in targets}
@@ -97,16 +97,37 @@ class Verifier:
         self._inputs: dict[str, str] = {}  # entry id → its inputs digest, read once per run
         self.timeout = timeout or project.timeout
 
-    def _choose(self) -> tuple[Sandbox | None, WorkerPool | None]:
+    def _choose(self, warm: set[tuple[str, str, str, str]] | None = None) -> tuple[Sandbox | None, WorkerPool | None]:
         """The sandbox and the pool, made when a check first needs to run, never before: a run whose
         every verdict comes from the cache neither probes the sandbox nor starts a zygote. Raises
-        SandboxUnavailable for "require" where it cannot be created; says so for "auto"."""
+        SandboxUnavailable for "require" where it cannot be created; says so for "auto".
+
+        With the zygotes to `warm`, they start in the sandbox before its probe has run, and load the
+        runtime while it runs (see `sandbox.candidate`): they get no check before the probe passed,
+        and are ended if it did not. A check is isolated exactly as when the probe ran first."""
         with self._choosing:
             if self._chosen is None:
                 from errorkb.verify.pool import WorkerPool
+                from errorkb.verify.sandbox import candidate, choose
 
-                sandbox = self._choose_sandbox()
-                pool = WorkerPool(self.library, self._preload, sandbox) if self.isolation is Isolation.FORK else None
+                args, kwargs = self._sandbox_args
+                early = candidate(*args, **kwargs) if warm and self.isolation is Isolation.FORK else None
+                pool = WorkerPool(self.library, self._preload, early) if early is not None else None
+                if pool is not None:
+                    pool.warm(warm or set())
+                try:
+                    sandbox = choose(*args, **kwargs)  # the probe (run once per process)
+                except BaseException:  # "require" where it cannot be made: the early zygotes end too
+                    if pool is not None:
+                        pool.close()
+                    raise
+                if pool is not None and sandbox != early:  # not the sandbox the zygotes started in: none of them
+                    pool.close()
+                    pool = None
+                if pool is None and self.isolation is Isolation.FORK:
+                    pool = WorkerPool(self.library, self._preload, sandbox)
+                    if warm:
+                        pool.warm(warm)
                 self._chosen = (sandbox, pool)
             return self._chosen
 
@@ -200,8 +221,10 @@ class Verifier:
         """Start the zygotes the runnable checks will need, in parallel, before the first check."""
         runnable = {(c.target, c.device, c.module, str(self.interpreter(c))) for c in checks
                     if self.reason_not_run(c) is None}
-        if runnable and self.pool:
-            self.pool.warm(runnable)
+        if runnable:
+            _, pool = self._choose(runnable)
+            if pool is not None:
+                pool.warm(runnable)  # (already started by `_choose` where it made the pool)
 
     def answer(self, check: Check) -> CheckRecord | None:
         """The check's record when it needs no run: why it cannot run here, or its cached verdict."""
@@ -291,13 +314,6 @@ def verify(project: Project, loaded: list[LoadedEntry], *, ids: list[str] | None
     run = {"isolation": isolation_level, "shard": f"{shard[0]}/{shard[1]}" if shard else None,
            "upstream": str(verifier.upstream), "cache": cache.stats() if cache else None}
     return new_report(verifier.fingerprints, records, run)
-
-
-def _choose_sandbox(*args: Any, **kwargs: Any) -> Sandbox | None:
-    """`sandbox.choose`, imported when the first check must run."""
-    from errorkb.verify.sandbox import choose
-
-    return choose(*args, **kwargs)
 
 
 def reused(hit: CheckRecord, check: Check, project: Project, inputs: str) -> CheckRecord:
