@@ -130,6 +130,12 @@ class CpuMeter:
         self.folder: Path | None = None
         self.usage = ""
         for mount, usage in (("/sys/fs/cgroup/cpuacct", "cpuacct.usage"), ("/sys/fs/cgroup", "cpu.stat")):
+            for stale in Path(mount).glob("errorkb-bench-*"):  # of an interrupted run (its benchmark is gone)
+                if not Path("/proc", stale.name.removeprefix("errorkb-bench-")).exists():
+                    try:
+                        stale.rmdir()  # refused while a process it started is still in it
+                    except OSError:
+                        pass
             folder = Path(mount) / f"errorkb-bench-{os.getpid()}"
             try:
                 folder.mkdir()
