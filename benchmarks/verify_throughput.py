@@ -245,8 +245,10 @@ def main() -> int:
                   f"check; {finished}/{len(snippets)} ran to an exit code)")
             for mode, (seconds, cpu, _) in pools.items():
                 ratios[mode] = (naive_s / seconds, naive_cpu / cpu)
+                one = naive_s / len(snippets) * args.jobs  # wall time of one `python snippet.py`, `jobs` side by side
                 print(f"ratio, sandbox {mode:>7}: {ratios[mode][0]:.1f}× faster in wall time, {ratios[mode][1]:.1f}× "
-                      f"in CPU time than python snippet.py (goal ≥ 50× with the sandbox)")
+                      f"in CPU time than python snippet.py (goal ≥ 50× with the sandbox); the whole run took as "
+                      f"long as {seconds / one:.2f} python snippet.py (its zygote imports what each of them imports)")
 
         cache = root / "cache"
         fill_s, fill_cpu, fill = verify(root, args.jobs, "--cache-dir", str(cache))
