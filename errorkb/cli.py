@@ -311,8 +311,8 @@ def _parser(fast: bool = False) -> argparse.ArgumentParser:
     _diagnosis_parsers(commands)
     if fast:
         return parser
-    from errorkb.verify.run import Isolation
-    from errorkb.verify.targets import TARGETS
+    from errorkb.results.records import TARGETS
+    from errorkb.verify.modes import Isolation
 
     init = commands.add_parser("init", help="start a knowledge base for an installed library: the profile, "
                                             "mkdocs.yml, a home page with the paste box, entries and snippets folders",
@@ -527,8 +527,9 @@ def cmd_completion(args: argparse.Namespace) -> int:
 
 
 def _reserved_ids() -> frozenset[str]:
-    """Ids the site publishes its own files under (imported late: `check` starts fast)."""
-    from errorkb.site.files import reserved_ids
+    """Ids the site publishes its own files under (from the names alone: `check` and `verify` never import
+    the page renderer)."""
+    from errorkb.site.names import reserved_ids
 
     return reserved_ids()
 
@@ -847,7 +848,7 @@ def cmd_verify(project: Project, args: argparse.Namespace) -> int:
         human.print(f"errorkb verify: the verdict cache is not trusted here ({_why_untrusted(args.cache)}): "
                     "every check runs", markup=False)
 
-    from errorkb.verify.sandbox import SandboxUnavailable
+    from errorkb.verify.modes import SandboxUnavailable
 
     try:
         with _progress(human, enabled=human.is_terminal) as progress:

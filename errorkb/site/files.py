@@ -8,7 +8,6 @@ any other static-site engine. So both always publish the same pages, API and ass
 from __future__ import annotations
 
 import json
-import posixpath
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,6 +21,10 @@ from errorkb.core.project import Project
 from errorkb.results.records import CheckRecord
 from errorkb.results.report import Report, latest_results
 from errorkb.site import budget, render
+
+# Every file the site generates besides entry pages, entry JSON and assets, and the ids they reserve.
+from errorkb.site.names import GENERATED as GENERATED
+from errorkb.site.names import reserved_ids as reserved_ids
 
 if TYPE_CHECKING:
     from errorkb.results.matrix import MatrixFile
@@ -149,21 +152,6 @@ def coverage_page(project: Project, loaded: LoadResult, pages: list[render.Entry
     from errorkb.source.coverage import coverage
 
     return render.render_coverage(coverage(loaded.entries, project), pages)
-
-
-# Every file the site generates besides entry pages, entry JSON and assets, docs-relative.
-GENERATED = (render.ERRORS_INDEX, render.BY_EXCEPTION, render.BY_API, render.VERIFICATION, render.TAGS, render.COVERAGE,
-             render.MIGRATION, render.INDEX_JSON, render.SCHEMA_JSON, render.CHECK_SCHEMA_JSON)
-
-
-def reserved_ids() -> frozenset[str]:
-    """Ids no entry may take: the names of the files the site generates in the folders where
-    entry pages and entry JSON go (errors/ for the lists, api/errors/ for the lookup's index),
-    so that no entry can ever replace one: an entry `index` would overwrite the lookup index
-    and break the paste box on every page."""
-    folders = {posixpath.dirname(render.ERRORS_INDEX), posixpath.dirname(render.INDEX_JSON)}
-    return frozenset(posixpath.splitext(posixpath.basename(path))[0] for path in GENERATED
-                     if posixpath.dirname(path) in folders)
 
 
 def version_ranges(project: Project, pages: list[render.EntryPage]) -> dict[str, render.VersionRange]:

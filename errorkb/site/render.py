@@ -39,6 +39,18 @@ from errorkb.results.records import TARGETS, CheckRecord, Outcome
 from errorkb.results.report import Report
 from errorkb.site import escape, evidence, picture
 from errorkb.site.inert import inert, one_line
+
+# Where the site-wide pages live (docs-relative): `names.py`, read by the loader's callers without rendering.
+from errorkb.site.names import BY_API as BY_API
+from errorkb.site.names import BY_EXCEPTION as BY_EXCEPTION
+from errorkb.site.names import CHECK_SCHEMA_JSON as CHECK_SCHEMA_JSON
+from errorkb.site.names import COVERAGE as COVERAGE
+from errorkb.site.names import ERRORS_INDEX as ERRORS_INDEX
+from errorkb.site.names import INDEX_JSON as INDEX_JSON
+from errorkb.site.names import MIGRATION as MIGRATION
+from errorkb.site.names import SCHEMA_JSON as SCHEMA_JSON
+from errorkb.site.names import TAGS as TAGS
+from errorkb.site.names import VERIFICATION as VERIFICATION
 from errorkb.source.coverage import Coverage
 from errorkb.source.upstream import read_source, source_file
 
@@ -47,17 +59,6 @@ __all__ = ["EntryPage", "build_pages", "render_entry", "render_index", "render_b
 
 TEMPLATES = Path(__file__).parent / "templates"
 
-# Where the site-wide pages live, docs-relative; entry pages are errors/<library>/<id>.md.
-ERRORS_INDEX = "errors/index.md"
-BY_EXCEPTION = "errors/by-exception.md"
-BY_API = "errors/by-api.md"
-VERIFICATION = "verification.md"
-TAGS = "tags.md"
-INDEX_JSON = "api/errors/index.json"
-SCHEMA_JSON = "api/schema/entry.json"
-CHECK_SCHEMA_JSON = "api/schema/check.json"
-COVERAGE = "coverage.md"
-MIGRATION = "migration.md"
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,6 @@ recorded in between.
 
 from __future__ import annotations
 
-import functools
 import os
 import re
 import sys
@@ -20,7 +19,7 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from errorkb.core.entry import Entry
 from errorkb.core.load import LoadedEntry
@@ -32,15 +31,17 @@ from errorkb.results.report import Report, new_report, now
 from errorkb.source.upstream import matrix_env
 from errorkb.verify.cache import Trust, VerdictCache, cache_key
 from errorkb.verify.judge import actual, expected, judge, snippet_line
+from errorkb.verify.modes import Isolation
 from errorkb.verify.paths import environment_path
 from errorkb.verify.plan import Check, library_imports, plan, select_shard
-from errorkb.verify.pool import WorkerPool
 from errorkb.verify.records import CheckRecord, Code, ExceptionInfo, Exit, Outcome, Site, Verdict, not_run
 from errorkb.verify.requirements import unmet
-from errorkb.verify.run import Isolation, Run, run_check
-from errorkb.verify.sandbox import Sandbox
-from errorkb.verify.sandbox import choose as choose_sandbox
 from errorkb.verify.targets import availability, bundled_has, fingerprint, installed_version
+
+if TYPE_CHECKING:  # what runs a check is imported when one first must run: a cached run never loads it
+    from errorkb.verify.pool import WorkerPool
+    from errorkb.verify.run import Run
+    from errorkb.verify.sandbox import Sandbox
 
 
 class Upstream(StrEnum):
@@ -86,9 +87,10 @@ class Verifier:
         named = (self.library.name, *self.library.backends, *filter(None, [self.library.bundled]))
         packages = tuple(dict.fromkeys(name.split(".")[0] for name in named))
         self._preload = preload
-        self._choose_sandbox = functools.partial(
-            choose_sandbox, sandbox, [project.root], hidden, runtime=self.runtime, private=[project.snippets],
-            packages=(*self.runtime.packages, *packages), env_prefixes=tuple(self.library.env_prefixes))
+        self._sandbox_args: tuple[tuple[Any, ...], dict[str, Any]] = ((sandbox, [project.root], hidden),
+                              {"runtime": self.runtime, "private": [project.snippets],
+                               "packages": (*self.runtime.packages, *packages),
+                               "env_prefixes": tuple(self.library.env_prefixes)})
         self._chosen: tuple[Sandbox | None, WorkerPool | None] | None = None
         self._choosing = threading.Lock()
         self.unavailable = {target: availability(target, self.library) for target in targets}
@@ -98,16 +100,45 @@ class Verifier:
         self._inputs: dict[str, str] = {}  # entry id → its inputs digest, read once per run
         self.timeout = timeout or project.timeout
 
-    def _choose(self) -> tuple[Sandbox | None, WorkerPool | None]:
+    def _choose(self, warm: set[tuple[str, str, str, str]] | None = None) -> tuple[Sandbox | None, WorkerPool | None]:
         """The sandbox and the pool, made when a check first needs to run, never before: a run whose
         every verdict comes from the cache neither probes the sandbox nor starts a zygote. Raises
-        SandboxUnavailable for "require" where it cannot be created; says so for "auto"."""
+        SandboxUnavailable for "require" where it cannot be created; says so for "auto".
+
+        With the zygotes to `warm`, they start in the sandbox before its probe has run, and load the
+        runtime while it runs (see `sandbox.candidate`): they get no check before the probe passed,
+        and are ended if it did not. A check is isolated exactly as when the probe ran first."""
         with self._choosing:
             if self._chosen is None:
-                sandbox = self._choose_sandbox()
-                pool = WorkerPool(self.library, self._preload, sandbox) if self.isolation is Isolation.FORK else None
+                from errorkb.verify.pool import WorkerPool
+                from errorkb.verify.sandbox import candidate, choose
+
+                args, kwargs = self._sandbox_args
+                early = candidate(*args, **kwargs) if warm and self.isolation is Isolation.FORK else None
+                pool = WorkerPool(self.library, self._preload, early) if early is not None else None
+                if pool is not None:
+                    pool.warm(warm or set())
+                try:
+                    sandbox = choose(*args, **kwargs)  # the probe (run once per process)
+                except BaseException:  # "require" where it cannot be made: the early zygotes end too
+                    if pool is not None:
+                        pool.close()
+                    raise
+                if pool is not None and sandbox != early:  # not the sandbox the zygotes started in: none of them
+                    pool.close()
+                    pool = None
+                if pool is None and self.isolation is Isolation.FORK:
+                    pool = WorkerPool(self.library, self._preload, sandbox)
+                    if warm:
+                        pool.warm(warm)
                 self._chosen = (sandbox, pool)
             return self._chosen
+
+    def preload(self, names: list[str]) -> None:
+        """What the zygotes import besides the target (`plan.library_imports`); before the first check runs."""
+        with self._choosing:
+            if self._chosen is None:
+                self._preload = names
 
     @property
     def sandbox(self) -> Sandbox | None:
@@ -193,8 +224,10 @@ class Verifier:
         """Start the zygotes the runnable checks will need, in parallel, before the first check."""
         runnable = {(c.target, c.device, c.module, str(self.interpreter(c))) for c in checks
                     if self.reason_not_run(c) is None}
-        if runnable and self.pool:
-            self.pool.warm(runnable)
+        if runnable:
+            _, pool = self._choose(runnable)
+            if pool is not None:
+                pool.warm(runnable)  # (already started by `_choose` where it made the pool)
 
     def answer(self, check: Check) -> CheckRecord | None:
         """The check's record when it needs no run: why it cannot run here, or its cached verdict."""
@@ -223,6 +256,8 @@ class Verifier:
             return known
         key = self.key(check)
         python = self.interpreter(check) or Path(sys.executable)
+        from errorkb.verify.run import run_check
+
         run = self.pool.run(check, self.timeout, python) if self.pool else \
             run_check(check, self.library, self.timeout, python, self.sandbox)
         verdict = judge(check, run, self.runtime)
@@ -257,14 +292,14 @@ def verify(project: Project, loaded: list[LoadedEntry], *, ids: list[str] | None
     if on_start:
         on_start(len(checks))
     verifier = Verifier(project, targets, isolation=isolation, cache_dir=cache_dir, timeout=timeout,
-                        preload=library_imports(checks, project.library.name), upstream=upstream, sandbox=sandbox,
-                        trust=trust)
+                        upstream=upstream, sandbox=sandbox, trust=trust)
     try:
         # Checks answered without a run (not runnable here, or a cached verdict) first: only the rest
         # need the sandbox and a zygote, chosen and started (in parallel) before the first of them runs.
         answers = [verifier.answer_safely(check) for check in checks]
         to_run = [check for check, answer in zip(checks, answers, strict=True) if answer is None]
-        if to_run:
+        if to_run:  # what the snippets that will run import, preloaded (a cached run parses none of them)
+            verifier.preload(library_imports(to_run, project.library.name))
             verifier.warm(to_run)
 
         def one(number: int) -> CheckRecord:

@@ -13,6 +13,7 @@ default. Every verdict carries a `Code`; the reason is for people only.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from errorkb.core.entry import Wording
 from errorkb.core.message import MessageTemplate
@@ -29,7 +30,9 @@ from errorkb.verify.records import (
     Verdict,
     not_run,
 )
-from errorkb.verify.run import Run
+
+if TYPE_CHECKING:
+    from errorkb.verify.run import Run
 
 CRASH_SIGNALS = {"SIGSEGV", "SIGBUS", "SIGILL", "SIGFPE", "SIGABRT"}
 

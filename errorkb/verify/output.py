@@ -8,7 +8,6 @@ names the checks whose outcome changed since the previous report: unexpected fai
 
 from __future__ import annotations
 
-import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from errorkb.core.logsafe import log_safe
@@ -116,6 +115,8 @@ def summary_lines(fresh: Report, previous: Report | None, report_path: str) -> l
 
 def junit_xml(report: Report) -> bytes:
     """One <testsuite> per target-device, one <testcase> per check; not run → <skipped>."""
+    import xml.etree.ElementTree as ET  # for --junit only: a plain run does not load the XML writer
+
     suites = ET.Element("testsuites", name="errorkb verify")
     by_suite: dict[str, list[CheckRecord]] = {}
     for record in report.checks:

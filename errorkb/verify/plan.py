@@ -8,8 +8,10 @@ bytes that never ran.
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
-from dataclasses import dataclass
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from errorkb.core.entry import Entry, GuardExpectation
@@ -41,7 +43,14 @@ class Check:
     module: str  # import path of the module that defines source.function
     release: str | None = None  # the library release the check runs against (None: whatever is installed)
     others: tuple[Claim, ...] = ()  # the other entries' own errors (see `Claim`)
-    unallowed: tuple[str, ...] = ()  # 'file:line: primitive (code)' the snippet or a module beside it uses unallowed
+    lint: SnippetLint | None = field(default=None, compare=False)  # finds `unallowed`, when the check is judged
+
+    @functools.cached_property
+    def unallowed(self) -> tuple[str, ...]:
+        """'file:line: primitive (code)' the snippet or a module beside it uses unallowed. Read by the
+        judge of a check that ran: one answered from the cache was judged under a key that covers the
+        snippet folder, the entry and the lint's own code, so a cached run lints nothing."""
+        return self.lint.findings() if self.lint is not None else ()
 
     @property
     def role(self) -> Role:
@@ -58,6 +67,35 @@ class Check:
     @property
     def guard(self) -> GuardExpectation | None:
         return self.entry.guard(self.role)
+
+
+class EntryLint:
+    """What the allow-list finds in the modules beside an entry's snippets, found once, on first use."""
+
+    def __init__(self, project: Project, entry: Entry, folder: Path, beside: AbstractSet[str]):
+        self.project, self.entry, self.folder, self.beside = project, entry, folder, beside
+
+    @functools.cached_property
+    def in_helpers(self) -> list[str]:
+        shared = [allowed.primitive for allowed in self.entry.allow]
+        files = [file for _, file in self.entry.snippet_files()]
+        return [_said(self.project, path, finding) for path in helpers(self.folder, files)
+                for finding in unallowed(_text(path), self.entry.exception, shared, self.beside)]
+
+
+@dataclass(frozen=True)
+class SnippetLint:
+    """What the allow-list finds in one snippet (the bytes the check runs) and beside it (`EntryLint`)."""
+
+    entry: EntryLint
+    path: Path
+    text: str
+    allowed: tuple[str, ...]
+
+    def findings(self) -> tuple[str, ...]:
+        own = [_said(self.entry.project, self.path, finding)
+               for finding in unallowed(self.text, self.entry.entry.exception, self.allowed, self.entry.beside)]
+        return tuple(own + self.entry.in_helpers)
 
 
 class UnreadableSnippet(Exception):
@@ -92,11 +130,7 @@ def plan(loaded: list[LoadedEntry], project: Project, targets: list[str], device
             continue
         module = source_module(entry, project.library)
         folder = project.snippets / entry.id
-        beside = modules | local_modules(folder)
-        shared = [allowed.primitive for allowed in entry.allow]
-        files = [file for _, file in entry.snippet_files()]
-        in_helpers = [_said(project, path, finding) for path in helpers(folder, files)
-                      for finding in unallowed(_text(path), entry.exception, shared, beside)]
+        lint = EntryLint(project, entry, folder, modules | local_modules(folder))
         for role, file in entry.snippet_files():
             if kinds and role.kind not in kinds:
                 continue
@@ -105,10 +139,8 @@ def plan(loaded: list[LoadedEntry], project: Project, targets: list[str], device
                 snippet = read_snippet(path, role, file)
             except OSError as error:
                 raise UnreadableSnippet(f"{project.rel(path)}: {error.strerror or error}") from None
-            allowed = [allowance.primitive for allowance in entry.allowances(role)]
-            text = snippet.data.decode("utf-8", errors="replace")
-            flagged = tuple([_said(project, path, finding)
-                             for finding in unallowed(text, entry.exception, allowed, beside)] + in_helpers)
+            allowed = tuple(allowance.primitive for allowance in entry.allowances(role))
+            flagged = SnippetLint(lint, path, snippet.data.decode("utf-8", errors="replace"), allowed)
             for target in targets:
                 for device in devices:
                     release = check_release(entry, target, project.library, upstream)

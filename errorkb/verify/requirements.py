@@ -7,12 +7,14 @@ An unmet requirement makes a check "not run" with the reason, never a failure an
 from __future__ import annotations
 
 import importlib.metadata
-
-from packaging.requirements import Requirement
+from typing import TYPE_CHECKING
 
 from errorkb.core.entry import Entry
 from errorkb.core.snippets import Role
 from errorkb.plugs import Runtime
+
+if TYPE_CHECKING:
+    from packaging.requirements import Requirement
 
 
 def unmet(entry: Entry, role: Role, device: str, runtime: Runtime, path: list[str] | None = None) -> str | None:
@@ -25,18 +27,26 @@ def unmet(entry: Entry, role: Role, device: str, runtime: Runtime, path: list[st
     if build is not None and runtime.build() != build:
         return f"needs a {build} build of {runtime.name} (this one is a {runtime.build()} build)"
     for text in requires:
-        requirement = Requirement(text)
+        requirement = _parsed(text)
         installed = _version(requirement.name, path)
         if installed is None:
             return f"needs {text} (not installed)"
         if requirement.specifier and not requirement.specifier.contains(installed, prereleases=True):
             return f"needs {text} (installed: {installed})"
     for text in without:
-        requirement = Requirement(text)
+        requirement = _parsed(text)
         installed = _version(requirement.name, path)
         if installed is not None and (not requirement.specifier or requirement.specifier.contains(installed)):
             return f"needs {requirement.name} to be absent (installed: {installed})"
     return None
+
+
+def _parsed(text: str) -> Requirement:
+    """`text` as a requirement; packaging's parser is imported by the entries that declare needs only
+    (a cached run answers the others without it)."""
+    from packaging.requirements import Requirement
+
+    return Requirement(text)
 
 
 def _version(distribution: str, path: list[str] | None = None) -> str | None:

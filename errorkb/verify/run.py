@@ -23,7 +23,6 @@ import tempfile
 import threading
 import time
 from dataclasses import dataclass
-from enum import StrEnum
 from pathlib import Path
 
 from errorkb.core.project import LibraryProfile
@@ -31,6 +30,7 @@ from errorkb.plugs import runtime_for
 from errorkb.verify.inside import jail
 from errorkb.verify.inside.seal import read_key
 from errorkb.verify.inside.spec import ApiSpec, CheckSpec, LibrarySpec
+from errorkb.verify.modes import Isolation as Isolation
 from errorkb.verify.plan import Check
 from errorkb.verify.records import Observation
 from errorkb.verify.sandbox import Sandbox, exit_status
@@ -38,11 +38,6 @@ from errorkb.verify.stream import MAX_STREAM, read_stream
 
 OUTPUT_CAP = 1 << 20  # bytes a snippet may print
 MEMORY_LIMIT = 8 << 30  # address space of a CPU check
-
-
-class Isolation(StrEnum):
-    FORK = "fork"  # forked from a warm interpreter (the default; milliseconds per check)
-    SUBPROCESS = "subprocess"  # a new interpreter per check
 
 
 @dataclass

@@ -56,6 +56,7 @@ from typing import Any
 from errorkb.plugs import Runtime
 from errorkb.verify.inside.jail import TASKS_ENV
 from errorkb.verify.inside.library import package_dirs
+from errorkb.verify.modes import SandboxUnavailable as SandboxUnavailable
 
 MODES = ("auto", "require", "off")
 LABEL = "bwrap"
@@ -72,10 +73,6 @@ _ENV_SECRETS = ("TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "_KEY", "
 _PACKAGE = Path(__file__).resolve().parents[1]  # the errorkb package the harness runs
 _IMPORT = "/run/errorkb/import"  # inside: a folder that holds that package and nothing else
 _TASKS = "/run/errorkb/tasks"  # inside: the pids cgroup the zygote makes each check's in (harness as root)
-
-
-class SandboxUnavailable(RuntimeError):
-    """`--sandbox require` on a machine where the sandbox cannot be created; the message says why."""
 
 
 # -- the harness side: which sandbox, and the bwrap command line ---------------------------------
@@ -191,16 +188,38 @@ def choose(mode: str, read_only: list[Path], hidden: list[Path], *, warn: Any = 
         return None
     reason = probe()
     if reason is None:
-        return Sandbox(shutil.which("bwrap") or "bwrap", runtime_paths(read_only, packages),
-                       tuple(str(path) for path in hidden if path.is_dir()), runtime=runtime,
-                       env_prefixes=(*env_prefixes, *(runtime.env_prefixes if runtime else ())),
-                       private=tuple(os.path.realpath(path) for path in private))
+        return _sandbox(shutil.which("bwrap") or "bwrap", read_only, hidden, runtime, packages, env_prefixes, private)
     if mode == "require":
         raise SandboxUnavailable(reason)
     say(f"errorkb: WARNING: verifying WITHOUT a sandbox: {reason}. Snippets run with your permissions: they "
         "can write the project, the verdict cache and reports/, and reach the network. Reports record "
         "isolation 'fork' or 'subprocess' instead of '+bwrap'. CI uses --sandbox require.")
     return None
+
+
+def candidate(mode: str, read_only: list[Path], hidden: list[Path], *, runtime: Runtime | None = None,
+              packages: tuple[str, ...] = (), env_prefixes: tuple[str, ...] = (),
+              private: Sequence[Path] = ()) -> Sandbox | None:
+    """The sandbox `choose` returns where the probe passes, without running the probe; None for `off`
+    or where it surely cannot be made (no bwrap; as root, no pids cgroup).
+
+    For a warm zygote to start importing the runtime in it while the probe runs (the probe costs a
+    bwrap and an interpreter): the harness sends a zygote no check before `choose` said yes, and
+    ends it if `choose` says anything else, so no snippet ever runs in a sandbox the probe did not pass.
+    """
+    if mode not in MODES:
+        raise ValueError(f"unknown sandbox mode {mode!r}; known: {', '.join(MODES)}")
+    bwrap = shutil.which("bwrap")
+    if mode == "off" or bwrap is None or (os.geteuid() == 0 and task_groups().problem() is not None):
+        return None
+    return _sandbox(bwrap, read_only, hidden, runtime, packages, env_prefixes, private)
+
+
+def _sandbox(bwrap: str, read_only: list[Path], hidden: list[Path], runtime: Runtime | None,
+             packages: tuple[str, ...], env_prefixes: tuple[str, ...], private: Sequence[Path]) -> Sandbox:
+    return Sandbox(bwrap, runtime_paths(read_only, packages), tuple(str(path) for path in hidden if path.is_dir()),
+                   runtime=runtime, env_prefixes=(*env_prefixes, *(runtime.env_prefixes if runtime else ())),
+                   private=tuple(os.path.realpath(path) for path in private))
 
 
 def _warn(message: str) -> None:
