@@ -3,20 +3,21 @@
 
 For each size (default 100 and 1,000 entries of the synthetic knowledge base of
 `benchmarks/site_build.py`), in one process, as `mkdocs serve` does it (the plugin kept across
-builds, a fresh configuration per build, `build(config, serve_url=...)`):
+builds, a fresh configuration per build, `build(config, serve_url=..., dirty=True)` as
+scripts/serve.sh's `mkdocs serve --dirty`; `--no-dirty`: as plain `mkdocs serve`):
 
 - a first build (everything made; not timed against anything);
 - then, each save in turn, the incremental rebuild that follows it: an entry's prose, one of its
   snippets, its title (which the lists show), and its record in the report, the changed entry's
   page checked to show the change;
-- then the same rebuild with the plugin making everything (as it did before, and as `mkdocs
+- then the same rebuild with the plugin making and MkDocs writing everything (as it did before, and as `mkdocs
   build` does), the ratio beside each row.
 
 Goal: the incremental rebuild under 1 s at 100 entries and under 2 s at 1,000 (wall clock: what
 the author waits; CPU time beside it, since this machine is shared). The file watcher's own
 delay before the rebuild starts is not included.
 
-    .venv/bin/python benchmarks/live_authoring.py [--entries 100 1000] [--repeat 3]
+    .venv/bin/python benchmarks/live_authoring.py [--entries 100 1000] [--repeat 3] [--no-dirty]
 """
 
 from __future__ import annotations
@@ -48,9 +49,13 @@ def make_site(folder: Path, entries: int) -> Path:
     return config
 
 
+DIRTY = True  # as scripts/serve.sh runs it: `mkdocs serve --dirty`
+
+
 def build(config_file: Path, site_dir: Path, command: str) -> tuple[float, float]:
     """One rebuild as `mkdocs serve` runs it (`command`: "serve" keeps what the plugin made last
-    time; "build" makes everything). Returns (wall, CPU) seconds."""
+    time, and writes only what changed with `--dirty`; "build" makes and writes everything).
+    Returns (wall, CPU) seconds."""
     from mkdocs.commands.build import build as mkdocs_build
     from mkdocs.config import load_config
 
@@ -58,14 +63,14 @@ def build(config_file: Path, site_dir: Path, command: str) -> tuple[float, float
     config = load_config(str(config_file), site_dir=str(site_dir))
     if command == "build":
         config.plugins.on_startup(command="build", dirty=False)
-    mkdocs_build(config, serve_url="http://127.0.0.1:8000/")
+    mkdocs_build(config, serve_url="http://127.0.0.1:8000/", dirty=DIRTY and command == "serve")
     return time.perf_counter() - start, time.process_time() - cpu
 
 
 def start_serving(config_file: Path) -> None:
     from mkdocs.config import load_config
 
-    load_config(str(config_file)).plugins.on_startup(command="serve", dirty=False)
+    load_config(str(config_file)).plugins.on_startup(command="serve", dirty=DIRTY)
 
 
 def saves(folder: Path, index: int) -> list[tuple[str, Callable[[int], str]]]:
@@ -112,7 +117,7 @@ def measure(entries: int, repeat: int) -> tuple[list[tuple[str, list[tuple[float
         site_dir = folder / "site"
         start_serving(config)
         first = build(config, site_dir, "serve")
-        print(f"\n{entries} entries: first build {first[0]:.1f} s wall, {first[1]:.1f} s CPU "
+        print(f"\n{entries} entries, mkdocs serve{' --dirty' if DIRTY else ''}: first build {first[0]:.1f} s wall, {first[1]:.1f} s CPU "
               f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
         page = site_dir / "errors" / "transformers" / ENTRY.format(entries // 2) / "index.html"
         rows, n = [], 0
@@ -139,7 +144,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--entries", type=int, nargs="+", default=[100, 1000])
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--no-dirty", action="store_true", help="serve without --dirty (the site folder emptied and "
+                        "written again on every rebuild)")
     args = parser.parse_args()
+    global DIRTY
+    DIRTY = not args.no_dirty
     logging.getLogger("mkdocs").setLevel(logging.ERROR)
     goals = {100: 1.0, 1000: 2.0}
     for entries in args.entries:

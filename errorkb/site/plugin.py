@@ -29,6 +29,10 @@
   `live.Sources`; a page whose Markdown and site are unchanged takes the last build's HTML, final
   file and search sections (`live.Pages`: `BudgetedPage.render`, `on_page_content`, `on_env`,
   `on_post_page`, `on_post_build`). `mkdocs build` always makes everything.
+- Under `mkdocs serve --dirty` (scripts/serve.sh), MkDocs keeps the site folder and writes only
+  what `File.is_modified()` says changed; the plugin's files (`LiveFile`) answer it through
+  `live.Dirty`, so an unchanged entry page is neither built nor written again, and files no
+  longer published are deleted (`on_post_build`).
 """
 
 from __future__ import annotations
@@ -77,6 +81,7 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
     _sources: live.Sources | None = None  # under `mkdocs serve` only
     _pages: live.Pages | None = None
     _compiled: live.Compiled | None = None
+    _dirty: live.Dirty | None = None  # under `mkdocs serve --dirty` only
     _site_key: str = ""
     _order: list[str] = []
 
@@ -87,6 +92,9 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
         self._sources = live.Sources() if serving else None
         self._pages = live.Pages() if serving else None
         self._compiled = live.Compiled() if serving else None
+        self._dirty = live.Dirty() if serving and dirty else None
+        if self._dirty is not None:  # under --strict, MkDocs' warning would abort every rebuild
+            logging.getLogger("mkdocs.commands.build").addFilter(_not_the_dirty_warning)
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         if config.nav is not None:
@@ -141,6 +149,9 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
             theme = [Path(folder) for folder in config.theme.dirs if Path(folder).is_relative_to(project.root)]
             key = live.site_key(Path(config.config_file_path), docs, theme, {one.path for one in generated})
             self._site_key = hashlib.sha256(repr(key).encode()).hexdigest()
+        if self._dirty is not None:
+            self._dirty.start()
+            _forget_search_index(config)
         titles = _nav_titles(config.nav)
         rehearsals = {one.key: one for one in budget.rehearsals(project, loaded, pages, generated, parts=False)}
         parts = lambda rehearsal: budget.with_parts(rehearsal, project, loaded, pages)  # noqa: E731 - only on failure
@@ -149,8 +160,11 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
                 log.debug(f"errorkb: {one.path} exists in docs/; not generating it")
                 continue
             is_entry = one.source is not None
-            file = File.generated(config, one.path, content=one.content,
-                                  inclusion=InclusionLevel.NOT_IN_NAV if is_entry else InclusionLevel.UNDEFINED)
+            file = LiveFile.generated(config, one.path, content=one.content,
+                                      inclusion=InclusionLevel.NOT_IN_NAV if is_entry else InclusionLevel.UNDEFINED)
+            assert isinstance(file, LiveFile)  # `File.generated` makes its class's
+            if self._dirty is not None and self._pages is not None:
+                file.live = (self._dirty, self._pages)
             if one.source is not None:  # the edit button opens the YAML, not a generated page
                 source = resolved(project.root / one.source)
                 file.edit_uri = source.relative_to(docs).as_posix() if source.is_relative_to(docs) else None
@@ -160,6 +174,10 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
                 page = BudgetedPage(titles.get(one.path), file, config, project, rehearsals[one.path], parts)
                 if self._pages is not None:
                     page.reuse_from(self._pages, self._site_key)
+        if self._dirty is not None:  # a hand-written page is built again on every build: no last output
+            for file in files.documentation_pages():
+                if not isinstance(file, LiveFile):
+                    Path(file.abs_dest_path).unlink(missing_ok=True)
         return files
 
     def on_page_markdown(self, markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
@@ -189,6 +207,9 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
             reused: list[jinja2.BaseLoader] = [jinja2.DictLoader({REUSED_TEMPLATE: ""})]
             env.loader = jinja2.ChoiceLoader(reused + ([env.loader] if env.loader else []))
             env.bytecode_cache = self._compiled
+        if self._dirty is not None:
+            self._dirty.building = True  # every page is read: from now on MkDocs writes
+            self._published = {file.abs_dest_path for file in files}
         return env
 
     @event_priority(-100)  # the final file, after every other plugin's changes
@@ -208,6 +229,10 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
         if self._pages is not None and index.is_file():  # keeps the fresh pages' sections for the next build
             index.write_text(self._pages.search_index(index.read_text(encoding="utf-8"), self._order),
                              encoding="utf-8")
+        if self._dirty is not None:
+            site_dir = Path(os.path.abspath(config.site_dir))
+            for path in self._dirty.remove_stale(getattr(self, "_published", set()), site_dir):
+                log.debug(f"errorkb: {path} is no longer published; deleted")
 
     def on_serve(self, server: LiveReloadServer, config: MkDocsConfig, builder: Callable[..., Any]) -> LiveReloadServer:
         project = self._project(config)
@@ -216,6 +241,19 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
                 if folder.is_dir():
                     server.watch(str(folder))
         return server
+
+
+class LiveFile(File):
+    """A file the plugin generates. Under `mkdocs serve --dirty` (`live`), whether MkDocs must
+    write it is `live.Dirty`'s answer: MkDocs' own (modification times) is always yes for a
+    generated file."""
+
+    live: tuple[live.Dirty, live.Pages] | None = None
+
+    def is_modified(self) -> bool:
+        if self.live is None:
+            return super().is_modified()
+        return self.live[0].modified(self, self.live[1])
 
 
 class BudgetedPage(Page):
@@ -269,6 +307,23 @@ class BudgetedPage(Page):
                 return
         self.markdown, self.meta = get_data(site.bare_problems_page(problem))
         super().render(config, files)
+
+
+def _not_the_dirty_warning(record: logging.LogRecord) -> bool:
+    """MkDocs warns on every dirty build that its navigation and links may be inaccurate: true of
+    MkDocs' own choice (modification times), not of the plugin's pages (`live.Dirty` builds a page
+    again whenever its Markdown or the site around it changed, and every hand-written page)."""
+    return not record.getMessage().startswith("A 'dirty' build is being performed")
+
+
+def _forget_search_index(config: MkDocsConfig) -> None:
+    """Material's search, in a dirty build, merges the last index with the first page it indexed
+    again (one page per rebuild, it assumes); the plugin puts every reused page's sections back
+    itself (`live.Pages.search_index`), so the index Material writes must be this build's only."""
+    for name in ("material/search", "search"):
+        plugin = config.plugins.get(name)
+        if plugin is not None and hasattr(plugin, "search_index_prev"):
+            plugin.search_index_prev = None
 
 
 def _regular(path: str) -> bool:

@@ -31,20 +31,29 @@ def kb(tmp_path) -> Path:
     return root
 
 
-@pytest.fixture
-def serving():
-    """Builds in this process as `mkdocs serve` makes them: one plugin kept across builds."""
+@pytest.fixture(params=[False, True], ids=["serve", "serve-dirty"])
+def serving(request):
+    """Builds in this process as `mkdocs serve` makes them: one plugin kept across builds; with
+    `--dirty` (scripts/serve.sh) the site folder kept too, MkDocs writing only what changed.
+    `command="build"`: a build from scratch, into its own folder."""
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
 
     logging.getLogger("mkdocs").setLevel(logging.ERROR)
     configs = []
 
-    def build_site(root: Path, site_dir: Path, command: str | None = None):
-        config = load_config(str(root / "mkdocs.yml"), site_dir=str(site_dir))
+    dirty = request.param
+    mode = {"dirty": False}
+
+    def build_site(root: Path, site_dir: Path, command: str | None = None, **options):
+        config = load_config(str(root / "mkdocs.yml"), site_dir=str(site_dir), **options)
         if command:
-            config.plugins.on_startup(command=command, dirty=False)
-        build(config, serve_url="http://127.0.0.1:8000/")
+            mode["dirty"] = dirty and command == "serve"
+            config.plugins.on_startup(command=command, dirty=mode["dirty"])
+            # as a new process: Material's search (kept by MkDocs, as this plugin) holds the index of
+            # the last dirty build, and merges it into the next
+            config.plugins["material/search"].search_index_prev = None
+        build(config, serve_url="http://127.0.0.1:8000/", dirty=mode["dirty"])
         configs.append(config)
         return config.plugins["errorkb"]
 
@@ -194,3 +203,34 @@ def test_sources_reload_only_the_changed_file_and_give_what_site_files_gives(kb)
     _, scratch = site.site_files(project, load_project_entries(project, site.reserved_ids()),
                                  read_reports(project.reports, ["cpu", "cuda"])[0])
     assert made == scratch
+
+
+def test_a_dirty_rebuild_writes_only_what_changed(kb, tmp_path, serving, caplog):
+    """Under `mkdocs serve --dirty` the plugin's unchanged pages and files are not written again:
+    after a prose save, the changed entry's page and its JSON are (the page naming it shows its
+    title only: remade by the plugin, the same Markdown, so not written)."""
+    served = tmp_path / "served"
+    plugin = serving(kb, served, "serve")
+    if plugin._dirty is None:
+        pytest.skip("a clean `mkdocs serve` writes everything")
+    edit_prose(kb)
+    caplog.set_level(logging.WARNING, logger="mkdocs.commands.build")
+    serving(kb, served, strict=True)  # MkDocs' warning that a dirty build may be inaccurate would abort it
+    written = set(plugin._dirty.written)
+    assert {f"errors/transformers/{CHANGED}.md", f"api/errors/{CHANGED}.json"} <= written
+    for unchanged in (NAMING, UNRELATED):
+        assert f"errors/transformers/{unchanged}.md" not in written
+    assert f"api/errors/{UNRELATED}.json" not in written
+    assert not written & {"api/schema/entry.json", "assets/errorkb/lookup.js", "coverage.md"}
+
+
+def test_an_entry_removed_leaves_no_page_behind(kb, tmp_path, serving):
+    served = tmp_path / "served"
+    serving(kb, served, "serve")
+    (kb / "docs" / "errors" / "transformers" / f"{UNRELATED}.yml").unlink()
+    serving(kb, served)
+    assert not (served / "errors" / "transformers" / UNRELATED).exists()
+    assert not (served / "api" / "errors" / f"{UNRELATED}.json").exists()
+    scratch = tmp_path / "scratch"
+    serving(kb, scratch, "build")
+    assert tree(served) == tree(scratch)

@@ -50,7 +50,9 @@ def served(project, tmp_path):
     log_path = tmp_path / "serve.log"
     with open(log_path, "w") as log:
         process = subprocess.Popen(
-            [sys.executable, "-m", "mkdocs", "serve", "--livereload", "-a", f"127.0.0.1:{port}",
+            # --dirty as scripts/serve.sh (the README's first command) runs it; plain `mkdocs serve`
+            # builds the same pages (tests/site/test_live.py holds both to a build from scratch)
+            [sys.executable, "-m", "mkdocs", "serve", "--livereload", "--dirty", "-a", f"127.0.0.1:{port}",
              "-f", str(project / "mkdocs.yml")], stdout=log, stderr=subprocess.STDOUT, cwd=project,
             env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
     base = f"http://127.0.0.1:{port}/"
