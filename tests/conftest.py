@@ -112,6 +112,13 @@ EXPENSIVE_GROUPS = (  # (fixture, group); a test joins the first one it uses
 )
 
 
+# pytest-timeout's limit (600 s, pyproject) covers a test's fixtures too, so the first test of an
+# expensive group also pays for its session fixture: the knowledge base's whole verification took
+# over 600 s in a fresh-clone run with the other worker's adversarial run beside it, and all four of
+# its tests errored. Every test of an expensive group gets this limit unless it sets its own.
+SETUP_TIMEOUT = 3600
+
+
 def xdist_group(item: pytest.Item) -> str:
     """The group `item` runs in: its expensive fixture's, or its module's."""
     fixtures = set(getattr(item, "fixturenames", ()))
@@ -145,6 +152,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         for marker in _tier_markers(item):
             item.add_marker(marker)
+        if _group_order(xdist_group(item)) < len(EXPENSIVE_GROUPS) and item.get_closest_marker("timeout") is None:
+            item.add_marker(pytest.mark.timeout(SETUP_TIMEOUT))
     if hasattr(config, "workerinput"):  # a worker of `-n`: every worker collects, in the same order
         groups = {item.nodeid: xdist_group(item) for item in items}
         for item in items:

@@ -237,3 +237,16 @@ def test_docs_ci_describes_the_matrix_jobs_as_the_workflow_runs_them():
         assert any(line in run for job in ("matrix", "matrix-merge") for run in step_runs(job)), line
     for job in workflow()["jobs"]:
         assert f"| `{job}`" in docs, job
+
+
+def test_every_test_of_an_expensive_group_may_set_up_its_session_fixture(request):
+    """The first test of an expensive group pays for its session fixture (the knowledge base's
+    verification, an adversarial run, a site build): pytest-timeout's default limit must not cut it."""
+    from tests.conftest import EXPENSIVE_GROUPS, SETUP_TIMEOUT, _group_order, xdist_group
+
+    expensive = [item for item in request.session.items if _group_order(xdist_group(item)) < len(EXPENSIVE_GROUPS)]
+    if not expensive:
+        pytest.skip("no test of an expensive group is collected in this run")
+    short = [item.nodeid for item in expensive
+             if (marker := item.get_closest_marker("timeout")) is None or marker.args[0] < SETUP_TIMEOUT]
+    assert short == []
