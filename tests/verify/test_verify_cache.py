@@ -302,6 +302,7 @@ def test_a_run_answered_from_the_cache_neither_probes_the_sandbox_nor_starts_a_z
     def refuse(*args, **kwargs):
         raise AssertionError("the sandbox was probed or a zygote started for a run the cache answers")
 
+    real_init = pool.WorkerPool.__init__
     monkeypatch.setattr(sandbox, "probe", refuse)
     monkeypatch.setattr(pool.WorkerPool, "__init__", refuse)
     assert main([*command, "--sandbox", "require"]) == 0
@@ -310,8 +311,11 @@ def test_a_run_answered_from_the_cache_neither_probes_the_sandbox_nor_starts_a_z
     assert report["run"]["isolation"] == "fork (no check ran)"
     (root / "snippets" / "good-head-dim" / "after.py").write_text(
         (root / "snippets" / "good-head-dim" / "after.py").read_text() + "\n# changed\n")
+    # One check must run now: the sandbox is asked for. Zygotes may start in the unprobed sandbox
+    # while the probe runs (engine.Verifier._choose); they get no check, and end when it fails.
+    monkeypatch.setattr(pool.WorkerPool, "__init__", real_init)
     monkeypatch.setattr(sandbox, "probe", lambda: "bubblewrap is not installed (made up)")
-    assert main([*command, "--sandbox", "require"]) == 2  # one check must run now: the sandbox is asked for
+    assert main([*command, "--sandbox", "require"]) == 2  # refused: nothing runs outside the sandbox
 
 
 def test_a_check_the_harness_cannot_answer_for_fails_alone_and_never_runs(tmp_path, monkeypatch):
