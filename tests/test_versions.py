@@ -452,3 +452,29 @@ def test_a_raise_line_found_earlier_is_kept_while_its_expectation_and_verdict_ho
                     {entry.id: kept.model_copy(update={"before": _verdicts("fail", reason="other")})}):
         (result,) = collect([entry], "5.0.0", [record], index, digests, changed)
         assert result.line is None and read.pop() == entry.source.path
+
+
+def test_an_environment_that_times_out_is_reported_and_built_again_next_time(two_entries, monkeypatch, capsys):
+    """A pip step past its limit (a busy machine, a slow index) is a failed release with the reason,
+    never a traceback, and not remembered as failed: the next run builds it again."""
+    import subprocess
+
+    from errorkb.verify import matrix
+
+    project = load_project(two_entries)
+
+    def slow(step, **kwargs):
+        if "install" in step:
+            raise subprocess.TimeoutExpired(step, kwargs.get("timeout"))
+        (Path(step[-1]) / "lib" / "python3.11" / "site-packages").mkdir(parents=True, exist_ok=True)  # the venv
+        return subprocess.CompletedProcess(step, 0, "", "")
+
+    monkeypatch.setattr(matrix.subprocess, "run", slow)
+    env = matrix.ensure_env(project, "4.40.2")
+    assert env.python is None and "timed out after 900 s" in (env.error or "")
+    folder = matrix.matrix_env(project, "4.40.2")
+    assert not (folder / ".errorkb-failed").exists() and not (folder / ".errorkb-ready").exists()
+
+    assert main(["--root", str(two_entries), "matrix", "--environments-only", "--release", "4.40.2"]) == 1
+    out = capsys.readouterr()
+    assert "Traceback" not in out.out + out.err and "4.40.2" in out.out + out.err

@@ -128,13 +128,21 @@ def ensure_env(project: Project, release: str, *, rebuild: bool = False) -> Env:
             site = next(folder.glob("lib/python*/site-packages"))
             (site / "_errorkb_base.pth").write_text(sysconfig.get_paths()["purelib"] + "\n", encoding="utf-8")
             continue
-        done = subprocess.run(step, capture_output=True, text=True, timeout=900)
+        try:
+            done = subprocess.run(step, capture_output=True, text=True, timeout=900)
+        except subprocess.TimeoutExpired:  # a busy machine or a slow index: not remembered, built again next time
+            return Env(release, None, f"set-up timed out after 900 s: {' '.join(step[-2:])}; run the command again "
+                                      f"(or with --rebuild) when the machine or the package index is less busy")
         if done.returncode != 0:
             return _failed(failed, release, f"set-up failed: {' '.join(step[-2:])}: "
                                             f"{(done.stderr or done.stdout).strip()[-500:]}")
     probe = (f"import importlib.metadata, {library.name}, sys; "
              f"print(importlib.metadata.version({library.dist!r})); print({library.name}.__file__)")
-    done = subprocess.run([str(python), "-c", probe], capture_output=True, text=True, timeout=300)
+    try:
+        done = subprocess.run([str(python), "-c", probe], capture_output=True, text=True, timeout=300)
+    except subprocess.TimeoutExpired:
+        return Env(release, None, f"importing {wanted} timed out after 300 s; run the command again when the "
+                                  f"machine is less busy")
     lines = done.stdout.strip().splitlines()
     if done.returncode != 0 or len(lines) < 2 or lines[-2] != release or not lines[-1].startswith(str(folder)):
         return _failed(failed, release, f"{wanted} does not import here: "
