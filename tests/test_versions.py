@@ -478,3 +478,17 @@ def test_an_environment_that_times_out_is_reported_and_built_again_next_time(two
     assert main(["--root", str(two_entries), "matrix", "--environments-only", "--release", "4.40.2"]) == 1
     out = capsys.readouterr()
     assert "Traceback" not in out.out + out.err and "4.40.2" in out.out + out.err
+
+
+def test_a_remembered_failure_says_how_to_try_again(two_entries):
+    """A failed set-up is remembered (a release that cannot install is not retried on every run), but
+    the failure may have been the network's: the message says where it is kept and how to retry."""
+    from errorkb.verify import matrix
+
+    project = load_project(two_entries)
+    folder = matrix.matrix_env(project, "4.43.4")
+    folder.mkdir(parents=True)
+    (folder / ".errorkb-failed").write_text("set-up failed: Connection reset by peer", encoding="utf-8")
+    env = matrix.ensure_env(project, "4.43.4")
+    assert env.python is None and "Connection reset by peer" in (env.error or "")
+    assert "--rebuild --release 4.43.4" in (env.error or "")

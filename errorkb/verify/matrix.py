@@ -104,8 +104,9 @@ def ensure_env(project: Project, release: str, *, rebuild: bool = False) -> Env:
     ready, failed = folder / ".errorkb-ready", folder / ".errorkb-failed"
     if not rebuild and ready.is_file() and python.exists():
         return Env(release, python)
-    if not rebuild and failed.is_file():
-        return Env(release, None, failed.read_text(encoding="utf-8"))
+    if not rebuild and failed.is_file():  # remembered, so a release that cannot install is not retried each run
+        return Env(release, None, f"{failed.read_text(encoding='utf-8')}\n(remembered from an earlier run in "
+                                  f"{failed}; `errorkb matrix --rebuild --release {release}` tries again)")
     folder.mkdir(parents=True, exist_ok=True)
     ready.unlink(missing_ok=True)
     failed.unlink(missing_ok=True)
