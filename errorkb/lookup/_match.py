@@ -253,8 +253,9 @@ class Lookup:
         for one in known:
             self._known.append(one)
             for index, wording in enumerate(one.wordings):
+                source = strip(plain_quotes(wording.message))
                 try:
-                    template = MessageTemplate.parse(strip(plain_quotes(wording.message)))
+                    template = MessageTemplate.parse(source)
                 except TemplateSyntaxError as error:
                     self.ignored.append((one.id, f"wording {index}: {error}"))
                     continue
@@ -262,10 +263,11 @@ class Lookup:
                 if reason:
                     self.ignored.append((one.id, f"wording {index}: {reason}"))
                     continue
-                pieces = tuple(sorted({p for p in template.pieces if p}, key=len, reverse=True))
-                typed = any(_type(one.diagnosis, slot) != "any" for slot in template.slots)
-                self._items.append(_Template(one, index, template, pieces, sum(len(p) for p in template.pieces),
-                                             typed, _context(template)))
+                for variant in (template, *_capitalised(source)):
+                    pieces = tuple(sorted({p for p in variant.pieces if p}, key=len, reverse=True))
+                    typed = any(_type(one.diagnosis, slot) != "any" for slot in variant.slots)
+                    self._items.append(_Template(one, index, variant, pieces, sum(len(p) for p in variant.pieces),
+                                                 typed, _context(variant)))
 
     def __len__(self) -> int:
         return len(self._known)
@@ -398,6 +400,17 @@ class Lookup:
     def _defines(self, value: str) -> bool:
         """Whether the library defines the class a `user` value names (its first dotted part)."""
         return fnv1a(value.split(".", 1)[0]) in self.classes
+
+
+def _capitalised(source: str) -> tuple[MessageTemplate, ...]:
+    """A wording that starts with a lowercase letter (Python's own messages do: `cannot import name
+    ...`, `too many values ...`) as a title or a sentence writes it, that letter capitalised (`Cannot
+    import name ...`): the same message, so matched and graded as the wording itself (its words still
+    confirm only what they confirm in lowercase). Python never capitalises it, so this only reads what
+    people retyped; no other letter's case is ever ignored."""
+    if not source or source[0] not in rules.LOWER_FIRST:
+        return ()
+    return (MessageTemplate.parse(source[0].upper() + source[1:]),)
 
 
 def _framed_first(matches: list[Match]) -> list[Match]:

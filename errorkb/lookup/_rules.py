@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-RULES_VERSION = 3
+RULES_VERSION = 4
 
 CAP = 1 << 16  # characters of a paste read: its last 64 KiB
 CHAIN = 64  # exception lines tried whole, counted from the end of the paste
@@ -63,6 +63,11 @@ MARKERS = r"^[ \t~^]*$"  # Python 3.11's  ~~~^^^^  position lines
 # first fixed piece ends with (`TinyChartPhiForCausalLM.forward` in `推理报错TinyChartPhiForCausalLM.forward`).
 NAME_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"
 DOTTED_NAME_CHARS = NAME_CHARS + ".<>"  # `Outer.<locals>.forward`
+# A wording that starts with one of these letters also matches with that letter capitalised: an issue
+# title or a sentence retypes Python's `cannot import name ...` as `Cannot import name ...` (Python
+# never capitalises its own messages). Only the first letter, only ASCII: every other character's case
+# still counts.
+LOWER_FIRST = "abcdefghijklmnopqrstuvwxyz"
 PLAIN_RELEASE = r"^[0-9]+(?:\.[0-9]+)*$"
 CLAUSE = r"^(~=|==|!=|<=|>=|<|>)[ \t]*([0-9]+(?:\.[0-9]+)*)(\.\*)?$"
 # `<library>==4.41.2`, `<library> version: 4.41.2`, "- `<library>` version: 4.41.2" (the issue
@@ -130,7 +135,7 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
                      "INLINE_EXCEPTION": INLINE_EXCEPTION, "STOP_LINE": STOP_LINE, "TRACEBACK": TRACEBACK,
                      "FRAME": FRAME, "FRAME_LINE": FRAME_LINE, "CODE_LINE": CODE_LINE, "ARROW_LINE": ARROW_LINE,
                      "MARKERS": MARKERS, "PLAIN_RELEASE": PLAIN_RELEASE, "CLAUSE": CLAUSE, "STATED": STATED},
-        "name_chars": NAME_CHARS, "dotted_name_chars": DOTTED_NAME_CHARS,
+        "name_chars": NAME_CHARS, "dotted_name_chars": DOTTED_NAME_CHARS, "lower_first": LOWER_FIRST,
         "types": TYPES, "default_types": DEFAULT_TYPES, "builtin_types": list(BUILTIN_TYPES),
         "relations": list(RELATIONS), "confirming": list(CONFIRMING),
         "generic": list(generic),

@@ -503,3 +503,31 @@ def test_lookup_imports_neither_the_settings_model_nor_rich_outside_a_checkout(t
             "print(sorted(m for m in ('pydantic', 'rich', 'yaml', 'errorkb.verify', 'errorkb.site') if m in sys.modules))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=120)
     assert result.stdout.strip().splitlines()[-1] == "[]", result.stdout + result.stderr
+
+
+# -- a title's capital first letter (held-out h039: `Cannot import name ...`) ----------------------
+
+IMPORT = Known("import-too-old", "t", "ImportError", "cannot import name 'EncoderDecoderCache' from 'transformers'")
+SHARED_WORDS = Known.from_index({"id": "layer-idx", "title": "t", "exception": "IndexError",
+                                 "message": "list index out of range",
+                                 "wordings": [{"message": "list index out of range", "words": False}]})
+UPPER = Known("upper", "t", "ValueError", "Attention mask should be of size {a}, but is {b}")
+CASES = Lookup([IMPORT, SHARED_WORDS, UPPER])
+
+
+@pytest.mark.parametrize("text", ["Cannot import name 'EncoderDecoderCache' from 'transformers'",
+                                  "ImportError: Cannot import name 'EncoderDecoderCache' from 'transformers'",
+                                  "[Bug] Cannot import name 'EncoderDecoderCache' from 'transformers'"])
+def test_a_capitalised_first_letter_reads_as_pythons_message_and_confirms_as_it(text):
+    confirmed = CASES.answer(text).confirmed
+    assert [m.known.id for m in confirmed] == ["import-too-old"]
+
+
+def test_only_the_first_letter_case_is_ignored_and_shared_words_stay_candidates():
+    assert CASES.find("cannot Import name 'EncoderDecoderCache' from 'transformers'") == []
+    assert CASES.find("CANNOT IMPORT NAME 'EncoderDecoderCache' FROM 'transformers'") == []
+    answer = CASES.answer("IndexError: List index out of range")
+    assert [m.known.id for m in answer.candidates] == ["layer-idx"] and answer.confirmed == []
+    # A wording that starts with a capital is matched as written: its first letter lowercased is not it.
+    assert CASES.find("attention mask should be of size 3, but is 4") == []
+    assert [m.known.id for m in CASES.find("Attention mask should be of size 3, but is 4")] == ["upper"]

@@ -235,6 +235,7 @@
       defaultTypes: rules.default_types || {}, builtinTypes: new Set(rules.builtin_types || []),
       confirming: new Set(rules.confirming || []), generic: rules.generic || [],
       nameChars: String(rules.name_chars || ""), dottedNameChars: String(rules.dotted_name_chars || ""),
+      lowerFirst: String(rules.lower_first || ""),
     };
   }
 
@@ -774,6 +775,14 @@
     return out;
   }
 
+  /* A wording that starts with a lowercase letter (the index's `rules.lower_first`), that letter
+   * capitalised as a title retypes it (`Cannot import name ...`): matched and graded as the wording
+   * itself (errorkb/lookup/_match.py `_capitalised`). */
+  function capitalised(source, R) {
+    if (!source || !R.lowerFirst.includes(source[0])) return [];
+    return [new MessageTemplate(source[0].toUpperCase() + source.slice(1))];
+  }
+
   /* Every entry's wordings parsed once; `answer` (or `find`) handles one paste. `options`: the
    * index's `library.name`, `rules`, `library.classes` and `runtime.packages`. */
   class Lookup {
@@ -793,9 +802,10 @@
         const one = known(item);
         this.known.push(one);
         one.wordings.forEach((wording, index) => {
+          const source = strip(plainQuotes(wording.message), this.R.whitespace);
           let template;
           try {
-            template = new MessageTemplate(strip(plainQuotes(wording.message), this.R.whitespace));
+            template = new MessageTemplate(source);
           } catch (error) {
             if (!(error instanceof TemplateSyntaxError)) throw error;
             this.ignored.push([one.id, `wording ${index}: ${error.message}`]);
@@ -803,10 +813,13 @@
           }
           const reason = isDegenerate(template, generic);
           if (reason) { this.ignored.push([one.id, `wording ${index}: ${reason}`]); return; }
-          const pieces = [...new Set(template.pieces.filter((p) => p))].sort((a, b) => b.length - a.length);
-          const fixed = template.pieces.reduce((n, piece) => n + points(piece), 0);
-          const typed = template.slots.some((slot) => typeOf(one.diagnosis, slot, this.R) !== "any");
-          this.items.push({ known: one, wording: index, template, pieces, fixed, typed, context: context(template, this.R) });
+          for (const variant of [template, ...capitalised(source, this.R)]) {
+            const pieces = [...new Set(variant.pieces.filter((p) => p))].sort((a, b) => b.length - a.length);
+            const fixed = variant.pieces.reduce((n, piece) => n + points(piece), 0);
+            const typed = variant.slots.some((slot) => typeOf(one.diagnosis, slot, this.R) !== "any");
+            this.items.push({ known: one, wording: index, template: variant, pieces, fixed, typed,
+              context: context(variant, this.R) });
+          }
         });
       }
     }
