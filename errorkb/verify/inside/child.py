@@ -255,11 +255,15 @@ def observer_config(spec: CheckSpec, library: LibrarySpec, runtime: Runtime, run
     site = sorted({sysconfig.get_paths()[name] + "/" for name in ("purelib", "platlib")}
                   | {path + "/" for path in sys.path if path.endswith("site-packages")})
     verifier = [str(Path(observer.__file__).resolve().parents[2]) + "/", str(Path(observer.__file__).parents[2]) + "/"]
-    trusted = tuple(dict.fromkeys([*stdlib, *site, *roots, *verifier]))
-    # Where an error may start *under* the function and still be the function's (Python's or the
-    # runtime's own code): the target, the runtime's packages, the standard library. Protected too:
-    # code the snippet compiles under those names is tampering.
-    beneath = tuple(dict.fromkeys([*roots, *_package_roots(runtime.packages), *stdlib]))
+    # The profile's backends (optimum.quanto): code the library itself calls, found here, before the
+    # snippet runs and before its folder goes on the path, so a module of the snippet's named like
+    # one is never theirs.
+    backends = _package_roots(library.backends)
+    trusted = tuple(dict.fromkeys([*stdlib, *site, *roots, *backends, *verifier]))
+    # Where an error may start *under* the function and still be the function's (Python's, the
+    # runtime's or a backend's own code): the target, the runtime's packages, the profile's backends,
+    # the standard library. Protected too: code the snippet compiles under those names is tampering.
+    beneath = tuple(dict.fromkeys([*roots, *_package_roots(runtime.packages), *backends, *stdlib]))
     protected = tuple(dict.fromkeys([*roots, *stdlib, *verifier, *beneath]))
     restore = [(name, vars(sys.modules[name]), dict(vars(sys.modules[name])))
                for name in _RESTORED if name in sys.modules]
