@@ -9,6 +9,7 @@ small fraction of a second (benchmarks/lookup_cli.py).
 from __future__ import annotations
 
 import math
+import os
 import re
 import sys
 from pathlib import Path
@@ -95,10 +96,37 @@ class _Lazy:
         self._stderr = stderr
         self._console: Console | None = None
 
+    def print(self, *objects: Any, **kwargs: Any) -> None:
+        """One string without markup, off a terminal (a CI log, a pipe), written as Rich would write it
+        there (`_plain_line`) without importing Rich: a warm `errorkb verify` prints only such lines."""
+        if self._console is None and _plain_line(objects, kwargs) and not self.is_terminal:
+            _LogSafeStream(self._stderr).write(terminal_text(objects[0]) + "\n")
+            return
+        self.__getattr__("print")(*objects, **kwargs)
+
+    @property
+    def is_terminal(self) -> bool:
+        """Rich's answer where something could make Rich say yes off a tty (its variables), else the tty's."""
+        if self._console is None and not any(os.environ.get(name) for name in _RICH_TERMINAL):
+            return _LogSafeStream(self._stderr).isatty()
+        return bool(self.__getattr__("is_terminal"))
+
     def __getattr__(self, name: str) -> Any:
         if self._console is None:
             self._console = _plain_console(self._stderr)
         return getattr(self._console, name)
+
+
+# Variables that make Rich take a stream for a terminal (colours, a live progress bar) though it is no tty.
+_RICH_TERMINAL = ("FORCE_COLOR", "TTY_INTERACTIVE", "TTY_COMPATIBLE", "JUPYTER_COLUMNS", "JUPYTER_LINES")
+
+
+def _plain_line(objects: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+    """Whether a `print` is one string with markup off and nothing but a style (which off a terminal
+    Rich does not show): the only kind `_Lazy.print` writes itself. Not one with a tab, which Rich
+    expands by the cells wide characters take."""
+    return (len(objects) == 1 and isinstance(objects[0], str) and "\t" not in objects[0]
+            and kwargs.get("markup") is False and set(kwargs) <= {"markup", "style"})
 
 
 out: Any = _Lazy(stderr=False)
@@ -128,8 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return _main(argv)
     except BrokenPipeError:  # `errorkb ... | head`: the reader left. Python's documented way: point stdout at
-        import os  # /dev/null so the interpreter's own flush at exit cannot fail again, and exit 1 as it would
-
+        # /dev/null so the interpreter's own flush at exit cannot fail again, and exit 1 as it would
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
 

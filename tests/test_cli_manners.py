@@ -238,3 +238,36 @@ def test_the_new_stub_asks_for_releases_and_carries_no_absolute_path(kb, capsys,
     assert "producer.py, line 7" in (kb / "snippets/queue-overflow/before.py").read_text()
     assert cli("--root", str(kb), "verify", "queue-overflow", "--no-cache") == 1
     assert "# TODO: say in which releases the before raises" in capsys.readouterr().out
+
+
+LINES = ["plain", "", "a\ttab, and wide 中文\t|", "trailing   ", "two\nlines\n", "escape \x1b[2J, cr \r, bell \x07",
+         "::error::a workflow command", "[red]not markup[/red]", "emoji :100: path:100:1", "x" * 300, "\x85nel"]
+
+
+@pytest.mark.parametrize("style", [None, "red"])
+@pytest.mark.parametrize("text", LINES)
+def test_a_line_printed_without_rich_is_what_rich_prints_off_a_terminal(text, style, capsys):
+    """`_Lazy.print` writes a plain line itself off a terminal (a warm verify then never imports Rich):
+    byte for byte what the Rich console writes, escape sequences and workflow commands defused alike."""
+    from errorkb.cli import _Lazy, _plain_console
+
+    options = {"markup": False, **({"style": style} if style else {})}
+    _Lazy(stderr=False).print(text, **options)
+    mine = capsys.readouterr().out
+    _plain_console(False).print(text, **options)
+    assert mine == capsys.readouterr().out
+    assert "\x1b" not in mine and "::error::" not in mine
+
+
+def test_a_warm_verify_off_a_terminal_never_imports_rich(kb, tmp_path):
+    command = ["--root", str(kb), "verify", "--cache-dir", str(tmp_path / "cache")]
+    assert cli(*command) == 0
+    code = ("import sys; from errorkb.cli import main; code = main(sys.argv[1:]); "
+            "print('rich' in sys.modules, code, file=sys.stderr)")
+    env = {name: value for name, value in os.environ.items() if name not in ("FORCE_COLOR", "TTY_INTERACTIVE",
+                                                                              "TTY_COMPATIBLE")}
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])  # this checkout's errorkb
+    done = subprocess.run([sys.executable, "-c", code, *command], capture_output=True, text=True, env=env,
+                          timeout=300)
+    assert done.stderr.strip().splitlines()[-1] == "False 0", done.stderr[-2000:]
+    assert "from cache" in done.stdout

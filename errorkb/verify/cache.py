@@ -115,8 +115,17 @@ def _runtime_release(runtime: Runtime) -> str:
     return _runtime_releases[where]
 
 
+_profile_digests: dict[int, tuple[LibraryProfile, str]] = {}
+
+
 def profile_digest(library: LibraryProfile) -> str:
-    return hashlib.sha256(library.model_dump_json().encode()).hexdigest()
+    """The profile's digest, serialized once per profile object, not per check (a profile is frozen:
+    the same object always holds the same settings; the object is kept, so its id is never reused)."""
+    known = _profile_digests.get(id(library))
+    if known is None or known[0] is not library:
+        known = (library, hashlib.sha256(library.model_dump_json().encode()).hexdigest())
+        _profile_digests[id(library)] = known
+    return known[1]
 
 
 def verdict_key(check: Check, inputs: str, target_fingerprint: str, runtime: Runtime,
