@@ -29,6 +29,10 @@ by `mkdocs build`), make a build cost what changed:
    put through the theme's template again; its search-index sections are the last build's too
    (`Pages.search_index`).
 
+   A changed page with long tables (the lists of every entry) is converted without the rows the
+   last build converted (`Pages.convert`): a save that changes one entry's row in each list
+   converts that row, not a thousand.
+
 5. `Compiled`: the theme's templates compiled once per `mkdocs serve`, not once per build (MkDocs
    makes a new Jinja environment for every build); Jinja reuses a template's bytecode only while
    its source is the same.
@@ -54,6 +58,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import re
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -277,6 +282,7 @@ class Pages:
     read: dict[str, tuple[str, str, dict[str, Any]]] = field(default_factory=dict)  # URL → (source, Markdown, meta)
     reused: set[str] = field(default_factory=set)  # the URLs of this build's pages taken from `made`
     fresh: set[str] = field(default_factory=set)  # the URLs of this build's pages made anew
+    rows: dict[str, tuple[str, dict[str, str]]] = field(default_factory=dict)  # URL → (site key, row → its HTML)
 
     def split(self, url: str, source: str) -> tuple[str, dict[str, Any]]:
         """A page's source split into Markdown and front matter as MkDocs splits it
@@ -298,6 +304,26 @@ class Pages:
         self.fresh.add(url)
         return None
 
+    def convert(self, url: str, site_key: str, markdown: str, render: Callable[[str], str]) -> str:
+        """The HTML of a generated page's `markdown`, as `render` (MkDocs' conversion of the page)
+        makes it, each row of its tables (`table_bodies`) that the last build of this page converted
+        taken from there: only the rest of the page and its new rows are converted. A row converts
+        alone as it does among the others (the list templates write no reference links, footnotes
+        or abbreviations); should the HTML not hold the tables planned, the whole page is converted."""
+        lines = markdown.split("\n")
+        tables = table_bodies(lines)
+        known = self.rows.get(url)
+        html = None
+        if tables and known is not None and known[0] == site_key:
+            reduced, kept = _without_known_rows(lines, tables, known[1])
+            html = _with_known_rows(render(reduced), [[lines[i] for i in body] for body in tables], kept, known[1])
+        if html is None:
+            html = render(markdown)
+        found = table_rows(html, [len(body) for body in tables]) if tables else None
+        self.rows[url] = (site_key, {lines[i]: row for body, rows in zip(tables, found or [], strict=False)
+                                     for i, row in zip(body, rows, strict=True)})
+        return html
+
     def search_index(self, written: str, order: list[str]) -> str:
         """The search index a build from scratch would have written: `written` (what the search
         plugin wrote: the sections of every page it indexed, i.e. all but the reused) with each
@@ -313,6 +339,87 @@ class Pages:
         for url in dict.fromkeys([*order, *by_page]):
             docs += self.made[url].search if url in self.reused else by_page.get(url, [])
         return json.dumps({**data, "docs": docs}, separators=(",", ":"), default=str)
+
+
+_FENCE = re.compile(r"^(`{3,}|~{3,})")
+_DELIMITER = re.compile(r"^\|(\s*:?-+:?\s*\|)+\s*$")
+
+
+def table_bodies(lines: Sequence[str]) -> list[range]:
+    """The body rows (line indexes) of each table of a page's Markdown that is a block of its
+    own at the top level: after a blank line and outside a fence, a `| ... |` line, a
+    `|---|` line, then rows up to a blank line or the end."""
+    bodies, fence, index = [], "", 0
+    while index < len(lines):
+        line = lines[index]
+        opening = _FENCE.match(line)
+        if fence:
+            fence = "" if opening and opening.group(1)[0] == fence[0] and len(opening.group(1)) >= len(fence) \
+                and not line[len(opening.group(1)):].strip() else fence
+        elif opening:
+            fence = opening.group(1)
+        elif line.startswith("|") and (index == 0 or not lines[index - 1].strip()) \
+                and index + 1 < len(lines) and _DELIMITER.match(lines[index + 1]):
+            end = index + 2
+            while end < len(lines) and lines[end].startswith("|"):
+                end += 1
+            if end > index + 2 and (end == len(lines) or not lines[end].strip()):
+                bodies.append(range(index + 2, end))
+            index = end
+            continue
+        index += 1
+    return bodies
+
+
+def _without_known_rows(lines: list[str], tables: list[range], known: dict[str, str]
+                        ) -> tuple[str, list[list[bool]]]:
+    """The Markdown with each table keeping only its rows `known` lacks (its first row when it
+    lacks none: a table keeps a body), and which rows of each table were kept."""
+    drop: set[int] = set()
+    kept = []
+    for body in tables:
+        keep = [lines[i] not in known for i in body]
+        if not any(keep):
+            keep[0] = True
+        kept.append(keep)
+        drop.update(i for i, one in zip(body, keep, strict=True) if not one)
+    return "\n".join(line for i, line in enumerate(lines) if i not in drop), kept
+
+
+def _with_known_rows(html: str, tables: list[list[str]], kept: list[list[bool]], known: dict[str, str]) -> str | None:
+    """The HTML of the Markdown without its known rows (`_without_known_rows`), each table's
+    known rows put back in their places; None when its tables are not those kept."""
+    converted = table_rows(html, [sum(keep) for keep in kept])
+    if converted is None:
+        return None
+    out, at = [], 0
+    for rows, keep, fresh in zip(tables, kept, converted, strict=True):
+        start = html.index(_BODY, at) + len(_BODY)
+        end = html.index(_BODY_END, start)
+        out += [html[at:start]]
+        taken = iter(fresh)
+        out += [next(taken) if one else known[row] for row, one in zip(rows, keep, strict=True)]
+        at = end
+    return "".join(out) + html[at:]
+
+
+_BODY, _BODY_END = "<tbody>\n", "</tbody>"
+
+
+def table_rows(html: str, counts: list[int]) -> list[list[str]] | None:
+    """The rows (`<tr>` ... `</tr>` and its newline) of each table body of `html`, as
+    Python-Markdown writes them; None unless there are as many bodies as `counts`, of those sizes."""
+    found, at = [], 0
+    while (start := html.find(_BODY, at)) >= 0:
+        end = html.find(_BODY_END, start)
+        if end < 0:
+            return None
+        pieces = html[start + len(_BODY):end].split("</tr>\n")
+        if pieces[-1] or not all(piece.startswith("<tr>") for piece in pieces[:-1]):
+            return None
+        found.append([piece + "</tr>\n" for piece in pieces[:-1]])
+        at = end
+    return found if [len(rows) for rows in found] == counts else None
 
 
 def site_key(config_file: Path, docs_dir: Path, theme_dirs: list[Path], generated: set[str]) -> tuple[Any, ...]:

@@ -292,7 +292,7 @@ class BudgetedPage(Page):
         self._render(config, files)
 
     def _render(self, config: MkDocsConfig, files: Files) -> None:
-        what = budget.within_budget(lambda: super(BudgetedPage, self).render(config, files))
+        what = budget.within_budget(lambda: self._convert(config, files))
         if what is None:
             return
         rehearsal = self._parts(self._rehearsal)
@@ -307,6 +307,25 @@ class BudgetedPage(Page):
                 return
         self.markdown, self.meta = get_data(site.bare_problems_page(problem))
         super().render(config, files)
+
+    def _convert(self, config: MkDocsConfig, files: Files) -> None:
+        """MkDocs' rendering of the page; under `mkdocs serve`, without converting again the rows
+        of its tables that the last build converted (`live.Pages.convert`)."""
+        if self._live is None:
+            super().render(config, files)
+            return
+        pages, site_key = self._live
+        markdown = self.markdown or ""
+
+        def render(text: str) -> str:
+            self.markdown = text
+            super(BudgetedPage, self).render(config, files)
+            return self.content or ""
+
+        try:
+            self.content = pages.convert(self.url, site_key, markdown, render)
+        finally:
+            self.markdown = markdown
 
 
 def _not_the_dirty_warning(record: logging.LogRecord) -> bool:

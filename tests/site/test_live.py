@@ -234,3 +234,54 @@ def test_an_entry_removed_leaves_no_page_behind(kb, tmp_path, serving):
     scratch = tmp_path / "scratch"
     serving(kb, scratch, "build")
     assert tree(served) == tree(scratch)
+
+
+def test_a_changed_list_converts_only_its_new_rows_and_gives_the_whole_conversion(kb):
+    """`live.Pages.convert`: a list page whose rows changed converts only the rows the last build
+    did not (and the rest of the page), and its HTML is, byte for byte, the whole page converted;
+    HTML that does not hold the tables planned falls back to the whole conversion."""
+    import markdown as python_markdown
+
+    from errorkb.site import render
+
+    project = load_project(kb)
+    loaded = load_project_entries(project, site.reserved_ids())
+    reports = read_reports(project.reports, ["cpu", "cuda"])[0]
+    pages, _ = site.site_files(project, loaded, reports)
+    source = render.render_verification(pages, project.library, reports)
+    extensions = ["admonition", "attr_list", "md_in_html", "tables", "toc", "pymdownx.details",
+                  "pymdownx.superfences"]
+    converted: list[str] = []
+
+    def whole(text: str) -> str:
+        return python_markdown.Markdown(extensions=extensions).convert(text)
+
+    def counting(text: str) -> str:
+        converted.append(text)
+        return whole(text)
+
+    first = "\n".join(source.split("\n")[4:])  # without the front matter
+    rows = [line for line in first.split("\n") if line.startswith("| [")]
+    assert len(rows) >= 3
+    memo = live.Pages()
+    assert memo.convert("v/", "key", first, counting) == whole(first)
+    changed = first.replace(rows[1], rows[1].replace("](", " CHANGED-ROW](", 1)).replace(rows[2] + "\n", "")
+    changed = changed.replace(rows[0], rows[0] + "\n" + rows[0].replace("](", " ADDED-ROW](", 1))
+    converted.clear()
+    assert memo.convert("v/", "key", changed, counting) == whole(changed)
+    assert len(converted) == 1 and "CHANGED-ROW" in converted[0] and "ADDED-ROW" in converted[0]
+    assert rows[0] not in converted[0].split("\n")  # a row the last build converted is not converted again
+    converted.clear()
+    assert memo.convert("v/", "other site", changed, counting) == whole(changed)  # another site: all again
+    assert converted == [changed]
+    converted.clear()
+    assert memo.convert("v/", "other site", changed, lambda text: counting(text).replace("<tbody>", "<tbody >")) \
+        == whole(changed).replace("<tbody>", "<tbody >")
+    assert len(converted) == 2 and converted[-1] == changed  # tables not found in the HTML: converted whole
+
+
+def test_table_bodies_are_top_level_tables_that_are_blocks_of_their_own():
+    lines = ["# T", "", "| a | b |", "|---|:--:|", "| 1 | 2 |", "| 3 | 4 |", "", "```", "| x |", "|---|",
+             "| y |", "```", "", "text", "| a |", "|---|", "| 1 |", "", "    | a |", "    |---|", "    | 1 |",
+             "", "| a |", "|---|", "| 1 |", "not a row"]
+    assert live.table_bodies(lines) == [range(4, 6)]
