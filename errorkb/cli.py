@@ -470,6 +470,10 @@ def _parser(fast: bool = False) -> argparse.ArgumentParser:
     verify.add_argument("--json", action="store_true",
                         help="print the report as JSON on stdout (human output on stderr)")
     verify.add_argument("--junit", type=_out_file, default=None, metavar="PATH", help="also write JUnit XML to PATH")
+    verify.add_argument("--watch", action="store_true",
+                        help="stay running: verify again whenever an entry, a snippet or the profile changes, "
+                             "re-running only the checks whose inputs changed, from zygotes kept warm between rounds "
+                             "(Ctrl-C ends)")
     verify.set_defaults(command=cmd_verify)
 
     report = commands.add_parser("report", help="work with verification reports")
@@ -841,6 +845,49 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(project: Project, args: argparse.Namespace) -> int:
+    refused = _verify_usage(project, args)
+    if refused:
+        return _usage("verify", refused)
+    if args.watch:
+        return _verify_watching(project, args)
+    return _verify_round(project, args)
+
+
+def _verify_watching(project: Project, args: argparse.Namespace) -> int:
+    """`verify --watch`: a round now and after every save, the zygotes kept warm between rounds
+    (`errorkb/verify/watch.py`). Without a cache (`--no-cache`, or one not trusted here) the
+    rounds share a cache of this process's own, so a save still re-runs only what it changed."""
+    import tempfile
+
+    from errorkb.core.problems import ProblemsFound
+    from errorkb.results.report import STANDING
+    from errorkb.verify.cache import Trust, resolve_trust
+    from errorkb.verify.watch import watch
+
+    human = err if args.json else out
+    # The folders a round writes, made before the first round's sandbox is: it hides only folders that
+    # exist, and the zygotes are kept only while a new sandbox would hide no more (watch.Kept).
+    written = [(args.report or project.reports / STANDING).parent]
+    if resolve_trust(args.cache) is Trust.TRUSTED:
+        written.append((args.cache_dir or project.cache_dir) / "verify")
+    for folder in written:
+        folder.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="errorkb-watch-") as own:
+        (Path(own) / "verify").mkdir()
+
+        def one_round(kept: Any) -> int:
+            try:
+                return _verify_round(project, args, kept, Path(own))
+            except ProblemsFound as found:  # a broken entry: say where, and keep watching
+                for problem in found.problems:
+                    err.print(str(problem), markup=False)
+                return 1
+
+        return watch(project, one_round, lambda line: human.print(line, markup=False))
+
+
+def _verify_round(project: Project, args: argparse.Namespace, kept: Any = None, own_cache: Path | None = None) -> int:
+    """One `errorkb verify`: load, verify, print, write the report."""
     from errorkb.results.records import Outcome
     from errorkb.results.report import STANDING, ReportError, existing_report, update_standing, write_report
     from errorkb.results.store import Refused
@@ -849,9 +896,6 @@ def cmd_verify(project: Project, args: argparse.Namespace) -> int:
     from errorkb.verify.engine import verify
     from errorkb.verify.plan import UnreadableSnippet
 
-    refused = _verify_usage(project, args)
-    if refused:
-        return _usage("verify", refused)
     result = _load_or_report(project)
     known = sorted(result.by_id())
     unknown = [entry_id for entry_id in args.ids if entry_id not in known]
@@ -871,9 +915,12 @@ def cmd_verify(project: Project, args: argparse.Namespace) -> int:
                   f"(git checkout {project.rel(path)}) or move it away", markup=False)
         return 1
     trust = resolve_trust(args.cache)
-    if trust is Trust.UNTRUSTED:
+    if trust is Trust.UNTRUSTED and own_cache is None:
         human.print(f"errorkb verify: the verdict cache is not trusted here ({_why_untrusted(args.cache)}): "
                     "every check runs", markup=False)
+    cache_dir = None if trust is Trust.OFF else (args.cache_dir or project.cache_dir)
+    if own_cache is not None and trust is not Trust.TRUSTED:  # watching: this process's own cache instead
+        cache_dir, trust = own_cache, Trust.TRUSTED
 
     from errorkb.verify.modes import SandboxUnavailable
 
@@ -881,9 +928,8 @@ def cmd_verify(project: Project, args: argparse.Namespace) -> int:
         with _progress(human, enabled=human.is_terminal) as progress:
             fresh = verify(project, result.entries, ids=args.ids or None, targets=args.target, devices=args.device,
                            jobs=args.jobs, isolation=args.isolation, shard=shard, timeout=args.timeout,
-                           cache_dir=None if trust is Trust.OFF else (args.cache_dir or project.cache_dir),
-                           on_start=progress.start, on_result=progress.advance, upstream=args.upstream,
-                           kinds=args.kinds, sandbox=args.sandbox, trust=trust)
+                           cache_dir=cache_dir, on_start=progress.start, on_result=progress.advance,
+                           upstream=args.upstream, kinds=args.kinds, sandbox=args.sandbox, trust=trust, kept=kept)
     except UnreadableSnippet as error:
         err.print(f"errorkb verify: {error}", markup=False)
         return 1

@@ -42,6 +42,7 @@ if TYPE_CHECKING:  # what runs a check is imported when one first must run: a ca
     from errorkb.verify.pool import WorkerPool
     from errorkb.verify.run import Run
     from errorkb.verify.sandbox import Sandbox
+    from errorkb.verify.watch import Kept
 
 
 class Upstream(StrEnum):
@@ -71,7 +72,9 @@ class Verifier:
     def __init__(self, project: Project, targets: list[str], *, isolation: str = Isolation.FORK,
                  cache_dir: Path | None = None, timeout: float | None = None, preload: list[str] | None = None,
                  upstream: str = Upstream.PINNED, sandbox: str = "auto",
-                 environments: Mapping[str, Path] | None = None, trust: str = Trust.TRUSTED):
+                 environments: Mapping[str, Path] | None = None, trust: str = Trust.TRUSTED,
+                 kept: Kept | None = None):
+        self.kept = kept  # `verify --watch`: the sandbox and pool of the last round, while still the right ones
         self.project, self.isolation, self.upstream = project, Isolation(isolation), Upstream(upstream)
         # release → its interpreter, for every release (the installed one too): the matrix's own
         self.environments = environments
@@ -109,6 +112,8 @@ class Verifier:
         runtime while it runs (see `sandbox.candidate`): they get no check before the probe passed,
         and are ended if it did not. A check is isolated exactly as when the probe ran first."""
         with self._choosing:
+            if self._chosen is None and self.kept is not None:
+                self._chosen = self.kept.take(self)
             if self._chosen is None:
                 from errorkb.verify.pool import WorkerPool
                 from errorkb.verify.sandbox import candidate, choose
@@ -132,6 +137,8 @@ class Verifier:
                     if warm:
                         pool.warm(warm)
                 self._chosen = (sandbox, pool)
+                if self.kept is not None:
+                    self.kept.hold(self._chosen, self)
             return self._chosen
 
     def preload(self, names: list[str]) -> None:
@@ -274,7 +281,8 @@ class Verifier:
             return self.failed(check, error)
 
     def close(self) -> None:
-        if self._chosen is not None and self._chosen[1] is not None:
+        """End the pool, unless it is `kept` for the next round (whose `Kept.take` decides)."""
+        if self.kept is None and self._chosen is not None and self._chosen[1] is not None:
             self._chosen[1].close()
 
 
@@ -283,16 +291,18 @@ def verify(project: Project, loaded: list[LoadedEntry], *, ids: list[str] | None
            isolation: str = Isolation.FORK, cache_dir: Path | None = None, shard: tuple[int, int] | None = None,
            timeout: float | None = None, on_start: Callable[[int], None] | None = None,
            on_result: Callable[[CheckRecord], None] | None = None, upstream: str = Upstream.PINNED,
-           kinds: list[str] | None = None, sandbox: str = "auto", trust: str = Trust.TRUSTED) -> Report:
+           kinds: list[str] | None = None, sandbox: str = "auto", trust: str = Trust.TRUSTED,
+           kept: Kept | None = None) -> Report:
     """Verify the planned checks; `cache_dir=None` runs every check afresh, and so does an
-    untrusted cache (`trust`), which is neither read nor written."""
+    untrusted cache (`trust`), which is neither read nor written. `kept`: the zygotes of an earlier
+    round of `verify --watch`, reused while they are what this run would start (`watch.Kept`)."""
     targets = list(targets or project.targets)
     checks = plan_checks(project, loaded, ids=ids, targets=targets, devices=devices, shard=shard,
                          upstream=upstream, kinds=kinds)
     if on_start:
         on_start(len(checks))
     verifier = Verifier(project, targets, isolation=isolation, cache_dir=cache_dir, timeout=timeout,
-                        upstream=upstream, sandbox=sandbox, trust=trust)
+                        upstream=upstream, sandbox=sandbox, trust=trust, kept=kept)
     try:
         # Checks answered without a run (not runnable here, or a cached verdict) first: only the rest
         # need the sandbox and a zygote, chosen and started (in parallel) before the first of them runs.
