@@ -329,6 +329,9 @@ def adversarial_run(request, tmp_path_factory) -> Run:
 
     Fork mode uses the verdict cache (so that rewriting it is tried); subprocess mode does not, and
     gets a longer timeout per check (a fresh interpreter imports torch and transformers each time).
+    Fork mode's 30 s: the tracer-recursion attack needs several seconds of CPU under the tracer, and
+    on a slow shared machine (a fresh-clone run here, where `python -c pass` cost 4x its usual CPU) 10 s
+    ended it by SIGXCPU before it lost the tracer, so its six checks failed for another reason.
     """
     from tests.verify.verifykb import needs_sandbox
 
@@ -339,7 +342,7 @@ def adversarial_run(request, tmp_path_factory) -> Run:
         before = snapshot(workspace)
         seeded = tree(workspace.kb / ".errorkb-cache" / "verify")
         outcome = workspace.verify(isolation=isolation, sandbox="require", cache=isolation == "fork",
-                                   timeout_per_check=10 if isolation == "fork" else 120)
+                                   timeout_per_check=30 if isolation == "fork" else 120)
         damage = differences(before, snapshot(workspace)) + cache_damage(workspace, outcome, seeded)
         return Run(isolation, outcome, damage, list(workspace.listener.reached))
     finally:
