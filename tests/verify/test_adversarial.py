@@ -1,7 +1,8 @@
 """Snippets written to fool the verifier or escape it (issue 12), in the sandbox: containment.
 
 The whole adversarial fixture runs as `errorkb verify --sandbox require`, with `--isolation fork`
-and `subprocess`, on both targets, in a throwaway copy (`adversarial.py`). For every snippet:
+and `subprocess`, each on its targets (`adversarial.TARGETS`), in a throwaway copy (`adversarial.py`).
+For every snippet:
 
 - nothing outside the check changes: the verdict cache (beyond the harness's own records),
   reports/, the project's files, errorkb's source, site-packages;
@@ -22,10 +23,18 @@ import time
 
 import pytest
 
-from tests.verify.adversarial import Workspace, answer_key, cache_damage, control_ids, differences, snapshot, tree
+from tests.verify.adversarial import (
+    TARGETS,
+    Workspace,
+    answer_key,
+    cache_damage,
+    control_ids,
+    differences,
+    snapshot,
+    tree,
+)
 
 KEY = answer_key()
-TARGETS = ("bundled", "upstream")
 
 pytestmark = pytest.mark.timeout(3600)  # the subprocess run imports torch for each of ~260 checks
 
@@ -44,10 +53,11 @@ def test_the_run_completes_in_the_sandbox(adversarial_run):
     assert not outcome.timed_out, "the run hung"
     assert outcome.report is not None, f"no report (exit {outcome.returncode}): {outcome.stderr[-2000:]}"
     assert outcome.returncode == 1, outcome.stderr[-2000:]
+    targets = TARGETS[adversarial_run.isolation]
     planned = {f"{entry}::{role}[{target}-cpu]" for entry, roles in KEY.items() for role in roles
-               for target in TARGETS}
+               for target in targets}
     planned |= {f"{entry}::{role}[{target}-cpu]" for entry in control_ids()
-                for role in ("before", "after", "guard:guard") for target in TARGETS}
+                for role in ("before", "after", "guard:guard") for target in targets}
     assert set(outcome.records) == planned
     assert {record["isolation"] for record in outcome.records.values()} == {f"{adversarial_run.isolation}+bwrap"}
     assert outcome.report["run"]["isolation"] == f"{adversarial_run.isolation}+bwrap"
