@@ -92,9 +92,14 @@ CLAUSE = r"^(~=|==|!=|<=|>=|<|>)[ \t]*([0-9]+(?:\.[0-9]+)*)(\.\*)?$"
 # asserts what follows its release (one capture group, read alike by both matchers). `{name}` is the
 # library's name; a name it ends (`sentence-<library>`) is another distribution.
 _RELEASE = r"[0-9]+\.[0-9]+(?:\.[0-9]+)?"
-STATED = (r"(?<![A-Za-z0-9_.-]){name}(?:`?(?:[ \t]*==[ \t]*|[ \t]+version:?[ \t]*|:[ \t]*|[ \t]+v?)"
+# So do what pip and conda print: `pip show`'s `Name: <library>` then `Version: 4.41.2`, pip's `Successfully
+# installed ... <library>-4.41.2` (a whole release, then a space, a comma or the line's end), a conda spec
+# `<library>=4.41.2`. A constraint (`>=`, `~=`) states no release.
+STATED = (r"(?<![A-Za-z0-9_.-]){name}(?:`?(?:[ \t]*==[ \t]*|[ \t]+version:?[ \t]*|:[ \t]*|[ \t]+v?|="
+          r"|[ \t]*\nVersion:[ \t]*)"
           r"(?=" + _RELEASE + r"(?![0-9A-Za-z.]))"
-          r"|-(?=" + _RELEASE + r"(?:\.dist-info|\.egg-info|-py[0-9h])))(" + _RELEASE + ")")
+          r"|-(?=" + _RELEASE + r"(?:\.dist-info|\.egg-info|-py[0-9h]))"
+          r"|-(?=[0-9]+\.[0-9]+\.[0-9]+(?![^ \t\n,])))(" + _RELEASE + ")")
 
 # -- typed placeholders (what an entry may declare of a placeholder's value) ---------------------
 

@@ -189,6 +189,21 @@ def _pytest_long(frames, exception):
     return "\n".join(out) + "\n"
 
 
+def _worker(frames, exception):
+    """Ray's tag on every line of a worker's output (vLLM, Ray Train): the prefix takes the indentation off."""
+    return "\n".join("(RayWorkerWrapper pid=4077176) " + one for one in _python(frames, exception).split("\n"))
+
+
+def _comfyui(frames, exception):
+    """ComfyUI's error report as pasted in its issues: the message first (without the exception's name), then
+    the frames, unindented."""
+    out = ["Error occurred when executing KSampler:", "", exception.partition(": ")[2], ""]
+    for path, line, function, code in frames:
+        out.append(f'File "{installed(path)}", line {line}, in {function}')
+        out += [code, "^" * min(len(code), 30)] if code else []
+    return "\n".join(out) + "\n"
+
+
 def _logged(frames, exception):
     return "\n".join("2025-03-01 10:00:00,123 - ERROR - " + one for one in _python(frames, exception).split("\n"))
 
@@ -204,6 +219,8 @@ SHAPES = {
     "pytest-short": _pytest_short,
     "pytest-long": _pytest_long,
     "logged": _logged,
+    "ray-worker": _worker,
+    "comfyui": _comfyui,
 }
 
 

@@ -544,7 +544,11 @@ def shaped_pastes(every: bool = True) -> list[str]:
     return pastes + [
         "x.py:12: FutureWarning: old\nx.py:12:5: E501 long\nthe setup.py in the repo\n",
         "File \"a.py\", line 3, in f\nValueError: no source line\n", "/x/y.py in <module>\n--> 3 x()\n",
-        "_ _ _\n\n    def g():\n>       h()\n\n/x/y.py:9: \n_ _\n>   z()\nE   KeyError: 'k'\n\n/x/z.py:2: KeyError\n"]
+        "_ _ _\n\n    def g():\n>       h()\n\n/x/y.py:9: \n_ _\n>   z()\nE   KeyError: 'k'\n\n/x/z.py:2: KeyError\n",
+        # releases pip and conda print (tests/site/test_lookup_diagnosis.py)
+        "Name: transformers\nVersion: 4.45.0\nAttributeError: 'Mine' object has no attribute '_supports_cache_class'",
+        "Successfully installed transformers-4.56.0\nAttributeError: 'Mine' object has no attribute '_supports_cache_class'",
+        "- transformers=4.45.0\nAttributeError: 'Mine' object has no attribute '_supports_cache_class'"]
 
 
 def test_the_shapes_of_a_traceback_are_read_alike_in_both():
