@@ -484,8 +484,9 @@ def _where(thing: FrameRule | Frame) -> str:
 
 def frame_matches(frame: Frame, rule: FrameRule) -> bool:
     """Whether a frame lies in the rule's file (as installed; `*` any characters but `/`; a
-    trailing `/` any file below) and, if the rule names one, its function."""
-    if rule.function is not None and frame.function != rule.function.rsplit(".", 1)[-1]:
+    trailing `/` any file below) and, if the rule names one, its function (by its own name: Python
+    prints `update`, a notebook `StaticLayer.update`)."""
+    if rule.function is not None and frame.function.rsplit(".", 1)[-1] != rule.function.rsplit(".", 1)[-1]:
         return False
     return _path_matches(frame.path, rule.file)
 

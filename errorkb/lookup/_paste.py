@@ -44,6 +44,8 @@ _FRAME_LINE = rules.compiled(rules.FRAME_LINE)
 _CODE_LINE = rules.compiled(rules.CODE_LINE)
 _MARKERS = rules.compiled(rules.MARKERS)
 _ARROW_LINE = rules.compiled(rules.ARROW_LINE)
+_PYTEST_DEF = rules.compiled(rules.PYTEST_DEF)
+_PYTEST_FAILING = rules.compiled(rules.PYTEST_FAILING)
 
 
 class Candidate(NamedTuple):  # a tuple: a long paste makes thousands, each made at C speed
@@ -135,22 +137,49 @@ def _continuation(text: str, start: int, end: int, meter: Meter) -> str:
 
 
 def frames(text: str, meter: Meter | None = None) -> list[Frame]:
-    """Stage 4: every frame of the paste, outermost first, with the source line under it."""
+    """Stage 4: every frame of the paste, outermost first, with its failing line: the line under it
+    (Python, pytest's short entries), the arrow in its block (a notebook's `---> 480`, which also
+    gives IPython 7 the line number), or, in pytest's long entries, whose location line follows the
+    source, the `>` line and the `def` of the source above it (where such a frame starts)."""
     meter = meter or Meter()
-    meter.work += 2 * len(text)  # the frame scan, and each frame's next line read once
+    meter.work += 3 * len(text)  # the frame scan, each frame's next line, each frame's block: each read once
     found = []
-    for match in _FRAME_LINE.finditer(text):
-        path = (match.group(1) if match.group(1) is not None else match.group(3)) or ""
-        number = match.group(2) if match.group(2) is not None else match.group(4)
-        function = strip(match.group(5) or "")
-        function = function.split("(", 1)[0]  # IPython prints the arguments: `in f(a, b)`
-        found.append(Frame(path[:rules.MAX_PATH].replace("\\", "/"), int(number[:9]), function,
-                           _code_line(text, match.end() + 1), match.start()))
+    lines = list(_FRAME_LINE.finditer(text))
+    for index, match in enumerate(lines):
+        after = lines[index + 1].start() if index + 1 < len(lines) else len(text)
+        before = lines[index - 1].end() if index else 0
+        indent = len(match.group(0)) - len(match.group(0).lstrip(" \t"))
+        at, code = match.start(), ""
+        if match.group(1) is not None:  # Python
+            path, number, function = match.group(1), match.group(2), match.group(5)
+            code = _code_line(text, match.end() + 1, indent)
+        elif match.group(3) is not None or match.group(6) is not None:  # IPython 8, IPython 7
+            arrow = _ARROW_LINE.search(text[match.end() + 1:after]) if match.end() < after else None
+            code = strip(arrow.group(2)) if arrow else ""
+            if match.group(3) is not None:
+                path, number, function = match.group(3), match.group(4), match.group(5)
+            else:
+                path, function = match.group(6), match.group(7)
+                number = arrow.group(1) if arrow and arrow.group(1) else "0"
+        elif match.group(10) is not None:  # pytest, a short entry
+            path, number, function = match.group(8), match.group(9), match.group(10)
+            code = _code_line(text, match.end() + 1, indent)
+        else:  # pytest, a long entry: the source above
+            path, number, at = match.group(8), match.group(9), before
+            block = text[before:match.start()]
+            named = _PYTEST_DEF.search(block)
+            function = named.group(1) if named else ""
+            marked = [found.group(1) for found in _PYTEST_FAILING.finditer(block)]
+            code = strip(marked[-1]) if marked else ""
+        function = strip(function or "").split("(", 1)[0]  # IPython prints the arguments: `in f(a, b)`
+        found.append(Frame(path[:rules.MAX_PATH].replace("\\", "/"), int(number[:9]), function, code, at))
     return found
 
 
-def _code_line(text: str, start: int) -> str:
-    """The line after a frame line when it is the frame's code (indented, not another frame)."""
+def _code_line(text: str, start: int, indent: int) -> str:
+    """The line after a frame line when it is the frame's code: indented (Python prints it under the
+    frame line, deeper), or, where a log's prefix took the indentation off every line (the frame line's
+    too), any line that is not a frame, an exception, a marker or a blank line."""
     if start >= len(text):
         return ""
     end = text.find("\n", start)
@@ -158,7 +187,11 @@ def _code_line(text: str, start: int) -> str:
     if _MARKERS.match(line) or strip(line).startswith("File "):
         return ""
     code = _CODE_LINE.match(line)
-    return strip(code.group(1)) if code else ""
+    if code:
+        return strip(code.group(1))
+    if indent or _EXCEPTION_LINE.match(line) or _STOP_LINE.match(line) or _FRAME_LINE.match(line):
+        return ""
+    return strip(line)
 
 
 def arrows(text: str, meter: Meter | None = None) -> list[Frame]:
@@ -166,7 +199,7 @@ def arrows(text: str, meter: Meter | None = None) -> list[Frame]:
     their code: a paste in that form shows what failed without a `File "..."` line."""
     meter = meter or Meter()
     meter.work += len(text)
-    return [Frame("", 0, "", strip(found.group(1)), found.start()) for found in _ARROW_LINE.finditer(text)]
+    return [Frame("", 0, "", strip(found.group(2)), found.start()) for found in _ARROW_LINE.finditer(text)]
 
 
 def markers(text: str, meter: Meter | None = None) -> list[int]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-RULES_VERSION = 4
+RULES_VERSION = 5
 
 CAP = 1 << 16  # characters of a paste read: its last 64 KiB
 CHAIN = 64  # exception lines tried whole, counted from the end of the paste
@@ -47,13 +47,28 @@ INLINE_EXCEPTION = (r"(?<=[ \t:])((?:[A-Za-z_][A-Za-z0-9_]*\.)*[A-Za-z_][A-Za-z0
 STOP_LINE = (r"(?<![^\n])(?:[ \t]*(?![^\n])|Traceback \(most recent call last\):"
              r"|During handling of the above exception|The above exception was the direct cause)")
 TRACEBACK = r"Traceback \(most recent call last\):"
-# A frame as Python prints it (`File "x.py", line 3, in f`), or as IPython does (`File x.py:3, in f`).
+# A frame as Python prints it (`File "x.py", line 3, in f`), as IPython 8 does (`File ~/x.py:3, in Class.f(a)`),
+# as IPython 7 (Colab) does (`/usr/lib/x.py in f(a)`, `<ipython-input-4-ab> in <module>`: the line number is
+# on the `--> 3` arrow below it) and as pytest does (`x.py:3: in f` above the source line; its long entries
+# print the source first, then `x.py:3: ` or, for the last, `x.py:3: ValueError`). Groups: 1, 2 Python's
+# path and line; 3, 4 IPython 8's; 5 the function of either; 6, 7 IPython 7's path and function; 8, 9, 10
+# pytest's path, line and function (none in a long entry). A path may start with a Windows drive (`C:`).
+# Not a frame: a warning (`x.py:3: FutureWarning: ...`), a linter's `x.py:3:5: E501`, prose.
 FRAME = r"File \"([^\"\n]*)\", line ([0-9]+)"
-FRAME_LINE = (r"(?<![^\n])[ \t]*File (?:\"([^\"\n]*)\", line ([0-9]+)|([^\"\s:]+\.py):([0-9]+))"
-              r"(?:, in ([^\n]*))?")
+FRAME_LINE = (r"(?<![^\n])[ \t]*(?:File (?:\"([^\"\n]*)\", line ([0-9]+)|((?:[A-Za-z]:)?[^\"\s:]+\.py):([0-9]+))"
+              r"(?:, in ([^\n]*))?"
+              r"|((?:[A-Za-z]:)?[^\"\s:]+\.py|<ipython-input-[^>\n]*>) in ([A-Za-z_<][A-Za-z0-9_.<>]*)"
+              r"(?=\(|[ \t]*(?![^\n]))"
+              r"|((?:[A-Za-z]:)?[^\"\s:]+\.py):([0-9]+):"
+              r"(?: in ([^\n]*)|[ \t]*(?:[A-Za-z_][A-Za-z0-9_.]*[ \t]*)?(?![^\n])))")
 CODE_LINE = r"^[ \t]+(?:-+>[ \t]*[0-9]*[ \t]+)?([^ \t\n][^\n]*)$"  # the source line printed under a frame
-# IPython marks the failing line of each cell or frame with an arrow: `---> 10     height, width = img.shape[:2]`.
-ARROW_LINE = r"(?<![^\n])[ \t]*-+>[ \t]*(?:\[[0-9]+\]\([^)\n]*\)|[0-9]+)?[ \t]+([^ \t\n][^\n]*)"
+# IPython marks the failing line of each cell or frame with an arrow: `---> 10     height, width = img.shape[:2]`
+# (group 1 the line's number, group 2 its code).
+ARROW_LINE = r"(?<![^\n])[ \t]*-+>[ \t]*(?:\[[0-9]+\]\([^)\n]*\)|([0-9]+))?[ \t]+([^ \t\n][^\n]*)"
+# pytest's long entry prints the frame's source above its location line: the function is the one the source
+# starts with (`    def update(self, ...):`), the failing line the one marked `>`.
+PYTEST_DEF = r"(?<![^\n])[ \t]*(?:async[ \t]+)?def[ \t]+([A-Za-z_][A-Za-z0-9_]*)"
+PYTEST_FAILING = r"(?<![^\n])>[ \t]+([^ \t\n][^\n]*)"
 MARKERS = r"^[ \t~^]*$"  # Python 3.11's  ~~~^^^^  position lines
 # The characters of a name (a class, a dotted function), as data both matchers read one character at a
 # time (a regular expression anchored at a text's end would rescan a long text from every position): a
@@ -77,9 +92,14 @@ CLAUSE = r"^(~=|==|!=|<=|>=|<|>)[ \t]*([0-9]+(?:\.[0-9]+)*)(\.\*)?$"
 # asserts what follows its release (one capture group, read alike by both matchers). `{name}` is the
 # library's name; a name it ends (`sentence-<library>`) is another distribution.
 _RELEASE = r"[0-9]+\.[0-9]+(?:\.[0-9]+)?"
-STATED = (r"(?<![A-Za-z0-9_.-]){name}(?:`?(?:[ \t]*==[ \t]*|[ \t]+version:?[ \t]*|:[ \t]*|[ \t]+v?)"
+# So do what pip and conda print: `pip show`'s `Name: <library>` then `Version: 4.41.2`, pip's `Successfully
+# installed ... <library>-4.41.2` (a whole release, then a space, a comma or the line's end), a conda spec
+# `<library>=4.41.2`. A constraint (`>=`, `~=`) states no release.
+STATED = (r"(?<![A-Za-z0-9_.-]){name}(?:`?(?:[ \t]*==[ \t]*|[ \t]+version:?[ \t]*|:[ \t]*|[ \t]+v?|="
+          r"|[ \t]*\nVersion:[ \t]*)"
           r"(?=" + _RELEASE + r"(?![0-9A-Za-z.]))"
-          r"|-(?=" + _RELEASE + r"(?:\.dist-info|\.egg-info|-py[0-9h])))(" + _RELEASE + ")")
+          r"|-(?=" + _RELEASE + r"(?:\.dist-info|\.egg-info|-py[0-9h]))"
+          r"|-(?=[0-9]+\.[0-9]+\.[0-9]+(?![^ \t\n,])))(" + _RELEASE + ")")
 
 # -- typed placeholders (what an entry may declare of a placeholder's value) ---------------------
 
@@ -134,6 +154,7 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
         "patterns": {"ANSI": ANSI, "PREFIX": PREFIX, "SUFFIX": SUFFIX, "EXCEPTION_LINE": EXCEPTION_LINE,
                      "INLINE_EXCEPTION": INLINE_EXCEPTION, "STOP_LINE": STOP_LINE, "TRACEBACK": TRACEBACK,
                      "FRAME": FRAME, "FRAME_LINE": FRAME_LINE, "CODE_LINE": CODE_LINE, "ARROW_LINE": ARROW_LINE,
+                     "PYTEST_DEF": PYTEST_DEF, "PYTEST_FAILING": PYTEST_FAILING,
                      "MARKERS": MARKERS, "PLAIN_RELEASE": PLAIN_RELEASE, "CLAUSE": CLAUSE, "STATED": STATED},
         "name_chars": NAME_CHARS, "dotted_name_chars": DOTTED_NAME_CHARS, "lower_first": LOWER_FIRST,
         "types": TYPES, "default_types": DEFAULT_TYPES, "builtin_types": list(BUILTIN_TYPES),

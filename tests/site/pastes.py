@@ -4,6 +4,8 @@ one of them and compares the answers; tests/site/test_lookup.py asserts what the
 
 from __future__ import annotations
 
+import re
+
 from tests.site.sitekb import MESSAGE, TRACEBACK
 
 ENTRIES = [
@@ -68,3 +70,160 @@ PASTES += [f(base) for base in BASES for f in (
     lambda t: t.replace(" ", "\u00a0", 3), lambda t: t.replace("\n", "\u2028"))]
 PASTES += ["", "   ", "\ufeff", "garbage", "\x1b[31m", "E   ", "[rank0]: ", "x" * 100 + "\n" + MESSAGE,
            "unicode → ünïcödé 🚀 " + MESSAGE, MESSAGE + " 🚀" * 3]
+
+
+# -- one traceback in the shapes other tools print it (issue 19: a diagnosis holds on paste shapes not seen) --
+# `shaped(traceback, shape)` re-prints a traceback as Python prints it (frames `File "p", line n, in f`, each
+# with its source line, then the exception) the way a notebook, pytest, a logger or Windows shows the same
+# error: the paths made absolute as installed, every frame and failing line kept. What the lookup reads of
+# a shaped paste (its frames, their functions and failing lines, the exception) must be what it reads of
+# the plain one; tests/site/test_lookup_shapes.py holds every entry's verified before to that.
+
+_PY_FRAME = re.compile(r'^  File "([^"]*)", line ([0-9]+), in (.*)$')
+_POSITION = re.compile(r"^[ \t]*[~^]+[ \t]*$")
+
+
+def parsed(traceback: str) -> tuple[list[tuple[str, int, str, str]], str]:
+    """(path, line, function, source line) of each frame, outermost first, and the exception's lines."""
+    lines = traceback.rstrip("\n").split("\n")
+    found: list[tuple[str, int, str, str]] = []
+    last, index = -1, 0
+    while index < len(lines):
+        frame = _PY_FRAME.match(lines[index])
+        if frame:
+            code = ""
+            if index + 1 < len(lines) and lines[index + 1].startswith("    ") and not _PY_FRAME.match(lines[index + 1]):
+                index += 1
+                code = lines[index].strip()
+                while index + 1 < len(lines) and _POSITION.match(lines[index + 1]):
+                    index += 1
+            found.append((frame.group(1), int(frame.group(2)), frame.group(3), code))
+            last = index
+        index += 1
+    return found, "\n".join(lines[last + 1:])
+
+
+def installed(path: str, windows: bool = False) -> str:
+    """A frame's path as a user's machine prints it: the snippet in a project, the rest installed."""
+    name = path.rsplit("/", 1)[-1]
+    if windows:
+        return f"C:\\Users\\me\\proj\\{name}" if path.startswith("snippets/") else \
+            "C:\\Users\\me\\venv\\Lib\\site-packages\\" + path.replace("/", "\\")
+    return f"/home/me/proj/{name}" if path.startswith("snippets/") else f"/home/me/venv/lib/python3.11/site-packages/{path}"
+
+
+def _python(frames, exception, windows=False):
+    out = ["Traceback (most recent call last):"]
+    for path, line, function, code in frames:
+        out.append(f'  File "{installed(path, windows)}", line {line}, in {function}')
+        out += [f"    {code}"] if code else []
+    return "\n".join(out) + "\n" + exception + "\n"
+
+
+def _coloured_313(frames, exception):
+    """Python 3.13's coloured traceback (ANSI), carets under the failing line."""
+    out = ["\x1b[1;35mTraceback\x1b[0m \x1b[1;35m(most recent call last)\x1b[0m:"]
+    for path, line, function, code in frames:
+        out.append(f'  File \x1b[35m"{installed(path)}"\x1b[0m, line \x1b[35m{line}\x1b[0m, in \x1b[35m{function}\x1b[0m')
+        out += [f"    \x1b[31m{code}\x1b[0m", "    \x1b[1;31m^^^^^^^^\x1b[0m"] if code else []
+    name, _, message = exception.partition(": ")
+    return "\n".join(out) + f"\n\x1b[1;35m{name}\x1b[0m: \x1b[35m{message}\x1b[0m\n"
+
+
+def _context(line: int, code: str, arrow: str) -> list[str]:
+    """A notebook's lines around the failing one, the failing one marked."""
+    return [f"{line - 1:>6}     total = 0", f"{arrow}{line:<5} {code}", f"{line + 1:>6}     return total", ""]
+
+
+def _ipython8(frames, exception, owner="Layer"):
+    """Jupyter, VS Code, Kaggle (IPython 8): `Cell In[4], line 17`, `File ~/...py:480, in Owner.update(args)`."""
+    name = exception.split(":", 1)[0]
+    out = ["-" * 75, f"{name:<42}Traceback (most recent call last)"]
+    for path, line, function, code in frames:
+        if function == "<module>" and path.startswith("snippets/"):
+            out.append(f"Cell In[4], line {line}")
+        else:
+            qualified = f"{owner}.{function}" if owner and not function.startswith("<") else function
+            out.append(f"File {installed(path).replace('/home/me', '~')}:{line}, in {qualified}(self, *args, **kwargs)")
+        out += _context(line, code, "---> ")
+    return "\n".join(out) + "\n" + exception + "\n"
+
+
+def _ipython7(frames, exception, windows=False):
+    """Colab (IPython 7): `<ipython-input-4-...> in <module>()`, `/usr/.../x.py in update(self, ...)`."""
+    name = exception.split(":", 1)[0]
+    out = ["-" * 75, f"{name:<42}Traceback (most recent call last)"]
+    for path, line, function, code in frames:
+        if function == "<module>" and path.startswith("snippets/"):
+            out.append("<ipython-input-4-ce37cf25e494> in <module>()")
+        else:
+            where = installed(path, windows) if windows else \
+                installed(path).replace("/home/me/venv/lib/python3.11/site-packages", "/usr/local/lib/python3.10/dist-packages")
+            out.append(f"{where} in {function}(self, *args, **kwargs)")
+        out += _context(line, code, "--> ")
+    return "\n".join(out) + "\n" + exception + "\n"
+
+
+def _pytest_short(frames, exception):
+    """pytest --tb=short: `path:line: in function`, the source line, `E   ` before the exception."""
+    out = []
+    for path, line, function, code in frames:
+        out.append(f"{installed(path)}:{line}: in {function}")
+        out += [f"    {code}"] if code else []
+    return "\n".join(out + ["E   " + one for one in exception.split("\n")]) + "\n"
+
+
+def _pytest_long(frames, exception):
+    """pytest's default (long) entries: the function's arguments, its source with `>` at the failing line,
+    `E       ` before the exception, then `path:line: ` (the last: `path:line: ExceptionName`)."""
+    name = exception.split(":", 1)[0].rsplit(".", 1)[-1]
+    out = ["_" * 30 + " test_it " + "_" * 30]
+    for index, (path, line, function, code) in enumerate(frames):
+        last = index == len(frames) - 1
+        out += ["", "self = <object at 0x7f3a2c1b5e10>, args = (1, 2)", ""] if index else [""]
+        out += [f"    def {function.strip('<>')}(self, *args):", "        total = 0", f">       {code}"]
+        if last:
+            out += ["E       " + one for one in exception.split("\n")] + ["", f"{installed(path)}:{line}: {name}"]
+        else:
+            out += ["", f"{installed(path)}:{line}: ", "_ " * 40]
+    return "\n".join(out) + "\n"
+
+
+def _worker(frames, exception):
+    """Ray's tag on every line of a worker's output (vLLM, Ray Train): the prefix takes the indentation off."""
+    return "\n".join("(RayWorkerWrapper pid=4077176) " + one for one in _python(frames, exception).split("\n"))
+
+
+def _comfyui(frames, exception):
+    """ComfyUI's error report as pasted in its issues: the message first (without the exception's name), then
+    the frames, unindented."""
+    out = ["Error occurred when executing KSampler:", "", exception.partition(": ")[2], ""]
+    for path, line, function, code in frames:
+        out.append(f'File "{installed(path)}", line {line}, in {function}')
+        out += [code, "^" * min(len(code), 30)] if code else []
+    return "\n".join(out) + "\n"
+
+
+def _logged(frames, exception):
+    return "\n".join("2025-03-01 10:00:00,123 - ERROR - " + one for one in _python(frames, exception).split("\n"))
+
+
+SHAPES = {
+    "python": _python,
+    "windows": lambda frames, exception: _python(frames, exception, windows=True),
+    "python-3.13-colours": _coloured_313,
+    "ipython-8": _ipython8,
+    "ipython-8-plain-names": lambda frames, exception: _ipython8(frames, exception, owner=""),
+    "ipython-7-colab": _ipython7,
+    "ipython-7-windows": lambda frames, exception: _ipython7(frames, exception, windows=True),
+    "pytest-short": _pytest_short,
+    "pytest-long": _pytest_long,
+    "logged": _logged,
+    "ray-worker": _worker,
+    "comfyui": _comfyui,
+}
+
+
+def shaped(traceback: str, shape: str) -> str:
+    frames, exception = parsed(traceback)
+    return SHAPES[shape](frames, exception)

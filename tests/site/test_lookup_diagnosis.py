@@ -290,6 +290,22 @@ def test_a_library_class_placeholder_withholds_the_words_for_a_class_the_library
     assert grades(kb.answer("AttributeError: 'tuple' object has no attribute '_flag'")) == []
 
 
+def test_a_release_pip_or_conda_printed_counts_as_stated():
+    """What pip and conda print about the installed release: `pip show` (`Name: transformers` then
+    `Version: 4.60.0`), pip's `Successfully installed ... transformers-4.60.0`, a conda spec
+    `transformers=4.60.0`. A constraint (`>=`, `~=`), another distribution, a longer or cut number never."""
+    from errorkb.lookup import stated_release
+
+    for shown in ("Name: transformers\nVersion: 4.60.0\nSummary: State-of-the-art ...",
+                  "Successfully installed accelerate-1.2.0 transformers-4.60.0 tokenizers-0.21.0",
+                  "Successfully installed transformers-4.60.0", "  - transformers=4.60.0\n  - torch=2.5.1"):
+        assert stated_release(shown, "transformers") == "4.60.0", shown
+    for other in ("transformers>=4.60.0", "transformers~=4.60.0", "Name: sentence-transformers\nVersion: 4.60.0",
+                  "Successfully installed sentence-transformers-4.60.0", "transformers-4.60.0/src/x.py",
+                  "transformers=4.60.0x", "Name: transformers\n\nVersion: 4.60.0"):
+        assert stated_release(other, "transformers") is None, other
+
+
 def test_a_release_the_paste_shows_in_an_installed_distribution_name_counts_as_stated():
     """pip's and conda's names for an installed release (`transformers-4.60.0.dist-info`, an egg's
     `transformers-4.60.0-py3.10.egg/`, a conda build `transformers-4.60.0-pyhd8ed1ab_0`) say which

@@ -523,3 +523,66 @@ def test_the_reading_forms_get_the_same_answers_and_work_in_the_page_the_cli_and
         assert python[-2]["found"] == []
         assert sorted(one[0] for one in python[-1]["found"]) == ["supports-cache-class-non-pretrained-model",
                                                                 "supports-cache-class-removed"]
+
+
+# -- one traceback in the shapes other tools print it (tests/site/test_lookup_shapes.py) ------------
+
+
+def shaped_pastes(every: bool = True) -> list[str]:
+    """Every entry's verified before (its captured traceback) in every shape of tests/site/pastes.py (`every`;
+    else each in two shapes, in turn), the shapes' own reference traceback in every shape, and lines that
+    only look like frames."""
+    from errorkb.site.hookindex import diagnosis_cases
+    from tests.site.pastes import SHAPES, shaped
+    from tests.site.test_lookup_shapes import TRACEBACK
+
+    shapes = sorted(SHAPES)
+    cases = [case.text for case in diagnosis_cases(load_project(ROOT))]
+    pastes = [shaped(TRACEBACK, shape) for shape in shapes]
+    pastes += [shaped(text, shape) for index, text in enumerate(cases)
+               for shape in (shapes if every else (shapes[index % len(shapes)], shapes[(index + 1) % len(shapes)]))]
+    return pastes + [
+        "x.py:12: FutureWarning: old\nx.py:12:5: E501 long\nthe setup.py in the repo\n",
+        "File \"a.py\", line 3, in f\nValueError: no source line\n", "/x/y.py in <module>\n--> 3 x()\n",
+        "_ _ _\n\n    def g():\n>       h()\n\n/x/y.py:9: \n_ _\n>   z()\nE   KeyError: 'k'\n\n/x/z.py:2: KeyError\n",
+        # releases pip and conda print (tests/site/test_lookup_diagnosis.py)
+        "Name: transformers\nVersion: 4.45.0\nAttributeError: 'Mine' object has no attribute '_supports_cache_class'",
+        "Successfully installed transformers-4.56.0\nAttributeError: 'Mine' object has no attribute '_supports_cache_class'",
+        "- transformers=4.45.0\nAttributeError: 'Mine' object has no attribute '_supports_cache_class'"]
+
+
+def test_the_shapes_of_a_traceback_are_read_alike_in_both():
+    from errorkb.lookup import frames, normalize
+
+    pastes = shaped_pastes()
+    js = run_js("console.log(JSON.stringify(data.map((text) => L.frames(L.normalize(text, R), R)"
+                ".map((f) => [f.path, f.line, f.function, f.code, f.at]))));", pastes)
+    python = [[list(frame) for frame in frames(normalize(text))] for text in pastes]
+    for paste, p, j in zip(pastes, python, js):
+        assert p == j, paste[:300]
+    assert sum(len(one) for one in python) > 2 * len(pastes)
+
+
+@pytest.mark.parametrize("release", [None, "5.15.1"])
+def test_the_shapes_of_a_traceback_get_the_same_answers_and_work_in_the_page_the_cli_and_the_hook(real_index,
+                                                                                                  release):
+    from errorkb.hook.explain import answer_text
+    from errorkb.lookup import read_index
+
+    index = read_index(real_index)
+    pastes = shaped_pastes(every=False)
+    python = full_python([], pastes, release, lookup=index.lookup())
+    js = js_on_index(real_index, pastes, release)
+    for paste, p, j in zip(pastes, python, js):
+        assert p == j, paste[:300]
+    hook = [answer_text(text, index, release) for text in pastes]
+    assert [[(m.known.id, m.grade.value) for m in answer.matches] for answer in hook] == \
+        [[(one[0], one[1]) for one in p["found"]] for p in python]
+    work = run_js("""
+      const index = data.index;
+      const lookup = new L.Lookup(index.entries, undefined, { library: index.library.name, rules: index.rules,
+        classes: index.library.classes, runtime: index.runtime.packages });
+      console.log(JSON.stringify(data.pastes.map((text) => lookup.answer(text, data.release).work)));""",
+                  {"index": real_index, "pastes": pastes, "release": release})
+    assert work == [index.lookup().answer(text, release).work for text in pastes]
+    assert sum(1 for p in python if any(one[1] == "confirmed" for one in p["found"])) > len(pastes) // 2

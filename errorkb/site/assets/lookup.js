@@ -219,7 +219,7 @@
   /* -- the rules, as the index ships them (errorkb/lookup/_rules.py) --------------------------- */
 
   const GLOBAL = new Set(["ANSI", "PREFIX", "SUFFIX", "EXCEPTION_LINE", "INLINE_EXCEPTION", "TRACEBACK", "FRAME_LINE",
-    "FRAME", "ARROW_LINE"]);
+    "FRAME", "ARROW_LINE", "PYTEST_DEF", "PYTEST_FAILING"]);
 
   /* The index's `rules` made ready: each pattern compiled (the global flag where it is scanned). */
   function compileRules(rules) {
@@ -337,33 +337,72 @@
     return stop === null ? region : region.slice(0, Math.max(stop.index - 1, 0));
   }
 
+  /* The first match of a pattern compiled with the global flag, from the start of `text`. */
+  function firstMatch(pattern, text) {
+    pattern.lastIndex = 0;
+    const found = pattern.exec(text);
+    pattern.lastIndex = 0;
+    return found;
+  }
+
+  /* Every frame, outermost first, with its failing line (_paste.py:frames): the line under it (Python,
+   * pytest's short entries), the arrow in its block (a notebook's, which also gives IPython 7 the line
+   * number), or the `>` line and the `def` of the source above a pytest long entry's location line. */
   function frames(text, R, meter) {
     meter = meter || new Meter();
-    meter.work += 2 * text.length;
+    meter.work += 3 * text.length;
     const found = [];
-    for (const m of text.matchAll(R.patterns.FRAME_LINE)) {
-      const path = (m[1] !== undefined ? m[1] : m[3]) || "";
-      const number = m[2] !== undefined ? m[2] : m[4];
-      const func = strip(m[5] || "", R.whitespace).split("(", 1)[0];
+    const lines = [...text.matchAll(R.patterns.FRAME_LINE)];
+    for (let index = 0; index < lines.length; index++) {
+      const m = lines[index];
+      const end = m.index + m[0].length;
+      const after = index + 1 < lines.length ? lines[index + 1].index : text.length;
+      const before = index ? lines[index - 1].index + lines[index - 1][0].length : 0;
+      const indent = m[0].length - m[0].replace(/^[ \t]+/, "").length;
+      let path, number, func, at = m.index, code = "";
+      if (m[1] !== undefined) {  // Python
+        [path, number, func] = [m[1], m[2], m[5]];
+        code = codeLine(text, end + 1, indent, R);
+      } else if (m[3] !== undefined || m[6] !== undefined) {  // IPython 8, IPython 7
+        const arrow = end < after ? firstMatch(R.patterns.ARROW_LINE, text.slice(end + 1, after)) : null;
+        code = arrow ? strip(arrow[2], R.whitespace) : "";
+        if (m[3] !== undefined) [path, number, func] = [m[3], m[4], m[5]];
+        else [path, number, func] = [m[6], arrow && arrow[1] ? arrow[1] : "0", m[7]];
+      } else if (m[10] !== undefined) {  // pytest, a short entry
+        [path, number, func] = [m[8], m[9], m[10]];
+        code = codeLine(text, end + 1, indent, R);
+      } else {  // pytest, a long entry: the source above
+        [path, number, at] = [m[8], m[9], before];
+        const block = text.slice(before, m.index);
+        const named = firstMatch(R.patterns.PYTEST_DEF, block);
+        func = named ? named[1] : "";
+        let marked = null;
+        for (const one of block.matchAll(R.patterns.PYTEST_FAILING)) marked = one;
+        code = marked ? strip(marked[1], R.whitespace) : "";
+      }
+      func = strip(func || "", R.whitespace).split("(", 1)[0];
       found.push({ path: path.slice(0, R.maxPath).replaceAll("\\", "/"), line: Number(number.slice(0, 9)),
-        function: func, code: codeLine(text, m.index + m[0].length + 1, R), at: m.index });
+        function: func, code, at });
     }
     return found;
   }
 
-  function codeLine(text, start, R) {
+  function codeLine(text, start, indent, R) {
     if (start >= text.length) return "";
     const end = text.indexOf("\n", start);
     const line = text.slice(start, end >= 0 ? end : text.length);
     if (R.patterns.MARKERS.test(line) || strip(line, R.whitespace).startsWith("File ")) return "";
     const code = R.patterns.CODE_LINE.exec(line);
-    return code ? strip(code[1], R.whitespace) : "";
+    if (code) return strip(code[1], R.whitespace);
+    if (indent || firstMatch(R.patterns.EXCEPTION_LINE, line) || R.patterns.STOP_LINE.test(line) ||
+        firstMatch(R.patterns.FRAME_LINE, line)) return "";
+    return strip(line, R.whitespace);
   }
 
   function arrows(text, R, meter) {
     meter.work += text.length;
     return [...text.matchAll(R.patterns.ARROW_LINE)].map((m) => ({ path: "", line: 0, function: "",
-      code: strip(m[1], R.whitespace), at: m.index }));
+      code: strip(m[2], R.whitespace), at: m.index }));
   }
 
   function markers(text, R, meter) {
@@ -568,7 +607,7 @@
   }
 
   function frameMatches(frame, rule) {
-    if (rule.function !== null && frame.function !== lastName(rule.function)) return false;
+    if (rule.function !== null && lastName(frame.function) !== lastName(rule.function)) return false;
     return pathMatches(frame.path, rule.file);
   }
 
