@@ -870,6 +870,11 @@ def _verify_watching(project: Project, args: argparse.Namespace) -> int:
     written = [(args.report or project.reports / STANDING).parent]
     if resolve_trust(args.cache) is Trust.TRUSTED:
         written.append((args.cache_dir or project.cache_dir) / "verify")
+    else:  # what a round re-runs is the verdict key's to decide: say what stands in for the cache
+        choice = "--no-cache" if resolve_trust(args.cache) is Trust.OFF else _why_untrusted(args.cache)
+        human.print(f"errorkb verify --watch: the verdict cache is off ({choice}): the rounds share a cache "
+                    "of its own, deleted when it ends, so a save re-runs only the checks it changed",
+                    markup=False)
     for folder in written:
         folder.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="errorkb-watch-") as own:

@@ -111,3 +111,24 @@ def test_the_identity_follows_errorkb_and_the_settings(project):
     pyproject = Path(project.root) / "pyproject.toml"
     pyproject.write_text(pyproject.read_text() + "\n# edited\n")
     assert watch.identity(project) != before
+
+
+@pytest.mark.parametrize(("choice", "said"), [(["--no-cache"], "--no-cache"), (["--cache", "untrusted"], "--cache untrusted")])
+def test_watching_without_the_verdict_cache_says_what_it_uses_instead(project, monkeypatch, capsys, choice, said):
+    """`--watch --no-cache` cannot honour "no cache": a round decides what runs by the verdict key. It
+    says so once, and what it uses (a cache of its own, gone at exit), instead of silently caching."""
+    from errorkb.cli import main
+
+    monkeypatch.setattr(watch, "watch", lambda project, one_round, say: 0)  # no round: only what is said first
+    assert main(["--root", str(project.root), "verify", "--watch", *choice]) == 0
+    printed = capsys.readouterr().out
+    assert f"the verdict cache is off ({said})" in printed
+    assert "a cache of its own" in printed and "deleted when it ends" in printed
+
+
+def test_watching_with_the_verdict_cache_says_nothing_of_it(project, monkeypatch, capsys):
+    from errorkb.cli import main
+
+    monkeypatch.setattr(watch, "watch", lambda project, one_round, say: 0)
+    assert main(["--root", str(project.root), "verify", "--watch"]) == 0
+    assert "cache" not in capsys.readouterr().out
