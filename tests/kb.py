@@ -18,6 +18,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
 
+
+def importable(monkeypatch, *folders: Path) -> None:
+    """`folders` first on this process's import path and on PYTHONPATH (so a check's process finds
+    them too), in this order: how a test makes a fixture library (tinylib's upstream/, bundled/) installed."""
+    paths = [str(folder) for folder in folders]
+    for path in reversed(paths):
+        monkeypatch.syspath_prepend(path)
+    monkeypatch.setenv("PYTHONPATH", ":".join(paths))
+
 VALID_ENTRY = """\
 id: {id}
 title: A documented error

@@ -14,17 +14,14 @@ from pathlib import Path
 import pytest
 
 from errorkb.cli import main
-from tests.kb import ROOT
+from tests.kb import ROOT, importable
 
 FIXTURE = ROOT / "tests" / "fixtures" / "tinylib_kb"
 ERRORKB = str(ROOT / ".venv" / "bin" / "errorkb")
 
 
 def _importable(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    paths = [str(root / "upstream"), str(root / "bundled")]
-    for path in reversed(paths):
-        monkeypatch.syspath_prepend(path)
-    monkeypatch.setenv("PYTHONPATH", ":".join(paths))
+    importable(monkeypatch, root / "upstream", root / "bundled")
 
 
 @pytest.fixture(scope="module")

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from errorkb.cli import main
+from tests.kb import importable
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "tinylib_kb"
 
@@ -20,10 +21,7 @@ def tinylib(tmp_path, monkeypatch) -> Path:
     """A copy of the fixture, with its upstream package "installed" and its bundled one importable,
     in this process and in every check's process."""
     root = shutil.copytree(FIXTURE, tmp_path / "kb")
-    paths = [str(root / "upstream"), str(root / "bundled")]
-    for path in reversed(paths):
-        monkeypatch.syspath_prepend(path)
-    monkeypatch.setenv("PYTHONPATH", ":".join(paths))
+    importable(monkeypatch, root / "upstream", root / "bundled")
     return root
 
 
@@ -81,10 +79,7 @@ def initialised(tmp_path, monkeypatch) -> Path:
     """`errorkb init` for tinyq (its metadata names no repository: given by flag), then the fixture's
     entries and snippets added, and the profile told about the bundled implementation (the fixture's,
     importable) and the followed file, as an author would."""
-    paths = [str(FIXTURE / "upstream"), str(FIXTURE / "bundled")]
-    for path in reversed(paths):
-        monkeypatch.syspath_prepend(path)
-    monkeypatch.setenv("PYTHONPATH", ":".join(paths))
+    importable(monkeypatch, FIXTURE / "upstream", FIXTURE / "bundled")
     root = tmp_path / "kb"
     assert main(["init", str(root), "--library", "tinyq", "--repository", "example/tinyq",
                  "--tag-format", "v{release}", "--source-root", "src"]) == 0

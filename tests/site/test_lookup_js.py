@@ -490,26 +490,33 @@ READING_FORMS = [
 ]
 
 
-@pytest.mark.parametrize("release", [None, "4.45.0", "4.56.0"])
-def test_the_reading_forms_get_the_same_answers_and_work_in_the_page_the_cli_and_the_hook(real_index, release):
+def _same_in_page_cli_and_hook(index_data: dict, pastes: list[str], release: str | None) -> list:
+    """Each paste's full answer, asserted equal from the page's JS, the Python lookup (the CLI's) and
+    the hook (entries and grades), with the same counted work in JS and Python; the Python answers."""
     from errorkb.hook.explain import answer_text
     from errorkb.lookup import read_index
 
-    index = read_index(real_index)
-    python = full_python([], READING_FORMS, release, lookup=index.lookup())
-    js = js_on_index(real_index, READING_FORMS, release)
-    for paste, p, j in zip(READING_FORMS, python, js):
-        assert p == j, paste[:200]
-    hook = [answer_text(text, index, release) for text in READING_FORMS]
-    assert [[m.known.id for m in answer.matches] for answer in hook] == [[one[0] for one in p["found"]]
-                                                                         for p in python]
+    index = read_index(index_data)
+    python = full_python([], pastes, release, lookup=index.lookup())
+    js = js_on_index(index_data, pastes, release)
+    for paste, p, j in zip(pastes, python, js):
+        assert p == j, paste[:300]
+    hook = [answer_text(text, index, release) for text in pastes]
+    assert [[(m.known.id, m.grade.value) for m in answer.matches] for answer in hook] == \
+        [[(one[0], one[1]) for one in p["found"]] for p in python]
     work = run_js("""
       const index = data.index;
       const lookup = new L.Lookup(index.entries, undefined, { library: index.library.name, rules: index.rules,
         classes: index.library.classes, runtime: index.runtime.packages });
       console.log(JSON.stringify(data.pastes.map((text) => lookup.answer(text, data.release).work)));""",
-                  {"index": real_index, "pastes": READING_FORMS, "release": release})
-    assert work == [index.lookup().answer(text, release).work for text in READING_FORMS]
+                  {"index": index_data, "pastes": pastes, "release": release})
+    assert work == [index.lookup().answer(text, release).work for text in pastes]
+    return python
+
+
+@pytest.mark.parametrize("release", [None, "4.45.0", "4.56.0"])
+def test_the_reading_forms_get_the_same_answers_and_work_in_the_page_the_cli_and_the_hook(real_index, release):
+    python = _same_in_page_cli_and_hook(real_index, READING_FORMS, release)
     if release is None:
         assert python[0]["found"][0][:2] == ["dynamic-cache-compat-property-no-setter", "confirmed"]
         assert python[2]["found"][0][:3] == ["forward-unexpected-cache-position", "confirmed",
@@ -566,23 +573,6 @@ def test_the_shapes_of_a_traceback_are_read_alike_in_both():
 @pytest.mark.parametrize("release", [None, "5.15.1"])
 def test_the_shapes_of_a_traceback_get_the_same_answers_and_work_in_the_page_the_cli_and_the_hook(real_index,
                                                                                                   release):
-    from errorkb.hook.explain import answer_text
-    from errorkb.lookup import read_index
-
-    index = read_index(real_index)
     pastes = shaped_pastes(every=False)
-    python = full_python([], pastes, release, lookup=index.lookup())
-    js = js_on_index(real_index, pastes, release)
-    for paste, p, j in zip(pastes, python, js):
-        assert p == j, paste[:300]
-    hook = [answer_text(text, index, release) for text in pastes]
-    assert [[(m.known.id, m.grade.value) for m in answer.matches] for answer in hook] == \
-        [[(one[0], one[1]) for one in p["found"]] for p in python]
-    work = run_js("""
-      const index = data.index;
-      const lookup = new L.Lookup(index.entries, undefined, { library: index.library.name, rules: index.rules,
-        classes: index.library.classes, runtime: index.runtime.packages });
-      console.log(JSON.stringify(data.pastes.map((text) => lookup.answer(text, data.release).work)));""",
-                  {"index": real_index, "pastes": pastes, "release": release})
-    assert work == [index.lookup().answer(text, release).work for text in pastes]
+    python = _same_in_page_cli_and_hook(real_index, pastes, release)
     assert sum(1 for p in python if any(one[1] == "confirmed" for one in p["found"])) > len(pastes) // 2

@@ -28,6 +28,7 @@ from pathlib import Path
 import pytest
 
 from errorkb.cli import main
+from tests.kb import importable
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "tinylib_kb"
 
@@ -115,10 +116,7 @@ def tinylib(tmp_path, monkeypatch) -> Path:
         (folder / "guard.py").write_text(AFTER)
     (root / "snippets" / "pack-shift-shadow" / "tinyback").mkdir()
     (root / "snippets" / "pack-shift-shadow" / "tinyback" / "__init__.py").write_text(SHADOW)
-    paths = [str(root / "upstream"), str(root / "bundled"), str(site)]
-    for path in reversed(paths):
-        monkeypatch.syspath_prepend(path)
-    monkeypatch.setenv("PYTHONPATH", ":".join(paths))
+    importable(monkeypatch, root / "upstream", root / "bundled", site)
     return root
 
 

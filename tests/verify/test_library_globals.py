@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from errorkb.cli import main
+from tests.kb import importable
 from tests.verify.verifykb import allowing
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "tinylib_kb"
@@ -39,10 +40,7 @@ def tinylib(tmp_path, monkeypatch) -> Path:
     for queue in (root / "upstream" / "tinyq" / "queue.py", root / "bundled" / "tinyq_bundled" / "queue.py"):
         text = queue.read_text().replace("def put(self, item):\n", "def put(self, item):\n        _load_kernels()\n")
         queue.write_text(text + LAZY_GLOBAL)
-    paths = [str(root / "upstream"), str(root / "bundled")]
-    for path in reversed(paths):
-        monkeypatch.syspath_prepend(path)
-    monkeypatch.setenv("PYTHONPATH", ":".join(paths))
+    importable(monkeypatch, root / "upstream", root / "bundled")
     return root
 
 

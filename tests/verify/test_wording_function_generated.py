@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from errorkb.cli import main
+from tests.kb import importable
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "tinylib_kb"
 GENERATED = "\n\nfrom dataclasses import dataclass\n\n\n@dataclass\nclass Options:\n    size: int = 0\n"
@@ -31,10 +32,7 @@ def tinylib(tmp_path, monkeypatch) -> Path:
         queue.write_text(queue.read_text() + GENERATED)
     entry = root / "docs" / "errors" / "tinyq" / "queue-full.yml"
     entry.write_text(entry.read_text().replace("source:", WORDING, 1))
-    paths = [str(root / "upstream"), str(root / "bundled")]
-    for path in reversed(paths):
-        monkeypatch.syspath_prepend(path)
-    monkeypatch.setenv("PYTHONPATH", ":".join(paths))
+    importable(monkeypatch, root / "upstream", root / "bundled")
     return root
 
 

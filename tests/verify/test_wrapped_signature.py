@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from errorkb.cli import main
+from tests.kb import importable
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "tinylib_kb"
 WRAPPED = '''
@@ -97,10 +98,7 @@ def tinylib(tmp_path, monkeypatch) -> Path:
     for queue in (root / "upstream" / "tinyq" / "queue.py", root / "bundled" / "tinyq_bundled" / "queue.py"):
         queue.write_text(queue.read_text() + WRAPPED)
     (root / "docs" / "errors" / "tinyq" / "resize-size-kwarg.yml").write_text(ENTRY)
-    paths = [str(root / "upstream"), str(root / "bundled")]
-    for path in reversed(paths):
-        monkeypatch.syspath_prepend(path)
-    monkeypatch.setenv("PYTHONPATH", ":".join(paths))
+    importable(monkeypatch, root / "upstream", root / "bundled")
     return root
 
 
