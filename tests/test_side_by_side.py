@@ -6,12 +6,15 @@ errorkb; runtime plugs are found the same way (`errorkb.plugs`)."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from errorkb.cli import main
 from tests.kb import ROOT
@@ -156,3 +159,71 @@ def test_an_unknown_runtime_is_a_located_problem_of_the_profile(second, capsys):
     assert main(["--root", str(second), "check"]) == 1
     err = capsys.readouterr().err
     assert "pyproject.toml:" in err and "library.runtime: unknown runtime 'jaxx'" in err
+
+
+# -- the entry points `lookup`, `show` and the hook read without importing importlib.metadata ----------
+
+_NAMES = st.sampled_from(["tinyq_errorkb", "TinyQ-ErrorKB", "tinyq.errorkb", "other", "Other__KB", "third-kb"])
+_LINES = st.one_of(
+    st.builds("{} = {}".format, st.sampled_from(["tinyq", "transformers", "x"]),
+              st.sampled_from(["tinyq_errorkb", "pkg.sub", "mod:attr", "mod : attr [extra]", "not a module!", ""])),
+    st.sampled_from(["", "# a comment", "[errorkb.indexes]", "[console_scripts]", "[ errorkb.indexes ]",
+                     "[[errorkb.indexes]]", "  [errorkb.indexes]  "]),
+)
+
+
+def _escaped(name: str) -> str:
+    """A distribution's name in its metadata folder's name, as installers write it (`-` becomes `_`)."""
+    return re.sub(r"[^\w.]+", "_", name)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(layout=st.lists(st.lists(st.tuples(_NAMES, st.sampled_from([".dist-info", ".egg-info", ""]),
+                                          st.none() | st.lists(_LINES, max_size=6)), max_size=4),
+                       min_size=1, max_size=3))
+def test_the_entry_points_read_are_importlib_metadatas(layout, tmp_path_factory, monkeypatch):
+    """Any layout of distributions over several folders on `sys.path` (names in every spelling, the same
+    distribution in two folders, no `entry_points.txt`, comments, other groups, values that name no module):
+    the entry points of a group are exactly the ones importlib.metadata finds."""
+    from importlib.metadata import entry_points as reference
+
+    from errorkb.lookup._index import _ENTRY_POINT_VALUE, entry_points
+
+    folders = []
+    for distributions in layout:
+        folder = tmp_path_factory.mktemp("site")
+        for number, (name, suffix, lines) in enumerate(distributions):
+            info = folder / f"{_escaped(name)}-{number}.0{suffix}"
+            if info.exists():
+                continue
+            info.mkdir()
+            (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {number}.0\n")
+            if lines is not None:
+                (info / "entry_points.txt").write_text("\n".join(lines) + "\n")
+        folders.append(str(folder))
+    monkeypatch.setattr(sys, "path", folders)
+    for group in ("errorkb.indexes", "console_scripts"):
+        expected = [(point.name, match["module"]) for point in reference(group=group)
+                    if (match := _ENTRY_POINT_VALUE.match(point.value))]
+        assert entry_points(group) == expected
+
+
+def test_an_entry_point_line_importlib_metadata_fails_on_is_skipped(tmp_path, monkeypatch):
+    _dist_info(tmp_path, "broken_kb", "[errorkb.indexes]\nno equals sign here\nbroken = broken_kb\n")
+    monkeypatch.setattr(sys, "path", [str(tmp_path)])
+    from errorkb.lookup._index import entry_points
+
+    assert entry_points("errorkb.indexes") == [("broken", "broken_kb")]
+
+
+def test_where_sys_path_holds_a_zip_importlib_metadata_answers(tmp_path, monkeypatch):
+    import zipfile
+
+    archive = tmp_path / "kbs.zip"
+    with zipfile.ZipFile(archive, "w") as zipped:
+        zipped.writestr("zipped_kb-0.1.dist-info/METADATA", "Metadata-Version: 2.1\nName: zipped_kb\nVersion: 0.1\n")
+        zipped.writestr("zipped_kb-0.1.dist-info/entry_points.txt", "[errorkb.indexes]\nzipped = zipped_kb\n")
+    monkeypatch.setattr(sys, "path", [str(archive)])
+    from errorkb.lookup._index import entry_points
+
+    assert entry_points("errorkb.indexes") == [("zipped", "zipped_kb")]
