@@ -61,7 +61,7 @@ from errorkb.core.project import Project, load_project
 from errorkb.plugs import runtime_for
 from errorkb.results.matrix import matrix_problem
 from errorkb.results.report import read_reports
-from errorkb.site import budget, live
+from errorkb.site import budget, live, themefiles
 from errorkb.site import files as site
 from errorkb.site.sanitize import sanitize
 
@@ -97,6 +97,7 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
             logging.getLogger("mkdocs.commands.build").addFilter(_not_the_dirty_warning)
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
+        themefiles.list_fewer(config.theme)
         if config.nav is not None:
             for item in self.config.nav_if_present:
                 (title, page), = item.items()
