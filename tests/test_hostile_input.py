@@ -536,11 +536,34 @@ def test_check_renders_every_page_within_a_budget_and_locates_what_blows_it(tmp_
     err = capsys.readouterr().err
     assert "Traceback" not in err
     if marker == "BURN-C":  # the kernel ends the child inside the page: no part can be tried alone
-        assert f"{ENTRY_FILE}:1:1: this entry's page took more than 1 s of CPU time" in err, err
+        # (the whole page: 1 s and its share for its size, `budget.allowance`)
+        assert f"{ENTRY_FILE}:1:1: this entry's page took more than 1.1 s of CPU time" in err, err
     else:
         assert f"{ENTRY_FILE}:13:10: trigger: this text {what}; simplify its Markdown" in err, err
     problems = [line for line in err.splitlines() if ": warning: " not in line]  # (the two entries are twins)
     assert "other-error" not in "\n".join(problems)  # the page after it had a child of its own, and rendered
+
+
+def test_a_page_that_lists_every_entry_gets_time_in_proportion_to_its_size(monkeypatch):
+    """The pages that list every entry grow with the knowledge base (the verification page at 1,000
+    entries is megabytes of Markdown and took more than the flat budget): a page may take the budget
+    plus a share proportional to its size, and a page that costs more than its size gets no more."""
+    from errorkb.site import budget
+
+    monkeypatch.setattr(budget, "CPU_SECONDS", 0.05)
+    rows = "\n".join(f"| [entry-{i:04d}](../errors/entry-{i:04d}/) | passed | 5.15.1 | cpu |" for i in range(6000))
+    page = "| entry | outcome | release | device |\n|---|---|---|---|\n" + rows
+    convert = budget.converter()
+    assert budget.within_budget(lambda: convert(page)) == "took more than 0.05 s of CPU time to render"
+    assert budget.allowance(page) == round(0.05 + len(page) / budget.CHARS_PER_SECOND, 1) > 5
+    assert budget.within_budget(lambda: convert(page), budget.allowance(page)) is None
+
+    def forever() -> None:
+        while True:
+            pass
+
+    small = "x" * 5000
+    assert budget.within_budget(forever, budget.allowance(small)) == "took more than 0.2 s of CPU time to render"
 
 
 def test_the_budget_is_cpu_time_in_this_process_too():

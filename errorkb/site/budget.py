@@ -49,6 +49,11 @@ if TYPE_CHECKING:  # the child process imports none of these: it starts fast
     from errorkb.site.render import EntryPage
 
 CPU_SECONDS = 5.0  # CPU time one page may take to render (a real entry page: about 0.05 s)
+# ... plus this much per character of the page (`allowance`): a page that lists every entry grows with the
+# knowledge base (the verification page: 0.3 MB of Markdown at 108 entries, 1.1 s; megabytes at 1,000),
+# rendered at 150-370 thousand characters per second here. What the budget is for costs more than its size
+# and outgrows any allowance proportional to it.
+CHARS_PER_SECOND = 50_000
 RECURSION_LIMIT = 1000  # frames deep the child renders (Python's default; MkDocs' own process keeps its own)
 MEMORY_BYTES = 2 << 30  # address space of the rehearsal child
 WALL_SECONDS_PER_PAGE = 300.0  # a backstop only: a child that neither answers nor burns CPU
@@ -182,7 +187,7 @@ def rehearse(rehearsals: list[Rehearsal], config_file: Path | None, cpu_seconds:
                 child = child or _Child(config_file, budget)
                 answer = child.ask(rehearsal)
                 if answer is None:  # the child ended inside this page: the next page gets a new one
-                    answer = Verdict(rehearsal.key, False, child.death())
+                    answer = Verdict(rehearsal.key, False, child.death(rehearsal))
                     child.close()
                     child = None
                 verdicts[index] = answer
@@ -247,10 +252,11 @@ class _Child:
         part = Part(**answer["part"]) if answer.get("part") else None
         return Verdict(answer["key"], answer["ok"], answer["what"], part)
 
-    def death(self) -> str:
+    def death(self, rehearsal: Rehearsal) -> str:
         code = self.process.wait()
         if code in (-signal.SIGXCPU, -signal.SIGKILL):
-            return f"took more than {self.budget:g} s of CPU time to render, in code the budget's timer cannot stop"
+            return (f"took more than {allowance(rehearsal.markdown, self.budget):g} s of CPU time to render, in code "
+                    "the budget's timer cannot stop")
         return f"crashed the renderer (exit status {code})"
 
 
@@ -296,6 +302,7 @@ def locate(rehearsal: Rehearsal, what: str, attempt: Callable[[str], str | None]
 def _attempt(convert: Callable[[str], object], markdown: str, budget: float) -> str | None:
     """None when `markdown` renders within the budget, else what went wrong. Past twice the
     budget (plus a second) the kernel ends the process: code the timer cannot interrupt."""
+    budget = allowance(markdown, budget)
     used = sum(resource.getrusage(resource.RUSAGE_SELF)[:2])
     limit = int(used + 2 * budget + 1)
     resource.setrlimit(resource.RLIMIT_CPU, (limit, resource.RLIM_INFINITY))
@@ -322,6 +329,13 @@ def converter(config_file: str | None = None, extensions: list[Any] | None = Non
 
 
 # -- 3. in this process ---------------------------------------------------------------------------
+
+
+def allowance(markdown: str, cpu_seconds: float | None = None) -> float:
+    """The CPU seconds a page of `markdown` may take to render: the budget (`cpu_seconds`, default
+    `CPU_SECONDS`) and a share proportional to its size (`CHARS_PER_SECOND`), to one decimal."""
+    base = CPU_SECONDS if cpu_seconds is None else cpu_seconds
+    return round(base + len(markdown) / CHARS_PER_SECOND, 1)
 
 
 def within_budget(render: Callable[[], object], cpu_seconds: float | None = None) -> str | None:

@@ -293,12 +293,13 @@ class BudgetedPage(Page):
         self._render(config, files)
 
     def _render(self, config: MkDocsConfig, files: Files) -> None:
-        what = budget.within_budget(lambda: self._convert(config, files))
+        what = budget.within_budget(lambda: self._convert(config, files), budget.allowance(self.markdown or ""))
         if what is None:
             return
         rehearsal = self._parts(self._rehearsal)
         convert = budget.converter(extensions=config.markdown_extensions, configs=config.mdx_configs)
-        verdict = budget.locate(rehearsal, what, lambda markdown: budget.within_budget(lambda: convert(markdown)),
+        verdict = budget.locate(rehearsal, what, lambda markdown: budget.within_budget(lambda: convert(markdown),
+                                                                                       budget.allowance(markdown)),
                                 budget.CPU_SECONDS)
         problem = Problem(*budget.problem(verdict, self._source))
         log.error(str(problem))
