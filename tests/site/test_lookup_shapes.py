@@ -185,3 +185,15 @@ def test_a_frame_line_broken_twice_or_without_its_spaces_reads_whole():
     web = f'  File "{path}",\nline\n480,\nin\nupdate\n    cache.update()'
     assert [(f.path, f.line, f.function, f.code) for f in frames(normalize(web))] == [
         (path, 480, "update", "cache.update()")]
+
+
+def test_a_complete_frame_line_is_never_joined_with_the_next():
+    """A frame Python prints without `, in name` (a SyntaxError's), a cut paste's `File "x"`, a frame
+    whose next line is the exception: each stays as printed, the next line its code or the exception."""
+    syntax = '  File "/home/me/proj/x.py", line 3\n    x = (\n        ^\nSyntaxError: \'(\' was never closed'
+    assert [(f.path, f.line, f.code) for f in frames(normalize(syntax))] == [("/home/me/proj/x.py", 3, "x = (")]
+    cut = 'Traceback (most recent call last):\n  File "x"\nValueError: first line 1\nsecond line 2'
+    assert normalize(cut) == cut
+    bare = '  File "/home/me/venv/lib/python3.11/site-packages/transformers/cache_utils.py", line 480, in update\n' \
+           "KeyboardInterrupt"
+    assert normalize(bare) == bare.strip()
