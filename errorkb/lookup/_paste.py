@@ -31,6 +31,7 @@ to a linear bound, and the page's JavaScript counts the same way):
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 from typing import NamedTuple
 
 from errorkb.core.message import Meter
@@ -134,7 +135,7 @@ def _rich_message(text: str) -> str:
         end = len(text) if end < 0 else end
         lines = text[start:end].split("\n")
         out += [text[done:start], lines[0]]
-        for last, line in zip(lines, lines[1:]):  # each printed line and the one after it
+        for last, line in pairwise(lines):  # each printed line and the one after it
             word = line.split(" ", 1)[0]
             if not word or len(last.rstrip(" \t")) + 1 + len(word) <= width:
                 out.append("\n")  # it would have fitted: the message's own line break

@@ -58,8 +58,9 @@ TRACEBACK_TEXT = "Traceback (most recent call last):"
 # on the next line, at its start or indented again: a `File "...` line that stops before its `", line N, in
 # name` is complete is joined with the next line (whose indentation goes). A line that stops right after the
 # path's quote or the line's number is joined only when the next line goes on with `,` or a digit: a frame
-# printed without `, in name` (a SyntaxError's) or a cut paste's `File "x"` is left as it is. Parts may lose the space a web
-# form's wrap took (`line\n2564`): Python's frame (FRAME_LINE) reads `",line2564,in f` as `", line 2564, in f`.
+# printed without `, in name` (a SyntaxError's) or a cut paste's `File "x"` is left as it is. Parts may lose
+# the space a web form's wrap took (`line\n2564`): Python's frame (FRAME_LINE) reads `",line2564,in f` as
+# `", line 2564, in f`.
 # Applied until no line is left incomplete (a path longer than twice the width breaks twice), at most
 # FRAME_WRAPS times. A line broken inside the function's name reads complete: its name stays cut.
 FRAME_WRAP = (r'(?<![^\n])([ \t]*File "(?:[^"\n]*|[^"\n]*"[ \t]*(?=\n[ \t]*,)'
