@@ -660,3 +660,48 @@ def test_a_paragraph_longer_than_its_limit_is_refused_and_split_ones_load(tmp_pa
     half = "`|` " * (MAX_PARAGRAPH // 8)
     (tmp_path / "split").mkdir()
     assert problems_of(tmp_path / "split", ENTRY + f"notes: {json.dumps(half + chr(10) * 2 + half)}\n") == []
+
+
+# -- pastes built against the readers of rich's box and of broken frame lines (errorkb/lookup/_rules.py) --
+PASTE_SHAPES_GUARD = """
+import json, sys, time
+from errorkb.lookup import Known, Lookup, frames, normalize, stated_release
+M = 1 << 20
+families = {
+    "spaces then a box edge": "x" + " " * M + "│\\n",
+    "box edges and spaces": ("│" + " " * 50) * (M // 51),
+    "a box line never closed": "│ " + "a" * M,
+    "folded box lines": ("│ " + "a" * 60 + " │\\n") * (M // 65),
+    "wrapped box lines": ("│ " + "a" * 30 + " " * 30 + "│\\n") * (M // 65),
+    "a top edge with no title": "╭" + "─" * M,
+    "a bottom edge then one long message": "╰" + "─" * 80 + "╯\\n" + "word " * (M // 5),
+    "bottom edges, no blank line": ("╰──╯\\n" + "w " * 20 + "\\n") * (M // 46),
+    "an unclosed frame path": '  File "' + "a" * M,
+    "frame lines broken everywhere": ('  File "/a/b.py",\\nline\\n' + "1" * 20 + ",\\n") * (M // 40),
+    "frame lines and name rests": ('  File "/a/b.py", line 1, in f\\n  g\\n') * (M // 33),
+    "rich frame-like lines": ("a.py:1 in " + "b" * 60 + " c\\n") * (M // 72),
+    "arrows with guides": ("❱ 1 " + "│ " * 200 + "\\n") * (M // 405),
+    "pip words without the library": "Successfully installed " + "a-1.0 " * (M // 6),
+}
+times = {}
+for name, text in families.items():
+    start = time.perf_counter()
+    clean = normalize(text)
+    frames(clean)
+    stated_release(clean, "transformers")
+    Lookup([Known.from_index({"id": "x", "title": "x", "exception": "ValueError", "message": "m {a} n"})]).answer(text)
+    times[name] = round(time.perf_counter() - start, 2)
+print(json.dumps(times))
+"""
+
+
+def test_pastes_built_against_the_box_and_broken_line_readers_finish_at_one_megabyte():
+    """A hang guard, not a timing assertion: each new reading rule (rich's box, a frame line broken at a
+    width, pip's `Successfully installed` line) on 1 MB built to make a regular expression backtrack."""
+    try:
+        result = subprocess.run([sys.executable, "-c", PASTE_SHAPES_GUARD], capture_output=True, text=True,
+                                timeout=60, cwd=str(Path(__file__).resolve().parents[1]))
+    except subprocess.TimeoutExpired:
+        pytest.fail("a hostile paste of 1 MB kept the paste reader busy for over 60 s")
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert len(json.loads(result.stdout)) == 14

@@ -8,7 +8,9 @@ to a linear bound, and the page's JavaScript counts the same way):
 2. `normalize`: BOMs go; no-break spaces become spaces; typographic quotes (‘’ “”) become
    ASCII ones (in wordings too); `\\r\\n`, `\\r`, U+2028 and U+2029 become `\\n`; ANSI escape
    sequences go; `PREFIX` is removed from the start of every line (a launcher's `[rank0]: `,
-   pytest's `E   `, a log's timestamp, `tool-name | `, stacked); Python's hint
+   pytest's `E   `, a log's timestamp, `tool-name | `, stacked); rich's traceback box is opened
+   (its title becomes Python's marker, its folded frame lines are joined, its edges go); a frame
+   line a terminal or a web form broke at a fixed width is joined again; Python's hint
    `. Did you mean: 'x'?` goes from the end of a line; ASCII whitespace is stripped at both ends.
 3. `candidates`: every line shaped `[indent]Name: message` is an exception line, and so is an
    exception class's name inside a line after the text a tool put before it (`... failed:
@@ -22,18 +24,27 @@ to a linear bound, and the page's JavaScript counts the same way):
    it), with where it stands, so that the frames of one exception's traceback can be told from
    another's in a chain; `arrows`: the failing lines IPython marks (`---> 10  code`).
 5. `stated_release`: a release of the library the paste names (`<library>==4.41.2`, the issue
-   template's "`<library>` version: 4.41.2").
+   template's "`<library>` version: 4.41.2", pip's `Successfully installed <library>-4.41.2`); never
+   a folder's name (`/home/u/<library>-4.30.0/src/...`, a virtual environment's).
 """
 
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 from typing import NamedTuple
 
 from errorkb.core.message import Meter
 from errorkb.lookup import _rules as rules
 
 _ANSI = rules.compiled(rules.ANSI)
+_RICH_TOP = rules.compiled(rules.RICH_TOP)
+_RICH_BOTTOM = rules.compiled(rules.RICH_BOTTOM)
+_RICH_FOLD = rules.compiled(rules.RICH_FOLD)
+_RICH_WRAP = rules.compiled(rules.RICH_WRAP)
+_RICH_EDGE = rules.compiled(rules.RICH_EDGE)
+_FRAME_WRAP = rules.compiled(rules.FRAME_WRAP)
+_FRAME_NAME_WRAP = rules.compiled(rules.FRAME_NAME_WRAP)
 _PREFIX = rules.compiled(rules.PREFIX)
 _SUFFIX = rules.compiled(rules.SUFFIX)
 _EXCEPTION_LINE = rules.compiled(rules.EXCEPTION_LINE)
@@ -87,14 +98,52 @@ def plain_quotes(text: str) -> str:
 def normalize(text: str, meter: Meter | None = None) -> str:
     """Stage 2: what terminals and tools add, taken away."""
     meter = meter or Meter()
-    meter.work += 14 * len(text)  # the fourteen passes below each read the text once
+    meter.work += (21 + rules.FRAME_WRAPS) * len(text)  # the passes below each read the text once
     text = text.replace("\ufeff", "").replace("\u00a0", " ")
     text = plain_quotes(text)
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\u2028", "\n").replace("\u2029", "\n")
     text = _ANSI.sub("", text)
     text = _PREFIX.sub("", text)
+    text = _RICH_TOP.sub(rules.TRACEBACK_TEXT, text)
+    text = _rich_message(text)
+    text = _RICH_BOTTOM.sub("", text)
+    text = _RICH_FOLD.sub("", text)
+    text = _RICH_WRAP.sub(" ", text)
+    text = _RICH_EDGE.sub("", text)
+    for _ in range(rules.FRAME_WRAPS):  # a path broken twice is joined in two passes
+        text, joined = _FRAME_WRAP.subn(r"\1", text)
+        if not joined:
+            break
+    text = _FRAME_NAME_WRAP.sub(r"\1\2\3", text)
     text = _SUFFIX.sub("", text)
     return strip(text)
+
+
+def _rich_message(text: str) -> str:
+    """The exception's text rich printed below each box, unwrapped: a line whose next line's first word
+    would not have fitted on it within the box's width was wrapped there (see rules.RICH_TOP)."""
+    out: list[str] = []
+    done = 0
+    for bottom in _RICH_BOTTOM.finditer(text):
+        if bottom.start() < done:  # inside the text joined after the box before
+            continue
+        width = len(strip(bottom.group(0)))
+        start = bottom.end() + 1
+        if start >= len(text):
+            break
+        end = text.find("\n\n", start)
+        end = len(text) if end < 0 else end
+        lines = text[start:end].split("\n")
+        out += [text[done:start], lines[0]]
+        for last, line in pairwise(lines):  # each printed line and the one after it
+            word = line.split(" ", 1)[0]
+            if not word or len(last.rstrip(" \t")) + 1 + len(word) <= width:
+                out.append("\n")  # it would have fitted: the message's own line break
+            elif not last.endswith((" ", "\t")):  # wrapped: the space rich broke at, kept at the end or taken
+                out.append(" ")
+            out.append(line)
+        done = end
+    return "".join(out) + text[done:] if out else text
 
 
 def candidates(text: str, meter: Meter | None = None) -> list[Candidate]:
@@ -153,10 +202,13 @@ def frames(text: str, meter: Meter | None = None) -> list[Frame]:
         if match.group(1) is not None:  # Python
             path, number, function = match.group(1), match.group(2), match.group(5)
             code = _code_line(text, match.end() + 1, indent)
-        elif match.group(3) is not None or match.group(6) is not None:  # IPython 8, IPython 7
+        elif match.group(3) is not None or match.group(6) is not None or match.group(11) is not None:
+            # IPython 8, IPython 7, rich: the failing line is the arrow in the frame's block
             arrow = _ARROW_LINE.search(text[match.end() + 1:after]) if match.end() < after else None
             code = strip(arrow.group(2)) if arrow else ""
-            if match.group(3) is not None:
+            if match.group(11) is not None:
+                path, number, function = match.group(11), match.group(12), match.group(13)
+            elif match.group(3) is not None:
                 path, number, function = match.group(3), match.group(4), match.group(5)
             else:
                 path, function = match.group(6), match.group(7)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-RULES_VERSION = 5
+RULES_VERSION = 6
 
 CAP = 1 << 16  # characters of a paste read: its last 64 KiB
 CHAIN = 64  # exception lines tried whole, counted from the end of the paste
@@ -36,6 +36,44 @@ PREFIX = (r"(?<![^\n])(?:\[(?:rank|default)[0-9]+\]:[ \t]?|E(?: {2,}|\t)"
 SUFFIX = (r"\. Did you (?:mean:(?: '[^'\n]*'\??)?(?: Or did you forget to import '[^'\n]*'\??)?"
           r"|forget to import '[^'\n]*'\??)[ \t]*(?![^\n])")
 
+# rich's traceback (`rich.traceback.install()`, `Console.print_exception()`; rich/traceback.py) prints the
+# frames in a box: `╭── Traceback (most recent call last) ──╮`, then per frame `│ path:480 in update │` and a
+# numbered excerpt of its source, the failing line marked `│ ❱ 480 │   code │`, closed by `╰──╯`. A frame line
+# longer than the box is folded at its edge (the line full: one space before `│`, mid-path or mid-number)
+# or wrapped at a space (the line padded); either way its rest starts the next box line with a character
+# that no excerpt line starts with (excerpt lines start with spaces or `❱`). Read in this order: the title
+# becomes Python's marker (`TRACEBACK_TEXT`), the bottom edge goes, folded lines are joined as they were
+# (`RICH_FOLD`: nothing between) and wrapped ones with the space the wrap took (`RICH_WRAP`), then the box's
+# edges go (`RICH_EDGE`). An excerpt line longer than the box is cut by rich: its code is what rich shows.
+# Below the box rich prints `ExceptionType: message` wrapped at the terminal's width, the space at each break
+# taken: a line is joined to the next with a space when the next one's first word would not have fitted on
+# it within the box's width (a line the message itself ends stays one), up to the first blank line.
+RICH_TOP = r"(?<![^\n])╭─* ?Traceback \(most recent call last\) ?─*╮[ \t]*(?![^\n])"
+RICH_BOTTOM = r"(?<![^\n])╰─*╯[ \t]*(?![^\n])"
+RICH_FOLD = r"(?<=[^ \t\n│]) │\n│ (?=[^ \t\n❱│])"
+RICH_WRAP = r"(?<=[^ \t\n│])[ \t][ \t]+│\n│ (?=[^ \t\n❱│])"
+RICH_EDGE = r"(?<![^\n])│[ \t]*│[ \t]*(?![^\n])|(?<![^\n])│ ?|(?<=[^ \t\n])[ \t]*│[ \t]*(?![^\n])"
+TRACEBACK_TEXT = "Traceback (most recent call last):"
+# A frame line broken by a terminal or a web form at a fixed width (mid-path, mid-number, mid-word), its rest
+# on the next line, at its start or indented again: a `File "...` line that stops before its `", line N, in
+# name` is complete is joined with the next line (whose indentation goes). A line that stops right after the
+# path's quote or the line's number is joined only when the next line goes on with `,` or a digit: a frame
+# printed without `, in name` (a SyntaxError's) or a cut paste's `File "x"` is left as it is. Parts may lose
+# the space a web form's wrap took (`line\n2564`): Python's frame (FRAME_LINE) reads `",line2564,in f` as
+# `", line 2564, in f`.
+# Applied until no line is left incomplete (a path longer than twice the width breaks twice), at most
+# FRAME_WRAPS times. A line broken inside the function's name reads complete: its name stays cut.
+FRAME_WRAP = (r'(?<![^\n])([ \t]*File "(?:[^"\n]*|[^"\n]*"[ \t]*(?=\n[ \t]*,)'
+              r'|[^"\n]*"[ \t]*,[ \t]*(?:l(?:i(?:n(?:e[ \t]*)?)?)?)?'
+              r'|[^"\n]*"[ \t]*,[ \t]*line[ \t]*[0-9]+[ \t]*(?=\n[ \t]*[0-9,])'
+              r'|[^"\n]*"[ \t]*,[ \t]*line[ \t]*[0-9]+[ \t]*,[ \t]*(?:i(?:n[ \t]*)?)?))\n[ \t]*')
+FRAME_WRAPS = 4
+# The same, broken inside the function's name (the line reads complete): the rest of the name alone on the
+# next line, under the frame line's indent (a web form) or at the line's start (a terminal), never as deep as
+# a source line; only a name that starts lowercase, so a bare exception (`KeyboardInterrupt`) is never one.
+FRAME_NAME_WRAP = (r'(?<![^\n])([ \t]+)(File "[^"\n]*",[ \t]*line[ \t]*[0-9]+,[ \t]*in[ \t]*[A-Za-z0-9_<>]+)'
+                   r"\n(?:\1)?([a-z0-9_<>][A-Za-z0-9_<>]*)[ \t]*(?![^\n])")
+
 # -- the parts of a traceback (rules 3 and 6) ----------------------------------------------------
 
 EXCEPTION_LINE = r"(?<![^\n])[ \t]*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*): ([^\n]*)"
@@ -52,19 +90,24 @@ TRACEBACK = r"Traceback \(most recent call last\):"
 # on the `--> 3` arrow below it) and as pytest does (`x.py:3: in f` above the source line; its long entries
 # print the source first, then `x.py:3: ` or, for the last, `x.py:3: ValueError`). Groups: 1, 2 Python's
 # path and line; 3, 4 IPython 8's; 5 the function of either; 6, 7 IPython 7's path and function; 8, 9, 10
-# pytest's path, line and function (none in a long entry). A path may start with a Windows drive (`C:`).
+# pytest's path, line and function (none in a long entry); 11, 12, 13 rich's (`path:480 in update`, its
+# failing line the `❱ 480` arrow below it; a fold at the box's edge beside `in` may take its space).
+# A path may start with a Windows drive (`C:`).
 # Not a frame: a warning (`x.py:3: FutureWarning: ...`), a linter's `x.py:3:5: E501`, prose.
 FRAME = r"File \"([^\"\n]*)\", line ([0-9]+)"
-FRAME_LINE = (r"(?<![^\n])[ \t]*(?:File (?:\"([^\"\n]*)\", line ([0-9]+)|((?:[A-Za-z]:)?[^\"\s:]+\.py):([0-9]+))"
-              r"(?:, in ([^\n]*))?"
+FRAME_LINE = (r"(?<![^\n])[ \t]*(?:File (?:\"([^\"\n]*)\",[ \t]*line[ \t]*([0-9]+)"
+              r"|((?:[A-Za-z]:)?[^\"\s:]+\.py):([0-9]+))"
+              r"(?:,[ \t]*in(?: |(?=[A-Za-z_<]))([^\n]*))?"
               r"|((?:[A-Za-z]:)?[^\"\s:]+\.py|<ipython-input-[^>\n]*>) in ([A-Za-z_<][A-Za-z0-9_.<>]*)"
               r"(?=\(|[ \t]*(?![^\n]))"
               r"|((?:[A-Za-z]:)?[^\"\s:]+\.py):([0-9]+):"
-              r"(?: in ([^\n]*)|[ \t]*(?:[A-Za-z_][A-Za-z0-9_.]*[ \t]*)?(?![^\n])))")
+              r"(?: in ([^\n]*)|[ \t]*(?:[A-Za-z_][A-Za-z0-9_.]*[ \t]*)?(?![^\n]))"
+              r"|((?:[A-Za-z]:)?[^\"\s:]+\.py):([0-9]+) ?in ?([A-Za-z_<][A-Za-z0-9_.<>]*)[ \t]*(?![^\n]))")
 CODE_LINE = r"^[ \t]+(?:-+>[ \t]*[0-9]*[ \t]+)?([^ \t\n][^\n]*)$"  # the source line printed under a frame
 # IPython marks the failing line of each cell or frame with an arrow: `---> 10     height, width = img.shape[:2]`
-# (group 1 the line's number, group 2 its code).
-ARROW_LINE = r"(?<![^\n])[ \t]*-+>[ \t]*(?:\[[0-9]+\]\([^)\n]*\)|([0-9]+))?[ \t]+([^ \t\n][^\n]*)"
+# (group 1 the line's number, group 2 its code); rich with `❱ 10 │   code` (`│` its indent guides).
+ARROW_LINE = (r"(?<![^\n])[ \t]*(?:-+>|❱)[ \t]*(?:\[[0-9]+\]\([^)\n]*\)|([0-9]+))?[ \t]+(?:│[ \t]+)*"
+              r"([^ \t\n][^\n]*)")
 # pytest's long entry prints the frame's source above its location line: the function is the one the source
 # starts with (`    def update(self, ...):`), the failing line the one marked `>`.
 PYTEST_DEF = r"(?<![^\n])[ \t]*(?:async[ \t]+)?def[ \t]+([A-Za-z_][A-Za-z0-9_]*)"
@@ -95,11 +138,15 @@ _RELEASE = r"[0-9]+\.[0-9]+(?:\.[0-9]+)?"
 # So do what pip and conda print: `pip show`'s `Name: <library>` then `Version: 4.41.2`, pip's `Successfully
 # installed ... <library>-4.41.2` (a whole release, then a space, a comma or the line's end), a conda spec
 # `<library>=4.41.2`. A constraint (`>=`, `~=`) states no release.
-STATED = (r"(?<![A-Za-z0-9_.-]){name}(?:`?(?:[ \t]*==[ \t]*|[ \t]+version:?[ \t]*|:[ \t]*|[ \t]+v?|="
+# pip's `<library>-4.41.2` counts only on its `Successfully installed` line: elsewhere a name and a release
+# joined by a hyphen is a folder's or an environment's name (`~/transformers-4.30.0`, `conda activate
+# transformers-4.30.0`, a frame's path broken after such a folder), which says nothing of what is installed.
+STATED = (r"(?:(?<![^\n])[ \t]*Successfully installed (?:[^ \t\n]+[ \t]+)*?{name}-"
+          r"(?=[0-9]+\.[0-9]+\.[0-9]+(?![^ \t\n,]))"
+          r"|(?<![A-Za-z0-9_.-]){name}(?:`?(?:[ \t]*==[ \t]*|[ \t]+version:?[ \t]*|:[ \t]*|[ \t]+v?|="
           r"|[ \t]*\nVersion:[ \t]*)"
           r"(?=" + _RELEASE + r"(?![0-9A-Za-z.]))"
-          r"|-(?=" + _RELEASE + r"(?:\.dist-info|\.egg-info|-py[0-9h]))"
-          r"|-(?=[0-9]+\.[0-9]+\.[0-9]+(?![^ \t\n,])))(" + _RELEASE + ")")
+          r"|-(?=" + _RELEASE + r"(?:\.dist-info|\.egg-info|-py[0-9h]))))(" + _RELEASE + ")")
 
 # -- typed placeholders (what an entry may declare of a placeholder's value) ---------------------
 
@@ -151,7 +198,10 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
     the placeholder types and the wordings too generic to identify an error."""
     return {
         "version": RULES_VERSION, "cap": CAP, "chain": CHAIN, "whitespace": WHITESPACE, "max_path": MAX_PATH,
-        "patterns": {"ANSI": ANSI, "PREFIX": PREFIX, "SUFFIX": SUFFIX, "EXCEPTION_LINE": EXCEPTION_LINE,
+        "frame_wraps": FRAME_WRAPS, "traceback_text": TRACEBACK_TEXT,
+        "patterns": {"ANSI": ANSI, "PREFIX": PREFIX, "RICH_TOP": RICH_TOP, "RICH_BOTTOM": RICH_BOTTOM,
+                     "RICH_FOLD": RICH_FOLD, "RICH_WRAP": RICH_WRAP, "RICH_EDGE": RICH_EDGE, "FRAME_WRAP": FRAME_WRAP,
+                     "FRAME_NAME_WRAP": FRAME_NAME_WRAP, "SUFFIX": SUFFIX, "EXCEPTION_LINE": EXCEPTION_LINE,
                      "INLINE_EXCEPTION": INLINE_EXCEPTION, "STOP_LINE": STOP_LINE, "TRACEBACK": TRACEBACK,
                      "FRAME": FRAME, "FRAME_LINE": FRAME_LINE, "CODE_LINE": CODE_LINE, "ARROW_LINE": ARROW_LINE,
                      "PYTEST_DEF": PYTEST_DEF, "PYTEST_FAILING": PYTEST_FAILING,

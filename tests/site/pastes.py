@@ -208,6 +208,57 @@ def _logged(frames, exception):
     return "\n".join("2025-03-01 10:00:00,123 - ERROR - " + one for one in _python(frames, exception).split("\n"))
 
 
+def _rich(frames, exception, width=100):
+    """rich's traceback (`rich.traceback.install()`, `Console.print_exception()`: CLIs, Gradio, Lightning, trl
+    scripts), printed by rich itself (a dependency) with no colours: a box titled `Traceback (most recent call
+    last)`, each frame `path:line in function` (folded at the box's edge, mid-path when the path is long), a
+    numbered excerpt of its source with `❱` at the failing line, then `ExceptionType: message` below the box.
+    rich shows the path and the excerpt only for a file it can read: here each one holds its failing line."""
+    import io
+    import linecache
+    from unittest import mock
+
+    from rich.console import Console
+    from rich.traceback import Frame, Stack, Trace, Traceback
+
+    name, _, message = exception.partition(": ")
+    sources: dict[str, list[str]] = {}
+    for path, line, _function, code in frames:
+        source = sources.setdefault(installed(path), [])
+        source += ["\n"] * max(line - len(source), 0)
+        source[line - 1] = "    " + code + "\n"
+    saved = {path: linecache.cache.get(path) for path in sources}
+    linecache.cache.update({path: (0, None, lines, path) for path, lines in sources.items()})
+    try:
+        trace = Trace(stacks=[Stack(exc_type=name, exc_value=message,
+                                    frames=[Frame(installed(path), line, function, code)
+                                            for path, line, function, code in frames])])
+        console = Console(file=io.StringIO(), width=width, color_system=None, force_terminal=False)
+        with mock.patch("rich.traceback.os.path.exists", lambda path: path in sources):
+            console.print(Traceback(trace, width=width))
+        return console.file.getvalue()
+    finally:
+        for path, before in saved.items():
+            linecache.cache.pop(path, None) if before is None else linecache.cache.__setitem__(path, before)
+
+
+def _wrapped(frames, exception, width, indent=False):
+    """A plain traceback whose frame lines a terminal or a web form broke at `width` columns (mid-path,
+    mid-word), the rest of each line on the next, at its start or (`indent`) under the frame line's indent."""
+    out = []
+    for line in _python(frames, exception).split("\n"):
+        if not line.lstrip().startswith("File "):
+            out.append(line)
+            continue
+        lead = line[:len(line) - len(line.lstrip())] if indent else ""
+        out.append(line[:width])
+        rest = line[width:]
+        while rest:
+            out.append(lead + rest[:width - len(lead)])
+            rest = rest[width - len(lead):]
+    return "\n".join(out)
+
+
 SHAPES = {
     "python": _python,
     "windows": lambda frames, exception: _python(frames, exception, windows=True),
@@ -221,6 +272,11 @@ SHAPES = {
     "logged": _logged,
     "ray-worker": _worker,
     "comfyui": _comfyui,
+    "rich": _rich,
+    "rich-80": lambda frames, exception: _rich(frames, exception, width=80),
+    "wrapped-80": lambda frames, exception: _wrapped(frames, exception, 80),
+    "wrapped-100-indented": lambda frames, exception: _wrapped(frames, exception, 100, indent=True),
+    "wrapped-120": lambda frames, exception: _wrapped(frames, exception, 120),
 }
 
 

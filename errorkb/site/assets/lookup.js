@@ -219,7 +219,8 @@
   /* -- the rules, as the index ships them (errorkb/lookup/_rules.py) --------------------------- */
 
   const GLOBAL = new Set(["ANSI", "PREFIX", "SUFFIX", "EXCEPTION_LINE", "INLINE_EXCEPTION", "TRACEBACK", "FRAME_LINE",
-    "FRAME", "ARROW_LINE", "PYTEST_DEF", "PYTEST_FAILING"]);
+    "FRAME", "ARROW_LINE", "PYTEST_DEF", "PYTEST_FAILING", "RICH_TOP", "RICH_BOTTOM", "RICH_FOLD", "RICH_WRAP",
+    "RICH_EDGE", "FRAME_WRAP", "FRAME_NAME_WRAP"]);
 
   /* The index's `rules` made ready: each pattern compiled (the global flag where it is scanned). */
   function compileRules(rules) {
@@ -232,6 +233,7 @@
     for (const [name, source] of Object.entries(rules.types || {})) types[name] = source ? new RegExp(source) : null;
     return {
       cap: rules.cap, chain: rules.chain, whitespace: rules.whitespace, maxPath: rules.max_path, patterns, types,
+      frameWraps: rules.frame_wraps, tracebackText: rules.traceback_text,
       defaultTypes: rules.default_types || {}, builtinTypes: new Set(rules.builtin_types || []),
       confirming: new Set(rules.confirming || []), generic: rules.generic || [],
       nameChars: String(rules.name_chars || ""), dottedNameChars: String(rules.dotted_name_chars || ""),
@@ -286,14 +288,51 @@
 
   function normalize(text, R, meter) {
     meter = meter || new Meter();
-    meter.work += 14 * text.length;  // the fourteen passes below each read the text once
+    meter.work += (21 + R.frameWraps) * text.length;  // the passes below each read the text once
     text = text.replaceAll("\ufeff", "").replaceAll("\u00a0", " ");
     text = plainQuotes(text);
     text = text.replaceAll("\r\n", "\n").replaceAll("\r", "\n").replaceAll("\u2028", "\n").replaceAll("\u2029", "\n");
     text = text.replace(R.patterns.ANSI, "");
     text = text.replace(R.patterns.PREFIX, "");
+    text = text.replace(R.patterns.RICH_TOP, () => R.tracebackText);  // rich's box (_rules.py)
+    text = richMessage(text, R);
+    text = text.replace(R.patterns.RICH_BOTTOM, "");
+    text = text.replace(R.patterns.RICH_FOLD, "");
+    text = text.replace(R.patterns.RICH_WRAP, " ");
+    text = text.replace(R.patterns.RICH_EDGE, "");
+    for (let pass = 0; pass < R.frameWraps; pass++) {  // a path broken twice is joined in two passes
+      let joined = false;
+      text = text.replace(R.patterns.FRAME_WRAP, (whole, line) => { joined = true; return line; });
+      if (!joined) break;
+    }
+    text = text.replace(R.patterns.FRAME_NAME_WRAP, (whole, indent, line, rest) => indent + line + rest);
     text = text.replace(R.patterns.SUFFIX, "");
     return strip(text, R.whitespace);
+  }
+
+  /* The exception's text rich printed below each box, unwrapped (_paste.py:_rich_message): a line whose next
+   * line's first word would not have fitted on it within the box's width was wrapped there. */
+  function richMessage(text, R) {
+    const out = [];
+    let done = 0;
+    for (const bottom of text.matchAll(R.patterns.RICH_BOTTOM)) {
+      if (bottom.index < done) continue;  // inside the text joined after the box before
+      const width = points(strip(bottom[0], R.whitespace));
+      const start = bottom.index + bottom[0].length + 1;
+      if (start >= text.length) break;
+      let end = text.indexOf("\n\n", start);
+      if (end < 0) end = text.length;
+      const lines = text.slice(start, end).split("\n");
+      out.push(text.slice(done, start), lines[0]);
+      for (let i = 1; i < lines.length; i++) {  // each printed line and the one before it
+        const last = lines[i - 1], word = lines[i].split(" ", 1)[0];
+        if (!word || points(rstrip(last, " \t")) + 1 + points(word) <= width) out.push("\n");
+        else if (!last.endsWith(" ") && !last.endsWith("\t")) out.push(" ");
+        out.push(lines[i]);
+      }
+      done = end;
+    }
+    return out.length ? out.join("") + text.slice(done) : text;
   }
 
   function candidates(text, R, meter) {
@@ -363,10 +402,11 @@
       if (m[1] !== undefined) {  // Python
         [path, number, func] = [m[1], m[2], m[5]];
         code = codeLine(text, end + 1, indent, R);
-      } else if (m[3] !== undefined || m[6] !== undefined) {  // IPython 8, IPython 7
+      } else if (m[3] !== undefined || m[6] !== undefined || m[11] !== undefined) {  // IPython 8, 7, rich
         const arrow = end < after ? firstMatch(R.patterns.ARROW_LINE, text.slice(end + 1, after)) : null;
         code = arrow ? strip(arrow[2], R.whitespace) : "";
-        if (m[3] !== undefined) [path, number, func] = [m[3], m[4], m[5]];
+        if (m[11] !== undefined) [path, number, func] = [m[11], m[12], m[13]];
+        else if (m[3] !== undefined) [path, number, func] = [m[3], m[4], m[5]];
         else [path, number, func] = [m[6], arrow && arrow[1] ? arrow[1] : "0", m[7]];
       } else if (m[10] !== undefined) {  // pytest, a short entry
         [path, number, func] = [m[8], m[9], m[10]];
@@ -422,7 +462,7 @@
   function statedRelease(text, library, R, meter) {
     if (!library) return null;
     meter.work += text.length;
-    const pattern = new RegExp(R.patterns.STATED.replace("{name}", escapeRe(library)), "g");
+    const pattern = new RegExp(R.patterns.STATED.replaceAll("{name}", escapeRe(library)), "g");
     let found = null;
     for (const m of text.matchAll(pattern)) found = m[1];
     return found;
