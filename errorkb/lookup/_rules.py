@@ -139,8 +139,8 @@ _RELEASE = r"[0-9]+\.[0-9]+(?:\.[0-9]+)?"
 # installed ... <library>-4.41.2` (a whole release, then a space, a comma or the line's end), a conda spec
 # `<library>=4.41.2`. A constraint (`>=`, `~=`) states no release.
 # pip's `<library>-4.41.2` counts only on its `Successfully installed` line: elsewhere a name and a release
-# joined by a hyphen is a folder's or an environment's name (`~/transformers-4.30.0`, `conda activate
-# transformers-4.30.0`, a frame's path broken after such a folder), which says nothing of what is installed.
+# joined by a hyphen is a folder's or an environment's name (`~/<library>-4.30.0`, `conda activate
+# <library>-4.30.0`, a frame's path broken after such a folder), which says nothing of what is installed.
 STATED = (r"(?:(?<![^\n])[ \t]*Successfully installed (?:[^ \t\n]+[ \t]+)*?{name}-"
           r"(?=[0-9]+\.[0-9]+\.[0-9]+(?![^ \t\n,]))"
           r"|(?<![A-Za-z0-9_.-]){name}(?:`?(?:[ \t]*==[ \t]*|[ \t]+version:?[ \t]*|:[ \t]*|[ \t]+v?|="
