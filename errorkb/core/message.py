@@ -12,10 +12,12 @@ fixed pieces with placeholders between them. Each fixed piece is found in order,
 occurrence after the previous one: a placeholder takes any text, the empty text included, and
 the shortest that lets the next piece be found (what a lazy ``(.*?)`` took before, without the
 backtracking that made a 12 KB paste take seconds). `match` pins the first piece to the start
-and the last to the end; `search` takes the first occurrence of the first piece, and a
-placeholder at the very end is then empty. A placeholder repeated with the same expression must
-stand for the same text in that first fit: no other split is tried (trying them all is what
-backtracks without bound). So the work is one scan of the text per piece, linear in its size.
+and the last to the end; `search` takes the first occurrence of the first piece, then moves the
+start to the last occurrence of that piece before the second one (a quote that opens a class's name,
+not an apostrophe earlier in the sentence), and a placeholder at the very end is then empty. A
+placeholder repeated with the same expression must stand for the same text in that first fit: no
+other split is tried (trying them all is what backtracks without bound). So the work is one scan
+of the text per piece, linear in its size.
 """
 
 from __future__ import annotations
@@ -191,6 +193,12 @@ class MessageTemplate:
             if found < 0:
                 return None
             values.append(text[position:found])
+            if first:  # found inside a text, it starts at the first piece nearest its next words: an
+                # apostrophe earlier in a sentence (`AutoRound's ... 'Cache' object has ...`) does not
+                meter.work += len(values[0])
+                cut = values[0].rfind(first)
+                if cut >= 0:
+                    values[0] = values[0][cut + len(first):]
         return self._named(values)
 
     def _named(self, values: list[str]) -> dict[str, str] | None:

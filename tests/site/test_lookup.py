@@ -448,6 +448,20 @@ def test_typographic_quotes_read_as_the_ascii_quotes_python_printed():
         ("extract-past", True, {"cls": "ChatGLMForConditionalGeneration"})]
 
 
+@pytest.mark.parametrize("text", [
+    "AutoRound\u2019s KV cache is incompatible. Critical error: AttributeError: 'QuantizedCache' object has no "
+    "attribute 'key_cache'.",  # corpus h091: an apostrophe in the prose before, a full stop after
+    "the model's cache broke: `'QuantizedCache' object has no attribute 'key_cache'` (see 'logs')",
+    "it's 'QuantizedCache' object has no attribute 'key_cache' again",
+])
+def test_a_quote_in_the_prose_before_a_message_found_inside_does_not_start_its_value(text):
+    """Found inside a sentence, a wording that starts with a quote starts at the quote nearest its next
+    words: an apostrophe earlier on the line (`AutoRound's`) is not where the class's name begins."""
+    removed = Known("key-cache-removed", "t", "AttributeError", "'{cls}' object has no attribute 'key_cache'")
+    found = Lookup([removed]).find(text)
+    assert [(m.known.id, m.values) for m in found] == [("key-cache-removed", {"cls": "QuantizedCache"})]
+
+
 # -- anywhere: outside any checkout, from the index the package ships (issue 19, item 5) -----------
 
 

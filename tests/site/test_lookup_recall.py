@@ -70,8 +70,9 @@ def test_main_says_when_there_is_no_corpus(tmp_path, capsys):
 # Measured on the committed corpus (tests/corpus/reports.yml) and entries: reports that have an entry
 # answered with it, confirmed. Raise it when recall improves, never lower it to make a change pass.
 # 197 of 218: the held-out part five (h091-h120) added 14 reports with an entry, 9 confirmed right as
-# found (measured before any change for it; corpus README, "Part five").
-CONFIRMED_RIGHT_AT_LEAST = 197  # 218 reports with an entry
+# found (measured before any change for it; corpus README, "Part five"); 198 once a wording found inside a
+# sentence starts at the quote nearest its words (h091: an apostrophe earlier on the line).
+CONFIRMED_RIGHT_AT_LEAST = 198  # 218 reports with an entry
 
 
 def test_the_real_corpus_is_never_answered_with_a_confirmed_wrong_entry():

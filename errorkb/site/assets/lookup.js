@@ -165,6 +165,11 @@
         const found = find(text, last, position, end, meter);
         if (found < 0) return null;
         values.push(text.slice(position, found));
+        if (first) {  // as message.py: the first piece nearest the next words starts it
+          meter.work += values[0].length;
+          const cut = values[0].lastIndexOf(first);
+          if (cut >= 0) values[0] = values[0].slice(cut + first.length);
+        }
       }
       return this.named(values);
     }
