@@ -48,12 +48,13 @@ SUFFIX = (r"\. Did you (?:mean:(?: '[^'\n]*'\??)?(?: Or did you forget to import
 # Below the box rich prints `ExceptionType: message` wrapped at the terminal's width, the space at each break
 # taken: a line is joined to the next with a space when the next one's first word would not have fitted on
 # it within the box's width (a line the message itself ends stays one), up to the first blank line.
-RICH_TOP = r"(?<![^\n])╭─* ?Traceback \(most recent call last\) ?─*╮[ \t]*(?![^\n])"
+_TRACEBACK_WORDS = r"Traceback \(most recent call last\)"  # Python's marker, as a pattern: one copy
+RICH_TOP = r"(?<![^\n])╭─* ?" + _TRACEBACK_WORDS + r" ?─*╮[ \t]*(?![^\n])"
 RICH_BOTTOM = r"(?<![^\n])╰─*╯[ \t]*(?![^\n])"
 RICH_FOLD = r"(?<=[^ \t\n│]) │\n│ (?=[^ \t\n❱│])"
 RICH_WRAP = r"(?<=[^ \t\n│])[ \t][ \t]+│\n│ (?=[^ \t\n❱│])"
 RICH_EDGE = r"(?<![^\n])│[ \t]*│[ \t]*(?![^\n])|(?<![^\n])│ ?|(?<=[^ \t\n])[ \t]*│[ \t]*(?![^\n])"
-TRACEBACK_TEXT = "Traceback (most recent call last):"
+TRACEBACK_TEXT = _TRACEBACK_WORDS.replace("\\", "") + ":"
 # A frame line broken by a terminal or a web form at a fixed width (mid-path, mid-number, mid-word), its rest
 # on the next line, at its start or indented again: a `File "...` line that stops before its `", line N, in
 # name` is complete is joined with the next line (whose indentation goes). A line that stops right after the
@@ -84,7 +85,7 @@ INLINE_EXCEPTION = (r"(?<=[ \t:])((?:[A-Za-z_][A-Za-z0-9_]*\.)*[A-Za-z_][A-Za-z0
                     r": ([^\n]*)")
 STOP_LINE = (r"(?<![^\n])(?:[ \t]*(?![^\n])|Traceback \(most recent call last\):"
              r"|During handling of the above exception|The above exception was the direct cause)")
-TRACEBACK = r"Traceback \(most recent call last\):"
+TRACEBACK = _TRACEBACK_WORDS + ":"
 # A frame as Python prints it (`File "x.py", line 3, in f`), as IPython 8 does (`File ~/x.py:3, in Class.f(a)`),
 # as IPython 7 (Colab) does (`/usr/lib/x.py in f(a)`, `<ipython-input-4-ab> in <module>`: the line number is
 # on the `--> 3` arrow below it) and as pytest does (`x.py:3: in f` above the source line; its long entries
