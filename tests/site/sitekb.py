@@ -93,6 +93,10 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+# How long a browser test waits for the page (an expect, a click, a load) on a busy machine.
+BROWSER_WAIT_MS = 60_000
+
+
 @pytest.fixture(scope="session")
 def chromium():
     """One browser for the session; the tests skip when Debian's Chromium is not installed
@@ -102,8 +106,12 @@ def chromium():
     if not CHROMIUM.exists() or shutil.which(str(CHROMIUM)) is None:
         missing("browser tests need Debian's /usr/bin/chromium (apt-get install chromium; "
                     "bash scripts/setup.sh --browser installs it)")
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
+    # A wait, never a time goal: an assertion passes the moment it holds. Playwright's 5 s default
+    # failed CI at load 5-6 (Material's search worker still "Initializing search" after 5 s on the
+    # full site); every browser test waits up to this long for what the page does in the background.
+    expect.set_options(timeout=BROWSER_WAIT_MS)
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
         yield browser
@@ -115,6 +123,7 @@ class Visit:
 
     def __init__(self, browser, color_scheme: str = "light"):
         self.context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme=color_scheme)
+        self.context.set_default_timeout(BROWSER_WAIT_MS)
         self.page = self.context.new_page()
         self.outside: list[str] = []
         self.errors: list[str] = []

@@ -171,7 +171,7 @@ def test_a_megabyte_paste_reaches_the_box_as_its_last_64_kib(visit, site_url):
     tab = visit()
     paste(tab, site_url + "errors/", "x\0" * 500_000 + "\n" + f"ValueError: {MESSAGE}\n")
     expect(tab.page.locator(".ekb-lookup__hit a.ekb-lookup__title").first).to_have_attribute(
-        "href", re.compile(re.escape(ENTRY) + "$"), timeout=60_000)
+        "href", re.compile(re.escape(ENTRY) + "$"))
     length = tab.page.locator(".ekb-lookup__input").evaluate("box => box.value.length")
     assert 0 < length <= 65_536
     expect(tab.page.locator(".ekb-lookup__status")).to_contain_text("the box keeps its last")
@@ -183,7 +183,7 @@ def test_a_paste_whose_last_line_is_longer_than_64_kib_is_not_dropped(visit, sit
     tab = visit()
     paste(tab, site_url + "errors/", "Traceback (most recent call last):\n" + "x " * 40_000 + f"ValueError: {MESSAGE}\n")
     expect(tab.page.locator(".ekb-lookup__hit a.ekb-lookup__title").first).to_have_attribute(
-        "href", re.compile(re.escape(ENTRY) + "$"), timeout=60_000)
+        "href", re.compile(re.escape(ENTRY) + "$"))
     value = tab.page.locator(".ekb-lookup__input").input_value()
     assert value.endswith(f"ValueError: {MESSAGE}\n") and len(value) <= 65_536
     assert tab.errors == [] and tab.outside == []

@@ -167,6 +167,6 @@ def test_in_a_browser_the_problems_show_then_the_entry_after_the_fix(served, pro
         tab.page.reload(wait_until="load")
     except PlaywrightError:  # live reload navigated the page at the same moment (seen on a busy CI machine)
         tab.page.wait_for_load_state("load")
-    expect(tab.page.locator("h1")).to_contain_text("head_dim", timeout=15_000)
+    expect(tab.page.locator("h1")).to_contain_text("head_dim")
     expect(tab.page.get_by_text("What it means").first).to_be_visible()
     assert tab.errors == [] and tab.outside == []
