@@ -88,6 +88,12 @@ def primitives(text: str, exception: str | None = "ValueError") -> set[str]:
     ("from . import sibling\n", "import"),
     ("from transformers import DynamicCache\nclass Counting(DynamicCache):\n    def update(self, *a):\n"
      "        return super().update(*a)\n", "callback"),
+    # a function of the snippet's put where the library (or its backend) will call it: its code runs inside
+    # the library's call, which the verifier's judge refuses unless allowed (quanto-quantize-weight-shift-required)
+    ("import optimum.quanto\ndef q(*a):\n    return a\noptimum.quanto.quantize_weight = q\n", "callback"),
+    ("import transformers\ntransformers.cache_utils.Cache.update = lambda self, *a: a\n", "callback"),
+    ("from functools import partial\ndef u(n, *a):\n    return a\ncache.update = partial(u, 1)\n", "callback"),
+    ("def q(*a):\n    return a\nsetattr(cache, 'update', q)\n", "callback"),
     ("os_module = ().__class__.__base__.__subclasses__()\n", "dunder"),
     ("run = f.__globals__['exec']\n", "dunder"),
     ("from importlib.util import module_from_spec\n", "import-system"),
@@ -116,6 +122,14 @@ def test_each_primitive_is_flagged(code, primitive):
 ])
 def test_honest_code_is_not_flagged(code):
     assert lint(code) == []
+
+
+def test_a_patch_whose_value_is_no_code_of_the_snippet_s_is_no_callback():
+    """`torch.zeros = print` replaces an attribute (monkeypatch), but no code of the snippet's runs inside
+    the library's call; a function the snippet defines, put in its place, does (the judge says so too)."""
+    assert primitives("import torch\ntorch.zeros = print\n") == {"monkeypatch"}
+    assert primitives("from functools import partial\ncache.update = partial(print, 1)\n") == {"monkeypatch"}
+    assert primitives("import torch\ndef z(*a):\n    return a\ntorch.zeros = z\n") == {"monkeypatch", "callback"}
 
 
 # Attacks on the judge's identity rules, in code a reviewer would pass: the judge, not the lint, stops them.

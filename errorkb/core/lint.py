@@ -292,6 +292,9 @@ class _Visitor(ast.NodeVisitor):
             self.flag(node, "file-write")
         if isinstance(function, ast.Attribute) and function.attr == "open" and _writes(node, 0):
             self.flag(node, "file-write")
+        if isinstance(function, ast.Name) and function.id == "setattr" and function.id not in self.aliases \
+                and len(node.args) == 3 and self._snippet_code(node.args[2]):
+            self.flag(node, "callback", f"setattr(..., {_source(node.args[2])})")  # as `x.name = f` below
         if isinstance(function, ast.Name) and function.id in ("getattr", "hasattr", "setattr", "delattr") \
                 and len(node.args) > 1:
             name = node.args[1]
@@ -399,6 +402,8 @@ class _Visitor(ast.NodeVisitor):
             self.flag(target, "daemon-thread")
         elif self.imported(target.value) or self._function_like(value):
             self.flag(target, "monkeypatch")
+            if self._snippet_code(value):  # the library calls it from now on: the snippet's code inside its call
+                self.flag(target, "callback", f"{_source(target)} = {_source(value)}")
 
     def _store_item(self, target: ast.Subscript) -> None:
         container = target.value
@@ -408,6 +413,13 @@ class _Visitor(ast.NodeVisitor):
         elif isinstance(container, ast.Call) and isinstance(container.func, ast.Name) \
                 and container.func.id in ("vars", "globals"):
             self.flag(target, "monkeypatch")
+
+    def _snippet_code(self, value: ast.AST) -> bool:
+        """A function of the snippet's own (a def, a lambda, either bound or partially applied): put where
+        the library calls it, its code runs inside the library's call."""
+        if isinstance(value, ast.Call) and value.args and self._function_like(value):
+            return self._snippet_code(value.args[0])
+        return isinstance(value, ast.Lambda) or isinstance(value, ast.Name) and value.id in self.functions
 
     def _function_like(self, value: ast.AST) -> bool:
         if isinstance(value, ast.Lambda):

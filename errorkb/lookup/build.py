@@ -231,6 +231,14 @@ def entries_digest(paths: Iterable[Path]) -> str:
     return digest.hexdigest()
 
 
+def beneath_library(library: LibraryProfile, runtime_packages: Iterable[str]) -> list[str]:
+    """The packages the library calls into, whose frames never raise an entry's error (the index's
+    `runtime.packages`): the runtime's, and the profile's backends as folders (a backend `pkg.sub` is
+    `pkg/sub`), whose errors start beneath the library's call as the runtime's do (the verifier
+    counts them so too: docs/contributing.md, 'Errors raised by a backend the library calls')."""
+    return [*runtime_packages, *(backend.replace(".", "/") for backend in library.backends)]
+
+
 def index_document(library: LibraryProfile, entries: Iterable[Entry], url_of: Callable[[Entry], str],
                    site: str | None, lines: dict[str, dict[str, int]] | None = None,
                    generic: Iterable[str] = GENERIC_WORDINGS, fixes: dict[str, str] | None = None,
@@ -245,7 +253,7 @@ def index_document(library: LibraryProfile, entries: Iterable[Entry], url_of: Ca
                     "classes": (library_classes(library) if uses_user_types(entries) else "")
                     if classes is None else classes},
         "site": site or "",
-        "runtime": {"packages": list(runtime)},
+        "runtime": {"packages": beneath_library(library, runtime)},
         "generic": generic,
         "rules": rules_document(generic),
         "entries_digest": digest,

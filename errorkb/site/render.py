@@ -31,7 +31,14 @@ from errorkb.core.problems import Problem
 from errorkb.core.project import LibraryProfile, Project
 from errorkb.core.prose import visible
 from errorkb.core.snippets import Snippet, read_snippet
-from errorkb.lookup.build import index_fields, installed_path, library_classes, rules_document, uses_user_types
+from errorkb.lookup.build import (
+    beneath_library,
+    index_fields,
+    installed_path,
+    library_classes,
+    rules_document,
+    uses_user_types,
+)
 from errorkb.plugs import runtime_for
 from errorkb.results.keys import project_inputs
 from errorkb.results.matrix import ReleaseState
@@ -560,7 +567,7 @@ def index_document(pages: list[EntryPage], library: LibraryProfile) -> dict[str,
                     "distribution": library.dist, "classes": classes},
         "generic": generic,
         "rules": rules_document(generic),
-        "runtime": {"packages": list(runtime_for(library.runtime).packages)},
+        "runtime": {"packages": beneath_library(library, runtime_for(library.runtime).packages)},
         "entries": [
             {"id": p.entry.id, "title": p.entry.title, "exception": p.entry.exception,
              "message": p.entry.message, "function": p.entry.source.function, "library": p.entry.library,

@@ -330,3 +330,25 @@ def test_a_release_the_paste_shows_in_an_installed_distribution_name_counts_as_s
              "AttributeError: 'Mine' object has no attribute '_flag'")
     assert grades(kb.answer(paste.format("4.60.0"))) == [("flag", "confirmed")]
     assert grades(kb.answer(paste.format("4.50.0"))) == []  # a release that never prints it rules it out
+
+
+def test_an_error_a_backend_raises_beneath_the_library_s_call_is_the_library_function_s(kb):
+    """optimum-quanto (the profile's backend) raises `shift must be specified` inside transformers 4.46's
+    `QuantoQuantizedCache._quantize`: the raising frame is the backend's, as torch's is for a runtime error,
+    so the entry's `require_frame` looks through it (the verifier judges it so too). The same words from a
+    quantize_weight() call of one's own, with no frame of the library's function, never confirm the entry."""
+    message = "ValueError: shift must be specified for qtypes lower than 8-bit"
+    quanto = frame(f"{SITE}/optimum/quanto/tensor/weights/quantization.py", 72, "quantize_weight",
+                   'raise ValueError("shift must be specified for qtypes lower than 8-bit")')
+    cache = ("Traceback (most recent call last):\n" + frame("/me/run.py", 9, "<module>", "model.generate(**inputs)")
+             + frame(f"{SITE}/transformers/cache_utils.py", 705, "update",
+                     "self._quantized_key_cache.append(self._quantize(key_states.contiguous(), axis=self.axis_key))")
+             + frame(f"{SITE}/transformers/cache_utils.py", 816, "_quantize",
+                     "qtensor = quantize_weight(tensor, self.qtype, axis, self.q_group_size)")
+             + quanto + message + "\n")
+    assert grades(kb.answer(cache)) == [("quanto-quantize-weight-shift-required", "confirmed")]
+    mine = ("Traceback (most recent call last):\n" + frame("/me/quantize.py", 12, "<module>",
+                                                         "q = quantize_weight(w, qint4, 0, 64)")
+            + quanto + message + "\n")
+    assert "confirmed" not in [grade for _, grade in grades(kb.answer(mine))]
+    assert [grade for _, grade in grades(kb.answer(message))] == ["candidate"]  # the words alone: possible

@@ -464,6 +464,24 @@ def test_the_whole_corpus_gets_the_same_graded_answers_in_the_page_the_cli_and_t
     assert sum(1 for p in python if p["ruled"]) >= (1 if release is None else 100)
 
 
+def test_a_backend_s_raise_beneath_the_library_s_function_is_read_alike_in_both(real_index):
+    """The index ships the profile's backends beside the runtime (`runtime.packages`): the page looks
+    through optimum-quanto's raising frame to transformers' `_quantize` as the CLI does."""
+    from errorkb.lookup import read_index
+
+    site = "/venv/lib/python3.11/site-packages"
+    paste = ("Traceback (most recent call last):\n"
+             f'  File "{site}/transformers/cache_utils.py", line 816, in _quantize\n'
+             "    qtensor = quantize_weight(tensor, self.qtype, axis, self.q_group_size)\n"
+             f'  File "{site}/optimum/quanto/tensor/weights/quantization.py", line 72, in quantize_weight\n'
+             '    raise ValueError("shift must be specified for qtypes lower than 8-bit")\n'
+             "ValueError: shift must be specified for qtypes lower than 8-bit\n")
+    assert "optimum/quanto" in real_index["runtime"]["packages"]
+    python = full_python([], [paste], lookup=read_index(real_index).lookup())
+    assert python == js_on_index(real_index, [paste])
+    assert [one[:2] for one in python[0]["found"]] == [["quanto-quantize-weight-shift-required", "confirmed"]]
+
+
 # Forms of a paste the reading handles since the second pass of issue 19: an exception named inside a
 # tool's line, a class name glued to a title's words, a fixed wording inside a longer name, a terminal's
 # wrap inside a word, a placeholder that is part of a class name.
