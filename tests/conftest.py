@@ -199,9 +199,12 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):  #
     if not os.environ.get("ERRORKB_CPU_LOG"):
         yield
         return
-    before = _cpu_seconds()
+    import time
+
+    before, started = _cpu_seconds(), time.monotonic()
     yield
-    _cpu_log({"test": item.nodeid, "cpu": round(_cpu_seconds() - before, 3)})
+    _cpu_log({"test": item.nodeid, "cpu": round(_cpu_seconds() - before, 3),
+              "wall": round(time.monotonic() - started, 3)})
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:

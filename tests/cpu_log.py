@@ -1,7 +1,9 @@
 """Sums and sorts the CPU log a test run wrote (ERRORKB_CPU_LOG, tests/conftest.py):
 `python -m tests.cpu_log PATH [N]` prints the total, start-up and collection per process, the N
 tests that took the most CPU (set-up of the session fixtures they were first to need included)
-and the modules that did. A long-lived process (a warm pool's zygote) counts where it is reaped."""
+and the modules that did, then the wall-clock time each worker spent in tests and the N tests that
+took the longest (what a faster suite must shorten: CPU inside the sandbox's PID namespace is not
+counted above, waits are not CPU). A long-lived process (a warm pool's zygote) counts where it is reaped."""
 
 from __future__ import annotations
 
@@ -31,6 +33,15 @@ def main(path: str, top: int = 40) -> None:
     print(f"\nthe {top} modules that took the most CPU:")
     for module, cpu in modules.most_common(top):
         print(f"  {cpu:8.2f} s  {module}")
+    timed = [line for line in tests if "wall" in line]  # logs written before the wall clock was logged lack it
+    if not timed:
+        return
+    print("\nwall-clock time in tests, per worker:")
+    for worker in sorted({line["worker"] for line in timed}):
+        print(f"  {worker}: {sum(line['wall'] for line in timed if line['worker'] == worker):.1f} s")
+    print(f"\nthe {top} tests that took the longest (wall clock):")
+    for line in sorted(timed, key=lambda line: -line["wall"])[:top]:
+        print(f"  {line['wall']:8.2f} s  {line['cpu']:8.2f} s CPU  {line['worker']:5}  {line['test']}")
 
 
 if __name__ == "__main__":
