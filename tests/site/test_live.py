@@ -277,11 +277,62 @@ def test_a_changed_list_converts_only_its_new_rows_and_gives_the_whole_conversio
     converted.clear()
     assert memo.convert("v/", "other site", changed, lambda text: counting(text).replace("<tbody>", "<tbody >")) \
         == whole(changed).replace("<tbody>", "<tbody >")
-    assert len(converted) == 2 and converted[-1] == changed  # tables not found in the HTML: converted whole
+    assert len(converted) == 2 and converted[-1] == changed  # blocks not found in the HTML: converted whole
 
 
-def test_table_bodies_are_top_level_tables_that_are_blocks_of_their_own():
+def test_row_blocks_are_top_level_tables_and_one_line_lists_that_are_blocks_of_their_own():
     lines = ["# T", "", "| a | b |", "|---|:--:|", "| 1 | 2 |", "| 3 | 4 |", "", "```", "| x |", "|---|",
              "| y |", "```", "", "text", "| a |", "|---|", "| 1 |", "", "    | a |", "    |---|", "    | 1 |",
-             "", "| a |", "|---|", "| 1 |", "not a row"]
-    assert live.table_bodies(lines) == [range(4, 6)]
+             "", "| a |", "|---|", "| 1 |", "not a row",
+             "", "- one", "- two", "", "text", "- not a block", "", "- an item", "  continued", "", "```", "- x",
+             "```", "", "  - indented", "", "- last"]
+    assert [(block.kind, block.lines) for block in live.row_blocks(lines)] == \
+        [("table", range(4, 6)), ("list", range(27, 29)), ("list", range(42, 43))]
+
+
+def test_every_list_page_converts_only_the_rows_a_save_changed(kb):
+    """Each page that lists the entries (`site.listing_files`) is written so that `live.Pages.convert`
+    can reuse its rows (tables and lists, each a block of its own): after a title changes, converting
+    the page again converts that entry's rows and none of another entry (none at all where the page
+    does not show titles), and gives the whole conversion byte for byte."""
+    import markdown as python_markdown
+    from mkdocs.config import load_config
+    from mkdocs.utils.meta import get_data
+
+    from errorkb.site import render
+
+    config = load_config(str(kb / "mkdocs.yml"))
+    project = load_project(kb)
+    loaded = load_project_entries(project, site.reserved_ids())
+    reports = read_reports(project.reports, ["cpu", "cuda"])[0]
+    pages, _ = site.site_files(project, loaded, reports)
+    retitled = next(page for page in pages if page.entry.id == CHANGED)
+    lists = {one.path: get_data(one.content)[0] for one in site.listing_files(project, pages, reports) if one.page}
+    retitled.entry = retitled.entry.model_copy(update={"title": "RETITLED-ROW"})
+    changed = {one.path: get_data(one.content)[0] for one in site.listing_files(project, pages, reports) if one.page}
+    others = [page.entry.id for page in pages if page.entry.id != CHANGED]
+
+    def whole(text: str) -> str:
+        return python_markdown.Markdown(extensions=config.markdown_extensions, extension_configs=config.mdx_configs
+                                        ).convert(text)
+
+    memo = live.Pages()
+    assert {render.ERRORS_INDEX, render.BY_EXCEPTION, render.BY_API, render.VERIFICATION} <= set(lists)
+    for path, first in lists.items():
+        if CHANGED not in first:  # a list this entry is not on
+            continue
+        converted: list[str] = []
+
+        def counting(text: str, converted: list[str] = converted) -> str:
+            converted.append(text)
+            return whole(text)
+
+        assert memo.convert(path, "key", first, whole) == whole(first)
+        again = memo.convert(path, "key", changed[path], counting)
+        assert again == whole(changed[path]), path
+        assert len(converted) == 1 and ("RETITLED-ROW" in converted[0] or changed[path] == first), path
+        # none but the first of a block (a block keeps one row), which a block of unchanged rows keeps
+        lines = converted[0].split("\n")
+        rows = [index for index, line in enumerate(lines) if any(other in line for other in others)]
+        firsts = [index for index in rows if lines[index - 1].startswith("|--") or not lines[index - 1].strip()]
+        assert rows == firsts, f"{path}: rows of other entries converted again: {[lines[i] for i in rows]}"
