@@ -15,7 +15,8 @@ by `mkdocs build`), make a build cost what changed:
               the files of the entries its page names, both ways; then its releases from the
               version matrix and its edit link); the lists, the verification page and the
               lookup's index only when what they show of some entry changed (`render.listed`:
-              not its prose, nor a snippet's code) or a report did; the coverage page when an
+              not its prose, nor a snippet's code) or a report did, and then each entry's rows
+              only when what they show of it changed (`render.Rows`); the coverage page when an
               entry file changed. The version matrix file is read again only when it changed.
               Everything else (schemas, assets) is made once.
 
@@ -127,6 +128,7 @@ class Sources:
     _matrix: tuple[Signature, MatrixFile | None] | None = None
     _made: dict[str, _Made] = field(default_factory=dict)
     _shared: tuple[Any, list[site.SiteFile]] | None = None
+    _rows: render.Rows = field(default_factory=render.Rows)
     _coverage: tuple[Any, site.SiteFile] | None = None
     _constant: list[site.SiteFile] | None = None
     remade: list[str] = field(default_factory=list)  # the entries whose files the last build made again
@@ -216,10 +218,11 @@ class Sources:
         """The pages and files that list every entry (all but the coverage page, the schemas, the
         assets), made again only when what they show of some entry (`render.listed`) or the
         reports changed: a save that changes an entry's prose or a snippet leaves them as they were."""
-        key = (tuple(self._made[page.entry.id].listed for page in pages),
-               self._reports[0] if self._reports else None)
+        listed = {page.entry.id: self._made[page.entry.id].listed for page in pages}
+        key = (tuple(listed.values()), self._reports[0] if self._reports else None)
         if self._shared is None or self._shared[0] != key:
-            self._shared = (key, site.listing_files(project, pages, reports))
+            self._rows.start(listed)  # and each entry's rows are rendered again only when its `listed` changed
+            self._shared = (key, site.listing_files(project, pages, reports, self._rows))
         return self._shared[1]
 
     def _coverage_file(self, project: Project, loaded: LoadResult, pages: list[render.EntryPage]) -> site.SiteFile:

@@ -336,3 +336,32 @@ def test_every_list_page_converts_only_the_rows_a_save_changed(kb):
         rows = [index for index, line in enumerate(lines) if any(other in line for other in others)]
         firsts = [index for index in rows if lines[index - 1].startswith("|--") or not lines[index - 1].strip()]
         assert rows == firsts, f"{path}: rows of other entries converted again: {[lines[i] for i in rows]}"
+
+
+def test_list_rows_are_kept_while_what_the_lists_show_of_their_entry_is_the_same(kb):
+    """`render.Rows`: the lists made with the rows of the last build are the lists made from scratch;
+    an entry's rows are rendered again only when what the lists show of it (`render.listed`) changed."""
+    from errorkb.site import render
+
+    project = load_project(kb)
+    loaded = load_project_entries(project, site.reserved_ids())
+    reports = read_reports(project.reports, ["cpu", "cuda"])[0]
+    pages, _ = site.site_files(project, loaded, reports)
+    rows = render.Rows()
+
+    def lists_kept() -> list[site.SiteFile]:
+        rows.start({page.entry.id: render.listed(page) for page in pages})
+        return site.listing_files(project, pages, reports, rows)
+
+    assert lists_kept() == site.listing_files(project, pages, reports)
+    everything = rows.made
+    assert lists_kept() == site.listing_files(project, pages, reports) and rows.made == 0
+    retitled = next(page for page in pages if page.entry.id == CHANGED)
+    retitled.entry = retitled.entry.model_copy(update={"title": "RETITLED-ROW"})
+    made = lists_kept()
+    assert made == site.listing_files(project, pages, reports)
+    assert all(b"RETITLED-ROW" in one.content.encode() for one in made if one.path != render.VERIFICATION
+               and CHANGED in one.content and one.path != render.MIGRATION)
+    assert 0 < rows.made < everything  # the changed entry's rows and badges only
+    retitled.records = []  # what the badges and the verification page show of it
+    assert lists_kept() == site.listing_files(project, pages, reports)
