@@ -27,7 +27,6 @@ Nothing here imports the runtime: `errorkb check` and `mkdocs serve` must start 
 from __future__ import annotations
 
 import difflib
-import fnmatch
 import os
 import stat
 import typing
@@ -720,7 +719,7 @@ def _snippet_folder_files(snippets: str) -> list[tuple[str, str]]:
     for folder in inside:
         try:
             with os.scandir(folder.path) as files:
-                found += [(folder.name, one.name) for one in files if fnmatch.fnmatchcase(one.name, "*.py")]
+                found += [(folder.name, one.name) for one in files if one.name.endswith(".py")]  # what `*.py` matches
         except PermissionError:
             continue
     return sorted(found)

@@ -85,7 +85,7 @@ if TYPE_CHECKING:
 Signature = tuple[int, int, int, int] | None
 
 
-def signature(path: Path) -> Signature:
+def signature(path: str | os.PathLike[str]) -> Signature:
     """What tells a changed file from an unchanged one without reading it: size, modification
     and change times (nanoseconds), inode (an editor that saves by replacing the file)."""
     try:
@@ -96,13 +96,15 @@ def signature(path: Path) -> Signature:
 
 
 def tree_signature(folder: Path) -> tuple[tuple[str, Signature], ...]:
-    """Every file under `folder` (recursively) and its signature; () when there is none."""
+    """Every file under `folder` (recursively) and its signature; () when there is none. On
+    strings: every snippet folder's, on every rebuild."""
     found = []
-    for base, folders, names in os.walk(folder):
+    top = os.fspath(folder)
+    for base, folders, names in os.walk(top):
         folders.sort()
-        for name in sorted(names):
-            path = Path(base) / name
-            found.append((path.relative_to(folder).as_posix(), signature(path)))
+        inside = os.path.relpath(base, top)
+        prefix = "" if inside == "." else inside.replace(os.sep, "/") + "/"
+        found += [(prefix + name, signature(os.path.join(base, name))) for name in sorted(names)]
     return tuple(found)
 
 
@@ -295,7 +297,7 @@ class Pages:
         if known is None or known[0] != source:
             known = (source, *get_data(source))
             self.read[url] = known
-        return known[1], copy.deepcopy(known[2])
+        return known[1], _copied(known[2])
 
     def start(self) -> None:
         self.reused, self.fresh = set(), set()
@@ -354,6 +356,18 @@ class Pages:
         for url in dict.fromkeys([*order, *by_page]):
             docs += self.made[url].search if url in self.reused else by_page.get(url, [])
         return json.dumps({**data, "docs": docs}, separators=(",", ":"), default=str)
+
+
+def _copied(value: Any) -> Any:
+    """A deep copy of front matter (what YAML makes: mostly dicts, lists and scalars), each build
+    its own (plugins may change a page's meta): `copy.deepcopy` costs more, on every page."""
+    if isinstance(value, dict):
+        return {key: _copied(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_copied(item) for item in value]
+    if value is None or isinstance(value, str | int | float):  # bool is an int
+        return value
+    return copy.deepcopy(value)
 
 
 _FENCE = re.compile(r"^(`{3,}|~{3,})")

@@ -3,6 +3,7 @@ changed, and what it publishes is byte for byte what a build from scratch publis
 
 from __future__ import annotations
 
+import datetime
 import gzip
 import json
 import logging
@@ -365,3 +366,26 @@ def test_list_rows_are_kept_while_what_the_lists_show_of_their_entry_is_the_same
     assert 0 < rows.made < everything  # the changed entry's rows and badges only
     retitled.records = []  # what the badges and the verification page show of it
     assert lists_kept() == site.listing_files(project, pages, reports)
+
+
+def test_tree_signature_names_every_file_below_the_folder_by_its_path_from_there(tmp_path):
+    (tmp_path / "b" / "c").mkdir(parents=True)
+    for name in ("z.py", "a.py", "b/x.txt", "b/c/deep.py"):
+        (tmp_path / name).write_text(name)
+    signatures = live.tree_signature(tmp_path)
+    assert [name for name, _ in signatures] == ["a.py", "z.py", "b/x.txt", "b/c/deep.py"]
+    assert all(sig == live.signature(tmp_path / name) for name, sig in signatures)
+    assert live.tree_signature(tmp_path / "missing") == ()
+
+
+def test_front_matter_taken_from_the_last_build_is_a_copy_of_its_own():
+    """`Pages.split` hands each build its own front matter: a plugin changing one build's leaves
+    the next build's as the page wrote it."""
+    memo = live.Pages()
+    source = "---\ntitle: T\nhide:\n  - navigation\nsearch: {boost: 2}\nwhen: 2026-01-02\n---\n\n# T\n"
+    markdown, meta = memo.split("p/", source)
+    meta["hide"].append("toc")
+    meta["search"]["exclude"] = True
+    again = memo.split("p/", source)
+    assert again == (markdown, {"title": "T", "hide": ["navigation"], "search": {"boost": 2},
+                                "when": datetime.date(2026, 1, 2)})
