@@ -142,8 +142,9 @@ def listed(page: EntryPage) -> tuple[object, ...]:
     """All the lists of entries (`errorkb.site.files.listing_files`) may show of one entry: the
     entry but its prose, where its files are, which snippets it has, its records and whether each
     is stale, what the version matrix measured. `mkdocs serve` renders the lists again only when
-    this changes for some entry (or the reports do); a list that shows more must add it here
-    (tests/site/test_live.py changes every prose field and holds every list to the same bytes)."""
+    this changes for some entry (or the reports do), and then only that entry's rows (`Rows`); a
+    list that shows more must add it here (tests/site/test_live.py changes every prose field and
+    holds every list to the same bytes)."""
     return (page.entry.model_dump_json(exclude=set(PROSE)), page.yaml_path, tuple(page.snippet_paths.items()),
             tuple(page.snippets), tuple(page.records), tuple(page.is_stale(record) for record in page.records),
             page.versions, page.states)
