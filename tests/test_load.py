@@ -260,3 +260,24 @@ def test_resolved_resolves_as_path_resolve_does_through_symlinks_and_dot_dot(tmp
             assert resolved(path) == Path(os.path.realpath(path)), path
             if "loop" not in path.parts:  # where `Path.resolve` raises (a loop) it gives what realpath gives
                 assert resolved(path) == path.resolve(), path
+
+
+def test_the_snippet_files_the_orphan_check_lists_are_those_rglob_finds(tmp_path):
+    """`orphan_snippets` lists snippets/<folder>/*.py with `os.scandir` (on every `mkdocs serve`
+    rebuild); it must find what `Path.rglob("*.py")` finds there: not inside a folder that is a
+    symlink, not deeper or shallower, hidden files and folders named *.py included."""
+    from errorkb.core.load import _snippet_folder_files
+
+    snippets = tmp_path / "snippets"
+    (snippets / "a" / "deeper").mkdir(parents=True)
+    (snippets / "b").mkdir()
+    for path in ("a/before.py", "a/.hidden.py", "a/notes.txt", "a/deeper/x.py", "b/after.py", "top.py"):
+        (snippets / path).write_text("")
+    (snippets / "a" / "folder.py").mkdir()
+    (snippets / "a" / "Upper.PY").write_text("")
+    (snippets / "linked").symlink_to(snippets / "b", target_is_directory=True)
+    (snippets / "b" / "link.py").symlink_to(snippets / "a" / "before.py")
+    (snippets / "b" / "dangling.py").symlink_to(tmp_path / "missing.py")
+    expected = sorted((path.parent.name, path.name) for path in snippets.rglob("*.py") if path.parent.parent == snippets)
+    assert _snippet_folder_files(str(snippets)) == expected
+    assert ("linked", "after.py") not in expected and ("a", "folder.py") in expected  # what the case is about

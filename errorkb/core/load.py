@@ -97,7 +97,12 @@ class Resolved:
         self._known: dict[str, str] = {}
 
     def __call__(self, path: Path) -> Path:
-        return Path(self._real(os.fspath(path) if path.is_absolute() else os.path.join(os.getcwd(), path)))
+        return Path(self.real(os.fspath(path) if path.is_absolute() else os.path.join(os.getcwd(), path)))
+
+    def real(self, path: str) -> str:
+        """`__call__` on an absolute path written as `Path` writes it, as a string: for loops over
+        every snippet of every entry, where making `Path`s cost more than resolving."""
+        return self._real(path)
 
     def _real(self, path: str) -> str:
         """`path` is absolute, and as `Path` writes it (no `//`, no trailing `/`); never `abspath`d,
@@ -635,28 +640,39 @@ def _check_snippets(one: LoadedEntry, project: Project) -> list[Problem]:
     problems = []
     entry = one.entry
     seen: set[str] = set()
+    folder = os.path.join(os.fspath(project.snippets), entry.id)  # file names are plain names (the model's)
     for file, loc in _snippet_locations(entry):
-        path = project.snippet_path(entry.id, file)
         if file in seen:
             problems.append(Problem(project.rel(one.path), *one.positions.of_value(loc),
                                     f"snippet {file} is used twice; give each snippet its own file"))
         seen.add(file)
-        if not path.is_file():
+        if not os.path.isfile(os.path.join(folder, file)):
             problems.append(Problem(project.rel(one.path), *one.positions.of_value(loc),
-                                    f"snippet file {_unresolved_rel(path, project)} does not exist; "
-                                    "create it or fix the name"))
+                                    f"snippet file {_unresolved_rel(project.snippet_path(entry.id, file), project)} "
+                                    "does not exist; create it or fix the name"))
     return problems
 
 
 def snippets_leading_out(one: LoadedEntry, project: Project, resolved: Resolved | None = None) -> list[Problem]:
-    """A problem for each snippet file of the entry that resolves outside snippets/<id>/."""
+    """A problem for each snippet file of the entry that resolves outside snippets/<id>/
+    (`snippet_inside`, on strings: this runs for every snippet on every `mkdocs serve` rebuild)."""
     problems = []
+    resolve = resolved or Resolved()
+    folder = os.path.join(os.fspath(project.snippets), one.entry.id)  # file names are plain names (the model's)
+    inside = None
     for file, loc in _snippet_locations(one.entry):
-        path = project.snippet_path(one.entry.id, file)
-        if path.exists() and not snippet_inside(project, one.entry.id, path, resolved):
+        path = os.path.join(folder, file)
+        if not os.path.exists(path):
+            continue
+        if inside is None:  # where the folder would be were it no symlink: one leading out leads its files out
+            absolute = project.snippets if project.snippets.is_absolute() else Path.cwd() / project.snippets
+            inside = os.path.join(resolve.real(os.fspath(absolute)), one.entry.id)
+        real = resolve.real(path if os.path.isabs(path) else os.fspath(Path.cwd() / path))
+        if not (real == inside or real.startswith(inside.rstrip(os.sep) + os.sep)):
+            snippet = project.snippet_path(one.entry.id, file)
             problems.append(Problem(project.rel(one.path), *one.positions.of_value(loc),
-                                    f"snippet file {_unresolved_rel(path, project)} resolves outside "
-                                    f"{_unresolved_rel(path.parent, project)}/; a snippet must be a file inside "
+                                    f"snippet file {_unresolved_rel(snippet, project)} resolves outside "
+                                    f"{_unresolved_rel(snippet.parent, project)}/; a snippet must be a file inside "
                                     "its entry's folder"))
     return problems
 
@@ -679,16 +695,40 @@ def orphan_snippets(loaded: list[LoadedEntry], entry_stems: set[str], project: P
     used = {(one.entry.id, file) for one in loaded for _, file in one.entry.snippet_files()}
     ids = {one.entry.id for one in loaded}
     problems = []
-    for path in sorted(project.snippets.rglob("*.py")):
-        entry_id = path.parent.name
-        if path.parent.parent != project.snippets or (entry_id, path.name) in used:
-            continue
-        if entry_id in entry_stems and entry_id not in ids:
+    for entry_id, name in _snippet_folder_files(os.fspath(project.snippets)):
+        if (entry_id, name) in used or (entry_id in entry_stems and entry_id not in ids):
             continue
         if entry_id in ids:
             message = f"not used by entry '{entry_id}'; reference it (before, after or a guard) or delete it"
         else:
             message = f"no entry has id '{entry_id}'; add docs/errors/<library>/{entry_id}.yml or delete the folder"
-        problems.append(Problem(project.rel(path), 1, 1, message))
+        problems.append(Problem(project.rel(project.snippets / entry_id / name), 1, 1, message))
     return problems
+
+
+def _snippet_folder_files(snippets: str) -> list[tuple[str, str]]:
+    """(folder, name) of every `*.py` in a folder of `snippets`, as `Path.rglob("*.py")` finds them
+    there (folders that are symlinks not entered, unreadable ones skipped), with `os.scandir`:
+    pathlib costs more than the file system here, on every `mkdocs serve` rebuild."""
+    found = []
+    try:
+        with os.scandir(snippets) as folders:
+            inside = [one for one in folders if _is_folder(one)]
+    except PermissionError:
+        return []
+    for folder in inside:
+        try:
+            with os.scandir(folder.path) as files:
+                found += [(folder.name, one.name) for one in files if one.name.endswith(".py")]  # what `*.py` matches
+        except PermissionError:
+            continue
+    return sorted(found)
+
+
+def _is_folder(entry: os.DirEntry[str]) -> bool:
+    """A folder that is not a symlink, as `rglob` enters it."""
+    try:
+        return entry.is_dir() and not entry.is_symlink()
+    except OSError:
+        return False
 

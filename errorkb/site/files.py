@@ -63,16 +63,18 @@ def site_files(project: Project, loaded: LoadResult, reports: list[Report], *,
     return pages, files + constant_files()
 
 
-def listing_files(project: Project, pages: list[render.EntryPage], reports: list[Report]) -> list[SiteFile]:
-    """The pages and files that list every entry (but the coverage page, whose inputs differ)."""
+def listing_files(project: Project, pages: list[render.EntryPage], reports: list[Report],
+                  rows: render.Rows | None = None) -> list[SiteFile]:
+    """The pages and files that list every entry (but the coverage page, whose inputs differ).
+    `rows`: each entry's rows as the last build rendered them (`render.Rows`; `mkdocs serve`)."""
     return [
-        SiteFile(render.ERRORS_INDEX, render.render_index(pages), page=True),
-        SiteFile(render.BY_EXCEPTION, render.render_by_exception(pages), page=True),
-        SiteFile(render.BY_API, render.render_by_api(pages), page=True),
-        SiteFile(render.VERIFICATION, render.render_verification(pages, project.library, reports), page=True),
-        SiteFile(render.TAGS, render.render_tags(pages), page=True),
+        SiteFile(render.ERRORS_INDEX, render.render_index(pages, rows), page=True),
+        SiteFile(render.BY_EXCEPTION, render.render_by_exception(pages, rows), page=True),
+        SiteFile(render.BY_API, render.render_by_api(pages, rows), page=True),
+        SiteFile(render.VERIFICATION, render.render_verification(pages, project.library, reports, rows), page=True),
+        SiteFile(render.TAGS, render.render_tags(pages, rows), page=True),
         SiteFile(render.MIGRATION, render.render_migration(pages, project.library), page=True),
-        SiteFile(render.INDEX_JSON, json_text(render.index_document(pages, project.library))),
+        SiteFile(render.INDEX_JSON, json_text(render.index_document(pages, project.library, rows))),
     ]
 
 

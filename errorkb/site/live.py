@@ -15,7 +15,8 @@ by `mkdocs build`), make a build cost what changed:
               the files of the entries its page names, both ways; then its releases from the
               version matrix and its edit link); the lists, the verification page and the
               lookup's index only when what they show of some entry changed (`render.listed`:
-              not its prose, nor a snippet's code) or a report did; the coverage page when an
+              not its prose, nor a snippet's code) or a report did, and then each entry's rows
+              only when what they show of it changed (`render.Rows`); the coverage page when an
               entry file changed. The version matrix file is read again only when it changed.
               Everything else (schemas, assets) is made once.
 
@@ -29,9 +30,9 @@ by `mkdocs build`), make a build cost what changed:
    put through the theme's template again; its search-index sections are the last build's too
    (`Pages.search_index`).
 
-   A changed page with long tables (the lists of every entry) is converted without the rows the
-   last build converted (`Pages.convert`): a save that changes one entry's row in each list
-   converts that row, not a thousand.
+   A changed page with long tables or lists (the lists of every entry) is converted without the
+   rows the last build converted (`Pages.convert`): a save that changes one entry's row in each
+   list converts that row, not a thousand.
 
 5. `Compiled`: the theme's templates compiled once per `mkdocs serve`, not once per build (MkDocs
    makes a new Jinja environment for every build); Jinja reuses a template's bytecode only while
@@ -84,7 +85,7 @@ if TYPE_CHECKING:
 Signature = tuple[int, int, int, int] | None
 
 
-def signature(path: Path) -> Signature:
+def signature(path: str | os.PathLike[str]) -> Signature:
     """What tells a changed file from an unchanged one without reading it: size, modification
     and change times (nanoseconds), inode (an editor that saves by replacing the file)."""
     try:
@@ -95,13 +96,15 @@ def signature(path: Path) -> Signature:
 
 
 def tree_signature(folder: Path) -> tuple[tuple[str, Signature], ...]:
-    """Every file under `folder` (recursively) and its signature; () when there is none."""
+    """Every file under `folder` (recursively) and its signature; () when there is none. On
+    strings: every snippet folder's, on every rebuild."""
     found = []
-    for base, folders, names in os.walk(folder):
+    top = os.fspath(folder)
+    for base, folders, names in os.walk(top):
         folders.sort()
-        for name in sorted(names):
-            path = Path(base) / name
-            found.append((path.relative_to(folder).as_posix(), signature(path)))
+        inside = os.path.relpath(base, top)
+        prefix = "" if inside == "." else inside.replace(os.sep, "/") + "/"
+        found += [(prefix + name, signature(os.path.join(base, name))) for name in sorted(names)]
     return tuple(found)
 
 
@@ -127,6 +130,7 @@ class Sources:
     _matrix: tuple[Signature, MatrixFile | None] | None = None
     _made: dict[str, _Made] = field(default_factory=dict)
     _shared: tuple[Any, list[site.SiteFile]] | None = None
+    _rows: render.Rows = field(default_factory=render.Rows)
     _coverage: tuple[Any, site.SiteFile] | None = None
     _constant: list[site.SiteFile] | None = None
     remade: list[str] = field(default_factory=list)  # the entries whose files the last build made again
@@ -216,10 +220,11 @@ class Sources:
         """The pages and files that list every entry (all but the coverage page, the schemas, the
         assets), made again only when what they show of some entry (`render.listed`) or the
         reports changed: a save that changes an entry's prose or a snippet leaves them as they were."""
-        key = (tuple(self._made[page.entry.id].listed for page in pages),
-               self._reports[0] if self._reports else None)
+        listed = {page.entry.id: self._made[page.entry.id].listed for page in pages}
+        key = (tuple(listed.values()), self._reports[0] if self._reports else None)
         if self._shared is None or self._shared[0] != key:
-            self._shared = (key, site.listing_files(project, pages, reports))
+            self._rows.start(listed)  # and each entry's rows are rendered again only when its `listed` changed
+            self._shared = (key, site.listing_files(project, pages, reports, self._rows))
         return self._shared[1]
 
     def _coverage_file(self, project: Project, loaded: LoadResult, pages: list[render.EntryPage]) -> site.SiteFile:
@@ -282,7 +287,8 @@ class Pages:
     read: dict[str, tuple[str, str, dict[str, Any]]] = field(default_factory=dict)  # URL → (source, Markdown, meta)
     reused: set[str] = field(default_factory=set)  # the URLs of this build's pages taken from `made`
     fresh: set[str] = field(default_factory=set)  # the URLs of this build's pages made anew
-    rows: dict[str, tuple[str, dict[str, str]]] = field(default_factory=dict)  # URL → (site key, row → its HTML)
+    # URL → (site key, the kinds of `row_blocks` its HTML held as planned, row → its HTML)
+    rows: dict[str, tuple[str, frozenset[str], dict[str, str]]] = field(default_factory=dict)
 
     def split(self, url: str, source: str) -> tuple[str, dict[str, Any]]:
         """A page's source split into Markdown and front matter as MkDocs splits it
@@ -291,7 +297,7 @@ class Pages:
         if known is None or known[0] != source:
             known = (source, *get_data(source))
             self.read[url] = known
-        return known[1], copy.deepcopy(known[2])
+        return known[1], _copied(known[2])
 
     def start(self) -> None:
         self.reused, self.fresh = set(), set()
@@ -306,22 +312,33 @@ class Pages:
 
     def convert(self, url: str, site_key: str, markdown: str, render: Callable[[str], str]) -> str:
         """The HTML of a generated page's `markdown`, as `render` (MkDocs' conversion of the page)
-        makes it, each row of its tables (`table_bodies`) that the last build of this page converted
-        taken from there: only the rest of the page and its new rows are converted. A row converts
-        alone as it does among the others (the list templates write no reference links, footnotes
-        or abbreviations); should the HTML not hold the tables planned, the whole page is converted."""
+        makes it, each row of its blocks of rows (`row_blocks`: tables, one-line lists) that the last
+        build of this page converted taken from there: only the rest of the page and its new rows are
+        converted. A row converts alone as it does among the others (the list templates write no
+        reference links, footnotes or abbreviations); should the HTML not hold the blocks planned, the
+        whole page is converted. A kind of block whose elements the page's last HTML did not hold as
+        planned (a list of several lines per item) is left to be converted with the rest."""
         lines = markdown.split("\n")
-        tables = table_bodies(lines)
+        blocks = row_blocks(lines)
         known = self.rows.get(url)
         html = None
-        if tables and known is not None and known[0] == site_key:
-            reduced, kept = _without_known_rows(lines, tables, known[1])
-            html = _with_known_rows(render(reduced), [[lines[i] for i in body] for body in tables], kept, known[1])
+        if known is not None and known[0] == site_key:
+            planned = [block for block in blocks if block.kind in known[1]]
+            if planned:
+                reduced, kept = _without_known_rows(lines, planned, known[2])
+                html = _with_known_rows(render(reduced), planned, lines, kept, known[2])
         if html is None:
             html = render(markdown)
-        found = table_rows(html, [len(body) for body in tables]) if tables else None
-        self.rows[url] = (site_key, {lines[i]: row for body, rows in zip(tables, found or [], strict=False)
-                                     for i, row in zip(body, rows, strict=True)})
+        trusted: set[str] = set()
+        rows: dict[str, str] = {}
+        for kind in ROW_KINDS:
+            mine = [block for block in blocks if block.kind == kind]
+            found = element_rows(html, kind, [len(block.lines) for block in mine]) if mine else None
+            if found is not None:
+                trusted.add(kind)
+                rows.update((lines[i], row) for block, elements in zip(mine, found, strict=True)
+                            for i, row in zip(block.lines, elements, strict=True))
+        self.rows[url] = (site_key, frozenset(trusted), rows)
         return html
 
     def search_index(self, written: str, order: list[str]) -> str:
@@ -341,85 +358,135 @@ class Pages:
         return json.dumps({**data, "docs": docs}, separators=(",", ":"), default=str)
 
 
+def _copied(value: Any) -> Any:
+    """A deep copy of front matter (what YAML makes: mostly dicts, lists and scalars), each build
+    its own (plugins may change a page's meta): `copy.deepcopy` costs more, on every page."""
+    if isinstance(value, dict):
+        return {key: _copied(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_copied(item) for item in value]
+    if value is None or isinstance(value, str | int | float):  # bool is an int
+        return value
+    return copy.deepcopy(value)
+
+
 _FENCE = re.compile(r"^(`{3,}|~{3,})")
 _DELIMITER = re.compile(r"^\|(\s*:?-+:?\s*\|)+\s*$")
 
 
-def table_bodies(lines: Sequence[str]) -> list[range]:
-    """The body rows (line indexes) of each table of a page's Markdown that is a block of its
-    own at the top level: after a blank line and outside a fence, a `| ... |` line, a
-    `|---|` line, then rows up to a blank line or the end."""
-    bodies, fence, index = [], "", 0
+@dataclass(frozen=True)
+class RowBlock:
+    """Lines of a page's Markdown that each convert to one element of one container: a table's
+    body rows (`<tr>` in `<tbody>`), or a list of one line per item (`<li>` in `<ul>`)."""
+
+    kind: str  # "table" or "list" (`ROW_KINDS`)
+    lines: range  # line indexes
+
+
+# kind → (the container's opening, its closing, how each element starts and ends)
+ROW_KINDS = {"table": ("<tbody>\n", "</tbody>", "<tr>", "</tr>\n"), "list": ("<ul>\n", "</ul>", "<li>", "</li>\n")}
+
+
+def row_blocks(lines: Sequence[str]) -> list[RowBlock]:
+    """The blocks of rows of a page's Markdown, each a block of its own at the top level: after a
+    blank line and outside a fence, either a `| ... |` line, a `|---|` line, then rows (its body),
+    or `- ` items of one line each; up to a blank line or the end."""
+    blocks, fence, index = [], "", 0
     while index < len(lines):
         line = lines[index]
         opening = _FENCE.match(line)
+        after_blank = index == 0 or not lines[index - 1].strip()
         if fence:
             fence = "" if opening and opening.group(1)[0] == fence[0] and len(opening.group(1)) >= len(fence) \
                 and not line[len(opening.group(1)):].strip() else fence
         elif opening:
             fence = opening.group(1)
-        elif line.startswith("|") and (index == 0 or not lines[index - 1].strip()) \
-                and index + 1 < len(lines) and _DELIMITER.match(lines[index + 1]):
-            end = index + 2
-            while end < len(lines) and lines[end].startswith("|"):
-                end += 1
-            if end > index + 2 and (end == len(lines) or not lines[end].strip()):
-                bodies.append(range(index + 2, end))
-            index = end
+        elif after_blank and line.startswith("|") and index + 1 < len(lines) and _DELIMITER.match(lines[index + 1]):
+            block = _run(lines, index + 2, "|", "table")
+            blocks += [block] if block and block.lines else []
+            index = block.lines.stop if block else index + 2
+            continue
+        elif after_blank and line.startswith("- "):
+            block = _run(lines, index, "- ", "list")
+            blocks += [block] if block else []
+            index = block.lines.stop if block else index + 1
             continue
         index += 1
-    return bodies
+    return blocks
 
 
-def _without_known_rows(lines: list[str], tables: list[range], known: dict[str, str]
+def _run(lines: Sequence[str], start: int, prefix: str, kind: str) -> RowBlock | None:
+    """The lines from `start` that begin with `prefix`, when a blank line or the end follows them."""
+    end = start
+    while end < len(lines) and lines[end].startswith(prefix):
+        end += 1
+    return RowBlock(kind, range(start, end)) if end == len(lines) or not lines[end].strip() else None
+
+
+def _without_known_rows(lines: list[str], blocks: list[RowBlock], known: dict[str, str]
                         ) -> tuple[str, list[list[bool]]]:
-    """The Markdown with each table keeping only its rows `known` lacks (its first row when it
-    lacks none: a table keeps a body), and which rows of each table were kept."""
+    """The Markdown with each block keeping only its rows `known` lacks (its first row when it
+    lacks none: a table keeps a body, a list an item), and which rows of each block were kept."""
     drop: set[int] = set()
     kept = []
-    for body in tables:
-        keep = [lines[i] not in known for i in body]
+    for block in blocks:
+        keep = [lines[i] not in known for i in block.lines]
         if not any(keep):
             keep[0] = True
         kept.append(keep)
-        drop.update(i for i, one in zip(body, keep, strict=True) if not one)
+        drop.update(i for i, one in zip(block.lines, keep, strict=True) if not one)
     return "\n".join(line for i, line in enumerate(lines) if i not in drop), kept
 
 
-def _with_known_rows(html: str, tables: list[list[str]], kept: list[list[bool]], known: dict[str, str]) -> str | None:
-    """The HTML of the Markdown without its known rows (`_without_known_rows`), each table's
-    known rows put back in their places; None when its tables are not those kept."""
-    converted = table_rows(html, [sum(keep) for keep in kept])
-    if converted is None:
-        return None
+def _with_known_rows(html: str, blocks: list[RowBlock], lines: list[str], kept: list[list[bool]],
+                     known: dict[str, str]) -> str | None:
+    """The HTML of the Markdown without its known rows (`_without_known_rows`), each block's
+    known rows put back in their places; None when its blocks are not those kept."""
+    spans: list[tuple[int, int, list[str]]] = []  # (start, end) of each block's elements in `html`, its rows
+    for kind in ROW_KINDS:
+        mine = [(block, keep) for block, keep in zip(blocks, kept, strict=True) if block.kind == kind]
+        if not mine:
+            continue
+        found = _containers(html, kind)
+        if found is None or [len(rows) for _, _, rows in found] != [sum(keep) for _, keep in mine]:
+            return None
+        for (start, end, fresh), (block, keep) in zip(found, mine, strict=True):
+            taken = iter(fresh)
+            spans.append((start, end, [next(taken) if one else known[lines[i]]
+                                       for i, one in zip(block.lines, keep, strict=True)]))
     out, at = [], 0
-    for rows, keep, fresh in zip(tables, kept, converted, strict=True):
-        start = html.index(_BODY, at) + len(_BODY)
-        end = html.index(_BODY_END, start)
-        out += [html[at:start]]
-        taken = iter(fresh)
-        out += [next(taken) if one else known[row] for row, one in zip(rows, keep, strict=True)]
+    for start, end, rows in sorted(spans):
+        if start < at:  # a container inside another: not what was planned
+            return None
+        out += [html[at:start], *rows]
         at = end
     return "".join(out) + html[at:]
 
 
-_BODY, _BODY_END = "<tbody>\n", "</tbody>"
-
-
-def table_rows(html: str, counts: list[int]) -> list[list[str]] | None:
-    """The rows (`<tr>` ... `</tr>` and its newline) of each table body of `html`, as
-    Python-Markdown writes them; None unless there are as many bodies as `counts`, of those sizes."""
+def _containers(html: str, kind: str) -> list[tuple[int, int, list[str]]] | None:
+    """(start, end, elements) of every container of `kind` in `html`, as Python-Markdown writes them
+    (its opening and a newline, then elements each followed by a newline); None when one is not so."""
+    opening, closing, first, last = ROW_KINDS[kind]
     found, at = [], 0
-    while (start := html.find(_BODY, at)) >= 0:
-        end = html.find(_BODY_END, start)
+    while (start := html.find(opening, at)) >= 0:
+        start += len(opening)
+        end = html.find(closing, start)
         if end < 0:
             return None
-        pieces = html[start + len(_BODY):end].split("</tr>\n")
-        if pieces[-1] or not all(piece.startswith("<tr>") for piece in pieces[:-1]):
+        pieces = html[start:end].split(last)
+        if pieces[-1] or not all(piece.startswith(first) for piece in pieces[:-1]):
             return None
-        found.append([piece + "</tr>\n" for piece in pieces[:-1]])
+        found.append((start, end, [piece + last for piece in pieces[:-1]]))
         at = end
-    return found if [len(rows) for rows in found] == counts else None
+    return found
+
+
+def element_rows(html: str, kind: str, counts: list[int]) -> list[list[str]] | None:
+    """The elements (rows, items, each with its newline) of each container of `kind` in `html`;
+    None unless there are as many containers as `counts`, of those sizes."""
+    found = _containers(html, kind)
+    rows = [elements for _, _, elements in found or []]
+    return rows if found is not None and [len(one) for one in rows] == counts else None
 
 
 def site_key(config_file: Path, docs_dir: Path, theme_dirs: list[Path], generated: set[str]) -> tuple[Any, ...]:

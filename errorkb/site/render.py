@@ -17,6 +17,7 @@ import html
 import posixpath
 import re
 import textwrap
+import typing
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -65,6 +66,7 @@ __all__ = ["EntryPage", "build_pages", "render_entry", "render_index", "render_b
            "render_verification", "entry_document", "index_document", "inert", "badges", "captured_error"]
 
 TEMPLATES = Path(__file__).parent / "templates"
+T = typing.TypeVar("T")
 
 
 
@@ -147,8 +149,9 @@ def listed(page: EntryPage) -> tuple[object, ...]:
     """All the lists of entries (`errorkb.site.files.listing_files`) may show of one entry: the
     entry but its prose, where its files are, which snippets it has, its records and whether each
     is stale, what the version matrix measured. `mkdocs serve` renders the lists again only when
-    this changes for some entry (or the reports do); a list that shows more must add it here
-    (tests/site/test_live.py changes every prose field and holds every list to the same bytes)."""
+    this changes for some entry (or the reports do), and then only that entry's rows (`Rows`); a
+    list that shows more must add it here (tests/site/test_live.py changes every prose field and
+    holds every list to the same bytes)."""
     return (page.entry.model_dump_json(exclude=set(PROSE)), page.yaml_path, tuple(page.snippet_paths.items()),
             tuple(page.snippets), tuple(page.records), tuple(page.is_stale(record) for record in page.records),
             page.versions, page.states)
@@ -346,6 +349,41 @@ def _render(name: str, **context: object) -> str:
     return _environment().get_template(name).render(**context)
 
 
+class Rows:
+    """Each entry's rows in the lists of every entry (and its badges), kept from one build to the
+    next while what the lists may show of the entry (`listed`) is the same: under `mkdocs serve`
+    (`errorkb.site.live` keeps one), a save that changes one entry renders that entry's rows only.
+    A list template writes each row in `{% call row(page, ...) %}`, naming in the call whatever
+    else the row shows; without a `Rows`, every row is rendered."""
+
+    def __init__(self) -> None:
+        self._kept: dict[str, tuple[object, dict[tuple[object, ...], object]]] = {}
+        self.made = 0  # rows (and badges) made, not kept, since `start`
+
+    def start(self, listed: typing.Mapping[str, object]) -> None:
+        """This build's `listed(page)` by entry id: an entry's rows are kept only while it is the same."""
+        self._kept = {entry_id: (key, kept[1] if (kept := self._kept.get(entry_id)) and kept[0] == key else {})
+                      for entry_id, key in listed.items()}
+        self.made = 0
+
+    def get(self, page: EntryPage, key: tuple[object, ...], make: typing.Callable[[], T]) -> T:
+        kept = self._kept.get(page.entry.id)
+        if kept is None:  # an entry `start` did not name: never kept
+            return make()
+        if key not in kept[1]:
+            kept[1][key] = make()
+            self.made += 1
+        return typing.cast(T, kept[1][key])
+
+
+def _rows_context(name: str, rows: Rows | None) -> dict[str, object]:
+    """`row` and `badges` for a list template: kept in `rows` when there is one."""
+    if rows is None:
+        return {"row": lambda page, *args, caller: caller(), "badges": badges}
+    return {"row": lambda page, *args, caller: rows.get(page, (name, *args), caller),
+            "badges": lambda page: rows.get(page, ("badges",), lambda: badges(page))}
+
+
 def render_entry(page: EntryPage, *, edit_url: str | None = None) -> str:
     """The entry's page; links are relative, so it works under any site root."""
     hashes = page.hashes
@@ -364,28 +402,29 @@ def _excerpt(page: EntryPage) -> Markup | None:
     return fence("\n".join(text for _, text in page.excerpt), "python", 0, options)
 
 
-def render_index(pages: list[EntryPage]) -> str:
+def render_index(pages: list[EntryPage], rows: Rows | None = None) -> str:
     """Every error in one table, with its verdicts: the page to scan."""
-    return _render("errors.md.j2", pages=pages, here=ERRORS_INDEX, badges=badges)
+    return _render("errors.md.j2", pages=pages, here=ERRORS_INDEX, **_rows_context("errors.md.j2", rows))
 
 
-def render_by_exception(pages: list[EntryPage]) -> str:
+def render_by_exception(pages: list[EntryPage], rows: Rows | None = None) -> str:
     groups: dict[str, list[EntryPage]] = defaultdict(list)
     for page in pages:
         groups[page.entry.exception].append(page)
-    return _render("by-exception.md.j2", groups=sorted(groups.items()), here=BY_EXCEPTION, badges=badges)
+    return _render("by-exception.md.j2", groups=sorted(groups.items()), here=BY_EXCEPTION,
+                   **_rows_context("by-exception.md.j2", rows))
 
 
-def render_tags(pages: list[EntryPage]) -> str:
+def render_tags(pages: list[EntryPage], rows: Rows | None = None) -> str:
     """A plain tag listing for other engines; in MkDocs, docs/tags.md (Material's tags plugin) wins."""
     groups: dict[str, list[EntryPage]] = defaultdict(list)
     for page in pages:
         for tag in page.entry.tags:
             groups[tag].append(page)
-    return _render("tags.md.j2", groups=sorted(groups.items()), here=TAGS)
+    return _render("tags.md.j2", groups=sorted(groups.items()), here=TAGS, **_rows_context("tags.md.j2", rows))
 
 
-def render_by_api(pages: list[EntryPage]) -> str:
+def render_by_api(pages: list[EntryPage], rows: Rows | None = None) -> str:
     """Entries grouped by class, then by method: `Cache` → `Cache.early_initialization`."""
     classes: dict[str, dict[str, list[EntryPage]]] = defaultdict(lambda: defaultdict(list))
     for page in pages:
@@ -393,29 +432,30 @@ def render_by_api(pages: list[EntryPage]) -> str:
         owner = function.rsplit(".", 1)[0] if "." in function else "(module level)"
         classes[owner][function].append(page)
     grouped = [(owner, sorted(methods.items())) for owner, methods in sorted(classes.items())]
-    return _render("by-api.md.j2", classes=grouped, here=BY_API, badges=badges)
+    return _render("by-api.md.j2", classes=grouped, here=BY_API, **_rows_context("by-api.md.j2", rows))
 
 
-def render_verification(pages: list[EntryPage], library: LibraryProfile, reports: list[Report] | None = None) -> str:
+def render_verification(pages: list[EntryPage], library: LibraryProfile, reports: list[Report] | None = None,
+                        rows: Rows | None = None) -> str:
     """Every check's latest result, the environments they ran in, and when."""
     records = [r for page in pages for r in page.records]
     hashes = {page.entry.id: page.hashes for page in pages}
     devices = runtime_for(library.runtime).devices
     everywhere = {(t, d) for t in library.available_targets for d in devices}  # and whatever a record names
-    combos = sorted({(r.target, r.device) for r in records} | everywhere,
-                    key=lambda c: (TARGETS.index(c[0]) if c[0] in TARGETS else 9,
-                                   devices.index(c[1]) if c[1] in devices else 9, c))
-    rows = []
+    combos = tuple(sorted({(r.target, r.device) for r in records} | everywhere,
+                          key=lambda c: (TARGETS.index(c[0]) if c[0] in TARGETS else 9,
+                                         devices.index(c[1]) if c[1] in devices else 9, c)))
+    checks = []
     for page in pages:
         for role in page.snippets:
             cells = {(record.target, record.device): record for record in page.records_for(role)}
-            rows.append((page, role, [cells.get(combo) for combo in combos]))
+            checks.append((page, role, [cells.get(combo) for combo in combos]))
     failures = [r for r in records if r.outcome is Outcome.FAIL]
-    return _render("verification.md.j2", pages=pages, rows=rows, combos=combos, failures=failures,
+    return _render("verification.md.j2", pages=pages, checks=checks, combos=combos, failures=failures,
                    heat=heat_map(pages, library, VERIFICATION),
                    summary=evidence.summary(records, hashes), environments=evidence.environments(records),
                    reports=reports or [], here=VERIFICATION, is_stale=evidence.is_stale, hashes=hashes,
-                   library=library, devices=devices)
+                   library=library, devices=devices, **_rows_context("verification.md.j2", rows))
 
 
 def families(library: LibraryProfile) -> dict[str, str]:
@@ -553,7 +593,7 @@ def _badge_json(badge: evidence.Badge) -> dict[str, object]:
             "date": badge.date, "detail": badge.detail, "versions": badge.versions}
 
 
-def index_document(pages: list[EntryPage], library: LibraryProfile) -> dict[str, object]:
+def index_document(pages: list[EntryPage], library: LibraryProfile, rows: Rows | None = None) -> dict[str, object]:
     """What the lookup box needs for every entry, in one small file. Schema 1's fields stay;
     `wordings`, `raises_in`, `last_good`, `replacement`, `replacement_since` and `lines` were
     added beside them (`lookup.index_fields`), and `library` and `generic` (the wordings every
@@ -568,14 +608,16 @@ def index_document(pages: list[EntryPage], library: LibraryProfile) -> dict[str,
         "generic": generic,
         "rules": rules_document(generic),
         "runtime": {"packages": beneath_library(library, runtime_for(library.runtime).packages)},
-        "entries": [
-            {"id": p.entry.id, "title": p.entry.title, "exception": p.entry.exception,
-             "message": p.entry.message, "function": p.entry.source.function, "library": p.entry.library,
-             "url": site_url(p.entry), "tags": p.entry.tags,
-             "badges": [{"target": b.target, "device": b.device, "outcome": b.outcome, "stale": b.stale,
-                         "date": b.date} for b in badges(p)],
-             **index_fields(p.entry, dict(p.versions.by_release) if p.versions else None,
-                            installed_path(library, p.entry.source.path))}
-            for p in pages
-        ],
+        "entries": [rows.get(p, ("index",), functools.partial(_index_entry, p, library)) if rows
+                    else _index_entry(p, library) for p in pages],
     }
+
+
+def _index_entry(p: EntryPage, library: LibraryProfile) -> dict[str, object]:
+    return {"id": p.entry.id, "title": p.entry.title, "exception": p.entry.exception,
+            "message": p.entry.message, "function": p.entry.source.function, "library": p.entry.library,
+            "url": site_url(p.entry), "tags": p.entry.tags,
+            "badges": [{"target": b.target, "device": b.device, "outcome": b.outcome, "stale": b.stale,
+                        "date": b.date} for b in badges(p)],
+            **index_fields(p.entry, dict(p.versions.by_release) if p.versions else None,
+                           installed_path(library, p.entry.source.path))}

@@ -3,6 +3,7 @@ changed, and what it publishes is byte for byte what a build from scratch publis
 
 from __future__ import annotations
 
+import datetime
 import gzip
 import json
 import logging
@@ -277,11 +278,114 @@ def test_a_changed_list_converts_only_its_new_rows_and_gives_the_whole_conversio
     converted.clear()
     assert memo.convert("v/", "other site", changed, lambda text: counting(text).replace("<tbody>", "<tbody >")) \
         == whole(changed).replace("<tbody>", "<tbody >")
-    assert len(converted) == 2 and converted[-1] == changed  # tables not found in the HTML: converted whole
+    assert len(converted) == 2 and converted[-1] == changed  # blocks not found in the HTML: converted whole
 
 
-def test_table_bodies_are_top_level_tables_that_are_blocks_of_their_own():
+def test_row_blocks_are_top_level_tables_and_one_line_lists_that_are_blocks_of_their_own():
     lines = ["# T", "", "| a | b |", "|---|:--:|", "| 1 | 2 |", "| 3 | 4 |", "", "```", "| x |", "|---|",
              "| y |", "```", "", "text", "| a |", "|---|", "| 1 |", "", "    | a |", "    |---|", "    | 1 |",
-             "", "| a |", "|---|", "| 1 |", "not a row"]
-    assert live.table_bodies(lines) == [range(4, 6)]
+             "", "| a |", "|---|", "| 1 |", "not a row",
+             "", "- one", "- two", "", "text", "- not a block", "", "- an item", "  continued", "", "```", "- x",
+             "```", "", "  - indented", "", "- last"]
+    assert [(block.kind, block.lines) for block in live.row_blocks(lines)] == \
+        [("table", range(4, 6)), ("list", range(27, 29)), ("list", range(42, 43))]
+
+
+def test_every_list_page_converts_only_the_rows_a_save_changed(kb):
+    """Each page that lists the entries (`site.listing_files`) is written so that `live.Pages.convert`
+    can reuse its rows (tables and lists, each a block of its own): after a title changes, converting
+    the page again converts that entry's rows and none of another entry (none at all where the page
+    does not show titles), and gives the whole conversion byte for byte."""
+    import markdown as python_markdown
+    from mkdocs.config import load_config
+    from mkdocs.utils.meta import get_data
+
+    from errorkb.site import render
+
+    config = load_config(str(kb / "mkdocs.yml"))
+    project = load_project(kb)
+    loaded = load_project_entries(project, site.reserved_ids())
+    reports = read_reports(project.reports, ["cpu", "cuda"])[0]
+    pages, _ = site.site_files(project, loaded, reports)
+    retitled = next(page for page in pages if page.entry.id == CHANGED)
+    lists = {one.path: get_data(one.content)[0] for one in site.listing_files(project, pages, reports) if one.page}
+    retitled.entry = retitled.entry.model_copy(update={"title": "RETITLED-ROW"})
+    changed = {one.path: get_data(one.content)[0] for one in site.listing_files(project, pages, reports) if one.page}
+    others = [page.entry.id for page in pages if page.entry.id != CHANGED]
+
+    def whole(text: str) -> str:
+        return python_markdown.Markdown(extensions=config.markdown_extensions, extension_configs=config.mdx_configs
+                                        ).convert(text)
+
+    memo = live.Pages()
+    assert {render.ERRORS_INDEX, render.BY_EXCEPTION, render.BY_API, render.VERIFICATION} <= set(lists)
+    for path, first in lists.items():
+        if CHANGED not in first:  # a list this entry is not on
+            continue
+        converted: list[str] = []
+
+        def counting(text: str, converted: list[str] = converted) -> str:
+            converted.append(text)
+            return whole(text)
+
+        assert memo.convert(path, "key", first, whole) == whole(first)
+        again = memo.convert(path, "key", changed[path], counting)
+        assert again == whole(changed[path]), path
+        assert len(converted) == 1 and ("RETITLED-ROW" in converted[0] or changed[path] == first), path
+        # none but the first of a block (a block keeps one row), which a block of unchanged rows keeps
+        lines = converted[0].split("\n")
+        rows = [index for index, line in enumerate(lines) if any(other in line for other in others)]
+        firsts = [index for index in rows if lines[index - 1].startswith("|--") or not lines[index - 1].strip()]
+        assert rows == firsts, f"{path}: rows of other entries converted again: {[lines[i] for i in rows]}"
+
+
+def test_list_rows_are_kept_while_what_the_lists_show_of_their_entry_is_the_same(kb):
+    """`render.Rows`: the lists made with the rows of the last build are the lists made from scratch;
+    an entry's rows are rendered again only when what the lists show of it (`render.listed`) changed."""
+    from errorkb.site import render
+
+    project = load_project(kb)
+    loaded = load_project_entries(project, site.reserved_ids())
+    reports = read_reports(project.reports, ["cpu", "cuda"])[0]
+    pages, _ = site.site_files(project, loaded, reports)
+    rows = render.Rows()
+
+    def lists_kept() -> list[site.SiteFile]:
+        rows.start({page.entry.id: render.listed(page) for page in pages})
+        return site.listing_files(project, pages, reports, rows)
+
+    assert lists_kept() == site.listing_files(project, pages, reports)
+    everything = rows.made
+    assert lists_kept() == site.listing_files(project, pages, reports) and rows.made == 0
+    retitled = next(page for page in pages if page.entry.id == CHANGED)
+    retitled.entry = retitled.entry.model_copy(update={"title": "RETITLED-ROW"})
+    made = lists_kept()
+    assert made == site.listing_files(project, pages, reports)
+    assert all(b"RETITLED-ROW" in one.content.encode() for one in made if one.path != render.VERIFICATION
+               and CHANGED in one.content and one.path != render.MIGRATION)
+    assert 0 < rows.made < everything  # the changed entry's rows and badges only
+    retitled.records = []  # what the badges and the verification page show of it
+    assert lists_kept() == site.listing_files(project, pages, reports)
+
+
+def test_tree_signature_names_every_file_below_the_folder_by_its_path_from_there(tmp_path):
+    (tmp_path / "b" / "c").mkdir(parents=True)
+    for name in ("z.py", "a.py", "b/x.txt", "b/c/deep.py"):
+        (tmp_path / name).write_text(name)
+    signatures = live.tree_signature(tmp_path)
+    assert [name for name, _ in signatures] == ["a.py", "z.py", "b/x.txt", "b/c/deep.py"]
+    assert all(sig == live.signature(tmp_path / name) for name, sig in signatures)
+    assert live.tree_signature(tmp_path / "missing") == ()
+
+
+def test_front_matter_taken_from_the_last_build_is_a_copy_of_its_own():
+    """`Pages.split` hands each build its own front matter: a plugin changing one build's leaves
+    the next build's as the page wrote it."""
+    memo = live.Pages()
+    source = "---\ntitle: T\nhide:\n  - navigation\nsearch: {boost: 2}\nwhen: 2026-01-02\n---\n\n# T\n"
+    markdown, meta = memo.split("p/", source)
+    meta["hide"].append("toc")
+    meta["search"]["exclude"] = True
+    again = memo.split("p/", source)
+    assert again == (markdown, {"title": "T", "hide": ["navigation"], "search": {"boost": 2},
+                                "when": datetime.date(2026, 1, 2)})
