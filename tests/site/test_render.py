@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import subprocess
@@ -60,6 +61,22 @@ def test_an_edited_snippet_makes_the_badge_stale(project):
     (project / "snippets" / ENTRY / "after.py").write_text("print('edited')\n")
     b = badge(page_for(project), "bundled", "cpu")
     assert b.outcome == "pass" and b.stale and "stale" in b.label
+
+
+def test_a_stale_badge_keeps_its_classes_and_words_apart(project):
+    """A template literal that starts with a space (`' ekb-stale'`, `' · '`) keeps the space: the
+    escaping once stripped it, so the class read `ekb-passekb-stale` and the date `stale· 2026`."""
+    write_report(project, all_pass(project))
+    (project / "snippets" / ENTRY / "after.py").write_text("print('edited')\n")
+    _, files = pages_of(project)
+    stale = [(f.path, classes) for f in files if f.page
+             for classes in map(html.unescape, re.findall(r'class="(ekb-(?:badge|mini|cell) [^"]*)"', f.content))
+             if "stale" in classes]
+    assert {path for path, _ in stale} >= {f"errors/transformers/{ENTRY}.md", "errors/index.md", "verification.md"}
+    for path, classes in stale:
+        assert "ekb-stale" in classes.split(), (path, classes)
+    text = "\n".join(html.unescape(f.content) for f in files if f.page)
+    assert not re.search(r"stale·|ekb-passekb", text)
 
 
 def test_a_failed_check_fails_the_badge_and_says_why(project):
@@ -518,6 +535,8 @@ def test_escape_helpers_keep_every_value_text():
     assert escape.text("5.15.1") == "5.15.1" and escape.text("2026-11-30") == "2026-11-30"
     assert escape.text("a\nb\r\nc") == "a b c" and escape.text("x\u202ey") == "x&#92;u202ey"  # shows \\u202e
     assert escape.text(">=4.49,<5.0") == "&#62;&#61;4.49,&#60;5.0"
+    assert html.unescape(escape.text(" ekb-stale")) == " ekb-stale"  # a leading space is kept, as one
+    assert escape.text("\t  - item").startswith("&#32;") and "&#45;" in escape.text(" - item")
     assert escape.code("a_b|`c`") == "<code>a&#95;<wbr>b&#124;&#96;c&#96;</code>"  # may wrap after a_
 
 
