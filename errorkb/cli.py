@@ -658,10 +658,10 @@ def _diagnosis_problems(project: Project, result: LoadResult) -> list[Any]:
 
     paths = {one.entry.id: one for one in result.entries}
     found = []
-    for entry_id, message in check(index, cases):
-        loaded = paths[entry_id]
-        line, col = loaded.positions.of_key(("diagnosis",))
-        found.append(Problem(project.rel(loaded.path), line, col, f"diagnosis: {message}"))
+    for finding in check(index, cases):
+        loaded = paths[finding.entry]
+        line, col = loaded.positions.of_key(finding.key)
+        found.append(Problem(project.rel(loaded.path), line, col, f"diagnosis: {finding.message}"))
     return found
 
 
@@ -1277,6 +1277,8 @@ def _match_json(match: Match, index: Index) -> dict[str, Any]:
                         "releases": wording.releases, "device": wording.device, "note": wording.note},
             "evidence": [{"kind": one.kind, "detail": one.detail} for one in match.evidence],
             "missing": list(match.missing),
+            "other_causes": [{"releases": cause.releases, "note": cause.note, "message": cause.message}
+                             for cause in match.others],
             "release": None if release is None else {"releases": list(release.releases), "source": release.source,
                                                      "range": release.range, "raises": release.raises,
                                                      "advice": release.advice}}

@@ -281,3 +281,39 @@ def test_the_snippet_files_the_orphan_check_lists_are_those_rglob_finds(tmp_path
     expected = sorted((path.parent.name, path.name) for path in snippets.rglob("*.py") if path.parent.parent == snippets)
     assert _snippet_folder_files(str(snippets)) == expected
     assert ("linked", "after.py") not in expected and ("a", "folder.py") in expected  # what the case is about
+
+
+# -- diagnosis.other_causes: other causes that print the entry's words on other releases --------
+
+OTHER_CAUSES = "diagnosis:\n  other_causes:\n"
+
+
+def test_an_other_cause_needs_its_releases_and_a_note_and_a_range_that_parses(tmp_path):
+    text = VALID_ENTRY.format(id="demo-error") + OTHER_CAUSES + (
+        "    - note: Another cause.\n"
+        "    - releases: '<4.56'\n"
+        "    - releases: 'soon'\n"
+        "      note: Another cause.\n")
+    problems = problems_of(tmp_path, **with_entry(text))
+    first = text.count("\n") - 3  # the line of the first other cause
+    assert problems == [
+        f"{ENTRY_FILE}:{first}:7: missing required key 'releases' in 'diagnosis.other_causes.0'",
+        f"{ENTRY_FILE}:{first + 1}:7: missing required key 'note' in 'diagnosis.other_causes.1'",
+        f"{ENTRY_FILE}:{first + 2}:17: diagnosis.other_causes[2].releases: 'soon' is not a release range like "
+        "'>=4.49,<5.0' (plain comparisons of release numbers, joined by ',' and '||')"], problems
+
+
+def test_an_other_cause_names_a_wording_of_the_entry_or_a_text_one_fits(tmp_path):
+    message = ("`head_dim` was provided as a list of length 3, but the Cache currently has 2 layers")
+    text = VALID_ENTRY.format(id="demo-error") + OTHER_CAUSES + (
+        "    - releases: '<4.56'\n"
+        "      note: A compiled forward on 4.46.\n"
+        f"      message: \"{message}\"\n"
+        "    - releases: '<4.40'\n"
+        "      note: Another cause.\n"
+        "      message: \"`head_dim` was a list\"\n")
+    problems = problems_of(tmp_path, **with_entry(text))
+    last = text.count("\n")
+    assert problems == [f"{ENTRY_FILE}:{last}:16: diagnosis.other_causes[1].message is no wording of the entry "
+                        "(its message, an `also_seen_as`, or a text one of them fits); copy the wording the other "
+                        "cause prints"], problems

@@ -396,6 +396,21 @@ def _placeholder_declaration(value: object) -> object:
     return {"type": value} if isinstance(value, str) else value
 
 
+class OtherCause(Strict):
+    """Another cause known to print the entry's exact words, on other releases: its words alone then
+    no longer confirm the entry; the release (outside every other cause's range) or the traceback does."""
+
+    releases: ReleaseRange = Field(description="The releases on which the other cause prints the same words, e.g. "
+                                               "'<4.56'; it must not hold the release the entry's before was "
+                                               "verified on (`errorkb check`).")
+    note: Markdown = Field(description="What else prints these words there, and where that is reported (a thread), "
+                                       "in a sentence: shown to a reader whose paste it may be.")
+    message: str | None = Field(
+        default=None, min_length=1,
+        description="The wording it concerns: the entry's message, one of its `also_seen_as`, or a text one of "
+                    "them fits (\"'DynamicCache' object ...\" for \"'{cls}' object ...\"); default: every wording.")
+
+
 class Diagnosis(Strict):
     """What tells this error from others with the same words; the lookup, the hook and the paste
     box read it, and `errorkb check` holds it to the entry's own verified before."""
@@ -426,6 +441,10 @@ class Diagnosis(Strict):
         default=None, description="Which way the releases disagree: 'older-code' (code written for an older release "
                                   "than the installed one: fix the code or pin the last good release) or "
                                   "'newer-code' (code written for a newer release: upgrade the library).")
+    other_causes: list[OtherCause] = Field(
+        default_factory=list, description="Other causes known to print the same words on other releases "
+                                          "(a thread shows them): the words alone then confirm this entry only "
+                                          "on a release outside every other cause's range.")
 
     @field_validator("relations")
     @classmethod

@@ -40,7 +40,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
 from errorkb.core.entry import Entry, library_folder
-from errorkb.core.message import is_degenerate
+from errorkb.core.message import MessageTemplate, is_degenerate
 from errorkb.core.problems import Problem
 from errorkb.core.project import Project
 from errorkb.core.prose import excesses, unprintable
@@ -582,7 +582,26 @@ def check_fields(one: LoadedEntry, where: str) -> list[Problem]:
             problems.append(Problem(where, *pos.of_value(("also_seen_as", index, "message")),
                                     "this wording is the entry's own message from the same function; list only "
                                     "other wordings, or name the other function it is raised from"))
+    problems += _check_other_causes(one, where)
     problems += _check_releases(one, where)
+    return problems
+
+
+def _check_other_causes(one: LoadedEntry, where: str) -> list[Problem]:
+    """An other cause's `message` names a wording of the entry: its message, one of its `also_seen_as`,
+    or a text one of them fits (the same words, its placeholders filled)."""
+    entry, pos = one.entry, one.positions
+    wordings = [entry.message, *(wording.message for wording in entry.also_seen_as)]
+    problems = []
+    for index, cause in enumerate(entry.diagnosis.other_causes):
+        if cause.message is None or cause.message in wordings:
+            continue
+        if any(MessageTemplate.parse(wording).match(cause.message) is not None for wording in wordings):
+            continue
+        problems.append(Problem(where, *pos.of_value(("diagnosis", "other_causes", index, "message")),
+                                f"diagnosis.other_causes[{index}].message is no wording of the entry (its message, "
+                                "an `also_seen_as`, or a text one of them fits); copy the wording the other cause "
+                                "prints"))
     return problems
 
 

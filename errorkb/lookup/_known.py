@@ -57,6 +57,16 @@ class Placeholder:
 
 
 @dataclass(frozen=True)
+class OtherCause:
+    """Another cause that prints the entry's words on other releases (`diagnosis.other_causes`)."""
+
+    releases: str  # PEP 440 specifier of the releases where it does
+    note: str  # what it is, in words
+    message: str | None = None  # the wording it concerns, as written (None: every wording)
+    messages: tuple[str, ...] = ()  # that wording as written and as pasted (empty: every wording)
+
+
+@dataclass(frozen=True)
 class Diagnosis:
     """What tells the entry's cause from others worded alike (the index's `diagnosis`)."""
 
@@ -68,6 +78,7 @@ class Diagnosis:
     placeholders: dict[str, Placeholder] = field(default_factory=dict)
     relations: tuple[tuple[str, str, str], ...] = ()  # (placeholder, operator, placeholder): integers compared
     direction: str | None = None  # "older-code": code written for an older release; "newer-code": for a newer one
+    other_causes: tuple[OtherCause, ...] = ()  # other causes that print the same words on other releases
 
 
 @dataclass(frozen=True)
@@ -150,4 +161,11 @@ def _diagnosis(value: object) -> Diagnosis:
                       for name, rule in placeholders.items() if isinstance(rule, dict)},
         relations=tuple((str(one[0]), str(one[1]), str(one[2])) for one in _list(value.get("relations"))
                         if isinstance(one, list) and len(one) == 3),
-        direction=_text(value.get("direction")))
+        direction=_text(value.get("direction")),
+        other_causes=tuple(_other_cause(one) for one in _list(value.get("other_causes"))
+                           if isinstance(one, dict) and one.get("releases")))
+
+
+def _other_cause(item: dict[str, Any]) -> OtherCause:
+    return OtherCause(str(item["releases"]), str(item.get("note") or ""), _text(item.get("message")),
+                      tuple(str(text) for text in _list(item.get("messages")) if text))

@@ -44,7 +44,7 @@ from enum import StrEnum
 
 from errorkb.core.message import GENERIC_WORDINGS, MessageTemplate, Meter, TemplateSyntaxError, is_degenerate
 from errorkb.lookup import _rules as rules
-from errorkb.lookup._known import Diagnosis, FrameRule, Known, Wording
+from errorkb.lookup._known import Diagnosis, FrameRule, Known, OtherCause, Wording
 from errorkb.lookup._paste import (
     Candidate,
     Frame,
@@ -59,7 +59,17 @@ from errorkb.lookup._paste import (
     strip,
     traceback_of,
 )
-from errorkb.lookup._release import FRAMES, STATED, Verdict, plain, releases_in_paste, verdict, wording_range
+from errorkb.lookup._release import (
+    FRAMES,
+    STATED,
+    Verdict,
+    contains,
+    describe,
+    plain,
+    releases_in_paste,
+    verdict,
+    wording_range,
+)
 
 
 class Grade(StrEnum):
@@ -91,6 +101,7 @@ class Match:
     shown: bool = False  # the paste shows frames of this exception's traceback
     names: dict[str, str] = field(default_factory=dict)  # placeholder → the whole name its value is part of
     withheld: tuple[str, ...] = ()  # values whose kind argues against the entry (its words withheld)
+    others: tuple[OtherCause, ...] = ()  # the entry's other causes that print the matched words too
 
     @property
     def confirmed(self) -> bool:
@@ -250,8 +261,11 @@ class Lookup:
         self._items: list[_Template] = []
         self.ignored: list[tuple[str, str]] = []  # (entry id, why a wording of it is ignored)
         self._known: list[Known] = []
+        self._wordings: dict[tuple[str, int], MessageTemplate] = {}  # (entry id, wording) → its template
+        self._others: dict[str, list[tuple[OtherCause, tuple[MessageTemplate, ...]]]] = {}
         for one in known:
             self._known.append(one)
+            self._others[one.id] = [(cause, _forms(cause)) for cause in one.diagnosis.other_causes]
             for index, wording in enumerate(one.wordings):
                 source = strip(plain_quotes(wording.message))
                 try:
@@ -259,6 +273,7 @@ class Lookup:
                 except TemplateSyntaxError as error:
                     self.ignored.append((one.id, f"wording {index}: {error}"))
                     continue
+                self._wordings[(one.id, index)] = template
                 reason = is_degenerate(template, generic)
                 if reason:
                     self.ignored.append((one.id, f"wording {index}: {reason}"))
@@ -366,9 +381,19 @@ class Lookup:
         # A value of the other kind leaves the words to the release: one inside the wording's range tells.
         if (own or foreign) and any(one.kind == rules.RELEASE for one in evidence):
             own = foreign = []
-        if wording.words and not own and not foreign:
-            evidence.append(Evidence(rules.WORDS, f"{self.library} itself raises this message" if wording.own
-                                     else "the message names what this entry is about"))
+        # Another cause prints these words on other releases: they tie the entry only on a release outside
+        # every such range (and inside the wording's); else the traceback must.
+        others = self.other_causes(match, meter)
+        apart = bool(releases) and match.release is not None and \
+            (match.release.raises is True or match.release.range is None) and \
+            all(contains(cause.releases, release) is False for cause in others for release in releases)
+        if wording.words and not own and not foreign and (not others or apart):
+            tie = f"{self.library} itself raises this message" if wording.own \
+                else "the message names what this entry is about"
+            if others:
+                tie += f", and {self.library} {describe(releases)} is outside " + \
+                    ", ".join(cause.releases for cause in others) + ", where another cause prints it too"
+            evidence.append(Evidence(rules.WORDS, tie))
         for value in own:
             missing.append(f"`{value}` is a class {self.library} defines: if your code calls it so, your code is newer "
                            f"than the installed {self.library} (upgrade {self.library}); the traceback or the "
@@ -388,9 +413,32 @@ class Lookup:
             evidence.append(Evidence(rules.RECOGNISED, "the paste shows the failing line this case shows"))
         confirmed = any(one.kind in rules.CONFIRMING for one in evidence)
         if not confirmed:
+            if wording.words and not own and not foreign:
+                missing += [_other_hint(cause, releases, wording_range(known, wording), self.library)
+                            for cause in others]
             missing += _hints(match, diagnosis, shown, releases, self.library)
         return replace(match, grade=Grade.CONFIRMED if confirmed else Grade.CANDIDATE, evidence=tuple(evidence),
-                       missing=tuple(missing), shown=bool(shown), withheld=tuple(own + foreign))
+                       missing=tuple(missing), shown=bool(shown), withheld=tuple(own + foreign), others=tuple(others))
+
+    def other_causes(self, match: Match, meter: Meter | None = None) -> list[OtherCause]:
+        """The entry's other causes that concern the matched wording: every wording's, or the one whose
+        message (as written or as pasted) the matched wording's text, its values put back, fits."""
+        meter = meter or Meter()
+        found = []
+        for cause, forms in self._others.get(match.known.id, ()):
+            if not cause.messages or not forms:
+                found.append(cause)
+                continue
+            template = self._wordings.get((match.known.id, match.wording))
+            if template is None:
+                continue
+            slots = template.slots
+            text = "".join(piece + (match.values.get(slots[index], "") if index < len(slots) else "")
+                           for index, piece in enumerate(template.pieces))
+            meter.work += len(text)
+            if any(form.match(text, meter) is not None for form in forms):
+                found.append(cause)
+        return found
 
     def _raising(self, shown: list[Frame]) -> Frame | None:
         """The frame that raised: the traceback's last frame outside the runtime's packages."""
@@ -400,6 +448,28 @@ class Lookup:
     def _defines(self, value: str) -> bool:
         """Whether the library defines the class a `user` value names (its first dotted part)."""
         return fnv1a(value.split(".", 1)[0]) in self.classes
+
+
+def _forms(cause: OtherCause) -> tuple[MessageTemplate, ...]:
+    """An other cause's wording, as written and as pasted, read as the wordings are (empty: every wording,
+    or none of its texts parses, which concerns every wording too: never fewer than declared)."""
+    found = []
+    for message in cause.messages:
+        try:
+            found.append(MessageTemplate.parse(strip(plain_quotes(message))))
+        except TemplateSyntaxError:
+            continue
+    return tuple(found)
+
+
+def _other_hint(cause: OtherCause, releases: tuple[str, ...], claim: str | None, library: str) -> str:
+    """What tells an entry from another cause of its words: the release, or the traceback."""
+    if releases and any(contains(cause.releases, release) is not False for release in releases):
+        return (f"{library} {describe(releases)} is among the releases ({cause.releases}) where another cause prints "
+                f"the same words: {cause.note.rstrip('.')}. The traceback tells them apart")
+    ours = f" (this entry: {claim})" if claim else ""
+    return (f"another cause prints the same words on {library} {cause.releases}: {cause.note.rstrip('.')}. Your "
+            f"{library} release{ours} or the traceback tells them apart")
 
 
 def _capitalised(source: str) -> tuple[MessageTemplate, ...]:

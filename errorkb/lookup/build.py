@@ -98,13 +98,30 @@ def as_pasted(wordings: tuple[Wording, ...]) -> tuple[Wording, ...]:
     matches the authored wording first."""
     variants: list[Wording] = []
     for one in wordings:
-        message = one.message
-        if one.exception.rsplit(".", 1)[-1] == "KeyError" and len(message) > 2 and message[0] == message[-1] == "'":
-            message = message[1:-1]
-        message = message.replace("`", "")
+        message = pasted_form(one.message, one.exception)
         if message != one.message and all(message != w.message for w in (*wordings, *variants)):
             variants.append(replace(one, message=message))
     return (*wordings, *variants)
+
+
+def pasted_form(message: str, exception: str) -> str:
+    """A wording as a paste may show it (`as_pasted`): a `KeyError`'s quotes and Markdown's backticks gone."""
+    if exception.rsplit(".", 1)[-1] == "KeyError" and len(message) > 2 and message[0] == message[-1] == "'":
+        message = message[1:-1]
+    return message.replace("`", "")
+
+
+def other_causes_of(entry: Entry) -> list[dict[str, Any]]:
+    """The entry's other causes as the index carries them: `messages`, the wording each concerns as
+    written and as a paste may show it (empty: every wording), for the matcher to compare with the
+    matched wording's text, its values put back."""
+    found = []
+    for cause in entry.diagnosis.other_causes:
+        messages = [] if cause.message is None else \
+            list(dict.fromkeys([cause.message, pasted_form(cause.message, entry.exception)]))
+        found.append({"releases": cause.releases, "note": one_line(cause.note), "message": cause.message,
+                      "messages": messages})
+    return found
 
 
 def releases_of(entry: Entry) -> Releases:
@@ -137,6 +154,7 @@ def diagnosis_of(entry: Entry, installed: str | None) -> dict[str, Any]:
                          for name, rule in declared.placeholders.items()},
         "relations": [list(triple) for triple in declared.relation_triples()],
         "direction": declared.direction,
+        "other_causes": other_causes_of(entry),
     }
 
 

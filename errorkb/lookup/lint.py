@@ -5,17 +5,20 @@ entry, confirmed, by the very declarations the entry makes.
 So a declaration that would rule out the entry's own case (a typed placeholder its message does
 not fit, a relation its values break, a release range, an excluded frame, a raising frame
 elsewhere) or that could never confirm it (frames its traceback does not show) is reported where
-the entry is written, by `errorkb check`, instead of silently turning real reports away.
+the entry is written, by `errorkb check`, instead of silently turning real reports away. So is
+an other cause (`diagnosis.other_causes`) whose range holds the release the before was verified on:
+the entry's own case would then read as the other cause's, at the other cause's `releases` line.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from errorkb.lookup import _rules as rules
 from errorkb.lookup._index import Index
-from errorkb.lookup._release import INSTALLED
+from errorkb.lookup._release import INSTALLED, contains, plain
 
 
 @dataclass(frozen=True)
@@ -28,25 +31,47 @@ class Case:
     text: str
 
 
-def check(index: Index, cases: Iterable[Case]) -> list[tuple[str, str]]:
-    """(entry id, problem) for each case its own entry's declarations do not confirm."""
+class Finding(NamedTuple):
+    """A declaration its own verified before contradicts: the entry, what is wrong, and the key of
+    the entry's YAML it lies at (`diagnosis`, or the other cause whose range is at fault)."""
+
+    entry: str
+    message: str
+    key: tuple[str | int, ...] = ("diagnosis",)
+
+
+def check(index: Index, cases: Iterable[Case]) -> list[Finding]:
+    """A finding for each case its own entry's declarations do not confirm, and for each other cause
+    whose range holds the release the case was verified on (the entry's own case would be ambiguous)."""
     lookup = index.lookup()
     problems = []
     for case in cases:
         if case.entry not in index.items:
             continue
-        answer = lookup.answer(case.text, case.release, INSTALLED)
         where = f"its own verified before (at {case.release or 'an unknown release'})"
+        release = plain(case.release)
+        entry = next((one for one in lookup.known if one.id == case.entry), None)
+        causes = entry.diagnosis.other_causes if entry is not None and release else ()
+        ambiguous = [Finding(case.entry, f"other_causes[{number}].releases ({cause.releases}) holds "
+                                         f"{release}, the release of {where}: the entry's own case would read as "
+                                         "the other cause; narrow the other cause's range",
+                             ("diagnosis", "other_causes", number, "releases"))
+                     for number, cause in enumerate(causes) if release and contains(cause.releases, release)]
+        if ambiguous:
+            problems += ambiguous
+            continue
+        answer = lookup.answer(case.text, case.release, INSTALLED)
         ruled = next((one for one in answer.ruled_out if one.match.known.id == case.entry), None)
         own = next((one for one in answer.matches if one.known.id == case.entry), None)
         if ruled is not None and own is None:
-            problems.append((case.entry, f"the diagnosis rules out {where}: {ruled.reason}"))
+            problems.append(Finding(case.entry, f"the diagnosis rules out {where}: {ruled.reason}"))
         elif own is None:
-            problems.append((case.entry, f"no wording of the entry matches {where}'s message"))
+            problems.append(Finding(case.entry, f"no wording of the entry matches {where}'s message"))
         elif own.known.diagnosis.frames and not any(e.kind == rules.FRAME_EVIDENCE for e in own.evidence):
             named = ", ".join(f"{rule.file}{f' ({rule.function})' if rule.function else ''}"
                               for rule in own.known.diagnosis.frames)
-            problems.append((case.entry, f"no frame of {where}'s traceback is one the diagnosis names ({named})"))
+            problems.append(Finding(case.entry,
+                                    f"no frame of {where}'s traceback is one the diagnosis names ({named})"))
         elif not own.confirmed:
-            problems.append((case.entry, f"{where} is only a candidate for it: {'; '.join(own.missing)}"))
+            problems.append(Finding(case.entry, f"{where} is only a candidate for it: {'; '.join(own.missing)}"))
     return problems

@@ -352,3 +352,74 @@ def test_an_error_a_backend_raises_beneath_the_library_s_call_is_the_library_fun
             + quanto + message + "\n")
     assert "confirmed" not in [grade for _, grade in grades(kb.answer(mine))]
     assert [grade for _, grade in grades(kb.answer(message))] == ["candidate"]  # the words alone: possible
+
+
+# -- an entry whose exact words another cause prints on other releases (diagnosis.other_causes) ---
+
+KEY_CACHE = "AttributeError: 'DynamicCache' object has no attribute 'key_cache'"
+
+
+def test_words_another_cause_prints_on_other_releases_confirm_only_with_the_release_or_the_traceback(kb):
+    """r048 (transformers#34626's title): a DynamicCache built inside a compiled Whisper forward on 4.46
+    lacks `key_cache`, in the very words of the 4.56 removal. The words alone are a candidate that names
+    the other cause; a release outside its range (and inside the wording's) confirms; so does the user's
+    failing line using the removed name; a release inside it leaves the traceback to tell."""
+    alone = kb.answer(KEY_CACHE)
+    assert grades(alone) == [("key-cache-removed", "candidate")]
+    (match,) = alone.matches
+    assert [cause.releases for cause in match.others] == ["<4.56"]
+    assert any("another cause prints the same words on transformers <4.56" in hint and "34626" in hint
+               for hint in match.missing), match.missing
+    assert grades(kb.answer(KEY_CACHE, "4.57.0")) == [("key-cache-removed", "confirmed")]
+    assert grades(kb.answer(KEY_CACHE, "4.57.0", INSTALLED)) == [("key-cache-removed", "confirmed")]
+    words = next(e for e in kb.answer(KEY_CACHE, "4.57.0").matches[0].evidence if e.kind == "words")
+    assert "4.57.0 is outside <4.56" in words.detail
+    assert kb.answer(KEY_CACHE, "4.46.2").matches == []  # outside the wording's own range: ruled out, as before
+    stated = kb.answer(f"transformers==4.57.1\n{KEY_CACHE}")
+    assert grades(stated) == [("key-cache-removed", "confirmed")]
+    mine = ("Traceback (most recent call last):\n" + frame("/me/compress.py", 12, "prune", "k = cache.key_cache[i]")
+            + KEY_CACHE + "\n")
+    assert grades(kb.answer(mine)) == [("key-cache-removed", "confirmed")]
+    # Another class's name is the subclass wording, which the other cause does not print: its words still tie it.
+    assert grades(kb.answer("AttributeError: 'DynamicCacheWithRepeat' object has no attribute 'key_cache'")) == \
+        [("key-cache-removed", "confirmed")]
+
+
+OTHER = "'{cls}' object has no attribute 'frobnicate'"
+
+
+def other_kb(**cause) -> Lookup:
+    return Lookup([Known.from_index({
+        "id": "frob-removed", "title": "t", "exception": "AttributeError", "message": "'Box' object has no attribute "
+        "'frobnicate'", "raises_in": ">=2.0", "kind": "removed",
+        "wordings": [{"message": "'Box' object has no attribute 'frobnicate'", "words": True, "main": True},
+                     {"message": OTHER, "releases": ">=2.0", "words": True, "main": False}],
+        "diagnosis": {"code": ["frobnicate"], "other_causes": [{"releases": "<2.0", "note": "a compiled Box.", **cause}]},
+    })], library="pkg")
+
+
+@pytest.mark.parametrize("cause", [{}, {"messages": ["'Box' object has no attribute 'frobnicate'"]}])
+def test_an_other_cause_concerns_every_wording_or_the_one_whose_text_the_match_fills(cause):
+    kb = other_kb(**cause)
+    box = "AttributeError: 'Box' object has no attribute 'frobnicate'"
+    assert grades(kb.answer(box)) == [("frob-removed", "candidate")]
+    assert grades(kb.answer(box, "2.1")) == [("frob-removed", "confirmed")]
+    # the subclass wording filled with `Box` is the other cause's text: still only a candidate on words
+    sub = kb.answer("AttributeError: 'MyBox' object has no attribute 'frobnicate'")
+    assert grades(sub) == [("frob-removed", "candidate" if not cause else "confirmed")]
+
+
+def test_a_release_inside_an_other_causes_range_and_the_wordings_leaves_the_traceback_to_tell():
+    kb = Lookup([Known.from_index({
+        "id": "shared", "title": "t", "exception": "ValueError", "message": "the frobnicator broke down",
+        "raises_in": ">=1.0", "diagnosis": {"frames": [{"file": "pkg/frob.py", "function": "run"}],
+                                            "other_causes": [{"releases": ">=1.0,<1.5", "note": "a bad config."}]}})],
+        library="pkg")
+    message = "ValueError: the frobnicator broke down"
+    answer = kb.answer(message, "1.2")
+    assert grades(answer) == [("shared", "candidate")]
+    assert "pkg 1.2 is among the releases (>=1.0,<1.5) where another cause prints the same words: a bad config. " \
+        "The traceback tells them apart" in answer.matches[0].missing
+    framed = 'Traceback (most recent call last):\n  File "/v/pkg/frob.py", line 3, in run\n    x()\n' + message
+    assert grades(kb.answer(framed, "1.2")) == [("shared", "confirmed")]
+    assert grades(kb.answer(message, "1.6")) == [("shared", "confirmed")]

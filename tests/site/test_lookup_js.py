@@ -594,3 +594,32 @@ def test_the_shapes_of_a_traceback_get_the_same_answers_and_work_in_the_page_the
     pastes = shaped_pastes(every=False)
     python = _same_in_page_cli_and_hook(real_index, pastes, release)
     assert sum(1 for p in python if any(one[1] == "confirmed" for one in p["found"])) > len(pastes) // 2
+
+
+def test_an_entry_with_other_causes_of_its_words_gets_the_same_answers_in_both():
+    """`diagnosis.other_causes`: words alone a candidate naming the other cause; a release outside every
+    other cause's range confirms; a release inside one leaves it to the traceback; an other cause's
+    `messages` concern only the wording whose text the match fills."""
+    words = "'Box' object has no attribute 'frobnicate'"
+    entries = [{"id": "frob", "title": "t", "exception": "AttributeError", "message": words, "raises_in": ">=2.0",
+                "kind": "removed",
+                "wordings": [{"message": words, "words": True}, {"message": "'{cls}' object has no attribute "
+                             "'frobnicate'", "releases": ">=2.0", "words": True, "main": False}],
+                "diagnosis": {"code": ["frobnicate"],
+                              "other_causes": [{"releases": "<2.0", "note": "a compiled Box.", "message": words,
+                                                "messages": [words, "{x"]},
+                                               {"releases": "<1.0 || ==2.5", "note": "an old one"},
+                                               {"note": "no range: not read"}]}}]
+    pastes = [f"AttributeError: {words}", "AttributeError: 'MyBox' object has no attribute 'frobnicate'",
+              f"pkg==2.1\nAttributeError: {words}",
+              f'Traceback (most recent call last):\n  File "m.py", line 3, in f\n    b.frobnicate()\nAttributeError: {words}']
+    for release in (None, "2.1", "2.5", "1.5"):
+        python, js = full_python(entries, pastes, release), full_js(entries, pastes, release)
+        assert python == js, release
+    def graded(release):
+        return [[one[1] for one in result["found"]] for result in full_python(entries, pastes, release)]
+
+    assert graded(None) == [["candidate"], ["candidate"], ["candidate"], ["confirmed"]]
+    assert graded("2.1") == [["confirmed"]] * 4
+    assert graded("2.5") == [["candidate"], ["candidate"], ["candidate"], ["confirmed"]]
+    assert graded("1.5") == [[], [], [], []]  # outside the wordings' own range: ruled out

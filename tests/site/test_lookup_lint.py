@@ -40,7 +40,7 @@ def test_declarations_that_confirm_the_entrys_own_before_pass():
 
 def test_a_typed_placeholder_its_own_message_does_not_fit_is_reported():
     found = problems(known(placeholders={"cls": {"type": "int"}}))
-    assert [entry for entry, _ in found] == ["usable"]
+    assert [one.entry for one in found] == ["usable"] and found[0].key == ("diagnosis",)
     assert "its own verified before (at 4.57.6)" in found[0][1]
 
 
@@ -53,6 +53,36 @@ def test_frames_its_own_traceback_does_not_show_are_reported():
 def test_a_release_outside_the_wordings_range_is_reported():
     found = problems(known(), release="4.40.0")
     assert len(found) == 1 and "4.40.0" in found[0][1]
+
+
+def test_an_other_cause_whose_range_holds_the_release_its_own_before_ran_on_is_reported():
+    """The entry's own case would read as the other cause's: reported at that cause's `releases`."""
+    found = problems(known(other_causes=[{"releases": "<4.56", "note": "fine"},
+                                         {"releases": ">=4.57,<4.58", "note": "too wide"}]))
+    assert [(one.entry, one.key) for one in found] == [("usable", ("diagnosis", "other_causes", 1, "releases"))]
+    assert "other_causes[1].releases (>=4.57,<4.58) holds 4.57.6" in found[0].message
+    assert problems(known(other_causes=[{"releases": "<4.56", "note": "fine"}])) == []
+
+
+def test_errorkb_check_names_the_other_causes_releases_line(tmp_path, monkeypatch):
+    from errorkb import cli
+    from errorkb.site import hookindex
+    from tests.kb import VALID_ENTRY, make_project
+
+    text = VALID_ENTRY.format(id="demo-error") + (
+        "diagnosis:\n  other_causes:\n    - releases: '<5.0'\n      note: Another cause.\n")
+    project = load_project(make_project(tmp_path, entries={"demo-error.yml": text}))
+    result = load_project_entries(project)
+    assert result.problems == []
+    message = ("`head_dim` was provided as a list of length 3, but the Cache currently has 2 layers")
+    traceback = ("Traceback (most recent call last):\n  File \"/v/transformers/cache_utils.py\", line 1471, in "
+                 f"early_initialization\n    raise ValueError(\nValueError: {message}\n")
+    monkeypatch.setattr(hookindex, "diagnosis_cases", lambda _: [lint.Case("demo-error", "4.50.0", traceback)])
+    found = [str(one) for one in cli._diagnosis_problems(project, result)]
+    line = text.count("\n") - 1
+    assert found == [f"docs/errors/transformers/demo-error.yml:{line}:7: diagnosis: other_causes[0]."
+                     "releases (<5.0) holds 4.50.0, the release of its own verified before (at 4.50.0): the entry's "
+                     "own case would read as the other cause; narrow the other cause's range"], found
 
 
 @pytest.mark.upstream

@@ -495,6 +495,9 @@
       innermostExclude: frameRules(d.innermost_exclude), code: list(d.code).filter((n) => n).map(String),
       placeholders, relations: list(d.relations).filter((one) => Array.isArray(one) && one.length === 3).map((one) => one.map(String)),
       direction: text_(d.direction),
+      otherCauses: list(d.other_causes).filter((one) => dict(one) === one && one.releases)
+        .map((one) => ({ releases: String(one.releases), note: String(one.note || ""), message: text_(one.message),
+          messages: list(one.messages).filter((t) => t).map(String) })),
     };
   }
 
@@ -859,6 +862,31 @@
     return out;
   }
 
+  /* An other cause's wording, as written and as pasted, read as the wordings are (_match.py:_forms). */
+  function forms(cause, R) {
+    const found = [];
+    for (const message of cause.messages) {
+      try {
+        found.push(new MessageTemplate(strip(plainQuotes(message), R.whitespace)));
+      } catch (error) {
+        if (!(error instanceof TemplateSyntaxError)) throw error;
+      }
+    }
+    return found;
+  }
+
+  /* What tells an entry from another cause of its words (_match.py:_other_hint). */
+  function otherHint(cause, releases, claim, library, R) {
+    const note = cause.note.replace(/\.+$/, "");
+    if (releases.length && releases.some((r) => contains(cause.releases, r, R) !== false)) {
+      return `${library} ${describe(releases)} is among the releases (${cause.releases}) where another cause prints ` +
+        `the same words: ${note}. The traceback tells them apart`;
+    }
+    const ours = claim ? ` (this entry: ${claim})` : "";
+    return `another cause prints the same words on ${library} ${cause.releases}: ${note}. Your ${library} ` +
+      `release${ours} or the traceback tells them apart`;
+  }
+
   /* A wording that starts with a lowercase letter (the index's `rules.lower_first`), that letter
    * capitalised as a title retypes it (`Cannot import name ...`): matched and graded as the wording
    * itself (errorkb/lookup/_match.py `_capitalised`). */
@@ -882,9 +910,12 @@
       this.items = [];
       this.ignored = [];
       this.known = [];
+      this.wordingTemplates = new Map();  // "index entry-id" → the wording's template
+      this.others = new Map();  // entry id → [[other cause, its wording's templates]]
       for (const item of entries) {
         const one = known(item);
         this.known.push(one);
+        this.others.set(one.id, one.diagnosis.otherCauses.map((cause) => [cause, forms(cause, this.R)]));
         one.wordings.forEach((wording, index) => {
           const source = strip(plainQuotes(wording.message), this.R.whitespace);
           let template;
@@ -895,6 +926,7 @@
             this.ignored.push([one.id, `wording ${index}: ${error.message}`]);
             return;
           }
+          this.wordingTemplates.set(`${index} ${one.id}`, template);
           const reason = isDegenerate(template, generic);
           if (reason) { this.ignored.push([one.id, `wording ${index}: ${reason}`]); return; }
           for (const variant of [template, ...capitalised(source, this.R)]) {
@@ -923,7 +955,7 @@
         const [found, mismatch] = matchOne(item, reading, this.library, R, meter);
         if (mismatch !== null && !mismatched.has(item.known.id)) mismatched.set(item.known.id, mismatch);
         if (found === null) continue;
-        const graded = this.grade(found, reading);
+        const graded = this.grade(found, reading, meter);
         const id = item.known.id;
         if (graded.ruledOut) {
           if (!best.has(id) && (!out.has(id) || better(graded.match, out.get(id).match))) out.set(id, graded);
@@ -988,13 +1020,30 @@
         } };
       return reading;
     }
+    /* The entry's other causes that concern the matched wording (_match.py:Lookup.other_causes). */
+    otherCauses(match, meter) {
+      meter = meter || new Meter();
+      const found = [];
+      for (const [cause, templates] of this.others.get(match.known.id) || []) {
+        if (!cause.messages.length || !templates.length) { found.push(cause); continue; }
+        const template = this.wordingTemplates.get(`${match.wording} ${match.known.id}`);
+        if (template === undefined) continue;
+        let text = "";
+        template.pieces.forEach((piece, index) => {
+          text += piece + (index < template.slots.length ? (match.values[template.slots[index]] ?? "") : "");
+        });
+        meter.work += points(text);
+        if (templates.some((form) => form.match(text, meter) !== null)) found.push(cause);
+      }
+      return found;
+    }
     raising(shown) {
       for (let i = shown.length - 1; i >= 0; i--) {
         if (!this.runtime.some((pkg) => pathMatches(shown[i].path, `${pkg}/`))) return shown[i];
       }
       return null;
     }
-    grade(match, reading) {
+    grade(match, reading, meter) {
       const R = this.R, library = this.library;
       const one = match.known, wording = match.matched, d = one.diagnosis;
       const evidence = [], missing = [];
@@ -1034,9 +1083,18 @@
         && !this.classes.has(fnv1a(value.split(".", 1)[0]))).map(([, v]) => v);
       // A value of the other kind leaves the words to the release: one inside the wording's range tells.
       if ((own.length || foreign.length) && evidence.some((e) => e.kind === "release")) own = foreign = [];
-      if (wording.words && !own.length && !foreign.length) {
-        evidence.push({ kind: "words", detail: wording.own ? `${library} itself raises this message`
-          : "the message names what this entry is about" });
+      // Another cause prints these words on other releases (_match.py:_grade).
+      const others = this.otherCauses(match, meter);
+      const apart = releases.length > 0 && match.release != null
+        && (match.release.raises === true || match.release.range === null)
+        && others.every((cause) => releases.every((r) => contains(cause.releases, r, R) === false));
+      if (wording.words && !own.length && !foreign.length && (!others.length || apart)) {
+        let said = wording.own ? `${library} itself raises this message` : "the message names what this entry is about";
+        if (others.length) {
+          said += `, and ${library} ${describe(releases)} is outside ` + others.map((c) => c.releases).join(", ") +
+            ", where another cause prints it too";
+        }
+        evidence.push({ kind: "words", detail: said });
       }
       for (const value of own) {
         missing.push(`\`${value}\` is a class ${library} defines: if your code calls it so, your code is newer ` +
@@ -1056,9 +1114,14 @@
       }
       if (match.recognised) evidence.push({ kind: "recognised", detail: "the paste shows the failing line this case shows" });
       const confirmed = evidence.some((e) => R.confirming.has(e.kind));
-      if (!confirmed) missing.push(...hints(match, d, shown, releases, library));
+      if (!confirmed) {
+        if (wording.words && !own.length && !foreign.length) {
+          missing.push(...others.map((cause) => otherHint(cause, releases, wordingRange(one, wording), library, R)));
+        }
+        missing.push(...hints(match, d, shown, releases, library));
+      }
       return { ...match, grade: confirmed ? "confirmed" : "candidate", evidence, missing, shown: shown.length > 0,
-        withheld: [...own, ...foreign] };
+        withheld: [...own, ...foreign], others };
     }
   }
 
