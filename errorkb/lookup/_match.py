@@ -14,6 +14,9 @@ For one paste, stage by stage (each a function below):
 
    - *words*: the wording is the library's own message, or names what the entry is about
      (the removed name), and no typed value withholds it (a `user` class the library defines);
+     where the entry declares another cause of these words (`other_causes`: the same text printed
+     on other releases for another reason), only with a release outside every such range and
+     inside the wording's (else a hint quotes the other cause);
    - *frame*: a frame of the exception's traceback in the entry's documented function or file;
    - *code*: a frame's source line uses the documented name (the user's code, for a removed API);
    - *recognised*: the paste shows one of the entry's `recognised_by` texts;
