@@ -436,7 +436,7 @@ def test_prose_and_titles_cannot_pose_as_the_pages_evidence(project):
     assert html_page.count('class="ekb-badge ') == 4  # the template's four, no more
     headings = re.findall(r"<h[1-6]\b[^>]*\bid=\"([^\"]+)\"", html_page)
     own = re.compile(r"entry|message|what-it-means|when-it-happens|example-fix|solutions|solution-\d+|"
-                     r"defensive-patterns|guard-\d+|prevention|source|also-seen-as|versions|verification|related-errors")
+                     r"defensive-patterns|guard-\d+|prevention|source|also-seen-as|other-causes|versions|verification|related-errors")
     assert headings and all(own.fullmatch(one) for one in headings), headings
     assert len(re.findall(r"<h[1-6]\b", html_page)) == len(headings)
 
@@ -515,6 +515,25 @@ def test_the_migration_table_and_also_seen_as_render_as_code(real_site_files):
     seen = visible(by_path["errors/transformers/cache-only-has-0-layers.md"])
     also = [code for code in seen.code if code.startswith("IndexError: ") or "Cache only has" in code]
     assert also and not any("\\" in code for code in also), also
+
+
+def test_an_entrys_other_causes_of_the_same_words_are_on_its_page(real_site_files):
+    """A reader whose words match key-cache-removed but whose release is the compiled-Whisper case's reads
+    that cause on the page, with its releases: the lookup only offers the entry as possible there."""
+    from tests.site.sitekb import ROOT
+
+    entries = {one.entry.id: one.entry for one in load_project_entries(load_project(ROOT)).entries}
+    causes = entries["key-cache-removed"].diagnosis.other_causes
+    assert causes, "key-cache-removed declares the compiled-Whisper cause (transformers#34626)"
+    _, files = real_site_files
+    by_path = {f.path: f.content for f in files}
+    page = by_path["errors/transformers/key-cache-removed.md"]
+    assert re.search(r"^## .*\{ #other-causes \}$", page, flags=re.M), page[-3000:]
+    seen = visible(page)
+    for cause in causes:
+        assert cause.releases in seen.code and "transformers#34626" in " ".join(seen.text), seen.code
+    plain = next(entry for entry in entries.values() if not entry.diagnosis.other_causes)
+    assert "#other-causes" not in by_path[f"errors/transformers/{plain.id}.md"]
 
 
 def test_a_snippet_shows_its_bidi_and_control_characters_as_escapes(project):
