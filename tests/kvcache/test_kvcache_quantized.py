@@ -7,6 +7,7 @@ is slow on first use (kernel builds), so it runs only with the slow profile.
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import warnings
 
@@ -71,3 +72,26 @@ def test_quanto_backend_agrees():
                 seen.append(normalize(cache.update(states, states, 0)))
             outputs[name] = (seen, cache.get_seq_length())
     assert outputs["bundled"] == outputs["upstream"]
+
+
+@pytest.mark.skipif(importlib.util.find_spec("hqq") is None, reason="needs hqq installed")
+def test_building_quantized_layers_reads_no_distribution_metadata(monkeypatch):
+    """Upstream maps import names to distributions once, when transformers is imported, and caches every
+    `is_*_available`; so does the bundled cache. Read per layer, the mapping cost 0.3 s a layer here and
+    5-40 s a check under the verifier's instruments."""
+    import importlib.metadata
+
+    from transformers_errorkb.kvcache import LlamaConfig, QuantizedCache, _compat
+
+    upstream()  # the real transformers, or a clean skip
+    theirs = importlib.import_module("transformers.utils.import_utils").PACKAGE_DISTRIBUTION_MAPPING
+    assert {name: _compat._DISTRIBUTIONS.get(name) for name in ("hqq", "optimum")} == \
+        {name: theirs.get(name) for name in ("hqq", "optimum")}
+
+    def walked():
+        raise AssertionError("the distribution mapping was read again")
+
+    monkeypatch.setattr(importlib.metadata, "packages_distributions", walked)
+    config = LlamaConfig(num_hidden_layers=2, hidden_size=64, num_attention_heads=4, num_key_value_heads=4)
+    for nbits in (8, 4):
+        QuantizedCache(backend="hqq", config=config, nbits=nbits, axis_key=1, axis_value=1)

@@ -50,3 +50,55 @@ def test_the_target_names_the_check_receives_are_the_ones_reports_carry():
     from errorkb.verify.inside import library
 
     assert (library.BUNDLED, library.UPSTREAM, library.TARGETS) == (records.BUNDLED, records.UPSTREAM, records.TARGETS)
+
+
+LAZY = '''
+import os
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pytest
+
+
+def build(backend):
+    if backend == "a":
+        from json import decoder
+    import email.mime.text as text
+    from .sibling import helper
+    from . import other
+    import no_such_package_errorkb_x
+
+
+class Layer:
+    def __init__(self):
+        from xml.dom import minidom
+        import os
+
+
+async def later():
+    from html import parser
+'''
+
+
+def test_a_zygote_preloads_what_the_targets_functions_import_when_it_is_installed(monkeypatch):
+    """The modules a function of the target imports when it first runs (upstream's optional backends),
+    relative ones resolved against the target's package; never what the module imports at its top (already
+    loaded), what is not installed, or what is loaded already."""
+    from errorkb.verify.inside.child import lazy_imports
+
+    for absent in ("email.mime.text", "xml.dom", "html"):
+        monkeypatch.delitem(sys.modules, absent, raising=False)
+    assert "json" in sys.modules  # `from json import decoder`: loaded already
+    installed = {"json", "email", "xml", "html", "pkg"}
+    monkeypatch.setattr("errorkb.verify.inside.child._installed", lambda name: name.split(".")[0] in installed)
+    assert sorted(lazy_imports(LAZY, "pkg.cache_utils")) == ["email.mime.text", "html", "pkg", "pkg.sibling", "xml.dom"]
+    assert lazy_imports("def broken(:\n", "pkg.cache_utils") == []
+
+
+def test_what_a_zygote_preloads_is_read_from_the_source_never_imported_to_find_out():
+    from errorkb.verify.inside.child import lazy_imports
+
+    before = set(sys.modules)
+    named = lazy_imports(LAZY, "pkg.cache_utils")
+    assert named and "no_such_package_errorkb_x" not in named
+    assert not {name for name in named if name not in before} & set(sys.modules)

@@ -41,8 +41,17 @@ def _release(version: str) -> tuple[int, ...]:
     return tuple(int(part) for part in re.findall(r"\d+", version.split("+")[0])[:3])
 
 
+# Import name -> distributions, read once when the cache is imported, as upstream reads its
+# `PACKAGE_DISTRIBUTION_MAPPING` when transformers is: it walks every installed distribution's file list
+# (a quarter of a second here, seconds under a tracer), so no later question pays for it again.
+_DISTRIBUTIONS = importlib.metadata.packages_distributions()
+
+
+@functools.cache
 def _installed_version(module: str) -> str | None:
     """Version of an importable package as upstream finds it, or None when it cannot be imported.
+    Asked once per process, as upstream's `lru_cache`d `is_hqq_available` and friends are: a package
+    installed after the first question is not seen until the process restarts, there as here.
 
     Like upstream: the distribution metadata of the import name when there is one, else the
     module's own ``__version__``. A dotted name (``optimum.quanto``) never has distribution
@@ -53,7 +62,7 @@ def _installed_version(module: str) -> str | None:
         return None
     if module != top and importlib.util.find_spec(module) is None:
         return None
-    distributions = importlib.metadata.packages_distributions().get(module, [])
+    distributions = _DISTRIBUTIONS.get(module, [])
     if distributions:
         wanted = module.replace("_", "-")
         name = wanted if wanted in distributions else module if module in distributions else distributions[0]
