@@ -95,3 +95,19 @@ def test_building_quantized_layers_reads_no_distribution_metadata(monkeypatch):
     config = LlamaConfig(num_hidden_layers=2, hidden_size=64, num_attention_heads=4, num_key_value_heads=4)
     for nbits in (8, 4):
         QuantizedCache(backend="hqq", config=config, nbits=nbits, axis_key=1, axis_value=1)
+
+
+def test_importing_the_cache_loads_what_upstreams_import_loads():
+    """Upstream's cache_utils imports hqq's quantizer at its top when hqq is available, optimum-quanto only
+    when a layer is built; the bundled cache does the same, so a check's process (forked from a zygote that
+    imported the cache) has loaded what a fresh process importing the library would have, nothing more."""
+    import subprocess
+    import sys
+
+    upstream()
+    probe = ("import sys, warnings; warnings.simplefilter('ignore'); import {0}.cache_utils; "
+             "print([name in sys.modules for name in ('hqq.core.quantize', 'optimum.quanto')])")
+    seen = [subprocess.run([sys.executable, "-c", probe.format(package)], capture_output=True, text=True,
+                           timeout=300, check=True).stdout.strip().splitlines()[-1]
+            for package in ("transformers", "transformers_errorkb.kvcache")]
+    assert seen[0] == seen[1], seen

@@ -71,22 +71,6 @@ json.dump({{"visible": os.environ.get("CUDA_VISIBLE_DEVICES"), "initialized_at_s
     assert judge(check_for(entry, tmp_path, code), run).outcome == "pass"
 
 
-def test_a_cpu_check_finds_loaded_what_the_targets_functions_import(pool, entry, tmp_path):
-    """The bundled cache_utils imports hqq's quantizer and optimum-quanto inside its layers' `__init__`:
-    the zygote loads them once (`child.lazy_imports`), so no check imports them under the judge (5-40 s
-    each there). A module the target imports at its top was loaded with it; one not installed stays absent."""
-    import importlib.util
-
-    lazy = [name for name in ("hqq.core.quantize", "optimum.quanto") if importlib.util.find_spec(name.split(".")[0])]
-    if not lazy:
-        pytest.skip("neither hqq nor optimum-quanto is installed: nothing is imported lazily here")
-    seen = tmp_path / "loaded.json"
-    code = f"import json, sys\njson.dump([name in sys.modules for name in {lazy!r}], open({str(seen)!r}, 'w'))\n" + CALL
-    run = pool.run(check_for(entry, tmp_path, code), timeout=60)
-    assert run.observation.status is Status.RETURNED, run.output[-2000:]
-    assert json.loads(seen.read_text()) == [True] * len(lazy)
-
-
 def test_every_check_starts_from_the_pristine_zygote(pool, entry, tmp_path):
     marker = tmp_path / "marker.txt"
     dirty = "import torch, transformers\ntorch.errorkb_marker = 1\ntransformers.errorkb_marker = 1\n" + CALL

@@ -30,6 +30,11 @@ from ._compat import (
 )
 from .configuration_utils import PreTrainedConfig
 
+# As upstream: hqq's quantizer is imported with the cache when hqq is available (and the answer cached), so
+# a process that imports the cache has it loaded, as one that imports transformers' does.
+if is_hqq_available():
+    from hqq.core.quantize import Quantizer as HQQQuantizer
+
 # torch >= 2.7 has the device-generic `torch.Stream`; older builds need the CUDA one.
 _GENERIC_STREAMS = torch_at_least(2, 7)
 
@@ -658,9 +663,7 @@ class HQQQuantizedLayer(QuantizedLayer):
         if self.axis_value not in [0, 1]:
             raise ValueError(f"`axis_value` for `HQQ` backend has to be one of [`0`, `1`] but got {self.axis_value}")
 
-        from hqq.core.quantize import Quantizer
-
-        self.quantizer = Quantizer
+        self.quantizer = HQQQuantizer
 
     def _quantize(self, tensor, axis):
         qtensor, meta = self.quantizer.quantize(

@@ -32,7 +32,6 @@ place before the runtime is imported.
 
 from __future__ import annotations
 
-import ast
 import builtins
 import dis
 import faulthandler
@@ -40,7 +39,6 @@ import functools
 import hashlib
 import importlib
 import importlib.metadata
-import importlib.util
 import inspect
 import json
 import os
@@ -171,8 +169,7 @@ def is_prepared(target: str, module: str) -> bool:
 
 
 def runtime_preloads(target: str, module: str, library: LibrarySpec) -> list[str]:
-    """What a CPU zygote preloads for the target module's source: what the runtime wants (see the
-    plug), and the modules the source imports inside its functions (`lazy_imports`)."""
+    """What the runtime wants preloaded for the target module's source (see the plug)."""
     prepared = prepare(target, module, library)
     loaded = sys.modules.get(module)
     if prepared.error is not None or prepared.runtime is None or loaded is None:
@@ -181,52 +178,7 @@ def runtime_preloads(target: str, module: str, library: LibrarySpec) -> list[str
         text = Path(loaded.__file__ or "").read_text(encoding="utf-8")
     except (OSError, TypeError):
         return []
-    return [*prepared.runtime.preload_names(text), *lazy_imports(text, module)]
-
-
-def lazy_imports(source_text: str, module: str) -> list[str]:
-    """The modules the target module imports inside its functions (`from optimum.quanto import ...` in
-    a layer's `__init__`), relative ones resolved against `module`, that are installed and not loaded yet.
-
-    Upstream imports one optional backend when its module is imported and another when a function first
-    runs; the bundled implementation imports both lazily. A module first imported inside a forked check
-    is imported under the judge's instruments, where hqq's and optimum-quanto's imports took 5-40 s per
-    check (against 0.1-0.4 s when loaded in the zygote): preloading what the library's own source would
-    import anyway makes every check of a target cost alike. Names come from the target's source, never
-    from a snippet, and only the library's code then runs them; a module that fails to import is left
-    for the check to meet (`preload`)."""
-    try:
-        tree = ast.parse(source_text)
-    except (SyntaxError, ValueError):
-        return []
-    package = module.rpartition(".")[0]
-    found: list[str] = []
-    for function in ast.walk(tree):
-        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            continue
-        for node in ast.walk(function):
-            if isinstance(node, ast.Import):
-                names = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom) and (node.module or node.level):
-                names = [("." * node.level) + (node.module or "")]
-            else:
-                continue
-            for name in names:
-                try:
-                    absolute = importlib.util.resolve_name(name, package) if name.startswith(".") else name
-                except (ImportError, ValueError):
-                    continue
-                if absolute not in found and absolute not in sys.modules and _installed(absolute):
-                    found.append(absolute)
-    return found
-
-
-def _installed(name: str) -> bool:
-    """Whether `name` can be imported here, without importing it (its parent packages aside)."""
-    try:
-        return importlib.util.find_spec(name) is not None
-    except (ImportError, ValueError, AttributeError):
-        return False
+    return prepared.runtime.preload_names(text)
 
 
 def preload(name: str) -> None:
