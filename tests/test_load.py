@@ -317,3 +317,17 @@ def test_an_other_cause_names_a_wording_of_the_entry_or_a_text_one_fits(tmp_path
     assert problems == [f"{ENTRY_FILE}:{last}:16: diagnosis.other_causes[1].message is no wording of the entry "
                         "(its message, an `also_seen_as`, or a text one of them fits); copy the wording the other "
                         "cause prints"], problems
+
+
+def test_an_other_cause_beside_a_wording_that_does_not_parse_is_reported_never_a_traceback(tmp_path):
+    """A hostile or mistyped `also_seen_as` (`{unclosed`) beside an other cause never reaches the other causes'
+    check, which parses every wording: the loader names the broken wording at its line instead."""
+    text = VALID_ENTRY.format(id="demo-error") + (
+        "also_seen_as:\n"
+        "  - message: \"x {unclosed\"\n") + OTHER_CAUSES + (
+        "    - releases: '<4.40'\n"
+        "      note: Another cause.\n"
+        "      message: \"something else\"\n")
+    problems = problems_of(tmp_path, **with_entry(text))
+    assert problems == [f"{ENTRY_FILE}:{text.count(chr(10)) - 5}:14: also_seen_as[0].message: placeholder opened at "
+                        "character 3 is never closed; write '{{' for a literal brace"], problems

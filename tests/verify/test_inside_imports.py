@@ -50,4 +50,3 @@ def test_the_target_names_the_check_receives_are_the_ones_reports_carry():
     from errorkb.verify.inside import library
 
     assert (library.BUNDLED, library.UPSTREAM, library.TARGETS) == (records.BUNDLED, records.UPSTREAM, records.TARGETS)
-
