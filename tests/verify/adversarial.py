@@ -10,6 +10,9 @@ rewrite, and runs a TCP listener on 127.0.0.1 for the network attacks to find.
 subreaper, so whatever the run leaves running is re-parented here and found; `snapshot`
 records what must not change (the cache beyond the harness's own records, reports/, the
 project's files, errorkb's source, site-packages).
+
+The run's Python is an environment of its own (`lean_environment`): this one's packages, hard-linked,
+less the optional backends no attack uses (`UNUSED_BACKENDS`).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import subprocess
 import sys
 import threading
 import time
+import venv
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -41,6 +45,11 @@ CONTROLLED = ("kill-the-cli", "kill-the-zygote", "malformed-observation", "setsi
               "forged-observation")
 PLANTED = ("errorkb_adversarial_fake_cuda.pth", "sitecustomize.py")  # what planted-startup-hook writes
 _PR_SET_CHILD_SUBREAPER = 36
+# Installed here for the knowledge base's quantized-cache entries; no attack or control uses them. The bundled
+# cache, like upstream's, imports hqq's quantizer when hqq is installed, which imports torch._dynamo and
+# torch._inductor: 4.6 s of CPU on top of torch's 2.6 s for every fresh interpreter. The subprocess run's 168
+# checks are 168 fresh interpreters: 1,120 s of CPU with hqq installed (CI, 3da1a5d), 481 s without (1aff973).
+UNUSED_BACKENDS = ("hqq",)
 
 
 def answer_key() -> dict[str, dict[str, dict]]:
@@ -107,6 +116,7 @@ class Workspace:
         shutil.copytree(ADVERSARIAL, self.kb, ignore=shutil.ignore_patterns("expected.yml", "__pycache__"))
         shutil.copytree(REPO_PACKAGE, self.package / "errorkb", ignore=shutil.ignore_patterns("__pycache__"))
         self.out.mkdir()
+        self._python: Path | None = None
         # The CLI runs from this folder (never the repository: `python -m` puts the working folder first
         # on sys.path) and imports the copy of errorkb, which is all an escaped snippet could patch.
         self.env = dict(os.environ, PYTHONPATH=str(self.package))
@@ -141,13 +151,25 @@ class Workspace:
              "targets": {}, "summary": {"pass": 0, "fail": 1, "not-run": 0}, "run": None,
              "checks": [{"id": "seeded::before[bundled-cpu]", "entry": "seeded", "outcome": "fail"}]}))
 
+    @property
+    def python(self) -> Path:
+        """The run's interpreter: `lean_environment`'s, made on first use (the probes' tests need none)."""
+        if self._python is None:
+            self._python = lean_environment(self.folder / "env")
+        return self._python
+
+    @property
+    def site(self) -> Path | None:
+        """The run's own site-packages, once made: what a snippet that escaped would plant a hook in."""
+        return None if self._python is None else _site_packages(self._python.parent.parent)
+
     def verify(self, *, isolation: str, sandbox: str, ids: list[str] | None = None, cache: bool = True,
                targets: tuple[str, ...] = ("bundled", "upstream"), timeout_per_check: float = 10,
                timeout: float = 3000) -> Outcome:
         """`errorkb verify` on the copy, cpu; whatever it leaves running is found and ended."""
         report = self.out / f"report-{isolation}-{sandbox}-{time.monotonic_ns()}.json"
         chosen = [argument for target in targets for argument in ("--target", target)]
-        command = [sys.executable, "-m", "errorkb.cli", "--root", str(self.kb), "verify", *(ids or []),
+        command = [str(self.python), "-m", "errorkb.cli", "--root", str(self.kb), "verify", *(ids or []),
                    *chosen, "--device", "cpu", "--jobs", "2",
                    "--isolation", isolation, "--sandbox", sandbox, "--report", str(report),
                    "--timeout", str(timeout_per_check)]
@@ -175,7 +197,30 @@ class Workspace:
 
     def close(self) -> None:
         self.listener.close()
-        remove_planted()
+        remove_planted(self)
+
+
+def lean_environment(folder: Path) -> Path:
+    """A virtual environment with this one's packages less `UNUSED_BACKENDS`, hard-linked (seconds, no
+    copy, nothing downloaded); its python. Where hard links cannot be made (another file system), this
+    environment's own python: the run is the same, only slower."""
+    here = _site_packages(Path(sys.prefix))
+    venv.EnvBuilder(symlinks=True, with_pip=False).create(folder)
+    there = _site_packages(folder)
+    shutil.rmtree(there)
+    try:
+        subprocess.run(["cp", "-al", str(here), str(there)], check=True, capture_output=True)
+    except subprocess.CalledProcessError:
+        shutil.rmtree(folder, ignore_errors=True)
+        return Path(sys.executable)
+    for path in there.iterdir():
+        if path.name.split("-")[0] in UNUSED_BACKENDS:  # the package and its dist-info
+            shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink()
+    return folder / "bin" / "python"
+
+
+def _site_packages(prefix: Path) -> Path:
+    return prefix / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}" / "site-packages"
 
 
 def _subreaper(on: bool) -> None:
@@ -239,14 +284,17 @@ def tree(folder: Path, *, contents: bool = True) -> dict[str, tuple]:
     return found
 
 
-def site_folders() -> list[Path]:
-    """Where a planted startup hook would run for every later Python: this environment's and the base's."""
-    base = Path(sys.base_prefix, "lib", f"python{sys.version_info[0]}.{sys.version_info[1]}", "site-packages")
-    return sorted({Path(folder) for folder in [*site.getsitepackages(), str(base)] if Path(folder).is_dir()})
+def site_folders(workspace: Workspace | None = None) -> list[Path]:
+    """Where a planted startup hook would run for every later Python: this environment's, the base's and
+    the workspace's own."""
+    base = _site_packages(Path(sys.base_prefix))
+    own = [str(workspace.site)] if workspace is not None and workspace.site is not None else []
+    return sorted({Path(folder) for folder in [*site.getsitepackages(), str(base), *own] if Path(folder).is_dir()})
 
 
 def snapshot(workspace: Workspace) -> dict[str, dict]:
     """What no snippet may change. The cache is compared separately: the harness itself writes it."""
+    workspace.python  # the run's environment is made before the first snapshot, so that both list it
     kb = workspace.kb
     return {
         "reports/": tree(kb / "reports"),
@@ -254,7 +302,7 @@ def snapshot(workspace: Workspace) -> dict[str, dict]:
                           if not name.startswith((".errorkb-cache/", "reports/"))},
         "errorkb package (the copy the CLI ran)": tree(workspace.package),
         "errorkb package (the repository's)": tree(REPO_PACKAGE, contents=False),
-        "site-packages": {f"{folder}/{name}": value for folder in site_folders()
+        "site-packages": {f"{folder}/{name}": value for folder in site_folders(workspace)
                           for name, value in _listing(folder).items()},
     }
 
@@ -292,10 +340,10 @@ def cache_damage(workspace: Workspace, outcome: Outcome, seeded: dict[str, tuple
     return problems
 
 
-def remove_planted() -> list[str]:
+def remove_planted(workspace: Workspace | None = None) -> list[str]:
     """Take out any startup hook the planted-startup-hook snippets managed to plant (they are inert)."""
     removed = []
-    for folder in site_folders():
+    for folder in site_folders(workspace):
         for name in PLANTED:
             path = folder / name
             if path.exists() and "errorkb adversarial fixture" in path.read_text(errors="replace"):

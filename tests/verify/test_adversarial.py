@@ -25,6 +25,7 @@ import pytest
 
 from tests.verify.adversarial import (
     TARGETS,
+    UNUSED_BACKENDS,
     Workspace,
     answer_key,
     cache_damage,
@@ -106,10 +107,12 @@ def test_the_snapshots_see_every_kind_of_damage(workspace):
     (workspace.package / "errorkb" / "verify" / "judge.py").write_text("# patched\n")
     next(iter((workspace.kb / ".errorkb-cache" / "verify").glob("*.json"))).write_text('{"outcome": "pass"}')
     (workspace.kb / ".errorkb-cache" / "verify" / ("d" * 64 + ".json")).write_text('{"outcome": "pass"}')
+    (workspace.site / "zz_planted.pth").write_text("import os\n")  # in the run's own environment
     found = differences(before, snapshot(workspace))
     assert any(line.startswith("reports/: zz-forged.json added") for line in found)
     assert any("project files: snippets/reach-network/before.py changed" in line for line in found)
     assert any("(the copy the CLI ran): errorkb/verify/judge.py changed" in line for line in found)
+    assert f"site-packages: {workspace.site}/zz_planted.pth added" in found
     empty = type("Outcome", (), {"records": {}})()
     damage = cache_damage(workspace, empty, seeded)
     assert any("the seeded verdict was rewritten" in line for line in damage)
@@ -141,6 +144,23 @@ def test_the_listener_hears_a_connection(workspace):
     while not workspace.listener.reached and time.monotonic() < deadline:
         time.sleep(0.05)
     assert workspace.listener.reached == [b"hello"]
+
+
+def test_the_run_has_everything_but_the_backends_no_attack_uses(workspace):
+    """The run's environment imports what the fixture's checks import, from this environment's files,
+    and cannot import `UNUSED_BACKENDS` (every fresh interpreter would pay for hqq's torch._dynamo)."""
+    names = ("torch", "transformers", "transformers_errorkb", "yaml", "errorkb", *UNUSED_BACKENDS)
+    probe = ("import importlib.util, json\n"
+             f"print(json.dumps({{name: getattr(importlib.util.find_spec(name), 'origin', None) for name in {names!r}}}))")
+    found = json.loads(subprocess.run([str(workspace.python), "-c", probe], env=workspace.env, cwd=workspace.folder,
+                                      capture_output=True, text=True, check=True).stdout)
+    assert all(found[name] is None for name in UNUSED_BACKENDS), \
+        f"the run's environment has {found}: were hard links refused (another file system)? see lean_environment"
+    assert all(found[name] for name in ("torch", "transformers", "transformers_errorkb", "yaml")), found
+    assert found["errorkb"].startswith(str(workspace.package))
+    here = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert all(json.loads(here)[name] for name in UNUSED_BACKENDS), "nothing to leave out: UNUSED_BACKENDS is stale"
+    assert os.path.samefile(found["torch"], json.loads(here)["torch"])  # the same files, linked
 
 
 def test_the_workspace_runs_a_copy_of_errorkb(workspace):
