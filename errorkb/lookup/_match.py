@@ -270,12 +270,12 @@ class Lookup:
             self._known.append(one)
             self._others[one.id] = [(cause, _forms(cause)) for cause in one.diagnosis.other_causes]
             for index, wording in enumerate(one.wordings):
-                source = strip(plain_quotes(wording.message))
                 try:
-                    template = MessageTemplate.parse(source)
+                    template = read_wording(wording.message)
                 except TemplateSyntaxError as error:
                     self.ignored.append((one.id, f"wording {index}: {error}"))
                     continue
+                source = template.source
                 self._wordings[(one.id, index)] = template
                 reason = is_degenerate(template, generic)
                 if reason:
@@ -453,13 +453,32 @@ class Lookup:
         return fnv1a(value.split(".", 1)[0]) in self.classes
 
 
+def read_wording(message: str) -> MessageTemplate:
+    """A wording (an entry's message, an `also_seen_as`, an other cause's message) as the matcher reads
+    it: typographic quotes as Python prints them, the blanks around it dropped; then its placeholders
+    (TemplateSyntaxError where it does not parse). The one reading: the matcher's wordings and other
+    causes, and `fits_wording` (the loader's check of an other cause) all go through it."""
+    return MessageTemplate.parse(strip(plain_quotes(message)))
+
+
+def fits_wording(text: str, wording: str) -> dict[str, str] | None:
+    """Whether `text` fits `wording` as the matcher decides it: the values its placeholders stand for,
+    or None. Both are read as the matcher reads them (`read_wording`; the text's quotes and blanks as a
+    paste's message), so the loader's check that an other cause's message is a wording of its entry
+    (`diagnosis.other_causes`) can never judge otherwise than the lookup that applies it. A text the
+    matcher would see only in a paste's other form (a Markdown paste without the backticks) does not fit
+    the wording as printed: an other cause written so would concern that form alone."""
+    return read_wording(wording).match(strip(plain_quotes(text)))
+
+
 def _forms(cause: OtherCause) -> tuple[MessageTemplate, ...]:
     """An other cause's wording, as written and as pasted, read as the wordings are (empty: every wording,
-    or none of its texts parses, which concerns every wording too: never fewer than declared)."""
+    or none of its texts parses, which concerns every wording too: never fewer than declared; the loader
+    names such a message, `fits_wording`)."""
     found = []
     for message in cause.messages:
         try:
-            found.append(MessageTemplate.parse(strip(plain_quotes(message))))
+            found.append(read_wording(message))
         except TemplateSyntaxError:
             continue
     return tuple(found)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from benchmarks.lookup_recall import project_known_lookup
-from errorkb.lookup import INSTALLED, Known, Lookup, fnv1a
+from errorkb.lookup import INSTALLED, Known, Lookup, fits_wording, fnv1a
 
 
 @pytest.fixture(scope="module")
@@ -407,6 +407,25 @@ def test_an_other_cause_concerns_every_wording_or_the_one_whose_text_the_match_f
     # the subclass wording filled with `Box` is the other cause's text: still only a candidate on words
     sub = kb.answer("AttributeError: 'MyBox' object has no attribute 'frobnicate'")
     assert grades(sub) == [("frob-removed", "candidate" if not cause else "confirmed")]
+
+
+@pytest.mark.parametrize(("message", "fits"), [
+    ("'Box' object has no attribute 'frobnicate'", True),
+    ("\u2018Box\u2019 object has no attribute \u2018frobnicate\u2019", True),  # a forum's typographic quotes
+    (" 'Box' object has no attribute 'frobnicate'\n", True),
+    ("AttributeError: 'Box' object has no attribute 'frobnicate'", False),  # the exception line, not the wording
+    ("'Box' object has no attribute 'frobnicate'.", False),
+    ("'Box' object has no attribute frobnicate", False),
+])
+def test_the_loaders_fits_wording_is_what_the_matcher_applies_an_other_cause_by(message, fits):
+    """One owner of "this text fits this wording" (issue 19): `fits_wording`, which the loader's check of an
+    other cause calls, answers as the matcher that applies the other cause to a paste of that wording."""
+    assert (any(fits_wording(message, wording.message) is not None for wording in other_kb().known[0].wordings)
+            is fits)
+    kb = other_kb(message=message, messages=[message])
+    (match,) = kb.answer("AttributeError: 'Box' object has no attribute 'frobnicate'").matches
+    assert bool(match.others) is fits, match
+    assert match.confirmed is not fits
 
 
 def test_a_release_inside_an_other_causes_range_and_the_wordings_leaves_the_traceback_to_tell():
