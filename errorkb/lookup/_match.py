@@ -416,10 +416,9 @@ class Lookup:
             evidence.append(Evidence(rules.RECOGNISED, "the paste shows the failing line this case shows"))
         confirmed = any(one.kind in rules.CONFIRMING for one in evidence)
         if not confirmed:
-            if wording.words and not own and not foreign:
-                missing += [_other_hint(cause, releases, wording_range(known, wording), self.library)
-                            for cause in others]
-            missing += _hints(match, diagnosis, shown, releases, self.library)
+            told = [_other_hint(cause, releases, wording_range(known, wording), self.library)
+                    for cause in others] if wording.words and not own and not foreign else []
+            missing += told + _hints(match, diagnosis, shown, releases, self.library, bool(told))
         return replace(match, grade=Grade.CONFIRMED if confirmed else Grade.CANDIDATE, evidence=tuple(evidence),
                        missing=tuple(missing), shown=bool(shown), withheld=tuple(own + foreign), others=tuple(others))
 
@@ -549,8 +548,10 @@ def fnv1a(name: str) -> str:
 
 
 def _hints(match: Match, diagnosis: Diagnosis, shown: list[Frame], releases: tuple[str, ...],
-           library: str) -> list[str]:
-    """What would confirm a candidate, or rule it out, in the words a reader acts on."""
+           library: str, told: bool = False) -> list[str]:
+    """What would confirm a candidate, or rule it out, in the words a reader acts on. `told`: an other
+    cause's hint (`_other_hint`) came first; it already asks for the release (or says the known one
+    does not tell) and for the traceback, so neither question is asked again."""
     hints = []
     if shown and diagnosis.frames:
         hints.append(f"the traceback shows no frame in {_where(diagnosis.frames[0])}, where this error is raised")
@@ -561,9 +562,9 @@ def _hints(match: Match, diagnosis: Diagnosis, shown: list[Frame], releases: tup
     if match.known.recognised_by and not match.recognised:
         hints.append(f"a failing line like `{match.known.recognised_by[0]}` confirms it")
     claim = wording_range(match.known, match.matched)
-    if not releases and claim:
+    if not releases and claim and not told:
         hints.append(f"which {library} release? This wording comes from {claim}; another release rules it out")
-    if not hints:
+    if not hints and not told:
         hints.append("paste the whole traceback: the message alone is printed by many unrelated errors")
     return hints
 

@@ -385,6 +385,26 @@ def test_words_another_cause_prints_on_other_releases_confirm_only_with_the_rele
         [("key-cache-removed", "confirmed")]
 
 
+def asks_the_release(hints, library: str = "transformers") -> list[str]:
+    """The hints that ask which release: the generic one and an other cause's (when no release is known)."""
+    return [hint for hint in hints if hint.startswith(f"which {library} release?") or f"Your {library} release" in hint]
+
+
+def test_a_candidate_with_an_other_cause_asks_for_the_release_once(kb):
+    """The other cause's hint already asks which release ("Your transformers release (this entry: >=4.56) or the
+    traceback tells them apart"): the generic "which transformers release?" beside it asked twice."""
+    (match,) = kb.answer(KEY_CACHE).matches
+    asked = asks_the_release(match.missing)
+    assert len(asked) == 1 and asked[0].startswith("another cause prints the same words"), match.missing
+    # Without an other cause the generic question stays.
+    bare = Lookup([Known.from_index({"id": "x", "title": "t", "exception": "ValueError", "message": "frob broke",
+                                     "raises_in": ">=2.0", "wordings": [{"message": "frob broke", "words": False}]})],
+                  library="pkg")
+    (alone,) = bare.answer("ValueError: frob broke").matches
+    assert not alone.confirmed
+    assert len(asks_the_release(alone.missing, "pkg")) == 1, alone.missing
+
+
 OTHER = "'{cls}' object has no attribute 'frobnicate'"
 
 
