@@ -319,6 +319,32 @@ def test_an_other_cause_names_a_wording_of_the_entry_or_a_text_one_fits(tmp_path
                         "cause prints"], problems
 
 
+def test_an_other_cause_fits_a_wording_as_the_matcher_reads_them(tmp_path):
+    """One owner of "this text fits this wording" (errorkb.lookup.fits_wording): the matcher reads an other
+    cause's message with typographic quotes (a forum's copy) or blanks around it as the wording it fits, so the
+    loader accepts it too; a message the matcher cannot read as a wording at all (`{}`) would silently concern
+    every wording, so the loader names it (at the character as written) instead of accepting it for the one it
+    seems to fit."""
+    text = VALID_ENTRY.format(id="demo-error") + (
+        "also_seen_as:\n"
+        "  - message: \"'{cls}' object has no attribute 'head_dim'\"\n"
+        "    exception: AttributeError\n") + OTHER_CAUSES + (
+        "    - releases: '<4.40'\n"
+        "      note: Another cause.\n"
+        "      message: \"\u2018DynamicCache\u2019 object has no attribute \u2018head_dim\u2019\"\n"
+        "    - releases: '<4.40'\n"
+        "      note: Another cause.\n"
+        "      message: \" `head_dim` was provided as a list of length 3, but the Cache currently has 2 layers \"\n"
+        "    - releases: '<4.40'\n"
+        "      note: Another cause.\n"
+        "      message: \" `head_dim` was provided as a list of length {}, but the Cache currently has 2 layers\"\n")
+    problems = problems_of(tmp_path, **with_entry(text))
+    last = text.count("\n")
+    assert problems == [f"{ENTRY_FILE}:{last}:16: diagnosis.other_causes[2].message: empty placeholder {{}} at "
+                        "character 46; the lookup reads it as a wording: write '{{' and '}}' for literal braces"], \
+        problems
+
+
 def test_an_other_cause_beside_a_wording_that_does_not_parse_is_reported_never_a_traceback(tmp_path):
     """A hostile or mistyped `also_seen_as` (`{unclosed`) beside an other cause never reaches the other causes'
     check, which parses every wording: the loader names the broken wording at its line instead."""

@@ -40,7 +40,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
 from errorkb.core.entry import Entry, library_folder
-from errorkb.core.message import MessageTemplate, is_degenerate
+from errorkb.core.message import MessageTemplate, TemplateSyntaxError, is_degenerate
 from errorkb.core.problems import Problem
 from errorkb.core.project import Project
 from errorkb.core.prose import excesses, unprintable
@@ -589,16 +589,32 @@ def check_fields(one: LoadedEntry, where: str) -> list[Problem]:
 
 def _check_other_causes(one: LoadedEntry, where: str) -> list[Problem]:
     """An other cause's `message` names a wording of the entry: its message, one of its `also_seen_as`,
-    or a text one of them fits (the same words, its placeholders filled)."""
+    or a text one of them fits (the same words, its placeholders filled), judged by the matcher that
+    applies it (`errorkb.lookup.fits_wording`: its one owner); a message the matcher cannot read as a
+    wording would concern every wording there, so it is named here."""
+    from errorkb.lookup import fits_wording, read_wording
+
     entry, pos = one.entry, one.positions
     wordings = [entry.message, *(wording.message for wording in entry.also_seen_as)]
     problems = []
     for index, cause in enumerate(entry.diagnosis.other_causes):
         if cause.message is None or cause.message in wordings:
             continue
-        if any(MessageTemplate.parse(wording).match(cause.message) is not None for wording in wordings):
+        at = pos.of_value(("diagnosis", "other_causes", index, "message"))
+        try:
+            read_wording(cause.message)
+        except TemplateSyntaxError as error:
+            reason = str(error)
+            try:  # the same brace (the reading changes none), counted in the text as written
+                MessageTemplate.parse(cause.message)
+            except TemplateSyntaxError as authored:
+                reason = str(authored)
+            problems.append(Problem(where, *at, f"diagnosis.other_causes[{index}].message: {reason}; the lookup reads "
+                                                "it as a wording: write '{{' and '}}' for literal braces"))
             continue
-        problems.append(Problem(where, *pos.of_value(("diagnosis", "other_causes", index, "message")),
+        if any(fits_wording(cause.message, wording) is not None for wording in wordings):
+            continue
+        problems.append(Problem(where, *at,
                                 f"diagnosis.other_causes[{index}].message is no wording of the entry (its message, "
                                 "an `also_seen_as`, or a text one of them fits); copy the wording the other cause "
                                 "prints"))

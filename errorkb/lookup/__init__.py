@@ -24,7 +24,19 @@ from errorkb.lookup._index import (
     shipped_index,
 )
 from errorkb.lookup._known import Diagnosis, FrameRule, Known, Placeholder, Releases, Wording
-from errorkb.lookup._match import Answer, Evidence, Grade, Lookup, Match, RuledOut, fits, fnv1a, frame_matches
+from errorkb.lookup._match import (
+    Answer,
+    Evidence,
+    Grade,
+    Lookup,
+    Match,
+    RuledOut,
+    fits,
+    fits_wording,
+    fnv1a,
+    frame_matches,
+    read_wording,
+)
 from errorkb.lookup._paste import (
                                    Candidate,
                                    Frame,
@@ -43,7 +55,8 @@ CHAIN = rules.CHAIN
 
 __all__ = ["CAP", "CHAIN", "GROUP", "INSTALLED", "STATED", "Answer", "Candidate", "Diagnosis", "Evidence", "Frame",
            "FrameRule", "Grade", "Index", "IndexUnavailable", "Known", "Lookup", "Match", "Placeholder", "Releases",
-           "RuledOut", "Verdict", "Wording", "advice", "candidates", "contains", "fits", "fnv1a", "frame_matches",
+           "RuledOut", "Verdict", "Wording", "advice", "candidates", "contains", "fits", "fits_wording", "fnv1a",
+           "frame_matches",
            "frames", "installed_indexes", "keep_tail", "load_index", "load_indexes",
-           "normalize", "plain_quotes", "read_index", "releases_in_paste",
+           "normalize", "plain_quotes", "read_index", "read_wording", "releases_in_paste",
            "rules", "shipped_index", "stated_release", "strip", "verdict"]

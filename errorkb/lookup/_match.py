@@ -270,12 +270,12 @@ class Lookup:
             self._known.append(one)
             self._others[one.id] = [(cause, _forms(cause)) for cause in one.diagnosis.other_causes]
             for index, wording in enumerate(one.wordings):
-                source = strip(plain_quotes(wording.message))
                 try:
-                    template = MessageTemplate.parse(source)
+                    template = read_wording(wording.message)
                 except TemplateSyntaxError as error:
                     self.ignored.append((one.id, f"wording {index}: {error}"))
                     continue
+                source = template.source
                 self._wordings[(one.id, index)] = template
                 reason = is_degenerate(template, generic)
                 if reason:
@@ -416,10 +416,9 @@ class Lookup:
             evidence.append(Evidence(rules.RECOGNISED, "the paste shows the failing line this case shows"))
         confirmed = any(one.kind in rules.CONFIRMING for one in evidence)
         if not confirmed:
-            if wording.words and not own and not foreign:
-                missing += [_other_hint(cause, releases, wording_range(known, wording), self.library)
-                            for cause in others]
-            missing += _hints(match, diagnosis, shown, releases, self.library)
+            told = [_other_hint(cause, releases, wording_range(known, wording), self.library)
+                    for cause in others] if wording.words and not own and not foreign else []
+            missing += told + _hints(match, diagnosis, shown, releases, self.library, bool(told))
         return replace(match, grade=Grade.CONFIRMED if confirmed else Grade.CANDIDATE, evidence=tuple(evidence),
                        missing=tuple(missing), shown=bool(shown), withheld=tuple(own + foreign), others=tuple(others))
 
@@ -453,13 +452,32 @@ class Lookup:
         return fnv1a(value.split(".", 1)[0]) in self.classes
 
 
+def read_wording(message: str) -> MessageTemplate:
+    """A wording (an entry's message, an `also_seen_as`, an other cause's message) as the matcher reads
+    it: typographic quotes as Python prints them, the blanks around it dropped; then its placeholders
+    (TemplateSyntaxError where it does not parse). The one reading: the matcher's wordings and other
+    causes, and `fits_wording` (the loader's check of an other cause) all go through it."""
+    return MessageTemplate.parse(strip(plain_quotes(message)))
+
+
+def fits_wording(text: str, wording: str) -> dict[str, str] | None:
+    """Whether `text` fits `wording` as the matcher decides it: the values its placeholders stand for,
+    or None. Both are read as the matcher reads them (`read_wording`; the text's quotes and blanks as a
+    paste's message), so the loader's check that an other cause's message is a wording of its entry
+    (`diagnosis.other_causes`) can never judge otherwise than the lookup that applies it. A text the
+    matcher would see only in a paste's other form (a Markdown paste without the backticks) does not fit
+    the wording as printed: an other cause written so would concern that form alone."""
+    return read_wording(wording).match(strip(plain_quotes(text)))
+
+
 def _forms(cause: OtherCause) -> tuple[MessageTemplate, ...]:
     """An other cause's wording, as written and as pasted, read as the wordings are (empty: every wording,
-    or none of its texts parses, which concerns every wording too: never fewer than declared)."""
+    or none of its texts parses, which concerns every wording too: never fewer than declared; the loader
+    names such a message, `fits_wording`)."""
     found = []
     for message in cause.messages:
         try:
-            found.append(MessageTemplate.parse(strip(plain_quotes(message))))
+            found.append(read_wording(message))
         except TemplateSyntaxError:
             continue
     return tuple(found)
@@ -530,8 +548,10 @@ def fnv1a(name: str) -> str:
 
 
 def _hints(match: Match, diagnosis: Diagnosis, shown: list[Frame], releases: tuple[str, ...],
-           library: str) -> list[str]:
-    """What would confirm a candidate, or rule it out, in the words a reader acts on."""
+           library: str, told: bool = False) -> list[str]:
+    """What would confirm a candidate, or rule it out, in the words a reader acts on. `told`: an other
+    cause's hint (`_other_hint`) came first; it already asks for the release (or says the known one
+    does not tell) and for the traceback, so neither question is asked again."""
     hints = []
     if shown and diagnosis.frames:
         hints.append(f"the traceback shows no frame in {_where(diagnosis.frames[0])}, where this error is raised")
@@ -542,9 +562,9 @@ def _hints(match: Match, diagnosis: Diagnosis, shown: list[Frame], releases: tup
     if match.known.recognised_by and not match.recognised:
         hints.append(f"a failing line like `{match.known.recognised_by[0]}` confirms it")
     claim = wording_range(match.known, match.matched)
-    if not releases and claim:
+    if not releases and claim and not told:
         hints.append(f"which {library} release? This wording comes from {claim}; another release rules it out")
-    if not hints:
+    if not hints and not told:
         hints.append("paste the whole traceback: the message alone is printed by many unrelated errors")
     return hints
 

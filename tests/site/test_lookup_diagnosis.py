@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from benchmarks.lookup_recall import project_known_lookup
-from errorkb.lookup import INSTALLED, Known, Lookup, fnv1a
+from errorkb.lookup import INSTALLED, Known, Lookup, fits_wording, fnv1a
 
 
 @pytest.fixture(scope="module")
@@ -385,6 +385,26 @@ def test_words_another_cause_prints_on_other_releases_confirm_only_with_the_rele
         [("key-cache-removed", "confirmed")]
 
 
+def asks_the_release(hints, library: str = "transformers") -> list[str]:
+    """The hints that ask which release: the generic one and an other cause's (when no release is known)."""
+    return [hint for hint in hints if hint.startswith(f"which {library} release?") or f"Your {library} release" in hint]
+
+
+def test_a_candidate_with_an_other_cause_asks_for_the_release_once(kb):
+    """The other cause's hint already asks which release ("Your transformers release (this entry: >=4.56) or the
+    traceback tells them apart"): the generic "which transformers release?" beside it asked twice."""
+    (match,) = kb.answer(KEY_CACHE).matches
+    asked = asks_the_release(match.missing)
+    assert len(asked) == 1 and asked[0].startswith("another cause prints the same words"), match.missing
+    # Without an other cause the generic question stays.
+    bare = Lookup([Known.from_index({"id": "x", "title": "t", "exception": "ValueError", "message": "frob broke",
+                                     "raises_in": ">=2.0", "wordings": [{"message": "frob broke", "words": False}]})],
+                  library="pkg")
+    (alone,) = bare.answer("ValueError: frob broke").matches
+    assert not alone.confirmed
+    assert len(asks_the_release(alone.missing, "pkg")) == 1, alone.missing
+
+
 OTHER = "'{cls}' object has no attribute 'frobnicate'"
 
 
@@ -407,6 +427,25 @@ def test_an_other_cause_concerns_every_wording_or_the_one_whose_text_the_match_f
     # the subclass wording filled with `Box` is the other cause's text: still only a candidate on words
     sub = kb.answer("AttributeError: 'MyBox' object has no attribute 'frobnicate'")
     assert grades(sub) == [("frob-removed", "candidate" if not cause else "confirmed")]
+
+
+@pytest.mark.parametrize(("message", "fits"), [
+    ("'Box' object has no attribute 'frobnicate'", True),
+    ("\u2018Box\u2019 object has no attribute \u2018frobnicate\u2019", True),  # a forum's typographic quotes
+    (" 'Box' object has no attribute 'frobnicate'\n", True),
+    ("AttributeError: 'Box' object has no attribute 'frobnicate'", False),  # the exception line, not the wording
+    ("'Box' object has no attribute 'frobnicate'.", False),
+    ("'Box' object has no attribute frobnicate", False),
+])
+def test_the_loaders_fits_wording_is_what_the_matcher_applies_an_other_cause_by(message, fits):
+    """One owner of "this text fits this wording" (issue 19): `fits_wording`, which the loader's check of an
+    other cause calls, answers as the matcher that applies the other cause to a paste of that wording."""
+    assert (any(fits_wording(message, wording.message) is not None for wording in other_kb().known[0].wordings)
+            is fits)
+    kb = other_kb(message=message, messages=[message])
+    (match,) = kb.answer("AttributeError: 'Box' object has no attribute 'frobnicate'").matches
+    assert bool(match.others) is fits, match
+    assert match.confirmed is not fits
 
 
 def test_a_release_inside_an_other_causes_range_and_the_wordings_leaves_the_traceback_to_tell():

@@ -620,6 +620,11 @@ def test_an_entry_with_other_causes_of_its_words_gets_the_same_answers_in_both()
         return [[one[1] for one in result["found"]] for result in full_python(entries, pastes, release)]
 
     assert graded(None) == [["candidate"], ["candidate"], ["candidate"], ["confirmed"]]
+    # The other causes' hints ask which release: the generic question is not asked beside them, in either.
+    for answers in (full_python(entries, pastes[:1]), full_js(entries, pastes[:1])):
+        hints = answers[0]["found"][0][9]
+        asked = [hint for hint in hints if hint.startswith("which the library release?") or "release (this" in hint]
+        assert len(asked) == 2 and all(hint.startswith("another cause prints") for hint in asked), hints
     assert graded("2.1") == [["confirmed"]] * 4
     assert graded("2.5") == [["candidate"], ["candidate"], ["candidate"], ["confirmed"]]
     assert graded("1.5") == [[], [], [], []]  # outside the wordings' own range: ruled out

@@ -842,7 +842,9 @@
     });
   }
 
-  function hints(match, d, shown, releases, library) {
+  /* `told`: an other cause's hint came first and already asks for the release and the traceback
+   * (_match.py:_hints). */
+  function hints(match, d, shown, releases, library, told) {
     const out = [];
     if (shown.length && d.frames.length) {
       out.push(`the traceback shows no frame in ${where(d.frames[0])}, where this error is raised`);
@@ -855,10 +857,10 @@
       out.push(`a failing line like \`${match.known.recognisedBy[0]}\` confirms it`);
     }
     const claim = wordingRange(match.known, match.matched);
-    if (!releases.length && claim) {
+    if (!releases.length && claim && !told) {
       out.push(`which ${library} release? This wording comes from ${claim}; another release rules it out`);
     }
-    if (!out.length) out.push("paste the whole traceback: the message alone is printed by many unrelated errors");
+    if (!out.length && !told) out.push("paste the whole traceback: the message alone is printed by many unrelated errors");
     return out;
   }
 
@@ -1115,10 +1117,9 @@
       if (match.recognised) evidence.push({ kind: "recognised", detail: "the paste shows the failing line this case shows" });
       const confirmed = evidence.some((e) => R.confirming.has(e.kind));
       if (!confirmed) {
-        if (wording.words && !own.length && !foreign.length) {
-          missing.push(...others.map((cause) => otherHint(cause, releases, wordingRange(one, wording), library, R)));
-        }
-        missing.push(...hints(match, d, shown, releases, library));
+        const told = wording.words && !own.length && !foreign.length
+          ? others.map((cause) => otherHint(cause, releases, wordingRange(one, wording), library, R)) : [];
+        missing.push(...told, ...hints(match, d, shown, releases, library, told.length > 0));
       }
       return { ...match, grade: confirmed ? "confirmed" : "candidate", evidence, missing, shown: shown.length > 0,
         withheld: [...own, ...foreign], others };
