@@ -117,11 +117,7 @@ LITERAL = re.compile(r"</?(?:code|span|a|p|div|em|strong|b|i|details|summary)\b[
 
 def test_no_page_of_the_real_site_shows_markup_or_escape_text(visit, real_site):
     site, url = real_site
-    v = visit()
-    # What this walk reads is each page's text. Material's search worker fetches and indexes the whole
-    # search index (3.1 MB) on every navigation: the walk of 123 pages took 94 s with it and 67 s without,
-    # side by side in one browser at load 9. The search has tests of its own (test_search.py).
-    v.page.route("**/search/search_index.json", lambda route: route.abort())
+    v = visit().without_search_index()  # the walk reads each page's text
     shown: dict[str, list[str]] = {}
     paths = sorted(p.relative_to(site).as_posix().removesuffix("index.html") for p in site.rglob("index.html"))
     assert len(paths) > 100
