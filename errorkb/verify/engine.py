@@ -73,7 +73,7 @@ class Verifier:
                  cache_dir: Path | None = None, timeout: float | None = None, preload: list[str] | None = None,
                  upstream: str = Upstream.PINNED, sandbox: str = "auto",
                  environments: Mapping[str, Path] | None = None, trust: str = Trust.TRUSTED,
-                 kept: Kept | None = None):
+                 kept: Kept | None = None, wall_s: float | None = None):
         self.kept = kept  # `verify --watch`: the sandbox and pool of the last round, while still the right ones
         self.project, self.isolation, self.upstream = project, Isolation(isolation), Upstream(upstream)
         # release → its interpreter, for every release (the installed one too): the matrix's own
@@ -102,6 +102,7 @@ class Verifier:
         self.cache = VerdictCache(cache_dir, Trust(trust)) if cache_dir is not None else None
         self._inputs: dict[str, str] = {}  # entry id → its inputs digest, read once per run
         self.timeout = timeout or project.timeout
+        self.wall_s = wall_s  # each check's wall-clock backstop; None: the generous one `Limits.of` gives
 
     def _choose(self, warm: set[tuple[str, str, str, str]] | None = None) -> tuple[Sandbox | None, WorkerPool | None]:
         """The sandbox and the pool, made when a check first needs to run, never before: a run whose
@@ -265,8 +266,8 @@ class Verifier:
         python = self.interpreter(check) or Path(sys.executable)
         from errorkb.verify.run import run_check
 
-        run = self.pool.run(check, self.timeout, python) if self.pool else \
-            run_check(check, self.library, self.timeout, python, self.sandbox)
+        run = self.pool.run(check, self.timeout, python, wall_s=self.wall_s) if self.pool else \
+            run_check(check, self.library, self.timeout, python, self.sandbox, wall_s=self.wall_s)
         verdict = judge(check, run, self.runtime)
         record = record_of(check, self.project, verdict, run, self.isolation_level, key, self.inputs(check.entry))
         if self.cache and verdict.cacheable:
@@ -292,17 +293,18 @@ def verify(project: Project, loaded: list[LoadedEntry], *, ids: list[str] | None
            timeout: float | None = None, on_start: Callable[[int], None] | None = None,
            on_result: Callable[[CheckRecord], None] | None = None, upstream: str = Upstream.PINNED,
            kinds: list[str] | None = None, sandbox: str = "auto", trust: str = Trust.TRUSTED,
-           kept: Kept | None = None) -> Report:
+           kept: Kept | None = None, wall_s: float | None = None) -> Report:
     """Verify the planned checks; `cache_dir=None` runs every check afresh, and so does an
     untrusted cache (`trust`), which is neither read nor written. `kept`: the zygotes of an earlier
-    round of `verify --watch`, reused while they are what this run would start (`watch.Kept`)."""
+    round of `verify --watch`, reused while they are what this run would start (`watch.Kept`). `wall_s`:
+    each check's wall-clock backstop, for tests whose checks hang on purpose (default: `run.Limits.of`'s)."""
     targets = list(targets or project.targets)
     checks = plan_checks(project, loaded, ids=ids, targets=targets, devices=devices, shard=shard,
                          upstream=upstream, kinds=kinds)
     if on_start:
         on_start(len(checks))
     verifier = Verifier(project, targets, isolation=isolation, cache_dir=cache_dir, timeout=timeout,
-                        upstream=upstream, sandbox=sandbox, trust=trust, kept=kept)
+                        upstream=upstream, sandbox=sandbox, trust=trust, kept=kept, wall_s=wall_s)
     try:
         # Checks answered without a run (not runnable here, or a cached verdict) first: only the rest
         # need the sandbox and a zygote, chosen and started (in parallel) before the first of them runs.

@@ -417,10 +417,10 @@ class WorkerPool:
             return self.zygote(target, device, module, python)
         return zygote
 
-    def run(self, check: Check, timeout: float, python: Path | None = None) -> Run:
+    def run(self, check: Check, timeout: float, python: Path | None = None, *, wall_s: float | None = None) -> Run:
         """`check` in a process forked from a warm zygote: `timeout` seconds of CPU time, a generous
-        wall-clock backstop (`Limits`)."""
-        limits = Limits.of(timeout)
+        wall-clock backstop (`Limits`), or `wall_s` seconds of it where given."""
+        limits = Limits.of(timeout, wall_s)
         spec = with_limits(check_spec(check, self.library, self.preload), limits)
         # A check left running by a dead worker may still write here: never let cleanup fail the run.
         with tempfile.TemporaryDirectory(prefix="check-", dir=self.scratch, ignore_cleanup_errors=True) as folder:
@@ -429,7 +429,7 @@ class WorkerPool:
                 interpreter = python or Path(sys.executable)
                 zygote = self.zygote(check.target, check.device, check.module, str(interpreter))
                 if zygote.fallback:
-                    return run_check(check, self.library, timeout, interpreter, self.sandbox)
+                    return run_check(check, self.library, timeout, interpreter, self.sandbox, wall_s=wall_s)
                 if not zygote.ready:  # the same observation a fresh interpreter would have made
                     # The harness observed this itself (no snippet ran): complete, as an end line would be.
                     failed = Observation(status=Status.SETUP_FAILED, error=zygote.error)

@@ -82,9 +82,17 @@ class Limits:
     cpu_s: float
     wall_s: float
 
+    def __post_init__(self) -> None:
+        if not (self.cpu_s > 0 and self.wall_s > 0):
+            raise ValueError(f"a check's time limits must be positive: {self.cpu_s:g} s of CPU time, "
+                             f"a {self.wall_s:g} s wall-clock backstop")
+
     @classmethod
-    def of(cls, timeout: float) -> Limits:
-        return cls(float(timeout), max(WALL_FACTOR * timeout, timeout + WALL_MARGIN_S))
+    def of(cls, timeout: float, wall_s: float | None = None) -> Limits:
+        """`timeout` s of CPU time; the backstop `wall_s` where given (a test of the kill path need
+        not wait 30 s for it), else the generous one."""
+        return cls(float(timeout), max(WALL_FACTOR * timeout, timeout + WALL_MARGIN_S) if wall_s is None
+                   else float(wall_s))
 
 
 @dataclass(frozen=True)
@@ -136,11 +144,11 @@ def child_env(library: LibraryProfile, device: str, python: Path | None = None) 
 
 
 def run_check(check: Check, library: LibraryProfile, timeout: float, python: Path | None = None,
-              sandbox: Sandbox | None = None) -> Run:
+              sandbox: Sandbox | None = None, *, wall_s: float | None = None) -> Run:
     """The plain way: a fresh interpreter per check (loads the runtime every time), in its own
     sandbox when one is given. The stream's and the key channel's read ends stay here; their write
     ends are the child's, which its jail's launcher moves to where a check's process finds them."""
-    limits = Limits.of(timeout)
+    limits = Limits.of(timeout, wall_s)
     spec = with_limits(check_spec(check, library), limits)
     with tempfile.TemporaryDirectory(prefix="errorkb-") as scratch:
         output = Path(scratch) / "output.txt"

@@ -299,35 +299,66 @@ BACKEND_SITES = {
 }
 
 
+# One interpreter imports torch (and the parts of it the real hqq pulls in: torch._dynamo, torch._inductor)
+# once, then forks a child per (stub, version) that imports the rest as a fresh `python -c _CHILD` with
+# PYTHONPATH=<stub root>:<repo> would: the stub root in the same place on sys.path, nothing of
+# transformers, optimum or hqq loaded before (the parent asserts it). Six fresh interpreters took 44 s
+# of CPU in CI; torch is the part they all shared.
+_PRELOAD = ("torch", "torch._dynamo", "torch._inductor.compile_fx")
+_FORKS = textwrap.dedent(
+    """
+    import importlib, json, os, sys, traceback
+    for name in {preload!r}:
+        importlib.import_module(name)
+    loaded = sorted(name for name in sys.modules
+                    if name.split(".")[0] in ("transformers", "transformers_errorkb", "optimum", "hqq"))
+    assert not loaded, f"the shared parent loaded what a child must import itself: {{loaded}}"
+    children = []
+    for root, cases, output in json.loads(sys.argv[1]):
+        pid = os.fork()
+        if pid == 0:
+            try:
+                sys.path.insert(1, root)  # where PYTHONPATH=root puts it: after '' (python -c), before the repo
+                sys.argv = ["-c", json.dumps(cases)]
+                os.dup2(os.open(output, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), 1)
+                exec(compile({child!r}, "<child>", "exec"), {{"__name__": "__main__"}})
+                sys.stdout.flush()
+                os._exit(0)
+            except BaseException:
+                traceback.print_exc()
+                sys.stderr.flush()
+                os._exit(1)
+        children.append((root, pid))
+    failed = [root for root, pid in children if os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) != 0]
+    sys.exit(f"children failed: {{failed}}" if failed else 0)
+    """
+).format(preload=_PRELOAD, child=_CHILD)
+
+
 @pytest.fixture(scope="module")
 def stub_backend_results(tmp_path_factory):
-    """Run every stubbed-backend case, one child process per (stub, version): imports are costly."""
+    """Run every stubbed-backend case, one forked child per (stub, version) of one interpreter that
+    imported torch (`_FORKS`): each child imports transformers and the backend stub afresh."""
     repo = Path(__file__).resolve().parents[2]
     groups: dict[tuple[str, str], list[str]] = {}
     for site_id, (stub, version, *_rest) in BACKEND_SITES.items():
         groups.setdefault((stub, version), []).append(site_id)
-    children = {}
+    jobs = []
     for (stub, version), site_ids in groups.items():
         root = tmp_path_factory.mktemp(f"{stub}-{version}")
         for rel, text in _STUBS[stub].items():
             path = root / rel
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text.format(version=version))
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), str(repo)])}
         cases = [[BACKEND_SITES[s][2], BACKEND_SITES[s][3]] for s in site_ids]
-        # Started together: each child mostly waits on importing torch and transformers.
-        children[tuple(site_ids)] = subprocess.Popen(
-            [sys.executable, "-c", _CHILD, json.dumps(cases)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=env,
-        )
+        jobs.append((site_ids, str(root), cases, str(root.parent / f"{root.name}.json")))
+    env = {**os.environ, "PYTHONPATH": str(repo)}
+    done = subprocess.run([sys.executable, "-c", _FORKS, json.dumps([job[1:] for job in jobs])],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
     results = {}
-    for site_ids, child in children.items():
-        stdout, stderr = child.communicate(timeout=300)
-        assert child.returncode == 0, stderr
-        for site_id, pair in zip(site_ids, json.loads(stdout.strip().splitlines()[-1])):
+    for site_ids, _root, _cases, output in jobs:
+        for site_id, pair in zip(site_ids, json.loads(Path(output).read_text().strip().splitlines()[-1])):
             results[site_id] = pair
     return results
 

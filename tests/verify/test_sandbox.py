@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sys
 import time
 from pathlib import Path
 
@@ -236,13 +237,18 @@ def test_checks_in_one_zygote_cannot_see_each_other(sandbox, entry, project):
 def test_a_timed_out_check_takes_everything_it_started_with_it(sandbox, entry, project):
     folder = project / "snippets" / "good-head-dim"
     (folder / "hang.py").write_text(f"import subprocess, time\nsubprocess.Popen(['sleep', '{MARKER}'], "
-                                    "start_new_session=True)\nwhile True:\n    time.sleep(0.1)\n")
+                                    "start_new_session=True)\nprint('sleeper started', flush=True)\n"
+                                    "while True:\n    time.sleep(0.1)\n")
     check = check_of(entry, folder / "hang.py")
     with pool_of([], sandbox) as pool:
+        pool.zygote(check.target, check.device, check.module, sys.executable)  # started before the clock
         started = time.monotonic()
-        run = pool.run(check, timeout=2)
-        assert run.timed_out and time.monotonic() - started < 60
-        assert judge(check, run).reason.startswith("timed out: still running after the 32 s wall-clock backstop "
+        # A backstop of 8 s, not the 32 s the default gives a 2 s limit: a check reaches its snippet
+        # in 0.05-0.15 s from the warm zygote, measured at a load of 40-250 on this 2-core machine.
+        run = pool.run(check, timeout=2, wall_s=8)
+        assert run.timed_out and time.monotonic() - started < 30
+        assert "sleeper started" in run.output  # killed with a sleeper of its own running, not before
+        assert judge(check, run).reason.startswith("timed out: still running after the 8 s wall-clock backstop "
                                                    "(its limit is 2 s of CPU time")
     assert _sleepers() == []
     (folder / "hang.py").unlink()
@@ -442,15 +448,11 @@ def test_a_search_path_as_broad_as_the_root_or_home_is_not_mounted(monkeypatch):
     assert "/" not in usual and os.path.expanduser("~") not in usual
 
 
-FORK_BOMB = """import os, time
-children = []
+FORK_BOMB = f"""import os, shutil
+sleep, children = shutil.which("sleep"), []
 try:
     for _ in range(1500):
-        pid = os.fork()
-        if pid == 0:
-            time.sleep(30)
-            os._exit(0)
-        children.append(pid)
+        children.append(os.posix_spawn(sleep, ["sleep", "{MARKER}"], os.environ))
 except OSError as error:
     print("forks stopped:", error.strerror)
 print("forked", len(children))
@@ -458,7 +460,12 @@ print("forked", len(children))
 
 
 def test_a_fork_bomb_stops_at_the_task_limit_even_as_root(sandbox, entry, project):
-    """RLIMIT_NPROC is void for uid 0: the limit must hold whoever runs errorkb (CI runs it as root)."""
+    """RLIMIT_NPROC is void for uid 0: the limit must hold whoever runs errorkb (CI runs it as root).
+
+    Each new process is a `sleep` that outlives the check unless the check's namespace takes it:
+    os.posix_spawn, not os.fork: both make one task each, which is what the limit counts, but a fork
+    copies the check's torch-sized address space and its exit unmaps it, so 1,023 forks (sleeping
+    30 s) took this test 38 s in a quiet CI run and 65-113 s at a load of 40; 1,023 spawns take 2 s."""
     folder = project / "snippets" / "good-head-dim"
     (folder / "bomb.py").write_text(FORK_BOMB)
     check = check_of(entry, folder / "bomb.py")
@@ -466,6 +473,7 @@ def test_a_fork_bomb_stops_at_the_task_limit_even_as_root(sandbox, entry, projec
         run = pool.run(check, timeout=60)
     forked = int(run.output.split("forked ")[1].split()[0])
     assert forked < 1024 and "forks stopped" in run.output, run.output[-2000:]
+    assert _sleepers() == []
     (folder / "bomb.py").unlink()
 
 

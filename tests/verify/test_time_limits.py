@@ -30,6 +30,14 @@ def test_the_backstop_is_far_above_the_cpu_limit():
     assert Limits.of(2).wall_s == 32.0
 
 
+def test_a_backstop_given_is_the_one_used_and_must_be_positive():
+    """Tests of the kill path give a short backstop instead of waiting 30 s for the generous one."""
+    assert Limits.of(2, 8) == Limits(2.0, 8.0)
+    for cpu, wall in ((2, 0), (2, -1), (0, 8)):
+        with pytest.raises(ValueError, match="a check's time limits must be positive"):
+            Limits.of(cpu, wall)
+
+
 @pytest.mark.skipif(importlib.util.find_spec("hqq") is None, reason="needs hqq installed")
 def test_hqq_nbits_invalid_verifies_with_four_cpu_spinning_processes_beside_it(tmp_path):
     root = copy_kb(tmp_path / "kb", ["hqq-nbits-invalid"])

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from errorkb.verify.sandbox import probe
-from tests.verify.verifykb import CUDA, FIXTURE, TARGETS, UPSTREAM, expectations
+from tests.verify.verifykb import BACKSTOP_S, CUDA, FIXTURE, TARGETS, UPSTREAM, expectations
 
 EXPECTED = expectations()
 ISOLATION = "fork" if probe() else "fork+bwrap"  # the sandbox, wherever it can be created
@@ -20,6 +20,15 @@ def test_the_fixture_covers_at_least_15_failure_kinds():
                if want["outcome"] == "fail"}
     assert len({entry for entry, _ in failing}) >= 15
     assert any(want["outcome"] == "pass" for roles in EXPECTED.values() for want in roles.values())
+
+
+def test_the_hanging_check_ends_at_the_backstop_the_run_gave(records):
+    """`verify(wall_s=...)` reaches every check: after-hangs holds the run BACKSTOP_S, not the 36 s
+    its 6 s of CPU time would give."""
+    for target in TARGETS if UPSTREAM else ["bundled"]:
+        reason = records[f"after-hangs::after[{target}-cpu]"].reason
+        assert reason.startswith(f"timed out: still running after the {BACKSTOP_S:g} s wall-clock backstop "
+                                 "(its limit is 6 s of CPU time"), reason
 
 
 def test_the_report_has_exactly_the_expected_checks(records):
