@@ -32,7 +32,8 @@ by `mkdocs build`), make a build cost what changed:
 
    A changed page with long tables or lists (the lists of every entry) is converted without the
    rows the last build converted (`Pages.convert`): a save that changes one entry's row in each
-   list converts that row, not a thousand.
+   list converts that row, not a thousand; and it is indexed for search the same way
+   (`errorkb.site.searchrows`).
 
 5. `Compiled`: the theme's templates compiled once per `mkdocs serve`, not once per build (MkDocs
    makes a new Jinja environment for every build); Jinja reuses a template's bytecode only while

@@ -133,13 +133,15 @@ def test_a_failing_record_reaches_the_badges_of_the_lists_and_the_verification_p
 
 def test_a_title_saved_reaches_the_lists_and_the_pages_naming_it_but_no_other_page(kb, tmp_path, serving):
     served = tmp_path / "served"
-    serving(kb, served, "serve")
+    first = serving(kb, served, "serve")._search_rows.parsed  # every row of every page, for search
     path = kb / "docs" / "errors" / "transformers" / f"{CHANGED}.yml"
     lines = path.read_text().splitlines(keepends=True)
     path.write_text("".join('title: "RETITLED-LIVE"\n' if line.startswith("title:") else line for line in lines))
     plugin = serving(kb, served)
     assert plugin._sources.remade == [CHANGED, NAMING]
     assert f"errors/transformers/{UNRELATED}/" in plugin._pages.reused
+    # the lists are indexed for search again, their other rows not parsed again (`searchrows`)
+    assert 0 < plugin._search_rows.parsed < first
     site = tree(served)
     for listing in ("errors/index.html", "errors/by-exception/index.html", "errors/by-api/index.html",
                     "api/errors/index.json", f"errors/transformers/{NAMING}/index.html"):
