@@ -8,8 +8,8 @@ the list of the pieces its handlers append. At 1,000 entries the pages that list
 again whole: most of such a rebuild.
 
 `SearchRows.index` is Material's `SearchIndex.add_entry_from_context` with one change: the parser
-is fed the page up to each row of its tables and one-line lists (`live.ROW_KINDS`: an element
-`<tr>...</tr>` or `<li>...</li>` of a container as Python-Markdown writes it), and a row met
+is fed the page up to each row of its tables and lists (`row_spans`: an element `<tr>...</tr>`
+or `<li>...</li>` with no other of its tag inside), and a row met
 before in the same state takes the pieces it appended then instead of being parsed. What a row
 appends depends on the row and on what the handlers read of the state before it, which is the
 key it is kept under (`_state`): the open elements, the skipped ones, the current section's
@@ -31,13 +31,10 @@ The index is the one Material makes of the page, entry for entry (tests/site/tes
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from material.plugins.search.plugin import Element, Parser, SearchIndex, Section
-
-from errorkb.site.live import ROW_KINDS
 
 Key = tuple[str, tuple[Any, ...]]
 
@@ -131,25 +128,29 @@ def _same(mine: Any, theirs: Any) -> bool:
         len(mine) == len(theirs) and all(a is b for a, b in zip(mine, theirs, strict=True))
 
 
-def row_spans(html: str) -> Iterator[tuple[int, int]]:
-    """(start, end) of every row of the containers of `live.ROW_KINDS` in `html`, in order: each
-    element of a container written as Python-Markdown writes it (its opening and a newline, then
-    elements each followed by a newline); a container not so written has none."""
+def row_spans(html: str) -> list[tuple[int, int]]:
+    """(start, end) of every row of `html`, in order: each `<tr>...</tr>` and `<li>...</li>` (as
+    Python-Markdown and Material's tags listing write them: no attributes) holding no opening of
+    its own tag, and the newline after it; a row inside another is left to be fed with it. Which
+    spans are rows decides only what may be replayed: `SearchRows` keeps none that does not
+    parse alone as it does in place."""
     spans = []
-    for opening, closing, first, last in ROW_KINDS.values():
+    for tag in ROW_TAGS:
+        opening, closing = f"<{tag}>", f"</{tag}>"
         at = 0
         while (start := html.find(opening, at)) >= 0:
-            start += len(opening)
             end = html.find(closing, start)
             if end < 0:
                 break
-            pieces = html[start:end].split(last)
-            if not pieces[-1] and all(piece.startswith(first) for piece in pieces[:-1]):
-                for piece in pieces[:-1]:
-                    spans.append((start, start + len(piece) + len(last)))
-                    start += len(piece) + len(last)
-            at = end
-    return iter(sorted(spans))
+            at = start + len(opening)
+            if html.find(f"<{tag}", at, end) < 0:
+                end += len(closing)
+                spans.append((start, end + 1 if html.startswith("\n", end) else end))
+    spans.sort()
+    return [span for i, span in enumerate(spans) if i == 0 or span[0] >= spans[i - 1][1]]
+
+
+ROW_TAGS = ("tr", "li")
 
 
 class _Probe(Parser):  # type: ignore[misc]

@@ -38,7 +38,7 @@ def test_a_page_parsed_again_parses_only_its_new_rows_and_indexes_as_material_do
     memo = SearchRows()
     first = page(ROWS, ITEMS)
     assert sections(memo.parse("p/", first)) == material(first)
-    assert memo.parsed == len(ROWS) + len(ITEMS)  # nothing known: every row parsed (and kept)
+    assert memo.parsed == 1 + len(ROWS) + len(ITEMS)  # nothing known: every row (and the head's) parsed
 
     changed_rows = [*ROWS[:3], "Error 3: RETITLED", *ROWS[4:10], *ROWS[11:], "Error 40: ADDED"]
     changed = page(changed_rows, [*ITEMS[:5], "<a href=\"x5/\">CHANGED</a>", *ITEMS[6:]])
@@ -51,7 +51,7 @@ def test_a_page_parsed_again_parses_only_its_new_rows_and_indexes_as_material_do
     assert memo.parsed == 0
     memo.parsed = 0
     assert sections(memo.parse("other/", changed)) == material(changed)  # kept by page: another parses all
-    assert memo.parsed == len(changed_rows) + len(ITEMS)
+    assert memo.parsed == 1 + len(changed_rows) + len(ITEMS)
 
 
 @pytest.mark.parametrize("where", [
@@ -93,8 +93,10 @@ def test_rows_whose_parse_depends_on_what_came_before_are_parsed_in_place(row):
             assert sections(memo.parse("p/", html)) == material(html), (before, items)
 
 
-def test_row_spans_are_the_elements_of_containers_written_as_python_markdown_writes_them():
-    html = ("<ul>\n<li>a</li>\n<li>b</li>\n</ul>\n<ul>\n  <li>indented</li>\n</ul>\n"
-            "<table>\n<tbody>\n<tr>\n<td>1</td>\n</tr>\n</tbody>\n</table>\n<ol>\n<li>numbered</li>\n</ol>")
+def test_row_spans_are_the_rows_and_items_holding_no_other_of_their_tag():
+    html = ("<ul>\n<li>a</li>\n<li>b <code>x</code></li>\n</ul>\n<ul>\n  <li>\n    indented\n  </li>\n</ul>\n"
+            "<table>\n<tbody>\n<tr>\n<td>1</td>\n</tr>\n</tbody>\n</table>\n<ol>\n<li>numbered</li></ol>"
+            "<ul>\n<li>outer<ul>\n<li>inner</li>\n</ul>\n</li>\n</ul>\n<li class=\"c\">attributes</li>")
     assert [html[start:end] for start, end in row_spans(html)] == \
-        ["<li>a</li>\n", "<li>b</li>\n", "<tr>\n<td>1</td>\n</tr>\n"]
+        ["<li>a</li>\n", "<li>b <code>x</code></li>\n", "<li>\n    indented\n  </li>\n", "<tr>\n<td>1</td>\n</tr>\n",
+         "<li>numbered</li>", "<li>inner</li>\n"]
