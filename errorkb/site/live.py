@@ -16,7 +16,8 @@ by `mkdocs build`), make a build cost what changed:
               version matrix and its edit link); the lists, the verification page and the
               lookup's index only when what they show of some entry changed (`render.listed`:
               not its prose, nor a snippet's code) or a report did, and then each entry's rows
-              only when what they show of it changed (`render.Rows`); the coverage page when an
+              only when what they show of it changed (`render.Rows`; in the lookup's index, its
+              JSON text too: `files.index_json`); the coverage page when an
               entry file changed. The version matrix file is read again only when it changed.
               Everything else (schemas, assets) is made once.
 

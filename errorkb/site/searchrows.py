@@ -44,7 +44,7 @@ class SearchRows:
     """Per page URL, the pieces each row appended to its section's text when the last build of
     that page indexed it (None: a row that cannot be replayed), by `Key`."""
 
-    pages: dict[str, dict[Key, list[str] | None]] = field(default_factory=dict)
+    pages: dict[str, dict[Key, tuple[str, ...] | None]] = field(default_factory=dict)
     parsed: int = 0  # the rows parsed (not replayed) since the last `install`
 
     def install(self, config: Any) -> None:
@@ -72,7 +72,7 @@ class SearchRows:
         """Material's parser after `feed(html)` and `close()`, the rows that the last parse of
         `url` kept taken from there; the rows kept for the next are this parse's."""
         known = self.pages.get(url, {})
-        used: dict[Key, list[str] | None] = {}
+        used: dict[Key, tuple[str, ...] | None] = {}
         parser = Parser()
         at = 0
         for start, end in row_spans(html):
@@ -94,7 +94,7 @@ class SearchRows:
         self.pages[url] = used
         return parser
 
-    def _record(self, parser: Any, row: str) -> list[str] | None:
+    def _record(self, parser: Any, row: str) -> tuple[str, ...] | None:
         """The pieces `row` appends to the section's text, parsed alone from `parser`'s state
         with no history; None when what it does could depend on that history or changes more
         than the section's text (see the module's docstring)."""
@@ -109,7 +109,7 @@ class SearchRows:
         same = (not probe.rawdata and probe.cdata_elem is None and not probe.shrunk
                 and probe.section is section and len(probe.data) == 2 and not section.title
                 and _same(probe.context, parser.context) and _same(probe.skip, parser.skip))
-        return section.text[1:] if same else None
+        return tuple(section.text[1:]) if same else None  # a tuple of strings: not tracked by the GC
 
 
 def _state(parser: Any) -> tuple[Any, ...]:
