@@ -16,7 +16,8 @@ by `mkdocs build`), make a build cost what changed:
               version matrix and its edit link); the lists, the verification page and the
               lookup's index only when what they show of some entry changed (`render.listed`:
               not its prose, nor a snippet's code) or a report did, and then each entry's rows
-              only when what they show of it changed (`render.Rows`); the coverage page when an
+              only when what they show of it changed (`render.Rows`; in the lookup's index, its
+              JSON text too: `files.index_json`); the coverage page when an
               entry file changed. The version matrix file is read again only when it changed.
               Everything else (schemas, assets) is made once.
 
@@ -32,7 +33,8 @@ by `mkdocs build`), make a build cost what changed:
 
    A changed page with long tables or lists (the lists of every entry) is converted without the
    rows the last build converted (`Pages.convert`): a save that changes one entry's row in each
-   list converts that row, not a thousand.
+   list converts that row, not a thousand; and it is indexed for search the same way
+   (`errorkb.site.searchrows`).
 
 5. `Compiled`: the theme's templates compiled once per `mkdocs serve`, not once per build (MkDocs
    makes a new Jinja environment for every build); Jinja reuses a template's bytecode only while

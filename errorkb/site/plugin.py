@@ -28,7 +28,9 @@
   what a save changed (`errorkb.site.live`): entries, reports and generated files through
   `live.Sources`; a page whose Markdown and site are unchanged takes the last build's HTML, final
   file and search sections (`live.Pages`: `BudgetedPage.render`, `on_page_content`, `on_env`,
-  `on_post_page`, `on_post_build`). `mkdocs build` always makes everything.
+  `on_post_page`, `on_post_build`); a changed page is indexed for search without parsing again
+  the rows of its tables and lists that its last index parsed (`searchrows.SearchRows`, in place
+  of Material's own indexing of a page). `mkdocs build` always makes everything.
 - Under `mkdocs serve --dirty` (scripts/serve.sh), MkDocs keeps the site folder and writes only
   what `File.is_modified()` says changed; the plugin's files (`LiveFile`) answer it through
   `live.Dirty`, so an unchanged entry page is neither built nor written again, and files no
@@ -61,7 +63,7 @@ from errorkb.core.project import Project, load_project
 from errorkb.plugs import runtime_for
 from errorkb.results.matrix import matrix_problem
 from errorkb.results.report import read_reports
-from errorkb.site import budget, live, themefiles
+from errorkb.site import budget, live, searchrows, themefiles
 from errorkb.site import files as site
 from errorkb.site.sanitize import sanitize
 
@@ -82,6 +84,7 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
     _pages: live.Pages | None = None
     _compiled: live.Compiled | None = None
     _dirty: live.Dirty | None = None  # under `mkdocs serve --dirty` only
+    _search_rows: searchrows.SearchRows | None = None
     _site_key: str = ""
     _order: list[str] = []
 
@@ -92,6 +95,7 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
         self._sources = live.Sources() if serving else None
         self._pages = live.Pages() if serving else None
         self._compiled = live.Compiled() if serving else None
+        self._search_rows = searchrows.SearchRows() if serving else None
         self._dirty = live.Dirty() if serving and dirty else None
         if self._dirty is not None:  # under --strict, MkDocs' warning would abort every rebuild
             logging.getLogger("mkdocs.commands.build").addFilter(_not_the_dirty_warning)
@@ -150,6 +154,8 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
             theme = [Path(folder) for folder in config.theme.dirs if Path(folder).is_relative_to(project.root)]
             key = live.site_key(Path(config.config_file_path), docs, theme, {one.path for one in generated})
             self._site_key = hashlib.sha256(repr(key).encode()).hexdigest()
+        if self._search_rows is not None:  # a changed page's unchanged rows are not parsed again for search
+            self._search_rows.install(config)
         if self._dirty is not None:
             self._dirty.start()
             _forget_search_index(config)

@@ -133,13 +133,15 @@ def test_a_failing_record_reaches_the_badges_of_the_lists_and_the_verification_p
 
 def test_a_title_saved_reaches_the_lists_and_the_pages_naming_it_but_no_other_page(kb, tmp_path, serving):
     served = tmp_path / "served"
-    serving(kb, served, "serve")
+    first = serving(kb, served, "serve")._search_rows.parsed  # every row of every page, for search
     path = kb / "docs" / "errors" / "transformers" / f"{CHANGED}.yml"
     lines = path.read_text().splitlines(keepends=True)
     path.write_text("".join('title: "RETITLED-LIVE"\n' if line.startswith("title:") else line for line in lines))
     plugin = serving(kb, served)
     assert plugin._sources.remade == [CHANGED, NAMING]
     assert f"errors/transformers/{UNRELATED}/" in plugin._pages.reused
+    # the lists are indexed for search again, their other rows not parsed again (`searchrows`)
+    assert 0 < plugin._search_rows.parsed < first
     site = tree(served)
     for listing in ("errors/index.html", "errors/by-exception/index.html", "errors/by-api/index.html",
                     "api/errors/index.json", f"errors/transformers/{NAMING}/index.html"):
@@ -389,3 +391,36 @@ def test_front_matter_taken_from_the_last_build_is_a_copy_of_its_own():
     again = memo.split("p/", source)
     assert again == (markdown, {"title": "T", "hide": ["navigation"], "search": {"boost": 2},
                                 "when": datetime.date(2026, 1, 2)})
+
+
+@pytest.mark.parametrize("kept", [0, 1, 3], ids=["no entry", "one entry", "every entry"])
+def test_the_lookup_index_made_from_kept_rows_is_the_whole_document_dumped(kb, kept, monkeypatch):
+    """`site.index_json` with `render.Rows`: each entry's JSON is dumped once and kept while the entry's
+    row is; the file is byte for byte `json_text` of the whole document, for any title (quotes,
+    `<`, `&`, new lines, other scripts), and an entry that changed is dumped again."""
+    import json as json_module
+
+    from errorkb.site import render
+
+    project = load_project(kb)
+    loaded = load_project_entries(project, site.reserved_ids())
+    reports = read_reports(project.reports, ["cpu", "cuda"])[0]
+    pages, _ = site.site_files(project, loaded, reports)
+    pages = pages[:kept]
+    for page in pages:
+        page.entry = page.entry.model_copy(update={"title": 'A "title" </script><b>&amp; \u2028 é 字\nnext'})
+    rows = render.Rows()
+    whole = site.json_text(render.index_document(pages, project.library))
+    rows.start({page.entry.id: render.listed(page) for page in pages})
+    assert site.index_json(project.library, pages, rows) == whole
+    dumped = []
+    real_dumps = json_module.dumps
+    monkeypatch.setattr(json_module, "dumps", lambda value, **options: dumped.append(value) or real_dumps(value, **options))
+    rows.start({page.entry.id: render.listed(page) for page in pages})
+    assert site.index_json(project.library, pages, rows) == whole
+    assert not [value for value in dumped if isinstance(value, dict) and "id" in value]  # no entry dumped again
+    if pages:
+        pages[0].entry = pages[0].entry.model_copy(update={"title": "RETITLED-JSON"})
+        rows.start({page.entry.id: render.listed(page) for page in pages})
+        assert site.index_json(project.library, pages, rows) == site.json_text(render.index_document(pages, project.library))
+        assert "RETITLED-JSON" in site.index_json(project.library, pages, rows)
