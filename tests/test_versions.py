@@ -254,9 +254,9 @@ def test_a_rerun_answers_from_the_cache_and_runs_only_what_changed(two_entries, 
     started: list[str] = []
     real = WorkerPool.run
 
-    def counted(self, check, timeout, python=None):
+    def counted(self, check, timeout, python=None, **options):  # options: the run's `wall_s`
         started.append(check.entry.id)
-        return real(self, check, timeout, python)
+        return real(self, check, timeout, python, **options)
 
     monkeypatch.setattr(WorkerPool, "run", counted)
     ready = matrix.matrix_env(project, PINNED) / ".errorkb-ready"  # so what is known is answered first
