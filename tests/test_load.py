@@ -288,6 +288,11 @@ def test_the_snippet_files_the_orphan_check_lists_are_those_rglob_finds(tmp_path
 OTHER_CAUSES = "diagnosis:\n  other_causes:\n"
 
 
+def other_cause(message: str, releases: str = "<4.40", note: str = "Another cause.") -> str:
+    """One item of `OTHER_CAUSES`, three lines, its `message` last (written as a YAML double-quoted string)."""
+    return f"    - releases: '{releases}'\n      note: {note}\n      message: \"{message}\"\n"
+
+
 def test_an_other_cause_needs_its_releases_and_a_note_and_a_range_that_parses(tmp_path):
     text = VALID_ENTRY.format(id="demo-error") + OTHER_CAUSES + (
         "    - note: Another cause.\n"
@@ -306,12 +311,7 @@ def test_an_other_cause_needs_its_releases_and_a_note_and_a_range_that_parses(tm
 def test_an_other_cause_names_a_wording_of_the_entry_or_a_text_one_fits(tmp_path):
     message = ("`head_dim` was provided as a list of length 3, but the Cache currently has 2 layers")
     text = VALID_ENTRY.format(id="demo-error") + OTHER_CAUSES + (
-        "    - releases: '<4.56'\n"
-        "      note: A compiled forward on 4.46.\n"
-        f"      message: \"{message}\"\n"
-        "    - releases: '<4.40'\n"
-        "      note: Another cause.\n"
-        "      message: \"`head_dim` was a list\"\n")
+        other_cause(message, "<4.56", "A compiled forward on 4.46.") + other_cause("`head_dim` was a list"))
     problems = problems_of(tmp_path, **with_entry(text))
     last = text.count("\n")
     assert problems == [f"{ENTRY_FILE}:{last}:16: diagnosis.other_causes[1].message is no wording of the entry "
@@ -329,15 +329,9 @@ def test_an_other_cause_fits_a_wording_as_the_matcher_reads_them(tmp_path):
         "also_seen_as:\n"
         "  - message: \"'{cls}' object has no attribute 'head_dim'\"\n"
         "    exception: AttributeError\n") + OTHER_CAUSES + (
-        "    - releases: '<4.40'\n"
-        "      note: Another cause.\n"
-        "      message: \"\u2018DynamicCache\u2019 object has no attribute \u2018head_dim\u2019\"\n"
-        "    - releases: '<4.40'\n"
-        "      note: Another cause.\n"
-        "      message: \" `head_dim` was provided as a list of length 3, but the Cache currently has 2 layers \"\n"
-        "    - releases: '<4.40'\n"
-        "      note: Another cause.\n"
-        "      message: \" `head_dim` was provided as a list of length {}, but the Cache currently has 2 layers\"\n")
+        other_cause("\u2018DynamicCache\u2019 object has no attribute \u2018head_dim\u2019")
+        + other_cause(" `head_dim` was provided as a list of length 3, but the Cache currently has 2 layers ")
+        + other_cause(" `head_dim` was provided as a list of length {}, but the Cache currently has 2 layers"))
     problems = problems_of(tmp_path, **with_entry(text))
     last = text.count("\n")
     assert problems == [f"{ENTRY_FILE}:{last}:16: diagnosis.other_causes[2].message: empty placeholder {{}} at "
@@ -350,10 +344,7 @@ def test_an_other_cause_beside_a_wording_that_does_not_parse_is_reported_never_a
     check, which parses every wording: the loader names the broken wording at its line instead."""
     text = VALID_ENTRY.format(id="demo-error") + (
         "also_seen_as:\n"
-        "  - message: \"x {unclosed\"\n") + OTHER_CAUSES + (
-        "    - releases: '<4.40'\n"
-        "      note: Another cause.\n"
-        "      message: \"something else\"\n")
+        "  - message: \"x {unclosed\"\n") + OTHER_CAUSES + other_cause("something else")
     problems = problems_of(tmp_path, **with_entry(text))
     assert problems == [f"{ENTRY_FILE}:{text.count(chr(10)) - 5}:14: also_seen_as[0].message: placeholder opened at "
                         "character 3 is never closed; write '{{' for a literal brace"], problems
