@@ -372,6 +372,63 @@ def differences(before: dict[str, dict], after: dict[str, dict]) -> list[str]:
 # CI's, so that every one of its verdict tests failed.
 TARGETS = {"fork": ("bundled", "upstream"), "subprocess": ("bundled",)}
 
+# The attacks each isolation mode's run covers. Fork mode: every one. Subprocess mode: all but those that aim
+# at the judgement alone, for the same reason as its one target: what the mode adds is the process (how it
+# starts, what it inherits, what it can reach), and these attacks meet the same child, observer and judge
+# either way. Each misleads the observer through Python objects it makes or rebinds (exceptions and their
+# tracebacks, code objects, wrappers, instances, the tracer) and reaches nothing outside the interpreter:
+# `reaches_outside` reads its snippets and must find nothing (test_adversarial.py), so an attack that starts
+# touching files, descriptors, processes, signals, the harness's frames or the import system leaves this list
+# by failing that test. In a fresh-clone run the subprocess run was the suite's longest test (460 s of 1,090
+# s, 2.5 s of torch import per check); these 20 attacks are 60 of its 168 attack checks.
+JUDGE_ONLY = (
+    "call-through-proxy", "chained-tracer", "foreign-globals", "forge-code-replace", "forge-code-swap",
+    "guard-raises-untouched", "len-raises-message", "noop-on-instance", "override-unpublished",
+    "patched-torch-zeros", "removed-delete-restore", "reraise-other-traceback", "settrace-off-around-call",
+    "settrace-off-in-callback", "sibling-error-args", "sibling-wide-wording", "signature-wraps-lookalike",
+    "stored-reraise", "subclass-forged-module", "tracer-recursion",
+)
+# What a judge-only attack may import, and names whose use reaches past the snippet's own objects (a file, a
+# stream, another frame than its own, the interpreter's module table, its end).
+_JUDGE_ONLY_IMPORTS = frozenset({"transformers", "torch", "sys", "types", "functools", "builtins"})
+_REACHING_NAMES = frozenset({
+    "open", "exec", "eval", "compile", "__import__", "breakpoint", "input", "exit", "_exit", "quit",
+    "_getframe", "f_back", "f_globals", "f_locals", "tb_frame", "gi_frame", "cr_frame", "modules", "path",
+    "meta_path", "path_hooks", "stdin", "stdout", "stderr", "__stdout__", "__stderr__", "addaudithook",
+})
+
+
+def attacks(isolation: str) -> list[str]:
+    """The attack entries `isolation`'s run verifies (see `JUDGE_ONLY`)."""
+    return [entry for entry in answer_key() if isolation == "fork" or entry not in JUDGE_ONLY]
+
+
+def reaches_outside(entry: str) -> list[str]:
+    """Where the snippets of `entry` (every Python file of its folder) reach past their own objects:
+    `file:line: what`, empty when nowhere. A reading of the fixture's own files, to keep `JUDGE_ONLY` true
+    as attacks change: names spelt as strings count; a name assembled at run time would not."""
+    import ast
+
+    found = []
+    folder = ADVERSARIAL / "snippets" / entry
+    for path in sorted(folder.rglob("*.py")):
+        where = path.relative_to(folder)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, ast.Import):
+                modules = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                modules = ["." if node.level else node.module or ""]
+            else:
+                modules = []
+            found += [f"{where}:{node.lineno}: imports {module}" for module in modules
+                      if module.split(".")[0] not in _JUDGE_ONLY_IMPORTS]
+            name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
+            if name in _REACHING_NAMES:
+                found.append(f"{where}:{node.lineno}: uses {name}")
+            elif isinstance(node, ast.Constant) and node.value in _REACHING_NAMES:  # getattr(__builtins__, "exec")
+                found.append(f"{where}:{node.lineno}: names {node.value}")
+    return found
+
 
 @dataclass
 class Run:
@@ -396,7 +453,8 @@ class Run:
 
 @pytest.fixture(scope="session", params=list(TARGETS))
 def adversarial_run(request, tmp_path_factory) -> Run:
-    """The whole adversarial fixture (+ controls), cpu, on the mode's `TARGETS`, in the sandbox (`--sandbox require`).
+    """The adversarial fixture's `attacks` of the mode (+ controls), cpu, on its `TARGETS`, in the sandbox
+    (`--sandbox require`).
 
     Fork mode uses the verdict cache (so that rewriting it is tried); subprocess mode does not, and
     gets a longer timeout per check (a fresh interpreter imports torch and transformers each time).
@@ -413,7 +471,7 @@ def adversarial_run(request, tmp_path_factory) -> Run:
         before = snapshot(workspace)
         seeded = tree(workspace.kb / ".errorkb-cache" / "verify")
         outcome = workspace.verify(isolation=isolation, sandbox="require", cache=isolation == "fork",
-                                   targets=TARGETS[isolation],
+                                   ids=attacks(isolation) + control_ids(), targets=TARGETS[isolation],
                                    timeout_per_check=30 if isolation == "fork" else 120)
         damage = differences(before, snapshot(workspace)) + cache_damage(workspace, outcome, seeded)
         return Run(isolation, outcome, damage, list(workspace.listener.reached))

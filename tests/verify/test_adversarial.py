@@ -24,13 +24,16 @@ import time
 import pytest
 
 from tests.verify.adversarial import (
+    JUDGE_ONLY,
     TARGETS,
     UNUSED_BACKENDS,
     Workspace,
     answer_key,
+    attacks,
     cache_damage,
     control_ids,
     differences,
+    reaches_outside,
     snapshot,
     tree,
 )
@@ -49,14 +52,30 @@ def test_the_fixture_covers_every_attack_class_with_at_least_63_snippets():
             re.compile(want["reason"])
 
 
+def test_the_attacks_left_to_fork_mode_reach_nothing_outside_the_interpreter():
+    """`JUDGE_ONLY`, the attacks subprocess mode leaves out, checks itself: each is an attack of the key, and
+    none of its snippets touches a file, a stream, the harness's frames or the import system."""
+    assert set(JUDGE_ONLY) <= set(KEY), set(JUDGE_ONLY) - set(KEY)
+    assert {entry: reaches_outside(entry) for entry in JUDGE_ONLY if reaches_outside(entry)} == {}
+    assert set(attacks("fork")) == set(KEY)
+    assert set(attacks("subprocess")) == set(KEY) - set(JUDGE_ONLY)
+    # The reading finds what a process-level attack does, also when the name is spelt as a string:
+    assert "before.py:3: imports socket" in reaches_outside("reach-network")
+    assert any(": imports pathlib" in found for found in reaches_outside("rewrite-own-snippet"))
+    assert any(": names exec" in found for found in reaches_outside("lint-bypass-builtins-exec"))
+    assert any(": imports lib" in found for found in reaches_outside("lint-bypass-helper"))  # its forger
+    assert any(": uses _getframe" in found or ": uses f_back" in found or ": uses tb_frame" in found
+               for found in reaches_outside("signal-frame-walk"))
+
+
 def test_the_run_completes_in_the_sandbox(adversarial_run):
     outcome = adversarial_run.outcome
     assert not outcome.timed_out, "the run hung"
     assert outcome.report is not None, f"no report (exit {outcome.returncode}): {outcome.stderr[-2000:]}"
     assert outcome.returncode == 1, outcome.stderr[-2000:]
     targets = TARGETS[adversarial_run.isolation]
-    planned = {f"{entry}::{role}[{target}-cpu]" for entry, roles in KEY.items() for role in roles
-               for target in targets}
+    planned = {f"{entry}::{role}[{target}-cpu]" for entry in attacks(adversarial_run.isolation)
+               for role in KEY[entry] for target in targets}
     planned |= {f"{entry}::{role}[{target}-cpu]" for entry in control_ids()
                 for role in ("before", "after", "guard:guard") for target in targets}
     assert set(outcome.records) == planned

@@ -4,8 +4,9 @@ Phase 1 (the sandbox) bounds what a hostile snippet can do to anything but its o
 phase 2 keeps it from lying about that verdict: judgement by identity (the code object an
 exception started in, every call observed to return, in every thread), over a stream the
 snippet can add to but not take back, from an observer whose state it cannot reach. Every
-snippet of the fixture, in both isolations, on each one's targets (`adversarial.TARGETS`), fails, for
-the answer key's reason.
+snippet of the fixture, in both isolations (subprocess mode: all but the attacks on the judgement alone,
+`adversarial.JUDGE_ONLY`), on each one's targets (`adversarial.TARGETS`), fails, for the answer key's
+reason.
 """
 
 from __future__ import annotations
@@ -14,11 +15,11 @@ import re
 
 import pytest
 
-from tests.verify.adversarial import TARGETS, answer_key
+from tests.verify.adversarial import TARGETS, answer_key, attacks
 
 KEY = answer_key()
 CASES = [(isolation, entry, role, target) for isolation, targets in TARGETS.items()
-         for entry, roles in KEY.items() for role in roles for target in targets]
+         for entry in attacks(isolation) for role in KEY[entry] for target in targets]
 
 pytestmark = pytest.mark.timeout(3600)
 
