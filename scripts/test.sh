@@ -10,8 +10,10 @@
 #                                 base verification, no browser, no release environments, no
 #                                 adversarial runs, no `mkdocs serve` (tests/conftest.py says which is which)
 #
-# Both tiers run on every core (pytest-xdist: ERRORKB_TEST_JOBS workers, default `auto`, one per core;
-# `-n 0` after the command runs in this process). Tests are grouped (tests/conftest.py: `xdist_group`):
+# Both tiers run on every core (pytest-xdist: ERRORKB_TEST_JOBS workers; `-n 0` after the command runs in
+# this process). The quick tier: one worker per core (`auto`). The full tier: one more than the cores, since
+# its tests wait on sandboxes, interpreters starting, Chromium and time limits: with one per core a quiet
+# fresh-clone run used 62% of the two cores (1,400 s of CPU in 1,090 s of pytest). Tests are grouped (tests/conftest.py: `xdist_group`):
 # the tests of one expensive session fixture (the knowledge base's verification, each adversarial
 # mode, the broken fixture's verification, the repository's built site and the browser) run on one
 # worker, so each runs once; those groups start first. ERRORKB_CPU_LOG=PATH logs each test's CPU time
@@ -24,12 +26,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export NO_MKDOCS_2_WARNING=1
-PARALLEL=(-n "${ERRORKB_TEST_JOBS:-auto}" --dist loadgroup --no-loadscope-reorder)
+parallel() { PARALLEL=(-n "${ERRORKB_TEST_JOBS:-$1}" --dist loadgroup --no-loadscope-reorder); }
 
 if [ "${1:-}" = "--quick" ]; then
   shift
   bash scripts/setup.sh
   export ERRORKB_TEST_TIER=quick
+  parallel auto
   exec .venv/bin/python -m pytest "${PARALLEL[@]}" "$@"  # deselects the full tier's markers (tests/conftest.py: QUICK_DESELECTS)
 fi
 
@@ -38,4 +41,5 @@ bash scripts/setup.sh --browser
 # PyPI, under .errorkb-cache/matrix/; the tests never download anything).
 .venv/bin/errorkb matrix --environments-only
 export ERRORKB_TEST_TIER=full ERRORKB_SANDBOX=require
+parallel $(($(nproc) + 1))
 exec .venv/bin/python -m pytest "${PARALLEL[@]}" "$@"

@@ -91,7 +91,7 @@ def tier() -> str:
     return os.environ.get("ERRORKB_TEST_TIER", "")
 
 
-# -- every core (pytest-xdist, `-n auto --dist loadgroup` in scripts/test.sh) -----------------------
+# -- every core (pytest-xdist, `-n N --dist loadgroup` in scripts/test.sh) --------------------------
 #
 # Each worker is its own process with its own session fixtures. A test that uses one of the
 # session's expensive fixtures joins that fixture's group, and a group runs on one worker, so the
