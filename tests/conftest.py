@@ -107,6 +107,7 @@ EXPENSIVE_GROUPS = (  # (fixture, group); a test joins the first one it uses
     ("broken_report", "broken-kb"),
     ("real_site", "browser"),
     ("real_pages", "real-pages"),
+    ("real_page_sources", "real-pages"),
     ("site_url", "browser"),
     ("chromium", "browser"),
 )

@@ -264,3 +264,18 @@ def test_a_removed_name_used_by_the_users_code_is_named_and_a_shared_message_is_
     shared = ('Traceback (most recent call last):\n  File "/home/me/run.py", line 9, in <module>\n'
               "    item = items[3]\nIndexError: list index out of range\n")
     assert answer_text(shared, index, "5.15.1").matches == []
+
+
+def test_an_index_parses_its_wordings_once_however_many_errors_it_answers():
+    """The pytest hint and the IPython extension answer every failing test or cell in one process: the
+    index's lookup (every wording parsed and judged, some milliseconds) is built once per cap, not again
+    for each error, and still answers each one alike."""
+    from errorkb.hook.explain import answer_text
+
+    index = load_index()
+    assert index.lookup() is index.lookup() and index.lookup(CAP) is index.lookup()
+    assert index.lookup(100) is index.lookup(100) and index.lookup(100) is not index.lookup()
+    assert (index.lookup(100).cap, index.lookup().cap) == (100, CAP)
+    first = answer_text(f"ValueError: {HEAD_DIM}", index, "5.15.1")
+    again = answer_text(f"ValueError: {HEAD_DIM}", index, "5.15.1")
+    assert [m.known.id for m in first.confirmed] == [m.known.id for m in again.confirmed] == ["head-dim-list-length"]

@@ -51,12 +51,19 @@ class Index:
     where: str = ""  # the file or address it was read from
     digest: str = ""  # of the entry files it was built from (`build.entries_digest`)
     runtime: tuple[str, ...] = ()  # the runtime's import packages (their frames never raise an entry's error)
+    # cap → its lookup: a process that answers many errors from one index (the pytest hint, a notebook's
+    # extension, a test comparing hundreds of pastes) parses and judges every wording once, not per error
+    _lookups: dict[int, Lookup] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def lookup(self, cap: int | None = None) -> Lookup:
+        """The lookup for this index's entries (cutting pastes at `cap`), built on the first call."""
         from errorkb.lookup import _rules
 
-        return Lookup(self.known, cap or _rules.CAP, library=self.library, generic=self.generic,
-                      classes=self.classes, runtime=self.runtime)
+        cap = cap or _rules.CAP
+        if cap not in self._lookups:
+            self._lookups[cap] = Lookup(self.known, cap, library=self.library, generic=self.generic,
+                                        classes=self.classes, runtime=self.runtime)
+        return self._lookups[cap]
 
     def page(self, entry_id: str) -> str:
         """The entry's page: on the published site when its address is known, else site-relative."""

@@ -4,6 +4,7 @@ one of them and compares the answers; tests/site/test_lookup.py asserts what the
 
 from __future__ import annotations
 
+import functools
 import re
 
 from tests.site.sitekb import MESSAGE, TRACEBACK
@@ -280,6 +281,11 @@ SHAPES = {
 }
 
 
+@functools.cache
 def shaped(traceback: str, shape: str) -> str:
+    """`traceback` as `shape` prints it. Kept per (traceback, shape): rich highlights the whole source file
+    of each frame (thousands of lines up to a failing line such as 2564: 35 ms a traceback), and one
+    entry's traceback is shaped alike for both releases and the rich check in tests/site/test_lookup_shapes.py
+    and again in tests/site/test_lookup_js.py. A string in, a string out: nothing to share by mistake."""
     frames, exception = parsed(traceback)
     return SHAPES[shape](frames, exception)

@@ -10,7 +10,9 @@ import shutil
 import subprocess
 import sys
 import threading
+from collections.abc import Mapping
 from pathlib import Path
+from types import MappingProxyType
 
 import pytest
 
@@ -80,12 +82,23 @@ def real_site(tmp_path_factory) -> tuple[Path, str]:
 
 
 @pytest.fixture(scope="session")
-def real_pages() -> dict[str, str]:
+def real_page_sources() -> Mapping[str, str]:
+    """Every generated page of the repository's knowledge base, path → the Markdown `errorkb render` and
+    the plugin write (tests/site/test_sanitize.py: `real_page_markdown`), generated once per session
+    (3 s) for the tests that read it; read-only."""
+    from tests.site.test_sanitize import real_page_markdown
+
+    return MappingProxyType(real_page_markdown())
+
+
+@pytest.fixture(scope="session")
+def real_pages(real_page_sources) -> Mapping[str, str]:
     """Every generated page of the repository's knowledge base as Python-Markdown renders it
-    (tests/site/test_sanitize.py: `render_real_pages`), rendered once per session for the tests that read it."""
+    (tests/site/test_sanitize.py: `render_real_pages`), rendered once per session for the tests that read
+    it (4 s); read-only."""
     from tests.site.test_sanitize import render_real_pages
 
-    return render_real_pages()
+    return MappingProxyType(render_real_pages(real_page_sources))
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):

@@ -5,6 +5,8 @@ a bold label, a heading or link text). This is what keeps `errorkb render`'s Mar
 
 from __future__ import annotations
 
+import copy
+import functools
 import html
 import re
 import textwrap
@@ -24,7 +26,16 @@ ACTIVE_TAGS = {"script", "iframe", "object", "embed", "svg", "math", "style", "b
 
 
 def site_markdown() -> markdown.Markdown:
-    """Python-Markdown configured like the site (mkdocs.yml's markdown_extensions)."""
+    """Python-Markdown configured like the site (mkdocs.yml's markdown_extensions): a new instance for
+    each page, so nothing one page defines (a reference, a stashed block) reaches the next."""
+    names, configs = _site_extensions()
+    return markdown.Markdown(extensions=list(names), extension_configs=copy.deepcopy(configs))
+
+
+@functools.cache
+def _site_extensions() -> tuple[tuple[str, ...], dict]:
+    """mkdocs.yml's markdown_extensions, read once (parsing the YAML took 4 of the 10 ms a new instance
+    took, for each of the module's ~600 pages); each instance gets its own copy of the options."""
     config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))["markdown_extensions"]
     names, configs = [], {}
     for item in config:
@@ -32,7 +43,7 @@ def site_markdown() -> markdown.Markdown:
         names.append(name)
         if options:
             configs[name] = options
-    return markdown.Markdown(extensions=names, extension_configs=configs)
+    return tuple(names), configs
 
 
 class _Audit(HTMLParser):
@@ -176,7 +187,7 @@ def test_inert_stays_linear_on_hostile_text():
     code's), each stays far under what a quadratic pass would take."""
     for text in ["` " * 50_000, "\n".join("`" * k + "x" for k in range(450, 2, -1)), "[a](javascript:x) " * 5_000,
                  "[a]:\n javascript:x\n" * 5_000, "<" * 100_000, "`a``b```c" * 10_000]:
-        assert _cpu(inert, text) < 2, text[:40]
+        assert _cpu(inert, text, under=2) < 2, text[:40]
 
 
 # -- issue 23: prose cannot produce the page's own components ----------------------------------
@@ -247,9 +258,12 @@ def test_a_rule_after_a_blank_line_stays_a_rule():
 
 # -- issue 23: linear in the size of any text, whatever its structure ----------------------------
 
-def _cpu(function, text: str) -> float:
+def _cpu(function, text: str, under: float | None = None) -> float:
     """The least CPU time of five runs: CPU, not wall, so a busy machine does not change the answer
-    (a shared core's caches still do, a little: the least of five sees the least of it)."""
+    (a shared core's caches still do, a little: the least of five sees the least of it). With `under`
+    (the bound the caller asserts the least stays below) it stops at the first run below it: the least of
+    five would be below it too, so the caller's verdict is the one five runs give; a run that is never
+    below it still gets all five."""
     import time
 
     best = float("inf")
@@ -257,6 +271,8 @@ def _cpu(function, text: str) -> float:
         started = time.process_time()
         function(text)
         best = min(best, time.process_time() - started)
+        if under is not None and best < under:
+            break
     return best
 
 
@@ -286,7 +302,8 @@ def test_inert_and_the_render_after_it_grow_linearly(make):
     loaded machine's noise, and still far from quadratic."""
     small, large = make(5_000), make(20_000)
     for name, function in (("inert", inert), ("render", lambda text: site_markdown().convert(inert(text)))):
-        ratio = _cpu(function, large) / max(_cpu(function, small), 1e-4)
+        least_small = max(_cpu(function, small), 1e-4)  # the least of five: the ratio's base
+        ratio = _cpu(function, large, under=11 * least_small) / least_small  # as five runs would judge it
         assert ratio < 11, (name, ratio)
 
 

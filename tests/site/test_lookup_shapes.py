@@ -71,8 +71,16 @@ def test_lines_that_only_look_like_frames_are_not_frames():
     assert frames(normalize(text)) == []
 
 
+def graded(lookup, text: str, release: str | None) -> tuple[tuple[str, str], ...]:
+    answer = lookup.answer(text, release, INSTALLED) if release else lookup.answer(text)
+    return tuple((m.known.id, m.grade.value) for m in answer.matches)
+
+
 @pytest.fixture(scope="module")
 def cases():
+    """The lookup, every entry's verified before, and the plain traceback's graded answers for each of them
+    (as installed and as pasted without a release): the reference every shape is compared with, graded
+    once for the module rather than again for each of the 16 shapes (tuples: no test can change them)."""
     from benchmarks.lookup_recall import ROOT, project_known_lookup
     from errorkb.core.project import load_project
     from errorkb.site.hookindex import diagnosis_cases
@@ -80,7 +88,10 @@ def cases():
     found = diagnosis_cases(load_project(ROOT))
     if not found:
         pytest.skip("no standing report with captured tracebacks (reports/latest.json)")
-    return project_known_lookup(), found
+    lookup = project_known_lookup()
+    plain = tuple(tuple((release, graded(lookup, shaped(case.text, "python"), release))
+                        for release in (case.release, None)) for case in found)
+    return lookup, found, plain
 
 
 @pytest.mark.upstream
@@ -88,19 +99,13 @@ def cases():
 def test_every_entrys_verified_before_is_answered_alike_in_every_shape(cases, shape):
     """Each entry's own verified before (its captured traceback), as installed and as pasted without a
     release: in every shape the confirmed answers are the plain traceback's, and so are the candidates."""
-    lookup, found = cases
+    lookup, found, plains = cases
     differ = []
-
-    def graded(text: str, release: str | None) -> list[tuple[str, str]]:
-        answer = lookup.answer(text, release, INSTALLED) if release else lookup.answer(text)
-        return [(m.known.id, m.grade.value) for m in answer.matches]
-
-    for case in found:
-        for release in (case.release, None):
-            plain = graded(shaped(case.text, "python"), release)
+    for case, answers in zip(found, plains, strict=True):
+        for release, plain in answers:
             if (case.entry, "confirmed") not in plain[:1]:
                 differ.append((case.entry, release, "python", plain))
-            other = graded(shaped(case.text, shape), release)
+            other = graded(lookup, shaped(case.text, shape), release)
             if [m for m in other if m[1] == "confirmed"] != [m for m in plain if m[1] == "confirmed"] and \
                     not cut_by_rich(case.text, shape):
                 differ.append((case.entry, release, shape, other))

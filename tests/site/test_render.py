@@ -478,46 +478,39 @@ class _Visible(HTMLParser):
 LITERAL_MARKUP = re.compile(r"</?(?:code|span|a|p|div|b|em|strong)\b|&#?\w+;|\\[{}`_*\[\]|#<>!]|`")
 
 
-def visible(markdown_page: str) -> _Visible:
+def shown(html_page: str) -> _Visible:
     parser = _Visible()
-    parser.feed(site_markdown().convert(re.sub(r"\A---\n.*?\n---\n", "", markdown_page, flags=re.S)))
+    parser.feed(html_page)
     return parser
 
 
-@pytest.fixture(scope="module")
-def real_site_files():
-    from tests.site.sitekb import ROOT
-
-    project = load_project(ROOT)
-    reports, _ = read_reports(project.reports, ("cpu", "cuda"))
-    return site.site_files(project, load_project_entries(project), reports)
+# The real knowledge base's pages: the session's one generation and rendering (tests/site/sitekb.py:
+# `real_page_sources`, `real_pages`, the HTML `visible` would make of each), shared with test_sanitize
+# and test_picture on one worker (tests/conftest.py: the real-pages group) instead of 7 s again here.
 
 
-def test_no_page_of_the_real_knowledge_base_shows_markup_or_escape_text(real_site_files):
-    _, files = real_site_files
-    shown = {}
-    for file in files:
-        if file.page:
-            shown_text = visible(file.content)
-            found = sorted({m.group() for m in LITERAL_MARKUP.finditer(" ".join(shown_text.text))}
-                           | {m.group() for m in LITERAL_MARKUP.finditer(" ".join(shown_text.hover)) if m.group() != "`"})
-            if found:
-                shown[file.path] = found
-    assert not shown, shown
+def test_no_page_of_the_real_knowledge_base_shows_markup_or_escape_text(real_pages):
+    assert len(real_pages) > 40
+    found_on = {}
+    for path, html_page in real_pages.items():
+        shown_text = shown(html_page)
+        found = sorted({m.group() for m in LITERAL_MARKUP.finditer(" ".join(shown_text.text))}
+                       | {m.group() for m in LITERAL_MARKUP.finditer(" ".join(shown_text.hover)) if m.group() != "`"})
+        if found:
+            found_on[path] = found
+    assert not found_on, found_on
 
 
-def test_the_migration_table_and_also_seen_as_render_as_code(real_site_files):
-    _, files = real_site_files
-    by_path = {f.path: f.content for f in files}
-    migration = visible(by_path[render.MIGRATION])
+def test_the_migration_table_and_also_seen_as_render_as_code(real_pages):
+    migration = shown(real_pages[render.MIGRATION])
     assert "DynamicCache.__init__() got an unexpected keyword argument 'config'" in migration.code
     assert any("past_key_values.get_seq_length()" in code for code in migration.code)
-    seen = visible(by_path["errors/transformers/cache-only-has-0-layers.md"])
+    seen = shown(real_pages["errors/transformers/cache-only-has-0-layers.md"])
     also = [code for code in seen.code if code.startswith("IndexError: ") or "Cache only has" in code]
     assert also and not any("\\" in code for code in also), also
 
 
-def test_an_entrys_other_causes_of_the_same_words_are_on_its_page(real_site_files):
+def test_an_entrys_other_causes_of_the_same_words_are_on_its_page(real_page_sources, real_pages):
     """A reader whose words match key-cache-removed but whose release is the compiled-Whisper case's reads
     that cause on the page, with its releases: the lookup only offers the entry as possible there."""
     from tests.site.sitekb import ROOT
@@ -525,15 +518,13 @@ def test_an_entrys_other_causes_of_the_same_words_are_on_its_page(real_site_file
     entries = {one.entry.id: one.entry for one in load_project_entries(load_project(ROOT)).entries}
     causes = entries["key-cache-removed"].diagnosis.other_causes
     assert causes, "key-cache-removed declares the compiled-Whisper cause (transformers#34626)"
-    _, files = real_site_files
-    by_path = {f.path: f.content for f in files}
-    page = by_path["errors/transformers/key-cache-removed.md"]
+    page = real_page_sources["errors/transformers/key-cache-removed.md"]
     assert re.search(r"^## .*\{ #other-causes \}$", page, flags=re.M), page[-3000:]
-    seen = visible(page)
+    seen = shown(real_pages["errors/transformers/key-cache-removed.md"])
     for cause in causes:
         assert cause.releases in seen.code and "transformers#34626" in " ".join(seen.text), seen.code
     plain = next(entry for entry in entries.values() if not entry.diagnosis.other_causes)
-    assert "#other-causes" not in by_path[f"errors/transformers/{plain.id}.md"]
+    assert "#other-causes" not in real_page_sources[f"errors/transformers/{plain.id}.md"]
 
 
 def test_a_snippet_shows_its_bidi_and_control_characters_as_escapes(project):

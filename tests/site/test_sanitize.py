@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Mapping
 from html.parser import HTMLParser
 
 import pytest
@@ -46,17 +47,22 @@ def shape(html: str) -> tuple[Counter, str]:
     return parser.elements, " ".join("".join(parser.text).split())
 
 
-def render_real_pages() -> dict[str, str]:
-    """Every generated page of the repository's knowledge base, as Python-Markdown renders it."""
+def real_page_markdown() -> dict[str, str]:
+    """Every generated page of the repository's knowledge base, path → its Markdown (front matter kept)."""
     project = load_project(ROOT)
     loaded = load_project_entries(project, files.reserved_ids())
     reports, _ = read_reports(project.reports, ("cpu", "cuda"))
     _, generated = files.site_files(project, loaded, reports)
+    return {one.path: one.content for one in generated if one.page}
+
+
+def render_real_pages(sources: Mapping[str, str]) -> dict[str, str]:
+    """Every generated page of the repository's knowledge base (`sources`: `real_page_markdown()`), as
+    Python-Markdown renders it."""
     pages = {}
-    for one in generated:
-        if one.page:
-            body = re.sub(r"\A---\n.*?\n---\n", "", one.content, flags=re.S)
-            pages[one.path] = site_markdown().convert(body)
+    for path, content in sources.items():
+        body = re.sub(r"\A---\n.*?\n---\n", "", content, flags=re.S)
+        pages[path] = site_markdown().convert(body)
     return pages
 
 
