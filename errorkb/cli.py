@@ -599,6 +599,10 @@ def cmd_check(project: Project, args: argparse.Namespace) -> int:
     for warning in _twins(project, result):
         err.print(warning, markup=False)
     for release, ids in sorted(unchecked.items()):
+        if " " in release:  # a runtime's release (`torch 2.13.0`, a source with `runtime: true`): not installed
+            err.print(f"{release}: {len(ids)} pin(s) not checked, that runtime release is not installed: "
+                      f"{', '.join(ids)}", markup=False)
+            continue
         err.print(f"{project.library.dist} {release}: {len(ids)} pin(s) not checked, its environment is not built "
                   f"(run `errorkb matrix --environments-only`): {', '.join(ids)}", markup=False)
     if flagged:
