@@ -781,7 +781,8 @@ def _build_environments(project: Project, loaded: list[LoadedEntry], args: argpa
     from errorkb.verify.targets import installed_version
 
     installed = installed_version(project.library)
-    pinned = {one.entry.source.release for one in loaded if one.entry.source.release}
+    pinned = {one.entry.source.release for one in loaded
+              if one.entry.source.release and not one.entry.source.runtime}  # a runtime's release is no library's
     releases = sort_releases(args.release or sorted(pinned - {installed}), "0")
     if shard:
         releases = matrix.shard_releases(releases, *shard)

@@ -167,6 +167,8 @@ class Source(Strict):
         return self
 
     _links: SourceLinks = PrivateAttr(default_factory=SourceLinks)
+    _repository: str | None = PrivateAttr(default=None)  # the runtime's, for `runtime: true` (the loader sets it)
+    _owner: str | None = PrivateAttr(default=None)  # the runtime's name, for `runtime: true`
 
     @property
     def revision(self) -> str:
@@ -604,15 +606,26 @@ class Entry(Needs, Reviewed):
             found.append((index, wording))
         return found
 
-    def with_links(self, links: SourceLinks) -> Entry:
-        """This entry, its source links made as its library's repository makes them (the loader calls it)."""
+    def with_links(self, links: SourceLinks, runtime: tuple[str, str, str] | None = None) -> Entry:
+        """This entry, its source links made as its library's repository makes them (the loader calls it);
+        for a source with `runtime: true`, as the runtime's (`runtime`: its name, repository and tag format)."""
         self.source._links = links
+        if self.source.runtime and runtime is not None:
+            name, repository, tag = runtime
+            self.source._links = SourceLinks(url=links.url, tag=tag)
+            self.source._repository, self.source._owner = repository, name
         return self
+
+    @property
+    def source_owner(self) -> str | None:
+        """The runtime's name when the raise site lies in the runtime (`source.runtime`), else None."""
+        return self.source._owner
 
     @property
     def source_url(self) -> str:
         """Link to the raise line at the pinned commit, else at the release's tag."""
-        return self.source._links.link(self.library, self.source.revision, self.source.path, self.source.line)
+        repository = self.source._repository or self.library
+        return self.source._links.link(repository, self.source.revision, self.source.path, self.source.line)
 
     @property
     def source_host(self) -> str:
@@ -620,6 +633,8 @@ class Entry(Needs, Reviewed):
 
     def line_url(self, release: str, line: int) -> str:
         """Link to `line` of the source file at `release`'s tag (the version matrix's raise lines)."""
+        if self.source.runtime:  # the runtime's file, the same in every release's environment
+            return self.source_url
         links = self.source._links
         return links.link(self.library, links.revision(None, release), self.source.path, line)
 

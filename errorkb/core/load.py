@@ -195,7 +195,8 @@ def load_entry_file(path: Path, project: Project) -> tuple[LoadedEntry | None, l
         return None, problems
     entry, invalid = validate_entry(node, positions, where)
     problems += invalid
-    return (LoadedEntry(entry.with_links(project.library.links), path, positions, where) if entry else None), problems
+    return (LoadedEntry(entry.with_links(project.library.links, _runtime_links(project)), path, positions, where)
+            if entry else None), problems
 
 
 # -- stage 1: YAML ----------------------------------------------------------------------------
@@ -664,6 +665,18 @@ def _check_devices(one: LoadedEntry, project: Project) -> list[Problem]:
             problems.append(Problem(where, *one.positions.of_value(loc),
                                     f"message too generic to tell this error from others: {reason}"))
     return problems
+
+
+def _runtime_links(project: Project) -> tuple[str, str, str] | None:
+    """(name, repository, tag format) of the profile's runtime, for a source with `runtime: true`."""
+    from errorkb.plugs import runtime_for
+
+    try:
+        runtime = runtime_for(project.library.runtime)
+    except ValueError:  # an unknown runtime: the project's own problem, reported there
+        return None
+    repository, tag = getattr(runtime, "repository", None), getattr(runtime, "tag", None)
+    return (runtime.name, repository, tag) if repository and tag else None
 
 
 def _runtime_packages(project: Project) -> tuple[str, ...]:

@@ -213,3 +213,80 @@ def test_drift_reads_the_installed_runtime_file(tmp_path):
     moved = [str(p) for p in pinned_problems(loaded, project)]
     assert any("expected a raise in create_tree_flattened_fn.<locals>.flat_fn at line 196" in p and "197" in p
                for p in moved), moved
+
+
+# -- what reads the pin: coverage, the matrix, the page, the lookup ------------------------------------------------
+
+# Observed (torch 2.13.0): torch.export of a module whose forward returns an object of a class of its own.
+OTHER_CLASS = ("RuntimeError: Found <class '__main__.Holder'> in output, which is not a known type. If this type "
+               "holds tensors, you need to register a pytree for it. See https://github.com/pytorch/functorch/issues/"
+               "475 for a brief explanation why. If you don't need to register a pytree, please leave a comment "
+               "explaining your use case and we'll make this more ergonomic to deal with")
+
+
+def _loaded(tmp_path):
+    project = load_project(_project(tmp_path))
+    (one,) = load_project_entries(project).entries
+    return project, one.entry
+
+
+def test_coverage_leaves_a_runtime_site_out_of_the_library_files(tmp_path):
+    from errorkb.source.coverage import coverage
+
+    project = load_project(_project(tmp_path))
+    loaded = load_project_entries(project).entries
+    entry = loaded[0].entry
+    found = coverage(loaded, project)
+    assert all(not table.path.startswith("torch/") for table in found.files), [t.path for t in found.files]
+    assert all(entry.id not in row.entries for table in found.files for row in table.rows)
+    assert all(entry.id not in table.implicit for table in found.files)
+
+
+def test_the_matrix_keeps_the_runtime_line_in_every_release(tmp_path):
+    """A release where the before does not raise (4.50 - 4.55 register the cache) keeps torch's line; the
+    library's file of that release is never read for it."""
+    from errorkb.verify.matrix import collect
+
+    _, entry = _loaded(tmp_path)
+
+    def indexes(path):
+        raise AssertionError(f"the library's {path} was read for a runtime site")
+
+    (result,) = collect([entry], "4.52.4", [_record(entry, "fail")], indexes, {entry.id: "d"})
+    assert result.line == 197
+
+
+def _record(entry, outcome):
+    from errorkb.results.records import CheckRecord
+
+    return CheckRecord.model_validate({
+        "id": f"{entry.id}::before[upstream-cpu]", "entry": entry.id, "role": "before", "target": "upstream",
+        "device": "cpu", "outcome": outcome, "code": "exited-normally", "reason": "exited normally",
+        "snippet": f"snippets/{entry.id}/before.py", "expected": "raises", "snippet_sha256": "0" * 64, "duration_s": 1.0, "verified_at": "2026-12-03T00:00:00+00:00"})
+
+
+def test_the_page_links_and_shows_the_runtime_source(tmp_path):
+    from errorkb.site.render import source_excerpt
+
+    project, entry = _loaded(tmp_path)
+    assert entry.source_url == f"https://github.com/pytorch/pytorch/blob/v{INSTALLED}/{entry.source.path}#L197"
+    assert entry.line_url("4.52.4", 197) == entry.source_url  # the same torch in every release's environment
+    excerpt = dict(source_excerpt(project, entry) or [])
+    assert "in output, which is not a known type" in excerpt[198]  # the f-string under the raise at 197
+    assert excerpt[197].strip() == "raise RuntimeError("
+
+
+def test_the_lookup_confirms_the_library_class_only(tmp_path):
+    """torch prints these words for any object it cannot flatten: the library's class ties them to the
+    entry, another class's are at most a candidate."""
+    from errorkb.lookup import Lookup
+    from errorkb.lookup.build import known_from_entries
+
+    project, entry = _loaded(tmp_path)
+    kb = Lookup(known_from_entries([entry], library=project.library))
+    ours = kb.answer("RuntimeError: " + WORDS)
+    assert [(m.known.id, m.grade.value) for m in ours.matches] == [(ID, "confirmed")]
+    theirs = kb.answer(OTHER_CLASS)
+    assert [m.known.id for m in theirs.confirmed] == [], [(m.known.id, m.evidence) for m in theirs.confirmed]
+    theirs_on_a_release = kb.answer(OTHER_CLASS, release="5.15.1")
+    assert [m.known.id for m in theirs_on_a_release.confirmed] == []
