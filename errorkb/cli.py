@@ -599,7 +599,7 @@ def cmd_check(project: Project, args: argparse.Namespace) -> int:
     for warning in _twins(project, result):
         err.print(warning, markup=False)
     for release, ids in sorted(unchecked.items()):
-        if " " in release:  # a runtime's release (`torch 2.13.0`, a source with `runtime: true`): not installed
+        if " " in release:  # a runtime's release (`<runtime> <release>`, a source with `runtime: true`): not installed
             err.print(f"{release}: {len(ids)} pin(s) not checked, that runtime release is not installed: "
                       f"{', '.join(ids)}", markup=False)
             continue

@@ -138,9 +138,9 @@ class Source(Strict):
 
     runtime: bool = Field(
         default=False,
-        description="True when the raise site lies in the runtime's package (the profile's `runtime`, e.g. "
-        "torch), not the library's: the library's object reaches the runtime, which raises (torch.export on a "
-        "model that returns a cache). `path` is then relative to the runtime's repository, `release` is the "
+        description="True when the raise site lies in the runtime's package (the profile's `runtime`), "
+        "not the library's: the library's object reaches the runtime, which raises (an export "
+        "of a model that returns a cache). `path` is then relative to the runtime's repository, `release` is the "
         "installed runtime release, `module` (required) a module of the runtime's package, and the entry is "
         "verified upstream only (`targets: [upstream]`); `releases.raises` ranges over the library's releases.",
     )

@@ -72,7 +72,7 @@ def runtime_version(project: Project) -> str | None:
 
 
 def runtime_source_file(project: Project, release: str, path: str) -> Path | None:
-    """The runtime's file `path` (as in the runtime's repository: `torch/_functorch/...`), when the installed
+    """The runtime's file `path` (as in the runtime's repository: `<package>/sub/file.py`), when the installed
     runtime is `release` (a source with `runtime: true` is pinned to it): only ever a regular file inside
     one of the runtime's package folders."""
     from errorkb.plugs import runtime_for

@@ -264,7 +264,7 @@ def collect(entries: list[Entry], release: str, records: list[CheckRecord],
         same = kept is not None and kept.digest == digests[entry.id] and \
             _verdict(kept.before) == _verdict(verdicts.get(BEFORE))
         line: int | None
-        if entry.source.runtime:  # the runtime's file: every release's environment reuses this torch
+        if entry.source.runtime:  # the runtime's file: every release's environment reuses this runtime
             line = site.line if site else entry.source.line
         elif site is None and statement and kept is not None and same:
             line = kept.line
