@@ -599,6 +599,10 @@ def cmd_check(project: Project, args: argparse.Namespace) -> int:
     for warning in _twins(project, result):
         err.print(warning, markup=False)
     for release, ids in sorted(unchecked.items()):
+        if " " in release:  # a runtime's release (`<runtime> <release>`, a source with `runtime: true`): not installed
+            err.print(f"{release}: {len(ids)} pin(s) not checked, that runtime release is not installed: "
+                      f"{', '.join(ids)}", markup=False)
+            continue
         err.print(f"{project.library.dist} {release}: {len(ids)} pin(s) not checked, its environment is not built "
                   f"(run `errorkb matrix --environments-only`): {', '.join(ids)}", markup=False)
     if flagged:
@@ -777,7 +781,8 @@ def _build_environments(project: Project, loaded: list[LoadedEntry], args: argpa
     from errorkb.verify.targets import installed_version
 
     installed = installed_version(project.library)
-    pinned = {one.entry.source.release for one in loaded if one.entry.source.release}
+    pinned = {one.entry.source.release for one in loaded
+              if one.entry.source.release and not one.entry.source.runtime}  # a runtime's release is no library's
     releases = sort_releases(args.release or sorted(pinned - {installed}), "0")
     if shard:
         releases = matrix.shard_releases(releases, *shard)

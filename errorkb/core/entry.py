@@ -45,7 +45,9 @@ def _known_primitive(value: str) -> str:
 
 
 PrimitiveName = Annotated[str, AfterValidator(_known_primitive)]
-QualifiedName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_<>]*)*$")]
+# A nested function's part is `<locals>`, as Python's `__qualname__` writes it (`f.<locals>.g`).
+QualifiedName = Annotated[str, StringConstraints(
+    pattern=r"^[A-Za-z_][A-Za-z0-9_]*(\.([A-Za-z_][A-Za-z0-9_<>]*|<locals>\.[A-Za-z_][A-Za-z0-9_]*))*$")]
 ModuleName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")]
 # A file of the upstream repository: plain names joined by '/', ending in .py. The site reads that
 # file from the installed release and links to it, so no absolute path, no '.'/'..' part, and no
@@ -134,6 +136,24 @@ class Source(Strict):
         "own package, since the verifier imports it.",
     )
 
+    runtime: bool = Field(
+        default=False,
+        description="True when the raise site lies in the runtime's package (the profile's `runtime`), "
+        "not the library's: the library's object reaches the runtime, which raises (an export "
+        "of a model that returns a cache). `path` is then relative to the runtime's repository, `release` is the "
+        "installed runtime release, `module` (required) a module of the runtime's package, and the entry is "
+        "verified upstream only (`targets: [upstream]`); `releases.raises` ranges over the library's releases.",
+    )
+
+    @model_validator(mode="after")
+    def _runtime_is_pinned(self) -> Source:
+        if self.runtime and (self.module is None or self.release is None or self.commit is not None):
+            raise ValueError("runtime: true needs `module` (a module of the runtime's package) and `release` (the "
+                             "runtime release whose file it is), and no `commit`")
+        if self.runtime and self.user_code:
+            raise ValueError("runtime: true and user_code: true exclude each other")
+        return self
+
     @model_validator(mode="after")
     def _user_code_is_implicit(self) -> Source:
         if self.user_code and not self.implicit:
@@ -147,6 +167,8 @@ class Source(Strict):
         return self
 
     _links: SourceLinks = PrivateAttr(default_factory=SourceLinks)
+    _repository: str | None = PrivateAttr(default=None)  # the runtime's, for `runtime: true` (the loader sets it)
+    _owner: str | None = PrivateAttr(default=None)  # the runtime's name, for `runtime: true`
 
     @property
     def revision(self) -> str:
@@ -493,6 +515,11 @@ class Entry(Needs, Reviewed):
         default_factory=Diagnosis, description="What tells this error from others worded alike: typed placeholders, "
         "relations, frames, the direction of a release mismatch (docs/contributing.md, 'Diagnosis').")
     source: Source
+    targets: list[Literal["bundled", "upstream"]] | None = Field(
+        default=None, min_length=1,
+        description="The targets the entry's checks run on (default: every target a run asks for); on the "
+        "others they are recorded as not applicable. An entry whose `source.runtime` is true is ['upstream'].",
+    )
 
     meaning: Markdown
     trigger: Markdown
@@ -531,6 +558,13 @@ class Entry(Needs, Reviewed):
             raise ValueError(f"an entry of kind '{self.kind}' raises {' or '.join(allowed[self.kind])}, "
                              f"not {self.exception}")
         claim = self.releases.raises if self.releases else None
+        if self.source.runtime:  # its release is the runtime's; the library's releases are the claim's
+            if self.kind != "raise":
+                raise ValueError("source.runtime: true is for entries of kind 'raise'")
+            if claim is None:
+                raise ValueError("source.runtime: true needs releases.raises, the library releases that raise it "
+                                 "(source.release is the runtime's)")
+            return self
         if claim and self.source.release and not contains(claim, self.source.release):
             raise ValueError(f"source.release {self.source.release} is outside releases.raises ({claim}); "
                              "pin the source to a release that raises")
@@ -572,15 +606,26 @@ class Entry(Needs, Reviewed):
             found.append((index, wording))
         return found
 
-    def with_links(self, links: SourceLinks) -> Entry:
-        """This entry, its source links made as its library's repository makes them (the loader calls it)."""
+    def with_links(self, links: SourceLinks, runtime: tuple[str, str, str] | None = None) -> Entry:
+        """This entry, its source links made as its library's repository makes them (the loader calls it);
+        for a source with `runtime: true`, as the runtime's (`runtime`: its name, repository and tag format)."""
         self.source._links = links
+        if self.source.runtime and runtime is not None:
+            name, repository, tag = runtime
+            self.source._links = SourceLinks(url=links.url, tag=tag)
+            self.source._repository, self.source._owner = repository, name
         return self
+
+    @property
+    def source_owner(self) -> str | None:
+        """The runtime's name when the raise site lies in the runtime (`source.runtime`), else None."""
+        return self.source._owner
 
     @property
     def source_url(self) -> str:
         """Link to the raise line at the pinned commit, else at the release's tag."""
-        return self.source._links.link(self.library, self.source.revision, self.source.path, self.source.line)
+        repository = self.source._repository or self.library
+        return self.source._links.link(repository, self.source.revision, self.source.path, self.source.line)
 
     @property
     def source_host(self) -> str:
@@ -588,22 +633,32 @@ class Entry(Needs, Reviewed):
 
     def line_url(self, release: str, line: int) -> str:
         """Link to `line` of the source file at `release`'s tag (the version matrix's raise lines)."""
+        if self.source.runtime:  # the runtime's file, the same in every release's environment
+            return self.source_url
         links = self.source._links
         return links.link(self.library, links.revision(None, release), self.source.path, line)
 
-    def module_problems(self, library: str) -> list[tuple[tuple[str, ...], str]]:
+    def module_problems(self, library: str,
+                        runtime_packages: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], str]]:
         """(where, what is wrong) for each module the entry names outside the package `library`.
 
         The verifier imports what `source.module` and `api.owner` name, in the process that forks
         every check: only the library's own modules may be named, or an entry could have code of its
         own (a module in its snippet folder) run outside its check's jail. The zygote and the check
-        refuse such a module again (`errorkb/verify/inside/library.py`), whoever hands it over.
+        refuse such a module again (`errorkb/verify/inside/library.py`), whoever hands it over. A source
+        with `runtime: true` names a module of the runtime's packages (`runtime_packages`) instead.
         """
-        named = [(("source", "module"), self.source.module)] if self.source.module else []
+        named = [(("source", "module"), self.source.module)] if self.source.module and not self.source.runtime else []
         named += [(("api", "owner"), self.api.owner)] if self.api else []
-        return [(loc, f"{'.'.join(loc)}: '{module}' is not a module of {library}: an entry may only name the "
-                      f"library's own modules ({library} or {library}.*), which the verifier imports")
-                for loc, module in named if module != library and not module.startswith(library + ".")]
+        problems: list[tuple[tuple[str, ...], str]] = [
+            (loc, f"{'.'.join(loc)}: '{module}' is not a module of {library}: an entry may only name the "
+                  f"library's own modules ({library} or {library}.*), which the verifier imports")
+            for loc, module in named if not _inside(module, (library,))]
+        if self.source.runtime and self.source.module and not _inside(self.source.module, runtime_packages):
+            problems.append((("source", "module"), f"source.module: '{self.source.module}' is not a module of the "
+                             f"runtime's package ({', '.join(runtime_packages) or 'none'}): a source with "
+                             "runtime: true names a module of the runtime, which the verifier imports"))
+        return problems
 
     def snippet_files(self) -> list[tuple[Role, str]]:
         """(role, file name) of every snippet, in page order."""
@@ -627,6 +682,10 @@ class Entry(Needs, Reviewed):
         """(requires, without, runtime build) of one snippet: the entry's, then the snippet's own."""
         own = dict(self.snippets())[role]
         return [*self.requires, *own.requires], [*self.without, *own.without], own.build or self.build
+
+
+def _inside(module: str, packages: tuple[str, ...]) -> bool:
+    return any(module == package or module.startswith(package + ".") for package in packages)
 
 
 def library_folder(library: str) -> str:

@@ -195,7 +195,8 @@ def load_entry_file(path: Path, project: Project) -> tuple[LoadedEntry | None, l
         return None, problems
     entry, invalid = validate_entry(node, positions, where)
     problems += invalid
-    return (LoadedEntry(entry.with_links(project.library.links), path, positions, where) if entry else None), problems
+    return (LoadedEntry(entry.with_links(project.library.links, _runtime_links(project)), path, positions, where)
+            if entry else None), problems
 
 
 # -- stage 1: YAML ----------------------------------------------------------------------------
@@ -539,7 +540,8 @@ def cross_check(loaded: list[LoadedEntry], project: Project, unloaded: Collectio
         problems += _check_devices(one, project)
         problems += check_fields(one, where)
         problems += [Problem(where, *pos.of_value(loc), why)
-                     for loc, why in entry.module_problems(project.library.name)]
+                     for loc, why in entry.module_problems(project.library.name, _runtime_packages(project))]
+        problems += _check_runtime_source(one, project)
     ids = set(first_with_id)
     for one in loaded:
         for index, related in enumerate(one.entry.related):
@@ -662,6 +664,49 @@ def _check_devices(one: LoadedEntry, project: Project) -> list[Problem]:
         if reason:
             problems.append(Problem(where, *one.positions.of_value(loc),
                                     f"message too generic to tell this error from others: {reason}"))
+    return problems
+
+
+def _runtime_links(project: Project) -> tuple[str, str, str] | None:
+    """(name, repository, tag format) of the profile's runtime, for a source with `runtime: true`."""
+    from errorkb.plugs import runtime_for
+
+    try:
+        runtime = runtime_for(project.library.runtime)
+    except ValueError:  # an unknown runtime: the project's own problem, reported there
+        return None
+    repository, tag = getattr(runtime, "repository", None), getattr(runtime, "tag", None)
+    return (runtime.name, repository, tag) if repository and tag else None
+
+
+def _runtime_packages(project: Project) -> tuple[str, ...]:
+    from errorkb.plugs import runtime_for
+
+    return tuple(runtime_for(project.library.runtime).packages)
+
+
+def _check_runtime_source(one: LoadedEntry, project: Project) -> list[Problem]:
+    """A source whose raise site lies in the runtime's package (`source.runtime`): verified upstream only
+    (the bundled implementation reproduces the library's API, not what hands the runtime its objects), and
+    pinned to the runtime release installed here, which the verifier watches and drift reads (the runtime's
+    version is read from its distribution's metadata, never by importing it)."""
+    from errorkb.plugs import runtime_for
+
+    entry, pos, where = one.entry, one.positions, one.named(project)
+    if not entry.source.runtime:
+        return []
+    runtime = runtime_for(project.library.runtime)
+    problems = []
+    if entry.targets != ["upstream"]:
+        at = pos.of_value(("targets",)) if entry.targets else pos.of_value(("source", "runtime"))
+        problems.append(Problem(where, *at, "source.runtime: true is verified upstream only: set `targets: "
+                                            "[upstream]` (the bundled implementation has no code that hands "
+                                            f"{runtime.name} the library's objects)"))
+    installed = runtime.version().split("+")[0]  # the public release: 2.13.0 of 2.13.0+cpu
+    if installed != "absent" and entry.source.release != installed:
+        problems.append(Problem(where, *pos.of_value(("source", "release")),
+                                f"source.release {entry.source.release} is not the installed {runtime.name} "
+                                f"({installed}): a runtime source is pinned to the runtime the checks run on"))
     return problems
 
 

@@ -79,13 +79,15 @@ def wordings_of(entry: Entry) -> tuple[Wording, ...]:
     """Stage 1: the entry's main wording, then each of its `also_seen_as`; `own` when the library's
     own raise prints it (its raising frame is the library's by design)."""
     names = names_of(entry)
-    own_main = entry.kind == "raise" and not entry.source.implicit
+    # A raise site in the runtime (`source.runtime`) prints its words for whatever object reached it, the
+    # library's or not: they are the runtime's, and tie the entry only with other evidence (`recognised_by`).
+    own_main = entry.kind == "raise" and not entry.source.implicit and not entry.source.runtime
     found = [Wording(entry.message, entry.exception, words=own_main or _names_in(entry.message, names), own=own_main,
                      main=True)]
     for one in entry.also_seen_as:
         # A wording raised by a function of the library's is its own text, unless the entry's error is
         # raised by Python or the runtime under that function (`source.implicit`): then the words are theirs.
-        own = one.function is not None and not entry.source.implicit
+        own = one.function is not None and not entry.source.implicit and not entry.source.runtime
         found.append(Wording(one.message, one.exception or entry.exception, one.releases, one.device, one.note,
                              words=own or _names_in(one.message, names), own=own, main=False))
     return tuple(found)
@@ -202,7 +204,9 @@ def index_item(entry: Entry, library: LibraryProfile, url: str, by_release: dict
         "fix": fix_of(entry),
         "show": {"meaning": entry.meaning, "trigger": entry.trigger,
                  "solutions": [solution.title for solution in entry.solutions],
-                 "after": shown_fix, "source": entry.source_url, "pinned": entry.source.release,
+                 "after": shown_fix, "source": entry.source_url,
+                 # the library release it was verified at: a runtime source's own release is the runtime's
+                 "pinned": library.release if entry.source.runtime else entry.source.release,
                  "raises": releases.raises if releases else None, "related": list(entry.related)},
     }
 

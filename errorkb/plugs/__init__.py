@@ -54,6 +54,8 @@ class Runtime(Protocol):
     generic_messages: tuple[str, ...]  # templates the runtime words alike for every error of a kind
     packages: tuple[str, ...]  # its import packages (a sandbox binds their folders read-only)
     env_prefixes: tuple[str, ...]  # environment variables the runtime reads (passed into a sandbox)
+    repository: str  # owner/name of its source repository, for a raise site in it (`source.runtime`)
+    tag: str  # how that repository names a release's tag, e.g. 'v{release}'
 
     def version(self) -> str: ...
     def build(self) -> str: ...

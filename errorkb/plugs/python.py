@@ -15,6 +15,8 @@ class PythonRuntime:
     generic_messages: tuple[str, ...] = ()
     packages: tuple[str, ...] = ()
     env_prefixes: tuple[str, ...] = ()
+    repository = "python/cpython"
+    tag = "v{release}"
 
     def version(self) -> str:
         return platform.python_version()

@@ -25,6 +25,8 @@ class TorchRuntime:
     # Any device-side failure reads so; the words after the colon are what identify it.
     generic_messages = ("CUDA error: {a}", "CUDA out of memory. {a}")
     packages = ("torch",)
+    repository = "pytorch/pytorch"  # where a raise site in torch (an entry's `source.runtime`) is linked
+    tag = "v{release}"
     env_prefixes = ("TORCH", "PYTORCH_", "CUDA_", "NVIDIA_", "CUBLAS_", "CUDNN_", "NCCL_")
 
     # -- in the harness, without importing torch ----------------------------------------------

@@ -60,7 +60,7 @@ from errorkb.site.names import SCHEMA_JSON as SCHEMA_JSON
 from errorkb.site.names import TAGS as TAGS
 from errorkb.site.names import VERIFICATION as VERIFICATION
 from errorkb.source.coverage import Coverage
-from errorkb.source.upstream import read_source, source_file
+from errorkb.source.upstream import pinned_file, read_source
 
 __all__ = ["EntryPage", "build_pages", "render_entry", "render_index", "render_by_exception", "render_by_api",
            "render_verification", "entry_document", "index_document", "inert", "badges", "captured_error"]
@@ -246,7 +246,7 @@ def source_excerpt(project: Project, entry: Entry, before: int = 8, after: int =
     without the repository storing a copy of it."""
     if entry.source.release is None:
         return None
-    path = source_file(project, entry.source.release, entry.source.path)
+    path = pinned_file(project, entry.source.release, entry.source.path, entry.source.runtime)
     lines = _file_lines(path) if path else None
     if not lines or entry.source.line > len(lines):
         return None

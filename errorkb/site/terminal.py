@@ -122,7 +122,8 @@ def _releases(page: render.EntryPage) -> RenderableType:
     if measured and measured.fixed_in:
         rows.append(("fixed in", measured.fixed_in))
     if entry.source.release:
-        rows.append(("pinned", f"{entry.source.release}: {entry.source.path}:{entry.source.line} "
+        owner = f"{entry.source_owner} " if entry.source_owner else ""  # a raise site in the runtime
+        rows.append(("pinned", f"{owner}{entry.source.release}: {entry.source.path}:{entry.source.line} "
                                f"({entry.source.function})"))
     table = Table(show_header=False, box=None, pad_edge=False)
     table.add_column(style="dim")

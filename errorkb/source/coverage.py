@@ -69,7 +69,9 @@ def coverage(loaded: list[LoadedEntry], project: Project) -> Coverage:
         exempt = {e.line: e.reason for e in project.coverage.exempt if (e.path or project.library.follow[0]) == path}
         problems += exemption_problems(found, exempt, project)
     followed = {(path, release) for path in project.library.follow}
-    others = sorted({(e.source.path, e.source.release) for e in entries if e.source.release} - followed)
+    # A runtime's raise site (`source.runtime`) is no site of the library's files: left out.
+    others = sorted({(e.source.path, e.source.release) for e in entries
+                     if e.source.release and not e.source.runtime} - followed)
     for path, other_release in others:
         found = _file_coverage(project, entries, path, other_release or release, followed=False)
         if found is not None:
@@ -80,8 +82,8 @@ def coverage(loaded: list[LoadedEntry], project: Project) -> Coverage:
 def _file_coverage(project: Project, entries: list[Entry], path: str, release: str,
                    followed: bool) -> FileCoverage | None:
     # A removed name or a changed signature has no raise site: its pin is the replacement's definition.
-    pinned = [entry for entry in entries
-              if entry.source.path == path and entry.source.release == release and entry.kind == "raise"]
+    pinned = [entry for entry in entries if entry.source.path == path and entry.source.release == release
+              and entry.kind == "raise" and not entry.source.runtime]
     found = source_file(project, release, path)
     text = read_source(found) if found else None
     exempt = {e.line: e.reason for e in project.coverage.exempt if (e.path or project.library.follow[0]) == path} \

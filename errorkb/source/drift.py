@@ -18,7 +18,7 @@ from errorkb.core.load import LoadedEntry
 from errorkb.core.problems import Problem
 from errorkb.core.project import Project
 from errorkb.source.raise_sites import FunctionSpan, RaiseSite, functions, raise_sites
-from errorkb.source.upstream import package_folder, read_source, source_file
+from errorkb.source.upstream import package_folder, pinned_file, read_source, runtime_version, source_file
 
 
 @dataclass(frozen=True)
@@ -37,9 +37,10 @@ class SourceIndex:
             return None
 
     @classmethod
-    def read(cls, project: Project, release: str, path: str) -> SourceIndex | None:
-        """The index of `path` at `release`, where that release's source lies here."""
-        found = source_file(project, release, path)
+    def read(cls, project: Project, release: str, path: str, runtime: bool = False) -> SourceIndex | None:
+        """The index of `path` at `release`, where that release's source lies here (the runtime's, for a
+        source with `runtime: true`: the installed runtime's file, when it is that release)."""
+        found = pinned_file(project, release, path, runtime)
         text = read_source(found) if found else None
         return cls.of(text) if text is not None else None
 
@@ -60,7 +61,7 @@ def pinned_problems(loaded: list[LoadedEntry], project: Project) -> list[Problem
 def check_pins(loaded: list[LoadedEntry], project: Project) -> PinCheck:
     problems = []
     unchecked: dict[str, list[str]] = {}
-    indexes: dict[tuple[str, str], SourceIndex | None] = {}
+    indexes: dict[tuple[str, str, bool], SourceIndex | None] = {}
     for one in loaded:
         entry = one.entry
         line, col = one.positions.of_value(("source", "line"))
@@ -70,9 +71,18 @@ def check_pins(loaded: list[LoadedEntry], project: Project) -> PinCheck:
                                                       "add the release whose file equals the pinned commit's"))
             continue
         key = (entry.source.release, entry.source.path)
-        if key not in indexes:
-            indexes[key] = SourceIndex.read(project, *key)
-        index = indexes[key]
+        runtime = entry.source.runtime
+        if (*key, runtime) not in indexes:
+            indexes[(*key, runtime)] = SourceIndex.read(project, *key, runtime=runtime)
+        index = indexes[(*key, runtime)]
+        if index is None and runtime:
+            installed = runtime_version(project)
+            if installed != entry.source.release:  # the loader refuses it when installed; absent: not checked
+                unchecked.setdefault(f"{project.library.runtime} {entry.source.release}", []).append(entry.id)
+                continue
+            problems.append(Problem(where, line, col, f"source.path {entry.source.path} is not a file of the "
+                                                      f"installed {project.library.runtime} {installed}"))
+            continue
         if index is None:
             if project.library.package_path(entry.source.path) is None:
                 message = (f"source.path {entry.source.path} is not a file of the {project.library.name} package "

@@ -63,6 +63,38 @@ def source_file(project: Project, release: str, path: str) -> Path | None:
     return _inside_package(folder, inside)
 
 
+def runtime_version(project: Project) -> str | None:
+    """The installed runtime's public release (2.13.0 of 2.13.0+cpu), read without importing it; None when absent."""
+    from errorkb.plugs import runtime_for
+
+    version = runtime_for(project.library.runtime).version()
+    return None if version == "absent" else version.split("+")[0]
+
+
+def runtime_source_file(project: Project, release: str, path: str) -> Path | None:
+    """The runtime's file `path` (as in the runtime's repository: `<package>/sub/file.py`), when the installed
+    runtime is `release` (a source with `runtime: true` is pinned to it): only ever a regular file inside
+    one of the runtime's package folders."""
+    from errorkb.plugs import runtime_for
+
+    parts = PurePosixPath(path).parts
+    if runtime_version(project) != release or len(parts) < 2 \
+            or parts[0] not in runtime_for(project.library.runtime).packages:
+        return None
+    try:
+        spec = importlib.util.find_spec(parts[0])
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return _inside_package(Path(next(iter(spec.submodule_search_locations))), str(PurePosixPath(*parts[1:])))
+
+
+def pinned_file(project: Project, release: str, path: str, runtime: bool = False) -> Path | None:
+    """The file a source pins: the library's (`source_file`), or the runtime's for `source.runtime`."""
+    return runtime_source_file(project, release, path) if runtime else source_file(project, release, path)
+
+
 def read_source(path: Path) -> str | None:
     """The text of a source file, or None when it is not readable UTF-8 text."""
     try:

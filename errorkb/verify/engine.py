@@ -196,6 +196,11 @@ class Verifier:
         return self.fingerprints[label]
 
     def reason_not_run(self, check: Check) -> Verdict | None:
+        if check.entry.targets is not None and check.target not in check.entry.targets:
+            return not_run(Code.NOT_APPLICABLE, f"the entry is verified on {', '.join(check.entry.targets)} only"
+                                                + (f": its raise site lies in {self.library.runtime}, reached through "
+                                                   f"{self.library.name}'s real code" if check.entry.source.runtime
+                                                   else ""))
         if self.upstream is Upstream.PINNED and not applicable(check, self.library):
             return not_run(Code.NOT_APPLICABLE, f"{self.library.name} {check.release} does not raise this error "
                                                 f"(it raises in {_claim(check)})")
@@ -379,7 +384,8 @@ def applicable(check: Check, library: LibraryProfile) -> bool:
     claim = check.entry.raises_at(check.release)
     if claim is not None:
         return claim
-    return check.entry.source.release in (None, check.release) or check.target == UPSTREAM
+    return check.entry.source.release in (None, check.release) or check.target == UPSTREAM \
+        or check.entry.source.runtime
 
 
 def _claim(check: Check) -> str:

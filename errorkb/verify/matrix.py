@@ -263,7 +263,10 @@ def collect(entries: list[Entry], release: str, records: list[CheckRecord],
         kept = earlier.get(entry.id)
         same = kept is not None and kept.digest == digests[entry.id] and \
             _verdict(kept.before) == _verdict(verdicts.get(BEFORE))
-        if site is None and statement and kept is not None and same:
+        line: int | None
+        if entry.source.runtime:  # the runtime's file: every release's environment reuses this runtime
+            line = site.line if site else entry.source.line
+        elif site is None and statement and kept is not None and same:
             line = kept.line
         else:
             index = indexes(entry.source.path) if statement and not site else None

@@ -113,7 +113,8 @@ def check_release(entry: Entry, target: str, library: LibraryProfile, upstream: 
     installed), else at the entry's pinned release."""
     if target == BUNDLED:
         return library.release
-    return upstream or entry.source.release or library.release
+    pinned = None if entry.source.runtime else entry.source.release  # a runtime source pins the runtime's
+    return upstream or pinned or library.release
 
 
 def plan(loaded: list[LoadedEntry], project: Project, targets: list[str], devices: list[str],

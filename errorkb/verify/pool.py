@@ -35,7 +35,9 @@ from pathlib import Path
 from typing import Any
 
 from errorkb.core.project import LibraryProfile
+from errorkb.plugs import runtime_for
 from errorkb.verify.inside.jail import TIMER_MARGIN_S
+from errorkb.verify.inside.library import module_problem, runtime_module
 from errorkb.verify.inside.spec import CheckSpec, ZygoteConfig
 from errorkb.verify.inside.stem import startup_signature
 from errorkb.verify.plan import Check
@@ -83,8 +85,11 @@ class Zygote:
         self.key = (target, device, module, str(python))
         self.log = scratch / f"zygote-{target}-{device}-{os.getpid()}-{id(self)}.log"
         self.sandboxed = sandbox is not None  # its pids are the sandbox's: never kill them from here
+        # A module of the runtime's package is one only an entry with `source.runtime` names (the loader's rule).
+        runtime_site = device != "cpu" and module_problem(module, library.name) is not None \
+            and runtime_module(module, runtime_for(library.runtime).packages)
         config = ZygoteConfig(target=target, device=device, module=module, library=library_spec(library),
-                              preload=tuple(preload), jail=self.sandboxed)
+                              preload=tuple(preload), jail=self.sandboxed, runtime_site=runtime_site)
         self.stem = stem
         self.process: subprocess.Popen[bytes] | _Forked | None = None
         if stem is None:

@@ -125,6 +125,7 @@ def check_spec(check: Check, library: LibraryProfile, preload: list[str] | None 
         api=ApiSpec(owner=entry.api.owner, name=entry.api.name) if entry.api else None,
         callbacks=entry.source.user_code or any(allowed.primitive == "callback"
                                                 for allowed in entry.allowances(check.role)),
+        runtime_site=entry.source.runtime,
         output_cap=OUTPUT_CAP, memory_limit=MEMORY_LIMIT, preload=tuple(preload or []),
     )
 

@@ -141,7 +141,8 @@ def _config(lib: types.ModuleType, folder: Path, fd: int, counter: dict | None) 
         probe = ([True].__len__, ((counter.copy, (), ("allocated",)),))
     return {
         "fd": fd, "sha256": "0" * 64, "device": "fake",
-        "slots": [{"label": "work", "kind": "function", "code": code, "function": function, "owner": lib,
+        "slots": [{"label": "work", "kind": "function", "code": code, "function": function, "function_code": code,
+                   "owner": lib,
                    "name": "work", "raw": function, "globals": function.__globals__,
                    "reads": [(vars(__import__("builtins")), "len", len, "builtins.len")],
                    "normal": [i.offset for i in dis.get_instructions(code) if i.opname == "RETURN_VALUE"],

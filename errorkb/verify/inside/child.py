@@ -56,7 +56,15 @@ from typing import Any, NoReturn
 
 from errorkb.plugs import Runtime, runtime_for
 from errorkb.verify.inside import identity, observer, seal, seccomp
-from errorkb.verify.inside.library import activate, module_outside_target, module_problem, package_dirs, target_roots
+from errorkb.verify.inside.library import (
+    activate,
+    module_outside_target,
+    module_problem,
+    package_dirs,
+    runtime_module,
+    runtime_roots,
+    target_roots,
+)
 from errorkb.verify.inside.spec import CheckSpec, LibrarySpec
 
 _real_exit = os._exit  # the snippet may replace or wrap os._exit; we never use its version
@@ -82,7 +90,7 @@ class Prepared:
 
 
 _activated: dict[str, Prepared] = {}  # target → the runtime and library it loaded, or why not
-_prepared: dict[tuple[str, str], Prepared] = {}  # (target, module) → what `prepare` found, reused by a zygote's forks
+_prepared: dict[tuple[str, str, bool], Prepared] = {}  # (target, module, runtime site) → what `prepare` found
 
 
 def main(argv: list[str]) -> int:
@@ -118,16 +126,18 @@ def limit(spec: CheckSpec) -> None:
         faulthandler.register(getattr(signal, name), file=sys.stderr, chain=True)
 
 
-def prepare(target: str, module: str, library: LibrarySpec, preloads: tuple[str, ...] = ()) -> Prepared:
+def prepare(target: str, module: str, library: LibrarySpec, preloads: tuple[str, ...] = (),
+            runtime_site: bool = False) -> Prepared:
     """Activate the target and load the runtime (once per process), then import the target module
     (once per module: a CPU zygote serves every module of its target, importing each on first use).
 
     `module` is imported only when it is a module of the library's own package, and kept only when
     its file lies in the target: nothing an entry names runs outside the check's jail otherwise.
     `preloads` names extra library modules or attributes the snippets import, so a zygote's
-    children find them loaded.
+    children find them loaded. `runtime_site` (an entry's `source.runtime`): `module` is instead a module of
+    the runtime's packages, kept only when its file lies in them.
     """
-    key = (target, module)
+    key = (target, module, runtime_site)
     if key in _prepared:
         return _prepared[key]
     base = _activated.get(target)
@@ -142,13 +152,17 @@ def prepare(target: str, module: str, library: LibrarySpec, preloads: tuple[str,
     if base.error is not None:
         _prepared[key] = base
         return base
-    refused = module_problem(module, library.name)
+    packages = tuple(base.runtime.packages) if base.runtime is not None else ()
+    refused = module_problem(module, library.name) if not runtime_site else \
+        None if runtime_module(module, packages) else \
+        f"'{module}' is not a module of the runtime's package ({', '.join(packages) or 'none'})"
     if refused is not None:
         _prepared[key] = Prepared(error=f"source.module {refused}")
         return _prepared[key]
     try:
         loaded = importlib.import_module(module)
-        outside = module_outside_target(module, target_roots(target, library))
+        outside = module_outside_target(module, runtime_roots(packages) if runtime_site
+                                        else target_roots(target, library))
         if outside is not None:
             _prepared[key] = Prepared(error=f"source.module {outside}")
             return _prepared[key]
@@ -164,13 +178,13 @@ def prepare(target: str, module: str, library: LibrarySpec, preloads: tuple[str,
     return _prepared[key]
 
 
-def is_prepared(target: str, module: str) -> bool:
-    return (target, module) in _prepared
+def is_prepared(target: str, module: str, runtime_site: bool = False) -> bool:
+    return (target, module, runtime_site) in _prepared
 
 
-def runtime_preloads(target: str, module: str, library: LibrarySpec) -> list[str]:
+def runtime_preloads(target: str, module: str, library: LibrarySpec, runtime_site: bool = False) -> list[str]:
     """What the runtime wants preloaded for the target module's source (see the plug)."""
-    prepared = prepare(target, module, library)
+    prepared = prepare(target, module, library, runtime_site=runtime_site)
     loaded = sys.modules.get(module)
     if prepared.error is not None or prepared.runtime is None or loaded is None:
         return []
@@ -199,7 +213,7 @@ def preload(name: str) -> None:
 def observe(spec: CheckSpec, sealer: Any) -> None:
     started = time.perf_counter()
     sha256 = hashlib.sha256(spec.source).hexdigest()
-    prepared = prepare(spec.target, spec.module, spec.library, spec.preload)
+    prepared = prepare(spec.target, spec.module, spec.library, spec.preload, spec.runtime_site)
     if prepared.error is not None or prepared.runtime is None or prepared.library is None:
         early_end(spec, sealer, sha256, "setup-failed", error=prepared.error)
     runtime: Runtime = prepared.runtime
@@ -208,6 +222,8 @@ def observe(spec: CheckSpec, sealer: Any) -> None:
     if not runtime.device_available(prepared.loaded, spec.device):
         early_end(spec, sealer, sha256, "no-device", environment=env)
     roots = target_roots(spec.target, library)
+    # Where a watched function's code must lie: the target's, or for a runtime site the runtime's packages.
+    watched_roots = runtime_roots(runtime.packages) if spec.runtime_site else roots
     labels = [spec.function, *[name for name in spec.functions if name != spec.function]]
     resolved = {label: resolve(spec.module, label) for label in labels}
     # A removed name's or a changed signature's before needs no replacement to exist: it shows the old call.
@@ -215,7 +231,7 @@ def observe(spec: CheckSpec, sealer: Any) -> None:
         early_end(spec, sealer, sha256, "no-function", environment=env,
                   error=f"{spec.function} is not defined in {spec.module}")
     for label, found in list(resolved.items()):  # a watched function is the library's code, or nothing is watched
-        if found is not None and not found[3].co_filename.startswith(tuple(roots)):
+        if found is not None and not found[3].co_filename.startswith(tuple(watched_roots)):
             if label != spec.function:  # another wording's, generated here (4.38-4.43's dataclass Cache.__init__):
                 resolved[label] = None  # unwatched, so that wording cannot be the one that matched
                 continue
@@ -298,7 +314,9 @@ def slot(label: str, found: tuple[object, str, object, CodeType], label_kind: st
     function = _plain_function(raw)
     globals_ = function.__globals__ if function is not None else {}
     normal = [ins.offset for ins in dis.get_instructions(code) if ins.opname in _RETURNS]
+    # `function_code`: the function object's own code, which stays `code` unless `code` is nested in it.
     return {"label": label, "kind": label_kind, "code": code, "function": function, "owner": owner, "name": name,
+            "function_code": function.__code__ if function is not None else None,
             "raw": raw, "globals": globals_, "reads": _reads(code, globals_), "normal": normal,
             "ops": code.co_code, "defaults": function.__defaults__ if function else None,
             "kwdefaults": function.__kwdefaults__ if function else None}
@@ -502,14 +520,34 @@ def resolve(module_name: str, qualname: str) -> tuple[object, str, object, CodeT
         owner: object = importlib.import_module(module_name)
     except Exception:
         return None
-    parts = qualname.split(".")
+    outer, nested, _ = qualname.partition(".<locals>.")
+    parts = outer.split(".")
     for part in parts[:-1]:
         owner = inspect.getattr_static(owner, part, None)
         if owner is None:
             return None
     raw = inspect.getattr_static(owner, parts[-1], None)
     function = _plain_function(raw)
-    return (owner, parts[-1], raw, function.__code__) if function is not None else None
+    if function is None:
+        return None
+    if not nested:
+        return owner, parts[-1], raw, function.__code__
+    # A nested function (`f.<locals>.g`) has no object before `f` runs: its code, a constant of the
+    # enclosing function's code, is what is watched; the enclosing function is the object (its place
+    # in the module, its code and globals) that the tamper checks hold, as they hold a method's.
+    code = _nested_code(function.__code__, qualname)
+    return (owner, parts[-1], raw, code) if code is not None else None
+
+
+def _nested_code(code: CodeType, qualname: str) -> CodeType | None:
+    """The code object named `qualname` among the constants of `code` and of the code nested in it."""
+    for constant in code.co_consts:
+        if isinstance(constant, CodeType):
+            if constant.co_qualname == qualname:
+                return constant
+            if qualname.startswith(constant.co_qualname + ".<locals>."):
+                return _nested_code(constant, qualname)
+    return None
 
 
 def early_end(spec: CheckSpec, sealer: Any, sha256: str, status: str, slots: list[list[str]] | None = None,

@@ -124,6 +124,23 @@ def module_problem(module: str, library: str) -> str | None:
     return f"'{module}' is not a module of {library}: an entry may only name the library's own modules"
 
 
+def runtime_module(module: str, packages: tuple[str, ...]) -> bool:
+    """Whether `module` is a module of the runtime's packages (a source with `runtime: true` names one)."""
+    return all(part.isidentifier() for part in module.split(".")) \
+        and any(module == package or module.startswith(package + ".") for package in packages)
+
+
+def runtime_roots(packages: tuple[str, ...]) -> list[str]:
+    """The folders of the runtime's packages, as found and with links resolved, each ending in '/'."""
+    roots: list[str] = []
+    for name in packages:
+        for location in package_dirs(name):
+            for form in (str(location), str(location.resolve())):
+                if form + "/" not in roots:
+                    roots.append(form + "/")
+    return roots
+
+
 def module_outside_target(module: str, roots: list[str]) -> str | None:
     """After importing `module`: why its file does not lie in the target's folders, or None."""
     loaded = sys.modules.get(module)

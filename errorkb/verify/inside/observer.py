@@ -1348,7 +1348,7 @@ def _p_end_checks() -> None:
     _p_scan_shadows()
     for slot in _S["slots"]:
         function = slot["function"]
-        if function is not None and _c_func_code(function) is not slot["code"]:
+        if function is not None and _c_func_code(function) is not slot["function_code"]:
             _p_tamper("replaced", slot["label"] + " (its code)")
     for label, owner, name, raw in _S["owners"]:
         if _p_is_module(owner):

@@ -62,6 +62,7 @@ class CheckSpec:
     library: LibrarySpec
     api: ApiSpec | None = None
     callbacks: bool = False  # the entry declares that the watched call runs the snippet's own code
+    runtime_site: bool = False  # `source.runtime`: `module` and `function` are the runtime's, not the library's
     output_cap: int = 1 << 20
     memory_limit: int | None = None  # address space of the process, on CPU
     cpu_seconds: float | None = None  # CPU time of the process (the check's time limit)
@@ -153,6 +154,7 @@ class ZygoteConfig:
     preload: tuple[str, ...] = ()
     jail: bool = False  # inside the sandbox: each check gets a jail of its own
     importers: tuple[str, ...] = ()  # forked from a stem: the modules that load its shared ones here
+    runtime_site: bool = False  # `module` is the runtime's (an entry's `source.runtime`), on a device
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)

@@ -64,10 +64,10 @@ def run(config: ZygoteConfig, requests: int, replies: TextIO, unshared: str | No
     from errorkb.verify.inside import child, jail
 
     if unshared is None:
-        prepared = child.prepare(config.target, config.module, config.library, config.preload)
+        prepared = child.prepare(config.target, config.module, config.library, config.preload, config.runtime_site)
         error = prepared.error
         if error is None and config.device == "cpu":  # on a device, import no more than needed
-            for name in child.runtime_preloads(config.target, config.module, config.library):
+            for name in child.runtime_preloads(config.target, config.module, config.library, config.runtime_site):
                 child.preload(name)
         missing = [name for name in config.importers if name not in sys.modules]
         if error is None and missing:
@@ -91,10 +91,10 @@ def _prepare(child: ModuleType, spec: CheckSpec) -> None:
     """A CPU zygote serves every module of its target: import the check's module here, once, before
     the first fork that needs it (what fails is the check's setup failure, reported by the check;
     a module outside the library's package is never imported: `child.prepare`)."""
-    if spec.device != "cpu" or child.is_prepared(spec.target, spec.module):
+    if spec.device != "cpu" or child.is_prepared(spec.target, spec.module, spec.runtime_site):
         return
-    if child.prepare(spec.target, spec.module, spec.library, spec.preload).error is None:
-        for name in child.runtime_preloads(spec.target, spec.module, spec.library):
+    if child.prepare(spec.target, spec.module, spec.library, spec.preload, spec.runtime_site).error is None:
+        for name in child.runtime_preloads(spec.target, spec.module, spec.library, spec.runtime_site):
             child.preload(name)
     gc.freeze()
 
