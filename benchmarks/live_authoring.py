@@ -18,7 +18,7 @@ Goal: the incremental rebuild under 1 s at 100 entries and under 2 s at 1,000 (w
 the author waits; CPU time beside it, since this machine is shared). The file watcher's own
 delay before the rebuild starts is not included.
 
-    .venv/bin/python benchmarks/live_authoring.py [--entries 100 1000] [--repeat 3] [--no-dirty]
+    .venv/bin/python benchmarks/live_authoring.py [--entries 100 1000] [--repeat 3] [--no-dirty] [--no-freeze]
 """
 
 from __future__ import annotations
@@ -101,10 +101,16 @@ def build(config_file: Path, site_dir: Path, command: str) -> Timing:
     return wall, cpu, collections
 
 
+FREEZE = True  # `errorkb.site.live.Survivors`: the kept state frozen out of the collector's generations
+
+
 def start_serving(config_file: Path) -> None:
     from mkdocs.config import load_config
 
-    load_config(str(config_file)).plugins.on_startup(command="serve", dirty=DIRTY)
+    plugins = load_config(str(config_file)).plugins
+    plugins.on_startup(command="serve", dirty=DIRTY)
+    if not FREEZE:  # the collector as before `Survivors`: every full collection scans the kept state
+        plugins["errorkb"]._survivors = None
 
 
 def saves(folder: Path, index: int) -> list[tuple[str, Callable[[int], str]]]:
@@ -151,7 +157,7 @@ def measure(entries: int, repeat: int) -> tuple[list[tuple[str, list[Timing]]], 
         site_dir = folder / "site"
         start_serving(config)
         first = build(config, site_dir, "serve")
-        print(f"\n{entries} entries, mkdocs serve{' --dirty' if DIRTY else ''}: first build {first[0]:.1f} s wall, {first[1]:.1f} s CPU "
+        print(f"\n{entries} entries, mkdocs serve{' --dirty' if DIRTY else ''}{'' if FREEZE else ', no freezing'}: first build {first[0]:.1f} s wall, {first[1]:.1f} s CPU "
               f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
         page = site_dir / "errors" / "transformers" / ENTRY.format(entries // 2) / "index.html"
         rows, n = [], 0
@@ -187,9 +193,11 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--no-dirty", action="store_true", help="serve without --dirty (the site folder emptied and "
                         "written again on every rebuild)")
+    parser.add_argument("--no-freeze", action="store_true", help="hold off the freezing of the kept state "
+                        "between rebuilds (live.Survivors): the garbage collector as before it, for a side-by-side run")
     args = parser.parse_args()
-    global DIRTY
-    DIRTY = not args.no_dirty
+    global DIRTY, FREEZE
+    DIRTY, FREEZE = not args.no_dirty, not args.no_freeze
     logging.getLogger("mkdocs").setLevel(logging.ERROR)
     goals = {100: 1.0, 1000: 2.0}
     for entries in args.entries:
@@ -205,7 +213,8 @@ def main() -> int:
                   f"   {wall_e / wall:9.1f}x wall {cpu_e / cpu:6.1f}x CPU  {ok}")
         print(f"  {'everything rebuilt (before)':<28} {wall_e:8.2f} {cpu_e:8.2f} {gc_columns(everything)}")
         print("  (GC s: seconds in the garbage collector during the fastest rebuild; full GCs: generation-2 "
-              "collections per rebuild, mean of the repeats, and their mean seconds)")
+              "collections per rebuild, mean of the repeats, and their mean seconds; with freezing, they scan only "
+              "what is not frozen, one of them the collection at the start of each rebuild)")
     print(f"\n(best of {args.repeat} per row; load average now {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
     return 0
 
