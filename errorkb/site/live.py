@@ -56,10 +56,10 @@ by `mkdocs build`), make a build cost what changed:
 7. `Survivors`: the garbage collector under `mkdocs serve`. What the memos above keep, with
    MkDocs, Material and every module imported, is some 300,000 objects at 1,000 entries that live
    across builds; Python's full (generation-2) collection scans every one of them, and a rebuild
-   ran about one (0.2-0.9 s of a 2-3 s rebuild, growing with the knowledge base), to find a few
-   hundred objects of garbage. At the start of each rebuild, once every plugin has let go of the
-   last build's pages, the collector frees what that build left (scanning only what is not
-   frozen: about 30,000 objects) and freezes the survivors (`gc.freeze`: the kept state leaves the
+   ran 0.3-1.0 of them (0.2-0.9 s each, growing with the knowledge base), to find a few hundred
+   objects of garbage. At the start of each rebuild, once every plugin has let go of the last
+   build's pages, the collector frees what that build left (scanning only what is not frozen:
+   22,000-56,000 objects at 1,000 entries) and freezes the survivors (`gc.freeze`: the kept state leaves the
    generations the collector scans). A frozen object that becomes garbage in a cycle is not freed
    while frozen, so the frozen set may only grow by a quarter (Python's own measure for a full
    collection: `long_lived_pending > long_lived_total / 4`) over what the last full collection left,
