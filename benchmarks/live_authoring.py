@@ -9,7 +9,8 @@ scripts/serve.sh's `mkdocs serve --dirty`; `--no-dirty`: as plain `mkdocs serve`
 - a first build (everything made; not timed against anything);
 - then, each save in turn, the incremental rebuild that follows it: an entry's prose, one of its
   snippets, its title (which the lists show), and its record in the report, the changed entry's
-  page checked to show the change;
+  page checked to show the change, with the garbage collector's share (`gc.callbacks`: seconds in
+  collections, and the full collections, which scan every object the process keeps);
 - then the same rebuild with the plugin making and MkDocs writing everything (as it did before, and as `mkdocs
   build` does), the ratio beside each row.
 
@@ -17,12 +18,13 @@ Goal: the incremental rebuild under 1 s at 100 entries and under 2 s at 1,000 (w
 the author waits; CPU time beside it, since this machine is shared). The file watcher's own
 delay before the rebuild starts is not included.
 
-    .venv/bin/python benchmarks/live_authoring.py [--entries 100 1000] [--repeat 3] [--no-dirty]
+    .venv/bin/python benchmarks/live_authoring.py [--entries 100 1000] [--repeat 3] [--no-dirty] [--no-freeze]
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import logging
 import os
@@ -52,25 +54,63 @@ def make_site(folder: Path, entries: int) -> Path:
 DIRTY = True  # as scripts/serve.sh runs it: `mkdocs serve --dirty`
 
 
-def build(config_file: Path, site_dir: Path, command: str) -> tuple[float, float]:
+class Collections:
+    """The garbage collector's work during one rebuild (`gc.callbacks`): the collections of each
+    generation and the seconds spent in them, the full (generation 2) ones apart."""
+
+    def __init__(self) -> None:
+        self.seconds = self.full_seconds = 0.0
+        self.counts = [0, 0, 0]
+        self._started = 0.0
+
+    def __call__(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._started = time.perf_counter()
+            return
+        took = time.perf_counter() - self._started
+        self.seconds += took
+        self.counts[info["generation"]] += 1
+        if info["generation"] == 2:
+            self.full_seconds += took
+
+    def __enter__(self) -> Collections:
+        gc.callbacks.append(self)
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        gc.callbacks.remove(self)
+
+
+Timing = tuple[float, float, Collections]  # wall s, CPU s, the collections
+
+
+def build(config_file: Path, site_dir: Path, command: str) -> Timing:
     """One rebuild as `mkdocs serve` runs it (`command`: "serve" keeps what the plugin made last
     time, and writes only what changed with `--dirty`; "build" makes and writes everything).
-    Returns (wall, CPU) seconds."""
+    Returns wall and CPU seconds and the garbage collections it ran."""
     from mkdocs.commands.build import build as mkdocs_build
     from mkdocs.config import load_config
 
-    start, cpu = time.perf_counter(), time.process_time()
-    config = load_config(str(config_file), site_dir=str(site_dir))
-    if command == "build":
-        config.plugins.on_startup(command="build", dirty=False)
-    mkdocs_build(config, serve_url="http://127.0.0.1:8000/", dirty=DIRTY and command == "serve")
-    return time.perf_counter() - start, time.process_time() - cpu
+    with Collections() as collections:
+        start, cpu = time.perf_counter(), time.process_time()
+        config = load_config(str(config_file), site_dir=str(site_dir))
+        if command == "build":
+            config.plugins.on_startup(command="build", dirty=False)
+        mkdocs_build(config, serve_url="http://127.0.0.1:8000/", dirty=DIRTY and command == "serve")
+        wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+    return wall, cpu, collections
+
+
+FREEZE = True  # `errorkb.site.live.Survivors`: the kept state frozen out of the collector's generations
 
 
 def start_serving(config_file: Path) -> None:
     from mkdocs.config import load_config
 
-    load_config(str(config_file)).plugins.on_startup(command="serve", dirty=DIRTY)
+    plugins = load_config(str(config_file)).plugins
+    plugins.on_startup(command="serve", dirty=DIRTY)
+    if not FREEZE:  # the collector as before `Survivors`: every full collection scans the kept state
+        plugins["errorkb"]._survivors = None
 
 
 def saves(folder: Path, index: int) -> list[tuple[str, Callable[[int], str]]]:
@@ -109,7 +149,7 @@ def saves(folder: Path, index: int) -> list[tuple[str, Callable[[int], str]]]:
             ("its record in the report", record)]
 
 
-def measure(entries: int, repeat: int) -> tuple[list[tuple[str, list[tuple[float, float]]]], list[tuple[float, float]]]:
+def measure(entries: int, repeat: int) -> tuple[list[tuple[str, list[Timing]]], list[Timing]]:
     """Per save, the incremental rebuilds after it; then the whole site rebuilt (as before)."""
     folder = Path(tempfile.mkdtemp(prefix="errorkb-live-"))
     try:
@@ -117,7 +157,7 @@ def measure(entries: int, repeat: int) -> tuple[list[tuple[str, list[tuple[float
         site_dir = folder / "site"
         start_serving(config)
         first = build(config, site_dir, "serve")
-        print(f"\n{entries} entries, mkdocs serve{' --dirty' if DIRTY else ''}: first build {first[0]:.1f} s wall, {first[1]:.1f} s CPU "
+        print(f"\n{entries} entries, mkdocs serve{' --dirty' if DIRTY else ''}{'' if FREEZE else ', no freezing'}: first build {first[0]:.1f} s wall, {first[1]:.1f} s CPU "
               f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
         page = site_dir / "errors" / "transformers" / ENTRY.format(entries // 2) / "index.html"
         rows, n = [], 0
@@ -140,27 +180,41 @@ def measure(entries: int, repeat: int) -> tuple[list[tuple[str, list[tuple[float
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def gc_columns(times: list[Timing]) -> str:
+    fastest = min(times, key=lambda t: t[0])[2]
+    full = sum(t[2].counts[2] for t in times) / len(times)
+    full_s = sum(t[2].full_seconds for t in times) / len(times)
+    return f"{fastest.seconds:6.2f} {full:4.1f} {full_s:5.2f} s"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--entries", type=int, nargs="+", default=[100, 1000])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--no-dirty", action="store_true", help="serve without --dirty (the site folder emptied and "
                         "written again on every rebuild)")
+    parser.add_argument("--no-freeze", action="store_true", help="hold off the freezing of the kept state "
+                        "between rebuilds (live.Survivors): the garbage collector as before it, for a side-by-side run")
     args = parser.parse_args()
-    global DIRTY
-    DIRTY = not args.no_dirty
+    global DIRTY, FREEZE
+    DIRTY, FREEZE = not args.no_dirty, not args.no_freeze
     logging.getLogger("mkdocs").setLevel(logging.ERROR)
     goals = {100: 1.0, 1000: 2.0}
     for entries in args.entries:
         rows, everything = measure(entries, args.repeat)
         goal = goals.get(entries, 2.0)
         wall_e, cpu_e = min(t[0] for t in everything), min(t[1] for t in everything)
-        print(f"  {'rebuild after saving':<28} {'wall s':>8} {'CPU s':>8}   {'vs. everything rebuilt':>22}")
+        print(f"  {'rebuild after saving':<28} {'wall s':>8} {'CPU s':>8} {'GC s':>6} {'full GCs':>12}"
+              f"   {'vs. everything rebuilt':>22}")
         for what, times in rows:
             wall, cpu = min(t[0] for t in times), min(t[1] for t in times)
             ok = "OK" if wall < goal else f"OVER GOAL ({goal:g} s wall)"
-            print(f"  {what:<28} {wall:8.2f} {cpu:8.2f}   {wall_e / wall:9.1f}x wall {cpu_e / cpu:6.1f}x CPU  {ok}")
-        print(f"  {'everything rebuilt (before)':<28} {wall_e:8.2f} {cpu_e:8.2f}")
+            print(f"  {what:<28} {wall:8.2f} {cpu:8.2f} {gc_columns(times)}"
+                  f"   {wall_e / wall:9.1f}x wall {cpu_e / cpu:6.1f}x CPU  {ok}")
+        print(f"  {'everything rebuilt (before)':<28} {wall_e:8.2f} {cpu_e:8.2f} {gc_columns(everything)}")
+        print("  (GC s: seconds in the garbage collector during the fastest rebuild; full GCs: generation-2 "
+              "collections per rebuild, mean of the repeats, and their mean seconds; with freezing, they scan only "
+              "what is not frozen, one of them the collection at the start of each rebuild)")
     print(f"\n(best of {args.repeat} per row; load average now {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
     return 0
 

@@ -53,12 +53,26 @@ by `mkdocs build`), make a build cost what changed:
    come from the whole site). Files the last build published and this one does not (an entry
    removed or broken) are deleted, as a build from scratch would not have them.
 
+7. `Survivors`: the garbage collector under `mkdocs serve`. What the memos above keep, with
+   MkDocs, Material and every module imported, is some 300,000 objects at 1,000 entries that live
+   across builds; Python's full (generation-2) collection scans every one of them, and a rebuild
+   ran 0.3-1.0 of them (0.2-0.9 s each, growing with the knowledge base), to find a few hundred
+   objects of garbage. At the start of each rebuild, once every plugin has let go of the last
+   build's pages, the collector frees what that build left (scanning only what is not frozen:
+   22,000-56,000 objects at 1,000 entries) and freezes the survivors (`gc.freeze`: the kept state leaves the
+   generations the collector scans). A frozen object that becomes garbage in a cycle is not freed
+   while frozen, so the frozen set may only grow by a quarter (Python's own measure for a full
+   collection: `long_lived_pending > long_lived_total / 4`) over what the last full collection left,
+   and at most 50 rebuilds pass (what garbage holds untracked: strings, dicts of strings), before a
+   rebuild starts with a full collection again. `mkdocs build` never freezes anything.
+
 The result is the same, byte for byte, as a build from scratch (tests/site/test_live.py).
 """
 
 from __future__ import annotations
 
 import copy
+import gc
 import json
 import os
 import re
@@ -559,3 +573,46 @@ class Dirty:
                 folder = folder.parent
         self.outputs = now
         return [Path(path).relative_to(site_dir).as_posix() for path in gone if Path(path).is_relative_to(site_dir)]
+
+
+# -- 7. the garbage collector across rebuilds ---------------------------------------------------------
+
+
+@dataclass
+class Survivors:
+    """Under `mkdocs serve`: what lives across rebuilds, frozen out of the collector's generations
+    at the start of each rebuild, the last build's garbage freed first."""
+
+    grows: float = 0.25  # how much the frozen set may grow over what the last full collection left
+    every: int = 50  # and the most rebuilds between two full collections (what frozen garbage holds untracked)
+    base: int = 0  # the objects frozen after the last full collection
+    rebuilds: int = 0  # the builds started
+    full: int = 0  # the full collections `start` ran (every object scanned, the frozen too)
+    frozen: bool = False  # whether this object froze what the collector now leaves alone
+    _last_full: int = 0  # the build that started with the last full collection
+
+    def start(self) -> None:
+        """At the start of a build, once every plugin has let go of the last build's objects (their
+        `on_config`): frees what the last build left and freezes the rest. The first build has
+        nothing kept to freeze; after it, a full collection (nothing frozen yet, the frozen set grown
+        by more than `grows`, or `every` rebuilds since the last) sets the frozen set's measure: a
+        frozen object that became garbage in a cycle (and all it holds, tracked or not) is freed then."""
+        self.rebuilds += 1
+        if self.rebuilds == 1:
+            return
+        full = (not self.frozen or gc.get_freeze_count() > self.base * (1 + self.grows)
+                or self.rebuilds - self._last_full >= self.every)
+        if full and self.frozen:
+            gc.unfreeze()
+        gc.collect()
+        gc.freeze()
+        self.frozen = True
+        if full:
+            self.base, self.full, self._last_full = gc.get_freeze_count(), self.full + 1, self.rebuilds
+
+    def release(self) -> None:
+        """When `mkdocs serve` ends (or the process builds otherwise): the frozen objects back to
+        the collector's oldest generation."""
+        if self.frozen:
+            gc.unfreeze()
+            self.frozen = False

@@ -35,6 +35,9 @@
   what `File.is_modified()` says changed; the plugin's files (`LiveFile`) answer it through
   `live.Dirty`, so an unchanged entry page is neither built nor written again, and files no
   longer published are deleted (`on_post_build`).
+- Under `mkdocs serve`, each rebuild starts (`on_pre_build`) by freeing what the last one left
+  and freezing what lives across builds out of the collector's reach (`live.Survivors`), so a
+  rebuild no longer pays a full garbage collection over the kept state; `on_shutdown` unfreezes.
 """
 
 from __future__ import annotations
@@ -85,6 +88,7 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
     _compiled: live.Compiled | None = None
     _dirty: live.Dirty | None = None  # under `mkdocs serve --dirty` only
     _search_rows: searchrows.SearchRows | None = None
+    _survivors: live.Survivors | None = None
     _site_key: str = ""
     _order: list[str] = []
 
@@ -92,6 +96,9 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
         """`mkdocs serve` keeps this plugin across its rebuilds (MkDocs does so for a plugin with
         `on_startup`): there, what one build made serves the next."""
         serving = command == "serve"
+        if self._survivors is not None:  # a plugin MkDocs kept from an earlier `mkdocs serve` in this process
+            self._survivors.release()
+        self._survivors = live.Survivors() if serving else None
         self._sources = live.Sources() if serving else None
         self._pages = live.Pages() if serving else None
         self._compiled = live.Compiled() if serving else None
@@ -114,6 +121,15 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
             if path not in [str(script) for script in config.extra_javascript]:
                 config.extra_javascript.append(path)
         return config
+
+    @event_priority(-100)  # last; every plugin's `on_config` has run (Material's let go of the last build's pages)
+    def on_pre_build(self, *, config: MkDocsConfig) -> None:
+        if self._survivors is not None:
+            self._survivors.start()
+
+    def on_shutdown(self) -> None:
+        if self._survivors is not None:
+            self._survivors.release()
 
     def _project(self, config: MkDocsConfig) -> Project | None:
         root = Path(self.config.root) if self.config.root else Path(config.config_file_path).parent

@@ -31,6 +31,7 @@ The index is the one Material makes of the page, entry for entry (tests/site/tes
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -55,7 +56,11 @@ class SearchRows:
             plugin = config.plugins.get(name)
             search_index: Any = getattr(plugin, "search_index", None)
             if type(search_index) is SearchIndex:  # Material's own, whose method this replaces
-                search_index.add_entry_from_context = lambda page, index=search_index: self.index(index, page)
+                # by a weak reference: the index holding a function that holds the index would be a
+                # cycle, and under `mkdocs serve` each build's index (every page's text) garbage that
+                # only a full collection frees (`live.Survivors` freezes it first: never)
+                index = weakref.ref(search_index)
+                search_index.add_entry_from_context = lambda page, index=index: self.index(index(), page)
                 return
 
     def index(self, search_index: Any, page: Any) -> None:

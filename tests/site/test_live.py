@@ -424,3 +424,104 @@ def test_the_lookup_index_made_from_kept_rows_is_the_whole_document_dumped(kb, k
         rows.start({page.entry.id: render.listed(page) for page in pages})
         assert site.index_json(project.library, pages, rows) == site.json_text(render.index_document(pages, project.library))
         assert "RETITLED-JSON" in site.index_json(project.library, pages, rows)
+
+
+# -- the garbage collector across rebuilds (`live.Survivors`) ----------------------------------------------
+
+
+def test_a_rebuild_under_serve_leaves_the_kept_state_out_of_the_collectors_generations(kb, tmp_path, serving):
+    """What the plugin keeps across builds is frozen (`gc.freeze`) at the start of the next rebuild,
+    so the collections of later rebuilds do not scan it; a build from scratch after it unfreezes
+    and freezes nothing."""
+    import gc
+
+    served = tmp_path / "served"
+    plugin = serving(kb, served, "serve")
+    edit_prose(kb)
+    serving(kb, served)
+    kept = [plugin._sources, plugin._sources._made, plugin._sources._loaded, plugin._pages, plugin._pages.made,
+            plugin._sources._made[UNRELATED], plugin._sources._made[UNRELATED].page,
+            plugin._pages.made[f"errors/transformers/{UNRELATED}/"]]
+    path = kb / "docs" / "errors" / "transformers" / f"{CHANGED}.yml"
+    path.write_text(path.read_text().replace("EDITED-LIVE prose.", "EDITED-LIVE again.", 1))
+    serving(kb, served)
+    scanned = {id(one) for one in gc.get_objects()}  # generations 0-2; the frozen are not among them
+    assert [type(one).__name__ for one in kept if id(one) in scanned] == []
+    assert gc.get_freeze_count() > 0 and plugin._survivors.frozen
+
+    serving(kb, tmp_path / "scratch", "build")
+    assert gc.get_freeze_count() == 0 and plugin._survivors is None
+
+
+def test_the_pages_a_rebuild_made_are_freed_when_the_next_starts(kb, tmp_path, serving):
+    """The garbage a build leaves (its pages and files, in cycles) is collected at the start of the
+    next rebuild, before what survives is frozen: none of it is frozen for good."""
+    import gc
+    import weakref
+
+    from errorkb.site.plugin import BudgetedPage
+
+    served = tmp_path / "served"
+    serving(kb, served, "serve")
+    for n in range(4):
+        left = [weakref.ref(one) for one in gc.get_objects() if isinstance(one, BudgetedPage)]
+        assert left  # the last build's pages, not yet frozen
+        path = kb / "docs" / "errors" / "transformers" / f"{CHANGED}.yml"
+        path.write_text(path.read_text().replace("meaning: |\n", f"meaning: |\n  Save {n}.\n", 1))
+        serving(kb, served)
+        assert [ref for ref in left if ref() is not None] == []
+
+
+def test_the_search_index_of_a_build_is_freed_when_the_next_starts(kb, tmp_path, serving):
+    """Material's search index of a build (the text of every page) is freed when Material lets go of
+    it, at the start of the next rebuild: nothing of it is frozen for good. (`SearchRows.install`
+    replaces a method of the index; a function holding the index would make a cycle, freed only by a
+    full collection, and the index would be frozen at the start of its build: never freed.)"""
+    import weakref
+
+    from mkdocs.config import load_config
+
+    served = tmp_path / "served"
+    serving(kb, served, "serve")
+    search = load_config(str(kb / "mkdocs.yml")).plugins["material/search"]  # MkDocs keeps it, as this plugin
+    for n in range(3):
+        last = weakref.ref(search.search_index)
+        path = kb / "docs" / "errors" / "transformers" / f"{CHANGED}.yml"
+        path.write_text(path.read_text().replace("meaning: |\n", f"meaning: |\n  Save {n}.\n", 1))
+        serving(kb, served)
+        assert search.search_index is not last() and last() is None
+
+
+def test_garbage_frozen_in_cycles_is_freed_once_the_frozen_set_grows_by_a_quarter():
+    """A frozen object that becomes garbage in a cycle is not freed while it is frozen: the frozen set
+    may grow by `grows` over what the last full collection left, then a rebuild starts with a full
+    collection that frees it. Across many rebuilds the frozen set stays bounded."""
+    import gc
+    import weakref
+
+    class Node:
+        pass
+
+    survivors = live.Survivors()
+    try:
+        survivors.start()  # the first build: nothing kept yet
+        assert not survivors.frozen and survivors.full == 0
+        survivors.start()  # the second: a full collection, then what lives is frozen
+        assert survivors.frozen and survivors.full == 1
+        dropped = []
+        for _ in range(200):
+            ring = [Node() for _ in range(5_000)]
+            for one, other in zip(ring, ring[1:] + ring[:1], strict=True):
+                one.next = other  # a cycle: only the collector frees it
+            dropped.append(weakref.ref(ring[0]))
+            survivors.start()  # alive at this start: frozen
+            del ring, one, other  # garbage now, frozen
+            assert gc.get_freeze_count() <= survivors.base * (1 + survivors.grows) + 10_000
+            if survivors.full == 2:
+                break
+        assert survivors.full == 2, "the frozen set grew without a full collection"
+        # every ring dropped before that start is freed (the last was alive at it: frozen now)
+        assert len(dropped) > 2 and [ref for ref in dropped[:-1] if ref() is not None] == []
+    finally:
+        survivors.release()
+    assert gc.get_freeze_count() == 0
