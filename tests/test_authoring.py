@@ -42,6 +42,27 @@ IMPORT_TB = """Traceback (most recent call last):
 ImportError: cannot import name 'HybridCache' from 'transformers' (/venv/lib/python3.11/site-packages/transformers/__init__.py)
 """
 
+# torch.export of a model that returns its cache (torch 2.13.0's own raise; no frame of the library's),
+# shortened from the real traceback of snippets/torch-export-dynamic-cache-output/before.py
+TORCH = "/venv/lib/python3.11/site-packages/torch"
+EXPORT_MESSAGE = ("Found <class 'transformers.cache_utils.DynamicCache'> in output, which is not a known type. If "
+                  "this type holds tensors, you need to register a pytree for it. See "
+                  "https://github.com/pytorch/functorch/issues/475 for a brief explanation why. If you don't need to "
+                  "register a pytree, please leave a comment explaining your use case and we'll make this more "
+                  "ergonomic to deal with")
+EXPORT_TB = f"""Traceback (most recent call last):
+  File "/home/me/export_llm.py", line 13, in <module>
+    program = torch.export.export(model, (input_ids,), {{"use_cache": True}})
+  File "{TORCH}/export/__init__.py", line 205, in export
+    raise e
+  File "{TORCH}/export/_trace.py", line 1798, in wrapped_fn
+    return tuple(flat_fn(*args))
+                 ^^^^^^^^^^^^^^
+  File "{TORCH}/_functorch/_aot_autograd/utils.py", line 197, in flat_fn
+    raise RuntimeError(
+RuntimeError: {EXPORT_MESSAGE}
+"""
+
 
 @pytest.fixture
 def kb(tmp_path):
@@ -167,6 +188,48 @@ def test_a_folder_named_like_the_library_is_not_the_library(kb):
     assert entry.source.function == "TODO"  # no library frame: the author pins it
 
 
+def test_an_error_the_runtime_raises_in_its_own_code_is_pinned_in_the_runtime(kb):
+    from errorkb.source.upstream import runtime_version
+
+    assert new(kb, "export-again", "--from-traceback", "-", paste=EXPORT_TB) == 0
+    entry = loads_cleanly(kb)["export-again"]
+    source = entry.source
+    assert (source.runtime, source.path, source.line, source.function, source.module, source.release,
+            source.commit, source.implicit) == (
+        True, "torch/_functorch/_aot_autograd/utils.py", 197, "create_tree_flattened_fn.<locals>.flat_fn",
+        "torch._functorch._aot_autograd.utils", runtime_version(load_project(kb)), None, False)
+    assert entry.message.startswith("Found {type(i)} in output, which is not a known type.")  # torch's f-string
+    assert entry.expect.placeholders == {"type(i)": "<class 'transformers.cache_utils.DynamicCache'>"}
+    assert entry.targets == ["upstream"] and entry.releases.raises  # the library's releases, for the author
+    text = entry_text(kb, "export-again")
+    assert "# TODO: the library releases" in text
+    before = (kb / "snippets/export-again/before.py").read_text()
+    assert 'program = torch.export.export(model, (input_ids,), {"use_cache": True})' in before
+    assert "export_llm.py, line 13" in before
+    assert main(["--root", str(kb), "check"]) == 0
+
+
+def test_a_runtime_frame_from_another_runtime_release_is_pinned_to_the_raise_that_fits(kb):
+    paste = EXPORT_TB.replace("utils.py\", line 197", "utils.py\", line 150")
+    assert new(kb, "export-moved", "--from-traceback", "-", paste=paste) == 0
+    source = loads_cleanly(kb)["export-moved"].source
+    assert (source.runtime, source.line, source.function) == (True, 197, "create_tree_flattened_fn.<locals>.flat_fn")
+    assert "# TODO: the paste's line 150 is not in flat_fn" in entry_text(kb, "export-moved")
+
+
+def test_a_runtime_frame_under_the_library_still_pins_the_library(kb):
+    """An error torch raises beneath the library's code is the library's call (implicit), as before."""
+    paste = CAT_TB.replace('    self.keys = torch.cat([self.keys, key_states], dim=-2)\n'
+                           '                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n',
+                           '    self.keys = torch.cat([self.keys, key_states], dim=-2)\n'
+                           f'  File "{TORCH}/_functorch/_aot_autograd/utils.py", line 197, in flat_fn\n'
+                           '    raise RuntimeError(\n')
+    assert new(kb, "cat-under-torch", "--from-traceback", "-", paste=paste) == 0
+    source = loads_cleanly(kb)["cat-under-torch"].source
+    assert (source.runtime, source.path, source.function) == (False, "src/transformers/cache_utils.py",
+                                                              "DynamicLayer.update")
+
+
 @pytest.mark.parametrize(("message", "template", "replaced"), [
     ("got 12 and 3.5", "got {n} and {n2}", [("n", "12"), ("n2", "3.5")]),
     ("shape torch.Size([2, 8, 3, 64]) vs (2, 8)", "shape {shape} vs {shape2}",
@@ -174,6 +237,7 @@ def test_a_folder_named_like_the_library_is_not_the_library(kb):
     ("layer 'k_proj' of {x}", "layer '{name}' of {{x}}", [("name", "k_proj")]),
     ("version 5.15.1 and v2", "version 5.15.1 and v2", []),
     ("in dimension 2. Expected 3.", "in dimension {n}. Expected {n2}.", [("n", "2"), ("n2", "3")]),
+    ("If you don't need it, we'll see 'k_proj'", "If you don't need it, we'll see '{name}'", [("name", "k_proj")]),
 ])
 def test_run_time_values_become_named_placeholders(message, template, replaced):
     assert scaffold.templatize(message) == (template, replaced)
@@ -190,6 +254,17 @@ def test_like_copies_kind_pin_tags_and_snippets_and_links_back(kb):
     assert entry.source.line == 1471
     before = (kb / "snippets/head-dim-variant/before.py").read_text()
     assert before.startswith("# TODO: adapt this copy of snippets/head-dim-list-length/before.py")
+
+
+def test_like_a_runtime_entry_keeps_its_runtime_pin_and_targets(tmp_path):
+    kb = copy_kb(tmp_path / "kb", ["torch-export-dynamic-cache-output"])
+    assert new(kb, "export-variant", "--like", "torch-export-dynamic-cache-output") == 0
+    entries = loads_cleanly(kb)
+    like, entry = entries["torch-export-dynamic-cache-output"], entries["export-variant"]
+    assert entry.source.runtime and entry.source.module == like.source.module
+    assert (entry.source.path, entry.source.line, entry.source.release) == (like.source.path, like.source.line,
+                                                                             like.source.release)
+    assert entry.targets == ["upstream"] and entry.releases.raises == like.releases.raises
 
 
 @pytest.mark.parametrize(("entry_id", "why"), [

@@ -60,3 +60,33 @@ def test_reverifying_one_entry_changes_only_its_records_in_the_standing_report(t
     assert len(untouched) == 4 and all(line in second for line in untouched)
     entries = load_project_entries(load_project(root)).entries
     assert {one.entry.id for one in entries} == set(IDS)
+
+
+def test_a_run_that_observed_nothing_keeps_the_standing_report_s_environment_and_run():
+    """A run whose every check was answered without running (a draft verified on a target it does not
+    apply to) adds its records, and replaces neither the machine the other records were measured on
+    nor how they were run."""
+    from errorkb.results.records import CheckRecord, Code
+    from errorkb.results.report import new_report, update_standing
+
+    def check(entry: str, outcome: str, code: Code, environment: dict | None) -> CheckRecord:
+        return CheckRecord.model_validate({
+            "id": f"{entry}::before[bundled-cpu]", "entry": entry, "role": "before",
+            "snippet": f"snippets/{entry}/before.py", "snippet_sha256": "0" * 64, "target": "bundled",
+            "device": "cpu", "outcome": outcome, "code": code, "reason": "r", "expected": "as documented",
+            "verified_at": "2026-12-04T01:00:00+00:00", "environment": environment})
+
+    measured = {"python": "3.11.7", "runtime": "torch", "runtime_version": "2.13.0+cpu", "library": "transformers"}
+    previous = new_report({"bundled": "b1"}, [check("ran", "pass", Code.RAISED_AS_DOCUMENTED, measured)],
+                          {"isolation": "fork+bwrap"})
+    idle = new_report({"bundled": "b1"}, [check("draft", "not-applicable", Code.NOT_APPLICABLE, None)],
+                      {"isolation": "fork (no check ran)"})
+    standing = update_standing(previous, idle, {"ran", "draft"})
+    assert [record.entry for record in standing.checks] == ["draft", "ran"]
+    assert standing.environment == previous.environment and standing.environment["runtime_version"] == "2.13.0+cpu"
+    assert standing.run == {"isolation": "fork+bwrap"}
+    observed = new_report({"bundled": "b2"}, [check("ran", "pass", Code.RAISED_AS_DOCUMENTED,
+                                                    {**measured, "runtime_version": "2.14.0+cpu"})],
+                          {"isolation": "subprocess+bwrap"})
+    later = update_standing(standing, observed, {"ran", "draft"})
+    assert later.environment["runtime_version"] == "2.14.0+cpu" and later.run == {"isolation": "subprocess+bwrap"}

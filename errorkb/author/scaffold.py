@@ -8,7 +8,10 @@ What a traceback gives, and how:
   that line, or `implicit: true` when Python or the runtime raised under a call there. The
   release is the installed one; the commit only where the profile knows it for that release
   (a release alone is a complete pin). When the paste's line is not in that function here (the
-  paste came from another release), the pin moves to the function's raise whose message fits;
+  paste came from another release), the pin moves to the function's raise whose message fits.
+  With no frame of the library's but the innermost frame in the runtime's package (torch raised
+  in its own code: an export of a model that returns its cache), the pin is that frame in the
+  installed runtime, `runtime: true`, with its module, and the entry is verified upstream only;
 - the template: that raise's own f-string text when the pasted message fits it (its run-time
   values become `expect.placeholders`), else the message with its run-time values (numbers,
   quoted names, shapes, paths) turned into named placeholders, listed in a TODO comment for the
@@ -40,7 +43,7 @@ from errorkb.core.project import Project
 from errorkb.plugs import runtime_for
 from errorkb.source.drift import SourceIndex
 from errorkb.source.raise_sites import FunctionSpan
-from errorkb.source.upstream import package_folder
+from errorkb.source.upstream import package_folder, runtime_source_file, runtime_version
 from errorkb.verify.targets import installed_version
 
 MAX_MESSAGE = 2000  # characters of a message `new` writes into an entry
@@ -62,6 +65,8 @@ class Pin:
     commit: str | None = None
     implicit: bool = False
     todo: str | None = None  # what the author must still check about the pin
+    module: str | None = None  # for a runtime pin: the runtime's module that defines `function`
+    runtime: bool = False  # the raise site lies in the runtime's package (`source.runtime`)
 
 
 @dataclass
@@ -76,6 +81,8 @@ class Draft:
     kind: str = "raise"
     api: tuple[str, str] | None = None  # (owner, name)
     pin: Pin | None = None
+    targets: list[str] | None = None  # the targets it is verified on, where not every one applies
+    releases: str | None = None  # releases.raises, where the entry needs one from the start
     placeholders: dict[str, str] = field(default_factory=dict)
     tags: list[str] = field(default_factory=list)
     related: list[str] = field(default_factory=list)
@@ -91,7 +98,7 @@ _VALUES = re.compile(r"""
       (?P<path> \( (?: / | [A-Za-z]:/ ) [^()\n]{0,1000} \) )               # (/venv/.../__init__.py)
     | (?P<shape> \b[A-Za-z_]\w{0,40}\.Size\( \[ [0-9,\s]{0,400} \] \)      # a runtime's Size([2, 8])
                | [\[(] [ ]? -?[0-9]{1,12} (?: [ ]?,[ ]? -?[0-9]{1,12}){0,31} [ ]?,?[ ]? [\])] )
-    | (?P<name> '[^'\n]{1,200}' )                                          # a quoted name or value
+    | (?P<name> (?<!\w)'[^'\n]{1,200}'(?!\w) )                            # a quoted name or value (not don't)
     | (?P<n> (?<![\w.]) -?[0-9]{1,20} (?:\.[0-9]{1,20})? (?:e[-+]?[0-9]{1,4})? (?!\w|\.[0-9]) )
 """, re.VERBOSE)
 
@@ -163,6 +170,24 @@ def library_frame(project: Project, frames: tuple[Frame, ...], folder: Path | No
     return None
 
 
+def runtime_frame(project: Project, frames: tuple[Frame, ...]) -> tuple[Frame, str, str] | None:
+    """The innermost frame, with its path in the runtime's repository and the installed runtime's
+    release, when it lies in the runtime's package as installed here (torch raised in its own code)."""
+    from errorkb.plugs import runtime_for
+
+    release = runtime_version(project)
+    if not frames or release is None:
+        return None
+    frame = frames[-1]
+    for package in runtime_for(project.library.runtime).packages:
+        at = frame.path.replace("\\", "/").rfind(f"/{package}/")
+        if at >= 0:
+            inside = frame.path.replace("\\", "/")[at + 1:]
+            if inside.endswith(".py") and runtime_source_file(project, release, inside) is not None:
+                return frame, inside, release
+    return None
+
+
 def _innermost_function(spans: dict[str, FunctionSpan], line: int, name: str) -> str | None:
     """The innermost function named `name` (by its last part) whose span holds `line`."""
     holding = [span for span in spans.values() if span.first <= line <= span.last
@@ -170,31 +195,44 @@ def _innermost_function(spans: dict[str, FunctionSpan], line: int, name: str) ->
     return min(holding, key=lambda span: span.last - span.first).name if holding else None
 
 
-def pin_from(project: Project, frame: Frame, path: str, release: str, message: str) -> tuple[Pin, str | None]:
-    """The pin of `frame` in the installed release, and the raise's template when the message fits it."""
-    commit = project.library.commit if release == project.library.release else None
-    index = SourceIndex.read(project, release, path)
+def pin_from(project: Project, frame: Frame, path: str, release: str, message: str,
+             runtime: bool = False) -> tuple[Pin, str | None]:
+    """The pin of `frame` in the installed release (the runtime's, with `runtime`), and the raise's
+    template when the message fits it."""
+    commit = project.library.commit if release == project.library.release and not runtime else None
+    module = _module_of(path) if runtime else None
+
+    def pin(line: int, function: str, implicit: bool = False, todo: str | None = None) -> Pin:
+        return Pin(path, line, function, release, commit, implicit, todo, module, runtime)
+
+    index = SourceIndex.read(project, release, path, runtime)
     if index is None:
-        return Pin(path, frame.line, frame.function, release, commit, False,
-                   f"{path} could not be read at {release}: check the line and function"), None
+        return pin(frame.line, frame.function, todo=f"{path} could not be read at {release}: check the line and "
+                                                    "function"), None
     function = _innermost_function(index.spans, frame.line, frame.function)
     if function is None:  # the paste came from another release: find the function's raise that fits
         named = [span.name for span in index.spans.values() if span.name.rsplit(".", 1)[-1] == frame.function]
         for site in index.sites:
             if site.function in named and site.message and _fits(site.message, message):
-                return Pin(path, site.line, site.function, release, commit, False,
-                           f"the paste's line {frame.line} is not in {frame.function} at {release}; "
-                           f"pinned to the raise whose message fits"), site.message
+                return pin(site.line, site.function, todo=f"the paste's line {frame.line} is not in {frame.function} "
+                                                          f"at {release}; pinned to the raise whose message fits"), \
+                    site.message
         qualified = named[0] if named else frame.function
-        return Pin(path, frame.line, qualified, release, commit, False,
-                   f"line {frame.line} is not in {frame.function} at {release} (the paste may come from "
-                   "another release): pin the line where the installed release raises"), None
+        return pin(frame.line, qualified, todo=f"line {frame.line} is not in {frame.function} at {release} (the paste "
+                                               "may come from another release): pin the line where the installed "
+                                               "release raises"), None
     sites = [site for site in index.sites if site.function == function and frame.line - 3 <= site.line <= frame.line]
     if not sites:
-        return Pin(path, frame.line, function, release, commit, True), None
+        return pin(frame.line, function, implicit=True), None
     site = sites[-1]
     fitting = site.message if site.message and _fits(site.message, message) else None
-    return Pin(path, site.line, function, release, commit, False), fitting
+    return pin(site.line, function), fitting
+
+
+def _module_of(path: str) -> str:
+    """The import path of a package's file: torch/_functorch/utils.py -> torch._functorch.utils."""
+    parts = list(PurePosixPath(path).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
 def _fits(template: str, message: str) -> bool:
@@ -253,12 +291,17 @@ def from_paste(project: Project, entry_id: str, pasted: Pasted) -> Draft:
     innermost_is_library = found is not None and pasted.frames and found[0] == pasted.frames[-1]
     draft.kind, draft.api = guess_kind(project, pasted, bool(innermost_is_library))
     fitting = None
+    runtime = runtime_frame(project, pasted.frames) if found is None and draft.kind == "raise" else None
     if found is not None and release is not None and draft.kind == "raise":
         draft.pin, fitting = pin_from(project, found[0], found[1], release, pasted.message)
+    elif runtime is not None:
+        draft.pin, fitting = pin_from(project, runtime[0], runtime[1], runtime[2], pasted.message, runtime=True)
+        draft.targets = ["upstream"]  # the bundled implementation reproduces the library, not the runtime
+        draft.releases = f">={release}" if release else ">=1.0"
     elif release is not None:
         draft.pin = _unknown_pin(project, release, draft.kind)
     _set_message(draft, pasted.message, fitting, project)
-    user = _user_frame(pasted.frames, found[0] if found else None)
+    user = _user_frame(pasted.frames, found[0] if found else runtime[0] if runtime else None)
     draft.before = before_stub(project, pasted, user, draft)
     draft.after = after_stub(project, draft)
     draft.guard = guard_stub(project, draft)
@@ -369,10 +412,13 @@ def from_like(project: Project, entry_id: str, like: LoadedEntry, pasted_draft: 
     """A draft that starts from a similar entry: its kind, pin, tags and snippets (marked as
     copied), related to it; a pasted traceback's facts, when given, take precedence."""
     entry: Entry = like.entry
-    pin = Pin(entry.source.path, entry.source.line, entry.source.function, entry.source.release or "",
-              entry.source.commit, entry.source.implicit)
+    source = entry.source
+    pin = Pin(source.path, source.line, source.function, source.release or "", source.commit, source.implicit,
+              module=source.module if source.runtime else None, runtime=source.runtime)
     draft = Draft(id=entry_id, library=entry.library, exception=entry.exception, message=entry.message,
                   kind=entry.kind, api=(entry.api.owner, entry.api.name) if entry.api else None, pin=pin,
+                  targets=list(entry.targets) if entry.targets is not None else None,
+                  releases=entry.releases.raises if source.runtime and entry.releases else None,
                   tags=list(entry.tags), related=[entry.id])
     draft.message_todo.append(f"TODO: the new error's message (this one is {entry.id}'s)")
     snippets = {}
@@ -428,9 +474,19 @@ def entry_yaml(draft: Draft) -> str:
             lines.append(f"  commit: {pin.commit}")
         if pin.implicit:
             lines.append("  implicit: true  # raised by Python or the runtime under the call on this line")
-    example = f'">={draft.pin.release}"' if draft.pin and draft.pin.release else '">=1.0"'
-    lines += ["# TODO: say in which releases the before raises, then delete this comment: uncomment and correct",
-              f"#   releases: {{raises: {example}}}   (a range; `errorkb matrix` measures where it really raises)"]
+        if pin.runtime:
+            lines += [f"  module: {q(pin.module or '')}",
+                      "  runtime: true  # the raise site is the runtime's (its installed release), not the library's"]
+    if draft.targets is not None:
+        lines.append(f"targets: [{', '.join(draft.targets)}]")
+    if draft.releases is not None:  # a runtime pin's release is the runtime's: the library's releases are needed
+        lines += ["# TODO: the library releases whose objects reach this raise (a range; `errorkb matrix` measures "
+                  "where it really raises), then delete this comment",
+                  f"releases: {{raises: {q(draft.releases)}}}"]
+    else:
+        example = f'">={draft.pin.release}"' if draft.pin and draft.pin.release else '">=1.0"'
+        lines += ["# TODO: say in which releases the before raises, then delete this comment: uncomment and correct",
+                  f"#   releases: {{raises: {example}}}   (a range; `errorkb matrix` measures where it really raises)"]
     lines += [
         "",
         "meaning: |",

@@ -241,10 +241,12 @@ def merge(reports: list[Report]) -> Report:
 def update_standing(previous: Report | None, fresh: Report, known_entries: set[str]) -> Report:
     """The standing report after a (possibly partial) run: fresh records replace their check's
     record by `latest_results`; every other record stays exactly as it was; records of entries
-    that no longer exist are dropped."""
+    that no longer exist are dropped. The environment and the run are the newest run's that observed
+    a check: a run that ran none (every check not applicable or not runnable here) keeps them."""
     if previous is None:
         return fresh
     merged = latest_results([previous, fresh])
     kept = sorted((record for record in merged.values() if record.entry in known_entries), key=lambda r: r.id)
-    return Report(created=fresh.created, environment=fresh.environment, targets={**previous.targets, **fresh.targets},
-                  checks=kept, run=fresh.run)
+    observed = fresh if any(record.environment for record in fresh.checks) else previous
+    return Report(created=fresh.created, environment=observed.environment,
+                  targets={**previous.targets, **fresh.targets}, checks=kept, run=observed.run)
