@@ -430,7 +430,7 @@ class Lookup:
                        missing=tuple(missing), shown=bool(shown), withheld=tuple(own + foreign), others=tuple(others))
 
     def _ends(self, reading: _Reading, meter: Meter) -> tuple[dict[str, Match], dict[str, RuledOut]]:
-        """A candidate of the paste that is, whole, the end of a wording from one of its words on
+        """A candidate of the paste that is, whole, the end of a wording from one of its clauses on
         (corpus h125: a title that kept only a message's last clause). Only possible: the words the paste
         lacks may be another error's; it says so, and what would confirm it."""
         best: dict[str, Match] = {}
@@ -492,9 +492,10 @@ class Lookup:
 
 def _tails(one: Known, index: int, template: MessageTemplate,
            generic: tuple[str, ...]) -> tuple[str, tuple[tuple[_Template, str], ...]] | None:
-    """A wording's ends that start at one of the words of its first fixed piece and keep at least
-    `rules.TAIL_MIN` fixed characters, longest first, each with the beginning it leaves out; and the
-    piece every one of them holds (the longest later piece, else the first piece's last characters)."""
+    """A wording's ends that start a clause of its first fixed piece (a word after `rules.TAIL_AFTER`'s
+    punctuation and a blank) and keep at least `rules.TAIL_MIN` fixed characters, longest first, each with
+    the beginning it leaves out; and the piece every one of them holds (the longest later piece, else the
+    first piece's last characters)."""
     first = template.pieces[0]
     if not first or "{" in first or "}" in first or not template.source.startswith(first):
         return None
@@ -504,6 +505,9 @@ def _tails(one: Known, index: int, template: MessageTemplate,
     ends = []
     for at in range(1, len(first)):
         if first[at - 1] not in rules.WHITESPACE or first[at] in rules.WHITESPACE:
+            continue
+        before = first[:at].rstrip(rules.WHITESPACE)
+        if not before or before[-1] not in rules.TAIL_AFTER:
             continue
         end = MessageTemplate.parse(first[at:] + rest)
         fixed = sum(len(piece) for piece in end.pieces)

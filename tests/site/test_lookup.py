@@ -566,9 +566,18 @@ def test_the_end_of_a_wording_alone_is_a_candidate_that_asks_for_the_whole_messa
     assert "only the end of the message" in match.missing[0] and "Only tuples, lists" in match.missing[0]
 
 
+def test_a_longer_end_from_an_earlier_clause_is_offered_alike():
+    text = ("Dictionaries and strings are also accepted, but their usage is not recommended. Here, received an "
+            "input of unsupported type: DynamicCache")
+    match = TAILS.answer(text).matches[0]
+    assert (match.known.id, match.confirmed) == ("jit-unsupported", False)
+    assert "begins `Only tuples, lists and Variables are supported as JIT inputs/outputs.`" in match.missing[0]
+
+
 @pytest.mark.parametrize("text", [
     "of unsupported type: DynamicCache",  # too little of the wording's fixed text to tell anything
     "ved an input of unsupported type: DynamicCache",  # not at a word of the wording
+    "an input of unsupported type: DynamicCache",  # a word, but not the start of one of its clauses
     "RuntimeError: CUDA error: received an input of unsupported type: DynamicCache",  # inside another message
     "ValueError: received an input of unsupported type: DynamicCache",  # another exception
     "AttributeError: 'Foo' object has no attribute 'bar'",

@@ -238,7 +238,7 @@
     for (const [name, source] of Object.entries(rules.types || {})) types[name] = source ? new RegExp(source) : null;
     return {
       cap: rules.cap, chain: rules.chain, whitespace: rules.whitespace, maxPath: rules.max_path, patterns, types,
-      tailMin: rules.tail_min,
+      tailMin: rules.tail_min, tailAfter: String(rules.tail_after || ""),
       frameWraps: rules.frame_wraps, tracebackText: rules.traceback_text,
       defaultTypes: rules.default_types || {}, builtinTypes: new Set(rules.builtin_types || []),
       confirming: new Set(rules.confirming || []), generic: rules.generic || [],
@@ -762,7 +762,8 @@
       missing: [], at, shown: false, names, withheld: [], tail: "" };
   }
 
-  /* A wording's ends from one of its first piece's words on, keeping at least `tailMin` fixed characters,
+  /* A wording's ends from one of its first piece's clauses on (a word after `tailAfter`'s punctuation and a
+   * blank), keeping at least `tailMin` fixed characters,
    * longest first, each with the beginning it leaves out; and the piece every one of them holds
    * (_match.py:_tails). */
   function tailsOf(one, index, template, generic, R) {
@@ -778,6 +779,8 @@
     const ends = [];
     for (let at = 1; at < first.length; at++) {
       if (!R.whitespace.includes(first[at - 1]) || R.whitespace.includes(first[at])) continue;
+      const before = rstrip(first.slice(0, at), R.whitespace);
+      if (!before || !R.tailAfter.includes(before[before.length - 1])) continue;
       const end = new MessageTemplate(first.slice(at) + rest);
       const fixed = end.pieces.reduce((n, piece) => n + points(piece), 0);
       if (fixed < R.tailMin) break;
