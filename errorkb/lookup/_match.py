@@ -105,6 +105,7 @@ class Match:
     names: dict[str, str] = field(default_factory=dict)  # placeholder → the whole name its value is part of
     withheld: tuple[str, ...] = ()  # values whose kind argues against the entry (its words withheld)
     others: tuple[OtherCause, ...] = ()  # the entry's other causes that print the matched words too
+    tail: str = ""  # the wording's beginning the paste does not show (a paste of the wording's end alone)
 
     @property
     def confirmed(self) -> bool:
@@ -266,6 +267,7 @@ class Lookup:
         self._known: list[Known] = []
         self._wordings: dict[tuple[str, int], MessageTemplate] = {}  # (entry id, wording) → its template
         self._others: dict[str, list[tuple[OtherCause, tuple[MessageTemplate, ...]]]] = {}
+        self._tails: list[tuple[str, tuple[tuple[_Template, str], ...]]] = []  # (gate piece, its wording's ends)
         for one in known:
             self._known.append(one)
             self._others[one.id] = [(cause, _forms(cause)) for cause in one.diagnosis.other_causes]
@@ -282,10 +284,13 @@ class Lookup:
                     self.ignored.append((one.id, f"wording {index}: {reason}"))
                     continue
                 for variant in (template, *_capitalised(source)):
-                    pieces = tuple(sorted({p for p in variant.pieces if p}, key=len, reverse=True))
+                    pieces = tuple(sorted(dict.fromkeys(p for p in variant.pieces if p), key=len, reverse=True))
                     typed = any(_type(one.diagnosis, slot) != "any" for slot in variant.slots)
                     self._items.append(_Template(one, index, variant, pieces, sum(len(p) for p in variant.pieces),
                                                  typed, _context(variant)))
+                tails = _tails(one, index, template, generic)
+                if tails is not None:
+                    self._tails.append(tails)
 
     def __len__(self) -> int:
         return len(self._known)
@@ -331,6 +336,8 @@ class Lookup:
             values = ", ".join(f"{{{k}}} = {v}" for k, v in mismatch.values.items())
             out[entry_id] = RuledOut(mismatch, f"the message fits its words, but not its values ({values}): "
                                                "another error worded alike")
+        if not best and not out:  # nothing matched: a message that is only the end of a wording
+            best, out = self._ends(reading, meter)
         matches = _shared_words(_framed_first(list(best.values())))
         matches.sort(key=lambda m: m.known.id)
         matches.sort(key=lambda m: m.score, reverse=True)
@@ -422,6 +429,37 @@ class Lookup:
         return replace(match, grade=Grade.CONFIRMED if confirmed else Grade.CANDIDATE, evidence=tuple(evidence),
                        missing=tuple(missing), shown=bool(shown), withheld=tuple(own + foreign), others=tuple(others))
 
+    def _ends(self, reading: _Reading, meter: Meter) -> tuple[dict[str, Match], dict[str, RuledOut]]:
+        """A candidate of the paste that is, whole, the end of a wording from one of its clauses on
+        (corpus h125: a title that kept only a message's last clause). Only possible: the words the paste
+        lacks may be another error's; it says so, and what would confirm it."""
+        best: dict[str, Match] = {}
+        out: dict[str, RuledOut] = {}
+        for gate, tails in self._tails:
+            if not _has_piece(reading, gate, meter):  # a piece every end of this wording holds
+                continue
+            for item, omitted in tails:  # the longest end first
+                if not all(_has_piece(reading, piece, meter) for piece in item.pieces):
+                    continue
+                found = _whole_end(item, reading, self.library, meter)
+                if found is None:
+                    continue
+                found = replace(found, tail=omitted)
+                graded = self._grade(found, reading, meter)
+                entry_id = item.known.id
+                if isinstance(graded, RuledOut):
+                    if entry_id not in best and (entry_id not in out or graded.match.score > out[entry_id].match.score):
+                        out[entry_id] = graded
+                    break
+                hint = (f"the paste shows only the end of the message; the whole message begins "
+                        f"`{omitted.rstrip(rules.WHITESPACE)}`: paste it whole, or the traceback, to confirm it")
+                graded = replace(graded, grade=Grade.CANDIDATE, missing=(hint, *graded.missing))
+                if entry_id not in best or graded.score > best[entry_id].score:
+                    best[entry_id] = graded
+                    out.pop(entry_id, None)
+                break
+        return best, out
+
     def other_causes(self, match: Match, meter: Meter | None = None) -> list[OtherCause]:
         """The entry's other causes that concern the matched wording: every wording's, or the one whose
         message (as written or as pasted) the matched wording's text, its values put back, fits."""
@@ -450,6 +488,58 @@ class Lookup:
     def _defines(self, value: str) -> bool:
         """Whether the library defines the class a `user` value names (its first dotted part)."""
         return fnv1a(value.split(".", 1)[0]) in self.classes
+
+
+def _tails(one: Known, index: int, template: MessageTemplate,
+           generic: tuple[str, ...]) -> tuple[str, tuple[tuple[_Template, str], ...]] | None:
+    """A wording's ends that start a clause of its first fixed piece (a word after `rules.TAIL_AFTER`'s
+    punctuation and a blank) and keep at least `rules.TAIL_MIN` fixed characters, longest first, each with
+    the beginning it leaves out; and the piece every one of them holds (the longest later piece, else the
+    first piece's last characters)."""
+    first = template.pieces[0]
+    if not first or "{" in first or "}" in first or not template.source.startswith(first):
+        return None
+    rest = template.source[len(first):]
+    later = [piece for piece in template.pieces[1:] if piece]
+    gate = max(later, key=len) if later else first[-rules.TAIL_MIN:]
+    ends = []
+    for at in range(1, len(first)):
+        if first[at - 1] not in rules.WHITESPACE or first[at] in rules.WHITESPACE:
+            continue
+        before = first[:at].rstrip(rules.WHITESPACE)
+        if not before or before[-1] not in rules.TAIL_AFTER:
+            continue
+        end = MessageTemplate.parse(first[at:] + rest)
+        fixed = sum(len(piece) for piece in end.pieces)
+        if fixed < rules.TAIL_MIN:
+            break
+        if is_degenerate(end, generic):
+            continue
+        pieces = tuple(sorted(dict.fromkeys(p for p in end.pieces if p), key=len, reverse=True))
+        typed = any(_type(one.diagnosis, slot) != "any" for slot in end.slots)
+        ends.append((_Template(one, index, end, pieces, fixed, typed, _context(end)), first[:at]))
+    return (gate, tuple(ends)) if ends else None
+
+
+def _whole_end(item: _Template, reading: _Reading, library: str, meter: Meter) -> Match | None:
+    """A wording's end that a candidate of the paste is, whole (as `_match_one`'s exact pass)."""
+    wording = item.known.wordings[item.wording]
+    recognised = any(_has_piece(reading, piece, meter) for piece in item.known.recognised_by)
+    best = None
+    for option in reading.options:
+        if option.exception is not None and not same_exception(option.exception, wording.exception):
+            continue
+        values = item.template.match(option.message, meter)
+        if values is None:
+            continue
+        names = _names(item, values)
+        if not fits(item.known.diagnosis, values, library, names=names):
+            continue
+        found = Match(item.known, values, option.exception, True, item.fixed, item.wording, option.chain,
+                      recognised=recognised, at=option.at, names=names)
+        if best is None or found.score > best.score:
+            best = found
+    return best
 
 
 def read_wording(message: str) -> MessageTemplate:

@@ -13,12 +13,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
-RULES_VERSION = 7
+RULES_VERSION = 8
 
 CAP = 1 << 16  # characters of a paste read: its last 64 KiB
 CHAIN = 64  # exception lines tried whole, counted from the end of the paste
 WHITESPACE = " \t\n\v\f\r"  # ASCII only: JavaScript's \s and Python's str.strip() differ
 MAX_PATH = 1024  # characters of a frame's path looked at
+TAIL_MIN = 24  # fixed characters a wording's end must keep to be offered alone (a paste of its tail)
+TAIL_AFTER = ".,;:!?"  # a wording's end offered alone starts a clause: after one of these and a blank
 
 # -- what terminals and tools wrap around an error (rule 2 of the lookup) -----------------------
 
@@ -199,6 +201,7 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
     the placeholder types and the wordings too generic to identify an error."""
     return {
         "version": RULES_VERSION, "cap": CAP, "chain": CHAIN, "whitespace": WHITESPACE, "max_path": MAX_PATH,
+        "tail_min": TAIL_MIN, "tail_after": TAIL_AFTER,
         "frame_wraps": FRAME_WRAPS, "traceback_text": TRACEBACK_TEXT,
         "patterns": {"ANSI": ANSI, "PREFIX": PREFIX, "RICH_TOP": RICH_TOP, "RICH_BOTTOM": RICH_BOTTOM,
                      "RICH_FOLD": RICH_FOLD, "RICH_WRAP": RICH_WRAP, "RICH_EDGE": RICH_EDGE, "FRAME_WRAP": FRAME_WRAP,

@@ -545,3 +545,50 @@ def test_only_the_first_letter_case_is_ignored_and_shared_words_stay_candidates(
     # A wording that starts with a capital is matched as written: its first letter lowercased is not it.
     assert CASES.find("attention mask should be of size 3, but is 4") == []
     assert [m.known.id for m in CASES.find("Attention mask should be of size 3, but is 4")] == ["upper"]
+
+
+# -- a paste holding only the end of a documented wording (corpus h125) --------------------------
+
+JIT = Known("jit-unsupported", "JIT input of unsupported type", "RuntimeError",
+            "Only tuples, lists and Variables are supported as JIT inputs/outputs. Dictionaries and strings are "
+            "also accepted, but their usage is not recommended. Here, received an input of unsupported type: "
+            "{typename}", recognised_by=("unsupported type: DynamicCache",))
+TAILS = Lookup([JIT, HEAD_DIM, OOM])
+
+
+def test_the_end_of_a_wording_alone_is_a_candidate_that_asks_for_the_whole_message():
+    """h125 (pytorch#153998) states only the words' tail. It is offered, never confirmed (even with the
+    entry's `recognised_by` in it), and says what is missing."""
+    answer = TAILS.answer("received an input of unsupported type: DynamicCache")
+    assert [m.known.id for m in answer.matches] == ["jit-unsupported"]
+    match = answer.matches[0]
+    assert not match.confirmed and match.values == {"typename": "DynamicCache"}
+    assert "only the end of the message" in match.missing[0] and "Only tuples, lists" in match.missing[0]
+
+
+def test_a_longer_end_from_an_earlier_clause_is_offered_alike():
+    text = ("Dictionaries and strings are also accepted, but their usage is not recommended. Here, received an "
+            "input of unsupported type: DynamicCache")
+    match = TAILS.answer(text).matches[0]
+    assert (match.known.id, match.confirmed) == ("jit-unsupported", False)
+    assert "begins `Only tuples, lists and Variables are supported as JIT inputs/outputs.`" in match.missing[0]
+
+
+@pytest.mark.parametrize("text", [
+    "of unsupported type: DynamicCache",  # too little of the wording's fixed text to tell anything
+    "ved an input of unsupported type: DynamicCache",  # not at a word of the wording
+    "an input of unsupported type: DynamicCache",  # a word, but not the start of one of its clauses
+    "RuntimeError: CUDA error: received an input of unsupported type: DynamicCache",  # inside another message
+    "ValueError: received an input of unsupported type: DynamicCache",  # another exception
+    "AttributeError: 'Foo' object has no attribute 'bar'",
+])
+def test_a_tail_too_short_cut_mid_word_or_inside_another_message_is_not_offered(text):
+    assert [m.known.id for m in TAILS.find(text)] == []
+
+
+def test_the_whole_wording_still_confirms_and_a_tail_is_not_tried_beside_it():
+    whole = ("RuntimeError: Only tuples, lists and Variables are supported as JIT inputs/outputs. Dictionaries and "
+             "strings are also accepted, but their usage is not recommended. Here, received an input of "
+             "unsupported type: DynamicCache")
+    answer = TAILS.answer(whole)
+    assert [(m.known.id, m.confirmed) for m in answer.matches] == [("jit-unsupported", True)]

@@ -629,3 +629,40 @@ def test_an_entry_with_other_causes_of_its_words_gets_the_same_answers_in_both()
     assert graded("2.1") == [["confirmed"]] * 4
     assert graded("2.5") == [["candidate"], ["candidate"], ["candidate"], ["confirmed"]]
     assert graded("1.5") == [[], [], [], []]  # outside the wordings' own range: ruled out
+
+
+def test_a_paste_of_a_wordings_end_alone_gets_the_same_answers_and_work_in_both():
+    """A message that is only the end of a wording from one of its clauses (corpus h125) is a candidate
+    in both, with the same hint and the same counted work; too short an end, one cut inside a word or
+    not at a clause, and one inside another message are not offered in either; the whole wording still
+    confirms."""
+    jit = ("Only tuples, lists and Variables are supported as JIT inputs/outputs. Dictionaries and strings are also "
+           "accepted, but their usage is not recommended. Here, received an input of unsupported type: {typename}")
+    entries = [{"id": "jit", "title": "t", "exception": "RuntimeError", "message": jit, "raises_in": ">=2.0",
+                "recognised_by": ["unsupported type: DynamicCache"]},
+               {"id": "gone", "title": "t", "exception": "AttributeError", "raises_in": ">=3.0",
+                "message": "'DynamicCache' object has no attribute 'get_max_length'"},
+               {"id": "multi", "title": "t", "exception": "ValueError", "message": "The cache has the wrong size. "
+                "The model wants {a} rows here, not {b}."}]
+    pastes = ["received an input of unsupported type: DynamicCache",
+              "RuntimeError: received an input of unsupported type: EncoderDecoderCache",
+              "of unsupported type: DynamicCache", "ved an input of unsupported type: DynamicCache",
+              "an input of unsupported type: DynamicCache",  # a word, not a clause's first
+              "ValueError: received an input of unsupported type: DynamicCache",
+              "RuntimeError: CUDA error: received an input of unsupported type: DynamicCache",
+              "RuntimeError: " + jit.replace("{typename}", "DynamicCache"),
+              "AttributeError: object has no attribute 'get_max_length'",  # no clause: no end offered
+              "ValueError: The model wants 3 rows here, not 4.",
+              "ValueError: model wants 3 rows here, not 4.",
+              "ValueError: The model wants 3 rows there, not 4."]
+    for release in (None, "2.1", "1.0", "3.5"):
+        python = full_python(entries, pastes, release, work=True)
+        js = run_js("const lookup = new L.Lookup(data.entries, RULES.cap, { rules: RULES });" + FULL_JS,
+                    {"entries": entries, "pastes": pastes, "release": release, "work": True})
+        for paste, p, j in zip(pastes, python, js):
+            assert p == j, (release, paste)
+    found = [[(one[0], one[1]) for one in result["found"]] for result in full_python(entries, pastes)]
+    assert found == [[("jit", "candidate")], [("jit", "candidate")], [], [], [], [], [], [("jit", "confirmed")],
+                     [], [("multi", "candidate")], [], []]
+    hint = full_python(entries, pastes[:1])[0]["found"][0][9][0]
+    assert hint.startswith("the paste shows only the end of the message") and "`Only tuples" in hint

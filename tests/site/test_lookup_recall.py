@@ -86,7 +86,9 @@ def test_main_says_when_there_is_no_corpus(tmp_path, capsys):
 # 195 of 220 once torch-onnx-legacy-export-dynamic-cache documents the JIT wording (h124, h125 relabelled to it):
 # h124 confirmed by `unsupported type: DynamicCache` in torch's words (its `recognised_by`); h125 states only the
 # words' tail, `received an input of unsupported type: DynamicCache`, and is missed.
-CONFIRMED_RIGHT_AT_LEAST = 195  # 220 reports with an entry
+# 196 of 221: the held-out part eight (h126-h156) added one report with an entry, h150, confirmed right as
+# found (measured before any change for it; corpus README, "Part eight"); its 30 negatives stay silent.
+CONFIRMED_RIGHT_AT_LEAST = 196  # 221 reports with an entry
 
 
 def test_the_real_corpus_is_never_answered_with_a_confirmed_wrong_entry():

@@ -238,6 +238,7 @@
     for (const [name, source] of Object.entries(rules.types || {})) types[name] = source ? new RegExp(source) : null;
     return {
       cap: rules.cap, chain: rules.chain, whitespace: rules.whitespace, maxPath: rules.max_path, patterns, types,
+      tailMin: rules.tail_min, tailAfter: String(rules.tail_after || ""),
       frameWraps: rules.frame_wraps, tracebackText: rules.traceback_text,
       defaultTypes: rules.default_types || {}, builtinTypes: new Set(rules.builtin_types || []),
       confirming: new Set(rules.confirming || []), generic: rules.generic || [],
@@ -758,7 +759,55 @@
   function makeMatch(item, values, exception, exact, chain, recognised, at, names = {}) {
     return { entry: item.known.entry, known: item.known, values, exception, exact, fixed: item.fixed, wording: item.wording,
       matched: item.known.wordings[item.wording], chain, release: null, recognised, grade: "confirmed", evidence: [],
-      missing: [], at, shown: false, names, withheld: [] };
+      missing: [], at, shown: false, names, withheld: [], tail: "" };
+  }
+
+  /* A wording's ends from one of its first piece's clauses on (a word after `tailAfter`'s punctuation and a
+   * blank), keeping at least `tailMin` fixed characters,
+   * longest first, each with the beginning it leaves out; and the piece every one of them holds
+   * (_match.py:_tails). */
+  function tailsOf(one, index, template, generic, R) {
+    const first = template.pieces[0];
+    if (!first || first.includes("{") || first.includes("}") || !template.source.startsWith(first)) return null;
+    const rest = template.source.slice(first.length);
+    const later = template.pieces.slice(1).filter((piece) => piece);
+    let gate = [...first].slice(-R.tailMin).join("");
+    if (later.length) {
+      gate = later[0];
+      for (const piece of later) if (points(piece) > points(gate)) gate = piece;
+    }
+    const ends = [];
+    for (let at = 1; at < first.length; at++) {
+      if (!R.whitespace.includes(first[at - 1]) || R.whitespace.includes(first[at])) continue;
+      const before = rstrip(first.slice(0, at), R.whitespace);
+      if (!before || !R.tailAfter.includes(before[before.length - 1])) continue;
+      const end = new MessageTemplate(first.slice(at) + rest);
+      const fixed = end.pieces.reduce((n, piece) => n + points(piece), 0);
+      if (fixed < R.tailMin) break;
+      if (isDegenerate(end, generic)) continue;
+      const pieces = [...new Set(end.pieces.filter((p) => p))].sort((a, b) => b.length - a.length);
+      const typed = end.slots.some((slot) => typeOf(one.diagnosis, slot, R) !== "any");
+      ends.push([{ known: one, wording: index, template: end, pieces, fixed, typed, context: context(end, R) },
+        first.slice(0, at)]);
+    }
+    return ends.length ? [gate, ends] : null;
+  }
+
+  /* A wording's end that a candidate of the paste is, whole (_match.py:_whole_end). */
+  function wholeEnd(item, reading, library, R, meter) {
+    const wording = item.known.wordings[item.wording];
+    const recognised = item.known.recognisedBy.some((piece) => hasPiece(reading, piece, meter));
+    let best = null;
+    for (const option of reading.options) {
+      if (option.exception !== null && !sameException(option.exception, wording.exception)) continue;
+      const values = item.template.match(option.message, meter);
+      if (values === null) continue;
+      const names = wholeNames(item, values);
+      if (!fits(item.known.diagnosis, values, library, R, false, names)) continue;
+      const found = makeMatch(item, values, option.exception, true, option.chain, recognised, option.at, names);
+      if (best === null || better(found, best)) best = found;
+    }
+    return best;
   }
 
   /* A text holding only the beginning of a typed wording may still name what it never names (_match.py:_cut_short). */
@@ -910,6 +959,7 @@
       for (let i = 0; i + 8 <= classes.length; i += 8) this.classes.add(classes.slice(i, i + 8));
       this.runtime = list(options.runtime).map(String);
       this.items = [];
+      this.tails = [];  // [gate piece, its wording's ends]
       this.ignored = [];
       this.known = [];
       this.wordingTemplates = new Map();  // "index entry-id" → the wording's template
@@ -938,6 +988,8 @@
             this.items.push({ known: one, wording: index, template: variant, pieces, fixed, typed,
               context: context(variant, this.R) });
           }
+          const tails = tailsOf(one, index, template, generic, this.R);
+          if (tails !== null) this.tails.push(tails);
         });
       }
     }
@@ -973,6 +1025,11 @@
         const values = Object.entries(mismatch.values).map(([k, v]) => `{${k}} = ${v}`).join(", ");
         out.set(id, { ruledOut: true, match: mismatch,
           reason: `the message fits its words, but not its values (${values}): another error worded alike` });
+      }
+      if (!best.size && !out.size) {  // nothing matched: a message that is only the end of a wording
+        const [ends, endsOut] = this.ends(reading, meter);
+        for (const [id, match] of ends) best.set(id, match);
+        for (const [id, ruled] of endsOut) out.set(id, ruled);
       }
       const matches = sharedWords(framedFirst([...best.values()]), this.R).sort(compare);
       const ruledOut = [...out.values()].sort((a, b) => (a.match.known.id < b.match.known.id ? -1 : 1));
@@ -1021,6 +1078,34 @@
           return this;
         } };
       return reading;
+    }
+    /* A candidate of the paste that is, whole, the end of a wording: only possible (_match.py:Lookup._ends). */
+    ends(reading, meter) {
+      const best = new Map(), out = new Map();
+      for (const [gate, tails] of this.tails) {
+        if (!hasPiece(reading, gate, meter)) continue;
+        for (const [item, omitted] of tails) {
+          if (!item.pieces.every((piece) => hasPiece(reading, piece, meter))) continue;
+          let found = wholeEnd(item, reading, this.library, this.R, meter);
+          if (found === null) continue;
+          found = { ...found, tail: omitted };
+          let graded = this.grade(found, reading, meter);
+          const id = item.known.id;
+          if (graded.ruledOut) {
+            if (!best.has(id) && (!out.has(id) || better(graded.match, out.get(id).match))) out.set(id, graded);
+            break;
+          }
+          const hint = "the paste shows only the end of the message; the whole message begins " +
+            `\`${rstrip(omitted, this.R.whitespace)}\`: paste it whole, or the traceback, to confirm it`;
+          graded = { ...graded, grade: "candidate", missing: [hint, ...graded.missing] };
+          if (!best.has(id) || better(graded, best.get(id))) {
+            best.set(id, graded);
+            out.delete(id);
+          }
+          break;
+        }
+      }
+      return [best, out];
     }
     /* The entry's other causes that concern the matched wording (_match.py:Lookup.other_causes). */
     otherCauses(match, meter) {
