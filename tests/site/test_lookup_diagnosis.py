@@ -385,6 +385,22 @@ def test_words_another_cause_prints_on_other_releases_confirm_only_with_the_rele
         [("key-cache-removed", "confirmed")]
 
 
+TUPLE_LENGTH = "AttributeError: 'tuple' object has no attribute 'get_seq_length'"
+
+
+def test_a_tuple_cache_s_words_from_prefix_tuning_on_4_46_confirm_only_with_the_release(kb):
+    """Corpus h132 (peft#869): on 4.46 prefix tuning with gradient checkpointing (`use_cache` off) handed the
+    forward a tuple it did not convert, in the very words of the 4.48 change. The words alone are a candidate
+    naming that cause; a release from 4.48 on confirms; 4.46 is outside the entry's wording: ruled out."""
+    alone = kb.answer(TUPLE_LENGTH)
+    assert grades(alone) == [("legacy-tuple-forward-get-seq-length", "candidate")]
+    assert any("<4.48" in hint and "peft#869" in hint for hint in alone.matches[0].missing), alone.matches[0].missing
+    assert grades(kb.answer(TUPLE_LENGTH, "4.48.0")) == [("legacy-tuple-forward-get-seq-length", "confirmed")]
+    assert grades(kb.answer(TUPLE_LENGTH, "4.57.0", INSTALLED)) == [("legacy-tuple-forward-get-seq-length",
+                                                                    "confirmed")]
+    assert kb.answer(TUPLE_LENGTH, "4.46.0").matches == []
+
+
 def asks_the_release(hints, library: str = "transformers") -> list[str]:
     """The hints that ask which release: the generic one and an other cause's (when no release is known)."""
     return [hint for hint in hints if hint.startswith(f"which {library} release?") or f"Your {library} release" in hint]

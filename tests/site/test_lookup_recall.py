@@ -88,7 +88,12 @@ def test_main_says_when_there_is_no_corpus(tmp_path, capsys):
 # words' tail, `received an input of unsupported type: DynamicCache`, and is missed.
 # 196 of 221: the held-out part eight (h126-h156) added one report with an entry, h150, confirmed right as
 # found (measured before any change for it; corpus README, "Part eight"); its 30 negatives stay silent.
-CONFIRMED_RIGHT_AT_LEAST = 196  # 221 reports with an entry
+# 192 of 221 once legacy-tuple-forward-get-seq-length declares its other cause (part eight's h132, peft#869: the
+# same words on 4.46 from prefix tuning with gradient checkpointing, where the forward skipped converting the
+# tuple because `use_cache` was off; releases <4.48): r140, r141, h015 (Janus) and r211 (MindAct) show the bare
+# words with no release, frame or failing line, so nothing they show tells the two apart; they are the right
+# entry offered as a candidate that names the other cause and asks for the release.
+CONFIRMED_RIGHT_AT_LEAST = 192  # 221 reports with an entry
 
 
 def test_the_real_corpus_is_never_answered_with_a_confirmed_wrong_entry():
