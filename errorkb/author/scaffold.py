@@ -9,8 +9,8 @@ What a traceback gives, and how:
   release is the installed one; the commit only where the profile knows it for that release
   (a release alone is a complete pin). When the paste's line is not in that function here (the
   paste came from another release), the pin moves to the function's raise whose message fits.
-  With no frame of the library's but the innermost frame in the runtime's package (torch raised
-  in its own code: an export of a model that returns its cache), the pin is that frame in the
+  With no frame of the library's but the innermost frame in the runtime's package (the runtime
+  raised in its own code: an export of a model that returns its cache), the pin is that frame in the
   installed runtime, `runtime: true`, with its module, and the entry is verified upstream only;
 - the template: that raise's own f-string text when the pasted message fits it (its run-time
   values become `expect.placeholders`), else the message with its run-time values (numbers,
@@ -172,7 +172,7 @@ def library_frame(project: Project, frames: tuple[Frame, ...], folder: Path | No
 
 def runtime_frame(project: Project, frames: tuple[Frame, ...]) -> tuple[Frame, str, str] | None:
     """The innermost frame, with its path in the runtime's repository and the installed runtime's
-    release, when it lies in the runtime's package as installed here (torch raised in its own code)."""
+    release, when it lies in the runtime's package as installed here (the runtime raised in its own code)."""
     from errorkb.plugs import runtime_for
 
     release = runtime_version(project)
@@ -230,7 +230,7 @@ def pin_from(project: Project, frame: Frame, path: str, release: str, message: s
 
 
 def _module_of(path: str) -> str:
-    """The import path of a package's file: torch/_functorch/utils.py -> torch._functorch.utils."""
+    """The import path of a package's file: pkg/sub/utils.py -> pkg.sub.utils, pkg/sub/__init__.py -> pkg.sub."""
     parts = list(PurePosixPath(path).with_suffix("").parts)
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
