@@ -112,10 +112,14 @@ def copy_kb(root: Path, ids: list[str] | tuple[str, ...], *, source: Path = ROOT
             site: bool = False, site_url: str | None = None) -> Path:
     """A project at `root` with the entries `ids` of the knowledge base at `source` (and their
     snippets). `settings`: the `[tool.errorkb]` lines to use with the transformers profile
-    (default: `source`'s own pyproject.toml)."""
+    (default: `source`'s own pyproject.toml). `site_url`: where the copy's site is, as its mkdocs.yml's
+    `site_url` alone (the source's published address, `[tool.errorkb] site_url`, is left out)."""
     root.mkdir(parents=True, exist_ok=True)
     if settings is None:
-        shutil.copy(source / "pyproject.toml", root / "pyproject.toml")
+        text = (source / "pyproject.toml").read_text(encoding="utf-8")
+        if site_url:
+            text = re.sub(r'(?m)^site_url = "[^"\n]*"\n', "", text)
+        (root / "pyproject.toml").write_text(text, encoding="utf-8")
     else:
         (root / "pyproject.toml").write_text(f"[tool.errorkb]\n{settings}\n\n{PROFILE}", encoding="utf-8")
     for entry_id in ids:

@@ -250,3 +250,35 @@ def test_every_test_of_an_expensive_group_may_set_up_its_session_fixture(request
     short = [item.nodeid for item in expensive
              if (marker := item.get_closest_marker("timeout")) is None or marker.args[0] < SETUP_TIMEOUT]
     assert short == []
+
+
+PUBLISH = WORKFLOW.parent.parent.parent / "mkdocs-publish.yml"
+
+
+@pytest.mark.parametrize("name", list(EVENTS))
+def test_only_main_s_own_runs_publish_the_site_and_only_that_job_may_write(name):
+    """The Pages job holds the workflow's only write token (pages, id-token): a pull request's run,
+    labelled or not, never reaches it."""
+    jobs = workflow()["jobs"]
+    assert runs(jobs["pages"].get("if"), EVENTS[name]) == (not name.startswith("pull request"))
+    assert jobs["pages"]["needs"] == ["site"]
+    assert jobs["pages"]["permissions"] == {"pages": "write", "id-token": "write"}
+    assert [job for job, spec in jobs.items() if "permissions" in spec] == ["pages"]
+    assert any(step.get("uses", "").startswith("actions/deploy-pages@") for step in jobs["pages"]["steps"])
+
+
+def test_the_published_site_is_built_at_the_address_the_cli_and_the_hook_link_to():
+    """One address: mkdocs-publish.yml's site_url (the published pages' canonical links and sitemap) is the
+    profile's [tool.errorkb] site_url (the CLI's and the hook's links, the shipped hook index's `site`)."""
+    from errorkb.core.project import load_project, mkdocs_site_url
+
+    build = [step["run"] for step in workflow()["jobs"]["site"]["steps"] if step.get("name") == "Build the site"]
+    assert build == [".venv/bin/mkdocs build --strict -f mkdocs-publish.yml"]
+    assert yaml.safe_load(PUBLISH.read_text(encoding="utf-8"))["INHERIT"] == "mkdocs.yml"
+    published = mkdocs_site_url(PUBLISH)
+    assert published is not None and published.startswith("https://")
+    assert load_project(PUBLISH.parent).site_url == published
+    import json
+
+    index = json.loads((PUBLISH.parent / "transformers_errorkb" / "index.json").read_text(encoding="utf-8"))
+    assert index["site"] == published
