@@ -1282,8 +1282,8 @@ def _match_json(match: Match, index: Index) -> dict[str, Any]:
                         "releases": wording.releases, "device": wording.device, "note": wording.note},
             "evidence": [{"kind": one.kind, "detail": one.detail} for one in match.evidence],
             "missing": list(match.missing),
-            "other_causes": [{"releases": cause.releases, "note": cause.note, "message": cause.message}
-                             for cause in match.others],
+            "other_causes": [{"releases": cause.releases, "note": cause.note, "message": cause.message,
+                              "same_frames": cause.same_frames} for cause in match.others],
             "release": None if release is None else {"releases": list(release.releases), "source": release.source,
                                                      "range": release.range, "raises": release.raises,
                                                      "advice": release.advice}}

@@ -431,6 +431,10 @@ class OtherCause(Strict):
         default=None, min_length=1,
         description="The wording it concerns: the entry's message, one of its `also_seen_as`, or a text one of "
                     "them fits (\"'DynamicCache' object ...\" for \"'{cls}' object ...\"); default: every wording.")
+    same_frames: bool = Field(
+        default=False, description="The other cause raises through the same frames and failing line that tie a "
+                                   "traceback to this entry (`diagnosis.frames`, `code`): a traceback does not tell "
+                                   "them apart, only the release does.")
 
 
 class Diagnosis(Strict):

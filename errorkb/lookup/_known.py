@@ -64,6 +64,7 @@ class OtherCause:
     note: str  # what it is, in words
     message: str | None = None  # the wording it concerns, as written (None: every wording)
     messages: tuple[str, ...] = ()  # that wording as written and as pasted (empty: every wording)
+    same_frames: bool = False  # it raises through the entry's frames too: only the release tells them apart
 
 
 @dataclass(frozen=True)
@@ -168,4 +169,4 @@ def _diagnosis(value: object) -> Diagnosis:
 
 def _other_cause(item: dict[str, Any]) -> OtherCause:
     return OtherCause(str(item["releases"]), str(item.get("note") or ""), _text(item.get("message")),
-                      tuple(str(text) for text in _list(item.get("messages")) if text))
+                      tuple(str(text) for text in _list(item.get("messages")) if text), item.get("same_frames") is True)

@@ -412,10 +412,13 @@ class Lookup:
             missing.append(f"`{value}` is not a class {self.library} defines: the same words come from another "
                            f"cause when {self.library} reads this from a class of your own; the traceback or the "
                            "release tells")
-        framed = _first(shown, diagnosis.frames)
+        # An other cause raised through the same frames: they tie the paste to neither; the release must.
+        blind = not apart and any(cause.same_frames for cause in others)
+        framed = None if blind else _first(shown, diagnosis.frames)
         if framed is not None:
             evidence.append(Evidence(rules.FRAME_EVIDENCE, f"a frame in {_where(framed)}"))
-        coded = next((frame for frame in reversed(failing) if _uses(frame.code, diagnosis.code)), None)
+        coded = None if blind else next((frame for frame in reversed(failing) if _uses(frame.code, diagnosis.code)),
+                                        None)
         if coded is not None:
             evidence.append(Evidence(rules.CODE, f"the failing line `{coded.code[:120]}` uses "
                                                  f"{', '.join(f'`{n}`' for n in diagnosis.code)}"))
@@ -425,7 +428,7 @@ class Lookup:
         if not confirmed:
             told = [_other_hint(cause, releases, wording_range(known, wording), self.library)
                     for cause in others] if wording.words and not own and not foreign else []
-            missing += told + _hints(match, diagnosis, shown, releases, self.library, bool(told))
+            missing += told + _hints(match, diagnosis, shown, releases, self.library, bool(told), blind)
         return replace(match, grade=Grade.CONFIRMED if confirmed else Grade.CANDIDATE, evidence=tuple(evidence),
                        missing=tuple(missing), shown=bool(shown), withheld=tuple(own + foreign), others=tuple(others))
 
@@ -574,13 +577,18 @@ def _forms(cause: OtherCause) -> tuple[MessageTemplate, ...]:
 
 
 def _other_hint(cause: OtherCause, releases: tuple[str, ...], claim: str | None, library: str) -> str:
-    """What tells an entry from another cause of its words: the release, or the traceback."""
+    """What tells an entry from another cause of its words: the release, or the traceback (not when the
+    other cause raises through the same frames)."""
     if releases and any(contains(cause.releases, release) is not False for release in releases):
+        tells = "Nothing in the traceback tells them apart: both raise through the same frames" if cause.same_frames \
+            else "The traceback tells them apart"
         return (f"{library} {describe(releases)} is among the releases ({cause.releases}) where another cause prints "
-                f"the same words: {cause.note.rstrip('.')}. The traceback tells them apart")
+                f"the same words: {cause.note.rstrip('.')}. {tells}")
     ours = f" (this entry: {claim})" if claim else ""
+    tells = "tells them apart; the traceback does not (both raise through the same frames)" if cause.same_frames \
+        else "or the traceback tells them apart"
     return (f"another cause prints the same words on {library} {cause.releases}: {cause.note.rstrip('.')}. Your "
-            f"{library} release{ours} or the traceback tells them apart")
+            f"{library} release{ours} {tells}")
 
 
 def _capitalised(source: str) -> tuple[MessageTemplate, ...]:
@@ -638,13 +646,16 @@ def fnv1a(name: str) -> str:
 
 
 def _hints(match: Match, diagnosis: Diagnosis, shown: list[Frame], releases: tuple[str, ...],
-           library: str, told: bool = False) -> list[str]:
+           library: str, told: bool = False, blind: bool = False) -> list[str]:
     """What would confirm a candidate, or rule it out, in the words a reader acts on. `told`: an other
     cause's hint (`_other_hint`) came first; it already asks for the release (or says the known one
-    does not tell) and for the traceback, so neither question is asked again."""
+    does not tell) and for the traceback, so neither question is asked again. `blind`: an other cause
+    raises through the same frames, so the traceback would confirm nothing."""
     hints = []
     if shown and diagnosis.frames:
         hints.append(f"the traceback shows no frame in {_where(diagnosis.frames[0])}, where this error is raised")
+    elif blind:
+        pass
     elif not shown and diagnosis.frames:
         hints.append(f"paste the whole traceback: a frame in {_where(diagnosis.frames[0])} confirms it")
     elif not shown and diagnosis.code:

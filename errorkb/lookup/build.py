@@ -122,7 +122,7 @@ def other_causes_of(entry: Entry) -> list[dict[str, Any]]:
         messages = [] if cause.message is None else \
             list(dict.fromkeys([cause.message, pasted_form(cause.message, entry.exception)]))
         found.append({"releases": cause.releases, "note": one_line(cause.note), "message": cause.message,
-                      "messages": messages})
+                      "messages": messages, "same_frames": cause.same_frames})
     return found
 
 

@@ -401,6 +401,30 @@ def test_a_tuple_cache_s_words_from_prefix_tuning_on_4_46_confirm_only_with_the_
     assert kb.answer(TUPLE_LENGTH, "4.46.0").matches == []
 
 
+def test_a_traceback_through_the_same_forward_does_not_tell_the_other_cause_apart(kb):
+    """Both causes raise in the model's forward (`same_frames`): the frame and the failing line are no
+    evidence against peft#869's cause, so without a release the traceback stays a candidate that asks for
+    the release alone; with one from 4.48 on it is confirmed, with 4.46 ruled out."""
+    traceback = ("Traceback (most recent call last):\n"
+                 + frame("/me/train.py", 101, "train", "trainer.train()")
+                 + frame(f"{SITE}/transformers/models/qwen2/modeling_qwen2.py", 550, "forward",
+                         "past_seen_tokens = past_key_values.get_seq_length() if past_key_values is not None else 0")
+                 + TUPLE_LENGTH + "\n")
+    (match,) = kb.answer(traceback).matches
+    assert (match.known.id, match.grade.value) == ("legacy-tuple-forward-get-seq-length", "candidate")
+    assert any("the traceback does not" in hint and "peft#869" in hint for hint in match.missing), match.missing
+    assert not any("paste the whole traceback" in hint for hint in match.missing), match.missing
+    assert grades(kb.answer(traceback, "4.57.0")) == [("legacy-tuple-forward-get-seq-length", "confirmed")]
+    assert grades(kb.answer(traceback, "4.57.0", INSTALLED)) == [("legacy-tuple-forward-get-seq-length",
+                                                                 "confirmed")]
+    assert kb.answer(traceback, "4.46.0").matches == []
+    # An other cause whose frames differ (key-cache-removed's compiled Whisper forward) is still told apart
+    # by the user's own failing line.
+    mine = ("Traceback (most recent call last):\n" + frame("/me/compress.py", 12, "prune", "k = cache.key_cache[i]")
+            + KEY_CACHE + "\n")
+    assert grades(kb.answer(mine)) == [("key-cache-removed", "confirmed")]
+
+
 def asks_the_release(hints, library: str = "transformers") -> list[str]:
     """The hints that ask which release: the generic one and an other cause's (when no release is known)."""
     return [hint for hint in hints if hint.startswith(f"which {library} release?") or f"Your {library} release" in hint]

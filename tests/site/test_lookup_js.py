@@ -631,6 +631,29 @@ def test_an_entry_with_other_causes_of_its_words_gets_the_same_answers_in_both()
     assert graded("1.5") == [[], [], [], []]  # outside the wordings' own range: ruled out
 
 
+def test_an_other_cause_through_the_same_frames_gets_the_same_answers_in_both():
+    """`same_frames`: a frame or a failing line ties a traceback to neither cause; only the release does."""
+    words = "'tuple' object has no attribute 'length'"
+    entries = [{"id": "tup", "title": "t", "exception": "AttributeError", "message": words, "raises_in": ">=2.0",
+                "wordings": [{"message": words, "words": True}],
+                "diagnosis": {"frames": [{"file": "pkg/models/*/model_*.py", "function": "forward"}],
+                              "code": ["length"],
+                              "other_causes": [{"releases": "<2.0", "note": "a prefix with the cache off.",
+                                                "same_frames": True}]}}]
+    framed = ('Traceback (most recent call last):\n  File "/v/site-packages/pkg/models/a/model_a.py", line 9, in '
+              f'forward\n    n = past.length()\nAttributeError: {words}')
+    pastes = [f"AttributeError: {words}", framed]
+    for release in (None, "2.1", "1.5"):
+        python, js = full_python(entries, pastes, release), full_js(entries, pastes, release)
+        assert python == js, release
+    grades = [[one[1] for one in result["found"]] for result in full_python(entries, pastes)]
+    assert grades == [["candidate"], ["candidate"]]
+    hints = full_python(entries, pastes)[1]["found"][0][9]
+    assert any("the traceback does not" in hint for hint in hints) and not any("paste the whole" in h for h in hints)
+    assert [[one[1] for one in result["found"]] for result in full_python(entries, pastes, "2.1")] == \
+        [["confirmed"], ["confirmed"]]
+
+
 def test_a_paste_of_a_wordings_end_alone_gets_the_same_answers_and_work_in_both():
     """A message that is only the end of a wording from one of its clauses (corpus h125) is a candidate
     in both, with the same hint and the same counted work; too short an end, one cut inside a word or

@@ -498,7 +498,7 @@
       direction: text_(d.direction),
       otherCauses: list(d.other_causes).filter((one) => dict(one) === one && one.releases)
         .map((one) => ({ releases: String(one.releases), note: String(one.note || ""), message: text_(one.message),
-          messages: list(one.messages).filter((t) => t).map(String) })),
+          messages: list(one.messages).filter((t) => t).map(String), sameFrames: one.same_frames === true })),
     };
   }
 
@@ -893,10 +893,12 @@
 
   /* `told`: an other cause's hint came first and already asks for the release and the traceback
    * (_match.py:_hints). */
-  function hints(match, d, shown, releases, library, told) {
+  function hints(match, d, shown, releases, library, told, blind) {
     const out = [];
     if (shown.length && d.frames.length) {
       out.push(`the traceback shows no frame in ${where(d.frames[0])}, where this error is raised`);
+    } else if (blind) {
+      // an other cause raises through the same frames: the traceback would confirm nothing
     } else if (!shown.length && d.frames.length) {
       out.push(`paste the whole traceback: a frame in ${where(d.frames[0])} confirms it`);
     } else if (!shown.length && d.code.length) {
@@ -930,12 +932,16 @@
   function otherHint(cause, releases, claim, library, R) {
     const note = cause.note.replace(/\.+$/, "");
     if (releases.length && releases.some((r) => contains(cause.releases, r, R) !== false)) {
+      const tells = cause.sameFrames ? "Nothing in the traceback tells them apart: both raise through the same frames"
+        : "The traceback tells them apart";
       return `${library} ${describe(releases)} is among the releases (${cause.releases}) where another cause prints ` +
-        `the same words: ${note}. The traceback tells them apart`;
+        `the same words: ${note}. ${tells}`;
     }
     const ours = claim ? ` (this entry: ${claim})` : "";
+    const tells = cause.sameFrames ? "tells them apart; the traceback does not (both raise through the same frames)"
+      : "or the traceback tells them apart";
     return `another cause prints the same words on ${library} ${cause.releases}: ${note}. Your ${library} ` +
-      `release${ours} or the traceback tells them apart`;
+      `release${ours} ${tells}`;
   }
 
   /* A wording that starts with a lowercase letter (the index's `rules.lower_first`), that letter
@@ -1191,10 +1197,12 @@
         missing.push(`\`${value}\` is not a class ${library} defines: the same words come from another cause ` +
           `when ${library} reads this from a class of your own; the traceback or the release tells`);
       }
-      const framed = first(shown, d.frames);
+      // An other cause raised through the same frames: they tie the paste to neither (_match.py:_grade).
+      const blind = !apart && others.some((cause) => cause.sameFrames);
+      const framed = blind ? null : first(shown, d.frames);
       if (framed !== null) evidence.push({ kind: "frame", detail: `a frame in ${where(framed)}` });
       let coded = null;
-      for (let i = failing.length - 1; i >= 0 && coded === null; i--) if (uses(failing[i].code, d.code)) coded = failing[i];
+      for (let i = failing.length - 1; !blind && i >= 0 && coded === null; i--) if (uses(failing[i].code, d.code)) coded = failing[i];
       if (coded !== null) {
         evidence.push({ kind: "code", detail: `the failing line \`${coded.code.slice(0, 120)}\` uses ` +
           d.code.map((n) => `\`${n}\``).join(", ") });
@@ -1204,7 +1212,7 @@
       if (!confirmed) {
         const told = wording.words && !own.length && !foreign.length
           ? others.map((cause) => otherHint(cause, releases, wordingRange(one, wording), library, R)) : [];
-        missing.push(...told, ...hints(match, d, shown, releases, library, told.length > 0));
+        missing.push(...told, ...hints(match, d, shown, releases, library, told.length > 0, blind));
       }
       return { ...match, grade: confirmed ? "confirmed" : "candidate", evidence, missing, shown: shown.length > 0,
         withheld: [...own, ...foreign], others };
