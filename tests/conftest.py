@@ -206,7 +206,14 @@ def _own_cgroup() -> Path | None:
     try:
         current = next(line.split(":", 2)[2] for line in Path("/proc/self/cgroup").read_text().splitlines()
                        if line.split(":", 2)[1] == "cpuacct")
-        folder = Path("/sys/fs/cgroup/cpuacct") / current.lstrip("/") / f"errorkb-tests-{os.getpid()}"
+        parent = Path("/sys/fs/cgroup/cpuacct") / current.lstrip("/")
+        for stale in parent.glob("errorkb-tests-*"):  # an earlier run's, left while its last process ended
+            if not Path(f"/proc/{stale.name.rsplit('-', 1)[1]}").exists():
+                try:
+                    stale.rmdir()  # refused unless empty
+                except OSError:
+                    pass
+        folder = parent / f"errorkb-tests-{os.getpid()}"
         folder.mkdir(exist_ok=True)
         (folder / "cgroup.procs").write_text(str(os.getpid()))
         return folder
@@ -218,11 +225,18 @@ def _leave_cgroup() -> None:
     global _CGROUP
     if _CGROUP is None:
         return
+    import time
+
     try:
         (_CGROUP.parent / "cgroup.procs").write_text(str(os.getpid()))
-        _CGROUP.rmdir()  # refused while a process started here still runs: the kernel keeps it until then
     except OSError:
         pass
+    for _ in range(40):  # refused while a process started here is still ending; the next run removes it
+        try:
+            _CGROUP.rmdir()
+            break
+        except OSError:
+            time.sleep(0.05)
     _CGROUP = None
 
 
