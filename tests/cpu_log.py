@@ -2,8 +2,10 @@
 `python -m tests.cpu_log PATH [N]` prints the total, start-up and collection per process, the N
 tests that took the most CPU (set-up of the session fixtures they were first to need included)
 and the modules that did, then the wall-clock time each worker spent in tests and the N tests that
-took the longest (what a faster suite must shorten: CPU inside the sandbox's PID namespace is not
-counted above, waits are not CPU). A long-lived process (a warm pool's zygote) counts where it is reaped."""
+took the longest (what a faster suite must shorten: waits are not CPU). Where the test process could make
+a cpuacct cgroup of its own (root, cgroup v1: the log's `"counted": "cgroup"`), every process it started
+counts, sandboxed ones included, in the test that ran it; elsewhere (`"rusage"`) the CPU inside the
+sandbox's PID namespace is not counted, and a process counts where it is reaped."""
 
 from __future__ import annotations
 

@@ -300,7 +300,7 @@ def test_new_needs_a_source(kb, capsys):
 # -- what a draft still lacks --------------------------------------------------------------------
 
 
-def test_check_names_drafts_and_verify_lists_what_is_missing_in_order(kb, capsys):
+def test_check_names_drafts_and_verify_lists_what_is_missing_in_order(kb, capsys, lean_checks):
     assert new(kb, "cat-mismatch", "--from-traceback", "-", paste=CAT_TB) == 0
     capsys.readouterr()
     assert main(["--root", str(kb), "check"]) == 0

@@ -55,6 +55,18 @@ def test_at_most_eight_entries_are_not_fully_verified_on_cpu(report):
     assert len(partial) <= 8, sorted(partial)
 
 
+def test_the_hqq_entries_run_with_hqq(kb, report):
+    """The knowledge base is verified in this environment, hqq included: tests that verify small fixtures
+    run theirs without it (tests/lean.py), never these. A check whose snippet requires hqq ran on the CPU."""
+    project, loaded = kb
+    needing = {(one.entry.id, role) for one in loaded.entries for role, _ in one.entry.snippet_files()
+               if any(need.split(">")[0].split("=")[0].strip() == "hqq" for need in one.entry.needs(role)[0])}
+    assert len({entry for entry, _ in needing}) >= 3, sorted(needing)
+    ran = {(c.entry, c.role) for c in report.checks if c.device == "cpu" and c.target == "upstream"
+           and c.outcome in ("pass", "fail")}
+    assert needing <= ran, sorted(needing - ran)
+
+
 def test_every_source_pin_holds_and_every_raise_site_is_documented(kb):
     from errorkb.source.coverage import coverage
     from errorkb.source.drift import pinned_problems
@@ -103,7 +115,7 @@ def kb_copy(tmp_path, request):
     return tmp_path
 
 
-def test_a_before_that_stops_raising_fails_verify(kb_copy, capsys):
+def test_a_before_that_stops_raising_fails_verify(kb_copy, capsys, lean_checks):
     before = kb_copy / "snippets" / "head-dim-list-length" / "before.py"
     before.write_text(before.read_text().replace("head_dim=[128, 128]", "head_dim=128"))
     code = main(["--root", str(kb_copy), "verify", "head-dim-list-length", "--device", "cpu",
@@ -117,7 +129,7 @@ def test_a_before_that_stops_raising_fails_verify(kb_copy, capsys):
     assert report["summary"] == {"pass": 3, "fail": 1, "not-run": 0, "not-applicable": 0}
 
 
-def test_an_after_that_raises_again_fails_verify(kb_copy, capsys):
+def test_an_after_that_raises_again_fails_verify(kb_copy, capsys, lean_checks):
     after = kb_copy / "snippets" / "num-heads-list-length" / "after.py"
     after.write_text(after.read_text().replace("num_heads=config.num_key_value_heads", "num_heads=[8, 8]"))
     code = main(["--root", str(kb_copy), "verify", "num-heads-list-length", "--device", "cpu",

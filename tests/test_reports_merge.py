@@ -42,7 +42,7 @@ def test_matrix_for_one_entry_and_release_keeps_every_other_result(tmp_path, mon
     assert {r.release for r in after.releases} == {r.release for r in before.releases}
 
 
-def test_reverifying_one_entry_changes_only_its_records_in_the_standing_report(tmp_path):
+def test_reverifying_one_entry_changes_only_its_records_in_the_standing_report(tmp_path, lean_checks):
     root = copy_kb(tmp_path, IDS)
     report = root / "reports" / "latest.json"
     assert main(["--root", str(root), "verify", "--target", "bundled", "--device", "cpu", "--no-cache"]) == 0

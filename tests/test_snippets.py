@@ -41,7 +41,7 @@ def test_the_hash_is_of_the_bytes_and_the_page_text_is_normalised(tmp_path):
     assert snippet.shown == "y = 2\n" and snippet.full == "x = 1\ny = 2\n"
 
 
-def test_a_snippet_with_windows_line_endings_is_not_stale_after_verification(tmp_path, project_root):
+def test_a_snippet_with_windows_line_endings_is_not_stale_after_verification(tmp_path, project_root, lean_checks):
     """The verifier and the site hash the same bytes: CRLF files are fresh right after a run."""
     root = copy_kb(tmp_path, ["head-dim-list-length"])
     for path in (root / "snippets" / "head-dim-list-length").glob("*.py"):

@@ -11,8 +11,8 @@ subreaper, so whatever the run leaves running is re-parented here and found; `sn
 records what must not change (the cache beyond the harness's own records, reports/, the
 project's files, errorkb's source, site-packages).
 
-The run's Python is an environment of its own (`lean_environment`): this one's packages, hard-linked,
-less the optional backends no attack uses (`UNUSED_BACKENDS`).
+The run's Python is an environment of its own (`tests.lean.lean_environment`): this one's packages,
+hard-linked, less the optional backends no attack uses (`UNUSED_BACKENDS`).
 """
 
 from __future__ import annotations
@@ -29,12 +29,15 @@ import subprocess
 import sys
 import threading
 import time
-import venv
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 import yaml
+
+from tests.lean import UNUSED_BACKENDS as UNUSED_BACKENDS  # re-exported: test_adversarial reads it here
+from tests.lean import lean_environment
+from tests.lean import site_packages as _site_packages
 
 ADVERSARIAL = Path(__file__).resolve().parent.parent / "fixtures" / "adversarial_kb"
 BROKEN = Path(__file__).resolve().parent.parent / "fixtures" / "broken_kb"
@@ -45,11 +48,8 @@ CONTROLLED = ("kill-the-cli", "kill-the-zygote", "malformed-observation", "setsi
               "forged-observation")
 PLANTED = ("errorkb_adversarial_fake_cuda.pth", "sitecustomize.py")  # what planted-startup-hook writes
 _PR_SET_CHILD_SUBREAPER = 36
-# Installed here for the knowledge base's quantized-cache entries; no attack or control uses them. The bundled
-# cache, like upstream's, imports hqq's quantizer when hqq is installed, which imports torch._dynamo and
-# torch._inductor: 4.6 s of CPU on top of torch's 2.6 s for every fresh interpreter. The subprocess run's 168
-# checks are 168 fresh interpreters: 1,120 s of CPU with hqq installed (CI, 3da1a5d), 481 s without (1aff973).
-UNUSED_BACKENDS = ("hqq",)
+# The subprocess run's 168 checks are 168 fresh interpreters: 1,120 s of CPU with hqq installed (CI, 3da1a5d),
+# 481 s without (1aff973); `lean_environment` leaves out `UNUSED_BACKENDS` (tests/lean.py).
 
 
 def answer_key() -> dict[str, dict[str, dict]]:
@@ -198,29 +198,6 @@ class Workspace:
     def close(self) -> None:
         self.listener.close()
         remove_planted(self)
-
-
-def lean_environment(folder: Path) -> Path:
-    """A virtual environment with this one's packages less `UNUSED_BACKENDS`, hard-linked (seconds, no
-    copy, nothing downloaded); its python. Where hard links cannot be made (another file system), this
-    environment's own python: the run is the same, only slower."""
-    here = _site_packages(Path(sys.prefix))
-    venv.EnvBuilder(symlinks=True, with_pip=False).create(folder)
-    there = _site_packages(folder)
-    shutil.rmtree(there)
-    try:
-        subprocess.run(["cp", "-al", str(here), str(there)], check=True, capture_output=True)
-    except subprocess.CalledProcessError:
-        shutil.rmtree(folder, ignore_errors=True)
-        return Path(sys.executable)
-    for path in there.iterdir():
-        if path.name.split("-")[0] in UNUSED_BACKENDS:  # the package and its dist-info
-            shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink()
-    return folder / "bin" / "python"
-
-
-def _site_packages(prefix: Path) -> Path:
-    return prefix / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}" / "site-packages"
 
 
 def _subreaper(on: bool) -> None:

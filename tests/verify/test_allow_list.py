@@ -21,6 +21,10 @@ after:
     - {primitive: exec, reason: a test of the allow-list}
 """)
 
+# Every check of this module runs in the lean interpreter (tests/lean.py): its snippets use no optional
+# backend, and each zygote then loads torch and the bundled cache without hqq's torch._dynamo.
+pytestmark = pytest.mark.usefixtures("lean_checks")
+
 
 def verdicts(root, kinds=("after",)):
     project = load_project(root)

@@ -81,7 +81,7 @@ def test_a_module_inside_the_library_loads(tmp_path):
     assert load_project_entries(load_project(root)).problems == []
 
 
-def test_the_zygote_never_imports_a_module_of_the_snippet_folder(tmp_path, monkeypatch):
+def test_the_zygote_never_imports_a_module_of_the_snippet_folder(tmp_path, monkeypatch, lean_python):
     """An entry that reached the verifier with its own module (the loader bypassed): the check fails
     before anything of it runs, and an honest failing check after it in the same zygote still fails."""
     needs_sandbox()
@@ -98,8 +98,8 @@ def test_the_zygote_never_imports_a_module_of_the_snippet_folder(tmp_path, monke
     victim = Check(entry, guard, "bundled", "cpu", "transformers.cache_utils")  # a guard that lets the error out
     sandbox = choose("require", [root], [], runtime=TORCH, packages=("torch", "transformers", "optimum"))
     with WorkerPool(project.library, [], sandbox) as pool:
-        attacked = pool.run(evil, timeout=60)
-        after = pool.run(victim, timeout=60)
+        attacked = pool.run(evil, 60, lean_python)  # the lean interpreter (tests/lean.py): no hqq needed
+        after = pool.run(victim, 60, lean_python)
     assert "EVIL" not in attacked.output + after.output
     assert judge(evil, attacked, TORCH).outcome == "fail"
     assert "snippets.demo-error.lib.evil" in judge(evil, attacked, TORCH).reason

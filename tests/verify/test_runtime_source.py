@@ -146,8 +146,9 @@ utils.create_tree_flattened_fn.__code__ = create_tree_flattened_fn.__code__
 
 
 @pytest.fixture(scope="module")
-def verdicts(tmp_path_factory):
-    """Every hostile before and the honest one, judged, through one warm pool in the sandbox."""
+def verdicts(tmp_path_factory, lean_python):
+    """Every hostile before and the honest one, judged, through one warm pool in the sandbox (of the lean
+    interpreter, tests/lean.py: none of them uses hqq)."""
     if importlib.util.find_spec("transformers") is None:
         pytest.skip("transformers is not installed: the entry is verified upstream only")
     needs_sandbox()
@@ -165,7 +166,7 @@ def verdicts(tmp_path_factory):
     sandbox = choose("require", [root], [], runtime=TORCH, packages=("torch", "transformers", "optimum"))
     preload = library_imports(list(checks.values()), "transformers")  # as `errorkb verify` warms its zygotes
     with WorkerPool(project.library, preload, sandbox) as pool:
-        return {name: judge(check, pool.run(check, timeout=120), TORCH) for name, check in checks.items()}
+        return {name: judge(check, pool.run(check, 120, lean_python), TORCH) for name, check in checks.items()}
 
 
 def test_the_honest_before_passes(verdicts):

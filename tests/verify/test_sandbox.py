@@ -4,6 +4,11 @@ A probe snippet reports, as JSON on its output, what it finds when it tries each
 (writing the project, the package, the cache; seeing other checks; signalling or opening other
 processes; the network; capabilities; secrets in the environment), then makes the honest call,
 so the check itself passes. Run through the warm pool and through a fresh interpreter.
+
+The tests of what a check cannot do to its neighbours and of its limits run their checks in the lean
+interpreter (`lean_python`, tests/lean.py: no snippet here uses hqq, whose import costs each zygote and
+fresh interpreter seconds of CPU), the path a release's matrix environment takes; the probe's tests and
+the import path's run in this interpreter, the default path.
 """
 
 from __future__ import annotations
@@ -11,7 +16,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import sys
 import time
 from pathlib import Path
 
@@ -41,8 +45,8 @@ def judge(check, run):
     return judge_with(check, run, TORCH)
 
 
-def run_check(check, timeout, sandbox):
-    return run_check_with(check, LIBRARY, timeout, None, sandbox)
+def run_check(check, timeout, sandbox, python=None):
+    return run_check_with(check, LIBRARY, timeout, python, sandbox)
 
 
 def choose(mode, read_only, hidden):
@@ -152,6 +156,15 @@ def sandbox(project):
 
 
 @pytest.fixture(scope="module")
+def lean_pool(sandbox, lean_python):
+    """One sandboxed pool for the module's tests of limits and neighbours, whose checks run in the lean
+    interpreter: each check still forks afresh from the zygote (a zygote that dies is started again), as
+    every check of one `errorkb verify` run does; one zygote instead of six (each ~3 s of CPU)."""
+    with pool_of([], sandbox) as pool:
+        yield pool
+
+
+@pytest.fixture(scope="module")
 def entry(broken_kb):
     return next(one.entry for one in broken_kb[1] if one.entry.id == "good-head-dim")
 
@@ -222,7 +235,7 @@ def test_a_fresh_interpreter_is_sandboxed_the_same_way(sandbox, entry, project, 
     assert _outliving() == []
 
 
-def test_checks_in_one_zygote_cannot_see_each_other(sandbox, entry, project):
+def test_checks_in_one_zygote_cannot_see_each_other(sandbox, entry, project, lean_python, lean_pool):
     """Two checks at once: neither sees the other's folder, nor its files in /tmp."""
     folder = project / "snippets" / "good-head-dim"
     (folder / "peer.py").write_text(
@@ -235,26 +248,31 @@ def test_checks_in_one_zygote_cannot_see_each_other(sandbox, entry, project):
     from concurrent.futures import ThreadPoolExecutor
 
     check = check_of(entry, folder / "peer.py")
-    with pool_of([], sandbox) as pool, ThreadPoolExecutor(2) as threads:
-        runs = list(threads.map(lambda _: pool.run(check, timeout=60), range(2)))
+    pool = lean_pool
+    with ThreadPoolExecutor(2) as threads:
+        runs = list(threads.map(lambda _: pool.run(check, 60, lean_python), range(2)))
     for run in runs:
         later = next(line for line in run.output.splitlines() if line.startswith("LATER"))
         assert later.count("peer-was-here") == 1, run.output
     (folder / "peer.py").unlink()
 
 
-def test_a_timed_out_check_takes_everything_it_started_with_it(sandbox, entry, project):
+def test_a_timed_out_check_takes_everything_it_started_with_it(sandbox, entry, project, lean_python):
+    """A pool of its own (not `lean_pool`): after two checks ran at once in a sandboxed zygote, a later check
+    that reaches its wall-clock backstop is not ended by its namespace's timer, and the harness ends the
+    zygote instead ("the worker for bundled/cpu exited (-9)"): seen when this test followed
+    test_checks_in_one_zygote_cannot_see_each_other in one pool. Not fixed yet; this test keeps its own."""
     folder = project / "snippets" / "good-head-dim"
     (folder / "hang.py").write_text(f"import subprocess, time\nsubprocess.Popen(['sleep', '{MARKER}'], "
                                     "start_new_session=True)\nprint('sleeper started', flush=True)\n"
                                     "while True:\n    time.sleep(0.1)\n")
     check = check_of(entry, folder / "hang.py")
     with pool_of([], sandbox) as pool:
-        pool.zygote(check.target, check.device, check.module, sys.executable)  # started before the clock
+        pool.zygote(check.target, check.device, check.module, str(lean_python))  # started before the clock
         started = time.monotonic()
         # A backstop of 8 s, not the 32 s the default gives a 2 s limit: a check reaches its snippet
         # in 0.05-0.15 s from the warm zygote, measured at a load of 40-250 on this 2-core machine.
-        run = pool.run(check, timeout=2, wall_s=8)
+        run = pool.run(check, 2, lean_python, wall_s=8)
         assert run.timed_out and time.monotonic() - started < 30
         assert "sleeper started" in run.output  # killed with a sleeper of its own running, not before
         assert judge(check, run).reason.startswith("timed out: still running after the 8 s wall-clock backstop "
@@ -300,7 +318,7 @@ def test_require_refuses_and_auto_says_so_loudly(monkeypatch, capsys):
     assert "sandbox off" in capsys.readouterr().err
 
 
-def test_the_cli_refuses_to_run_without_the_sandbox_when_required(monkeypatch, tmp_path, capsys):
+def test_the_cli_refuses_to_run_without_the_sandbox_when_required(monkeypatch, tmp_path, capsys, lean_checks):
     from errorkb.cli import main
     from errorkb.verify import sandbox as module
     from tests.verify.verifykb import copy_fixture as copy_kb
@@ -317,7 +335,7 @@ def test_the_cli_refuses_to_run_without_the_sandbox_when_required(monkeypatch, t
     assert {record["isolation"] for record in report["checks"]} == {"fork"}, "recorded, never silently degraded"
 
 
-def test_deaths_read_the_same_through_the_sandbox(broken_kb, records):
+def test_deaths_read_the_same_through_the_sandbox(broken_kb, records, lean_python):
     """A crash, a signal, os._exit, sys.exit: in a fresh sandboxed interpreter, the fork's very verdicts."""
     from concurrent.futures import ThreadPoolExecutor
 
@@ -327,7 +345,8 @@ def test_deaths_read_the_same_through_the_sandbox(broken_kb, records):
               for one in entries if one.entry.id in chosen]
     sandbox = choose("require", [project.root], [])
     with ThreadPoolExecutor(2) as threads:
-        verdicts = list(threads.map(lambda check: judge(check, run_check(check, 120, sandbox)), checks))
+        verdicts = list(threads.map(lambda check: judge(check, run_check(check, 120, sandbox, lean_python)),
+                                    checks))
     for check, verdict in zip(checks, verdicts):
         assert (verdict.outcome, verdict.reason) == (records[check.id].outcome, records[check.id].reason)
 
@@ -395,7 +414,8 @@ posix._exit(0)
 
 
 @pytest.mark.parametrize("isolation", ["fork", "subprocess"])
-def test_a_check_cannot_make_the_harness_read_a_file_of_the_host(sandbox, entry, project, tmp_path, isolation):
+def test_a_check_cannot_make_the_harness_read_a_file_of_the_host(sandbox, entry, project, tmp_path, isolation,
+                                                                 lean_python, lean_pool):
     """Links planted where the harness reads the check's output (and where phase 1 read its observation)
     are never followed."""
     secret = tmp_path / "secret.txt"
@@ -404,16 +424,16 @@ def test_a_check_cannot_make_the_harness_read_a_file_of_the_host(sandbox, entry,
     (folder / "exfiltrate.py").write_text(f"SECRET = {str(secret)!r}\n" + EXFILTRATE)
     check = check_of(entry, folder / "exfiltrate.py")
     if isolation == "fork":
-        with pool_of([], sandbox) as pool:
-            run = pool.run(check, timeout=60)
+        pool = lean_pool
+        run = pool.run(check, 60, lean_python)
     else:
-        run = run_check(check, 120, sandbox)
+        run = run_check(check, 120, sandbox, lean_python)
     assert "hunter2" not in run.output and run.observation is None
     assert judge(check, run).reason.startswith("exited with status 0 without reporting")
     (folder / "exfiltrate.py").unlink()
 
 
-def test_a_check_cannot_fill_the_disk_nor_fork_without_end(sandbox, entry, project):
+def test_a_check_cannot_fill_the_disk_nor_fork_without_end(sandbox, entry, project, lean_python, lean_pool):
     folder = project / "snippets" / "good-head-dim"
     (folder / "exhaust.py").write_text(
         "import glob, os, threading, time\n"
@@ -439,8 +459,8 @@ def test_a_check_cannot_fill_the_disk_nor_fork_without_end(sandbox, entry, proje
         "    print('threads stopped:', error)\n"
         "print('threads', threads)\n")
     check = check_of(entry, folder / "exhaust.py")
-    with pool_of([], sandbox) as pool:
-        run = pool.run(check, timeout=60)
+    pool = lean_pool
+    run = pool.run(check, 60, lean_python)
     written = int(run.output.split("MiB written ")[1].split()[0])
     threads = int(run.output.split("threads ")[-1].split()[0])
     assert written <= 4 and "No space left on device" in run.output
@@ -468,7 +488,7 @@ print("forked", len(children))
 """
 
 
-def test_a_fork_bomb_stops_at_the_task_limit_even_as_root(sandbox, entry, project):
+def test_a_fork_bomb_stops_at_the_task_limit_even_as_root(sandbox, entry, project, lean_python, lean_pool):
     """RLIMIT_NPROC is void for uid 0: the limit must hold whoever runs errorkb (CI runs it as root).
 
     Each new process is a `sleep` that outlives the check unless the check's namespace takes it:
@@ -478,8 +498,8 @@ def test_a_fork_bomb_stops_at_the_task_limit_even_as_root(sandbox, entry, projec
     folder = project / "snippets" / "good-head-dim"
     (folder / "bomb.py").write_text(FORK_BOMB)
     check = check_of(entry, folder / "bomb.py")
-    with pool_of([], sandbox) as pool:
-        run = pool.run(check, timeout=60)
+    pool = lean_pool
+    run = pool.run(check, 60, lean_python)
     forked = int(run.output.split("forked ")[1].split()[0])
     assert forked < 1024 and "forks stopped" in run.output, run.output[-2000:]
     assert _outliving() == []
@@ -524,7 +544,7 @@ print("TALK", sorted(set(heard)))
 """
 
 
-def test_two_checks_at_once_cannot_talk_over_loopback_or_abstract_sockets(sandbox, entry, project):
+def test_two_checks_at_once_cannot_talk_over_loopback_or_abstract_sockets(entry, project, lean_python, lean_pool):
     """Each check has a network namespace of its own: its loopback and its abstract Unix sockets are its own."""
     from concurrent.futures import ThreadPoolExecutor
 
@@ -532,8 +552,9 @@ def test_two_checks_at_once_cannot_talk_over_loopback_or_abstract_sockets(sandbo
     for role in ("listen", "connect"):
         (folder / f"{role}-talk.py").write_text(TALK)
     checks = [check_of(entry, folder / f"{role}-talk.py") for role in ("listen", "connect")]
-    with pool_of([], sandbox) as pool, ThreadPoolExecutor(2) as threads:
-        runs = list(threads.map(lambda check: pool.run(check, timeout=60), checks))
+    pool = lean_pool
+    with ThreadPoolExecutor(2) as threads:
+        runs = list(threads.map(lambda check: pool.run(check, 60, lean_python), checks))
     for run in runs:
         said = next(line for line in run.output.splitlines() if line.startswith("TALK"))
         assert said == "TALK []", run.output[-2000:]
@@ -541,12 +562,12 @@ def test_two_checks_at_once_cannot_talk_over_loopback_or_abstract_sockets(sandbo
         (folder / f"{role}-talk.py").unlink()
 
 
-def test_a_check_that_spins_ends_at_its_cpu_time_and_says_so(sandbox, entry, project):
+def test_a_check_that_spins_ends_at_its_cpu_time_and_says_so(sandbox, entry, project, lean_python, lean_pool):
     folder = project / "snippets" / "good-head-dim"
     (folder / "spin.py").write_text("while True:\n    pass\n")
     check = check_of(entry, folder / "spin.py")
-    with pool_of([], sandbox) as pool:
-        run = pool.run(check, timeout=2)
+    pool = lean_pool
+    run = pool.run(check, 2, lean_python)
     assert not run.timed_out and run.cpu_s is not None and run.cpu_s >= 2
     assert judge(check, run).reason.startswith("timed out: used its 2 s of CPU time (killed by SIGXCPU)")
     (folder / "spin.py").unlink()

@@ -38,7 +38,7 @@ for _ in range(8):
 """
 
 
-def test_the_real_after_passes_and_one_that_catches_the_overflow_fails(tmp_path):
+def test_the_real_after_passes_and_one_that_catches_the_overflow_fails(tmp_path, lean_checks):
     root = copy_kb(tmp_path / "kb", ["static-cache-overflow"])
     (root / "snippets" / "static-cache-overflow" / "after_caught.py").write_text(CATCHES)
     entry = root / "docs" / "errors" / "transformers" / "static-cache-overflow.yml"

@@ -31,6 +31,10 @@ from tests.verify.verifykb import copy_fixture, load_kb
 TORCH = runtime_for("torch")
 MODULE = "transformers.cache_utils"
 
+# Every check of this module runs in the lean interpreter (tests/lean.py): its snippets use no optional
+# backend, and each zygote then loads torch and the bundled cache without hqq's torch._dynamo.
+pytestmark = pytest.mark.usefixtures("lean_checks")
+
 
 def check_of(entry, role, path, device="cpu", module=MODULE) -> Check:
     return Check(entry, read_snippet(path, Role(role), path.name), "bundled", device, module)

@@ -9,12 +9,14 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from errorkb.cli import main
+from tests.lean import checks_in
 from tests.verify.verifykb import copy_fixture
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory):
-    """Two runs over a small copy: the second after one fix broke and one broken fix was repaired."""
+def runs(tmp_path_factory, lean_python):
+    """Two runs over a small copy: the second after one fix broke and one broken fix was repaired (their
+    checks in the lean interpreter: tests/lean.py)."""
     tmp = tmp_path_factory.mktemp("cli")
     root = copy_fixture(tmp / "kb", ["good-head-dim", "before-wrong-message", "after-still-raises"])
     capture = pytest.MonkeyPatch()
@@ -31,8 +33,9 @@ def runs(tmp_path_factory):
         capture.setattr(sys, "stdout", stdout)
         capture.setattr(sys, "stderr", stderr)
         try:
-            code = main(["--root", str(root), "verify", "--target", "bundled", "--no-cache", "--json",
-                         "--junit", str(tmp / f"junit{step}.xml")])
+            with checks_in(lean_python):
+                code = main(["--root", str(root), "verify", "--target", "bundled", "--no-cache", "--json",
+                             "--junit", str(tmp / f"junit{step}.xml")])
         finally:
             capture.undo()
         results.append({"code": code, "stdout": stdout.getvalue(), "stderr": stderr.getvalue(),
@@ -143,7 +146,7 @@ def offending(text: str) -> list[str]:
     return found
 
 
-def test_snippet_output_and_exception_text_are_inert_in_ci_logs(tmp_path, capsys):
+def test_snippet_output_and_exception_text_are_inert_in_ci_logs(tmp_path, capsys, lean_checks):
     """A snippet that prints workflow commands (`::error::` at a line start, `##[error]` anywhere)
     and escape sequences, and raises an exception carrying more: `errorkb verify` shows all of it as
     text, on stdout and stderr, with and without --json. (Before: `::error::` reached column 0.)"""

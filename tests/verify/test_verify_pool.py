@@ -122,8 +122,9 @@ def test_a_dead_worker_fails_the_check_it_held_and_the_pool_recovers(pool, entry
     assert judge(again, pool.run(again, timeout=30)).outcome == "pass"
 
 
-def test_subprocess_isolation_gives_the_same_verdicts(records, broken_kb):
-    """The plain runner (a new interpreter per check) and the pool share the observe code."""
+def test_subprocess_isolation_gives_the_same_verdicts(records, broken_kb, lean_python):
+    """The plain runner (a new interpreter per check) and the pool share the observe code. (The fresh
+    interpreters are the lean one, tests/lean.py: none of these snippets uses hqq.)"""
     from concurrent.futures import ThreadPoolExecutor
 
     project, entries = broken_kb
@@ -134,7 +135,7 @@ def test_subprocess_isolation_gives_the_same_verdicts(records, broken_kb):
               for one in entries for role, file in one.entry.snippet_files() if (one.entry.id, role) in chosen]
     assert len(checks) == len(chosen)
     with ThreadPoolExecutor(2) as threads:
-        verdicts = list(threads.map(lambda check: judge(check, run_check(check, project.library, timeout=120)),
+        verdicts = list(threads.map(lambda check: judge(check, run_check(check, project.library, 120, lean_python)),
                                     checks))
     for check, verdict in zip(checks, verdicts):
         fork = records[check.id]

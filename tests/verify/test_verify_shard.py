@@ -37,7 +37,7 @@ def test_bad_shards_are_usage_errors(text):
         parse_shard(text)
 
 
-def test_sharded_runs_merge_into_the_full_run(tmp_path, capsys):
+def test_sharded_runs_merge_into_the_full_run(tmp_path, capsys, lean_checks):
     root = copy_fixture(tmp_path / "kb", ["good-head-dim", "before-sys-exit", "guard-wrong-message"])
     common = ["--root", str(root), "verify", "--target", "bundled", "--no-cache"]
     assert main([*common, "--report", str(tmp_path / "full.json")]) == 1

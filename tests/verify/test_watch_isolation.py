@@ -23,7 +23,8 @@ from errorkb.verify.plan import Check
 from errorkb.verify.watch import Kept
 from tests.verify.verifykb import copy_fixture, load_kb, needs_sandbox
 
-pytestmark = [pytest.mark.verifier, pytest.mark.timeout(1200)]
+# Every check in the lean interpreter (tests/lean.py): the snippets use no optional backend.
+pytestmark = [pytest.mark.verifier, pytest.mark.timeout(1200), pytest.mark.usefixtures("lean_checks")]
 
 MODULE = "transformers.cache_utils"
 STATE = """

@@ -14,6 +14,7 @@ from errorkb.core.project import load_project
 from errorkb.plugs import runtime_for
 from errorkb.verify.engine import verify
 from tests.kb import FIXTURES, copy_kb
+from tests.lean import checks_in
 
 FIXTURE = FIXTURES / "broken_kb"
 TARGETS = ("bundled", "upstream")
@@ -71,15 +72,17 @@ BACKSTOP_S = 20.0
 
 
 @pytest.fixture(scope="session")
-def broken_report(broken_kb):
+def broken_report(broken_kb, lean_python):
     """Every check of the fixture, both targets, cpu and cuda, through the warm pool, no cache; in
-    the sandbox wherever it can be created (and only there when ERRORKB_SANDBOX=require).
+    the sandbox wherever it can be created (and only there when ERRORKB_SANDBOX=require); in the lean
+    interpreter (tests/lean.py: no entry of the fixture uses hqq).
 
     Four jobs on two cores: after-hangs' two checks sleep until the backstop, and with two jobs they
     held both while the fixture's other 320 checks waited behind them."""
     needs_sandbox(skip=False)
     project, entries = broken_kb
-    return verify(project, entries, targets=list(TARGETS), devices=["cpu", "cuda"], jobs=4, wall_s=BACKSTOP_S)
+    with checks_in(lean_python):
+        return verify(project, entries, targets=list(TARGETS), devices=["cpu", "cuda"], jobs=4, wall_s=BACKSTOP_S)
 
 
 @pytest.fixture(scope="session")
