@@ -92,16 +92,12 @@ class Zygote:
                               preload=tuple(preload), jail=self.sandboxed, runtime_site=runtime_site)
         self.stem = stem
         self.process: subprocess.Popen[bytes] | _Forked | None = None
+        self._command: tuple[list[str], dict[str, str]] | None = None
         if stem is None:
             argv = [str(python), "-m", "errorkb.verify.inside.zygote", config.to_json()]
-            with self.log.open("wb") as log:
-                self.process = subprocess.Popen(
-                    sandbox.wrap(argv, device=device, writable=[scratch], jails=True, python=python)
-                    if sandbox else argv,
-                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
-                    env=sandbox.env(device) if sandbox else child_env(library, device, python),
-                    start_new_session=True,
-                )
+            self._command = (sandbox.wrap(argv, device=device, writable=[scratch], jails=True, python=python)
+                             if sandbox else argv,
+                             sandbox.env(device) if sandbox else child_env(library, device, python))
         self.lock = threading.Lock()  # guards `pending` and `next_id`
         self.write_lock = threading.Lock()  # one request line at a time; never held while reading
         self.pending: dict[int, _Pending] = {}
@@ -123,6 +119,18 @@ class Zygote:
                 self.process = self.stem.fork(config, python, self.log)
             except WorkerDied as why:
                 self.unshared = f"the stem could not fork it: {why}"
+                self.hello.set()
+                return
+        else:  # started by this thread, which lives as long as the zygote: the sandbox dies with the thread
+            # that started it (--die-with-parent is a thread's parent-death signal), never with a caller's
+            assert self._command is not None
+            argv, env = self._command
+            try:
+                with self.log.open("wb") as log:
+                    self.process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
+                                                    env=env, start_new_session=True)
+            except OSError as why:
+                self.dead = f"the worker for {self.key[0]}/{self.key[1]} could not start: {why}"
                 self.hello.set()
                 return
         assert self.process is not None

@@ -257,28 +257,47 @@ def test_checks_in_one_zygote_cannot_see_each_other(sandbox, entry, project, lea
     (folder / "peer.py").unlink()
 
 
-def test_a_timed_out_check_takes_everything_it_started_with_it(sandbox, entry, project, lean_python):
-    """A pool of its own (not `lean_pool`): after two checks ran at once in a sandboxed zygote, a later check
-    that reaches its wall-clock backstop is not ended by its namespace's timer, and the harness ends the
-    zygote instead ("the worker for bundled/cpu exited (-9)"): seen when this test followed
-    test_checks_in_one_zygote_cannot_see_each_other in one pool. Not fixed yet; this test keeps its own."""
+def test_a_timed_out_check_takes_everything_it_started_with_it(sandbox, entry, project, lean_python, lean_pool):
+    """In the module's pool, after test_checks_in_one_zygote_cannot_see_each_other ran two checks at once from
+    a thread pool (which once killed the zygote its threads had started: see the next test)."""
     folder = project / "snippets" / "good-head-dim"
     (folder / "hang.py").write_text(f"import subprocess, time\nsubprocess.Popen(['sleep', '{MARKER}'], "
                                     "start_new_session=True)\nprint('sleeper started', flush=True)\n"
                                     "while True:\n    time.sleep(0.1)\n")
     check = check_of(entry, folder / "hang.py")
-    with pool_of([], sandbox) as pool:
-        pool.zygote(check.target, check.device, check.module, str(lean_python))  # started before the clock
-        started = time.monotonic()
-        # A backstop of 8 s, not the 32 s the default gives a 2 s limit: a check reaches its snippet
-        # in 0.05-0.15 s from the warm zygote, measured at a load of 40-250 on this 2-core machine.
-        run = pool.run(check, 2, lean_python, wall_s=8)
-        assert run.timed_out and time.monotonic() - started < 30
-        assert "sleeper started" in run.output  # killed with a sleeper of its own running, not before
-        assert judge(check, run).reason.startswith("timed out: still running after the 8 s wall-clock backstop "
-                                                   "(its limit is 2 s of CPU time")
-    assert _outliving() == []
+    pool = lean_pool
+    pool.zygote(check.target, check.device, check.module, str(lean_python))  # started before the clock
+    started = time.monotonic()
+    # A backstop of 8 s, not the 32 s the default gives a 2 s limit: a check reaches its snippet
+    # in 0.05-0.15 s from the warm zygote, measured at a load of 40-250 on this 2-core machine.
+    run = pool.run(check, 2, lean_python, wall_s=8)
+    assert run.timed_out and time.monotonic() - started < 30
+    assert "sleeper started" in run.output  # killed with a sleeper of its own running, not before
+    assert judge(check, run).reason.startswith("timed out: still running after the 8 s wall-clock backstop "
+                                               "(its limit is 2 s of CPU time")
+    assert _outliving() == []  # the check's namespace ended with it, its sleeper with it
     (folder / "hang.py").unlink()
+
+
+def test_a_zygote_outlives_the_thread_that_first_needed_it(sandbox, entry, project, lean_python):
+    """bwrap's --die-with-parent kills the sandbox when the *thread* that started it ends (the kernel's
+    parent-death signal is a thread's): a zygote started lazily by a short-lived thread (an `errorkb verify`
+    run's thread pool, a `--watch` round's) must still serve checks after that thread is gone."""
+    import threading
+
+    check = check_of(entry, project / "snippets" / "good-head-dim" / "after.py")
+    with pool_of([], sandbox) as pool:
+        first: list = []
+        runner = threading.Thread(target=lambda: first.append(pool.run(check, 60, lean_python)))
+        runner.start()
+        runner.join()
+        assert first[0].observation.status.value == "returned", first[0].observation
+        (zygote,) = pool.zygotes.values()
+        time.sleep(0.5)  # the kernel's signal, had it come, has killed the sandbox by now
+        assert zygote.dead is None and zygote.process.poll() is None, zygote.dead
+        later = pool.run(check, 60, lean_python)
+        assert later.observation.status.value == "returned", later.observation
+        assert pool.zygotes[zygote.key] is zygote and zygote.dead is None  # served by the same zygote
 
 
 def test_the_environment_inside_keeps_no_secrets(monkeypatch):
