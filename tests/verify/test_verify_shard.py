@@ -52,6 +52,10 @@ def test_sharded_runs_merge_into_the_full_run(tmp_path, capsys, lean_checks):
     one, two = checks("shard1.json"), checks("shard2.json")
     assert one and two and not {c["id"] for c in one} & {c["id"] for c in two}
     merged, full = checks("merged.json"), checks("full.json")
+    # The runs judged the snippets (a run whose every check failed at set-up would merge just as well).
+    assert all(c["outcome"] == "pass" for c in full if c["entry"] == "good-head-dim" and c["device"] == "cpu")
+    assert {c["entry"] for c in full if c["outcome"] == "fail"} == {"before-sys-exit", "guard-wrong-message"}
+    assert any(c["entry"] == "good-head-dim" and c["device"] == "cpu" for c in full)
     assert [c["id"] for c in merged] == sorted(c["id"] for c in full)
     assert {c["id"]: (c["outcome"], c["reason"]) for c in merged} == {c["id"]: (c["outcome"], c["reason"]) for c in full}
     assert "merged 2 reports: 18 checks" in capsys.readouterr().out
