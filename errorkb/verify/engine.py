@@ -16,7 +16,6 @@ import re
 import sys
 import threading
 from collections.abc import Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -28,7 +27,6 @@ from errorkb.plugs import Runtime, runtime_for
 from errorkb.results.keys import project_inputs
 from errorkb.results.records import BUNDLED, UPSTREAM
 from errorkb.results.report import Report, new_report, now
-from errorkb.source.upstream import matrix_env
 from errorkb.verify.cache import Trust, VerdictCache, cache_key
 from errorkb.verify.judge import actual, expected, judge, snippet_line
 from errorkb.verify.modes import Isolation
@@ -182,6 +180,8 @@ class Verifier:
             return self.environments.get(check.release)
         if check.target != UPSTREAM or check.release in (None, self.installed):
             return Path(sys.executable)
+        from errorkb.source.upstream import matrix_env  # (a release not installed here: the version matrix's)
+
         python = matrix_env(self.project, check.release) / "bin" / "python"
         ready = matrix_env(self.project, check.release) / ".errorkb-ready"
         return python if python.exists() and ready.is_file() else None
@@ -325,8 +325,13 @@ def verify(project: Project, loaded: list[LoadedEntry], *, ids: list[str] | None
                 on_result(record)
             return record
 
-        with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as threads:
-            records = list(threads.map(one, range(len(checks))))
+        if to_run:
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as threads:
+                records = list(threads.map(one, range(len(checks))))
+        else:  # every check answered without a run (a warm re-run): nothing to wait for, no threads to start
+            records = [one(number) for number in range(len(checks))]
     finally:
         verifier.close()
     cache = verifier.cache
