@@ -34,6 +34,10 @@ NOT_ON_A_WARM_VERIFY = {
     "errorkb.verify.sandbox": "the sandbox: probed only for a check that must run",
     "errorkb.verify.run": "what runs a check",
     "errorkb.verify.stream": "a check's event stream",
+    "errorkb.verify.judge": "the judge: a cached verdict is not judged again",
+    "errorkb.verify.records": "the runner's vocabulary (an observation, a verdict): imported where a check is "
+                              "skipped, judged or recorded afresh",
+    "concurrent.futures": "the thread pool: started only for checks that must run",
     "packaging": "release ranges: read only where a profile or an entry states one (core.releases)",
     "rich": "the console: a warm run off a terminal prints plain lines",
     "markdown": "the site's Markdown",
