@@ -79,3 +79,21 @@ def test_a_warm_verify_imports_nothing_of_the_paths_it_does_not_take(tmp_path):
     loaded = {name: why for name, why in NOT_ON_A_WARM_VERIFY.items()
               if any(module == name or module.startswith(name + ".") for module in warm)}
     assert loaded == {}, f"a warm `errorkb verify` imported what it does not use: {loaded}"
+
+
+def test_the_command_s_own_process_keeps_what_its_imports_made_out_of_the_collector_s_passes():
+    """`errorkb` (main() with no argv) freezes what its imports made (`gc.freeze`): the cycle collector
+    never walks it again, at exit either. A caller's process (`main(argv)`: the tests, the hook) is left
+    alone: its garbage of the moment would be kept for good."""
+    import gc
+
+    from errorkb.cli import main
+
+    before = gc.get_freeze_count()
+    assert main(["verify", "--jobs", "0"]) == 2  # a usage error, found once the parser is built
+    assert gc.get_freeze_count() == before
+    code = ("import gc, sys; from errorkb.cli import main; sys.argv = ['errorkb', 'verify', '--jobs', '0']; "
+            "code = main(); print(gc.get_freeze_count() > 0, code)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=_env(TINYLIB), cwd=ROOT,
+                          timeout=120)
+    assert done.stdout.split() == ["True", "2"], done.stderr[-2000:]
