@@ -594,14 +594,16 @@ def _check_other_causes(one: LoadedEntry, where: str) -> list[Problem]:
     or a text one of them fits (the same words, its placeholders filled), judged by the matcher that
     applies it (`errorkb.lookup.fits_wording`: its one owner); a message the matcher cannot read as a
     wording would concern every wording there, so it is named here."""
-    from errorkb.lookup import fits_wording, read_wording
-
     entry, pos = one.entry, one.positions
     wordings = [entry.message, *(wording.message for wording in entry.also_seen_as)]
-    problems = []
+    problems: list[Problem] = []
     for index, cause in enumerate(entry.diagnosis.other_causes):
         if cause.message is None or cause.message in wordings:
             continue
+        # imported only for a cause that names a wording of its own: the lookup's import and its
+        # patterns are most of what an entry without one would otherwise cost (`errorkb verify`)
+        from errorkb.lookup import fits_wording, read_wording
+
         at = pos.of_value(("diagnosis", "other_causes", index, "message"))
         try:
             read_wording(cause.message)

@@ -13,11 +13,15 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
-from packaging.version import InvalidVersion, Version
 from pydantic import AfterValidator
+
+if TYPE_CHECKING:
+    from packaging.specifiers import SpecifierSet
+
+# packaging (its import compiles the PEP 440 patterns: ~10 ms) is imported where a range is first read,
+# not with this module: a knowledge base whose profile and entries state no range never needs it.
 
 SEPARATOR = "||"
 _PLAIN = re.compile(r"\s*(?:~=|==|!=|<=|>=|<|>)\s*\d+(?:\.\d+)*(?:[a-z]+\d*)?(?:\.\*)?\s*")
@@ -25,11 +29,15 @@ _PLAIN = re.compile(r"\s*(?:~=|==|!=|<=|>=|<|>)\s*\d+(?:\.\d+)*(?:[a-z]+\d*)?(?:
 
 @lru_cache(maxsize=512)
 def _parts(text: str) -> tuple[SpecifierSet, ...]:
+    from packaging.specifiers import SpecifierSet
+
     return tuple(SpecifierSet(part.strip()) for part in text.split(SEPARATOR))
 
 
 def check_range(text: str) -> str:
     """`text` when it is a valid range; ValueError with a readable message otherwise."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
     parts = [part.strip() for part in text.split(SEPARATOR)]
     if not all(parts):
         raise ValueError(f"{text!r}: an empty part around '||'")
@@ -46,6 +54,8 @@ def check_range(text: str) -> str:
 
 def contains(text: str, release: str) -> bool:
     """Whether `release` lies in the range `text`."""
+    from packaging.version import InvalidVersion, Version
+
     try:
         version = Version(release)
     except InvalidVersion:

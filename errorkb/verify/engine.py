@@ -16,7 +16,6 @@ import re
 import sys
 import threading
 from collections.abc import Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,23 +25,29 @@ from errorkb.core.load import LoadedEntry
 from errorkb.core.project import LibraryProfile, Project
 from errorkb.plugs import Runtime, runtime_for
 from errorkb.results.keys import project_inputs
-from errorkb.results.records import BUNDLED, UPSTREAM
+from errorkb.results.records import BUNDLED, UPSTREAM, CheckRecord, Code, ExceptionInfo, Exit, Outcome, Site
 from errorkb.results.report import Report, new_report, now
-from errorkb.source.upstream import matrix_env
 from errorkb.verify.cache import Trust, VerdictCache, cache_key
-from errorkb.verify.judge import actual, expected, judge, snippet_line
 from errorkb.verify.modes import Isolation
 from errorkb.verify.paths import environment_path
 from errorkb.verify.plan import Check, library_imports, plan, select_shard
-from errorkb.verify.records import CheckRecord, Code, ExceptionInfo, Exit, Outcome, Site, Verdict, not_run
 from errorkb.verify.requirements import unmet
 from errorkb.verify.targets import availability, bundled_has, fingerprint, installed_version
 
 if TYPE_CHECKING:  # what runs a check is imported when one first must run: a cached run never loads it
     from errorkb.verify.pool import WorkerPool
+    from errorkb.verify.records import Verdict
     from errorkb.verify.run import Run
     from errorkb.verify.sandbox import Sandbox
     from errorkb.verify.watch import Kept
+
+
+def not_run(code: Code, reason: str) -> Verdict:
+    """`records.not_run`: the judge's vocabulary (`verify.records`, `verify.judge`) is imported where a
+    check is skipped, judged or recorded afresh, never by a run whose every verdict comes from the cache."""
+    from errorkb.verify.records import not_run as verdict
+
+    return verdict(code, reason)
 
 
 class Upstream(StrEnum):
@@ -182,6 +187,8 @@ class Verifier:
             return self.environments.get(check.release)
         if check.target != UPSTREAM or check.release in (None, self.installed):
             return Path(sys.executable)
+        from errorkb.source.upstream import matrix_env  # (a release not installed here: the version matrix's)
+
         python = matrix_env(self.project, check.release) / "bin" / "python"
         ready = matrix_env(self.project, check.release) / ".errorkb-ready"
         return python if python.exists() and ready.is_file() else None
@@ -258,6 +265,8 @@ class Verifier:
             return self.failed(check, error)
 
     def failed(self, check: Check, error: Exception) -> CheckRecord:
+        from errorkb.verify.records import Verdict
+
         verdict = Verdict(outcome=Outcome.FAIL, code=Code.MALFORMED_OBSERVATION, cacheable=False,
                           reason=f"the verifier could not judge this check: {type(error).__name__}: {error}")
         return record_of(check, self.project, verdict, inputs=self.inputs(check.entry))
@@ -273,6 +282,8 @@ class Verifier:
 
         run = self.pool.run(check, self.timeout, python, wall_s=self.wall_s) if self.pool else \
             run_check(check, self.library, self.timeout, python, self.sandbox, wall_s=self.wall_s)
+        from errorkb.verify.judge import judge
+
         verdict = judge(check, run, self.runtime)
         record = record_of(check, self.project, verdict, run, self.isolation_level, key, self.inputs(check.entry))
         if self.cache and verdict.cacheable:
@@ -325,8 +336,13 @@ def verify(project: Project, loaded: list[LoadedEntry], *, ids: list[str] | None
                 on_result(record)
             return record
 
-        with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as threads:
-            records = list(threads.map(one, range(len(checks))))
+        if to_run:
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as threads:
+                records = list(threads.map(one, range(len(checks))))
+        else:  # every check answered without a run (a warm re-run): nothing to wait for, no threads to start
+            records = [one(number) for number in range(len(checks))]
     finally:
         verifier.close()
     cache = verifier.cache
@@ -346,6 +362,8 @@ def reused(hit: CheckRecord, check: Check, project: Project, inputs: str) -> Che
 
 def record_of(check: Check, project: Project, verdict: Verdict, run: Run | None = None,
               isolation: str | None = None, key: str | None = None, inputs: str | None = None) -> CheckRecord:
+    from errorkb.verify.judge import actual, expected, snippet_line
+
     moment = now()
     fields: dict[str, Any] = {
         "id": check.id, "entry": check.entry.id, "role": check.role, "snippet": project.rel(check.snippet.path),
