@@ -54,16 +54,16 @@ def instrument() -> float:
     imported = time.perf_counter() - started
     from errorkb.core import load
     from errorkb.results import report
-    from errorkb.verify import cache, pool, sandbox
+    from errorkb.verify import cache, judge, pool, sandbox
 
     timed(load, "load_project_entries", "load entries")
     timed(cli, "_load_or_report", "load entries (CLI, with its checks)")
     timed(engine, "plan_checks", "plan")
-    timed(engine, "choose_sandbox", "choose the sandbox (probe included)")
+    timed(engine.Verifier, "_choose", "choose the sandbox and the pool (probe included)")
     timed(sandbox, "probe", "probe the sandbox")
     timed(pool.WorkerPool, "_start", "start one zygote")
     timed(pool.WorkerPool, "run", "one check, request to verdict input (pool)")
-    timed(engine, "judge", "judge one check")
+    timed(judge, "judge", "judge one check")  # the engine imports it where it judges, by name, at that moment
     timed(engine.Verifier, "answer", "answer from the cache or say why not run")
     timed(cache, "verifier_fingerprint", "verifier fingerprint")
     timed(engine, "project_inputs", "inputs digest of one entry")
