@@ -525,24 +525,9 @@ def _tails(one: Known, index: int, template: MessageTemplate,
 
 
 def _whole_end(item: _Template, reading: _Reading, library: str, meter: Meter) -> Match | None:
-    """A wording's end that a candidate of the paste is, whole (as `_match_one`'s exact pass)."""
-    wording = item.known.wordings[item.wording]
+    """A wording's end that a candidate of the paste is, whole (`_exact`, no title words trimmed)."""
     recognised = any(_has_piece(reading, piece, meter) for piece in item.known.recognised_by)
-    best = None
-    for option in reading.options:
-        if option.exception is not None and not same_exception(option.exception, wording.exception):
-            continue
-        values = item.template.match(option.message, meter)
-        if values is None:
-            continue
-        names = _names(item, values)
-        if not fits(item.known.diagnosis, values, library, names=names):
-            continue
-        found = Match(item.known, values, option.exception, True, item.fixed, item.wording, option.chain,
-                      recognised=recognised, at=option.at, names=names)
-        if best is None or found.score > best.score:
-            best = found
-    return best
+    return _exact(item, reading, library, recognised, meter, trim=False)[0]
 
 
 def read_wording(message: str) -> MessageTemplate:
@@ -822,12 +807,22 @@ def _match_one(item: _Template, reading: _Reading, library: str, meter: Meter) -
     """Stage 2 for one wording: its best fit among the candidates, else found inside the text (or, for
     a wording the terminal wrapped, inside the text with its line breaks taken out); and, when the
     words fit but a value breaks the entry's types or relations, that fit (evidence against)."""
-    diagnosis = item.known.diagnosis
     recognised = any(_has_piece(reading, piece, meter) for piece in item.known.recognised_by)
     if not all(_has_piece(reading, piece, meter) for piece in item.pieces):
         if reading.multiline and all(_has_joined(reading, piece, meter) for piece in item.pieces):
             return _found_inside(item, reading, reading.joined, reading.at_joined, library, recognised, meter)
         return None, _cut_short(item, reading, library, recognised, meter)
+    best, mismatch = _exact(item, reading, library, recognised, meter)
+    if best is None and mismatch is None:
+        return _found_inside(item, reading, reading.text, reading.at, library, recognised, meter)
+    return best, (mismatch if best is None else None)
+
+
+def _exact(item: _Template, reading: _Reading, library: str, recognised: bool, meter: Meter,
+           trim: bool = True) -> tuple[Match | None, Match | None]:
+    """The wording's best fit among the paste's candidate messages, each matched whole, and the first fit
+    whose values break the entry's types or relations. `trim`: a title's words before the message (a
+    candidate with no exception, the whole paste) are taken out of its leading value."""
     wording = item.known.wordings[item.wording]
     best = mismatch = None
     for option in reading.options:
@@ -836,18 +831,16 @@ def _match_one(item: _Template, reading: _Reading, library: str, meter: Meter) -
         values = item.template.match(option.message, meter)
         if values is None:
             continue
-        if option.exception is None:  # the whole paste: a title's words may stand before the message
+        if trim and option.exception is None:  # the whole paste: a title's words may stand before the message
             values = _trim_leading(item, values)
         names = _names(item, values)
         found = Match(item.known, values, option.exception, True, item.fixed, item.wording, option.chain,
                       recognised=recognised, at=option.at, names=names)
-        if not fits(diagnosis, values, library, names=names):
+        if not fits(item.known.diagnosis, values, library, names=names):
             mismatch = mismatch or found
         elif best is None or found.score > best.score:
             best = found
-    if best is None and mismatch is None:
-        return _found_inside(item, reading, reading.text, reading.at, library, recognised, meter)
-    return best, (mismatch if best is None else None)
+    return best, mismatch
 
 
 def _found_inside(item: _Template, reading: _Reading, text: str, at: Callable[[str], int], library: str,

@@ -795,19 +795,8 @@
 
   /* A wording's end that a candidate of the paste is, whole (_match.py:_whole_end). */
   function wholeEnd(item, reading, library, R, meter) {
-    const wording = item.known.wordings[item.wording];
     const recognised = item.known.recognisedBy.some((piece) => hasPiece(reading, piece, meter));
-    let best = null;
-    for (const option of reading.options) {
-      if (option.exception !== null && !sameException(option.exception, wording.exception)) continue;
-      const values = item.template.match(option.message, meter);
-      if (values === null) continue;
-      const names = wholeNames(item, values);
-      if (!fits(item.known.diagnosis, values, library, R, false, names)) continue;
-      const found = makeMatch(item, values, option.exception, true, option.chain, recognised, option.at, names);
-      if (best === null || better(found, best)) best = found;
-    }
-    return best;
+    return exact(item, reading, library, recognised, R, meter, false)[0];
   }
 
   /* A text holding only the beginning of a typed wording may still name what it never names (_match.py:_cut_short). */
@@ -848,22 +837,29 @@
       }
       return [null, cutShort(item, reading, library, recognised, R, meter)];
     }
+    const [best, mismatch] = exact(item, reading, library, recognised, R, meter, true);
+    if (best === null && mismatch === null) {
+      return foundInside(item, reading, reading.text, (piece) => reading.at(piece), library, recognised, R, meter);
+    }
+    return [best, best === null ? mismatch : null];
+  }
+
+  /* The wording's best fit among the candidate messages, each whole, and the first fit that breaks the
+   * entry's types or relations (_match.py:_exact). */
+  function exact(item, reading, library, recognised, R, meter, trim) {
     const wording = item.known.wordings[item.wording];
     let best = null, mismatch = null;
     for (const option of reading.options) {
       if (option.exception !== null && !sameException(option.exception, wording.exception)) continue;
       let values = item.template.match(option.message, meter);
       if (values === null) continue;
-      if (option.exception === null) values = trimLeading(item, values, R);  // the whole paste: a title's words first
+      if (trim && option.exception === null) values = trimLeading(item, values, R);  // the whole paste: a title's words first
       const names = wholeNames(item, values);
       const found = makeMatch(item, values, option.exception, true, option.chain, recognised, option.at, names);
-      if (!fits(d, values, library, R, false, names)) mismatch = mismatch || found;
+      if (!fits(item.known.diagnosis, values, library, R, false, names)) mismatch = mismatch || found;
       else if (best === null || better(found, best)) best = found;
     }
-    if (best === null && mismatch === null) {
-      return foundInside(item, reading, reading.text, (piece) => reading.at(piece), library, recognised, R, meter);
-    }
-    return [best, best === null ? mismatch : null];
+    return [best, mismatch];
   }
 
   /* Where a traceback shows one confirmed entry's documented frame, another confirmed without its own is a
