@@ -39,7 +39,7 @@ from errorkb.author.paste import Frame, Pasted, clean
 from errorkb.core.entry import Entry, library_folder
 from errorkb.core.load import LoadedEntry
 from errorkb.core.message import GENERIC_WORDINGS, MessageTemplate, TemplateSyntaxError, is_degenerate
-from errorkb.core.project import Project
+from errorkb.core.project import Project, dotted
 from errorkb.plugs import runtime_for
 from errorkb.source.drift import SourceIndex
 from errorkb.source.raise_sites import FunctionSpan
@@ -200,7 +200,7 @@ def pin_from(project: Project, frame: Frame, path: str, release: str, message: s
     """The pin of `frame` in the installed release (the runtime's, with `runtime`), and the raise's
     template when the message fits it."""
     commit = project.library.commit if release == project.library.release and not runtime else None
-    module = _module_of(path) if runtime else None
+    module = dotted(PurePosixPath(path)) if runtime else None
 
     def pin(line: int, function: str, implicit: bool = False, todo: str | None = None) -> Pin:
         return Pin(path, line, function, release, commit, implicit, todo, module, runtime)
@@ -227,12 +227,6 @@ def pin_from(project: Project, frame: Frame, path: str, release: str, message: s
     site = sites[-1]
     fitting = site.message if site.message and _fits(site.message, message) else None
     return pin(site.line, function), fitting
-
-
-def _module_of(path: str) -> str:
-    """The import path of a package's file: pkg/sub/utils.py -> pkg.sub.utils, pkg/sub/__init__.py -> pkg.sub."""
-    parts = list(PurePosixPath(path).with_suffix("").parts)
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
 def _fits(template: str, message: str) -> bool:

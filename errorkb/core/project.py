@@ -109,10 +109,7 @@ class LibraryProfile(_Strict):
             inside = inside.relative_to(root)
         if not inside.parts or inside.parts[0] != self.name.split(".")[0] or inside.suffix != ".py":
             return None
-        parts = list(inside.with_suffix("").parts)
-        if parts[-1] == "__init__":
-            parts.pop()
-        return ".".join(parts)
+        return dotted(inside)
 
     def package_path(self, path: str) -> str | None:
         """The part of a repository path inside the import package: `cache_utils.py`."""
@@ -289,6 +286,14 @@ def _toml_value(value: Any) -> str:
     if isinstance(value, dict):
         return "{}" if not value else str(value)
     return str(value)
+
+
+def dotted(path: PurePosixPath) -> str:
+    """A package file's import path: `pkg/sub/utils.py` is `pkg.sub.utils`, `pkg/sub/__init__.py` `pkg.sub`."""
+    parts = list(path.with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
 
 
 _SITE_URL_LINE = re.compile(r"^site_url:[ \t]*['\"]?(https?://[^\s'\"<>]+)['\"]?[ \t]*(?:#.*)?$", re.MULTILINE)
