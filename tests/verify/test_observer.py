@@ -434,3 +434,40 @@ def test_snippet_code_run_inside_the_watched_call_fails_unless_declared(tmp_path
     stream = parsed(run_scenario(tmp_path, body, callbacks=declared))
     callbacks = [event.what for event in stream.tampered if event.kind == "callback"]
     assert callbacks == ([] if declared else ["snippet.py:3 (Lying.__lt__)"]), callbacks
+
+
+def test_a_signal_handler_never_runs_in_a_call_the_tracer_has_not_seen_begin(tmp_path):
+    """CPython 3.11 takes pending signals at a function's first instruction (RESUME) *before* the tracer's
+    'call' event: a Python handler run there raises inside `work` while the observer has not counted the
+    call, and the snippet catching it looks like a clean run (CI caught the adversarial guard
+    `signal-handler-raises` passing so). A signal made pending by C code that never looks for signals (a
+    bytes repeat) is taken at `work`'s RESUME every time; the handler must be deferred past it."""
+    body = """
+    import signal
+    import time
+
+    frames = []
+
+    def handler(signum, frame):
+        frames.append(frame.f_code.co_name)
+        if frame.f_code.co_name == "work":
+            raise ValueError("n must be positive, got -1")
+
+    signal.signal(signal.SIGALRM, handler)
+    caught = 0
+    for _ in range(5):
+        signal.setitimer(signal.ITIMER_REAL, 1e-4)
+        b"ab" * 20_000_000  # the timer fires in here; nothing takes the signal before `work` starts
+        try:
+            lib.work(1)
+        except ValueError:
+            caught += 1
+        time.sleep(0.02)  # the deferred handler lands here
+    assert len(frames) == 5, frames
+    """
+    reading = read(run_scenario(tmp_path, body))
+    seen = reading.observation
+    assert reading.rejected is None and seen is not None, reading
+    assert seen.status is Status.RETURNED, seen.exception
+    assert (seen.calls.count, seen.calls.returned) == (5, 5), seen.calls
+    assert seen.tampered == [], seen.tampered

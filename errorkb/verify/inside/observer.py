@@ -208,25 +208,32 @@ def _unbox(box: list[tuple[Any, ...]]) -> Any:
     return answer[1]
 
 
-def _trampoline(handler: Callable[..., Any], redeliver: Callable[[int], None], signum: int, frame: Any) -> Any:
+def _trampoline(starting: Callable[[bytes], bool], handler: Callable[..., Any], redeliver: Callable[[int], None],
+                signum: int, frame: Any) -> Any:
     """The C-level handler of a signal the snippet handles in Python.
 
     A Python handler runs wherever the main thread is when it checks for signals, and receives
     that frame: inside the observer, its locals are the observer's. So the snippet's handler runs
     only when no frame of this file is on the stack; otherwise the signal is sent again a moment
-    later (`redeliver`), by which time the observer has returned.
+    later (`redeliver`), by which time the observer has returned. Likewise in a frame that has not
+    begun: CPython 3.11 takes pending signals at a function's first instruction (`RESUME`) before
+    the tracer's 'call' event, so a handler run there would run, and raise, inside a call the
+    observer never saw start (`starting` knows that instruction, by a C method: the snippet can
+    rebind the builtins this function would look up).
     """
+    defer = frame is not None and starting(frame.f_code.co_code[frame.f_lasti:frame.f_lasti + 1])
     marker = (lambda: None).__code__.co_filename
     probe = frame
-    while probe is not None:
-        if probe.f_code.co_filename == marker:
-            try:
-                redeliver(signum)
-            except BaseException:  # no thread to send it again: the signal is lost, as one sent twice is
-                pass
-            return None
+    while probe is not None and not defer:
+        defer = probe.f_code.co_filename == marker
         probe = probe.f_back
-    return handler(signum, frame)
+    if not defer:
+        return handler(signum, frame)
+    try:
+        redeliver(signum)
+    except BaseException:  # no thread to send it again: the signal is lost, as one sent twice is
+        pass
+    return None
 
 
 def _redeliver(start: Callable[..., Any], kill: Callable[[int, int], None], main: int,
@@ -319,7 +326,8 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         "threads": {main}, "expected": 0, "installers": frozenset([thread_bootstrap.__code__]),
         "bootstrap": thread_bootstrap, "settrace": sys.settrace, "audit": sys.audit,
         "start": _thread.start_new_thread, "signal": _signal.signal, "getsignal": _signal.getsignal,
-        "handlers": {}, "trampoline": _trampoline, "redeliver": redeliver,
+        "handlers": {}, "redeliver": redeliver,
+        "trampoline": functools.partial(_trampoline, {bytes([list(config["opnames"]).index("RESUME")])}.__contains__),
         "spaces": [(label, space, dict(snapshot), bool(grows), frozenset(rebound)) for label, space, snapshot,
                    grows, rebound in config.get("spaces", [])],
         "owners": [(label, owner, name, raw) for label, owner, name, raw in config.get("owners", [])],
