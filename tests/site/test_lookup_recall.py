@@ -93,7 +93,10 @@ def test_main_says_when_there_is_no_corpus(tmp_path, capsys):
 # tuple because `use_cache` was off; releases <4.48): r140, r141, h015 (Janus) and r211 (MindAct) show the bare
 # words with no release, frame or failing line, so nothing they show tells the two apart; they are the right
 # entry offered as a candidate that names the other cause and asks for the release.
-CONFIRMED_RIGHT_AT_LEAST = 192  # 221 reports with an entry
+# 193 of 223: the held-out part nine (h157-h187) added two reports with an entry (`unpack-layer-kv-cache`), h180
+# confirmed right as found and h181 (a bare title) the right entry as a candidate (measured before any change for
+# it; corpus README, "Part nine"); of its 29 negatives 25 stay silent and 4 get candidates, none a confirmed answer.
+CONFIRMED_RIGHT_AT_LEAST = 193  # 223 reports with an entry
 
 
 def test_the_real_corpus_is_never_answered_with_a_confirmed_wrong_entry():
