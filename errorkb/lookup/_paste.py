@@ -8,7 +8,8 @@ to a linear bound, and the page's JavaScript counts the same way):
 2. `normalize`: BOMs go; no-break spaces become spaces; typographic quotes (‘’ “”) become
    ASCII ones (in wordings too); `\\r\\n`, `\\r`, U+2028 and U+2029 become `\\n`; ANSI escape
    sequences go; `PREFIX` is removed from the start of every line (a launcher's `[rank0]: `,
-   pytest's `E   `, a log's timestamp, `tool-name | `, stacked); rich's traceback box is opened
+   pytest's `E   `, a log's timestamp, `tool-name | `, stacked); a Markdown link a notebook drew
+   (`[~/x.py:480](https://...)`) becomes its text (`LINK`); rich's traceback box is opened
    (its title becomes Python's marker, its folded frame lines are joined, its edges go); a frame
    line a terminal or a web form broke at a fixed width is joined again; Python's hint
    `. Did you mean: 'x'?` goes from the end of a line; ASCII whitespace is stripped at both ends.
@@ -46,6 +47,7 @@ _RICH_EDGE = rules.compiled(rules.RICH_EDGE)
 _FRAME_WRAP = rules.compiled(rules.FRAME_WRAP)
 _FRAME_NAME_WRAP = rules.compiled(rules.FRAME_NAME_WRAP)
 _PREFIX = rules.compiled(rules.PREFIX)
+_LINK = rules.compiled(rules.LINK)
 _SUFFIX = rules.compiled(rules.SUFFIX)
 _EXCEPTION_LINE = rules.compiled(rules.EXCEPTION_LINE)
 _INLINE_EXCEPTION = rules.compiled(rules.INLINE_EXCEPTION)
@@ -98,12 +100,13 @@ def plain_quotes(text: str) -> str:
 def normalize(text: str, meter: Meter | None = None) -> str:
     """Stage 2: what terminals and tools add, taken away."""
     meter = meter or Meter()
-    meter.work += (21 + rules.FRAME_WRAPS) * len(text)  # the passes below each read the text once
+    meter.work += (22 + rules.FRAME_WRAPS) * len(text)  # the passes below each read the text once
     text = text.replace("\ufeff", "").replace("\u00a0", " ")
     text = plain_quotes(text)
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\u2028", "\n").replace("\u2029", "\n")
     text = _ANSI.sub("", text)
     text = _PREFIX.sub("", text)
+    text = _LINK.sub(r"\1", text)
     text = _RICH_TOP.sub(rules.TRACEBACK_TEXT, text)
     text = _rich_message(text)
     text = _RICH_BOTTOM.sub("", text)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-RULES_VERSION = 9
+RULES_VERSION = 10
 
 CAP = 1 << 16  # characters of a paste read: its last 64 KiB
 CHAIN = 64  # exception lines tried whole, counted from the end of the paste
@@ -96,6 +96,14 @@ TRACEBACK = _TRACEBACK_WORDS + ":"
 # pytest's path, line and function (none in a long entry); 11, 12, 13 rich's (`path:480 in update`, its
 # failing line the `❱ 480` arrow below it; a fold at the box's edge beside `in` may take its space).
 # A path may start with a Windows drive (`C:`).
+# A notebook's traceback copied from its rendered output keeps the links the notebook drew, as Markdown: VS
+# Code's `File [~/x.py:115](https://vscode-remote+.../x.py:115), in f(...)` and `---> [28](vscode-notebook-cell:
+# ?execution_count=4&line=28) code`, Jupyter Lab's `File [~/x.py:1520](http://localhost:8080/lab/tree/...), in ...`
+# and `File "[/x.py", line 390](http://127.0.0.1:8976/lab/tree/...), in forward`, Colab's `[/usr/.../x.py](https://
+# ...colab.googleusercontent.com/outputframe.html?vrz=...#) in f(...)`. Such a link is read as its text (group 1),
+# the address dropped, so that the frame reads as the notebook printed it; only a link to a web, file or
+# editor address is one (`[0](x)` in a message, a list printed `[1](2)`, is left as it is).
+LINK = r"\[([^\[\]\n]*)\]\((?:https?://|file://|vscode-[A-Za-z0-9+.-]*:)[^()\s]*\)"
 # Not a frame: a warning (`x.py:3: FutureWarning: ...`), a linter's `x.py:3:5: E501`, prose.
 FRAME = r"File \"([^\"\n]*)\", line ([0-9]+)"
 FRAME_LINE = (r"(?<![^\n])[ \t]*(?:File (?:\"([^\"\n]*)\",[ \t]*line[ \t]*([0-9]+)"
@@ -205,7 +213,7 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
         "frame_wraps": FRAME_WRAPS, "traceback_text": TRACEBACK_TEXT,
         "patterns": {"ANSI": ANSI, "PREFIX": PREFIX, "RICH_TOP": RICH_TOP, "RICH_BOTTOM": RICH_BOTTOM,
                      "RICH_FOLD": RICH_FOLD, "RICH_WRAP": RICH_WRAP, "RICH_EDGE": RICH_EDGE, "FRAME_WRAP": FRAME_WRAP,
-                     "FRAME_NAME_WRAP": FRAME_NAME_WRAP, "SUFFIX": SUFFIX, "EXCEPTION_LINE": EXCEPTION_LINE,
+                     "FRAME_NAME_WRAP": FRAME_NAME_WRAP, "LINK": LINK, "SUFFIX": SUFFIX, "EXCEPTION_LINE": EXCEPTION_LINE,
                      "INLINE_EXCEPTION": INLINE_EXCEPTION, "STOP_LINE": STOP_LINE, "TRACEBACK": TRACEBACK,
                      "FRAME": FRAME, "FRAME_LINE": FRAME_LINE, "CODE_LINE": CODE_LINE, "ARROW_LINE": ARROW_LINE,
                      "PYTEST_DEF": PYTEST_DEF, "PYTEST_FAILING": PYTEST_FAILING,

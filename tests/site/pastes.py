@@ -243,6 +243,79 @@ def _rich(frames, exception, width=100):
             linecache.cache.pop(path, None) if before is None else linecache.cache.__setitem__(path, before)
 
 
+# A notebook's traceback copied from its rendered output keeps the links the notebook drew, as Markdown
+# (GitHub shows them so): the frame's location links to the file, and VS Code links each numbered line of the
+# excerpt too. Real reports: VS Code's `File [~/x.py:115](https://vscode-remote+.../x.py:115), in f(...)` and
+# `---> [28](vscode-notebook-cell:?execution_count=4&line=28) code` (transformers#24841, #38727, #32226),
+# Jupyter Lab's `File [~/x.py:1520](http://localhost:8080/lab/tree/x.py#line=1519), in f(...)` (IPEX#555,
+# ipex-llm#11744) and, for a script's traceback, `File "[/x.py", line 390](http://127.0.0.1:8976/lab/tree/
+# x.py#line=389), in forward` (RAD#3), Colab's `[/usr/.../x.py](https://...colab.googleusercontent.com/
+# outputframe.html?vrz=...#) in f(...)` (unsloth#1907, corpus h172).
+_NOTEBOOK_FILE = re.compile(r"^File (\S+?):([0-9]+), in ", re.M)
+_NOTEBOOK_LINE = re.compile(r"^(---> |[ \t]+)([0-9]+)(?= )", re.M)
+_NOTEBOOK_CELL = re.compile(r"^Cell In\[4\], line ([0-9]+)", re.M)
+_COLAB_FILE = re.compile(r"^(\S+\.py) in ", re.M)
+_SCRIPT_FILE = re.compile(r'^([ \t]*)File "([^"\n]+)", line ([0-9]+)', re.M)
+
+
+# The same links in real reports (verbatim, cut to a frame or two), and what the lookup must read of each:
+# Colab (unsloth#1907), VS Code (transformers#32226, #38727: its cell's frame is the user's, no library's) and
+# Jupyter Lab printing a script's traceback (RAD#3); then brackets that are no link.
+NOTEBOOK_LINKS = [
+    ("[/usr/local/lib/python3.11/dist-packages/torch/nn/modules/module.py](https://hcusakf9od-496ff2e9c6d22116-0-colab."
+     "googleusercontent.com/outputframe.html?vrz=colab_20250514-060044_RC00_758624382#) in __getattr__(self, name)\n"
+     "   1926             if name in modules:\n   1927                 return modules[name]\n"
+     "-> 1928         raise AttributeError(\n   1929             f\"'{type(self).__name__}' object has no attribute "
+     "'{name}'\"\n   1930         )\n\nAttributeError: 'MistralModel' object has no attribute 'max_seq_length'",
+     [("torch/nn/modules/module.py", 1928, "__getattr__", "raise AttributeError(")]),
+    ("File [~/.cache/huggingface/modules/transformers_modules/glm-4v-9b/modeling_chatglm.py:563](https://vscode-remote+"
+     "qs-002d5930-002d228138-002etensorboard-002dnj-002edevops-002exiaohongshu-002ecom.vscode-resource.vscode-cdn.net/mnt/"
+     "nj-aigc/usr/aihao/workspace/TheChosenOne/~/.cache/huggingface/modules/transformers_modules/glm-4v-9b/"
+     "modeling_chatglm.py:563), in SelfAttention.forward(self, hidden_states, attention_mask, rotary_pos_emb, kv_cache, "
+     "use_cache)\n    561 # adjust key and value for inference\n    562 if kv_cache is not None:\n"
+     "--> 563     cache_k, cache_v = kv_cache\n    564     key_layer = torch.cat((cache_k, key_layer), dim=2)\n"
+     "    565     value_layer = torch.cat((cache_v, value_layer), dim=2)\n\nValueError: too many values to unpack "
+     "(expected 2)",
+     [("~/.cache/huggingface/modules/transformers_modules/glm-4v-9b/modeling_chatglm.py", 563, "SelfAttention.forward",
+       "cache_k, cache_v = kv_cache")]),
+    ("Cell In[4], [line 28](vscode-notebook-cell:?execution_count=4&line=28)\n     [25](vscode-notebook-cell:?"
+     "execution_count=4&line=25) # if isinstance(past_key_values, SinkCache):\n---> [28](vscode-notebook-cell:?"
+     "execution_count=4&line=28) outputs = model.generate(**inputs, do_sample=False, max_new_tokens=256, "
+     "past_key_values=past_key_values)\n", []),
+    ('  File "[/home/rima/anaconda3/envs/llava/lib/python3.10/site-packages/transformers/models/gpt2/modeling_gpt2.py",'
+     ' line 390](http://127.0.0.1:8976/lab/tree/RAD/anaconda3/envs/llava/lib/python3.10/site-packages/transformers/'
+     'models/gpt2/modeling_gpt2.py#line=389), in forward\n    attn_outputs = self.attn(\n',
+     [("transformers/models/gpt2/modeling_gpt2.py", 390, "forward", "attn_outputs = self.attn(")]),
+    ("IndexError: [0](x) and [1](2), not links\n", []),
+]
+
+
+def _vscode_links(frames, exception):
+    text = _ipython8(frames, exception)
+    text = _NOTEBOOK_FILE.sub(lambda m: f"File [{m.group(1)}:{m.group(2)}](https://vscode-remote+ssh-002dremote"
+                              f"-002bbox.vscode-resource.vscode-cdn.net{m.group(1).lstrip('~')}:{m.group(2)}), in ",
+                              text)
+    text = _NOTEBOOK_CELL.sub(lambda m: f"Cell In[4], [line {m.group(1)}](vscode-notebook-cell:?execution_count=4"
+                              f"&line={m.group(1)})", text)
+    return _NOTEBOOK_LINE.sub(lambda m: f"{m.group(1)}[{m.group(2)}](vscode-notebook-cell:?execution_count=4"
+                              f"&line={m.group(2)})", text)
+
+
+def _lab_links(frames, exception):
+    return _NOTEBOOK_FILE.sub(lambda m: f"File [{m.group(1)}:{m.group(2)}](http://localhost:8888/lab/tree"
+                              f"{m.group(1).lstrip('~')}#line={int(m.group(2)) - 1}), in ", _ipython8(frames, exception))
+
+
+def _colab_links(frames, exception):
+    return _COLAB_FILE.sub(lambda m: f"[{m.group(1)}](https://ab12cd-496ff2e9c6d22116-0-colab.googleusercontent"
+                           f".com/outputframe.html?vrz=colab_20250514-060044_RC00_758624382#) in ",
+                           _ipython7(frames, exception))
+
+
+def _script_links(frames, exception):
+    return _SCRIPT_FILE.sub(lambda m: f'{m.group(1)}File "[{m.group(2)}", line {m.group(3)}](http://127.0.0.1:8976/'
+                            f'lab/tree{m.group(2)}#line={int(m.group(3)) - 1})', _python(frames, exception))
+
 def _wrapped(frames, exception, width, indent=False):
     """A plain traceback whose frame lines a terminal or a web form broke at `width` columns (mid-path,
     mid-word), the rest of each line on the next, at its start or (`indent`) under the frame line's indent."""
@@ -278,6 +351,10 @@ SHAPES = {
     "wrapped-80": lambda frames, exception: _wrapped(frames, exception, 80),
     "wrapped-100-indented": lambda frames, exception: _wrapped(frames, exception, 100, indent=True),
     "wrapped-120": lambda frames, exception: _wrapped(frames, exception, 120),
+    "ipython-8-vscode-links": _vscode_links,
+    "ipython-8-lab-links": _lab_links,
+    "ipython-7-colab-links": _colab_links,
+    "python-lab-links": _script_links,
 }
 
 

@@ -559,7 +559,7 @@ def shaped_pastes(every: bool = True) -> tuple[str, ...]:
     else each in two shapes, in turn), the shapes' own reference traceback in every shape, and lines that
     only look like frames. Made once for each `every` (a tuple: no test changes it)."""
     from errorkb.site.hookindex import diagnosis_cases
-    from tests.site.pastes import SHAPES, shaped
+    from tests.site.pastes import NOTEBOOK_LINKS, SHAPES, shaped
     from tests.site.test_lookup_shapes import TRACEBACK
 
     shapes = sorted(SHAPES)
@@ -574,7 +574,7 @@ def shaped_pastes(every: bool = True) -> tuple[str, ...]:
         # releases pip and conda print (tests/site/test_lookup_diagnosis.py)
         "Name: transformers\nVersion: 4.45.0\nAttributeError: 'Mine' object has no attribute '_supports_cache_class'",
         "Successfully installed transformers-4.56.0\nAttributeError: 'Mine' object has no attribute '_supports_cache_class'",
-        "- transformers=4.45.0\nAttributeError: 'Mine' object has no attribute '_supports_cache_class'")
+        "- transformers=4.45.0\nAttributeError: 'Mine' object has no attribute '_supports_cache_class'") + tuple(paste for paste, _ in NOTEBOOK_LINKS)
 
 
 def test_the_shapes_of_a_traceback_are_read_alike_in_both():

@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 from errorkb.lookup import INSTALLED, frames, normalize
-from tests.site.pastes import SHAPES, shaped
+from tests.site.pastes import NOTEBOOK_LINKS, SHAPES, shaped
 
 SITE = "/venv/lib/python3.11/site-packages"
 TRACEBACK = (
@@ -58,6 +58,17 @@ def test_a_pytest_long_entry_is_the_frame_its_location_line_closes():
     assert found[-1].code == "self.keys.index_copy_(2, cache_position, key_states)"
     assert found[-1].at < normalize(text).index("RuntimeError: index_copy_") < text.index(":480: RuntimeError")
 
+
+@pytest.mark.parametrize("paste, expected", NOTEBOOK_LINKS)
+def test_a_notebooks_links_read_as_the_notebook_printed_them(paste, expected):
+    """A traceback copied from a notebook's rendered output (Colab, VS Code, Jupyter Lab) keeps the links the
+    notebook drew as Markdown, `[~/x.py:563](https://...)`: each reads as its text, so the frame keeps its
+    function and failing line (before: Colab's frames were not frames at all, VS Code's lost their function,
+    and Jupyter Lab's took the link's address for the failing line). Brackets that are no link stay."""
+    found = [(frame.path.split("-packages/", 1)[-1], frame.line, frame.function, frame.code)
+             for frame in frames(normalize(paste))]
+    assert found == expected
+    assert "](" not in normalize(paste) or "[0](x)" in paste
 
 def test_lines_that_only_look_like_frames_are_not_frames():
     """A warning (`x.py:12: FutureWarning: ...`), a linter's `x.py:12:5: E501`, prose mentioning a file:

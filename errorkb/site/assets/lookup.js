@@ -225,7 +225,7 @@
 
   const GLOBAL = new Set(["ANSI", "PREFIX", "SUFFIX", "EXCEPTION_LINE", "INLINE_EXCEPTION", "TRACEBACK", "FRAME_LINE",
     "FRAME", "ARROW_LINE", "PYTEST_DEF", "PYTEST_FAILING", "RICH_TOP", "RICH_BOTTOM", "RICH_FOLD", "RICH_WRAP",
-    "RICH_EDGE", "FRAME_WRAP", "FRAME_NAME_WRAP"]);
+    "RICH_EDGE", "FRAME_WRAP", "FRAME_NAME_WRAP", "LINK"]);
 
   /* The index's `rules` made ready: each pattern compiled (the global flag where it is scanned). */
   function compileRules(rules) {
@@ -294,12 +294,13 @@
 
   function normalize(text, R, meter) {
     meter = meter || new Meter();
-    meter.work += (21 + R.frameWraps) * text.length;  // the passes below each read the text once
+    meter.work += (22 + R.frameWraps) * text.length;  // the passes below each read the text once
     text = text.replaceAll("\ufeff", "").replaceAll("\u00a0", " ");
     text = plainQuotes(text);
     text = text.replaceAll("\r\n", "\n").replaceAll("\r", "\n").replaceAll("\u2028", "\n").replaceAll("\u2029", "\n");
     text = text.replace(R.patterns.ANSI, "");
     text = text.replace(R.patterns.PREFIX, "");
+    text = text.replace(R.patterns.LINK, (whole, shown) => shown);  // a notebook's Markdown link: its text
     text = text.replace(R.patterns.RICH_TOP, () => R.tracebackText);  // rich's box (_rules.py)
     text = richMessage(text, R);
     text = text.replace(R.patterns.RICH_BOTTOM, "");
