@@ -7,7 +7,9 @@ to a linear bound, and the page's JavaScript counts the same way):
    from the first line that starts inside them.
 2. `normalize`: BOMs go; no-break spaces become spaces; typographic quotes (‘’ “”) become
    ASCII ones (in wordings too); `\\r\\n`, `\\r`, U+2028 and U+2029 become `\\n`; ANSI escape
-   sequences go; `PREFIX` is removed from the start of every line (a launcher's `[rank0]: `,
+   sequences go; a Markdown quote's `> ` goes from a run of quoted lines (`QUOTED`); spaces and tabs
+   at a line's end go; `PREFIX` is
+   removed from the start of every line (a launcher's `[rank0]: `,
    pytest's `E   `, a log's timestamp, `tool-name | `, stacked); a Markdown link a notebook drew
    (`[~/x.py:480](https://...)`) becomes its text (`LINK`); rich's traceback box is opened
    (its title becomes Python's marker, its folded frame lines are joined, its edges go); a frame
@@ -48,6 +50,9 @@ _FRAME_WRAP = rules.compiled(rules.FRAME_WRAP)
 _FRAME_NAME_WRAP = rules.compiled(rules.FRAME_NAME_WRAP)
 _PREFIX = rules.compiled(rules.PREFIX)
 _LINK = rules.compiled(rules.LINK)
+_QUOTED = rules.compiled(rules.QUOTED)
+_QUOTE_MARK = rules.compiled(rules.QUOTE_MARK)
+_LINE_END = rules.compiled(rules.LINE_END)
 _SUFFIX = rules.compiled(rules.SUFFIX)
 _EXCEPTION_LINE = rules.compiled(rules.EXCEPTION_LINE)
 _INLINE_EXCEPTION = rules.compiled(rules.INLINE_EXCEPTION)
@@ -100,11 +105,13 @@ def plain_quotes(text: str) -> str:
 def normalize(text: str, meter: Meter | None = None) -> str:
     """Stage 2: what terminals and tools add, taken away."""
     meter = meter or Meter()
-    meter.work += (22 + rules.FRAME_WRAPS) * len(text)  # the passes below each read the text once
+    meter.work += (25 + rules.FRAME_WRAPS) * len(text)  # the passes below each read the text once
     text = text.replace("\ufeff", "").replace("\u00a0", " ")
     text = plain_quotes(text)
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\u2028", "\n").replace("\u2029", "\n")
     text = _ANSI.sub("", text)
+    text = _QUOTED.sub(lambda run: _QUOTE_MARK.sub("", run.group(0)), text)
+    text = _LINE_END.sub("", text)
     text = _PREFIX.sub("", text)
     text = _LINK.sub(r"\1", text)
     text = _RICH_TOP.sub(rules.TRACEBACK_TEXT, text)

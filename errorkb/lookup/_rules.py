@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-RULES_VERSION = 10
+RULES_VERSION = 11
 
 CAP = 1 << 16  # characters of a paste read: its last 64 KiB
 CHAIN = 64  # exception lines tried whole, counted from the end of the paste
@@ -96,6 +96,15 @@ TRACEBACK = _TRACEBACK_WORDS + ":"
 # pytest's path, line and function (none in a long entry); 11, 12, 13 rich's (`path:480 in update`, its
 # failing line the `❱ 480` arrow below it; a fold at the box's edge beside `in` may take its space).
 # A path may start with a Windows drive (`C:`).
+# A traceback quoted in Markdown (a reply on GitHub, an e-mail) has `> ` before every line, `> > ` when quoted
+# twice: a run of two or more lines that each start with `>` (`QUOTED`) loses those marks (`QUOTE_MARK`, each `>`
+# with the one space or tab after it). A single `>` line is pytest's mark of the failing line (`PYTEST_FAILING`),
+# kept: pytest never marks two lines in a row.
+QUOTED = r"(?<![^\n])>[^\n]*(?:\n>[^\n]*)+"
+QUOTE_MARK = r"(?<![^\n])(?:>[ \t]?)+"
+# Spaces and tabs at the end of a line go (`LINE_END`): an editor or a quoted reply pads lines to one width
+# (LangBridge#6), and a message printed on two lines must still read as its wording.
+LINE_END = r"(?<![ \t])[ \t]+(?![^\n])"  # from a run's first space: one try a run
 # A notebook's traceback copied from its rendered output keeps the links the notebook drew, as Markdown: VS
 # Code's `File [~/x.py:115](https://vscode-remote+.../x.py:115), in f(...)` and `---> [28](vscode-notebook-cell:
 # ?execution_count=4&line=28) code`, Jupyter Lab's `File [~/x.py:1520](http://localhost:8080/lab/tree/...), in ...`
@@ -213,7 +222,8 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
         "frame_wraps": FRAME_WRAPS, "traceback_text": TRACEBACK_TEXT,
         "patterns": {"ANSI": ANSI, "PREFIX": PREFIX, "RICH_TOP": RICH_TOP, "RICH_BOTTOM": RICH_BOTTOM,
                      "RICH_FOLD": RICH_FOLD, "RICH_WRAP": RICH_WRAP, "RICH_EDGE": RICH_EDGE, "FRAME_WRAP": FRAME_WRAP,
-                     "FRAME_NAME_WRAP": FRAME_NAME_WRAP, "LINK": LINK, "SUFFIX": SUFFIX, "EXCEPTION_LINE": EXCEPTION_LINE,
+                     "FRAME_NAME_WRAP": FRAME_NAME_WRAP, "LINK": LINK, "QUOTED": QUOTED,
+                     "QUOTE_MARK": QUOTE_MARK, "LINE_END": LINE_END, "SUFFIX": SUFFIX, "EXCEPTION_LINE": EXCEPTION_LINE,
                      "INLINE_EXCEPTION": INLINE_EXCEPTION, "STOP_LINE": STOP_LINE, "TRACEBACK": TRACEBACK,
                      "FRAME": FRAME, "FRAME_LINE": FRAME_LINE, "CODE_LINE": CODE_LINE, "ARROW_LINE": ARROW_LINE,
                      "PYTEST_DEF": PYTEST_DEF, "PYTEST_FAILING": PYTEST_FAILING,

@@ -316,6 +316,12 @@ def _script_links(frames, exception):
     return _SCRIPT_FILE.sub(lambda m: f'{m.group(1)}File "[{m.group(2)}", line {m.group(3)}](http://127.0.0.1:8976/'
                             f'lab/tree{m.group(2)}#line={int(m.group(3)) - 1})', _python(frames, exception))
 
+# A traceback quoted in Markdown, `> ` before every line, as a reply on GitHub or an e-mail quotes it
+# (kaistAI/LangBridge#6, whose lines an editor also padded with spaces to one width; transformers PR#34797's
+# `> ValueError: ...`, corpus h016; CacheGen#2's `> Traceback`, h166).
+def _quoted(frames, exception, pad=0):
+    return "\n".join(("> " + one).ljust(pad) for one in _python(frames, exception).split("\n"))
+
 def _wrapped(frames, exception, width, indent=False):
     """A plain traceback whose frame lines a terminal or a web form broke at `width` columns (mid-path,
     mid-word), the rest of each line on the next, at its start or (`indent`) under the frame line's indent."""
@@ -355,6 +361,8 @@ SHAPES = {
     "ipython-8-lab-links": _lab_links,
     "ipython-7-colab-links": _colab_links,
     "python-lab-links": _script_links,
+    "quoted": _quoted,
+    "quoted-padded": lambda frames, exception: _quoted(frames, exception, pad=140),
 }
 
 

@@ -225,7 +225,7 @@
 
   const GLOBAL = new Set(["ANSI", "PREFIX", "SUFFIX", "EXCEPTION_LINE", "INLINE_EXCEPTION", "TRACEBACK", "FRAME_LINE",
     "FRAME", "ARROW_LINE", "PYTEST_DEF", "PYTEST_FAILING", "RICH_TOP", "RICH_BOTTOM", "RICH_FOLD", "RICH_WRAP",
-    "RICH_EDGE", "FRAME_WRAP", "FRAME_NAME_WRAP", "LINK"]);
+    "RICH_EDGE", "FRAME_WRAP", "FRAME_NAME_WRAP", "LINK", "QUOTED", "QUOTE_MARK", "LINE_END"]);
 
   /* The index's `rules` made ready: each pattern compiled (the global flag where it is scanned). */
   function compileRules(rules) {
@@ -294,11 +294,13 @@
 
   function normalize(text, R, meter) {
     meter = meter || new Meter();
-    meter.work += (22 + R.frameWraps) * text.length;  // the passes below each read the text once
+    meter.work += (25 + R.frameWraps) * text.length;  // the passes below each read the text once
     text = text.replaceAll("\ufeff", "").replaceAll("\u00a0", " ");
     text = plainQuotes(text);
     text = text.replaceAll("\r\n", "\n").replaceAll("\r", "\n").replaceAll("\u2028", "\n").replaceAll("\u2029", "\n");
     text = text.replace(R.patterns.ANSI, "");
+    text = text.replace(R.patterns.QUOTED, (run) => run.replace(R.patterns.QUOTE_MARK, ""));  // a Markdown quote
+    text = text.replace(R.patterns.LINE_END, "");  // spaces at a line's end
     text = text.replace(R.patterns.PREFIX, "");
     text = text.replace(R.patterns.LINK, (whole, shown) => shown);  // a notebook's Markdown link: its text
     text = text.replace(R.patterns.RICH_TOP, () => R.tracebackText);  // rich's box (_rules.py)
