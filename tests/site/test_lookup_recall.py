@@ -98,7 +98,8 @@ def test_main_says_when_there_is_no_corpus(tmp_path, capsys):
 # h155 relabelled to it from their threads, and part nine (h157-h169: 9 reports of it, 4 negatives worded alike).
 # Confirmed: h111, h163, h164, by the failing line of a remote model handing `generate` to its inner model
 # (`recognised_by`); the bare words are a candidate (torch prints them for any module, DDP wrappers included);
-# h145 (a traceback cut after ComfyUI's first frame), h155 and h157 (titles without the opening quote) are missed.
+# h145 (a traceback cut after ComfyUI's first frame) is missed; h155 and h157 (titles without the opening quote)
+# are candidates through the cut wording `object has no attribute 'generate'`.
 CONFIRMED_RIGHT_AT_LEAST = 195  # 236 reports with an entry
 
 
