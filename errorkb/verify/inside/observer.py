@@ -52,10 +52,12 @@ need a primitive that is itself observed, or one the reviewer's lint flags. How:
 
 from __future__ import annotations
 
+import _imp
 import _thread
 import builtins
 import functools
 import importlib
+import importlib.machinery
 import json.encoder
 import os
 import signal
@@ -90,6 +92,9 @@ _c_clock = time.perf_counter
 _c_encode: Callable[[str], str] = getattr(json.encoder, "c_encode_basestring_ascii")  # noqa: B009  # the C one
 assert _c_encode is not None, "the observer needs json's C encoder (_json)"
 _c_weakref = weakref.ref
+_c_ModuleSpec = importlib.machinery.ModuleSpec
+_c_spec_dict = vars(importlib.machinery.ModuleSpec)["__dict__"].__get__
+_c_SimpleNamespace = types.SimpleNamespace
 _c_partial = functools.partial
 _c_callable = callable
 _c_FrameType = types.FrameType
@@ -199,6 +204,14 @@ def signal_getsignal(signalnum: Any) -> Any:
     return _unbox(box)
 
 
+def create_builtin(spec: Any) -> Any:
+    """Stands in for `_imp.create_builtin`: a second instance of a builtin module whose functions the
+    observer stands in for (`_signal`, `_thread`, `_imp` itself) would hold the real ones."""
+    box: list[tuple[Any, ...]] = []
+    _c_audit("errorkb.create-builtin", spec, box)
+    return _unbox(box)
+
+
 def _unbox(box: list[tuple[Any, ...]]) -> Any:
     if not box:
         raise RuntimeError("the verifier's observer did not answer")
@@ -220,6 +233,11 @@ def _trampoline(starting: Callable[[bytes], bool], handler: Callable[..., Any], 
     the tracer's 'call' event, so a handler run there would run, and raise, inside a call the
     observer never saw start (`starting` knows that instruction, by a C method: the snippet can
     rebind the builtins this function would look up).
+
+    The handler runs below this frame, so its arguments are the snippet's to read
+    (`sys._getframe(1).f_locals`): nothing here may be of use. `starting` belongs to a frozenset,
+    and `redeliver` is the audit event that asks the private code to send the signal again (the
+    real `_thread.start_new_thread` that does it would start an untraced thread).
     """
     defer = frame is not None and starting(frame.f_code.co_code[frame.f_lasti:frame.f_lasti + 1])
     marker = (lambda: None).__code__.co_filename
@@ -274,6 +292,7 @@ def install(config: dict[str, Any]) -> Callable[..., Any]:
     hook = namespace["_p_hook"]
     starter = types.FunctionType(start_new_thread.__code__, dict(globals()), "start_new_thread",
                                  start_new_thread.__defaults__)
+    _imp.create_builtin = types.FunctionType(create_builtin.__code__, dict(globals()), "create_builtin")
     _thread.start_new_thread = starter
     setattr(_thread, "start_new", starter)  # noqa: B010  # the old alias, missing from the stubs
     import threading
@@ -301,11 +320,12 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         "ctypes.call_function": "_p_on_memory", "ctypes.dlsym": "_p_on_memory",
         "errorkb.thread-start": "_p_on_thread_start", "errorkb.thread-ready": "_p_on_thread_ready",
         "errorkb.thread-done": "_p_on_thread_done", "errorkb.signal": "_p_on_signal",
-        "errorkb.getsignal": "_p_on_getsignal", RESTORE_EVENT: "_p_on_restore", END_EVENT: "_p_on_end",
+        "errorkb.getsignal": "_p_on_getsignal", "errorkb.redeliver": "_p_on_redeliver",
+        "errorkb.create-builtin": "_p_on_create_builtin", RESTORE_EVENT: "_p_on_restore", END_EVENT: "_p_on_end",
     }
     main = _thread.get_ident()
     api = config.get("api")
-    redeliver = functools.partial(_redeliver, _thread.start_new_thread, signal.pthread_kill, main, time.sleep, set())
+    resend = functools.partial(_redeliver, _thread.start_new_thread, signal.pthread_kill, main, time.sleep, set())
     return {
         "fd": int(config["fd"]), "sealer": config["sealer"], "n": 0, "faults": 0, "space": namespace,
         "nested": set(), "pid": os.getpid(), "lock": _thread.RLock(),
@@ -322,12 +342,16 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         "active": {}, "callbacks": bool(config.get("callbacks")),
         "snippet_roots": tuple(config.get("snippet_roots", ())),
         "helpers": tuple(function.__code__ for function in (_trampoline, _redeliver, _later, thread_bootstrap,
-                                                           start_new_thread, signal_signal, signal_getsignal, _unbox)),
+                                                           start_new_thread, signal_signal, signal_getsignal, _unbox,
+                                                           create_builtin)),
+        "trampoline_code": _trampoline.__code__,
         "threads": {main}, "expected": 0, "installers": frozenset([thread_bootstrap.__code__]),
         "bootstrap": thread_bootstrap, "settrace": sys.settrace, "audit": sys.audit,
         "start": _thread.start_new_thread, "signal": _signal.signal, "getsignal": _signal.getsignal,
-        "handlers": {}, "redeliver": redeliver,
-        "trampoline": functools.partial(_trampoline, {bytes([list(config["opnames"]).index("RESUME")])}.__contains__),
+        "handlers": {}, "resend": resend, "redeliver": types.MethodType(sys.audit, "errorkb.redeliver"),
+        "trampoline": functools.partial(_trampoline,
+                                        frozenset([bytes([list(config["opnames"]).index("RESUME")])]).__contains__),
+        "create_builtin": _imp.create_builtin, "guarded": ("_imp", "_signal", "_thread"),
         "spaces": [(label, space, dict(snapshot), bool(grows), frozenset(rebound)) for label, space, snapshot,
                    grows, rebound in config.get("spaces", [])],
         "owners": [(label, owner, name, raw) for label, owner, name, raw in config.get("owners", [])],
@@ -358,29 +382,31 @@ def _p_hook(event: Any, args: Any) -> None:
             and args[1] == "f_code":  # read constantly (by the observer too); a code object leads to no frame
         return
     ident = _c_get_ident()
-    if ident in _S["busy"]:  # an event raised while the observer handles another, in this thread
-        _p_nested(ident, event, args)
-        return
-    if event == "errorkb.trace" and type(args) is tuple and len(args) == 3 and type(args[0]) is _c_FrameType:
-        # The hot path: most calls are of code the observer has nothing to do with (the library's and
-        # the runtime's, unwatched). `_p_trace` decided that once per code object; answer it here.
-        what = args[1]
-        if type(what) is str and what == "call" and _c_dict_get(_S["quiet"], args[0].f_code) is not None:
-            return
-    handler: Any
-    if event == "errorkb.trace":
-        handler = _p_trace
-    elif event == "object.__getattr__":
-        handler = _p_on_getattr
-    else:
-        handler = _c_dict_get(_S["dispatch"], event)
-        if handler is None:
-            return
-    refuse = False
     busy = _S["busy"]
+    if ident in busy:  # an event raised while the observer handles another, in this thread
+        if _p_nested(ident, event, args) is True:
+            raise RuntimeError("refused by the verifier")
+        return
+    # Busy before anything here allocates: an allocation may start a collection, and a finalizer or a gc
+    # callback run by it runs in this frame (C ones too: `_p_nested` is where they are seen).
     busy.add(ident)
+    refuse = False
     try:
-        refuse = handler(ident, args) is True
+        handler: Any = None
+        if event == "errorkb.trace":
+            handler = _p_trace
+            if type(args) is tuple and len(args) == 3 and type(args[0]) is _c_FrameType:
+                # The hot path: most calls are of code the observer has nothing to do with (the library's
+                # and the runtime's, unwatched). `_p_trace` decided that once per code object.
+                what = args[1]
+                if type(what) is str and what == "call" and _c_dict_get(_S["quiet"], args[0].f_code) is not None:
+                    handler = None
+        elif event == "object.__getattr__":
+            handler = _p_on_getattr
+        else:
+            handler = _c_dict_get(_S["dispatch"], event)
+        if handler is not None:
+            refuse = handler(ident, args) is True
     except BaseException as error:  # the observer must never fail into the snippet, and never silently
         _S["faults"] += 1
         _p_fault(error)
@@ -390,22 +416,33 @@ def _p_hook(event: Any, args: Any) -> None:
         raise RuntimeError("refused by the verifier")
 
 
-def _p_nested(ident: int, event: str, args: Any) -> None:
+def _p_nested(ident: int, event: str, args: Any) -> bool:
     """An event while the observer is busy in this thread. Its own code raises some (its frames traced,
-    its reads of `f_code` and `tb_frame`, `sys._getframe`, opening a file to compare); anything else,
-    or any event from a frame that is not the observer's, is code that ran inside the observer (a
-    finalizer or a `gc` callback the snippet planted), where it could reach the observer's frames."""
+    its reads of `f_code` and `tb_frame`, `sys._getframe`, opening a file to compare, the trampoline's
+    request to send a signal again); anything else, or any event from a frame that is not the
+    observer's, is code that ran inside the observer (a finalizer or a `gc` callback the snippet
+    planted), where it could reach the observer's frames. Such code may be C alone (a `functools.partial`
+    over `sys._getframe`: no frame, no trace event): a `sys._getframe` that would hand out a frame of
+    the observer's is refused (True), whoever asks."""
     nested = _S["nested"]
     if ident in nested:  # raised by this very check (its own `_c_getframe`)
-        return
+        return False
     nested.add(ident)
+    refuse = False
     try:
         if event == "errorkb.trace":
             frame = args[0] if type(args) is tuple and len(args) == 3 else None
             foreign = type(frame) is not _c_FrameType or not _p_observers(frame)
+        elif event == "errorkb.redeliver":  # a signal that landed in the observer's frames, deferred
+            caller = _c_getframe(2)
+            foreign = caller is None or caller.f_code is not _S["trampoline_code"]
+            if not foreign:
+                _p_on_redeliver(ident, args)
         elif _p_one_of(event, _c_OWN_EVENTS):
             caller = _c_getframe(2)
             foreign = caller is None or not _p_observers(caller)
+            if event == "sys._getframe" and type(args) is tuple and len(args) == 1 and _p_handed_out(args[0]):
+                foreign = refuse = True
         else:
             foreign = True
         if foreign:
@@ -415,6 +452,18 @@ def _p_nested(ident: int, event: str, args: Any) -> None:
         _p_fault(error)
     finally:
         nested.discard(ident)
+    return refuse
+
+
+def _p_handed_out(frame: Any) -> bool:
+    """A frame `sys._getframe` returns while the observer is busy that nobody outside it may have: one
+    of its private code's, or of its helpers' but the thread bootstrap's (whose frame the observer
+    reads itself, and whose locals are the snippet's own). The observer's own calls never ask for one."""
+    if type(frame) is not _c_FrameType:
+        return False
+    if frame.f_globals is _S["space"]:
+        return True
+    return _p_in(frame.f_code, _S["helpers"]) and not _p_in(frame.f_code, _S["installers"])
 
 
 def _p_observers(frame: Any) -> bool:
@@ -840,6 +889,41 @@ def _p_on_getsignal(ident: int, args: Any) -> None:
     if type(known) is tuple and known[0] is current:
         current = known[1]
     box.append(("ok", current))
+
+
+def _p_on_redeliver(ident: int, args: Any) -> None:
+    """The trampoline deferred a handler: the signal is sent again a moment later, from a thread the real
+    `_thread.start_new_thread` starts (held here: in the trampoline's frame the handler could read it)."""
+    if type(args) is not tuple or len(args) != 1 or type(args[0]) is not int:
+        return
+    try:
+        _S["resend"](args[0])
+    except BaseException:  # no thread to send it again: the signal is lost, as one sent twice is
+        pass
+
+
+def _p_on_create_builtin(ident: int, args: Any) -> None:
+    """A builtin module made from its spec. Read only as importlib makes it (an exact `ModuleSpec`, its
+    name an exact `str` in its own `__dict__`) and made from a spec of the observer's own, so the C code
+    reads nothing of the snippet's. A second instance of a module the observer stands in for is refused."""
+    if type(args) is not tuple or len(args) != 2 or type(args[1]) is not list:
+        return
+    spec, box = args
+    name = _c_dict_get(_c_spec_dict(spec), "name") if type(spec) is _c_ModuleSpec else None
+    if type(name) is not str:
+        box.append(("error", ImportError, "the verifier makes a built-in module only from a spec importlib made"))
+        return
+    if _p_one_of(name, _S["guarded"]):
+        _p_tamper("observer", "made a second " + name + " module, whose functions the verifier's observer "
+                              "stands in for")
+        box.append(("error", ImportError, "refused by the verifier: a second " + name + " module"))
+        return
+    try:
+        module = _S["create_builtin"](_c_SimpleNamespace(name=name))
+    except BaseException as error:
+        box.append(("error", ImportError, _p_message(error) or "no built-in module named " + name))
+        return
+    box.append(("ok", module))
 
 
 def _p_exception_class(error: BaseException) -> Any:
