@@ -56,6 +56,7 @@ import _imp
 import _thread
 import builtins
 import functools
+import gc
 import importlib
 import importlib.machinery
 import json.encoder
@@ -95,6 +96,10 @@ _c_weakref = weakref.ref
 _c_ModuleSpec = importlib.machinery.ModuleSpec
 _c_spec_dict = vars(importlib.machinery.ModuleSpec)["__dict__"].__get__
 _c_SimpleNamespace = types.SimpleNamespace
+_c_gc_isenabled = gc.isenabled
+_c_gc_enable = gc.enable
+_c_gc_disable = gc.disable
+_c_WeakrefType = weakref.ref
 _c_partial = functools.partial
 _c_callable = callable
 _c_FrameType = types.FrameType
@@ -212,6 +217,35 @@ def create_builtin(spec: Any) -> Any:
     return _unbox(box)
 
 
+def gc_enable() -> None:
+    """Stands in for `gc.enable` (and `disable`, `isenabled`, below): while the observer runs, in any
+    thread, automatic collection is off (a collection runs finalizers and gc callbacks, C ones
+    included, in the frame that allocated: the observer's); the snippet's setting is applied when it
+    is done."""
+    box: list[tuple[Any, ...]] = []
+    _c_audit("errorkb.gc", "enable", box)
+    _unbox(box)
+
+
+def gc_disable() -> None:
+    box: list[tuple[Any, ...]] = []
+    _c_audit("errorkb.gc", "disable", box)
+    _unbox(box)
+
+
+def gc_isenabled() -> bool:
+    box: list[tuple[Any, ...]] = []
+    _c_audit("errorkb.gc", "isenabled", box)
+    return bool(_unbox(box))
+
+
+def _bury(graves: list[Any]) -> None:
+    """Where what the observer lets go of dies (its last reference may be the observer's: an exception
+    it kept, a followed instance's attributes): finalizers run here, in a frame of this module's,
+    not in the private code's, whose globals are the private state."""
+    graves.clear()
+
+
 def _unbox(box: list[tuple[Any, ...]]) -> Any:
     if not box:
         raise RuntimeError("the verifier's observer did not answer")
@@ -293,6 +327,8 @@ def install(config: dict[str, Any]) -> Callable[..., Any]:
     starter = types.FunctionType(start_new_thread.__code__, dict(globals()), "start_new_thread",
                                  start_new_thread.__defaults__)
     _imp.create_builtin = types.FunctionType(create_builtin.__code__, dict(globals()), "create_builtin")
+    for name, standin in (("enable", gc_enable), ("disable", gc_disable), ("isenabled", gc_isenabled)):
+        setattr(gc, name, types.FunctionType(standin.__code__, dict(globals()), name))
     _thread.start_new_thread = starter
     setattr(_thread, "start_new", starter)  # noqa: B010  # the old alias, missing from the stubs
     import threading
@@ -321,7 +357,9 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         "errorkb.thread-start": "_p_on_thread_start", "errorkb.thread-ready": "_p_on_thread_ready",
         "errorkb.thread-done": "_p_on_thread_done", "errorkb.signal": "_p_on_signal",
         "errorkb.getsignal": "_p_on_getsignal", "errorkb.redeliver": "_p_on_redeliver",
-        "errorkb.create-builtin": "_p_on_create_builtin", RESTORE_EVENT: "_p_on_restore", END_EVENT: "_p_on_end",
+        "errorkb.create-builtin": "_p_on_create_builtin",
+        "errorkb.gc": "_p_on_gc_setting", "errorkb.died": "_p_on_died", "sys._getframe": "_p_on_getframe",
+        RESTORE_EVENT: "_p_on_restore", END_EVENT: "_p_on_end",
     }
     main = _thread.get_ident()
     api = config.get("api")
@@ -343,7 +381,8 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         "snippet_roots": tuple(config.get("snippet_roots", ())),
         "helpers": tuple(function.__code__ for function in (_trampoline, _redeliver, _later, thread_bootstrap,
                                                            start_new_thread, signal_signal, signal_getsignal, _unbox,
-                                                           create_builtin)),
+                                                           create_builtin, gc_enable, gc_disable, gc_isenabled,
+                                                           _bury)),
         "trampoline_code": _trampoline.__code__,
         "threads": {main}, "expected": 0, "installers": frozenset([thread_bootstrap.__code__]),
         "bootstrap": thread_bootstrap, "settrace": sys.settrace, "audit": sys.audit,
@@ -351,7 +390,8 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         "handlers": {}, "resend": resend, "redeliver": types.MethodType(sys.audit, "errorkb.redeliver"),
         "trampoline": functools.partial(_trampoline,
                                         frozenset([bytes([list(config["opnames"]).index("RESUME")])]).__contains__),
-        "create_builtin": _imp.create_builtin, "guarded": ("_imp", "_signal", "_thread"),
+        "create_builtin": _imp.create_builtin, "guarded": ("_imp", "_signal", "_thread", "gc"),
+        "collect": False, "graves": [], "bury": _bury,
         "spaces": [(label, space, dict(snapshot), bool(grows), frozenset(rebound)) for label, space, snapshot,
                    grows, rebound in config.get("spaces", [])],
         "owners": [(label, owner, name, raw) for label, owner, name, raw in config.get("owners", [])],
@@ -362,7 +402,7 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
                                                             dispatch_names.items()},
         "probe": (config["probe"][0], tuple(config["probe"][1])) if config.get("probe") else None,
         "device_bytes": 0, "device_calls": 0,
-        "opnames": tuple(config["opnames"]), "died": namespace["_p_died"],
+        "opnames": tuple(config["opnames"]), "died": types.MethodType(sys.audit, "errorkb.died"),
         "enders": frozenset(config.get("enders", [])), "api": dict(api) if api else None,
         "getattr_codes": tuple(api["getattr_codes"]) if api else (),
     }
@@ -390,6 +430,9 @@ def _p_hook(event: Any, args: Any) -> None:
     # Busy before anything here allocates: an allocation may start a collection, and a finalizer or a gc
     # callback run by it runs in this frame (C ones too: `_p_nested` is where they are seen).
     busy.add(ident)
+    if _c_gc_isenabled():  # no collection while the observer runs (see `gc_enable`); on again when done
+        _S["collect"] = True
+        _c_gc_disable()
     refuse = False
     try:
         handler: Any = None
@@ -411,7 +454,12 @@ def _p_hook(event: Any, args: Any) -> None:
         _S["faults"] += 1
         _p_fault(error)
     finally:
+        if _S["graves"]:
+            _S["bury"](_S["graves"])
         busy.discard(ident)
+        if not busy and _S["collect"]:  # the last thread out (no switch between the test and the call)
+            _S["collect"] = False
+            _c_gc_enable()
     if refuse:
         raise RuntimeError("refused by the verifier")
 
@@ -433,6 +481,9 @@ def _p_nested(ident: int, event: str, args: Any) -> bool:
         if event == "errorkb.trace":
             frame = args[0] if type(args) is tuple and len(args) == 3 else None
             foreign = type(frame) is not _c_FrameType or not _p_observers(frame)
+        elif event == "errorkb.died":  # a followed instance died while the observer ran (in `_bury`)
+            foreign = False
+            _p_on_died(ident, args)
         elif event == "errorkb.redeliver":  # a signal that landed in the observer's frames, deferred
             caller = _c_getframe(2)
             foreign = caller is None or caller.f_code is not _S["trampoline_code"]
@@ -867,6 +918,7 @@ def _p_on_signal(ident: int, args: Any) -> None:
     if type(signum) is int:
         handlers = _S["handlers"]
         before = _c_dict_get(handlers, signum, _c_MISSING)
+        _S["graves"].append(before)
         if installed is handler:
             handlers.pop(signum, None)
         else:
@@ -900,6 +952,28 @@ def _p_on_redeliver(ident: int, args: Any) -> None:
         _S["resend"](args[0])
     except BaseException:  # no thread to send it again: the signal is lost, as one sent twice is
         pass
+
+
+def _p_on_getframe(ident: int, args: Any) -> bool | None:
+    """`sys._getframe` outside the observer's busy time that would still return a frame of its private
+    code (a finalizer run as `_p_hook` returns): refused, and tampering. (Its helpers' frames are the
+    snippet's to see then: a handler below the trampoline, a thread below its bootstrap.)"""
+    if type(args) is tuple and len(args) == 1 and type(args[0]) is _c_FrameType and args[0].f_globals is _S["space"]:
+        _p_tamper("observer", "ran code inside the verifier's observer (sys._getframe)")
+        return True
+    return None
+
+
+def _p_on_gc_setting(ident: int, args: Any) -> None:
+    """The snippet's `gc.enable`/`disable`/`isenabled`: its setting, applied when the observer is done."""
+    if type(args) is not tuple or len(args) != 2 or type(args[1]) is not list:
+        return
+    what, box = args
+    if _p_one_of(what, ("enable", "disable")):
+        _S["collect"] = what == "enable"
+        box.append(("ok", None))
+    elif _p_one_of(what, ("isenabled",)):
+        box.append(("ok", _S["collect"]))
 
 
 def _p_on_create_builtin(ident: int, args: Any) -> None:
@@ -1028,6 +1102,8 @@ def _p_exception(record: list[Any], frame: Any, arg: Any) -> None:
     if type(arg) is not tuple or len(arg) != 3:
         return
     error, tb = arg[1], arg[2]
+    if record[3] is not None:
+        _S["graves"].append(record[3])
     record[3] = error
     if type(tb) is not _c_TracebackType or tb.tb_frame is not frame:
         return
@@ -1109,7 +1185,7 @@ def _p_opname(code: Any, offset: Any) -> str | None:
 
 
 def _p_return(ident: int, record: list[Any], frame: Any) -> None:
-    _S["frames"].pop(id(frame), None)
+    _S["graves"].append(_S["frames"].pop(id(frame), None))
     index = record[1]
     if index < 0:
         if record[5] is not None:
@@ -1337,23 +1413,38 @@ def _p_track(frame: Any, code: Any, getter: Any) -> None:
         space = getter(instance)
     except BaseException:
         return
+    if known is not None:
+        _S["graves"].append(known)
     tracked[id(instance)] = (ref, getter, space, type(instance))
     _S["by_ref"][id(ref)] = id(instance)
 
 
-def _p_died(ref: Any) -> None:
-    """A followed instance is gone: check its attributes one last time, from the dict it had."""
-    key = _S["by_ref"].pop(id(ref), None)
-    entry = _S["tracked"].pop(key, None) if key is not None else None
-    if entry is not None and entry[0] is ref:
-        _p_shadows_in(entry[2], entry[3])
+def _p_on_died(ident: int, args: Any) -> None:
+    """A followed instance is gone: check its attributes one last time, from the dict it had. The weak
+    reference's callback is this audit event (a private function there would hand out the private
+    state by its `__globals__`); sent by anyone for a live instance, it changes nothing."""
+    if type(args) is not tuple or len(args) != 1 or type(args[0]) is not _c_WeakrefType:
+        return
+    ref = args[0]
+    if ref() is not None:
+        return
+    key = _c_dict_get(_S["by_ref"], id(ref))
+    entry = _c_dict_get(_S["tracked"], key) if key is not None else None
+    if entry is None or entry[0] is not ref:
+        return
+    _S["by_ref"].pop(id(ref), None)
+    _S["tracked"].pop(key, None)
+    _S["graves"].append(entry)  # its dict's values may die with it: in `_bury`
+    _p_shadows_in(entry[2], entry[3])
 
 
 def _p_scan_shadows() -> None:
+    graves = _S["graves"]
     for entry in list(_S["tracked"].values()):
         instance = entry[0]()
         if instance is None:
             continue
+        graves.append(instance)  # held here, it may be the last reference (another thread let it go)
         try:
             space = entry[1](instance)
         except BaseException:
@@ -1370,6 +1461,7 @@ def _p_shadows_in(space: Any, cls: Any) -> None:
         items = list(_c_dict_items(space))
     except BaseException:
         return
+    _S["graves"].append(items)  # another thread may take the values out of the dict meanwhile
     for key, value in items:
         if type(key) is not str:
             continue
@@ -1418,6 +1510,7 @@ def _p_on_restore(ident: int, args: Any) -> None:
     """Before the harness describes the outcome: the verifier's and Python's modules as they were
     (the snippet may have patched them to describe its outcome for it), the builtins too."""
     for _, space, snapshot in _S["restore"]:
+        _S["graves"].append(_c_dict_copy(space))  # what the snippet put there dies in `_bury`
         _c_dict_clear(space)
         _c_dict_update(space, snapshot)
     _S["restored"] = True
