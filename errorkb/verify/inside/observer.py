@@ -455,7 +455,11 @@ def _p_hook(event: Any, args: Any) -> None:
         _p_fault(error)
     finally:
         if _S["graves"]:
-            _S["bury"](_S["graves"])
+            try:
+                _S["bury"](_S["graves"])
+            except BaseException as error:  # a KeyboardInterrupt landing there: said, and the rest still done
+                _S["faults"] += 1
+                _p_fault(error)
         busy.discard(ident)
         if not busy and _S["collect"]:  # the last thread out (no switch between the test and the call)
             _S["collect"] = False
