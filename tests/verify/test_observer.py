@@ -757,3 +757,49 @@ def test_a_frames_own_trace_function_is_not_a_hiding_place(tmp_path):
     assert done == ["line"], done
     """
     _counts_a_caught_bad_call(run_scenario(tmp_path, body))
+
+
+def test_a_frames_stale_locals_never_die_inside_the_observer(tmp_path):
+    """Reading `frame.f_locals` refreshes the dict a `locals()` call left on the frame: a value the
+    function has since dropped dies in the reader's frame, and its finalizer (C alone) reads `globals()`
+    there. The observer reads the locals of a frame named like importlib's when it checks who raised
+    an event (here `marshal.loads`, exempt when the import system compiles a trusted file): it read them
+    in its private code, whose globals are the private state. Before: a clean run although `work(-1)`
+    raised."""
+    body = """
+    import functools
+    import itertools
+    import marshal
+    import os
+
+    found = set()
+
+    class Once:
+        __iter__ = functools.partial(itertools.islice, iter(globals, None), 1)
+
+    class Grab:
+        __iter__ = functools.partial(map, dict.values, Once())
+
+    class Bait:
+        __del__ = functools.partial(found.update, Grab())
+
+    source = (
+        "def get_code(source_path):\\n"
+        "    bait = Bait()\\n"
+        "    locals()  # the frame's locals dict now holds the Bait\\n"
+        "    bait = None  # and only that dict does\\n"
+        "    marshal.loads(marshal.dumps(None))  # an event whose handler reads this frame's locals\\n"
+    )
+    space = {"Bait": Bait, "marshal": marshal}
+    exec(compile(source, "<frozen importlib._bootstrap_external>", "exec"), space)
+    space["get_code"](os.__file__)  # a trusted file: not the snippet's doing
+    private = next((each.mapping for each in list(found) if type(each) is type({}.values())
+                    and str(each.mapping.get("__name__", "")).endswith(":private")), None)
+    if private is not None:
+        private["_S"]["slots"][0]["normal"] = frozenset(range(10000))
+    try:
+        lib.work(-1)
+    except ValueError:
+        pass
+    """
+    _counts_a_caught_bad_call(run_scenario(tmp_path, body))

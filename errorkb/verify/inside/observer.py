@@ -246,6 +246,13 @@ def _bury(graves: list[Any]) -> None:
     graves.clear()
 
 
+def _locals_of(frame: Any) -> Any:
+    """`frame.f_locals`, read here: reading refreshes the dict a `locals()` call left on the frame, and a
+    value the frame has since dropped dies then, its finalizer run in the reader's frame (this one, not
+    the private code's)."""
+    return frame.f_locals
+
+
 def _unbox(box: list[tuple[Any, ...]]) -> Any:
     if not box:
         raise RuntimeError("the verifier's observer did not answer")
@@ -382,7 +389,7 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         "helpers": tuple(function.__code__ for function in (_trampoline, _redeliver, _later, thread_bootstrap,
                                                            start_new_thread, signal_signal, signal_getsignal, _unbox,
                                                            create_builtin, gc_enable, gc_disable, gc_isenabled,
-                                                           _bury)),
+                                                           _bury, _locals_of)),
         "trampoline_code": _trampoline.__code__,
         "threads": {main}, "expected": 0, "installers": frozenset([thread_bootstrap.__code__]),
         "bootstrap": thread_bootstrap, "settrace": sys.settrace, "audit": sys.audit,
@@ -391,7 +398,7 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         "trampoline": functools.partial(_trampoline,
                                         frozenset([bytes([list(config["opnames"]).index("RESUME")])]).__contains__),
         "create_builtin": _imp.create_builtin, "guarded": ("_imp", "_signal", "_thread", "gc"),
-        "collect": False, "graves": [], "bury": _bury,
+        "collect": False, "graves": [], "bury": _bury, "locals_of": _locals_of,
         "spaces": [(label, space, dict(snapshot), bool(grows), frozenset(rebound)) for label, space, snapshot,
                    grows, rebound in config.get("spaces", [])],
         "owners": [(label, owner, name, raw) for label, owner, name, raw in config.get("owners", [])],
@@ -770,7 +777,7 @@ def _p_by_snippet(depth: int) -> bool:
         path = code.co_filename
         if path.startswith("<frozen "):
             if code.co_name in ("_compile_bytecode", "get_code", "source_to_code"):
-                local = frame.f_locals
+                local = _S["locals_of"](frame)
                 for name in ("bytecode_path", "source_path", "path"):
                     found = _c_dict_get(local, name)
                     if type(found) is str and _p_in_roots(found, _S["trusted_roots"]):
@@ -1167,7 +1174,7 @@ def _p_wrapped_refusal(record: list[Any], tb: Any) -> Any:
         if type(below) is not _c_TracebackType:
             return None
         frame = below.tb_frame
-        if frame.f_code is not code or _c_dict_get(frame.f_locals, name, _c_MISSING) is not inner:
+        if frame.f_code is not code or _c_dict_get(_S["locals_of"](frame), name, _c_MISSING) is not inner:
             return None
         try:
             if _c_cell_contents(cell) is not inner:
@@ -1252,7 +1259,7 @@ def _p_api_facts(error: Any, frame: Any, op: str | None, lasti: Any, wrapped: bo
                 return {"via": "attribute", "owner_is_target": _p_instance_of(target, owner),
                         "name": asked if type(asked) is str else None, "absent_in_target": absent}
         if _p_in(frame.f_code, _S["getattr_codes"]):
-            local = frame.f_locals
+            local = _S["locals_of"](frame)
             target = _c_dict_get(local, "self", _c_MISSING)
             asked = _c_dict_get(local, "name")
             hook = _p_function_of(_p_class_attr(type(target), "__getattr__"))
@@ -1291,7 +1298,7 @@ def _p_callee(frame: Any, lasti: Any, api: dict[str, Any]) -> Any:
     if chain is None:
         return _c_MISSING
     value = _c_MISSING
-    for space in (frame.f_locals, frame.f_globals, frame.f_builtins):
+    for space in (_S["locals_of"](frame), frame.f_globals, frame.f_builtins):
         if type(space) is dict:
             value = _c_dict_get(space, chain[0], _c_MISSING)
             if value is not _c_MISSING:
@@ -1405,7 +1412,7 @@ def _p_track(frame: Any, code: Any, getter: Any) -> None:
     """An `__init__` of the target's classes ran: follow that instance (weakly) from now on."""
     if code.co_argcount < 1:
         return
-    instance = _c_dict_get(frame.f_locals, code.co_varnames[0], _c_MISSING)
+    instance = _c_dict_get(_S["locals_of"](frame), code.co_varnames[0], _c_MISSING)
     if instance is _c_MISSING:
         return
     tracked = _S["tracked"]
@@ -1481,7 +1488,7 @@ def _p_override(ident: int, frame: Any, code: Any) -> list[Any] | None:
     class resolves that function's name to it: an override. Returns [slot, calls so far, label]."""
     if code.co_argcount < 1:
         return None
-    first = _c_dict_get(frame.f_locals, code.co_varnames[0], _c_MISSING)
+    first = _c_dict_get(_S["locals_of"](frame), code.co_varnames[0], _c_MISSING)
     if first is _c_MISSING:
         return None
     kind = type(first)
