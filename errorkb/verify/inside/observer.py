@@ -52,10 +52,13 @@ need a primitive that is itself observed, or one the reviewer's lint flags. How:
 
 from __future__ import annotations
 
+import _imp
 import _thread
 import builtins
 import functools
+import gc
 import importlib
+import importlib.machinery
 import json.encoder
 import os
 import signal
@@ -90,6 +93,13 @@ _c_clock = time.perf_counter
 _c_encode: Callable[[str], str] = getattr(json.encoder, "c_encode_basestring_ascii")  # noqa: B009  # the C one
 assert _c_encode is not None, "the observer needs json's C encoder (_json)"
 _c_weakref = weakref.ref
+_c_ModuleSpec = importlib.machinery.ModuleSpec
+_c_spec_dict = vars(importlib.machinery.ModuleSpec)["__dict__"].__get__
+_c_SimpleNamespace = types.SimpleNamespace
+_c_gc_isenabled = gc.isenabled
+_c_gc_enable = gc.enable
+_c_gc_disable = gc.disable
+_c_WeakrefType = weakref.ref
 _c_partial = functools.partial
 _c_callable = callable
 _c_FrameType = types.FrameType
@@ -199,6 +209,50 @@ def signal_getsignal(signalnum: Any) -> Any:
     return _unbox(box)
 
 
+def create_builtin(spec: Any) -> Any:
+    """Stands in for `_imp.create_builtin`: a second instance of a builtin module whose functions the
+    observer stands in for (`_signal`, `_thread`, `_imp` itself) would hold the real ones."""
+    box: list[tuple[Any, ...]] = []
+    _c_audit("errorkb.create-builtin", spec, box)
+    return _unbox(box)
+
+
+def gc_enable() -> None:
+    """Stands in for `gc.enable` (and `disable`, `isenabled`, below): while the observer runs, in any
+    thread, automatic collection is off (a collection runs finalizers and gc callbacks, C ones
+    included, in the frame that allocated: the observer's); the snippet's setting is applied when it
+    is done."""
+    box: list[tuple[Any, ...]] = []
+    _c_audit("errorkb.gc", "enable", box)
+    _unbox(box)
+
+
+def gc_disable() -> None:
+    box: list[tuple[Any, ...]] = []
+    _c_audit("errorkb.gc", "disable", box)
+    _unbox(box)
+
+
+def gc_isenabled() -> bool:
+    box: list[tuple[Any, ...]] = []
+    _c_audit("errorkb.gc", "isenabled", box)
+    return bool(_unbox(box))
+
+
+def _bury(graves: list[Any]) -> None:
+    """Where what the observer lets go of dies (its last reference may be the observer's: an exception
+    it kept, a followed instance's attributes): finalizers run here, in a frame of this module's,
+    not in the private code's, whose globals are the private state."""
+    graves.clear()
+
+
+def _locals_of(frame: Any) -> Any:
+    """`frame.f_locals`, read here: reading refreshes the dict a `locals()` call left on the frame, and a
+    value the frame has since dropped dies then, its finalizer run in the reader's frame (this one, not
+    the private code's)."""
+    return frame.f_locals
+
+
 def _unbox(box: list[tuple[Any, ...]]) -> Any:
     if not box:
         raise RuntimeError("the verifier's observer did not answer")
@@ -220,6 +274,11 @@ def _trampoline(starting: Callable[[bytes], bool], handler: Callable[..., Any], 
     the tracer's 'call' event, so a handler run there would run, and raise, inside a call the
     observer never saw start (`starting` knows that instruction, by a C method: the snippet can
     rebind the builtins this function would look up).
+
+    The handler runs below this frame, so its arguments are the snippet's to read
+    (`sys._getframe(1).f_locals`): nothing here may be of use. `starting` belongs to a frozenset,
+    and `redeliver` is the audit event that asks the private code to send the signal again (the
+    real `_thread.start_new_thread` that does it would start an untraced thread).
     """
     defer = frame is not None and starting(frame.f_code.co_code[frame.f_lasti:frame.f_lasti + 1])
     marker = (lambda: None).__code__.co_filename
@@ -274,6 +333,9 @@ def install(config: dict[str, Any]) -> Callable[..., Any]:
     hook = namespace["_p_hook"]
     starter = types.FunctionType(start_new_thread.__code__, dict(globals()), "start_new_thread",
                                  start_new_thread.__defaults__)
+    _imp.create_builtin = types.FunctionType(create_builtin.__code__, dict(globals()), "create_builtin")
+    for name, standin in (("enable", gc_enable), ("disable", gc_disable), ("isenabled", gc_isenabled)):
+        setattr(gc, name, types.FunctionType(standin.__code__, dict(globals()), name))
     _thread.start_new_thread = starter
     setattr(_thread, "start_new", starter)  # noqa: B010  # the old alias, missing from the stubs
     import threading
@@ -301,11 +363,14 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         "ctypes.call_function": "_p_on_memory", "ctypes.dlsym": "_p_on_memory",
         "errorkb.thread-start": "_p_on_thread_start", "errorkb.thread-ready": "_p_on_thread_ready",
         "errorkb.thread-done": "_p_on_thread_done", "errorkb.signal": "_p_on_signal",
-        "errorkb.getsignal": "_p_on_getsignal", RESTORE_EVENT: "_p_on_restore", END_EVENT: "_p_on_end",
+        "errorkb.getsignal": "_p_on_getsignal", "errorkb.redeliver": "_p_on_redeliver",
+        "errorkb.create-builtin": "_p_on_create_builtin",
+        "errorkb.gc": "_p_on_gc_setting", "errorkb.died": "_p_on_died", "sys._getframe": "_p_on_getframe",
+        RESTORE_EVENT: "_p_on_restore", END_EVENT: "_p_on_end",
     }
     main = _thread.get_ident()
     api = config.get("api")
-    redeliver = functools.partial(_redeliver, _thread.start_new_thread, signal.pthread_kill, main, time.sleep, set())
+    resend = functools.partial(_redeliver, _thread.start_new_thread, signal.pthread_kill, main, time.sleep, set())
     return {
         "fd": int(config["fd"]), "sealer": config["sealer"], "n": 0, "faults": 0, "space": namespace,
         "nested": set(), "pid": os.getpid(), "lock": _thread.RLock(),
@@ -322,12 +387,18 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         "active": {}, "callbacks": bool(config.get("callbacks")),
         "snippet_roots": tuple(config.get("snippet_roots", ())),
         "helpers": tuple(function.__code__ for function in (_trampoline, _redeliver, _later, thread_bootstrap,
-                                                           start_new_thread, signal_signal, signal_getsignal, _unbox)),
+                                                           start_new_thread, signal_signal, signal_getsignal, _unbox,
+                                                           create_builtin, gc_enable, gc_disable, gc_isenabled,
+                                                           _bury, _locals_of)),
+        "trampoline_code": _trampoline.__code__,
         "threads": {main}, "expected": 0, "installers": frozenset([thread_bootstrap.__code__]),
         "bootstrap": thread_bootstrap, "settrace": sys.settrace, "audit": sys.audit,
         "start": _thread.start_new_thread, "signal": _signal.signal, "getsignal": _signal.getsignal,
-        "handlers": {}, "redeliver": redeliver,
-        "trampoline": functools.partial(_trampoline, {bytes([list(config["opnames"]).index("RESUME")])}.__contains__),
+        "handlers": {}, "resend": resend, "redeliver": types.MethodType(sys.audit, "errorkb.redeliver"),
+        "trampoline": functools.partial(_trampoline,
+                                        frozenset([bytes([list(config["opnames"]).index("RESUME")])]).__contains__),
+        "create_builtin": _imp.create_builtin, "guarded": ("_imp", "_signal", "_thread", "gc"),
+        "collect": False, "graves": [], "bury": _bury, "locals_of": _locals_of,
         "spaces": [(label, space, dict(snapshot), bool(grows), frozenset(rebound)) for label, space, snapshot,
                    grows, rebound in config.get("spaces", [])],
         "owners": [(label, owner, name, raw) for label, owner, name, raw in config.get("owners", [])],
@@ -338,7 +409,7 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
                                                             dispatch_names.items()},
         "probe": (config["probe"][0], tuple(config["probe"][1])) if config.get("probe") else None,
         "device_bytes": 0, "device_calls": 0,
-        "opnames": tuple(config["opnames"]), "died": namespace["_p_died"],
+        "opnames": tuple(config["opnames"]), "died": types.MethodType(sys.audit, "errorkb.died"),
         "enders": frozenset(config.get("enders", [])), "api": dict(api) if api else None,
         "getattr_codes": tuple(api["getattr_codes"]) if api else (),
     }
@@ -358,54 +429,82 @@ def _p_hook(event: Any, args: Any) -> None:
             and args[1] == "f_code":  # read constantly (by the observer too); a code object leads to no frame
         return
     ident = _c_get_ident()
-    if ident in _S["busy"]:  # an event raised while the observer handles another, in this thread
-        _p_nested(ident, event, args)
-        return
-    if event == "errorkb.trace" and type(args) is tuple and len(args) == 3 and type(args[0]) is _c_FrameType:
-        # The hot path: most calls are of code the observer has nothing to do with (the library's and
-        # the runtime's, unwatched). `_p_trace` decided that once per code object; answer it here.
-        what = args[1]
-        if type(what) is str and what == "call" and _c_dict_get(_S["quiet"], args[0].f_code) is not None:
-            return
-    handler: Any
-    if event == "errorkb.trace":
-        handler = _p_trace
-    elif event == "object.__getattr__":
-        handler = _p_on_getattr
-    else:
-        handler = _c_dict_get(_S["dispatch"], event)
-        if handler is None:
-            return
-    refuse = False
     busy = _S["busy"]
+    if ident in busy:  # an event raised while the observer handles another, in this thread
+        if _p_nested(ident, event, args) is True:
+            raise RuntimeError("refused by the verifier")
+        return
+    # Busy before anything here allocates: an allocation may start a collection, and a finalizer or a gc
+    # callback run by it runs in this frame (C ones too: `_p_nested` is where they are seen).
     busy.add(ident)
+    if _c_gc_isenabled():  # no collection while the observer runs (see `gc_enable`); on again when done
+        _S["collect"] = True
+        _c_gc_disable()
+    refuse = False
     try:
-        refuse = handler(ident, args) is True
+        handler: Any = None
+        if event == "errorkb.trace":
+            handler = _p_trace
+            if type(args) is tuple and len(args) == 3 and type(args[0]) is _c_FrameType:
+                # The hot path: most calls are of code the observer has nothing to do with (the library's
+                # and the runtime's, unwatched). `_p_trace` decided that once per code object.
+                what = args[1]
+                if type(what) is str and what == "call" and _c_dict_get(_S["quiet"], args[0].f_code) is not None:
+                    handler = None
+        elif event == "object.__getattr__":
+            handler = _p_on_getattr
+        else:
+            handler = _c_dict_get(_S["dispatch"], event)
+        if handler is not None:
+            refuse = handler(ident, args) is True
     except BaseException as error:  # the observer must never fail into the snippet, and never silently
         _S["faults"] += 1
         _p_fault(error)
     finally:
+        if _S["graves"]:
+            try:
+                _S["bury"](_S["graves"])
+            except BaseException as error:  # a KeyboardInterrupt landing there: said, and the rest still done
+                _S["faults"] += 1
+                _p_fault(error)
         busy.discard(ident)
+        if not busy and _S["collect"]:  # the last thread out (no switch between the test and the call)
+            _S["collect"] = False
+            _c_gc_enable()
     if refuse:
         raise RuntimeError("refused by the verifier")
 
 
-def _p_nested(ident: int, event: str, args: Any) -> None:
+def _p_nested(ident: int, event: str, args: Any) -> bool:
     """An event while the observer is busy in this thread. Its own code raises some (its frames traced,
-    its reads of `f_code` and `tb_frame`, `sys._getframe`, opening a file to compare); anything else,
-    or any event from a frame that is not the observer's, is code that ran inside the observer (a
-    finalizer or a `gc` callback the snippet planted), where it could reach the observer's frames."""
+    its reads of `f_code` and `tb_frame`, `sys._getframe`, opening a file to compare, the trampoline's
+    request to send a signal again); anything else, or any event from a frame that is not the
+    observer's, is code that ran inside the observer (a finalizer or a `gc` callback the snippet
+    planted), where it could reach the observer's frames. Such code may be C alone (a `functools.partial`
+    over `sys._getframe`: no frame, no trace event): a `sys._getframe` that would hand out a frame of
+    the observer's is refused (True), whoever asks."""
     nested = _S["nested"]
     if ident in nested:  # raised by this very check (its own `_c_getframe`)
-        return
+        return False
     nested.add(ident)
+    refuse = False
     try:
         if event == "errorkb.trace":
             frame = args[0] if type(args) is tuple and len(args) == 3 else None
             foreign = type(frame) is not _c_FrameType or not _p_observers(frame)
+        elif event == "errorkb.died":  # a followed instance died while the observer ran (in `_bury`)
+            foreign = False
+            _p_on_died(ident, args)
+        elif event == "errorkb.redeliver":  # a signal that landed in the observer's frames, deferred
+            caller = _c_getframe(2)
+            foreign = caller is None or caller.f_code is not _S["trampoline_code"]
+            if not foreign:
+                _p_on_redeliver(ident, args)
         elif _p_one_of(event, _c_OWN_EVENTS):
             caller = _c_getframe(2)
             foreign = caller is None or not _p_observers(caller)
+            if event == "sys._getframe" and type(args) is tuple and len(args) == 1 and _p_handed_out(args[0]):
+                foreign = refuse = True
         else:
             foreign = True
         if foreign:
@@ -415,6 +514,18 @@ def _p_nested(ident: int, event: str, args: Any) -> None:
         _p_fault(error)
     finally:
         nested.discard(ident)
+    return refuse
+
+
+def _p_handed_out(frame: Any) -> bool:
+    """A frame `sys._getframe` returns while the observer is busy that nobody outside it may have: one
+    of its private code's, or of its helpers' but the thread bootstrap's (whose frame the observer
+    reads itself, and whose locals are the snippet's own). The observer's own calls never ask for one."""
+    if type(frame) is not _c_FrameType:
+        return False
+    if frame.f_globals is _S["space"]:
+        return True
+    return _p_in(frame.f_code, _S["helpers"]) and not _p_in(frame.f_code, _S["installers"])
 
 
 def _p_observers(frame: Any) -> bool:
@@ -666,7 +777,7 @@ def _p_by_snippet(depth: int) -> bool:
         path = code.co_filename
         if path.startswith("<frozen "):
             if code.co_name in ("_compile_bytecode", "get_code", "source_to_code"):
-                local = frame.f_locals
+                local = _S["locals_of"](frame)
                 for name in ("bytecode_path", "source_path", "path"):
                     found = _c_dict_get(local, name)
                     if type(found) is str and _p_in_roots(found, _S["trusted_roots"]):
@@ -818,6 +929,7 @@ def _p_on_signal(ident: int, args: Any) -> None:
     if type(signum) is int:
         handlers = _S["handlers"]
         before = _c_dict_get(handlers, signum, _c_MISSING)
+        _S["graves"].append(before)
         if installed is handler:
             handlers.pop(signum, None)
         else:
@@ -840,6 +952,63 @@ def _p_on_getsignal(ident: int, args: Any) -> None:
     if type(known) is tuple and known[0] is current:
         current = known[1]
     box.append(("ok", current))
+
+
+def _p_on_redeliver(ident: int, args: Any) -> None:
+    """The trampoline deferred a handler: the signal is sent again a moment later, from a thread the real
+    `_thread.start_new_thread` starts (held here: in the trampoline's frame the handler could read it)."""
+    if type(args) is not tuple or len(args) != 1 or type(args[0]) is not int:
+        return
+    try:
+        _S["resend"](args[0])
+    except BaseException:  # no thread to send it again: the signal is lost, as one sent twice is
+        pass
+
+
+def _p_on_getframe(ident: int, args: Any) -> bool | None:
+    """`sys._getframe` outside the observer's busy time that would still return a frame of its private
+    code (a finalizer run as `_p_hook` returns): refused, and tampering. (Its helpers' frames are the
+    snippet's to see then: a handler below the trampoline, a thread below its bootstrap.)"""
+    if type(args) is tuple and len(args) == 1 and type(args[0]) is _c_FrameType and args[0].f_globals is _S["space"]:
+        _p_tamper("observer", "ran code inside the verifier's observer (sys._getframe)")
+        return True
+    return None
+
+
+def _p_on_gc_setting(ident: int, args: Any) -> None:
+    """The snippet's `gc.enable`/`disable`/`isenabled`: its setting, applied when the observer is done."""
+    if type(args) is not tuple or len(args) != 2 or type(args[1]) is not list:
+        return
+    what, box = args
+    if _p_one_of(what, ("enable", "disable")):
+        _S["collect"] = what == "enable"
+        box.append(("ok", None))
+    elif _p_one_of(what, ("isenabled",)):
+        box.append(("ok", _S["collect"]))
+
+
+def _p_on_create_builtin(ident: int, args: Any) -> None:
+    """A builtin module made from its spec. Read only as importlib makes it (an exact `ModuleSpec`, its
+    name an exact `str` in its own `__dict__`) and made from a spec of the observer's own, so the C code
+    reads nothing of the snippet's. A second instance of a module the observer stands in for is refused."""
+    if type(args) is not tuple or len(args) != 2 or type(args[1]) is not list:
+        return
+    spec, box = args
+    name = _c_dict_get(_c_spec_dict(spec), "name") if type(spec) is _c_ModuleSpec else None
+    if type(name) is not str:
+        box.append(("error", ImportError, "the verifier makes a built-in module only from a spec importlib made"))
+        return
+    if _p_one_of(name, _S["guarded"]):
+        _p_tamper("observer", "made a second " + name + " module, whose functions the verifier's observer "
+                              "stands in for")
+        box.append(("error", ImportError, "refused by the verifier: a second " + name + " module"))
+        return
+    try:
+        module = _S["create_builtin"](_c_SimpleNamespace(name=name))
+    except BaseException as error:
+        box.append(("error", ImportError, _p_message(error) or "no built-in module named " + name))
+        return
+    box.append(("ok", module))
 
 
 def _p_exception_class(error: BaseException) -> Any:
@@ -944,6 +1113,8 @@ def _p_exception(record: list[Any], frame: Any, arg: Any) -> None:
     if type(arg) is not tuple or len(arg) != 3:
         return
     error, tb = arg[1], arg[2]
+    if record[3] is not None:
+        _S["graves"].append(record[3])
     record[3] = error
     if type(tb) is not _c_TracebackType or tb.tb_frame is not frame:
         return
@@ -1003,7 +1174,7 @@ def _p_wrapped_refusal(record: list[Any], tb: Any) -> Any:
         if type(below) is not _c_TracebackType:
             return None
         frame = below.tb_frame
-        if frame.f_code is not code or _c_dict_get(frame.f_locals, name, _c_MISSING) is not inner:
+        if frame.f_code is not code or _c_dict_get(_S["locals_of"](frame), name, _c_MISSING) is not inner:
             return None
         try:
             if _c_cell_contents(cell) is not inner:
@@ -1025,7 +1196,7 @@ def _p_opname(code: Any, offset: Any) -> str | None:
 
 
 def _p_return(ident: int, record: list[Any], frame: Any) -> None:
-    _S["frames"].pop(id(frame), None)
+    _S["graves"].append(_S["frames"].pop(id(frame), None))
     index = record[1]
     if index < 0:
         if record[5] is not None:
@@ -1088,7 +1259,7 @@ def _p_api_facts(error: Any, frame: Any, op: str | None, lasti: Any, wrapped: bo
                 return {"via": "attribute", "owner_is_target": _p_instance_of(target, owner),
                         "name": asked if type(asked) is str else None, "absent_in_target": absent}
         if _p_in(frame.f_code, _S["getattr_codes"]):
-            local = frame.f_locals
+            local = _S["locals_of"](frame)
             target = _c_dict_get(local, "self", _c_MISSING)
             asked = _c_dict_get(local, "name")
             hook = _p_function_of(_p_class_attr(type(target), "__getattr__"))
@@ -1127,7 +1298,7 @@ def _p_callee(frame: Any, lasti: Any, api: dict[str, Any]) -> Any:
     if chain is None:
         return _c_MISSING
     value = _c_MISSING
-    for space in (frame.f_locals, frame.f_globals, frame.f_builtins):
+    for space in (_S["locals_of"](frame), frame.f_globals, frame.f_builtins):
         if type(space) is dict:
             value = _c_dict_get(space, chain[0], _c_MISSING)
             if value is not _c_MISSING:
@@ -1241,7 +1412,7 @@ def _p_track(frame: Any, code: Any, getter: Any) -> None:
     """An `__init__` of the target's classes ran: follow that instance (weakly) from now on."""
     if code.co_argcount < 1:
         return
-    instance = _c_dict_get(frame.f_locals, code.co_varnames[0], _c_MISSING)
+    instance = _c_dict_get(_S["locals_of"](frame), code.co_varnames[0], _c_MISSING)
     if instance is _c_MISSING:
         return
     tracked = _S["tracked"]
@@ -1253,23 +1424,38 @@ def _p_track(frame: Any, code: Any, getter: Any) -> None:
         space = getter(instance)
     except BaseException:
         return
+    if known is not None:
+        _S["graves"].append(known)
     tracked[id(instance)] = (ref, getter, space, type(instance))
     _S["by_ref"][id(ref)] = id(instance)
 
 
-def _p_died(ref: Any) -> None:
-    """A followed instance is gone: check its attributes one last time, from the dict it had."""
-    key = _S["by_ref"].pop(id(ref), None)
-    entry = _S["tracked"].pop(key, None) if key is not None else None
-    if entry is not None and entry[0] is ref:
-        _p_shadows_in(entry[2], entry[3])
+def _p_on_died(ident: int, args: Any) -> None:
+    """A followed instance is gone: check its attributes one last time, from the dict it had. The weak
+    reference's callback is this audit event (a private function there would hand out the private
+    state by its `__globals__`); sent by anyone for a live instance, it changes nothing."""
+    if type(args) is not tuple or len(args) != 1 or type(args[0]) is not _c_WeakrefType:
+        return
+    ref = args[0]
+    if ref() is not None:
+        return
+    key = _c_dict_get(_S["by_ref"], id(ref))
+    entry = _c_dict_get(_S["tracked"], key) if key is not None else None
+    if entry is None or entry[0] is not ref:
+        return
+    _S["by_ref"].pop(id(ref), None)
+    _S["tracked"].pop(key, None)
+    _S["graves"].append(entry)  # its dict's values may die with it: in `_bury`
+    _p_shadows_in(entry[2], entry[3])
 
 
 def _p_scan_shadows() -> None:
+    graves = _S["graves"]
     for entry in list(_S["tracked"].values()):
         instance = entry[0]()
         if instance is None:
             continue
+        graves.append(instance)  # held here, it may be the last reference (another thread let it go)
         try:
             space = entry[1](instance)
         except BaseException:
@@ -1286,6 +1472,7 @@ def _p_shadows_in(space: Any, cls: Any) -> None:
         items = list(_c_dict_items(space))
     except BaseException:
         return
+    _S["graves"].append(items)  # another thread may take the values out of the dict meanwhile
     for key, value in items:
         if type(key) is not str:
             continue
@@ -1301,7 +1488,7 @@ def _p_override(ident: int, frame: Any, code: Any) -> list[Any] | None:
     class resolves that function's name to it: an override. Returns [slot, calls so far, label]."""
     if code.co_argcount < 1:
         return None
-    first = _c_dict_get(frame.f_locals, code.co_varnames[0], _c_MISSING)
+    first = _c_dict_get(_S["locals_of"](frame), code.co_varnames[0], _c_MISSING)
     if first is _c_MISSING:
         return None
     kind = type(first)
@@ -1334,6 +1521,7 @@ def _p_on_restore(ident: int, args: Any) -> None:
     """Before the harness describes the outcome: the verifier's and Python's modules as they were
     (the snippet may have patched them to describe its outcome for it), the builtins too."""
     for _, space, snapshot in _S["restore"]:
+        _S["graves"].append(_c_dict_copy(space))  # what the snippet put there dies in `_bury`
         _c_dict_clear(space)
         _c_dict_update(space, snapshot)
     _S["restored"] = True
