@@ -262,8 +262,8 @@ def _unbox(box: list[tuple[Any, ...]]) -> Any:
     return answer[1]
 
 
-def _trampoline(starting: Callable[[bytes], bool], handler: Callable[..., Any], redeliver: Callable[[int], None],
-                signum: int, frame: Any) -> Any:
+def _trampoline(starting: Callable[[bytes], bool], handled: Callable[[Any], None], handler: Callable[..., Any],
+                redeliver: Callable[[int], None], signum: int, frame: Any) -> Any:
     """The C-level handler of a signal the snippet handles in Python.
 
     A Python handler runs wherever the main thread is when it checks for signals, and receives
@@ -279,6 +279,10 @@ def _trampoline(starting: Callable[[bytes], bool], handler: Callable[..., Any], 
     (`sys._getframe(1).f_locals`): nothing here may be of use. `starting` belongs to a frozenset,
     and `redeliver` is the audit event that asks the private code to send the signal again (the
     real `_thread.start_new_thread` that does it would start an untraced thread).
+
+    The handler is handed a frame, as Python promises, with no audit event: `handled`, the audit event
+    after it returns (or raises), has the private code look at that frame and those above it for a
+    trace function (`f_trace`) that is not the observer's (`_p_frame_taken` says why that matters).
     """
     defer = frame is not None and starting(frame.f_code.co_code[frame.f_lasti:frame.f_lasti + 1])
     marker = (lambda: None).__code__.co_filename
@@ -287,7 +291,10 @@ def _trampoline(starting: Callable[[bytes], bool], handler: Callable[..., Any], 
         defer = probe.f_code.co_filename == marker
         probe = probe.f_back
     if not defer:
-        return handler(signum, frame)
+        try:
+            return handler(signum, frame)
+        finally:
+            handled(frame)
     try:
         redeliver(signum)
     except BaseException:  # no thread to send it again: the signal is lost, as one sent twice is
@@ -364,6 +371,7 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         "errorkb.thread-start": "_p_on_thread_start", "errorkb.thread-ready": "_p_on_thread_ready",
         "errorkb.thread-done": "_p_on_thread_done", "errorkb.signal": "_p_on_signal",
         "errorkb.getsignal": "_p_on_getsignal", "errorkb.redeliver": "_p_on_redeliver",
+        "errorkb.handled": "_p_on_handled",
         "errorkb.create-builtin": "_p_on_create_builtin",
         "errorkb.gc": "_p_on_gc_setting", "errorkb.died": "_p_on_died", "sys._getframe": "_p_on_getframe",
         RESTORE_EVENT: "_p_on_restore", END_EVENT: "_p_on_end",
@@ -396,7 +404,8 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         "start": _thread.start_new_thread, "signal": _signal.signal, "getsignal": _signal.getsignal,
         "handlers": {}, "resend": resend, "redeliver": types.MethodType(sys.audit, "errorkb.redeliver"),
         "trampoline": functools.partial(_trampoline,
-                                        frozenset([bytes([list(config["opnames"]).index("RESUME")])]).__contains__),
+                                        frozenset([bytes([list(config["opnames"]).index("RESUME")])]).__contains__,
+                                        types.MethodType(sys.audit, "errorkb.handled")),
         "create_builtin": _imp.create_builtin, "guarded": ("_imp", "_signal", "_thread", "gc"),
         "collect": False, "graves": [], "bury": _bury, "locals_of": _locals_of,
         "spaces": [(label, space, dict(snapshot), bool(grows), frozenset(rebound)) for label, space, snapshot,
@@ -536,8 +545,13 @@ def _p_observers(frame: Any) -> bool:
 
 def _p_on_getattr(ident: int, args: Any) -> bool | None:
     """`traceback.tb_frame` that is a frame of the observer's (an exception raised in its hook, a refusal):
-    the way into its private namespace. Refused, and tampering."""
-    if type(args) is not tuple or len(args) != 2 or not _p_one_of(args[1], ("tb_frame",)):
+    the way into its private namespace. Refused, and tampering. Any frame the snippet's own code takes
+    (a traceback's, a generator's or coroutine's) is tampering too (`_p_frame_taken`)."""
+    if type(args) is not tuple or len(args) != 2 or \
+            not _p_one_of(args[1], ("tb_frame", "gi_frame", "cr_frame", "ag_frame")):
+        return None
+    _p_frame_taken(ident, args[1])
+    if not _p_one_of(args[1], ("tb_frame",)):
         return None
     tb = args[0]
     if type(tb) is _c_TracebackType and tb.tb_frame.f_globals is _S["space"]:
@@ -965,6 +979,23 @@ def _p_on_redeliver(ident: int, args: Any) -> None:
         pass
 
 
+def _p_on_handled(ident: int, args: Any) -> None:
+    """A snippet's signal handler returned (or raised): the frame it was handed, and those above it, carry
+    no trace function but the observer's (one set there would run the snippet's code unseen at that
+    frame's next event: `_p_frame_taken`)."""
+    if type(args) is not tuple or len(args) != 1:
+        return
+    frame = args[0]
+    trace = _S["trace"]
+    while type(frame) is _c_FrameType:
+        found = frame.f_trace
+        if found is not None and found is not trace:
+            _p_tamper("observer", "set a frame's trace function (f_trace) from a signal handler, which would run "
+                                  "the snippet's code unseen")
+            return
+        frame = frame.f_back
+
+
 def _p_on_getframe(ident: int, args: Any) -> bool | None:
     """`sys._getframe` outside the observer's busy time that would still return a frame of its private
     code (a finalizer run as `_p_hook` returns): refused, and tampering. (Its helpers' frames are the
@@ -972,7 +1003,41 @@ def _p_on_getframe(ident: int, args: Any) -> bool | None:
     if type(args) is tuple and len(args) == 1 and type(args[0]) is _c_FrameType and args[0].f_globals is _S["space"]:
         _p_tamper("observer", "ran code inside the verifier's observer (sys._getframe)")
         return True
+    _p_frame_taken(ident, "sys._getframe")
     return None
+
+
+def _p_frame_taken(ident: int, how: str) -> None:
+    """A frame object handed to the snippet's own code: taken there (`sys._getframe()`, `tb.tb_frame`,
+    `gen.gi_frame`), or handed back by Python's library functions made to hand frames out (`inspect`,
+    `traceback.walk_stack`/`walk_tb`). Its `f_trace` is a plain setter that raises no audit event, and
+    CPython runs a frame's trace function with tracing off for that frame's next line, return or
+    exception event: a call made there is never seen, and the function can put the observer's tracer
+    back before anything else runs. Python's and the library's own reads (`warnings` and `logging`
+    finding their caller) hand nothing out. (The observer's own `sys._getframe` here is answered as its
+    own: `nested`.)"""
+    nested = _S["nested"]
+    mine = ident not in nested
+    nested.add(ident)
+    try:
+        try:
+            caller: Any = _c_getframe(4)
+        except ValueError:  # from C with no Python frame below
+            return
+        code = caller.f_code
+        path = code.co_filename
+        if _p_in_roots(path, _S["stdlib_roots"]):
+            hands_out = path.endswith("/inspect.py") or \
+                (path.endswith("/traceback.py") and _p_one_of(code.co_name, ("walk_stack", "walk_tb")))
+            taken = hands_out and _p_by_snippet(3)
+        else:
+            taken = not path.startswith("<frozen ") and not _p_in_roots(path, _S["trusted_roots"])
+    finally:
+        if mine:
+            nested.discard(ident)
+    if taken:
+        _p_tamper("observer", "took a frame object (" + how + "), whose trace function (f_trace) would run "
+                              "the snippet's code unseen")
 
 
 def _p_on_gc_setting(ident: int, args: Any) -> None:
