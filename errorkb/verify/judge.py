@@ -364,7 +364,7 @@ def _clean_run_failure(check: Check, seen: Observation, runtime: Runtime, why_ca
 
 def _is_attribute_answer(check: Check, error: RaisedCall) -> bool:
     """A `__getattr__` answers "no such attribute" by raising AttributeError (`hasattr`, `getattr` with a
-    default, torch's `register_parameter` ask it so): its protocol, unless it is the documented error."""
+    default, a runtime registering a module's parameters ask it so): its protocol, unless it is the documented error."""
     return check.entry.source.function.rsplit(".", 1)[-1] == "__getattr__" and error.type == "AttributeError" \
         and not _is_documented(check, error)
 
