@@ -85,7 +85,8 @@ def parsed(scenario: Scenario):
     return parse(scenario.data, read_key(scenario.key or b""))
 
 
-def run_scenario(tmp_path: Path, body: str, probe: bool = False, callbacks: bool = False) -> Scenario:
+def run_scenario(tmp_path: Path, body: str, probe: bool = False, callbacks: bool = False,
+                 extra: dict | None = None) -> Scenario:
     """Run `body` under the observer, watching `lib.work`: its stream, exit status and key."""
     folder = tmp_path / "lib"
     folder.mkdir(exist_ok=True)
@@ -106,7 +107,7 @@ def run_scenario(tmp_path: Path, body: str, probe: bool = False, callbacks: bool
             config["sealer"] = sealer
             config["callbacks"] = callbacks
             observer.install(config)
-            namespace = {"lib": lib, "counter": counter, "STREAM": write_end, "__name__": "__main__"}
+            namespace = {"lib": lib, "counter": counter, "STREAM": write_end, "__name__": "__main__", **(extra or {})}
             code = compile(textwrap.dedent(body), str(tmp_path / "snippet.py"), "exec")
             try:
                 exec(code, namespace)
@@ -156,7 +157,9 @@ def _config(lib: types.ModuleType, folder: Path, fd: int, counter: dict | None) 
         "spaces": [("lib", lib, dict(vars(lib)), False, frozenset())],
         "owners": [("work", lib, "work", function)], "sys_modules": [("lib", lib)], "restore": [],
         "snippet_roots": (str(folder.parent / "snippet.py"),), "target_roots": [str(folder) + "/"],
-        "trusted_roots": tuple([*stdlib, *site, str(folder) + "/", verifier]),
+        # This file stands in for the harness (`child.py`, trusted): the code that runs the snippet is
+        # trusted here too, so a check that looks one frame too far out sees trusted code and misses.
+        "trusted_roots": tuple([*stdlib, *site, str(folder) + "/", verifier, __file__]),
         "stdlib_roots": stdlib, "protected_roots": tuple([str(folder) + "/", *stdlib, verifier]),
         "opnames": tuple(dis.opname), "probe": probe, "api": None, "enders": [_finish.__code__],
     }
@@ -830,6 +833,25 @@ def test_a_frame_the_snippet_takes_however_it_takes_it_is_tampering(tmp_path, ta
     """
     seen = read(run_scenario(tmp_path, body)).observation
     assert seen is not None and any("took a frame object" in what for what in seen.interference), seen
+
+
+def _harness_reads_its_callers_line() -> int:
+    """What the harness's `os._exit` stand-in does (`child.recording_exit`): trusted code taking its
+    caller's frame, handing nothing to the snippet."""
+    return sys._getframe(1).f_lineno
+
+
+def test_the_harnesss_own_frame_reads_are_not_the_snippets(tmp_path):
+    """Only the code that asked for the frame decides: the snippet calling the harness's trusted
+    function (as `os._exit` does in a real check) is not the snippet taking a frame. (It failed the
+    fixture knowledge base's before-os-exit when the check looked one frame too far out.)"""
+    body = """
+    read_line()
+    lib.work(1)
+    """
+    seen = read(run_scenario(tmp_path, body, extra={"read_line": _harness_reads_its_callers_line})).observation
+    assert seen is not None and seen.interference == [] and seen.tampered == [], seen
+    assert (seen.calls.count, seen.calls.returned) == (1, 1)
 
 
 def test_the_librarys_own_frame_reads_are_not_the_snippets(tmp_path):

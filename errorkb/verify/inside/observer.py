@@ -1021,7 +1021,7 @@ def _p_frame_taken(ident: int, how: str) -> None:
     nested.add(ident)
     try:
         try:
-            caller: Any = _c_getframe(4)
+            caller: Any = _c_getframe(3)  # 0 here, 1 `_p_on_*`, 2 `_p_hook`, 3 the code that asked
         except ValueError:  # from C with no Python frame below
             return
         code = caller.f_code
