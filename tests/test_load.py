@@ -348,3 +348,21 @@ def test_an_other_cause_beside_a_wording_that_does_not_parse_is_reported_never_a
     problems = problems_of(tmp_path, **with_entry(text))
     assert problems == [f"{ENTRY_FILE}:{text.count(chr(10)) - 5}:14: also_seen_as[0].message: placeholder opened at "
                         "character 3 is never closed; write '{{' for a literal brace"], problems
+
+
+# -- diagnosis.placeholders.<name>.withhold: values that print the words for another cause ------------
+
+
+def test_a_withheld_value_needs_globs_of_names_and_a_reason(tmp_path):
+    text = VALID_ENTRY.format(id="demo-error") + (
+        "diagnosis:\n  placeholders:\n    len(num_heads):\n      type: int\n      withhold:\n"
+        "        - names: ['1*']\n          because: a single head is another case\n"
+        "        - names: []\n          because: nothing\n"
+        "        - names: ['<script>(1)']\n          because: a name\n"
+        "        - names: ['2']\n")
+    problems = problems_of(tmp_path, **with_entry(text))
+    last = text.count("\n")
+    assert len(problems) == 3, problems
+    assert problems[0].startswith(f"{ENTRY_FILE}:{last - 4}:") and "names" in problems[0], problems
+    assert problems[1].startswith(f"{ENTRY_FILE}:{last - 2}:") and "names" in problems[1], problems
+    assert problems[2].startswith(f"{ENTRY_FILE}:{last}:") and "because" in problems[2], problems

@@ -399,6 +399,22 @@ class FrameDeclaration(Strict):
         return value
 
 
+# A glob of names: the characters of a (dotted) name, `*` for any run of them.
+NameGlob = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_.<>*]+$", max_length=200)]
+
+
+class WithheldValues(Strict):
+    """Values of a placeholder that print the entry's words for another cause: a match whose value is one
+    of them is only a candidate, whatever else ties it, and the reader is told why."""
+
+    names: list[NameGlob] = Field(min_length=1, description="Globs of the values (`*` any run of characters), "
+                                                            "e.g. ['*Model'].")
+    unless: list[NameGlob] = Field(default_factory=list, description="Globs of values among those that keep the "
+                                                                     "entry's evidence, e.g. ['*LMHeadModel'].")
+    because: Markdown = Field(description="The other cause, in a clause that follows the value (\"is a base "
+                                          "model: ...\"): shown to a reader whose paste names one.")
+
+
 class PlaceholderDeclaration(Strict):
     """What a placeholder's value must be for the message to be this entry's."""
 
@@ -412,6 +428,9 @@ class PlaceholderDeclaration(Strict):
     allow: list[Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_-]*$")]] = Field(
         default_factory=list,
         description="For 'class' and 'library-class': Python's own types it may nevertheless name, e.g. [tuple].")
+    withhold: list[WithheldValues] = Field(
+        default_factory=list,
+        description="Values that print these words for another cause: a match naming one is only a candidate.")
 
 
 def _placeholder_declaration(value: object) -> object:

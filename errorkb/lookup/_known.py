@@ -48,12 +48,23 @@ class FrameRule:
 
 
 @dataclass(frozen=True)
+class Withhold:
+    """Values of a placeholder that print the entry's words for another cause (globs: `*` any run of
+    characters): a match naming one is only a candidate, `because` says why."""
+
+    names: tuple[str, ...]
+    unless: tuple[str, ...] = ()
+    because: str = ""
+
+
+@dataclass(frozen=True)
 class Placeholder:
     """What a placeholder's value must be: a type of `rules.TYPES`, and the builtin types a
     `class` may nevertheless name."""
 
     type: str = "any"
     allow: tuple[str, ...] = ()
+    withhold: tuple[Withhold, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -158,13 +169,20 @@ def _diagnosis(value: object) -> Diagnosis:
         exclude=_rules(value.get("exclude")), innermost_exclude=_rules(value.get("innermost_exclude")),
         code=tuple(str(name) for name in _list(value.get("code")) if name),
         placeholders={str(name): Placeholder(str(rule.get("type") or "any"),
-                                             tuple(str(one) for one in _list(rule.get("allow"))))
+                                             tuple(str(one) for one in _list(rule.get("allow"))),
+                                             tuple(_withhold(one) for one in _list(rule.get("withhold"))
+                                                   if isinstance(one, dict) and _list(one.get("names"))))
                       for name, rule in placeholders.items() if isinstance(rule, dict)},
         relations=tuple((str(one[0]), str(one[1]), str(one[2])) for one in _list(value.get("relations"))
                         if isinstance(one, list) and len(one) == 3),
         direction=_text(value.get("direction")),
         other_causes=tuple(_other_cause(one) for one in _list(value.get("other_causes"))
                            if isinstance(one, dict) and one.get("releases")))
+
+
+def _withhold(item: dict[str, Any]) -> Withhold:
+    return Withhold(tuple(str(one) for one in _list(item.get("names"))),
+                    tuple(str(one) for one in _list(item.get("unless"))), str(item.get("because") or ""))
 
 
 def _other_cause(item: dict[str, Any]) -> OtherCause:

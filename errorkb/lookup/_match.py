@@ -105,6 +105,7 @@ class Match:
     names: dict[str, str] = field(default_factory=dict)  # placeholder → the whole name its value is part of
     withheld: tuple[str, ...] = ()  # values whose kind argues against the entry (its words withheld)
     others: tuple[OtherCause, ...] = ()  # the entry's other causes that print the matched words too
+    held: tuple[str, ...] = ()  # why a value the entry's `withhold` names keeps it a candidate
     tail: str = ""  # the wording's beginning the paste does not show (a paste of the wording's end alone)
 
     @property
@@ -316,6 +317,7 @@ class Lookup:
         best: dict[str, Match] = {}
         out: dict[str, RuledOut] = {}
         mismatched: dict[str, Match] = {}
+        held: dict[str, tuple[str, ...]] = {}
         for item in self._items:
             found, mismatch = _match_one(item, reading, self.library, meter)
             if mismatch is not None:
@@ -323,6 +325,8 @@ class Lookup:
             if found is None:
                 continue
             graded = self._grade(found, reading, meter)
+            if isinstance(graded, Match) and graded.held:
+                held.setdefault(found.known.id, graded.held)
             if isinstance(graded, RuledOut):
                 if found.known.id not in best and (found.known.id not in out
                                                     or graded.match.score > out[found.known.id].match.score):
@@ -338,6 +342,12 @@ class Lookup:
                                                "another error worded alike")
         if not best and not out:  # nothing matched: a message that is only the end of a wording
             best, out = self._ends(reading, meter)
+        # A value one wording shows withholds the entry, whichever wording ranks first (one without the
+        # placeholder, such as a title's cut form, would otherwise confirm what the whole message withholds).
+        for entry_id, why in held.items():
+            if entry_id in best and best[entry_id].confirmed:
+                best[entry_id] = replace(best[entry_id], grade=Grade.CANDIDATE, held=why,
+                                         missing=(*best[entry_id].missing, *why))
         matches = _shared_words(_framed_first(list(best.values())))
         matches.sort(key=lambda m: m.known.id)
         matches.sort(key=lambda m: m.score, reverse=True)
@@ -424,13 +434,20 @@ class Lookup:
                                                  f"{', '.join(f'`{n}`' for n in diagnosis.code)}"))
         if match.recognised:
             evidence.append(Evidence(rules.RECOGNISED, "the paste shows the failing line this case shows"))
-        confirmed = any(one.kind in rules.CONFIRMING for one in evidence)
-        if not confirmed:
+        # A value the entry says prints these words for another cause: nothing else shown confirms it.
+        withheld = withheld_values(diagnosis, named)
+        confirmed = not withheld and any(one.kind in rules.CONFIRMING for one in evidence)
+        held = tuple(f"`{value}` {because}" for value, because in withheld)
+        if withheld:
+            missing += held
+        elif not confirmed:
             told = [_other_hint(cause, releases, wording_range(known, wording), self.library)
                     for cause in others] if wording.words and not own and not foreign else []
             missing += told + _hints(match, diagnosis, shown, releases, self.library, bool(told), blind)
         return replace(match, grade=Grade.CONFIRMED if confirmed else Grade.CANDIDATE, evidence=tuple(evidence),
-                       missing=tuple(missing), shown=bool(shown), withheld=tuple(own + foreign), others=tuple(others))
+                       missing=tuple(missing), shown=bool(shown),
+                       withheld=tuple(own + foreign + [value for value, _ in withheld]), others=tuple(others),
+                       held=held)
 
     def _ends(self, reading: _Reading, meter: Meter) -> tuple[dict[str, Match], dict[str, RuledOut]]:
         """A candidate of the paste that is, whole, the end of a wording from one of its clauses on
@@ -687,6 +704,39 @@ def _uses(code: str, names: tuple[str, ...]) -> bool:
     """Whether a line of code uses one of the names as a whole identifier."""
     return bool(code) and any(re.search(r"(?<![A-Za-z0-9_])" + re.escape(name) + r"(?![A-Za-z0-9_])", code)
                               for name in names)
+
+
+def withheld_values(diagnosis: Diagnosis, named: dict[str, str]) -> list[tuple[str, str]]:
+    """The values (whole names) the entry's `withhold` declarations name, each with why: they print the
+    entry's words for another cause."""
+    found = []
+    for expression, value in named.items():
+        declared = diagnosis.placeholders.get(expression)
+        for rule in declared.withhold if declared else ():
+            if any(name_matches(value, glob) for glob in rule.names) and \
+                    not any(name_matches(value, glob) for glob in rule.unless):
+                found.append((value, rule.because))
+                break
+    return found
+
+
+def name_matches(value: str, glob: str) -> bool:
+    """Whether a name fits a glob whose `*` stands for any run of characters: the pieces between the
+    stars in order, the first at the start and the last at the end (linear: no backtracking, whatever
+    a paste puts in the name)."""
+    pieces = glob.split("*")
+    if len(pieces) == 1:
+        return value == glob
+    first, last = pieces[0], pieces[-1]
+    if len(value) < len(first) + len(last) or not value.startswith(first) or not value.endswith(last):
+        return False
+    at, end = len(first), len(value) - len(last)
+    for piece in pieces[1:-1]:
+        found = value.find(piece, at, end)
+        if found < 0:
+            return False
+        at = found + len(piece)
+    return True
 
 
 def _type(diagnosis: Diagnosis, expression: str) -> str:

@@ -152,7 +152,9 @@ def diagnosis_of(entry: Entry, installed: str | None) -> dict[str, Any]:
         "innermost_exclude": [{"file": f"{package}/", "function": None}] if raised_in == "user-code" and package
         else [],
         "code": list(code_names(entry)),
-        "placeholders": {name: {"type": rule.type, "allow": list(rule.allow)}
+        "placeholders": {name: {"type": rule.type, "allow": list(rule.allow),
+                                **({"withhold": [one.model_dump(mode="json") for one in rule.withhold]}
+                                   if rule.withhold else {})}
                          for name, rule in declared.placeholders.items()},
         "relations": [list(triple) for triple in declared.relation_triples()],
         "direction": declared.direction,

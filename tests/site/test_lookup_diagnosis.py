@@ -170,6 +170,29 @@ def test_a_model_without_prepare_inputs_for_generation(kb):
     assert grades(kb.answer(awq, "4.47.1")) == []
 
 
+def test_a_base_model_asked_to_generate_is_not_a_model_class_without_generation_mixin(kb):
+    """Since 4.52 a VLM's `language_model` is its base model (`LlamaModel`, no language-model head): old code's
+    `model.language_model.generate(` prints the words, and the failing line a remote model's own inner call
+    shows, yet giving the class GenerationMixin is not the fix (the outer model generates). A base model's
+    name withholds the confirmation and says why; a class with a head keeps it (InternVL's remote
+    `InternLM2ForCausalLM`, BLIP's vendored `BertLMHeadModel`)."""
+    def paste(cls: str, line: str) -> str:
+        return ("Traceback (most recent call last):\n" + frame("/me/run_vlm.py", 40, "<module>", line)
+                + frame(f"{SITE}/torch/nn/modules/module.py", 1962, "__getattr__", "raise AttributeError(")
+                + f"AttributeError: '{cls}' object has no attribute 'generate'\n")
+
+    entry = "remote-model-without-generation-mixin"
+    for base in ("LlamaModel", "Qwen2_5_VLModel", "transformers.GemmaModel"):
+        answer = kb.answer(paste(base, "out = model.language_model.generate(inputs_embeds=embeds)"))
+        assert (entry, "candidate") in grades(answer) and answer.confirmed == [], (base, grades(answer))
+        own = next(m for m in answer.matches if m.known.id == entry)
+        assert any("base model" in hint for hint in own.missing), own.missing
+    for headed, line in (("InternLM2ForCausalLM", "outputs = self.language_model.generate("),
+                         ("BertLMHeadModel", "outputs = self.text_decoder.generate(input_ids=input_ids,"),
+                         ("Florence2LanguageForConditionalGeneration", "return self.language_model.generate(")):
+        assert grades(kb.answer(paste(headed, line)))[0] == (entry, "confirmed"), headed
+
+
 def test_a_cache_detached_elsewhere_than_in_the_trainers_evaluation(kb):
     message = "AttributeError: 'DynamicCache' object has no attribute 'detach'"
     assert grades(kb.answer(message)) == [("trainer-eval-dynamic-cache-detach", "candidate")]

@@ -413,6 +413,31 @@ def test_entries_told_apart_by_their_traceback_get_the_same_answers_in_both():
     assert all(grade == "candidate" for _, grade in graded[3])
 
 
+def test_values_an_entry_withholds_keep_it_a_candidate_alike_in_both():
+    """`withhold`: a value named by its globs (and by none of its `unless`) keeps the entry a candidate,
+    whatever confirms it, and says why; a wording without the placeholder (a title's cut form) does not
+    confirm what the whole message withholds. Globs are matched linearly: a long hostile name costs the same."""
+    generate = "'{cls}' object has no attribute 'generate'"
+    rule = {"names": ["*Model", "Bad*Name*X"], "unless": ["*LMHeadModel", "*For*"], "because": "is a base model"}
+    entries = [{"id": "mixin", "title": "mixin", "exception": "AttributeError", "message": generate,
+                "wordings": [{"message": generate, "exception": "AttributeError", "words": False},
+                             {"message": "object has no attribute 'generate'", "exception": "AttributeError",
+                              "words": False, "main": False}],
+                "recognised_by": ["language_model.generate("],
+                "diagnosis": {"placeholders": {"cls": {"type": "class", "withhold": [rule]}}}}]
+    line = "    out = model.language_model.generate(x)\n"
+    names = ["LlamaModel", "InternLM2ForCausalLM", "BertLMHeadModel", "BadNameX", "BadxNameyX", "BadNamX",
+             "Model", "A" * 5000 + "Mode", "*Model"]
+    pastes = [f"{line}AttributeError: '{name}' object has no attribute 'generate'" for name in names]
+    python, js = full_python(entries, pastes), full_js(entries, pastes)
+    assert python == js
+    graded = {name: [one[1] for one in result["found"]] for name, result in zip(names, python)}
+    assert graded == {"LlamaModel": ["candidate"], "InternLM2ForCausalLM": ["confirmed"], "BertLMHeadModel": ["confirmed"],
+                      "BadNameX": ["candidate"], "BadxNameyX": ["candidate"], "BadNamX": ["confirmed"],
+                      "Model": ["candidate"], "A" * 5000 + "Mode": ["confirmed"], "*Model": []}
+    assert "`LlamaModel` is a base model" in python[0]["found"][0][-1]
+
+
 # -- the whole corpus, the real index: the page, the CLI and the hook answer alike ----------------
 
 

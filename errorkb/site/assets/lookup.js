@@ -492,7 +492,12 @@
     const d = dict(value);
     const placeholders = {};
     for (const [name, rule] of Object.entries(dict(d.placeholders))) {
-      if (dict(rule) === rule) placeholders[name] = { type: String(rule.type || "any"), allow: list(rule.allow).map(String) };
+      if (dict(rule) === rule) {
+        placeholders[name] = { type: String(rule.type || "any"), allow: list(rule.allow).map(String),
+          withhold: list(rule.withhold).filter((one) => dict(one) === one && list(one.names).length)
+            .map((one) => ({ names: list(one.names).map(String), unless: list(one.unless).map(String),
+              because: String(one.because || "") })) };
+      }
     }
     return {
       frames: frameRules(d.frames), requireFrame: d.require_frame === true, exclude: frameRules(d.exclude),
@@ -676,6 +681,37 @@
   const uses = (code, names) => Boolean(code) && names.some((name) =>
     new RegExp("(?<![A-Za-z0-9_])" + escapeRe(name) + "(?![A-Za-z0-9_])").test(code));
 
+  // The values (whole names) the entry's `withhold` declarations name, each with why (_match.py:withheld_values).
+  function withheldValues(d, named) {
+    const found = [];
+    for (const [expression, value] of Object.entries(named)) {
+      const declared = d.placeholders[expression];
+      for (const rule of declared ? declared.withhold : []) {
+        if (rule.names.some((glob) => nameMatches(value, glob)) && !rule.unless.some((glob) => nameMatches(value, glob))) {
+          found.push([value, rule.because]);
+          break;
+        }
+      }
+    }
+    return found;
+  }
+
+  // A name against a glob whose `*` stands for any run of characters, linearly (_match.py:name_matches).
+  function nameMatches(value, glob) {
+    const pieces = glob.split("*");
+    if (pieces.length === 1) return value === glob;
+    const first = pieces[0], last = pieces[pieces.length - 1];
+    if (value.length < first.length + last.length || !value.startsWith(first) || !value.endsWith(last)) return false;
+    let at = first.length;
+    const end = value.length - last.length;
+    for (const piece of pieces.slice(1, -1)) {
+      const found = value.indexOf(piece, at);
+      if (found < 0 || found + piece.length > end) return false;
+      at = found + piece.length;
+    }
+    return true;
+  }
+
   function typeOf(d, expression, R) {
     const declared = d.placeholders[expression];
     return declared ? declared.type : (R.defaultTypes[expression] || "any");
@@ -762,7 +798,7 @@
   function makeMatch(item, values, exception, exact, chain, recognised, at, names = {}) {
     return { entry: item.known.entry, known: item.known, values, exception, exact, fixed: item.fixed, wording: item.wording,
       matched: item.known.wordings[item.wording], chain, release: null, recognised, grade: "confirmed", evidence: [],
-      missing: [], at, shown: false, names, withheld: [], tail: "" };
+      missing: [], at, shown: false, names, withheld: [], held: [], tail: "" };
   }
 
   /* A wording's ends from one of its first piece's clauses on (a word after `tailAfter`'s punctuation and a
@@ -1009,13 +1045,14 @@
         release: null, releaseSource: null };
       if (!text) return empty;
       const reading = this.read(text, release, source, meter);
-      const best = new Map(), out = new Map(), mismatched = new Map();
+      const best = new Map(), out = new Map(), mismatched = new Map(), held = new Map();
       for (const item of this.items) {
         const [found, mismatch] = matchOne(item, reading, this.library, R, meter);
         if (mismatch !== null && !mismatched.has(item.known.id)) mismatched.set(item.known.id, mismatch);
         if (found === null) continue;
         const graded = this.grade(found, reading, meter);
         const id = item.known.id;
+        if (!graded.ruledOut && graded.held.length && !held.has(id)) held.set(id, graded.held);
         if (graded.ruledOut) {
           if (!best.has(id) && (!out.has(id) || better(graded.match, out.get(id).match))) out.set(id, graded);
           continue;
@@ -1035,6 +1072,11 @@
         const [ends, endsOut] = this.ends(reading, meter);
         for (const [id, match] of ends) best.set(id, match);
         for (const [id, ruled] of endsOut) out.set(id, ruled);
+      }
+      // A value one wording shows withholds the entry, whichever wording ranks first (_match.py:answer).
+      for (const [id, why] of held) {
+        const m = best.get(id);
+        if (m && m.grade === "confirmed") best.set(id, { ...m, grade: "candidate", held: why, missing: [...m.missing, ...why] });
       }
       const matches = sharedWords(framedFirst([...best.values()]), this.R).sort(compare);
       const ruledOut = [...out.values()].sort((a, b) => (a.match.known.id < b.match.known.id ? -1 : 1));
@@ -1207,14 +1249,19 @@
           d.code.map((n) => `\`${n}\``).join(", ") });
       }
       if (match.recognised) evidence.push({ kind: "recognised", detail: "the paste shows the failing line this case shows" });
-      const confirmed = evidence.some((e) => R.confirming.has(e.kind));
-      if (!confirmed) {
+      // A value the entry says prints these words for another cause: nothing else shown confirms it.
+      const withheld = withheldValues(d, Object.fromEntries(named));
+      const held = withheld.map(([value, because]) => `\`${value}\` ${because}`);
+      const confirmed = !withheld.length && evidence.some((e) => R.confirming.has(e.kind));
+      if (withheld.length) {
+        missing.push(...held);
+      } else if (!confirmed) {
         const told = wording.words && !own.length && !foreign.length
           ? others.map((cause) => otherHint(cause, releases, wordingRange(one, wording), library, R)) : [];
         missing.push(...told, ...hints(match, d, shown, releases, library, told.length > 0, blind));
       }
       return { ...match, grade: confirmed ? "confirmed" : "candidate", evidence, missing, shown: shown.length > 0,
-        withheld: [...own, ...foreign], others };
+        withheld: [...own, ...foreign, ...withheld.map(([value]) => value)], others, held };
     }
   }
 
