@@ -25,7 +25,9 @@ For one paste, stage by stage (each a function below):
 
    A release outside the wording's range, a frame the entry excludes, or a raising frame the
    entry excludes (a removed name read by the library itself) rules the entry out; so does a
-   traceback whose failing lines show none of the entry's `recognised_by` texts. A match is
+   traceback whose failing lines show none of the entry's `recognised_by` texts, unless the
+   runtime raises the entry's error (`diagnosis.runtime`: torch's `__getattr__` answers any
+   caller, so the caller's line is no evidence against it). A match is
    **confirmed** when nothing rules it out and words, a frame, code or a recognised text ties it
    (and, where the entry requires a frame, a traceback shown has one); otherwise it is a
    **candidate**, with what would confirm it or rule it out.
@@ -380,7 +382,9 @@ class Lookup:
             return RuledOut(match, f"raised in {_where(raising)}, not where this error is raised "
                                    f"({_where(diagnosis.frames[0]) if diagnosis.frames else '?'})")
         failing = [frame for frame in (*shown, *traceback_of(reading.arrows, reading.markers, match.at)) if frame.code]
-        if not wording.words and known.recognised_by and not match.recognised and failing:
+        # A raise in the runtime (torch's `Module.__getattr__`) is reached from any caller: its failing lines tell
+        # nothing against the entry, only a recognised text for it (corpus h205-h207, part ten).
+        if not wording.words and known.recognised_by and not match.recognised and failing and not diagnosis.runtime:
             return RuledOut(match, "the failing lines shown are not the ones this case shows")
         # What ties it.
         named = {expression: match.names.get(expression, value) for expression, value in match.values.items()}
@@ -646,7 +650,7 @@ def _hints(match: Match, diagnosis: Diagnosis, shown: list[Frame], releases: tup
     elif not shown and diagnosis.code:
         hints.append(f"paste the whole traceback: your failing line using `{diagnosis.code[0]}` confirms it")
     if match.known.recognised_by and not match.recognised:
-        hints.append(f"a failing line like `{match.known.recognised_by[0]}` confirms it")
+        hints.append(f"a line like `{match.known.recognised_by[0]}` in the paste confirms it")
     claim = wording_range(match.known, match.matched)
     if not releases and claim and not told:
         hints.append(f"which {library} release? This wording comes from {claim}; another release rules it out")

@@ -157,6 +157,9 @@ def diagnosis_of(entry: Entry, installed: str | None) -> dict[str, Any]:
         "relations": [list(triple) for triple in declared.relation_triples()],
         "direction": declared.direction,
         "other_causes": other_causes_of(entry),
+        # Raised by the runtime for whatever code reached it (`source.runtime`): a caller's failing line that is
+        # none of `recognised_by` says nothing of another cause, so it never rules the entry out.
+        "runtime": entry.source.runtime,
     }
 
 

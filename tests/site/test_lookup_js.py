@@ -689,3 +689,27 @@ def test_a_paste_of_a_wordings_end_alone_gets_the_same_answers_and_work_in_both(
                      [], [("multi", "candidate")], [], []]
     hint = full_python(entries, pastes[:1])[0]["found"][0][9][0]
     assert hint.startswith("the paste shows only the end of the message") and "`Only tuples" in hint
+
+
+def test_a_raise_in_the_runtime_is_not_ruled_out_by_its_callers_line_in_both():
+    """torch's `Module.__getattr__` raises `'X' object has no attribute 'generate'` for any caller: an entry the
+    runtime raises (`diagnosis.runtime`) stays possible under a failing line it does not recognise (part ten's
+    h205-h207), and is confirmed by one it does; an entry without it is ruled out by the same traceback."""
+    generate = "'{cls}' object has no attribute 'generate'"
+    wording = [{"message": generate, "exception": "AttributeError", "words": False}]
+    entries = [{"id": "runtime", "title": "runtime", "exception": "AttributeError", "message": generate,
+                "wordings": wording, "recognised_by": ["language_model.generate("], "diagnosis": {"runtime": True}},
+               {"id": "library", "title": "library", "exception": "AttributeError", "message": generate,
+                "wordings": wording, "recognised_by": ["language_model.generate("]}]
+    getattr_frame = ('  File "/venv/site-packages/torch/nn/modules/module.py", line 1962, in __getattr__\n'
+                     "    raise AttributeError(\n")
+    message = "AttributeError: 'Emu3MoE' object has no attribute 'generate'"
+    pastes = [message,
+              '  File "infer.py", line 359, in <module>\n    outputs = model.generate(\n' + getattr_frame + message,
+              '  File "m.py", line 89, in generate\n    return self.language_model.generate(\n' + getattr_frame + message]
+    python, js = full_python(entries, pastes), full_js(entries, pastes)
+    assert python == js
+    graded = [[(one[0], one[1]) for one in result["found"]] for result in python]
+    assert graded[0] == [("library", "candidate"), ("runtime", "candidate")]
+    assert graded[1] == [("runtime", "candidate")] and [one[0] for one in python[1]["ruled"]] == ["library"]
+    assert graded[2] == [("library", "confirmed"), ("runtime", "confirmed")]

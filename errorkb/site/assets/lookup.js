@@ -502,6 +502,7 @@
       otherCauses: list(d.other_causes).filter((one) => dict(one) === one && one.releases)
         .map((one) => ({ releases: String(one.releases), note: String(one.note || ""), message: text_(one.message),
           messages: list(one.messages).filter((t) => t).map(String), sameFrames: one.same_frames === true })),
+      runtime: d.runtime === true,
     };
   }
 
@@ -904,7 +905,7 @@
       out.push(`paste the whole traceback: your failing line using \`${d.code[0]}\` confirms it`);
     }
     if (match.known.recognisedBy.length && !match.recognised) {
-      out.push(`a failing line like \`${match.known.recognisedBy[0]}\` confirms it`);
+      out.push(`a line like \`${match.known.recognisedBy[0]}\` in the paste confirms it`);
     }
     const claim = wordingRange(match.known, match.matched);
     if (!releases.length && claim && !told) {
@@ -1163,7 +1164,8 @@
           `(${d.frames.length ? where(d.frames[0]) : "?"})`);
       }
       const failing = [...shown, ...tracebackOf(reading.arrows, reading.markers, match.at)].filter((f) => f.code);
-      if (!wording.words && one.recognisedBy.length && !match.recognised && failing.length) {
+      // A raise in the runtime is reached from any caller: its failing lines tell nothing against the entry.
+      if (!wording.words && one.recognisedBy.length && !match.recognised && failing.length && !d.runtime) {
         return ruled("the failing lines shown are not the ones this case shows");
       }
       const named = Object.entries(match.values).map(([expression, value]) =>
