@@ -411,6 +411,8 @@ class WithheldValues(Strict):
                                                             "e.g. ['*Model'].")
     unless: list[NameGlob] = Field(default_factory=list, description="Globs of values among those that keep the "
                                                                      "entry's evidence, e.g. ['*LMHeadModel'].")
+    library: bool = Field(default=False, description="Only classes the library defines (a vendored copy of the "
+                                                     "same name shape is not held).")
     because: Markdown = Field(description="The other cause, in a clause that follows the value (\"is a base "
                                           "model: ...\"): shown to a reader whose paste names one.")
 

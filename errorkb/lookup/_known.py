@@ -55,6 +55,7 @@ class Withhold:
     names: tuple[str, ...]
     unless: tuple[str, ...] = ()
     because: str = ""
+    library: bool = False  # only classes the library defines (by the index's class list)
 
 
 @dataclass(frozen=True)
@@ -91,6 +92,7 @@ class Diagnosis:
     relations: tuple[tuple[str, str, str], ...] = ()  # (placeholder, operator, placeholder): integers compared
     direction: str | None = None  # "older-code": code written for an older release; "newer-code": for a newer one
     other_causes: tuple[OtherCause, ...] = ()  # other causes that print the same words on other releases
+    runtime: bool = False  # raised by the runtime for any caller: a failing line not recognised never rules it out
 
 
 @dataclass(frozen=True)
@@ -177,12 +179,14 @@ def _diagnosis(value: object) -> Diagnosis:
                         if isinstance(one, list) and len(one) == 3),
         direction=_text(value.get("direction")),
         other_causes=tuple(_other_cause(one) for one in _list(value.get("other_causes"))
-                           if isinstance(one, dict) and one.get("releases")))
+                           if isinstance(one, dict) and one.get("releases")),
+        runtime=value.get("runtime") is True)
 
 
 def _withhold(item: dict[str, Any]) -> Withhold:
     return Withhold(tuple(str(one) for one in _list(item.get("names"))),
-                    tuple(str(one) for one in _list(item.get("unless"))), str(item.get("because") or ""))
+                    tuple(str(one) for one in _list(item.get("unless"))), str(item.get("because") or ""),
+                    item.get("library") is True)
 
 
 def _other_cause(item: dict[str, Any]) -> OtherCause:

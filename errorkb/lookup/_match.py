@@ -25,7 +25,9 @@ For one paste, stage by stage (each a function below):
 
    A release outside the wording's range, a frame the entry excludes, or a raising frame the
    entry excludes (a removed name read by the library itself) rules the entry out; so does a
-   traceback whose failing lines show none of the entry's `recognised_by` texts. A match is
+   traceback whose failing lines show none of the entry's `recognised_by` texts, unless the
+   runtime raises the entry's error (`diagnosis.runtime`: torch's `__getattr__` answers any
+   caller, so the caller's line is no evidence against it). A match is
    **confirmed** when nothing rules it out and words, a frame, code or a recognised text ties it
    (and, where the entry requires a frame, a traceback shown has one); otherwise it is a
    **candidate**, with what would confirm it or rule it out.
@@ -390,7 +392,9 @@ class Lookup:
             return RuledOut(match, f"raised in {_where(raising)}, not where this error is raised "
                                    f"({_where(diagnosis.frames[0]) if diagnosis.frames else '?'})")
         failing = [frame for frame in (*shown, *traceback_of(reading.arrows, reading.markers, match.at)) if frame.code]
-        if not wording.words and known.recognised_by and not match.recognised and failing:
+        # A raise in the runtime (torch's `Module.__getattr__`) is reached from any caller: its failing lines tell
+        # nothing against the entry, only a recognised text for it (corpus h205-h207, part ten).
+        if not wording.words and known.recognised_by and not match.recognised and failing and not diagnosis.runtime:
             return RuledOut(match, "the failing lines shown are not the ones this case shows")
         # What ties it.
         named = {expression: match.names.get(expression, value) for expression, value in match.values.items()}
@@ -435,7 +439,7 @@ class Lookup:
         if match.recognised:
             evidence.append(Evidence(rules.RECOGNISED, "the paste shows the failing line this case shows"))
         # A value the entry says prints these words for another cause: nothing else shown confirms it.
-        withheld = withheld_values(diagnosis, named)
+        withheld = withheld_values(diagnosis, named, self._defines_class if self.classes else None)
         confirmed = not withheld and any(one.kind in rules.CONFIRMING for one in evidence)
         held = tuple(f"`{value}` {because}" for value, because in withheld)
         if withheld:
@@ -504,6 +508,11 @@ class Lookup:
         """The frame that raised: the traceback's last frame outside the runtime's packages."""
         return next((frame for frame in reversed(shown)
                      if not any(_path_matches(frame.path, f"{package}/") for package in self.runtime)), None)
+
+    def _defines_class(self, value: str) -> bool:
+        """Whether the library defines the class a name means: its first dotted part, or its last (a
+        qualified `transformers.GemmaModel`)."""
+        return self._defines(value) or self._defines(value.rsplit(".", 1)[-1])
 
     def _defines(self, value: str) -> bool:
         """Whether the library defines the class a `user` value names (its first dotted part)."""
@@ -663,7 +672,7 @@ def _hints(match: Match, diagnosis: Diagnosis, shown: list[Frame], releases: tup
     elif not shown and diagnosis.code:
         hints.append(f"paste the whole traceback: your failing line using `{diagnosis.code[0]}` confirms it")
     if match.known.recognised_by and not match.recognised:
-        hints.append(f"a failing line like `{match.known.recognised_by[0]}` confirms it")
+        hints.append(f"a line like `{match.known.recognised_by[0]}` in the paste confirms it")
     claim = wording_range(match.known, match.matched)
     if not releases and claim and not told:
         hints.append(f"which {library} release? This wording comes from {claim}; another release rules it out")
@@ -706,13 +715,17 @@ def _uses(code: str, names: tuple[str, ...]) -> bool:
                               for name in names)
 
 
-def withheld_values(diagnosis: Diagnosis, named: dict[str, str]) -> list[tuple[str, str]]:
+def withheld_values(diagnosis: Diagnosis, named: dict[str, str],
+                    defines: Callable[[str], bool] | None = None) -> list[tuple[str, str]]:
     """The values (whole names) the entry's `withhold` declarations name, each with why: they print the
-    entry's words for another cause."""
+    entry's words for another cause. A rule for the library's own classes holds a value the library
+    defines, or any value where the index carries no class list (`defines` None: it cannot tell)."""
     found = []
     for expression, value in named.items():
         declared = diagnosis.placeholders.get(expression)
         for rule in declared.withhold if declared else ():
+            if rule.library and defines is not None and not defines(value):
+                continue
             if any(name_matches(value, glob) for glob in rule.names) and \
                     not any(name_matches(value, glob) for glob in rule.unless):
                 found.append((value, rule.because))

@@ -159,6 +159,9 @@ def diagnosis_of(entry: Entry, installed: str | None) -> dict[str, Any]:
         "relations": [list(triple) for triple in declared.relation_triples()],
         "direction": declared.direction,
         "other_causes": other_causes_of(entry),
+        # Raised by the runtime for whatever code reached it (`source.runtime`): a caller's failing line that is
+        # none of `recognised_by` says nothing of another cause, so it never rules the entry out.
+        "runtime": entry.source.runtime,
     }
 
 
@@ -216,7 +219,7 @@ def index_item(entry: Entry, library: LibraryProfile, url: str, by_release: dict
 def uses_user_types(entries: Iterable[Entry]) -> bool:
     """Whether an entry declares a `user` or `library-class` placeholder (only then is the library's
     class list needed)."""
-    return any(rule.type in ("user", "library-class")
+    return any(rule.type in ("user", "library-class") or any(one.library for one in rule.withhold)
                for entry in entries for rule in entry.diagnosis.placeholders.values())
 
 

@@ -174,8 +174,9 @@ def test_a_base_model_asked_to_generate_is_not_a_model_class_without_generation_
     """Since 4.52 a VLM's `language_model` is its base model (`LlamaModel`, no language-model head): old code's
     `model.language_model.generate(` prints the words, and the failing line a remote model's own inner call
     shows, yet giving the class GenerationMixin is not the fix (the outer model generates). A base model's
-    name withholds the confirmation and says why; a class with a head keeps it (InternVL's remote
-    `InternLM2ForCausalLM`, BLIP's vendored `BertLMHeadModel`)."""
+    name withholds the confirmation and says why, if transformers defines the class; a class with a head keeps
+    it (InternVL's remote `InternLM2ForCausalLM`, BLIP's vendored `BertLMHeadModel`), and so does a vendored
+    class named like a base model that transformers does not define (XTTS's `GPT2InferenceModel`)."""
     def paste(cls: str, line: str) -> str:
         return ("Traceback (most recent call last):\n" + frame("/me/run_vlm.py", 40, "<module>", line)
                 + frame(f"{SITE}/torch/nn/modules/module.py", 1962, "__getattr__", "raise AttributeError(")
@@ -189,7 +190,8 @@ def test_a_base_model_asked_to_generate_is_not_a_model_class_without_generation_
         assert any("base model" in hint for hint in own.missing), own.missing
     for headed, line in (("InternLM2ForCausalLM", "outputs = self.language_model.generate("),
                          ("BertLMHeadModel", "outputs = self.text_decoder.generate(input_ids=input_ids,"),
-                         ("Florence2LanguageForConditionalGeneration", "return self.language_model.generate(")):
+                         ("Florence2LanguageForConditionalGeneration", "return self.language_model.generate("),
+                         ("GPT2InferenceModel", "outputs = self.language_model.generate(")):
         assert grades(kb.answer(paste(headed, line)))[0] == (entry, "confirmed"), headed
 
 
@@ -525,3 +527,40 @@ def test_a_release_inside_an_other_causes_range_and_the_wordings_leaves_the_trac
     framed = 'Traceback (most recent call last):\n  File "/v/pkg/frob.py", line 3, in run\n    x()\n' + message
     assert grades(kb.answer(framed, "1.2")) == [("shared", "confirmed")]
     assert grades(kb.answer(message, "1.6")) == [("shared", "confirmed")]
+
+
+GETATTR = frame(f"{SITE}/torch/nn/modules/module.py", 1962, "__getattr__", "raise AttributeError(")
+
+
+def test_a_remote_model_without_generation_mixin_is_possible_from_any_caller(kb):
+    """torch raises these words in `Module.__getattr__` for whatever code asked for `generate`: the entry's
+    raise site is the runtime's (`source.runtime`), so a caller's failing line that is not one the entry lists
+    is no evidence of another cause. Part ten's UniVLA#33 (the script's own `model.generate(`) and
+    ComfyUI-Index-TTS#31 (`self.inference_model.generate(`) were ruled out for that and missed; they are the
+    entry, possible, asking for the release. The hand-over the entry recognises still confirms it."""
+    entry = "remote-model-without-generation-mixin"
+    direct = ("Traceback (most recent call last):\n" + frame("/UniVLA/inference_vision.py", 359, "<module>",
+                                                              "outputs = model.generate(")
+              + GETATTR + "AttributeError: 'Emu3MoE' object has no attribute 'generate'\n")
+    answer = kb.answer(direct)
+    assert grades(answer) == [(entry, "candidate")]
+    assert any("release" in hint for hint in answer.matches[0].missing)
+    assert grades(kb.answer(direct, "4.51.3")) == []  # before the split: another cause
+    handed = ("Traceback (most recent call last):\n"
+              + frame("D:\\ComfyUI\\custom_nodes\\indextts\\gpt\\model.py", 665, "inference_speech",
+                      "gen = self.inference_model.generate(inputs, **generate_kwargs)")
+              + GETATTR + "AttributeError: 'GPT2InferenceModel' object has no attribute 'generate'\n")
+    assert grades(kb.answer(handed)) == [(entry, "candidate")]
+    inner = ("Traceback (most recent call last):\n"
+             + frame("/hf/modules/transformers_modules/moondream2/moondream.py", 89, "generate",
+                     "output_ids = self.text_model.generate(")
+             + GETATTR + "AttributeError: 'PhiForCausalLM' object has no attribute 'generate'\n")
+    assert grades(kb.answer(inner)) == [(entry, "confirmed")]
+
+
+def test_a_failing_line_of_another_case_still_rules_out_an_entry_the_library_raises(kb):
+    """Only a raise in the runtime is reached from any caller: where the library's (or its remote code's)
+    own line is the case, a traceback failing elsewhere rules the entry out (corpus n048)."""
+    other = ("Traceback (most recent call last):\n" + frame("/me/run.py", 40, "backwarp", "intWidth = numpyImage.shape[1]")
+             + "AttributeError: 'NoneType' object has no attribute 'shape'\n")
+    assert grades(kb.answer(other)) == []

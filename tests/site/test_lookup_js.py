@@ -494,6 +494,20 @@ def test_the_whole_corpus_gets_the_same_graded_answers_in_the_page_the_cli_and_t
     assert sum(1 for p in python if p["ruled"]) >= (1 if release is None else 100)
 
 
+def test_a_withheld_base_model_is_read_alike_in_both(real_index):
+    """The real index's `withhold` for the library's own classes (remote-model-without-generation-mixin): a
+    base model transformers defines is a candidate, a vendored class of the same shape is not held, in both."""
+    from errorkb.lookup import read_index
+
+    line = '  File "/me/run.py", line 9, in <module>\n    out = model.language_model.generate(x)\n'
+    names = ["LlamaModel", "transformers.GemmaModel", "GPT2InferenceModel", "InternLM2ForCausalLM"]
+    pastes = [f"{line}AttributeError: '{name}' object has no attribute 'generate'" for name in names]
+    python = full_python([], pastes, lookup=read_index(real_index).lookup())
+    assert python == js_on_index(real_index, pastes)
+    grades = [[one[1] for one in p["found"] if one[0] == "remote-model-without-generation-mixin"] for p in python]
+    assert grades == [["candidate"], ["candidate"], ["confirmed"], ["confirmed"]]
+
+
 def test_a_backend_s_raise_beneath_the_library_s_function_is_read_alike_in_both(real_index):
     """The index ships the profile's backends beside the runtime (`runtime.packages`): the page looks
     through optimum-quanto's raising frame to transformers' `_quantize` as the CLI does."""
@@ -714,3 +728,27 @@ def test_a_paste_of_a_wordings_end_alone_gets_the_same_answers_and_work_in_both(
                      [], [("multi", "candidate")], [], []]
     hint = full_python(entries, pastes[:1])[0]["found"][0][9][0]
     assert hint.startswith("the paste shows only the end of the message") and "`Only tuples" in hint
+
+
+def test_a_raise_in_the_runtime_is_not_ruled_out_by_its_callers_line_in_both():
+    """torch's `Module.__getattr__` raises `'X' object has no attribute 'generate'` for any caller: an entry the
+    runtime raises (`diagnosis.runtime`) stays possible under a failing line it does not recognise (part ten's
+    h205-h207), and is confirmed by one it does; an entry without it is ruled out by the same traceback."""
+    generate = "'{cls}' object has no attribute 'generate'"
+    wording = [{"message": generate, "exception": "AttributeError", "words": False}]
+    entries = [{"id": "runtime", "title": "runtime", "exception": "AttributeError", "message": generate,
+                "wordings": wording, "recognised_by": ["language_model.generate("], "diagnosis": {"runtime": True}},
+               {"id": "library", "title": "library", "exception": "AttributeError", "message": generate,
+                "wordings": wording, "recognised_by": ["language_model.generate("]}]
+    getattr_frame = ('  File "/venv/site-packages/torch/nn/modules/module.py", line 1962, in __getattr__\n'
+                     "    raise AttributeError(\n")
+    message = "AttributeError: 'Emu3MoE' object has no attribute 'generate'"
+    pastes = [message,
+              '  File "infer.py", line 359, in <module>\n    outputs = model.generate(\n' + getattr_frame + message,
+              '  File "m.py", line 89, in generate\n    return self.language_model.generate(\n' + getattr_frame + message]
+    python, js = full_python(entries, pastes), full_js(entries, pastes)
+    assert python == js
+    graded = [[(one[0], one[1]) for one in result["found"]] for result in python]
+    assert graded[0] == [("library", "candidate"), ("runtime", "candidate")]
+    assert graded[1] == [("runtime", "candidate")] and [one[0] for one in python[1]["ruled"]] == ["library"]
+    assert graded[2] == [("library", "confirmed"), ("runtime", "confirmed")]

@@ -106,7 +106,12 @@ def test_main_says_when_there_is_no_corpus(tmp_path, capsys):
 # are candidates through the cut wording `object has no attribute 'generate'`.
 # 196 of 239 with both merged (part nine's h165, FlashSloth's own class called directly, pointed to the entry and
 # missed: its failing line `model.generate(` is not one the entry recognises).
-CONFIRMED_RIGHT_AT_LEAST = 196  # 239 reports with an entry
+# 196 of 246: the held-out part ten (h201-h232) added seven reports with an entry, none confirmed as found (four
+# bare titles candidates, three tracebacks missed: a remote class's `generate` called directly or by another
+# attribute, ruled out for lacking a recognised failing line; measured before any change, corpus README "Part
+# ten"). The fix (an entry raised by the runtime, `diagnosis.runtime`, is not ruled out by its caller's line)
+# makes those three, h145 and h165 the right entry as a candidate: it confirms nothing new, by design.
+CONFIRMED_RIGHT_AT_LEAST = 196  # 246 reports with an entry
 
 
 def test_the_real_corpus_is_never_answered_with_a_confirmed_wrong_entry():

@@ -496,7 +496,7 @@
         placeholders[name] = { type: String(rule.type || "any"), allow: list(rule.allow).map(String),
           withhold: list(rule.withhold).filter((one) => dict(one) === one && list(one.names).length)
             .map((one) => ({ names: list(one.names).map(String), unless: list(one.unless).map(String),
-              because: String(one.because || "") })) };
+              because: String(one.because || ""), library: one.library === true })) };
       }
     }
     return {
@@ -507,6 +507,7 @@
       otherCauses: list(d.other_causes).filter((one) => dict(one) === one && one.releases)
         .map((one) => ({ releases: String(one.releases), note: String(one.note || ""), message: text_(one.message),
           messages: list(one.messages).filter((t) => t).map(String), sameFrames: one.same_frames === true })),
+      runtime: d.runtime === true,
     };
   }
 
@@ -682,11 +683,12 @@
     new RegExp("(?<![A-Za-z0-9_])" + escapeRe(name) + "(?![A-Za-z0-9_])").test(code));
 
   // The values (whole names) the entry's `withhold` declarations name, each with why (_match.py:withheld_values).
-  function withheldValues(d, named) {
+  function withheldValues(d, named, defines) {
     const found = [];
     for (const [expression, value] of Object.entries(named)) {
       const declared = d.placeholders[expression];
       for (const rule of declared ? declared.withhold : []) {
+        if (rule.library && defines !== null && !defines(value)) continue;
         if (rule.names.some((glob) => nameMatches(value, glob)) && !rule.unless.some((glob) => nameMatches(value, glob))) {
           found.push([value, rule.because]);
           break;
@@ -940,7 +942,7 @@
       out.push(`paste the whole traceback: your failing line using \`${d.code[0]}\` confirms it`);
     }
     if (match.known.recognisedBy.length && !match.recognised) {
-      out.push(`a failing line like \`${match.known.recognisedBy[0]}\` confirms it`);
+      out.push(`a line like \`${match.known.recognisedBy[0]}\` in the paste confirms it`);
     }
     const claim = wordingRange(match.known, match.matched);
     if (!releases.length && claim && !told) {
@@ -1205,7 +1207,8 @@
           `(${d.frames.length ? where(d.frames[0]) : "?"})`);
       }
       const failing = [...shown, ...tracebackOf(reading.arrows, reading.markers, match.at)].filter((f) => f.code);
-      if (!wording.words && one.recognisedBy.length && !match.recognised && failing.length) {
+      // A raise in the runtime is reached from any caller: its failing lines tell nothing against the entry.
+      if (!wording.words && one.recognisedBy.length && !match.recognised && failing.length && !d.runtime) {
         return ruled("the failing lines shown are not the ones this case shows");
       }
       const named = Object.entries(match.values).map(([expression, value]) =>
@@ -1250,7 +1253,9 @@
       }
       if (match.recognised) evidence.push({ kind: "recognised", detail: "the paste shows the failing line this case shows" });
       // A value the entry says prints these words for another cause: nothing else shown confirms it.
-      const withheld = withheldValues(d, Object.fromEntries(named));
+      const withheld = withheldValues(d, Object.fromEntries(named),
+        this.classes.size ? (value) => this.classes.has(fnv1a(value.split(".", 1)[0]))
+          || this.classes.has(fnv1a(value.slice(value.lastIndexOf(".") + 1))) : null);
       const held = withheld.map(([value, because]) => `\`${value}\` ${because}`);
       const confirmed = !withheld.length && evidence.some((e) => R.confirming.has(e.kind));
       if (withheld.length) {
