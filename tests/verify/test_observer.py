@@ -12,6 +12,7 @@ import os
 import sys
 import textwrap
 import types
+from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
@@ -86,7 +87,7 @@ def parsed(scenario: Scenario):
 
 
 def run_scenario(tmp_path: Path, body: str, probe: bool = False, callbacks: bool = False,
-                 extra: dict | None = None) -> Scenario:
+                 extra: dict | None = None, configure: Callable[[dict], None] | None = None) -> Scenario:
     """Run `body` under the observer, watching `lib.work`: its stream, exit status and key."""
     folder = tmp_path / "lib"
     folder.mkdir(exist_ok=True)
@@ -106,6 +107,8 @@ def run_scenario(tmp_path: Path, body: str, probe: bool = False, callbacks: bool
             config = _config(lib, folder, write_end, counter if probe else None)
             config["sealer"] = sealer
             config["callbacks"] = callbacks
+            if configure is not None:
+                configure(config)
             observer.install(config)
             namespace = {"lib": lib, "counter": counter, "STREAM": write_end, "__name__": "__main__", **(extra or {})}
             code = compile(textwrap.dedent(body), str(tmp_path / "snippet.py"), "exec")
@@ -160,7 +163,7 @@ def _config(lib: types.ModuleType, folder: Path, fd: int, counter: dict | None) 
         # This file stands in for the harness (`child.py`, trusted): the code that runs the snippet is
         # trusted here too, so a check that looks one frame too far out sees trusted code and misses.
         "trusted_roots": tuple([*stdlib, *site, str(folder) + "/", verifier, __file__]),
-        "stdlib_roots": stdlib, "protected_roots": tuple([str(folder) + "/", *stdlib, verifier]),
+        "stdlib_roots": stdlib, "site_roots": tuple(site), "protected_roots": tuple([str(folder) + "/", *stdlib, verifier]),
         "opnames": tuple(dis.opname), "probe": probe, "api": None, "enders": [_finish.__code__],
     }
 
@@ -850,6 +853,34 @@ def test_the_harnesss_own_frame_reads_are_not_the_snippets(tmp_path):
     lib.work(1)
     """
     seen = read(run_scenario(tmp_path, body, extra={"read_line": _harness_reads_its_callers_line})).observation
+    assert seen is not None and seen.interference == [] and seen.tampered == [], seen
+    assert (seen.calls.count, seen.calls.returned) == (1, 1)
+
+
+def test_a_frame_an_installed_package_takes_is_not_the_snippets_in_a_venv(tmp_path):
+    """In a venv the standard library's folders include `<venv>/lib/python3.X/`, which holds site-packages:
+    an installed package (torch.jit's tracer) calling `inspect.currentframe()` was read as Python's own
+    library, and the walk went on out to the snippet that called the package (CI: four torch export/JIT
+    checks of the knowledge base failed as tampering). An installed package is not the standard library."""
+    packages = tmp_path / "venv" / "lib" / "python3.11" / "site-packages"
+    packages.mkdir(parents=True)
+    (packages / "tracer.py").write_text(
+        "import inspect\n\ndef name_of_caller():\n    frame = inspect.currentframe()\n    return frame.f_back.f_code.co_name\n")
+
+    def like_a_venv(config: dict) -> None:
+        config["stdlib_roots"] = (*config["stdlib_roots"], str(tmp_path / "venv" / "lib" / "python3.11") + "/")
+        config["site_roots"] = (*config["site_roots"], str(packages) + "/")
+        config["trusted_roots"] = (*config["trusted_roots"], str(packages) + "/")
+
+    body = f"""
+    import sys
+    sys.path.insert(0, {str(packages)!r})
+    import tracer
+
+    tracer.name_of_caller()
+    lib.work(1)
+    """
+    seen = read(run_scenario(tmp_path, body, configure=like_a_venv)).observation
     assert seen is not None and seen.interference == [] and seen.tampered == [], seen
     assert (seen.calls.count, seen.calls.returned) == (1, 1)
 

@@ -295,6 +295,7 @@ def observer_config(spec: CheckSpec, library: LibrarySpec, runtime: Runtime, run
         "snippet_roots": tuple(dict.fromkeys(f"{folder}/" for folder in (Path(spec.snippet).parent,
                                                                            Path(spec.snippet).parent.resolve()))),
         "restore": restore, "target_roots": roots, "trusted_roots": trusted, "stdlib_roots": stdlib,
+        "site_roots": tuple(site),
         "protected_roots": protected, "beneath_roots": beneath, "opnames": tuple(dis.opname),
         "probe": runtime.device_probe(runtime_module, spec.device),
         "api": _api_config(api.name if api else None, spec.kind, owner, roots, code, spec.source),

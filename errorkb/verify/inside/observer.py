@@ -388,7 +388,7 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         "unwound": [[] for _ in slots], "records": 0,
         "builtins": vars(builtins), "init_codes": dict(config.get("init_codes", {})),
         "target_roots": tuple(config["target_roots"]), "trusted_roots": tuple(config["trusted_roots"]),
-        "stdlib_roots": tuple(config["stdlib_roots"]),
+        "stdlib_roots": tuple(config["stdlib_roots"]), "site_roots": tuple(config.get("site_roots", ())),
         "protected_roots": tuple(config["protected_roots"]),
         "beneath_roots": tuple(config.get("beneath_roots", ())),
         "untrusted": {}, "quiet": {}, "tracked": {}, "by_ref": {}, "overrides": {},
@@ -785,7 +785,6 @@ def _p_by_snippet(depth: int) -> bool:
         frame: Any = _c_getframe(depth + 1)
     except ValueError:  # raised from C with no Python frame below: not the snippet's code
         return False
-    stdlib = _S["stdlib_roots"]
     while frame is not None:
         code = frame.f_code
         path = code.co_filename
@@ -796,10 +795,16 @@ def _p_by_snippet(depth: int) -> bool:
                     found = _c_dict_get(local, name)
                     if type(found) is str and _p_in_roots(found, _S["trusted_roots"]):
                         return False
-        elif not _p_in_roots(path, stdlib):
+        elif not _p_in_stdlib(path):
             return not _p_in_roots(path, _S["trusted_roots"])
         frame = frame.f_back
     return False
+
+
+def _p_in_stdlib(path: Any) -> bool:
+    """A file of Python's own library: under a standard library's folder but not in a site-packages below
+    it (a venv's `lib/python3.X/`, a plain install's, hold the installed packages too)."""
+    return _p_in_roots(path, _S["stdlib_roots"]) and not _p_in_roots(path, _S["site_roots"])
 
 
 def _p_on_settrace(ident: int, args: Any) -> None:
@@ -1026,7 +1031,7 @@ def _p_frame_taken(ident: int, how: str) -> None:
             return
         code = caller.f_code
         path = code.co_filename
-        if _p_in_roots(path, _S["stdlib_roots"]):
+        if _p_in_stdlib(path):
             hands_out = path.endswith("/inspect.py") or \
                 (path.endswith("/traceback.py") and _p_one_of(code.co_name, ("walk_stack", "walk_tb")))
             taken = hands_out and _p_by_snippet(3)
