@@ -26,7 +26,7 @@ For one paste, stage by stage (each a function below):
    A release outside the wording's range, a frame the entry excludes, or a raising frame the
    entry excludes (a removed name read by the library itself) rules the entry out; so does a
    traceback whose failing lines show none of the entry's `recognised_by` texts, unless the
-   runtime raises the entry's error (`diagnosis.runtime`: torch's `__getattr__` answers any
+   runtime raises the entry's error (`diagnosis.runtime`: a runtime's `__getattr__` answers any
    caller, so the caller's line is no evidence against it). A match is
    **confirmed** when nothing rules it out and words, a frame, code or a recognised text ties it
    (and, where the entry requires a frame, a traceback shown has one); otherwise it is a
@@ -392,7 +392,7 @@ class Lookup:
             return RuledOut(match, f"raised in {_where(raising)}, not where this error is raised "
                                    f"({_where(diagnosis.frames[0]) if diagnosis.frames else '?'})")
         failing = [frame for frame in (*shown, *traceback_of(reading.arrows, reading.markers, match.at)) if frame.code]
-        # A raise in the runtime (torch's `Module.__getattr__`) is reached from any caller: its failing lines tell
+        # A raise in the runtime (a module's `__getattr__`) is reached from any caller: its failing lines tell
         # nothing against the entry, only a recognised text for it (corpus h205-h207, part ten).
         if not wording.words and known.recognised_by and not match.recognised and failing and not diagnosis.runtime:
             return RuledOut(match, "the failing lines shown are not the ones this case shows")
@@ -511,7 +511,7 @@ class Lookup:
 
     def _defines_class(self, value: str) -> bool:
         """Whether the library defines the class a name means: its first dotted part, or its last (a
-        qualified `transformers.GemmaModel`)."""
+        qualified `package.ClassName`)."""
         return self._defines(value) or self._defines(value.rsplit(".", 1)[-1])
 
     def _defines(self, value: str) -> bool:
