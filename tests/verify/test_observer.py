@@ -472,13 +472,15 @@ def test_a_signal_handler_never_runs_in_a_call_the_tracer_has_not_seen_begin(tmp
     bytes repeat) is taken at `work`'s RESUME every time; the handler must be deferred past it."""
     body = """
     import signal
+    import sys
     import time
 
     frames = []
 
     def handler(signum, frame):
-        frames.append(frame.f_code.co_name)
-        if frame.f_code.co_name == "work":
+        landed = sys._getframe(1).f_back  # the handler is handed no frame; below the trampoline, where it landed
+        frames.append(landed.f_code.co_name)
+        if landed.f_code.co_name == "work":
             raise ValueError("n must be positive, got -1")
 
     signal.signal(signal.SIGALRM, handler)
@@ -664,8 +666,9 @@ def test_a_handler_cannot_reach_what_the_trampoline_holds(tmp_path):
             held.update(sys._getframe(1).f_locals)
             for value in held.values():
                 getattr(getattr(value, "__self__", None), "clear", lambda: None)()
-        frames.append(frame.f_code.co_name)
-        if frame.f_code.co_name == "work":
+        landed = sys._getframe(1).f_back  # the handler is handed no frame; below the trampoline, where it landed
+        frames.append(landed.f_code.co_name)
+        if landed.f_code.co_name == "work":
             raise ValueError("n must be positive, got -1")
 
     import sys
@@ -878,10 +881,12 @@ def test_the_librarys_own_frame_reads_are_not_the_snippets(tmp_path):
 
 
 def test_a_frame_a_signal_handler_is_handed_is_not_a_hiding_place_either(tmp_path):
-    """A handler is handed the frame the signal landed in, with no audit event: it sets that frame's
-    `f_trace` (the hole above), which then makes the bad call unseen and puts the observer's back."""
+    """A handler was handed the frame the signal landed in, with no audit event: it set that frame's
+    `f_trace` (the hole above), which then made the bad call unseen and put the observer's back. It is
+    handed none now (Python promises "None or a frame object"); one it takes is tampering."""
     body = """
     import signal
+    import sys
 
     done = []
 
@@ -899,6 +904,7 @@ def test_a_frame_a_signal_handler_is_handed_is_not_a_hiding_place_either(tmp_pat
     saved = []
 
     def handler(signum, frame):
+        frame = frame or sys._getframe(1).f_back
         saved.append(frame.f_trace)
         frame.f_trace = hidden
         frame.f_trace_lines = True
@@ -909,3 +915,90 @@ def test_a_frame_a_signal_handler_is_handed_is_not_a_hiding_place_either(tmp_pat
     assert done == ["line"], done
     """
     _counts_a_caught_bad_call(run_scenario(tmp_path, body))
+
+
+_HIDE_A_BAD_CALL = """
+import sys
+
+done = []
+
+def hidden(frame, event, arg):
+    if not done:
+        done.append(event)
+        try:
+            lib.work(-1)
+        except ValueError:
+            pass
+        frame.f_trace = observer
+        frame.f_trace_lines = False
+    return None
+
+def mine(frame):
+    while frame is not None and (frame.f_globals is not globals() or frame.f_code.co_name != "<module>"):
+        frame = frame.f_back
+    return frame
+
+{take}
+here = mine(here)
+observer = here.f_trace
+here.f_trace = hidden
+here.f_trace_lines = True
+lib.work(1)
+assert done == ["line"], done
+"""
+
+# Ways to a frame object that the check of who took it did not see as the snippet's: Python's library
+# and the library's own code calling a callable the snippet hands them (`sys._getframe` has no frame of
+# its own: the "code that asked" is the caller's), or reading a frame and handing it back.
+_GADGETS = {
+    "mock-side-effect": "import unittest.mock\nhere = unittest.mock.Mock(side_effect=sys._getframe)(0)",
+    "singledispatch": "import functools\nhere = functools.singledispatch(sys._getframe)(0)",
+    "attrgetter-via-mock": (
+        "import operator, unittest.mock\n"
+        "take = unittest.mock.Mock(side_effect=operator.attrgetter('gi_frame'))\n"
+        "def gen():\n    yield take(g).f_back\n"
+        "g = gen()\nhere = next(g)"),
+    "types-coroutine-wrapper": (
+        "import types\nbox = []\n"
+        "def gen():\n    yield box[0].gi_frame.f_back\n"
+        "g = gen()\nbox.append(types.coroutine(lambda: g)())\nhere = next(g)"),
+    "asyncio-task-get-stack": (
+        "import asyncio\n"
+        "async def co():\n    return mine(asyncio.current_task().get_stack()[-1])\n"
+        "here = asyncio.run(co())"),
+    "bdb-get-stack": (
+        "import bdb\n"
+        "try:\n    raise KeyError\nexcept KeyError as error:\n    tb = error.__traceback__\n"
+        "here = bdb.Bdb().get_stack(None, tb)[0][-1][0]"),
+    "compiled-as-site-packages": (
+        "import sysconfig\nspace = {}\n"
+        "source = 'import sys\\ndef take():\\n    return sys._getframe(1)\\n'\n"
+        "exec(compile(source, sysconfig.get_paths()['purelib'] + '/errorkb_gadget.py', 'exec'), space)\n"
+        "here = space['take']()"),
+    "imported-through-dot-dot": (
+        "import os\nroot = os.path.dirname(lib.__file__)\n"
+        "with open(os.path.join(root, '..', 'gadget_mod.py'), 'w') as file:\n"
+        "    file.write('import sys\\ndef take():\\n    return sys._getframe(1)\\n')\n"
+        "sys.path.insert(0, root + '/..')\nimport gadget_mod\nhere = gadget_mod.take()"),
+    "compiled-through-dot-dot": (
+        "import os\nroot = os.path.dirname(lib.__file__)\nspace = {}\n"
+        "source = 'import sys\\ndef take():\\n    return sys._getframe(1)\\n'\n"
+        "with open(os.path.join(root, '..', 'gadget_src.py'), 'w') as file:\n"
+        "    file.write(source)\n"
+        "exec(compile(source, root + '/../gadget_src.py', 'exec'), space)\n"
+        "here = space['take']()"),
+    "signal-handler-keeps-it": (
+        "import signal\nkept = []\n"
+        "signal.signal(signal.SIGUSR1, lambda signum, frame: kept.append(frame))\n"
+        "signal.raise_signal(signal.SIGUSR1)\nhere = kept[0] or sys._getframe()  # none handed: it must take one"),
+}
+
+
+@pytest.mark.parametrize("gadget", sorted(_GADGETS))
+def test_a_frame_handed_out_by_code_the_snippet_calls_is_not_a_hiding_place(tmp_path, gadget):
+    """The f_trace hole once more, with the frame from code the snippet calls rather than its own
+    `sys._getframe`: a callable handed to Python's library or the library (`sys._getframe` itself, an
+    `attrgetter`), a standard function that returns frames (`types.coroutine`'s wrapper, asyncio's
+    `Task.get_stack`, `bdb`), a signal handler's frame kept for later. Before: 1 call, 1 returned, no
+    tampering, although `work(-1)` raised."""
+    _counts_a_caught_bad_call(run_scenario(tmp_path, _HIDE_A_BAD_CALL.format(take=_GADGETS[gadget])))

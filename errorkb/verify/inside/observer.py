@@ -173,6 +173,20 @@ _c_float_repr = float.__repr__
 _c_str_repr = str.__repr__
 _c_MISSING = object()
 _c_MAX_RECORDS = MAX_RECORDS
+# Python's own code that reads a frame and hands nothing out (file, and its functions that do; None: all of
+# them). Any other of Python's code that takes a frame for the snippet hands it out (`inspect`, `traceback`'s
+# walkers, `types.coroutine`'s wrapper, asyncio's `Task.get_stack`, `bdb`): the list is of what is known to be
+# safe, so code a later Python adds is tampering until it is read and listed here (fails closed).
+_c_FRAME_READERS = (
+    ("/logging/__init__.py", None), ("/warnings.py", None), ("/enum.py", None),
+    ("/collections/__init__.py", ("namedtuple",)), ("/typing.py", ("_caller",)),
+    ("/traceback.py", ("print_stack", "format_stack", "extract_stack", "clear_frames")),
+    ("/asyncio/events.py", ("__init__",)), ("/asyncio/futures.py", ("__init__",)),
+    ("/asyncio/streams.py", ("__init__",)), ("/asyncio/format_helpers.py", ("extract_stack",)),
+    ("/asyncio/coroutines.py", ("_format_coroutine",)), ("/dis.py", ("distb", "_disassemble_recursive", "disassemble")),
+    ("/doctest.py", ("_normalize_module", "_find_lineno")), ("/unittest/result.py", ("_is_relevant_tb_level",)),
+    ("/subprocess.py", ("_text_encoding",)),
+)
 
 
 # -- the public side: what the snippet may see; it holds nothing the verdict depends on ------------
@@ -280,9 +294,11 @@ def _trampoline(starting: Callable[[bytes], bool], handled: Callable[[Any], None
     and `redeliver` is the audit event that asks the private code to send the signal again (the
     real `_thread.start_new_thread` that does it would start an untraced thread).
 
-    The handler is handed a frame, as Python promises, with no audit event: `handled`, the audit event
-    after it returns (or raises), has the private code look at that frame and those above it for a
-    trace function (`f_trace`) that is not the observer's (`_p_frame_taken` says why that matters).
+    The handler is handed no frame: Python promises "None or a frame object", and a frame handed over
+    (with no audit event) is one the handler could keep and give a trace function (`f_trace`) of the
+    snippet's later, when nothing looks (`_p_frame_taken` says why that matters). `handled`, the audit
+    event after it returns (or raises), still has the private code look at the frame the signal landed
+    in and those above it for a trace function that is not the observer's.
     """
     defer = frame is not None and starting(frame.f_code.co_code[frame.f_lasti:frame.f_lasti + 1])
     marker = (lambda: None).__code__.co_filename
@@ -292,7 +308,7 @@ def _trampoline(starting: Callable[[bytes], bool], handled: Callable[[Any], None
         probe = probe.f_back
     if not defer:
         try:
-            return handler(signum, frame)
+            return handler(signum, None)
         finally:
             handled(frame)
     try:
@@ -390,6 +406,9 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         "target_roots": tuple(config["target_roots"]), "trusted_roots": tuple(config["trusted_roots"]),
         "stdlib_roots": tuple(config["stdlib_roots"]),
         "protected_roots": tuple(config["protected_roots"]),
+        # Code the snippet compiles may not bear the name of any file the observer trusts (a trusted name
+        # is one whose frames are never followed, and whose requests are not the snippet's).
+        "forge_roots": tuple(dict.fromkeys([*config["protected_roots"], *config["trusted_roots"]])),
         "beneath_roots": tuple(config.get("beneath_roots", ())),
         "untrusted": {}, "quiet": {}, "tracked": {}, "by_ref": {}, "overrides": {},
         "active": {}, "callbacks": bool(config.get("callbacks")),
@@ -735,7 +754,9 @@ def _p_function_of(value: Any) -> Any:
 
 
 def _p_in_roots(path: Any, roots: tuple[str, ...]) -> bool:
-    return type(path) is str and path.startswith(roots)
+    """Under one of `roots` by its very name: a name that climbs out again (`<root>/../tmp/x.py`, which the
+    import system compiles as it is written) is under none."""
+    return type(path) is str and path.startswith(roots) and "/../" not in path and not path.endswith("/..")
 
 
 def _p_compiled_in_target(value: Any) -> bool:
@@ -860,7 +881,7 @@ def _p_on_setattr(ident: int, args: Any) -> None:
 
 
 def _p_on_code_new(ident: int, args: Any) -> None:
-    if type(args) is tuple and len(args) > 1 and _p_in_roots(args[1], _S["protected_roots"]) and _p_by_snippet(2):
+    if type(args) is tuple and len(args) > 1 and _p_in_roots(args[1], _S["forge_roots"]) and _p_by_snippet(2):
         _p_tamper("forged", args[1])
 
 
@@ -868,7 +889,7 @@ def _p_on_compile(ident: int, args: Any) -> None:
     if type(args) is not tuple or len(args) < 2:
         return
     source, path = args[0], args[1]
-    if not _p_in_roots(path, _S["protected_roots"]) or not _p_by_snippet(2):
+    if not _p_in_roots(path, _S["forge_roots"]) or not _p_by_snippet(2):
         return
     if _p_same_as_file(source, path):  # the import system compiling the real file
         return
@@ -1026,18 +1047,41 @@ def _p_frame_taken(ident: int, how: str) -> None:
             return
         code = caller.f_code
         path = code.co_filename
-        if _p_in_roots(path, _S["stdlib_roots"]):
-            hands_out = path.endswith("/inspect.py") or \
-                (path.endswith("/traceback.py") and _p_one_of(code.co_name, ("walk_stack", "walk_tb")))
-            taken = hands_out and _p_by_snippet(3)
+        if not _p_names(code, "_getframe" if how == "sys._getframe" else how):
+            # The code that asked never names what it read: a callable it was handed did (`sys._getframe`
+            # itself has no frame of its own, nor has an `attrgetter`), and the frame goes where the result
+            # of that callable goes, back to whoever handed it (a mock's side effect, `singledispatch`).
+            taken = True
+        elif _p_in_roots(path, _S["stdlib_roots"]):
+            taken = not _p_reads_only(code) and _p_by_snippet(3)
         else:
-            taken = not path.startswith("<frozen ") and not _p_in_roots(path, _S["trusted_roots"])
+            taken = not _p_in_roots(path, _S["trusted_roots"])
     finally:
         if mine:
             nested.discard(ident)
     if taken:
         _p_tamper("observer", "took a frame object (" + how + "), whose trace function (f_trace) would run "
                               "the snippet's code unseen")
+
+
+def _p_names(code: Any, name: str) -> bool:
+    """Whether `code` names `name` itself: among the names it loads, or a string constant of its own."""
+    for each in code.co_names:  # a plain loop: no generator in the private namespace
+        if type(each) is str and each == name:
+            return True
+    for each in code.co_consts:  # noqa: SIM110
+        if type(each) is str and each == name:
+            return True
+    return False
+
+
+def _p_reads_only(code: Any) -> bool:
+    """Python's own code that reads a frame and hands nothing out (`_c_FRAME_READERS`)."""
+    path = code.co_filename
+    for suffix, functions in _c_FRAME_READERS:
+        if path.endswith(suffix):
+            return functions is None or _p_one_of(code.co_name, functions)
+    return False
 
 
 def _p_on_gc_setting(ident: int, args: Any) -> None:
