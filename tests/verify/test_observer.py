@@ -86,7 +86,7 @@ def parsed(scenario: Scenario):
 
 
 def run_scenario(tmp_path: Path, body: str, probe: bool = False, callbacks: bool = False,
-                 extra: dict | None = None) -> Scenario:
+                 extra: dict | None = None, config: dict | None = None) -> Scenario:
     """Run `body` under the observer, watching `lib.work`: its stream, exit status and key."""
     folder = tmp_path / "lib"
     folder.mkdir(exist_ok=True)
@@ -103,7 +103,9 @@ def run_scenario(tmp_path: Path, body: str, probe: bool = False, callbacks: bool
             import lib
 
             counter = {"allocated": 0}
+            overrides = config or {}
             config = _config(lib, folder, write_end, counter if probe else None)
+            config.update(overrides)
             config["sealer"] = sealer
             config["callbacks"] = callbacks
             observer.install(config)
@@ -162,6 +164,7 @@ def _config(lib: types.ModuleType, folder: Path, fd: int, counter: dict | None) 
         "trusted_roots": tuple([*stdlib, *site, str(folder) + "/", verifier, __file__]),
         "stdlib_roots": stdlib, "protected_roots": tuple([str(folder) + "/", *stdlib, verifier]),
         "opnames": tuple(dis.opname), "probe": probe, "api": None, "enders": [_finish.__code__],
+        "end_callers": [run_scenario.__code__],
     }
 
 
@@ -1002,3 +1005,45 @@ def test_a_frame_handed_out_by_code_the_snippet_calls_is_not_a_hiding_place(tmp_
     `Task.get_stack`, `bdb`), a signal handler's frame kept for later. Before: 1 call, 1 returned, no
     tampering, although `work(-1)` raised."""
     _counts_a_caught_bad_call(run_scenario(tmp_path, _HIDE_A_BAD_CALL.format(take=_GADGETS[gadget])))
+
+
+@pytest.mark.parametrize("how", ["called", "as-str-of-its-error"])
+def test_only_the_harness_ends_the_check_with_its_own_outcome(tmp_path, how):
+    """The harness's end (`child.finish`, here `_finish`) is a function of a module the snippet can import:
+    called by the snippet, or by the harness itself through a C callable the snippet planted (`str()` of
+    the snippet's exception, which the harness describes before it ends), it ended the check as a clean
+    run although the snippet went on to raise. Before: status 'returned', 1 call, 1 returned."""
+    planted = {
+        "called": "lib.work(1)\nfinish('returned', None)\nraise RuntimeError('the snippet did not exit normally')\n",
+        "as-str-of-its-error": (
+            "import functools\n\n"
+            "class Raised(Exception):\n    __str__ = functools.partial(finish, 'returned', None)\n\n"
+            "lib.work(1)\nraise Raised()\n"),
+    }[how]
+    reading = read(run_scenario(tmp_path, planted, extra={"finish": _finish}))
+    seen = reading.observation
+    assert reading.rejected is None, reading
+    # Refused, the end says so, or never comes (the real `finish` then leaves without one: no observation).
+    assert not reading.ended or seen.status is not Status.RETURNED or seen.interference, (seen.status, seen.calls)
+    if reading.ended and how == "called":
+        assert "tried to end the check in the verifier's place" in seen.interference, seen
+
+
+def test_a_library_of_a_virtual_environment_reading_its_callers_frame_is_not_the_snippet(tmp_path):
+    """A virtual environment's `lib/python3.x/` is Python's own library to the check (its `platstdlib`), and
+    holds its site-packages too: a trusted package there that reads its caller's frame (typing_extensions,
+    under pydantic, under the verifier's own modules a snippet imports) is not Python's code that hands
+    frames out. (The adversarial fixture's patched-verifier-source failed so, for taking a frame.)"""
+    import sysconfig
+
+    purelib = sysconfig.get_paths()["purelib"]
+    stdlib = [sysconfig.get_paths()["stdlib"] + "/", str(Path(purelib).parent) + "/", "<frozen "]
+    body = """
+    import typing_extensions
+
+    typing_extensions._has_generic_or_protocol_as_origin()
+    lib.work(1)
+    """
+    seen = read(run_scenario(tmp_path, body, config={"stdlib_roots": stdlib})).observation
+    assert seen is not None and seen.interference == [] and seen.tampered == [], seen
+    assert (seen.calls.count, seen.calls.returned) == (1, 1)

@@ -438,7 +438,8 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         "probe": (config["probe"][0], tuple(config["probe"][1])) if config.get("probe") else None,
         "device_bytes": 0, "device_calls": 0,
         "opnames": tuple(config["opnames"]), "died": types.MethodType(sys.audit, "errorkb.died"),
-        "enders": frozenset(config.get("enders", [])), "api": dict(api) if api else None,
+        "enders": frozenset(config.get("enders", [])), "end_callers": frozenset(config.get("end_callers", [])),
+        "api": dict(api) if api else None,
         "getattr_codes": tuple(api["getattr_codes"]) if api else (),
     }
 
@@ -1052,7 +1053,9 @@ def _p_frame_taken(ident: int, how: str) -> None:
             # itself has no frame of its own, nor has an `attrgetter`), and the frame goes where the result
             # of that callable goes, back to whoever handed it (a mock's side effect, `singledispatch`).
             taken = True
-        elif _p_in_roots(path, _S["stdlib_roots"]):
+        elif _p_in_roots(path, _S["stdlib_roots"]) and "/site-packages/" not in path and "/dist-packages/" not in path:
+            # Python's own library (a virtual environment's `lib/python3.x/` holds its site-packages too:
+            # those are the trusted packages', below)
             taken = not _p_reads_only(code) and _p_by_snippet(3)
         else:
             taken = not _p_in_roots(path, _S["trusted_roots"])
@@ -1708,18 +1711,29 @@ def _p_defined_in_target(value: Any) -> bool:
 
 
 def _p_on_end(ident: int, args: Any) -> None:
-    """The harness's end: one line with the outcome, then this process ends, here."""
+    """The harness's end: one line with the outcome, then this process ends, here.
+
+    The harness's ender is a function of a module the snippet can import, so being it is not enough: an
+    outcome other than `os._exit`'s (whose stand-in the snippet calls, and which fails every check) is
+    the harness's only when its ender was called by the very code that ran the snippet (`end_callers`),
+    not by the snippet, nor by a C callable the snippet planted where the harness calls it (the `__str__`
+    of the snippet's exception, which the harness describes before it ends)."""
     if type(args) is not tuple or len(args) != 4:
         return
     caller = _c_getframe(2)
     if caller is None or not _p_in(caller.f_code, _S["enders"]):
         _p_tamper("observer", "tried to end the check in the verifier's place")
         return
-    if not _S["restored"]:
-        _p_tamper("observer", "ended the check without the verifier's modules restored")
-        return
     status, error, description, exit_code = args
     if type(status) is not str or not _p_one_of(status, ("returned", "raised", "sys-exit", "os-exit")):
+        return
+    if not _p_one_of(status, ("os-exit",)):
+        runner = caller.f_back
+        if runner is None or not _p_in(runner.f_code, _S["end_callers"]):
+            _p_tamper("observer", "tried to end the check in the verifier's place")
+            return
+    if not _S["restored"]:
+        _p_tamper("observer", "ended the check without the verifier's modules restored")
         return
     code = exit_code if status == "os-exit" and type(exit_code) is int and 0 <= exit_code <= 255 else 0
     lock = _S["lock"]
