@@ -108,9 +108,10 @@ def run_scenario(tmp_path: Path, body: str, probe: bool = False, callbacks: bool
             config.update(overrides)
             config["sealer"] = sealer
             config["callbacks"] = callbacks
+            code = compile(textwrap.dedent(body), str(tmp_path / "snippet.py"), "exec")
+            config["snippet_code"] = code
             observer.install(config)
             namespace = {"lib": lib, "counter": counter, "STREAM": write_end, "__name__": "__main__", **(extra or {})}
-            code = compile(textwrap.dedent(body), str(tmp_path / "snippet.py"), "exec")
             try:
                 exec(code, namespace)
                 _finish("returned", None)
@@ -1047,3 +1048,28 @@ def test_a_library_of_a_virtual_environment_reading_its_callers_frame_is_not_the
     seen = read(run_scenario(tmp_path, body, config={"stdlib_roots": stdlib})).observation
     assert seen is not None and seen.interference == [] and seen.tampered == [], seen
     assert (seen.calls.count, seen.calls.returned) == (1, 1)
+
+
+def _runner() -> None:
+    """Stands in for `child.execute`, the code that runs the snippet and calls the harness's end: a function
+    of a module the snippet can import, and call, with `child.observer.install` patched to do nothing."""
+    _finish("returned", None)
+
+
+def test_the_end_says_how_the_snippet_ended_only_once_it_has(tmp_path):
+    """The harness's end, called by the very code that runs the snippet, but from inside the snippet (which
+    called that code itself), ended the check as a clean run while the snippet's own code was still running,
+    and would go on to raise. The observer follows the snippet's top frame: an outcome is accepted only once
+    that frame ended so (said: the judge fails the check). Before: status 'returned', 1 call, 1 returned, nothing
+    said."""
+    body = """
+    lib.work(1)
+    runner()
+    raise RuntimeError("the snippet did not exit normally")
+    """
+    scenario = run_scenario(tmp_path, body, extra={"runner": _runner},
+                            config={"end_callers": [run_scenario.__code__, _runner.__code__]})
+    reading = read(scenario)
+    seen = reading.observation
+    assert reading.rejected is None and reading.ended and seen is not None, reading
+    assert "ended the check as returned while the snippet's own run had not ended so" in seen.interference, seen

@@ -439,6 +439,7 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         "device_bytes": 0, "device_calls": 0,
         "opnames": tuple(config["opnames"]), "died": types.MethodType(sys.audit, "errorkb.died"),
         "enders": frozenset(config.get("enders", [])), "end_callers": frozenset(config.get("end_callers", [])),
+        "snippet_code": config.get("snippet_code"), "top": None, "top_end": None,
         "api": dict(api) if api else None,
         "getattr_codes": tuple(api["getattr_codes"]) if api else (),
     }
@@ -1194,6 +1195,8 @@ def _p_follow(ident: int, frame: Any, code: Any, untrusted: bool) -> None:
     frame.f_trace_lines = False
     record = [frame, -1, ident, None, None, None, "snippet" if untrusted else "library"]
     _S["frames"][id(frame)] = record
+    if code is _S["snippet_code"] and _S["top"] is None:  # the snippet's own run, begun by the harness
+        _S["top"] = frame
     if untrusted:
         if _c_dict_get(_S["active"], ident, 0) > 0 and not _S["callbacks"] \
                 and _p_in_roots(code.co_filename, _S["snippet_roots"]):  # the snippet's own code, or its helpers
@@ -1310,6 +1313,8 @@ def _p_opname(code: Any, offset: Any) -> str | None:
 def _p_return(ident: int, record: list[Any], frame: Any) -> None:
     _S["graves"].append(_S["frames"].pop(id(frame), None))
     index = record[1]
+    if frame is _S["top"] and _S["top_end"] is None:
+        _S["top_end"] = "returned" if _p_returned_normally(frame) else "raised"
     if index < 0:
         if record[5] is not None:
             _p_override_return(ident, record[5], frame)
@@ -1732,6 +1737,12 @@ def _p_on_end(ident: int, args: Any) -> None:
         if runner is None or not _p_in(runner.f_code, _S["end_callers"]):
             _p_tamper("observer", "tried to end the check in the verifier's place")
             return
+        # ... and it says how the snippet's own run ended, which the observer followed: the code that runs the
+        # snippet is a function the snippet can call too (its observer's `install` patched away), from inside
+        # its run. Said, not refused: a tracer lost on the way leaves that end unseen, and the end says why (and
+        # said only when nothing else has voided the run: the tampering that left that end unseen says enough).
+        if _S["top_end"] != ("returned" if status == "returned" else "raised") and not _S["reported"]:
+            _p_tamper("observer", "ended the check as " + status + " while the snippet's own run had not ended so")
     if not _S["restored"]:
         _p_tamper("observer", "ended the check without the verifier's modules restored")
         return
