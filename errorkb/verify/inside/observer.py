@@ -24,7 +24,10 @@ need a primitive that is itself observed, or one the reviewer's lint flags. How:
   (no `/proc` in the check): it can write garbage, which the harness rejects, but not take back
   a line sent, nor seal one. The harness accepts an outcome only from the `end` line, written
   by the audit hook immediately before it ends the process itself (`os._exit`, holding the
-  stream's lock), with every line before it present, in order.
+  stream's lock), with every line before it present, in order. The end is asked for by the
+  harness's ender called by the very code that ran the snippet (not by the snippet, nor by a C
+  callable it planted where the harness calls it), and its outcome must be how the snippet's own
+  top frame, which the observer follows, ended.
 - **It fails closed.** Any fault of its own (an exception in the hook, a stack overflowing inside
   it) is counted and said in the `end` line, which the harness then rejects; the tracer lost in
   any thread is a `sys.settrace` event (CPython announces dropping it), and at the end, and at
@@ -45,7 +48,12 @@ need a primitive that is itself observed, or one the reviewer's lint flags. How:
   method, and compiled outside the target is tampering, and so is an override of the function in
   a subclass that returns without ever calling it. At the end: the target's namespaces (a name
   replaced, or a new one compiled outside the target), and code compiled by the snippet under a
-  file name of the target, the verifier or Python itself.
+  file name the observer trusts (the target's, the verifier's, Python's, any installed package's;
+  a name that climbs out of its root with `..` is under none). A frame object that reaches the
+  snippet's code (its `f_trace` would run the snippet's code unseen) is tampering however it got
+  there: taken by its own code, by a callable it handed to code it called (the code that asked
+  never names what it read), or by Python's code other than the readers known to hand nothing out;
+  a signal handler is handed none.
 
 `child.py` runs the snippet and builds the config; `stream.py` (in the harness) reads the lines.
 """
