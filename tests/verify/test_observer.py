@@ -991,6 +991,7 @@ _GADGETS = {
         "    file.write(source)\n"
         "exec(compile(source, root + '/../gadget_src.py', 'exec'), space)\n"
         "here = space['take']()"),
+    "logging-currentframe": "import logging\nhere = logging.currentframe()",
     "signal-handler-keeps-it": (
         "import signal\nkept = []\n"
         "signal.signal(signal.SIGUSR1, lambda signum, frame: kept.append(frame))\n"

@@ -195,6 +195,9 @@ _c_FRAME_READERS = (
     ("/doctest.py", ("_normalize_module", "_find_lineno")), ("/unittest/result.py", ("_is_relevant_tb_level",)),
     ("/subprocess.py", ("_text_encoding",)),
 )
+# Python's own code that takes a frame only to return it (`logging.currentframe`, a lambda over `sys._getframe(1)`):
+# the frame goes to its caller, whose own reading decides (logging's `findCaller` reads and hands nothing out).
+_c_FRAME_RELAYS = (("/logging/__init__.py", "<lambda>"),)
 
 
 # -- the public side: what the snippet may see; it holds nothing the verdict depends on ------------
@@ -1057,7 +1060,12 @@ def _p_frame_taken(ident: int, how: str) -> None:
             return
         code = caller.f_code
         path = code.co_filename
-        if not _p_names(code, "_getframe" if how == "sys._getframe" else how):
+        relayed = _p_relays(code) and caller.f_back is not None
+        if relayed:  # the frame is its caller's: that code's reading decides
+            caller = caller.f_back
+            code = caller.f_code
+            path = code.co_filename
+        if not relayed and not _p_names(code, "_getframe" if how == "sys._getframe" else how):
             # The code that asked never names what it read: a callable it was handed did (`sys._getframe`
             # itself has no frame of its own, nor has an `attrgetter`), and the frame goes where the result
             # of that callable goes, back to whoever handed it (a mock's side effect, `singledispatch`).
@@ -1083,6 +1091,15 @@ def _p_names(code: Any, name: str) -> bool:
             return True
     for each in code.co_consts:  # noqa: SIM110
         if type(each) is str and each == name:
+            return True
+    return False
+
+
+def _p_relays(code: Any) -> bool:
+    """Python's own code that returns the frame it took (`_c_FRAME_RELAYS`)."""
+    for suffix, name in _c_FRAME_RELAYS:
+        if code.co_filename.endswith(suffix) and code.co_name == name and _p_in_roots(code.co_filename,
+                                                                                        _S["stdlib_roots"]):
             return True
     return False
 
