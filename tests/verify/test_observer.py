@@ -992,6 +992,14 @@ _GADGETS = {
         "exec(compile(source, root + '/../gadget_src.py', 'exec'), space)\n"
         "here = space['take']()"),
     "logging-currentframe": "import logging\nhere = logging.currentframe()",
+    "logging-patched-helper": (
+        "import logging\ngot = []\n"
+        "logging._is_internal_frame = lambda frame: got.append(frame) or True\n"
+        "logging.getLogger('snippet').warning('a line')\nhere = got[0]"),
+    "traceback-patched-walker": (
+        "import traceback\ngot = []\n"
+        "traceback.walk_stack = lambda frame: got.append(frame) or iter(())\n"
+        "traceback.extract_stack()\nhere = got[0]"),
     "signal-handler-keeps-it": (
         "import signal\nkept = []\n"
         "signal.signal(signal.SIGUSR1, lambda signum, frame: kept.append(frame))\n"

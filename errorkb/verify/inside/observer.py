@@ -1228,6 +1228,31 @@ def _p_follow(ident: int, frame: Any, code: Any, untrusted: bool) -> None:
             _p_tamper("callback", _p_where(code) + " (" + code.co_qualname + ")")
         _p_scan_shadows()
         record[5] = _p_override(ident, frame, code)
+        if _p_handed_a_frame(frame, code):
+            _p_tamper("observer", "was handed a frame object (an argument of " + code.co_qualname + "), whose trace "
+                                  "function (f_trace) would run the snippet's code unseen")
+
+
+def _p_handed_a_frame(frame: Any, code: Any) -> bool:
+    """A frame object among the arguments a snippet's function is called with (also in its `*args` and
+    `**kwargs`): code that reads frames hands one to a function the snippet put where it calls
+    (`logging._is_internal_frame`, `traceback.walk_stack` replaced), with no audit event."""
+    count = code.co_argcount + code.co_kwonlyargcount + (1 if code.co_flags & 4 else 0) + \
+        (1 if code.co_flags & 8 else 0)
+    if count == 0:
+        return False
+    local = _S["locals_of"](frame)
+    for name in code.co_varnames[:count]:
+        value: Any = _c_dict_get(local, name)
+        kind = type(value)
+        if kind is _c_FrameType:
+            return True
+        items: Any = value if kind is tuple else list(_c_dict_items(value)) if kind is dict else ()
+        for item in items:
+            if type(item) is _c_FrameType or (type(item) is tuple and len(item) == 2
+                                               and type(item[1]) is _c_FrameType):
+                return True
+    return False
 
 
 def _p_call_checks(frame: Any, slot: dict[str, Any]) -> None:
