@@ -937,13 +937,9 @@ def hidden(frame, event, arg):
         frame.f_trace_lines = False
     return None
 
-def mine(frame):
-    while frame is not None and (frame.f_globals is not globals() or frame.f_code.co_name != "<module>"):
-        frame = frame.f_back
-    return frame
-
 {take}
-here = mine(here)
+while here is not None and (here.f_globals is not globals() or here.f_code.co_name != "<module>"):
+    here = here.f_back  # walked here, not in a function: a frame handed to one is seen (its arguments)
 observer = here.f_trace
 here.f_trace = hidden
 here.f_trace_lines = True
@@ -968,7 +964,8 @@ _GADGETS = {
         "g = gen()\nbox.append(types.coroutine(lambda: g)())\nhere = next(g)"),
     "asyncio-task-get-stack": (
         "import asyncio\n"
-        "async def co():\n    return mine(asyncio.current_task().get_stack()[-1])\n"
+        "async def co():\n    here = asyncio.current_task().get_stack()[-1]\n"
+        "    while here.f_code.co_name != '<module>':\n        here = here.f_back\n    return here\n"
         "here = asyncio.run(co())"),
     "bdb-get-stack": (
         "import bdb\n"
@@ -995,6 +992,10 @@ _GADGETS = {
     "logging-patched-helper": (
         "import logging\ngot = []\n"
         "logging._is_internal_frame = lambda frame: got.append(frame) or True\n"
+        "logging.getLogger('snippet').warning('a line')\nhere = got[0]"),
+    "logging-patched-helper-c": (
+        "import logging\ngot = []\n"
+        "logging._is_internal_frame = got.append  # C: no call event, no arguments to look at\n"
         "logging.getLogger('snippet').warning('a line')\nhere = got[0]"),
     "traceback-patched-walker": (
         "import traceback\ngot = []\n"

@@ -453,7 +453,21 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         "snippet_code": config.get("snippet_code"), "top": None, "top_end": None,
         "api": dict(api) if api else None,
         "getattr_codes": tuple(api["getattr_codes"]) if api else (),
+        "reader_spaces": _reader_spaces(config["stdlib_roots"]),
     }
+
+
+def _reader_spaces(stdlib_roots: Any) -> dict[int, tuple[dict[str, Any], dict[str, Any]]]:
+    """The namespaces of Python's frame readers loaded now (before the snippet), each with a copy: a reader
+    hands nothing out only while the functions it calls with the frame are those it had (`_p_reads_only`)."""
+    found = {}
+    for module in list(sys.modules.values()):
+        path = getattr(module, "__file__", None)
+        if type(path) is str and path.startswith(tuple(stdlib_roots)) \
+                and any(path.endswith(suffix) for suffix, _ in _c_FRAME_READERS):
+            space = vars(module)
+            found[id(space)] = (space, dict(space))
+    return found
 
 
 # -- the private side: re-created over the private namespace by `install` ---------------------------
@@ -1073,7 +1087,7 @@ def _p_frame_taken(ident: int, how: str) -> None:
         elif _p_in_roots(path, _S["stdlib_roots"]) and "/site-packages/" not in path and "/dist-packages/" not in path:
             # Python's own library (a virtual environment's `lib/python3.x/` holds its site-packages too:
             # those are the trusted packages', below)
-            taken = not _p_reads_only(code) and _p_by_snippet(3)
+            taken = not _p_reads_only(code, caller.f_globals) and _p_by_snippet(3)
         else:
             taken = not _p_in_roots(path, _S["trusted_roots"])
     finally:
@@ -1104,12 +1118,22 @@ def _p_relays(code: Any) -> bool:
     return False
 
 
-def _p_reads_only(code: Any) -> bool:
-    """Python's own code that reads a frame and hands nothing out (`_c_FRAME_READERS`)."""
+def _p_reads_only(code: Any, space: Any) -> bool:
+    """Python's own code that reads a frame and hands nothing out (`_c_FRAME_READERS`), run in its module's
+    namespace as it was before the snippet ran: a function it calls with the frame, replaced there (by a C
+    callable, say `logging._is_internal_frame = frames.append`, which no trace event shows), hands it out."""
     path = code.co_filename
     for suffix, functions in _c_FRAME_READERS:
         if path.endswith(suffix):
-            return functions is None or _p_one_of(code.co_name, functions)
+            if functions is not None and not _p_one_of(code.co_name, functions):
+                return False
+            known = _c_dict_get(_S["reader_spaces"], id(space))
+            if known is None or known[0] is not space or len(space) != len(known[1]):
+                return False
+            for key, value in _c_dict_items(known[1]):  # noqa: SIM110  # no generator in the private namespace
+                if _c_dict_get(space, key, _c_MISSING) is not value:
+                    return False
+            return True
     return False
 
 
