@@ -87,7 +87,8 @@ def parsed(scenario: Scenario):
 
 
 def run_scenario(tmp_path: Path, body: str, probe: bool = False, callbacks: bool = False,
-                 extra: dict | None = None, configure: Callable[[dict], None] | None = None) -> Scenario:
+                 extra: dict | None = None, config: dict | None = None,
+                 configure: Callable[[dict], None] | None = None) -> Scenario:
     """Run `body` under the observer, watching `lib.work`: its stream, exit status and key."""
     folder = tmp_path / "lib"
     folder.mkdir(exist_ok=True)
@@ -104,14 +105,17 @@ def run_scenario(tmp_path: Path, body: str, probe: bool = False, callbacks: bool
             import lib
 
             counter = {"allocated": 0}
+            overrides = config or {}
             config = _config(lib, folder, write_end, counter if probe else None)
+            config.update(overrides)
             config["sealer"] = sealer
             config["callbacks"] = callbacks
             if configure is not None:
                 configure(config)
+            code = compile(textwrap.dedent(body), str(tmp_path / "snippet.py"), "exec")
+            config["snippet_code"] = code
             observer.install(config)
             namespace = {"lib": lib, "counter": counter, "STREAM": write_end, "__name__": "__main__", **(extra or {})}
-            code = compile(textwrap.dedent(body), str(tmp_path / "snippet.py"), "exec")
             try:
                 exec(code, namespace)
                 _finish("returned", None)
@@ -165,6 +169,7 @@ def _config(lib: types.ModuleType, folder: Path, fd: int, counter: dict | None) 
         "trusted_roots": tuple([*stdlib, *site, str(folder) + "/", verifier, __file__]),
         "stdlib_roots": stdlib, "site_roots": tuple(site), "protected_roots": tuple([str(folder) + "/", *stdlib, verifier]),
         "opnames": tuple(dis.opname), "probe": probe, "api": None, "enders": [_finish.__code__],
+        "end_callers": [run_scenario.__code__],
     }
 
 
@@ -475,13 +480,15 @@ def test_a_signal_handler_never_runs_in_a_call_the_tracer_has_not_seen_begin(tmp
     bytes repeat) is taken at `work`'s RESUME every time; the handler must be deferred past it."""
     body = """
     import signal
+    import sys
     import time
 
     frames = []
 
     def handler(signum, frame):
-        frames.append(frame.f_code.co_name)
-        if frame.f_code.co_name == "work":
+        landed = sys._getframe(1).f_back  # the handler is handed no frame; below the trampoline, where it landed
+        frames.append(landed.f_code.co_name)
+        if landed.f_code.co_name == "work":
             raise ValueError("n must be positive, got -1")
 
     signal.signal(signal.SIGALRM, handler)
@@ -667,8 +674,9 @@ def test_a_handler_cannot_reach_what_the_trampoline_holds(tmp_path):
             held.update(sys._getframe(1).f_locals)
             for value in held.values():
                 getattr(getattr(value, "__self__", None), "clear", lambda: None)()
-        frames.append(frame.f_code.co_name)
-        if frame.f_code.co_name == "work":
+        landed = sys._getframe(1).f_back  # the handler is handed no frame; below the trampoline, where it landed
+        frames.append(landed.f_code.co_name)
+        if landed.f_code.co_name == "work":
             raise ValueError("n must be positive, got -1")
 
     import sys
@@ -909,10 +917,12 @@ def test_the_librarys_own_frame_reads_are_not_the_snippets(tmp_path):
 
 
 def test_a_frame_a_signal_handler_is_handed_is_not_a_hiding_place_either(tmp_path):
-    """A handler is handed the frame the signal landed in, with no audit event: it sets that frame's
-    `f_trace` (the hole above), which then makes the bad call unseen and puts the observer's back."""
+    """A handler was handed the frame the signal landed in, with no audit event: it set that frame's
+    `f_trace` (the hole above), which then made the bad call unseen and put the observer's back. It is
+    handed none now (Python promises "None or a frame object"); one it takes is tampering."""
     body = """
     import signal
+    import sys
 
     done = []
 
@@ -930,6 +940,7 @@ def test_a_frame_a_signal_handler_is_handed_is_not_a_hiding_place_either(tmp_pat
     saved = []
 
     def handler(signum, frame):
+        frame = frame or sys._getframe(1).f_back
         saved.append(frame.f_trace)
         frame.f_trace = hidden
         frame.f_trace_lines = True
@@ -940,3 +951,167 @@ def test_a_frame_a_signal_handler_is_handed_is_not_a_hiding_place_either(tmp_pat
     assert done == ["line"], done
     """
     _counts_a_caught_bad_call(run_scenario(tmp_path, body))
+
+
+_HIDE_A_BAD_CALL = """
+import sys
+
+done = []
+
+def hidden(frame, event, arg):
+    if not done:
+        done.append(event)
+        try:
+            lib.work(-1)
+        except ValueError:
+            pass
+        frame.f_trace = observer
+        frame.f_trace_lines = False
+    return None
+
+{take}
+while here is not None and (here.f_globals is not globals() or here.f_code.co_name != "<module>"):
+    here = here.f_back  # walked here, not in a function: a frame handed to one is seen (its arguments)
+observer = here.f_trace
+here.f_trace = hidden
+here.f_trace_lines = True
+lib.work(1)
+assert done == ["line"], done
+"""
+
+# Ways to a frame object that the check of who took it did not see as the snippet's: Python's library
+# and the library's own code calling a callable the snippet hands them (`sys._getframe` has no frame of
+# its own: the "code that asked" is the caller's), or reading a frame and handing it back.
+_GADGETS = {
+    "mock-side-effect": "import unittest.mock\nhere = unittest.mock.Mock(side_effect=sys._getframe)(0)",
+    "singledispatch": "import functools\nhere = functools.singledispatch(sys._getframe)(0)",
+    "attrgetter-via-mock": (
+        "import operator, unittest.mock\n"
+        "take = unittest.mock.Mock(side_effect=operator.attrgetter('gi_frame'))\n"
+        "def gen():\n    yield take(g).f_back\n"
+        "g = gen()\nhere = next(g)"),
+    "types-coroutine-wrapper": (
+        "import types\nbox = []\n"
+        "def gen():\n    yield box[0].gi_frame.f_back\n"
+        "g = gen()\nbox.append(types.coroutine(lambda: g)())\nhere = next(g)"),
+    "asyncio-task-get-stack": (
+        "import asyncio\n"
+        "async def co():\n    here = asyncio.current_task().get_stack()[-1]\n"
+        "    while here.f_code.co_name != '<module>':\n        here = here.f_back\n    return here\n"
+        "here = asyncio.run(co())"),
+    "bdb-get-stack": (
+        "import bdb\n"
+        "try:\n    raise KeyError\nexcept KeyError as error:\n    tb = error.__traceback__\n"
+        "here = bdb.Bdb().get_stack(None, tb)[0][-1][0]"),
+    "compiled-as-site-packages": (
+        "import sysconfig\nspace = {}\n"
+        "source = 'import sys\\ndef take():\\n    return sys._getframe(1)\\n'\n"
+        "exec(compile(source, sysconfig.get_paths()['purelib'] + '/errorkb_gadget.py', 'exec'), space)\n"
+        "here = space['take']()"),
+    "imported-through-dot-dot": (
+        "import os\nroot = os.path.dirname(lib.__file__)\n"
+        "with open(os.path.join(root, '..', 'gadget_mod.py'), 'w') as file:\n"
+        "    file.write('import sys\\ndef take():\\n    return sys._getframe(1)\\n')\n"
+        "sys.path.insert(0, root + '/..')\nimport gadget_mod\nhere = gadget_mod.take()"),
+    "compiled-through-dot-dot": (
+        "import os\nroot = os.path.dirname(lib.__file__)\nspace = {}\n"
+        "source = 'import sys\\ndef take():\\n    return sys._getframe(1)\\n'\n"
+        "with open(os.path.join(root, '..', 'gadget_src.py'), 'w') as file:\n"
+        "    file.write(source)\n"
+        "exec(compile(source, root + '/../gadget_src.py', 'exec'), space)\n"
+        "here = space['take']()"),
+    "logging-currentframe": "import logging\nhere = logging.currentframe()",
+    "logging-patched-helper": (
+        "import logging\ngot = []\n"
+        "logging._is_internal_frame = lambda frame: got.append(frame) or True\n"
+        "logging.getLogger('snippet').warning('a line')\nhere = got[0]"),
+    "logging-patched-helper-c": (
+        "import logging\ngot = []\n"
+        "logging._is_internal_frame = got.append  # C: no call event, no arguments to look at\n"
+        "logging.getLogger('snippet').warning('a line')\nhere = got[0]"),
+    "traceback-patched-walker": (
+        "import traceback\ngot = []\n"
+        "traceback.walk_stack = lambda frame: got.append(frame) or iter(())\n"
+        "traceback.extract_stack()\nhere = got[0]"),
+    "signal-handler-keeps-it": (
+        "import signal\nkept = []\n"
+        "signal.signal(signal.SIGUSR1, lambda signum, frame: kept.append(frame))\n"
+        "signal.raise_signal(signal.SIGUSR1)\nhere = kept[0] or sys._getframe()  # none handed: it must take one"),
+}
+
+
+@pytest.mark.parametrize("gadget", sorted(_GADGETS))
+def test_a_frame_handed_out_by_code_the_snippet_calls_is_not_a_hiding_place(tmp_path, gadget):
+    """The f_trace hole once more, with the frame from code the snippet calls rather than its own
+    `sys._getframe`: a callable handed to Python's library or the library (`sys._getframe` itself, an
+    `attrgetter`), a standard function that returns frames (`types.coroutine`'s wrapper, asyncio's
+    `Task.get_stack`, `bdb`), a signal handler's frame kept for later. Before: 1 call, 1 returned, no
+    tampering, although `work(-1)` raised."""
+    _counts_a_caught_bad_call(run_scenario(tmp_path, _HIDE_A_BAD_CALL.format(take=_GADGETS[gadget])))
+
+
+@pytest.mark.parametrize("how", ["called", "as-str-of-its-error"])
+def test_only_the_harness_ends_the_check_with_its_own_outcome(tmp_path, how):
+    """The harness's end (`child.finish`, here `_finish`) is a function of a module the snippet can import:
+    called by the snippet, or by the harness itself through a C callable the snippet planted (`str()` of
+    the snippet's exception, which the harness describes before it ends), it ended the check as a clean
+    run although the snippet went on to raise. Before: status 'returned', 1 call, 1 returned."""
+    planted = {
+        "called": "lib.work(1)\nfinish('returned', None)\nraise RuntimeError('the snippet did not exit normally')\n",
+        "as-str-of-its-error": (
+            "import functools\n\n"
+            "class Raised(Exception):\n    __str__ = functools.partial(finish, 'returned', None)\n\n"
+            "lib.work(1)\nraise Raised()\n"),
+    }[how]
+    reading = read(run_scenario(tmp_path, planted, extra={"finish": _finish}))
+    seen = reading.observation
+    assert reading.rejected is None, reading
+    # Refused, the end says so, or never comes (the real `finish` then leaves without one: no observation).
+    assert not reading.ended or seen.status is not Status.RETURNED or seen.interference, (seen.status, seen.calls)
+    if reading.ended and how == "called":
+        assert "tried to end the check in the verifier's place" in seen.interference, seen
+
+
+def test_a_library_of_a_virtual_environment_reading_its_callers_frame_is_not_the_snippet(tmp_path):
+    """A virtual environment's `lib/python3.x/` is Python's own library to the check (its `platstdlib`), and
+    holds its site-packages too: a trusted package there that reads its caller's frame (typing_extensions,
+    under pydantic, under the verifier's own modules a snippet imports) is not Python's code that hands
+    frames out. (The adversarial fixture's patched-verifier-source failed so, for taking a frame.)"""
+    import sysconfig
+
+    purelib = sysconfig.get_paths()["purelib"]
+    stdlib = [sysconfig.get_paths()["stdlib"] + "/", str(Path(purelib).parent) + "/", "<frozen "]
+    body = """
+    import typing_extensions
+
+    typing_extensions._has_generic_or_protocol_as_origin()
+    lib.work(1)
+    """
+    seen = read(run_scenario(tmp_path, body, config={"stdlib_roots": stdlib})).observation
+    assert seen is not None and seen.interference == [] and seen.tampered == [], seen
+    assert (seen.calls.count, seen.calls.returned) == (1, 1)
+
+
+def _runner() -> None:
+    """Stands in for `child.execute`, the code that runs the snippet and calls the harness's end: a function
+    of a module the snippet can import, and call, with `child.observer.install` patched to do nothing."""
+    _finish("returned", None)
+
+
+def test_the_end_says_how_the_snippet_ended_only_once_it_has(tmp_path):
+    """The harness's end, called by the very code that runs the snippet, but from inside the snippet (which
+    called that code itself), ended the check as a clean run while the snippet's own code was still running,
+    and would go on to raise. The observer follows the snippet's top frame: an outcome is accepted only once
+    that frame ended so (said: the judge fails the check). Before: status 'returned', 1 call, 1 returned, nothing
+    said."""
+    body = """
+    lib.work(1)
+    runner()
+    raise RuntimeError("the snippet did not exit normally")
+    """
+    scenario = run_scenario(tmp_path, body, extra={"runner": _runner},
+                            config={"end_callers": [run_scenario.__code__, _runner.__code__]})
+    reading = read(scenario)
+    seen = reading.observation
+    assert reading.rejected is None and reading.ended and seen is not None, reading
+    assert "ended the check as returned while the snippet's own run had not ended so" in seen.interference, seen

@@ -301,6 +301,8 @@ def observer_config(spec: CheckSpec, library: LibrarySpec, runtime: Runtime, run
         "api": _api_config(api.name if api else None, spec.kind, owner, roots, code, spec.source),
         "callbacks": spec.callbacks,
         "enders": [finish.__code__, _recording_exit_code()],
+        "end_callers": [execute.__code__],  # the only code that may call `finish` (`observer._p_on_end`)
+        "snippet_code": code,  # the snippet's own run: its end is the outcome's
     }
 
 

@@ -24,7 +24,10 @@ need a primitive that is itself observed, or one the reviewer's lint flags. How:
   (no `/proc` in the check): it can write garbage, which the harness rejects, but not take back
   a line sent, nor seal one. The harness accepts an outcome only from the `end` line, written
   by the audit hook immediately before it ends the process itself (`os._exit`, holding the
-  stream's lock), with every line before it present, in order.
+  stream's lock), with every line before it present, in order. The end is asked for by the
+  harness's ender called by the very code that ran the snippet (not by the snippet, nor by a C
+  callable it planted where the harness calls it), and its outcome must be how the snippet's own
+  top frame, which the observer follows, ended.
 - **It fails closed.** Any fault of its own (an exception in the hook, a stack overflowing inside
   it) is counted and said in the `end` line, which the harness then rejects; the tracer lost in
   any thread is a `sys.settrace` event (CPython announces dropping it), and at the end, and at
@@ -45,7 +48,12 @@ need a primitive that is itself observed, or one the reviewer's lint flags. How:
   method, and compiled outside the target is tampering, and so is an override of the function in
   a subclass that returns without ever calling it. At the end: the target's namespaces (a name
   replaced, or a new one compiled outside the target), and code compiled by the snippet under a
-  file name of the target, the verifier or Python itself.
+  file name the observer trusts (the target's, the verifier's, Python's, any installed package's;
+  a name that climbs out of its root with `..` is under none). A frame object that reaches the
+  snippet's code (its `f_trace` would run the snippet's code unseen) is tampering however it got
+  there: taken by its own code, by a callable it handed to code it called (the code that asked
+  never names what it read), or by Python's code other than the readers known to hand nothing out;
+  a signal handler is handed none.
 
 `child.py` runs the snippet and builds the config; `stream.py` (in the harness) reads the lines.
 """
@@ -173,6 +181,23 @@ _c_float_repr = float.__repr__
 _c_str_repr = str.__repr__
 _c_MISSING = object()
 _c_MAX_RECORDS = MAX_RECORDS
+# Python's own code that reads a frame and hands nothing out (file, and its functions that do; None: all of
+# them). Any other of Python's code that takes a frame for the snippet hands it out (`inspect`, `traceback`'s
+# walkers, `types.coroutine`'s wrapper, asyncio's `Task.get_stack`, `bdb`): the list is of what is known to be
+# safe, so code a later Python adds is tampering until it is read and listed here (fails closed).
+_c_FRAME_READERS = (
+    ("/logging/__init__.py", None), ("/warnings.py", None), ("/enum.py", None),
+    ("/collections/__init__.py", ("namedtuple",)), ("/typing.py", ("_caller",)),
+    ("/traceback.py", ("print_stack", "format_stack", "extract_stack", "clear_frames")),
+    ("/asyncio/events.py", ("__init__",)), ("/asyncio/futures.py", ("__init__",)),
+    ("/asyncio/streams.py", ("__init__",)), ("/asyncio/format_helpers.py", ("extract_stack",)),
+    ("/asyncio/coroutines.py", ("_format_coroutine",)), ("/dis.py", ("distb", "_disassemble_recursive", "disassemble")),
+    ("/doctest.py", ("_normalize_module", "_find_lineno")), ("/unittest/result.py", ("_is_relevant_tb_level",)),
+    ("/subprocess.py", ("_text_encoding",)),
+)
+# Python's own code that takes a frame only to return it (`logging.currentframe`, a lambda over `sys._getframe(1)`):
+# the frame goes to its caller, whose own reading decides (logging's `findCaller` reads and hands nothing out).
+_c_FRAME_RELAYS = (("/logging/__init__.py", "<lambda>"),)
 
 
 # -- the public side: what the snippet may see; it holds nothing the verdict depends on ------------
@@ -280,9 +305,11 @@ def _trampoline(starting: Callable[[bytes], bool], handled: Callable[[Any], None
     and `redeliver` is the audit event that asks the private code to send the signal again (the
     real `_thread.start_new_thread` that does it would start an untraced thread).
 
-    The handler is handed a frame, as Python promises, with no audit event: `handled`, the audit event
-    after it returns (or raises), has the private code look at that frame and those above it for a
-    trace function (`f_trace`) that is not the observer's (`_p_frame_taken` says why that matters).
+    The handler is handed no frame: Python promises "None or a frame object", and a frame handed over
+    (with no audit event) is one the handler could keep and give a trace function (`f_trace`) of the
+    snippet's later, when nothing looks (`_p_frame_taken` says why that matters). `handled`, the audit
+    event after it returns (or raises), still has the private code look at the frame the signal landed
+    in and those above it for a trace function that is not the observer's.
     """
     defer = frame is not None and starting(frame.f_code.co_code[frame.f_lasti:frame.f_lasti + 1])
     marker = (lambda: None).__code__.co_filename
@@ -292,7 +319,7 @@ def _trampoline(starting: Callable[[bytes], bool], handled: Callable[[Any], None
         probe = probe.f_back
     if not defer:
         try:
-            return handler(signum, frame)
+            return handler(signum, None)
         finally:
             handled(frame)
     try:
@@ -390,6 +417,9 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         "target_roots": tuple(config["target_roots"]), "trusted_roots": tuple(config["trusted_roots"]),
         "stdlib_roots": tuple(config["stdlib_roots"]), "site_roots": tuple(config.get("site_roots", ())),
         "protected_roots": tuple(config["protected_roots"]),
+        # Code the snippet compiles may not bear the name of any file the observer trusts (a trusted name
+        # is one whose frames are never followed, and whose requests are not the snippet's).
+        "forge_roots": tuple(dict.fromkeys([*config["protected_roots"], *config["trusted_roots"]])),
         "beneath_roots": tuple(config.get("beneath_roots", ())),
         "untrusted": {}, "quiet": {}, "tracked": {}, "by_ref": {}, "overrides": {},
         "active": {}, "callbacks": bool(config.get("callbacks")),
@@ -419,9 +449,25 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         "probe": (config["probe"][0], tuple(config["probe"][1])) if config.get("probe") else None,
         "device_bytes": 0, "device_calls": 0,
         "opnames": tuple(config["opnames"]), "died": types.MethodType(sys.audit, "errorkb.died"),
-        "enders": frozenset(config.get("enders", [])), "api": dict(api) if api else None,
+        "enders": frozenset(config.get("enders", [])), "end_callers": frozenset(config.get("end_callers", [])),
+        "snippet_code": config.get("snippet_code"), "top": None, "top_end": None,
+        "api": dict(api) if api else None,
         "getattr_codes": tuple(api["getattr_codes"]) if api else (),
+        "reader_spaces": _reader_spaces(config["stdlib_roots"]),
     }
+
+
+def _reader_spaces(stdlib_roots: Any) -> dict[int, tuple[dict[str, Any], dict[str, Any]]]:
+    """The namespaces of Python's frame readers loaded now (before the snippet), each with a copy: a reader
+    hands nothing out only while the functions it calls with the frame are those it had (`_p_reads_only`)."""
+    found = {}
+    for module in list(sys.modules.values()):
+        path = getattr(module, "__file__", None)
+        if type(path) is str and path.startswith(tuple(stdlib_roots)) \
+                and any(path.endswith(suffix) for suffix, _ in _c_FRAME_READERS):
+            space = vars(module)
+            found[id(space)] = (space, dict(space))
+    return found
 
 
 # -- the private side: re-created over the private namespace by `install` ---------------------------
@@ -735,7 +781,9 @@ def _p_function_of(value: Any) -> Any:
 
 
 def _p_in_roots(path: Any, roots: tuple[str, ...]) -> bool:
-    return type(path) is str and path.startswith(roots)
+    """Under one of `roots` by its very name: a name that climbs out again (`<root>/../tmp/x.py`, which the
+    import system compiles as it is written) is under none."""
+    return type(path) is str and path.startswith(roots) and "/../" not in path and not path.endswith("/..")
 
 
 def _p_compiled_in_target(value: Any) -> bool:
@@ -865,7 +913,7 @@ def _p_on_setattr(ident: int, args: Any) -> None:
 
 
 def _p_on_code_new(ident: int, args: Any) -> None:
-    if type(args) is tuple and len(args) > 1 and _p_in_roots(args[1], _S["protected_roots"]) and _p_by_snippet(2):
+    if type(args) is tuple and len(args) > 1 and _p_in_roots(args[1], _S["forge_roots"]) and _p_by_snippet(2):
         _p_tamper("forged", args[1])
 
 
@@ -873,7 +921,7 @@ def _p_on_compile(ident: int, args: Any) -> None:
     if type(args) is not tuple or len(args) < 2:
         return
     source, path = args[0], args[1]
-    if not _p_in_roots(path, _S["protected_roots"]) or not _p_by_snippet(2):
+    if not _p_in_roots(path, _S["forge_roots"]) or not _p_by_snippet(2):
         return
     if _p_same_as_file(source, path):  # the import system compiling the real file
         return
@@ -1031,18 +1079,65 @@ def _p_frame_taken(ident: int, how: str) -> None:
             return
         code = caller.f_code
         path = code.co_filename
-        if _p_in_stdlib(path):
-            hands_out = path.endswith("/inspect.py") or \
-                (path.endswith("/traceback.py") and _p_one_of(code.co_name, ("walk_stack", "walk_tb")))
-            taken = hands_out and _p_by_snippet(3)
+        relayed = _p_relays(code) and caller.f_back is not None
+        if relayed:  # the frame is its caller's: that code's reading decides
+            caller = caller.f_back
+            code = caller.f_code
+            path = code.co_filename
+        if not relayed and not _p_names(code, "_getframe" if how == "sys._getframe" else how):
+            # The code that asked never names what it read: a callable it was handed did (`sys._getframe`
+            # itself has no frame of its own, nor has an `attrgetter`), and the frame goes where the result
+            # of that callable goes, back to whoever handed it (a mock's side effect, `singledispatch`).
+            taken = True
+        elif _p_in_stdlib(path):  # Python's own library (not the packages installed below its folder)
+            taken = not _p_reads_only(code, caller.f_globals) and _p_by_snippet(3)
         else:
-            taken = not path.startswith("<frozen ") and not _p_in_roots(path, _S["trusted_roots"])
+            taken = not _p_in_roots(path, _S["trusted_roots"])
     finally:
         if mine:
             nested.discard(ident)
     if taken:
         _p_tamper("observer", "took a frame object (" + how + "), whose trace function (f_trace) would run "
                               "the snippet's code unseen")
+
+
+def _p_names(code: Any, name: str) -> bool:
+    """Whether `code` names `name` itself: among the names it loads, or a string constant of its own."""
+    for each in code.co_names:  # a plain loop: no generator in the private namespace
+        if type(each) is str and each == name:
+            return True
+    for each in code.co_consts:  # noqa: SIM110
+        if type(each) is str and each == name:
+            return True
+    return False
+
+
+def _p_relays(code: Any) -> bool:
+    """Python's own code that returns the frame it took (`_c_FRAME_RELAYS`)."""
+    for suffix, name in _c_FRAME_RELAYS:
+        if code.co_filename.endswith(suffix) and code.co_name == name and _p_in_roots(code.co_filename,
+                                                                                        _S["stdlib_roots"]):
+            return True
+    return False
+
+
+def _p_reads_only(code: Any, space: Any) -> bool:
+    """Python's own code that reads a frame and hands nothing out (`_c_FRAME_READERS`), run in its module's
+    namespace as it was before the snippet ran: a function it calls with the frame, replaced there (by a C
+    callable, say `logging._is_internal_frame = frames.append`, which no trace event shows), hands it out."""
+    path = code.co_filename
+    for suffix, functions in _c_FRAME_READERS:
+        if path.endswith(suffix):
+            if functions is not None and not _p_one_of(code.co_name, functions):
+                return False
+            known = _c_dict_get(_S["reader_spaces"], id(space))
+            if known is None or known[0] is not space or len(space) != len(known[1]):
+                return False
+            for key, value in _c_dict_items(known[1]):  # noqa: SIM110  # no generator in the private namespace
+                if _c_dict_get(space, key, _c_MISSING) is not value:
+                    return False
+            return True
+    return False
 
 
 def _p_on_gc_setting(ident: int, args: Any) -> None:
@@ -1152,12 +1247,39 @@ def _p_follow(ident: int, frame: Any, code: Any, untrusted: bool) -> None:
     frame.f_trace_lines = False
     record = [frame, -1, ident, None, None, None, "snippet" if untrusted else "library"]
     _S["frames"][id(frame)] = record
+    if code is _S["snippet_code"] and _S["top"] is None:  # the snippet's own run, begun by the harness
+        _S["top"] = frame
     if untrusted:
         if _c_dict_get(_S["active"], ident, 0) > 0 and not _S["callbacks"] \
                 and _p_in_roots(code.co_filename, _S["snippet_roots"]):  # the snippet's own code, or its helpers
             _p_tamper("callback", _p_where(code) + " (" + code.co_qualname + ")")
         _p_scan_shadows()
         record[5] = _p_override(ident, frame, code)
+        if _p_handed_a_frame(frame, code):
+            _p_tamper("observer", "was handed a frame object (an argument of " + code.co_qualname + "), whose trace "
+                                  "function (f_trace) would run the snippet's code unseen")
+
+
+def _p_handed_a_frame(frame: Any, code: Any) -> bool:
+    """A frame object among the arguments a snippet's function is called with (also in its `*args` and
+    `**kwargs`): code that reads frames hands one to a function the snippet put where it calls
+    (`logging._is_internal_frame`, `traceback.walk_stack` replaced), with no audit event."""
+    count = code.co_argcount + code.co_kwonlyargcount + (1 if code.co_flags & 4 else 0) + \
+        (1 if code.co_flags & 8 else 0)
+    if count == 0:
+        return False
+    local = _S["locals_of"](frame)
+    for name in code.co_varnames[:count]:
+        value: Any = _c_dict_get(local, name)
+        kind = type(value)
+        if kind is _c_FrameType:
+            return True
+        items: Any = value if kind is tuple else list(_c_dict_items(value)) if kind is dict else ()
+        for item in items:
+            if type(item) is _c_FrameType or (type(item) is tuple and len(item) == 2
+                                               and type(item[1]) is _c_FrameType):
+                return True
+    return False
 
 
 def _p_call_checks(frame: Any, slot: dict[str, Any]) -> None:
@@ -1268,6 +1390,8 @@ def _p_opname(code: Any, offset: Any) -> str | None:
 def _p_return(ident: int, record: list[Any], frame: Any) -> None:
     _S["graves"].append(_S["frames"].pop(id(frame), None))
     index = record[1]
+    if frame is _S["top"] and _S["top_end"] is None:
+        _S["top_end"] = "returned" if _p_returned_normally(frame) else "raised"
     if index < 0:
         if record[5] is not None:
             _p_override_return(ident, record[5], frame)
@@ -1669,18 +1793,35 @@ def _p_defined_in_target(value: Any) -> bool:
 
 
 def _p_on_end(ident: int, args: Any) -> None:
-    """The harness's end: one line with the outcome, then this process ends, here."""
+    """The harness's end: one line with the outcome, then this process ends, here.
+
+    The harness's ender is a function of a module the snippet can import, so being it is not enough: an
+    outcome other than `os._exit`'s (whose stand-in the snippet calls, and which fails every check) is
+    the harness's only when its ender was called by the very code that ran the snippet (`end_callers`),
+    not by the snippet, nor by a C callable the snippet planted where the harness calls it (the `__str__`
+    of the snippet's exception, which the harness describes before it ends)."""
     if type(args) is not tuple or len(args) != 4:
         return
     caller = _c_getframe(2)
     if caller is None or not _p_in(caller.f_code, _S["enders"]):
         _p_tamper("observer", "tried to end the check in the verifier's place")
         return
-    if not _S["restored"]:
-        _p_tamper("observer", "ended the check without the verifier's modules restored")
-        return
     status, error, description, exit_code = args
     if type(status) is not str or not _p_one_of(status, ("returned", "raised", "sys-exit", "os-exit")):
+        return
+    if not _p_one_of(status, ("os-exit",)):
+        runner = caller.f_back
+        if runner is None or not _p_in(runner.f_code, _S["end_callers"]):
+            _p_tamper("observer", "tried to end the check in the verifier's place")
+            return
+        # ... and it says how the snippet's own run ended, which the observer followed: the code that runs the
+        # snippet is a function the snippet can call too (its observer's `install` patched away), from inside
+        # its run. Said, not refused: a tracer lost on the way leaves that end unseen, and the end says why (and
+        # said only when nothing else has voided the run: the tampering that left that end unseen says enough).
+        if _S["top_end"] != ("returned" if status == "returned" else "raised") and not _S["reported"]:
+            _p_tamper("observer", "ended the check as " + status + " while the snippet's own run had not ended so")
+    if not _S["restored"]:
+        _p_tamper("observer", "ended the check without the verifier's modules restored")
         return
     code = exit_code if status == "os-exit" and type(exit_code) is int and 0 <= exit_code <= 255 else 0
     lock = _S["lock"]
