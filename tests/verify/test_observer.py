@@ -893,6 +893,25 @@ def test_a_frame_an_installed_package_takes_is_not_the_snippets_in_a_venv(tmp_pa
     assert (seen.calls.count, seen.calls.returned) == (1, 1)
 
 
+def test_marking_a_generator_an_iterable_coroutine_is_not_replacing_its_code(tmp_path):
+    """`types.coroutine` on a generator function sets its `__code__` to the same code with one flag more
+    (CO_ITERABLE_COROUTINE): asyncio does it to its own `__sleep0` when a check first imports it, and no other
+    code runs. Not tampering, as any other change of a protected function's code is (a function made a
+    generator returns without running its body)."""
+    marked = read(run_scenario(tmp_path, "import difflib\nimport types\ntypes.coroutine(difflib.unified_diff)\nlib.work(1)\n"))
+    assert marked.observation.tampered == [] and marked.observation.interference == [], marked.observation
+    body = """
+    import os
+    os.fspath.__class__  # a builtin: untouched
+    import shutil
+    code = shutil.copyfile.__code__
+    shutil.copyfile.__code__ = code.replace(co_flags=code.co_flags | 0x20)
+    lib.work(1)
+    """
+    made = read(run_scenario(tmp_path, body)).observation
+    assert any("copyfile" in what for what in made.tampered), made
+
+
 def test_the_librarys_own_frame_reads_are_not_the_snippets(tmp_path):
     """`warnings` and `logging` find their caller's frame with `sys._getframe` and hand nothing out:
     called by the library or by the snippet itself (two guards of the knowledge base warn), not tampering."""

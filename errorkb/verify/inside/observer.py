@@ -154,6 +154,8 @@ _c_base_str = BaseException.__str__
 _c_base_like_str = _base_like_str()
 _c_import_msg = ImportError.__dict__["msg"].__get__
 _c_func_code = types.FunctionType.__dict__["__code__"].__get__
+_c_CodeType = types.CodeType
+_c_COROUTINE_CODE = types.coroutine.__code__  # Python's own, taken before any snippet runs
 _c_GetSetDescriptorType = types.GetSetDescriptorType
 _c_type_call = type.__dict__["__call__"]
 _c_cell_contents = types.CellType.__dict__["cell_contents"].__get__
@@ -901,6 +903,8 @@ def _p_on_setattr(ident: int, args: Any) -> None:
         return
     function, new = args[0], args[2]
     old = _c_func_code(function)
+    if _p_marked_coroutine(old, new):
+        return
     for slot in _S["slots"]:
         if slot["function"] is function:
             _p_tamper("replaced", slot["label"] + " (its code)")
@@ -912,8 +916,32 @@ def _p_on_setattr(ident: int, args: Any) -> None:
         _p_tamper("forged", new.co_filename)
 
 
+def _p_marked_coroutine(old: Any, new: Any) -> bool:
+    """What `types.coroutine` does to a generator function (asyncio to its own `__sleep0` when it is first
+    imported): the very same code with CO_ITERABLE_COROUTINE added. No other code runs, and a generator
+    stays a generator (any other change of flags, such as making a function a generator, is a replacement)."""
+    if type(new) is not _c_CodeType or type(old) is not _c_CodeType:
+        return False
+    flags = old.co_flags
+    if not flags & 0x20 or new.co_flags != flags | 0x100:
+        return False
+    # The same bytecode and the very objects it runs with (compared by identity: no value's `__eq__` runs);
+    # the names of locals are not compared (they change nothing that runs).
+    same = new.co_consts is old.co_consts and new.co_names is old.co_names and \
+        new.co_freevars is old.co_freevars and new.co_cellvars is old.co_cellvars and \
+        new.co_filename is old.co_filename and new.co_qualname is old.co_qualname and \
+        new.co_linetable is old.co_linetable and new.co_exceptiontable is old.co_exceptiontable
+    code = new.co_code
+    return same and type(code) is bytes and code == old.co_code and new.co_argcount == old.co_argcount and \
+        new.co_posonlyargcount == old.co_posonlyargcount and new.co_kwonlyargcount == old.co_kwonlyargcount and \
+        new.co_nlocals == old.co_nlocals and new.co_stacksize == old.co_stacksize
+
+
 def _p_on_code_new(ident: int, args: Any) -> None:
-    if type(args) is tuple and len(args) > 1 and _p_in_roots(args[1], _S["forge_roots"]) and _p_by_snippet(2):
+    if type(args) is tuple and len(args) > 1 and _p_in_roots(args[1], _S["forge_roots"]) and _p_by_snippet(2) \
+            and _c_getframe(2).f_code is not _c_COROUTINE_CODE:  # 0 here, 1 `_p_hook`, 2 who made the code
+        # (`types.coroutine` re-flags a generator function's code for its `__code__`, where
+        # `_p_marked_coroutine` holds it to that)
         _p_tamper("forged", args[1])
 
 
