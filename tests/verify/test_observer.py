@@ -742,35 +742,40 @@ def test_the_callback_that_follows_an_instance_leads_nowhere(tmp_path):
     assert seen.tampered == ["__init__ on a Box instance"], seen.tampered
 
 
+# A bad call run by a frame's own trace function; `{take}` puts a frame of the snippet in `here`.
+_HIDE_A_BAD_CALL = """
+import sys
+
+done = []
+
+def hidden(frame, event, arg):
+    if not done:
+        done.append(event)
+        try:
+            lib.work(-1)
+        except ValueError:
+            pass
+        frame.f_trace = observer
+        frame.f_trace_lines = False
+    return None
+
+{take}
+while here is not None and (here.f_globals is not globals() or here.f_code.co_name != "<module>"):
+    here = here.f_back  # walked here, not in a function: a frame handed to one is seen (its arguments)
+observer = here.f_trace
+here.f_trace = hidden
+here.f_trace_lines = True
+lib.work(1)
+assert done == ["line"], done
+"""
+
+
 def test_a_frames_own_trace_function_is_not_a_hiding_place(tmp_path):
     """CPython hands a frame's 'line', 'return' and 'exception' events to its `f_trace`, and runs that
     function with tracing off: no 'call' event for anything it calls. A snippet that sets its own frame's
     `f_trace` (a plain setter, no audit event) runs the bad call there, unseen: 1 call, 1 returned, no
     tampering, although `work(-1)` raised."""
-    body = """
-    import sys
-
-    done = []
-
-    def hidden(frame, event, arg):
-        if not done:
-            done.append(event)
-            try:
-                lib.work(-1)
-            except ValueError:
-                pass
-            frame.f_trace = observer
-            frame.f_trace_lines = False
-        return None
-
-    here = sys._getframe()
-    observer = here.f_trace
-    here.f_trace = hidden
-    here.f_trace_lines = True
-    lib.work(1)
-    assert done == ["line"], done
-    """
-    _counts_a_caught_bad_call(run_scenario(tmp_path, body))
+    _counts_a_caught_bad_call(run_scenario(tmp_path, _HIDE_A_BAD_CALL.format(take="here = sys._getframe()")))
 
 
 def test_a_frames_stale_locals_never_die_inside_the_observer(tmp_path):
@@ -972,31 +977,6 @@ def test_a_frame_a_signal_handler_is_handed_is_not_a_hiding_place_either(tmp_pat
     _counts_a_caught_bad_call(run_scenario(tmp_path, body))
 
 
-_HIDE_A_BAD_CALL = """
-import sys
-
-done = []
-
-def hidden(frame, event, arg):
-    if not done:
-        done.append(event)
-        try:
-            lib.work(-1)
-        except ValueError:
-            pass
-        frame.f_trace = observer
-        frame.f_trace_lines = False
-    return None
-
-{take}
-while here is not None and (here.f_globals is not globals() or here.f_code.co_name != "<module>"):
-    here = here.f_back  # walked here, not in a function: a frame handed to one is seen (its arguments)
-observer = here.f_trace
-here.f_trace = hidden
-here.f_trace_lines = True
-lib.work(1)
-assert done == ["line"], done
-"""
 
 # Ways to a frame object that the check of who took it did not see as the snippet's: Python's library
 # and the library's own code calling a callable the snippet hands them (`sys._getframe` has no frame of
