@@ -145,10 +145,14 @@ class MessageTemplate:
         end = len(text) if newline < 0 else newline
         meter.work += end - position
         values = []
-        for piece in pieces[1:]:
+        for index, piece in enumerate(pieces[1:], 1):
             found = _find(text, piece, position, end, meter) if piece else end
             if found < 0:  # the text stops here; whatever it holds of the piece is not the value
                 value = text[position:end]
+                close = _closing_quote(pieces[index - 1], piece, value, meter)
+                if close >= 0:  # what follows a quoted name's closing quote is not the name
+                    values.append(value[:close])
+                    break
                 cut = next((k for k in range(min(len(piece), len(value)), 0, -1) if value.endswith(piece[:k])), 0)
                 values.append(value[:len(value) - cut])
                 break
@@ -208,6 +212,22 @@ class MessageTemplate:
             if named.setdefault(slot, value) != value:
                 return None
         return named
+
+
+QUOTES = "'\""  # a placeholder written between two of the same (`from '{module}'`) is a quoted name
+
+
+def _closing_quote(before: str, after: str, value: str, meter: Meter) -> int:
+    """Where a quoted placeholder's value ends in the rest of a line cut short: at its closing quote
+    (-1: not quoted, or no quote in the rest). A name Python quotes holds no quote, and the text after
+    it is no part of it: a Markdown code span's backtick, a full stop, a bracket, prose (corpus h235,
+    h236: an import error's message quoted as Markdown code, `` `cannot import name 'X' from 'pkg'` ``)."""
+    quote = after[:1]
+    if not quote or quote not in QUOTES or not before.endswith(quote):
+        return -1
+    close = value.find(quote)
+    meter.work += len(value) if close < 0 else close + 1
+    return close
 
 
 class Meter:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import subprocess
 import sys
@@ -592,3 +593,67 @@ def test_the_whole_wording_still_confirms_and_a_tail_is_not_tried_beside_it():
              "unsupported type: DynamicCache")
     answer = TAILS.answer(whole)
     assert [(m.known.id, m.confirmed) for m in answer.matches] == [("jit-unsupported", True)]
+
+
+# -- a message quoted where a cut wording stops (part eleven: h235, h236) --------------------------
+
+QUOTED_NAME = "cannot import name 'HybridCache' from '{module}' ({path})"
+
+
+@functools.cache
+def project_lookup() -> Lookup:
+    """The knowledge base's entries as `errorkb lookup` reads them (the library's own module names typed)."""
+    from benchmarks.lookup_recall import project_known_lookup
+
+    return project_known_lookup()
+
+
+@pytest.mark.parametrize("text, module", [
+    ("`cannot import name 'HybridCache' from 'transformers'`", "transformers"),  # a Markdown code span
+    ("cannot import name 'HybridCache' from 'transformers.cache_utils'.", "transformers.cache_utils"),
+    ("(cannot import name 'HybridCache' from 'transformers')", "transformers"),
+    ("\"cannot import name 'HybridCache' from 'transformers'\" on 5.2", "transformers"),
+    ("the node said `cannot import name 'HybridCache' from 'transformers'` when it loaded", "transformers"),
+    ("cannot import name 'HybridCache' from 'aiocache'", "aiocache"),  # the text stops at the quote: as before
+    ("cannot import name 'HybridCache' from 'aiocache", "aiocache"),  # ... or before it: the rest of the line
+])
+def test_a_quoted_placeholder_where_a_cut_text_stops_ends_at_its_closing_quote(text, module):
+    """A title cut after `from 'transformers'` names the module between the quotes; what follows the closing
+    quote (a code span's backtick, a full stop, a bracket, prose) is not part of the name."""
+    from errorkb.core.message import MessageTemplate
+
+    assert MessageTemplate.parse(QUOTED_NAME).prefix(text) == {"module": module}
+
+
+def test_an_unquoted_placeholder_where_a_cut_text_stops_still_takes_the_rest_of_the_line():
+    from errorkb.core.message import MessageTemplate
+
+    template = MessageTemplate.parse("Make sure that a `_reorder_cache` function is correctly implemented in {module} "
+                                     "to enable beam search for {cls}")
+    assert template.prefix("Make sure that a `_reorder_cache` function is correctly implemented in x.y'. ok") == \
+        {"module": "x.y'. ok"}
+
+
+@pytest.mark.parametrize("text", [
+    "`cannot import name 'HybridCache' from 'transformers'`",  # corpus h235 (a PR's description)
+    "`Failed to import diffusers.loaders.peft because of the following error (look up to see its traceback): "
+    "cannot import name 'HybridCache' from 'transformers'`",  # corpus h236
+    "`ImportError: cannot import name 'HybridCache' from 'transformers'`",
+    "cannot import name 'HybridCache' from 'transformers'.",
+    "[Bug] cannot import name 'HybridCache' from 'transformers' (peft 0.13)",
+])
+def test_a_message_in_backticks_or_before_punctuation_still_confirms_its_entry(text):
+    """The real entry: its short wording confirms these words; the main wording, cut short where the message
+    ends, must not read the closing backtick or full stop as part of the module's name and rule it out."""
+    answer = project_lookup().answer(text)
+    assert [m.known.id for m in answer.confirmed] == ["import-hybridcache-removed"], answer.ruled_out
+
+
+def test_another_module_between_the_quotes_still_rules_the_entry_out():
+    """The same reading keeps what the cut short form is for: `from 'aiocache'` names another module."""
+    kb = project_lookup()
+    for text in ("cannot import name 'Cache' from 'aiocache'", "`cannot import name 'Cache' from 'aiocache'`",
+                 "cannot import name 'Cache' from 'aiocache'."):
+        answer = kb.answer(text)
+        assert answer.confirmed == [] and "import-encoderdecodercache-too-old" in \
+            [r.match.known.id for r in answer.ruled_out], text

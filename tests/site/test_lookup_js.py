@@ -752,3 +752,54 @@ def test_a_raise_in_the_runtime_is_not_ruled_out_by_its_callers_line_in_both():
     assert graded[0] == [("library", "candidate"), ("runtime", "candidate")]
     assert graded[1] == [("runtime", "candidate")] and [one[0] for one in python[1]["ruled"]] == ["library"]
     assert graded[2] == [("library", "confirmed"), ("runtime", "confirmed")]
+
+
+# Part eleven (h235, h236): a message quoted as Markdown code, or followed by a full stop, a bracket or prose.
+QUOTED_ENDS = [
+    "`cannot import name 'HybridCache' from 'transformers'`",
+    "`Failed to import diffusers.loaders.peft because of the following error (look up to see its traceback): "
+    "cannot import name 'HybridCache' from 'transformers'`",
+    "`ImportError: cannot import name 'OffloadedCache' from 'transformers.cache_utils'`",
+    "cannot import name 'SinkCache' from 'transformers'.",
+    "(cannot import name 'HybridCache' from 'transformers')",
+    "the node said `cannot import name 'HybridCache' from 'transformers'` when it loaded",
+    "`cannot import name 'Cache' from 'aiocache'`", "cannot import name 'Cache' from 'aiocache",
+    "type object 'DynamicCache' has no attribute 'from_legacy_c",
+    "`type object 'DynamicCache' has no attribute 'from_legacy_cache'`",
+]
+
+
+def test_a_quoted_placeholder_where_a_cut_text_stops_is_read_alike_in_both():
+    """`MessageTemplate.prefix`: a quoted placeholder's value ends at its closing quote in both twins, with the
+    same counted work; an unquoted one still takes the rest of the line."""
+    from errorkb.core.message import Meter
+
+    templates = ["cannot import name 'HybridCache' from '{module}' ({path})",
+                 "type object '{cls}' has no attribute 'from_legacy_cache'",
+                 "the model says \"{what}\" right now", "Make sure that x is implemented in {module} to enable beam search for {cls}"]
+    texts = [*QUOTED_ENDS, "the model says \"hi\". ok", "the model says \"hi", "Make sure that x is implemented in a.b'. then"]
+    cases = [[source, text] for source in templates for text in texts]
+
+    def python(source, text):
+        meter = Meter()
+        return [MessageTemplate.parse(source).prefix(text, meter), meter.work]
+
+    js = run_js("""console.log(JSON.stringify(data.map(([source, text]) => {
+        const meter = new L.Meter(); return [new L.MessageTemplate(source).prefix(text, meter), meter.work]; })));""",
+                cases)
+    assert [python(*case) for case in cases] == js
+    assert python(templates[0], QUOTED_ENDS[0])[0] == {"module": "transformers"}
+    assert python(templates[2], "the model says \"hi\". ok")[0] == {"what": "hi"}
+    assert python(templates[3], texts[-1])[0] == {"module": "a.b'. then"}
+
+
+@pytest.mark.parametrize("release", [None, "5.2.0"])
+def test_a_message_quoted_where_its_wording_is_cut_gets_the_same_answers_in_the_page_the_cli_and_the_hook(
+        real_index, release):
+    python = _same_in_page_cli_and_hook(real_index, QUOTED_ENDS, release)
+    confirmed = [[one[0] for one in p["found"] if one[1] == "confirmed"] for p in python]
+    assert confirmed[:2] == [["import-hybridcache-removed"]] * 2
+    if release is None:
+        assert confirmed[2:6] == [["import-offloadedcache-removed"], ["import-sinkcache-removed"],
+                                  ["import-hybridcache-removed"], ["import-hybridcache-removed"]]
+        assert confirmed[6:8] == [[], []]

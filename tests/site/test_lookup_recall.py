@@ -111,7 +111,11 @@ def test_main_says_when_there_is_no_corpus(tmp_path, capsys):
 # attribute, ruled out for lacking a recognised failing line; measured before any change, corpus README "Part
 # ten"). The fix (an entry raised by the runtime, `diagnosis.runtime`, is not ruled out by its caller's line)
 # makes those three, h145 and h165 the right entry as a candidate: it confirms nothing new, by design.
-CONFIRMED_RIGHT_AT_LEAST = 196  # 246 reports with an entry
+# 198 of 250: the held-out part eleven (h233-h263) added four reports with an entry, two confirmed right as found
+# (h233, h234) and two missed (h235, h236: the message in Markdown backticks, a cut wording's quoted module read
+# with the closing backtick; measured before any change, corpus README "Part eleven"); its 27 negatives stay silent.
+# 200 of 250 once a quoted placeholder where a cut wording stops ends at its closing quote (h235, h236 confirmed).
+CONFIRMED_RIGHT_AT_LEAST = 200  # 250 reports with an entry
 
 
 def test_the_real_corpus_is_never_answered_with_a_confirmed_wrong_entry():

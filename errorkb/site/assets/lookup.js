@@ -111,10 +111,13 @@
       const end = newline < 0 ? text.length : newline;
       meter.work += end - position;
       const values = [];
-      for (const piece of pieces.slice(1)) {
+      for (let index = 1; index < pieces.length; index++) {
+        const piece = pieces[index];
         const found = piece ? find(text, piece, position, end, meter) : end;
         if (found < 0) {
           const value = text.slice(position, end);
+          const close = closingQuote(pieces[index - 1], piece, value, meter);
+          if (close >= 0) { values.push(value.slice(0, close)); break; }  // not the quoted name's
           let cut = 0;
           for (let k = Math.min(piece.length, value.length); k > 0; k--) {
             if (value.endsWith(piece.slice(0, k))) { cut = k; break; }
@@ -186,6 +189,17 @@
   }
 
   /* -- how much fixed text a template has (message.py:fixed_text, is_degenerate) -------------- */
+
+  /* A quoted placeholder's value in the rest of a line cut short ends at its closing quote
+     (message.py:_closing_quote). */
+  const QUOTES = "'\"";
+  function closingQuote(before, after, value, meter) {
+    const quote = after.slice(0, 1);
+    if (!quote || !QUOTES.includes(quote) || !before.endsWith(quote)) return -1;
+    const close = value.indexOf(quote);
+    meter.work += close < 0 ? value.length : close + 1;
+    return close;
+  }
 
   const MIN_FIXED = 8;
   const MIN_PIECE = 6;
