@@ -705,3 +705,95 @@ def test_pastes_built_against_the_box_and_broken_line_readers_finish_at_one_mega
         pytest.fail("a hostile paste of 1 MB kept the paste reader busy for over 60 s")
     assert result.returncode == 0, result.stderr[-2000:]
     assert len(json.loads(result.stdout)) == 14
+
+
+# -- files that are not what they seem: loops, folders, encodings, merge keys (each one located) ----
+
+def test_a_symlink_loop_named_like_an_entry_is_a_located_problem_not_a_traceback(tmp_path, capsys):
+    make_project(tmp_path)
+    (tmp_path / "docs" / "errors" / "transformers" / "loop.yml").symlink_to("loop.yml")
+    (tmp_path / "docs" / "errors" / "transformers" / "pair.yml").symlink_to("mate.yml")
+    (tmp_path / "docs" / "errors" / "transformers" / "mate.yml").symlink_to("pair.yml")
+    result = load_project_entries(load_project(tmp_path))
+    assert [one.entry.id for one in result.entries] == ["demo-error"]
+    found = [str(p) for p in result.problems]
+    for name in ("loop", "mate", "pair"):
+        assert any(p.startswith(f"docs/errors/transformers/{name}.yml:1:1: ") and "symlink" in p for p in found), found
+    assert main(["--root", str(tmp_path), "check"]) == 1
+    assert "docs/errors/transformers/loop.yml:1:1: " in capsys.readouterr().err
+
+
+def test_a_snippet_that_is_a_symlink_loop_is_a_located_problem_not_a_traceback(tmp_path):
+    make_project(tmp_path)
+    before = tmp_path / "snippets" / "demo-error" / "before.py"
+    before.unlink()
+    before.symlink_to("before.py")
+    result = load_project_entries(load_project(tmp_path))
+    found = [str(p) for p in result.problems]
+    assert found and all(p.startswith(ENTRY_FILE) or p.startswith("snippets/demo-error/before.py") for p in found), found
+    assert any("before.py" in p for p in found), found
+
+
+@pytest.mark.parametrize("name", ["demo-error.yml", "other.yml"])
+def test_a_folder_named_like_an_entry_is_a_located_problem_never_skipped(tmp_path, name):
+    make_project(tmp_path)
+    folder = tmp_path / "docs" / "errors" / "transformers" / name
+    if name == "demo-error.yml":
+        folder.unlink()
+    folder.mkdir()
+    found = [str(p) for p in load_project_entries(load_project(tmp_path)).problems]
+    assert f"docs/errors/transformers/{name}:1:1: a folder, not a file; an entry must be a plain YAML file" in found, found
+
+
+def test_invalid_utf8_is_located_at_its_line_and_column(tmp_path):
+    text = ENTRY.encode().replace(b"meaning: What it means.", b"meaning: What \xff it means.")
+    make_project(tmp_path)
+    (tmp_path / ENTRY_FILE).write_bytes(text)
+    found = [str(p) for p in load_project_entries(load_project(tmp_path)).problems]
+    assert found == [f"{ENTRY_FILE}:12:15: byte 0xff is not UTF-8; save the file as UTF-8"], found
+
+
+def test_a_utf16_file_is_named_as_such(tmp_path):
+    make_project(tmp_path)
+    (tmp_path / ENTRY_FILE).write_bytes(ENTRY.encode("utf-16"))
+    found = [str(p) for p in load_project_entries(load_project(tmp_path)).problems]
+    assert len(found) == 1 and found[0].startswith(f"{ENTRY_FILE}:1:1: ") and "UTF-16" in found[0], found
+
+
+@pytest.mark.parametrize("bad, name", [("\x00", "U+0000"), ("\x07", "U+0007"), ("\ufffe", "U+FFFE"),
+                                       ("\x1b", "U+001B")])
+def test_a_raw_character_yaml_cannot_read_is_located_at_its_line(tmp_path, bad, name):
+    found = problems_of(tmp_path, ENTRY.replace("trigger: When it happens.", f"trigger: When {bad}it happens."))
+    assert len(found) == 1 and found[0].startswith(f"{ENTRY_FILE}:13:15: "), found
+    assert name in found[0] and "position" not in found[0], found
+
+
+@pytest.mark.parametrize("merge", ["<<: {title: Another title}\n", "<<: {tags: [other]}\n",
+                                   "source:\n  <<: {line: 7}\n", "<<: [{title: x}]\n", "? <<\n: {title: x}\n"])
+def test_a_merge_key_is_a_located_problem_never_a_silent_override(tmp_path, merge):
+    """`<<` merges a mapping's keys into another's, dropping those already set without a word:
+    the duplicate-key check never sees them."""
+    text = ENTRY.replace("source:\n", "") if merge.startswith("source:") else ENTRY
+    if merge.startswith("source:"):
+        text = text.replace("  commit:", "source:\n  <<: {line: 7}\n  commit:", 1)
+    else:
+        text = text + merge
+    found = problems_of(tmp_path, text)
+    assert len(found) == 1 and "merge key" in found[0], found
+    assert re.match(rf"{re.escape(ENTRY_FILE)}:\d+:\d+: ", found[0]) and not found[0].startswith(f"{ENTRY_FILE}:1:1"), found
+
+
+def test_the_site_lists_problems_beside_a_symlink_loop_and_a_folder_named_like_entries(tmp_path):
+    """The pages made for entries that did not load never resolve a link that loops (it raised
+    RuntimeError, and `mkdocs build` and `serve` stopped with a traceback)."""
+    from errorkb.site.files import problem_pages
+
+    make_project(tmp_path)
+    folder = tmp_path / "docs" / "errors" / "transformers"
+    (folder / "loop.yml").symlink_to("loop.yml")
+    (folder / "dir.yml").mkdir()
+    (folder / "broken.yml").write_text("id: broken\ntitle: [\n")
+    project = load_project(tmp_path)
+    loaded = load_project_entries(project)
+    assert {p.path for p in loaded.problems} >= {"docs/errors/transformers/loop.yml", "docs/errors/transformers/dir.yml"}
+    assert [page.path for page in problem_pages(project, loaded)] == ["errors/transformers/broken.md"]
