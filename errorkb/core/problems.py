@@ -26,8 +26,15 @@ class ProblemsFound(Exception):
 
 
 def display_path(path: Path, root: Path) -> str:
-    """Paths relative to the project root when inside it, so messages are short and clickable."""
+    """Paths relative to the project root when inside it, so messages are short and clickable. A
+    path that cannot be resolved (a symlink loop) is named as written: a problem about such a
+    file must still be reported, never become a traceback."""
     try:
         return path.resolve().relative_to(root.resolve()).as_posix()
     except ValueError:
         return str(path)
+    except (OSError, RuntimeError):  # RuntimeError: Python < 3.13's resolve() on a loop
+        try:
+            return path.absolute().relative_to(root.absolute()).as_posix()
+        except ValueError:
+            return str(path)
