@@ -116,8 +116,8 @@ class ReportError(store.Unreadable):
 
 def parse_report(text: str, path: Path) -> Report:
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
+        data = store.parse_json(text)
+    except ValueError as error:  # json.JSONDecodeError is one
         raise ReportError(f"{path}: not a verification report ({error})") from None
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
         found = data.get("schema") if isinstance(data, dict) else None

@@ -18,13 +18,15 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import json
 import os
+import re
 import secrets
 import stat
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 Data = TypeVar("Data")
 
@@ -68,6 +70,28 @@ def read_regular(path: Path) -> str | None:
         return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise Unreadable(f"{path}: {getattr(error, 'strerror', None) or error}") from None
+
+
+def parse_json(text: str) -> Any:
+    """`text` as JSON, where a key given twice in one object is an error (`ValueError`, naming the
+    key and the line of its second value): a parser keeps the last value silently, and a hand-edited
+    file (a merge conflict resolved by keeping both sides) would lose the other at the next write."""
+    return json.loads(text, object_pairs_hook=lambda pairs: _unique(pairs, text))
+
+
+def _unique(pairs: list[tuple[str, Any]], text: str) -> dict[str, Any]:
+    seen: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in seen:
+            raise ValueError(f"duplicate key '{key}'{_second_line(text, key)}; keep one of them")
+        seen[key] = value
+    return seen
+
+
+def _second_line(text: str, key: str) -> str:
+    """' (line N)' of the key's second appearance as a key in `text`, when it can be told."""
+    found = list(re.finditer(re.escape(json.dumps(key)) + r"\s*:", text))
+    return f" (line {text.count(chr(10), 0, found[1].start()) + 1})" if len(found) > 1 else ""
 
 
 def leftovers(path: Path) -> list[Path]:
@@ -125,4 +149,5 @@ def update(path: Path, read: Callable[[Path], Data | None], combine: Callable[[D
         return data
 
 
-__all__ = ["Refused", "Unreadable", "leftovers", "locked", "read_regular", "replace", "rescue_path", "update"]
+__all__ = ["Refused", "Unreadable", "leftovers", "locked", "parse_json", "read_regular", "replace", "rescue_path",
+           "update"]
