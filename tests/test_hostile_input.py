@@ -797,3 +797,60 @@ def test_the_site_lists_problems_beside_a_symlink_loop_and_a_folder_named_like_e
     loaded = load_project_entries(project)
     assert {p.path for p in loaded.problems} >= {"docs/errors/transformers/loop.yml", "docs/errors/transformers/dir.yml"}
     assert [page.path for page in problem_pages(project, loaded)] == ["errors/transformers/broken.md"]
+
+
+# -- snippets: bounded, UTF-8, regular files --------------------------------------------------------
+
+def test_an_oversize_snippet_is_refused_before_it_is_read_whole(tmp_path):
+    """Entries were bounded, snippets were not: a 30 MB snippet passed `errorkb check` (15 s, half a
+    gigabyte) and went onto its page whole."""
+    from errorkb.core.load import MAX_SNIPPET_BYTES
+
+    make_project(tmp_path)
+    guard = tmp_path / "snippets" / "demo-error" / "guard.py"
+    guard.write_bytes(b"x = 1\n" + b"#" * MAX_SNIPPET_BYTES)
+    found = [str(p) for p in load_project_entries(load_project(tmp_path)).problems]
+    assert found == [f"snippets/demo-error/guard.py:1:1: snippet file is {MAX_SNIPPET_BYTES + 6:,} bytes; the limit "
+                     f"is {MAX_SNIPPET_BYTES:,}"], found
+
+
+def test_a_snippet_that_is_not_utf8_is_located_never_shown_as_missing_silently(tmp_path):
+    make_project(tmp_path)
+    after = tmp_path / "snippets" / "demo-error" / "after.py"
+    after.write_bytes(after.read_bytes() + b"# caf\xe9 au lait\n")
+    line = after.read_bytes().count(b"\n")
+    found = [str(p) for p in load_project_entries(load_project(tmp_path)).problems]
+    assert found == [f"snippets/demo-error/after.py:{line}:6: byte 0xe9 is not UTF-8; save the file as UTF-8"], found
+
+
+def test_a_snippet_that_is_a_fifo_is_said_to_be_one(tmp_path):
+    make_project(tmp_path)
+    guard = tmp_path / "snippets" / "demo-error" / "guard.py"
+    guard.unlink()
+    os.mkfifo(guard)
+    result = load_in_child(tmp_path, seconds=20)
+    assert f"{ENTRY_FILE}:" in result.stdout and "snippet file snippets/demo-error/guard.py is not a regular " \
+        "file" in result.stdout, result.stdout
+
+
+@pytest.mark.parametrize("kind", ["fifo", "oversize"])
+def test_the_site_never_opens_a_fifo_snippet_nor_reads_an_oversize_one_whole(tmp_path, kind):
+    """The loader reports them, and the pages are still built (`mkdocs serve` shows the problem):
+    a FIFO snippet blocked the build forever; an oversize one went onto its page whole."""
+    code = ("import sys; from pathlib import Path; from errorkb.core.load import load_project_entries; "
+            "from errorkb.core.project import load_project; from errorkb.site import render; "
+            "p = load_project(Path(sys.argv[1])); pages = render.build_pages(p, load_project_entries(p).entries, {}); "
+            "print(sorted(pages[0].snippets))")
+    make_project(tmp_path)
+    guard = tmp_path / "snippets" / "demo-error" / "guard.py"
+    if kind == "fifo":
+        guard.unlink()
+        os.mkfifo(guard)
+    else:
+        guard.write_bytes(b"#" * (8 << 20))
+    try:
+        result = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=30)
+    except subprocess.TimeoutExpired:
+        pytest.fail("building the pages blocked on the snippet")
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.strip() == "['after', 'before']", result.stdout

@@ -40,6 +40,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
+from errorkb.core import snippets as snippet_files
 from errorkb.core.entry import Entry, library_folder
 from errorkb.core.message import MessageTemplate, TemplateSyntaxError, is_degenerate
 from errorkb.core.problems import Problem
@@ -57,6 +58,7 @@ MAX_DEPTH = 16  # mappings and lists inside each other (a real entry needs 4)
 MAX_ITEMS = 100  # items of one list, keys of one mapping
 MAX_CHARS = 20_000  # characters of one string (a prose field), unless its key has its own limit
 MAX_CHARS_BY_KEY = {"notes": 100_000, "title": 300}
+MAX_SNIPPET_BYTES = snippet_files.MAX_BYTES
 MAX_KEY_CHARS = 100  # characters of one key
 
 
@@ -783,11 +785,38 @@ def _check_snippets(one: LoadedEntry, project: Project) -> list[Problem]:
             problems.append(Problem(project.rel(one.path), *one.positions.of_value(loc),
                                     f"snippet {file} is used twice; give each snippet its own file"))
         seen.add(file)
-        if not os.path.isfile(os.path.join(folder, file)):
+        path = os.path.join(folder, file)
+        try:
+            mode = os.stat(path).st_mode
+        except OSError:
+            mode = None
+        if mode is None or not stat.S_ISREG(mode):
+            what = "does not exist; create it or fix the name" if mode is None else \
+                "is not a regular file; a snippet must be a plain Python file"
             problems.append(Problem(project.rel(one.path), *one.positions.of_value(loc),
                                     f"snippet file {_unresolved_rel(project.snippet_path(entry.id, file), project)} "
-                                    "does not exist; create it or fix the name"))
+                                    f"{what}"))
+        else:
+            problems += _snippet_content(Path(path), project)
     return problems
+
+
+def _snippet_content(path: Path, project: Project) -> list[Problem]:
+    """A snippet's own problems, at the snippet: more bytes than any page or check should take
+    (never read whole), or bytes that are not UTF-8 (the page would show it as missing)."""
+    where = _unresolved_rel(path, project)
+    try:
+        data = snippet_files.read_bounded(path)
+        if len(data) > MAX_SNIPPET_BYTES:
+            return [Problem(where, 1, 1, f"snippet file is {path.stat().st_size:,} bytes; the limit is "
+                                         f"{MAX_SNIPPET_BYTES:,}")]
+    except OSError as error:
+        return [Problem(where, 1, 1, f"cannot read snippet: {error.strerror or error}")]
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return [_not_utf8(data, error, where)]
+    return []
 
 
 def snippets_leading_out(one: LoadedEntry, project: Project, resolved: Resolved | None = None) -> list[Problem]:
