@@ -293,3 +293,18 @@ def test_a_matrix_file_holding_a_key_twice_is_refused(tmp_path):
     text = _with_a_second(matrix.text(), "results", "[]")
     with pytest.raises(files.MatrixError, match="duplicate key 'results'.*line "):
         files.parse_matrix(text, tmp_path / "transformers.json")
+
+
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_a_report_holding_a_value_json_does_not_have_is_refused(project_root, monkeypatch, capsys, constant):
+    """Python's parser reads NaN and Infinity, which JSON has not: they were written back as they
+    came (or as null), and every other reader of the file (a browser, jq, a CI dashboard) failed on it."""
+    path = write_standing(project_root)
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace('"environment": {', f'"environment": {{"load": {constant}, ', 1), encoding="utf-8")
+    edited = path.read_bytes()
+    monkeypatch.setattr(engine, "verify", lambda *a, **k: pytest.fail("ran although the report cannot be kept"))
+    assert main(["--root", str(project_root), "verify", IDS[0], "--no-cache"]) == 1
+    said = capsys.readouterr().err.strip()
+    assert f"{constant} is not a JSON value" in said, said
+    assert path.read_bytes() == edited

@@ -75,8 +75,14 @@ def read_regular(path: Path) -> str | None:
 def parse_json(text: str) -> Any:
     """`text` as JSON, where a key given twice in one object is an error (`ValueError`, naming the
     key and the line of its second value): a parser keeps the last value silently, and a hand-edited
-    file (a merge conflict resolved by keeping both sides) would lose the other at the next write."""
-    return json.loads(text, object_pairs_hook=lambda pairs: _unique(pairs, text))
+    file (a merge conflict resolved by keeping both sides) would lose the other at the next write.
+    `NaN` and `Infinity`, which Python's parser reads and JSON has not, are errors too: written back,
+    they break every other reader of the file."""
+    return json.loads(text, object_pairs_hook=lambda pairs: _unique(pairs, text), parse_constant=_not_json)
+
+
+def _not_json(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON value")
 
 
 def _unique(pairs: list[tuple[str, Any]], text: str) -> dict[str, Any]:
