@@ -357,7 +357,7 @@ def test_check_strips_control_characters_from_problems(tmp_path, capsys):
     make_project(tmp_path, entries={"demo-error.yml": text})
     assert main(["--root", str(tmp_path), "check"]) == 1
     err = capsys.readouterr().err
-    assert "unknown key 'key'" in err and "\x1b" not in err and "\x07" not in err
+    assert "unknown key '\\x1b[2Jkey\\x07'" in err and "\x1b" not in err and "\x07" not in err  # shown, not obeyed
 
 
 @pytest.mark.parametrize("message", ['"{msg}"', '" "', '"{a}: {b}"', '"Error {x}"'])
@@ -854,3 +854,24 @@ def test_the_site_never_opens_a_fifo_snippet_nor_reads_an_oversize_one_whole(tmp
         pytest.fail("building the pages blocked on the snippet")
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.strip() == "['after', 'before']", result.stdout
+
+
+# -- problems quote the author: never as a terminal or a CI log would act on it ------------------------
+
+@pytest.mark.parametrize("key, shown", [
+    ('"\\e]0;pwned\\a\\e[2J"', "\\x1b]0;pwned\\x07\\x1b[2J"),
+    ('"\\u202eevil"', "\\u202eevil"),
+    ('"x\\n::error file=a.py::forged"', "x\\n::error file=a.py::forged"),
+    ('"##[error]forged"', "##[\\error]forged"),
+    ('"\\x9b31m\\N"', "\\x9b31m\\x85"),
+])
+def test_a_problem_quoting_the_author_holds_no_control_sequence_nor_log_command(tmp_path, key, shown):
+    """An unknown key is quoted in its problem, which `errorkb check`, `mkdocs serve` and the CI's
+    `mkdocs build --strict` log print: an escape sequence retitled or cleared the terminal, a line
+    break started a GitHub workflow command (`::error file=...::`) forging an annotation."""
+    found = load_project_entries(load_project(make_project(tmp_path, entries={"demo-error.yml": ENTRY + f"{key}: 1\n"})))
+    [problem] = found.problems
+    for text in (str(problem), problem.message):
+        assert not re.search("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2028\u2029\u2066-\u2069]", text), text
+        assert "##[error]" not in text, text
+    assert f"unknown key '{shown}'" in str(problem), str(problem)
