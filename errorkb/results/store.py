@@ -28,18 +28,25 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
+from errorkb.core.problems import quoted
+
 Data = TypeVar("Data")
 
 
 class Unreadable(ValueError):
-    """A file that is there but is not what it should be; the message names the file and why."""
+    """A file that is there but is not what it should be; the message names the file and why. It
+    quotes the file (a name, a key a hand or a pull request put there), and the CLI and the site's
+    build log print it: quoted as shown, never acted on (`errorkb.core.problems.quoted`)."""
+
+    def __init__(self, message: str):
+        super().__init__(quoted(message))
 
 
 class Refused(Exception):
     """The file on disk could not be read, so it was left as it was; `rescued` holds this run's data."""
 
     def __init__(self, message: str, rescued: Path | None = None):
-        super().__init__(message)
+        super().__init__(quoted(message))
         self.rescued = rescued
 
 
