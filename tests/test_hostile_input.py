@@ -357,7 +357,7 @@ def test_check_strips_control_characters_from_problems(tmp_path, capsys):
     make_project(tmp_path, entries={"demo-error.yml": text})
     assert main(["--root", str(tmp_path), "check"]) == 1
     err = capsys.readouterr().err
-    assert "unknown key 'key'" in err and "\x1b" not in err and "\x07" not in err
+    assert "unknown key '\\x1b[2Jkey\\x07'" in err and "\x1b" not in err and "\x07" not in err  # shown, not obeyed
 
 
 @pytest.mark.parametrize("message", ['"{msg}"', '" "', '"{a}: {b}"', '"Error {x}"'])
@@ -705,3 +705,173 @@ def test_pastes_built_against_the_box_and_broken_line_readers_finish_at_one_mega
         pytest.fail("a hostile paste of 1 MB kept the paste reader busy for over 60 s")
     assert result.returncode == 0, result.stderr[-2000:]
     assert len(json.loads(result.stdout)) == 14
+
+
+# -- files that are not what they seem: loops, folders, encodings, merge keys (each one located) ----
+
+def test_a_symlink_loop_named_like_an_entry_is_a_located_problem_not_a_traceback(tmp_path, capsys):
+    make_project(tmp_path)
+    (tmp_path / "docs" / "errors" / "transformers" / "loop.yml").symlink_to("loop.yml")
+    (tmp_path / "docs" / "errors" / "transformers" / "pair.yml").symlink_to("mate.yml")
+    (tmp_path / "docs" / "errors" / "transformers" / "mate.yml").symlink_to("pair.yml")
+    result = load_project_entries(load_project(tmp_path))
+    assert [one.entry.id for one in result.entries] == ["demo-error"]
+    found = [str(p) for p in result.problems]
+    for name in ("loop", "mate", "pair"):
+        assert any(p.startswith(f"docs/errors/transformers/{name}.yml:1:1: ") and "symlink" in p for p in found), found
+    assert main(["--root", str(tmp_path), "check"]) == 1
+    assert "docs/errors/transformers/loop.yml:1:1: " in capsys.readouterr().err
+
+
+def test_a_snippet_that_is_a_symlink_loop_is_a_located_problem_not_a_traceback(tmp_path):
+    make_project(tmp_path)
+    before = tmp_path / "snippets" / "demo-error" / "before.py"
+    before.unlink()
+    before.symlink_to("before.py")
+    result = load_project_entries(load_project(tmp_path))
+    found = [str(p) for p in result.problems]
+    assert found and all(p.startswith(ENTRY_FILE) or p.startswith("snippets/demo-error/before.py") for p in found), found
+    assert any("before.py" in p for p in found), found
+
+
+@pytest.mark.parametrize("name", ["demo-error.yml", "other.yml"])
+def test_a_folder_named_like_an_entry_is_a_located_problem_never_skipped(tmp_path, name):
+    make_project(tmp_path)
+    folder = tmp_path / "docs" / "errors" / "transformers" / name
+    if name == "demo-error.yml":
+        folder.unlink()
+    folder.mkdir()
+    found = [str(p) for p in load_project_entries(load_project(tmp_path)).problems]
+    assert f"docs/errors/transformers/{name}:1:1: a folder, not a file; an entry must be a plain YAML file" in found, found
+
+
+def test_invalid_utf8_is_located_at_its_line_and_column(tmp_path):
+    text = ENTRY.encode().replace(b"meaning: What it means.", b"meaning: What \xff it means.")
+    make_project(tmp_path)
+    (tmp_path / ENTRY_FILE).write_bytes(text)
+    found = [str(p) for p in load_project_entries(load_project(tmp_path)).problems]
+    assert found == [f"{ENTRY_FILE}:12:15: byte 0xff is not UTF-8; save the file as UTF-8"], found
+
+
+def test_a_utf16_file_is_named_as_such(tmp_path):
+    make_project(tmp_path)
+    (tmp_path / ENTRY_FILE).write_bytes(ENTRY.encode("utf-16"))
+    found = [str(p) for p in load_project_entries(load_project(tmp_path)).problems]
+    assert len(found) == 1 and found[0].startswith(f"{ENTRY_FILE}:1:1: ") and "UTF-16" in found[0], found
+
+
+@pytest.mark.parametrize("bad, name", [("\x00", "U+0000"), ("\x07", "U+0007"), ("\ufffe", "U+FFFE"),
+                                       ("\x1b", "U+001B")])
+def test_a_raw_character_yaml_cannot_read_is_located_at_its_line(tmp_path, bad, name):
+    found = problems_of(tmp_path, ENTRY.replace("trigger: When it happens.", f"trigger: When {bad}it happens."))
+    assert len(found) == 1 and found[0].startswith(f"{ENTRY_FILE}:13:15: "), found
+    assert name in found[0] and "position" not in found[0], found
+
+
+@pytest.mark.parametrize("merge", ["<<: {title: Another title}\n", "<<: {tags: [other]}\n",
+                                   "source:\n  <<: {line: 7}\n", "<<: [{title: x}]\n", "? <<\n: {title: x}\n"])
+def test_a_merge_key_is_a_located_problem_never_a_silent_override(tmp_path, merge):
+    """`<<` merges a mapping's keys into another's, dropping those already set without a word:
+    the duplicate-key check never sees them."""
+    text = ENTRY.replace("source:\n", "") if merge.startswith("source:") else ENTRY
+    if merge.startswith("source:"):
+        text = text.replace("  commit:", "source:\n  <<: {line: 7}\n  commit:", 1)
+    else:
+        text = text + merge
+    found = problems_of(tmp_path, text)
+    assert len(found) == 1 and "merge key" in found[0], found
+    assert re.match(rf"{re.escape(ENTRY_FILE)}:\d+:\d+: ", found[0]) and not found[0].startswith(f"{ENTRY_FILE}:1:1"), found
+
+
+def test_the_site_lists_problems_beside_a_symlink_loop_and_a_folder_named_like_entries(tmp_path):
+    """The pages made for entries that did not load never resolve a link that loops (it raised
+    RuntimeError, and `mkdocs build` and `serve` stopped with a traceback)."""
+    from errorkb.site.files import problem_pages
+
+    make_project(tmp_path)
+    folder = tmp_path / "docs" / "errors" / "transformers"
+    (folder / "loop.yml").symlink_to("loop.yml")
+    (folder / "dir.yml").mkdir()
+    (folder / "broken.yml").write_text("id: broken\ntitle: [\n")
+    project = load_project(tmp_path)
+    loaded = load_project_entries(project)
+    assert {p.path for p in loaded.problems} >= {"docs/errors/transformers/loop.yml", "docs/errors/transformers/dir.yml"}
+    assert [page.path for page in problem_pages(project, loaded)] == ["errors/transformers/broken.md"]
+
+
+# -- snippets: bounded, UTF-8, regular files --------------------------------------------------------
+
+def test_an_oversize_snippet_is_refused_before_it_is_read_whole(tmp_path):
+    """Entries were bounded, snippets were not: a 30 MB snippet passed `errorkb check` (15 s, half a
+    gigabyte) and went onto its page whole."""
+    from errorkb.core.load import MAX_SNIPPET_BYTES
+
+    make_project(tmp_path)
+    guard = tmp_path / "snippets" / "demo-error" / "guard.py"
+    guard.write_bytes(b"x = 1\n" + b"#" * MAX_SNIPPET_BYTES)
+    found = [str(p) for p in load_project_entries(load_project(tmp_path)).problems]
+    assert found == [f"snippets/demo-error/guard.py:1:1: snippet file is {MAX_SNIPPET_BYTES + 6:,} bytes; the limit "
+                     f"is {MAX_SNIPPET_BYTES:,}"], found
+
+
+def test_a_snippet_that_is_not_utf8_is_located_never_shown_as_missing_silently(tmp_path):
+    make_project(tmp_path)
+    after = tmp_path / "snippets" / "demo-error" / "after.py"
+    after.write_bytes(after.read_bytes() + b"# caf\xe9 au lait\n")
+    line = after.read_bytes().count(b"\n")
+    found = [str(p) for p in load_project_entries(load_project(tmp_path)).problems]
+    assert found == [f"snippets/demo-error/after.py:{line}:6: byte 0xe9 is not UTF-8; save the file as UTF-8"], found
+
+
+def test_a_snippet_that_is_a_fifo_is_said_to_be_one(tmp_path):
+    make_project(tmp_path)
+    guard = tmp_path / "snippets" / "demo-error" / "guard.py"
+    guard.unlink()
+    os.mkfifo(guard)
+    result = load_in_child(tmp_path, seconds=20)
+    assert f"{ENTRY_FILE}:" in result.stdout and "snippet file snippets/demo-error/guard.py is not a regular " \
+        "file" in result.stdout, result.stdout
+
+
+@pytest.mark.parametrize("kind", ["fifo", "oversize"])
+def test_the_site_never_opens_a_fifo_snippet_nor_reads_an_oversize_one_whole(tmp_path, kind):
+    """The loader reports them, and the pages are still built (`mkdocs serve` shows the problem):
+    a FIFO snippet blocked the build forever; an oversize one went onto its page whole."""
+    code = ("import sys; from pathlib import Path; from errorkb.core.load import load_project_entries; "
+            "from errorkb.core.project import load_project; from errorkb.site import render; "
+            "p = load_project(Path(sys.argv[1])); pages = render.build_pages(p, load_project_entries(p).entries, {}); "
+            "print(sorted(pages[0].snippets))")
+    make_project(tmp_path)
+    guard = tmp_path / "snippets" / "demo-error" / "guard.py"
+    if kind == "fifo":
+        guard.unlink()
+        os.mkfifo(guard)
+    else:
+        guard.write_bytes(b"#" * (8 << 20))
+    try:
+        result = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=30)
+    except subprocess.TimeoutExpired:
+        pytest.fail("building the pages blocked on the snippet")
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.strip() == "['after', 'before']", result.stdout
+
+
+# -- problems quote the author: never as a terminal or a CI log would act on it ------------------------
+
+@pytest.mark.parametrize("key, shown", [
+    ('"\\e]0;pwned\\a\\e[2J"', "\\x1b]0;pwned\\x07\\x1b[2J"),
+    ('"\\u202eevil"', "\\u202eevil"),
+    ('"x\\n::error file=a.py::forged"', "x\\n::error file=a.py::forged"),
+    ('"##[error]forged"', "##[\\error]forged"),
+    ('"\\x9b31m\\N"', "\\x9b31m\\x85"),
+])
+def test_a_problem_quoting_the_author_holds_no_control_sequence_nor_log_command(tmp_path, key, shown):
+    """An unknown key is quoted in its problem, which `errorkb check`, `mkdocs serve` and the CI's
+    `mkdocs build --strict` log print: an escape sequence retitled or cleared the terminal, a line
+    break started a GitHub workflow command (`::error file=...::`) forging an annotation."""
+    found = load_project_entries(load_project(make_project(tmp_path, entries={"demo-error.yml": ENTRY + f"{key}: 1\n"})))
+    [problem] = found.problems
+    for text in (str(problem), problem.message):
+        assert not re.search("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2028\u2029\u2066-\u2069]", text), text
+        assert "##[error]" not in text, text
+    assert f"unknown key '{shown}'" in str(problem), str(problem)

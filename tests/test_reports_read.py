@@ -107,3 +107,20 @@ def test_editing_the_entry_makes_its_badges_stale(tmp_path):
     assert labels() == {"verified · stale"}
     yml.write_text(text, encoding="utf-8")
     assert labels() == {"verified"}
+
+
+def test_what_is_said_about_a_report_holds_no_control_sequence_nor_log_command(tmp_path):
+    """The site logs why it left a report out (`mkdocs build` in CI, `mkdocs serve`), and a pull
+    request can change a report: a key it invented is quoted as shown, never acted on."""
+    import re
+
+    project = site_project(tmp_path)
+    one = record(project, ENTRY, "after", "after.py")
+    one["\x1b]0;pwned\x07\n::error file=x.py::forged ##[error]"] = 1
+    write_report(project, [one])
+    (project / "reports" / "\x1b[2Jcuda.json").write_text("{}", encoding="utf-8")
+    reports, problems = read_reports(project / "reports", ("cpu", "cuda"))
+    assert reports == [] and len(problems) == 2, problems
+    for problem in problems:
+        assert not re.search("[\x00-\x1f\x7f-\x9f\u2028\u2029]", problem), problem
+        assert "##[error]" not in problem and "\\x1b]0;pwned\\x07\\n:" in "".join(problems), problem

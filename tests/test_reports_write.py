@@ -265,3 +265,46 @@ def test_a_record_dated_in_the_future_never_keeps_a_later_run_s_result_out(proje
     data = files.merged(files.merged(None, "transformers", [status], [result]), "transformers",
                         [status.model_copy(update={"ran": False, "measured": now()})], fresh)
     assert [r.digest for r in data.results] == ["fresh"] and data.status("5.0.0").ran is False
+
+
+# -- a hand-edited file: two values for one key keep neither silently ---------------------------
+
+def _with_a_second(text: str, key: str, value: str) -> str:
+    """`text` (a report or matrix file) with `key` given a second value after its first one."""
+    return text.replace(f'"{key}":', f'"{key}": {value},\n"{key}":', 1)
+
+
+@pytest.mark.parametrize("key, value", [("checks", "[]"), ("targets", "{}"), ("outcome", '"fail"')])
+def test_a_report_holding_a_key_twice_is_refused_never_half_read(project_root, monkeypatch, capsys, key, value):
+    """JSON parsers keep the last of two values for one key (a hand-resolved merge conflict leaves
+    both): the other list of results was dropped without a word, then gone at the next write."""
+    path = write_standing(project_root)
+    path.write_text(_with_a_second(path.read_text(encoding="utf-8"), key, value), encoding="utf-8")
+    edited = path.read_bytes()
+    monkeypatch.setattr(engine, "verify", lambda *a, **k: pytest.fail("ran although the report cannot be kept"))
+    assert main(["--root", str(project_root), "verify", IDS[0], "--no-cache"]) == 1
+    said = capsys.readouterr().err.strip()
+    assert f"duplicate key '{key}'" in said and "latest.json" in said and "line " in said, said
+    assert path.read_bytes() == edited
+
+
+def test_a_matrix_file_holding_a_key_twice_is_refused(tmp_path):
+    matrix = files.MatrixFile.model_validate({"schema": files.SCHEMA, "package": "transformers", "updated": now()})
+    text = _with_a_second(matrix.text(), "results", "[]")
+    with pytest.raises(files.MatrixError, match="duplicate key 'results'.*line "):
+        files.parse_matrix(text, tmp_path / "transformers.json")
+
+
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_a_report_holding_a_value_json_does_not_have_is_refused(project_root, monkeypatch, capsys, constant):
+    """Python's parser reads NaN and Infinity, which JSON has not: they were written back as they
+    came (or as null), and every other reader of the file (a browser, jq, a CI dashboard) failed on it."""
+    path = write_standing(project_root)
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace('"environment": {', f'"environment": {{"load": {constant}, ', 1), encoding="utf-8")
+    edited = path.read_bytes()
+    monkeypatch.setattr(engine, "verify", lambda *a, **k: pytest.fail("ran although the report cannot be kept"))
+    assert main(["--root", str(project_root), "verify", IDS[0], "--no-cache"]) == 1
+    said = capsys.readouterr().err.strip()
+    assert f"{constant} is not a JSON value" in said, said
+    assert path.read_bytes() == edited

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 import stat
 import typing
 from collections.abc import Collection
@@ -39,6 +40,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
+from errorkb.core import snippets as snippet_files
 from errorkb.core.entry import Entry, library_folder
 from errorkb.core.message import MessageTemplate, TemplateSyntaxError, is_degenerate
 from errorkb.core.problems import Problem
@@ -56,6 +58,7 @@ MAX_DEPTH = 16  # mappings and lists inside each other (a real entry needs 4)
 MAX_ITEMS = 100  # items of one list, keys of one mapping
 MAX_CHARS = 20_000  # characters of one string (a prose field), unless its key has its own limit
 MAX_CHARS_BY_KEY = {"notes": 100_000, "title": 300}
+MAX_SNIPPET_BYTES = snippet_files.MAX_BYTES
 MAX_KEY_CHARS = 100  # characters of one key
 
 
@@ -187,9 +190,13 @@ def load_entry_file(path: Path, project: Project) -> tuple[LoadedEntry | None, l
         if info.st_size > MAX_FILE_BYTES:
             return None, [Problem(where, 1, 1, f"entry file is {info.st_size:,} bytes; "
                                                f"the limit is {MAX_FILE_BYTES:,}")]
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        return None, [Problem(where, 1, 1, f"cannot read entry: {error}")]
+        data = path.read_bytes()
+    except OSError as error:
+        return None, [Problem(where, 1, 1, f"cannot read entry: {error.strerror or error}")]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return None, [_not_utf8(data, error, where)]
     node, positions, problems = parse_yaml(text, where)
     if node is None:
         return None, problems
@@ -197,6 +204,24 @@ def load_entry_file(path: Path, project: Project) -> tuple[LoadedEntry | None, l
     problems += invalid
     return (LoadedEntry(entry.with_links(project.library.links, _runtime_links(project)), path, positions, where)
             if entry else None), problems
+
+
+def _not_utf8(data: bytes, error: UnicodeDecodeError, where: str) -> Problem:
+    """The first byte that is not UTF-8, at its line and column; a UTF-16 file (an editor's
+    "Unicode" on Windows) said to be one."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return Problem(where, 1, 1, "the file is UTF-16 (it starts with a UTF-16 byte order mark); save it as UTF-8")
+    line, col = _line_col(data[:error.start].decode("utf-8", errors="replace"))
+    return Problem(where, line, col, f"byte 0x{data[error.start]:02x} is not UTF-8; save the file as UTF-8")
+
+
+_YAML_LINE_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
+
+
+def _line_col(before: str) -> tuple[int, int]:
+    """1-based (line, col) of the character that follows `before`, counting line breaks as YAML does."""
+    lines = _YAML_LINE_BREAK.split(before)
+    return len(lines), len(lines[-1]) + 1
 
 
 # -- stage 1: YAML ----------------------------------------------------------------------------
@@ -230,6 +255,8 @@ def parse_yaml(text: str, where: str) -> tuple[object | None, Positions, list[Pr
         if "simple key" in what or "mapping values are not allowed" in what:
             what += "; text containing ': ' must be quoted or written as a block (key: |)"
         return None, positions, [Problem(where, line, col, f"malformed YAML: {what}")]
+    except yaml.reader.ReaderError as error:  # a character YAML cannot hold, found before any mark exists
+        return None, positions, [_unreadable_character(text, error, where)]
     except yaml.YAMLError as error:
         return None, positions, [Problem(where, 1, 1, f"malformed YAML: {error}")]
     finally:
@@ -238,6 +265,18 @@ def parse_yaml(text: str, where: str) -> tuple[object | None, Positions, list[Pr
         line, col = positions.of_value(())
         return None, positions, [Problem(where, line, col, f"expected a mapping of keys, found {_kind(data)}")]
     return data, positions, problems
+
+
+def _unreadable_character(text: str, error: yaml.reader.ReaderError, where: str) -> Problem:
+    """A character YAML refuses, at its line and column. libyaml counts the position in bytes of
+    the text's UTF-8, PyYAML's own reader in characters."""
+    position = error.position
+    if _SafeLoader is not yaml.SafeLoader:
+        before = text.encode("utf-8")[:position].decode("utf-8", errors="replace")
+    else:
+        before = text[:position]
+    code = error.character if isinstance(error.character, int) else ord(str(error.character)[:1] or "\0")
+    return Problem(where, *_line_col(before), f"U+{code:04X} cannot stand in a YAML file ({error.reason}); remove it")
 
 
 def _unbounded_structure(text: str, where: str) -> list[Problem]:
@@ -365,8 +404,12 @@ def _loc_name(loc: Loc) -> str:
     return ".".join(str(part) if isinstance(part, str) else f"[{part}]" for part in loc).replace(".[", "[")
 
 
+_MERGE = "tag:yaml.org,2002:merge"
+
+
 def _index_nodes(node: yaml.Node, loc: Loc, positions: Positions, where: str) -> list[Problem]:
-    """Record positions under `node` and report duplicate keys, which YAML forbids."""
+    """Record positions under `node` and report duplicate keys, which YAML forbids, and merge keys,
+    through which the constructor would drop repeated keys silently."""
     positions.values[loc] = (node.start_mark.line + 1, node.start_mark.column + 1)
     problems: list[Problem] = []
     if isinstance(node, yaml.MappingNode):
@@ -374,6 +417,11 @@ def _index_nodes(node: yaml.Node, loc: Loc, positions: Positions, where: str) ->
         for key_node, value_node in node.value:
             key = key_node.value if isinstance(key_node, yaml.ScalarNode) else repr(key_node)
             line, col = key_node.start_mark.line + 1, key_node.start_mark.column + 1
+            if key_node.tag == _MERGE:
+                problems.append(Problem(where, line, col,
+                                        "a merge key (<<) is not allowed in entries: it drops the keys it repeats "
+                                        "without a word; write each key out once"))
+                continue
             if key in first_seen:
                 problems.append(Problem(where, line, col,
                                         f"duplicate key '{key}' (first set on line {first_seen[key]}); "
@@ -485,10 +533,19 @@ def _entry_files(project: Project, problems: list[Problem], resolved: Resolved) 
     found = []
     inside = resolved(project.entries)
     for path in sorted(project.entries.rglob("*")):
-        if path.is_dir() or path.name.startswith("."):
+        if path.name.startswith("."):
+            continue
+        if path.is_dir():
+            if path.suffix in {".yml", ".yaml"} and path.parent.parent == project.entries:
+                problems.append(Problem(project.rel(path), 1, 1,
+                                        "a folder, not a file; an entry must be a plain YAML file"))
             continue
         if path.suffix == ".yml" and path.parent.parent == project.entries:
-            if not resolved(path).is_relative_to(inside):
+            if path.is_symlink() and not path.exists():
+                problems.append(Problem(_unresolved_rel(path, project), 1, 1,
+                                        "a symlink that leads to no file (a loop, or a missing target); remove it "
+                                        "or make it the entry file itself"))
+            elif not resolved(path).is_relative_to(inside):
                 problems.append(Problem(_unresolved_rel(path, project), 1, 1,
                                         f"resolves outside {_unresolved_rel(project.entries, project)}; an entry "
                                         "must be a file inside the entries folder"))
@@ -728,11 +785,38 @@ def _check_snippets(one: LoadedEntry, project: Project) -> list[Problem]:
             problems.append(Problem(project.rel(one.path), *one.positions.of_value(loc),
                                     f"snippet {file} is used twice; give each snippet its own file"))
         seen.add(file)
-        if not os.path.isfile(os.path.join(folder, file)):
+        path = os.path.join(folder, file)
+        try:
+            mode = os.stat(path).st_mode
+        except OSError:
+            mode = None
+        if mode is None or not stat.S_ISREG(mode):
+            what = "does not exist; create it or fix the name" if mode is None else \
+                "is not a regular file; a snippet must be a plain Python file"
             problems.append(Problem(project.rel(one.path), *one.positions.of_value(loc),
                                     f"snippet file {_unresolved_rel(project.snippet_path(entry.id, file), project)} "
-                                    "does not exist; create it or fix the name"))
+                                    f"{what}"))
+        else:
+            problems += _snippet_content(Path(path), project)
     return problems
+
+
+def _snippet_content(path: Path, project: Project) -> list[Problem]:
+    """A snippet's own problems, at the snippet: more bytes than any page or check should take
+    (never read whole), or bytes that are not UTF-8 (the page would show it as missing)."""
+    where = _unresolved_rel(path, project)
+    try:
+        data = snippet_files.read_bounded(path)
+        if len(data) > MAX_SNIPPET_BYTES:
+            return [Problem(where, 1, 1, f"snippet file is {path.stat().st_size:,} bytes; the limit is "
+                                         f"{MAX_SNIPPET_BYTES:,}")]
+    except OSError as error:
+        return [Problem(where, 1, 1, f"cannot read snippet: {error.strerror or error}")]
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return [_not_utf8(data, error, where)]
+    return []
 
 
 def snippets_leading_out(one: LoadedEntry, project: Project, resolved: Resolved | None = None) -> list[Problem]:

@@ -11,8 +11,11 @@ pymdownx.snippets section syntax), or the whole file; section markers never show
 
 from __future__ import annotations
 
+import errno
 import hashlib
+import os
 import re
+import stat
 import textwrap
 from dataclasses import dataclass
 from functools import cached_property
@@ -23,6 +26,7 @@ SHOW_START = re.compile(r"^\s*# --8<-- \[start:show\]\s*$")
 SHOW_END = re.compile(r"^\s*# --8<-- \[end:show\]\s*$")
 MARKER = re.compile(r"^\s*# --8<-- \[(start|end):[a-z][-_0-9a-z]*\]\s*$", re.IGNORECASE)
 _KINDS = ("before", "after", "guard")
+MAX_BYTES = 64 * 1024  # one snippet file (the real snippets' largest: 2.6 KB); a page shows it whole
 
 
 class Role(str):
@@ -96,8 +100,25 @@ class Snippet:
 
 
 def read_snippet(path: Path, role: Role, file: str) -> Snippet:
-    """The snippet at `path`; OSError when it cannot be read (callers say what to do)."""
-    return Snippet(role, file, path, path.read_bytes())
+    """The snippet at `path`; OSError when it cannot be read (callers say what to do), as
+    `read_bounded` says."""
+    data = read_bounded(path)
+    if len(data) > MAX_BYTES:
+        raise OSError(errno.EFBIG, f"more than {MAX_BYTES:,} bytes, the limit of a snippet", str(path))
+    return Snippet(role, file, path, data)
+
+
+def read_bounded(path: Path) -> bytes:
+    """At most `MAX_BYTES` + 1 bytes of the file at `path` (one more than the limit: a file over it
+    is never read whole); OSError when it is not a regular file, which is never opened (a FIFO
+    would block the build, or a check, forever)."""
+    if not stat.S_ISREG(os.stat(path).st_mode):
+        raise OSError(errno.EINVAL, "not a regular file; a snippet must be a plain Python file", str(path))
+    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # swapped for a FIFO since the stat: still no block
+    with os.fdopen(descriptor, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file; a snippet must be a plain Python file", str(path))
+        return handle.read(MAX_BYTES + 1)
 
 
 def shown_section(text: str) -> str:

@@ -17,7 +17,6 @@ merging, writing, and what it says about one entry.
 
 from __future__ import annotations
 
-import json
 import platform
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -112,8 +111,8 @@ def matrix_path(project: Project) -> Path:
 
 def parse_matrix(text: str, path: Path) -> MatrixFile:
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
+        data = store.parse_json(text)
+    except ValueError as error:  # json.JSONDecodeError is one
         raise MatrixError(f"{path}: not a version-matrix file ({error})") from None
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
         found = data.get("schema") if isinstance(data, dict) else None

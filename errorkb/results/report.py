@@ -27,6 +27,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, computed_field, model_validator
 
+from errorkb.core.problems import quoted
 from errorkb.results import store
 from errorkb.results.records import CheckRecord, Outcome
 
@@ -116,8 +117,8 @@ class ReportError(store.Unreadable):
 
 def parse_report(text: str, path: Path) -> Report:
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
+        data = store.parse_json(text)
+    except ValueError as error:  # json.JSONDecodeError is one
         raise ReportError(f"{path}: not a verification report ({error})") from None
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
         found = data.get("schema") if isinstance(data, dict) else None
@@ -184,7 +185,7 @@ def read_reports(folder: Path, devices: Sequence[str], now: datetime | None = No
             problems.append(f"{path}: {dropped} record{'s' if dropped > 1 else ''} dated in the future ignored")
             report = report.model_copy(update={"checks": kept})
         reports.append(report)
-    return reports, problems
+    return reports, [quoted(problem) for problem in problems]  # they name files and keys a pull request chose
 
 
 def _in_the_future(stamp: str, now: datetime) -> bool:

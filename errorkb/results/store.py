@@ -18,26 +18,35 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import json
 import os
+import re
 import secrets
 import stat
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
+
+from errorkb.core.problems import quoted
 
 Data = TypeVar("Data")
 
 
 class Unreadable(ValueError):
-    """A file that is there but is not what it should be; the message names the file and why."""
+    """A file that is there but is not what it should be; the message names the file and why. It
+    quotes the file (a name, a key a hand or a pull request put there), and the CLI and the site's
+    build log print it: quoted as shown, never acted on (`errorkb.core.problems.quoted`)."""
+
+    def __init__(self, message: str):
+        super().__init__(quoted(message))
 
 
 class Refused(Exception):
     """The file on disk could not be read, so it was left as it was; `rescued` holds this run's data."""
 
     def __init__(self, message: str, rescued: Path | None = None):
-        super().__init__(message)
+        super().__init__(quoted(message))
         self.rescued = rescued
 
 
@@ -68,6 +77,34 @@ def read_regular(path: Path) -> str | None:
         return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise Unreadable(f"{path}: {getattr(error, 'strerror', None) or error}") from None
+
+
+def parse_json(text: str) -> Any:
+    """`text` as JSON, where a key given twice in one object is an error (`ValueError`, naming the
+    key and the line of its second value): a parser keeps the last value silently, and a hand-edited
+    file (a merge conflict resolved by keeping both sides) would lose the other at the next write.
+    `NaN` and `Infinity`, which Python's parser reads and JSON has not, are errors too: written back,
+    they break every other reader of the file."""
+    return json.loads(text, object_pairs_hook=lambda pairs: _unique(pairs, text), parse_constant=_not_json)
+
+
+def _not_json(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON value")
+
+
+def _unique(pairs: list[tuple[str, Any]], text: str) -> dict[str, Any]:
+    seen: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in seen:
+            raise ValueError(f"duplicate key '{key}'{_second_line(text, key)}; keep one of them")
+        seen[key] = value
+    return seen
+
+
+def _second_line(text: str, key: str) -> str:
+    """' (line N)' of the key's second appearance as a key in `text`, when it can be told."""
+    found = list(re.finditer(re.escape(json.dumps(key)) + r"\s*:", text))
+    return f" (line {text.count(chr(10), 0, found[1].start()) + 1})" if len(found) > 1 else ""
 
 
 def leftovers(path: Path) -> list[Path]:
@@ -125,4 +162,5 @@ def update(path: Path, read: Callable[[Path], Data | None], combine: Callable[[D
         return data
 
 
-__all__ = ["Refused", "Unreadable", "leftovers", "locked", "read_regular", "replace", "rescue_path", "update"]
+__all__ = ["Refused", "Unreadable", "leftovers", "locked", "parse_json", "read_regular", "replace", "rescue_path",
+           "update"]

@@ -138,10 +138,12 @@ def problem_pages(project: Project, loaded: LoadResult) -> list[SiteFile]:
         if path.stem not in stems:
             continue
         where = project.rel(path)
+        if path.is_symlink() or not path.is_file():  # a link is never resolved here: it may loop
+            continue  # its lines would be another file's: nothing outside the entries folder is ever quoted
         if path.resolve() in loaded_paths or where not in by_path or not _PAGE_STEM.match(path.stem):
             continue
-        if path.is_symlink() or not path.resolve().is_relative_to(inside) or not path.is_file():
-            continue  # its lines would be another file's: nothing outside the entries folder is ever quoted
+        if not path.resolve().is_relative_to(inside):
+            continue
         page = f"errors/{path.parent.name}/{path.stem}.md"
         pages.append(SiteFile(page, problems_page(project, where, by_path[where]), where, page=True))
     return pages

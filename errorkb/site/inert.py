@@ -35,6 +35,13 @@ regular expression and raw HTML to Python-Markdown. So, in one pass over the tex
   control characters, wherever it starts (the next line included), so `&#106;avascript:`,
   ` JAVASCRIPT:` and `java\\tscript:` are all caught; a destination whose scheme cannot be told
   within its first `WINDOW` characters is treated as a script link.
+- **Images** come from the site itself: an inline image's address is judged where it stands,
+  as a browser reads it (`errorkb.site.sanitize.elsewhere`: `\\\\host`, `/\\host` are another
+  host). A reference-style image (`![a][r]`, `![r][]`, `![r]`, or an inline one an engine cannot
+  read as inline and reads as `![r]`) takes its address from a definition that may stand in
+  another field of the page, so no definition may lead to another host: a reference definition
+  whose destination is not on the site is not one (its `[` is escaped; it reads as its text).
+  Links to other sites are written inline.
 - **Structures that cost more than their size** to render (`errorkb.core.prose`): an engine
   scans on from every `[` to its `]` and from every link's `(` to its `)`, so a `[` that no `]`
   closes in its paragraph, or that lies deeper than `MAX_BRACKET_DEPTH` brackets, is escaped,
@@ -54,6 +61,7 @@ import html
 import re
 
 from errorkb.core.prose import FENCE_OPEN, INDENT_PER_LEVEL, MAX_BRACKET_DEPTH, MAX_NESTING, split_fences, visible
+from errorkb.site.sanitize import elsewhere
 
 WINDOW = 512  # characters of a link destination read: past them, it is not a link (nor a script's)
 _PARAGRAPH_BREAK = re.compile(r"(\n[ \t]*\n)")
@@ -65,6 +73,7 @@ _SAFE_SCHEMES = {"http", "https", "mailto"}
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
 _CONTINUATION = re.compile(r"\n[ \t>]*")
 _SCHEME_CHARS = re.compile(r"^[A-Za-z0-9+.-]*$")
+_UNDECIDED = re.compile(r"[/\\]*[A-Za-z0-9+.-]*")  # a cut address that may still turn out another host's
 _INVISIBLE = re.compile(r"[\x00-\x20\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2064\ufeff]+")
 # Characters written as references inside a code span: HTML's own, and every character an
 # engine could read as Markdown syntax between the <code> tags.
@@ -156,10 +165,12 @@ def _links(text: str) -> str:
     return "".join(out)
 
 
-def _elsewhere(destination: str) -> bool:
-    """An image address on another host: one with a scheme, or starting `//`."""
-    squeezed = _INVISIBLE.sub("", html.unescape(destination)).lstrip("<")
-    return bool(_SCHEME.match(squeezed)) or squeezed.startswith(("//", "\\\\", "/\\", "\\/"))
+def _elsewhere(destination: str, cut: bool = False) -> bool:
+    """An address on another host, as a browser reads it once character references are decoded
+    and invisible characters gone. `cut`: the destination goes on past what was read, so one
+    that has not yet shown it stays on the site (a path, past any leading slash) is elsewhere."""
+    squeezed = _INVISIBLE.sub("", _decoded(destination)).lstrip("<")
+    return elsewhere(squeezed) or (cut and bool(_UNDECIDED.fullmatch(squeezed)))
 
 
 def _pairs(text: str, tokens: re.Pattern[str], opening: str, closing: str) -> dict[int, int]:
@@ -177,9 +188,13 @@ def _pairs(text: str, tokens: re.Pattern[str], opening: str, closing: str) -> di
 
 
 def _reference(m: re.Match[str]) -> str:
-    """A reference definition, with its `[` escaped when its destination is a script URL."""
-    dest = m["dest"]
-    return f"\\[{m['label']}]:{dest}" if _unsafe(dest[:WINDOW], len(dest) > WINDOW) else m.group()
+    """A reference definition, with its `[` escaped when its destination is a script URL or on
+    another host (an image anywhere on the page may use it)."""
+    dest = _CONTINUATION.sub("", m["dest"])
+    cut = len(dest) > WINDOW
+    if _unsafe(dest[:WINDOW], cut) or _elsewhere(dest[:WINDOW], cut):
+        return f"\\[{m['label']}]:{m['dest']}"
+    return m.group()
 
 
 def _paragraph(text: str) -> str:
@@ -322,17 +337,23 @@ def _unsafe(destination: str, cut: bool = False) -> bool:
     """A link target with a scheme other than http(s)/mailto (javascript:, data:, vbscript:, ...),
     judged as a browser would read it: character references decoded, invisible characters gone.
     `cut`: the destination goes on past what was read, so a scheme not yet told apart is unsafe."""
-    destination = _CONTINUATION.sub("", destination[:WINDOW])  # the next line's quote markers, too
-    previous = None
-    for _ in range(WINDOW):  # `&amp;#106;` is `&#106;` is `j`; each pass shortens the text or ends
-        if previous == destination:
-            break
-        previous, destination = destination, html.unescape(destination)
+    destination = _decoded(_CONTINUATION.sub("", destination[:WINDOW]))  # the next line's quote markers, too
     squeezed = _INVISIBLE.sub("", re.sub(r"</?code>", "", destination)).lstrip("<")  # a code span, too
     scheme = _SCHEME.match(squeezed)
     if scheme is not None:
         return scheme.group(1).lower() not in _SAFE_SCHEMES
     return cut and bool(_SCHEME_CHARS.match(squeezed))
+
+
+def _decoded(destination: str) -> str:
+    """`destination` with character references decoded until none is left: `&amp;#106;` is
+    `&#106;` is `j`; each pass shortens the text or ends."""
+    previous = None
+    for _ in range(WINDOW):
+        if previous == destination:
+            break
+        previous, destination = destination, html.unescape(destination)
+    return destination
 
 
 def one_line(text: str) -> str:

@@ -19,6 +19,8 @@ SVG element sits where the HTML parser puts SVG, so no namespace confusion smugg
 
 from __future__ import annotations
 
+import re
+
 import nh3
 
 # Everything Python-Markdown, pymdownx (highlight, superfences, tabbed, details), admonitions,
@@ -48,6 +50,8 @@ ATTRIBUTES = {
 }
 URL_SCHEMES = {"http", "https", "mailto"}
 STYLES = {"text-align"}  # tables' column alignment
+_URL_STRIPPED = "".join(map(chr, range(0x21)))  # what a URL parser drops at either end: C0 controls, space
+_URL_IGNORED = re.compile("[\t\n\r]")  # what it drops anywhere
 
 
 def sanitize(html: str) -> str:
@@ -59,6 +63,15 @@ def sanitize(html: str) -> str:
 
 def _attribute(tag: str, name: str, value: str) -> str | None:
     """Images only from the site itself: a reader's browser talks to nobody else."""
-    if tag == "img" and name == "src" and ("//" in value or ":" in value.split("/", 1)[0]):
+    if tag == "img" and name == "src" and elsewhere(value):
         return None
     return value
+
+
+def elsewhere(address: str) -> bool:
+    """Whether a browser would fetch `address` from another host, read as its URL parser reads it:
+    leading and trailing controls and spaces dropped, every tab and newline dropped, a backslash
+    taken for a slash (`\\\\host/x`, `/\\host/x` and `/<tab>/host/x` are all `//host/x`); then
+    any `//`, or a scheme, is another host's."""
+    squeezed = _URL_IGNORED.sub("", address.strip(_URL_STRIPPED)).replace("\\", "/")
+    return "//" in squeezed or ":" in squeezed.split("/", 1)[0]

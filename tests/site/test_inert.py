@@ -331,3 +331,55 @@ def test_images_come_from_the_site_itself():
     assert "figure.png" in sources
     assert not [src for src in sources if re.match(r"(?:[a-z][a-z0-9+.-]*:|//)", src, re.I)], sources
     assert 'href="https://ok.example/"' in page and "tracker.example/p.png" in audit(page)[1]
+
+
+def off_host(src: str) -> bool:
+    """Whether a browser would fetch `src` (an attribute's decoded value) from another host: the URL
+    parser drops leading and trailing C0 controls and spaces and every tab and newline, and reads a
+    backslash as a slash, so `\\\\host/x`, `/\\host/x` and `/<tab>/host/x` are all `//host/x`."""
+    squeezed = re.sub(r"[\t\n\r]", "", src.strip("\x00- ")).replace("\\", "/")
+    return bool(re.match(r"[a-z][a-z0-9+.-]*:|//", squeezed, re.I))
+
+
+IMAGE_DEFINITIONS = {  # a reference definition's destination, as an author writes it
+    "https": "https://tracker.example/p.png",
+    "uppercase scheme": "HTTPS://tracker.example/p.png",
+    "protocol-relative": "//tracker.example/p.png",
+    "three slashes": "///tracker.example/p.png",
+    "two backslashes": "\\\\tracker.example/p.png",
+    "slash backslash": "/\\tracker.example/p.png",
+    "backslash slash": "\\/tracker.example/p.png",
+    "angle brackets": "<https://tracker.example/p.png>",
+    "angle brackets and a tab": "</\t/tracker.example/p.png>",
+    "entity scheme": "https&#58;//tracker.example/p.png",
+    "entity backslash": "/&#92;tracker.example/p.png",
+    "next line": "\n  https://tracker.example/p.png",
+    "with a title": 'https://tracker.example/p.png "t"',
+}
+IMAGE_USES = {"full": "![a][r]", "collapsed": "![r][]", "shortcut": "![r]", "full, spaced": "![a] [r]",
+              "label case": "![a][R]", "in a quote": "> ![a][r]", "in a list": "- ![a][r]"}
+
+
+@pytest.mark.parametrize("use", list(IMAGE_USES.values()), ids=list(IMAGE_USES))
+@pytest.mark.parametrize("destination", list(IMAGE_DEFINITIONS.values()), ids=list(IMAGE_DEFINITIONS))
+def test_a_reference_image_comes_from_the_site_itself_too(use, destination):
+    """Only inline images were judged: `![a][r]` with `[r]: https://tracker.example/p.png` put an
+    image from another host on every page of `errorkb render --out` (any engine, no sanitiser)."""
+    for prose in (f"{use}\n\n[r]: {destination}\n", f"[r]: {destination}\n\n{use}\n"):
+        for context, page in in_contexts(prose).items():
+            if context in {"heading", "link text", "table cell"}:  # one line: no definition there
+                continue
+            html_page = site_markdown().convert(page)
+            sources = [html.unescape(src) for src in re.findall(r'<img[^>]*\ssrc="([^"]*)"', html_page)]
+            assert not [src for src in sources if off_host(src)], (context, sources, inert(prose))
+
+
+def test_references_on_the_site_work_and_one_to_another_host_reads_as_its_text():
+    """A definition may serve an image in any field of the page, so one leading to another host is
+    not a definition (it reads as written); on-site references and inline links elsewhere work."""
+    page = site_markdown().convert(inert("![fig][f], [notes][n] and [docs](https://ok.example/); [far][d]\n\n"
+                                         "[f]: figure.png\n[n]: ../notes/\n[d]: https://far.example/\n"))
+    assert re.search(r'<img[^>]*src="figure.png"', page), page
+    assert 'href="../notes/"' in page and 'href="https://ok.example/"' in page, page
+    assert "far.example" not in "".join(re.findall(r'(?:href|src)="([^"]*)"', page)), page
+    assert "[d]: https://far.example/" in audit(page)[1]

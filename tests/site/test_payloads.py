@@ -110,6 +110,7 @@ def test_no_page_can_run_script(visit, payload_site):
             seen[path] = found
     assert not dialogs, dialogs
     assert not seen, json.dumps(seen, indent=1)[:6000]
+    assert v.outside == [], v.outside  # no image (nor anything else) from another host
 
 
 @pytest.mark.browser

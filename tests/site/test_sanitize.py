@@ -90,6 +90,15 @@ def test_the_real_pages_lose_nothing(real_pages):  # the session's rendering (te
     ('<td style="text-align: right; position: fixed">c</td>', "c", "position"),
     ('<img src="https://tracker.example/p.png">', "<img", "tracker"),
     ('<img src="//tracker.example/p.png">', "<img", "tracker"),
+    # a browser reads a backslash as a slash and drops tabs and newlines: each of these is //tracker...
+    ('<img src="\\\\tracker.example/p.png">', "<img", "tracker"),
+    ('<img src="/\\tracker.example/p.png">', "<img", "tracker"),
+    ('<img src="\\/tracker.example/p.png">', "<img", "tracker"),
+    ('<img src="/&#92;tracker.example/p.png">', "<img", "tracker"),
+    ('<img src="/\t/tracker.example/p.png">', "<img", "tracker"),
+    ('<img src="/&#10;/tracker.example/p.png">', "<img", "tracker"),
+    ('<img src="&#1;//tracker.example/p.png">', "<img", "tracker"),
+    ('<img src="https&#9;://tracker.example/p.png">', "<img", "tracker"),
     ('<a href="data:text/html,x">x</a>', "x", "data:"),
     ('<form action="https://x"><input name=q></form>', "", "form"),
 ])
