@@ -18,6 +18,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at start
 
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Iterator
     from typing import Any, NoReturn
 
     from rich.console import Console
@@ -1209,7 +1210,10 @@ def _diagnosis_source(args: argparse.Namespace) -> _Source:
 
 
 def _read_message(args: argparse.Namespace) -> str:
-    return sys.stdin.read(_MAX_INPUT) if args.message == "-" else args.message
+    if args.message == "-":
+        return _read_input("-")
+    # an argument holding bytes that are not UTF-8 arrives surrogate-escaped: read them as a paste's are
+    return args.message.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def cmd_lookup(args: argparse.Namespace) -> int:
@@ -1447,15 +1451,31 @@ def cmd_new(project: Project, args: argparse.Namespace) -> int:
     return 0
 
 
-_MAX_INPUT = 16 << 20  # characters read from a pasted traceback: the paste reader keeps the last 64 KiB anyway
+_MAX_INPUT = 16 << 20  # bytes kept of a pasted traceback: the paste reader keeps the last 64 KiB anyway
+_CHUNK = 1 << 20
 
 
 def _read_input(name: str) -> str:
-    """A file's text, or stdin's for '-', bounded; undecodable bytes replaced, never fatal."""
-    if name == "-":
-        return sys.stdin.read(_MAX_INPUT)
-    with open(name, encoding="utf-8", errors="replace") as handle:
-        return handle.read(_MAX_INPUT)
+    """A file's text, or stdin's for '-': its last `_MAX_INPUT` bytes (a log's error is at its end),
+    read as UTF-8 whatever the locale says, undecodable bytes replaced: what a terminal printed is
+    never a reason for a traceback."""
+    if name != "-":
+        with open(name, "rb") as handle:
+            return _tail(iter(lambda: handle.read(_CHUNK), b""))
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:  # a text stream put in stdin's place (an embedding program, a test)
+        return _tail(iter(lambda: sys.stdin.read(_CHUNK).encode("utf-8", "surrogateescape"), b""))
+    return _tail(iter(lambda: stream.read(_CHUNK), b""))
+
+
+def _tail(chunks: Iterator[bytes]) -> str:
+    """The last `_MAX_INPUT` bytes of `chunks` as text, never holding more than twice that."""
+    kept = b""
+    for chunk in chunks:
+        kept += chunk
+        if len(kept) > 2 * _MAX_INPUT:
+            kept = kept[-_MAX_INPUT:]
+    return kept[-_MAX_INPUT:].decode("utf-8", "replace")
 
 
 def cmd_show(args: argparse.Namespace) -> int:

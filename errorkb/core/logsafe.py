@@ -8,8 +8,9 @@ anywhere in a line, as TeamCity (`##teamcity[`) and Azure Pipelines (`##vso[`) d
 snippet that prints one could annotate a pull request as passed, mask text, or stop the log's
 command processing. So:
 
-- `strip_controls` drops every escape sequence and control character but tab and newline, and
-  bidirectional overrides; a line or paragraph separator becomes a newline;
+- `strip_controls` drops every escape sequence and control character but tab and newline,
+  bidirectional overrides and lone surrogates (bytes that were not UTF-8, surrogate-escaped); a
+  line or paragraph separator becomes a newline;
 - `defuse` breaks every command form the way the GitHub runner itself breaks its own markers
   in user output (`##[\\start-action`): a backslash after the opening `::` or `[`, so the line
   reads the same to a person and is plain text to the log.
@@ -28,6 +29,7 @@ _CONTROL = re.compile(r"""
     | \x1b [ -~]?                                                # any other escape (ESC c resets)
     | [\x00-\x08\x0b-\x1f\x7f-\x9f]                              # C0 and C1 controls but tab and newline
     | [\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]  # zero-width and bidirectional marks
+    | [\ud800-\udfff]                                            # lone surrogates: undecoded bytes, unprintable
 """, re.VERBOSE)
 _SEPARATORS = re.compile(r"\r\n?|[\u2028\u2029]")
 # `::` opening a line (after any whitespace, as .NET's TrimStart sees it, and any colour codes a
