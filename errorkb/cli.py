@@ -1213,7 +1213,8 @@ def _read_message(args: argparse.Namespace) -> str:
     if args.message == "-":
         return _read_input("-")
     # an argument holding bytes that are not UTF-8 arrives surrogate-escaped: read them as a paste's are
-    return args.message.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    message: str = args.message
+    return message.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def cmd_lookup(args: argparse.Namespace) -> int:
