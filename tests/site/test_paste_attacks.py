@@ -160,3 +160,16 @@ def test_a_text_stream_in_stdins_place_is_read_alike(monkeypatch):
     monkeypatch.setattr(sys, "stdin", io.StringIO("caf\udce9 log\n" + REAL))
     text = cli._read_input("-")
     assert text.endswith(REAL) and text.startswith("caf\ufffd log")  # the escaped byte read as a paste's are
+
+
+def test_a_message_argument_that_is_not_utf8_is_answered_and_never_echoed_raw():
+    """The message as an argument: bytes that are not UTF-8 arrive surrogate-escaped and must neither
+    stop the command nor come back out as raw bytes."""
+    code = "import sys; from errorkb.cli import main; sys.exit(main())"
+    message = REAL.replace("length 12", "length 1\x9b31m2").encode("latin-1").replace(b"\xc2", b"")
+    result = subprocess.run([sys.executable.encode(), b"-c", code.encode(), b"lookup", message], capture_output=True,
+                            cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT), "LC_ALL": "C.UTF-8"}, timeout=120)
+    assert result.returncode == 0, result.stderr[-1500:]
+    assert b"head-dim-list-length" in result.stdout
+    text = result.stdout.decode("utf-8")  # strictly: no undecodable byte went out
+    assert not [char for char in text if "\x80" <= char <= "\x9f"], text[-800:]
