@@ -1114,3 +1114,70 @@ def test_the_end_says_how_the_snippet_ended_only_once_it_has(tmp_path):
     seen = reading.observation
     assert reading.rejected is None and reading.ended and seen is not None, reading
     assert "ended the check as returned while the snippet's own run had not ended so" in seen.interference, seen
+
+
+# -- "beneath": where an error may start under the function and still be the function's ------------------
+
+
+def _venv_with(tmp_path: Path, name: str, source: str, *, base: bool = False) -> Callable[[dict], None]:
+    """A module `name` installed in a virtual environment's site-packages (`base`: in the site-packages of the
+    Python the venv was made from, not on its path), and a `configure` that lays the check's roots out as
+    `child.observer_config` does there: the venv's `lib/python3.X/` among the standard library's folders (its
+    `platstdlib`), the error's "beneath" roots the target's and the standard library's."""
+    lib = tmp_path / ("base" if base else "venv") / "lib" / "python3.11"
+    packages = lib / "site-packages"
+    packages.mkdir(parents=True, exist_ok=True)
+    (packages / f"{name}.py").write_text(source)
+
+    def like_a_venv(config: dict) -> None:
+        config["stdlib_roots"] = (*config["stdlib_roots"], str(lib) + "/")
+        config["trusted_roots"] = (*config["trusted_roots"], str(lib) + "/")
+        if not base:
+            config["site_roots"] = (*config["site_roots"], str(packages) + "/")
+        config["beneath_roots"] = (*config["target_roots"], *config["stdlib_roots"])
+        config["protected_roots"] = (*config["protected_roots"], str(lib) + "/")
+
+    return like_a_venv
+
+
+@pytest.mark.parametrize("base", [False, True], ids=["venv-site-packages", "base-site-packages"])
+def test_an_error_another_installed_package_starts_under_the_function_is_not_the_functions(tmp_path, base):
+    """A venv's `lib/python3.X/` is one of the standard library's folders, and holds site-packages: an error that
+    started in ANOTHER installed package (neither the target, the runtime nor a backend) the function called
+    was read as started beneath it, by Python's own library, so an `implicit` entry's before passed with an
+    error the snippet chose (urllib3's `reraise`, planted as an argument's `__lt__` through a C partial).
+    Python's own library is `_p_in_stdlib`'s one definition, here too. Before: `reraise` started "beneath"."""
+    configure = _venv_with(tmp_path, "reraiser", "def reraise(value, *called_with):\n    raise value\n", base=base)
+    folder = tmp_path / ("base" if base else "venv") / "lib" / "python3.11" / "site-packages"
+    body = f"""
+    import functools
+    import sys
+    sys.path.insert(0, {str(folder)!r})
+    import reraiser
+
+    class Negative:
+        __lt__ = functools.partial(reraiser.reraise, ValueError("n must be positive, got -1"))
+
+    lib.work(Negative())
+    """
+    stream = parsed(run_scenario(tmp_path, body, configure=configure))
+    started = [(event.code, event.where) for event in stream.raised.values()]
+    assert not any(where == "beneath" for _, where in started), started
+
+
+def test_an_error_pythons_own_library_starts_under_the_function_is_still_the_functions(tmp_path):
+    """The other side: Python's own code under the function (`textwrap.dedent`, called as an argument's `__lt__`)
+    stays beneath it in a venv."""
+    configure = _venv_with(tmp_path, "unused", "")
+    body = """
+    import functools
+    import textwrap
+
+    class Dedented:
+        __lt__ = functools.partial(textwrap.dedent)  # not a descriptor: `dedent(0)`, a TypeError in its frame
+
+    lib.work(Dedented())
+    """
+    stream = parsed(run_scenario(tmp_path, body, configure=configure))
+    wheres = sorted((event.code, event.where) for event in stream.raised.values() if event.w == 0)
+    assert wheres == [("dedent", "beneath")], wheres

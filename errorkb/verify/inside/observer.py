@@ -422,7 +422,10 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         # Code the snippet compiles may not bear the name of any file the observer trusts (a trusted name
         # is one whose frames are never followed, and whose requests are not the snippet's).
         "forge_roots": tuple(dict.fromkeys([*config["protected_roots"], *config["trusted_roots"]])),
-        "beneath_roots": tuple(config.get("beneath_roots", ())),
+        # The packages an error may start in under a watched function and still be its (the target, the runtime,
+        # the profile's backends). Python's own library is `_p_in_stdlib`'s to say, never a root's: a standard
+        # library's folder (a venv's `lib/python3.X/`) holds every installed package too.
+        "beneath_roots": tuple(root for root in config.get("beneath_roots", ()) if root not in config["stdlib_roots"]),
         "untrusted": {}, "quiet": {}, "tracked": {}, "by_ref": {}, "overrides": {},
         "active": {}, "callbacks": bool(config.get("callbacks")),
         "snippet_roots": tuple(config.get("snippet_roots", ())),
@@ -853,8 +856,11 @@ def _p_by_snippet(depth: int) -> bool:
 
 def _p_in_stdlib(path: Any) -> bool:
     """A file of Python's own library: under a standard library's folder but not in a site-packages below
-    it (a venv's `lib/python3.X/`, a plain install's, hold the installed packages too)."""
-    return _p_in_roots(path, _S["stdlib_roots"]) and not _p_in_roots(path, _S["site_roots"])
+    it (a venv's `lib/python3.X/`, a plain install's, hold the installed packages too; so does the base
+    Python's of a venv, on no path until the snippet puts it there). The one definition: frame walks
+    and the errors beneath a watched function both ask it."""
+    return _p_in_roots(path, _S["stdlib_roots"]) and not _p_in_roots(path, _S["site_roots"]) \
+        and "/site-packages/" not in path and "/dist-packages/" not in path
 
 
 def _p_on_settrace(ident: int, args: Any) -> None:
@@ -1363,16 +1369,20 @@ def _p_exception(record: list[Any], frame: Any, arg: Any) -> None:
 
 def _p_beneath(record: list[Any], tb: Any) -> Any:
     """For an exception passing through a frame of a watched function: the traceback entry where it
-    started, when every frame between is the library's or the runtime's own code (an error Python or
-    the runtime raises under the function, such as a tensor's `__len__`); else None. Code
-    compiled by the snippet under those files' names is tampering (the protected roots)."""
+    started, when every frame between is the library's, the runtime's or a backend's own code, or
+    Python's (an error Python or the runtime raises under the function, such as a tensor's `__len__`);
+    else None. Another installed package is none of these, wherever it lies. Code compiled by the
+    snippet under those files' names is tampering (the protected roots)."""
     if record[1] < 0:
         return None
     roots = _S["beneath_roots"]
     below = tb.tb_next
     deepest = None
     while below is not None:
-        if type(below) is not _c_TracebackType or not _p_in_roots(below.tb_frame.f_code.co_filename, roots):
+        if type(below) is not _c_TracebackType:
+            return None
+        path = below.tb_frame.f_code.co_filename
+        if not _p_in_roots(path, roots) and not _p_in_stdlib(path):
             return None
         deepest = below
         below = below.tb_next
