@@ -1181,3 +1181,31 @@ def test_an_error_pythons_own_library_starts_under_the_function_is_still_the_fun
     stream = parsed(run_scenario(tmp_path, body, configure=configure))
     wheres = sorted((event.code, event.where) for event in stream.raised.values() if event.w == 0)
     assert wheres == [("dedent", "beneath")], wheres
+
+
+@pytest.mark.parametrize("module", ["__main__", "builtins"])
+def test_a_class_named_like_a_builtin_exception_is_not_reported_as_it(tmp_path, module):
+    """An exception class of the snippet's named `ValueError` (claiming `__module__ = "builtins"`, or not), raised
+    by C code it planted under the function (`warnings.warn` as an error, through a C partial set as `__lt__`):
+    its qualified name is `builtins.ValueError` only for Python's own class. Before: "builtins.ValueError" for the
+    class that claims the module."""
+    body = f"""
+    import functools
+    import warnings
+
+    class ValueError(ValueError, UserWarning):
+        __module__ = {module!r}
+
+    class Negative:
+        __lt__ = functools.partial(warnings.warn, "n must be positive, got -1", ValueError)
+
+    warnings.simplefilter("error")
+    lib.work(Negative())
+    """
+    stream = parsed(run_scenario(tmp_path, body))
+    (raised,) = [event for event in stream.raised.values() if event.w == 0]
+    assert raised.type == "ValueError" and raised.message == "n must be positive, got -1", raised
+    assert raised.qualified != "builtins.ValueError", raised
+    (tmp_path / "honest").mkdir()
+    honest = parsed(run_scenario(tmp_path / "honest", "lib.work(-1)\n"))
+    assert [event.qualified for event in honest.raised.values() if event.w == 0] == ["builtins.ValueError"]

@@ -150,6 +150,10 @@ def _base_like_str() -> tuple[Any, ...]:
     return tuple(found)
 
 
+# Python's own exception classes: `builtins.ValueError` is said of this very class alone (a class of the snippet's
+# may be named so, and claim `__module__ = "builtins"`). A tuple: the module's globals are the snippet's to reach.
+_c_BUILTIN_CLASSES = tuple(value for value in vars(builtins).values()
+                           if isinstance(value, type) and issubclass(value, BaseException))
 _c_base_str = BaseException.__str__
 _c_base_like_str = _base_like_str()
 _c_import_msg = ImportError.__dict__["msg"].__get__
@@ -694,12 +698,16 @@ def _p_name(kind: Any) -> str:
 
 
 def _p_qualified(kind: Any) -> str:
+    """`module.qualname` as the class says, but `builtins.X` only for Python's own class X (the judge reads a
+    builtin's name so: "raises ValueError" is that class, never one named like it)."""
     try:
         module, qualname = _c_type_module(kind), _c_type_qualname(kind)
     except BaseException:
         return "?"
     if type(module) is not str or type(qualname) is not str:
         return "?"
+    if module == "builtins" and not _p_in(kind, _c_BUILTIN_CLASSES):
+        return "?." + qualname
     return module + "." + qualname
 
 
