@@ -1032,6 +1032,11 @@ _GADGETS = {
         "import traceback\ngot = []\n"
         "traceback.walk_stack = lambda frame: got.append(frame) or iter(())\n"
         "traceback.extract_stack()\nhere = got[0]"),
+    "traceback-patched-class": (
+        "import traceback\ngot = []\n"
+        "def extract(frames, limit=None):\n    got.extend(frames)\n    return traceback.StackSummary()\n"
+        "traceback.StackSummary.extract = staticmethod(extract)  # a class of the reader's module, not its namespace\n"
+        "traceback.extract_stack()\nhere = got[0]"),
     "signal-handler-keeps-it": (
         "import signal\nkept = []\n"
         "signal.signal(signal.SIGUSR1, lambda signum, frame: kept.append(frame))\n"
@@ -1209,3 +1214,120 @@ def test_a_class_named_like_a_builtin_exception_is_not_reported_as_it(tmp_path, 
     (tmp_path / "honest").mkdir()
     honest = parsed(run_scenario(tmp_path / "honest", "lib.work(-1)\n"))
     assert [event.qualified for event in honest.raised.values() if event.w == 0] == ["builtins.ValueError"]
+
+
+# -- frames trusted code hands the snippet in a container, returns, or stores where it can read them -----------
+
+_TRUSTED_FRAMES = '''
+import collections
+import inspect
+import sys
+
+Info = collections.namedtuple("Info", "frame line")
+
+
+class Box:
+    pass
+
+
+def hand_over(callback, how):
+    """Calls the snippet's callback with its caller's frame inside something."""
+    frame = sys._getframe(1)
+    if how == "keyword":
+        return callback(frames=[frame])
+    if how == "attribute":
+        value = Box()
+        value.frame = frame
+    elif how == "namedtuple":
+        value = Info._make([frame, 1])  # not `Info(...)`: its `__new__` is code namedtuple compiles, followed
+    else:
+        value = {"list": lambda: [frame], "dict": lambda: {"frame": frame}, "nested": lambda: ([0, (frame,)],),
+                 "set": lambda: {frame}}[how]()
+    return callback(value)
+
+
+def caller_frame():
+    return sys._getframe(2 if sys._getframe(1).f_code.co_name == "through" else 1)
+
+
+def through():
+    return caller_frame()
+
+
+def store_caller_frame(box):
+    box.append(sys._getframe(1))
+
+
+def by_inspect():
+    return inspect.currentframe().f_back
+
+
+def frames():
+    yield sys._getframe(1)
+'''
+
+_HANDED = {
+    "list": "got = []\nlib_frames.hand_over(lambda value: got.append(value), 'list')\nhere = got[0][0]",
+    "dict": "got = []\nlib_frames.hand_over(lambda value: got.append(value), 'dict')\nhere = got[0]['frame']",
+    "nested": "got = []\nlib_frames.hand_over(lambda value: got.append(value), 'nested')\nhere = got[0][0][1][0]",
+    "attribute": "got = []\nlib_frames.hand_over(lambda value: got.append(value), 'attribute')\nhere = got[0].frame",
+    "namedtuple": "got = []\nlib_frames.hand_over(lambda value: got.append(value), 'namedtuple')\nhere = got[0].frame",
+    "set": "got = []\nlib_frames.hand_over(lambda value: got.append(value), 'set')\nhere = next(iter(got[0]))",
+    "keyword": "got = []\nlib_frames.hand_over(lambda **kw: got.append(kw), 'keyword')\nhere = got[0]['frames'][0]",
+}
+_GIVEN_BACK = {
+    "returned": "here = lib_frames.caller_frame()",
+    "returned-through-trusted-code": "here = lib_frames.through()",
+    "stored-in-an-argument": "box = []\nlib_frames.store_caller_frame(box)\nhere = box[0]",
+    "returned-from-inspect": "here = lib_frames.by_inspect()",
+    "yielded": "here = next(lib_frames.frames())",
+}
+
+
+def _with_trusted_frames(tmp_path: Path, take: str) -> str:
+    (tmp_path / "lib").mkdir(exist_ok=True)
+    (tmp_path / "lib" / "lib_frames.py").write_text(_TRUSTED_FRAMES)
+    return _HIDE_A_BAD_CALL.format(take="import lib_frames\n" + take)
+
+
+@pytest.mark.parametrize("how", sorted(_HANDED))
+def test_a_frame_handed_to_the_snippet_inside_a_container_is_a_hiding_place_too(tmp_path, how):
+    """Only a frame among a snippet function's arguments themselves (and in its `*args`, `**kwargs`) was seen:
+    trusted code handing it one in a list, a dict, a tuple in a list, a named tuple, an object's attribute, a
+    set, did not count. Before: 1 call, 1 returned, no tampering, although `work(-1)` raised."""
+    _counts_a_caught_bad_call(run_scenario(tmp_path, _with_trusted_frames(tmp_path, _HANDED[how])))
+
+
+@pytest.mark.parametrize("how", sorted(_GIVEN_BACK))
+def test_a_frame_trusted_code_returns_or_stores_for_the_snippet_is_a_hiding_place_too(tmp_path, how):
+    """Trusted code (the library's, an installed package's) that takes a frame is not the snippet taking it: it
+    may read its caller's name. But returned to the snippet (directly, through more trusted code, from
+    `inspect`, yielded) or stored in an argument the snippet reads, it is the snippet's frame to hide a call in.
+    Before: 1 call, 1 returned, no tampering, although `work(-1)` raised."""
+    _counts_a_caught_bad_call(run_scenario(tmp_path, _with_trusted_frames(tmp_path, _GIVEN_BACK[how])))
+
+
+def test_trusted_code_reading_a_frame_and_keeping_it_is_not_the_snippets(tmp_path):
+    """The other side: trusted code that takes frames and hands the snippet none (a name or a line read from
+    one, a frame passed on among its own functions, kept in its own list) is not tampering."""
+    (tmp_path / "lib").mkdir(exist_ok=True)
+    (tmp_path / "lib" / "lib_frames.py").write_text(_TRUSTED_FRAMES + '''
+
+def name_of_caller():
+    return through().f_code.co_name
+
+
+def line_of_caller():
+    kept = [caller_frame()]
+    return kept[0].f_lineno
+''')
+    body = """
+    import lib_frames
+
+    assert lib_frames.name_of_caller() == "name_of_caller"
+    assert lib_frames.line_of_caller() > 0
+    lib.work(1)
+    """
+    seen = read(run_scenario(tmp_path, body)).observation
+    assert seen is not None and seen.interference == [] and seen.tampered == [], seen
+    assert (seen.calls.count, seen.calls.returned) == (1, 1)

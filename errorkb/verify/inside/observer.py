@@ -53,7 +53,10 @@ need a primitive that is itself observed, or one the reviewer's lint flags. How:
   snippet's code (its `f_trace` would run the snippet's code unseen) is tampering however it got
   there: taken by its own code, by a callable it handed to code it called (the code that asked
   never names what it read), or by Python's code other than the readers known to hand nothing out;
-  a signal handler is handed none.
+  a signal handler is handed none; handed to a function of the snippet's among its arguments or
+  inside them (a list, a dict, an object's attribute); returned, yielded or left in its arguments
+  by trusted code that took it (the library's, an installed package's), which is followed to its
+  return for that.
 
 `child.py` runs the snippet and builds the config; `stream.py` (in the harness) reads the lines.
 """
@@ -187,6 +190,15 @@ _c_float_repr = float.__repr__
 _c_str_repr = str.__repr__
 _c_MISSING = object()
 _c_MAX_RECORDS = MAX_RECORDS
+# How far a value is searched for a frame object (`_p_holds_frame`): containers and objects' attributes this
+# deep, this many items in all; by C code alone (a container's own type's iterator, a C `__dict__` getter).
+_c_FRAME_DEPTH = 4
+_c_FRAME_BUDGET = 512
+_c_tuple_iter = tuple.__iter__
+_c_list_iter = list.__iter__
+_c_set_iter = set.__iter__
+_c_frozenset_iter = frozenset.__iter__
+_c_getset_get = types.GetSetDescriptorType.__get__
 # Python's own code that reads a frame and hands nothing out (file, and its functions that do; None: all of
 # them). Any other of Python's code that takes a frame for the snippet hands it out (`inspect`, `traceback`'s
 # walkers, `types.coroutine`'s wrapper, asyncio's `Task.get_stack`, `bdb`): the list is of what is known to be
@@ -430,7 +442,7 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         # the profile's backends). Python's own library is `_p_in_stdlib`'s to say, never a root's: a standard
         # library's folder (a venv's `lib/python3.X/`) holds every installed package too.
         "beneath_roots": tuple(root for root in config.get("beneath_roots", ()) if root not in config["stdlib_roots"]),
-        "untrusted": {}, "quiet": {}, "tracked": {}, "by_ref": {}, "overrides": {},
+        "untrusted": {}, "quiet": {}, "tracked": {}, "by_ref": {}, "overrides": {}, "readers": {},
         "active": {}, "callbacks": bool(config.get("callbacks")),
         "snippet_roots": tuple(config.get("snippet_roots", ())),
         "helpers": tuple(function.__code__ for function in (_trampoline, _redeliver, _later, thread_bootstrap,
@@ -466,16 +478,20 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
     }
 
 
-def _reader_spaces(stdlib_roots: Any) -> dict[int, tuple[dict[str, Any], dict[str, Any]]]:
-    """The namespaces of Python's frame readers loaded now (before the snippet), each with a copy: a reader
-    hands nothing out only while the functions it calls with the frame are those it had (`_p_reads_only`)."""
+def _reader_spaces(stdlib_roots: Any) -> dict[int, tuple[Any, ...]]:
+    """The namespaces of Python's frame readers loaded now (before the snippet), each with a copy, and the
+    classes the module defines, each with a copy of its own namespace: a reader hands nothing out only while
+    the functions it calls with the frame are those it had (`_p_reads_only`): its module's functions, and its
+    classes' methods (`traceback.extract_stack` hands its frames to `StackSummary.extract`)."""
     found = {}
     for module in list(sys.modules.values()):
         path = getattr(module, "__file__", None)
         if type(path) is str and path.startswith(tuple(stdlib_roots)) \
                 and any(path.endswith(suffix) for suffix, _ in _c_FRAME_READERS):
             space = vars(module)
-            found[id(space)] = (space, dict(space))
+            classes = tuple((value, dict(vars(value))) for value in space.values()
+                            if isinstance(value, type) and value.__module__ == module.__name__)
+            found[id(space)] = (space, dict(space), classes)
     return found
 
 
@@ -1132,9 +1148,14 @@ def _p_frame_taken(ident: int, how: str) -> None:
             # of that callable goes, back to whoever handed it (a mock's side effect, `singledispatch`).
             taken = True
         elif _p_in_stdlib(path):  # Python's own library (not the packages installed below its folder)
-            taken = not _p_reads_only(code, caller.f_globals) and _p_by_snippet(3)
+            vetted = _p_reads_only(code, caller.f_globals)
+            taken = not vetted and _p_by_snippet(3)
+            if not vetted and not taken:  # for trusted code: followed, as is trusted code's own taking
+                _p_follow_reader(caller)
         else:
             taken = not _p_in_roots(path, _S["trusted_roots"])
+            if not taken:
+                _p_follow_reader(caller)
     finally:
         if mine:
             nested.discard(ident)
@@ -1165,8 +1186,9 @@ def _p_relays(code: Any) -> bool:
 
 def _p_reads_only(code: Any, space: Any) -> bool:
     """Python's own code that reads a frame and hands nothing out (`_c_FRAME_READERS`), run in its module's
-    namespace as it was before the snippet ran: a function it calls with the frame, replaced there (by a C
-    callable, say `logging._is_internal_frame = frames.append`, which no trace event shows), hands it out."""
+    namespace as it was before the snippet ran, its classes' too: a function it calls with the frame, replaced
+    there (by a C callable, say `logging._is_internal_frame = frames.append`, which no trace event shows, or
+    `traceback.StackSummary.extract`, handed `walk_stack`'s generator of frames), hands it out."""
     path = code.co_filename
     for suffix, functions in _c_FRAME_READERS:
         if path.endswith(suffix):
@@ -1178,6 +1200,13 @@ def _p_reads_only(code: Any, space: Any) -> bool:
             for key, value in _c_dict_items(known[1]):  # noqa: SIM110  # no generator in the private namespace
                 if _c_dict_get(space, key, _c_MISSING) is not value:
                     return False
+            for cls, snapshot in known[2]:
+                current = _c_type_dict(cls)
+                if len(current) != len(snapshot):
+                    return False
+                for key, value in _c_dict_items(snapshot):  # noqa: SIM110
+                    if _c_proxy_get(current, key, _c_MISSING) is not value:
+                        return False
             return True
     return False
 
@@ -1255,10 +1284,15 @@ def _p_trace(ident: int, args: Any) -> None:
             _S["quiet"][code] = True  # trusted, watched by nothing: `_p_hook` answers its calls itself
         return
     record = _c_dict_get(_S["frames"], id(frame))
-    if record is None or record[0] is not frame:
+    reader = _c_dict_get(_S["readers"], id(frame))
+    if (record is None or record[0] is not frame) and reader is not frame:
         return
     if _c_getframe(2) is not frame:  # the interpreter calls the trace function from the traced frame itself
         _p_tamper("observer", "called the verifier's trace function itself")
+        return
+    if reader is frame and what == "return":
+        _p_reader_return(frame, arg)
+    if record is None or record[0] is not frame:
         return
     if what == "exception":
         _p_exception(record, frame, arg)
@@ -1304,24 +1338,103 @@ def _p_follow(ident: int, frame: Any, code: Any, untrusted: bool) -> None:
 
 def _p_handed_a_frame(frame: Any, code: Any) -> bool:
     """A frame object among the arguments a snippet's function is called with (also in its `*args` and
-    `**kwargs`): code that reads frames hands one to a function the snippet put where it calls
-    (`logging._is_internal_frame`, `traceback.walk_stack` replaced), with no audit event."""
+    `**kwargs`), or inside one (a list, a dict, a named tuple, an object's attribute: `_p_holds_frame`): code
+    that reads frames hands one to a function the snippet put where it calls (`logging._is_internal_frame`,
+    `traceback.walk_stack` replaced), with no audit event."""
+    return _p_args_hold_frame(frame, code, [_c_FRAME_BUDGET])
+
+
+def _p_args_hold_frame(frame: Any, code: Any, budget: list[int]) -> bool:
+    """Whether a frame object is among (or inside) the values of `frame`'s arguments, as they are now."""
     count = code.co_argcount + code.co_kwonlyargcount + (1 if code.co_flags & 4 else 0) + \
         (1 if code.co_flags & 8 else 0)
     if count == 0:
         return False
     local = _S["locals_of"](frame)
     for name in code.co_varnames[:count]:
-        value: Any = _c_dict_get(local, name)
-        kind = type(value)
-        if kind is _c_FrameType:
+        if _p_holds_frame(_c_dict_get(local, name), _c_FRAME_DEPTH, budget):
             return True
-        items: Any = value if kind is tuple else list(_c_dict_items(value)) if kind is dict else ()
-        for item in items:
-            if type(item) is _c_FrameType or (type(item) is tuple and len(item) == 2
-                                               and type(item[1]) is _c_FrameType):
-                return True
     return False
+
+
+def _p_holds_frame(value: Any, depth: int, budget: list[int]) -> bool:
+    """A frame object, or one inside `value`: in a tuple (a named tuple too), list, set or dict (keys and values,
+    subclasses too) or an object's own `__dict__`, `depth` levels down, `budget` items in all. Read by C code
+    alone (the base type's own iterator, a C `__dict__` getter): no method of the value's runs. Modules,
+    classes and functions are not searched (a frame there is not one handed over)."""
+    kind = type(value)
+    if kind is _c_FrameType:
+        return True
+    if value is None or kind is str or kind is int or kind is float or kind is bool or kind is bytes:
+        return False
+    budget[0] -= 1
+    if depth <= 0 or budget[0] <= 0:
+        return False
+    try:
+        mro = _c_mro(kind)
+    except BaseException:
+        return False
+    items: Any = None
+    if _p_in(tuple, mro):
+        items = _c_tuple_iter(value)
+    elif _p_in(list, mro):
+        items = _c_list_iter(value)
+    elif _p_in(dict, mro):
+        items = _c_list_iter(list(_c_dict_items(value)))
+    elif _p_in(set, mro):
+        items = _c_set_iter(value)
+    elif _p_in(frozenset, mro):
+        items = _c_frozenset_iter(value)
+    elif _p_in(type, mro) or _p_is_module(value) or kind is _c_FunctionType or kind is _c_CodeType:
+        return False
+    else:
+        getter = _p_class_attr(kind, "__dict__")
+        if type(getter) is not _c_GetSetDescriptorType:
+            return False
+        try:
+            own = _c_getset_get(getter, value, kind)
+        except BaseException:
+            return False
+        if type(own) is not dict:
+            return False
+        items = _c_list_iter(list(_c_dict_items(own)))
+    for item in items:
+        if budget[0] <= 0:
+            return False
+        if _p_holds_frame(item, depth - 1, budget):
+            return True
+    return False
+
+
+def _p_follow_reader(frame: Any) -> None:
+    """Trusted code that took a frame object (the library's, an installed package's, Python's reaching it for
+    them): not the snippet taking it, as long as it hands the snippet none. Followed to its return, where
+    what it returns or leaves in its arguments is looked at (`_p_reader_return`)."""
+    readers = _S["readers"]
+    if _c_dict_get(readers, id(frame)) is frame:
+        return
+    readers[id(frame)] = frame
+    if frame.f_trace is None:
+        frame.f_trace_lines = False
+    frame.f_trace = _S["trace"]
+
+
+def _p_reader_return(frame: Any, value: Any) -> None:
+    """A frame that took a frame object returns (or yields) `value`: a frame in it, or in its arguments, goes to
+    the frame it returns to. The snippet's code there is handed it; trusted code there is followed in turn."""
+    if not _p_one_of(_p_opname(frame.f_code, frame.f_lasti), ("YIELD_VALUE",)):  # a generator may take more
+        _S["graves"].append(_S["readers"].pop(id(frame), None))
+    budget = [_c_FRAME_BUDGET]
+    if not _p_holds_frame(value, _c_FRAME_DEPTH, budget) and not _p_args_hold_frame(frame, frame.f_code, budget):
+        return
+    receiver = frame.f_back
+    if receiver is None:
+        return
+    if _p_in_roots(receiver.f_code.co_filename, _S["trusted_roots"]):
+        _p_follow_reader(receiver)
+        return
+    _p_tamper("observer", "was handed a frame object by trusted code (" + frame.f_code.co_qualname + "), whose "
+                          "trace function (f_trace) would run the snippet's code unseen")
 
 
 def _p_call_checks(frame: Any, slot: dict[str, Any]) -> None:
