@@ -1331,3 +1331,65 @@ def line_of_caller():
     seen = read(run_scenario(tmp_path, body)).observation
     assert seen is not None and seen.interference == [] and seen.tampered == [], seen
     assert (seen.calls.count, seen.calls.returned) == (1, 1)
+
+
+# -- C code the snippet planted where the function calls it ------------------------------------------------
+
+_PLANTED = {
+    # An exhausted generator's `throw` raises what it is given from C, with no frame of its own: `n < 0` makes a
+    # `Truth(0)` (a class is no descriptor), whose `__bool__` throws.
+    "generator-throw": (
+        "class Truth(int):\n"
+        "    __bool__ = functools.partial(spent.throw, ValueError, 'n must be positive, got -1')\n\n"
+        "class Negative:\n    __lt__ = Truth\n"),
+    # ... a property of the snippet's whose getter is C code (re-raising through Python's own library).
+    "property-getter": (
+        "class Truth(int):\n"
+        "    __bool__ = property(functools.partial(concurrent.futures.Future.result, failed))\n\n"
+        "class Negative:\n    __lt__ = Truth\n"),
+    # Python's own library re-raising an exception it was given (beneath the function, by a `raise`).
+    "stdlib-reraise": "class Negative:\n    __lt__ = functools.partial(concurrent.futures.Future.result, failed)\n",
+}
+
+
+@pytest.mark.parametrize("gadget", sorted(_PLANTED))
+def test_an_error_c_code_the_snippet_planted_under_the_function_throws_is_not_its(tmp_path, gadget):
+    """Python's ValueError with the documented text, started in the function's own frame by C code (or beneath
+    it, by Python's own library re-raising it) that the snippet planted on an argument's class: an exhausted
+    generator's `throw`, through a C partial. No code of the snippet's runs inside the call, so nothing was
+    seen, and an `implicit` entry's before passed (the attack c-gadget-raise). Before: no tampering, the start
+    in `work` (or beneath it)."""
+    body = """
+    import concurrent.futures
+    import functools
+
+    spent = (each for each in ())
+    for _ in spent:
+        pass
+    failed = concurrent.futures.Future()
+    failed.set_exception(ValueError("n must be positive, got -1"))
+
+    PLANTED
+    lib.work(Negative())
+    """.replace("PLANTED", textwrap.indent(_PLANTED[gadget], "    ").strip())
+    seen = read(run_scenario(tmp_path, body)).observation
+    assert seen is not None and seen.exception is not None and seen.exception.message == "n must be positive, got -1"
+    assert any("planted" in what for what in seen.interference + seen.tampered), seen
+
+
+def test_c_code_of_pythons_own_classes_under_the_function_is_not_planted(tmp_path):
+    """The other side: an argument of a builtin class (a `str` compared with 0), a dict subclass whose
+    `__getattr__` is `dict.__getitem__` (a common idiom), raise from C as ever, and are the function's."""
+    body = """
+    class Settings(dict):
+        __getattr__ = dict.__getitem__
+
+    for value in ("a", Settings(a=1)):
+        try:
+            lib.work(value)
+        except TypeError:
+            pass
+    """
+    seen = read(run_scenario(tmp_path, body)).observation
+    assert seen is not None and seen.interference == [] and seen.tampered == [], seen
+    assert [error.type for error in seen.calls.raised] == ["TypeError", "TypeError"], seen.calls

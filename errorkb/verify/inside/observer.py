@@ -199,6 +199,13 @@ _c_list_iter = list.__iter__
 _c_set_iter = set.__iter__
 _c_frozenset_iter = frozenset.__iter__
 _c_getset_get = types.GetSetDescriptorType.__get__
+_c_type_flags = type.__dict__["__flags__"].__get__
+_c_HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made at run time (by a class statement), not by C code
+_c_builtin_self = types.BuiltinFunctionType.__dict__["__self__"].__get__
+_c_prop_parts = tuple(property.__dict__[name].__get__ for name in ("fget", "fset", "fdel"))
+# C callables a class may hold as it is: the descriptors of C types' own methods, which raise only their own errors.
+_c_C_DESCRIPTORS = (types.WrapperDescriptorType, types.MethodDescriptorType, types.ClassMethodDescriptorType,
+                    types.GetSetDescriptorType, types.MemberDescriptorType)
 # Python's own code that reads a frame and hands nothing out (file, and its functions that do; None: all of
 # them). Any other of Python's code that takes a frame for the snippet hands it out (`inspect`, `traceback`'s
 # walkers, `types.coroutine`'s wrapper, asyncio's `Task.get_stack`, `bdb`): the list is of what is known to be
@@ -1358,22 +1365,32 @@ def _p_args_hold_frame(frame: Any, code: Any, budget: list[int]) -> bool:
 
 
 def _p_holds_frame(value: Any, depth: int, budget: list[int]) -> bool:
-    """A frame object, or one inside `value`: in a tuple (a named tuple too), list, set or dict (keys and values,
-    subclasses too) or an object's own `__dict__`, `depth` levels down, `budget` items in all. Read by C code
-    alone (the base type's own iterator, a C `__dict__` getter): no method of the value's runs. Modules,
-    classes and functions are not searched (a frame there is not one handed over)."""
+    """A frame object, or one inside `value` (`_p_search`)."""
+    return _p_search(value, depth, budget, _p_frame_node) is not None
+
+
+def _p_frame_node(value: Any) -> str | None:
+    return "frame" if type(value) is _c_FrameType else None
+
+
+def _p_search(value: Any, depth: int, budget: list[int], check: Any) -> str | None:
+    """What `check` says of `value` or of a value inside it: in a tuple (a named tuple too), list, set or dict
+    (keys and values, subclasses too) or an object's own `__dict__`, `depth` levels down, `budget` items in all.
+    Read by C code alone (the base type's own iterator, a C `__dict__` getter): no method of the value's runs.
+    Modules, classes and functions are not searched inside."""
     kind = type(value)
-    if kind is _c_FrameType:
-        return True
     if value is None or kind is str or kind is int or kind is float or kind is bool or kind is bytes:
-        return False
+        return None
+    found = check(value)
+    if found is not None:
+        return found
     budget[0] -= 1
-    if depth <= 0 or budget[0] <= 0:
-        return False
+    if depth <= 0 or budget[0] <= 0 or kind is _c_FrameType:
+        return None
     try:
         mro = _c_mro(kind)
     except BaseException:
-        return False
+        return None
     items: Any = None
     if _p_in(tuple, mro):
         items = _c_tuple_iter(value)
@@ -1386,22 +1403,125 @@ def _p_holds_frame(value: Any, depth: int, budget: list[int]) -> bool:
     elif _p_in(frozenset, mro):
         items = _c_frozenset_iter(value)
     elif _p_in(type, mro) or _p_is_module(value) or kind is _c_FunctionType or kind is _c_CodeType:
-        return False
+        return None
     else:
         getter = _p_class_attr(kind, "__dict__")
         if type(getter) is not _c_GetSetDescriptorType:
-            return False
+            return None
         try:
             own = _c_getset_get(getter, value, kind)
         except BaseException:
-            return False
+            return None
         if type(own) is not dict:
-            return False
+            return None
         items = _c_list_iter(list(_c_dict_items(own)))
     for item in items:
         if budget[0] <= 0:
-            return False
-        if _p_holds_frame(item, depth - 1, budget):
+            return None
+        found = _p_search(item, depth - 1, budget, check)
+        if found is not None:
+            return found
+    return None
+
+
+# -- C code the snippet planted where the library calls it ------------------------------------------------------
+
+
+def _p_planted_under(frame: Any) -> str | None:
+    """An exception started in a watched function's frame by C code it called (no `raise` of its own), or beneath
+    it: C code the snippet put on the class of an object the function works with (an exhausted generator's
+    `throw` through a `functools.partial`, set as `__len__`) raises whatever the snippet chose, from there, and
+    no code of the snippet's runs to be seen. Looked for from the frame's locals (`_p_search`)."""
+    budget = [_c_FRAME_BUDGET]
+    local = _S["locals_of"](frame)
+    for value in _c_list_iter(list(_c_dict_items(local))):
+        found = _p_search(value[1], _c_FRAME_DEPTH, budget, _p_planted_node)
+        if found is not None:
+            return found
+    return None
+
+
+def _p_planted_node(value: Any) -> str | None:
+    kind = type(value)
+    return _p_planted_in(value if _p_in(type, _c_mro(kind)) else kind, 2)
+
+
+def _p_planted_in(cls: Any, depth: int) -> str | None:
+    """`Class.name` of a callable the snippet planted in a class of `cls`'s MRO (or in a class one holds): C code,
+    or Python's code bound to objects of the snippet's, where Python looks up a method. Classes C code made, and
+    classes whose own functions are all compiled in trusted files, are not the snippet's."""
+    try:
+        mro = _c_mro(cls)
+    except BaseException:
+        return None
+    for klass in mro:
+        if not _c_type_flags(klass) & _c_HEAPTYPE:
+            continue
+        items = list(_c_proxy_items(_c_type_dict(klass)))
+        if _p_trusted_class(items):
+            continue
+        for key, value in items:
+            if type(key) is not str:
+                continue
+            if _p_gadget(value):
+                return _p_qualname(klass) + "." + key
+            if depth > 0 and value is not klass and _p_in(type, _c_mro(type(value))):
+                found = _p_planted_in(value, depth - 1)
+                if found is not None:
+                    return found
+    return None
+
+
+def _p_qualname(cls: Any) -> str:
+    try:
+        name = _c_type_qualname(cls)
+    except BaseException:
+        return "?"
+    return name if type(name) is str else "?"
+
+
+def _p_trusted_class(items: Any) -> bool:
+    """A class body's items whose Python functions (there is one at least) were all compiled in trusted files."""
+    seen = False
+    for _, value in items:
+        for function in _p_functions_in(value):
+            if type(function) is _c_FunctionType:
+                if not _p_in_roots(_c_func_code(function).co_filename, _S["trusted_roots"]):
+                    return False
+                seen = True
+    return seen
+
+
+def _p_functions_in(value: Any) -> tuple[Any, ...]:
+    """The callables a class attribute stands for: itself, or what a static or class method, a property, wraps."""
+    kind = type(value)
+    if kind is _c_staticmethod:
+        return (_c_static_func(value),)
+    if kind is _c_classmethod:
+        return (_c_class_func(value),)
+    if kind is property:
+        return (_c_prop_parts[0](value), _c_prop_parts[1](value), _c_prop_parts[2](value))
+    return (value,)
+
+
+def _p_gadget(value: Any) -> bool:
+    """A callable in a class that runs no code of the snippet's own to be seen: a partial, a bound method (a C
+    one, or Python's code bound to an object), an instance of a C callable type; not a plain function (the
+    snippet's is followed; a class's own descriptors of C methods raise their own errors)."""
+    for function in _p_functions_in(value):
+        if function is None or not _c_callable(function):
+            continue
+        kind = type(function)
+        if kind is _c_FunctionType or _p_in(kind, _c_C_DESCRIPTORS) or _p_in(type, _c_mro(kind)):
+            continue
+        if _p_in(kind, _c_BuiltinTypes[:2]):  # a C function: a module's, or one bound to an object
+            bound = _c_builtin_self(function)
+            if bound is not None and _p_in(type, _c_mro(type(bound))):  # bound to a class (`object.__new__`)
+                continue
+            return True
+        if kind is _c_MethodType or kind is _c_partial or _p_in(_c_partial, _c_mro(kind)):
+            return True
+        if not _c_type_flags(kind) & _c_HEAPTYPE:  # an instance of a C callable type (operator.attrgetter)
             return True
     return False
 
@@ -1480,6 +1600,11 @@ def _p_exception(record: list[Any], frame: Any, arg: Any) -> None:
     index = record[1]
     started = deepest.tb_frame.f_code
     op = _p_opname(started, deepest.tb_lasti)
+    if index >= 0 and (deepest is not tb or not _p_one_of(op, ("RAISE_VARARGS", "RERAISE"))):
+        planted = _p_planted_under(frame)  # not the function's own `raise`: C code, or code beneath it
+        if planted is not None:
+            _p_tamper("observer", "planted C code where " + _S["slots"][index]["label"] + " calls it (" + planted
+                      + "), whose error would read as the library's")
     module = _c_dict_get(frame.f_globals, "__name__")
     _p_emit({"e": "raised", "r": number, "w": index, "where": "beneath" if deepest is not tb else record[6],
              "code": started.co_qualname, "type": _p_name(type(error)),
