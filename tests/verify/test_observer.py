@@ -1349,6 +1349,9 @@ _PLANTED = {
         "class Negative:\n    __lt__ = Truth\n"),
     # Python's own library re-raising an exception it was given (beneath the function, by a `raise`).
     "stdlib-reraise": "class Negative:\n    __lt__ = functools.partial(concurrent.futures.Future.result, failed)\n",
+    # ... its own method, planted under another name on a subclass of its class: no C code at all.
+    "stdlib-method-renamed": (
+        "class Negative(concurrent.futures.Future):\n    __lt__ = concurrent.futures.Future.result\n"),
 }
 
 
@@ -1370,7 +1373,10 @@ def test_an_error_c_code_the_snippet_planted_under_the_function_throws_is_not_it
     failed.set_exception(ValueError("n must be positive, got -1"))
 
     PLANTED
-    lib.work(Negative())
+    argument = Negative()
+    if isinstance(argument, concurrent.futures.Future):
+        argument.set_exception(ValueError("n must be positive, got -1"))
+    lib.work(argument)
     """.replace("PLANTED", textwrap.indent(_PLANTED[gadget], "    ").strip())
     seen = read(run_scenario(tmp_path, body)).observation
     assert seen is not None and seen.exception is not None and seen.exception.message == "n must be positive, got -1"
@@ -1379,12 +1385,22 @@ def test_an_error_c_code_the_snippet_planted_under_the_function_throws_is_not_it
 
 def test_c_code_of_pythons_own_classes_under_the_function_is_not_planted(tmp_path):
     """The other side: an argument of a builtin class (a `str` compared with 0), a dict subclass whose
-    `__getattr__` is `dict.__getitem__` (a common idiom), raise from C as ever, and are the function's."""
+    `__getattr__` is `dict.__getitem__` (a common idiom), a class of Python's own library, a subclass of one with
+    its own methods aliased, raise from C as ever, and are the function's."""
     body = """
+    import fractions
+    import concurrent.futures
+
     class Settings(dict):
         __getattr__ = dict.__getitem__
 
-    for value in ("a", Settings(a=1)):
+    class Waiting(concurrent.futures.Future):
+        def wait(self):
+            return self.result()
+
+        get = wait
+
+    for value in ("a", Settings(a=1), fractions.Fraction(1, 2).__class__, Waiting()):
         try:
             lib.work(value)
         except TypeError:
@@ -1392,4 +1408,4 @@ def test_c_code_of_pythons_own_classes_under_the_function_is_not_planted(tmp_pat
     """
     seen = read(run_scenario(tmp_path, body)).observation
     assert seen is not None and seen.interference == [] and seen.tampered == [], seen
-    assert [error.type for error in seen.calls.raised] == ["TypeError", "TypeError"], seen.calls
+    assert [error.type for error in seen.calls.raised] == ["TypeError"] * 4, seen.calls

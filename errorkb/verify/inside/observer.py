@@ -1448,22 +1448,21 @@ def _p_planted_node(value: Any) -> str | None:
 
 def _p_planted_in(cls: Any, depth: int) -> str | None:
     """`Class.name` of a callable the snippet planted in a class of `cls`'s MRO (or in a class one holds): C code,
-    or Python's code bound to objects of the snippet's, where Python looks up a method. Classes C code made, and
-    classes whose own functions are all compiled in trusted files, are not the snippet's."""
+    Python's code bound to objects of the snippet's, or a trusted function under another name than its own,
+    where Python looks up a method. Classes C code made, and classes a trusted module defines, are not the
+    snippet's."""
     try:
         mro = _c_mro(cls)
     except BaseException:
         return None
     for klass in mro:
-        if not _c_type_flags(klass) & _c_HEAPTYPE:
+        if not _c_type_flags(klass) & _c_HEAPTYPE or _p_trusted_class(klass):
             continue
         items = list(_c_proxy_items(_c_type_dict(klass)))
-        if _p_trusted_class(items):
-            continue
         for key, value in items:
             if type(key) is not str:
                 continue
-            if _p_gadget(value):
+            if _p_gadget(value, key):
                 return _p_qualname(klass) + "." + key
             if depth > 0 and value is not klass and _p_in(type, _c_mro(type(value))):
                 found = _p_planted_in(value, depth - 1)
@@ -1480,16 +1479,26 @@ def _p_qualname(cls: Any) -> str:
     return name if type(name) is str else "?"
 
 
-def _p_trusted_class(items: Any) -> bool:
-    """A class body's items whose Python functions (there is one at least) were all compiled in trusted files."""
-    seen = False
-    for _, value in items:
-        for function in _p_functions_in(value):
-            if type(function) is _c_FunctionType:
-                if not _p_in_roots(_c_func_code(function).co_filename, _S["trusted_roots"]):
-                    return False
-                seen = True
-    return seen
+def _p_trusted_class(cls: Any) -> bool:
+    """A class a module of a trusted file defines: that module's namespace holds this very class under its
+    qualified name (its functions' files would not do: a class of the snippet's may hold only trusted functions)."""
+    try:
+        module_name, qualname = _c_type_module(cls), _c_type_qualname(cls)
+    except BaseException:
+        return False
+    if type(module_name) is not str or type(qualname) is not str:
+        return False
+    module = _c_dict_get(_S["sys_modules"], module_name)
+    if module is None or not _p_is_module(module):
+        return False
+    if not _p_in_roots(_c_dict_get(_c_module_dict(module), "__file__"), _S["trusted_roots"]):
+        return False
+    value = module
+    for part in qualname.split("."):
+        value = _p_static_attr(value, part)
+        if value is _c_MISSING:
+            return False
+    return value is cls
 
 
 def _p_functions_in(value: Any) -> tuple[Any, ...]:
@@ -1504,15 +1513,21 @@ def _p_functions_in(value: Any) -> tuple[Any, ...]:
     return (value,)
 
 
-def _p_gadget(value: Any) -> bool:
-    """A callable in a class that runs no code of the snippet's own to be seen: a partial, a bound method (a C
-    one, or Python's code bound to an object), an instance of a C callable type; not a plain function (the
-    snippet's is followed; a class's own descriptors of C methods raise their own errors)."""
+def _p_gadget(value: Any, key: str) -> bool:
+    """A callable in a class of the snippet's that runs no code of the snippet's own to be seen: a partial, a bound
+    method (a C one, or Python's code bound to an object), an instance of a C callable type, a function compiled
+    in a trusted file under another name than its own (`__len__ = Future.result`); not the snippet's own
+    functions (followed), nor C types' own method descriptors (they raise their own errors)."""
     for function in _p_functions_in(value):
         if function is None or not _c_callable(function):
             continue
         kind = type(function)
-        if kind is _c_FunctionType or _p_in(kind, _c_C_DESCRIPTORS) or _p_in(type, _c_mro(kind)):
+        if kind is _c_FunctionType:
+            code = _c_func_code(function)
+            if code.co_name != key and _p_in_roots(code.co_filename, _S["trusted_roots"]):
+                return True
+            continue
+        if _p_in(kind, _c_C_DESCRIPTORS) or _p_in(type, _c_mro(kind)):
             continue
         if _p_in(kind, _c_BuiltinTypes[:2]):  # a C function: a module's, or one bound to an object
             bound = _c_builtin_self(function)
