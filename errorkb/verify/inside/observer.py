@@ -1204,14 +1204,14 @@ def _p_reads_only(code: Any, space: Any) -> bool:
             known = _c_dict_get(_S["reader_spaces"], id(space))
             if known is None or known[0] is not space or len(space) != len(known[1]):
                 return False
-            for key, value in _c_dict_items(known[1]):  # noqa: SIM110  # no generator in the private namespace
+            for key, value in _c_dict_items(known[1]):  # a plain loop: no generator in the private namespace
                 if _c_dict_get(space, key, _c_MISSING) is not value:
                     return False
             for cls, snapshot in known[2]:
                 current = _c_type_dict(cls)
                 if len(current) != len(snapshot):
                     return False
-                for key, value in _c_dict_items(snapshot):  # noqa: SIM110
+                for key, value in _c_dict_items(snapshot):
                     if _c_proxy_get(current, key, _c_MISSING) is not value:
                         return False
             return True
@@ -1358,7 +1358,7 @@ def _p_args_hold_frame(frame: Any, code: Any, budget: list[int]) -> bool:
     if count == 0:
         return False
     local = _S["locals_of"](frame)
-    for name in code.co_varnames[:count]:
+    for name in code.co_varnames[:count]:  # noqa: SIM110  # a plain loop: no generator in the private namespace
         if _p_holds_frame(_c_dict_get(local, name), _c_FRAME_DEPTH, budget):
             return True
     return False
@@ -1373,7 +1373,7 @@ def _p_frame_node(value: Any) -> str | None:
     return "frame" if type(value) is _c_FrameType else None
 
 
-def _p_search(value: Any, depth: int, budget: list[int], check: Any) -> str | None:
+def _p_search(value: Any, depth: int, budget: list[int], check: Callable[[Any], str | None]) -> str | None:
     """What `check` says of `value` or of a value inside it: in a tuple (a named tuple too), list, set or dict
     (keys and values, subclasses too) or an object's own `__dict__`, `depth` levels down, `budget` items in all.
     Read by C code alone (the base type's own iterator, a C `__dict__` getter): no method of the value's runs.
