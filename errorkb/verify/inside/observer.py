@@ -220,6 +220,10 @@ _c_FRAME_READERS = (
     ("/doctest.py", ("_normalize_module", "_find_lineno")), ("/unittest/result.py", ("_is_relevant_tb_level",)),
     ("/subprocess.py", ("_text_encoding",)),
 )
+# Of those, the modules other readers hand their frames to (asyncio's, to `format_helpers.extract_stack`, which hands
+# them to `traceback`'s walker and `StackSummary.extract`): their namespaces, and their classes', must be as they were
+# for any reader to hand nothing out.
+_c_FRAME_SHARED = ("/traceback.py", "/asyncio/format_helpers.py")
 # Python's own code that takes a frame only to return it (`logging.currentframe`, a lambda over `sys._getframe(1)`):
 # the frame goes to its caller, whose own reading decides (logging's `findCaller` reads and hands nothing out).
 _c_FRAME_RELAYS = (("/logging/__init__.py", "<lambda>"),)
@@ -430,6 +434,7 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
     }
     main = _thread.get_ident()
     api = config.get("api")
+    readers = _reader_modules(config["stdlib_roots"])
     resend = functools.partial(_redeliver, _thread.start_new_thread, signal.pthread_kill, main, time.sleep, set())
     return {
         "fd": int(config["fd"]), "sealer": config["sealer"], "n": 0, "faults": 0, "space": namespace,
@@ -481,25 +486,37 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         "snippet_code": config.get("snippet_code"), "top": None, "top_end": None,
         "api": dict(api) if api else None,
         "getattr_codes": tuple(api["getattr_codes"]) if api else (),
-        "reader_spaces": _reader_spaces(config["stdlib_roots"]),
+        "reader_spaces": _reader_spaces(readers), "reader_shared": _reader_shared(readers),
     }
 
 
-def _reader_spaces(stdlib_roots: Any) -> dict[int, tuple[Any, ...]]:
-    """The namespaces of Python's frame readers loaded now (before the snippet), each with a copy, and the
-    classes the module defines, each with a copy of its own namespace: a reader hands nothing out only while
-    the functions it calls with the frame are those it had (`_p_reads_only`): its module's functions, and its
-    classes' methods (`traceback.extract_stack` hands its frames to `StackSummary.extract`)."""
-    found = {}
+def _reader_modules(stdlib_roots: Any) -> list[types.ModuleType]:
+    found = []
     for module in list(sys.modules.values()):
         path = getattr(module, "__file__", None)
         if type(path) is str and path.startswith(tuple(stdlib_roots)) \
                 and any(path.endswith(suffix) for suffix, _ in _c_FRAME_READERS):
-            space = vars(module)
-            classes = tuple((value, dict(vars(value))) for value in space.values()
-                            if isinstance(value, type) and value.__module__ == module.__name__)
-            found[id(space)] = (space, dict(space), classes)
+            found.append(module)
     return found
+
+
+def _reader_spaces(modules: list[types.ModuleType]) -> dict[int, tuple[dict[str, Any], dict[str, Any]]]:
+    """The namespaces of Python's frame readers loaded now (before the snippet), each with a copy: a reader
+    hands nothing out only while the functions it calls with the frame are those it had (`_p_reads_only`)."""
+    return {id(vars(module)): (vars(module), dict(vars(module))) for module in modules}
+
+
+def _reader_shared(modules: list[types.ModuleType]) -> tuple[tuple[Any, dict[str, Any]], ...]:
+    """The namespaces that every reader's frames may go through (`_c_FRAME_SHARED`: asyncio's readers hand theirs to
+    `format_helpers.extract_stack`, which hands them to `traceback`), and the classes they define (`extract_stack`
+    calls `StackSummary.extract`), each with a copy. (A class's attribute set raises no audit event.)"""
+    found: list[tuple[Any, dict[str, Any]]] = []
+    for module in modules:
+        if module.__file__ and module.__file__.endswith(_c_FRAME_SHARED):
+            found.append((vars(module), dict(vars(module))))
+            found.extend((vars(value), dict(vars(value))) for value in vars(module).values()
+                         if isinstance(value, type) and value.__module__ == module.__name__)
+    return tuple(found)
 
 
 # -- the private side: re-created over the private namespace by `install` ---------------------------
@@ -1207,12 +1224,13 @@ def _p_reads_only(code: Any, space: Any) -> bool:
             for key, value in _c_dict_items(known[1]):  # a plain loop: no generator in the private namespace
                 if _c_dict_get(space, key, _c_MISSING) is not value:
                     return False
-            for cls, snapshot in known[2]:
-                current = _c_type_dict(cls)
-                if len(current) != len(snapshot):
+            for shared, snapshot in _S["reader_shared"]:
+                if len(shared) != len(snapshot):
                     return False
                 for key, value in _c_dict_items(snapshot):
-                    if _c_proxy_get(current, key, _c_MISSING) is not value:
+                    now = _c_dict_get(shared, key, _c_MISSING) if type(shared) is dict else \
+                        _c_proxy_get(shared, key, _c_MISSING)
+                    if now is not value:
                         return False
             return True
     return False
@@ -1345,13 +1363,16 @@ def _p_follow(ident: int, frame: Any, code: Any, untrusted: bool) -> None:
 
 def _p_handed_a_frame(frame: Any, code: Any) -> bool:
     """A frame object among the arguments a snippet's function is called with (also in its `*args` and
-    `**kwargs`), or inside one (a list, a dict, a named tuple, an object's attribute: `_p_holds_frame`): code
-    that reads frames hands one to a function the snippet put where it calls (`logging._is_internal_frame`,
-    `traceback.walk_stack` replaced), with no audit event."""
-    return _p_args_hold_frame(frame, code, [_c_FRAME_BUDGET])
+    `**kwargs`), or, called by trusted code, inside one (a list, a dict, a named tuple, an object's attribute:
+    `_p_holds_frame`): code that reads frames hands one to a function the snippet put where it calls
+    (`logging._is_internal_frame`, `traceback.walk_stack` replaced), with no audit event. (What the snippet's
+    own code hands its functions, it had: how it got a frame is seen where it got it.)"""
+    caller = frame.f_back
+    inside = caller is not None and _c_dict_get(_S["untrusted"], caller.f_code) is True
+    return _p_args_hold_frame(frame, code, [1 if inside else _c_FRAME_BUDGET], 1 if inside else _c_FRAME_DEPTH)
 
 
-def _p_args_hold_frame(frame: Any, code: Any, budget: list[int]) -> bool:
+def _p_args_hold_frame(frame: Any, code: Any, budget: list[int], depth: int = _c_FRAME_DEPTH) -> bool:
     """Whether a frame object is among (or inside) the values of `frame`'s arguments, as they are now."""
     count = code.co_argcount + code.co_kwonlyargcount + (1 if code.co_flags & 4 else 0) + \
         (1 if code.co_flags & 8 else 0)
@@ -1359,7 +1380,7 @@ def _p_args_hold_frame(frame: Any, code: Any, budget: list[int]) -> bool:
         return False
     local = _S["locals_of"](frame)
     for name in code.co_varnames[:count]:  # noqa: SIM110  # a plain loop: no generator in the private namespace
-        if _p_holds_frame(_c_dict_get(local, name), _c_FRAME_DEPTH, budget):
+        if _p_holds_frame(_c_dict_get(local, name), depth, budget):
             return True
     return False
 
