@@ -12,6 +12,7 @@ default. Every verdict carries a `Code`; the reason is for people only.
 
 from __future__ import annotations
 
+import builtins
 import re
 from typing import TYPE_CHECKING
 
@@ -213,6 +214,10 @@ def _judge_before(check: Check, seen: Observation) -> Verdict:
     typed = [(index, wording) for index, wording in wordings if same_type(wording.exception or entry.exception, judged)]
     if not typed:
         expected_types = " or ".join(sorted({w.exception or entry.exception for _, w in wordings}))
+        if judged.type in {w.exception or entry.exception for _, w in wordings}:  # the name, not the class
+            return _fail(Code.WRONG_EXCEPTION, f"raised {judged.qualified_type or '?'}, a class named "
+                                               f"{judged.type} that is not Python's {judged.type}; expected "
+                                               f"{expected_types}")
         return _fail(Code.WRONG_EXCEPTION, f"raised {judged.type}: {_first_line(error.message)}; "
                                            f"expected {expected_types}")
     if start is not None and start.message is None:
@@ -413,12 +418,23 @@ def _judge_guard(check: Check, seen: Observation, runtime: Runtime) -> Verdict:
 
 
 def same_type(expected: str, error: ExceptionInfo | RaisedCall) -> bool:
-    """`ValueError` names the class; `pkg.SomeError` also pins its package."""
+    """`ValueError` names the class; `pkg.SomeError` also pins its package. A builtin exception's name is
+    Python's own class, by identity (the observer says `builtins.X` of that class alone): a class of the
+    snippet's named like it is not it. (A call's unwinding carries no qualified name: it only fails a check.)"""
     if "." not in expected:
-        return error.type == expected
+        if error.type != expected:
+            return False
+        if _builtin_exception(expected) and isinstance(error, ExceptionInfo | Start):
+            return error.qualified_type == f"builtins.{expected}"
+        return True
     qualified = getattr(error, "qualified_type", None) or ""
     package, name = expected.split(".")[0], expected.rsplit(".", 1)[-1]
     return qualified == expected or (qualified.split(".")[0] == package and error.type == name)
+
+
+def _builtin_exception(name: str) -> bool:
+    found = getattr(builtins, name, None)
+    return isinstance(found, type) and issubclass(found, BaseException)
 
 
 def _is_documented(check: Check, error: ExceptionInfo | RaisedCall) -> bool:

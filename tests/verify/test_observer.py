@@ -1032,6 +1032,11 @@ _GADGETS = {
         "import traceback\ngot = []\n"
         "traceback.walk_stack = lambda frame: got.append(frame) or iter(())\n"
         "traceback.extract_stack()\nhere = got[0]"),
+    "traceback-patched-class": (
+        "import traceback\ngot = []\n"
+        "def extract(frames, limit=None):\n    got.extend(frames)\n    return traceback.StackSummary()\n"
+        "traceback.StackSummary.extract = staticmethod(extract)  # a class of the reader's module, not its namespace\n"
+        "traceback.extract_stack()\nhere = got[0]"),
     "signal-handler-keeps-it": (
         "import signal\nkept = []\n"
         "signal.signal(signal.SIGUSR1, lambda signum, frame: kept.append(frame))\n"
@@ -1114,3 +1119,293 @@ def test_the_end_says_how_the_snippet_ended_only_once_it_has(tmp_path):
     seen = reading.observation
     assert reading.rejected is None and reading.ended and seen is not None, reading
     assert "ended the check as returned while the snippet's own run had not ended so" in seen.interference, seen
+
+
+# -- "beneath": where an error may start under the function and still be the function's ------------------
+
+
+def _venv_with(tmp_path: Path, name: str, source: str, *, base: bool = False) -> Callable[[dict], None]:
+    """A module `name` installed in a virtual environment's site-packages (`base`: in the site-packages of the
+    Python the venv was made from, not on its path), and a `configure` that lays the check's roots out as
+    `child.observer_config` does there: the venv's `lib/python3.X/` among the standard library's folders (its
+    `platstdlib`), the error's "beneath" roots the target's and the standard library's."""
+    lib = tmp_path / ("base" if base else "venv") / "lib" / "python3.11"
+    packages = lib / "site-packages"
+    packages.mkdir(parents=True, exist_ok=True)
+    (packages / f"{name}.py").write_text(source)
+
+    def like_a_venv(config: dict) -> None:
+        config["stdlib_roots"] = (*config["stdlib_roots"], str(lib) + "/")
+        config["trusted_roots"] = (*config["trusted_roots"], str(lib) + "/")
+        if not base:
+            config["site_roots"] = (*config["site_roots"], str(packages) + "/")
+        config["beneath_roots"] = (*config["target_roots"], *config["stdlib_roots"])
+        config["protected_roots"] = (*config["protected_roots"], str(lib) + "/")
+
+    return like_a_venv
+
+
+@pytest.mark.parametrize("base", [False, True], ids=["venv-site-packages", "base-site-packages"])
+def test_an_error_another_installed_package_starts_under_the_function_is_not_the_functions(tmp_path, base):
+    """A venv's `lib/python3.X/` is one of the standard library's folders, and holds site-packages: an error that
+    started in ANOTHER installed package (neither the target, the runtime nor a backend) the function called
+    was read as started beneath it, by Python's own library, so an `implicit` entry's before passed with an
+    error the snippet chose (urllib3's `reraise`, planted as an argument's `__lt__` through a C partial).
+    Python's own library is `_p_in_stdlib`'s one definition, here too. Before: `reraise` started "beneath"."""
+    configure = _venv_with(tmp_path, "reraiser", "def reraise(value, *called_with):\n    raise value\n", base=base)
+    folder = tmp_path / ("base" if base else "venv") / "lib" / "python3.11" / "site-packages"
+    body = f"""
+    import functools
+    import sys
+    sys.path.insert(0, {str(folder)!r})
+    import reraiser
+
+    class Negative:
+        __lt__ = functools.partial(reraiser.reraise, ValueError("n must be positive, got -1"))
+
+    lib.work(Negative())
+    """
+    stream = parsed(run_scenario(tmp_path, body, configure=configure))
+    started = [(event.code, event.where) for event in stream.raised.values()]
+    assert not any(where == "beneath" for _, where in started), started
+
+
+def test_an_error_pythons_own_library_starts_under_the_function_is_still_the_functions(tmp_path):
+    """The other side: Python's own code under the function (`textwrap.dedent`, called as an argument's `__lt__`)
+    stays beneath it in a venv."""
+    configure = _venv_with(tmp_path, "unused", "")
+    body = """
+    import functools
+    import textwrap
+
+    class Dedented:
+        __lt__ = functools.partial(textwrap.dedent)  # not a descriptor: `dedent(0)`, a TypeError in its frame
+
+    lib.work(Dedented())
+    """
+    stream = parsed(run_scenario(tmp_path, body, configure=configure))
+    wheres = sorted((event.code, event.where) for event in stream.raised.values() if event.w == 0)
+    assert wheres == [("dedent", "beneath")], wheres
+
+
+@pytest.mark.parametrize("module", ["__main__", "builtins"])
+def test_a_class_named_like_a_builtin_exception_is_not_reported_as_it(tmp_path, module):
+    """An exception class of the snippet's named `ValueError` (claiming `__module__ = "builtins"`, or not), raised
+    by C code it planted under the function (`warnings.warn` as an error, through a C partial set as `__lt__`):
+    its qualified name is `builtins.ValueError` only for Python's own class. Before: "builtins.ValueError" for the
+    class that claims the module."""
+    body = f"""
+    import functools
+    import warnings
+
+    class ValueError(ValueError, UserWarning):
+        __module__ = {module!r}
+
+    class Negative:
+        __lt__ = functools.partial(warnings.warn, "n must be positive, got -1", ValueError)
+
+    warnings.simplefilter("error")
+    lib.work(Negative())
+    """
+    stream = parsed(run_scenario(tmp_path, body))
+    (raised,) = [event for event in stream.raised.values() if event.w == 0]
+    assert raised.type == "ValueError" and raised.message == "n must be positive, got -1", raised
+    assert raised.qualified != "builtins.ValueError", raised
+    (tmp_path / "honest").mkdir()
+    honest = parsed(run_scenario(tmp_path / "honest", "lib.work(-1)\n"))
+    assert [event.qualified for event in honest.raised.values() if event.w == 0] == ["builtins.ValueError"]
+
+
+# -- frames trusted code hands the snippet in a container, returns, or stores where it can read them -----------
+
+_TRUSTED_FRAMES = '''
+import collections
+import inspect
+import sys
+
+Info = collections.namedtuple("Info", "frame line")
+
+
+class Box:
+    pass
+
+
+def hand_over(callback, how):
+    """Calls the snippet's callback with its caller's frame inside something."""
+    frame = sys._getframe(1)
+    if how == "keyword":
+        return callback(frames=[frame])
+    if how == "attribute":
+        value = Box()
+        value.frame = frame
+    elif how == "namedtuple":
+        value = Info._make([frame, 1])  # not `Info(...)`: its `__new__` is code namedtuple compiles, followed
+    else:
+        value = {"list": lambda: [frame], "dict": lambda: {"frame": frame}, "nested": lambda: ([0, (frame,)],),
+                 "set": lambda: {frame}}[how]()
+    return callback(value)
+
+
+def caller_frame():
+    return sys._getframe(2 if sys._getframe(1).f_code.co_name == "through" else 1)
+
+
+def through():
+    return caller_frame()
+
+
+def store_caller_frame(box):
+    box.append(sys._getframe(1))
+
+
+def by_inspect():
+    return inspect.currentframe().f_back
+
+
+def frames():
+    yield sys._getframe(1)
+'''
+
+_HANDED = {
+    "list": "got = []\nlib_frames.hand_over(lambda value: got.append(value), 'list')\nhere = got[0][0]",
+    "dict": "got = []\nlib_frames.hand_over(lambda value: got.append(value), 'dict')\nhere = got[0]['frame']",
+    "nested": "got = []\nlib_frames.hand_over(lambda value: got.append(value), 'nested')\nhere = got[0][0][1][0]",
+    "attribute": "got = []\nlib_frames.hand_over(lambda value: got.append(value), 'attribute')\nhere = got[0].frame",
+    "namedtuple": "got = []\nlib_frames.hand_over(lambda value: got.append(value), 'namedtuple')\nhere = got[0].frame",
+    "set": "got = []\nlib_frames.hand_over(lambda value: got.append(value), 'set')\nhere = next(iter(got[0]))",
+    "keyword": "got = []\nlib_frames.hand_over(lambda **kw: got.append(kw), 'keyword')\nhere = got[0]['frames'][0]",
+}
+_GIVEN_BACK = {
+    "returned": "here = lib_frames.caller_frame()",
+    "returned-through-trusted-code": "here = lib_frames.through()",
+    "stored-in-an-argument": "box = []\nlib_frames.store_caller_frame(box)\nhere = box[0]",
+    "returned-from-inspect": "here = lib_frames.by_inspect()",
+    "yielded": "here = next(lib_frames.frames())",
+}
+
+
+def _with_trusted_frames(tmp_path: Path, take: str) -> str:
+    (tmp_path / "lib").mkdir(exist_ok=True)
+    (tmp_path / "lib" / "lib_frames.py").write_text(_TRUSTED_FRAMES)
+    return _HIDE_A_BAD_CALL.format(take="import lib_frames\n" + take)
+
+
+@pytest.mark.parametrize("how", sorted(_HANDED))
+def test_a_frame_handed_to_the_snippet_inside_a_container_is_a_hiding_place_too(tmp_path, how):
+    """Only a frame among a snippet function's arguments themselves (and in its `*args`, `**kwargs`) was seen:
+    trusted code handing it one in a list, a dict, a tuple in a list, a named tuple, an object's attribute, a
+    set, did not count. Before: 1 call, 1 returned, no tampering, although `work(-1)` raised."""
+    _counts_a_caught_bad_call(run_scenario(tmp_path, _with_trusted_frames(tmp_path, _HANDED[how])))
+
+
+@pytest.mark.parametrize("how", sorted(_GIVEN_BACK))
+def test_a_frame_trusted_code_returns_or_stores_for_the_snippet_is_a_hiding_place_too(tmp_path, how):
+    """Trusted code (the library's, an installed package's) that takes a frame is not the snippet taking it: it
+    may read its caller's name. But returned to the snippet (directly, through more trusted code, from
+    `inspect`, yielded) or stored in an argument the snippet reads, it is the snippet's frame to hide a call in.
+    Before: 1 call, 1 returned, no tampering, although `work(-1)` raised."""
+    _counts_a_caught_bad_call(run_scenario(tmp_path, _with_trusted_frames(tmp_path, _GIVEN_BACK[how])))
+
+
+def test_trusted_code_reading_a_frame_and_keeping_it_is_not_the_snippets(tmp_path):
+    """The other side: trusted code that takes frames and hands the snippet none (a name or a line read from
+    one, a frame passed on among its own functions, kept in its own list) is not tampering."""
+    (tmp_path / "lib").mkdir(exist_ok=True)
+    (tmp_path / "lib" / "lib_frames.py").write_text(_TRUSTED_FRAMES + '''
+
+def name_of_caller():
+    return through().f_code.co_name
+
+
+def line_of_caller():
+    kept = [caller_frame()]
+    return kept[0].f_lineno
+''')
+    body = """
+    import lib_frames
+
+    assert lib_frames.name_of_caller() == "name_of_caller"
+    assert lib_frames.line_of_caller() > 0
+    lib.work(1)
+    """
+    seen = read(run_scenario(tmp_path, body)).observation
+    assert seen is not None and seen.interference == [] and seen.tampered == [], seen
+    assert (seen.calls.count, seen.calls.returned) == (1, 1)
+
+
+# -- C code the snippet planted where the function calls it ------------------------------------------------
+
+_PLANTED = {
+    # An exhausted generator's `throw` raises what it is given from C, with no frame of its own: `n < 0` makes a
+    # `Truth(0)` (a class is no descriptor), whose `__bool__` throws.
+    "generator-throw": (
+        "class Truth(int):\n"
+        "    __bool__ = functools.partial(spent.throw, ValueError, 'n must be positive, got -1')\n\n"
+        "class Negative:\n    __lt__ = Truth\n"),
+    # ... a property of the snippet's whose getter is C code (re-raising through Python's own library).
+    "property-getter": (
+        "class Truth(int):\n"
+        "    __bool__ = property(functools.partial(concurrent.futures.Future.result, failed))\n\n"
+        "class Negative:\n    __lt__ = Truth\n"),
+    # Python's own library re-raising an exception it was given (beneath the function, by a `raise`).
+    "stdlib-reraise": "class Negative:\n    __lt__ = functools.partial(concurrent.futures.Future.result, failed)\n",
+    # ... its own method, planted under another name on a subclass of its class: no C code at all.
+    "stdlib-method-renamed": (
+        "class Negative(concurrent.futures.Future):\n    __lt__ = concurrent.futures.Future.result\n"),
+}
+
+
+@pytest.mark.parametrize("gadget", sorted(_PLANTED))
+def test_an_error_c_code_the_snippet_planted_under_the_function_throws_is_not_its(tmp_path, gadget):
+    """Python's ValueError with the documented text, started in the function's own frame by C code (or beneath
+    it, by Python's own library re-raising it) that the snippet planted on an argument's class: an exhausted
+    generator's `throw`, through a C partial. No code of the snippet's runs inside the call, so nothing was
+    seen, and an `implicit` entry's before passed (the attack c-gadget-raise). Before: no tampering, the start
+    in `work` (or beneath it)."""
+    body = """
+    import concurrent.futures
+    import functools
+
+    spent = (each for each in ())
+    for _ in spent:
+        pass
+    failed = concurrent.futures.Future()
+    failed.set_exception(ValueError("n must be positive, got -1"))
+
+    PLANTED
+    argument = Negative()
+    if isinstance(argument, concurrent.futures.Future):
+        argument.set_exception(ValueError("n must be positive, got -1"))
+    lib.work(argument)
+    """.replace("PLANTED", textwrap.indent(_PLANTED[gadget], "    ").strip())
+    seen = read(run_scenario(tmp_path, body)).observation
+    assert seen is not None and seen.exception is not None and seen.exception.message == "n must be positive, got -1"
+    assert any("planted" in what for what in seen.interference + seen.tampered), seen
+
+
+def test_c_code_of_pythons_own_classes_under_the_function_is_not_planted(tmp_path):
+    """The other side: an argument of a builtin class (a `str` compared with 0), a dict subclass whose
+    `__getattr__` is `dict.__getitem__` (a common idiom), a class of Python's own library, a subclass of one with
+    its own methods aliased, raise from C as ever, and are the function's."""
+    body = """
+    import fractions
+    import concurrent.futures
+
+    class Settings(dict):
+        __getattr__ = dict.__getitem__
+
+    class Waiting(concurrent.futures.Future):
+        def wait(self):
+            return self.result()
+
+        get = wait
+
+    for value in ("a", Settings(a=1), fractions.Fraction(1, 2).__class__, Waiting()):
+        try:
+            lib.work(value)
+        except TypeError:
+            pass
+    """
+    seen = read(run_scenario(tmp_path, body)).observation
+    assert seen is not None and seen.interference == [] and seen.tampered == [], seen
+    assert [error.type for error in seen.calls.raised] == ["TypeError"] * 4, seen.calls

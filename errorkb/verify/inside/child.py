@@ -279,10 +279,11 @@ def observer_config(spec: CheckSpec, library: LibrarySpec, runtime: Runtime, run
     # one is never theirs.
     backends = _package_roots(library.backends)
     trusted = tuple(dict.fromkeys([*stdlib, *site, *roots, *backends, *verifier]))
-    # Where an error may start *under* the function and still be the function's (Python's, the
-    # runtime's or a backend's own code): the target, the runtime's packages, the profile's backends,
-    # the standard library. Protected too: code the snippet compiles under those names is tampering.
-    beneath = tuple(dict.fromkeys([*roots, *_package_roots(runtime.packages), *backends, *stdlib]))
+    # Where an error may start *under* the function and still be the function's: the target, the runtime's
+    # packages, the profile's backends, and Python's own library, which the observer tells from the packages
+    # installed below its folders (`observer._p_in_stdlib`), so it is no root here. Protected too: code the
+    # snippet compiles under those names is tampering.
+    beneath = tuple(dict.fromkeys([*roots, *_package_roots(runtime.packages), *backends]))
     protected = tuple(dict.fromkeys([*roots, *stdlib, *verifier, *beneath]))
     restore = [(name, vars(sys.modules[name]), dict(vars(sys.modules[name])))
                for name in _RESTORED if name in sys.modules]

@@ -53,7 +53,10 @@ need a primitive that is itself observed, or one the reviewer's lint flags. How:
   snippet's code (its `f_trace` would run the snippet's code unseen) is tampering however it got
   there: taken by its own code, by a callable it handed to code it called (the code that asked
   never names what it read), or by Python's code other than the readers known to hand nothing out;
-  a signal handler is handed none.
+  a signal handler is handed none; handed to a function of the snippet's among its arguments or
+  inside them (a list, a dict, an object's attribute); returned, yielded or left in its arguments
+  by trusted code that took it (the library's, an installed package's), which is followed to its
+  return for that.
 
 `child.py` runs the snippet and builds the config; `stream.py` (in the harness) reads the lines.
 """
@@ -150,6 +153,10 @@ def _base_like_str() -> tuple[Any, ...]:
     return tuple(found)
 
 
+# Python's own exception classes: `builtins.ValueError` is said of this very class alone (a class of the snippet's
+# may be named so, and claim `__module__ = "builtins"`). A tuple: the module's globals are the snippet's to reach.
+_c_BUILTIN_CLASSES = tuple(value for value in vars(builtins).values()
+                           if isinstance(value, type) and issubclass(value, BaseException))
 _c_base_str = BaseException.__str__
 _c_base_like_str = _base_like_str()
 _c_import_msg = ImportError.__dict__["msg"].__get__
@@ -183,6 +190,22 @@ _c_float_repr = float.__repr__
 _c_str_repr = str.__repr__
 _c_MISSING = object()
 _c_MAX_RECORDS = MAX_RECORDS
+# How far a value is searched for a frame object (`_p_holds_frame`): containers and objects' attributes this
+# deep, this many items in all; by C code alone (a container's own type's iterator, a C `__dict__` getter).
+_c_FRAME_DEPTH = 4
+_c_FRAME_BUDGET = 512
+_c_tuple_iter = tuple.__iter__
+_c_list_iter = list.__iter__
+_c_set_iter = set.__iter__
+_c_frozenset_iter = frozenset.__iter__
+_c_getset_get = types.GetSetDescriptorType.__get__
+_c_type_flags = type.__dict__["__flags__"].__get__
+_c_HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made at run time (by a class statement), not by C code
+_c_builtin_self = types.BuiltinFunctionType.__dict__["__self__"].__get__
+_c_prop_parts = tuple(property.__dict__[name].__get__ for name in ("fget", "fset", "fdel"))
+# C callables a class may hold as it is: the descriptors of C types' own methods, which raise only their own errors.
+_c_C_DESCRIPTORS = (types.WrapperDescriptorType, types.MethodDescriptorType, types.ClassMethodDescriptorType,
+                    types.GetSetDescriptorType, types.MemberDescriptorType)
 # Python's own code that reads a frame and hands nothing out (file, and its functions that do; None: all of
 # them). Any other of Python's code that takes a frame for the snippet hands it out (`inspect`, `traceback`'s
 # walkers, `types.coroutine`'s wrapper, asyncio's `Task.get_stack`, `bdb`): the list is of what is known to be
@@ -197,6 +220,10 @@ _c_FRAME_READERS = (
     ("/doctest.py", ("_normalize_module", "_find_lineno")), ("/unittest/result.py", ("_is_relevant_tb_level",)),
     ("/subprocess.py", ("_text_encoding",)),
 )
+# Of those, the modules other readers hand their frames to (asyncio's, to `format_helpers.extract_stack`, which hands
+# them to `traceback`'s walker and `StackSummary.extract`): their namespaces, and their classes', must be as they were
+# for any reader to hand nothing out.
+_c_FRAME_SHARED = ("/traceback.py", "/asyncio/format_helpers.py")
 # Python's own code that takes a frame only to return it (`logging.currentframe`, a lambda over `sys._getframe(1)`):
 # the frame goes to its caller, whose own reading decides (logging's `findCaller` reads and hands nothing out).
 _c_FRAME_RELAYS = (("/logging/__init__.py", "<lambda>"),)
@@ -407,6 +434,7 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
     }
     main = _thread.get_ident()
     api = config.get("api")
+    readers = _reader_modules(config["stdlib_roots"])
     resend = functools.partial(_redeliver, _thread.start_new_thread, signal.pthread_kill, main, time.sleep, set())
     return {
         "fd": int(config["fd"]), "sealer": config["sealer"], "n": 0, "faults": 0, "space": namespace,
@@ -422,8 +450,11 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         # Code the snippet compiles may not bear the name of any file the observer trusts (a trusted name
         # is one whose frames are never followed, and whose requests are not the snippet's).
         "forge_roots": tuple(dict.fromkeys([*config["protected_roots"], *config["trusted_roots"]])),
-        "beneath_roots": tuple(config.get("beneath_roots", ())),
-        "untrusted": {}, "quiet": {}, "tracked": {}, "by_ref": {}, "overrides": {},
+        # The packages an error may start in under a watched function and still be its (the target, the runtime,
+        # the profile's backends). Python's own library is `_p_in_stdlib`'s to say, never a root's: a standard
+        # library's folder (a venv's `lib/python3.X/`) holds every installed package too.
+        "beneath_roots": tuple(root for root in config.get("beneath_roots", ()) if root not in config["stdlib_roots"]),
+        "untrusted": {}, "quiet": {}, "tracked": {}, "by_ref": {}, "overrides": {}, "readers": {},
         "active": {}, "callbacks": bool(config.get("callbacks")),
         "snippet_roots": tuple(config.get("snippet_roots", ())),
         "helpers": tuple(function.__code__ for function in (_trampoline, _redeliver, _later, thread_bootstrap,
@@ -455,21 +486,37 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         "snippet_code": config.get("snippet_code"), "top": None, "top_end": None,
         "api": dict(api) if api else None,
         "getattr_codes": tuple(api["getattr_codes"]) if api else (),
-        "reader_spaces": _reader_spaces(config["stdlib_roots"]),
+        "reader_spaces": _reader_spaces(readers), "reader_shared": _reader_shared(readers),
     }
 
 
-def _reader_spaces(stdlib_roots: Any) -> dict[int, tuple[dict[str, Any], dict[str, Any]]]:
-    """The namespaces of Python's frame readers loaded now (before the snippet), each with a copy: a reader
-    hands nothing out only while the functions it calls with the frame are those it had (`_p_reads_only`)."""
-    found = {}
+def _reader_modules(stdlib_roots: Any) -> list[types.ModuleType]:
+    found = []
     for module in list(sys.modules.values()):
         path = getattr(module, "__file__", None)
         if type(path) is str and path.startswith(tuple(stdlib_roots)) \
                 and any(path.endswith(suffix) for suffix, _ in _c_FRAME_READERS):
-            space = vars(module)
-            found[id(space)] = (space, dict(space))
+            found.append(module)
     return found
+
+
+def _reader_spaces(modules: list[types.ModuleType]) -> dict[int, tuple[dict[str, Any], dict[str, Any]]]:
+    """The namespaces of Python's frame readers loaded now (before the snippet), each with a copy: a reader
+    hands nothing out only while the functions it calls with the frame are those it had (`_p_reads_only`)."""
+    return {id(vars(module)): (vars(module), dict(vars(module))) for module in modules}
+
+
+def _reader_shared(modules: list[types.ModuleType]) -> tuple[tuple[Any, dict[str, Any]], ...]:
+    """The namespaces that every reader's frames may go through (`_c_FRAME_SHARED`: asyncio's readers hand theirs to
+    `format_helpers.extract_stack`, which hands them to `traceback`), and the classes they define (`extract_stack`
+    calls `StackSummary.extract`), each with a copy. (A class's attribute set raises no audit event.)"""
+    found: list[tuple[Any, dict[str, Any]]] = []
+    for module in modules:
+        if module.__file__ and module.__file__.endswith(_c_FRAME_SHARED):
+            found.append((vars(module), dict(vars(module))))
+            found.extend((vars(value), dict(vars(value))) for value in vars(module).values()
+                         if isinstance(value, type) and value.__module__ == module.__name__)
+    return tuple(found)
 
 
 # -- the private side: re-created over the private namespace by `install` ---------------------------
@@ -691,12 +738,16 @@ def _p_name(kind: Any) -> str:
 
 
 def _p_qualified(kind: Any) -> str:
+    """`module.qualname` as the class says, but `builtins.X` only for Python's own class X (the judge reads a
+    builtin's name so: "raises ValueError" is that class, never one named like it)."""
     try:
         module, qualname = _c_type_module(kind), _c_type_qualname(kind)
     except BaseException:
         return "?"
     if type(module) is not str or type(qualname) is not str:
         return "?"
+    if module == "builtins" and not _p_in(kind, _c_BUILTIN_CLASSES):
+        return "?." + qualname
     return module + "." + qualname
 
 
@@ -853,8 +904,11 @@ def _p_by_snippet(depth: int) -> bool:
 
 def _p_in_stdlib(path: Any) -> bool:
     """A file of Python's own library: under a standard library's folder but not in a site-packages below
-    it (a venv's `lib/python3.X/`, a plain install's, hold the installed packages too)."""
-    return _p_in_roots(path, _S["stdlib_roots"]) and not _p_in_roots(path, _S["site_roots"])
+    it (a venv's `lib/python3.X/`, a plain install's, hold the installed packages too; so does the base
+    Python's of a venv, on no path until the snippet puts it there). The one definition: frame walks
+    and the errors beneath a watched function both ask it."""
+    return _p_in_roots(path, _S["stdlib_roots"]) and not _p_in_roots(path, _S["site_roots"]) \
+        and "/site-packages/" not in path and "/dist-packages/" not in path
 
 
 def _p_on_settrace(ident: int, args: Any) -> None:
@@ -1118,9 +1172,14 @@ def _p_frame_taken(ident: int, how: str) -> None:
             # of that callable goes, back to whoever handed it (a mock's side effect, `singledispatch`).
             taken = True
         elif _p_in_stdlib(path):  # Python's own library (not the packages installed below its folder)
-            taken = not _p_reads_only(code, caller.f_globals) and _p_by_snippet(3)
+            vetted = _p_reads_only(code, caller.f_globals)
+            taken = not vetted and _p_by_snippet(3)
+            if not vetted and not taken:  # for trusted code: followed, as is trusted code's own taking
+                _p_follow_reader(caller)
         else:
             taken = not _p_in_roots(path, _S["trusted_roots"])
+            if not taken:
+                _p_follow_reader(caller)
     finally:
         if mine:
             nested.discard(ident)
@@ -1151,8 +1210,9 @@ def _p_relays(code: Any) -> bool:
 
 def _p_reads_only(code: Any, space: Any) -> bool:
     """Python's own code that reads a frame and hands nothing out (`_c_FRAME_READERS`), run in its module's
-    namespace as it was before the snippet ran: a function it calls with the frame, replaced there (by a C
-    callable, say `logging._is_internal_frame = frames.append`, which no trace event shows), hands it out."""
+    namespace as it was before the snippet ran, its classes' too: a function it calls with the frame, replaced
+    there (by a C callable, say `logging._is_internal_frame = frames.append`, which no trace event shows, or
+    `traceback.StackSummary.extract`, handed `walk_stack`'s generator of frames), hands it out."""
     path = code.co_filename
     for suffix, functions in _c_FRAME_READERS:
         if path.endswith(suffix):
@@ -1161,9 +1221,17 @@ def _p_reads_only(code: Any, space: Any) -> bool:
             known = _c_dict_get(_S["reader_spaces"], id(space))
             if known is None or known[0] is not space or len(space) != len(known[1]):
                 return False
-            for key, value in _c_dict_items(known[1]):  # noqa: SIM110  # no generator in the private namespace
+            for key, value in _c_dict_items(known[1]):  # a plain loop: no generator in the private namespace
                 if _c_dict_get(space, key, _c_MISSING) is not value:
                     return False
+            for shared, snapshot in _S["reader_shared"]:
+                if len(shared) != len(snapshot):
+                    return False
+                for key, value in _c_dict_items(snapshot):
+                    now = _c_dict_get(shared, key, _c_MISSING) if type(shared) is dict else \
+                        _c_proxy_get(shared, key, _c_MISSING)
+                    if now is not value:
+                        return False
             return True
     return False
 
@@ -1241,10 +1309,15 @@ def _p_trace(ident: int, args: Any) -> None:
             _S["quiet"][code] = True  # trusted, watched by nothing: `_p_hook` answers its calls itself
         return
     record = _c_dict_get(_S["frames"], id(frame))
-    if record is None or record[0] is not frame:
+    reader = _c_dict_get(_S["readers"], id(frame))
+    if (record is None or record[0] is not frame) and reader is not frame:
         return
     if _c_getframe(2) is not frame:  # the interpreter calls the trace function from the traced frame itself
         _p_tamper("observer", "called the verifier's trace function itself")
+        return
+    if reader is frame and what == "return":
+        _p_reader_return(frame, arg)
+    if record is None or record[0] is not frame:
         return
     if what == "exception":
         _p_exception(record, frame, arg)
@@ -1290,24 +1363,234 @@ def _p_follow(ident: int, frame: Any, code: Any, untrusted: bool) -> None:
 
 def _p_handed_a_frame(frame: Any, code: Any) -> bool:
     """A frame object among the arguments a snippet's function is called with (also in its `*args` and
-    `**kwargs`): code that reads frames hands one to a function the snippet put where it calls
-    (`logging._is_internal_frame`, `traceback.walk_stack` replaced), with no audit event."""
+    `**kwargs`), or, called by trusted code, inside one (a list, a dict, a named tuple, an object's attribute:
+    `_p_holds_frame`): code that reads frames hands one to a function the snippet put where it calls
+    (`logging._is_internal_frame`, `traceback.walk_stack` replaced), with no audit event. (What the snippet's
+    own code hands its functions, it had: how it got a frame is seen where it got it.)"""
+    caller = frame.f_back
+    inside = caller is not None and _c_dict_get(_S["untrusted"], caller.f_code) is True
+    return _p_args_hold_frame(frame, code, [1 if inside else _c_FRAME_BUDGET], 1 if inside else _c_FRAME_DEPTH)
+
+
+def _p_args_hold_frame(frame: Any, code: Any, budget: list[int], depth: int = _c_FRAME_DEPTH) -> bool:
+    """Whether a frame object is among (or inside) the values of `frame`'s arguments, as they are now."""
     count = code.co_argcount + code.co_kwonlyargcount + (1 if code.co_flags & 4 else 0) + \
         (1 if code.co_flags & 8 else 0)
     if count == 0:
         return False
     local = _S["locals_of"](frame)
-    for name in code.co_varnames[:count]:
-        value: Any = _c_dict_get(local, name)
-        kind = type(value)
-        if kind is _c_FrameType:
+    for name in code.co_varnames[:count]:  # noqa: SIM110  # a plain loop: no generator in the private namespace
+        if _p_holds_frame(_c_dict_get(local, name), depth, budget):
             return True
-        items: Any = value if kind is tuple else list(_c_dict_items(value)) if kind is dict else ()
-        for item in items:
-            if type(item) is _c_FrameType or (type(item) is tuple and len(item) == 2
-                                               and type(item[1]) is _c_FrameType):
-                return True
     return False
+
+
+def _p_holds_frame(value: Any, depth: int, budget: list[int]) -> bool:
+    """A frame object, or one inside `value` (`_p_search`)."""
+    return _p_search(value, depth, budget, _p_frame_node) is not None
+
+
+def _p_frame_node(value: Any) -> str | None:
+    return "frame" if type(value) is _c_FrameType else None
+
+
+def _p_search(value: Any, depth: int, budget: list[int], check: Callable[[Any], str | None]) -> str | None:
+    """What `check` says of `value` or of a value inside it: in a tuple (a named tuple too), list, set or dict
+    (keys and values, subclasses too) or an object's own `__dict__`, `depth` levels down, `budget` items in all.
+    Read by C code alone (the base type's own iterator, a C `__dict__` getter): no method of the value's runs.
+    Modules, classes and functions are not searched inside."""
+    kind = type(value)
+    if value is None or kind is str or kind is int or kind is float or kind is bool or kind is bytes:
+        return None
+    found = check(value)
+    if found is not None:
+        return found
+    budget[0] -= 1
+    if depth <= 0 or budget[0] <= 0 or kind is _c_FrameType:
+        return None
+    try:
+        mro = _c_mro(kind)
+    except BaseException:
+        return None
+    items: Any = None
+    if _p_in(tuple, mro):
+        items = _c_tuple_iter(value)
+    elif _p_in(list, mro):
+        items = _c_list_iter(value)
+    elif _p_in(dict, mro):
+        items = _c_list_iter(list(_c_dict_items(value)))
+    elif _p_in(set, mro):
+        items = _c_set_iter(value)
+    elif _p_in(frozenset, mro):
+        items = _c_frozenset_iter(value)
+    elif _p_in(type, mro) or _p_is_module(value) or kind is _c_FunctionType or kind is _c_CodeType:
+        return None
+    else:
+        getter = _p_class_attr(kind, "__dict__")
+        if type(getter) is not _c_GetSetDescriptorType:
+            return None
+        try:
+            own = _c_getset_get(getter, value, kind)
+        except BaseException:
+            return None
+        if type(own) is not dict:
+            return None
+        items = _c_list_iter(list(_c_dict_items(own)))
+    for item in items:
+        if budget[0] <= 0:
+            return None
+        found = _p_search(item, depth - 1, budget, check)
+        if found is not None:
+            return found
+    return None
+
+
+# -- C code the snippet planted where the library calls it ------------------------------------------------------
+
+
+def _p_planted_under(frame: Any) -> str | None:
+    """An exception started in a watched function's frame by C code it called (no `raise` of its own), or beneath
+    it: C code the snippet put on the class of an object the function works with (an exhausted generator's
+    `throw` through a `functools.partial`, set as `__len__`) raises whatever the snippet chose, from there, and
+    no code of the snippet's runs to be seen. Looked for from the frame's locals (`_p_search`)."""
+    budget = [_c_FRAME_BUDGET]
+    local = _S["locals_of"](frame)
+    for value in _c_list_iter(list(_c_dict_items(local))):
+        found = _p_search(value[1], _c_FRAME_DEPTH, budget, _p_planted_node)
+        if found is not None:
+            return found
+    return None
+
+
+def _p_planted_node(value: Any) -> str | None:
+    kind = type(value)
+    return _p_planted_in(value if _p_in(type, _c_mro(kind)) else kind, 2)
+
+
+def _p_planted_in(cls: Any, depth: int) -> str | None:
+    """`Class.name` of a callable the snippet planted in a class of `cls`'s MRO (or in a class one holds): C code,
+    Python's code bound to objects of the snippet's, or a trusted function under another name than its own,
+    where Python looks up a method. Classes C code made, and classes a trusted module defines, are not the
+    snippet's."""
+    try:
+        mro = _c_mro(cls)
+    except BaseException:
+        return None
+    for klass in mro:
+        if not _c_type_flags(klass) & _c_HEAPTYPE or _p_trusted_class(klass):
+            continue
+        items = list(_c_proxy_items(_c_type_dict(klass)))
+        for key, value in items:
+            if type(key) is not str:
+                continue
+            if _p_gadget(value, key):
+                return _p_qualname(klass) + "." + key
+            if depth > 0 and value is not klass and _p_in(type, _c_mro(type(value))):
+                found = _p_planted_in(value, depth - 1)
+                if found is not None:
+                    return found
+    return None
+
+
+def _p_qualname(cls: Any) -> str:
+    try:
+        name = _c_type_qualname(cls)
+    except BaseException:
+        return "?"
+    return name if type(name) is str else "?"
+
+
+def _p_trusted_class(cls: Any) -> bool:
+    """A class a module of a trusted file defines: that module's namespace holds this very class under its
+    qualified name (its functions' files would not do: a class of the snippet's may hold only trusted functions)."""
+    try:
+        module_name, qualname = _c_type_module(cls), _c_type_qualname(cls)
+    except BaseException:
+        return False
+    if type(module_name) is not str or type(qualname) is not str:
+        return False
+    module = _c_dict_get(_S["sys_modules"], module_name)
+    if module is None or not _p_is_module(module):
+        return False
+    if not _p_in_roots(_c_dict_get(_c_module_dict(module), "__file__"), _S["trusted_roots"]):
+        return False
+    value = module
+    for part in qualname.split("."):
+        value = _p_static_attr(value, part)
+        if value is _c_MISSING:
+            return False
+    return value is cls
+
+
+def _p_functions_in(value: Any) -> tuple[Any, ...]:
+    """The callables a class attribute stands for: itself, or what a static or class method, a property, wraps."""
+    kind = type(value)
+    if kind is _c_staticmethod:
+        return (_c_static_func(value),)
+    if kind is _c_classmethod:
+        return (_c_class_func(value),)
+    if kind is property:
+        return (_c_prop_parts[0](value), _c_prop_parts[1](value), _c_prop_parts[2](value))
+    return (value,)
+
+
+def _p_gadget(value: Any, key: str) -> bool:
+    """A callable in a class of the snippet's that runs no code of the snippet's own to be seen: a partial, a bound
+    method (a C one, or Python's code bound to an object), an instance of a C callable type, a function compiled
+    in a trusted file under another name than its own (`__len__ = Future.result`); not the snippet's own
+    functions (followed), nor C types' own method descriptors (they raise their own errors)."""
+    for function in _p_functions_in(value):
+        if function is None or not _c_callable(function):
+            continue
+        kind = type(function)
+        if kind is _c_FunctionType:
+            code = _c_func_code(function)
+            if code.co_name != key and _p_in_roots(code.co_filename, _S["trusted_roots"]):
+                return True
+            continue
+        if _p_in(kind, _c_C_DESCRIPTORS) or _p_in(type, _c_mro(kind)):
+            continue
+        if _p_in(kind, _c_BuiltinTypes[:2]):  # a C function: a module's, or one bound to an object
+            bound = _c_builtin_self(function)
+            if bound is not None and _p_in(type, _c_mro(type(bound))):  # bound to a class (`object.__new__`)
+                continue
+            return True
+        if kind is _c_MethodType or kind is _c_partial or _p_in(_c_partial, _c_mro(kind)):
+            return True
+        if not _c_type_flags(kind) & _c_HEAPTYPE:  # an instance of a C callable type (operator.attrgetter)
+            return True
+    return False
+
+
+def _p_follow_reader(frame: Any) -> None:
+    """Trusted code that took a frame object (the library's, an installed package's, Python's reaching it for
+    them): not the snippet taking it, as long as it hands the snippet none. Followed to its return, where
+    what it returns or leaves in its arguments is looked at (`_p_reader_return`)."""
+    readers = _S["readers"]
+    if _c_dict_get(readers, id(frame)) is frame:
+        return
+    readers[id(frame)] = frame
+    if frame.f_trace is None:
+        frame.f_trace_lines = False
+    frame.f_trace = _S["trace"]
+
+
+def _p_reader_return(frame: Any, value: Any) -> None:
+    """A frame that took a frame object returns (or yields) `value`: a frame in it, or in its arguments, goes to
+    the frame it returns to. The snippet's code there is handed it; trusted code there is followed in turn."""
+    if not _p_one_of(_p_opname(frame.f_code, frame.f_lasti), ("YIELD_VALUE",)):  # a generator may take more
+        _S["graves"].append(_S["readers"].pop(id(frame), None))
+    budget = [_c_FRAME_BUDGET]
+    if not _p_holds_frame(value, _c_FRAME_DEPTH, budget) and not _p_args_hold_frame(frame, frame.f_code, budget):
+        return
+    receiver = frame.f_back
+    if receiver is None:
+        return
+    if _p_in_roots(receiver.f_code.co_filename, _S["trusted_roots"]):
+        _p_follow_reader(receiver)
+        return
+    _p_tamper("observer", "was handed a frame object by trusted code (" + frame.f_code.co_qualname + "), whose "
+                          "trace function (f_trace) would run the snippet's code unseen")
 
 
 def _p_call_checks(frame: Any, slot: dict[str, Any]) -> None:
@@ -1353,6 +1636,11 @@ def _p_exception(record: list[Any], frame: Any, arg: Any) -> None:
     index = record[1]
     started = deepest.tb_frame.f_code
     op = _p_opname(started, deepest.tb_lasti)
+    if index >= 0 and (deepest is not tb or not _p_one_of(op, ("RAISE_VARARGS", "RERAISE"))):
+        planted = _p_planted_under(frame)  # not the function's own `raise`: C code, or code beneath it
+        if planted is not None:
+            _p_tamper("observer", "planted C code where " + _S["slots"][index]["label"] + " calls it (" + planted
+                      + "), whose error would read as the library's")
     module = _c_dict_get(frame.f_globals, "__name__")
     _p_emit({"e": "raised", "r": number, "w": index, "where": "beneath" if deepest is not tb else record[6],
              "code": started.co_qualname, "type": _p_name(type(error)),
@@ -1363,16 +1651,20 @@ def _p_exception(record: list[Any], frame: Any, arg: Any) -> None:
 
 def _p_beneath(record: list[Any], tb: Any) -> Any:
     """For an exception passing through a frame of a watched function: the traceback entry where it
-    started, when every frame between is the library's or the runtime's own code (an error Python or
-    the runtime raises under the function, such as a tensor's `__len__`); else None. Code
-    compiled by the snippet under those files' names is tampering (the protected roots)."""
+    started, when every frame between is the library's, the runtime's or a backend's own code, or
+    Python's (an error Python or the runtime raises under the function, such as a tensor's `__len__`);
+    else None. Another installed package is none of these, wherever it lies. Code compiled by the
+    snippet under those files' names is tampering (the protected roots)."""
     if record[1] < 0:
         return None
     roots = _S["beneath_roots"]
     below = tb.tb_next
     deepest = None
     while below is not None:
-        if type(below) is not _c_TracebackType or not _p_in_roots(below.tb_frame.f_code.co_filename, roots):
+        if type(below) is not _c_TracebackType:
+            return None
+        path = below.tb_frame.f_code.co_filename
+        if not _p_in_roots(path, roots) and not _p_in_stdlib(path):
             return None
         deepest = below
         below = below.tb_next

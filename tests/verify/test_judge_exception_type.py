@@ -1,0 +1,85 @@
+"""The judge on its own: "raises ValueError" means Python's own ValueError, by identity, never a class of the
+snippet's that is named so. Observations are built by hand, so each case is exactly the one named.
+
+A snippet's `class TypeError(TypeError, UserWarning)`, raised by C code it planted under the function
+(`warnings.warn` as an error, a `functools.partial` set as an argument's `__len__`), started in the function's
+own frame with the documented text, and the judge compared only the class's name: a pass for an error the
+library never raised. The observer reports the qualified name `builtins.X` only for Python's own class
+(`observer._p_qualified`); the judge asks for it wherever the expected name is a builtin exception's.
+"""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from errorkb.core.entry import Entry
+from errorkb.core.snippets import Role, read_snippet
+from errorkb.plugs import runtime_for
+from errorkb.verify.judge import judge, same_type
+from errorkb.verify.plan import Check
+from errorkb.verify.records import Code, ExceptionInfo, Observation, Outcome, RaisedCall, Start, Status, Verdict
+from errorkb.verify.run import Run
+
+MESSAGE = "len() of a 0-d tensor"
+ENTRY = f"""\
+id: early-init-zero-dim-tensor
+title: A size passed as a tensor
+library: huggingface/transformers
+exception: TypeError
+message: "{MESSAGE}"
+source:
+  path: src/transformers/cache_utils.py
+  line: 1466
+  function: Cache.early_initialization
+  implicit: true
+  release: 5.15.1
+meaning: What it means.
+trigger: When it happens.
+situations: [A situation.]
+solutions: [{{title: A solution}}]
+prevention: [A prevention.]
+guards:
+  - {{title: A guard, strategy: fallback, file: guard.py, expect: {{outcome: passes}}}}
+"""
+
+
+@pytest.fixture
+def check(tmp_path) -> Check:
+    snippet = tmp_path / "before.py"
+    snippet.write_text("cache.early_initialization(1, heads, 64, None, 'cpu')\n")
+    entry = Entry.model_validate(yaml.safe_load(ENTRY))
+    return Check(entry, read_snippet(snippet, Role("before"), "before.py"), "bundled", "cpu",
+                 "transformers.cache_utils", release="5.15.1")
+
+
+def judged(check: Check, qualified: str | None) -> Verdict:
+    """The verdict on a before whose TypeError started in the function's own frame, from C code it called."""
+    started = Start(type="TypeError", qualified_type=qualified, message=MESSAGE, line=1466, opcode="CALL",
+                    where="target", function="Cache.early_initialization", code="Cache.early_initialization")
+    error = ExceptionInfo(type="TypeError", qualified_type=qualified, message=MESSAGE, started=started)
+    seen = Observation(status=Status.RAISED, exception=error)
+    return judge(check, Run(seen, 0, False, "", 0, 0.1, 10, ended=True, end_status="raised"), runtime_for("torch"))
+
+
+def test_pythons_own_exception_class_is_the_documented_one(check):
+    verdict = judged(check, "builtins.TypeError")
+    assert (verdict.outcome, verdict.code) == (Outcome.PASS, Code.RAISED_AS_DOCUMENTED), verdict.reason
+
+
+@pytest.mark.parametrize("qualified", ["__main__.TypeError", "?.TypeError", None])
+def test_a_class_of_the_snippets_named_like_a_builtin_is_not_it(check, qualified):
+    """Before: passed ("raised TypeError from Cache.early_initialization")."""
+    verdict = judged(check, qualified)
+    assert (verdict.outcome, verdict.code) == (Outcome.FAIL, Code.WRONG_EXCEPTION), verdict.reason
+    assert "not Python's TypeError" in verdict.reason, verdict.reason
+
+
+def test_a_name_no_builtin_has_is_still_matched_by_name():
+    """A guard's own exception class (defined in its snippet) is named by its name alone, as before; a record
+    that carries no qualified name (a call's unwinding, where it only ever fails a check) by its name."""
+    assert same_type("CacheTooSmall", ExceptionInfo(type="CacheTooSmall", qualified_type="__main__.CacheTooSmall"))
+    assert not same_type("AttributeError", ExceptionInfo(type="AttributeError",
+                                                         qualified_type="__main__.AttributeError"))
+    assert same_type("AttributeError", ExceptionInfo(type="AttributeError", qualified_type="builtins.AttributeError"))
+    assert same_type("ValueError", RaisedCall(type="ValueError", message="x"))
