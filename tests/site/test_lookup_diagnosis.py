@@ -195,6 +195,21 @@ def test_a_base_model_asked_to_generate_is_not_a_model_class_without_generation_
         assert grades(kb.answer(paste(headed, line)))[0] == (entry, "confirmed"), headed
 
 
+def test_rotary_emb_missing_from_an_attention_module_that_never_had_one_is_not_the_4_48_removal(kb):
+    """Only attention modules that once built their own `rotary_emb` lost it in 4.48; `GPT2Attention`
+    and `BertSelfAttention` never had one (no rotary embeddings): the words are the entry's, the cause
+    is code written for another model, so the entry stays a candidate and says why."""
+    entry = "attention-rotary-emb-removed"
+    for lost in ("LlamaAttention", "MistralAttention", "Qwen2Attention", "Phi3Attention"):
+        answer = kb.answer(f"AttributeError: '{lost}' object has no attribute 'rotary_emb'")
+        assert grades(answer)[0] == (entry, "confirmed"), lost
+    for never in ("GPT2Attention", "BertSelfAttention", "T5Attention"):
+        answer = kb.answer(f"AttributeError: '{never}' object has no attribute 'rotary_emb'")
+        assert answer.confirmed == [] and (entry, "candidate") in grades(answer), never
+        own = next(m for m in answer.matches if m.known.id == entry)
+        assert any("never built its own" in hint for hint in own.missing), own.missing
+
+
 def test_a_cache_detached_elsewhere_than_in_the_trainers_evaluation(kb):
     message = "AttributeError: 'DynamicCache' object has no attribute 'detach'"
     assert grades(kb.answer(message)) == [("trainer-eval-dynamic-cache-detach", "candidate")]
