@@ -210,6 +210,20 @@ def test_rotary_emb_missing_from_an_attention_module_that_never_had_one_is_not_t
         assert any("never built its own" in hint for hint in own.missing), own.missing
 
 
+def test_update_causal_mask_missing_from_a_class_that_never_defined_it_is_not_the_4_53_removal(kb):
+    """`_update_causal_mask` lived on the decoders (`LlamaModel`, `T5Stack`); a model with a head or an
+    encoder never had it: code calling it there expects another object, and the entry says so."""
+    entry = "update-causal-mask-removed"
+    for lost in ("Qwen2Model", "LlamaModel", "Gemma3ForConditionalGeneration", "MT5Stack"):
+        answer = kb.answer(f"AttributeError: '{lost}' object has no attribute '_update_causal_mask'")
+        assert grades(answer)[0] == (entry, "confirmed"), lost
+    for never in ("LlamaForCausalLM", "BertModel", "CLIPTextModel"):
+        answer = kb.answer(f"AttributeError: '{never}' object has no attribute '_update_causal_mask'")
+        assert answer.confirmed == [] and (entry, "candidate") in grades(answer), never
+        own = next(m for m in answer.matches if m.known.id == entry)
+        assert any("never defined" in hint for hint in own.missing), own.missing
+
+
 def test_a_cache_detached_elsewhere_than_in_the_trainers_evaluation(kb):
     message = "AttributeError: 'DynamicCache' object has no attribute 'detach'"
     assert grades(kb.answer(message)) == [("trainer-eval-dynamic-cache-detach", "candidate")]
