@@ -195,33 +195,31 @@ def test_a_base_model_asked_to_generate_is_not_a_model_class_without_generation_
         assert grades(kb.answer(paste(headed, line)))[0] == (entry, "confirmed"), headed
 
 
-def test_rotary_emb_missing_from_an_attention_module_that_never_had_one_is_not_the_4_48_removal(kb):
-    """Only attention modules that once built their own `rotary_emb` lost it in 4.48; `GPT2Attention`
-    and `BertSelfAttention` never had one (no rotary embeddings): the words are the entry's, the cause
-    is code written for another model, so the entry stays a candidate and says why."""
-    entry = "attention-rotary-emb-removed"
-    for lost in ("LlamaAttention", "MistralAttention", "Qwen2Attention", "Phi3Attention"):
-        answer = kb.answer(f"AttributeError: '{lost}' object has no attribute 'rotary_emb'")
-        assert grades(answer)[0] == (entry, "confirmed"), lost
-    for never in ("GPT2Attention", "BertSelfAttention", "T5Attention"):
-        answer = kb.answer(f"AttributeError: '{never}' object has no attribute 'rotary_emb'")
-        assert answer.confirmed == [] and (entry, "candidate") in grades(answer), never
-        own = next(m for m in answer.matches if m.known.id == entry)
-        assert any("never built its own" in hint for hint in own.missing), own.missing
+# Only classes that once had the attribute lost it: `GPT2Attention`, `BertSelfAttention` never built a
+# `rotary_emb` (no rotary embeddings); a model with a head or an encoder never defined `_update_causal_mask`
+# (it lived on the decoder). The words are the entry's, the cause is code written for another object.
+REMOVED_FROM_SOME_CLASSES = [
+    ("attention-rotary-emb-removed", "rotary_emb", ("LlamaAttention", "MistralAttention", "Qwen2Attention",
+                                                    "Phi3Attention"),
+     ("GPT2Attention", "BertSelfAttention", "T5Attention"), "never built its own"),
+    ("update-causal-mask-removed", "_update_causal_mask", ("Qwen2Model", "LlamaModel",
+                                                           "Gemma3ForConditionalGeneration", "MT5Stack"),
+     ("LlamaForCausalLM", "BertModel", "CLIPTextModel"), "never defined"),
+]
 
 
-def test_update_causal_mask_missing_from_a_class_that_never_defined_it_is_not_the_4_53_removal(kb):
-    """`_update_causal_mask` lived on the decoders (`LlamaModel`, `T5Stack`); a model with a head or an
-    encoder never had it: code calling it there expects another object, and the entry says so."""
-    entry = "update-causal-mask-removed"
-    for lost in ("Qwen2Model", "LlamaModel", "Gemma3ForConditionalGeneration", "MT5Stack"):
-        answer = kb.answer(f"AttributeError: '{lost}' object has no attribute '_update_causal_mask'")
-        assert grades(answer)[0] == (entry, "confirmed"), lost
-    for never in ("LlamaForCausalLM", "BertModel", "CLIPTextModel"):
-        answer = kb.answer(f"AttributeError: '{never}' object has no attribute '_update_causal_mask'")
-        assert answer.confirmed == [] and (entry, "candidate") in grades(answer), never
+@pytest.mark.parametrize(("entry", "attribute", "lost", "never", "why"), REMOVED_FROM_SOME_CLASSES,
+                         ids=[case[0] for case in REMOVED_FROM_SOME_CLASSES])
+def test_an_attribute_missing_from_a_class_that_never_had_it_is_not_the_removal(kb, entry, attribute, lost, never,
+                                                                                  why):
+    for name in lost:
+        answer = kb.answer(f"AttributeError: '{name}' object has no attribute '{attribute}'")
+        assert grades(answer)[0] == (entry, "confirmed"), name
+    for name in never:
+        answer = kb.answer(f"AttributeError: '{name}' object has no attribute '{attribute}'")
+        assert answer.confirmed == [] and (entry, "candidate") in grades(answer), name
         own = next(m for m in answer.matches if m.known.id == entry)
-        assert any("never defined" in hint for hint in own.missing), own.missing
+        assert any(why in hint for hint in own.missing), own.missing
 
 
 def test_a_cache_detached_elsewhere_than_in_the_trainers_evaluation(kb):
