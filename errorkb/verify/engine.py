@@ -208,6 +208,8 @@ class Verifier:
                                                 + (f": its raise site lies in {self.library.runtime}, reached through "
                                                    f"{self.library.name}'s real code" if check.entry.source.runtime
                                                    else ""))
+        if (pinned := self._runtime_pin(check.entry)) is not None:
+            return not_run(Code.TARGET_UNAVAILABLE, pinned)
         if self.upstream is Upstream.PINNED and not applicable(check, self.library):
             return not_run(Code.NOT_APPLICABLE, f"{self.library.name} {check.release} does not raise this error "
                                                 f"(it raises in {_claim(check)})")
@@ -231,6 +233,18 @@ class Verifier:
         if not self.runtime.device_present(check.device):
             return not_run(Code.NO_DEVICE, f"no {check.device} device")
         return None
+
+    def _runtime_pin(self, entry: Entry) -> str | None:
+        """Why an entry whose raise site lies in the runtime (`source.runtime`) cannot run here: its line
+        and wording were read from the runtime release it names, and this machine has another."""
+        if not entry.source.runtime:
+            return None
+        installed = self.runtime.version().split("+")[0]  # the public release: 2.13.0 of 2.13.0+cpu
+        if installed in ("absent", entry.source.release):
+            return None
+        name = self.runtime.name
+        return (f"its raise site is pinned to {name} {entry.source.release}, and {name} {installed} is installed "
+                f"here: verify it where {name} {entry.source.release} is installed")
 
     def _path_of(self, python: Path) -> list[str] | None:
         """Where `python` finds packages, when it is another environment's interpreter."""

@@ -100,7 +100,8 @@ class Sandbox:
         (a release's matrix environment), is shown read-only too and finds errorkb on its path; so
         are the folders in `also` (a stem's: the other environments it forks zygotes for).
         """
-        command = [self.bwrap, "--unshare-all", "--unshare-user", "--die-with-parent", "--new-session",
+        tasks = jails and os.geteuid() == 0  # the checks' pids cgroups (`TaskGroups`)
+        command = [self.bwrap, *_namespaces(cgroup=not tasks), "--die-with-parent", "--new-session",
                    "--hostname", "errorkb-sandbox", "--cap-drop", "ALL"]
         for capability in _JAIL_CAPS if jails else ():
             command += ["--cap-add", capability]
@@ -119,9 +120,8 @@ class Sandbox:
         # snippet folder's files would import (the checkout, or the snippets folder itself).
         command += ["--ro-bind", str(_PACKAGE), f"{_IMPORT}/errorkb"]
         env["PYTHONPATH"] = os.pathsep.join([_IMPORT, *self.import_path()])
-        if jails and os.geteuid() == 0:  # RLIMIT_NPROC does not hold for uid 0: a pids cgroup per check
-            tasks = task_groups().new()
-            command += ["--bind", str(tasks), _TASKS]
+        if tasks:  # RLIMIT_NPROC does not hold for uid 0: a pids cgroup per check
+            command += ["--bind", str(task_groups().new()), _TASKS]
             env[TASKS_ENV] = _TASKS
         command += ["--clearenv", *_setenv(env), "--chdir", "/tmp", "--", *argv]
         return command
@@ -161,6 +161,15 @@ class Sandbox:
                     "--ro-bind-try", "/sys/devices/system/node", "/sys/devices/system/node"]
         binds = [part for folder in folders for part in ("--ro-bind", folder, folder)]
         return binds + [part for node in nodes for part in ("--dev-bind", node, node)]
+
+
+def _namespaces(*, cgroup: bool) -> list[str]:
+    """bwrap's `--unshare-all` (user, IPC, PID, network, UTS and, where it can, cgroup), less the cgroup
+    namespace where the zygote moves checks into the harness's pids cgroups: on a cgroup v2 mounted with
+    `nsdelegate` (systemd's default) a cgroup namespace is a delegation boundary, and those cgroups lie
+    outside the harness's own, so from inside one every move fails (ENOENT)."""
+    return ["--unshare-user", "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
+            *(["--unshare-cgroup-try"] if cgroup else [])]
 
 
 def _environment_of(python: Path | None) -> list[str]:

@@ -316,12 +316,33 @@ def test_the_environment_inside_keeps_no_secrets(monkeypatch):
 def test_the_command_line_says_what_is_mounted_how(sandbox, project):
     command = sandbox.wrap(["python", "-c", "pass"], device="cpu", writable=[Path("/tmp/scratch")])
     text = " ".join(command)
-    for option in ("--unshare-all", "--unshare-user", "--die-with-parent", "--new-session", "--clearenv",
+    for option in ("--unshare-user", "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
+                   "--unshare-cgroup-try", "--die-with-parent", "--new-session", "--clearenv",
                    "--cap-drop ALL", f"--ro-bind {project} {project}", "--bind /tmp/scratch /tmp/scratch",
                    f"--tmpfs {project}/.errorkb-cache --remount-ro {project}/.errorkb-cache"):
         assert option in text, option
     assert "--cap-add" not in text and "/dev/nvidia" not in text
     assert "--cap-add CAP_SYS_ADMIN" in " ".join(sandbox.wrap(["x"], device="cpu", writable=[], jails=True))
+
+
+def test_a_zygote_that_moves_checks_into_pids_cgroups_keeps_the_cgroup_namespace(sandbox, monkeypatch, tmp_path):
+    """As root the zygote moves each check into a pids cgroup under the harness's: on a cgroup v2 with
+    `nsdelegate` (a GPU machine's, systemd's) a cgroup namespace is a delegation boundary, and a move out
+    of it fails with ENOENT, so that sandbox keeps the harness's cgroup namespace; every other keeps its own."""
+    from errorkb.verify import sandbox as module
+
+    class Groups:
+        def new(self) -> Path:
+            return tmp_path
+
+    monkeypatch.setattr(module.os, "geteuid", lambda: 0)
+    monkeypatch.setattr(module, "task_groups", lambda: Groups())
+    jailing = sandbox.wrap(["x"], device="cpu", writable=[], jails=True)
+    assert "--unshare-cgroup-try" not in jailing and "--unshare-all" not in jailing
+    assert {"--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts"} <= set(jailing)
+    assert "--unshare-cgroup-try" in sandbox.wrap(["x"], device="cpu", writable=[])
+    monkeypatch.setattr(module.os, "geteuid", lambda: 1000)
+    assert "--unshare-cgroup-try" in sandbox.wrap(["x"], device="cpu", writable=[], jails=True)
 
 
 def test_require_refuses_and_auto_says_so_loudly(monkeypatch, capsys):
