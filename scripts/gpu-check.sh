@@ -93,6 +93,15 @@ data["environment"]["gpu_check"] = {
     "torch": torch.__version__, "cuda": torch.version.cuda, "cudnn": torch.backends.cudnn.version(),
     "device_name": torch.cuda.get_device_name(0), "device_count": torch.cuda.device_count(),
 }
+# Whether the observer can read CUDA's allocation counter with this torch (a CUDA after counts only then):
+# the C functions it reads, and the probe the torch plug makes of them, here in the harness's process.
+from errorkb.plugs import runtime_for
+
+names = ("_cuda_isInitialized", "_cuda_memoryStats", "_cuda_getDeviceCount")
+data["environment"]["gpu_check"]["device_probe"] = {
+    "functions": {name: type(getattr(torch._C, name, None)).__name__ for name in names},
+    "made": runtime_for("torch").device_probe(torch, "cuda") is not None,
+}
 tmp = path + ".tmp"
 with open(tmp, "w", encoding="utf-8") as out:
     json.dump(data, out, indent=1)

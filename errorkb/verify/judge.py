@@ -362,6 +362,9 @@ def _clean_run_failure(check: Check, seen: Observation, runtime: Runtime, why_ca
         return _fail(Code.STILL_RUNNING, f"{function} was called {calls.count}× and returned {calls.returned}×"
                                          f"{running}")
     if not runtime.device_used(check.device, seen.evidence):
+        if seen.evidence is None:  # no counter was read: "no work" would be a claim nobody observed
+            return _fail(Code.NO_DEVICE_WORK, f"the runtime's {check.device} counters could not be read in the "
+                                              f"check's process, so no work on the {check.device} device is proven")
         return _fail(Code.NO_DEVICE_WORK, f"the runtime saw no work on the {check.device} device, so this was not "
                                           f"a {check.device} check")
     return None

@@ -436,9 +436,12 @@ def test_a_cuda_check_counts_only_with_memory_allocated_during_the_calls():
     assert torch.device_used("cuda", {"allocated_bytes": 4096, "calls": 1})
 
 
-@pytest.mark.parametrize(("evidence", "outcome"), [({"allocated_bytes": 0, "calls": 0}, Outcome.FAIL),
-                                                   ({"allocated_bytes": 512, "calls": 1}, Outcome.PASS)])
-def test_the_judge_reads_the_observers_evidence_for_a_cuda_after(broken_kb, evidence, outcome, tmp_path):
+@pytest.mark.parametrize(("evidence", "outcome", "why"), [
+    ({"allocated_bytes": 0, "calls": 0}, Outcome.FAIL, "the runtime saw no work on the cuda device"),
+    # Seen on an H200: no probe in the check's process, and the verdict said "saw no work", unobserved.
+    (None, Outcome.FAIL, "the runtime's cuda counters could not be read in the check's process, so no work"),
+    ({"allocated_bytes": 512, "calls": 1}, Outcome.PASS, None)])
+def test_the_judge_reads_the_observers_evidence_for_a_cuda_after(broken_kb, evidence, outcome, why, tmp_path):
     from errorkb.core.snippets import Role, read_snippet
     from errorkb.plugs import runtime_for
     from errorkb.verify.plan import Check
@@ -455,7 +458,7 @@ def test_the_judge_reads_the_observers_evidence_for_a_cuda_after(broken_kb, evid
     verdict = judge(check, run, runtime_for("torch"))
     assert verdict.outcome is outcome
     if outcome is Outcome.FAIL:
-        assert verdict.code is Code.NO_DEVICE_WORK
+        assert verdict.code is Code.NO_DEVICE_WORK and verdict.reason.startswith(why), verdict.reason
 
 
 @pytest.mark.parametrize("declared", [False, True])
