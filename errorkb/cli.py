@@ -943,14 +943,18 @@ def _verify_round(project: Project, args: argparse.Namespace, kept: Any = None, 
     if own_cache is not None and trust is not Trust.TRUSTED:  # watching: this process's own cache instead
         cache_dir, trust = own_cache, Trust.TRUSTED
 
+    from errorkb.verify.engine import Interrupted
     from errorkb.verify.modes import SandboxUnavailable
 
+    interrupted: Interrupted | None = None
     try:
-        with _progress(human, enabled=human.is_terminal) as progress:
+        with _progress(human, enabled=human.is_terminal) as progress, _sigterm_interrupts():
             fresh = verify(project, result.entries, ids=args.ids or None, targets=args.target, devices=args.device,
                            jobs=args.jobs, isolation=args.isolation, shard=shard, timeout=args.timeout,
                            cache_dir=cache_dir, on_start=progress.start, on_result=progress.advance,
                            upstream=args.upstream, kinds=args.kinds, sandbox=args.sandbox, trust=trust, kept=kept)
+    except Interrupted as stopped:  # a time limit's SIGTERM, or Ctrl-C: the checks that finished are kept
+        interrupted, fresh = stopped, stopped.report
     except UnreadableSnippet as error:
         err.print(f"errorkb verify: {error}", markup=False)
         return 1
@@ -968,6 +972,11 @@ def _verify_round(project: Project, args: argparse.Namespace, kept: Any = None, 
     except Refused as refused:
         err.print(f"errorkb verify: {refused}", markup=False)
         return 1
+    if interrupted is not None:
+        err.print(f"errorkb verify: interrupted: {len(fresh.checks)} of {interrupted.planned} checks had finished; "
+                  f"their verdicts are in {project.rel(path)}, the others were not run (run the command again: "
+                  "the verdict cache answers the finished ones)", markup=False)
+        return 130
     for line in output.summary_lines(fresh, previous, project.rel(path)):
         human.print(line, markup=False)
     for line in _still_missing(project, result, args.ids, fresh):
@@ -978,6 +987,29 @@ def _verify_round(project: Project, args: argparse.Namespace, kept: Any = None, 
     if args.json:
         print_json(fresh.model_dump(mode="json", by_alias=True, exclude_none=True))
     return 1 if fresh.counts()[Outcome.FAIL] or idle else 0
+
+
+class _sigterm_interrupts:
+    """SIGTERM (a CI job's or `timeout`'s limit) stops the run as Ctrl-C does, so what finished is written."""
+
+    def __enter__(self) -> None:
+        import signal
+
+        self.earlier: Any = None
+        try:
+            self.earlier = signal.signal(signal.SIGTERM, _interrupt)
+        except ValueError:  # not the main thread (a test's): the default stays
+            pass
+
+    def __exit__(self, *exc: object) -> None:
+        import signal
+
+        if self.earlier is not None:
+            signal.signal(signal.SIGTERM, self.earlier)
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
 
 
 def _nothing_applicable(project: Project, ids: list[str], fresh: Any) -> list[str]:

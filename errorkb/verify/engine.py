@@ -80,6 +80,7 @@ class Verifier:
                  environments: Mapping[str, Path] | None = None, trust: str = Trust.TRUSTED,
                  kept: Kept | None = None, wall_s: float | None = None):
         self.kept = kept  # `verify --watch`: the sandbox and pool of the last round, while still the right ones
+        self.stopped = False  # interrupted: checks still running end with the pool, and are no verdicts
         self.project, self.isolation, self.upstream = project, Isolation(isolation), Upstream(upstream)
         # release → its interpreter, for every release (the installed one too): the matrix's own
         self.environments = environments
@@ -300,7 +301,7 @@ class Verifier:
 
         verdict = judge(check, run, self.runtime)
         record = record_of(check, self.project, verdict, run, self.isolation_level, key, self.inputs(check.entry))
-        if self.cache and verdict.cacheable:
+        if self.cache and verdict.cacheable and not self.stopped:
             self.cache.put(key, record)
         return record
 
@@ -344,25 +345,55 @@ def verify(project: Project, loaded: list[LoadedEntry], *, ids: list[str] | None
             verifier.preload(library_imports(to_run, project.library.name))
             verifier.warm(to_run)
 
+        finished: dict[int, CheckRecord] = {}
+
         def one(number: int) -> CheckRecord:
             record = answers[number] or verifier.record_safely(checks[number], asked=True)
+            if stopping.is_set():  # the interruption ended this check: no verdict of the snippet's
+                return record
+            finished[number] = record
             if on_result:
                 on_result(record)
             return record
 
-        if to_run:
-            from concurrent.futures import ThreadPoolExecutor
+        stopping = threading.Event()
+        try:
+            if to_run:
+                from concurrent.futures import ThreadPoolExecutor
 
-            with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as threads:
-                records = list(threads.map(one, range(len(checks))))
-        else:  # every check answered without a run (a warm re-run): nothing to wait for, no threads to start
-            records = [one(number) for number in range(len(checks))]
+                threads = ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1)
+                try:
+                    records = [future.result() for future in [threads.submit(one, n) for n in range(len(checks))]]
+                finally:
+                    stopping.set()
+                    threads.shutdown(wait=False, cancel_futures=True)
+            else:  # every check answered without a run (a warm re-run): nothing to wait for, no threads to start
+                records = [one(number) for number in range(len(checks))]
+        except KeyboardInterrupt:  # Ctrl-C, or SIGTERM (a job's time limit): what finished is kept
+            verifier.stopped = True  # closing the pool ends the running checks: none of that is cached
+            done = [finished[number] for number in sorted(finished)]
+            raise Interrupted(_report(verifier, done, shard, interrupted=True), len(checks)) from None
     finally:
         verifier.close()
+    return _report(verifier, records, shard)
+
+
+class Interrupted(KeyboardInterrupt):
+    """`verify` stopped before every check finished: `report` holds the checks that did (nothing of the
+    others: a check the interruption ended is no verdict), of `planned`."""
+
+    def __init__(self, report: Report, planned: int) -> None:
+        super().__init__(f"{len(report.checks)} of {planned} checks finished")
+        self.report, self.planned = report, planned
+
+
+def _report(verifier: Verifier, records: list[CheckRecord], shard: tuple[int, int] | None,
+            interrupted: bool = False) -> Report:
     cache = verifier.cache
     isolation_level = verifier.isolation_level if verifier.ran else f"{verifier.isolation} (no check ran)"
     run = {"isolation": isolation_level, "shard": f"{shard[0]}/{shard[1]}" if shard else None,
-           "upstream": str(verifier.upstream), "cache": cache.stats() if cache else None}
+           "upstream": str(verifier.upstream), "cache": cache.stats() if cache else None,
+           **({"interrupted": True} if interrupted else {})}
     return new_report(verifier.fingerprints, records, run)
 
 
