@@ -11,6 +11,7 @@ import pytest
 from errorkb import __version__
 from errorkb.core.project import load_project
 from tests.kb import ROOT, copy_kb
+from tests.scaling import assert_linear
 from tests.site.sitekb import MESSAGE, TRACEBACK
 
 IDS = ["head-dim-list-length", "num-heads-list-length", "negative-head-dim", "static-cache-overflow"]
@@ -69,27 +70,15 @@ def test_no_hit_names_the_three_nearest_entries_and_the_site(kb):
 
 
 def test_a_hostile_paste_for_the_nearest_entries_is_bounded(kb):
-    """Linear in the paste: four times the paste costs well under sixteen times the time (a quadratic
-    step would), measured side by side, best of three each (a wall-clock limit failed on a busy machine)."""
-    import time
-
     from errorkb.core.load import load_project_entries
     from errorkb.site.terminal import nearest
 
     entries = [one.entry for one in load_project_entries(load_project(kb)).entries]
 
-    def best(size: int) -> float:
-        paste = "\x1b[2J" + "ab" * size + "\n" + MESSAGE
-        times = []
-        for _ in range(3):
-            started = time.perf_counter()
-            near = nearest(paste, entries)
-            times.append(time.perf_counter() - started)
-            assert near[0].entry.id == "head-dim-list-length"
-        return min(times)
+    def run(size: int) -> None:
+        assert nearest("\x1b[2J" + "ab" * size + "\n" + MESSAGE, entries)[0].entry.id == "head-dim-list-length"
 
-    small, large = best(500_000), best(2_000_000)
-    assert large < 10 * small, (small, large)
+    assert_linear(run, 500_000)
 
 
 def test_an_escape_sequence_in_an_entry_never_reaches_the_terminal(tmp_path):

@@ -1,0 +1,28 @@
+"""Bounded work, measured as the machine allows: side by side, never against a wall-clock limit.
+
+A hostile input must cost time linear in its size at worst. On a shared, busy machine a fixed limit
+("under 2 s") fails for the machine's reasons; a ratio of two sizes measured in the same run does not:
+four times the input in well under sixteen times the time (what a quadratic step would take).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+FACTOR, BOUND = 4, 10  # linear: about 4x the time; quadratic: about 16x
+
+
+def best_of_three(run: Callable[[int], object], size: int) -> float:
+    times = []
+    for _ in range(3):
+        started = time.perf_counter()
+        run(size)
+        times.append(time.perf_counter() - started)
+    return min(times)
+
+
+def assert_linear(run: Callable[[int], object], size: int) -> None:
+    """`run(n)` handles an input of size n (and asserts its own answer); `size` the smaller one."""
+    small, large = best_of_three(run, size), best_of_three(run, size * FACTOR)
+    assert large < BOUND * small, f"{FACTOR}x the input took {large / small:.1f}x the time ({small:.4f} s, {large:.4f} s)"
