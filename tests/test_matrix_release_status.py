@@ -64,9 +64,11 @@ def run(monkeypatch, project, releases: list[str], verdicts: Verdicts, ids: list
         for check in checks:
             verdict = verdicts(check.entry.id, check.release, check.kind)
             record = record_of(check, project, verdict, inputs=verifier.inputs(check.entry))
-            if verdict.outcome.ran:
+            if verdict.outcome.ran:  # a check's process reports its environment once it has set up
+                reported = None if verdict.code in (Code.SETUP_FAILED, Code.WORKER_DIED) else \
+                    {"runtime_version": "2.13.0+cpu"}
                 record = record.model_copy(update={"isolation": "fork+bwrap", "cached": cached,
-                                                   "environment": {"runtime_version": "2.13.0+cpu"}})
+                                                   "environment": reported})
             records.append(record)
         return records
 
@@ -123,14 +125,19 @@ def test_a_release_whose_library_does_not_import_is_marked_so_with_the_measured_
     assert not status.ran and status.error == broken
 
 
-@pytest.mark.parametrize("answer", ["not-run", "cached", "set-up-failed-cached"])
+@pytest.mark.parametrize("answer", ["not-run", "cached", "set-up-failed-cached", "worker-died"])
 def test_a_run_that_measured_nothing_at_a_release_leaves_its_status_alone(project, monkeypatch, answer):
-    """Checks answered without running (an unmet need, the verdict cache) measured nothing about the
-    release: its status (runtime, isolation, when) stays the one the whole run measured."""
+    """Checks answered without running (an unmet need, the verdict cache), or whose worker died before
+    they reported anything (a sandbox that could not start), measured nothing about the release: its
+    status (runtime, isolation, when) stays the one the whole run measured."""
     whole, _ = run(monkeypatch, project, [OLD], fine)
+    died = Verdict(outcome=Outcome.FAIL, code=Code.WORKER_DIED, cacheable=False,
+                   reason="the verifier's worker died, so the check did not complete: bwrap: Can't mkdir ...")
     verdicts: Verdicts = {"not-run": lambda e, r, k: not_run(Code.UNMET_NEED, "needs optimum-quanto"),
-                          "cached": fine, "set-up-failed-cached": lambda e, r, k: MISSING}[answer]
-    one, _ = run(monkeypatch, project, [OLD], verdicts, ids=["num-heads-list-length"], cached=answer != "not-run")
+                          "cached": fine, "set-up-failed-cached": lambda e, r, k: MISSING,
+                          "worker-died": lambda e, r, k: died}[answer]
+    one, _ = run(monkeypatch, project, [OLD], verdicts, ids=["num-heads-list-length"],
+                 cached=answer in ("cached", "set-up-failed-cached"))
     assert one.status(OLD) == whole.status(OLD)
     assert rows(one, "head-dim-list-length") == rows(whole, "head-dim-list-length")
 

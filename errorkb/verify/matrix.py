@@ -272,9 +272,11 @@ def import_failure(project: Project, env: Env, records: list[CheckRecord]) -> st
 
 
 def measured_release(records: list[CheckRecord]) -> bool:
-    """Whether this run measured the release as a whole: a check of it ran now (not from the cache)
-    and got past its set-up, so the runtime and the isolation it reports are this run's."""
-    return any(c.outcome.ran and not c.cached and c.code is not Code.SETUP_FAILED for c in records)
+    """Whether this run measured the release as a whole: a check of it ran now (not from the cache),
+    got past its set-up and reported the environment it ran in, so the runtime and the isolation
+    are this run's. A worker that died first (a sandbox that could not start) measured nothing."""
+    return any(c.outcome.ran and not c.cached and c.code is not Code.SETUP_FAILED and c.environment
+               for c in records)
 
 
 # -- 4. collecting ----------------------------------------------------------------------------
