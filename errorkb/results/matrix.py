@@ -54,7 +54,7 @@ class Verdicts(_Model):
 
 class ReleaseStatus(_Model):
     release: str
-    ran: bool  # False: the environment could not be set up or the release does not import here
+    ran: bool  # False: the environment could not be set up or the library itself does not import here
     error: str | None = None
     runtime: str | None = None  # the runtime's version the release ran on
     isolation: str | None = None  # how its checks were contained ('fork+bwrap'; 'fork': without a sandbox)
@@ -155,14 +155,22 @@ def matrix_problem(project: Project) -> str | None:
 
 
 def merged(old: MatrixFile | None, package: str, releases: Iterable[ReleaseStatus],
-           results: Iterable[Result]) -> MatrixFile:
+           results: Iterable[Result], fallback: Iterable[ReleaseStatus] = ()) -> MatrixFile:
     """`old` with these releases' statuses and these (entry, release) results merged in: per
-    release and per (entry, release), the record written last wins; the rest is kept."""
+    release and per (entry, release), the record written last wins; the rest is kept.
+
+    `fallback`: statuses a run vouches for without having measured the release (its checks came
+    from the cache, or failed their own set-up while the library imported): each stands only where
+    no status is kept, or the one kept says the release did not run; a measured status stays."""
     moment_now = datetime.now(UTC)
     statuses: dict[str, ReleaseStatus] = {}
     for status in [*(old.releases if old else []), *releases]:
         kept = statuses.get(status.release)
         if kept is None or moment(status.measured, moment_now) >= moment(kept.measured, moment_now):
+            statuses[status.release] = status
+    for status in fallback:
+        kept = statuses.get(status.release)
+        if kept is None or not kept.ran:
             statuses[status.release] = status
     kept_results: dict[tuple[str, str], Result] = {}
     for result in [*(old.results if old else []), *results]:
@@ -186,11 +194,13 @@ def merge_files(files: list[MatrixFile]) -> MatrixFile:
     return data
 
 
-def write_matrix(path: Path, package: str, releases: Iterable[ReleaseStatus], results: Iterable[Result]) -> MatrixFile:
-    """Merge these statuses and results into the file on disk now, under the folder's lock.
-    Raises `store.Refused` when the file there does not parse (this run's part is saved beside it)."""
-    releases, results = list(releases), list(results)
-    return store.update(path, load_matrix, lambda current: merged(current, package, releases, results),
+def write_matrix(path: Path, package: str, releases: Iterable[ReleaseStatus], results: Iterable[Result],
+                 fallback: Iterable[ReleaseStatus] = ()) -> MatrixFile:
+    """Merge these statuses and results (and `fallback` statuses: `merged`) into the file on disk now,
+    under the folder's lock. Raises `store.Refused` when the file there does not parse (this run's
+    part is saved beside it)."""
+    releases, results, fallback = list(releases), list(results), list(fallback)
+    return store.update(path, load_matrix, lambda current: merged(current, package, releases, results, fallback),
                         MatrixFile.text, f"restore it (git checkout {path}) or move it away")
 
 

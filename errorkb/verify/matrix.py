@@ -14,6 +14,9 @@ Stages, one function each:
                         after one entry changed starts that entry's checks only. Releases whose own
                         interpreter was measured to load the `shared` modules (`shared_loads`) get
                         their zygote forked from a stem that imported the runtime and those once.
+                        A release "does not import here" only when the library itself does not
+                        (`library_problem`, measured in its interpreter, `import_failure`); an entry
+                        whose checks could not set up there (its module is newer) has its own row.
 4. `collect`            per entry and release: the before's and after's verdicts (codes included,
                         and whether they came from the cache), the raise line (captured, else
                         re-resolved by AST), and the inputs digest they were measured with
@@ -22,7 +25,8 @@ Stages, one function each:
 The matrix file's format, merging and summaries live in `errorkb.results.matrix`. It is merged
 per (entry, release) and per release with what is on disk, under a lock, after every release,
 so a run killed half way keeps what it measured, `errorkb matrix ID --release X` replaces only
-that entry's result there, and two runs at once keep both. `--shard K/N` runs the releases
+that entry's result there (and the release's status only when it measured the release itself:
+`measured_release`), and two runs at once keep both. `--shard K/N` runs the releases
 `shard_releases` gives shard K; `errorkb report merge` joins the shards' files.
 """
 
@@ -137,19 +141,43 @@ def ensure_env(project: Project, release: str, *, rebuild: bool = False) -> Env:
         if done.returncode != 0:
             return _failed(failed, release, f"set-up failed: {' '.join(step[-2:])}: "
                                             f"{(done.stderr or done.stdout).strip()[-500:]}")
-    probe = (f"import importlib.metadata, {library.name}, sys; "
-             f"print(importlib.metadata.version({library.dist!r})); print({library.name}.__file__)")
     try:
-        done = subprocess.run([str(python), "-c", probe], capture_output=True, text=True, timeout=300)
+        problem = library_problem(project, python, release)
     except subprocess.TimeoutExpired:
         return Env(release, None, f"importing {wanted} timed out after 300 s; run the command again when the "
                                   f"machine is less busy")
-    lines = done.stdout.strip().splitlines()
-    if done.returncode != 0 or len(lines) < 2 or lines[-2] != release or not lines[-1].startswith(str(folder)):
-        return _failed(failed, release, f"{wanted} does not import here: "
-                                        f"{(done.stderr or done.stdout).strip()[-500:]}")
+    if problem is not None:
+        return _failed(failed, release, problem)
     ready.write_text(release, encoding="utf-8")
     return Env(release, python)
+
+
+# Run in a release's own interpreter: load the runtime as a check's process does, import the library,
+# say which release it is and where it lies.
+_IMPORT = """
+import importlib, importlib.metadata, sys
+from errorkb.plugs import runtime_for
+runtime_for(sys.argv[1]).load()
+library = importlib.import_module(sys.argv[2])
+print(importlib.metadata.version(sys.argv[3]))
+print(library.__file__)
+"""
+
+
+def library_problem(project: Project, python: Path, release: str) -> str | None:
+    """Why the library itself does not import as `release` in the environment of `python` (its own
+    copy, found in that environment), or None: it does. The one measurement of "the release does
+    not import here": at build (`ensure_env`), and again when every check of a release failed its
+    set-up (`import_failure`). Raises `subprocess.TimeoutExpired` past 300 s: a busy machine
+    measured nothing."""
+    library = project.library
+    done = subprocess.run([str(python), "-c", _IMPORT, library.runtime, library.name, library.dist],
+                          capture_output=True, text=True, timeout=300, env=child_env(library, "cpu", python))
+    lines = done.stdout.strip().splitlines()
+    if done.returncode == 0 and len(lines) >= 2 and lines[-2] == release and \
+            lines[-1].startswith(str(python.parent.parent)):
+        return None
+    return f"{library.dist}=={release} does not import here: {(done.stderr or done.stdout).strip()[-500:]}"
 
 
 def _failed(marker: Path, release: str, error: str) -> Env:
@@ -228,12 +256,27 @@ def run_release(verifier: Verifier, checks: list[Check], jobs: int = 2) -> list[
     return records
 
 
-def import_failure(project: Project, release: str, records: list[CheckRecord]) -> str | None:
-    """Why the release as a whole did not load, when no check of it could load its target."""
+def import_failure(project: Project, env: Env, records: list[CheckRecord]) -> str | None:
+    """Why the release as a whole did not load: the library itself does not import in its environment
+    (`library_problem`, measured now), or None. Every check that ran having failed its set-up is the
+    reason to measure, never the answer: one entry's checks (`errorkb matrix ID`), or every entry's
+    when all name modules the release lacks, fail their set-up while the library imports; each such
+    entry then has its own row saying so. A probe past its time measured nothing: None."""
     ran = [c for c in records if c.outcome.ran]
-    if ran and all(c.code is Code.SETUP_FAILED for c in ran):
-        return f"{project.library.dist} {release} does not import here: {ran[0].reason}"
-    return None
+    if env.python is None or not ran or any(c.code is not Code.SETUP_FAILED for c in ran):
+        return None
+    try:
+        return library_problem(project, env.python, env.release)
+    except subprocess.TimeoutExpired:
+        return None
+
+
+def measured_release(records: list[CheckRecord]) -> bool:
+    """Whether this run measured the release as a whole: a check of it ran now (not from the cache),
+    got past its set-up and reported the environment it ran in, so the runtime and the isolation
+    are this run's. A worker that died first (a sandbox that could not start) measured nothing."""
+    return any(c.outcome.ran and not c.cached and c.code is not Code.SETUP_FAILED and c.environment
+               for c in records)
 
 
 # -- 4. collecting ----------------------------------------------------------------------------
@@ -243,6 +286,9 @@ def collect(entries: list[Entry], release: str, records: list[CheckRecord],
             indexes: Callable[[str], SourceIndex | None], digests: dict[str, str],
             earlier: dict[str, Result] | None = None, recorded: str | None = None) -> list[Result]:
     """This release's result for every entry that has records in it, written at `recorded` (now).
+    An entry whose checks could not set up here (the module it names is newer than the release) gets
+    its row all the same, with that reason: the page shows the release as not applicable to that
+    entry and why, where a missing row would read as "not measured" (`release_states`).
     The raise line of a before that did not raise is found in the release's source, or kept from
     `earlier` (the same entry's result there) when that was measured with the same inputs and the
     same verdict."""
@@ -350,19 +396,25 @@ def run_matrix(project: Project, loaded: list[LoadedEntry], releases: list[str],
             measured = sum(1 for record in records if record.outcome.ran and not record.cached)
             progress(f"{at}: {measured} of {len(records)} checks run, "
                      f"{sum(1 for record in records if record.cached)} from the cache")
-            error = import_failure(project, release, records)
+            error = import_failure(project, env, records)
         index = functools.cache(lambda path: SourceIndex.read(project, release, path))  # read if needed
-        runtime = next((str(c.environment.get("runtime_version")) for c in records if c.environment), None)
-        isolation = next((c.isolation for c in records if c.isolation), None)
+        fresh = sorted(records, key=lambda c: bool(c.cached))  # what this run measured first
+        runtime = next((str(c.environment.get("runtime_version")) for c in fresh if c.environment), None)
+        isolation = next((c.isolation for c in fresh if c.isolation), None)
         status = ReleaseStatus(release=release, ran=error is None, error=error, runtime=runtime, isolation=isolation,
                                measured=now())
+        # A status this run measured replaces the file's; one it only vouches for (its checks came from
+        # the cache, were not run, or all failed their own set-up while the library imports) fills in
+        # where the file has none or says the release did not run, and otherwise leaves it as measured.
+        measured = error is not None or measured_release(records)
         with lock:
             before = state["data"]
         earlier = {r.entry: r for r in before.results if r.release == release} if before else {}
         results = collect(entries, release, records, index, digests, earlier, status.measured) \
             if error is None else []
         with lock:  # merged with the file as it is on disk now: another run's releases are kept
-            state["data"] = write_matrix(path, package, [status], results)
+            state["data"] = write_matrix(path, package, [status] if measured else [], results,
+                                         fallback=[] if measured else [status])
             progress(f"{package} {release}: {'ran' if error is None else error} {steps.step()}")
 
     try:
