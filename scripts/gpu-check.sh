@@ -5,7 +5,7 @@
 # 2. sets up .venv with the pinned stack (scripts/setup.sh) and makes sure its torch is the CUDA
 #    build of torch 2.13.0 from PyPI (the constraints pin torch==2.13.0, which a local CPU build
 #    "2.13.0+cpu" also satisfies; `torch===2.13.0` names the PyPI build alone);
-#    or, with GPU_CHECK_WHEELS=DIR on a machine that reaches no package index, builds .venv over
+#    or, with GPU_CHECK_WHEELS=DIR on a machine that reaches no package index, builds .venv-gpu over
 #    the machine's own CUDA torch (GPU_CHECK_PYTHON's, default python3) from the wheels
 #    scripts/gpu-wheels.sh put in DIR: the report then names that torch, whatever its version;
 # 3. runs `errorkb verify --device cuda --target bundled --target upstream --sandbox require` (or
@@ -40,48 +40,50 @@ grep -q '^GPU [0-9]' <<<"$gpus" || refuse "nvidia-smi lists no GPU: ${gpus:-no o
 echo "gpu-check: $gpus"
 
 # -- 2. the CUDA stack ---------------------------------------------------------------------------
-cuda_build() { .venv/bin/python -c "import torch, sys; sys.exit(0 if torch.version.cuda else 1)"; }
+venv=.venv
+cuda_build() { "$venv"/bin/python -c "import torch, sys; sys.exit(0 if torch.version.cuda else 1)"; }
 if [ -n "${GPU_CHECK_WHEELS:-}" ]; then
   base=${GPU_CHECK_PYTHON:-python3}
   ls "$GPU_CHECK_WHEELS"/errorkb-*.whl >/dev/null 2>&1 \
     || refuse "GPU_CHECK_WHEELS=$GPU_CHECK_WHEELS holds no errorkb wheel (make it with: bash scripts/gpu-wheels.sh DIR)"
   "$base" -c "import torch, sys; sys.exit(0 if torch.version.cuda else 1)" \
     || refuse "GPU_CHECK_WHEELS needs a CUDA build of torch in $base (the machine's own); it has none"
-  echo "gpu-check: offline set-up: .venv over $base's torch, the rest from $GPU_CHECK_WHEELS"
-  rm -rf .venv
-  "$base" -m venv --without-pip .venv
-  # .venv sees the machine's packages (its torch) after its own (the wheels), as a release's matrix environment does
+  venv=.venv-gpu  # its own: the developer's .venv is never replaced
+  echo "gpu-check: offline set-up: $venv over $base's torch, the rest from $GPU_CHECK_WHEELS"
+  rm -rf "$venv"
+  "$base" -m venv --without-pip "$venv"
+  # it sees the machine's packages (its torch) after its own (the wheels), as a release's matrix environment does
   "$base" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])' \
-    > "$(echo .venv/lib/python3*/site-packages)/_errorkb_base.pth"
-  timeout "$(left)" "$base" -m pip --python .venv/bin/python install --quiet --no-index --no-deps \
+    > "$(echo "$venv"/lib/python3*/site-packages)/_errorkb_base.pth"
+  timeout "$(left)" "$base" -m pip --python "$venv"/bin/python install --quiet --no-index --no-deps \
     --disable-pip-version-check "$GPU_CHECK_WHEELS"/*.whl
 else
   timeout "$(left)" bash scripts/setup.sh
 fi
 if ! cuda_build && [ -z "${GPU_CHECK_WHEELS:-}" ]; then
-  echo "gpu-check: .venv has a CPU build of torch; installing the CUDA build of torch 2.13.0 from PyPI"
-  timeout "$(left)" .venv/bin/python -m pip install --quiet --force-reinstall "torch===2.13.0" \
+  echo "gpu-check: $venv has a CPU build of torch; installing the CUDA build of torch 2.13.0 from PyPI"
+  timeout "$(left)" $venv/bin/python -m pip install --quiet --force-reinstall "torch===2.13.0" \
     -c requirements/constraints.txt
 fi
-cuda_build || refuse "torch in .venv is not a CUDA build: $(.venv/bin/python -c 'import torch; print(torch.__version__)')"
-.venv/bin/python -c "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)" \
-  || refuse "torch $(.venv/bin/python -c 'import torch; print(torch.__version__)') sees no usable CUDA device"
+cuda_build || refuse "torch in $venv is not a CUDA build: $($venv/bin/python -c 'import torch; print(torch.__version__)')"
+$venv/bin/python -c "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)" \
+  || refuse "torch $($venv/bin/python -c 'import torch; print(torch.__version__)') sees no usable CUDA device"
 
 # -- 3. every CUDA check, then the CUDA tests ----------------------------------------------------
 status=0
 mkdir -p reports
 export NO_MKDOCS_2_WARNING=1
-timeout "$(left)" .venv/bin/errorkb verify --device cuda --target bundled --target upstream \
+timeout "$(left)" $venv/bin/errorkb verify --device cuda --target bundled --target upstream \
   --sandbox "${GPU_CHECK_SANDBOX:-require}" \
   --jobs "${GPU_CHECK_JOBS:-4}" --report "$report" || status=1
-timeout "$(left)" .venv/bin/python -m pytest -q -k cuda \
+timeout "$(left)" $venv/bin/python -m pytest -q -k cuda \
   tests/kvcache/test_kvcache_behaviour.py tests/kvcache/test_kvcache_raise_sites.py || status=1
 
 # -- 4. the machine, in the report ---------------------------------------------------------------
 if [ -f "$report" ]; then
   NVIDIA_SMI="$(nvidia-smi 2>&1 || true)" \
   NVIDIA_QUERY="$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 || true)" \
-  .venv/bin/python - "$report" <<'PY' || status=1
+  $venv/bin/python - "$report" <<'PY' || status=1
 import json, os, sys
 import torch
 
