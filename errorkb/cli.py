@@ -944,8 +944,10 @@ def _verify_round(project: Project, args: argparse.Namespace, kept: Any = None, 
         cache_dir, trust = own_cache, Trust.TRUSTED
 
     from errorkb.verify.engine import Interrupted
-    from errorkb.verify.modes import SandboxUnavailable
+    from errorkb.verify.modes import SandboxUnavailable, python_caveat
 
+    if (caveat := python_caveat(tuple(sys.version_info[:2]))) is not None:
+        err.print(caveat, markup=False)
     interrupted: Interrupted | None = None
     try:
         with _progress(human, enabled=human.is_terminal) as progress, _sigterm_interrupts():

@@ -46,3 +46,4 @@ def test_every_test_module_that_needs_the_sandbox_asks_through_the_helper():
         text = (here / name).read_text(encoding="utf-8")
         assert "needs_sandbox(" in text, name
         assert "skipif(probe()" not in text and 'which("bwrap")' not in text, name
+
