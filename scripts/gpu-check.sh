@@ -86,7 +86,9 @@ if [ -f "$report" ]; then
   $venv/bin/python - "$report" <<'PY' || status=1
 import json, os, sys
 import torch
+from errorkb.plugs import runtime_for
 
+touched = runtime_for("torch").device_touched()  # by the import alone: a zygote then cannot fork CUDA checks
 path = sys.argv[1]
 data = json.load(open(path, encoding="utf-8"))
 name, driver, memory = ([part.strip() for part in os.environ["NVIDIA_QUERY"].splitlines()[0].split(",")] + ["", "", ""])[:3]
@@ -97,12 +99,11 @@ data["environment"]["gpu_check"] = {
 }
 # Whether the observer can read CUDA's allocation counter with this torch (a CUDA after counts only then):
 # the C functions it reads, and the probe the torch plug makes of them, here in the harness's process.
-from errorkb.plugs import runtime_for
-
 names = ("_cuda_isInitialized", "_cuda_memoryStats", "_cuda_getDeviceCount")
 data["environment"]["gpu_check"]["device_probe"] = {
     "functions": {name: type(getattr(torch._C, name, None)).__name__ for name in names},
     "made": runtime_for("torch").device_probe(torch, "cuda") is not None,
+    "touched_by_import": touched,
 }
 tmp = path + ".tmp"
 with open(tmp, "w", encoding="utf-8") as out:
