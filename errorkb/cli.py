@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
     from rich.console import Console
 
+    from errorkb.core.entry import Entry
     from errorkb.core.load import LoadedEntry, LoadResult
     from errorkb.core.problems import Problem
     from errorkb.core.project import Project
@@ -773,7 +774,22 @@ def cmd_matrix(project: Project, args: argparse.Namespace) -> int:
         err.print(f"{status.release}: {status.error}", markup=False)
     out.print(f"{len(releases) - len(failed)} of {len(releases)} releases ran — report: "
               f"{project.rel(files.matrix_path(project))}", markup=False)
+    _say_if_index_stale(project, [one.entry for one in result.entries], "errorkb matrix")
     return 0
+
+
+def _say_if_index_stale(project: Project, entries: list[Entry], command: str) -> None:
+    """The hook index carries the matrix's raise lines: a run that changed them leaves it stale (CI's
+    `hook index --check` then fails), so the author hears it here, with the command that mends it."""
+    from errorkb.site.hookindex import NoIndexFile, index_file, stale
+
+    try:
+        path = index_file(project)
+    except NoIndexFile:  # a knowledge base that ships no index
+        return
+    if stale(project, entries, path):
+        err.print(f"{command}: {project.rel(path)} is now stale: run `errorkb hook index` and commit it",
+                  markup=False)
 
 
 def _why_untrusted(choice: str) -> str:

@@ -492,3 +492,18 @@ def test_a_remembered_failure_says_how_to_try_again(two_entries):
     env = matrix.ensure_env(project, "4.43.4")
     assert env.python is None and "Connection reset by peer" in (env.error or "")
     assert "--rebuild --release 4.43.4" in (env.error or "")
+
+
+@pytest.mark.parametrize("stale", [True, False])
+def test_a_matrix_run_that_leaves_the_hook_index_stale_says_so(two_entries, monkeypatch, capsys, stale):
+    """The index carries the matrix's raise lines: after a run that changed them, CI's `hook index --check`
+    failed on the committed index (this stop's CI). The run itself now says so, with the mending command."""
+    from errorkb.site import hookindex
+    from errorkb.verify import matrix
+
+    monkeypatch.setattr(matrix, "run_matrix", lambda *a, **k: _matrix({"5.6.0": "pass"}))
+    monkeypatch.setattr(hookindex, "index_file", lambda project: two_entries / "index.json")
+    monkeypatch.setattr(hookindex, "stale", lambda project, entries, path=None: stale)
+    assert main(["--root", str(two_entries), "matrix", "head-dim-list-length", "--release", "5.6.0"]) == 0
+    said = "errorkb matrix: index.json is now stale: run `errorkb hook index` and commit it"
+    assert (said in capsys.readouterr().err) is stale

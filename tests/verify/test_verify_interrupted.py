@@ -30,15 +30,22 @@ def test_a_stopped_run_writes_what_finished(tmp_path, stop):
     command = [sys.executable, "-m", "errorkb.cli", "--root", str(root), "verify", "--target", "bundled",
                "--device", "cpu", "--jobs", "2", "--cache", "trusted", "--cache-dir", str(cache),
                "--report", str(report), "good-head-dim", "after-hangs"]
+    # As from a terminal: a test runner's worker (xdist's) may ignore SIGINT, and a child inherits that
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    deadline = time.monotonic() + 300
-    # good-head-dim's three checks and after-hangs' before and guard end; its after hangs until stopped
-    while len(_cached(cache)) < 5 and time.monotonic() < deadline and process.poll() is None:
-        time.sleep(0.2)
-    assert process.poll() is None, process.communicate()
-    process.send_signal(stop)
-    out, err = process.communicate(timeout=120)
+                               env={**os.environ, "PYTHONUNBUFFERED": "1"},
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        deadline = time.monotonic() + 300
+        # good-head-dim's three checks and after-hangs' before and guard end; its after hangs until stopped
+        while len(_cached(cache)) < 5 and time.monotonic() < deadline and process.poll() is None:
+            time.sleep(0.2)
+        assert process.poll() is None, process.communicate()
+        process.send_signal(stop)
+        out, err = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:  # the run did not stop: leave nothing running
+            process.kill()
+            process.communicate()
     assert process.returncode == 130, out + err
     assert "errorkb verify: interrupted: 5 of 6 checks had finished" in err, err
     written = json.loads(report.read_text(encoding="utf-8"))
