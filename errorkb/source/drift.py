@@ -77,7 +77,7 @@ def check_pins(loaded: list[LoadedEntry], project: Project) -> PinCheck:
         index = indexes[(*key, runtime)]
         if index is None and runtime:
             installed = runtime_version(project)
-            if installed != entry.source.release:  # the loader refuses it when installed; absent: not checked
+            if installed != entry.source.release:  # another runtime here (the verifier: not run), or none
                 unchecked.setdefault(f"{project.library.runtime} {entry.source.release}", []).append(entry.id)
                 continue
             problems.append(Problem(where, line, col, f"source.path {entry.source.path} is not a file of the "

@@ -238,10 +238,10 @@ class Verifier:
     def _runtime_pin(self, entry: Entry) -> str | None:
         """Why an entry whose raise site lies in the runtime (`source.runtime`) cannot run here: its line
         and wording were read from the runtime release it names, and this machine has another."""
-        if not entry.source.runtime:
-            return None
-        installed = self.runtime.version().split("+")[0]  # the public release: 2.13.0 of 2.13.0+cpu
-        if installed in ("absent", entry.source.release):
+        from errorkb.source.upstream import runtime_version
+
+        installed = runtime_version(self.project) if entry.source.runtime else None
+        if installed in (None, entry.source.release):
             return None
         name = self.runtime.name
         return (f"its raise site is pinned to {name} {entry.source.release}, and {name} {installed} is installed "

@@ -406,15 +406,15 @@ def run_matrix(project: Project, loaded: list[LoadedEntry], releases: list[str],
         # A status this run measured replaces the file's; one it only vouches for (its checks came from
         # the cache, were not run, or all failed their own set-up while the library imports) fills in
         # where the file has none or says the release did not run, and otherwise leaves it as measured.
-        measured = error is not None or measured_release(records)
+        vouched_only = error is None and not measured_release(records)
         with lock:
             before = state["data"]
         earlier = {r.entry: r for r in before.results if r.release == release} if before else {}
         results = collect(entries, release, records, index, digests, earlier, status.measured) \
             if error is None else []
         with lock:  # merged with the file as it is on disk now: another run's releases are kept
-            state["data"] = write_matrix(path, package, [status] if measured else [], results,
-                                         fallback=[] if measured else [status])
+            state["data"] = write_matrix(path, package, [] if vouched_only else [status], results,
+                                         fallback=[status] if vouched_only else [])
             progress(f"{package} {release}: {'ran' if error is None else error} {steps.step()}")
 
     try:
