@@ -875,3 +875,80 @@ def test_a_problem_quoting_the_author_holds_no_control_sequence_nor_log_command(
         assert not re.search("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2028\u2029\u2066-\u2069]", text), text
         assert "##[error]" not in text, text
     assert f"unknown key '{shown}'" in str(problem), str(problem)
+
+
+# -- the project's own settings: read like an entry, kept inside the repository ----------------
+
+
+def test_a_pyproject_that_is_not_utf8_is_a_located_problem_not_a_traceback(tmp_path, capsys):
+    make_project(tmp_path)
+    pyproject = tmp_path / "pyproject.toml"
+    lines = pyproject.read_bytes().count(b"\n")
+    pyproject.write_bytes(pyproject.read_bytes() + b"# caf\xe9\n")
+    from errorkb.core.problems import ProblemsFound
+
+    with pytest.raises(ProblemsFound) as raised:
+        load_project(tmp_path)
+    assert [str(p) for p in raised.value.problems] == [f"pyproject.toml:{lines + 1}:6: byte 0xe9 is not UTF-8; "
+                                                       "save the file as UTF-8"]
+    assert main(["--root", str(tmp_path), "check"]) == 1
+    said = capsys.readouterr().err
+    assert "pyproject.toml:" in said and "Traceback" not in said, said
+
+
+@pytest.mark.parametrize("setting", ['entries = "/tmp"', 'snippets = "../elsewhere"', 'reports = "reports/../../.."',
+                                     'entries = "docs/../../x"'])
+def test_a_folder_setting_leading_out_of_the_repository_is_a_located_problem(tmp_path, setting):
+    """What the site publishes is read from the folders these settings name: one leading out of
+    the repository (absolute, or through `..`) would put files from outside it on the pages."""
+    make_project(tmp_path)
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text(encoding="utf-8").replace("timeout = 60", f"timeout = 60\n{setting}"),
+                         encoding="utf-8")
+    from errorkb.core.problems import ProblemsFound
+
+    with pytest.raises(ProblemsFound) as raised:
+        load_project(tmp_path)
+    (problem,) = raised.value.problems
+    assert str(problem).startswith(f"pyproject.toml:3:1: [tool.errorkb] {setting.split()[0]}: "), str(problem)
+    assert "inside the repository" in str(problem), str(problem)
+
+
+def test_a_folder_setting_inside_the_repository_still_loads(tmp_path):
+    make_project(tmp_path)
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text(encoding="utf-8").replace(
+        "timeout = 60", 'timeout = 60\nreports = "./out/../reports"\nindex = "kb_index/index.json"'), encoding="utf-8")
+    project = load_project(tmp_path)
+    assert project.reports.resolve() == tmp_path.resolve() / "reports"
+
+
+def test_a_folder_setting_symlinked_out_of_the_repository_is_a_located_problem(tmp_path):
+    make_project(tmp_path)
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "kb").mkdir()
+    make_project(tmp_path / "kb")
+    (tmp_path / "kb" / "reports").symlink_to(tmp_path / "outside")
+    from errorkb.core.problems import ProblemsFound
+
+    with pytest.raises(ProblemsFound) as raised:
+        load_project(tmp_path / "kb")
+    (problem,) = raised.value.problems
+    assert str(problem).startswith("pyproject.toml:1:1: [tool.errorkb] reports: "), str(problem)
+    assert "inside the repository" in str(problem), str(problem)
+
+
+@pytest.mark.parametrize("value", ["inf", "nan", "1e400"])
+def test_a_timeout_that_is_not_a_finite_number_is_a_located_problem(tmp_path, value):
+    """`timeout = inf` (TOML has it) made every check's limit infinite: a snippet that loops hung
+    `errorkb verify` for good."""
+    make_project(tmp_path)
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text(encoding="utf-8").replace("timeout = 60", f"timeout = {value}"),
+                         encoding="utf-8")
+    from errorkb.core.problems import ProblemsFound
+
+    with pytest.raises(ProblemsFound) as raised:
+        load_project(tmp_path)
+    (problem,) = raised.value.problems
+    assert str(problem).startswith("pyproject.toml:2:1: [tool.errorkb] timeout: "), str(problem)
