@@ -952,3 +952,13 @@ def test_a_timeout_that_is_not_a_finite_number_is_a_located_problem(tmp_path, va
         load_project(tmp_path)
     (problem,) = raised.value.problems
     assert str(problem).startswith("pyproject.toml:2:1: [tool.errorkb] timeout: "), str(problem)
+
+
+def test_a_line_number_no_file_has_is_a_located_problem_never_published(tmp_path):
+    """The JSON API publishes `source.line`; a JavaScript consumer reads integers above 2**53 as
+    another number (9007199254740993 as ...992) than the page shows, and no file has such a line."""
+    entry = ENTRY.replace("line: 1471", "line: 9007199254740993")
+    problems = problems_of(tmp_path, entry)
+    line = entry.splitlines().index("  line: 9007199254740993") + 1
+    assert problems and problems[0].startswith(f"{ENTRY_FILE}:{line}:9: source.line: "), problems
+    assert "less than or equal to" in problems[0], problems

@@ -18,7 +18,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator, model_validator
 
-from errorkb.core.entry import SourceLinks
+from errorkb.core.entry import MAX_LINE, SourceLinks
 from errorkb.core.problems import Problem, ProblemsFound, display_path
 from errorkb.core.releases import ReleaseRange, contains
 
@@ -124,7 +124,7 @@ class LibraryProfile(_Strict):
 
 class Exemption(_Strict):
     path: RepoPath | None = Field(default=None, description="Followed file of the raise (default: the first).")
-    line: int = Field(gt=0, description="Line of the raise statement in that file at the pinned release.")
+    line: int = Field(gt=0, le=MAX_LINE, description="Line of the raise statement in that file at the pinned release.")
     reason: str = Field(min_length=1, description="Why the raise site needs no entry (shown on the coverage page).")
 
 
