@@ -962,3 +962,22 @@ def test_a_line_number_no_file_has_is_a_located_problem_never_published(tmp_path
     line = entry.splitlines().index("  line: 9007199254740993") + 1
     assert problems and problems[0].startswith(f"{ENTRY_FILE}:{line}:9: source.line: "), problems
     assert "less than or equal to" in problems[0], problems
+
+
+INVISIBLE = ["\u200b", "\u00ad", "\ufeff", "\U000e0041", "\u2061", "\u180e", "\ufff9", "\u3164"]
+
+
+@pytest.mark.xfail(strict=True, reason="errorkb/core/prose.py (`_UNPRINTABLE`) is not h-redsite2's file: the fix "
+                                       "proposed is to refuse every format character (Unicode category Cf) and the "
+                                       "Hangul fillers there, beside the bidi marks")
+@pytest.mark.parametrize("old", ["title: A documented error", "meaning: What it means."])
+@pytest.mark.parametrize("bad", INVISIBLE, ids=[f"U+{ord(char):04X}" for char in INVISIBLE])
+def test_a_character_that_shows_nothing_is_a_located_problem(tmp_path, old, bad):
+    """Zero-width spaces, soft hyphens, a byte order mark inside text, tag characters (U+E0000-
+    U+E007F: ASCII spelled invisibly, read by search, by a JSON API consumer and by language
+    models, never by the reviewer of the pull request), invisible operators, interlinear
+    annotations and Hangul fillers (a title of one U+3164 is a blank link): none shows in a
+    review, all reach the page, the JSON API and the lookup's index."""
+    key, _, value = old.partition(": ")
+    problems = problems_of(tmp_path, ENTRY.replace(old, f"{key}: {json.dumps('Two' + bad + 'words')}"))
+    assert len(problems) == 1 and f"U+{ord(bad):04X}" in problems[0] and f": {key}: " in problems[0], problems
