@@ -7,6 +7,7 @@ request could hold."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -154,6 +155,41 @@ def test_a_fifo_named_like_an_entry_does_not_hang_the_loader(tmp_path):
     os.mkfifo(tmp_path / "docs" / "errors" / "transformers" / "pipe.yml")
     result = load_in_child(tmp_path, seconds=20)
     assert "docs/errors/transformers/pipe.yml:1:1: not a regular file" in result.stdout
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "folder", "link-out", "oversize"])
+def test_lookup_and_show_in_a_checkout_read_only_what_the_loader_reads(tmp_path, kind):
+    """In a checkout with its own index, `errorkb lookup` and `show` digest the entry files to tell
+    whether the index is current: they read every `*.yml` under the entries folder whole, so a
+    FIFO named like an entry hung them for good, a link to /dev/zero filled the memory, and a
+    folder named like one made them give up the index. They read what the loader reads."""
+    make_project(tmp_path)
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text(encoding="utf-8").replace("timeout = 60", 'timeout = 60\nindex = "kbi/index.json"'),
+                         encoding="utf-8")
+    (tmp_path / "kbi").mkdir()
+    (tmp_path / "kbi" / "index.json").write_text("{}", encoding="utf-8")
+    odd = tmp_path / "docs" / "errors" / "transformers" / "odd.yml"
+    if kind == "fifo":
+        os.mkfifo(odd)
+    elif kind == "device":
+        odd.symlink_to("/dev/zero")
+    elif kind == "folder":
+        odd.mkdir()
+    elif kind == "link-out":
+        (tmp_path / "secret.yml").write_text("id: secret\n", encoding="utf-8")
+        odd.symlink_to(tmp_path / "secret.yml")
+    else:
+        with odd.open("wb") as handle:
+            handle.truncate(MAX_FILE_BYTES + 1)
+    from errorkb.site.hookindex import entry_files
+
+    assert entry_files(load_project(tmp_path)) == [tmp_path / ENTRY_FILE]
+    code = "import sys; from errorkb.cli import main; sys.exit(main(sys.argv[1:]))"
+    result = subprocess.run([sys.executable, "-c", code, "--root", str(tmp_path), "lookup", "ValueError: x"],
+                            capture_output=True, text=True, timeout=60, preexec_fn=lambda: resource.setrlimit(
+                                resource.RLIMIT_AS, (2 << 30, 2 << 30)))
+    assert "cannot use" not in result.stderr and "Traceback" not in result.stderr, result.stderr[-2000:]
 
 
 # -- nothing outside the repository -----------------------------------------------------------
@@ -935,7 +971,7 @@ def test_a_folder_setting_symlinked_out_of_the_repository_is_a_located_problem(t
         load_project(tmp_path / "kb")
     (problem,) = raised.value.problems
     assert str(problem).startswith("pyproject.toml:1:1: [tool.errorkb] reports: "), str(problem)
-    assert "inside the repository" in str(problem), str(problem)
+    assert "leads out of the repository through a symbolic link" in str(problem), str(problem)
 
 
 @pytest.mark.parametrize("value", ["inf", "nan", "1e400"])
@@ -981,3 +1017,66 @@ def test_a_character_that_shows_nothing_is_a_located_problem(tmp_path, old, bad)
     key, _, value = old.partition(": ")
     problems = problems_of(tmp_path, ENTRY.replace(old, f"{key}: {json.dumps('Two' + bad + 'words')}"))
     assert len(problems) == 1 and f"U+{ord(bad):04X}" in problems[0] and f": {key}: " in problems[0], problems
+
+
+# -- folders nested deeper than Python recurses ---------------------------------------------------
+
+DEPTH = 1_200  # Python 3.11's os.walk and Path.rglob recurse once per level: 1,000 levels raise
+
+
+@contextlib.contextmanager
+def nested(top: Path, depth: int = DEPTH):
+    """`top/a/a/.../a` (`depth` folders), made and removed one level at a time: Path.mkdir(parents=True),
+    os.makedirs and shutil.rmtree all recurse once per level and fail at this depth."""
+    folders = [top]
+    for _ in range(depth):
+        folders.append(folders[-1] / "a")
+        folders[-1].mkdir()
+    try:
+        yield folders[-1]
+    finally:
+        for folder in reversed(folders[1:]):
+            for one in folder.iterdir():
+                if not one.is_dir() or one.is_symlink():
+                    one.unlink()
+            folder.rmdir()
+
+
+def test_entries_nested_deeper_than_python_recurses_are_a_located_problem_not_a_traceback(tmp_path, capsys):
+    """A pull request can hold `docs/errors/transformers/a/a/.../a/x.yml` (1,200 levels is 2,400
+    characters of path): the loader's rglob raised RecursionError, and `errorkb check` printed a
+    traceback instead of the file to remove."""
+    make_project(tmp_path)
+    with nested(tmp_path / "docs" / "errors" / "transformers") as deep:
+        (deep / "stray.yml").write_text("id: stray\n", encoding="utf-8")
+        try:
+            result = load_project_entries(load_project(tmp_path))
+        except RecursionError:
+            pytest.fail("RecursionError")
+        assert [one.entry.id for one in result.entries] == ["demo-error"]
+        problems = [str(p)[:200] for p in result.problems]
+        assert len(problems) == 1 and problems[0].startswith("docs/errors/transformers/a/a/a/"), problems
+        assert "nested" in problems[0], problems
+        assert main(["--root", str(tmp_path), "check"]) == 1
+        assert "RecursionError" not in capsys.readouterr().err
+
+
+def test_a_snippet_folder_nested_deeper_than_python_recurses_still_keys_and_signs_every_file(tmp_path):
+    """The verdict cache keys on every file of the snippet folder, and `mkdocs serve` signs them
+    to see what changed: both walked the folder with a recursive os.walk (RecursionError at the
+    first site build or verify), and a file at the bottom must still change the key."""
+    from errorkb.results.keys import folder_digest
+    from errorkb.site.live import tree_signature
+
+    make_project(tmp_path)
+    folder = tmp_path / "snippets" / "demo-error"
+    with nested(folder) as deep:
+        (deep / "data.txt").write_text("one", encoding="utf-8")
+        try:
+            before = folder_digest(folder)
+            signed = dict(tree_signature(folder))
+        except RecursionError:
+            pytest.fail("RecursionError")
+        assert "/".join(["a"] * DEPTH) + "/data.txt" in signed and "after.py" in signed
+        (deep / "data.txt").write_text("two", encoding="utf-8")
+        assert folder_digest(folder) != before

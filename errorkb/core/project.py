@@ -359,7 +359,7 @@ def _folders_leading_out(settings: Settings, root: Path, where: str, text: str) 
         if resolved is None or not resolved.is_relative_to(inside):
             line = _line_of(text, name) if re.search(rf"^\s*{name}\s*=", text, re.M) else 1
             problems.append(Problem(where, line, 1, f"[tool.errorkb] {name}: '{value}' leads out of the repository "
-                                                    "through a symbolic link (or loops); name a folder inside the repository"))
+                                                    "through a symbolic link (or loops); name a folder inside it"))
     return problems
 
 

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from errorkb.core.entry import Entry
 from errorkb.core.project import Project
+from errorkb.core.snippets import walk
 
 _CHUNK = 1 << 20
 
@@ -52,7 +53,7 @@ def folder_digest(folder: Path) -> str:
 
 def _walk(folder: Path) -> list[Path]:
     found: list[Path] = []
-    for top, folders, files in os.walk(folder, followlinks=False):
+    for top, folders, files in walk(folder):  # not os.walk: it recurses once per level
         folders.sort()
         found += [Path(top) / name for name in sorted([*folders, *files])]
     return sorted(found)
