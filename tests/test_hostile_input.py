@@ -1080,3 +1080,32 @@ def test_a_snippet_folder_nested_deeper_than_python_recurses_still_keys_and_sign
         assert "/".join(["a"] * DEPTH) + "/data.txt" in signed and "after.py" in signed
         (deep / "data.txt").write_text("two", encoding="utf-8")
         assert folder_digest(folder) != before
+
+
+def test_a_snippet_folder_holding_a_name_that_is_not_utf8_keys_and_renders(tmp_path):
+    """A file name is bytes; one that is not UTF-8 (a pull request can hold `x\\xff.py`) reaches
+    Python as a lone surrogate, and the verdict key encoded it strictly: the site's build and
+    `errorkb render` stopped with a UnicodeEncodeError traceback. Two such names key apart."""
+    from errorkb.results.keys import folder_digest
+    from tests.site.sitekb import site_project
+
+    project = site_project(tmp_path / "kb", ids=("head-dim-list-length",))
+    folder = project / "snippets" / "head-dim-list-length"
+    odd = os.path.join(os.fsencode(folder), b"x\xff.txt")
+    with open(odd, "wb") as handle:
+        handle.write(b"data")
+    first = folder_digest(folder)
+    os.rename(odd, os.path.join(os.fsencode(folder), b"x\xfe.txt"))
+    assert folder_digest(folder) != first
+    assert main(["--root", str(project), "render", "--out", str(tmp_path / "out")]) == 0
+
+
+def test_a_problem_naming_a_file_that_is_not_utf8_shows_the_byte_not_nothing(tmp_path, capsys):
+    """The byte came to Python as a lone surrogate, which the terminal's filter dropped: `errorkb
+    check` named `x.py` for a file `x\\xff.py`, which the author could not find. It reads `\\udcff`."""
+    make_project(tmp_path)
+    with open(os.path.join(os.fsencode(tmp_path / "snippets" / "demo-error"), b"x\xff.py"), "wb") as handle:
+        handle.write(b"x = 1\n")
+    assert main(["--root", str(tmp_path), "check"]) == 1
+    said = capsys.readouterr().err
+    assert "snippets/demo-error/x\\udcff.py:1:1: not used by entry" in said, said

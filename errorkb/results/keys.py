@@ -40,14 +40,14 @@ def folder_digest(folder: Path) -> str:
         except OSError:
             continue
         if stat.S_ISLNK(mode):
-            digest.update(f"link {relative} -> {os.readlink(path)}\0".encode())
+            digest.update(os.fsencode(f"link {relative} -> {os.readlink(path)}\0"))
         elif stat.S_ISREG(mode):
-            digest.update(f"file {relative}\0".encode())
+            digest.update(os.fsencode(f"file {relative}\0"))
             digest.update(_file_hash(path).encode())
         elif stat.S_ISDIR(mode):
-            digest.update(f"dir {relative}\0".encode())
+            digest.update(os.fsencode(f"dir {relative}\0"))
         else:
-            digest.update(f"special {relative} {stat.S_IFMT(mode)}\0".encode())
+            digest.update(os.fsencode(f"special {relative} {stat.S_IFMT(mode)}\0"))
     return digest.hexdigest()
 
 
