@@ -7,6 +7,7 @@ request could hold."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -154,6 +155,41 @@ def test_a_fifo_named_like_an_entry_does_not_hang_the_loader(tmp_path):
     os.mkfifo(tmp_path / "docs" / "errors" / "transformers" / "pipe.yml")
     result = load_in_child(tmp_path, seconds=20)
     assert "docs/errors/transformers/pipe.yml:1:1: not a regular file" in result.stdout
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "folder", "link-out", "oversize"])
+def test_lookup_and_show_in_a_checkout_read_only_what_the_loader_reads(tmp_path, kind):
+    """In a checkout with its own index, `errorkb lookup` and `show` digest the entry files to tell
+    whether the index is current: they read every `*.yml` under the entries folder whole, so a
+    FIFO named like an entry hung them for good, a link to /dev/zero filled the memory, and a
+    folder named like one made them give up the index. They read what the loader reads."""
+    make_project(tmp_path)
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text(encoding="utf-8").replace("timeout = 60", 'timeout = 60\nindex = "kbi/index.json"'),
+                         encoding="utf-8")
+    (tmp_path / "kbi").mkdir()
+    (tmp_path / "kbi" / "index.json").write_text("{}", encoding="utf-8")
+    odd = tmp_path / "docs" / "errors" / "transformers" / "odd.yml"
+    if kind == "fifo":
+        os.mkfifo(odd)
+    elif kind == "device":
+        odd.symlink_to("/dev/zero")
+    elif kind == "folder":
+        odd.mkdir()
+    elif kind == "link-out":
+        (tmp_path / "secret.yml").write_text("id: secret\n", encoding="utf-8")
+        odd.symlink_to(tmp_path / "secret.yml")
+    else:
+        with odd.open("wb") as handle:
+            handle.truncate(MAX_FILE_BYTES + 1)
+    from errorkb.site.hookindex import entry_files
+
+    assert entry_files(load_project(tmp_path)) == [tmp_path / ENTRY_FILE]
+    code = "import sys; from errorkb.cli import main; sys.exit(main(sys.argv[1:]))"
+    result = subprocess.run([sys.executable, "-c", code, "--root", str(tmp_path), "lookup", "ValueError: x"],
+                            capture_output=True, text=True, timeout=60, preexec_fn=lambda: resource.setrlimit(
+                                resource.RLIMIT_AS, (2 << 30, 2 << 30)))
+    assert "cannot use" not in result.stderr and "Traceback" not in result.stderr, result.stderr[-2000:]
 
 
 # -- nothing outside the repository -----------------------------------------------------------
@@ -875,3 +911,201 @@ def test_a_problem_quoting_the_author_holds_no_control_sequence_nor_log_command(
         assert not re.search("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2028\u2029\u2066-\u2069]", text), text
         assert "##[error]" not in text, text
     assert f"unknown key '{shown}'" in str(problem), str(problem)
+
+
+# -- the project's own settings: read like an entry, kept inside the repository ----------------
+
+
+def test_a_pyproject_that_is_not_utf8_is_a_located_problem_not_a_traceback(tmp_path, capsys):
+    make_project(tmp_path)
+    pyproject = tmp_path / "pyproject.toml"
+    lines = pyproject.read_bytes().count(b"\n")
+    pyproject.write_bytes(pyproject.read_bytes() + b"# caf\xe9\n")
+    from errorkb.core.problems import ProblemsFound
+
+    with pytest.raises(ProblemsFound) as raised:
+        load_project(tmp_path)
+    assert [str(p) for p in raised.value.problems] == [f"pyproject.toml:{lines + 1}:6: byte 0xe9 is not UTF-8; "
+                                                       "save the file as UTF-8"]
+    assert main(["--root", str(tmp_path), "check"]) == 1
+    said = capsys.readouterr().err
+    assert "pyproject.toml:" in said and "Traceback" not in said, said
+
+
+@pytest.mark.parametrize("setting", ['entries = "/tmp"', 'snippets = "../elsewhere"', 'reports = "reports/../../.."',
+                                     'entries = "docs/../../x"'])
+def test_a_folder_setting_leading_out_of_the_repository_is_a_located_problem(tmp_path, setting):
+    """What the site publishes is read from the folders these settings name: one leading out of
+    the repository (absolute, or through `..`) would put files from outside it on the pages."""
+    make_project(tmp_path)
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text(encoding="utf-8").replace("timeout = 60", f"timeout = 60\n{setting}"),
+                         encoding="utf-8")
+    from errorkb.core.problems import ProblemsFound
+
+    with pytest.raises(ProblemsFound) as raised:
+        load_project(tmp_path)
+    (problem,) = raised.value.problems
+    assert str(problem).startswith(f"pyproject.toml:3:1: [tool.errorkb] {setting.split()[0]}: "), str(problem)
+    assert "inside the repository" in str(problem), str(problem)
+
+
+def test_a_folder_setting_inside_the_repository_still_loads(tmp_path):
+    make_project(tmp_path)
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text(encoding="utf-8").replace(
+        "timeout = 60", 'timeout = 60\nreports = "./out/../reports"\nindex = "kb_index/index.json"'), encoding="utf-8")
+    project = load_project(tmp_path)
+    assert project.reports.resolve() == tmp_path.resolve() / "reports"
+
+
+def test_a_folder_setting_symlinked_out_of_the_repository_is_a_located_problem(tmp_path):
+    make_project(tmp_path)
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "kb").mkdir()
+    make_project(tmp_path / "kb")
+    (tmp_path / "kb" / "reports").symlink_to(tmp_path / "outside")
+    from errorkb.core.problems import ProblemsFound
+
+    with pytest.raises(ProblemsFound) as raised:
+        load_project(tmp_path / "kb")
+    (problem,) = raised.value.problems
+    assert str(problem).startswith("pyproject.toml:1:1: [tool.errorkb] reports: "), str(problem)
+    assert "leads out of the repository through a symbolic link" in str(problem), str(problem)
+
+
+@pytest.mark.parametrize("value", ["inf", "nan", "1e400"])
+def test_a_timeout_that_is_not_a_finite_number_is_a_located_problem(tmp_path, value):
+    """`timeout = inf` (TOML has it) made every check's limit infinite: a snippet that loops hung
+    `errorkb verify` for good."""
+    make_project(tmp_path)
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text(encoding="utf-8").replace("timeout = 60", f"timeout = {value}"),
+                         encoding="utf-8")
+    from errorkb.core.problems import ProblemsFound
+
+    with pytest.raises(ProblemsFound) as raised:
+        load_project(tmp_path)
+    (problem,) = raised.value.problems
+    assert str(problem).startswith("pyproject.toml:2:1: [tool.errorkb] timeout: "), str(problem)
+
+
+def test_a_line_number_no_file_has_is_a_located_problem_never_published(tmp_path):
+    """The JSON API publishes `source.line`; a JavaScript consumer reads integers above 2**53 as
+    another number (9007199254740993 as ...992) than the page shows, and no file has such a line."""
+    entry = ENTRY.replace("line: 1471", "line: 9007199254740993")
+    problems = problems_of(tmp_path, entry)
+    line = entry.splitlines().index("  line: 9007199254740993") + 1
+    assert problems and problems[0].startswith(f"{ENTRY_FILE}:{line}:9: source.line: "), problems
+    assert "less than or equal to" in problems[0], problems
+
+
+INVISIBLE = ["\u200b", "\u00ad", "\ufeff", "\U000e0041", "\u2061", "\u180e", "\ufff9", "\u3164"]
+
+
+@pytest.mark.xfail(strict=True, reason="errorkb/core/prose.py (`_UNPRINTABLE`) is not h-redsite2's file: the fix "
+                                       "proposed is to refuse every format character (Unicode category Cf) and the "
+                                       "Hangul fillers there, beside the bidi marks")
+@pytest.mark.parametrize("old", ["title: A documented error", "meaning: What it means."])
+@pytest.mark.parametrize("bad", INVISIBLE, ids=[f"U+{ord(char):04X}" for char in INVISIBLE])
+def test_a_character_that_shows_nothing_is_a_located_problem(tmp_path, old, bad):
+    """Zero-width spaces, soft hyphens, a byte order mark inside text, tag characters (U+E0000-
+    U+E007F: ASCII spelled invisibly, read by search, by a JSON API consumer and by language
+    models, never by the reviewer of the pull request), invisible operators, interlinear
+    annotations and Hangul fillers (a title of one U+3164 is a blank link): none shows in a
+    review, all reach the page, the JSON API and the lookup's index."""
+    key, _, value = old.partition(": ")
+    problems = problems_of(tmp_path, ENTRY.replace(old, f"{key}: {json.dumps('Two' + bad + 'words')}"))
+    assert len(problems) == 1 and f"U+{ord(bad):04X}" in problems[0] and f": {key}: " in problems[0], problems
+
+
+# -- folders nested deeper than Python recurses ---------------------------------------------------
+
+DEPTH = 1_200  # Python 3.11's os.walk and Path.rglob recurse once per level: 1,000 levels raise
+
+
+@contextlib.contextmanager
+def nested(top: Path, depth: int = DEPTH):
+    """`top/a/a/.../a` (`depth` folders), made and removed one level at a time: Path.mkdir(parents=True),
+    os.makedirs and shutil.rmtree all recurse once per level and fail at this depth."""
+    folders = [top]
+    for _ in range(depth):
+        folders.append(folders[-1] / "a")
+        folders[-1].mkdir()
+    try:
+        yield folders[-1]
+    finally:
+        for folder in reversed(folders[1:]):
+            for one in folder.iterdir():
+                if not one.is_dir() or one.is_symlink():
+                    one.unlink()
+            folder.rmdir()
+
+
+def test_entries_nested_deeper_than_python_recurses_are_a_located_problem_not_a_traceback(tmp_path, capsys):
+    """A pull request can hold `docs/errors/transformers/a/a/.../a/x.yml` (1,200 levels is 2,400
+    characters of path): the loader's rglob raised RecursionError, and `errorkb check` printed a
+    traceback instead of the file to remove."""
+    make_project(tmp_path)
+    with nested(tmp_path / "docs" / "errors" / "transformers") as deep:
+        (deep / "stray.yml").write_text("id: stray\n", encoding="utf-8")
+        try:
+            result = load_project_entries(load_project(tmp_path))
+        except RecursionError:
+            pytest.fail("RecursionError")
+        assert [one.entry.id for one in result.entries] == ["demo-error"]
+        problems = [str(p)[:200] for p in result.problems]
+        assert len(problems) == 1 and problems[0].startswith("docs/errors/transformers/a/a/a/"), problems
+        assert "nested" in problems[0], problems
+        assert main(["--root", str(tmp_path), "check"]) == 1
+        assert "RecursionError" not in capsys.readouterr().err
+
+
+def test_a_snippet_folder_nested_deeper_than_python_recurses_still_keys_and_signs_every_file(tmp_path):
+    """The verdict cache keys on every file of the snippet folder, and `mkdocs serve` signs them
+    to see what changed: both walked the folder with a recursive os.walk (RecursionError at the
+    first site build or verify), and a file at the bottom must still change the key."""
+    from errorkb.results.keys import folder_digest
+    from errorkb.site.live import tree_signature
+
+    make_project(tmp_path)
+    folder = tmp_path / "snippets" / "demo-error"
+    with nested(folder) as deep:
+        (deep / "data.txt").write_text("one", encoding="utf-8")
+        try:
+            before = folder_digest(folder)
+            signed = dict(tree_signature(folder))
+        except RecursionError:
+            pytest.fail("RecursionError")
+        assert "/".join(["a"] * DEPTH) + "/data.txt" in signed and "after.py" in signed
+        (deep / "data.txt").write_text("two", encoding="utf-8")
+        assert folder_digest(folder) != before
+
+
+def test_a_snippet_folder_holding_a_name_that_is_not_utf8_keys_and_renders(tmp_path):
+    """A file name is bytes; one that is not UTF-8 (a pull request can hold `x\\xff.py`) reaches
+    Python as a lone surrogate, and the verdict key encoded it strictly: the site's build and
+    `errorkb render` stopped with a UnicodeEncodeError traceback. Two such names key apart."""
+    from errorkb.results.keys import folder_digest
+    from tests.site.sitekb import site_project
+
+    project = site_project(tmp_path / "kb", ids=("head-dim-list-length",))
+    folder = project / "snippets" / "head-dim-list-length"
+    odd = os.path.join(os.fsencode(folder), b"x\xff.txt")
+    with open(odd, "wb") as handle:
+        handle.write(b"data")
+    first = folder_digest(folder)
+    os.rename(odd, os.path.join(os.fsencode(folder), b"x\xfe.txt"))
+    assert folder_digest(folder) != first
+    assert main(["--root", str(project), "render", "--out", str(tmp_path / "out")]) == 0
+
+
+def test_a_problem_naming_a_file_that_is_not_utf8_shows_the_byte_not_nothing(tmp_path, capsys):
+    """The byte came to Python as a lone surrogate, which the terminal's filter dropped: `errorkb
+    check` named `x.py` for a file `x\\xff.py`, which the author could not find. It reads `\\udcff`."""
+    make_project(tmp_path)
+    with open(os.path.join(os.fsencode(tmp_path / "snippets" / "demo-error"), b"x\xff.py"), "wb") as handle:
+        handle.write(b"x = 1\n")
+    assert main(["--root", str(tmp_path), "check"]) == 1
+    said = capsys.readouterr().err
+    assert "snippets/demo-error/x\\udcff.py:1:1: not used by entry" in said, said

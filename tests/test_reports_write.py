@@ -308,3 +308,30 @@ def test_a_report_holding_a_value_json_does_not_have_is_refused(project_root, mo
     said = capsys.readouterr().err.strip()
     assert f"{constant} is not a JSON value" in said, said
     assert path.read_bytes() == edited
+
+
+def test_a_report_or_matrix_holding_a_lone_surrogate_is_refused_never_a_traceback(tmp_path, monkeypatch, capsys):
+    """JSON may escape half of a UTF-16 pair (`"\\ud800"`); Python reads it as a lone surrogate,
+    which no UTF-8 file can hold: a hand-edited report holding one broke every page that quoted it
+    (the build stopped with a UnicodeEncodeError traceback in the sanitizer), and written back it
+    would fail the writer. It is refused as a NaN is, naming the file and the line."""
+    project = site_project(tmp_path / "kb")
+    path = write_standing(project)
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace('"reason":"ok"', '"reason":"ok \\udc80 then \\ud83d\\ude00 paired"', 1),
+                    encoding="utf-8")
+    edited = path.read_bytes()
+    monkeypatch.setattr(engine, "verify", lambda *a, **k: pytest.fail("ran although the report cannot be kept"))
+    assert main(["--root", str(project), "verify", IDS[0], "--no-cache"]) == 1
+    said = capsys.readouterr().err.strip()
+    assert "lone surrogate" in said and "\\udc80" in said and "line " in said, said
+    assert path.read_bytes() == edited
+    built = mkdocs_build(project / "mkdocs.yml", tmp_path / "site")  # strict: an unreadable report fails it
+    assert built.returncode != 0 and "lone surrogate" in built.stderr, built.stderr[-3000:]
+    assert "Traceback" not in built.stderr, built.stderr[-3000:]
+    path.unlink()
+    matrix = project / "reports" / "matrix" / "transformers.json"
+    files.write_matrix(matrix, "transformers", [files.ReleaseStatus(release="5.0.0", ran=True, measured=now())], [])
+    matrix.write_text(matrix.read_text(encoding="utf-8").replace('"5.0.0"', '"5.0.0\\ud800"'), encoding="utf-8")
+    with pytest.raises(store.Unreadable, match="lone surrogate"):
+        files.load_matrix(matrix)

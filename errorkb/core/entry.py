@@ -30,6 +30,9 @@ from errorkb.core.prose import unprintable
 from errorkb.core.releases import ReleaseRange, contains
 from errorkb.core.snippets import AFTER, BEFORE, Role
 
+# The most lines a source file may have: an integer past 2**53 reaches a JavaScript reader of the
+# JSON API as another number than the page shows, and no real file comes near this one.
+MAX_LINE = 10_000_000
 Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")]
 Markdown = Annotated[str, StringConstraints(min_length=1)]
 SnippetFile = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_][A-Za-z0-9_.-]*\.py$")]
@@ -109,7 +112,7 @@ class Source(Strict):
         "tag, `v<release>`).",
     )
     path: str = Field(description="File inside the upstream repository, e.g. src/<package>/cache_utils.py.")
-    line: int = Field(gt=0, description="Line of the `raise` statement (or of the failing call).")
+    line: int = Field(gt=0, le=MAX_LINE, description="Line of the `raise` statement (or of the failing call).")
     function: QualifiedName = Field(
         description="Qualified name of the function that raises, e.g. Cache.early_initialization."
     )

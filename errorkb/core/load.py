@@ -526,13 +526,28 @@ def _kind(value: object) -> str:
 # -- stage 3: across files --------------------------------------------------------------------
 
 
+def entry_paths(project: Project) -> list[Path]:
+    """The entry files the loader reads whole: inside the entries folder, regular, within
+    `MAX_FILE_BYTES`. What another reader of entry files (the index's digest) may read without
+    hanging on a FIFO, filling the memory from a device, or reading a file from outside."""
+    found = []
+    for path in _entry_files(project, [], Resolved()):
+        try:
+            info = path.stat()
+        except OSError:
+            continue
+        if stat.S_ISREG(info.st_mode) and info.st_size <= MAX_FILE_BYTES:
+            found.append(path)
+    return found
+
+
 def _entry_files(project: Project, problems: list[Problem], resolved: Resolved) -> list[Path]:
     """Entry files; anything else in the entries folder is reported, never skipped silently."""
     if not project.entries.is_dir():
         return []
     found = []
     inside = resolved(project.entries)
-    for path in sorted(project.entries.rglob("*")):
+    for path in _tree(project, problems):
         if path.name.startswith("."):
             continue
         if path.is_dir():
@@ -560,6 +575,29 @@ def _entry_files(project: Project, problems: list[Problem], resolved: Resolved) 
                    else "move it to docs/errors/<library>/<id>.yml")
             problems.append(Problem(where, 1, 1, f"not loaded as an entry: {fix}"))
     return found
+
+
+MAX_ENTRY_DEPTH = 8  # folders below the entries folder that are read (an entry sits two down)
+
+
+def _tree(project: Project, problems: list[Problem]) -> list[Path]:
+    """What `sorted(project.entries.rglob("*"))` lists, down to `MAX_ENTRY_DEPTH` folders: rglob
+    recursed once per level (a tree 1,000 deep, 2 KB of path, raised RecursionError), and below
+    the limit nothing can be an entry. A deeper folder is a problem of its own, not skipped
+    silently (MkDocs' own walk of docs/ fails on such a tree too)."""
+    found: list[Path] = []
+    top = os.fspath(project.entries)
+    for current, folders, files in snippet_files.walk(top):
+        found += [Path(current, name) for name in (*folders, *files)]
+        depth = 0 if current == top else os.path.relpath(current, top).count(os.sep) + 1
+        if depth >= MAX_ENTRY_DEPTH and folders:
+            deepest = Path(current, min(folders))
+            problems.append(Problem(project.rel(deepest), 1, 1,
+                                    f"folders nested more than {MAX_ENTRY_DEPTH} deep below "
+                                    f"{_unresolved_rel(project.entries, project)}; nothing below is read (and MkDocs "
+                                    "cannot build docs/ with a tree this deep): flatten or remove it"))
+            folders.clear()
+    return sorted(found)
 
 
 def _unresolved_rel(path: Path, project: Project) -> str:

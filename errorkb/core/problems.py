@@ -9,8 +9,11 @@ from pathlib import Path
 from errorkb.core.logsafe import defuse
 
 # What a terminal or a log acts on, or that reorders the text around it: C0 (line breaks and tabs
-# included: a problem is one line), DEL, C1, zero-width and bidirectional marks, line separators.
-_ACTING = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u202a-\u202e\u2028\u2029\u2060-\u2069\ufeff]")
+# included: a problem is one line), DEL, C1, zero-width and bidirectional marks, line separators;
+# and lone surrogates (a file name's byte that is not UTF-8), which a terminal's filter drops: the
+# author would look for a file of another name.
+_ACTING = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u202a-\u202e\u2028\u2029\u2060-\u2069\ufeff"
+                     "\ud800-\udfff]")
 _NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
 
 

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator, model_validator
 
-from errorkb.core.entry import SourceLinks
+from errorkb.core.entry import MAX_LINE, SourceLinks
 from errorkb.core.problems import Problem, ProblemsFound, display_path
 from errorkb.core.releases import ReleaseRange, contains
 
@@ -124,7 +124,7 @@ class LibraryProfile(_Strict):
 
 class Exemption(_Strict):
     path: RepoPath | None = Field(default=None, description="Followed file of the raise (default: the first).")
-    line: int = Field(gt=0, description="Line of the raise statement in that file at the pinned release.")
+    line: int = Field(gt=0, le=MAX_LINE, description="Line of the raise statement in that file at the pinned release.")
     reason: str = Field(min_length=1, description="Why the raise site needs no entry (shown on the coverage page).")
 
 
@@ -168,7 +168,8 @@ class Settings(_Strict):
         default=None, description="The file `errorkb hook index` writes: the index the hook, `errorkb lookup` and "
         "`errorkb show` read once the knowledge base is installed. It lies inside a package of the knowledge base "
         "that its pyproject.toml registers under the `errorkb.indexes` entry point (errorkb init sets both up).")
-    timeout: float = Field(default=60.0, gt=0, description="Seconds (of CPU time) one check may take.")
+    timeout: float = Field(default=60.0, gt=0, allow_inf_nan=False,  # `inf` made a looping snippet hang verify
+                           description="Seconds (of CPU time) one check may take.")
     targets: list[Target] | None = Field(
         default=None, description="What `errorkb verify` runs against by default: 'bundled' (the profile's own "
         "implementation) and/or 'upstream' (the real library). Default: bundled when the profile names a bundled "
@@ -176,6 +177,16 @@ class Settings(_Strict):
     library: LibraryProfile
     coverage: CoverageSettings = Field(default_factory=CoverageSettings)
     matrix: MatrixSettings = Field(default_factory=MatrixSettings)
+
+    @field_validator("entries", "snippets", "reports")
+    @classmethod
+    def _inside(cls, value: str) -> str:
+        """What the site publishes is read from these folders: one leading out of the repository
+        (absolute, or up through `..`) would put files from elsewhere on its pages."""
+        if leads_out(value):
+            raise ValueError(f"'{value}' leads out of the repository; name a folder inside the repository, "
+                             "relative to pyproject.toml")
+        return value
 
     @model_validator(mode="after")
     def _exemptions_name_followed_files(self) -> Settings:
@@ -308,6 +319,50 @@ def mkdocs_site_url(path: Path) -> str | None:
     return found.group(1) if found else None
 
 
+def leads_out(relative: str) -> bool:
+    """Whether the path `relative`, written in a setting, names something outside the folder it is
+    relative to: absolute, or climbing above it through `..` (read as written, before any link)."""
+    path = PurePosixPath(relative)
+    if path.is_absolute():
+        return True
+    depth = 0
+    for part in path.parts:
+        depth += -1 if part == ".." else 0 if part == "." else 1
+        if depth < 0:
+            return True
+    return False
+
+
+def _read_settings_text(pyproject: Path, where: str) -> str:
+    """pyproject.toml's text; a located problem when it is not UTF-8 (as an entry's would be)."""
+    data = pyproject.read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        before = data[:error.start].decode("utf-8", errors="replace")
+        line, col = before.count("\n") + 1, len(before) - (before.rfind("\n") + 1) + 1
+        raise ProblemsFound([Problem(where, line, col, f"byte 0x{data[error.start]:02x} is not UTF-8; save the file "
+                                                        "as UTF-8")]) from None
+
+
+def _folders_leading_out(settings: Settings, root: Path, where: str, text: str) -> list[Problem]:
+    """The folder settings that lead out of the repository through a symbolic link (the model
+    refused those that do as written)."""
+    inside = root.resolve()
+    problems = []
+    for name in ("entries", "snippets", "reports"):
+        value = getattr(settings, name)
+        try:
+            resolved = (root / value).resolve()
+        except (OSError, RuntimeError):  # a loop of links (RuntimeError before Python 3.13)
+            resolved = None
+        if resolved is None or not resolved.is_relative_to(inside):
+            line = _line_of(text, name) if re.search(rf"^\s*{name}\s*=", text, re.M) else 1
+            problems.append(Problem(where, line, 1, f"[tool.errorkb] {name}: '{value}' leads out of the repository "
+                                                    "through a symbolic link (or loops); name a folder inside it"))
+    return problems
+
+
 def find_root(start: Path | None = None) -> Path:
     """The nearest folder at or above `start` with a pyproject.toml or mkdocs.yml."""
     here = (start or Path.cwd()).resolve()
@@ -323,7 +378,7 @@ def load_project(root: Path | None = None) -> Project:
     where = display_path(pyproject, root)
     raw: dict[str, Any] = {}
     if pyproject.is_file():
-        text = pyproject.read_text(encoding="utf-8")
+        text = _read_settings_text(pyproject, where)
         try:
             raw = tomllib.loads(text).get("tool", {}).get("errorkb", {})
         except tomllib.TOMLDecodeError as error:
@@ -335,7 +390,7 @@ def load_project(root: Path | None = None) -> Project:
         settings = Settings.model_validate(raw)
     except ValidationError as error:
         raise ProblemsFound([_problem(item, where, text) for item in error.errors()]) from None
-    problems = _profile_problems(settings, where, text)
+    problems = _profile_problems(settings, where, text) + _folders_leading_out(settings, root, where, text)
     if problems:
         raise ProblemsFound(problems)
     return Project(root=root, library=settings.library, entries=root / settings.entries,

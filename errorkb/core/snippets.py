@@ -17,6 +17,7 @@ import os
 import re
 import stat
 import textwrap
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -132,3 +133,29 @@ def shown_section(text: str) -> str:
 
 def strip_markers(text: str) -> str:
     return "\n".join(line for line in text.splitlines() if not MARKER.match(line)).strip("\n") + "\n"
+
+
+def walk(top: str | os.PathLike[str]) -> Iterator[tuple[str, list[str], list[str]]]:
+    """`os.walk(top)` (top-down, links to folders listed but never entered, unreadable folders
+    skipped) without recursion: Python 3.11's os.walk, like Path.rglob, recurses once per level,
+    and a pull request can nest folders 1,000 deep in a few kilobytes of path (RecursionError).
+    As with os.walk, a caller may prune the `folders` list it is given to skip them."""
+    stack = [os.fspath(top)]
+    while stack:
+        current = stack.pop()
+        try:
+            with os.scandir(current) as listing:
+                entries = list(listing)
+        except OSError:
+            continue
+        folders: list[str] = []
+        files: list[str] = []
+        for one in entries:
+            try:
+                is_folder = one.is_dir()
+            except OSError:
+                is_folder = False
+            (folders if is_folder else files).append(one.name)
+        yield current, folders, files
+        stack += [os.path.join(current, name) for name in reversed(folders)
+                  if not os.path.islink(os.path.join(current, name))]

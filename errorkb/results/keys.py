@@ -23,6 +23,7 @@ from pathlib import Path
 
 from errorkb.core.entry import Entry
 from errorkb.core.project import Project
+from errorkb.core.snippets import walk
 
 _CHUNK = 1 << 20
 
@@ -39,20 +40,20 @@ def folder_digest(folder: Path) -> str:
         except OSError:
             continue
         if stat.S_ISLNK(mode):
-            digest.update(f"link {relative} -> {os.readlink(path)}\0".encode())
+            digest.update(os.fsencode(f"link {relative} -> {os.readlink(path)}\0"))
         elif stat.S_ISREG(mode):
-            digest.update(f"file {relative}\0".encode())
+            digest.update(os.fsencode(f"file {relative}\0"))
             digest.update(_file_hash(path).encode())
         elif stat.S_ISDIR(mode):
-            digest.update(f"dir {relative}\0".encode())
+            digest.update(os.fsencode(f"dir {relative}\0"))
         else:
-            digest.update(f"special {relative} {stat.S_IFMT(mode)}\0".encode())
+            digest.update(os.fsencode(f"special {relative} {stat.S_IFMT(mode)}\0"))
     return digest.hexdigest()
 
 
 def _walk(folder: Path) -> list[Path]:
     found: list[Path] = []
-    for top, folders, files in os.walk(folder, followlinks=False):
+    for top, folders, files in walk(folder):  # not os.walk: it recurses once per level
         folders.sort()
         found += [Path(top) / name for name in sorted([*folders, *files])]
     return sorted(found)

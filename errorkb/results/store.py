@@ -84,8 +84,37 @@ def parse_json(text: str) -> Any:
     key and the line of its second value): a parser keeps the last value silently, and a hand-edited
     file (a merge conflict resolved by keeping both sides) would lose the other at the next write.
     `NaN` and `Infinity`, which Python's parser reads and JSON has not, are errors too: written back,
-    they break every other reader of the file."""
-    return json.loads(text, object_pairs_hook=lambda pairs: _unique(pairs, text), parse_constant=_not_json)
+    they break every other reader of the file. So is a lone surrogate (`"\\ud800"`, half of a
+    UTF-16 pair, escaped): Python reads it, and no UTF-8 file or page can hold it (the site's build
+    stopped with a traceback at the first page quoting it, and the writer would fail next)."""
+    data = json.loads(text, object_pairs_hook=lambda pairs: _unique(pairs, text), parse_constant=_not_json)
+    if _SURROGATE_ESCAPE.search(text):  # the text itself is UTF-8: only an escape makes one
+        _refuse_surrogates(data, text)
+    return data
+
+
+# `\uD800`-`\uDFFF` escaped, after an even run of backslashes (an odd one escapes the `\` itself)
+_SURROGATE_ESCAPE = re.compile(r"(?<!\\)(?:\\\\)*\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+_LONE = re.compile("[\ud800-\udfff]")
+
+
+def _refuse_surrogates(data: Any, text: str) -> None:
+    """Raise `ValueError` at the first string (key or value) of `data` holding a lone surrogate;
+    a pair escaped as two halves was joined by the parser and is one character."""
+    stack = [data]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, dict):
+            stack.extend(value.keys())
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+        elif isinstance(value, str) and (found := _LONE.search(value)):
+            escape = f"\\u{ord(found.group()):04x}"
+            at = text.lower().find(escape)
+            line = f" (line {text.count(chr(10), 0, at) + 1})" if at >= 0 else ""
+            raise ValueError(f"a lone surrogate {escape}{line} is half of a character, not text a file can "
+                             "hold; remove it or write the whole character")
 
 
 def _not_json(name: str) -> Any:

@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from errorkb.core.entry import Entry
+from errorkb.core.load import entry_paths
 from errorkb.core.message import GENERIC_WORDINGS
 from errorkb.core.project import Project
 from errorkb.core.snippets import AFTER, read_snippet
@@ -75,7 +76,9 @@ def shown_fixes(project: Project, entries: Iterable[Entry]) -> dict[str, str]:
 
 
 def entry_files(project: Project) -> list[Path]:
-    return sorted(project.entries.rglob("*.yml"))
+    """The entry files whose bytes say whether an index is current: those the loader reads (a
+    FIFO named like an entry hung `errorkb lookup` when every `*.yml` was read)."""
+    return entry_paths(project)
 
 
 def hook_index(project: Project, entries: Iterable[Entry]) -> dict[str, object]:

@@ -90,6 +90,7 @@ from errorkb.core.entry import Entry
 from errorkb.core.load import LoadedEntry, LoadResult, load_entry_file, load_project_entries
 from errorkb.core.problems import Problem
 from errorkb.core.project import Project
+from errorkb.core.snippets import walk
 from errorkb.results.records import CheckRecord
 from errorkb.results.report import Report, latest_results, read_reports
 from errorkb.site import files as site
@@ -116,7 +117,7 @@ def tree_signature(folder: Path) -> tuple[tuple[str, Signature], ...]:
     strings: every snippet folder's, on every rebuild."""
     found = []
     top = os.fspath(folder)
-    for base, folders, names in os.walk(top):
+    for base, folders, names in walk(top):  # not os.walk: it recurses once per level
         folders.sort()
         inside = os.path.relpath(base, top)
         prefix = "" if inside == "." else inside.replace(os.sep, "/") + "/"
