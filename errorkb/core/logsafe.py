@@ -9,8 +9,9 @@ snippet that prints one could annotate a pull request as passed, mask text, or s
 command processing. So:
 
 - `strip_controls` drops every escape sequence and control character but tab and newline,
-  bidirectional overrides and lone surrogates (bytes that were not UTF-8, surrogate-escaped); a
-  line or paragraph separator becomes a newline;
+  bidirectional overrides, every character that shows nothing (`prose.INVISIBLE`) and lone
+  surrogates (bytes that were not UTF-8, surrogate-escaped); a line or paragraph separator
+  becomes a newline;
 - `defuse` breaks every command form the way the GitHub runner itself breaks its own markers
   in user output (`##[\\start-action`): a backslash after the opening `::` or `[`, so the line
   reads the same to a person and is plain text to the log.
@@ -22,13 +23,15 @@ from __future__ import annotations
 
 import re
 
-_CONTROL = re.compile(r"""
+from errorkb.core.prose import INVISIBLE
+
+_CONTROL = re.compile(rf"""
       \x1b\[ [0-?]* [ -/]* [@-~]                                 # CSI: colours, cursor moves, erasing
     | \x9b [0-?]* [ -/]* [@-~]                                   # the same, 8-bit
     | (?: \x1b[\]PX^_] | [\x9d\x90\x98\x9e\x9f] ) [^\x07\x1b\x9c]* (?: \x07 | \x1b\\ | \x9c )?  # OSC, DCS...
     | \x1b [ -~]?                                                # any other escape (ESC c resets)
     | [\x00-\x08\x0b-\x1f\x7f-\x9f]                              # C0 and C1 controls but tab and newline
-    | [\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]  # zero-width and bidirectional marks
+    | [{INVISIBLE}]                                             # what shows nothing: zero-width, bidi, tags...
     | [\ud800-\udfff]                                            # lone surrogates: undecoded bytes, unprintable
 """, re.VERBOSE)
 _SEPARATORS = re.compile(r"\r\n?|[\u2028\u2029]")

@@ -37,8 +37,19 @@ MAX_BRACKET_DEPTH = 8  # brackets inside brackets, past which `inert` escapes a 
 INDENT_PER_LEVEL = 2  # columns of indentation that nest one level (CommonMark's `- ` offset)
 
 # Characters no entry text may hold: C0 controls but tab and newline, DEL, C1 controls, the
-# bidirectional marks, embeddings, overrides and isolates, and the Unicode line separators.
-_UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
+# Unicode line separators, and every character that shows nothing in a review yet reaches the page,
+# the JSON API and the lookup's index: the format characters (Unicode category Cf, as of Python
+# 3.11's Unicode 14: bidirectional marks, embeddings, overrides and isolates, zero-width spaces and
+# joiners, soft hyphen, byte order mark, invisible operators, interlinear annotations, tag characters
+# that spell ASCII invisibly), the combining grapheme joiner, Khmer's inherent vowels and the Hangul
+# fillers. Written as ranges: computing Cf from unicodedata at import costs a second.
+INVISIBLE = (  # a regex character class's body; errorkb.core.logsafe strips the same from terminal text
+    "\u00ad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u115f\u1160\u17b4\u17b5\u180e"
+    "\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufeff\uffa0\ufff9-\ufffb"
+    "\U000110bd\U000110cd\U00013430-\U00013438\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
+    "\U000e0001\U000e0020-\U000e007f"
+)
+_UNPRINTABLE = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029{INVISIBLE}]")
 _LINE_BREAKS = re.compile("[\t\n]")
 
 FENCE_OPEN = re.compile(r"^[ \t]*(?P<fence>`{3,}|~{3,})(?P<info>[^\n]*)$")
@@ -56,8 +67,10 @@ def unprintable(text: str, *, one_line: bool = False) -> str | None:
     name = unicodedata.name(char, "")
     if char in "\t\n":
         kind = "a tab or line break, in text that must be one line"
-    elif unicodedata.category(char) == "Cf" or "SEPARATOR" in name:
-        kind = f"{name.lower() or 'a formatting character'}, which reorders or breaks the text around it"
+    elif "SEPARATOR" in name or "DIRECTIONAL" in name or name.startswith(("LEFT-TO-RIGHT", "RIGHT-TO-LEFT")):
+        kind = f"{name.lower()}, which reorders or breaks the text around it"
+    elif unicodedata.category(char) != "Cc":
+        kind = f"{name.lower() or 'a formatting character'}, which shows nothing to a reviewer"
     else:
         kind = "a control character"
     return f"U+{ord(char):04X} ({kind}) is not allowed; remove it"
