@@ -211,7 +211,8 @@ def _judge_before(check: Check, seen: Observation) -> Verdict:
     start = error.started
     judged = error.model_copy(update={"type": start.type, "qualified_type": start.qualified_type}) if start else error
     wordings = entry.wordings(check.release, check.device)
-    typed = [(index, wording) for index, wording in wordings if same_type(wording.exception or entry.exception, judged)]
+    typed = [(index, wording) for index, wording in wordings
+             if same_type(wording.exception or entry.exception, judged, strict=True)]
     if not typed:
         expected_types = " or ".join(sorted({w.exception or entry.exception for _, w in wordings}))
         if judged.type in {w.exception or entry.exception for _, w in wordings}:  # the name, not the class
@@ -266,7 +267,7 @@ def _judge_before(check: Check, seen: Observation) -> Verdict:
 def _claimed_elsewhere(check: Check, error: ExceptionInfo, message: str, wording: Wording) -> Claim | None:
     """Another entry whose own error this is: its exception and message, from the same function."""
     for other in check.others:
-        if other.function != wording.function or not same_type(other.exception, error):
+        if other.function != wording.function or not same_type(other.exception, error, strict=True):
             continue
         if MessageTemplate.parse(other.message).match(message) is not None:
             return other
@@ -373,7 +374,7 @@ def _clean_run_failure(check: Check, seen: Observation, runtime: Runtime, why_ca
 def _is_attribute_answer(check: Check, error: RaisedCall) -> bool:
     """A `__getattr__` answers "no such attribute" by raising AttributeError (`hasattr`, `getattr` with a
     default, a runtime registering a module's parameters ask it so): its protocol, unless it is the documented error."""
-    return check.entry.source.function.rsplit(".", 1)[-1] == "__getattr__" and error.type == "AttributeError" \
+    return check.entry.source.function.rsplit(".", 1)[-1] == "__getattr__" and same_type("AttributeError", error) \
         and not _is_documented(check, error)
 
 
@@ -420,17 +421,23 @@ def _judge_guard(check: Check, seen: Observation, runtime: Runtime) -> Verdict:
                                      f"called {count}× and every call returned")
 
 
-def same_type(expected: str, error: ExceptionInfo | RaisedCall) -> bool:
-    """`ValueError` names the class; `pkg.SomeError` also pins its package. A builtin exception's name is
-    Python's own class, by identity (the observer says `builtins.X` of that class alone): a class of the
-    snippet's named like it is not it. (A call's unwinding carries no qualified name: it only fails a check.)"""
+def same_type(expected: str, error: ExceptionInfo | RaisedCall, strict: bool = False) -> bool:
+    """`ValueError` names the class; `pkg.SomeError` also pins its package. Judged by the qualified name the
+    observer vouches for (`builtins.X` of Python's own class alone, `module.X` only of a class a trusted module
+    defines, else `?.X`), never by the `__module__` a class claims. A builtin's name is that class, by identity;
+    a dotted name, a class of its package; with `strict` (the documented error), any other name too is a class
+    a trusted module defines, not the snippet's (a guard's own exception is named by its name alone). A call's
+    unwinding recorded with no qualified name is judged by its name: it only fails a check."""
+    qualified = error.qualified_type
+    if isinstance(error, RaisedCall) and qualified is None:
+        return error.type == expected.rsplit(".", 1)[-1]
     if "." not in expected:
         if error.type != expected:
             return False
-        if _builtin_exception(expected) and isinstance(error, ExceptionInfo | Start):
-            return error.qualified_type == f"builtins.{expected}"
-        return True
-    qualified = getattr(error, "qualified_type", None) or ""
+        if _builtin_exception(expected):
+            return qualified == f"builtins.{expected}"
+        return not strict or (qualified is not None and not qualified.startswith(("?", "builtins.")))
+    qualified = qualified or ""
     package, name = expected.split(".")[0], expected.rsplit(".", 1)[-1]
     return qualified == expected or (qualified.split(".")[0] == package and error.type == name)
 

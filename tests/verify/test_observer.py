@@ -39,6 +39,10 @@ def work(n, counter=None):
 class Box:
     def __init__(self, size):
         self.size = size
+
+
+class LibraryError(Exception):
+    pass
 '''
 
 
@@ -1412,3 +1416,28 @@ def test_c_code_of_pythons_own_classes_under_the_function_is_not_planted(tmp_pat
     seen = read(run_scenario(tmp_path, body)).observation
     assert seen is not None and seen.interference == [] and seen.tampered == [], seen
     assert [error.type for error in seen.calls.raised] == ["TypeError"] * 4, seen.calls
+
+
+# -- an exception class's qualified name, by identity (round four) ---------------------------------------------
+
+
+@pytest.mark.parametrize("claimed", ["lib", "lib.sub"])
+def test_a_class_claiming_a_trusted_module_is_not_reported_as_its(tmp_path, claimed):
+    """`pkg.Error` in an entry was matched by the class's `__module__`, which the snippet's class may claim: a
+    snippet's `LibError` claiming `__module__ = "lib"` read as `lib.LibError`. The qualified name is said only of a
+    class a trusted module holds under it (by identity, as `builtins.X` is). Before: "lib.LibError"."""
+    body = f"""
+    class LibError(Exception):
+        __module__ = {claimed!r}
+
+    raise LibError("n must be positive, got -1")
+    """
+    stream = parsed(run_scenario(tmp_path, body))
+    assert [event.qualified for event in stream.raised.values()] == ["?.LibError"], stream.raised
+
+
+def test_a_trusted_modules_own_class_keeps_its_qualified_name(tmp_path):
+    """The other side: the library's own class (one its module defines) is named `module.qualname`."""
+    body = 'raise lib.LibraryError("n must be positive")\n'
+    stream = parsed(run_scenario(tmp_path, body))
+    assert [event.qualified for event in stream.raised.values()] == ["lib.LibraryError"], stream.raised

@@ -738,17 +738,19 @@ def _p_name(kind: Any) -> str:
 
 
 def _p_qualified(kind: Any) -> str:
-    """`module.qualname` as the class says, but `builtins.X` only for Python's own class X (the judge reads a
-    builtin's name so: "raises ValueError" is that class, never one named like it)."""
+    """`module.qualname` only for a class that module defines, by identity: `builtins.X` for Python's own class X
+    alone, any other module's name only where a trusted module holds this very class under it
+    (`_p_trusted_class`); else `?.qualname`. A class's `__module__` is the snippet's to claim, so the judge reads
+    "raises ValueError" or "raises pkg.Error" by this name, never by one a class says of itself."""
     try:
         module, qualname = _c_type_module(kind), _c_type_qualname(kind)
     except BaseException:
         return "?"
     if type(module) is not str or type(qualname) is not str:
         return "?"
-    if module == "builtins" and not _p_in(kind, _c_BUILTIN_CLASSES):
-        return "?." + qualname
-    return module + "." + qualname
+    if module == "builtins":
+        return ("builtins." if _p_in(kind, _c_BUILTIN_CLASSES) else "?.") + qualname
+    return (module + "." if _p_trusted_class(kind) else "?.") + qualname
 
 
 def _p_message(error: Any) -> str | None:
