@@ -287,6 +287,10 @@ def _misplaced(check: Check, error: ExceptionInfo, wording: Wording, index: int)
         # exception then unwinding the function's frame: only where the entry says so (`user_code`).
         user = (entry.source.implicit and entry.source.user_code and start.where == "snippet"
                 and wording.function in start.through and start.opcode not in ("RAISE_VARARGS", "RERAISE", None))
+        if user and _calls_out(start.opcode):
+            return _fail(Code.WRONG_RAISE_SITE, f"raised in {start.code or 'the snippet'} (line {start.line}) by "
+                                                f"code it called ({start.opcode}), not by Python's own instruction; "
+                                                f"C code raises what it is given (a generator's throw)")
         if user:
             return None
         # The watched function by its label, or by the qualified name of its code object (a removed
@@ -318,6 +322,14 @@ def _misplaced(check: Check, error: ExceptionInfo, wording: Wording, index: int)
         return _fail(Code.WRONG_RAISE_SITE, f"the {error.type} was raised by a `raise` or outside the snippet and the "
                                             "library, not by Python at the snippet's use of the library")
     return None
+
+
+def _calls_out(opcode: str | None) -> bool:
+    """An instruction that calls (`CALL`, `CALL_FUNCTION_EX`, 3.11's `PRECALL`, 3.13's `CALL_KW`, an instrumented
+    call): an error starting there in the snippet's frame came from C code it called, which raises whatever it is
+    given (an exhausted generator's `throw`, `warnings.warn` as an error, a C future's `result`), not from Python
+    failing an instruction of the user's code."""
+    return opcode is not None and "CALL" in opcode
 
 
 def _place(start: Start) -> str:

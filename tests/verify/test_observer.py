@@ -1441,3 +1441,128 @@ def test_a_trusted_modules_own_class_keeps_its_qualified_name(tmp_path):
     body = 'raise lib.LibraryError("n must be positive")\n'
     stream = parsed(run_scenario(tmp_path, body))
     assert [event.qualified for event in stream.raised.values()] == ["lib.LibraryError"], stream.raised
+
+
+# -- C code planted where the user's own code (called by the function) runs into it (round four, hole 1) ------
+
+_USER_PLANTED = {
+    # An object the user's code unpacks, whose class's `__iter__` is an exhausted generator's `throw`.
+    "iter-slot": "class Pair:\n    __iter__ = functools.partial(spent.throw, ValueError, MESSAGE)\n\nHELD = Pair()\n",
+    # ... reached through a closure cell of a function the frame holds, not its attributes.
+    "closure": ("class Pair:\n    __iter__ = functools.partial(spent.throw, ValueError, MESSAGE)\n\n"
+                "def make():\n    pair = Pair()\n    return lambda: pair\n\nHELD = make()\n"),
+}
+
+
+@pytest.mark.parametrize("gadget", sorted(_USER_PLANTED))
+def test_c_code_planted_where_the_users_code_runs_into_it_is_tampering(tmp_path, gadget):
+    """The function calls the user's code (declared: `source.user_code`), whose own instruction (`a, b = ...`)
+    calls C code the snippet planted on a class: Python's ValueError with the text the snippet chose starts in
+    the user's frame, at an instruction that is not a call, and read as Python raising it there. Before: no
+    tampering."""
+    body = """
+    import functools
+
+    MESSAGE = "too many values to unpack (expected 2)"
+    spent = (each for each in ())
+    for _ in spent:
+        pass
+
+    PLANTED
+
+    class Negative:
+        def __init__(self, held):
+            self.held = held
+
+        def __lt__(self, other):
+            held = self.held() if callable(self.held) else self.held
+            first, second = held
+            return False
+
+    lib.work(Negative(HELD))
+    """.replace("PLANTED", textwrap.indent(_USER_PLANTED[gadget], "    ").strip())
+    seen = read(run_scenario(tmp_path, body, callbacks=True)).observation
+    assert seen is not None and seen.exception is not None, seen
+    assert seen.exception.message == "too many values to unpack (expected 2)", seen.exception
+    assert any("planted" in what for what in seen.interference + seen.tampered), seen
+
+
+def test_the_users_code_failing_on_plain_data_under_the_function_is_not_planted(tmp_path):
+    """The other side: the user's code unpacking a plain tuple under the function (what user_code documents)."""
+    body = """
+    class Negative:
+        def __init__(self):
+            self.pair = ("past_key_values", (1, 2), 3)
+
+        def __lt__(self, other):
+            first, second = self.pair
+            return False
+
+    lib.work(Negative())
+    """
+    seen = read(run_scenario(tmp_path, body, callbacks=True)).observation
+    assert seen is not None and seen.interference == [] and seen.tampered == [], seen
+    assert seen.exception.started.where == "snippet" and seen.exception.started.opcode == "UNPACK_SEQUENCE"
+
+
+# -- how far planted code is looked for (round four, hole 2) ----------------------------------------------------
+
+_PADDED = {
+    # Objects the frame holds before the planted one use up the search (512 items, depth first).
+    "padding-first": ("class Counter(dict):\n    __getitem__ = functools.partial(spent.throw, ValueError, MESSAGE)\n\n"
+                      "lib.work([[] for _ in range(600)], Counter())\n"),
+    # The planted class lies past the depth searched (4 levels), held by an object the frame holds.
+    "too-deep": ("class Planted:\n    __len__ = functools.partial(spent.throw, ValueError, MESSAGE)\n\n"
+                 "deep = Planted()\nfor _ in range(8):\n    deep = [deep]\n"
+                 "lib.work('a', {'allocated': 0, 'deep': deep})\n"),
+    # ... inside a closure cell of a function the frame holds (functions were not searched inside).
+    "closure-cell": ("class Planted:\n    __len__ = functools.partial(spent.throw, ValueError, MESSAGE)\n\n"
+                     "def make(planted):\n    return lambda: planted\n\n"
+                     "lib.work('a', {'allocated': 0, 'hook': make(Planted())})\n"),
+    # ... more than the search covers: it fails closed.
+    "too-many": ("class Planted:\n    __len__ = functools.partial(spent.throw, ValueError, MESSAGE)\n\n"
+                 "wide = [[object()] for _ in range(60000)] + [Planted()]\n"
+                 "lib.work('a', {'allocated': 0, 'wide': wide})\n"),
+}
+
+
+@pytest.mark.parametrize("attack", sorted(_PADDED))
+def test_planted_code_the_search_cannot_reach_fails_closed(tmp_path, attack):
+    """The search for planted C code from the function's locals stopped at 4 levels and 512 objects, and then
+    said nothing: a planted class past either escaped it, and the C code's error (or any error C code raised in
+    the function meanwhile) read as the function's. It is now breadth first, each object once, and where it
+    cannot finish every class alive is looked at. Before: no tampering."""
+    body = """
+    import functools
+
+    MESSAGE = "n must be positive, got -1"
+    spent = (each for each in ())
+    for _ in spent:
+        pass
+
+    ATTACK
+    """.replace("ATTACK", textwrap.indent(_PADDED[attack], "    ").strip())
+    seen = read(run_scenario(tmp_path, body)).observation
+    assert seen is not None and seen.exception is not None, seen
+    assert any("planted" in what for what in seen.interference + seen.tampered), seen
+
+
+def test_an_honest_deep_structure_under_the_function_is_not_planted(tmp_path):
+    """The other side: an honest error C code raises in the function while its frame holds more than the search
+    covers (a deep, wide structure of plain objects), with no gadget anywhere: still the function's."""
+    body = """
+    class Node:
+        def __init__(self, below):
+            self.below = below
+
+    deep = Node(None)
+    for _ in range(10):
+        deep = Node([deep] * 3 + [Node(None) for _ in range(500)])
+    try:
+        lib.work("a", {"allocated": 0, "deep": deep})
+    except TypeError:
+        pass
+    """
+    seen = read(run_scenario(tmp_path, body)).observation
+    assert seen is not None and seen.interference == [] and seen.tampered == [], seen
+    assert [error.type for error in seen.calls.raised] == ["TypeError"], seen.calls

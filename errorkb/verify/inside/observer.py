@@ -171,6 +171,9 @@ _c_import_name = ImportError.__dict__["name"].__get__
 _c_attribute_obj = AttributeError.__dict__["obj"].__get__
 _c_attribute_name = AttributeError.__dict__["name"].__get__
 _c_func_defaults = types.FunctionType.__dict__["__defaults__"].__get__
+_c_func_closure = types.FunctionType.__dict__["__closure__"].__get__
+_c_method_self = types.MethodType.__dict__["__self__"].__get__
+_c_partial_parts = tuple(functools.partial.__dict__[name].__get__ for name in ("func", "args", "keywords"))
 _c_func_kwdefaults = types.FunctionType.__dict__["__kwdefaults__"].__get__
 _c_method_func = types.MethodType.__dict__["__func__"].__get__
 _c_static_func = staticmethod.__dict__["__func__"].__get__
@@ -194,6 +197,9 @@ _c_MAX_RECORDS = MAX_RECORDS
 # deep, this many items in all; by C code alone (a container's own type's iterator, a C `__dict__` getter).
 _c_FRAME_DEPTH = 4
 _c_FRAME_BUDGET = 512
+# How many objects a watched function's frame holds are searched for C code the snippet planted
+# (`_p_planted_under`: breadth first, each object once, at any depth); past it, the search fails closed.
+_c_PLANT_BUDGET = 50000
 _c_tuple_iter = tuple.__iter__
 _c_list_iter = list.__iter__
 _c_set_iter = set.__iter__
@@ -1397,10 +1403,8 @@ def _p_frame_node(value: Any) -> str | None:
 
 
 def _p_search(value: Any, depth: int, budget: list[int], check: Callable[[Any], str | None]) -> str | None:
-    """What `check` says of `value` or of a value inside it: in a tuple (a named tuple too), list, set or dict
-    (keys and values, subclasses too) or an object's own `__dict__`, `depth` levels down, `budget` items in all.
-    Read by C code alone (the base type's own iterator, a C `__dict__` getter): no method of the value's runs.
-    Modules, classes and functions are not searched inside."""
+    """What `check` says of `value` or of a value inside it (`_p_inside`), `depth` levels down, `budget` items in
+    all, depth first."""
     kind = type(value)
     if value is None or kind is str or kind is int or kind is float or kind is bool or kind is bytes:
         return None
@@ -1408,36 +1412,11 @@ def _p_search(value: Any, depth: int, budget: list[int], check: Callable[[Any], 
     if found is not None:
         return found
     budget[0] -= 1
-    if depth <= 0 or budget[0] <= 0 or kind is _c_FrameType:
+    if depth <= 0 or budget[0] <= 0:
         return None
-    try:
-        mro = _c_mro(kind)
-    except BaseException:
+    items = _p_inside(value, kind)
+    if items is None:
         return None
-    items: Any = None
-    if _p_in(tuple, mro):
-        items = _c_tuple_iter(value)
-    elif _p_in(list, mro):
-        items = _c_list_iter(value)
-    elif _p_in(dict, mro):
-        items = _c_list_iter(list(_c_dict_items(value)))
-    elif _p_in(set, mro):
-        items = _c_set_iter(value)
-    elif _p_in(frozenset, mro):
-        items = _c_frozenset_iter(value)
-    elif _p_in(type, mro) or _p_is_module(value) or kind is _c_FunctionType or kind is _c_CodeType:
-        return None
-    else:
-        getter = _p_class_attr(kind, "__dict__")
-        if type(getter) is not _c_GetSetDescriptorType:
-            return None
-        try:
-            own = _c_getset_get(getter, value, kind)
-        except BaseException:
-            return None
-        if type(own) is not dict:
-            return None
-        items = _c_list_iter(list(_c_dict_items(own)))
     for item in items:
         if budget[0] <= 0:
             return None
@@ -1447,6 +1426,56 @@ def _p_search(value: Any, depth: int, budget: list[int], check: Callable[[Any], 
     return None
 
 
+def _p_inside(value: Any, kind: Any) -> Any:
+    """The values inside `value`, or None: a tuple's (a named tuple's too), list's, set's or dict's (keys and
+    values, subclasses too), an object's own `__dict__`, what a function closes over and its defaults, a bound
+    method's function and object, a partial's parts. Read by C code alone (the base type's own iterator, a C
+    getter): no method of the value's runs. Frames, modules, classes and code are not searched inside."""
+    if kind is _c_FrameType:
+        return None
+    try:
+        mro = _c_mro(kind)
+    except BaseException:
+        return None
+    if _p_in(tuple, mro):
+        return _c_tuple_iter(value)
+    if _p_in(list, mro):
+        return _c_list_iter(value)
+    if _p_in(dict, mro):
+        return _c_list_iter(list(_c_dict_items(value)))
+    if _p_in(set, mro):
+        return _c_set_iter(value)
+    if _p_in(frozenset, mro):
+        return _c_frozenset_iter(value)
+    if kind is _c_FunctionType:  # what it closes over and its defaults, not its globals (a whole module)
+        return _c_list_iter([_p_cell(cell) for cell in (_c_func_closure(value) or ())]
+                            + list(_c_func_defaults(value) or ()))
+    if kind is _c_MethodType:
+        return _c_list_iter([_c_method_func(value), _c_method_self(value)])
+    if _p_in(_c_partial, mro):
+        return _c_list_iter([_c_partial_parts[0](value), _c_partial_parts[1](value), _c_partial_parts[2](value)])
+    if _p_in(type, mro) or _p_is_module(value) or kind is _c_CodeType:
+        return None
+    getter = _p_class_attr(kind, "__dict__")
+    if type(getter) is not _c_GetSetDescriptorType:
+        return None
+    try:
+        own = _c_getset_get(getter, value, kind)
+    except BaseException:
+        return None
+    if type(own) is not dict:
+        return None
+    return _c_list_iter(list(_c_dict_items(own)))
+
+
+def _p_cell(cell: Any) -> Any:
+    """A closure cell's contents, None when empty."""
+    try:
+        return _c_cell_contents(cell)
+    except ValueError:
+        return None
+
+
 # -- C code the snippet planted where the library calls it ------------------------------------------------------
 
 
@@ -1454,13 +1483,36 @@ def _p_planted_under(frame: Any) -> str | None:
     """An exception started in a watched function's frame by C code it called (no `raise` of its own), or beneath
     it: C code the snippet put on the class of an object the function works with (an exhausted generator's
     `throw` through a `functools.partial`, set as `__len__`) raises whatever the snippet chose, from there, and
-    no code of the snippet's runs to be seen. Looked for from the frame's locals (`_p_search`)."""
-    budget = [_c_FRAME_BUDGET]
-    local = _S["locals_of"](frame)
-    for value in _c_list_iter(list(_c_dict_items(local))):
-        found = _p_search(value[1], _c_FRAME_DEPTH, budget, _p_planted_node)
-        if found is not None:
-            return found
+    no code of the snippet's runs to be seen. Looked for in everything the frame's locals hold (`_p_inside`),
+    breadth first, each object once, at any depth. A search that cannot finish (more than `_c_PLANT_BUDGET`
+    objects) fails closed: what it did not see may hold the class, so that is said as tampering too."""
+    level: list[Any] = [value for _, value in _c_list_iter(list(_c_dict_items(_S["locals_of"](frame))))]
+    seen: dict[int, Any] = {}
+    budget = _c_PLANT_BUDGET
+    while level:
+        following: list[Any] = []
+        for value in level:
+            kind = type(value)
+            if value is None or kind is str or kind is int or kind is float or kind is bool or kind is bytes:
+                continue
+            if _c_dict_get(seen, id(value)) is value:
+                continue
+            seen[id(value)] = value
+            budget -= 1
+            if budget < 0:
+                return "one of more than " + _c_int_repr(_c_PLANT_BUDGET) + " objects the frame holds, too many to search"
+            found = _p_planted_node(value)
+            if found is not None:
+                return found
+            if kind is dict or (kind is not tuple and kind is not list and _p_in(dict, _c_mro(kind))):
+                pairs = list(_c_dict_items(value))  # keys and values, not a tuple per item
+                following.extend([pair[0] for pair in pairs])
+                following.extend([pair[1] for pair in pairs])
+                continue
+            items = _p_inside(value, kind)
+            if items is not None:
+                following.extend(items)
+        level = following
     return None
 
 
@@ -1479,18 +1531,26 @@ def _p_planted_in(cls: Any, depth: int) -> str | None:
     except BaseException:
         return None
     for klass in mro:
-        if not _c_type_flags(klass) & _c_HEAPTYPE or _p_trusted_class(klass):
+        found = _p_planted_own(klass, depth)
+        if found is not None:
+            return found
+    return None
+
+
+def _p_planted_own(klass: Any, depth: int) -> str | None:
+    """`_p_planted_in` of one class's own namespace."""
+    if not _c_type_flags(klass) & _c_HEAPTYPE or _p_trusted_class(klass):
+        return None
+    items = list(_c_proxy_items(_c_type_dict(klass)))
+    for key, value in items:
+        if type(key) is not str:
             continue
-        items = list(_c_proxy_items(_c_type_dict(klass)))
-        for key, value in items:
-            if type(key) is not str:
-                continue
-            if _p_gadget(value, key):
-                return _p_qualname(klass) + "." + key
-            if depth > 0 and value is not klass and _p_in(type, _c_mro(type(value))):
-                found = _p_planted_in(value, depth - 1)
-                if found is not None:
-                    return found
+        if _p_gadget(value, key):
+            return _p_qualname(klass) + "." + key
+        if depth > 0 and value is not klass and _p_in(type, _c_mro(type(value))):
+            found = _p_planted_in(value, depth - 1)
+            if found is not None:
+                return found
     return None
 
 
@@ -1643,12 +1703,26 @@ def _p_exception(record: list[Any], frame: Any, arg: Any) -> None:
         if planted is not None:
             _p_tamper("observer", "planted C code where " + _S["slots"][index]["label"] + " calls it (" + planted
                       + "), whose error would read as the library's")
+    elif index < 0 and _p_users_error(record, frame, op):
+        planted = _p_planted_under(frame)
+        if planted is not None:
+            _p_tamper("observer", "planted C code where its own code, called by the library, runs into it ("
+                      + planted + "), whose error would read as Python's")
     module = _c_dict_get(frame.f_globals, "__name__")
     _p_emit({"e": "raised", "r": number, "w": index, "where": "beneath" if deepest is not tb else record[6],
              "code": started.co_qualname, "type": _p_name(type(error)),
              "qualified": _p_qualified(type(error)), "message": _p_message(error), "line": tb.tb_lineno,
              "op": op, "file": frame.f_code.co_filename, "module": module if type(module) is str else None,
              "api": _p_api_facts(error, frame, op, tb.tb_lasti, deepest is not tb) if index < 0 else None})
+
+
+def _p_users_error(record: list[Any], frame: Any, op: Any) -> bool:
+    """An error Python raises in the snippet's own code while a watched call runs in its thread, where that code
+    is declared (`source.user_code`, a callback): not its `raise`, so an instruction of its own failing, which is
+    what a `user_code` entry documents, or C code it reached (judged, or looked for as planted)."""
+    if record[6] != "snippet" or not _S["callbacks"] or _p_one_of(op, ("RAISE_VARARGS", "RERAISE")):
+        return False
+    return _c_dict_get(_S["active"], record[2], 0) > 0 and frame is not None
 
 
 def _p_beneath(record: list[Any], tb: Any) -> Any:
