@@ -1566,3 +1566,32 @@ def test_an_honest_deep_structure_under_the_function_is_not_planted(tmp_path):
     seen = read(run_scenario(tmp_path, body)).observation
     assert seen is not None and seen.interference == [] and seen.tampered == [], seen
     assert [error.type for error in seen.calls.raised] == ["TypeError"], seen.calls
+
+
+@pytest.mark.parametrize("honest", ["total-ordering", "dataclass", "contextmanager-method"])
+def test_pythons_own_decorators_on_a_snippet_class_are_not_planted(tmp_path, honest):
+    """Round four, hole 6: Python's own code put on a class by a decorator, under the name it was made for
+    (`functools.total_ordering`'s `_gt_from_lt` as `__gt__`, a dataclass's `__repr__` wrapper, a
+    `contextlib.contextmanager` method's helper), read as a trusted function planted under another name than its
+    own: a false tamper for an honest error C code raises in the function. Before: tampering."""
+    classes = {
+        "total-ordering": "@functools.total_ordering\nclass Thing:\n    def __eq__(self, other):\n"
+                          "        return False\n\n    def __lt__(self, other):\n        return False\n",
+        "dataclass": "@dataclasses.dataclass\nclass Thing:\n    size: int = 1\n",
+        "contextmanager-method": "class Thing:\n    @contextlib.contextmanager\n    def opened(self):\n"
+                                 "        yield self\n",
+    }
+    body = """
+    import contextlib
+    import dataclasses
+    import functools
+
+    CLASS
+    try:
+        lib.work("a", {"allocated": 0, "thing": Thing()})
+    except TypeError:
+        pass
+    """.replace("CLASS", textwrap.indent(classes[honest], "    ").strip())
+    seen = read(run_scenario(tmp_path, body)).observation
+    assert seen is not None and seen.interference == [] and seen.tampered == [], seen
+    assert [error.type for error in seen.calls.raised] == ["TypeError"], seen.calls

@@ -1500,7 +1500,8 @@ def _p_planted_under(frame: Any) -> str | None:
             seen[id(value)] = value
             budget -= 1
             if budget < 0:
-                return "one of more than " + _c_int_repr(_c_PLANT_BUDGET) + " objects the frame holds, too many to search"
+                return "one of more than " + _c_int_repr(_c_PLANT_BUDGET) + " objects the frame holds, too many to " \
+                       "search"
             found = _p_planted_node(value)
             if found is not None:
                 return found
@@ -1596,19 +1597,24 @@ def _p_functions_in(value: Any) -> tuple[Any, ...]:
     return (value,)
 
 
-def _p_gadget(value: Any, key: str) -> bool:
+def _p_gadget(value: Any, key: str, depth: int = 3) -> bool:
     """A callable in a class of the snippet's that runs no code of the snippet's own to be seen: a partial, a bound
     method (a C one, or Python's code bound to an object), an instance of a C callable type, a function compiled
     in a trusted file under another name than its own (`__len__ = Future.result`); not the snippet's own
-    functions (followed), nor C types' own method descriptors (they raise their own errors)."""
+    functions (followed), nor C types' own method descriptors (they raise their own errors). A trusted function
+    made at run time around something (a decorator's wrapper: its closure) is what it holds (`_p_wrapper_holds`);
+    one Python's own library makes for the very name it is under is not planted (`_p_made_for`)."""
     for function in _p_functions_in(value):
         if function is None or not _c_callable(function):
             continue
         kind = type(function)
         if kind is _c_FunctionType:
             code = _c_func_code(function)
-            if code.co_name != key and _p_in_roots(code.co_filename, _S["trusted_roots"]):
-                return True
+            if code.co_name != key and _p_in_roots(code.co_filename, _S["trusted_roots"]) \
+                    and not _p_made_for(code, key):
+                cells = _c_func_closure(function)
+                if cells is None or depth <= 0 or _p_wrapper_holds(cells, key, depth - 1):
+                    return True
             continue
         if _p_in(kind, _c_C_DESCRIPTORS) or _p_in(type, _c_mro(kind)):
             continue
@@ -1622,6 +1628,35 @@ def _p_gadget(value: Any, key: str) -> bool:
         if not _c_type_flags(kind) & _c_HEAPTYPE:  # an instance of a C callable type (operator.attrgetter)
             return True
     return False
+
+
+def _p_wrapper_holds(cells: Any, key: str, depth: int) -> bool:
+    """A trusted wrapper's closure holds what it runs: a gadget (`_p_gadget`), or an exception (a class or an
+    instance) it would raise. The snippet's own functions in it are followed when they run."""
+    for cell in _c_tuple_iter(cells):
+        held = _p_cell(cell)
+        if held is None:
+            continue
+        kind = type(held)
+        try:
+            mro = _c_mro(kind)
+        except BaseException:
+            return True
+        if _p_in(BaseException, mro) or (_p_in(type, mro) and _p_in(BaseException, _c_mro(held))):
+            return True
+        if _c_callable(held) and _p_gadget(held, key, depth):
+            return True
+    return False
+
+
+def _p_made_for(code: Any, key: str) -> bool:
+    """Python's own `functools.total_ordering` fills in a comparison with a function named for it: `_gt_from_lt`
+    as `__gt__`, which calls the class's own `__lt__` (seen where it runs)."""
+    name = code.co_name
+    if not _p_in_stdlib(code.co_filename) or not code.co_filename.endswith("/functools.py") \
+            or "_from_" not in name or not name.startswith("_"):
+        return False
+    return "__" + name[1:].split("_from_")[0] + "__" == key
 
 
 def _p_follow_reader(frame: Any) -> None:
