@@ -1519,6 +1519,10 @@ _PADDED = {
     "closure-cell": ("class Planted:\n    __len__ = functools.partial(spent.throw, ValueError, MESSAGE)\n\n"
                      "def make(planted):\n    return lambda: planted\n\n"
                      "lib.work('a', {'allocated': 0, 'hook': make(Planted())})\n"),
+    # ... an attribute of a list subclass (a container's own `__dict__` was not searched).
+    "container-attribute": ("class Planted:\n    __len__ = functools.partial(spent.throw, ValueError, MESSAGE)\n\n"
+                            "class Layers(list):\n    pass\n\nlayers = Layers()\nlayers.pair = Planted()\n"
+                            "lib.work('a', {'allocated': 0, 'layers': layers})\n"),
     # ... more than the search covers: it fails closed.
     "too-many": ("class Planted:\n    __len__ = functools.partial(spent.throw, ValueError, MESSAGE)\n\n"
                  "wide = [[object()] for _ in range(60000)] + [Planted()]\n"

@@ -1428,34 +1428,46 @@ def _p_search(value: Any, depth: int, budget: list[int], check: Callable[[Any], 
 
 def _p_inside(value: Any, kind: Any) -> Any:
     """The values inside `value`, or None: a tuple's (a named tuple's too), list's, set's or dict's (keys and
-    values, subclasses too), an object's own `__dict__`, what a function closes over and its defaults, a bound
-    method's function and object, a partial's parts. Read by C code alone (the base type's own iterator, a C
-    getter): no method of the value's runs. Frames, modules, classes and code are not searched inside."""
+    values, subclasses too), an object's own `__dict__` (a container subclass's too), what a function closes over
+    and its defaults, a bound method's function and object, a partial's parts. Read by C code alone (the base
+    type's own iterator, a C getter): no method of the value's runs. Frames, modules, classes and code are not
+    searched inside."""
     if kind is _c_FrameType:
         return None
     try:
         mro = _c_mro(kind)
     except BaseException:
         return None
+    items: list[Any] | None = None
     if _p_in(tuple, mro):
-        return _c_tuple_iter(value)
-    if _p_in(list, mro):
-        return _c_list_iter(value)
-    if _p_in(dict, mro):
-        return _c_list_iter(list(_c_dict_items(value)))
-    if _p_in(set, mro):
-        return _c_set_iter(value)
-    if _p_in(frozenset, mro):
-        return _c_frozenset_iter(value)
-    if kind is _c_FunctionType:  # what it closes over and its defaults, not its globals (a whole module)
+        items = list(_c_tuple_iter(value))
+    elif _p_in(list, mro):
+        items = list(_c_list_iter(value))
+    elif _p_in(dict, mro):
+        items = list(_c_dict_items(value))
+    elif _p_in(set, mro):
+        items = list(_c_set_iter(value))
+    elif _p_in(frozenset, mro):
+        items = list(_c_frozenset_iter(value))
+    elif kind is _c_FunctionType:  # what it closes over and its defaults, not its globals (a whole module)
         return _c_list_iter([_p_cell(cell) for cell in (_c_func_closure(value) or ())]
                             + list(_c_func_defaults(value) or ()))
-    if kind is _c_MethodType:
+    elif kind is _c_MethodType:
         return _c_list_iter([_c_method_func(value), _c_method_self(value)])
-    if _p_in(_c_partial, mro):
+    elif _p_in(_c_partial, mro):
         return _c_list_iter([_c_partial_parts[0](value), _c_partial_parts[1](value), _c_partial_parts[2](value)])
-    if _p_in(type, mro) or _p_is_module(value) or kind is _c_CodeType:
+    elif _p_in(type, mro) or _p_is_module(value) or kind is _c_CodeType:
         return None
+    if items is not None and not _c_type_flags(kind) & _c_HEAPTYPE:
+        return _c_list_iter(items)
+    own = _p_own_dict(value, kind)
+    if own is None:
+        return None if items is None else _c_list_iter(items)
+    return _c_list_iter((items or []) + list(_c_dict_items(own)))
+
+
+def _p_own_dict(value: Any, kind: Any) -> dict[str, Any] | None:
+    """An object's own `__dict__`, read through its class's C getter alone; None without one."""
     getter = _p_class_attr(kind, "__dict__")
     if type(getter) is not _c_GetSetDescriptorType:
         return None
@@ -1463,9 +1475,7 @@ def _p_inside(value: Any, kind: Any) -> Any:
         own = _c_getset_get(getter, value, kind)
     except BaseException:
         return None
-    if type(own) is not dict:
-        return None
-    return _c_list_iter(list(_c_dict_items(own)))
+    return own if type(own) is dict else None
 
 
 def _p_cell(cell: Any) -> Any:
@@ -1505,7 +1515,7 @@ def _p_planted_under(frame: Any) -> str | None:
             found = _p_planted_node(value)
             if found is not None:
                 return found
-            if kind is dict or (kind is not tuple and kind is not list and _p_in(dict, _c_mro(kind))):
+            if kind is dict:
                 pairs = list(_c_dict_items(value))  # keys and values, not a tuple per item
                 following.extend([pair[0] for pair in pairs])
                 following.extend([pair[1] for pair in pairs])
