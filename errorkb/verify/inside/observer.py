@@ -1662,11 +1662,12 @@ def _p_wrapper_holds(cells: Any, key: str, depth: int) -> bool:
 def _p_made_for(code: Any, key: str) -> bool:
     """Python's own `functools.total_ordering` fills in a comparison with a function named for it: `_gt_from_lt`
     as `__gt__`, which calls the class's own `__lt__` (seen where it runs)."""
-    name = code.co_name
-    if not _p_in_stdlib(code.co_filename) or not code.co_filename.endswith("/functools.py") \
-            or "_from_" not in name or not name.startswith("_"):
+    name: str = code.co_name
+    path: str = code.co_filename
+    if not _p_in_stdlib(path) or not path.endswith("/functools.py") or "_from_" not in name \
+            or not name.startswith("_"):
         return False
-    return "__" + name[1:].split("_from_")[0] + "__" == key
+    return bool("__" + name[1:].split("_from_")[0] + "__" == key)
 
 
 def _p_follow_reader(frame: Any) -> None:
