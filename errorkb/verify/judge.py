@@ -216,9 +216,10 @@ def _judge_before(check: Check, seen: Observation) -> Verdict:
     if not typed:
         expected_types = " or ".join(sorted({w.exception or entry.exception for _, w in wordings}))
         if judged.type in {w.exception or entry.exception for _, w in wordings}:  # the name, not the class
+            whose = f"Python's {judged.type}" if _builtin_exception(judged.type) else \
+                f"the {judged.type} a module of the library or the runtime defines"
             return _fail(Code.WRONG_EXCEPTION, f"raised {judged.qualified_type or '?'}, a class named "
-                                               f"{judged.type} that is not Python's {judged.type}; expected "
-                                               f"{expected_types}")
+                                               f"{judged.type} that is not {whose}; expected {expected_types}")
         return _fail(Code.WRONG_EXCEPTION, f"raised {judged.type}: {_first_line(error.message)}; "
                                            f"expected {expected_types}")
     if start is not None and start.message is None:
