@@ -1356,6 +1356,11 @@ _PLANTED = {
         "class Negative:\n    __lt__ = Truth\n"),
     # Python's own library re-raising an exception it was given (beneath the function, by a `raise`).
     "stdlib-reraise": "class Negative:\n    __lt__ = functools.partial(concurrent.futures.Future.result, failed)\n",
+    # A callable object of Python's own library that raises what it holds (a mock's side effect): no C code, and
+    # Python's code beneath the function. (Round four.)
+    "stdlib-callable-holding-error": (
+        "import unittest.mock\n\n"
+        "class Negative:\n    __lt__ = unittest.mock.Mock(side_effect=ValueError('n must be positive, got -1'))\n"),
     # ... its own method, planted under another name on a subclass of its class: no C code at all.
     "stdlib-method-renamed": (
         "class Negative(concurrent.futures.Future):\n    __lt__ = concurrent.futures.Future.result\n"),

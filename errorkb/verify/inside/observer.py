@@ -1637,6 +1637,33 @@ def _p_gadget(value: Any, key: str, depth: int = 3) -> bool:
             return True
         if not _c_type_flags(kind) & _c_HEAPTYPE:  # an instance of a C callable type (operator.attrgetter)
             return True
+        if not _p_calls_own_code(kind) and _p_holds_error(function, 2):  # raises what it holds (a mock's side effect)
+            return True
+    return False
+
+
+def _p_calls_own_code(kind: Any) -> bool:
+    """A callable object whose `__call__` is the snippet's own code: what it does is seen where it runs."""
+    call = _p_class_attr(kind, "__call__")
+    return type(call) is _c_FunctionType and not _p_in_roots(_c_func_code(call).co_filename, _S["trusted_roots"])
+
+
+def _p_holds_error(value: Any, depth: int) -> bool:
+    """An exception (a class or an instance) in an object's own `__dict__`, `depth` objects down: what a callable
+    object of a trusted class may raise when the snippet put it where a method is looked up."""
+    own = _p_own_dict(value, type(value))
+    if own is None:
+        return False
+    for item in _c_list_iter(list(_c_dict_items(own))):
+        held = item[1]
+        kind = type(held)
+        if held is None or kind is str or kind is int or kind is float or kind is bool:
+            continue
+        mro = _c_mro(kind)
+        if _p_in(BaseException, mro) or (_p_in(type, mro) and _p_in(BaseException, _c_mro(held))):
+            return True
+        if depth > 0 and not _p_in(type, mro) and _p_holds_error(held, depth - 1):
+            return True
     return False
 
 
