@@ -142,6 +142,9 @@ class ExceptionInfo(_Record):
 class RaisedCall(_Record):
     type: str
     message: str
+    # The observer's qualified name of its class (`builtins.X` for Python's own alone, `?.X` for a class no trusted
+    # module defines); None where the record carries none.
+    qualified_type: str | None = None
 
 
 class Calls(_Record):

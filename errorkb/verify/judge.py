@@ -211,13 +211,15 @@ def _judge_before(check: Check, seen: Observation) -> Verdict:
     start = error.started
     judged = error.model_copy(update={"type": start.type, "qualified_type": start.qualified_type}) if start else error
     wordings = entry.wordings(check.release, check.device)
-    typed = [(index, wording) for index, wording in wordings if same_type(wording.exception or entry.exception, judged)]
+    typed = [(index, wording) for index, wording in wordings
+             if same_type(wording.exception or entry.exception, judged, strict=True)]
     if not typed:
         expected_types = " or ".join(sorted({w.exception or entry.exception for _, w in wordings}))
         if judged.type in {w.exception or entry.exception for _, w in wordings}:  # the name, not the class
+            whose = f"Python's {judged.type}" if _builtin_exception(judged.type) else \
+                f"the {judged.type} a module of the library or the runtime defines"
             return _fail(Code.WRONG_EXCEPTION, f"raised {judged.qualified_type or '?'}, a class named "
-                                               f"{judged.type} that is not Python's {judged.type}; expected "
-                                               f"{expected_types}")
+                                               f"{judged.type} that is not {whose}; expected {expected_types}")
         return _fail(Code.WRONG_EXCEPTION, f"raised {judged.type}: {_first_line(error.message)}; "
                                            f"expected {expected_types}")
     if start is not None and start.message is None:
@@ -266,7 +268,7 @@ def _judge_before(check: Check, seen: Observation) -> Verdict:
 def _claimed_elsewhere(check: Check, error: ExceptionInfo, message: str, wording: Wording) -> Claim | None:
     """Another entry whose own error this is: its exception and message, from the same function."""
     for other in check.others:
-        if other.function != wording.function or not same_type(other.exception, error):
+        if other.function != wording.function or not same_type(other.exception, error, strict=True):
             continue
         if MessageTemplate.parse(other.message).match(message) is not None:
             return other
@@ -286,6 +288,10 @@ def _misplaced(check: Check, error: ExceptionInfo, wording: Wording, index: int)
         # exception then unwinding the function's frame: only where the entry says so (`user_code`).
         user = (entry.source.implicit and entry.source.user_code and start.where == "snippet"
                 and wording.function in start.through and start.opcode not in ("RAISE_VARARGS", "RERAISE", None))
+        if user and _calls_out(start.opcode):
+            return _fail(Code.WRONG_RAISE_SITE, f"raised in {start.code or 'the snippet'} (line {start.line}) by "
+                                                f"code it called ({start.opcode}), not by Python's own instruction; "
+                                                f"C code raises what it is given (a generator's throw)")
         if user:
             return None
         # The watched function by its label, or by the qualified name of its code object (a removed
@@ -317,6 +323,14 @@ def _misplaced(check: Check, error: ExceptionInfo, wording: Wording, index: int)
         return _fail(Code.WRONG_RAISE_SITE, f"the {error.type} was raised by a `raise` or outside the snippet and the "
                                             "library, not by Python at the snippet's use of the library")
     return None
+
+
+def _calls_out(opcode: str | None) -> bool:
+    """An instruction that calls (`CALL`, `CALL_FUNCTION_EX`, 3.11's `PRECALL`, 3.13's `CALL_KW`, an instrumented
+    call): an error starting there in the snippet's frame came from C code it called, which raises whatever it is
+    given (an exhausted generator's `throw`, `warnings.warn` as an error, a C future's `result`), not from Python
+    failing an instruction of the user's code."""
+    return opcode is not None and "CALL" in opcode
 
 
 def _place(start: Start) -> str:
@@ -373,7 +387,7 @@ def _clean_run_failure(check: Check, seen: Observation, runtime: Runtime, why_ca
 def _is_attribute_answer(check: Check, error: RaisedCall) -> bool:
     """A `__getattr__` answers "no such attribute" by raising AttributeError (`hasattr`, `getattr` with a
     default, a runtime registering a module's parameters ask it so): its protocol, unless it is the documented error."""
-    return check.entry.source.function.rsplit(".", 1)[-1] == "__getattr__" and error.type == "AttributeError" \
+    return check.entry.source.function.rsplit(".", 1)[-1] == "__getattr__" and same_type("AttributeError", error) \
         and not _is_documented(check, error)
 
 
@@ -420,17 +434,23 @@ def _judge_guard(check: Check, seen: Observation, runtime: Runtime) -> Verdict:
                                      f"called {count}× and every call returned")
 
 
-def same_type(expected: str, error: ExceptionInfo | RaisedCall) -> bool:
-    """`ValueError` names the class; `pkg.SomeError` also pins its package. A builtin exception's name is
-    Python's own class, by identity (the observer says `builtins.X` of that class alone): a class of the
-    snippet's named like it is not it. (A call's unwinding carries no qualified name: it only fails a check.)"""
+def same_type(expected: str, error: ExceptionInfo | RaisedCall, strict: bool = False) -> bool:
+    """`ValueError` names the class; `pkg.SomeError` also pins its package. Judged by the qualified name the
+    observer vouches for (`builtins.X` of Python's own class alone, `module.X` only of a class a trusted module
+    defines, else `?.X`), never by the `__module__` a class claims. A builtin's name is that class, by identity;
+    a dotted name, a class of its package; with `strict` (the documented error), any other name too is a class
+    a trusted module defines, not the snippet's (a guard's own exception is named by its name alone). A call's
+    unwinding recorded with no qualified name is judged by its name: it only fails a check."""
+    qualified = error.qualified_type
+    if isinstance(error, RaisedCall) and qualified is None:
+        return error.type == expected.rsplit(".", 1)[-1]
     if "." not in expected:
         if error.type != expected:
             return False
-        if _builtin_exception(expected) and isinstance(error, ExceptionInfo | Start):
-            return error.qualified_type == f"builtins.{expected}"
-        return True
-    qualified = getattr(error, "qualified_type", None) or ""
+        if _builtin_exception(expected):
+            return qualified == f"builtins.{expected}"
+        return not strict or (qualified is not None and not qualified.startswith(("?", "builtins.")))
+    qualified = qualified or ""
     package, name = expected.split(".")[0], expected.rsplit(".", 1)[-1]
     return qualified == expected or (qualified.split(".")[0] == package and error.type == name)
 

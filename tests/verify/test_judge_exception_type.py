@@ -83,3 +83,36 @@ def test_a_name_no_builtin_has_is_still_matched_by_name():
                                                          qualified_type="__main__.AttributeError"))
     assert same_type("AttributeError", ExceptionInfo(type="AttributeError", qualified_type="builtins.AttributeError"))
     assert same_type("ValueError", RaisedCall(type="ValueError", message="x"))
+
+
+# -- round four: a class outside the builtins, and a call's unwinding, by identity too -------------------------
+
+@pytest.mark.parametrize("qualified", ["?.CacheError", "__main__.CacheError", None])
+def test_a_dotted_name_is_not_matched_by_the_module_a_class_claims(qualified):
+    """`pkg.Error` was matched by `__module__` (the snippet's to claim: `?.` is what the observer says of a class
+    no trusted module defines) or, with the package alone, by the name. Before: "?.CacheError" and None failed,
+    but a claimed "transformers.CacheError" matched; now only the name the observer vouches for does."""
+    assert not same_type("transformers.CacheError", ExceptionInfo(type="CacheError", qualified_type=qualified))
+    assert same_type("transformers.CacheError", ExceptionInfo(type="CacheError",
+                                                              qualified_type="transformers.CacheError"))
+    assert same_type("transformers.CacheError", ExceptionInfo(type="CacheError",
+                                                              qualified_type="transformers.cache_utils.CacheError"))
+
+
+@pytest.mark.parametrize("qualified", ["?.CacheError", None])
+def test_a_before_does_not_match_a_non_builtin_name_on_a_class_no_trusted_module_defines(qualified):
+    """An entry's undotted non-builtin exception (`CacheError`) was matched by the name alone: a snippet's class
+    so named, thrown by C code it called, matched. A before's exception is judged strictly (a guard's own class,
+    defined in its snippet, is still named by its name). Before: True."""
+    assert not same_type("CacheError", ExceptionInfo(type="CacheError", qualified_type=qualified), strict=True)
+    assert same_type("CacheError", ExceptionInfo(type="CacheError", qualified_type="lib.CacheError"), strict=True)
+    assert same_type("CacheError", ExceptionInfo(type="CacheError", qualified_type="?.CacheError"))
+
+
+def test_a_calls_unwinding_names_a_builtin_by_identity_where_it_says_so():
+    """A `RaisedCall` now carries the observer's qualified name: a class of the snippet's named AttributeError is
+    not Python's (hole 4: the `__getattr__` protocol answer). Where none was recorded, the name alone, as before."""
+    assert not same_type("AttributeError", RaisedCall(type="AttributeError", message="x",
+                                                      qualified_type="?.AttributeError"))
+    assert same_type("AttributeError", RaisedCall(type="AttributeError", message="x",
+                                                  qualified_type="builtins.AttributeError"))

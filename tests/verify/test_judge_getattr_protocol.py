@@ -97,3 +97,12 @@ def test_a_call_still_running_still_fails(tmp_path):
 def test_any_other_watched_function_that_raised_fails_as_before(tmp_path, function):
     verdict = judged(_check(tmp_path, function), PROTOCOL)
     assert verdict.outcome is Outcome.FAIL and verdict.code is Code.CALL_RAISED
+
+
+def test_a_class_of_the_snippets_named_attribute_error_is_not_the_protocols_answer(tmp_path):
+    """Round four, hole 4: the answer was matched by its class's name; a class of the snippet's named
+    AttributeError (the observer says `?.AttributeError`) unwinding the function must fail. Before: passed."""
+    forged = [RaisedCall(type="AttributeError", message="'Embedding' object has no attribute 'weight'",
+                         qualified_type="?.AttributeError")]
+    verdict = judged(_check(tmp_path), forged)
+    assert verdict.outcome is Outcome.FAIL, verdict.reason

@@ -39,6 +39,10 @@ def work(n, counter=None):
 class Box:
     def __init__(self, size):
         self.size = size
+
+
+class LibraryError(Exception):
+    pass
 '''
 
 
@@ -1352,6 +1356,11 @@ _PLANTED = {
         "class Negative:\n    __lt__ = Truth\n"),
     # Python's own library re-raising an exception it was given (beneath the function, by a `raise`).
     "stdlib-reraise": "class Negative:\n    __lt__ = functools.partial(concurrent.futures.Future.result, failed)\n",
+    # A callable object of Python's own library that raises what it holds (a mock's side effect): no C code, and
+    # Python's code beneath the function. (Round four.)
+    "stdlib-callable-holding-error": (
+        "import unittest.mock\n\n"
+        "class Negative:\n    __lt__ = unittest.mock.Mock(side_effect=ValueError('n must be positive, got -1'))\n"),
     # ... its own method, planted under another name on a subclass of its class: no C code at all.
     "stdlib-method-renamed": (
         "class Negative(concurrent.futures.Future):\n    __lt__ = concurrent.futures.Future.result\n"),
@@ -1412,3 +1421,186 @@ def test_c_code_of_pythons_own_classes_under_the_function_is_not_planted(tmp_pat
     seen = read(run_scenario(tmp_path, body)).observation
     assert seen is not None and seen.interference == [] and seen.tampered == [], seen
     assert [error.type for error in seen.calls.raised] == ["TypeError"] * 4, seen.calls
+
+
+# -- an exception class's qualified name, by identity (round four) ---------------------------------------------
+
+
+@pytest.mark.parametrize("claimed", ["lib", "lib.sub"])
+def test_a_class_claiming_a_trusted_module_is_not_reported_as_its(tmp_path, claimed):
+    """`pkg.Error` in an entry was matched by the class's `__module__`, which the snippet's class may claim: a
+    snippet's `LibError` claiming `__module__ = "lib"` read as `lib.LibError`. The qualified name is said only of a
+    class a trusted module holds under it (by identity, as `builtins.X` is). Before: "lib.LibError"."""
+    body = f"""
+    class LibError(Exception):
+        __module__ = {claimed!r}
+
+    raise LibError("n must be positive, got -1")
+    """
+    stream = parsed(run_scenario(tmp_path, body))
+    assert [event.qualified for event in stream.raised.values()] == ["?.LibError"], stream.raised
+
+
+def test_a_trusted_modules_own_class_keeps_its_qualified_name(tmp_path):
+    """The other side: the library's own class (one its module defines) is named `module.qualname`."""
+    body = 'raise lib.LibraryError("n must be positive")\n'
+    stream = parsed(run_scenario(tmp_path, body))
+    assert [event.qualified for event in stream.raised.values()] == ["lib.LibraryError"], stream.raised
+
+
+# -- C code planted where the user's own code (called by the function) runs into it (round four, hole 1) ------
+
+_USER_PLANTED = {
+    # An object the user's code unpacks, whose class's `__iter__` is an exhausted generator's `throw`.
+    "iter-slot": "class Pair:\n    __iter__ = functools.partial(spent.throw, ValueError, MESSAGE)\n\nHELD = Pair()\n",
+    # ... reached through a closure cell of a function the frame holds, not its attributes.
+    "closure": ("class Pair:\n    __iter__ = functools.partial(spent.throw, ValueError, MESSAGE)\n\n"
+                "def make():\n    pair = Pair()\n    return lambda: pair\n\nHELD = make()\n"),
+}
+
+
+@pytest.mark.parametrize("gadget", sorted(_USER_PLANTED))
+def test_c_code_planted_where_the_users_code_runs_into_it_is_tampering(tmp_path, gadget):
+    """The function calls the user's code (declared: `source.user_code`), whose own instruction (`a, b = ...`)
+    calls C code the snippet planted on a class: Python's ValueError with the text the snippet chose starts in
+    the user's frame, at an instruction that is not a call, and read as Python raising it there. Before: no
+    tampering."""
+    body = """
+    import functools
+
+    MESSAGE = "too many values to unpack (expected 2)"
+    spent = (each for each in ())
+    for _ in spent:
+        pass
+
+    PLANTED
+
+    class Negative:
+        def __init__(self, held):
+            self.held = held
+
+        def __lt__(self, other):
+            held = self.held() if callable(self.held) else self.held
+            first, second = held
+            return False
+
+    lib.work(Negative(HELD))
+    """.replace("PLANTED", textwrap.indent(_USER_PLANTED[gadget], "    ").strip())
+    seen = read(run_scenario(tmp_path, body, callbacks=True)).observation
+    assert seen is not None and seen.exception is not None, seen
+    assert seen.exception.message == "too many values to unpack (expected 2)", seen.exception
+    assert any("planted" in what for what in seen.interference + seen.tampered), seen
+
+
+def test_the_users_code_failing_on_plain_data_under_the_function_is_not_planted(tmp_path):
+    """The other side: the user's code unpacking a plain tuple under the function (what user_code documents)."""
+    body = """
+    class Negative:
+        def __init__(self):
+            self.pair = ("past_key_values", (1, 2), 3)
+
+        def __lt__(self, other):
+            first, second = self.pair
+            return False
+
+    lib.work(Negative())
+    """
+    seen = read(run_scenario(tmp_path, body, callbacks=True)).observation
+    assert seen is not None and seen.interference == [] and seen.tampered == [], seen
+    assert seen.exception.started.where == "snippet" and seen.exception.started.opcode == "UNPACK_SEQUENCE"
+
+
+# -- how far planted code is looked for (round four, hole 2) ----------------------------------------------------
+
+_PADDED = {
+    # Objects the frame holds before the planted one use up the search (512 items, depth first).
+    "padding-first": ("class Counter(dict):\n    __getitem__ = functools.partial(spent.throw, ValueError, MESSAGE)\n\n"
+                      "lib.work([[] for _ in range(600)], Counter())\n"),
+    # The planted class lies past the depth searched (4 levels), held by an object the frame holds.
+    "too-deep": ("class Planted:\n    __len__ = functools.partial(spent.throw, ValueError, MESSAGE)\n\n"
+                 "deep = Planted()\nfor _ in range(8):\n    deep = [deep]\n"
+                 "lib.work('a', {'allocated': 0, 'deep': deep})\n"),
+    # ... inside a closure cell of a function the frame holds (functions were not searched inside).
+    "closure-cell": ("class Planted:\n    __len__ = functools.partial(spent.throw, ValueError, MESSAGE)\n\n"
+                     "def make(planted):\n    return lambda: planted\n\n"
+                     "lib.work('a', {'allocated': 0, 'hook': make(Planted())})\n"),
+    # ... an attribute of a list subclass (a container's own `__dict__` was not searched).
+    "container-attribute": ("class Planted:\n    __len__ = functools.partial(spent.throw, ValueError, MESSAGE)\n\n"
+                            "class Layers(list):\n    pass\n\nlayers = Layers()\nlayers.pair = Planted()\n"
+                            "lib.work('a', {'allocated': 0, 'layers': layers})\n"),
+    # ... more than the search covers: it fails closed.
+    "too-many": ("class Planted:\n    __len__ = functools.partial(spent.throw, ValueError, MESSAGE)\n\n"
+                 "wide = [[object()] for _ in range(60000)] + [Planted()]\n"
+                 "lib.work('a', {'allocated': 0, 'wide': wide})\n"),
+}
+
+
+@pytest.mark.parametrize("attack", sorted(_PADDED))
+def test_planted_code_the_search_cannot_reach_fails_closed(tmp_path, attack):
+    """The search for planted C code from the function's locals stopped at 4 levels and 512 objects, and then
+    said nothing: a planted class past either escaped it, and the C code's error (or any error C code raised in
+    the function meanwhile) read as the function's. It is now breadth first, each object once, and where it
+    cannot finish every class alive is looked at. Before: no tampering."""
+    body = """
+    import functools
+
+    MESSAGE = "n must be positive, got -1"
+    spent = (each for each in ())
+    for _ in spent:
+        pass
+
+    ATTACK
+    """.replace("ATTACK", textwrap.indent(_PADDED[attack], "    ").strip())
+    seen = read(run_scenario(tmp_path, body)).observation
+    assert seen is not None and seen.exception is not None, seen
+    assert any("planted" in what for what in seen.interference + seen.tampered), seen
+
+
+def test_an_honest_deep_structure_under_the_function_is_not_planted(tmp_path):
+    """The other side: an honest error C code raises in the function while its frame holds more than the search
+    covers (a deep, wide structure of plain objects), with no gadget anywhere: still the function's."""
+    body = """
+    class Node:
+        def __init__(self, below):
+            self.below = below
+
+    deep = Node(None)
+    for _ in range(10):
+        deep = Node([deep] * 3 + [Node(None) for _ in range(500)])
+    try:
+        lib.work("a", {"allocated": 0, "deep": deep})
+    except TypeError:
+        pass
+    """
+    seen = read(run_scenario(tmp_path, body)).observation
+    assert seen is not None and seen.interference == [] and seen.tampered == [], seen
+    assert [error.type for error in seen.calls.raised] == ["TypeError"], seen.calls
+
+
+@pytest.mark.parametrize("honest", ["total-ordering", "dataclass", "contextmanager-method"])
+def test_pythons_own_decorators_on_a_snippet_class_are_not_planted(tmp_path, honest):
+    """Round four, hole 6: Python's own code put on a class by a decorator, under the name it was made for
+    (`functools.total_ordering`'s `_gt_from_lt` as `__gt__`, a dataclass's `__repr__` wrapper, a
+    `contextlib.contextmanager` method's helper), read as a trusted function planted under another name than its
+    own: a false tamper for an honest error C code raises in the function. Before: tampering."""
+    classes = {
+        "total-ordering": "@functools.total_ordering\nclass Thing:\n    def __eq__(self, other):\n"
+                          "        return False\n\n    def __lt__(self, other):\n        return False\n",
+        "dataclass": "@dataclasses.dataclass\nclass Thing:\n    size: int = 1\n",
+        "contextmanager-method": "class Thing:\n    @contextlib.contextmanager\n    def opened(self):\n"
+                                 "        yield self\n",
+    }
+    body = """
+    import contextlib
+    import dataclasses
+    import functools
+
+    CLASS
+    try:
+        lib.work("a", {"allocated": 0, "thing": Thing()})
+    except TypeError:
+        pass
+    """.replace("CLASS", textwrap.indent(classes[honest], "    ").strip())
+    seen = read(run_scenario(tmp_path, body)).observation
+    assert seen is not None and seen.interference == [] and seen.tampered == [], seen
+    assert [error.type for error in seen.calls.raised] == ["TypeError"], seen.calls

@@ -171,6 +171,9 @@ _c_import_name = ImportError.__dict__["name"].__get__
 _c_attribute_obj = AttributeError.__dict__["obj"].__get__
 _c_attribute_name = AttributeError.__dict__["name"].__get__
 _c_func_defaults = types.FunctionType.__dict__["__defaults__"].__get__
+_c_func_closure = types.FunctionType.__dict__["__closure__"].__get__
+_c_method_self = types.MethodType.__dict__["__self__"].__get__
+_c_partial_parts = tuple(functools.partial.__dict__[name].__get__ for name in ("func", "args", "keywords"))
 _c_func_kwdefaults = types.FunctionType.__dict__["__kwdefaults__"].__get__
 _c_method_func = types.MethodType.__dict__["__func__"].__get__
 _c_static_func = staticmethod.__dict__["__func__"].__get__
@@ -194,6 +197,9 @@ _c_MAX_RECORDS = MAX_RECORDS
 # deep, this many items in all; by C code alone (a container's own type's iterator, a C `__dict__` getter).
 _c_FRAME_DEPTH = 4
 _c_FRAME_BUDGET = 512
+# How many objects a watched function's frame holds are searched for C code the snippet planted
+# (`_p_planted_under`: breadth first, each object once, at any depth); past it, the search fails closed.
+_c_PLANT_BUDGET = 50000
 _c_tuple_iter = tuple.__iter__
 _c_list_iter = list.__iter__
 _c_set_iter = set.__iter__
@@ -738,17 +744,19 @@ def _p_name(kind: Any) -> str:
 
 
 def _p_qualified(kind: Any) -> str:
-    """`module.qualname` as the class says, but `builtins.X` only for Python's own class X (the judge reads a
-    builtin's name so: "raises ValueError" is that class, never one named like it)."""
+    """`module.qualname` only for a class that module defines, by identity: `builtins.X` for Python's own class X
+    alone, any other module's name only where a trusted module holds this very class under it
+    (`_p_trusted_class`); else `?.qualname`. A class's `__module__` is the snippet's to claim, so the judge reads
+    "raises ValueError" or "raises pkg.Error" by this name, never by one a class says of itself."""
     try:
         module, qualname = _c_type_module(kind), _c_type_qualname(kind)
     except BaseException:
         return "?"
     if type(module) is not str or type(qualname) is not str:
         return "?"
-    if module == "builtins" and not _p_in(kind, _c_BUILTIN_CLASSES):
-        return "?." + qualname
-    return module + "." + qualname
+    if module == "builtins":
+        return ("builtins." if _p_in(kind, _c_BUILTIN_CLASSES) else "?.") + qualname
+    return (module + "." if _p_trusted_class(kind) else "?.") + qualname
 
 
 def _p_message(error: Any) -> str | None:
@@ -1395,10 +1403,8 @@ def _p_frame_node(value: Any) -> str | None:
 
 
 def _p_search(value: Any, depth: int, budget: list[int], check: Callable[[Any], str | None]) -> str | None:
-    """What `check` says of `value` or of a value inside it: in a tuple (a named tuple too), list, set or dict
-    (keys and values, subclasses too) or an object's own `__dict__`, `depth` levels down, `budget` items in all.
-    Read by C code alone (the base type's own iterator, a C `__dict__` getter): no method of the value's runs.
-    Modules, classes and functions are not searched inside."""
+    """What `check` says of `value` or of a value inside it (`_p_inside`), `depth` levels down, `budget` items in
+    all, depth first."""
     kind = type(value)
     if value is None or kind is str or kind is int or kind is float or kind is bool or kind is bytes:
         return None
@@ -1406,36 +1412,11 @@ def _p_search(value: Any, depth: int, budget: list[int], check: Callable[[Any], 
     if found is not None:
         return found
     budget[0] -= 1
-    if depth <= 0 or budget[0] <= 0 or kind is _c_FrameType:
+    if depth <= 0 or budget[0] <= 0:
         return None
-    try:
-        mro = _c_mro(kind)
-    except BaseException:
+    items = _p_inside(value, kind)
+    if items is None:
         return None
-    items: Any = None
-    if _p_in(tuple, mro):
-        items = _c_tuple_iter(value)
-    elif _p_in(list, mro):
-        items = _c_list_iter(value)
-    elif _p_in(dict, mro):
-        items = _c_list_iter(list(_c_dict_items(value)))
-    elif _p_in(set, mro):
-        items = _c_set_iter(value)
-    elif _p_in(frozenset, mro):
-        items = _c_frozenset_iter(value)
-    elif _p_in(type, mro) or _p_is_module(value) or kind is _c_FunctionType or kind is _c_CodeType:
-        return None
-    else:
-        getter = _p_class_attr(kind, "__dict__")
-        if type(getter) is not _c_GetSetDescriptorType:
-            return None
-        try:
-            own = _c_getset_get(getter, value, kind)
-        except BaseException:
-            return None
-        if type(own) is not dict:
-            return None
-        items = _c_list_iter(list(_c_dict_items(own)))
     for item in items:
         if budget[0] <= 0:
             return None
@@ -1445,6 +1426,66 @@ def _p_search(value: Any, depth: int, budget: list[int], check: Callable[[Any], 
     return None
 
 
+def _p_inside(value: Any, kind: Any) -> Any:
+    """The values inside `value`, or None: a tuple's (a named tuple's too), list's, set's or dict's (keys and
+    values, subclasses too), an object's own `__dict__` (a container subclass's too), what a function closes over
+    and its defaults, a bound method's function and object, a partial's parts. Read by C code alone (the base
+    type's own iterator, a C getter): no method of the value's runs. Frames, modules, classes and code are not
+    searched inside."""
+    if kind is _c_FrameType:
+        return None
+    try:
+        mro = _c_mro(kind)
+    except BaseException:
+        return None
+    items: list[Any] | None = None
+    if _p_in(tuple, mro):
+        items = list(_c_tuple_iter(value))
+    elif _p_in(list, mro):
+        items = list(_c_list_iter(value))
+    elif _p_in(dict, mro):
+        items = list(_c_dict_items(value))
+    elif _p_in(set, mro):
+        items = list(_c_set_iter(value))
+    elif _p_in(frozenset, mro):
+        items = list(_c_frozenset_iter(value))
+    elif kind is _c_FunctionType:  # what it closes over and its defaults, not its globals (a whole module)
+        return _c_list_iter([_p_cell(cell) for cell in (_c_func_closure(value) or ())]
+                            + list(_c_func_defaults(value) or ()))
+    elif kind is _c_MethodType:
+        return _c_list_iter([_c_method_func(value), _c_method_self(value)])
+    elif _p_in(_c_partial, mro):
+        return _c_list_iter([_c_partial_parts[0](value), _c_partial_parts[1](value), _c_partial_parts[2](value)])
+    elif _p_in(type, mro) or _p_is_module(value) or kind is _c_CodeType:
+        return None
+    if items is not None and not _c_type_flags(kind) & _c_HEAPTYPE:
+        return _c_list_iter(items)
+    own = _p_own_dict(value, kind)
+    if own is None:
+        return None if items is None else _c_list_iter(items)
+    return _c_list_iter((items or []) + list(_c_dict_items(own)))
+
+
+def _p_own_dict(value: Any, kind: Any) -> dict[str, Any] | None:
+    """An object's own `__dict__`, read through its class's C getter alone; None without one."""
+    getter = _p_class_attr(kind, "__dict__")
+    if type(getter) is not _c_GetSetDescriptorType:
+        return None
+    try:
+        own = _c_getset_get(getter, value, kind)
+    except BaseException:
+        return None
+    return own if type(own) is dict else None
+
+
+def _p_cell(cell: Any) -> Any:
+    """A closure cell's contents, None when empty."""
+    try:
+        return _c_cell_contents(cell)
+    except ValueError:
+        return None
+
+
 # -- C code the snippet planted where the library calls it ------------------------------------------------------
 
 
@@ -1452,13 +1493,37 @@ def _p_planted_under(frame: Any) -> str | None:
     """An exception started in a watched function's frame by C code it called (no `raise` of its own), or beneath
     it: C code the snippet put on the class of an object the function works with (an exhausted generator's
     `throw` through a `functools.partial`, set as `__len__`) raises whatever the snippet chose, from there, and
-    no code of the snippet's runs to be seen. Looked for from the frame's locals (`_p_search`)."""
-    budget = [_c_FRAME_BUDGET]
-    local = _S["locals_of"](frame)
-    for value in _c_list_iter(list(_c_dict_items(local))):
-        found = _p_search(value[1], _c_FRAME_DEPTH, budget, _p_planted_node)
-        if found is not None:
-            return found
+    no code of the snippet's runs to be seen. Looked for in everything the frame's locals hold (`_p_inside`),
+    breadth first, each object once, at any depth. A search that cannot finish (more than `_c_PLANT_BUDGET`
+    objects) fails closed: what it did not see may hold the class, so that is said as tampering too."""
+    level: list[Any] = [value for _, value in _c_list_iter(list(_c_dict_items(_S["locals_of"](frame))))]
+    seen: dict[int, Any] = {}
+    budget = _c_PLANT_BUDGET
+    while level:
+        following: list[Any] = []
+        for value in level:
+            kind = type(value)
+            if value is None or kind is str or kind is int or kind is float or kind is bool or kind is bytes:
+                continue
+            if _c_dict_get(seen, id(value)) is value:
+                continue
+            seen[id(value)] = value
+            budget -= 1
+            if budget < 0:
+                return "one of more than " + _c_int_repr(_c_PLANT_BUDGET) + " objects the frame holds, too many to " \
+                       "search"
+            found = _p_planted_node(value)
+            if found is not None:
+                return found
+            if kind is dict:
+                pairs = list(_c_dict_items(value))  # keys and values, not a tuple per item
+                following.extend([pair[0] for pair in pairs])
+                following.extend([pair[1] for pair in pairs])
+                continue
+            items = _p_inside(value, kind)
+            if items is not None:
+                following.extend(items)
+        level = following
     return None
 
 
@@ -1477,18 +1542,26 @@ def _p_planted_in(cls: Any, depth: int) -> str | None:
     except BaseException:
         return None
     for klass in mro:
-        if not _c_type_flags(klass) & _c_HEAPTYPE or _p_trusted_class(klass):
+        found = _p_planted_own(klass, depth)
+        if found is not None:
+            return found
+    return None
+
+
+def _p_planted_own(klass: Any, depth: int) -> str | None:
+    """`_p_planted_in` of one class's own namespace."""
+    if not _c_type_flags(klass) & _c_HEAPTYPE or _p_trusted_class(klass):
+        return None
+    items = list(_c_proxy_items(_c_type_dict(klass)))
+    for key, value in items:
+        if type(key) is not str:
             continue
-        items = list(_c_proxy_items(_c_type_dict(klass)))
-        for key, value in items:
-            if type(key) is not str:
-                continue
-            if _p_gadget(value, key):
-                return _p_qualname(klass) + "." + key
-            if depth > 0 and value is not klass and _p_in(type, _c_mro(type(value))):
-                found = _p_planted_in(value, depth - 1)
-                if found is not None:
-                    return found
+        if _p_gadget(value, key):
+            return _p_qualname(klass) + "." + key
+        if depth > 0 and value is not klass and _p_in(type, _c_mro(type(value))):
+            found = _p_planted_in(value, depth - 1)
+            if found is not None:
+                return found
     return None
 
 
@@ -1534,19 +1607,24 @@ def _p_functions_in(value: Any) -> tuple[Any, ...]:
     return (value,)
 
 
-def _p_gadget(value: Any, key: str) -> bool:
+def _p_gadget(value: Any, key: str, depth: int = 3) -> bool:
     """A callable in a class of the snippet's that runs no code of the snippet's own to be seen: a partial, a bound
     method (a C one, or Python's code bound to an object), an instance of a C callable type, a function compiled
     in a trusted file under another name than its own (`__len__ = Future.result`); not the snippet's own
-    functions (followed), nor C types' own method descriptors (they raise their own errors)."""
+    functions (followed), nor C types' own method descriptors (they raise their own errors). A trusted function
+    made at run time around something (a decorator's wrapper: its closure) is what it holds (`_p_wrapper_holds`);
+    one Python's own library makes for the very name it is under is not planted (`_p_made_for`)."""
     for function in _p_functions_in(value):
         if function is None or not _c_callable(function):
             continue
         kind = type(function)
         if kind is _c_FunctionType:
             code = _c_func_code(function)
-            if code.co_name != key and _p_in_roots(code.co_filename, _S["trusted_roots"]):
-                return True
+            if code.co_name != key and _p_in_roots(code.co_filename, _S["trusted_roots"]) \
+                    and not _p_made_for(code, key):
+                cells = _c_func_closure(function)
+                if cells is None or depth <= 0 or _p_wrapper_holds(cells, key, depth - 1):
+                    return True
             continue
         if _p_in(kind, _c_C_DESCRIPTORS) or _p_in(type, _c_mro(kind)):
             continue
@@ -1559,7 +1637,64 @@ def _p_gadget(value: Any, key: str) -> bool:
             return True
         if not _c_type_flags(kind) & _c_HEAPTYPE:  # an instance of a C callable type (operator.attrgetter)
             return True
+        if not _p_calls_own_code(kind) and _p_holds_error(function, 2):  # raises what it holds (a mock's side effect)
+            return True
     return False
+
+
+def _p_calls_own_code(kind: Any) -> bool:
+    """A callable object whose `__call__` is the snippet's own code: what it does is seen where it runs."""
+    call = _p_class_attr(kind, "__call__")
+    return type(call) is _c_FunctionType and not _p_in_roots(_c_func_code(call).co_filename, _S["trusted_roots"])
+
+
+def _p_holds_error(value: Any, depth: int) -> bool:
+    """An exception (a class or an instance) in an object's own `__dict__`, `depth` objects down: what a callable
+    object of a trusted class may raise when the snippet put it where a method is looked up."""
+    own = _p_own_dict(value, type(value))
+    if own is None:
+        return False
+    for item in _c_list_iter(list(_c_dict_items(own))):
+        held = item[1]
+        kind = type(held)
+        if held is None or kind is str or kind is int or kind is float or kind is bool:
+            continue
+        mro = _c_mro(kind)
+        if _p_in(BaseException, mro) or (_p_in(type, mro) and _p_in(BaseException, _c_mro(held))):
+            return True
+        if depth > 0 and not _p_in(type, mro) and _p_holds_error(held, depth - 1):
+            return True
+    return False
+
+
+def _p_wrapper_holds(cells: Any, key: str, depth: int) -> bool:
+    """A trusted wrapper's closure holds what it runs: a gadget (`_p_gadget`), or an exception (a class or an
+    instance) it would raise. The snippet's own functions in it are followed when they run."""
+    for cell in _c_tuple_iter(cells):
+        held = _p_cell(cell)
+        if held is None:
+            continue
+        kind = type(held)
+        try:
+            mro = _c_mro(kind)
+        except BaseException:
+            return True
+        if _p_in(BaseException, mro) or (_p_in(type, mro) and _p_in(BaseException, _c_mro(held))):
+            return True
+        if _c_callable(held) and _p_gadget(held, key, depth):
+            return True
+    return False
+
+
+def _p_made_for(code: Any, key: str) -> bool:
+    """Python's own `functools.total_ordering` fills in a comparison with a function named for it: `_gt_from_lt`
+    as `__gt__`, which calls the class's own `__lt__` (seen where it runs)."""
+    name: str = code.co_name
+    path: str = code.co_filename
+    if not _p_in_stdlib(path) or not path.endswith("/functools.py") or "_from_" not in name \
+            or not name.startswith("_"):
+        return False
+    return bool("__" + name[1:].split("_from_")[0] + "__" == key)
 
 
 def _p_follow_reader(frame: Any) -> None:
@@ -1641,12 +1776,26 @@ def _p_exception(record: list[Any], frame: Any, arg: Any) -> None:
         if planted is not None:
             _p_tamper("observer", "planted C code where " + _S["slots"][index]["label"] + " calls it (" + planted
                       + "), whose error would read as the library's")
+    elif index < 0 and _p_users_error(record, frame, op):
+        planted = _p_planted_under(frame)
+        if planted is not None:
+            _p_tamper("observer", "planted C code where its own code, called by the library, runs into it ("
+                      + planted + "), whose error would read as Python's")
     module = _c_dict_get(frame.f_globals, "__name__")
     _p_emit({"e": "raised", "r": number, "w": index, "where": "beneath" if deepest is not tb else record[6],
              "code": started.co_qualname, "type": _p_name(type(error)),
              "qualified": _p_qualified(type(error)), "message": _p_message(error), "line": tb.tb_lineno,
              "op": op, "file": frame.f_code.co_filename, "module": module if type(module) is str else None,
              "api": _p_api_facts(error, frame, op, tb.tb_lasti, deepest is not tb) if index < 0 else None})
+
+
+def _p_users_error(record: list[Any], frame: Any, op: Any) -> bool:
+    """An error Python raises in the snippet's own code while a watched call runs in its thread, where that code
+    is declared (`source.user_code`, a callback): not its `raise`, so an instruction of its own failing, which is
+    what a `user_code` entry documents, or C code it reached (judged, or looked for as planted)."""
+    if record[6] != "snippet" or not _S["callbacks"] or _p_one_of(op, ("RAISE_VARARGS", "RERAISE")):
+        return False
+    return _c_dict_get(_S["active"], record[2], 0) > 0 and frame is not None
 
 
 def _p_beneath(record: list[Any], tb: Any) -> Any:
