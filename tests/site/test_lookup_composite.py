@@ -1,0 +1,95 @@
+"""Composite pastes: what a terminal or a log holds besides the one error, built from real shapes (a
+retried request's traceback before the error that ended the run, a worker's message quoting another
+traceback, a report's prose naming two releases). The evidence that confirms an entry must belong to the
+error it is read for: frames of an earlier traceback, which ended in its own exception line, are not the
+frames of a later exception line; a paste that states two releases does not tell which one raised. Asked
+of the real entries (as `errorkb lookup` reads them), and of the page's script and the hook alike."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmarks.lookup_recall import project_known_lookup
+from errorkb.lookup import Lookup
+
+SITE = "/venv/lib/python3.11/site-packages"
+
+
+def frame(path: str, line: int, function: str, code: str) -> str:
+    return f'  File "{path}", line {line}, in {function}\n    {code}\n'
+
+
+# A request that ran out of memory inside the cache's update (a serving loop logs it and goes on).
+OOM = ("Traceback (most recent call last):\n"
+       + frame("/srv/app/serve.py", 88, "handle", "out = model.generate(**batch)")
+       + frame(f"{SITE}/transformers/cache_utils.py", 1376, "update",
+               "keys, values = self.layers[layer_idx].update(key_states, value_states, cache_kwargs)")
+       + frame(f"{SITE}/transformers/cache_utils.py", 120, "update",
+               "self.keys = torch.cat([self.keys, key_states], dim=-2)")
+       + "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of "
+         "79.19 GiB of which 1.06 GiB is free.\n")
+# The same words as layer-idx-out-of-range (Python's, any list), raised later by other code, without a traceback.
+LATER = [
+    OOM + "IndexError: list index out of range\n",
+    OOM + "INFO:     127.0.0.1:53122 - \"POST /generate HTTP/1.1\" 500 Internal Server Error\n"
+          "ERROR:root:request 7 failed: IndexError: list index out of range\n",
+    # a worker's error whose message quotes the remote traceback, then the error that ended the run
+    ("Traceback (most recent call last):\n" + frame("/srv/app/run.py", 10, "<module>", "outs = engine.run(prompts)")
+     + frame(f"{SITE}/myengine/worker.py", 50, "step", "raise RuntimeError(f'worker died: {remote}')")
+     + "RuntimeError: worker died: Traceback (most recent call last):\n"
+     + OOM.split("\n", 1)[1] + "\nIndexError: list index out of range\n"),
+]
+KEY_CACHE = "AttributeError: 'DynamicCache' object has no attribute 'key_cache'\n"
+# key-cache-removed (>=4.56) against its other cause on <4.56 (a compiled Whisper forward on 4.46): a paste that
+# states a release of each side tells nothing; the last one named is not the one that raised.
+TWO_RELEASES = [
+    "Fails with transformers 4.46.0, works with transformers 4.57.1:\n" + KEY_CACHE,
+    "transformers==4.46.0\n" + KEY_CACHE + "\nAfter pip install -U transformers:\nSuccessfully installed "
+    "transformers-4.57.1\n",
+]
+
+
+@pytest.fixture(scope="module")
+def kb() -> Lookup:
+    return project_known_lookup()
+
+
+def confirmed(kb: Lookup, text: str, release: str | None = None) -> list[str]:
+    return [m.known.id for m in kb.answer(text, release).confirmed]
+
+
+@pytest.mark.parametrize("paste", LATER, ids=["bare", "logged", "quoted"])
+def test_an_earlier_tracebacks_frames_never_confirm_a_later_exception_line(kb, paste):
+    """The OOM traceback ran through `Cache.update`; the IndexError after it has no traceback of its own."""
+    assert confirmed(kb, paste) == []
+    assert "layer-idx-out-of-range" in [m.known.id for m in kb.answer(paste).candidates]
+
+
+def test_the_same_frames_above_their_own_exception_line_still_confirm(kb):
+    """The control: the traceback whose frames they are, ending in the entry's error, is confirmed."""
+    paste = OOM.rsplit("torch.OutOfMemoryError", 1)[0] + "IndexError: list index out of range\n"
+    assert confirmed(kb, paste) == ["layer-idx-out-of-range"]
+    chained = OOM + "\nDuring handling of the above exception, another exception occurred:\n\n" + paste
+    assert confirmed(kb, chained) == ["layer-idx-out-of-range"]
+
+
+@pytest.mark.parametrize("paste", TWO_RELEASES, ids=["prose", "pip"])
+def test_a_paste_that_states_two_releases_is_not_read_as_its_last(kb, paste):
+    assert confirmed(kb, paste) == []
+    assert [m.known.id for m in kb.answer(paste).candidates] == ["key-cache-removed"]
+
+
+def test_one_stated_release_still_tells_the_causes_apart(kb):
+    assert confirmed(kb, "transformers==4.57.1\n" + KEY_CACHE) == ["key-cache-removed"]
+    assert confirmed(kb, "transformers 4.57.1 and transformers==4.57.1\n" + KEY_CACHE) == ["key-cache-removed"]
+    assert kb.answer("transformers==4.46.0\n" + KEY_CACHE).matches == []  # ruled out: outside its wording's range
+
+
+@pytest.mark.parametrize("release", [None, "4.46.0", "5.15.1"])
+def test_composite_pastes_get_the_same_answers_in_the_page_the_cli_and_the_hook(release):
+    from tests.site.test_lookup_js import _same_in_page_cli_and_hook, real_index
+
+    python = _same_in_page_cli_and_hook(real_index.__wrapped__(), [*LATER, *TWO_RELEASES], release)
+    assert all(not any(one[1] == "confirmed" for one in p["found"]) for p in python[:len(LATER)])
+    if release is None:  # a release given (installed) is the one: then a stated pair does not count
+        assert all(not any(one[1] == "confirmed" for one in p["found"]) for p in python[len(LATER):])
