@@ -60,7 +60,7 @@ from errorkb.lookup._paste import (
     markers,
     normalize,
     plain_quotes,
-    stated_release,
+    stated_releases,
     strip,
     traceback_of,
 )
@@ -180,6 +180,7 @@ class _Reading:
         self._arrows: list[Frame] = []
         self._markers: list[int] = []
         self._release: str | None = None
+        self._releases: tuple[str, ...] = ()
         self._source: str | None = None
 
     def at(self, piece: str) -> int:
@@ -220,9 +221,11 @@ class _Reading:
         self._arrows = arrows(self.text, self._meter)
         self._markers = markers(self.text, self._meter)
         release, source = self._given, self._given_source
+        said = [release] if release is not None else stated_releases(self.text, self._library, self._meter)
         if release is None:
-            release, source = stated_release(self.text, self._library, self._meter), STATED
+            release, source = (said[-1] if said else None), STATED
         self._release, self._source = plain(release), source if release else None
+        self._releases = tuple(dict.fromkeys(one for one in map(plain, said) if one))
 
     @property
     def frames(self) -> list[Frame]:
@@ -243,6 +246,12 @@ class _Reading:
     def release(self) -> str | None:
         self._read_all()
         return self._release
+
+    @property
+    def releases(self) -> tuple[str, ...]:
+        """The release given, else every release the paste states (the last is `release`)."""
+        self._read_all()
+        return self._releases
 
     @property
     def source(self) -> str | None:
@@ -369,8 +378,9 @@ class Lookup:
         evidence: list[Evidence] = []
         missing: list[str] = []
         shown = traceback_of(reading.frames, reading.markers, match.at)
-        # Release: stated or installed, else read from the frames (the version matrix's raise lines).
-        releases = (reading.release,) if reading.release else releases_in_paste(known, reading.frames)
+        # Release: stated or installed, else read from the frames of this exception's traceback (the version
+        # matrix's raise lines): another traceback's frames tell the release of another error's code path.
+        releases = reading.releases if reading.release else releases_in_paste(known, shown)
         if releases:
             said = verdict(known, wording, releases, reading.source or FRAMES, self.library)
             match = replace(match, release=said)

@@ -237,8 +237,8 @@
 
   /* -- the rules, as the index ships them (errorkb/lookup/_rules.py) --------------------------- */
 
-  const GLOBAL = new Set(["ANSI", "PREFIX", "SUFFIX", "EXCEPTION_LINE", "INLINE_EXCEPTION", "TRACEBACK", "FRAME_LINE",
-    "FRAME", "ARROW_LINE", "PYTEST_DEF", "PYTEST_FAILING", "RICH_TOP", "RICH_BOTTOM", "RICH_FOLD", "RICH_WRAP",
+  const GLOBAL = new Set(["ANSI", "PREFIX", "SUFFIX", "EXCEPTION_LINE", "INLINE_EXCEPTION", "TRACEBACK",
+    "TRACEBACK_END", "FRAME_LINE", "FRAME", "ARROW_LINE", "PYTEST_DEF", "PYTEST_FAILING", "RICH_TOP", "RICH_BOTTOM", "RICH_FOLD", "RICH_WRAP",
     "RICH_EDGE", "FRAME_WRAP", "FRAME_NAME_WRAP", "LINK", "QUOTED", "QUOTE_MARK", "LINE_END"]);
 
   /* The index's `rules` made ready: each pattern compiled (the global flag where it is scanned). */
@@ -468,9 +468,11 @@
       code: strip(m[2], R.whitespace), at: m.index }));
   }
 
+  /* Each traceback marker's start and each traceback-ending exception line's end (_paste.py:markers). */
   function markers(text, R, meter) {
-    meter.work += text.length;
-    return [...text.matchAll(R.patterns.TRACEBACK)].map((m) => m.index);
+    meter.work += 2 * text.length;
+    return [...[...text.matchAll(R.patterns.TRACEBACK)].map((m) => m.index),
+      ...[...text.matchAll(R.patterns.TRACEBACK_END)].map((m) => m.index + m[0].length)].sort((a, b) => a - b);
   }
 
   function tracebackOf(found, starts, at) {
@@ -482,13 +484,12 @@
 
   const escapeRe = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, (m) => "\\" + m);
 
-  function statedRelease(text, library, R, meter) {
-    if (!library) return null;
+  /* Every release the paste states, each once, first stated first (_paste.py:stated_releases). */
+  function statedReleases(text, library, R, meter) {
+    if (!library) return [];
     meter.work += text.length;
     const pattern = new RegExp(R.patterns.STATED.replaceAll("{name}", escapeRe(library)), "g");
-    let found = null;
-    for (const m of text.matchAll(pattern)) found = m[1];
-    return found;
+    return [...new Set([...text.matchAll(pattern)].map((m) => m[1]))];
   }
 
   /* -- the index's items (errorkb/lookup/_known.py) ------------------------------------------ */
@@ -1132,12 +1133,15 @@
           this.arrows = arrows(text, R, meter);
           this.markers = markers(text, R, meter);
           let stated = release, from = source;
-          if (stated === null || stated === undefined) {
-            stated = statedRelease(text, library, R, meter);
+          const given = stated !== null && stated !== undefined;
+          const said = given ? [stated] : statedReleases(text, library, R, meter);
+          if (!given) {
+            stated = said.length ? said[said.length - 1] : null;
             from = "stated";
           }
           this.release = plain(stated, R);
           this.source = stated ? from : null;
+          this.releases = [...new Set(said.map((one) => plain(one, R)).filter((one) => one))];
           return this;
         } };
       return reading;
@@ -1199,7 +1203,7 @@
       const evidence = [], missing = [];
       reading.all();
       const shown = tracebackOf(reading.frames, reading.markers, match.at);
-      const releases = reading.release ? [reading.release] : releasesInPaste(one, reading.frames);
+      const releases = reading.release ? reading.releases : releasesInPaste(one, shown);
       const ruled = (reason) => ({ ruledOut: true, match, reason });
       if (releases.length) {
         const said = verdict(one, wording, releases, reading.source || "frames", library, R);
