@@ -49,6 +49,19 @@ TWO_RELEASES = [
 ]
 
 
+# cache-only-has-0-layers knows its `'NoneType' object has no attribute 'shape'` by the failing line
+# `past_key_values[0][0]` (recognised_by): a line of another error's traceback is not this error's.
+LEGACY_INDEXING = ("Traceback (most recent call last):\n"
+                   + frame("/me/run.py", 20, "step", "seq_len = past_key_values[0][0].shape[2]")
+                   + "TypeError: 'NoneType' object is not subscriptable\n")
+IMAGE = ("Traceback (most recent call last):\n" + frame("/me/run.py", 40, "load_image", "h, w = img.shape[:2]")
+         + "AttributeError: 'NoneType' object has no attribute 'shape'\n")
+RECOGNISED_ELSEWHERE = [
+    LEGACY_INDEXING + "\n" + IMAGE,
+    LEGACY_INDEXING + "\nDuring handling of the above exception, another exception occurred:\n\n" + IMAGE,
+]
+
+
 @pytest.fixture(scope="module")
 def kb() -> Lookup:
     return project_known_lookup()
@@ -85,11 +98,24 @@ def test_one_stated_release_still_tells_the_causes_apart(kb):
     assert kb.answer("transformers==4.46.0\n" + KEY_CACHE).matches == []  # ruled out: outside its wording's range
 
 
+@pytest.mark.parametrize("paste", RECOGNISED_ELSEWHERE, ids=["separate", "chained"])
+def test_a_recognised_line_in_another_errors_traceback_never_confirms(kb, paste):
+    """The image's AttributeError shows its own failing line; the cache's indexing belongs to the TypeError."""
+    assert confirmed(kb, paste) == []
+
+
+def test_a_recognised_line_in_the_errors_own_traceback_still_confirms(kb):
+    own = ("Traceback (most recent call last):\n" + frame("/me/run.py", 20, "step", "seq_len = past_key_values[0][0].shape[2]")
+           + "AttributeError: 'NoneType' object has no attribute 'shape'\n")
+    assert confirmed(kb, IMAGE + "\n" + own) == ["cache-only-has-0-layers"]
+    assert confirmed(kb, own) == ["cache-only-has-0-layers"]
+
+
 @pytest.mark.parametrize("release", [None, "4.46.0", "5.15.1"])
 def test_composite_pastes_get_the_same_answers_in_the_page_the_cli_and_the_hook(release):
     from tests.site.test_lookup_js import _same_in_page_cli_and_hook, real_index
 
-    python = _same_in_page_cli_and_hook(real_index.__wrapped__(), [*LATER, *TWO_RELEASES], release)
-    assert all(not any(one[1] == "confirmed" for one in p["found"]) for p in python[:len(LATER)])
+    python = _same_in_page_cli_and_hook(real_index.__wrapped__(), [*LATER, *RECOGNISED_ELSEWHERE, *TWO_RELEASES], release)
+    assert all(not any(one[1] == "confirmed" for one in p["found"]) for p in python[:len(LATER) + len(RECOGNISED_ELSEWHERE)])
     if release is None:  # a release given (installed) is the one: then a stated pair does not count
-        assert all(not any(one[1] == "confirmed" for one in p["found"]) for p in python[len(LATER):])
+        assert all(not any(one[1] == "confirmed" for one in p["found"]) for p in python[len(LATER) + len(RECOGNISED_ELSEWHERE):])
