@@ -43,6 +43,7 @@ imports the runtime, the library or MkDocs.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
@@ -401,6 +402,9 @@ class Lookup:
                 _first([raising], diagnosis.frames) is None:
             return RuledOut(match, f"raised in {_where(raising)}, not where this error is raised "
                                    f"({_where(diagnosis.frames[0]) if diagnosis.frames else '?'})")
+        # A recognised text counts where it may be this error's: not inside another exception's traceback.
+        if match.recognised and match.at >= 0 and _recognised_elsewhere(match, reading, meter):
+            match = replace(match, recognised=False)
         failing = [frame for frame in (*shown, *traceback_of(reading.arrows, reading.markers, match.at)) if frame.code]
         # A raise in the runtime (a module's `__getattr__`) is reached from any caller: its failing lines tell
         # nothing against the entry, only a recognised text for it (corpus h205-h207, part ten).
@@ -527,6 +531,37 @@ class Lookup:
     def _defines(self, value: str) -> bool:
         """Whether the library defines the class a `user` value names (its first dotted part)."""
         return fnv1a(value.split(".", 1)[0]) in self.classes
+
+
+def _recognised_elsewhere(match: Match, reading: _Reading, meter: Meter) -> bool:
+    """Whether every place the paste shows one of the entry's `recognised_by` texts lies inside the traceback
+    of another exception line (from its first frame to its exception line): a failing line of another error
+    (an earlier traceback, a chain's first exception) says nothing of this one. Text outside every traceback
+    (a warning printed before it, a title) still counts."""
+    starts, ats = reading.markers, [frame.at for frame in reading.frames]
+    own = _start(starts, match.at)
+    regions = []
+    for at in sorted({option.at for option in reading.options if option.at >= 0}):
+        start = _start(starts, at)
+        first = bisect_left(ats, start)
+        if start != own and first < len(ats) and ats[first] < at:
+            regions.append((ats[first], at))
+    if not regions:
+        return False
+    for piece in match.known.recognised_by:
+        meter.work += len(reading.text)
+        found = reading.text.find(piece)
+        while found >= 0:
+            if not any(begin <= found < end for begin, end in regions):
+                return False
+            found = reading.text.find(piece, found + 1)
+    return True
+
+
+def _start(starts: list[int], at: int) -> int:
+    """Where the traceback of the exception line at `at` starts: the last of `starts` before it (-1: none)."""
+    index = bisect_left(starts, at)
+    return starts[index - 1] if index else -1
 
 
 def _tails(one: Known, index: int, template: MessageTemplate,

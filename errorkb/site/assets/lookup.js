@@ -763,6 +763,44 @@
   }
 
   /* Whether the text holds the piece (_match.py:_has_piece): counted each time, scanned once per reading. */
+  /* Whether every place the paste shows a recognised text lies in another exception line's traceback
+   * (_match.py:_recognised_elsewhere). */
+  function recognisedElsewhere(match, reading, meter) {
+    const starts = reading.markers, ats = reading.frames.map((f) => f.at);
+    const own = startOf(starts, match.at);
+    const regions = [];
+    const lines = [...new Set(reading.options.filter((o) => o.at >= 0).map((o) => o.at))].sort((a, b) => a - b);
+    for (const at of lines) {
+      const start = startOf(starts, at);
+      const first = bisectLeft(ats, start);
+      if (start !== own && first < ats.length && ats[first] < at) regions.push([ats[first], at]);
+    }
+    if (!regions.length) return false;
+    for (const piece of match.known.recognisedBy) {
+      meter.work += reading.text.length;
+      let found = reading.text.indexOf(piece);
+      while (found >= 0) {
+        if (!regions.some(([begin, end]) => begin <= found && found < end)) return false;
+        found = reading.text.indexOf(piece, found + 1);
+      }
+    }
+    return true;
+  }
+
+  function bisectLeft(sorted, value) {
+    let low = 0, high = sorted.length;
+    while (low < high) {
+      const mid = (low + high) >> 1;
+      if (sorted[mid] < value) low = mid + 1; else high = mid;
+    }
+    return low;
+  }
+
+  function startOf(starts, at) {
+    const index = bisectLeft(starts, at);
+    return index ? starts[index - 1] : -1;
+  }
+
   function hasPiece(reading, piece, meter) {
     const at = reading.at(piece);
     meter.work += at < 0 ? reading.text.length : at + piece.length;
@@ -1223,6 +1261,10 @@
       if (raising !== null && d.requireFrame && !wording.device && first([raising], d.frames) === null) {
         return ruled(`raised in ${where(raising)}, not where this error is raised ` +
           `(${d.frames.length ? where(d.frames[0]) : "?"})`);
+      }
+      // A recognised text counts where it may be this error's: not inside another exception's traceback.
+      if (match.recognised && match.at >= 0 && recognisedElsewhere(match, reading, meter)) {
+        match = { ...match, recognised: false };
       }
       const failing = [...shown, ...tracebackOf(reading.arrows, reading.markers, match.at)].filter((f) => f.code);
       // A raise in the runtime is reached from any caller: its failing lines tell nothing against the entry.
