@@ -49,6 +49,25 @@ TWO_RELEASES = [
 ]
 
 
+# pytest's report: a failing test's long entries, its `E` line, then the summary line that says it again.
+PYTEST_A = (
+    "___________________________________ test_a ____________________________________\n\n"
+    "    def test_a():\n>       model.generate(**batch)\n\ntests/test_x.py:8: \n"
+    "_ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ \n\n"
+    "    def update(self, key_states, value_states, layer_idx, cache_kwargs=None):\n"
+    ">       keys, values = self.layers[layer_idx].update(key_states, value_states, cache_kwargs)\n"
+    "E       {error}\n\n" + SITE + "/transformers/cache_utils.py:1376: {name}\n")
+PYTEST_B = ("___________________________________ test_b ____________________________________\n\n"
+            "    def test_b():\n>       row = rows[5]\nE       IndexError: list index out of range\n\n"
+            "tests/test_x.py:12: IndexError\n")
+SUMMARY = "=========================== short test summary info ============================\n"
+PYTEST_ONE = (PYTEST_A.format(error="IndexError: list index out of range", name="IndexError") + SUMMARY
+              + "FAILED tests/test_x.py::test_a - IndexError: list index out of range\n")
+PYTEST_TWO = (PYTEST_A.format(error="torch.OutOfMemoryError: CUDA out of memory.", name="OutOfMemoryError") + PYTEST_B
+              + SUMMARY + "FAILED tests/test_x.py::test_a - torch.OutOfMemoryError: CUDA out of memory.\n"
+              "FAILED tests/test_x.py::test_b - IndexError: list index out of range\n")
+LATER.append(PYTEST_TWO)
+
 # cache-only-has-0-layers knows its `'NoneType' object has no attribute 'shape'` by the failing line
 # `past_key_values[0][0]` (recognised_by): a line of another error's traceback is not this error's.
 LEGACY_INDEXING = ("Traceback (most recent call last):\n"
@@ -71,7 +90,7 @@ def confirmed(kb: Lookup, text: str, release: str | None = None) -> list[str]:
     return [m.known.id for m in kb.answer(text, release).confirmed]
 
 
-@pytest.mark.parametrize("paste", LATER, ids=["bare", "logged", "quoted"])
+@pytest.mark.parametrize("paste", LATER, ids=["bare", "logged", "quoted", "pytest"])
 def test_an_earlier_tracebacks_frames_never_confirm_a_later_exception_line(kb, paste):
     """The OOM traceback ran through `Cache.update`; the IndexError after it has no traceback of its own."""
     assert confirmed(kb, paste) == []
@@ -84,6 +103,11 @@ def test_the_same_frames_above_their_own_exception_line_still_confirm(kb):
     assert confirmed(kb, paste) == ["layer-idx-out-of-range"]
     chained = OOM + "\nDuring handling of the above exception, another exception occurred:\n\n" + paste
     assert confirmed(kb, chained) == ["layer-idx-out-of-range"]
+
+
+def test_a_line_that_says_the_same_error_again_keeps_its_traceback(kb):
+    """pytest's summary line (a log's `str(e)` likewise) restates the error whose traceback is above it."""
+    assert confirmed(kb, PYTEST_ONE) == ["layer-idx-out-of-range"]
 
 
 @pytest.mark.parametrize("paste", TWO_RELEASES, ids=["prose", "pip"])
@@ -115,7 +139,7 @@ def test_a_recognised_line_in_the_errors_own_traceback_still_confirms(kb):
 def test_composite_pastes_get_the_same_answers_in_the_page_the_cli_and_the_hook(release):
     from tests.site.test_lookup_js import _same_in_page_cli_and_hook, real_index
 
-    python = _same_in_page_cli_and_hook(real_index.__wrapped__(), [*LATER, *RECOGNISED_ELSEWHERE, *TWO_RELEASES], release)
+    python = _same_in_page_cli_and_hook(real_index.__wrapped__(), [*LATER, *RECOGNISED_ELSEWHERE, *TWO_RELEASES, PYTEST_ONE], release)
     assert all(not any(one[1] == "confirmed" for one in p["found"]) for p in python[:len(LATER) + len(RECOGNISED_ELSEWHERE)])
     if release is None:  # a release given (installed) is the one: then a stated pair does not count
-        assert all(not any(one[1] == "confirmed" for one in p["found"]) for p in python[len(LATER) + len(RECOGNISED_ELSEWHERE):])
+        assert all(not any(one[1] == "confirmed" for one in p["found"]) for p in python[len(LATER) + len(RECOGNISED_ELSEWHERE):-1])
