@@ -56,14 +56,17 @@ from errorkb.lookup._paste import (
     Frame,
     arrows,
     candidates,
+    ends,
     frames,
     keep_tail,
     markers,
     normalize,
     plain_quotes,
+    said_at,
     stated_releases,
     strip,
     traceback_of,
+    traceback_start,
 )
 from errorkb.lookup._release import (
     FRAMES,
@@ -180,6 +183,8 @@ class _Reading:
         self._frames: list[Frame] = []
         self._arrows: list[Frame] = []
         self._markers: list[int] = []
+        self._ends: list[tuple[int, str]] = []
+        self._starts: dict[int, int] = {}
         self._release: str | None = None
         self._releases: tuple[str, ...] = ()
         self._source: str | None = None
@@ -221,6 +226,7 @@ class _Reading:
         self._frames = frames(self.text, self._meter)
         self._arrows = arrows(self.text, self._meter)
         self._markers = markers(self.text, self._meter)
+        self._ends = ends(self.text, self._meter)
         release, source = self._given, self._given_source
         said = [release] if release is not None else stated_releases(self.text, self._library, self._meter)
         if release is None:
@@ -242,6 +248,15 @@ class _Reading:
     def markers(self) -> list[int]:
         self._read_all()
         return self._markers
+
+    def start_of(self, at: int) -> int:
+        """Where the traceback of the exception line at `at` starts (`traceback_start`), read once per line."""
+        self._read_all()
+        found = self._starts.get(at)
+        if found is None:
+            found = self._starts[at] = traceback_start(self._markers, self._ends, at, said_at(self.text, at)) \
+                if at >= 0 else -1
+        return found
 
     @property
     def release(self) -> str | None:
@@ -378,7 +393,7 @@ class Lookup:
         known, wording, diagnosis = match.known, match.matched, match.known.diagnosis
         evidence: list[Evidence] = []
         missing: list[str] = []
-        shown = traceback_of(reading.frames, reading.markers, match.at)
+        shown = traceback_of(reading.frames, reading.start_of(match.at), match.at)
         # Release: stated or installed, else read from the frames of this exception's traceback (the version
         # matrix's raise lines): another traceback's frames tell the release of another error's code path.
         releases = reading.releases if reading.release else releases_in_paste(known, shown)
@@ -405,7 +420,7 @@ class Lookup:
         # A recognised text counts where it may be this error's: not inside another exception's traceback.
         if match.recognised and match.at >= 0 and _recognised_elsewhere(match, reading, meter):
             match = replace(match, recognised=False)
-        failing = [frame for frame in (*shown, *traceback_of(reading.arrows, reading.markers, match.at)) if frame.code]
+        failing = [frame for frame in (*shown, *traceback_of(reading.arrows, reading.start_of(match.at), match.at)) if frame.code]
         # A raise in the runtime (a module's `__getattr__`) is reached from any caller: its failing lines tell
         # nothing against the entry, only a recognised text for it (corpus h205-h207, part ten).
         if not wording.words and known.recognised_by and not match.recognised and failing and not diagnosis.runtime:
@@ -538,11 +553,11 @@ def _recognised_elsewhere(match: Match, reading: _Reading, meter: Meter) -> bool
     of another exception line (from its first frame to its exception line): a failing line of another error
     (an earlier traceback, a chain's first exception) says nothing of this one. Text outside every traceback
     (a warning printed before it, a title) still counts."""
-    starts, ats = reading.markers, [frame.at for frame in reading.frames]
-    own = _start(starts, match.at)
+    ats = [frame.at for frame in reading.frames]
+    own = reading.start_of(match.at)
     regions = []
     for at in sorted({option.at for option in reading.options if option.at >= 0}):
-        start = _start(starts, at)
+        start = reading.start_of(at)
         first = bisect_left(ats, start)
         if start != own and first < len(ats) and ats[first] < at:
             regions.append((ats[first], at))
@@ -556,12 +571,6 @@ def _recognised_elsewhere(match: Match, reading: _Reading, meter: Meter) -> bool
                 return False
             found = reading.text.find(piece, found + 1)
     return True
-
-
-def _start(starts: list[int], at: int) -> int:
-    """Where the traceback of the exception line at `at` starts: the last of `starts` before it (-1: none)."""
-    index = bisect_left(starts, at)
-    return starts[index - 1] if index else -1
 
 
 def _tails(one: Known, index: int, template: MessageTemplate,

@@ -34,6 +34,7 @@ to a linear bound, and the page's JavaScript counts the same way):
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from itertools import pairwise
 from typing import NamedTuple
 
@@ -266,23 +267,47 @@ def arrows(text: str, meter: Meter | None = None) -> list[Frame]:
 
 
 def markers(text: str, meter: Meter | None = None) -> list[int]:
-    """Where each `Traceback (most recent call last):` line starts, and where each exception line that
-    ends a traceback (`rules.TRACEBACK_END`) ends: after either, the frames shown belong to what follows."""
+    """Where each `Traceback (most recent call last):` line starts."""
     meter = meter or Meter()
-    meter.work += 2 * len(text)
-    return sorted([found.start() for found in _TRACEBACK.finditer(text)]
-                  + [found.end() for found in _TRACEBACK_END.finditer(text)])
+    meter.work += len(text)
+    return [found.start() for found in _TRACEBACK.finditer(text)]
 
 
-def traceback_of(found: list[Frame], starts: list[int], at: int) -> list[Frame]:
+def ends(text: str, meter: Meter | None = None) -> list[tuple[int, str]]:
+    """Where each exception line that ends a traceback (`rules.TRACEBACK_END`) ends, with what it says."""
+    meter = meter or Meter()
+    meter.work += len(text)
+    return [(found.end(), strip(found.group(0))) for found in _TRACEBACK_END.finditer(text)]
+
+
+def said_at(text: str, at: int) -> str:
+    """The exception an exception line (or a name inside a line) states from `at`: the rest of its line."""
+    end = text.find("\n", at)
+    return strip(text[at:end if end >= 0 else len(text)])
+
+
+def traceback_start(starts: list[int], ended: list[tuple[int, str]], at: int, said: str) -> int:
+    """Where the traceback of the exception stated at `at` (`said`) starts: after the last marker before it
+    (`starts`, in order), or after the last exception line before it that ended another traceback (`ended`,
+    in order), whichever is later (-1: neither). A line that says the same exception again (pytest's
+    summary line, a log's `str(e)`) ends nothing: it restates the error whose traceback is above it."""
+    index = bisect_left(starts, at)
+    start = starts[index - 1] if index else -1
+    index = bisect_left(ended, (at,))
+    while index > 0 and ended[index - 1][0] > start:
+        index -= 1
+        if ended[index][1] != said:
+            return ended[index][0]
+    return start
+
+
+def traceback_of(found: list[Frame], start: int, at: int) -> list[Frame]:
     """The frames of the traceback that ends at the exception line starting at `at` (all the
-    paste's frames for a bare message, `at` = -1): those after the last `Traceback (most recent
-    call last):` or the last end of an exception line before it (`starts`), and before it. An
-    exception line after another traceback's, with no frames of its own, shows none: the frames
+    paste's frames for a bare message, `at` = -1): those from its start (`traceback_start`) to it.
+    An exception line after another traceback's, with no frames of its own, shows none: the frames
     above belong to the error that ended there."""
     if at < 0:
         return found
-    start = max((one for one in starts if one < at), default=-1)
     return [frame for frame in found if start <= frame.at < at]
 
 

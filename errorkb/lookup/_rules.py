@@ -91,8 +91,9 @@ TRACEBACK = _TRACEBACK_WORDS + ":"
 # The exception line that ends a traceback, as Python prints it: at a line's start, a name that reads as an
 # exception class's (`IndexError`, `torch.OutOfMemoryError`, `KeyboardInterrupt`), then `: message` or nothing.
 # A traceback's frames stand between its marker and this line: the frames above it are never those of an
-# exception line further down (a log that goes on after a request's traceback, then prints a bare error). A
-# log's level (`INFO: ...`), a code line (indented) or IPython's header (`KeyError   Traceback (...)`) is none.
+# exception line further down (a log that goes on after a request's traceback, then prints a bare error),
+# unless that line says the same exception again (pytest's summary line, a log's `str(e)`). A log's level
+# (`INFO: ...`), a code line (indented) or IPython's header (`KeyError   Traceback (...)`) is none.
 TRACEBACK_END = (r"(?<![^\n])(?:[A-Za-z_][A-Za-z0-9_]*\.)*[A-Za-z_][A-Za-z0-9_]*"
                  r"(?:Error|Exception|Warning|Interrupt|Exit|Iteration)(?::[^\n]*|[ \t]*)(?![^\n])")
 # A frame as Python prints it (`File "x.py", line 3, in f`), as IPython 8 does (`File ~/x.py:3, in Class.f(a)`),

@@ -468,17 +468,40 @@
       code: strip(m[2], R.whitespace), at: m.index }));
   }
 
-  /* Each traceback marker's start and each traceback-ending exception line's end (_paste.py:markers). */
   function markers(text, R, meter) {
-    meter.work += 2 * text.length;
-    return [...[...text.matchAll(R.patterns.TRACEBACK)].map((m) => m.index),
-      ...[...text.matchAll(R.patterns.TRACEBACK_END)].map((m) => m.index + m[0].length)].sort((a, b) => a - b);
+    meter.work += text.length;
+    return [...text.matchAll(R.patterns.TRACEBACK)].map((m) => m.index);
   }
 
-  function tracebackOf(found, starts, at) {
+  /* Each traceback-ending exception line's end and what it says (_paste.py:ends). */
+  function ends(text, R, meter) {
+    meter.work += text.length;
+    return [...text.matchAll(R.patterns.TRACEBACK_END)].map((m) => [m.index + m[0].length, strip(m[0], R.whitespace)]);
+  }
+
+  function saidAt(text, at, R) {
+    const end = text.indexOf("\n", at);
+    return strip(text.slice(at, end >= 0 ? end : text.length), R.whitespace);
+  }
+
+  /* Where the traceback of the exception stated at `at` starts (_paste.py:traceback_start). */
+  function tracebackStart(starts, ended, at, said) {
+    const index = bisectLeft(starts, at);
+    const start = index ? starts[index - 1] : -1;
+    let low = 0, high = ended.length;
+    while (low < high) {
+      const mid = (low + high) >> 1;
+      if (ended[mid][0] < at) low = mid + 1; else high = mid;
+    }
+    for (let i = low; i > 0 && ended[i - 1][0] > start;) {
+      i -= 1;
+      if (ended[i][1] !== said) return ended[i][0];
+    }
+    return start;
+  }
+
+  function tracebackOf(found, start, at) {
     if (at < 0) return found;
-    let start = -1;
-    for (const one of starts) if (one < at && one > start) start = one;
     return found.filter((frame) => start <= frame.at && frame.at < at);
   }
 
@@ -766,12 +789,12 @@
   /* Whether every place the paste shows a recognised text lies in another exception line's traceback
    * (_match.py:_recognised_elsewhere). */
   function recognisedElsewhere(match, reading, meter) {
-    const starts = reading.markers, ats = reading.frames.map((f) => f.at);
-    const own = startOf(starts, match.at);
+    const ats = reading.frames.map((f) => f.at);
+    const own = reading.startOf(match.at);
     const regions = [];
     const lines = [...new Set(reading.options.filter((o) => o.at >= 0).map((o) => o.at))].sort((a, b) => a - b);
     for (const at of lines) {
-      const start = startOf(starts, at);
+      const start = reading.startOf(at);
       const first = bisectLeft(ats, start);
       if (start !== own && first < ats.length && ats[first] < at) regions.push([ats[first], at]);
     }
@@ -794,11 +817,6 @@
       if (sorted[mid] < value) low = mid + 1; else high = mid;
     }
     return low;
-  }
-
-  function startOf(starts, at) {
-    const index = bisectLeft(starts, at);
-    return index ? starts[index - 1] : -1;
   }
 
   function hasPiece(reading, piece, meter) {
@@ -1164,12 +1182,21 @@
           if (!foundJoined.has(piece)) foundJoined.set(piece, this.joined().indexOf(piece));
           return foundJoined.get(piece);
         },
+        startOf(at) {  // where the traceback of the exception line at `at` starts (_match.py:_Reading.start_of)
+          this.all();
+          if (!this.starts.has(at)) {
+            this.starts.set(at, at >= 0 ? tracebackStart(this.markers, this.ends, at, saidAt(text, at, R)) : -1);
+          }
+          return this.starts.get(at);
+        },
         all() {
           if (this.done) return this;
           this.done = true;
           this.frames = frames(text, R, meter);
           this.arrows = arrows(text, R, meter);
           this.markers = markers(text, R, meter);
+          this.ends = ends(text, R, meter);
+          this.starts = new Map();
           let stated = release, from = source;
           const given = stated !== null && stated !== undefined;
           const said = given ? [stated] : statedReleases(text, library, R, meter);
@@ -1240,7 +1267,7 @@
       const one = match.known, wording = match.matched, d = one.diagnosis;
       const evidence = [], missing = [];
       reading.all();
-      const shown = tracebackOf(reading.frames, reading.markers, match.at);
+      const shown = tracebackOf(reading.frames, reading.startOf(match.at), match.at);
       const releases = reading.release ? reading.releases : releasesInPaste(one, shown);
       const ruled = (reason) => ({ ruledOut: true, match, reason });
       if (releases.length) {
@@ -1266,7 +1293,8 @@
       if (match.recognised && match.at >= 0 && recognisedElsewhere(match, reading, meter)) {
         match = { ...match, recognised: false };
       }
-      const failing = [...shown, ...tracebackOf(reading.arrows, reading.markers, match.at)].filter((f) => f.code);
+      const failing = [...shown, ...tracebackOf(reading.arrows, reading.startOf(match.at), match.at)]
+        .filter((f) => f.code);
       // A raise in the runtime is reached from any caller: its failing lines tell nothing against the entry.
       if (!wording.words && one.recognisedBy.length && !match.recognised && failing.length && !d.runtime) {
         return ruled("the failing lines shown are not the ones this case shows");
