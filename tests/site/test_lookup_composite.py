@@ -67,6 +67,22 @@ PYTEST_TWO = (PYTEST_A.format(error="torch.OutOfMemoryError: CUDA out of memory.
               + SUMMARY + "FAILED tests/test_x.py::test_a - torch.OutOfMemoryError: CUDA out of memory.\n"
               "FAILED tests/test_x.py::test_b - IndexError: list index out of range\n")
 LATER.append(PYTEST_TWO)
+# A notebook's two cells, both failed (IPython prints no `Traceback (most recent call last):` line of Python's).
+NOTEBOOK_OOM = (
+    "---------------------------------------------------------------------------\n"
+    "OutOfMemoryError                          Traceback (most recent call last)\nCell In[4], line 2\n"
+    '      1 batch = tok(prompts, return_tensors="pt").to("cuda")\n'
+    "----> 2 out = model.generate(**batch, max_new_tokens=64)\n\n"
+    f"File {SITE}/transformers/cache_utils.py:1376, in DynamicCache.update(self, key_states, value_states, "
+    "layer_idx, cache_kwargs)\n   1374     self.append_new_layers(layer_idx)\n"
+    "-> 1376 keys, values = self.layers[layer_idx].update(key_states, value_states, cache_kwargs)\n"
+    "   1377 return keys, values\n\nOutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n\n")
+LATER += [
+    NOTEBOOK_OOM + "---------------------------------------------------------------------------\n"
+    "IndexError                                Traceback (most recent call last)\nCell In[5], line 1\n"
+    "----> 1 print(results[7])\n\nIndexError: list index out of range\n",
+    NOTEBOOK_OOM + "IndexError: list index out of range\n",
+]
 
 # cache-only-has-0-layers knows its `'NoneType' object has no attribute 'shape'` by the failing line
 # `past_key_values[0][0]` (recognised_by): a line of another error's traceback is not this error's.
@@ -90,7 +106,7 @@ def confirmed(kb: Lookup, text: str, release: str | None = None) -> list[str]:
     return [m.known.id for m in kb.answer(text, release).confirmed]
 
 
-@pytest.mark.parametrize("paste", LATER, ids=["bare", "logged", "quoted", "pytest"])
+@pytest.mark.parametrize("paste", LATER, ids=["bare", "logged", "quoted", "pytest", "notebook", "notebook-bare"])
 def test_an_earlier_tracebacks_frames_never_confirm_a_later_exception_line(kb, paste):
     """The OOM traceback ran through `Cache.update`; the IndexError after it has no traceback of its own (a
     candidate), or one of its own raised elsewhere (pytest's second failing test: ruled out)."""
