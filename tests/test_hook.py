@@ -285,7 +285,7 @@ def test_a_chained_error_is_judged_by_its_own_frames_at_run_time(tmp_path):
     def caught(run) -> BaseException:
         try:
             run()
-        except Exception as error:  # noqa: BLE001 - the error under test
+        except Exception as error:
             return error
         raise AssertionError("did not raise")
 

@@ -420,7 +420,8 @@ class Lookup:
         # A recognised text counts where it may be this error's: not inside another exception's traceback.
         if match.recognised and match.at >= 0 and _recognised_elsewhere(match, reading, meter):
             match = replace(match, recognised=False)
-        failing = [frame for frame in (*shown, *traceback_of(reading.arrows, reading.start_of(match.at), match.at)) if frame.code]
+        arrows = traceback_of(reading.arrows, reading.start_of(match.at), match.at)
+        failing = [frame for frame in (*shown, *arrows) if frame.code]
         # A raise in the runtime (a module's `__getattr__`) is reached from any caller: its failing lines tell
         # nothing against the entry, only a recognised text for it (corpus h205-h207, part ten).
         if not wording.words and known.recognised_by and not match.recognised and failing and not diagnosis.runtime:
