@@ -89,7 +89,7 @@ STOP_LINE = (r"(?<![^\n])(?:[ \t]*(?![^\n])|Traceback \(most recent call last\):
              r"|During handling of the above exception|The above exception was the direct cause)")
 TRACEBACK = _TRACEBACK_WORDS + ":"
 # The exception line that ends a traceback, as Python prints it: at a line's start, a name that reads as an
-# exception class's (`IndexError`, `torch.OutOfMemoryError`, `KeyboardInterrupt`), then `: message` or nothing.
+# exception class's (`IndexError`, `pkg.OutOfMemoryError`, `KeyboardInterrupt`), then `: message` or nothing.
 # A traceback's frames stand between its marker and this line: the frames above it are never those of an
 # exception line further down (a log that goes on after a request's traceback, then prints a bare error),
 # unless that line says the same exception again (pytest's summary line, a log's `str(e)`). A log's level
