@@ -268,6 +268,47 @@ def test_a_removed_name_used_by_the_users_code_is_named_and_a_shared_message_is_
     assert answer_text(shared, index, "5.15.1").matches == []
 
 
+def test_a_chained_error_is_judged_by_its_own_frames_at_run_time(tmp_path):
+    """A live chain: the cache's `update` ran out of memory, and the handler's own `rows[5]` failed. The
+    IndexError's frames are the handler's (the OOM's `update` frame is not its evidence): nothing printed.
+    Raised in `update` itself, or re-raised `from` it, the chain's cause is the documented error."""
+    import importlib.util
+
+    path = tmp_path / "site-packages" / "transformers" / "cache_utils.py"
+    path.parent.mkdir(parents=True)
+    path.write_text("def update(kind):\n    if kind == 'oom':\n        raise MemoryError('CUDA out of memory')\n"
+                    "    return [][3]\n")
+    spec = importlib.util.spec_from_file_location("chained_cache_utils", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+
+    def caught(run) -> BaseException:
+        try:
+            run()
+        except Exception as error:
+            return error
+        raise AssertionError("did not raise")
+
+    def handler_fails() -> None:
+        try:
+            module.update("oom")
+        except MemoryError:
+            rows: list[int] = []
+            rows[5]
+
+    def re_raised() -> None:
+        try:
+            module.update("index")
+        except IndexError as error:
+            raise RuntimeError(f"generation failed: {error}") from error
+
+    index = index_file(load_project(ROOT))
+    assert describe(caught(handler_fails), index) is None
+    for run in (lambda: module.update("index"), re_raised):
+        text = describe(caught(run), index)
+        assert text is not None and "a documented error — `IndexError: list index out of range`" in text
+
+
 def test_an_index_parses_its_wordings_once_however_many_errors_it_answers():
     """The pytest hint and the IPython extension answer every failing test or cell in one process: the
     index's lookup (every wording parsed and judged, some milliseconds) is built once per cap, not again

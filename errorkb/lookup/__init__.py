@@ -46,6 +46,7 @@ from errorkb.lookup._paste import (
                                    normalize,
                                    plain_quotes,
                                    stated_release,
+                                   stated_releases,
                                    strip,
 )
 from errorkb.lookup._release import INSTALLED, STATED, Verdict, advice, contains, releases_in_paste, verdict
@@ -59,4 +60,4 @@ __all__ = ["CAP", "CHAIN", "GROUP", "INSTALLED", "STATED", "Answer", "Candidate"
            "frame_matches",
            "frames", "installed_indexes", "keep_tail", "load_index", "load_indexes",
            "normalize", "plain_quotes", "read_index", "read_wording", "releases_in_paste",
-           "rules", "shipped_index", "stated_release", "strip", "verdict"]
+           "rules", "shipped_index", "stated_release", "stated_releases", "strip", "verdict"]

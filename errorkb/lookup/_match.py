@@ -43,6 +43,7 @@ imports the runtime, the library or MkDocs.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
@@ -55,14 +56,17 @@ from errorkb.lookup._paste import (
     Frame,
     arrows,
     candidates,
+    ends,
     frames,
     keep_tail,
     markers,
     normalize,
     plain_quotes,
-    stated_release,
+    said_at,
+    stated_releases,
     strip,
     traceback_of,
+    traceback_start,
 )
 from errorkb.lookup._release import (
     FRAMES,
@@ -179,7 +183,10 @@ class _Reading:
         self._frames: list[Frame] = []
         self._arrows: list[Frame] = []
         self._markers: list[int] = []
+        self._ends: list[tuple[int, str]] = []
+        self._starts: dict[int, int] = {}
         self._release: str | None = None
+        self._releases: tuple[str, ...] = ()
         self._source: str | None = None
 
     def at(self, piece: str) -> int:
@@ -219,10 +226,13 @@ class _Reading:
         self._frames = frames(self.text, self._meter)
         self._arrows = arrows(self.text, self._meter)
         self._markers = markers(self.text, self._meter)
+        self._ends = ends(self.text, self._meter)
         release, source = self._given, self._given_source
+        said = [release] if release is not None else stated_releases(self.text, self._library, self._meter)
         if release is None:
-            release, source = stated_release(self.text, self._library, self._meter), STATED
+            release, source = (said[-1] if said else None), STATED
         self._release, self._source = plain(release), source if release else None
+        self._releases = tuple(dict.fromkeys(one for one in map(plain, said) if one))
 
     @property
     def frames(self) -> list[Frame]:
@@ -239,10 +249,25 @@ class _Reading:
         self._read_all()
         return self._markers
 
+    def start_of(self, at: int) -> int:
+        """Where the traceback of the exception line at `at` starts (`traceback_start`), read once per line."""
+        self._read_all()
+        found = self._starts.get(at)
+        if found is None:
+            found = self._starts[at] = traceback_start(self._markers, self._ends, at, said_at(self.text, at)) \
+                if at >= 0 else -1
+        return found
+
     @property
     def release(self) -> str | None:
         self._read_all()
         return self._release
+
+    @property
+    def releases(self) -> tuple[str, ...]:
+        """The release given, else every release the paste states (the last is `release`)."""
+        self._read_all()
+        return self._releases
 
     @property
     def source(self) -> str | None:
@@ -368,9 +393,10 @@ class Lookup:
         known, wording, diagnosis = match.known, match.matched, match.known.diagnosis
         evidence: list[Evidence] = []
         missing: list[str] = []
-        shown = traceback_of(reading.frames, reading.markers, match.at)
-        # Release: stated or installed, else read from the frames (the version matrix's raise lines).
-        releases = (reading.release,) if reading.release else releases_in_paste(known, reading.frames)
+        shown = traceback_of(reading.frames, reading.start_of(match.at), match.at)
+        # Release: stated or installed, else read from the frames of this exception's traceback (the version
+        # matrix's raise lines): another traceback's frames tell the release of another error's code path.
+        releases = reading.releases if reading.release else releases_in_paste(known, shown)
         if releases:
             said = verdict(known, wording, releases, reading.source or FRAMES, self.library)
             match = replace(match, release=said)
@@ -391,7 +417,11 @@ class Lookup:
                 _first([raising], diagnosis.frames) is None:
             return RuledOut(match, f"raised in {_where(raising)}, not where this error is raised "
                                    f"({_where(diagnosis.frames[0]) if diagnosis.frames else '?'})")
-        failing = [frame for frame in (*shown, *traceback_of(reading.arrows, reading.markers, match.at)) if frame.code]
+        # A recognised text counts where it may be this error's: not inside another exception's traceback.
+        if match.recognised and match.at >= 0 and _recognised_elsewhere(match, reading, meter):
+            match = replace(match, recognised=False)
+        arrows = traceback_of(reading.arrows, reading.start_of(match.at), match.at)
+        failing = [frame for frame in (*shown, *arrows) if frame.code]
         # A raise in the runtime (a module's `__getattr__`) is reached from any caller: its failing lines tell
         # nothing against the entry, only a recognised text for it (corpus h205-h207, part ten).
         if not wording.words and known.recognised_by and not match.recognised and failing and not diagnosis.runtime:
@@ -517,6 +547,31 @@ class Lookup:
     def _defines(self, value: str) -> bool:
         """Whether the library defines the class a `user` value names (its first dotted part)."""
         return fnv1a(value.split(".", 1)[0]) in self.classes
+
+
+def _recognised_elsewhere(match: Match, reading: _Reading, meter: Meter) -> bool:
+    """Whether every place the paste shows one of the entry's `recognised_by` texts lies inside the traceback
+    of another exception line (from its first frame to its exception line): a failing line of another error
+    (an earlier traceback, a chain's first exception) says nothing of this one. Text outside every traceback
+    (a warning printed before it, a title) still counts."""
+    ats = [frame.at for frame in reading.frames]
+    own = reading.start_of(match.at)
+    regions = []
+    for at in sorted({option.at for option in reading.options if option.at >= 0}):
+        start = reading.start_of(at)
+        first = bisect_left(ats, start)
+        if start != own and first < len(ats) and ats[first] < at:
+            regions.append((ats[first], at))
+    if not regions:
+        return False
+    for piece in match.known.recognised_by:
+        meter.work += len(reading.text)
+        found = reading.text.find(piece)
+        while found >= 0:
+            if not any(begin <= found < end for begin, end in regions):
+                return False
+            found = reading.text.find(piece, found + 1)
+    return True
 
 
 def _tails(one: Known, index: int, template: MessageTemplate,

@@ -26,7 +26,7 @@ to a linear bound, and the page's JavaScript counts the same way):
 4. `frames`: every traceback frame (file, line, function, and the source line printed under
    it), with where it stands, so that the frames of one exception's traceback can be told from
    another's in a chain; `arrows`: the failing lines IPython marks (`---> 10  code`).
-5. `stated_release`: a release of the library the paste names (`<library>==4.41.2`, the issue
+5. `stated_releases`: the releases of the library the paste names (`<library>==4.41.2`, the issue
    template's "`<library>` version: 4.41.2", pip's `Successfully installed <library>-4.41.2`); never
    a folder's name (`/home/u/<library>-4.30.0/src/...`, a virtual environment's).
 """
@@ -34,6 +34,7 @@ to a linear bound, and the page's JavaScript counts the same way):
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from itertools import pairwise
 from typing import NamedTuple
 
@@ -58,6 +59,7 @@ _EXCEPTION_LINE = rules.compiled(rules.EXCEPTION_LINE)
 _INLINE_EXCEPTION = rules.compiled(rules.INLINE_EXCEPTION)
 _STOP_LINE = rules.compiled(rules.STOP_LINE)
 _TRACEBACK = rules.compiled(rules.TRACEBACK)
+_TRACEBACK_END = rules.compiled(rules.TRACEBACK_END)
 _FRAME_LINE = rules.compiled(rules.FRAME_LINE)
 _CODE_LINE = rules.compiled(rules.CODE_LINE)
 _MARKERS = rules.compiled(rules.MARKERS)
@@ -271,27 +273,60 @@ def markers(text: str, meter: Meter | None = None) -> list[int]:
     return [found.start() for found in _TRACEBACK.finditer(text)]
 
 
-def traceback_of(found: list[Frame], starts: list[int], at: int) -> list[Frame]:
+def ends(text: str, meter: Meter | None = None) -> list[tuple[int, str]]:
+    """Where each exception line that ends a traceback (`rules.TRACEBACK_END`) ends, with what it says."""
+    meter = meter or Meter()
+    meter.work += len(text)
+    return [(found.end(), strip(found.group(0))) for found in _TRACEBACK_END.finditer(text)]
+
+
+def said_at(text: str, at: int) -> str:
+    """The exception an exception line (or a name inside a line) states from `at`: the rest of its line."""
+    end = text.find("\n", at)
+    return strip(text[at:end if end >= 0 else len(text)])
+
+
+def traceback_start(starts: list[int], ended: list[tuple[int, str]], at: int, said: str) -> int:
+    """Where the traceback of the exception stated at `at` (`said`) starts: after the last marker before it
+    (`starts`, in order), or after the last exception line before it that ended another traceback (`ended`,
+    in order), whichever is later (-1: neither). A line that says the same exception again (pytest's
+    summary line, a log's `str(e)`) ends nothing: it restates the error whose traceback is above it."""
+    index = bisect_left(starts, at)
+    start = starts[index - 1] if index else -1
+    index = bisect_left(ended, (at,))
+    while index > 0 and ended[index - 1][0] > start:
+        index -= 1
+        if ended[index][1] != said:
+            return ended[index][0]
+    return start
+
+
+def traceback_of(found: list[Frame], start: int, at: int) -> list[Frame]:
     """The frames of the traceback that ends at the exception line starting at `at` (all the
-    paste's frames for a bare message, `at` = -1): those after the last `Traceback (most recent
-    call last):` before it (`starts`), and before it."""
+    paste's frames for a bare message, `at` = -1): those from its start (`traceback_start`) to it.
+    An exception line after another traceback's, with no frames of its own, shows none: the frames
+    above belong to the error that ended there."""
     if at < 0:
         return found
-    start = max((one for one in starts if one < at), default=-1)
     return [frame for frame in found if start <= frame.at < at]
 
 
 def stated_release(text: str, library: str, meter: Meter | None = None) -> str | None:
     """Stage 5: the last release of `library` the paste states, or None."""
+    found = stated_releases(text, library, meter)
+    return found[-1] if found else None
+
+
+def stated_releases(text: str, library: str, meter: Meter | None = None) -> list[str]:
+    """Every release of `library` the paste states, each once, in the order first stated: a paste that
+    names two ("fails on 4.46, works on 4.57", an upgrade's `Successfully installed` after the error) does
+    not say which one raised, so the matcher holds the answer to all of them, never to the last alone."""
     if not library:
-        return None
+        return []
     meter = meter or Meter()
     meter.work += len(text)
     pattern = re.compile(rules.STATED.replace("{name}", escape(library)))
-    found = None
-    for match in pattern.finditer(text):
-        found = match.group(1)
-    return found
+    return list(dict.fromkeys(match.group(1) for match in pattern.finditer(text)))
 
 
 def escape(text: str) -> str:

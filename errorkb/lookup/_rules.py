@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-RULES_VERSION = 12
+RULES_VERSION = 13
 
 CAP = 1 << 16  # characters of a paste read: its last 64 KiB
 CHAIN = 64  # exception lines tried whole, counted from the end of the paste
@@ -88,6 +88,14 @@ INLINE_EXCEPTION = (r"(?<=[ \t:])((?:[A-Za-z_][A-Za-z0-9_]*\.)*[A-Za-z_][A-Za-z0
 STOP_LINE = (r"(?<![^\n])(?:[ \t]*(?![^\n])|Traceback \(most recent call last\):"
              r"|During handling of the above exception|The above exception was the direct cause)")
 TRACEBACK = _TRACEBACK_WORDS + ":"
+# The exception line that ends a traceback, as Python prints it: at a line's start, a name that reads as an
+# exception class's (`IndexError`, `pkg.OutOfMemoryError`, `KeyboardInterrupt`), then `: message` or nothing.
+# A traceback's frames stand between its marker and this line: the frames above it are never those of an
+# exception line further down (a log that goes on after a request's traceback, then prints a bare error),
+# unless that line says the same exception again (pytest's summary line, a log's `str(e)`). A log's level
+# (`INFO: ...`), a code line (indented) or IPython's header (`KeyError   Traceback (...)`) is none.
+TRACEBACK_END = (r"(?<![^\n])(?:[A-Za-z_][A-Za-z0-9_]*\.)*[A-Za-z_][A-Za-z0-9_]*"
+                 r"(?:Error|Exception|Warning|Interrupt|Exit|Iteration)(?::[^\n]*|[ \t]*)(?![^\n])")
 # A frame as Python prints it (`File "x.py", line 3, in f`), as IPython 8 does (`File ~/x.py:3, in Class.f(a)`),
 # as IPython 7 (Colab) does (`/usr/lib/x.py in f(a)`, `<ipython-input-4-ab> in <module>`: the line number is
 # on the `--> 3` arrow below it) and as pytest does (`x.py:3: in f` above the source line; its long entries
@@ -225,6 +233,7 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
                      "FRAME_NAME_WRAP": FRAME_NAME_WRAP, "LINK": LINK, "QUOTED": QUOTED,
                      "QUOTE_MARK": QUOTE_MARK, "LINE_END": LINE_END, "SUFFIX": SUFFIX, "EXCEPTION_LINE": EXCEPTION_LINE,
                      "INLINE_EXCEPTION": INLINE_EXCEPTION, "STOP_LINE": STOP_LINE, "TRACEBACK": TRACEBACK,
+                     "TRACEBACK_END": TRACEBACK_END,
                      "FRAME": FRAME, "FRAME_LINE": FRAME_LINE, "CODE_LINE": CODE_LINE, "ARROW_LINE": ARROW_LINE,
                      "PYTEST_DEF": PYTEST_DEF, "PYTEST_FAILING": PYTEST_FAILING,
                      "MARKERS": MARKERS, "PLAIN_RELEASE": PLAIN_RELEASE, "CLAUSE": CLAUSE, "STATED": STATED},

@@ -237,8 +237,8 @@
 
   /* -- the rules, as the index ships them (errorkb/lookup/_rules.py) --------------------------- */
 
-  const GLOBAL = new Set(["ANSI", "PREFIX", "SUFFIX", "EXCEPTION_LINE", "INLINE_EXCEPTION", "TRACEBACK", "FRAME_LINE",
-    "FRAME", "ARROW_LINE", "PYTEST_DEF", "PYTEST_FAILING", "RICH_TOP", "RICH_BOTTOM", "RICH_FOLD", "RICH_WRAP",
+  const GLOBAL = new Set(["ANSI", "PREFIX", "SUFFIX", "EXCEPTION_LINE", "INLINE_EXCEPTION", "TRACEBACK",
+    "TRACEBACK_END", "FRAME_LINE", "FRAME", "ARROW_LINE", "PYTEST_DEF", "PYTEST_FAILING", "RICH_TOP", "RICH_BOTTOM", "RICH_FOLD", "RICH_WRAP",
     "RICH_EDGE", "FRAME_WRAP", "FRAME_NAME_WRAP", "LINK", "QUOTED", "QUOTE_MARK", "LINE_END"]);
 
   /* The index's `rules` made ready: each pattern compiled (the global flag where it is scanned). */
@@ -473,22 +473,46 @@
     return [...text.matchAll(R.patterns.TRACEBACK)].map((m) => m.index);
   }
 
-  function tracebackOf(found, starts, at) {
+  /* Each traceback-ending exception line's end and what it says (_paste.py:ends). */
+  function ends(text, R, meter) {
+    meter.work += text.length;
+    return [...text.matchAll(R.patterns.TRACEBACK_END)].map((m) => [m.index + m[0].length, strip(m[0], R.whitespace)]);
+  }
+
+  function saidAt(text, at, R) {
+    const end = text.indexOf("\n", at);
+    return strip(text.slice(at, end >= 0 ? end : text.length), R.whitespace);
+  }
+
+  /* Where the traceback of the exception stated at `at` starts (_paste.py:traceback_start). */
+  function tracebackStart(starts, ended, at, said) {
+    const index = bisectLeft(starts, at);
+    const start = index ? starts[index - 1] : -1;
+    let low = 0, high = ended.length;
+    while (low < high) {
+      const mid = (low + high) >> 1;
+      if (ended[mid][0] < at) low = mid + 1; else high = mid;
+    }
+    for (let i = low; i > 0 && ended[i - 1][0] > start;) {
+      i -= 1;
+      if (ended[i][1] !== said) return ended[i][0];
+    }
+    return start;
+  }
+
+  function tracebackOf(found, start, at) {
     if (at < 0) return found;
-    let start = -1;
-    for (const one of starts) if (one < at && one > start) start = one;
     return found.filter((frame) => start <= frame.at && frame.at < at);
   }
 
   const escapeRe = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, (m) => "\\" + m);
 
-  function statedRelease(text, library, R, meter) {
-    if (!library) return null;
+  /* Every release the paste states, each once, first stated first (_paste.py:stated_releases). */
+  function statedReleases(text, library, R, meter) {
+    if (!library) return [];
     meter.work += text.length;
     const pattern = new RegExp(R.patterns.STATED.replaceAll("{name}", escapeRe(library)), "g");
-    let found = null;
-    for (const m of text.matchAll(pattern)) found = m[1];
-    return found;
+    return [...new Set([...text.matchAll(pattern)].map((m) => m[1]))];
   }
 
   /* -- the index's items (errorkb/lookup/_known.py) ------------------------------------------ */
@@ -762,6 +786,39 @@
   }
 
   /* Whether the text holds the piece (_match.py:_has_piece): counted each time, scanned once per reading. */
+  /* Whether every place the paste shows a recognised text lies in another exception line's traceback
+   * (_match.py:_recognised_elsewhere). */
+  function recognisedElsewhere(match, reading, meter) {
+    const ats = reading.frames.map((f) => f.at);
+    const own = reading.startOf(match.at);
+    const regions = [];
+    const lines = [...new Set(reading.options.filter((o) => o.at >= 0).map((o) => o.at))].sort((a, b) => a - b);
+    for (const at of lines) {
+      const start = reading.startOf(at);
+      const first = bisectLeft(ats, start);
+      if (start !== own && first < ats.length && ats[first] < at) regions.push([ats[first], at]);
+    }
+    if (!regions.length) return false;
+    for (const piece of match.known.recognisedBy) {
+      meter.work += reading.text.length;
+      let found = reading.text.indexOf(piece);
+      while (found >= 0) {
+        if (!regions.some(([begin, end]) => begin <= found && found < end)) return false;
+        found = reading.text.indexOf(piece, found + 1);
+      }
+    }
+    return true;
+  }
+
+  function bisectLeft(sorted, value) {
+    let low = 0, high = sorted.length;
+    while (low < high) {
+      const mid = (low + high) >> 1;
+      if (sorted[mid] < value) low = mid + 1; else high = mid;
+    }
+    return low;
+  }
+
   function hasPiece(reading, piece, meter) {
     const at = reading.at(piece);
     meter.work += at < 0 ? reading.text.length : at + piece.length;
@@ -1125,19 +1182,31 @@
           if (!foundJoined.has(piece)) foundJoined.set(piece, this.joined().indexOf(piece));
           return foundJoined.get(piece);
         },
+        startOf(at) {  // where the traceback of the exception line at `at` starts (_match.py:_Reading.start_of)
+          this.all();
+          if (!this.starts.has(at)) {
+            this.starts.set(at, at >= 0 ? tracebackStart(this.markers, this.ends, at, saidAt(text, at, R)) : -1);
+          }
+          return this.starts.get(at);
+        },
         all() {
           if (this.done) return this;
           this.done = true;
           this.frames = frames(text, R, meter);
           this.arrows = arrows(text, R, meter);
           this.markers = markers(text, R, meter);
+          this.ends = ends(text, R, meter);
+          this.starts = new Map();
           let stated = release, from = source;
-          if (stated === null || stated === undefined) {
-            stated = statedRelease(text, library, R, meter);
+          const given = stated !== null && stated !== undefined;
+          const said = given ? [stated] : statedReleases(text, library, R, meter);
+          if (!given) {
+            stated = said.length ? said[said.length - 1] : null;
             from = "stated";
           }
           this.release = plain(stated, R);
           this.source = stated ? from : null;
+          this.releases = [...new Set(said.map((one) => plain(one, R)).filter((one) => one))];
           return this;
         } };
       return reading;
@@ -1198,8 +1267,8 @@
       const one = match.known, wording = match.matched, d = one.diagnosis;
       const evidence = [], missing = [];
       reading.all();
-      const shown = tracebackOf(reading.frames, reading.markers, match.at);
-      const releases = reading.release ? [reading.release] : releasesInPaste(one, reading.frames);
+      const shown = tracebackOf(reading.frames, reading.startOf(match.at), match.at);
+      const releases = reading.release ? reading.releases : releasesInPaste(one, shown);
       const ruled = (reason) => ({ ruledOut: true, match, reason });
       if (releases.length) {
         const said = verdict(one, wording, releases, reading.source || "frames", library, R);
@@ -1220,7 +1289,12 @@
         return ruled(`raised in ${where(raising)}, not where this error is raised ` +
           `(${d.frames.length ? where(d.frames[0]) : "?"})`);
       }
-      const failing = [...shown, ...tracebackOf(reading.arrows, reading.markers, match.at)].filter((f) => f.code);
+      // A recognised text counts where it may be this error's: not inside another exception's traceback.
+      if (match.recognised && match.at >= 0 && recognisedElsewhere(match, reading, meter)) {
+        match = { ...match, recognised: false };
+      }
+      const failing = [...shown, ...tracebackOf(reading.arrows, reading.startOf(match.at), match.at)]
+        .filter((f) => f.code);
       // A raise in the runtime is reached from any caller: its failing lines tell nothing against the entry.
       if (!wording.words && one.recognisedBy.length && !match.recognised && failing.length && !d.runtime) {
         return ruled("the failing lines shown are not the ones this case shows");
