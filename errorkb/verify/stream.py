@@ -328,7 +328,8 @@ def _calls(stream: Stream, end: EndEvent, slots: list[tuple[str, ...]], kind: st
         return None
     index = indexes[0]
     count, returned = end.counts[index] if index < len(end.counts) else (0, 0)
-    raised = [RaisedCall(type=event.type, message=event.message if event.message is not None
+    raised = [RaisedCall(type=event.type, qualified_type=event.qualified,
+                         message=event.message if event.message is not None
                          else "(its text could not be read when it was raised)")
               for event in stream.unwound if event.w == index]
     raised_count = end.unwound[index] if index < len(end.unwound) else len(raised)

@@ -106,3 +106,17 @@ def test_a_class_of_the_snippets_named_attribute_error_is_not_the_protocols_answ
                          qualified_type="?.AttributeError")]
     verdict = judged(_check(tmp_path), forged)
     assert verdict.outcome is Outcome.FAIL, verdict.reason
+
+
+def test_the_stream_keeps_the_qualified_name_the_observer_recorded_for_each_caught_raise():
+    """The judge's identity check above has nothing to judge if the stream drops the observer's
+    qualified name on the way (round four left `RaisedCall.qualified_type` unset: hole 4 stayed open)."""
+    from errorkb.verify.stream import EndEvent, Stream, UnwoundEvent, _calls
+
+    unwound = [UnwoundEvent(n=1, p=1, e="unwound", w=0, type="AttributeError", message="'Embedding' object has no "
+                            "attribute 'weight'", qualified=qualified) for qualified in ("?.AttributeError",
+                                                                                         "builtins.AttributeError")]
+    end = EndEvent(n=3, p=1, e="end", status="returned", counts=[[2, 0]], unwound=[2])
+    calls = _calls(Stream(unwound=unwound, end=end), end, [("Module.__getattr__", "function")], "function")
+    assert calls is not None
+    assert [one.qualified_type for one in calls.raised] == ["?.AttributeError", "builtins.AttributeError"]
