@@ -88,7 +88,8 @@ def judge(check: Check, run: Run, runtime: Runtime) -> Verdict:
     if seen is None:
         return _fail(Code.MALFORMED_OBSERVATION, "the observation stream has an end but no outcome")
     if status is Status.SETUP_FAILED:
-        return _fail(Code.SETUP_FAILED, f"could not load the target: {seen.error}")
+        # the environment's state, which the cache key does not hold: a rerun after its repair may pass
+        return _fail(Code.SETUP_FAILED, f"could not load the target: {seen.error}", cacheable=False)
     if status is Status.NO_FUNCTION:
         return _fail(Code.NO_FUNCTION, f"source.function: {seen.error}")
     if status is Status.SYNTAX_ERROR:

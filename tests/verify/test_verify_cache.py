@@ -131,6 +131,11 @@ def test_only_verdicts_that_would_repeat_are_cached(kb):
     assert (died.code, died.cacheable) == (Code.WORKER_DIED, False)
     no_device = judge(good_check, run_of(Observation(status=Status.NO_DEVICE)), TORCH)
     assert (no_device.outcome, no_device.cacheable) == (Outcome.NOT_RUN, False)
+    # the target not loading is the environment's state (a release being rebuilt, a dependency missing), which
+    # the key does not hold: a cached set-up failure would outlive the environment's repair
+    failed = Observation(status=Status.SETUP_FAILED, error="No module named 'x'")
+    setup = judge(good_check, Run(failed, 0, False, "", 0, 0.1, 6.0, ended=True, end_status="setup-failed"), TORCH)
+    assert (setup.code, setup.cacheable) == (Code.SETUP_FAILED, False)
 
 
 @pytest.fixture
