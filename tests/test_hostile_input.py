@@ -1095,6 +1095,22 @@ def test_a_snippet_folder_nested_deeper_than_python_recurses_still_keys_and_sign
         assert folder_digest(folder) != before
 
 
+def test_the_lint_finds_a_helper_module_at_the_bottom_of_a_snippet_folder_nested_deeper_than_python_recurses(tmp_path):
+    """`errorkb check` lints every Python file of a snippet folder (a helper a snippet imports is code
+    the verifier runs): the lint listed them with rglob, a RecursionError at this depth."""
+    from errorkb.core.lint import helpers
+
+    make_project(tmp_path)
+    folder = tmp_path / "snippets" / "demo-error"
+    with nested(folder) as deep:
+        (deep / "planted.py").write_text("import os\n", encoding="utf-8")
+        try:
+            found = helpers(folder, ["before.py", "after.py", "guard.py"])
+        except RecursionError:
+            pytest.fail("RecursionError")
+        assert deep / "planted.py" in found
+
+
 def test_a_snippet_folder_holding_a_name_that_is_not_utf8_keys_and_renders(tmp_path):
     """A file name is bytes; one that is not UTF-8 (a pull request can hold `x\\xff.py`) reaches
     Python as a lone surrogate, and the verdict key encoded it strictly: the site's build and

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from errorkb.core.problems import Problem
+from errorkb.core.snippets import walk
 
 if TYPE_CHECKING:  # the entry model imports PRIMITIVES from here: no import cycle at run time
     from errorkb.core.entry import Allowance
@@ -476,8 +477,9 @@ def helpers(folder: Path, snippets: Iterable[str]) -> list[Path]:
     named = set(snippets)
     if not folder.is_dir():
         return []
-    return sorted(path for path in folder.rglob("*.py")
-                  if not (path.parent == folder and path.name in named) and "__pycache__" not in path.parts)
+    found = [Path(base) / name for base, folders, names in walk(folder)  # not rglob: it recurses once per level
+             for name in names if name.endswith(".py") and "__pycache__" not in Path(base).parts]
+    return sorted(path for path in found if not (path.parent == folder and path.name in named))
 
 
 def local_modules(folder: Path) -> frozenset[str]:
