@@ -157,6 +157,39 @@ def test_a_fifo_named_like_an_entry_does_not_hang_the_loader(tmp_path):
     assert "docs/errors/transformers/pipe.yml:1:1: not a regular file" in result.stdout
 
 
+def test_an_entry_swapped_for_a_fifo_after_its_stat_does_not_hang_the_loader(tmp_path, monkeypatch):
+    """The loader looks at the file, then reads it: a FIFO put there in between (a checkout being
+    rewritten under `mkdocs serve`) blocked the read forever. Simulated: the stat reports a plain file."""
+    import stat
+    import threading
+
+    from errorkb.core.load import load_entry_file
+    from errorkb.core.project import load_project
+
+    make_project(tmp_path)
+    pipe = tmp_path / "docs" / "errors" / "transformers" / "pipe.yml"
+    os.mkfifo(pipe)
+    plain = os.stat(tmp_path / "pyproject.toml")
+    real_stat = Path.stat
+
+    def swapped(self, *args, **kwargs):
+        return plain if self == pipe else real_stat(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "stat", swapped)
+    assert stat.S_ISREG(pipe.stat().st_mode)
+    answer: list = []
+    reader = threading.Thread(target=lambda: answer.append(load_entry_file(pipe, load_project(tmp_path))), daemon=True)
+    reader.start()
+    reader.join(20)
+    if reader.is_alive():  # free the blocked reader before failing
+        with open(pipe, "wb"):
+            pass
+        pytest.fail("the loader blocked on a FIFO")
+    entry, problems = answer[0]
+    assert entry is None and [str(one) for one in problems] == [
+        "docs/errors/transformers/pipe.yml:1:1: not a regular file; an entry must be a plain YAML file"]
+
+
 @pytest.mark.parametrize("kind", ["fifo", "device", "folder", "link-out", "oversize"])
 def test_lookup_and_show_in_a_checkout_read_only_what_the_loader_reads(tmp_path, kind):
     """In a checkout with its own index, `errorkb lookup` and `show` digest the entry files to tell

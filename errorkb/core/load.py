@@ -183,14 +183,19 @@ def load_project_entries(project: Project, reserved_ids: Collection[str] = (),
 
 def load_entry_file(path: Path, project: Project) -> tuple[LoadedEntry | None, list[Problem]]:
     where = project.rel(path)
+    not_regular = [Problem(where, 1, 1, "not a regular file; an entry must be a plain YAML file")]
     try:
-        info = path.stat()
-        if not stat.S_ISREG(info.st_mode):  # a FIFO or device would block or never end
-            return None, [Problem(where, 1, 1, "not a regular file; an entry must be a plain YAML file")]
-        if info.st_size > MAX_FILE_BYTES:
-            return None, [Problem(where, 1, 1, f"entry file is {info.st_size:,} bytes; "
+        if not stat.S_ISREG(path.stat().st_mode):  # a FIFO or device would block or never end: never opened
+            return None, not_regular
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # swapped for a FIFO since the stat: no block
+        with os.fdopen(descriptor, "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                return None, not_regular
+            data = handle.read(MAX_FILE_BYTES + 1)
+        if max(info.st_size, len(data)) > MAX_FILE_BYTES:  # (or it grew past the limit while it was read)
+            return None, [Problem(where, 1, 1, f"entry file is {max(info.st_size, len(data)):,} bytes; "
                                                f"the limit is {MAX_FILE_BYTES:,}")]
-        data = path.read_bytes()
     except OSError as error:
         return None, [Problem(where, 1, 1, f"cannot read entry: {error.strerror or error}")]
     try:
