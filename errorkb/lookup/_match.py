@@ -29,7 +29,9 @@ For one paste, stage by stage (each a function below):
    runtime raises the entry's error (`diagnosis.runtime`: a runtime's `__getattr__` answers any
    caller, so the caller's line is no evidence against it). A match is
    **confirmed** when nothing rules it out and words, a frame, code or a recognised text ties it
-   (and, where the entry requires a frame, a traceback shown has one); otherwise it is a
+   (and, where the entry requires a frame, a traceback shown has one), and it is of the error the
+   paste ended with (`_paste.final_lines`: its last exception, its chain, a line restating it; a
+   device's own wording, printed before the exception that reports it, counts too); otherwise it is a
    **candidate**, with what would confirm it or rule it out.
 4. Ranking: confirmed before candidates; then whole over found inside; a named, agreeing
    exception over none; the later exception of a chain over the earlier; a release inside the
@@ -56,9 +58,12 @@ from errorkb.lookup._paste import (
     Frame,
     arrows,
     candidates,
+    chained,
     ends,
+    final_lines,
     frames,
     keep_tail,
+    line_start,
     markers,
     normalize,
     plain_quotes,
@@ -79,6 +84,10 @@ from errorkb.lookup._release import (
     verdict,
     wording_range,
 )
+
+
+EARLIER = ("found earlier in the paste, not in the error it ended with: paste only the failing traceback to "
+           "check it")
 
 
 class Grade(StrEnum):
@@ -188,6 +197,8 @@ class _Reading:
         self._release: str | None = None
         self._releases: tuple[str, ...] = ()
         self._source: str | None = None
+        self._final: frozenset[int] | None = None
+        self._final_read = False
 
     def at(self, piece: str) -> int:
         """Where `piece` first occurs in the text (-1: nowhere); each distinct piece is scanned once."""
@@ -257,6 +268,16 @@ class _Reading:
             found = self._starts[at] = traceback_start(self._markers, self._ends, at, said_at(self.text, at)) \
                 if at >= 0 else -1
         return found
+
+    @property
+    def final(self) -> frozenset[int] | None:
+        """Where the lines start that state the error the paste ended with (`final_lines`; None: none does),
+        read once, when a confirmed match asks."""
+        if not self._final_read:
+            self._read_all()
+            self._final_read = True
+            self._final = final_lines(self.text, self.options, self._ends, chained(self.text, self._meter))
+        return self._final
 
     @property
     def release(self) -> str | None:
@@ -471,8 +492,14 @@ class Lookup:
         # A value the entry says prints these words for another cause: nothing else shown confirms it.
         withheld = withheld_values(diagnosis, named, self._defines_class if self.classes else None)
         confirmed = not withheld and any(one.kind in rules.CONFIRMING for one in evidence)
+        # Only the error the paste ended with is the user's; a device's own wording is printed before the
+        # exception that reports it, by whichever later call syncs.
+        earlier = confirmed and not wording.device and not self._ended_with(match, reading, meter)
+        confirmed = confirmed and not earlier
         held = tuple(f"`{value}` {because}" for value, because in withheld)
-        if withheld:
+        if earlier:
+            missing.append(EARLIER)
+        elif withheld:
             missing += held
         elif not confirmed:
             told = [_other_hint(cause, releases, wording_range(known, wording), self.library)
@@ -533,6 +560,22 @@ class Lookup:
             if any(form.match(text, meter) is not None for form in forms):
                 found.append(cause)
         return found
+
+    def _ended_with(self, match: Match, reading: _Reading, meter: Meter) -> bool:
+        """Whether the match is of the error the paste ended with (`_Reading.final`): its exception line is
+        one of that error's, or, found inside the text (prose, a title), its wording is inside that error's
+        message. A paste without an exception line ended with no other error."""
+        final = reading.final
+        if final is None:
+            return True
+        if match.at >= 0:
+            return line_start(reading.text, match.at) in final
+        template = self._wordings.get((match.known.id, match.wording))
+        if template is None:
+            return False
+        forms = (template, *_capitalised(template.source))
+        return any(form.search(option.message, meter) is not None for option in reading.options
+                   if option.at >= 0 and line_start(reading.text, option.at) in final for form in forms)
 
     def _raising(self, shown: list[Frame]) -> Frame | None:
         """The frame that raised: the traceback's last frame outside the runtime's packages."""

@@ -66,6 +66,8 @@ _MARKERS = rules.compiled(rules.MARKERS)
 _ARROW_LINE = rules.compiled(rules.ARROW_LINE)
 _PYTEST_DEF = rules.compiled(rules.PYTEST_DEF)
 _PYTEST_FAILING = rules.compiled(rules.PYTEST_FAILING)
+_FATAL_NAME = rules.compiled(rules.FATAL_NAME)
+_CHAINED = rules.compiled(rules.CHAINED)
 
 
 class Candidate(NamedTuple):  # a tuple: a long paste makes thousands, each made at C speed
@@ -299,6 +301,50 @@ def traceback_start(starts: list[int], ended: list[tuple[int, str]], at: int, sa
         if ended[index][1] != said:
             return ended[index][0]
     return start
+
+
+def chained(text: str, meter: Meter | None = None) -> list[int]:
+    """Where each chain sentence (`During handling of the above exception`, `The above exception was the
+    direct cause`) starts."""
+    meter = meter or Meter()
+    meter.work += len(text)
+    return [found.start() for found in _CHAINED.finditer(text)]
+
+
+def line_start(text: str, at: int) -> int:
+    return text.rfind("\n", 0, at) + 1
+
+
+def final_lines(text: str, options: list[Candidate], ended: list[tuple[int, str]],
+                links: list[int]) -> frozenset[int] | None:
+    """Where the lines start that state the error the paste ended with (None: no exception line names one).
+    That error is the last exception line whose name reads as an exception's (`rules.FATAL_NAME`: a log's
+    `INFO:` after it or a warning at shutdown is none); an earlier line that says it again is the same error
+    (pytest's summary line restates the `E` line, cut with `...` at the terminal's width); and an exception a
+    chain sentence (`links`) ties to one of these, back along the chain: the nearest traceback-ending line
+    (`ended`) before it, when a chain sentence stands between them. An exception named inside one of these
+    lines (a wrapper's `failed: AttributeError: ...`) is part of it."""
+    lines = sorted({one.at for one in options if one.at >= 0 and one.exception is not None
+                    and _FATAL_NAME.search(one.exception)})
+    if not lines:
+        return None
+    said = said_at(text, lines[-1])
+    cut = said[:-3] if said.endswith("...") else None
+    restated = [at for at in lines[:-1] if said_at(text, at) == said or (cut and said_at(text, at).startswith(cut))]
+    final: set[int] = set()
+    for at in (lines[-1], *restated):
+        start = line_start(text, at)
+        while start not in final:
+            final.add(start)
+            index = bisect_left(ended, (start,))  # the traceback-ending lines before this line
+            if not index:
+                break
+            before = ended[index - 1][0]
+            link = bisect_left(links, before)
+            if link >= len(links) or links[link] >= start:  # no chain sentence between them
+                break
+            start = line_start(text, before - 1)
+    return frozenset(final)
 
 
 def traceback_of(found: list[Frame], start: int, at: int) -> list[Frame]:

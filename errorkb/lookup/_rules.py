@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-RULES_VERSION = 13
+RULES_VERSION = 14
 
 CAP = 1 << 16  # characters of a paste read: its last 64 KiB
 CHAIN = 64  # exception lines tried whole, counted from the end of the paste
@@ -96,6 +96,12 @@ TRACEBACK = _TRACEBACK_WORDS + ":"
 # (`INFO: ...`), a code line (indented) or IPython's header (`KeyError   Traceback (...)`) is none.
 TRACEBACK_END = (r"(?<![^\n])(?:[A-Za-z_][A-Za-z0-9_]*\.)*[A-Za-z_][A-Za-z0-9_]*"
                  r"(?:Error|Exception|Warning|Interrupt|Exit|Iteration)(?::[^\n]*|[ \t]*)(?![^\n])")
+# The error a paste ended with decides what can be confirmed: its last exception line whose name reads as an
+# exception's (`FATAL_NAME`: not a log's `INFO:`, not a warning printed at shutdown), the earlier lines that say
+# it again, and the exceptions a chain sentence (`CHAINED`) ties to it. Matched anywhere else, an entry is a
+# candidate.
+FATAL_NAME = r"(?:Error|Exception|Interrupt|Exit|Iteration)$"
+CHAINED = r"(?<![^\n])(?:During handling of the above exception|The above exception was the direct cause)"
 # A frame as Python prints it (`File "x.py", line 3, in f`), as IPython 8 does (`File ~/x.py:3, in Class.f(a)`),
 # as IPython 7 (Colab) does (`/usr/lib/x.py in f(a)`, `<ipython-input-4-ab> in <module>`: the line number is
 # on the `--> 3` arrow below it) and as pytest does (`x.py:3: in f` above the source line; its long entries
@@ -233,7 +239,7 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
                      "FRAME_NAME_WRAP": FRAME_NAME_WRAP, "LINK": LINK, "QUOTED": QUOTED,
                      "QUOTE_MARK": QUOTE_MARK, "LINE_END": LINE_END, "SUFFIX": SUFFIX, "EXCEPTION_LINE": EXCEPTION_LINE,
                      "INLINE_EXCEPTION": INLINE_EXCEPTION, "STOP_LINE": STOP_LINE, "TRACEBACK": TRACEBACK,
-                     "TRACEBACK_END": TRACEBACK_END,
+                     "TRACEBACK_END": TRACEBACK_END, "FATAL_NAME": FATAL_NAME, "CHAINED": CHAINED,
                      "FRAME": FRAME, "FRAME_LINE": FRAME_LINE, "CODE_LINE": CODE_LINE, "ARROW_LINE": ARROW_LINE,
                      "PYTEST_DEF": PYTEST_DEF, "PYTEST_FAILING": PYTEST_FAILING,
                      "MARKERS": MARKERS, "PLAIN_RELEASE": PLAIN_RELEASE, "CLAUSE": CLAUSE, "STATED": STATED},

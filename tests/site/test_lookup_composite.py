@@ -171,3 +171,77 @@ def test_composite_pastes_get_the_same_answers_in_the_page_the_cli_and_the_hook(
     assert all(not any(one[1] == "confirmed" for one in p["found"]) for p in python[:len(LATER) + len(RECOGNISED_ELSEWHERE)])
     if release is None:  # a release given (installed) is the one: then a stated pair does not count
         assert all(not any(one[1] == "confirmed" for one in p["found"]) for p in python[len(LATER) + len(RECOGNISED_ELSEWHERE):-1])
+
+
+# -- which error of a paste is the user's: the one that ended it ------------------------------------------------
+# A retried step logged the removed method's AttributeError with its own traceback; the run then died of another.
+GET_MAX = ("Traceback (most recent call last):\n"
+           + frame("/me/.cache/huggingface/modules/transformers_modules/phi3/modeling_phi3.py", 1290,
+                   "prepare_inputs_for_generation", "max_cache_length = past_key_values.get_max_length()")
+           + "AttributeError: 'DynamicCache' object has no attribute 'get_max_length'\n")
+FATAL = ("Traceback (most recent call last):\n" + frame("/me/run.py", 31, "<module>", "out = model.generate(**batch)")
+         + frame(f"{SITE}/torch/nn/modules/module.py", 1553, "_call_impl", "return forward_call(*args, **kwargs)")
+         + "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!\n")
+NOT_THE_LAST = [
+    GET_MAX + "WARNING:root:retrying without the cache\n" + FATAL,  # a separate traceback, then the fatal one
+    GET_MAX + "\n" + FATAL,
+    # prose: the words alone, no exception line of their own
+    "I fixed the 'DynamicCache' object has no attribute 'get_max_length' error, but now:\n" + FATAL,
+    "I fixed the `AttributeError: 'DynamicCache' object has no attribute 'get_max_length'` error, but now:\n" + FATAL,
+    # a bare exception line that ended the paste, another exception than the one above it
+    GET_MAX + "ERROR:root:step 7 failed: KeyError: 'input_ids'\n",
+]
+# The error that ended the paste: the same one as the documented error's, or tied to it.
+THE_LAST = [
+    GET_MAX,
+    GET_MAX + "\nDuring handling of the above exception, another exception occurred:\n\n" + FATAL,  # a chain
+    GET_MAX + "\nThe above exception was the direct cause of the following exception:\n\n" + FATAL,
+    # a wrapper quoting the error on its own line
+    FATAL.rsplit("RuntimeError", 1)[0] + "RuntimeError: generation failed: AttributeError: 'DynamicCache' object "
+                                         "has no attribute 'get_max_length'\n",
+    # what a terminal prints after the error that is no exception: a log's level, a warning at shutdown
+    GET_MAX + "INFO:     Shutting down\nINFO:     Finished server process [4242]\n",
+    GET_MAX + "/usr/lib/python3.10/multiprocessing/resource_tracker.py:224: UserWarning: resource_tracker: There "
+              "appear to be 1 leaked semaphore objects to clean up at shutdown\n",
+    # a title, then the traceback it names; pytest's summary line restating it (cut at the terminal's width)
+    "AttributeError: 'DynamicCache' object has no attribute 'get_max_length'\n\n" + GET_MAX,
+    GET_MAX + SUMMARY + "FAILED tests/test_gen.py::test_generate - AttributeError: 'DynamicCache' object has no "
+                        "attri...\n",
+]
+
+
+@pytest.mark.parametrize("paste", NOT_THE_LAST, ids=["logged", "separate", "prose", "prose-quoted", "bare-later"])
+def test_an_error_the_paste_did_not_end_with_is_only_a_candidate(kb, paste):
+    """The documented error is in the paste, but the run ended with another: a candidate, which says why."""
+    answer = kb.answer(paste)
+    assert confirmed(kb, paste) == []
+    found = [m for m in answer.candidates if m.known.id == "get-max-length-removed"]
+    assert found and any("not in the error it ended with" in hint for hint in found[0].missing)
+
+
+@pytest.mark.parametrize("paste", THE_LAST, ids=["alone", "during", "cause", "inline", "log", "warning", "title",
+                                                 "pytest-cut"])
+def test_the_error_the_paste_ended_with_still_confirms(kb, paste):
+    assert confirmed(kb, paste)[:1] == ["get-max-length-removed"]
+
+
+def test_a_device_assert_printed_before_the_error_that_reports_it_is_unchanged(kb):
+    """The kernel prints its assertion; a later call raises `CUDA error: device-side assert triggered`."""
+    paste = ('/pytorch/aten/src/ATen/native/cuda/IndexKernel.cu:175: operator(): block: [0,0,0], thread: [66,0,0] '
+             'Assertion `idx >= 0 && idx < self_dim_size && "index_copy_(): index out of bounds"` failed.\n'
+             "Traceback (most recent call last):\n" + frame("/me/run.py", 9, "<module>", "out = model.generate(**b)")
+             + frame(f"{SITE}/transformers/cache_utils.py", 480, "update",
+                     "self.keys.index_copy_(2, cache_position, key_states)")
+             + "RuntimeError: CUDA error: device-side assert triggered\n")
+    assert [(m.known.id, m.grade.value) for m in kb.answer(paste).matches] == [("static-cache-overflow", "confirmed")]
+
+
+@pytest.mark.parametrize("release", [None, "4.57.1"])
+def test_the_error_a_paste_ended_with_decides_alike_in_the_page_the_cli_and_the_hook(release):
+    from tests.site.test_lookup_js import _same_in_page_cli_and_hook, real_index
+
+    python = _same_in_page_cli_and_hook(real_index.__wrapped__(), [*NOT_THE_LAST, *THE_LAST], release)
+    for index, answer in enumerate(python):
+        grades = {one[0]: one[1] for one in answer["found"]}
+        expect = "candidate" if index < len(NOT_THE_LAST) else "confirmed"
+        assert grades.get("get-max-length-removed") == expect, index

@@ -239,7 +239,7 @@
 
   const GLOBAL = new Set(["ANSI", "PREFIX", "SUFFIX", "EXCEPTION_LINE", "INLINE_EXCEPTION", "TRACEBACK",
     "TRACEBACK_END", "FRAME_LINE", "FRAME", "ARROW_LINE", "PYTEST_DEF", "PYTEST_FAILING", "RICH_TOP", "RICH_BOTTOM", "RICH_FOLD", "RICH_WRAP",
-    "RICH_EDGE", "FRAME_WRAP", "FRAME_NAME_WRAP", "LINK", "QUOTED", "QUOTE_MARK", "LINE_END"]);
+    "RICH_EDGE", "FRAME_WRAP", "FRAME_NAME_WRAP", "LINK", "QUOTED", "QUOTE_MARK", "LINE_END", "CHAINED"]);
 
   /* The index's `rules` made ready: each pattern compiled (the global flag where it is scanned). */
   function compileRules(rules) {
@@ -498,6 +498,46 @@
       if (ended[i][1] !== said) return ended[i][0];
     }
     return start;
+  }
+
+  /* Where each chain sentence starts (_paste.py:chained). */
+  function chained(text, R, meter) {
+    meter.work += text.length;
+    return [...text.matchAll(R.patterns.CHAINED)].map((m) => m.index);
+  }
+
+  const lineStart = (text, at) => (at > 0 ? text.lastIndexOf("\n", at - 1) + 1 : 0);
+
+  /* Where the lines start that state the error the paste ended with, or null (_paste.py:final_lines). */
+  function finalLines(text, options, ended, links, R) {
+    const lines = [...new Set(options.filter((one) => one.at >= 0 && one.exception !== null
+      && R.patterns.FATAL_NAME.test(one.exception)).map((one) => one.at))].sort((a, b) => a - b);
+    if (!lines.length) return null;
+    const last = lines[lines.length - 1];
+    const said = saidAt(text, last, R);
+    const cut = said.endsWith("...") ? said.slice(0, -3) : "";
+    const restated = lines.slice(0, -1).filter((at) => {
+      const other = saidAt(text, at, R);
+      return other === said || (cut !== "" && other.startsWith(cut));
+    });
+    const final = new Set();
+    for (const at of [last, ...restated]) {
+      let start = lineStart(text, at);
+      while (!final.has(start)) {
+        final.add(start);
+        let index = 0, high = ended.length;  // the traceback-ending lines before this line
+        while (index < high) {
+          const mid = (index + high) >> 1;
+          if (ended[mid][0] < start) index = mid + 1; else high = mid;
+        }
+        if (!index) break;
+        const before = ended[index - 1][0];
+        const link = bisectLeft(links, before);
+        if (link >= links.length || links[link] >= start) break;  // no chain sentence between them
+        start = lineStart(text, before - 1);
+      }
+    }
+    return final;
   }
 
   function tracebackOf(found, start, at) {
@@ -1060,6 +1100,9 @@
     return [new MessageTemplate(source[0].toUpperCase() + source.slice(1))];
   }
 
+  const EARLIER = "found earlier in the paste, not in the error it ended with: paste only the failing traceback " +
+    "to check it";
+
   /* Every entry's wordings parsed once; `answer` (or `find`) handles one paste. `options`: the
    * index's `library.name`, `rules`, `library.classes` and `runtime.packages`. */
   class Lookup {
@@ -1182,6 +1225,13 @@
           if (!foundJoined.has(piece)) foundJoined.set(piece, this.joined().indexOf(piece));
           return foundJoined.get(piece);
         },
+        final() {  // where the error the paste ended with is stated, read once (_match.py:_Reading.final)
+          this.all();
+          if (this.finalRead === undefined) {
+            this.finalRead = finalLines(text, this.options, this.ends, chained(text, R, meter), R);
+          }
+          return this.finalRead;
+        },
         startOf(at) {  // where the traceback of the exception line at `at` starts (_match.py:_Reading.start_of)
           this.all();
           if (!this.starts.has(at)) {
@@ -1255,6 +1305,17 @@
         if (templates.some((form) => form.match(text, meter) !== null)) found.push(cause);
       }
       return found;
+    }
+    /* Whether the match is of the error the paste ended with (_match.py:Lookup._ended_with). */
+    endedWith(match, reading, meter) {
+      const final = reading.final();
+      if (final === null) return true;
+      if (match.at >= 0) return final.has(lineStart(reading.text, match.at));
+      const template = this.wordingTemplates.get(`${match.wording} ${match.known.id}`);
+      if (template === undefined) return false;
+      const forms = [template, ...capitalised(template.source, this.R)];
+      return reading.options.some((option) => option.at >= 0 && final.has(lineStart(reading.text, option.at))
+        && forms.some((form) => form.search(option.message, meter) !== null));
     }
     raising(shown) {
       for (let i = shown.length - 1; i >= 0; i--) {
@@ -1345,8 +1406,13 @@
         this.classes.size ? (value) => this.classes.has(fnv1a(value.split(".", 1)[0]))
           || this.classes.has(fnv1a(value.slice(value.lastIndexOf(".") + 1))) : null);
       const held = withheld.map(([value, because]) => `\`${value}\` ${because}`);
-      const confirmed = !withheld.length && evidence.some((e) => R.confirming.has(e.kind));
-      if (withheld.length) {
+      let confirmed = !withheld.length && evidence.some((e) => R.confirming.has(e.kind));
+      // Only the error the paste ended with is the user's (_match.py:_grade).
+      const earlier = confirmed && !wording.device && !this.endedWith(match, reading, meter);
+      confirmed = confirmed && !earlier;
+      if (earlier) {
+        missing.push(EARLIER);
+      } else if (withheld.length) {
         missing.push(...held);
       } else if (!confirmed) {
         const told = wording.words && !own.length && !foreign.length
