@@ -85,7 +85,6 @@ from errorkb.lookup._release import (
     wording_range,
 )
 
-
 EARLIER = ("found earlier in the paste, not in the error it ended with: paste only the failing traceback to "
            "check it")
 
