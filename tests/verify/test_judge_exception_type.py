@@ -11,15 +11,13 @@ library never raised. The observer reports the qualified name `builtins.X` only 
 from __future__ import annotations
 
 import pytest
-import yaml
 
-from errorkb.core.entry import Entry
-from errorkb.core.snippets import Role, read_snippet
 from errorkb.plugs import runtime_for
 from errorkb.verify.judge import judge, same_type
 from errorkb.verify.plan import Check
 from errorkb.verify.records import Code, ExceptionInfo, Observation, Outcome, RaisedCall, Start, Status, Verdict
 from errorkb.verify.run import Run
+from tests.verify.judging import before_check
 
 MESSAGE = "len() of a 0-d tensor"
 ENTRY = f"""\
@@ -34,23 +32,12 @@ source:
   function: Cache.early_initialization
   implicit: true
   release: 5.15.1
-meaning: What it means.
-trigger: When it happens.
-situations: [A situation.]
-solutions: [{{title: A solution}}]
-prevention: [A prevention.]
-guards:
-  - {{title: A guard, strategy: fallback, file: guard.py, expect: {{outcome: passes}}}}
 """
 
 
 @pytest.fixture
 def check(tmp_path) -> Check:
-    snippet = tmp_path / "before.py"
-    snippet.write_text("cache.early_initialization(1, heads, 64, None, 'cpu')\n")
-    entry = Entry.model_validate(yaml.safe_load(ENTRY))
-    return Check(entry, read_snippet(snippet, Role("before"), "before.py"), "bundled", "cpu",
-                 "transformers.cache_utils", release="5.15.1")
+    return before_check(tmp_path, ENTRY, "cache.early_initialization(1, heads, 64, None, 'cpu')\n")
 
 
 def judged(check: Check, qualified: str | None) -> Verdict:

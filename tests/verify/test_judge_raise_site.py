@@ -10,15 +10,13 @@ target's watched code, and only there.
 from __future__ import annotations
 
 import pytest
-import yaml
 
-from errorkb.core.entry import Entry
-from errorkb.core.snippets import Role, read_snippet
 from errorkb.plugs import runtime_for
 from errorkb.verify.judge import judge
 from errorkb.verify.plan import Check
 from errorkb.verify.records import Code, ExceptionInfo, Observation, Outcome, Start, Status, Verdict
 from errorkb.verify.run import Run
+from tests.verify.judging import before_check
 
 STUB = "GenerationMixin._reorder_cache"  # the code object that raises on 4.43 - 4.53
 WATCHED = "transformers.LlamaForCausalLM._reorder_cache"  # the label the old function is watched under
@@ -44,23 +42,12 @@ source:
   function: Cache.reorder_cache
   implicit: true
   release: 5.15.1
-meaning: What it means.
-trigger: When it happens.
-situations: [A situation.]
-solutions: [{{title: A solution}}]
-prevention: [A prevention.]
-guards:
-  - {{title: A guard, strategy: fallback, file: guard.py, expect: {{outcome: passes}}}}
 """
 
 
 @pytest.fixture
 def check(tmp_path) -> Check:
-    snippet = tmp_path / "before.py"
-    snippet.write_text("model._reorder_cache(past, beam_idx)\n")
-    entry = Entry.model_validate(yaml.safe_load(ENTRY))
-    return Check(entry, read_snippet(snippet, Role("before"), "before.py"), "upstream", "cpu",
-                 "transformers.cache_utils", release="4.46.1")
+    return before_check(tmp_path, ENTRY, "model._reorder_cache(past, beam_idx)\n", "upstream", "4.46.1")
 
 
 def judged(check: Check, **start: str) -> Verdict:

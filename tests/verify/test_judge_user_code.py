@@ -10,15 +10,13 @@ the c-gadget-raise class, closed for the library's functions, was open here).
 from __future__ import annotations
 
 import pytest
-import yaml
 
-from errorkb.core.entry import Entry
-from errorkb.core.snippets import Role, read_snippet
 from errorkb.plugs import runtime_for
 from errorkb.verify.judge import judge
 from errorkb.verify.plan import Check
 from errorkb.verify.records import Code, ExceptionInfo, Observation, Outcome, Start, Status, Verdict
 from errorkb.verify.run import Run
+from tests.verify.judging import before_check
 
 MESSAGE = "too many values to unpack (expected 2)"
 ENTRY = f"""\
@@ -35,23 +33,12 @@ source:
   implicit: true
   user_code: true
   release: 5.15.1
-meaning: What it means.
-trigger: When it happens.
-situations: [A situation.]
-solutions: [{{title: A solution}}]
-prevention: [A prevention.]
-guards:
-  - {{title: A guard, strategy: fallback, file: guard.py, expect: {{outcome: passes}}}}
 """
 
 
 @pytest.fixture
 def check(tmp_path) -> Check:
-    snippet = tmp_path / "before.py"
-    snippet.write_text("Mine().get_seq_length()\n")
-    entry = Entry.model_validate(yaml.safe_load(ENTRY))
-    return Check(entry, read_snippet(snippet, Role("before"), "before.py"), "bundled", "cpu",
-                 "transformers.cache_utils", release="5.15.1")
+    return before_check(tmp_path, ENTRY, "Mine().get_seq_length()\n")
 
 
 def judged(check: Check, opcode: str) -> Verdict:
