@@ -54,6 +54,7 @@ import jinja2
 from mkdocs.config import config_options
 from mkdocs.config.base import Config
 from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
 from mkdocs.livereload import LiveReloadServer
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, Files, InclusionLevel
@@ -66,7 +67,7 @@ from errorkb.core.project import Project, load_project
 from errorkb.plugs import runtime_for
 from errorkb.results.matrix import matrix_problem
 from errorkb.results.report import read_reports
-from errorkb.site import budget, live, searchrows, themefiles
+from errorkb.site import budget, docstree, live, searchrows, themefiles
 from errorkb.site import files as site
 from errorkb.site.sanitize import sanitize
 
@@ -91,6 +92,7 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
     _survivors: live.Survivors | None = None
     _site_key: str = ""
     _order: list[str] = []
+    _repo: Path = Path(".")  # the project folder (`docstree.repository`), set by `on_config`
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         """`mkdocs serve` keeps this plugin across its rebuilds (MkDocs does so for a plugin with
@@ -108,6 +110,15 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
             logging.getLogger("mkdocs.commands.build").addFilter(_not_the_dirty_warning)
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
+        """Before MkDocs walks docs/ (`docstree`): the project folder holds mkdocs.yml, and docs/ is
+        a tree MkDocs can walk, inside it; otherwise the build stops with what to fix."""
+        try:
+            self._repo = docstree.repository(Path(config.config_file_path), self.config.root)
+        except ValueError as error:
+            raise PluginError(str(error)) from None
+        problem = docstree.tree_problem(Path(config.docs_dir), self._repo)
+        if problem is not None:
+            raise PluginError(f"errorkb: {problem}")
         themefiles.list_fewer(config.theme)
         if config.nav is not None:
             for item in self.config.nav_if_present:
@@ -132,9 +143,8 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
             self._survivors.release()
 
     def _project(self, config: MkDocsConfig) -> Project | None:
-        root = Path(self.config.root) if self.config.root else Path(config.config_file_path).parent
         try:
-            return load_project(root)
+            return load_project(self._repo)
         except ProblemsFound as found:
             for problem in found.problems:
                 log.error(str(problem))
@@ -145,6 +155,9 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
         for file in list(files):
             if file.abs_src_path is not None and not _regular(file.abs_src_path):
                 log.warning(f"errorkb: {file.src_uri} is not a regular file; left out of the site")
+                files.remove(file)
+            elif file.src_dir == config.docs_dir and docstree.outside(file.abs_src_path or "", self._repo):
+                log.warning(f"errorkb: {file.src_uri} leads out of the repository (a link); left out of the site")
                 files.remove(file)
         project = self._project(config)
         if project is None:
