@@ -67,7 +67,7 @@ from errorkb.core.project import Project, load_project
 from errorkb.plugs import runtime_for
 from errorkb.results.matrix import matrix_problem
 from errorkb.results.report import read_reports
-from errorkb.site import budget, docstree, live, searchrows, themefiles
+from errorkb.site import budget, docstree, live, names, searchrows, themefiles
 from errorkb.site import files as site
 from errorkb.site.sanitize import sanitize
 
@@ -193,7 +193,7 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
         parts = lambda rehearsal: budget.with_parts(rehearsal, project, loaded, pages)  # noqa: E731 - only on failure
         for one in generated:
             if files.get_file_from_path(one.path) is not None:  # a hand-written page of the same name wins
-                log.debug(f"errorkb: {one.path} exists in docs/; not generating it")
+                _say_hidden(one.path, one.source is not None)
                 continue
             is_entry = one.source is not None
             file = LiveFile.generated(config, one.path, content=one.content,
@@ -388,6 +388,17 @@ def _regular(path: str) -> bool:
         return stat.S_ISREG(os.stat(path).st_mode)
     except OSError:
         return False
+
+
+def _say_hidden(path: str, is_entry: bool) -> None:
+    """A hand-written file in place of a generated one: a site page (docs/tags.md, a home for the
+    lists) is the site's own choice; one in place of an entry's page or JSON, the JSON API or an
+    asset hides what errorkb verified, and is said as a warning (a strict build fails)."""
+    if not is_entry and path.endswith(".md") and path in names.GENERATED:
+        log.debug(f"errorkb: {path} exists in docs/; not generating it")
+        return
+    log.warning(f"errorkb: docs/{path} is hand-written and hides the page errorkb generates there "
+                f"({'an entry' if is_entry else 'a generated file'}); remove or rename it")
 
 
 def _nav_titles(nav: Any) -> dict[str, str]:

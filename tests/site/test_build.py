@@ -219,3 +219,18 @@ def test_the_plugin_root_leading_out_of_the_repository_is_a_clear_error(project,
     result = mkdocs_build(config, tmp_path / "site", timeout=120)
     assert result.returncode != 0 and "Traceback" not in result.stderr
     assert f"root: '{root}'" in result.stderr and "leads out of the repository" in result.stderr, result.stderr[-2000:]
+
+
+def test_a_hand_written_file_in_place_of_an_entry_page_or_a_generated_document_is_said(project, tmp_path):
+    """A hand-written page of a generated page's name wins (docs/tags.md is this site's own), but one
+    at an entry's address, or in place of the JSON API or the lookup's index, replaced a verified
+    entry's page or the paste box's data with a debug line no build shows: a warning now, which
+    fails the strict build, naming the file and what it hides."""
+    (project / "docs" / "errors" / f"{ENTRY}.md").write_text("# Verified on every release\n")
+    (project / "docs" / "api" / "errors").mkdir(parents=True)
+    (project / "docs" / "api" / "errors" / "index.json").write_text("{}\n")
+    result = mkdocs_build(project / "mkdocs.yml", tmp_path / "site")
+    assert result.returncode != 0
+    assert f"errors/{ENTRY}.md" in result.stderr and "api/errors/index.json" in result.stderr, result.stderr[-3000:]
+    assert "hides the page errorkb generates" in result.stderr, result.stderr[-3000:]
+    assert "tags.md" not in result.stderr  # a site page the site's own docs/ writes by hand is not a problem
