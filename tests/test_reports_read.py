@@ -189,3 +189,32 @@ def test_a_report_swapped_for_a_fifo_after_its_stat_does_not_hang_the_site(tmp_p
         pytest.fail("the report reader blocked on a FIFO")
     reports, problems = answer[0]
     assert reports == [] and any("not a regular file" in one for one in problems), problems
+
+
+@pytest.mark.parametrize("schema, said", [(3, "written by a newer errorkb (schema 3); upgrade errorkb to read it"),
+                                          (1, "regenerate it with errorkb verify"),
+                                          ("2", "regenerate it with errorkb verify")])
+def test_a_report_of_another_schema_says_what_to_do(tmp_path, schema, said):
+    """A report a newer errorkb wrote was told to be regenerated with this older one, which would
+    throw away what the newer one measured: it says to upgrade instead; an older one, to regenerate."""
+    import json
+
+    project = site_project(tmp_path)
+    path = write_report(project, [record(project, ENTRY, "after", "after.py")])
+    data = json.loads(path.read_text(encoding="utf-8"))
+    path.write_text(json.dumps({**data, "schema": schema}), encoding="utf-8")
+    reports, problems = read_reports(project / "reports", ("cpu",))
+    assert reports == [] and len(problems) == 1 and said in problems[0], problems
+
+
+def test_a_matrix_of_a_newer_schema_says_to_upgrade(tmp_path):
+    import json
+
+    from errorkb.core.project import load_project
+    from errorkb.results.matrix import matrix_path, matrix_problem
+
+    project = load_project(site_project(tmp_path))
+    path = matrix_path(project)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"schema": 9}), encoding="utf-8")
+    assert "written by a newer errorkb (schema 9); upgrade errorkb" in (matrix_problem(project) or "")
