@@ -61,7 +61,13 @@ def tree_problem(docs: Path, repo: Path) -> str | None:
     recursion, each folder's real path at most once on one path."""
     if not docs.is_dir():
         return None  # MkDocs says so itself
-    shown = lambda path: os.path.relpath(path, docs.parent)  # noqa: E731 - as written: links not followed
+
+    def shown(path: str | os.PathLike[str]) -> str:  # as written: links not followed
+        return os.path.relpath(path, docs.parent)
+
+    if not Path(os.path.realpath(docs)).is_relative_to(repo):
+        return f"{docs}: the docs folder lies outside the repository ({repo}); name a folder inside it"
+
     stack: list[tuple[str, int, frozenset[str]]] = [(os.fspath(docs), 0, frozenset([os.path.realpath(docs)]))]
     seen = 0
     while stack:

@@ -92,7 +92,7 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
     _survivors: live.Survivors | None = None
     _site_key: str = ""
     _order: list[str] = []
-    _repo: Path = Path(".")  # the project folder (`docstree.repository`), set by `on_config`
+    _repo: Path | None = None  # the project folder (`docstree.repository`); `_repository` finds it
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         """`mkdocs serve` keeps this plugin across its rebuilds (MkDocs does so for a plugin with
@@ -112,11 +112,8 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         """Before MkDocs walks docs/ (`docstree`): the project folder holds mkdocs.yml, and docs/ is
         a tree MkDocs can walk, inside it; otherwise the build stops with what to fix."""
-        try:
-            self._repo = docstree.repository(Path(config.config_file_path), self.config.root)
-        except ValueError as error:
-            raise PluginError(str(error)) from None
-        problem = docstree.tree_problem(Path(config.docs_dir), self._repo)
+        self._repo = None  # mkdocs.yml may have changed since the last build (`mkdocs serve`)
+        problem = docstree.tree_problem(Path(config.docs_dir), self._repository(config))
         if problem is not None:
             raise PluginError(f"errorkb: {problem}")
         themefiles.list_fewer(config.theme)
@@ -142,9 +139,19 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
         if self._survivors is not None:
             self._survivors.release()
 
+    def _repository(self, config: MkDocsConfig) -> Path:
+        """The project folder (`docstree.repository`), found once per build; a `root` that leads out
+        of the repository stops the build with what to do."""
+        if self._repo is None:
+            try:
+                self._repo = docstree.repository(Path(config.config_file_path), self.config.root)
+            except ValueError as error:
+                raise PluginError(str(error)) from None
+        return self._repo
+
     def _project(self, config: MkDocsConfig) -> Project | None:
         try:
-            return load_project(self._repo)
+            return load_project(self._repository(config))
         except ProblemsFound as found:
             for problem in found.problems:
                 log.error(str(problem))
@@ -152,11 +159,12 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
 
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
         self._generated: set[str] = set()
+        repo = self._repository(config)
         for file in list(files):
             if file.abs_src_path is not None and not _regular(file.abs_src_path):
                 log.warning(f"errorkb: {file.src_uri} is not a regular file; left out of the site")
                 files.remove(file)
-            elif file.src_dir == config.docs_dir and docstree.outside(file.abs_src_path or "", self._repo):
+            elif file.src_dir == config.docs_dir and docstree.outside(file.abs_src_path or "", repo):
                 log.warning(f"errorkb: {file.src_uri} leads out of the repository (a link); left out of the site")
                 files.remove(file)
         project = self._project(config)
