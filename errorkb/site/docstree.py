@@ -98,6 +98,16 @@ def tree_problem(docs: Path, repo: Path) -> str | None:
     return None
 
 
+def utf8_name(name: str) -> bool:
+    """A name the file system gave as UTF-8 (a byte that is not arrives as a lone surrogate, which
+    MkDocs cannot make an address of)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _is_folder(entry: os.DirEntry[str]) -> bool:
     try:
         return entry.is_dir()  # follows links, as MkDocs' walk does

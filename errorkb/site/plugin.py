@@ -161,7 +161,11 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
         self._generated: set[str] = set()
         repo = self._repository(config)
         for file in list(files):
-            if file.abs_src_path is not None and not _regular(file.abs_src_path):
+            if not docstree.utf8_name(file.src_uri):  # MkDocs' URL of it raised UnicodeEncodeError: no site
+                shown = file.src_uri.encode("utf-8", "backslashreplace").decode("utf-8")
+                log.warning(f"errorkb: {shown}: the name is not UTF-8; left out of the site (rename it)")
+                files.remove(file)
+            elif file.abs_src_path is not None and not _regular(file.abs_src_path):
                 log.warning(f"errorkb: {file.src_uri} is not a regular file; left out of the site")
                 files.remove(file)
             elif file.src_dir == config.docs_dir and docstree.outside(file.abs_src_path or "", repo):

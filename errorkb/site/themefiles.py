@@ -27,6 +27,7 @@ from jinja2.loaders import split_template_path
 from mkdocs.theme import Theme
 
 from errorkb.core.snippets import walk
+from errorkb.site.docstree import utf8_name
 
 
 class ThemeLoader(jinja2.FileSystemLoader):
@@ -37,10 +38,10 @@ class ThemeLoader(jinja2.FileSystemLoader):
         for folder in self.searchpath:
             inside = os.path.realpath(folder)
             for base, folders, names in walk(folder):
-                folders[:] = [name for name in folders if not name.startswith(".") and _utf8(name)]
+                folders[:] = [name for name in folders if not name.startswith(".") and utf8_name(name)]
                 for name in names:
                     path = os.path.join(base, name)
-                    if name.startswith(".") or not _utf8(name) or not _regular_inside(path, inside):
+                    if name.startswith(".") or not utf8_name(name) or not _regular_inside(path, inside):
                         continue
                     template = path[len(folder):].strip(os.path.sep).replace(os.path.sep, "/")
                     found.add(template[2:] if template[:2] == "./" else template)  # as Jinja names them
@@ -57,15 +58,6 @@ class ThemeLoader(jinja2.FileSystemLoader):
                     raise jinja2.TemplateNotFound(template)
                 break
         return super().get_source(environment, template)
-
-
-def _utf8(name: str) -> bool:
-    """A name the file system gave as UTF-8 (a byte that is not arrives as a lone surrogate)."""
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _regular_inside(path: str, inside: str) -> bool:

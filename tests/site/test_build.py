@@ -234,3 +234,16 @@ def test_a_hand_written_file_in_place_of_an_entry_page_or_a_generated_document_i
     assert f"errors/{ENTRY}.md" in result.stderr and "api/errors/index.json" in result.stderr, result.stderr[-3000:]
     assert "hides the page errorkb generates" in result.stderr, result.stderr[-3000:]
     assert "tags.md" not in result.stderr  # a site page the site's own docs/ writes by hand is not a problem
+
+
+def test_a_docs_file_name_that_is_not_utf8_is_left_out_not_a_traceback(project, tmp_path):
+    """A file name is bytes; one that is not UTF-8 (`bad\\xff.md` in a pull request) reaches MkDocs as a
+    lone surrogate, and its URL quoting raised UnicodeEncodeError: a traceback, no site. Left out and said."""
+    os.mkdir(project / "docs" / os.fsdecode(b"folder\xfe"))
+    for name in (b"bad\xff.md", b"bad\xfe.png", b"folder\xfe/inside.md"):
+        (project / "docs" / os.fsdecode(name)).write_text("# hi\n")
+    site = tmp_path / "site"
+    result = mkdocs_build(project / "mkdocs.yml", site, strict=False)
+    assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr[-3000:]
+    assert "What it means" in entry_html(site)
+    assert result.stderr.count("is not UTF-8") == 3, result.stderr[-3000:]
