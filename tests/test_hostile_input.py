@@ -966,7 +966,8 @@ def test_a_pyproject_that_is_not_utf8_is_a_located_problem_not_a_traceback(tmp_p
 
 
 @pytest.mark.parametrize("setting", ['entries = "/tmp"', 'snippets = "../elsewhere"', 'reports = "reports/../../.."',
-                                     'entries = "docs/../../x"'])
+                                     'entries = "docs/../../x"', 'index = "/tmp/kb/index.json"',
+                                     'index = "../other_kb/index.json"'])
 def test_a_folder_setting_leading_out_of_the_repository_is_a_located_problem(tmp_path, setting):
     """What the site publishes is read from the folders these settings name: one leading out of
     the repository (absolute, or through `..`) would put files from outside it on the pages."""
@@ -1004,6 +1005,25 @@ def test_a_folder_setting_symlinked_out_of_the_repository_is_a_located_problem(t
         load_project(tmp_path / "kb")
     (problem,) = raised.value.problems
     assert str(problem).startswith("pyproject.toml:1:1: [tool.errorkb] reports: "), str(problem)
+    assert "leads out of the repository through a symbolic link" in str(problem), str(problem)
+
+
+def test_the_index_setting_symlinked_out_of_the_repository_is_a_located_problem(tmp_path):
+    """`errorkb hook index` writes the file `[tool.errorkb] index` names: through a link in the
+    repository it wrote over a file elsewhere (another knowledge base's index, any file)."""
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "kb").mkdir()
+    make_project(tmp_path / "kb")
+    pyproject = tmp_path / "kb" / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text(encoding="utf-8").replace(
+        "timeout = 60", 'timeout = 60\nindex = "kb_index/index.json"'), encoding="utf-8")
+    (tmp_path / "kb" / "kb_index").symlink_to(tmp_path / "outside")
+    from errorkb.core.problems import ProblemsFound
+
+    with pytest.raises(ProblemsFound) as raised:
+        load_project(tmp_path / "kb")
+    (problem,) = raised.value.problems
+    assert str(problem).startswith("pyproject.toml:3:1: [tool.errorkb] index: "), str(problem)
     assert "leads out of the repository through a symbolic link" in str(problem), str(problem)
 
 

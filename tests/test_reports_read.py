@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 from datetime import UTC, datetime, timedelta
+
+import pytest
 
 from errorkb.results.report import CLOCK_SKEW, read_reports, report_files
 from tests.site.sitekb import record, site_project, write_report
@@ -124,3 +127,94 @@ def test_what_is_said_about_a_report_holds_no_control_sequence_nor_log_command(t
     for problem in problems:
         assert not re.search("[\x00-\x1f\x7f-\x9f\u2028\u2029]", problem), problem
         assert "##[error]" not in problem and "\\x1b]0;pwned\\x07\\n:" in "".join(problems), problem
+
+
+# -- what a report file may be: inside its folder, bounded, never blocking (redsite3) ---------------
+
+def test_a_report_that_links_out_of_its_folder_is_ignored_and_said(tmp_path, tmp_path_factory):
+    """reports/latest.json as a link to a file elsewhere (another knowledge base's report, whose
+    exception texts the pages quote) put that file on the pages: files outside the repository never
+    reach a page. A link to a file inside the folder stays a report."""
+    outside = tmp_path_factory.mktemp("outside")
+    project = site_project(tmp_path)
+    made = write_report(project, [record(project, ENTRY, "after", "after.py", reason="OUTSIDE-REPORT-11e4")])
+    made.rename(outside / "latest.json")
+    made.symlink_to(outside / "latest.json")
+    reports, problems = read_reports(project / "reports", ("cpu", "cuda"))
+    assert reports == [] and any("latest.json" in one and "leads out of" in one for one in problems), problems
+
+    made.unlink()
+    (outside / "latest.json").rename(project / "reports" / "kept.json")
+    made.symlink_to("kept.json")
+    reports, problems = read_reports(project / "reports", ("cpu", "cuda"))
+    assert [check.reason for report in reports for check in report.checks] == ["OUTSIDE-REPORT-11e4"]
+
+
+def test_a_report_past_the_size_limit_is_said_and_never_read_whole(tmp_path, monkeypatch):
+    """A report (or matrix) file was read whole into memory, however large: a pull request's 4 GB
+    file took the build's memory. Past `store.MAX_BYTES` it is a located refusal."""
+    from errorkb.results import store
+
+    project = site_project(tmp_path)
+    path = write_report(project, [record(project, ENTRY, "after", "after.py")])
+    monkeypatch.setattr(store, "MAX_BYTES", path.stat().st_size - 1)
+    reports, problems = read_reports(project / "reports", ("cpu", "cuda"))
+    assert reports == [] and any("latest.json" in one and "bytes" in one for one in problems), problems
+    monkeypatch.setattr(store, "MAX_BYTES", path.stat().st_size)
+    reports, problems = read_reports(project / "reports", ("cpu", "cuda"))
+    assert problems == [] and len(reports) == 1
+
+
+def test_a_report_swapped_for_a_fifo_after_its_stat_does_not_hang_the_site(tmp_path, monkeypatch):
+    """The reader looked at the file, then read it: a FIFO put there in between blocked the build
+    forever (as the loader's did). Simulated: the stat reports a plain file."""
+    import threading
+    from pathlib import Path
+
+    project = site_project(tmp_path)
+    pipe = project / "reports" / "latest.json"
+    os.mkfifo(pipe)
+    plain = os.stat(project / "pyproject.toml")
+    real_stat = Path.stat
+    monkeypatch.setattr(Path, "stat", lambda self, *a, **k: plain if self == pipe else real_stat(self, *a, **k))
+    real_os_stat = os.stat
+    monkeypatch.setattr(os, "stat", lambda p, *a, **k: plain if Path(p) == pipe else real_os_stat(p, *a, **k))
+    answer: list = []
+    reader = threading.Thread(target=lambda: answer.append(read_reports(project / "reports", ("cpu",))), daemon=True)
+    reader.start()
+    reader.join(20)
+    if reader.is_alive():  # free the blocked reader before failing
+        with open(pipe, "wb"):
+            pass
+        pytest.fail("the report reader blocked on a FIFO")
+    reports, problems = answer[0]
+    assert reports == [] and any("not a regular file" in one for one in problems), problems
+
+
+@pytest.mark.parametrize("schema, said", [(3, "written by a newer errorkb (schema 3); upgrade errorkb to read it"),
+                                          (1, "regenerate it with errorkb verify"),
+                                          ("2", "regenerate it with errorkb verify")])
+def test_a_report_of_another_schema_says_what_to_do(tmp_path, schema, said):
+    """A report a newer errorkb wrote was told to be regenerated with this older one, which would
+    throw away what the newer one measured: it says to upgrade instead; an older one, to regenerate."""
+    import json
+
+    project = site_project(tmp_path)
+    path = write_report(project, [record(project, ENTRY, "after", "after.py")])
+    data = json.loads(path.read_text(encoding="utf-8"))
+    path.write_text(json.dumps({**data, "schema": schema}), encoding="utf-8")
+    reports, problems = read_reports(project / "reports", ("cpu",))
+    assert reports == [] and len(problems) == 1 and said in problems[0], problems
+
+
+def test_a_matrix_of_a_newer_schema_says_to_upgrade(tmp_path):
+    import json
+
+    from errorkb.core.project import load_project
+    from errorkb.results.matrix import matrix_path, matrix_problem
+
+    project = load_project(site_project(tmp_path))
+    path = matrix_path(project)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"schema": 9}), encoding="utf-8")
+    assert "written by a newer errorkb (schema 9); upgrade errorkb" in (matrix_problem(project) or "")

@@ -78,14 +78,43 @@ def test_building_a_second_index_leaves_the_first_hook_working(second, tmp_path,
         assert shown.returncode in (0, 3) and found in shown.stdout, (args, shown.stdout, shown.stderr)
 
 
-def test_an_index_inside_the_errorkb_package_is_refused_for_another_knowledge_base(second, capsys):
-    inside = ROOT / "errorkb" / "hook" / "index.json"
+def test_an_index_inside_the_errorkb_package_is_refused_for_another_knowledge_base(second, capsys, monkeypatch):
+    """The index must lie inside the knowledge base's repository (an absolute path or `..` is refused
+    as pyproject's folders are), and there, not inside an installed errorkb: here one installed in the
+    knowledge base's own virtual environment (it counted as "this project's checkout" because it lies
+    under the project's folder, and its index was written into errorkb)."""
+    from errorkb.site import hookindex
+
+    installed = second / ".venv" / "lib" / "python3.11" / "site-packages" / "errorkb"
+    (installed / "hook").mkdir(parents=True)
+    monkeypatch.setattr(hookindex, "installed_errorkb", lambda: installed)
+    inside = installed / "hook" / "index.json"
     pyproject = second / "pyproject.toml"
     pyproject.write_text(pyproject.read_text().replace('index = "tinyq_errorkb/index.json"',
-                                                       f'index = "{inside}"'))
+                                                       f'index = "{inside.relative_to(second).as_posix()}"'))
     assert main(["--root", str(second), "hook", "index"]) == 2
     assert "lies inside the installed errorkb package" in capsys.readouterr().err
     assert not inside.exists()
+
+
+@pytest.mark.parametrize("index", ["{errorkb}/hook/index.json", "../elsewhere/index.json"])
+def test_an_index_outside_the_repository_is_refused(second, capsys, index):
+    pyproject = second / "pyproject.toml"
+    index = index.format(errorkb=ROOT / "errorkb")
+    pyproject.write_text(pyproject.read_text().replace('index = "tinyq_errorkb/index.json"', f'index = "{index}"'))
+    assert main(["--root", str(second), "hook", "index"]) == 1  # a located problem of pyproject.toml
+    said = capsys.readouterr().err
+    assert "pyproject.toml:" in said and "[tool.errorkb] index: " in said and "leads out of the repository" in said
+    assert not (ROOT / "errorkb" / "hook" / "index.json").exists() and not (second.parent / "elsewhere").exists()
+
+
+def test_this_repositorys_own_errorkb_package_is_its_own():
+    """errorkb's own checkout may write into its own package (the one installed from this folder)."""
+    from errorkb.core.project import load_project
+    from errorkb.site import hookindex
+
+    assert hookindex.installed_errorkb() == ROOT / "errorkb" or hookindex.installed_errorkb().parent != ROOT
+    assert hookindex.index_file(load_project(ROOT)) == TRANSFORMERS_INDEX
 
 
 def test_this_knowledge_base_ships_from_its_own_package_not_errorkb():

@@ -178,13 +178,14 @@ class Settings(_Strict):
     coverage: CoverageSettings = Field(default_factory=CoverageSettings)
     matrix: MatrixSettings = Field(default_factory=MatrixSettings)
 
-    @field_validator("entries", "snippets", "reports")
+    @field_validator("entries", "snippets", "reports", "index")
     @classmethod
-    def _inside(cls, value: str) -> str:
+    def _inside(cls, value: str | None) -> str | None:
         """What the site publishes is read from these folders: one leading out of the repository
-        (absolute, or up through `..`) would put files from elsewhere on its pages."""
-        if leads_out(value):
-            raise ValueError(f"'{value}' leads out of the repository; name a folder inside the repository, "
+        (absolute, or up through `..`) would put files from elsewhere on its pages; and `errorkb hook
+        index` writes the index file, which outside it would replace some other file."""
+        if value is not None and leads_out(value):
+            raise ValueError(f"'{value}' leads out of the repository; name a path inside the repository, "
                              "relative to pyproject.toml")
         return value
 
@@ -346,12 +347,14 @@ def _read_settings_text(pyproject: Path, where: str) -> str:
 
 
 def _folders_leading_out(settings: Settings, root: Path, where: str, text: str) -> list[Problem]:
-    """The folder settings that lead out of the repository through a symbolic link (the model
-    refused those that do as written)."""
+    """The path settings that lead out of the repository through a symbolic link (the model
+    refused those that do as written); the index file need not exist yet."""
     inside = root.resolve()
     problems = []
-    for name in ("entries", "snippets", "reports"):
+    for name in ("entries", "snippets", "reports", "index"):
         value = getattr(settings, name)
+        if value is None:
+            continue
         try:
             resolved = (root / value).resolve()
         except (OSError, RuntimeError):  # a loop of links (RuntimeError before Python 3.13)

@@ -116,6 +116,9 @@ def parse_matrix(text: str, path: Path) -> MatrixFile:
         raise MatrixError(f"{path}: not a version-matrix file ({error})") from None
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
         found = data.get("schema") if isinstance(data, dict) else None
+        if type(found) is int and found > SCHEMA:  # regenerating it here would throw away what that one measured
+            raise MatrixError(f"{path}: written by a newer errorkb (schema {found}); upgrade errorkb to read it "
+                              f"(this one reads schema {SCHEMA})")
         raise MatrixError(f"{path}: matrix schema {found!r}, expected {SCHEMA}; regenerate it with errorkb matrix")
     try:
         return MatrixFile.model_validate(data)

@@ -122,6 +122,9 @@ def parse_report(text: str, path: Path) -> Report:
         raise ReportError(f"{path}: not a verification report ({error})") from None
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
         found = data.get("schema") if isinstance(data, dict) else None
+        if type(found) is int and found > SCHEMA:  # regenerating it here would throw away what that one measured
+            raise ReportError(f"{path}: written by a newer errorkb (schema {found}); upgrade errorkb to read it "
+                              f"(this one reads schema {SCHEMA})")
         raise ReportError(f"{path}: report schema {found!r}, expected {SCHEMA}; regenerate it with errorkb verify")
     try:
         return Report.model_validate(data)

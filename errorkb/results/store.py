@@ -62,9 +62,15 @@ def locked(folder: Path) -> Iterator[None]:
         os.close(descriptor)  # closing releases the lock
 
 
+MAX_BYTES = 128 * 1024 * 1024  # one report or matrix file (this repository's: 2 MB and 5 MB)
+
+
 def read_regular(path: Path) -> str | None:
     """The file's text, None when there is none; `Unreadable` for anything that is not a regular
-    UTF-8 file (a FIFO is never opened: it would block)."""
+    UTF-8 file of at most `MAX_BYTES` lying in its folder. A FIFO is never opened (it would block),
+    and is looked for again once the file is open (one swapped in after the stat); a file past the
+    limit is never read whole (a pull request's 4 GB file took the memory); a link to a file outside
+    the folder is refused (the pages quote reports: nothing from outside the repository)."""
     try:
         mode = path.stat().st_mode
     except FileNotFoundError:
@@ -73,10 +79,22 @@ def read_regular(path: Path) -> str | None:
         raise Unreadable(f"{path}: {error.strerror}") from None
     if not stat.S_ISREG(mode):
         raise Unreadable(f"{path}: not a regular file")
+    if not Path(os.path.realpath(path)).is_relative_to(os.path.realpath(path.parent)):
+        raise Unreadable(f"{path}: a link that leads out of its folder; put the file itself there")
     try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise Unreadable(f"{path}: {getattr(error, 'strerror', None) or error}") from None
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        with os.fdopen(descriptor, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                raise Unreadable(f"{path}: not a regular file")
+            data = handle.read(MAX_BYTES + 1)
+    except OSError as error:
+        raise Unreadable(f"{path}: {error.strerror or error}") from None
+    if len(data) > MAX_BYTES:
+        raise Unreadable(f"{path}: more than {MAX_BYTES:,} bytes, more than errorkb writes; restore it or move it away")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise Unreadable(f"{path}: {error}") from None
 
 
 def parse_json(text: str) -> Any:

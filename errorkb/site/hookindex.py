@@ -35,17 +35,24 @@ class NoIndexFile(ValueError):
 def index_file(project: Project) -> Path:
     """The file `errorkb hook index` writes for `project`: `[tool.errorkb] index`. Refused when it is
     unset, or when it lies inside an installed errorkb package that is not this project's own
-    checkout (one knowledge base's index must never replace another's)."""
+    checkout (one knowledge base's index must never replace another's). Its own checkout is the
+    project whose folder holds the package itself, not one that holds it deeper down (an errorkb
+    installed in the knowledge base's own virtual environment is another's)."""
     if project.index is None:
         raise NoIndexFile("[tool.errorkb] index is not set: name the file to write inside your knowledge base's "
                           "package (e.g. index = \"mykb_errorkb/index.json\") and register that package in "
                           "pyproject.toml under [project.entry-points.\"errorkb.indexes\"] (errorkb init sets both)")
-    tool = Path(__file__).resolve().parent.parent
+    tool = installed_errorkb()
     target = project.index.resolve()
-    if target.is_relative_to(tool) and not tool.is_relative_to(project.root.resolve()):
+    if target.is_relative_to(tool) and tool.parent != project.root.resolve():
         raise NoIndexFile(f"[tool.errorkb] index = {project.index} lies inside the installed errorkb package "
                           f"({tool}); a knowledge base writes its index into its own package")
     return project.index
+
+
+def installed_errorkb() -> Path:
+    """The folder of the errorkb package this process imported."""
+    return Path(__file__).resolve().parent.parent
 
 
 def raise_lines(project: Project, entries: Iterable[Entry]) -> dict[str, dict[str, int]]:

@@ -54,6 +54,7 @@ import jinja2
 from mkdocs.config import config_options
 from mkdocs.config.base import Config
 from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
 from mkdocs.livereload import LiveReloadServer
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, Files, InclusionLevel
@@ -66,7 +67,7 @@ from errorkb.core.project import Project, load_project
 from errorkb.plugs import runtime_for
 from errorkb.results.matrix import matrix_problem
 from errorkb.results.report import read_reports
-from errorkb.site import budget, live, searchrows, themefiles
+from errorkb.site import budget, docstree, live, names, searchrows, themefiles
 from errorkb.site import files as site
 from errorkb.site.sanitize import sanitize
 
@@ -91,6 +92,7 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
     _survivors: live.Survivors | None = None
     _site_key: str = ""
     _order: list[str] = []
+    _repo: Path | None = None  # the project folder (`docstree.repository`); `_repository` finds it
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         """`mkdocs serve` keeps this plugin across its rebuilds (MkDocs does so for a plugin with
@@ -108,6 +110,12 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
             logging.getLogger("mkdocs.commands.build").addFilter(_not_the_dirty_warning)
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
+        """Before MkDocs walks docs/ (`docstree`): the project folder holds mkdocs.yml, and docs/ is
+        a tree MkDocs can walk, inside it; otherwise the build stops with what to fix."""
+        self._repo = None  # mkdocs.yml may have changed since the last build (`mkdocs serve`)
+        problem = docstree.tree_problem(Path(config.docs_dir), self._repository(config))
+        if problem is not None:
+            raise PluginError(f"errorkb: {problem}")
         themefiles.list_fewer(config.theme)
         if config.nav is not None:
             for item in self.config.nav_if_present:
@@ -131,10 +139,19 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
         if self._survivors is not None:
             self._survivors.release()
 
+    def _repository(self, config: MkDocsConfig) -> Path:
+        """The project folder (`docstree.repository`), found once per build; a `root` that leads out
+        of the repository stops the build with what to do."""
+        if self._repo is None:
+            try:
+                self._repo = docstree.repository(Path(config.config_file_path), self.config.root)
+            except ValueError as error:
+                raise PluginError(str(error)) from None
+        return self._repo
+
     def _project(self, config: MkDocsConfig) -> Project | None:
-        root = Path(self.config.root) if self.config.root else Path(config.config_file_path).parent
         try:
-            return load_project(root)
+            return load_project(self._repository(config))
         except ProblemsFound as found:
             for problem in found.problems:
                 log.error(str(problem))
@@ -142,9 +159,17 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
 
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
         self._generated: set[str] = set()
+        repo = self._repository(config)
         for file in list(files):
-            if file.abs_src_path is not None and not _regular(file.abs_src_path):
+            if not docstree.utf8_name(file.src_uri):  # MkDocs' URL of it raised UnicodeEncodeError: no site
+                shown = file.src_uri.encode("utf-8", "backslashreplace").decode("utf-8")
+                log.warning(f"errorkb: {shown}: the name is not UTF-8; left out of the site (rename it)")
+                files.remove(file)
+            elif file.abs_src_path is not None and not _regular(file.abs_src_path):
                 log.warning(f"errorkb: {file.src_uri} is not a regular file; left out of the site")
+                files.remove(file)
+            elif file.src_dir == config.docs_dir and docstree.outside(file.abs_src_path or "", repo):
+                log.warning(f"errorkb: {file.src_uri} leads out of the repository (a link); left out of the site")
                 files.remove(file)
         project = self._project(config)
         if project is None:
@@ -180,7 +205,7 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
         parts = lambda rehearsal: budget.with_parts(rehearsal, project, loaded, pages)  # noqa: E731 - only on failure
         for one in generated:
             if files.get_file_from_path(one.path) is not None:  # a hand-written page of the same name wins
-                log.debug(f"errorkb: {one.path} exists in docs/; not generating it")
+                _say_hidden(one.path, one.source is not None)
                 continue
             is_entry = one.source is not None
             file = LiveFile.generated(config, one.path, content=one.content,
@@ -375,6 +400,17 @@ def _regular(path: str) -> bool:
         return stat.S_ISREG(os.stat(path).st_mode)
     except OSError:
         return False
+
+
+def _say_hidden(path: str, is_entry: bool) -> None:
+    """A hand-written file in place of a generated one: a site page (docs/tags.md, a home for the
+    lists) is the site's own choice; one in place of an entry's page or JSON, the JSON API or an
+    asset hides what errorkb verified, and is said as a warning (a strict build fails)."""
+    if not is_entry and path.endswith(".md") and path in names.GENERATED:
+        log.debug(f"errorkb: {path} exists in docs/; not generating it")
+        return
+    log.warning(f"errorkb: docs/{path} is hand-written and hides the page errorkb generates there "
+                f"({'an entry' if is_entry else 'a generated file'}); remove or rename it")
 
 
 def _nav_titles(nav: Any) -> dict[str, str]:

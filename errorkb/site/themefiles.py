@@ -7,14 +7,27 @@ them every path with a part that starts with a dot. Material keeps 14,000 icons 
 is paid again on every save. The loader below does not walk into dot folders nor list dot files,
 so the names MkDocs keeps are the same (tests/site/test_themefiles.py) and the work is ~1% of it.
 Templates are still loaded from every folder as before: only the listing changes.
+
+A theme folder is also input (a knowledge base's `custom_dir` arrives in pull requests), so the
+listing walks without recursion (`core.snippets.walk`: os.walk recursed once per level, and a folder
+1,200 deep raised RecursionError), and lists only regular files whose real path lies inside their
+theme folder, named in UTF-8: MkDocs copies every listed file into the site, and a link to a file
+elsewhere (/proc/self/environ) was published, a FIFO blocked the copy forever. A template is
+loaded only from inside its folder too: `{% include %}` of a link leading out is not found.
 """
 
 from __future__ import annotations
 
 import os
+import stat
+from collections.abc import Callable
 
 import jinja2
+from jinja2.loaders import split_template_path
 from mkdocs.theme import Theme
+
+from errorkb.core.snippets import walk
+from errorkb.site.docstree import utf8_name
 
 
 class ThemeLoader(jinja2.FileSystemLoader):
@@ -23,14 +36,37 @@ class ThemeLoader(jinja2.FileSystemLoader):
     def list_templates(self) -> list[str]:
         found: set[str] = set()
         for folder in self.searchpath:
-            for base, folders, names in os.walk(folder, followlinks=self.followlinks):
-                folders[:] = [name for name in folders if not name.startswith(".")]
+            inside = os.path.realpath(folder)
+            for base, folders, names in walk(folder):
+                folders[:] = [name for name in folders if not name.startswith(".") and utf8_name(name)]
                 for name in names:
-                    if name.startswith("."):
+                    path = os.path.join(base, name)
+                    if name.startswith(".") or not utf8_name(name) or not _regular_inside(path, inside):
                         continue
-                    template = os.path.join(base, name)[len(folder):].strip(os.path.sep).replace(os.path.sep, "/")
+                    template = path[len(folder):].strip(os.path.sep).replace(os.path.sep, "/")
                     found.add(template[2:] if template[:2] == "./" else template)  # as Jinja names them
         return sorted(found)
+
+    def get_source(self, environment: jinja2.Environment, template: str) -> tuple[str, str, Callable[[], bool]]:
+        """Jinja's, refused (not found) when the file Jinja would open leads out of its theme folder
+        (looked at before it is read: a link to /dev/zero or a huge file is never opened)."""
+        pieces = split_template_path(template)
+        for folder in self.searchpath:
+            path = os.path.join(folder, *pieces)
+            if os.path.isfile(path):  # the file Jinja's own search stops at
+                if not _regular_inside(path, os.path.realpath(folder)):
+                    raise jinja2.TemplateNotFound(template)
+                break
+        return super().get_source(environment, template)
+
+
+def _regular_inside(path: str, inside: str) -> bool:
+    """A regular file (links followed) whose real path lies inside the folder `inside`."""
+    try:
+        regular = stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False
+    return regular and os.path.realpath(path).startswith(inside.rstrip(os.sep) + os.sep)
 
 
 def list_fewer(theme: Theme) -> None:

@@ -156,3 +156,94 @@ def test_a_fifo_in_the_docs_folder_does_not_block_the_build(project, tmp_path):
     assert result.returncode == 0, result.stderr
     assert "What it means" in entry_html(site)
     assert "pipe.yml:1:1: not a regular file" in result.stderr  # the warning that it is left out is below -q
+
+
+# -- the docs folder MkDocs walks: depth, links that loop or lead out (redsite3) ---------------------
+
+def test_a_docs_tree_nested_deeper_than_python_recurses_is_a_clear_error_not_a_traceback(project, tmp_path):
+    """MkDocs lists docs/ with a recursive os.walk before any plugin's `on_files`: a folder 1,200 deep
+    (2.4 KB of path in a pull request) raised RecursionError, and `mkdocs build` printed a traceback.
+    The plugin's `on_config` measures the tree first and names the folder to flatten."""
+    from tests.test_hostile_input import nested
+
+    (project / "docs" / "stray").mkdir()
+    with nested(project / "docs" / "stray"):
+        result = mkdocs_build(project / "mkdocs.yml", tmp_path / "site", timeout=120)
+    assert result.returncode != 0
+    assert "Traceback" not in result.stderr and "RecursionError" not in result.stderr, result.stderr[-2000:]
+    assert "docs/stray/a/a/a" in result.stderr and "flatten or remove it" in result.stderr, result.stderr[-2000:]
+
+
+def test_folder_links_that_loop_in_docs_are_a_clear_error_not_a_build_without_end(project, tmp_path):
+    """MkDocs follows links to folders: two links to `.` make 2**40 paths (the kernel stops a path
+    at 40 links), a build that never ends. Refused before MkDocs walks, naming the link."""
+    (project / "docs" / "one").symlink_to(".")
+    (project / "docs" / "two").symlink_to(".")
+    result = mkdocs_build(project / "mkdocs.yml", tmp_path / "site", timeout=60)
+    assert result.returncode != 0 and "Traceback" not in result.stderr
+    assert "docs/one" in result.stderr and "loops" in result.stderr, result.stderr[-2000:]
+
+
+def test_a_docs_file_or_folder_linking_out_of_the_repository_is_not_published(project, tmp_path, tmp_path_factory):
+    """A link in docs/ to a file outside the repository (/proc/self/environ holds the build's secrets)
+    was copied into the site as it is: the plugin leaves out every file whose real path leads out, and
+    refuses a folder link that does (MkDocs would walk it)."""
+    outside = tmp_path_factory.mktemp("outside")  # the project is tmp_path itself
+    (outside / "secret.txt").write_text("OUTSIDE-SECRET-3b1f\n")
+    (project / "docs" / "leak.txt").symlink_to(outside / "secret.txt")
+    (project / "docs" / "environ.txt").symlink_to("/proc/self/environ")
+    (project / "docs" / "inside.txt").symlink_to(project / "pyproject.toml")  # inside: still published
+    site = tmp_path_factory.mktemp("site")
+    result = mkdocs_build(project / "mkdocs.yml", site, strict=False)
+    assert result.returncode == 0, result.stderr
+    assert not (site / "leak.txt").exists() and not (site / "environ.txt").exists()
+    assert (site / "inside.txt").is_file()
+    assert "leak.txt" in result.stderr and "leads out of the repository" in result.stderr
+
+    (project / "docs" / "elsewhere").symlink_to(outside)
+    result = mkdocs_build(project / "mkdocs.yml", tmp_path_factory.mktemp("site2"))
+    assert result.returncode != 0 and "Traceback" not in result.stderr
+    assert "docs/elsewhere" in result.stderr and "leads out of the repository" in result.stderr, result.stderr[-2000:]
+
+
+@pytest.mark.parametrize("root", ["/", "../..", "linked"])
+def test_the_plugin_root_leading_out_of_the_repository_is_a_clear_error(project, tmp_path, root):
+    """`plugins: errorkb: root:` names the project the plugin reads entries, snippets and reports
+    from: one that does not hold the mkdocs.yml (absolute, `..`, a link) would publish another
+    folder's files. `..` that holds it (mkdocs.yml in a subfolder of the project) stays allowed."""
+    (project / "linked").symlink_to(tmp_path)
+    config = project / "mkdocs.yml"
+    text = config.read_text(encoding="utf-8")
+    assert "  - errorkb:\n" in text
+    config.write_text(text.replace("  - errorkb:\n", f"  - errorkb:\n      root: '{root}'\n"), encoding="utf-8")
+    result = mkdocs_build(config, tmp_path / "site", timeout=120)
+    assert result.returncode != 0 and "Traceback" not in result.stderr
+    assert f"root: '{root}'" in result.stderr and "leads out of the repository" in result.stderr, result.stderr[-2000:]
+
+
+def test_a_hand_written_file_in_place_of_an_entry_page_or_a_generated_document_is_said(project, tmp_path):
+    """A hand-written page of a generated page's name wins (docs/tags.md is this site's own), but one
+    at an entry's address, or in place of the JSON API or the lookup's index, replaced a verified
+    entry's page or the paste box's data with a debug line no build shows: a warning now, which
+    fails the strict build, naming the file and what it hides."""
+    (project / "docs" / "errors" / f"{ENTRY}.md").write_text("# Verified on every release\n")
+    (project / "docs" / "api" / "errors").mkdir(parents=True)
+    (project / "docs" / "api" / "errors" / "index.json").write_text("{}\n")
+    result = mkdocs_build(project / "mkdocs.yml", tmp_path / "site")
+    assert result.returncode != 0
+    assert f"errors/{ENTRY}.md" in result.stderr and "api/errors/index.json" in result.stderr, result.stderr[-3000:]
+    assert "hides the page errorkb generates" in result.stderr, result.stderr[-3000:]
+    assert "tags.md" not in result.stderr  # a site page the site's own docs/ writes by hand is not a problem
+
+
+def test_a_docs_file_name_that_is_not_utf8_is_left_out_not_a_traceback(project, tmp_path):
+    """A file name is bytes; one that is not UTF-8 (`bad\\xff.md` in a pull request) reaches MkDocs as a
+    lone surrogate, and its URL quoting raised UnicodeEncodeError: a traceback, no site. Left out and said."""
+    os.mkdir(project / "docs" / os.fsdecode(b"folder\xfe"))
+    for name in (b"bad\xff.md", b"bad\xfe.png", b"folder\xfe/inside.md"):
+        (project / "docs" / os.fsdecode(name)).write_text("# hi\n")
+    site = tmp_path / "site"
+    result = mkdocs_build(project / "mkdocs.yml", site, strict=False)
+    assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr[-3000:]
+    assert "What it means" in entry_html(site)
+    assert result.stderr.count("is not UTF-8") == 3, result.stderr[-3000:]

@@ -54,3 +54,56 @@ def test_every_kind_of_name_publishes_the_same(tmp_path, layout):
     list_fewer(config.theme)
     assert published(config, config.theme.get_env()) == published(config, plain)
     assert "assets/app.js" in [uri for uri, _ in published(config, plain)]
+
+
+# -- a theme folder a pull request fills (custom_dir): bounded, and nothing from elsewhere (redsite3) --
+
+def theme_config(tmp_path):
+    theme = tmp_path / "theme"
+    theme.mkdir()
+    (theme / "main.html").write_text("<p>{% block content %}{% endblock %}</p>")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "mkdocs.yml").write_text(f"site_name: t\ntheme:\n  name: null\n  custom_dir: {theme}\n")
+    config = load_config(str(tmp_path / "mkdocs.yml"), site_dir=str(tmp_path / "site"))
+    list_fewer(config.theme)
+    return theme, config
+
+
+def test_a_theme_folder_nested_deeper_than_python_recurses_is_listed_without_a_recursion_error(tmp_path):
+    """The listing walked the theme with os.walk, which recurses once per level: a custom_dir 1,200
+    deep raised RecursionError at every build."""
+    from tests.test_hostile_input import DEPTH, nested
+
+    theme, config = theme_config(tmp_path)
+    with nested(theme) as deep:
+        (deep / "x.css").write_text("p {}")
+        try:
+            listed = config.theme.get_env().loader.list_templates()
+        except RecursionError:
+            pytest.fail("RecursionError")
+    assert "main.html" in listed and "/".join(["a"] * DEPTH) + "/x.css" in listed
+
+
+def test_theme_files_that_link_out_block_or_are_not_utf8_are_neither_listed_nor_loaded(tmp_path, tmp_path_factory):
+    """MkDocs copies every listed theme file into the site and Jinja loads a template by name: a link
+    to a file outside the theme folder (/proc/self/environ: the build's secrets) was published or
+    included as it is, and a FIFO blocked the copy (the build) forever. A name that is not UTF-8 is
+    left out too (MkDocs cannot make an address of it)."""
+    outside = tmp_path_factory.mktemp("outside")
+    (outside / "secret.css").write_text("OUTSIDE-SECRET-71c0")
+    theme, config = theme_config(tmp_path)
+    (theme / "leak.css").symlink_to(outside / "secret.css")
+    (theme / "environ.html").symlink_to("/proc/self/environ")
+    (theme / "inside.css").symlink_to(theme / "main.html")  # inside the theme folder: kept
+    (theme / "linked").symlink_to(outside)
+    os.mkfifo(theme / "pipe.css")
+    (theme / os.fsdecode(b"bad\xff.css")).write_text("p {}")
+    env = config.theme.get_env()
+    listed = env.loader.list_templates()
+    assert "main.html" in listed and "inside.css" in listed
+    assert not {"leak.css", "environ.html", "pipe.css", "linked/secret.css"} & set(listed), listed
+    assert [name for name in listed if not name.isascii()] == []
+    for name in ("leak.css", "environ.html", "linked/secret.css"):
+        with pytest.raises(jinja2.TemplateNotFound):
+            env.get_template(name)
+    assert "OUTSIDE-SECRET" not in str(published(config, env))

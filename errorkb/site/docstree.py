@@ -1,0 +1,115 @@
+"""The folders MkDocs reads, measured before MkDocs walks them: bounded, and inside the repository.
+
+MkDocs lists `docs/` with a recursive `os.walk` that follows links to folders, before any plugin's
+`on_files` sees a file. A pull request can therefore make the build raise RecursionError (a tree
+1,200 folders deep is 2.4 KB of path), never end (two links to `.` make 2**40 paths: the kernel
+stops a path only after 40 links), or publish another folder of the machine (a link to one). The
+plugin's `on_config` walks the tree first as MkDocs will, without recursion and each real folder
+on a path once, and stops the build with the folder to fix (`tree_problem`); `on_files` then
+leaves out any file whose real path lies outside the repository (`outside`).
+
+"The repository" is the project folder the plugin reads (`repository`): the folder of mkdocs.yml,
+or the plugin's `root`, which must hold mkdocs.yml (a `root` elsewhere would publish the entries,
+snippets and reports of another folder).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+MAX_DEPTH = 32  # folders below docs/ (the deepest real page is 3 down); MkDocs recurses once per level
+MAX_FOLDERS = 10_000  # folders MkDocs would list, links followed: links between folders multiply paths
+
+
+def repository(config_file: Path, root: str | None) -> Path:
+    """The project folder: `root`, written relative to mkdocs.yml's folder, or that folder.
+    ValueError when `root` leads out of the repository: absolute, through a link, or up (`..`) to a
+    folder that is no project (holds no pyproject.toml); a folder below, or the project above a
+    mkdocs.yml kept in a subfolder, is the repository's."""
+    here = config_file.parent.resolve()
+    if root is None:
+        return here
+    written = Path(os.path.normpath(here / root))
+    try:
+        chosen = (here / root).resolve(strict=True)
+    except (OSError, RuntimeError):  # missing, or a loop of links (RuntimeError before Python 3.13)
+        chosen = None
+    why = ("absolute" if Path(root).is_absolute() else
+           "missing, or through a symbolic link" if chosen is None or chosen != written or not chosen.is_dir() else
+           "up to a folder without a pyproject.toml" if not chosen.is_relative_to(here)
+           and not (chosen / "pyproject.toml").is_file() else None)
+    if why is not None:
+        raise ValueError(f"{config_file.name}: plugins.errorkb root: '{root}' leads out of the repository ({why}); "
+                         f"name the project folder relative to {config_file.name}, or remove the setting")
+    assert chosen is not None
+    return chosen
+
+
+def outside(path: str | os.PathLike[str], repo: Path) -> bool:
+    """Whether the file at `path` is, once its links are followed, outside `repo` (or unresolvable)."""
+    try:
+        return not Path(path).resolve(strict=True).is_relative_to(repo)
+    except (OSError, RuntimeError):
+        return True
+
+
+def tree_problem(docs: Path, repo: Path) -> str | None:
+    """What in `docs` MkDocs must not walk, said with the folder to fix, or None: a folder deeper
+    than `MAX_DEPTH`, a link to a folder that leads out of `repo` or loops (to a folder above it),
+    more than `MAX_FOLDERS` folders. Walked as MkDocs walks (links to folders followed), without
+    recursion, each folder's real path at most once on one path."""
+    if not docs.is_dir():
+        return None  # MkDocs says so itself
+
+    def shown(path: str | os.PathLike[str]) -> str:  # as written: links not followed
+        return os.path.relpath(path, docs.parent)
+
+    if not Path(os.path.realpath(docs)).is_relative_to(repo):
+        return f"{docs}: the docs folder lies outside the repository ({repo}); name a folder inside it"
+
+    stack: list[tuple[str, int, frozenset[str]]] = [(os.fspath(docs), 0, frozenset([os.path.realpath(docs)]))]
+    seen = 0
+    while stack:
+        current, depth, above = stack.pop()
+        seen += 1
+        if seen > MAX_FOLDERS:
+            return (f"{shown(current)}: more than {MAX_FOLDERS:,} folders under {shown(docs)}, links followed "
+                    "(links between folders multiply the paths MkDocs lists); remove folders or links")
+        try:
+            with os.scandir(current) as listing:
+                folders = sorted(one.path for one in listing if _is_folder(one))
+        except OSError:
+            continue
+        below = []
+        for folder in folders:
+            real = os.path.realpath(folder)
+            if not Path(real).is_relative_to(repo):
+                return (f"{shown(folder)}: a link that leads out of the repository (to {real}); MkDocs would "
+                        "publish that folder: remove the link")
+            if real in above:
+                return (f"{shown(folder)}: a link that loops (to {shown(real)}, a folder above it); MkDocs would "
+                        "follow it without end: remove the link")
+            if depth + 1 > MAX_DEPTH:
+                return (f"{shown(folder)}: folders nested more than {MAX_DEPTH} deep below {shown(docs)} "
+                        "(MkDocs walks them recursively and fails): flatten or remove it")
+            below.append((folder, depth + 1, above | {real}))
+        stack += reversed(below)  # the first in name order is walked (and said) first
+    return None
+
+
+def utf8_name(name: str) -> bool:
+    """A name the file system gave as UTF-8 (a byte that is not arrives as a lone surrogate, which
+    MkDocs cannot make an address of)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _is_folder(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()  # follows links, as MkDocs' walk does
+    except OSError:
+        return False
