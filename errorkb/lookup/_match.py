@@ -62,6 +62,7 @@ from errorkb.lookup._paste import (
     ends,
     final_lines,
     frames,
+    installed_at,
     keep_tail,
     line_start,
     markers,
@@ -437,6 +438,10 @@ class Lookup:
                 _first([raising], diagnosis.frames) is None:
             return RuledOut(match, f"raised in {_where(raising)}, not where this error is raised "
                                    f"({_where(diagnosis.frames[0]) if diagnosis.frames else '?'})")
+        # Raised in a file named like the documented one, but not in the installed library (another package's
+        # copy, a project's folder): neither where the entry says nor elsewhere; nothing confirms it.
+        copied = raising if raising is not None and diagnosis.require_frame and not wording.device and \
+            _first([raising], diagnosis.frames, installed=True) is None else None
         # A recognised text counts where it may be this error's: not inside another exception's traceback.
         if match.recognised and match.at >= 0 and _recognised_elsewhere(match, reading, meter):
             match = replace(match, recognised=False)
@@ -478,7 +483,7 @@ class Lookup:
                            "release tells")
         # An other cause raised through the same frames: they tie the paste to neither; the release must.
         blind = not apart and any(cause.same_frames for cause in others)
-        framed = None if blind else _first(shown, diagnosis.frames)
+        framed = None if blind else _first(shown, diagnosis.frames, installed=True)
         if framed is not None:
             evidence.append(Evidence(rules.FRAME_EVIDENCE, f"a frame in {_where(framed)}"))
         coded = None if blind else next((frame for frame in reversed(failing) if _uses(frame.code, diagnosis.code)),
@@ -490,7 +495,7 @@ class Lookup:
             evidence.append(Evidence(rules.RECOGNISED, "the paste shows the failing line this case shows"))
         # A value the entry says prints these words for another cause: nothing else shown confirms it.
         withheld = withheld_values(diagnosis, named, self._defines_class if self.classes else None)
-        confirmed = not withheld and any(one.kind in rules.CONFIRMING for one in evidence)
+        confirmed = not withheld and copied is None and any(one.kind in rules.CONFIRMING for one in evidence)
         # Only the error the paste ended with is the user's; a device's own wording is printed before the
         # exception that reports it, by whichever later call syncs.
         earlier = confirmed and not wording.device and not self._ended_with(match, reading, meter)
@@ -500,6 +505,9 @@ class Lookup:
             missing.append(EARLIER)
         elif withheld:
             missing += held
+        elif copied is not None:
+            missing.append(f"raised in {_where(copied)}, a file named like {self.library}'s in another package or "
+                           f"folder: a frame of the installed {self.library} confirms it")
         elif not confirmed:
             told = [_other_hint(cause, releases, wording_range(known, wording), self.library)
                     for cause in others] if wording.words and not own and not foreign else []
@@ -784,26 +792,46 @@ def _where(thing: FrameRule | Frame) -> str:
     return f"`{thing.function}` ({thing.file})" if thing.function else f"`{thing.file}`"
 
 
-def frame_matches(frame: Frame, rule: FrameRule) -> bool:
+def frame_matches(frame: Frame, rule: FrameRule, installed: bool = False) -> bool:
     """Whether a frame lies in the rule's file (as installed; `*` any characters but `/`; a
     trailing `/` any file below) and, if the rule names one, its function (by its own name: Python
-    prints `update`, a notebook `StaticLayer.update`)."""
+    prints `update`, a notebook `StaticLayer.update`). `installed`: only where the file's package folder
+    stands where Python installs packages (`installed_at`): a frame that confirms an entry must be the
+    library's own, never a same-named file of another package's copy or a project's folder. A rule that
+    rules an entry out, or asks where the error was raised, takes any such frame (a copy raising the
+    library's error is not "elsewhere")."""
     if rule.function is not None and frame.function.rsplit(".", 1)[-1] != rule.function.rsplit(".", 1)[-1]:
         return False
-    return _path_matches(frame.path, rule.file)
+    return _path_matches(frame.path, rule.file, installed)
 
 
-def _path_matches(path: str, pattern: str) -> bool:
+def _path_matches(path: str, pattern: str, installed: bool = False) -> bool:
+    """Whether the path lies in the pattern's file or folder; `installed`: at a place of an installed
+    package (some occurrence of the pattern's start does, for a folder)."""
     if pattern.endswith("/"):
-        return path.startswith(pattern) or ("/" + pattern) in path
+        if path.startswith(pattern) and not installed:
+            return True
+        at = path.find("/" + pattern)
+        while at >= 0:
+            if not installed or installed_at(path, at + 1):
+                return True
+            at = path.find("/" + pattern, at + 1)
+        return False
     if "*" not in pattern:
-        return path == pattern or path.endswith("/" + pattern)
+        if path == pattern:
+            return not installed
+        return path.endswith("/" + pattern) and (not installed or installed_at(path, len(path) - len(pattern)))
     glob = "(?:^|/)" + "[^/]*".join(re.escape(part) for part in pattern.split("*")) + "$"
-    return re.search(glob, path) is not None
+    found = re.search(glob, path)
+    if found is None:
+        return False
+    start = found.start() + (1 if path[found.start():found.start() + 1] == "/" else 0)
+    return not installed or installed_at(path, start)
 
 
-def _first(found: list[Frame], wanted: tuple[FrameRule, ...]) -> Frame | None:
-    return next((frame for frame in reversed(found) if any(frame_matches(frame, rule) for rule in wanted)), None)
+def _first(found: list[Frame], wanted: tuple[FrameRule, ...], installed: bool = False) -> Frame | None:
+    return next((frame for frame in reversed(found)
+                 if any(frame_matches(frame, rule, installed) for rule in wanted)), None)
 
 
 def _uses(code: str, names: tuple[str, ...]) -> bool:

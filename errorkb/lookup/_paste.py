@@ -67,6 +67,7 @@ _ARROW_LINE = rules.compiled(rules.ARROW_LINE)
 _PYTEST_DEF = rules.compiled(rules.PYTEST_DEF)
 _PYTEST_FAILING = rules.compiled(rules.PYTEST_FAILING)
 _FATAL_NAME = rules.compiled(rules.FATAL_NAME)
+_INSTALL_ROOT = rules.compiled(rules.INSTALL_ROOT)
 _CHAINED = rules.compiled(rules.CHAINED)
 
 
@@ -355,6 +356,13 @@ def traceback_of(found: list[Frame], start: int, at: int) -> list[Frame]:
     if at < 0:
         return found
     return [frame for frame in found if start <= frame.at < at]
+
+
+def installed_at(path: str, start: int) -> bool:
+    """Whether the package folder that starts at `start` of a frame's path is an installed package's: the
+    folder it stands in is one Python installs packages in (`rules.INSTALL_ROOT`), never another package's
+    folder or a project's. A path that starts with the package's folder does not say where it stands."""
+    return start > 0 and path[start - 1] == "/" and _INSTALL_ROOT.search(path, 0, start - 1) is not None
 
 
 def stated_release(text: str, library: str, meter: Meter | None = None) -> str | None:

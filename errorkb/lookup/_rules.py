@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-RULES_VERSION = 14
+RULES_VERSION = 15
 
 CAP = 1 << 16  # characters of a paste read: its last 64 KiB
 CHAIN = 64  # exception lines tried whole, counted from the end of the paste
@@ -127,6 +127,12 @@ LINE_END = r"(?<![ \t])[ \t]+(?![^\n])"  # from a run's first space: one try a r
 # the address dropped, so that the frame reads as the notebook printed it; only a link to a web, file or
 # editor address is one (`[0](x)` in a message, a list printed `[1](2)`, is left as it is).
 LINK = r"\[([^\[\]\n]*)\]\((?:https?://|file://|vscode-[A-Za-z0-9+.-]*:)[^()\s]*\)"
+# The folder a frame's package folder stands in, for the frame to be the library's own (`INSTALL_ROOT`, matched
+# against the path before the package's folder): an environment's `site-packages` or `dist-packages`, a
+# checkout's `src`, an egg's or a wheel's folder. A file named like the library's in a folder named like it
+# anywhere else is another package's copy (`optimum/habana/<library>/...`, `ipex_llm/<library>/...`) or a
+# project's own folder: it neither confirms an entry by its frame nor tells the release by its line.
+INSTALL_ROOT = r"(?:^|/)(?:site-packages|dist-packages|src|[^/\n]+\.egg|[^/\n]+\.whl)$"
 # Not a frame: a warning (`x.py:3: FutureWarning: ...`), a linter's `x.py:3:5: E501`, prose.
 FRAME = r"File \"([^\"\n]*)\", line ([0-9]+)"
 FRAME_LINE = (r"(?<![^\n])[ \t]*(?:File (?:\"([^\"\n]*)\",[ \t]*line[ \t]*([0-9]+)"
@@ -240,7 +246,8 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
                      "QUOTE_MARK": QUOTE_MARK, "LINE_END": LINE_END, "SUFFIX": SUFFIX, "EXCEPTION_LINE": EXCEPTION_LINE,
                      "INLINE_EXCEPTION": INLINE_EXCEPTION, "STOP_LINE": STOP_LINE, "TRACEBACK": TRACEBACK,
                      "TRACEBACK_END": TRACEBACK_END, "FATAL_NAME": FATAL_NAME, "CHAINED": CHAINED,
-                     "FRAME": FRAME, "FRAME_LINE": FRAME_LINE, "CODE_LINE": CODE_LINE, "ARROW_LINE": ARROW_LINE,
+                     "FRAME": FRAME, "FRAME_LINE": FRAME_LINE, "INSTALL_ROOT": INSTALL_ROOT, "CODE_LINE": CODE_LINE,
+                     "ARROW_LINE": ARROW_LINE,
                      "PYTEST_DEF": PYTEST_DEF, "PYTEST_FAILING": PYTEST_FAILING,
                      "MARKERS": MARKERS, "PLAIN_RELEASE": PLAIN_RELEASE, "CLAUSE": CLAUSE, "STATED": STATED},
         "name_chars": NAME_CHARS, "dotted_name_chars": DOTTED_NAME_CHARS, "lower_first": LOWER_FIRST,

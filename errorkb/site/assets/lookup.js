@@ -616,10 +616,16 @@
     return wording.main ? one.releases.raises : null;
   }
 
-  function releasesInPaste(one, found) {
+  /* _paste.py:installed_at: the package folder at `start` of a frame's path stands where packages are installed. */
+  function installedAt(path, start, R) {
+    return start > 0 && path[start - 1] === "/" && R.patterns.INSTALL_ROOT.test(path.slice(0, start - 1));
+  }
+
+  function releasesInPaste(one, found, R) {
     if (!one.linesPath || !one.lines.length) return [];
     const installed = one.linesPath;
-    const seen = new Set(found.filter((f) => f.path === installed || f.path.endsWith("/" + installed)).map((f) => f.line));
+    const seen = new Set(found.filter((f) => f.path.endsWith("/" + installed)
+      && installedAt(f.path, f.path.length - installed.length, R)).map((f) => f.line));
     return one.lines.filter(([, line]) => seen.has(line)).map(([release]) => release);
   }
 
@@ -736,19 +742,32 @@
     return a.known.id < b.known.id ? -1 : a.known.id > b.known.id ? 1 : 0;
   }
 
-  function pathMatches(path, pattern) {
-    if (pattern.endsWith("/")) return path.startsWith(pattern) || path.includes("/" + pattern);
-    if (!pattern.includes("*")) return path === pattern || path.endsWith("/" + pattern);
-    return new RegExp("(?:^|/)" + pattern.split("*").map(escapeRe).join("[^/]*") + "$").test(path);
+  /* _match.py:_path_matches; `R` given: only at a place of an installed package (installedAt). */
+  function pathMatches(path, pattern, R = null) {
+    if (pattern.endsWith("/")) {
+      if (path.startsWith(pattern) && R === null) return true;
+      for (let at = path.indexOf("/" + pattern); at >= 0; at = path.indexOf("/" + pattern, at + 1)) {
+        if (R === null || installedAt(path, at + 1, R)) return true;
+      }
+      return false;
+    }
+    if (!pattern.includes("*")) {
+      if (path === pattern) return R === null;
+      return path.endsWith("/" + pattern) && (R === null || installedAt(path, path.length - pattern.length, R));
+    }
+    const found = new RegExp("(?:^|/)" + pattern.split("*").map(escapeRe).join("[^/]*") + "$").exec(path);
+    if (found === null) return false;
+    return R === null || installedAt(path, found.index + (path[found.index] === "/" ? 1 : 0), R);
   }
 
-  function frameMatches(frame, rule) {
+  function frameMatches(frame, rule, R = null) {
     if (rule.function !== null && lastName(frame.function) !== lastName(rule.function)) return false;
-    return pathMatches(frame.path, rule.file);
+    return pathMatches(frame.path, rule.file, R);
   }
 
-  function first(found, wanted) {
-    for (let i = found.length - 1; i >= 0; i--) if (wanted.some((rule) => frameMatches(found[i], rule))) return found[i];
+  /* _match.py:_first; `R` given: the installed library's frames only. */
+  function first(found, wanted, R = null) {
+    for (let i = found.length - 1; i >= 0; i--) if (wanted.some((rule) => frameMatches(found[i], rule, R))) return found[i];
     return null;
   }
 
@@ -1329,7 +1348,7 @@
       const evidence = [], missing = [];
       reading.all();
       const shown = tracebackOf(reading.frames, reading.startOf(match.at), match.at);
-      const releases = reading.release ? reading.releases : releasesInPaste(one, shown);
+      const releases = reading.release ? reading.releases : releasesInPaste(one, shown, R);
       const ruled = (reason) => ({ ruledOut: true, match, reason });
       if (releases.length) {
         const said = verdict(one, wording, releases, reading.source || "frames", library, R);
@@ -1350,6 +1369,9 @@
         return ruled(`raised in ${where(raising)}, not where this error is raised ` +
           `(${d.frames.length ? where(d.frames[0]) : "?"})`);
       }
+      // Raised in a file named like the documented one, not the installed library's: nothing confirms it.
+      const copied = raising !== null && d.requireFrame && !wording.device && first([raising], d.frames, R) === null
+        ? raising : null;
       // A recognised text counts where it may be this error's: not inside another exception's traceback.
       if (match.recognised && match.at >= 0 && recognisedElsewhere(match, reading, meter)) {
         match = { ...match, recognised: false };
@@ -1392,7 +1414,7 @@
       }
       // An other cause raised through the same frames: they tie the paste to neither (_match.py:_grade).
       const blind = !apart && others.some((cause) => cause.sameFrames);
-      const framed = blind ? null : first(shown, d.frames);
+      const framed = blind ? null : first(shown, d.frames, R);
       if (framed !== null) evidence.push({ kind: "frame", detail: `a frame in ${where(framed)}` });
       let coded = null;
       for (let i = failing.length - 1; !blind && i >= 0 && coded === null; i--) if (uses(failing[i].code, d.code)) coded = failing[i];
@@ -1406,7 +1428,7 @@
         this.classes.size ? (value) => this.classes.has(fnv1a(value.split(".", 1)[0]))
           || this.classes.has(fnv1a(value.slice(value.lastIndexOf(".") + 1))) : null);
       const held = withheld.map(([value, because]) => `\`${value}\` ${because}`);
-      let confirmed = !withheld.length && evidence.some((e) => R.confirming.has(e.kind));
+      let confirmed = !withheld.length && copied === null && evidence.some((e) => R.confirming.has(e.kind));
       // Only the error the paste ended with is the user's (_match.py:_grade).
       const earlier = confirmed && !wording.device && !this.endedWith(match, reading, meter);
       confirmed = confirmed && !earlier;
@@ -1414,6 +1436,9 @@
         missing.push(EARLIER);
       } else if (withheld.length) {
         missing.push(...held);
+      } else if (copied !== null) {
+        missing.push(`raised in ${where(copied)}, a file named like ${library}'s in another package or folder: ` +
+          `a frame of the installed ${library} confirms it`);
       } else if (!confirmed) {
         const told = wording.words && !own.length && !foreign.length
           ? others.map((cause) => otherHint(cause, releases, wordingRange(one, wording), library, R)) : [];

@@ -1,0 +1,118 @@
+"""Evidence judged by what it is, never by names a stranger controls (red team, round three).
+
+A frame confirms an entry when it is the installed library's: the documented file in the library's package
+folder where Python installs packages (`site-packages`, `dist-packages`, a checkout's `src`, an egg). Other
+packages ship copies of the library's files under a folder of the same name (optimum-habana's
+`optimum/habana/transformers/generation/utils.py`, ipex-llm's `ipex_llm/transformers/`, a project's own
+`transformers/` folder): their frames neither confirm an entry nor tell the release by their line numbers.
+Asked of the real entries (as `errorkb lookup` reads them), and of the page's script and the hook alike."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmarks.lookup_recall import project_known_lookup
+from errorkb.lookup import Lookup
+
+SITE = "/venv/lib/python3.11/site-packages"
+TRACEBACK = "Traceback (most recent call last):\n"
+
+
+def frame(path: str, line: int, function: str, code: str) -> str:
+    return f'  File "{path}", line {line}, in {function}\n    {code}\n'
+
+
+def in_update(folder: str) -> str:
+    """layer-idx-out-of-range's traceback, its raising frame in `<folder>/cache_utils.py`'s `update`."""
+    return (TRACEBACK + frame("/me/run.py", 3, "<module>", "out = model.generate(**batch)")
+            + frame(f"{folder}/cache_utils.py", 1376, "update", "keys, values = self.layers[layer_idx].update(k, v)")
+            + "IndexError: list index out of range\n")
+
+
+def legacy_forward(folder: str) -> str:
+    """legacy-tuple-layer-to-legacy-cache's traceback (require_frame), raised in `<folder>/models/llama/`."""
+    return (TRACEBACK + frame("/me/run.py", 3, "<module>", "out = model(input_ids)")
+            + frame(f"{folder}/models/llama/modeling_llama.py", 900, "forward",
+                    "next_cache = next_decoder_cache.to_legacy_cache()")
+            + "AttributeError: 'tuple' object has no attribute 'to_legacy_cache'\n")
+
+
+def cache_position(folder: str) -> str:
+    """forward-unexpected-cache-position (require_frame, any file below the library's folder)."""
+    return (TRACEBACK + frame("/me/run.py", 3, "<module>", "out = model.generate(**batch)")
+            + frame(f"{folder}/generation/utils.py", 2000, "_sample", "outputs = self(**model_inputs, return_dict=True)")
+            + "TypeError: ChatGLMForConditionalGeneration.forward() got an unexpected keyword argument 'cache_position'\n")
+
+
+# Folders named like the library's package that are not the installed library: another package's copy of it
+# (real: optimum-habana, ipex-llm, intel-extension-for-transformers), a project's own folder, a relative path.
+COPIES = [f"{SITE}/optimum/habana/transformers", f"{SITE}/ipex_llm/transformers",
+          f"{SITE}/intel_extension_for_transformers/transformers", "/home/me/proj/transformers", "transformers",
+          "/transformers"]
+# The installed library, as environments, checkouts and eggs place it.
+INSTALLED = [f"{SITE}/transformers", "/usr/local/lib/python3.10/dist-packages/transformers",
+             "C:\\Users\\me\\AppData\\Local\\Programs\\Python\\Python310\\Lib\\site-packages\\transformers",
+             "/home/me/code/transformers/src/transformers", f"{SITE}/transformers-4.46.0-py3.10.egg/transformers"]
+SHAPES = {"update": (in_update, "layer-idx-out-of-range"), "legacy": (legacy_forward, "legacy-tuple-layer-to-legacy-cache"),
+          "cache-position": (cache_position, "forward-unexpected-cache-position")}
+
+
+@pytest.fixture(scope="module")
+def kb() -> Lookup:
+    return project_known_lookup()
+
+
+def grades(kb: Lookup, text: str, release: str | None = None) -> dict[str, str]:
+    return {m.known.id: m.grade.value for m in kb.answer(text, release).matches}
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+@pytest.mark.parametrize("folder", COPIES, ids=["habana", "ipex", "itrex", "project", "relative", "root"])
+def test_a_frame_in_a_copy_of_the_librarys_file_never_confirms(kb, shape, folder):
+    """The same file and function as the entry documents, in another package's folder: a candidate, which
+    says so; a frame of the installed library would confirm it."""
+    make, entry = SHAPES[shape]
+    assert grades(kb, make(folder)) == {entry: "candidate"}
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+@pytest.mark.parametrize("folder", INSTALLED, ids=["site", "dist", "windows", "src", "egg"])
+def test_a_frame_of_the_installed_library_still_confirms(kb, shape, folder):
+    make, entry = SHAPES[shape]
+    assert grades(kb, make(folder))[entry] == "confirmed"
+
+
+def test_a_copy_raising_where_the_entry_requires_the_librarys_frame_says_what_would_confirm(kb):
+    answer = kb.answer(cache_position(f"{SITE}/ipex_llm/transformers"))
+    assert any("another package or folder" in hint for hint in answer.matches[0].missing)
+
+
+INVALID = ("ValueError: Invalid `cache_implementation` (offloaded). Choose one of: ['static', 'offloaded_static', "
+           "'sliding_window', 'hybrid', 'mamba', 'quantized', 'static']\n")
+
+
+def validate(folder: str) -> str:
+    return (TRACEBACK + frame(f"{folder}/generation/configuration_utils.py", 726, "validate", "raise ValueError(")
+            + INVALID)
+
+
+def test_a_copys_line_numbers_never_tell_the_librarys_release(kb):
+    """Line 726 is where 4.46.3's `GenerationConfig.validate` raises; a copy's line 726 says nothing of it."""
+    installed = kb.answer(validate(f"{SITE}/transformers")).matches[0]
+    assert installed.release is not None and installed.release.releases == ("4.46.3",)
+    copied = kb.answer(validate(f"{SITE}/optimum/habana/transformers")).matches[0]
+    assert copied.release is None
+
+
+EVIDENCE_PASTES = [make(folder) for make, _ in SHAPES.values() for folder in (*COPIES, *INSTALLED)] + \
+    [validate(f"{SITE}/transformers"), validate(f"{SITE}/optimum/habana/transformers")]
+
+
+@pytest.mark.parametrize("release", [None, "4.46.0"])
+def test_copies_of_the_librarys_files_are_read_alike_in_the_page_the_cli_and_the_hook(release):
+    from tests.site.test_lookup_js import _same_in_page_cli_and_hook, real_index
+
+    python = _same_in_page_cli_and_hook(real_index.__wrapped__(), EVIDENCE_PASTES, release)
+    if release is None:
+        copies = [p for index, p in enumerate(python[:-2]) if index % (len(COPIES) + len(INSTALLED)) < len(COPIES)]
+        assert copies and all(one[1] == "candidate" for p in copies for one in p["found"])
