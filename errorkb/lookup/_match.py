@@ -68,6 +68,7 @@ from errorkb.lookup._paste import (
     markers,
     normalize,
     plain_quotes,
+    releases_beside,
     said_at,
     stated_releases,
     strip,
@@ -240,10 +241,12 @@ class _Reading:
         self._ends = ends(self.text, self._meter)
         release, source = self._given, self._given_source
         said = [release] if release is not None else stated_releases(self.text, self._library, self._meter)
+        named = said if release is not None or not said else \
+            said + releases_beside(self.text, self._library, self._meter)
         if release is None:
             release, source = (said[-1] if said else None), STATED
         self._release, self._source = plain(release), source if release else None
-        self._releases = tuple(dict.fromkeys(one for one in map(plain, said) if one))
+        self._releases = tuple(dict.fromkeys(one for one in map(plain, named) if one))
 
     @property
     def frames(self) -> list[Frame]:

@@ -68,6 +68,7 @@ _PYTEST_DEF = rules.compiled(rules.PYTEST_DEF)
 _PYTEST_FAILING = rules.compiled(rules.PYTEST_FAILING)
 _FATAL_NAME = rules.compiled(rules.FATAL_NAME)
 _INSTALL_ROOT = rules.compiled(rules.INSTALL_ROOT)
+_RELEASE_NUMBER = rules.compiled(rules.RELEASE_NUMBER)
 _CHAINED = rules.compiled(rules.CHAINED)
 
 
@@ -381,6 +382,28 @@ def stated_releases(text: str, library: str, meter: Meter | None = None) -> list
     meter.work += len(text)
     pattern = re.compile(rules.STATED.replace("{name}", escape(library)))
     return list(dict.fromkeys(match.group(1) for match in pattern.finditer(text)))
+
+
+def releases_beside(text: str, library: str, meter: Meter | None = None) -> list[str]:
+    """Every release number on a line that states a release of `library` (`rules.RELEASE_NUMBER`), in order:
+    "worked with <library> 4.57.1, fails after downgrading to 4.46.0" names two releases of it, and the line
+    does not say which raised. Each line once, however many statements it holds."""
+    if not library:
+        return []
+    meter = meter or Meter()
+    meter.work += len(text)
+    pattern = re.compile(rules.STATED.replace("{name}", escape(library)))
+    found, done = [], -1
+    for match in pattern.finditer(text):
+        start = line_start(text, match.start(1))
+        if start <= done:
+            continue
+        end = text.find("\n", match.start(1))
+        end = len(text) if end < 0 else end
+        meter.work += end - start
+        found += [one.group(1) for one in _RELEASE_NUMBER.finditer(text, start, end)]
+        done = start
+    return found
 
 
 def escape(text: str) -> str:

@@ -187,6 +187,12 @@ STATED = (r"(?:(?<![^\n])[ \t]*Successfully installed (?:[^ \t\n]+[ \t]+)*?{name
           r"|[ \t]*\nVersion:[ \t]*)"
           r"(?=" + _RELEASE + r"(?![0-9A-Za-z.]))"
           r"|-(?=" + _RELEASE + r"(?:\.dist-info|\.egg-info|-py[0-9h]))))(" + _RELEASE + ")")
+# A line that states the library's release and names others ("worked with <library> 4.57.1, fails after
+# downgrading to 4.46.0", "upgraded <library> from 4.38 to 4.49", "<library> 4.57.1 → 4.46.0") does not say which
+# one raised: every release number on it (`RELEASE_NUMBER`, group 1; `v4.46.0` too, never a part of a longer
+# word or number: `python3.10`, `4.46.0.dev0`) is held to the entry, as the stated ones are. A number there of
+# another package (`torch 2.1.0`) only makes the release less certain, never confirms.
+RELEASE_NUMBER = r"(?<![0-9A-Za-z_.])v?([0-9]+\.[0-9]+(?:\.[0-9]+)?)(?![0-9A-Za-z_]|\.[0-9A-Za-z_])"
 
 # -- typed placeholders (what an entry may declare of a placeholder's value) ---------------------
 
@@ -249,7 +255,8 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
                      "FRAME": FRAME, "FRAME_LINE": FRAME_LINE, "INSTALL_ROOT": INSTALL_ROOT, "CODE_LINE": CODE_LINE,
                      "ARROW_LINE": ARROW_LINE,
                      "PYTEST_DEF": PYTEST_DEF, "PYTEST_FAILING": PYTEST_FAILING,
-                     "MARKERS": MARKERS, "PLAIN_RELEASE": PLAIN_RELEASE, "CLAUSE": CLAUSE, "STATED": STATED},
+                     "MARKERS": MARKERS, "PLAIN_RELEASE": PLAIN_RELEASE, "CLAUSE": CLAUSE, "STATED": STATED,
+                     "RELEASE_NUMBER": RELEASE_NUMBER},
         "name_chars": NAME_CHARS, "dotted_name_chars": DOTTED_NAME_CHARS, "lower_first": LOWER_FIRST,
         "types": TYPES, "default_types": DEFAULT_TYPES, "builtin_types": list(BUILTIN_TYPES),
         "relations": list(RELATIONS), "confirming": list(CONFIRMING),

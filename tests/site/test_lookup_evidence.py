@@ -116,3 +116,45 @@ def test_copies_of_the_librarys_files_are_read_alike_in_the_page_the_cli_and_the
     if release is None:
         copies = [p for index, p in enumerate(python[:-2]) if index % (len(COPIES) + len(INSTALLED)) < len(COPIES)]
         assert copies and all(one[1] == "candidate" for p in copies for one in p["found"])
+
+
+# -- a line that names the library's release and others ------------------------------------------------------
+# key-cache-removed (>=4.56) has another cause of its words on <4.56: the release alone tells them apart.
+KEY_CACHE = "AttributeError: 'DynamicCache' object has no attribute 'key_cache'\n"
+SEVERAL_ON_A_LINE = [
+    "It worked with transformers 4.57.1 but after downgrading to 4.46.0 I get:\n" + KEY_CACHE,
+    "transformers 4.57.1 -> 4.46.0 breaks my script:\n" + KEY_CACHE,
+    "Same with transformers==4.57.1 and v4.46.0.\n" + KEY_CACHE,
+    "- `transformers` version: 4.57.1 (also fails on 4.46.0)\n" + KEY_CACHE,
+]
+ONE_ON_A_LINE = [
+    "transformers==4.57.1\n" + KEY_CACHE,
+    "- `transformers` version: 4.57.1\n- Platform: Linux-5.15.0-x86_64-with-glibc2.35\n- Python version: 3.10.12\n"
+    "- PyTorch version (GPU?): 2.4.0+cu121 (True)\n" + KEY_CACHE,
+    "Package      Version\n------------ -------\ntorch        2.4.0\ntransformers 4.57.1\n" + KEY_CACHE,
+    "Installed transformers v4.57.1 from PyPI, on python3.10:\n" + KEY_CACHE,  # `python3.10` is a word, no release
+]
+
+
+@pytest.mark.parametrize("paste", SEVERAL_ON_A_LINE, ids=["downgraded", "arrow", "v-prefix", "template"])
+def test_a_line_naming_the_librarys_release_and_another_is_held_to_both(kb, paste):
+    """The line says the library ran on two releases; the error's words tell the causes apart only by which."""
+    assert grades(kb, paste) == {"key-cache-removed": "candidate"}
+    assert set(kb.answer(paste).matches[0].release.releases) >= {"4.57.1", "4.46.0"}
+
+
+@pytest.mark.parametrize("paste", ONE_ON_A_LINE, ids=["pinned", "template", "pip-list", "words"])
+def test_one_release_on_its_line_still_tells_the_causes_apart(kb, paste):
+    assert grades(kb, paste) == {"key-cache-removed": "confirmed"}
+
+
+@pytest.mark.parametrize("release", [None, "4.57.1"])
+def test_releases_on_a_stated_line_are_read_alike_in_the_page_the_cli_and_the_hook(release):
+    from tests.site.test_lookup_js import _same_in_page_cli_and_hook, real_index
+
+    python = _same_in_page_cli_and_hook(real_index.__wrapped__(), [*SEVERAL_ON_A_LINE, *ONE_ON_A_LINE], release)
+    expect = ["candidate"] * len(SEVERAL_ON_A_LINE) + ["confirmed"] * len(ONE_ON_A_LINE)
+    if release is None:  # given (installed), the one release is known: the paste's lines do not count
+        assert [p["found"][0][1] for p in python] == expect
+    else:
+        assert all(p["found"][0][1] == "confirmed" for p in python)

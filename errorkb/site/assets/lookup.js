@@ -239,7 +239,7 @@
 
   const GLOBAL = new Set(["ANSI", "PREFIX", "SUFFIX", "EXCEPTION_LINE", "INLINE_EXCEPTION", "TRACEBACK",
     "TRACEBACK_END", "FRAME_LINE", "FRAME", "ARROW_LINE", "PYTEST_DEF", "PYTEST_FAILING", "RICH_TOP", "RICH_BOTTOM", "RICH_FOLD", "RICH_WRAP",
-    "RICH_EDGE", "FRAME_WRAP", "FRAME_NAME_WRAP", "LINK", "QUOTED", "QUOTE_MARK", "LINE_END", "CHAINED"]);
+    "RICH_EDGE", "FRAME_WRAP", "FRAME_NAME_WRAP", "LINK", "QUOTED", "QUOTE_MARK", "LINE_END", "CHAINED", "RELEASE_NUMBER"]);
 
   /* The index's `rules` made ready: each pattern compiled (the global flag where it is scanned). */
   function compileRules(rules) {
@@ -553,6 +553,26 @@
     meter.work += text.length;
     const pattern = new RegExp(R.patterns.STATED.replaceAll("{name}", escapeRe(library)), "g");
     return [...new Set([...text.matchAll(pattern)].map((m) => m[1]))];
+  }
+
+  /* Every release number on a line that states one of `library` (_paste.py:releases_beside). */
+  function releasesBeside(text, library, R, meter) {
+    if (!library) return [];
+    meter.work += text.length;
+    const pattern = new RegExp(R.patterns.STATED.replaceAll("{name}", escapeRe(library)), "g");
+    const found = [];
+    let done = -1;
+    for (const m of text.matchAll(pattern)) {
+      const at = m.index + m[0].length - m[1].length;
+      const start = lineStart(text, at);
+      if (start <= done) continue;
+      let end = text.indexOf("\n", at);
+      if (end < 0) end = text.length;
+      meter.work += end - start;
+      for (const one of text.slice(start, end).matchAll(R.patterns.RELEASE_NUMBER)) found.push(one[1]);
+      done = start;
+    }
+    return found;
   }
 
   /* -- the index's items (errorkb/lookup/_known.py) ------------------------------------------ */
@@ -1275,7 +1295,8 @@
           }
           this.release = plain(stated, R);
           this.source = stated ? from : null;
-          this.releases = [...new Set(said.map((one) => plain(one, R)).filter((one) => one))];
+          const named = given || !said.length ? said : [...said, ...releasesBeside(text, library, R, meter)];
+          this.releases = [...new Set(named.map((one) => plain(one, R)).filter((one) => one))];
           return this;
         } };
       return reading;
