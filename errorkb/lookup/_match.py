@@ -838,9 +838,30 @@ def _first(found: list[Frame], wanted: tuple[FrameRule, ...], installed: bool = 
 
 
 def _uses(code: str, names: tuple[str, ...]) -> bool:
-    """Whether a line of code uses one of the names as a whole identifier."""
+    """Whether a line of code uses one of the names as a whole identifier, in its code: a comment on the
+    line (`# was cache.key_cache`) uses nothing; a string may (`getattr(cache, 'key_cache')`)."""
+    code = without_comment(code)
     return bool(code) and any(re.search(r"(?<![A-Za-z0-9_])" + re.escape(name) + r"(?![A-Za-z0-9_])", code)
                               for name in names)
+
+
+def without_comment(code: str) -> str:
+    """A line of Python without its comment: from the first `#` outside a string literal (quotes read in
+    one pass, a backslash escaping the next character inside one)."""
+    quote, at = "", 0
+    while at < len(code):
+        char = code[at]
+        if quote:
+            if char == "\\":
+                at += 1
+            elif char == quote:
+                quote = ""
+        elif char in "'\"":
+            quote = char
+        elif char == "#":
+            return code[:at]
+        at += 1
+    return code
 
 
 def withheld_values(diagnosis: Diagnosis, named: dict[str, str],

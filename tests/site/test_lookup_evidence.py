@@ -158,3 +158,34 @@ def test_releases_on_a_stated_line_are_read_alike_in_the_page_the_cli_and_the_ho
         assert [p["found"][0][1] for p in python] == expect
     else:
         assert all(p["found"][0][1] == "confirmed" for p in python)
+
+
+# -- the failing line uses the documented name: as code, not in a comment ------------------------------------
+# key-cache-removed has another cause of its words: without a release, only the user's failing line using
+# `key_cache` ties the paste to it. A comment on the line is no use of the name.
+def failing(code: str) -> str:
+    return TRACEBACK + frame("/me/run.py", 3, "<module>", code) + KEY_CACHE
+
+
+COMMENTED = [failing("k = cache.layers[0].keys  # was cache.key_cache[0]"),
+             failing("k = cache.layers[0].keys#key_cache"),
+             failing("k = cache.layers[0].keys  # 'key_cache' removed")]
+USED = [failing("k = cache.key_cache[0]"), failing("k = getattr(cache, 'key_cache')  # the old name"),
+        failing("n = '#'.join(names) + str(cache.key_cache)")]
+
+
+@pytest.mark.parametrize("paste", COMMENTED, ids=["comment", "no-space", "quoted-in-comment"])
+def test_a_name_in_the_failing_lines_comment_is_no_use_of_it(kb, paste):
+    assert grades(kb, paste) == {"key-cache-removed": "candidate"}
+
+
+@pytest.mark.parametrize("paste", USED, ids=["attribute", "getattr", "hash-in-string"])
+def test_a_name_the_failing_lines_code_uses_still_confirms(kb, paste):
+    assert grades(kb, paste) == {"key-cache-removed": "confirmed"}
+
+
+def test_a_failing_lines_comment_is_read_alike_in_the_page_the_cli_and_the_hook():
+    from tests.site.test_lookup_js import _same_in_page_cli_and_hook, real_index
+
+    python = _same_in_page_cli_and_hook(real_index.__wrapped__(), [*COMMENTED, *USED], None)
+    assert [p["found"][0][1] for p in python] == ["candidate"] * len(COMMENTED) + ["confirmed"] * len(USED)

@@ -796,8 +796,25 @@
     return thing.function ? `\`${thing.function}\` (${thing.path})` : thing.path;
   }
 
-  const uses = (code, names) => Boolean(code) && names.some((name) =>
-    new RegExp("(?<![A-Za-z0-9_])" + escapeRe(name) + "(?![A-Za-z0-9_])").test(code));
+  /* _match.py:without_comment: a line of Python without its comment (from a `#` outside a string). */
+  function withoutComment(code) {
+    let quote = "";
+    for (let at = 0; at < code.length; at++) {
+      const char = code[at];
+      if (quote) {
+        if (char === "\\") at++;
+        else if (char === quote) quote = "";
+      } else if (char === "'" || char === '"') {
+        quote = char;
+      } else if (char === "#") {
+        return code.slice(0, at);
+      }
+    }
+    return code;
+  }
+
+  const uses = (code, names) => Boolean(withoutComment(code)) && names.some((name) =>
+    new RegExp("(?<![A-Za-z0-9_])" + escapeRe(name) + "(?![A-Za-z0-9_])").test(withoutComment(code)));
 
   // The values (whole names) the entry's `withhold` declarations name, each with why (_match.py:withheld_values).
   function withheldValues(d, named, defines) {
