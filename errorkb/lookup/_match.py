@@ -812,7 +812,7 @@ def _path_matches(path: str, pattern: str, installed: bool = False) -> bool:
     """Whether the path lies in the pattern's file or folder; `installed`: at a place of an installed
     package (some occurrence of the pattern's start does, for a folder)."""
     if pattern.endswith("/"):
-        if path.startswith(pattern) and not installed:
+        if path.startswith(pattern):
             return True
         at = path.find("/" + pattern)
         while at >= 0:
@@ -822,7 +822,7 @@ def _path_matches(path: str, pattern: str, installed: bool = False) -> bool:
         return False
     if "*" not in pattern:
         if path == pattern:
-            return not installed
+            return True
         return path.endswith("/" + pattern) and (not installed or installed_at(path, len(path) - len(pattern)))
     glob = "(?:^|/)" + "[^/]*".join(re.escape(part) for part in pattern.split("*")) + "$"
     found = re.search(glob, path)
@@ -929,7 +929,9 @@ def fits(diagnosis: Diagnosis, values: dict[str, str], library: str = "", partia
                 return False
     for left, operator, right in () if partial else diagnosis.relations:
         a, b = values.get(left), values.get(right)
-        if a is None or b is None or not _TYPES["int"].match(a) or not _TYPES["int"].match(b):
+        if not a or not b:  # a wording that does not print both (a device's own, without numbers): not its concern
+            continue
+        if not _TYPES["int"].match(a) or not _TYPES["int"].match(b):
             return False
         if not _compare(int(a), operator, int(b)):
             return False

@@ -362,8 +362,9 @@ def traceback_of(found: list[Frame], start: int, at: int) -> list[Frame]:
 def installed_at(path: str, start: int) -> bool:
     """Whether the package folder that starts at `start` of a frame's path is an installed package's: the
     folder it stands in is one Python installs packages in (`rules.INSTALL_ROOT`), never another package's
-    folder or a project's. A path that starts with the package's folder does not say where it stands."""
-    return start > 0 and path[start - 1] == "/" and _INSTALL_ROOT.search(path, 0, start - 1) is not None
+    folder or a project's. A relative path that starts with the package's folder is the form errorkb's own
+    captures print (the verified befores' tracebacks, relative to the environment): the installed package."""
+    return start == 0 or (path[start - 1] == "/" and _INSTALL_ROOT.search(path, 0, start - 1) is not None)
 
 
 def stated_release(text: str, library: str, meter: Meter | None = None) -> str | None:

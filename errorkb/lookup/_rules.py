@@ -131,7 +131,8 @@ LINK = r"\[([^\[\]\n]*)\]\((?:https?://|file://|vscode-[A-Za-z0-9+.-]*:)[^()\s]*
 # against the path before the package's folder): an environment's `site-packages` or `dist-packages`, a
 # checkout's `src`, an egg's or a wheel's folder. A file named like the library's in a folder named like it
 # anywhere else is another package's copy (`optimum/habana/<library>/...`, `ipex_llm/<library>/...`) or a
-# project's own folder: it neither confirms an entry by its frame nor tells the release by its line.
+# project's own folder: it neither confirms an entry by its frame nor tells the release by its line. A relative
+# path that starts with the package's folder (errorkb's own captures print them so) is the installed package.
 INSTALL_ROOT = r"(?:^|/)(?:site-packages|dist-packages|src|[^/\n]+\.egg|[^/\n]+\.whl)$"
 # Not a frame: a warning (`x.py:3: FutureWarning: ...`), a linter's `x.py:3:5: E501`, prose.
 FRAME = r"File \"([^\"\n]*)\", line ([0-9]+)"

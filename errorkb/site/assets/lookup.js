@@ -638,7 +638,7 @@
 
   /* _paste.py:installed_at: the package folder at `start` of a frame's path stands where packages are installed. */
   function installedAt(path, start, R) {
-    return start > 0 && path[start - 1] === "/" && R.patterns.INSTALL_ROOT.test(path.slice(0, start - 1));
+    return start === 0 || (path[start - 1] === "/" && R.patterns.INSTALL_ROOT.test(path.slice(0, start - 1)));
   }
 
   function releasesInPaste(one, found, R) {
@@ -765,14 +765,14 @@
   /* _match.py:_path_matches; `R` given: only at a place of an installed package (installedAt). */
   function pathMatches(path, pattern, R = null) {
     if (pattern.endsWith("/")) {
-      if (path.startsWith(pattern) && R === null) return true;
+      if (path.startsWith(pattern)) return true;
       for (let at = path.indexOf("/" + pattern); at >= 0; at = path.indexOf("/" + pattern, at + 1)) {
         if (R === null || installedAt(path, at + 1, R)) return true;
       }
       return false;
     }
     if (!pattern.includes("*")) {
-      if (path === pattern) return R === null;
+      if (path === pattern) return true;
       return path.endsWith("/" + pattern) && (R === null || installedAt(path, path.length - pattern.length, R));
     }
     const found = new RegExp("(?:^|/)" + pattern.split("*").map(escapeRe).join("[^/]*") + "$").exec(path);
@@ -873,7 +873,8 @@
     }
     for (const [left, operator, right] of partial ? [] : d.relations) {
       const a = values[left], b = values[right];
-      if (a === undefined || b === undefined || !R.types.int.test(a) || !R.types.int.test(b)) return false;
+      if (!a || !b) continue;  // a wording that does not print both: not its concern (_match.py:fits)
+      if (!R.types.int.test(a) || !R.types.int.test(b)) return false;
       const x = Number(a), y = Number(b);
       const ok = { "<": x < y, "<=": x <= y, ">": x > y, ">=": x >= y, "==": x === y, "!=": x !== y }[operator];
       if (!ok) return false;
