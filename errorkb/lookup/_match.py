@@ -497,7 +497,8 @@ class Lookup:
         if match.recognised:
             evidence.append(Evidence(rules.RECOGNISED, "the paste shows the failing line this case shows"))
         # A value the entry says prints these words for another cause: nothing else shown confirms it.
-        withheld = withheld_values(diagnosis, named, self._defines_class if self.classes else None)
+        withheld = withheld_values(diagnosis, named, self._defines_class if self.classes else None) + \
+            located_elsewhere(diagnosis, named, self.library)
         confirmed = not withheld and copied is None and any(one.kind in rules.CONFIRMING for one in evidence)
         # Only the error the paste ended with is the user's; a device's own wording is printed before the
         # exception that reports it, by whichever later call syncs.
@@ -880,6 +881,27 @@ def withheld_values(diagnosis: Diagnosis, named: dict[str, str],
                 found.append((value, rule.because))
                 break
     return found
+
+
+def located_elsewhere(diagnosis: Diagnosis, named: dict[str, str], library: str) -> list[tuple[str, str]]:
+    """The `location` values (where an import found the module) that are not the installed library's folder,
+    each with why: the import found another folder of that name, so the entry's cause is not what it shows."""
+    return [(value, f"is not where {library} is installed (a folder named like it, or a namespace package "
+                    f"without its files): the import found another `{library}`; fix what it imports first")
+            for expression, value in named.items()
+            if _type(diagnosis, expression) == "location" and not installed_location(value, library)]
+
+
+def installed_location(value: str, library: str) -> bool:
+    """Whether a location Python printed is a file in the library's folder where packages are installed
+    (`installed_at`: one occurrence of the folder suffices)."""
+    path = value.replace("\\", "/")
+    at = path.find(library + "/")
+    while at >= 0:
+        if (at == 0 or path[at - 1] == "/") and installed_at(path, at):
+            return True
+        at = path.find(library + "/", at + 1)
+    return False
 
 
 def name_matches(value: str, glob: str) -> bool:

@@ -215,10 +215,15 @@ TYPES: dict[str, str | None] = {
     "library-class": r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_<>][A-Za-z0-9_<>]*)*$",
     # A module of the documented library: its import name, or a dotted name below it.
     "library": r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$",
+    # Where the module an import found lies, as Python prints it (`(/x/site-packages/<library>/__init__.py)`,
+    # `(unknown location)`): a value that is not a file in the library's folder where packages are installed
+    # (INSTALL_ROOT; a relative path too) withholds the entry: the import found a folder named like the library
+    # (a project's, a copy's) or a namespace package without its files, not the installed library.
+    "location": None,
 }
 # The type a placeholder has when its entry declares none, by its expression (the names authors
 # give the placeholders of `also_seen_as` wordings: `{cls}` a class, `{module}` where an import failed).
-DEFAULT_TYPES = {"cls": "class", "module": "library"}
+DEFAULT_TYPES = {"cls": "class", "module": "library", "path": "location"}
 # Python's own types: a `class` (or `library-class`) placeholder never stands for one unless its entry allows it.
 BUILTIN_TYPES = ("NoneType", "tuple", "list", "dict", "str", "int", "float", "bool", "bytes", "bytearray",
                  "set", "frozenset", "complex", "object", "type", "function", "method", "module", "range",

@@ -225,3 +225,39 @@ def test_numbers_against_the_cause_are_read_alike_in_the_page_the_cli_and_the_ho
     pastes = [index_copy(-4097, 4096), index_copy(4096, 4096), DEVICE]
     python = _same_in_page_cli_and_hook(real_index.__wrapped__(), pastes, None)
     assert [[one[1] for one in p["found"]] for p in python] == [[], ["confirmed"], ["candidate"]]
+
+
+# -- the import's own location: the library that was imported ----------------------------------------------
+# `cannot import name 'SinkCache' from 'transformers' (<path>)`: Python names where the module it imported lies.
+# A project's folder named like the library, or a namespace package (`unknown location`: a folder without the
+# library's files), is not the installed library: the name's removal is not what the paste shows.
+def sink_import(location: str) -> str:
+    return (TRACEBACK + frame("/me/run.py", 1, "<module>", "from transformers import SinkCache")
+            + f"ImportError: cannot import name 'SinkCache' from 'transformers' ({location})\n")
+
+
+ELSEWHERE = ["unknown location", "/home/me/proj/transformers/__init__.py",
+             "C:\\Users\\me\\proj\\transformers\\__init__.py", "/srv/app/vendor/transformers/__init__.py"]
+INSTALLED_AT = [f"{SITE}/transformers/__init__.py",
+                "F:\\ComfyUI\\python_embeded\\Lib\\site-packages\\transformers\\__init__.py",
+                "/home/me/code/transformers/src/transformers/__init__.py"]
+
+
+@pytest.mark.parametrize("location", ELSEWHERE, ids=["namespace", "project", "windows-project", "vendored"])
+def test_an_import_from_a_folder_that_is_not_the_installed_library_never_confirms(kb, location):
+    answer = kb.answer(sink_import(location))
+    assert [(m.known.id, m.grade.value) for m in answer.matches] == [("import-sinkcache-removed", "candidate")]
+    assert any("where transformers is installed" in hint for hint in answer.matches[0].missing)
+
+
+@pytest.mark.parametrize("location", INSTALLED_AT, ids=["site", "windows", "src"])
+def test_an_import_from_the_installed_library_still_confirms(kb, location):
+    assert grades(kb, sink_import(location)) == {"import-sinkcache-removed": "confirmed"}
+
+
+def test_an_imports_location_is_read_alike_in_the_page_the_cli_and_the_hook():
+    from tests.site.test_lookup_js import _same_in_page_cli_and_hook, real_index
+
+    python = _same_in_page_cli_and_hook(real_index.__wrapped__(), [sink_import(one) for one in
+                                                                   (*ELSEWHERE, *INSTALLED_AT)], None)
+    assert [p["found"][0][1] for p in python] == ["candidate"] * len(ELSEWHERE) + ["confirmed"] * len(INSTALLED_AT)

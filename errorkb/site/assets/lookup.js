@@ -817,6 +817,22 @@
     new RegExp("(?<![A-Za-z0-9_])" + escapeRe(name) + "(?![A-Za-z0-9_])").test(withoutComment(code)));
 
   // The values (whole names) the entry's `withhold` declarations name, each with why (_match.py:withheld_values).
+  // The `location` values that are not the installed library's folder, each with why (_match.py:located_elsewhere).
+  function locatedElsewhere(d, named, library, R) {
+    return named.filter(([expression, value]) => typeOf(d, expression, R) === "location"
+      && !installedLocation(value, library, R)).map(([, value]) => [value, `is not where ${library} is installed ` +
+      `(a folder named like it, or a namespace package without its files): the import found another \`${library}\`; ` +
+      "fix what it imports first"]);
+  }
+
+  function installedLocation(value, library, R) {
+    const path = value.replaceAll("\\", "/");
+    for (let at = path.indexOf(library + "/"); at >= 0; at = path.indexOf(library + "/", at + 1)) {
+      if ((at === 0 || path[at - 1] === "/") && installedAt(path, at, R)) return true;
+    }
+    return false;
+  }
+
   function withheldValues(d, named, defines) {
     const found = [];
     for (const [expression, value] of Object.entries(named)) {
@@ -1465,7 +1481,8 @@
       // A value the entry says prints these words for another cause: nothing else shown confirms it.
       const withheld = withheldValues(d, Object.fromEntries(named),
         this.classes.size ? (value) => this.classes.has(fnv1a(value.split(".", 1)[0]))
-          || this.classes.has(fnv1a(value.slice(value.lastIndexOf(".") + 1))) : null);
+          || this.classes.has(fnv1a(value.slice(value.lastIndexOf(".") + 1))) : null)
+        .concat(locatedElsewhere(d, named, library, R));
       const held = withheld.map(([value, because]) => `\`${value}\` ${because}`);
       let confirmed = !withheld.length && copied === null && evidence.some((e) => R.confirming.has(e.kind));
       // Only the error the paste ended with is the user's (_match.py:_grade).
