@@ -388,14 +388,17 @@ def stated_releases(text: str, library: str, meter: Meter | None = None) -> list
 def releases_beside(text: str, library: str, meter: Meter | None = None) -> list[str]:
     """Every release number on a line that states a release of `library` (`rules.RELEASE_NUMBER`), in order:
     "worked with <library> 4.57.1, fails after downgrading to 4.46.0" names two releases of it, and the line
-    does not say which raised. Each line once, however many statements it holds."""
+    does not say which raised (each line once, however many statements it holds); then every release number in
+    the paste of a stated release's major version ("With 4.46.0 it fails" on the next line): most likely the
+    library's too. Only ever more releases to hold an entry to: never one that confirms."""
     if not library:
         return []
     meter = meter or Meter()
     meter.work += len(text)
     pattern = re.compile(rules.STATED.replace("{name}", escape(library)))
-    found, done = [], -1
+    found, done, majors = [], -1, set()
     for match in pattern.finditer(text):
+        majors.add(match.group(1).split(".")[0])
         start = line_start(text, match.start(1))
         if start <= done:
             continue
@@ -404,6 +407,9 @@ def releases_beside(text: str, library: str, meter: Meter | None = None) -> list
         meter.work += end - start
         found += [one.group(1) for one in _RELEASE_NUMBER.finditer(text, start, end)]
         done = start
+    if majors:
+        meter.work += len(text)
+        found += [one.group(1) for one in _RELEASE_NUMBER.finditer(text) if one.group(1).split(".")[0] in majors]
     return found
 
 

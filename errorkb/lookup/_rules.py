@@ -191,8 +191,9 @@ STATED = (r"(?:(?<![^\n])[ \t]*Successfully installed (?:[^ \t\n]+[ \t]+)*?{name
 # A line that states the library's release and names others ("worked with <library> 4.57.1, fails after
 # downgrading to 4.46.0", "upgraded <library> from 4.38 to 4.49", "<library> 4.57.1 → 4.46.0") does not say which
 # one raised: every release number on it (`RELEASE_NUMBER`, group 1; `v4.46.0` too, never a part of a longer
-# word or number: `python3.10`, `4.46.0.dev0`) is held to the entry, as the stated ones are. A number there of
-# another package (`torch 2.1.0`) only makes the release less certain, never confirms.
+# word or number: `python3.10`, `4.46.0.dev0`) is held to the entry, as the stated ones are; so is every release
+# number in the paste of a stated release's major version ("With 4.46.0 it fails" on another line). A number of
+# another package read so (`<runtime> 2.1.0` on the line) only makes the release less certain, never confirms.
 RELEASE_NUMBER = r"(?<![0-9A-Za-z_.])v?([0-9]+\.[0-9]+(?:\.[0-9]+)?)(?![0-9A-Za-z_]|\.[0-9A-Za-z_])"
 
 # -- typed placeholders (what an entry may declare of a placeholder's value) ---------------------

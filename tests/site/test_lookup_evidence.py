@@ -261,3 +261,33 @@ def test_an_imports_location_is_read_alike_in_the_page_the_cli_and_the_hook():
     python = _same_in_page_cli_and_hook(real_index.__wrapped__(), [sink_import(one) for one in
                                                                    (*ELSEWHERE, *INSTALLED_AT)], None)
     assert [p["found"][0][1] for p in python] == ["candidate"] * len(ELSEWHERE) + ["confirmed"] * len(INSTALLED_AT)
+
+
+# A release of the same major version named anywhere else in the paste, without the library's name ("With 4.46.0
+# it fails", a report's two lines): most likely the library's own; held to it too. Other packages' releases of
+# another major version (torch 2.4.0, Python 3.10.12, CUDA 12.1) are not.
+SEVERAL_IN_THE_PASTE = [
+    "transformers 4.57.1 works.\nWith 4.46.0 it fails:\n" + KEY_CACHE,
+    "- `transformers` version: 4.57.1\n\nSame on 4.46.0 and 4.47.1.\n" + KEY_CACHE,
+]
+ONE_IN_THE_PASTE = [
+    "- `transformers` version: 4.57.1\n- Python version: 3.10.12\n- PyTorch version (GPU?): 2.4.0+cu121 (True)\n"
+    "- CUDA: 12.1\n" + KEY_CACHE,
+]
+
+
+@pytest.mark.parametrize("paste", SEVERAL_IN_THE_PASTE, ids=["two-lines", "template-and-prose"])
+def test_a_release_of_the_same_major_elsewhere_in_the_paste_is_held_too(kb, paste):
+    assert grades(kb, paste) == {"key-cache-removed": "candidate"}
+
+
+@pytest.mark.parametrize("paste", ONE_IN_THE_PASTE, ids=["environment"])
+def test_other_packages_releases_leave_the_stated_one_alone(kb, paste):
+    assert grades(kb, paste) == {"key-cache-removed": "confirmed"}
+
+
+def test_releases_of_the_same_major_are_read_alike_in_the_page_the_cli_and_the_hook():
+    from tests.site.test_lookup_js import _same_in_page_cli_and_hook, real_index
+
+    python = _same_in_page_cli_and_hook(real_index.__wrapped__(), [*SEVERAL_IN_THE_PASTE, *ONE_IN_THE_PASTE], None)
+    assert [p["found"][0][1] for p in python] == ["candidate"] * len(SEVERAL_IN_THE_PASTE) + ["confirmed"]

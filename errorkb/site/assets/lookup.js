@@ -560,9 +560,10 @@
     if (!library) return [];
     meter.work += text.length;
     const pattern = new RegExp(R.patterns.STATED.replaceAll("{name}", escapeRe(library)), "g");
-    const found = [];
+    const found = [], majors = new Set();
     let done = -1;
     for (const m of text.matchAll(pattern)) {
+      majors.add(m[1].split(".")[0]);
       const at = m.index + m[0].length - m[1].length;
       const start = lineStart(text, at);
       if (start <= done) continue;
@@ -571,6 +572,10 @@
       meter.work += end - start;
       for (const one of text.slice(start, end).matchAll(R.patterns.RELEASE_NUMBER)) found.push(one[1]);
       done = start;
+    }
+    if (majors.size) {
+      meter.work += text.length;
+      for (const one of text.matchAll(R.patterns.RELEASE_NUMBER)) if (majors.has(one[1].split(".")[0])) found.push(one[1]);
     }
     return found;
   }
