@@ -894,7 +894,12 @@ def located_elsewhere(diagnosis: Diagnosis, named: dict[str, str], library: str)
 
 def installed_location(value: str, library: str) -> bool:
     """Whether a location Python printed is a file in the library's folder where packages are installed
-    (`installed_at`: one occurrence of the folder suffices)."""
+    (`installed_at`: one occurrence of the folder suffices), or cannot be judged: only `unknown location` and
+    a whole path (a `/` or `\\`, no blank: a terminal's wrap puts one in, `site-packag es`) are; a title's
+    own parenthesis (`(peft 0.13)`) is no location."""
+    if value != "unknown location" and ("/" not in value and "\\" not in value
+                                        or any(char in rules.WHITESPACE for char in value)):
+        return True
     path = value.replace("\\", "/")
     at = path.find(library + "/")
     while at >= 0:

@@ -219,7 +219,8 @@ TYPES: dict[str, str | None] = {
     # Where the module an import found lies, as Python prints it (`(/x/site-packages/<library>/__init__.py)`,
     # `(unknown location)`): a value that is not a file in the library's folder where packages are installed
     # (INSTALL_ROOT; a relative path too) withholds the entry: the import found a folder named like the library
-    # (a project's, a copy's) or a namespace package without its files, not the installed library.
+    # (a project's, a copy's) or a namespace package without its files, not the installed library. Only
+    # `unknown location` and a whole path (no blank: a wrapped one cannot tell) are judged.
     "location": None,
 }
 # The type a placeholder has when its entry declares none, by its expression (the names authors

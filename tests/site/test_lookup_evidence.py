@@ -291,3 +291,12 @@ def test_releases_of_the_same_major_are_read_alike_in_the_page_the_cli_and_the_h
 
     python = _same_in_page_cli_and_hook(real_index.__wrapped__(), [*SEVERAL_IN_THE_PASTE, *ONE_IN_THE_PASTE], None)
     assert [p["found"][0][1] for p in python] == ["candidate"] * len(SEVERAL_IN_THE_PASTE) + ["confirmed"]
+
+
+@pytest.mark.parametrize("text", [
+    "[Bug] cannot import name 'SinkCache' from 'transformers' (peft 0.13)",  # a title's own parenthesis
+    "ImportError: cannot import name 'SinkCache' from 'transformers' (/venv/lib/python3.11/site-packag\n"
+    "es/transformers/__init__.py)",  # wrapped at a terminal's width: the path cannot tell
+])
+def test_a_location_that_cannot_be_judged_withholds_nothing(kb, text):
+    assert grades(kb, text) == {"import-sinkcache-removed": "confirmed"}

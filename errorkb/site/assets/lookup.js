@@ -831,6 +831,8 @@
   }
 
   function installedLocation(value, library, R) {
+    if (value !== "unknown location" && ((!value.includes("/") && !value.includes("\\"))
+      || [...value].some((char) => R.whitespace.includes(char)))) return true;
     const path = value.replaceAll("\\", "/");
     for (let at = path.indexOf(library + "/"); at >= 0; at = path.indexOf(library + "/", at + 1)) {
       if ((at === 0 || path[at - 1] === "/") && installedAt(path, at, R)) return true;
