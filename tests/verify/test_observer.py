@@ -1621,12 +1621,12 @@ _UNSEEN = {
     "map-iterator": ("lib.work('a', {'allocated': 0, 'm': map(functools.partial(spent.throw, ValueError, MESSAGE), "
                      "[1])})\n"),
     # Hole 4: a callable object of Python's own library that raises what it holds, held deeper than its own
-    # attributes (in a list), or built lazily (a partial over the class).
+    # attributes (in a list), or built lazily (a map over the class, whose next item the mock raises).
     "mock-side-effect-list": ("class Negative:\n"
                               "    __lt__ = unittest.mock.Mock(side_effect=[ValueError(MESSAGE)])\n\n"
                               "lib.work(Negative())\n"),
     "mock-side-effect-lazy": ("class Negative:\n"
-                              "    __lt__ = unittest.mock.Mock(side_effect=functools.partial(ValueError, MESSAGE))\n\n"
+                              "    __lt__ = unittest.mock.Mock(side_effect=map(ValueError, [MESSAGE]))\n\n"
                               "lib.work(Negative())\n"),
     # Hole 3: a trusted module's name rebound to a class of the snippet's while C code raises in the function.
     "rebound-trusted-name": ("class JSONDecodeError(ValueError):\n    __module__ = 'json.decoder'\n\n"
