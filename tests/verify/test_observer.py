@@ -43,6 +43,11 @@ class Box:
 
 class LibraryError(Exception):
     pass
+
+
+def steps(n):
+    yield n
+    return n
 '''
 
 
@@ -1739,3 +1744,27 @@ def test_an_honest_run_among_c_objects_is_not_planted(tmp_path):
     seen = read(run_scenario(tmp_path, body)).observation
     assert seen is not None and seen.interference == [] and seen.tampered == [], seen
     assert [error.type for error in seen.calls.raised] == ["TypeError"], seen.calls
+
+
+def _watch_steps(config: dict) -> None:
+    """Watch `lib.steps`, a generator function, instead of `lib.work`."""
+    import lib
+
+    function = lib.steps
+    code = function.__code__
+    config["slots"][0].update(
+        label="steps", code=code, function=function, function_code=code, name="steps", raw=function, reads=[],
+        normal=[i.offset for i in dis.get_instructions(code) if i.opname in ("RETURN_VALUE", "YIELD_VALUE")],
+        defaults=None, kwdefaults=None)
+    config["owners"] = [("steps", lib, "steps", function)]
+
+
+def test_an_error_thrown_into_a_watched_generator_starts_at_its_yield(tmp_path):
+    """Round five, hole 6: the snippet throws its exception into the watched generator function's suspended frame
+    (`gen.throw`): it starts in the function's own frame, at the `yield`, no `raise` there, and an implicit entry's
+    judge read it as C code's under the function. The start says it was thrown (test_judge_raise_site)."""
+    body = "g = lib.steps(1)\nnext(g)\ng.throw(ValueError('n must be positive, got -1'))\n"
+    seen = read(run_scenario(tmp_path, body, configure=_watch_steps)).observation
+    assert seen is not None and seen.exception is not None and seen.exception.started is not None, seen
+    started = seen.exception.started
+    assert (started.where, started.opcode, started.entered) == ("target", "YIELD_VALUE", "thrown"), started
