@@ -1422,6 +1422,28 @@ def _p_args_hold_frame(frame: Any, code: Any, budget: list[int], depth: int = _c
     return False
 
 
+def _p_space_holds_frame(space: Any) -> bool:
+    """A frame object a module's namespace holds, directly, in a value (`_p_holds_frame`, two levels down), or in
+    the namespace of a class of its: where code that took a frame may leave it for the snippet to read later (a
+    global, a class attribute), with no event when it is read."""
+    if type(space) is not dict:
+        return False
+    budget = [_c_FRAME_BUDGET * 8]
+    for _, value in _c_list_iter(list(_c_dict_items(space))):
+        kind = type(value)
+        if kind is _c_FrameType:
+            return True
+        if _p_in(type, _c_mro(kind)):
+            if not _c_type_flags(value) & _c_HEAPTYPE:
+                continue
+            for _, held in _c_list_iter(list(_c_proxy_items(_c_type_dict(value)))):
+                if _p_holds_frame(held, 2, budget):
+                    return True
+        elif _p_holds_frame(value, 2, budget):
+            return True
+    return False
+
+
 def _p_holds_frame(value: Any, depth: int, budget: list[int]) -> bool:
     """A frame object, or one inside `value` (`_p_search`)."""
     return _p_search(value, depth, budget, _p_frame_node) is not None
@@ -1938,7 +1960,8 @@ def _p_reader_return(frame: Any, value: Any) -> None:
     if not _p_one_of(_p_opname(frame.f_code, frame.f_lasti), ("YIELD_VALUE",)):  # a generator may take more
         _S["graves"].append(_S["readers"].pop(id(frame), None))
     budget = [_c_FRAME_BUDGET]
-    if not _p_holds_frame(value, _c_FRAME_DEPTH, budget) and not _p_args_hold_frame(frame, frame.f_code, budget):
+    if not _p_holds_frame(value, _c_FRAME_DEPTH, budget) and not _p_args_hold_frame(frame, frame.f_code, budget) \
+            and not _p_space_holds_frame(frame.f_globals):
         return
     receiver = frame.f_back
     if receiver is None:
