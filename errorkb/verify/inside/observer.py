@@ -1810,11 +1810,11 @@ def _p_trusted_class(cls: Any) -> bool:
         return False
     parts = qualname.split(".")
     was = _c_dict_get(_S["as_was"], id(module))
-    if was is not None and was[0] is module:  # its namespace as it was before the snippet ran
-        value = _c_dict_get(was[1], parts[0], _c_MISSING)
-        parts = parts[1:]
-    else:
-        value = module
+    value = module
+    if was is not None and was[0] is module:  # its namespace as it was before the snippet ran, where it had the name
+        first = _c_dict_get(was[1], parts[0], _c_MISSING)
+        if first is not _c_MISSING:
+            value, parts = first, parts[1:]
     for part in parts:
         if value is _c_MISSING:
             return False
