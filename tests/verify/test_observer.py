@@ -1646,6 +1646,8 @@ _UNSEEN = {
                               "    __lt__ = unittest.mock.Mock(side_effect=map(ValueError, [MESSAGE]))\n\n"
                               "lib.work(Negative())\n"),
     # Hole 3: a trusted module's name rebound to a class of the snippet's while C code raises in the function.
+    # ... or to an object of the snippet's whose class holds planted code, read through the name alone.
+    "rebound-to-planted-object": "json.decoder.JSONDecoder = Planted()\nlib.work('a', {})\n",
     "rebound-trusted-name": ("class JSONDecodeError(ValueError):\n    __module__ = 'json.decoder'\n\n"
                              "json.decoder.JSONDecodeError = JSONDecodeError\n"
                              "lib.work('a', {})\n"),

@@ -1551,13 +1551,15 @@ def _p_planted_under(frame: Any) -> str | None:
     each object once, at any depth. A search that cannot finish (more than `_c_PLANT_BUDGET` objects) fails
     closed: what it did not see may hold the class, so that is said as tampering too. A trusted module's name the
     snippet rebound to something of its own is planted too (`_p_rebound`)."""
-    rebound = _p_rebound()
+    changed: list[Any] = []
+    rebound = _p_rebound(changed)
     if rebound is not None:
         return rebound
     level = _p_roots(frame)
     if level is None:
         return "one of more than " + _c_int_repr(_c_RETURNED_MAX) + " values its code returned into the call, " \
                "too many to keep"
+    level.extend(changed)  # what code beneath reads through a rebound trusted name is searched too
     seen: dict[int, Any] = {}
     budget = _c_PLANT_BUDGET
     while level:
@@ -1715,12 +1717,14 @@ def _p_made_by_c(kind: Any) -> bool:
     return made
 
 
-def _p_rebound() -> str | None:
+def _p_rebound(changed: list[Any]) -> str | None:
     """`module.name` of a trusted module's name (loaded before the snippet ran) the snippet has since rebound to
     something of its own: a class no trusted module defines, a function compiled outside the trusted files, C code
     it chose (`_p_held_gadget`). Code beneath the function reads it there (`collections.OrderedDict`,
     `builtins.ValueError`, a runtime's attribute) and calls or raises the snippet's. Trusted code rebinding its
-    own names to its own objects (a warnings filter list, a lazily set attribute) is not this."""
+    own names to its own objects (a warnings filter list, a lazily set attribute) is not this. Every other value
+    a trusted name now has instead of its own goes to `changed`, for the planted search (an object of the
+    snippet's whose class holds planted code, read through the name)."""
     for _, entry in _c_list_iter(list(_c_dict_items(_S["as_was"]))):
         module, was = entry
         current = _c_module_dict(module)
@@ -1731,6 +1735,7 @@ def _p_rebound() -> str | None:
             if _p_foreign(now):
                 name = _c_dict_get(was, "__name__")
                 return (name if type(name) is str else "?") + "." + key + " (rebound)"
+            changed.append(now)
     return None
 
 
