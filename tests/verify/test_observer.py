@@ -8,6 +8,8 @@ A scenario watches `work` of a small module of its own, whose folder is the "tar
 from __future__ import annotations
 
 import dis
+import fractions  # noqa: F401  # loaded before any scenario: its classes are copied as they were
+import numbers  # noqa: F401
 import os
 import sys
 import textwrap
@@ -1648,6 +1650,13 @@ _UNSEEN = {
     # Hole 3: a trusted module's name rebound to a class of the snippet's while C code raises in the function.
     # ... or to an object of the snippet's whose class holds planted code, read through the name alone.
     "rebound-to-planted-object": "json.decoder.JSONDecoder = Planted()\nlib.work('a', {})\n",
+    # ... a trusted class's namespace (no audit event): Python's own class of the argument, given C code as a
+    # comparison it did not define itself, or rebound in place of one it did.
+    "trusted-class-rebound": ("fractions.Fraction.__lt__ = functools.partial(spent.throw, ValueError, MESSAGE)\n"
+                              "lib.work(fractions.Fraction(1, 2))\n"),
+    "trusted-class-base": ("numbers.Real.__lt__ = functools.partial(spent.throw, ValueError, MESSAGE)\n"
+                           "del fractions.Fraction.__lt__\n"
+                           "lib.work(fractions.Fraction(1, 2))\n"),
     "rebound-trusted-name": ("class JSONDecodeError(ValueError):\n    __module__ = 'json.decoder'\n\n"
                              "json.decoder.JSONDecodeError = JSONDecodeError\n"
                              "lib.work('a', {})\n"),
@@ -1661,8 +1670,10 @@ def test_planted_code_inside_any_object_the_function_holds_is_seen(tmp_path, att
     attributes, and a trusted module's name rebound by the snippet was not looked at. Before: no tampering."""
     body = """
     import collections
+    import fractions
     import functools
     import json.decoder
+    import numbers
     import types
     import unittest.mock
 

@@ -454,6 +454,7 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
     main = _thread.get_ident()
     api = config.get("api")
     readers = _reader_modules(config["stdlib_roots"])
+    spaces = _trusted_spaces(tuple(config["trusted_roots"]))
     resend = functools.partial(_redeliver, _thread.start_new_thread, signal.pthread_kill, main, time.sleep, set())
     return {
         "fd": int(config["fd"]), "sealer": config["sealer"], "n": 0, "faults": 0, "space": namespace,
@@ -506,23 +507,49 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         "api": dict(api) if api else None,
         "getattr_codes": tuple(api["getattr_codes"]) if api else (),
         "reader_spaces": _reader_spaces(readers), "reader_shared": _reader_shared(readers),
-        "as_was": _trusted_spaces(tuple(config["trusted_roots"])), "returned": {}, "c_made": {},
+        "as_was": spaces[0], "classes_as_were": spaces[1], "returned": {}, "c_made": {},
     }
 
 
-def _trusted_spaces(roots: tuple[str, ...]) -> dict[int, tuple[types.ModuleType, dict[str, Any]]]:
-    """The namespace of every module of a trusted file loaded before the snippet (and of `builtins`), as it was:
-    by id, the module and a copy. A trusted name is read through it (`_p_trusted_class`), and a name rebound since
-    to something of the snippet's is planted (`_p_rebound`)."""
-    spaces: dict[int, tuple[types.ModuleType, dict[str, Any]]] = {id(builtins): (builtins, dict(vars(builtins)))}
+# Copies of trusted namespaces taken before any snippet ran (`snapshot_trusted`): the zygote takes them once, so a
+# forked check copies only what it loaded since. Handed to the private state, and emptied, at `install`.
+_MODULE_COPIES: dict[int, tuple[types.ModuleType, dict[str, Any]]] = {}
+_CLASS_COPIES: dict[int, tuple[type, dict[str, Any]]] = {}
+
+
+def snapshot_trusted(roots: tuple[str, ...]) -> None:
+    """Copy the namespace of every module of a trusted file loaded so far (and of `builtins`), and of every class
+    such a module holds (Python's classes, the runtime's: a class statement's, whose namespace any code may
+    change, with no audit event), not yet copied. Read from the dicts alone (a lazy module's `__getattr__` never
+    runs). Must run before any snippet: what it copies is what the names were."""
+    if id(builtins) not in _MODULE_COPIES:
+        _MODULE_COPIES[id(builtins)] = (builtins, dict(vars(builtins)))
     for module in list(sys.modules.values()):
         if type(module) is not types.ModuleType:
             continue
+        known = _MODULE_COPIES.get(id(module))
+        if known is not None and known[0] is module:
+            continue
         space = _c_module_dict(module)
         path = space.get("__file__")
-        if type(path) is str and path.startswith(roots) and "/../" not in path:
-            spaces[id(module)] = (module, space.copy())
-    return spaces
+        if type(path) is not str or not path.startswith(roots) or "/../" in path:
+            continue
+        copy = space.copy()
+        _MODULE_COPIES[id(module)] = (module, copy)
+        for value in copy.values():
+            if type in _c_mro(type(value)) and _c_type_flags(value) & _c_HEAPTYPE \
+                    and id(value) not in _CLASS_COPIES:
+                _CLASS_COPIES[id(value)] = (value, dict(_c_proxy_items(_c_type_dict(value))))
+
+
+def _trusted_spaces(roots: tuple[str, ...]) -> tuple[dict[int, Any], dict[int, Any]]:
+    """The trusted namespaces as they were (`snapshot_trusted`), for the private state alone: the public copies'
+    holders are emptied, so nothing the snippet reaches holds them."""
+    snapshot_trusted(roots)
+    modules, classes = dict(_MODULE_COPIES), dict(_CLASS_COPIES)
+    _MODULE_COPIES.clear()
+    _CLASS_COPIES.clear()
+    return modules, classes
 
 
 def _reader_modules(stdlib_roots: Any) -> list[types.ModuleType]:
@@ -1718,7 +1745,9 @@ def _p_made_by_c(kind: Any) -> bool:
 
 
 def _p_rebound(changed: list[Any]) -> str | None:
-    """`module.name` of a trusted module's name (loaded before the snippet ran) the snippet has since rebound to
+    """`module.name` of a trusted module's name, or `Class.name` of a name in a class such a module holds (a
+    class's namespace changes with no audit event, `torch.Tensor.__len__ = ...`), (loaded before the snippet ran)
+    the snippet has since rebound, or added, to
     something of its own: a class no trusted module defines, a function compiled outside the trusted files, C code
     it chose (`_p_held_gadget`). Code beneath the function reads it there (`collections.OrderedDict`,
     `builtins.ValueError`, a runtime's attribute) and calls or raises the snippet's. Trusted code rebinding its
@@ -1735,6 +1764,15 @@ def _p_rebound(changed: list[Any]) -> str | None:
             if _p_foreign(now):
                 name = _c_dict_get(was, "__name__")
                 return (name if type(name) is str else "?") + "." + key + " (rebound)"
+            changed.append(now)
+    for _, entry in _c_list_iter(list(_c_dict_items(_S["classes_as_were"]))):
+        cls, was = entry
+        for key, now in _c_list_iter(list(_c_proxy_items(_c_type_dict(cls)))):
+            value = _c_dict_get(was, key, _c_MISSING)
+            if now is value or type(key) is not str:
+                continue
+            if _p_foreign(now):  # rebound, or new (a special method shadowing a base's)
+                return _p_qualname(cls) + "." + key + " (rebound)"
             changed.append(now)
     return None
 
