@@ -1746,8 +1746,8 @@ def _p_made_by_c(kind: Any) -> bool:
 
 def _p_rebound(changed: list[Any]) -> str | None:
     """`module.name` of a trusted module's name, or `Class.name` of a name in a class such a module holds (a
-    class's namespace changes with no audit event, `torch.Tensor.__len__ = ...`), (loaded before the snippet ran)
-    the snippet has since rebound, or added, to
+    class's namespace changes with no audit event: `fractions.Fraction.__lt__ = ...`), loaded before the snippet
+    ran, that the snippet has since rebound, or added, to
     something of its own: a class no trusted module defines, a function compiled outside the trusted files, C code
     it chose (`_p_held_gadget`). Code beneath the function reads it there (`collections.OrderedDict`,
     `builtins.ValueError`, a runtime's attribute) and calls or raises the snippet's. Trusted code rebinding its
