@@ -1731,6 +1731,28 @@ def test_planted_code_reached_through_a_temporary_is_seen(tmp_path, attack):
     assert any("planted" in what for what in seen.interference + seen.tampered), seen
 
 
+def test_a_trusted_module_the_snippet_swaps_in_the_module_table_does_not_name_its_class(tmp_path):
+    """Round five: the module table's entry replaced by a module of the snippet's that claims the trusted file
+    (`sys.modules["json.decoder"]`, with `__file__` json's): its class read as json's. Before:
+    "json.decoder.JSONDecodeError"."""
+    body = """
+    import json.decoder
+    import sys
+    import types
+
+    class JSONDecodeError(ValueError):
+        __module__ = "json.decoder"
+
+    fake = types.ModuleType("json.decoder")
+    fake.__file__ = json.decoder.__file__
+    fake.JSONDecodeError = JSONDecodeError
+    sys.modules["json.decoder"] = fake
+    raise JSONDecodeError("n must be positive, got -1")
+    """
+    stream = parsed(run_scenario(tmp_path, body))
+    assert [event.qualified for event in stream.raised.values()] == ["?.JSONDecodeError"], stream.raised
+
+
 @pytest.mark.parametrize("claimed", ["json.decoder", "builtins"])
 def test_a_trusted_name_the_snippet_rebinds_does_not_name_its_class(tmp_path, claimed):
     """Round five, hole 3: a trusted module's attribute rebound to a class of the snippet's named that class

@@ -507,7 +507,7 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         "api": dict(api) if api else None,
         "getattr_codes": tuple(api["getattr_codes"]) if api else (),
         "reader_spaces": _reader_spaces(readers), "reader_shared": _reader_shared(readers),
-        "as_was": spaces[0], "classes_as_were": spaces[1], "returned": {}, "c_made": {},
+        "as_was": spaces[0], "classes_as_were": spaces[1], "modules_as_were": spaces[2], "returned": {}, "c_made": {},
     }
 
 
@@ -515,6 +515,7 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
 # forked check copies only what it loaded since. Handed to the private state, and emptied, at `install`.
 _MODULE_COPIES: dict[int, tuple[types.ModuleType, dict[str, Any]]] = {}
 _CLASS_COPIES: dict[int, tuple[type, dict[str, Any]]] = {}
+_MODULE_NAMES: dict[str, types.ModuleType] = {}  # the module table as it was, for the copied modules
 
 
 def snapshot_trusted(roots: tuple[str, ...]) -> None:
@@ -524,11 +525,13 @@ def snapshot_trusted(roots: tuple[str, ...]) -> None:
     runs). Must run before any snippet: what it copies is what the names were."""
     if id(builtins) not in _MODULE_COPIES:
         _MODULE_COPIES[id(builtins)] = (builtins, dict(vars(builtins)))
-    for module in list(sys.modules.values()):
-        if type(module) is not types.ModuleType:
+        _MODULE_NAMES["builtins"] = builtins
+    for name, module in list(sys.modules.items()):
+        if type(module) is not types.ModuleType or type(name) is not str:
             continue
         known = _MODULE_COPIES.get(id(module))
         if known is not None and known[0] is module:
+            _MODULE_NAMES.setdefault(name, module)
             continue
         space = _c_module_dict(module)
         path = space.get("__file__")
@@ -536,20 +539,22 @@ def snapshot_trusted(roots: tuple[str, ...]) -> None:
             continue
         copy = space.copy()
         _MODULE_COPIES[id(module)] = (module, copy)
+        _MODULE_NAMES.setdefault(name, module)
         for value in copy.values():
             if type in _c_mro(type(value)) and _c_type_flags(value) & _c_HEAPTYPE \
                     and id(value) not in _CLASS_COPIES:
                 _CLASS_COPIES[id(value)] = (value, dict(_c_proxy_items(_c_type_dict(value))))
 
 
-def _trusted_spaces(roots: tuple[str, ...]) -> tuple[dict[int, Any], dict[int, Any]]:
-    """The trusted namespaces as they were (`snapshot_trusted`), for the private state alone: the public copies'
-    holders are emptied, so nothing the snippet reaches holds them."""
+def _trusted_spaces(roots: tuple[str, ...]) -> tuple[dict[int, Any], dict[int, Any], dict[str, Any]]:
+    """The trusted namespaces as they were (`snapshot_trusted`), and the module table's entries for them, for the
+    private state alone: the public copies' holders are emptied, so nothing the snippet reaches holds them."""
     snapshot_trusted(roots)
-    modules, classes = dict(_MODULE_COPIES), dict(_CLASS_COPIES)
+    modules, classes, names = dict(_MODULE_COPIES), dict(_CLASS_COPIES), dict(_MODULE_NAMES)
     _MODULE_COPIES.clear()
     _CLASS_COPIES.clear()
-    return modules, classes
+    _MODULE_NAMES.clear()
+    return modules, classes, names
 
 
 def _reader_modules(stdlib_roots: Any) -> list[types.ModuleType]:
@@ -1846,7 +1851,9 @@ def _p_trusted_class(cls: Any) -> bool:
         return False
     if type(module_name) is not str or type(qualname) is not str:
         return False
-    module = _c_dict_get(_S["sys_modules"], module_name)
+    module = _c_dict_get(_S["modules_as_were"], module_name)  # the module table as it was, where it had the name
+    if module is None:
+        module = _c_dict_get(_S["sys_modules"], module_name)
     if module is None or not _p_is_module(module):
         return False
     if not _p_in_roots(_c_dict_get(_c_module_dict(module), "__file__"), _S["trusted_roots"]):
@@ -1861,7 +1868,11 @@ def _p_trusted_class(cls: Any) -> bool:
     for part in parts:
         if value is _c_MISSING:
             return False
-        value = _p_static_attr(value, part)
+        copied = _c_dict_get(_S["classes_as_were"], id(value))
+        if copied is not None and copied[0] is value and _c_dict_get(copied[1], part, _c_MISSING) is not _c_MISSING:
+            value = _c_dict_get(copied[1], part)  # a nested class, as its trusted class held it
+        else:
+            value = _p_static_attr(value, part)
     return value is cls
 
 
