@@ -180,6 +180,7 @@ _c_func_globals = types.FunctionType.__dict__["__globals__"].__get__
 _c_func_builtins = types.FunctionType.__dict__["__builtins__"].__get__
 _c_CellType = types.CellType
 _c_GENERATOR_TYPES = (types.GeneratorType, types.CoroutineType, types.AsyncGeneratorType)
+_c_DESCRIPTOR_WRAPPERS = (property, staticmethod, classmethod)
 # How many values the snippet's frames return (or yield) into a watched call are kept for the planted search (what
 # only the interpreter's value stack then holds); past it, the search fails closed.
 _c_RETURNED_MAX = 10000
@@ -1669,8 +1670,11 @@ def _p_calls_held(value: Any, kind: Any, items: list[Any]) -> str | None:
     or a callable iterator's function, a defaultdict's factory, a partial's): `Type` of it. A container's items
     are its data (a tuple, list, dict, set or frozenset, calls none of them); what a container holds besides them
     (a defaultdict's factory) is not. Functions, cells and generators are not callers of what they hold here:
-    their Python code is (followed where it is the snippet's)."""
-    if not _p_made_by_c(kind) or kind is _c_FunctionType or kind is _c_CellType or _p_in(kind, _c_GENERATOR_TYPES):
+    their Python code is (followed where it is the snippet's); nor are a property, a static or a class method,
+    which call what they hold only as a class's attribute, where `_p_planted_own` looks (Python's own classes
+    hold many, around trusted functions)."""
+    if not _p_made_by_c(kind) or kind is _c_FunctionType or kind is _c_CellType or _p_in(kind, _c_GENERATOR_TYPES) \
+            or _p_in(kind, _c_DESCRIPTOR_WRAPPERS):
         return None
     data: dict[int, Any] = {}
     mro = _c_mro(kind)
