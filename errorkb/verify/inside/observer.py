@@ -1855,9 +1855,10 @@ def _p_trusted_class(cls: Any) -> bool:
         return False
     if type(module_name) is not str or type(qualname) is not str:
         return False
-    module = _c_dict_get(_S["modules_as_were"], module_name)  # the module table as it was, where it had the name
-    if module is None:
-        module = _c_dict_get(_S["sys_modules"], module_name)
+    module = _c_dict_get(_S["sys_modules"], module_name)
+    known = _c_dict_get(_S["as_was"], id(module)) if module is not None else None
+    if known is None or known[0] is not module:  # not a module copied before the snippet ran: the table as it was
+        module = _c_dict_get(_S["modules_as_were"], module_name) or module
     if module is None or not _p_is_module(module):
         return False
     if not _p_in_roots(_c_dict_get(_c_module_dict(module), "__file__"), _S["trusted_roots"]):
