@@ -512,8 +512,8 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
     }
 
 
-# Copies of trusted namespaces taken before any snippet ran (`snapshot_trusted`): the zygote takes them once, so a
-# forked check copies only what it loaded since. Handed to the private state, and emptied, at `install`.
+# Copies of trusted namespaces taken before any snippet ran (`snapshot_trusted`, at `install`; a zygote taking them once
+# left copies stale for checks whose set-up re-imported modules). Handed to the private state, and emptied.
 _MODULE_COPIES: dict[int, tuple[types.ModuleType, dict[str, Any]]] = {}
 _CLASS_COPIES: dict[int, tuple[type, dict[str, Any]]] = {}
 _MODULE_NAMES: dict[str, types.ModuleType] = {}  # the module table as it was, for the copied modules

@@ -61,7 +61,7 @@ def run(config: ZygoteConfig, requests: int, replies: TextIO, unshared: str | No
     this release's path finds elsewhere; the zygote then refuses, and so it does when its own
     preparation did not load `config.importers`, the modules that load the stem's shared ones
     in this release (without them, the stem's preloads would be modules this release never loads)."""
-    from errorkb.verify.inside import child, jail, observer
+    from errorkb.verify.inside import child, jail
 
     if unshared is None:
         prepared = child.prepare(config.target, config.module, config.library, config.preload, config.runtime_site)
@@ -82,8 +82,6 @@ def run(config: ZygoteConfig, requests: int, replies: TextIO, unshared: str | No
     send(replies, {"hello": os.getpid(), "ready": error is None, "error": error, "fallback": fallback})
     if error is not None:
         return 0
-    stdlib, site = child.python_roots()
-    observer.snapshot_trusted(tuple([*stdlib, *site]))  # once: a check then copies only what it loaded since
     gc.freeze()  # what the zygote made is permanent: a forked check's collector neither walks nor copies it
     serve(requests, replies, child, jail if config.jail else None)
     return 0
