@@ -92,6 +92,9 @@ class Diagnosis:
     relations: tuple[tuple[str, str, str], ...] = ()  # (placeholder, operator, placeholder): integers compared
     direction: str | None = None  # "older-code": code written for an older release; "newer-code": for a newer one
     other_causes: tuple[OtherCause, ...] = ()  # other causes that print the same words on other releases
+    # The library's package folder (`<package>/`) where its error is raised within the library's call (its own
+    # raise, or Python's or the runtime's beneath it): a complete traceback with no frame there rules it out.
+    within: str | None = None
     runtime: bool = False  # raised by the runtime for any caller: a failing line not recognised never rules it out
 
 
@@ -180,7 +183,7 @@ def _diagnosis(value: object) -> Diagnosis:
         direction=_text(value.get("direction")),
         other_causes=tuple(_other_cause(one) for one in _list(value.get("other_causes"))
                            if isinstance(one, dict) and one.get("releases")),
-        runtime=value.get("runtime") is True)
+        within=_text(value.get("within")), runtime=value.get("runtime") is True)
 
 
 def _withhold(item: dict[str, Any]) -> Withhold:

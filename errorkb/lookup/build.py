@@ -159,6 +159,10 @@ def diagnosis_of(entry: Entry, installed: str | None) -> dict[str, Any]:
         "relations": [list(triple) for triple in declared.relation_triples()],
         "direction": declared.direction,
         "other_causes": other_causes_of(entry),
+        # Raised within the library's call (its own raise, or Python's or the runtime's beneath it): not by the user's
+        # code (`source.user_code`, a removed or changed API the user's code uses) nor by the runtime for any caller.
+        "within": f"{package}/" if package and entry.kind == "raise" and raised_in != "user-code"
+        and not entry.source.user_code and not entry.source.runtime else None,
         # Raised by the runtime for whatever code reached it (`source.runtime`): a caller's failing line that is
         # none of `recognised_by` says nothing of another cause, so it never rules the entry out.
         "runtime": entry.source.runtime,
