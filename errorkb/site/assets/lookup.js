@@ -630,7 +630,8 @@
     const exception = String(item.exception);
     const wording = (w) => ({ message: text_(w.message) || "", exception: text_(w.exception) || exception,
       releases: text_(w.releases), device: text_(w.device), note: text_(w.note),
-      words: typeof w.words === "boolean" ? w.words : true, own: w.own === true, main: w.main !== false });
+      words: typeof w.words === "boolean" ? w.words : true, own: w.own === true, main: w.main !== false,
+      called: w.called === true });
     let wordings = list(item.wordings).filter((w) => dict(w) === w).map(wording);
     if (!wordings.length) wordings = [wording({ message: item.message, exception })];
     const lines = dict(item.lines);
@@ -1436,7 +1437,7 @@
       const excluded = first(shown, d.exclude);
       if (excluded !== null) return ruled(`a frame in ${where(excluded)} shows another error worded alike`);
       // Raised within the library's call: a whole traceback without a frame in its folder is another caller's.
-      if (d.within !== null && !shown.some((f) => pathMatches(f.path, d.within))
+      if (wording.called && d.within !== null && !shown.some((f) => pathMatches(f.path, d.within))
         && complete(reading.text, reading.startOf(match.at), match.at, R, meter)) {
         return ruled(`a complete traceback shows no frame of ${library}, whose call raises this error: another caller's`);
       }
