@@ -59,6 +59,7 @@ from errorkb.lookup._paste import (
     arrows,
     candidates,
     chained,
+    complete,
     ends,
     final_lines,
     frames,
@@ -432,6 +433,12 @@ class Lookup:
         excluded = _first(shown, diagnosis.exclude)
         if excluded is not None:
             return RuledOut(match, f"a frame in {_where(excluded)} shows another error worded alike")
+        # Raised within the library's call: a whole traceback without a frame in the library's folder (installed or
+        # a copy of it, which runs the same code) shows the stack of another caller (corpus h304).
+        if wording.called and diagnosis.within is not None and not any(_path_matches(frame.path, diagnosis.within) for frame in shown) \
+                and complete(reading.text, reading.start_of(match.at), match.at, meter):
+            return RuledOut(match, f"a complete traceback shows no frame of {self.library}, whose call raises this "
+                                   "error: another caller's")
         raising = self._raising(shown)
         if raising is not None and not wording.own and _first([raising], diagnosis.innermost_exclude) is not None:
             return RuledOut(match, f"raised in {_where(raising)}: {self.library}'s own code, not the change "

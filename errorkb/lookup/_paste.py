@@ -62,6 +62,7 @@ _TRACEBACK = rules.compiled(rules.TRACEBACK)
 _TRACEBACK_END = rules.compiled(rules.TRACEBACK_END)
 _FRAME_LINE = rules.compiled(rules.FRAME_LINE)
 _CODE_LINE = rules.compiled(rules.CODE_LINE)
+_STACK_LINE = rules.compiled(rules.STACK_LINE)
 _MARKERS = rules.compiled(rules.MARKERS)
 _ARROW_LINE = rules.compiled(rules.ARROW_LINE)
 _PYTEST_DEF = rules.compiled(rules.PYTEST_DEF)
@@ -357,6 +358,23 @@ def traceback_of(found: list[Frame], start: int, at: int) -> list[Frame]:
     if at < 0:
         return found
     return [frame for frame in found if start <= frame.at < at]
+
+
+def complete(text: str, start: int, at: int, meter: Meter | None = None) -> bool:
+    """Whether the traceback that starts at `start` (its marker) and ends at the exception line at `at` is
+    shown whole: the marker, then Python's frames and their source lines only (`rules.STACK_LINE`), the first
+    line a frame. A paste without the marker, with a blank, a cut path, `...` or an elided repeat between, may
+    leave out frames: only a whole one tells which code is not on the stack."""
+    if start < 0 or at < 0 or not text.startswith(rules.TRACEBACK_TEXT, start):
+        return False
+    body, end = text.find("\n", start) + 1, line_start(text, at)
+    if body <= 0 or body >= end:
+        return False
+    meter = meter or Meter()
+    meter.work += end - body
+    lines = text[body:end - 1].split("\n")
+    first = _STACK_LINE.match(lines[0])
+    return first is not None and first.group(1) is not None and all(_STACK_LINE.match(line) for line in lines)
 
 
 def installed_at(path: str, start: int) -> bool:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-RULES_VERSION = 15
+RULES_VERSION = 16
 
 CAP = 1 << 16  # characters of a paste read: its last 64 KiB
 CHAIN = 64  # exception lines tried whole, counted from the end of the paste
@@ -144,6 +144,12 @@ FRAME_LINE = (r"(?<![^\n])[ \t]*(?:File (?:\"([^\"\n]*)\",[ \t]*line[ \t]*([0-9]
               r"|((?:[A-Za-z]:)?[^\"\s:]+\.py):([0-9]+):"
               r"(?: in ([^\n]*)|[ \t]*(?:[A-Za-z_][A-Za-z0-9_.]*[ \t]*)?(?![^\n]))"
               r"|((?:[A-Za-z]:)?[^\"\s:]+\.py):([0-9]+) ?in ?([A-Za-z_<][A-Za-z0-9_.<>]*)[ \t]*(?![^\n]))")
+# A line of a complete traceback, between its marker and its exception line, as Python prints it (`STACK_LINE`):
+# a frame (group 1) whose path is whole (no `...` or `…` put in for a cut), or an indented source or position
+# line that is no elision (`...`, `…`, `[Previous line repeated 2 more times]`). Any other line (a blank, a log
+# line, another tool's frame) leaves the traceback possibly cut: it says nothing of the frames it does not show.
+STACK_LINE = (r'^(?:([ \t]*File "(?![^"\n]*(?:\.\.\.|…))[^"\n]*",[ \t]*line[ \t]*[0-9]+,[ \t]*in[ \t][^\n]*)'
+              r"|[ \t]+(?!\.\.\.|…|\[(?:\.\.\.|…|Previous line repeated))[^ \t\n][^\n]*)$")
 CODE_LINE = r"^[ \t]+(?:-+>[ \t]*[0-9]*[ \t]+)?([^ \t\n][^\n]*)$"  # the source line printed under a frame
 # IPython marks the failing line of each cell or frame with an arrow: `---> 10     height, width = img.shape[:2]`
 # (group 1 the line's number, group 2 its code); rich with `❱ 10 │   code` (`│` its indent guides).
@@ -260,7 +266,8 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
                      "QUOTE_MARK": QUOTE_MARK, "LINE_END": LINE_END, "SUFFIX": SUFFIX, "EXCEPTION_LINE": EXCEPTION_LINE,
                      "INLINE_EXCEPTION": INLINE_EXCEPTION, "STOP_LINE": STOP_LINE, "TRACEBACK": TRACEBACK,
                      "TRACEBACK_END": TRACEBACK_END, "FATAL_NAME": FATAL_NAME, "CHAINED": CHAINED,
-                     "FRAME": FRAME, "FRAME_LINE": FRAME_LINE, "INSTALL_ROOT": INSTALL_ROOT, "CODE_LINE": CODE_LINE,
+                     "FRAME": FRAME, "FRAME_LINE": FRAME_LINE, "STACK_LINE": STACK_LINE, "INSTALL_ROOT": INSTALL_ROOT,
+                     "CODE_LINE": CODE_LINE,
                      "ARROW_LINE": ARROW_LINE,
                      "PYTEST_DEF": PYTEST_DEF, "PYTEST_FAILING": PYTEST_FAILING,
                      "MARKERS": MARKERS, "PLAIN_RELEASE": PLAIN_RELEASE, "CLAUSE": CLAUSE, "STATED": STATED,

@@ -300,3 +300,69 @@ def test_releases_of_the_same_major_are_read_alike_in_the_page_the_cli_and_the_h
 ])
 def test_a_location_that_cannot_be_judged_withholds_nothing(kb, text):
     assert grades(kb, text) == {"import-sinkcache-removed": "confirmed"}
+
+
+# -- a complete traceback without the library rules out what the library's call raises ----------------------
+# offloading-without-cuda: the runtime's words, raised beneath the library's offloaded `Cache.update`. A whole
+# traceback (marker to exception line, nothing cut) whose frames are all the app's and the runtime's cannot be
+# that error: the library's call would be on the stack (corpus h304, Wan2GP#1680).
+CUDA = "AssertionError: Torch not compiled with CUDA enabled\n"
+TORCH = f"{SITE}/torch/cuda/__init__.py"
+APP_FRAMES = (frame("/app/wgp.py", 49, "<module>", "from shared.attention import get_attention_modes")
+              + frame("/app/shared/attention.py", 9, "<module>", "major, minor = torch.cuda.get_device_capability(None)")
+              + frame(TORCH, 471, "_lazy_init", 'raise AssertionError("Torch not compiled with CUDA enabled")'))
+LIBRARY_FRAME = frame(f"{SITE}/transformers/cache_utils.py", 1373, "update", "self.prefetch(layer_idx + 1)")
+WHOLE = TRACEBACK + APP_FRAMES + CUDA
+# The same frames, but the paste does not show the whole stack: the library's frame may be the part left out.
+CUT = {"no-marker": APP_FRAMES + CUDA,
+       "last-frames": frame(TORCH, 471, "_lazy_init", 'raise AssertionError("x")') + CUDA,
+       "dots": TRACEBACK + frame("/app/wgp.py", 49, "<module>", "main()") + "    ...\n"
+       + frame(TORCH, 471, "_lazy_init", 'raise AssertionError("x")') + CUDA,
+       "elided": TRACEBACK + frame("/app/wgp.py", 49, "<module>", "main()") + "  [Previous line repeated 2 more times]\n"
+       + frame(TORCH, 471, "_lazy_init", 'raise AssertionError("x")') + CUDA,
+       "gap": TRACEBACK + frame("/app/wgp.py", 49, "<module>", "main()") + "\n"
+       + frame(TORCH, 471, "_lazy_init", 'raise AssertionError("x")') + CUDA,
+       "bare": CUDA}
+
+
+def test_a_complete_traceback_without_the_library_rules_out_an_error_raised_in_its_call(kb):
+    answer = kb.answer(WHOLE)
+    assert "offloading-without-cuda" not in {m.known.id for m in answer.matches}
+    assert any(r.match.known.id == "offloading-without-cuda" and "complete traceback" in r.reason
+               for r in answer.ruled_out)
+
+
+@pytest.mark.parametrize("shape", sorted(CUT))
+def test_a_traceback_that_may_leave_the_library_out_keeps_the_entry(kb, shape):
+    assert grades(kb, CUT[shape]).get("offloading-without-cuda") == "candidate"
+
+
+def test_the_librarys_frame_on_the_stack_keeps_the_entry(kb):
+    with_library = TRACEBACK + frame("/me/run.py", 3, "<module>", "model.generate(**batch)") + LIBRARY_FRAME + \
+        frame(TORCH, 471, "_lazy_init", 'raise AssertionError("x")') + CUDA
+    assert grades(kb, with_library).get("offloading-without-cuda") == "confirmed"
+
+
+# Kinds whose error the user's code (or the runtime, for any caller) raises: a stack without the library is theirs.
+OWN_KINDS = {
+    "removed": (failing("k = cache.key_cache[0]"), "key-cache-removed"),
+    "runtime": (TRACEBACK + frame("/me/run.py", 9, "<module>", "out = model.language_model.generate(x)")
+                + frame(f"{SITE}/torch/nn/modules/module.py", 1940, "__getattr__", "raise AttributeError(")
+                + "AttributeError: 'GPT2InferenceModel' object has no attribute 'generate'\n",
+                "remote-model-without-generation-mixin"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(OWN_KINDS))
+def test_an_error_the_users_code_raises_still_confirms_without_the_library(kb, kind):
+    paste, entry = OWN_KINDS[kind]
+    assert grades(kb, paste).get(entry) == "confirmed"
+
+
+def test_a_complete_traceback_without_the_library_is_read_alike_in_the_page_the_cli_and_the_hook():
+    from tests.site.test_lookup_js import _same_in_page_cli_and_hook, real_index
+
+    pastes = [WHOLE, *CUT.values(), *(paste for paste, _ in OWN_KINDS.values())]
+    python = _same_in_page_cli_and_hook(real_index.__wrapped__(), pastes, None)
+    assert "offloading-without-cuda" not in [one[0] for one in python[0]["found"]]
+    assert all("offloading-without-cuda" in [one[0] for one in p["found"]] for p in python[1:1 + len(CUT)])

@@ -540,6 +540,18 @@
     return final;
   }
 
+  /* Whether the traceback from the marker at `start` to the exception line at `at` is shown whole
+   * (_paste.py:complete). */
+  function complete(text, start, at, R, meter) {
+    if (start < 0 || at < 0 || !text.startsWith(R.tracebackText, start)) return false;
+    const body = text.indexOf("\n", start) + 1, end = lineStart(text, at);
+    if (body <= 0 || body >= end) return false;
+    meter.work += end - body;
+    const lines = text.slice(body, end - 1).split("\n");
+    const first = R.patterns.STACK_LINE.exec(lines[0]);
+    return first !== null && first[1] !== undefined && lines.every((line) => R.patterns.STACK_LINE.test(line));
+  }
+
   function tracebackOf(found, start, at) {
     if (at < 0) return found;
     return found.filter((frame) => start <= frame.at && frame.at < at);
@@ -610,7 +622,7 @@
       otherCauses: list(d.other_causes).filter((one) => dict(one) === one && one.releases)
         .map((one) => ({ releases: String(one.releases), note: String(one.note || ""), message: text_(one.message),
           messages: list(one.messages).filter((t) => t).map(String), sameFrames: one.same_frames === true })),
-      runtime: d.runtime === true,
+      within: text_(d.within), runtime: d.runtime === true,
     };
   }
 
@@ -618,7 +630,8 @@
     const exception = String(item.exception);
     const wording = (w) => ({ message: text_(w.message) || "", exception: text_(w.exception) || exception,
       releases: text_(w.releases), device: text_(w.device), note: text_(w.note),
-      words: typeof w.words === "boolean" ? w.words : true, own: w.own === true, main: w.main !== false });
+      words: typeof w.words === "boolean" ? w.words : true, own: w.own === true, main: w.main !== false,
+      called: w.called === true });
     let wordings = list(item.wordings).filter((w) => dict(w) === w).map(wording);
     if (!wordings.length) wordings = [wording({ message: item.message, exception })];
     const lines = dict(item.lines);
@@ -1423,6 +1436,11 @@
       }
       const excluded = first(shown, d.exclude);
       if (excluded !== null) return ruled(`a frame in ${where(excluded)} shows another error worded alike`);
+      // Raised within the library's call: a whole traceback without a frame in its folder is another caller's.
+      if (wording.called && d.within !== null && !shown.some((f) => pathMatches(f.path, d.within))
+        && complete(reading.text, reading.startOf(match.at), match.at, R, meter)) {
+        return ruled(`a complete traceback shows no frame of ${library}, whose call raises this error: another caller's`);
+      }
       const raising = this.raising(shown);
       if (raising !== null && !wording.own && first([raising], d.innermostExclude) !== null) {
         return ruled(`raised in ${where(raising)}: ${library}'s own code, not the change this entry documents`);
