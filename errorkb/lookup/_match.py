@@ -435,7 +435,8 @@ class Lookup:
             return RuledOut(match, f"a frame in {_where(excluded)} shows another error worded alike")
         # Raised within the library's call: a whole traceback without a frame in the library's folder (installed or
         # a copy of it, which runs the same code) shows the stack of another caller (corpus h304).
-        if wording.called and diagnosis.within is not None and not any(_path_matches(frame.path, diagnosis.within) for frame in shown) \
+        within = diagnosis.within
+        if wording.called and within is not None and not any(_path_matches(frame.path, within) for frame in shown) \
                 and complete(reading.text, reading.start_of(match.at), match.at, meter):
             return RuledOut(match, f"a complete traceback shows no frame of {self.library}, whose call raises this "
                                    "error: another caller's")
