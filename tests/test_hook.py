@@ -35,6 +35,18 @@ cache.early_initialization(2, num_heads=8, head_dim=[128, 128], dtype=torch.floa
 TITLE = "errorkb: a documented error — `head_dim` list does not have one value per cache layer"
 
 
+def library_raise(folder: Path, name: str = "early_initialization") -> str:
+    """Code that defines `name`, a function of a file in a folder named like the library's that raises HEAD_DIM, as
+    the library's own raise does: a whole traceback of the user's frames alone is no error raised in its call."""
+    path = folder / "site-packages" / "transformers" / "cache_utils.py"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"def {name}():\n    raise ValueError({HEAD_DIM!r})\n", encoding="utf-8")
+    return ("import importlib.util\n"
+            f"spec = importlib.util.spec_from_file_location('probe_cache_utils', {str(path)!r})\n"
+            "module = importlib.util.module_from_spec(spec)\nspec.loader.exec_module(module)\n"
+            f"{name} = module.{name}\n")
+
+
 @pytest.fixture(scope="module")
 def envs(tmp_path_factory):
     """Two interpreters alike but for the hook's `.pth` (installed by `errorkb hook install`)."""
@@ -88,7 +100,8 @@ def test_the_pth_line_imports_nothing_at_start_up(envs, tmp_path):
 
 def test_import_errorkb_hook_installs_it_once(envs, tmp_path):
     plain, _ = envs
-    code = f"import errorkb.hook, errorkb.hook, sys\nerrorkb.hook.install()\nraise ValueError({HEAD_DIM!r})\n"
+    code = "import errorkb.hook, errorkb.hook, sys\nerrorkb.hook.install()\n" + library_raise(tmp_path) + \
+        "early_initialization()\n"
     result = run(plain, code, tmp_path)
     assert result.returncode == 1 and result.stderr.count(TITLE) == 1, result.stderr
 
@@ -158,10 +171,12 @@ def test_hostile_exceptions_are_answered_quietly_and_in_bounded_time():
     assert describe(KeyboardInterrupt()) is None
 
 
-def test_a_documented_error_of_a_chain_is_found_and_control_characters_never_print():
+def test_a_documented_error_of_a_chain_is_found_and_control_characters_never_print(tmp_path):
+    found: dict = {}
+    exec(library_raise(tmp_path), found)
     try:
         try:
-            raise ValueError(HEAD_DIM)
+            found["early_initialization"]()
         except ValueError as inner:
             raise RuntimeError("wrapped \x1b[2J") from inner
     except RuntimeError as outer:
@@ -193,7 +208,8 @@ def test_the_ipython_extension_shows_the_traceback_then_the_entry(capsys):
 
 def test_pytest_prints_the_entry_for_a_failing_test(tmp_path):
     (tmp_path / "test_user.py").write_text(
-        f"def test_export():\n    raise ValueError({HEAD_DIM!r})\n\ndef test_other():\n    assert 1 == 2\n")
+        library_raise(tmp_path) + "\ndef test_export():\n    early_initialization()\n\n"
+        "def test_other():\n    assert 1 == 2\n")
     result = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "test_user.py"],
                             cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert result.returncode == 1

@@ -49,6 +49,10 @@ def test_verify_on_both_targets(tinylib, capsys):
     before = next(c for c in report["checks"] if c["id"] == "queue-full::before[upstream-cpu]")
     assert before["exception"]["raise_site"]["function"] == "BoundedQueue.put"
     assert before["environment"]["runtime"] == "python" and before["environment"]["library"] == "tinyq"
+    # The installed library's frames print from its package folder wherever this machine installed it (here a
+    # folder on the path, not site-packages): readers tell the library's own frames by that (the lookup's rules).
+    assert before["exception"]["raise_site"]["file"] == "tinyq/queue.py"
+    assert 'File "tinyq/queue.py", line' in before["exception"]["traceback"]
 
 
 def test_a_broken_snippet_fails_on_the_second_library_too(tinylib, capsys):

@@ -25,6 +25,7 @@ class Wording:
     words: bool = True  # its words alone tie a message to the entry (the library's own, or it names the entry's API)
     own: bool = False  # the library's own raise prints it (so the raising frame is the library's by design)
     main: bool = True  # the entry's own message (or it as pasted), not one of its `also_seen_as`
+    called: bool = False  # raised within the library's call: a complete traceback shows a frame of the library
 
 
 @dataclass(frozen=True)
@@ -92,6 +93,9 @@ class Diagnosis:
     relations: tuple[tuple[str, str, str], ...] = ()  # (placeholder, operator, placeholder): integers compared
     direction: str | None = None  # "older-code": code written for an older release; "newer-code": for a newer one
     other_causes: tuple[OtherCause, ...] = ()  # other causes that print the same words on other releases
+    # The library's package folder (`<package>/`): a complete traceback with no frame there rules out a wording
+    # raised within the library's call (`Wording.called`).
+    within: str | None = None
     runtime: bool = False  # raised by the runtime for any caller: a failing line not recognised never rules it out
 
 
@@ -154,7 +158,8 @@ def _wording(item: dict[str, Any], exception: str) -> Wording:
     words = item.get("words")
     return Wording(_text(item.get("message")) or "", _text(item.get("exception")) or exception,
                    _text(item.get("releases")), _text(item.get("device")), _text(item.get("note")),
-                   words if isinstance(words, bool) else True, item.get("own") is True, item.get("main") is not False)
+                   words if isinstance(words, bool) else True, item.get("own") is True, item.get("main") is not False,
+                   item.get("called") is True)
 
 
 def _rules(value: object) -> tuple[FrameRule, ...]:
@@ -180,7 +185,7 @@ def _diagnosis(value: object) -> Diagnosis:
         direction=_text(value.get("direction")),
         other_causes=tuple(_other_cause(one) for one in _list(value.get("other_causes"))
                            if isinstance(one, dict) and one.get("releases")),
-        runtime=value.get("runtime") is True)
+        within=_text(value.get("within")), runtime=value.get("runtime") is True)
 
 
 def _withhold(item: dict[str, Any]) -> Withhold:

@@ -59,14 +59,17 @@ from errorkb.lookup._paste import (
     arrows,
     candidates,
     chained,
+    complete,
     ends,
     final_lines,
     frames,
+    installed_at,
     keep_tail,
     line_start,
     markers,
     normalize,
     plain_quotes,
+    releases_beside,
     said_at,
     stated_releases,
     strip,
@@ -239,10 +242,12 @@ class _Reading:
         self._ends = ends(self.text, self._meter)
         release, source = self._given, self._given_source
         said = [release] if release is not None else stated_releases(self.text, self._library, self._meter)
+        named = said if release is not None or not said else \
+            said + releases_beside(self.text, self._library, self._meter)
         if release is None:
             release, source = (said[-1] if said else None), STATED
         self._release, self._source = plain(release), source if release else None
-        self._releases = tuple(dict.fromkeys(one for one in map(plain, said) if one))
+        self._releases = tuple(dict.fromkeys(one for one in map(plain, named) if one))
 
     @property
     def frames(self) -> list[Frame]:
@@ -428,6 +433,13 @@ class Lookup:
         excluded = _first(shown, diagnosis.exclude)
         if excluded is not None:
             return RuledOut(match, f"a frame in {_where(excluded)} shows another error worded alike")
+        # Raised within the library's call: a whole traceback without a frame in the library's folder (installed or
+        # a copy of it, which runs the same code) shows the stack of another caller (corpus h304).
+        within = diagnosis.within
+        if wording.called and within is not None and not any(_path_matches(frame.path, within) for frame in shown) \
+                and complete(reading.text, reading.start_of(match.at), match.at, meter):
+            return RuledOut(match, f"a complete traceback shows no frame of {self.library}, whose call raises this "
+                                   "error: another caller's")
         raising = self._raising(shown)
         if raising is not None and not wording.own and _first([raising], diagnosis.innermost_exclude) is not None:
             return RuledOut(match, f"raised in {_where(raising)}: {self.library}'s own code, not the change "
@@ -437,6 +449,10 @@ class Lookup:
                 _first([raising], diagnosis.frames) is None:
             return RuledOut(match, f"raised in {_where(raising)}, not where this error is raised "
                                    f"({_where(diagnosis.frames[0]) if diagnosis.frames else '?'})")
+        # Raised in a file named like the documented one, but not in the installed library (another package's
+        # copy, a project's folder): neither where the entry says nor elsewhere; nothing confirms it.
+        copied = raising if raising is not None and diagnosis.require_frame and not wording.device and \
+            _first([raising], diagnosis.frames, installed=True) is None else None
         # A recognised text counts where it may be this error's: not inside another exception's traceback.
         if match.recognised and match.at >= 0 and _recognised_elsewhere(match, reading, meter):
             match = replace(match, recognised=False)
@@ -478,7 +494,7 @@ class Lookup:
                            "release tells")
         # An other cause raised through the same frames: they tie the paste to neither; the release must.
         blind = not apart and any(cause.same_frames for cause in others)
-        framed = None if blind else _first(shown, diagnosis.frames)
+        framed = None if blind else _first(shown, diagnosis.frames, installed=True)
         if framed is not None:
             evidence.append(Evidence(rules.FRAME_EVIDENCE, f"a frame in {_where(framed)}"))
         coded = None if blind else next((frame for frame in reversed(failing) if _uses(frame.code, diagnosis.code)),
@@ -489,8 +505,9 @@ class Lookup:
         if match.recognised:
             evidence.append(Evidence(rules.RECOGNISED, "the paste shows the failing line this case shows"))
         # A value the entry says prints these words for another cause: nothing else shown confirms it.
-        withheld = withheld_values(diagnosis, named, self._defines_class if self.classes else None)
-        confirmed = not withheld and any(one.kind in rules.CONFIRMING for one in evidence)
+        withheld = withheld_values(diagnosis, named, self._defines_class if self.classes else None) + \
+            located_elsewhere(diagnosis, named, self.library)
+        confirmed = not withheld and copied is None and any(one.kind in rules.CONFIRMING for one in evidence)
         # Only the error the paste ended with is the user's; a device's own wording is printed before the
         # exception that reports it, by whichever later call syncs.
         earlier = confirmed and not wording.device and not self._ended_with(match, reading, meter)
@@ -500,6 +517,9 @@ class Lookup:
             missing.append(EARLIER)
         elif withheld:
             missing += held
+        elif copied is not None:
+            missing.append(f"raised in {_where(copied)}, a file named like {self.library}'s in another package or "
+                           f"folder: a frame of the installed {self.library} confirms it")
         elif not confirmed:
             told = [_other_hint(cause, releases, wording_range(known, wording), self.library)
                     for cause in others] if wording.words and not own and not foreign else []
@@ -784,32 +804,73 @@ def _where(thing: FrameRule | Frame) -> str:
     return f"`{thing.function}` ({thing.file})" if thing.function else f"`{thing.file}`"
 
 
-def frame_matches(frame: Frame, rule: FrameRule) -> bool:
+def frame_matches(frame: Frame, rule: FrameRule, installed: bool = False) -> bool:
     """Whether a frame lies in the rule's file (as installed; `*` any characters but `/`; a
     trailing `/` any file below) and, if the rule names one, its function (by its own name: Python
-    prints `update`, a notebook `StaticLayer.update`)."""
+    prints `update`, a notebook `StaticLayer.update`). `installed`: only where the file's package folder
+    stands where Python installs packages (`installed_at`): a frame that confirms an entry must be the
+    library's own, never a same-named file of another package's copy or a project's folder. A rule that
+    rules an entry out, or asks where the error was raised, takes any such frame (a copy raising the
+    library's error is not "elsewhere")."""
     if rule.function is not None and frame.function.rsplit(".", 1)[-1] != rule.function.rsplit(".", 1)[-1]:
         return False
-    return _path_matches(frame.path, rule.file)
+    return _path_matches(frame.path, rule.file, installed)
 
 
-def _path_matches(path: str, pattern: str) -> bool:
+def _path_matches(path: str, pattern: str, installed: bool = False) -> bool:
+    """Whether the path lies in the pattern's file or folder; `installed`: at a place of an installed
+    package (some occurrence of the pattern's start does, for a folder)."""
     if pattern.endswith("/"):
-        return path.startswith(pattern) or ("/" + pattern) in path
+        if path.startswith(pattern):
+            return True
+        at = path.find("/" + pattern)
+        while at >= 0:
+            if not installed or installed_at(path, at + 1):
+                return True
+            at = path.find("/" + pattern, at + 1)
+        return False
     if "*" not in pattern:
-        return path == pattern or path.endswith("/" + pattern)
+        if path == pattern:
+            return True
+        return path.endswith("/" + pattern) and (not installed or installed_at(path, len(path) - len(pattern)))
     glob = "(?:^|/)" + "[^/]*".join(re.escape(part) for part in pattern.split("*")) + "$"
-    return re.search(glob, path) is not None
+    found = re.search(glob, path)
+    if found is None:
+        return False
+    start = found.start() + (1 if path[found.start():found.start() + 1] == "/" else 0)
+    return not installed or installed_at(path, start)
 
 
-def _first(found: list[Frame], wanted: tuple[FrameRule, ...]) -> Frame | None:
-    return next((frame for frame in reversed(found) if any(frame_matches(frame, rule) for rule in wanted)), None)
+def _first(found: list[Frame], wanted: tuple[FrameRule, ...], installed: bool = False) -> Frame | None:
+    return next((frame for frame in reversed(found)
+                 if any(frame_matches(frame, rule, installed) for rule in wanted)), None)
 
 
 def _uses(code: str, names: tuple[str, ...]) -> bool:
-    """Whether a line of code uses one of the names as a whole identifier."""
+    """Whether a line of code uses one of the names as a whole identifier, in its code: a comment on the
+    line (`# was cache.key_cache`) uses nothing; a string may (`getattr(cache, 'key_cache')`)."""
+    code = without_comment(code)
     return bool(code) and any(re.search(r"(?<![A-Za-z0-9_])" + re.escape(name) + r"(?![A-Za-z0-9_])", code)
                               for name in names)
+
+
+def without_comment(code: str) -> str:
+    """A line of Python without its comment: from the first `#` outside a string literal (quotes read in
+    one pass, a backslash escaping the next character inside one)."""
+    quote, at = "", 0
+    while at < len(code):
+        char = code[at]
+        if quote:
+            if char == "\\":
+                at += 1
+            elif char == quote:
+                quote = ""
+        elif char in "'\"":
+            quote = char
+        elif char == "#":
+            return code[:at]
+        at += 1
+    return code
 
 
 def withheld_values(diagnosis: Diagnosis, named: dict[str, str],
@@ -828,6 +889,32 @@ def withheld_values(diagnosis: Diagnosis, named: dict[str, str],
                 found.append((value, rule.because))
                 break
     return found
+
+
+def located_elsewhere(diagnosis: Diagnosis, named: dict[str, str], library: str) -> list[tuple[str, str]]:
+    """The `location` values (where an import found the module) that are not the installed library's folder,
+    each with why: the import found another folder of that name, so the entry's cause is not what it shows."""
+    return [(value, f"is not where {library} is installed (a folder named like it, or a namespace package "
+                    f"without its files): the import found another `{library}`; fix what it imports first")
+            for expression, value in named.items()
+            if _type(diagnosis, expression) == "location" and not installed_location(value, library)]
+
+
+def installed_location(value: str, library: str) -> bool:
+    """Whether a location Python printed is a file in the library's folder where packages are installed
+    (`installed_at`: one occurrence of the folder suffices), or cannot be judged: only `unknown location` and
+    a whole path (a `/` or `\\`, no blank: a terminal's wrap puts one in, `site-packag es`) are; a title's
+    own parenthesis (`(peft 0.13)`) is no location."""
+    if value != "unknown location" and ("/" not in value and "\\" not in value
+                                        or any(char in rules.WHITESPACE for char in value)):
+        return True
+    path = value.replace("\\", "/")
+    at = path.find(library + "/")
+    while at >= 0:
+        if (at == 0 or path[at - 1] == "/") and installed_at(path, at):
+            return True
+        at = path.find(library + "/", at + 1)
+    return False
 
 
 def name_matches(value: str, glob: str) -> bool:
@@ -877,7 +964,9 @@ def fits(diagnosis: Diagnosis, values: dict[str, str], library: str = "", partia
                 return False
     for left, operator, right in () if partial else diagnosis.relations:
         a, b = values.get(left), values.get(right)
-        if a is None or b is None or not _TYPES["int"].match(a) or not _TYPES["int"].match(b):
+        if not a or not b:  # a wording that does not print both (a device's own, without numbers): not its concern
+            continue
+        if not _TYPES["int"].match(a) or not _TYPES["int"].match(b):
             return False
         if not _compare(int(a), operator, int(b)):
             return False

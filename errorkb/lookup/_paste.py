@@ -62,11 +62,14 @@ _TRACEBACK = rules.compiled(rules.TRACEBACK)
 _TRACEBACK_END = rules.compiled(rules.TRACEBACK_END)
 _FRAME_LINE = rules.compiled(rules.FRAME_LINE)
 _CODE_LINE = rules.compiled(rules.CODE_LINE)
+_STACK_LINE = rules.compiled(rules.STACK_LINE)
 _MARKERS = rules.compiled(rules.MARKERS)
 _ARROW_LINE = rules.compiled(rules.ARROW_LINE)
 _PYTEST_DEF = rules.compiled(rules.PYTEST_DEF)
 _PYTEST_FAILING = rules.compiled(rules.PYTEST_FAILING)
 _FATAL_NAME = rules.compiled(rules.FATAL_NAME)
+_INSTALL_ROOT = rules.compiled(rules.INSTALL_ROOT)
+_RELEASE_NUMBER = rules.compiled(rules.RELEASE_NUMBER)
 _CHAINED = rules.compiled(rules.CHAINED)
 
 
@@ -357,6 +360,31 @@ def traceback_of(found: list[Frame], start: int, at: int) -> list[Frame]:
     return [frame for frame in found if start <= frame.at < at]
 
 
+def complete(text: str, start: int, at: int, meter: Meter | None = None) -> bool:
+    """Whether the traceback that starts at `start` (its marker) and ends at the exception line at `at` is
+    shown whole: the marker, then Python's frames and their source lines only (`rules.STACK_LINE`), the first
+    line a frame. A paste without the marker, with a blank, a cut path, `...` or an elided repeat between, may
+    leave out frames: only a whole one tells which code is not on the stack."""
+    if start < 0 or at < 0 or not text.startswith(rules.TRACEBACK_TEXT, start):
+        return False
+    body, end = text.find("\n", start) + 1, line_start(text, at)
+    if body <= 0 or body >= end:
+        return False
+    meter = meter or Meter()
+    meter.work += end - body
+    lines = text[body:end - 1].split("\n")
+    first = _STACK_LINE.match(lines[0])
+    return first is not None and first.group(1) is not None and all(_STACK_LINE.match(line) for line in lines)
+
+
+def installed_at(path: str, start: int) -> bool:
+    """Whether the package folder that starts at `start` of a frame's path is an installed package's: the
+    folder it stands in is one Python installs packages in (`rules.INSTALL_ROOT`), never another package's
+    folder or a project's. A relative path that starts with the package's folder is the form errorkb's own
+    captures print (the verified befores' tracebacks, relative to the environment): the installed package."""
+    return start == 0 or (path[start - 1] == "/" and _INSTALL_ROOT.search(path, 0, start - 1) is not None)
+
+
 def stated_release(text: str, library: str, meter: Meter | None = None) -> str | None:
     """Stage 5: the last release of `library` the paste states, or None."""
     found = stated_releases(text, library, meter)
@@ -373,6 +401,34 @@ def stated_releases(text: str, library: str, meter: Meter | None = None) -> list
     meter.work += len(text)
     pattern = re.compile(rules.STATED.replace("{name}", escape(library)))
     return list(dict.fromkeys(match.group(1) for match in pattern.finditer(text)))
+
+
+def releases_beside(text: str, library: str, meter: Meter | None = None) -> list[str]:
+    """Every release number on a line that states a release of `library` (`rules.RELEASE_NUMBER`), in order:
+    "worked with <library> 4.57.1, fails after downgrading to 4.46.0" names two releases of it, and the line
+    does not say which raised (each line once, however many statements it holds); then every release number in
+    the paste of a stated release's major version ("With 4.46.0 it fails" on the next line): most likely the
+    library's too. Only ever more releases to hold an entry to: never one that confirms."""
+    if not library:
+        return []
+    meter = meter or Meter()
+    meter.work += len(text)
+    pattern = re.compile(rules.STATED.replace("{name}", escape(library)))
+    found, done, majors = [], -1, set()
+    for match in pattern.finditer(text):
+        majors.add(match.group(1).split(".")[0])
+        start = line_start(text, match.start(1))
+        if start <= done:
+            continue
+        end = text.find("\n", match.start(1))
+        end = len(text) if end < 0 else end
+        meter.work += end - start
+        found += [one.group(1) for one in _RELEASE_NUMBER.finditer(text, start, end)]
+        done = start
+    if majors:
+        meter.work += len(text)
+        found += [one.group(1) for one in _RELEASE_NUMBER.finditer(text) if one.group(1).split(".")[0] in majors]
+    return found
 
 
 def escape(text: str) -> str:

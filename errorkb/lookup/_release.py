@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from errorkb.lookup import _rules as rules
 from errorkb.lookup._known import Known, Releases, Wording
-from errorkb.lookup._paste import Frame, strip
+from errorkb.lookup._paste import Frame, installed_at, strip
 
 _PLAIN_RELEASE = rules.compiled(rules.PLAIN_RELEASE)
 _CLAUSE = rules.compiled(rules.CLAUSE)
@@ -44,11 +44,13 @@ def wording_range(known: Known, wording: Wording) -> str | None:
 
 def releases_in_paste(known: Known, found: list[Frame]) -> tuple[str, ...]:
     """The releases whose raise line, in the entry's source file (as installed), is a line the
-    paste's frames in that file show: `.../site-packages/<package>/<file>.py", line 1471`."""
+    paste's frames in that file show: `.../site-packages/<package>/<file>.py", line 1471`. Only a frame of
+    the installed package (`installed_at`): another package's copy of the file has lines of its own."""
     if not known.lines_path or not known.lines:
         return ()
     installed = known.lines_path
-    seen = {frame.line for frame in found if frame.path == installed or frame.path.endswith("/" + installed)}
+    seen = {frame.line for frame in found if frame.path.endswith("/" + installed)
+            and installed_at(frame.path, len(frame.path) - len(installed))}
     return tuple(release for release, line in known.lines if line in seen)
 
 

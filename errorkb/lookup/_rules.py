@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-RULES_VERSION = 14
+RULES_VERSION = 16
 
 CAP = 1 << 16  # characters of a paste read: its last 64 KiB
 CHAIN = 64  # exception lines tried whole, counted from the end of the paste
@@ -127,6 +127,13 @@ LINE_END = r"(?<![ \t])[ \t]+(?![^\n])"  # from a run's first space: one try a r
 # the address dropped, so that the frame reads as the notebook printed it; only a link to a web, file or
 # editor address is one (`[0](x)` in a message, a list printed `[1](2)`, is left as it is).
 LINK = r"\[([^\[\]\n]*)\]\((?:https?://|file://|vscode-[A-Za-z0-9+.-]*:)[^()\s]*\)"
+# The folder a frame's package folder stands in, for the frame to be the library's own (`INSTALL_ROOT`, matched
+# against the path before the package's folder): an environment's `site-packages` or `dist-packages`, a
+# checkout's `src`, an egg's or a wheel's folder. A file named like the library's in a folder named like it
+# anywhere else is another package's copy (`optimum/habana/<library>/...`, `ipex_llm/<library>/...`) or a
+# project's own folder: it neither confirms an entry by its frame nor tells the release by its line. A relative
+# path that starts with the package's folder (errorkb's own captures print them so) is the installed package.
+INSTALL_ROOT = r"(?:^|/)(?:site-packages|dist-packages|src|[^/\n]+\.egg|[^/\n]+\.whl)$"
 # Not a frame: a warning (`x.py:3: FutureWarning: ...`), a linter's `x.py:3:5: E501`, prose.
 FRAME = r"File \"([^\"\n]*)\", line ([0-9]+)"
 FRAME_LINE = (r"(?<![^\n])[ \t]*(?:File (?:\"([^\"\n]*)\",[ \t]*line[ \t]*([0-9]+)"
@@ -137,6 +144,12 @@ FRAME_LINE = (r"(?<![^\n])[ \t]*(?:File (?:\"([^\"\n]*)\",[ \t]*line[ \t]*([0-9]
               r"|((?:[A-Za-z]:)?[^\"\s:]+\.py):([0-9]+):"
               r"(?: in ([^\n]*)|[ \t]*(?:[A-Za-z_][A-Za-z0-9_.]*[ \t]*)?(?![^\n]))"
               r"|((?:[A-Za-z]:)?[^\"\s:]+\.py):([0-9]+) ?in ?([A-Za-z_<][A-Za-z0-9_.<>]*)[ \t]*(?![^\n]))")
+# A line of a complete traceback, between its marker and its exception line, as Python prints it (`STACK_LINE`):
+# a frame (group 1) whose path is whole (no `...` or `…` put in for a cut), or an indented source or position
+# line that is no elision (`...`, `…`, `[Previous line repeated 2 more times]`). Any other line (a blank, a log
+# line, another tool's frame) leaves the traceback possibly cut: it says nothing of the frames it does not show.
+STACK_LINE = (r'^(?:([ \t]*File "(?![^"\n]*(?:\.\.\.|…))[^"\n]*",[ \t]*line[ \t]*[0-9]+,[ \t]*in[ \t][^\n]*)'
+              r"|[ \t]+(?!\.\.\.|…|\[(?:\.\.\.|…|Previous line repeated))[^ \t\n][^\n]*)$")
 CODE_LINE = r"^[ \t]+(?:-+>[ \t]*[0-9]*[ \t]+)?([^ \t\n][^\n]*)$"  # the source line printed under a frame
 # IPython marks the failing line of each cell or frame with an arrow: `---> 10     height, width = img.shape[:2]`
 # (group 1 the line's number, group 2 its code); rich with `❱ 10 │   code` (`│` its indent guides).
@@ -181,6 +194,13 @@ STATED = (r"(?:(?<![^\n])[ \t]*Successfully installed (?:[^ \t\n]+[ \t]+)*?{name
           r"|[ \t]*\nVersion:[ \t]*)"
           r"(?=" + _RELEASE + r"(?![0-9A-Za-z.]))"
           r"|-(?=" + _RELEASE + r"(?:\.dist-info|\.egg-info|-py[0-9h]))))(" + _RELEASE + ")")
+# A line that states the library's release and names others ("worked with <library> 4.57.1, fails after
+# downgrading to 4.46.0", "upgraded <library> from 4.38 to 4.49", "<library> 4.57.1 → 4.46.0") does not say which
+# one raised: every release number on it (`RELEASE_NUMBER`, group 1; `v4.46.0` too, never a part of a longer
+# word or number: `python3.10`, `4.46.0.dev0`) is held to the entry, as the stated ones are; so is every release
+# number in the paste of a stated release's major version ("With 4.46.0 it fails" on another line). A number of
+# another package read so (`<runtime> 2.1.0` on the line) only makes the release less certain, never confirms.
+RELEASE_NUMBER = r"(?<![0-9A-Za-z_.])v?([0-9]+\.[0-9]+(?:\.[0-9]+)?)(?![0-9A-Za-z_]|\.[0-9A-Za-z_])"
 
 # -- typed placeholders (what an entry may declare of a placeholder's value) ---------------------
 
@@ -202,10 +222,16 @@ TYPES: dict[str, str | None] = {
     "library-class": r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_<>][A-Za-z0-9_<>]*)*$",
     # A module of the documented library: its import name, or a dotted name below it.
     "library": r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$",
+    # Where the module an import found lies, as Python prints it (`(/x/site-packages/<library>/__init__.py)`,
+    # `(unknown location)`): a value that is not a file in the library's folder where packages are installed
+    # (INSTALL_ROOT; a relative path too) withholds the entry: the import found a folder named like the library
+    # (a project's, a copy's) or a namespace package without its files, not the installed library. Only
+    # `unknown location` and a whole path (no blank: a wrapped one cannot tell) are judged.
+    "location": None,
 }
 # The type a placeholder has when its entry declares none, by its expression (the names authors
 # give the placeholders of `also_seen_as` wordings: `{cls}` a class, `{module}` where an import failed).
-DEFAULT_TYPES = {"cls": "class", "module": "library"}
+DEFAULT_TYPES = {"cls": "class", "module": "library", "path": "location"}
 # Python's own types: a `class` (or `library-class`) placeholder never stands for one unless its entry allows it.
 BUILTIN_TYPES = ("NoneType", "tuple", "list", "dict", "str", "int", "float", "bool", "bytes", "bytearray",
                  "set", "frozenset", "complex", "object", "type", "function", "method", "module", "range",
@@ -240,9 +266,12 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
                      "QUOTE_MARK": QUOTE_MARK, "LINE_END": LINE_END, "SUFFIX": SUFFIX, "EXCEPTION_LINE": EXCEPTION_LINE,
                      "INLINE_EXCEPTION": INLINE_EXCEPTION, "STOP_LINE": STOP_LINE, "TRACEBACK": TRACEBACK,
                      "TRACEBACK_END": TRACEBACK_END, "FATAL_NAME": FATAL_NAME, "CHAINED": CHAINED,
-                     "FRAME": FRAME, "FRAME_LINE": FRAME_LINE, "CODE_LINE": CODE_LINE, "ARROW_LINE": ARROW_LINE,
+                     "FRAME": FRAME, "FRAME_LINE": FRAME_LINE, "STACK_LINE": STACK_LINE, "INSTALL_ROOT": INSTALL_ROOT,
+                     "CODE_LINE": CODE_LINE,
+                     "ARROW_LINE": ARROW_LINE,
                      "PYTEST_DEF": PYTEST_DEF, "PYTEST_FAILING": PYTEST_FAILING,
-                     "MARKERS": MARKERS, "PLAIN_RELEASE": PLAIN_RELEASE, "CLAUSE": CLAUSE, "STATED": STATED},
+                     "MARKERS": MARKERS, "PLAIN_RELEASE": PLAIN_RELEASE, "CLAUSE": CLAUSE, "STATED": STATED,
+                     "RELEASE_NUMBER": RELEASE_NUMBER},
         "name_chars": NAME_CHARS, "dotted_name_chars": DOTTED_NAME_CHARS, "lower_first": LOWER_FIRST,
         "types": TYPES, "default_types": DEFAULT_TYPES, "builtin_types": list(BUILTIN_TYPES),
         "relations": list(RELATIONS), "confirming": list(CONFIRMING),

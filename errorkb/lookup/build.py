@@ -82,14 +82,20 @@ def wordings_of(entry: Entry) -> tuple[Wording, ...]:
     # A raise site in the runtime (`source.runtime`) prints its words for whatever object reached it, the
     # library's or not: they are the runtime's, and tie the entry only with other evidence (`recognised_by`).
     own_main = entry.kind == "raise" and not entry.source.implicit and not entry.source.runtime
+    # Raised within the library's call (its own raise, or Python's or the runtime's beneath its function): not by
+    # the user's code (`source.user_code`, `raised_in: user-code`, a removed or changed API) nor by the runtime for
+    # any caller; an `also_seen_as` only where it names the library's function that raises it.
+    called = entry.kind == "raise" and not entry.source.user_code and not entry.source.runtime and \
+        entry.diagnosis.raised_in != "user-code"
     found = [Wording(entry.message, entry.exception, words=own_main or _names_in(entry.message, names), own=own_main,
-                     main=True)]
+                     main=True, called=called)]
     for one in entry.also_seen_as:
         # A wording raised by a function of the library's is its own text, unless the entry's error is
         # raised by Python or the runtime under that function (`source.implicit`): then the words are theirs.
         own = one.function is not None and not entry.source.implicit and not entry.source.runtime
         found.append(Wording(one.message, one.exception or entry.exception, one.releases, one.device, one.note,
-                             words=own or _names_in(one.message, names), own=own, main=False))
+                             words=own or _names_in(one.message, names), own=own, main=False,
+                             called=called and one.function is not None))
     return tuple(found)
 
 
@@ -159,6 +165,8 @@ def diagnosis_of(entry: Entry, installed: str | None) -> dict[str, Any]:
         "relations": [list(triple) for triple in declared.relation_triples()],
         "direction": declared.direction,
         "other_causes": other_causes_of(entry),
+        # The library's package folder: a wording raised within the library's call (`called`) has a frame there.
+        "within": f"{package}/" if package else None,
         # Raised by the runtime for whatever code reached it (`source.runtime`): a caller's failing line that is
         # none of `recognised_by` says nothing of another cause, so it never rules the entry out.
         "runtime": entry.source.runtime,
@@ -173,7 +181,7 @@ def index_fields(entry: Entry, by_release: dict[str, int] | None = None,
     return {
         "kind": entry.kind,
         "wordings": [{"message": w.message, "exception": w.exception, "releases": w.releases, "device": w.device,
-                      "note": w.note, "words": w.words, "own": w.own, "main": w.main}
+                      "note": w.note, "words": w.words, "own": w.own, "main": w.main, "called": w.called}
                      for w in as_pasted(wordings_of(entry))],
         "recognised_by": list(entry.recognised_by),
         "raises_in": releases.raises, "last_good": releases.last_good, "replacement": releases.replacement,

@@ -28,6 +28,7 @@ from errorkb.results.keys import project_inputs
 from errorkb.results.records import BUNDLED, UPSTREAM, CheckRecord, Code, ExceptionInfo, Exit, Outcome, Site
 from errorkb.results.report import Report, new_report, now
 from errorkb.verify.cache import Trust, VerdictCache, cache_key
+from errorkb.verify.inside.library import package_folders
 from errorkb.verify.modes import Isolation
 from errorkb.verify.paths import environment_path
 from errorkb.verify.plan import Check, library_imports, plan, select_shard
@@ -461,29 +462,43 @@ def _public_exception(error: ExceptionInfo | None, project: Project) -> Exceptio
     if error is None:
         return None
     update: dict[str, Any] = {}
+    installed = _installed_roots(project.library)
     for name in ("raise_site", "origin"):
         site: Site | None = getattr(error, name)
         if site is not None:
-            update[name] = site.model_copy(update={"file": _short_path(site.file, project)})
+            update[name] = site.model_copy(update={"file": _short_path(site.file, project, installed)})
     if error.traceback:
-        update["traceback"] = _strip_roots(error.traceback, project)
+        update["traceback"] = _strip_roots(error.traceback, project, installed)
     return error.model_copy(update=update)
 
 
-def _short_path(path: str, project: Project) -> str:
+def _installed_roots(library: LibraryProfile) -> tuple[str, ...]:
+    """The folders the library's package is installed in (where the import system finds it: an environment's
+    site-packages, a folder on the path, an editable checkout's `src`): a frame there prints from the package's
+    folder, as one in site-packages does, so that every reader (the lookup's frame rules above all) sees the
+    installed library's frames alike wherever this machine put it."""
+    return tuple(str(folder.parent) for folder in package_folders(library.name))
+
+
+def _short_path(path: str, project: Project, installed: tuple[str, ...] = ()) -> str:
     markers = ["/site-packages/"]
     bundled = project.library.bundled
     if bundled:
         markers.append("/" + bundled.replace(".", "/") + "/")
-    for marker in markers:
+    for marker in markers[:1]:
         if marker in path:
-            head = marker.lstrip("/") if marker != "/site-packages/" else ""
-            return head + path.split(marker, 1)[1]
+            return path.split(marker, 1)[1]
+    for root in installed:
+        if path.startswith(root.rstrip("/") + "/"):
+            return path[len(root.rstrip("/")) + 1:]
+    for marker in markers[1:]:
+        if marker in path:
+            return marker.lstrip("/") + path.split(marker, 1)[1]
     return project.rel(Path(path))
 
 
-def _strip_roots(text: str, project: Project) -> str:
+def _strip_roots(text: str, project: Project, installed: tuple[str, ...] = ()) -> str:
     def short(found: re.Match[str]) -> str:
-        return f'File "{_short_path(found.group(1), project)}"'
+        return f'File "{_short_path(found.group(1), project, installed)}"'
 
     return re.sub(r'File "([^"]+)"', short, text)

@@ -551,7 +551,7 @@ def test_a_release_inside_an_other_causes_range_and_the_wordings_leaves_the_trac
     assert grades(answer) == [("shared", "candidate")]
     assert "pkg 1.2 is among the releases (>=1.0,<1.5) where another cause prints the same words: a bad config. " \
         "The traceback tells them apart" in answer.matches[0].missing
-    framed = 'Traceback (most recent call last):\n  File "/v/pkg/frob.py", line 3, in run\n    x()\n' + message
+    framed = 'Traceback (most recent call last):\n  File "/v/site-packages/pkg/frob.py", line 3, in run\n    x()\n' + message
     assert grades(kb.answer(framed, "1.2")) == [("shared", "confirmed")]
     assert grades(kb.answer(message, "1.6")) == [("shared", "confirmed")]
 

@@ -17,7 +17,7 @@ KB = Lookup([Known("get-max-length", "t", "AttributeError", ATTR),
                                "wordings": [{"message": SHARED, "words": False}],
                                "diagnosis": {"frames": [{"file": "pkg/cache_utils.py", "function": "update"}],
                                              "require_frame": True}})])
-FRAMED = 'Traceback (most recent call last):\n  File "/x/pkg/cache_utils.py", line 3, in update\n    y = z[9]\n'
+FRAMED = 'Traceback (most recent call last):\n  File "/x/site-packages/pkg/cache_utils.py", line 3, in update\n    y = z[9]\n'
 ELSEWHERE = 'Traceback (most recent call last):\n  File "/x/other/lib.py", line 3, in run\n    y = z[9]\n'
 CORPUS = [
     {"id": "r001", "family": "removed-api", "message": f"AttributeError: {ATTR}", "paste": None, "expect": "get-max-length"},

@@ -224,7 +224,7 @@ def test_the_lookup_index_carries_wordings_releases_and_raise_lines(project):
     pages, files = pages_of(project)
     index = json.loads(next(f for f in files if f.path == "api/errors/index.json").content)
     item = next(e for e in index["entries"] if e["id"] == ENTRY)
-    own = {"releases": None, "device": None, "note": None, "words": True, "own": True, "main": True}
+    own = {"releases": None, "device": None, "note": None, "words": True, "own": True, "main": True, "called": True}
     assert item["wordings"] == [{"message": item["message"], "exception": "ValueError", **own},
                                 {"message": item["message"].replace("`", ""), "exception": "ValueError",
                                  **own}]  # as Markdown shows it

@@ -239,7 +239,7 @@
 
   const GLOBAL = new Set(["ANSI", "PREFIX", "SUFFIX", "EXCEPTION_LINE", "INLINE_EXCEPTION", "TRACEBACK",
     "TRACEBACK_END", "FRAME_LINE", "FRAME", "ARROW_LINE", "PYTEST_DEF", "PYTEST_FAILING", "RICH_TOP", "RICH_BOTTOM", "RICH_FOLD", "RICH_WRAP",
-    "RICH_EDGE", "FRAME_WRAP", "FRAME_NAME_WRAP", "LINK", "QUOTED", "QUOTE_MARK", "LINE_END", "CHAINED"]);
+    "RICH_EDGE", "FRAME_WRAP", "FRAME_NAME_WRAP", "LINK", "QUOTED", "QUOTE_MARK", "LINE_END", "CHAINED", "RELEASE_NUMBER"]);
 
   /* The index's `rules` made ready: each pattern compiled (the global flag where it is scanned). */
   function compileRules(rules) {
@@ -540,6 +540,18 @@
     return final;
   }
 
+  /* Whether the traceback from the marker at `start` to the exception line at `at` is shown whole
+   * (_paste.py:complete). */
+  function complete(text, start, at, R, meter) {
+    if (start < 0 || at < 0 || !text.startsWith(R.tracebackText, start)) return false;
+    const body = text.indexOf("\n", start) + 1, end = lineStart(text, at);
+    if (body <= 0 || body >= end) return false;
+    meter.work += end - body;
+    const lines = text.slice(body, end - 1).split("\n");
+    const first = R.patterns.STACK_LINE.exec(lines[0]);
+    return first !== null && first[1] !== undefined && lines.every((line) => R.patterns.STACK_LINE.test(line));
+  }
+
   function tracebackOf(found, start, at) {
     if (at < 0) return found;
     return found.filter((frame) => start <= frame.at && frame.at < at);
@@ -553,6 +565,31 @@
     meter.work += text.length;
     const pattern = new RegExp(R.patterns.STATED.replaceAll("{name}", escapeRe(library)), "g");
     return [...new Set([...text.matchAll(pattern)].map((m) => m[1]))];
+  }
+
+  /* Every release number on a line that states one of `library` (_paste.py:releases_beside). */
+  function releasesBeside(text, library, R, meter) {
+    if (!library) return [];
+    meter.work += text.length;
+    const pattern = new RegExp(R.patterns.STATED.replaceAll("{name}", escapeRe(library)), "g");
+    const found = [], majors = new Set();
+    let done = -1;
+    for (const m of text.matchAll(pattern)) {
+      majors.add(m[1].split(".")[0]);
+      const at = m.index + m[0].length - m[1].length;
+      const start = lineStart(text, at);
+      if (start <= done) continue;
+      let end = text.indexOf("\n", at);
+      if (end < 0) end = text.length;
+      meter.work += end - start;
+      for (const one of text.slice(start, end).matchAll(R.patterns.RELEASE_NUMBER)) found.push(one[1]);
+      done = start;
+    }
+    if (majors.size) {
+      meter.work += text.length;
+      for (const one of text.matchAll(R.patterns.RELEASE_NUMBER)) if (majors.has(one[1].split(".")[0])) found.push(one[1]);
+    }
+    return found;
   }
 
   /* -- the index's items (errorkb/lookup/_known.py) ------------------------------------------ */
@@ -585,7 +622,7 @@
       otherCauses: list(d.other_causes).filter((one) => dict(one) === one && one.releases)
         .map((one) => ({ releases: String(one.releases), note: String(one.note || ""), message: text_(one.message),
           messages: list(one.messages).filter((t) => t).map(String), sameFrames: one.same_frames === true })),
-      runtime: d.runtime === true,
+      within: text_(d.within), runtime: d.runtime === true,
     };
   }
 
@@ -593,7 +630,8 @@
     const exception = String(item.exception);
     const wording = (w) => ({ message: text_(w.message) || "", exception: text_(w.exception) || exception,
       releases: text_(w.releases), device: text_(w.device), note: text_(w.note),
-      words: typeof w.words === "boolean" ? w.words : true, own: w.own === true, main: w.main !== false });
+      words: typeof w.words === "boolean" ? w.words : true, own: w.own === true, main: w.main !== false,
+      called: w.called === true });
     let wordings = list(item.wordings).filter((w) => dict(w) === w).map(wording);
     if (!wordings.length) wordings = [wording({ message: item.message, exception })];
     const lines = dict(item.lines);
@@ -616,10 +654,16 @@
     return wording.main ? one.releases.raises : null;
   }
 
-  function releasesInPaste(one, found) {
+  /* _paste.py:installed_at: the package folder at `start` of a frame's path stands where packages are installed. */
+  function installedAt(path, start, R) {
+    return start === 0 || (path[start - 1] === "/" && R.patterns.INSTALL_ROOT.test(path.slice(0, start - 1)));
+  }
+
+  function releasesInPaste(one, found, R) {
     if (!one.linesPath || !one.lines.length) return [];
     const installed = one.linesPath;
-    const seen = new Set(found.filter((f) => f.path === installed || f.path.endsWith("/" + installed)).map((f) => f.line));
+    const seen = new Set(found.filter((f) => f.path.endsWith("/" + installed)
+      && installedAt(f.path, f.path.length - installed.length, R)).map((f) => f.line));
     return one.lines.filter(([, line]) => seen.has(line)).map(([release]) => release);
   }
 
@@ -736,19 +780,32 @@
     return a.known.id < b.known.id ? -1 : a.known.id > b.known.id ? 1 : 0;
   }
 
-  function pathMatches(path, pattern) {
-    if (pattern.endsWith("/")) return path.startsWith(pattern) || path.includes("/" + pattern);
-    if (!pattern.includes("*")) return path === pattern || path.endsWith("/" + pattern);
-    return new RegExp("(?:^|/)" + pattern.split("*").map(escapeRe).join("[^/]*") + "$").test(path);
+  /* _match.py:_path_matches; `R` given: only at a place of an installed package (installedAt). */
+  function pathMatches(path, pattern, R = null) {
+    if (pattern.endsWith("/")) {
+      if (path.startsWith(pattern)) return true;
+      for (let at = path.indexOf("/" + pattern); at >= 0; at = path.indexOf("/" + pattern, at + 1)) {
+        if (R === null || installedAt(path, at + 1, R)) return true;
+      }
+      return false;
+    }
+    if (!pattern.includes("*")) {
+      if (path === pattern) return true;
+      return path.endsWith("/" + pattern) && (R === null || installedAt(path, path.length - pattern.length, R));
+    }
+    const found = new RegExp("(?:^|/)" + pattern.split("*").map(escapeRe).join("[^/]*") + "$").exec(path);
+    if (found === null) return false;
+    return R === null || installedAt(path, found.index + (path[found.index] === "/" ? 1 : 0), R);
   }
 
-  function frameMatches(frame, rule) {
+  function frameMatches(frame, rule, R = null) {
     if (rule.function !== null && lastName(frame.function) !== lastName(rule.function)) return false;
-    return pathMatches(frame.path, rule.file);
+    return pathMatches(frame.path, rule.file, R);
   }
 
-  function first(found, wanted) {
-    for (let i = found.length - 1; i >= 0; i--) if (wanted.some((rule) => frameMatches(found[i], rule))) return found[i];
+  /* _match.py:_first; `R` given: the installed library's frames only. */
+  function first(found, wanted, R = null) {
+    for (let i = found.length - 1; i >= 0; i--) if (wanted.some((rule) => frameMatches(found[i], rule, R))) return found[i];
     return null;
   }
 
@@ -757,10 +814,45 @@
     return thing.function ? `\`${thing.function}\` (${thing.path})` : thing.path;
   }
 
-  const uses = (code, names) => Boolean(code) && names.some((name) =>
-    new RegExp("(?<![A-Za-z0-9_])" + escapeRe(name) + "(?![A-Za-z0-9_])").test(code));
+  /* _match.py:without_comment: a line of Python without its comment (from a `#` outside a string). */
+  function withoutComment(code) {
+    let quote = "";
+    for (let at = 0; at < code.length; at++) {
+      const char = code[at];
+      if (quote) {
+        if (char === "\\") at++;
+        else if (char === quote) quote = "";
+      } else if (char === "'" || char === '"') {
+        quote = char;
+      } else if (char === "#") {
+        return code.slice(0, at);
+      }
+    }
+    return code;
+  }
+
+  const uses = (code, names) => Boolean(withoutComment(code)) && names.some((name) =>
+    new RegExp("(?<![A-Za-z0-9_])" + escapeRe(name) + "(?![A-Za-z0-9_])").test(withoutComment(code)));
 
   // The values (whole names) the entry's `withhold` declarations name, each with why (_match.py:withheld_values).
+  // The `location` values that are not the installed library's folder, each with why (_match.py:located_elsewhere).
+  function locatedElsewhere(d, named, library, R) {
+    return named.filter(([expression, value]) => typeOf(d, expression, R) === "location"
+      && !installedLocation(value, library, R)).map(([, value]) => [value, `is not where ${library} is installed ` +
+      `(a folder named like it, or a namespace package without its files): the import found another \`${library}\`; ` +
+      "fix what it imports first"]);
+  }
+
+  function installedLocation(value, library, R) {
+    if (value !== "unknown location" && ((!value.includes("/") && !value.includes("\\"))
+      || [...value].some((char) => R.whitespace.includes(char)))) return true;
+    const path = value.replaceAll("\\", "/");
+    for (let at = path.indexOf(library + "/"); at >= 0; at = path.indexOf(library + "/", at + 1)) {
+      if ((at === 0 || path[at - 1] === "/") && installedAt(path, at, R)) return true;
+    }
+    return false;
+  }
+
   function withheldValues(d, named, defines) {
     const found = [];
     for (const [expression, value] of Object.entries(named)) {
@@ -817,7 +909,8 @@
     }
     for (const [left, operator, right] of partial ? [] : d.relations) {
       const a = values[left], b = values[right];
-      if (a === undefined || b === undefined || !R.types.int.test(a) || !R.types.int.test(b)) return false;
+      if (!a || !b) continue;  // a wording that does not print both: not its concern (_match.py:fits)
+      if (!R.types.int.test(a) || !R.types.int.test(b)) return false;
       const x = Number(a), y = Number(b);
       const ok = { "<": x < y, "<=": x <= y, ">": x > y, ">=": x >= y, "==": x === y, "!=": x !== y }[operator];
       if (!ok) return false;
@@ -1256,7 +1349,8 @@
           }
           this.release = plain(stated, R);
           this.source = stated ? from : null;
-          this.releases = [...new Set(said.map((one) => plain(one, R)).filter((one) => one))];
+          const named = given || !said.length ? said : [...said, ...releasesBeside(text, library, R, meter)];
+          this.releases = [...new Set(named.map((one) => plain(one, R)).filter((one) => one))];
           return this;
         } };
       return reading;
@@ -1329,7 +1423,7 @@
       const evidence = [], missing = [];
       reading.all();
       const shown = tracebackOf(reading.frames, reading.startOf(match.at), match.at);
-      const releases = reading.release ? reading.releases : releasesInPaste(one, shown);
+      const releases = reading.release ? reading.releases : releasesInPaste(one, shown, R);
       const ruled = (reason) => ({ ruledOut: true, match, reason });
       if (releases.length) {
         const said = verdict(one, wording, releases, reading.source || "frames", library, R);
@@ -1342,6 +1436,11 @@
       }
       const excluded = first(shown, d.exclude);
       if (excluded !== null) return ruled(`a frame in ${where(excluded)} shows another error worded alike`);
+      // Raised within the library's call: a whole traceback without a frame in its folder is another caller's.
+      if (wording.called && d.within !== null && !shown.some((f) => pathMatches(f.path, d.within))
+        && complete(reading.text, reading.startOf(match.at), match.at, R, meter)) {
+        return ruled(`a complete traceback shows no frame of ${library}, whose call raises this error: another caller's`);
+      }
       const raising = this.raising(shown);
       if (raising !== null && !wording.own && first([raising], d.innermostExclude) !== null) {
         return ruled(`raised in ${where(raising)}: ${library}'s own code, not the change this entry documents`);
@@ -1350,6 +1449,9 @@
         return ruled(`raised in ${where(raising)}, not where this error is raised ` +
           `(${d.frames.length ? where(d.frames[0]) : "?"})`);
       }
+      // Raised in a file named like the documented one, not the installed library's: nothing confirms it.
+      const copied = raising !== null && d.requireFrame && !wording.device && first([raising], d.frames, R) === null
+        ? raising : null;
       // A recognised text counts where it may be this error's: not inside another exception's traceback.
       if (match.recognised && match.at >= 0 && recognisedElsewhere(match, reading, meter)) {
         match = { ...match, recognised: false };
@@ -1392,7 +1494,7 @@
       }
       // An other cause raised through the same frames: they tie the paste to neither (_match.py:_grade).
       const blind = !apart && others.some((cause) => cause.sameFrames);
-      const framed = blind ? null : first(shown, d.frames);
+      const framed = blind ? null : first(shown, d.frames, R);
       if (framed !== null) evidence.push({ kind: "frame", detail: `a frame in ${where(framed)}` });
       let coded = null;
       for (let i = failing.length - 1; !blind && i >= 0 && coded === null; i--) if (uses(failing[i].code, d.code)) coded = failing[i];
@@ -1404,9 +1506,10 @@
       // A value the entry says prints these words for another cause: nothing else shown confirms it.
       const withheld = withheldValues(d, Object.fromEntries(named),
         this.classes.size ? (value) => this.classes.has(fnv1a(value.split(".", 1)[0]))
-          || this.classes.has(fnv1a(value.slice(value.lastIndexOf(".") + 1))) : null);
+          || this.classes.has(fnv1a(value.slice(value.lastIndexOf(".") + 1))) : null)
+        .concat(locatedElsewhere(d, named, library, R));
       const held = withheld.map(([value, because]) => `\`${value}\` ${because}`);
-      let confirmed = !withheld.length && evidence.some((e) => R.confirming.has(e.kind));
+      let confirmed = !withheld.length && copied === null && evidence.some((e) => R.confirming.has(e.kind));
       // Only the error the paste ended with is the user's (_match.py:_grade).
       const earlier = confirmed && !wording.device && !this.endedWith(match, reading, meter);
       confirmed = confirmed && !earlier;
@@ -1414,6 +1517,9 @@
         missing.push(EARLIER);
       } else if (withheld.length) {
         missing.push(...held);
+      } else if (copied !== null) {
+        missing.push(`raised in ${where(copied)}, a file named like ${library}'s in another package or folder: ` +
+          `a frame of the installed ${library} confirms it`);
       } else if (!confirmed) {
         const told = wording.words && !own.length && !foreign.length
           ? others.map((cause) => otherHint(cause, releases, wordingRange(one, wording), library, R)) : [];
