@@ -218,3 +218,40 @@ def test_a_matrix_of_a_newer_schema_says_to_upgrade(tmp_path):
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"schema": 9}), encoding="utf-8")
     assert "written by a newer errorkb (schema 9); upgrade errorkb" in (matrix_problem(project) or "")
+
+
+def test_a_check_listed_twice_in_one_report_is_said(tmp_path):
+    """The verifier writes each check once; a report that lists one twice (a hand edit, a bad merge of two
+    branches' reports) holds two verdicts for it. The site shows the record written last, and says so."""
+    from errorkb.results.report import latest_results
+
+    project = site_project(tmp_path)
+    older = record(project, ENTRY, "after", "after.py", when="2026-11-30T09:00:00+00:00")
+    newer = record(project, ENTRY, "after", "after.py", outcome="fail", reason="broke", when="2026-11-30T10:00:00+00:00")
+    path = write_report(project, [newer, older, record(project, ENTRY, "before", "before.py")])
+    reports, problems = read_reports(project / "reports", ("cpu", "cuda"))
+    assert problems == [f"{path}: check {older['id']} listed 2 times: only the record written last is shown"]
+    assert latest_results(reports)[older["id"]].reason == "broke"
+
+
+def test_records_of_entries_the_knowledge_base_lacks_are_left_out_and_said(tmp_path, capsys):
+    """A record of an entry that is not (or no longer) in the knowledge base speaks for nothing on the pages:
+    it is left out, and the ids are said, with what to do; a record of an entry that failed to load is kept
+    (its file is there: the load's own problem is what the author must fix)."""
+    from errorkb.results.report import read_report, without_unknown_entries
+
+    project = site_project(tmp_path)
+    kept = record(project, ENTRY, "after", "after.py")
+    gone = {**kept, "entry": "removed-entry", "id": kept["id"].replace(ENTRY, "removed-entry")}
+    broken = {**kept, "entry": "broken-entry", "id": kept["id"].replace(ENTRY, "broken-entry")}
+    path = write_report(project, [kept, gone, broken])
+    left, problems = without_unknown_entries([read_report(path)], {ENTRY, "broken-entry"}, project / "reports")
+    assert [check.entry for report in left for check in report.checks] == [ENTRY, "broken-entry"]
+    assert problems == [f"{project / 'reports'}: 1 record of an entry the knowledge base does not have "
+                        "(removed-entry) left out: `errorkb verify` drops such records from the standing report"]
+    assert without_unknown_entries([read_report(path)], {ENTRY, "broken-entry", "removed-entry"},
+                                   project / "reports")[1] == []
+    from errorkb.cli import main
+
+    assert main(["--root", str(project), "render", "--out", str(tmp_path / "out")]) == 0
+    assert "(broken-entry, removed-entry) left out" in capsys.readouterr().err  # `render` says it as the site does

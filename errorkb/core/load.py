@@ -141,6 +141,11 @@ class LoadResult:
     def by_id(self) -> dict[str, LoadedEntry]:
         return {loaded.entry.id: loaded for loaded in self.entries}
 
+    def ids(self) -> set[str]:
+        """Every entry's id, loaded or not: a file that failed to load is still its entry (its name the id),
+        so that what speaks for it (its reports' records) waits for the fix instead of being dropped."""
+        return {loaded.entry.id for loaded in self.entries} | {Path(problem.path).stem for problem in self.problems}
+
 
 EntryReader = typing.Callable[[Path, Project], tuple["LoadedEntry | None", list[Problem]]]
 

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import json
 import platform
-from collections.abc import Callable, Iterable, Sequence
+from collections import Counter
+from collections.abc import Callable, Collection, Iterable, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -187,8 +188,28 @@ def read_reports(folder: Path, devices: Sequence[str], now: datetime | None = No
             dropped = len(report.checks) - len(kept)
             problems.append(f"{path}: {dropped} record{'s' if dropped > 1 else ''} dated in the future ignored")
             report = report.model_copy(update={"checks": kept})
+        listed = Counter(check.id for check in report.checks)
+        problems += [f"{path}: check {check} listed {times} times: only the record written last is shown"
+                     for check, times in sorted(listed.items()) if times > 1]
         reports.append(report)
     return reports, [quoted(problem) for problem in problems]  # they name files and keys a pull request chose
+
+
+def without_unknown_entries(reports: list[Report], known: Collection[str], folder: Path
+                            ) -> tuple[list[Report], list[str]]:
+    """The reports less the records of entries not in `known` (removed or renamed since they were verified:
+    they speak for no page), and a message naming them, with what to do."""
+    unknown = sorted({check.entry for report in reports for check in report.checks if check.entry not in known})
+    if not unknown:
+        return reports, []
+    left = [report.model_copy(update={"checks": [check for check in report.checks if check.entry in known]})
+            for report in reports]
+    count = sum(len(report.checks) for report in reports) - sum(len(report.checks) for report in left)
+    shown = ", ".join(unknown[:10]) + (f" and {len(unknown) - 10} more" if len(unknown) > 10 else "")
+    said = (f"{folder}: {count} record{'s' if count > 1 else ''} of {'entries' if len(unknown) > 1 else 'an entry'} "
+            f"the knowledge base does not have ({shown}) left out: `errorkb verify` drops such records from the "
+            "standing report")
+    return left, [quoted(said)]
 
 
 def _in_the_future(stamp: str, now: datetime) -> bool:

@@ -236,6 +236,16 @@ def test_a_hand_written_file_in_place_of_an_entry_page_or_a_generated_document_i
     assert "tags.md" not in result.stderr  # a site page the site's own docs/ writes by hand is not a problem
 
 
+def test_a_report_record_of_an_entry_the_knowledge_base_lacks_is_said(project, tmp_path):
+    """A record of a removed (or renamed) entry speaks for no page: a warning names it and says what to do, which
+    fails the strict build, never a silent record behind the pages."""
+    kept = record(project, ENTRY, "after", "after.py")
+    write_report(project, [kept, {**kept, "entry": "removed-entry", "id": kept["id"].replace(ENTRY, "removed-entry")}])
+    result = mkdocs_build(project / "mkdocs.yml", tmp_path / "site")
+    assert result.returncode != 0 and "Traceback" not in result.stderr
+    assert "(removed-entry) left out" in result.stderr and "errorkb verify" in result.stderr, result.stderr[-3000:]
+
+
 def test_a_docs_file_name_that_is_not_utf8_is_left_out_not_a_traceback(project, tmp_path):
     """A file name is bytes; one that is not UTF-8 (`bad\\xff.md` in a pull request) reaches MkDocs as a
     lone surrogate, and its URL quoting raised UnicodeEncodeError: a traceback, no site. Left out and said."""
