@@ -95,7 +95,8 @@ _c_SEPARATOR = b"\t"  # as seal.SEPARATOR
 # Audit events the observer's own code raises (`sys._getframe`, reading `tb_frame`, opening a file to
 # compare, starting a thread); from another frame they are tampering. (`id()` and reading `f_code`
 # lead to no frame: `_p_hook` answers them first.)
-_c_OWN_EVENTS = ("object.__getattr__", "sys._getframe", "open", "_thread.start_new_thread", "signal.pthread_kill")
+_c_OWN_EVENTS = ("object.__getattr__", "sys._getframe", "open", "_thread.start_new_thread", "signal.pthread_kill",
+                 "gc.get_referents")
 _c_getframe = sys._getframe
 _c_gettrace = sys.gettrace
 _c_audit = sys.audit
@@ -108,6 +109,9 @@ _c_ModuleSpec = importlib.machinery.ModuleSpec
 _c_spec_dict = vars(importlib.machinery.ModuleSpec)["__dict__"].__get__
 _c_SimpleNamespace = types.SimpleNamespace
 _c_gc_isenabled = gc.isenabled
+# What an object holds as its type's C traversal lists it (a C iterator's function, a defaultdict's factory, a slot's
+# value, a suspended generator's locals): no method of the object's runs. Audited; the observer's own call is its own.
+_c_get_referents = gc.get_referents
 _c_gc_enable = gc.enable
 _c_gc_disable = gc.disable
 _c_WeakrefType = weakref.ref
@@ -172,6 +176,16 @@ _c_attribute_obj = AttributeError.__dict__["obj"].__get__
 _c_attribute_name = AttributeError.__dict__["name"].__get__
 _c_func_defaults = types.FunctionType.__dict__["__defaults__"].__get__
 _c_func_closure = types.FunctionType.__dict__["__closure__"].__get__
+_c_func_globals = types.FunctionType.__dict__["__globals__"].__get__
+_c_func_builtins = types.FunctionType.__dict__["__builtins__"].__get__
+_c_CellType = types.CellType
+_c_GENERATOR_TYPES = (types.GeneratorType, types.CoroutineType, types.AsyncGeneratorType)
+_c_DESCRIPTOR_WRAPPERS = (property, staticmethod, classmethod)
+# How many values the snippet's frames return (or yield) into a watched call are kept for the planted search (what
+# only the interpreter's value stack then holds); past it, the search fails closed.
+_c_RETURNED_MAX = 10000
+# How many objects a callable object planted on a class is searched for an error it would raise.
+_c_HOLDS_BUDGET = 5000
 _c_method_self = types.MethodType.__dict__["__self__"].__get__
 _c_partial_parts = tuple(functools.partial.__dict__[name].__get__ for name in ("func", "args", "keywords"))
 _c_func_kwdefaults = types.FunctionType.__dict__["__kwdefaults__"].__get__
@@ -441,6 +455,7 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
     main = _thread.get_ident()
     api = config.get("api")
     readers = _reader_modules(config["stdlib_roots"])
+    spaces = _trusted_spaces(tuple(config["trusted_roots"]))
     resend = functools.partial(_redeliver, _thread.start_new_thread, signal.pthread_kill, main, time.sleep, set())
     return {
         "fd": int(config["fd"]), "sealer": config["sealer"], "n": 0, "faults": 0, "space": namespace,
@@ -493,7 +508,54 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         "api": dict(api) if api else None,
         "getattr_codes": tuple(api["getattr_codes"]) if api else (),
         "reader_spaces": _reader_spaces(readers), "reader_shared": _reader_shared(readers),
+        "as_was": spaces[0], "classes_as_were": spaces[1], "modules_as_were": spaces[2], "returned": {}, "c_made": {},
     }
+
+
+# Copies of trusted namespaces taken before any snippet ran (`snapshot_trusted`, at `install`; a zygote taking them once
+# left copies stale for checks whose set-up re-imported modules). Handed to the private state, and emptied.
+_MODULE_COPIES: dict[int, tuple[types.ModuleType, dict[str, Any]]] = {}
+_CLASS_COPIES: dict[int, tuple[type, dict[str, Any]]] = {}
+_MODULE_NAMES: dict[str, types.ModuleType] = {}  # the module table as it was, for the copied modules
+
+
+def snapshot_trusted(roots: tuple[str, ...]) -> None:
+    """Copy the namespace of every module of a trusted file loaded so far (and of `builtins`), and of every class
+    such a module holds (Python's classes, the runtime's: a class statement's, whose namespace any code may
+    change, with no audit event), not yet copied. Read from the dicts alone (a lazy module's `__getattr__` never
+    runs). Must run before any snippet: what it copies is what the names were."""
+    if id(builtins) not in _MODULE_COPIES:
+        _MODULE_COPIES[id(builtins)] = (builtins, dict(vars(builtins)))
+        _MODULE_NAMES["builtins"] = builtins
+    for name, module in list(sys.modules.items()):
+        if type(module) is not types.ModuleType or type(name) is not str:
+            continue
+        known = _MODULE_COPIES.get(id(module))
+        if known is not None and known[0] is module:
+            _MODULE_NAMES.setdefault(name, module)
+            continue
+        space = _c_module_dict(module)
+        path = space.get("__file__")
+        if type(path) is not str or not path.startswith(roots) or "/../" in path:
+            continue
+        copy = space.copy()
+        _MODULE_COPIES[id(module)] = (module, copy)
+        _MODULE_NAMES.setdefault(name, module)
+        for value in copy.values():
+            if type in _c_mro(type(value)) and _c_type_flags(value) & _c_HEAPTYPE \
+                    and id(value) not in _CLASS_COPIES:
+                _CLASS_COPIES[id(value)] = (value, dict(_c_proxy_items(_c_type_dict(value))))
+
+
+def _trusted_spaces(roots: tuple[str, ...]) -> tuple[dict[int, Any], dict[int, Any], dict[str, Any]]:
+    """The trusted namespaces as they were (`snapshot_trusted`), and the module table's entries for them, for the
+    private state alone: the public copies' holders are emptied, so nothing the snippet reaches holds them."""
+    snapshot_trusted(roots)
+    modules, classes, names = dict(_MODULE_COPIES), dict(_CLASS_COPIES), dict(_MODULE_NAMES)
+    _MODULE_COPIES.clear()
+    _CLASS_COPIES.clear()
+    _MODULE_NAMES.clear()
+    return modules, classes, names
 
 
 def _reader_modules(stdlib_roots: Any) -> list[types.ModuleType]:
@@ -1330,7 +1392,7 @@ def _p_trace(ident: int, args: Any) -> None:
     if what == "exception":
         _p_exception(record, frame, arg)
     elif what == "return":
-        _p_return(ident, record, frame)
+        _p_return(ident, record, frame, arg)
 
 
 def _p_call(ident: int, frame: Any, code: Any, index: int) -> None:
@@ -1389,6 +1451,28 @@ def _p_args_hold_frame(frame: Any, code: Any, budget: list[int], depth: int = _c
     local = _S["locals_of"](frame)
     for name in code.co_varnames[:count]:  # noqa: SIM110  # a plain loop: no generator in the private namespace
         if _p_holds_frame(_c_dict_get(local, name), depth, budget):
+            return True
+    return False
+
+
+def _p_space_holds_frame(space: Any) -> bool:
+    """A frame object a module's namespace holds, directly, in a value (`_p_holds_frame`, two levels down), or in
+    the namespace of a class of its: where code that took a frame may leave it for the snippet to read later (a
+    global, a class attribute), with no event when it is read."""
+    if type(space) is not dict:
+        return False
+    budget = [_c_FRAME_BUDGET * 8]
+    for _, value in _c_list_iter(list(_c_dict_items(space))):
+        kind = type(value)
+        if kind is _c_FrameType:
+            return True
+        if _p_in(type, _c_mro(kind)):
+            if not _c_type_flags(value) & _c_HEAPTYPE:
+                continue
+            for _, held in _c_list_iter(list(_c_proxy_items(_c_type_dict(value)))):
+                if _p_holds_frame(held, 2, budget):
+                    return True
+        elif _p_holds_frame(value, 2, budget):
             return True
     return False
 
@@ -1492,11 +1576,23 @@ def _p_cell(cell: Any) -> Any:
 def _p_planted_under(frame: Any) -> str | None:
     """An exception started in a watched function's frame by C code it called (no `raise` of its own), or beneath
     it: C code the snippet put on the class of an object the function works with (an exhausted generator's
-    `throw` through a `functools.partial`, set as `__len__`) raises whatever the snippet chose, from there, and
-    no code of the snippet's runs to be seen. Looked for in everything the frame's locals hold (`_p_inside`),
-    breadth first, each object once, at any depth. A search that cannot finish (more than `_c_PLANT_BUDGET`
-    objects) fails closed: what it did not see may hold the class, so that is said as tampering too."""
-    level: list[Any] = [value for _, value in _c_list_iter(list(_c_dict_items(_S["locals_of"](frame))))]
+    `throw` through a `functools.partial`, set as `__len__`), or in a C object that calls what it holds (a map's
+    function, a defaultdict's factory), raises whatever the snippet chose, from there, and no code of the
+    snippet's runs to be seen. Looked for in everything the frame can reach (`_p_roots`: its locals, the globals
+    and constants its code names, what the snippet's code returned into the call, which only the interpreter's
+    value stack may hold), inside every object as its C type lists what it holds (`_p_reach`), breadth first,
+    each object once, at any depth. A search that cannot finish (more than `_c_PLANT_BUDGET` objects) fails
+    closed: what it did not see may hold the class, so that is said as tampering too. A trusted module's name the
+    snippet rebound to something of its own is planted too (`_p_rebound`)."""
+    changed: list[Any] = []
+    rebound = _p_rebound(changed)
+    if rebound is not None:
+        return rebound
+    level = _p_roots(frame)
+    if level is None:
+        return "one of more than " + _c_int_repr(_c_RETURNED_MAX) + " values its code returned into the call, " \
+               "too many to keep"
+    level.extend(changed)  # what code beneath reads through a rebound trusted name is searched too
     seen: dict[int, Any] = {}
     budget = _c_PLANT_BUDGET
     while level:
@@ -1515,16 +1611,193 @@ def _p_planted_under(frame: Any) -> str | None:
             found = _p_planted_node(value)
             if found is not None:
                 return found
-            if kind is dict:
-                pairs = list(_c_dict_items(value))  # keys and values, not a tuple per item
-                following.extend([pair[0] for pair in pairs])
-                following.extend([pair[1] for pair in pairs])
+            items = _p_reach(value, kind)
+            if items is None:
                 continue
-            items = _p_inside(value, kind)
-            if items is not None:
-                following.extend(items)
+            found = _p_calls_held(value, kind, items)
+            if found is not None:
+                return found
+            following.extend(items)
         level = following
     return None
+
+
+def _p_roots(frame: Any) -> list[Any] | None:
+    """Where the planted search starts: the frame's locals, the values of the names its code reads (a global, or a
+    builtin), its constants, and what the snippet's frames returned or yielded into the watched call running in
+    this thread (a temporary, on the value stack alone); None when more were returned than are kept."""
+    code = frame.f_code
+    roots: list[Any] = [value for _, value in _c_list_iter(list(_c_dict_items(_S["locals_of"](frame))))]
+    space, builtins_space = frame.f_globals, frame.f_builtins
+    for name in _c_tuple_iter(code.co_names):
+        value = _c_dict_get(space, name, _c_MISSING) if type(space) is dict else _c_MISSING
+        if value is _c_MISSING and type(builtins_space) is dict:
+            value = _c_dict_get(builtins_space, name, _c_MISSING)
+        if value is not _c_MISSING:
+            roots.append(value)
+    roots.extend(list(_c_tuple_iter(code.co_consts)))
+    returned = _c_dict_get(_S["returned"], _c_get_ident())
+    if returned is not None:
+        if len(returned) > _c_RETURNED_MAX:
+            return None
+        roots.extend(returned)
+    return roots
+
+
+def _p_reach(value: Any, kind: Any) -> list[Any] | None:
+    """What `value` holds, as its C type's traversal lists it (any object: a container's items, an object's
+    `__dict__` and slots, a C iterator's function and source, a defaultdict's factory, a mapping proxy's mapping, a
+    memoryview's buffer, a suspended generator's locals); a function's without its globals and builtins (whole
+    namespaces, looked at by name where they are read). None for what is not searched inside: frames, code,
+    classes (their namespaces are `_p_planted_node`'s), modules. No method of the value's runs."""
+    if kind is _c_FrameType or kind is _c_CodeType:
+        return None
+    try:
+        mro = _c_mro(kind)
+    except BaseException:
+        return None
+    if _p_in(type, mro) or _p_in(_c_ModuleType, mro):
+        return None
+    items = list(_c_get_referents(value))
+    if kind is _c_FunctionType:
+        namespace, builtins_space = _c_func_globals(value), _c_func_builtins(value)
+        return [item for item in items if item is not namespace and item is not builtins_space]
+    return items
+
+
+def _p_calls_held(value: Any, kind: Any, items: list[Any]) -> str | None:
+    """A C object (of a type C code made) that may call what it holds, holding C code the snippet chose (a map's
+    or a callable iterator's function, a defaultdict's factory, a partial's): `Type` of it. A container's items
+    are its data (a tuple, list, dict, set or frozenset, calls none of them); what a container holds besides them
+    (a defaultdict's factory) is not. Functions, cells and generators are not callers of what they hold here:
+    their Python code is (followed where it is the snippet's); nor are a property, a static or a class method,
+    which call what they hold only as a class's attribute, where `_p_planted_own` looks (Python's own classes
+    hold many, around trusted functions)."""
+    if not _p_made_by_c(kind) or kind is _c_FunctionType or kind is _c_CellType or _p_in(kind, _c_GENERATOR_TYPES) \
+            or _p_in(kind, _c_DESCRIPTOR_WRAPPERS):
+        return None
+    data: dict[int, Any] = {}
+    mro = _c_mro(kind)
+    if _p_in(tuple, mro):
+        contents = list(_c_tuple_iter(value))
+    elif _p_in(list, mro):
+        contents = list(_c_list_iter(value))
+    elif _p_in(dict, mro):
+        contents = [part for pair in _c_list_iter(list(_c_dict_items(value))) for part in pair]
+    elif _p_in(set, mro):
+        contents = list(_c_set_iter(value))
+    elif _p_in(frozenset, mro):
+        contents = list(_c_frozenset_iter(value))
+    else:
+        contents = []
+    for item in _c_list_iter(contents):
+        data[id(item)] = item
+    for item in _c_list_iter(items):
+        if _c_dict_get(data, id(item)) is item:
+            continue
+        if _p_held_gadget(item, 3):
+            return _p_qualname(kind) + " (holding C code it calls)"
+    return None
+
+
+def _p_held_gadget(value: Any, depth: int) -> bool:
+    """A callable that raises what the snippet chose with no code of the snippet's running to be seen, when
+    something calls it: C code bound to an object (an exhausted generator's `throw`; not a module's own function,
+    which raises its own errors on its arguments), a partial or a bound method over one, a Python function of a
+    trusted file that is not the target's (a future's `result`), an instance of a C callable type (an
+    `attrgetter`), a callable object of Python's that raises what it holds (`_p_holds_error`). Not classes, the
+    snippet's own functions (followed), nor the target's."""
+    kind = type(value)
+    if value is None or kind is str or kind is int or kind is float or kind is bool or not _c_callable(value):
+        return False
+    mro = _c_mro(kind)
+    if _p_in(type, mro) or _p_in(kind, _c_C_DESCRIPTORS):
+        return False
+    if kind is _c_FunctionType:
+        path = _c_func_code(value).co_filename
+        return _p_in_roots(path, _S["trusted_roots"]) and not _p_in_roots(path, _S["target_roots"])
+    if _p_in(kind, _c_BuiltinTypes[:2]):
+        bound = _c_builtin_self(value)
+        return bound is not None and not _p_is_module(bound) and not _p_in(type, _c_mro(type(bound)))
+    if depth <= 0:
+        return True
+    if kind is _c_MethodType:
+        return _p_held_gadget(_c_method_func(value), depth - 1)
+    if _p_in(_c_partial, mro):
+        return _p_held_gadget(_c_partial_parts[0](value), depth - 1)
+    if _p_made_by_c(kind):
+        return True
+    return not _p_calls_own_code(kind) and _p_holds_error(value)
+
+
+def _p_made_by_c(kind: Any) -> bool:
+    """A class whose behaviour is C code's: a static type, or one C code made at run time (`functools.partial`,
+    `operator.attrgetter`: heap types too), or a subclass of one adding no Python function. A class statement's
+    class defines functions; one that defines none behaves as the C classes it derives from."""
+    if not _c_type_flags(kind) & _c_HEAPTYPE:
+        return True
+    known = _c_dict_get(_S["c_made"], id(kind))
+    if known is not None and known[0] is kind:
+        return bool(known[1])
+    made = True
+    for klass in _c_tuple_iter(_c_mro(kind)):
+        if not _c_type_flags(klass) & _c_HEAPTYPE:
+            continue
+        for _, value in _c_list_iter(list(_c_proxy_items(_c_type_dict(klass)))):
+            if type(_p_function_of(value)) is _c_FunctionType:
+                made = False
+                break
+        if not made:
+            break
+    _S["c_made"][id(kind)] = (kind, made)
+    return made
+
+
+def _p_rebound(changed: list[Any]) -> str | None:
+    """`module.name` of a trusted module's name, or `Class.name` of a name in a class such a module holds (a
+    class's namespace changes with no audit event: `fractions.Fraction.__lt__ = ...`), loaded before the snippet
+    ran, that the snippet has since rebound, or added, to
+    something of its own: a class no trusted module defines, a function compiled outside the trusted files, C code
+    it chose (`_p_held_gadget`). Code beneath the function reads it there (`collections.OrderedDict`,
+    `builtins.ValueError`, a runtime's attribute) and calls or raises the snippet's. Trusted code rebinding its
+    own names to its own objects (a warnings filter list, a lazily set attribute) is not this. Every other value
+    a trusted name now has instead of its own goes to `changed`, for the planted search (an object of the
+    snippet's whose class holds planted code, read through the name)."""
+    for _, entry in _c_list_iter(list(_c_dict_items(_S["as_was"]))):
+        module, was = entry
+        current = _c_module_dict(module)
+        for key, value in _c_list_iter(list(_c_dict_items(was))):
+            now = _c_dict_get(current, key, _c_MISSING)
+            if now is value or now is _c_MISSING or type(key) is not str:
+                continue
+            if _p_foreign(now):
+                name = _c_dict_get(was, "__name__")
+                return (name if type(name) is str else "?") + "." + key + " (rebound)"
+            changed.append(now)
+    for _, entry in _c_list_iter(list(_c_dict_items(_S["classes_as_were"]))):
+        cls, was = entry
+        for key, now in _c_list_iter(list(_c_proxy_items(_c_type_dict(cls)))):
+            value = _c_dict_get(was, key, _c_MISSING)
+            if now is value or type(key) is not str:
+                continue
+            if _p_foreign(now):  # rebound, or new (a special method shadowing a base's)
+                return _p_qualname(cls) + "." + key + " (rebound)"
+            changed.append(now)
+    return None
+
+
+def _p_foreign(value: Any) -> bool:
+    """Something of the snippet's in a trusted module's name: see `_p_rebound`."""
+    kind = type(value)
+    if kind is _c_FunctionType:
+        return not _p_in_roots(_c_func_code(value).co_filename, _S["trusted_roots"])
+    try:
+        mro = _c_mro(kind)
+    except BaseException:
+        return True
+    if _p_in(type, mro):
+        return bool(_c_type_flags(value) & _c_HEAPTYPE) and not _p_trusted_class(value)
+    return _p_held_gadget(value, 3)
 
 
 def _p_planted_node(value: Any) -> str | None:
@@ -1583,15 +1856,28 @@ def _p_trusted_class(cls: Any) -> bool:
     if type(module_name) is not str or type(qualname) is not str:
         return False
     module = _c_dict_get(_S["sys_modules"], module_name)
+    known = _c_dict_get(_S["as_was"], id(module)) if module is not None else None
+    if known is None or known[0] is not module:  # not a module copied before the snippet ran: the table as it was
+        module = _c_dict_get(_S["modules_as_were"], module_name) or module
     if module is None or not _p_is_module(module):
         return False
     if not _p_in_roots(_c_dict_get(_c_module_dict(module), "__file__"), _S["trusted_roots"]):
         return False
+    parts = qualname.split(".")
+    was = _c_dict_get(_S["as_was"], id(module))
     value = module
-    for part in qualname.split("."):
-        value = _p_static_attr(value, part)
+    if was is not None and was[0] is module:  # its namespace as it was before the snippet ran, where it had the name
+        first = _c_dict_get(was[1], parts[0], _c_MISSING)
+        if first is not _c_MISSING:
+            value, parts = first, parts[1:]
+    for part in parts:
         if value is _c_MISSING:
             return False
+        copied = _c_dict_get(_S["classes_as_were"], id(value))
+        if copied is not None and copied[0] is value and _c_dict_get(copied[1], part, _c_MISSING) is not _c_MISSING:
+            value = _c_dict_get(copied[1], part)  # a nested class, as its trusted class held it
+        else:
+            value = _p_static_attr(value, part)
     return value is cls
 
 
@@ -1635,9 +1921,9 @@ def _p_gadget(value: Any, key: str, depth: int = 3) -> bool:
             return True
         if kind is _c_MethodType or kind is _c_partial or _p_in(_c_partial, _c_mro(kind)):
             return True
-        if not _c_type_flags(kind) & _c_HEAPTYPE:  # an instance of a C callable type (operator.attrgetter)
+        if _p_made_by_c(kind):  # an instance of a C callable type (operator.attrgetter, a heap type of C code's)
             return True
-        if not _p_calls_own_code(kind) and _p_holds_error(function, 2):  # raises what it holds (a mock's side effect)
+        if not _p_calls_own_code(kind) and _p_holds_error(function):  # raises what it holds (a mock's side effect)
             return True
     return False
 
@@ -1648,22 +1934,39 @@ def _p_calls_own_code(kind: Any) -> bool:
     return type(call) is _c_FunctionType and not _p_in_roots(_c_func_code(call).co_filename, _S["trusted_roots"])
 
 
-def _p_holds_error(value: Any, depth: int) -> bool:
-    """An exception (a class or an instance) in an object's own `__dict__`, `depth` objects down: what a callable
-    object of a trusted class may raise when the snippet put it where a method is looked up."""
-    own = _p_own_dict(value, type(value))
-    if own is None:
-        return False
-    for item in _c_list_iter(list(_c_dict_items(own))):
-        held = item[1]
-        kind = type(held)
-        if held is None or kind is str or kind is int or kind is float or kind is bool:
-            continue
-        mro = _c_mro(kind)
-        if _p_in(BaseException, mro) or (_p_in(type, mro) and _p_in(BaseException, _c_mro(held))):
-            return True
-        if depth > 0 and not _p_in(type, mro) and _p_holds_error(held, depth - 1):
-            return True
+def _p_holds_error(value: Any) -> bool:
+    """What a callable object of a trusted class may raise when the snippet put it where a method is looked up:
+    an exception (a class or an instance), or C code that raises one (`_p_held_gadget`), anywhere it reaches
+    (`_p_reach`: in its attributes, a list of side effects, a partial that builds one, a closure), or in a
+    namespace of a class of the snippet's it is an instance of. More than `_c_HOLDS_BUDGET` objects: it fails
+    closed (True)."""
+    level: list[Any] = [value]
+    for klass in _c_tuple_iter(_c_mro(type(value))):
+        if _c_type_flags(klass) & _c_HEAPTYPE and not _p_trusted_class(klass):
+            level.extend([pair[1] for pair in _c_list_iter(list(_c_proxy_items(_c_type_dict(klass))))])
+    seen: dict[int, Any] = {}
+    budget = _c_HOLDS_BUDGET
+    while level:
+        following: list[Any] = []
+        for held in level:
+            kind = type(held)
+            if held is None or kind is str or kind is int or kind is float or kind is bool or kind is bytes:
+                continue
+            if _c_dict_get(seen, id(held)) is held:
+                continue
+            seen[id(held)] = held
+            budget -= 1
+            if budget < 0:
+                return True
+            mro = _c_mro(kind)
+            if _p_in(BaseException, mro) or (_p_in(type, mro) and _p_in(BaseException, _c_mro(held))):
+                return True
+            if held is not value and _p_held_gadget(held, 0):
+                return True
+            items = _p_reach(held, kind)
+            if items is not None:
+                following.extend(items)
+        level = following
     return False
 
 
@@ -1716,7 +2019,8 @@ def _p_reader_return(frame: Any, value: Any) -> None:
     if not _p_one_of(_p_opname(frame.f_code, frame.f_lasti), ("YIELD_VALUE",)):  # a generator may take more
         _S["graves"].append(_S["readers"].pop(id(frame), None))
     budget = [_c_FRAME_BUDGET]
-    if not _p_holds_frame(value, _c_FRAME_DEPTH, budget) and not _p_args_hold_frame(frame, frame.f_code, budget):
+    if not _p_holds_frame(value, _c_FRAME_DEPTH, budget) and not _p_args_hold_frame(frame, frame.f_code, budget) \
+            and not _p_space_holds_frame(frame.f_globals):
         return
     receiver = frame.f_back
     if receiver is None:
@@ -1856,18 +2160,24 @@ def _p_opname(code: Any, offset: Any) -> str | None:
     return names[ops[offset]] if ops[offset] < len(names) else None
 
 
-def _p_return(ident: int, record: list[Any], frame: Any) -> None:
+def _p_return(ident: int, record: list[Any], frame: Any, value: Any) -> None:
     _S["graves"].append(_S["frames"].pop(id(frame), None))
     index = record[1]
     if frame is _S["top"] and _S["top_end"] is None:
         _S["top_end"] = "returned" if _p_returned_normally(frame) else "raised"
     if index < 0:
+        if record[6] == "snippet" and _c_dict_get(_S["active"], ident, 0) > 0:
+            _p_keep_returned(ident, value)
         if record[5] is not None:
             _p_override_return(ident, record[5], frame)
         return
     slot = _S["slots"][index]
     active = _S["active"]
     active[ident] = _c_dict_get(active, ident, 1) - 1
+    if active[ident] <= 0:
+        kept = _S["returned"].pop(ident, None)
+        if kept is not None:
+            _S["graves"].append(kept)
     _p_device_work(record[4])
     if frame.f_lasti in slot["normal"]:
         _S["counts"][index][1] += 1
@@ -1882,6 +2192,20 @@ def _p_return(ident: int, record: list[Any], frame: Any) -> None:
     if _S["records"] < _c_MAX_RECORDS:
         _S["records"] += 1
         _p_emit({"e": "unwound", "w": index, **unwound})
+
+
+def _p_keep_returned(ident: int, value: Any) -> None:
+    """What the snippet's code returned (or yielded) into a watched call running in this thread: the planted
+    search starts from it too (`_p_roots`), as it may live on the interpreter's value stack alone (a C iterator
+    the library then iterates). Kept until the call returns; past `_c_RETURNED_MAX`, the search fails closed."""
+    kind = type(value)
+    if value is None or kind is str or kind is int or kind is float or kind is bool or kind is bytes:
+        return
+    kept = _c_dict_get(_S["returned"], ident)
+    if kept is None:
+        kept = _S["returned"][ident] = []
+    if len(kept) <= _c_RETURNED_MAX:
+        kept.append(value)
 
 
 def _p_returned_normally(frame: Any) -> bool:
