@@ -1793,6 +1793,68 @@ def test_an_honest_run_among_c_objects_is_not_planted(tmp_path):
     assert [error.type for error in seen.calls.raised] == ["TypeError"], seen.calls
 
 
+def _extension_class(config: dict) -> None:
+    """Before the snippet (the check's set-up, a zygote's preloading): a C extension's submodule, no `__file__`, whose
+    class C code made holds C code in its namespace (a pybind11 class: `torch._C._distributed.Partial.__init__`)."""
+    extension = types.ModuleType("extension._distributed")
+    extension.Placement = type("Placement", (), {"__init__": len, "__module__": "extension._distributed"})
+    sys.modules["extension._distributed"] = extension
+
+
+def test_a_class_that_existed_before_the_snippet_is_not_the_snippet_s(tmp_path):
+    """Round six: a class C code made before the snippet ran, in a C extension's submodule (no `__file__`: no
+    trusted module defines it), read as a class of the snippet's, its C `__init__` as planted code: a false tamper
+    on three checks of the knowledge base's upstream target. A class that existed before the snippet started
+    can never be the snippet's."""
+    body = """
+    import extension._distributed as extension
+
+    held = {"allocated": 0, "p": object.__new__(extension.Placement)}
+    try:
+        lib.work("a", held)
+    except TypeError:
+        pass
+    """
+    seen = read(run_scenario(tmp_path, body, configure=_extension_class)).observation
+    assert seen is not None and seen.interference == [] and seen.tampered == [], seen
+    assert [error.type for error in seen.calls.raised] == ["TypeError"], seen.calls
+
+
+def test_the_same_class_made_by_the_snippet_is_still_planted(tmp_path):
+    """The other side: the snippet making such a class itself (C code in its namespace) is still planting."""
+    body = """
+    Placement = type("Placement", (), {"__init__": len, "__module__": "extension._distributed"})
+    held = {"allocated": 0, "p": object.__new__(Placement)}
+    try:
+        lib.work("a", held)
+    except TypeError:
+        pass
+    """
+    seen = read(run_scenario(tmp_path, body)).observation
+    assert seen is not None and any("planted" in what for what in seen.interference + seen.tampered), seen
+
+
+def test_a_bound_method_of_a_trusted_class_is_not_planted(tmp_path):
+    """Round six: a bound method of a trusted class's own function (`model.__call__`: `Module._wrapped_call_impl`
+    bound to the snippet's model) read as a C object calling planted code, a false tamper in the knowledge base.
+    Calling it runs the class's own Python code, traced, as calling the method by name would."""
+    body = """
+    import fractions
+
+    class Mine(fractions.Fraction):
+        pass
+
+    held = {"allocated": 0, "own": fractions.Fraction(1, 2).limit_denominator, "sub": Mine(1, 3).limit_denominator}
+    try:
+        lib.work("a", held)
+    except TypeError:
+        pass
+    """
+    seen = read(run_scenario(tmp_path, body)).observation
+    assert seen is not None and seen.interference == [] and seen.tampered == [], seen
+    assert [error.type for error in seen.calls.raised] == ["TypeError"], seen.calls
+
+
 def _watch_steps(config: dict) -> None:
     """Watch `lib.steps`, a generator function, instead of `lib.work`."""
     import lib
