@@ -1798,7 +1798,9 @@ def _extension_class(config: dict) -> None:
     class C code made holds C code in its namespace (a pybind11 class: `torch._C._distributed.Partial.__init__`)."""
     extension = types.ModuleType("extension._distributed")
     extension.Placement = type("Placement", (), {"__init__": len, "__module__": "extension._distributed"})
-    sys.modules["extension._distributed"] = extension
+    parent = types.ModuleType("extension")
+    parent._distributed = extension
+    sys.modules.update({"extension": parent, "extension._distributed": extension})
 
 
 def test_a_class_that_existed_before_the_snippet_is_not_the_snippet_s(tmp_path):
