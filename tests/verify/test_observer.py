@@ -8,6 +8,7 @@ A scenario watches `work` of a small module of its own, whose folder is the "tar
 from __future__ import annotations
 
 import dis
+import functools
 import fractions  # noqa: F401  # loaded before any scenario: its classes are copied as they were
 import numbers  # noqa: F401
 import os
@@ -1834,6 +1835,60 @@ def test_the_same_class_made_by_the_snippet_is_still_planted(tmp_path):
     """
     seen = read(run_scenario(tmp_path, body)).observation
     assert seen is not None and any("planted" in what for what in seen.interference + seen.tampered), seen
+
+
+def _raise_error(*args, method_name: str = "") -> None:
+    raise RuntimeError(f"{method_name} is not supported")
+
+
+def _opaque(cls: type) -> None:
+    """Trusted code (torch's opaque objects) rebinding a class's special methods to a partial over its own function
+    with plain data, when the snippet's import first loads it."""
+    cls.__eq__ = functools.partial(_raise_error, method_name="__eq__")
+    cls.__hash__ = None
+
+
+def _extension_and_patcher(config: dict) -> None:
+    _extension_class(config)
+    sys.modules["extension._distributed"].patch = _opaque
+
+
+def test_trusted_code_rebinding_a_class_to_its_own_function_and_data_is_not_planted(tmp_path):
+    """Round six: torch binds `Placement.__eq__` (a class that existed before the snippet) to a partial over its
+    own `_raise_error` with the method's name, while the snippet runs (its import loads the module that does):
+    read as rebound to C code of the snippet's. A partial over a trusted function with nothing but plain data
+    holds nothing the snippet chose."""
+    body = """
+    import extension._distributed as extension
+
+    extension.patch(extension.Placement)
+    held = {"allocated": 0, "p": object.__new__(extension.Placement)}
+    try:
+        lib.work("a", held)
+    except TypeError:
+        pass
+    """
+    seen = read(run_scenario(tmp_path, body, configure=_extension_and_patcher)).observation
+    assert seen is not None and seen.interference == [] and seen.tampered == [], seen
+    assert [error.type for error in seen.calls.raised] == ["TypeError"], seen.calls
+
+
+def test_the_snippet_rebinding_a_class_that_existed_before_it_to_c_code_is_planted(tmp_path):
+    """The other side: a class that existed before the snippet is trusted by identity, and so its namespace is
+    compared with what it was: the snippet's C code put there is planted."""
+    body = """
+    import functools
+    import extension._distributed as extension
+
+    spent = (each for each in ())
+    for _ in spent:
+        pass
+    extension.Placement.__lt__ = functools.partial(spent.throw, ValueError, "n must be positive, got -1")
+    held = {"allocated": 0, "p": object.__new__(extension.Placement)}
+    lib.work("a", held)
+    """
+    seen = read(run_scenario(tmp_path, body, configure=_extension_class)).observation
+    assert seen is not None and any("rebound" in what for what in seen.interference + seen.tampered), seen
 
 
 def test_a_bound_method_of_a_trusted_class_is_not_planted(tmp_path):
