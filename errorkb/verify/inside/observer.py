@@ -512,39 +512,136 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
     }
 
 
-# Copies of trusted namespaces taken before any snippet ran (`snapshot_trusted`, at `install`; a zygote taking them once
-# left copies stale for checks whose set-up re-imported modules). Handed to the private state, and emptied.
+# Copies of namespaces taken before any snippet ran (`snapshot_trusted`): once in a zygote, before it forks any check,
+# then at `install` only what changed since (what the check's set-up did). Handed to the private state, and emptied.
 _MODULE_COPIES: dict[int, tuple[types.ModuleType, dict[str, Any]]] = {}
 _CLASS_COPIES: dict[int, tuple[type, dict[str, Any]]] = {}
 _MODULE_NAMES: dict[str, types.ModuleType] = {}  # the module table as it was, for the copied modules
+# The dict each copy was taken from, its version then (`_version_reader`: changed by every write to the dict), and
+# the reader of its version: a namespace whose version is the same was not written since, and its copy stands; any
+# other is copied again (a copy never goes stale, and never misses a write).
+_COPIED_AT: dict[int, tuple[dict[str, Any], int | None, Any]] = {}
+_EVERY_CLASS: list[bool] = [False]  # every class was found once (`_every_class`); after, the collector's young ones
+
+
+def _version_reader() -> Callable[[dict[str, Any]], Any]:
+    """How to read a dict's version (CPython's `ma_version_tag`, PEP 509, changed by every write to the dict): a
+    function giving, for a dict, an object whose `value` is its version now; or one giving None where this
+    interpreter's dicts are not laid out so (then every namespace is copied at every install: slower, never
+    stale). Checked on a dict written here, before it is trusted."""
+    import ctypes
+
+    def at(space: dict[str, Any]) -> Any:
+        return ctypes.c_uint64.from_address(id(space) + 3 * ctypes.sizeof(ctypes.c_void_p))
+
+    def unknown(space: dict[str, Any]) -> Any:
+        return None
+
+    if sys.implementation.name != "cpython" or not (3, 9) <= sys.version_info[:2] <= (3, 13) \
+            or ctypes.sizeof(ctypes.c_void_p) != 8:
+        return unknown
+    probe: dict[str, Any] = {}
+    reader = at(probe)
+    seen = [reader.value]
+    for step in (lambda: probe.__setitem__("a", 1), lambda: probe.__setitem__("a", 2), lambda: probe.pop("a")):
+        step()
+        seen.append(reader.value)
+    changed = all(seen[i] != seen[i + 1] for i in range(len(seen) - 1))
+    return at if changed and at(probe).value == seen[-1] else unknown
+
+
+_version_at = _version_reader()
+
+
+def _copy(subject: Any, space: dict[str, Any]) -> dict[str, Any]:
+    reader = _version_at(space)
+    version = None if reader is None else reader.value  # read first: a write while copying leaves the copy stale
+    copy = dict(space)
+    _COPIED_AT[id(subject)] = (space, version, reader)
+    return copy
+
+
+def _written_since() -> list[int]:
+    """The ids of what was copied whose namespace was written since (or cannot tell): one tight loop, the
+    copies themselves untouched (a forked check then copies none of the zygote's pages it shares for them)."""
+    return [key for key, (_, version, reader) in _COPIED_AT.items() if reader is None or reader.value != version]
+
+
+def _copy_class(cls: Any) -> None:
+    if not _c_type_flags(cls) & _c_HEAPTYPE:
+        return
+    known = _CLASS_COPIES.get(id(cls))
+    if known is not None and known[0] is cls:
+        return
+    space = gc.get_referents(_c_type_dict(cls))[0]  # what `__dict__`'s mapping proxy reads: its own for its life
+    _CLASS_COPIES[id(cls)] = (cls, _copy(cls, space))
+
+
+def _every_class() -> list[type]:
+    """Every class the interpreter has made so far, through each class's subclasses (a class C code made in an
+    extension's submodule with no file too: a pybind11 class)."""
+    found: dict[int, type] = {}
+    level: list[type] = [object]
+    while level:
+        following = []
+        for cls in level:
+            for sub in type.__subclasses__(cls) if type in _c_mro(type(cls)) else ():
+                if id(sub) not in found:
+                    found[id(sub)] = sub
+                    following.append(sub)
+        level = following
+    return list(found.values())
+
+
+def _young_classes() -> list[type]:
+    """The classes made since the collector last froze what was made (a zygote freezes after preparing): those the
+    check's set-up made, read where the collector tracks them (a class always is)."""
+    return [value for value in gc.get_objects() if type in _c_mro(type(value))]
 
 
 def snapshot_trusted(roots: tuple[str, ...]) -> None:
-    """Copy the namespace of every module of a trusted file loaded so far (and of `builtins`), and of every class
-    such a module holds (Python's classes, the runtime's: a class statement's, whose namespace any code may
-    change, with no audit event), not yet copied. Read from the dicts alone (a lazy module's `__getattr__` never
-    runs). Must run before any snippet: what it copies is what the names were."""
+    """Copy, before any snippet runs, the namespace of every module of a trusted file loaded so far (and of
+    `builtins`), and of every class the interpreter has made (Python's, the runtime's, an extension's: a
+    class's namespace changes with no audit event). A zygote calls it before it forks (and after each module it
+    prepares); `install` calls it again in the check, where it copies only what is new or was written since
+    (`_written_since`). Read from the dicts alone (a lazy module's `__getattr__` never runs). What it copies is what
+    the names were, and a class it copied existed before the snippet: none is the snippet's."""
+    fresh: list[dict[str, Any]] = []
+    for key in _written_since():  # written since it was copied (the check's set-up): copied again
+        module = _MODULE_COPIES.get(key)
+        if module is not None:
+            _MODULE_COPIES[key] = (module[0], _copy(module[0], _COPIED_AT[key][0]))
+            fresh.append(_MODULE_COPIES[key][1])
+        else:
+            cls = _CLASS_COPIES[key][0]
+            _CLASS_COPIES[key] = (cls, _copy(cls, _COPIED_AT[key][0]))
     if id(builtins) not in _MODULE_COPIES:
-        _MODULE_COPIES[id(builtins)] = (builtins, dict(vars(builtins)))
-        _MODULE_NAMES["builtins"] = builtins
+        _MODULE_COPIES[id(builtins)] = (builtins, _copy(builtins, vars(builtins)))
+    names: dict[str, types.ModuleType] = {"builtins": builtins}
     for name, module in list(sys.modules.items()):
         if type(module) is not types.ModuleType or type(name) is not str:
             continue
         known = _MODULE_COPIES.get(id(module))
         if known is not None and known[0] is module:
-            _MODULE_NAMES.setdefault(name, module)
+            names.setdefault(name, module)
             continue
         space = _c_module_dict(module)
         path = space.get("__file__")
         if type(path) is not str or not path.startswith(roots) or "/../" in path:
             continue
-        copy = space.copy()
-        _MODULE_COPIES[id(module)] = (module, copy)
-        _MODULE_NAMES.setdefault(name, module)
-        for value in copy.values():
-            if type in _c_mro(type(value)) and _c_type_flags(value) & _c_HEAPTYPE \
-                    and id(value) not in _CLASS_COPIES:
-                _CLASS_COPIES[id(value)] = (value, dict(_c_proxy_items(_c_type_dict(value))))
+        names.setdefault(name, module)
+        _MODULE_COPIES[id(module)] = (module, _copy(module, space))
+        fresh.append(_MODULE_COPIES[id(module)][1])
+    _MODULE_NAMES.clear()
+    _MODULE_NAMES.update(names)
+    if not _EVERY_CLASS[0]:
+        classes = _every_class()
+        _EVERY_CLASS[0] = True
+    else:
+        classes = _young_classes()
+    classes.extend(value for copy in fresh for value in copy.values() if type in _c_mro(type(value)))
+    for cls in classes:
+        _copy_class(cls)
 
 
 def _trusted_spaces(roots: tuple[str, ...]) -> tuple[dict[int, Any], dict[int, Any], dict[str, Any]]:
@@ -1672,9 +1769,12 @@ def _p_calls_held(value: Any, kind: Any, items: list[Any]) -> str | None:
     (a defaultdict's factory) is not. Functions, cells and generators are not callers of what they hold here:
     their Python code is (followed where it is the snippet's); nor are a property, a static or a class method,
     which call what they hold only as a class's attribute, where `_p_planted_own` looks (Python's own classes
-    hold many, around trusted functions)."""
+    hold many, around trusted functions). Nor is a bound method of a trusted class's own function (`_p_own_method`), nor a partial over a trusted
+    function with plain data (`_p_plain_partial`)."""
     if not _p_made_by_c(kind) or kind is _c_FunctionType or kind is _c_CellType or _p_in(kind, _c_GENERATOR_TYPES) \
             or _p_in(kind, _c_DESCRIPTOR_WRAPPERS):
+        return None
+    if (kind is _c_MethodType and _p_own_method(value)) or _p_plain_partial(value, kind):
         return None
     data: dict[int, Any] = {}
     mro = _c_mro(kind)
@@ -1698,6 +1798,28 @@ def _p_calls_held(value: Any, kind: Any, items: list[Any]) -> str | None:
         if _p_held_gadget(item, 3):
             return _p_qualname(kind) + " (holding C code it calls)"
     return None
+
+
+def _p_own_method(method: Any) -> bool:
+    """A bound method of a Python function that a trusted class of its object's (`_p_trusted_class`) holds in its
+    namespace, as that class held it before the snippet ran where it was copied (`model.__call__`: torch's
+    `Module._wrapped_call_impl` bound to the snippet's model): calling it runs that class's own code, traced, as
+    calling the method by its name would; no C code the snippet chose."""
+    function, owner = _c_method_func(method), _c_method_self(method)
+    if type(function) is not _c_FunctionType:
+        return False
+    owner_kind = type(owner)
+    mro = _c_mro(owner) if _p_in(type, _c_mro(owner_kind)) else _c_mro(owner_kind)
+    for klass in _c_tuple_iter(mro):
+        if not _c_type_flags(klass) & _c_HEAPTYPE or not _p_trusted_class(klass):
+            continue
+        copied = _c_dict_get(_S["classes_as_were"], id(klass))
+        pairs = list(_c_dict_items(copied[1])) if copied is not None and copied[0] is klass \
+            else list(_c_proxy_items(_c_type_dict(klass)))
+        for pair in _c_list_iter(pairs):
+            if _p_in(function, _p_functions_in(pair[1])):
+                return True
+    return False
 
 
 def _p_held_gadget(value: Any, depth: int) -> bool:
@@ -1797,7 +1919,29 @@ def _p_foreign(value: Any) -> bool:
         return True
     if _p_in(type, mro):
         return bool(_c_type_flags(value) & _c_HEAPTYPE) and not _p_trusted_class(value)
+    if _p_plain_partial(value, kind):
+        return False
     return _p_held_gadget(value, 3)
+
+
+def _p_plain_partial(value: Any, kind: Any) -> bool:
+    """A `functools.partial` over a function of a trusted file with nothing but plain data bound (a string, a
+    number, None): what trusted code binds a class's name to (torch's opaque classes: `__eq__` as a partial over
+    its `_raise_error` with the method's name), holding no object, exception or C code the snippet could choose."""
+    if kind is not _c_partial:
+        return False
+    function, args, keywords = (part(value) for part in _c_partial_parts)
+    if type(function) is not _c_FunctionType or not _p_in_roots(_c_func_code(function).co_filename,
+                                                                 _S["trusted_roots"]):
+        return False
+    held = list(_c_tuple_iter(args)) if type(args) is tuple else [args]
+    if type(keywords) is dict:
+        held.extend([pair[1] for pair in _c_list_iter(list(_c_dict_items(keywords)))])
+    for item in _c_list_iter(held):
+        kind = type(item)
+        if not (item is None or kind is str or kind is int or kind is float or kind is bool or kind is bytes):
+            return False
+    return True
 
 
 def _p_planted_node(value: Any) -> str | None:
@@ -1847,8 +1991,13 @@ def _p_qualname(cls: Any) -> str:
 
 
 def _p_trusted_class(cls: Any) -> bool:
-    """A class a module of a trusted file defines: that module's namespace holds this very class under its
-    qualified name (its functions' files would not do: a class of the snippet's may hold only trusted functions)."""
+    """A class that existed before the snippet ran (`snapshot_trusted` copied it: whatever module it names, one with
+    no file included), or a class a module of a trusted file defines: that module's namespace holds this very class
+    under its qualified name (its functions' files would not do: a class of the snippet's may hold only trusted
+    functions)."""
+    copied = _c_dict_get(_S["classes_as_were"], id(cls))
+    if copied is not None and copied[0] is cls:  # it existed before the snippet ran: never the snippet's
+        return True
     try:
         module_name, qualname = _c_type_module(cls), _c_type_qualname(cls)
     except BaseException:
