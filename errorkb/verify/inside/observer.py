@@ -65,7 +65,9 @@ from __future__ import annotations
 
 import _imp
 import _thread
+import array
 import builtins
+import ctypes
 import functools
 import gc
 import importlib
@@ -508,73 +510,83 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         "api": dict(api) if api else None,
         "getattr_codes": tuple(api["getattr_codes"]) if api else (),
         "reader_spaces": _reader_spaces(readers), "reader_shared": _reader_shared(readers),
-        "as_was": spaces[0], "classes_as_were": spaces[1], "modules_as_were": spaces[2], "returned": {}, "c_made": {},
+        "as_was": spaces[0], "classes_as_were": spaces[1], "modules_as_were": spaces[2], "returned": {}, "c_made": {}, "copies_held": spaces[3],
     }
 
 
 # Copies of namespaces taken before any snippet ran (`snapshot_trusted`): once in a zygote, before it forks any check,
-# then at `install` only what changed since (what the check's set-up did). Handed to the private state, and emptied.
-_MODULE_COPIES: dict[int, tuple[types.ModuleType, dict[str, Any]]] = {}
-_CLASS_COPIES: dict[int, tuple[type, dict[str, Any]]] = {}
-_MODULE_NAMES: dict[str, types.ModuleType] = {}  # the module table as it was, for the copied modules
-# The dict each copy was taken from, its version then (`_version_reader`: changed by every write to the dict), and
-# the reader of its version: a namespace whose version is the same was not written since, and its copy stands; any
-# other is copied again (a copy never goes stale, and never misses a write).
-_COPIED_AT: dict[int, tuple[dict[str, Any], int | None, Any]] = {}
-_EVERY_CLASS: list[bool] = [False]  # every class was found once (`_every_class`); after, the collector's young ones
+# then at `install` only what changed since (what the check's set-up did). Handed to the private state whole
+# (`_trusted_spaces`), and replaced here by empty ones.
+def _empty_copies() -> dict[str, Any]:
+    """`modules` and `classes`: id -> (the module or class, a copy of its namespace); `names`: the module table as
+    it was, for the copied modules; `at`: id -> (the namespace dict copied, its slot in the arrays); `addresses`,
+    `versions`, `ids`: per slot, where the dict's version is read (`_VERSION_OFFSET`), its version when copied, and
+    the id; `table`: the module table's version when `names` was made. Arrays of numbers, read in a check without
+    writing a page the zygote shares (a forked check copies none for them)."""
+    return {"modules": {}, "classes": {}, "names": {}, "at": {}, "addresses": array.array("Q"),
+            "versions": array.array("Q"), "ids": array.array("Q"), "table": None, "every_class": False}
 
 
-def _version_reader() -> Callable[[dict[str, Any]], Any]:
-    """How to read a dict's version (CPython's `ma_version_tag`, PEP 509, changed by every write to the dict): a
-    function giving, for a dict, an object whose `value` is its version now; or one giving None where this
-    interpreter's dicts are not laid out so (then every namespace is copied at every install: slower, never
-    stale). Checked on a dict written here, before it is trusted."""
-    import ctypes
+_COPIES: dict[str, Any] = _empty_copies()
 
-    def at(space: dict[str, Any]) -> Any:
-        return ctypes.c_uint64.from_address(id(space) + 3 * ctypes.sizeof(ctypes.c_void_p))
 
-    def unknown(space: dict[str, Any]) -> Any:
-        return None
-
+def _version_offset() -> int | None:
+    """Where a dict's version is (CPython's `ma_version_tag`, PEP 509, changed by every write to the dict), from the
+    dict's address; None where this interpreter's dicts are not laid out so (then every namespace is copied again
+    at every install: slower, never stale). Checked on a dict written here before it is trusted."""
     if sys.implementation.name != "cpython" or not (3, 9) <= sys.version_info[:2] <= (3, 13) \
             or ctypes.sizeof(ctypes.c_void_p) != 8:
-        return unknown
+        return None
+    offset = 3 * ctypes.sizeof(ctypes.c_void_p)  # after the object's header and `ma_used`
     probe: dict[str, Any] = {}
-    reader = at(probe)
-    seen = [reader.value]
+    seen = [ctypes.c_uint64.from_address(id(probe) + offset).value]
     for step in (lambda: probe.__setitem__("a", 1), lambda: probe.__setitem__("a", 2), lambda: probe.pop("a")):
         step()
-        seen.append(reader.value)
-    changed = all(seen[i] != seen[i + 1] for i in range(len(seen) - 1))
-    return at if changed and at(probe).value == seen[-1] else unknown
+        seen.append(ctypes.c_uint64.from_address(id(probe) + offset).value)
+    return offset if all(seen[i] < seen[i + 1] for i in range(len(seen) - 1)) else None
 
 
-_version_at = _version_reader()
+_VERSION_OFFSET = _version_offset()
+
+
+def _version(space: dict[str, Any]) -> int:
+    return 0 if _VERSION_OFFSET is None else int(ctypes.c_uint64.from_address(id(space) + _VERSION_OFFSET).value)
 
 
 def _copy(subject: Any, space: dict[str, Any]) -> dict[str, Any]:
-    reader = _version_at(space)
-    version = None if reader is None else reader.value  # read first: a write while copying leaves the copy stale
+    """A copy of `space`, the namespace of `subject`, and its version, read first: a write while copying leaves the
+    copy stale, never taken as fresh."""
+    version = _version(space)
     copy = dict(space)
-    _COPIED_AT[id(subject)] = (space, version, reader)
+    known = _COPIES["at"].get(id(subject))
+    if known is not None and known[0] is space:
+        _COPIES["versions"][known[1]] = version
+    else:
+        _COPIES["at"][id(subject)] = (space, len(_COPIES["ids"]))
+        _COPIES["addresses"].append(id(space) + (_VERSION_OFFSET or 0))
+        _COPIES["versions"].append(version)
+        _COPIES["ids"].append(id(subject))
     return copy
 
 
 def _written_since() -> list[int]:
-    """The ids of what was copied whose namespace was written since (or cannot tell): one tight loop, the
-    copies themselves untouched (a forked check then copies none of the zygote's pages it shares for them)."""
-    return [key for key, (_, version, reader) in _COPIED_AT.items() if reader is None or reader.value != version]
+    """The ids of what was copied whose namespace was written since (or all, where versions cannot be read)."""
+    ids = _COPIES["ids"]
+    if _VERSION_OFFSET is None:
+        return list(ids)
+    read = ctypes.c_uint64.from_address
+    return [ids[index] for index, (address, version) in enumerate(zip(_COPIES["addresses"], _COPIES["versions"]))
+            if read(address).value != version]
 
 
 def _copy_class(cls: Any) -> None:
     if not _c_type_flags(cls) & _c_HEAPTYPE:
         return
-    known = _CLASS_COPIES.get(id(cls))
+    known = _COPIES["classes"].get(id(cls))
     if known is not None and known[0] is cls:
         return
     space = gc.get_referents(_c_type_dict(cls))[0]  # what `__dict__`'s mapping proxy reads: its own for its life
-    _CLASS_COPIES[id(cls)] = (cls, _copy(cls, space))
+    _COPIES["classes"][id(cls)] = (cls, _copy(cls, space))
 
 
 def _every_class() -> list[type]:
@@ -604,55 +616,64 @@ def snapshot_trusted(roots: tuple[str, ...]) -> None:
     `builtins`), and of every class the interpreter has made (Python's, the runtime's, an extension's: a
     class's namespace changes with no audit event). A zygote calls it before it forks (and after each module it
     prepares); `install` calls it again in the check, where it copies only what is new or was written since
-    (`_written_since`). Read from the dicts alone (a lazy module's `__getattr__` never runs). What it copies is what
-    the names were, and a class it copied existed before the snippet: none is the snippet's."""
+    (`_written_since`). Read from the dicts alone (a lazy module's `__getattr__` never runs). What it copies is
+    what the names were, and a class it copied existed before the snippet: none is the snippet's."""
+    modules, classes = _COPIES["modules"], _COPIES["classes"]
     fresh: list[dict[str, Any]] = []
     for key in _written_since():  # written since it was copied (the check's set-up): copied again
-        module = _MODULE_COPIES.get(key)
-        if module is not None:
-            _MODULE_COPIES[key] = (module[0], _copy(module[0], _COPIED_AT[key][0]))
-            fresh.append(_MODULE_COPIES[key][1])
+        space = _COPIES["at"][key][0]
+        if key in modules:
+            modules[key] = (modules[key][0], _copy(modules[key][0], space))
+            fresh.append(modules[key][1])
         else:
-            cls = _CLASS_COPIES[key][0]
-            _CLASS_COPIES[key] = (cls, _copy(cls, _COPIED_AT[key][0]))
-    if id(builtins) not in _MODULE_COPIES:
-        _MODULE_COPIES[id(builtins)] = (builtins, _copy(builtins, vars(builtins)))
-    names: dict[str, types.ModuleType] = {"builtins": builtins}
-    for name, module in list(sys.modules.items()):
-        if type(module) is not types.ModuleType or type(name) is not str:
-            continue
-        known = _MODULE_COPIES.get(id(module))
-        if known is not None and known[0] is module:
-            names.setdefault(name, module)
-            continue
-        space = _c_module_dict(module)
-        path = space.get("__file__")
-        if type(path) is not str or not path.startswith(roots) or "/../" in path:
-            continue
-        names.setdefault(name, module)
-        _MODULE_COPIES[id(module)] = (module, _copy(module, space))
-        fresh.append(_MODULE_COPIES[id(module)][1])
-    _MODULE_NAMES.clear()
-    _MODULE_NAMES.update(names)
-    if not _EVERY_CLASS[0]:
-        classes = _every_class()
-        _EVERY_CLASS[0] = True
+            classes[key] = (classes[key][0], _copy(classes[key][0], space))
+    if id(builtins) not in modules:
+        modules[id(builtins)] = (builtins, _copy(builtins, vars(builtins)))
+    table = _version(sys.modules)
+    if _VERSION_OFFSET is None or table != _COPIES["table"]:  # a module loaded, or replaced, since
+        fresh.extend(_copy_modules(roots))
+        _COPIES["table"] = table
+    if not _COPIES["every_class"]:
+        found = _every_class()
+        _COPIES["every_class"] = True
     else:
-        classes = _young_classes()
-    classes.extend(value for copy in fresh for value in copy.values() if type in _c_mro(type(value)))
-    for cls in classes:
+        found = _young_classes()
+    found.extend(value for copy in fresh for value in copy.values() if type in _c_mro(type(value)))
+    for cls in found:
         _copy_class(cls)
 
 
-def _trusted_spaces(roots: tuple[str, ...]) -> tuple[dict[int, Any], dict[int, Any], dict[str, Any]]:
+def _copy_modules(roots: tuple[str, ...]) -> list[dict[str, Any]]:
+    """Copy each module of a trusted file in the module table not copied yet, and make the table as it is now
+    (`names`); the copies made."""
+    modules = _COPIES["modules"]
+    names: dict[str, types.ModuleType] = {"builtins": builtins}
+    fresh = []
+    for name, module in list(sys.modules.items()):
+        if type(module) is not types.ModuleType or type(name) is not str:
+            continue
+        known = modules.get(id(module))
+        if known is None or known[0] is not module:
+            space = _c_module_dict(module)
+            path = space.get("__file__")
+            if type(path) is not str or not path.startswith(roots) or "/../" in path:
+                continue
+            modules[id(module)] = (module, _copy(module, space))
+            fresh.append(modules[id(module)][1])
+        names.setdefault(name, module)
+    _COPIES["names"] = names
+    return fresh
+
+
+def _trusted_spaces(roots: tuple[str, ...]) -> tuple[dict[int, Any], dict[int, Any], dict[str, Any], dict[str, Any]]:
     """The trusted namespaces as they were (`snapshot_trusted`), and the module table's entries for them, for the
-    private state alone: the public copies' holders are emptied, so nothing the snippet reaches holds them."""
+    private state alone: the public holder is given new empty ones (the old ones handed over whole: neither copied
+    nor emptied, which would write every page of them a forked check shares), so nothing the snippet reaches
+    holds them. The whole holder comes last, for the private state to keep: freed, it would write them all."""
     snapshot_trusted(roots)
-    modules, classes, names = dict(_MODULE_COPIES), dict(_CLASS_COPIES), dict(_MODULE_NAMES)
-    _MODULE_COPIES.clear()
-    _CLASS_COPIES.clear()
-    _MODULE_NAMES.clear()
-    return modules, classes, names
+    held = dict(_COPIES)
+    _COPIES.update(_empty_copies())
+    return held["modules"], held["classes"], held["names"], held
 
 
 def _reader_modules(stdlib_roots: Any) -> list[types.ModuleType]:
