@@ -597,7 +597,8 @@ def _every_class() -> list[type]:
     while level:
         following = []
         for cls in level:
-            for sub in type.__subclasses__(cls) if type in _c_mro(type(cls)) else ():
+            subclasses: list[type] = type.__subclasses__(cls) if type in _c_mro(type(cls)) else []
+            for sub in subclasses:
                 if id(sub) not in found:
                     found[id(sub)] = sub
                     following.append(sub)
@@ -1823,7 +1824,7 @@ def _p_calls_held(value: Any, kind: Any, items: list[Any]) -> str | None:
 
 def _p_own_method(method: Any) -> bool:
     """A bound method of a Python function that a trusted class of its object's (`_p_trusted_class`) holds in its
-    namespace, as that class held it before the snippet ran where it was copied (`model.__call__`: torch's
+    namespace, as that class held it before the snippet ran where it was copied (`model.__call__`: the runtime's
     `Module._wrapped_call_impl` bound to the snippet's model): calling it runs that class's own code, traced, as
     calling the method by its name would; no C code the snippet chose."""
     function, owner = _c_method_func(method), _c_method_self(method)
@@ -1947,7 +1948,7 @@ def _p_foreign(value: Any) -> bool:
 
 def _p_plain_partial(value: Any, kind: Any) -> bool:
     """A `functools.partial` over a function of a trusted file with nothing but plain data bound (a string, a
-    number, None): what trusted code binds a class's name to (torch's opaque classes: `__eq__` as a partial over
+    number, None): what trusted code binds a class's name to (a runtime's opaque classes: `__eq__` as a partial over
     its `_raise_error` with the method's name), holding no object, exception or C code the snippet could choose."""
     if kind is not _c_partial:
         return False
