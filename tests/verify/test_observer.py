@@ -8,8 +8,8 @@ A scenario watches `work` of a small module of its own, whose folder is the "tar
 from __future__ import annotations
 
 import dis
-import functools
 import fractions  # noqa: F401  # loaded before any scenario: its classes are copied as they were
+import functools
 import numbers  # noqa: F401
 import os
 import sys

@@ -510,7 +510,8 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         "api": dict(api) if api else None,
         "getattr_codes": tuple(api["getattr_codes"]) if api else (),
         "reader_spaces": _reader_spaces(readers), "reader_shared": _reader_shared(readers),
-        "as_was": spaces[0], "classes_as_were": spaces[1], "modules_as_were": spaces[2], "returned": {}, "c_made": {}, "copies_held": spaces[3],
+        "as_was": spaces[0], "classes_as_were": spaces[1], "modules_as_were": spaces[2], "returned": {}, "c_made": {},
+        "copies_held": spaces[3],
     }
 
 
@@ -575,8 +576,8 @@ def _written_since() -> list[int]:
     if _VERSION_OFFSET is None:
         return list(ids)
     read = ctypes.c_uint64.from_address
-    return [ids[index] for index, (address, version) in enumerate(zip(_COPIES["addresses"], _COPIES["versions"]))
-            if read(address).value != version]
+    pairs = zip(_COPIES["addresses"], _COPIES["versions"], strict=True)
+    return [ids[index] for index, (address, version) in enumerate(pairs) if read(address).value != version]
 
 
 def _copy_class(cls: Any) -> None:
@@ -1791,8 +1792,8 @@ def _p_calls_held(value: Any, kind: Any, items: list[Any]) -> str | None:
     (a defaultdict's factory) is not. Functions, cells and generators are not callers of what they hold here:
     their Python code is (followed where it is the snippet's); nor are a property, a static or a class method,
     which call what they hold only as a class's attribute, where `_p_planted_own` looks (Python's own classes
-    hold many, around trusted functions). Nor is a bound method of a trusted class's own function (`_p_own_method`), nor a partial over a trusted
-    function with plain data (`_p_plain_partial`)."""
+    hold many, around trusted functions). Nor is a bound method of a trusted class's own function
+    (`_p_own_method`), nor a partial over a trusted function with plain data (`_p_plain_partial`)."""
     if not _p_made_by_c(kind) or kind is _c_FunctionType or kind is _c_CellType or _p_in(kind, _c_GENERATOR_TYPES) \
             or _p_in(kind, _c_DESCRIPTOR_WRAPPERS):
         return None
