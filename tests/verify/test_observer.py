@@ -10,6 +10,7 @@ from __future__ import annotations
 import dis
 import fractions  # noqa: F401  # loaded before any scenario: its classes are copied as they were
 import functools
+import json.decoder
 import numbers  # noqa: F401
 import os
 import sys
@@ -1888,6 +1889,45 @@ def test_the_snippet_rebinding_a_class_that_existed_before_it_to_c_code_is_plant
     lib.work("a", held)
     """
     seen = read(run_scenario(tmp_path, body, configure=_extension_class)).observation
+    assert seen is not None and any("rebound" in what for what in seen.interference + seen.tampered), seen
+
+
+def _zygote_then_setup(config: dict) -> None:
+    """As a zygote does: copy the namespaces once, before any check; then, as a check's set-up (trusted code,
+    before the snippet) may, rebind a trusted name to C code bound to an object (the harness's own `os._exit`)."""
+    observer.snapshot_trusted(tuple(config["trusted_roots"]))
+    spent = (each for each in ())
+    for _ in spent:
+        pass
+    json.decoder.scanstring = functools.partial(spent.throw, ValueError, "set up")
+
+
+def test_a_name_trusted_code_rebinds_after_the_zygote_s_copy_is_copied_again(tmp_path):
+    """Round six: the namespaces are copied once in the zygote; what the check's set-up rebinds after that copy
+    must be copied again at install (by the dict's version), or it reads as rebound by the snippet."""
+    body = """
+    try:
+        lib.work("a", {"allocated": 0})
+    except TypeError:
+        pass
+    """
+    seen = read(run_scenario(tmp_path, body, configure=_zygote_then_setup)).observation
+    assert seen is not None and seen.interference == [] and seen.tampered == [], seen
+
+
+def test_a_name_the_snippet_rebinds_after_the_zygote_s_copy_is_rebound(tmp_path):
+    """The other side: after a zygote's copy (and the install's refresh), the snippet's own rebinding is seen."""
+    body = """
+    import functools
+    import json.decoder
+
+    spent = (each for each in ())
+    for _ in spent:
+        pass
+    json.decoder.scanstring = functools.partial(spent.throw, ValueError, "n must be positive, got -1")
+    lib.work("a", {"allocated": 0})
+    """
+    seen = read(run_scenario(tmp_path, body, configure=_zygote_then_setup)).observation
     assert seen is not None and any("rebound" in what for what in seen.interference + seen.tampered), seen
 
 
