@@ -98,7 +98,7 @@ _c_SEPARATOR = b"\t"  # as seal.SEPARATOR
 # compare, starting a thread); from another frame they are tampering. (`id()` and reading `f_code`
 # lead to no frame: `_p_hook` answers them first.)
 _c_OWN_EVENTS = ("object.__getattr__", "sys._getframe", "open", "_thread.start_new_thread", "signal.pthread_kill",
-                 "gc.get_referents")
+                 "gc.get_referents", "ctypes.cdata")
 _c_getframe = sys._getframe
 _c_gettrace = sys.gettrace
 _c_audit = sys.audit
@@ -548,6 +548,8 @@ def _version_offset() -> int | None:
 
 
 _VERSION_OFFSET = _version_offset()
+_c_VERSIONED = _VERSION_OFFSET is not None
+_c_from_address = ctypes.c_uint64.from_address  # a dict's version, read by the observer alone (audited: its own)
 
 
 def _version(space: dict[str, Any]) -> int:
@@ -1907,8 +1909,10 @@ def _p_rebound(changed: list[Any]) -> str | None:
     `builtins.ValueError`, a runtime's attribute) and calls or raises the snippet's. Trusted code rebinding its
     own names to its own objects (a warnings filter list, a lazily set attribute) is not this. Every other value
     a trusted name now has instead of its own goes to `changed`, for the planted search (an object of the
-    snippet's whose class holds planted code, read through the name)."""
-    for _, entry in _c_list_iter(list(_c_dict_items(_S["as_was"]))):
+    snippet's whose class holds planted code, read through the name). Only the namespaces written since
+    install are compared (`_p_written`): the others hold what their copies do."""
+    modules, classes = _p_written()
+    for _, entry in _c_list_iter(modules):
         module, was = entry
         current = _c_module_dict(module)
         for key, value in _c_list_iter(list(_c_dict_items(was))):
@@ -1919,7 +1923,7 @@ def _p_rebound(changed: list[Any]) -> str | None:
                 name = _c_dict_get(was, "__name__")
                 return (name if type(name) is str else "?") + "." + key + " (rebound)"
             changed.append(now)
-    for _, entry in _c_list_iter(list(_c_dict_items(_S["classes_as_were"]))):
+    for _, entry in _c_list_iter(classes):
         cls, was = entry
         for key, now in _c_list_iter(list(_c_proxy_items(_c_type_dict(cls)))):
             value = _c_dict_get(was, key, _c_MISSING)
@@ -1929,6 +1933,30 @@ def _p_rebound(changed: list[Any]) -> str | None:
                 return _p_qualname(cls) + "." + key + " (rebound)"
             changed.append(now)
     return None
+
+
+def _p_written() -> tuple[list[Any], list[Any]]:
+    """The copied modules' and classes' `(id, (it, copy))` whose namespace dict was written since install (its
+    version, `_version_offset`, is not the one its copy was taken at); all of them where versions cannot be read.
+    Reads numbers alone: no copy is touched (a check's every touch of one writes a page it shares)."""
+    if not _c_VERSIONED:
+        return list(_c_dict_items(_S["as_was"])), list(_c_dict_items(_S["classes_as_were"]))
+    held = _S["copies_held"]
+    ids, addresses, versions = held["ids"], held["addresses"], held["versions"]
+    modules: list[Any] = []
+    classes: list[Any] = []
+    for index in range(len(ids)):
+        if _c_from_address(addresses[index]).value == versions[index]:
+            continue
+        key = ids[index]
+        entry = _c_dict_get(_S["as_was"], key)
+        if entry is not None:
+            modules.append((key, entry))
+            continue
+        entry = _c_dict_get(_S["classes_as_were"], key)
+        if entry is not None:
+            classes.append((key, entry))
+    return modules, classes
 
 
 def _p_foreign(value: Any) -> bool:
