@@ -80,6 +80,9 @@ class Code(StrEnum):
     STOPPED_EARLY = "stopped-early"
 
 
+# The instructions a suspended frame waits at (3.11: YIELD_VALUE; `yield from` and `await` wait in the frame they
+# delegate to, at its own): an exception that starts there was thrown into the frame.
+THROWN_AT = ("YIELD_VALUE",)
 PASSES = {Code.RAISED_AS_DOCUMENTED, Code.RAN_CLEAN, Code.STOPPED_EARLY}
 
 
@@ -122,6 +125,15 @@ class Start(_Record):
     through: list[str] = Field(default_factory=list)  # watched functions whose frames this very object unwound
     file: str | None = None
     module: str | None = None
+
+    @property
+    def entered(self) -> Literal["called", "thrown"]:
+        """How the frame it started in was running it: `thrown` when it started at the `yield` the frame was
+        suspended at, where no instruction raises: the frame was resumed with it (a generator's `throw`, an
+        async generator's `athrow`, a coroutine's `throw`, a `close`), by whoever held the generator; else
+        `called` (a `raise`, an instruction, or C code the frame called). Read from the instruction the observer
+        recorded, so every stream that has one says it."""
+        return "thrown" if self.opcode in THROWN_AT else "called"
 
 
 class ExceptionInfo(_Record):

@@ -280,6 +280,10 @@ def _misplaced(check: Check, error: ExceptionInfo, wording: Wording, index: int)
     """Why the matching error does not count as the documented one, by where the observer saw it start."""
     entry = check.entry
     start = error.started
+    if start is not None and start.entered == "thrown":
+        return _fail(Code.WRONG_RAISE_SITE, f"thrown into {start.code or 'a suspended frame'} (line {start.line}) "
+                                            f"at the yield it was suspended at (a generator's or coroutine's throw), "
+                                            f"not raised there")
     if wording.function is not None:  # raised by the library's own function (a raise, or C code under it)
         if start is None:
             return _fail(Code.WRONG_RAISE_SITE, f"raised from {_origin(error)}, where the verifier did not see it "

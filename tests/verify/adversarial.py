@@ -364,10 +364,11 @@ JUDGE_ONLY = (
     "patched-torch-zeros", "removed-delete-restore", "reraise-other-traceback", "settrace-off-around-call",
     "settrace-off-in-callback", "sibling-error-args", "sibling-wide-wording", "signature-wraps-lookalike",
     "stored-reraise", "subclass-forged-module", "tracer-recursion", "user-code-c-call", "user-code-planted",
+    "user-code-temporary", "c-object-factory", "trusted-class-rebound",
 )
 # What a judge-only attack may import, and names whose use reaches past the snippet's own objects (a file, a
 # stream, another frame than its own, the interpreter's module table, its end).
-_JUDGE_ONLY_IMPORTS = frozenset({"transformers", "torch", "sys", "types", "functools", "builtins"})
+_JUDGE_ONLY_IMPORTS = frozenset({"transformers", "torch", "sys", "types", "functools", "builtins", "collections"})
 _REACHING_NAMES = frozenset({
     "open", "exec", "eval", "compile", "__import__", "breakpoint", "input", "exit", "_exit", "quit",
     "_getframe", "f_back", "f_globals", "f_locals", "tb_frame", "gi_frame", "cr_frame", "modules", "path",

@@ -75,3 +75,51 @@ def test_neither_the_watched_label_nor_the_code_object_naming_the_function_fails
     verdict = judged(check, where="target", function=WATCHED, code="LlamaForCausalLM.generate")
     assert (verdict.outcome, verdict.code) == (Outcome.FAIL, Code.WRONG_RAISE_SITE), verdict.reason
     assert STUB in verdict.reason
+
+
+# -- round five, hole 6: an exception thrown into a watched generator's frame ---------------------------------------
+
+IMPLICIT = """\
+id: thrown-into-generator
+title: An implicit error of a generator function
+library: huggingface/transformers
+exception: ValueError
+message: "too many values to unpack (expected 2)"
+source:
+  path: src/transformers/cache_utils.py
+  line: 1489
+  function: Cache.get_seq_length
+  implicit: true
+  release: 5.15.1
+"""
+
+
+@pytest.mark.parametrize("where", ["target", "beneath"])
+def test_an_error_thrown_into_the_functions_frame_is_not_raised_by_it(tmp_path, where):
+    """`gen.throw(error)` (a coroutine's `throw`, an async generator's `athrow`) resumes a suspended frame with the
+    snippet's exception: it starts there, at the `yield` it was suspended at, in the function's frame (or in the
+    library's generator it delegates to), and an implicit entry took it for C code's under the function. Before:
+    a pass."""
+    check = before_check(tmp_path, IMPLICIT, "cache.get_seq_length()\n")
+    message = "too many values to unpack (expected 2)"
+    started = Start(function="Cache.get_seq_length", where=where, code="Cache.get_seq_length", type="ValueError",
+                    qualified_type="builtins.ValueError", message=message, line=1489, opcode="YIELD_VALUE")
+    error = ExceptionInfo(type="ValueError", qualified_type="builtins.ValueError", message=message, started=started)
+    seen = Observation(status=Status.RAISED, exception=error)
+    verdict = judge(check, Run(seen, 0, False, "", 0, 0.1, 10, ended=True, end_status="raised"), runtime_for("torch"))
+    assert (verdict.outcome, verdict.code) == (Outcome.FAIL, Code.WRONG_RAISE_SITE), verdict.reason
+    assert "thrown into" in verdict.reason
+    assert started.entered == "thrown"
+
+
+def test_an_error_c_code_raises_in_the_function_is_still_its(tmp_path):
+    """The other side: the same error started at a call in the function's frame (C code it called)."""
+    check = before_check(tmp_path, IMPLICIT, "cache.get_seq_length()\n")
+    message = "too many values to unpack (expected 2)"
+    started = Start(function="Cache.get_seq_length", where="target", code="Cache.get_seq_length", type="ValueError",
+                    qualified_type="builtins.ValueError", message=message, line=1489, opcode="UNPACK_SEQUENCE")
+    error = ExceptionInfo(type="ValueError", qualified_type="builtins.ValueError", message=message, started=started)
+    seen = Observation(status=Status.RAISED, exception=error)
+    verdict = judge(check, Run(seen, 0, False, "", 0, 0.1, 10, ended=True, end_status="raised"), runtime_for("torch"))
+    assert verdict.outcome == Outcome.PASS, verdict.reason
+    assert started.entered == "called"

@@ -8,6 +8,10 @@ A scenario watches `work` of a small module of its own, whose folder is the "tar
 from __future__ import annotations
 
 import dis
+import fractions  # noqa: F401  # loaded before any scenario: its classes are copied as they were
+import functools
+import json.decoder
+import numbers  # noqa: F401
 import os
 import sys
 import textwrap
@@ -43,6 +47,11 @@ class Box:
 
 class LibraryError(Exception):
     pass
+
+
+def steps(n):
+    yield n
+    return n
 '''
 
 
@@ -1269,6 +1278,15 @@ def by_inspect():
     return inspect.currentframe().f_back
 
 
+def store_in_global():
+    global LAST
+    LAST = sys._getframe(1)
+
+
+def store_in_class():
+    Box.last = sys._getframe(1)
+
+
 def frames():
     yield sys._getframe(1)
 '''
@@ -1288,6 +1306,9 @@ _GIVEN_BACK = {
     "stored-in-an-argument": "box = []\nlib_frames.store_caller_frame(box)\nhere = box[0]",
     "returned-from-inspect": "here = lib_frames.by_inspect()",
     "yielded": "here = next(lib_frames.frames())",
+    # Round five, hole 5: left where the snippet reads it afterwards, in the module's globals or a class of its.
+    "stored-in-a-global": "lib_frames.store_in_global()\nhere = lib_frames.LAST",
+    "stored-in-a-class": "lib_frames.store_in_class()\nhere = lib_frames.Box.last",
 }
 
 
@@ -1604,3 +1625,352 @@ def test_pythons_own_decorators_on_a_snippet_class_are_not_planted(tmp_path, hon
     seen = read(run_scenario(tmp_path, body)).observation
     assert seen is not None and seen.interference == [] and seen.tampered == [], seen
     assert [error.type for error in seen.calls.raised] == ["TypeError"], seen.calls
+
+
+# -- round five: what the search for planted code could not see ---------------------------------------------------
+
+_UNSEEN = {
+    # Hole 2: a C object that is no container, function, method or partial, and calls what it holds: a
+    # defaultdict's factory (an exhausted generator's throw) answers the missing key, with the key the snippet chose.
+    "defaultdict-factory": ("counter = collections.defaultdict(functools.partial(spent.throw, KeyError, 'allocated'))\n"
+                            "lib.work('a', counter)\n"),
+    # ... a planted class held in a slot (an object with no `__dict__`).
+    "slotted-holder": ("class Holder:\n    __slots__ = ('held',)\n\n"
+                       "holder = Holder()\nholder.held = Planted()\nlib.work('a', {'allocated': 0, 'h': holder})\n"),
+    # ... inside a mapping proxy, and inside a C iterator (map) over a planted partial.
+    "mapping-proxy": "lib.work('a', {'allocated': 0, 'p': types.MappingProxyType({'x': Planted()})})\n",
+    "map-iterator": ("lib.work('a', {'allocated': 0, 'm': map(functools.partial(spent.throw, ValueError, MESSAGE), "
+                     "[1])})\n"),
+    # Hole 4: a callable object of Python's own library that raises what it holds, held deeper than its own
+    # attributes (in a list), or built lazily (a map over the class, whose next item the mock raises).
+    "mock-side-effect-list": ("class Negative:\n"
+                              "    __lt__ = unittest.mock.Mock(side_effect=[ValueError(MESSAGE)])\n\n"
+                              "lib.work(Negative())\n"),
+    "mock-side-effect-lazy": ("class Negative:\n"
+                              "    __lt__ = unittest.mock.Mock(side_effect=map(ValueError, [MESSAGE]))\n\n"
+                              "lib.work(Negative())\n"),
+    # Hole 3: a trusted module's name rebound to a class of the snippet's while C code raises in the function.
+    # ... or to an object of the snippet's whose class holds planted code, read through the name alone.
+    "rebound-to-planted-object": "json.decoder.JSONDecoder = Planted()\nlib.work('a', {})\n",
+    # ... a trusted class's namespace (no audit event): Python's own class of the argument, given C code as a
+    # comparison it did not define itself, or rebound in place of one it did.
+    "trusted-class-rebound": ("fractions.Fraction.__lt__ = functools.partial(spent.throw, ValueError, MESSAGE)\n"
+                              "lib.work(fractions.Fraction(1, 2))\n"),
+    "trusted-class-base": ("numbers.Real.__lt__ = functools.partial(spent.throw, ValueError, MESSAGE)\n"
+                           "del fractions.Fraction.__lt__\n"
+                           "lib.work(fractions.Fraction(1, 2))\n"),
+    "rebound-trusted-name": ("class JSONDecodeError(ValueError):\n    __module__ = 'json.decoder'\n\n"
+                             "json.decoder.JSONDecodeError = JSONDecodeError\n"
+                             "lib.work('a', {})\n"),
+}
+
+
+@pytest.mark.parametrize("attack", sorted(_UNSEEN))
+def test_planted_code_inside_any_object_the_function_holds_is_seen(tmp_path, attack):
+    """Round five, holes 2 to 4: the search for planted code went inside containers, functions, methods and
+    partials only, a callable object counted as raising what it holds only with the exception in its own
+    attributes, and a trusted module's name rebound by the snippet was not looked at. Before: no tampering."""
+    body = """
+    import collections
+    import fractions
+    import functools
+    import json.decoder
+    import numbers
+    import types
+    import unittest.mock
+
+    MESSAGE = "n must be positive, got -1"
+    spent = (each for each in ())
+    for _ in spent:
+        pass
+
+    class Planted:
+        __len__ = functools.partial(spent.throw, ValueError, MESSAGE)
+
+    ATTACK
+    """.replace("ATTACK", textwrap.indent(_UNSEEN[attack], "    ").strip())
+    seen = read(run_scenario(tmp_path, body)).observation
+    assert seen is not None and seen.exception is not None, seen
+    assert any("planted" in what or "rebound" in what for what in seen.interference + seen.tampered), seen
+
+
+_TEMPORARY = {
+    # Hole 1: the gadget reached only through the interpreter's value stack: a global the user's code names,
+    # iterated (a C iterator that calls it).
+    "global-iterated": "first, second = iter(GADGET, None)\n",
+    # ... built by a function of the snippet's and returned: only the value stack holds it.
+    "returned": "first, second = make()\n",
+}
+
+
+@pytest.mark.parametrize("attack", sorted(_TEMPORARY))
+def test_planted_code_reached_through_a_temporary_is_seen(tmp_path, attack):
+    """Round five, hole 1: the user's code (declared, called by the function) unpacks a C iterator over a planted
+    partial that no local holds (a global it names, or what a function of its own returned): the search started
+    from the frame's locals alone. Before: no tampering."""
+    body = """
+    import functools
+
+    MESSAGE = "too many values to unpack (expected 2)"
+    spent = (each for each in ())
+    for _ in spent:
+        pass
+    GADGET = functools.partial(spent.throw, ValueError, MESSAGE)
+
+    def make():
+        return iter(functools.partial(spent.throw, ValueError, MESSAGE), None)
+
+    class Negative:
+        def __lt__(self, other):
+            USE
+            return False
+
+    lib.work(Negative())
+    """.replace("USE", _TEMPORARY[attack].strip())
+    seen = read(run_scenario(tmp_path, body, callbacks=True)).observation
+    assert seen is not None and seen.exception is not None, seen
+    assert seen.exception.message == "too many values to unpack (expected 2)", seen.exception
+    assert any("planted" in what for what in seen.interference + seen.tampered), seen
+
+
+def test_a_trusted_module_the_snippet_swaps_in_the_module_table_does_not_name_its_class(tmp_path):
+    """Round five: the module table's entry replaced by a module of the snippet's that claims the trusted file
+    (`sys.modules["json.decoder"]`, with `__file__` json's): its class read as json's. Before:
+    "json.decoder.JSONDecodeError"."""
+    body = """
+    import json.decoder
+    import sys
+    import types
+
+    class JSONDecodeError(ValueError):
+        __module__ = "json.decoder"
+
+    fake = types.ModuleType("json.decoder")
+    fake.__file__ = json.decoder.__file__
+    fake.JSONDecodeError = JSONDecodeError
+    sys.modules["json.decoder"] = fake
+    raise JSONDecodeError("n must be positive, got -1")
+    """
+    stream = parsed(run_scenario(tmp_path, body))
+    assert [event.qualified for event in stream.raised.values()] == ["?.JSONDecodeError"], stream.raised
+
+
+@pytest.mark.parametrize("claimed", ["json.decoder", "builtins"])
+def test_a_trusted_name_the_snippet_rebinds_does_not_name_its_class(tmp_path, claimed):
+    """Round five, hole 3: a trusted module's attribute rebound to a class of the snippet's named that class
+    (only the target's namespaces were compared): `json.decoder.JSONDecodeError = Mine` read as json's class.
+    Before: "json.decoder.JSONDecodeError"."""
+    name = "JSONDecodeError" if claimed == "json.decoder" else "ValueError"
+    body = f"""
+    import builtins
+    import json.decoder
+
+    class {name}(ValueError):
+        __module__ = {claimed!r}
+
+    {claimed}.{name} = {name}
+    raise {name}("n must be positive, got -1")
+    """
+    stream = parsed(run_scenario(tmp_path, body))
+    assert [event.qualified for event in stream.raised.values()] == [f"?.{name}"], stream.raised
+
+
+def test_an_honest_run_among_c_objects_is_not_planted(tmp_path):
+    """The other side: C objects of the snippet's (a defaultdict of lists, a map over a builtin, a Mock that
+    returns, an itertools chain) held by the function's frame while C code raises an honest error there."""
+    body = """
+    import collections
+    import itertools
+    import unittest.mock
+
+    held = {"allocated": 0, "d": collections.defaultdict(list), "m": map(str, [1]), "c": itertools.chain([1]),
+            "mock": unittest.mock.Mock(return_value=1)}
+    try:
+        lib.work("a", held)
+    except TypeError:
+        pass
+    """
+    seen = read(run_scenario(tmp_path, body)).observation
+    assert seen is not None and seen.interference == [] and seen.tampered == [], seen
+    assert [error.type for error in seen.calls.raised] == ["TypeError"], seen.calls
+
+
+def _extension_class(config: dict) -> None:
+    """Before the snippet (the check's set-up, a zygote's preloading): a C extension's submodule, no `__file__`, whose
+    class C code made holds C code in its namespace (a pybind11 class: `torch._C._distributed.Partial.__init__`)."""
+    extension = types.ModuleType("extension._distributed")
+    extension.Placement = type("Placement", (), {"__init__": len, "__module__": "extension._distributed"})
+    parent = types.ModuleType("extension")
+    parent._distributed = extension
+    sys.modules.update({"extension": parent, "extension._distributed": extension})
+
+
+def test_a_class_that_existed_before_the_snippet_is_not_the_snippet_s(tmp_path):
+    """Round six: a class C code made before the snippet ran, in a C extension's submodule (no `__file__`: no
+    trusted module defines it), read as a class of the snippet's, its C `__init__` as planted code: a false tamper
+    on three checks of the knowledge base's upstream target. A class that existed before the snippet started
+    can never be the snippet's."""
+    body = """
+    import extension._distributed as extension
+
+    held = {"allocated": 0, "p": object.__new__(extension.Placement)}
+    try:
+        lib.work("a", held)
+    except TypeError:
+        pass
+    """
+    seen = read(run_scenario(tmp_path, body, configure=_extension_class)).observation
+    assert seen is not None and seen.interference == [] and seen.tampered == [], seen
+    assert [error.type for error in seen.calls.raised] == ["TypeError"], seen.calls
+
+
+def test_the_same_class_made_by_the_snippet_is_still_planted(tmp_path):
+    """The other side: the snippet making such a class itself (C code in its namespace) is still planting."""
+    body = """
+    Placement = type("Placement", (), {"__init__": len, "__module__": "extension._distributed"})
+    held = {"allocated": 0, "p": object.__new__(Placement)}
+    try:
+        lib.work("a", held)
+    except TypeError:
+        pass
+    """
+    seen = read(run_scenario(tmp_path, body)).observation
+    assert seen is not None and any("planted" in what for what in seen.interference + seen.tampered), seen
+
+
+def _raise_error(*args, method_name: str = "") -> None:
+    raise RuntimeError(f"{method_name} is not supported")
+
+
+def _opaque(cls: type) -> None:
+    """Trusted code (torch's opaque objects) rebinding a class's special methods to a partial over its own function
+    with plain data, when the snippet's import first loads it."""
+    cls.__eq__ = functools.partial(_raise_error, method_name="__eq__")
+    cls.__hash__ = None
+
+
+def _extension_and_patcher(config: dict) -> None:
+    _extension_class(config)
+    sys.modules["extension._distributed"].patch = _opaque
+
+
+def test_trusted_code_rebinding_a_class_to_its_own_function_and_data_is_not_planted(tmp_path):
+    """Round six: torch binds `Placement.__eq__` (a class that existed before the snippet) to a partial over its
+    own `_raise_error` with the method's name, while the snippet runs (its import loads the module that does):
+    read as rebound to C code of the snippet's. A partial over a trusted function with nothing but plain data
+    holds nothing the snippet chose."""
+    body = """
+    import extension._distributed as extension
+
+    extension.patch(extension.Placement)
+    held = {"allocated": 0, "p": object.__new__(extension.Placement)}
+    try:
+        lib.work("a", held)
+    except TypeError:
+        pass
+    """
+    seen = read(run_scenario(tmp_path, body, configure=_extension_and_patcher)).observation
+    assert seen is not None and seen.interference == [] and seen.tampered == [], seen
+    assert [error.type for error in seen.calls.raised] == ["TypeError"], seen.calls
+
+
+def test_the_snippet_rebinding_a_class_that_existed_before_it_to_c_code_is_planted(tmp_path):
+    """The other side: a class that existed before the snippet is trusted by identity, and so its namespace is
+    compared with what it was: the snippet's C code put there is planted."""
+    body = """
+    import functools
+    import extension._distributed as extension
+
+    spent = (each for each in ())
+    for _ in spent:
+        pass
+    extension.Placement.__lt__ = functools.partial(spent.throw, ValueError, "n must be positive, got -1")
+    held = {"allocated": 0, "p": object.__new__(extension.Placement)}
+    lib.work("a", held)
+    """
+    seen = read(run_scenario(tmp_path, body, configure=_extension_class)).observation
+    assert seen is not None and any("rebound" in what for what in seen.interference + seen.tampered), seen
+
+
+def _zygote_then_setup(config: dict) -> None:
+    """As a zygote does: copy the namespaces once, before any check; then, as a check's set-up (trusted code,
+    before the snippet) may, rebind a trusted name to C code bound to an object (the harness's own `os._exit`)."""
+    observer.snapshot_trusted(tuple(config["trusted_roots"]))
+    spent = (each for each in ())
+    for _ in spent:
+        pass
+    json.decoder.scanstring = functools.partial(spent.throw, ValueError, "set up")
+
+
+def test_a_name_trusted_code_rebinds_after_the_zygote_s_copy_is_copied_again(tmp_path):
+    """Round six: the namespaces are copied once in the zygote; what the check's set-up rebinds after that copy
+    must be copied again at install (by the dict's version), or it reads as rebound by the snippet."""
+    body = """
+    try:
+        lib.work("a", {"allocated": 0})
+    except TypeError:
+        pass
+    """
+    seen = read(run_scenario(tmp_path, body, configure=_zygote_then_setup)).observation
+    assert seen is not None and seen.interference == [] and seen.tampered == [], seen
+
+
+def test_a_name_the_snippet_rebinds_after_the_zygote_s_copy_is_rebound(tmp_path):
+    """The other side: after a zygote's copy (and the install's refresh), the snippet's own rebinding is seen."""
+    body = """
+    import functools
+    import json.decoder
+
+    spent = (each for each in ())
+    for _ in spent:
+        pass
+    json.decoder.scanstring = functools.partial(spent.throw, ValueError, "n must be positive, got -1")
+    lib.work("a", {"allocated": 0})
+    """
+    seen = read(run_scenario(tmp_path, body, configure=_zygote_then_setup)).observation
+    assert seen is not None and any("rebound" in what for what in seen.interference + seen.tampered), seen
+
+
+def test_a_bound_method_of_a_trusted_class_is_not_planted(tmp_path):
+    """Round six: a bound method of a trusted class's own function (`model.__call__`: `Module._wrapped_call_impl`
+    bound to the snippet's model) read as a C object calling planted code, a false tamper in the knowledge base.
+    Calling it runs the class's own Python code, traced, as calling the method by name would."""
+    body = """
+    import fractions
+
+    class Mine(fractions.Fraction):
+        pass
+
+    held = {"allocated": 0, "own": fractions.Fraction(1, 2).limit_denominator, "sub": Mine(1, 3).limit_denominator}
+    try:
+        lib.work("a", held)
+    except TypeError:
+        pass
+    """
+    seen = read(run_scenario(tmp_path, body)).observation
+    assert seen is not None and seen.interference == [] and seen.tampered == [], seen
+    assert [error.type for error in seen.calls.raised] == ["TypeError"], seen.calls
+
+
+def _watch_steps(config: dict) -> None:
+    """Watch `lib.steps`, a generator function, instead of `lib.work`."""
+    import lib
+
+    function = lib.steps
+    code = function.__code__
+    config["slots"][0].update(
+        label="steps", code=code, function=function, function_code=code, name="steps", raw=function, reads=[],
+        normal=[i.offset for i in dis.get_instructions(code) if i.opname in ("RETURN_VALUE", "YIELD_VALUE")],
+        defaults=None, kwdefaults=None)
+    config["owners"] = [("steps", lib, "steps", function)]
+
+
+def test_an_error_thrown_into_a_watched_generator_starts_at_its_yield(tmp_path):
+    """Round five, hole 6: the snippet throws its exception into the watched generator function's suspended frame
+    (`gen.throw`): it starts in the function's own frame, at the `yield`, no `raise` there, and an implicit entry's
+    judge read it as C code's under the function. The start says it was thrown (test_judge_raise_site)."""
+    body = "g = lib.steps(1)\nnext(g)\ng.throw(ValueError('n must be positive, got -1'))\n"
+    seen = read(run_scenario(tmp_path, body, configure=_watch_steps)).observation
+    assert seen is not None and seen.exception is not None and seen.exception.started is not None, seen
+    started = seen.exception.started
+    assert (started.where, started.opcode, started.entered) == ("target", "YIELD_VALUE", "thrown"), started

@@ -255,6 +255,24 @@ def observe(spec: CheckSpec, sealer: Any) -> None:
     execute(code, snippet, config, context, spec.cpu_seconds)
 
 
+def python_roots() -> tuple[list[str], list[str]]:
+    """Python's own library (its files, and its frozen modules: `<frozen os>`) and the installed packages'
+    folders: trusted for every check (`observer_config`), and what the zygote copies once (`snapshot_trusted`)."""
+    stdlib = sorted({sysconfig.get_paths()[name] + "/" for name in ("stdlib", "platstdlib")} | {"<frozen "})
+    site = sorted({sysconfig.get_paths()[name] + "/" for name in ("purelib", "platlib")}
+                  | {path + "/" for path in sys.path if path.endswith("site-packages")})
+    return stdlib, site
+
+
+def snapshot_python() -> None:
+    """In a zygote, before it forks a check: copy the namespaces of Python's library, the installed packages and the
+    verifier, and every class made so far, once (`observer.snapshot_trusted`); each check copies again only what
+    its set-up made or wrote."""
+    stdlib, site = python_roots()
+    verifier = [str(Path(observer.__file__).resolve().parents[2]) + "/", str(Path(observer.__file__).parents[2]) + "/"]
+    observer.snapshot_trusted(tuple([*stdlib, *site, *verifier]))
+
+
 def observer_config(spec: CheckSpec, library: LibrarySpec, runtime: Runtime, runtime_module: Any,
                     resolved: dict[str, tuple[object, str, object, CodeType] | None], roots: list[str],
                     owner: Any, sha256: str, code: CodeType) -> dict[str, Any]:
@@ -270,9 +288,7 @@ def observer_config(spec: CheckSpec, library: LibrarySpec, runtime: Runtime, run
     spaces = _spaces([m for m in watched if m is not None])
     # The standard library's files, and its frozen modules (`<frozen os>`: an installed 3.11 runs
     # os, importlib and others frozen); the snippet compiling code under either name is tampering.
-    stdlib = sorted({sysconfig.get_paths()[name] + "/" for name in ("stdlib", "platstdlib")} | {"<frozen "})
-    site = sorted({sysconfig.get_paths()[name] + "/" for name in ("purelib", "platlib")}
-                  | {path + "/" for path in sys.path if path.endswith("site-packages")})
+    stdlib, site = python_roots()
     verifier = [str(Path(observer.__file__).resolve().parents[2]) + "/", str(Path(observer.__file__).parents[2]) + "/"]
     # The profile's backends (optimum.quanto): code the library itself calls, found here, before the
     # snippet runs and before its folder goes on the path, so a module of the snippet's named like

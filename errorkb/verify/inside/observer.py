@@ -65,7 +65,9 @@ from __future__ import annotations
 
 import _imp
 import _thread
+import array
 import builtins
+import ctypes
 import functools
 import gc
 import importlib
@@ -95,7 +97,8 @@ _c_SEPARATOR = b"\t"  # as seal.SEPARATOR
 # Audit events the observer's own code raises (`sys._getframe`, reading `tb_frame`, opening a file to
 # compare, starting a thread); from another frame they are tampering. (`id()` and reading `f_code`
 # lead to no frame: `_p_hook` answers them first.)
-_c_OWN_EVENTS = ("object.__getattr__", "sys._getframe", "open", "_thread.start_new_thread", "signal.pthread_kill")
+_c_OWN_EVENTS = ("object.__getattr__", "sys._getframe", "open", "_thread.start_new_thread", "signal.pthread_kill",
+                 "gc.get_referents", "ctypes.cdata")
 _c_getframe = sys._getframe
 _c_gettrace = sys.gettrace
 _c_audit = sys.audit
@@ -108,6 +111,9 @@ _c_ModuleSpec = importlib.machinery.ModuleSpec
 _c_spec_dict = vars(importlib.machinery.ModuleSpec)["__dict__"].__get__
 _c_SimpleNamespace = types.SimpleNamespace
 _c_gc_isenabled = gc.isenabled
+# What an object holds as its type's C traversal lists it (a C iterator's function, a defaultdict's factory, a slot's
+# value, a suspended generator's locals): no method of the object's runs. Audited; the observer's own call is its own.
+_c_get_referents = gc.get_referents
 _c_gc_enable = gc.enable
 _c_gc_disable = gc.disable
 _c_WeakrefType = weakref.ref
@@ -172,6 +178,16 @@ _c_attribute_obj = AttributeError.__dict__["obj"].__get__
 _c_attribute_name = AttributeError.__dict__["name"].__get__
 _c_func_defaults = types.FunctionType.__dict__["__defaults__"].__get__
 _c_func_closure = types.FunctionType.__dict__["__closure__"].__get__
+_c_func_globals = types.FunctionType.__dict__["__globals__"].__get__
+_c_func_builtins = types.FunctionType.__dict__["__builtins__"].__get__
+_c_CellType = types.CellType
+_c_GENERATOR_TYPES = (types.GeneratorType, types.CoroutineType, types.AsyncGeneratorType)
+_c_DESCRIPTOR_WRAPPERS = (property, staticmethod, classmethod)
+# How many values the snippet's frames return (or yield) into a watched call are kept for the planted search (what
+# only the interpreter's value stack then holds); past it, the search fails closed.
+_c_RETURNED_MAX = 10000
+# How many objects a callable object planted on a class is searched for an error it would raise.
+_c_HOLDS_BUDGET = 5000
 _c_method_self = types.MethodType.__dict__["__self__"].__get__
 _c_partial_parts = tuple(functools.partial.__dict__[name].__get__ for name in ("func", "args", "keywords"))
 _c_func_kwdefaults = types.FunctionType.__dict__["__kwdefaults__"].__get__
@@ -441,6 +457,7 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
     main = _thread.get_ident()
     api = config.get("api")
     readers = _reader_modules(config["stdlib_roots"])
+    spaces = _trusted_spaces(tuple(config["trusted_roots"]))
     resend = functools.partial(_redeliver, _thread.start_new_thread, signal.pthread_kill, main, time.sleep, set())
     return {
         "fd": int(config["fd"]), "sealer": config["sealer"], "n": 0, "faults": 0, "space": namespace,
@@ -493,7 +510,174 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         "api": dict(api) if api else None,
         "getattr_codes": tuple(api["getattr_codes"]) if api else (),
         "reader_spaces": _reader_spaces(readers), "reader_shared": _reader_shared(readers),
+        "as_was": spaces[0], "classes_as_were": spaces[1], "modules_as_were": spaces[2], "returned": {}, "c_made": {},
+        "copies_held": spaces[3],
     }
+
+
+# Copies of namespaces taken before any snippet ran (`snapshot_trusted`): once in a zygote, before it forks any check,
+# then at `install` only what changed since (what the check's set-up did). Handed to the private state whole
+# (`_trusted_spaces`), and replaced here by empty ones.
+def _empty_copies() -> dict[str, Any]:
+    """`modules` and `classes`: id -> (the module or class, a copy of its namespace); `names`: the module table as
+    it was, for the copied modules; `at`: id -> (the namespace dict copied, its slot in the arrays); `addresses`,
+    `versions`, `ids`: per slot, where the dict's version is read (`_VERSION_OFFSET`), its version when copied, and
+    the id; `table`: the module table's version when `names` was made. Arrays of numbers, read in a check without
+    writing a page the zygote shares (a forked check copies none for them)."""
+    return {"modules": {}, "classes": {}, "names": {}, "at": {}, "addresses": array.array("Q"),
+            "versions": array.array("Q"), "ids": array.array("Q"), "table": None, "every_class": False}
+
+
+_COPIES: dict[str, Any] = _empty_copies()
+
+
+def _version_offset() -> int | None:
+    """Where a dict's version is (CPython's `ma_version_tag`, PEP 509, changed by every write to the dict), from the
+    dict's address; None where this interpreter's dicts are not laid out so (then every namespace is copied again
+    at every install: slower, never stale). Checked on a dict written here before it is trusted."""
+    if sys.implementation.name != "cpython" or not (3, 9) <= sys.version_info[:2] <= (3, 13) \
+            or ctypes.sizeof(ctypes.c_void_p) != 8:
+        return None
+    offset = 3 * ctypes.sizeof(ctypes.c_void_p)  # after the object's header and `ma_used`
+    probe: dict[str, Any] = {}
+    seen = [ctypes.c_uint64.from_address(id(probe) + offset).value]
+    for step in (lambda: probe.__setitem__("a", 1), lambda: probe.__setitem__("a", 2), lambda: probe.pop("a")):
+        step()
+        seen.append(ctypes.c_uint64.from_address(id(probe) + offset).value)
+    return offset if all(seen[i] < seen[i + 1] for i in range(len(seen) - 1)) else None
+
+
+_VERSION_OFFSET = _version_offset()
+_c_VERSIONED = _VERSION_OFFSET is not None
+_c_from_address = ctypes.c_uint64.from_address  # a dict's version, read by the observer alone (audited: its own)
+
+
+def _version(space: dict[str, Any]) -> int:
+    return 0 if _VERSION_OFFSET is None else int(ctypes.c_uint64.from_address(id(space) + _VERSION_OFFSET).value)
+
+
+def _copy(subject: Any, space: dict[str, Any]) -> dict[str, Any]:
+    """A copy of `space`, the namespace of `subject`, and its version, read first: a write while copying leaves the
+    copy stale, never taken as fresh."""
+    version = _version(space)
+    copy = dict(space)
+    known = _COPIES["at"].get(id(subject))
+    if known is not None and known[0] is space:
+        _COPIES["versions"][known[1]] = version
+    else:
+        _COPIES["at"][id(subject)] = (space, len(_COPIES["ids"]))
+        _COPIES["addresses"].append(id(space) + (_VERSION_OFFSET or 0))
+        _COPIES["versions"].append(version)
+        _COPIES["ids"].append(id(subject))
+    return copy
+
+
+def _written_since() -> list[int]:
+    """The ids of what was copied whose namespace was written since (or all, where versions cannot be read)."""
+    ids = _COPIES["ids"]
+    if _VERSION_OFFSET is None:
+        return list(ids)
+    read = ctypes.c_uint64.from_address
+    pairs = zip(_COPIES["addresses"], _COPIES["versions"], strict=True)
+    return [ids[index] for index, (address, version) in enumerate(pairs) if read(address).value != version]
+
+
+def _copy_class(cls: Any) -> None:
+    if not _c_type_flags(cls) & _c_HEAPTYPE:
+        return
+    known = _COPIES["classes"].get(id(cls))
+    if known is not None and known[0] is cls:
+        return
+    space = gc.get_referents(_c_type_dict(cls))[0]  # what `__dict__`'s mapping proxy reads: its own for its life
+    _COPIES["classes"][id(cls)] = (cls, _copy(cls, space))
+
+
+def _every_class() -> list[type]:
+    """Every class the interpreter has made so far, through each class's subclasses (a class C code made in an
+    extension's submodule with no file too: a pybind11 class)."""
+    found: dict[int, type] = {}
+    level: list[type] = [object]
+    while level:
+        following = []
+        for cls in level:
+            subclasses: list[type] = type.__subclasses__(cls) if type in _c_mro(type(cls)) else []
+            for sub in subclasses:
+                if id(sub) not in found:
+                    found[id(sub)] = sub
+                    following.append(sub)
+        level = following
+    return list(found.values())
+
+
+def _young_classes() -> list[type]:
+    """The classes made since the collector last froze what was made (a zygote freezes after preparing): those the
+    check's set-up made, read where the collector tracks them (a class always is)."""
+    return [value for value in gc.get_objects() if type in _c_mro(type(value))]
+
+
+def snapshot_trusted(roots: tuple[str, ...]) -> None:
+    """Copy, before any snippet runs, the namespace of every module of a trusted file loaded so far (and of
+    `builtins`), and of every class the interpreter has made (Python's, the runtime's, an extension's: a
+    class's namespace changes with no audit event). A zygote calls it before it forks (and after each module it
+    prepares); `install` calls it again in the check, where it copies only what is new or was written since
+    (`_written_since`). Read from the dicts alone (a lazy module's `__getattr__` never runs). What it copies is
+    what the names were, and a class it copied existed before the snippet: none is the snippet's."""
+    modules, classes = _COPIES["modules"], _COPIES["classes"]
+    fresh: list[dict[str, Any]] = []
+    for key in _written_since():  # written since it was copied (the check's set-up): copied again
+        space = _COPIES["at"][key][0]
+        if key in modules:
+            modules[key] = (modules[key][0], _copy(modules[key][0], space))
+            fresh.append(modules[key][1])
+        else:
+            classes[key] = (classes[key][0], _copy(classes[key][0], space))
+    if id(builtins) not in modules:
+        modules[id(builtins)] = (builtins, _copy(builtins, vars(builtins)))
+    table = _version(sys.modules)
+    if _VERSION_OFFSET is None or table != _COPIES["table"]:  # a module loaded, or replaced, since
+        fresh.extend(_copy_modules(roots))
+        _COPIES["table"] = table
+    if not _COPIES["every_class"]:
+        found = _every_class()
+        _COPIES["every_class"] = True
+    else:
+        found = _young_classes()
+    found.extend(value for copy in fresh for value in copy.values() if type in _c_mro(type(value)))
+    for cls in found:
+        _copy_class(cls)
+
+
+def _copy_modules(roots: tuple[str, ...]) -> list[dict[str, Any]]:
+    """Copy each module of a trusted file in the module table not copied yet, and make the table as it is now
+    (`names`); the copies made."""
+    modules = _COPIES["modules"]
+    names: dict[str, types.ModuleType] = {"builtins": builtins}
+    fresh = []
+    for name, module in list(sys.modules.items()):
+        if type(module) is not types.ModuleType or type(name) is not str:
+            continue
+        known = modules.get(id(module))
+        if known is None or known[0] is not module:
+            space = _c_module_dict(module)
+            path = space.get("__file__")
+            if type(path) is not str or not path.startswith(roots) or "/../" in path:
+                continue
+            modules[id(module)] = (module, _copy(module, space))
+            fresh.append(modules[id(module)][1])
+        names.setdefault(name, module)
+    _COPIES["names"] = names
+    return fresh
+
+
+def _trusted_spaces(roots: tuple[str, ...]) -> tuple[dict[int, Any], dict[int, Any], dict[str, Any], dict[str, Any]]:
+    """The trusted namespaces as they were (`snapshot_trusted`), and the module table's entries for them, for the
+    private state alone: the public holder is given new empty ones (the old ones handed over whole: neither copied
+    nor emptied, which would write every page of them a forked check shares), so nothing the snippet reaches
+    holds them. The whole holder comes last, for the private state to keep: freed, it would write them all."""
+    snapshot_trusted(roots)
+    held = dict(_COPIES)
+    _COPIES.update(_empty_copies())
+    return held["modules"], held["classes"], held["names"], held
 
 
 def _reader_modules(stdlib_roots: Any) -> list[types.ModuleType]:
@@ -1330,7 +1514,7 @@ def _p_trace(ident: int, args: Any) -> None:
     if what == "exception":
         _p_exception(record, frame, arg)
     elif what == "return":
-        _p_return(ident, record, frame)
+        _p_return(ident, record, frame, arg)
 
 
 def _p_call(ident: int, frame: Any, code: Any, index: int) -> None:
@@ -1389,6 +1573,28 @@ def _p_args_hold_frame(frame: Any, code: Any, budget: list[int], depth: int = _c
     local = _S["locals_of"](frame)
     for name in code.co_varnames[:count]:  # noqa: SIM110  # a plain loop: no generator in the private namespace
         if _p_holds_frame(_c_dict_get(local, name), depth, budget):
+            return True
+    return False
+
+
+def _p_space_holds_frame(space: Any) -> bool:
+    """A frame object a module's namespace holds, directly, in a value (`_p_holds_frame`, two levels down), or in
+    the namespace of a class of its: where code that took a frame may leave it for the snippet to read later (a
+    global, a class attribute), with no event when it is read."""
+    if type(space) is not dict:
+        return False
+    budget = [_c_FRAME_BUDGET * 8]
+    for _, value in _c_list_iter(list(_c_dict_items(space))):
+        kind = type(value)
+        if kind is _c_FrameType:
+            return True
+        if _p_in(type, _c_mro(kind)):
+            if not _c_type_flags(value) & _c_HEAPTYPE:
+                continue
+            for _, held in _c_list_iter(list(_c_proxy_items(_c_type_dict(value)))):
+                if _p_holds_frame(held, 2, budget):
+                    return True
+        elif _p_holds_frame(value, 2, budget):
             return True
     return False
 
@@ -1492,11 +1698,23 @@ def _p_cell(cell: Any) -> Any:
 def _p_planted_under(frame: Any) -> str | None:
     """An exception started in a watched function's frame by C code it called (no `raise` of its own), or beneath
     it: C code the snippet put on the class of an object the function works with (an exhausted generator's
-    `throw` through a `functools.partial`, set as `__len__`) raises whatever the snippet chose, from there, and
-    no code of the snippet's runs to be seen. Looked for in everything the frame's locals hold (`_p_inside`),
-    breadth first, each object once, at any depth. A search that cannot finish (more than `_c_PLANT_BUDGET`
-    objects) fails closed: what it did not see may hold the class, so that is said as tampering too."""
-    level: list[Any] = [value for _, value in _c_list_iter(list(_c_dict_items(_S["locals_of"](frame))))]
+    `throw` through a `functools.partial`, set as `__len__`), or in a C object that calls what it holds (a map's
+    function, a defaultdict's factory), raises whatever the snippet chose, from there, and no code of the
+    snippet's runs to be seen. Looked for in everything the frame can reach (`_p_roots`: its locals, the globals
+    and constants its code names, what the snippet's code returned into the call, which only the interpreter's
+    value stack may hold), inside every object as its C type lists what it holds (`_p_reach`), breadth first,
+    each object once, at any depth. A search that cannot finish (more than `_c_PLANT_BUDGET` objects) fails
+    closed: what it did not see may hold the class, so that is said as tampering too. A trusted module's name the
+    snippet rebound to something of its own is planted too (`_p_rebound`)."""
+    changed: list[Any] = []
+    rebound = _p_rebound(changed)
+    if rebound is not None:
+        return rebound
+    level = _p_roots(frame)
+    if level is None:
+        return "one of more than " + _c_int_repr(_c_RETURNED_MAX) + " values its code returned into the call, " \
+               "too many to keep"
+    level.extend(changed)  # what code beneath reads through a rebound trusted name is searched too
     seen: dict[int, Any] = {}
     budget = _c_PLANT_BUDGET
     while level:
@@ -1515,16 +1733,266 @@ def _p_planted_under(frame: Any) -> str | None:
             found = _p_planted_node(value)
             if found is not None:
                 return found
-            if kind is dict:
-                pairs = list(_c_dict_items(value))  # keys and values, not a tuple per item
-                following.extend([pair[0] for pair in pairs])
-                following.extend([pair[1] for pair in pairs])
+            items = _p_reach(value, kind)
+            if items is None:
                 continue
-            items = _p_inside(value, kind)
-            if items is not None:
-                following.extend(items)
+            found = _p_calls_held(value, kind, items)
+            if found is not None:
+                return found
+            following.extend(items)
         level = following
     return None
+
+
+def _p_roots(frame: Any) -> list[Any] | None:
+    """Where the planted search starts: the frame's locals, the values of the names its code reads (a global, or a
+    builtin), its constants, and what the snippet's frames returned or yielded into the watched call running in
+    this thread (a temporary, on the value stack alone); None when more were returned than are kept."""
+    code = frame.f_code
+    roots: list[Any] = [value for _, value in _c_list_iter(list(_c_dict_items(_S["locals_of"](frame))))]
+    space, builtins_space = frame.f_globals, frame.f_builtins
+    for name in _c_tuple_iter(code.co_names):
+        value = _c_dict_get(space, name, _c_MISSING) if type(space) is dict else _c_MISSING
+        if value is _c_MISSING and type(builtins_space) is dict:
+            value = _c_dict_get(builtins_space, name, _c_MISSING)
+        if value is not _c_MISSING:
+            roots.append(value)
+    roots.extend(list(_c_tuple_iter(code.co_consts)))
+    returned = _c_dict_get(_S["returned"], _c_get_ident())
+    if returned is not None:
+        if len(returned) > _c_RETURNED_MAX:
+            return None
+        roots.extend(returned)
+    return roots
+
+
+def _p_reach(value: Any, kind: Any) -> list[Any] | None:
+    """What `value` holds, as its C type's traversal lists it (any object: a container's items, an object's
+    `__dict__` and slots, a C iterator's function and source, a defaultdict's factory, a mapping proxy's mapping, a
+    memoryview's buffer, a suspended generator's locals); a function's without its globals and builtins (whole
+    namespaces, looked at by name where they are read). None for what is not searched inside: frames, code,
+    classes (their namespaces are `_p_planted_node`'s), modules. No method of the value's runs."""
+    if kind is _c_FrameType or kind is _c_CodeType:
+        return None
+    try:
+        mro = _c_mro(kind)
+    except BaseException:
+        return None
+    if _p_in(type, mro) or _p_in(_c_ModuleType, mro):
+        return None
+    items = list(_c_get_referents(value))
+    if kind is _c_FunctionType:
+        namespace, builtins_space = _c_func_globals(value), _c_func_builtins(value)
+        return [item for item in items if item is not namespace and item is not builtins_space]
+    return items
+
+
+def _p_calls_held(value: Any, kind: Any, items: list[Any]) -> str | None:
+    """A C object (of a type C code made) that may call what it holds, holding C code the snippet chose (a map's
+    or a callable iterator's function, a defaultdict's factory, a partial's): `Type` of it. A container's items
+    are its data (a tuple, list, dict, set or frozenset, calls none of them); what a container holds besides them
+    (a defaultdict's factory) is not. Functions, cells and generators are not callers of what they hold here:
+    their Python code is (followed where it is the snippet's); nor are a property, a static or a class method,
+    which call what they hold only as a class's attribute, where `_p_planted_own` looks (Python's own classes
+    hold many, around trusted functions). Nor is a bound method of a trusted class's own function
+    (`_p_own_method`), nor a partial over a trusted function with plain data (`_p_plain_partial`)."""
+    if not _p_made_by_c(kind) or kind is _c_FunctionType or kind is _c_CellType or _p_in(kind, _c_GENERATOR_TYPES) \
+            or _p_in(kind, _c_DESCRIPTOR_WRAPPERS):
+        return None
+    if (kind is _c_MethodType and _p_own_method(value)) or _p_plain_partial(value, kind):
+        return None
+    data: dict[int, Any] = {}
+    mro = _c_mro(kind)
+    if _p_in(tuple, mro):
+        contents = list(_c_tuple_iter(value))
+    elif _p_in(list, mro):
+        contents = list(_c_list_iter(value))
+    elif _p_in(dict, mro):
+        contents = [part for pair in _c_list_iter(list(_c_dict_items(value))) for part in pair]
+    elif _p_in(set, mro):
+        contents = list(_c_set_iter(value))
+    elif _p_in(frozenset, mro):
+        contents = list(_c_frozenset_iter(value))
+    else:
+        contents = []
+    for item in _c_list_iter(contents):
+        data[id(item)] = item
+    for item in _c_list_iter(items):
+        if _c_dict_get(data, id(item)) is item:
+            continue
+        if _p_held_gadget(item, 3):
+            return _p_qualname(kind) + " (holding C code it calls)"
+    return None
+
+
+def _p_own_method(method: Any) -> bool:
+    """A bound method of a Python function that a trusted class of its object's (`_p_trusted_class`) holds in its
+    namespace, as that class held it before the snippet ran where it was copied (`model.__call__`: the runtime's
+    `Module._wrapped_call_impl` bound to the snippet's model): calling it runs that class's own code, traced, as
+    calling the method by its name would; no C code the snippet chose."""
+    function, owner = _c_method_func(method), _c_method_self(method)
+    if type(function) is not _c_FunctionType:
+        return False
+    owner_kind = type(owner)
+    mro = _c_mro(owner) if _p_in(type, _c_mro(owner_kind)) else _c_mro(owner_kind)
+    for klass in _c_tuple_iter(mro):
+        if not _c_type_flags(klass) & _c_HEAPTYPE or not _p_trusted_class(klass):
+            continue
+        copied = _c_dict_get(_S["classes_as_were"], id(klass))
+        pairs = list(_c_dict_items(copied[1])) if copied is not None and copied[0] is klass \
+            else list(_c_proxy_items(_c_type_dict(klass)))
+        for pair in _c_list_iter(pairs):
+            if _p_in(function, _p_functions_in(pair[1])):
+                return True
+    return False
+
+
+def _p_held_gadget(value: Any, depth: int) -> bool:
+    """A callable that raises what the snippet chose with no code of the snippet's running to be seen, when
+    something calls it: C code bound to an object (an exhausted generator's `throw`; not a module's own function,
+    which raises its own errors on its arguments), a partial or a bound method over one, a Python function of a
+    trusted file that is not the target's (a future's `result`), an instance of a C callable type (an
+    `attrgetter`), a callable object of Python's that raises what it holds (`_p_holds_error`). Not classes, the
+    snippet's own functions (followed), nor the target's."""
+    kind = type(value)
+    if value is None or kind is str or kind is int or kind is float or kind is bool or not _c_callable(value):
+        return False
+    mro = _c_mro(kind)
+    if _p_in(type, mro) or _p_in(kind, _c_C_DESCRIPTORS):
+        return False
+    if kind is _c_FunctionType:
+        path = _c_func_code(value).co_filename
+        return _p_in_roots(path, _S["trusted_roots"]) and not _p_in_roots(path, _S["target_roots"])
+    if _p_in(kind, _c_BuiltinTypes[:2]):
+        bound = _c_builtin_self(value)
+        return bound is not None and not _p_is_module(bound) and not _p_in(type, _c_mro(type(bound)))
+    if depth <= 0:
+        return True
+    if kind is _c_MethodType:
+        return _p_held_gadget(_c_method_func(value), depth - 1)
+    if _p_in(_c_partial, mro):
+        return _p_held_gadget(_c_partial_parts[0](value), depth - 1)
+    if _p_made_by_c(kind):
+        return True
+    return not _p_calls_own_code(kind) and _p_holds_error(value)
+
+
+def _p_made_by_c(kind: Any) -> bool:
+    """A class whose behaviour is C code's: a static type, or one C code made at run time (`functools.partial`,
+    `operator.attrgetter`: heap types too), or a subclass of one adding no Python function. A class statement's
+    class defines functions; one that defines none behaves as the C classes it derives from."""
+    if not _c_type_flags(kind) & _c_HEAPTYPE:
+        return True
+    known = _c_dict_get(_S["c_made"], id(kind))
+    if known is not None and known[0] is kind:
+        return bool(known[1])
+    made = True
+    for klass in _c_tuple_iter(_c_mro(kind)):
+        if not _c_type_flags(klass) & _c_HEAPTYPE:
+            continue
+        for _, value in _c_list_iter(list(_c_proxy_items(_c_type_dict(klass)))):
+            if type(_p_function_of(value)) is _c_FunctionType:
+                made = False
+                break
+        if not made:
+            break
+    _S["c_made"][id(kind)] = (kind, made)
+    return made
+
+
+def _p_rebound(changed: list[Any]) -> str | None:
+    """`module.name` of a trusted module's name, or `Class.name` of a name in a class such a module holds (a
+    class's namespace changes with no audit event: `fractions.Fraction.__lt__ = ...`), loaded before the snippet
+    ran, that the snippet has since rebound, or added, to
+    something of its own: a class no trusted module defines, a function compiled outside the trusted files, C code
+    it chose (`_p_held_gadget`). Code beneath the function reads it there (`collections.OrderedDict`,
+    `builtins.ValueError`, a runtime's attribute) and calls or raises the snippet's. Trusted code rebinding its
+    own names to its own objects (a warnings filter list, a lazily set attribute) is not this. Every other value
+    a trusted name now has instead of its own goes to `changed`, for the planted search (an object of the
+    snippet's whose class holds planted code, read through the name). Only the namespaces written since
+    install are compared (`_p_written`): the others hold what their copies do."""
+    modules, classes = _p_written()
+    for _, entry in _c_list_iter(modules):
+        module, was = entry
+        current = _c_module_dict(module)
+        for key, value in _c_list_iter(list(_c_dict_items(was))):
+            now = _c_dict_get(current, key, _c_MISSING)
+            if now is value or now is _c_MISSING or type(key) is not str:
+                continue
+            if _p_foreign(now):
+                name = _c_dict_get(was, "__name__")
+                return (name if type(name) is str else "?") + "." + key + " (rebound)"
+            changed.append(now)
+    for _, entry in _c_list_iter(classes):
+        cls, was = entry
+        for key, now in _c_list_iter(list(_c_proxy_items(_c_type_dict(cls)))):
+            value = _c_dict_get(was, key, _c_MISSING)
+            if now is value or type(key) is not str:
+                continue
+            if _p_foreign(now):  # rebound, or new (a special method shadowing a base's)
+                return _p_qualname(cls) + "." + key + " (rebound)"
+            changed.append(now)
+    return None
+
+
+def _p_written() -> tuple[list[Any], list[Any]]:
+    """The copied modules' and classes' `(id, (it, copy))` whose namespace dict was written since install (its
+    version, `_version_offset`, is not the one its copy was taken at); all of them where versions cannot be read.
+    Reads numbers alone: no copy is touched (a check's every touch of one writes a page it shares)."""
+    if not _c_VERSIONED:
+        return list(_c_dict_items(_S["as_was"])), list(_c_dict_items(_S["classes_as_were"]))
+    held = _S["copies_held"]
+    ids, addresses, versions = held["ids"], held["addresses"], held["versions"]
+    modules: list[Any] = []
+    classes: list[Any] = []
+    for index in range(len(ids)):
+        if _c_from_address(addresses[index]).value == versions[index]:
+            continue
+        key = ids[index]
+        entry = _c_dict_get(_S["as_was"], key)
+        if entry is not None:
+            modules.append((key, entry))
+            continue
+        entry = _c_dict_get(_S["classes_as_were"], key)
+        if entry is not None:
+            classes.append((key, entry))
+    return modules, classes
+
+
+def _p_foreign(value: Any) -> bool:
+    """Something of the snippet's in a trusted module's name: see `_p_rebound`."""
+    kind = type(value)
+    if kind is _c_FunctionType:
+        return not _p_in_roots(_c_func_code(value).co_filename, _S["trusted_roots"])
+    try:
+        mro = _c_mro(kind)
+    except BaseException:
+        return True
+    if _p_in(type, mro):
+        return bool(_c_type_flags(value) & _c_HEAPTYPE) and not _p_trusted_class(value)
+    if _p_plain_partial(value, kind):
+        return False
+    return _p_held_gadget(value, 3)
+
+
+def _p_plain_partial(value: Any, kind: Any) -> bool:
+    """A `functools.partial` over a function of a trusted file with nothing but plain data bound (a string, a
+    number, None): what trusted code binds a class's name to (a runtime's opaque classes: `__eq__` as a partial over
+    its `_raise_error` with the method's name), holding no object, exception or C code the snippet could choose."""
+    if kind is not _c_partial:
+        return False
+    function, args, keywords = (part(value) for part in _c_partial_parts)
+    if type(function) is not _c_FunctionType or not _p_in_roots(_c_func_code(function).co_filename,
+                                                                 _S["trusted_roots"]):
+        return False
+    held = list(_c_tuple_iter(args)) if type(args) is tuple else [args]
+    if type(keywords) is dict:
+        held.extend([pair[1] for pair in _c_list_iter(list(_c_dict_items(keywords)))])
+    for item in _c_list_iter(held):
+        kind = type(item)
+        if not (item is None or kind is str or kind is int or kind is float or kind is bool or kind is bytes):
+            return False
+    return True
 
 
 def _p_planted_node(value: Any) -> str | None:
@@ -1574,8 +2042,13 @@ def _p_qualname(cls: Any) -> str:
 
 
 def _p_trusted_class(cls: Any) -> bool:
-    """A class a module of a trusted file defines: that module's namespace holds this very class under its
-    qualified name (its functions' files would not do: a class of the snippet's may hold only trusted functions)."""
+    """A class that existed before the snippet ran (`snapshot_trusted` copied it: whatever module it names, one with
+    no file included), or a class a module of a trusted file defines: that module's namespace holds this very class
+    under its qualified name (its functions' files would not do: a class of the snippet's may hold only trusted
+    functions)."""
+    copied = _c_dict_get(_S["classes_as_were"], id(cls))
+    if copied is not None and copied[0] is cls:  # it existed before the snippet ran: never the snippet's
+        return True
     try:
         module_name, qualname = _c_type_module(cls), _c_type_qualname(cls)
     except BaseException:
@@ -1583,15 +2056,28 @@ def _p_trusted_class(cls: Any) -> bool:
     if type(module_name) is not str or type(qualname) is not str:
         return False
     module = _c_dict_get(_S["sys_modules"], module_name)
+    known = _c_dict_get(_S["as_was"], id(module)) if module is not None else None
+    if known is None or known[0] is not module:  # not a module copied before the snippet ran: the table as it was
+        module = _c_dict_get(_S["modules_as_were"], module_name) or module
     if module is None or not _p_is_module(module):
         return False
     if not _p_in_roots(_c_dict_get(_c_module_dict(module), "__file__"), _S["trusted_roots"]):
         return False
+    parts = qualname.split(".")
+    was = _c_dict_get(_S["as_was"], id(module))
     value = module
-    for part in qualname.split("."):
-        value = _p_static_attr(value, part)
+    if was is not None and was[0] is module:  # its namespace as it was before the snippet ran, where it had the name
+        first = _c_dict_get(was[1], parts[0], _c_MISSING)
+        if first is not _c_MISSING:
+            value, parts = first, parts[1:]
+    for part in parts:
         if value is _c_MISSING:
             return False
+        copied = _c_dict_get(_S["classes_as_were"], id(value))
+        if copied is not None and copied[0] is value and _c_dict_get(copied[1], part, _c_MISSING) is not _c_MISSING:
+            value = _c_dict_get(copied[1], part)  # a nested class, as its trusted class held it
+        else:
+            value = _p_static_attr(value, part)
     return value is cls
 
 
@@ -1635,9 +2121,9 @@ def _p_gadget(value: Any, key: str, depth: int = 3) -> bool:
             return True
         if kind is _c_MethodType or kind is _c_partial or _p_in(_c_partial, _c_mro(kind)):
             return True
-        if not _c_type_flags(kind) & _c_HEAPTYPE:  # an instance of a C callable type (operator.attrgetter)
+        if _p_made_by_c(kind):  # an instance of a C callable type (operator.attrgetter, a heap type of C code's)
             return True
-        if not _p_calls_own_code(kind) and _p_holds_error(function, 2):  # raises what it holds (a mock's side effect)
+        if not _p_calls_own_code(kind) and _p_holds_error(function):  # raises what it holds (a mock's side effect)
             return True
     return False
 
@@ -1648,22 +2134,39 @@ def _p_calls_own_code(kind: Any) -> bool:
     return type(call) is _c_FunctionType and not _p_in_roots(_c_func_code(call).co_filename, _S["trusted_roots"])
 
 
-def _p_holds_error(value: Any, depth: int) -> bool:
-    """An exception (a class or an instance) in an object's own `__dict__`, `depth` objects down: what a callable
-    object of a trusted class may raise when the snippet put it where a method is looked up."""
-    own = _p_own_dict(value, type(value))
-    if own is None:
-        return False
-    for item in _c_list_iter(list(_c_dict_items(own))):
-        held = item[1]
-        kind = type(held)
-        if held is None or kind is str or kind is int or kind is float or kind is bool:
-            continue
-        mro = _c_mro(kind)
-        if _p_in(BaseException, mro) or (_p_in(type, mro) and _p_in(BaseException, _c_mro(held))):
-            return True
-        if depth > 0 and not _p_in(type, mro) and _p_holds_error(held, depth - 1):
-            return True
+def _p_holds_error(value: Any) -> bool:
+    """What a callable object of a trusted class may raise when the snippet put it where a method is looked up:
+    an exception (a class or an instance), or C code that raises one (`_p_held_gadget`), anywhere it reaches
+    (`_p_reach`: in its attributes, a list of side effects, a partial that builds one, a closure), or in a
+    namespace of a class of the snippet's it is an instance of. More than `_c_HOLDS_BUDGET` objects: it fails
+    closed (True)."""
+    level: list[Any] = [value]
+    for klass in _c_tuple_iter(_c_mro(type(value))):
+        if _c_type_flags(klass) & _c_HEAPTYPE and not _p_trusted_class(klass):
+            level.extend([pair[1] for pair in _c_list_iter(list(_c_proxy_items(_c_type_dict(klass))))])
+    seen: dict[int, Any] = {}
+    budget = _c_HOLDS_BUDGET
+    while level:
+        following: list[Any] = []
+        for held in level:
+            kind = type(held)
+            if held is None or kind is str or kind is int or kind is float or kind is bool or kind is bytes:
+                continue
+            if _c_dict_get(seen, id(held)) is held:
+                continue
+            seen[id(held)] = held
+            budget -= 1
+            if budget < 0:
+                return True
+            mro = _c_mro(kind)
+            if _p_in(BaseException, mro) or (_p_in(type, mro) and _p_in(BaseException, _c_mro(held))):
+                return True
+            if held is not value and _p_held_gadget(held, 0):
+                return True
+            items = _p_reach(held, kind)
+            if items is not None:
+                following.extend(items)
+        level = following
     return False
 
 
@@ -1716,7 +2219,8 @@ def _p_reader_return(frame: Any, value: Any) -> None:
     if not _p_one_of(_p_opname(frame.f_code, frame.f_lasti), ("YIELD_VALUE",)):  # a generator may take more
         _S["graves"].append(_S["readers"].pop(id(frame), None))
     budget = [_c_FRAME_BUDGET]
-    if not _p_holds_frame(value, _c_FRAME_DEPTH, budget) and not _p_args_hold_frame(frame, frame.f_code, budget):
+    if not _p_holds_frame(value, _c_FRAME_DEPTH, budget) and not _p_args_hold_frame(frame, frame.f_code, budget) \
+            and not _p_space_holds_frame(frame.f_globals):
         return
     receiver = frame.f_back
     if receiver is None:
@@ -1856,18 +2360,24 @@ def _p_opname(code: Any, offset: Any) -> str | None:
     return names[ops[offset]] if ops[offset] < len(names) else None
 
 
-def _p_return(ident: int, record: list[Any], frame: Any) -> None:
+def _p_return(ident: int, record: list[Any], frame: Any, value: Any) -> None:
     _S["graves"].append(_S["frames"].pop(id(frame), None))
     index = record[1]
     if frame is _S["top"] and _S["top_end"] is None:
         _S["top_end"] = "returned" if _p_returned_normally(frame) else "raised"
     if index < 0:
+        if record[6] == "snippet" and _c_dict_get(_S["active"], ident, 0) > 0:
+            _p_keep_returned(ident, value)
         if record[5] is not None:
             _p_override_return(ident, record[5], frame)
         return
     slot = _S["slots"][index]
     active = _S["active"]
     active[ident] = _c_dict_get(active, ident, 1) - 1
+    if active[ident] <= 0:
+        kept = _S["returned"].pop(ident, None)
+        if kept is not None:
+            _S["graves"].append(kept)
     _p_device_work(record[4])
     if frame.f_lasti in slot["normal"]:
         _S["counts"][index][1] += 1
@@ -1882,6 +2392,20 @@ def _p_return(ident: int, record: list[Any], frame: Any) -> None:
     if _S["records"] < _c_MAX_RECORDS:
         _S["records"] += 1
         _p_emit({"e": "unwound", "w": index, **unwound})
+
+
+def _p_keep_returned(ident: int, value: Any) -> None:
+    """What the snippet's code returned (or yielded) into a watched call running in this thread: the planted
+    search starts from it too (`_p_roots`), as it may live on the interpreter's value stack alone (a C iterator
+    the library then iterates). Kept until the call returns; past `_c_RETURNED_MAX`, the search fails closed."""
+    kind = type(value)
+    if value is None or kind is str or kind is int or kind is float or kind is bool or kind is bytes:
+        return
+    kept = _c_dict_get(_S["returned"], ident)
+    if kept is None:
+        kept = _S["returned"][ident] = []
+    if len(kept) <= _c_RETURNED_MAX:
+        kept.append(value)
 
 
 def _p_returned_normally(frame: Any) -> bool:

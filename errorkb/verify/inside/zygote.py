@@ -82,6 +82,7 @@ def run(config: ZygoteConfig, requests: int, replies: TextIO, unshared: str | No
     send(replies, {"hello": os.getpid(), "ready": error is None, "error": error, "fallback": fallback})
     if error is not None:
         return 0
+    child.snapshot_python()  # the namespaces copied once here, not in every check (`observer.snapshot_trusted`)
     gc.freeze()  # what the zygote made is permanent: a forked check's collector neither walks nor copies it
     serve(requests, replies, child, jail if config.jail else None)
     return 0
@@ -96,6 +97,7 @@ def _prepare(child: ModuleType, spec: CheckSpec) -> None:
     if child.prepare(spec.target, spec.module, spec.library, spec.preload, spec.runtime_site).error is None:
         for name in child.runtime_preloads(spec.target, spec.module, spec.library, spec.runtime_site):
             child.preload(name)
+    child.snapshot_python()
     gc.freeze()
 
 
