@@ -477,23 +477,19 @@ def _installed_roots(library: LibraryProfile) -> tuple[str, ...]:
     site-packages, a folder on the path, an editable checkout's `src`): a frame there prints from the package's
     folder, as one in site-packages does, so that every reader (the lookup's frame rules above all) sees the
     installed library's frames alike wherever this machine put it."""
-    return tuple(str(folder.parent) for folder in package_folders(library.name))
+    return tuple(str(folder.parent).rstrip("/") + "/" for folder in package_folders(library.name))
 
 
 def _short_path(path: str, project: Project, installed: tuple[str, ...] = ()) -> str:
-    markers = ["/site-packages/"]
-    bundled = project.library.bundled
-    if bundled:
-        markers.append("/" + bundled.replace(".", "/") + "/")
-    for marker in markers[:1]:
-        if marker in path:
-            return path.split(marker, 1)[1]
+    if "/site-packages/" in path:
+        return path.split("/site-packages/", 1)[1]
     for root in installed:
-        if path.startswith(root.rstrip("/") + "/"):
-            return path[len(root.rstrip("/")) + 1:]
-    for marker in markers[1:]:
-        if marker in path:
-            return marker.lstrip("/") + path.split(marker, 1)[1]
+        if path.startswith(root):
+            return path[len(root):]
+    bundled = project.library.bundled
+    marker = "/" + bundled.replace(".", "/") + "/" if bundled else None
+    if marker and marker in path:
+        return marker[1:] + path.split(marker, 1)[1]
     return project.rel(Path(path))
 
 
