@@ -2,10 +2,10 @@
 *stale* marks all ask here whether a verdict still holds.
 
 - `inputs_digest`  what the knowledge base said when a verdict was made: the whole serialized
-                   entry (every field: the judge reads wordings, `kind`, `api`, needs...) and
-                   every file of the entry's snippet folder, recursively (a snippet may import a
-                   module or read a data file beside it). A record or matrix result made from
-                   other inputs is stale.
+                   entry (every field: the judge reads wordings, `kind`, `api`, needs...) but
+                   those only the lookup reads (`LOOKUP_ONLY`), and every file of the entry's
+                   snippet folder, recursively (a snippet may import a module or read a data
+                   file beside it). A record or matrix result made from other inputs is stale.
 - `VerdictKey`     the inputs, which check (role, module), and where it ran: the target's
                    fingerprint, the runtime's release, the device kind, Python, the library
                    profile and the verifier's own code. The verdict cache stores a verdict under
@@ -70,9 +70,16 @@ def _file_hash(path: Path) -> str:
     return digest.hexdigest()
 
 
+# The entry's fields that tell a paste of its error from others worded alike: only the lookup reads
+# them, and no verdict depends on them, so tuning the lookup keeps every verdict and matrix result
+# fresh (it once marked the whole matrix stale). Every other field, and any field added later,
+# counts. tests/verify/test_verify_cache.py checks that no code a verdict comes from reads these.
+LOOKUP_ONLY = frozenset({"diagnosis", "recognised_by"})
+
+
 def inputs_digest(entry: Entry, folder: Path) -> str:
-    """The entry as the loader built it and its snippet folder, in one digest."""
-    facts = {"entry": entry.model_dump(mode="json"), "snippets": folder_digest(folder)}
+    """The entry as the loader built it (but `LOOKUP_ONLY`) and its snippet folder, in one digest."""
+    facts = {"entry": entry.model_dump(mode="json", exclude=set(LOOKUP_ONLY)), "snippets": folder_digest(folder)}
     return hashlib.sha256(json.dumps(facts, sort_keys=True).encode()).hexdigest()
 
 
@@ -106,4 +113,4 @@ class VerdictKey:
         return hashlib.sha256(json.dumps(asdict(self), sort_keys=True).encode()).hexdigest()
 
 
-__all__ = ["VerdictKey", "folder_digest", "holds", "inputs_digest", "project_inputs"]
+__all__ = ["LOOKUP_ONLY", "VerdictKey", "folder_digest", "holds", "inputs_digest", "project_inputs"]

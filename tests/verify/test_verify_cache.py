@@ -3,6 +3,7 @@ never across a trust boundary; and a verdict it re-confirms replaces an older re
 
 from __future__ import annotations
 
+import ast
 import json
 import warnings
 from pathlib import Path
@@ -15,7 +16,7 @@ from errorkb.core.load import load_project_entries
 from errorkb.core.project import load_project
 from errorkb.core.snippets import Role, read_snippet
 from errorkb.plugs import runtime_for
-from errorkb.results.keys import VerdictKey, inputs_digest, project_inputs
+from errorkb.results.keys import LOOKUP_ONLY, VerdictKey, inputs_digest, project_inputs
 from errorkb.results.report import latest_results, read_report
 from errorkb.site.render import badges, build_pages
 from errorkb.verify import cache as cache_module
@@ -83,17 +84,22 @@ def test_every_part_of_the_key_changes_the_key(kb, monkeypatch):
 
 
 def test_the_inputs_are_the_whole_entry_and_every_file_of_its_snippet_folder(kb):
-    """Every field of the entry, and any file under its snippet folder (a module a snippet imports,
-    a data file in a subfolder), changes the inputs: the key once held a hand-picked subset, and an
-    edit of `also_seen_as`, `kind`, `api` or a helper module kept a pass nobody had checked."""
+    """Every field of the entry but those only the lookup reads, and any file under its snippet
+    folder (a module a snippet imports, a data file in a subfolder), changes the inputs: the key once
+    held a hand-picked subset, and an edit of `also_seen_as`, `kind`, `api` or a helper module kept
+    a pass nobody had checked. A field added later counts unless it is named lookup-only."""
     project, entry = kb
     folder = project.snippets / entry.id
     base = inputs_digest(entry, folder)
+    assert LOOKUP_ONLY.issubset(Entry.model_fields), "a lookup-only name the entry does not have"
     with warnings.catch_warnings():  # a value of the wrong type still serialises (with a warning)
         warnings.simplefilter("ignore")
         for name in Entry.model_fields:
             other = entry.model_copy(update={name: f"changed {name}"})
-            assert inputs_digest(other, folder) != base, f"the entry's `{name}`"
+            if name in LOOKUP_ONLY:
+                assert inputs_digest(other, folder) == base, f"the lookup's `{name}` staled a verdict"
+            else:
+                assert inputs_digest(other, folder) != base, f"the entry's `{name}`"
     for relative in ("before.py", "helper.py", "data/shape.json", "data/deeper/more.txt", "__pycache__/x.pyc"):
         path = folder / relative
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -111,6 +117,71 @@ def test_the_inputs_are_the_whole_entry_and_every_file_of_its_snippet_folder(kb)
 
     os.mkfifo(folder / "pipe")  # named, never opened (it would block)
     assert inputs_digest(entry, folder) != base
+
+
+def _imports(module: str, modules: dict[str, Path]) -> set[str]:
+    """The modules of errorkb that `module` imports (any `import`, at any depth of its code)."""
+    path = modules[module]
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    named = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            named |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(parts + ([node.module] if node.module else []))
+            named |= {base, *(f"{base}.{alias.name}" for alias in node.names)}
+    found = set()
+    for name in named:
+        while name and name not in modules:
+            name = name.rpartition(".")[0]
+        if name:
+            found.add(name)
+    return found
+
+
+def test_no_code_a_verdict_comes_from_reads_what_only_the_lookup_reads():
+    """`LOOKUP_ONLY` checks itself: the verifier, the results and every errorkb module they import
+    never name those fields (an attribute or a string), so leaving them out of the inputs cannot keep
+    a verdict that depends on them. The loader validates every field (it imports the lookup to
+    check a message), and the entry's model may read them in its validators only: both run before
+    any verdict, on what is then the same entry."""
+    package = Path(__file__).resolve().parents[2] / "errorkb"
+    modules = {".".join(path.relative_to(package.parent).with_suffix("").parts).removesuffix(".__init__"): path
+               for path in package.rglob("*.py")}
+    validating = {"errorkb.core.load", "errorkb.core.entry"}
+    todo = [name for name in modules if name.startswith(("errorkb.verify", "errorkb.results"))]
+    reached = set(todo)
+    while todo:
+        for name in _imports(todo.pop(), modules) - reached:
+            reached.add(name)
+            if name not in validating:
+                todo.append(name)
+    assert {"errorkb.verify.judge", "errorkb.core.message", "errorkb.core.entry"} <= reached
+    assert not any(name.startswith("errorkb.lookup") for name in reached - validating), "the lookup, reached"
+
+    def names_one(node: ast.AST) -> bool:
+        return any((isinstance(inner, ast.Attribute) and inner.attr in LOOKUP_ONLY)
+                   or (isinstance(inner, ast.Constant) and inner.value in LOOKUP_ONLY) for inner in ast.walk(node))
+
+    def defines_them(statement: ast.stmt) -> bool:
+        return isinstance(statement, ast.Assign) and any(
+            isinstance(target, ast.Name) and target.id == "LOOKUP_ONLY" for target in statement.targets)
+
+    readers = []
+    for name in sorted(reached - validating):
+        body = ast.parse(modules[name].read_text(encoding="utf-8")).body
+        if any(names_one(statement) for statement in body if not defines_them(statement)):
+            readers.append(name)
+    entry_tree = ast.parse(modules["errorkb.core.entry"].read_text(encoding="utf-8"))
+    for node in ast.walk(entry_tree):
+        if isinstance(node, ast.FunctionDef) and names_one(node):
+            validator = any("validator" in ast.unparse(decorator) for decorator in node.decorator_list)
+            if not validator:
+                readers.append(f"errorkb.core.entry.{node.name}")
+    assert readers == [], f"these read a lookup-only field, so a verdict may depend on it: {readers}"
 
 
 def run_of(observation=None, *, returncode=0, timed_out=False) -> Run:
