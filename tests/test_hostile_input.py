@@ -523,6 +523,27 @@ def test_control_and_bidi_characters_are_refused_in_any_text(tmp_path, field, ol
     assert len(problems) == 1 and f": {field}: " in problems[0] and f"U+{ord(bad):04X}" in problems[0], problems
 
 
+@pytest.mark.parametrize("field, old", [("title", "title: A documented error"), ("meaning", "meaning: What it means."),
+                                        ("situations[0]", "  - A situation."),
+                                        ("solutions[0].title", "  - title: A solution"),
+                                        ("guards[0].title", "  - title: A guard")])
+@pytest.mark.parametrize("blank", [" ", "\u00a0", "\u3000\u2003", "\u2800"],
+                         ids=["space", "no-break space", "ideographic and em spaces", "braille blank"])
+def test_text_a_reader_must_see_that_shows_nothing_is_a_located_problem(tmp_path, field, old, blank):
+    """A title of spaces was a blank `<title>`, a blank nav item and an empty link on every list (the
+    entry unreachable but by its address); blank prose a section with nothing in it, published as written."""
+    key = old.partition(": ")[0] if ": " in old else "  -"
+    text = ENTRY.replace(old, f"{key}{':' if ': ' in old else ''} {json.dumps(blank)}")
+    assert text != ENTRY
+    problems = problems_of(tmp_path, text)
+    assert len(problems) == 1 and f": {field}: " in problems[0] and "shows nothing" in problems[0], problems
+
+
+def test_prose_of_tabs_and_line_breaks_only_shows_nothing_too(tmp_path):
+    problems = problems_of(tmp_path, ENTRY.replace("meaning: What it means.", 'meaning: "\\t\\n \\n"'))
+    assert len(problems) == 1 and ": meaning: " in problems[0] and "shows nothing" in problems[0], problems
+
+
 def test_tabs_and_newlines_in_prose_are_fine(tmp_path):
     text = ENTRY.replace("meaning: What it means.", 'meaning: "What\\tit\\nmeans."')
     assert problems_of(tmp_path, text) == []
