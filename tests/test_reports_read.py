@@ -255,3 +255,16 @@ def test_records_of_entries_the_knowledge_base_lacks_are_left_out_and_said(tmp_p
 
     assert main(["--root", str(project), "render", "--out", str(tmp_path / "out")]) == 0
     assert "(broken-entry, removed-entry) left out" in capsys.readouterr().err  # `render` says it as the site does
+
+
+@pytest.mark.parametrize("cut", [0, 1, 40], ids=["empty", "one byte", "cut"])
+def test_an_empty_or_cut_report_says_what_it_is_and_what_to_do(tmp_path, cut):
+    """A write killed half-way never leaves one (writes are atomic), but a hand, a failed checkout or
+    a full disk elsewhere can: the site said `Expecting value: line 1 column 1 (char 0)`, not what to do."""
+    project = site_project(tmp_path)
+    path = write_report(project, [record(project, ENTRY, "after", "after.py")])
+    path.write_bytes(path.read_bytes()[:cut])
+    reports, problems = read_reports(project / "reports", ("cpu",))
+    assert reports == [] and len(problems) == 1, problems
+    assert str(path) in problems[0] and "git checkout" in problems[0] and "errorkb verify" in problems[0], problems
+    assert (": empty, " in problems[0]) == (cut == 0), problems
