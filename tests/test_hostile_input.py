@@ -824,6 +824,16 @@ def test_a_snippet_that_is_a_symlink_loop_is_a_located_problem_not_a_traceback(t
     assert any("before.py" in p for p in found), found
 
 
+@pytest.mark.parametrize("name", ["other.YML", "other.Yml", "other.YAML", "other.yaml"])
+def test_an_entry_file_whose_extension_differs_in_case_is_a_located_problem_never_skipped(tmp_path, name):
+    """`demo.YML` (an editor's or a case-insensitive disk's spelling) was passed over without a word:
+    the entry, its page and its checks were gone, and `errorkb check` said all was well."""
+    make_project(tmp_path)
+    (tmp_path / "docs" / "errors" / "transformers" / name).write_text(VALID_ENTRY.format(id="other"), encoding="utf-8")
+    found = [str(p) for p in load_project_entries(load_project(tmp_path)).problems]
+    assert found == [f"docs/errors/transformers/{name}:1:1: not loaded as an entry: rename it to other.yml"], found
+
+
 @pytest.mark.parametrize("name", ["demo-error.yml", "other.yml"])
 def test_a_folder_named_like_an_entry_is_a_located_problem_never_skipped(tmp_path, name):
     make_project(tmp_path)

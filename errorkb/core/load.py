@@ -551,6 +551,9 @@ def entry_paths(project: Project) -> list[Path]:
     return found
 
 
+YAML_SUFFIXES = {".yml", ".yaml"}  # compared lower-cased: a YAML file is reported, only `.yml` is loaded
+
+
 def _entry_files(project: Project, problems: list[Problem], resolved: Resolved) -> list[Path]:
     """Entry files; anything else in the entries folder is reported, never skipped silently."""
     if not project.entries.is_dir():
@@ -561,7 +564,7 @@ def _entry_files(project: Project, problems: list[Problem], resolved: Resolved) 
         if path.name.startswith("."):
             continue
         if path.is_dir():
-            if path.suffix in {".yml", ".yaml"} and path.parent.parent == project.entries:
+            if path.suffix.lower() in YAML_SUFFIXES and path.parent.parent == project.entries:
                 problems.append(Problem(project.rel(path), 1, 1,
                                         "a folder, not a file; an entry must be a plain YAML file"))
             continue
@@ -579,9 +582,9 @@ def _entry_files(project: Project, problems: list[Problem], resolved: Resolved) 
                                         "not a regular file; an entry must be a plain YAML file"))
             else:
                 found.append(path)
-        elif path.suffix in {".yml", ".yaml"}:
+        elif path.suffix.lower() in YAML_SUFFIXES:  # `.YML` too: an editor's, or a case-insensitive disk's
             where = project.rel(path)
-            fix = (f"rename it to {path.stem}.yml" if path.suffix == ".yaml"
+            fix = (f"rename it to {path.stem}.yml" if path.suffix != ".yml"
                    else "move it to docs/errors/<library>/<id>.yml")
             problems.append(Problem(where, 1, 1, f"not loaded as an entry: {fix}"))
     return found
