@@ -83,6 +83,8 @@ def read_regular(path: Path) -> str | None:
         raise Unreadable(f"{path}: not a regular file")
     if not Path(os.path.realpath(path)).is_relative_to(os.path.realpath(path.parent)):
         raise Unreadable(f"{path}: a link that leads out of its folder; put the file itself there")
+    if leads_out(path.parent):
+        raise Unreadable(f"{path.parent}: {LEADS_OUT}")
     try:
         descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
         with os.fdopen(descriptor, "rb") as handle:
@@ -97,6 +99,17 @@ def read_regular(path: Path) -> str | None:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
         raise Unreadable(f"{path}: {error}") from None
+
+
+LEADS_OUT = "a link that leads out of the folder holding it; put the folder itself there"
+
+
+def leads_out(folder: Path) -> bool:
+    """Whether `folder` is a link to a place outside the folder holding it: the settings' folders
+    are checked where the project loads, but not those errorkb makes below them (reports/matrix/),
+    and through such a link the pages quoted a file from elsewhere and the writers wrote there."""
+    return folder.is_symlink() and not Path(os.path.realpath(folder)).is_relative_to(
+        os.path.realpath(folder.parent))
 
 
 def parse_json(text: str) -> Any:
@@ -206,14 +219,14 @@ def rescue_path(path: Path) -> Path:
     return path.with_name(f"{path.stem}.rescued-{stamp}{path.suffix}")
 
 
-def rescue(path: Path, text: str) -> tuple[Path | None, str]:
+def rescue(path: Path, text: str, beside: bool = True) -> tuple[Path | None, str]:
     """Save `text`, a run's data that `path` cannot take, and say where: beside `path` when its folder
-    can be written, else in the system's temporary folder (a read-only or full disk: the run's results
-    are not lost with the write). (None, why) when neither can be written."""
-    beside = rescue_path(path)
-    elsewhere = Path(tempfile.gettempdir()) / f"errorkb-{beside.name}"
+    can be written (and `beside`), else in the system's temporary folder (a read-only or full disk: the
+    run's results are not lost with the write). (None, why) when neither can be written."""
+    near = rescue_path(path)
+    elsewhere = Path(tempfile.gettempdir()) / f"errorkb-{near.name}"
     failures = []
-    for where in (beside, elsewhere):
+    for where in (near, elsewhere) if beside else (elsewhere,):
         try:
             replace(where, text)
             return where, ""
@@ -229,6 +242,9 @@ def update(path: Path, read: Callable[[Path], Data | None], combine: Callable[[D
     `read` returns None when there is no file and raises `Unreadable` for one that does not parse;
     `combine(None)` is this run's data alone. `recover` finishes the refusal's message: how to
     bring the file back (e.g. "restore it from git"). Raises `Refused` with the rescued file."""
+    if leads_out(path.parent):  # nothing is written through it, not even the rescue beside the file
+        _refuse(path, text(combine(None)), f"{path.parent}: {LEADS_OUT}; nothing was written there", recover,
+                beside=False)
     try:
         with locked(path.parent):
             try:
@@ -243,14 +259,14 @@ def update(path: Path, read: Callable[[Path], Data | None], combine: Callable[[D
                 f"make {path.parent} writable (or free space)")
 
 
-def _refuse(path: Path, data: str, what: str, recover: str) -> NoReturn:
+def _refuse(path: Path, data: str, what: str, recover: str, beside: bool = True) -> NoReturn:
     """Raise `Refused`: `what` happened to `path`, this run's `data` saved (`rescue`), how to recover."""
-    rescued, why = rescue(path, data)
+    rescued, why = rescue(path, data, beside)
     if rescued is None:
         raise Refused(f"{what}; this run's results could not be saved either ({why})") from None
     raise Refused(f"{what}, this run's results are in {rescued}. To recover: {recover}, then errorkb report merge "
                   f"{path} {rescued}", rescued) from None
 
 
-__all__ = ["Refused", "Unreadable", "leftovers", "locked", "parse_json", "read_regular", "replace", "rescue",
+__all__ = ["LEADS_OUT", "Refused", "Unreadable", "leads_out", "leftovers", "locked", "parse_json", "read_regular", "replace", "rescue",
            "rescue_path", "update"]
