@@ -923,6 +923,29 @@ def test_a_snippet_that_is_not_utf8_is_located_never_shown_as_missing_silently(t
     assert found == [f"snippets/demo-error/after.py:{line}:6: byte 0xe9 is not UTF-8; save the file as UTF-8"], found
 
 
+@pytest.mark.parametrize("bad", ["\u202e", "\u2067", "\u200b", "\u2028", "\x1b", "\x00", "\U000e0041"])
+def test_a_snippet_holding_a_character_that_reorders_or_hides_code_is_a_located_problem(tmp_path, bad):
+    """Trojan Source (CVE-2021-42574): a bidirectional override in a comment or string makes the code a
+    reviewer reads differ from the code that runs, and readers copy snippets. Entry text refused such
+    characters; a snippet loaded with them (the page shows their escapes, the file a reader copies
+    does not)."""
+    make_project(tmp_path)
+    after = tmp_path / "snippets" / "demo-error" / "after.py"
+    text = after.read_text(encoding="utf-8")
+    after.write_text(text + f'access_level = "user{bad} # admin"\n', encoding="utf-8")
+    line = text.count("\n") + 1
+    found = [str(p) for p in load_project_entries(load_project(tmp_path)).problems]
+    assert len(found) == 1 and found[0].startswith(f"snippets/demo-error/after.py:{line}:21: U+{ord(bad):04X} "), found
+
+
+def test_a_snippet_with_crlf_a_form_feed_tabs_and_a_leading_bom_loads(tmp_path):
+    make_project(tmp_path)
+    after = tmp_path / "snippets" / "demo-error" / "after.py"
+    text = after.read_text(encoding="utf-8")
+    after.write_bytes(b"\xef\xbb\xbf" + (text + "\x0c\nwith_tab = 1\t# a tab\n").replace("\n", "\r\n").encode())
+    assert [str(p) for p in load_project_entries(load_project(tmp_path)).problems] == []
+
+
 def test_a_snippet_that_is_a_fifo_is_said_to_be_one(tmp_path):
     make_project(tmp_path)
     guard = tmp_path / "snippets" / "demo-error" / "guard.py"
