@@ -523,6 +523,27 @@ def test_control_and_bidi_characters_are_refused_in_any_text(tmp_path, field, ol
     assert len(problems) == 1 and f": {field}: " in problems[0] and f"U+{ord(bad):04X}" in problems[0], problems
 
 
+@pytest.mark.parametrize("field, old", [("title", "title: A documented error"), ("meaning", "meaning: What it means."),
+                                        ("situations[0]", "  - A situation."),
+                                        ("solutions[0].title", "  - title: A solution"),
+                                        ("guards[0].title", "  - title: A guard")])
+@pytest.mark.parametrize("blank", [" ", "\u00a0", "\u3000\u2003", "\u2800"],
+                         ids=["space", "no-break space", "ideographic and em spaces", "braille blank"])
+def test_text_a_reader_must_see_that_shows_nothing_is_a_located_problem(tmp_path, field, old, blank):
+    """A title of spaces was a blank `<title>`, a blank nav item and an empty link on every list (the
+    entry unreachable but by its address); blank prose a section with nothing in it, published as written."""
+    key = old.partition(": ")[0] if ": " in old else "  -"
+    text = ENTRY.replace(old, f"{key}{':' if ': ' in old else ''} {json.dumps(blank)}")
+    assert text != ENTRY
+    problems = problems_of(tmp_path, text)
+    assert len(problems) == 1 and f": {field}: " in problems[0] and "shows nothing" in problems[0], problems
+
+
+def test_prose_of_tabs_and_line_breaks_only_shows_nothing_too(tmp_path):
+    problems = problems_of(tmp_path, ENTRY.replace("meaning: What it means.", 'meaning: "\\t\\n \\n"'))
+    assert len(problems) == 1 and ": meaning: " in problems[0] and "shows nothing" in problems[0], problems
+
+
 def test_tabs_and_newlines_in_prose_are_fine(tmp_path):
     text = ENTRY.replace("meaning: What it means.", 'meaning: "What\\tit\\nmeans."')
     assert problems_of(tmp_path, text) == []
@@ -803,6 +824,16 @@ def test_a_snippet_that_is_a_symlink_loop_is_a_located_problem_not_a_traceback(t
     assert any("before.py" in p for p in found), found
 
 
+@pytest.mark.parametrize("name", ["other.YML", "other.Yml", "other.YAML", "other.yaml"])
+def test_an_entry_file_whose_extension_differs_in_case_is_a_located_problem_never_skipped(tmp_path, name):
+    """`demo.YML` (an editor's or a case-insensitive disk's spelling) was passed over without a word:
+    the entry, its page and its checks were gone, and `errorkb check` said all was well."""
+    make_project(tmp_path)
+    (tmp_path / "docs" / "errors" / "transformers" / name).write_text(VALID_ENTRY.format(id="other"), encoding="utf-8")
+    found = [str(p) for p in load_project_entries(load_project(tmp_path)).problems]
+    assert found == [f"docs/errors/transformers/{name}:1:1: not loaded as an entry: rename it to other.yml"], found
+
+
 @pytest.mark.parametrize("name", ["demo-error.yml", "other.yml"])
 def test_a_folder_named_like_an_entry_is_a_located_problem_never_skipped(tmp_path, name):
     make_project(tmp_path)
@@ -890,6 +921,29 @@ def test_a_snippet_that_is_not_utf8_is_located_never_shown_as_missing_silently(t
     line = after.read_bytes().count(b"\n")
     found = [str(p) for p in load_project_entries(load_project(tmp_path)).problems]
     assert found == [f"snippets/demo-error/after.py:{line}:6: byte 0xe9 is not UTF-8; save the file as UTF-8"], found
+
+
+@pytest.mark.parametrize("bad", ["\u202e", "\u2067", "\u200b", "\u2028", "\x1b", "\x00", "\U000e0041"])
+def test_a_snippet_holding_a_character_that_reorders_or_hides_code_is_a_located_problem(tmp_path, bad):
+    """Trojan Source (CVE-2021-42574): a bidirectional override in a comment or string makes the code a
+    reviewer reads differ from the code that runs, and readers copy snippets. Entry text refused such
+    characters; a snippet loaded with them (the page shows their escapes, the file a reader copies
+    does not)."""
+    make_project(tmp_path)
+    after = tmp_path / "snippets" / "demo-error" / "after.py"
+    text = after.read_text(encoding="utf-8")
+    after.write_text(text + f'access_level = "user{bad} # admin"\n', encoding="utf-8")
+    line = text.count("\n") + 1
+    found = [str(p) for p in load_project_entries(load_project(tmp_path)).problems]
+    assert len(found) == 1 and found[0].startswith(f"snippets/demo-error/after.py:{line}:21: U+{ord(bad):04X} "), found
+
+
+def test_a_snippet_with_crlf_a_form_feed_tabs_and_a_leading_bom_loads(tmp_path):
+    make_project(tmp_path)
+    after = tmp_path / "snippets" / "demo-error" / "after.py"
+    text = after.read_text(encoding="utf-8")
+    after.write_bytes(b"\xef\xbb\xbf" + (text + "\x0c\nwith_tab = 1\t# a tab\n").replace("\n", "\r\n").encode())
+    assert [str(p) for p in load_project_entries(load_project(tmp_path)).problems] == []
 
 
 def test_a_snippet_that_is_a_fifo_is_said_to_be_one(tmp_path):

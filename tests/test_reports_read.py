@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from errorkb.core.project import load_project
 from errorkb.results.report import CLOCK_SKEW, read_reports, report_files
 from tests.site.sitekb import record, site_project, write_report
 
@@ -255,3 +256,45 @@ def test_records_of_entries_the_knowledge_base_lacks_are_left_out_and_said(tmp_p
 
     assert main(["--root", str(project), "render", "--out", str(tmp_path / "out")]) == 0
     assert "(broken-entry, removed-entry) left out" in capsys.readouterr().err  # `render` says it as the site does
+
+
+@pytest.mark.parametrize("cut", [0, 1, 40], ids=["empty", "one byte", "cut"])
+def test_an_empty_or_cut_report_says_what_it_is_and_what_to_do(tmp_path, cut):
+    """A write killed half-way never leaves one (writes are atomic), but a hand, a failed checkout or
+    a full disk elsewhere can: the site said `Expecting value: line 1 column 1 (char 0)`, not what to do."""
+    project = site_project(tmp_path)
+    path = write_report(project, [record(project, ENTRY, "after", "after.py")])
+    path.write_bytes(path.read_bytes()[:cut])
+    reports, problems = read_reports(project / "reports", ("cpu",))
+    assert reports == [] and len(problems) == 1, problems
+    assert str(path) in problems[0] and "git checkout" in problems[0] and "errorkb verify" in problems[0], problems
+    assert (": empty, " in problems[0]) == (cut == 0), problems
+
+
+def test_a_matrix_folder_that_links_out_of_the_reports_folder_is_neither_read_nor_written(tmp_path, tmp_path_factory):
+    """The project refuses a `reports` setting that leads out of the repository, but reports/matrix
+    was never looked at: as a link to a folder elsewhere, another knowledge base's (or any) matrix
+    file put its releases on the pages, and `errorkb matrix` wrote its results there. Neither now;
+    the run's results are saved where the message says, never through the link."""
+    from errorkb.results import matrix as files
+    from errorkb.results import store
+    from errorkb.results.report import now
+
+    outside = tmp_path_factory.mktemp("outside")
+    project = site_project(tmp_path)
+    loaded = load_project(project)
+    status = files.ReleaseStatus(release="5.0.0", ran=True, measured=now())
+    files.write_matrix(outside / f"{loaded.library.dist}.json", "transformers", [status], [])
+    written = (outside / f"{loaded.library.dist}.json").read_bytes()
+    (project / "reports" / "matrix").symlink_to(outside, target_is_directory=True)
+    assert files.read_matrix(loaded) is None
+    said = files.matrix_problem(loaded)
+    assert said is not None and "reports/matrix" in said and "leads out of" in said, said
+    with pytest.raises(store.Refused) as refused:
+        files.write_matrix(files.matrix_path(loaded), "transformers",
+                           [status.model_copy(update={"release": "5.1.0"})], [])
+    assert "leads out of" in str(refused.value), refused.value
+    assert (outside / f"{loaded.library.dist}.json").read_bytes() == written
+    assert sorted(path.name for path in outside.iterdir()) == [f"{loaded.library.dist}.json"]
+    assert refused.value.rescued is not None and not refused.value.rescued.resolve().is_relative_to(outside.resolve())
+    refused.value.rescued.unlink()

@@ -4,6 +4,7 @@ that does not parse is refused (never replaced), the file's mode is kept, no tem
 from __future__ import annotations
 
 import os
+import re
 import signal
 import stat
 import subprocess
@@ -335,3 +336,81 @@ def test_a_report_or_matrix_holding_a_lone_surrogate_is_refused_never_a_tracebac
     matrix.write_text(matrix.read_text(encoding="utf-8").replace('"5.0.0"', '"5.0.0\\ud800"'), encoding="utf-8")
     with pytest.raises(store.Unreadable, match="lone surrogate"):
         files.load_matrix(matrix)
+
+
+# -- numbers too large for a double, and a folder that cannot be written ---------------------------
+
+@pytest.mark.parametrize("number", ["1e999", "-1e400", "1" + "0" * 400 + ".5"], ids=["1e999", "-1e400", "401 digits"])
+def test_a_report_or_matrix_holding_a_number_too_large_for_a_double_is_refused(project_root, monkeypatch, capsys,
+                                                                                 number):
+    """`1e999` is valid JSON, and Python's parser reads it as infinity: a `duration_s` of 1e999 was
+    written back as null (the measurement gone), an environment value as `Infinity` (which errorkb's
+    own reader then refused, and every other reader of the file too). Refused as NaN is, with its line."""
+    path = write_standing(project_root)
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace('"environment": {', f'"environment": {{"load": {number}, ', 1), encoding="utf-8")
+    edited = path.read_bytes()
+    monkeypatch.setattr(engine, "verify", lambda *a, **k: pytest.fail("ran although the report cannot be kept"))
+    assert main(["--root", str(project_root), "verify", IDS[0], "--no-cache"]) == 1
+    said = capsys.readouterr().err.strip()
+    assert "too large" in said and "(line 5)" in said and "Traceback" not in said, said
+    assert path.read_bytes() == edited
+    matrix = project_root / "reports" / "matrix" / "transformers.json"
+    files.write_matrix(matrix, "transformers", [files.ReleaseStatus(release="5.0.0", ran=True, measured=now())], [])
+    matrix.write_text(matrix.read_text(encoding="utf-8").replace('"schema":', f'"x": {number}, "schema":', 1),
+                      encoding="utf-8")
+    with pytest.raises(store.Unreadable, match="too large"):
+        files.load_matrix(matrix)
+
+
+def test_a_finite_number_near_the_limit_of_a_double_still_reads():
+    assert store.parse_json("[1.7976931348623157e308, -1e308, 5e-324, 1e-400]") == [
+        1.7976931348623157e308, -1e308, 5e-324, 0.0]
+
+
+def _unwritable(monkeypatch, folder: Path, errno_code: int) -> None:
+    """Creating any file in `folder` fails with `errno_code`, as on a read-only folder or a full disk
+    (the tests run as root, whom a folder's mode does not stop)."""
+    import errno as errnos
+
+    real = os.open
+
+    def refusing(path, flags, *args, **kwargs):
+        if flags & os.O_CREAT and Path(os.fsdecode(path)).parent.resolve() == folder.resolve():
+            raise OSError(errno_code, os.strerror(errno_code), os.fsdecode(path))
+        return real(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", refusing)
+    assert errnos.errorcode[errno_code]
+
+
+@pytest.mark.parametrize("code", [30, 13, 28])  # EROFS, EACCES, ENOSPC
+def test_a_report_folder_that_cannot_be_written_loses_no_result_and_says_so(project_root, monkeypatch, capsys, code):
+    """The checks ran (minutes, on a GPU runner hours) and the report could not be written: a
+    traceback, and every verdict of the run gone. Now the standing report is left as it was, this
+    run's results go to a file elsewhere that the message names, with how to merge them back."""
+    path = write_standing(project_root)
+    before = path.read_bytes()
+    fake_verify(monkeypatch)
+    _unwritable(monkeypatch, path.parent, code)
+    assert main(["--root", str(project_root), "verify", IDS[0], "--no-cache"]) == 1
+    said = capsys.readouterr().err.strip()
+    assert "Traceback" not in said and len(said.splitlines()) == 1, said
+    assert str(path) in said and os.strerror(code) in said and "errorkb report merge" in said, said
+    assert path.read_bytes() == before
+    rescued = Path(re.search(r"results are in (\S+?\.json)", said).group(1))
+    assert not rescued.is_relative_to(path.parent) and [r.entry for r in read_report(rescued).checks] == [IDS[0]]
+    monkeypatch.undo()
+    assert main(["--root", str(project_root), "report", "merge", str(path), str(rescued)]) == 0
+    rescued.unlink()
+
+
+def test_a_matrix_folder_that_cannot_be_written_raises_refused_with_the_data_elsewhere(tmp_path, monkeypatch):
+    path = tmp_path / "reports" / "matrix" / "transformers.json"
+    path.parent.mkdir(parents=True)
+    _unwritable(monkeypatch, path.parent, 30)
+    with pytest.raises(store.Refused) as refused:
+        files.write_matrix(path, "transformers", [files.ReleaseStatus(release="5.0.0", ran=True, measured=now())], [])
+    assert str(path) in str(refused.value) and refused.value.rescued is not None
+    assert not path.exists() and files.load_matrix(refused.value.rescued) is not None
+    refused.value.rescued.unlink()

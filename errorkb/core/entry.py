@@ -34,7 +34,18 @@ from errorkb.core.snippets import AFTER, BEFORE, Role
 # JSON API as another number than the page shows, and no real file comes near this one.
 MAX_LINE = 10_000_000
 Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")]
-Markdown = Annotated[str, StringConstraints(min_length=1)]
+BLANKS = "\u2800"  # shows as a blank though Unicode does not call it a space (Braille's empty pattern)
+
+
+def _shows_something(value: str) -> str:
+    """Text a reader must see holds a character that shows: a title of spaces was a blank `<title>`,
+    a blank nav item and an empty link on every list; a section of spaces a heading over nothing."""
+    if all(char.isspace() or char in BLANKS for char in value):
+        raise ValueError("shows nothing (only spaces or line breaks); write the text a reader should see")
+    return value
+
+
+Markdown = Annotated[str, StringConstraints(min_length=1), AfterValidator(_shows_something)]
 SnippetFile = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_][A-Za-z0-9_.-]*\.py$")]
 ExceptionName = Annotated[
     str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
@@ -70,7 +81,7 @@ def _one_line_title(value: str) -> str:
     return value
 
 
-Title = Annotated[str, StringConstraints(min_length=1), AfterValidator(_one_line_title)]
+Title = Annotated[str, StringConstraints(min_length=1), AfterValidator(_one_line_title), AfterValidator(_shows_something)]
 # Letters and digits a message template must have outside its placeholders (the real entries'
 # fewest: 14, "len() of a 0-d tensor").
 MIN_FIXED_LETTERS = 8

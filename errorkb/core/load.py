@@ -551,6 +551,9 @@ def entry_paths(project: Project) -> list[Path]:
     return found
 
 
+YAML_SUFFIXES = {".yml", ".yaml"}  # compared lower-cased: a YAML file is reported, only `.yml` is loaded
+
+
 def _entry_files(project: Project, problems: list[Problem], resolved: Resolved) -> list[Path]:
     """Entry files; anything else in the entries folder is reported, never skipped silently."""
     if not project.entries.is_dir():
@@ -561,7 +564,7 @@ def _entry_files(project: Project, problems: list[Problem], resolved: Resolved) 
         if path.name.startswith("."):
             continue
         if path.is_dir():
-            if path.suffix in {".yml", ".yaml"} and path.parent.parent == project.entries:
+            if path.suffix.lower() in YAML_SUFFIXES and path.parent.parent == project.entries:
                 problems.append(Problem(project.rel(path), 1, 1,
                                         "a folder, not a file; an entry must be a plain YAML file"))
             continue
@@ -579,9 +582,9 @@ def _entry_files(project: Project, problems: list[Problem], resolved: Resolved) 
                                         "not a regular file; an entry must be a plain YAML file"))
             else:
                 found.append(path)
-        elif path.suffix in {".yml", ".yaml"}:
+        elif path.suffix.lower() in YAML_SUFFIXES:  # `.YML` too: an editor's, or a case-insensitive disk's
             where = project.rel(path)
-            fix = (f"rename it to {path.stem}.yml" if path.suffix == ".yaml"
+            fix = (f"rename it to {path.stem}.yml" if path.suffix != ".yml"
                    else "move it to docs/errors/<library>/<id>.yml")
             problems.append(Problem(where, 1, 1, f"not loaded as an entry: {fix}"))
     return found
@@ -857,10 +860,31 @@ def _snippet_content(path: Path, project: Project) -> list[Problem]:
     except OSError as error:
         return [Problem(where, 1, 1, f"cannot read snippet: {error.strerror or error}")]
     try:
-        data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         return [_not_utf8(data, error, where)]
-    return []
+    return _hidden_in_code(text, where)
+
+
+# What Python source may hold that entry text may not: a carriage return (CRLF files), a form feed
+# (a page break PEP 8 allows), and a byte order mark as the file's first character.
+_CODE_ALLOWS = str.maketrans({"\r": " ", "\x0c": " "})
+
+
+def _hidden_in_code(text: str, where: str) -> list[Problem]:
+    """The first character of a snippet that reorders or hides code (a bidirectional override, a
+    zero-width or tag character, a control): the code a reviewer reads would differ from the code
+    that runs and that readers copy (Trojan Source, CVE-2021-42574). The same list entry text refuses;
+    inside a string, its escape (`\\u202e`) says the same to Python and shows to a reviewer."""
+    checked = text.translate(_CODE_ALLOWS)
+    if checked.startswith("\ufeff"):
+        checked = " " + checked[1:]
+    wrong = unprintable(checked)
+    if wrong is None:
+        return []
+    at = next(index for index, char in enumerate(checked) if unprintable(char))
+    line, col = _line_col(text[:at])
+    return [Problem(where, line, col, f"{wrong} (inside a string, write its escape: \\u{ord(checked[at]):04x})")]
 
 
 def snippets_leading_out(one: LoadedEntry, project: Project, resolved: Resolved | None = None) -> list[Problem]:

@@ -113,10 +113,17 @@ def new_report(targets: dict[str, str], checks: list[CheckRecord], run: dict[str
 
 
 class ReportError(store.Unreadable):
-    """A file that is not a readable verification report of this schema."""
+    """A file that is not a readable verification report of this schema; `advised` when the message
+    already says what to do (upgrade errorkb, regenerate it), else the reader adds how to recover."""
+
+    def __init__(self, message: str, advised: bool = False):
+        super().__init__(message)
+        self.advised = advised
 
 
 def parse_report(text: str, path: Path) -> Report:
+    if not text.strip():
+        raise ReportError(f"{path}: empty, not a verification report")
     try:
         data = store.parse_json(text)
     except ValueError as error:  # json.JSONDecodeError is one
@@ -125,8 +132,9 @@ def parse_report(text: str, path: Path) -> Report:
         found = data.get("schema") if isinstance(data, dict) else None
         if type(found) is int and found > SCHEMA:  # regenerating it here would throw away what that one measured
             raise ReportError(f"{path}: written by a newer errorkb (schema {found}); upgrade errorkb to read it "
-                              f"(this one reads schema {SCHEMA})")
-        raise ReportError(f"{path}: report schema {found!r}, expected {SCHEMA}; regenerate it with errorkb verify")
+                              f"(this one reads schema {SCHEMA})", advised=True)
+        raise ReportError(f"{path}: report schema {found!r}, expected {SCHEMA}; regenerate it with errorkb verify",
+                          advised=True)
     try:
         return Report.model_validate(data)
     except ValidationError as error:
@@ -154,6 +162,7 @@ def existing_report(path: Path) -> Report | None:
 
 
 RECOVER = "restore it (git checkout {path}) or move it away"
+SITE_RECOVER = "restore it (git checkout {path}), or move it away and run errorkb verify"
 
 
 def write_report(path: Path, fresh: Report, combine: Callable[[Report | None, Report], Report]) -> Report:
@@ -177,7 +186,7 @@ def read_reports(folder: Path, devices: Sequence[str], now: datetime | None = No
         try:
             report = read_report(path)
         except ReportError as error:
-            problems.append(str(error))
+            problems.append(str(error) if error.advised else f"{error}; {SITE_RECOVER.format(path=path)}")
             continue
         if _in_the_future(report.created, moment):
             problems.append(f"{path}: ignored: created {report.created}, in the future")

@@ -19,14 +19,16 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import json
+import math
 import os
 import re
 import secrets
 import stat
+import tempfile
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 from errorkb.core.problems import quoted
 
@@ -81,6 +83,8 @@ def read_regular(path: Path) -> str | None:
         raise Unreadable(f"{path}: not a regular file")
     if not Path(os.path.realpath(path)).is_relative_to(os.path.realpath(path.parent)):
         raise Unreadable(f"{path}: a link that leads out of its folder; put the file itself there")
+    if leads_out(path.parent):
+        raise Unreadable(f"{path.parent}: {LEADS_OUT}")
     try:
         descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
         with os.fdopen(descriptor, "rb") as handle:
@@ -97,6 +101,17 @@ def read_regular(path: Path) -> str | None:
         raise Unreadable(f"{path}: {error}") from None
 
 
+LEADS_OUT = "a link that leads out of the folder holding it; put the folder itself there"
+
+
+def leads_out(folder: Path) -> bool:
+    """Whether `folder` is a link to a place outside the folder holding it: the settings' folders
+    are checked where the project loads, but not those errorkb makes below them (reports/matrix/),
+    and through such a link the pages quoted a file from elsewhere and the writers wrote there."""
+    return folder.is_symlink() and not Path(os.path.realpath(folder)).is_relative_to(
+        os.path.realpath(folder.parent))
+
+
 def parse_json(text: str) -> Any:
     """`text` as JSON, where a key given twice in one object is an error (`ValueError`, naming the
     key and the line of its second value): a parser keeps the last value silently, and a hand-edited
@@ -104,8 +119,11 @@ def parse_json(text: str) -> Any:
     `NaN` and `Infinity`, which Python's parser reads and JSON has not, are errors too: written back,
     they break every other reader of the file. So is a lone surrogate (`"\\ud800"`, half of a
     UTF-16 pair, escaped): Python reads it, and no UTF-8 file or page can hold it (the site's build
-    stopped with a traceback at the first page quoting it, and the writer would fail next)."""
-    data = json.loads(text, object_pairs_hook=lambda pairs: _unique(pairs, text), parse_constant=_not_json)
+    stopped with a traceback at the first page quoting it, and the writer would fail next). So is a
+    number too large for a double (`1e999`): valid JSON, but Python reads it as infinity, which was
+    written back as `Infinity` (refused at the next read) or as null (the measurement gone)."""
+    data = json.loads(text, object_pairs_hook=lambda pairs: _unique(pairs, text), parse_constant=_not_json,
+                      parse_float=lambda number: _finite(number, text))
     if _SURROGATE_ESCAPE.search(text):  # the text itself is UTF-8: only an escape makes one
         _refuse_surrogates(data, text)
     return data
@@ -133,6 +151,18 @@ def _refuse_surrogates(data: Any, text: str) -> None:
             line = f" (line {text.count(chr(10), 0, at) + 1})" if at >= 0 else ""
             raise ValueError(f"a lone surrogate {escape}{line} is half of a character, not text a file can "
                              "hold; remove it or write the whole character")
+
+
+def _finite(number: str, text: str) -> float:
+    """`number` as a float; `ValueError` naming it and its line when no double holds it."""
+    value = float(number)
+    if math.isinf(value):
+        found = re.search(rf"(?<![\w.+-]){re.escape(number)}(?![\w.])", text)
+        at = found.start() if found else 0
+        shown = number if len(number) <= 24 else f"{number[:12]}...{number[-6:]} ({len(number)} characters)"
+        raise ValueError(f"the number {shown} (line {text.count(chr(10), 0, at) + 1}) is too large for a double: "
+                         "no reader of the file can hold it; write the value errorkb measured")
+    return value
 
 
 def _not_json(name: str) -> Any:
@@ -189,6 +219,22 @@ def rescue_path(path: Path) -> Path:
     return path.with_name(f"{path.stem}.rescued-{stamp}{path.suffix}")
 
 
+def rescue(path: Path, text: str, beside: bool = True) -> tuple[Path | None, str]:
+    """Save `text`, a run's data that `path` cannot take, and say where: beside `path` when its folder
+    can be written (and `beside`), else in the system's temporary folder (a read-only or full disk: the
+    run's results are not lost with the write). (None, why) when neither can be written."""
+    near = rescue_path(path)
+    elsewhere = Path(tempfile.gettempdir()) / f"errorkb-{near.name}"
+    failures = []
+    for where in (near, elsewhere) if beside else (elsewhere,):
+        try:
+            replace(where, text)
+            return where, ""
+        except OSError as error:
+            failures.append(f"{where.parent}: {error.strerror or error}")
+    return None, "; ".join(failures)
+
+
 def update(path: Path, read: Callable[[Path], Data | None], combine: Callable[[Data | None], Data],
            text: Callable[[Data], str], recover: str) -> Data:
     """Under the folder's lock: read what is on disk, combine it with this run's data, replace it.
@@ -196,18 +242,31 @@ def update(path: Path, read: Callable[[Path], Data | None], combine: Callable[[D
     `read` returns None when there is no file and raises `Unreadable` for one that does not parse;
     `combine(None)` is this run's data alone. `recover` finishes the refusal's message: how to
     bring the file back (e.g. "restore it from git"). Raises `Refused` with the rescued file."""
-    with locked(path.parent):
-        try:
-            current = read(path)
-        except Unreadable as error:
-            rescued = rescue_path(path)
-            replace(rescued, text(combine(None)))
-            raise Refused(f"{error}; left as it was, this run's results are in {rescued}. To recover: {recover}, "
-                          f"then errorkb report merge {path} {rescued}", rescued) from None
-        data = combine(current)
-        replace(path, text(data))
-        return data
+    if leads_out(path.parent):  # nothing is written through it, not even the rescue beside the file
+        _refuse(path, text(combine(None)), f"{path.parent}: {LEADS_OUT}; nothing was written there", recover,
+                beside=False)
+    try:
+        with locked(path.parent):
+            try:
+                current = read(path)
+            except Unreadable as error:
+                _refuse(path, text(combine(None)), f"{error}; left as it was", recover)
+            data = combine(current)
+            replace(path, text(data))
+            return data
+    except OSError as error:  # a read-only folder, a full disk: the file stays as it was, the run's data is saved
+        _refuse(path, text(combine(None)), f"{path}: cannot be written ({error.strerror or error}); left as it was",
+                f"make {path.parent} writable (or free space)")
 
 
-__all__ = ["Refused", "Unreadable", "leftovers", "locked", "parse_json", "read_regular", "replace", "rescue_path",
-           "update"]
+def _refuse(path: Path, data: str, what: str, recover: str, beside: bool = True) -> NoReturn:
+    """Raise `Refused`: `what` happened to `path`, this run's `data` saved (`rescue`), how to recover."""
+    rescued, why = rescue(path, data, beside)
+    if rescued is None:
+        raise Refused(f"{what}; this run's results could not be saved either ({why})") from None
+    raise Refused(f"{what}, this run's results are in {rescued}. To recover: {recover}, then errorkb report merge "
+                  f"{path} {rescued}", rescued) from None
+
+
+__all__ = ["LEADS_OUT", "Refused", "Unreadable", "leads_out", "leftovers", "locked", "parse_json", "read_regular", "replace", "rescue",
+           "rescue_path", "update"]
