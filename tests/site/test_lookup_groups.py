@@ -107,3 +107,66 @@ def test_groups_get_the_same_answers_in_the_page_the_cli_and_the_hook(release):
     assert all(not any(one[1] == "confirmed" for one in p["found"]) for p in python[:len(FOREIGN)])
     assert all(("layer-idx-out-of-range", "confirmed") in [tuple(one[:2]) for one in p["found"]]
                for p in python[len(FOREIGN):])
+
+
+# -- bounded: groups, chains and frames scaled up are answered in time linear in the paste (_paste.py's CAP) -----
+def _nested(size: int) -> str:
+    """Groups nested until the paste is `size` long, each margin two spaces deeper (Python stops at depth 10; a
+    hand-made paste need not), the error in the innermost."""
+    out, depth = [], 0
+    while sum(map(len, out)) < size:
+        out += [" " * depth + "| Exception Group Traceback (most recent call last):",
+                " " * depth + "| ExceptionGroup: g (1 sub-exception)", " " * depth + "+-+---------------- 1 ----------------"]
+        depth += 2
+    return "\n".join(out) + "\n" + " " * depth + "| " + INDEX
+
+
+HOSTILE = {
+    "nested groups": _nested,
+    # runs of blanks before a margin: the margin's one `[ \t]*` reads each run once
+    "blanks before a margin": lambda size: (" " * 4096 + "| y\n") * (size // 4096) + INDEX,
+    "chained exceptions": lambda size: ("Traceback (most recent call last):\n" + frame("/me/a.py", 1, "f", "g()")
+                                        + "ValueError: x\n\nDuring handling of the above exception, another "
+                                        "exception occurred:\n\n") * (size // 160) + INDEX,
+    "frames in a group": lambda size: "  | Traceback (most recent call last):\n" + frame(
+        f"{SITE}/transformers/cache_utils.py", 1376, "update", "x").replace("  File", "  |   File").replace(
+        "\n    x", "\n  |     x") * (size // 120) + "  | " + INDEX,
+    "one long line of margins": lambda size: "| " * (size // 2) + INDEX,
+}
+
+
+@pytest.mark.parametrize("family", HOSTILE)
+def test_a_hostile_group_is_answered_in_linear_work_and_time(kb, family):
+    """The cap keeps 64 KiB of any paste (16 MiB on one line, 100,000 frames, 10,000 chained exceptions); within
+    it the work grows linearly, and a paste far over it is cut, then read, in a bounded time."""
+    import time
+
+    small, large = HOSTILE[family](24 * 1024), HOSTILE[family](48 * 1024)
+    assert kb.answer(large).work <= 2.1 * kb.answer(small).work + 1000
+    huge = HOSTILE[family](16 << 20) if family == "one long line of margins" else HOSTILE[family](4 << 20)
+    start = time.perf_counter()
+    answer = kb.answer(huge)
+    assert time.perf_counter() - start < 10 and answer.cut > 0
+
+
+def test_hostile_groups_finish_in_the_page_too():
+    """The page's script reads the same pastes at 1 MiB (cut to its cap as the paste box cuts them) in time."""
+    import json
+    import subprocess
+
+    from tests.site.test_lookup_js import LOOKUP_JS, RULES, node
+
+    pastes = {name: make(1 << 20) for name, make in HOSTILE.items()}
+    program = f"const L = require({json.dumps(str(LOOKUP_JS))});\nconst RULES = {json.dumps(RULES)};\n" + """
+      const data = JSON.parse(require('fs').readFileSync(0, 'utf8'));
+      const lookup = new L.Lookup([], undefined, { rules: RULES });
+      const out = {};
+      for (const [name, text] of Object.entries(data.pastes)) out[name] = lookup.find(text).length;
+      console.log(JSON.stringify(out));"""
+    try:
+        result = subprocess.run([str(node()), "-e", program], input=json.dumps({"pastes": pastes}),
+                                capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        pytest.fail("a hostile group of 1 MiB kept the page's lookup busy for over 60 s")
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert set(json.loads(result.stdout)) == set(HOSTILE)
