@@ -73,6 +73,7 @@ _FATAL_NAME = rules.compiled(rules.FATAL_NAME)
 _INSTALL_ROOT = rules.compiled(rules.INSTALL_ROOT)
 _RELEASE_NUMBER = rules.compiled(rules.RELEASE_NUMBER)
 _CHAINED = rules.compiled(rules.CHAINED)
+_TOLD_WORKING = rules.compiled(rules.TOLD_WORKING)
 
 
 class Candidate(NamedTuple):  # a tuple: a long paste makes thousands, each made at C speed
@@ -397,13 +398,25 @@ def stated_release(text: str, library: str, meter: Meter | None = None) -> str |
 def stated_releases(text: str, library: str, meter: Meter | None = None) -> list[str]:
     """Every release of `library` the paste states, each once, in the order first stated: a paste that
     names two ("fails on 4.46, works on 4.57", an upgrade's `Successfully installed` after the error) does
-    not say which one raised, so the matcher holds the answer to all of them, never to the last alone."""
+    not say which one raised, so the matcher holds the answer to all of them, never to the last alone. A statement
+    on a line that says something works or was fixed there (`rules.TOLD_WORKING`) states none: that line compares
+    releases, and the one it names is often the one that did not raise."""
     if not library:
         return []
     meter = meter or Meter()
     meter.work += len(text)
     pattern = re.compile(rules.STATED.replace("{name}", escape(library)))
-    return list(dict.fromkeys(match.group(1) for match in pattern.finditer(text)))
+    found, told = [], {}
+    for match in pattern.finditer(text):
+        start = line_start(text, match.start(1))
+        if start not in told:  # each line read once, however many statements it holds
+            end = text.find("\n", match.start(1))
+            end = len(text) if end < 0 else end
+            meter.work += end - start
+            told[start] = _TOLD_WORKING.search(text[start:end]) is not None
+        if not told[start]:
+            found.append(match.group(1))
+    return list(dict.fromkeys(found))
 
 
 def releases_beside(text: str, library: str, meter: Meter | None = None) -> list[str]:

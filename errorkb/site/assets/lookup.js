@@ -565,7 +565,19 @@
     if (!library) return [];
     meter.work += text.length;
     const pattern = new RegExp(R.patterns.STATED.replaceAll("{name}", escapeRe(library)), "g");
-    return [...new Set([...text.matchAll(pattern)].map((m) => m[1]))];
+    const found = [], told = new Map();
+    for (const m of text.matchAll(pattern)) {
+      const at = m.index + m[0].length - m[1].length;
+      const start = lineStart(text, at);
+      if (!told.has(start)) {  // each line read once (_paste.py: a line that says it works states no release)
+        let end = text.indexOf("\n", at);
+        if (end < 0) end = text.length;
+        meter.work += end - start;
+        told.set(start, R.patterns.TOLD_WORKING.test(text.slice(start, end)));
+      }
+      if (!told.get(start)) found.push(m[1]);
+    }
+    return [...new Set(found)];
   }
 
   /* Every release number on a line that states one of `library` (_paste.py:releases_beside). */
