@@ -399,8 +399,9 @@ def stated_releases(text: str, library: str, meter: Meter | None = None) -> list
     """Every release of `library` the paste states, each once, in the order first stated: a paste that
     names two ("fails on 4.46, works on 4.57", an upgrade's `Successfully installed` after the error) does
     not say which one raised, so the matcher holds the answer to all of them, never to the last alone. A statement
-    on a line that says something works or was fixed there (`rules.TOLD_WORKING`) states none: that line compares
-    releases, and the one it names is often the one that did not raise."""
+    on a line that says something works or was fixed there (`rules.TOLD_WORKING`) with no other release number
+    states none: it compares its one release with an unnamed one, often the one that raised (a line naming two is
+    held to both, `releases_beside`)."""
     if not library:
         return []
     meter = meter or Meter()
@@ -413,7 +414,8 @@ def stated_releases(text: str, library: str, meter: Meter | None = None) -> list
             end = text.find("\n", match.start(1))
             end = len(text) if end < 0 else end
             meter.work += end - start
-            told[start] = _TOLD_WORKING.search(text[start:end]) is not None
+            line = text[start:end]
+            told[start] = _TOLD_WORKING.search(line) is not None and len(_RELEASE_NUMBER.findall(line)) < 2
         if not told[start]:
             found.append(match.group(1))
     return list(dict.fromkeys(found))

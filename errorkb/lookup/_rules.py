@@ -208,8 +208,8 @@ STATED = (r"(?:(?<![^\n])[ \t]*Successfully installed (?:[^ \t\n]+[ \t]+)*?{name
           r"|-(?=" + _RELEASE + r"(?:\.dist-info|\.egg-info|-py[0-9h]))))(" + _RELEASE + ")")
 # A line that states a release and says that something works, worked or was fixed there ("<library> 4.57.1 works,
 # mine is older", "upgrading to <library> 4.57.1 fixes it", "doesn't work on 4.57.1") compares releases: a reader
-# cannot tell which one is installed, and the one named is often the one that did not raise. Its statements state
-# no release (`TOLD_WORKING`, looked for on the statement's line): the entry asks for the release instead. Only
+# cannot tell which one is installed, and the one named is often the one that did not raise. With no other release
+# number on it (a line naming two is held to both: `RELEASE_NUMBER`), its statements state no release (`TOLD_WORKING`, looked for on the statement's line): the entry asks for the release instead. Only
 # ASCII letters, either case of the first (no inline flags: both matchers read it).
 TOLD_WORKING = (r"(?<![A-Za-z])(?:[Ww]ork(?:s|ed|ing)?|[Ff]ix(?:es|ed)?|[Ss]olve[sd]?|[Rr]esolve[sd]?)"
                 r"(?![A-Za-z])")

@@ -573,7 +573,8 @@
         let end = text.indexOf("\n", at);
         if (end < 0) end = text.length;
         meter.work += end - start;
-        told.set(start, R.patterns.TOLD_WORKING.test(text.slice(start, end)));
+        const line = text.slice(start, end);
+        told.set(start, R.patterns.TOLD_WORKING.test(line) && [...line.matchAll(R.patterns.RELEASE_NUMBER)].length < 2);
       }
       if (!told.get(start)) found.push(m[1]);
     }
