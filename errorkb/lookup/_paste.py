@@ -10,7 +10,8 @@ to a linear bound, and the page's JavaScript counts the same way):
    sequences go; a Markdown quote's `> ` goes from a run of quoted lines (`QUOTED`); spaces and tabs
    at a line's end go; `PREFIX` is
    removed from the start of every line (a launcher's `[rank0]: `,
-   pytest's `E   `, a log's timestamp, `tool-name | `, stacked); a Markdown link a notebook drew
+   pytest's `E   `, a log's timestamp, `tool-name | `, stacked); an exception group's margin (`| `)
+   and separators go (`GROUP_MARGIN`); a Markdown link a notebook drew
    (`[~/x.py:480](https://...)`) becomes its text (`LINK`); rich's traceback box is opened
    (its title becomes Python's marker, its folded frame lines are joined, its edges go); a frame
    line a terminal or a web form broke at a fixed width is joined again; Python's hint
@@ -50,6 +51,7 @@ _RICH_EDGE = rules.compiled(rules.RICH_EDGE)
 _FRAME_WRAP = rules.compiled(rules.FRAME_WRAP)
 _FRAME_NAME_WRAP = rules.compiled(rules.FRAME_NAME_WRAP)
 _PREFIX = rules.compiled(rules.PREFIX)
+_GROUP_MARGIN = rules.compiled(rules.GROUP_MARGIN)
 _LINK = rules.compiled(rules.LINK)
 _QUOTED = rules.compiled(rules.QUOTED)
 _QUOTE_MARK = rules.compiled(rules.QUOTE_MARK)
@@ -71,6 +73,7 @@ _FATAL_NAME = rules.compiled(rules.FATAL_NAME)
 _INSTALL_ROOT = rules.compiled(rules.INSTALL_ROOT)
 _RELEASE_NUMBER = rules.compiled(rules.RELEASE_NUMBER)
 _CHAINED = rules.compiled(rules.CHAINED)
+_TOLD_WORKING = rules.compiled(rules.TOLD_WORKING)
 
 
 class Candidate(NamedTuple):  # a tuple: a long paste makes thousands, each made at C speed
@@ -112,7 +115,7 @@ def plain_quotes(text: str) -> str:
 def normalize(text: str, meter: Meter | None = None) -> str:
     """Stage 2: what terminals and tools add, taken away."""
     meter = meter or Meter()
-    meter.work += (25 + rules.FRAME_WRAPS) * len(text)  # the passes below each read the text once
+    meter.work += (26 + rules.FRAME_WRAPS) * len(text)  # the passes below each read the text once
     text = text.replace("\ufeff", "").replace("\u00a0", " ")
     text = plain_quotes(text)
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\u2028", "\n").replace("\u2029", "\n")
@@ -120,6 +123,7 @@ def normalize(text: str, meter: Meter | None = None) -> str:
     text = _QUOTED.sub(lambda run: _QUOTE_MARK.sub("", run.group(0)), text)
     text = _LINE_END.sub("", text)
     text = _PREFIX.sub("", text)
+    text = _GROUP_MARGIN.sub("", text)
     text = _LINK.sub(r"\1", text)
     text = _RICH_TOP.sub(rules.TRACEBACK_TEXT, text)
     text = _rich_message(text)
@@ -394,13 +398,27 @@ def stated_release(text: str, library: str, meter: Meter | None = None) -> str |
 def stated_releases(text: str, library: str, meter: Meter | None = None) -> list[str]:
     """Every release of `library` the paste states, each once, in the order first stated: a paste that
     names two ("fails on 4.46, works on 4.57", an upgrade's `Successfully installed` after the error) does
-    not say which one raised, so the matcher holds the answer to all of them, never to the last alone."""
+    not say which one raised, so the matcher holds the answer to all of them, never to the last alone. A statement
+    on a line that says something works or was fixed there (`rules.TOLD_WORKING`) with no other release number
+    states none: it compares its one release with an unnamed one, often the one that raised (a line naming two is
+    held to both, `releases_beside`)."""
     if not library:
         return []
     meter = meter or Meter()
     meter.work += len(text)
     pattern = re.compile(rules.STATED.replace("{name}", escape(library)))
-    return list(dict.fromkeys(match.group(1) for match in pattern.finditer(text)))
+    found, told = [], {}
+    for match in pattern.finditer(text):
+        start = line_start(text, match.start(1))
+        if start not in told:  # each line read once, however many statements it holds
+            end = text.find("\n", match.start(1))
+            end = len(text) if end < 0 else end
+            meter.work += end - start
+            line = text[start:end]
+            told[start] = _TOLD_WORKING.search(line) is not None and len(_RELEASE_NUMBER.findall(line)) < 2
+        if not told[start]:
+            found.append(match.group(1))
+    return list(dict.fromkeys(found))
 
 
 def releases_beside(text: str, library: str, meter: Meter | None = None) -> list[str]:

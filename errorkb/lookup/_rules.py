@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-RULES_VERSION = 16
+RULES_VERSION = 18
 
 CAP = 1 << 16  # characters of a paste read: its last 64 KiB
 CHAIN = 64  # exception lines tried whole, counted from the end of the paste
@@ -35,6 +35,16 @@ LOG_HEADER = (r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)[ \t]+[0-9]{2}-[0-9]{2}[ \t
               r"(?:\.[0-9]+)?[ \t]+\[[^\]\n]{0,200}\][ \t]?")
 PREFIX = (r"(?<![^\n])(?:\[(?:rank|default)[0-9]+\]:[ \t]?|E(?: {2,}|\t)"
           r"|[A-Za-z0-9_][A-Za-z0-9_.-]*[ \t]+\|[ \t]?|" + WORKER + "|" + LOG_HEADER + "|" + TIMESTAMP + r")+")
+# An exception group (Python 3.11's `ExceptionGroup`, anyio's and asyncio's `TaskGroup`; traceback.py's
+# `_ExceptionPrintContext.emit`) prints every line of its traceback and of each sub-exception's behind a margin,
+# `| ` (the group's first line `+ `), indented two spaces more for each nested group, and a separator before each
+# sub-exception (`+-+---------------- 1 ----------------`, `+------------------------------------` after the
+# last). Read after `PREFIX` (a log's prefix stands before the margin), on its own: the margin goes, the Python
+# traceback behind it keeps its indentation, and a separator leaves a blank line, so that each sub-exception reads
+# as the traceback Python would print for it alone (its own marker, frames and exception line). One `[ \t]*` at a
+# line's start: never a run of blanks split between two parts of a pattern.
+GROUP_MARGIN = (r"(?<![^\n])[ \t]*(?:\|(?: |(?![^\n]))|\+ (?=Exception Group Traceback)"
+                r"|(?:\+-)?\+-{16,}(?: (?:[0-9]+|\.\.\.) -{16,})?(?![^\n]))")
 SUFFIX = (r"\. Did you (?:mean:(?: '[^'\n]*'\??)?(?: Or did you forget to import '[^'\n]*'\??)?"
           r"|forget to import '[^'\n]*'\??)[ \t]*(?![^\n])")
 
@@ -93,9 +103,11 @@ TRACEBACK = _TRACEBACK_WORDS + ":"
 # A traceback's frames stand between its marker and this line: the frames above it are never those of an
 # exception line further down (a log that goes on after a request's traceback, then prints a bare error),
 # unless that line says the same exception again (pytest's summary line, a log's `str(e)`). A log's level
-# (`INFO: ...`), a code line (indented) or IPython's header (`KeyError   Traceback (...)`) is none.
+# (`INFO: ...`), a code line (indented) or IPython's header (`KeyError   Traceback (...)`) is none. An exception
+# group's line (`ExceptionGroup: ... (2 sub-exceptions)`) ends the group's own traceback: the frames where the group
+# was raised are none of a sub-exception's (one never raised prints its exception line alone).
 TRACEBACK_END = (r"(?<![^\n])(?:[A-Za-z_][A-Za-z0-9_]*\.)*[A-Za-z_][A-Za-z0-9_]*"
-                 r"(?:Error|Exception|Warning|Interrupt|Exit|Iteration)(?::[^\n]*|[ \t]*)(?![^\n])")
+                 r"(?:Error|Exception|Warning|Interrupt|Exit|Iteration|Group)(?::[^\n]*|[ \t]*)(?![^\n])")
 # The error a paste ended with decides what can be confirmed: its last exception line whose name reads as an
 # exception's (`FATAL_NAME`: not a log's `INFO:`, not a warning printed at shutdown), the earlier lines that say
 # it again, and the exceptions a chain sentence (`CHAINED`) ties to it. Matched anywhere else, an entry is a
@@ -194,6 +206,13 @@ STATED = (r"(?:(?<![^\n])[ \t]*Successfully installed (?:[^ \t\n]+[ \t]+)*?{name
           r"|[ \t]*\nVersion:[ \t]*)"
           r"(?=" + _RELEASE + r"(?![0-9A-Za-z.]))"
           r"|-(?=" + _RELEASE + r"(?:\.dist-info|\.egg-info|-py[0-9h]))))(" + _RELEASE + ")")
+# A line that states a release and says that something works, worked or was fixed there ("<library> 4.57.1 works,
+# mine is older", "upgrading to <library> 4.57.1 fixes it", "doesn't work on 4.57.1") compares releases: a reader
+# cannot tell which one is installed, and the one named is often the one that did not raise. With no other release
+# number on it (a line naming two is held to both: `RELEASE_NUMBER`), its statements state no release (`TOLD_WORKING`, looked for on the statement's line): the entry asks for the release instead. Only
+# ASCII letters, either case of the first (no inline flags: both matchers read it).
+TOLD_WORKING = (r"(?<![A-Za-z])(?:[Ww]ork(?:s|ed|ing)?|[Ff]ix(?:es|ed)?|[Ss]olve[sd]?|[Rr]esolve[sd]?)"
+                r"(?![A-Za-z])")
 # A line that states the library's release and names others ("worked with <library> 4.57.1, fails after
 # downgrading to 4.46.0", "upgraded <library> from 4.38 to 4.49", "<library> 4.57.1 → 4.46.0") does not say which
 # one raised: every release number on it (`RELEASE_NUMBER`, group 1; `v4.46.0` too, never a part of a longer
@@ -260,7 +279,7 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
         "version": RULES_VERSION, "cap": CAP, "chain": CHAIN, "whitespace": WHITESPACE, "max_path": MAX_PATH,
         "tail_min": TAIL_MIN, "tail_after": TAIL_AFTER,
         "frame_wraps": FRAME_WRAPS, "traceback_text": TRACEBACK_TEXT,
-        "patterns": {"ANSI": ANSI, "PREFIX": PREFIX, "RICH_TOP": RICH_TOP, "RICH_BOTTOM": RICH_BOTTOM,
+        "patterns": {"ANSI": ANSI, "PREFIX": PREFIX, "GROUP_MARGIN": GROUP_MARGIN, "RICH_TOP": RICH_TOP, "RICH_BOTTOM": RICH_BOTTOM,
                      "RICH_FOLD": RICH_FOLD, "RICH_WRAP": RICH_WRAP, "RICH_EDGE": RICH_EDGE, "FRAME_WRAP": FRAME_WRAP,
                      "FRAME_NAME_WRAP": FRAME_NAME_WRAP, "LINK": LINK, "QUOTED": QUOTED,
                      "QUOTE_MARK": QUOTE_MARK, "LINE_END": LINE_END, "SUFFIX": SUFFIX, "EXCEPTION_LINE": EXCEPTION_LINE,
@@ -270,7 +289,7 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
                      "CODE_LINE": CODE_LINE,
                      "ARROW_LINE": ARROW_LINE,
                      "PYTEST_DEF": PYTEST_DEF, "PYTEST_FAILING": PYTEST_FAILING,
-                     "MARKERS": MARKERS, "PLAIN_RELEASE": PLAIN_RELEASE, "CLAUSE": CLAUSE, "STATED": STATED,
+                     "MARKERS": MARKERS, "PLAIN_RELEASE": PLAIN_RELEASE, "CLAUSE": CLAUSE, "STATED": STATED, "TOLD_WORKING": TOLD_WORKING,
                      "RELEASE_NUMBER": RELEASE_NUMBER},
         "name_chars": NAME_CHARS, "dotted_name_chars": DOTTED_NAME_CHARS, "lower_first": LOWER_FIRST,
         "types": TYPES, "default_types": DEFAULT_TYPES, "builtin_types": list(BUILTIN_TYPES),

@@ -322,6 +322,22 @@ def _script_links(frames, exception):
 def _quoted(frames, exception, pad=0):
     return "\n".join(("> " + one).ljust(pad) for one in _python(frames, exception).split("\n"))
 
+def _grouped(frames, exception):
+    """The traceback as one sub-exception of an exception group (Python 3.11's `ExceptionGroup`, asyncio's
+    `TaskGroup`: `unhandled errors in a TaskGroup`): the group's own frames under `+ Exception Group
+    Traceback`, its line, then the sub-exception, every line behind the group's margin `| `, as Python's
+    traceback module prints it (`_ExceptionPrintContext.emit`), the separators `+-+---- 1 ----` and `+-----`."""
+    head = ["  + Exception Group Traceback (most recent call last):",
+            '  |   File "/home/me/proj/serve.py", line 40, in main',
+            "  |     async with asyncio.TaskGroup() as group:",
+            '  |   File "/usr/lib/python3.11/asyncio/taskgroups.py", line 147, in __aexit__',
+            "  |     raise me from None",
+            "  | ExceptionGroup: unhandled errors in a TaskGroup (1 sub-exception)",
+            "  +-+---------------- 1 ----------------"]
+    body = ["    | " + one if one else "    |" for one in _python(frames, exception).rstrip("\n").split("\n")]
+    return "\n".join(head + body + ["    +------------------------------------"]) + "\n"
+
+
 def _wrapped(frames, exception, width, indent=False):
     """A plain traceback whose frame lines a terminal or a web form broke at `width` columns (mid-path,
     mid-word), the rest of each line on the next, at its start or (`indent`) under the frame line's indent."""
@@ -363,6 +379,7 @@ SHAPES = {
     "python-lab-links": _script_links,
     "quoted": _quoted,
     "quoted-padded": lambda frames, exception: _quoted(frames, exception, pad=140),
+    "exception-group": _grouped,
 }
 
 

@@ -237,7 +237,7 @@
 
   /* -- the rules, as the index ships them (errorkb/lookup/_rules.py) --------------------------- */
 
-  const GLOBAL = new Set(["ANSI", "PREFIX", "SUFFIX", "EXCEPTION_LINE", "INLINE_EXCEPTION", "TRACEBACK",
+  const GLOBAL = new Set(["ANSI", "PREFIX", "GROUP_MARGIN", "SUFFIX", "EXCEPTION_LINE", "INLINE_EXCEPTION", "TRACEBACK",
     "TRACEBACK_END", "FRAME_LINE", "FRAME", "ARROW_LINE", "PYTEST_DEF", "PYTEST_FAILING", "RICH_TOP", "RICH_BOTTOM", "RICH_FOLD", "RICH_WRAP",
     "RICH_EDGE", "FRAME_WRAP", "FRAME_NAME_WRAP", "LINK", "QUOTED", "QUOTE_MARK", "LINE_END", "CHAINED", "RELEASE_NUMBER"]);
 
@@ -308,7 +308,7 @@
 
   function normalize(text, R, meter) {
     meter = meter || new Meter();
-    meter.work += (25 + R.frameWraps) * text.length;  // the passes below each read the text once
+    meter.work += (26 + R.frameWraps) * text.length;  // the passes below each read the text once
     text = text.replaceAll("\ufeff", "").replaceAll("\u00a0", " ");
     text = plainQuotes(text);
     text = text.replaceAll("\r\n", "\n").replaceAll("\r", "\n").replaceAll("\u2028", "\n").replaceAll("\u2029", "\n");
@@ -316,6 +316,7 @@
     text = text.replace(R.patterns.QUOTED, (run) => run.replace(R.patterns.QUOTE_MARK, ""));  // a Markdown quote
     text = text.replace(R.patterns.LINE_END, "");  // spaces at a line's end
     text = text.replace(R.patterns.PREFIX, "");
+    text = text.replace(R.patterns.GROUP_MARGIN, "");  // an exception group's margin and separators
     text = text.replace(R.patterns.LINK, (whole, shown) => shown);  // a notebook's Markdown link: its text
     text = text.replace(R.patterns.RICH_TOP, () => R.tracebackText);  // rich's box (_rules.py)
     text = richMessage(text, R);
@@ -564,7 +565,20 @@
     if (!library) return [];
     meter.work += text.length;
     const pattern = new RegExp(R.patterns.STATED.replaceAll("{name}", escapeRe(library)), "g");
-    return [...new Set([...text.matchAll(pattern)].map((m) => m[1]))];
+    const found = [], told = new Map();
+    for (const m of text.matchAll(pattern)) {
+      const at = m.index + m[0].length - m[1].length;
+      const start = lineStart(text, at);
+      if (!told.has(start)) {  // each line read once (_paste.py: a line that says it works states no release)
+        let end = text.indexOf("\n", at);
+        if (end < 0) end = text.length;
+        meter.work += end - start;
+        const line = text.slice(start, end);
+        told.set(start, R.patterns.TOLD_WORKING.test(line) && [...line.matchAll(R.patterns.RELEASE_NUMBER)].length < 2);
+      }
+      if (!told.get(start)) found.push(m[1]);
+    }
+    return [...new Set(found)];
   }
 
   /* Every release number on a line that states one of `library` (_paste.py:releases_beside). */
