@@ -52,6 +52,10 @@ class LibraryError(Exception):
 def steps(n):
     yield n
     return n
+
+
+def call(function, *args):
+    return function(*args)
 '''
 
 
@@ -1974,3 +1978,98 @@ def test_an_error_thrown_into_a_watched_generator_starts_at_its_yield(tmp_path):
     assert seen is not None and seen.exception is not None and seen.exception.started is not None, seen
     started = seen.exception.started
     assert (started.where, started.opcode, started.entered) == ("target", "YIELD_VALUE", "thrown"), started
+
+
+# -- round six: callables that run no code of the snippet's but raise what it chose ------------------------------
+
+
+def _watch_call(config: dict) -> None:
+    """Watch `lib.call(function, *args)`, which calls what it is given (a key, a factory, a callback)."""
+    import lib
+
+    function = lib.call
+    code = function.__code__
+    config["slots"][0].update(
+        label="call", code=code, function=function, function_code=code, name="call", raw=function, reads=[],
+        normal=[i.offset for i in dis.get_instructions(code) if i.opname == "RETURN_VALUE"],
+        defaults=None, kwdefaults=None)
+    config["owners"] = [("call", lib, "call", function)]
+
+
+_CHOSEN = {
+    # Gap 1: a bound method of a trusted class's own function, whose object holds the snippet's exception: Python's
+    # own `Future.result` re-raises it, beneath the function, by a `raise` of its own library.
+    "future-result": "failed = concurrent.futures.Future()\nfailed.set_exception(ValueError(MESSAGE))\n"
+                     "lib.call(failed.result)\n",
+    # ... C code's own method bound to such an object (asyncio's C future).
+    "asyncio-future-result": ("loop = asyncio.new_event_loop()\nfailed = loop.create_future()\n"
+                              "failed.set_exception(ValueError(MESSAGE))\nlib.call(failed.result)\n"),
+    # ... held deeper: a trusted object's callback list (an exit stack's) over such a bound method.
+    "exit-stack": ("failed = concurrent.futures.Future()\nfailed.set_exception(ValueError(MESSAGE))\n"
+                   "stack = contextlib.ExitStack()\nstack.callback(failed.result)\nlib.call(stack.close)\n"),
+    # Gap 2: a partial the snippet made over a trusted function, with the data bound that makes it fail.
+    "partial-getitem": "lib.call(functools.partial(operator.getitem, [], 3))\n",
+    "partial-int": "lib.call(functools.partial(int, 'x'))\n",
+    "partial-next": "lib.call(functools.partial(next, iter(())))\n",
+    "partial-plain-python": "lib.call(functools.partial(json.loads, ''))\n",
+    "partial-in-defaultdict": ("counter = collections.defaultdict(functools.partial(operator.getitem, [], 3))\n"
+                               "lib.call(counter.__getitem__, 'a')\n"),
+    # New: a method of C code bound to the snippet's data (a slot wrapper), given as the callback.
+    "bound-slot-wrapper": "lib.call([].__getitem__, 3)\n",
+    # New: an `operator.methodcaller` that calls the trusted future's `result`, over the snippet's data.
+    "methodcaller": ("failed = concurrent.futures.Future()\nfailed.set_exception(ValueError(MESSAGE))\n"
+                     "lib.call(operator.methodcaller('result'), failed)\n"),
+    # New: a descriptor of Python's own library that calls what it holds (a partialmethod, a cached property) is
+    # not callable itself, so the class's namespace search passed over it.
+    "partialmethod": ("failed = concurrent.futures.Future()\nfailed.set_exception(ValueError(MESSAGE))\n"
+                      "class Sized:\n    __len__ = functools.partialmethod(failed.result)\n\n"
+                      "lib.call(len, Sized())\n"),
+    "cached-property": ("failed = concurrent.futures.Future()\nfailed.set_exception(ValueError(MESSAGE))\n"
+                        "class Sized:\n    held = failed\n"
+                        "    __len__ = functools.cached_property(operator.attrgetter('held.result'))\n\n"
+                        "lib.call(len, Sized())\n"),
+}
+
+
+@pytest.mark.parametrize("attack", sorted(_CHOSEN))
+def test_a_callable_that_runs_no_snippet_code_but_raises_what_it_chose_is_planted(tmp_path, attack):
+    """Round six (red7): the snippet hands the function a callable that runs none of its own code (a trusted
+    class's bound method over an object holding its exception, a partial it made with failing data bound): the
+    error starts under the function, in trusted code, and an implicit entry's before passed. Before: no tampering."""
+    body = """
+    import asyncio
+    import collections
+    import concurrent.futures
+    import contextlib
+    import functools
+    import json
+    import operator
+
+    MESSAGE = "n must be positive, got -1"
+    ATTACK
+    """.replace("ATTACK", textwrap.indent(_CHOSEN[attack], "    ").strip())
+    seen = read(run_scenario(tmp_path, body, configure=_watch_call)).observation
+    assert seen is not None and seen.exception is not None, seen
+    assert any("planted" in what for what in seen.interference + seen.tampered), seen
+
+
+def test_trusted_callables_over_the_libraries_own_data_are_not_planted(tmp_path):
+    """The other side: a trusted class's bound method whose object holds no exception, a partial that existed
+    before the snippet (made at import by trusted code), a C function of a module, given to the function that
+    fails on the data it is called with: no tampering."""
+    body = """
+    import fractions
+
+    for function, args in ((fractions.Fraction(1, 2).limit_denominator, ("x",)), (PRE_MADE, ()), (len, (3,))):
+        try:
+            lib.call(function, *args)
+        except (TypeError, ValueError):
+            pass
+    """
+    seen = read(run_scenario(tmp_path, body, configure=_watch_call,
+                             extra={"PRE_MADE": _PRE_MADE})).observation
+    assert seen is not None and seen.interference == [] and seen.tampered == [], seen
+    assert [error.type for error in seen.calls.raised] == ["TypeError", "ValueError", "TypeError"], seen.calls
+
+
+_PRE_MADE = functools.partial(int, "not a number")  # made before any snippet, as a library makes one at import
