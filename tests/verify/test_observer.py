@@ -2019,11 +2019,8 @@ _CHOSEN = {
     # New: an `operator.methodcaller` that calls the trusted future's `result`, over the snippet's data.
     "methodcaller": ("failed = concurrent.futures.Future()\nfailed.set_exception(ValueError(MESSAGE))\n"
                      "lib.call(operator.methodcaller('result'), failed)\n"),
-    # New: a descriptor of Python's own library that calls what it holds (a partialmethod, a cached property) is
-    # not callable itself, so the class's namespace search passed over it.
-    "partialmethod": ("failed = concurrent.futures.Future()\nfailed.set_exception(ValueError(MESSAGE))\n"
-                      "class Sized:\n    __len__ = functools.partialmethod(failed.result)\n\n"
-                      "lib.call(len, Sized())\n"),
+    # New: a cached property of Python's own library is not callable itself, so the class's namespace search passed
+    # over the C getter it holds (an attrgetter reaching the failed future's `result`).
     "cached-property": ("failed = concurrent.futures.Future()\nfailed.set_exception(ValueError(MESSAGE))\n"
                         "class Sized:\n    held = failed\n"
                         "    __len__ = functools.cached_property(operator.attrgetter('held.result'))\n\n"
