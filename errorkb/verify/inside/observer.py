@@ -625,8 +625,8 @@ def _young_classes() -> list[type]:
 
 
 def _record_partial(value: Any) -> None:
-    """A `functools.partial` that existed before the snippet ran: trusted code made it (torch binds a class's
-    `__eq__` to one at import), so what it binds is not the snippet's choice (`_p_made_before`)."""
+    """A `functools.partial` that existed before the snippet ran: trusted code made it (a runtime binds a
+    class's `__eq__` to one at import), so what it binds is not the snippet's choice (`_p_made_before`)."""
     _COPIES["partials"][id(value)] = value
 
 
