@@ -2021,6 +2021,8 @@ def _p_rebound(changed: list[Any]) -> str | None:
             value = _c_dict_get(was, key, _c_MISSING)
             if now is value or type(key) is not str:
                 continue
+            if _p_names_itself(now, key):  # what the class's own module binds there at import, made now
+                continue
             if _p_foreign(now):  # rebound, or new (a special method shadowing a base's)
                 return _p_qualname(cls) + "." + key + " (rebound)"
             changed.append(now)
@@ -2065,6 +2067,30 @@ def _p_foreign(value: Any) -> bool:
     if _p_plain_partial(value, kind):
         return False
     return _p_held_gadget(value, 3)
+
+
+def _p_names_itself(value: Any, key: str) -> bool:
+    """A partial over a trusted function with plain data alone bound, one of which is the very name it is bound to
+    in a trusted class (a runtime's opaque classes, when the snippet's import first loads their module:
+    `Placement.__eq__ = partial(_raise_error, method_name="__eq__")`), made while the snippet ran. Made by the
+    snippet instead, it raises only what that trusted code would there: the data names nothing the snippet chose
+    but the name itself."""
+    if type(value) is not _c_partial:
+        return False
+    function, args, keywords = (part(value) for part in _c_partial_parts)
+    if type(function) is not _c_FunctionType or not _p_in_roots(_c_func_code(function).co_filename,
+                                                                 _S["trusted_roots"]):
+        return False
+    held = list(_c_tuple_iter(args)) if type(args) is tuple else [args]
+    if type(keywords) is dict:
+        held.extend([pair[1] for pair in _c_list_iter(list(_c_dict_items(keywords)))])
+    named = False
+    for item in _c_list_iter(held):
+        kind = type(item)
+        if not (item is None or kind is str or kind is int or kind is float or kind is bool or kind is bytes):
+            return False
+        named = named or (kind is str and item == key)
+    return named
 
 
 def _p_plain_partial(value: Any, kind: Any) -> bool:
