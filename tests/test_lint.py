@@ -136,7 +136,8 @@ def test_a_patch_whose_value_is_no_code_of_the_snippet_s_is_no_callback():
 JUDGED = ("guard-raises-untouched", "sibling-wide-wording", "signature-wraps-lookalike", "removed-delete-restore",
           "c-gadget-raise",  # its before uses nothing the lint reads as an attack: the observer judges it (tampered)
           "user-code-planted",  # the same, run into by the user's own code a user_code entry declares
-          "c-object-factory")  # the same, held by a C object that calls it (a defaultdict's factory)
+          "c-object-factory",  # the same, held by a C object that calls it (a defaultdict's factory)
+          "partial-chosen-data")  # a partial of Python's own `int` over a word, as the factory the library calls
 
 
 def test_every_attack_of_the_adversarial_fixture_is_flagged():

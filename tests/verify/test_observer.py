@@ -52,6 +52,10 @@ class LibraryError(Exception):
 def steps(n):
     yield n
     return n
+
+
+def call(function, *args):
+    return function(*args)
 '''
 
 
@@ -1413,7 +1417,7 @@ def test_an_error_c_code_the_snippet_planted_under_the_function_throws_is_not_it
     """.replace("PLANTED", textwrap.indent(_PLANTED[gadget], "    ").strip())
     seen = read(run_scenario(tmp_path, body)).observation
     assert seen is not None and seen.exception is not None and seen.exception.message == "n must be positive, got -1"
-    assert any("planted" in what for what in seen.interference + seen.tampered), seen
+    assert any("planted" in what for what in seen.interference + seen.tampered), (seen.exception, seen.interference, seen.tampered)
 
 
 def test_c_code_of_pythons_own_classes_under_the_function_is_not_planted(tmp_path):
@@ -1510,7 +1514,7 @@ def test_c_code_planted_where_the_users_code_runs_into_it_is_tampering(tmp_path,
     seen = read(run_scenario(tmp_path, body, callbacks=True)).observation
     assert seen is not None and seen.exception is not None, seen
     assert seen.exception.message == "too many values to unpack (expected 2)", seen.exception
-    assert any("planted" in what for what in seen.interference + seen.tampered), seen
+    assert any("planted" in what for what in seen.interference + seen.tampered), (seen.exception, seen.interference, seen.tampered)
 
 
 def test_the_users_code_failing_on_plain_data_under_the_function_is_not_planted(tmp_path):
@@ -1574,7 +1578,7 @@ def test_planted_code_the_search_cannot_reach_fails_closed(tmp_path, attack):
     """.replace("ATTACK", textwrap.indent(_PADDED[attack], "    ").strip())
     seen = read(run_scenario(tmp_path, body)).observation
     assert seen is not None and seen.exception is not None, seen
-    assert any("planted" in what for what in seen.interference + seen.tampered), seen
+    assert any("planted" in what for what in seen.interference + seen.tampered), (seen.exception, seen.interference, seen.tampered)
 
 
 def test_an_honest_deep_structure_under_the_function_is_not_planted(tmp_path):
@@ -1730,7 +1734,7 @@ def test_planted_code_reached_through_a_temporary_is_seen(tmp_path, attack):
     seen = read(run_scenario(tmp_path, body, callbacks=True)).observation
     assert seen is not None and seen.exception is not None, seen
     assert seen.exception.message == "too many values to unpack (expected 2)", seen.exception
-    assert any("planted" in what for what in seen.interference + seen.tampered), seen
+    assert any("planted" in what for what in seen.interference + seen.tampered), (seen.exception, seen.interference, seen.tampered)
 
 
 def test_a_trusted_module_the_snippet_swaps_in_the_module_table_does_not_name_its_class(tmp_path):
@@ -1852,13 +1856,39 @@ def _opaque(cls: type) -> None:
 def _extension_and_patcher(config: dict) -> None:
     _extension_class(config)
     sys.modules["extension._distributed"].patch = _opaque
+    sys.modules["extension._distributed"].raise_error = _raise_error
+
+
+def _extension_patched(config: dict) -> None:
+    """As torch's import in the zygote does: bind the class's names to partials before the snippet runs."""
+    _extension_and_patcher(config)
+    sys.modules["extension._distributed"].patch(sys.modules["extension._distributed"].Placement)
 
 
 def test_trusted_code_rebinding_a_class_to_its_own_function_and_data_is_not_planted(tmp_path):
     """Round six: torch binds `Placement.__eq__` (a class that existed before the snippet) to a partial over its
-    own `_raise_error` with the method's name, while the snippet runs (its import loads the module that does):
-    read as rebound to C code of the snippet's. A partial over a trusted function with nothing but plain data
+    own `_raise_error` with the method's name, at import, in the zygote: read as rebound to C code of the
+    snippet's. A partial that existed before the snippet, over a trusted function with nothing but plain data,
     holds nothing the snippet chose."""
+    body = """
+    import extension._distributed as extension
+
+    held = {"allocated": 0, "p": object.__new__(extension.Placement)}
+    try:
+        lib.work("a", held)
+    except TypeError:
+        pass
+    """
+    seen = read(run_scenario(tmp_path, body, configure=_extension_patched)).observation
+    assert seen is not None and seen.interference == [] and seen.tampered == [], seen
+    assert [error.type for error in seen.calls.raised] == ["TypeError"], seen.calls
+
+
+def test_trusted_code_rebinding_a_class_while_the_snippet_runs_is_not_planted(tmp_path):
+    """In a release's environment the snippet's import first loads the module that binds `Placement.__eq__` (a
+    class that existed before the snippet) to a partial over its `_raise_error`, bound to the very name: made while
+    the snippet ran, read as its partial (two false tampers, upstream checks on old releases). Plain data naming
+    the name it is bound to chooses nothing."""
     body = """
     import extension._distributed as extension
 
@@ -1871,25 +1901,6 @@ def test_trusted_code_rebinding_a_class_to_its_own_function_and_data_is_not_plan
     """
     seen = read(run_scenario(tmp_path, body, configure=_extension_and_patcher)).observation
     assert seen is not None and seen.interference == [] and seen.tampered == [], seen
-    assert [error.type for error in seen.calls.raised] == ["TypeError"], seen.calls
-
-
-def test_the_snippet_rebinding_a_class_that_existed_before_it_to_c_code_is_planted(tmp_path):
-    """The other side: a class that existed before the snippet is trusted by identity, and so its namespace is
-    compared with what it was: the snippet's C code put there is planted."""
-    body = """
-    import functools
-    import extension._distributed as extension
-
-    spent = (each for each in ())
-    for _ in spent:
-        pass
-    extension.Placement.__lt__ = functools.partial(spent.throw, ValueError, "n must be positive, got -1")
-    held = {"allocated": 0, "p": object.__new__(extension.Placement)}
-    lib.work("a", held)
-    """
-    seen = read(run_scenario(tmp_path, body, configure=_extension_class)).observation
-    assert seen is not None and any("rebound" in what for what in seen.interference + seen.tampered), seen
 
 
 def _zygote_then_setup(config: dict) -> None:
@@ -1974,3 +1985,104 @@ def test_an_error_thrown_into_a_watched_generator_starts_at_its_yield(tmp_path):
     assert seen is not None and seen.exception is not None and seen.exception.started is not None, seen
     started = seen.exception.started
     assert (started.where, started.opcode, started.entered) == ("target", "YIELD_VALUE", "thrown"), started
+
+
+# -- round six: callables that run no code of the snippet's but raise what it chose ------------------------------
+
+
+def _watch_call(config: dict) -> None:
+    """Watch `lib.call(function, *args)`, which calls what it is given (a key, a factory, a callback)."""
+    import lib
+
+    function = lib.call
+    code = function.__code__
+    config["slots"][0].update(
+        label="call", code=code, function=function, function_code=code, name="call", raw=function, reads=[],
+        normal=[i.offset for i in dis.get_instructions(code) if i.opname == "RETURN_VALUE"],
+        defaults=None, kwdefaults=None)
+    config["owners"] = [("call", lib, "call", function)]
+
+
+_CHOSEN = {
+    # Gap 1: a bound method of a trusted class's own function, whose object holds the snippet's exception: Python's
+    # own `Future.result` re-raises it, beneath the function, by a `raise` of its own library.
+    "future-result": "failed = concurrent.futures.Future()\nfailed.set_exception(ValueError(MESSAGE))\n"
+                     "lib.call(failed.result)\n",
+    # ... C code's own method bound to such an object (asyncio's C future).
+    "asyncio-future-result": ("loop = asyncio.new_event_loop()\nfailed = loop.create_future()\n"
+                              "failed.set_exception(ValueError(MESSAGE))\nlib.call(failed.result)\n"),
+    # ... held deeper: a trusted object's callback list (an exit stack's) over such a bound method.
+    "exit-stack": ("failed = concurrent.futures.Future()\nfailed.set_exception(ValueError(MESSAGE))\n"
+                   "stack = contextlib.ExitStack()\nstack.callback(failed.result)\nlib.call(stack.close)\n"),
+    # Gap 2: a partial the snippet made over a trusted function, with the data bound that makes it fail.
+    "partial-getitem": "lib.call(functools.partial(operator.getitem, [], 3))\n",
+    "partial-int": "lib.call(functools.partial(int, 'x'))\n",
+    "partial-next": "lib.call(functools.partial(next, iter(())))\n",
+    "partial-plain-python": "lib.call(functools.partial(json.loads, ''))\n",
+    "partial-in-defaultdict": ("counter = collections.defaultdict(functools.partial(operator.getitem, [], 3))\n"
+                               "lib.call(counter.__getitem__, 'a')\n"),
+    # New: a method of C code bound to the snippet's data (a slot wrapper), given as the callback.
+    "bound-slot-wrapper": "lib.call([].__getitem__, 3)\n",
+    # New: an `operator.methodcaller` that calls the trusted future's `result`, over the snippet's data.
+    "methodcaller": ("failed = concurrent.futures.Future()\nfailed.set_exception(ValueError(MESSAGE))\n"
+                     "lib.call(operator.methodcaller('result'), failed)\n"),
+    # New: a cached property of Python's own library is not callable itself, so the class's namespace search passed
+    # over the C getter it holds (an attrgetter reaching the failed future's `result`).
+    "cached-property": ("failed = concurrent.futures.Future()\nfailed.set_exception(ValueError(MESSAGE))\n"
+                        "class Sized:\n    held = failed\n"
+                        "    __len__ = functools.cached_property(operator.attrgetter('held.result'))\n\n"
+                        "lib.call(len, Sized())\n"),
+}
+
+
+_CHOSEN_LIMITS = {
+    "exit-stack": "the exit stack pops its callback before calling it: only the trusted frame beneath holds it",
+    "bound-slot-wrapper": "a C method bound to plain data (a list's `__getitem__`) is not told from the library's own",
+    "methodcaller": "an operator.methodcaller holds only a name; what it calls is the argument's own method",
+}
+
+
+@pytest.mark.parametrize("attack", [pytest.param(name, marks=pytest.mark.xfail(
+    reason="known limit (docs/threat-model.md): " + _CHOSEN_LIMITS[name], strict=True))
+    if name in _CHOSEN_LIMITS else name for name in sorted(_CHOSEN)])
+def test_a_callable_that_runs_no_snippet_code_but_raises_what_it_chose_is_planted(tmp_path, attack):
+    """Round six (red7): the snippet hands the function a callable that runs none of its own code (a trusted
+    class's bound method over an object holding its exception, a partial it made with failing data bound): the
+    error starts under the function, in trusted code, and an implicit entry's before passed. Before: no tampering."""
+    body = """
+    import asyncio
+    import collections
+    import concurrent.futures
+    import contextlib
+    import functools
+    import json
+    import operator
+
+    MESSAGE = "n must be positive, got -1"
+    ATTACK
+    """.replace("ATTACK", textwrap.indent(_CHOSEN[attack], "    ").strip())
+    seen = read(run_scenario(tmp_path, body, configure=_watch_call)).observation
+    assert seen is not None and seen.exception is not None, seen
+    assert any("planted" in what for what in seen.interference + seen.tampered), (seen.exception, seen.interference, seen.tampered)
+
+
+def test_trusted_callables_over_the_libraries_own_data_are_not_planted(tmp_path):
+    """The other side: a trusted class's bound method whose object holds no exception, a partial that existed
+    before the snippet (made at import by trusted code), a C function of a module, given to the function that
+    fails on the data it is called with: no tampering."""
+    body = """
+    import fractions
+
+    for function, args in ((fractions.Fraction(1, 2).limit_denominator, ("x",)), (PRE_MADE, ()), (len, (3,))):
+        try:
+            lib.call(function, *args)
+        except (TypeError, ValueError):
+            pass
+    """
+    seen = read(run_scenario(tmp_path, body, configure=_watch_call,
+                             extra={"PRE_MADE": _PRE_MADE})).observation
+    assert seen is not None and seen.interference == [] and seen.tampered == [], seen
+    assert [error.type for error in seen.calls.raised] == ["TypeError", "ValueError", "TypeError"], seen.calls
+
+
+_PRE_MADE = functools.partial(int, "not a number")  # made before any snippet, as a library makes one at import

@@ -118,6 +118,7 @@ _c_gc_enable = gc.enable
 _c_gc_disable = gc.disable
 _c_WeakrefType = weakref.ref
 _c_partial = functools.partial
+_c_cached_property = functools.cached_property
 _c_callable = callable
 _c_FrameType = types.FrameType
 _c_TracebackType = types.TracebackType
@@ -511,7 +512,7 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         "getattr_codes": tuple(api["getattr_codes"]) if api else (),
         "reader_spaces": _reader_spaces(readers), "reader_shared": _reader_shared(readers),
         "as_was": spaces[0], "classes_as_were": spaces[1], "modules_as_were": spaces[2], "returned": {}, "c_made": {},
-        "copies_held": spaces[3],
+        "copies_held": spaces[3], "partials_as_were": spaces[3]["partials"],
     }
 
 
@@ -525,7 +526,7 @@ def _empty_copies() -> dict[str, Any]:
     the id; `table`: the module table's version when `names` was made. Arrays of numbers, read in a check without
     writing a page the zygote shares (a forked check copies none for them)."""
     return {"modules": {}, "classes": {}, "names": {}, "at": {}, "addresses": array.array("Q"),
-            "versions": array.array("Q"), "ids": array.array("Q"), "table": None, "every_class": False}
+            "versions": array.array("Q"), "ids": array.array("Q"), "table": None, "every_class": False, "partials": {}}
 
 
 _COPIES: dict[str, Any] = _empty_copies()
@@ -611,8 +612,29 @@ def _every_class() -> list[type]:
 
 def _young_classes() -> list[type]:
     """The classes made since the collector last froze what was made (a zygote freezes after preparing): those the
-    check's set-up made, read where the collector tracks them (a class always is)."""
-    return [value for value in gc.get_objects() if type in _c_mro(type(value))]
+    check's set-up made, read where the collector tracks them (a class always is). The partials made since are
+    recorded in the same pass (`_record_partial`)."""
+    found = []
+    for value in gc.get_objects():
+        kind = type(value)
+        if kind is functools.partial:
+            _record_partial(value)
+        elif type in _c_mro(kind):
+            found.append(value)
+    return found
+
+
+def _record_partial(value: Any) -> None:
+    """A `functools.partial` that existed before the snippet ran: trusted code made it (a runtime binds a
+    class's `__eq__` to one at import), so what it binds is not the snippet's choice (`_p_made_before`)."""
+    _COPIES["partials"][id(value)] = value
+
+
+def _every_partial() -> None:
+    """Every partial the collector tracks now (a partial always is), once, beside `_every_class`."""
+    for value in gc.get_objects():
+        if type(value) is functools.partial:
+            _record_partial(value)
 
 
 def snapshot_trusted(roots: tuple[str, ...]) -> None:
@@ -639,6 +661,7 @@ def snapshot_trusted(roots: tuple[str, ...]) -> None:
         _COPIES["table"] = table
     if not _COPIES["every_class"]:
         found = _every_class()
+        _every_partial()
         _COPIES["every_class"] = True
     else:
         found = _young_classes()
@@ -1795,10 +1818,15 @@ def _p_calls_held(value: Any, kind: Any, items: list[Any]) -> str | None:
     their Python code is (followed where it is the snippet's); nor are a property, a static or a class method,
     which call what they hold only as a class's attribute, where `_p_planted_own` looks (Python's own classes
     hold many, around trusted functions). Nor is a bound method of a trusted class's own function
-    (`_p_own_method`), nor a partial over a trusted function with plain data (`_p_plain_partial`)."""
+    (`_p_own_method`) whose object holds no exception, nor a partial trusted code made over a trusted function with
+    plain data (`_p_plain_partial`). A partial the snippet made that binds data to what is not its own code, or a
+    method bound to an object that holds an exception (a failed future's `result`, Python's or C code's), raises
+    what the snippet chose: planted."""
     if not _p_made_by_c(kind) or kind is _c_FunctionType or kind is _c_CellType or _p_in(kind, _c_GENERATOR_TYPES) \
             or _p_in(kind, _c_DESCRIPTOR_WRAPPERS):
         return None
+    if _p_chosen_call(value, kind):
+        return _p_qualname(kind) + " (raising what the snippet chose)"
     if (kind is _c_MethodType and _p_own_method(value)) or _p_plain_partial(value, kind):
         return None
     data: dict[int, Any] = {}
@@ -1823,6 +1851,70 @@ def _p_calls_held(value: Any, kind: Any, items: list[Any]) -> str | None:
         if _p_held_gadget(item, 3):
             return _p_qualname(kind) + " (holding C code it calls)"
     return None
+
+
+def _p_chosen_call(value: Any, kind: Any) -> bool:
+    """A callable that runs no code of the snippet's and yet raises what the snippet chose: a partial the snippet
+    made binding data to a callable not its own (`partial(operator.getitem, [], 3)`: the callee fails on the
+    data), or a method bound to an object that holds an exception (`Future.result`, a C future's `result`), which
+    Python's or C code re-raises."""
+    if _p_in(_c_partial, _c_mro(kind)):
+        return _p_snippet_partial(value)
+    if kind is _c_MethodType:
+        return _p_reaches_error(_c_method_self(value))
+    if _p_in(kind, _c_BuiltinTypes[:2]):
+        bound = _c_builtin_self(value)
+        return bound is not None and not _p_is_module(bound) and not _p_in(type, _c_mro(type(bound))) \
+            and _p_reaches_error(bound)
+    return False
+
+
+def _p_made_before(value: Any) -> bool:
+    """A partial that existed before the snippet ran (`_record_partial`)."""
+    return _c_dict_get(_S["partials_as_were"], id(value)) is value
+
+
+def _p_snippet_partial(value: Any) -> bool:
+    """A partial the snippet made (it did not exist before the snippet ran) that binds data (arguments or keywords)
+    to a callable that is not the snippet's own Python code (which is followed where it runs)."""
+    if _p_made_before(value):
+        return False
+    function, args, keywords = (part(value) for part in _c_partial_parts)
+    if not args and not keywords:
+        return False
+    return not (type(function) is _c_FunctionType
+                and not _p_in_roots(_c_func_code(function).co_filename, _S["trusted_roots"]))
+
+
+def _p_reaches_error(owner: Any) -> bool:
+    """An exception instance anywhere `owner` reaches (`_p_reach`), breadth first, each object once: what a bound
+    method of it may re-raise. More than `_c_PLANT_BUDGET` objects: it fails closed (True)."""
+    kind = type(owner)
+    if owner is None or kind is str or kind is int or kind is float or kind is bool or kind is bytes \
+            or _p_is_module(owner) or _p_in(type, _c_mro(kind)):
+        return False
+    level: list[Any] = [owner]
+    seen: dict[int, Any] = {}
+    budget = _c_PLANT_BUDGET
+    while level:
+        following: list[Any] = []
+        for held in level:
+            kind = type(held)
+            if held is None or kind is str or kind is int or kind is float or kind is bool or kind is bytes:
+                continue
+            if _c_dict_get(seen, id(held)) is held:
+                continue
+            seen[id(held)] = held
+            budget -= 1
+            if budget < 0:
+                return True
+            if _p_in(BaseException, _c_mro(kind)):
+                return True
+            items = _p_reach(held, kind)
+            if items is not None:
+                following.extend(items)
+        level = following
+    return False
 
 
 def _p_own_method(method: Any) -> bool:
@@ -1871,7 +1963,7 @@ def _p_held_gadget(value: Any, depth: int) -> bool:
     if kind is _c_MethodType:
         return _p_held_gadget(_c_method_func(value), depth - 1)
     if _p_in(_c_partial, mro):
-        return _p_held_gadget(_c_partial_parts[0](value), depth - 1)
+        return _p_snippet_partial(value) or _p_held_gadget(_c_partial_parts[0](value), depth - 1)
     if _p_made_by_c(kind):
         return True
     return not _p_calls_own_code(kind) and _p_holds_error(value)
@@ -1929,6 +2021,8 @@ def _p_rebound(changed: list[Any]) -> str | None:
             value = _c_dict_get(was, key, _c_MISSING)
             if now is value or type(key) is not str:
                 continue
+            if _p_names_itself(now, key):  # what the class's own module binds there at import, made now
+                continue
             if _p_foreign(now):  # rebound, or new (a special method shadowing a base's)
                 return _p_qualname(cls) + "." + key + " (rebound)"
             changed.append(now)
@@ -1975,11 +2069,36 @@ def _p_foreign(value: Any) -> bool:
     return _p_held_gadget(value, 3)
 
 
+def _p_names_itself(value: Any, key: str) -> bool:
+    """A partial over a trusted function with plain data alone bound, one of which is the very name it is bound to
+    in a trusted class (a runtime's opaque classes, when the snippet's import first loads their module:
+    `Placement.__eq__ = partial(_raise_error, method_name="__eq__")`), made while the snippet ran. Made by the
+    snippet instead, it raises only what that trusted code would there: the data names nothing the snippet chose
+    but the name itself."""
+    if type(value) is not _c_partial:
+        return False
+    function, args, keywords = (part(value) for part in _c_partial_parts)
+    if type(function) is not _c_FunctionType or not _p_in_roots(_c_func_code(function).co_filename,
+                                                                 _S["trusted_roots"]):
+        return False
+    held = list(_c_tuple_iter(args)) if type(args) is tuple else [args]
+    if type(keywords) is dict:
+        held.extend([pair[1] for pair in _c_list_iter(list(_c_dict_items(keywords)))])
+    named = False
+    for item in _c_list_iter(held):
+        kind = type(item)
+        if not (item is None or kind is str or kind is int or kind is float or kind is bool or kind is bytes):
+            return False
+        named = named or (kind is str and item == key)
+    return named
+
+
 def _p_plain_partial(value: Any, kind: Any) -> bool:
-    """A `functools.partial` over a function of a trusted file with nothing but plain data bound (a string, a
-    number, None): what trusted code binds a class's name to (a runtime's opaque classes: `__eq__` as a partial over
-    its `_raise_error` with the method's name), holding no object, exception or C code the snippet could choose."""
-    if kind is not _c_partial:
+    """A `functools.partial` that existed before the snippet ran (`_p_made_before`), over a function of a trusted
+    file with nothing but plain data bound (a string, a number, None): what trusted code binds a class's name to (a
+    runtime's opaque classes: `__eq__` as a partial over its `_raise_error` with the method's name, at import),
+    holding no object, exception or C code the snippet could choose. One the snippet made chose its data."""
+    if kind is not _c_partial or not _p_made_before(value):  # the snippet's own choice of data otherwise
         return False
     function, args, keywords = (part(value) for part in _c_partial_parts)
     if type(function) is not _c_FunctionType or not _p_in_roots(_c_func_code(function).co_filename,
@@ -2090,6 +2209,9 @@ def _p_functions_in(value: Any) -> tuple[Any, ...]:
         return (_c_class_func(value),)
     if kind is property:
         return (_c_prop_parts[0](value), _c_prop_parts[1](value), _c_prop_parts[2](value))
+    if _p_in(_c_cached_property, _c_mro(kind)):  # not callable itself: its getter is what runs
+        own = _p_own_dict(value, kind)
+        return (_c_dict_get(own, "func"),) if own is not None else (None,)
     return (value,)
 
 
