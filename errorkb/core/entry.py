@@ -81,7 +81,8 @@ def _one_line_title(value: str) -> str:
     return value
 
 
-Title = Annotated[str, StringConstraints(min_length=1), AfterValidator(_one_line_title), AfterValidator(_shows_something)]
+Title = Annotated[str, StringConstraints(min_length=1), AfterValidator(_one_line_title),
+                  AfterValidator(_shows_something)]
 # Letters and digits a message template must have outside its placeholders (the real entries'
 # fewest: 14, "len() of a 0-d tensor").
 MIN_FIXED_LETTERS = 8

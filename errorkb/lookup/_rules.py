@@ -209,7 +209,8 @@ STATED = (r"(?:(?<![^\n])[ \t]*Successfully installed (?:[^ \t\n]+[ \t]+)*?{name
 # A line that states a release and says that something works, worked or was fixed there ("<library> 4.57.1 works,
 # mine is older", "upgrading to <library> 4.57.1 fixes it", "doesn't work on 4.57.1") compares releases: a reader
 # cannot tell which one is installed, and the one named is often the one that did not raise. With no other release
-# number on it (a line naming two is held to both: `RELEASE_NUMBER`), its statements state no release (`TOLD_WORKING`, looked for on the statement's line): the entry asks for the release instead. Only
+# number on it (a line naming two is held to both: `RELEASE_NUMBER`), its statements state no release
+# (`TOLD_WORKING`, looked for on the statement's line): the entry asks for the release instead. Only
 # ASCII letters, either case of the first (no inline flags: both matchers read it).
 TOLD_WORKING = (r"(?<![A-Za-z])(?:[Ww]ork(?:s|ed|ing)?|[Ff]ix(?:es|ed)?|[Ss]olve[sd]?|[Rr]esolve[sd]?)"
                 r"(?![A-Za-z])")
@@ -279,7 +280,8 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
         "version": RULES_VERSION, "cap": CAP, "chain": CHAIN, "whitespace": WHITESPACE, "max_path": MAX_PATH,
         "tail_min": TAIL_MIN, "tail_after": TAIL_AFTER,
         "frame_wraps": FRAME_WRAPS, "traceback_text": TRACEBACK_TEXT,
-        "patterns": {"ANSI": ANSI, "PREFIX": PREFIX, "GROUP_MARGIN": GROUP_MARGIN, "RICH_TOP": RICH_TOP, "RICH_BOTTOM": RICH_BOTTOM,
+        "patterns": {"ANSI": ANSI, "PREFIX": PREFIX, "GROUP_MARGIN": GROUP_MARGIN, "RICH_TOP": RICH_TOP,
+                     "RICH_BOTTOM": RICH_BOTTOM,
                      "RICH_FOLD": RICH_FOLD, "RICH_WRAP": RICH_WRAP, "RICH_EDGE": RICH_EDGE, "FRAME_WRAP": FRAME_WRAP,
                      "FRAME_NAME_WRAP": FRAME_NAME_WRAP, "LINK": LINK, "QUOTED": QUOTED,
                      "QUOTE_MARK": QUOTE_MARK, "LINE_END": LINE_END, "SUFFIX": SUFFIX, "EXCEPTION_LINE": EXCEPTION_LINE,
@@ -289,7 +291,8 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
                      "CODE_LINE": CODE_LINE,
                      "ARROW_LINE": ARROW_LINE,
                      "PYTEST_DEF": PYTEST_DEF, "PYTEST_FAILING": PYTEST_FAILING,
-                     "MARKERS": MARKERS, "PLAIN_RELEASE": PLAIN_RELEASE, "CLAUSE": CLAUSE, "STATED": STATED, "TOLD_WORKING": TOLD_WORKING,
+                     "MARKERS": MARKERS, "PLAIN_RELEASE": PLAIN_RELEASE, "CLAUSE": CLAUSE, "STATED": STATED,
+                     "TOLD_WORKING": TOLD_WORKING,
                      "RELEASE_NUMBER": RELEASE_NUMBER},
         "name_chars": NAME_CHARS, "dotted_name_chars": DOTTED_NAME_CHARS, "lower_first": LOWER_FIRST,
         "types": TYPES, "default_types": DEFAULT_TYPES, "builtin_types": list(BUILTIN_TYPES),

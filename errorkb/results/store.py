@@ -268,5 +268,5 @@ def _refuse(path: Path, data: str, what: str, recover: str, beside: bool = True)
                   f"{path} {rescued}", rescued) from None
 
 
-__all__ = ["LEADS_OUT", "Refused", "Unreadable", "leads_out", "leftovers", "locked", "parse_json", "read_regular", "replace", "rescue",
-           "rescue_path", "update"]
+__all__ = ["LEADS_OUT", "Refused", "Unreadable", "leads_out", "leftovers", "locked", "parse_json", "read_regular",
+           "replace", "rescue", "rescue_path", "update"]
