@@ -300,15 +300,23 @@ def test_a_matrix_file_holding_a_key_twice_is_refused(tmp_path):
 def test_a_report_holding_a_value_json_does_not_have_is_refused(project_root, monkeypatch, capsys, constant):
     """Python's parser reads NaN and Infinity, which JSON has not: they were written back as they
     came (or as null), and every other reader of the file (a browser, jq, a CI dashboard) failed on it."""
+    said = _refused_with_the_report_kept(project_root, monkeypatch, capsys, constant)
+    assert f"{constant} is not a JSON value" in said, said
+
+
+def _refused_with_the_report_kept(project_root, monkeypatch, capsys, value: str) -> str:
+    """What `errorkb verify` says of a standing report holding `value` (JSON text) in its environment:
+    it must refuse to run (exit 1), never a traceback, and leave the file byte for byte as it was."""
     path = write_standing(project_root)
     text = path.read_text(encoding="utf-8")
-    path.write_text(text.replace('"environment": {', f'"environment": {{"load": {constant}, ', 1), encoding="utf-8")
+    path.write_text(text.replace('"environment": {', f'"environment": {{"load": {value}, ', 1), encoding="utf-8")
     edited = path.read_bytes()
     monkeypatch.setattr(engine, "verify", lambda *a, **k: pytest.fail("ran although the report cannot be kept"))
     assert main(["--root", str(project_root), "verify", IDS[0], "--no-cache"]) == 1
     said = capsys.readouterr().err.strip()
-    assert f"{constant} is not a JSON value" in said, said
+    assert "Traceback" not in said, said
     assert path.read_bytes() == edited
+    return said
 
 
 def test_a_report_or_matrix_holding_a_lone_surrogate_is_refused_never_a_traceback(tmp_path, monkeypatch, capsys):
@@ -346,15 +354,8 @@ def test_a_report_or_matrix_holding_a_number_too_large_for_a_double_is_refused(p
     """`1e999` is valid JSON, and Python's parser reads it as infinity: a `duration_s` of 1e999 was
     written back as null (the measurement gone), an environment value as `Infinity` (which errorkb's
     own reader then refused, and every other reader of the file too). Refused as NaN is, with its line."""
-    path = write_standing(project_root)
-    text = path.read_text(encoding="utf-8")
-    path.write_text(text.replace('"environment": {', f'"environment": {{"load": {number}, ', 1), encoding="utf-8")
-    edited = path.read_bytes()
-    monkeypatch.setattr(engine, "verify", lambda *a, **k: pytest.fail("ran although the report cannot be kept"))
-    assert main(["--root", str(project_root), "verify", IDS[0], "--no-cache"]) == 1
-    said = capsys.readouterr().err.strip()
-    assert "too large" in said and "(line 5)" in said and "Traceback" not in said, said
-    assert path.read_bytes() == edited
+    said = _refused_with_the_report_kept(project_root, monkeypatch, capsys, number)
+    assert "too large" in said and "(line 5)" in said, said
     matrix = project_root / "reports" / "matrix" / "transformers.json"
     files.write_matrix(matrix, "transformers", [files.ReleaseStatus(release="5.0.0", ran=True, measured=now())], [])
     matrix.write_text(matrix.read_text(encoding="utf-8").replace('"schema":', f'"x": {number}, "schema":', 1),

@@ -2075,43 +2075,40 @@ def _p_names_itself(value: Any, key: str) -> bool:
     `Placement.__eq__ = partial(_raise_error, method_name="__eq__")`), made while the snippet ran. Made by the
     snippet instead, it raises only what that trusted code would there: the data names nothing the snippet chose
     but the name itself."""
-    if type(value) is not _c_partial:
+    held = _p_trusted_plain_data(value)
+    if held is None:
         return False
+    for item in _c_list_iter(held):  # noqa: SIM110  # a plain loop: no generator in the private namespace
+        if type(item) is str and item == key:
+            return True
+    return False
+
+
+def _p_trusted_plain_data(value: Any) -> list[Any] | None:
+    """What a `functools.partial` over a function of a trusted file binds (its arguments and keywords' values),
+    when all of it is plain data (a string, a number, None); None for anything else."""
+    if type(value) is not _c_partial:
+        return None
     function, args, keywords = (part(value) for part in _c_partial_parts)
     if type(function) is not _c_FunctionType or not _p_in_roots(_c_func_code(function).co_filename,
                                                                  _S["trusted_roots"]):
-        return False
+        return None
     held = list(_c_tuple_iter(args)) if type(args) is tuple else [args]
     if type(keywords) is dict:
         held.extend([pair[1] for pair in _c_list_iter(list(_c_dict_items(keywords)))])
-    named = False
     for item in _c_list_iter(held):
         kind = type(item)
         if not (item is None or kind is str or kind is int or kind is float or kind is bool or kind is bytes):
-            return False
-        named = named or (kind is str and item == key)
-    return named
+            return None
+    return held
 
 
 def _p_plain_partial(value: Any, kind: Any) -> bool:
     """A `functools.partial` that existed before the snippet ran (`_p_made_before`), over a function of a trusted
-    file with nothing but plain data bound (a string, a number, None): what trusted code binds a class's name to (a
+    file with nothing but plain data bound (`_p_trusted_plain_data`): what trusted code binds a class's name to (a
     runtime's opaque classes: `__eq__` as a partial over its `_raise_error` with the method's name, at import),
     holding no object, exception or C code the snippet could choose. One the snippet made chose its data."""
-    if kind is not _c_partial or not _p_made_before(value):  # the snippet's own choice of data otherwise
-        return False
-    function, args, keywords = (part(value) for part in _c_partial_parts)
-    if type(function) is not _c_FunctionType or not _p_in_roots(_c_func_code(function).co_filename,
-                                                                 _S["trusted_roots"]):
-        return False
-    held = list(_c_tuple_iter(args)) if type(args) is tuple else [args]
-    if type(keywords) is dict:
-        held.extend([pair[1] for pair in _c_list_iter(list(_c_dict_items(keywords)))])
-    for item in _c_list_iter(held):
-        kind = type(item)
-        if not (item is None or kind is str or kind is int or kind is float or kind is bool or kind is bytes):
-            return False
-    return True
+    return kind is _c_partial and _p_made_before(value) and _p_trusted_plain_data(value) is not None
 
 
 def _p_planted_node(value: Any) -> str | None:
