@@ -183,3 +183,20 @@ def test_round_six_reads_alike_in_the_page_the_cli_and_the_hook(release):
         "I'm on transformers 4.57.1.\n", "transformers 4.57.0.dev0 from source\n")]
     python = _same_in_page_cli_and_hook(real_index.__wrapped__(), pastes, release)
     assert len(python) == len(pastes)
+
+
+# -- left open ------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.xfail(strict=True, reason="a message retold in the reporter's own words matches no wording (corpus h416; "
+                                       "docs/contributing.md, 6b)")
+def test_an_import_error_retold_in_other_words_is_offered(kb):
+    """Comfy-Org/ComfyUI#10343's title: the removed class named, `cannot import` after it, no quote, no module path.
+    The lookup matches the library's wordings (and their cut forms), never a paraphrase: silent, not even possible."""
+    assert "import-quantizedcacheconfig-removed" in _answer(kb, "QuantizedCacheConfig from transformers cannot import")[1]
+
+
+@pytest.mark.xfail(strict=True, reason="a question reads as a negated statement (docs/contributing.md, 6b)")
+def test_a_question_whether_a_release_works_states_none():
+    """Asked, not told: the reader cannot say the release named is installed. `TOLD_NOT` reads `not work` and states it."""
+    assert stated_releases(normalize("Does transformers 4.57.1 not work with this model?\n"), "transformers") == []
