@@ -1373,7 +1373,8 @@
           return this.finalRead;
         },
         shown(at) {  // the frames of the exception line at `at`'s traceback (_match.py:_Reading.shown)
-          const found = tracebackOf(this.frames, this.startOf(at), at);
+          const start = this.startOf(at);  // reads the paste's frames, markers and ends first
+          const found = tracebackOf(this.frames, start, at);
           return found.length ? found : framesAfter(this.frames, text, at, this.markers, this.ends, R);
         },
         startOf(at) {  // where the traceback of the exception line at `at` starts (_match.py:_Reading.start_of)
