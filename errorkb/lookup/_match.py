@@ -63,6 +63,7 @@ from errorkb.lookup._paste import (
     ends,
     final_lines,
     frames,
+    frames_after,
     installed_at,
     keep_tail,
     line_start,
@@ -264,6 +265,13 @@ class _Reading:
         self._read_all()
         return self._markers
 
+    def shown(self, at: int) -> list[Frame]:
+        """The frames of the traceback of the exception line at `at`: those before it (`traceback_of`), else those
+        it states itself before (`frames_after`: the error written first, then where it was raised)."""
+        start = self.start_of(at)
+        found = traceback_of(self.frames, start, at)
+        return found or frames_after(self.frames, self.text, at, self._markers, self._ends)
+
     def start_of(self, at: int) -> int:
         """Where the traceback of the exception line at `at` starts (`traceback_start`), read once per line."""
         self._read_all()
@@ -418,7 +426,7 @@ class Lookup:
         known, wording, diagnosis = match.known, match.matched, match.known.diagnosis
         evidence: list[Evidence] = []
         missing: list[str] = []
-        shown = traceback_of(reading.frames, reading.start_of(match.at), match.at)
+        shown = reading.shown(match.at)
         # Release: stated or installed, else read from the frames of this exception's traceback (the version
         # matrix's raise lines): another traceback's frames tell the release of another error's code path.
         releases = reading.releases if reading.release else releases_in_paste(known, shown)

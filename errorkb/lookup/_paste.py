@@ -25,11 +25,13 @@ to a linear bound, and the page's JavaScript counts the same way):
    bare message. Candidates end at the next exception line: together they hold each line at
    most twice.
 4. `frames`: every traceback frame (file, line, function, and the source line printed under
-   it), with where it stands, so that the frames of one exception's traceback can be told from
-   another's in a chain; `arrows`: the failing lines IPython marks (`---> 10  code`).
+   it; loguru's `> File ...` too), with where it stands, so that the frames of one exception's traceback
+   can be told from another's in a chain (`traceback_of`, or `frames_after` for a log that writes the
+   error before where it was raised); `arrows`: the failing lines IPython marks (`---> 10  code`).
 5. `stated_releases`: the releases of the library the paste names (`<library>==4.41.2`, the issue
    template's "`<library>` version: 4.41.2", pip's `Successfully installed <library>-4.41.2`); never
-   a folder's name (`/home/u/<library>-4.30.0/src/...`, a virtual environment's).
+   a folder's name (`/home/u/<library>-4.30.0/src/...`, a virtual environment's), nor one a line (or the
+   line after it) says works or fixed it.
 """
 
 from __future__ import annotations
@@ -74,6 +76,8 @@ _INSTALL_ROOT = rules.compiled(rules.INSTALL_ROOT)
 _RELEASE_NUMBER = rules.compiled(rules.RELEASE_NUMBER)
 _CHAINED = rules.compiled(rules.CHAINED)
 _TOLD_WORKING = rules.compiled(rules.TOLD_WORKING)
+_TOLD_NOT = rules.compiled(rules.TOLD_NOT)
+_TOLD_NEXT = rules.compiled(rules.TOLD_NEXT)
 
 
 class Candidate(NamedTuple):  # a tuple: a long paste makes thousands, each made at C speed
@@ -364,6 +368,30 @@ def traceback_of(found: list[Frame], start: int, at: int) -> list[Frame]:
     return [frame for frame in found if start <= frame.at < at]
 
 
+def frames_after(found: list[Frame], text: str, at: int, starts: list[int],
+                 ended: list[tuple[int, str]]) -> list[Frame]:
+    """The frames of an exception line that states the error before where it was raised (a log's `ValueError:
+    ...` then `  File "x.py", line 3, in f`, corpus h299), when it shows none before it (`traceback_of`): those from
+    the line after it, its first frame, to the next traceback marker (`starts`, in order) or the paste's end. Frames
+    followed there by an exception line that ends a traceback (`ended`, in order) and says another error are, in
+    Python's order, that line's: none are this one's."""
+    end = text.find("\n", at) if at >= 0 else -1
+    if end < 0:
+        return []
+    index = bisect_left(starts, end)
+    stop = starts[index] if index < len(starts) else len(text)
+    mine = [frame for frame in found if end < frame.at < stop]
+    if not mine or mine[0].at != end + 1:
+        return []
+    said = said_at(text, at)
+    for position, what in ended[bisect_left(ended, (end + 1,)):]:
+        if position > stop:
+            break
+        if what != said:
+            return []
+    return mine
+
+
 def complete(text: str, start: int, at: int, meter: Meter | None = None) -> bool:
     """Whether the traceback that starts at `start` (its marker) and ends at the exception line at `at` is
     shown whole: the marker, then Python's frames and their source lines only (`rules.STACK_LINE`), the first
@@ -399,9 +427,10 @@ def stated_releases(text: str, library: str, meter: Meter | None = None) -> list
     """Every release of `library` the paste states, each once, in the order first stated: a paste that
     names two ("fails on 4.46, works on 4.57", an upgrade's `Successfully installed` after the error) does
     not say which one raised, so the matcher holds the answer to all of them, never to the last alone. A statement
-    on a line that says something works or was fixed there (`rules.TOLD_WORKING`) with no other release number
+    on a line that says something works or was fixed there (`rules.TOLD_WORKING`, not negated: `rules.TOLD_NOT`), or
+    whose next line starts saying so (`rules.TOLD_NEXT`, a reply's `fixed it for me`), with no other release number
     states none: it compares its one release with an unnamed one, often the one that raised (a line naming two is
-    held to both, `releases_beside`)."""
+    held to both, `releases_beside`). "Doesn't work on 4.45" states 4.45: the release that raised."""
     if not library:
         return []
     meter = meter or Meter()
@@ -414,11 +443,30 @@ def stated_releases(text: str, library: str, meter: Meter | None = None) -> list
             end = text.find("\n", match.start(1))
             end = len(text) if end < 0 else end
             meter.work += end - start
-            line = text[start:end]
-            told[start] = _TOLD_WORKING.search(line) is not None and len(_RELEASE_NUMBER.findall(line)) < 2
+            told[start] = _told_working(text[start:end], _next_line(text, end, meter))
         if not told[start]:
             found.append(match.group(1))
     return list(dict.fromkeys(found))
+
+
+def _next_line(text: str, end: int, meter: Meter) -> str:
+    """The line after the one that ends at `end` ("" when none)."""
+    if end >= len(text):
+        return ""
+    stop = text.find("\n", end + 1)
+    stop = len(text) if stop < 0 else stop
+    meter.work += stop - end
+    return text[end + 1:stop]
+
+
+def _told_working(line: str, after: str) -> bool:
+    """Whether a line that states a release says that it works or fixed it, itself or as its next line starts."""
+    if len(_RELEASE_NUMBER.findall(line)) >= 2:
+        return False
+    if _TOLD_WORKING.search(line) is not None:
+        return _TOLD_NOT.search(line) is None
+    return _TOLD_NEXT.search(after) is not None and _TOLD_NOT.search(after) is None and \
+        _RELEASE_NUMBER.search(after) is None
 
 
 def releases_beside(text: str, library: str, meter: Meter | None = None) -> list[str]:

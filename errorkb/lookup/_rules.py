@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-RULES_VERSION = 18
+RULES_VERSION = 19
 
 CAP = 1 << 16  # characters of a paste read: its last 64 KiB
 CHAIN = 64  # exception lines tried whole, counted from the end of the paste
@@ -121,7 +121,9 @@ CHAINED = r"(?<![^\n])(?:During handling of the above exception|The above except
 # path and line; 3, 4 IPython 8's; 5 the function of either; 6, 7 IPython 7's path and function; 8, 9, 10
 # pytest's path, line and function (none in a long entry); 11, 12, 13 rich's (`path:480 in update`, its
 # failing line the `❱ 480` arrow below it; a fold at the box's edge beside `in` may take its space).
-# A path may start with a Windows drive (`C:`).
+# A path may start with a Windows drive (`C:`). loguru (`logger.exception`, `logger.catch`) marks the frame where the
+# error was caught with `> ` before its `File` (`> File "app.py", line 8, in step`): a frame like the others. pytest's
+# `>` marks a source line (`PYTEST_FAILING`), which never reads `File "...", line N`.
 # A traceback quoted in Markdown (a reply on GitHub, an e-mail) has `> ` before every line, `> > ` when quoted
 # twice: a run of two or more lines that each start with `>` (`QUOTED`) loses those marks (`QUOTE_MARK`, each `>`
 # with the one space or tab after it). A single `>` line is pytest's mark of the failing line (`PYTEST_FAILING`),
@@ -148,7 +150,7 @@ LINK = r"\[([^\[\]\n]*)\]\((?:https?://|file://|vscode-[A-Za-z0-9+.-]*:)[^()\s]*
 INSTALL_ROOT = r"(?:^|/)(?:site-packages|dist-packages|src|[^/\n]+\.egg|[^/\n]+\.whl)$"
 # Not a frame: a warning (`x.py:3: FutureWarning: ...`), a linter's `x.py:3:5: E501`, prose.
 FRAME = r"File \"([^\"\n]*)\", line ([0-9]+)"
-FRAME_LINE = (r"(?<![^\n])[ \t]*(?:File (?:\"([^\"\n]*)\",[ \t]*line[ \t]*([0-9]+)"
+FRAME_LINE = (r"(?<![^\n])[ \t]*(?:(?:>[ \t]+)?File (?:\"([^\"\n]*)\",[ \t]*line[ \t]*([0-9]+)"
               r"|((?:[A-Za-z]:)?[^\"\s:]+\.py):([0-9]+))"
               r"(?:,[ \t]*in(?: |(?=[A-Za-z_<]))([^\n]*))?"
               r"|((?:[A-Za-z]:)?[^\"\s:]+\.py|<ipython-input-[^>\n]*>) in ([A-Za-z_<][A-Za-z0-9_.<>]*)"
@@ -192,7 +194,8 @@ CLAUSE = r"^(~=|==|!=|<=|>=|<|>)[ \t]*([0-9]+(?:\.[0-9]+)*)(\.\*)?$"
 # distribution's own name in a path or a listing: pip's `<library>-4.41.2.dist-info` (`.egg-info`),
 # an egg's `<library>-4.41.2-py3.10.egg/`, a conda build `<library>-4.41.2-pyhd8ed1ab_0`. Each form
 # asserts what follows its release (one capture group, read alike by both matchers). `{name}` is the
-# library's name; a name it ends (`sentence-<library>`) is another distribution.
+# library's name; a name it ends (`sentence-<library>`) is another distribution. A release ends a sentence
+# (`I'm on <library> 4.57.1.`), never a longer one (`4.46.0.dev0`: no release stated).
 _RELEASE = r"[0-9]+\.[0-9]+(?:\.[0-9]+)?"
 # So do what pip and conda print: `pip show`'s `Name: <library>` then `Version: 4.41.2`, pip's `Successfully
 # installed ... <library>-4.41.2` (a whole release, then a space, a comma or the line's end), a conda spec
@@ -204,16 +207,26 @@ STATED = (r"(?:(?<![^\n])[ \t]*Successfully installed (?:[^ \t\n]+[ \t]+)*?{name
           r"(?=[0-9]+\.[0-9]+\.[0-9]+(?![^ \t\n,]))"
           r"|(?<![A-Za-z0-9_.-]){name}(?:`?(?:[ \t]*==[ \t]*|[ \t]+version:?[ \t]*|:[ \t]*|[ \t]+v?|="
           r"|[ \t]*\nVersion:[ \t]*)"
-          r"(?=" + _RELEASE + r"(?![0-9A-Za-z.]))"
+          r"(?=" + _RELEASE + r"(?![0-9A-Za-z]|\.[0-9A-Za-z]))"
           r"|-(?=" + _RELEASE + r"(?:\.dist-info|\.egg-info|-py[0-9h]))))(" + _RELEASE + ")")
 # A line that states a release and says that something works, worked or was fixed there ("<library> 4.57.1 works,
-# mine is older", "upgrading to <library> 4.57.1 fixes it", "doesn't work on 4.57.1") compares releases: a reader
-# cannot tell which one is installed, and the one named is often the one that did not raise. With no other release
+# mine is older", "upgrading to <library> 4.57.1 fixes it") compares releases: a reader cannot tell which one is
+# installed, and the one named is often the one that did not raise. With no other release
 # number on it (a line naming two is held to both: `RELEASE_NUMBER`), its statements state no release
 # (`TOLD_WORKING`, looked for on the statement's line): the entry asks for the release instead. Only
 # ASCII letters, either case of the first (no inline flags: both matchers read it).
-TOLD_WORKING = (r"(?<![A-Za-z])(?:[Ww]ork(?:s|ed|ing)?|[Ff]ix(?:es|ed)?|[Ss]olve[sd]?|[Rr]esolve[sd]?)"
-                r"(?![A-Za-z])")
+_TOLD_WORDS = r"(?:[Ww]ork(?:s|ed|ing)?|[Ff]ix(?:es|ed)?|[Ss]olve[sd]?|[Rr]esolve[sd]?)(?![A-Za-z])"
+TOLD_WORKING = r"(?<![A-Za-z])" + _TOLD_WORDS
+# Said the other way round ("doesn't work on <library> 4.45", "still not fixed with ...", "stopped working after the
+# upgrade to ...", "never worked"): the release named is the one that raised, and is stated (`TOLD_NOT`: a negation,
+# at most one word, then the word `TOLD_WORKING` looks for). Nothing the user wrote is dropped.
+TOLD_NOT = (r"(?:n't|(?<![A-Za-z])(?:[Nn]ot|[Nn]ever|[Nn]o[ \t]+longer|[Ss]topped))[ \t]+(?:[A-Za-z]+[ \t]+)?"
+            + _TOLD_WORDS)
+# The same said on the next line, as a reply or a sentence goes on (`<library>==4.57.1⏎fixed it for me`, `pip install
+# <library>==4.57.1⏎and it works now`): a line that starts with the word (after `and`, `it`, `this`, `that`, `which` or
+# `now`), names no release and negates nothing (`TOLD_NEXT`). A line that says it later (`Traceback below; the model
+# works on CPU`) or is another item of a template (`- Platform: Linux (... works)`) says it of something else.
+TOLD_NEXT = r"^[ \t]*(?:(?:[Aa]nd|[Ii]t|[Tt]his|[Tt]hat|[Ww]hich|[Nn]ow)[ \t]+){0,2}" + _TOLD_WORDS
 # A line that states the library's release and names others ("worked with <library> 4.57.1, fails after
 # downgrading to 4.46.0", "upgraded <library> from 4.38 to 4.49", "<library> 4.57.1 → 4.46.0") does not say which
 # one raised: every release number on it (`RELEASE_NUMBER`, group 1; `v4.46.0` too, never a part of a longer
@@ -292,7 +305,7 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
                      "ARROW_LINE": ARROW_LINE,
                      "PYTEST_DEF": PYTEST_DEF, "PYTEST_FAILING": PYTEST_FAILING,
                      "MARKERS": MARKERS, "PLAIN_RELEASE": PLAIN_RELEASE, "CLAUSE": CLAUSE, "STATED": STATED,
-                     "TOLD_WORKING": TOLD_WORKING,
+                     "TOLD_WORKING": TOLD_WORKING, "TOLD_NOT": TOLD_NOT, "TOLD_NEXT": TOLD_NEXT,
                      "RELEASE_NUMBER": RELEASE_NUMBER},
         "name_chars": NAME_CHARS, "dotted_name_chars": DOTTED_NAME_CHARS, "lower_first": LOWER_FIRST,
         "types": TYPES, "default_types": DEFAULT_TYPES, "builtin_types": list(BUILTIN_TYPES),

@@ -371,7 +371,10 @@ def test_a_release_the_paste_shows_in_an_installed_distribution_name_counts_as_s
     for other in ("sentence-transformers-4.60.0.dist-info", "transformers-4.60.0x", "transformers-4.60.0.1.2",
                   "my_transformers-4.60.0.dist-info", "transformers-4.60"):
         assert stated_release(other, "transformers") is None, other
-    assert stated_release("transformers==4.41.2.", "transformers") is None  # as before: a release cut short
+    # A period after the release ends a sentence (round six: it was read as a release cut short and dropped); a longer
+    # release (a dev build) is still none stated.
+    assert stated_release("transformers==4.41.2.", "transformers") == "4.41.2"
+    assert stated_release("transformers==4.41.2.dev0", "transformers") is None
     assert stated_release("transformers version: 4.41.2", "transformers") == "4.41.2"
     words = "'{cls}' object has no attribute '_flag'"
     known = Known.from_index({"id": "flag", "title": "t", "exception": "AttributeError", "message": words,

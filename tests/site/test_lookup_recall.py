@@ -127,7 +127,12 @@ def test_main_says_when_there_is_no_corpus(tmp_path, capsys):
 # 210 of 268: the held-out part fourteen (h330-h382) added two reports with an entry, both confirmed right as found
 # (h381, h382: a ComfyUI node's own LLaVA copy rejecting `cache_position`); of its 51 negatives 50 stay silent and
 # one gets a candidate (h368: bare `list index out of range`), none confirmed (corpus README "Part fourteen").
-CONFIRMED_RIGHT_AT_LEAST = 210  # 268 reports with an entry
+# 211 of 270: the held-out part fifteen (h383-h417, round six) added two reports with an entry, one confirmed right as
+# found (h415: a pull request's title, `cannot import name 'OffloadedCache' ...`) and one missed (h416: a title that
+# retells the import error in its own words, a strict xfail); its 33 negatives stay silent (corpus README "Part
+# fifteen"). Round six's reading changes (loguru's `> File`, an exception before its frames, a release told to work
+# on the next line or not to work) confirm nothing new in the corpus; h299 goes from candidate to silent.
+CONFIRMED_RIGHT_AT_LEAST = 211  # 270 reports with an entry
 
 
 def test_the_real_corpus_is_never_answered_with_a_confirmed_wrong_entry():

@@ -2,9 +2,10 @@
 
 key-cache-removed (>=4.56) has another cause that prints the same words below 4.56 (a compiled Whisper forward on
 4.46): only the release tells them apart. A line that states a release and says that something works, worked or
-was fixed there (`rules.TOLD_WORKING`; "doesn't work on 4.57.1" too: such a line compares releases, and a reader
-cannot tell which one is installed) states no release: the entry stays a candidate that asks for it. Before, the
-release the user was told to upgrade to was read as the installed one and confirmed the entry."""
+was fixed there (`rules.TOLD_WORKING`; such a line compares releases, and a reader cannot tell which one is
+installed) states no release: the entry stays a candidate that asks for it. Before, the release the user was told to
+upgrade to was read as the installed one and confirmed the entry. Said the other way round ("doesn't work on
+4.57.1") it states the release that raised (round six: tests/site/test_lookup_round_six.py)."""
 
 from __future__ import annotations
 
@@ -50,8 +51,8 @@ def test_a_release_stated_on_a_line_of_its_own_still_tells_the_causes_apart(kb, 
     assert [m.known.id for m in kb.answer(text).confirmed] == ["key-cache-removed"]
 
 
-@pytest.mark.xfail(strict=True, reason="a reply that says so on the next line is not read (left open)")
 def test_a_quoted_reply_that_says_so_on_the_next_line():
+    """Left open in round five (a strict xfail); round six reads the next line (`rules.TOLD_NEXT`)."""
     text = "> transformers==4.57.1\n> fixed it for me\n" + TRACEBACK + KEY_CACHE
     assert [m.known.id for m in project_known_lookup().answer(text).confirmed] == []
 

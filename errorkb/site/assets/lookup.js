@@ -558,6 +558,23 @@
     return found.filter((frame) => start <= frame.at && frame.at < at);
   }
 
+  /* The frames an exception line states the error before (_paste.py:frames_after, corpus h299). */
+  function framesAfter(found, text, at, starts, ended, R) {
+    const end = at >= 0 ? text.indexOf("\n", at) : -1;
+    if (end < 0) return [];
+    const index = bisectLeft(starts, end);
+    const stop = index < starts.length ? starts[index] : text.length;
+    const mine = found.filter((frame) => end < frame.at && frame.at < stop);
+    if (!mine.length || mine[0].at !== end + 1) return [];
+    const said = saidAt(text, at, R);
+    for (const [position, what] of ended) {
+      if (position <= end) continue;
+      if (position > stop) break;
+      if (what !== said) return [];
+    }
+    return mine;
+  }
+
   const escapeRe = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, (m) => "\\" + m);
 
   /* Every release the paste states, each once, first stated first (_paste.py:stated_releases). */
@@ -573,12 +590,28 @@
         let end = text.indexOf("\n", at);
         if (end < 0) end = text.length;
         meter.work += end - start;
-        const line = text.slice(start, end);
-        told.set(start, R.patterns.TOLD_WORKING.test(line) && [...line.matchAll(R.patterns.RELEASE_NUMBER)].length < 2);
+        told.set(start, toldWorking(text.slice(start, end), nextLine(text, end, meter), R));
       }
       if (!told.get(start)) found.push(m[1]);
     }
     return [...new Set(found)];
+  }
+
+  /* The line after the one that ends at `end` (_paste.py:_next_line). */
+  function nextLine(text, end, meter) {
+    if (end >= text.length) return "";
+    let stop = text.indexOf("\n", end + 1);
+    if (stop < 0) stop = text.length;
+    meter.work += stop - end;
+    return text.slice(end + 1, stop);
+  }
+
+  /* Whether a line stating a release says it works or fixed it, itself or as its next line starts (_paste.py). */
+  function toldWorking(line, after, R) {
+    if ([...line.matchAll(R.patterns.RELEASE_NUMBER)].length >= 2) return false;
+    if (R.patterns.TOLD_WORKING.test(line)) return !R.patterns.TOLD_NOT.test(line);
+    return R.patterns.TOLD_NEXT.test(after) && !R.patterns.TOLD_NOT.test(after)
+      && firstMatch(R.patterns.RELEASE_NUMBER, after) === null;
   }
 
   /* Every release number on a line that states one of `library` (_paste.py:releases_beside). */
@@ -1339,6 +1372,11 @@
           }
           return this.finalRead;
         },
+        shown(at) {  // the frames of the exception line at `at`'s traceback (_match.py:_Reading.shown)
+          const start = this.startOf(at);  // reads the paste's frames, markers and ends first
+          const found = tracebackOf(this.frames, start, at);
+          return found.length ? found : framesAfter(this.frames, text, at, this.markers, this.ends, R);
+        },
         startOf(at) {  // where the traceback of the exception line at `at` starts (_match.py:_Reading.start_of)
           this.all();
           if (!this.starts.has(at)) {
@@ -1436,7 +1474,7 @@
       const one = match.known, wording = match.matched, d = one.diagnosis;
       const evidence = [], missing = [];
       reading.all();
-      const shown = tracebackOf(reading.frames, reading.startOf(match.at), match.at);
+      const shown = reading.shown(match.at);
       const releases = reading.release ? reading.releases : releasesInPaste(one, shown, R);
       const ruled = (reason) => ({ ruledOut: true, match, reason });
       if (releases.length) {
