@@ -56,6 +56,10 @@ def steps(n):
 
 def call(function, *args):
     return function(*args)
+
+
+def measure(box):
+    return len(box.size)
 '''
 
 
@@ -2086,3 +2090,130 @@ def test_trusted_callables_over_the_libraries_own_data_are_not_planted(tmp_path)
 
 
 _PRE_MADE = functools.partial(int, "not a number")  # made before any snippet, as a library makes one at import
+
+
+# -- round seven (red8): paths the interpreter follows from an object that the planted search did not --------------
+
+
+def _watch_measure(config: dict) -> None:
+    """Watch `lib.measure(box)`, which reads `box.size` and takes its length."""
+    import lib
+
+    function = lib.measure
+    code = function.__code__
+    config["slots"][0].update(
+        label="measure", code=code, function=function, function_code=code, name="measure", raw=function, reads=[],
+        normal=[i.offset for i in dis.get_instructions(code) if i.opname == "RETURN_VALUE"],
+        defaults=None, kwdefaults=None)
+    config["owners"] = [("measure", lib, "measure", function)]
+
+
+_UNFOLLOWED = {
+    # The class itself handed over: `len(cls)` runs its metaclass's `__len__`, and the search looked at the class's
+    # own namespace (and its bases'), never at its metaclass's.
+    "metaclass": ("class Meta(type):\n    __len__ = functools.partial(spent.throw, ValueError, MESSAGE)\n\n"
+                  "class Heads(metaclass=Meta):\n    pass\n\nlib.call(len, Heads)\n"),
+    # A weak proxy forwards every operation to its referent, which no traversal lists (`gc.get_referents`): the
+    # planted object is held by the snippet's globals alone, which the function's frame does not reach.
+    "weak-proxy": ("class Heads:\n    __len__ = functools.partial(spent.throw, ValueError, MESSAGE)\n\n"
+                   "KEPT = Heads()\nlib.call(len, collections._proxy(KEPT))\n"),
+    # ... a callable proxy, which the function calls.
+    "callable-weak-proxy": ("class Heads:\n    __call__ = functools.partial(spent.throw, ValueError, MESSAGE)\n\n"
+                            "KEPT = Heads()\nlib.call(collections._proxy(KEPT))\n"),
+    # A class attribute holding the planted object, read by the library through an instance (`box.size`): classes
+    # were not searched inside, only looked at for callables.
+    "class-attribute": ("class Heads:\n    __len__ = functools.partial(spent.throw, ValueError, MESSAGE)\n\n"
+                        "class Box:\n    size = Heads()\n\nlib.measure(Box())\n"),
+    # ... on a base class of the snippet's.
+    "base-class-attribute": ("class Heads:\n    __len__ = functools.partial(spent.throw, ValueError, MESSAGE)\n\n"
+                             "class Base:\n    size = Heads()\n\nclass Box(Base):\n    pass\n\n"
+                             "lib.measure(Box())\n"),
+}
+
+
+@pytest.mark.parametrize("attack", sorted(_UNFOLLOWED))
+def test_planted_code_behind_a_metaclass_a_weak_reference_or_a_class_attribute_is_seen(tmp_path, attack):
+    """Round seven: Python's ValueError with the documented text, started in the function's frame by C code the
+    snippet planted where the interpreter goes from an object the frame holds, but the search did not: a class's
+    metaclass, a weak proxy's referent, a value in a class's namespace. Before: no tampering, the start in the
+    function (an implicit entry's before passed)."""
+    body = """
+    import collections
+    import functools
+
+    MESSAGE = "n must be positive, got -1"
+    spent = (each for each in ())
+    for _ in spent:
+        pass
+
+    ATTACK
+    """.replace("ATTACK", textwrap.indent(_UNFOLLOWED[attack], "    ").strip())
+    configure = _watch_measure if "class-attribute" in attack else _watch_call
+    seen = read(run_scenario(tmp_path, body, configure=configure)).observation
+    assert seen is not None and seen.exception is not None, seen
+    started = seen.exception.started
+    assert started is not None and started.where == "target" and seen.exception.message == "n must be positive, got -1"
+    assert any("planted" in what for what in seen.interference + seen.tampered), (seen.exception, seen.interference,
+                                                                                  seen.tampered)
+
+
+def test_honest_metaclasses_weak_references_and_class_attributes_are_not_planted(tmp_path):
+    """The other side: an honest error C code raises in the function while its frame reaches a class with a metaclass
+    of Python's (an enum, an abstract class) and one of the snippet's with methods of its own, a live weak proxy and
+    a dead weak reference, and classes of the snippet's holding plain data, a dataclass's and `total_ordering`'s
+    methods: no tampering."""
+    body = """
+    import abc
+    import collections
+    import dataclasses
+    import enum
+    import functools
+
+    class Meta(type):
+        def __len__(cls):
+            return 3
+
+    class Sized(metaclass=Meta):
+        pass
+
+    class Colour(enum.Enum):
+        RED = 1
+
+    class Shape(abc.ABC):
+        sides = 4
+
+    @dataclasses.dataclass
+    class Point:
+        x: int = 0
+
+    @functools.total_ordering
+    class Ranked:
+        table = {"a": [1, 2]}
+
+        def __eq__(self, other):
+            return False
+
+        def __lt__(self, other):
+            return False
+
+    class Box:
+        size = "abc"
+
+    kept = Point()
+    gone = collections._proxy(Point())
+    held = {"allocated": 0, "classes": [Sized, Colour, Shape, Point, Ranked], "proxy": collections._proxy(kept),
+            "gone": gone, "ranked": Ranked(), "box": Box()}
+    try:
+        lib.work("a", held)
+    except TypeError:
+        pass
+    """
+    seen = read(run_scenario(tmp_path, body)).observation
+    assert seen is not None and seen.interference == [] and seen.tampered == [], seen
+    assert [error.type for error in seen.calls.raised] == ["TypeError"], seen.calls
+
+
+def test_the_weak_referent_offset_is_checked_on_this_interpreter():
+    """The planted search reads a weak proxy's referent where CPython keeps it; on an interpreter where that place
+    does not hold, it fails closed instead of reading anything else."""
+    assert observer._c_REFERENT_OFFSET == 16

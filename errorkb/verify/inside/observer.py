@@ -209,6 +209,7 @@ _c_int_repr = int.__repr__
 _c_float_repr = float.__repr__
 _c_str_repr = str.__repr__
 _c_MISSING = object()
+_c_UNREADABLE = object()  # a weak reference's referent that cannot be read: the planted search fails closed on it
 _c_MAX_RECORDS = MAX_RECORDS
 # How far a value is searched for a frame object (`_p_holds_frame`): containers and objects' attributes this
 # deep, this many items in all; by C code alone (a container's own type's iterator, a C `__dict__` getter).
@@ -551,6 +552,31 @@ def _version_offset() -> int | None:
 _VERSION_OFFSET = _version_offset()
 _c_VERSIONED = _VERSION_OFFSET is not None
 _c_from_address = ctypes.c_uint64.from_address  # a dict's version, read by the observer alone (audited: its own)
+
+
+def _referent_offset() -> int | None:
+    """Where a weak reference holds its referent (CPython's `wr_object`, right after the object's header), for a
+    proxy too, which no Python accessor gives (calling a `weakref.ref` would, but a proxy forwards every operation to
+    its referent: `len(proxy)` runs the referent's `__len__`). Checked on a reference and proxies made here; None
+    where it does not hold (then a live weak reference fails the planted search closed)."""
+    if sys.implementation.name != "cpython" or ctypes.sizeof(ctypes.c_void_p) != 8:
+        return None
+    offset = 2 * ctypes.sizeof(ctypes.c_void_p)  # after `ob_refcnt` and `ob_type`
+
+    class Probe:
+        def __call__(self) -> None:
+            pass
+
+    held = Probe()
+    for reference in (weakref.ref(held), weakref.proxy(held), weakref.proxy(held, print)):
+        if ctypes.py_object.from_address(id(reference) + offset).value is not held:
+            return None
+    return offset
+
+
+_c_REFERENT_OFFSET = _referent_offset()
+_c_py_object_at = ctypes.py_object.from_address  # a weak reference's referent, read by the observer alone (audited)
+_c_WEAK_TYPES = (weakref.ref, weakref.ProxyType, weakref.CallableProxyType)
 
 
 def _version(space: dict[str, Any]) -> int:
@@ -1753,6 +1779,8 @@ def _p_planted_under(frame: Any) -> str | None:
             if budget < 0:
                 return "one of more than " + _c_int_repr(_c_PLANT_BUDGET) + " objects the frame holds, too many to " \
                        "search"
+            if value is _c_UNREADABLE:
+                return "a weak reference whose referent cannot be read, so cannot be searched"
             found = _p_planted_node(value)
             if found is not None:
                 return found
@@ -1793,21 +1821,49 @@ def _p_reach(value: Any, kind: Any) -> list[Any] | None:
     """What `value` holds, as its C type's traversal lists it (any object: a container's items, an object's
     `__dict__` and slots, a C iterator's function and source, a defaultdict's factory, a mapping proxy's mapping, a
     memoryview's buffer, a suspended generator's locals); a function's without its globals and builtins (whole
-    namespaces, looked at by name where they are read). None for what is not searched inside: frames, code,
-    classes (their namespaces are `_p_planted_node`'s), modules. No method of the value's runs."""
+    namespaces, looked at by name where they are read); a weak reference's referent, which no traversal lists
+    (`_p_referent`); a class's, where the interpreter reaches from a class (`_p_class_reach`). None for what is not
+    searched inside: frames, code, modules. No method of the value's runs."""
     if kind is _c_FrameType or kind is _c_CodeType:
         return None
     try:
         mro = _c_mro(kind)
     except BaseException:
         return None
-    if _p_in(type, mro) or _p_in(_c_ModuleType, mro):
+    if _p_in(type, mro):
+        return _p_class_reach(value, kind)
+    if _p_in(_c_ModuleType, mro):
         return None
     items = list(_c_get_referents(value))
     if kind is _c_FunctionType:
         namespace, builtins_space = _c_func_globals(value), _c_func_builtins(value)
         return [item for item in items if item is not namespace and item is not builtins_space]
+    for weak in _c_WEAK_TYPES:
+        if _p_in(weak, mro):
+            items.append(_p_referent(value))
+            break
     return items
+
+
+def _p_class_reach(cls: Any, kind: Any) -> list[Any]:
+    """What the interpreter reaches from a class: its metaclass, whose namespace answers what is done to the class
+    itself (`len(cls)` runs the metaclass's `__len__`), and the values in the namespaces of its classes that are the
+    snippet's (`Holder.inner`, read through an instance). A trusted class's namespace is compared with its copy
+    instead (`_p_rebound`): its values are what trusted code put there."""
+    items: list[Any] = [kind]
+    for klass in _c_tuple_iter(_c_mro(cls)):
+        if _c_type_flags(klass) & _c_HEAPTYPE and not _p_trusted_class(klass):
+            items.extend([pair[1] for pair in _c_list_iter(list(_c_proxy_items(_c_type_dict(klass))))])
+    return items
+
+
+def _p_referent(reference: Any) -> Any:
+    """The object a weak reference (or a proxy) refers to, read where CPython holds it (`_referent_offset`): None
+    once it died. Where that cannot be read, a sentinel the planted search reads as planted (it fails closed)."""
+    offset = _c_REFERENT_OFFSET
+    if offset is None:
+        return _c_UNREADABLE
+    return _c_py_object_at(id(reference) + offset).value
 
 
 def _p_calls_held(value: Any, kind: Any, items: list[Any]) -> str | None:
@@ -1823,7 +1879,7 @@ def _p_calls_held(value: Any, kind: Any, items: list[Any]) -> str | None:
     method bound to an object that holds an exception (a failed future's `result`, Python's or C code's), raises
     what the snippet chose: planted."""
     if not _p_made_by_c(kind) or kind is _c_FunctionType or kind is _c_CellType or _p_in(kind, _c_GENERATOR_TYPES) \
-            or _p_in(kind, _c_DESCRIPTOR_WRAPPERS):
+            or _p_in(kind, _c_DESCRIPTOR_WRAPPERS) or _p_in(type, _c_mro(kind)):
         return None
     if _p_chosen_call(value, kind):
         return _p_qualname(kind) + " (raising what the snippet chose)"
@@ -1907,6 +1963,8 @@ def _p_reaches_error(owner: Any) -> bool:
             seen[id(held)] = held
             budget -= 1
             if budget < 0:
+                return True
+            if held is _c_UNREADABLE:
                 return True
             if _p_in(BaseException, _c_mro(kind)):
                 return True
@@ -2276,6 +2334,8 @@ def _p_holds_error(value: Any) -> bool:
             seen[id(held)] = held
             budget -= 1
             if budget < 0:
+                return True
+            if held is _c_UNREADABLE:
                 return True
             mro = _c_mro(kind)
             if _p_in(BaseException, mro) or (_p_in(type, mro) and _p_in(BaseException, _c_mro(held))):
