@@ -2217,3 +2217,50 @@ def test_the_weak_referent_offset_is_checked_on_this_interpreter():
     """The planted search reads a weak proxy's referent where CPython keeps it; on an interpreter where that place
     does not hold, it fails closed instead of reading anything else."""
     assert observer._c_REFERENT_OFFSET == 16
+
+
+def _torch_beneath(config: dict) -> None:
+    """The runtime's files are among those an error may start in under the function (as `child` configures)."""
+    import torch
+
+    config["beneath_roots"] = [str(Path(torch.__file__).parent) + "/"]
+
+
+@pytest.mark.xfail(reason="known limit (docs/threat-model.md): a callable the runtime keeps in its own state (a "
+                          "torch function mode's stack, its dispatcher's kernels) is reached from no object the "
+                          "function's frame holds", strict=True)
+def test_planted_code_the_runtime_calls_from_its_own_state_is_seen(tmp_path):
+    """Round seven, left open: a torch function mode the snippet entered before the call, whose `__torch_function__`
+    (a method bound to C code: a `max` whose key runs an exhausted generator's throw) raises Python's ValueError with
+    the snippet's text when the function calls any torch function. The mode lives on torch's own stack (C++), which no
+    object the frame holds leads to, so the planted search never meets it: no tampering, the start in the function."""
+    body = """
+    import functools
+
+    import torch
+
+    MESSAGE = "n must be positive, got -1"
+    spent = (each for each in ())
+    for _ in spent:
+        pass
+
+    class Mode(torch.overrides.TorchFunctionMode):
+        pass
+
+    mode = Mode()
+    chosen = functools.partial(max, key=functools.partial(next, map(spent.throw, [ValueError], [MESSAGE])))
+    mode.__torch_function__ = type(mode.__enter__)(chosen, mode)
+    with mode:
+        lib.call(torch.zeros, 1)
+    """
+
+    def configure(config: dict) -> None:
+        _watch_call(config)
+        _torch_beneath(config)
+
+    seen = read(run_scenario(tmp_path, body, configure=configure)).observation
+    assert seen is not None and seen.exception is not None, seen
+    started = seen.exception.started
+    assert started is not None and started.where == "target" and seen.exception.message == "n must be positive, got -1"
+    assert any("planted" in what for what in seen.interference + seen.tampered), (seen.exception, seen.interference,
+                                                                                  seen.tampered)
