@@ -12,6 +12,7 @@ import fractions  # noqa: F401  # loaded before any scenario: its classes are co
 import functools
 import json.decoder
 import numbers  # noqa: F401
+import operator
 import os
 import sys
 import textwrap
@@ -2032,6 +2033,10 @@ _CHOSEN = {
                      "lib.call(operator.methodcaller('result'), failed)\n"),
     # New: a cached property of Python's own library is not callable itself, so the class's namespace search passed
     # over the C getter it holds (an attrgetter reaching the failed future's `result`).
+    # Round seven (red8): the `operator` getters, which bind a key or a name to the argument's own item or attribute,
+    # as a partial binds data to its function; made by the snippet, they chose what fails.
+    "itemgetter": "lib.call(operator.itemgetter(3), [])\n",
+    "attrgetter": "lib.call(operator.attrgetter('n_must_be_positive'), -1)\n",
     "cached-property": ("failed = concurrent.futures.Future()\nfailed.set_exception(ValueError(MESSAGE))\n"
                         "class Sized:\n    held = failed\n"
                         "    __len__ = functools.cached_property(operator.attrgetter('held.result'))\n\n"
@@ -2042,7 +2047,6 @@ _CHOSEN = {
 _CHOSEN_LIMITS = {
     "exit-stack": "the exit stack pops its callback before calling it: only the trusted frame beneath holds it",
     "bound-slot-wrapper": "a C method bound to plain data (a list's `__getitem__`) is not told from the library's own",
-    "methodcaller": "an operator.methodcaller holds only a name; what it calls is the argument's own method",
 }
 
 
@@ -2077,19 +2081,22 @@ def test_trusted_callables_over_the_libraries_own_data_are_not_planted(tmp_path)
     body = """
     import fractions
 
-    for function, args in ((fractions.Fraction(1, 2).limit_denominator, ("x",)), (PRE_MADE, ()), (len, (3,))):
+    for function, args in ((fractions.Fraction(1, 2).limit_denominator, ("x",)), (PRE_MADE, ()), (len, (3,)),
+                           (PRE_MADE_GETTER, ([],))):
         try:
             lib.call(function, *args)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, IndexError):
             pass
     """
     seen = read(run_scenario(tmp_path, body, configure=_watch_call,
-                             extra={"PRE_MADE": _PRE_MADE})).observation
+                             extra={"PRE_MADE": _PRE_MADE, "PRE_MADE_GETTER": _PRE_MADE_GETTER})).observation
     assert seen is not None and seen.interference == [] and seen.tampered == [], seen
-    assert [error.type for error in seen.calls.raised] == ["TypeError", "ValueError", "TypeError"], seen.calls
+    assert [error.type for error in seen.calls.raised] == ["TypeError", "ValueError", "TypeError", "IndexError"], \
+        seen.calls
 
 
 _PRE_MADE = functools.partial(int, "not a number")  # made before any snippet, as a library makes one at import
+_PRE_MADE_GETTER = operator.itemgetter(3)  # the same, an `operator` getter
 
 
 # -- round seven (red8): paths the interpreter follows from an object that the planted search did not --------------

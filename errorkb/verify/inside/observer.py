@@ -73,6 +73,7 @@ import gc
 import importlib
 import importlib.machinery
 import json.encoder
+import operator
 import os
 import signal
 import sys
@@ -118,6 +119,10 @@ _c_gc_enable = gc.enable
 _c_gc_disable = gc.disable
 _c_WeakrefType = weakref.ref
 _c_partial = functools.partial
+# C callables that bind data to what they call: a partial's arguments to its function, an `operator` getter's or
+# caller's names, keys and arguments to the argument's own attribute, item or method. One the snippet made chose what
+# fails; those that existed before it ran are recorded (`_record_binder`).
+_c_BINDERS = (functools.partial, operator.methodcaller, operator.itemgetter, operator.attrgetter)
 _c_cached_property = functools.cached_property
 _c_callable = callable
 _c_FrameType = types.FrameType
@@ -513,7 +518,7 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         "getattr_codes": tuple(api["getattr_codes"]) if api else (),
         "reader_spaces": _reader_spaces(readers), "reader_shared": _reader_shared(readers),
         "as_was": spaces[0], "classes_as_were": spaces[1], "modules_as_were": spaces[2], "returned": {}, "c_made": {},
-        "copies_held": spaces[3], "partials_as_were": spaces[3]["partials"],
+        "copies_held": spaces[3], "binders_as_were": spaces[3]["binders"],
     }
 
 
@@ -527,7 +532,7 @@ def _empty_copies() -> dict[str, Any]:
     the id; `table`: the module table's version when `names` was made. Arrays of numbers, read in a check without
     writing a page the zygote shares (a forked check copies none for them)."""
     return {"modules": {}, "classes": {}, "names": {}, "at": {}, "addresses": array.array("Q"),
-            "versions": array.array("Q"), "ids": array.array("Q"), "table": None, "every_class": False, "partials": {}}
+            "versions": array.array("Q"), "ids": array.array("Q"), "table": None, "every_class": False, "binders": {}}
 
 
 _COPIES: dict[str, Any] = _empty_copies()
@@ -638,29 +643,38 @@ def _every_class() -> list[type]:
 
 def _young_classes() -> list[type]:
     """The classes made since the collector last froze what was made (a zygote freezes after preparing): those the
-    check's set-up made, read where the collector tracks them (a class always is). The partials made since are
-    recorded in the same pass (`_record_partial`)."""
+    check's set-up made, read where the collector tracks them (a class always is). The partials (and other
+    binders) made since are recorded in the same pass (`_record_binder`)."""
     found = []
     for value in gc.get_objects():
         kind = type(value)
-        if kind is functools.partial:
-            _record_partial(value)
+        if _p_in_binders(kind):
+            _record_binder(value)
         elif type in _c_mro(kind):
             found.append(value)
     return found
 
 
-def _record_partial(value: Any) -> None:
-    """A `functools.partial` that existed before the snippet ran: trusted code made it (a runtime binds a
-    class's `__eq__` to one at import), so what it binds is not the snippet's choice (`_p_made_before`)."""
-    _COPIES["partials"][id(value)] = value
+def _p_in_binders(kind: Any) -> bool:
+    """One of `_c_BINDERS`, exactly (a plain loop: read by the private code too)."""
+    for binder in _c_BINDERS:  # noqa: SIM110
+        if kind is binder:
+            return True
+    return False
 
 
-def _every_partial() -> None:
-    """Every partial the collector tracks now (a partial always is), once, beside `_every_class`."""
+def _record_binder(value: Any) -> None:
+    """A `functools.partial` (or an `operator` getter or caller) that existed before the snippet ran: trusted code
+    made it (a runtime binds a class's `__eq__` to one at import), so what it binds is not the snippet's choice
+    (`_p_made_before`)."""
+    _COPIES["binders"][id(value)] = value
+
+
+def _every_binder() -> None:
+    """Every binder the collector tracks now (each always is), once, beside `_every_class`."""
     for value in gc.get_objects():
-        if type(value) is functools.partial:
-            _record_partial(value)
+        if _p_in_binders(type(value)):
+            _record_binder(value)
 
 
 def snapshot_trusted(roots: tuple[str, ...]) -> None:
@@ -687,7 +701,7 @@ def snapshot_trusted(roots: tuple[str, ...]) -> None:
         _COPIES["table"] = table
     if not _COPIES["every_class"]:
         found = _every_class()
-        _every_partial()
+        _every_binder()
         _COPIES["every_class"] = True
     else:
         found = _young_classes()
@@ -1912,10 +1926,13 @@ def _p_calls_held(value: Any, kind: Any, items: list[Any]) -> str | None:
 def _p_chosen_call(value: Any, kind: Any) -> bool:
     """A callable that runs no code of the snippet's and yet raises what the snippet chose: a partial the snippet
     made binding data to a callable not its own (`partial(operator.getitem, [], 3)`: the callee fails on the
-    data), or a method bound to an object that holds an exception (`Future.result`, a C future's `result`), which
+    data), an `operator` getter or caller it made (`methodcaller("result")` calls the argument's own method, as
+    `itemgetter(3)` its item: what fails is the name or key it chose, on the argument it was handed), or a method bound to an object that holds an exception (`Future.result`, a C future's `result`), which
     Python's or C code re-raises."""
     if _p_in(_c_partial, _c_mro(kind)):
         return _p_snippet_partial(value)
+    if _p_in_binders(kind):  # an `operator` getter or caller: its names, keys and arguments are its data
+        return not _p_made_before(value)
     if kind is _c_MethodType:
         return _p_reaches_error(_c_method_self(value))
     if _p_in(kind, _c_BuiltinTypes[:2]):
@@ -1926,8 +1943,8 @@ def _p_chosen_call(value: Any, kind: Any) -> bool:
 
 
 def _p_made_before(value: Any) -> bool:
-    """A partial that existed before the snippet ran (`_record_partial`)."""
-    return _c_dict_get(_S["partials_as_were"], id(value)) is value
+    """A partial, or an `operator` getter or caller, that existed before the snippet ran (`_record_binder`)."""
+    return _c_dict_get(_S["binders_as_were"], id(value)) is value
 
 
 def _p_snippet_partial(value: Any) -> bool:
