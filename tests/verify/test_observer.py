@@ -2045,7 +2045,6 @@ _CHOSEN = {
 
 
 _CHOSEN_LIMITS = {
-    "exit-stack": "the exit stack pops its callback before calling it: only the trusted frame beneath holds it",
     "bound-slot-wrapper": "a C method bound to plain data (a list's `__getitem__`) is not told from the library's own",
 }
 

@@ -1758,14 +1758,16 @@ def _p_cell(cell: Any) -> Any:
 # -- C code the snippet planted where the library calls it ------------------------------------------------------
 
 
-def _p_planted_under(frame: Any) -> str | None:
+def _p_planted_under(frame: Any, tb: Any) -> str | None:
     """An exception started in a watched function's frame by C code it called (no `raise` of its own), or beneath
     it: C code the snippet put on the class of an object the function works with (an exhausted generator's
     `throw` through a `functools.partial`, set as `__len__`), or in a C object that calls what it holds (a map's
     function, a defaultdict's factory), raises whatever the snippet chose, from there, and no code of the
     snippet's runs to be seen. Looked for in everything the frame can reach (`_p_roots`: its locals, the globals
     and constants its code names, what the snippet's code returned into the call, which only the interpreter's
-    value stack may hold), inside every object as its C type lists what it holds (`_p_reach`), breadth first,
+    value stack may hold, and the locals of the trusted frames beneath it that the error came through, where a
+    callable trusted code took out of an object is held while it runs), inside every object as its C type lists
+    what it holds (`_p_reach`), breadth first,
     each object once, at any depth. A search that cannot finish (more than `_c_PLANT_BUDGET` objects) fails
     closed: what it did not see may hold the class, so that is said as tampering too. A trusted module's name the
     snippet rebound to something of its own is planted too (`_p_rebound`)."""
@@ -1773,7 +1775,7 @@ def _p_planted_under(frame: Any) -> str | None:
     rebound = _p_rebound(changed)
     if rebound is not None:
         return rebound
-    level = _p_roots(frame)
+    level = _p_roots(frame, tb)
     if level is None:
         return "one of more than " + _c_int_repr(_c_RETURNED_MAX) + " values its code returned into the call, " \
                "too many to keep"
@@ -1809,12 +1811,18 @@ def _p_planted_under(frame: Any) -> str | None:
     return None
 
 
-def _p_roots(frame: Any) -> list[Any] | None:
+def _p_roots(frame: Any, tb: Any) -> list[Any] | None:
     """Where the planted search starts: the frame's locals, the values of the names its code reads (a global, or a
-    builtin), its constants, and what the snippet's frames returned or yielded into the watched call running in
-    this thread (a temporary, on the value stack alone); None when more were returned than are kept."""
+    builtin), its constants, what the snippet's frames returned or yielded into the watched call running in this
+    thread (a temporary, on the value stack alone), and the locals of every frame beneath it on the error's way
+    (`tb`'s, all trusted: `_p_beneath`), which hold what that code took out of an object to call (an exit stack's
+    callback, popped before it is called); None when more were returned than are kept."""
     code = frame.f_code
     roots: list[Any] = [value for _, value in _c_list_iter(list(_c_dict_items(_S["locals_of"](frame))))]
+    below = tb.tb_next if type(tb) is _c_TracebackType else None
+    while type(below) is _c_TracebackType:
+        roots.extend([value for _, value in _c_list_iter(list(_c_dict_items(_S["locals_of"](below.tb_frame))))])
+        below = below.tb_next
     space, builtins_space = frame.f_globals, frame.f_builtins
     for name in _c_tuple_iter(code.co_names):
         value = _c_dict_get(space, name, _c_MISSING) if type(space) is dict else _c_MISSING
@@ -1927,8 +1935,9 @@ def _p_chosen_call(value: Any, kind: Any) -> bool:
     """A callable that runs no code of the snippet's and yet raises what the snippet chose: a partial the snippet
     made binding data to a callable not its own (`partial(operator.getitem, [], 3)`: the callee fails on the
     data), an `operator` getter or caller it made (`methodcaller("result")` calls the argument's own method, as
-    `itemgetter(3)` its item: what fails is the name or key it chose, on the argument it was handed), or a method bound to an object that holds an exception (`Future.result`, a C future's `result`), which
-    Python's or C code re-raises."""
+    `itemgetter(3)` its item: what fails is the name or key it chose, on the argument it was handed), or a method
+    bound to an object that holds an exception (`Future.result`, a C future's `result`), which Python's or C code
+    re-raises."""
     if _p_in(_c_partial, _c_mro(kind)):
         return _p_snippet_partial(value)
     if _p_in_binders(kind):  # an `operator` getter or caller: its names, keys and arguments are its data
@@ -2472,12 +2481,12 @@ def _p_exception(record: list[Any], frame: Any, arg: Any) -> None:
     started = deepest.tb_frame.f_code
     op = _p_opname(started, deepest.tb_lasti)
     if index >= 0 and (deepest is not tb or not _p_one_of(op, ("RAISE_VARARGS", "RERAISE"))):
-        planted = _p_planted_under(frame)  # not the function's own `raise`: C code, or code beneath it
+        planted = _p_planted_under(frame, tb)  # not the function's own `raise`: C code, or code beneath it
         if planted is not None:
             _p_tamper("observer", "planted C code where " + _S["slots"][index]["label"] + " calls it (" + planted
                       + "), whose error would read as the library's")
     elif index < 0 and _p_users_error(record, frame, op):
-        planted = _p_planted_under(frame)
+        planted = _p_planted_under(frame, tb)
         if planted is not None:
             _p_tamper("observer", "planted C code where its own code, called by the library, runs into it ("
                       + planted + "), whose error would read as Python's")
