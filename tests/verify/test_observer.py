@@ -2270,3 +2270,31 @@ def test_planted_code_the_runtime_calls_from_its_own_state_is_seen(tmp_path):
     assert started is not None and started.where == "target" and seen.exception.message == "n must be positive, got -1"
     assert any("planted" in what for what in seen.interference + seen.tampered), (seen.exception, seen.interference,
                                                                                   seen.tampered)
+
+
+@pytest.mark.xfail(reason="known limit (docs/threat-model.md): an object of an extension type holds what no traversal "
+                          "lists (a torch future's exception, kept by C++)", strict=True)
+def test_a_runtime_future_holding_the_snippets_exception_is_planted(tmp_path):
+    """Round seven, left open: the runtime's own future (`torch.futures.Future`, the runtime's public API: lint-clean)
+    failed with the snippet's exception, its `wait` handed to the function: torch's Python code beneath re-raises it
+    (`Future.set_exception`'s closure), as a failed `concurrent.futures.Future`'s `result` does. That one is planted (its
+    object reaches the exception); the torch future keeps the exception in C++, which `gc.get_referents` does not list,
+    so its bound method reads as a trusted class's own: no tampering, the start beneath the function."""
+    body = """
+    import torch
+
+    failed = torch.futures.Future()
+    failed.set_exception(ValueError("n must be positive, got -1"))
+    lib.call(failed.wait)
+    """
+
+    def configure(config: dict) -> None:
+        _watch_call(config)
+        _torch_beneath(config)
+
+    seen = read(run_scenario(tmp_path, body, configure=configure)).observation
+    assert seen is not None and seen.exception is not None, seen
+    started = seen.exception.started
+    assert started is not None and started.where == "beneath" and seen.exception.message == "n must be positive, got -1"
+    assert any("planted" in what for what in seen.interference + seen.tampered), (seen.exception, seen.interference,
+                                                                                  seen.tampered)

@@ -568,14 +568,17 @@ def _referent_offset() -> int | None:
         return None
     offset = 2 * ctypes.sizeof(ctypes.c_void_p)  # after `ob_refcnt` and `ob_type`
 
-    class Probe:
+    class Plain:
+        pass
+
+    class Calling:
         def __call__(self) -> None:
             pass
 
-    held = Probe()
-    for reference in (weakref.ref(held), weakref.proxy(held), weakref.proxy(held, print)):
-        if ctypes.py_object.from_address(id(reference) + offset).value is not held:
-            return None
+    for held in (Plain(), Calling()):  # a proxy of each kind (`ProxyType`, `CallableProxyType`), and a reference
+        for reference in (weakref.ref(held), weakref.proxy(held)):
+            if ctypes.py_object.from_address(id(reference) + offset).value is not held:
+                return None
     return offset
 
 
