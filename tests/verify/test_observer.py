@@ -61,6 +61,12 @@ def call(function, *args):
 
 def measure(box):
     return len(box.size)
+
+
+class Module:
+    def __call__(self, *args):
+        forward_call = self.forward
+        return forward_call(*args)
 '''
 
 
@@ -2298,3 +2304,32 @@ def test_a_runtime_future_holding_the_snippets_exception_is_planted(tmp_path):
     assert started is not None and started.where == "beneath" and seen.exception.message == "n must be positive, got -1"
     assert any("planted" in what for what in seen.interference + seen.tampered), (seen.exception, seen.interference,
                                                                                   seen.tampered)
+
+
+def test_a_method_of_the_snippets_own_callable_object_beneath_the_function_is_not_planted(tmp_path):
+    """Found by the knowledge base (attention-forward-past-key-values-kwarg, upstream): trusted code beneath the function
+    holds the snippet's module's own `forward`, bound (`forward_call = self.forward`), and the call refuses its
+    arguments. A bound method calls its function; its object is the argument, not what it calls, yet it was searched
+    as a callable object that may raise what it holds (a large one fails that search closed): a false tamper once the
+    frames beneath were searched too."""
+    body = """
+    class Attention(lib.Module):
+        def __init__(self):
+            self.table = [object() for _ in range(6000)]
+
+        def forward(self, hidden):
+            return hidden
+
+    try:
+        lib.call(Attention(), 1, 2)
+    except TypeError:
+        pass
+    """
+
+    def configure(config: dict) -> None:
+        _watch_call(config)
+        config["beneath_roots"] = list(config["target_roots"])
+
+    seen = read(run_scenario(tmp_path, body, configure=configure)).observation
+    assert seen is not None and seen.interference == [] and seen.tampered == [], seen
+    assert [error.type for error in seen.calls.raised] == ["TypeError"], seen.calls

@@ -1902,7 +1902,8 @@ def _p_calls_held(value: Any, kind: Any, items: list[Any]) -> str | None:
     (`_p_own_method`) whose object holds no exception, nor a partial trusted code made over a trusted function with
     plain data (`_p_plain_partial`). A partial the snippet made that binds data to what is not its own code, or a
     method bound to an object that holds an exception (a failed future's `result`, Python's or C code's), raises
-    what the snippet chose: planted."""
+    what the snippet chose: planted. A bound method calls its function, with its object as the first argument: the
+    object is data here (a callable one, the snippet's model under its own `forward`, is not what is called)."""
     if not _p_made_by_c(kind) or kind is _c_FunctionType or kind is _c_CellType or _p_in(kind, _c_GENERATOR_TYPES) \
             or _p_in(kind, _c_DESCRIPTOR_WRAPPERS) or _p_in(type, _c_mro(kind)):
         return None
@@ -1922,6 +1923,8 @@ def _p_calls_held(value: Any, kind: Any, items: list[Any]) -> str | None:
         contents = list(_c_set_iter(value))
     elif _p_in(frozenset, mro):
         contents = list(_c_frozenset_iter(value))
+    elif kind is _c_MethodType:  # its object is the argument it passes, not what it calls (searched as a value)
+        contents = [_c_method_self(value)]
     else:
         contents = []
     for item in _c_list_iter(contents):
