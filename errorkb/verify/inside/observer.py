@@ -214,7 +214,8 @@ _c_int_repr = int.__repr__
 _c_float_repr = float.__repr__
 _c_str_repr = str.__repr__
 _c_MISSING = object()
-_c_UNREADABLE = object()  # a weak reference's referent that cannot be read: the planted search fails closed on it
+_c_UNREADABLE = object()  # a weak reference's referent that cannot be read: `_p_walk` fails closed on it
+_c_EXHAUSTED = object()  # `_p_walk` past its budget: it fails closed
 _c_MAX_RECORDS = MAX_RECORDS
 # How far a value is searched for a frame object (`_p_holds_frame`): containers and objects' attributes this
 # deep, this many items in all; by C code alone (a container's own type's iterator, a C `__dict__` getter).
@@ -1783,8 +1784,32 @@ def _p_planted_under(frame: Any, tb: Any) -> str | None:
         return "one of more than " + _c_int_repr(_c_RETURNED_MAX) + " values its code returned into the call, " \
                "too many to keep"
     level.extend(changed)  # what code beneath reads through a rebound trusted name is searched too
+    found = _p_walk(level, _c_PLANT_BUDGET, _p_planted_check, None)
+    if found is _c_EXHAUSTED:
+        return "one of more than " + _c_int_repr(_c_PLANT_BUDGET) + " objects the frame holds, too many to search"
+    if found is _c_UNREADABLE:
+        return "a weak reference whose referent cannot be read, so cannot be searched"
+    return found if type(found) is str else None
+
+
+def _p_planted_check(value: Any, kind: Any, items: list[Any] | None, context: Any) -> str | None:
+    """`_p_walk`'s question for the planted search: a class of the snippet's holding planted code (`_p_planted_node`),
+    or a C object calling what it holds (`_p_calls_held`)."""
+    found = _p_planted_node(value)
+    if found is not None or items is None:
+        return found
+    return _p_calls_held(value, kind, items)
+
+
+def _p_walk(level: list[Any], budget: int, check: Callable[[Any, Any, list[Any] | None, Any], Any],
+            context: Any) -> Any:
+    """The one breadth-first walk over what objects hold (`_p_reach`), for every search of it (planted code, an
+    exception an object reaches, what a callable object may raise): from `level`, each object once (by identity),
+    plain data skipped; `check(value, type, what it holds, context)` is asked of every other object, and its first
+    answer that is not None is returned. A walk that cannot finish fails closed, answering `_c_EXHAUSTED` past
+    `budget` objects and `_c_UNREADABLE` at a weak reference whose referent cannot be read: what it did not see may
+    hold anything, which each caller says in its own words."""
     seen: dict[int, Any] = {}
-    budget = _c_PLANT_BUDGET
     while level:
         following: list[Any] = []
         for value in level:
@@ -1796,20 +1821,15 @@ def _p_planted_under(frame: Any, tb: Any) -> str | None:
             seen[id(value)] = value
             budget -= 1
             if budget < 0:
-                return "one of more than " + _c_int_repr(_c_PLANT_BUDGET) + " objects the frame holds, too many to " \
-                       "search"
+                return _c_EXHAUSTED
             if value is _c_UNREADABLE:
-                return "a weak reference whose referent cannot be read, so cannot be searched"
-            found = _p_planted_node(value)
-            if found is not None:
-                return found
+                return _c_UNREADABLE
             items = _p_reach(value, kind)
-            if items is None:
-                continue
-            found = _p_calls_held(value, kind, items)
+            found = check(value, kind, items, context)
             if found is not None:
                 return found
-            following.extend(items)
+            if items is not None:
+                following.extend(items)
         level = following
     return None
 
@@ -1975,36 +1995,18 @@ def _p_snippet_partial(value: Any) -> bool:
 
 
 def _p_reaches_error(owner: Any) -> bool:
-    """An exception instance anywhere `owner` reaches (`_p_reach`), breadth first, each object once: what a bound
-    method of it may re-raise. More than `_c_PLANT_BUDGET` objects: it fails closed (True)."""
+    """An exception instance anywhere `owner` reaches (`_p_walk`): what a bound method of it may re-raise. More than
+    `_c_PLANT_BUDGET` objects: it fails closed (True)."""
     kind = type(owner)
     if owner is None or kind is str or kind is int or kind is float or kind is bool or kind is bytes \
             or _p_is_module(owner) or _p_in(type, _c_mro(kind)):
         return False
-    level: list[Any] = [owner]
-    seen: dict[int, Any] = {}
-    budget = _c_PLANT_BUDGET
-    while level:
-        following: list[Any] = []
-        for held in level:
-            kind = type(held)
-            if held is None or kind is str or kind is int or kind is float or kind is bool or kind is bytes:
-                continue
-            if _c_dict_get(seen, id(held)) is held:
-                continue
-            seen[id(held)] = held
-            budget -= 1
-            if budget < 0:
-                return True
-            if held is _c_UNREADABLE:
-                return True
-            if _p_in(BaseException, _c_mro(kind)):
-                return True
-            items = _p_reach(held, kind)
-            if items is not None:
-                following.extend(items)
-        level = following
-    return False
+    return _p_walk([owner], _c_PLANT_BUDGET, _p_error_check, None) is not None
+
+
+def _p_error_check(value: Any, kind: Any, items: list[Any] | None, context: Any) -> bool | None:
+    """`_p_walk`'s question for `_p_reaches_error`: an exception instance."""
+    return True if _p_in(BaseException, _c_mro(kind)) else None
 
 
 def _p_own_method(method: Any) -> bool:
@@ -2353,32 +2355,18 @@ def _p_holds_error(value: Any) -> bool:
     for klass in _c_tuple_iter(_c_mro(type(value))):
         if _c_type_flags(klass) & _c_HEAPTYPE and not _p_trusted_class(klass):
             level.extend([pair[1] for pair in _c_list_iter(list(_c_proxy_items(_c_type_dict(klass))))])
-    seen: dict[int, Any] = {}
-    budget = _c_HOLDS_BUDGET
-    while level:
-        following: list[Any] = []
-        for held in level:
-            kind = type(held)
-            if held is None or kind is str or kind is int or kind is float or kind is bool or kind is bytes:
-                continue
-            if _c_dict_get(seen, id(held)) is held:
-                continue
-            seen[id(held)] = held
-            budget -= 1
-            if budget < 0:
-                return True
-            if held is _c_UNREADABLE:
-                return True
-            mro = _c_mro(kind)
-            if _p_in(BaseException, mro) or (_p_in(type, mro) and _p_in(BaseException, _c_mro(held))):
-                return True
-            if held is not value and _p_held_gadget(held, 0):
-                return True
-            items = _p_reach(held, kind)
-            if items is not None:
-                following.extend(items)
-        level = following
-    return False
+    return _p_walk(level, _c_HOLDS_BUDGET, _p_holds_check, value) is not None
+
+
+def _p_holds_check(held: Any, kind: Any, items: list[Any] | None, value: Any) -> bool | None:
+    """`_p_walk`'s question for `_p_holds_error` (of `value`): an exception, a class or an instance, or C code that
+    raises one (`_p_held_gadget`) held by it."""
+    mro = _c_mro(kind)
+    if _p_in(BaseException, mro) or (_p_in(type, mro) and _p_in(BaseException, _c_mro(held))):
+        return True
+    if held is not value and _p_held_gadget(held, 0):
+        return True
+    return None
 
 
 def _p_wrapper_holds(cells: Any, key: str, depth: int) -> bool:
