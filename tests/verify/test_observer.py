@@ -2333,3 +2333,35 @@ def test_a_method_of_the_snippets_own_callable_object_beneath_the_function_is_no
     seen = read(run_scenario(tmp_path, body, configure=configure)).observation
     assert seen is not None and seen.interference == [] and seen.tampered == [], seen
     assert [error.type for error in seen.calls.raised] == ["TypeError"], seen.calls
+
+
+def test_a_hook_the_runtime_calls_from_its_own_registry_is_seen_where_it_runs(tmp_path):
+    """Round seven: a global forward hook (the runtime's public API: lint-clean), a max whose key runs an exhausted
+    generator's throw, raises the snippet's ValueError when the function calls any module. It lives in a dict of
+    torch's module, which no object the function's frame holds leads to; torch's `_call_impl`, beneath the function,
+    holds it in a local while it calls it, and the search now starts from the frames beneath too. Before: no
+    tampering, the start beneath the function (an implicit entry's before passed)."""
+    body = """
+    import functools
+
+    import torch
+
+    MESSAGE = "n must be positive, got -1"
+    spent = (each for each in ())
+    for _ in spent:
+        pass
+    chosen = functools.partial(max, key=functools.partial(next, map(spent.throw, [ValueError], [MESSAGE])))
+    torch.nn.modules.module.register_module_forward_hook(chosen)
+    lib.call(torch.nn.Identity(), torch.zeros(1))
+    """
+
+    def configure(config: dict) -> None:
+        _watch_call(config)
+        _torch_beneath(config)
+
+    seen = read(run_scenario(tmp_path, body, configure=configure)).observation
+    assert seen is not None and seen.exception is not None, seen
+    started = seen.exception.started
+    assert started is not None and started.where == "beneath" and seen.exception.message == "n must be positive, got -1"
+    assert any("planted" in what for what in seen.interference + seen.tampered), (seen.exception, seen.interference,
+                                                                                  seen.tampered)
