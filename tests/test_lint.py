@@ -137,7 +137,8 @@ JUDGED = ("guard-raises-untouched", "sibling-wide-wording", "signature-wraps-loo
           "c-gadget-raise",  # its before uses nothing the lint reads as an attack: the observer judges it (tampered)
           "user-code-planted",  # the same, run into by the user's own code a user_code entry declares
           "c-object-factory",  # the same, held by a C object that calls it (a defaultdict's factory)
-          "partial-chosen-data")  # a partial of Python's own `int` over a word, as the factory the library calls
+          "partial-chosen-data",  # a partial of Python's own `int` over a word, as the factory the library calls
+          "metaclass-gadget", "weak-proxy-gadget")  # C code planted behind a metaclass, behind a weak proxy
 
 
 def test_every_attack_of_the_adversarial_fixture_is_flagged():

@@ -364,7 +364,7 @@ JUDGE_ONLY = (
     "patched-torch-zeros", "removed-delete-restore", "reraise-other-traceback", "settrace-off-around-call",
     "settrace-off-in-callback", "sibling-error-args", "sibling-wide-wording", "signature-wraps-lookalike",
     "stored-reraise", "subclass-forged-module", "tracer-recursion", "user-code-c-call", "user-code-planted",
-    "user-code-temporary", "c-object-factory", "trusted-class-rebound",
+    "user-code-temporary", "c-object-factory", "trusted-class-rebound", "metaclass-gadget", "weak-proxy-gadget",
 )
 # What a judge-only attack may import, and names whose use reaches past the snippet's own objects (a file, a
 # stream, another frame than its own, the interpreter's module table, its end).

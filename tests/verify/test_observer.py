@@ -12,6 +12,7 @@ import fractions  # noqa: F401  # loaded before any scenario: its classes are co
 import functools
 import json.decoder
 import numbers  # noqa: F401
+import operator
 import os
 import sys
 import textwrap
@@ -56,6 +57,16 @@ def steps(n):
 
 def call(function, *args):
     return function(*args)
+
+
+def measure(box):
+    return len(box.size)
+
+
+class Module:
+    def __call__(self, *args):
+        forward_call = self.forward
+        return forward_call(*args)
 '''
 
 
@@ -2028,6 +2039,10 @@ _CHOSEN = {
                      "lib.call(operator.methodcaller('result'), failed)\n"),
     # New: a cached property of Python's own library is not callable itself, so the class's namespace search passed
     # over the C getter it holds (an attrgetter reaching the failed future's `result`).
+    # Round seven (red8): the `operator` getters, which bind a key or a name to the argument's own item or attribute,
+    # as a partial binds data to its function; made by the snippet, they chose what fails.
+    "itemgetter": "lib.call(operator.itemgetter(3), [])\n",
+    "attrgetter": "lib.call(operator.attrgetter('n_must_be_positive'), -1)\n",
     "cached-property": ("failed = concurrent.futures.Future()\nfailed.set_exception(ValueError(MESSAGE))\n"
                         "class Sized:\n    held = failed\n"
                         "    __len__ = functools.cached_property(operator.attrgetter('held.result'))\n\n"
@@ -2036,9 +2051,7 @@ _CHOSEN = {
 
 
 _CHOSEN_LIMITS = {
-    "exit-stack": "the exit stack pops its callback before calling it: only the trusted frame beneath holds it",
     "bound-slot-wrapper": "a C method bound to plain data (a list's `__getitem__`) is not told from the library's own",
-    "methodcaller": "an operator.methodcaller holds only a name; what it calls is the argument's own method",
 }
 
 
@@ -2073,16 +2086,282 @@ def test_trusted_callables_over_the_libraries_own_data_are_not_planted(tmp_path)
     body = """
     import fractions
 
-    for function, args in ((fractions.Fraction(1, 2).limit_denominator, ("x",)), (PRE_MADE, ()), (len, (3,))):
+    for function, args in ((fractions.Fraction(1, 2).limit_denominator, ("x",)), (PRE_MADE, ()), (len, (3,)),
+                           (PRE_MADE_GETTER, ([],))):
         try:
             lib.call(function, *args)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, IndexError):
             pass
     """
     seen = read(run_scenario(tmp_path, body, configure=_watch_call,
-                             extra={"PRE_MADE": _PRE_MADE})).observation
+                             extra={"PRE_MADE": _PRE_MADE, "PRE_MADE_GETTER": _PRE_MADE_GETTER})).observation
     assert seen is not None and seen.interference == [] and seen.tampered == [], seen
-    assert [error.type for error in seen.calls.raised] == ["TypeError", "ValueError", "TypeError"], seen.calls
+    assert [error.type for error in seen.calls.raised] == ["TypeError", "ValueError", "TypeError", "IndexError"], \
+        seen.calls
 
 
 _PRE_MADE = functools.partial(int, "not a number")  # made before any snippet, as a library makes one at import
+_PRE_MADE_GETTER = operator.itemgetter(3)  # the same, an `operator` getter
+
+
+# -- round seven (red8): paths the interpreter follows from an object that the planted search did not --------------
+
+
+def _watch_measure(config: dict) -> None:
+    """Watch `lib.measure(box)`, which reads `box.size` and takes its length."""
+    import lib
+
+    function = lib.measure
+    code = function.__code__
+    config["slots"][0].update(
+        label="measure", code=code, function=function, function_code=code, name="measure", raw=function, reads=[],
+        normal=[i.offset for i in dis.get_instructions(code) if i.opname == "RETURN_VALUE"],
+        defaults=None, kwdefaults=None)
+    config["owners"] = [("measure", lib, "measure", function)]
+
+
+_UNFOLLOWED = {
+    # The class itself handed over: `len(cls)` runs its metaclass's `__len__`, and the search looked at the class's
+    # own namespace (and its bases'), never at its metaclass's.
+    "metaclass": ("class Meta(type):\n    __len__ = functools.partial(spent.throw, ValueError, MESSAGE)\n\n"
+                  "class Heads(metaclass=Meta):\n    pass\n\nlib.call(len, Heads)\n"),
+    # A weak proxy forwards every operation to its referent, which no traversal lists (`gc.get_referents`): the
+    # planted object is held by the snippet's globals alone, which the function's frame does not reach.
+    "weak-proxy": ("class Heads:\n    __len__ = functools.partial(spent.throw, ValueError, MESSAGE)\n\n"
+                   "KEPT = Heads()\nlib.call(len, collections._proxy(KEPT))\n"),
+    # ... a callable proxy, which the function calls.
+    "callable-weak-proxy": ("class Heads:\n    __call__ = functools.partial(spent.throw, ValueError, MESSAGE)\n\n"
+                            "KEPT = Heads()\nlib.call(collections._proxy(KEPT))\n"),
+    # A class attribute holding the planted object, read by the library through an instance (`box.size`): classes
+    # were not searched inside, only looked at for callables.
+    "class-attribute": ("class Heads:\n    __len__ = functools.partial(spent.throw, ValueError, MESSAGE)\n\n"
+                        "class Box:\n    size = Heads()\n\nlib.measure(Box())\n"),
+    # ... on a base class of the snippet's.
+    "base-class-attribute": ("class Heads:\n    __len__ = functools.partial(spent.throw, ValueError, MESSAGE)\n\n"
+                             "class Base:\n    size = Heads()\n\nclass Box(Base):\n    pass\n\n"
+                             "lib.measure(Box())\n"),
+}
+
+
+@pytest.mark.parametrize("attack", sorted(_UNFOLLOWED))
+def test_planted_code_behind_a_metaclass_a_weak_reference_or_a_class_attribute_is_seen(tmp_path, attack):
+    """Round seven: Python's ValueError with the documented text, started in the function's frame by C code the
+    snippet planted where the interpreter goes from an object the frame holds, but the search did not: a class's
+    metaclass, a weak proxy's referent, a value in a class's namespace. Before: no tampering, the start in the
+    function (an implicit entry's before passed)."""
+    body = """
+    import collections
+    import functools
+
+    MESSAGE = "n must be positive, got -1"
+    spent = (each for each in ())
+    for _ in spent:
+        pass
+
+    ATTACK
+    """.replace("ATTACK", textwrap.indent(_UNFOLLOWED[attack], "    ").strip())
+    configure = _watch_measure if "class-attribute" in attack else _watch_call
+    seen = read(run_scenario(tmp_path, body, configure=configure)).observation
+    assert seen is not None and seen.exception is not None, seen
+    started = seen.exception.started
+    assert started is not None and started.where == "target" and seen.exception.message == "n must be positive, got -1"
+    assert any("planted" in what for what in seen.interference + seen.tampered), (seen.exception, seen.interference,
+                                                                                  seen.tampered)
+
+
+def test_honest_metaclasses_weak_references_and_class_attributes_are_not_planted(tmp_path):
+    """The other side: an honest error C code raises in the function while its frame reaches a class with a metaclass
+    of Python's (an enum, an abstract class) and one of the snippet's with methods of its own, a live weak proxy and
+    a dead weak reference, and classes of the snippet's holding plain data, a dataclass's and `total_ordering`'s
+    methods: no tampering."""
+    body = """
+    import abc
+    import collections
+    import dataclasses
+    import enum
+    import functools
+
+    class Meta(type):
+        def __len__(cls):
+            return 3
+
+    class Sized(metaclass=Meta):
+        pass
+
+    class Colour(enum.Enum):
+        RED = 1
+
+    class Shape(abc.ABC):
+        sides = 4
+
+    @dataclasses.dataclass
+    class Point:
+        x: int = 0
+
+    @functools.total_ordering
+    class Ranked:
+        table = {"a": [1, 2]}
+
+        def __eq__(self, other):
+            return False
+
+        def __lt__(self, other):
+            return False
+
+    class Box:
+        size = "abc"
+
+    kept = Point()
+    gone = collections._proxy(Point())
+    held = {"allocated": 0, "classes": [Sized, Colour, Shape, Point, Ranked], "proxy": collections._proxy(kept),
+            "gone": gone, "ranked": Ranked(), "box": Box()}
+    try:
+        lib.work("a", held)
+    except TypeError:
+        pass
+    """
+    seen = read(run_scenario(tmp_path, body)).observation
+    assert seen is not None and seen.interference == [] and seen.tampered == [], seen
+    assert [error.type for error in seen.calls.raised] == ["TypeError"], seen.calls
+
+
+def test_the_weak_referent_offset_is_checked_on_this_interpreter():
+    """The planted search reads a weak proxy's referent where CPython keeps it; on an interpreter where that place
+    does not hold, it fails closed instead of reading anything else."""
+    assert observer._c_REFERENT_OFFSET == 16
+
+
+def _torch_beneath(config: dict) -> None:
+    """The runtime's files are among those an error may start in under the function (as `child` configures)."""
+    import torch
+
+    config["beneath_roots"] = [str(Path(torch.__file__).parent) + "/"]
+
+
+@pytest.mark.xfail(reason="known limit (docs/threat-model.md): a callable the runtime keeps in its own state (a "
+                          "torch function mode's stack, its dispatcher's kernels) is reached from no object the "
+                          "function's frame holds", strict=True)
+def test_planted_code_the_runtime_calls_from_its_own_state_is_seen(tmp_path):
+    """Round seven, left open: a torch function mode the snippet entered before the call, whose `__torch_function__`
+    (a method bound to C code: a `max` whose key runs an exhausted generator's throw) raises Python's ValueError with
+    the snippet's text when the function calls any torch function. The mode lives on torch's own stack (C++), which no
+    object the frame holds leads to, so the planted search never meets it: no tampering, the start in the function."""
+    body = """
+    import functools
+
+    import torch
+
+    MESSAGE = "n must be positive, got -1"
+    spent = (each for each in ())
+    for _ in spent:
+        pass
+
+    class Mode(torch.overrides.TorchFunctionMode):
+        pass
+
+    mode = Mode()
+    chosen = functools.partial(max, key=functools.partial(next, map(spent.throw, [ValueError], [MESSAGE])))
+    mode.__torch_function__ = type(mode.__enter__)(chosen, mode)
+    with mode:
+        lib.call(torch.zeros, 1)
+    """
+
+    def configure(config: dict) -> None:
+        _watch_call(config)
+        _torch_beneath(config)
+
+    seen = read(run_scenario(tmp_path, body, configure=configure)).observation
+    assert seen is not None and seen.exception is not None, seen
+    started = seen.exception.started
+    assert started is not None and started.where == "target" and seen.exception.message == "n must be positive, got -1"
+    assert any("planted" in what for what in seen.interference + seen.tampered), (seen.exception, seen.interference,
+                                                                                  seen.tampered)
+
+
+@pytest.mark.xfail(reason="known limit (docs/threat-model.md): an object of an extension type holds what no traversal "
+                          "lists (a torch future's exception, kept by C++)", strict=True)
+def test_a_runtime_future_holding_the_snippets_exception_is_planted(tmp_path):
+    """Round seven, left open: the runtime's own future (`torch.futures.Future`, the runtime's public API: lint-clean)
+    failed with the snippet's exception, its `wait` handed to the function: torch's Python code beneath re-raises it
+    (`Future.set_exception`'s closure), as a failed `concurrent.futures.Future`'s `result` does. That one is planted (its
+    object reaches the exception); the torch future keeps the exception in C++, which `gc.get_referents` does not list,
+    so its bound method reads as a trusted class's own: no tampering, the start beneath the function."""
+    body = """
+    import torch
+
+    failed = torch.futures.Future()
+    failed.set_exception(ValueError("n must be positive, got -1"))
+    lib.call(failed.wait)
+    """
+
+    def configure(config: dict) -> None:
+        _watch_call(config)
+        _torch_beneath(config)
+
+    seen = read(run_scenario(tmp_path, body, configure=configure)).observation
+    assert seen is not None and seen.exception is not None, seen
+    started = seen.exception.started
+    assert started is not None and started.where == "beneath" and seen.exception.message == "n must be positive, got -1"
+    assert any("planted" in what for what in seen.interference + seen.tampered), (seen.exception, seen.interference,
+                                                                                  seen.tampered)
+
+
+def test_a_method_of_the_snippets_own_callable_object_beneath_the_function_is_not_planted(tmp_path):
+    """Found by the knowledge base (attention-forward-past-key-values-kwarg, upstream): trusted code beneath the function
+    holds the snippet's module's own `forward`, bound (`forward_call = self.forward`), and the call refuses its
+    arguments. A bound method calls its function; its object is the argument, not what it calls, yet it was searched
+    as a callable object that may raise what it holds (a large one fails that search closed): a false tamper once the
+    frames beneath were searched too."""
+    body = """
+    class Attention(lib.Module):
+        def __init__(self):
+            self.table = [object() for _ in range(6000)]
+
+        def forward(self, hidden):
+            return hidden
+
+    try:
+        lib.call(Attention(), 1, 2)
+    except TypeError:
+        pass
+    """
+
+    def configure(config: dict) -> None:
+        _watch_call(config)
+        config["beneath_roots"] = list(config["target_roots"])
+
+    seen = read(run_scenario(tmp_path, body, configure=configure)).observation
+    assert seen is not None and seen.interference == [] and seen.tampered == [], seen
+    assert [error.type for error in seen.calls.raised] == ["TypeError"], seen.calls
+
+
+def test_a_hook_the_runtime_calls_from_its_own_registry_is_seen_where_it_runs(tmp_path):
+    """Round seven: a global forward hook (the runtime's public API: lint-clean), a max whose key runs an exhausted
+    generator's throw, raises the snippet's ValueError when the function calls any module. It lives in a dict of
+    torch's module, which no object the function's frame holds leads to; torch's `_call_impl`, beneath the function,
+    holds it in a local while it calls it, and the search now starts from the frames beneath too. Before: no
+    tampering, the start beneath the function (an implicit entry's before passed)."""
+    body = """
+    import functools
+
+    import torch
+
+    MESSAGE = "n must be positive, got -1"
+    spent = (each for each in ())
+    for _ in spent:
+        pass
+    chosen = functools.partial(max, key=functools.partial(next, map(spent.throw, [ValueError], [MESSAGE])))
+    torch.nn.modules.module.register_module_forward_hook(chosen)
+    lib.call(torch.nn.Identity(), torch.zeros(1))
+    """
+
+    def configure(config: dict) -> None:
+        _watch_call(config)
+        _torch_beneath(config)
+
+    seen = read(run_scenario(tmp_path, body, configure=configure)).observation
+    assert seen is not None and seen.exception is not None, seen
+    started = seen.exception.started
+    assert started is not None and started.where == "beneath" and seen.exception.message == "n must be positive, got -1"
+    assert any("planted" in what for what in seen.interference + seen.tampered), (seen.exception, seen.interference,
+                                                                                  seen.tampered)

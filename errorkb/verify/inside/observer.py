@@ -73,6 +73,7 @@ import gc
 import importlib
 import importlib.machinery
 import json.encoder
+import operator
 import os
 import signal
 import sys
@@ -118,6 +119,10 @@ _c_gc_enable = gc.enable
 _c_gc_disable = gc.disable
 _c_WeakrefType = weakref.ref
 _c_partial = functools.partial
+# C callables that bind data to what they call: a partial's arguments to its function, an `operator` getter's or
+# caller's names, keys and arguments to the argument's own attribute, item or method. One the snippet made chose what
+# fails; those that existed before it ran are recorded (`_record_binder`).
+_c_BINDERS = (functools.partial, operator.methodcaller, operator.itemgetter, operator.attrgetter)
 _c_cached_property = functools.cached_property
 _c_callable = callable
 _c_FrameType = types.FrameType
@@ -209,6 +214,8 @@ _c_int_repr = int.__repr__
 _c_float_repr = float.__repr__
 _c_str_repr = str.__repr__
 _c_MISSING = object()
+_c_UNREADABLE = object()  # a weak reference's referent that cannot be read: `_p_walk` fails closed on it
+_c_EXHAUSTED = object()  # `_p_walk` past its budget: it fails closed
 _c_MAX_RECORDS = MAX_RECORDS
 # How far a value is searched for a frame object (`_p_holds_frame`): containers and objects' attributes this
 # deep, this many items in all; by C code alone (a container's own type's iterator, a C `__dict__` getter).
@@ -512,7 +519,7 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         "getattr_codes": tuple(api["getattr_codes"]) if api else (),
         "reader_spaces": _reader_spaces(readers), "reader_shared": _reader_shared(readers),
         "as_was": spaces[0], "classes_as_were": spaces[1], "modules_as_were": spaces[2], "returned": {}, "c_made": {},
-        "copies_held": spaces[3], "partials_as_were": spaces[3]["partials"],
+        "copies_held": spaces[3], "binders_as_were": spaces[3]["binders"],
     }
 
 
@@ -526,7 +533,7 @@ def _empty_copies() -> dict[str, Any]:
     the id; `table`: the module table's version when `names` was made. Arrays of numbers, read in a check without
     writing a page the zygote shares (a forked check copies none for them)."""
     return {"modules": {}, "classes": {}, "names": {}, "at": {}, "addresses": array.array("Q"),
-            "versions": array.array("Q"), "ids": array.array("Q"), "table": None, "every_class": False, "partials": {}}
+            "versions": array.array("Q"), "ids": array.array("Q"), "table": None, "every_class": False, "binders": {}}
 
 
 _COPIES: dict[str, Any] = _empty_copies()
@@ -551,6 +558,34 @@ def _version_offset() -> int | None:
 _VERSION_OFFSET = _version_offset()
 _c_VERSIONED = _VERSION_OFFSET is not None
 _c_from_address = ctypes.c_uint64.from_address  # a dict's version, read by the observer alone (audited: its own)
+
+
+def _referent_offset() -> int | None:
+    """Where a weak reference holds its referent (CPython's `wr_object`, right after the object's header), for a
+    proxy too, which no Python accessor gives (calling a `weakref.ref` would, but a proxy forwards every operation to
+    its referent: `len(proxy)` runs the referent's `__len__`). Checked on a reference and proxies made here; None
+    where it does not hold (then a live weak reference fails the planted search closed)."""
+    if sys.implementation.name != "cpython" or ctypes.sizeof(ctypes.c_void_p) != 8:
+        return None
+    offset = 2 * ctypes.sizeof(ctypes.c_void_p)  # after `ob_refcnt` and `ob_type`
+
+    class Plain:
+        pass
+
+    class Calling:
+        def __call__(self) -> None:
+            pass
+
+    for held in (Plain(), Calling()):  # a proxy of each kind (`ProxyType`, `CallableProxyType`), and a reference
+        for reference in (weakref.ref(held), weakref.proxy(held)):
+            if ctypes.py_object.from_address(id(reference) + offset).value is not held:
+                return None
+    return offset
+
+
+_c_REFERENT_OFFSET = _referent_offset()
+_c_py_object_at = ctypes.py_object.from_address  # a weak reference's referent, read by the observer alone (audited)
+_c_WEAK_TYPES = (weakref.ref, weakref.ProxyType, weakref.CallableProxyType)
 
 
 def _version(space: dict[str, Any]) -> int:
@@ -612,29 +647,38 @@ def _every_class() -> list[type]:
 
 def _young_classes() -> list[type]:
     """The classes made since the collector last froze what was made (a zygote freezes after preparing): those the
-    check's set-up made, read where the collector tracks them (a class always is). The partials made since are
-    recorded in the same pass (`_record_partial`)."""
+    check's set-up made, read where the collector tracks them (a class always is). The partials (and other
+    binders) made since are recorded in the same pass (`_record_binder`)."""
     found = []
     for value in gc.get_objects():
         kind = type(value)
-        if kind is functools.partial:
-            _record_partial(value)
+        if _p_in_binders(kind):
+            _record_binder(value)
         elif type in _c_mro(kind):
             found.append(value)
     return found
 
 
-def _record_partial(value: Any) -> None:
-    """A `functools.partial` that existed before the snippet ran: trusted code made it (a runtime binds a
-    class's `__eq__` to one at import), so what it binds is not the snippet's choice (`_p_made_before`)."""
-    _COPIES["partials"][id(value)] = value
+def _p_in_binders(kind: Any) -> bool:
+    """One of `_c_BINDERS`, exactly (a plain loop: read by the private code too)."""
+    for binder in _c_BINDERS:  # noqa: SIM110
+        if kind is binder:
+            return True
+    return False
 
 
-def _every_partial() -> None:
-    """Every partial the collector tracks now (a partial always is), once, beside `_every_class`."""
+def _record_binder(value: Any) -> None:
+    """A `functools.partial` (or an `operator` getter or caller) that existed before the snippet ran: trusted code
+    made it (a runtime binds a class's `__eq__` to one at import), so what it binds is not the snippet's choice
+    (`_p_made_before`)."""
+    _COPIES["binders"][id(value)] = value
+
+
+def _every_binder() -> None:
+    """Every binder the collector tracks now (each always is), once, beside `_every_class`."""
     for value in gc.get_objects():
-        if type(value) is functools.partial:
-            _record_partial(value)
+        if _p_in_binders(type(value)):
+            _record_binder(value)
 
 
 def snapshot_trusted(roots: tuple[str, ...]) -> None:
@@ -661,7 +705,7 @@ def snapshot_trusted(roots: tuple[str, ...]) -> None:
         _COPIES["table"] = table
     if not _COPIES["every_class"]:
         found = _every_class()
-        _every_partial()
+        _every_binder()
         _COPIES["every_class"] = True
     else:
         found = _young_classes()
@@ -1718,14 +1762,16 @@ def _p_cell(cell: Any) -> Any:
 # -- C code the snippet planted where the library calls it ------------------------------------------------------
 
 
-def _p_planted_under(frame: Any) -> str | None:
+def _p_planted_under(frame: Any, tb: Any) -> str | None:
     """An exception started in a watched function's frame by C code it called (no `raise` of its own), or beneath
     it: C code the snippet put on the class of an object the function works with (an exhausted generator's
     `throw` through a `functools.partial`, set as `__len__`), or in a C object that calls what it holds (a map's
     function, a defaultdict's factory), raises whatever the snippet chose, from there, and no code of the
     snippet's runs to be seen. Looked for in everything the frame can reach (`_p_roots`: its locals, the globals
     and constants its code names, what the snippet's code returned into the call, which only the interpreter's
-    value stack may hold), inside every object as its C type lists what it holds (`_p_reach`), breadth first,
+    value stack may hold, and the locals of the trusted frames beneath it that the error came through, where a
+    callable trusted code took out of an object is held while it runs), inside every object as its C type lists
+    what it holds (`_p_reach`), breadth first,
     each object once, at any depth. A search that cannot finish (more than `_c_PLANT_BUDGET` objects) fails
     closed: what it did not see may hold the class, so that is said as tampering too. A trusted module's name the
     snippet rebound to something of its own is planted too (`_p_rebound`)."""
@@ -1733,13 +1779,37 @@ def _p_planted_under(frame: Any) -> str | None:
     rebound = _p_rebound(changed)
     if rebound is not None:
         return rebound
-    level = _p_roots(frame)
+    level = _p_roots(frame, tb)
     if level is None:
         return "one of more than " + _c_int_repr(_c_RETURNED_MAX) + " values its code returned into the call, " \
                "too many to keep"
     level.extend(changed)  # what code beneath reads through a rebound trusted name is searched too
+    found = _p_walk(level, _c_PLANT_BUDGET, _p_planted_check, None)
+    if found is _c_EXHAUSTED:
+        return "one of more than " + _c_int_repr(_c_PLANT_BUDGET) + " objects the frame holds, too many to search"
+    if found is _c_UNREADABLE:
+        return "a weak reference whose referent cannot be read, so cannot be searched"
+    return found if type(found) is str else None
+
+
+def _p_planted_check(value: Any, kind: Any, items: list[Any] | None, context: Any) -> str | None:
+    """`_p_walk`'s question for the planted search: a class of the snippet's holding planted code (`_p_planted_node`),
+    or a C object calling what it holds (`_p_calls_held`)."""
+    found = _p_planted_node(value)
+    if found is not None or items is None:
+        return found
+    return _p_calls_held(value, kind, items)
+
+
+def _p_walk(level: list[Any], budget: int, check: Callable[[Any, Any, list[Any] | None, Any], Any],
+            context: Any) -> Any:
+    """The one breadth-first walk over what objects hold (`_p_reach`), for every search of it (planted code, an
+    exception an object reaches, what a callable object may raise): from `level`, each object once (by identity),
+    plain data skipped; `check(value, type, what it holds, context)` is asked of every other object, and its first
+    answer that is not None is returned. A walk that cannot finish fails closed, answering `_c_EXHAUSTED` past
+    `budget` objects and `_c_UNREADABLE` at a weak reference whose referent cannot be read: what it did not see may
+    hold anything, which each caller says in its own words."""
     seen: dict[int, Any] = {}
-    budget = _c_PLANT_BUDGET
     while level:
         following: list[Any] = []
         for value in level:
@@ -1751,28 +1821,31 @@ def _p_planted_under(frame: Any) -> str | None:
             seen[id(value)] = value
             budget -= 1
             if budget < 0:
-                return "one of more than " + _c_int_repr(_c_PLANT_BUDGET) + " objects the frame holds, too many to " \
-                       "search"
-            found = _p_planted_node(value)
-            if found is not None:
-                return found
+                return _c_EXHAUSTED
+            if value is _c_UNREADABLE:
+                return _c_UNREADABLE
             items = _p_reach(value, kind)
-            if items is None:
-                continue
-            found = _p_calls_held(value, kind, items)
+            found = check(value, kind, items, context)
             if found is not None:
                 return found
-            following.extend(items)
+            if items is not None:
+                following.extend(items)
         level = following
     return None
 
 
-def _p_roots(frame: Any) -> list[Any] | None:
+def _p_roots(frame: Any, tb: Any) -> list[Any] | None:
     """Where the planted search starts: the frame's locals, the values of the names its code reads (a global, or a
-    builtin), its constants, and what the snippet's frames returned or yielded into the watched call running in
-    this thread (a temporary, on the value stack alone); None when more were returned than are kept."""
+    builtin), its constants, what the snippet's frames returned or yielded into the watched call running in this
+    thread (a temporary, on the value stack alone), and the locals of every frame beneath it on the error's way
+    (`tb`'s, all trusted: `_p_beneath`), which hold what that code took out of an object to call (an exit stack's
+    callback, popped before it is called); None when more were returned than are kept."""
     code = frame.f_code
     roots: list[Any] = [value for _, value in _c_list_iter(list(_c_dict_items(_S["locals_of"](frame))))]
+    below = tb.tb_next if type(tb) is _c_TracebackType else None
+    while type(below) is _c_TracebackType:
+        roots.extend([value for _, value in _c_list_iter(list(_c_dict_items(_S["locals_of"](below.tb_frame))))])
+        below = below.tb_next
     space, builtins_space = frame.f_globals, frame.f_builtins
     for name in _c_tuple_iter(code.co_names):
         value = _c_dict_get(space, name, _c_MISSING) if type(space) is dict else _c_MISSING
@@ -1793,21 +1866,49 @@ def _p_reach(value: Any, kind: Any) -> list[Any] | None:
     """What `value` holds, as its C type's traversal lists it (any object: a container's items, an object's
     `__dict__` and slots, a C iterator's function and source, a defaultdict's factory, a mapping proxy's mapping, a
     memoryview's buffer, a suspended generator's locals); a function's without its globals and builtins (whole
-    namespaces, looked at by name where they are read). None for what is not searched inside: frames, code,
-    classes (their namespaces are `_p_planted_node`'s), modules. No method of the value's runs."""
+    namespaces, looked at by name where they are read); a weak reference's referent, which no traversal lists
+    (`_p_referent`); a class's, where the interpreter reaches from a class (`_p_class_reach`). None for what is not
+    searched inside: frames, code, modules. No method of the value's runs."""
     if kind is _c_FrameType or kind is _c_CodeType:
         return None
     try:
         mro = _c_mro(kind)
     except BaseException:
         return None
-    if _p_in(type, mro) or _p_in(_c_ModuleType, mro):
+    if _p_in(type, mro):
+        return _p_class_reach(value, kind)
+    if _p_in(_c_ModuleType, mro):
         return None
     items = list(_c_get_referents(value))
     if kind is _c_FunctionType:
         namespace, builtins_space = _c_func_globals(value), _c_func_builtins(value)
         return [item for item in items if item is not namespace and item is not builtins_space]
+    for weak in _c_WEAK_TYPES:
+        if _p_in(weak, mro):
+            items.append(_p_referent(value))
+            break
     return items
+
+
+def _p_class_reach(cls: Any, kind: Any) -> list[Any]:
+    """What the interpreter reaches from a class: its metaclass, whose namespace answers what is done to the class
+    itself (`len(cls)` runs the metaclass's `__len__`), and the values in the namespaces of its classes that are the
+    snippet's (`Holder.inner`, read through an instance). A trusted class's namespace is compared with its copy
+    instead (`_p_rebound`): its values are what trusted code put there."""
+    items: list[Any] = [kind]
+    for klass in _c_tuple_iter(_c_mro(cls)):
+        if _c_type_flags(klass) & _c_HEAPTYPE and not _p_trusted_class(klass):
+            items.extend([pair[1] for pair in _c_list_iter(list(_c_proxy_items(_c_type_dict(klass))))])
+    return items
+
+
+def _p_referent(reference: Any) -> Any:
+    """The object a weak reference (or a proxy) refers to, read where CPython holds it (`_referent_offset`): None
+    once it died. Where that cannot be read, a sentinel the planted search reads as planted (it fails closed)."""
+    offset = _c_REFERENT_OFFSET
+    if offset is None:
+        return _c_UNREADABLE
+    return _c_py_object_at(id(reference) + offset).value
 
 
 def _p_calls_held(value: Any, kind: Any, items: list[Any]) -> str | None:
@@ -1821,9 +1922,10 @@ def _p_calls_held(value: Any, kind: Any, items: list[Any]) -> str | None:
     (`_p_own_method`) whose object holds no exception, nor a partial trusted code made over a trusted function with
     plain data (`_p_plain_partial`). A partial the snippet made that binds data to what is not its own code, or a
     method bound to an object that holds an exception (a failed future's `result`, Python's or C code's), raises
-    what the snippet chose: planted."""
+    what the snippet chose: planted. A bound method calls its function, with its object as the first argument: the
+    object is data here (a callable one, the snippet's model under its own `forward`, is not what is called)."""
     if not _p_made_by_c(kind) or kind is _c_FunctionType or kind is _c_CellType or _p_in(kind, _c_GENERATOR_TYPES) \
-            or _p_in(kind, _c_DESCRIPTOR_WRAPPERS):
+            or _p_in(kind, _c_DESCRIPTOR_WRAPPERS) or _p_in(type, _c_mro(kind)):
         return None
     if _p_chosen_call(value, kind):
         return _p_qualname(kind) + " (raising what the snippet chose)"
@@ -1841,6 +1943,8 @@ def _p_calls_held(value: Any, kind: Any, items: list[Any]) -> str | None:
         contents = list(_c_set_iter(value))
     elif _p_in(frozenset, mro):
         contents = list(_c_frozenset_iter(value))
+    elif kind is _c_MethodType:  # its object is the argument it passes, not what it calls (searched as a value)
+        contents = [_c_method_self(value)]
     else:
         contents = []
     for item in _c_list_iter(contents):
@@ -1856,10 +1960,14 @@ def _p_calls_held(value: Any, kind: Any, items: list[Any]) -> str | None:
 def _p_chosen_call(value: Any, kind: Any) -> bool:
     """A callable that runs no code of the snippet's and yet raises what the snippet chose: a partial the snippet
     made binding data to a callable not its own (`partial(operator.getitem, [], 3)`: the callee fails on the
-    data), or a method bound to an object that holds an exception (`Future.result`, a C future's `result`), which
-    Python's or C code re-raises."""
+    data), an `operator` getter or caller it made (`methodcaller("result")` calls the argument's own method, as
+    `itemgetter(3)` its item: what fails is the name or key it chose, on the argument it was handed), or a method
+    bound to an object that holds an exception (`Future.result`, a C future's `result`), which Python's or C code
+    re-raises."""
     if _p_in(_c_partial, _c_mro(kind)):
         return _p_snippet_partial(value)
+    if _p_in_binders(kind):  # an `operator` getter or caller: its names, keys and arguments are its data
+        return not _p_made_before(value)
     if kind is _c_MethodType:
         return _p_reaches_error(_c_method_self(value))
     if _p_in(kind, _c_BuiltinTypes[:2]):
@@ -1870,8 +1978,8 @@ def _p_chosen_call(value: Any, kind: Any) -> bool:
 
 
 def _p_made_before(value: Any) -> bool:
-    """A partial that existed before the snippet ran (`_record_partial`)."""
-    return _c_dict_get(_S["partials_as_were"], id(value)) is value
+    """A partial, or an `operator` getter or caller, that existed before the snippet ran (`_record_binder`)."""
+    return _c_dict_get(_S["binders_as_were"], id(value)) is value
 
 
 def _p_snippet_partial(value: Any) -> bool:
@@ -1887,34 +1995,18 @@ def _p_snippet_partial(value: Any) -> bool:
 
 
 def _p_reaches_error(owner: Any) -> bool:
-    """An exception instance anywhere `owner` reaches (`_p_reach`), breadth first, each object once: what a bound
-    method of it may re-raise. More than `_c_PLANT_BUDGET` objects: it fails closed (True)."""
+    """An exception instance anywhere `owner` reaches (`_p_walk`): what a bound method of it may re-raise. More than
+    `_c_PLANT_BUDGET` objects: it fails closed (True)."""
     kind = type(owner)
     if owner is None or kind is str or kind is int or kind is float or kind is bool or kind is bytes \
             or _p_is_module(owner) or _p_in(type, _c_mro(kind)):
         return False
-    level: list[Any] = [owner]
-    seen: dict[int, Any] = {}
-    budget = _c_PLANT_BUDGET
-    while level:
-        following: list[Any] = []
-        for held in level:
-            kind = type(held)
-            if held is None or kind is str or kind is int or kind is float or kind is bool or kind is bytes:
-                continue
-            if _c_dict_get(seen, id(held)) is held:
-                continue
-            seen[id(held)] = held
-            budget -= 1
-            if budget < 0:
-                return True
-            if _p_in(BaseException, _c_mro(kind)):
-                return True
-            items = _p_reach(held, kind)
-            if items is not None:
-                following.extend(items)
-        level = following
-    return False
+    return _p_walk([owner], _c_PLANT_BUDGET, _p_error_check, None) is not None
+
+
+def _p_error_check(value: Any, kind: Any, items: list[Any] | None, context: Any) -> bool | None:
+    """`_p_walk`'s question for `_p_reaches_error`: an exception instance."""
+    return True if _p_in(BaseException, _c_mro(kind)) else None
 
 
 def _p_own_method(method: Any) -> bool:
@@ -2263,30 +2355,18 @@ def _p_holds_error(value: Any) -> bool:
     for klass in _c_tuple_iter(_c_mro(type(value))):
         if _c_type_flags(klass) & _c_HEAPTYPE and not _p_trusted_class(klass):
             level.extend([pair[1] for pair in _c_list_iter(list(_c_proxy_items(_c_type_dict(klass))))])
-    seen: dict[int, Any] = {}
-    budget = _c_HOLDS_BUDGET
-    while level:
-        following: list[Any] = []
-        for held in level:
-            kind = type(held)
-            if held is None or kind is str or kind is int or kind is float or kind is bool or kind is bytes:
-                continue
-            if _c_dict_get(seen, id(held)) is held:
-                continue
-            seen[id(held)] = held
-            budget -= 1
-            if budget < 0:
-                return True
-            mro = _c_mro(kind)
-            if _p_in(BaseException, mro) or (_p_in(type, mro) and _p_in(BaseException, _c_mro(held))):
-                return True
-            if held is not value and _p_held_gadget(held, 0):
-                return True
-            items = _p_reach(held, kind)
-            if items is not None:
-                following.extend(items)
-        level = following
-    return False
+    return _p_walk(level, _c_HOLDS_BUDGET, _p_holds_check, value) is not None
+
+
+def _p_holds_check(held: Any, kind: Any, items: list[Any] | None, value: Any) -> bool | None:
+    """`_p_walk`'s question for `_p_holds_error` (of `value`): an exception, a class or an instance, or C code that
+    raises one (`_p_held_gadget`) held by it."""
+    mro = _c_mro(kind)
+    if _p_in(BaseException, mro) or (_p_in(type, mro) and _p_in(BaseException, _c_mro(held))):
+        return True
+    if held is not value and _p_held_gadget(held, 0):
+        return True
+    return None
 
 
 def _p_wrapper_holds(cells: Any, key: str, depth: int) -> bool:
@@ -2395,12 +2475,12 @@ def _p_exception(record: list[Any], frame: Any, arg: Any) -> None:
     started = deepest.tb_frame.f_code
     op = _p_opname(started, deepest.tb_lasti)
     if index >= 0 and (deepest is not tb or not _p_one_of(op, ("RAISE_VARARGS", "RERAISE"))):
-        planted = _p_planted_under(frame)  # not the function's own `raise`: C code, or code beneath it
+        planted = _p_planted_under(frame, tb)  # not the function's own `raise`: C code, or code beneath it
         if planted is not None:
             _p_tamper("observer", "planted C code where " + _S["slots"][index]["label"] + " calls it (" + planted
                       + "), whose error would read as the library's")
     elif index < 0 and _p_users_error(record, frame, op):
-        planted = _p_planted_under(frame)
+        planted = _p_planted_under(frame, tb)
         if planted is not None:
             _p_tamper("observer", "planted C code where its own code, called by the library, runs into it ("
                       + planted + "), whose error would read as Python's")
