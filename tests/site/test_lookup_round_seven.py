@@ -201,6 +201,26 @@ def test_a_removed_cache_attribute_read_from_a_cache_is_still_confirmed(kb, cls,
     assert confirmed == [CACHE_ATTRIBUTES[attribute]]
 
 
+MODEL_ATTRIBUTES = {"_setup_cache": ("setup-cache-removed", "4.45.0"),
+                    "_supports_quantized_cache": ("supports-quantized-cache-removed", "4.56.0"),
+                    "_supports_static_cache": ("supports-static-cache-removed", "4.56.0"),
+                    "_extract_past_from_model_output": ("extract-past-from-model-output-removed", "4.56.0")}
+
+
+@pytest.mark.parametrize("attribute", sorted(MODEL_ATTRIBUTES))
+@pytest.mark.parametrize("cls", ["Tensor", "GenerationConfig", "DynamicCache", "MyThing"])
+def test_a_removed_model_attribute_read_from_no_model_is_only_possible(kb, cls, attribute):
+    confirmed, possible = _answer(kb, f"AttributeError: '{cls}' object has no attribute '{attribute}'")
+    assert confirmed == [] and MODEL_ATTRIBUTES[attribute][0] in possible
+
+
+@pytest.mark.parametrize("attribute", sorted(MODEL_ATTRIBUTES))
+@pytest.mark.parametrize("cls", ["LlamaForCausalLM", "ChatGLMForConditionalGeneration", "super"])
+def test_a_removed_model_attribute_read_from_a_model_is_still_confirmed(kb, cls, attribute):
+    entry, release = MODEL_ATTRIBUTES[attribute]
+    assert _answer(kb, f"AttributeError: '{cls}' object has no attribute '{attribute}'", release)[0] == [entry]
+
+
 # -- a release of another package is not the library's -----------------------------------------------------------
 
 @pytest.mark.parametrize("prose", [
@@ -235,5 +255,7 @@ def test_round_seven_reads_alike_in_the_page_the_cli_and_the_hook(release):
     pastes += [TRACEBACK + link + second for link in (DURING, DIRECT) for second in (FALLBACK, RERAISE, RESTATED)]
     pastes += [f"AttributeError: '{cls}' object has no attribute '{attribute}'"
                for cls in ("Tensor", "MyAttention", "DynamicCache") for attribute in CACHE_ATTRIBUTES]
+    pastes += [f"AttributeError: '{cls}' object has no attribute '{attribute}'"
+               for cls in ("Tensor", "LlamaForCausalLM", "super") for attribute in MODEL_ATTRIBUTES]
     python = _same_in_page_cli_and_hook(real_index.__wrapped__(), pastes, release)
     assert len(python) == len(pastes)
