@@ -221,6 +221,43 @@ def test_a_removed_model_attribute_read_from_a_model_is_still_confirmed(kb, cls,
     assert _answer(kb, f"AttributeError: '{cls}' object has no attribute '{attribute}'", release)[0] == [entry]
 
 
+# -- values the library's own raise never prints ------------------------------------------------------------------
+
+@pytest.mark.parametrize("message", [
+    "KeyError: 'Cache only has 32 layers, attempted to access layer with index 3'",
+    "KeyError: 'Cache only has 32 layers, attempted to access layer with index 31'",
+    "ValueError: `num_head` was provided as a list of length 28, but the Cache currently has 28 layers",
+], ids=["index-inside", "index-below", "lengths-equal"])
+def test_values_the_librarys_raise_never_prints_rule_the_entry_out(kb, message):
+    """The library raises these only when the index is not below the count (`layer_idx >= len(self)`), or the lengths
+    differ: the same words with such values are another error's (the entries' `relations`)."""
+    assert _answer(kb, message) == ([], [])
+
+
+@pytest.mark.parametrize("message, entry", [
+    ("KeyError: 'Cache only has 0 layers, attempted to access layer with index 0'", "cache-only-has-0-layers"),
+    ("IndexError: Cache only has 32 layers, attempted to access layer with index 40", "cache-only-has-0-layers"),
+    ("ValueError: `num_head` was provided as a list of length 3, but the Cache currently has 28 layers",
+     "num-heads-list-length"),
+], ids=["zero", "beyond", "lengths-differ"])
+def test_values_the_librarys_raise_prints_still_confirm(kb, message, entry):
+    assert _answer(kb, message)[0] == [entry]
+
+
+@pytest.mark.xfail(strict=True, reason="a wording that ends with a placeholder, found inside a longer text (here under "
+                                       "another exception's name), gives it no value: its relations are not held "
+                                       "(docs/contributing.md, 6b)")
+def test_a_trailing_value_found_inside_a_text_is_held_to_the_relations(kb):
+    assert _answer(kb, "IndexError: Cache only has 32 layers, attempted to access layer with index 31") == ([], [])
+
+
+@pytest.mark.xfail(strict=True, reason="a relation compares two placeholders, never a placeholder with a constant "
+                                       "(`got {len(caches)}` with 1 or 2; `but got {self.nbits}` with a valid value): "
+                                       "docs/contributing.md, 6b")
+def test_a_value_the_raise_condition_excludes_against_a_constant_rules_the_entry_out(kb):
+    assert _answer(kb, "ValueError: Expected 1 or 2 arguments, got 2") == ([], [])
+
+
 # -- a release of another package is not the library's -----------------------------------------------------------
 
 @pytest.mark.parametrize("prose", [
@@ -257,5 +294,8 @@ def test_round_seven_reads_alike_in_the_page_the_cli_and_the_hook(release):
                for cls in ("Tensor", "MyAttention", "DynamicCache") for attribute in CACHE_ATTRIBUTES]
     pastes += [f"AttributeError: '{cls}' object has no attribute '{attribute}'"
                for cls in ("Tensor", "LlamaForCausalLM", "super") for attribute in MODEL_ATTRIBUTES]
+    pastes += ["KeyError: 'Cache only has 32 layers, attempted to access layer with index 3'",
+               "KeyError: 'Cache only has 0 layers, attempted to access layer with index 0'",
+               "ValueError: `num_head` was provided as a list of length 28, but the Cache currently has 28 layers"]
     python = _same_in_page_cli_and_hook(real_index.__wrapped__(), pastes, release)
     assert len(python) == len(pastes)
