@@ -258,6 +258,31 @@ def test_a_value_the_raise_condition_excludes_against_a_constant_rules_the_entry
     assert _answer(kb, "ValueError: Expected 1 or 2 arguments, got 2") == ([], [])
 
 
+# -- a release read from the frames: only the frame that raised -------------------------------------------------
+
+SITE = "/usr/lib/python3.10/site-packages"
+PREFIX_TUNING = ("Traceback (most recent call last):\n"
+                 '  File "/me/train.py", line 40, in <module>\n    out = model(**batch)\n'
+                 f'  File "{SITE}/transformers/models/llama/modeling_llama.py", line {{outer}}, in forward\n'
+                 "    outputs = self.model(\n"
+                 f'  File "{SITE}/transformers/models/llama/modeling_llama.py", line 880, in forward\n'
+                 "    past_seen_tokens = past_key_values.get_seq_length() if past_key_values is not None else 0\n"
+                 "AttributeError: 'tuple' object has no attribute 'get_seq_length'\n")
+
+
+def test_an_outer_frame_at_a_raise_lines_number_tells_no_release(kb):
+    """The release is read from the line the error was raised at: the innermost frame in the entry's file. An outer
+    frame of that file (the model with the head calling the base model) at a number some release raises at tells
+    nothing: on 4.46 (prefix tuning, another cause of these words through the same frames) it confirmed the entry."""
+    assert _answer(kb, PREFIX_TUNING.format(outer=374)) == _answer(kb, PREFIX_TUNING.format(outer=1190))
+    assert _answer(kb, PREFIX_TUNING.format(outer=374))[0] == []
+
+
+def test_the_raising_frame_at_a_raise_lines_number_still_tells_the_release(kb):
+    text = PREFIX_TUNING.format(outer=1190).replace("line 880, in forward", "line 374, in forward")
+    assert _answer(kb, text)[0] == ["legacy-tuple-forward-get-seq-length"]
+
+
 # -- a release of another package is not the library's -----------------------------------------------------------
 
 @pytest.mark.parametrize("prose", [
@@ -294,6 +319,7 @@ def test_round_seven_reads_alike_in_the_page_the_cli_and_the_hook(release):
                for cls in ("Tensor", "MyAttention", "DynamicCache") for attribute in CACHE_ATTRIBUTES]
     pastes += [f"AttributeError: '{cls}' object has no attribute '{attribute}'"
                for cls in ("Tensor", "LlamaForCausalLM", "super") for attribute in MODEL_ATTRIBUTES]
+    pastes += [PREFIX_TUNING.format(outer=374), PREFIX_TUNING.format(outer=1190)]
     pastes += ["KeyError: 'Cache only has 32 layers, attempted to access layer with index 3'",
                "KeyError: 'Cache only has 0 layers, attempted to access layer with index 0'",
                "ValueError: `num_head` was provided as a list of length 28, but the Cache currently has 28 layers"]

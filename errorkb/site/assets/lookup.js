@@ -751,10 +751,12 @@
 
   function releasesInPaste(one, found, R) {
     if (!one.linesPath || !one.lines.length) return [];
-    const installed = one.linesPath;
-    const seen = new Set(found.filter((f) => f.path.endsWith("/" + installed)
-      && installedAt(f.path, f.path.length - installed.length, R)).map((f) => f.line));
-    return one.lines.filter(([, line]) => seen.has(line)).map(([release]) => release);
+    const installed = one.linesPath;  // the innermost frame in the file: where it was raised
+    const inFile = found.filter((f) => f.path.endsWith("/" + installed)
+      && installedAt(f.path, f.path.length - installed.length, R));
+    if (!inFile.length) return [];
+    const raised = inFile[inFile.length - 1].line;
+    return one.lines.filter(([, line]) => line === raised).map(([release]) => release);
   }
 
   const describe = (releases) => (releases.length === 1 ? releases[0] : `${releases[0]} – ${releases[releases.length - 1]}`);
