@@ -201,6 +201,14 @@ def test_a_removed_cache_attribute_read_from_a_cache_is_still_confirmed(kb, cls,
     assert confirmed == [CACHE_ATTRIBUTES[attribute]]
 
 
+@pytest.mark.xfail(strict=True, reason="a class of the user's own named like a cache reads as a cache (the entries "
+                                       "withhold by name: `*Cache*`; typing it `library-class` lost two right answers "
+                                       "of the corpus, remote-code caches the library's class list does not hold): "
+                                       "docs/contributing.md, 6b")
+def test_a_removed_cache_attribute_read_from_a_users_own_cache_like_class_is_only_possible(kb):
+    assert _answer(kb, "AttributeError: 'KVCache' object has no attribute 'seen_tokens'")[0] == []
+
+
 MODEL_ATTRIBUTES = {"_setup_cache": ("setup-cache-removed", "4.45.0"),
                     "_supports_quantized_cache": ("supports-quantized-cache-removed", "4.56.0"),
                     "_supports_static_cache": ("supports-static-cache-removed", "4.56.0"),
