@@ -288,7 +288,8 @@ class _Reading:
         if not self._final_read:
             self._read_all()
             self._final_read = True
-            self._final = final_lines(self.text, self.options, self._ends, chained(self.text, self._meter))
+            self._final = final_lines(self.text, self.options, self._ends, chained(self.text, self._meter),
+                                      self._markers)
         return self._final
 
     @property

@@ -15,7 +15,9 @@ to a linear bound, and the page's JavaScript counts the same way):
    (`[~/x.py:480](https://...)`) becomes its text (`LINK`); rich's traceback box is opened
    (its title becomes Python's marker, its folded frame lines are joined, its edges go); a frame
    line a terminal or a web form broke at a fixed width is joined again; Python's hint
-   `. Did you mean: 'x'?` goes from the end of a line; ASCII whitespace is stripped at both ends.
+   `. Did you mean: 'x'?` goes from the end of a line; blanks at a line's end go again (what a
+   link's text or the hint leaves: no normalised line ends in one); ASCII whitespace is stripped
+   at both ends.
 3. `candidates`: every line shaped `[indent]Name: message` is an exception line, and so is an
    exception class's name inside a line after the text a tool put before it (`... failed:
    AttributeError: message`); the last `CHAIN` of them are candidates, the last first (in a
@@ -75,6 +77,7 @@ _FATAL_NAME = rules.compiled(rules.FATAL_NAME)
 _INSTALL_ROOT = rules.compiled(rules.INSTALL_ROOT)
 _RELEASE_NUMBER = rules.compiled(rules.RELEASE_NUMBER)
 _CHAINED = rules.compiled(rules.CHAINED)
+_RERAISE = rules.compiled(rules.RERAISE)
 _TOLD_WORKING = rules.compiled(rules.TOLD_WORKING)
 _TOLD_NOT = rules.compiled(rules.TOLD_NOT)
 _TOLD_NEXT = rules.compiled(rules.TOLD_NEXT)
@@ -119,7 +122,7 @@ def plain_quotes(text: str) -> str:
 def normalize(text: str, meter: Meter | None = None) -> str:
     """Stage 2: what terminals and tools add, taken away."""
     meter = meter or Meter()
-    meter.work += (26 + rules.FRAME_WRAPS) * len(text)  # the passes below each read the text once
+    meter.work += (27 + rules.FRAME_WRAPS) * len(text)  # the passes below each read the text once
     text = text.replace("\ufeff", "").replace("\u00a0", " ")
     text = plain_quotes(text)
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\u2028", "\n").replace("\u2029", "\n")
@@ -141,6 +144,7 @@ def normalize(text: str, meter: Meter | None = None) -> str:
             break
     text = _FRAME_NAME_WRAP.sub(r"\1\2\3", text)
     text = _SUFFIX.sub("", text)
+    text = _LINE_END.sub("", text)  # again: a link's text or the hint's removal may leave blanks at a line's end
     return strip(text)
 
 
@@ -327,24 +331,28 @@ def line_start(text: str, at: int) -> int:
 
 
 def final_lines(text: str, options: list[Candidate], ended: list[tuple[int, str]],
-                links: list[int]) -> frozenset[int] | None:
+                links: list[int], starts: list[int] | None = None) -> frozenset[int] | None:
     """Where the lines start that state the error the paste ended with (None: no exception line names one).
     That error is the last exception line whose name reads as an exception's (`rules.FATAL_NAME`: a log's
-    `INFO:` after it or a warning at shutdown is none); an earlier line that says it again is the same error
+    `INFO:` after it or a warning at shutdown is none), or a later traceback's bare exception line (`bare_end`:
+    `AssertionError`, printed without a message); an earlier line that says it again is the same error
     (pytest's summary line restates the `E` line, cut with `...` at the terminal's width); and an exception a
     chain sentence (`links`) ties to one of these, back along the chain: the nearest traceback-ending line
-    (`ended`) before it, when a chain sentence stands between them. An exception named inside one of these
-    lines (a wrapper's `failed: AttributeError: ...`) is part of it."""
+    (`ended`) before it, when a chain sentence stands between them that ties them (`ties`). An exception named
+    inside one of these lines (a wrapper's `failed: AttributeError: ...`) is part of it."""
     lines = sorted({one.at for one in options if one.at >= 0 and one.exception is not None
                     and _FATAL_NAME.search(one.exception)})
-    if not lines:
+    bare = bare_end(text, lines[-1] if lines else -1, ended, starts or [])
+    if not lines and bare < 0:
         return None
-    said = said_at(text, lines[-1])
-    cut = said[:-3] if said.endswith("...") else None
-    restated = [at for at in lines[:-1] if said_at(text, at) == said or (cut and said_at(text, at).startswith(cut))]
+    heads = [bare]
+    if bare < 0:
+        said = said_at(text, lines[-1])
+        cut = said[:-3] if said.endswith("...") else None
+        heads = [line_start(text, at) for at in (lines[-1], *(
+            at for at in lines[:-1] if said_at(text, at) == said or (cut and said_at(text, at).startswith(cut))))]
     final: set[int] = set()
-    for at in (lines[-1], *restated):
-        start = line_start(text, at)
+    for start in heads:
         while start not in final:
             final.add(start)
             index = bisect_left(ended, (start,))  # the traceback-ending lines before this line
@@ -352,10 +360,50 @@ def final_lines(text: str, options: list[Candidate], ended: list[tuple[int, str]
                 break
             before = ended[index - 1][0]
             link = bisect_left(links, before)
-            if link >= len(links) or links[link] >= start:  # no chain sentence between them
+            if link >= len(links) or links[link] >= start or not ties(text, links[link], start, before):
                 break
             start = line_start(text, before - 1)
     return frozenset(final)
+
+
+def bare_end(text: str, last: int, ended: list[tuple[int, str]], starts: list[int]) -> int:
+    """Where the line starts of a bare exception line (a name that reads as an exception's, no message: Python's
+    `AssertionError`, `KeyboardInterrupt`) that ends a traceback after the last exception line with a message
+    (`last`, -1: none): a traceback marker stands between them (-1: none does). A bare name in prose after the
+    error, with no marker before it, ends nothing."""
+    for end, said in reversed(ended):
+        start = line_start(text, end - 1)
+        if start <= last:
+            return -1
+        if ":" in said or not _FATAL_NAME.search(said):
+            continue
+        marker = bisect_left(starts, last + 1)
+        return start if marker < len(starts) and starts[marker] < start else -1
+    return -1
+
+
+def ties(text: str, link: int, start: int, before: int) -> bool:
+    """Whether the chain sentence at `link` ties the exception line that starts at `start` to the one that ends at
+    `before` (see rules.HANDLING_TEXT): always for a direct cause; for "During handling", only when the handler
+    raised it (its failing line is a `raise`) or its message restates the earlier one's."""
+    if not text.startswith(rules.HANDLING_TEXT, link):
+        return True
+    if _RERAISE.match(_failing_line(text, link, start)):
+        return True
+    earlier = said_at(text, line_start(text, before - 1)).split(": ", 1)
+    return len(earlier) == 2 and bool(strip(earlier[1])) and strip(earlier[1]) in said_at(text, start)
+
+
+def _failing_line(text: str, stop: int, start: int) -> str:
+    """The last line before the line that starts at `start`, back to `stop`, that is no blank or Python 3.11's position
+    markers: the failing line of the traceback that ends there ("" when none)."""
+    end = start - 1
+    while end > stop:
+        begin = max(text.rfind("\n", stop, end) + 1, stop)
+        if not _MARKERS.match(text[begin:end]):
+            return text[begin:end]
+        end = begin - 1
+    return ""
 
 
 def traceback_of(found: list[Frame], start: int, at: int) -> list[Frame]:

@@ -43,15 +43,17 @@ def wording_range(known: Known, wording: Wording) -> str | None:
 
 
 def releases_in_paste(known: Known, found: list[Frame]) -> tuple[str, ...]:
-    """The releases whose raise line, in the entry's source file (as installed), is a line the
-    paste's frames in that file show: `.../site-packages/<package>/<file>.py", line 1471`. Only a frame of
-    the installed package (`installed_at`): another package's copy of the file has lines of its own."""
+    """The releases whose raise line, in the entry's source file (as installed), is the line the paste's
+    innermost frame in that file shows (where the error was raised): `.../site-packages/<package>/<file>.py",
+    line 1471`. An outer frame of the file (a caller in it) is at a line of its own, which some release's raise
+    line may equal by chance. Only a frame of the installed package (`installed_at`): another package's copy
+    of the file has lines of its own."""
     if not known.lines_path or not known.lines:
         return ()
     installed = known.lines_path
-    seen = {frame.line for frame in found if frame.path.endswith("/" + installed)
-            and installed_at(frame.path, len(frame.path) - len(installed))}
-    return tuple(release for release, line in known.lines if line in seen)
+    raising = next((frame for frame in reversed(found) if frame.path.endswith("/" + installed)
+                    and installed_at(frame.path, len(frame.path) - len(installed))), None)
+    return tuple(release for release, line in known.lines if raising is not None and line == raising.line)
 
 
 def verdict(known: Known, wording: Wording, releases: tuple[str, ...], source: str,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-RULES_VERSION = 19
+RULES_VERSION = 20
 
 CAP = 1 << 16  # characters of a paste read: its last 64 KiB
 CHAIN = 64  # exception lines tried whole, counted from the end of the paste
@@ -114,6 +114,13 @@ TRACEBACK_END = (r"(?<![^\n])(?:[A-Za-z_][A-Za-z0-9_]*\.)*[A-Za-z_][A-Za-z0-9_]*
 # candidate.
 FATAL_NAME = r"(?:Error|Exception|Interrupt|Exit|Iteration)$"
 CHAINED = r"(?<![^\n])(?:During handling of the above exception|The above exception was the direct cause)"
+# "During handling of the above exception" says only that the later exception was raised while the earlier one was
+# being handled: a handler that falls back to other code and fails there shows a new error, whose cause the earlier one
+# is not. It ties them only when the handler raised it (the later traceback's failing line, its last line before the
+# exception line but Python 3.11's position markers, is a `raise`: `RERAISE`) or the later message restates the
+# earlier one. "The above exception was the direct cause" (`raise ... from error`) always ties them.
+HANDLING_TEXT = "During handling of the above exception"
+RERAISE = r"^[ \t]*raise(?![A-Za-z0-9_])"
 # A frame as Python prints it (`File "x.py", line 3, in f`), as IPython 8 does (`File ~/x.py:3, in Class.f(a)`),
 # as IPython 7 (Colab) does (`/usr/lib/x.py in f(a)`, `<ipython-input-4-ab> in <module>`: the line number is
 # on the `--> 3` arrow below it) and as pytest does (`x.py:3: in f` above the source line; its long entries
@@ -133,6 +140,8 @@ QUOTE_MARK = r"(?<![^\n])(?:>[ \t]?)+"
 # Spaces and tabs at the end of a line go (`LINE_END`): an editor or a quoted reply pads lines to one width
 # (LangBridge#6), and a message printed on two lines must still read as its wording.
 LINE_END = r"(?<![ \t])[ \t]+(?![^\n])"  # from a run's first space: one try a run
+# Read again after the last substitution: a notebook link's text of blanks (`LINK`) or the blanks before Python's hint
+# (`SUFFIX`) would leave some at a line's end, where a pattern that splits a run of blanks backtracks over it.
 # A notebook's traceback copied from its rendered output keeps the links the notebook drew, as Markdown: VS
 # Code's `File [~/x.py:115](https://vscode-remote+.../x.py:115), in f(...)` and `---> [28](vscode-notebook-cell:
 # ?execution_count=4&line=28) code`, Jupyter Lab's `File [~/x.py:1520](http://localhost:8080/lab/tree/...), in ...`
@@ -164,10 +173,12 @@ FRAME_LINE = (r"(?<![^\n])[ \t]*(?:(?:>[ \t]+)?File (?:\"([^\"\n]*)\",[ \t]*line
 # line, another tool's frame) leaves the traceback possibly cut: it says nothing of the frames it does not show.
 STACK_LINE = (r'^(?:([ \t]*File "(?![^"\n]*(?:\.\.\.|…))[^"\n]*",[ \t]*line[ \t]*[0-9]+,[ \t]*in[ \t][^\n]*)'
               r"|[ \t]+(?!\.\.\.|…|\[(?:\.\.\.|…|Previous line repeated))[^ \t\n][^\n]*)$")
-CODE_LINE = r"^[ \t]+(?:-+>[ \t]*[0-9]*[ \t]+)?([^ \t\n][^\n]*)$"  # the source line printed under a frame
+# A run of blanks is read by one quantifier (`(?:[ \t]*[0-9]+)?[ \t]+`, never `[ \t]*[0-9]*[ \t]+`): two that could
+# split it between them backtrack over every split when what follows fails (quadratic in the run's length).
+CODE_LINE = r"^[ \t]+(?:-+>(?:[ \t]*[0-9]+)?[ \t]+)?([^ \t\n][^\n]*)$"  # the source line printed under a frame
 # IPython marks the failing line of each cell or frame with an arrow: `---> 10     height, width = img.shape[:2]`
 # (group 1 the line's number, group 2 its code); rich with `❱ 10 │   code` (`│` its indent guides).
-ARROW_LINE = (r"(?<![^\n])[ \t]*(?:-+>|❱)[ \t]*(?:\[[0-9]+\]\([^)\n]*\)|([0-9]+))?[ \t]+(?:│[ \t]+)*"
+ARROW_LINE = (r"(?<![^\n])[ \t]*(?:-+>|❱)(?:[ \t]*(?:\[[0-9]+\]\([^)\n]*\)|([0-9]+)))?[ \t]+(?:│[ \t]+)*"
               r"([^ \t\n][^\n]*)")
 # pytest's long entry prints the frame's source above its location line: the function is the one the source
 # starts with (`    def update(self, ...):`), the failing line the one marked `>`.
@@ -292,7 +303,7 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
     return {
         "version": RULES_VERSION, "cap": CAP, "chain": CHAIN, "whitespace": WHITESPACE, "max_path": MAX_PATH,
         "tail_min": TAIL_MIN, "tail_after": TAIL_AFTER,
-        "frame_wraps": FRAME_WRAPS, "traceback_text": TRACEBACK_TEXT,
+        "frame_wraps": FRAME_WRAPS, "traceback_text": TRACEBACK_TEXT, "handling_text": HANDLING_TEXT,
         "patterns": {"ANSI": ANSI, "PREFIX": PREFIX, "GROUP_MARGIN": GROUP_MARGIN, "RICH_TOP": RICH_TOP,
                      "RICH_BOTTOM": RICH_BOTTOM,
                      "RICH_FOLD": RICH_FOLD, "RICH_WRAP": RICH_WRAP, "RICH_EDGE": RICH_EDGE, "FRAME_WRAP": FRAME_WRAP,
@@ -300,6 +311,7 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
                      "QUOTE_MARK": QUOTE_MARK, "LINE_END": LINE_END, "SUFFIX": SUFFIX, "EXCEPTION_LINE": EXCEPTION_LINE,
                      "INLINE_EXCEPTION": INLINE_EXCEPTION, "STOP_LINE": STOP_LINE, "TRACEBACK": TRACEBACK,
                      "TRACEBACK_END": TRACEBACK_END, "FATAL_NAME": FATAL_NAME, "CHAINED": CHAINED,
+                     "RERAISE": RERAISE,
                      "FRAME": FRAME, "FRAME_LINE": FRAME_LINE, "STACK_LINE": STACK_LINE, "INSTALL_ROOT": INSTALL_ROOT,
                      "CODE_LINE": CODE_LINE,
                      "ARROW_LINE": ARROW_LINE,

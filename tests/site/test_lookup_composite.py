@@ -190,11 +190,19 @@ NOT_THE_LAST = [
     "I fixed the `AttributeError: 'DynamicCache' object has no attribute 'get_max_length'` error, but now:\n" + FATAL,
     # a bare exception line that ended the paste, another exception than the one above it
     GET_MAX + "ERROR:root:step 7 failed: KeyError: 'input_ids'\n",
+    # round seven: a handler that caught the error and fell back to other code, which failed there (its failing line
+    # is no `raise`, its message does not restate the first): the paste ended with a new error
+    GET_MAX + "\nDuring handling of the above exception, another exception occurred:\n\n" + FATAL,
+    # round seven: a later traceback whose exception has no message (Python prints its name alone)
+    GET_MAX + "\nTraceback (most recent call last):\n" + frame("/me/run.py", 40, "<module>", "assert ok") + "AssertionError\n",
 ]
 # The error that ended the paste: the same one as the documented error's, or tied to it.
 THE_LAST = [
     GET_MAX,
-    GET_MAX + "\nDuring handling of the above exception, another exception occurred:\n\n" + FATAL,  # a chain
+    # a chain: the handler raised the later error (its failing line a `raise`), or `raise ... from`
+    GET_MAX + "\nDuring handling of the above exception, another exception occurred:\n\n"
+    + "Traceback (most recent call last):\n" + frame("/me/run.py", 33, "<module>", 'raise RuntimeError("generation failed")')
+    + "RuntimeError: generation failed\n",
     GET_MAX + "\nThe above exception was the direct cause of the following exception:\n\n" + FATAL,
     # a wrapper quoting the error on its own line
     FATAL.rsplit("RuntimeError", 1)[0] + "RuntimeError: generation failed: AttributeError: 'DynamicCache' object "
@@ -210,7 +218,8 @@ THE_LAST = [
 ]
 
 
-@pytest.mark.parametrize("paste", NOT_THE_LAST, ids=["logged", "separate", "prose", "prose-quoted", "bare-later"])
+@pytest.mark.parametrize("paste", NOT_THE_LAST, ids=["logged", "separate", "prose", "prose-quoted", "bare-later",
+                                                   "handled-fallback", "later-bare-exception"])
 def test_an_error_the_paste_did_not_end_with_is_only_a_candidate(kb, paste):
     """The documented error is in the paste, but the run ended with another: a candidate, which says why."""
     answer = kb.answer(paste)

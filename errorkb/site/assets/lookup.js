@@ -253,7 +253,7 @@
     return {
       cap: rules.cap, chain: rules.chain, whitespace: rules.whitespace, maxPath: rules.max_path, patterns, types,
       tailMin: rules.tail_min, tailAfter: String(rules.tail_after || ""),
-      frameWraps: rules.frame_wraps, tracebackText: rules.traceback_text,
+      frameWraps: rules.frame_wraps, tracebackText: rules.traceback_text, handlingText: String(rules.handling_text || ""),
       defaultTypes: rules.default_types || {}, builtinTypes: new Set(rules.builtin_types || []),
       confirming: new Set(rules.confirming || []), generic: rules.generic || [],
       nameChars: String(rules.name_chars || ""), dottedNameChars: String(rules.dotted_name_chars || ""),
@@ -308,7 +308,7 @@
 
   function normalize(text, R, meter) {
     meter = meter || new Meter();
-    meter.work += (26 + R.frameWraps) * text.length;  // the passes below each read the text once
+    meter.work += (27 + R.frameWraps) * text.length;  // the passes below each read the text once
     text = text.replaceAll("\ufeff", "").replaceAll("\u00a0", " ");
     text = plainQuotes(text);
     text = text.replaceAll("\r\n", "\n").replaceAll("\r", "\n").replaceAll("\u2028", "\n").replaceAll("\u2029", "\n");
@@ -331,6 +331,7 @@
     }
     text = text.replace(R.patterns.FRAME_NAME_WRAP, (whole, indent, line, rest) => indent + line + rest);
     text = text.replace(R.patterns.SUFFIX, "");
+    text = text.replace(R.patterns.LINE_END, "");  // again: a link's text or the hint's removal may leave some
     return strip(text, R.whitespace);
   }
 
@@ -510,20 +511,24 @@
   const lineStart = (text, at) => (at > 0 ? text.lastIndexOf("\n", at - 1) + 1 : 0);
 
   /* Where the lines start that state the error the paste ended with, or null (_paste.py:final_lines). */
-  function finalLines(text, options, ended, links, R) {
+  function finalLines(text, options, ended, links, R, starts) {
     const lines = [...new Set(options.filter((one) => one.at >= 0 && one.exception !== null
       && R.patterns.FATAL_NAME.test(one.exception)).map((one) => one.at))].sort((a, b) => a - b);
-    if (!lines.length) return null;
-    const last = lines[lines.length - 1];
-    const said = saidAt(text, last, R);
-    const cut = said.endsWith("...") ? said.slice(0, -3) : "";
-    const restated = lines.slice(0, -1).filter((at) => {
-      const other = saidAt(text, at, R);
-      return other === said || (cut !== "" && other.startsWith(cut));
-    });
+    const bare = bareEnd(text, lines.length ? lines[lines.length - 1] : -1, ended, starts || [], R);
+    if (!lines.length && bare < 0) return null;
+    let heads = [bare];
+    if (bare < 0) {
+      const last = lines[lines.length - 1];
+      const said = saidAt(text, last, R);
+      const cut = said.endsWith("...") ? said.slice(0, -3) : "";
+      const restated = lines.slice(0, -1).filter((at) => {
+        const other = saidAt(text, at, R);
+        return other === said || (cut !== "" && other.startsWith(cut));
+      });
+      heads = [last, ...restated].map((at) => lineStart(text, at));
+    }
     const final = new Set();
-    for (const at of [last, ...restated]) {
-      let start = lineStart(text, at);
+    for (let start of heads) {
       while (!final.has(start)) {
         final.add(start);
         let index = 0, high = ended.length;  // the traceback-ending lines before this line
@@ -534,11 +539,49 @@
         if (!index) break;
         const before = ended[index - 1][0];
         const link = bisectLeft(links, before);
-        if (link >= links.length || links[link] >= start) break;  // no chain sentence between them
+        if (link >= links.length || links[link] >= start || !ties(text, links[link], start, before, R)) break;
         start = lineStart(text, before - 1);
       }
     }
     return final;
+  }
+
+  /* A later traceback's bare exception line (`AssertionError`), where its line starts, or -1 (_paste.py:bare_end). */
+  function bareEnd(text, last, ended, starts, R) {
+    for (let i = ended.length - 1; i >= 0; i--) {
+      const [end, said] = ended[i];
+      const start = lineStart(text, end - 1);
+      if (start <= last) return -1;
+      if (said.includes(":") || !R.patterns.FATAL_NAME.test(said)) continue;
+      const marker = bisectLeft(starts, last + 1);
+      return marker < starts.length && starts[marker] < start ? start : -1;
+    }
+    return -1;
+  }
+
+  /* Whether the chain sentence at `link` ties the exception line at `start` to the one ending at `before`
+   * (_paste.py:ties): a direct cause always; "During handling" only when the handler raised it or restates it. */
+  function ties(text, link, start, before, R) {
+    if (!text.startsWith(R.handlingText, link)) return true;
+    if (R.patterns.RERAISE.test(failingLine(text, link, start, R))) return true;
+    const earlier = saidAt(text, lineStart(text, before - 1), R);
+    const colon = earlier.indexOf(": ");
+    if (colon < 0) return false;
+    const message = strip(earlier.slice(colon + 2), R.whitespace);
+    return message !== "" && saidAt(text, start, R).includes(message);
+  }
+
+  /* The last line before `start`, back to `stop`, that is no blank or position markers (_paste.py:_failing_line). */
+  function failingLine(text, stop, start, R) {
+    let end = start - 1;
+    while (end > stop) {
+      const newline = end > 0 ? text.lastIndexOf("\n", end - 1) : -1;
+      const begin = Math.max(newline >= stop ? newline + 1 : stop, stop);
+      const line = text.slice(begin, end);
+      if (!R.patterns.MARKERS.test(line)) return line;
+      end = begin - 1;
+    }
+    return "";
   }
 
   /* Whether the traceback from the marker at `start` to the exception line at `at` is shown whole
@@ -708,10 +751,12 @@
 
   function releasesInPaste(one, found, R) {
     if (!one.linesPath || !one.lines.length) return [];
-    const installed = one.linesPath;
-    const seen = new Set(found.filter((f) => f.path.endsWith("/" + installed)
-      && installedAt(f.path, f.path.length - installed.length, R)).map((f) => f.line));
-    return one.lines.filter(([, line]) => seen.has(line)).map(([release]) => release);
+    const installed = one.linesPath;  // the innermost frame in the file: where it was raised
+    const inFile = found.filter((f) => f.path.endsWith("/" + installed)
+      && installedAt(f.path, f.path.length - installed.length, R));
+    if (!inFile.length) return [];
+    const raised = inFile[inFile.length - 1].line;
+    return one.lines.filter(([, line]) => line === raised).map(([release]) => release);
   }
 
   const describe = (releases) => (releases.length === 1 ? releases[0] : `${releases[0]} – ${releases[releases.length - 1]}`);
@@ -1368,7 +1413,7 @@
         final() {  // where the error the paste ended with is stated, read once (_match.py:_Reading.final)
           this.all();
           if (this.finalRead === undefined) {
-            this.finalRead = finalLines(text, this.options, this.ends, chained(text, R, meter), R);
+            this.finalRead = finalLines(text, this.options, this.ends, chained(text, R, meter), R, this.markers);
           }
           return this.finalRead;
         },
