@@ -84,9 +84,10 @@ class Report(BaseModel):
 
     def write(self, path: Path) -> None:
         """Replace `path` with this report alone (a file of its own: a shard's, a merge's output).
-        The standing report is written with `write_report`, which merges."""
-        with store.locked(path.parent):
-            store.replace(path, self.text())
+        The standing report is written with `write_report`, which merges. Raises `store.Refused`
+        when it cannot be written (a read-only folder, a full disk, a file where the folder should
+        be): the file is left as it was and this report saved elsewhere, as `write_report` does."""
+        store.update(path, lambda _: None, lambda _: self, Report.text, f"make {path.parent} a folder of its own")
 
 
 def lines_text(header: dict[str, Any], sections: dict[str, list[str]]) -> str:
