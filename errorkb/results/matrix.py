@@ -229,13 +229,14 @@ class Summary:
     after_passes: list[tuple[str, str]]
     failed_setup: list[str]
     lines: dict[str, int]  # release → raise line
-    stale: bool  # the entry or a file of its snippet folder changed since the matrix ran
+    stale: list[str]  # releases whose result was measured before the entry or its snippet folder last changed
     tested: int = 0  # releases in which the before actually ran
     fixed_reason: str | None = None  # what the before did instead, in `fixed_in`
     not_run: str | None = None  # why the before never ran (an unmet need), if it never did
     worked_until: str | None = None  # a removed API: the last release before it raised where the old call ran
     wordings: dict[int, list[tuple[str, str]]] = field(default_factory=dict)  # wording → spans it was raised so
     ran: list[str] = field(default_factory=list)  # the releases in which the before ran, in order
+    measured: list[str] = field(default_factory=list)  # the releases holding a result for the entry, in order
 
     def disagreements(self, entry: Entry) -> list[str]:
         """The releases where the entry's declared range (`releases.raises`) and the measurement differ."""
@@ -285,7 +286,8 @@ def summarize(entry_id: str, matrix: MatrixFile, inputs: str | None) -> Summary 
     if not ran:
         reasons = [v.reason for r in releases if (v := verdicts(r, BEFORE)) is not None]
         not_run = next((reason for reason in reasons if reason), None)
-    stale = inputs is not None and any(not holds(result.digest, inputs) for result in results.values())
+    measured = [release for release in releases if release in results]
+    stale = [release for release in measured if inputs is not None and not holds(results[release].digest, inputs)]
     lines = {r: results[r].line for r in ran if results[r].line}
     failed = [r.release for r in matrix.releases if not r.ran]
     worked_until = None
@@ -300,7 +302,7 @@ def summarize(entry_id: str, matrix: MatrixFile, inputs: str | None) -> Summary 
             by_wording.setdefault(found.wording, []).append(release)
     wordings = {index: _spans(ran, [r in own for r in ran]) for index, own in by_wording.items()}
     return Summary(raises, fixed_in, spans(AFTER)[1], failed, lines, stale, len(ran),  # type: ignore[arg-type]
-                   fixed_reason, not_run, worked_until, wordings, ran)
+                   fixed_reason, not_run, worked_until, wordings, ran, measured)
 
 
 def _spans(releases: list[str], flags: list[bool]) -> list[tuple[str, str]]:
@@ -328,6 +330,24 @@ def line_spans(lines: dict[str, int], releases: list[str]) -> list[tuple[str, st
 
 def describe_spans(spans: list[tuple[str, str]]) -> str:
     return ", ".join(first if first == last else f"{first} – {last}" for first, last in spans)
+
+
+STALE_SPANS_SHOWN = 6
+
+
+def describe_stale(summary: Summary) -> str:
+    """Which of the releases measured hold a stale result, worded for the page ("" when none):
+    "in 1 of the 45 releases measured (5.23.0)", "in all 45 releases measured". One stale release
+    must not read like a matrix that is stale everywhere."""
+    stale, measured = summary.stale, summary.measured
+    if not stale:
+        return ""
+    if len(stale) == len(measured):
+        return f"in all {len(measured)} release{'s' if len(measured) != 1 else ''} measured"
+    spans = _spans(measured, [release in stale for release in measured])
+    shown = describe_spans(spans[:STALE_SPANS_SHOWN])
+    more = f" and {len(spans) - STALE_SPANS_SHOWN} more" if len(spans) > STALE_SPANS_SHOWN else ""
+    return f"in {len(stale)} of the {len(measured)} releases measured ({shown}{more})"
 
 
 # -- what was measured at each release ---------------------------------------------------------

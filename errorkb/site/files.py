@@ -219,7 +219,7 @@ def ranges_of(data: MatrixFile | None, pages: list[render.EntryPage]) -> dict[st
         disagrees = tuple(summary.disagreements(page.entry))
         ranges[page.entry.id] = render.VersionRange(
             matrix.describe_spans(summary.raises), matrix.describe_spans(summary.after_passes), summary.fixed_in,
-            newest, summary.tested, tuple(summary.failed_setup), summary.stale,
+            newest, summary.tested, tuple(summary.failed_setup), matrix.describe_stale(summary),
             tuple(matrix.line_spans(summary.lines, order)), data.updated[:10] or None, summary.fixed_reason,
             summary.not_run, tuple(summary.lines.items()), summary.worked_until,
             tuple((index, matrix.describe_spans(spans)) for index, spans in sorted(summary.wordings.items())),
