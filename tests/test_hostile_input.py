@@ -1245,3 +1245,19 @@ def test_a_problem_naming_a_file_that_is_not_utf8_shows_the_byte_not_nothing(tmp
     assert main(["--root", str(tmp_path), "check"]) == 1
     said = capsys.readouterr().err
     assert "snippets/demo-error/x\\udcff.py:1:1: not used by entry" in said, said
+
+
+# -- settings and reports nested deeper than their parsers recurse -----------------------------------
+
+@pytest.mark.parametrize("depth", [100_000, 500], ids=["past the parser", "past the settings' walk"])
+def test_a_pyproject_nested_deeper_than_its_parser_recurses_is_a_located_problem(tmp_path, capsys, depth):
+    """tomllib recurses once per level: `x = [[[...` 100,000 deep (200 KB) stopped every command,
+    `mkdocs serve` included, with a RecursionError traceback."""
+    make_project(tmp_path)
+    pyproject = tmp_path / "pyproject.toml"
+    lines = pyproject.read_text(encoding="utf-8").count("\n")
+    with pyproject.open("a", encoding="utf-8") as out:
+        out.write("[tool.errorkb.matrix]\nreleases = " + "[" * depth + "]" * depth + "\n")
+    assert main(["--root", str(tmp_path), "check"]) == 1
+    said = capsys.readouterr().err
+    assert "Traceback" not in said and f"pyproject.toml:{lines + 2}:1: " in said and "nested more than" in said, said

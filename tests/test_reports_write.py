@@ -534,3 +534,19 @@ def test_the_pytest_plugin_under_xdist_writes_every_worker_s_records(project_roo
     spread = subprocess.run([*command, "-n", "2"], cwd=project_root, capture_output=True, text=True, timeout=300)
     assert spread.returncode == 0, spread.stdout[-2000:]
     assert sorted(record.id for record in read_report(project_root / "shard.json").checks) == expected
+
+
+@pytest.mark.parametrize("depth", [100_000, 400], ids=["past the parser", "past the writer"])
+def test_a_report_or_matrix_nested_deeper_than_errorkb_writes_is_refused_never_a_traceback(
+        project_root, monkeypatch, capsys, depth):
+    """A shard from another machine whose environment holds `[[[...` 100,000 deep stopped `errorkb verify`
+    (and the site's build) with a RecursionError from the JSON parser; 400 deep parsed, and the run's
+    write failed on it ("Maximum serialization depth exceeded"), its results lost with the traceback."""
+    said = _refused_with_the_report_kept(project_root, monkeypatch, capsys, "[" * depth + "]" * depth)
+    assert "nested more than" in said and "(line 5)" in said, said
+    matrix = project_root / "reports" / "matrix" / "transformers.json"
+    files.write_matrix(matrix, "transformers", [files.ReleaseStatus(release="5.0.0", ran=True, measured=now())], [])
+    matrix.write_text(matrix.read_text(encoding="utf-8").replace('"schema":', f'"x": {"[" * depth + "]" * depth}, '
+                                                                  '"schema":', 1), encoding="utf-8")
+    with pytest.raises(store.Unreadable, match="nested more than"):
+        files.load_matrix(matrix)

@@ -30,6 +30,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
+from errorkb.core.nesting import depth_of, line_past
 from errorkb.core.problems import quoted
 
 Data = TypeVar("Data")
@@ -122,11 +123,27 @@ def parse_json(text: str) -> Any:
     stopped with a traceback at the first page quoting it, and the writer would fail next). So is a
     number too large for a double (`1e999`): valid JSON, but Python reads it as infinity, which was
     written back as `Infinity` (refused at the next read) or as null (the measurement gone)."""
-    data = json.loads(text, object_pairs_hook=lambda pairs: _unique(pairs, text), parse_constant=_not_json,
-                      parse_float=lambda number: _finite(number, text))
+    try:
+        data = json.loads(text, object_pairs_hook=lambda pairs: _unique(pairs, text), parse_constant=_not_json,
+                          parse_float=lambda number: _finite(number, text))
+    except RecursionError:
+        raise ValueError(_too_deep(text)) from None
+    if depth_of(data) > MAX_DEPTH:
+        raise ValueError(_too_deep(text))
     if _SURROGATE_ESCAPE.search(text):  # the text itself is UTF-8: only an escape makes one
         _refuse_surrogates(data, text)
     return data
+
+
+MAX_DEPTH = 16  # lists and objects inside each other: errorkb's reports and matrix files nest 6 at most
+
+
+def _too_deep(text: str) -> str:
+    """Values nested past `MAX_DEPTH`: Python's parser recursed until it stopped (a RecursionError
+    traceback, at 100,000 `[`), and a file a few hundred deep parsed but could not be written back."""
+    line = line_past(text, MAX_DEPTH)
+    return (f"values nested more than {MAX_DEPTH} deep{f' (line {line})' if line else ''}, deeper than errorkb "
+            "writes; restore the file or move it away")
 
 
 # `\uD800`-`\uDFFF` escaped, after an even run of backslashes (an odd one escapes the `\` itself)
