@@ -298,3 +298,44 @@ def test_a_matrix_folder_that_links_out_of_the_reports_folder_is_neither_read_no
     assert sorted(path.name for path in outside.iterdir()) == [f"{loaded.library.dist}.json"]
     assert refused.value.rescued is not None and not refused.value.rescued.resolve().is_relative_to(outside.resolve())
     refused.value.rescued.unlink()
+
+
+@pytest.mark.parametrize("forged", ["A::before[bundled-cpu] (again)", "{entry}::before[upstream-cpu]",
+                                    "another-entry::before[bundled-cpu]"])
+def test_a_record_whose_id_is_not_the_check_its_fields_name_is_refused(tmp_path, capsys, forged):
+    """Records are merged and chosen by their `id`, pages and badges read their entry, role, target and
+    device. A shard whose record said `before` of bundled·cpu under another id was a second verdict for that
+    check: never merged with the first, both listed on the page, and the badge took the one whose id sorted
+    last: a pass hid the check's failure. A report holding such a record is refused, naming it."""
+    from errorkb.cli import main
+    from errorkb.site import evidence
+
+    project = site_project(tmp_path)
+    failing = record(project, ENTRY, "before", "before.py", outcome="fail", reason="broke")
+    passing = {**record(project, ENTRY, "before", "before.py"), "id": forged.format(entry=ENTRY)}
+    others = [record(project, ENTRY, role, file) for role, file in
+              [("after", "after.py"), ("guard:guard_check_lengths", "guard_check_lengths.py"),
+               ("guard:guard_per_layer_from_config", "guard_per_layer_from_config.py")]]
+    path = write_report(project, [failing, passing, *others])
+    reports, problems = read_reports(project / "reports", ("cpu", "cuda"))
+    records = [check for report in reports for check in report.checks if check.entry == ENTRY]
+    hashes = {check.role: check.inputs or "" for check in records}
+    bundled = [badge for badge in evidence.badges(records, hashes, ("cpu",)) if badge.target == "bundled"]
+    assert all(badge.outcome != "pass" for badge in bundled), "a forged record's pass hid the check's failure"
+    assert any(str(path) in problem and "id" in problem and passing["id"] in problem for problem in problems), problems
+    assert main(["--root", str(project), "verify", ENTRY, "--no-cache"]) == 1
+    said = capsys.readouterr().err
+    assert "Traceback" not in said and str(path) in said and passing["id"] in said, said
+
+
+def test_the_verifier_names_its_checks_as_records_are_held_to(tmp_path):
+    """`verify.plan.Check.id` makes the ids the verifier writes; `records.check_id` is what a report's
+    reader holds each record to: they must agree for every check of a real knowledge base."""
+    from errorkb.core.load import load_project_entries
+    from errorkb.results.records import check_id
+    from errorkb.verify.plan import plan
+
+    project = load_project(site_project(tmp_path))
+    checks = plan(load_project_entries(project).entries, project, ["bundled", "upstream"], ["cpu", "cuda"])
+    assert checks and all(check.id == check_id(check.entry.id, check.role, check.target, check.device)
+                          for check in checks)

@@ -137,12 +137,21 @@ def parse_report(text: str, path: Path) -> Report:
         raise ReportError(f"{path}: report schema {found!r}, expected {SCHEMA}; regenerate it with errorkb verify",
                           advised=True)
     try:
-        return Report.model_validate(data)
+        report = Report.model_validate(data)
     except ValidationError as error:
         first = error.errors()[0]
         where = ".".join(str(part) for part in first["loc"])
         raise ReportError(f"{path}: not a verification report ({error.error_count()} problems; {where}: "
                           f"{first['msg']})") from None
+    for index, check in enumerate(report.checks):
+        if check.id != check.named:  # another check's verdict under this id, or a second one of its own
+            at = text.find(json.dumps(check.id, ensure_ascii=False))
+            line = f", line {text.count(chr(10), 0, at) + 1}" if at >= 0 else ""
+            raise ReportError(f"{path}: not a verification report (checks.{index}{line}: id {check.id!r} is not the "
+                              f"check its entry, role, target and device name, {check.named!r}: a second verdict "
+                              "for one check, which merging would keep beside the first; restore the file from "
+                              "the run that wrote it)", advised=True)
+    return report
 
 
 def read_report(path: Path) -> Report:
