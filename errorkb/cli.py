@@ -1145,6 +1145,7 @@ def cmd_report_merge(project: Project, args: argparse.Namespace) -> int:
                 if one is None:
                     raise matrix.MatrixError(f"{path}: no such file")
                 files.append(one)
+            matrix.same_package(zip(args.inputs, files, strict=True))
             joined = matrix.merge_files(files)
             data = matrix.write_matrix(args.output, joined.package, joined.releases, joined.results)
             out.print(f"merged {len(files)} matrix files: {len(data.releases)} releases, {len(data.results)} "

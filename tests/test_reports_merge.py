@@ -7,6 +7,8 @@ import shutil
 import sys
 from pathlib import Path
 
+import pytest
+
 from errorkb.cli import main
 from errorkb.core.load import load_project_entries
 from errorkb.core.project import load_project
@@ -90,3 +92,43 @@ def test_a_run_that_observed_nothing_keeps_the_standing_report_s_environment_and
                           {"isolation": "subprocess+bwrap"})
     later = update_standing(standing, observed, {"ran", "draft"})
     assert later.environment["runtime_version"] == "2.14.0+cpu" and later.run == {"isolation": "subprocess+bwrap"}
+
+
+def test_matrix_files_of_another_package_are_never_merged_into_one(tmp_path, capsys):
+    """`errorkb report merge OUT a.json b.json` with b the matrix of another package (a shard of another
+    knowledge base's CI) wrote one file labelled with the last package, holding both packages' releases:
+    transformers' matrix then said it was torch's. Refused, naming both, and OUT is left as it was."""
+    from errorkb.results.report import now
+
+    result = files.Result(entry="e", release="5.0.0", digest="d", measured=now())
+    ours, theirs = tmp_path / "transformers.json", tmp_path / "torch.json"
+    files.write_matrix(ours, "transformers", [files.ReleaseStatus(release="5.0.0", ran=True, measured=now())], [result])
+    files.write_matrix(theirs, "torch", [files.ReleaseStatus(release="2.0.0", ran=True, measured=now())],
+                       [result.model_copy(update={"release": "2.0.0"})])
+    kept = ours.read_bytes()
+    for command in (["--root", str(ROOT), "report", "merge", str(tmp_path / "out.json"), str(ours), str(theirs)],
+                    ["--root", str(ROOT), "report", "merge", str(ours), str(theirs)]):
+        assert main(command) == 1
+        said = capsys.readouterr().err
+        assert "Traceback" not in said and "'torch'" in said and "'transformers'" in said, said
+    assert ours.read_bytes() == kept and not (tmp_path / "out.json").exists()
+
+
+def test_a_matrix_file_of_another_package_is_neither_shown_nor_merged_into(tmp_path, capsys):
+    """The project's matrix file (reports/matrix/transformers.json) holding another package's matrix: the
+    pages quoted its releases as transformers', and `errorkb matrix` merged transformers' results into it."""
+    from errorkb.results.report import now
+
+    root = copy_kb(tmp_path, IDS)
+    project = load_project(root)
+    path = files.matrix_path(project)
+    files.write_matrix(path, "torch", [files.ReleaseStatus(release="2.0.0", ran=True, measured=now())], [])
+    kept = path.read_bytes()
+    assert files.read_matrix(project) is None
+    problem = files.matrix_problem(project)
+    assert problem is not None and "'torch'" in problem and str(path) in problem, problem
+    with pytest.raises(files.store.Refused) as refused:
+        files.write_matrix(path, "transformers", [files.ReleaseStatus(release="5.0.0", ran=True, measured=now())], [])
+    assert path.read_bytes() == kept and "'torch'" in str(refused.value)
+    assert refused.value.rescued is not None and files.load_matrix(refused.value.rescued).package == "transformers"
+    refused.value.rescued.unlink()

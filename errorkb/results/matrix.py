@@ -129,20 +129,35 @@ def parse_matrix(text: str, path: Path) -> MatrixFile:
                           f"{first['msg']})") from None
 
 
-def load_matrix(path: Path) -> MatrixFile | None:
-    """The matrix file at `path`, None when there is none; `MatrixError` when it does not parse."""
+def load_matrix(path: Path, package: str | None = None) -> MatrixFile | None:
+    """The matrix file at `path`, None when there is none; `MatrixError` when it does not parse, or
+    is the matrix of another package than `package` (when given)."""
     try:
         text = store.read_regular(path)
     except store.Unreadable as error:
         raise MatrixError(f"{error}: not a version-matrix file") from None
-    return parse_matrix(text, path) if text is not None else None
+    data = parse_matrix(text, path) if text is not None else None
+    if data is not None and package is not None and data.package != package:
+        raise MatrixError(f"{path}: the version matrix of {data.package!r}, not of {package!r}; "
+                          f"restore {package!r}'s (git checkout {path}) or move it away")
+    return data
+
+
+def same_package(files: Iterable[tuple[Path, MatrixFile]]) -> None:
+    """`MatrixError` unless every file is the matrix of one package: merged, the other package's
+    releases would read as this one's, under the last file's name."""
+    named = list(files)
+    for path, data in named[1:]:
+        if data.package != named[0][1].package:
+            raise MatrixError(f"{path}: the version matrix of {data.package!r}, {named[0][0]} of "
+                              f"{named[0][1].package!r}: matrix files of different packages are not merged")
 
 
 def read_matrix(project: Project) -> MatrixFile | None:
     """The project's matrix file for readers: None when there is none or it cannot be read
     (`matrix_problem` says why, for a warning)."""
     try:
-        return load_matrix(matrix_path(project))
+        return load_matrix(matrix_path(project), project.library.dist)
     except MatrixError:
         return None
 
@@ -151,7 +166,7 @@ def matrix_problem(project: Project) -> str | None:
     """Why the project's matrix file cannot be read (None: it reads, or there is none). The site
     shows no version information without it, so its build warns (and `--strict` fails)."""
     try:
-        load_matrix(matrix_path(project))
+        load_matrix(matrix_path(project), project.library.dist)
     except MatrixError as error:
         return f"{error}; the site shows no version ranges until it is restored or regenerated"
     return None
@@ -203,7 +218,8 @@ def write_matrix(path: Path, package: str, releases: Iterable[ReleaseStatus], re
     under the folder's lock. Raises `store.Refused` when the file there does not parse (this run's
     part is saved beside it)."""
     releases, results, fallback = list(releases), list(results), list(fallback)
-    return store.update(path, load_matrix, lambda current: merged(current, package, releases, results, fallback),
+    return store.update(path, lambda at: load_matrix(at, package),
+                        lambda current: merged(current, package, releases, results, fallback),
                         MatrixFile.text, f"restore it (git checkout {path}) or move it away")
 
 
