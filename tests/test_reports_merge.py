@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -132,3 +133,38 @@ def test_a_matrix_file_of_another_package_is_neither_shown_nor_merged_into(tmp_p
     assert path.read_bytes() == kept and "'torch'" in str(refused.value)
     assert refused.value.rescued is not None and files.load_matrix(refused.value.rescued).package == "transformers"
     refused.value.rescued.unlink()
+
+
+@pytest.mark.parametrize("written", ["v5.0.0", "5.00.0", "5.0.0-rc1", "latest"])
+def test_a_matrix_release_not_written_as_errorkb_writes_it_is_refused(tmp_path, written):
+    """Statuses and results are merged by their release's text, pages read releases as versions: a shard's
+    `v5.0.0` beside `5.0.0` was a second status and a second result for one release, both kept and counted
+    ("2 releases"), one of them never shown; `latest` was kept and never shown."""
+    from errorkb.results.report import now
+
+    result = files.Result(entry="e", release="5.0.0", digest="d", measured=now())
+    path = tmp_path / "transformers.json"
+    files.write_matrix(path, "transformers", [files.ReleaseStatus(release="5.0.0", ran=True, measured=now())], [result])
+    text = path.read_text(encoding="utf-8")
+    shard = tmp_path / "shard.json"
+    shard.write_text(text.replace('"5.0.0"', json.dumps(written)), encoding="utf-8")
+    with pytest.raises(files.MatrixError, match=rf"line \d+: release {re.escape(repr(written))}"):
+        files.load_matrix(shard)
+    assert main(["--root", str(ROOT), "report", "merge", str(path), str(shard)]) == 1
+    assert path.read_text(encoding="utf-8") == text
+
+
+def test_one_release_written_two_ways_is_one_record_when_merged_and_refused_twice_in_one_file(tmp_path):
+    """5.0 and 5.0.0 are one release: merged by their text, they were two statuses and two results of it."""
+    from errorkb.results.report import now
+
+    def matrix(release: str) -> files.MatrixFile:
+        return files.merged(None, "transformers", [files.ReleaseStatus(release=release, ran=True, measured=now())],
+                            [files.Result(entry="e", release=release, digest="d", measured=now())])
+
+    joined = files.merge_files([matrix("5.0.0"), matrix("5.0")])
+    assert [status.release for status in joined.releases] == ["5.0"] and [r.release for r in joined.results] == ["5.0"]
+    text = matrix("5.0.0").text()
+    twice = text.replace('"releases": [\n', '"releases": [\n' + matrix("5.0").releases[0].model_dump_json() + ",\n", 1)
+    with pytest.raises(files.MatrixError, match="5.0.0 is listed twice"):
+        files.parse_matrix(twice, tmp_path / "transformers.json")

@@ -17,7 +17,9 @@ merging, writing, and what it says about one entry.
 
 from __future__ import annotations
 
+import json
 import platform
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -121,12 +123,49 @@ def parse_matrix(text: str, path: Path) -> MatrixFile:
                               f"(this one reads schema {SCHEMA})")
         raise MatrixError(f"{path}: matrix schema {found!r}, expected {SCHEMA}; regenerate it with errorkb matrix")
     try:
-        return MatrixFile.model_validate(data)
+        matrix = MatrixFile.model_validate(data)
     except ValidationError as error:
         first = error.errors()[0]
         where = ".".join(str(part) for part in first["loc"])
         raise MatrixError(f"{path}: not a version-matrix file ({error.error_count()} problems; {where}: "
                           f"{first['msg']})") from None
+    for kind, items in (("releases", matrix.releases), ("results", matrix.results)):
+        seen: dict[tuple[object, ...], str] = {}
+        for index, item in enumerate(items):
+            if canonical(item.release) != item.release:
+                raise MatrixError(f"{path}: not a version-matrix file ({kind}.{index}{_line_of(text, item.release)}: "
+                                  f"release {item.release!r} is not a release as errorkb writes it"
+                                  f"{f' ({canonical(item.release)!r})' if canonical(item.release) else ''}: merged by "
+                                  "its text, it is a second record of one release, or one no page shows)")
+            key = (item.entry, release_key(item.release)) if isinstance(item, Result) else (release_key(item.release),)
+            if key in seen:
+                what = f"{item.entry} at {item.release}" if isinstance(item, Result) else item.release
+                raise MatrixError(f"{path}: not a version-matrix file ({kind}.{index}: {what} is listed twice (as "
+                                  f"{seen[key]!r} before): one release holds one record; keep one of them)")
+            seen[key] = item.release
+    return matrix
+
+
+def canonical(release: str) -> str | None:
+    """`release` as errorkb writes it (`packaging`'s normal form: '5.0.0', never 'v5.0.0'), None when it is
+    no version at all: statuses and results are merged by this text, and pages read it as a version."""
+    try:
+        return str(Version(release))
+    except InvalidVersion:
+        return None
+
+
+def release_key(release: str) -> Version | str:
+    """What tells releases apart: the version (5.0 and 5.0.0 are one release), or the text of one that is none."""
+    try:
+        return Version(release)
+    except InvalidVersion:
+        return release
+
+
+def _line_of(text: str, release: str) -> str:
+    found = re.search(r'"release"\s*:\s*' + re.escape(json.dumps(release, ensure_ascii=False)), text)
+    return f", line {text.count(chr(10), 0, found.start()) + 1}" if found else ""
 
 
 def load_matrix(path: Path, package: str | None = None) -> MatrixFile | None:
@@ -181,21 +220,22 @@ def merged(old: MatrixFile | None, package: str, releases: Iterable[ReleaseStatu
     from the cache, or failed their own set-up while the library imported): each stands only where
     no status is kept, or the one kept says the release did not run; a measured status stays."""
     moment_now = datetime.now(UTC)
-    statuses: dict[str, ReleaseStatus] = {}
+    statuses: dict[Version | str, ReleaseStatus] = {}  # by `release_key`: 5.0 and 5.0.0 are one release
     for status in [*(old.releases if old else []), *releases]:
-        kept = statuses.get(status.release)
+        kept = statuses.get(release_key(status.release))
         if kept is None or moment(status.measured, moment_now) >= moment(kept.measured, moment_now):
-            statuses[status.release] = status
+            statuses[release_key(status.release)] = status
     for status in fallback:
-        kept = statuses.get(status.release)
+        kept = statuses.get(release_key(status.release))
         if kept is None or not kept.ran:
-            statuses[status.release] = status
-    kept_results: dict[tuple[str, str], Result] = {}
+            statuses[release_key(status.release)] = status
+    kept_results: dict[tuple[str, Version | str], Result] = {}
     for result in [*(old.results if old else []), *results]:
-        earlier = kept_results.get((result.entry, result.release))
+        earlier = kept_results.get((result.entry, release_key(result.release)))
         if earlier is None or moment(result.written, moment_now) >= moment(earlier.written, moment_now):
-            kept_results[(result.entry, result.release)] = result
-    order = {release: index for index, release in enumerate(sort_releases(list(statuses), "0"))}
+            kept_results[(result.entry, release_key(result.release))] = result
+    written = sort_releases([status.release for status in statuses.values()], "0")
+    order = {release: index for index, release in enumerate(written)}
     return MatrixFile(package=package, updated=now(),
                       environment={"python": platform.python_version(), "platform": platform.platform(terse=True)},
                       releases=sorted(statuses.values(), key=lambda r: order.get(r.release, 0)),
