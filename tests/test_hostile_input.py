@@ -1261,3 +1261,37 @@ def test_a_pyproject_nested_deeper_than_its_parser_recurses_is_a_located_problem
     assert main(["--root", str(tmp_path), "check"]) == 1
     said = capsys.readouterr().err
     assert "Traceback" not in said and f"pyproject.toml:{lines + 2}:1: " in said and "nested more than" in said, said
+
+
+def test_a_snippet_folder_file_swapped_for_a_fifo_after_its_stat_does_not_hang_the_inputs_digest(tmp_path, monkeypatch):
+    """Every file of a snippet folder is hashed (the verdict cache, the matrix and the pages' stale marks key
+    on it): it is looked at, then read, and a FIFO put there in between (a checkout rewritten under `mkdocs
+    serve`) blocked the hash, and the build, forever. Simulated: the look reports a plain file."""
+    import stat
+    import threading
+
+    from errorkb.results.keys import folder_digest
+
+    folder = tmp_path / "snippets" / "demo-error"
+    folder.mkdir(parents=True)
+    (folder / "before.py").write_text("x = 1\n", encoding="utf-8")
+    pipe = folder / "data.bin"
+    os.mkfifo(pipe)
+    plain = os.lstat(folder / "before.py")
+    real_lstat = Path.lstat
+
+    def swapped(self, *args, **kwargs):
+        return plain if self == pipe else real_lstat(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "lstat", swapped)
+    assert stat.S_ISREG(pipe.lstat().st_mode)
+    answer: list = []
+    hashing = threading.Thread(target=lambda: answer.append(folder_digest(folder)), daemon=True)
+    hashing.start()
+    hashing.join(20)
+    if hashing.is_alive():  # free the blocked reader before failing
+        with open(pipe, "wb"):
+            pass
+        pytest.fail("the inputs digest blocked on a FIFO")
+    monkeypatch.undo()
+    assert answer[0] != folder_digest(folder), "a FIFO is not the plain file the look said"
