@@ -87,16 +87,20 @@ class _Session:
         return {**self.received_fingerprints, **(self._verifier.fingerprints if self._verifier else {})}
 
     def write_report(self) -> str | None:
-        """The `--errorkb-report` file, of every check run here (and, under xdist, by every worker);
+        """The `--errorkb-report` file, of every check run here (and, under xdist, by every worker),
+        merged per record into the report already there, as `errorkb verify --report` merges (it
+        replaced it: `-k one-entry --errorkb-report reports/latest.json` lost every other verdict);
         what went wrong, with where the records were saved instead, or None."""
-        from errorkb.results.report import new_report
+        from errorkb.results.report import new_report, update_standing, write_report
         from errorkb.results.store import Refused
 
         path = self.config.getoption("errorkb_report")
         if not path or not self.records:
             return None
+        fresh = new_report(self.fingerprints, sorted(self.records, key=lambda record: record.id))
+        known = self.loaded.ids()  # an entry that failed to load keeps its records until it is fixed
         try:
-            new_report(self.fingerprints, sorted(self.records, key=lambda record: record.id)).write(Path(path))
+            write_report(Path(path), fresh, lambda on_disk, run: update_standing(on_disk, run, known))
         except Refused as refused:
             return f"errorkb: --errorkb-report: {refused}"
         return None

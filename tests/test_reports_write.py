@@ -550,3 +550,28 @@ def test_a_report_or_matrix_nested_deeper_than_errorkb_writes_is_refused_never_a
                                                                   '"schema":', 1), encoding="utf-8")
     with pytest.raises(store.Unreadable, match="nested more than"):
         files.load_matrix(matrix)
+
+
+def test_the_pytest_plugin_s_report_merges_into_a_report_that_is_there(project_root):
+    """`pytest --errorkb -k <one entry> --errorkb-report reports/latest.json` replaced the standing report
+    with that entry's records alone: every other entry's verdicts were gone. It merges per record, as
+    `errorkb verify --report` does (and a file there that does not parse is refused, this run rescued)."""
+    path = write_standing(project_root)
+    (project_root / "conftest.py").write_text(_FAKE_VERIFIER, encoding="utf-8")
+    run = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--errorkb", "--errorkb-target",
+                          "bundled", "--errorkb-device", "cpu", "-k", IDS[1], "--errorkb-report", str(path)],
+                         cwd=project_root, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout[-2000:]
+    records = read_report(path).checks
+    assert {record.entry for record in records} == set(IDS), "the other entry's records were lost"
+    assert any(record.entry == IDS[1] and record.role == "before" for record in records)
+    cut = path.read_bytes()[:-2]
+    path.write_bytes(cut)
+    run = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--errorkb", "--errorkb-target",
+                          "bundled", "--errorkb-device", "cpu", "-k", IDS[1], "--errorkb-report", str(path)],
+                         cwd=project_root, capture_output=True, text=True, timeout=300)
+    said = run.stdout + run.stderr
+    assert run.returncode != 0 and "Traceback" not in said and "not a verification report" in said, said[-2000:]
+    assert path.read_bytes() == cut
+    (rescued,) = path.parent.glob("latest.rescued-*.json")
+    assert {record.entry for record in read_report(rescued).checks} == {IDS[1]}
