@@ -49,7 +49,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="fresh process per check forked from a warm interpreter (default), or a new interpreter")
     group.addoption("--errorkb-no-cache", action="store_true", default=False,
                     help="run every check, ignoring the verdict cache")
-    group.addoption("--errorkb-report", default=None, help="also write the JSON report of the checks run here")
+    group.addoption("--errorkb-report", default=None,
+                    help="also write the checks run here to this JSON report (merged per record into one there)")
 
 
 class _Session:

@@ -129,20 +129,22 @@ def parse_matrix(text: str, path: Path) -> MatrixFile:
         where = ".".join(str(part) for part in first["loc"])
         raise MatrixError(f"{path}: not a version-matrix file ({error.error_count()} problems; {where}: "
                           f"{first['msg']})") from None
-    for kind, items in (("releases", matrix.releases), ("results", matrix.results)):
-        seen: dict[tuple[object, ...], str] = {}
-        for index, item in enumerate(items):
-            if canonical(item.release) != item.release:
-                raise MatrixError(f"{path}: not a version-matrix file ({kind}.{index}{_line_of(text, item.release)}: "
-                                  f"release {item.release!r} is not a release as errorkb writes it"
-                                  f"{f' ({canonical(item.release)!r})' if canonical(item.release) else ''}: merged by "
-                                  "its text, it is a second record of one release, or one no page shows)")
-            key = (item.entry, release_key(item.release)) if isinstance(item, Result) else (release_key(item.release),)
-            if key in seen:
-                what = f"{item.entry} at {item.release}" if isinstance(item, Result) else item.release
-                raise MatrixError(f"{path}: not a version-matrix file ({kind}.{index}: {what} is listed twice (as "
-                                  f"{seen[key]!r} before): one release holds one record; keep one of them)")
-            seen[key] = item.release
+    listed: list[tuple[str, int, str, str | None]] = [  # (list, index, release, entry: None for a status)
+        *(("releases", index, status.release, None) for index, status in enumerate(matrix.releases)),
+        *(("results", index, result.release, result.entry) for index, result in enumerate(matrix.results))]
+    seen: dict[tuple[str | None, Version | str], str] = {}
+    for kind, index, release, entry in listed:
+        if canonical(release) != release:
+            raise MatrixError(f"{path}: not a version-matrix file ({kind}.{index}{_line_of(text, release)}: "
+                              f"release {release!r} is not a release as errorkb writes it"
+                              f"{f' ({canonical(release)!r})' if canonical(release) else ''}: merged by "
+                              "its text, it is a second record of one release, or one no page shows)")
+        if (entry, release_key(release)) in seen:
+            what = f"{entry} at {release}" if entry is not None else release
+            raise MatrixError(f"{path}: not a version-matrix file ({kind}.{index}: {what} is listed twice (as "
+                              f"{seen[entry, release_key(release)]!r} before): one release holds one record; keep "
+                              "one of them)")
+        seen[entry, release_key(release)] = release
     return matrix
 
 
