@@ -1602,14 +1602,14 @@ def cmd_render(project: Project, args: argparse.Namespace) -> int:
     from errorkb.core.load import load_project_entries
     from errorkb.plugs import runtime_for
     from errorkb.results.matrix import matrix_problem
-    from errorkb.results.report import read_reports, without_unknown_entries
-    from errorkb.site.files import site_files
+    from errorkb.results.report import read_reports
+    from errorkb.site.files import expected_reports, site_files
 
     loaded = load_project_entries(project, _reserved_ids())
     for problem in loaded.problems:
         err.print(str(problem), markup=False)
     reports, unreadable = read_reports(project.reports, runtime_for(project.library.runtime).devices)
-    reports, unknown = without_unknown_entries(reports, loaded.ids(), project.reports)
+    reports, unknown = expected_reports(project, loaded, reports)
     for message in [*unreadable, *unknown, *filter(None, [matrix_problem(project)])]:
         err.print(message, markup=False)
     pages, files = site_files(project, loaded, reports, edit_url=_edit_urls(project))

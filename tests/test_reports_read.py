@@ -339,3 +339,25 @@ def test_the_verifier_names_its_checks_as_records_are_held_to(tmp_path):
     checks = plan(load_project_entries(project).entries, project, ["bundled", "upstream"], ["cpu", "cuda"])
     assert checks and all(check.id == check_id(check.entry.id, check.role, check.target, check.device)
                           for check in checks)
+
+
+@pytest.mark.parametrize("odd", [{"device": "tpu"}, {"role": "guard:guard_renamed_since"}, {"target": "nightly"}],
+                         ids=["a device the runtime lacks", "a snippet the entry lacks", "a target nobody has"])
+def test_records_of_checks_the_entry_does_not_have_are_left_out_and_said(tmp_path, capsys, odd):
+    """The site reads only the records it expects: a record of a guard the entry no longer has (renamed since
+    it ran), of a device the runtime has not, or of a target nobody has, showed as a failing row on the entry's
+    page and counted on the verification page, though no check of the knowledge base is it."""
+    from errorkb.cli import main
+
+    project = site_project(tmp_path)
+    kept = record(project, ENTRY, "before", "before.py")
+    fields = {"target": "bundled", "device": "cpu", "role": "before", **odd}
+    unexpected = {**record(project, ENTRY, "before", "before.py", outcome="fail", reason="UNEXPECTED-ROW"), **odd,
+                  "id": f"{ENTRY}::{fields['role']}[{fields['target']}-{fields['device']}]"}
+    write_report(project, [kept, unexpected])
+    out = tmp_path / "out"
+    assert main(["--root", str(project), "render", "--out", str(out)]) == 0
+    said = capsys.readouterr().err
+    assert unexpected["id"] in said and "left out" in said, said
+    shown = "\n".join(path.read_text(encoding="utf-8") for path in out.rglob("*.md"))
+    assert "UNEXPECTED-ROW" not in shown

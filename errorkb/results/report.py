@@ -231,6 +231,29 @@ def without_unknown_entries(reports: list[Report], known: Collection[str], folde
     return left, [quoted(said)]
 
 
+def without_unplanned_checks(reports: list[Report], planned: dict[str, set[str]], folder: Path
+                             ) -> tuple[list[Report], list[str]]:
+    """The reports less the records of an entry in `planned` (entry → the ids of its checks: its snippets on
+    every target and device the pages show) that are none of its checks: a guard renamed since it ran, a
+    device the runtime has not, a target nobody has. They showed as rows of the entry's page though no check
+    of the knowledge base is theirs. Entries not in `planned` (not loaded) keep theirs; a message names them."""
+    def expected(check: CheckRecord) -> bool:
+        return check.entry not in planned or check.id in planned[check.entry]
+
+    left, dropped = [], []
+    for report in reports:
+        dropped += [check.id for check in report.checks if not expected(check)]
+        left.append(report.model_copy(update={"checks": [check for check in report.checks if expected(check)]}))
+    if not dropped:
+        return reports, []
+    unique = sorted(set(dropped))
+    shown = ", ".join(unique[:10]) + (f" and {len(unique) - 10} more" if len(unique) > 10 else "")
+    said = (f"{folder}: {len(dropped)} record{'s' if len(dropped) > 1 else ''} of checks the knowledge base does not "
+            f"have ({shown}) left out: a snippet the entry has not (renamed since?), or a target or device its pages "
+            "do not show")
+    return left, [quoted(said)]
+
+
 def _in_the_future(stamp: str, now: datetime) -> bool:
     """Dated after now (beyond the clocks' skew), or not a date at all."""
     try:
