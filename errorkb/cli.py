@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import stat
 import sys
 from pathlib import Path
 
@@ -1168,8 +1169,10 @@ def _file_kind(path: Path) -> str:
     else (a verification report's names its verifier; whatever it is, reading it says)."""
     if not path.is_file():  # (never opened: a FIFO would block; reading it as a report says what it is)
         return "report"
-    try:
-        with path.open("rb") as handle:
+    try:  # without blocking, and looked at again once open: a FIFO swapped in since the look blocked here
+        with os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                return "report"
             head = handle.read(4096)
     except OSError:
         return "report"

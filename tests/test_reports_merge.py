@@ -168,3 +168,27 @@ def test_one_release_written_two_ways_is_one_record_when_merged_and_refused_twic
     twice = text.replace('"releases": [\n', '"releases": [\n' + matrix("5.0").releases[0].model_dump_json() + ",\n", 1)
     with pytest.raises(files.MatrixError, match="5.0.0 is listed twice"):
         files.parse_matrix(twice, tmp_path / "transformers.json")
+
+
+def test_report_merge_never_blocks_on_an_input_swapped_for_a_fifo_after_it_was_looked_at(tmp_path, monkeypatch,
+                                                                                         capsys):
+    """`errorkb report merge` reads the head of each input to tell a report from a matrix file: a FIFO put in
+    place of an input after it was looked at blocked the command forever. Simulated: the look says a file."""
+    import os
+    import threading
+
+    pipe = tmp_path / "shard.json"
+    os.mkfifo(pipe)
+    real = Path.is_file
+    monkeypatch.setattr(Path, "is_file", lambda self: True if self == pipe else real(self))
+    codes: list[int] = []
+    merging = threading.Thread(target=lambda: codes.append(main(["--root", str(ROOT), "report", "merge",
+                                                                  str(tmp_path / "out.json"), str(pipe)])), daemon=True)
+    merging.start()
+    merging.join(20)
+    if merging.is_alive():  # free the blocked reader before failing
+        with open(pipe, "wb"):
+            pass
+        merging.join(20)
+        pytest.fail("report merge blocked on a FIFO")
+    assert codes == [1] and "not a regular file" in capsys.readouterr().err
