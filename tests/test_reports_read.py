@@ -361,3 +361,56 @@ def test_records_of_checks_the_entry_does_not_have_are_left_out_and_said(tmp_pat
     assert unexpected["id"] in said and "left out" in said, said
     shown = "\n".join(path.read_text(encoding="utf-8") for path in out.rglob("*.md"))
     assert "UNEXPECTED-ROW" not in shown
+
+
+def _matrix_of(size: int):
+    from errorkb.results import matrix as files
+
+    releases = [f"{1 + index // 100}.{index % 100}.0" for index in range(size)]
+    when = "2026-11-30T00:00:00+00:00"
+    raised = files.Verdicts(outcome="pass", code="raised-as-documented", reason="raised")
+    ran_clean = files.Verdicts(outcome="fail", code="exited-normally", reason="ran")
+    return files.MatrixFile(package="transformers", updated=when,
+                            releases=[files.ReleaseStatus(release=release, ran=True, measured=when) for release in releases],
+                            results=[files.Result(entry=entry, release=release, digest="d", measured=when,
+                                                  before=raised if index % 3 else ran_clean)
+                                     for entry in ("e", "f") for index, release in enumerate(releases)])
+
+
+def test_what_the_matrix_says_of_an_entry_takes_time_linear_in_its_releases():
+    """Each page asks the matrix for its entry's summary and its state at every release: a status was found by
+    scanning every status, once per release, and a release's place in the list by scanning it, once per
+    release and span: a matrix file of 20,000 releases (2 MB) took 25 s of CPU per entry page."""
+    from errorkb.results import matrix as files
+    from tests.scaling import assert_linear
+
+    def run(size: int) -> None:
+        data = _matrix_of(size)
+        summary = files.summarize("e", data, "d")
+        assert summary is not None and len(summary.measured_raises()) == size - (size + 2) // 3
+        assert len(files.release_states("e", data) or []) == size
+
+    assert_linear(run, 250)
+
+
+def test_a_matrix_listing_more_releases_than_errorkb_measures_is_refused(tmp_path):
+    """Every entry page draws a cell per release of the matrix: 500,000 statuses (50 MB, within the file limit)
+    made every page of the site a picture of 500,000 cells. Refused, saying why."""
+    from errorkb.results import matrix as files
+
+    path = tmp_path / "transformers.json"
+    data = _matrix_of(files.MAX_RELEASES + 1)
+    path.write_text(data.model_copy(update={"results": data.results[:1]}).text(), encoding="utf-8")
+    with pytest.raises(files.MatrixError, match=f"{files.MAX_RELEASES + 1:,} releases"):
+        files.load_matrix(path)
+    path.write_text(_matrix_of(files.MAX_RELEASES).text(), encoding="utf-8")
+    assert files.load_matrix(path) is not None
+
+
+def test_a_copy_of_a_matrix_answers_from_its_own_releases_and_results():
+    """The matrix indexes its releases and results once; pydantic's copy carried the indexes over as they
+    were, so a copy with other results answered from the original's."""
+    data = _matrix_of(3)
+    assert data.results_of("e") and data.status("1.0.0") is not None
+    copy = data.model_copy(update={"results": [], "releases": data.releases[1:]})
+    assert copy.results_of("e") == {} and copy.status("1.0.0") is None and copy.ordered_releases() == ["1.1.0", "1.2.0"]

@@ -17,15 +17,16 @@ merging, writing, and what it says about one entry.
 
 from __future__ import annotations
 
+import functools
 import json
 import platform
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from packaging.version import InvalidVersion, Version
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -88,14 +89,38 @@ class MatrixFile(_Model):
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
+    # Looked up once per release for every entry page: indexed once per file (a scan per lookup made a
+    # page's summary quadratic in the releases, 25 s of CPU per page at 20,000 of them).
+    @functools.cached_property
+    def release_order(self) -> tuple[str, ...]:
+        return tuple(sort_releases([r.release for r in self.releases], "0"))
+
+    @functools.cached_property
+    def status_index(self) -> dict[str, ReleaseStatus]:
+        return {status.release: status for status in reversed(self.releases)}  # the first listed, as before
+
+    @functools.cached_property
+    def results_index(self) -> dict[str, dict[str, Result]]:
+        index: dict[str, dict[str, Result]] = {}
+        for result in self.results:
+            index.setdefault(result.entry, {})[result.release] = result
+        return index
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        """A copy, its indexes made again from its own releases and results (pydantic copies them as they were)."""
+        copy = super().model_copy(update=update, deep=deep)
+        for index in ("release_order", "status_index", "results_index"):
+            copy.__dict__.pop(index, None)
+        return copy
+
     def ordered_releases(self) -> list[str]:
-        return sort_releases([r.release for r in self.releases], "0")
+        return list(self.release_order)
 
     def status(self, release: str) -> ReleaseStatus | None:
-        return next((r for r in self.releases if r.release == release), None)
+        return self.status_index.get(release)
 
     def results_of(self, entry_id: str) -> dict[str, Result]:
-        return {r.release: r for r in self.results if r.entry == entry_id}
+        return dict(self.results_index.get(entry_id, {}))
 
     def text(self) -> str:
         header = self.model_dump(mode="json", by_alias=True, exclude={"releases", "results"})
@@ -129,6 +154,9 @@ def parse_matrix(text: str, path: Path) -> MatrixFile:
         where = ".".join(str(part) for part in first["loc"])
         raise MatrixError(f"{path}: not a version-matrix file ({error.error_count()} problems; {where}: "
                           f"{first['msg']})") from None
+    if len(matrix.releases) > MAX_RELEASES:  # every entry page draws a cell per release
+        raise MatrixError(f"{path}: not a version-matrix file (it lists {len(matrix.releases):,} releases, more than "
+                          f"errorkb measures ({MAX_RELEASES:,}); restore it or move it away)")
     listed: list[tuple[str, int, str, str | None]] = [  # (list, index, release, entry: None for a status)
         *(("releases", index, status.release, None) for index, status in enumerate(matrix.releases)),
         *(("results", index, result.release, result.entry) for index, result in enumerate(matrix.results))]
@@ -146,6 +174,9 @@ def parse_matrix(text: str, path: Path) -> MatrixFile:
                               "one of them)")
         seen[entry, release_key(release)] = release
     return matrix
+
+
+MAX_RELEASES = 2000  # releases one matrix file may list: a package's whole history, many times over
 
 
 def canonical(release: str) -> str | None:
@@ -303,10 +334,8 @@ class Summary:
 
     def measured_raises(self) -> set[str]:
         """Every release in which the before raised the documented error."""
-        spans = {(first, last) for first, last in self.raises}
-        return {release for release in self.ran
-                if any(self.ran.index(first) <= self.ran.index(release) <= self.ran.index(last)
-                       for first, last in spans)}
+        place = {release: index for index, release in enumerate(self.ran)}
+        return {release for first, last in self.raises for release in self.ran[place[first]:place[last] + 1]}
 
 
 def summarize(entry_id: str, matrix: MatrixFile, inputs: str | None) -> Summary | None:
