@@ -782,15 +782,16 @@ def cmd_matrix(project: Project, args: argparse.Namespace) -> int:
 def _say_if_index_stale(project: Project, entries: list[Entry], command: str) -> None:
     """The hook index carries the matrix's raise lines: a run that changed them leaves it stale (CI's
     `hook index --check` then fails), so the author hears it here, with the command that mends it."""
-    from errorkb.site.hookindex import NoIndexFile, index_file, stale
+    from errorkb.site.hookindex import NoIndexFile, index_file, not_an_index, stale
 
     try:
         path = index_file(project)
     except NoIndexFile:  # a knowledge base that ships no index
         return
-    if stale(project, entries, path):
-        err.print(f"{command}: {project.rel(path)} is now stale: run `errorkb hook index` and commit it",
-                  markup=False)
+    why = not_an_index(path)
+    if why or stale(project, entries, path):
+        said = f"is not the index ({why})" if why else "is now stale"
+        err.print(f"{command}: {project.rel(path)} {said}: run `errorkb hook index` and commit it", markup=False)
 
 
 def _why_untrusted(choice: str) -> str:
@@ -1578,7 +1579,7 @@ def cmd_hook(args: argparse.Namespace) -> int:
 
 
 def cmd_hook_index(project: Project, args: argparse.Namespace) -> int:
-    from errorkb.site.hookindex import NoIndexFile, hook_index, index_file, index_text, stale
+    from errorkb.site.hookindex import NoIndexFile, hook_index, index_file, not_an_index, stale, write_index
 
     try:
         path = index_file(project)
@@ -1587,14 +1588,15 @@ def cmd_hook_index(project: Project, args: argparse.Namespace) -> int:
     shown = project.rel(path)
     entries = [one.entry for one in _load_or_report(project).entries]
     if args.check:
-        if stale(project, entries, path):
-            err.print(f"{shown} is stale: run `errorkb hook index` and commit it", markup=False)
+        unfit = not_an_index(path)
+        if unfit or stale(project, entries, path):
+            said = f"is not the index ({unfit})" if unfit else "is stale"
+            err.print(f"{shown} {said}: run `errorkb hook index` and commit it", markup=False)
             return 1
         out.print(f"{shown} is up to date", markup=False)
         return 0
     document = hook_index(project, entries)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(index_text(document), encoding="utf-8")
+    write_index(path, document)
     count = len(document["entries"]) if isinstance(document["entries"], list) else 0
     out.print(f"wrote {shown} ({count} entries)", markup=False)
     return 0

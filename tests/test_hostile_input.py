@@ -1295,3 +1295,37 @@ def test_a_snippet_folder_file_swapped_for_a_fifo_after_its_stat_does_not_hang_t
         pytest.fail("the inputs digest blocked on a FIFO")
     monkeypatch.undo()
     assert answer[0] != folder_digest(folder), "a FIFO is not the plain file the look said"
+
+
+def _in_a_thread(run, pipe: Path, what: str) -> list:
+    """`run()` in a thread; a FIFO it blocks on is freed, and the test failed, after 20 s."""
+    import threading
+
+    answer: list = []
+    worker = threading.Thread(target=lambda: answer.append(run()), daemon=True)
+    worker.start()
+    worker.join(20)
+    if worker.is_alive():
+        with contextlib.suppress(OSError), open(pipe, "wb"):
+            pass
+        worker.join(5)
+        pytest.fail(f"{what} blocked on a FIFO")
+    return answer
+
+
+def test_the_hook_index_file_as_a_fifo_neither_hangs_the_check_nor_stops_its_writing(tmp_path, capsys):
+    """`errorkb hook index --check` (CI, and every `errorkb matrix` run) read the whole file the setting names:
+    a FIFO there blocked it forever, and `errorkb hook index` blocked writing into it. The check says the
+    file is not the index; writing replaces it, atomically (a write cut short shipped half an index)."""
+    make_project(tmp_path)
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text(encoding="utf-8").replace(
+        "timeout = 60", 'timeout = 60\nindex = "kb_index/index.json"'), encoding="utf-8")
+    index = tmp_path / "kb_index" / "index.json"
+    index.parent.mkdir()
+    os.mkfifo(index)
+    checked = _in_a_thread(lambda: main(["--root", str(tmp_path), "hook", "index", "--check"]), index, "the check")
+    assert checked == [1] and "not a regular file" in capsys.readouterr().err
+    written = _in_a_thread(lambda: main(["--root", str(tmp_path), "hook", "index"]), index, "the writing")
+    assert written == [0] and index.is_file() and json.loads(index.read_text(encoding="utf-8"))["entries"]
+    assert main(["--root", str(tmp_path), "hook", "index", "--check"]) == 0
