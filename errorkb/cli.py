@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from errorkb.core.problems import Problem
     from errorkb.core.project import Project
     from errorkb.lookup import Answer, Index, Match
+    from errorkb.results.report import Report
 
 def terminal_text(text: str) -> str:
     """`text` as a terminal should show it: entry text and problems come from strangers' pull
@@ -925,6 +926,24 @@ def _verify_watching(project: Project, args: argparse.Namespace) -> int:
         return watch(project, one_round, lambda line: human.print(line, markup=False))
 
 
+def _write_junit(path: Path | None, report: Report) -> bool:
+    """`--junit PATH`, written as reports are (atomically: never into a FIFO there, which blocked the run at
+    its end); False, said in one line, when it cannot be written."""
+    from errorkb.results import store
+    from errorkb.verify import output
+
+    if path is None:
+        return True
+    try:
+        with store.locked(path.parent):
+            store.replace(path, output.junit_xml(report).decode("utf-8"))
+    except OSError as error:
+        err.print(f"errorkb verify: cannot write the JUnit file {path} ({error.strerror or error}); the verdicts "
+                  "are in the report", markup=False)
+        return False
+    return True
+
+
 def _verify_round(project: Project, args: argparse.Namespace, kept: Any = None, own_cache: Path | None = None) -> int:
     """One `errorkb verify`: load, verify, print, write the report."""
     from errorkb.results.records import Outcome
@@ -984,13 +1003,13 @@ def _verify_round(project: Project, args: argparse.Namespace, kept: Any = None, 
     for record in sorted(fresh.checks, key=lambda r: r.id):
         if record.outcome is Outcome.FAIL:
             human.print(output.failure_view(record, project.root), markup=False, style="red")
-    if args.junit:
-        args.junit.parent.mkdir(parents=True, exist_ok=True)
-        args.junit.write_bytes(output.junit_xml(fresh))
-    try:
+    try:  # the report first: a JUnit file that cannot be written must not take the run's verdicts with it
         write_report(path, fresh, lambda on_disk, run: update_standing(on_disk, run, set(known)))
     except Refused as refused:
         err.print(f"errorkb verify: {refused}", markup=False)
+        _write_junit(args.junit, fresh)
+        return 1
+    if not _write_junit(args.junit, fresh):
         return 1
     if interrupted is not None:
         err.print(f"errorkb verify: interrupted: {len(fresh.checks)} of {interrupted.planned} checks had finished; "

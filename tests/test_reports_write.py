@@ -575,3 +575,39 @@ def test_the_pytest_plugin_s_report_merges_into_a_report_that_is_there(project_r
     assert path.read_bytes() == cut
     (rescued,) = path.parent.glob("latest.rescued-*.json")
     assert {record.entry for record in read_report(rescued).checks} == {IDS[1]}
+
+
+@pytest.mark.parametrize("junit", ["fifo", "full disk"])
+def test_a_junit_file_that_cannot_be_written_loses_no_verdict_of_the_run(project_root, monkeypatch, capsys, junit):
+    """`errorkb verify --junit X` wrote X before the report: a FIFO at X blocked the run at its very end
+    (after every check had run) forever, and a full disk there ended it with the report unwritten, every
+    verdict of the run gone. The report is written first; X is written as a report is (never into a FIFO),
+    and a failure to write it is one line, with the run's verdicts kept."""
+    import errno
+    import threading
+
+    fake_verify(monkeypatch)
+    folder = project_root / "out"
+    folder.mkdir()
+    target = folder / "junit.xml"
+    if junit == "fifo":
+        os.mkfifo(target)
+    else:
+        _unwritable(monkeypatch, folder, errno.ENOSPC)
+    codes: list[int] = []
+    run = threading.Thread(target=lambda: codes.append(main(["--root", str(project_root), "verify", IDS[0],
+                                                             "--no-cache", "--junit", str(target)])), daemon=True)
+    run.start()
+    run.join(60)
+    if run.is_alive():
+        with open(target, "rb"):  # free the blocked writer before failing
+            pass
+        run.join(10)
+        pytest.fail("the run blocked writing its JUnit file into a FIFO")
+    said = capsys.readouterr().err
+    assert "Traceback" not in said, said
+    assert [r.entry for r in read_report(project_root / "reports" / "latest.json").checks] == [IDS[0]]
+    if junit == "fifo":
+        assert codes == [0] and target.is_file() and b"<testsuite" in target.read_bytes()
+    else:
+        assert codes == [1] and str(target) in said, said
