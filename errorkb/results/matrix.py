@@ -387,7 +387,8 @@ def summarize(entry_id: str, matrix: MatrixFile, inputs: str | None) -> Summary 
         found = verdicts(release, BEFORE)
         if found is not None and found.outcome is Outcome.PASS and found.wording is not None:
             by_wording.setdefault(found.wording, []).append(release)
-    wordings = {index: _spans(ran, [r in own for r in ran]) for index, own in by_wording.items()}
+    wordings = {index: _spans(ran, [r in own for r in ran])
+                for index, own in ((index, set(own)) for index, own in by_wording.items())}
     return Summary(raises, fixed_in, spans(AFTER)[1], failed, lines, stale, len(ran),  # type: ignore[arg-type]
                    fixed_reason, not_run, worked_until, wordings, ran, measured)
 
@@ -431,7 +432,8 @@ def describe_stale(summary: Summary) -> str:
         return ""
     if len(stale) == len(measured):
         return f"in all {len(measured)} release{'s' if len(measured) != 1 else ''} measured"
-    spans = _spans(measured, [release in stale for release in measured])
+    stale_set = set(stale)
+    spans = _spans(measured, [release in stale_set for release in measured])
     shown = describe_spans(spans[:STALE_SPANS_SHOWN])
     more = f" and {len(spans) - STALE_SPANS_SHOWN} more" if len(spans) > STALE_SPANS_SHOWN else ""
     return f"in {len(stale)} of the {len(measured)} releases measured ({shown}{more})"
