@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import stat
 import sys
 from pathlib import Path
 
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     from errorkb.core.problems import Problem
     from errorkb.core.project import Project
     from errorkb.lookup import Answer, Index, Match
+    from errorkb.results.report import Report
 
 def terminal_text(text: str) -> str:
     """`text` as a terminal should show it: entry text and problems come from strangers' pull
@@ -781,15 +783,16 @@ def cmd_matrix(project: Project, args: argparse.Namespace) -> int:
 def _say_if_index_stale(project: Project, entries: list[Entry], command: str) -> None:
     """The hook index carries the matrix's raise lines: a run that changed them leaves it stale (CI's
     `hook index --check` then fails), so the author hears it here, with the command that mends it."""
-    from errorkb.site.hookindex import NoIndexFile, index_file, stale
+    from errorkb.site.hookindex import NoIndexFile, index_file, not_an_index, stale
 
     try:
         path = index_file(project)
     except NoIndexFile:  # a knowledge base that ships no index
         return
-    if stale(project, entries, path):
-        err.print(f"{command}: {project.rel(path)} is now stale: run `errorkb hook index` and commit it",
-                  markup=False)
+    why = not_an_index(path)
+    if why or stale(project, entries, path):
+        said = f"is not the index ({why})" if why else "is now stale"
+        err.print(f"{command}: {project.rel(path)} {said}: run `errorkb hook index` and commit it", markup=False)
 
 
 def _why_untrusted(choice: str) -> str:
@@ -923,6 +926,24 @@ def _verify_watching(project: Project, args: argparse.Namespace) -> int:
         return watch(project, one_round, lambda line: human.print(line, markup=False))
 
 
+def _write_junit(path: Path | None, report: Report) -> bool:
+    """`--junit PATH`, written as reports are (atomically: never into a FIFO there, which blocked the run at
+    its end); False, said in one line, when it cannot be written."""
+    from errorkb.results import store
+    from errorkb.verify import output
+
+    if path is None:
+        return True
+    try:
+        with store.locked(path.parent):
+            store.replace(path, output.junit_xml(report).decode("utf-8"))
+    except OSError as error:
+        err.print(f"errorkb verify: cannot write the JUnit file {path} ({error.strerror or error}); the verdicts "
+                  "are in the report", markup=False)
+        return False
+    return True
+
+
 def _verify_round(project: Project, args: argparse.Namespace, kept: Any = None, own_cache: Path | None = None) -> int:
     """One `errorkb verify`: load, verify, print, write the report."""
     from errorkb.results.records import Outcome
@@ -982,13 +1003,13 @@ def _verify_round(project: Project, args: argparse.Namespace, kept: Any = None, 
     for record in sorted(fresh.checks, key=lambda r: r.id):
         if record.outcome is Outcome.FAIL:
             human.print(output.failure_view(record, project.root), markup=False, style="red")
-    if args.junit:
-        args.junit.parent.mkdir(parents=True, exist_ok=True)
-        args.junit.write_bytes(output.junit_xml(fresh))
-    try:
+    try:  # the report first: a JUnit file that cannot be written must not take the run's verdicts with it
         write_report(path, fresh, lambda on_disk, run: update_standing(on_disk, run, set(known)))
     except Refused as refused:
         err.print(f"errorkb verify: {refused}", markup=False)
+        _write_junit(args.junit, fresh)
+        return 1
+    if not _write_junit(args.junit, fresh):
         return 1
     if interrupted is not None:
         err.print(f"errorkb verify: interrupted: {len(fresh.checks)} of {interrupted.planned} checks had finished; "
@@ -1145,6 +1166,7 @@ def cmd_report_merge(project: Project, args: argparse.Namespace) -> int:
                 if one is None:
                     raise matrix.MatrixError(f"{path}: no such file")
                 files.append(one)
+            matrix.same_package(zip(args.inputs, files, strict=True))
             joined = matrix.merge_files(files)
             data = matrix.write_matrix(args.output, joined.package, joined.releases, joined.results)
             out.print(f"merged {len(files)} matrix files: {len(data.releases)} releases, {len(data.results)} "
@@ -1167,8 +1189,10 @@ def _file_kind(path: Path) -> str:
     else (a verification report's names its verifier; whatever it is, reading it says)."""
     if not path.is_file():  # (never opened: a FIFO would block; reading it as a report says what it is)
         return "report"
-    try:
-        with path.open("rb") as handle:
+    try:  # without blocking, and looked at again once open: a FIFO swapped in since the look blocked here
+        with os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                return "report"
             head = handle.read(4096)
     except OSError:
         return "report"
@@ -1574,7 +1598,7 @@ def cmd_hook(args: argparse.Namespace) -> int:
 
 
 def cmd_hook_index(project: Project, args: argparse.Namespace) -> int:
-    from errorkb.site.hookindex import NoIndexFile, hook_index, index_file, index_text, stale
+    from errorkb.site.hookindex import NoIndexFile, hook_index, index_file, not_an_index, stale, write_index
 
     try:
         path = index_file(project)
@@ -1583,14 +1607,15 @@ def cmd_hook_index(project: Project, args: argparse.Namespace) -> int:
     shown = project.rel(path)
     entries = [one.entry for one in _load_or_report(project).entries]
     if args.check:
-        if stale(project, entries, path):
-            err.print(f"{shown} is stale: run `errorkb hook index` and commit it", markup=False)
+        unfit = not_an_index(path)
+        if unfit or stale(project, entries, path):
+            said = f"is not the index ({unfit})" if unfit else "is stale"
+            err.print(f"{shown} {said}: run `errorkb hook index` and commit it", markup=False)
             return 1
         out.print(f"{shown} is up to date", markup=False)
         return 0
     document = hook_index(project, entries)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(index_text(document), encoding="utf-8")
+    write_index(path, document)
     count = len(document["entries"]) if isinstance(document["entries"], list) else 0
     out.print(f"wrote {shown} ({count} entries)", markup=False)
     return 0
@@ -1601,14 +1626,14 @@ def cmd_render(project: Project, args: argparse.Namespace) -> int:
     from errorkb.core.load import load_project_entries
     from errorkb.plugs import runtime_for
     from errorkb.results.matrix import matrix_problem
-    from errorkb.results.report import read_reports, without_unknown_entries
-    from errorkb.site.files import site_files
+    from errorkb.results.report import read_reports
+    from errorkb.site.files import expected_reports, site_files
 
     loaded = load_project_entries(project, _reserved_ids())
     for problem in loaded.problems:
         err.print(str(problem), markup=False)
     reports, unreadable = read_reports(project.reports, runtime_for(project.library.runtime).devices)
-    reports, unknown = without_unknown_entries(reports, loaded.ids(), project.reports)
+    reports, unknown = expected_reports(project, loaded, reports)
     for message in [*unreadable, *unknown, *filter(None, [matrix_problem(project)])]:
         err.print(message, markup=False)
     pages, files = site_files(project, loaded, reports, edit_url=_edit_urls(project))

@@ -14,6 +14,7 @@ Nothing here imports the runtime.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -48,7 +49,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="fresh process per check forked from a warm interpreter (default), or a new interpreter")
     group.addoption("--errorkb-no-cache", action="store_true", default=False,
                     help="run every check, ignoring the verdict cache")
-    group.addoption("--errorkb-report", default=None, help="also write the JSON report of the checks run here")
+    group.addoption("--errorkb-report", default=None,
+                    help="also write the checks run here to this JSON report (merged per record into one there)")
 
 
 class _Session:
@@ -64,6 +66,7 @@ class _Session:
         self.targets = config.getoption("errorkb_target") or list(self.project.targets)
         self.devices = config.getoption("errorkb_device") or list(runtime_for(self.project.library.runtime).devices)
         self.records: list[CheckRecord] = []
+        self.received_fingerprints: dict[str, str] = {}  # from xdist's workers, which ran the checks
         self._verifier: Verifier | None = None
 
     @property
@@ -80,14 +83,32 @@ class _Session:
                                       trust=resolve_trust(Trust.AUTO))
         return self._verifier
 
+    @property
+    def fingerprints(self) -> dict[str, str]:
+        return {**self.received_fingerprints, **(self._verifier.fingerprints if self._verifier else {})}
+
+    def write_report(self) -> str | None:
+        """The `--errorkb-report` file, of every check run here (and, under xdist, by every worker),
+        merged per record into the report already there, as `errorkb verify --report` merges (it
+        replaced it: `-k one-entry --errorkb-report reports/latest.json` lost every other verdict);
+        what went wrong, with where the records were saved instead, or None."""
+        from errorkb.results.report import new_report, update_standing, write_report
+        from errorkb.results.store import Refused
+
+        path = self.config.getoption("errorkb_report")
+        if not path or not self.records:
+            return None
+        fresh = new_report(self.fingerprints, sorted(self.records, key=lambda record: record.id))
+        known = self.loaded.ids()  # an entry that failed to load keeps its records until it is fixed
+        try:
+            write_report(Path(path), fresh, lambda on_disk, run: update_standing(on_disk, run, known))
+        except Refused as refused:
+            return f"errorkb: --errorkb-report: {refused}"
+        return None
+
     def close(self) -> None:
         if self._verifier is not None:
             self._verifier.close()
-        path = self.config.getoption("errorkb_report")
-        if path and self.records:
-            from errorkb.results.report import new_report
-
-            new_report(self._verifier.fingerprints if self._verifier else {}, self.records).write(Path(path))
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -98,6 +119,44 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_STATE] = state
     if config.args_source != pytest.Config.ArgsSource.ARGS:  # no paths given: the knowledge base only
         config.args[:] = [str(state.project.entries)]
+
+
+_RECORDS, _FINGERPRINTS = "errorkb_records", "errorkb_fingerprints"
+_UNWRITTEN = pytest.StashKey[str]()
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Write the `--errorkb-report` file. An xdist worker hands its records to the controller,
+    which writes them all in one file (each worker replaced the file with its own share: the
+    records of every other worker were lost). A file that cannot be written fails the run, its
+    records saved elsewhere and said where (never a traceback that takes them with it)."""
+    state = session.config.stash.get(_STATE, None)
+    if state is None:
+        return
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:
+        workeroutput[_RECORDS] = [record.model_dump_json() for record in state.records]
+        workeroutput[_FINGERPRINTS] = state.fingerprints
+        return
+    unwritten = state.write_report()
+    if unwritten is None:
+        return
+    session.config.stash[_UNWRITTEN] = unwritten
+    if session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    if session.config.pluginmanager.get_plugin("terminalreporter") is None:  # no summary to say it in
+        sys.stderr.write(unwritten + "\n")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: object) -> None:
+    """(xdist, in the controller) a worker is done: the records of the checks it ran, for the report."""
+    state = node.config.stash.get(_STATE, None)
+    output = getattr(node, "workeroutput", None) or {}
+    if state is None:
+        return
+    state.records.extend(CheckRecord.model_validate_json(text) for text in output.get(_RECORDS, ()))
+    state.received_fingerprints.update(output.get(_FINGERPRINTS, {}))
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -123,6 +182,10 @@ def pytest_exception_interact(node: pytest.Item | pytest.Collector, call: pytest
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    unwritten = config.stash.get(_UNWRITTEN, None)
+    if unwritten:
+        terminalreporter.section("errorkb: report not written", red=True)
+        terminalreporter.write_line(unwritten)
     hints = config.stash.get(_HINTS, [])
     if hints:
         terminalreporter.section("errorkb: documented errors")

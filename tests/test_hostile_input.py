@@ -1245,3 +1245,87 @@ def test_a_problem_naming_a_file_that_is_not_utf8_shows_the_byte_not_nothing(tmp
     assert main(["--root", str(tmp_path), "check"]) == 1
     said = capsys.readouterr().err
     assert "snippets/demo-error/x\\udcff.py:1:1: not used by entry" in said, said
+
+
+# -- settings and reports nested deeper than their parsers recurse -----------------------------------
+
+@pytest.mark.parametrize("depth", [100_000, 500], ids=["past the parser", "past the settings' walk"])
+def test_a_pyproject_nested_deeper_than_its_parser_recurses_is_a_located_problem(tmp_path, capsys, depth):
+    """tomllib recurses once per level: `x = [[[...` 100,000 deep (200 KB) stopped every command,
+    `mkdocs serve` included, with a RecursionError traceback."""
+    make_project(tmp_path)
+    pyproject = tmp_path / "pyproject.toml"
+    lines = pyproject.read_text(encoding="utf-8").count("\n")
+    with pyproject.open("a", encoding="utf-8") as out:
+        out.write("[tool.errorkb.matrix]\nreleases = " + "[" * depth + "]" * depth + "\n")
+    assert main(["--root", str(tmp_path), "check"]) == 1
+    said = capsys.readouterr().err
+    assert "Traceback" not in said and f"pyproject.toml:{lines + 2}:1: " in said and "nested more than" in said, said
+
+
+def test_a_snippet_folder_file_swapped_for_a_fifo_after_its_stat_does_not_hang_the_inputs_digest(tmp_path, monkeypatch):
+    """Every file of a snippet folder is hashed (the verdict cache, the matrix and the pages' stale marks key
+    on it): it is looked at, then read, and a FIFO put there in between (a checkout rewritten under `mkdocs
+    serve`) blocked the hash, and the build, forever. Simulated: the look reports a plain file."""
+    import stat
+    import threading
+
+    from errorkb.results.keys import folder_digest
+
+    folder = tmp_path / "snippets" / "demo-error"
+    folder.mkdir(parents=True)
+    (folder / "before.py").write_text("x = 1\n", encoding="utf-8")
+    pipe = folder / "data.bin"
+    os.mkfifo(pipe)
+    plain = os.lstat(folder / "before.py")
+    real_lstat = Path.lstat
+
+    def swapped(self, *args, **kwargs):
+        return plain if self == pipe else real_lstat(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "lstat", swapped)
+    assert stat.S_ISREG(pipe.lstat().st_mode)
+    answer: list = []
+    hashing = threading.Thread(target=lambda: answer.append(folder_digest(folder)), daemon=True)
+    hashing.start()
+    hashing.join(20)
+    if hashing.is_alive():  # free the blocked reader before failing
+        with open(pipe, "wb"):
+            pass
+        pytest.fail("the inputs digest blocked on a FIFO")
+    monkeypatch.undo()
+    assert answer[0] != folder_digest(folder), "a FIFO is not the plain file the look said"
+
+
+def _in_a_thread(run, pipe: Path, what: str) -> list:
+    """`run()` in a thread; a FIFO it blocks on is freed, and the test failed, after 20 s."""
+    import threading
+
+    answer: list = []
+    worker = threading.Thread(target=lambda: answer.append(run()), daemon=True)
+    worker.start()
+    worker.join(20)
+    if worker.is_alive():
+        with contextlib.suppress(OSError), open(pipe, "wb"):
+            pass
+        worker.join(5)
+        pytest.fail(f"{what} blocked on a FIFO")
+    return answer
+
+
+def test_the_hook_index_file_as_a_fifo_neither_hangs_the_check_nor_stops_its_writing(tmp_path, capsys):
+    """`errorkb hook index --check` (CI, and every `errorkb matrix` run) read the whole file the setting names:
+    a FIFO there blocked it forever, and `errorkb hook index` blocked writing into it. The check says the
+    file is not the index; writing replaces it, atomically (a write cut short shipped half an index)."""
+    make_project(tmp_path)
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text(encoding="utf-8").replace(
+        "timeout = 60", 'timeout = 60\nindex = "kb_index/index.json"'), encoding="utf-8")
+    index = tmp_path / "kb_index" / "index.json"
+    index.parent.mkdir()
+    os.mkfifo(index)
+    checked = _in_a_thread(lambda: main(["--root", str(tmp_path), "hook", "index", "--check"]), index, "the check")
+    assert checked == [1] and "not a regular file" in capsys.readouterr().err
+    written = _in_a_thread(lambda: main(["--root", str(tmp_path), "hook", "index"]), index, "the writing")
+    assert written == [0] and index.is_file() and json.loads(index.read_text(encoding="utf-8"))["entries"]
+    assert main(["--root", str(tmp_path), "hook", "index", "--check"]) == 0

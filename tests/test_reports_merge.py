@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sys
 from pathlib import Path
+
+import pytest
 
 from errorkb.cli import main
 from errorkb.core.load import load_project_entries
@@ -90,3 +93,102 @@ def test_a_run_that_observed_nothing_keeps_the_standing_report_s_environment_and
                           {"isolation": "subprocess+bwrap"})
     later = update_standing(standing, observed, {"ran", "draft"})
     assert later.environment["runtime_version"] == "2.14.0+cpu" and later.run == {"isolation": "subprocess+bwrap"}
+
+
+def test_matrix_files_of_another_package_are_never_merged_into_one(tmp_path, capsys):
+    """`errorkb report merge OUT a.json b.json` with b the matrix of another package (a shard of another
+    knowledge base's CI) wrote one file labelled with the last package, holding both packages' releases:
+    transformers' matrix then said it was torch's. Refused, naming both, and OUT is left as it was."""
+    from errorkb.results.report import now
+
+    result = files.Result(entry="e", release="5.0.0", digest="d", measured=now())
+    ours, theirs = tmp_path / "transformers.json", tmp_path / "torch.json"
+    files.write_matrix(ours, "transformers", [files.ReleaseStatus(release="5.0.0", ran=True, measured=now())], [result])
+    files.write_matrix(theirs, "torch", [files.ReleaseStatus(release="2.0.0", ran=True, measured=now())],
+                       [result.model_copy(update={"release": "2.0.0"})])
+    kept = ours.read_bytes()
+    for command in (["--root", str(ROOT), "report", "merge", str(tmp_path / "out.json"), str(ours), str(theirs)],
+                    ["--root", str(ROOT), "report", "merge", str(ours), str(theirs)]):
+        assert main(command) == 1
+        said = capsys.readouterr().err
+        assert "Traceback" not in said and "'torch'" in said and "'transformers'" in said, said
+    assert ours.read_bytes() == kept and not (tmp_path / "out.json").exists()
+
+
+def test_a_matrix_file_of_another_package_is_neither_shown_nor_merged_into(tmp_path, capsys):
+    """The project's matrix file (reports/matrix/transformers.json) holding another package's matrix: the
+    pages quoted its releases as transformers', and `errorkb matrix` merged transformers' results into it."""
+    from errorkb.results.report import now
+
+    root = copy_kb(tmp_path, IDS)
+    project = load_project(root)
+    path = files.matrix_path(project)
+    files.write_matrix(path, "torch", [files.ReleaseStatus(release="2.0.0", ran=True, measured=now())], [])
+    kept = path.read_bytes()
+    assert files.read_matrix(project) is None
+    problem = files.matrix_problem(project)
+    assert problem is not None and "'torch'" in problem and str(path) in problem, problem
+    with pytest.raises(files.store.Refused) as refused:
+        files.write_matrix(path, "transformers", [files.ReleaseStatus(release="5.0.0", ran=True, measured=now())], [])
+    assert path.read_bytes() == kept and "'torch'" in str(refused.value)
+    assert refused.value.rescued is not None and files.load_matrix(refused.value.rescued).package == "transformers"
+    refused.value.rescued.unlink()
+
+
+@pytest.mark.parametrize("written", ["v5.0.0", "5.00.0", "5.0.0-rc1", "latest"])
+def test_a_matrix_release_not_written_as_errorkb_writes_it_is_refused(tmp_path, written):
+    """Statuses and results are merged by their release's text, pages read releases as versions: a shard's
+    `v5.0.0` beside `5.0.0` was a second status and a second result for one release, both kept and counted
+    ("2 releases"), one of them never shown; `latest` was kept and never shown."""
+    from errorkb.results.report import now
+
+    result = files.Result(entry="e", release="5.0.0", digest="d", measured=now())
+    path = tmp_path / "transformers.json"
+    files.write_matrix(path, "transformers", [files.ReleaseStatus(release="5.0.0", ran=True, measured=now())], [result])
+    text = path.read_text(encoding="utf-8")
+    shard = tmp_path / "shard.json"
+    shard.write_text(text.replace('"5.0.0"', json.dumps(written)), encoding="utf-8")
+    with pytest.raises(files.MatrixError, match=rf"line \d+: release {re.escape(repr(written))}"):
+        files.load_matrix(shard)
+    assert main(["--root", str(ROOT), "report", "merge", str(path), str(shard)]) == 1
+    assert path.read_text(encoding="utf-8") == text
+
+
+def test_one_release_written_two_ways_is_one_record_when_merged_and_refused_twice_in_one_file(tmp_path):
+    """5.0 and 5.0.0 are one release: merged by their text, they were two statuses and two results of it."""
+    from errorkb.results.report import now
+
+    def matrix(release: str) -> files.MatrixFile:
+        return files.merged(None, "transformers", [files.ReleaseStatus(release=release, ran=True, measured=now())],
+                            [files.Result(entry="e", release=release, digest="d", measured=now())])
+
+    joined = files.merge_files([matrix("5.0.0"), matrix("5.0")])
+    assert [status.release for status in joined.releases] == ["5.0"] and [r.release for r in joined.results] == ["5.0"]
+    text = matrix("5.0.0").text()
+    twice = text.replace('"releases": [\n', '"releases": [\n' + matrix("5.0").releases[0].model_dump_json() + ",\n", 1)
+    with pytest.raises(files.MatrixError, match="5.0.0 is listed twice"):
+        files.parse_matrix(twice, tmp_path / "transformers.json")
+
+
+def test_report_merge_never_blocks_on_an_input_swapped_for_a_fifo_after_it_was_looked_at(tmp_path, monkeypatch,
+                                                                                         capsys):
+    """`errorkb report merge` reads the head of each input to tell a report from a matrix file: a FIFO put in
+    place of an input after it was looked at blocked the command forever. Simulated: the look says a file."""
+    import os
+    import threading
+
+    pipe = tmp_path / "shard.json"
+    os.mkfifo(pipe)
+    real = Path.is_file
+    monkeypatch.setattr(Path, "is_file", lambda self: True if self == pipe else real(self))
+    codes: list[int] = []
+    merging = threading.Thread(target=lambda: codes.append(main(["--root", str(ROOT), "report", "merge",
+                                                                  str(tmp_path / "out.json"), str(pipe)])), daemon=True)
+    merging.start()
+    merging.join(20)
+    if merging.is_alive():  # free the blocked reader before failing
+        with open(pipe, "wb"):
+            pass
+        merging.join(20)
+        pytest.fail("report merge blocked on a FIFO")
+    assert codes == [1] and "not a regular file" in capsys.readouterr().err

@@ -298,3 +298,119 @@ def test_a_matrix_folder_that_links_out_of_the_reports_folder_is_neither_read_no
     assert sorted(path.name for path in outside.iterdir()) == [f"{loaded.library.dist}.json"]
     assert refused.value.rescued is not None and not refused.value.rescued.resolve().is_relative_to(outside.resolve())
     refused.value.rescued.unlink()
+
+
+@pytest.mark.parametrize("forged", ["A::before[bundled-cpu] (again)", "{entry}::before[upstream-cpu]",
+                                    "another-entry::before[bundled-cpu]"])
+def test_a_record_whose_id_is_not_the_check_its_fields_name_is_refused(tmp_path, capsys, forged):
+    """Records are merged and chosen by their `id`, pages and badges read their entry, role, target and
+    device. A shard whose record said `before` of bundled·cpu under another id was a second verdict for that
+    check: never merged with the first, both listed on the page, and the badge took the one whose id sorted
+    last: a pass hid the check's failure. A report holding such a record is refused, naming it."""
+    from errorkb.cli import main
+    from errorkb.site import evidence
+
+    project = site_project(tmp_path)
+    failing = record(project, ENTRY, "before", "before.py", outcome="fail", reason="broke")
+    passing = {**record(project, ENTRY, "before", "before.py"), "id": forged.format(entry=ENTRY)}
+    others = [record(project, ENTRY, role, file) for role, file in
+              [("after", "after.py"), ("guard:guard_check_lengths", "guard_check_lengths.py"),
+               ("guard:guard_per_layer_from_config", "guard_per_layer_from_config.py")]]
+    path = write_report(project, [failing, passing, *others])
+    reports, problems = read_reports(project / "reports", ("cpu", "cuda"))
+    records = [check for report in reports for check in report.checks if check.entry == ENTRY]
+    hashes = {check.role: check.inputs or "" for check in records}
+    bundled = [badge for badge in evidence.badges(records, hashes, ("cpu",)) if badge.target == "bundled"]
+    assert all(badge.outcome != "pass" for badge in bundled), "a forged record's pass hid the check's failure"
+    assert any(str(path) in problem and "id" in problem and passing["id"] in problem for problem in problems), problems
+    assert main(["--root", str(project), "verify", ENTRY, "--no-cache"]) == 1
+    said = capsys.readouterr().err
+    assert "Traceback" not in said and str(path) in said and passing["id"] in said, said
+
+
+def test_the_verifier_names_its_checks_as_records_are_held_to(tmp_path):
+    """`verify.plan.Check.id` makes the ids the verifier writes; `records.check_id` is what a report's
+    reader holds each record to: they must agree for every check of a real knowledge base."""
+    from errorkb.core.load import load_project_entries
+    from errorkb.results.records import check_id
+    from errorkb.verify.plan import plan
+
+    project = load_project(site_project(tmp_path))
+    checks = plan(load_project_entries(project).entries, project, ["bundled", "upstream"], ["cpu", "cuda"])
+    assert checks and all(check.id == check_id(check.entry.id, check.role, check.target, check.device)
+                          for check in checks)
+
+
+@pytest.mark.parametrize("odd", [{"device": "tpu"}, {"role": "guard:guard_renamed_since"}, {"target": "nightly"}],
+                         ids=["a device the runtime lacks", "a snippet the entry lacks", "a target nobody has"])
+def test_records_of_checks_the_entry_does_not_have_are_left_out_and_said(tmp_path, capsys, odd):
+    """The site reads only the records it expects: a record of a guard the entry no longer has (renamed since
+    it ran), of a device the runtime has not, or of a target nobody has, showed as a failing row on the entry's
+    page and counted on the verification page, though no check of the knowledge base is it."""
+    from errorkb.cli import main
+
+    project = site_project(tmp_path)
+    kept = record(project, ENTRY, "before", "before.py")
+    fields = {"target": "bundled", "device": "cpu", "role": "before", **odd}
+    unexpected = {**record(project, ENTRY, "before", "before.py", outcome="fail", reason="UNEXPECTED-ROW"), **odd,
+                  "id": f"{ENTRY}::{fields['role']}[{fields['target']}-{fields['device']}]"}
+    write_report(project, [kept, unexpected])
+    out = tmp_path / "out"
+    assert main(["--root", str(project), "render", "--out", str(out)]) == 0
+    said = capsys.readouterr().err
+    assert unexpected["id"] in said and "left out" in said, said
+    shown = "\n".join(path.read_text(encoding="utf-8") for path in out.rglob("*.md"))
+    assert "UNEXPECTED-ROW" not in shown
+
+
+def _matrix_of(size: int):
+    from errorkb.results import matrix as files
+
+    releases = [f"{1 + index // 100}.{index % 100}.0" for index in range(size)]
+    when = "2026-11-30T00:00:00+00:00"
+    raised = files.Verdicts(outcome="pass", code="raised-as-documented", reason="raised", wording=1)
+    ran_clean = files.Verdicts(outcome="fail", code="exited-normally", reason="ran")
+    return files.MatrixFile(package="transformers", updated=when,
+                            releases=[files.ReleaseStatus(release=release, ran=True, measured=when) for release in releases],
+                            results=[files.Result(entry=entry, release=release, digest="d", measured=when,
+                                                  before=raised if index % 3 else ran_clean)
+                                     for entry in ("e", "f") for index, release in enumerate(releases)])
+
+
+def test_what_the_matrix_says_of_an_entry_takes_time_linear_in_its_releases():
+    """Each page asks the matrix for its entry's summary and its state at every release: a status was found by
+    scanning every status, once per release, and a release's place in the list by scanning it, once per
+    release and span: a matrix file of 20,000 releases (2 MB) took 25 s of CPU per entry page."""
+    from errorkb.results import matrix as files
+    from tests.scaling import assert_linear
+
+    def run(size: int) -> None:
+        data = _matrix_of(size)
+        summary = files.summarize("e", data, "d")
+        assert summary is not None and len(summary.measured_raises()) == size - (size + 2) // 3
+        assert len(files.release_states("e", data) or []) == size
+
+    assert_linear(run, 500)
+
+
+def test_a_matrix_listing_more_releases_than_errorkb_measures_is_refused(tmp_path):
+    """Every entry page draws a cell per release of the matrix: 500,000 statuses (50 MB, within the file limit)
+    made every page of the site a picture of 500,000 cells. Refused, saying why."""
+    from errorkb.results import matrix as files
+
+    path = tmp_path / "transformers.json"
+    data = _matrix_of(files.MAX_RELEASES + 1)
+    path.write_text(data.model_copy(update={"results": data.results[:1]}).text(), encoding="utf-8")
+    with pytest.raises(files.MatrixError, match=f"{files.MAX_RELEASES + 1:,} releases"):
+        files.load_matrix(path)
+    path.write_text(_matrix_of(files.MAX_RELEASES).text(), encoding="utf-8")
+    assert files.load_matrix(path) is not None
+
+
+def test_a_copy_of_a_matrix_answers_from_its_own_releases_and_results():
+    """The matrix indexes its releases and results once; pydantic's copy carried the indexes over as they
+    were, so a copy with other results answered from the original's."""
+    data = _matrix_of(3)
+    assert data.results_of("e") and data.status("1.0.0") is not None
+    copy = data.model_copy(update={"results": [], "releases": data.releases[1:]})
+    assert copy.results_of("e") == {} and copy.status("1.0.0") is None and copy.ordered_releases() == ["1.1.0", "1.2.0"]

@@ -415,3 +415,199 @@ def test_a_matrix_folder_that_cannot_be_written_raises_refused_with_the_data_els
     assert str(path) in str(refused.value) and refused.value.rescued is not None
     assert not path.exists() and files.load_matrix(refused.value.rescued) is not None
     refused.value.rescued.unlink()
+
+
+# -- the pytest plugin's report (a shard's output): rescued as `errorkb verify`'s is ----------------
+
+_FAKE_VERIFIER = '''
+from errorkb import pytest_plugin
+from errorkb.results.records import CheckRecord, Code, Outcome
+from errorkb.results.report import now
+
+
+class Verifier:
+    """Every check passes at once: what is tested here is where its record goes, not the check."""
+    fingerprints = {"bundled": "b"}
+
+    def record(self, check):
+        return CheckRecord(id=check.id, entry=check.entry.id, role=check.role, snippet="s.py", target=check.target,
+                           device=check.device, outcome=Outcome.PASS, code=Code.RAN_CLEAN, reason="ok",
+                           expected="as documented", verified_at=now(), recorded_at=now(), inputs="i")
+
+    def close(self):
+        pass
+
+
+pytest_plugin._Session.verifier = property(lambda self: Verifier())
+'''
+
+
+@pytest.mark.parametrize("blocked", ["a file where the folder is", "unwritable folder"])
+def test_the_pytest_plugin_s_report_that_cannot_be_written_is_rescued_never_a_traceback(project_root, blocked):
+    """`pytest --errorkb --errorkb-report X` (a CI shard's output) where X cannot be written: the run's
+    records ended in an INTERNALERROR traceback and were gone. Now they are saved elsewhere, the
+    message names X, why and the file holding them, and the run fails (nothing was silently lost)."""
+    (project_root / "conftest.py").write_text(_FAKE_VERIFIER, encoding="utf-8")
+    if blocked == "a file where the folder is":
+        (project_root / "out").write_text("a file\n", encoding="utf-8")
+        target = project_root / "out" / "shard.json"
+        preload = ""
+    else:  # the tests run as root, whom a folder's mode does not stop: refused as a read-only folder would be
+        (project_root / "out").mkdir()
+        target = project_root / "out" / "shard.json"
+        preload = ("import errno, os\n_open = os.open\n"
+                   f"def _refuse(path, flags, *a, **k):\n    if flags & os.O_CREAT and {str(target.parent)!r} in "
+                   "os.fsdecode(path):\n        raise OSError(errno.EROFS, os.strerror(errno.EROFS), os.fsdecode(path))\n"
+                   "    return _open(path, flags, *a, **k)\nos.open = _refuse\n")
+    (project_root / "conftest.py").write_text(_FAKE_VERIFIER + preload, encoding="utf-8")
+    run = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--errorkb", "--errorkb-target",
+                          "bundled", "--errorkb-device", "cpu", "--errorkb-report", str(target)], cwd=project_root,
+                         capture_output=True, text=True, timeout=300)
+    said = run.stdout + run.stderr
+    assert "Traceback" not in said and "INTERNALERROR" not in said, said[-3000:]
+    assert run.returncode != 0, said[-3000:]
+    found = re.search(r"results are in (\S+?\.json)", said)
+    assert found and str(target) in said, said[-3000:]
+    rescued = Path(found.group(1))
+    try:
+        assert sorted({record.entry for record in read_report(rescued).checks}) == sorted(IDS)
+        assert stat.S_IMODE(rescued.stat().st_mode) == 0o600
+    finally:
+        rescued.unlink()
+    assert not target.exists()
+
+
+# -- rescued results hold what was measured from strangers' code: readable by their owner only ------
+
+@pytest.mark.parametrize("where", ["beside", "elsewhere"])
+def test_a_rescued_report_is_readable_by_its_owner_only(project_root, monkeypatch, capsys, where):
+    path = write_standing(project_root)
+    fake_verify(monkeypatch)
+    if where == "beside":
+        whole = path.read_bytes()
+        fake_verify(monkeypatch, during=lambda: path.write_bytes(whole[:-2]))
+    else:
+        _unwritable(monkeypatch, path.parent, 28)
+    old = os.umask(0o022)
+    try:
+        assert main(["--root", str(project_root), "verify", IDS[0], "--no-cache"]) == 1
+    finally:
+        os.umask(old)
+    rescued = Path(re.search(r"results are in (\S+?\.json)", capsys.readouterr().err).group(1))
+    try:
+        assert rescued.is_relative_to(path.parent) == (where == "beside")
+        assert stat.S_IMODE(rescued.stat().st_mode) == 0o600
+    finally:
+        rescued.unlink()
+
+
+def test_a_private_report_is_never_written_through_a_more_open_temporary_file(project_root, monkeypatch):
+    """The file's mode is kept, but its text was first written to a temporary file made with the
+    umask's mode (0644) and only then narrowed: a 0600 report was readable by all while it was written."""
+    path = write_standing(project_root)
+    path.chmod(0o600)
+    made: list[int] = []
+    real = os.open
+
+    def recording(name, flags, mode=0o777, *args, **kwargs):
+        if os.fsdecode(name).endswith(".tmp"):
+            made.append(mode)
+        return real(name, flags, mode, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", recording)
+    store.replace(path, path.read_text(encoding="utf-8"))
+    assert made and all(mode & 0o077 == 0 for mode in made), [oct(mode) for mode in made]
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
+def test_the_pytest_plugin_under_xdist_writes_every_worker_s_records(project_root):
+    """`pytest --errorkb -n 2 --errorkb-report X`: each worker replaced X with its own share of the
+    records at its end, so the report held the last worker's checks only (4 of 7 here)."""
+    (project_root / "conftest.py").write_text(_FAKE_VERIFIER, encoding="utf-8")
+    command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--errorkb", "--errorkb-target", "bundled",
+               "--errorkb-device", "cpu", "--errorkb-report", "shard.json"]
+    alone = subprocess.run(command, cwd=project_root, capture_output=True, text=True, timeout=300)
+    assert alone.returncode == 0, alone.stdout[-2000:]
+    expected = sorted(record.id for record in read_report(project_root / "shard.json").checks)
+    assert len(expected) > 2
+    (project_root / "shard.json").unlink()
+    spread = subprocess.run([*command, "-n", "2"], cwd=project_root, capture_output=True, text=True, timeout=300)
+    assert spread.returncode == 0, spread.stdout[-2000:]
+    assert sorted(record.id for record in read_report(project_root / "shard.json").checks) == expected
+
+
+@pytest.mark.parametrize("depth", [100_000, 400], ids=["past the parser", "past the writer"])
+def test_a_report_or_matrix_nested_deeper_than_errorkb_writes_is_refused_never_a_traceback(
+        project_root, monkeypatch, capsys, depth):
+    """A shard from another machine whose environment holds `[[[...` 100,000 deep stopped `errorkb verify`
+    (and the site's build) with a RecursionError from the JSON parser; 400 deep parsed, and the run's
+    write failed on it ("Maximum serialization depth exceeded"), its results lost with the traceback."""
+    said = _refused_with_the_report_kept(project_root, monkeypatch, capsys, "[" * depth + "]" * depth)
+    assert "nested more than" in said and "(line 5)" in said, said
+    matrix = project_root / "reports" / "matrix" / "transformers.json"
+    files.write_matrix(matrix, "transformers", [files.ReleaseStatus(release="5.0.0", ran=True, measured=now())], [])
+    matrix.write_text(matrix.read_text(encoding="utf-8").replace('"schema":', f'"x": {"[" * depth + "]" * depth}, '
+                                                                  '"schema":', 1), encoding="utf-8")
+    with pytest.raises(store.Unreadable, match="nested more than"):
+        files.load_matrix(matrix)
+
+
+def test_the_pytest_plugin_s_report_merges_into_a_report_that_is_there(project_root):
+    """`pytest --errorkb -k <one entry> --errorkb-report reports/latest.json` replaced the standing report
+    with that entry's records alone: every other entry's verdicts were gone. It merges per record, as
+    `errorkb verify --report` does (and a file there that does not parse is refused, this run rescued)."""
+    path = write_standing(project_root)
+    (project_root / "conftest.py").write_text(_FAKE_VERIFIER, encoding="utf-8")
+    run = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--errorkb", "--errorkb-target",
+                          "bundled", "--errorkb-device", "cpu", "-k", IDS[1], "--errorkb-report", str(path)],
+                         cwd=project_root, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout[-2000:]
+    records = read_report(path).checks
+    assert {record.entry for record in records} == set(IDS), "the other entry's records were lost"
+    assert any(record.entry == IDS[1] and record.role == "before" for record in records)
+    cut = path.read_bytes()[:-2]
+    path.write_bytes(cut)
+    run = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--errorkb", "--errorkb-target",
+                          "bundled", "--errorkb-device", "cpu", "-k", IDS[1], "--errorkb-report", str(path)],
+                         cwd=project_root, capture_output=True, text=True, timeout=300)
+    said = run.stdout + run.stderr
+    assert run.returncode != 0 and "Traceback" not in said and "not a verification report" in said, said[-2000:]
+    assert path.read_bytes() == cut
+    (rescued,) = path.parent.glob("latest.rescued-*.json")
+    assert {record.entry for record in read_report(rescued).checks} == {IDS[1]}
+
+
+@pytest.mark.parametrize("junit", ["fifo", "full disk"])
+def test_a_junit_file_that_cannot_be_written_loses_no_verdict_of_the_run(project_root, monkeypatch, capsys, junit):
+    """`errorkb verify --junit X` wrote X before the report: a FIFO at X blocked the run at its very end
+    (after every check had run) forever, and a full disk there ended it with the report unwritten, every
+    verdict of the run gone. The report is written first; X is written as a report is (never into a FIFO),
+    and a failure to write it is one line, with the run's verdicts kept."""
+    import errno
+    import threading
+
+    fake_verify(monkeypatch)
+    folder = project_root / "out"
+    folder.mkdir()
+    target = folder / "junit.xml"
+    if junit == "fifo":
+        os.mkfifo(target)
+    else:
+        _unwritable(monkeypatch, folder, errno.ENOSPC)
+    codes: list[int] = []
+    run = threading.Thread(target=lambda: codes.append(main(["--root", str(project_root), "verify", IDS[0],
+                                                             "--no-cache", "--junit", str(target)])), daemon=True)
+    run.start()
+    run.join(60)
+    if run.is_alive():
+        with open(target, "rb"):  # free the blocked writer before failing
+            pass
+        run.join(10)
+        pytest.fail("the run blocked writing its JUnit file into a FIFO")
+    said = capsys.readouterr().err
+    assert "Traceback" not in said, said
+    assert [r.entry for r in read_report(project_root / "reports" / "latest.json").checks] == [IDS[0]]
+    if junit == "fifo":
+        assert codes == [0] and target.is_file() and b"<testsuite" in target.read_bytes()
+    else:
+        assert codes == [1] and str(target) in said, said

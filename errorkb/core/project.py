@@ -19,6 +19,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator, model_validator
 
 from errorkb.core.entry import MAX_LINE, SourceLinks
+from errorkb.core.nesting import depth_of, line_past
 from errorkb.core.problems import Problem, ProblemsFound, display_path
 from errorkb.core.releases import ReleaseRange, contains
 
@@ -375,6 +376,9 @@ def find_root(start: Path | None = None) -> Path:
     return here
 
 
+MAX_SETTINGS_DEPTH = 16  # [tool.errorkb]'s arrays and tables inside each other (its settings nest 4)
+
+
 def load_project(root: Path | None = None) -> Project:
     root = find_root(root)
     pyproject = root / "pyproject.toml"
@@ -387,6 +391,14 @@ def load_project(root: Path | None = None) -> Project:
         except tomllib.TOMLDecodeError as error:
             raise ProblemsFound([Problem(where, getattr(error, "lineno", 1) or 1, getattr(error, "colno", 1) or 1,
                                          f"invalid TOML: {error}")]) from None
+        except RecursionError:  # tomllib recurses once per level: 100,000 `[` stopped every command with a traceback
+            raise ProblemsFound([Problem(where, line_past(text, MAX_SETTINGS_DEPTH) or 1, 1,
+                                         f"arrays or tables nested more than {MAX_SETTINGS_DEPTH} deep; no setting "
+                                         "nests so deep")]) from None
+        if depth_of(raw) > MAX_SETTINGS_DEPTH:  # parsed, but pydantic's walk of it recurses as deep
+            raise ProblemsFound([Problem(where, line_past(text, MAX_SETTINGS_DEPTH) or 1, 1,
+                                         f"arrays or tables nested more than {MAX_SETTINGS_DEPTH} deep; no setting "
+                                         "nests so deep")])
     else:
         text = ""
     try:

@@ -60,9 +60,13 @@ def _walk(folder: Path) -> list[Path]:
 
 
 def _file_hash(path: Path) -> str:
+    """The file's bytes hashed; opened without blocking and looked at again once open: a FIFO swapped in
+    after the walk looked (a checkout rewritten under `mkdocs serve`) blocked the hash forever."""
     digest = hashlib.sha256()
     try:
-        with path.open("rb") as handle:
+        with os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW), "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                return "not a regular file"
             while chunk := handle.read(_CHUNK):
                 digest.update(chunk)
     except OSError as error:

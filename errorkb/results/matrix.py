@@ -17,13 +17,16 @@ merging, writing, and what it says about one entry.
 
 from __future__ import annotations
 
+import functools
+import json
 import platform
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from packaging.version import InvalidVersion, Version
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -86,14 +89,38 @@ class MatrixFile(_Model):
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
+    # Looked up once per release for every entry page: indexed once per file (a scan per lookup made a
+    # page's summary quadratic in the releases, 25 s of CPU per page at 20,000 of them).
+    @functools.cached_property
+    def release_order(self) -> tuple[str, ...]:
+        return tuple(sort_releases([r.release for r in self.releases], "0"))
+
+    @functools.cached_property
+    def status_index(self) -> dict[str, ReleaseStatus]:
+        return {status.release: status for status in reversed(self.releases)}  # the first listed, as before
+
+    @functools.cached_property
+    def results_index(self) -> dict[str, dict[str, Result]]:
+        index: dict[str, dict[str, Result]] = {}
+        for result in self.results:
+            index.setdefault(result.entry, {})[result.release] = result
+        return index
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        """A copy, its indexes made again from its own releases and results (pydantic copies them as they were)."""
+        copy = super().model_copy(update=update, deep=deep)
+        for index in ("release_order", "status_index", "results_index"):
+            copy.__dict__.pop(index, None)
+        return copy
+
     def ordered_releases(self) -> list[str]:
-        return sort_releases([r.release for r in self.releases], "0")
+        return list(self.release_order)
 
     def status(self, release: str) -> ReleaseStatus | None:
-        return next((r for r in self.releases if r.release == release), None)
+        return self.status_index.get(release)
 
     def results_of(self, entry_id: str) -> dict[str, Result]:
-        return {r.release: r for r in self.results if r.entry == entry_id}
+        return dict(self.results_index.get(entry_id, {}))
 
     def text(self) -> str:
         header = self.model_dump(mode="json", by_alias=True, exclude={"releases", "results"})
@@ -121,28 +148,88 @@ def parse_matrix(text: str, path: Path) -> MatrixFile:
                               f"(this one reads schema {SCHEMA})")
         raise MatrixError(f"{path}: matrix schema {found!r}, expected {SCHEMA}; regenerate it with errorkb matrix")
     try:
-        return MatrixFile.model_validate(data)
+        matrix = MatrixFile.model_validate(data)
     except ValidationError as error:
         first = error.errors()[0]
         where = ".".join(str(part) for part in first["loc"])
         raise MatrixError(f"{path}: not a version-matrix file ({error.error_count()} problems; {where}: "
                           f"{first['msg']})") from None
+    if len(matrix.releases) > MAX_RELEASES:  # every entry page draws a cell per release
+        raise MatrixError(f"{path}: not a version-matrix file (it lists {len(matrix.releases):,} releases, more than "
+                          f"errorkb measures ({MAX_RELEASES:,}); restore it or move it away)")
+    listed: list[tuple[str, int, str, str | None]] = [  # (list, index, release, entry: None for a status)
+        *(("releases", index, status.release, None) for index, status in enumerate(matrix.releases)),
+        *(("results", index, result.release, result.entry) for index, result in enumerate(matrix.results))]
+    seen: dict[tuple[str | None, Version | str], str] = {}
+    for kind, index, release, entry in listed:
+        if canonical(release) != release:
+            raise MatrixError(f"{path}: not a version-matrix file ({kind}.{index}{_line_of(text, release)}: "
+                              f"release {release!r} is not a release as errorkb writes it"
+                              f"{f' ({canonical(release)!r})' if canonical(release) else ''}: merged by "
+                              "its text, it is a second record of one release, or one no page shows)")
+        if (entry, release_key(release)) in seen:
+            what = f"{entry} at {release}" if entry is not None else release
+            raise MatrixError(f"{path}: not a version-matrix file ({kind}.{index}: {what} is listed twice (as "
+                              f"{seen[entry, release_key(release)]!r} before): one release holds one record; keep "
+                              "one of them)")
+        seen[entry, release_key(release)] = release
+    return matrix
 
 
-def load_matrix(path: Path) -> MatrixFile | None:
-    """The matrix file at `path`, None when there is none; `MatrixError` when it does not parse."""
+MAX_RELEASES = 2000  # releases one matrix file may list: a package's whole history, many times over
+
+
+def canonical(release: str) -> str | None:
+    """`release` as errorkb writes it (`packaging`'s normal form: '5.0.0', never 'v5.0.0'), None when it is
+    no version at all: statuses and results are merged by this text, and pages read it as a version."""
+    try:
+        return str(Version(release))
+    except InvalidVersion:
+        return None
+
+
+def release_key(release: str) -> Version | str:
+    """What tells releases apart: the version (5.0 and 5.0.0 are one release), or the text of one that is none."""
+    try:
+        return Version(release)
+    except InvalidVersion:
+        return release
+
+
+def _line_of(text: str, release: str) -> str:
+    found = re.search(r'"release"\s*:\s*' + re.escape(json.dumps(release, ensure_ascii=False)), text)
+    return f", line {text.count(chr(10), 0, found.start()) + 1}" if found else ""
+
+
+def load_matrix(path: Path, package: str | None = None) -> MatrixFile | None:
+    """The matrix file at `path`, None when there is none; `MatrixError` when it does not parse, or
+    is the matrix of another package than `package` (when given)."""
     try:
         text = store.read_regular(path)
     except store.Unreadable as error:
         raise MatrixError(f"{error}: not a version-matrix file") from None
-    return parse_matrix(text, path) if text is not None else None
+    data = parse_matrix(text, path) if text is not None else None
+    if data is not None and package is not None and data.package != package:
+        raise MatrixError(f"{path}: the version matrix of {data.package!r}, not of {package!r}; "
+                          f"restore {package!r}'s (git checkout {path}) or move it away")
+    return data
+
+
+def same_package(files: Iterable[tuple[Path, MatrixFile]]) -> None:
+    """`MatrixError` unless every file is the matrix of one package: merged, the other package's
+    releases would read as this one's, under the last file's name."""
+    named = list(files)
+    for path, data in named[1:]:
+        if data.package != named[0][1].package:
+            raise MatrixError(f"{path}: the version matrix of {data.package!r}, {named[0][0]} of "
+                              f"{named[0][1].package!r}: matrix files of different packages are not merged")
 
 
 def read_matrix(project: Project) -> MatrixFile | None:
     """The project's matrix file for readers: None when there is none or it cannot be read
     (`matrix_problem` says why, for a warning)."""
     try:
-        return load_matrix(matrix_path(project))
+        return load_matrix(matrix_path(project), project.library.dist)
     except MatrixError:
         return None
 
@@ -151,7 +238,7 @@ def matrix_problem(project: Project) -> str | None:
     """Why the project's matrix file cannot be read (None: it reads, or there is none). The site
     shows no version information without it, so its build warns (and `--strict` fails)."""
     try:
-        load_matrix(matrix_path(project))
+        load_matrix(matrix_path(project), project.library.dist)
     except MatrixError as error:
         return f"{error}; the site shows no version ranges until it is restored or regenerated"
     return None
@@ -166,21 +253,22 @@ def merged(old: MatrixFile | None, package: str, releases: Iterable[ReleaseStatu
     from the cache, or failed their own set-up while the library imported): each stands only where
     no status is kept, or the one kept says the release did not run; a measured status stays."""
     moment_now = datetime.now(UTC)
-    statuses: dict[str, ReleaseStatus] = {}
+    statuses: dict[Version | str, ReleaseStatus] = {}  # by `release_key`: 5.0 and 5.0.0 are one release
     for status in [*(old.releases if old else []), *releases]:
-        kept = statuses.get(status.release)
+        kept = statuses.get(release_key(status.release))
         if kept is None or moment(status.measured, moment_now) >= moment(kept.measured, moment_now):
-            statuses[status.release] = status
+            statuses[release_key(status.release)] = status
     for status in fallback:
-        kept = statuses.get(status.release)
+        kept = statuses.get(release_key(status.release))
         if kept is None or not kept.ran:
-            statuses[status.release] = status
-    kept_results: dict[tuple[str, str], Result] = {}
+            statuses[release_key(status.release)] = status
+    kept_results: dict[tuple[str, Version | str], Result] = {}
     for result in [*(old.results if old else []), *results]:
-        earlier = kept_results.get((result.entry, result.release))
+        earlier = kept_results.get((result.entry, release_key(result.release)))
         if earlier is None or moment(result.written, moment_now) >= moment(earlier.written, moment_now):
-            kept_results[(result.entry, result.release)] = result
-    order = {release: index for index, release in enumerate(sort_releases(list(statuses), "0"))}
+            kept_results[(result.entry, release_key(result.release))] = result
+    written = sort_releases([status.release for status in statuses.values()], "0")
+    order = {release: index for index, release in enumerate(written)}
     return MatrixFile(package=package, updated=now(),
                       environment={"python": platform.python_version(), "platform": platform.platform(terse=True)},
                       releases=sorted(statuses.values(), key=lambda r: order.get(r.release, 0)),
@@ -203,7 +291,8 @@ def write_matrix(path: Path, package: str, releases: Iterable[ReleaseStatus], re
     under the folder's lock. Raises `store.Refused` when the file there does not parse (this run's
     part is saved beside it)."""
     releases, results, fallback = list(releases), list(results), list(fallback)
-    return store.update(path, load_matrix, lambda current: merged(current, package, releases, results, fallback),
+    return store.update(path, lambda at: load_matrix(at, package),
+                        lambda current: merged(current, package, releases, results, fallback),
                         MatrixFile.text, f"restore it (git checkout {path}) or move it away")
 
 
@@ -229,13 +318,14 @@ class Summary:
     after_passes: list[tuple[str, str]]
     failed_setup: list[str]
     lines: dict[str, int]  # release → raise line
-    stale: bool  # the entry or a file of its snippet folder changed since the matrix ran
+    stale: list[str]  # releases whose result was measured before the entry or its snippet folder last changed
     tested: int = 0  # releases in which the before actually ran
     fixed_reason: str | None = None  # what the before did instead, in `fixed_in`
     not_run: str | None = None  # why the before never ran (an unmet need), if it never did
     worked_until: str | None = None  # a removed API: the last release before it raised where the old call ran
     wordings: dict[int, list[tuple[str, str]]] = field(default_factory=dict)  # wording → spans it was raised so
     ran: list[str] = field(default_factory=list)  # the releases in which the before ran, in order
+    measured: list[str] = field(default_factory=list)  # the releases holding a result for the entry, in order
 
     def disagreements(self, entry: Entry) -> list[str]:
         """The releases where the entry's declared range (`releases.raises`) and the measurement differ."""
@@ -244,10 +334,8 @@ class Summary:
 
     def measured_raises(self) -> set[str]:
         """Every release in which the before raised the documented error."""
-        spans = {(first, last) for first, last in self.raises}
-        return {release for release in self.ran
-                if any(self.ran.index(first) <= self.ran.index(release) <= self.ran.index(last)
-                       for first, last in spans)}
+        place = {release: index for index, release in enumerate(self.ran)}
+        return {release for first, last in self.raises for release in self.ran[place[first]:place[last] + 1]}
 
 
 def summarize(entry_id: str, matrix: MatrixFile, inputs: str | None) -> Summary | None:
@@ -285,7 +373,8 @@ def summarize(entry_id: str, matrix: MatrixFile, inputs: str | None) -> Summary 
     if not ran:
         reasons = [v.reason for r in releases if (v := verdicts(r, BEFORE)) is not None]
         not_run = next((reason for reason in reasons if reason), None)
-    stale = inputs is not None and any(not holds(result.digest, inputs) for result in results.values())
+    measured = [release for release in releases if release in results]
+    stale = [release for release in measured if inputs is not None and not holds(results[release].digest, inputs)]
     lines = {r: results[r].line for r in ran if results[r].line}
     failed = [r.release for r in matrix.releases if not r.ran]
     worked_until = None
@@ -298,9 +387,10 @@ def summarize(entry_id: str, matrix: MatrixFile, inputs: str | None) -> Summary 
         found = verdicts(release, BEFORE)
         if found is not None and found.outcome is Outcome.PASS and found.wording is not None:
             by_wording.setdefault(found.wording, []).append(release)
-    wordings = {index: _spans(ran, [r in own for r in ran]) for index, own in by_wording.items()}
+    wordings = {index: _spans(ran, [r in own for r in ran])
+                for index, own in ((index, set(own)) for index, own in by_wording.items())}
     return Summary(raises, fixed_in, spans(AFTER)[1], failed, lines, stale, len(ran),  # type: ignore[arg-type]
-                   fixed_reason, not_run, worked_until, wordings, ran)
+                   fixed_reason, not_run, worked_until, wordings, ran, measured)
 
 
 def _spans(releases: list[str], flags: list[bool]) -> list[tuple[str, str]]:
@@ -328,6 +418,25 @@ def line_spans(lines: dict[str, int], releases: list[str]) -> list[tuple[str, st
 
 def describe_spans(spans: list[tuple[str, str]]) -> str:
     return ", ".join(first if first == last else f"{first} – {last}" for first, last in spans)
+
+
+STALE_SPANS_SHOWN = 6
+
+
+def describe_stale(summary: Summary) -> str:
+    """Which of the releases measured hold a stale result, worded for the page ("" when none):
+    "in 1 of the 45 releases measured (5.23.0)", "in all 45 releases measured". One stale release
+    must not read like a matrix that is stale everywhere."""
+    stale, measured = summary.stale, summary.measured
+    if not stale:
+        return ""
+    if len(stale) == len(measured):
+        return f"in all {len(measured)} release{'s' if len(measured) != 1 else ''} measured"
+    stale_set = set(stale)
+    spans = _spans(measured, [release in stale_set for release in measured])
+    shown = describe_spans(spans[:STALE_SPANS_SHOWN])
+    more = f" and {len(spans) - STALE_SPANS_SHOWN} more" if len(spans) > STALE_SPANS_SHOWN else ""
+    return f"in {len(stale)} of the {len(measured)} releases measured ({shown}{more})"
 
 
 # -- what was measured at each release ---------------------------------------------------------

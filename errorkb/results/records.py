@@ -177,6 +177,12 @@ class Exit(_Record):
     timed_out: bool = False
 
 
+def check_id(entry: str, role: str, target: str, device: str) -> str:
+    """A check's id, `<entry>::<role>[<target>-<device>]`: records are merged and chosen by it, pages and
+    badges read the fields it is made of, so a record's id is never anything else (`CheckRecord.named`)."""
+    return f"{entry}::{role}[{target}-{device}]"
+
+
 class CheckRecord(_Record):
     """One check's result, as reports store it and the site reads it."""
 
@@ -217,10 +223,15 @@ class CheckRecord(_Record):
         return self.exception.raise_site if self.exception else None
 
     @property
+    def named(self) -> str:
+        """The id of the check this record's fields name (`check_id`): what its `id` must be."""
+        return check_id(self.entry, self.role, self.target, self.device)
+
+    @property
     def written(self) -> str:
         """When this record entered a report: what decides which of two records of a check is newer."""
         return self.recorded_at or self.verified_at
 
 
 __all__ = ["BUNDLED", "PASSES", "TARGETS", "UPSTREAM", "ApiFacts", "Calls", "CheckRecord", "Code", "ExceptionInfo",
-           "Exit", "Outcome", "RaisedCall", "Site", "Start"]
+           "Exit", "Outcome", "RaisedCall", "Site", "Start", "check_id"]

@@ -84,9 +84,10 @@ class Report(BaseModel):
 
     def write(self, path: Path) -> None:
         """Replace `path` with this report alone (a file of its own: a shard's, a merge's output).
-        The standing report is written with `write_report`, which merges."""
-        with store.locked(path.parent):
-            store.replace(path, self.text())
+        The standing report is written with `write_report`, which merges. Raises `store.Refused`
+        when it cannot be written (a read-only folder, a full disk, a file where the folder should
+        be): the file is left as it was and this report saved elsewhere, as `write_report` does."""
+        store.update(path, lambda _: None, lambda _: self, Report.text, f"make {path.parent} a folder of its own")
 
 
 def lines_text(header: dict[str, Any], sections: dict[str, list[str]]) -> str:
@@ -136,12 +137,21 @@ def parse_report(text: str, path: Path) -> Report:
         raise ReportError(f"{path}: report schema {found!r}, expected {SCHEMA}; regenerate it with errorkb verify",
                           advised=True)
     try:
-        return Report.model_validate(data)
+        report = Report.model_validate(data)
     except ValidationError as error:
         first = error.errors()[0]
         where = ".".join(str(part) for part in first["loc"])
         raise ReportError(f"{path}: not a verification report ({error.error_count()} problems; {where}: "
                           f"{first['msg']})") from None
+    for index, check in enumerate(report.checks):
+        if check.id != check.named:  # another check's verdict under this id, or a second one of its own
+            at = text.find(json.dumps(check.id, ensure_ascii=False))
+            line = f", line {text.count(chr(10), 0, at) + 1}" if at >= 0 else ""
+            raise ReportError(f"{path}: not a verification report (checks.{index}{line}: id {check.id!r} is not the "
+                              f"check its entry, role, target and device name, {check.named!r}: a second verdict "
+                              "for one check, which merging would keep beside the first; restore the file from "
+                              "the run that wrote it)", advised=True)
+    return report
 
 
 def read_report(path: Path) -> Report:
@@ -218,6 +228,29 @@ def without_unknown_entries(reports: list[Report], known: Collection[str], folde
     said = (f"{folder}: {count} record{'s' if count > 1 else ''} of {'entries' if len(unknown) > 1 else 'an entry'} "
             f"the knowledge base does not have ({shown}) left out: `errorkb verify` drops such records from the "
             "standing report")
+    return left, [quoted(said)]
+
+
+def without_unplanned_checks(reports: list[Report], planned: dict[str, set[str]], folder: Path
+                             ) -> tuple[list[Report], list[str]]:
+    """The reports less the records of an entry in `planned` (entry → the ids of its checks: its snippets on
+    every target and device the pages show) that are none of its checks: a guard renamed since it ran, a
+    device the runtime has not, a target nobody has. They showed as rows of the entry's page though no check
+    of the knowledge base is theirs. Entries not in `planned` (not loaded) keep theirs; a message names them."""
+    def expected(check: CheckRecord) -> bool:
+        return check.entry not in planned or check.id in planned[check.entry]
+
+    left, dropped = [], []
+    for report in reports:
+        dropped += [check.id for check in report.checks if not expected(check)]
+        left.append(report.model_copy(update={"checks": [check for check in report.checks if expected(check)]}))
+    if not dropped:
+        return reports, []
+    unique = sorted(set(dropped))
+    shown = ", ".join(unique[:10]) + (f" and {len(unique) - 10} more" if len(unique) > 10 else "")
+    said = (f"{folder}: {len(dropped)} record{'s' if len(dropped) > 1 else ''} of checks the knowledge base does not "
+            f"have ({shown}) left out: a snippet the entry has not (renamed since?), or a target or device its pages "
+            "do not show")
     return left, [quoted(said)]
 
 

@@ -30,6 +30,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
+from errorkb.core.nesting import depth_of, line_past
 from errorkb.core.problems import quoted
 
 Data = TypeVar("Data")
@@ -122,11 +123,27 @@ def parse_json(text: str) -> Any:
     stopped with a traceback at the first page quoting it, and the writer would fail next). So is a
     number too large for a double (`1e999`): valid JSON, but Python reads it as infinity, which was
     written back as `Infinity` (refused at the next read) or as null (the measurement gone)."""
-    data = json.loads(text, object_pairs_hook=lambda pairs: _unique(pairs, text), parse_constant=_not_json,
-                      parse_float=lambda number: _finite(number, text))
+    try:
+        data = json.loads(text, object_pairs_hook=lambda pairs: _unique(pairs, text), parse_constant=_not_json,
+                          parse_float=lambda number: _finite(number, text))
+    except RecursionError:
+        raise ValueError(_too_deep(text)) from None
+    if depth_of(data) > MAX_DEPTH:
+        raise ValueError(_too_deep(text))
     if _SURROGATE_ESCAPE.search(text):  # the text itself is UTF-8: only an escape makes one
         _refuse_surrogates(data, text)
     return data
+
+
+MAX_DEPTH = 16  # lists and objects inside each other: errorkb's reports and matrix files nest 6 at most
+
+
+def _too_deep(text: str) -> str:
+    """Values nested past `MAX_DEPTH`: Python's parser recursed until it stopped (a RecursionError
+    traceback, at 100,000 `[`), and a file a few hundred deep parsed but could not be written back."""
+    line = line_past(text, MAX_DEPTH)
+    return (f"values nested more than {MAX_DEPTH} deep{f' (line {line})' if line else ''}, deeper than errorkb "
+            "writes; restore the file or move it away")
 
 
 # `\uD800`-`\uDFFF` escaped, after an even run of backslashes (an odd one escapes the `\` itself)
@@ -189,17 +206,20 @@ def leftovers(path: Path) -> list[Path]:
     return sorted(path.parent.glob(f".{path.name}.*.tmp"))
 
 
-def replace(path: Path, text: str) -> None:
-    """Write `text` to `path` atomically, keeping the mode of the file it replaces (a new file
-    gets the umask's). Call it holding `locked(path.parent)`."""
+def replace(path: Path, text: str, mode: int | None = None) -> None:
+    """Write `text` to `path` atomically, with `mode`, else the mode of the file it replaces, else
+    (a new file) the umask's. The text is written to a temporary file only its owner can read
+    when the final mode is known (a 0600 report was readable by all while it was written), opened
+    further only once complete. Call it holding `locked(path.parent)`."""
     for stale in leftovers(path):
         stale.unlink(missing_ok=True)
-    try:
-        mode: int | None = stat.S_IMODE(path.stat().st_mode)
-    except OSError:
-        mode = None
+    if mode is None:
+        try:
+            mode = stat.S_IMODE(path.stat().st_mode)
+        except OSError:
+            mode = None
     temporary = path.parent / f".{path.name}.{secrets.token_hex(6)}.tmp"
-    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600 if mode is not None else 0o666)
     try:
         with os.fdopen(descriptor, "w", encoding="utf-8") as out:
             out.write(text)
@@ -213,6 +233,9 @@ def replace(path: Path, text: str) -> None:
         raise
 
 
+RESCUED_MODE = 0o600  # what a run measured from strangers' code, saved where it was not asked for: its owner's
+
+
 def rescue_path(path: Path) -> Path:
     """Where a run's data goes when `path` cannot be read: beside it, named for the moment."""
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
@@ -222,17 +245,33 @@ def rescue_path(path: Path) -> Path:
 def rescue(path: Path, text: str, beside: bool = True) -> tuple[Path | None, str]:
     """Save `text`, a run's data that `path` cannot take, and say where: beside `path` when its folder
     can be written (and `beside`), else in the system's temporary folder (a read-only or full disk: the
-    run's results are not lost with the write). (None, why) when neither can be written."""
+    run's results are not lost with the write). (None, why) when neither can be written. Either file
+    is new (never one that was there), readable by its owner only (`RESCUED_MODE`), and, in the shared
+    temporary folder, named unpredictably (`tempfile.mkstemp`): no other user can read it or take its name."""
     near = rescue_path(path)
-    elsewhere = Path(tempfile.gettempdir()) / f"errorkb-{near.name}"
     failures = []
-    for where in (near, elsewhere) if beside else (elsewhere,):
+    for folder in (near.parent, Path(tempfile.gettempdir())) if beside else (Path(tempfile.gettempdir()),):
+        prefix = f"{near.stem}." if folder == near.parent else f"errorkb-{near.stem}."
         try:
-            replace(where, text)
-            return where, ""
+            return _new_private_file(folder, prefix, near.suffix, text), ""
         except OSError as error:
-            failures.append(f"{where.parent}: {error.strerror or error}")
+            failures.append(f"{folder}: {error.strerror or error}")
     return None, "; ".join(failures)
+
+
+def _new_private_file(folder: Path, prefix: str, suffix: str, text: str) -> Path:
+    """A new file in `folder` holding `text`, mode `RESCUED_MODE`; nothing is left behind on failure."""
+    descriptor, name = tempfile.mkstemp(suffix=suffix, prefix=prefix, dir=folder)  # O_EXCL, mode 0600
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as out:
+            os.fchmod(out.fileno(), RESCUED_MODE)
+            out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
+    except BaseException:
+        Path(name).unlink(missing_ok=True)
+        raise
+    return Path(name)
 
 
 def update(path: Path, read: Callable[[Path], Data | None], combine: Callable[[Data | None], Data],
@@ -255,8 +294,20 @@ def update(path: Path, read: Callable[[Path], Data | None], combine: Callable[[D
             replace(path, text(data))
             return data
     except OSError as error:  # a read-only folder, a full disk: the file stays as it was, the run's data is saved
+        blocking = _not_a_folder(path.parent)
+        if blocking is not None:  # mkdir said "File exists", which names neither the file nor what to do
+            _refuse(path, text(combine(None)), f"{path}: cannot be written ({blocking} is a file, not a folder)",
+                    f"move {blocking} away")
         _refuse(path, text(combine(None)), f"{path}: cannot be written ({error.strerror or error}); left as it was",
                 f"make {path.parent} writable (or free space)")
+
+
+def _not_a_folder(folder: Path) -> Path | None:
+    """The nearest of `folder` and the folders above it that is there, when it is not a folder."""
+    for place in (folder, *folder.parents):
+        if place.exists():
+            return None if place.is_dir() else place
+    return None
 
 
 def _refuse(path: Path, data: str, what: str, recover: str, beside: bool = True) -> NoReturn:

@@ -149,6 +149,22 @@ def problem_pages(project: Project, loaded: LoadResult) -> list[SiteFile]:
     return pages
 
 
+def expected_reports(project: Project, loaded: LoadResult, reports: list[Report]) -> tuple[list[Report], list[str]]:
+    """The reports less every record no page of this knowledge base speaks for, and a message for each kind
+    left out: records of entries it does not have, and of checks its loaded entries do not have."""
+    from errorkb.plugs import runtime_for
+    from errorkb.results.records import check_id
+    from errorkb.results.report import without_unknown_entries, without_unplanned_checks
+
+    devices = runtime_for(project.library.runtime).devices
+    planned = {one.entry.id: {check_id(one.entry.id, role, target, device) for role, _ in one.entry.snippets()
+                              for target in project.library.available_targets for device in devices}
+               for one in loaded.entries}
+    reports, unknown = without_unknown_entries(reports, loaded.ids(), project.reports)
+    reports, unplanned = without_unplanned_checks(reports, planned, project.reports)
+    return reports, [*unknown, *unplanned]
+
+
 def problems_page(project: Project, where: str, problems: list[Problem]) -> str:
     """The Markdown of a page listing `problems` of the file `where` (project-relative), each with
     the file's lines around it: the page shown at an entry's address instead of the entry."""
@@ -219,7 +235,7 @@ def ranges_of(data: MatrixFile | None, pages: list[render.EntryPage]) -> dict[st
         disagrees = tuple(summary.disagreements(page.entry))
         ranges[page.entry.id] = render.VersionRange(
             matrix.describe_spans(summary.raises), matrix.describe_spans(summary.after_passes), summary.fixed_in,
-            newest, summary.tested, tuple(summary.failed_setup), summary.stale,
+            newest, summary.tested, tuple(summary.failed_setup), matrix.describe_stale(summary),
             tuple(matrix.line_spans(summary.lines, order)), data.updated[:10] or None, summary.fixed_reason,
             summary.not_run, tuple(summary.lines.items()), summary.worked_until,
             tuple((index, matrix.describe_spans(spans)) for index, spans in sorted(summary.wordings.items())),

@@ -126,10 +126,33 @@ def index_text(document: dict[str, object]) -> str:
 
 
 def stale(project: Project, entries: Iterable[Entry], path: Path | None = None) -> bool:
-    """Whether the index at `path` (default: the profile's index file) differs from what the entries give now."""
+    """Whether the index at `path` (default: the profile's index file) differs from what the entries give
+    now; read as reports are (`store.read_regular`): a FIFO there blocked the check forever."""
+    from errorkb.results import store
+
     path = path or index_file(project)
     try:
-        current = path.read_text(encoding="utf-8")
-    except OSError:
+        current = store.read_regular(path)
+    except store.Unreadable:
         return True
     return current != index_text(hook_index(project, entries))
+
+
+def not_an_index(path: Path) -> str | None:
+    """Why the file at `path` cannot be an index (a FIFO, a folder, not UTF-8, too large), None when it can."""
+    from errorkb.results import store
+
+    try:
+        store.read_regular(path)
+    except store.Unreadable as error:
+        return str(error)
+    return None
+
+
+def write_index(path: Path, document: dict[str, object]) -> None:
+    """Write the index atomically, under its folder's lock (a write cut short shipped half an index to
+    every user's hook), replacing whatever is there, a FIFO included, never writing into it."""
+    from errorkb.results import store
+
+    with store.locked(path.parent):
+        store.replace(path, index_text(document))

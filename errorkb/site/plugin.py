@@ -66,7 +66,7 @@ from errorkb.core.problems import Problem, ProblemsFound
 from errorkb.core.project import Project, load_project
 from errorkb.plugs import runtime_for
 from errorkb.results.matrix import matrix_problem
-from errorkb.results.report import read_reports, without_unknown_entries
+from errorkb.results.report import read_reports
 from errorkb.site import budget, docstree, live, names, searchrows, themefiles
 from errorkb.site import files as site
 from errorkb.site.sanitize import sanitize
@@ -181,7 +181,7 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
         for problem in loaded.problems:
             log.error(str(problem))
         reports, unreadable = sources.reports(project, devices) if sources else read_reports(project.reports, devices)
-        reports, unknown = without_unknown_entries(reports, loaded.ids(), project.reports)
+        reports, unknown = site.expected_reports(project, loaded, reports)
         for message in [*unreadable, *unknown, *filter(None, [matrix_problem(project)])]:
             log.warning(message)
         docs = Path(config.docs_dir).resolve()

@@ -80,7 +80,7 @@ class VersionRange:
     newest: str | None  # the newest release the matrix ran
     tested: int  # releases that ran
     failed_setup: tuple[str, ...] = ()
-    stale: bool = False  # a snippet changed since the matrix ran
+    stale: str = ""  # which releases' results are stale, worded (`matrix.describe_stale`); "": none
     lines: tuple[tuple[str, str, int], ...] = ()  # (first, last release, raise line) spans
     measured: str | None = None  # date of the matrix report
     fixed_reason: str | None = None  # what the before did instead in `fixed_in`

@@ -200,7 +200,7 @@ def test_code_and_ordinary_markdown_survive():
 
 def test_versions_section_shows_the_matrix_ranges(project):
     page = page_for(project)
-    page.versions = render.VersionRange("5.5.1 – 5.24.0", "5.5.1 – 5.24.0", None, "5.24.0", 20, ("5.6.0",), False)
+    page.versions = render.VersionRange("5.5.1 – 5.24.0", "5.5.1 – 5.24.0", None, "5.24.0", 20, ("5.6.0",), "")
     markdown = render.render_entry(page)
     section = markdown.split("## Versions", 1)[1].split("\n## ", 1)[0]
     assert "**Raises in:** transformers 5.5.1 – 5.24.0 (measured)." in section
@@ -330,7 +330,7 @@ def with_plain_values(page, value: str):
     page.records = [r.model_copy(update={"target": value, "device": value, "verified_at": value, "environment": {
         "python": value, "runtime": value, "runtime_version": value, "library_version": value, "platform": value}})
         for r in page.records]
-    page.versions = render.VersionRange(value, value, value, value, 3, (value,), True, ((value, value, 7),), value,
+    page.versions = render.VersionRange(value, value, value, value, 3, (value,), value, ((value, value, 7),), value,
                                         "a reason", None, ((value, 7),), value, ((1, value),), (value,))
     page.snippet_paths = {role: value for role in page.snippet_paths}
     return page
@@ -568,3 +568,34 @@ def test_the_page_shows_each_allowance_with_its_reason_beside_the_badges(tmp_pat
 def test_a_page_without_allowances_says_nothing_of_them(project):
     page = page_for(project)
     assert page.allowed == [] and "Allowed in these snippets" not in render.render_entry(page)
+
+
+def test_the_versions_line_says_how_many_releases_are_stale_and_which(project):
+    """A page whose matrix result went stale in one release of five read "5 upstream releases tested
+    ...; **stale**", as a page stale in all five did: it now counts them and names them compactly."""
+    from errorkb.results.matrix import ReleaseStatus, Result, Verdicts, merged
+    from errorkb.results.records import Code
+
+    page = page_for(project)
+    releases = ["5.0.0", "5.1.0", "5.2.0", "5.3.0", "5.4.0"]
+
+    def matrix(stale: set[str]):
+        raised = Verdicts(outcome="pass", code=Code.RAISED_AS_DOCUMENTED, reason="raised")
+        return merged(None, "transformers", [ReleaseStatus(release=r, ran=True, measured="2026-11-30")
+                                             for r in releases],
+                      [Result(entry=ENTRY, release=r, before=raised, digest="old" if r in stale else page.inputs,
+                              measured="2026-11-30") for r in releases])
+
+    def versions_line(stale: set[str]) -> str:
+        page.versions = site.ranges_of(matrix(stale), [page])[ENTRY]
+        section = render.render_entry(page).split("## Versions", 1)[1].split("\n## ", 1)[0]
+        return next(line for line in section.splitlines() if "upstream releases tested" in line)
+
+    assert "stale" not in versions_line(set())
+    one = versions_line({"5.4.0"})
+    assert "**stale** in 1 of the 5 releases measured (5.4.0)" in one, one
+    some = versions_line({"5.1.0", "5.2.0", "5.4.0"})
+    assert "**stale** in 3 of the 5 releases measured (5.1.0 – 5.2.0, 5.4.0)" in some, some
+    every = versions_line(set(releases))
+    assert "**stale** in all 5 releases measured" in every, every
+    assert render.entry_document(page)["versions"]["stale"] == "in all 5 releases measured"
