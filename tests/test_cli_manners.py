@@ -111,9 +111,11 @@ def run(*args: str, cwd: Path | None = None, stdout: int | None = subprocess.PIP
 
 
 @pytest.mark.parametrize("index", ["{tmp}/missing.json", "http://127.0.0.1:9/api/errors/index.json",
-                                   "https://[::1", "{tmp}"])
+                                   "https://[::1", "{tmp}", "{tmp}/deep.json"])
 @pytest.mark.parametrize("command", [["lookup", "ValueError: x"], ["show", "some-id"]])
 def test_an_index_that_cannot_be_read_is_one_line_never_a_traceback(tmp_path, command, index):
+    # An index is a file from anywhere (--index FILE|URL): 100,000 `[` end json's parser in a RecursionError.
+    (tmp_path / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
     result = run(command[0], "--index", index.format(tmp=tmp_path), *command[1:], cwd=tmp_path)
     assert result.returncode == 2, result.stderr
     assert "Traceback" not in result.stderr and result.stderr.count("\n") == 1, result.stderr

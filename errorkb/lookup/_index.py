@@ -226,6 +226,8 @@ def load_index(source: str | Path | None = None) -> Index:
         data = json.loads(text)
     except ValueError as error:
         raise IndexUnavailable(f"the index {where} is not JSON ({error})") from None
+    except RecursionError:  # json's parser recurses once per level: a few KB of `[` end it
+        raise IndexUnavailable(f"the index {where} nests deeper than JSON can be read here") from None
     return read_index(data, where)
 
 
