@@ -151,7 +151,8 @@ class TorchRuntime:
         """What torch calls from its C++ while a function runs, held where no frame's object leads: the torch
         function mode stack and the dispatch mode stack (a mode's `__torch_function__` / `__torch_dispatch__` runs on
         any torch call), the infrastructure dispatch modes (fake, proxy, functional), and the global module hooks
-        (`register_module_forward_hook` and its kind, in `torch.nn.modules.module`'s dicts). A `torch._C.Future`
+        (`register_module_forward_hook` and its kind, in `torch.nn.modules.module`'s dicts), and the saved-tensor hooks
+        autograd calls as a function saves a tensor (`torch.autograd.graph.saved_tensors_hooks`, C++'s stack). A `torch._C.Future`
         keeps its value, a failed one's exception, in C++ (`torch.futures.Future.set_exception`): opaque."""
         native = getattr(module, "_C", None)
         keys = getattr(getattr(native, "_TorchDispatchModeKey", None), "__members__", {})
@@ -161,7 +162,9 @@ class TorchRuntime:
         return held_state(
             [(getattr(native, "_len_torch_function_stack", None), getattr(native, "_get_function_stack_at", None)),
              (getattr(native, "_len_torch_dispatch_stack", None), getattr(native, "_get_dispatch_stack_at", None))],
-            [(getattr(native, "_get_dispatch_mode", None), (key,)) for key in keys.values()],
+            [*[(getattr(native, "_get_dispatch_mode", None), (key,)) for key in keys.values()],
+             # the saved-tensor hooks on top of autograd's stack (`saved_tensors_hooks`): (pack, unpack), or None
+             (getattr(getattr(native, "_autograd", None), "_top_saved_tensors_default_hooks", None), (True,))],
             registries, [getattr(native, "Future", None)])
 
     def device_used(self, device: str, evidence: dict[str, Any] | None) -> bool:

@@ -2376,13 +2376,33 @@ _RUNTIME_HELD = {
     # A global forward pre-hook (the frames beneath hold it only while it runs; the registry always does).
     "forward-pre-hook": ("torch.nn.modules.module.register_module_forward_pre_hook(chosen)\n"
                          "lib.call(torch.nn.Identity(), torch.zeros(1))\n"),
+    # Saved-tensor hooks (C++'s stack): autograd calls the pack hook as the function's multiply saves its input.
+    "saved-tensor-hooks": ("with torch.autograd.graph.saved_tensors_hooks(chosen, chosen):\n"
+                           "    lib.call(torch.sin, torch.ones(1, requires_grad=True))\n"),
+    # A kernel the snippet registered for one of torch's own operators (the dispatcher keeps it, in C++).
+    "library-impl": ("kernels = torch.library.Library('aten', 'IMPL')\n"
+                     "kernels.impl('neg', chosen, 'CPU')\nlib.call(torch.neg, torch.ones(1))\n"),
+    # A custom autograd Function whose forward is the chosen C code (torch's C++ `apply` calls it).
+    "autograd-function": ("class Step(torch.autograd.Function):\n    forward = staticmethod(chosen)\n\n\n"
+                          "lib.call(Step.apply, torch.ones(1))\n"),
+    # A tensor subclass whose `__torch_function__` is the chosen C code (as a classmethod: torch's C++ calls it).
+    "tensor-subclass": ("class Odd(torch.Tensor):\n    __torch_function__ = classmethod(chosen)\n\n\n"
+                        "lib.call(torch.neg, torch.ones(1).as_subclass(Odd))\n"),
     # A torch future failed with the snippet's exception, held by an exit stack whose `close` is handed over.
     "future-in-exit-stack": ("failed = torch.futures.Future()\nfailed.set_exception(ValueError(MESSAGE))\n"
                              "stack = contextlib.ExitStack()\nstack.callback(failed.wait)\nlib.call(stack.close)\n"),
 }
 
 
-@pytest.mark.parametrize("attack", sorted(_RUNTIME_HELD))
+_RUNTIME_HELD_LIMITS = {
+    "library-impl": "a kernel the snippet registered for a runtime operator is kept by its C++ dispatcher, which "
+                    "lists only names",
+}
+
+
+@pytest.mark.parametrize("attack", [pytest.param(name, marks=pytest.mark.xfail(
+    reason="known limit (docs/threat-model.md): " + _RUNTIME_HELD_LIMITS[name], strict=True))
+    if name in _RUNTIME_HELD_LIMITS else name for name in sorted(_RUNTIME_HELD)])
 def test_c_code_the_runtime_calls_from_its_registries_is_planted(tmp_path, attack):
     """Round eight (red9): the runtime's C++ calls what the snippet put in its own state (a mode stack, a hook
     registry), or re-raises what it keeps (a future's exception), reached from no object the function's frame holds:
