@@ -150,10 +150,10 @@ class TorchRuntime:
     def held_state(self, module: Any) -> HeldState | None:
         """What torch calls from its C++ while a function runs, held where no frame's object leads: the torch
         function mode stack and the dispatch mode stack (a mode's `__torch_function__` / `__torch_dispatch__` runs on
-        any torch call), the infrastructure dispatch modes (fake, proxy, functional), and the global module hooks
-        (`register_module_forward_hook` and its kind, in `torch.nn.modules.module`'s dicts), and the saved-tensor hooks
-        autograd calls as a function saves a tensor (`torch.autograd.graph.saved_tensors_hooks`, C++'s stack). A `torch._C.Future`
-        keeps its value, a failed one's exception, in C++ (`torch.futures.Future.set_exception`): opaque."""
+        any torch call), the infrastructure dispatch modes (fake, proxy, functional), the global module hooks
+        (`register_module_forward_hook` and its kind, in `torch.nn.modules.module`'s dicts), and the saved-tensor
+        hooks autograd calls as a function saves a tensor (`torch.autograd.graph.saved_tensors_hooks`, C++'s stack).
+        A `torch._C.Future` keeps its value, a failed one's exception, in C++ (`Future.set_exception`): opaque."""
         native = getattr(module, "_C", None)
         keys = getattr(getattr(native, "_TorchDispatchModeKey", None), "__members__", {})
         hooks = sys.modules.get("torch.nn.modules.module")
