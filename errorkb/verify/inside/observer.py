@@ -2042,8 +2042,8 @@ def _p_reaches_error(owner: Any) -> bool:
 
 def _p_error_check(value: Any, kind: Any, items: list[Any] | None, context: Any) -> bool | None:
     """`_p_walk`'s question for `_p_reaches_error`: an exception instance, or an instance of a class of the runtime's
-    that keeps what no traversal lists (the plug's `opaque`: a torch future's exception is C++'s), which may hold one
-    unseen (it fails closed)."""
+    that keeps what no traversal lists (the plug's `opaque`: a runtime future's exception, kept by its C++), which
+    may hold one unseen (it fails closed)."""
     mro = _c_mro(kind)
     if _p_in(BaseException, mro):
         return True
