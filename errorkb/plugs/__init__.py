@@ -14,7 +14,9 @@ answers two kinds of question:
   touched a device (a forked child could not use it), and how the verifier's observer reads the
   device's work (`device_probe`: the runtime's own C functions, which nothing the snippet can
   rebind stands between, read at the start and the end of every call of the function under
-  test; `device_used` judges the total). `evidence` and `device_name` are for people.
+  test; `device_used` judges the total), and where the runtime keeps callables it calls from its own
+  C code (`held_state`: a mode stack, a hook registry), which no object a frame holds leads to, so the
+  observer's planted search starts there too. `evidence` and `device_name` are for people.
 
 Nothing outside this package, the profile in pyproject.toml and the bundled implementation
 names a particular runtime.
@@ -48,6 +50,32 @@ def probe(ready: Callable[[], object], reads: list[tuple[Callable[..., object], 
     return DeviceProbe(ready, tuple((read, tuple(args), tuple(path)) for read, args, path in reads))
 
 
+class HeldState(NamedTuple):
+    """Where the runtime keeps what its C code calls while a snippet's function runs, out of reach of every object
+    a frame holds: the observer's planted search starts from these too. `stacks`: (length, item at) pairs of C
+    functions (a mode stack: `at(i)` for i below `length()`); `reads`: a C function and its arguments, each giving
+    one object (or None); `held`: the runtime's own containers (a hook registry's dict), taken before any snippet;
+    `opaque`: classes whose instances keep what no traversal lists (an exception held by C++), which the search
+    reads as possibly holding one. Every callable is a C function of the runtime (`held_state`), so the snippet
+    cannot stand between."""
+
+    stacks: tuple[tuple[Callable[[], object], Callable[[int], object]], ...]
+    reads: tuple[tuple[Callable[..., object], tuple[Any, ...]], ...]
+    held: tuple[Any, ...]
+    opaque: tuple[type, ...]
+
+
+def held_state(stacks: list[tuple[Any, Any]], reads: list[tuple[Any, tuple[Any, ...]]], held: list[Any],
+               opaque: list[Any]) -> HeldState:
+    """A `HeldState` of what exists: a stack or read whose callables are not all C functions is left out (it is not
+    this runtime's release), as a container or class that is None."""
+    return HeldState(
+        tuple((length, at) for length, at in stacks if isinstance(length, _BUILTINS) and isinstance(at, _BUILTINS)),
+        tuple((read, tuple(args)) for read, args in reads if isinstance(read, _BUILTINS)),
+        tuple(value for value in held if value is not None),
+        tuple(cls for cls in opaque if isinstance(cls, type)))
+
+
 class Runtime(Protocol):
     name: str
     devices: tuple[str, ...]  # device kinds, "cpu" first
@@ -72,6 +100,7 @@ class Runtime(Protocol):
     def device_touched(self) -> bool: ...
     def evidence(self, module: Any, device: str) -> dict[str, Any] | None: ...
     def device_probe(self, module: Any, device: str) -> DeviceProbe | None: ...
+    def held_state(self, module: Any) -> HeldState | None: ...
     def device_used(self, device: str, evidence: dict[str, Any] | None) -> bool: ...
     def device_name(self, evidence: dict[str, Any] | None) -> str | None: ...
 

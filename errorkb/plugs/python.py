@@ -6,7 +6,7 @@ import os
 import platform
 from typing import Any
 
-from errorkb.plugs import DeviceProbe, cpu_name
+from errorkb.plugs import DeviceProbe, HeldState, cpu_name
 
 
 class PythonRuntime:
@@ -58,6 +58,9 @@ class PythonRuntime:
         return None
 
     def device_probe(self, module: Any, device: str) -> DeviceProbe | None:
+        return None
+
+    def held_state(self, module: Any) -> HeldState | None:
         return None
 
     def device_used(self, device: str, evidence: dict[str, Any] | None) -> bool:

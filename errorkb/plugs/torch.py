@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from errorkb.plugs import DeviceProbe, cpu_name, probe
+from errorkb.plugs import DeviceProbe, HeldState, cpu_name, held_state, probe
 
 
 class TorchRuntime:
@@ -146,6 +146,26 @@ class TorchRuntime:
         if ready is None or read is None or devices < 1:
             return None
         return probe(ready, [(read, (index,), ("allocated_bytes", "all", "allocated")) for index in range(devices)])
+
+    def held_state(self, module: Any) -> HeldState | None:
+        """What torch calls from its C++ while a function runs, held where no frame's object leads: the torch
+        function mode stack and the dispatch mode stack (a mode's `__torch_function__` / `__torch_dispatch__` runs on
+        any torch call), the infrastructure dispatch modes (fake, proxy, functional), the global module hooks
+        (`register_module_forward_hook` and its kind, in `torch.nn.modules.module`'s dicts), and the saved-tensor
+        hooks autograd calls as a function saves a tensor (`torch.autograd.graph.saved_tensors_hooks`, C++'s stack).
+        A `torch._C.Future` keeps its value, a failed one's exception, in C++ (`Future.set_exception`): opaque."""
+        native = getattr(module, "_C", None)
+        keys = getattr(getattr(native, "_TorchDispatchModeKey", None), "__members__", {})
+        hooks = sys.modules.get("torch.nn.modules.module")
+        registries = [] if hooks is None else [value for name, value in sorted(vars(hooks).items())
+                                               if name.startswith("_global_") and isinstance(value, dict)]
+        return held_state(
+            [(getattr(native, "_len_torch_function_stack", None), getattr(native, "_get_function_stack_at", None)),
+             (getattr(native, "_len_torch_dispatch_stack", None), getattr(native, "_get_dispatch_stack_at", None))],
+            [*[(getattr(native, "_get_dispatch_mode", None), (key,)) for key in keys.values()],
+             # the saved-tensor hooks on top of autograd's stack (`saved_tensors_hooks`): (pack, unpack), or None
+             (getattr(getattr(native, "_autograd", None), "_top_saved_tensors_default_hooks", None), (True,))],
+            registries, [getattr(native, "Future", None)])
 
     def device_used(self, device: str, evidence: dict[str, Any] | None) -> bool:
         """A CUDA check counts only if CUDA memory was allocated during a call of the function under test."""

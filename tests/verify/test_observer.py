@@ -23,6 +23,7 @@ from typing import NamedTuple
 
 import pytest
 
+from errorkb.plugs import runtime_for
 from errorkb.verify.inside import observer, seal
 from errorkb.verify.inside.seal import read_key
 from errorkb.verify.judge import judge
@@ -2236,13 +2237,12 @@ def _torch_beneath(config: dict) -> None:
     import torch
 
     config["beneath_roots"] = [str(Path(torch.__file__).parent) + "/"]
+    config["held"] = runtime_for("torch").held_state(torch)  # where torch keeps what its C++ calls (as `child` does)
 
 
-@pytest.mark.xfail(reason="known limit (docs/threat-model.md): a callable the runtime keeps in its own state (a "
-                          "torch function mode's stack, its dispatcher's kernels) is reached from no object the "
-                          "function's frame holds", strict=True)
 def test_planted_code_the_runtime_calls_from_its_own_state_is_seen(tmp_path):
-    """Round seven, left open: a torch function mode the snippet entered before the call, whose `__torch_function__`
+    """Round seven, left open (closed in round eight: the search starts from the runtime plug's `held_state` too): a
+    torch function mode the snippet entered before the call, whose `__torch_function__`
     (a method bound to C code: a `max` whose key runs an exhausted generator's throw) raises Python's ValueError with
     the snippet's text when the function calls any torch function. The mode lives on torch's own stack (C++), which no
     object the frame holds leads to, so the planted search never meets it: no tampering, the start in the function."""
@@ -2278,10 +2278,9 @@ def test_planted_code_the_runtime_calls_from_its_own_state_is_seen(tmp_path):
                                                                                   seen.tampered)
 
 
-@pytest.mark.xfail(reason="known limit (docs/threat-model.md): an object of an extension type holds what no traversal "
-                          "lists (a torch future's exception, kept by C++)", strict=True)
 def test_a_runtime_future_holding_the_snippets_exception_is_planted(tmp_path):
-    """Round seven, left open: the runtime's own future (`torch.futures.Future`, the runtime's public API: lint-clean)
+    """Round seven, left open (closed in round eight: the plug names `torch._C.Future` opaque, and a method bound to an
+    object that reaches one is read as raising what the snippet chose, failing closed): the runtime's own future (`torch.futures.Future`, the runtime's public API: lint-clean)
     failed with the snippet's exception, its `wait` handed to the function: torch's Python code beneath re-raises it
     (`Future.set_exception`'s closure), as a failed `concurrent.futures.Future`'s `result` does. That one is planted (its
     object reaches the exception); the torch future keeps the exception in C++, which `gc.get_referents` does not list,
@@ -2365,3 +2364,108 @@ def test_a_hook_the_runtime_calls_from_its_own_registry_is_seen_where_it_runs(tm
     assert started is not None and started.where == "beneath" and seen.exception.message == "n must be positive, got -1"
     assert any("planted" in what for what in seen.interference + seen.tampered), (seen.exception, seen.interference,
                                                                                   seen.tampered)
+
+
+# -- round eight (red9): what the runtime's C++ calls from its own registries ------------------------------------
+
+_RUNTIME_HELD = {
+    # A dispatch mode on torch's C++ dispatch mode stack, its `__torch_dispatch__` C code the snippet chose (bound).
+    "dispatch-mode": ("mode = torch.utils._python_dispatch.TorchDispatchMode()\n"
+                      "mode.__torch_dispatch__ = type(mode.__enter__)(chosen, mode)\n"
+                      "with mode:\n    lib.call(torch.zeros, 1)\n"),
+    # A global forward pre-hook (the frames beneath hold it only while it runs; the registry always does).
+    "forward-pre-hook": ("torch.nn.modules.module.register_module_forward_pre_hook(chosen)\n"
+                         "lib.call(torch.nn.Identity(), torch.zeros(1))\n"),
+    # Saved-tensor hooks (C++'s stack): autograd calls the pack hook as the function's multiply saves its input.
+    "saved-tensor-hooks": ("with torch.autograd.graph.saved_tensors_hooks(chosen, chosen):\n"
+                           "    lib.call(torch.sin, torch.ones(1, requires_grad=True))\n"),
+    # A kernel the snippet registered for one of torch's own operators (the dispatcher keeps it, in C++).
+    "library-impl": ("kernels = torch.library.Library('aten', 'IMPL')\n"
+                     "kernels.impl('neg', chosen, 'CPU')\nlib.call(torch.neg, torch.ones(1))\n"),
+    # A custom autograd Function whose forward is the chosen C code (torch's C++ `apply` calls it).
+    "autograd-function": ("class Step(torch.autograd.Function):\n    forward = staticmethod(chosen)\n\n\n"
+                          "lib.call(Step.apply, torch.ones(1))\n"),
+    # A tensor subclass whose `__torch_function__` is the chosen C code (as a classmethod: torch's C++ calls it).
+    "tensor-subclass": ("class Odd(torch.Tensor):\n    __torch_function__ = classmethod(chosen)\n\n\n"
+                        "lib.call(torch.neg, torch.ones(1).as_subclass(Odd))\n"),
+    # A torch future failed with the snippet's exception, held by an exit stack whose `close` is handed over.
+    "future-in-exit-stack": ("failed = torch.futures.Future()\nfailed.set_exception(ValueError(MESSAGE))\n"
+                             "stack = contextlib.ExitStack()\nstack.callback(failed.wait)\nlib.call(stack.close)\n"),
+}
+
+
+_RUNTIME_HELD_LIMITS = {
+    "library-impl": "a kernel the snippet registered for a runtime operator is kept by its C++ dispatcher, which "
+                    "lists only names",
+}
+
+
+@pytest.mark.parametrize("attack", [pytest.param(name, marks=pytest.mark.xfail(
+    reason="known limit (docs/threat-model.md): " + _RUNTIME_HELD_LIMITS[name], strict=True))
+    if name in _RUNTIME_HELD_LIMITS else name for name in sorted(_RUNTIME_HELD)])
+def test_c_code_the_runtime_calls_from_its_registries_is_planted(tmp_path, attack):
+    """Round eight (red9): the runtime's C++ calls what the snippet put in its own state (a mode stack, a hook
+    registry), or re-raises what it keeps (a future's exception), reached from no object the function's frame holds:
+    the snippet's ValueError reads as the function's. Before (main): no tampering for dispatch-mode
+    and future-in-exit-stack."""
+    body = """
+    import contextlib
+    import functools
+
+    import torch
+    import torch.utils._python_dispatch
+
+    MESSAGE = "n must be positive, got -1"
+    spent = (each for each in ())
+    for _ in spent:
+        pass
+    chosen = functools.partial(max, key=functools.partial(next, map(spent.throw, [ValueError], [MESSAGE])))
+    ATTACK
+    """.replace("ATTACK", textwrap.indent(_RUNTIME_HELD[attack], "    ").strip())
+
+    def configure(config: dict) -> None:
+        _watch_call(config)
+        _torch_beneath(config)
+
+    seen = read(run_scenario(tmp_path, body, configure=configure)).observation
+    assert seen is not None and seen.exception is not None, seen
+    assert seen.exception.message == "n must be positive, got -1", seen.exception
+    assert any("planted" in what for what in seen.interference + seen.tampered), (seen.exception, seen.interference,
+                                                                                  seen.tampered)
+
+
+def test_the_runtimes_own_modes_and_hooks_over_the_snippets_code_are_not_planted(tmp_path):
+    """The other side: modes and a global hook of the snippet's own Python code (followed where it runs), a torch
+    future that holds a value, while the function fails on its argument in torch's C++: no tampering."""
+    body = """
+    import torch
+    import torch.utils._python_dispatch
+
+    class Passing(torch.overrides.TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            return func(*args, **(kwargs or {}))
+
+    class Dispatching(torch.utils._python_dispatch.TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            return func(*args, **(kwargs or {}))
+
+    def hook(module, args, output):
+        return output
+
+    done = torch.futures.Future()
+    done.set_result(3)
+    torch.nn.modules.module.register_module_forward_hook(hook)
+    with Passing(), Dispatching():
+        try:
+            lib.call(torch.zeros, "x", done)
+        except TypeError:
+            pass
+    """
+
+    def configure(config: dict) -> None:
+        _watch_call(config)
+        _torch_beneath(config)
+
+    seen = read(run_scenario(tmp_path, body, configure=configure)).observation
+    assert seen is not None and seen.interference == [] and seen.tampered == [], seen
+    assert [error.type for error in seen.calls.raised] == ["TypeError"], seen.calls

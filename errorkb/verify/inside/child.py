@@ -315,6 +315,7 @@ def observer_config(spec: CheckSpec, library: LibrarySpec, runtime: Runtime, run
         "site_roots": tuple(site),
         "protected_roots": protected, "beneath_roots": beneath, "opnames": tuple(dis.opname),
         "probe": runtime.device_probe(runtime_module, spec.device),
+        "held": runtime.held_state(runtime_module),
         "api": _api_config(api.name if api else None, spec.kind, owner, roots, code, spec.source),
         "callbacks": spec.callbacks,
         "enders": [finish.__code__, _recording_exit_code()],

@@ -511,6 +511,7 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         "restored": False, "reported": set(), "dispatch": {event: namespace[name] for event, name in
                                                             dispatch_names.items()},
         "probe": (config["probe"][0], tuple(config["probe"][1])) if config.get("probe") else None,
+        "held_state": _held_state(config.get("held")),
         "device_bytes": 0, "device_calls": 0,
         "opnames": tuple(config["opnames"]), "died": types.MethodType(sys.audit, "errorkb.died"),
         "enders": frozenset(config.get("enders", [])), "end_callers": frozenset(config.get("end_callers", [])),
@@ -521,6 +522,15 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         "as_was": spaces[0], "classes_as_were": spaces[1], "modules_as_were": spaces[2], "returned": {}, "c_made": {},
         "copies_held": spaces[3], "binders_as_were": spaces[3]["binders"],
     }
+
+
+def _held_state(held: Any) -> tuple[tuple[Any, ...], tuple[Any, ...], tuple[Any, ...], tuple[Any, ...]]:
+    """The runtime plug's `HeldState` (its stacks, reads, containers and opaque classes), as plain tuples for the
+    private state; all empty where the runtime keeps none (or the plug names none)."""
+    if held is None:
+        return (), (), (), ()
+    return (tuple((length, at) for length, at in held[0]), tuple((read, tuple(args)) for read, args in held[1]),
+            tuple(held[2]), tuple(held[3]))
 
 
 # Copies of namespaces taken before any snippet ran (`snapshot_trusted`): once in a zygote, before it forks any check,
@@ -1859,7 +1869,33 @@ def _p_roots(frame: Any, tb: Any) -> list[Any] | None:
         if len(returned) > _c_RETURNED_MAX:
             return None
         roots.extend(returned)
+    roots.extend(_p_runtime_held())
     return roots
+
+
+def _p_runtime_held() -> list[Any]:
+    """What the runtime calls from its own C code and keeps where no object a frame holds leads (the plug's
+    `held_state`): each mode on its mode stacks, its infrastructure modes, its hook registries. Read through the
+    runtime's C functions alone (no code of the snippet's runs); one that fails to answer, or a stack longer than
+    `_c_RETURNED_MAX`, is an unreadable value (the walk fails closed on it)."""
+    stacks, reads, held, _ = _S["held_state"]
+    found: list[Any] = list(_c_tuple_iter(held))
+    for length, at in _c_tuple_iter(stacks):
+        try:
+            count = length()
+            if type(count) is not int or count > _c_RETURNED_MAX:
+                found.append(_c_UNREADABLE)
+                continue
+            for index in range(count):
+                found.append(at(index))
+        except BaseException:
+            found.append(_c_UNREADABLE)
+    for read, args in _c_tuple_iter(reads):
+        try:
+            found.append(read(*args))
+        except BaseException:
+            found.append(_c_UNREADABLE)
+    return found
 
 
 def _p_reach(value: Any, kind: Any) -> list[Any] | None:
@@ -2005,8 +2041,16 @@ def _p_reaches_error(owner: Any) -> bool:
 
 
 def _p_error_check(value: Any, kind: Any, items: list[Any] | None, context: Any) -> bool | None:
-    """`_p_walk`'s question for `_p_reaches_error`: an exception instance."""
-    return True if _p_in(BaseException, _c_mro(kind)) else None
+    """`_p_walk`'s question for `_p_reaches_error`: an exception instance, or an instance of a class of the runtime's
+    that keeps what no traversal lists (the plug's `opaque`: a runtime future's exception, kept by its C++), which
+    may hold one unseen (it fails closed)."""
+    mro = _c_mro(kind)
+    if _p_in(BaseException, mro):
+        return True
+    for cls in _c_tuple_iter(_S["held_state"][3]):
+        if _p_in(cls, mro):
+            return True
+    return None
 
 
 def _p_own_method(method: Any) -> bool:
