@@ -133,6 +133,13 @@ def test_a_matrix_file_of_another_package_is_neither_shown_nor_merged_into(tmp_p
     assert path.read_bytes() == kept and "'torch'" in str(refused.value)
     assert refused.value.rescued is not None and files.load_matrix(refused.value.rescued).package == "transformers"
     refused.value.rescued.unlink()
+    # `errorkb matrix` says so before it runs anything, not at its first write (its results then rescued)
+    from errorkb.core.load import load_project_entries
+    from errorkb.verify.matrix import run_matrix
+
+    with pytest.raises(files.store.Refused, match="'torch'") as before_running:
+        run_matrix(project, load_project_entries(project).entries, [])
+    assert "nothing was run" in str(before_running.value) and path.read_bytes() == kept
 
 
 @pytest.mark.parametrize("written", ["v5.0.0", "5.00.0", "5.0.0-rc1", "latest"])

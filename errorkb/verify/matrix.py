@@ -358,7 +358,7 @@ def run_matrix(project: Project, loaded: list[LoadedEntry], releases: list[str],
     entries = [one.entry for one in loaded if not ids or one.entry.id in ids]
     path = matrix_path(project)
     try:
-        state: dict[str, MatrixFile | None] = {"data": load_matrix(path)}
+        state: dict[str, MatrixFile | None] = {"data": load_matrix(path, package)}
     except store.Unreadable as error:
         raise store.Refused(f"{error}; nothing was run. To recover: restore it (git checkout {path}) "
                             "or move it away") from None
