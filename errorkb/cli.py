@@ -668,7 +668,7 @@ def _diagnosis_problems(project: Project, result: LoadResult) -> list[Any]:
     from errorkb.core.problems import Problem
     from errorkb.site.hookindex import diagnosis_cases, project_index
 
-    cases = diagnosis_cases(project)
+    cases = diagnosis_cases(project, result)
     if not cases:
         return []
     index = project_index(project, [one.entry for one in result.entries])

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from errorkb.core.entry import Entry
-from errorkb.core.load import entry_paths
+from errorkb.core.load import LoadResult, entry_paths
 from errorkb.core.message import GENERIC_WORDINGS
 from errorkb.core.project import Project
 from errorkb.core.snippets import AFTER, read_snippet
@@ -103,13 +103,17 @@ def project_index(project: Project, entries: Iterable[Entry]) -> Index:
     return read_index(hook_index(project, entries), str(project.entries))
 
 
-def diagnosis_cases(project: Project) -> list[Case]:
+def diagnosis_cases(project: Project, loaded: LoadResult | None = None) -> list[Case]:
     """Every entry's verified before on the real library (the standing report's passing upstream
     before checks, CPU first) with its captured traceback: what `errorkb check` holds each
-    entry's diagnosis to."""
+    entry's diagnosis to. Only records of checks the entries (`loaded`, default: the project's) have,
+    as the pages show them (`files.expected_reports`): a report is another machine's file."""
+    from errorkb.core.load import load_project_entries
     from errorkb.results.report import latest_results, read_reports
+    from errorkb.site.files import expected_reports
 
     reports, _ = read_reports(project.reports, runtime_for(project.library.runtime).devices)
+    reports, _ = expected_reports(project, loaded or load_project_entries(project), reports)
     cases: dict[str, Case] = {}
     for record in sorted(latest_results(reports).values(), key=lambda r: (r.entry, r.device != "cpu")):
         info = record.exception

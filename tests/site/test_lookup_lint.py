@@ -4,6 +4,8 @@ be answered with the entry, confirmed, by the entry's own declarations."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from errorkb.core.load import load_project_entries
@@ -77,7 +79,7 @@ def test_errorkb_check_names_the_other_causes_releases_line(tmp_path, monkeypatc
     message = ("`head_dim` was provided as a list of length 3, but the Cache currently has 2 layers")
     traceback = ("Traceback (most recent call last):\n  File \"/v/transformers/cache_utils.py\", line 1471, in "
                  f"early_initialization\n    raise ValueError(\nValueError: {message}\n")
-    monkeypatch.setattr(hookindex, "diagnosis_cases", lambda _: [lint.Case("demo-error", "4.50.0", traceback)])
+    monkeypatch.setattr(hookindex, "diagnosis_cases", lambda *_: [lint.Case("demo-error", "4.50.0", traceback)])
     found = [str(one) for one in cli._diagnosis_problems(project, result)]
     line = text.count("\n") - 1
     assert found == [f"docs/errors/transformers/demo-error.yml:{line}:7: diagnosis: other_causes[0]."
@@ -94,3 +96,31 @@ def test_every_entry_of_the_project_is_confirmed_by_its_own_verified_before():
         pytest.skip("no standing report with captured tracebacks (reports/latest.json)")
     assert len(cases) >= 0.9 * len(entries), "most entries have a verified before with a traceback"
     assert lint.check(project_index(project, entries), cases) == []
+
+
+def test_a_record_of_a_check_the_entry_has_not_is_no_diagnosis_case(tmp_path):
+    """Reports come from other machines and shards: a passing upstream before recorded for a device the
+    runtime has not (or a guard renamed since) is no check of the knowledge base's, and the pages leave it out
+    (`files.expected_reports`); `errorkb check` held the entry's diagnosis to its forged traceback all the same."""
+    from errorkb.results.report import read_reports
+    from errorkb.site.files import expected_reports
+    from tests.kb import copy_kb
+
+    root = copy_kb(tmp_path / "kb", ["layer-idx-out-of-range"])
+    project = load_project(root)
+    standing = json.loads((ROOT / "reports" / "latest.json").read_text(encoding="utf-8"))
+    ours = [check for check in standing["checks"] if check["entry"] == "layer-idx-out-of-range"]
+    (real,) = [check for check in ours if check["role"] == "before" and check["target"] == "upstream"
+               and check["device"] == "cpu"]
+    forged = {**real, "device": "tpu", "id": real["id"].replace("cpu", "tpu"),
+              "exception": {**real["exception"], "traceback": "Traceback (most recent call last):\nForged: planted"}}
+    # the forged record sorts first: its entry's case would be read from it
+    (project.reports / "latest.json").parent.mkdir(parents=True, exist_ok=True)
+    (project.reports / "latest.json").write_text(json.dumps({**standing, "checks": [forged]}), encoding="utf-8")
+    loaded = load_project_entries(project)
+    reports, _ = read_reports(project.reports, ("cpu", "cuda", "tpu"))
+    assert expected_reports(project, loaded, reports)[1], "the pages leave the forged record out"
+    assert diagnosis_cases(project, loaded) == []
+    (project.reports / "latest.json").write_text(json.dumps({**standing, "checks": [real, forged]}), encoding="utf-8")
+    (case,) = diagnosis_cases(project, loaded)
+    assert "Forged" not in case.text
