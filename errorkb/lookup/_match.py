@@ -972,7 +972,8 @@ def fits(diagnosis: Diagnosis, values: dict[str, str], library: str = "", partia
             if whole in rules.BUILTIN_TYPES and whole not in allowed:
                 return False
     for left, operator, right in () if partial else diagnosis.relations:
-        a, b = values.get(left), values.get(right)
+        # a side is a placeholder (its value) or an integer constant (its digits)
+        a, b = (str(side) if isinstance(side, int) else values.get(side) for side in (left, right))
         if not a or not b:  # a wording that does not print both (a device's own, without numbers): not its concern
             continue
         if not _TYPES["int"].match(a) or not _TYPES["int"].match(b):

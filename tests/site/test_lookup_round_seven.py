@@ -259,11 +259,17 @@ def test_a_trailing_value_found_inside_a_text_is_held_to_the_relations(kb):
     assert _answer(kb, "IndexError: Cache only has 32 layers, attempted to access layer with index 31") == ([], [])
 
 
-@pytest.mark.xfail(strict=True, reason="a relation compares two placeholders, never a placeholder with a constant "
-                                       "(`got {len(caches)}` with 1 or 2; `but got {self.nbits}` with a valid value): "
-                                       "docs/contributing.md, 6b")
-def test_a_value_the_raise_condition_excludes_against_a_constant_rules_the_entry_out(kb):
-    assert _answer(kb, "ValueError: Expected 1 or 2 arguments, got 2") == ([], [])
+@pytest.mark.parametrize("count", ["1", "2"])
+def test_a_value_the_raise_condition_excludes_against_a_constant_rules_the_entry_out(kb, count):
+    """`EncoderDecoderCache(*caches)` raises only in the `else` after `len(caches) == 1` and `== 2`: the entry's
+    relations compare the placeholder with those constants (`{len(caches)} != 2`)."""
+    assert _answer(kb, f"ValueError: Expected 1 or 2 arguments, got {count}") == ([], [])
+
+
+@pytest.mark.parametrize("count", ["0", "3"])
+def test_a_value_the_raise_condition_prints_against_a_constant_still_confirms(kb, count):
+    assert _answer(kb, f"ValueError: Expected 1 or 2 arguments, got {count}")[0] == \
+        ["encoder-decoder-cache-wrong-arg-count"]
 
 
 # -- a release read from the frames: only the frame that raised -------------------------------------------------
@@ -331,5 +337,6 @@ def test_round_seven_reads_alike_in_the_page_the_cli_and_the_hook(release):
     pastes += ["KeyError: 'Cache only has 32 layers, attempted to access layer with index 3'",
                "KeyError: 'Cache only has 0 layers, attempted to access layer with index 0'",
                "ValueError: `num_head` was provided as a list of length 28, but the Cache currently has 28 layers"]
+    pastes += [f"ValueError: Expected 1 or 2 arguments, got {count}" for count in ("0", "1", "2", "3", "-1")]
     python = _same_in_page_cli_and_hook(real_index.__wrapped__(), pastes, release)
     assert len(python) == len(pastes)

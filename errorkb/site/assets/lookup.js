@@ -688,6 +688,9 @@
   const list = (value) => (Array.isArray(value) ? value : []);
   const dict = (value) => (value && typeof value === "object" && !Array.isArray(value) ? value : {});
 
+  /* A relation's side (_known.py:_side): an integer constant (a JSON number), else a placeholder's text. */
+  const side = (value) => (Number.isInteger(value) ? value : String(value));
+
   function frameRules(value) {
     return list(value).filter((one) => dict(one) === one && one.file)
       .map((one) => ({ file: String(one.file), function: text_(one.function) || null }));
@@ -707,7 +710,8 @@
     return {
       frames: frameRules(d.frames), requireFrame: d.require_frame === true, exclude: frameRules(d.exclude),
       innermostExclude: frameRules(d.innermost_exclude), code: list(d.code).filter((n) => n).map(String),
-      placeholders, relations: list(d.relations).filter((one) => Array.isArray(one) && one.length === 3).map((one) => one.map(String)),
+      placeholders, relations: list(d.relations).filter((one) => Array.isArray(one) && one.length === 3)
+        .map(([left, operator, right]) => [side(left), String(operator), side(right)]),
       direction: text_(d.direction),
       otherCauses: list(d.other_causes).filter((one) => dict(one) === one && one.releases)
         .map((one) => ({ releases: String(one.releases), note: String(one.note || ""), message: text_(one.message),
@@ -1000,7 +1004,8 @@
       }
     }
     for (const [left, operator, right] of partial ? [] : d.relations) {
-      const a = values[left], b = values[right];
+      // a side is a placeholder (its value) or an integer constant (its digits) (_match.py:fits)
+      const [a, b] = [left, right].map((side) => (typeof side === "number" ? String(side) : values[side]));
       if (!a || !b) continue;  // a wording that does not print both: not its concern (_match.py:fits)
       if (!R.types.int.test(a) || !R.types.int.test(b)) return false;
       const x = Number(a), y = Number(b);
