@@ -112,7 +112,8 @@ def test_the_pages_script_reads_a_run_of_blanks_at_a_lines_end_in_bounded_time()
                "const data = JSON.parse(require('fs').readFileSync(0, 'utf8'));\n"
                "const index = data.index;\n"
                "const lookup = new L.Lookup(index.entries, undefined, { library: index.library.name, "
-               "rules: index.rules, classes: index.library.classes, runtime: index.runtime });\n"
+               "rules: index.rules, classes: index.library.classes, others: index.library.others, "
+               "runtime: index.runtime });\n"
                "const R = L.compileRules(index.rules);\n"
                "const line = '    -->' + ' '.repeat(data.blanks);\n"
                "new RegExp(index.rules.patterns.CODE_LINE).exec(line);\n"
@@ -310,11 +311,43 @@ def test_a_release_of_another_package_or_a_folder_states_none(prose):
     assert stated_releases(normalize(prose + KEY_CACHE), "transformers") == []
 
 
-@pytest.mark.xfail(strict=True, reason="a distribution whose name ends in the library's, written with a blank "
-                                       "(`sentence transformers 5.1.0`), reads as the library's release "
-                                       "(docs/contributing.md, 6b)")
-def test_another_distributions_name_written_with_a_blank_states_none():
-    assert stated_releases(normalize("I use sentence transformers 5.1.0\n" + KEY_CACHE), "transformers") == []
+@pytest.mark.parametrize("prose", [
+    "I use sentence transformers 5.1.0\n", "sentence  transformers==5.1.0\n", "SENTENCE transformers version: 5.1.0\n",
+    "spacy\ttransformers 1.3.5\n", "x transformers 2.3.1\n", "intel extension for transformers 1.4.2\n",
+    "intel_extension.for transformers 1.4.2\n", "spacy curated transformers 0.2.2\n", "fast sentence transformers 0.4.1\n",
+    "- sentence -_ transformers: 5.1.0\n",
+], ids=["blank", "blanks", "upper", "tab", "x", "three-words", "mixed-separators", "two-words", "longer", "separators"])
+def test_another_distributions_name_written_with_a_blank_states_none(kb, prose):
+    """A distribution named `<words>-transformers` (the profile's `other_distributions`, shipped in the index as
+    `library.others`) written with blanks or any separator: another package's release, not the library's."""
+    assert stated_releases(normalize(prose + KEY_CACHE), "transformers", others=kb.other_names) == []
+
+
+@pytest.mark.parametrize("prose, stated", [
+    ("I use transformers 5.1.0\n", ["5.1.0"]), ("huggingface transformers 4.57.1\n", ["4.57.1"]),
+    ("pytorch transformers 4.46.0\n", ["4.46.0"]), ("mysentence transformers 4.57.1\n", ["4.57.1"]),
+    ("sentence\ntransformers 4.57.1\n", ["4.57.1"]), ("sentence-transformers 5.1.0, transformers 4.57.1\n", ["4.57.1"]),
+], ids=["plain", "vendor", "not-listed", "longer-word", "next-line", "beside"])
+def test_the_librarys_own_name_after_other_words_still_states_its_release(kb, prose, stated):
+    assert stated_releases(normalize(prose + KEY_CACHE), "transformers", others=kb.other_names) == stated
+
+
+def test_another_distributions_release_leaves_the_answer_as_without_it(kb):
+    """Through the whole lookup: the release of sentence-transformers is not held to the entry's range (the
+    library's own release there is: the same paste naming it answers otherwise)."""
+    assert _answer(kb, "I use sentence transformers 4.46.0\n" + TRACEBACK) == _answer(kb, TRACEBACK)
+    assert _answer(kb, "I use transformers 4.46.0\n" + TRACEBACK) != _answer(kb, TRACEBACK)
+
+
+@pytest.mark.parametrize("name", ["transformers-stream-generator", "ctransformers", "-transformers", "transformers"])
+def test_an_other_distribution_that_does_not_end_in_the_librarys_name_after_words_is_refused(name):
+    from pydantic import ValidationError
+
+    from errorkb.core.project import LibraryProfile
+
+    with pytest.raises(ValidationError, match="does not end in the library's name after words of its own"):
+        LibraryProfile(name="transformers", repository="huggingface/transformers", release="5.15.1",
+                       other_distributions=[name])
 
 
 # -- the page, the CLI and the hook alike --------------------------------------------------------------------------
@@ -338,5 +371,8 @@ def test_round_seven_reads_alike_in_the_page_the_cli_and_the_hook(release):
                "KeyError: 'Cache only has 0 layers, attempted to access layer with index 0'",
                "ValueError: `num_head` was provided as a list of length 28, but the Cache currently has 28 layers"]
     pastes += [f"ValueError: Expected 1 or 2 arguments, got {count}" for count in ("0", "1", "2", "3", "-1")]
+    pastes += [prose + TRACEBACK for prose in ("I use sentence transformers 4.46.0\n", "I use transformers 4.46.0\n",
+                                               "intel extension for  transformers 4.46.0\n",
+                                               "x transformers 4.46.0 and transformers 5.1.0\n")]
     python = _same_in_page_cli_and_hook(real_index.__wrapped__(), pastes, release)
     assert len(python) == len(pastes)
