@@ -350,30 +350,6 @@ def test_an_other_cause_beside_a_wording_that_does_not_parse_is_reported_never_a
                         "character 3 is never closed; write '{{' for a literal brace"], problems
 
 
-# -- diagnosis.relations: integer values compared, to each other or to a constant ----------------------
-
-
-def test_a_relation_compares_placeholders_or_a_placeholder_with_an_integer(tmp_path):
-    entry = VALID_ENTRY.format(id="demo-error")  # its message prints {len(num_heads)} and {len(self.layers)}
-    good = entry + ('diagnosis:\n  relations: ["{len(num_heads)} != 2", "1 != {len(num_heads)}", '
-                    '"{len(num_heads)} >= -1", "{len(num_heads)} != {len(self.layers)}"]\n')
-    (tmp_path / "good").mkdir(), (tmp_path / "bad").mkdir()
-    assert problems_of(tmp_path / "good", **with_entry(good)) == []
-    bad = entry + ('diagnosis:\n  relations:\n    - "{len(num_heads)} != 2"\n    - "{len(num_heads)} > 1.5"\n'
-                   '    - "1 < 2"\n')
-    problems = problems_of(tmp_path / "bad", **with_entry(bad))
-    last = bad.count("\n")
-    assert problems == [
-        f"{ENTRY_FILE}:{last - 1}:7: diagnosis.relations[1]: '{{len(num_heads)}} > 1.5' is not a relation like "
-        "'{a} > {b}' or '{a} != 2' (placeholders or integers compared with < <= > >= == !=)",
-        f"{ENTRY_FILE}:{last}:7: diagnosis.relations[2]: '1 < 2' compares two constants: a relation names at least "
-        "one placeholder"], problems
-    unknown = entry + 'diagnosis:\n  relations: ["{m} > 2"]\n'
-    (tmp_path / "unknown").mkdir()
-    problems = problems_of(tmp_path / "unknown", **with_entry(unknown))
-    assert len(problems) == 1 and "diagnosis names placeholders no wording has: m " in problems[0], problems
-
-
 # -- diagnosis.placeholders.<name>.withhold: values that print the words for another cause ------------
 
 

@@ -273,6 +273,34 @@ def test_a_value_the_raise_condition_prints_against_a_constant_still_confirms(kb
         ["encoder-decoder-cache-wrong-arg-count"]
 
 
+
+def test_a_relation_compares_placeholders_or_a_placeholder_with_an_integer(tmp_path):
+    """Loading: a relation of placeholders and integers (at least one placeholder), else an error at its line."""
+    from tests.kb import VALID_ENTRY
+    from tests.test_load import ENTRY_FILE
+    from tests.test_load import problems_of as _load_problems
+    from tests.test_load import with_entry as _with_entry
+
+    entry = VALID_ENTRY.format(id="demo-error")  # its message prints {len(num_heads)} and {len(self.layers)}
+    good = entry + ('diagnosis:\n  relations: ["{len(num_heads)} != 2", "1 != {len(num_heads)}", '
+                    '"{len(num_heads)} >= -1", "{len(num_heads)} != {len(self.layers)}"]\n')
+    (tmp_path / "good").mkdir(), (tmp_path / "bad").mkdir()
+    assert _load_problems(tmp_path / "good", **_with_entry(good)) == []
+    bad = entry + ('diagnosis:\n  relations:\n    - "{len(num_heads)} != 2"\n    - "{len(num_heads)} > 1.5"\n'
+                   '    - "1 < 2"\n')
+    problems = _load_problems(tmp_path / "bad", **_with_entry(bad))
+    last = bad.count("\n")
+    assert problems == [
+        f"{ENTRY_FILE}:{last - 1}:7: diagnosis.relations[1]: '{{len(num_heads)}} > 1.5' is not a relation like "
+        "'{a} > {b}' or '{a} != 2' (placeholders or integers compared with < <= > >= == !=)",
+        f"{ENTRY_FILE}:{last}:7: diagnosis.relations[2]: '1 < 2' compares two constants: a relation names at least "
+        "one placeholder"], problems
+    unknown = entry + 'diagnosis:\n  relations: ["{m} > 2"]\n'
+    (tmp_path / "unknown").mkdir()
+    problems = _load_problems(tmp_path / "unknown", **_with_entry(unknown))
+    assert len(problems) == 1 and "diagnosis names placeholders no wording has: m " in problems[0], problems
+
+
 # -- a release read from the frames: only the frame that raised -------------------------------------------------
 
 SITE = "/usr/lib/python3.10/site-packages"
