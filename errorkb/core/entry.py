@@ -389,7 +389,29 @@ class Wording(Strict):
 # -- diagnosis: what tells this error from others worded alike (errorkb.lookup reads it) ----------
 
 PlaceholderType = Literal["any", "int", "name", "class", "user", "library-class", "library"]
-_RELATION = re.compile(r"^\{([^{}]+)\}\s*(<=|>=|==|!=|<|>)\s*\{([^{}]+)\}$")
+# A relation compares integer values: a placeholder's (`{len(caches)}`) with another's or with an integer
+# literal (`{len(caches)} != 2`: the raise condition excludes the value); at least one side is a placeholder.
+_OPERAND = r"(?:\{([^{}]+)\}|(-?[0-9]+))"
+_RELATION = re.compile(r"^" + _OPERAND + r"\s*(<=|>=|==|!=|<|>)\s*" + _OPERAND + r"$")
+RelationSide = str | int  # a placeholder's text without braces, or an integer constant
+
+
+def _relation(value: str) -> str:
+    found = _RELATION.match(value.strip())
+    if not found:
+        raise ValueError(f"{value!r} is not a relation like '{{a}} > {{b}}' or '{{a}} != 2' (placeholders or "
+                         "integers compared with < <= > >= == !=)")
+    if found.group(1) is None and found.group(4) is None:
+        raise ValueError(f"{value!r} compares two constants: a relation names at least one placeholder")
+    return value
+
+
+def _relation_parts(value: str) -> tuple[RelationSide, str, RelationSide]:
+    found = _RELATION.match(value.strip())
+    assert found is not None  # validated by `_relation` when the entry was read
+    left = found.group(1).strip() if found.group(1) is not None else int(found.group(2))
+    right = found.group(4).strip() if found.group(4) is not None else int(found.group(5))
+    return left, found.group(3), right
 # A file as installed (`<package>/cache_utils.py`): plain names joined by '/', `*` for any characters
 # but '/', a trailing '/' for any file below a folder.
 _INSTALLED_FILE = re.compile(r"^(?:[A-Za-z0-9_*][A-Za-z0-9_.*-]*/)*(?:[A-Za-z0-9_*][A-Za-z0-9_.*-]*\.py)?$")
@@ -484,8 +506,9 @@ class Diagnosis(Strict):
         default_factory=dict, description="Types of placeholder values, keyed by the placeholder's text without "
                                           "braces; `{cls}` is a 'class' and `{module}` a 'library' module unless "
                                           "declared otherwise.")
-    relations: list[str] = Field(default_factory=list, description="Relations between integer placeholder values, "
-                                                                   "e.g. '{a} > {b}' (the mask longer than the cache).")
+    relations: list[Annotated[str, AfterValidator(_relation)]] = Field(
+        default_factory=list, description="Relations of integer placeholder values, to each other or to an "
+        "integer: '{a} > {b}' (the mask longer than the cache), '{n} != 2' (the raise condition excludes 2).")
     frames: list[FrameDeclaration] | None = Field(
         default=None, description="Frames that tie a traceback to this entry (default: `source.function` in "
                                   "`source.path`, for kind 'raise').")
@@ -508,17 +531,9 @@ class Diagnosis(Strict):
                                           "(a thread shows them): the words alone then confirm this entry only "
                                           "on a release outside every other cause's range.")
 
-    @field_validator("relations")
-    @classmethod
-    def _relations_parse(cls, values: list[str]) -> list[str]:
-        for value in values:
-            if not _RELATION.match(value.strip()):
-                raise ValueError(f"{value!r} is not a relation like '{{a}} > {{b}}' (operators < <= > >= == !=)")
-        return values
-
-    def relation_triples(self) -> list[tuple[str, str, str]]:
-        found = [_RELATION.match(value.strip()) for value in self.relations]
-        return [(m.group(1).strip(), m.group(2), m.group(3).strip()) for m in found if m]
+    def relation_triples(self) -> list[tuple[RelationSide, str, RelationSide]]:
+        """(left, operator, right): a side is a placeholder's text (str) or an integer constant (int)."""
+        return [_relation_parts(value) for value in self.relations]
 
 
 class Entry(Needs, Reviewed):
@@ -616,7 +631,8 @@ class Entry(Needs, Reviewed):
         known = {name for wording in (self.message, *(w.message for w in self.also_seen_as))
                  for name in MessageTemplate.parse(wording).placeholders}
         named = [*self.diagnosis.placeholders,
-                 *(name for triple in self.diagnosis.relation_triples() for name in (triple[0], triple[2]))]
+                 *(name for triple in self.diagnosis.relation_triples() for name in (triple[0], triple[2])
+                   if isinstance(name, str))]
         unknown = sorted({name for name in named if name not in known})
         if unknown:
             raise ValueError(f"diagnosis names placeholders no wording has: {', '.join(unknown)} "

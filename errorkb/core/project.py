@@ -16,7 +16,16 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from errorkb.core.entry import MAX_LINE, SourceLinks
 from errorkb.core.nesting import depth_of, line_past
@@ -38,6 +47,11 @@ RepoPath = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_.-]+(/[A-Za-z0
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def _words(name: str) -> list[str]:
+    """A distribution's name as words, lower case: pip reads '-', '_' and '.' alike (PEP 503)."""
+    return re.split(r"[-_.]+", name.strip().lower())
 
 
 class LibraryProfile(_Strict):
@@ -75,6 +89,28 @@ class LibraryProfile(_Strict):
                                 "`errorkb.plugs` entry point group.")
     env_prefixes: list[str] = Field(default_factory=list, description="Environment variables the library reads "
                                     "(by prefix), passed into the sandbox; nothing else of the harness's is.")
+    other_distributions: list[str] = Field(
+        default_factory=list, description="Other distributions whose names end in the library's after words of "
+        "their own ('sentence-transformers'): the library's name after those words, joined by blanks or any "
+        "separator ('sentence transformers 5.1.0'), states no release of the library.")
+
+    @field_validator("other_distributions")
+    @classmethod
+    def _others_end_in_the_name(cls, values: list[str], info: ValidationInfo) -> list[str]:
+        name = _words(str(info.data.get("name", "")))
+        for value in values:
+            words = _words(value)
+            if len(words) <= len(name) or words[-len(name):] != name or not all(words):
+                raise ValueError(f"other_distributions: {value!r} does not end in the library's name after words "
+                                 f"of its own ('sentence-{'-'.join(name)}'); a name that goes on after the "
+                                 "library's never reads as a statement of its release: leave it out")
+        return values
+
+    @property
+    def other_prefixes(self) -> list[list[str]]:
+        """The words before the library's name in each of `other_distributions` (['sentence'] for
+        'sentence-transformers'), lower case, as the lookup compares them (the index's `library.others`)."""
+        return [_words(value)[:-len(_words(self.name))] for value in self.other_distributions]
 
     @model_validator(mode="after")
     def _source_url_names_known_fields(self) -> LibraryProfile:

@@ -51,6 +51,8 @@ class Index:
     where: str = ""  # the file or address it was read from
     digest: str = ""  # of the entry files it was built from (`build.entries_digest`)
     runtime: tuple[str, ...] = ()  # the runtime's import packages (their frames never raise an entry's error)
+    # the words before the library's name in other distributions' names (`sentence` of `sentence-transformers`)
+    others: tuple[tuple[str, ...], ...] = ()
     # cap → its lookup: a process that answers many errors from one index (the pytest hint, a notebook's
     # extension, a test comparing hundreds of pastes) parses and judges every wording once, not per error
     _lookups: dict[int, Lookup] = field(default_factory=dict, init=False, repr=False, compare=False)
@@ -62,7 +64,7 @@ class Index:
         cap = cap or _rules.CAP
         if cap not in self._lookups:
             self._lookups[cap] = Lookup(self.known, cap, library=self.library, generic=self.generic,
-                                        classes=self.classes, runtime=self.runtime)
+                                        classes=self.classes, runtime=self.runtime, other_names=self.others)
         return self._lookups[cap]
 
     def page(self, entry_id: str) -> str:
@@ -196,7 +198,14 @@ def read_index(data: object, where: str = "") -> Index:
                  tuple(str(w) for w in generic) if isinstance(generic, list) else GENERIC_WORDINGS,
                  frozenset(classes[i:i + 8] for i in range(0, len(classes) - 7, 8)),
                  site if site.endswith("/") or not site else site + "/", items, where,
-                 str(data.get("entries_digest") or ""), _runtime(data.get("runtime")))
+                 str(data.get("entries_digest") or ""), _runtime(data.get("runtime")), _others(library.get("others")))
+
+
+def _others(value: object) -> tuple[tuple[str, ...], ...]:
+    """The index's `library.others`: lists of lower-case words (anything else is skipped, as the page's script does)."""
+    found = value if isinstance(value, list) else []
+    return tuple(tuple(one) for one in found if isinstance(one, list) and one and all(isinstance(w, str) and w
+                                                                                       for w in one))
 
 
 def _runtime(value: object) -> tuple[str, ...]:

@@ -90,7 +90,8 @@ class Diagnosis:
     innermost_exclude: tuple[FrameRule, ...] = ()  # the raising frame here rules it out
     code: tuple[str, ...] = ()  # a failing line of code using one of these names ties it
     placeholders: dict[str, Placeholder] = field(default_factory=dict)
-    relations: tuple[tuple[str, str, str], ...] = ()  # (placeholder, operator, placeholder): integers compared
+    # (side, operator, side): integers compared; a side is a placeholder's text (str) or a constant (int)
+    relations: tuple[tuple[str | int, str, str | int], ...] = ()
     direction: str | None = None  # "older-code": code written for an older release; "newer-code": for a newer one
     other_causes: tuple[OtherCause, ...] = ()  # other causes that print the same words on other releases
     # The library's package folder (`<package>/`): a complete traceback with no frame there rules out a wording
@@ -145,6 +146,11 @@ def _text(value: object) -> str | None:
     return None if value is None else str(value)
 
 
+def _side(value: Any) -> str | int:
+    """A relation's side as the index writes it: an integer constant (a JSON number), else a placeholder's text."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else str(value)
+
+
 def _list(value: object) -> list[Any]:
     return value if isinstance(value, list) else []
 
@@ -180,7 +186,7 @@ def _diagnosis(value: object) -> Diagnosis:
                                              tuple(_withhold(one) for one in _list(rule.get("withhold"))
                                                    if isinstance(one, dict) and _list(one.get("names"))))
                       for name, rule in placeholders.items() if isinstance(rule, dict)},
-        relations=tuple((str(one[0]), str(one[1]), str(one[2])) for one in _list(value.get("relations"))
+        relations=tuple((_side(one[0]), str(one[1]), _side(one[2])) for one in _list(value.get("relations"))
                         if isinstance(one, list) and len(one) == 3),
         direction=_text(value.get("direction")),
         other_causes=tuple(_other_cause(one) for one in _list(value.get("other_causes"))

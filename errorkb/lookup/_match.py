@@ -184,9 +184,10 @@ class _Reading:
     a release it states only when a first match is graded (a paste nothing matches costs no more)."""
 
     def __init__(self, text: str, options: list[Candidate], library: str, release: str | None, source: str,
-                 meter: Meter):
+                 meter: Meter, other_names: tuple[tuple[str, ...], ...] = ()):
         self.text, self.options = text, options
         self._library, self._given, self._given_source, self._meter = library, release, source, meter
+        self._other_names = other_names  # the words before the library's name in other distributions' names
         self._read = False
         self._found: dict[str, int] = {}
         self._joined: str | None = None
@@ -242,9 +243,10 @@ class _Reading:
         self._markers = markers(self.text, self._meter)
         self._ends = ends(self.text, self._meter)
         release, source = self._given, self._given_source
-        said = [release] if release is not None else stated_releases(self.text, self._library, self._meter)
+        said = [release] if release is not None else stated_releases(self.text, self._library, self._meter,
+                                                                     self._other_names)
         named = said if release is not None or not said else \
-            said + releases_beside(self.text, self._library, self._meter)
+            said + releases_beside(self.text, self._library, self._meter, self._other_names)
         if release is None:
             release, source = (said[-1] if said else None), STATED
         self._release, self._source = plain(release), source if release else None
@@ -318,9 +320,11 @@ class Lookup:
 
     def __init__(self, known: Iterable[Known], cap: int = rules.CAP, library: str = "the library",
                  generic: Iterable[str] = GENERIC_WORDINGS, classes: Iterable[str] = (),
-                 runtime: Iterable[str] = ()):
+                 runtime: Iterable[str] = (), other_names: Iterable[tuple[str, ...]] = ()):
         self.cap = cap
         self.library = library
+        # the words before the library's name in other distributions' names (the index's `library.others`)
+        self.other_names = tuple(tuple(one) for one in other_names)
         self.classes = frozenset(classes)  # fnv1a hashes of the class names the library defines
         self.runtime = tuple(runtime)  # the runtime's import packages: their frames never raise an entry's error
         generic = tuple(generic)
@@ -419,7 +423,7 @@ class Lookup:
 
     def read(self, text: str, release: str | None, source: str, meter: Meter) -> _Reading:
         """Stage 1: the candidates of a normalised paste (its frames and release when needed)."""
-        return _Reading(text, candidates(text, meter), self.library, release, source, meter)
+        return _Reading(text, candidates(text, meter), self.library, release, source, meter, self.other_names)
 
     # -- stage 3 ---------------------------------------------------------------------------------
 
@@ -972,7 +976,8 @@ def fits(diagnosis: Diagnosis, values: dict[str, str], library: str = "", partia
             if whole in rules.BUILTIN_TYPES and whole not in allowed:
                 return False
     for left, operator, right in () if partial else diagnosis.relations:
-        a, b = values.get(left), values.get(right)
+        # a side is a placeholder (its value) or an integer constant (its digits)
+        a, b = (str(side) if isinstance(side, int) else values.get(side) for side in (left, right))
         if not a or not b:  # a wording that does not print both (a device's own, without numbers): not its concern
             continue
         if not _TYPES["int"].match(a) or not _TYPES["int"].match(b):

@@ -471,21 +471,21 @@ def stated_release(text: str, library: str, meter: Meter | None = None) -> str |
     return found[-1] if found else None
 
 
-def stated_releases(text: str, library: str, meter: Meter | None = None) -> list[str]:
+def stated_releases(text: str, library: str, meter: Meter | None = None,
+                    others: tuple[tuple[str, ...], ...] = ()) -> list[str]:
     """Every release of `library` the paste states, each once, in the order first stated: a paste that
     names two ("fails on 4.46, works on 4.57", an upgrade's `Successfully installed` after the error) does
     not say which one raised, so the matcher holds the answer to all of them, never to the last alone. A statement
     on a line that says something works or was fixed there (`rules.TOLD_WORKING`, not negated: `rules.TOLD_NOT`), or
     whose next line starts saying so (`rules.TOLD_NEXT`, a reply's `fixed it for me`), with no other release number
     states none: it compares its one release with an unnamed one, often the one that raised (a line naming two is
-    held to both, `releases_beside`). "Doesn't work on 4.45" states 4.45: the release that raised."""
+    held to both, `releases_beside`). "Doesn't work on 4.45" states 4.45: the release that raised. `others`: the
+    words before the library's name in other distributions' names (`statements`)."""
     if not library:
         return []
     meter = meter or Meter()
-    meter.work += len(text)
-    pattern = re.compile(rules.STATED.replace("{name}", escape(library)))
     found, told = [], {}
-    for match in pattern.finditer(text):
+    for match in statements(text, library, meter, others):
         start = line_start(text, match.start(1))
         if start not in told:  # each line read once, however many statements it holds
             end = text.find("\n", match.start(1))
@@ -495,6 +495,43 @@ def stated_releases(text: str, library: str, meter: Meter | None = None) -> list
         if not told[start]:
             found.append(match.group(1))
     return list(dict.fromkeys(found))
+
+
+def statements(text: str, library: str, meter: Meter, others: tuple[tuple[str, ...], ...]) -> list[re.Match[str]]:
+    """The paste's statements of a release of `library` (`rules.STATED`, group 1 the release), but those whose name
+    ends another distribution's, written with blanks or any separator: `others` holds the words before the
+    library's name in such names (`("sentence",)`: "I use sentence transformers 5.1.0" states no release)."""
+    meter.work += len(text)
+    pattern = re.compile(rules.STATED.replace("{name}", escape(library)))
+    return [match for match in pattern.finditer(text)
+            if not (others and text.startswith(library, match.start()) and _ends_another(text, match.start(), others,
+                                                                                          meter))]
+
+
+_SEPARATORS = " \t-_."  # what joins the words of a distribution's name as users write it (pip reads -_. alike)
+
+
+def _ends_another(text: str, at: int, others: tuple[tuple[str, ...], ...], meter: Meter) -> bool:
+    """Whether the words before `at` (read back, each after a run of separators, ASCII letters and digits, lower
+    case, on the same line) are those of one of `others`: the name at `at` ends another distribution's."""
+    longest = max(len(one) for one in others)
+    words: list[str] = []
+    end = at
+    while len(words) < longest:
+        stop = end
+        while stop > 0 and text[stop - 1] in _SEPARATORS:
+            stop -= 1
+        start = stop
+        while start > 0 and text[start - 1].isascii() and text[start - 1].isalnum():
+            start -= 1
+        meter.work += end - start
+        if stop == end or start == stop:
+            return False
+        words.insert(0, text[start:stop].lower())
+        if tuple(words) in others:
+            return True
+        end = start
+    return False
 
 
 def _next_line(text: str, end: int, meter: Meter) -> str:
@@ -517,7 +554,8 @@ def _told_working(line: str, after: str) -> bool:
         _RELEASE_NUMBER.search(after) is None
 
 
-def releases_beside(text: str, library: str, meter: Meter | None = None) -> list[str]:
+def releases_beside(text: str, library: str, meter: Meter | None = None,
+                    others: tuple[tuple[str, ...], ...] = ()) -> list[str]:
     """Every release number on a line that states a release of `library` (`rules.RELEASE_NUMBER`), in order:
     "worked with <library> 4.57.1, fails after downgrading to 4.46.0" names two releases of it, and the line
     does not say which raised (each line once, however many statements it holds); then every release number in
@@ -526,10 +564,8 @@ def releases_beside(text: str, library: str, meter: Meter | None = None) -> list
     if not library:
         return []
     meter = meter or Meter()
-    meter.work += len(text)
-    pattern = re.compile(rules.STATED.replace("{name}", escape(library)))
     found, done, majors = [], -1, set()
-    for match in pattern.finditer(text):
+    for match in statements(text, library, meter, others):
         majors.add(match.group(1).split(".")[0])
         start = line_start(text, match.start(1))
         if start <= done:

@@ -284,7 +284,7 @@ def index_document(library: LibraryProfile, entries: Iterable[Entry], url_of: Ca
     return {
         "schema": SCHEMA,
         "library": {"name": library.name, "distribution": library.dist, "repository": library.repository,
-                    "release": library.release,
+                    "release": library.release, "others": library.other_prefixes,
                     "classes": (library_classes(library) if uses_user_types(entries) else "")
                     if classes is None else classes},
         "site": site or "",

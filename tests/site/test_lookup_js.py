@@ -463,7 +463,7 @@ def js_on_index(index: dict, pastes: list[str], release: str | None = None, sour
     return run_js("""
       const index = data.index;
       const lookup = new L.Lookup(index.entries, undefined, { library: index.library.name, rules: index.rules,
-        classes: index.library.classes, runtime: index.runtime.packages });""" + FULL_JS,
+        classes: index.library.classes, others: index.library.others, runtime: index.runtime.packages });""" + FULL_JS,
                   {"index": index, "pastes": pastes, "release": release, "source": source, "work": work})
 
 

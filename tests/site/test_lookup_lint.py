@@ -46,6 +46,23 @@ def test_a_typed_placeholder_its_own_message_does_not_fit_is_reported():
     assert "its own verified before (at 4.57.6)" in found[0][1]
 
 
+COUNT = "Expected 1 or 2 arguments, got {len(caches)}"
+
+
+def test_a_relation_to_a_constant_its_own_before_breaks_is_reported():
+    """A relation may compare a placeholder with an integer (`{len(caches)} != 2`): held to the before like any."""
+    def counted(*relations: list) -> Known:
+        return Known.from_index({"id": "count", "title": "t", "exception": "ValueError", "message": COUNT,
+                                 "wordings": [{"message": COUNT}], "diagnosis": {"relations": list(relations)}})
+
+    before = "ValueError: Expected 1 or 2 arguments, got 0\n"
+    index = Index([counted(["len(caches)", "!=", 1], ["len(caches)", "!=", 2])], items={"count": {}})
+    assert lint.check(index, [lint.Case("count", "5.15.1", before)]) == []
+    index = Index([counted(["len(caches)", ">", 2])], items={"count": {}})
+    found = lint.check(index, [lint.Case("count", "5.15.1", before)])
+    assert [one.entry for one in found] == ["count"] and "the diagnosis rules out" in found[0][1], found
+
+
 def test_frames_its_own_traceback_does_not_show_are_reported():
     found = problems(known(frames=[{"file": "transformers/cache_utils.py", "function": "update"}],
                            require_frame=True))

@@ -112,7 +112,8 @@ def test_the_pages_script_reads_a_run_of_blanks_at_a_lines_end_in_bounded_time()
                "const data = JSON.parse(require('fs').readFileSync(0, 'utf8'));\n"
                "const index = data.index;\n"
                "const lookup = new L.Lookup(index.entries, undefined, { library: index.library.name, "
-               "rules: index.rules, classes: index.library.classes, runtime: index.runtime });\n"
+               "rules: index.rules, classes: index.library.classes, others: index.library.others, "
+               "runtime: index.runtime });\n"
                "const R = L.compileRules(index.rules);\n"
                "const line = '    -->' + ' '.repeat(data.blanks);\n"
                "new RegExp(index.rules.patterns.CODE_LINE).exec(line);\n"
@@ -259,11 +260,45 @@ def test_a_trailing_value_found_inside_a_text_is_held_to_the_relations(kb):
     assert _answer(kb, "IndexError: Cache only has 32 layers, attempted to access layer with index 31") == ([], [])
 
 
-@pytest.mark.xfail(strict=True, reason="a relation compares two placeholders, never a placeholder with a constant "
-                                       "(`got {len(caches)}` with 1 or 2; `but got {self.nbits}` with a valid value): "
-                                       "docs/contributing.md, 6b")
-def test_a_value_the_raise_condition_excludes_against_a_constant_rules_the_entry_out(kb):
-    assert _answer(kb, "ValueError: Expected 1 or 2 arguments, got 2") == ([], [])
+@pytest.mark.parametrize("count", ["1", "2"])
+def test_a_value_the_raise_condition_excludes_against_a_constant_rules_the_entry_out(kb, count):
+    """`EncoderDecoderCache(*caches)` raises only in the `else` after `len(caches) == 1` and `== 2`: the entry's
+    relations compare the placeholder with those constants (`{len(caches)} != 2`)."""
+    assert _answer(kb, f"ValueError: Expected 1 or 2 arguments, got {count}") == ([], [])
+
+
+@pytest.mark.parametrize("count", ["0", "3"])
+def test_a_value_the_raise_condition_prints_against_a_constant_still_confirms(kb, count):
+    assert _answer(kb, f"ValueError: Expected 1 or 2 arguments, got {count}")[0] == \
+        ["encoder-decoder-cache-wrong-arg-count"]
+
+
+
+def test_a_relation_compares_placeholders_or_a_placeholder_with_an_integer(tmp_path):
+    """Loading: a relation of placeholders and integers (at least one placeholder), else an error at its line."""
+    from tests.kb import VALID_ENTRY
+    from tests.test_load import ENTRY_FILE
+    from tests.test_load import problems_of as _load_problems
+    from tests.test_load import with_entry as _with_entry
+
+    entry = VALID_ENTRY.format(id="demo-error")  # its message prints {len(num_heads)} and {len(self.layers)}
+    good = entry + ('diagnosis:\n  relations: ["{len(num_heads)} != 2", "1 != {len(num_heads)}", '
+                    '"{len(num_heads)} >= -1", "{len(num_heads)} != {len(self.layers)}"]\n')
+    (tmp_path / "good").mkdir(), (tmp_path / "bad").mkdir()
+    assert _load_problems(tmp_path / "good", **_with_entry(good)) == []
+    bad = entry + ('diagnosis:\n  relations:\n    - "{len(num_heads)} != 2"\n    - "{len(num_heads)} > 1.5"\n'
+                   '    - "1 < 2"\n')
+    problems = _load_problems(tmp_path / "bad", **_with_entry(bad))
+    last = bad.count("\n")
+    assert problems == [
+        f"{ENTRY_FILE}:{last - 1}:7: diagnosis.relations[1]: '{{len(num_heads)}} > 1.5' is not a relation like "
+        "'{a} > {b}' or '{a} != 2' (placeholders or integers compared with < <= > >= == !=)",
+        f"{ENTRY_FILE}:{last}:7: diagnosis.relations[2]: '1 < 2' compares two constants: a relation names at least "
+        "one placeholder"], problems
+    unknown = entry + 'diagnosis:\n  relations: ["{m} > 2"]\n'
+    (tmp_path / "unknown").mkdir()
+    problems = _load_problems(tmp_path / "unknown", **_with_entry(unknown))
+    assert len(problems) == 1 and "diagnosis names placeholders no wording has: m " in problems[0], problems
 
 
 # -- a release read from the frames: only the frame that raised -------------------------------------------------
@@ -304,11 +339,43 @@ def test_a_release_of_another_package_or_a_folder_states_none(prose):
     assert stated_releases(normalize(prose + KEY_CACHE), "transformers") == []
 
 
-@pytest.mark.xfail(strict=True, reason="a distribution whose name ends in the library's, written with a blank "
-                                       "(`sentence transformers 5.1.0`), reads as the library's release "
-                                       "(docs/contributing.md, 6b)")
-def test_another_distributions_name_written_with_a_blank_states_none():
-    assert stated_releases(normalize("I use sentence transformers 5.1.0\n" + KEY_CACHE), "transformers") == []
+@pytest.mark.parametrize("prose", [
+    "I use sentence transformers 5.1.0\n", "sentence  transformers==5.1.0\n", "SENTENCE transformers version: 5.1.0\n",
+    "spacy\ttransformers 1.3.5\n", "x transformers 2.3.1\n", "intel extension for transformers 1.4.2\n",
+    "intel_extension.for transformers 1.4.2\n", "spacy curated transformers 0.2.2\n", "fast sentence transformers 0.4.1\n",
+    "- sentence -_ transformers: 5.1.0\n",
+], ids=["blank", "blanks", "upper", "tab", "x", "three-words", "mixed-separators", "two-words", "longer", "separators"])
+def test_another_distributions_name_written_with_a_blank_states_none(kb, prose):
+    """A distribution named `<words>-transformers` (the profile's `other_distributions`, shipped in the index as
+    `library.others`) written with blanks or any separator: another package's release, not the library's."""
+    assert stated_releases(normalize(prose + KEY_CACHE), "transformers", others=kb.other_names) == []
+
+
+@pytest.mark.parametrize("prose, stated", [
+    ("I use transformers 5.1.0\n", ["5.1.0"]), ("huggingface transformers 4.57.1\n", ["4.57.1"]),
+    ("pytorch transformers 4.46.0\n", ["4.46.0"]), ("mysentence transformers 4.57.1\n", ["4.57.1"]),
+    ("sentence\ntransformers 4.57.1\n", ["4.57.1"]), ("sentence-transformers 5.1.0, transformers 4.57.1\n", ["4.57.1"]),
+], ids=["plain", "vendor", "not-listed", "longer-word", "next-line", "beside"])
+def test_the_librarys_own_name_after_other_words_still_states_its_release(kb, prose, stated):
+    assert stated_releases(normalize(prose + KEY_CACHE), "transformers", others=kb.other_names) == stated
+
+
+def test_another_distributions_release_leaves_the_answer_as_without_it(kb):
+    """Through the whole lookup: the release of sentence-transformers is not held to the entry's range (the
+    library's own release there is: the same paste naming it answers otherwise)."""
+    assert _answer(kb, "I use sentence transformers 4.46.0\n" + TRACEBACK) == _answer(kb, TRACEBACK)
+    assert _answer(kb, "I use transformers 4.46.0\n" + TRACEBACK) != _answer(kb, TRACEBACK)
+
+
+@pytest.mark.parametrize("name", ["transformers-stream-generator", "ctransformers", "-transformers", "transformers"])
+def test_an_other_distribution_that_does_not_end_in_the_librarys_name_after_words_is_refused(name):
+    from pydantic import ValidationError
+
+    from errorkb.core.project import LibraryProfile
+
+    with pytest.raises(ValidationError, match="does not end in the library's name after words of its own"):
+        LibraryProfile(name="transformers", repository="huggingface/transformers", release="5.15.1",
+                       other_distributions=[name])
 
 
 # -- the page, the CLI and the hook alike --------------------------------------------------------------------------
@@ -331,5 +398,9 @@ def test_round_seven_reads_alike_in_the_page_the_cli_and_the_hook(release):
     pastes += ["KeyError: 'Cache only has 32 layers, attempted to access layer with index 3'",
                "KeyError: 'Cache only has 0 layers, attempted to access layer with index 0'",
                "ValueError: `num_head` was provided as a list of length 28, but the Cache currently has 28 layers"]
+    pastes += [f"ValueError: Expected 1 or 2 arguments, got {count}" for count in ("0", "1", "2", "3", "-1")]
+    pastes += [prose + TRACEBACK for prose in ("I use sentence transformers 4.46.0\n", "I use transformers 4.46.0\n",
+                                               "intel extension for  transformers 4.46.0\n",
+                                               "x transformers 4.46.0 and transformers 5.1.0\n")]
     python = _same_in_page_cli_and_hook(real_index.__wrapped__(), pastes, release)
     assert len(python) == len(pastes)

@@ -22,7 +22,7 @@
           // The matcher's rules come with the index (errorkb/lookup/_rules.py), never kept in this page.
           lookup: new window.errorkbLookup.Lookup(data.entries, undefined, {
             library: (data.library || {}).name, rules: data.rules, classes: (data.library || {}).classes,
-            runtime: (data.runtime || {}).packages }),
+            others: (data.library || {}).others, runtime: (data.runtime || {}).packages }),
           library: (data.library || {}).name || "the library",
           count: data.entries.length,
         })));

@@ -620,13 +620,42 @@
 
   const escapeRe = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, (m) => "\\" + m);
 
-  /* Every release the paste states, each once, first stated first (_paste.py:stated_releases). */
-  function statedReleases(text, library, R, meter) {
-    if (!library) return [];
+  /* The paste's statements of a release of `library`, but those whose name ends another distribution's written
+   * with blanks or any separator: `others`, the words before the library's name in such names (_paste.py:statements). */
+  function statements(text, library, R, meter, others) {
     meter.work += text.length;
     const pattern = new RegExp(R.patterns.STATED.replaceAll("{name}", escapeRe(library)), "g");
+    return [...text.matchAll(pattern)].filter((m) => !(others.length && text.startsWith(library, m.index)
+      && endsAnother(text, m.index, others, meter)));
+  }
+
+  const SEPARATORS = " \t-_.";  // what joins a distribution's name's words as users write it (_paste.py)
+  const ASCII_WORD = /[A-Za-z0-9]/;
+
+  /* Whether the words before `at` are one of `others`' (_paste.py:_ends_another). */
+  function endsAnother(text, at, others, meter) {
+    const longest = Math.max(...others.map((one) => one.length));
+    const words = [];
+    let end = at;
+    while (words.length < longest) {
+      let stop = end;
+      while (stop > 0 && SEPARATORS.includes(text[stop - 1])) stop -= 1;
+      let start = stop;
+      while (start > 0 && ASCII_WORD.test(text[start - 1])) start -= 1;
+      meter.work += end - start;
+      if (stop === end || start === stop) return false;
+      words.unshift(text.slice(start, stop).toLowerCase());
+      if (others.some((one) => one.length === words.length && one.every((w, i) => w === words[i]))) return true;
+      end = start;
+    }
+    return false;
+  }
+
+  /* Every release the paste states, each once, first stated first (_paste.py:stated_releases). */
+  function statedReleases(text, library, R, meter, others = []) {
+    if (!library) return [];
     const found = [], told = new Map();
-    for (const m of text.matchAll(pattern)) {
+    for (const m of statements(text, library, R, meter, others)) {
       const at = m.index + m[0].length - m[1].length;
       const start = lineStart(text, at);
       if (!told.has(start)) {  // each line read once (_paste.py: a line that says it works states no release)
@@ -658,13 +687,11 @@
   }
 
   /* Every release number on a line that states one of `library` (_paste.py:releases_beside). */
-  function releasesBeside(text, library, R, meter) {
+  function releasesBeside(text, library, R, meter, others = []) {
     if (!library) return [];
-    meter.work += text.length;
-    const pattern = new RegExp(R.patterns.STATED.replaceAll("{name}", escapeRe(library)), "g");
     const found = [], majors = new Set();
     let done = -1;
-    for (const m of text.matchAll(pattern)) {
+    for (const m of statements(text, library, R, meter, others)) {
       majors.add(m[1].split(".")[0]);
       const at = m.index + m[0].length - m[1].length;
       const start = lineStart(text, at);
@@ -688,6 +715,9 @@
   const list = (value) => (Array.isArray(value) ? value : []);
   const dict = (value) => (value && typeof value === "object" && !Array.isArray(value) ? value : {});
 
+  /* A relation's side (_known.py:_side): an integer constant (a JSON number), else a placeholder's text. */
+  const side = (value) => (Number.isInteger(value) ? value : String(value));
+
   function frameRules(value) {
     return list(value).filter((one) => dict(one) === one && one.file)
       .map((one) => ({ file: String(one.file), function: text_(one.function) || null }));
@@ -707,7 +737,8 @@
     return {
       frames: frameRules(d.frames), requireFrame: d.require_frame === true, exclude: frameRules(d.exclude),
       innermostExclude: frameRules(d.innermost_exclude), code: list(d.code).filter((n) => n).map(String),
-      placeholders, relations: list(d.relations).filter((one) => Array.isArray(one) && one.length === 3).map((one) => one.map(String)),
+      placeholders, relations: list(d.relations).filter((one) => Array.isArray(one) && one.length === 3)
+        .map(([left, operator, right]) => [side(left), String(operator), side(right)]),
       direction: text_(d.direction),
       otherCauses: list(d.other_causes).filter((one) => dict(one) === one && one.releases)
         .map((one) => ({ releases: String(one.releases), note: String(one.note || ""), message: text_(one.message),
@@ -1000,7 +1031,8 @@
       }
     }
     for (const [left, operator, right] of partial ? [] : d.relations) {
-      const a = values[left], b = values[right];
+      // a side is a placeholder (its value) or an integer constant (its digits) (_match.py:fits)
+      const [a, b] = [left, right].map((side) => (typeof side === "number" ? String(side) : values[side]));
       if (!a || !b) continue;  // a wording that does not print both: not its concern (_match.py:fits)
       if (!R.types.int.test(a) || !R.types.int.test(b)) return false;
       const x = Number(a), y = Number(b);
@@ -1289,12 +1321,15 @@
     "to check it";
 
   /* Every entry's wordings parsed once; `answer` (or `find`) handles one paste. `options`: the
-   * index's `library.name`, `rules`, `library.classes` and `runtime.packages`. */
+   * index's `library.name`, `rules`, `library.classes`, `library.others` and `runtime.packages`. */
   class Lookup {
     constructor(entries, cap, options = {}) {
       this.R = compileRules(options.rules);
       this.cap = cap || this.R.cap;
       this.library = options.library || "the library";
+      // the words before the library's name in other distributions' names (the index's `library.others`; _index.py)
+      this.otherNames = list(options.others).filter((one) => Array.isArray(one) && one.length
+        && one.every((w) => typeof w === "string" && w)).map((one) => one.map(String));
       const generic = this.R.generic;
       const classes = String(options.classes || "");
       this.classes = new Set();
@@ -1390,7 +1425,7 @@
     /* Stage 1: the candidates at once; frames, failing lines, markers and a stated release when a
      * first match is graded (_match.py:_Reading). */
     read(text, release, source, meter) {
-      const R = this.R, library = this.library;
+      const R = this.R, library = this.library, others = this.otherNames;
       const found = new Map(), foundJoined = new Map();
       let joined = null, multiline = null;
       const reading = { text, options: candidates(text, R, meter), done: false,
@@ -1439,14 +1474,14 @@
           this.starts = new Map();
           let stated = release, from = source;
           const given = stated !== null && stated !== undefined;
-          const said = given ? [stated] : statedReleases(text, library, R, meter);
+          const said = given ? [stated] : statedReleases(text, library, R, meter, others);
           if (!given) {
             stated = said.length ? said[said.length - 1] : null;
             from = "stated";
           }
           this.release = plain(stated, R);
           this.source = stated ? from : null;
-          const named = given || !said.length ? said : [...said, ...releasesBeside(text, library, R, meter)];
+          const named = given || !said.length ? said : [...said, ...releasesBeside(text, library, R, meter, others)];
           this.releases = [...new Set(named.map((one) => plain(one, R)).filter((one) => one))];
           return this;
         } };
