@@ -20,6 +20,7 @@ import concurrent.futures
 import importlib.metadata
 import os
 import re
+import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -99,8 +100,12 @@ def plan(project, installed: str, only: tuple[str, ...] = ()) -> list[tuple[obje
     return planned
 
 
-def run_before(entry, where: str, python: Path, env: dict[str, str] | None) -> Run:
-    folder = ROOT / "snippets" / entry.id
+def run_before(entry, where: str, python: Path, env: dict[str, str] | None, scratch: Path) -> Run:
+    """The before, run from a copy of its snippet folder: a plain script writes where it runs (a Trainer's
+    `output_dir`), and a file written into the repository's snippet folder changes the entry's inputs digest,
+    so every verdict and matrix result of the entry read as stale."""
+    folder = scratch / entry.id
+    shutil.copytree(ROOT / "snippets" / entry.id, folder)
     try:
         result = subprocess.run([str(python), entry.before.file], cwd=folder, capture_output=True, text=True,
                                 timeout=600, env=env)
@@ -119,16 +124,20 @@ def runs(tmp_path_factory, request) -> list[Run]:
     starter = tmp_path_factory.mktemp("sitecustomize")
     (starter / "sitecustomize.py").write_text("import errorkb.hook  # the hook, without writing the environment\n")
     release_env = {**os.environ, "PYTHONPATH": f"{starter}{os.pathsep}{ROOT}", "PYTHONDONTWRITEBYTECODE": "1"}
+    scratch = tmp_path_factory.mktemp("befores")
+    snippets_before = sorted(str(path.relative_to(ROOT)) for path in (ROOT / "snippets").rglob("*"))
     jobs, out = [], []
     with concurrent.futures.ThreadPoolExecutor(WORKERS) as pool:
         for entry, where, python in plan(project, installed, ONLY):
             if where.startswith("not run"):
                 out.append(Run(entry.id, where))
             elif python is None:
-                jobs.append(pool.submit(run_before, entry, where, hooked, None))
+                jobs.append(pool.submit(run_before, entry, where, hooked, None, scratch))
             else:
-                jobs.append(pool.submit(run_before, entry, where, python, release_env))
+                jobs.append(pool.submit(run_before, entry, where, python, release_env, scratch))
         out += [job.result() for job in jobs]
+    snippets_after = sorted(str(path.relative_to(ROOT)) for path in (ROOT / "snippets").rglob("*"))
+    assert snippets_after == snippets_before, "a before wrote into the repository's snippet folders"
     return sorted(out, key=lambda run: run.entry)
 
 
