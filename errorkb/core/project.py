@@ -91,8 +91,8 @@ class LibraryProfile(_Strict):
                                     "(by prefix), passed into the sandbox; nothing else of the harness's is.")
     other_distributions: list[str] = Field(
         default_factory=list, description="Other distributions whose names end in the library's after words of "
-        "their own ('sentence-transformers'): the library's name after those words, joined by blanks or any "
-        "separator ('sentence transformers 5.1.0'), states no release of the library.")
+        "their own ('acme-tools' for the library 'tools'): the library's name after those words, joined by blanks "
+        "or any separator ('acme tools 5.1.0'), states no release of the library.")
 
     @field_validator("other_distributions")
     @classmethod
@@ -108,8 +108,8 @@ class LibraryProfile(_Strict):
 
     @property
     def other_prefixes(self) -> list[list[str]]:
-        """The words before the library's name in each of `other_distributions` (['sentence'] for
-        'sentence-transformers'), lower case, as the lookup compares them (the index's `library.others`)."""
+        """The words before the library's name in each of `other_distributions` (['acme'] for 'acme-tools'
+        of the library 'tools'), lower case, as the lookup compares them (the index's `library.others`)."""
         return [_words(value)[:-len(_words(self.name))] for value in self.other_distributions]
 
     @model_validator(mode="after")

@@ -51,7 +51,7 @@ class Index:
     where: str = ""  # the file or address it was read from
     digest: str = ""  # of the entry files it was built from (`build.entries_digest`)
     runtime: tuple[str, ...] = ()  # the runtime's import packages (their frames never raise an entry's error)
-    # the words before the library's name in other distributions' names (`sentence` of `sentence-transformers`)
+    # the words before the library's name in other distributions' names (`acme` of `acme-tools`, library `tools`)
     others: tuple[tuple[str, ...], ...] = ()
     # cap → its lookup: a process that answers many errors from one index (the pytest hint, a notebook's
     # extension, a test comparing hundreds of pastes) parses and judges every wording once, not per error

@@ -500,7 +500,7 @@ def stated_releases(text: str, library: str, meter: Meter | None = None,
 def statements(text: str, library: str, meter: Meter, others: tuple[tuple[str, ...], ...]) -> list[re.Match[str]]:
     """The paste's statements of a release of `library` (`rules.STATED`, group 1 the release), but those whose name
     ends another distribution's, written with blanks or any separator: `others` holds the words before the
-    library's name in such names (`("sentence",)`: "I use sentence transformers 5.1.0" states no release)."""
+    library's name in such names (`("acme",)` for the library `tools`: "I use acme tools 5.1.0" states no release)."""
     meter.work += len(text)
     pattern = re.compile(rules.STATED.replace("{name}", escape(library)))
     return [match for match in pattern.finditer(text)
