@@ -25,20 +25,14 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.lookup_recall import project_known_lookup
 from errorkb.lookup import normalize, rules, stated_releases
+from tests.site import lookupkb
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture(scope="module")
-def kb():
-    return project_known_lookup()
-
-
-def _answer(kb, text: str, release: str | None = None) -> tuple[list[str], list[str]]:
-    answer = kb.answer(text, release)
-    return [m.known.id for m in answer.confirmed], sorted(m.known.id for m in answer.candidates)
+kb = lookupkb.kb
+_answer = lookupkb.answer
 
 
 KEY_CACHE = "AttributeError: 'DynamicCache' object has no attribute 'key_cache'"

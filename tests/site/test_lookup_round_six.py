@@ -16,19 +16,13 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.lookup_recall import project_known_lookup
 from errorkb.lookup import normalize, stated_releases
 from errorkb.lookup._paste import frames
+from tests.site import lookupkb
 
 
-@pytest.fixture(scope="module")
-def kb():
-    return project_known_lookup()
-
-
-def _answer(kb, text: str, release: str | None = None) -> tuple[list[str], list[str]]:
-    answer = kb.answer(text, release)
-    return [m.known.id for m in answer.confirmed], sorted(m.known.id for m in answer.candidates)
+kb = lookupkb.kb
+_answer = lookupkb.answer
 
 
 # -- the frames, in the orders and marks other tools print them ---------------------------------------------------
