@@ -50,7 +50,15 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
-from errorkb.core.message import GENERIC_WORDINGS, MessageTemplate, Meter, TemplateSyntaxError, is_degenerate
+from errorkb.core.message import (
+    GENERIC_WORDINGS,
+    MIN_PIECE,
+    MessageTemplate,
+    Meter,
+    TemplateSyntaxError,
+    fixed_text,
+    is_degenerate,
+)
 from errorkb.lookup import _rules as rules
 from errorkb.lookup._known import Diagnosis, FrameRule, Known, OtherCause, Wording
 from errorkb.lookup._paste import (
@@ -334,6 +342,7 @@ class Lookup:
         self._wordings: dict[tuple[str, int], MessageTemplate] = {}  # (entry id, wording) → its template
         self._others: dict[str, list[tuple[OtherCause, tuple[MessageTemplate, ...]]]] = {}
         self._tails: list[tuple[str, tuple[tuple[_Template, str], ...]]] = []  # (gate piece, its wording's ends)
+        self._heads: list[tuple[str, tuple[tuple[_Template, str], ...]]] = []  # (first piece, its beginnings)
         for one in known:
             self._known.append(one)
             self._others[one.id] = [(cause, _forms(cause)) for cause in one.diagnosis.other_causes]
@@ -357,6 +366,9 @@ class Lookup:
                 tails = _tails(one, index, template, generic)
                 if tails is not None:
                     self._tails.append(tails)
+                heads = _heads(one, index, template, generic)
+                if heads is not None:
+                    self._heads.append(heads)
 
     def __len__(self) -> int:
         return len(self._known)
@@ -407,6 +419,8 @@ class Lookup:
                                                "another error worded alike")
         if not best and not out:  # nothing matched: a message that is only the end of a wording
             best, out = self._ends(reading, meter)
+        if not best and not out:  # ... or only its beginning, cut where a clause ends
+            best, out = self._beginnings(reading, meter)
         # A value one wording shows withholds the entry, whichever wording ranks first (one without the
         # placeholder, such as a title's cut form, would otherwise confirm what the whole message withholds).
         for entry_id, why in held.items():
@@ -573,6 +587,36 @@ class Lookup:
                 break
         return best, out
 
+    def _beginnings(self, reading: _Reading, meter: Meter) -> tuple[dict[str, Match], dict[str, RuledOut]]:
+        """A wording's beginning that the paste shows cut where a clause ends, closed by a quote or its line's
+        end (corpus h436: a title that quoted a message up to its comma). Only possible, as an end is: the
+        words the paste lacks may be another error's; it says so, and what would confirm it."""
+        best: dict[str, Match] = {}
+        out: dict[str, RuledOut] = {}
+        for gate, heads in self._heads:
+            if not _has_piece(reading, gate, meter):  # the first piece, which every beginning holds
+                continue
+            for item, omitted in heads:  # the longest beginning first
+                if not all(_has_piece(reading, piece, meter) for piece in item.pieces):
+                    continue
+                found = _closed_beginning(item, reading, self.library, meter)
+                if found is None:
+                    continue
+                graded = self._grade(found, reading, meter)
+                entry_id = item.known.id
+                if isinstance(graded, RuledOut):
+                    if entry_id not in best and (entry_id not in out or graded.match.score > out[entry_id].match.score):
+                        out[entry_id] = graded
+                    break
+                hint = (f"the paste shows only the beginning of the message; the whole message goes on "
+                        f"`{omitted}`: paste it whole, or the traceback, to confirm it")
+                graded = replace(graded, grade=Grade.CANDIDATE, missing=(hint, *graded.missing))
+                if entry_id not in best or graded.score > best[entry_id].score:
+                    best[entry_id] = graded
+                    out.pop(entry_id, None)
+                break
+        return best, out
+
     def other_causes(self, match: Match, meter: Meter | None = None) -> list[OtherCause]:
         """The entry's other causes that concern the matched wording: every wording's, or the one whose
         message (as written or as pasted) the matched wording's text, its values put back, fits."""
@@ -684,6 +728,60 @@ def _whole_end(item: _Template, reading: _Reading, library: str, meter: Meter) -
     """A wording's end that a candidate of the paste is, whole (`_exact`, no title words trimmed)."""
     recognised = any(_has_piece(reading, piece, meter) for piece in item.known.recognised_by)
     return _exact(item, reading, library, recognised, meter, trim=False)[0]
+
+
+def _heads(one: Known, index: int, template: MessageTemplate,
+           generic: tuple[str, ...]) -> tuple[str, tuple[tuple[_Template, str], ...]] | None:
+    """A wording's beginnings that end where a clause does (just before `rules.TAIL_AFTER`'s punctuation and a
+    blank) with fixed text, keeping at least `rules.HEAD_MIN` letters and digits of it, longest first, each with
+    the rest it leaves out; and its first piece, which every one of them holds. None for a wording whose first
+    piece is too short to place it by (as `MessageTemplate.prefix` asks)."""
+    source, first = template.source, template.pieces[0]
+    if sum(map(str.isalnum, first)) < MIN_PIECE:
+        return None
+    heads = []
+    for at in range(len(source) - 2, 0, -1):
+        if source[at] not in rules.TAIL_AFTER or source[at + 1] not in rules.WHITESPACE:
+            continue
+        try:
+            head = MessageTemplate.parse(source[:at])
+        except TemplateSyntaxError:  # the punctuation is inside a placeholder
+            continue
+        if not head.pieces[-1] or source[at - 1] in rules.WHITESPACE:
+            continue
+        if fixed_text(head).total < rules.HEAD_MIN:
+            break
+        if is_degenerate(head, generic):
+            continue
+        pieces = tuple(sorted(dict.fromkeys(p for p in head.pieces if p), key=len, reverse=True))
+        typed = any(_type(one.diagnosis, slot) != "any" for slot in head.slots)
+        heads.append((_Template(one, index, head, pieces, sum(len(p) for p in head.pieces), typed, _context(head)),
+                      source[at:]))
+    return (first, tuple(heads)) if heads else None
+
+
+def _closed_beginning(item: _Template, reading: _Reading, library: str, meter: Meter) -> Match | None:
+    """A wording's beginning found in the paste, starting a word, and closed right after by one of
+    `rules.HEAD_CLOSE`'s quotes or its line's end: a quoted message cut at a clause, not words running on."""
+    text, template = reading.text, item.template
+    first = template.pieces[0]
+    if not _at_word(item, text, reading.at(first)):
+        return None
+    values = template.search(text, meter)
+    if values is None:
+        return None
+    values = _trim_leading(item, values)
+    shown = "".join(piece + (values.get(template.slots[k], "") if k < len(template.slots) else "")
+                    for k, piece in enumerate(template.pieces))
+    at = text.find(shown)
+    meter.work += len(text) if at < 0 else at + len(shown)
+    end = at + len(shown)
+    if at < 0 or not _at_word(item, text, at) or (end < len(text) and text[end] not in rules.HEAD_CLOSE + "\n"):
+        return None
+    recognised = any(_has_piece(reading, piece, meter) for piece in item.known.recognised_by)
+    names = _names(item, values)
+    found = Match(item.known, values, None, False, item.fixed, item.wording, recognised=recognised, names=names)
+    return found if fits(item.known.diagnosis, values, library, partial=True, names=names) else None
 
 
 def read_wording(message: str) -> MessageTemplate:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-RULES_VERSION = 20
+RULES_VERSION = 21
 
 CAP = 1 << 16  # characters of a paste read: its last 64 KiB
 CHAIN = 64  # exception lines tried whole, counted from the end of the paste
@@ -21,6 +21,12 @@ WHITESPACE = " \t\n\v\f\r"  # ASCII only: JavaScript's \s and Python's str.strip
 MAX_PATH = 1024  # characters of a frame's path looked at
 TAIL_MIN = 24  # fixed characters a wording's end must keep to be offered alone (a paste of its tail)
 TAIL_AFTER = ".,;:!?"  # a wording's end offered alone starts a clause: after one of these and a blank
+# A wording's beginning offered alone (a title that quoted a message up to a clause's end, corpus h436) ends where
+# a clause does, just before TAIL_AFTER's punctuation and a blank, keeps at least HEAD_MIN letters and digits of
+# fixed text and ends with fixed text; in the paste it is closed by one of HEAD_CLOSE's quotes or by the end of
+# its line: words that run on after it are another sentence, not the message's rest.
+HEAD_MIN = 16
+HEAD_CLOSE = "'\"`"
 
 # -- what terminals and tools wrap around an error (rule 2 of the lookup) -----------------------
 
@@ -302,7 +308,7 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
     the placeholder types and the wordings too generic to identify an error."""
     return {
         "version": RULES_VERSION, "cap": CAP, "chain": CHAIN, "whitespace": WHITESPACE, "max_path": MAX_PATH,
-        "tail_min": TAIL_MIN, "tail_after": TAIL_AFTER,
+        "tail_min": TAIL_MIN, "tail_after": TAIL_AFTER, "head_min": HEAD_MIN, "head_close": HEAD_CLOSE,
         "frame_wraps": FRAME_WRAPS, "traceback_text": TRACEBACK_TEXT, "handling_text": HANDLING_TEXT,
         "patterns": {"ANSI": ANSI, "PREFIX": PREFIX, "GROUP_MARGIN": GROUP_MARGIN, "RICH_TOP": RICH_TOP,
                      "RICH_BOTTOM": RICH_BOTTOM,

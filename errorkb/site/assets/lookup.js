@@ -253,6 +253,7 @@
     return {
       cap: rules.cap, chain: rules.chain, whitespace: rules.whitespace, maxPath: rules.max_path, patterns, types,
       tailMin: rules.tail_min, tailAfter: String(rules.tail_after || ""),
+      headMin: rules.head_min, headClose: String(rules.head_close || ""),
       frameWraps: rules.frame_wraps, tracebackText: rules.traceback_text, handlingText: String(rules.handling_text || ""),
       defaultTypes: rules.default_types || {}, builtinTypes: new Set(rules.builtin_types || []),
       confirming: new Set(rules.confirming || []), generic: rules.generic || [],
@@ -1162,6 +1163,59 @@
     return ends.length ? [gate, ends] : null;
   }
 
+  /* A wording's beginnings that end where a clause does (just before `tailAfter`'s punctuation and a blank)
+   * with fixed text, keeping at least `headMin` letters and digits of it, longest first, each with the rest it
+   * leaves out; and its first piece, which every one of them holds (_match.py:_heads). */
+  function headsOf(one, index, template, generic, R) {
+    const source = template.source, first = template.pieces[0];
+    if ([...first].filter((char) => ALNUM.test(char)).length < MIN_PIECE) return null;
+    const heads = [];
+    for (let at = source.length - 2; at > 0; at--) {
+      if (!R.tailAfter.includes(source[at]) || !R.whitespace.includes(source[at + 1])) continue;
+      let head;
+      try {
+        head = new MessageTemplate(source.slice(0, at));
+      } catch (error) {
+        if (!(error instanceof TemplateSyntaxError)) throw error;
+        continue;  // the punctuation is inside a placeholder
+      }
+      if (!head.pieces[head.pieces.length - 1] || R.whitespace.includes(source[at - 1])) continue;
+      if (fixedText(head).total < R.headMin) break;
+      if (isDegenerate(head, generic)) continue;
+      const pieces = [...new Set(head.pieces.filter((p) => p))].sort((a, b) => b.length - a.length);
+      const fixed = head.pieces.reduce((n, piece) => n + points(piece), 0);
+      const typed = head.slots.some((slot) => typeOf(one.diagnosis, slot, R) !== "any");
+      heads.push([{ known: one, wording: index, template: head, pieces, fixed, typed, context: context(head, R) },
+        source.slice(at)]);
+    }
+    return heads.length ? [first, heads] : null;
+  }
+
+  /* A wording's beginning found in the paste, starting a word, and closed right after by one of `headClose`'s
+   * quotes or its line's end (_match.py:_closed_beginning). */
+  function closedBeginning(item, reading, library, R, meter) {
+    const text = reading.text, template = item.template;
+    const first = template.pieces[0];
+    if (!atWord(item, text, reading.at(first), R)) return null;
+    let values = template.search(text, meter);
+    if (values === null) return null;
+    values = trimLeading(item, values, R);
+    let shown = "";
+    template.pieces.forEach((piece, k) => {
+      shown += piece + (k < template.slots.length ? (values[template.slots[k]] ?? "") : "");
+    });
+    const at = text.indexOf(shown);
+    meter.work += at < 0 ? text.length : at + shown.length;
+    const end = at + shown.length;
+    if (at < 0 || !atWord(item, text, at, R) || (end < text.length && !(R.headClose + "\n").includes(text[end]))) {
+      return null;
+    }
+    const recognised = item.known.recognisedBy.some((piece) => hasPiece(reading, piece, meter));
+    const names = wholeNames(item, values);
+    const found = makeMatch(item, values, null, false, R.chain, recognised, -1, names);
+    return fits(item.known.diagnosis, values, library, R, true, names) ? found : null;
+  }
+
   /* A wording's end that a candidate of the paste is, whole (_match.py:_whole_end). */
   function wholeEnd(item, reading, library, R, meter) {
     const recognised = item.known.recognisedBy.some((piece) => hasPiece(reading, piece, meter));
@@ -1337,6 +1391,7 @@
       this.runtime = list(options.runtime).map(String);
       this.items = [];
       this.tails = [];  // [gate piece, its wording's ends]
+      this.heads = [];  // [first piece, its wording's beginnings]
       this.ignored = [];
       this.known = [];
       this.wordingTemplates = new Map();  // "index entry-id" → the wording's template
@@ -1367,6 +1422,8 @@
           }
           const tails = tailsOf(one, index, template, generic, this.R);
           if (tails !== null) this.tails.push(tails);
+          const heads = headsOf(one, index, template, generic, this.R);
+          if (heads !== null) this.heads.push(heads);
         });
       }
     }
@@ -1408,6 +1465,11 @@
         const [ends, endsOut] = this.ends(reading, meter);
         for (const [id, match] of ends) best.set(id, match);
         for (const [id, ruled] of endsOut) out.set(id, ruled);
+      }
+      if (!best.size && !out.size) {  // ... or only its beginning, cut where a clause ends
+        const [heads, headsOut] = this.beginnings(reading, meter);
+        for (const [id, match] of heads) best.set(id, match);
+        for (const [id, ruled] of headsOut) out.set(id, ruled);
       }
       // A value one wording shows withholds the entry, whichever wording ranks first (_match.py:answer).
       for (const [id, why] of held) {
@@ -1505,6 +1567,34 @@
           }
           const hint = "the paste shows only the end of the message; the whole message begins " +
             `\`${rstrip(omitted, this.R.whitespace)}\`: paste it whole, or the traceback, to confirm it`;
+          graded = { ...graded, grade: "candidate", missing: [hint, ...graded.missing] };
+          if (!best.has(id) || better(graded, best.get(id))) {
+            best.set(id, graded);
+            out.delete(id);
+          }
+          break;
+        }
+      }
+      return [best, out];
+    }
+    /* A wording's beginning that the paste shows cut where a clause ends: only possible
+     * (_match.py:Lookup._beginnings). */
+    beginnings(reading, meter) {
+      const best = new Map(), out = new Map();
+      for (const [gate, heads] of this.heads) {
+        if (!hasPiece(reading, gate, meter)) continue;
+        for (const [item, omitted] of heads) {
+          if (!item.pieces.every((piece) => hasPiece(reading, piece, meter))) continue;
+          const found = closedBeginning(item, reading, this.library, this.R, meter);
+          if (found === null) continue;
+          let graded = this.grade(found, reading, meter);
+          const id = item.known.id;
+          if (graded.ruledOut) {
+            if (!best.has(id) && (!out.has(id) || better(graded.match, out.get(id).match))) out.set(id, graded);
+            break;
+          }
+          const hint = "the paste shows only the beginning of the message; the whole message goes on " +
+            `\`${omitted}\`: paste it whole, or the traceback, to confirm it`;
           graded = { ...graded, grade: "candidate", missing: [hint, ...graded.missing] };
           if (!best.has(id) || better(graded, best.get(id))) {
             best.set(id, graded);
