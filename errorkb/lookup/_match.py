@@ -343,8 +343,13 @@ class Lookup:
         self._others: dict[str, list[tuple[OtherCause, tuple[MessageTemplate, ...]]]] = {}
         self._tails: list[tuple[str, tuple[tuple[_Template, str], ...]]] = []  # (gate piece, its wording's ends)
         self._heads: list[tuple[str, tuple[tuple[_Template, str], ...]]] = []  # (first piece, its beginnings)
+        self._retold: dict[str, list[Known]] = {}  # a removed API's name → its entries (`_retold_names`)
         for one in known:
             self._known.append(one)
+            if one.kind == "removed":
+                for name in one.diagnosis.code:
+                    if _RETOLD_NAME.match(name):
+                        self._retold.setdefault(name, []).append(one)
             self._others[one.id] = [(cause, _forms(cause)) for cause in one.diagnosis.other_causes]
             for index, wording in enumerate(one.wordings):
                 try:
@@ -421,6 +426,8 @@ class Lookup:
             best, out = self._ends(reading, meter)
         if not best and not out:  # ... or only its beginning, cut where a clause ends
             best, out = self._beginnings(reading, meter)
+        if not best and not out:  # ... or no wording at all: a removed name retold in the reporter's words
+            best, out = self._retold_names(reading, meter)
         # A value one wording shows withholds the entry, whichever wording ranks first (one without the
         # placeholder, such as a title's cut form, would otherwise confirm what the whole message withholds).
         for entry_id, why in held.items():
@@ -617,6 +624,33 @@ class Lookup:
                 break
         return best, out
 
+    def _retold_names(self, reading: _Reading, meter: Meter) -> tuple[dict[str, Match], dict[str, RuledOut]]:
+        """A removed API's own name, whole, on a line that says it is gone (`rules.RETOLD_GONE`), where no
+        wording matched: the error retold in the reporter's words (corpus h416, h458). Only possible: the words
+        are not the library's, and only the message or the traceback can tell the removal from another cause."""
+        best: dict[str, Match] = {}
+        out: dict[str, RuledOut] = {}
+        if not self._retold:
+            return best, out
+        meter.work += len(reading.text)
+        for line in reading.text.split("\n"):
+            named = [found.group() for found in _NAME.finditer(line) if found.group() in self._retold]
+            meter.work += len(line)
+            if not named or _RETOLD_GONE.search(line.lower()) is None:
+                continue
+            for name in named:
+                for one in self._retold[name]:
+                    if one.id in best or one.id in out:
+                        continue
+                    graded = self._grade(Match(one, {}, None, False), reading, meter)
+                    if isinstance(graded, RuledOut):
+                        out[one.id] = graded
+                        continue
+                    hint = (f"the paste names `{name}` but does not show the error's message: paste the message, "
+                            "or the traceback, to confirm it")
+                    best[one.id] = replace(graded, grade=Grade.CANDIDATE, missing=(hint, *graded.missing))
+        return best, out
+
     def other_causes(self, match: Match, meter: Meter | None = None) -> list[OtherCause]:
         """The entry's other causes that concern the matched wording: every wording's, or the one whose
         message (as written or as pasted) the matched wording's text, its values put back, fits."""
@@ -691,6 +725,11 @@ def _recognised_elsewhere(match: Match, reading: _Reading, meter: Meter) -> bool
                 return False
             found = reading.text.find(piece, found + 1)
     return True
+
+
+_NAME = rules.compiled(rules.NAME)
+_RETOLD_NAME = rules.compiled(rules.RETOLD_NAME)
+_RETOLD_GONE = rules.compiled(rules.RETOLD_GONE)
 
 
 def _tails(one: Known, index: int, template: MessageTemplate,

@@ -27,6 +27,17 @@ TAIL_AFTER = ".,;:!?"  # a wording's end offered alone starts a clause: after on
 # its line: words that run on after it are another sentence, not the message's rest.
 HEAD_MIN = 16
 HEAD_CLOSE = "'\"`"
+# A removed API's own name retold in the reporter's words (corpus h416 `QuantizedCacheConfig from transformers cannot
+# import`, h458 `` `DynamicCache.to_legacy_cache` which was removed ``), when no wording matched: a name no English
+# word is (RETOLD_NAME: an underscore in it, or a capital after its first letter), whole (NAME: the name characters
+# around it are its own), on a line whose lowercased words say it is gone (RETOLD_GONE). Only possible. Not Python's
+# own words (`has no attribute`, `missing 1 required positional argument`): a message of Python's that names the
+# removed name is the entry's wording and matches as such; one that names it otherwise (`'HybridCache' object has
+# no attribute 'float'`, `StaticCacheConfig.__init__() missing ...`) is another error (corpus r173, h017).
+NAME = r"[A-Za-z0-9_]+"
+RETOLD_NAME = r"^(?:[A-Za-z0-9]*_[A-Za-z0-9_]*|[A-Za-z0-9_]+[A-Z][A-Za-z0-9_]*)$"
+RETOLD_GONE = (r"removed|no longer|(?:cannot|can't|can not|could not|couldn't|unable to|fails? to|failed to) import|"
+               r"import ?error|(?:does not|doesn't|not) exist|not found")
 
 # -- what terminals and tools wrap around an error (rule 2 of the lookup) -----------------------
 
@@ -324,7 +335,8 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
                      "PYTEST_DEF": PYTEST_DEF, "PYTEST_FAILING": PYTEST_FAILING,
                      "MARKERS": MARKERS, "PLAIN_RELEASE": PLAIN_RELEASE, "CLAUSE": CLAUSE, "STATED": STATED,
                      "TOLD_WORKING": TOLD_WORKING, "TOLD_NOT": TOLD_NOT, "TOLD_NEXT": TOLD_NEXT,
-                     "RELEASE_NUMBER": RELEASE_NUMBER},
+                     "RELEASE_NUMBER": RELEASE_NUMBER, "NAME": NAME, "RETOLD_NAME": RETOLD_NAME,
+                     "RETOLD_GONE": RETOLD_GONE},
         "name_chars": NAME_CHARS, "dotted_name_chars": DOTTED_NAME_CHARS, "lower_first": LOWER_FIRST,
         "types": TYPES, "default_types": DEFAULT_TYPES, "builtin_types": list(BUILTIN_TYPES),
         "relations": list(RELATIONS), "confirming": list(CONFIRMING),

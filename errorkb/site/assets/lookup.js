@@ -239,7 +239,7 @@
 
   const GLOBAL = new Set(["ANSI", "PREFIX", "GROUP_MARGIN", "SUFFIX", "EXCEPTION_LINE", "INLINE_EXCEPTION", "TRACEBACK",
     "TRACEBACK_END", "FRAME_LINE", "FRAME", "ARROW_LINE", "PYTEST_DEF", "PYTEST_FAILING", "RICH_TOP", "RICH_BOTTOM", "RICH_FOLD", "RICH_WRAP",
-    "RICH_EDGE", "FRAME_WRAP", "FRAME_NAME_WRAP", "LINK", "QUOTED", "QUOTE_MARK", "LINE_END", "CHAINED", "RELEASE_NUMBER"]);
+    "RICH_EDGE", "FRAME_WRAP", "FRAME_NAME_WRAP", "LINK", "QUOTED", "QUOTE_MARK", "LINE_END", "CHAINED", "RELEASE_NUMBER", "NAME"]);
 
   /* The index's `rules` made ready: each pattern compiled (the global flag where it is scanned). */
   function compileRules(rules) {
@@ -1392,6 +1392,7 @@
       this.items = [];
       this.tails = [];  // [gate piece, its wording's ends]
       this.heads = [];  // [first piece, its wording's beginnings]
+      this.retold = new Map();  // a removed API's name → its entries (retoldNames)
       this.ignored = [];
       this.known = [];
       this.wordingTemplates = new Map();  // "index entry-id" → the wording's template
@@ -1399,6 +1400,13 @@
       for (const item of entries) {
         const one = known(item);
         this.known.push(one);
+        if (one.kind === "removed") {
+          for (const name of one.diagnosis.code) {
+            if (!this.R.patterns.RETOLD_NAME.test(name)) continue;
+            if (!this.retold.has(name)) this.retold.set(name, []);
+            this.retold.get(name).push(one);
+          }
+        }
         this.others.set(one.id, one.diagnosis.otherCauses.map((cause) => [cause, forms(cause, this.R)]));
         one.wordings.forEach((wording, index) => {
           const source = strip(plainQuotes(wording.message), this.R.whitespace);
@@ -1470,6 +1478,11 @@
         const [heads, headsOut] = this.beginnings(reading, meter);
         for (const [id, match] of heads) best.set(id, match);
         for (const [id, ruled] of headsOut) out.set(id, ruled);
+      }
+      if (!best.size && !out.size) {  // ... or no wording at all: a removed name retold in the reporter's words
+        const [retold, retoldOut] = this.retoldNames(reading, meter);
+        for (const [id, match] of retold) best.set(id, match);
+        for (const [id, ruled] of retoldOut) out.set(id, ruled);
       }
       // A value one wording shows withholds the entry, whichever wording ranks first (_match.py:answer).
       for (const [id, why] of held) {
@@ -1601,6 +1614,31 @@
             out.delete(id);
           }
           break;
+        }
+      }
+      return [best, out];
+    }
+    /* A removed API's own name, whole, on a line that says it is gone, where no wording matched: only possible
+     * (_match.py:Lookup._retold_names). */
+    retoldNames(reading, meter) {
+      const best = new Map(), out = new Map();
+      if (!this.retold.size) return [best, out];
+      meter.work += reading.text.length;
+      for (const line of reading.text.split("\n")) {
+        const named = [...line.matchAll(this.R.patterns.NAME)].map((found) => found[0])
+          .filter((name) => this.retold.has(name));
+        meter.work += line.length;
+        if (!named.length || !this.R.patterns.RETOLD_GONE.test(line.toLowerCase())) continue;
+        for (const name of named) {
+          for (const one of this.retold.get(name)) {
+            if (best.has(one.id) || out.has(one.id)) continue;
+            const item = { known: one, wording: 0, fixed: 0 };
+            const graded = this.grade(makeMatch(item, {}, null, false, this.R.chain, false, -1), reading, meter);
+            if (graded.ruledOut) { out.set(one.id, graded); continue; }
+            const hint = `the paste names \`${name}\` but does not show the error's message: paste the message, ` +
+              "or the traceback, to confirm it";
+            best.set(one.id, { ...graded, grade: "candidate", missing: [hint, ...graded.missing] });
+          }
         }
       }
       return [best, out];
