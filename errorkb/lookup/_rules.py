@@ -255,6 +255,11 @@ TOLD_NOT = (r"(?:n't|(?<![A-Za-z])(?:[Nn]ot|[Nn]ever|[Nn]o[ \t]+longer|[Ss]toppe
 # `now`), names no release and negates nothing (`TOLD_NEXT`). A line that says it later (`Traceback below; the model
 # works on CPU`) or is another item of a template (`- Platform: Linux (... works)`) says it of something else.
 TOLD_NEXT = r"^[ \t]*(?:(?:[Aa]nd|[Ii]t|[Tt]his|[Tt]hat|[Ww]hich|[Nn]ow)[ \t]+){0,2}" + _TOLD_WORDS
+# A statement inside a question ("Does <library> 4.57.1 not work with this model?") asks, it does not tell: the
+# reader cannot say the release is installed, and `TOLD_NOT` would read the negation as the release that raised. The
+# sentence a statement is in ends at the first `SENTENCE_END` after it on its line (a full stop, `!` or `?` before a
+# blank or the line's end: not the dots of a release number); one that ends with `?` states no release.
+SENTENCE_END = r"[.!?](?=[ \t]|$)"
 # A line that states the library's release and names others ("worked with <library> 4.57.1, fails after
 # downgrading to 4.46.0", "upgraded <library> from 4.38 to 4.49", "<library> 4.57.1 → 4.46.0") does not say which
 # one raised: every release number on it (`RELEASE_NUMBER`, group 1; `v4.46.0` too, never a part of a longer
@@ -335,6 +340,7 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
                      "PYTEST_DEF": PYTEST_DEF, "PYTEST_FAILING": PYTEST_FAILING,
                      "MARKERS": MARKERS, "PLAIN_RELEASE": PLAIN_RELEASE, "CLAUSE": CLAUSE, "STATED": STATED,
                      "TOLD_WORKING": TOLD_WORKING, "TOLD_NOT": TOLD_NOT, "TOLD_NEXT": TOLD_NEXT,
+                     "SENTENCE_END": SENTENCE_END,
                      "RELEASE_NUMBER": RELEASE_NUMBER, "NAME": NAME, "RETOLD_NAME": RETOLD_NAME,
                      "RETOLD_GONE": RETOLD_GONE},
         "name_chars": NAME_CHARS, "dotted_name_chars": DOTTED_NAME_CHARS, "lower_first": LOWER_FIRST,

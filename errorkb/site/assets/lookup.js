@@ -239,7 +239,7 @@
 
   const GLOBAL = new Set(["ANSI", "PREFIX", "GROUP_MARGIN", "SUFFIX", "EXCEPTION_LINE", "INLINE_EXCEPTION", "TRACEBACK",
     "TRACEBACK_END", "FRAME_LINE", "FRAME", "ARROW_LINE", "PYTEST_DEF", "PYTEST_FAILING", "RICH_TOP", "RICH_BOTTOM", "RICH_FOLD", "RICH_WRAP",
-    "RICH_EDGE", "FRAME_WRAP", "FRAME_NAME_WRAP", "LINK", "QUOTED", "QUOTE_MARK", "LINE_END", "CHAINED", "RELEASE_NUMBER", "NAME"]);
+    "RICH_EDGE", "FRAME_WRAP", "FRAME_NAME_WRAP", "LINK", "QUOTED", "QUOTE_MARK", "LINE_END", "CHAINED", "RELEASE_NUMBER", "NAME", "SENTENCE_END"]);
 
   /* The index's `rules` made ready: each pattern compiled (the global flag where it is scanned). */
   function compileRules(rules) {
@@ -655,7 +655,7 @@
   /* Every release the paste states, each once, first stated first (_paste.py:stated_releases). */
   function statedReleases(text, library, R, meter, others = []) {
     if (!library) return [];
-    const found = [], told = new Map();
+    const found = [], told = new Map(), asked = new Map();
     for (const m of statements(text, library, R, meter, others)) {
       const at = m.index + m[0].length - m[1].length;
       const start = lineStart(text, at);
@@ -664,10 +664,22 @@
         if (end < 0) end = text.length;
         meter.work += end - start;
         told.set(start, toldWorking(text.slice(start, end), nextLine(text, end, meter), R));
+        asked.set(start, [...text.slice(start, end).matchAll(R.patterns.SENTENCE_END)]
+          .map((one) => [start + one.index, one[0] === "?"]));
       }
-      if (!told.get(start)) found.push(m[1]);
+      if (!told.get(start) && !isAsked(asked.get(start), at + m[1].length)) found.push(m[1]);
     }
     return [...new Set(found)];
+  }
+
+  /* Whether the sentence a statement ending at `at` is in ends with a question mark (_paste.py:_asked). */
+  function isAsked(ends, at) {
+    let low = 0, high = ends.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (ends[middle][0] < at) low = middle + 1; else high = middle;
+    }
+    return low < ends.length && ends[low][1];
   }
 
   /* The line after the one that ends at `end` (_paste.py:_next_line). */
