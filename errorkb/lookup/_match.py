@@ -1250,10 +1250,41 @@ def _found_inside(item: _Template, reading: _Reading, text: str, at: Callable[[s
     values = item.template.search(text, meter) if _at_word(item, text, at(first) if first else 0) else None
     if values is None:
         return None, _cut_short(item, reading, library, recognised, meter)
-    values = _trim_leading(item, values)
+    values = _trailing_value(item, text, _trim_leading(item, values), meter)
     names = _names(item, values)
     found = Match(item.known, values, None, False, item.fixed, item.wording, recognised=recognised, names=names)
     return (found, None) if fits(item.known.diagnosis, values, library, names=names) else (None, found)
+
+
+def _trailing_value(item: _Template, text: str, values: dict[str, str], meter: Meter) -> dict[str, str]:
+    """A wording that ends with a placeholder, found inside a longer text, left it empty (the search stops at
+    its last fixed piece): when the entry holds that placeholder to a type or a relation, its value is the word
+    after that piece, less a sentence's or a quote's closing punctuation (`rules.TRAILING_PUNCTUATION`), so
+    that its type and relations are held (`... attempted to access layer with index 31` under an IndexError). A
+    word that has not the placeholder's type (an integer, for one a relation compares) leaves it unknown."""
+    template, diagnosis = item.template, item.known.diagnosis
+    slots = template.slots
+    if template.pieces[-1] or not slots or values.get(slots[-1]):
+        return values
+    slot = slots[-1]
+    pattern = _TYPES.get(_type(diagnosis, slot))
+    if pattern is None and any(slot in (one[0], one[2]) for one in diagnosis.relations):
+        pattern = _TYPES["int"]  # a relation compares integers
+    if pattern is None:
+        return values
+    before = "".join(piece + (values.get(slots[k], "") if k < len(slots) - 1 else "")
+                     for k, piece in enumerate(template.pieces[:-1]))
+    at = text.find(before)
+    meter.work += len(text) if at < 0 else at + len(before)
+    if at < 0:
+        return values
+    start = stop = at + len(before)
+    while stop < len(text) and text[stop] not in rules.WHITESPACE:
+        stop += 1
+    meter.work += stop - start
+    word = text[start:stop].rstrip(rules.TRAILING_PUNCTUATION)
+    # a word of another kind (the wording's own source line: `{layer_idx}")`) is no value: left unknown, as before
+    return {**values, slot: word} if pattern.match(word) else values
 
 
 def _cut_short(item: _Template, reading: _Reading, library: str, recognised: bool, meter: Meter) -> Match | None:

@@ -27,6 +27,11 @@ TAIL_AFTER = ".,;:!?"  # a wording's end offered alone starts a clause: after on
 # its line: words that run on after it are another sentence, not the message's rest.
 HEAD_MIN = 16
 HEAD_CLOSE = "'\"`"
+# A wording that ends with a placeholder, found inside a longer text, gives it no value where the search stops (the
+# last fixed piece): when the entry holds that placeholder to a type or a relation, its value is the word after that
+# piece (up to a blank or the line's end), less the punctuation a sentence or a quote closes it with
+# (TRAILING_PUNCTUATION): `IndexError: Cache only has 32 layers, attempted to access layer with index 31.` gives 31.
+TRAILING_PUNCTUATION = ".,;:!?)]}'\"`"
 # A removed API's own name retold in the reporter's words (corpus h416 `QuantizedCacheConfig from transformers cannot
 # import`, h458 `` `DynamicCache.to_legacy_cache` which was removed ``), when no wording matched: a name no English
 # word is (RETOLD_NAME: an underscore in it, or a capital after its first letter), whole (NAME: the name characters
@@ -325,6 +330,7 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
     return {
         "version": RULES_VERSION, "cap": CAP, "chain": CHAIN, "whitespace": WHITESPACE, "max_path": MAX_PATH,
         "tail_min": TAIL_MIN, "tail_after": TAIL_AFTER, "head_min": HEAD_MIN, "head_close": HEAD_CLOSE,
+        "trailing_punctuation": TRAILING_PUNCTUATION,
         "frame_wraps": FRAME_WRAPS, "traceback_text": TRACEBACK_TEXT, "handling_text": HANDLING_TEXT,
         "patterns": {"ANSI": ANSI, "PREFIX": PREFIX, "GROUP_MARGIN": GROUP_MARGIN, "RICH_TOP": RICH_TOP,
                      "RICH_BOTTOM": RICH_BOTTOM,

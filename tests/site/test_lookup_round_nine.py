@@ -8,7 +8,10 @@ rounds left open, each as a class, each tried in the page's script, the CLI's ma
   import`; h458: `` `DynamicCache.to_legacy_cache` which was removed in transformers v5 ``): silent. A removed or
   renamed API's own name, written as a whole name on a line that says it is gone, is now offered as possible;
 - a question (`Does transformers 4.57.1 not work with this model?`) was read as a statement that the release does not
-  work, that is, as the release that raised.
+  work, that is, as the release that raised;
+- a wording that ends with a placeholder, found inside a longer text (`IndexError: Cache only has 32 layers, attempted
+  to access layer with index 31`), gave that placeholder no value: its relations were not held, and the words were
+  confirmed.
 """
 
 from __future__ import annotations
@@ -82,6 +85,28 @@ def test_a_name_without_words_that_it_is_gone_on_its_line_is_not_offered(kb, tex
     assert _answer(kb, text) == ([], [])
 
 
+# -- a trailing value found inside a text ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "IndexError: Cache only has 32 layers, attempted to access layer with index 31",  # under another exception's name
+    "Title: Cache only has 32 layers, attempted to access layer with index 31.",  # a sentence's full stop after it
+    "(Cache only has 32 layers, attempted to access layer with index 31)",
+])
+def test_a_trailing_value_found_inside_a_text_is_held_to_the_relations(kb, text):
+    answer = kb.answer(text)
+    assert answer.matches == []
+    assert [r.match.known.id for r in answer.ruled_out] == ["cache-only-has-0-layers"]
+
+
+def test_a_trailing_word_of_another_kind_is_no_value(kb):
+    """The wording's own source line printed in a traceback (`raise KeyError(f"... index {layer_idx}")`) ends with
+    no integer: the placeholder stays unknown, and the exception line below still confirms the entry."""
+    paste = ('  File "/venv/lib/python3.11/site-packages/transformers/cache_utils.py", line 314, in __getitem__\n'
+             '    raise KeyError(f"Cache only has {len(self)} layers, attempted to access layer with index {layer_idx}")\n'
+             "KeyError: 'Cache only has 0 layers, attempted to access layer with index 0'\n")
+    assert _answer(kb, paste) == (["cache-only-has-0-layers"], [])
+
+
 # -- a question states no release -------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("prose", ["Does transformers 4.57.1 not work with this model?\n",
@@ -107,7 +132,9 @@ def test_round_nine_reads_alike_in_the_page_the_cli_and_the_hook(release):
               "seen_tokens no longer exists on DynamicCache", "Cache only has 0 layers during generation",
               "my_to_legacy_cache_helper was removed", "the dtype attribute was removed",
               "Does transformers 4.57.1 not work with this model?\nKeyError: 'Cache only has 0 layers'",
-              "Doesn't work on transformers 4.57.1. Any idea why?\nKeyError: 'Cache only has 0 layers'"]
+              "Doesn't work on transformers 4.57.1. Any idea why?\nKeyError: 'Cache only has 0 layers'",
+              "IndexError: Cache only has 32 layers, attempted to access layer with index 31",
+              "Title: Cache only has 32 layers, attempted to access layer with index 31."]
     python = _same_in_page_cli_and_hook(real_index.__wrapped__(), pastes, release)
     if release == "5.2.0":  # a release 5.x never raises it: ruled out, in all three
         assert [one[0] for one in python[0]["ruled"]] == ["cache-only-has-0-layers"]

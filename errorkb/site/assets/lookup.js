@@ -254,6 +254,7 @@
       cap: rules.cap, chain: rules.chain, whitespace: rules.whitespace, maxPath: rules.max_path, patterns, types,
       tailMin: rules.tail_min, tailAfter: String(rules.tail_after || ""),
       headMin: rules.head_min, headClose: String(rules.head_close || ""),
+      trailingPunctuation: String(rules.trailing_punctuation || ""),
       frameWraps: rules.frame_wraps, tracebackText: rules.traceback_text, handlingText: String(rules.handling_text || ""),
       defaultTypes: rules.default_types || {}, builtinTypes: new Set(rules.builtin_types || []),
       confirming: new Set(rules.confirming || []), generic: rules.generic || [],
@@ -1256,10 +1257,34 @@
     const first = item.template.pieces[0];
     let values = atWord(item, text, first ? at(first) : 0, R) ? item.template.search(text, meter) : null;
     if (values === null) return [null, cutShort(item, reading, library, recognised, R, meter)];
-    values = trimLeading(item, values, R);
+    values = trailingValue(item, text, trimLeading(item, values, R), R, meter);
     const names = wholeNames(item, values);
     const found = makeMatch(item, values, null, false, R.chain, recognised, -1, names);
     return fits(item.known.diagnosis, values, library, R, false, names) ? [found, null] : [null, found];
+  }
+
+  /* A trailing placeholder the entry holds to a type or a relation, found inside a text: the word after the
+   * wording's last fixed piece, less its closing punctuation (_match.py:_trailing_value). */
+  function trailingValue(item, text, values, R, meter) {
+    const template = item.template, d = item.known.diagnosis, slots = template.slots;
+    if (template.pieces[template.pieces.length - 1] || !slots.length || values[slots[slots.length - 1]]) return values;
+    const slot = slots[slots.length - 1];
+    let pattern = R.types[typeOf(d, slot, R)];
+    if (!pattern && d.relations.some((one) => one[0] === slot || one[2] === slot)) pattern = R.types.int;
+    if (!pattern) return values;
+    let before = "";
+    template.pieces.slice(0, -1).forEach((piece, k) => {
+      before += piece + (k < slots.length - 1 ? (values[slots[k]] ?? "") : "");
+    });
+    const at = text.indexOf(before);
+    meter.work += at < 0 ? text.length : at + before.length;
+    if (at < 0) return values;
+    const start = at + before.length;
+    let stop = start;
+    while (stop < text.length && !R.whitespace.includes(text[stop])) stop++;
+    meter.work += stop - start;
+    const word = rstrip(text.slice(start, stop), R.trailingPunctuation);
+    return pattern.test(word) ? { ...values, [slot]: word } : values;
   }
 
   function matchOne(item, reading, library, R, meter) {
