@@ -1260,7 +1260,7 @@ def _trailing_value(item: _Template, text: str, values: dict[str, str], meter: M
     """A wording that ends with a placeholder, found inside a longer text, left it empty (the search stops at
     its last fixed piece): when the entry holds that placeholder to a type or a relation, its value is the word
     after that piece, less a sentence's or a quote's closing punctuation (`rules.TRAILING_PUNCTUATION`), so
-    that its type and relations are held (`... attempted to access layer with index 31` under an IndexError). A
+    that its type and relations are held (`... asked for slot 9` under another exception's name). A
     word that has not the placeholder's type (an integer, for one a relation compares) leaves it unknown."""
     template, diagnosis = item.template, item.known.diagnosis
     slots = template.slots
@@ -1283,7 +1283,7 @@ def _trailing_value(item: _Template, text: str, values: dict[str, str], meter: M
         stop += 1
     meter.work += stop - start
     word = text[start:stop].rstrip(rules.TRAILING_PUNCTUATION)
-    # a word of another kind (the wording's own source line: `{layer_idx}")`) is no value: left unknown, as before
+    # a word of another kind (the wording's own source line in a traceback: `{slot}")`) is no value: left unknown
     return {**values, slot: word} if pattern.match(word) else values
 
 

@@ -30,15 +30,15 @@ HEAD_CLOSE = "'\"`"
 # A wording that ends with a placeholder, found inside a longer text, gives it no value where the search stops (the
 # last fixed piece): when the entry holds that placeholder to a type or a relation, its value is the word after that
 # piece (up to a blank or the line's end), less the punctuation a sentence or a quote closes it with
-# (TRAILING_PUNCTUATION): `IndexError: Cache only has 32 layers, attempted to access layer with index 31.` gives 31.
+# (TRAILING_PUNCTUATION): `ValueError: Pool only has 4 slots, asked for slot 9.` gives 9 (a made-up library's words).
 TRAILING_PUNCTUATION = ".,;:!?)]}'\"`"
-# A removed API's own name retold in the reporter's words (corpus h416 `QuantizedCacheConfig from transformers cannot
-# import`, h458 `` `DynamicCache.to_legacy_cache` which was removed ``), when no wording matched: a name no English
+# A removed API's own name retold in the reporter's words (a title such as `FrobConfig from acme cannot import`, or
+# `` `Pool.to_legacy_pool` which was removed ``: corpus h416, h458), when no wording matched: a name no English
 # word is (RETOLD_NAME: an underscore in it, or a capital after its first letter), whole (NAME: the name characters
 # around it are its own), on a line whose lowercased words say it is gone (RETOLD_GONE). Only possible. Not Python's
 # own words (`has no attribute`, `missing 1 required positional argument`): a message of Python's that names the
-# removed name is the entry's wording and matches as such; one that names it otherwise (`'HybridCache' object has
-# no attribute 'float'`, `StaticCacheConfig.__init__() missing ...`) is another error (corpus r173, h017).
+# removed name is the entry's wording and matches as such; one that names it otherwise (`'FrobPool' object has
+# no attribute 'float'`, `FrobConfig.__init__() missing ...`) is another error (corpus r173, h017).
 NAME = r"[A-Za-z0-9_]+"
 RETOLD_NAME = r"^(?:[A-Za-z0-9]*_[A-Za-z0-9_]*|[A-Za-z0-9_]+[A-Z][A-Za-z0-9_]*)$"
 RETOLD_GONE = (r"removed|no longer|(?:cannot|can't|can not|could not|couldn't|unable to|fails? to|failed to) import|"
