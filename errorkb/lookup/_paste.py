@@ -493,7 +493,8 @@ def stated_releases(text: str, library: str, meter: Meter | None = None,
             end = len(text) if end < 0 else end
             meter.work += end - start
             told[start] = _told_working(text[start:end], _next_line(text, end, meter))
-            asked[start] = [(start + one.start(), one.group() == "?") for one in _SENTENCE_END.finditer(text, start, end)]
+            asked[start] = [(one.start(), one.group() == "?")  # positions in the text: finditer from `start`
+                            for one in _SENTENCE_END.finditer(text, start, end)]
         if not told[start] and not _asked(asked[start], match.end(1)):
             found.append(match.group(1))
     return list(dict.fromkeys(found))

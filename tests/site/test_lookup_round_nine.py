@@ -117,7 +117,11 @@ def test_a_question_whether_a_release_works_states_none(prose):
 
 
 @pytest.mark.parametrize(("prose", "said"), [("Doesn't work on transformers 4.57.1. Any idea why?\n", ["4.57.1"]),
-                                             ("Is this known? It fails on transformers 4.57.1\n", ["4.57.1"])])
+                                             ("Is this known? It fails on transformers 4.57.1\n", ["4.57.1"]),
+                                             # on a later line: its sentences are that line's
+                                             ("Logs below.\n" * 8 + "Is it known? It fails on transformers 4.57.1.\n",
+                                              ["4.57.1"]),
+                                             ("Logs below.\n" * 8 + "Does transformers 4.57.1 not work?\n", [])])
 def test_a_statement_beside_a_question_still_states_its_release(prose, said):
     assert stated_releases(normalize(prose), "transformers") == said
 
@@ -134,7 +138,9 @@ def test_round_nine_reads_alike_in_the_page_the_cli_and_the_hook(release):
               "Does transformers 4.57.1 not work with this model?\nKeyError: 'Cache only has 0 layers'",
               "Doesn't work on transformers 4.57.1. Any idea why?\nKeyError: 'Cache only has 0 layers'",
               "IndexError: Cache only has 32 layers, attempted to access layer with index 31",
-              "Title: Cache only has 32 layers, attempted to access layer with index 31."]
+              "Title: Cache only has 32 layers, attempted to access layer with index 31.",
+              "Logs below.\n" * 3 + "Is it known? It fails on transformers 4.57.1.\nKeyError: 'Cache only has 0 layers'",
+              "Logs below.\n" * 3 + "Does transformers 4.57.1 not work?\nKeyError: 'Cache only has 0 layers'"]
     python = _same_in_page_cli_and_hook(real_index.__wrapped__(), pastes, release)
     if release == "5.2.0":  # a release 5.x never raises it: ruled out, in all three
         assert [one[0] for one in python[0]["ruled"]] == ["cache-only-has-0-layers"]

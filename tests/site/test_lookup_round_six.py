@@ -20,7 +20,6 @@ from errorkb.lookup import normalize, stated_releases
 from errorkb.lookup._paste import frames
 from tests.site import lookupkb
 
-
 kb = lookupkb.kb
 _answer = lookupkb.answer
 
