@@ -50,7 +50,15 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
-from errorkb.core.message import GENERIC_WORDINGS, MessageTemplate, Meter, TemplateSyntaxError, is_degenerate
+from errorkb.core.message import (
+    GENERIC_WORDINGS,
+    MIN_PIECE,
+    MessageTemplate,
+    Meter,
+    TemplateSyntaxError,
+    fixed_text,
+    is_degenerate,
+)
 from errorkb.lookup import _rules as rules
 from errorkb.lookup._known import Diagnosis, FrameRule, Known, OtherCause, Wording
 from errorkb.lookup._paste import (
@@ -334,8 +342,14 @@ class Lookup:
         self._wordings: dict[tuple[str, int], MessageTemplate] = {}  # (entry id, wording) → its template
         self._others: dict[str, list[tuple[OtherCause, tuple[MessageTemplate, ...]]]] = {}
         self._tails: list[tuple[str, tuple[tuple[_Template, str], ...]]] = []  # (gate piece, its wording's ends)
+        self._heads: list[tuple[str, tuple[tuple[_Template, str], ...]]] = []  # (first piece, its beginnings)
+        self._retold: dict[str, list[Known]] = {}  # a removed API's name → its entries (`_retold_names`)
         for one in known:
             self._known.append(one)
+            if one.kind == "removed":
+                for name in one.diagnosis.code:
+                    if _RETOLD_NAME.match(name):
+                        self._retold.setdefault(name, []).append(one)
             self._others[one.id] = [(cause, _forms(cause)) for cause in one.diagnosis.other_causes]
             for index, wording in enumerate(one.wordings):
                 try:
@@ -357,6 +371,9 @@ class Lookup:
                 tails = _tails(one, index, template, generic)
                 if tails is not None:
                     self._tails.append(tails)
+                heads = _heads(one, index, template, generic)
+                if heads is not None:
+                    self._heads.append(heads)
 
     def __len__(self) -> int:
         return len(self._known)
@@ -407,6 +424,10 @@ class Lookup:
                                                "another error worded alike")
         if not best and not out:  # nothing matched: a message that is only the end of a wording
             best, out = self._ends(reading, meter)
+        if not best and not out:  # ... or only its beginning, cut where a clause ends
+            best, out = self._beginnings(reading, meter)
+        if not best and not out:  # ... or no wording at all: a removed name retold in the reporter's words
+            best, out = self._retold_names(reading, meter)
         # A value one wording shows withholds the entry, whichever wording ranks first (one without the
         # placeholder, such as a title's cut form, would otherwise confirm what the whole message withholds).
         for entry_id, why in held.items():
@@ -573,6 +594,63 @@ class Lookup:
                 break
         return best, out
 
+    def _beginnings(self, reading: _Reading, meter: Meter) -> tuple[dict[str, Match], dict[str, RuledOut]]:
+        """A wording's beginning that the paste shows cut where a clause ends, closed by a quote or its line's
+        end (corpus h436: a title that quoted a message up to its comma). Only possible, as an end is: the
+        words the paste lacks may be another error's; it says so, and what would confirm it."""
+        best: dict[str, Match] = {}
+        out: dict[str, RuledOut] = {}
+        for gate, heads in self._heads:
+            if not _has_piece(reading, gate, meter):  # the first piece, which every beginning holds
+                continue
+            for item, omitted in heads:  # the longest beginning first
+                if not all(_has_piece(reading, piece, meter) for piece in item.pieces):
+                    continue
+                found = _closed_beginning(item, reading, self.library, meter)
+                if found is None:
+                    continue
+                graded = self._grade(found, reading, meter)
+                entry_id = item.known.id
+                if isinstance(graded, RuledOut):
+                    if entry_id not in best and (entry_id not in out or graded.match.score > out[entry_id].match.score):
+                        out[entry_id] = graded
+                    break
+                hint = (f"the paste shows only the beginning of the message; the whole message goes on "
+                        f"`{omitted}`: paste it whole, or the traceback, to confirm it")
+                graded = replace(graded, grade=Grade.CANDIDATE, missing=(hint, *graded.missing))
+                if entry_id not in best or graded.score > best[entry_id].score:
+                    best[entry_id] = graded
+                    out.pop(entry_id, None)
+                break
+        return best, out
+
+    def _retold_names(self, reading: _Reading, meter: Meter) -> tuple[dict[str, Match], dict[str, RuledOut]]:
+        """A removed API's own name, whole, on a line that says it is gone (`rules.RETOLD_GONE`), where no
+        wording matched: the error retold in the reporter's words (corpus h416, h458). Only possible: the words
+        are not the library's, and only the message or the traceback can tell the removal from another cause."""
+        best: dict[str, Match] = {}
+        out: dict[str, RuledOut] = {}
+        if not self._retold:
+            return best, out
+        meter.work += len(reading.text)
+        for line in reading.text.split("\n"):
+            named = [found.group() for found in _NAME.finditer(line) if found.group() in self._retold]
+            meter.work += len(line)
+            if not named or _RETOLD_GONE.search(line.lower()) is None:
+                continue
+            for name in named:
+                for one in self._retold[name]:
+                    if one.id in best or one.id in out:
+                        continue
+                    graded = self._grade(Match(one, {}, None, False), reading, meter)
+                    if isinstance(graded, RuledOut):
+                        out[one.id] = graded
+                        continue
+                    hint = (f"the paste names `{name}` but does not show the error's message: paste the message, "
+                            "or the traceback, to confirm it")
+                    best[one.id] = replace(graded, grade=Grade.CANDIDATE, missing=(hint, *graded.missing))
+        return best, out
+
     def other_causes(self, match: Match, meter: Meter | None = None) -> list[OtherCause]:
         """The entry's other causes that concern the matched wording: every wording's, or the one whose
         message (as written or as pasted) the matched wording's text, its values put back, fits."""
@@ -649,6 +727,11 @@ def _recognised_elsewhere(match: Match, reading: _Reading, meter: Meter) -> bool
     return True
 
 
+_NAME = rules.compiled(rules.NAME)
+_RETOLD_NAME = rules.compiled(rules.RETOLD_NAME)
+_RETOLD_GONE = rules.compiled(rules.RETOLD_GONE)
+
+
 def _tails(one: Known, index: int, template: MessageTemplate,
            generic: tuple[str, ...]) -> tuple[str, tuple[tuple[_Template, str], ...]] | None:
     """A wording's ends that start a clause of its first fixed piece (a word after `rules.TAIL_AFTER`'s
@@ -684,6 +767,60 @@ def _whole_end(item: _Template, reading: _Reading, library: str, meter: Meter) -
     """A wording's end that a candidate of the paste is, whole (`_exact`, no title words trimmed)."""
     recognised = any(_has_piece(reading, piece, meter) for piece in item.known.recognised_by)
     return _exact(item, reading, library, recognised, meter, trim=False)[0]
+
+
+def _heads(one: Known, index: int, template: MessageTemplate,
+           generic: tuple[str, ...]) -> tuple[str, tuple[tuple[_Template, str], ...]] | None:
+    """A wording's beginnings that end where a clause does (just before `rules.TAIL_AFTER`'s punctuation and a
+    blank) with fixed text, keeping at least `rules.HEAD_MIN` letters and digits of it, longest first, each with
+    the rest it leaves out; and its first piece, which every one of them holds. None for a wording whose first
+    piece is too short to place it by (as `MessageTemplate.prefix` asks)."""
+    source, first = template.source, template.pieces[0]
+    if sum(map(str.isalnum, first)) < MIN_PIECE:
+        return None
+    heads = []
+    for at in range(len(source) - 2, 0, -1):
+        if source[at] not in rules.TAIL_AFTER or source[at + 1] not in rules.WHITESPACE:
+            continue
+        try:
+            head = MessageTemplate.parse(source[:at])
+        except TemplateSyntaxError:  # the punctuation is inside a placeholder
+            continue
+        if not head.pieces[-1] or source[at - 1] in rules.WHITESPACE:
+            continue
+        if fixed_text(head).total < rules.HEAD_MIN:
+            break
+        if is_degenerate(head, generic):
+            continue
+        pieces = tuple(sorted(dict.fromkeys(p for p in head.pieces if p), key=len, reverse=True))
+        typed = any(_type(one.diagnosis, slot) != "any" for slot in head.slots)
+        heads.append((_Template(one, index, head, pieces, sum(len(p) for p in head.pieces), typed, _context(head)),
+                      source[at:]))
+    return (first, tuple(heads)) if heads else None
+
+
+def _closed_beginning(item: _Template, reading: _Reading, library: str, meter: Meter) -> Match | None:
+    """A wording's beginning found in the paste, starting a word, and closed right after by one of
+    `rules.HEAD_CLOSE`'s quotes or its line's end: a quoted message cut at a clause, not words running on."""
+    text, template = reading.text, item.template
+    first = template.pieces[0]
+    if not _at_word(item, text, reading.at(first)):
+        return None
+    values = template.search(text, meter)
+    if values is None:
+        return None
+    values = _trim_leading(item, values)
+    shown = "".join(piece + (values.get(template.slots[k], "") if k < len(template.slots) else "")
+                    for k, piece in enumerate(template.pieces))
+    at = text.find(shown)
+    meter.work += len(text) if at < 0 else at + len(shown)
+    end = at + len(shown)
+    if at < 0 or not _at_word(item, text, at) or (end < len(text) and text[end] not in rules.HEAD_CLOSE + "\n"):
+        return None
+    recognised = any(_has_piece(reading, piece, meter) for piece in item.known.recognised_by)
+    names = _names(item, values)
+    found = Match(item.known, values, None, False, item.fixed, item.wording, recognised=recognised, names=names)
+    return found if fits(item.known.diagnosis, values, library, partial=True, names=names) else None
 
 
 def read_wording(message: str) -> MessageTemplate:
@@ -1113,10 +1250,41 @@ def _found_inside(item: _Template, reading: _Reading, text: str, at: Callable[[s
     values = item.template.search(text, meter) if _at_word(item, text, at(first) if first else 0) else None
     if values is None:
         return None, _cut_short(item, reading, library, recognised, meter)
-    values = _trim_leading(item, values)
+    values = _trailing_value(item, text, _trim_leading(item, values), meter)
     names = _names(item, values)
     found = Match(item.known, values, None, False, item.fixed, item.wording, recognised=recognised, names=names)
     return (found, None) if fits(item.known.diagnosis, values, library, names=names) else (None, found)
+
+
+def _trailing_value(item: _Template, text: str, values: dict[str, str], meter: Meter) -> dict[str, str]:
+    """A wording that ends with a placeholder, found inside a longer text, left it empty (the search stops at
+    its last fixed piece): when the entry holds that placeholder to a type or a relation, its value is the word
+    after that piece, less a sentence's or a quote's closing punctuation (`rules.TRAILING_PUNCTUATION`), so
+    that its type and relations are held (`... asked for slot 9` under another exception's name). A
+    word that has not the placeholder's type (an integer, for one a relation compares) leaves it unknown."""
+    template, diagnosis = item.template, item.known.diagnosis
+    slots = template.slots
+    if template.pieces[-1] or not slots or values.get(slots[-1]):
+        return values
+    slot = slots[-1]
+    pattern = _TYPES.get(_type(diagnosis, slot))
+    if pattern is None and any(slot in (one[0], one[2]) for one in diagnosis.relations):
+        pattern = _TYPES["int"]  # a relation compares integers
+    if pattern is None:
+        return values
+    before = "".join(piece + (values.get(slots[k], "") if k < len(slots) - 1 else "")
+                     for k, piece in enumerate(template.pieces[:-1]))
+    at = text.find(before)
+    meter.work += len(text) if at < 0 else at + len(before)
+    if at < 0:
+        return values
+    start = stop = at + len(before)
+    while stop < len(text) and text[stop] not in rules.WHITESPACE:
+        stop += 1
+    meter.work += stop - start
+    word = text[start:stop].rstrip(rules.TRAILING_PUNCTUATION)
+    # a word of another kind (the wording's own source line in a traceback: `{slot}")`) is no value: left unknown
+    return {**values, slot: word} if pattern.match(word) else values
 
 
 def _cut_short(item: _Template, reading: _Reading, library: str, recognised: bool, meter: Meter) -> Match | None:

@@ -80,6 +80,7 @@ _CHAINED = rules.compiled(rules.CHAINED)
 _RERAISE = rules.compiled(rules.RERAISE)
 _TOLD_WORKING = rules.compiled(rules.TOLD_WORKING)
 _TOLD_NOT = rules.compiled(rules.TOLD_NOT)
+_SENTENCE_END = rules.compiled(rules.SENTENCE_END)
 _TOLD_NEXT = rules.compiled(rules.TOLD_NEXT)
 
 
@@ -484,7 +485,7 @@ def stated_releases(text: str, library: str, meter: Meter | None = None,
     if not library:
         return []
     meter = meter or Meter()
-    found, told = [], {}
+    found, told, asked = [], {}, {}
     for match in statements(text, library, meter, others):
         start = line_start(text, match.start(1))
         if start not in told:  # each line read once, however many statements it holds
@@ -492,9 +493,18 @@ def stated_releases(text: str, library: str, meter: Meter | None = None,
             end = len(text) if end < 0 else end
             meter.work += end - start
             told[start] = _told_working(text[start:end], _next_line(text, end, meter))
-        if not told[start]:
+            asked[start] = [(one.start(), one.group() == "?")  # positions in the text: finditer from `start`
+                            for one in _SENTENCE_END.finditer(text, start, end)]
+        if not told[start] and not _asked(asked[start], match.end(1)):
             found.append(match.group(1))
     return list(dict.fromkeys(found))
+
+
+def _asked(ends: list[tuple[int, bool]], at: int) -> bool:
+    """Whether the sentence a statement ending at `at` is in ends with a question mark (`rules.SENTENCE_END`):
+    `ends` are its line's sentence ends, in order, each with whether it is one."""
+    index = bisect_left(ends, (at, False))
+    return index < len(ends) and ends[index][1]
 
 
 def statements(text: str, library: str, meter: Meter, others: tuple[tuple[str, ...], ...]) -> list[re.Match[str]]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-RULES_VERSION = 20
+RULES_VERSION = 21
 
 CAP = 1 << 16  # characters of a paste read: its last 64 KiB
 CHAIN = 64  # exception lines tried whole, counted from the end of the paste
@@ -21,6 +21,28 @@ WHITESPACE = " \t\n\v\f\r"  # ASCII only: JavaScript's \s and Python's str.strip
 MAX_PATH = 1024  # characters of a frame's path looked at
 TAIL_MIN = 24  # fixed characters a wording's end must keep to be offered alone (a paste of its tail)
 TAIL_AFTER = ".,;:!?"  # a wording's end offered alone starts a clause: after one of these and a blank
+# A wording's beginning offered alone (a title that quoted a message up to a clause's end, corpus h436) ends where
+# a clause does, just before TAIL_AFTER's punctuation and a blank, keeps at least HEAD_MIN letters and digits of
+# fixed text and ends with fixed text; in the paste it is closed by one of HEAD_CLOSE's quotes or by the end of
+# its line: words that run on after it are another sentence, not the message's rest.
+HEAD_MIN = 16
+HEAD_CLOSE = "'\"`"
+# A wording that ends with a placeholder, found inside a longer text, gives it no value where the search stops (the
+# last fixed piece): when the entry holds that placeholder to a type or a relation, its value is the word after that
+# piece (up to a blank or the line's end), less the punctuation a sentence or a quote closes it with
+# (TRAILING_PUNCTUATION): `ValueError: Pool only has 4 slots, asked for slot 9.` gives 9 (a made-up library's words).
+TRAILING_PUNCTUATION = ".,;:!?)]}'\"`"
+# A removed API's own name retold in the reporter's words (a title such as `FrobConfig from acme cannot import`, or
+# `` `Pool.to_legacy_pool` which was removed ``: corpus h416, h458), when no wording matched: a name no English
+# word is (RETOLD_NAME: an underscore in it, or a capital after its first letter), whole (NAME: the name characters
+# around it are its own), on a line whose lowercased words say it is gone (RETOLD_GONE). Only possible. Not Python's
+# own words (`has no attribute`, `missing 1 required positional argument`): a message of Python's that names the
+# removed name is the entry's wording and matches as such; one that names it otherwise (`'FrobPool' object has
+# no attribute 'float'`, `FrobConfig.__init__() missing ...`) is another error (corpus r173, h017).
+NAME = r"[A-Za-z0-9_]+"
+RETOLD_NAME = r"^(?:[A-Za-z0-9]*_[A-Za-z0-9_]*|[A-Za-z0-9_]+[A-Z][A-Za-z0-9_]*)$"
+RETOLD_GONE = (r"removed|no longer|(?:cannot|can't|can not|could not|couldn't|unable to|fails? to|failed to) import|"
+               r"import ?error|(?:does not|doesn't|not) exist|not found")
 
 # -- what terminals and tools wrap around an error (rule 2 of the lookup) -----------------------
 
@@ -238,6 +260,11 @@ TOLD_NOT = (r"(?:n't|(?<![A-Za-z])(?:[Nn]ot|[Nn]ever|[Nn]o[ \t]+longer|[Ss]toppe
 # `now`), names no release and negates nothing (`TOLD_NEXT`). A line that says it later (`Traceback below; the model
 # works on CPU`) or is another item of a template (`- Platform: Linux (... works)`) says it of something else.
 TOLD_NEXT = r"^[ \t]*(?:(?:[Aa]nd|[Ii]t|[Tt]his|[Tt]hat|[Ww]hich|[Nn]ow)[ \t]+){0,2}" + _TOLD_WORDS
+# A statement inside a question ("Does <library> 4.57.1 not work with this model?") asks, it does not tell: the
+# reader cannot say the release is installed, and `TOLD_NOT` would read the negation as the release that raised. The
+# sentence a statement is in ends at the first `SENTENCE_END` after it on its line (a full stop, `!` or `?` before a
+# blank or the line's end: not the dots of a release number); one that ends with `?` states no release.
+SENTENCE_END = r"[.!?](?=[ \t]|$)"
 # A line that states the library's release and names others ("worked with <library> 4.57.1, fails after
 # downgrading to 4.46.0", "upgraded <library> from 4.38 to 4.49", "<library> 4.57.1 → 4.46.0") does not say which
 # one raised: every release number on it (`RELEASE_NUMBER`, group 1; `v4.46.0` too, never a part of a longer
@@ -302,7 +329,8 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
     the placeholder types and the wordings too generic to identify an error."""
     return {
         "version": RULES_VERSION, "cap": CAP, "chain": CHAIN, "whitespace": WHITESPACE, "max_path": MAX_PATH,
-        "tail_min": TAIL_MIN, "tail_after": TAIL_AFTER,
+        "tail_min": TAIL_MIN, "tail_after": TAIL_AFTER, "head_min": HEAD_MIN, "head_close": HEAD_CLOSE,
+        "trailing_punctuation": TRAILING_PUNCTUATION,
         "frame_wraps": FRAME_WRAPS, "traceback_text": TRACEBACK_TEXT, "handling_text": HANDLING_TEXT,
         "patterns": {"ANSI": ANSI, "PREFIX": PREFIX, "GROUP_MARGIN": GROUP_MARGIN, "RICH_TOP": RICH_TOP,
                      "RICH_BOTTOM": RICH_BOTTOM,
@@ -318,7 +346,9 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
                      "PYTEST_DEF": PYTEST_DEF, "PYTEST_FAILING": PYTEST_FAILING,
                      "MARKERS": MARKERS, "PLAIN_RELEASE": PLAIN_RELEASE, "CLAUSE": CLAUSE, "STATED": STATED,
                      "TOLD_WORKING": TOLD_WORKING, "TOLD_NOT": TOLD_NOT, "TOLD_NEXT": TOLD_NEXT,
-                     "RELEASE_NUMBER": RELEASE_NUMBER},
+                     "SENTENCE_END": SENTENCE_END,
+                     "RELEASE_NUMBER": RELEASE_NUMBER, "NAME": NAME, "RETOLD_NAME": RETOLD_NAME,
+                     "RETOLD_GONE": RETOLD_GONE},
         "name_chars": NAME_CHARS, "dotted_name_chars": DOTTED_NAME_CHARS, "lower_first": LOWER_FIRST,
         "types": TYPES, "default_types": DEFAULT_TYPES, "builtin_types": list(BUILTIN_TYPES),
         "relations": list(RELATIONS), "confirming": list(CONFIRMING),

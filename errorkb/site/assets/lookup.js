@@ -239,7 +239,7 @@
 
   const GLOBAL = new Set(["ANSI", "PREFIX", "GROUP_MARGIN", "SUFFIX", "EXCEPTION_LINE", "INLINE_EXCEPTION", "TRACEBACK",
     "TRACEBACK_END", "FRAME_LINE", "FRAME", "ARROW_LINE", "PYTEST_DEF", "PYTEST_FAILING", "RICH_TOP", "RICH_BOTTOM", "RICH_FOLD", "RICH_WRAP",
-    "RICH_EDGE", "FRAME_WRAP", "FRAME_NAME_WRAP", "LINK", "QUOTED", "QUOTE_MARK", "LINE_END", "CHAINED", "RELEASE_NUMBER"]);
+    "RICH_EDGE", "FRAME_WRAP", "FRAME_NAME_WRAP", "LINK", "QUOTED", "QUOTE_MARK", "LINE_END", "CHAINED", "RELEASE_NUMBER", "NAME", "SENTENCE_END"]);
 
   /* The index's `rules` made ready: each pattern compiled (the global flag where it is scanned). */
   function compileRules(rules) {
@@ -253,6 +253,8 @@
     return {
       cap: rules.cap, chain: rules.chain, whitespace: rules.whitespace, maxPath: rules.max_path, patterns, types,
       tailMin: rules.tail_min, tailAfter: String(rules.tail_after || ""),
+      headMin: rules.head_min, headClose: String(rules.head_close || ""),
+      trailingPunctuation: String(rules.trailing_punctuation || ""),
       frameWraps: rules.frame_wraps, tracebackText: rules.traceback_text, handlingText: String(rules.handling_text || ""),
       defaultTypes: rules.default_types || {}, builtinTypes: new Set(rules.builtin_types || []),
       confirming: new Set(rules.confirming || []), generic: rules.generic || [],
@@ -654,7 +656,7 @@
   /* Every release the paste states, each once, first stated first (_paste.py:stated_releases). */
   function statedReleases(text, library, R, meter, others = []) {
     if (!library) return [];
-    const found = [], told = new Map();
+    const found = [], told = new Map(), asked = new Map();
     for (const m of statements(text, library, R, meter, others)) {
       const at = m.index + m[0].length - m[1].length;
       const start = lineStart(text, at);
@@ -663,10 +665,22 @@
         if (end < 0) end = text.length;
         meter.work += end - start;
         told.set(start, toldWorking(text.slice(start, end), nextLine(text, end, meter), R));
+        asked.set(start, [...text.slice(start, end).matchAll(R.patterns.SENTENCE_END)]
+          .map((one) => [start + one.index, one[0] === "?"]));
       }
-      if (!told.get(start)) found.push(m[1]);
+      if (!told.get(start) && !isAsked(asked.get(start), at + m[1].length)) found.push(m[1]);
     }
     return [...new Set(found)];
+  }
+
+  /* Whether the sentence a statement ending at `at` is in ends with a question mark (_paste.py:_asked). */
+  function isAsked(ends, at) {
+    let low = 0, high = ends.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (ends[middle][0] < at) low = middle + 1; else high = middle;
+    }
+    return low < ends.length && ends[low][1];
   }
 
   /* The line after the one that ends at `end` (_paste.py:_next_line). */
@@ -1162,6 +1176,59 @@
     return ends.length ? [gate, ends] : null;
   }
 
+  /* A wording's beginnings that end where a clause does (just before `tailAfter`'s punctuation and a blank)
+   * with fixed text, keeping at least `headMin` letters and digits of it, longest first, each with the rest it
+   * leaves out; and its first piece, which every one of them holds (_match.py:_heads). */
+  function headsOf(one, index, template, generic, R) {
+    const source = template.source, first = template.pieces[0];
+    if ([...first].filter((char) => ALNUM.test(char)).length < MIN_PIECE) return null;
+    const heads = [];
+    for (let at = source.length - 2; at > 0; at--) {
+      if (!R.tailAfter.includes(source[at]) || !R.whitespace.includes(source[at + 1])) continue;
+      let head;
+      try {
+        head = new MessageTemplate(source.slice(0, at));
+      } catch (error) {
+        if (!(error instanceof TemplateSyntaxError)) throw error;
+        continue;  // the punctuation is inside a placeholder
+      }
+      if (!head.pieces[head.pieces.length - 1] || R.whitespace.includes(source[at - 1])) continue;
+      if (fixedText(head).total < R.headMin) break;
+      if (isDegenerate(head, generic)) continue;
+      const pieces = [...new Set(head.pieces.filter((p) => p))].sort((a, b) => b.length - a.length);
+      const fixed = head.pieces.reduce((n, piece) => n + points(piece), 0);
+      const typed = head.slots.some((slot) => typeOf(one.diagnosis, slot, R) !== "any");
+      heads.push([{ known: one, wording: index, template: head, pieces, fixed, typed, context: context(head, R) },
+        source.slice(at)]);
+    }
+    return heads.length ? [first, heads] : null;
+  }
+
+  /* A wording's beginning found in the paste, starting a word, and closed right after by one of `headClose`'s
+   * quotes or its line's end (_match.py:_closed_beginning). */
+  function closedBeginning(item, reading, library, R, meter) {
+    const text = reading.text, template = item.template;
+    const first = template.pieces[0];
+    if (!atWord(item, text, reading.at(first), R)) return null;
+    let values = template.search(text, meter);
+    if (values === null) return null;
+    values = trimLeading(item, values, R);
+    let shown = "";
+    template.pieces.forEach((piece, k) => {
+      shown += piece + (k < template.slots.length ? (values[template.slots[k]] ?? "") : "");
+    });
+    const at = text.indexOf(shown);
+    meter.work += at < 0 ? text.length : at + shown.length;
+    const end = at + shown.length;
+    if (at < 0 || !atWord(item, text, at, R) || (end < text.length && !(R.headClose + "\n").includes(text[end]))) {
+      return null;
+    }
+    const recognised = item.known.recognisedBy.some((piece) => hasPiece(reading, piece, meter));
+    const names = wholeNames(item, values);
+    const found = makeMatch(item, values, null, false, R.chain, recognised, -1, names);
+    return fits(item.known.diagnosis, values, library, R, true, names) ? found : null;
+  }
+
   /* A wording's end that a candidate of the paste is, whole (_match.py:_whole_end). */
   function wholeEnd(item, reading, library, R, meter) {
     const recognised = item.known.recognisedBy.some((piece) => hasPiece(reading, piece, meter));
@@ -1190,10 +1257,34 @@
     const first = item.template.pieces[0];
     let values = atWord(item, text, first ? at(first) : 0, R) ? item.template.search(text, meter) : null;
     if (values === null) return [null, cutShort(item, reading, library, recognised, R, meter)];
-    values = trimLeading(item, values, R);
+    values = trailingValue(item, text, trimLeading(item, values, R), R, meter);
     const names = wholeNames(item, values);
     const found = makeMatch(item, values, null, false, R.chain, recognised, -1, names);
     return fits(item.known.diagnosis, values, library, R, false, names) ? [found, null] : [null, found];
+  }
+
+  /* A trailing placeholder the entry holds to a type or a relation, found inside a text: the word after the
+   * wording's last fixed piece, less its closing punctuation (_match.py:_trailing_value). */
+  function trailingValue(item, text, values, R, meter) {
+    const template = item.template, d = item.known.diagnosis, slots = template.slots;
+    if (template.pieces[template.pieces.length - 1] || !slots.length || values[slots[slots.length - 1]]) return values;
+    const slot = slots[slots.length - 1];
+    let pattern = R.types[typeOf(d, slot, R)];
+    if (!pattern && d.relations.some((one) => one[0] === slot || one[2] === slot)) pattern = R.types.int;
+    if (!pattern) return values;
+    let before = "";
+    template.pieces.slice(0, -1).forEach((piece, k) => {
+      before += piece + (k < slots.length - 1 ? (values[slots[k]] ?? "") : "");
+    });
+    const at = text.indexOf(before);
+    meter.work += at < 0 ? text.length : at + before.length;
+    if (at < 0) return values;
+    const start = at + before.length;
+    let stop = start;
+    while (stop < text.length && !R.whitespace.includes(text[stop])) stop++;
+    meter.work += stop - start;
+    const word = rstrip(text.slice(start, stop), R.trailingPunctuation);
+    return pattern.test(word) ? { ...values, [slot]: word } : values;
   }
 
   function matchOne(item, reading, library, R, meter) {
@@ -1337,6 +1428,8 @@
       this.runtime = list(options.runtime).map(String);
       this.items = [];
       this.tails = [];  // [gate piece, its wording's ends]
+      this.heads = [];  // [first piece, its wording's beginnings]
+      this.retold = new Map();  // a removed API's name → its entries (retoldNames)
       this.ignored = [];
       this.known = [];
       this.wordingTemplates = new Map();  // "index entry-id" → the wording's template
@@ -1344,6 +1437,13 @@
       for (const item of entries) {
         const one = known(item);
         this.known.push(one);
+        if (one.kind === "removed") {
+          for (const name of one.diagnosis.code) {
+            if (!this.R.patterns.RETOLD_NAME.test(name)) continue;
+            if (!this.retold.has(name)) this.retold.set(name, []);
+            this.retold.get(name).push(one);
+          }
+        }
         this.others.set(one.id, one.diagnosis.otherCauses.map((cause) => [cause, forms(cause, this.R)]));
         one.wordings.forEach((wording, index) => {
           const source = strip(plainQuotes(wording.message), this.R.whitespace);
@@ -1367,6 +1467,8 @@
           }
           const tails = tailsOf(one, index, template, generic, this.R);
           if (tails !== null) this.tails.push(tails);
+          const heads = headsOf(one, index, template, generic, this.R);
+          if (heads !== null) this.heads.push(heads);
         });
       }
     }
@@ -1408,6 +1510,16 @@
         const [ends, endsOut] = this.ends(reading, meter);
         for (const [id, match] of ends) best.set(id, match);
         for (const [id, ruled] of endsOut) out.set(id, ruled);
+      }
+      if (!best.size && !out.size) {  // ... or only its beginning, cut where a clause ends
+        const [heads, headsOut] = this.beginnings(reading, meter);
+        for (const [id, match] of heads) best.set(id, match);
+        for (const [id, ruled] of headsOut) out.set(id, ruled);
+      }
+      if (!best.size && !out.size) {  // ... or no wording at all: a removed name retold in the reporter's words
+        const [retold, retoldOut] = this.retoldNames(reading, meter);
+        for (const [id, match] of retold) best.set(id, match);
+        for (const [id, ruled] of retoldOut) out.set(id, ruled);
       }
       // A value one wording shows withholds the entry, whichever wording ranks first (_match.py:answer).
       for (const [id, why] of held) {
@@ -1511,6 +1623,59 @@
             out.delete(id);
           }
           break;
+        }
+      }
+      return [best, out];
+    }
+    /* A wording's beginning that the paste shows cut where a clause ends: only possible
+     * (_match.py:Lookup._beginnings). */
+    beginnings(reading, meter) {
+      const best = new Map(), out = new Map();
+      for (const [gate, heads] of this.heads) {
+        if (!hasPiece(reading, gate, meter)) continue;
+        for (const [item, omitted] of heads) {
+          if (!item.pieces.every((piece) => hasPiece(reading, piece, meter))) continue;
+          const found = closedBeginning(item, reading, this.library, this.R, meter);
+          if (found === null) continue;
+          let graded = this.grade(found, reading, meter);
+          const id = item.known.id;
+          if (graded.ruledOut) {
+            if (!best.has(id) && (!out.has(id) || better(graded.match, out.get(id).match))) out.set(id, graded);
+            break;
+          }
+          const hint = "the paste shows only the beginning of the message; the whole message goes on " +
+            `\`${omitted}\`: paste it whole, or the traceback, to confirm it`;
+          graded = { ...graded, grade: "candidate", missing: [hint, ...graded.missing] };
+          if (!best.has(id) || better(graded, best.get(id))) {
+            best.set(id, graded);
+            out.delete(id);
+          }
+          break;
+        }
+      }
+      return [best, out];
+    }
+    /* A removed API's own name, whole, on a line that says it is gone, where no wording matched: only possible
+     * (_match.py:Lookup._retold_names). */
+    retoldNames(reading, meter) {
+      const best = new Map(), out = new Map();
+      if (!this.retold.size) return [best, out];
+      meter.work += reading.text.length;
+      for (const line of reading.text.split("\n")) {
+        const named = [...line.matchAll(this.R.patterns.NAME)].map((found) => found[0])
+          .filter((name) => this.retold.has(name));
+        meter.work += line.length;
+        if (!named.length || !this.R.patterns.RETOLD_GONE.test(line.toLowerCase())) continue;
+        for (const name of named) {
+          for (const one of this.retold.get(name)) {
+            if (best.has(one.id) || out.has(one.id)) continue;
+            const item = { known: one, wording: 0, fixed: 0 };
+            const graded = this.grade(makeMatch(item, {}, null, false, this.R.chain, false, -1), reading, meter);
+            if (graded.ruledOut) { out.set(one.id, graded); continue; }
+            const hint = `the paste names \`${name}\` but does not show the error's message: paste the message, ` +
+              "or the traceback, to confirm it";
+            best.set(one.id, { ...graded, grade: "candidate", missing: [hint, ...graded.missing] });
+          }
         }
       }
       return [best, out];
