@@ -170,7 +170,7 @@ def _owners(path: tuple[str, ...] | None) -> dict[str, dict[str, tuple[str, ...]
     for dist in _distributions(path):
         if getattr(dist, "_path", None) is None:
             continue
-        base = os.path.realpath(dist.locate_file(""))
+        base = os.path.realpath(str(dist.locate_file("")))
         files, owner = owners.setdefault(base, {}), _normal(dist.metadata["Name"] or "")
         for file in dist.files or []:
             where = os.path.normpath(os.path.join(base, str(file)))
@@ -192,7 +192,7 @@ def _hidden_files(name: str, path: tuple[str, ...] | None) -> list[str] | str:
         info = getattr(dist, "_path", None)
         if info is None or dist.files is None:
             return f"{name} does not list its files (no RECORD)"
-        base = os.path.realpath(dist.locate_file(""))
+        base = os.path.realpath(str(dist.locate_file("")))
         mine = {os.path.normpath(os.path.join(base, str(file))) for file in dist.files}
         theirs = {file: others for file, owners in _owners(path).get(base, {}).items()
                   if (others := [owner for owner in owners if owner != name])}

@@ -145,10 +145,13 @@ def child_env(library: LibraryProfile, device: str, python: Path | None = None) 
 
 
 def run_check(check: Check, library: LibraryProfile, timeout: float, python: Path | None = None,
-              sandbox: Sandbox | None = None, *, wall_s: float | None = None) -> Run:
+              sandbox: Sandbox | None = None, *, wall_s: float | None = None, absent: tuple[str, ...] = ()) -> Run:
     """The plain way: a fresh interpreter per check (loads the runtime every time), in its own
     sandbox when one is given. The stream's and the key channel's read ends stay here; their write
-    ends are the child's, which its jail's launcher moves to where a check's process finds them."""
+    ends are the child's, which its jail's launcher moves to where a check's process finds them.
+    `absent`: what the sandbox hides from the check (`requirements.absence`); only it can."""
+    if absent and sandbox is None:
+        raise ValueError("only the sandbox hides a `without:` need's distribution")
     limits = Limits.of(timeout, wall_s)
     spec = with_limits(check_spec(check, library), limits)
     with tempfile.TemporaryDirectory(prefix="errorkb-") as scratch:
@@ -166,7 +169,8 @@ def run_check(check: Check, library: LibraryProfile, timeout: float, python: Pat
             with output.open("wb") as sink:
                 process = subprocess.Popen(
                     sandbox.wrap(jail.command(str(output), limits.wall_s, (write_end, key_write), hide_proc, argv),
-                                 device=check.device, writable=[Path(scratch)], jails=True, python=python)
+                                 device=check.device, writable=[Path(scratch)], jails=True, python=python,
+                                 absent=absent)
                     if sandbox else argv,
                     stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.STDOUT, pass_fds=(write_end, key_write),
                     cwd=scratch if sandbox else check.snippet.path.parent,
