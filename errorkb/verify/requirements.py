@@ -19,6 +19,7 @@ import functools
 import importlib.metadata
 import os
 import re
+import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -130,17 +131,31 @@ def _normal(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def _key(path: list[str] | None) -> tuple[str, ...] | None:
-    return tuple(path) if path is not None else None
+Key = tuple[tuple[str, ...] | None, tuple[int, ...]]
 
 
-def _distributions(path: tuple[str, ...] | None) -> list[importlib.metadata.Distribution]:
+def _key(path: list[str] | None) -> Key:
+    """The import path, and when each of its folders last changed: what the answers below are cached
+    under (a distribution installed or removed since changes its folder, and the answer with it)."""
+    return (tuple(path) if path is not None else None,
+            tuple(_changed(folder) for folder in (path if path is not None else sys.path)))
+
+
+def _changed(folder: str) -> int:
+    try:
+        return os.stat(folder or ".").st_mtime_ns
+    except OSError:
+        return 0
+
+
+def _distributions(key: Key) -> list[importlib.metadata.Distribution]:
+    path = key[0]
     return list(importlib.metadata.distributions(path=list(path)) if path is not None
                 else importlib.metadata.distributions())
 
 
 @functools.cache
-def _required_by(names: tuple[str, ...], path: tuple[str, ...] | None) -> dict[str, str]:
+def _required_by(names: tuple[str, ...], path: Key) -> dict[str, str]:
     """Each distribution `names` need, transitively (extras left out), → the one of `names` that needs it."""
     from packaging.requirements import InvalidRequirement, Requirement
 
@@ -164,7 +179,7 @@ def _required_by(names: tuple[str, ...], path: tuple[str, ...] | None) -> dict[s
 
 
 @functools.cache
-def _owners(path: tuple[str, ...] | None) -> dict[str, dict[str, tuple[str, ...]]]:
+def _owners(path: Key) -> dict[str, dict[str, tuple[str, ...]]]:
     """Installation folder → {file it holds → the distributions that list it}, of every distribution there."""
     owners: dict[str, dict[str, tuple[str, ...]]] = {}
     for dist in _distributions(path):
@@ -179,7 +194,7 @@ def _owners(path: tuple[str, ...] | None) -> dict[str, dict[str, tuple[str, ...]
 
 
 @functools.cache
-def _hidden_files(name: str, path: tuple[str, ...] | None) -> list[str] | str:
+def _hidden_files(name: str, path: Key) -> list[str] | str:
     """The files and folders that hide distribution `name`, or why it cannot be hidden.
 
     In each folder it is installed in: its metadata folder, and for each file its RECORD lists, the
@@ -204,6 +219,8 @@ def _hidden_files(name: str, path: tuple[str, ...] | None) -> list[str] | str:
         for real in mine:
             if not _within(real, base) or real == base:
                 continue  # a script in bin/, data elsewhere: no import finds it there
+            if real in above:  # a RECORD lists files; one that names a folder of others' would hide them
+                return f"it lists {os.path.relpath(real, base)}, a folder that holds other distributions' files"
             hidden.add(next((folder for folder in reversed(_parents(real, base)) if folder not in above), real))
     return sorted(path for path in hidden if not any(_within(path, other) and path != other for other in hidden))
 

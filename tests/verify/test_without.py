@@ -1,0 +1,129 @@
+"""`without:` needs met by the sandbox: the distribution is hidden from the check (`requirements.absence`,
+`sandbox.Sandbox.wrap(absent=)`), in a zygote of its own hidden set; without the sandbox, not run.
+
+Before this, a before that needs `hqq` absent was "not run" in every environment that has hqq (the
+afters need it), so its page showed whatever an old run in a throwaway venv had said."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from errorkb.core.load import load_project_entries
+from errorkb.core.project import load_project
+from errorkb.results.records import Code, Outcome
+from errorkb.verify.engine import Verifier, plan_checks
+from errorkb.verify.pool import Zygote
+from errorkb.verify.requirements import absence
+from errorkb.verify.sandbox import Sandbox, runtime_paths
+from tests.test_requirements import entry_with, installed
+from tests.verify.verifykb import needs_sandbox
+
+pytestmark = pytest.mark.verifier
+ROOT = Path(__file__).resolve().parents[2]
+
+SEEN = """\
+import importlib.metadata, importlib.util, json, sys
+sys.path.insert(0, {site!r})
+
+def spec(name):
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ImportError:
+        return False
+
+def version(name):
+    try:
+        return importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+print(json.dumps({{"modules": {{name: spec(name) for name in ("ns", "ns.quanto", "ns.onnx", "alone")}},
+                  "versions": {{name: version(name) for name in ("demo-quanto", "demo-onnx", "demo-alone")}}}}))
+"""
+
+
+def test_a_hidden_distribution_does_not_exist_inside_and_its_neighbours_do(tmp_path):
+    """Not an empty folder in its place (that imports, as a namespace package): no name at all; and the
+    distribution that shares its namespace folder keeps its files and its metadata."""
+    needs_sandbox()
+    site = tmp_path / "site"
+    installed(site, "demo-quanto", ["ns/quanto/__init__.py"])
+    installed(site, "demo-onnx", ["ns/onnx/__init__.py"])
+    installed(site, "demo-alone", ["alone/__init__.py", "alone/deep/x.py"])
+    hidden: list[str] = []
+    for name in ("demo-quanto", "demo-alone"):
+        (tmp_path / name).mkdir()
+        entry = entry_with(tmp_path / name, {"guards:": f"without: [{name}]\nguards:"})
+        hidden += absence(entry, "before", [str(site)]).paths
+    sandbox = Sandbox(shutil.which("bwrap") or "bwrap", runtime_paths([site]))
+    (tmp_path / "out").mkdir()
+
+    def seen(absent: list[str]) -> dict:
+        argv = sandbox.wrap([sys.executable, "-c", SEEN.format(site=str(site))], device="cpu",
+                            writable=[tmp_path / "out"], absent=absent)
+        done = subprocess.run(argv, capture_output=True, text=True, env=sandbox.env("cpu"), timeout=120)
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)
+
+    assert seen([]) == {"modules": {"ns": True, "ns.quanto": True, "ns.onnx": True, "alone": True},
+                        "versions": {"demo-quanto": "1.0", "demo-onnx": "1.0", "demo-alone": "1.0"}}
+    assert seen(hidden) == {"modules": {"ns": True, "ns.quanto": False, "ns.onnx": True, "alone": False},
+                            "versions": {"demo-quanto": None, "demo-onnx": "1.0", "demo-alone": None}}
+    assert (site / "ns" / "quanto").is_dir() and (site / "alone").is_dir()  # hidden inside, untouched outside
+
+
+def test_only_the_sandbox_hides_and_never_through_a_stem(tmp_path):
+    """A zygote for a hidden set is its own interpreter in its own sandbox: never one without a sandbox,
+    never forked from a stem (whose sandbox shows every distribution)."""
+    project = load_project(ROOT)
+    with pytest.raises(ValueError, match="only the sandbox hides"):
+        Zygote("upstream", "cpu", "transformers", [], tmp_path, project.library, Path(sys.executable), None,
+               absent=("/somewhere/hqq",))
+
+
+def hqq_checks(isolation: str, sandbox: str):
+    project = load_project(ROOT)
+    loaded = load_project_entries(project).entries
+    checks = plan_checks(project, loaded, ids=["hqq-not-installed"], targets=["upstream"], devices=["cpu"])
+    return project, checks, Verifier(project, ["upstream"], isolation=isolation, sandbox=sandbox, timeout=120)
+
+
+@pytest.mark.upstream
+@pytest.mark.parametrize("isolation", ["fork", "subprocess"])
+def test_a_before_that_needs_its_backend_absent_runs_and_passes_where_it_is_installed(isolation):
+    """hqq is installed (the after needs it): the before and the guard run with it hidden, and raise the
+    documented error; the after runs with it, in the shared zygote."""
+    needs_sandbox()
+    pytest.importorskip("hqq")
+    _, checks, verifier = hqq_checks(isolation, "require")
+    try:
+        records = {str(check.role): verifier.record(check) for check in checks}
+        outcomes = {role: (record.outcome, record.reason) for role, record in records.items()}
+        assert all(record.outcome == Outcome.PASS for record in records.values()), outcomes
+        assert "You need to install `HQQ`" in records["before"].exception.message
+        if isolation == "fork":
+            absent = {key[4] for key in verifier.pool.zygotes}
+            assert () in absent and len(absent) == 2, absent  # the after's shared zygote, and the hidden set's
+            (hidden,) = absent - {()}
+            assert any(Path(path).name == "hqq" for path in hidden), hidden
+    finally:
+        verifier.close()
+
+
+@pytest.mark.upstream
+def test_without_the_sandbox_the_need_stays_unmet():
+    pytest.importorskip("hqq")
+    _, checks, verifier = hqq_checks("fork", "off")
+    try:
+        before = next(check for check in checks if str(check.role) == "before")
+        record = verifier.answer(before)
+        assert record is not None and record.outcome == Outcome.NOT_RUN and record.code == Code.UNMET_NEED
+        assert record.reason.startswith("needs hqq to be absent (installed: ") and "it is off here" in record.reason
+    finally:
+        verifier.close()
