@@ -66,7 +66,8 @@ def unmet(entry: Entry, role: Role, device: str, runtime: Runtime, path: list[st
         return None
     if hides is None or not hides():
         name, installed = present[0]
-        return f"needs {name} to be absent (installed: {installed}; the sandbox hides it, and it is off here)"
+        return (f"needs {name} to be absent (installed: {installed}; only the sandbox can hide it, and checks run "
+                "without it here)")
     return absence(entry, role, path, keep).problem
 
 
@@ -75,7 +76,8 @@ def absence(entry: Entry, role: Role, path: list[str] | None = None, keep: Itera
     present = _present(entry.needs(role)[1], path)
     if not present:
         return Absence()
-    kept = _required_by(tuple(sorted({_normal(name) for name in keep})), _key(path))
+    named = {_normal(name) for name in keep}  # distributions, and the import names of some (`essential`)
+    kept = _required_by(tuple(sorted(named)), _key(path))
     paths: list[str] = []
     for name, installed in present:
         if _normal(name) in kept:
@@ -90,12 +92,10 @@ def absence(entry: Entry, role: Role, path: list[str] | None = None, keep: Itera
 
 
 def essential(library: str, runtime: str, bundled: str | None = None) -> tuple[str, ...]:
-    """The distributions a check cannot run without (`without:` may not hide them, nor what they
-    need): errorkb, the library, the runtime, the knowledge base's bundled implementation's."""
-    names = ["errorkb", library, runtime]
-    if bundled:
-        names += list(importlib.metadata.packages_distributions().get(bundled.split(".")[0], []))
-    return tuple(dict.fromkeys(names))
+    """What a check cannot run without (`without:` may not hide it, nor what it needs): errorkb, the
+    library, the runtime, the knowledge base's bundled implementation (an import name: `absence` finds
+    its distribution, and only when something is to be hidden)."""
+    return tuple(dict.fromkeys(["errorkb", library, runtime, *([bundled.split(".")[0]] if bundled else [])]))
 
 
 def _present(without: list[str], path: list[str] | None) -> list[tuple[str, str]]:
@@ -160,8 +160,12 @@ def _required_by(names: tuple[str, ...], path: Key) -> dict[str, str]:
     from packaging.requirements import InvalidRequirement, Requirement
 
     by_name = {_normal(one.metadata["Name"] or ""): one for one in _distributions(path)}
+    # An import name (the bundled implementation's) stands for the distribution that provides it.
+    provides = {_normal(top): name for name, one in by_name.items()
+                for top in (one.read_text("top_level.txt") or "").split()}
     needed = {name: name for name in names}
-    todo = list(names)
+    needed.update({provides[name]: name for name in names if name in provides and provides[name] not in needed})
+    todo = list(needed)
     while todo:
         name = todo.pop()
         for text in (by_name[name].requires or []) if name in by_name else []:

@@ -6,6 +6,7 @@ afters need it), so its page showed whatever an old run in a throwaway venv had 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 import subprocess
@@ -124,6 +125,43 @@ def test_without_the_sandbox_the_need_stays_unmet():
         before = next(check for check in checks if str(check.role) == "before")
         record = verifier.answer(before)
         assert record is not None and record.outcome == Outcome.NOT_RUN and record.code == Code.UNMET_NEED
-        assert record.reason.startswith("needs hqq to be absent (installed: ") and "it is off here" in record.reason
+        assert record.reason.startswith("needs hqq to be absent (installed: ")
+        assert record.reason.endswith("; only the sandbox can hide it, and checks run without it here)")
+    finally:
+        verifier.close()
+
+
+@pytest.mark.upstream
+@pytest.mark.environments
+def test_in_a_release_environment_shared_through_a_stem_the_hidden_set_gets_its_own_zygote():
+    """The version matrix: a release's environment (layered over this one, so hqq is there too), its CPU
+    zygotes forked from a stem. The before's hidden set is looked up on that environment's path and gets a
+    zygote of its own interpreter; the after still comes from the stem."""
+    needs_sandbox()
+    pytest.importorskip("hqq")
+    from errorkb.source.upstream import matrix_env
+    from errorkb.verify.engine import Upstream
+    from errorkb.verify.matrix import ensure_env, release_checks, shared_loads
+
+    project = load_project(ROOT)
+    release = "5.9.0"
+    if not (matrix_env(project, release) / ".errorkb-ready").is_file():
+        pytest.skip(f"the release environment of {release} is not built (errorkb matrix --environments-only)")
+    env = ensure_env(project, release)
+    assert env.python is not None, env.error
+    env = dataclasses.replace(env, python=matrix_env(project, release).resolve() / "bin" / "python")  # no link in it
+    loaded = load_project_entries(project).entries
+    checks = release_checks(project, loaded, release, ["hqq-not-installed"])
+    verifier = Verifier(project, ["upstream"], upstream=Upstream.INSTALLED, environments={release: env.python},
+                        sandbox="require", timeout=120)
+    try:
+        if loads := shared_loads(project, env):
+            verifier.pool.share(env.python, loads)
+        records = {str(check.role): verifier.record(check) for check in checks}
+        outcomes = {role: (record.outcome, record.reason) for role, record in records.items()}
+        assert records["before"].outcome == Outcome.PASS and records["after"].outcome == Outcome.PASS, outcomes
+        hidden = [key[4] for key in verifier.pool.zygotes if key[4]]
+        assert len(hidden) == 1 and any(Path(path).name == "hqq" for path in hidden[0]), hidden
+        assert all(zygote.stem is None for key, zygote in verifier.pool.zygotes.items() if key[4])  # its own
     finally:
         verifier.close()
