@@ -801,7 +801,7 @@ def _check_without(one: LoadedEntry, project: Project) -> list[Problem]:
     names = [library.dist, library.name, runtime.name, *runtime.packages, "errorkb",
              *([library.bundled.split(".")[0]] if library.bundled else [])]
     essential = {_normal_name(name) for name in names}
-    at = [(("without",), one.entry.without)]
+    at: list[tuple[tuple[str | int, ...], list[str]]] = [(("without",), one.entry.without)]
     at += [((role, "without"), getattr(one.entry, role).without) for role in ("before", "after")]
     at += [(("guards", index, "without"), guard.without) for index, guard in enumerate(one.entry.guards)]
     problems = []
