@@ -32,7 +32,7 @@ from errorkb.verify.inside.library import package_folders
 from errorkb.verify.modes import Isolation
 from errorkb.verify.paths import environment_path
 from errorkb.verify.plan import Check, library_imports, plan, select_shard
-from errorkb.verify.requirements import absence, essential, unmet
+from errorkb.verify.requirements import Absence, absence, essential, unmet
 from errorkb.verify.targets import availability, bundled_has, fingerprint, installed_version
 
 if TYPE_CHECKING:  # what runs a check is imported when one first must run: a cached run never loads it
@@ -258,9 +258,9 @@ class Verifier:
 
         return self._sandbox_args[0][0] != "off" and probe() is None
 
-    def absent(self, check: Check, python: Path) -> tuple[str, ...]:
+    def absent(self, check: Check, python: Path) -> Absence:
         """What the sandbox hides from `check` to meet its `without:` needs (`requirements.absence`)."""
-        return absence(check.entry, check.role, self._path_of(python), self._keep).paths
+        return absence(check.entry, check.role, self._path_of(python), self._keep)
 
     def _path_of(self, python: Path) -> list[str] | None:
         """Where `python` finds packages, when it is another environment's interpreter."""
@@ -272,7 +272,7 @@ class Verifier:
 
     def warm(self, checks: list[Check]) -> None:
         """Start the zygotes the runnable checks will need, in parallel, before the first check."""
-        runnable = {(c.target, c.device, c.module, str(python), self.absent(c, python)) for c in checks
+        runnable = {(c.target, c.device, c.module, str(python), self.absent(c, python).paths) for c in checks
                     if self.reason_not_run(c) is None and (python := self.interpreter(c)) is not None}
         if runnable:
             _, pool = self._choose(runnable)

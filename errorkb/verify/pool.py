@@ -47,6 +47,7 @@ from errorkb.verify.inside.spec import CheckSpec, ZygoteConfig
 from errorkb.verify.inside.stem import startup_signature
 from errorkb.verify.plan import Check
 from errorkb.verify.records import Observation, Status
+from errorkb.verify.requirements import NOTHING_HIDDEN, Absence
 from errorkb.verify.run import (
     Ended,
     Limits,
@@ -441,18 +442,18 @@ class WorkerPool:
         return zygote
 
     def run(self, check: Check, timeout: float, python: Path | None = None, *, wall_s: float | None = None,
-            absent: tuple[str, ...] = ()) -> Run:
+            absent: Absence = NOTHING_HIDDEN) -> Run:
         """`check` in a process forked from a warm zygote: `timeout` seconds of CPU time, a generous
         wall-clock backstop (`Limits`), or `wall_s` seconds of it where given; `absent`: what the
         sandbox hides from it (`requirements.absence`)."""
         limits = Limits.of(timeout, wall_s)
-        spec = with_limits(check_spec(check, self.library, self.preload), limits)
+        spec = with_limits(check_spec(check, self.library, self.preload, absent), limits)
         # A check left running by a dead worker may still write here: never let cleanup fail the run.
         with tempfile.TemporaryDirectory(prefix="check-", dir=self.scratch, ignore_cleanup_errors=True) as folder:
             scratch = Path(folder)
             try:
                 interpreter = python or Path(sys.executable)
-                zygote = self.zygote(check.target, check.device, check.module, str(interpreter), absent)
+                zygote = self.zygote(check.target, check.device, check.module, str(interpreter), absent.paths)
                 if zygote.fallback:
                     return run_check(check, self.library, timeout, interpreter, self.sandbox, wall_s=wall_s,
                                      absent=absent)

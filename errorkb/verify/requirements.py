@@ -37,8 +37,12 @@ class Absence:
     """What the sandbox hides from a check to meet its `without:` needs."""
 
     paths: tuple[str, ...] = ()  # files and folders, absolute and resolved, hidden from the check
-    names: tuple[str, ...] = ()  # 'hqq 0.2.8': the installed distributions they belong to
+    distributions: tuple[str, ...] = ()  # the installed distributions they belong to
+    modules: tuple[str, ...] = ()  # the import names they held ('hqq', 'optimum.quanto')
     problem: str | None = None  # why hiding cannot meet the need (then nothing is hidden: not run)
+
+
+NOTHING_HIDDEN = Absence()
 
 
 def unmet(entry: Entry, role: Role, device: str, runtime: Runtime, path: list[str] | None = None, *,
@@ -75,10 +79,11 @@ def absence(entry: Entry, role: Role, path: list[str] | None = None, keep: Itera
     """What to hide so that every installed distribution the snippet's `without:` names is absent."""
     present = _present(entry.needs(role)[1], path)
     if not present:
-        return Absence()
+        return NOTHING_HIDDEN
     named = {_normal(name) for name in keep}  # distributions, and the import names of some (`essential`)
     kept = _required_by(tuple(sorted(named)), _key(path))
     paths: list[str] = []
+    modules: list[str] = []
     for name, installed in present:
         if _normal(name) in kept:
             return Absence(problem=f"needs {name} to be absent, and {kept[_normal(name)]} needs it: hiding it "
@@ -88,7 +93,8 @@ def absence(entry: Entry, role: Role, path: list[str] | None = None, keep: Itera
             return Absence(problem=f"needs {name} to be absent (installed: {installed}), and the sandbox cannot "
                                    f"hide it: {found}")
         paths += found
-    return Absence(tuple(sorted(set(paths))), tuple(f"{name} {installed}" for name, installed in present))
+        modules += _modules(found, _key(path))
+    return Absence(tuple(sorted(set(paths))), tuple(name for name, _ in present), tuple(sorted(set(modules))))
 
 
 def essential(library: str, runtime: str, bundled: str | None = None) -> tuple[str, ...]:
@@ -227,6 +233,21 @@ def _hidden_files(name: str, path: Key) -> list[str] | str:
                 return f"it lists {os.path.relpath(real, base)}, a folder that holds other distributions' files"
             hidden.add(next((folder for folder in reversed(_parents(real, base)) if folder not in above), real))
     return sorted(path for path in hidden if not any(_within(path, other) and path != other for other in hidden))
+
+
+def _modules(hidden: list[str], path: Key) -> list[str]:
+    """The import names the hidden files and folders held, from the installation folder they lie in."""
+    bases = sorted(_owners(path), key=len, reverse=True)
+    names = []
+    for item in hidden:
+        base = next((folder for folder in bases if _within(item, folder) and item != folder), None)
+        if base is None:
+            continue
+        parts = os.path.relpath(item, base).split(os.sep)
+        parts[-1] = parts[-1].split(".")[0] if not os.path.isdir(item) else parts[-1]
+        if all(part.isidentifier() and part != "__pycache__" for part in parts):
+            names.append(".".join(parts))
+    return names
 
 
 def _parents(file: str, base: str) -> list[str]:

@@ -165,3 +165,27 @@ def test_in_a_release_environment_shared_through_a_stem_the_hidden_set_gets_its_
         assert all(zygote.stem is None for key, zygote in verifier.pool.zygotes.items() if key[4])  # its own
     finally:
         verifier.close()
+
+
+@pytest.mark.upstream
+@pytest.mark.parametrize("isolation", ["fork", "subprocess"])
+def test_a_check_whose_distribution_is_still_there_fails_its_setup_never_runs(isolation):
+    """The check's own process confirms that what the sandbox was to hide is gone, before the snippet's
+    first line: here nothing was hidden (made up: the mounts failed), so it is a setup failure."""
+    needs_sandbox()
+    pytest.importorskip("hqq")
+    from errorkb.verify.records import Status
+    from errorkb.verify.requirements import Absence
+    from errorkb.verify.run import run_check
+
+    project, checks, verifier = hqq_checks(isolation, "require")
+    before = next(check for check in checks if str(check.role) == "before")
+    try:
+        for unhidden, said in [(Absence(distributions=("hqq",)), "hqq 0.2"),
+                               (Absence(modules=("hqq",)), "hqq is still importable")]:
+            run = verifier.pool.run(before, 60, absent=unhidden) if verifier.pool else \
+                run_check(before, project.library, 60, None, verifier.sandbox, absent=unhidden)
+            assert run.observation is not None and run.observation.status == Status.SETUP_FAILED, run
+            assert said in run.observation.error and "was to hide it" in run.observation.error, run.observation.error
+    finally:
+        verifier.close()
