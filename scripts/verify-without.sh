@@ -27,9 +27,15 @@ there = folder / "lib/python3.11/site-packages"
 shutil.rmtree(there)
 subprocess.run(["cp", "-al", str(here), str(there)], check=True)  # unlinking below leaves .venv's files alone
 found = importlib.metadata.distribution(dist)  # its files, as its RECORD lists them, gone from the copy
+folders = set()
 for file in found.files or []:
     (there / file).unlink(missing_ok=True)
+    folders.update(parent for parent in (there / file).parents if there in parent.parents)
 shutil.rmtree(there / found._path.name, ignore_errors=True)
+for emptied in sorted(folders, key=lambda path: -len(path.parts)):  # no empty folder left: it would import
+    shutil.rmtree(emptied / "__pycache__", ignore_errors=True)       # as a namespace package
+    if emptied.is_dir() and not any(emptied.iterdir()):
+        emptied.rmdir()
 for script in Path(".venv/bin").iterdir():  # console scripts, pointed at the new interpreter
     target = folder / "bin" / script.name
     if not target.exists() and script.is_file() and script.read_bytes().startswith(b"#!") and \
