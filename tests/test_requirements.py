@@ -177,3 +177,13 @@ def test_a_record_that_lists_a_folder_of_others_hides_nothing(tmp_path):
     assert unmet(entry, "before", "cpu", TORCH, [str(site)], hides=lambda: True) == \
         "needs demo-greedy to be absent (installed: 1.0), and the sandbox cannot hide it: it lists runtime, a " \
         "folder that holds other distributions' files"
+
+
+def test_pins_name_only_other_releases_of_what_is_installed(tmp_path):
+    """What `requirements.build_pinned_env` may install: another release, from the index, of a distribution
+    installed here; never one that is not installed, never a URL (entries come from pull requests)."""
+    from errorkb.verify.requirements import pins
+
+    entry = entry_with(tmp_path, {"guards:": "requires: ['pytest<1', 'pytest>=1', 'no-such-distribution-xyz<1', "
+                                             "'pluggy @ https://example.invalid/pluggy-0.1-py3-none-any.whl']\nguards:"})
+    assert pins(entry, "before") == ("pytest<1",)

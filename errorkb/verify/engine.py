@@ -32,7 +32,7 @@ from errorkb.verify.inside.library import package_folders
 from errorkb.verify.modes import Isolation
 from errorkb.verify.paths import environment_path
 from errorkb.verify.plan import Check, library_imports, plan, select_shard
-from errorkb.verify.requirements import Absence, absence, essential, unmet
+from errorkb.verify.requirements import Absence, absence, essential, pinned_python, pins, unmet
 from errorkb.verify.targets import availability, bundled_has, fingerprint, installed_version
 
 if TYPE_CHECKING:  # what runs a check is imported when one first must run: a cached run never loads it
@@ -189,8 +189,9 @@ class Verifier:
         release when that release is not the one installed here (None: there is neither)."""
         if check.target == UPSTREAM and check.release is not None and self.environments is not None:
             return self.environments.get(check.release)
-        if check.target != UPSTREAM or check.release in (None, self.installed):
-            return Path(sys.executable)
+        if check.target != UPSTREAM or check.release in (None, self.installed):  # here, or where its pins hold
+            needed = pins(check.entry, check.role)
+            return (pinned_python(self.project.cache_dir, needed) if needed else None) or Path(sys.executable)
         from errorkb.source.upstream import matrix_env  # (a release not installed here: the version matrix's)
 
         python = matrix_env(self.project, check.release) / "bin" / "python"
@@ -234,6 +235,8 @@ class Verifier:
         need = unmet(check.entry, check.role, check.device, self.runtime, self._path_of(python),  # looked up there
                      hides=self._hides, keep=self._keep)
         if need:
+            if python == Path(sys.executable) and pins(check.entry, check.role):
+                need += "; `python -m errorkb.verify.requirements --build` builds an environment that has it"
             return not_run(Code.UNMET_NEED, need)
         if not self.runtime.device_present(check.device):
             return not_run(Code.NO_DEVICE, f"no {check.device} device")

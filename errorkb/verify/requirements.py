@@ -16,12 +16,16 @@ hidden: the need stays unmet.
 from __future__ import annotations
 
 import functools
+import hashlib
 import importlib.metadata
 import os
 import re
+import subprocess
 import sys
+import sysconfig
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from errorkb.core.entry import Entry
@@ -76,9 +80,13 @@ def unmet(entry: Entry, role: Role, device: str, runtime: Runtime, path: list[st
 
 
 def absence(entry: Entry, role: Role, path: list[str] | None = None, keep: Iterable[str] = ()) -> Absence:
-    """What to hide so that every installed distribution the snippet's `without:` names is absent."""
-    present = _present(entry.needs(role)[1], path)
-    if not present:
+    """What to hide so that every installed distribution the snippet's `without:` names is absent, and
+    so that a `requires:` distribution has one copy only, the first on the path (an environment that
+    meets a pin, `pinned_env`, holds its own copy before the one of the environment it sees)."""
+    requires, without, _ = entry.needs(role)
+    present = _present(without, path)
+    shadowed = _shadowed(requires, path)
+    if not present and not shadowed:
         return NOTHING_HIDDEN
     named = {_normal(name) for name in keep}  # distributions, and the import names of some (`essential`)
     kept = _required_by(tuple(sorted(named)), _key(path))
@@ -94,7 +102,82 @@ def absence(entry: Entry, role: Role, path: list[str] | None = None, keep: Itera
                                    f"hide it: {found}")
         paths += found
         modules += _modules(found, _key(path))
+    for name, folder in shadowed:
+        found = _hidden_files(_normal(name), _key(path), folder)
+        if isinstance(found, str):
+            return Absence(problem=f"needs {name} from {folder} hidden (another copy comes first), and the sandbox "
+                                   f"cannot hide it: {found}")
+        paths += found
     return Absence(tuple(sorted(set(paths))), tuple(name for name, _ in present), tuple(sorted(set(modules))))
+
+
+def _shadowed(requires: list[str], path: list[str] | None) -> list[tuple[str, str]]:
+    """(name, folder) of each copy of a `requires:` distribution after the first on the path."""
+    found = []
+    for text in requires:
+        name = _parsed(text).name
+        copies = importlib.metadata.distributions(name=name, path=path) if path is not None \
+            else importlib.metadata.distributions(name=name)
+        folders = list(dict.fromkeys(os.path.realpath(str(one.locate_file(""))) for one in copies))
+        found += [(name, folder) for folder in folders[1:]]
+    return found
+
+
+# -- an environment that meets the `requires:` this one has in another release -------------------
+
+
+def pins(entry: Entry, role: Role) -> tuple[str, ...]:
+    """The snippet's `requires:` that this environment has installed in a release outside their range
+    (`optimum-quanto<0.2.6` where 0.2.7 is installed), which an environment of their own can meet
+    (`pinned_env`); sorted, so that every snippet that needs the same ones shares it. Entries come from
+    pull requests: only a release of a distribution installed here, from the index, never a URL."""
+    found = []
+    for text in entry.needs(role)[0]:
+        requirement = _parsed(text)
+        installed = _version(requirement.name)
+        if installed is not None and requirement.specifier and requirement.url is None \
+                and not requirement.specifier.contains(installed, prereleases=True):
+            found.append(text)
+    return tuple(sorted(found))
+
+
+def pinned_env(cache: Path, needed: tuple[str, ...]) -> Path:
+    """The folder of the environment that meets `needed` (`pins`), under the project's cache."""
+    digest = hashlib.sha256("\n".join(needed).encode()).hexdigest()[:12]
+    return cache / "needs" / f"{re.sub(r'[^A-Za-z0-9.]+', '-', '+'.join(needed))[:60].strip('-')}-{digest}"
+
+
+def pinned_python(cache: Path, needed: tuple[str, ...]) -> Path | None:
+    """Its interpreter, where it is built; None where it is not (the check is then not run)."""
+    folder = pinned_env(cache, needed)
+    return folder / "bin" / "python" if (folder / ".errorkb-ready").is_file() else None
+
+
+def build_pinned_env(cache: Path, needed: tuple[str, ...], pip: tuple[str, ...] = ()) -> str | None:
+    """Build the environment that meets `needed`, as the version matrix builds a release's: a venv that
+    sees this one's packages through a .pth file, with the pinned releases installed into it alone
+    (`--no-deps`: all else is this environment's; the copy here is hidden from its checks, `absence`), from
+    wheels only: installing one runs none of its code, and every check that imports it runs in the sandbox.
+    `pip`: more arguments for pip (a local index). None when built, else why not."""
+    folder = pinned_env(cache, needed)
+    python = folder / "bin" / "python"
+    (folder / ".errorkb-ready").unlink(missing_ok=True)
+    steps = [[sys.executable, "-m", "venv", "--clear", "--without-pip", str(folder)],
+             [sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--disable-pip-version-check",
+              "--no-deps", "--ignore-installed", "--only-binary", ":all:", *pip, *needed]]
+    for number, step in enumerate(steps):
+        try:
+            done = subprocess.run(step, capture_output=True, text=True, timeout=900)
+        except subprocess.TimeoutExpired:
+            return f"timed out after 900 s: {' '.join(step)}"
+        if done.returncode != 0:
+            return f"{' '.join(step[-len(needed):])}: {(done.stderr or done.stdout).strip()[-500:]}"
+        if number == 0:
+            site = next(folder.glob("lib/python*/site-packages"))  # this one's, with its own .pth files (editables)
+            base = sysconfig.get_paths()["purelib"]
+            (site / "_errorkb_base.pth").write_text(f"import site; site.addsitedir({base!r})\n", encoding="utf-8")
+    (folder / ".errorkb-ready").write_text("\n".join(needed) + "\n", encoding="utf-8")
+    return None
 
 
 def essential(library: str, runtime: str, bundled: str | None = None) -> tuple[str, ...]:
@@ -204,8 +287,9 @@ def _owners(path: Key) -> dict[str, dict[str, tuple[str, ...]]]:
 
 
 @functools.cache
-def _hidden_files(name: str, path: Key) -> list[str] | str:
-    """The files and folders that hide distribution `name`, or why it cannot be hidden.
+def _hidden_files(name: str, path: Key, where: str | None = None) -> list[str] | str:
+    """The files and folders that hide distribution `name` (its copy in the folder `where` only, if
+    given), or why it cannot be hidden.
 
     In each folder it is installed in: its metadata folder, and for each file its RECORD lists, the
     highest folder above it that holds no file another distribution lists (so `optimum/quanto` goes,
@@ -214,10 +298,12 @@ def _hidden_files(name: str, path: Key) -> list[str] | str:
     for dist in _distributions(path):
         if _normal(dist.metadata["Name"] or "") != name:
             continue
+        base = os.path.realpath(str(dist.locate_file("")))
+        if where is not None and base != where:
+            continue
         info = getattr(dist, "_path", None)
         if info is None or dist.files is None:
             return f"{name} does not list its files (no RECORD)"
-        base = os.path.realpath(str(dist.locate_file("")))
         mine = {os.path.normpath(os.path.join(base, str(file))) for file in dist.files}
         theirs = {file: others for file, owners in _owners(path).get(base, {}).items()
                   if (others := [owner for owner in owners if owner != name])}
@@ -265,3 +351,34 @@ def _within(path: str, folder: str) -> bool:
 
 
 __all__ = ["Absence", "absence", "essential", "unmet"]
+
+
+def main(argv: list[str]) -> int:
+    """`python -m errorkb.verify.requirements --build [ID...]`: build the environments that the
+    snippets' `requires:` need (`pins`), in the project of the current folder, and print the ids of the
+    entries they serve, one a line (for `errorkb verify`)."""
+    from errorkb.core.load import load_project_entries
+    from errorkb.core.project import load_project
+
+    if not argv or argv[0] != "--build":
+        print(main.__doc__, file=sys.stderr)
+        return 2
+    project = load_project(Path.cwd())
+    wanted = set(argv[1:])
+    served: dict[tuple[str, ...], list[str]] = {}
+    for one in load_project_entries(project).entries:
+        for role, _ in one.entry.snippet_files():
+            if (needed := pins(one.entry, role)) and (not wanted or one.entry.id in wanted):
+                served.setdefault(needed, []).append(one.entry.id)
+    failed = 0
+    for needed, ids in sorted(served.items()):
+        if pinned_python(project.cache_dir, needed) is None and (why := build_pinned_env(project.cache_dir, needed)):
+            print(f"errorkb: {', '.join(needed)}: {why}", file=sys.stderr)
+            failed += 1
+            continue
+        print("\n".join(dict.fromkeys(ids)))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

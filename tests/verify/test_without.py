@@ -20,9 +20,9 @@ from errorkb.core.project import load_project
 from errorkb.results.records import Code, Outcome
 from errorkb.verify.engine import Verifier, plan_checks
 from errorkb.verify.pool import Zygote
-from errorkb.verify.requirements import absence
+from errorkb.verify.requirements import absence, unmet
 from errorkb.verify.sandbox import Sandbox, runtime_paths
-from tests.test_requirements import entry_with, installed
+from tests.test_requirements import TORCH, entry_with, installed
 from tests.verify.verifykb import needs_sandbox
 
 pytestmark = pytest.mark.verifier
@@ -191,24 +191,78 @@ def test_a_check_whose_distribution_is_still_there_fails_its_setup_never_runs(is
         verifier.close()
 
 
-@pytest.mark.xfail(strict=True, reason="known limit (docs/ci.md, 'Needs: a package absent, or older'): a `requires:` "
-                                       "older than the installed release is not run; scripts/verify-without.sh runs it")
-def test_a_requires_older_than_the_installed_release_runs():
-    version = pytest.importorskip("importlib.metadata").version
-    try:
-        installed = version("optimum-quanto")
-    except Exception:
-        pytest.skip("optimum-quanto is not installed here")
-    from packaging.version import Version
+def fake_wheel(folder: Path, name: str, version: str) -> Path:
+    """A wheel of `name` `version` whose package says which it is: what pip installs offline."""
+    import zipfile
 
-    if Version(installed) < Version("0.2.6"):
-        pytest.skip(f"optimum-quanto {installed} is installed here: the need is met as it is")
+    folder.mkdir(parents=True, exist_ok=True)
+    info = f"{name}-{version}.dist-info"
+    files = {f"{name}/__init__.py": f"WHICH = {version!r}\n",
+             f"{info}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n",
+             f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: errorkb-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
+    files[f"{info}/RECORD"] = "".join(f"{file},,\n" for file in [*files, f"{info}/RECORD"])
+    wheel = folder / f"{name}-{version}-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as archive:
+        for file, text in files.items():
+            archive.writestr(file, text)
+    return wheel
+
+
+PINNED = """\
+import importlib.metadata, json, pytest
+print(json.dumps({"which": getattr(pytest, "WHICH", None), "version": importlib.metadata.version("pytest"),
+                  "copies": len(list(importlib.metadata.distributions(name="pytest")))}))
+"""
+
+
+def test_a_requires_older_than_the_installed_release_runs_in_an_environment_of_its_pins(tmp_path):
+    """`requires: ['pytest<1']` where pytest 9 is installed: `build_pinned_env` installs the pinned release
+    into an environment layered over this one (offline here: a local wheel), whose checks find only it
+    (this environment's copy hidden); without a sandbox both copies would be found, the pinned one first."""
+    from errorkb.verify.paths import environment_path
+    from errorkb.verify.requirements import build_pinned_env, pinned_python, pins
+
+    needs_sandbox()
+    (tmp_path / "kb").mkdir()
+    entry = entry_with(tmp_path / "kb", {"guards:": "requires: ['pytest<1']\nguards:"})
+    needed = pins(entry, "before")
+    assert needed == ("pytest<1",)
+    cache = tmp_path / "cache"
+    assert pinned_python(cache, needed) is None
+    wheels = fake_wheel(tmp_path / "wheels", "pytest", "0.5.0").parent
+    assert build_pinned_env(cache, needed, pip=("--no-index", "--find-links", str(wheels))) is None
+    python = pinned_python(cache, needed)
+    assert python is not None
+    path = environment_path(python)
+    assert unmet(entry, "before", "cpu", TORCH, path) is None  # met there: its first copy is 0.5.0
+    hidden = absence(entry, "before", path)
+    assert hidden.paths and all(not p.startswith(str(cache)) for p in hidden.paths), hidden  # this one's copy
+    sandbox = Sandbox(shutil.which("bwrap") or "bwrap", runtime_paths([python.parent.parent]))
+    (tmp_path / "out").mkdir()
+    argv = sandbox.wrap([str(python), "-c", PINNED], device="cpu", writable=[tmp_path / "out"], python=python,
+                        absent=hidden.paths)
+    done = subprocess.run(argv, capture_output=True, text=True, env=sandbox.env("cpu"), timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {"which": "0.5.0", "version": "0.5.0", "copies": 1}
+
+
+def test_the_verifier_runs_a_pinned_snippet_in_its_environment_or_says_how_to_build_it(monkeypatch):
+    from errorkb.verify import engine
+
+    pytest.importorskip("optimum.quanto")
     project = load_project(ROOT)
     loaded = load_project_entries(project).entries
-    (before,) = plan_checks(project, loaded, ids=["quanto-version-too-old"], targets=["upstream"], devices=["cpu"],
-                            kinds=["before"])
-    verifier = Verifier(project, ["upstream"], sandbox="require")
-    try:
-        assert verifier.reason_not_run(before) is None
-    finally:
-        verifier.close()
+    checks = plan_checks(project, loaded, ids=["quanto-version-too-old"], targets=["upstream"], devices=["cpu"])
+    before = next(check for check in checks if str(check.role) == "before")
+    after = next(check for check in checks if str(check.role) == "after")
+    verifier = Verifier(project, ["upstream"], sandbox="off")
+    monkeypatch.setattr(engine, "pinned_python", lambda cache, needed: None)
+    if engine.pins(before.entry, before.role):  # this environment has optimum-quanto 0.2.6 or later
+        assert verifier.interpreter(before) == Path(sys.executable)
+        reason = verifier.reason_not_run(before).reason
+        assert reason.endswith("`python -m errorkb.verify.requirements --build` builds an environment that has it")
+        built = Path("/made/up/needs/bin/python")
+        monkeypatch.setattr(engine, "pinned_python", lambda cache, needed: built if needed == ("optimum-quanto<0.2.6",)
+                            else None)
+        assert verifier.interpreter(before) == built
+    assert verifier.interpreter(after) == Path(sys.executable)  # its needs hold here: it runs here
