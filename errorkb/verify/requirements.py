@@ -69,13 +69,17 @@ def unmet(entry: Entry, role: Role, device: str, runtime: Runtime, path: list[st
             return f"needs {text} (not installed)"
         if requirement.specifier and not requirement.specifier.contains(installed, prereleases=True):
             return f"needs {text} (installed: {installed})"
-    present = _present(without, path)
-    if not present:
+    present, shadowed = _present(without, path), _shadowed(requires, path)
+    if not present and not shadowed:
         return None
     if hides is None or not hides():
-        name, installed = present[0]
-        return (f"needs {name} to be absent (installed: {installed}; only the sandbox can hide it, and checks run "
-                "without it here)")
+        if present:
+            name, installed = present[0]
+            return (f"needs {name} to be absent (installed: {installed}; only the sandbox can hide it, and checks "
+                    "run without it here)")
+        name, folder = shadowed[0]
+        return (f"needs one copy of {name}, and there is another in {folder} (only the sandbox can hide it, and "
+                "checks run without it here)")
     return absence(entry, role, path, keep).problem
 
 
