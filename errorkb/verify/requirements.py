@@ -247,7 +247,7 @@ def _distributions(key: Key) -> list[importlib.metadata.Distribution]:
                 else importlib.metadata.distributions())
 
 
-@functools.cache
+@functools.lru_cache(maxsize=16)  # keyed by the folders and their times: a few per run
 def _required_by(names: tuple[str, ...], path: Key) -> dict[str, str]:
     """Each distribution `names` need, transitively (extras left out), → the one of `names` that needs it."""
     from packaging.requirements import InvalidRequirement, Requirement
@@ -275,7 +275,7 @@ def _required_by(names: tuple[str, ...], path: Key) -> dict[str, str]:
     return needed
 
 
-@functools.cache
+@functools.lru_cache(maxsize=16)  # keyed by the folders and their times: a few per run
 def _owners(path: Key) -> dict[str, dict[str, tuple[str, ...]]]:
     """Installation folder → {file it holds → the distributions that list it}, of every distribution there."""
     owners: dict[str, dict[str, tuple[str, ...]]] = {}
@@ -290,7 +290,7 @@ def _owners(path: Key) -> dict[str, dict[str, tuple[str, ...]]]:
     return owners
 
 
-@functools.cache
+@functools.lru_cache(maxsize=16)  # keyed by the folders and their times: a few per run
 def _hidden_files(name: str, path: Key, where: str | None = None) -> list[str] | str:
     """The files and folders that hide distribution `name` (its copy in the folder `where` only, if
     given), or why it cannot be hidden.
