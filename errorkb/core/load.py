@@ -650,6 +650,7 @@ def cross_check(loaded: list[LoadedEntry], project: Project, unloaded: Collectio
         problems += [Problem(where, *pos.of_value(loc), why)
                      for loc, why in entry.module_problems(project.library.name, _runtime_packages(project))]
         problems += _check_runtime_source(one, project)
+        problems += _check_without(one, project)
     ids = set(first_with_id)
     for one in loaded:
         for index, related in enumerate(one.entry.related):
@@ -787,6 +788,36 @@ def _runtime_links(project: Project) -> tuple[str, str, str] | None:
         return None
     repository, tag = getattr(runtime, "repository", None), getattr(runtime, "tag", None)
     return (runtime.name, repository, tag) if repository and tag else None
+
+
+def _check_without(one: LoadedEntry, project: Project) -> list[Problem]:
+    """A `without:` may not name what every check imports: the sandbox meets the need by hiding the
+    distribution (`verify.requirements.absence`), and hiding errorkb, the library, its bundled
+    implementation or the runtime would break the check itself, never show the snippet's error."""
+    from errorkb.plugs import runtime_for
+
+    library = project.library
+    runtime = runtime_for(library.runtime)
+    names = [library.dist, library.name, runtime.name, *runtime.packages, "errorkb",
+             *([library.bundled.split(".")[0]] if library.bundled else [])]
+    essential = {_normal_name(name) for name in names}
+    at: list[tuple[tuple[str | int, ...], list[str]]] = [(("without",), one.entry.without)]
+    at += [((role, "without"), getattr(one.entry, role).without) for role in ("before", "after")]
+    at += [(("guards", index, "without"), guard.without) for index, guard in enumerate(one.entry.guards)]
+    problems = []
+    for loc, texts in at:
+        for index, text in enumerate(texts):
+            name = re.split(r"[\s<>=!~;\[(@]", text.strip(), maxsplit=1)[0]
+            if _normal_name(name) in essential:
+                problems.append(Problem(one.named(project), *one.positions.of_value((*loc, index)),
+                                        f"without: names {name}, which every check imports (errorkb, the library, its "
+                                        f"bundled implementation, the runtime): the sandbox cannot hide it; an error "
+                                        f"about it missing is not one this knowledge base can verify"))
+    return problems
+
+
+def _normal_name(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def _runtime_packages(project: Project) -> tuple[str, ...]:

@@ -32,7 +32,7 @@ from errorkb.verify.inside.library import package_folders
 from errorkb.verify.modes import Isolation
 from errorkb.verify.paths import environment_path
 from errorkb.verify.plan import Check, library_imports, plan, select_shard
-from errorkb.verify.requirements import unmet
+from errorkb.verify.requirements import Absence, absence, essential, pinned_python, pins, unmet
 from errorkb.verify.targets import availability, bundled_has, fingerprint, installed_version
 
 if TYPE_CHECKING:  # what runs a check is imported when one first must run: a cached run never loads it
@@ -102,6 +102,8 @@ class Verifier:
                                "packages": (*self.runtime.packages, *packages),
                                "env_prefixes": tuple(self.library.env_prefixes)})
         self._chosen: tuple[Sandbox | None, WorkerPool | None] | None = None
+        # What a `without:` need may never hide: what the check itself imports (`requirements.essential`).
+        self._keep = essential(self.library.dist, self.runtime.name, self.library.bundled)
         self._choosing = threading.Lock()
         self.unavailable = {target: availability(target, self.library) for target in targets}
         self.fingerprints: dict[str, str] = {}
@@ -111,7 +113,7 @@ class Verifier:
         self.timeout = timeout or project.timeout
         self.wall_s = wall_s  # each check's wall-clock backstop; None: the generous one `Limits.of` gives
 
-    def _choose(self, warm: set[tuple[str, str, str, str]] | None = None) -> tuple[Sandbox | None, WorkerPool | None]:
+    def _choose(self, warm: set[tuple[Any, ...]] | None = None) -> tuple[Sandbox | None, WorkerPool | None]:
         """The sandbox and the pool, made when a check first needs to run, never before: a run whose
         every verdict comes from the cache neither probes the sandbox nor starts a zygote. Raises
         SandboxUnavailable for "require" where it cannot be created; says so for "auto".
@@ -187,8 +189,9 @@ class Verifier:
         release when that release is not the one installed here (None: there is neither)."""
         if check.target == UPSTREAM and check.release is not None and self.environments is not None:
             return self.environments.get(check.release)
-        if check.target != UPSTREAM or check.release in (None, self.installed):
-            return Path(sys.executable)
+        if check.target != UPSTREAM or check.release in (None, self.installed):  # here, or where its pins hold
+            needed = pins(check.entry, check.role)
+            return (pinned_python(self.project.cache_dir, needed) if needed else None) or Path(sys.executable)
         from errorkb.source.upstream import matrix_env  # (a release not installed here: the version matrix's)
 
         python = matrix_env(self.project, check.release) / "bin" / "python"
@@ -229,8 +232,11 @@ class Verifier:
             return not_run(Code.TARGET_UNAVAILABLE,
                            f"{self.library.dist} {check.release} is neither installed here nor built "
                            f"(errorkb matrix --release {check.release} builds its environment)")
-        need = unmet(check.entry, check.role, check.device, self.runtime, self._path_of(python))  # looked up there
+        need = unmet(check.entry, check.role, check.device, self.runtime, self._path_of(python),  # looked up there
+                     hides=self._hides, keep=self._keep)
         if need:
+            if python == Path(sys.executable) and pins(check.entry, check.role):
+                need += "; `python -m errorkb.verify.requirements --build` builds an environment that has it"
             return not_run(Code.UNMET_NEED, need)
         if not self.runtime.device_present(check.device):
             return not_run(Code.NO_DEVICE, f"no {check.device} device")
@@ -248,6 +254,17 @@ class Verifier:
         return (f"its raise site is pinned to {name} {entry.source.release}, and {name} {installed} is installed "
                 f"here: verify it where {name} {entry.source.release} is installed")
 
+    def _hides(self) -> bool:
+        """Whether the checks run in the sandbox, which meets a `without:` need by hiding the distribution
+        (asked only where one is installed: its probe costs a sandbox's start, once per process)."""
+        from errorkb.verify.sandbox import probe
+
+        return self._sandbox_args[0][0] != "off" and probe() is None
+
+    def absent(self, check: Check, python: Path) -> Absence:
+        """What the sandbox hides from `check` to meet its `without:` needs (`requirements.absence`)."""
+        return absence(check.entry, check.role, self._path_of(python), self._keep)
+
     def _path_of(self, python: Path) -> list[str] | None:
         """Where `python` finds packages, when it is another environment's interpreter."""
         if python == Path(sys.executable):
@@ -258,8 +275,8 @@ class Verifier:
 
     def warm(self, checks: list[Check]) -> None:
         """Start the zygotes the runnable checks will need, in parallel, before the first check."""
-        runnable = {(c.target, c.device, c.module, str(self.interpreter(c))) for c in checks
-                    if self.reason_not_run(c) is None}
+        runnable = {(c.target, c.device, c.module, str(python), self.absent(c, python).paths) for c in checks
+                    if self.reason_not_run(c) is None and (python := self.interpreter(c)) is not None}
         if runnable:
             _, pool = self._choose(runnable)
             if pool is not None:
@@ -296,8 +313,9 @@ class Verifier:
         python = self.interpreter(check) or Path(sys.executable)
         from errorkb.verify.run import run_check
 
-        run = self.pool.run(check, self.timeout, python, wall_s=self.wall_s) if self.pool else \
-            run_check(check, self.library, self.timeout, python, self.sandbox, wall_s=self.wall_s)
+        absent = self.absent(check, python)
+        run = self.pool.run(check, self.timeout, python, wall_s=self.wall_s, absent=absent) if self.pool else \
+            run_check(check, self.library, self.timeout, python, self.sandbox, wall_s=self.wall_s, absent=absent)
         from errorkb.verify.judge import judge
 
         verdict = judge(check, run, self.runtime)

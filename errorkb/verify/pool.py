@@ -1,5 +1,10 @@
 """The warm worker pool: one zygote per (target, device), a fresh forked process per check.
 
+A check whose `without:` need the sandbox meets (`requirements.absence`) gets a zygote of its own
+hidden set, started in a sandbox where those distributions do not exist: its interpreter never saw
+them (the library caches what it found at import, `is_*_available()`), and the other checks keep
+their shared zygotes. Never from a stem, whose sandbox shows everything.
+
 Where many release environments each run a few checks (the version matrix), a zygote of its own
 for each would import the runtime every time: environments `share`d with the pool get their CPU
 zygotes forked from a stem instead (`stem.py`), one per startup signature, which imported the
@@ -42,6 +47,7 @@ from errorkb.verify.inside.spec import CheckSpec, ZygoteConfig
 from errorkb.verify.inside.stem import startup_signature
 from errorkb.verify.plan import Check
 from errorkb.verify.records import Observation, Status
+from errorkb.verify.requirements import NOTHING_HIDDEN, Absence
 from errorkb.verify.run import (
     Ended,
     Limits,
@@ -56,6 +62,7 @@ from errorkb.verify.run import (
 )
 from errorkb.verify.sandbox import Sandbox
 
+ZygoteKey = tuple[str, str, str, str, tuple[str, ...]]  # target, device, module, python, what the sandbox hides
 _KILL_GRACE_S = 10.0  # after SIGKILL, how long to wait for the zygote to reap the child
 _START_S = 600.0  # how long a zygote may take to load the runtime and its target
 _FORK_S = 60.0  # how long a warm zygote may take to fork a check
@@ -81,8 +88,10 @@ class Zygote:
 
     def __init__(self, target: str, device: str, module: str, preload: list[str], scratch: Path,
                  library: LibraryProfile, python: Path, sandbox: Sandbox | None = None,
-                 stem: Stem | None = None, importers: list[str] | None = None):
-        self.key = (target, device, module, str(python))
+                 stem: Stem | None = None, importers: list[str] | None = None, absent: tuple[str, ...] = ()):
+        if absent and (sandbox is None or stem is not None):
+            raise ValueError("only the sandbox hides a `without:` need's distribution, in a zygote of its own")
+        self.key: ZygoteKey = (target, device, module, str(python), absent)
         self.log = scratch / f"zygote-{target}-{device}-{os.getpid()}-{id(self)}.log"
         self.sandboxed = sandbox is not None  # its pids are the sandbox's: never kill them from here
         # A module of the runtime's package is one only an entry with `source.runtime` names (the loader's rule).
@@ -95,8 +104,8 @@ class Zygote:
         self._command: tuple[list[str], dict[str, str]] | None = None
         if stem is None:
             argv = [str(python), "-m", "errorkb.verify.inside.zygote", config.to_json()]
-            self._command = (sandbox.wrap(argv, device=device, writable=[scratch], jails=True, python=python)
-                             if sandbox else argv,
+            self._command = (sandbox.wrap(argv, device=device, writable=[scratch], jails=True, python=python,
+                                          absent=absent) if sandbox else argv,
                              sandbox.env(device) if sandbox else child_env(library, device, python))
         self.lock = threading.Lock()  # guards `pending` and `next_id`
         self.write_lock = threading.Lock()  # one request line at a time; never held while reading
@@ -366,7 +375,7 @@ class WorkerPool:
         self.library = library
         self.preload = list(preload or [])
         self.sandbox = sandbox
-        self.zygotes: dict[tuple[str, str, str, str], Zygote] = {}
+        self.zygotes: dict[ZygoteKey, Zygote] = {}
         self.lock = threading.Lock()
         self._scratch = tempfile.TemporaryDirectory(prefix="errorkb-pool-")
         self.scratch = Path(self._scratch.name)
@@ -388,26 +397,28 @@ class WorkerPool:
         for zygote in zygotes:
             zygote.close()
 
-    def warm(self, keys: set[tuple[str, str, str, str]]) -> None:
-        """Start the zygotes for these (target, device, module, python) now, side by side, without waiting."""
+    def warm(self, keys: set[tuple[Any, ...]]) -> None:
+        """Start the zygotes for these (target, device, module, python[, absent]) now, side by side, without
+        waiting."""
         for key in sorted(keys):
             self._start(*key)
 
-    def _start(self, target: str, device: str, module: str, python: str) -> Zygote:
+    def _start(self, target: str, device: str, module: str, python: str, absent: tuple[str, ...] = ()) -> Zygote:
         # A CPU zygote loads the runtime and the library once and imports each target module when a
         # check first needs it (7 modules of one release: one import of the runtime, not seven). On a
         # device each module keeps its own: importing one there may initialise the device.
         if device == "cpu":
             module = self.library.name
-        key = (target, device, module, python)
+        key = (target, device, module, python, absent)
         with self.lock:
             zygote = self.zygotes.get(key)
             if zygote is None or (zygote.dead and zygote.ready):  # died mid-run: start again
-                loads = self.shared.get(python) if device == "cpu" and python not in self.unshared else None
+                loads = self.shared.get(python) if device == "cpu" and python not in self.unshared \
+                    and not absent else None
                 stem = self._stem(Path(python), loads) if loads is not None else None
                 zygote = self.zygotes[key] = Zygote(target, device, module, self.preload, self.scratch, self.library,
                                                     Path(python), self.sandbox, stem,
-                                                    sorted(set((loads or {}).values())))
+                                                    sorted(set((loads or {}).values())), absent)
         return zygote
 
     def _stem(self, python: Path, loads: dict[str, str]) -> Stem:
@@ -418,8 +429,8 @@ class WorkerPool:
             stem = self.stems[key] = Stem(python, sorted(loads), self.scratch, self.library, self.sandbox)
         return stem
 
-    def zygote(self, target: str, device: str, module: str, python: str) -> Zygote:
-        zygote = self._start(target, device, module, python)
+    def zygote(self, target: str, device: str, module: str, python: str, absent: tuple[str, ...] = ()) -> Zygote:
+        zygote = self._start(target, device, module, python, absent)
         zygote.wait_ready()
         if zygote.unshared is not None:  # this environment does not fit its stem: its own interpreter, then
             with self.lock:
@@ -427,22 +438,25 @@ class WorkerPool:
                 if self.zygotes.get(zygote.key) is zygote:
                     del self.zygotes[zygote.key]
             zygote.close()
-            return self.zygote(target, device, module, python)
+            return self.zygote(target, device, module, python, absent)
         return zygote
 
-    def run(self, check: Check, timeout: float, python: Path | None = None, *, wall_s: float | None = None) -> Run:
+    def run(self, check: Check, timeout: float, python: Path | None = None, *, wall_s: float | None = None,
+            absent: Absence = NOTHING_HIDDEN) -> Run:
         """`check` in a process forked from a warm zygote: `timeout` seconds of CPU time, a generous
-        wall-clock backstop (`Limits`), or `wall_s` seconds of it where given."""
+        wall-clock backstop (`Limits`), or `wall_s` seconds of it where given; `absent`: what the
+        sandbox hides from it (`requirements.absence`)."""
         limits = Limits.of(timeout, wall_s)
-        spec = with_limits(check_spec(check, self.library, self.preload), limits)
+        spec = with_limits(check_spec(check, self.library, self.preload, absent), limits)
         # A check left running by a dead worker may still write here: never let cleanup fail the run.
         with tempfile.TemporaryDirectory(prefix="check-", dir=self.scratch, ignore_cleanup_errors=True) as folder:
             scratch = Path(folder)
             try:
                 interpreter = python or Path(sys.executable)
-                zygote = self.zygote(check.target, check.device, check.module, str(interpreter))
+                zygote = self.zygote(check.target, check.device, check.module, str(interpreter), absent.paths)
                 if zygote.fallback:
-                    return run_check(check, self.library, timeout, interpreter, self.sandbox, wall_s=wall_s)
+                    return run_check(check, self.library, timeout, interpreter, self.sandbox, wall_s=wall_s,
+                                     absent=absent)
                 if not zygote.ready:  # the same observation a fresh interpreter would have made
                     # The harness observed this itself (no snippet ran): complete, as an end line would be.
                     failed = Observation(status=Status.SETUP_FAILED, error=zygote.error)

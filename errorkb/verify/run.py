@@ -33,6 +33,7 @@ from errorkb.verify.inside.spec import ApiSpec, CheckSpec, LibrarySpec
 from errorkb.verify.modes import Isolation as Isolation
 from errorkb.verify.plan import Check
 from errorkb.verify.records import Observation
+from errorkb.verify.requirements import NOTHING_HIDDEN, Absence
 from errorkb.verify.sandbox import Sandbox, exit_status
 from errorkb.verify.stream import MAX_STREAM, read_stream
 
@@ -113,8 +114,10 @@ def library_spec(library: LibraryProfile) -> LibrarySpec:
                        backends=tuple(library.backends), runtime=library.runtime)
 
 
-def check_spec(check: Check, library: LibraryProfile, preload: list[str] | None = None) -> CheckSpec:
-    """What the child needs to observe one check; the same in both isolation modes."""
+def check_spec(check: Check, library: LibraryProfile, preload: list[str] | None = None,
+               absent: Absence = NOTHING_HIDDEN) -> CheckSpec:
+    """What the child needs to observe one check; the same in both isolation modes. `absent`: what the
+    sandbox hides from it, which its process confirms gone before the snippet runs."""
     entry = check.entry
     functions = [entry.source.function] if entry.kind == "raise" else []
     functions += [w.function for w in entry.also_seen_as if w.function and w.function not in functions]
@@ -127,6 +130,7 @@ def check_spec(check: Check, library: LibraryProfile, preload: list[str] | None 
                                                 for allowed in entry.allowances(check.role)),
         runtime_site=entry.source.runtime,
         output_cap=OUTPUT_CAP, memory_limit=MEMORY_LIMIT, preload=tuple(preload or []),
+        absent=absent.distributions, absent_modules=absent.modules,
     )
 
 
@@ -145,12 +149,15 @@ def child_env(library: LibraryProfile, device: str, python: Path | None = None) 
 
 
 def run_check(check: Check, library: LibraryProfile, timeout: float, python: Path | None = None,
-              sandbox: Sandbox | None = None, *, wall_s: float | None = None) -> Run:
+              sandbox: Sandbox | None = None, *, wall_s: float | None = None, absent: Absence = NOTHING_HIDDEN) -> Run:
     """The plain way: a fresh interpreter per check (loads the runtime every time), in its own
     sandbox when one is given. The stream's and the key channel's read ends stay here; their write
-    ends are the child's, which its jail's launcher moves to where a check's process finds them."""
+    ends are the child's, which its jail's launcher moves to where a check's process finds them.
+    `absent`: what the sandbox hides from the check (`requirements.absence`); only it can."""
+    if absent.paths and sandbox is None:
+        raise ValueError("only the sandbox hides a `without:` need's distribution")
     limits = Limits.of(timeout, wall_s)
-    spec = with_limits(check_spec(check, library), limits)
+    spec = with_limits(check_spec(check, library, absent=absent), limits)
     with tempfile.TemporaryDirectory(prefix="errorkb-") as scratch:
         output = Path(scratch) / "output.txt"
         read_end, write_end = os.pipe()
@@ -166,7 +173,8 @@ def run_check(check: Check, library: LibraryProfile, timeout: float, python: Pat
             with output.open("wb") as sink:
                 process = subprocess.Popen(
                     sandbox.wrap(jail.command(str(output), limits.wall_s, (write_end, key_write), hide_proc, argv),
-                                 device=check.device, writable=[Path(scratch)], jails=True, python=python)
+                                 device=check.device, writable=[Path(scratch)], jails=True, python=python,
+                                 absent=absent.paths)
                     if sandbox else argv,
                     stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.STDOUT, pass_fds=(write_end, key_write),
                     cwd=scratch if sandbox else check.snippet.path.parent,

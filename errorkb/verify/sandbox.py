@@ -91,14 +91,16 @@ class Sandbox:
     private: tuple[str, ...] = ()  # folders nothing may be imported from (the snippets), nor from above them
 
     def wrap(self, argv: list[str], *, device: str, writable: list[Path], jails: bool = False,
-             python: Path | None = None, also: Sequence[Path] = ()) -> list[str]:
+             python: Path | None = None, also: Sequence[Path] = (), absent: Sequence[str] = ()) -> list[str]:
         """`argv` run inside the sandbox; `writable` folders (the harness's scratch) bound read-write.
 
         With `jails`, `argv` (a zygote, or the launcher of one fresh interpreter) keeps the
         capabilities it needs to jail each check (`Jail`), inside the sandbox's user namespace
         only; the checks themselves run with none. `python`, another interpreter than this one
         (a release's matrix environment), is shown read-only too and finds errorkb on its path; so
-        are the folders in `also` (a stem's: the other environments it forks zygotes for).
+        are the folders in `also` (a stem's: the other environments it forks zygotes for). The files
+        and folders in `absent` (`requirements.absence`: a `without:` need's distribution) do not exist
+        inside (`_absent_binds`).
         """
         tasks = jails and os.geteuid() == 0  # the checks' pids cgroups (`TaskGroups`)
         command = [self.bwrap, *_namespaces(cgroup=not tasks), "--die-with-parent", "--new-session",
@@ -110,6 +112,7 @@ class Sandbox:
         command += ["--remount-ro", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/dev/shm"]
         environment = [*_environment_of(python), *(str(folder) for folder in also)]
         command += _read_only_binds(tuple(sorted({*self.read_only, *environment})))
+        command += _absent_binds(absent)
         for path in self.hidden:  # after the project: covers the cache and reports inside it
             command += ["--tmpfs", path, "--remount-ro", path]
         for folder in writable:
@@ -247,6 +250,25 @@ def _read_only_binds(paths: tuple[str, ...]) -> list[str]:
             binds += ["--symlink", os.readlink(path), path]
         else:
             binds += ["--ro-bind", path, path]
+    return binds
+
+
+def _absent_binds(absent: Sequence[str]) -> list[str]:
+    """Binds under which the paths in `absent` do not exist: each folder that holds one becomes an
+    empty read-only tmpfs into which every other entry of it is bound back, read-only, outer folders
+    first. An empty folder or file left in the place of a package would still import (a namespace
+    package): this leaves no name behind."""
+    hidden = {os.path.normpath(path) for path in absent}
+    hidden = {path for path in hidden if not any(_within(path, other) and path != other for other in hidden)}
+    binds: list[str] = []
+    for folder in sorted({os.path.dirname(path) for path in hidden}, key=lambda path: (path.count("/"), path)):
+        binds += ["--tmpfs", folder]
+        for name in sorted(os.listdir(folder)):
+            inner = os.path.join(folder, name)
+            if inner not in hidden:
+                binds += ["--symlink", os.readlink(inner), inner] if os.path.islink(inner) \
+                    else ["--ro-bind", inner, inner]
+        binds += ["--remount-ro", folder]
     return binds
 
 

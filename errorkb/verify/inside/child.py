@@ -39,6 +39,7 @@ import functools
 import hashlib
 import importlib
 import importlib.metadata
+import importlib.util
 import inspect
 import json
 import os
@@ -114,6 +115,25 @@ def run_and_exit(spec: CheckSpec) -> NoReturn:
                   error=f"the check's seccomp filter could not be installed: {error}")
     observe(spec, sealer)
     _real_exit(70)  # not reached: observe always ends the process
+
+
+def still_present(distributions: tuple[str, ...], modules: tuple[str, ...]) -> str | None:
+    """Which of what the sandbox was to hide (a `without:` need) this process still finds, or None: a
+    check whose need is not met here never runs, whatever the mounts did."""
+    for name in distributions:
+        try:
+            found = importlib.metadata.distribution(name)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+        return f"{name} {found.version} is still installed inside the sandbox, which was to hide it (its `without:`)"
+    for name in modules:
+        try:
+            spec = importlib.util.find_spec(name)
+        except ImportError:
+            continue
+        if spec is not None:
+            return f"{name} is still importable inside the sandbox, which was to hide it (its `without:`)"
+    return None
 
 
 def limit(spec: CheckSpec) -> None:
@@ -216,6 +236,8 @@ def observe(spec: CheckSpec, sealer: Any) -> None:
     prepared = prepare(spec.target, spec.module, spec.library, spec.preload, spec.runtime_site)
     if prepared.error is not None or prepared.runtime is None or prepared.library is None:
         early_end(spec, sealer, sha256, "setup-failed", error=prepared.error)
+    if (visible := still_present(spec.absent, spec.absent_modules)) is not None:
+        early_end(spec, sealer, sha256, "setup-failed", error=visible)
     runtime: Runtime = prepared.runtime
     library: LibrarySpec = prepared.library
     env = environment(runtime, prepared.loaded, library, spec.device)

@@ -67,6 +67,8 @@ class CheckSpec:
     memory_limit: int | None = None  # address space of the process, on CPU
     cpu_seconds: float | None = None  # CPU time of the process (the check's time limit)
     preload: tuple[str, ...] = field(default_factory=tuple)
+    absent: tuple[str, ...] = ()  # distributions the sandbox hides (a `without:` need): confirmed gone first
+    absent_modules: tuple[str, ...] = ()  # the import names they held
     stream_fd: int = STREAM_FD
     key_fd: int = KEY_FD
 
