@@ -26,6 +26,11 @@ def report(kb_report):
     return kb_report
 
 
+def _sandboxed(report):
+    """Whether the run could hide what a `without:` names (only a sandboxed one can: `requirements.unmet`)."""
+    return lambda: str((report.run or {}).get("isolation", "")).endswith("+bwrap")
+
+
 def test_every_check_passes_on_cpu_for_both_targets(kb, report):
     project, loaded = kb
     cpu = [check for check in report.checks if check.device == "cpu"]
@@ -37,7 +42,8 @@ def test_every_check_passes_on_cpu_for_both_targets(kb, report):
     entries = {one.entry.id: one.entry for one in loaded.entries}
     for check in cpu:  # "not run" only where the entry itself declares a need this machine lacks
         if check.outcome == "not-run":
-            assert check.reason == unmet(entries[check.entry], check.role, "cpu", TORCH), check.id
+            assert check.reason == unmet(entries[check.entry], check.role, "cpu", TORCH, hides=_sandboxed(report)), \
+                check.id
         if check.outcome == "not-applicable":  # the bundled implementation lacks what the entry uses, or
             # reproduces a release (5.15.1) that does not raise it, or the entry is verified elsewhere only
             # (`targets`, a raise site in the runtime: `source.runtime`)
@@ -50,9 +56,12 @@ def test_every_check_passes_on_cpu_for_both_targets(kb, report):
                     "does not raise this error" in check.reason, check.reason
 
 
-def test_at_most_eight_entries_are_not_fully_verified_on_cpu(report):
-    partial = {c.entry for c in report.checks if c.device == "cpu" and c.outcome == "not-run"}
-    assert len(partial) <= 8, sorted(partial)
+def test_every_cpu_check_runs(report):
+    """A `without:` need is met by the sandbox hiding the package, an older `requires:` by an environment of
+    its own (scripts/test.sh builds it): on the CPU nothing the knowledge base documents is left "not run"."""
+    not_run = {c.id: c.reason for c in report.checks if c.device == "cpu" and c.outcome == "not-run"}
+    assert not_run == {}, ("run `.venv/bin/python -m errorkb.verify.requirements --build` for a pinned need "
+                           f"(scripts/test.sh does): {not_run}")
 
 
 def test_the_hqq_entries_run_with_hqq(kb, report):
@@ -91,7 +100,7 @@ def test_cuda_checks_are_not_run_without_a_device(kb, report):
         if check.outcome == "not-applicable":  # not applicable on any device: the CPU twin says the same
             assert cpu[check.id.replace("-cuda]", "]")].outcome == "not-applicable", check.id
             continue
-        declared = unmet(entries[check.entry], check.role, "cuda", TORCH)  # the entry's own need first
+        declared = unmet(entries[check.entry], check.role, "cuda", TORCH, hides=_sandboxed(report))  # its own need first
         assert check.reason == (declared or "no cuda device"), check.id
 
 
