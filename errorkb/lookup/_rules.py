@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-RULES_VERSION = 21
+RULES_VERSION = 22
 
 CAP = 1 << 16  # characters of a paste read: its last 64 KiB
 CHAIN = 64  # exception lines tried whole, counted from the end of the paste
@@ -128,13 +128,15 @@ TRACEBACK = _TRACEBACK_WORDS + ":"
 # (`INFO: ...`), a code line (indented) or IPython's header (`KeyError   Traceback (...)`) is none. An exception
 # group's line (`ExceptionGroup: ... (2 sub-exceptions)`) ends the group's own traceback: the frames where the group
 # was raised are none of a sub-exception's (one never raised prints its exception line alone).
-TRACEBACK_END = (r"(?<![^\n])(?:[A-Za-z_][A-Za-z0-9_]*\.)*[A-Za-z_][A-Za-z0-9_]*"
-                 r"(?:Error|Exception|Warning|Interrupt|Exit|Iteration|Group)(?::[^\n]*|[ \t]*)(?![^\n])")
+TRACEBACK_END = (r"(?<![^\n])(?:[A-Za-z_][A-Za-z0-9_]*\.)*(?:[A-Za-z_][A-Za-z0-9_]*"
+                 r"(?:Error|Exception|Warning|Interrupt|Exit|Iteration|Group)|Failed)(?::[^\n]*|[ \t]*)(?![^\n])")
 # The error a paste ended with decides what can be confirmed: its last exception line whose name reads as an
 # exception's (`FATAL_NAME`: not a log's `INFO:`, not a warning printed at shutdown), the earlier lines that say
 # it again, and the exceptions a chain sentence (`CHAINED`) ties to it. Matched anywhere else, an entry is a
-# candidate.
-FATAL_NAME = r"(?:Error|Exception|Interrupt|Exit|Iteration)$"
+# candidate. pytest's own outcome, `Failed` whole (`Failed: DID NOT RAISE <class 'KeyError'>`, pytest-timeout's
+# `Failed: Timeout >10.0s`, `_pytest.outcomes.Failed: ...`), is such an error too: the message its test's
+# `pytest.raises(..., match=...)` quotes was not raised, and an error before it is not what ended the test.
+FATAL_NAME = r"(?:Error|Exception|Interrupt|Exit|Iteration)$|(?:^|\.)Failed$"
 CHAINED = r"(?<![^\n])(?:During handling of the above exception|The above exception was the direct cause)"
 # "During handling of the above exception" says only that the later exception was raised while the earlier one was
 # being handled: a handler that falls back to other code and fails there shows a new error, whose cause the earlier one

@@ -1,0 +1,62 @@
+"""Round ten of the diagnosis (issue 19): crafted confusers, each a paste whose words are an entry's but whose
+error is not, written first as a test that failed on main, then closed in the page's script, the CLI's matcher and
+the hook alike.
+
+- pytest's own outcome (`Failed: DID NOT RAISE <class 'KeyError'>`, `Failed: Timeout >10.0s`, `_pytest.outcomes.
+  Failed: ...`) is the error such a paste ended with, but its name reads as no exception's (`FATAL_NAME` wanted
+  `...Error`, `...Exception`, ...): the message quoted in the test's `pytest.raises(..., match=...)`, which was
+  *not* raised, or an earlier error the test went on after, was confirmed as the paste's error.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.site import lookupkb
+
+kb = lookupkb.kb
+_answer = lookupkb.answer
+
+C0 = "Cache only has 0 layers, attempted to access layer with index 0"
+KEY_ERROR = f"KeyError: '{C0}'"
+RAISES = f'    def test_x():\n        with pytest.raises(KeyError, match="{C0}"):\n>           cache[0]\n'
+
+
+# -- pytest's own outcome is the error the paste ended with ------------------------------------------------------
+
+PYTEST_OUTCOMES = [
+    RAISES + "E           Failed: DID NOT RAISE <class 'KeyError'>\n\ntests/test_x.py:5: Failed\n",
+    RAISES + "E           _pytest.outcomes.Failed: DID NOT RAISE <class 'KeyError'>\n",
+    f"{KEY_ERROR}\nretrying ...\nE       Failed: Timeout >10.0s\n",  # pytest-timeout ended the test after the error
+]
+
+
+@pytest.mark.parametrize("paste", PYTEST_OUTCOMES)
+def test_pytests_failed_outcome_is_the_error_the_paste_ended_with(kb, paste):
+    assert _answer(kb, paste) == ([], ["cache-only-has-0-layers"])
+
+
+@pytest.mark.parametrize("paste", [
+    RAISES.replace(">           cache[0]", ">           cache[0]\nE           " + KEY_ERROR),  # raised, not matched
+    f"E       Failed: Timeout >10.0s\n{KEY_ERROR}\n",  # the error after pytest's outcome is the last
+])
+def test_the_entrys_error_after_or_instead_of_pytests_outcome_still_confirms(kb, paste):
+    assert _answer(kb, paste) == (["cache-only-has-0-layers"], [])
+
+
+def test_a_word_failed_that_names_no_outcome_ends_nothing(kb):
+    """Only pytest's exception, `Failed` whole (or `....Failed`): a log's `TestFailed:` or `Build failed:` is none."""
+    for prose in ("BuildFailed: yes", "Build failed: see above", "failed: retry"):
+        assert _answer(kb, f"{KEY_ERROR}\n{prose}\n") == (["cache-only-has-0-layers"], [])
+
+
+# -- the page, the CLI and the hook ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("release", [None, "4.50.0"])
+def test_round_ten_reads_alike_in_the_page_the_cli_and_the_hook(release):
+    from tests.site.test_lookup_js import _same_in_page_cli_and_hook, real_index
+
+    pastes = [*PYTEST_OUTCOMES, f"E       Failed: Timeout >10.0s\n{KEY_ERROR}\n", f"{KEY_ERROR}\nBuildFailed: yes\n"]
+    python = _same_in_page_cli_and_hook(real_index.__wrapped__(), pastes, release)
+    assert [[(one[0], one[1]) for one in p["found"]] for p in python] == \
+        [[("cache-only-has-0-layers", "candidate")]] * 3 + [[("cache-only-has-0-layers", "confirmed")]] * 2
