@@ -59,6 +59,7 @@ _GROUP_MARGIN = rules.compiled(rules.GROUP_MARGIN)
 _LINK = rules.compiled(rules.LINK)
 _QUOTED = rules.compiled(rules.QUOTED)
 _QUOTE_MARK = rules.compiled(rules.QUOTE_MARK)
+_DIFF_HUNK = rules.compiled(rules.DIFF_HUNK)
 _LINE_END = rules.compiled(rules.LINE_END)
 _SUFFIX = rules.compiled(rules.SUFFIX)
 _EXCEPTION_LINE = rules.compiled(rules.EXCEPTION_LINE)
@@ -123,12 +124,13 @@ def plain_quotes(text: str) -> str:
 def normalize(text: str, meter: Meter | None = None) -> str:
     """Stage 2: what terminals and tools add, taken away."""
     meter = meter or Meter()
-    meter.work += (27 + rules.FRAME_WRAPS) * len(text)  # the passes below each read the text once
+    meter.work += (28 + rules.FRAME_WRAPS) * len(text)  # the passes below each read the text once
     text = text.replace("\ufeff", "").replace("\u00a0", " ")
     text = plain_quotes(text)
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\u2028", "\n").replace("\u2029", "\n")
     text = _ANSI.sub("", text)
     text = _QUOTED.sub(lambda run: _QUOTE_MARK.sub("", run.group(0)), text)
+    text = _DIFF_HUNK.sub(_hunk_text, text)
     text = _LINE_END.sub("", text)
     text = _PREFIX.sub("", text)
     text = _GROUP_MARGIN.sub("", text)
@@ -147,6 +149,13 @@ def normalize(text: str, meter: Meter | None = None) -> str:
     text = _SUFFIX.sub("", text)
     text = _LINE_END.sub("", text)  # again: a link's text or the hint's removal may leave blanks at a line's end
     return strip(text)
+
+
+def _hunk_text(hunk: re.Match[str]) -> str:
+    """A unified diff's hunk as the text it leaves (see rules.DIFF_HUNK): its header, then its added and context
+    lines without their mark; its removed lines are no longer said."""
+    header, *lines = hunk.group(0).split("\n")
+    return "\n".join([header, *(line[1:] for line in lines if line[0] in rules.DIFF_KEPT)])
 
 
 def _rich_message(text: str) -> str:

@@ -161,6 +161,13 @@ RERAISE = r"^[ \t]*raise(?![A-Za-z0-9_])"
 # kept: pytest never marks two lines in a row.
 QUOTED = r"(?<![^\n])>[^\n]*(?:\n>[^\n]*)+"
 QUOTE_MARK = r"(?<![^\n])(?:>[ \t]?)+"
+# A unified diff's hunk: its header (`@@ -310,7 +310,7 @@ ...`), then the lines it marks (`-` removed, `+` added, a
+# blank: context, `\` git's "No newline at end of file"), up to the first line marked otherwise. The paste is read as
+# the text the diff leaves: its added and context lines without their mark; a removed line (`-KeyError: ...`, the
+# removed `raise`) is what that text no longer says, never the paste's error. Lines marked so without a header are a
+# Markdown list as often as a diff: read as written.
+DIFF_HUNK = r"(?<![^\n])@@ -[0-9]+(?:,[0-9]+)? \+[0-9]+(?:,[0-9]+)? @@[^\n]*(?:\n[-+ \\][^\n]*)*"
+DIFF_KEPT = "+ "  # the marks of the lines a hunk leaves in the text (added, context)
 # Spaces and tabs at the end of a line go (`LINE_END`): an editor or a quoted reply pads lines to one width
 # (LangBridge#6), and a message printed on two lines must still read as its wording.
 LINE_END = r"(?<![ \t])[ \t]+(?![^\n])"  # from a run's first space: one try a run
@@ -332,13 +339,13 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
     return {
         "version": RULES_VERSION, "cap": CAP, "chain": CHAIN, "whitespace": WHITESPACE, "max_path": MAX_PATH,
         "tail_min": TAIL_MIN, "tail_after": TAIL_AFTER, "head_min": HEAD_MIN, "head_close": HEAD_CLOSE,
-        "trailing_punctuation": TRAILING_PUNCTUATION,
+        "trailing_punctuation": TRAILING_PUNCTUATION, "diff_kept": DIFF_KEPT,
         "frame_wraps": FRAME_WRAPS, "traceback_text": TRACEBACK_TEXT, "handling_text": HANDLING_TEXT,
         "patterns": {"ANSI": ANSI, "PREFIX": PREFIX, "GROUP_MARGIN": GROUP_MARGIN, "RICH_TOP": RICH_TOP,
                      "RICH_BOTTOM": RICH_BOTTOM,
                      "RICH_FOLD": RICH_FOLD, "RICH_WRAP": RICH_WRAP, "RICH_EDGE": RICH_EDGE, "FRAME_WRAP": FRAME_WRAP,
                      "FRAME_NAME_WRAP": FRAME_NAME_WRAP, "LINK": LINK, "QUOTED": QUOTED,
-                     "QUOTE_MARK": QUOTE_MARK, "LINE_END": LINE_END, "SUFFIX": SUFFIX, "EXCEPTION_LINE": EXCEPTION_LINE,
+                     "QUOTE_MARK": QUOTE_MARK, "DIFF_HUNK": DIFF_HUNK, "LINE_END": LINE_END, "SUFFIX": SUFFIX, "EXCEPTION_LINE": EXCEPTION_LINE,
                      "INLINE_EXCEPTION": INLINE_EXCEPTION, "STOP_LINE": STOP_LINE, "TRACEBACK": TRACEBACK,
                      "TRACEBACK_END": TRACEBACK_END, "FATAL_NAME": FATAL_NAME, "CHAINED": CHAINED,
                      "RERAISE": RERAISE,

@@ -5,7 +5,10 @@ the hook alike.
 - pytest's own outcome (`Failed: DID NOT RAISE <class 'KeyError'>`, `Failed: Timeout >10.0s`, `_pytest.outcomes.
   Failed: ...`) is the error such a paste ended with, but its name reads as no exception's (`FATAL_NAME` wanted
   `...Error`, `...Exception`, ...): the message quoted in the test's `pytest.raises(..., match=...)`, which was
-  *not* raised, or an earlier error the test went on after, was confirmed as the paste's error.
+  *not* raised, or an earlier error the test went on after, was confirmed as the paste's error;
+- a unified diff's hunk (`@@ -310,7 +310,7 @@`, then lines marked `-`, `+` or a blank) was read as the lines it marks:
+  a removed line (`-KeyError: '...'`, the removed `raise`) confirmed the entry, though the text the diff leaves no longer
+  says it, and an added exception line (`+RuntimeError: ...`) was no exception line at all.
 """
 
 from __future__ import annotations
@@ -50,13 +53,51 @@ def test_a_word_failed_that_names_no_outcome_ends_nothing(kb):
         assert _answer(kb, f"{KEY_ERROR}\n{prose}\n") == (["cache-only-has-0-layers"], [])
 
 
+# -- a unified diff is read as the text it leaves ------------------------------------------------------------------
+
+HUNK = "--- a/out-4.57.txt\n+++ b/out-5.0.txt\n@@ -1,3 +1,3 @@\n Traceback (most recent call last):\n"
+DIFFS = [
+    HUNK + f"-{KEY_ERROR}\n+RuntimeError: CUDA error: device-side assert triggered\n",  # the error the new run ends with
+    HUNK + f"-{KEY_ERROR}\n+ok\n",  # removed, and nothing raised instead
+    ("--- a/src/transformers/cache_utils.py\n+++ b/src/transformers/cache_utils.py\n@@ -312,3 +312,3 @@ class DynamicCache\n"
+     f"         else:\n-            raise KeyError(\"{C0}\")\n+            return None\n"),  # a patch that removes the raise
+]
+
+
+@pytest.mark.parametrize("paste", DIFFS)
+def test_a_diffs_removed_lines_are_no_error_of_the_paste(kb, paste):
+    assert _answer(kb, paste)[0] == []
+
+
+def test_a_diffs_added_lines_are_read_as_the_text_it_leaves(kb):
+    """The `+` side is the new text: an exception line there is one, and confirms as it would unmarked."""
+    added = HUNK + f"-RuntimeError: CUDA error: device-side assert triggered\n+{KEY_ERROR}\n"
+    assert _answer(kb, added) == (["cache-only-has-0-layers"], [])
+    context = HUNK + f" {KEY_ERROR}\n-ok\n+okay\n"  # a context line is in both texts
+    assert _answer(kb, context) == (["cache-only-has-0-layers"], [])
+
+
+def test_lines_marked_like_a_diffs_without_its_hunk_header_are_read_as_written(kb):
+    """A Markdown list (`- KeyError: ...`) is no diff: only a hunk's header (`@@ -N,M +N,M @@`) starts one."""
+    assert _answer(kb, f"Steps:\n- {KEY_ERROR}\n") == (["cache-only-has-0-layers"], [])
+
+
+@pytest.mark.xfail(strict=True, reason="a diff pasted without its hunk header (`@@ ... @@`) is read as written: its "
+                   "`+` line is no exception line, and its `-` line's message is confirmed (docs/contributing.md 6b)")
+def test_a_diff_without_its_hunk_header_is_read_as_the_text_it_leaves(kb):
+    assert _answer(kb, f"-{KEY_ERROR}\n+RuntimeError: CUDA error: device-side assert triggered\n")[0] == []
+
+
 # -- the page, the CLI and the hook ---------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("release", [None, "4.50.0"])
 def test_round_ten_reads_alike_in_the_page_the_cli_and_the_hook(release):
     from tests.site.test_lookup_js import _same_in_page_cli_and_hook, real_index
 
-    pastes = [*PYTEST_OUTCOMES, f"E       Failed: Timeout >10.0s\n{KEY_ERROR}\n", f"{KEY_ERROR}\nBuildFailed: yes\n"]
+    pastes = [*PYTEST_OUTCOMES, f"E       Failed: Timeout >10.0s\n{KEY_ERROR}\n", f"{KEY_ERROR}\nBuildFailed: yes\n",
+              *DIFFS, HUNK + f"-RuntimeError: CUDA error: device-side assert triggered\n+{KEY_ERROR}\n",
+              HUNK + f" {KEY_ERROR}\n-ok\n+okay\n", f"Steps:\n- {KEY_ERROR}\n"]
     python = _same_in_page_cli_and_hook(real_index.__wrapped__(), pastes, release)
     assert [[(one[0], one[1]) for one in p["found"]] for p in python] == \
-        [[("cache-only-has-0-layers", "candidate")]] * 3 + [[("cache-only-has-0-layers", "confirmed")]] * 2
+        [[("cache-only-has-0-layers", "candidate")]] * 3 + [[("cache-only-has-0-layers", "confirmed")]] * 2 + \
+        [[]] * 3 + [[("cache-only-has-0-layers", "confirmed")]] * 3
