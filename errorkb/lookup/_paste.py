@@ -7,8 +7,10 @@ to a linear bound, and the page's JavaScript counts the same way):
    from the first line that starts inside them.
 2. `normalize`: BOMs go; no-break spaces become spaces; typographic quotes (‘’ “”) become
    ASCII ones (in wordings too); `\\r\\n`, `\\r`, U+2028 and U+2029 become `\\n`; ANSI escape
-   sequences go; a Markdown quote's `> ` goes from a run of quoted lines (`QUOTED`); spaces and tabs
-   at a line's end go; `PREFIX` is
+   sequences go; a Markdown quote's `> ` goes from a run of quoted lines (`QUOTED`); a unified
+   diff's hunk becomes the text it leaves (`DIFF_HUNK`: added and context lines unmarked, removed
+   ones gone); spaces and tabs at a line's end go; a doctest's expected output goes from its report
+   (`DOCTEST_EXPECTED`: what the example should have printed is not what it did); `PREFIX` is
    removed from the start of every line (a launcher's `[rank0]: `,
    pytest's `E   `, a log's timestamp, `tool-name | `, stacked); an exception group's margin (`| `)
    and separators go (`GROUP_MARGIN`); a Markdown link a notebook drew
@@ -60,6 +62,7 @@ _LINK = rules.compiled(rules.LINK)
 _QUOTED = rules.compiled(rules.QUOTED)
 _QUOTE_MARK = rules.compiled(rules.QUOTE_MARK)
 _DIFF_HUNK = rules.compiled(rules.DIFF_HUNK)
+_DOCTEST_EXPECTED = rules.compiled(rules.DOCTEST_EXPECTED)
 _LINE_END = rules.compiled(rules.LINE_END)
 _SUFFIX = rules.compiled(rules.SUFFIX)
 _EXCEPTION_LINE = rules.compiled(rules.EXCEPTION_LINE)
@@ -124,7 +127,7 @@ def plain_quotes(text: str) -> str:
 def normalize(text: str, meter: Meter | None = None) -> str:
     """Stage 2: what terminals and tools add, taken away."""
     meter = meter or Meter()
-    meter.work += (28 + rules.FRAME_WRAPS) * len(text)  # the passes below each read the text once
+    meter.work += (29 + rules.FRAME_WRAPS) * len(text)  # the passes below each read the text once
     text = text.replace("\ufeff", "").replace("\u00a0", " ")
     text = plain_quotes(text)
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\u2028", "\n").replace("\u2029", "\n")
@@ -132,6 +135,7 @@ def normalize(text: str, meter: Meter | None = None) -> str:
     text = _QUOTED.sub(lambda run: _QUOTE_MARK.sub("", run.group(0)), text)
     text = _DIFF_HUNK.sub(_hunk_text, text)
     text = _LINE_END.sub("", text)
+    text = _DOCTEST_EXPECTED.sub(lambda report: report.group(1) + "\n" + report.group(2), text)
     text = _PREFIX.sub("", text)
     text = _GROUP_MARGIN.sub("", text)
     text = _LINK.sub(r"\1", text)

@@ -168,6 +168,11 @@ QUOTE_MARK = r"(?<![^\n])(?:>[ \t]?)+"
 # Markdown list as often as a diff: read as written.
 DIFF_HUNK = r"(?<![^\n])@@ -[0-9]+(?:,[0-9]+)? \+[0-9]+(?:,[0-9]+)? @@[^\n]*(?:\n[-+ \\][^\n]*)*"
 DIFF_KEPT = "+ "  # the marks of the lines a hunk leaves in the text (added, context)
+# A doctest's report of an example whose output differed: `Expected:`, the output the example should have printed,
+# indented, then `Got:` (or `Got nothing`). The expected lines (a traceback the example was meant to raise) are not what
+# it did: read without them, `Expected:` and `Got` kept. Each line of the run is read once: the run ends at the first
+# line that starts with no blank, where `Got` is tried once.
+DOCTEST_EXPECTED = r"(?<![^\n])(Expected:)\n(?:[ \t][^\n]*\n)*(Got(?::| nothing))(?![^\n])"
 # Spaces and tabs at the end of a line go (`LINE_END`): an editor or a quoted reply pads lines to one width
 # (LangBridge#6), and a message printed on two lines must still read as its wording.
 LINE_END = r"(?<![ \t])[ \t]+(?![^\n])"  # from a run's first space: one try a run
@@ -345,7 +350,8 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
                      "RICH_BOTTOM": RICH_BOTTOM,
                      "RICH_FOLD": RICH_FOLD, "RICH_WRAP": RICH_WRAP, "RICH_EDGE": RICH_EDGE, "FRAME_WRAP": FRAME_WRAP,
                      "FRAME_NAME_WRAP": FRAME_NAME_WRAP, "LINK": LINK, "QUOTED": QUOTED,
-                     "QUOTE_MARK": QUOTE_MARK, "DIFF_HUNK": DIFF_HUNK, "LINE_END": LINE_END, "SUFFIX": SUFFIX, "EXCEPTION_LINE": EXCEPTION_LINE,
+                     "QUOTE_MARK": QUOTE_MARK, "DIFF_HUNK": DIFF_HUNK, "DOCTEST_EXPECTED": DOCTEST_EXPECTED,
+                     "LINE_END": LINE_END, "SUFFIX": SUFFIX, "EXCEPTION_LINE": EXCEPTION_LINE,
                      "INLINE_EXCEPTION": INLINE_EXCEPTION, "STOP_LINE": STOP_LINE, "TRACEBACK": TRACEBACK,
                      "TRACEBACK_END": TRACEBACK_END, "FATAL_NAME": FATAL_NAME, "CHAINED": CHAINED,
                      "RERAISE": RERAISE,

@@ -8,7 +8,9 @@ the hook alike.
   *not* raised, or an earlier error the test went on after, was confirmed as the paste's error;
 - a unified diff's hunk (`@@ -310,7 +310,7 @@`, then lines marked `-`, `+` or a blank) was read as the lines it marks:
   a removed line (`-KeyError: '...'`, the removed `raise`) confirmed the entry, though the text the diff leaves no longer
-  says it, and an added exception line (`+RuntimeError: ...`) was no exception line at all.
+  says it, and an added exception line (`+RuntimeError: ...`) was no exception line at all;
+- a doctest's report (`Expected:` what the example should print, `Got:` what it printed): the error the example was
+  expected to raise, which it did not, was confirmed as the paste's.
 """
 
 from __future__ import annotations
@@ -88,6 +90,26 @@ def test_a_diff_without_its_hunk_header_is_read_as_the_text_it_leaves(kb):
     assert _answer(kb, f"-{KEY_ERROR}\n+RuntimeError: CUDA error: device-side assert triggered\n")[0] == []
 
 
+# -- a doctest's expected output is no error of the paste ------------------------------------------------------------
+
+DOCTEST = ('File "/me/docs/cache.md", line 12, in cache.md\nFailed example:\n    cache[0]\nExpected:\n'
+           f"    Traceback (most recent call last):\n    ...\n    {KEY_ERROR}\nGot:\n    (tensor([1.]), tensor([1.]))\n")
+DOCTESTS = [DOCTEST, DOCTEST.replace("Got:\n    (tensor([1.]), tensor([1.]))\n", "Got nothing\n")]
+
+
+@pytest.mark.parametrize("paste", DOCTESTS)
+def test_the_error_a_doctest_expected_and_did_not_get_is_no_error_of_the_paste(kb, paste):
+    assert _answer(kb, paste)[0] == []
+
+
+def test_the_error_a_doctest_got_still_confirms(kb):
+    got = ("Failed example:\n    cache[0]\nExpected:\n    (tensor([1.]),)\nGot:\n    Traceback (most recent call last):\n"
+           f'      File "<doctest cache.md[3]>", line 1, in <module>\n        cache[0]\n    {KEY_ERROR}\n')
+    assert _answer(kb, got) == (["cache-only-has-0-layers"], [])
+    raised = got.replace("Expected:\n    (tensor([1.]),)\nGot:\n", "Exception raised:\n")
+    assert _answer(kb, raised) == (["cache-only-has-0-layers"], [])
+
+
 # -- the page, the CLI and the hook ---------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("release", [None, "4.50.0"])
@@ -96,8 +118,8 @@ def test_round_ten_reads_alike_in_the_page_the_cli_and_the_hook(release):
 
     pastes = [*PYTEST_OUTCOMES, f"E       Failed: Timeout >10.0s\n{KEY_ERROR}\n", f"{KEY_ERROR}\nBuildFailed: yes\n",
               *DIFFS, HUNK + f"-RuntimeError: CUDA error: device-side assert triggered\n+{KEY_ERROR}\n",
-              HUNK + f" {KEY_ERROR}\n-ok\n+okay\n", f"Steps:\n- {KEY_ERROR}\n"]
+              HUNK + f" {KEY_ERROR}\n-ok\n+okay\n", f"Steps:\n- {KEY_ERROR}\n", *DOCTESTS]
     python = _same_in_page_cli_and_hook(real_index.__wrapped__(), pastes, release)
     assert [[(one[0], one[1]) for one in p["found"]] for p in python] == \
         [[("cache-only-has-0-layers", "candidate")]] * 3 + [[("cache-only-has-0-layers", "confirmed")]] * 2 + \
-        [[]] * 3 + [[("cache-only-has-0-layers", "confirmed")]] * 3
+        [[]] * 3 + [[("cache-only-has-0-layers", "confirmed")]] * 3 + [[]] * 2

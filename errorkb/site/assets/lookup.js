@@ -239,7 +239,7 @@
 
   const GLOBAL = new Set(["ANSI", "PREFIX", "GROUP_MARGIN", "SUFFIX", "EXCEPTION_LINE", "INLINE_EXCEPTION", "TRACEBACK",
     "TRACEBACK_END", "FRAME_LINE", "FRAME", "ARROW_LINE", "PYTEST_DEF", "PYTEST_FAILING", "RICH_TOP", "RICH_BOTTOM", "RICH_FOLD", "RICH_WRAP",
-    "RICH_EDGE", "FRAME_WRAP", "FRAME_NAME_WRAP", "LINK", "QUOTED", "QUOTE_MARK", "DIFF_HUNK", "LINE_END", "CHAINED", "RELEASE_NUMBER", "NAME", "SENTENCE_END"]);
+    "RICH_EDGE", "FRAME_WRAP", "FRAME_NAME_WRAP", "LINK", "QUOTED", "QUOTE_MARK", "DIFF_HUNK", "DOCTEST_EXPECTED", "LINE_END", "CHAINED", "RELEASE_NUMBER", "NAME", "SENTENCE_END"]);
 
   /* The index's `rules` made ready: each pattern compiled (the global flag where it is scanned). */
   function compileRules(rules) {
@@ -310,7 +310,7 @@
 
   function normalize(text, R, meter) {
     meter = meter || new Meter();
-    meter.work += (28 + R.frameWraps) * text.length;  // the passes below each read the text once
+    meter.work += (29 + R.frameWraps) * text.length;  // the passes below each read the text once
     text = text.replaceAll("\ufeff", "").replaceAll("\u00a0", " ");
     text = plainQuotes(text);
     text = text.replaceAll("\r\n", "\n").replaceAll("\r", "\n").replaceAll("\u2028", "\n").replaceAll("\u2029", "\n");
@@ -318,6 +318,7 @@
     text = text.replace(R.patterns.QUOTED, (run) => run.replace(R.patterns.QUOTE_MARK, ""));  // a Markdown quote
     text = text.replace(R.patterns.DIFF_HUNK, (hunk) => hunkText(hunk, R));  // a unified diff: the text it leaves
     text = text.replace(R.patterns.LINE_END, "");  // spaces at a line's end
+    text = text.replace(R.patterns.DOCTEST_EXPECTED, (whole, expected, got) => expected + "\n" + got);  // not what it did
     text = text.replace(R.patterns.PREFIX, "");
     text = text.replace(R.patterns.GROUP_MARGIN, "");  // an exception group's margin and separators
     text = text.replace(R.patterns.LINK, (whole, shown) => shown);  // a notebook's Markdown link: its text
