@@ -7,8 +7,10 @@ to a linear bound, and the page's JavaScript counts the same way):
    from the first line that starts inside them.
 2. `normalize`: BOMs go; no-break spaces become spaces; typographic quotes (‘’ “”) become
    ASCII ones (in wordings too); `\\r\\n`, `\\r`, U+2028 and U+2029 become `\\n`; ANSI escape
-   sequences go; a Markdown quote's `> ` goes from a run of quoted lines (`QUOTED`); spaces and tabs
-   at a line's end go; `PREFIX` is
+   sequences go; a Markdown quote's `> ` goes from a run of quoted lines (`QUOTED`); a unified
+   diff's hunk becomes the text it leaves (`DIFF_HUNK`: added and context lines unmarked, removed
+   ones gone); spaces and tabs at a line's end go; a doctest's expected output goes from its report
+   (`DOCTEST_EXPECTED`: what the example should have printed is not what it did); `PREFIX` is
    removed from the start of every line (a launcher's `[rank0]: `,
    pytest's `E   `, a log's timestamp, `tool-name | `, stacked); an exception group's margin (`| `)
    and separators go (`GROUP_MARGIN`); a Markdown link a notebook drew
@@ -59,6 +61,8 @@ _GROUP_MARGIN = rules.compiled(rules.GROUP_MARGIN)
 _LINK = rules.compiled(rules.LINK)
 _QUOTED = rules.compiled(rules.QUOTED)
 _QUOTE_MARK = rules.compiled(rules.QUOTE_MARK)
+_DIFF_HUNK = rules.compiled(rules.DIFF_HUNK)
+_DOCTEST_EXPECTED = rules.compiled(rules.DOCTEST_EXPECTED)
 _LINE_END = rules.compiled(rules.LINE_END)
 _SUFFIX = rules.compiled(rules.SUFFIX)
 _EXCEPTION_LINE = rules.compiled(rules.EXCEPTION_LINE)
@@ -123,13 +127,15 @@ def plain_quotes(text: str) -> str:
 def normalize(text: str, meter: Meter | None = None) -> str:
     """Stage 2: what terminals and tools add, taken away."""
     meter = meter or Meter()
-    meter.work += (27 + rules.FRAME_WRAPS) * len(text)  # the passes below each read the text once
+    meter.work += (29 + rules.FRAME_WRAPS) * len(text)  # the passes below each read the text once
     text = text.replace("\ufeff", "").replace("\u00a0", " ")
     text = plain_quotes(text)
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\u2028", "\n").replace("\u2029", "\n")
     text = _ANSI.sub("", text)
     text = _QUOTED.sub(lambda run: _QUOTE_MARK.sub("", run.group(0)), text)
+    text = _DIFF_HUNK.sub(_hunk_text, text)
     text = _LINE_END.sub("", text)
+    text = _DOCTEST_EXPECTED.sub(lambda report: report.group(1) + "\n" + report.group(2), text)
     text = _PREFIX.sub("", text)
     text = _GROUP_MARGIN.sub("", text)
     text = _LINK.sub(r"\1", text)
@@ -147,6 +153,13 @@ def normalize(text: str, meter: Meter | None = None) -> str:
     text = _SUFFIX.sub("", text)
     text = _LINE_END.sub("", text)  # again: a link's text or the hint's removal may leave blanks at a line's end
     return strip(text)
+
+
+def _hunk_text(hunk: re.Match[str]) -> str:
+    """A unified diff's hunk as the text it leaves (see rules.DIFF_HUNK): its header, then its added and context
+    lines without their mark; its removed lines are no longer said."""
+    header, *lines = hunk.group(0).split("\n")
+    return "\n".join([header, *(line[1:] for line in lines if line[0] in rules.DIFF_KEPT)])
 
 
 def _rich_message(text: str) -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-RULES_VERSION = 21
+RULES_VERSION = 22
 
 CAP = 1 << 16  # characters of a paste read: its last 64 KiB
 CHAIN = 64  # exception lines tried whole, counted from the end of the paste
@@ -128,13 +128,15 @@ TRACEBACK = _TRACEBACK_WORDS + ":"
 # (`INFO: ...`), a code line (indented) or IPython's header (`KeyError   Traceback (...)`) is none. An exception
 # group's line (`ExceptionGroup: ... (2 sub-exceptions)`) ends the group's own traceback: the frames where the group
 # was raised are none of a sub-exception's (one never raised prints its exception line alone).
-TRACEBACK_END = (r"(?<![^\n])(?:[A-Za-z_][A-Za-z0-9_]*\.)*[A-Za-z_][A-Za-z0-9_]*"
-                 r"(?:Error|Exception|Warning|Interrupt|Exit|Iteration|Group)(?::[^\n]*|[ \t]*)(?![^\n])")
+TRACEBACK_END = (r"(?<![^\n])(?:[A-Za-z_][A-Za-z0-9_]*\.)*(?:[A-Za-z_][A-Za-z0-9_]*"
+                 r"(?:Error|Exception|Warning|Interrupt|Exit|Iteration|Group)|Failed)(?::[^\n]*|[ \t]*)(?![^\n])")
 # The error a paste ended with decides what can be confirmed: its last exception line whose name reads as an
 # exception's (`FATAL_NAME`: not a log's `INFO:`, not a warning printed at shutdown), the earlier lines that say
 # it again, and the exceptions a chain sentence (`CHAINED`) ties to it. Matched anywhere else, an entry is a
-# candidate.
-FATAL_NAME = r"(?:Error|Exception|Interrupt|Exit|Iteration)$"
+# candidate. pytest's own outcome, `Failed` whole (`Failed: DID NOT RAISE <class 'KeyError'>`, pytest-timeout's
+# `Failed: Timeout >10.0s`, `_pytest.outcomes.Failed: ...`), is such an error too: the message its test's
+# `pytest.raises(..., match=...)` quotes was not raised, and an error before it is not what ended the test.
+FATAL_NAME = r"(?:Error|Exception|Interrupt|Exit|Iteration)$|(?:^|\.)Failed$"
 CHAINED = r"(?<![^\n])(?:During handling of the above exception|The above exception was the direct cause)"
 # "During handling of the above exception" says only that the later exception was raised while the earlier one was
 # being handled: a handler that falls back to other code and fails there shows a new error, whose cause the earlier one
@@ -159,6 +161,18 @@ RERAISE = r"^[ \t]*raise(?![A-Za-z0-9_])"
 # kept: pytest never marks two lines in a row.
 QUOTED = r"(?<![^\n])>[^\n]*(?:\n>[^\n]*)+"
 QUOTE_MARK = r"(?<![^\n])(?:>[ \t]?)+"
+# A unified diff's hunk: its header (`@@ -310,7 +310,7 @@ ...`), then the lines it marks (`-` removed, `+` added, a
+# blank: context, `\` git's "No newline at end of file"), up to the first line marked otherwise. The paste is read as
+# the text the diff leaves: its added and context lines without their mark; a removed line (`-KeyError: ...`, the
+# removed `raise`) is what that text no longer says, never the paste's error. Lines marked so without a header are a
+# Markdown list as often as a diff: read as written.
+DIFF_HUNK = r"(?<![^\n])@@ -[0-9]+(?:,[0-9]+)? \+[0-9]+(?:,[0-9]+)? @@[^\n]*(?:\n[-+ \\][^\n]*)*"
+DIFF_KEPT = "+ "  # the marks of the lines a hunk leaves in the text (added, context)
+# A doctest's report of an example whose output differed: `Expected:`, the output the example should have printed,
+# indented, then `Got:` (or `Got nothing`). The expected lines (a traceback the example was meant to raise) are not what
+# it did: read without them, `Expected:` and `Got` kept. Each line of the run is read once: the run ends at the first
+# line that starts with no blank, where `Got` is tried once.
+DOCTEST_EXPECTED = r"(?<![^\n])(Expected:)\n(?:[ \t][^\n]*\n)*(Got(?::| nothing))(?![^\n])"
 # Spaces and tabs at the end of a line go (`LINE_END`): an editor or a quoted reply pads lines to one width
 # (LangBridge#6), and a message printed on two lines must still read as its wording.
 LINE_END = r"(?<![ \t])[ \t]+(?![^\n])"  # from a run's first space: one try a run
@@ -330,13 +344,14 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
     return {
         "version": RULES_VERSION, "cap": CAP, "chain": CHAIN, "whitespace": WHITESPACE, "max_path": MAX_PATH,
         "tail_min": TAIL_MIN, "tail_after": TAIL_AFTER, "head_min": HEAD_MIN, "head_close": HEAD_CLOSE,
-        "trailing_punctuation": TRAILING_PUNCTUATION,
+        "trailing_punctuation": TRAILING_PUNCTUATION, "diff_kept": DIFF_KEPT,
         "frame_wraps": FRAME_WRAPS, "traceback_text": TRACEBACK_TEXT, "handling_text": HANDLING_TEXT,
         "patterns": {"ANSI": ANSI, "PREFIX": PREFIX, "GROUP_MARGIN": GROUP_MARGIN, "RICH_TOP": RICH_TOP,
                      "RICH_BOTTOM": RICH_BOTTOM,
                      "RICH_FOLD": RICH_FOLD, "RICH_WRAP": RICH_WRAP, "RICH_EDGE": RICH_EDGE, "FRAME_WRAP": FRAME_WRAP,
                      "FRAME_NAME_WRAP": FRAME_NAME_WRAP, "LINK": LINK, "QUOTED": QUOTED,
-                     "QUOTE_MARK": QUOTE_MARK, "LINE_END": LINE_END, "SUFFIX": SUFFIX, "EXCEPTION_LINE": EXCEPTION_LINE,
+                     "QUOTE_MARK": QUOTE_MARK, "DIFF_HUNK": DIFF_HUNK, "DOCTEST_EXPECTED": DOCTEST_EXPECTED,
+                     "LINE_END": LINE_END, "SUFFIX": SUFFIX, "EXCEPTION_LINE": EXCEPTION_LINE,
                      "INLINE_EXCEPTION": INLINE_EXCEPTION, "STOP_LINE": STOP_LINE, "TRACEBACK": TRACEBACK,
                      "TRACEBACK_END": TRACEBACK_END, "FATAL_NAME": FATAL_NAME, "CHAINED": CHAINED,
                      "RERAISE": RERAISE,

@@ -239,7 +239,7 @@
 
   const GLOBAL = new Set(["ANSI", "PREFIX", "GROUP_MARGIN", "SUFFIX", "EXCEPTION_LINE", "INLINE_EXCEPTION", "TRACEBACK",
     "TRACEBACK_END", "FRAME_LINE", "FRAME", "ARROW_LINE", "PYTEST_DEF", "PYTEST_FAILING", "RICH_TOP", "RICH_BOTTOM", "RICH_FOLD", "RICH_WRAP",
-    "RICH_EDGE", "FRAME_WRAP", "FRAME_NAME_WRAP", "LINK", "QUOTED", "QUOTE_MARK", "LINE_END", "CHAINED", "RELEASE_NUMBER", "NAME", "SENTENCE_END"]);
+    "RICH_EDGE", "FRAME_WRAP", "FRAME_NAME_WRAP", "LINK", "QUOTED", "QUOTE_MARK", "DIFF_HUNK", "DOCTEST_EXPECTED", "LINE_END", "CHAINED", "RELEASE_NUMBER", "NAME", "SENTENCE_END"]);
 
   /* The index's `rules` made ready: each pattern compiled (the global flag where it is scanned). */
   function compileRules(rules) {
@@ -253,7 +253,7 @@
     return {
       cap: rules.cap, chain: rules.chain, whitespace: rules.whitespace, maxPath: rules.max_path, patterns, types,
       tailMin: rules.tail_min, tailAfter: String(rules.tail_after || ""),
-      headMin: rules.head_min, headClose: String(rules.head_close || ""),
+      headMin: rules.head_min, headClose: String(rules.head_close || ""), diffKept: String(rules.diff_kept || ""),
       trailingPunctuation: String(rules.trailing_punctuation || ""),
       frameWraps: rules.frame_wraps, tracebackText: rules.traceback_text, handlingText: String(rules.handling_text || ""),
       defaultTypes: rules.default_types || {}, builtinTypes: new Set(rules.builtin_types || []),
@@ -310,13 +310,15 @@
 
   function normalize(text, R, meter) {
     meter = meter || new Meter();
-    meter.work += (27 + R.frameWraps) * text.length;  // the passes below each read the text once
+    meter.work += (29 + R.frameWraps) * text.length;  // the passes below each read the text once
     text = text.replaceAll("\ufeff", "").replaceAll("\u00a0", " ");
     text = plainQuotes(text);
     text = text.replaceAll("\r\n", "\n").replaceAll("\r", "\n").replaceAll("\u2028", "\n").replaceAll("\u2029", "\n");
     text = text.replace(R.patterns.ANSI, "");
     text = text.replace(R.patterns.QUOTED, (run) => run.replace(R.patterns.QUOTE_MARK, ""));  // a Markdown quote
+    text = text.replace(R.patterns.DIFF_HUNK, (hunk) => hunkText(hunk, R));  // a unified diff: the text it leaves
     text = text.replace(R.patterns.LINE_END, "");  // spaces at a line's end
+    text = text.replace(R.patterns.DOCTEST_EXPECTED, (whole, expected, got) => expected + "\n" + got);  // not what it did
     text = text.replace(R.patterns.PREFIX, "");
     text = text.replace(R.patterns.GROUP_MARGIN, "");  // an exception group's margin and separators
     text = text.replace(R.patterns.LINK, (whole, shown) => shown);  // a notebook's Markdown link: its text
@@ -335,6 +337,13 @@
     text = text.replace(R.patterns.SUFFIX, "");
     text = text.replace(R.patterns.LINE_END, "");  // again: a link's text or the hint's removal may leave some
     return strip(text, R.whitespace);
+  }
+
+  /* A unified diff's hunk as the text it leaves (_paste.py:_hunk_text): its header, then its added and context lines
+   * without their mark; its removed lines are no longer said. */
+  function hunkText(hunk, R) {
+    const [header, ...lines] = hunk.split("\n");
+    return [header, ...lines.filter((line) => R.diffKept.includes(line[0])).map((line) => line.slice(1))].join("\n");
   }
 
   /* The exception's text rich printed below each box, unwrapped (_paste.py:_rich_message): a line whose next
