@@ -2033,8 +2033,13 @@ _CHOSEN = {
     "partial-plain-python": "lib.call(functools.partial(json.loads, ''))\n",
     "partial-in-defaultdict": ("counter = collections.defaultdict(functools.partial(operator.getitem, [], 3))\n"
                                "lib.call(counter.__getitem__, 'a')\n"),
-    # New: a method of C code bound to the snippet's data (a slot wrapper), given as the callback.
+    # New: a method of C code bound to the snippet's data (a slot wrapper), given as the callback (round nine: closed).
     "bound-slot-wrapper": "lib.call([].__getitem__, 3)\n",
+    # Round nine (red10): the same class, a C method of another C type bound to data the snippet made ...
+    "bound-deque-popleft": "lib.call(collections.deque().popleft)\n",
+    # ... a method-wrapper (a C slot bound to an object: `int.__truediv__` of 1), handed its failing argument ...
+    "bound-method-wrapper": "lib.call((1).__truediv__, 0)\n",
+
     # New: an `operator.methodcaller` that calls the trusted future's `result`, over the snippet's data.
     "methodcaller": ("failed = concurrent.futures.Future()\nfailed.set_exception(ValueError(MESSAGE))\n"
                      "lib.call(operator.methodcaller('result'), failed)\n"),
@@ -2051,9 +2056,7 @@ _CHOSEN = {
 }
 
 
-_CHOSEN_LIMITS = {
-    "bound-slot-wrapper": "a C method bound to plain data (a list's `__getitem__`) is not told from the library's own",
-}
+_CHOSEN_LIMITS: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("attack", [pytest.param(name, marks=pytest.mark.xfail(
@@ -2088,21 +2091,22 @@ def test_trusted_callables_over_the_libraries_own_data_are_not_planted(tmp_path)
     import fractions
 
     for function, args in ((fractions.Fraction(1, 2).limit_denominator, ("x",)), (PRE_MADE, ()), (len, (3,)),
-                           (PRE_MADE_GETTER, ([],))):
+                           (PRE_MADE_GETTER, ([],)), (PRE_BOUND, (3,))):
         try:
             lib.call(function, *args)
         except (TypeError, ValueError, IndexError):
             pass
     """
-    seen = read(run_scenario(tmp_path, body, configure=_watch_call,
-                             extra={"PRE_MADE": _PRE_MADE, "PRE_MADE_GETTER": _PRE_MADE_GETTER})).observation
+    extra = {"PRE_MADE": _PRE_MADE, "PRE_MADE_GETTER": _PRE_MADE_GETTER, "PRE_BOUND": _PRE_BOUND}
+    seen = read(run_scenario(tmp_path, body, configure=_watch_call, extra=extra)).observation
     assert seen is not None and seen.interference == [] and seen.tampered == [], seen
-    assert [error.type for error in seen.calls.raised] == ["TypeError", "ValueError", "TypeError", "IndexError"], \
-        seen.calls
+    assert [error.type for error in seen.calls.raised] == ["TypeError", "ValueError", "TypeError", "IndexError",
+                                                           "IndexError"], seen.calls
 
 
 _PRE_MADE = functools.partial(int, "not a number")  # made before any snippet, as a library makes one at import
 _PRE_MADE_GETTER = operator.itemgetter(3)  # the same, an `operator` getter
+_PRE_BOUND = [].__getitem__  # the same, a C method bound to the library's own data
 
 
 # -- round seven (red8): paths the interpreter follows from an object that the planted search did not --------------

@@ -131,6 +131,11 @@ _c_FunctionType = types.FunctionType
 _c_MethodType = types.MethodType
 _c_BuiltinTypes = (types.BuiltinFunctionType, types.BuiltinMethodType, types.MethodWrapperType,
                    types.WrapperDescriptorType, types.MethodDescriptorType)
+# C methods bound to an object (`[].__getitem__`, `iter(()).__next__`): what fails is the object's own C code, on the
+# object it was bound to; made by the snippet, it chose both (`_p_bound_to_data`).
+_c_BOUND_C = (types.BuiltinMethodType, types.MethodWrapperType)
+_c_wrapper_self = types.MethodWrapperType.__dict__["__self__"].__get__
+_c_BOUND_NAMES = tuple(kind.__dict__["__name__"].__get__ for kind in _c_BOUND_C)
 _c_staticmethod = staticmethod
 _c_classmethod = classmethod
 _c_NoneType = type(None)
@@ -662,7 +667,7 @@ def _young_classes() -> list[type]:
     found = []
     for value in gc.get_objects():
         kind = type(value)
-        if _p_in_binders(kind):
+        if _p_in_binders(kind) or _p_bound_to_data(value, kind) is not _c_MISSING:
             _record_binder(value)
         elif type in _c_mro(kind):
             found.append(value)
@@ -677,17 +682,33 @@ def _p_in_binders(kind: Any) -> bool:
     return False
 
 
+def _p_bound_to_data(value: Any, kind: Any) -> Any:
+    """The object a C method is bound to (`[]` of `[].__getitem__`, the iterator of `it.__next__`), or `_c_MISSING`
+    for anything else: not a C method, or one of a module (`len`) or of a class (`object.__new__`), which raises its
+    own errors on the arguments it is handed."""
+    if kind is _c_BOUND_C[0]:
+        bound = _c_builtin_self(value)
+    elif kind is _c_BOUND_C[1]:
+        bound = _c_wrapper_self(value)
+    else:
+        return _c_MISSING
+    if bound is None or _p_is_module(bound) or _p_in(type, _c_mro(type(bound))):
+        return _c_MISSING
+    return bound
+
+
 def _record_binder(value: Any) -> None:
-    """A `functools.partial` (or an `operator` getter or caller) that existed before the snippet ran: trusted code
-    made it (a runtime binds a class's `__eq__` to one at import), so what it binds is not the snippet's choice
-    (`_p_made_before`)."""
+    """A `functools.partial` (or an `operator` getter or caller, or a C method bound to an object) that existed before
+    the snippet ran: trusted code made it (a runtime binds a class's `__eq__` to one at import), so what it binds is
+    not the snippet's choice (`_p_made_before`)."""
     _COPIES["binders"][id(value)] = value
 
 
 def _every_binder() -> None:
     """Every binder the collector tracks now (each always is), once, beside `_every_class`."""
     for value in gc.get_objects():
-        if _p_in_binders(type(value)):
+        kind = type(value)
+        if _p_in_binders(kind) or _p_bound_to_data(value, kind) is not _c_MISSING:
             _record_binder(value)
 
 
@@ -1794,7 +1815,7 @@ def _p_planted_under(frame: Any, tb: Any) -> str | None:
         return "one of more than " + _c_int_repr(_c_RETURNED_MAX) + " values its code returned into the call, " \
                "too many to keep"
     level.extend(changed)  # what code beneath reads through a rebound trusted name is searched too
-    found = _p_walk(level, _c_PLANT_BUDGET, _p_planted_check, None)
+    found = _p_walk(level, _c_PLANT_BUDGET, _p_planted_check, {})
     if found is _c_EXHAUSTED:
         return "one of more than " + _c_int_repr(_c_PLANT_BUDGET) + " objects the frame holds, too many to search"
     if found is _c_UNREADABLE:
@@ -1804,11 +1825,41 @@ def _p_planted_under(frame: Any, tb: Any) -> str | None:
 
 def _p_planted_check(value: Any, kind: Any, items: list[Any] | None, context: Any) -> str | None:
     """`_p_walk`'s question for the planted search: a class of the snippet's holding planted code (`_p_planted_node`),
-    or a C object calling what it holds (`_p_calls_held`)."""
+    or a C object calling what it holds (`_p_calls_held`). `context` gathers the C methods trusted objects delegate to
+    (`_p_delegates`), met before the methods themselves (the walk is breadth first)."""
     found = _p_planted_node(value)
     if found is not None or items is None:
         return found
-    return _p_calls_held(value, kind, items)
+    _p_delegates(value, kind, context)
+    return _p_calls_held(value, kind, items, context)
+
+
+def _p_delegates(value: Any, kind: Any, delegated: dict[int, Any]) -> None:
+    """The C methods an instance of a trusted class holds in its own `__dict__` under their own names, bound to an
+    object that very dict holds too: Python's code delegating to a member (`threading.Condition`: `self.acquire =
+    lock.acquire` beside `self._lock = lock`), whose call is the member's own, by the name it has there."""
+    if not _c_type_flags(kind) & _c_HEAPTYPE:
+        return
+    own = _p_own_dict(value, kind)
+    if own is None:
+        return
+    pairs = list(_c_dict_items(own))
+    members: dict[int, Any] | None = None
+    for key, held in _c_list_iter(pairs):
+        bound = _p_bound_to_data(held, type(held))
+        if bound is _c_MISSING or type(key) is not str or not _p_one_of(_p_c_method_name(held), (key,)):
+            continue
+        if members is None:
+            if not _p_trusted_class(kind):
+                return
+            members = {id(pair[1]): pair[1] for pair in _c_list_iter(pairs)}
+        if _c_dict_get(members, id(bound)) is bound:
+            delegated[id(held)] = held
+
+
+def _p_c_method_name(method: Any) -> Any:
+    """A C method's own name, read by its type's C getter."""
+    return _c_BOUND_NAMES[0](method) if type(method) is _c_BOUND_C[0] else _c_BOUND_NAMES[1](method)
 
 
 def _p_walk(level: list[Any], budget: int, check: Callable[[Any, Any, list[Any] | None, Any], Any],
@@ -1947,7 +1998,7 @@ def _p_referent(reference: Any) -> Any:
     return _c_py_object_at(id(reference) + offset).value
 
 
-def _p_calls_held(value: Any, kind: Any, items: list[Any]) -> str | None:
+def _p_calls_held(value: Any, kind: Any, items: list[Any], delegated: dict[int, Any]) -> str | None:
     """A C object (of a type C code made) that may call what it holds, holding C code the snippet chose (a map's
     or a callable iterator's function, a defaultdict's factory, a partial's): `Type` of it. A container's items
     are its data (a tuple, list, dict, set or frozenset, calls none of them); what a container holds besides them
@@ -1963,7 +2014,7 @@ def _p_calls_held(value: Any, kind: Any, items: list[Any]) -> str | None:
     if not _p_made_by_c(kind) or kind is _c_FunctionType or kind is _c_CellType or _p_in(kind, _c_GENERATOR_TYPES) \
             or _p_in(kind, _c_DESCRIPTOR_WRAPPERS) or _p_in(type, _c_mro(kind)):
         return None
-    if _p_chosen_call(value, kind):
+    if _c_dict_get(delegated, id(value)) is not value and _p_chosen_call(value, kind):
         return _p_qualname(kind) + " (raising what the snippet chose)"
     if (kind is _c_MethodType and _p_own_method(value)) or _p_plain_partial(value, kind):
         return None
@@ -1999,17 +2050,19 @@ def _p_chosen_call(value: Any, kind: Any) -> bool:
     data), an `operator` getter or caller it made (`methodcaller("result")` calls the argument's own method, as
     `itemgetter(3)` its item: what fails is the name or key it chose, on the argument it was handed), or a method
     bound to an object that holds an exception (`Future.result`, a C future's `result`), which Python's or C code
-    re-raises."""
+    re-raises; or a C method bound to an object (`[].__getitem__`, `deque().popleft`) that did not exist before the
+    snippet ran: the object's C code fails on the object and the arguments chosen for it, and whether the library or
+    the snippet bound it cannot be told, so it is read as the snippet's (failing closed: one trusted code binds while
+    the snippet runs, held where the search meets it, is read so too)."""
     if _p_in(_c_partial, _c_mro(kind)):
         return _p_snippet_partial(value)
     if _p_in_binders(kind):  # an `operator` getter or caller: its names, keys and arguments are its data
         return not _p_made_before(value)
     if kind is _c_MethodType:
         return _p_reaches_error(_c_method_self(value))
-    if _p_in(kind, _c_BuiltinTypes[:2]):
-        bound = _c_builtin_self(value)
-        return bound is not None and not _p_is_module(bound) and not _p_in(type, _c_mro(type(bound))) \
-            and _p_reaches_error(bound)
+    bound = _p_bound_to_data(value, kind)
+    if bound is not _c_MISSING:  # a C method bound to an object: made by the snippet, it chose the object and the call
+        return not _p_made_before(value) or _p_reaches_error(bound)
     return False
 
 
