@@ -68,6 +68,18 @@ class Module:
     def __call__(self, *args):
         forward_call = self.forward
         return forward_call(*args)
+
+
+def load():
+    from json.decoder import scanstring
+
+    return scanstring
+
+
+def save(value):
+    import pickle
+
+    return pickle.dumps(value)
 '''
 
 
@@ -2471,5 +2483,91 @@ def test_the_runtimes_own_modes_and_hooks_over_the_snippets_code_are_not_planted
         _torch_beneath(config)
 
     seen = read(run_scenario(tmp_path, body, configure=configure)).observation
+    assert seen is not None and seen.interference == [] and seen.tampered == [], seen
+    assert [error.type for error in seen.calls.raised] == ["TypeError"], seen.calls
+
+
+# -- round nine (red10): C code the interpreter reaches from its own tables, not from the frame ----------------------
+
+
+def _watch(name: str) -> Callable[[dict], None]:
+    """A `configure` that watches `lib.<name>` instead of `lib.work`."""
+
+    def configure(config: dict) -> None:
+        import lib
+
+        function = getattr(lib, name)
+        code = function.__code__
+        config["slots"][0].update(
+            label=name, code=code, function=function, function_code=code, name=name, raw=function, reads=[],
+            normal=[i.offset for i in dis.get_instructions(code) if i.opname == "RETURN_VALUE"],
+            defaults=None, kwdefaults=None)
+        config["owners"] = [(name, lib, name, function)]
+
+    return configure
+
+
+_TABLES = {
+    # The module table: the function imports a module the snippet replaced there by an object whose class's
+    # `__getattr__` is C code it chose; the import machinery's C code reads `__spec__` of it, in the function's frame.
+    "module-table": ("class Loaded:\n    __getattr__ = chosen\n\n\n"
+                     "sys.modules['json.decoder'] = Loaded()\nlib.load()\n", "load"),
+    # ... the builtins' `__import__`, which the import statement calls from C.
+    "builtins-import": ("builtins.__import__ = chosen\nlib.load()\n", "load"),
+    # Pickle's table of reducers (`copyreg.dispatch_table`, which `_pickle` holds from its start): C code calls the
+    # reducer the snippet registered for a class of Python's own.
+    "copyreg": ("copyreg.pickle(fractions.Fraction, functools.partial(max, 0, key=functools.partial(next, throws)))\n"
+                "lib.save(fractions.Fraction(1, 2))\n", "save"),
+}
+
+
+@pytest.mark.parametrize("attack", sorted(_TABLES))
+def test_c_code_the_interpreter_reaches_from_its_own_tables_is_planted(tmp_path, attack):
+    """Round nine (red10): what the snippet put where the interpreter's C code looks it up (the module table), reached
+    from no object the function's frame holds, raises the snippet's ValueError in the function's frame."""
+    body = """
+    import builtins
+    import copyreg
+    import fractions
+    import functools
+    import itertools
+    import sys
+
+    MESSAGE = "n must be positive, got -1"
+    spent = (each for each in ())
+    for _ in spent:
+        pass
+    throws = map(spent.throw, itertools.repeat(ValueError), itertools.repeat(MESSAGE))  # raises at every call
+    chosen = functools.partial(max, key=functools.partial(next, throws))
+    ATTACK
+    """.replace("ATTACK", textwrap.indent(_TABLES[attack][0], "    ").strip())
+    seen = read(run_scenario(tmp_path, body, configure=_watch(_TABLES[attack][1]))).observation
+    assert seen is not None and seen.exception is not None, seen
+    started = seen.exception.started
+    assert started is not None and started.where == "target" and seen.exception.message == "n must be positive, got -1"
+    assert any("planted" in what for what in seen.interference + seen.tampered), (seen.exception, seen.interference,
+                                                                                  seen.tampered)
+
+
+def test_the_interpreters_tables_holding_honest_entries_are_not_planted(tmp_path):
+    """The other side: modules the snippet's imports load, a trusted module under a second name, a reducer of the
+    snippet's own Python code (followed where it runs), while the function fails on its argument: no tampering."""
+    body = """
+    import colorsys
+    import copyreg
+    import fractions
+    import sys
+
+    def reduce(value):
+        return (fractions.Fraction, (1, 2))
+
+    copyreg.pickle(fractions.Fraction, reduce)
+    sys.modules["fractions_again"] = fractions
+    try:
+        lib.work("a", {"allocated": 0, "colours": colorsys})
+    except TypeError:
+        pass
+    """
+    seen = read(run_scenario(tmp_path, body)).observation
     assert seen is not None and seen.interference == [] and seen.tampered == [], seen
     assert [error.type for error in seen.calls.raised] == ["TypeError"], seen.calls

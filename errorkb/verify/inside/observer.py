@@ -67,6 +67,7 @@ import _imp
 import _thread
 import array
 import builtins
+import copyreg
 import ctypes
 import functools
 import gc
@@ -124,6 +125,9 @@ _c_partial = functools.partial
 # fails; those that existed before it ran are recorded (`_record_binder`).
 _c_BINDERS = (functools.partial, operator.methodcaller, operator.itemgetter, operator.attrgetter)
 _c_cached_property = functools.cached_property
+# Tables of Python's own whose callables its C code looks up and calls (pickle's reducers, which `_pickle` holds from
+# its start: a trusted dict, changed in place with no event), searched whole by the planted search (`_p_table_entries`).
+_c_PYTHON_TABLES = (copyreg.dispatch_table,)
 _c_callable = callable
 _c_FrameType = types.FrameType
 _c_TracebackType = types.TracebackType
@@ -1897,7 +1901,8 @@ def _p_walk(level: list[Any], budget: int, check: Callable[[Any, Any, list[Any] 
 
 def _p_roots(frame: Any, tb: Any) -> list[Any] | None:
     """Where the planted search starts: the frame's locals, the values of the names its code reads (a global, or a
-    builtin), its constants, what the snippet's frames returned or yielded into the watched call running in this
+    builtin), its constants, the module table's entries that are not the trusted modules it held (`_p_table_entries`,
+    which the import statement reads from C), what the snippet's frames returned or yielded into the watched call running in this
     thread (a temporary, on the value stack alone), and the locals of every frame beneath it on the error's way
     (`tb`'s, all trusted: `_p_beneath`), which hold what that code took out of an object to call (an exit stack's
     callback, popped before it is called); None when more were returned than are kept."""
@@ -1915,6 +1920,7 @@ def _p_roots(frame: Any, tb: Any) -> list[Any] | None:
         if value is not _c_MISSING:
             roots.append(value)
     roots.extend(list(_c_tuple_iter(code.co_consts)))
+    roots.extend(_p_table_entries())
     returned = _c_dict_get(_S["returned"], _c_get_ident())
     if returned is not None:
         if len(returned) > _c_RETURNED_MAX:
@@ -1922,6 +1928,21 @@ def _p_roots(frame: Any, tb: Any) -> list[Any] | None:
         roots.extend(returned)
     roots.extend(_p_runtime_held())
     return roots
+
+
+def _p_table_entries() -> list[Any]:
+    """What Python's C code looks up in its own tables, reached from no frame: the module table's entries that are not
+    the modules of trusted files it held before the snippet ran (compared by identity with `modules_as_were`: the
+    import statement reads `sys.modules["pkg"]`, its `__path__` and the name imported, from C), and the values of
+    `_c_PYTHON_TABLES` (a reducer `copyreg.pickle` registered, which `pickle.dumps` calls)."""
+    was = _S["modules_as_were"]
+    found: list[Any] = []
+    for name, value in _c_list_iter(list(_c_dict_items(_S["sys_modules"]))):
+        if type(name) is not str or _c_dict_get(was, name) is not value:
+            found.append(value)
+    for table in _c_tuple_iter(_c_PYTHON_TABLES):
+        found.extend([pair[1] for pair in _c_list_iter(list(_c_dict_items(table)))])
+    return found
 
 
 def _p_runtime_held() -> list[Any]:
