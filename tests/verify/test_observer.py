@@ -2014,17 +2014,24 @@ def test_an_error_thrown_into_a_watched_generator_starts_at_its_yield(tmp_path):
 # -- round six: callables that run no code of the snippet's but raise what it chose ------------------------------
 
 
-def _watch_call(config: dict) -> None:
-    """Watch `lib.call(function, *args)`, which calls what it is given (a key, a factory, a callback)."""
-    import lib
+def _watch(name: str) -> Callable[[dict], None]:
+    """A `configure` that watches `lib.<name>` instead of `lib.work`."""
 
-    function = lib.call
-    code = function.__code__
-    config["slots"][0].update(
-        label="call", code=code, function=function, function_code=code, name="call", raw=function, reads=[],
-        normal=[i.offset for i in dis.get_instructions(code) if i.opname == "RETURN_VALUE"],
-        defaults=None, kwdefaults=None)
-    config["owners"] = [("call", lib, "call", function)]
+    def configure(config: dict) -> None:
+        import lib
+
+        function = getattr(lib, name)
+        code = function.__code__
+        config["slots"][0].update(
+            label=name, code=code, function=function, function_code=code, name=name, raw=function, reads=[],
+            normal=[i.offset for i in dis.get_instructions(code) if i.opname == "RETURN_VALUE"],
+            defaults=None, kwdefaults=None)
+        config["owners"] = [(name, lib, name, function)]
+
+    return configure
+
+
+_watch_call = _watch("call")  # `lib.call(function, *args)` calls what it is given (a key, a factory, a callback)
 
 
 _CHOSEN = {
@@ -2121,20 +2128,58 @@ _PRE_MADE_GETTER = operator.itemgetter(3)  # the same, an `operator` getter
 _PRE_BOUND = [].__getitem__  # the same, a C method bound to the library's own data
 
 
+# -- the planted attacks of rounds seven to nine: one prelude, one run, one verdict ------------------------------------
+
+_PRELUDE = """
+import collections
+import contextlib
+import functools
+import itertools
+
+MESSAGE = "n must be positive, got -1"
+spent = (each for each in ())
+for _ in spent:
+    pass
+throws = map(spent.throw, itertools.repeat(ValueError), itertools.repeat(MESSAGE))
+chosen = functools.partial(max, key=functools.partial(next, throws))
+"""
+# What the prelude makes: `spent`, an exhausted generator, whose `throw` raises what it is given from C with no frame of
+# its own; `chosen`, C code alone (a `max` whose key is a `next` over a `map` of that `throw`) raising the snippet's
+# ValueError with the documented text at every call, whatever it is called with.
+_RUNTIME_PRELUDE = "import torch\nimport torch.utils._python_dispatch\n"
+
+
+def _run_planted(tmp_path: Path, attack: str, watch: str = "call", runtime: bool = False):
+    """The observation of `attack` run after the prelude, watching `lib.<watch>`; with `runtime`, torch's files are
+    among those an error may start in under the function, and its held state is searched (as `child` configures)."""
+    body = _PRELUDE + (_RUNTIME_PRELUDE if runtime else "") + textwrap.dedent(attack)
+    watching = _watch(watch)
+
+    def configure(config: dict) -> None:
+        watching(config)
+        if runtime:
+            _torch_beneath(config)
+
+    return read(run_scenario(tmp_path, body, configure=configure)).observation
+
+
+def _assert_planted(seen, where: str | None = "target") -> None:
+    """The snippet's ValueError reached the top with the documented text, started `where` (the function's frame, or
+    beneath it; None: not asked), and the observer said it was planted."""
+    assert seen is not None and seen.exception is not None, seen
+    assert seen.exception.message == "n must be positive, got -1", seen.exception
+    if where is not None:
+        started = seen.exception.started
+        assert started is not None and started.where == where, seen.exception
+    assert any("planted" in what for what in seen.interference + seen.tampered), (seen.exception, seen.interference,
+                                                                                  seen.tampered)
+
+
+
 # -- round seven (red8): paths the interpreter follows from an object that the planted search did not --------------
 
 
-def _watch_measure(config: dict) -> None:
-    """Watch `lib.measure(box)`, which reads `box.size` and takes its length."""
-    import lib
-
-    function = lib.measure
-    code = function.__code__
-    config["slots"][0].update(
-        label="measure", code=code, function=function, function_code=code, name="measure", raw=function, reads=[],
-        normal=[i.offset for i in dis.get_instructions(code) if i.opname == "RETURN_VALUE"],
-        defaults=None, kwdefaults=None)
-    config["owners"] = [("measure", lib, "measure", function)]
+_watch_measure = _watch("measure")  # `lib.measure(box)` reads `box.size` and takes its length
 
 
 _UNFOLLOWED = {
@@ -2166,24 +2211,7 @@ def test_planted_code_behind_a_metaclass_a_weak_reference_or_a_class_attribute_i
     snippet planted where the interpreter goes from an object the frame holds, but the search did not: a class's
     metaclass, a weak proxy's referent, a value in a class's namespace. Before: no tampering, the start in the
     function (an implicit entry's before passed)."""
-    body = """
-    import collections
-    import functools
-
-    MESSAGE = "n must be positive, got -1"
-    spent = (each for each in ())
-    for _ in spent:
-        pass
-
-    ATTACK
-    """.replace("ATTACK", textwrap.indent(_UNFOLLOWED[attack], "    ").strip())
-    configure = _watch_measure if "class-attribute" in attack else _watch_call
-    seen = read(run_scenario(tmp_path, body, configure=configure)).observation
-    assert seen is not None and seen.exception is not None, seen
-    started = seen.exception.started
-    assert started is not None and started.where == "target" and seen.exception.message == "n must be positive, got -1"
-    assert any("planted" in what for what in seen.interference + seen.tampered), (seen.exception, seen.interference,
-                                                                                  seen.tampered)
+    _assert_planted(_run_planted(tmp_path, _UNFOLLOWED[attack], "measure" if "class-attribute" in attack else "call"))
 
 
 def test_honest_metaclasses_weak_references_and_class_attributes_are_not_planted(tmp_path):
@@ -2262,36 +2290,16 @@ def test_planted_code_the_runtime_calls_from_its_own_state_is_seen(tmp_path):
     (a method bound to C code: a `max` whose key runs an exhausted generator's throw) raises Python's ValueError with
     the snippet's text when the function calls any torch function. The mode lives on torch's own stack (C++), which no
     object the frame holds leads to, so the planted search never meets it: no tampering, the start in the function."""
-    body = """
-    import functools
-
-    import torch
-
-    MESSAGE = "n must be positive, got -1"
-    spent = (each for each in ())
-    for _ in spent:
-        pass
-
+    attack = """
     class Mode(torch.overrides.TorchFunctionMode):
         pass
 
     mode = Mode()
-    chosen = functools.partial(max, key=functools.partial(next, map(spent.throw, [ValueError], [MESSAGE])))
     mode.__torch_function__ = type(mode.__enter__)(chosen, mode)
     with mode:
         lib.call(torch.zeros, 1)
     """
-
-    def configure(config: dict) -> None:
-        _watch_call(config)
-        _torch_beneath(config)
-
-    seen = read(run_scenario(tmp_path, body, configure=configure)).observation
-    assert seen is not None and seen.exception is not None, seen
-    started = seen.exception.started
-    assert started is not None and started.where == "target" and seen.exception.message == "n must be positive, got -1"
-    assert any("planted" in what for what in seen.interference + seen.tampered), (seen.exception, seen.interference,
-                                                                                  seen.tampered)
+    _assert_planted(_run_planted(tmp_path, attack, runtime=True))
 
 
 def test_a_runtime_future_holding_the_snippets_exception_is_planted(tmp_path):
@@ -2301,24 +2309,12 @@ def test_a_runtime_future_holding_the_snippets_exception_is_planted(tmp_path):
     (`Future.set_exception`'s closure), as a failed `concurrent.futures.Future`'s `result` does. That one is planted (its
     object reaches the exception); the torch future keeps the exception in C++, which `gc.get_referents` does not list,
     so its bound method reads as a trusted class's own: no tampering, the start beneath the function."""
-    body = """
-    import torch
-
+    attack = """
     failed = torch.futures.Future()
-    failed.set_exception(ValueError("n must be positive, got -1"))
+    failed.set_exception(ValueError(MESSAGE))
     lib.call(failed.wait)
     """
-
-    def configure(config: dict) -> None:
-        _watch_call(config)
-        _torch_beneath(config)
-
-    seen = read(run_scenario(tmp_path, body, configure=configure)).observation
-    assert seen is not None and seen.exception is not None, seen
-    started = seen.exception.started
-    assert started is not None and started.where == "beneath" and seen.exception.message == "n must be positive, got -1"
-    assert any("planted" in what for what in seen.interference + seen.tampered), (seen.exception, seen.interference,
-                                                                                  seen.tampered)
+    _assert_planted(_run_planted(tmp_path, attack, runtime=True), where="beneath")
 
 
 def test_a_method_of_the_snippets_own_callable_object_beneath_the_function_is_not_planted(tmp_path):
@@ -2356,30 +2352,11 @@ def test_a_hook_the_runtime_calls_from_its_own_registry_is_seen_where_it_runs(tm
     torch's module, which no object the function's frame holds leads to; torch's `_call_impl`, beneath the function,
     holds it in a local while it calls it, and the search now starts from the frames beneath too. Before: no
     tampering, the start beneath the function (an implicit entry's before passed)."""
-    body = """
-    import functools
-
-    import torch
-
-    MESSAGE = "n must be positive, got -1"
-    spent = (each for each in ())
-    for _ in spent:
-        pass
-    chosen = functools.partial(max, key=functools.partial(next, map(spent.throw, [ValueError], [MESSAGE])))
+    attack = """
     torch.nn.modules.module.register_module_forward_hook(chosen)
     lib.call(torch.nn.Identity(), torch.zeros(1))
     """
-
-    def configure(config: dict) -> None:
-        _watch_call(config)
-        _torch_beneath(config)
-
-    seen = read(run_scenario(tmp_path, body, configure=configure)).observation
-    assert seen is not None and seen.exception is not None, seen
-    started = seen.exception.started
-    assert started is not None and started.where == "beneath" and seen.exception.message == "n must be positive, got -1"
-    assert any("planted" in what for what in seen.interference + seen.tampered), (seen.exception, seen.interference,
-                                                                                  seen.tampered)
+    _assert_planted(_run_planted(tmp_path, attack, runtime=True), where="beneath")
 
 
 # -- round eight (red9): what the runtime's C++ calls from its own registries ------------------------------------
@@ -2424,30 +2401,7 @@ def test_c_code_the_runtime_calls_from_its_registries_is_planted(tmp_path, attac
     registry), or re-raises what it keeps (a future's exception), reached from no object the function's frame holds:
     the snippet's ValueError reads as the function's. Before (main): no tampering for dispatch-mode
     and future-in-exit-stack."""
-    body = """
-    import contextlib
-    import functools
-
-    import torch
-    import torch.utils._python_dispatch
-
-    MESSAGE = "n must be positive, got -1"
-    spent = (each for each in ())
-    for _ in spent:
-        pass
-    chosen = functools.partial(max, key=functools.partial(next, map(spent.throw, [ValueError], [MESSAGE])))
-    ATTACK
-    """.replace("ATTACK", textwrap.indent(_RUNTIME_HELD[attack], "    ").strip())
-
-    def configure(config: dict) -> None:
-        _watch_call(config)
-        _torch_beneath(config)
-
-    seen = read(run_scenario(tmp_path, body, configure=configure)).observation
-    assert seen is not None and seen.exception is not None, seen
-    assert seen.exception.message == "n must be positive, got -1", seen.exception
-    assert any("planted" in what for what in seen.interference + seen.tampered), (seen.exception, seen.interference,
-                                                                                  seen.tampered)
+    _assert_planted(_run_planted(tmp_path, _RUNTIME_HELD[attack], runtime=True), where=None)
 
 
 def test_the_runtimes_own_modes_and_hooks_over_the_snippets_code_are_not_planted(tmp_path):
@@ -2490,23 +2444,6 @@ def test_the_runtimes_own_modes_and_hooks_over_the_snippets_code_are_not_planted
 # -- round nine (red10): C code the interpreter reaches from its own tables, not from the frame ----------------------
 
 
-def _watch(name: str) -> Callable[[dict], None]:
-    """A `configure` that watches `lib.<name>` instead of `lib.work`."""
-
-    def configure(config: dict) -> None:
-        import lib
-
-        function = getattr(lib, name)
-        code = function.__code__
-        config["slots"][0].update(
-            label=name, code=code, function=function, function_code=code, name=name, raw=function, reads=[],
-            normal=[i.offset for i in dis.get_instructions(code) if i.opname == "RETURN_VALUE"],
-            defaults=None, kwdefaults=None)
-        config["owners"] = [(name, lib, name, function)]
-
-    return configure
-
-
 _TABLES = {
     # The module table: the function imports a module the snippet replaced there by an object whose class's
     # `__getattr__` is C code it chose; the import machinery's C code reads `__spec__` of it, in the function's frame.
@@ -2525,28 +2462,9 @@ _TABLES = {
 def test_c_code_the_interpreter_reaches_from_its_own_tables_is_planted(tmp_path, attack):
     """Round nine (red10): what the snippet put where the interpreter's C code looks it up (the module table), reached
     from no object the function's frame holds, raises the snippet's ValueError in the function's frame."""
-    body = """
-    import builtins
-    import copyreg
-    import fractions
-    import functools
-    import itertools
-    import sys
-
-    MESSAGE = "n must be positive, got -1"
-    spent = (each for each in ())
-    for _ in spent:
-        pass
-    throws = map(spent.throw, itertools.repeat(ValueError), itertools.repeat(MESSAGE))  # raises at every call
-    chosen = functools.partial(max, key=functools.partial(next, throws))
-    ATTACK
-    """.replace("ATTACK", textwrap.indent(_TABLES[attack][0], "    ").strip())
-    seen = read(run_scenario(tmp_path, body, configure=_watch(_TABLES[attack][1]))).observation
-    assert seen is not None and seen.exception is not None, seen
-    started = seen.exception.started
-    assert started is not None and started.where == "target" and seen.exception.message == "n must be positive, got -1"
-    assert any("planted" in what for what in seen.interference + seen.tampered), (seen.exception, seen.interference,
-                                                                                  seen.tampered)
+    text, watch = _TABLES[attack]
+    _assert_planted(_run_planted(tmp_path, "import builtins\nimport copyreg\nimport fractions\nimport sys\n" + text,
+                                 watch=watch))
 
 
 def test_the_interpreters_tables_holding_honest_entries_are_not_planted(tmp_path):

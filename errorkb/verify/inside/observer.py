@@ -1902,10 +1902,10 @@ def _p_walk(level: list[Any], budget: int, check: Callable[[Any, Any, list[Any] 
 def _p_roots(frame: Any, tb: Any) -> list[Any] | None:
     """Where the planted search starts: the frame's locals, the values of the names its code reads (a global, or a
     builtin), its constants, the module table's entries that are not the trusted modules it held (`_p_table_entries`,
-    which the import statement reads from C), what the snippet's frames returned or yielded into the watched call running in this
-    thread (a temporary, on the value stack alone), and the locals of every frame beneath it on the error's way
-    (`tb`'s, all trusted: `_p_beneath`), which hold what that code took out of an object to call (an exit stack's
-    callback, popped before it is called); None when more were returned than are kept."""
+    which the import statement reads from C), what the snippet's frames returned or yielded into the watched call
+    running in this thread (a temporary, on the value stack alone), and the locals of every frame beneath it on the
+    error's way (`tb`'s, all trusted: `_p_beneath`), which hold what that code took out of an object to call (an exit
+    stack's callback, popped before it is called); None when more were returned than are kept."""
     code = frame.f_code
     roots: list[Any] = [value for _, value in _c_list_iter(list(_c_dict_items(_S["locals_of"](frame))))]
     below = tb.tb_next if type(tb) is _c_TracebackType else None
