@@ -153,7 +153,9 @@ class TorchRuntime:
         any torch call), the infrastructure dispatch modes (fake, proxy, functional), the global module hooks
         (`register_module_forward_hook` and its kind, in `torch.nn.modules.module`'s dicts), and the saved-tensor
         hooks autograd calls as a function saves a tensor (`torch.autograd.graph.saved_tensors_hooks`, C++'s stack).
-        A `torch._C.Future` keeps its value, a failed one's exception, in C++ (`Future.set_exception`): opaque."""
+        A `torch._C.Future` keeps its value, a failed one's exception, in C++ (`Future.set_exception`): opaque. The
+        dispatcher keeps the kernels `torch.library` registers (`_DispatchModule.impl`, `.fallback`) and lists only
+        their names: its registrars, which the observer stands in for."""
         native = getattr(module, "_C", None)
         keys = getattr(getattr(native, "_TorchDispatchModeKey", None), "__members__", {})
         hooks = sys.modules.get("torch.nn.modules.module")
@@ -165,7 +167,8 @@ class TorchRuntime:
             [*[(getattr(native, "_get_dispatch_mode", None), (key,)) for key in keys.values()],
              # the saved-tensor hooks on top of autograd's stack (`saved_tensors_hooks`): (pack, unpack), or None
              (getattr(getattr(native, "_autograd", None), "_top_saved_tensors_default_hooks", None), (True,))],
-            registries, [getattr(native, "Future", None)])
+            registries, [getattr(native, "Future", None)],
+            [(getattr(native, "_DispatchModule", None), name) for name in ("impl", "fallback")])
 
     def device_used(self, device: str, evidence: dict[str, Any] | None) -> bool:
         """A CUDA check counts only if CUDA memory was allocated during a call of the function under test."""

@@ -2372,9 +2372,13 @@ _RUNTIME_HELD = {
     # Saved-tensor hooks (C++'s stack): autograd calls the pack hook as the function's multiply saves its input.
     "saved-tensor-hooks": ("with torch.autograd.graph.saved_tensors_hooks(chosen, chosen):\n"
                            "    lib.call(torch.sin, torch.ones(1, requires_grad=True))\n"),
-    # A kernel the snippet registered for one of torch's own operators (the dispatcher keeps it, in C++).
+    # A kernel the snippet registered for one of torch's own operators (the dispatcher keeps it, in C++, and lists
+    # only names; round nine: the plug names its registrars, which the observer stands in for).
     "library-impl": ("kernels = torch.library.Library('aten', 'IMPL')\n"
                      "kernels.impl('neg', chosen, 'CPU')\nlib.call(torch.neg, torch.ones(1))\n"),
+    # ... registered through the dispatcher's own module, not `torch.library`'s bookkeeping.
+    "dispatch-module-impl": ("kernels = torch.library.Library('aten', 'IMPL')\n"
+                             "kernels.m.impl('neg', 'CPU', chosen)\nlib.call(torch.neg, torch.ones(1))\n"),
     # A custom autograd Function whose forward is the chosen C code (torch's C++ `apply` calls it).
     "autograd-function": ("class Step(torch.autograd.Function):\n    forward = staticmethod(chosen)\n\n\n"
                           "lib.call(Step.apply, torch.ones(1))\n"),
@@ -2387,10 +2391,7 @@ _RUNTIME_HELD = {
 }
 
 
-_RUNTIME_HELD_LIMITS = {
-    "library-impl": "a kernel the snippet registered for a runtime operator is kept by its C++ dispatcher, which "
-                    "lists only names",
-}
+_RUNTIME_HELD_LIMITS: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("attack", [pytest.param(name, marks=pytest.mark.xfail(
@@ -2489,3 +2490,50 @@ def test_the_interpreters_tables_holding_honest_entries_are_not_planted(tmp_path
     seen = read(run_scenario(tmp_path, body)).observation
     assert seen is not None and seen.interference == [] and seen.tampered == [], seen
     assert [error.type for error in seen.calls.raised] == ["TypeError"], seen.calls
+
+
+def test_a_kernel_of_the_snippets_own_code_registered_with_the_runtime_is_not_planted(tmp_path):
+    """The other side of the registrars: a kernel of the snippet's own Python code, registered for one of torch's
+    operators (torch's override warning shown while it registers), runs where it is traced, and the function fails on
+    its argument in torch's C++: no tampering, and the kernel ran."""
+    body = """
+    import torch
+
+    ran = []
+
+    def kernel(tensor):
+        ran.append(1)
+        return tensor
+
+    kernels = torch.library.Library("aten", "IMPL")
+    kernels.impl("neg", kernel, "CPU")
+    torch.neg(torch.ones(1))
+    assert ran == [1]
+    try:
+        lib.call(torch.zeros, "x")
+    except TypeError:
+        pass
+    """
+    seen = read(run_scenario(tmp_path, body, configure=lambda config: (_watch_call(config),
+                                                                       _torch_beneath(config)))).observation
+    assert seen is not None and seen.status is Status.RETURNED and seen.interference == [] and seen.tampered == [], \
+        seen
+    assert [error.type for error in seen.calls.raised] == ["TypeError"], seen.calls
+
+
+def test_a_registration_asked_of_the_observer_in_a_stand_ins_place_is_refused(tmp_path):
+    """The registrar's event, raised by the snippet itself (to have the original called, or handed back): refused,
+    and tampering."""
+    body = """
+    import sys
+
+    import torch
+
+    try:
+        sys.audit("errorkb.register", (), {}, [])
+    except RuntimeError:
+        pass
+    lib.work(1)
+    """
+    seen = read(run_scenario(tmp_path, body, configure=_torch_beneath)).observation
+    assert seen is not None and any("registration" in what for what in seen.interference + seen.tampered), seen

@@ -310,6 +310,15 @@ def create_builtin(spec: Any) -> Any:
     return _unbox(box)
 
 
+def registrar(*args: Any, **kwargs: Any) -> Any:
+    """Stands in for a runtime's C method that hands its C++ a callable to keep and call later, listing only names
+    afterwards (the plug's `registrars`: a dispatcher's kernel registration): the observer keeps what it is handed, for
+    the planted search, and makes the call itself (the original is held in its private state alone)."""
+    box: list[tuple[Any, ...]] = []
+    _c_audit("errorkb.register", args, kwargs, box)
+    return _unbox(box)
+
+
 def gc_enable() -> None:
     """Stands in for `gc.enable` (and `disable`, `isenabled`, below): while the observer runs, in any
     thread, automatic collection is off (a collection runs finalizers and gc callbacks, C ones
@@ -427,7 +436,9 @@ def install(config: dict[str, Any]) -> Callable[..., Any]:
             namespace[name] = types.FunctionType(value.__code__, namespace, value.__name__, value.__defaults__,
                                                  value.__closure__)
     trace = types.MethodType(sys.audit, TRACE_EVENT)
+    registrars = _stand_in_registrars(config.get("held"))  # before `_state` copies the classes' namespaces
     state = _state(config, namespace, trace)
+    state["registrars"] = registrars
     namespace["_S"] = state
     namespace["_p_emit"]({"e": "start", "sha256": config["sha256"], "device": config.get("device"),
                           "slots": [[slot["label"], slot["kind"]] for slot in state["slots"]]}, True)
@@ -451,6 +462,20 @@ def install(config: dict[str, Any]) -> Callable[..., Any]:
     return trace
 
 
+def _stand_in_registrars(held: Any) -> list[tuple[dict[str, Any], Any]]:
+    """Put a `registrar` in the place of each of the plug's registrars (`HeldState.registrars`), each over a namespace
+    of its own by which the private code tells which it is; returns (that namespace, the original) pairs."""
+    found: list[tuple[dict[str, Any], Any]] = []
+    for cls, name in (held[4] if held is not None and len(held) > 4 else ()):
+        original = vars(cls).get(name)
+        if original is None:
+            continue
+        space = dict(globals())
+        setattr(cls, name, types.FunctionType(registrar.__code__, space, name))
+        found.append((space, original))
+    return found
+
+
 def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> dict[str, Any]:
     """The private state, every snapshot copied (the config's own objects stay behind, reachable)."""
     _signal: Any = importlib.import_module("_signal")
@@ -467,7 +492,7 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         "errorkb.thread-done": "_p_on_thread_done", "errorkb.signal": "_p_on_signal",
         "errorkb.getsignal": "_p_on_getsignal", "errorkb.redeliver": "_p_on_redeliver",
         "errorkb.handled": "_p_on_handled",
-        "errorkb.create-builtin": "_p_on_create_builtin",
+        "errorkb.create-builtin": "_p_on_create_builtin", "errorkb.register": "_p_on_register",
         "errorkb.gc": "_p_on_gc_setting", "errorkb.died": "_p_on_died", "sys._getframe": "_p_on_getframe",
         RESTORE_EVENT: "_p_on_restore", END_EVENT: "_p_on_end",
     }
@@ -520,7 +545,7 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         "restored": False, "reported": set(), "dispatch": {event: namespace[name] for event, name in
                                                             dispatch_names.items()},
         "probe": (config["probe"][0], tuple(config["probe"][1])) if config.get("probe") else None,
-        "held_state": _held_state(config.get("held")),
+        "held_state": _held_state(config.get("held")), "registered": [], "registrar_code": registrar.__code__,
         "device_bytes": 0, "device_calls": 0,
         "opnames": tuple(config["opnames"]), "died": types.MethodType(sys.audit, "errorkb.died"),
         "enders": frozenset(config.get("enders", [])), "end_callers": frozenset(config.get("end_callers", [])),
@@ -1566,6 +1591,40 @@ def _p_on_create_builtin(ident: int, args: Any) -> None:
     box.append(("ok", module))
 
 
+def _p_on_register(ident: int, args: Any) -> bool | None:
+    """A `registrar` stand-in called: what it is handed is kept for the planted search (`_p_runtime_held`), and the
+    original is called here, with the observer not busy in this thread while it runs (it may run Python's code, a
+    warning shown: traced as ever). Asked by anything but a stand-in's own frame, it is refused: the answer is the
+    original's call."""
+    if type(args) is not tuple or len(args) != 3 or type(args[2]) is not list:
+        return None
+    call_args, call_kwargs, box = args
+    caller = _c_getframe(2)  # 0 here, 1 `_p_hook`, 2 who raised the event
+    entry = None
+    if caller is not None and caller.f_code is _S["registrar_code"]:
+        for each in _c_list_iter(_S["registrars"]):
+            if each[0] is caller.f_globals:
+                entry = each
+    if entry is None or type(call_args) is not tuple or type(call_kwargs) is not dict:
+        _p_tamper("observer", "asked for a runtime's registration in the verifier's place")
+        return True
+    _S["registered"].append((call_args, _c_dict_copy(call_kwargs)))
+    busy = _S["busy"]
+    busy.discard(ident)
+    try:
+        result = entry[1](*call_args, **call_kwargs)
+    except BaseException as error:
+        box.append(("error", _p_exception_class(error), _p_message(error) or "refused by the runtime"))
+        return None
+    finally:
+        busy.add(ident)
+        if _c_gc_isenabled():  # turned on by another event's end meanwhile: off again while the observer runs
+            _S["collect"] = True
+            _c_gc_disable()
+    box.append(("ok", result))
+    return None
+
+
 def _p_exception_class(error: BaseException) -> Any:
     kind = type(error)
     return kind if _p_in(kind, (ValueError, TypeError, OSError, RuntimeError)) else RuntimeError
@@ -1952,6 +2011,7 @@ def _p_runtime_held() -> list[Any]:
     `_c_RETURNED_MAX`, is an unreadable value (the walk fails closed on it)."""
     stacks, reads, held, _ = _S["held_state"]
     found: list[Any] = list(_c_tuple_iter(held))
+    found.extend(_S["registered"])  # what the runtime's registrars were handed while the snippet ran
     for length, at in _c_tuple_iter(stacks):
         try:
             count = length()
