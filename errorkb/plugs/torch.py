@@ -155,10 +155,13 @@ class TorchRuntime:
         hooks autograd calls as a function saves a tensor (`torch.autograd.graph.saved_tensors_hooks`, C++'s stack).
         A `torch._C.Future` keeps its value, a failed one's exception, in C++ (`Future.set_exception`): opaque. The
         dispatcher keeps the kernels `torch.library` registers (`_DispatchModule.impl`, `.fallback`) and lists only
-        their names: its registrars, which the observer stands in for."""
+        their names: its registrars, which the observer stands in for. Dynamo's frame-evaluation hook
+        (`set_eval_frame`, and the bytecode debugger's and guards' hooks beside it) hands its callable every frame
+        the thread starts: its frame hooks."""
         native = getattr(module, "_C", None)
         keys = getattr(getattr(native, "_TorchDispatchModeKey", None), "__members__", {})
         hooks = sys.modules.get("torch.nn.modules.module")
+        frames = getattr(getattr(native, "_dynamo", None), "eval_frame", None)
         registries = [] if hooks is None else [value for name, value in sorted(vars(hooks).items())
                                                if name.startswith("_global_") and isinstance(value, dict)]
         return held_state(
@@ -168,7 +171,9 @@ class TorchRuntime:
              # the saved-tensor hooks on top of autograd's stack (`saved_tensors_hooks`): (pack, unpack), or None
              (getattr(getattr(native, "_autograd", None), "_top_saved_tensors_default_hooks", None), (True,))],
             registries, [getattr(native, "Future", None)],
-            [(getattr(native, "_DispatchModule", None), name) for name in ("impl", "fallback")])
+            [(getattr(native, "_DispatchModule", None), name) for name in ("impl", "fallback")],
+            [(frames, name) for name in ("set_eval_frame", "set_bytecode_debugger_callback", "set_guard_error_hook",
+                                         "set_guard_complete_hook")])
 
     def device_used(self, device: str, evidence: dict[str, Any] | None) -> bool:
         """A CUDA check counts only if CUDA memory was allocated during a call of the function under test."""

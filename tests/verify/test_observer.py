@@ -2537,3 +2537,31 @@ def test_a_registration_asked_of_the_observer_in_a_stand_ins_place_is_refused(tm
     """
     seen = read(run_scenario(tmp_path, body, configure=_torch_beneath)).observation
     assert seen is not None and any("registration" in what for what in seen.interference + seen.tampered), seen
+
+
+def test_a_runtime_hook_handed_every_frame_never_reaches_the_observer(tmp_path):
+    """Round nine (red10): the runtime's frame-evaluation hook (torch's `set_eval_frame`, what `torch.compile` uses)
+    hands the callable it is given every frame the thread starts, the observer's own among them, as objects whose
+    `f_globals` and `f_locals` are readable (no audit event). A C callable (a `max` whose key stores what it is
+    handed) kept the observer's hook frame: its globals are the private state, sealer and all. Refused, as tampering;
+    the snippet never holds a frame of the observer's."""
+    body = """
+    import functools
+
+    import torch._C._dynamo.eval_frame as frames
+
+    store = {}
+    try:
+        frames.set_eval_frame(functools.partial(max, key=store.setdefault))
+        (lambda: None)()
+    except (TypeError, RuntimeError):
+        pass
+    frames.set_eval_frame(None)
+    if any(frame is not None and "_S" in frame.f_globals for frame in store):
+        raise ValueError("reached the observer's private state")
+    lib.work(1)
+    """
+    seen = read(run_scenario(tmp_path, body, configure=_torch_beneath)).observation
+    assert seen is not None, seen
+    assert seen.exception is None or seen.exception.message != "reached the observer's private state", seen.exception
+    assert any("frame" in what for what in seen.interference + seen.tampered), (seen.interference, seen.tampered)

@@ -313,7 +313,9 @@ def create_builtin(spec: Any) -> Any:
 def registrar(*args: Any, **kwargs: Any) -> Any:
     """Stands in for a runtime's C method that hands its C++ a callable to keep and call later, listing only names
     afterwards (the plug's `registrars`: a dispatcher's kernel registration): the observer keeps what it is handed, for
-    the planted search, and makes the call itself (the original is held in its private state alone)."""
+    the planted search, and makes the call itself (the original is held in its private state alone). Stands in, too,
+    for a runtime's C function that installs a callable it hands every frame (the plug's `frame_hooks`), where the
+    observer refuses a callable."""
     box: list[tuple[Any, ...]] = []
     _c_audit("errorkb.register", args, kwargs, box)
     return _unbox(box)
@@ -462,18 +464,40 @@ def install(config: dict[str, Any]) -> Callable[..., Any]:
     return trace
 
 
-def _stand_in_registrars(held: Any) -> list[tuple[dict[str, Any], Any]]:
-    """Put a `registrar` in the place of each of the plug's registrars (`HeldState.registrars`), each over a namespace
-    of its own by which the private code tells which it is; returns (that namespace, the original) pairs."""
-    found: list[tuple[dict[str, Any], Any]] = []
-    for cls, name in (held[4] if held is not None and len(held) > 4 else ()):
-        original = vars(cls).get(name)
+def _stand_in_registrars(held: Any) -> list[tuple[dict[str, Any], Any, bool, str]]:
+    """Put a `registrar` in the place of each of the plug's registrars and frame hooks (`HeldState.registrars`,
+    `.frame_hooks`), each over a namespace of its own by which the private code tells which it is; returns (that
+    namespace, the original, whether it refuses a callable, its name). A frame hook is a module's function, which other
+    modules of its package may hold under names of their own (`from ... import set_eval_frame`): replaced there too."""
+    found: list[tuple[dict[str, Any], Any, bool, str]] = []
+    registrars = held[4] if held is not None and len(held) > 4 else ()
+    hooks = held[5] if held is not None and len(held) > 5 else ()
+    for owner, name, refuses in [*((cls, name, False) for cls, name in registrars),
+                                 *((module, name, True) for module, name in hooks)]:
+        original = vars(owner).get(name)
         if original is None:
             continue
         space = dict(globals())
-        setattr(cls, name, types.FunctionType(registrar.__code__, space, name))
-        found.append((space, original))
+        standin = types.FunctionType(registrar.__code__, space, name)
+        setattr(owner, name, standin)
+        if refuses:
+            _replace_everywhere(owner, original, standin)
+        found.append((space, original, refuses, name))
     return found
+
+
+def _replace_everywhere(module: types.ModuleType, original: Any, standin: Any) -> None:
+    """Bind `standin` wherever a loaded module of `module`'s top package holds `original` (by identity)."""
+    top = module.__name__.partition(".")[0]
+    for name, other in list(sys.modules.items()):
+        if type(name) is not str or not (name == top or name.startswith(top + ".")):
+            continue
+        space = getattr(other, "__dict__", None)
+        if type(space) is not dict:
+            continue
+        for key, value in list(space.items()):
+            if value is original:
+                space[key] = standin
 
 
 def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> dict[str, Any]:
@@ -1608,6 +1632,13 @@ def _p_on_register(ident: int, args: Any) -> bool | None:
     if entry is None or type(call_args) is not tuple or type(call_kwargs) is not dict:
         _p_tamper("observer", "asked for a runtime's registration in the verifier's place")
         return True
+    if entry[2]:  # a frame hook: the callable would be handed every frame, the observer's among them
+        given = list(call_args) + [pair[1] for pair in _c_list_iter(list(_c_dict_items(call_kwargs)))]
+        for value in _c_list_iter(given):
+            if value is not None and type(value) is not bool and _c_callable(value):
+                _p_tamper("observer", "handed the runtime a callable to which it hands every frame (" + entry[3]
+                          + "), the verifier's observer's among them")
+                return True
     _S["registered"].append((call_args, _c_dict_copy(call_kwargs)))
     busy = _S["busy"]
     busy.discard(ident)
