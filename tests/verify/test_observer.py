@@ -80,6 +80,12 @@ def save(value):
     import pickle
 
     return pickle.dumps(value)
+
+
+def clone(value):
+    import copy
+
+    return copy.deepcopy(value)
 '''
 
 
@@ -2565,3 +2571,43 @@ def test_a_runtime_hook_handed_every_frame_never_reaches_the_observer(tmp_path):
     assert seen is not None, seen
     assert seen.exception is None or seen.exception.message != "reached the observer's private state", seen.exception
     assert any("frame" in what for what in seen.interference + seen.tampered), (seen.interference, seen.tampered)
+
+
+_MAKERS = {
+    # A deep copy the library makes of what it is handed: Python's `copy` rebuilds an object from what its
+    # `__reduce__` says, here a code object the snippet describes under the library's file name.
+    "deepcopy-reduce": ("class Forge:\n    def __reduce__(self):\n        code = raising.__code__\n"
+                        "        return (type(code), (code.co_argcount, code.co_posonlyargcount, code.co_kwonlyargcount, "
+                        "code.co_nlocals, code.co_stacksize, code.co_flags, code.co_code, code.co_consts, code.co_names, "
+                        "code.co_varnames, lib.__file__, code.co_name, code.co_qualname, code.co_firstlineno, "
+                        "code.co_linetable, code.co_exceptiontable))\n\n\n"
+                        "raising = type(raising)(lib.clone(Forge()), globals())\n"),
+}
+
+
+@pytest.mark.parametrize("maker", sorted(_MAKERS))
+def test_code_trusted_code_makes_for_the_snippet_under_a_trusted_name_is_forged(tmp_path, maker):
+    """Round nine (red10): code the snippet has trusted code make under the library's file name (the library deep-copies
+    an object whose `__reduce__` describes a code object): no frame of the snippet's is the innermost frame outside
+    Python's library when the code is made, so it was not read as the snippet's. Called by the function, it raises the
+    snippet's ValueError in a frame that reads as the library's, beneath the function, and is never followed. Before:
+    no tampering, the start beneath the function (an implicit entry's before passed)."""
+    body = """
+    MESSAGE = "n must be positive, got -1"
+
+    def raising():
+        raise ValueError(MESSAGE)
+
+    MAKER
+    lib.call(raising)
+    """.replace("MAKER", textwrap.indent(_MAKERS[maker], "    ").strip())
+
+    def configure(config: dict) -> None:
+        _watch_call(config)
+        config["beneath_roots"] = list(config["target_roots"])  # as `child` configures: the library's own files
+
+    seen = read(run_scenario(tmp_path, body, configure=configure)).observation
+    assert seen is not None and seen.exception is not None, seen
+    assert seen.exception.message == "n must be positive, got -1", seen.exception
+    assert any("under the name of a file" in what for what in seen.interference + seen.tampered), (
+        seen.exception, seen.interference, seen.tampered)

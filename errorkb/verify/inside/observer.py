@@ -1245,6 +1245,32 @@ def _p_by_snippet(depth: int) -> bool:
     return False
 
 
+def _p_for_snippet(depth: int) -> bool:
+    """Whether the event being handled happens on the snippet's behalf: a frame of its code is on the stack, below the
+    import system reading a trusted file (which raises nothing on its behalf). Code made while the snippet's code waits
+    on trusted code is the snippet's too: the library's deep copy rebuilds a code object from what the snippet's
+    `__reduce__` described, trusted code's `compile` compiles what it was handed, under names the snippet chose."""
+    try:
+        frame: Any = _c_getframe(depth + 1)
+    except ValueError:  # raised from C with no Python frame below: not the snippet's code
+        return False
+    trusted = _S["trusted_roots"]
+    while frame is not None:
+        code = frame.f_code
+        path = code.co_filename
+        if path.startswith("<frozen "):
+            if code.co_name in ("_compile_bytecode", "get_code", "source_to_code"):
+                local = _S["locals_of"](frame)
+                for name in ("bytecode_path", "source_path", "path"):
+                    found = _c_dict_get(local, name)
+                    if type(found) is str and _p_in_roots(found, trusted):
+                        return False
+        elif not _p_in_stdlib(path) and not _p_in_roots(path, trusted):
+            return True
+        frame = frame.f_back
+    return False
+
+
 def _p_in_stdlib(path: Any) -> bool:
     """A file of Python's own library: under a standard library's folder but not in a site-packages below
     it (a venv's `lib/python3.X/`, a plain install's, hold the installed packages too; so does the base
@@ -1335,7 +1361,7 @@ def _p_marked_coroutine(old: Any, new: Any) -> bool:
 
 
 def _p_on_code_new(ident: int, args: Any) -> None:
-    if type(args) is tuple and len(args) > 1 and _p_in_roots(args[1], _S["forge_roots"]) and _p_by_snippet(2) \
+    if type(args) is tuple and len(args) > 1 and _p_in_roots(args[1], _S["forge_roots"]) and _p_for_snippet(2) \
             and _c_getframe(2).f_code is not _c_COROUTINE_CODE:  # 0 here, 1 `_p_hook`, 2 who made the code
         # (`types.coroutine` re-flags a generator function's code for its `__code__`, where
         # `_p_marked_coroutine` holds it to that)
@@ -1346,7 +1372,7 @@ def _p_on_compile(ident: int, args: Any) -> None:
     if type(args) is not tuple or len(args) < 2:
         return
     source, path = args[0], args[1]
-    if not _p_in_roots(path, _S["forge_roots"]) or not _p_by_snippet(2):
+    if not _p_in_roots(path, _S["forge_roots"]) or not _p_for_snippet(2):
         return
     if _p_same_as_file(source, path):  # the import system compiling the real file
         return
