@@ -47,7 +47,7 @@ need a primitive that is itself observed, or one the reviewer's lint flags. How:
   of the library's classes are followed from their `__init__`; a callable set on one, shadowing a
   method, and compiled outside the target is tampering, and so is an override of the function in
   a subclass that returns without ever calling it. At the end: the target's namespaces (a name
-  replaced, or a new one compiled outside the target), and code compiled by the snippet under a
+  replaced, or a new one compiled outside the target), and code compiled by (or for) the snippet under a
   file name the observer trusts (the target's, the verifier's, Python's, any installed package's;
   a name that climbs out of its root with `..` is under none). A frame object that reaches the
   snippet's code (its `f_trace` would run the snippet's code unseen) is tampering however it got
