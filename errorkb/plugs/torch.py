@@ -156,8 +156,8 @@ class TorchRuntime:
         A `torch._C.Future` keeps its value, a failed one's exception, in C++ (`Future.set_exception`): opaque. The
         dispatcher keeps the kernels `torch.library` registers (`_DispatchModule.impl`, `.fallback`) and lists only
         their names: its registrars, which the observer stands in for. Dynamo's frame-evaluation hook
-        (`set_eval_frame`, and the bytecode debugger's and guards' hooks beside it) hands its callable every frame
-        the thread starts: its frame hooks."""
+        (`set_eval_frame`) hands its callable every frame the thread starts: its frame hook (the guards' and the
+        bytecode debugger's hooks are handed only frames that hook compiled)."""
         native = getattr(module, "_C", None)
         keys = getattr(getattr(native, "_TorchDispatchModeKey", None), "__members__", {})
         hooks = sys.modules.get("torch.nn.modules.module")
@@ -172,8 +172,7 @@ class TorchRuntime:
              (getattr(getattr(native, "_autograd", None), "_top_saved_tensors_default_hooks", None), (True,))],
             registries, [getattr(native, "Future", None)],
             [(getattr(native, "_DispatchModule", None), name) for name in ("impl", "fallback")],
-            [(frames, name) for name in ("set_eval_frame", "set_bytecode_debugger_callback", "set_guard_error_hook",
-                                         "set_guard_complete_hook")])
+            [(frames, "set_eval_frame")])
 
     def device_used(self, device: str, evidence: dict[str, Any] | None) -> bool:
         """A CUDA check counts only if CUDA memory was allocated during a call of the function under test."""

@@ -2611,3 +2611,17 @@ def test_code_trusted_code_makes_for_the_snippet_under_a_trusted_name_is_forged(
     assert seen.exception.message == "n must be positive, got -1", seen.exception
     assert any("under the name of a file" in what for what in seen.interference + seen.tampered), (
         seen.exception, seen.interference, seen.tampered)
+
+
+def test_the_runtimes_compiler_imported_while_the_snippet_runs_is_not_tampering(tmp_path):
+    """The other side of the frame hooks: the runtime's compiler loaded by the snippet's import (its hooks for guards
+    set at import, its frame hook left alone) is no tampering; `torch.compile` itself, which hands dynamo's callback
+    every frame, is refused (docs/threat-model.md: a snippet that compiles fails, closed)."""
+    body = """
+    import torch._dynamo
+
+    lib.work(1)
+    """
+    seen = read(run_scenario(tmp_path, body, configure=_torch_beneath)).observation
+    assert seen is not None and seen.status is Status.RETURNED, seen
+    assert seen.interference == [] and seen.tampered == [], seen
