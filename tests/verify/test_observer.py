@@ -2554,20 +2554,28 @@ def test_a_runtime_hook_handed_every_frame_never_reaches_the_observer(tmp_path):
     body = """
     import functools
 
-    import torch._C._dynamo.eval_frame as frames
+    import torch._C._dynamo.eval_frame
+    import torch._dynamo.eval_frame
 
     store = {}
-    try:
-        frames.set_eval_frame(functools.partial(max, key=store.setdefault))
-        (lambda: None)()
-    except (TypeError, RuntimeError):
-        pass
-    frames.set_eval_frame(None)
+    for frames in (torch._C._dynamo.eval_frame, torch._dynamo.eval_frame):  # its module, and a name bound before
+        try:
+            frames.set_eval_frame(functools.partial(max, key=store.setdefault))
+            (lambda: None)()
+        except (TypeError, RuntimeError):
+            pass
+        torch._C._dynamo.eval_frame.set_eval_frame(None)
     if any(frame is not None and "_S" in frame.f_globals for frame in store):
         raise ValueError("reached the observer's private state")
     lib.work(1)
     """
-    seen = read(run_scenario(tmp_path, body, configure=_torch_beneath)).observation
+
+    def configure(config: dict) -> None:
+        import torch._dynamo  # loaded before the snippet, as a zygote that preloads it has
+
+        _torch_beneath(config)
+
+    seen = read(run_scenario(tmp_path, body, configure=configure)).observation
     assert seen is not None, seen
     assert seen.exception is None or seen.exception.message != "reached the observer's private state", seen.exception
     assert any("frame" in what for what in seen.interference + seen.tampered), (seen.interference, seen.tampered)

@@ -438,9 +438,9 @@ def install(config: dict[str, Any]) -> Callable[..., Any]:
             namespace[name] = types.FunctionType(value.__code__, namespace, value.__name__, value.__defaults__,
                                                  value.__closure__)
     trace = types.MethodType(sys.audit, TRACE_EVENT)
-    registrars = _stand_in_registrars(config.get("held"))  # before `_state` copies the classes' namespaces
     state = _state(config, namespace, trace)
-    state["registrars"] = registrars
+    # After the namespaces were copied: a stand-in differs from its copy, read as trusted code's (its file is this one).
+    state["registrars"] = _stand_in_registrars(config.get("held"), state["copies_held"]["c_functions"])
     namespace["_S"] = state
     namespace["_p_emit"]({"e": "start", "sha256": config["sha256"], "device": config.get("device"),
                           "slots": [[slot["label"], slot["kind"]] for slot in state["slots"]]}, True)
@@ -464,11 +464,11 @@ def install(config: dict[str, Any]) -> Callable[..., Any]:
     return trace
 
 
-def _stand_in_registrars(held: Any) -> list[tuple[dict[str, Any], Any, bool, str]]:
+def _stand_in_registrars(held: Any, bound: dict[int, Any]) -> list[tuple[dict[str, Any], Any, bool, str]]:
     """Put a `registrar` in the place of each of the plug's registrars and frame hooks (`HeldState.registrars`,
     `.frame_hooks`), each over a namespace of its own by which the private code tells which it is; returns (that
     namespace, the original, whether it refuses a callable, its name). A frame hook is a module's function, which other
-    modules of its package may hold under names of their own (`from ... import set_eval_frame`): replaced there too."""
+    modules may hold under names of their own (`from ... import set_eval_frame`): replaced there too."""
     found: list[tuple[dict[str, Any], Any, bool, str]] = []
     registrars = held[4] if held is not None and len(held) > 4 else ()
     hooks = held[5] if held is not None and len(held) > 5 else ()
@@ -481,23 +481,19 @@ def _stand_in_registrars(held: Any) -> list[tuple[dict[str, Any], Any, bool, str
         standin = types.FunctionType(registrar.__code__, space, name)
         setattr(owner, name, standin)
         if refuses:
-            _replace_everywhere(owner, original, standin)
+            _replace_everywhere(original, standin, bound)
         found.append((space, original, refuses, name))
     return found
 
 
-def _replace_everywhere(module: types.ModuleType, original: Any, standin: Any) -> None:
-    """Bind `standin` wherever a loaded module of `module`'s top package holds `original` (by identity)."""
-    top = module.__name__.partition(".")[0]
-    for name, other in list(sys.modules.items()):
-        if type(name) is not str or not (name == top or name.startswith(top + ".")):
-            continue
-        space = getattr(other, "__dict__", None)
-        if type(space) is not dict:
-            continue
-        for key, value in list(space.items()):
-            if value is original:
-                space[key] = standin
+def _replace_everywhere(original: Any, standin: Any, bound: dict[int, Any]) -> None:
+    """Bind `standin` wherever a module of a trusted file holds `original` (by identity), as `snapshot_trusted`
+    indexed the copied namespaces (`bound`, its `c_functions`: once in the zygote, then what was loaded or written
+    since, at install): no namespace is read again in the check, whose every read of a value writes its count, a
+    page the zygote shares."""
+    for value, space, key in bound.get(id(original), ()):
+        if value is original and space.get(key) is original:
+            space[key] = standin
 
 
 def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> dict[str, Any]:
@@ -598,10 +594,13 @@ def _empty_copies() -> dict[str, Any]:
     """`modules` and `classes`: id -> (the module or class, a copy of its namespace); `names`: the module table as
     it was, for the copied modules; `at`: id -> (the namespace dict copied, its slot in the arrays); `addresses`,
     `versions`, `ids`: per slot, where the dict's version is read (`_VERSION_OFFSET`), its version when copied, and
-    the id; `table`: the module table's version when `names` was made. Arrays of numbers, read in a check without
-    writing a page the zygote shares (a forked check copies none for them)."""
+    the id; `table`: the module table's version when `names` was made; `c_functions`: id -> [(a C function, a copied
+    module's namespace, the name it is bound to there)], where a runtime's frame hook is bound (`_replace_everywhere`).
+    Arrays of numbers, read in a check without writing a page the zygote shares (a forked check copies none for
+    them)."""
     return {"modules": {}, "classes": {}, "names": {}, "at": {}, "addresses": array.array("Q"),
-            "versions": array.array("Q"), "ids": array.array("Q"), "table": None, "every_class": False, "binders": {}}
+            "versions": array.array("Q"), "ids": array.array("Q"), "table": None, "every_class": False, "binders": {},
+            "c_functions": {}}
 
 
 _COPIES: dict[str, Any] = _empty_copies()
@@ -779,6 +778,7 @@ def snapshot_trusted(roots: tuple[str, ...]) -> None:
         if key in modules:
             modules[key] = (modules[key][0], _copy(modules[key][0], space))
             fresh.append(modules[key][1])
+            _index_c_functions(space, modules[key][1])
         else:
             classes[key] = (classes[key][0], _copy(classes[key][0], space))
     if id(builtins) not in modules:
@@ -815,9 +815,18 @@ def _copy_modules(roots: tuple[str, ...]) -> list[dict[str, Any]]:
                 continue
             modules[id(module)] = (module, _copy(module, space))
             fresh.append(modules[id(module)][1])
+            _index_c_functions(space, modules[id(module)][1])
         names.setdefault(name, module)
     _COPIES["names"] = names
     return fresh
+
+
+def _index_c_functions(space: dict[str, Any], copy: dict[str, Any]) -> None:
+    """Where each C function of a copied module's namespace is bound (`c_functions`), from its copy."""
+    index = _COPIES["c_functions"]
+    for key, value in copy.items():
+        if type(value) is types.BuiltinFunctionType:
+            index.setdefault(id(value), []).append((value, space, key))
 
 
 def _trusted_spaces(roots: tuple[str, ...]) -> tuple[dict[int, Any], dict[int, Any], dict[str, Any], dict[str, Any]]:
