@@ -2571,7 +2571,7 @@ def test_a_runtime_hook_handed_every_frame_never_reaches_the_observer(tmp_path):
     """
 
     def configure(config: dict) -> None:
-        import torch._dynamo  # loaded before the snippet, as a zygote that preloads it has
+        import torch._dynamo  # noqa: F401  # loaded before the snippet, as a zygote that preloads it has
 
         _torch_beneath(config)
 
