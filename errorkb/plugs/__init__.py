@@ -56,24 +56,43 @@ class HeldState(NamedTuple):
     functions (a mode stack: `at(i)` for i below `length()`); `reads`: a C function and its arguments, each giving
     one object (or None); `held`: the runtime's own containers (a hook registry's dict), taken before any snippet;
     `opaque`: classes whose instances keep what no traversal lists (an exception held by C++), which the search
-    reads as possibly holding one. Every callable is a C function of the runtime (`held_state`), so the snippet
-    cannot stand between."""
+    reads as possibly holding one; `registrars`: (class, method name) of the runtime's C methods that hand its C++ a
+    callable to keep and call later, listing only names afterwards (a dispatcher's kernel registration), which the
+    observer stands in for before the snippet runs, keeping what each is handed for the search; `frame_hooks`: (module,
+    function name) of the runtime's C functions that install a callable the runtime then hands every frame the thread
+    starts (a frame-evaluation hook, the observer's own frames among them), which the observer stands in for too,
+    refusing a callable. Every callable is a C function of the runtime (`held_state`), so the snippet cannot stand
+    between."""
 
     stacks: tuple[tuple[Callable[[], object], Callable[[int], object]], ...]
     reads: tuple[tuple[Callable[..., object], tuple[Any, ...]], ...]
     held: tuple[Any, ...]
     opaque: tuple[type, ...]
+    registrars: tuple[tuple[type, str], ...] = ()
+    frame_hooks: tuple[tuple[Any, str], ...] = ()
 
 
 def held_state(stacks: list[tuple[Any, Any]], reads: list[tuple[Any, tuple[Any, ...]]], held: list[Any],
-               opaque: list[Any]) -> HeldState:
+               opaque: list[Any], registrars: list[tuple[Any, str]] | None = None,
+               frame_hooks: list[tuple[Any, str]] | None = None) -> HeldState:
     """A `HeldState` of what exists: a stack or read whose callables are not all C functions is left out (it is not
-    this runtime's release), as a container or class that is None."""
+    this runtime's release), as a container or class that is None, and a registrar its class does not define as C
+    code (a Python function there is traced where it runs)."""
     return HeldState(
         tuple((length, at) for length, at in stacks if isinstance(length, _BUILTINS) and isinstance(at, _BUILTINS)),
         tuple((read, tuple(args)) for read, args in reads if isinstance(read, _BUILTINS)),
         tuple(value for value in held if value is not None),
-        tuple(cls for cls in opaque if isinstance(cls, type)))
+        tuple(cls for cls in opaque if isinstance(cls, type)),
+        tuple((cls, name) for cls, name in registrars or () if isinstance(cls, type) and _c_method(cls, name)),
+        tuple((module, name) for module, name in frame_hooks or ()
+              if isinstance(module, types.ModuleType) and isinstance(vars(module).get(name), _BUILTINS)))
+
+
+def _c_method(cls: type, name: str) -> bool:
+    """`name` is defined by `cls` itself as C code (a builtin, a method descriptor, pybind11's `instancemethod`)."""
+    method = vars(cls).get(name)
+    return callable(method) and not isinstance(method, (types.FunctionType, types.MethodType, staticmethod,
+                                                        classmethod))
 
 
 class Runtime(Protocol):

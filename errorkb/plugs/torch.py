@@ -153,10 +153,15 @@ class TorchRuntime:
         any torch call), the infrastructure dispatch modes (fake, proxy, functional), the global module hooks
         (`register_module_forward_hook` and its kind, in `torch.nn.modules.module`'s dicts), and the saved-tensor
         hooks autograd calls as a function saves a tensor (`torch.autograd.graph.saved_tensors_hooks`, C++'s stack).
-        A `torch._C.Future` keeps its value, a failed one's exception, in C++ (`Future.set_exception`): opaque."""
+        A `torch._C.Future` keeps its value, a failed one's exception, in C++ (`Future.set_exception`): opaque. The
+        dispatcher keeps the kernels `torch.library` registers (`_DispatchModule.impl`, `.fallback`) and lists only
+        their names: its registrars, which the observer stands in for. Dynamo's frame-evaluation hook
+        (`set_eval_frame`) hands its callable every frame the thread starts: its frame hook (the guards' and the
+        bytecode debugger's hooks are handed only frames that hook compiled)."""
         native = getattr(module, "_C", None)
         keys = getattr(getattr(native, "_TorchDispatchModeKey", None), "__members__", {})
         hooks = sys.modules.get("torch.nn.modules.module")
+        frames = getattr(getattr(native, "_dynamo", None), "eval_frame", None)
         registries = [] if hooks is None else [value for name, value in sorted(vars(hooks).items())
                                                if name.startswith("_global_") and isinstance(value, dict)]
         return held_state(
@@ -165,7 +170,9 @@ class TorchRuntime:
             [*[(getattr(native, "_get_dispatch_mode", None), (key,)) for key in keys.values()],
              # the saved-tensor hooks on top of autograd's stack (`saved_tensors_hooks`): (pack, unpack), or None
              (getattr(getattr(native, "_autograd", None), "_top_saved_tensors_default_hooks", None), (True,))],
-            registries, [getattr(native, "Future", None)])
+            registries, [getattr(native, "Future", None)],
+            [(getattr(native, "_DispatchModule", None), name) for name in ("impl", "fallback")],
+            [(frames, "set_eval_frame")])
 
     def device_used(self, device: str, evidence: dict[str, Any] | None) -> bool:
         """A CUDA check counts only if CUDA memory was allocated during a call of the function under test."""

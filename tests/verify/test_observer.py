@@ -68,6 +68,24 @@ class Module:
     def __call__(self, *args):
         forward_call = self.forward
         return forward_call(*args)
+
+
+def load():
+    from json.decoder import scanstring
+
+    return scanstring
+
+
+def save(value):
+    import pickle
+
+    return pickle.dumps(value)
+
+
+def clone(value):
+    import copy
+
+    return copy.deepcopy(value)
 '''
 
 
@@ -2002,17 +2020,24 @@ def test_an_error_thrown_into_a_watched_generator_starts_at_its_yield(tmp_path):
 # -- round six: callables that run no code of the snippet's but raise what it chose ------------------------------
 
 
-def _watch_call(config: dict) -> None:
-    """Watch `lib.call(function, *args)`, which calls what it is given (a key, a factory, a callback)."""
-    import lib
+def _watch(name: str) -> Callable[[dict], None]:
+    """A `configure` that watches `lib.<name>` instead of `lib.work`."""
 
-    function = lib.call
-    code = function.__code__
-    config["slots"][0].update(
-        label="call", code=code, function=function, function_code=code, name="call", raw=function, reads=[],
-        normal=[i.offset for i in dis.get_instructions(code) if i.opname == "RETURN_VALUE"],
-        defaults=None, kwdefaults=None)
-    config["owners"] = [("call", lib, "call", function)]
+    def configure(config: dict) -> None:
+        import lib
+
+        function = getattr(lib, name)
+        code = function.__code__
+        config["slots"][0].update(
+            label=name, code=code, function=function, function_code=code, name=name, raw=function, reads=[],
+            normal=[i.offset for i in dis.get_instructions(code) if i.opname == "RETURN_VALUE"],
+            defaults=None, kwdefaults=None)
+        config["owners"] = [(name, lib, name, function)]
+
+    return configure
+
+
+_watch_call = _watch("call")  # `lib.call(function, *args)` calls what it is given (a key, a factory, a callback)
 
 
 _CHOSEN = {
@@ -2033,8 +2058,13 @@ _CHOSEN = {
     "partial-plain-python": "lib.call(functools.partial(json.loads, ''))\n",
     "partial-in-defaultdict": ("counter = collections.defaultdict(functools.partial(operator.getitem, [], 3))\n"
                                "lib.call(counter.__getitem__, 'a')\n"),
-    # New: a method of C code bound to the snippet's data (a slot wrapper), given as the callback.
+    # New: a method of C code bound to the snippet's data (a slot wrapper), given as the callback (round nine: closed).
     "bound-slot-wrapper": "lib.call([].__getitem__, 3)\n",
+    # Round nine (red10): the same class, a C method of another C type bound to data the snippet made ...
+    "bound-deque-popleft": "lib.call(collections.deque().popleft)\n",
+    # ... a method-wrapper (a C slot bound to an object: `int.__truediv__` of 1), handed its failing argument ...
+    "bound-method-wrapper": "lib.call((1).__truediv__, 0)\n",
+
     # New: an `operator.methodcaller` that calls the trusted future's `result`, over the snippet's data.
     "methodcaller": ("failed = concurrent.futures.Future()\nfailed.set_exception(ValueError(MESSAGE))\n"
                      "lib.call(operator.methodcaller('result'), failed)\n"),
@@ -2051,9 +2081,7 @@ _CHOSEN = {
 }
 
 
-_CHOSEN_LIMITS = {
-    "bound-slot-wrapper": "a C method bound to plain data (a list's `__getitem__`) is not told from the library's own",
-}
+_CHOSEN_LIMITS: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("attack", [pytest.param(name, marks=pytest.mark.xfail(
@@ -2088,37 +2116,76 @@ def test_trusted_callables_over_the_libraries_own_data_are_not_planted(tmp_path)
     import fractions
 
     for function, args in ((fractions.Fraction(1, 2).limit_denominator, ("x",)), (PRE_MADE, ()), (len, (3,)),
-                           (PRE_MADE_GETTER, ([],))):
+                           (PRE_MADE_GETTER, ([],)), (PRE_BOUND, (3,))):
         try:
             lib.call(function, *args)
         except (TypeError, ValueError, IndexError):
             pass
     """
-    seen = read(run_scenario(tmp_path, body, configure=_watch_call,
-                             extra={"PRE_MADE": _PRE_MADE, "PRE_MADE_GETTER": _PRE_MADE_GETTER})).observation
+    extra = {"PRE_MADE": _PRE_MADE, "PRE_MADE_GETTER": _PRE_MADE_GETTER, "PRE_BOUND": _PRE_BOUND}
+    seen = read(run_scenario(tmp_path, body, configure=_watch_call, extra=extra)).observation
     assert seen is not None and seen.interference == [] and seen.tampered == [], seen
-    assert [error.type for error in seen.calls.raised] == ["TypeError", "ValueError", "TypeError", "IndexError"], \
-        seen.calls
+    assert [error.type for error in seen.calls.raised] == ["TypeError", "ValueError", "TypeError", "IndexError",
+                                                           "IndexError"], seen.calls
 
 
 _PRE_MADE = functools.partial(int, "not a number")  # made before any snippet, as a library makes one at import
 _PRE_MADE_GETTER = operator.itemgetter(3)  # the same, an `operator` getter
+_PRE_BOUND = [].__getitem__  # the same, a C method bound to the library's own data
+
+
+# -- the planted attacks of rounds seven to nine: one prelude, one run, one verdict ------------------------------------
+
+_PRELUDE = """
+import collections
+import contextlib
+import functools
+import itertools
+
+MESSAGE = "n must be positive, got -1"
+spent = (each for each in ())
+for _ in spent:
+    pass
+throws = map(spent.throw, itertools.repeat(ValueError), itertools.repeat(MESSAGE))
+chosen = functools.partial(max, key=functools.partial(next, throws))
+"""
+# What the prelude makes: `spent`, an exhausted generator, whose `throw` raises what it is given from C with no frame of
+# its own; `chosen`, C code alone (a `max` whose key is a `next` over a `map` of that `throw`) raising the snippet's
+# ValueError with the documented text at every call, whatever it is called with.
+_RUNTIME_PRELUDE = "import torch\nimport torch.utils._python_dispatch\n"
+
+
+def _run_planted(tmp_path: Path, attack: str, watch: str = "call", runtime: bool = False):
+    """The observation of `attack` run after the prelude, watching `lib.<watch>`; with `runtime`, torch's files are
+    among those an error may start in under the function, and its held state is searched (as `child` configures)."""
+    body = _PRELUDE + (_RUNTIME_PRELUDE if runtime else "") + textwrap.dedent(attack)
+    watching = _watch(watch)
+
+    def configure(config: dict) -> None:
+        watching(config)
+        if runtime:
+            _torch_beneath(config)
+
+    return read(run_scenario(tmp_path, body, configure=configure)).observation
+
+
+def _assert_planted(seen, where: str | None = "target") -> None:
+    """The snippet's ValueError reached the top with the documented text, started `where` (the function's frame, or
+    beneath it; None: not asked), and the observer said it was planted."""
+    assert seen is not None and seen.exception is not None, seen
+    assert seen.exception.message == "n must be positive, got -1", seen.exception
+    if where is not None:
+        started = seen.exception.started
+        assert started is not None and started.where == where, seen.exception
+    assert any("planted" in what for what in seen.interference + seen.tampered), (seen.exception, seen.interference,
+                                                                                  seen.tampered)
+
 
 
 # -- round seven (red8): paths the interpreter follows from an object that the planted search did not --------------
 
 
-def _watch_measure(config: dict) -> None:
-    """Watch `lib.measure(box)`, which reads `box.size` and takes its length."""
-    import lib
-
-    function = lib.measure
-    code = function.__code__
-    config["slots"][0].update(
-        label="measure", code=code, function=function, function_code=code, name="measure", raw=function, reads=[],
-        normal=[i.offset for i in dis.get_instructions(code) if i.opname == "RETURN_VALUE"],
-        defaults=None, kwdefaults=None)
-    config["owners"] = [("measure", lib, "measure", function)]
+_watch_measure = _watch("measure")  # `lib.measure(box)` reads `box.size` and takes its length
 
 
 _UNFOLLOWED = {
@@ -2150,24 +2217,7 @@ def test_planted_code_behind_a_metaclass_a_weak_reference_or_a_class_attribute_i
     snippet planted where the interpreter goes from an object the frame holds, but the search did not: a class's
     metaclass, a weak proxy's referent, a value in a class's namespace. Before: no tampering, the start in the
     function (an implicit entry's before passed)."""
-    body = """
-    import collections
-    import functools
-
-    MESSAGE = "n must be positive, got -1"
-    spent = (each for each in ())
-    for _ in spent:
-        pass
-
-    ATTACK
-    """.replace("ATTACK", textwrap.indent(_UNFOLLOWED[attack], "    ").strip())
-    configure = _watch_measure if "class-attribute" in attack else _watch_call
-    seen = read(run_scenario(tmp_path, body, configure=configure)).observation
-    assert seen is not None and seen.exception is not None, seen
-    started = seen.exception.started
-    assert started is not None and started.where == "target" and seen.exception.message == "n must be positive, got -1"
-    assert any("planted" in what for what in seen.interference + seen.tampered), (seen.exception, seen.interference,
-                                                                                  seen.tampered)
+    _assert_planted(_run_planted(tmp_path, _UNFOLLOWED[attack], "measure" if "class-attribute" in attack else "call"))
 
 
 def test_honest_metaclasses_weak_references_and_class_attributes_are_not_planted(tmp_path):
@@ -2246,36 +2296,16 @@ def test_planted_code_the_runtime_calls_from_its_own_state_is_seen(tmp_path):
     (a method bound to C code: a `max` whose key runs an exhausted generator's throw) raises Python's ValueError with
     the snippet's text when the function calls any torch function. The mode lives on torch's own stack (C++), which no
     object the frame holds leads to, so the planted search never meets it: no tampering, the start in the function."""
-    body = """
-    import functools
-
-    import torch
-
-    MESSAGE = "n must be positive, got -1"
-    spent = (each for each in ())
-    for _ in spent:
-        pass
-
+    attack = """
     class Mode(torch.overrides.TorchFunctionMode):
         pass
 
     mode = Mode()
-    chosen = functools.partial(max, key=functools.partial(next, map(spent.throw, [ValueError], [MESSAGE])))
     mode.__torch_function__ = type(mode.__enter__)(chosen, mode)
     with mode:
         lib.call(torch.zeros, 1)
     """
-
-    def configure(config: dict) -> None:
-        _watch_call(config)
-        _torch_beneath(config)
-
-    seen = read(run_scenario(tmp_path, body, configure=configure)).observation
-    assert seen is not None and seen.exception is not None, seen
-    started = seen.exception.started
-    assert started is not None and started.where == "target" and seen.exception.message == "n must be positive, got -1"
-    assert any("planted" in what for what in seen.interference + seen.tampered), (seen.exception, seen.interference,
-                                                                                  seen.tampered)
+    _assert_planted(_run_planted(tmp_path, attack, runtime=True))
 
 
 def test_a_runtime_future_holding_the_snippets_exception_is_planted(tmp_path):
@@ -2285,24 +2315,12 @@ def test_a_runtime_future_holding_the_snippets_exception_is_planted(tmp_path):
     (`Future.set_exception`'s closure), as a failed `concurrent.futures.Future`'s `result` does. That one is planted (its
     object reaches the exception); the torch future keeps the exception in C++, which `gc.get_referents` does not list,
     so its bound method reads as a trusted class's own: no tampering, the start beneath the function."""
-    body = """
-    import torch
-
+    attack = """
     failed = torch.futures.Future()
-    failed.set_exception(ValueError("n must be positive, got -1"))
+    failed.set_exception(ValueError(MESSAGE))
     lib.call(failed.wait)
     """
-
-    def configure(config: dict) -> None:
-        _watch_call(config)
-        _torch_beneath(config)
-
-    seen = read(run_scenario(tmp_path, body, configure=configure)).observation
-    assert seen is not None and seen.exception is not None, seen
-    started = seen.exception.started
-    assert started is not None and started.where == "beneath" and seen.exception.message == "n must be positive, got -1"
-    assert any("planted" in what for what in seen.interference + seen.tampered), (seen.exception, seen.interference,
-                                                                                  seen.tampered)
+    _assert_planted(_run_planted(tmp_path, attack, runtime=True), where="beneath")
 
 
 def test_a_method_of_the_snippets_own_callable_object_beneath_the_function_is_not_planted(tmp_path):
@@ -2340,30 +2358,11 @@ def test_a_hook_the_runtime_calls_from_its_own_registry_is_seen_where_it_runs(tm
     torch's module, which no object the function's frame holds leads to; torch's `_call_impl`, beneath the function,
     holds it in a local while it calls it, and the search now starts from the frames beneath too. Before: no
     tampering, the start beneath the function (an implicit entry's before passed)."""
-    body = """
-    import functools
-
-    import torch
-
-    MESSAGE = "n must be positive, got -1"
-    spent = (each for each in ())
-    for _ in spent:
-        pass
-    chosen = functools.partial(max, key=functools.partial(next, map(spent.throw, [ValueError], [MESSAGE])))
+    attack = """
     torch.nn.modules.module.register_module_forward_hook(chosen)
     lib.call(torch.nn.Identity(), torch.zeros(1))
     """
-
-    def configure(config: dict) -> None:
-        _watch_call(config)
-        _torch_beneath(config)
-
-    seen = read(run_scenario(tmp_path, body, configure=configure)).observation
-    assert seen is not None and seen.exception is not None, seen
-    started = seen.exception.started
-    assert started is not None and started.where == "beneath" and seen.exception.message == "n must be positive, got -1"
-    assert any("planted" in what for what in seen.interference + seen.tampered), (seen.exception, seen.interference,
-                                                                                  seen.tampered)
+    _assert_planted(_run_planted(tmp_path, attack, runtime=True), where="beneath")
 
 
 # -- round eight (red9): what the runtime's C++ calls from its own registries ------------------------------------
@@ -2379,9 +2378,13 @@ _RUNTIME_HELD = {
     # Saved-tensor hooks (C++'s stack): autograd calls the pack hook as the function's multiply saves its input.
     "saved-tensor-hooks": ("with torch.autograd.graph.saved_tensors_hooks(chosen, chosen):\n"
                            "    lib.call(torch.sin, torch.ones(1, requires_grad=True))\n"),
-    # A kernel the snippet registered for one of torch's own operators (the dispatcher keeps it, in C++).
+    # A kernel the snippet registered for one of torch's own operators (the dispatcher keeps it, in C++, and lists
+    # only names; round nine: the plug names its registrars, which the observer stands in for).
     "library-impl": ("kernels = torch.library.Library('aten', 'IMPL')\n"
                      "kernels.impl('neg', chosen, 'CPU')\nlib.call(torch.neg, torch.ones(1))\n"),
+    # ... registered through the dispatcher's own module, not `torch.library`'s bookkeeping.
+    "dispatch-module-impl": ("kernels = torch.library.Library('aten', 'IMPL')\n"
+                             "kernels.m.impl('neg', 'CPU', chosen)\nlib.call(torch.neg, torch.ones(1))\n"),
     # A custom autograd Function whose forward is the chosen C code (torch's C++ `apply` calls it).
     "autograd-function": ("class Step(torch.autograd.Function):\n    forward = staticmethod(chosen)\n\n\n"
                           "lib.call(Step.apply, torch.ones(1))\n"),
@@ -2394,10 +2397,7 @@ _RUNTIME_HELD = {
 }
 
 
-_RUNTIME_HELD_LIMITS = {
-    "library-impl": "a kernel the snippet registered for a runtime operator is kept by its C++ dispatcher, which "
-                    "lists only names",
-}
+_RUNTIME_HELD_LIMITS: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("attack", [pytest.param(name, marks=pytest.mark.xfail(
@@ -2408,30 +2408,7 @@ def test_c_code_the_runtime_calls_from_its_registries_is_planted(tmp_path, attac
     registry), or re-raises what it keeps (a future's exception), reached from no object the function's frame holds:
     the snippet's ValueError reads as the function's. Before (main): no tampering for dispatch-mode
     and future-in-exit-stack."""
-    body = """
-    import contextlib
-    import functools
-
-    import torch
-    import torch.utils._python_dispatch
-
-    MESSAGE = "n must be positive, got -1"
-    spent = (each for each in ())
-    for _ in spent:
-        pass
-    chosen = functools.partial(max, key=functools.partial(next, map(spent.throw, [ValueError], [MESSAGE])))
-    ATTACK
-    """.replace("ATTACK", textwrap.indent(_RUNTIME_HELD[attack], "    ").strip())
-
-    def configure(config: dict) -> None:
-        _watch_call(config)
-        _torch_beneath(config)
-
-    seen = read(run_scenario(tmp_path, body, configure=configure)).observation
-    assert seen is not None and seen.exception is not None, seen
-    assert seen.exception.message == "n must be positive, got -1", seen.exception
-    assert any("planted" in what for what in seen.interference + seen.tampered), (seen.exception, seen.interference,
-                                                                                  seen.tampered)
+    _assert_planted(_run_planted(tmp_path, _RUNTIME_HELD[attack], runtime=True), where=None)
 
 
 def test_the_runtimes_own_modes_and_hooks_over_the_snippets_code_are_not_planted(tmp_path):
@@ -2469,3 +2446,190 @@ def test_the_runtimes_own_modes_and_hooks_over_the_snippets_code_are_not_planted
     seen = read(run_scenario(tmp_path, body, configure=configure)).observation
     assert seen is not None and seen.interference == [] and seen.tampered == [], seen
     assert [error.type for error in seen.calls.raised] == ["TypeError"], seen.calls
+
+
+# -- round nine (red10): C code the interpreter reaches from its own tables, not from the frame ----------------------
+
+
+_TABLES = {
+    # The module table: the function imports a module the snippet replaced there by an object whose class's
+    # `__getattr__` is C code it chose; the import machinery's C code reads `__spec__` of it, in the function's frame.
+    "module-table": ("class Loaded:\n    __getattr__ = chosen\n\n\n"
+                     "sys.modules['json.decoder'] = Loaded()\nlib.load()\n", "load"),
+    # ... the builtins' `__import__`, which the import statement calls from C.
+    "builtins-import": ("builtins.__import__ = chosen\nlib.load()\n", "load"),
+    # Pickle's table of reducers (`copyreg.dispatch_table`, which `_pickle` holds from its start): C code calls the
+    # reducer the snippet registered for a class of Python's own.
+    "copyreg": ("copyreg.pickle(fractions.Fraction, functools.partial(max, 0, key=functools.partial(next, throws)))\n"
+                "lib.save(fractions.Fraction(1, 2))\n", "save"),
+}
+
+
+@pytest.mark.parametrize("attack", sorted(_TABLES))
+def test_c_code_the_interpreter_reaches_from_its_own_tables_is_planted(tmp_path, attack):
+    """Round nine (red10): what the snippet put where the interpreter's C code looks it up (the module table), reached
+    from no object the function's frame holds, raises the snippet's ValueError in the function's frame."""
+    text, watch = _TABLES[attack]
+    _assert_planted(_run_planted(tmp_path, "import builtins\nimport copyreg\nimport fractions\nimport sys\n" + text,
+                                 watch=watch))
+
+
+def test_the_interpreters_tables_holding_honest_entries_are_not_planted(tmp_path):
+    """The other side: modules the snippet's imports load, a trusted module under a second name, a reducer of the
+    snippet's own Python code (followed where it runs), while the function fails on its argument: no tampering."""
+    body = """
+    import colorsys
+    import copyreg
+    import fractions
+    import sys
+
+    def reduce(value):
+        return (fractions.Fraction, (1, 2))
+
+    copyreg.pickle(fractions.Fraction, reduce)
+    sys.modules["fractions_again"] = fractions
+    try:
+        lib.work("a", {"allocated": 0, "colours": colorsys})
+    except TypeError:
+        pass
+    """
+    seen = read(run_scenario(tmp_path, body)).observation
+    assert seen is not None and seen.interference == [] and seen.tampered == [], seen
+    assert [error.type for error in seen.calls.raised] == ["TypeError"], seen.calls
+
+
+def test_a_kernel_of_the_snippets_own_code_registered_with_the_runtime_is_not_planted(tmp_path):
+    """The other side of the registrars: a kernel of the snippet's own Python code, registered for one of torch's
+    operators (torch's override warning shown while it registers), runs where it is traced, and the function fails on
+    its argument in torch's C++: no tampering, and the kernel ran."""
+    body = """
+    import torch
+
+    ran = []
+
+    def kernel(tensor):
+        ran.append(1)
+        return tensor
+
+    kernels = torch.library.Library("aten", "IMPL")
+    kernels.impl("neg", kernel, "CPU")
+    torch.neg(torch.ones(1))
+    assert ran == [1]
+    try:
+        lib.call(torch.zeros, "x")
+    except TypeError:
+        pass
+    """
+    seen = read(run_scenario(tmp_path, body, configure=lambda config: (_watch_call(config),
+                                                                       _torch_beneath(config)))).observation
+    assert seen is not None and seen.status is Status.RETURNED and seen.interference == [] and seen.tampered == [], \
+        seen
+    assert [error.type for error in seen.calls.raised] == ["TypeError"], seen.calls
+
+
+def test_a_registration_asked_of_the_observer_in_a_stand_ins_place_is_refused(tmp_path):
+    """The registrar's event, raised by the snippet itself (to have the original called, or handed back): refused,
+    and tampering."""
+    body = """
+    import sys
+
+    import torch
+
+    try:
+        sys.audit("errorkb.register", (), {}, [])
+    except RuntimeError:
+        pass
+    lib.work(1)
+    """
+    seen = read(run_scenario(tmp_path, body, configure=_torch_beneath)).observation
+    assert seen is not None and any("registration" in what for what in seen.interference + seen.tampered), seen
+
+
+def test_a_runtime_hook_handed_every_frame_never_reaches_the_observer(tmp_path):
+    """Round nine (red10): the runtime's frame-evaluation hook (torch's `set_eval_frame`, what `torch.compile` uses)
+    hands the callable it is given every frame the thread starts, the observer's own among them, as objects whose
+    `f_globals` and `f_locals` are readable (no audit event). A C callable (a `max` whose key stores what it is
+    handed) kept the observer's hook frame: its globals are the private state, sealer and all. Refused, as tampering;
+    the snippet never holds a frame of the observer's."""
+    body = """
+    import functools
+
+    import torch._C._dynamo.eval_frame
+    import torch._dynamo.eval_frame
+
+    store = {}
+    for frames in (torch._C._dynamo.eval_frame, torch._dynamo.eval_frame):  # its module, and a name bound before
+        try:
+            frames.set_eval_frame(functools.partial(max, key=store.setdefault))
+            (lambda: None)()
+        except (TypeError, RuntimeError):
+            pass
+        torch._C._dynamo.eval_frame.set_eval_frame(None)
+    if any(frame is not None and "_S" in frame.f_globals for frame in store):
+        raise ValueError("reached the observer's private state")
+    lib.work(1)
+    """
+
+    def configure(config: dict) -> None:
+        import torch._dynamo  # noqa: F401  # loaded before the snippet, as a zygote that preloads it has
+
+        _torch_beneath(config)
+
+    seen = read(run_scenario(tmp_path, body, configure=configure)).observation
+    assert seen is not None, seen
+    assert seen.exception is None or seen.exception.message != "reached the observer's private state", seen.exception
+    assert any("frame" in what for what in seen.interference + seen.tampered), (seen.interference, seen.tampered)
+
+
+_MAKERS = {
+    # A deep copy the library makes of what it is handed: Python's `copy` rebuilds an object from what its
+    # `__reduce__` says, here a code object the snippet describes under the library's file name.
+    "deepcopy-reduce": ("class Forge:\n    def __reduce__(self):\n        code = raising.__code__\n"
+                        "        return (type(code), (code.co_argcount, code.co_posonlyargcount, code.co_kwonlyargcount, "
+                        "code.co_nlocals, code.co_stacksize, code.co_flags, code.co_code, code.co_consts, code.co_names, "
+                        "code.co_varnames, lib.__file__, code.co_name, code.co_qualname, code.co_firstlineno, "
+                        "code.co_linetable, code.co_exceptiontable))\n\n\n"
+                        "raising = type(raising)(lib.clone(Forge()), globals())\n"),
+}
+
+
+@pytest.mark.parametrize("maker", sorted(_MAKERS))
+def test_code_trusted_code_makes_for_the_snippet_under_a_trusted_name_is_forged(tmp_path, maker):
+    """Round nine (red10): code the snippet has trusted code make under the library's file name (the library deep-copies
+    an object whose `__reduce__` describes a code object): no frame of the snippet's is the innermost frame outside
+    Python's library when the code is made, so it was not read as the snippet's. Called by the function, it raises the
+    snippet's ValueError in a frame that reads as the library's, beneath the function, and is never followed. Before:
+    no tampering, the start beneath the function (an implicit entry's before passed)."""
+    body = """
+    MESSAGE = "n must be positive, got -1"
+
+    def raising():
+        raise ValueError(MESSAGE)
+
+    MAKER
+    lib.call(raising)
+    """.replace("MAKER", textwrap.indent(_MAKERS[maker], "    ").strip())
+
+    def configure(config: dict) -> None:
+        _watch_call(config)
+        config["beneath_roots"] = list(config["target_roots"])  # as `child` configures: the library's own files
+
+    seen = read(run_scenario(tmp_path, body, configure=configure)).observation
+    assert seen is not None and seen.exception is not None, seen
+    assert seen.exception.message == "n must be positive, got -1", seen.exception
+    assert any("under the name of a file" in what for what in seen.interference + seen.tampered), (
+        seen.exception, seen.interference, seen.tampered)
+
+
+def test_the_runtimes_compiler_imported_while_the_snippet_runs_is_not_tampering(tmp_path):
+    """The other side of the frame hooks: the runtime's compiler loaded by the snippet's import (its hooks for guards
+    set at import, its frame hook left alone) is no tampering; `torch.compile` itself, which hands dynamo's callback
+    every frame, is refused (docs/threat-model.md: a snippet that compiles fails, closed)."""
+    body = """
+    import torch._dynamo
+
+    lib.work(1)
+    """
+    seen = read(run_scenario(tmp_path, body, configure=_torch_beneath)).observation
+    assert seen is not None and seen.status is Status.RETURNED, seen
+    assert seen.interference == [] and seen.tampered == [], seen

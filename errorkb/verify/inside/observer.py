@@ -47,7 +47,7 @@ need a primitive that is itself observed, or one the reviewer's lint flags. How:
   of the library's classes are followed from their `__init__`; a callable set on one, shadowing a
   method, and compiled outside the target is tampering, and so is an override of the function in
   a subclass that returns without ever calling it. At the end: the target's namespaces (a name
-  replaced, or a new one compiled outside the target), and code compiled by the snippet under a
+  replaced, or a new one compiled outside the target), and code compiled by (or for) the snippet under a
   file name the observer trusts (the target's, the verifier's, Python's, any installed package's;
   a name that climbs out of its root with `..` is under none). A frame object that reaches the
   snippet's code (its `f_trace` would run the snippet's code unseen) is tampering however it got
@@ -67,6 +67,7 @@ import _imp
 import _thread
 import array
 import builtins
+import copyreg
 import ctypes
 import functools
 import gc
@@ -124,6 +125,9 @@ _c_partial = functools.partial
 # fails; those that existed before it ran are recorded (`_record_binder`).
 _c_BINDERS = (functools.partial, operator.methodcaller, operator.itemgetter, operator.attrgetter)
 _c_cached_property = functools.cached_property
+# Tables of Python's own whose callables its C code looks up and calls (pickle's reducers, which `_pickle` holds from
+# its start: a trusted dict, changed in place with no event), searched whole by the planted search (`_p_table_entries`).
+_c_PYTHON_TABLES = (copyreg.dispatch_table,)
 _c_callable = callable
 _c_FrameType = types.FrameType
 _c_TracebackType = types.TracebackType
@@ -131,6 +135,11 @@ _c_FunctionType = types.FunctionType
 _c_MethodType = types.MethodType
 _c_BuiltinTypes = (types.BuiltinFunctionType, types.BuiltinMethodType, types.MethodWrapperType,
                    types.WrapperDescriptorType, types.MethodDescriptorType)
+# C methods bound to an object (`[].__getitem__`, `iter(()).__next__`): what fails is the object's own C code, on the
+# object it was bound to; made by the snippet, it chose both (`_p_bound_to_data`).
+_c_BOUND_C = (types.BuiltinMethodType, types.MethodWrapperType)
+_c_wrapper_self = types.MethodWrapperType.__dict__["__self__"].__get__
+_c_BOUND_NAMES = tuple(kind.__dict__["__name__"].__get__ for kind in _c_BOUND_C)
 _c_staticmethod = staticmethod
 _c_classmethod = classmethod
 _c_NoneType = type(None)
@@ -301,6 +310,17 @@ def create_builtin(spec: Any) -> Any:
     return _unbox(box)
 
 
+def registrar(*args: Any, **kwargs: Any) -> Any:
+    """Stands in for a runtime's C method that hands its C++ a callable to keep and call later, listing only names
+    afterwards (the plug's `registrars`: a dispatcher's kernel registration): the observer keeps what it is handed, for
+    the planted search, and makes the call itself (the original is held in its private state alone). Stands in, too,
+    for a runtime's C function that installs a callable it hands every frame (the plug's `frame_hooks`), where the
+    observer refuses a callable."""
+    box: list[tuple[Any, ...]] = []
+    _c_audit("errorkb.register", args, kwargs, box)
+    return _unbox(box)
+
+
 def gc_enable() -> None:
     """Stands in for `gc.enable` (and `disable`, `isenabled`, below): while the observer runs, in any
     thread, automatic collection is off (a collection runs finalizers and gc callbacks, C ones
@@ -419,6 +439,8 @@ def install(config: dict[str, Any]) -> Callable[..., Any]:
                                                  value.__closure__)
     trace = types.MethodType(sys.audit, TRACE_EVENT)
     state = _state(config, namespace, trace)
+    # After the namespaces were copied: a stand-in differs from its copy, read as trusted code's (its file is this one).
+    state["registrars"] = _stand_in_registrars(config.get("held"), state["copies_held"]["c_functions"])
     namespace["_S"] = state
     namespace["_p_emit"]({"e": "start", "sha256": config["sha256"], "device": config.get("device"),
                           "slots": [[slot["label"], slot["kind"]] for slot in state["slots"]]}, True)
@@ -442,6 +464,38 @@ def install(config: dict[str, Any]) -> Callable[..., Any]:
     return trace
 
 
+def _stand_in_registrars(held: Any, bound: dict[int, Any]) -> list[tuple[dict[str, Any], Any, bool, str]]:
+    """Put a `registrar` in the place of each of the plug's registrars and frame hooks (`HeldState.registrars`,
+    `.frame_hooks`), each over a namespace of its own by which the private code tells which it is; returns (that
+    namespace, the original, whether it refuses a callable, its name). A frame hook is a module's function, which other
+    modules may hold under names of their own (`from ... import set_eval_frame`): replaced there too."""
+    found: list[tuple[dict[str, Any], Any, bool, str]] = []
+    registrars = held[4] if held is not None and len(held) > 4 else ()
+    hooks = held[5] if held is not None and len(held) > 5 else ()
+    for owner, name, refuses in [*((cls, name, False) for cls, name in registrars),
+                                 *((module, name, True) for module, name in hooks)]:
+        original = vars(owner).get(name)
+        if original is None:
+            continue
+        space = dict(globals())
+        standin = types.FunctionType(registrar.__code__, space, name)
+        setattr(owner, name, standin)
+        if refuses:
+            _replace_everywhere(original, standin, bound)
+        found.append((space, original, refuses, name))
+    return found
+
+
+def _replace_everywhere(original: Any, standin: Any, bound: dict[int, Any]) -> None:
+    """Bind `standin` wherever a module of a trusted file holds `original` (by identity), as `snapshot_trusted`
+    indexed the copied namespaces (`bound`, its `c_functions`: once in the zygote, then what was loaded or written
+    since, at install): no namespace is read again in the check, whose every read of a value writes its count, a
+    page the zygote shares."""
+    for value, space, key in bound.get(id(original), ()):
+        if value is original and space.get(key) is original:
+            space[key] = standin
+
+
 def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> dict[str, Any]:
     """The private state, every snapshot copied (the config's own objects stay behind, reachable)."""
     _signal: Any = importlib.import_module("_signal")
@@ -458,7 +512,7 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         "errorkb.thread-done": "_p_on_thread_done", "errorkb.signal": "_p_on_signal",
         "errorkb.getsignal": "_p_on_getsignal", "errorkb.redeliver": "_p_on_redeliver",
         "errorkb.handled": "_p_on_handled",
-        "errorkb.create-builtin": "_p_on_create_builtin",
+        "errorkb.create-builtin": "_p_on_create_builtin", "errorkb.register": "_p_on_register",
         "errorkb.gc": "_p_on_gc_setting", "errorkb.died": "_p_on_died", "sys._getframe": "_p_on_getframe",
         RESTORE_EVENT: "_p_on_restore", END_EVENT: "_p_on_end",
     }
@@ -511,7 +565,7 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         "restored": False, "reported": set(), "dispatch": {event: namespace[name] for event, name in
                                                             dispatch_names.items()},
         "probe": (config["probe"][0], tuple(config["probe"][1])) if config.get("probe") else None,
-        "held_state": _held_state(config.get("held")),
+        "held_state": _held_state(config.get("held")), "registered": [], "registrar_code": registrar.__code__,
         "device_bytes": 0, "device_calls": 0,
         "opnames": tuple(config["opnames"]), "died": types.MethodType(sys.audit, "errorkb.died"),
         "enders": frozenset(config.get("enders", [])), "end_callers": frozenset(config.get("end_callers", [])),
@@ -540,10 +594,13 @@ def _empty_copies() -> dict[str, Any]:
     """`modules` and `classes`: id -> (the module or class, a copy of its namespace); `names`: the module table as
     it was, for the copied modules; `at`: id -> (the namespace dict copied, its slot in the arrays); `addresses`,
     `versions`, `ids`: per slot, where the dict's version is read (`_VERSION_OFFSET`), its version when copied, and
-    the id; `table`: the module table's version when `names` was made. Arrays of numbers, read in a check without
-    writing a page the zygote shares (a forked check copies none for them)."""
+    the id; `table`: the module table's version when `names` was made; `c_functions`: id -> [(a C function, a copied
+    module's namespace, the name it is bound to there)], where a runtime's frame hook is bound (`_replace_everywhere`).
+    Arrays of numbers, read in a check without writing a page the zygote shares (a forked check copies none for
+    them)."""
     return {"modules": {}, "classes": {}, "names": {}, "at": {}, "addresses": array.array("Q"),
-            "versions": array.array("Q"), "ids": array.array("Q"), "table": None, "every_class": False, "binders": {}}
+            "versions": array.array("Q"), "ids": array.array("Q"), "table": None, "every_class": False, "binders": {},
+            "c_functions": {}}
 
 
 _COPIES: dict[str, Any] = _empty_copies()
@@ -662,7 +719,7 @@ def _young_classes() -> list[type]:
     found = []
     for value in gc.get_objects():
         kind = type(value)
-        if _p_in_binders(kind):
+        if _p_in_binders(kind) or _p_bound_to_data(value, kind) is not _c_MISSING:
             _record_binder(value)
         elif type in _c_mro(kind):
             found.append(value)
@@ -677,17 +734,33 @@ def _p_in_binders(kind: Any) -> bool:
     return False
 
 
+def _p_bound_to_data(value: Any, kind: Any) -> Any:
+    """The object a C method is bound to (`[]` of `[].__getitem__`, the iterator of `it.__next__`), or `_c_MISSING`
+    for anything else: not a C method, or one of a module (`len`) or of a class (`object.__new__`), which raises its
+    own errors on the arguments it is handed."""
+    if kind is _c_BOUND_C[0]:
+        bound = _c_builtin_self(value)
+    elif kind is _c_BOUND_C[1]:
+        bound = _c_wrapper_self(value)
+    else:
+        return _c_MISSING
+    if bound is None or _p_is_module(bound) or _p_in(type, _c_mro(type(bound))):
+        return _c_MISSING
+    return bound
+
+
 def _record_binder(value: Any) -> None:
-    """A `functools.partial` (or an `operator` getter or caller) that existed before the snippet ran: trusted code
-    made it (a runtime binds a class's `__eq__` to one at import), so what it binds is not the snippet's choice
-    (`_p_made_before`)."""
+    """A `functools.partial` (or an `operator` getter or caller, or a C method bound to an object) that existed before
+    the snippet ran: trusted code made it (a runtime binds a class's `__eq__` to one at import), so what it binds is
+    not the snippet's choice (`_p_made_before`)."""
     _COPIES["binders"][id(value)] = value
 
 
 def _every_binder() -> None:
     """Every binder the collector tracks now (each always is), once, beside `_every_class`."""
     for value in gc.get_objects():
-        if _p_in_binders(type(value)):
+        kind = type(value)
+        if _p_in_binders(kind) or _p_bound_to_data(value, kind) is not _c_MISSING:
             _record_binder(value)
 
 
@@ -705,6 +778,7 @@ def snapshot_trusted(roots: tuple[str, ...]) -> None:
         if key in modules:
             modules[key] = (modules[key][0], _copy(modules[key][0], space))
             fresh.append(modules[key][1])
+            _index_c_functions(space, modules[key][1])
         else:
             classes[key] = (classes[key][0], _copy(classes[key][0], space))
     if id(builtins) not in modules:
@@ -741,9 +815,18 @@ def _copy_modules(roots: tuple[str, ...]) -> list[dict[str, Any]]:
                 continue
             modules[id(module)] = (module, _copy(module, space))
             fresh.append(modules[id(module)][1])
+            _index_c_functions(space, modules[id(module)][1])
         names.setdefault(name, module)
     _COPIES["names"] = names
     return fresh
+
+
+def _index_c_functions(space: dict[str, Any], copy: dict[str, Any]) -> None:
+    """Where each C function of a copied module's namespace is bound (`c_functions`), from its copy."""
+    index = _COPIES["c_functions"]
+    for key, value in copy.items():
+        if type(value) is types.BuiltinFunctionType:
+            index.setdefault(id(value), []).append((value, space, key))
 
 
 def _trusted_spaces(roots: tuple[str, ...]) -> tuple[dict[int, Any], dict[int, Any], dict[str, Any], dict[str, Any]]:
@@ -1171,6 +1254,32 @@ def _p_by_snippet(depth: int) -> bool:
     return False
 
 
+def _p_for_snippet(depth: int) -> bool:
+    """Whether the event being handled happens on the snippet's behalf: a frame of its code is on the stack, below the
+    import system reading a trusted file (which raises nothing on its behalf). Code made while the snippet's code waits
+    on trusted code is the snippet's too: the library's deep copy rebuilds a code object from what the snippet's
+    `__reduce__` described, trusted code's `compile` compiles what it was handed, under names the snippet chose."""
+    try:
+        frame: Any = _c_getframe(depth + 1)
+    except ValueError:  # raised from C with no Python frame below: not the snippet's code
+        return False
+    trusted = _S["trusted_roots"]
+    while frame is not None:
+        code = frame.f_code
+        path = code.co_filename
+        if path.startswith("<frozen "):
+            if code.co_name in ("_compile_bytecode", "get_code", "source_to_code"):
+                local = _S["locals_of"](frame)
+                for name in ("bytecode_path", "source_path", "path"):
+                    found = _c_dict_get(local, name)
+                    if type(found) is str and _p_in_roots(found, trusted):
+                        return False
+        elif not _p_in_stdlib(path) and not _p_in_roots(path, trusted):
+            return True
+        frame = frame.f_back
+    return False
+
+
 def _p_in_stdlib(path: Any) -> bool:
     """A file of Python's own library: under a standard library's folder but not in a site-packages below
     it (a venv's `lib/python3.X/`, a plain install's, hold the installed packages too; so does the base
@@ -1261,7 +1370,7 @@ def _p_marked_coroutine(old: Any, new: Any) -> bool:
 
 
 def _p_on_code_new(ident: int, args: Any) -> None:
-    if type(args) is tuple and len(args) > 1 and _p_in_roots(args[1], _S["forge_roots"]) and _p_by_snippet(2) \
+    if type(args) is tuple and len(args) > 1 and _p_in_roots(args[1], _S["forge_roots"]) and _p_for_snippet(2) \
             and _c_getframe(2).f_code is not _c_COROUTINE_CODE:  # 0 here, 1 `_p_hook`, 2 who made the code
         # (`types.coroutine` re-flags a generator function's code for its `__code__`, where
         # `_p_marked_coroutine` holds it to that)
@@ -1272,7 +1381,7 @@ def _p_on_compile(ident: int, args: Any) -> None:
     if type(args) is not tuple or len(args) < 2:
         return
     source, path = args[0], args[1]
-    if not _p_in_roots(path, _S["forge_roots"]) or not _p_by_snippet(2):
+    if not _p_in_roots(path, _S["forge_roots"]) or not _p_for_snippet(2):
         return
     if _p_same_as_file(source, path):  # the import system compiling the real file
         return
@@ -1541,6 +1650,47 @@ def _p_on_create_builtin(ident: int, args: Any) -> None:
     box.append(("ok", module))
 
 
+def _p_on_register(ident: int, args: Any) -> bool | None:
+    """A `registrar` stand-in called: what it is handed is kept for the planted search (`_p_runtime_held`), and the
+    original is called here, with the observer not busy in this thread while it runs (it may run Python's code, a
+    warning shown: traced as ever). Asked by anything but a stand-in's own frame, it is refused: the answer is the
+    original's call."""
+    if type(args) is not tuple or len(args) != 3 or type(args[2]) is not list:
+        return None
+    call_args, call_kwargs, box = args
+    caller = _c_getframe(2)  # 0 here, 1 `_p_hook`, 2 who raised the event
+    entry = None
+    if caller is not None and caller.f_code is _S["registrar_code"]:
+        for each in _c_list_iter(_S["registrars"]):
+            if each[0] is caller.f_globals:
+                entry = each
+    if entry is None or type(call_args) is not tuple or type(call_kwargs) is not dict:
+        _p_tamper("observer", "asked for a runtime's registration in the verifier's place")
+        return True
+    if entry[2]:  # a frame hook: the callable would be handed every frame, the observer's among them
+        given = list(call_args) + [pair[1] for pair in _c_list_iter(list(_c_dict_items(call_kwargs)))]
+        for value in _c_list_iter(given):
+            if value is not None and type(value) is not bool and _c_callable(value):
+                _p_tamper("observer", "handed the runtime a callable to which it hands every frame (" + entry[3]
+                          + "), the verifier's observer's among them")
+                return True
+    _S["registered"].append((call_args, _c_dict_copy(call_kwargs)))
+    busy = _S["busy"]
+    busy.discard(ident)
+    try:
+        result = entry[1](*call_args, **call_kwargs)
+    except BaseException as error:
+        box.append(("error", _p_exception_class(error), _p_message(error) or "refused by the runtime"))
+        return None
+    finally:
+        busy.add(ident)
+        if _c_gc_isenabled():  # turned on by another event's end meanwhile: off again while the observer runs
+            _S["collect"] = True
+            _c_gc_disable()
+    box.append(("ok", result))
+    return None
+
+
 def _p_exception_class(error: BaseException) -> Any:
     kind = type(error)
     return kind if _p_in(kind, (ValueError, TypeError, OSError, RuntimeError)) else RuntimeError
@@ -1794,7 +1944,7 @@ def _p_planted_under(frame: Any, tb: Any) -> str | None:
         return "one of more than " + _c_int_repr(_c_RETURNED_MAX) + " values its code returned into the call, " \
                "too many to keep"
     level.extend(changed)  # what code beneath reads through a rebound trusted name is searched too
-    found = _p_walk(level, _c_PLANT_BUDGET, _p_planted_check, None)
+    found = _p_walk(level, _c_PLANT_BUDGET, _p_planted_check, {})
     if found is _c_EXHAUSTED:
         return "one of more than " + _c_int_repr(_c_PLANT_BUDGET) + " objects the frame holds, too many to search"
     if found is _c_UNREADABLE:
@@ -1804,11 +1954,41 @@ def _p_planted_under(frame: Any, tb: Any) -> str | None:
 
 def _p_planted_check(value: Any, kind: Any, items: list[Any] | None, context: Any) -> str | None:
     """`_p_walk`'s question for the planted search: a class of the snippet's holding planted code (`_p_planted_node`),
-    or a C object calling what it holds (`_p_calls_held`)."""
+    or a C object calling what it holds (`_p_calls_held`). `context` gathers the C methods trusted objects delegate to
+    (`_p_delegates`), met before the methods themselves (the walk is breadth first)."""
     found = _p_planted_node(value)
     if found is not None or items is None:
         return found
-    return _p_calls_held(value, kind, items)
+    _p_delegates(value, kind, context)
+    return _p_calls_held(value, kind, items, context)
+
+
+def _p_delegates(value: Any, kind: Any, delegated: dict[int, Any]) -> None:
+    """The C methods an instance of a trusted class holds in its own `__dict__` under their own names, bound to an
+    object that very dict holds too: Python's code delegating to a member (`threading.Condition`: `self.acquire =
+    lock.acquire` beside `self._lock = lock`), whose call is the member's own, by the name it has there."""
+    if not _c_type_flags(kind) & _c_HEAPTYPE:
+        return
+    own = _p_own_dict(value, kind)
+    if own is None:
+        return
+    pairs = list(_c_dict_items(own))
+    members: dict[int, Any] | None = None
+    for key, held in _c_list_iter(pairs):
+        bound = _p_bound_to_data(held, type(held))
+        if bound is _c_MISSING or type(key) is not str or not _p_one_of(_p_c_method_name(held), (key,)):
+            continue
+        if members is None:
+            if not _p_trusted_class(kind):
+                return
+            members = {id(pair[1]): pair[1] for pair in _c_list_iter(pairs)}
+        if _c_dict_get(members, id(bound)) is bound:
+            delegated[id(held)] = held
+
+
+def _p_c_method_name(method: Any) -> Any:
+    """A C method's own name, read by its type's C getter."""
+    return _c_BOUND_NAMES[0](method) if type(method) is _c_BOUND_C[0] else _c_BOUND_NAMES[1](method)
 
 
 def _p_walk(level: list[Any], budget: int, check: Callable[[Any, Any, list[Any] | None, Any], Any],
@@ -1846,10 +2026,11 @@ def _p_walk(level: list[Any], budget: int, check: Callable[[Any, Any, list[Any] 
 
 def _p_roots(frame: Any, tb: Any) -> list[Any] | None:
     """Where the planted search starts: the frame's locals, the values of the names its code reads (a global, or a
-    builtin), its constants, what the snippet's frames returned or yielded into the watched call running in this
-    thread (a temporary, on the value stack alone), and the locals of every frame beneath it on the error's way
-    (`tb`'s, all trusted: `_p_beneath`), which hold what that code took out of an object to call (an exit stack's
-    callback, popped before it is called); None when more were returned than are kept."""
+    builtin), its constants, the module table's entries that are not the trusted modules it held (`_p_table_entries`,
+    which the import statement reads from C), what the snippet's frames returned or yielded into the watched call
+    running in this thread (a temporary, on the value stack alone), and the locals of every frame beneath it on the
+    error's way (`tb`'s, all trusted: `_p_beneath`), which hold what that code took out of an object to call (an exit
+    stack's callback, popped before it is called); None when more were returned than are kept."""
     code = frame.f_code
     roots: list[Any] = [value for _, value in _c_list_iter(list(_c_dict_items(_S["locals_of"](frame))))]
     below = tb.tb_next if type(tb) is _c_TracebackType else None
@@ -1864,6 +2045,7 @@ def _p_roots(frame: Any, tb: Any) -> list[Any] | None:
         if value is not _c_MISSING:
             roots.append(value)
     roots.extend(list(_c_tuple_iter(code.co_consts)))
+    roots.extend(_p_table_entries())
     returned = _c_dict_get(_S["returned"], _c_get_ident())
     if returned is not None:
         if len(returned) > _c_RETURNED_MAX:
@@ -1873,6 +2055,21 @@ def _p_roots(frame: Any, tb: Any) -> list[Any] | None:
     return roots
 
 
+def _p_table_entries() -> list[Any]:
+    """What Python's C code looks up in its own tables, reached from no frame: the module table's entries that are not
+    the modules of trusted files it held before the snippet ran (compared by identity with `modules_as_were`: the
+    import statement reads `sys.modules["pkg"]`, its `__path__` and the name imported, from C), and the values of
+    `_c_PYTHON_TABLES` (a reducer `copyreg.pickle` registered, which `pickle.dumps` calls)."""
+    was = _S["modules_as_were"]
+    found: list[Any] = []
+    for name, value in _c_list_iter(list(_c_dict_items(_S["sys_modules"]))):
+        if type(name) is not str or _c_dict_get(was, name) is not value:
+            found.append(value)
+    for table in _c_tuple_iter(_c_PYTHON_TABLES):
+        found.extend([pair[1] for pair in _c_list_iter(list(_c_dict_items(table)))])
+    return found
+
+
 def _p_runtime_held() -> list[Any]:
     """What the runtime calls from its own C code and keeps where no object a frame holds leads (the plug's
     `held_state`): each mode on its mode stacks, its infrastructure modes, its hook registries. Read through the
@@ -1880,6 +2077,7 @@ def _p_runtime_held() -> list[Any]:
     `_c_RETURNED_MAX`, is an unreadable value (the walk fails closed on it)."""
     stacks, reads, held, _ = _S["held_state"]
     found: list[Any] = list(_c_tuple_iter(held))
+    found.extend(_S["registered"])  # what the runtime's registrars were handed while the snippet ran
     for length, at in _c_tuple_iter(stacks):
         try:
             count = length()
@@ -1947,7 +2145,7 @@ def _p_referent(reference: Any) -> Any:
     return _c_py_object_at(id(reference) + offset).value
 
 
-def _p_calls_held(value: Any, kind: Any, items: list[Any]) -> str | None:
+def _p_calls_held(value: Any, kind: Any, items: list[Any], delegated: dict[int, Any]) -> str | None:
     """A C object (of a type C code made) that may call what it holds, holding C code the snippet chose (a map's
     or a callable iterator's function, a defaultdict's factory, a partial's): `Type` of it. A container's items
     are its data (a tuple, list, dict, set or frozenset, calls none of them); what a container holds besides them
@@ -1963,7 +2161,7 @@ def _p_calls_held(value: Any, kind: Any, items: list[Any]) -> str | None:
     if not _p_made_by_c(kind) or kind is _c_FunctionType or kind is _c_CellType or _p_in(kind, _c_GENERATOR_TYPES) \
             or _p_in(kind, _c_DESCRIPTOR_WRAPPERS) or _p_in(type, _c_mro(kind)):
         return None
-    if _p_chosen_call(value, kind):
+    if _c_dict_get(delegated, id(value)) is not value and _p_chosen_call(value, kind):
         return _p_qualname(kind) + " (raising what the snippet chose)"
     if (kind is _c_MethodType and _p_own_method(value)) or _p_plain_partial(value, kind):
         return None
@@ -1999,17 +2197,19 @@ def _p_chosen_call(value: Any, kind: Any) -> bool:
     data), an `operator` getter or caller it made (`methodcaller("result")` calls the argument's own method, as
     `itemgetter(3)` its item: what fails is the name or key it chose, on the argument it was handed), or a method
     bound to an object that holds an exception (`Future.result`, a C future's `result`), which Python's or C code
-    re-raises."""
+    re-raises; or a C method bound to an object (`[].__getitem__`, `deque().popleft`) that did not exist before the
+    snippet ran: the object's C code fails on the object and the arguments chosen for it, and whether the library or
+    the snippet bound it cannot be told, so it is read as the snippet's (failing closed: one trusted code binds while
+    the snippet runs, held where the search meets it, is read so too)."""
     if _p_in(_c_partial, _c_mro(kind)):
         return _p_snippet_partial(value)
     if _p_in_binders(kind):  # an `operator` getter or caller: its names, keys and arguments are its data
         return not _p_made_before(value)
     if kind is _c_MethodType:
         return _p_reaches_error(_c_method_self(value))
-    if _p_in(kind, _c_BuiltinTypes[:2]):
-        bound = _c_builtin_self(value)
-        return bound is not None and not _p_is_module(bound) and not _p_in(type, _c_mro(type(bound))) \
-            and _p_reaches_error(bound)
+    bound = _p_bound_to_data(value, kind)
+    if bound is not _c_MISSING:  # a C method bound to an object: made by the snippet, it chose the object and the call
+        return not _p_made_before(value) or _p_reaches_error(bound)
     return False
 
 
