@@ -41,7 +41,7 @@ from errorkb.lookup.build import (
     uses_user_types,
 )
 from errorkb.plugs import runtime_for
-from errorkb.results.keys import project_inputs
+from errorkb.results.keys import STALE_WHY, project_inputs
 from errorkb.results.matrix import ReleaseState
 from errorkb.results.records import TARGETS, CheckRecord, Outcome
 from errorkb.results.report import Report
@@ -139,6 +139,10 @@ class EntryPage:
 
     def is_stale(self, record: CheckRecord) -> bool:
         return evidence.is_stale(record, self.hashes)
+
+    @property
+    def any_stale(self) -> bool:
+        return any(self.is_stale(record) for record in self.records)
 
 
 # An entry's prose: what its own page shows and no list of entries does.
@@ -319,7 +323,7 @@ def _environment() -> jinja2.Environment:
                        words=evidence.OUTCOME_WORDS, picture_words=picture.WORDS, html_link=html_link,
                        ERRORS_INDEX=ERRORS_INDEX, BY_EXCEPTION=BY_EXCEPTION, BY_API=BY_API,
                        VERIFICATION=VERIFICATION, INDEX_JSON=INDEX_JSON, SCHEMA_JSON=SCHEMA_JSON,
-                       CHECK_SCHEMA_JSON=CHECK_SCHEMA_JSON, COVERAGE=COVERAGE)
+                       CHECK_SCHEMA_JSON=CHECK_SCHEMA_JSON, COVERAGE=COVERAGE, STALE_WHY=STALE_WHY)
     return env
 
 
@@ -582,7 +586,7 @@ def entry_document(page: EntryPage) -> dict[str, object]:
         "verification": [
             record.model_dump(mode="json", include={"id", "role", "target", "device", "outcome", "code", "reason",
                                                     "verified_at", "snippet_sha256", "environment"})
-            | {"stale": page.is_stale(record)}
+            | {"stale": page.is_stale(record), "stale_why": STALE_WHY if page.is_stale(record) else None}
             for record in page.records
         ],
     }
