@@ -1329,3 +1329,57 @@ def test_the_hook_index_file_as_a_fifo_neither_hangs_the_check_nor_stops_its_wri
     written = _in_a_thread(lambda: main(["--root", str(tmp_path), "hook", "index"]), index, "the writing")
     assert written == [0] and index.is_file() and json.loads(index.read_text(encoding="utf-8"))["entries"]
     assert main(["--root", str(tmp_path), "hook", "index", "--check"]) == 0
+
+
+# -- code a check would run that nobody can read ----------------------------------------------------
+
+def _hidden_bytecode(folder: Path) -> Path:
+    """`lib/helper.py` as the page shows it, and beside it in `__pycache__` other code compiled with an
+    unchecked hash: Python runs the bytecode without looking at the source (PEP 552)."""
+    import importlib.util
+    import py_compile
+
+    (folder / "lib").mkdir()
+    (folder / "lib" / "__init__.py").write_text("", encoding="utf-8")
+    (folder / "lib" / "helper.py").write_text('VALUE = "the source the page shows"\n', encoding="utf-8")
+    other = folder.parent / "other.py"
+    other.write_text('VALUE = "code nobody reviewed"\n', encoding="utf-8")
+    compiled = Path(importlib.util.cache_from_source(str(folder / "lib" / "helper.py")))
+    py_compile.compile(str(other), cfile=str(compiled), invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
+    other.unlink()
+    return compiled
+
+
+def test_hidden_bytecode_beside_a_helper_module_is_what_python_runs(tmp_path):
+    """Why the loader refuses compiled files: with bytecode writing off, as in a check, the import
+    still reads the planted bytecode, and the helper's source (what the lint reads and the reviewer
+    sees) never runs."""
+    folder = tmp_path / "snippets" / "demo-error"
+    folder.mkdir(parents=True)
+    _hidden_bytecode(folder)
+    (folder / "before.py").write_text("from lib.helper import VALUE\nprint(VALUE)\n", encoding="utf-8")
+    ran = subprocess.run([sys.executable, "before.py"], cwd=folder, capture_output=True, text=True, timeout=60,
+                         env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+    assert ran.stdout.strip() == "code nobody reviewed", ran
+
+
+@pytest.mark.parametrize("name", ["lib/__pycache__/helper.cpython-311.pyc", "lib/sourceless.pyc", "helper.pyc",
+                                  "lib/native.cpython-311-x86_64-linux-gnu.so", "lib/native.abi3.so",
+                                  "lib/deep/native.so", "lib/native.pyd"])
+def test_compiled_code_in_a_snippet_folder_is_a_located_problem(tmp_path, capsys, name):
+    """Bytecode and extension modules in a snippet folder are code a check imports (`from lib import
+    native`) that the lint never reads (it reads `.py` files, and skipped `__pycache__`), no reviewer
+    can read in the pull request, and the page does not show: `errorkb check` said "1 entries OK"."""
+    make_project(tmp_path)
+    folder = tmp_path / "snippets" / "demo-error"
+    if name.startswith("lib/__pycache__/"):
+        planted = _hidden_bytecode(folder)
+    else:
+        planted = folder / name
+        planted.parent.mkdir(parents=True, exist_ok=True)
+        planted.write_bytes(b"\x7fELF" if ".so" in name else b"\x00" * 16)
+    assert main(["--root", str(tmp_path), "check"]) == 1
+    said = capsys.readouterr().err
+    where = planted.relative_to(tmp_path).as_posix()
+    assert f"{where}:1:1: compiled code" in said and "delete it" in said, said
+    assert "Traceback" not in said

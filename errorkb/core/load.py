@@ -183,6 +183,7 @@ def load_project_entries(project: Project, reserved_ids: Collection[str] = (),
             loaded.append(one)
     problems += cross_check(loaded, project, unloaded)
     problems += orphan_snippets(loaded, {path.stem for path in files}, project)
+    problems += compiled_code(project)
     return LoadResult(loaded, sorted(set(problems)))
 
 
@@ -938,6 +939,16 @@ def orphan_snippets(loaded: list[LoadedEntry], entry_stems: set[str], project: P
             message = f"no entry has id '{entry_id}'; add docs/errors/<library>/{entry_id}.yml or delete the folder"
         problems.append(Problem(project.rel(project.snippets / entry_id / name), 1, 1, message))
     return problems
+
+
+def compiled_code(project: Project) -> list[Problem]:
+    """Bytecode and extension modules anywhere in the snippet folders: a check imports them (a helper's
+    `__pycache__` bytecode compiled with an unchecked hash runs in place of the helper's source), yet
+    the lint, a reviewer of the pull request and the page read only sources."""
+    return [Problem(project.rel(Path(path)), 1, 1, "compiled code in a snippet folder: a check would run it, but "
+                    "the lint, a reviewer and the page read only sources; delete it (running a snippet with "
+                    "python leaves __pycache__ behind: `errorkb verify` writes none)")
+            for path in snippet_files.compiled_files(project.snippets)]
 
 
 def _snippet_folder_files(snippets: str) -> list[tuple[str, str]]:
