@@ -20,7 +20,14 @@ from pathlib import Path
 import pytest
 
 from errorkb.cli import main
-from errorkb.core.load import MAX_CHARS, MAX_CHARS_BY_KEY, MAX_FILE_BYTES, MAX_ITEMS, load_project_entries
+from errorkb.core.load import (
+    MAX_CHARS,
+    MAX_CHARS_BY_KEY,
+    MAX_FILE_BYTES,
+    MAX_ITEMS,
+    MAX_SNIPPET_BYTES,
+    load_project_entries,
+)
 from errorkb.core.project import load_project
 from tests.kb import AFTER, BEFORE, VALID_ENTRY, make_project
 
@@ -1383,3 +1390,85 @@ def test_compiled_code_in_a_snippet_folder_is_a_located_problem(tmp_path, capsys
     where = planted.relative_to(tmp_path).as_posix()
     assert f"{where}:1:1: compiled code" in said and "delete it" in said, said
     assert "Traceback" not in said
+
+
+# -- every Python file of a snippet folder is read as Python reads it, and bounded --------------------
+
+# A comment to the lint (which reads the file as UTF-8) and to the page; a line of code to Python,
+# which honours the coding declaration: `+AAo-` is a new line in UTF-7.
+UTF7_HIDDEN = b"# -*- coding: utf-7 -*-\nx = 1\n# +AAo-import subprocess\n"
+# Not UTF-8 (the lint skipped the file in silence), yet Python imports it under its declaration.
+LATIN1_HELPER = b"# -*- coding: latin-1 -*-\n# caf\xe9\nimport subprocess\n"
+
+
+def _with_helper(root: Path, data: bytes | None = None, name: str = "lib/helper.py") -> Path:
+    make_project(root)
+    path = root / "snippets" / "demo-error" / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    (path.parent / "__init__.py").write_text("", encoding="utf-8")
+    if data is not None:
+        path.write_bytes(data)
+    return path
+
+
+def test_a_snippet_declaring_another_coding_is_a_located_problem(tmp_path, capsys):
+    """Python compiles a snippet's bytes under its coding declaration; the lint and the page read them
+    as UTF-8. In UTF-7 a comment holds a line of code: the check ran `import subprocess`, the lint saw
+    a comment, the page showed one, and `errorkb check` said "1 entries OK"."""
+    make_project(tmp_path)
+    (tmp_path / "snippets" / "demo-error" / "before.py").write_bytes(UTF7_HIDDEN + BEFORE.encode())
+    assert main(["--root", str(tmp_path), "check"]) == 1
+    said = capsys.readouterr().err
+    assert "snippets/demo-error/before.py:1:" in said and "utf-7" in said and "Traceback" not in said, said
+
+
+@pytest.mark.parametrize("data,said", [(UTF7_HIDDEN, "utf-7"), (LATIN1_HELPER, "latin-1"),
+                                       (b"x = 1  # \xe2\x80\xae reversed\n", "\\u202e"),
+                                       (b"x = 1\n" + b"#" * MAX_SNIPPET_BYTES, "limit")],
+                         ids=["utf-7", "latin-1", "bidi", "too large"])
+def test_a_helper_module_is_held_to_what_a_snippet_is(tmp_path, capsys, data, said):
+    """A module beside the snippets is code the check imports: the loader never read it, and the lint
+    skipped one that is not UTF-8 in silence (`except UnicodeDecodeError: continue`), so a helper
+    declaring latin-1 could `import subprocess` past the allow-list; a hidden character or a size past
+    the snippets' limit was never said."""
+    path = _with_helper(tmp_path, data)
+    assert main(["--root", str(tmp_path), "check"]) == 1
+    told = capsys.readouterr().err
+    assert f"{path.relative_to(tmp_path).as_posix()}:" in told and said in told and "Traceback" not in told, told
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_a_helper_that_is_not_a_regular_file_neither_hangs_nor_fills_the_check(tmp_path, kind):
+    """`lib/x.py` as a FIFO blocked `errorkb check` forever (the lint read it whole); as a link to
+    /dev/zero, it read until the memory ran out. In a child with a memory cap and a time limit."""
+    path = _with_helper(tmp_path, name="lib/x.py")
+    if kind == "fifo":
+        os.mkfifo(path)
+    else:
+        path.symlink_to("/dev/zero")
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+
+    try:
+        ran = subprocess.run([sys.executable, "-c", "import sys; from errorkb.cli import main; sys.exit(main(sys.argv[1:]))",
+                              "--root", str(tmp_path), "check"], capture_output=True, text=True, timeout=60,
+                             preexec_fn=cap)
+    except subprocess.TimeoutExpired:
+        pytest.fail("errorkb check blocked on the helper")
+    assert ran.returncode == 1 and "Traceback" not in ran.stderr, ran.stderr[-2000:]
+    said = "not a regular file" if kind == "fifo" else "resolves outside"  # the link leads out: never read
+    assert "snippets/demo-error/lib/x.py:1:1: " in ran.stderr and said in ran.stderr, ran.stderr
+
+
+def test_a_helper_leading_out_of_its_snippet_folder_is_a_located_problem(tmp_path, capsys):
+    """A snippet that resolves outside its folder is refused; a helper was read (by the lint) wherever
+    its link led."""
+    outside = tmp_path / "outside.py"
+    outside.write_text("x = 1\n", encoding="utf-8")
+    (tmp_path / "kb").mkdir()
+    path = _with_helper(tmp_path / "kb", name="lib/x.py")
+    path.symlink_to(outside)
+    assert main(["--root", str(tmp_path / "kb"), "check"]) == 1
+    told = capsys.readouterr().err
+    assert "snippets/demo-error/lib/x.py:1:1: " in told and "outside" in told, told

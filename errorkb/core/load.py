@@ -27,9 +27,11 @@ Nothing here imports the runtime: `errorkb check` and `mkdocs serve` must start 
 from __future__ import annotations
 
 import difflib
+import io
 import os
 import re
 import stat
+import tokenize
 import typing
 from collections.abc import Collection
 from dataclasses import dataclass, field
@@ -42,6 +44,7 @@ from pydantic_core import ErrorDetails
 
 from errorkb.core import snippets as snippet_files
 from errorkb.core.entry import Entry, library_folder
+from errorkb.core.lint import helpers
 from errorkb.core.message import MessageTemplate, TemplateSyntaxError, is_degenerate
 from errorkb.core.problems import Problem
 from errorkb.core.project import Project
@@ -183,6 +186,7 @@ def load_project_entries(project: Project, reserved_ids: Collection[str] = (),
             loaded.append(one)
     problems += cross_check(loaded, project, unloaded)
     problems += orphan_snippets(loaded, {path.stem for path in files}, project)
+    problems += helper_modules(loaded, project, resolved)
     problems += compiled_code(project)
     return LoadResult(loaded, sorted(set(problems)))
 
@@ -849,9 +853,28 @@ def _check_snippets(one: LoadedEntry, project: Project) -> list[Problem]:
     return problems
 
 
+def helper_modules(loaded: list[LoadedEntry], project: Project, resolved: Resolved) -> list[Problem]:
+    """Every module beside an entry's snippets (`lint.helpers`: code a check imports) held to what a
+    snippet is held to: inside the entry's folder, a regular file, bounded, UTF-8 as Python reads
+    it, nothing hidden. The lint read them whole (a FIFO hung `errorkb check`, /dev/zero filled the
+    memory), wherever a link led, and skipped one that was not UTF-8 in silence."""
+    problems = []
+    for one in loaded:
+        folder = project.snippets / one.entry.id
+        for path in helpers(folder, [file for _, file in one.entry.snippet_files()]):
+            if not snippet_inside(project, one.entry.id, path, resolved):
+                problems.append(Problem(_unresolved_rel(path, project), 1, 1, "a module beside the snippets that "
+                                        f"resolves outside {_unresolved_rel(folder, project)}/ (a link); make it a "
+                                        "file inside the folder"))
+            else:
+                problems += _snippet_content(path, project)
+    return problems
+
+
 def _snippet_content(path: Path, project: Project) -> list[Problem]:
     """A snippet's own problems, at the snippet: more bytes than any page or check should take
-    (never read whole), or bytes that are not UTF-8 (the page would show it as missing)."""
+    (never read whole), a coding other than UTF-8 declared, or bytes that are not UTF-8 (the page
+    would show it as missing)."""
     where = _unresolved_rel(path, project)
     try:
         data = snippet_files.read_bounded(path)
@@ -860,11 +883,39 @@ def _snippet_content(path: Path, project: Project) -> list[Problem]:
                                          f"{MAX_SNIPPET_BYTES:,}")]
     except OSError as error:
         return [Problem(where, 1, 1, f"cannot read snippet: {error.strerror or error}")]
+    declared = _declared_coding(data, where)
+    if declared:
+        return declared
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         return [_not_utf8(data, error, where)]
     return _hidden_in_code(text, where)
+
+
+# PEP 263's coding declaration, on one of a file's first two lines.
+_CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
+
+
+def _declared_coding(data: bytes, where: str) -> list[Problem]:
+    """A declaration of any coding but UTF-8: Python compiles the file's bytes under it (the check
+    runs them so), while the lint and the page read them as UTF-8, and the two differ (in UTF-7 a
+    comment's `+AAo-` is a new line: code the lint and the reader take for a comment)."""
+    try:
+        coding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError:
+        coding = "unknown"
+    if coding in ("utf-8", "utf-8-sig"):
+        return []
+    for number, line in enumerate(data.splitlines()[:2], start=1):
+        found = _CODING.match(line)
+        if found:
+            named = found.group(1).decode("ascii", errors="replace")
+            return [Problem(where, number, found.start(1) + 1,
+                            f"declares the coding '{named}': Python would run this file as {named}, the lint and "
+                            "the page read it as UTF-8, and the two can differ; remove the declaration and save "
+                            "the file as UTF-8")]
+    return []
 
 
 # What Python source may hold that entry text may not: a carriage return (CRLF files), a form feed
