@@ -65,6 +65,8 @@ def test_a_page_never_shows_stale_without_saying_why(kb, tmp_path):
     assert stale_badges and all(STALE_WHY in badge["detail"] for badge in stale_badges), stale_badges
     stale_checks = [check for check in document["verification"] if check["stale"]]
     assert stale_checks and all(check.get("stale_why") == STALE_WHY for check in stale_checks), stale_checks
+    index = json.loads((out / "api" / "errors" / "index.json").read_text(encoding="utf-8"))
+    assert index["stale_why"] == STALE_WHY  # the paste box's badges say it (tests/site/test_paste_box.py)
 
 
 def test_errorkb_check_says_which_results_are_stale_and_what_else_lies_in_the_snippet_folder(kb, capsys):

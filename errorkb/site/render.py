@@ -610,6 +610,7 @@ def index_document(pages: list[EntryPage], library: LibraryProfile, rows: Rows |
         "library": {"name": library.name, "repository": library.repository, "release": library.release,
                     "distribution": library.dist, "classes": classes},
         "generic": generic,
+        "stale_why": STALE_WHY,  # what the paste box says beside a stale badge
         "rules": rules_document(generic),
         "runtime": {"packages": beneath_library(library, runtime_for(library.runtime).packages)},
         "entries": [rows.get(p, ("index",), functools.partial(_index_entry, p, library)) if rows
