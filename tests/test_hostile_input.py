@@ -1472,3 +1472,39 @@ def test_a_helper_leading_out_of_its_snippet_folder_is_a_located_problem(tmp_pat
     assert main(["--root", str(tmp_path / "kb"), "check"]) == 1
     told = capsys.readouterr().err
     assert "snippets/demo-error/lib/x.py:1:1: " in told and "outside" in told, told
+
+
+# -- lines a Markdown extension reads as "put a file here" ---------------------------------------------
+
+INCLUDE = '--8<-- "pyproject.toml"'
+
+
+def test_an_include_line_in_a_snippet_is_a_located_problem(tmp_path, capsys):
+    """pymdownx.snippets (whose section syntax the snippets use, so a site may well enable it) reads
+    `--8<-- "file"` on any line, in code fences too: inside a string of a snippet, the page showed a file
+    of the repository in the line's place, and not the code that ran. `errorkb check` said nothing."""
+    make_project(tmp_path)
+    before = tmp_path / "snippets" / "demo-error" / "before.py"
+    before.write_text(f'NOTE = """\n{INCLUDE}\n"""\n' + BEFORE, encoding="utf-8")
+    assert main(["--root", str(tmp_path), "check"]) == 1
+    said = capsys.readouterr().err
+    assert "snippets/demo-error/before.py:2:1: " in said and "--8<--" in said, said
+
+
+@pytest.mark.parametrize("line", [INCLUDE, "  ;--8<-- 'pyproject.toml'", "--8<--"], ids=["file", "escaped", "block"])
+def test_an_include_line_in_entry_text_is_a_located_problem(tmp_path, capsys, line):
+    """The same in a fence of the entry's prose: the fence's text reaches the page as written."""
+    entry = ENTRY.replace("meaning: What it means.", f"meaning: |\n  ```text\n  {line}\n  ```")
+    assert "--8<--" in entry
+    make_project(tmp_path, entries={"demo-error.yml": entry})
+    assert main(["--root", str(tmp_path), "check"]) == 1
+    said = capsys.readouterr().err
+    assert f"{ENTRY_FILE}:" in said and "meaning" in said and "--8<--" in said, said
+
+
+def test_a_show_marker_and_a_line_that_only_mentions_the_syntax_are_not_includes(tmp_path, capsys):
+    """A control: the section markers are comments, and prose may name the syntax inside a line."""
+    make_project(tmp_path)
+    before = tmp_path / "snippets" / "demo-error" / "before.py"
+    before.write_text("# --8<-- [start:show]\n" + BEFORE + "# --8<-- [end:show]\n", encoding="utf-8")
+    assert main(["--root", str(tmp_path), "check"]) == 0, capsys.readouterr().err

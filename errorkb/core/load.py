@@ -48,7 +48,7 @@ from errorkb.core.lint import helpers
 from errorkb.core.message import MessageTemplate, TemplateSyntaxError, is_degenerate
 from errorkb.core.problems import Problem
 from errorkb.core.project import Project
-from errorkb.core.prose import excesses, unprintable
+from errorkb.core.prose import INCLUDE_ADVICE, excesses, include_line, unprintable
 
 Loc = tuple[str | int, ...]
 # libyaml's safe loader when PyYAML was built with it (the same marks, several times faster).
@@ -340,6 +340,10 @@ def _oversize(node: yaml.Node, loc: Loc, where: str) -> list[Problem]:
         wrong = unprintable(node.value)
         problems += [Problem(where, *_mark(node.start_mark), f"{_loc_name(loc)}: {what}")
                      for what in ([wrong] if wrong else excesses(node.value))]
+        line = include_line(node.value)
+        if line is not None:
+            problems.append(Problem(where, *_mark(node.start_mark), f"{_loc_name(loc)}: its line {line} is "
+                                                                    f"{INCLUDE_ADVICE}"))
         return problems
     items = node.value
     if len(items) > MAX_ITEMS:
@@ -933,7 +937,9 @@ def _hidden_in_code(text: str, where: str) -> list[Problem]:
         checked = " " + checked[1:]
     wrong = unprintable(checked)
     if wrong is None:
-        return []
+        line = include_line(text)
+        return [] if line is None else [Problem(where, line, 1, f"{INCLUDE_ADVICE} (inside a string, split the "
+                                                                "line or write its escape: \\x38 for the 8)")]
     at = next(index for index, char in enumerate(checked) if unprintable(char))
     line, col = _line_col(text[:at])
     return [Problem(where, line, col, f"{wrong} (inside a string, write its escape: \\u{ord(checked[at]):04x})")]
