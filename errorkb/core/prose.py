@@ -73,6 +73,12 @@ def include_line(text: str) -> int | None:
     return None if found is None else text.count("\n", 0, found.start()) + 1
 
 
+def disarm_includes(text: str) -> str:
+    """`text` with the `<` of each include line's marker written `\\u003c`, as `visible` writes a control:
+    text no loader checked (a report's captured error, shown in a fence) shows the line, never obeys it."""
+    return _INCLUDE_LINE.sub(lambda found: found.group().replace("<", "\\u003c", 1), text)
+
+
 INCLUDE_ADVICE = ("a line Markdown's snippets extension reads as 'put this file here' (--8<--): a site that "
                   "enables it would show a file of the repository in its place; write it otherwise "
                   "(e.g. '-- 8< --')")

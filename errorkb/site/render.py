@@ -30,7 +30,7 @@ from errorkb.core.load import LoadedEntry, snippet_inside
 from errorkb.core.message import GENERIC_WORDINGS, Placeholder
 from errorkb.core.problems import Problem
 from errorkb.core.project import LibraryProfile, Project
-from errorkb.core.prose import visible
+from errorkb.core.prose import disarm_includes, visible
 from errorkb.core.snippets import Snippet, read_snippet
 from errorkb.lookup.build import (
     beneath_library,
@@ -301,8 +301,9 @@ def reading_title(title: str) -> str:
 def fence(code: str, language: str = "python", indent: int = 0, options: str = "") -> Markup:
     """A fenced block long enough to hold any backticks in `code`, indented for tabs; a control or
     bidirectional character shows as its escape (a snippet's `\u202e` would reorder the code a
-    reader sees, and a captured traceback's colour codes would hide text)."""
-    code = visible(code)
+    reader sees, and a captured traceback's colour codes would hide text), and so does the `<` of a line
+    a Markdown extension would replace with a file (`prose.disarm_includes`: report text no loader checked)."""
+    code = disarm_includes(visible(code))
     ticks = "`" * max(3, max((len(m) for m in re.findall(r"`+", code)), default=0) + 1)
     block = f"{ticks}{language}{(' ' + options) if options else ''}\n{code.rstrip()}\n{ticks}"
     return Markup(textwrap.indent(block, " " * indent, lambda line: True))
