@@ -1508,3 +1508,19 @@ def test_a_show_marker_and_a_line_that_only_mentions_the_syntax_are_not_includes
     before = tmp_path / "snippets" / "demo-error" / "before.py"
     before.write_text("# --8<-- [start:show]\n" + BEFORE + "# --8<-- [end:show]\n", encoding="utf-8")
     assert main(["--root", str(tmp_path), "check"]) == 0, capsys.readouterr().err
+
+
+def test_two_snippets_whose_names_differ_only_in_case_are_a_located_problem(tmp_path, capsys):
+    """`guard.py` and `Guard.py` are two files here and one on macOS and Windows: a checkout there
+    keeps one, and the entry's two guards run, and show, the same code. `errorkb check` said OK."""
+    entry = ENTRY.replace("related: []", """  - title: Another guard
+    strategy: validation
+    file: Guard.py
+    expect:
+      outcome: passes
+related: []""")
+    make_project(tmp_path, entries={"demo-error.yml": entry},
+                 snippets={"demo-error": {"before.py": BEFORE, "after.py": AFTER, "guard.py": AFTER, "Guard.py": AFTER}})
+    assert main(["--root", str(tmp_path), "check"]) == 1
+    said = capsys.readouterr().err
+    assert f"{ENTRY_FILE}:" in said and "Guard.py" in said and "only in case" in said, said

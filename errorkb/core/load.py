@@ -835,12 +835,18 @@ def _check_snippets(one: LoadedEntry, project: Project) -> list[Problem]:
     problems = []
     entry = one.entry
     seen: set[str] = set()
+    folded: dict[str, str] = {}  # a name as a file system that ignores case sees it → the name first given
     folder = os.path.join(os.fspath(project.snippets), entry.id)  # file names are plain names (the model's)
     for file, loc in _snippet_locations(entry):
         if file in seen:
             problems.append(Problem(project.rel(one.path), *one.positions.of_value(loc),
                                     f"snippet {file} is used twice; give each snippet its own file"))
+        elif file.casefold() in folded:  # one file on macOS and Windows: a checkout there keeps one of the two
+            problems.append(Problem(project.rel(one.path), *one.positions.of_value(loc),
+                                    f"snippet {file} differs from {folded[file.casefold()]} only in case: one file "
+                                    "where case is ignored (macOS, Windows); rename one"))
         seen.add(file)
+        folded.setdefault(file.casefold(), file)
         path = os.path.join(folder, file)
         try:
             mode = os.stat(path).st_mode
