@@ -1524,3 +1524,29 @@ related: []""")
     assert main(["--root", str(tmp_path), "check"]) == 1
     said = capsys.readouterr().err
     assert f"{ENTRY_FILE}:" in said and "Guard.py" in said and "only in case" in said, said
+
+
+@pytest.mark.parametrize("where", ["id", "snippet"])
+def test_a_name_windows_reserves_for_a_device_is_a_located_problem(tmp_path, capsys, where):
+    """`con`, `aux`, `nul`, `com1`... (any case, any extension) name devices on Windows: a checkout there
+    cannot create `snippets/con/` nor `guard/aux.py`, and the entry is lost to whoever works there."""
+    if where == "id":
+        entries = {"con.yml": VALID_ENTRY.format(id="con")}
+        snippets = {"con": {"before.py": BEFORE, "after.py": AFTER, "guard.py": AFTER}}
+        named, file = "'con'", "docs/errors/transformers/con.yml"
+    else:
+        entries = {"demo-error.yml": ENTRY.replace("file: guard.py", "file: Aux.py")}
+        snippets = {"demo-error": {"before.py": BEFORE, "after.py": AFTER, "Aux.py": AFTER}}
+        named, file = "Aux.py", ENTRY_FILE
+    make_project(tmp_path, entries=entries, snippets=snippets)
+    assert main(["--root", str(tmp_path), "check"]) == 1
+    said = capsys.readouterr().err
+    assert f"{file}:" in said and named in said and "Windows" in said, said
+
+
+def test_a_file_of_a_snippet_folder_windows_reserves_is_a_located_problem(tmp_path, capsys):
+    """Not only the entry's snippets: a helper or a data file named so is lost on Windows too."""
+    path = _with_helper(tmp_path, b"X = 1\n", name="lib/nul.py")
+    assert main(["--root", str(tmp_path), "check"]) == 1
+    said = capsys.readouterr().err
+    assert f"{path.relative_to(tmp_path).as_posix()}:1:1: " in said and "Windows" in said, said

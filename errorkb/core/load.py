@@ -644,6 +644,10 @@ def cross_check(loaded: list[LoadedEntry], project: Project, unloaded: Collectio
                                     f":{other.positions.of_value(('id',))[0]}); ids must be unique"))
         else:
             first_with_id[entry.id] = one
+        if windows_device(entry.id):
+            problems.append(Problem(where, *pos.of_value(("id",)),
+                                    f"id '{entry.id}' names a device on Windows: a checkout there cannot create "
+                                    f"{entry.id}.yml nor its snippet folder; choose another id"))
         if one.path.stem != entry.id:
             problems.append(Problem(where, *pos.of_value(("id",)),
                                     f"id '{entry.id}' differs from the file name; rename the file to "
@@ -761,6 +765,16 @@ def _check_releases(one: LoadedEntry, where: str) -> list[Problem]:
     return problems
 
 
+# Names Windows keeps for devices, whatever their case or extension (`con.yml`, `Aux.py`): a file or
+# folder of such a name cannot be made there, so a checkout on Windows loses the entry.
+_WINDOWS_DEVICE = re.compile(r"^(?:con|prn|aux|nul|com[0-9\u00b9\u00b2\u00b3]|lpt[0-9\u00b9\u00b2\u00b3])(?:\..*)?$",
+                             re.IGNORECASE)
+
+
+def windows_device(name: str) -> bool:
+    return _WINDOWS_DEVICE.match(name) is not None
+
+
 def _check_devices(one: LoadedEntry, project: Project) -> list[Problem]:
     """Device kinds are the runtime's: a misspelt one would silently never run. Messages must say
     more than the runtime's generic wordings (its device errors all read `<kind> error: ...`)."""
@@ -841,6 +855,10 @@ def _check_snippets(one: LoadedEntry, project: Project) -> list[Problem]:
         if file in seen:
             problems.append(Problem(project.rel(one.path), *one.positions.of_value(loc),
                                     f"snippet {file} is used twice; give each snippet its own file"))
+        elif windows_device(file):
+            problems.append(Problem(project.rel(one.path), *one.positions.of_value(loc),
+                                    f"snippet {file} names a device on Windows: a checkout there cannot create "
+                                    "it; rename it"))
         elif file.casefold() in folded:  # one file on macOS and Windows: a checkout there keeps one of the two
             problems.append(Problem(project.rel(one.path), *one.positions.of_value(loc),
                                     f"snippet {file} differs from {folded[file.casefold()]} only in case: one file "
@@ -1007,11 +1025,14 @@ def orphan_snippets(loaded: list[LoadedEntry], entry_stems: set[str], project: P
 def compiled_code(project: Project) -> list[Problem]:
     """Bytecode and extension modules anywhere in the snippet folders: a check imports them (a helper's
     `__pycache__` bytecode compiled with an unchecked hash runs in place of the helper's source), yet
-    the lint, a reviewer of the pull request and the page read only sources."""
+    the lint, a reviewer of the pull request and the page read only sources. And names Windows keeps
+    for devices (`lib/aux.py`), which a checkout there cannot create."""
     return [Problem(project.rel(Path(path)), 1, 1, "compiled code in a snippet folder: a check would run it, but "
                     "the lint, a reviewer and the page read only sources; delete it (running a snippet with "
                     "python leaves __pycache__ behind: `errorkb verify` writes none)")
-            for path in snippet_files.compiled_files(project.snippets)]
+            for path in snippet_files.compiled_files(project.snippets)] + [
+        Problem(project.rel(Path(path)), 1, 1, "a name Windows keeps for a device: a checkout there cannot create "
+                "it; rename it") for path, name in snippet_files.names_under(project.snippets) if windows_device(name)]
 
 
 def _snippet_folder_files(snippets: str) -> list[tuple[str, str]]:
