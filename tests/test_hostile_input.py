@@ -1550,3 +1550,17 @@ def test_a_file_of_a_snippet_folder_windows_reserves_is_a_located_problem(tmp_pa
     assert main(["--root", str(tmp_path), "check"]) == 1
     said = capsys.readouterr().err
     assert f"{path.relative_to(tmp_path).as_posix()}:1:1: " in said and "Windows" in said, said
+
+
+@pytest.mark.parametrize("name", ["transformers", "torch", "packaging", "json"])
+def test_a_folder_beside_the_snippets_named_like_a_module_they_import_is_a_located_problem(tmp_path, capsys, name):
+    """The snippet's folder is first on its import path: a package `packaging/` there is what the page's
+    `import packaging` (or `import transformers`) imports, though a reader takes it for the real one
+    and the page never shows it. `errorkb check` said OK."""
+    make_project(tmp_path)
+    package = tmp_path / "snippets" / "demo-error" / name
+    package.mkdir()
+    (package / "__init__.py").write_text("X = 1\n", encoding="utf-8")
+    assert main(["--root", str(tmp_path), "check"]) == 1
+    said = capsys.readouterr().err
+    assert f"snippets/demo-error/{name}:1:1: " in said and "shadows" in said, said

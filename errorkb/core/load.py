@@ -31,6 +31,7 @@ import io
 import os
 import re
 import stat
+import sys
 import tokenize
 import typing
 from collections.abc import Collection
@@ -44,7 +45,7 @@ from pydantic_core import ErrorDetails
 
 from errorkb.core import snippets as snippet_files
 from errorkb.core.entry import Entry, library_folder
-from errorkb.core.lint import helpers
+from errorkb.core.lint import STANDARD, helpers
 from errorkb.core.message import MessageTemplate, TemplateSyntaxError, is_degenerate
 from errorkb.core.problems import Problem
 from errorkb.core.project import Project
@@ -887,8 +888,14 @@ def helper_modules(loaded: list[LoadedEntry], project: Project, resolved: Resolv
     it, nothing hidden. The lint read them whole (a FIFO hung `errorkb check`, /dev/zero filled the
     memory), wherever a link led, and skipped one that was not UTF-8 in silence."""
     problems = []
+    shadowed = {project.library.name.split(".")[0], *_runtime_packages(project), *sys.stdlib_module_names,
+                *(name.split(".")[0] for name in STANDARD)}
     for one in loaded:
         folder = project.snippets / one.entry.id
+        problems += [Problem(_unresolved_rel(folder / name, project), 1, 1, f"a package beside the snippets named "
+                             f"'{name}' shadows the module of that name (the snippet's folder is first on its import "
+                             "path): the page's import would not be the one a reader has; rename the package")
+                     for name in _packages_in(folder) if name in shadowed]
         for path in helpers(folder, [file for _, file in one.entry.snippet_files()]):
             if not snippet_inside(project, one.entry.id, path, resolved):
                 problems.append(Problem(_unresolved_rel(path, project), 1, 1, "a module beside the snippets that "
@@ -897,6 +904,23 @@ def helper_modules(loaded: list[LoadedEntry], project: Project, resolved: Resolv
             else:
                 problems += _snippet_content(path, project)
     return problems
+
+
+def _packages_in(folder: Path) -> list[str]:
+    """The names of the folders directly in `folder`, links to folders too (what `import name` finds
+    there), sorted."""
+    try:
+        with os.scandir(folder) as listing:
+            return sorted(one.name for one in listing if _names_folder(one))
+    except OSError:
+        return []
+
+
+def _names_folder(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
 
 
 def _snippet_content(path: Path, project: Project) -> list[Problem]:
