@@ -609,8 +609,9 @@ def cmd_check(project: Project, args: argparse.Namespace) -> int:
         pins = check_pins(chosen, project)
         flagged += pins.problems
         unchecked = pins.unchecked
-    flagged += _rendering_problems(project, result)
-    for warning in _twins(project, result):
+    rendering, pages = _rendering_problems(project, result)
+    flagged += rendering
+    for warning in [*_twins(project, result), *_stale_warnings(project, result, pages)]:
         err.print(warning, markup=False)
     for release, ids in sorted(unchecked.items()):
         if " " in release:  # a runtime's release (`<runtime> <release>`, a source with `runtime: true`): not installed
@@ -683,10 +684,40 @@ def _diagnosis_problems(project: Project, result: LoadResult) -> list[Any]:
     return found
 
 
-def _rendering_problems(project: Project, result: LoadResult) -> list[Any]:
+def _stale_warnings(project: Project, result: LoadResult, pages: list[Any]) -> list[str]:
+    """A warning for each entry whose pages read *stale*, with why (`keys.STALE_WHY`) and what else
+    lies in its snippet folder: the file a run left there is the likeliest change, and the author
+    cannot see it on the page (a test run's leftover once made all of an entry's results stale)."""
+    from errorkb.core.snippets import walk
+    from errorkb.results.keys import STALE_WHY
+
+    loaded = {one.entry.id: one for one in result.entries}
+    warnings = []
+    for page in pages:
+        checks = sum(1 for record in page.records if page.is_stale(record))
+        releases = page.versions.stale if page.versions else ""
+        if not checks and not releases:
+            continue
+        one = loaded[page.entry.id]
+        folder = project.snippets / page.entry.id
+        snippets = {file for _, file in page.entry.snippet_files()}
+        others = sorted(project.rel(Path(top) / name) for top, _, names in walk(folder) for name in names
+                        if not (top == os.fspath(folder) and name in snippets))
+        said = [f"{checks} verified check(s) are stale"] if checks else []
+        said += [f"the version matrix's results are stale {releases}"] if releases else []
+        beside = (f"; files of the folder that are not its snippets: {', '.join(others[:5])}"
+                  + (f" and {len(others) - 5} more" if len(others) > 5 else "")) if others else ""
+        line, col = one.positions.of_key(("id",))
+        warnings.append(f"{project.rel(one.path)}:{line}:{col}: warning: {' and '.join(said)}: {STALE_WHY}{beside}; "
+                        f"run `errorkb verify {page.entry.id}`" + (" and `errorkb matrix`" if releases else ""))
+    return warnings
+
+
+def _rendering_problems(project: Project, result: LoadResult) -> tuple[list[Any], list[Any]]:
     """Every page the site generates, rendered with the site's Markdown settings within the budget,
     in a child process (errorkb.site.budget): a page past it, or that makes the renderer raise, is
-    a problem at the field (or snippet) that does it."""
+    a problem at the field (or snippet) that does it. With the entry pages' models, which say
+    what is stale."""
     from errorkb.core.problems import Problem
     from errorkb.plugs import runtime_for
     from errorkb.results.report import read_reports
@@ -702,8 +733,9 @@ def _rendering_problems(project: Project, result: LoadResult) -> list[Any]:
                                    config if config.is_file() else None)
     except budget.SettingsUnreadable as error:
         return [Problem(project.rel(config), 1, 1, f"cannot read the site's Markdown settings to render the pages "
-                                                   f"({error}); fix mkdocs.yml")]
-    return [Problem(*budget.problem(verdict, sources.get(verdict.key))) for verdict in verdicts if not verdict.ok]
+                                                   f"({error}); fix mkdocs.yml")], pages
+    found = [Problem(*budget.problem(verdict, sources.get(verdict.key))) for verdict in verdicts if not verdict.ok]
+    return found, pages
 
 
 def _note_drafts(project: Project, result: LoadResult) -> None:

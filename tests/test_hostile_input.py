@@ -20,7 +20,14 @@ from pathlib import Path
 import pytest
 
 from errorkb.cli import main
-from errorkb.core.load import MAX_CHARS, MAX_CHARS_BY_KEY, MAX_FILE_BYTES, MAX_ITEMS, load_project_entries
+from errorkb.core.load import (
+    MAX_CHARS,
+    MAX_CHARS_BY_KEY,
+    MAX_FILE_BYTES,
+    MAX_ITEMS,
+    MAX_SNIPPET_BYTES,
+    load_project_entries,
+)
 from errorkb.core.project import load_project
 from tests.kb import AFTER, BEFORE, VALID_ENTRY, make_project
 
@@ -1329,3 +1336,231 @@ def test_the_hook_index_file_as_a_fifo_neither_hangs_the_check_nor_stops_its_wri
     written = _in_a_thread(lambda: main(["--root", str(tmp_path), "hook", "index"]), index, "the writing")
     assert written == [0] and index.is_file() and json.loads(index.read_text(encoding="utf-8"))["entries"]
     assert main(["--root", str(tmp_path), "hook", "index", "--check"]) == 0
+
+
+# -- code a check would run that nobody can read ----------------------------------------------------
+
+def _hidden_bytecode(folder: Path) -> Path:
+    """`lib/helper.py` as the page shows it, and beside it in `__pycache__` other code compiled with an
+    unchecked hash: Python runs the bytecode without looking at the source (PEP 552)."""
+    import importlib.util
+    import py_compile
+
+    (folder / "lib").mkdir()
+    (folder / "lib" / "__init__.py").write_text("", encoding="utf-8")
+    (folder / "lib" / "helper.py").write_text('VALUE = "the source the page shows"\n', encoding="utf-8")
+    other = folder.parent / "other.py"
+    other.write_text('VALUE = "code nobody reviewed"\n', encoding="utf-8")
+    compiled = Path(importlib.util.cache_from_source(str(folder / "lib" / "helper.py")))
+    py_compile.compile(str(other), cfile=str(compiled), invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
+    other.unlink()
+    return compiled
+
+
+def test_hidden_bytecode_beside_a_helper_module_is_what_python_runs(tmp_path):
+    """Why the loader refuses compiled files: with bytecode writing off, as in a check, the import
+    still reads the planted bytecode, and the helper's source (what the lint reads and the reviewer
+    sees) never runs."""
+    folder = tmp_path / "snippets" / "demo-error"
+    folder.mkdir(parents=True)
+    _hidden_bytecode(folder)
+    (folder / "before.py").write_text("from lib.helper import VALUE\nprint(VALUE)\n", encoding="utf-8")
+    ran = subprocess.run([sys.executable, "before.py"], cwd=folder, capture_output=True, text=True, timeout=60,
+                         env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+    assert ran.stdout.strip() == "code nobody reviewed", ran
+
+
+@pytest.mark.parametrize("name", ["lib/__pycache__/helper.cpython-311.pyc", "lib/sourceless.pyc", "helper.pyc",
+                                  "lib/native.cpython-311-x86_64-linux-gnu.so", "lib/native.abi3.so",
+                                  "lib/deep/native.so", "lib/native.pyd"])
+def test_compiled_code_in_a_snippet_folder_is_a_located_problem(tmp_path, capsys, name):
+    """Bytecode and extension modules in a snippet folder are code a check imports (`from lib import
+    native`) that the lint never reads (it reads `.py` files, and skipped `__pycache__`), no reviewer
+    can read in the pull request, and the page does not show: `errorkb check` said "1 entries OK"."""
+    make_project(tmp_path)
+    folder = tmp_path / "snippets" / "demo-error"
+    if name.startswith("lib/__pycache__/"):
+        planted = _hidden_bytecode(folder)
+    else:
+        planted = folder / name
+        planted.parent.mkdir(parents=True, exist_ok=True)
+        planted.write_bytes(b"\x7fELF" if ".so" in name else b"\x00" * 16)
+    assert main(["--root", str(tmp_path), "check"]) == 1
+    said = capsys.readouterr().err
+    where = planted.relative_to(tmp_path).as_posix()
+    assert f"{where}:1:1: compiled code" in said and "delete it" in said, said
+    assert "Traceback" not in said
+
+
+# -- every Python file of a snippet folder is read as Python reads it, and bounded --------------------
+
+# A comment to the lint (which reads the file as UTF-8) and to the page; a line of code to Python,
+# which honours the coding declaration: `+AAo-` is a new line in UTF-7.
+UTF7_HIDDEN = b"# -*- coding: utf-7 -*-\nx = 1\n# +AAo-import subprocess\n"
+# Not UTF-8 (the lint skipped the file in silence), yet Python imports it under its declaration.
+LATIN1_HELPER = b"# -*- coding: latin-1 -*-\n# caf\xe9\nimport subprocess\n"
+
+
+def _with_helper(root: Path, data: bytes | None = None, name: str = "lib/helper.py") -> Path:
+    make_project(root)
+    path = root / "snippets" / "demo-error" / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    (path.parent / "__init__.py").write_text("", encoding="utf-8")
+    if data is not None:
+        path.write_bytes(data)
+    return path
+
+
+def test_a_snippet_declaring_another_coding_is_a_located_problem(tmp_path, capsys):
+    """Python compiles a snippet's bytes under its coding declaration; the lint and the page read them
+    as UTF-8. In UTF-7 a comment holds a line of code: the check ran `import subprocess`, the lint saw
+    a comment, the page showed one, and `errorkb check` said "1 entries OK"."""
+    make_project(tmp_path)
+    (tmp_path / "snippets" / "demo-error" / "before.py").write_bytes(UTF7_HIDDEN + BEFORE.encode())
+    assert main(["--root", str(tmp_path), "check"]) == 1
+    said = capsys.readouterr().err
+    assert "snippets/demo-error/before.py:1:" in said and "utf-7" in said and "Traceback" not in said, said
+
+
+@pytest.mark.parametrize("data,said", [(UTF7_HIDDEN, "utf-7"), (LATIN1_HELPER, "latin-1"),
+                                       (b"x = 1  # \xe2\x80\xae reversed\n", "\\u202e"),
+                                       (b"x = 1\n" + b"#" * MAX_SNIPPET_BYTES, "limit")],
+                         ids=["utf-7", "latin-1", "bidi", "too large"])
+def test_a_helper_module_is_held_to_what_a_snippet_is(tmp_path, capsys, data, said):
+    """A module beside the snippets is code the check imports: the loader never read it, and the lint
+    skipped one that is not UTF-8 in silence (`except UnicodeDecodeError: continue`), so a helper
+    declaring latin-1 could `import subprocess` past the allow-list; a hidden character or a size past
+    the snippets' limit was never said."""
+    path = _with_helper(tmp_path, data)
+    assert main(["--root", str(tmp_path), "check"]) == 1
+    told = capsys.readouterr().err
+    assert f"{path.relative_to(tmp_path).as_posix()}:" in told and said in told and "Traceback" not in told, told
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_a_helper_that_is_not_a_regular_file_neither_hangs_nor_fills_the_check(tmp_path, kind):
+    """`lib/x.py` as a FIFO blocked `errorkb check` forever (the lint read it whole); as a link to
+    /dev/zero, it read until the memory ran out. In a child with a memory cap and a time limit."""
+    path = _with_helper(tmp_path, name="lib/x.py")
+    if kind == "fifo":
+        os.mkfifo(path)
+    else:
+        path.symlink_to("/dev/zero")
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+
+    try:
+        ran = subprocess.run([sys.executable, "-c", "import sys; from errorkb.cli import main; sys.exit(main(sys.argv[1:]))",
+                              "--root", str(tmp_path), "check"], capture_output=True, text=True, timeout=60,
+                             preexec_fn=cap)
+    except subprocess.TimeoutExpired:
+        pytest.fail("errorkb check blocked on the helper")
+    assert ran.returncode == 1 and "Traceback" not in ran.stderr, ran.stderr[-2000:]
+    said = "not a regular file" if kind == "fifo" else "resolves outside"  # the link leads out: never read
+    assert "snippets/demo-error/lib/x.py:1:1: " in ran.stderr and said in ran.stderr, ran.stderr
+
+
+def test_a_helper_leading_out_of_its_snippet_folder_is_a_located_problem(tmp_path, capsys):
+    """A snippet that resolves outside its folder is refused; a helper was read (by the lint) wherever
+    its link led."""
+    outside = tmp_path / "outside.py"
+    outside.write_text("x = 1\n", encoding="utf-8")
+    (tmp_path / "kb").mkdir()
+    path = _with_helper(tmp_path / "kb", name="lib/x.py")
+    path.symlink_to(outside)
+    assert main(["--root", str(tmp_path / "kb"), "check"]) == 1
+    told = capsys.readouterr().err
+    assert "snippets/demo-error/lib/x.py:1:1: " in told and "outside" in told, told
+
+
+# -- lines a Markdown extension reads as "put a file here" ---------------------------------------------
+
+INCLUDE = '--8<-- "pyproject.toml"'
+
+
+def test_an_include_line_in_a_snippet_is_a_located_problem(tmp_path, capsys):
+    """pymdownx.snippets (whose section syntax the snippets use, so a site may well enable it) reads
+    `--8<-- "file"` on any line, in code fences too: inside a string of a snippet, the page showed a file
+    of the repository in the line's place, and not the code that ran. `errorkb check` said nothing."""
+    make_project(tmp_path)
+    before = tmp_path / "snippets" / "demo-error" / "before.py"
+    before.write_text(f'NOTE = """\n{INCLUDE}\n"""\n' + BEFORE, encoding="utf-8")
+    assert main(["--root", str(tmp_path), "check"]) == 1
+    said = capsys.readouterr().err
+    assert "snippets/demo-error/before.py:2:1: " in said and "--8<--" in said, said
+
+
+@pytest.mark.parametrize("line", [INCLUDE, "  ;--8<-- 'pyproject.toml'", "--8<--"], ids=["file", "escaped", "block"])
+def test_an_include_line_in_entry_text_is_a_located_problem(tmp_path, capsys, line):
+    """The same in a fence of the entry's prose: the fence's text reaches the page as written."""
+    entry = ENTRY.replace("meaning: What it means.", f"meaning: |\n  ```text\n  {line}\n  ```")
+    assert "--8<--" in entry
+    make_project(tmp_path, entries={"demo-error.yml": entry})
+    assert main(["--root", str(tmp_path), "check"]) == 1
+    said = capsys.readouterr().err
+    assert f"{ENTRY_FILE}:" in said and "meaning" in said and "--8<--" in said, said
+
+
+def test_a_show_marker_and_a_line_that_only_mentions_the_syntax_are_not_includes(tmp_path, capsys):
+    """A control: the section markers are comments, and prose may name the syntax inside a line."""
+    make_project(tmp_path)
+    before = tmp_path / "snippets" / "demo-error" / "before.py"
+    before.write_text("# --8<-- [start:show]\n" + BEFORE + "# --8<-- [end:show]\n", encoding="utf-8")
+    assert main(["--root", str(tmp_path), "check"]) == 0, capsys.readouterr().err
+
+
+def test_two_snippets_whose_names_differ_only_in_case_are_a_located_problem(tmp_path, capsys):
+    """`guard.py` and `Guard.py` are two files here and one on macOS and Windows: a checkout there
+    keeps one, and the entry's two guards run, and show, the same code. `errorkb check` said OK."""
+    entry = ENTRY.replace("related: []", """  - title: Another guard
+    strategy: validation
+    file: Guard.py
+    expect:
+      outcome: passes
+related: []""")
+    make_project(tmp_path, entries={"demo-error.yml": entry},
+                 snippets={"demo-error": {"before.py": BEFORE, "after.py": AFTER, "guard.py": AFTER, "Guard.py": AFTER}})
+    assert main(["--root", str(tmp_path), "check"]) == 1
+    said = capsys.readouterr().err
+    assert f"{ENTRY_FILE}:" in said and "Guard.py" in said and "only in case" in said, said
+
+
+@pytest.mark.parametrize("where", ["id", "snippet"])
+def test_a_name_windows_reserves_for_a_device_is_a_located_problem(tmp_path, capsys, where):
+    """`con`, `aux`, `nul`, `com1`... (any case, any extension) name devices on Windows: a checkout there
+    cannot create `snippets/con/` nor `guard/aux.py`, and the entry is lost to whoever works there."""
+    if where == "id":
+        entries = {"con.yml": VALID_ENTRY.format(id="con")}
+        snippets = {"con": {"before.py": BEFORE, "after.py": AFTER, "guard.py": AFTER}}
+        named, file = "'con'", "docs/errors/transformers/con.yml"
+    else:
+        entries = {"demo-error.yml": ENTRY.replace("file: guard.py", "file: Aux.py")}
+        snippets = {"demo-error": {"before.py": BEFORE, "after.py": AFTER, "Aux.py": AFTER}}
+        named, file = "Aux.py", ENTRY_FILE
+    make_project(tmp_path, entries=entries, snippets=snippets)
+    assert main(["--root", str(tmp_path), "check"]) == 1
+    said = capsys.readouterr().err
+    assert f"{file}:" in said and named in said and "Windows" in said, said
+
+
+def test_a_file_of_a_snippet_folder_windows_reserves_is_a_located_problem(tmp_path, capsys):
+    """Not only the entry's snippets: a helper or a data file named so is lost on Windows too."""
+    path = _with_helper(tmp_path, b"X = 1\n", name="lib/nul.py")
+    assert main(["--root", str(tmp_path), "check"]) == 1
+    said = capsys.readouterr().err
+    assert f"{path.relative_to(tmp_path).as_posix()}:1:1: " in said and "Windows" in said, said
+
+
+@pytest.mark.parametrize("name", ["transformers", "torch", "packaging", "json"])
+def test_a_folder_beside_the_snippets_named_like_a_module_they_import_is_a_located_problem(tmp_path, capsys, name):
+    """The snippet's folder is first on its import path: a package `packaging/` there is what the page's
+    `import packaging` (or `import transformers`) imports, though a reader takes it for the real one
+    and the page never shows it. `errorkb check` said OK."""
+    make_project(tmp_path)
+    package = tmp_path / "snippets" / "demo-error" / name
+    package.mkdir()
+    (package / "__init__.py").write_text("X = 1\n", encoding="utf-8")
+    assert main(["--root", str(tmp_path), "check"]) == 1
+    said = capsys.readouterr().err
+    assert f"snippets/demo-error/{name}:1:1: " in said and "shadows" in said, said

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from errorkb.core.problems import Problem
-from errorkb.core.snippets import walk
+from errorkb.core.snippets import read_bounded, walk
 
 if TYPE_CHECKING:  # the entry model imports PRIMITIVES from here: no import cycle at run time
     from errorkb.core.entry import Allowance
@@ -516,10 +516,10 @@ def _lint_entry(one: LoadedEntry, project: Project) -> list[Problem]:
         for index, (role, snippet) in enumerate(entry.snippets())]
     snippets += [(path, [], None, None) for path in helpers(folder, [snippet.file for _, snippet in entry.snippets()])]
     for path, own_allow, index, role in snippets:
-        try:
-            findings = lint_source(path.read_text(encoding="utf-8"), entry.exception, modules)
+        try:  # bounded, never blocking: read as the loader reads a snippet
+            findings = lint_source(read_bounded(path).decode("utf-8"), entry.exception, modules)
         except (OSError, UnicodeDecodeError):
-            continue  # the loader reports a missing snippet
+            continue  # the loader reports the file (missing, not regular, not UTF-8), helpers too
         own = {allowance.primitive for allowance in own_allow}
         shared = {allowance.primitive for allowance in entry.allow}
         for finding in findings:

@@ -27,9 +27,12 @@ Nothing here imports the runtime: `errorkb check` and `mkdocs serve` must start 
 from __future__ import annotations
 
 import difflib
+import io
 import os
 import re
 import stat
+import sys
+import tokenize
 import typing
 from collections.abc import Collection
 from dataclasses import dataclass, field
@@ -42,10 +45,11 @@ from pydantic_core import ErrorDetails
 
 from errorkb.core import snippets as snippet_files
 from errorkb.core.entry import Entry, library_folder
+from errorkb.core.lint import STANDARD, helpers
 from errorkb.core.message import MessageTemplate, TemplateSyntaxError, is_degenerate
 from errorkb.core.problems import Problem
 from errorkb.core.project import Project
-from errorkb.core.prose import excesses, unprintable
+from errorkb.core.prose import INCLUDE_ADVICE, excesses, include_line, unprintable
 
 Loc = tuple[str | int, ...]
 # libyaml's safe loader when PyYAML was built with it (the same marks, several times faster).
@@ -183,6 +187,8 @@ def load_project_entries(project: Project, reserved_ids: Collection[str] = (),
             loaded.append(one)
     problems += cross_check(loaded, project, unloaded)
     problems += orphan_snippets(loaded, {path.stem for path in files}, project)
+    problems += helper_modules(loaded, project, resolved)
+    problems += compiled_code(project)
     return LoadResult(loaded, sorted(set(problems)))
 
 
@@ -335,6 +341,10 @@ def _oversize(node: yaml.Node, loc: Loc, where: str) -> list[Problem]:
         wrong = unprintable(node.value)
         problems += [Problem(where, *_mark(node.start_mark), f"{_loc_name(loc)}: {what}")
                      for what in ([wrong] if wrong else excesses(node.value))]
+        line = include_line(node.value)
+        if line is not None:
+            problems.append(Problem(where, *_mark(node.start_mark), f"{_loc_name(loc)}: its line {line} is "
+                                                                    f"{INCLUDE_ADVICE}"))
         return problems
     items = node.value
     if len(items) > MAX_ITEMS:
@@ -635,6 +645,10 @@ def cross_check(loaded: list[LoadedEntry], project: Project, unloaded: Collectio
                                     f":{other.positions.of_value(('id',))[0]}); ids must be unique"))
         else:
             first_with_id[entry.id] = one
+        if windows_device(entry.id):
+            problems.append(Problem(where, *pos.of_value(("id",)),
+                                    f"id '{entry.id}' names a device on Windows: a checkout there cannot create "
+                                    f"{entry.id}.yml nor its snippet folder; choose another id"))
         if one.path.stem != entry.id:
             problems.append(Problem(where, *pos.of_value(("id",)),
                                     f"id '{entry.id}' differs from the file name; rename the file to "
@@ -753,6 +767,16 @@ def _check_releases(one: LoadedEntry, where: str) -> list[Problem]:
     return problems
 
 
+# Names Windows keeps for devices, whatever their case or extension (`con.yml`, `Aux.py`): a file or
+# folder of such a name cannot be made there, so a checkout on Windows loses the entry.
+_WINDOWS_DEVICE = re.compile(r"^(?:con|prn|aux|nul|com[0-9\u00b9\u00b2\u00b3]|lpt[0-9\u00b9\u00b2\u00b3])(?:\..*)?$",
+                             re.IGNORECASE)
+
+
+def windows_device(name: str) -> bool:
+    return _WINDOWS_DEVICE.match(name) is not None
+
+
 def _check_devices(one: LoadedEntry, project: Project) -> list[Problem]:
     """Device kinds are the runtime's: a misspelt one would silently never run. Messages must say
     more than the runtime's generic wordings (its device errors all read `<kind> error: ...`)."""
@@ -857,12 +881,22 @@ def _check_snippets(one: LoadedEntry, project: Project) -> list[Problem]:
     problems = []
     entry = one.entry
     seen: set[str] = set()
+    folded: dict[str, str] = {}  # a name as a file system that ignores case sees it → the name first given
     folder = os.path.join(os.fspath(project.snippets), entry.id)  # file names are plain names (the model's)
     for file, loc in _snippet_locations(entry):
         if file in seen:
             problems.append(Problem(project.rel(one.path), *one.positions.of_value(loc),
                                     f"snippet {file} is used twice; give each snippet its own file"))
+        elif windows_device(file):
+            problems.append(Problem(project.rel(one.path), *one.positions.of_value(loc),
+                                    f"snippet {file} names a device on Windows: a checkout there cannot create "
+                                    "it; rename it"))
+        elif file.casefold() in folded:  # one file on macOS and Windows: a checkout there keeps one of the two
+            problems.append(Problem(project.rel(one.path), *one.positions.of_value(loc),
+                                    f"snippet {file} differs from {folded[file.casefold()]} only in case: one file "
+                                    "where case is ignored (macOS, Windows); rename one"))
         seen.add(file)
+        folded.setdefault(file.casefold(), file)
         path = os.path.join(folder, file)
         try:
             mode = os.stat(path).st_mode
@@ -879,9 +913,51 @@ def _check_snippets(one: LoadedEntry, project: Project) -> list[Problem]:
     return problems
 
 
+def helper_modules(loaded: list[LoadedEntry], project: Project, resolved: Resolved) -> list[Problem]:
+    """Every module beside an entry's snippets (`lint.helpers`: code a check imports) held to what a
+    snippet is held to: inside the entry's folder, a regular file, bounded, UTF-8 as Python reads
+    it, nothing hidden. The lint read them whole (a FIFO hung `errorkb check`, /dev/zero filled the
+    memory), wherever a link led, and skipped one that was not UTF-8 in silence."""
+    problems = []
+    shadowed = {project.library.name.split(".")[0], *_runtime_packages(project), *sys.stdlib_module_names,
+                *(name.split(".")[0] for name in STANDARD)}
+    for one in loaded:
+        folder = project.snippets / one.entry.id
+        problems += [Problem(_unresolved_rel(folder / name, project), 1, 1, f"a package beside the snippets named "
+                             f"'{name}' shadows the module of that name (the snippet's folder is first on its import "
+                             "path): the page's import would not be the one a reader has; rename the package")
+                     for name in _packages_in(folder) if name in shadowed]
+        for path in helpers(folder, [file for _, file in one.entry.snippet_files()]):
+            if not snippet_inside(project, one.entry.id, path, resolved):
+                problems.append(Problem(_unresolved_rel(path, project), 1, 1, "a module beside the snippets that "
+                                        f"resolves outside {_unresolved_rel(folder, project)}/ (a link); make it a "
+                                        "file inside the folder"))
+            else:
+                problems += _snippet_content(path, project)
+    return problems
+
+
+def _packages_in(folder: Path) -> list[str]:
+    """The names of the folders directly in `folder`, links to folders too (what `import name` finds
+    there), sorted."""
+    try:
+        with os.scandir(folder) as listing:
+            return sorted(one.name for one in listing if _names_folder(one))
+    except OSError:
+        return []
+
+
+def _names_folder(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
+
+
 def _snippet_content(path: Path, project: Project) -> list[Problem]:
     """A snippet's own problems, at the snippet: more bytes than any page or check should take
-    (never read whole), or bytes that are not UTF-8 (the page would show it as missing)."""
+    (never read whole), a coding other than UTF-8 declared, or bytes that are not UTF-8 (the page
+    would show it as missing)."""
     where = _unresolved_rel(path, project)
     try:
         data = snippet_files.read_bounded(path)
@@ -890,11 +966,39 @@ def _snippet_content(path: Path, project: Project) -> list[Problem]:
                                          f"{MAX_SNIPPET_BYTES:,}")]
     except OSError as error:
         return [Problem(where, 1, 1, f"cannot read snippet: {error.strerror or error}")]
+    declared = _declared_coding(data, where)
+    if declared:
+        return declared
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         return [_not_utf8(data, error, where)]
     return _hidden_in_code(text, where)
+
+
+# PEP 263's coding declaration, on one of a file's first two lines.
+_CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
+
+
+def _declared_coding(data: bytes, where: str) -> list[Problem]:
+    """A declaration of any coding but UTF-8: Python compiles the file's bytes under it (the check
+    runs them so), while the lint and the page read them as UTF-8, and the two differ (in UTF-7 a
+    comment's `+AAo-` is a new line: code the lint and the reader take for a comment)."""
+    try:
+        coding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError:
+        coding = "unknown"
+    if coding in ("utf-8", "utf-8-sig"):
+        return []
+    for number, line in enumerate(data.splitlines()[:2], start=1):
+        found = _CODING.match(line)
+        if found:
+            named = found.group(1).decode("ascii", errors="replace")
+            return [Problem(where, number, found.start(1) + 1,
+                            f"declares the coding '{named}': Python would run this file as {named}, the lint and "
+                            "the page read it as UTF-8, and the two can differ; remove the declaration and save "
+                            "the file as UTF-8")]
+    return []
 
 
 # What Python source may hold that entry text may not: a carriage return (CRLF files), a form feed
@@ -912,7 +1016,9 @@ def _hidden_in_code(text: str, where: str) -> list[Problem]:
         checked = " " + checked[1:]
     wrong = unprintable(checked)
     if wrong is None:
-        return []
+        line = include_line(text)
+        return [] if line is None else [Problem(where, line, 1, f"{INCLUDE_ADVICE} (inside a string, split the "
+                                                                "line or write its escape: \\x38 for the 8)")]
     at = next(index for index, char in enumerate(checked) if unprintable(char))
     line, col = _line_col(text[:at])
     return [Problem(where, line, col, f"{wrong} (inside a string, write its escape: \\u{ord(checked[at]):04x})")]
@@ -969,6 +1075,19 @@ def orphan_snippets(loaded: list[LoadedEntry], entry_stems: set[str], project: P
             message = f"no entry has id '{entry_id}'; add docs/errors/<library>/{entry_id}.yml or delete the folder"
         problems.append(Problem(project.rel(project.snippets / entry_id / name), 1, 1, message))
     return problems
+
+
+def compiled_code(project: Project) -> list[Problem]:
+    """Bytecode and extension modules anywhere in the snippet folders: a check imports them (a helper's
+    `__pycache__` bytecode compiled with an unchecked hash runs in place of the helper's source), yet
+    the lint, a reviewer of the pull request and the page read only sources. And names Windows keeps
+    for devices (`lib/aux.py`), which a checkout there cannot create."""
+    return [Problem(project.rel(Path(path)), 1, 1, "compiled code in a snippet folder: a check would run it, but "
+                    "the lint, a reviewer and the page read only sources; delete it (running a snippet with "
+                    "python leaves __pycache__ behind: `errorkb verify` writes none)")
+            for path in snippet_files.compiled_files(project.snippets)] + [
+        Problem(project.rel(Path(path)), 1, 1, "a name Windows keeps for a device: a checkout there cannot create "
+                "it; rename it") for path, name in snippet_files.names_under(project.snippets) if windows_device(name)]
 
 
 def _snippet_folder_files(snippets: str) -> list[tuple[str, str]]:

@@ -58,6 +58,32 @@ FENCE_OPEN = re.compile(r"^[ \t]*(?P<fence>`{3,}|~{3,})(?P<info>[^\n]*)$")
 _CONTAINER = re.compile(r"[ \t]*(?:[-*+]|\d{1,9}[.)]|>)(?=[ \t]|$)")
 
 
+# A line pymdownx.snippets reads as "put a file here" (`--8<-- "path"`, or the `--8<--` that opens or closes
+# a block of paths), wherever it stands, code fences included: a site that enables the extension (the
+# snippets use its section syntax) shows a file of the repository in the line's place, and the page no
+# longer shows the code that ran. Escaped ones (`;--8<--`) too: one engine's escape is another's marker.
+# The section markers (`# --8<-- [start:show]`) are comments, and never match.
+_INCLUDE_LINE = re.compile(r"^[ \t]*;*-+8<-+(?:[ \t]+[\"']|[ \t]*$)", re.MULTILINE)
+
+
+def include_line(text: str) -> int | None:
+    """The number (from 1) of the first line of `text` that a Markdown extension reads as a file to
+    put in its place; None when there is none."""
+    found = _INCLUDE_LINE.search(text)
+    return None if found is None else text.count("\n", 0, found.start()) + 1
+
+
+def disarm_includes(text: str) -> str:
+    """`text` with the `<` of each include line's marker written `\\u003c`, as `visible` writes a control:
+    text no loader checked (a report's captured error, shown in a fence) shows the line, never obeys it."""
+    return _INCLUDE_LINE.sub(lambda found: found.group().replace("<", "\\u003c", 1), text)
+
+
+INCLUDE_ADVICE = ("a line Markdown's snippets extension reads as 'put this file here' (--8<--): a site that "
+                  "enables it would show a file of the repository in its place; write it otherwise "
+                  "(e.g. '-- 8< --')")
+
+
 def unprintable(text: str, *, one_line: bool = False) -> str | None:
     """What is wrong with the first character `text` may not hold, worded for the author; None if none."""
     found = _UNPRINTABLE.search(text) or (_LINE_BREAKS.search(text) if one_line else None)

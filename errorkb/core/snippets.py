@@ -28,6 +28,10 @@ SHOW_END = re.compile(r"^\s*# --8<-- \[end:show\]\s*$")
 MARKER = re.compile(r"^\s*# --8<-- \[(start|end):[a-z][-_0-9a-z]*\]\s*$", re.IGNORECASE)
 _KINDS = ("before", "after", "guard")
 MAX_BYTES = 64 * 1024  # one snippet file (the real snippets' largest: 2.6 KB); a page shows it whole
+# Files Python imports as code without reading a source: bytecode (a `__pycache__` file compiled with an
+# unchecked hash runs in place of the source beside it) and extension modules, for any platform. A
+# snippet folder holds none: the lint, the reviewer and the page all read sources.
+COMPILED_SUFFIXES = (".pyc", ".pyo", ".so", ".pyd", ".dylib")
 
 
 class Role(str):
@@ -66,6 +70,16 @@ class Role(str):
 
 
 BEFORE, AFTER = Role("before"), Role("after")
+
+
+def compiled_files(top: str | os.PathLike[str]) -> list[str]:
+    """Every file under `top` that `COMPILED_SUFFIXES` names, at any depth (links not followed)."""
+    return sorted(path for path, _ in names_under(top) if path.lower().endswith(COMPILED_SUFFIXES))
+
+
+def names_under(top: str | os.PathLike[str]) -> list[tuple[str, str]]:
+    """(path, name) of every file and folder under `top`, at any depth (links not followed)."""
+    return [(os.path.join(folder, name), name) for folder, folders, names in walk(top) for name in [*folders, *names]]
 
 
 def sha256(data: bytes) -> str:

@@ -5,7 +5,8 @@
                    entry (every field: the judge reads wordings, `kind`, `api`, needs...) but
                    those only the lookup reads (`LOOKUP_ONLY`), and every file of the entry's
                    snippet folder, recursively (a snippet may import a module or read a data
-                   file beside it). A record or matrix result made from other inputs is stale.
+                   file beside it). A record or matrix result made from other inputs is stale,
+                   and everything that shows one says why in the words of `STALE_WHY`.
 - `VerdictKey`     the inputs, which check (role, module), and where it ran: the target's
                    fingerprint, the runtime's release, the device kind, Python, the library
                    profile and the verifier's own code. The verdict cache stores a verdict under
@@ -29,9 +30,14 @@ _CHUNK = 1 << 20
 
 
 def folder_digest(folder: Path) -> str:
-    """Every name under `folder` and what it holds, recursively: a file's bytes, a link's target
-    (never followed: the check sees the folder, not where a link leads), the kind of anything
-    else (a FIFO is named, never opened). An absent folder has a digest too."""
+    """Every name under `folder` but a folder's, and what it holds, recursively: a file's bytes, a
+    link's target (never followed: the check sees the folder, not where a link leads), the kind of
+    anything else (a FIFO is named, never opened). An absent folder has a digest too.
+
+    A folder counts only through what it holds (a file's name carries the folders above it): an
+    empty one holds nothing a check could import or read (listing it takes `os`, which the lint
+    refuses), and a run that left one behind (a Trainer's `output_dir`) made every verdict and
+    matrix result of the entry read stale with no change a reader or author could see."""
     digest = hashlib.sha256()
     for path in _walk(folder):
         relative = path.relative_to(folder).as_posix()
@@ -44,9 +50,7 @@ def folder_digest(folder: Path) -> str:
         elif stat.S_ISREG(mode):
             digest.update(os.fsencode(f"file {relative}\0"))
             digest.update(_file_hash(path).encode())
-        elif stat.S_ISDIR(mode):
-            digest.update(os.fsencode(f"dir {relative}\0"))
-        else:
+        elif not stat.S_ISDIR(mode):
             digest.update(os.fsencode(f"special {relative} {stat.S_IFMT(mode)}\0"))
     return digest.hexdigest()
 
@@ -72,6 +76,12 @@ def _file_hash(path: Path) -> str:
     except OSError as error:
         return f"unreadable: {error.strerror}"
     return digest.hexdigest()
+
+
+# Why a result is stale, in the words every page, the JSON API and the CLI show beside the mark: a
+# reader must never see "stale" without it (a record written by an older errorkb, which does not
+# say what it was made from, is stale too: `holds`).
+STALE_WHY = "the entry or a file of its snippet folder changed since it ran"
 
 
 # The entry's fields that tell a paste of its error from others worded alike: only the lookup reads
@@ -117,4 +127,4 @@ class VerdictKey:
         return hashlib.sha256(json.dumps(asdict(self), sort_keys=True).encode()).hexdigest()
 
 
-__all__ = ["LOOKUP_ONLY", "VerdictKey", "folder_digest", "holds", "inputs_digest", "project_inputs"]
+__all__ = ["LOOKUP_ONLY", "STALE_WHY", "VerdictKey", "folder_digest", "holds", "inputs_digest", "project_inputs"]

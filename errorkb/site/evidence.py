@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from errorkb.results.keys import holds
+from errorkb.results.keys import STALE_WHY, holds
 from errorkb.results.records import TARGETS, UPSTREAM, CheckRecord, Outcome
 
 OUTCOME_WORDS = {"pass": "verified", "fail": "failing", "not-run": "not run", "not-applicable": "not applicable",
@@ -26,9 +26,9 @@ class Badge:
     target: str
     device: str
     outcome: str  # an Outcome's value, or "partial"
-    stale: bool  # a snippet changed since the check that gave this verdict
+    stale: bool  # the entry or its snippet folder changed since a check that gave this verdict
     date: str | None  # the newest check's day, YYYY-MM-DD
-    detail: str  # why: failure or not-run reasons, or how many checks passed
+    detail: str  # why: failure or not-run reasons, or how many checks passed; and why it is stale
     versions: str = ""  # e.g. "<runtime> 2.13.0 · Python 3.11.7"
 
     @property
@@ -79,8 +79,10 @@ def badges(records: list[CheckRecord], snippet_hashes: dict[str, str], devices: 
             missing = [role for role in roles if role not in by_role]
             detail = "; ".join(failures) if failures else (
                 f"no result for {', '.join(missing)}" if missing else f"all {len(roles)} snippets passed")
-            result.append(Badge(target, device, outcome_text, any(is_stale(r, snippet_hashes) for r in ran),
-                                _newest(ran), detail, versions(ran)))
+            stale = any(is_stale(r, snippet_hashes) for r in ran)
+            if stale:  # the mark never without its reason: the hover text, the terminal, the JSON API
+                detail += f"; stale: {STALE_WHY}"
+            result.append(Badge(target, device, outcome_text, stale, _newest(ran), detail, versions(ran)))
     return result
 
 

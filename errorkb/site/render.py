@@ -30,7 +30,7 @@ from errorkb.core.load import LoadedEntry, snippet_inside
 from errorkb.core.message import GENERIC_WORDINGS, Placeholder
 from errorkb.core.problems import Problem
 from errorkb.core.project import LibraryProfile, Project
-from errorkb.core.prose import visible
+from errorkb.core.prose import disarm_includes, visible
 from errorkb.core.snippets import Snippet, read_snippet
 from errorkb.lookup.build import (
     beneath_library,
@@ -41,7 +41,7 @@ from errorkb.lookup.build import (
     uses_user_types,
 )
 from errorkb.plugs import runtime_for
-from errorkb.results.keys import project_inputs
+from errorkb.results.keys import STALE_WHY, project_inputs
 from errorkb.results.matrix import ReleaseState
 from errorkb.results.records import TARGETS, CheckRecord, Outcome
 from errorkb.results.report import Report
@@ -139,6 +139,10 @@ class EntryPage:
 
     def is_stale(self, record: CheckRecord) -> bool:
         return evidence.is_stale(record, self.hashes)
+
+    @property
+    def any_stale(self) -> bool:
+        return any(self.is_stale(record) for record in self.records)
 
 
 # An entry's prose: what its own page shows and no list of entries does.
@@ -297,8 +301,9 @@ def reading_title(title: str) -> str:
 def fence(code: str, language: str = "python", indent: int = 0, options: str = "") -> Markup:
     """A fenced block long enough to hold any backticks in `code`, indented for tabs; a control or
     bidirectional character shows as its escape (a snippet's `\u202e` would reorder the code a
-    reader sees, and a captured traceback's colour codes would hide text)."""
-    code = visible(code)
+    reader sees, and a captured traceback's colour codes would hide text), and so does the `<` of a line
+    a Markdown extension would replace with a file (`prose.disarm_includes`: report text no loader checked)."""
+    code = disarm_includes(visible(code))
     ticks = "`" * max(3, max((len(m) for m in re.findall(r"`+", code)), default=0) + 1)
     block = f"{ticks}{language}{(' ' + options) if options else ''}\n{code.rstrip()}\n{ticks}"
     return Markup(textwrap.indent(block, " " * indent, lambda line: True))
@@ -319,7 +324,7 @@ def _environment() -> jinja2.Environment:
                        words=evidence.OUTCOME_WORDS, picture_words=picture.WORDS, html_link=html_link,
                        ERRORS_INDEX=ERRORS_INDEX, BY_EXCEPTION=BY_EXCEPTION, BY_API=BY_API,
                        VERIFICATION=VERIFICATION, INDEX_JSON=INDEX_JSON, SCHEMA_JSON=SCHEMA_JSON,
-                       CHECK_SCHEMA_JSON=CHECK_SCHEMA_JSON, COVERAGE=COVERAGE)
+                       CHECK_SCHEMA_JSON=CHECK_SCHEMA_JSON, COVERAGE=COVERAGE, STALE_WHY=STALE_WHY)
     return env
 
 
@@ -582,7 +587,7 @@ def entry_document(page: EntryPage) -> dict[str, object]:
         "verification": [
             record.model_dump(mode="json", include={"id", "role", "target", "device", "outcome", "code", "reason",
                                                     "verified_at", "snippet_sha256", "environment"})
-            | {"stale": page.is_stale(record)}
+            | {"stale": page.is_stale(record), "stale_why": STALE_WHY if page.is_stale(record) else None}
             for record in page.records
         ],
     }
@@ -606,6 +611,7 @@ def index_document(pages: list[EntryPage], library: LibraryProfile, rows: Rows |
         "library": {"name": library.name, "repository": library.repository, "release": library.release,
                     "distribution": library.dist, "classes": classes},
         "generic": generic,
+        "stale_why": STALE_WHY,  # what the paste box says beside a stale badge
         "rules": rules_document(generic),
         "runtime": {"packages": beneath_library(library, runtime_for(library.runtime).packages)},
         "entries": [rows.get(p, ("index",), functools.partial(_index_entry, p, library)) if rows

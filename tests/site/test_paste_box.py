@@ -171,3 +171,21 @@ def test_a_generic_message_is_possible_and_the_traceback_that_ties_it_confirms_i
     box.fill(ELSEWHERE)
     expect(tab.page.locator(".ekb-lookup__none")).to_contain_text("No entry matches")
     assert tab.errors == [] and tab.outside == []
+
+
+def test_a_stale_badge_in_a_card_says_why(visit, site_url):
+    """The card's badge said "verified · stale" and nothing more: the index carries why (`stale_why`,
+    errorkb.results.keys.STALE_WHY), and the badge's title says it."""
+    from errorkb.results.keys import STALE_WHY
+
+    stale = {**INDEX, "stale_why": STALE_WHY, "entries": [
+        {**INDEX["entries"][0], "badges": [{"target": "bundled", "device": "cpu", "outcome": "pass", "stale": True,
+                                            "date": "2026-12-01"}]}]}
+    tab = visit()
+    tab.page.route("**/api/errors/index.json", lambda route: route.fulfill(
+        status=200, content_type="application/json", body=json.dumps(stale)))
+    tab.page.goto(site_url, wait_until="load")
+    tab.page.locator(".ekb-lookup__input").fill(f"ValueError: {MESSAGE}")
+    chip = tab.page.locator(".ekb-lookup__hit .ekb-mini.ekb-stale").first
+    expect(chip).to_have_attribute("title", re.compile(re.escape(f"stale: {STALE_WHY}")))
+    assert tab.errors == []

@@ -599,3 +599,24 @@ def test_the_versions_line_says_how_many_releases_are_stale_and_which(project):
     every = versions_line(set(releases))
     assert "**stale** in all 5 releases measured" in every, every
     assert render.entry_document(page)["versions"]["stale"] == "in all 5 releases measured"
+
+
+def test_a_captured_error_holding_an_include_line_shows_it_and_no_extension_obeys_it(project):
+    """A report's text reaches the page in a fence, as written, and no loader checked it: a captured
+    message or traceback line `--8<-- "pyproject.toml"` made a site with pymdownx.snippets show the
+    repository's pyproject.toml under Before. Its `<` is written `\\u003c`, as the fences write controls."""
+    import markdown as python_markdown
+
+    from errorkb.core.prose import include_line
+
+    hostile = dict(CAPTURED, message=CAPTURED["message"] + '\n--8<-- "pyproject.toml"',
+                   traceback=CAPTURED["traceback"] + '--8<--\npyproject.toml\n--8<--\n')
+    write_report(project, [record(project, ENTRY, role, file, exception=hostile if role == "before" else None)
+                           for role, file in FILES.items()])
+    page = render.render_entry(page_for(project))
+    assert include_line(page) is None, page
+    assert '--8\\u003c-- "pyproject.toml"' in page
+    converted = python_markdown.Markdown(
+        extensions=["pymdownx.superfences", "pymdownx.snippets"],
+        extension_configs={"pymdownx.snippets": {"base_path": [str(project)]}}).convert(page)
+    assert "[tool.errorkb" not in converted

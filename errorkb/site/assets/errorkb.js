@@ -24,6 +24,7 @@
             library: (data.library || {}).name, rules: data.rules, classes: (data.library || {}).classes,
             others: (data.library || {}).others, runtime: (data.runtime || {}).packages }),
           library: (data.library || {}).name || "the library",
+          staleWhy: data.stale_why || "",
           count: data.entries.length,
         })));
     }
@@ -40,7 +41,7 @@
   const ICONS = { pass: "✓", fail: "✗", "not-run": "–", partial: "◐" };
 
   function chip(badge) {
-    const stale = badge.stale ? " · stale" : "";
+    const stale = badge.stale ? ` · stale${staleWhy ? ": " + staleWhy : ""}` : "";  // never without its why
     return element("span", {
       className: `ekb-mini ekb-${badge.outcome}${badge.stale ? " ekb-stale" : ""}`,
       title: `${badge.target} · ${badge.device}: ${WORDS[badge.outcome] || badge.outcome}${stale}${badge.date ? " · " + badge.date : ""}`,
@@ -59,6 +60,7 @@
   }
 
   let libraryName = "the library";  // from the index: the documented library's name
+  let staleWhy = "";  // from the index: why a stale badge is stale (errorkb.results.keys.STALE_WHY)
 
   const describe = (releases) => (releases.length === 1 ? releases[0] : `${releases[0]} – ${releases[releases.length - 1]}`);
 
@@ -197,8 +199,9 @@
     let timer = null;
     let kept = "";  // what the box says about the last long paste it cut
     bounded(input, (text) => { kept = text; }, () => loadIndex(indexUrl.href).then(({ lookup }) => lookup.cap));
-    const update = () => loadIndex(indexUrl.href).then(({ lookup, library, count }) => {
+    const update = () => loadIndex(indexUrl.href).then(({ lookup, library, staleWhy: why, count }) => {
       libraryName = library;
+      staleWhy = why;
       const text = input.value;
       status.textContent = text.trim() ? kept : `Matched in your browser against the message templates of ${count} documented errors.`;
       show(results, text.trim() ? lookup.answer(text) : null, root);
