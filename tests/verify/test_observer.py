@@ -2527,6 +2527,52 @@ def test_a_kernel_of_the_snippets_own_code_registered_with_the_runtime_is_not_pl
     assert [error.type for error in seen.calls.raised] == ["TypeError"], seen.calls
 
 
+def test_the_runtimes_own_registrations_on_a_lazy_import_are_not_planted(tmp_path):
+    """The other side: a module of the runtime imported during the check registers its own kernels from its top level
+    (`torch.library.register_autograd(...)` lines: generated autograd functions whose `apply` is the runtime's own
+    code), and the function then fails on its argument in torch's C++: no tampering. Before: "the snippet planted C
+    code (GeneratedBackwardFor_..._default.apply)", a false tamper of two befores on the real library (a Trainer's
+    evaluation and `generate` import such a module lazily)."""
+    body = """
+    import sys
+
+    import torch
+
+    assert "torch.distributed._functional_collectives" not in sys.modules
+    import torch.distributed._functional_collectives
+
+    try:
+        lib.call(torch.zeros, "x")
+    except TypeError:
+        pass
+    """
+    seen = read(run_scenario(tmp_path, body, configure=lambda config: (_watch_call(config),
+                                                                       _torch_beneath(config)))).observation
+    assert seen is not None and seen.status is Status.RETURNED and seen.interference == [] and seen.tampered == [], \
+        seen
+    assert [error.type for error in seen.calls.raised] == ["TypeError"], seen.calls
+
+
+def test_a_kernel_a_module_of_the_snippets_registers_from_its_top_level_is_planted(tmp_path):
+    """What the exemption above does not cover: the top level of a module of the snippet's own (not a trusted file)
+    registering its chosen C code as a kernel; the registration is kept for the planted search."""
+    helper = tmp_path / "helper"
+    helper.mkdir()
+    (helper / "kernels_of_mine.py").write_text(textwrap.dedent(_PRELUDE) + textwrap.dedent("""
+        import torch
+
+        kernels = torch.library.Library("aten", "IMPL")
+        kernels.impl("neg", chosen, "CPU")
+    """))
+    attack = f"""
+    import sys
+    sys.path.insert(0, {str(helper)!r})
+    import kernels_of_mine
+    lib.call(torch.neg, torch.ones(1))
+    """
+    _assert_planted(_run_planted(tmp_path, attack, runtime=True), where=None)
+
+
 def test_a_registration_asked_of_the_observer_in_a_stand_ins_place_is_refused(tmp_path):
     """The registrar's event, raised by the snippet itself (to have the original called, or handed back): refused,
     and tampering."""

@@ -1280,6 +1280,26 @@ def _p_for_snippet(depth: int) -> bool:
     return False
 
 
+def _p_registered_on_import(standin: Any) -> bool:
+    """Whether a registrar's stand-in (`standin`, its frame) was called by a trusted module's own top-level code while
+    it is imported (the runtime's `register_autograd(...)` lines of a module the library imports lazily, during a
+    check): the runtime registering its own kernels, met walking out before any frame of the snippet's. Those are
+    not the snippet's choice, and searching them read the runtime's generated autograd functions as planted gadgets
+    (a false tamper of two entries' befores on the real library)."""
+    trusted = _S["trusted_roots"]
+    frame = standin.f_back
+    while frame is not None:
+        code = frame.f_code
+        path = code.co_filename
+        if not path.startswith("<frozen ") and not _p_in_stdlib(path):
+            if not _p_in_roots(path, trusted):
+                return False  # the snippet's code, before any trusted module's top level
+            if code.co_name == "<module>":
+                return True
+        frame = frame.f_back
+    return False
+
+
 def _p_in_stdlib(path: Any) -> bool:
     """A file of Python's own library: under a standard library's folder but not in a site-packages below
     it (a venv's `lib/python3.X/`, a plain install's, hold the installed packages too; so does the base
@@ -1674,7 +1694,8 @@ def _p_on_register(ident: int, args: Any) -> bool | None:
                 _p_tamper("observer", "handed the runtime a callable to which it hands every frame (" + entry[3]
                           + "), the verifier's observer's among them")
                 return True
-    _S["registered"].append((call_args, _c_dict_copy(call_kwargs)))
+    if not _p_registered_on_import(caller):
+        _S["registered"].append((call_args, _c_dict_copy(call_kwargs)))
     busy = _S["busy"]
     busy.discard(ident)
     try:
