@@ -145,7 +145,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 # Where nothing writes bytecode (PYTHONDONTWRITEBYTECODE, as on CI's machine) every worker compiled each test
-# module, and rewrote its asserts, anew at collection: 3.5 s of CPU per worker here. Done once, before any
+# module, and rewrote its asserts, anew at collection: 2-3 s of CPU per worker here. Done once, before any
 # worker starts, as pytest itself would cache it (a module changed since is compiled again, as always).
 REWRITTEN = {"conftest.py", *(f"{name.replace('.', '/')}.py" for name in pytest_plugins)}
 
