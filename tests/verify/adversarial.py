@@ -17,6 +17,7 @@ hard-linked, less the optional backends no attack uses (`UNUSED_BACKENDS`).
 
 from __future__ import annotations
 
+import compileall
 import ctypes
 import hashlib
 import json
@@ -115,6 +116,10 @@ class Workspace:
         self.out = folder / "out"
         shutil.copytree(ADVERSARIAL, self.kb, ignore=shutil.ignore_patterns("expected.yml", "__pycache__"))
         shutil.copytree(REPO_PACKAGE, self.package / "errorkb", ignore=shutil.ignore_patterns("__pycache__"))
+        # Compiled once here, before the first snapshot (which then holds the .pyc files too): else each fresh
+        # interpreter of the run compiles what it imports from the copy anew where PYTHONDONTWRITEBYTECODE is set
+        # (and where it is not, the run's own writes into the copy would read as damage).
+        compileall.compile_dir(str(self.package), quiet=1)
         self.out.mkdir()
         self._python: Path | None = None
         # The CLI runs from this folder (never the repository: `python -m` puts the working folder first
