@@ -2679,3 +2679,28 @@ def test_the_runtimes_compiler_imported_while_the_snippet_runs_is_not_tampering(
     seen = read(run_scenario(tmp_path, body, configure=_torch_beneath)).observation
     assert seen is not None and seen.status is Status.RETURNED, seen
     assert seen.interference == [] and seen.tampered == [], seen
+
+
+def test_binders_that_existed_frozen_before_the_first_copy_are_the_runtimes():
+    """A release's zygote is forked from a stem that froze what it loaded (`gc.freeze`: the runtime), and
+    `gc.get_objects` lists no frozen object: the runtime's own C functions bound to data (torch's pybind11 functions,
+    bound to their function records) were not recorded as existing before the snippet, and the planted search read
+    `torch._C._jit_unflatten`, called by torch's own tracer, as the snippet's binding: a false tamper of
+    torch-onnx-legacy-export-dynamic-cache's before on 53 releases. Run in a process of its own (it freezes)."""
+    code = textwrap.dedent("""
+        import gc
+        from errorkb.verify.inside import observer
+
+        data = []
+        bound = data.append  # a C method bound to data, made before any snippet
+        gc.freeze()  # as the stem does
+        observer._every_binder()
+        assert observer._COPIES["binders"].get(id(bound)) is bound, "a frozen binder was not recorded"
+        assert gc.get_freeze_count() > 0, "what was frozen is no longer frozen"
+        young = [].append  # made after: not recorded, so still the snippet's if it meets one
+        assert observer._COPIES["binders"].get(id(young)) is not young
+    """)
+    import subprocess
+
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]

@@ -292,7 +292,7 @@ def snapshot_python() -> None:
     its set-up made or wrote."""
     stdlib, site = python_roots()
     verifier = [str(Path(observer.__file__).resolve().parents[2]) + "/", str(Path(observer.__file__).parents[2]) + "/"]
-    observer.snapshot_trusted(tuple([*stdlib, *site, *verifier]))
+    observer.snapshot_trusted(tuple([*stdlib, *site, *verifier]), binders=True)
 
 
 def observer_config(spec: CheckSpec, library: LibrarySpec, runtime: Runtime, runtime_module: Any,

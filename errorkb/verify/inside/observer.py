@@ -757,20 +757,35 @@ def _record_binder(value: Any) -> None:
 
 
 def _every_binder() -> None:
-    """Every binder the collector tracks now (each always is), once, beside `_every_class`."""
-    for value in gc.get_objects():
-        kind = type(value)
-        if _p_in_binders(kind) or _p_bound_to_data(value, kind) is not _c_MISSING:
-            _record_binder(value)
+    """Every binder the collector tracks now (each always is), beside `_every_class`. Frozen objects included: a
+    release's zygote is forked from a stem that froze what it loaded (the runtime), and `gc.get_objects` lists no
+    frozen object, so the runtime's own binders (its pybind11 functions) were read as made by the snippet. A zygote
+    freezes what it made right after (`zygote.py`); the permanent generation is frozen again here all the same."""
+    frozen = gc.get_freeze_count() > 0
+    if frozen:
+        gc.unfreeze()
+    try:
+        for value in gc.get_objects():
+            kind = type(value)
+            if _p_in_binders(kind) or _p_bound_to_data(value, kind) is not _c_MISSING:
+                _record_binder(value)
+    finally:
+        if frozen:
+            gc.freeze()
 
 
-def snapshot_trusted(roots: tuple[str, ...]) -> None:
+def snapshot_trusted(roots: tuple[str, ...], binders: bool = False) -> None:
     """Copy, before any snippet runs, the namespace of every module of a trusted file loaded so far (and of
     `builtins`), and of every class the interpreter has made (Python's, the runtime's, an extension's: a
     class's namespace changes with no audit event). A zygote calls it before it forks (and after each module it
     prepares); `install` calls it again in the check, where it copies only what is new or was written since
     (`_written_since`). Read from the dicts alone (a lazy module's `__getattr__` never runs). What it copies is
-    what the names were, and a class it copied existed before the snippet: none is the snippet's."""
+    what the names were, and a class it copied existed before the snippet: none is the snippet's.
+
+    `binders` (a zygote, after a module it prepared): record again every binder that exists (`_every_binder`), not
+    only at the first copy. A release's zygote forked from a stem loads the library and more of the runtime after the
+    stem's first copy: their C functions bound to data (a pybind11 function, bound to its function record) were
+    read as the snippet's binding (a false tamper of torch-onnx-legacy-export-dynamic-cache on 53 releases)."""
     modules, classes = _COPIES["modules"], _COPIES["classes"]
     fresh: list[dict[str, Any]] = []
     for key in _written_since():  # written since it was copied (the check's set-up): copied again
@@ -793,6 +808,8 @@ def snapshot_trusted(roots: tuple[str, ...]) -> None:
         _COPIES["every_class"] = True
     else:
         found = _young_classes()
+        if binders:
+            _every_binder()
     found.extend(value for copy in fresh for value in copy.values() if type in _c_mro(type(value)))
     for cls in found:
         _copy_class(cls)
