@@ -2528,18 +2528,28 @@ def test_a_kernel_of_the_snippets_own_code_registered_with_the_runtime_is_not_pl
 
 
 def test_the_runtimes_own_registrations_on_a_lazy_import_are_not_planted(tmp_path):
-    """The other side: a module of the runtime imported during the check registers its own kernels from its top level
-    (`torch.library.register_autograd(...)` lines: generated autograd functions whose `apply` is the runtime's own
-    code), and the function then fails on its argument in torch's C++: no tampering. Before: "the snippet planted C
-    code (GeneratedBackwardFor_..._default.apply)", a false tamper of two befores on the real library (a Trainer's
-    evaluation and `generate` import such a module lazily)."""
+    """The other side: a trusted module imported during the check registers a kernel from its own top level (as the
+    runtime's `register_autograd(...)` lines do in a module the library imports lazily: a Trainer's evaluation,
+    `generate`), here a C method bound to data that module made, and the function then fails on its argument in
+    torch's C++: no tampering. Before: "the snippet planted C code (GeneratedBackwardFor_..._default.apply)", a false
+    tamper of two befores on the real library. The module is the test library's own (a trusted file, imported first
+    by the snippet), so no other test can have imported it before."""
+    (tmp_path / "lib").mkdir(exist_ok=True)
+    (tmp_path / "lib" / "registers_on_import.py").write_text(textwrap.dedent("""
+        import torch
+
+        _KERNELS = {}
+        _definitions = torch.library.Library("errorkb_observer_test", "DEF")
+        _definitions.define("copied(Tensor x) -> Tensor")
+        _definitions.impl("copied", _KERNELS.get, "CPU")
+    """))
     body = """
     import sys
 
     import torch
 
-    assert "torch.distributed._functional_collectives" not in sys.modules
-    import torch.distributed._functional_collectives
+    assert "registers_on_import" not in sys.modules
+    import registers_on_import
 
     try:
         lib.call(torch.zeros, "x")

@@ -785,7 +785,7 @@ def snapshot_trusted(roots: tuple[str, ...], binders: bool = False) -> None:
     `binders` (a zygote, after a module it prepared): record again every binder that exists (`_every_binder`), not
     only at the first copy. A release's zygote forked from a stem loads the library and more of the runtime after the
     stem's first copy: their C functions bound to data (a pybind11 function, bound to its function record) were
-    read as the snippet's binding (a false tamper of torch-onnx-legacy-export-dynamic-cache on 53 releases)."""
+    read as the snippet's binding (a false tamper of an export entry's before on 53 releases of the matrix)."""
     modules, classes = _COPIES["modules"], _COPIES["classes"]
     fresh: list[dict[str, Any]] = []
     for key in _written_since():  # written since it was copied (the check's set-up): copied again
