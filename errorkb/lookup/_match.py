@@ -567,46 +567,37 @@ class Lookup:
         """A candidate of the paste that is, whole, the end of a wording from one of its clauses on
         (corpus h125: a title that kept only a message's last clause). Only possible: the words the paste
         lacks may be another error's; it says so, and what would confirm it."""
-        best: dict[str, Match] = {}
-        out: dict[str, RuledOut] = {}
-        for gate, tails in self._tails:
-            if not _has_piece(reading, gate, meter):  # a piece every end of this wording holds
-                continue
-            for item, omitted in tails:  # the longest end first
-                if not all(_has_piece(reading, piece, meter) for piece in item.pieces):
-                    continue
-                found = _whole_end(item, reading, self.library, meter)
-                if found is None:
-                    continue
-                found = replace(found, tail=omitted)
-                graded = self._grade(found, reading, meter)
-                entry_id = item.known.id
-                if isinstance(graded, RuledOut):
-                    if entry_id not in best and (entry_id not in out or graded.match.score > out[entry_id].match.score):
-                        out[entry_id] = graded
-                    break
-                hint = (f"the paste shows only the end of the message; the whole message begins "
-                        f"`{omitted.rstrip(rules.WHITESPACE)}`: paste it whole, or the traceback, to confirm it")
-                graded = replace(graded, grade=Grade.CANDIDATE, missing=(hint, *graded.missing))
-                if entry_id not in best or graded.score > best[entry_id].score:
-                    best[entry_id] = graded
-                    out.pop(entry_id, None)
-                break
-        return best, out
+        def find(item: _Template, omitted: str) -> Match | None:
+            found = _whole_end(item, reading, self.library, meter)
+            return None if found is None else replace(found, tail=omitted)
+
+        return self._part_of_wording(self._tails, reading, meter, find, lambda omitted: (
+            f"the paste shows only the end of the message; the whole message begins "
+            f"`{omitted.rstrip(rules.WHITESPACE)}`: paste it whole, or the traceback, to confirm it"))
 
     def _beginnings(self, reading: _Reading, meter: Meter) -> tuple[dict[str, Match], dict[str, RuledOut]]:
         """A wording's beginning that the paste shows cut where a clause ends, closed by a quote or its line's
         end (corpus h436: a title that quoted a message up to its comma). Only possible, as an end is: the
         words the paste lacks may be another error's; it says so, and what would confirm it."""
+        return self._part_of_wording(
+            self._heads, reading, meter, lambda item, omitted: _closed_beginning(item, reading, self.library, meter),
+            lambda omitted: (f"the paste shows only the beginning of the message; the whole message goes on "
+                             f"`{omitted}`: paste it whole, or the traceback, to confirm it"))
+
+    def _part_of_wording(self, groups: list[tuple[str, tuple[tuple[_Template, str], ...]]], reading: _Reading,
+                         meter: Meter, find: Callable[[_Template, str], Match | None], hint: Callable[[str], str],
+                         ) -> tuple[dict[str, Match], dict[str, RuledOut]]:
+        """The one walk of `_ends` and `_beginnings`: for each group (its gate, a piece every part in it holds), the
+        longest part the paste shows (`find`), graded, and only a candidate, with `hint` saying what it lacks."""
         best: dict[str, Match] = {}
         out: dict[str, RuledOut] = {}
-        for gate, heads in self._heads:
-            if not _has_piece(reading, gate, meter):  # the first piece, which every beginning holds
+        for gate, parts in groups:
+            if not _has_piece(reading, gate, meter):
                 continue
-            for item, omitted in heads:  # the longest beginning first
+            for item, omitted in parts:  # the longest part first
                 if not all(_has_piece(reading, piece, meter) for piece in item.pieces):
                     continue
-                found = _closed_beginning(item, reading, self.library, meter)
+                found = find(item, omitted)
                 if found is None:
                     continue
                 graded = self._grade(found, reading, meter)
@@ -615,9 +606,7 @@ class Lookup:
                     if entry_id not in best and (entry_id not in out or graded.match.score > out[entry_id].match.score):
                         out[entry_id] = graded
                     break
-                hint = (f"the paste shows only the beginning of the message; the whole message goes on "
-                        f"`{omitted}`: paste it whole, or the traceback, to confirm it")
-                graded = replace(graded, grade=Grade.CANDIDATE, missing=(hint, *graded.missing))
+                graded = replace(graded, grade=Grade.CANDIDATE, missing=(hint(omitted), *graded.missing))
                 if entry_id not in best or graded.score > best[entry_id].score:
                     best[entry_id] = graded
                     out.pop(entry_id, None)

@@ -1610,41 +1610,28 @@
     }
     /* A candidate of the paste that is, whole, the end of a wording: only possible (_match.py:Lookup._ends). */
     ends(reading, meter) {
-      const best = new Map(), out = new Map();
-      for (const [gate, tails] of this.tails) {
-        if (!hasPiece(reading, gate, meter)) continue;
-        for (const [item, omitted] of tails) {
-          if (!item.pieces.every((piece) => hasPiece(reading, piece, meter))) continue;
-          let found = wholeEnd(item, reading, this.library, this.R, meter);
-          if (found === null) continue;
-          found = { ...found, tail: omitted };
-          let graded = this.grade(found, reading, meter);
-          const id = item.known.id;
-          if (graded.ruledOut) {
-            if (!best.has(id) && (!out.has(id) || better(graded.match, out.get(id).match))) out.set(id, graded);
-            break;
-          }
-          const hint = "the paste shows only the end of the message; the whole message begins " +
-            `\`${rstrip(omitted, this.R.whitespace)}\`: paste it whole, or the traceback, to confirm it`;
-          graded = { ...graded, grade: "candidate", missing: [hint, ...graded.missing] };
-          if (!best.has(id) || better(graded, best.get(id))) {
-            best.set(id, graded);
-            out.delete(id);
-          }
-          break;
-        }
-      }
-      return [best, out];
+      return this.partOfWording(this.tails, reading, meter, (item, omitted) => {
+        const found = wholeEnd(item, reading, this.library, this.R, meter);
+        return found === null ? null : { ...found, tail: omitted };
+      }, (omitted) => "the paste shows only the end of the message; the whole message begins " +
+        `\`${rstrip(omitted, this.R.whitespace)}\`: paste it whole, or the traceback, to confirm it`);
     }
     /* A wording's beginning that the paste shows cut where a clause ends: only possible
      * (_match.py:Lookup._beginnings). */
     beginnings(reading, meter) {
+      return this.partOfWording(this.heads, reading, meter,
+        (item) => closedBeginning(item, reading, this.library, this.R, meter),
+        (omitted) => "the paste shows only the beginning of the message; the whole message goes on " +
+          `\`${omitted}\`: paste it whole, or the traceback, to confirm it`);
+    }
+    /* The one walk of ends and beginnings (_match.py:Lookup._part_of_wording). */
+    partOfWording(groups, reading, meter, find, hint) {
       const best = new Map(), out = new Map();
-      for (const [gate, heads] of this.heads) {
+      for (const [gate, parts] of groups) {
         if (!hasPiece(reading, gate, meter)) continue;
-        for (const [item, omitted] of heads) {
+        for (const [item, omitted] of parts) {
           if (!item.pieces.every((piece) => hasPiece(reading, piece, meter))) continue;
-          const found = closedBeginning(item, reading, this.library, this.R, meter);
+          const found = find(item, omitted);
           if (found === null) continue;
           let graded = this.grade(found, reading, meter);
           const id = item.known.id;
@@ -1652,9 +1639,7 @@
             if (!best.has(id) && (!out.has(id) || better(graded.match, out.get(id).match))) out.set(id, graded);
             break;
           }
-          const hint = "the paste shows only the beginning of the message; the whole message goes on " +
-            `\`${omitted}\`: paste it whole, or the traceback, to confirm it`;
-          graded = { ...graded, grade: "candidate", missing: [hint, ...graded.missing] };
+          graded = { ...graded, grade: "candidate", missing: [hint(omitted), ...graded.missing] };
           if (!best.has(id) || better(graded, best.get(id))) {
             best.set(id, graded);
             out.delete(id);
