@@ -1259,15 +1259,24 @@ def _p_by_snippet(depth: int) -> bool:
         code = frame.f_code
         path = code.co_filename
         if path.startswith("<frozen "):
-            if code.co_name in ("_compile_bytecode", "get_code", "source_to_code"):
-                local = _S["locals_of"](frame)
-                for name in ("bytecode_path", "source_path", "path"):
-                    found = _c_dict_get(local, name)
-                    if type(found) is str and _p_in_roots(found, _S["trusted_roots"]):
-                        return False
+            if _p_reads_trusted_file(frame, code):
+                return False
         elif not _p_in_stdlib(path):
             return not _p_in_roots(path, _S["trusted_roots"])
         frame = frame.f_back
+    return False
+
+
+def _p_reads_trusted_file(frame: Any, code: Any) -> bool:
+    """A frame of the import system (`<frozen ...>`) reading a trusted file: `_compile_bytecode` of a `.pyc`,
+    `get_code` or `source_to_code` of a source, whose path is under the trusted roots."""
+    if code.co_name not in ("_compile_bytecode", "get_code", "source_to_code"):
+        return False
+    local = _S["locals_of"](frame)
+    for name in ("bytecode_path", "source_path", "path"):
+        found = _c_dict_get(local, name)
+        if type(found) is str and _p_in_roots(found, _S["trusted_roots"]):
+            return True
     return False
 
 
@@ -1285,12 +1294,8 @@ def _p_for_snippet(depth: int) -> bool:
         code = frame.f_code
         path = code.co_filename
         if path.startswith("<frozen "):
-            if code.co_name in ("_compile_bytecode", "get_code", "source_to_code"):
-                local = _S["locals_of"](frame)
-                for name in ("bytecode_path", "source_path", "path"):
-                    found = _c_dict_get(local, name)
-                    if type(found) is str and _p_in_roots(found, trusted):
-                        return False
+            if _p_reads_trusted_file(frame, code):
+                return False
         elif not _p_in_stdlib(path) and not _p_in_roots(path, trusted):
             return True
         frame = frame.f_back
