@@ -2498,6 +2498,16 @@ def test_the_interpreters_tables_holding_honest_entries_are_not_planted(tmp_path
     assert [error.type for error in seen.calls.raised] == ["TypeError"], seen.calls
 
 
+def _assert_the_runtime_refused_the_argument(tmp_path: Path, body: str) -> None:
+    """An honest run beside the runtime (its files beneath, its held state searched): the function failed on its
+    argument in the runtime's C++ (`lib.call(torch.zeros, "x")`), and the observer saw no tampering."""
+    seen = read(run_scenario(tmp_path, body, configure=lambda config: (_watch_call(config),
+                                                                       _torch_beneath(config)))).observation
+    assert seen is not None and seen.status is Status.RETURNED and seen.interference == [] and seen.tampered == [], \
+        seen
+    assert [error.type for error in seen.calls.raised] == ["TypeError"], seen.calls
+
+
 def test_a_kernel_of_the_snippets_own_code_registered_with_the_runtime_is_not_planted(tmp_path):
     """The other side of the registrars: a kernel of the snippet's own Python code, registered for one of torch's
     operators (torch's override warning shown while it registers), runs where it is traced, and the function fails on
@@ -2520,11 +2530,7 @@ def test_a_kernel_of_the_snippets_own_code_registered_with_the_runtime_is_not_pl
     except TypeError:
         pass
     """
-    seen = read(run_scenario(tmp_path, body, configure=lambda config: (_watch_call(config),
-                                                                       _torch_beneath(config)))).observation
-    assert seen is not None and seen.status is Status.RETURNED and seen.interference == [] and seen.tampered == [], \
-        seen
-    assert [error.type for error in seen.calls.raised] == ["TypeError"], seen.calls
+    _assert_the_runtime_refused_the_argument(tmp_path, body)
 
 
 def test_the_runtimes_own_registrations_on_a_lazy_import_are_not_planted(tmp_path):
@@ -2556,11 +2562,7 @@ def test_the_runtimes_own_registrations_on_a_lazy_import_are_not_planted(tmp_pat
     except TypeError:
         pass
     """
-    seen = read(run_scenario(tmp_path, body, configure=lambda config: (_watch_call(config),
-                                                                       _torch_beneath(config)))).observation
-    assert seen is not None and seen.status is Status.RETURNED and seen.interference == [] and seen.tampered == [], \
-        seen
-    assert [error.type for error in seen.calls.raised] == ["TypeError"], seen.calls
+    _assert_the_runtime_refused_the_argument(tmp_path, body)
 
 
 def test_a_kernel_a_module_of_the_snippets_registers_from_its_top_level_is_planted(tmp_path):
