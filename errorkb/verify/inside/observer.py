@@ -1251,20 +1251,7 @@ def _p_by_snippet(depth: int) -> bool:
     """Whether the event being handled was raised by the snippet's own code: the innermost frame
     outside Python's own library is not a trusted file. Import machinery that reads a trusted file
     (`_compile_bytecode` of a `.pyc`, `get_code` of a source) raises nothing on the snippet's behalf."""
-    try:
-        frame: Any = _c_getframe(depth + 1)
-    except ValueError:  # raised from C with no Python frame below: not the snippet's code
-        return False
-    while frame is not None:
-        code = frame.f_code
-        path = code.co_filename
-        if path.startswith("<frozen "):
-            if _p_reads_trusted_file(frame, code):
-                return False
-        elif not _p_in_stdlib(path):
-            return not _p_in_roots(path, _S["trusted_roots"])
-        frame = frame.f_back
-    return False
+    return _p_snippet_on_stack(depth + 1, innermost=True)
 
 
 def _p_reads_trusted_file(frame: Any, code: Any) -> bool:
@@ -1285,6 +1272,13 @@ def _p_for_snippet(depth: int) -> bool:
     import system reading a trusted file (which raises nothing on its behalf). Code made while the snippet's code waits
     on trusted code is the snippet's too: the library's deep copy rebuilds a code object from what the snippet's
     `__reduce__` described, trusted code's `compile` compiles what it was handed, under names the snippet chose."""
+    return _p_snippet_on_stack(depth + 1, innermost=False)
+
+
+def _p_snippet_on_stack(depth: int, innermost: bool) -> bool:
+    """The one walk of `_p_by_snippet` and `_p_for_snippet`, outward from `depth`: the import system reading a trusted
+    file ends it (nothing on the snippet's behalf); with `innermost`, the first frame outside Python's own library
+    decides (the snippet's when it is not a trusted file), else any frame of an untrusted file does."""
     try:
         frame: Any = _c_getframe(depth + 1)
     except ValueError:  # raised from C with no Python frame below: not the snippet's code
@@ -1296,8 +1290,10 @@ def _p_for_snippet(depth: int) -> bool:
         if path.startswith("<frozen "):
             if _p_reads_trusted_file(frame, code):
                 return False
-        elif not _p_in_stdlib(path) and not _p_in_roots(path, trusted):
-            return True
+        elif not _p_in_stdlib(path):
+            untrusted = not _p_in_roots(path, trusted)
+            if innermost or untrusted:
+                return untrusted
         frame = frame.f_back
     return False
 
