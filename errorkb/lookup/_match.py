@@ -185,6 +185,7 @@ class _Template:
     fixed: int
     typed: bool  # a placeholder of it has a type (declared, or by its name)
     context: dict[str, tuple[str, str]]  # placeholder → the name characters written right before and after it
+    on_class: bool = False  # the wording read in the class's form (`_on_class`): only ever possible
 
 
 class _Reading:
@@ -346,6 +347,8 @@ class Lookup:
         self._retold: dict[str, list[Known]] = {}  # a removed API's name → its entries (`_retold_names`)
         for one in known:
             self._known.append(one)
+            # An entry whose own wordings say `type object ...` declares the class's words: read as declared.
+            declares = any(strip(plain_quotes(w.message)).startswith(rules.ON_CLASS_PREFIX) for w in one.wordings)
             if one.kind == "removed":
                 for name in one.diagnosis.code:
                     if _RETOLD_NAME.match(name):
@@ -363,11 +366,12 @@ class Lookup:
                 if reason:
                     self.ignored.append((one.id, f"wording {index}: {reason}"))
                     continue
-                for variant in (template, *_capitalised(source)):
+                on_class = () if declares else _on_class(source)
+                for variant in (template, *_capitalised(source), *on_class):
                     pieces = tuple(sorted(dict.fromkeys(p for p in variant.pieces if p), key=len, reverse=True))
                     typed = any(_type(one.diagnosis, slot) != "any" for slot in variant.slots)
                     self._items.append(_Template(one, index, variant, pieces, sum(len(p) for p in variant.pieces),
-                                                 typed, _context(variant)))
+                                                 typed, _context(variant), variant in on_class))
                 tails = _tails(one, index, template, generic)
                 if tails is not None:
                     self._tails.append(tails)
@@ -407,6 +411,8 @@ class Lookup:
             if found is None:
                 continue
             graded = self._grade(found, reading, meter)
+            if item.on_class and isinstance(graded, Match):
+                graded = replace(graded, grade=Grade.CANDIDATE, missing=(_on_class_hint(item), *graded.missing))
             if isinstance(graded, Match) and graded.held:
                 held.setdefault(found.known.id, graded.held)
             if isinstance(graded, RuledOut):
@@ -672,7 +678,7 @@ class Lookup:
         template = self._wordings.get((match.known.id, match.wording))
         if template is None:
             return False
-        forms = (template, *_capitalised(template.source))
+        forms = (template, *_capitalised(template.source), *_on_class(template.source))
         return any(form.search(option.message, meter) is not None for option in reading.options
                    if option.at >= 0 and line_start(reading.text, option.at) in final for form in forms)
 
@@ -867,6 +873,29 @@ def _capitalised(source: str) -> tuple[MessageTemplate, ...]:
     if not source or source[0] not in rules.LOWER_FIRST:
         return ()
     return (MessageTemplate.parse(source[0].upper() + source[1:]),)
+
+
+def _on_class(source: str) -> tuple[MessageTemplate, ...]:
+    """A wording of the instance's form (`'{cls}' object has no attribute 'name'`) in the class's, as Python words
+    the attribute missing from the class itself (`type object '{cls}' has no attribute 'name'`, corpus h510), and
+    that capitalised as a title retypes it; none for another wording. Matched as the wording, graded as it, and
+    then only possible (`_on_class_hint`): the class lacks what each instance sets in `__init__` on every release."""
+    start = rules.ON_INSTANCE[0]
+    if not source.startswith(start) or source.count(rules.ON_INSTANCE) != 1:
+        return ()
+    read = rules.ON_CLASS_PREFIX + source[len(start):].replace(rules.ON_INSTANCE, rules.ON_CLASS)
+    return (MessageTemplate.parse(read), *_capitalised(read))
+
+
+def _on_class_hint(item: _Template) -> str:
+    """What the class's words lack: whether the class defined the attribute, which no paste of them tells."""
+    source = item.template.source
+    name = source[source.index(rules.ON_CLASS) + len(rules.ON_CLASS):].split("'")[0]
+    words = rules.ON_CLASS_PREFIX.rstrip("'")
+    return (f"`{name}` was read from the class itself (`{words} ...`): the change "
+            "this entry documents if the class defined it (a method, a class attribute), but an attribute each "
+            "instance sets in `__init__` is missing from its class on every release: paste the traceback, or the "
+            "error of an instance, to confirm it")
 
 
 def _framed_first(matches: list[Match]) -> list[Match]:
@@ -1278,9 +1307,10 @@ def _trailing_value(item: _Template, text: str, values: dict[str, str], meter: M
 
 def _cut_short(item: _Template, reading: _Reading, library: str, recognised: bool, meter: Meter) -> Match | None:
     """A text holding only the beginning of a typed wording (a title cut short) may still name what
-    the wording never names: that fit, as evidence against the entry."""
+    the wording never names: that fit, as evidence against the entry. Not of the class's form (`_on_class`),
+    whose first words (`type object '`) every class's missing attribute starts with."""
     first = item.template.pieces[0]
-    if not item.typed or not first or not _has_piece(reading, first, meter):
+    if item.on_class or not item.typed or not first or not _has_piece(reading, first, meter):
         return None
     values = item.template.prefix(reading.text, meter, reading.at(first))
     names = _names(item, values) if values else {}

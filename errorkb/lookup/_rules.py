@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-RULES_VERSION = 22
+RULES_VERSION = 23
 
 CAP = 1 << 16  # characters of a paste read: its last 64 KiB
 CHAIN = 64  # exception lines tried whole, counted from the end of the paste
@@ -234,6 +234,16 @@ DOTTED_NAME_CHARS = NAME_CHARS + ".<>"  # `Outer.<locals>.forward`
 # never capitalises its own messages). Only the first letter, only ASCII: every other character's case
 # still counts.
 LOWER_FIRST = "abcdefghijklmnopqrstuvwxyz"
+# Python words an attribute missing from an instance `'X' object has no attribute 'name'` and one missing from
+# the class itself `type object 'X' has no attribute 'name'` (code that patches a method reads it from the class:
+# corpus h510). A wording of the instance's form (`'`, then `ON_INSTANCE` once) is read in the class's form too:
+# `ON_CLASS_PREFIX` for its opening quote and `ON_CLASS` for `ON_INSTANCE`. Only as possible: the class's words
+# are the same removal for what the class defines (a method, a class attribute), but an attribute each instance
+# sets in `__init__` is missing from its class on every release, and no paste tells which the name is. An entry
+# whose own wordings say `type object ...` declares them, and is read as declared.
+ON_INSTANCE = "' object has no attribute '"
+ON_CLASS_PREFIX = "type object '"
+ON_CLASS = "' has no attribute '"
 PLAIN_RELEASE = r"^[0-9]+(?:\.[0-9]+)*$"
 CLAUSE = r"^(~=|==|!=|<=|>=|<|>)[ \t]*([0-9]+(?:\.[0-9]+)*)(\.\*)?$"
 # `<library>==4.41.2`, `<library> version: 4.41.2`, "- `<library>` version: 4.41.2" (the issue
@@ -365,6 +375,7 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
                      "RELEASE_NUMBER": RELEASE_NUMBER, "NAME": NAME, "RETOLD_NAME": RETOLD_NAME,
                      "RETOLD_GONE": RETOLD_GONE},
         "name_chars": NAME_CHARS, "dotted_name_chars": DOTTED_NAME_CHARS, "lower_first": LOWER_FIRST,
+        "on_class": {"instance": ON_INSTANCE, "prefix": ON_CLASS_PREFIX, "class": ON_CLASS},
         "types": TYPES, "default_types": DEFAULT_TYPES, "builtin_types": list(BUILTIN_TYPES),
         "relations": list(RELATIONS), "confirming": list(CONFIRMING),
         "generic": list(generic),

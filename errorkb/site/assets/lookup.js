@@ -260,6 +260,8 @@
       confirming: new Set(rules.confirming || []), generic: rules.generic || [],
       nameChars: String(rules.name_chars || ""), dottedNameChars: String(rules.dotted_name_chars || ""),
       lowerFirst: String(rules.lower_first || ""),
+      onClass: { instance: String((rules.on_class || {}).instance || ""), prefix: String((rules.on_class || {}).prefix || ""),
+        class: String((rules.on_class || {}).class || "") },
     };
   }
 
@@ -1247,7 +1249,7 @@
   /* A text holding only the beginning of a typed wording may still name what it never names (_match.py:_cut_short). */
   function cutShort(item, reading, library, recognised, R, meter) {
     const first = item.template.pieces[0];
-    if (!item.typed || !first || !hasPiece(reading, first, meter)) return null;
+    if (item.onClass || !item.typed || !first || !hasPiece(reading, first, meter)) return null;
     const values = item.template.prefix(reading.text, meter, reading.at(first));
     const names = values ? wholeNames(item, values) : {};
     if (!values || !Object.keys(values).length || fits(item.known.diagnosis, values, library, R, true, names)) return null;
@@ -1417,6 +1419,27 @@
     return [new MessageTemplate(source[0].toUpperCase() + source.slice(1))];
   }
 
+  /* A wording of the instance's form (`'{cls}' object has no attribute 'name'`) in the class's, as Python words the
+   * attribute missing from the class itself (`type object '{cls}' has no attribute 'name'`), and that capitalised;
+   * none for another wording (the index's `rules.on_class`; errorkb/lookup/_match.py `_on_class`). */
+  function onClass(source, R) {
+    const { instance, prefix } = R.onClass;
+    if (!instance || !source.startsWith(instance[0]) || source.split(instance).length !== 2) return [];
+    const read = prefix + source.slice(instance[0].length).replace(instance, R.onClass.class);
+    return [new MessageTemplate(read), ...capitalised(read, R)];
+  }
+
+  /* What the class's words lack: whether the class defined the attribute (_match.py:_on_class_hint). */
+  function onClassHint(item, R) {
+    const source = item.template.source;
+    const name = source.slice(source.indexOf(R.onClass.class) + R.onClass.class.length).split("'")[0];
+    const words = R.onClass.prefix.replace(/'+$/, "");
+    return `\`${name}\` was read from the class itself (\`${words} ...\`): the change ` +
+      "this entry documents if the class defined it (a method, a class attribute), but an attribute each " +
+      "instance sets in `__init__` is missing from its class on every release: paste the traceback, or the " +
+      "error of an instance, to confirm it";
+  }
+
   const EARLIER = "found earlier in the paste, not in the error it ended with: paste only the failing traceback " +
     "to check it";
 
@@ -1446,6 +1469,9 @@
       for (const item of entries) {
         const one = known(item);
         this.known.push(one);
+        // An entry whose own wordings say `type object ...` declares the class's words: read as declared.
+        const declares = one.wordings.some((w) => strip(plainQuotes(w.message), this.R.whitespace)
+          .startsWith(this.R.onClass.prefix || "\u0000"));
         if (one.kind === "removed") {
           for (const name of one.diagnosis.code) {
             if (!this.R.patterns.RETOLD_NAME.test(name)) continue;
@@ -1467,12 +1493,13 @@
           this.wordingTemplates.set(`${index} ${one.id}`, template);
           const reason = isDegenerate(template, generic);
           if (reason) { this.ignored.push([one.id, `wording ${index}: ${reason}`]); return; }
-          for (const variant of [template, ...capitalised(source, this.R)]) {
+          const classForms = declares ? [] : onClass(source, this.R);
+          for (const variant of [template, ...capitalised(source, this.R), ...classForms]) {
             const pieces = [...new Set(variant.pieces.filter((p) => p))].sort((a, b) => b.length - a.length);
             const fixed = variant.pieces.reduce((n, piece) => n + points(piece), 0);
             const typed = variant.slots.some((slot) => typeOf(one.diagnosis, slot, this.R) !== "any");
             this.items.push({ known: one, wording: index, template: variant, pieces, fixed, typed,
-              context: context(variant, this.R) });
+              context: context(variant, this.R), onClass: classForms.includes(variant) });
           }
           const tails = tailsOf(one, index, template, generic, this.R);
           if (tails !== null) this.tails.push(tails);
@@ -1497,7 +1524,10 @@
         const [found, mismatch] = matchOne(item, reading, this.library, R, meter);
         if (mismatch !== null && !mismatched.has(item.known.id)) mismatched.set(item.known.id, mismatch);
         if (found === null) continue;
-        const graded = this.grade(found, reading, meter);
+        let graded = this.grade(found, reading, meter);
+        if (item.onClass && !graded.ruledOut) {
+          graded = { ...graded, grade: "candidate", missing: [onClassHint(item, R), ...graded.missing] };
+        }
         const id = item.known.id;
         if (!graded.ruledOut && graded.held.length && !held.has(id)) held.set(id, graded.held);
         if (graded.ruledOut) {
@@ -1698,7 +1728,7 @@
       if (match.at >= 0) return final.has(lineStart(reading.text, match.at));
       const template = this.wordingTemplates.get(`${match.wording} ${match.known.id}`);
       if (template === undefined) return false;
-      const forms = [template, ...capitalised(template.source, this.R)];
+      const forms = [template, ...capitalised(template.source, this.R), ...onClass(template.source, this.R)];
       return reading.options.some((option) => option.at >= 0 && final.has(lineStart(reading.text, option.at))
         && forms.some((form) => form.search(option.message, meter) !== null));
     }
