@@ -369,7 +369,7 @@ class Lookup:
                 on_class = () if declares else _on_class(source)
                 for variant in (template, *_capitalised(source), *on_class):
                     pieces = tuple(sorted(dict.fromkeys(p for p in variant.pieces if p), key=len, reverse=True))
-                    typed = any(_type(one.diagnosis, slot) != "any" for slot in variant.slots)
+                    typed = _typed(one.diagnosis, variant.slots)
                     self._items.append(_Template(one, index, variant, pieces, sum(len(p) for p in variant.pieces),
                                                  typed, _context(variant), variant in on_class))
                 tails = _tails(one, index, template, generic)
@@ -725,6 +725,8 @@ def _recognised_elsewhere(match: Match, reading: _Reading, meter: Meter) -> bool
 _NAME = rules.compiled(rules.NAME)
 _RETOLD_NAME = rules.compiled(rules.RETOLD_NAME)
 _RETOLD_GONE = rules.compiled(rules.RETOLD_GONE)
+_COUNT = rules.compiled(rules.COUNT)
+_SOURCE_VALUE = rules.compiled(rules.SOURCE_VALUE)
 
 
 def _tails(one: Known, index: int, template: MessageTemplate,
@@ -753,7 +755,7 @@ def _tails(one: Known, index: int, template: MessageTemplate,
         if is_degenerate(end, generic):
             continue
         pieces = tuple(sorted(dict.fromkeys(p for p in end.pieces if p), key=len, reverse=True))
-        typed = any(_type(one.diagnosis, slot) != "any" for slot in end.slots)
+        typed = _typed(one.diagnosis, end.slots)
         ends.append((_Template(one, index, end, pieces, fixed, typed, _context(end)), first[:at]))
     return (gate, tuple(ends)) if ends else None
 
@@ -788,7 +790,7 @@ def _heads(one: Known, index: int, template: MessageTemplate,
         if is_degenerate(head, generic):
             continue
         pieces = tuple(sorted(dict.fromkeys(p for p in head.pieces if p), key=len, reverse=True))
-        typed = any(_type(one.diagnosis, slot) != "any" for slot in head.slots)
+        typed = _typed(one.diagnosis, head.slots)
         heads.append((_Template(one, index, head, pieces, sum(len(p) for p in head.pieces), typed, _context(head)),
                       source[at:]))
     return (first, tuple(heads)) if heads else None
@@ -1105,8 +1107,18 @@ def name_matches(value: str, glob: str) -> bool:
 
 
 def _type(diagnosis: Diagnosis, expression: str) -> str:
+    """A placeholder's type: declared, else by its name (`rules.DEFAULT_TYPES`), else `count` for a call of `len`."""
     declared = diagnosis.placeholders.get(expression)
-    return declared.type if declared else rules.DEFAULT_TYPES.get(expression, "any")
+    if declared:
+        return declared.type
+    return rules.DEFAULT_TYPES.get(expression) or ("count" if _COUNT.match(expression) else "any")
+
+
+def _typed(diagnosis: Diagnosis, slots: Iterable[str]) -> bool:
+    """Whether a wording names a value its entry holds to a type, which a text cut short may show against the entry
+    (`_cut_short`). A count (`{len(x)}`) is held only where the whole message shows it: a cut text's last value runs
+    on into the words after it (`'Cache only has 0 layers' during generation ...`, corpus h436)."""
+    return any(_type(diagnosis, slot) not in ("any", "count") for slot in slots)
 
 
 def fits(diagnosis: Diagnosis, values: dict[str, str], library: str = "", partial: bool = False,
@@ -1115,9 +1127,11 @@ def fits(diagnosis: Diagnosis, values: dict[str, str], library: str = "", partia
     values of a text cut short, the last possibly cut too: only what they show is held to them;
     `names`: the whole name a value is part of, `LlamaAttention` for `{model}` in `'{model}Attention'`)."""
     for expression, value in values.items():
-        if partial and not value:
-            continue
         kind = _type(diagnosis, expression)
+        if partial and (not value or kind == "count"):  # a cut text's count may run on (`_typed`)
+            continue
+        if _SOURCE_VALUE.match(value):  # a placeholder as the raise's source line writes it: no value
+            continue
         pattern = _TYPES.get(kind)
         if pattern is not None and not pattern.match(value):
             return False
@@ -1285,7 +1299,9 @@ def _trailing_value(item: _Template, text: str, values: dict[str, str], meter: M
     if template.pieces[-1] or not slots or values.get(slots[-1]):
         return values
     slot = slots[-1]
-    pattern = _TYPES.get(_type(diagnosis, slot))
+    kind = _type(diagnosis, slot)
+    # a count takes any integer (`got -2`), for `fits` to hold it: a negative one is no count
+    pattern = _TYPES["int"] if kind == "count" else _TYPES.get(kind)
     if pattern is None and any(slot in (one[0], one[2]) for one in diagnosis.relations):
         pattern = _TYPES["int"]  # a relation compares integers
     if pattern is None:

@@ -302,6 +302,8 @@ RELEASE_NUMBER = r"(?<![0-9A-Za-z_.])v?([0-9]+\.[0-9]+(?:\.[0-9]+)?)(?![0-9A-Za-
 TYPES: dict[str, str | None] = {
     "any": None,  # whatever the text holds (the default)
     "int": r"^-?[0-9]+$",
+    # What `len()` printed: never negative (the default of a placeholder whose expression calls it, `COUNT`).
+    "count": r"^[0-9]+$",
     "name": r"^[A-Za-z_][A-Za-z0-9_]*$",
     # A class (or a function) named as Python names it: `DynamicCache`, `LlavaLlamaForCausalLM.forward`.
     "class": r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_<>][A-Za-z0-9_<>]*)*$",
@@ -327,6 +329,13 @@ TYPES: dict[str, str | None] = {
 # The type a placeholder has when its entry declares none, by its expression (the names authors
 # give the placeholders of `also_seen_as` wordings: `{cls}` a class, `{module}` where an import failed).
 DEFAULT_TYPES = {"cls": "class", "module": "library", "path": "location"}
+# A placeholder whose expression is a call of `len` (`{len(caches)}`, `{len(self.layers)}`) is typed `count` unless
+# its entry declares a type: a negative value (`Expected 1 or 2 arguments, got -2`) is no message the raise prints.
+COUNT = r"^len\(.+\)$"
+# A value that is a placeholder as an f-string writes it (`{len(self)}`, `{layer_idx}`) is read from the raise's own
+# source line in a traceback (`raise KeyError(f"Cache only has {len(self)} layers ...")`, corpus r115), or a
+# release's whose expression differs: no value, never held to a type or a relation.
+SOURCE_VALUE = r"^\{[A-Za-z_][A-Za-z0-9_.()\[\]]*\}$"
 # Python's own types: a `class` (or `library-class`) placeholder never stands for one unless its entry allows it.
 BUILTIN_TYPES = ("NoneType", "tuple", "list", "dict", "str", "int", "float", "bool", "bytes", "bytearray",
                  "set", "frozenset", "complex", "object", "type", "function", "method", "module", "range",
@@ -373,7 +382,7 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
                      "TOLD_WORKING": TOLD_WORKING, "TOLD_NOT": TOLD_NOT, "TOLD_NEXT": TOLD_NEXT,
                      "SENTENCE_END": SENTENCE_END,
                      "RELEASE_NUMBER": RELEASE_NUMBER, "NAME": NAME, "RETOLD_NAME": RETOLD_NAME,
-                     "RETOLD_GONE": RETOLD_GONE},
+                     "RETOLD_GONE": RETOLD_GONE, "COUNT": COUNT, "SOURCE_VALUE": SOURCE_VALUE},
         "name_chars": NAME_CHARS, "dotted_name_chars": DOTTED_NAME_CHARS, "lower_first": LOWER_FIRST,
         "on_class": {"instance": ON_INSTANCE, "prefix": ON_CLASS_PREFIX, "class": ON_CLASS},
         "types": TYPES, "default_types": DEFAULT_TYPES, "builtin_types": list(BUILTIN_TYPES),

@@ -10,6 +10,12 @@ matcher and the hook alike.
   `key_cache` on some releases) is missing from every release's class. Nothing the paste shows tells which the
   name is, so the class's words are offered as possible, never confirmed, with what tells; an entry that declares
   the class's words itself (`supports-cache-class-removed`) confirms them as before.
+
+And one of round ten's known limits, closed as a class: a count a wording prints (`{len(caches)}`) was held to the
+entry's relations, not to being a count, so a negative one (`Expected 1 or 2 arguments, got -2`, which no `len()`
+prints) confirmed the words. A placeholder that calls `len` is now a `count` where the whole message shows it; a
+text cut short (whose last value runs on) and the raise's own source line (`{len(self)}` as written) are held to
+nothing, as before.
 """
 
 from __future__ import annotations
@@ -88,6 +94,46 @@ def test_the_instance_s_words_are_read_as_before(kb):
         (["update-causal-mask-removed"], [])
 
 
+# -- a count is never negative (round ten's known limit, closed) --------------------------------------------------
+
+@pytest.mark.parametrize(("text", "entry"), [
+    ("ValueError: Expected 1 or 2 arguments, got -2", "encoder-decoder-cache-wrong-arg-count"),
+    ("Title: Expected 1 or 2 arguments, got -2.", "encoder-decoder-cache-wrong-arg-count"),  # found inside a text
+    ("KeyError: 'Cache only has -1 layers, attempted to access layer with index 0'", "cache-only-has-0-layers"),
+    ("ValueError: `num_head` was provided as a list of length -3, but the Cache currently has 2 layers",
+     "num-heads-list-length"),
+    ("ValueError: `head_dim` was provided as a list of length 3, but the Cache currently has -2 layers",
+     "head-dim-list-length"),
+])
+def test_a_value_len_never_prints_is_no_value_of_the_librarys_raise(kb, text, entry):
+    """A placeholder whose expression calls `len` (`{len(caches)}`, `{len(self.layers)}`) is a count: a negative
+    value (or any text but digits) is another error's message, ruled out, never confirmed."""
+    found = kb.answer(text)
+    assert entry not in [m.known.id for m in found.matches]
+    assert entry in [r.match.known.id for r in found.ruled_out]
+
+
+@pytest.mark.parametrize(("text", "entry"), [
+    ("ValueError: Expected 1 or 2 arguments, got 3", "encoder-decoder-cache-wrong-arg-count"),
+    ("KeyError: 'Cache only has 0 layers, attempted to access layer with index 0'", "cache-only-has-0-layers"),
+    ("ValueError: `num_head` was provided as a list of length 3, but the Cache currently has 2 layers",
+     "num-heads-list-length"),
+])
+def test_a_count_len_prints_still_confirms(kb, text, entry):
+    assert _answer(kb, text)[0] == [entry]
+
+
+def test_a_count_in_a_text_cut_short_is_not_held_against_the_entry(kb):
+    """A title that quoted the message up to its comma runs on after the count (corpus h436): the words after it are
+    no value of the count's, so the beginning is still offered; the raise's own source line (`{len(self)}` as
+    written, corpus r115) is no value either."""
+    assert _answer(kb, "'Cache only has 0 layers' during generation after upgrading Transformers from 4.49 to 4.50") \
+        == ([], ["cache-only-has-0-layers"])
+    source = ('    raise KeyError(f"Cache only has {len(self)} layers, attempted to access layer with index {layer_idx}")\n'
+              "KeyError: 'Cache only has 0 layers, attempted to access layer with index 0'\n")
+    assert _answer(kb, source)[0] == ["cache-only-has-0-layers"]
+
+
 # -- the page, the CLI and the hook ---------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("release", [None, "4.56.0", "5.2.0"])
@@ -101,7 +147,9 @@ def test_round_eleven_reads_alike_in_the_page_the_cli_and_the_hook(release):
         "Traceback (most recent call last):\n  File \"x.py\", line 1, in <module>\n"
         "AttributeError: type object 'DynamicCache' has no attribute 'get_max_length'\n"
         "\nDuring handling of the above exception, another exception occurred:\n\n"
-        "ValueError: no\n"]  # the class's words earlier in the paste, not in the error it ended with
+        "ValueError: no\n",  # the class's words earlier in the paste, not in the error it ended with
+        "ValueError: Expected 1 or 2 arguments, got -2", "ValueError: Expected 1 or 2 arguments, got 3",
+        "KeyError: 'Cache only has -1 layers, attempted to access layer with index 0'"]
     python = _same_in_page_cli_and_hook(real_index.__wrapped__(), pastes, release)
     if release != "5.2.0":
         assert [(one[0], one[1]) for one in python[0]["found"]] == [("update-causal-mask-removed", "candidate")]

@@ -1032,18 +1032,27 @@
     return true;
   }
 
+  /* A placeholder's type: declared, else by its name, else `count` for a call of `len` (_match.py:_type). */
   function typeOf(d, expression, R) {
     const declared = d.placeholders[expression];
-    return declared ? declared.type : (R.defaultTypes[expression] || "any");
+    if (declared) return declared.type;
+    return R.defaultTypes[expression] || (R.patterns.COUNT.test(expression) ? "count" : "any");
   }
 
   const CLASS_TYPES = ["class", "user", "library-class"];
   const NAME_TYPES = [...CLASS_TYPES, "name"];
 
+  /* Whether a wording names a value its entry holds to a type, which a text cut short may show against it; not a
+   * count, held only where the whole message shows it (_match.py:_typed). */
+  function typedSlots(d, slots, R) {
+    return slots.some((slot) => !["any", "count"].includes(typeOf(d, slot, R)));
+  }
+
   function fits(d, values, library, R, partial = false, names = {}) {
     for (const [expression, value] of Object.entries(values)) {
-      if (partial && !value) continue;
       const kind = typeOf(d, expression, R);
+      if (partial && (!value || kind === "count")) continue;  // a cut text's count may run on (typedSlots)
+      if (R.patterns.SOURCE_VALUE.test(value)) continue;  // a placeholder as the raise's source line writes it: no value
       const pattern = R.types[kind];
       if (pattern && !pattern.test(value)) return false;
       if (kind === "library" && library && value !== library && !value.startsWith(library + ".")
@@ -1180,7 +1189,7 @@
       if (fixed < R.tailMin) break;
       if (isDegenerate(end, generic)) continue;
       const pieces = [...new Set(end.pieces.filter((p) => p))].sort((a, b) => b.length - a.length);
-      const typed = end.slots.some((slot) => typeOf(one.diagnosis, slot, R) !== "any");
+      const typed = typedSlots(one.diagnosis, end.slots, R);
       ends.push([{ known: one, wording: index, template: end, pieces, fixed, typed, context: context(end, R) },
         first.slice(0, at)]);
     }
@@ -1208,7 +1217,7 @@
       if (isDegenerate(head, generic)) continue;
       const pieces = [...new Set(head.pieces.filter((p) => p))].sort((a, b) => b.length - a.length);
       const fixed = head.pieces.reduce((n, piece) => n + points(piece), 0);
-      const typed = head.slots.some((slot) => typeOf(one.diagnosis, slot, R) !== "any");
+      const typed = typedSlots(one.diagnosis, head.slots, R);
       heads.push([{ known: one, wording: index, template: head, pieces, fixed, typed, context: context(head, R) },
         source.slice(at)]);
     }
@@ -1280,7 +1289,9 @@
     const template = item.template, d = item.known.diagnosis, slots = template.slots;
     if (template.pieces[template.pieces.length - 1] || !slots.length || values[slots[slots.length - 1]]) return values;
     const slot = slots[slots.length - 1];
-    let pattern = R.types[typeOf(d, slot, R)];
+    const kind = typeOf(d, slot, R);
+    // a count takes any integer (`got -2`), for `fits` to hold it: a negative one is no count
+    let pattern = kind === "count" ? R.types.int : R.types[kind];
     if (!pattern && d.relations.some((one) => one[0] === slot || one[2] === slot)) pattern = R.types.int;
     if (!pattern) return values;
     let before = "";
@@ -1497,7 +1508,7 @@
           for (const variant of [template, ...capitalised(source, this.R), ...classForms]) {
             const pieces = [...new Set(variant.pieces.filter((p) => p))].sort((a, b) => b.length - a.length);
             const fixed = variant.pieces.reduce((n, piece) => n + points(piece), 0);
-            const typed = variant.slots.some((slot) => typeOf(one.diagnosis, slot, this.R) !== "any");
+            const typed = typedSlots(one.diagnosis, variant.slots, this.R);
             this.items.push({ known: one, wording: index, template: variant, pieces, fixed, typed,
               context: context(variant, this.R), onClass: classForms.includes(variant) });
           }
