@@ -185,6 +185,7 @@ class _Template:
     fixed: int
     typed: bool  # a placeholder of it has a type (declared, or by its name)
     context: dict[str, tuple[str, str]]  # placeholder → the name characters written right before and after it
+    on_class: bool = False  # the wording read in the class's form (`_on_class`): only ever possible
 
 
 class _Reading:
@@ -346,6 +347,8 @@ class Lookup:
         self._retold: dict[str, list[Known]] = {}  # a removed API's name → its entries (`_retold_names`)
         for one in known:
             self._known.append(one)
+            # An entry whose own wordings say `type object ...` declares the class's words: read as declared.
+            declares = any(strip(plain_quotes(w.message)).startswith(rules.ON_CLASS_PREFIX) for w in one.wordings)
             if one.kind == "removed":
                 for name in one.diagnosis.code:
                     if _RETOLD_NAME.match(name):
@@ -363,11 +366,12 @@ class Lookup:
                 if reason:
                     self.ignored.append((one.id, f"wording {index}: {reason}"))
                     continue
-                for variant in (template, *_capitalised(source)):
+                on_class = () if declares else _on_class(source)
+                for variant in (template, *_capitalised(source), *on_class):
                     pieces = tuple(sorted(dict.fromkeys(p for p in variant.pieces if p), key=len, reverse=True))
-                    typed = any(_type(one.diagnosis, slot) != "any" for slot in variant.slots)
+                    typed = _typed(one.diagnosis, variant.slots)
                     self._items.append(_Template(one, index, variant, pieces, sum(len(p) for p in variant.pieces),
-                                                 typed, _context(variant)))
+                                                 typed, _context(variant), variant in on_class))
                 tails = _tails(one, index, template, generic)
                 if tails is not None:
                     self._tails.append(tails)
@@ -407,6 +411,8 @@ class Lookup:
             if found is None:
                 continue
             graded = self._grade(found, reading, meter)
+            if item.on_class and isinstance(graded, Match):
+                graded = replace(graded, grade=Grade.CANDIDATE, missing=(_on_class_hint(item), *graded.missing))
             if isinstance(graded, Match) and graded.held:
                 held.setdefault(found.known.id, graded.held)
             if isinstance(graded, RuledOut):
@@ -672,7 +678,7 @@ class Lookup:
         template = self._wordings.get((match.known.id, match.wording))
         if template is None:
             return False
-        forms = (template, *_capitalised(template.source))
+        forms = (template, *_capitalised(template.source), *_on_class(template.source))
         return any(form.search(option.message, meter) is not None for option in reading.options
                    if option.at >= 0 and line_start(reading.text, option.at) in final for form in forms)
 
@@ -719,6 +725,8 @@ def _recognised_elsewhere(match: Match, reading: _Reading, meter: Meter) -> bool
 _NAME = rules.compiled(rules.NAME)
 _RETOLD_NAME = rules.compiled(rules.RETOLD_NAME)
 _RETOLD_GONE = rules.compiled(rules.RETOLD_GONE)
+_COUNT = rules.compiled(rules.COUNT)
+_SOURCE_VALUE = rules.compiled(rules.SOURCE_VALUE)
 
 
 def _tails(one: Known, index: int, template: MessageTemplate,
@@ -747,7 +755,7 @@ def _tails(one: Known, index: int, template: MessageTemplate,
         if is_degenerate(end, generic):
             continue
         pieces = tuple(sorted(dict.fromkeys(p for p in end.pieces if p), key=len, reverse=True))
-        typed = any(_type(one.diagnosis, slot) != "any" for slot in end.slots)
+        typed = _typed(one.diagnosis, end.slots)
         ends.append((_Template(one, index, end, pieces, fixed, typed, _context(end)), first[:at]))
     return (gate, tuple(ends)) if ends else None
 
@@ -782,7 +790,7 @@ def _heads(one: Known, index: int, template: MessageTemplate,
         if is_degenerate(head, generic):
             continue
         pieces = tuple(sorted(dict.fromkeys(p for p in head.pieces if p), key=len, reverse=True))
-        typed = any(_type(one.diagnosis, slot) != "any" for slot in head.slots)
+        typed = _typed(one.diagnosis, head.slots)
         heads.append((_Template(one, index, head, pieces, sum(len(p) for p in head.pieces), typed, _context(head)),
                       source[at:]))
     return (first, tuple(heads)) if heads else None
@@ -867,6 +875,29 @@ def _capitalised(source: str) -> tuple[MessageTemplate, ...]:
     if not source or source[0] not in rules.LOWER_FIRST:
         return ()
     return (MessageTemplate.parse(source[0].upper() + source[1:]),)
+
+
+def _on_class(source: str) -> tuple[MessageTemplate, ...]:
+    """A wording of the instance's form (`'{cls}' object has no attribute 'name'`) in the class's, as Python words
+    the attribute missing from the class itself (`type object '{cls}' has no attribute 'name'`, corpus h510), and
+    that capitalised as a title retypes it; none for another wording. Matched as the wording, graded as it, and
+    then only possible (`_on_class_hint`): the class lacks what each instance sets in `__init__` on every release."""
+    start = rules.ON_INSTANCE[0]
+    if not source.startswith(start) or source.count(rules.ON_INSTANCE) != 1:
+        return ()
+    read = rules.ON_CLASS_PREFIX + source[len(start):].replace(rules.ON_INSTANCE, rules.ON_CLASS)
+    return (MessageTemplate.parse(read), *_capitalised(read))
+
+
+def _on_class_hint(item: _Template) -> str:
+    """What the class's words lack: whether the class defined the attribute, which no paste of them tells."""
+    source = item.template.source
+    name = source[source.index(rules.ON_CLASS) + len(rules.ON_CLASS):].split("'")[0]
+    words = rules.ON_CLASS_PREFIX.rstrip("'")
+    return (f"`{name}` was read from the class itself (`{words} ...`): the change "
+            "this entry documents if the class defined it (a method, a class attribute), but an attribute each "
+            "instance sets in `__init__` is missing from its class on every release: paste the traceback, or the "
+            "error of an instance, to confirm it")
 
 
 def _framed_first(matches: list[Match]) -> list[Match]:
@@ -1076,8 +1107,18 @@ def name_matches(value: str, glob: str) -> bool:
 
 
 def _type(diagnosis: Diagnosis, expression: str) -> str:
+    """A placeholder's type: declared, else by its name (`rules.DEFAULT_TYPES`), else `count` for a call of `len`."""
     declared = diagnosis.placeholders.get(expression)
-    return declared.type if declared else rules.DEFAULT_TYPES.get(expression, "any")
+    if declared:
+        return declared.type
+    return rules.DEFAULT_TYPES.get(expression) or ("count" if _COUNT.match(expression) else "any")
+
+
+def _typed(diagnosis: Diagnosis, slots: Iterable[str]) -> bool:
+    """Whether a wording names a value its entry holds to a type, which a text cut short may show against the entry
+    (`_cut_short`). A count (`{len(x)}`) is held only where the whole message shows it: a cut text's last value runs
+    on into the words after it (`'Cache only has 0 layers' during generation ...`, corpus h436)."""
+    return any(_type(diagnosis, slot) not in ("any", "count") for slot in slots)
 
 
 def fits(diagnosis: Diagnosis, values: dict[str, str], library: str = "", partial: bool = False,
@@ -1086,9 +1127,11 @@ def fits(diagnosis: Diagnosis, values: dict[str, str], library: str = "", partia
     values of a text cut short, the last possibly cut too: only what they show is held to them;
     `names`: the whole name a value is part of, `LlamaAttention` for `{model}` in `'{model}Attention'`)."""
     for expression, value in values.items():
-        if partial and not value:
-            continue
         kind = _type(diagnosis, expression)
+        if partial and (not value or kind == "count"):  # a cut text's count may run on (`_typed`)
+            continue
+        if _SOURCE_VALUE.match(value):  # a placeholder as the raise's source line writes it: no value
+            continue
         pattern = _TYPES.get(kind)
         if pattern is not None and not pattern.match(value):
             return False
@@ -1256,7 +1299,9 @@ def _trailing_value(item: _Template, text: str, values: dict[str, str], meter: M
     if template.pieces[-1] or not slots or values.get(slots[-1]):
         return values
     slot = slots[-1]
-    pattern = _TYPES.get(_type(diagnosis, slot))
+    kind = _type(diagnosis, slot)
+    # a count takes any integer (`got -2`), for `fits` to hold it: a negative one is no count
+    pattern = _TYPES["int"] if kind == "count" else _TYPES.get(kind)
     if pattern is None and any(slot in (one[0], one[2]) for one in diagnosis.relations):
         pattern = _TYPES["int"]  # a relation compares integers
     if pattern is None:
@@ -1278,9 +1323,10 @@ def _trailing_value(item: _Template, text: str, values: dict[str, str], meter: M
 
 def _cut_short(item: _Template, reading: _Reading, library: str, recognised: bool, meter: Meter) -> Match | None:
     """A text holding only the beginning of a typed wording (a title cut short) may still name what
-    the wording never names: that fit, as evidence against the entry."""
+    the wording never names: that fit, as evidence against the entry. Not of the class's form (`_on_class`),
+    whose first words (`type object '`) every class's missing attribute starts with."""
     first = item.template.pieces[0]
-    if not item.typed or not first or not _has_piece(reading, first, meter):
+    if item.on_class or not item.typed or not first or not _has_piece(reading, first, meter):
         return None
     values = item.template.prefix(reading.text, meter, reading.at(first))
     names = _names(item, values) if values else {}

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-RULES_VERSION = 22
+RULES_VERSION = 23
 
 CAP = 1 << 16  # characters of a paste read: its last 64 KiB
 CHAIN = 64  # exception lines tried whole, counted from the end of the paste
@@ -234,6 +234,16 @@ DOTTED_NAME_CHARS = NAME_CHARS + ".<>"  # `Outer.<locals>.forward`
 # never capitalises its own messages). Only the first letter, only ASCII: every other character's case
 # still counts.
 LOWER_FIRST = "abcdefghijklmnopqrstuvwxyz"
+# Python words an attribute missing from an instance `'X' object has no attribute 'name'` and one missing from
+# the class itself `type object 'X' has no attribute 'name'` (code that patches a method reads it from the class:
+# corpus h510). A wording of the instance's form (`'`, then `ON_INSTANCE` once) is read in the class's form too:
+# `ON_CLASS_PREFIX` for its opening quote and `ON_CLASS` for `ON_INSTANCE`. Only as possible: the class's words
+# are the same removal for what the class defines (a method, a class attribute), but an attribute each instance
+# sets in `__init__` is missing from its class on every release, and no paste tells which the name is. An entry
+# whose own wordings say `type object ...` declares them, and is read as declared.
+ON_INSTANCE = "' object has no attribute '"
+ON_CLASS_PREFIX = "type object '"
+ON_CLASS = "' has no attribute '"
 PLAIN_RELEASE = r"^[0-9]+(?:\.[0-9]+)*$"
 CLAUSE = r"^(~=|==|!=|<=|>=|<|>)[ \t]*([0-9]+(?:\.[0-9]+)*)(\.\*)?$"
 # `<library>==4.41.2`, `<library> version: 4.41.2`, "- `<library>` version: 4.41.2" (the issue
@@ -292,6 +302,8 @@ RELEASE_NUMBER = r"(?<![0-9A-Za-z_.])v?([0-9]+\.[0-9]+(?:\.[0-9]+)?)(?![0-9A-Za-
 TYPES: dict[str, str | None] = {
     "any": None,  # whatever the text holds (the default)
     "int": r"^-?[0-9]+$",
+    # What `len()` printed: never negative (the default of a placeholder whose expression calls it, `COUNT`).
+    "count": r"^[0-9]+$",
     "name": r"^[A-Za-z_][A-Za-z0-9_]*$",
     # A class (or a function) named as Python names it: `DynamicCache`, `LlavaLlamaForCausalLM.forward`.
     "class": r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_<>][A-Za-z0-9_<>]*)*$",
@@ -317,6 +329,13 @@ TYPES: dict[str, str | None] = {
 # The type a placeholder has when its entry declares none, by its expression (the names authors
 # give the placeholders of `also_seen_as` wordings: `{cls}` a class, `{module}` where an import failed).
 DEFAULT_TYPES = {"cls": "class", "module": "library", "path": "location"}
+# A placeholder whose expression is a call of `len` (`{len(caches)}`, `{len(self.layers)}`) is typed `count` unless
+# its entry declares a type: a negative value (`Expected 1 or 2 arguments, got -2`) is no message the raise prints.
+COUNT = r"^len\(.+\)$"
+# A value that is a placeholder as an f-string writes it (`{len(self)}`, `{layer_idx}`) is read from the raise's own
+# source line in a traceback (`raise KeyError(f"Cache only has {len(self)} layers ...")`, corpus r115), or a
+# release's whose expression differs: no value, never held to a type or a relation.
+SOURCE_VALUE = r"^\{[A-Za-z_][A-Za-z0-9_.()\[\]]*\}$"
 # Python's own types: a `class` (or `library-class`) placeholder never stands for one unless its entry allows it.
 BUILTIN_TYPES = ("NoneType", "tuple", "list", "dict", "str", "int", "float", "bool", "bytes", "bytearray",
                  "set", "frozenset", "complex", "object", "type", "function", "method", "module", "range",
@@ -363,8 +382,9 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
                      "TOLD_WORKING": TOLD_WORKING, "TOLD_NOT": TOLD_NOT, "TOLD_NEXT": TOLD_NEXT,
                      "SENTENCE_END": SENTENCE_END,
                      "RELEASE_NUMBER": RELEASE_NUMBER, "NAME": NAME, "RETOLD_NAME": RETOLD_NAME,
-                     "RETOLD_GONE": RETOLD_GONE},
+                     "RETOLD_GONE": RETOLD_GONE, "COUNT": COUNT, "SOURCE_VALUE": SOURCE_VALUE},
         "name_chars": NAME_CHARS, "dotted_name_chars": DOTTED_NAME_CHARS, "lower_first": LOWER_FIRST,
+        "on_class": {"instance": ON_INSTANCE, "prefix": ON_CLASS_PREFIX, "class": ON_CLASS},
         "types": TYPES, "default_types": DEFAULT_TYPES, "builtin_types": list(BUILTIN_TYPES),
         "relations": list(RELATIONS), "confirming": list(CONFIRMING),
         "generic": list(generic),

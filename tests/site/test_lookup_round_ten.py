@@ -112,8 +112,6 @@ def test_the_error_a_doctest_got_still_confirms(kb):
 
 # -- known limits (docs/contributing.md 6b) ----------------------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="a count the library's raise prints (`{len(caches)}`) is held to the relations, "
-                   "not to being a count: a negative value, which no `len()` prints, still confirms the words")
 def test_a_negative_count_is_no_value_the_librarys_raise_prints(kb):
     assert _answer(kb, "ValueError: Expected 1 or 2 arguments, got -2")[0] == []
 

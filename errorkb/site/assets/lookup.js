@@ -260,6 +260,8 @@
       confirming: new Set(rules.confirming || []), generic: rules.generic || [],
       nameChars: String(rules.name_chars || ""), dottedNameChars: String(rules.dotted_name_chars || ""),
       lowerFirst: String(rules.lower_first || ""),
+      onClass: { instance: String((rules.on_class || {}).instance || ""), prefix: String((rules.on_class || {}).prefix || ""),
+        class: String((rules.on_class || {}).class || "") },
     };
   }
 
@@ -1030,18 +1032,27 @@
     return true;
   }
 
+  /* A placeholder's type: declared, else by its name, else `count` for a call of `len` (_match.py:_type). */
   function typeOf(d, expression, R) {
     const declared = d.placeholders[expression];
-    return declared ? declared.type : (R.defaultTypes[expression] || "any");
+    if (declared) return declared.type;
+    return R.defaultTypes[expression] || (R.patterns.COUNT.test(expression) ? "count" : "any");
   }
 
   const CLASS_TYPES = ["class", "user", "library-class"];
   const NAME_TYPES = [...CLASS_TYPES, "name"];
 
+  /* Whether a wording names a value its entry holds to a type, which a text cut short may show against it; not a
+   * count, held only where the whole message shows it (_match.py:_typed). */
+  function typedSlots(d, slots, R) {
+    return slots.some((slot) => !["any", "count"].includes(typeOf(d, slot, R)));
+  }
+
   function fits(d, values, library, R, partial = false, names = {}) {
     for (const [expression, value] of Object.entries(values)) {
-      if (partial && !value) continue;
       const kind = typeOf(d, expression, R);
+      if (partial && (!value || kind === "count")) continue;  // a cut text's count may run on (typedSlots)
+      if (R.patterns.SOURCE_VALUE.test(value)) continue;  // a placeholder as the raise's source line writes it: no value
       const pattern = R.types[kind];
       if (pattern && !pattern.test(value)) return false;
       if (kind === "library" && library && value !== library && !value.startsWith(library + ".")
@@ -1178,7 +1189,7 @@
       if (fixed < R.tailMin) break;
       if (isDegenerate(end, generic)) continue;
       const pieces = [...new Set(end.pieces.filter((p) => p))].sort((a, b) => b.length - a.length);
-      const typed = end.slots.some((slot) => typeOf(one.diagnosis, slot, R) !== "any");
+      const typed = typedSlots(one.diagnosis, end.slots, R);
       ends.push([{ known: one, wording: index, template: end, pieces, fixed, typed, context: context(end, R) },
         first.slice(0, at)]);
     }
@@ -1206,7 +1217,7 @@
       if (isDegenerate(head, generic)) continue;
       const pieces = [...new Set(head.pieces.filter((p) => p))].sort((a, b) => b.length - a.length);
       const fixed = head.pieces.reduce((n, piece) => n + points(piece), 0);
-      const typed = head.slots.some((slot) => typeOf(one.diagnosis, slot, R) !== "any");
+      const typed = typedSlots(one.diagnosis, head.slots, R);
       heads.push([{ known: one, wording: index, template: head, pieces, fixed, typed, context: context(head, R) },
         source.slice(at)]);
     }
@@ -1247,7 +1258,7 @@
   /* A text holding only the beginning of a typed wording may still name what it never names (_match.py:_cut_short). */
   function cutShort(item, reading, library, recognised, R, meter) {
     const first = item.template.pieces[0];
-    if (!item.typed || !first || !hasPiece(reading, first, meter)) return null;
+    if (item.onClass || !item.typed || !first || !hasPiece(reading, first, meter)) return null;
     const values = item.template.prefix(reading.text, meter, reading.at(first));
     const names = values ? wholeNames(item, values) : {};
     if (!values || !Object.keys(values).length || fits(item.known.diagnosis, values, library, R, true, names)) return null;
@@ -1278,7 +1289,9 @@
     const template = item.template, d = item.known.diagnosis, slots = template.slots;
     if (template.pieces[template.pieces.length - 1] || !slots.length || values[slots[slots.length - 1]]) return values;
     const slot = slots[slots.length - 1];
-    let pattern = R.types[typeOf(d, slot, R)];
+    const kind = typeOf(d, slot, R);
+    // a count takes any integer (`got -2`), for `fits` to hold it: a negative one is no count
+    let pattern = kind === "count" ? R.types.int : R.types[kind];
     if (!pattern && d.relations.some((one) => one[0] === slot || one[2] === slot)) pattern = R.types.int;
     if (!pattern) return values;
     let before = "";
@@ -1417,6 +1430,27 @@
     return [new MessageTemplate(source[0].toUpperCase() + source.slice(1))];
   }
 
+  /* A wording of the instance's form (`'{cls}' object has no attribute 'name'`) in the class's, as Python words the
+   * attribute missing from the class itself (`type object '{cls}' has no attribute 'name'`), and that capitalised;
+   * none for another wording (the index's `rules.on_class`; errorkb/lookup/_match.py `_on_class`). */
+  function onClass(source, R) {
+    const { instance, prefix } = R.onClass;
+    if (!instance || !source.startsWith(instance[0]) || source.split(instance).length !== 2) return [];
+    const read = prefix + source.slice(instance[0].length).replace(instance, R.onClass.class);
+    return [new MessageTemplate(read), ...capitalised(read, R)];
+  }
+
+  /* What the class's words lack: whether the class defined the attribute (_match.py:_on_class_hint). */
+  function onClassHint(item, R) {
+    const source = item.template.source;
+    const name = source.slice(source.indexOf(R.onClass.class) + R.onClass.class.length).split("'")[0];
+    const words = R.onClass.prefix.replace(/'+$/, "");
+    return `\`${name}\` was read from the class itself (\`${words} ...\`): the change ` +
+      "this entry documents if the class defined it (a method, a class attribute), but an attribute each " +
+      "instance sets in `__init__` is missing from its class on every release: paste the traceback, or the " +
+      "error of an instance, to confirm it";
+  }
+
   const EARLIER = "found earlier in the paste, not in the error it ended with: paste only the failing traceback " +
     "to check it";
 
@@ -1446,6 +1480,9 @@
       for (const item of entries) {
         const one = known(item);
         this.known.push(one);
+        // An entry whose own wordings say `type object ...` declares the class's words: read as declared.
+        const declares = one.wordings.some((w) => strip(plainQuotes(w.message), this.R.whitespace)
+          .startsWith(this.R.onClass.prefix || "\u0000"));
         if (one.kind === "removed") {
           for (const name of one.diagnosis.code) {
             if (!this.R.patterns.RETOLD_NAME.test(name)) continue;
@@ -1467,12 +1504,13 @@
           this.wordingTemplates.set(`${index} ${one.id}`, template);
           const reason = isDegenerate(template, generic);
           if (reason) { this.ignored.push([one.id, `wording ${index}: ${reason}`]); return; }
-          for (const variant of [template, ...capitalised(source, this.R)]) {
+          const classForms = declares ? [] : onClass(source, this.R);
+          for (const variant of [template, ...capitalised(source, this.R), ...classForms]) {
             const pieces = [...new Set(variant.pieces.filter((p) => p))].sort((a, b) => b.length - a.length);
             const fixed = variant.pieces.reduce((n, piece) => n + points(piece), 0);
-            const typed = variant.slots.some((slot) => typeOf(one.diagnosis, slot, this.R) !== "any");
+            const typed = typedSlots(one.diagnosis, variant.slots, this.R);
             this.items.push({ known: one, wording: index, template: variant, pieces, fixed, typed,
-              context: context(variant, this.R) });
+              context: context(variant, this.R), onClass: classForms.includes(variant) });
           }
           const tails = tailsOf(one, index, template, generic, this.R);
           if (tails !== null) this.tails.push(tails);
@@ -1497,7 +1535,10 @@
         const [found, mismatch] = matchOne(item, reading, this.library, R, meter);
         if (mismatch !== null && !mismatched.has(item.known.id)) mismatched.set(item.known.id, mismatch);
         if (found === null) continue;
-        const graded = this.grade(found, reading, meter);
+        let graded = this.grade(found, reading, meter);
+        if (item.onClass && !graded.ruledOut) {
+          graded = { ...graded, grade: "candidate", missing: [onClassHint(item, R), ...graded.missing] };
+        }
         const id = item.known.id;
         if (!graded.ruledOut && graded.held.length && !held.has(id)) held.set(id, graded.held);
         if (graded.ruledOut) {
@@ -1698,7 +1739,7 @@
       if (match.at >= 0) return final.has(lineStart(reading.text, match.at));
       const template = this.wordingTemplates.get(`${match.wording} ${match.known.id}`);
       if (template === undefined) return false;
-      const forms = [template, ...capitalised(template.source, this.R)];
+      const forms = [template, ...capitalised(template.source, this.R), ...onClass(template.source, this.R)];
       return reading.options.some((option) => option.at >= 0 && final.has(lineStart(reading.text, option.at))
         && forms.some((form) => form.search(option.message, meter) !== null));
     }
