@@ -1515,7 +1515,7 @@ def cmd_init(args: argparse.Namespace) -> int:
               f"{len(written)} files", markup=False)
     for note in library.assumed:
         err.print(f"assumed: {note}", markup=False)
-    out.print(f"next: cd {root} && errorkb new ID --from-traceback - (paste a traceback), then errorkb verify ID "
+    out.print(f"next: {init.next_step(root)} && errorkb new ID --from-traceback - (paste a traceback), then errorkb verify ID "
               "and mkdocs serve", markup=False)
     return 0
 
