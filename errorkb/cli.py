@@ -1328,7 +1328,11 @@ def cmd_lookup(args: argparse.Namespace) -> int:
     from errorkb.core.problems import ProblemsFound
     from errorkb.lookup import IndexUnavailable
 
-    text = _read_message(args)
+    try:
+        text = _read_message(args)
+    except _EndlessInput as error:
+        _say(f"errorkb lookup: {error}")
+        return 2
     if not text.strip():
         _say("errorkb lookup: give a message, or pipe one in")
         return 2
@@ -1548,6 +1552,9 @@ def cmd_new(project: Project, args: argparse.Namespace) -> int:
             assert pasted is not None
             draft = pasted
         written = scaffold.write_files(scaffold.stub_files(project, draft))
+    except _EndlessInput as error:
+        err.print(f"errorkb new: {error}", markup=False)
+        return 2
     except (scaffold.ScaffoldError, OSError) as error:
         err.print(f"errorkb new: {error}", markup=False)
         return 1
@@ -1559,27 +1566,50 @@ def cmd_new(project: Project, args: argparse.Namespace) -> int:
 
 
 _MAX_INPUT = 16 << 20  # bytes kept of a pasted traceback: the paste reader keeps the last 64 KiB anyway
+_MAX_STREAM = 256 << 20  # bytes read of a pipe or device before a paste is taken for one that never ends
 _CHUNK = 1 << 20
+
+
+class _EndlessInput(Exception):
+    """A pipe or device that went on past `_MAX_STREAM`; the message says what to give instead."""
 
 
 def _read_input(name: str) -> str:
     """A file's text, or stdin's for '-': its last `_MAX_INPUT` bytes (a log's error is at its end),
     read as UTF-8 whatever the locale says, undecodable bytes replaced: what a terminal printed is
-    never a reason for a traceback."""
+    never a reason for a traceback. Bounded in time as in memory: a regular file (`< train.log`
+    included) is read from its last `_MAX_INPUT` bytes, and a pipe or device (`yes |`, /dev/zero)
+    that goes on past `_MAX_STREAM` bytes is refused (`_EndlessInput`), never read for ever."""
     if name != "-":
         with open(name, "rb") as handle:
-            return _tail(iter(lambda: handle.read(_CHUNK), b""))
+            return _tail(_chunks(handle), name)
     stream = getattr(sys.stdin, "buffer", None)
     if stream is None:  # a text stream put in stdin's place (an embedding program, a test)
-        return _tail(iter(lambda: sys.stdin.read(_CHUNK).encode("utf-8", "surrogateescape"), b""))
-    return _tail(iter(lambda: stream.read(_CHUNK), b""))
+        return _tail(iter(lambda: sys.stdin.read(_CHUNK).encode("utf-8", "surrogateescape"), b""), "stdin")
+    return _tail(_chunks(stream), "stdin")
 
 
-def _tail(chunks: Iterator[bytes]) -> str:
-    """The last `_MAX_INPUT` bytes of `chunks` as text, never holding more than twice that."""
-    kept = b""
+def _chunks(handle: Any) -> Iterator[bytes]:
+    """`handle`'s bytes, chunk by chunk; from its last `_MAX_INPUT` bytes when it is a regular file."""
+    try:
+        status = os.fstat(handle.fileno())
+        if stat.S_ISREG(status.st_mode) and status.st_size - handle.tell() > _MAX_INPUT:
+            handle.seek(status.st_size - _MAX_INPUT)
+    except (OSError, ValueError, AttributeError):  # no descriptor (a test's stream), or one that cannot seek
+        pass
+    return iter(lambda: handle.read(_CHUNK), b"")
+
+
+def _tail(chunks: Iterator[bytes], name: str) -> str:
+    """The last `_MAX_INPUT` bytes of `chunks` as text, never holding more than twice that, nor
+    reading more than `_MAX_STREAM` bytes."""
+    kept, read = b"", 0
     for chunk in chunks:
         kept += chunk
+        read += len(chunk)
+        if read > _MAX_STREAM:
+            raise _EndlessInput(f"{name} went on past {_MAX_STREAM:,} bytes and was not read further: give the end "
+                                "of the log, e.g. tail -c 1000000 LOG | errorkb ...")
         if len(kept) > 2 * _MAX_INPUT:
             kept = kept[-_MAX_INPUT:]
     return kept[-_MAX_INPUT:].decode("utf-8", "replace")
