@@ -199,3 +199,28 @@ def test_report_merge_never_blocks_on_an_input_swapped_for_a_fifo_after_it_was_l
         merging.join(20)
         pytest.fail("report merge blocked on a FIFO")
     assert codes == [1] and "not a regular file" in capsys.readouterr().err
+
+
+def test_a_matrix_result_at_a_release_the_file_has_no_status_for_is_refused(tmp_path, capsys):
+    """Every run writes a release's status with its results. A file holding results at a release it lists no
+    status for (a shard claiming results for a release it did not run, a hand-resolved merge conflict) was read
+    without a word: the pages list only releases with a status, so what it claimed was silently never shown,
+    and merged, it stood in for any later run's status-less result. Refused, located, and nothing merged."""
+    from errorkb.results.report import now
+
+    status = files.ReleaseStatus(release="5.0.0", ran=True, measured=now())
+    result = files.Result(entry="e", release="5.0.0", digest="d", measured=now())
+    path = tmp_path / "transformers.json"
+    files.write_matrix(path, "transformers", [status], [result])
+    kept = path.read_bytes()
+    claims = files.merged(None, "transformers", [status], [result, result.model_copy(update={"release": "5.1.0"})])
+    shard = tmp_path / "shard.json"
+    shard.write_text(claims.text(), encoding="utf-8")
+    with pytest.raises(files.MatrixError, match=r"results\.1, line \d+: e at 5\.1\.0, a release the file has no "
+                                                r"status for") as refused:
+        files.load_matrix(shard)
+    assert "restore" in str(refused.value)
+    assert main(["--root", str(ROOT), "report", "merge", str(path), str(shard)]) == 1
+    said = capsys.readouterr().err
+    assert "5.1.0" in said and "Traceback" not in said and said.count("\n") == 1, said
+    assert path.read_bytes() == kept
