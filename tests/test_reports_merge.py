@@ -224,3 +224,30 @@ def test_a_matrix_result_at_a_release_the_file_has_no_status_for_is_refused(tmp_
     said = capsys.readouterr().err
     assert "5.1.0" in said and "Traceback" not in said and said.count("\n") == 1, said
     assert path.read_bytes() == kept
+
+
+@pytest.mark.parametrize("second", ["2026-11-30T10:00:00+00:00", "2026-11-30T11:00:00+00:00"])
+def test_report_merge_says_which_checks_its_inputs_measured_both_passing_and_failing(tmp_path, capsys, second):
+    """Two shards (or two CI jobs) that both ran a check, one failing and one passing: the merge kept one
+    record by its date (or, dated alike, by the order of the arguments) and said nothing, so a failure one
+    machine measured was gone from OUT without a word. The merge still keeps one record per check (merged
+    shards equal one run), and now names each such check, both inputs, both outcomes, and which it kept."""
+    from tests.site.sitekb import record, site_project, write_report
+
+    project = site_project(tmp_path)
+    check = "head-dim-list-length::after[bundled-cpu]"
+    failed = write_report(project, [record(project, "head-dim-list-length", "after", "after.py", outcome="fail",
+                                           reason="raised", when="2026-11-30T10:00:00+00:00")], name="gpu-job.json")
+    passed = write_report(project, [record(project, "head-dim-list-length", "after", "after.py", when=second),
+                                    record(project, "head-dim-list-length", "before", "before.py", when=second)],
+                          name="cpu-job.json")
+    out = tmp_path / "merged.json"
+    assert main(["--root", str(project), "report", "merge", str(out), str(failed), str(passed)]) == 0
+    err = capsys.readouterr().err
+    assert check in err and "gpu-job.json: fail" in err and "cpu-job.json: pass" in err, err
+    alike = "dated alike, the later input's" if second == "2026-11-30T10:00:00+00:00" else "the record written last"
+    assert f"kept {passed}'s ({alike})" in err and "::before[" not in err, err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    # inputs that agree are merged without a word
+    assert main(["--root", str(project), "report", "merge", str(tmp_path / "again.json"), str(passed), str(passed)]) == 0
+    assert capsys.readouterr().err == ""
