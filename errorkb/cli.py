@@ -503,11 +503,13 @@ def _parser(fast: bool = False) -> argparse.ArgumentParser:
     merge.set_defaults(command=cmd_report_merge)
 
     render_site = commands.add_parser("render", description="Write the site's pages as plain Markdown, with the JSON "
-                                      "API and assets, into --out (files there are replaced). Reads the entries and "
+                                      "API and assets, into --out (the files an earlier render wrote there are "
+                                      "replaced; any other file at a path it writes stops it). Reads the entries and "
                                       "reports; runs no snippet.",
                                       help="write the site's pages as plain Markdown, with the JSON "
                                                      "API and assets, for any static-site engine")
-    render_site.add_argument("--out", type=_out_folder, required=True, help="folder to write into (files are replaced)")
+    render_site.add_argument("--out", type=_out_folder, required=True,
+                             help="folder to write into (an earlier render's files are replaced)")
     render_site.set_defaults(command=cmd_render)
     return parser
 
@@ -1521,8 +1523,8 @@ def cmd_init(args: argparse.Namespace) -> int:
               f"{len(written)} files", markup=False)
     for note in library.assumed:
         err.print(f"assumed: {note}", markup=False)
-    out.print(f"next: {init.next_step(root)} && errorkb new ID --from-traceback - (paste a traceback), then errorkb verify ID "
-              "and mkdocs serve", markup=False)
+    out.print(f"next: {init.next_step(root)} && errorkb new ID --from-traceback - (paste a traceback), then "
+              "errorkb verify ID and mkdocs serve", markup=False)
     return 0
 
 
@@ -1691,6 +1693,7 @@ def cmd_render(project: Project, args: argparse.Namespace) -> int:
     from errorkb.plugs import runtime_for
     from errorkb.results.matrix import matrix_problem
     from errorkb.results.report import read_reports
+    from errorkb.site import outfolder
     from errorkb.site.files import expected_reports, site_files
 
     loaded = load_project_entries(project, _reserved_ids())
@@ -1702,13 +1705,22 @@ def cmd_render(project: Project, args: argparse.Namespace) -> int:
         err.print(message, markup=False)
     pages, files = site_files(project, loaded, reports, edit_url=_edit_urls(project))
     out_dir = args.out.resolve()
+    contents = {}
     for file in files:
-        path = args.out / file.path
-        if not path.resolve().is_relative_to(out_dir):  # page_path keeps pages in place; this keeps --out whole
+        if not (args.out / file.path).resolve().is_relative_to(out_dir):  # page_path keeps pages in place; this
             err.print(f"errorkb render: {file.path} would be written outside {args.out}; skipped", markup=False)
-            continue
+            continue  # keeps --out whole
+        contents[file.path] = file.content
+    foreign = outfolder.foreign(args.out, contents)
+    if foreign:
+        shown = "; ".join(foreign[:5]) + (f"; and {len(foreign) - 5} more" if len(foreign) > 5 else "")
+        return _usage("render", f"{len(foreign)} file(s) at paths it writes would be replaced: {shown}. Nothing was "
+                                "written: move them away, or choose another --out")
+    for relative, content in contents.items():
+        path = args.out / relative
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(file.content, encoding="utf-8")
+        path.write_text(content, encoding="utf-8")
+    outfolder.record(args.out, contents)
     out.print(f"{len(pages)} entry pages, {len(files)} files written to {args.out}", markup=False)
     return 1 if loaded.problems else 0
 

@@ -337,3 +337,30 @@ def test_a_long_log_in_a_file_is_answered_from_its_end_without_reading_it_whole(
     printed = capsys.readouterr()
     assert code == 0 and "queue-full" in printed.out, printed
     assert Counted.given <= 2 * cli_module._MAX_INPUT, f"read {Counted.given:,} bytes of a {64 << 20:,}-byte log"
+
+
+# -- `errorkb render --out DIR` replaced whatever lay at the paths it writes: `--out docs` overwrote the author's
+# own docs/tags.md, and a generated page edited by hand was overwritten at the next render, both without a word.
+def test_render_never_replaces_a_file_it_did_not_write(kb, capsys):
+    out = kb / "rendered"
+    out.mkdir()
+    (out / "tags.md").write_text("# my own tags page\n", encoding="utf-8")
+    (out / "notes.md").write_text("mine, at no path render writes\n", encoding="utf-8")
+    assert cli("--root", str(kb), "render", "--out", str(out)) == 2
+    printed = capsys.readouterr()
+    assert "tags.md" in printed.err and "not written by errorkb render" in printed.err, printed.err
+    assert "choose another --out" in printed.err and "notes.md" not in printed.err and printed.out == ""
+    assert sorted(path.name for path in out.iterdir()) == ["notes.md", "tags.md"]  # nothing written
+    assert (out / "tags.md").read_text(encoding="utf-8") == "# my own tags page\n"
+
+    (out / "tags.md").unlink()
+    assert cli("--root", str(kb), "render", "--out", str(out)) == 0
+    assert cli("--root", str(kb), "render", "--out", str(out)) == 0  # its own files, replaced
+    capsys.readouterr()
+    page = out / "coverage.md"
+    edited = page.read_text(encoding="utf-8") + "\nA note of mine.\n"
+    page.write_text(edited, encoding="utf-8")
+    assert cli("--root", str(kb), "render", "--out", str(out)) == 2
+    err = capsys.readouterr().err
+    assert "coverage.md" in err and "changed since errorkb render wrote it" in err, err
+    assert page.read_text(encoding="utf-8") == edited and (out / "notes.md").exists()
