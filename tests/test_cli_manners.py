@@ -364,3 +364,18 @@ def test_render_never_replaces_a_file_it_did_not_write(kb, capsys):
     err = capsys.readouterr().err
     assert "coverage.md" in err and "changed since errorkb render wrote it" in err, err
     assert page.read_text(encoding="utf-8") == edited and (out / "notes.md").exists()
+
+
+@pytest.mark.parametrize("kind", ["link", "fifo"])
+def test_render_never_writes_through_a_link_nor_opens_a_fifo_at_a_path_it_writes(kb, capsys, kind):
+    out = kb / "rendered"
+    out.mkdir()
+    (out / "notes.md").write_text("mine\n", encoding="utf-8")
+    if kind == "link":
+        (out / "tags.md").symlink_to("notes.md")
+    else:
+        os.mkfifo(out / "tags.md")
+    assert cli("--root", str(kb), "render", "--out", str(out)) == 2
+    err = capsys.readouterr().err
+    assert "tags.md (not a regular file" in err, err
+    assert (out / "notes.md").read_text(encoding="utf-8") == "mine\n" and len(list(out.iterdir())) == 2
