@@ -1184,7 +1184,8 @@ class _progress:
 def cmd_report_merge(project: Project, args: argparse.Namespace) -> int:
     """Verification reports or version-matrix files (never both at once) merged into OUT."""
     from errorkb.results import matrix
-    from errorkb.results.report import ReportError, disagreements, merge, read_report, write_report
+    from errorkb.results.report import (ReportError, disagreements, future_dated, merge, read_report,
+                                        write_report)
     from errorkb.results.store import Refused, Unreadable
 
     kinds = {_file_kind(path) for path in args.inputs}
@@ -1207,7 +1208,8 @@ def cmd_report_merge(project: Project, args: argparse.Namespace) -> int:
                       f"results — {args.output}", markup=False)
             return 0
         reports = [read_report(path) for path in args.inputs]
-        for said in disagreements(list(zip((str(path) for path in args.inputs), reports, strict=True))):
+        named = list(zip((str(path) for path in args.inputs), reports, strict=True))
+        for said in [*future_dated(named), *disagreements(named)]:
             err.print(f"errorkb report merge: {said}", markup=False)
         merged = write_report(args.output, merge(reports), lambda on_disk, run: merge([*([on_disk] if on_disk else []),
                                                                                        run]))

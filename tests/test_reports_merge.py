@@ -251,3 +251,25 @@ def test_report_merge_says_which_checks_its_inputs_measured_both_passing_and_fai
     # inputs that agree are merged without a word
     assert main(["--root", str(project), "report", "merge", str(tmp_path / "again.json"), str(passed), str(passed)]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_report_merge_says_which_records_it_did_not_take_for_being_dated_in_the_future(tmp_path, capsys):
+    """A CI runner whose clock runs ahead writes records dated past now and the clocks' skew: a merge never lets
+    such a record win (a forged date must not keep a record in place of every later run's), so the failure it
+    measured lost to an older pass in OUT, and nothing said why. The rule stays; the merge now says it."""
+    from datetime import UTC, datetime, timedelta
+
+    from errorkb.results.report import read_report
+    from tests.site.sitekb import record, site_project, write_report
+
+    project = site_project(tmp_path)
+    ahead = (datetime.now(UTC) + timedelta(hours=2)).isoformat(timespec="seconds")
+    committed = write_report(project, [record(project, "head-dim-list-length", "after", "after.py")], name="old.json")
+    fast = write_report(project, [record(project, "head-dim-list-length", "after", "after.py", outcome="fail",
+                                         reason="raised", when=ahead)], name="fast-clock.json")
+    out = tmp_path / "merged.json"
+    assert main(["--root", str(project), "report", "merge", str(out), str(committed), str(fast)]) == 0
+    err = capsys.readouterr().err
+    assert f"{fast}: 1 record dated in the future" in err and "clock" in err, err
+    assert f"kept {committed}'s (the others are dated in the future or not dated, and never win)" in err, err
+    assert [check.outcome.value for check in read_report(out).checks] == ["pass"]
