@@ -1184,8 +1184,7 @@ class _progress:
 def cmd_report_merge(project: Project, args: argparse.Namespace) -> int:
     """Verification reports or version-matrix files (never both at once) merged into OUT."""
     from errorkb.results import matrix
-    from errorkb.results.report import (ReportError, disagreements, future_dated, merge, read_report,
-                                        write_report)
+    from errorkb.results.report import ReportError, disagreements, future_dated, merge, read_report, write_report
     from errorkb.results.store import Refused, Unreadable
 
     kinds = {_file_kind(path) for path in args.inputs}
