@@ -1208,7 +1208,10 @@ def cmd_report_merge(project: Project, args: argparse.Namespace) -> int:
             return 0
         reports = [read_report(path) for path in args.inputs]
         named = list(zip((str(path) for path in args.inputs), reports, strict=True))
-        for said in [*future_dated(named), *disagreements(named)]:
+        differing = disagreements(named)
+        for said in [*future_dated(named), *differing[:_SHOWN], *(
+                [f"... and {len(differing) - _SHOWN} more checks measured both failing and passing"]
+                if len(differing) > _SHOWN else [])]:
             err.print(f"errorkb report merge: {said}", markup=False)
         merged = write_report(args.output, merge(reports), lambda on_disk, run: merge([*([on_disk] if on_disk else []),
                                                                                        run]))
@@ -1219,6 +1222,9 @@ def cmd_report_merge(project: Project, args: argparse.Namespace) -> int:
     out.print(f"merged {len(reports)} reports: {len(merged.checks)} checks ({counts['pass']} passed, "
               f"{counts['fail']} failed, {counts['not-run']} not run) — {args.output}", markup=False)
     return 0
+
+
+_SHOWN = 10  # checks a merge names one per line; the rest are counted
 
 
 def _file_kind(path: Path) -> str:

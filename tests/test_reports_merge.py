@@ -273,3 +273,20 @@ def test_report_merge_says_which_records_it_did_not_take_for_being_dated_in_the_
     assert f"{fast}: 1 record dated in the future" in err and "clock" in err, err
     assert f"kept {committed}'s (the others are dated in the future or not dated, and never win)" in err, err
     assert [check.outcome.value for check in read_report(out).checks] == ["pass"]
+
+
+def test_report_merge_names_ten_disagreements_and_counts_the_rest(tmp_path, capsys):
+    from tests.site.sitekb import SAMPLE_IDS, record, site_project, write_report
+
+    project = site_project(tmp_path)
+    checks = [(entry, role, target, device) for entry in SAMPLE_IDS for role in ("before", "after")
+              for target in ("bundled", "upstream") for device in ("cpu", "cuda")][:12]
+
+    def report(outcome: str, name: str) -> Path:
+        return write_report(project, [record(project, entry, role, f"{role}.py", target=target, device=device,
+                                             outcome=outcome) for entry, role, target, device in checks], name=name)
+
+    failed, passed = report("fail", "a.json"), report("pass", "b.json")
+    assert main(["--root", str(project), "report", "merge", str(tmp_path / "out.json"), str(failed), str(passed)]) == 0
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 11 and lines[-1].endswith("... and 2 more checks measured both failing and passing"), lines
