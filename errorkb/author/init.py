@@ -108,7 +108,10 @@ def _check(library: Library) -> None:
         raise InitError(f"{where}: {hint} (got {first.get('input')!r})") from None
 
 
-_HINTS = {"tag": "--tag-format names a tag with {release} in it, e.g. 'v{release}' or '{release}'",
+_HINTS = {"distribution": "the distribution's metadata names it with what no distribution name holds (PEP 508: "
+                         "letters, digits, '.', '_', '-'); errorkb init writes that name into pages and files: "
+                         "reinstall the library from a source you trust",
+          "tag": "--tag-format names a tag with {release} in it, e.g. 'v{release}' or '{release}'",
           "repository": "--repository is OWNER/NAME, e.g. pypa/packaging",
           "source_url": "--source-url is an https:// address with {revision} and {path} in it"}
 
