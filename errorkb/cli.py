@@ -1700,7 +1700,7 @@ def cmd_render(project: Project, args: argparse.Namespace) -> int:
     from errorkb.plugs import runtime_for
     from errorkb.results.matrix import matrix_problem
     from errorkb.results.report import read_reports
-    from errorkb.site import outfolder
+    from errorkb.site import names, outfolder
     from errorkb.site.files import expected_reports, site_files
 
     loaded = load_project_entries(project, _reserved_ids())
@@ -1719,10 +1719,16 @@ def cmd_render(project: Project, args: argparse.Namespace) -> int:
             continue  # keeps --out whole
         contents[file.path] = file.content
     foreign = outfolder.foreign(args.out, contents)
-    if foreign:
-        shown = "; ".join(foreign[:5]) + (f"; and {len(foreign) - 5} more" if len(foreign) > 5 else "")
-        return _usage("render", f"{len(foreign)} file(s) at paths it writes would be replaced: {shown}. Nothing was "
+    kept = [relative for relative in foreign if names.site_page(relative)]
+    refused = [said for relative, said in foreign.items() if relative not in kept]
+    if refused:
+        shown = "; ".join(refused[:5]) + (f"; and {len(refused) - 5} more" if len(refused) > 5 else "")
+        return _usage("render", f"{len(refused)} file(s) at paths it writes would be replaced: {shown}. Nothing was "
                                 "written: move them away, or choose another --out")
+    for relative in kept:
+        err.print(f"errorkb render: kept {foreign[relative]}: the author's own site page, generated nowhere else "
+                  f"(as mkdocs with the errorkb plugin keeps docs/{relative})", markup=False)
+        del contents[relative]
     for relative, content in contents.items():
         path = args.out / relative
         path.parent.mkdir(parents=True, exist_ok=True)

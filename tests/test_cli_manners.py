@@ -339,31 +339,46 @@ def test_a_long_log_in_a_file_is_answered_from_its_end_without_reading_it_whole(
     assert Counted.given <= 2 * cli_module._MAX_INPUT, f"read {Counted.given:,} bytes of a {64 << 20:,}-byte log"
 
 
-# -- `errorkb render --out DIR` replaced whatever lay at the paths it writes: `--out docs` overwrote the author's
-# own docs/tags.md, and a generated page edited by hand was overwritten at the next render, both without a word.
+# -- `errorkb render --out DIR` replaced whatever lay at the paths it writes: the author's own files there, and
+# a generated file edited by hand, were overwritten at the next render, both without a word.
 def test_render_never_replaces_a_file_it_did_not_write(kb, capsys):
     out = kb / "rendered"
-    out.mkdir()
-    (out / "tags.md").write_text("# my own tags page\n", encoding="utf-8")
+    (out / "api" / "errors").mkdir(parents=True)
+    (out / "api" / "errors" / "index.json").write_text('{"mine": true}\n', encoding="utf-8")
     (out / "notes.md").write_text("mine, at no path render writes\n", encoding="utf-8")
     assert cli("--root", str(kb), "render", "--out", str(out)) == 2
     printed = capsys.readouterr()
-    assert "tags.md" in printed.err and "not written by errorkb render" in printed.err, printed.err
+    assert "api/errors/index.json (not written by errorkb render)" in printed.err, printed.err
     assert "choose another --out" in printed.err and "notes.md" not in printed.err and printed.out == ""
-    assert sorted(path.name for path in out.iterdir()) == ["notes.md", "tags.md"]  # nothing written
-    assert (out / "tags.md").read_text(encoding="utf-8") == "# my own tags page\n"
+    assert sorted(path.name for path in out.iterdir()) == ["api", "notes.md"]  # nothing written
+    assert (out / "api" / "errors" / "index.json").read_text(encoding="utf-8") == '{"mine": true}\n'
 
-    (out / "tags.md").unlink()
+    (out / "api" / "errors" / "index.json").unlink()
     assert cli("--root", str(kb), "render", "--out", str(out)) == 0
     assert cli("--root", str(kb), "render", "--out", str(out)) == 0  # its own files, replaced
     capsys.readouterr()
-    page = out / "coverage.md"
+    page = next((out / "errors").glob("*/*.md"))  # an entry's page
     edited = page.read_text(encoding="utf-8") + "\nA note of mine.\n"
     page.write_text(edited, encoding="utf-8")
     assert cli("--root", str(kb), "render", "--out", str(out)) == 2
     err = capsys.readouterr().err
-    assert "coverage.md" in err and "changed since errorkb render wrote it" in err, err
+    assert f"{page.name} (changed since errorkb render wrote it)" in err, err
     assert page.read_text(encoding="utf-8") == edited and (out / "notes.md").exists()
+
+
+def test_render_keeps_the_author_s_own_site_page_as_the_plugin_does(kb, capsys):
+    """A hand-written tags.md (docs/tags.md: Material's tags page) wins over the generated one in a MkDocs build;
+    `render --out` over a copy of docs/ overwrote it. Kept, said, and everything else written."""
+    out = kb / "rendered"
+    out.mkdir()
+    (out / "tags.md").write_text("# Tags\n\n<!-- material/tags -->\n", encoding="utf-8")
+    assert cli("--root", str(kb), "render", "--out", str(out)) == 0
+    err = capsys.readouterr().err
+    assert "kept" in err and "tags.md" in err and "docs/tags.md" in err, err
+    assert (out / "tags.md").read_text(encoding="utf-8") == "# Tags\n\n<!-- material/tags -->\n"
+    assert (out / "errors" / "index.md").is_file()
+    assert cli("--root", str(kb), "render", "--out", str(out)) == 0  # and again: still the author's
+    assert (out / "tags.md").read_text(encoding="utf-8") == "# Tags\n\n<!-- material/tags -->\n"
 
 
 @pytest.mark.parametrize("kind", ["link", "fifo"])
@@ -371,11 +386,13 @@ def test_render_never_writes_through_a_link_nor_opens_a_fifo_at_a_path_it_writes
     out = kb / "rendered"
     out.mkdir()
     (out / "notes.md").write_text("mine\n", encoding="utf-8")
+    (out / "api" / "errors").mkdir(parents=True)
     if kind == "link":
-        (out / "tags.md").symlink_to("notes.md")
+        (out / "api" / "errors" / "index.json").symlink_to("../../notes.md")
     else:
-        os.mkfifo(out / "tags.md")
+        os.mkfifo(out / "api" / "errors" / "index.json")
     assert cli("--root", str(kb), "render", "--out", str(out)) == 2
     err = capsys.readouterr().err
-    assert "tags.md (not a regular file" in err, err
+    assert "index.json (not a regular file" in err, err
     assert (out / "notes.md").read_text(encoding="utf-8") == "mine\n" and len(list(out.iterdir())) == 2
+    assert len(list((out / "api" / "errors").iterdir())) == 1

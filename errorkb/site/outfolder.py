@@ -5,7 +5,9 @@ that holds files of the author's (`--out docs`), it overwrote them, and a genera
 was overwritten at the next render, both without a word. So a render leaves a record of what it wrote
 (`RECORD`: each path and its bytes' SHA-256), and a file already at a path it writes may be replaced
 only when that record lists it with the bytes it holds now, or when it holds the very bytes this render
-writes (nothing would change). Any other file there stops the render before it writes anything.
+writes (nothing would change). A hand-written site page (`names.site_page`: `tags.md`, the lists) is kept
+and none generated in its place, as the plugin keeps docs/tags.md; any other file there stops the render
+before it writes anything.
 """
 
 from __future__ import annotations
@@ -56,24 +58,24 @@ def _recorded(out: Path) -> tuple[dict[str, str], str]:
     return {str(path): str(digest) for path, digest in files.items()}, ""
 
 
-def foreign(out: Path, contents: dict[str, str]) -> list[str]:
-    """The files at paths this render writes (relative path → text) that it may not replace, each said
-    with why: not written by errorkb render, or changed since it wrote them."""
+def foreign(out: Path, contents: dict[str, str]) -> dict[str, str]:
+    """The files at paths this render writes (relative path → text) that it may not replace: relative
+    path → the file and why (not written by errorkb render, changed since it wrote them, not a regular file)."""
     recorded, unreadable = _recorded(out)
-    found = []
+    found = {}
     for relative, text in contents.items():
         path = out / relative
         try:
             present = _file_digest(path)
         except OSError as error:
-            found.append(f"{path} ({error.strerror or error})")
+            found[relative] = f"{path} ({error.strerror or error})"
             continue
         if present is None or present == _digest(text.encode("utf-8")):
             continue
         if relative not in recorded:
-            found.append(f"{path} (not written by errorkb render{f'; {unreadable}' if unreadable else ''})")
+            found[relative] = f"{path} (not written by errorkb render{f'; {unreadable}' if unreadable else ''})"
         elif recorded[relative] != present:
-            found.append(f"{path} (changed since errorkb render wrote it)")
+            found[relative] = f"{path} (changed since errorkb render wrote it)"
     return found
 
 
