@@ -503,11 +503,13 @@ def _parser(fast: bool = False) -> argparse.ArgumentParser:
     merge.set_defaults(command=cmd_report_merge)
 
     render_site = commands.add_parser("render", description="Write the site's pages as plain Markdown, with the JSON "
-                                      "API and assets, into --out (files there are replaced). Reads the entries and "
+                                      "API and assets, into --out (the files an earlier render wrote there are "
+                                      "replaced; any other file at a path it writes stops it). Reads the entries and "
                                       "reports; runs no snippet.",
                                       help="write the site's pages as plain Markdown, with the JSON "
                                                      "API and assets, for any static-site engine")
-    render_site.add_argument("--out", type=_out_folder, required=True, help="folder to write into (files are replaced)")
+    render_site.add_argument("--out", type=_out_folder, required=True,
+                             help="folder to write into (an earlier render's files are replaced)")
     render_site.set_defaults(command=cmd_render)
     return parser
 
@@ -1182,7 +1184,7 @@ class _progress:
 def cmd_report_merge(project: Project, args: argparse.Namespace) -> int:
     """Verification reports or version-matrix files (never both at once) merged into OUT."""
     from errorkb.results import matrix
-    from errorkb.results.report import ReportError, merge, read_report, write_report
+    from errorkb.results.report import ReportError, disagreements, future_dated, merge, read_report, write_report
     from errorkb.results.store import Refused, Unreadable
 
     kinds = {_file_kind(path) for path in args.inputs}
@@ -1205,6 +1207,12 @@ def cmd_report_merge(project: Project, args: argparse.Namespace) -> int:
                       f"results — {args.output}", markup=False)
             return 0
         reports = [read_report(path) for path in args.inputs]
+        named = list(zip((str(path) for path in args.inputs), reports, strict=True))
+        differing = disagreements(named)
+        for said in [*future_dated(named), *differing[:_SHOWN], *(
+                [f"... and {len(differing) - _SHOWN} more checks measured both failing and passing"]
+                if len(differing) > _SHOWN else [])]:
+            err.print(f"errorkb report merge: {said}", markup=False)
         merged = write_report(args.output, merge(reports), lambda on_disk, run: merge([*([on_disk] if on_disk else []),
                                                                                        run]))
     except (ReportError, Unreadable, Refused) as error:
@@ -1214,6 +1222,9 @@ def cmd_report_merge(project: Project, args: argparse.Namespace) -> int:
     out.print(f"merged {len(reports)} reports: {len(merged.checks)} checks ({counts['pass']} passed, "
               f"{counts['fail']} failed, {counts['not-run']} not run) — {args.output}", markup=False)
     return 0
+
+
+_SHOWN = 10  # checks a merge names one per line; the rest are counted
 
 
 def _file_kind(path: Path) -> str:
@@ -1328,7 +1339,11 @@ def cmd_lookup(args: argparse.Namespace) -> int:
     from errorkb.core.problems import ProblemsFound
     from errorkb.lookup import IndexUnavailable
 
-    text = _read_message(args)
+    try:
+        text = _read_message(args)
+    except _EndlessInput as error:
+        _say(f"errorkb lookup: {error}")
+        return 2
     if not text.strip():
         _say("errorkb lookup: give a message, or pipe one in")
         return 2
@@ -1515,8 +1530,8 @@ def cmd_init(args: argparse.Namespace) -> int:
               f"{len(written)} files", markup=False)
     for note in library.assumed:
         err.print(f"assumed: {note}", markup=False)
-    out.print(f"next: cd {root} && errorkb new ID --from-traceback - (paste a traceback), then errorkb verify ID "
-              "and mkdocs serve", markup=False)
+    out.print(f"next: {init.next_step(root)} && errorkb new ID --from-traceback - (paste a traceback), then "
+              "errorkb verify ID and mkdocs serve", markup=False)
     return 0
 
 
@@ -1548,6 +1563,9 @@ def cmd_new(project: Project, args: argparse.Namespace) -> int:
             assert pasted is not None
             draft = pasted
         written = scaffold.write_files(scaffold.stub_files(project, draft))
+    except _EndlessInput as error:
+        err.print(f"errorkb new: {error}", markup=False)
+        return 2
     except (scaffold.ScaffoldError, OSError) as error:
         err.print(f"errorkb new: {error}", markup=False)
         return 1
@@ -1559,27 +1577,50 @@ def cmd_new(project: Project, args: argparse.Namespace) -> int:
 
 
 _MAX_INPUT = 16 << 20  # bytes kept of a pasted traceback: the paste reader keeps the last 64 KiB anyway
+_MAX_STREAM = 256 << 20  # bytes read of a pipe or device before a paste is taken for one that never ends
 _CHUNK = 1 << 20
+
+
+class _EndlessInput(Exception):
+    """A pipe or device that went on past `_MAX_STREAM`; the message says what to give instead."""
 
 
 def _read_input(name: str) -> str:
     """A file's text, or stdin's for '-': its last `_MAX_INPUT` bytes (a log's error is at its end),
     read as UTF-8 whatever the locale says, undecodable bytes replaced: what a terminal printed is
-    never a reason for a traceback."""
+    never a reason for a traceback. Bounded in time as in memory: a regular file (`< train.log`
+    included) is read from its last `_MAX_INPUT` bytes, and a pipe or device (`yes |`, /dev/zero)
+    that goes on past `_MAX_STREAM` bytes is refused (`_EndlessInput`), never read for ever."""
     if name != "-":
         with open(name, "rb") as handle:
-            return _tail(iter(lambda: handle.read(_CHUNK), b""))
+            return _tail(_chunks(handle), name)
     stream = getattr(sys.stdin, "buffer", None)
     if stream is None:  # a text stream put in stdin's place (an embedding program, a test)
-        return _tail(iter(lambda: sys.stdin.read(_CHUNK).encode("utf-8", "surrogateescape"), b""))
-    return _tail(iter(lambda: stream.read(_CHUNK), b""))
+        return _tail(iter(lambda: sys.stdin.read(_CHUNK).encode("utf-8", "surrogateescape"), b""), "stdin")
+    return _tail(_chunks(stream), "stdin")
 
 
-def _tail(chunks: Iterator[bytes]) -> str:
-    """The last `_MAX_INPUT` bytes of `chunks` as text, never holding more than twice that."""
-    kept = b""
+def _chunks(handle: Any) -> Iterator[bytes]:
+    """`handle`'s bytes, chunk by chunk; from its last `_MAX_INPUT` bytes when it is a regular file."""
+    try:
+        status = os.fstat(handle.fileno())
+        if stat.S_ISREG(status.st_mode) and status.st_size - handle.tell() > _MAX_INPUT:
+            handle.seek(status.st_size - _MAX_INPUT)
+    except (OSError, ValueError, AttributeError):  # no descriptor (a test's stream), or one that cannot seek
+        pass
+    return iter(lambda: handle.read(_CHUNK), b"")
+
+
+def _tail(chunks: Iterator[bytes], name: str) -> str:
+    """The last `_MAX_INPUT` bytes of `chunks` as text, never holding more than twice that, nor
+    reading more than `_MAX_STREAM` bytes."""
+    kept, read = b"", 0
     for chunk in chunks:
         kept += chunk
+        read += len(chunk)
+        if read > _MAX_STREAM:
+            raise _EndlessInput(f"{name} went on past {_MAX_STREAM:,} bytes and was not read further: give the end "
+                                "of the log, e.g. tail -c 1000000 LOG | errorkb ...")
         if len(kept) > 2 * _MAX_INPUT:
             kept = kept[-_MAX_INPUT:]
     return kept[-_MAX_INPUT:].decode("utf-8", "replace")
@@ -1659,6 +1700,7 @@ def cmd_render(project: Project, args: argparse.Namespace) -> int:
     from errorkb.plugs import runtime_for
     from errorkb.results.matrix import matrix_problem
     from errorkb.results.report import read_reports
+    from errorkb.site import names, outfolder
     from errorkb.site.files import expected_reports, site_files
 
     loaded = load_project_entries(project, _reserved_ids())
@@ -1670,13 +1712,28 @@ def cmd_render(project: Project, args: argparse.Namespace) -> int:
         err.print(message, markup=False)
     pages, files = site_files(project, loaded, reports, edit_url=_edit_urls(project))
     out_dir = args.out.resolve()
+    contents = {}
     for file in files:
-        path = args.out / file.path
-        if not path.resolve().is_relative_to(out_dir):  # page_path keeps pages in place; this keeps --out whole
+        if not (args.out / file.path).resolve().is_relative_to(out_dir):  # page_path keeps pages in place; this
             err.print(f"errorkb render: {file.path} would be written outside {args.out}; skipped", markup=False)
-            continue
+            continue  # keeps --out whole
+        contents[file.path] = file.content
+    foreign = outfolder.foreign(args.out, contents)
+    kept = [relative for relative in foreign if names.site_page(relative)]
+    refused = [said for relative, said in foreign.items() if relative not in kept]
+    if refused:
+        shown = "; ".join(refused[:5]) + (f"; and {len(refused) - 5} more" if len(refused) > 5 else "")
+        return _usage("render", f"{len(refused)} file(s) at paths it writes would be replaced: {shown}. Nothing was "
+                                "written: move them away, or choose another --out")
+    for relative in kept:
+        err.print(f"errorkb render: kept {foreign[relative]}: the author's own site page, generated nowhere else "
+                  f"(as mkdocs with the errorkb plugin keeps docs/{relative})", markup=False)
+        del contents[relative]
+    for relative, content in contents.items():
+        path = args.out / relative
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(file.content, encoding="utf-8")
+        path.write_text(content, encoding="utf-8")
+    outfolder.record(args.out, contents)
     out.print(f"{len(pages)} entry pages, {len(files)} files written to {args.out}", markup=False)
     return 1 if loaded.problems else 0
 

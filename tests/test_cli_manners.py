@@ -5,11 +5,13 @@ did. Runs on the second library's knowledge base (the plain `python` runtime: no
 
 from __future__ import annotations
 
+import io
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -270,3 +272,127 @@ def test_a_warm_verify_off_a_terminal_never_imports_rich(kb, tmp_path):
                           timeout=300)
     assert done.stderr.strip().splitlines()[-1] == "False 0", done.stderr[-2000:]
     assert "from cache" in done.stdout
+
+
+# -- a paste that never ends: `yes | errorkb lookup -`, `--from-traceback /dev/zero`, a pipe from a program that
+# prints forever. The reading kept only the last bytes (bounded in memory) but never stopped (unbounded in time).
+class _Endless(io.RawIOBase):
+    """A stream of `line` repeated; fails the test once read far past any bound errorkb could keep."""
+
+    def __init__(self, line: bytes, limit: int):
+        self.line, self.limit, self.given = line, limit, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        if self.given > self.limit:
+            pytest.fail(f"read {self.given:,} bytes of an endless paste and went on")
+        data = (self.line * (len(buffer) // len(self.line) + 1))[:len(buffer)]
+        buffer[:len(data)] = data
+        self.given += len(data)
+        return len(data)
+
+
+def _endless_stdin(monkeypatch: pytest.MonkeyPatch, line: bytes) -> _Endless:
+    raw = _Endless(line, limit=64 << 20)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BufferedReader(raw)))
+    return raw
+
+
+@pytest.mark.parametrize("command", [["lookup", "-"], ["new", "endless", "--from-traceback", "-"]])
+def test_an_endless_paste_is_refused_in_bounded_time_and_says_what_to_give(kb, capsys, monkeypatch, command):
+    from errorkb import cli as cli_module
+
+    monkeypatch.setattr(cli_module, "_MAX_STREAM", 4 << 20, raising=False)
+    raw = _endless_stdin(monkeypatch, b"y\n")
+    code = cli("--root", str(kb), *command)
+    printed = capsys.readouterr()
+    assert code == 2 and printed.out == "" and printed.err.count("\n") == 1, printed
+    assert "stdin" in printed.err and "4,194,304 bytes" in printed.err and "tail -c" in printed.err, printed.err
+    assert raw.given <= (4 << 20) + (2 << 20)
+    assert not (kb / "snippets" / "endless").exists()
+
+
+def test_a_long_log_in_a_file_is_answered_from_its_end_without_reading_it_whole(kb, capsys, monkeypatch, tmp_path):
+    from errorkb import cli as cli_module
+
+    monkeypatch.setattr(cli_module, "_MAX_INPUT", 256 << 10)
+    monkeypatch.setattr(cli_module, "_MAX_STREAM", 1 << 20, raising=False)
+    log = tmp_path / "train.log"
+    with log.open("wb") as handle:
+        handle.truncate(64 << 20)  # a sparse 64 MiB of NULs, then the traceback the run ended with
+        handle.seek(0, os.SEEK_END)
+        handle.write(TRACEBACK.format(site=kb / "upstream").encode())
+    class Counted(io.FileIO):
+        given = 0
+
+        def readinto(self, buffer: Any) -> int | None:
+            count = super().readinto(buffer)
+            Counted.given += count or 0
+            return count
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BufferedReader(Counted(log))))
+    code = cli("--root", str(kb), "lookup", "-")
+    printed = capsys.readouterr()
+    assert code == 0 and "queue-full" in printed.out, printed
+    assert Counted.given <= 2 * cli_module._MAX_INPUT, f"read {Counted.given:,} bytes of a {64 << 20:,}-byte log"
+
+
+# -- `errorkb render --out DIR` replaced whatever lay at the paths it writes: the author's own files there, and
+# a generated file edited by hand, were overwritten at the next render, both without a word.
+def test_render_never_replaces_a_file_it_did_not_write(kb, capsys):
+    out = kb / "rendered"
+    (out / "api" / "errors").mkdir(parents=True)
+    (out / "api" / "errors" / "index.json").write_text('{"mine": true}\n', encoding="utf-8")
+    (out / "notes.md").write_text("mine, at no path render writes\n", encoding="utf-8")
+    assert cli("--root", str(kb), "render", "--out", str(out)) == 2
+    printed = capsys.readouterr()
+    assert "api/errors/index.json (not written by errorkb render)" in printed.err, printed.err
+    assert "choose another --out" in printed.err and "notes.md" not in printed.err and printed.out == ""
+    assert sorted(path.name for path in out.iterdir()) == ["api", "notes.md"]  # nothing written
+    assert (out / "api" / "errors" / "index.json").read_text(encoding="utf-8") == '{"mine": true}\n'
+
+    (out / "api" / "errors" / "index.json").unlink()
+    assert cli("--root", str(kb), "render", "--out", str(out)) == 0
+    assert cli("--root", str(kb), "render", "--out", str(out)) == 0  # its own files, replaced
+    capsys.readouterr()
+    page = next((out / "errors").glob("*/*.md"))  # an entry's page
+    edited = page.read_text(encoding="utf-8") + "\nA note of mine.\n"
+    page.write_text(edited, encoding="utf-8")
+    assert cli("--root", str(kb), "render", "--out", str(out)) == 2
+    err = capsys.readouterr().err
+    assert f"{page.name} (changed since errorkb render wrote it)" in err, err
+    assert page.read_text(encoding="utf-8") == edited and (out / "notes.md").exists()
+
+
+def test_render_keeps_the_author_s_own_site_page_as_the_plugin_does(kb, capsys):
+    """A hand-written tags.md (docs/tags.md: Material's tags page) wins over the generated one in a MkDocs build;
+    `render --out` over a copy of docs/ overwrote it. Kept, said, and everything else written."""
+    out = kb / "rendered"
+    out.mkdir()
+    (out / "tags.md").write_text("# Tags\n\n<!-- material/tags -->\n", encoding="utf-8")
+    assert cli("--root", str(kb), "render", "--out", str(out)) == 0
+    err = capsys.readouterr().err
+    assert "kept" in err and "tags.md" in err and "docs/tags.md" in err, err
+    assert (out / "tags.md").read_text(encoding="utf-8") == "# Tags\n\n<!-- material/tags -->\n"
+    assert (out / "errors" / "index.md").is_file()
+    assert cli("--root", str(kb), "render", "--out", str(out)) == 0  # and again: still the author's
+    assert (out / "tags.md").read_text(encoding="utf-8") == "# Tags\n\n<!-- material/tags -->\n"
+
+
+@pytest.mark.parametrize("kind", ["link", "fifo"])
+def test_render_never_writes_through_a_link_nor_opens_a_fifo_at_a_path_it_writes(kb, capsys, kind):
+    out = kb / "rendered"
+    out.mkdir()
+    (out / "notes.md").write_text("mine\n", encoding="utf-8")
+    (out / "api" / "errors").mkdir(parents=True)
+    if kind == "link":
+        (out / "api" / "errors" / "index.json").symlink_to("../../notes.md")
+    else:
+        os.mkfifo(out / "api" / "errors" / "index.json")
+    assert cli("--root", str(kb), "render", "--out", str(out)) == 2
+    err = capsys.readouterr().err
+    assert "index.json (not a regular file" in err, err
+    assert (out / "notes.md").read_text(encoding="utf-8") == "mine\n" and len(list(out.iterdir())) == 2
+    assert len(list((out / "api" / "errors").iterdir())) == 1

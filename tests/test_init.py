@@ -118,3 +118,63 @@ def test_a_matrix_without_releases_says_what_it_would_run_and_runs_nothing(tmp_p
     err = capsys.readouterr().err
     assert "[tool.errorkb.matrix] names no releases: it would run all 12 releases of tinyq since 5.0.0" in err
     assert "1.0.0, 1.1.0" in err and "bound it" in err and err.count("\n") == 1
+
+
+# A folder name that a terminal does not show as it is (an escape sequence, a newline, a character that
+# shows nothing, a byte that is not UTF-8): every path errorkb printed in it named another folder, the
+# next step's `cd` was cut in two, and an OSC sequence retitled the author's window. Refused, nothing written.
+@pytest.mark.parametrize("name", ["a\x1b]0;pwned\x07b", "kb\nrm -rf ~", "kb\t1", "k\u200bb", "kb\u202egpj.exe",
+                                  "kb\r", "kb\x7f", "k\udcffb", "kb\U000e0041"])
+def test_init_refuses_a_folder_whose_name_a_terminal_would_not_show_as_it_is(tmp_path, capsys, name):
+    folder = tmp_path / name
+    assert main(["init", str(folder), "--library", "packaging"]) == 2
+    printed = capsys.readouterr()
+    assert printed.out == "" and printed.err.count("\n") == 1, printed
+    assert "U+" in printed.err and "choose a name" in printed.err, printed.err
+    assert "\x1b" not in printed.err and "\r" not in printed.err
+    assert not folder.exists() and list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("name", ["my kb", "kb;touch pwned", "-kb", "kb's", "καφές"])
+def test_the_next_step_init_prints_is_a_command_that_enters_the_folder(tmp_path, capsys, monkeypatch, name):
+    import shlex
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["init", "--library", "packaging", "--", name]) == 0
+    step = [line for line in capsys.readouterr().out.splitlines() if line.startswith("next: ")]
+    assert len(step) == 1, step
+    words = shlex.split(step[0].removeprefix("next: ").split(" && ")[0])
+    assert words[0] == "cd" and (tmp_path / words[-1]).resolve() == (tmp_path / name).resolve(), words
+    assert not words[-1].startswith("-")
+
+
+# A distribution's metadata is a stranger's text: its Name was written as it was into the home page (HTML a
+# reader's browser ran: `<img src=x onerror=...>`), the README, mkdocs.yml's site_name and pyproject.toml
+# (a project name pip refuses). A name that is not a distribution name (PEP 508) is refused, nothing written.
+@pytest.mark.parametrize("name", ['evil"<img src=x onerror=alert(1)>', "evil\n <script>alert(1)</script>",
+                                  "evil name", "evil\x1b]0;x\x07", "-evil"])
+def test_init_refuses_a_distribution_whose_metadata_name_is_no_distribution_name(tmp_path, capsys, monkeypatch,
+                                                                                 name):
+    site = tmp_path / "site"
+    (site / "evil-1.0.dist-info").mkdir(parents=True)
+    (site / "evil").mkdir()
+    (site / "evil" / "__init__.py").write_text("")
+    (site / "evil-1.0.dist-info" / "METADATA").write_text(
+        f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\nProject-URL: Source, https://github.com/a/b\n")
+    (site / "evil-1.0.dist-info" / "top_level.txt").write_text("evil\n")
+    monkeypatch.syspath_prepend(str(site))
+    assert main(["init", str(tmp_path / "kb"), "--library", "evil"]) == 2
+    err = capsys.readouterr().err
+    assert "distribution" in err and err.count("\n") == 1 and "\x1b" not in err and "<img" not in err.replace(
+        "'evil\"<img", ""), err
+    assert not (tmp_path / "kb").exists()
+
+
+def test_the_profile_holds_its_distribution_to_a_distribution_name(tmp_path, capsys):
+    root = shutil.copytree(FIXTURE, tmp_path / "kb")
+    pyproject = root / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace(
+        'repository = "example/tinyq"', 'repository = "example/tinyq"\ndistribution = "tinyq <b>x</b>"'))
+    assert main(["--root", str(root), "check"]) != 0
+    err = capsys.readouterr().err
+    assert "distribution" in err and "tinyq <b>x</b>" in err and "Traceback" not in err, err

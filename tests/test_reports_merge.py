@@ -199,3 +199,94 @@ def test_report_merge_never_blocks_on_an_input_swapped_for_a_fifo_after_it_was_l
         merging.join(20)
         pytest.fail("report merge blocked on a FIFO")
     assert codes == [1] and "not a regular file" in capsys.readouterr().err
+
+
+def test_a_matrix_result_at_a_release_the_file_has_no_status_for_is_refused(tmp_path, capsys):
+    """Every run writes a release's status with its results. A file holding results at a release it lists no
+    status for (a shard claiming results for a release it did not run, a hand-resolved merge conflict) was read
+    without a word: the pages list only releases with a status, so what it claimed was silently never shown,
+    and merged, it stood in for any later run's status-less result. Refused, located, and nothing merged."""
+    from errorkb.results.report import now
+
+    status = files.ReleaseStatus(release="5.0.0", ran=True, measured=now())
+    result = files.Result(entry="e", release="5.0.0", digest="d", measured=now())
+    path = tmp_path / "transformers.json"
+    files.write_matrix(path, "transformers", [status], [result])
+    kept = path.read_bytes()
+    claims = files.merged(None, "transformers", [status], [result, result.model_copy(update={"release": "5.1.0"})])
+    shard = tmp_path / "shard.json"
+    shard.write_text(claims.text(), encoding="utf-8")
+    with pytest.raises(files.MatrixError, match=r"results\.1, line \d+: e at 5\.1\.0, a release the file has no "
+                                                r"status for") as refused:
+        files.load_matrix(shard)
+    assert "restore" in str(refused.value)
+    assert main(["--root", str(ROOT), "report", "merge", str(path), str(shard)]) == 1
+    said = capsys.readouterr().err
+    assert "5.1.0" in said and "Traceback" not in said and said.count("\n") == 1, said
+    assert path.read_bytes() == kept
+
+
+@pytest.mark.parametrize("second", ["2026-11-30T10:00:00+00:00", "2026-11-30T11:00:00+00:00"])
+def test_report_merge_says_which_checks_its_inputs_measured_both_passing_and_failing(tmp_path, capsys, second):
+    """Two shards (or two CI jobs) that both ran a check, one failing and one passing: the merge kept one
+    record by its date (or, dated alike, by the order of the arguments) and said nothing, so a failure one
+    machine measured was gone from OUT without a word. The merge still keeps one record per check (merged
+    shards equal one run), and now names each such check, both inputs, both outcomes, and which it kept."""
+    from tests.site.sitekb import record, site_project, write_report
+
+    project = site_project(tmp_path)
+    check = "head-dim-list-length::after[bundled-cpu]"
+    failed = write_report(project, [record(project, "head-dim-list-length", "after", "after.py", outcome="fail",
+                                           reason="raised", when="2026-11-30T10:00:00+00:00")], name="gpu-job.json")
+    passed = write_report(project, [record(project, "head-dim-list-length", "after", "after.py", when=second),
+                                    record(project, "head-dim-list-length", "before", "before.py", when=second)],
+                          name="cpu-job.json")
+    out = tmp_path / "merged.json"
+    assert main(["--root", str(project), "report", "merge", str(out), str(failed), str(passed)]) == 0
+    err = capsys.readouterr().err
+    assert check in err and "gpu-job.json: fail" in err and "cpu-job.json: pass" in err, err
+    alike = "dated alike, the later input's" if second == "2026-11-30T10:00:00+00:00" else "the record written last"
+    assert f"kept {passed}'s ({alike})" in err and "::before[" not in err, err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    # inputs that agree are merged without a word
+    assert main(["--root", str(project), "report", "merge", str(tmp_path / "again.json"), str(passed), str(passed)]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_report_merge_says_which_records_it_did_not_take_for_being_dated_in_the_future(tmp_path, capsys):
+    """A CI runner whose clock runs ahead writes records dated past now and the clocks' skew: a merge never lets
+    such a record win (a forged date must not keep a record in place of every later run's), so the failure it
+    measured lost to an older pass in OUT, and nothing said why. The rule stays; the merge now says it."""
+    from datetime import UTC, datetime, timedelta
+
+    from errorkb.results.report import read_report
+    from tests.site.sitekb import record, site_project, write_report
+
+    project = site_project(tmp_path)
+    ahead = (datetime.now(UTC) + timedelta(hours=2)).isoformat(timespec="seconds")
+    committed = write_report(project, [record(project, "head-dim-list-length", "after", "after.py")], name="old.json")
+    fast = write_report(project, [record(project, "head-dim-list-length", "after", "after.py", outcome="fail",
+                                         reason="raised", when=ahead)], name="fast-clock.json")
+    out = tmp_path / "merged.json"
+    assert main(["--root", str(project), "report", "merge", str(out), str(committed), str(fast)]) == 0
+    err = capsys.readouterr().err
+    assert f"{fast}: 1 record dated in the future" in err and "clock" in err, err
+    assert f"kept {committed}'s (the others are dated in the future or not dated, and never win)" in err, err
+    assert [check.outcome.value for check in read_report(out).checks] == ["pass"]
+
+
+def test_report_merge_names_ten_disagreements_and_counts_the_rest(tmp_path, capsys):
+    from tests.site.sitekb import SAMPLE_IDS, record, site_project, write_report
+
+    project = site_project(tmp_path)
+    checks = [(entry, role, target, device) for entry in SAMPLE_IDS for role in ("before", "after")
+              for target in ("bundled", "upstream") for device in ("cpu", "cuda")][:12]
+
+    def report(outcome: str, name: str) -> Path:
+        return write_report(project, [record(project, entry, role, f"{role}.py", target=target, device=device,
+                                             outcome=outcome) for entry, role, target, device in checks], name=name)
+
+    failed, passed = report("fail", "a.json"), report("pass", "b.json")
+    assert main(["--root", str(project), "report", "merge", str(tmp_path / "out.json"), str(failed), str(passed)]) == 0
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 11 and lines[-1].endswith("... and 2 more checks measured both failing and passing"), lines

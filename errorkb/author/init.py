@@ -22,6 +22,8 @@ from importlib import metadata
 from pathlib import Path
 
 from errorkb.core.entry import library_folder
+from errorkb.core.logsafe import unshown
+from errorkb.core.problems import quoted
 
 # Hosts whose address of a line of a file at a revision is known; another host: --source-url.
 HOSTS = {"github.com": "https://github.com/{repository}/blob/{revision}/{path}#L{line}",
@@ -106,7 +108,10 @@ def _check(library: Library) -> None:
         raise InitError(f"{where}: {hint} (got {first.get('input')!r})") from None
 
 
-_HINTS = {"tag": "--tag-format names a tag with {release} in it, e.g. 'v{release}' or '{release}'",
+_HINTS = {"distribution": "the distribution's metadata names it with what no distribution name holds (PEP 508: "
+                         "letters, digits, '.', '_', '-'); errorkb init writes that name into pages and files: "
+                         "reinstall the library from a source you trust",
+          "tag": "--tag-format names a tag with {release} in it, e.g. 'v{release}' or '{release}'",
           "repository": "--repository is OWNER/NAME, e.g. pypa/packaging",
           "source_url": "--source-url is an https:// address with {revision} and {path} in it"}
 
@@ -161,6 +166,27 @@ def files(library: Library, kb_name: str) -> dict[str, str]:
         "README.md": _readme(library, package),
         ".gitignore": ".errorkb-cache/\nsite/\n",
     }
+
+
+def check_name(folder: Path) -> None:
+    """`InitError` when the folder's name (as given) holds a character no terminal shows as itself: an
+    escape sequence, a newline or tab, one that shows nothing, a byte that is not UTF-8. Every path
+    errorkb prints inside it (problems, `next: cd ...`) would name another folder, on two lines, or
+    act on the author's terminal; the message names each such character by its code point."""
+    hidden = unshown(str(folder))
+    if hidden:
+        codes = ", ".join(f"U+{ord(char):04X}" for char in hidden)
+        raise InitError(f"the folder name {quoted(str(folder))} holds {codes}, which a terminal does not show as "
+                        "written: every path errorkb prints in it would name another folder; choose a name of "
+                        "printable characters")
+
+
+def next_step(folder: Path) -> str:
+    """The command that enters `folder`, as a shell reads it: quoted, and never read as an option."""
+    import shlex
+
+    name = str(folder)
+    return f"cd {shlex.quote(name if not name.startswith('-') else f'./{name}')}"
 
 
 def _toml(text: str) -> str:
@@ -285,7 +311,9 @@ The profile (which library, its repository, tag format and release) is `[tool.er
 
 
 def write(folder: Path, contents: dict[str, str]) -> list[Path]:
-    """Every file, or none: a folder that holds files already is refused."""
+    """Every file, or none: a folder that holds files already is refused, and so is one whose name
+    a terminal would not show as it is (`check_name`)."""
+    check_name(folder)
     if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
         raise InitError(f"{folder} exists and is not an empty folder; errorkb init writes into a new or empty one")
     written = []

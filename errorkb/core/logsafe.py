@@ -46,6 +46,13 @@ def strip_controls(text: str) -> str:
     return _CONTROL.sub("", _SEPARATORS.sub("\n", text))
 
 
+def unshown(text: str) -> list[str]:
+    """The characters of `text` a terminal does not show as themselves, each once, in order: what
+    `strip_controls` drops or makes a line break, and tab and newline. A name holding one (a folder's)
+    prints as another name, or on two lines, wherever errorkb prints it."""
+    return list(dict.fromkeys(char for char in text if char in "\t\n" or strip_controls(char) != char))
+
+
 def defuse(text: str) -> str:
     """`text` with no workflow command a CI log would act on; colour codes are left alone."""
     text = _LINE_COMMAND.sub(lambda found: f"{found.group(1)}{found.group(2)}:\\:", text)
@@ -57,4 +64,4 @@ def log_safe(text: str) -> str:
     return defuse(strip_controls(text))
 
 
-__all__ = ["defuse", "log_safe", "strip_controls"]
+__all__ = ["defuse", "log_safe", "strip_controls", "unshown"]

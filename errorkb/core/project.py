@@ -17,6 +17,7 @@ from pathlib import Path, PurePosixPath
 from typing import Annotated, Any, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -42,6 +43,19 @@ TARGETS: tuple[Target, ...] = (BUNDLED, UPSTREAM)
 
 ImportName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")]
 Release = Annotated[str, StringConstraints(pattern=r"^\d+(\.\d+)*([a-z]+\d*)?$")]
+# A distribution's name as PEP 508 has it: what a package index and pip accept, and all a page, a README or a
+# TOML string written from it can hold (`errorkb init` reads it from the installed metadata, a stranger's text).
+_DISTRIBUTION = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?")
+
+
+def _distribution_name(value: str) -> str:
+    if not _DISTRIBUTION.fullmatch(value):
+        raise ValueError(f"{value!r} is no distribution name (PEP 508: letters and digits, with '.', '_' or '-' "
+                         "between them); write the name it has on the package index")
+    return value
+
+
+DistributionName = Annotated[str, AfterValidator(_distribution_name)]
 RepoPath = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*\.py$")]
 
 
@@ -58,7 +72,7 @@ class LibraryProfile(_Strict):
     """The documented library, as the tool needs to know it; nothing else in errorkb names it."""
 
     name: ImportName = Field(description="Import name of the library, e.g. 'numpy'.")
-    distribution: str | None = Field(default=None, description="Its distribution on the package index "
+    distribution: DistributionName | None = Field(default=None, description="Its distribution on the package index "
                                                                "(default: the import name).")
     repository: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")] = Field(
         description="owner/name of its source repository; entries' `library` field names it.")

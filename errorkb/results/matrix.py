@@ -173,6 +173,12 @@ def parse_matrix(text: str, path: Path) -> MatrixFile:
                               f"{seen[entry, release_key(release)]!r} before): one release holds one record; keep "
                               "one of them)")
         seen[entry, release_key(release)] = release
+    for index, result in enumerate(matrix.results):  # every run writes a release's status with its results
+        if (None, release_key(result.release)) not in seen:
+            raise MatrixError(f"{path}: not a version-matrix file (results.{index}{_line_of(text, result.release)}: "
+                              f"{result.entry} at {result.release}, a release the file has no status for: no run "
+                              "wrote it, and no page would show it; restore the file from the run that wrote it, or "
+                              "remove the result)")
     return matrix
 
 

@@ -305,6 +305,51 @@ def merge(reports: list[Report]) -> Report:
                   run={"merged": len(reports)})
 
 
+def disagreements(named: Sequence[tuple[str, Report]]) -> list[str]:
+    """For `merge`'s caller: each check that two of the named reports both ran, one failing and one passing,
+    in one line naming the inputs, their outcomes and dates, and whose record `latest_results` keeps. Merged
+    shards keep one record per check, as one run would; a failure another machine measured is not dropped
+    without a word."""
+    kept = latest_results([report for _, report in named])
+    now = datetime.now(UTC)
+    ran_by_check: dict[str, list[tuple[str, CheckRecord]]] = {}
+    for name, report in named:
+        for record in report.checks:
+            if record.outcome.ran:
+                ran_by_check.setdefault(record.id, []).append((name, record))
+    said = []
+    for check, ran in sorted(ran_by_check.items()):
+        if len({record.outcome for _, record in ran}) < 2:
+            continue
+        chosen = kept[check]
+        measured = "; ".join(f"{name}: {record.outcome.value} ({record.written})" for name, record in ran)
+        keeper = next(name for name, record in ran if record is chosen)
+        if any(moment(record.written, now) is NEVER for _, record in ran):
+            why = "the others are dated in the future or not dated, and never win"
+        elif sum(record.written == chosen.written for _, record in ran) > 1:
+            why = "dated alike, the later input's"
+        else:
+            why = "the record written last"
+        said.append(quoted(f"{check}: measured both failing and passing ({measured}); kept {keeper}'s ({why})"))
+    return said
+
+
+def future_dated(named: Sequence[tuple[str, Report]]) -> list[str]:
+    """For `merge`'s caller: per named report, its records `latest_results` never lets win (dated past now and
+    the clocks' skew, or not dated at all: `moment`), in one line. A runner whose clock runs ahead wrote them
+    honestly; their checks keep another input's record where there is one, and the merge says so."""
+    now = datetime.now(UTC)
+    said = []
+    for name, report in named:
+        count = sum(moment(record.written, now) is NEVER for record in report.checks)
+        if count:
+            said.append(quoted(f"{name}: {count} record{'s' if count > 1 else ''} dated in the future (past now and "
+                               f"the clocks' {CLOCK_SKEW.seconds // 60}-minute skew) or not dated: each stays only "
+                               "where no other record of its check is (another input's, or OUT's); is the clock of "
+                               "the machine that wrote it right?"))
+    return said
+
+
 def update_standing(previous: Report | None, fresh: Report, known_entries: set[str]) -> Report:
     """The standing report after a (possibly partial) run: fresh records replace their check's
     record by `latest_results`; every other record stays exactly as it was; records of entries

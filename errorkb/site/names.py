@@ -26,6 +26,13 @@ GENERATED = (ERRORS_INDEX, BY_EXCEPTION, BY_API, VERIFICATION, TAGS, COVERAGE, M
              CHECK_SCHEMA_JSON)
 
 
+def site_page(path: str) -> bool:
+    """A site-wide page (the lists, tags, coverage...), which a hand-written file of the same path replaces
+    (the site's own choice: `mkdocs` with the plugin, and `errorkb render --out`, keep it and generate none);
+    a hand-written file in place of an entry's page, JSON or an asset hides what errorkb verified."""
+    return path.endswith(".md") and path in GENERATED
+
+
 def reserved_ids() -> frozenset[str]:
     """Ids no entry may take: the names of the files the site generates in the folders where
     entry pages and entry JSON go (errors/ for the lists, api/errors/ for the lookup's index),

@@ -407,7 +407,7 @@ def _say_hidden(path: str, is_entry: bool) -> None:
     """A hand-written file in place of a generated one: a site page (docs/tags.md, a home for the
     lists) is the site's own choice; one in place of an entry's page or JSON, the JSON API or an
     asset hides what errorkb verified, and is said as a warning (a strict build fails)."""
-    if not is_entry and path.endswith(".md") and path in names.GENERATED:
+    if not is_entry and names.site_page(path):
         log.debug(f"errorkb: {path} exists in docs/; not generating it")
         return
     log.warning(f"errorkb: docs/{path} is hand-written and hides the page errorkb generates there "
