@@ -20,6 +20,10 @@
   class TemplateSyntaxError extends Error {}
 
   const OPENERS = { "(": ")", "[": "]", "{": "}" };
+  /* A table keyed by names that entries and pastes choose (placeholders, rule names): no inherited keys, so a
+   * placeholder called `constructor` or `__proto__` is an entry like any other (a Python dict's behaviour). */
+  const table = (...sources) => Object.assign(Object.create(null), ...sources);
+  const put = (values, slot, value) => table(values, { [slot]: value });
 
   /* The `}` closing the placeholder opened at `start`, brackets nested (message.py:_closing_brace). */
   function closingBrace(source, start) {
@@ -128,7 +132,7 @@
         values.push(text.slice(position, found));
         position = found + piece.length;
       }
-      const named = {};
+      const named = table();
       for (let i = 0; i < Math.min(this.slots.length, values.length); i++) {
         if (!(this.slots[i] in named)) named[this.slots[i]] = values[i];
       }
@@ -141,7 +145,7 @@
       let end, position;
       if (whole && pieces.length === 1) {
         meter.work += first.length;
-        return text === first ? {} : null;
+        return text === first ? table() : null;
       }
       if (whole) {
         meter.work += first.length + last.length;
@@ -151,7 +155,7 @@
       } else {
         const at = find(text, first, 0, text.length, meter);
         if (at < 0) return null;
-        if (pieces.length === 1) return {};
+        if (pieces.length === 1) return table();
         end = text.length;
         position = at + first.length;
       }
@@ -178,7 +182,7 @@
     }
     /* Values by expression; null when a repeated expression stood for two texts. */
     named(values) {
-      const named = {};
+      const named = table();
       for (let i = 0; i < this.slots.length; i++) {
         if (!(this.slots[i] in named)) named[this.slots[i]] = values[i];
         else if (named[this.slots[i]] !== values[i]) return null;
@@ -244,11 +248,11 @@
   /* The index's `rules` made ready: each pattern compiled (the global flag where it is scanned). */
   function compileRules(rules) {
     if (!rules || !rules.patterns) throw new Error("the index carries no lookup rules (rebuild the site)");
-    const patterns = {};
+    const patterns = table();
     for (const [name, source] of Object.entries(rules.patterns)) {
       patterns[name] = name === "STATED" ? source : new RegExp(source, GLOBAL.has(name) ? "g" : "");
     }
-    const types = {};
+    const types = table();
     for (const [name, source] of Object.entries(rules.types || {})) types[name] = source ? new RegExp(source) : null;
     return {
       cap: rules.cap, chain: rules.chain, whitespace: rules.whitespace, maxPath: rules.max_path, patterns, types,
@@ -256,7 +260,7 @@
       headMin: rules.head_min, headClose: String(rules.head_close || ""), diffKept: String(rules.diff_kept || ""),
       trailingPunctuation: String(rules.trailing_punctuation || ""),
       frameWraps: rules.frame_wraps, tracebackText: rules.traceback_text, handlingText: String(rules.handling_text || ""),
-      defaultTypes: rules.default_types || {}, builtinTypes: new Set(rules.builtin_types || []),
+      defaultTypes: table(rules.default_types), builtinTypes: new Set(rules.builtin_types || []),
       confirming: new Set(rules.confirming || []), generic: rules.generic || [],
       nameChars: String(rules.name_chars || ""), dottedNameChars: String(rules.dotted_name_chars || ""),
       lowerFirst: String(rules.lower_first || ""),
@@ -750,7 +754,7 @@
 
   function diagnosis(value) {
     const d = dict(value);
-    const placeholders = {};
+    const placeholders = table();
     for (const [name, rule] of Object.entries(dict(d.placeholders))) {
       if (dict(rule) === rule) {
         placeholders[name] = { type: String(rule.type || "any"), allow: list(rule.allow).map(String),
@@ -1048,7 +1052,7 @@
     return slots.some((slot) => !["any", "count"].includes(typeOf(d, slot, R)));
   }
 
-  function fits(d, values, library, R, partial = false, names = {}) {
+  function fits(d, values, library, R, partial = false, names = table()) {
     for (const [expression, value] of Object.entries(values)) {
       const kind = typeOf(d, expression, R);
       if (partial && (!value || kind === "count")) continue;  // a cut text's count may run on (typedSlots)
@@ -1129,12 +1133,12 @@
       while (start > 0 && R.dottedNameChars.includes(value[start - 1])) start--;
       value = value.slice(start);
     }
-    return { ...values, [slot]: value };
+    return put(values, slot, value);
   }
 
   /* Each placeholder's name characters written right before and after it (_match.py:_context). */
   function context(template, R) {
-    const found = {};
+    const found = table();
     template.slots.forEach((slot, index) => {
       const before = template.pieces[index], after = template.pieces[index + 1];
       let start = before.length, end = 0;
@@ -1146,7 +1150,7 @@
   }
 
   function wholeNames(item, values) {
-    const names = {};
+    const names = table();
     for (const [slot, [left, right]] of Object.entries(item.context)) {
       if ((left || right) && slot in values) names[slot] = left + values[slot] + right;
     }
@@ -1159,7 +1163,7 @@
     return !first || !R.nameChars.includes(first[0]) || at <= 0 || !R.nameChars.includes(text[at - 1]);
   }
 
-  function makeMatch(item, values, exception, exact, chain, recognised, at, names = {}) {
+  function makeMatch(item, values, exception, exact, chain, recognised, at, names = table()) {
     return { entry: item.known.entry, known: item.known, values, exception, exact, fixed: item.fixed, wording: item.wording,
       matched: item.known.wordings[item.wording], chain, release: null, recognised, grade: "confirmed", evidence: [],
       missing: [], at, shown: false, names, withheld: [], held: [], tail: "" };
@@ -1260,7 +1264,7 @@
     const first = item.template.pieces[0];
     if (item.onClass || !item.typed || !first || !hasPiece(reading, first, meter)) return null;
     const values = item.template.prefix(reading.text, meter, reading.at(first));
-    const names = values ? wholeNames(item, values) : {};
+    const names = values ? wholeNames(item, values) : table();
     if (!values || !Object.keys(values).length || fits(item.known.diagnosis, values, library, R, true, names)) return null;
     return makeMatch(item, values, null, false, R.chain, recognised, -1, names);
   }
@@ -1306,7 +1310,7 @@
     while (stop < text.length && !R.whitespace.includes(text[stop])) stop++;
     meter.work += stop - start;
     const word = rstrip(text.slice(start, stop), R.trailingPunctuation);
-    return pattern.test(word) ? { ...values, [slot]: word } : values;
+    return pattern.test(word) ? put(values, slot, word) : values;
   }
 
   function matchOne(item, reading, library, R, meter) {
