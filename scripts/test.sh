@@ -16,7 +16,7 @@
 # fresh-clone run used 62% of the two cores (1,400 s of CPU in 1,090 s of pytest). Tests are grouped (tests/conftest.py: `xdist_group`):
 # the tests of one expensive session fixture (the knowledge base's verification, each adversarial
 # mode, the broken fixture's verification, the repository's built site and the browser) run on one
-# worker, so each runs once; those groups start first. ERRORKB_CPU_LOG=PATH logs each test's CPU time
+# worker, so each runs once; those groups start first, then the longest modules (LONG_MODULES), longest first. ERRORKB_CPU_LOG=PATH logs each test's CPU time
 # and `python -m tests.cpu_log PATH` sorts it (docs/ci.md): measure with CPU time on a shared machine.
 # Measured 2026-12-01 at load 7-40 (five sessions sharing 2 cores): --quick, 996 tests on 2 workers,
 # 360 s CPU (user+sys), 45 min wall (the load, not the tests: the workers got 13% of the machine);

@@ -112,6 +112,27 @@ EXPENSIVE_GROUPS = (  # (fixture, group); a test joins the first one it uses
     ("chromium", "browser"),
 )
 
+# The module groups that take longest, queued right after the expensive groups, longest first: a worker
+# takes its next group when it is nearly done with its last, so a long module queued last made one worker
+# run on alone while the others had finished (CI's quiet run of 2026-12-05: the workers ended at 666, 669 and
+# 709 s, the last with test_without.py, 58 s, started at 650 s). Longest first leaves short groups for the
+# end. Wall clock of each module in that run (`python -m tests.cpu_log LOG` lists them); a module missing
+# here only loses its place in the queue, a path that no longer exists stops the session (`pytest_configure`).
+LONG_MODULES = (
+    "tests/verify/test_observer.py",  # 121 s
+    "tests/test_reports_write.py",  # 72 s
+    "tests/verify/test_without.py",  # 58 s
+    "tests/site/test_live.py",  # 55 s
+    "tests/verify/test_sandbox.py",  # 54 s
+    "tests/test_hostile_input.py",  # 36 s
+    "tests/site/test_lookup_js.py",  # 32 s
+    "tests/verify/test_stem.py",  # 32 s
+    "tests/verify/test_verify_interrupted.py",  # 31 s
+    "tests/site/test_build.py",  # 30 s
+    "tests/test_packaging.py",  # 30 s
+    "tests/verify/test_verify_cache.py",  # 29 s
+)
+
 
 # pytest-timeout's limit (600 s, pyproject) covers a test's fixtures too, so the first test of an
 # expensive group also pays for its session fixture: the knowledge base's whole verification took
@@ -138,6 +159,10 @@ def pytest_configure(config: pytest.Config) -> None:
     (tests/verify/adversarial.py: `snapshot`); a compiled module that is up to date is not written again."""
     if hasattr(config, "workerinput"):
         return
+    gone = [module for module in LONG_MODULES if not (ROOT / module).is_file()]
+    if gone:
+        raise pytest.UsageError(f"tests/conftest.py: LONG_MODULES names modules that do not exist: {gone}; "
+                                "remove them or name the module they became")
     import compileall
 
     compileall.compile_dir(str(ROOT / "errorkb"), quiet=1)
@@ -175,8 +200,14 @@ def _compile_the_tests(config: pytest.Config) -> None:
 
 
 def _group_order(group: str) -> int:
+    """Where `group` is queued: the expensive groups (below `len(EXPENSIVE_GROUPS)`), then `LONG_MODULES`,
+    then every other module in collection order."""
     names = [name for _, name in EXPENSIVE_GROUPS]
-    return names.index(group) if group in names else len(names)
+    if group in names:
+        return names.index(group)
+    if group in LONG_MODULES:
+        return len(names) + LONG_MODULES.index(group)
+    return len(names) + len(LONG_MODULES)
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the `xdist_group` marks

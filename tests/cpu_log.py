@@ -1,9 +1,10 @@
 """Sums and sorts the CPU log a test run wrote (ERRORKB_CPU_LOG, tests/conftest.py):
 `python -m tests.cpu_log PATH [N]` prints the total, start-up and collection per process, the N
 tests that took the most CPU (set-up of the session fixtures they were first to need included)
-and the modules that did, then the wall-clock time each worker spent in tests and the N tests that
-took the longest (what a faster suite must shorten: waits are not CPU). Where the test process could make
-a cpuacct cgroup of its own (root, cgroup v1: the log's `"counted": "cgroup"`), every process it started
+and the modules that did, then the wall-clock time each worker spent in tests, the N xdist groups (an
+expensive fixture's, or a module) and the N tests that took the longest (what a faster suite must shorten:
+waits are not CPU). Where the test process could make a cpuacct cgroup of its own (root, cgroup v1: the
+log's `"counted": "cgroup"`), every process it started
 counts, sandboxed ones included, in the test that ran it; elsewhere (`"rusage"`) the CPU inside the
 sandbox's PID namespace is not counted, and a process counts where it is reaped."""
 
@@ -41,6 +42,13 @@ def main(path: str, top: int = 40) -> None:
     print("\nwall-clock time in tests, per worker:")
     for worker in sorted({line["worker"] for line in timed}):
         print(f"  {worker}: {sum(line['wall'] for line in timed if line['worker'] == worker):.1f} s")
+    walls: collections.Counter[str] = collections.Counter()
+    for line in timed:
+        walls[line["test"].rsplit("@", 1)[-1]] += line["wall"]
+    print(f"\nthe {top} groups that took the longest (wall clock; tests/conftest.py queues the expensive groups "
+          "first, then LONG_MODULES, longest first):")
+    for group, wall in walls.most_common(top):
+        print(f"  {wall:8.1f} s  {group}")
     print(f"\nthe {top} tests that took the longest (wall clock):")
     for line in sorted(timed, key=lambda line: -line["wall"])[:top]:
         print(f"  {line['wall']:8.2f} s  {line['cpu']:8.2f} s CPU  {line['worker']:5}  {line['test']}")
