@@ -185,14 +185,14 @@ class Verifier:
         return cache_key(check, self.inputs(check.entry), self.fingerprint(check), self.runtime, self.library)
 
     def interpreter(self, check: Check) -> Path | None:
-        """The Python that runs the check: on this environment, or on the matrix environment of the
-        check's release when that release is not the one installed here (None: there is neither), the
-        environment of the snippet's pins where it needs one and it is built (`requirements.runs_in`)."""
+        """The Python that runs the check: the environment of the snippet's pins where it needs one and
+        that is built (`requirements.runs_in`), else the environment it would be layered on (`_base`)."""
         base = self._base(check)
         return runs_in(check.entry, check.role, self.project.cache_dir, base, self._path_of) if base else None
 
     def _base(self, check: Check) -> Path | None:
-        """The interpreter of the environment the check's release is installed in (None: not built)."""
+        """The interpreter of the environment the check's release is installed in: this one, or the matrix
+        environment of a release not installed here (None: it is not built)."""
         if check.target == UPSTREAM and check.release is not None and self.environments is not None:
             return self.environments.get(check.release)
         if check.target != UPSTREAM or check.release in (None, self.installed):
