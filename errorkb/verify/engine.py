@@ -32,7 +32,7 @@ from errorkb.verify.inside.library import package_folders
 from errorkb.verify.modes import Isolation
 from errorkb.verify.paths import environment_path
 from errorkb.verify.plan import Check, library_imports, plan, select_shard
-from errorkb.verify.requirements import Absence, absence, essential, pinned_python, pins, unmet
+from errorkb.verify.requirements import THIS_ONE, Absence, absence, essential, not_met, runs_in
 from errorkb.verify.targets import availability, bundled_has, fingerprint, installed_version
 
 if TYPE_CHECKING:  # what runs a check is imported when one first must run: a cached run never loads it
@@ -185,13 +185,18 @@ class Verifier:
         return cache_key(check, self.inputs(check.entry), self.fingerprint(check), self.runtime, self.library)
 
     def interpreter(self, check: Check) -> Path | None:
-        """The Python that runs the check: this one, or the matrix environment of the check's
-        release when that release is not the one installed here (None: there is neither)."""
+        """The Python that runs the check: the environment of the snippet's pins where it needs one and
+        that is built (`requirements.runs_in`), else the environment it would be layered on (`_base`)."""
+        base = self._base(check)
+        return runs_in(check.entry, check.role, self.project.cache_dir, base, self._path_of) if base else None
+
+    def _base(self, check: Check) -> Path | None:
+        """The interpreter of the environment the check's release is installed in: this one, or the matrix
+        environment of a release not installed here (None: it is not built)."""
         if check.target == UPSTREAM and check.release is not None and self.environments is not None:
             return self.environments.get(check.release)
-        if check.target != UPSTREAM or check.release in (None, self.installed):  # here, or where its pins hold
-            needed = pins(check.entry, check.role)
-            return (pinned_python(self.project.cache_dir, needed) if needed else None) or Path(sys.executable)
+        if check.target != UPSTREAM or check.release in (None, self.installed):
+            return Path(sys.executable)
         from errorkb.source.upstream import matrix_env  # (a release not installed here: the version matrix's)
 
         python = matrix_env(self.project, check.release) / "bin" / "python"
@@ -227,20 +232,16 @@ class Verifier:
         target = self.unavailable[check.target]
         if target and not (check.target == UPSTREAM and check.release != self.installed):
             return not_run(Code.TARGET_UNAVAILABLE, target)
-        python = self.interpreter(check)
-        if python is None:
+        base = self._base(check)
+        if base is None:
             return not_run(Code.TARGET_UNAVAILABLE,
                            f"{self.library.dist} {check.release} is neither installed here nor built "
                            f"(errorkb matrix --release {check.release} builds its environment)")
-        need = unmet(check.entry, check.role, check.device, self.runtime, self._path_of(python),  # looked up there
-                     hides=self._hides, keep=self._keep)
-        if need:
-            if python == Path(sys.executable) and pins(check.entry, check.role):
-                need += "; `python -m errorkb.verify.requirements --build` builds an environment that has it"
-            return not_run(Code.UNMET_NEED, need)
-        if not self.runtime.device_present(check.device):
-            return not_run(Code.NO_DEVICE, f"no {check.device} device")
-        return None
+        build = THIS_ONE if base == Path(sys.executable) else \
+            f"`errorkb matrix --release {check.release} {check.entry.id}`"
+        found = not_met(check.entry, check.role, check.device, self.runtime, self.project.cache_dir, base,
+                        path_of=self._path_of, hides=self._hides, keep=self._keep, build=build)
+        return not_run(*found) if found else None
 
     def _runtime_pin(self, entry: Entry) -> str | None:
         """Why an entry whose raise site lies in the runtime (`source.runtime`) cannot run here: its line

@@ -6,7 +6,10 @@ Stages, one function each:
                         the base environment's packages (the runtime, errorkb's own dependencies)
                         through a .pth file and installs only the release and what its era needs
                         (`era_requirements`). A failed set-up is recorded for that release and the
-                        matrix goes on; it is never counted as "does not raise".
+                        matrix goes on; it is never counted as "does not raise". A snippet whose
+                        `requires:` pins an older release of a distribution the release's environment
+                        has gets an environment of its pins layered on it (`ensure_pins`), as
+                        `errorkb verify` has one layered on this environment.
 3. `run_release`        the release's upstream CPU checks through one verifier for the whole run
                         (`engine.Verifier`: its sandbox, cache and judge are those of `errorkb verify`),
                         each in a zygote of the release's own interpreter. A verdict cached under its
@@ -65,7 +68,9 @@ from errorkb.results.report import now
 from errorkb.source.drift import SourceIndex, resolve_line
 from errorkb.source.upstream import matrix_env
 from errorkb.verify.engine import Upstream, Verifier
+from errorkb.verify.paths import BASE_PTH, environment_path
 from errorkb.verify.plan import Check, library_imports, plan, shard_of
+from errorkb.verify.requirements import build_pinned_env, pinned_failure, pinned_python, pins
 from errorkb.verify.run import child_env
 
 
@@ -131,7 +136,7 @@ def ensure_env(project: Project, release: str, *, rebuild: bool = False) -> Env:
     for step in steps:
         if step is None:
             site = next(folder.glob("lib/python*/site-packages"))
-            (site / "_errorkb_base.pth").write_text(sysconfig.get_paths()["purelib"] + "\n", encoding="utf-8")
+            (site / BASE_PTH).write_text(sysconfig.get_paths()["purelib"] + "\n", encoding="utf-8")
             continue
         try:
             done = subprocess.run(step, capture_output=True, text=True, timeout=900)
@@ -150,6 +155,26 @@ def ensure_env(project: Project, release: str, *, rebuild: bool = False) -> Env:
         return _failed(failed, release, problem)
     ready.write_text(release, encoding="utf-8")
     return Env(release, python)
+
+
+def ensure_pins(project: Project, env: Env, checks: list[Check], *, retry: bool = False) -> list[str]:
+    """The environments that meet the older `requires:` of `checks` in the release's environment
+    (`requirements.pins`, looked up there), each layered on it and built once (`build_pinned_env`: from
+    wheels, no code of theirs run), as `errorkb verify` has them built on this one. A failed build is
+    remembered (its checks are "not run", saying why: `requirements.not_met`), and tried again on `retry`
+    (`--rebuild`, or a run that names the entries: what that reason says to run). Returns a line per failure."""
+    if env.python is None:
+        return []
+    base, path = env.python.parent.parent, environment_path(env.python)
+    needed = sorted({found for check in checks if (found := pins(check.entry, check.role, path))})
+    problems = []
+    for one in needed:
+        if pinned_python(project.cache_dir, one, base) is not None or \
+                (not retry and pinned_failure(project.cache_dir, one, base) is not None):
+            continue
+        if (why := build_pinned_env(project.cache_dir, one, base=base)) is not None:
+            problems.append(f"{', '.join(one)} on {project.library.dist} {env.release}: {why}")
+    return problems
 
 
 # Run in a release's own interpreter: load the runtime as a check's process does, import the library,
@@ -375,8 +400,10 @@ def run_matrix(project: Project, loaded: list[LoadedEntry], releases: list[str],
     known: dict[str, list[CheckRecord]] = {}
     for release in releases:
         if not rebuild and (matrix_env(project, release) / ".errorkb-ready").is_file() and \
-                (python := ensure_env(project, release).python) is not None:
-            pythons[release] = python
+                (env := ensure_env(project, release)).python is not None:
+            pythons[release] = env.python
+            for problem in ensure_pins(project, env, planned[release], retry=bool(ids)):
+                progress(f"{package} {release}: {problem}")
             known[release], planned[release] = answer_known(verifier, planned[release])
     if verifier.pool is not None:
         verifier.pool.preload = library_imports([c for checks in planned.values() for c in checks],
@@ -390,6 +417,8 @@ def run_matrix(project: Project, loaded: list[LoadedEntry], releases: list[str],
         error = env.error
         if env.python is not None:
             pythons[release] = env.python
+            for problem in ensure_pins(project, env, planned[release], retry=rebuild or bool(ids)):
+                progress(f"{at}: {problem}")
             if planned[release] and verifier.pool is not None and (loads := shared_loads(project, env)):
                 verifier.pool.share(env.python, loads)
             records = known.get(release, []) + run_release(verifier, planned[release], jobs=2)

@@ -31,6 +31,8 @@ from typing import TYPE_CHECKING
 from errorkb.core.entry import Entry
 from errorkb.core.snippets import Role
 from errorkb.plugs import Runtime
+from errorkb.results.records import Code
+from errorkb.verify.paths import BASE_PTH, environment_path
 
 if TYPE_CHECKING:
     from packaging.requirements import Requirement
@@ -83,6 +85,50 @@ def unmet(entry: Entry, role: Role, device: str, runtime: Runtime, path: list[st
     return absence(entry, role, path, keep).problem
 
 
+THIS_ONE = "`python -m errorkb.verify.requirements --build`"  # builds the environments of this one's pins
+
+
+def not_met(entry: Entry, role: Role, device: str, runtime: Runtime, cache: Path, base: Path, *,
+            path_of: Callable[[Path], list[str] | None] | None = None, hides: Callable[[], bool] | None = None,
+            keep: Iterable[str] = (), build: str = THIS_ONE) -> tuple[Code, str] | None:
+    """Is this need met here, and if not, why: the one answer, which the engine records for a check and
+    the knowledge base's test holds its report to. `base`: the interpreter of the environment the check
+    runs on (this one, or a release's). A snippet that pins an older release of a distribution installed
+    there runs in the environment of its pins (`runs_in`) when built; else its need is unmet, with what
+    builds it (`build`: the command, for `base`) or why that failed. Only a check whose needs are met is
+    "not run" for want of its device."""
+    path_of = path_of or _path_of
+    python = runs_in(entry, role, cache, base, path_of)
+    need = unmet(entry, role, device, runtime, path_of(python), hides=hides, keep=keep)
+    if need:
+        needed = pins(entry, role, path_of(base)) if python == base else ()
+        failed = pinned_failure(cache, needed, _folder(base)) if needed else None
+        if failed:
+            need += f"; building an environment that has it failed: {failed.strip()[-300:]}"
+        return Code.UNMET_NEED, need + (f"; {build} builds an environment that has it" if needed else "")
+    if not runtime.device_present(device):
+        return Code.NO_DEVICE, f"no {device} device"
+    return None
+
+
+def runs_in(entry: Entry, role: Role, cache: Path, base: Path,
+            path_of: Callable[[Path], list[str] | None] | None = None) -> Path:
+    """The interpreter that runs the snippet on the environment of `base`: the environment of its pins
+    layered on it (`pinned_env`) where one is needed and built, else `base` itself."""
+    needed = pins(entry, role, (path_of or _path_of)(base))
+    return (pinned_python(cache, needed, _folder(base)) if needed else None) or base
+
+
+def _path_of(python: Path) -> list[str] | None:
+    """Where `python` finds packages: None for this interpreter (`importlib.metadata`'s own path)."""
+    return None if python == Path(sys.executable) else environment_path(python)
+
+
+def _folder(base: Path) -> Path | None:
+    """The environment folder of interpreter `base`; None for this one's (its pins' key is theirs alone)."""
+    return None if base == Path(sys.executable) else base.parent.parent
+
+
 def absence(entry: Entry, role: Role, path: list[str] | None = None, keep: Iterable[str] = ()) -> Absence:
     """What to hide so that every installed distribution the snippet's `without:` names is absent, and
     so that a `requires:` distribution has one copy only, the first on the path (an environment that
@@ -130,42 +176,58 @@ def _shadowed(requires: list[str], path: list[str] | None) -> list[tuple[str, st
 # -- an environment that meets the `requires:` this one has in another release -------------------
 
 
-def pins(entry: Entry, role: Role) -> tuple[str, ...]:
-    """The snippet's `requires:` that this environment has installed in a release outside their range
-    (`optimum-quanto<0.2.6` where 0.2.7 is installed), which an environment of their own can meet
-    (`pinned_env`); sorted, so that every snippet that needs the same ones shares it. Entries come from
-    pull requests: only a release of a distribution installed here, from the index, never a URL."""
+def pins(entry: Entry, role: Role, path: list[str] | None = None) -> tuple[str, ...]:
+    """The snippet's `requires:` that the environment (`path`: another's import path; None: this one) has
+    installed in a release outside their range (`optimum-quanto<0.2.6` where 0.2.7 is installed), which an
+    environment of their own can meet (`pinned_env`); sorted, so that every snippet that needs the same ones
+    shares it. Entries come from pull requests: only a release of a distribution installed there, from the
+    index, never a URL."""
     found = []
     for text in entry.needs(role)[0]:
         requirement = _parsed(text)
-        installed = _version(requirement.name)
+        installed = _version(requirement.name, path)
         if installed is not None and requirement.specifier and requirement.url is None \
                 and not requirement.specifier.contains(installed, prereleases=True):
             found.append(text)
     return tuple(sorted(found))
 
 
-def pinned_env(cache: Path, needed: tuple[str, ...]) -> Path:
-    """The folder of the environment that meets `needed` (`pins`), under the project's cache."""
-    digest = hashlib.sha256("\n".join(needed).encode()).hexdigest()[:12]
-    return cache / "needs" / f"{re.sub(r'[^A-Za-z0-9.]+', '-', '+'.join(needed))[:60].strip('-')}-{digest}"
+def pinned_env(cache: Path, needed: tuple[str, ...], base: Path | None = None) -> Path:
+    """The folder of the environment that meets `needed` (`pins`), under the project's cache, layered on
+    `base` (a release's environment folder, the version matrix's; None: this one). Keyed by both: two
+    releases never share one, as each sees its own release through it."""
+    label = re.sub(r"[^A-Za-z0-9.]+", "-", "+".join(needed))[:60].strip("-")
+    key = "\n".join([*needed, *([f"on {os.path.realpath(base)}"] if base is not None else [])])
+    digest = hashlib.sha256(key.encode()).hexdigest()[:12]
+    return cache / "needs" / (f"{label}-{digest}" if base is None else f"{base.name}+{label}-{digest}")
 
 
-def pinned_python(cache: Path, needed: tuple[str, ...]) -> Path | None:
+def pinned_python(cache: Path, needed: tuple[str, ...], base: Path | None = None) -> Path | None:
     """Its interpreter, where it is built; None where it is not (the check is then not run)."""
-    folder = pinned_env(cache, needed)
+    folder = pinned_env(cache, needed, base)
     return folder / "bin" / "python" if (folder / ".errorkb-ready").is_file() else None
 
 
-def build_pinned_env(cache: Path, needed: tuple[str, ...], pip: tuple[str, ...] = ()) -> str | None:
+def pinned_failure(cache: Path, needed: tuple[str, ...], base: Path | None = None) -> str | None:
+    """Why its last build failed (remembered, so that the matrix does not try again each run), or None."""
+    failed = pinned_env(cache, needed, base) / ".errorkb-failed"
+    return failed.read_text(encoding="utf-8") if failed.is_file() else None
+
+
+def build_pinned_env(cache: Path, needed: tuple[str, ...], pip: tuple[str, ...] = (),
+                     base: Path | None = None) -> str | None:
     """Build the environment that meets `needed`, as the version matrix builds a release's: a venv that
-    sees this one's packages through a .pth file, with the pinned releases installed into it alone
-    (`--no-deps`: all else is this environment's; the copy here is hidden from its checks, `absence`), from
-    wheels only: installing one runs none of its code, and every check that imports it runs in the sandbox.
-    `pip`: more arguments for pip (a local index). None when built, else why not."""
-    folder = pinned_env(cache, needed)
+    sees the packages of `base` (a release's environment folder; None: this one) through a .pth file, with
+    the pinned releases installed into it alone (`--no-deps`: all else is the base's; the copy there is
+    hidden from its checks, `absence`), from wheels only: installing one runs none of its code, and every
+    check that imports it runs in the sandbox. `pip`: more arguments for pip (a local index). None when
+    built, else why not (also remembered: `pinned_failure`)."""
+    folder = pinned_env(cache, needed, base)
     python = folder / "bin" / "python"
     (folder / ".errorkb-ready").unlink(missing_ok=True)
+    (folder / ".errorkb-failed").unlink(missing_ok=True)
+    below = os.path.realpath(next(base.glob("lib/python*/site-packages"))) if base is not None \
+        else sysconfig.get_paths()["purelib"]
     steps = [[sys.executable, "-m", "venv", "--clear", "--without-pip", str(folder)],
              [sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--disable-pip-version-check",
               "--no-deps", "--ignore-installed", "--only-binary", ":all:", *pip, *needed]]
@@ -173,13 +235,14 @@ def build_pinned_env(cache: Path, needed: tuple[str, ...], pip: tuple[str, ...] 
         try:
             done = subprocess.run(step, capture_output=True, text=True, timeout=900)
         except subprocess.TimeoutExpired:
-            return f"timed out after 900 s: {' '.join(step)}"
+            return f"timed out after 900 s: {' '.join(step)}"  # a busy machine: not remembered
         if done.returncode != 0:
-            return f"{' '.join(step[-len(needed):])}: {(done.stderr or done.stdout).strip()[-500:]}"
-        if number == 0:
-            site = next(folder.glob("lib/python*/site-packages"))  # this one's, with its own .pth files (editables)
-            base = sysconfig.get_paths()["purelib"]
-            (site / "_errorkb_base.pth").write_text(f"import site; site.addsitedir({base!r})\n", encoding="utf-8")
+            why = f"{' '.join(step[-len(needed):])}: {(done.stderr or done.stdout).strip()[-500:]}"
+            (folder / ".errorkb-failed").write_text(why, encoding="utf-8")
+            return why
+        if number == 0:  # the base's site-packages, with its own .pth files (editables, a release's base)
+            site = next(folder.glob("lib/python*/site-packages"))
+            (site / BASE_PTH).write_text(f"import site; site.addsitedir({below!r})\n", encoding="utf-8")
     (folder / ".errorkb-ready").write_text("\n".join(needed) + "\n", encoding="utf-8")
     return None
 
@@ -354,7 +417,7 @@ def _within(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
-__all__ = ["Absence", "absence", "essential", "unmet"]
+__all__ = ["Absence", "absence", "essential", "not_met", "runs_in", "unmet"]
 
 
 def main(argv: list[str]) -> int:

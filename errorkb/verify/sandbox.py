@@ -176,11 +176,15 @@ def _namespaces(*, cgroup: bool) -> list[str]:
 
 
 def _environment_of(python: Path | None) -> list[str]:
-    """The virtual environment of another interpreter (its prefix, and what it links to)."""
+    """The virtual environment of another interpreter (its prefix, and what it links to), and each it is
+    layered on (`paths.environment_path`: the environment of a snippet's pins, on a release's)."""
     if python is None or Path(python) == Path(sys.executable):
         return []
-    prefix = Path(python).parent.parent
-    return [str(prefix), str(prefix.resolve())] if prefix.is_dir() else []
+    from errorkb.verify.paths import environment_path
+
+    prefixes = [Path(python).parent.parent, *(Path(site).parents[2] for site in environment_path(Path(python))[1:-1])]
+    return [str(folder) for prefix in prefixes if prefix.is_dir()
+            for folder in dict.fromkeys([prefix, prefix.resolve()])]
 
 
 def choose(mode: str, read_only: list[Path], hidden: list[Path], *, warn: Any = None,

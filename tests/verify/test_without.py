@@ -249,7 +249,7 @@ def test_a_requires_older_than_the_installed_release_runs_in_an_environment_of_i
 
 
 def test_the_verifier_runs_a_pinned_snippet_in_its_environment_or_says_how_to_build_it(monkeypatch):
-    from errorkb.verify import engine
+    from errorkb.verify import requirements
 
     pytest.importorskip("optimum.quanto")
     project = load_project(ROOT)
@@ -258,13 +258,13 @@ def test_the_verifier_runs_a_pinned_snippet_in_its_environment_or_says_how_to_bu
     before = next(check for check in checks if str(check.role) == "before")
     after = next(check for check in checks if str(check.role) == "after")
     verifier = Verifier(project, ["upstream"], sandbox="off")
-    monkeypatch.setattr(engine, "pinned_python", lambda cache, needed: None)
-    if engine.pins(before.entry, before.role):  # this environment has optimum-quanto 0.2.6 or later
+    monkeypatch.setattr(requirements, "pinned_python", lambda cache, needed, base: None)
+    if requirements.pins(before.entry, before.role):  # this environment has optimum-quanto 0.2.6 or later
         assert verifier.interpreter(before) == Path(sys.executable)
         reason = verifier.reason_not_run(before).reason
         assert reason.endswith("`python -m errorkb.verify.requirements --build` builds an environment that has it")
         built = Path("/made/up/needs/bin/python")
-        monkeypatch.setattr(engine, "pinned_python", lambda cache, needed: built if needed == ("optimum-quanto<0.2.6",)
-                            else None)
+        monkeypatch.setattr(requirements, "pinned_python", lambda cache, needed, base: built
+                            if needed == ("optimum-quanto<0.2.6",) and base is None else None)
         assert verifier.interpreter(before) == built
     assert verifier.interpreter(after) == Path(sys.executable)  # its needs hold here: it runs here

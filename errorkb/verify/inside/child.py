@@ -38,6 +38,7 @@ import faulthandler
 import functools
 import hashlib
 import importlib
+import importlib.machinery
 import importlib.metadata
 import importlib.util
 import inspect
@@ -620,6 +621,7 @@ def execute(code: CodeType, snippet: Path, config: dict[str, Any], context: dict
     """
     namespace = {"__name__": "__main__", "__file__": str(snippet), "__builtins__": builtins}
     sys.argv = [str(snippet)]
+    source_only(snippet.parent)
     sys.path.insert(0, str(snippet.parent))
     os._exit = _recording_exit(context)
     if cpu_seconds is not None:
@@ -636,6 +638,35 @@ def execute(code: CodeType, snippet: Path, config: dict[str, Any], context: dict
         finish("raised", error, None, context)
     finish("returned", None, None, context)
     _real_exit(70)  # not reached
+
+
+class _SourceLoader(importlib.machinery.SourceFileLoader):
+    """Compiles a snippet folder's module from its source, every time: never reads its `__pycache__`
+    (bytecode compiled with an unchecked hash runs without a look at the source) and never writes one."""
+
+    def get_code(self, fullname: str) -> CodeType:
+        return self.source_to_code(self.get_data(self.path), self.path)
+
+
+def source_only(folder: Path) -> None:
+    """Imports from the snippet's folder (and the folders under it) find `.py` sources only, compiled as they
+    are read: no bytecode (a `.pyc` planted after the loader checked the folder), no extension module. A
+    path hook of its own, asked first and for those folders alone: the library, the runtime and Python
+    keep their own bytecode (a global `PYTHONPYCACHEPREFIX` would make each check compile them anew)."""
+    root = os.path.realpath(folder)
+    make = importlib.machinery.FileFinder.path_hook((_SourceLoader, importlib.machinery.SOURCE_SUFFIXES))
+
+    def hook(path: str) -> Any:
+        where = os.path.realpath(path or ".")
+        if where != root and not where.startswith(root.rstrip("/") + "/"):
+            raise ImportError("not the snippet's folder")
+        return make(path)
+
+    sys.path_hooks.insert(0, hook)
+    for path in list(sys.path_importer_cache):  # a finder made before (the current folder's) reads bytecode
+        where = os.path.realpath(path or ".")
+        if where == root or where.startswith(root.rstrip("/") + "/"):
+            del sys.path_importer_cache[path]
 
 
 def _recording_exit(context: dict[str, Any]) -> Any:
