@@ -837,7 +837,8 @@ def _why_untrusted(choice: str) -> str:
 
 def _build_environments(project: Project, loaded: list[LoadedEntry], args: argparse.Namespace,
                         shard: tuple[int, int] | None = None) -> int:
-    """The release environments the entries' pins need (those not installed here), built once each."""
+    """The release environments the entries' pins need (those not installed here), built once each, with
+    the environments of their checks' older `requires:` layered on them (`ensure_pins`)."""
     from concurrent.futures import ThreadPoolExecutor
 
     from errorkb.results.matrix import sort_releases
@@ -852,13 +853,20 @@ def _build_environments(project: Project, loaded: list[LoadedEntry], args: argpa
         releases = matrix.shard_releases(releases, *shard)
     with ThreadPoolExecutor(max_workers=max(1, args.parallel)) as pool:
         envs = list(pool.map(lambda release: matrix.ensure_env(project, release, rebuild=args.rebuild), releases))
+    pins_failed = []
     for env in envs:
         if env.python is None:
             err.print(f"{project.library.dist} {env.release}: {env.error}", markup=False)
+            continue
+        # the environments of the older `requires:` layered on it, as a run of the matrix builds them
+        checks = matrix.release_checks(project, loaded, env.release, None)
+        for problem in matrix.ensure_pins(project, env, checks, retry=args.rebuild):
+            pins_failed.append(problem)
+            err.print(problem, markup=False)
     built = sum(env.python is not None for env in envs)
     out.print(f"{built} of {len(envs)} release environments ready under "
               f"{project.rel(project.cache_dir / 'matrix')}", markup=False)
-    return 0 if built == len(envs) else 1
+    return 0 if built == len(envs) and not pins_failed else 1
 
 
 def cmd_coverage(project: Project, args: argparse.Namespace) -> int:

@@ -143,8 +143,6 @@ def test_a_pinned_environment_that_cannot_be_built_is_not_run_saying_why_and_is_
     assert (folder / ".errorkb-ready").is_file() and verifier.interpreter(checks[0]) == folder / "bin" / "python"
 
 
-@pytest.mark.xfail(strict=True, reason="known limit (docs/ci.md): `errorkb matrix --environments-only` builds the "
-                                       "releases' environments, not those of their pins (a run of the matrix does)")
 def test_environments_only_builds_the_environments_of_the_pins_too(pinned_project):
     from errorkb.cli import main
 
