@@ -97,10 +97,10 @@ _c_getpid = os.getpid
 _c_exit = os._exit
 _c_SEPARATOR = b"\t"  # as seal.SEPARATOR
 # Audit events the observer's own code raises (`sys._getframe`, reading `tb_frame`, opening a file to
-# compare, starting a thread); from another frame they are tampering. (`id()` and reading `f_code`
-# lead to no frame: `_p_hook` answers them first.)
-_c_OWN_EVENTS = ("object.__getattr__", "sys._getframe", "open", "_thread.start_new_thread", "signal.pthread_kill",
-                 "gc.get_referents", "ctypes.cdata")
+# compare, compiling again a source trusted code compiled, starting a thread); from another frame they are
+# tampering. (`id()` and reading `f_code` lead to no frame: `_p_hook` answers them first.)
+_c_OWN_EVENTS = ("object.__getattr__", "sys._getframe", "open", "compile", "_thread.start_new_thread",
+                 "signal.pthread_kill", "gc.get_referents", "ctypes.cdata")
 _c_getframe = sys._getframe
 _c_gettrace = sys.gettrace
 _c_audit = sys.audit
@@ -575,6 +575,10 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         "reader_spaces": _reader_spaces(readers), "reader_shared": _reader_shared(readers),
         "as_was": spaces[0], "classes_as_were": spaces[1], "modules_as_were": spaces[2], "returned": {}, "c_made": {},
         "copies_held": spaces[3], "binders_as_were": spaces[3]["binders"],
+        # Code trusted code compiled at run time: before the snippet ran (by identity), and, while it runs, the
+        # sources compiled on the runtime's behalf (`_p_on_compile`), compiled again when code of that name first
+        # runs (`_p_untrusted_code`).
+        "made_codes": spaces[3]["made_codes"], "runtime_sources": {}, "runtime_codes": {},
     }
 
 
@@ -594,13 +598,14 @@ def _empty_copies() -> dict[str, Any]:
     """`modules` and `classes`: id -> (the module or class, a copy of its namespace); `names`: the module table as
     it was, for the copied modules; `at`: id -> (the namespace dict copied, its slot in the arrays); `addresses`,
     `versions`, `ids`: per slot, where the dict's version is read (`_VERSION_OFFSET`), its version when copied, and
-    the id; `table`: the module table's version when `names` was made; `c_functions`: id -> [(a C function, a copied
+    the id; `table`: the module table's version when `names` was made; `made_codes`: id -> code compiled at run time by
+trusted code before the snippet ran (`_record_made_code`); `c_functions`: id -> [(a C function, a copied
     module's namespace, the name it is bound to there)], where a runtime's frame hook is bound (`_replace_everywhere`).
     Arrays of numbers, read in a check without writing a page the zygote shares (a forked check copies none for
     them)."""
     return {"modules": {}, "classes": {}, "names": {}, "at": {}, "addresses": array.array("Q"),
             "versions": array.array("Q"), "ids": array.array("Q"), "table": None, "every_class": False, "binders": {},
-            "c_functions": {}}
+            "made_codes": {}, "c_functions": {}}
 
 
 _COPIES: dict[str, Any] = _empty_copies()
@@ -721,6 +726,8 @@ def _young_classes() -> list[type]:
         kind = type(value)
         if _p_in_binders(kind) or _p_bound_to_data(value, kind) is not _c_MISSING:
             _record_binder(value)
+        elif kind is types.FunctionType:
+            _record_made_code(value.__code__)
         elif type in _c_mro(kind):
             found.append(value)
     return found
@@ -756,6 +763,23 @@ def _record_binder(value: Any) -> None:
     _COPIES["binders"][id(value)] = value
 
 
+def _record_made_code(code: types.CodeType) -> None:
+    """The code of a function that existed before the snippet ran, compiled at run time under a name that is no file
+    (`<string>`: a named tuple's `__new__`, a dataclass's `__init__`), and the code it makes functions of: trusted code
+    compiled it, whatever its name says (`_p_untrusted_code`). Code of a file is known by its file."""
+    if not code.co_filename.startswith("<") or code.co_filename.startswith("<frozen "):
+        return
+    made = _COPIES["made_codes"]
+    level = [code]
+    while level:
+        following: list[types.CodeType] = []
+        for each in level:
+            if made.get(id(each)) is not each:
+                made[id(each)] = each
+                following.extend(const for const in each.co_consts if type(const) is types.CodeType)
+        level = following
+
+
 def _every_binder() -> None:
     """Every binder the collector tracks now (each always is), beside `_every_class`. Frozen objects included: a
     release's zygote is forked from a stem that froze what it loaded (the runtime), and `gc.get_objects` lists no
@@ -769,6 +793,8 @@ def _every_binder() -> None:
             kind = type(value)
             if _p_in_binders(kind) or _p_bound_to_data(value, kind) is not _c_MISSING:
                 _record_binder(value)
+            elif kind is types.FunctionType:
+                _record_made_code(value.__code__)
     finally:
         if frozen:
             gc.freeze()
@@ -1419,11 +1445,72 @@ def _p_on_compile(ident: int, args: Any) -> None:
     if type(args) is not tuple or len(args) < 2:
         return
     source, path = args[0], args[1]
-    if not _p_in_roots(path, _S["forge_roots"]) or not _p_for_snippet(2):
+    if not _p_in_roots(path, _S["forge_roots"]):
+        if type(path) is str and (type(source) is str or type(source) is bytes) and _p_compiled_for_runtime(2):
+            pending: list[Any] | None = _c_dict_get(_S["runtime_sources"], path)
+            if pending is None:
+                pending = _S["runtime_sources"][path] = []
+            pending.append(source)
+        return
+    if not _p_for_snippet(2):
         return
     if _p_same_as_file(source, path):  # the import system compiling the real file
         return
     _p_tamper("forged", path)
+
+
+def _p_compiled_for_runtime(depth: int) -> bool:
+    """Whether a compile happens on the runtime's behalf: no frame of untrusted code on the stack, outward from `depth`,
+    before the body of a trusted module the import system runs (a dataclass made at a lazy import, inside the
+    library's call the snippet made: the module's file decides what it compiles, not who imported it). Code the
+    snippet's code waits on compiles what the snippet may have handed it (`_p_for_snippet`): not the runtime's."""
+    frame: Any = _c_getframe(depth + 1)
+    while frame is not None:
+        code = frame.f_code
+        if _p_untrusted_code(code):
+            return False
+        if code.co_name == "<module>" and _p_in_roots(code.co_filename, _S["trusted_roots"]) \
+                and frame.f_back is not None and frame.f_back.f_code.co_filename.startswith("<frozen importlib."):
+            return True
+        frame = frame.f_back
+    return True
+
+
+def _p_untrusted_code(code: Any) -> bool:
+    """Whether code is the snippet's, decided once per code object: code of a file the observer does not trust, or code
+    compiled at run time (a name that is no trusted file) that trusted code did not compile: neither before the
+    snippet ran (`made_codes`, by identity) nor on the runtime's behalf since (`runtime_sources`, compiled again from
+    the very source, under the very name, and compared). Who compiled it decides, never the name it bears."""
+    untrusted = _c_dict_get(_S["untrusted"], code)
+    if untrusted is None:
+        path = code.co_filename
+        untrusted = not _p_in_roots(path, _S["trusted_roots"]) and _c_dict_get(_S["made_codes"], id(code)) is not code \
+            and not _p_runtime_compiled(code, path)
+        _S["untrusted"][code] = untrusted
+    return bool(untrusted)
+
+
+def _p_runtime_compiled(code: Any, path: Any) -> bool:
+    """Code equal to one compiled from a source trusted code compiled under the same name (`_p_on_compile`): the same
+    bytecode, constants, names and lines, so the same code, whoever holds it."""
+    pending = _c_dict_get(_S["runtime_sources"], path) if type(path) is str else None
+    if pending:
+        _S["runtime_sources"][path] = []
+        made = _S["runtime_codes"]
+        for source in _c_list_iter(pending):
+            for mode in ("exec", "eval"):
+                try:
+                    level = [compile(source, path, mode, 0, True)]
+                except BaseException:
+                    continue
+                while level:
+                    following = []
+                    for each in _c_list_iter(level):
+                        made[each] = each
+                        following.extend([c for c in _c_tuple_iter(each.co_consts) if type(c) is _c_CodeType])
+                    level = following
+    found = _c_dict_get(_S["runtime_codes"], code)
+    return found is not None and type(found.co_filename) is str and found.co_filename == path
 
 
 def _p_same_as_file(source: Any, path: str) -> bool:
@@ -1758,9 +1845,7 @@ def _p_trace(ident: int, args: Any) -> None:
         if getter is not None:
             _p_track(frame, code, getter)
             return
-        untrusted = _c_dict_get(_S["untrusted"], code)
-        if untrusted is None:
-            untrusted = _S["untrusted"][code] = not _p_in_roots(code.co_filename, _S["trusted_roots"])
+        untrusted = _p_untrusted_code(code)
         if untrusted or _p_in(code, _S["getattr_codes"]):
             _p_follow(ident, frame, code, untrusted)
         else:
