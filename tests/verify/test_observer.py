@@ -2867,3 +2867,23 @@ def test_a_trusted_name_the_library_rebinds_to_a_partial_it_made_is_not_the_snip
     seen = read(run_scenario(tmp_path, body, callbacks=True)).observation
     assert seen is not None and seen.status is Status.RETURNED, seen
     assert seen.interference == [] and seen.tampered == [], (seen.interference, seen.tampered)
+
+
+def test_the_snippets_code_equal_to_trusted_code_is_still_the_snippets(tmp_path):
+    """Python's code objects compare equal with another file's name (`co_filename` is not compared): the snippet's
+    `__lt__`, written line for line as a trusted one at the very same line, was read as that trusted code (its
+    verdict cached by equality), so it ran inside the watched call unseen. Identity decides."""
+    source = "\nclass Lying(int):\n    def __lt__(self, other):\n        return int.__lt__(self, other)\n"
+    (tmp_path / "lib").mkdir(exist_ok=True)
+    (tmp_path / "lib" / "ordering.py").write_text(source)
+    body = """
+    import ordering
+    assert not ordering.Lying(5) < 0  # the trusted one first: its code is quiet from then on
+    exec(compile(SOURCE, SNIPPET, "exec", dont_inherit=True))  # this file's own future flags left out, as the file's
+    assert Lying.__lt__.__code__ == ordering.Lying.__lt__.__code__
+    lib.work(Lying(-1))
+    """
+    extra = {"SOURCE": source, "SNIPPET": str(tmp_path / "snippet.py")}
+    stream = parsed(run_scenario(tmp_path, body, extra=extra))
+    callbacks = [event.what for event in stream.tampered if event.kind == "callback"]
+    assert callbacks == ["snippet.py:3 (Lying.__lt__)"], callbacks

@@ -946,7 +946,8 @@ def _p_hook(event: Any, args: Any) -> None:
                 # The hot path: most calls are of code the observer has nothing to do with (the library's
                 # and the runtime's, unwatched). `_p_trace` decided that once per code object.
                 what = args[1]
-                if type(what) is str and what == "call" and _c_dict_get(_S["quiet"], args[0].f_code) is not None:
+                code = args[0].f_code  # the very code: code objects compare equal across files (`_p_untrusted_code`)
+                if type(what) is str and what == "call" and _c_dict_get(_S["quiet"], code) is code:
                     handler = None
         elif event == "object.__getattr__":
             handler = _p_on_getattr
@@ -1480,14 +1481,17 @@ def _p_untrusted_code(code: Any) -> bool:
     """Whether code is the snippet's, decided once per code object: code of a file the observer does not trust, or code
     compiled at run time (a name that is no trusted file) that trusted code did not compile: neither before the
     snippet ran (`made_codes`, by identity) nor on the runtime's behalf since (`runtime_sources`, compiled again from
-    the very source, under the very name, and compared). Who compiled it decides, never the name it bears."""
-    untrusted = _c_dict_get(_S["untrusted"], code)
-    if untrusted is None:
-        path = code.co_filename
-        untrusted = not _p_in_roots(path, _S["trusted_roots"]) and _c_dict_get(_S["made_codes"], id(code)) is not code \
-            and not _p_runtime_compiled(code, path)
-        _S["untrusted"][code] = untrusted
-    return bool(untrusted)
+    the very source, under the very name, and compared). Who compiled it decides, never the name it bears. Kept by
+    identity: code objects compare equal across files (`co_filename` is not compared), and the snippet's code written
+    line for line as a trusted file's, at the same line, would share its verdict."""
+    known = _c_dict_get(_S["untrusted"], id(code))
+    if known is not None and known[0] is code:
+        return bool(known[1])
+    path = code.co_filename
+    untrusted = not _p_in_roots(path, _S["trusted_roots"]) and _c_dict_get(_S["made_codes"], id(code)) is not code \
+        and not _p_runtime_compiled(code, path)
+    _S["untrusted"][id(code)] = (code, untrusted)
+    return untrusted
 
 
 def _p_runtime_compiled(code: Any, path: Any) -> bool:
@@ -1680,7 +1684,7 @@ def _p_frame_taken(ident: int, how: str) -> None:
             if not vetted and not taken:  # for trusted code: followed, as is trusted code's own taking
                 _p_follow_reader(caller)
         else:
-            taken = not _p_in_roots(path, _S["trusted_roots"])
+            taken = _p_untrusted_code(code)
             if not taken:
                 _p_follow_reader(caller)
     finally:
@@ -1849,7 +1853,7 @@ def _p_trace(ident: int, args: Any) -> None:
         if untrusted or _p_in(code, _S["getattr_codes"]):
             _p_follow(ident, frame, code, untrusted)
         else:
-            _S["quiet"][code] = True  # trusted, watched by nothing: `_p_hook` answers its calls itself
+            _S["quiet"][code] = code  # trusted, watched by nothing: `_p_hook` answers its calls itself
         return
     record = _c_dict_get(_S["frames"], id(frame))
     reader = _c_dict_get(_S["readers"], id(frame))
@@ -1911,7 +1915,7 @@ def _p_handed_a_frame(frame: Any, code: Any) -> bool:
     (`logging._is_internal_frame`, `traceback.walk_stack` replaced), with no audit event. (What the snippet's
     own code hands its functions, it had: how it got a frame is seen where it got it.)"""
     caller = frame.f_back
-    inside = caller is not None and _c_dict_get(_S["untrusted"], caller.f_code) is True
+    inside = caller is not None and _p_untrusted_code(caller.f_code)
     return _p_args_hold_frame(frame, code, [1 if inside else _c_FRAME_BUDGET], 1 if inside else _c_FRAME_DEPTH)
 
 
@@ -2350,8 +2354,7 @@ def _p_snippet_partial(value: Any) -> bool:
     function, args, keywords = (part(value) for part in _c_partial_parts)
     if not args and not keywords:
         return False
-    return not (type(function) is _c_FunctionType
-                and not _p_in_roots(_c_func_code(function).co_filename, _S["trusted_roots"]))
+    return not (type(function) is _c_FunctionType and _p_untrusted_code(_c_func_code(function)))
 
 
 def _p_reaches_error(owner: Any) -> bool:
@@ -2517,7 +2520,7 @@ def _p_foreign(value: Any) -> bool:
     """Something of the snippet's in a trusted module's name: see `_p_rebound`."""
     kind = type(value)
     if kind is _c_FunctionType:
-        return not _p_in_roots(_c_func_code(value).co_filename, _S["trusted_roots"])
+        return _p_untrusted_code(_c_func_code(value))
     try:
         mro = _c_mro(kind)
     except BaseException:
@@ -2710,7 +2713,7 @@ def _p_gadget(value: Any, key: str, depth: int = 3) -> bool:
 def _p_calls_own_code(kind: Any) -> bool:
     """A callable object whose `__call__` is the snippet's own code: what it does is seen where it runs."""
     call = _p_class_attr(kind, "__call__")
-    return type(call) is _c_FunctionType and not _p_in_roots(_c_func_code(call).co_filename, _S["trusted_roots"])
+    return type(call) is _c_FunctionType and _p_untrusted_code(_c_func_code(call))
 
 
 def _p_holds_error(value: Any) -> bool:
@@ -2792,7 +2795,7 @@ def _p_reader_return(frame: Any, value: Any) -> None:
     receiver = frame.f_back
     if receiver is None:
         return
-    if _p_in_roots(receiver.f_code.co_filename, _S["trusted_roots"]):
+    if not _p_untrusted_code(receiver.f_code):
         _p_follow_reader(receiver)
         return
     _p_tamper("observer", "was handed a frame object by trusted code (" + frame.f_code.co_qualname + "), whose "
