@@ -1464,8 +1464,12 @@ def _p_compiled_for_runtime(depth: int) -> bool:
     """Whether a compile happens on the runtime's behalf: no frame of untrusted code on the stack, outward from `depth`,
     before the body of a trusted module the import system runs (a dataclass made at a lazy import, inside the
     library's call the snippet made: the module's file decides what it compiles, not who imported it). Code the
-    snippet's code waits on compiles what the snippet may have handed it (`_p_for_snippet`): not the runtime's."""
-    frame: Any = _c_getframe(depth + 1)
+    snippet's code waits on compiles what the snippet may have handed it (`_p_for_snippet`): not the runtime's, nor is
+    a compile with no Python frame beneath it (C code run alone in a thread the snippet started)."""
+    try:
+        frame: Any = _c_getframe(depth + 1)
+    except ValueError:
+        return False
     while frame is not None:
         code = frame.f_code
         if _p_untrusted_code(code):
