@@ -97,10 +97,10 @@ _c_getpid = os.getpid
 _c_exit = os._exit
 _c_SEPARATOR = b"\t"  # as seal.SEPARATOR
 # Audit events the observer's own code raises (`sys._getframe`, reading `tb_frame`, opening a file to
-# compare, starting a thread); from another frame they are tampering. (`id()` and reading `f_code`
-# lead to no frame: `_p_hook` answers them first.)
-_c_OWN_EVENTS = ("object.__getattr__", "sys._getframe", "open", "_thread.start_new_thread", "signal.pthread_kill",
-                 "gc.get_referents", "ctypes.cdata")
+# compare, compiling again a source trusted code compiled, starting a thread); from another frame they are
+# tampering. (`id()` and reading `f_code` lead to no frame: `_p_hook` answers them first.)
+_c_OWN_EVENTS = ("object.__getattr__", "sys._getframe", "open", "compile", "_thread.start_new_thread",
+                 "signal.pthread_kill", "gc.get_referents", "ctypes.cdata")
 _c_getframe = sys._getframe
 _c_gettrace = sys.gettrace
 _c_audit = sys.audit
@@ -575,6 +575,10 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         "reader_spaces": _reader_spaces(readers), "reader_shared": _reader_shared(readers),
         "as_was": spaces[0], "classes_as_were": spaces[1], "modules_as_were": spaces[2], "returned": {}, "c_made": {},
         "copies_held": spaces[3], "binders_as_were": spaces[3]["binders"],
+        # Code trusted code compiled at run time: before the snippet ran (by identity), and, while it runs, the
+        # sources compiled on the runtime's behalf (`_p_on_compile`), compiled again when code of that name first
+        # runs (`_p_untrusted_code`).
+        "made_codes": spaces[3]["made_codes"], "runtime_sources": {}, "runtime_codes": {},
     }
 
 
@@ -594,13 +598,14 @@ def _empty_copies() -> dict[str, Any]:
     """`modules` and `classes`: id -> (the module or class, a copy of its namespace); `names`: the module table as
     it was, for the copied modules; `at`: id -> (the namespace dict copied, its slot in the arrays); `addresses`,
     `versions`, `ids`: per slot, where the dict's version is read (`_VERSION_OFFSET`), its version when copied, and
-    the id; `table`: the module table's version when `names` was made; `c_functions`: id -> [(a C function, a copied
+    the id; `table`: the module table's version when `names` was made; `made_codes`: id -> code compiled at run time by
+trusted code before the snippet ran (`_record_made_code`); `c_functions`: id -> [(a C function, a copied
     module's namespace, the name it is bound to there)], where a runtime's frame hook is bound (`_replace_everywhere`).
     Arrays of numbers, read in a check without writing a page the zygote shares (a forked check copies none for
     them)."""
     return {"modules": {}, "classes": {}, "names": {}, "at": {}, "addresses": array.array("Q"),
             "versions": array.array("Q"), "ids": array.array("Q"), "table": None, "every_class": False, "binders": {},
-            "c_functions": {}}
+            "made_codes": {}, "c_functions": {}}
 
 
 _COPIES: dict[str, Any] = _empty_copies()
@@ -721,6 +726,8 @@ def _young_classes() -> list[type]:
         kind = type(value)
         if _p_in_binders(kind) or _p_bound_to_data(value, kind) is not _c_MISSING:
             _record_binder(value)
+        elif kind is types.FunctionType:
+            _record_made_code(value.__code__)
         elif type in _c_mro(kind):
             found.append(value)
     return found
@@ -756,6 +763,23 @@ def _record_binder(value: Any) -> None:
     _COPIES["binders"][id(value)] = value
 
 
+def _record_made_code(code: types.CodeType) -> None:
+    """The code of a function that existed before the snippet ran, compiled at run time under a name that is no file
+    (`<string>`: a named tuple's `__new__`, a dataclass's `__init__`), and the code it makes functions of: trusted code
+    compiled it, whatever its name says (`_p_untrusted_code`). Code of a file is known by its file."""
+    if not code.co_filename.startswith("<") or code.co_filename.startswith("<frozen "):
+        return
+    made = _COPIES["made_codes"]
+    level = [code]
+    while level:
+        following: list[types.CodeType] = []
+        for each in level:
+            if made.get(id(each)) is not each:
+                made[id(each)] = each
+                following.extend(const for const in each.co_consts if type(const) is types.CodeType)
+        level = following
+
+
 def _every_binder() -> None:
     """Every binder the collector tracks now (each always is), beside `_every_class`. Frozen objects included: a
     release's zygote is forked from a stem that froze what it loaded (the runtime), and `gc.get_objects` lists no
@@ -769,6 +793,8 @@ def _every_binder() -> None:
             kind = type(value)
             if _p_in_binders(kind) or _p_bound_to_data(value, kind) is not _c_MISSING:
                 _record_binder(value)
+            elif kind is types.FunctionType:
+                _record_made_code(value.__code__)
     finally:
         if frozen:
             gc.freeze()
@@ -920,7 +946,8 @@ def _p_hook(event: Any, args: Any) -> None:
                 # The hot path: most calls are of code the observer has nothing to do with (the library's
                 # and the runtime's, unwatched). `_p_trace` decided that once per code object.
                 what = args[1]
-                if type(what) is str and what == "call" and _c_dict_get(_S["quiet"], args[0].f_code) is not None:
+                code = args[0].f_code  # the very code: code objects compare equal across files (`_p_untrusted_code`)
+                if type(what) is str and what == "call" and _c_dict_get(_S["quiet"], code) is code:
                     handler = None
         elif event == "object.__getattr__":
             handler = _p_on_getattr
@@ -1419,11 +1446,79 @@ def _p_on_compile(ident: int, args: Any) -> None:
     if type(args) is not tuple or len(args) < 2:
         return
     source, path = args[0], args[1]
-    if not _p_in_roots(path, _S["forge_roots"]) or not _p_for_snippet(2):
+    if not _p_in_roots(path, _S["forge_roots"]):
+        if type(path) is str and (type(source) is str or type(source) is bytes) and _p_compiled_for_runtime(2):
+            pending: list[Any] | None = _c_dict_get(_S["runtime_sources"], path)
+            if pending is None:
+                pending = _S["runtime_sources"][path] = []
+            pending.append(source)
+        return
+    if not _p_for_snippet(2):
         return
     if _p_same_as_file(source, path):  # the import system compiling the real file
         return
     _p_tamper("forged", path)
+
+
+def _p_compiled_for_runtime(depth: int) -> bool:
+    """Whether a compile happens on the runtime's behalf: no frame of untrusted code on the stack, outward from `depth`,
+    before the body of a trusted module the import system runs (a dataclass made at a lazy import, inside the
+    library's call the snippet made: the module's file decides what it compiles, not who imported it). Code the
+    snippet's code waits on compiles what the snippet may have handed it (`_p_for_snippet`): not the runtime's, nor is
+    a compile with no Python frame beneath it (C code run alone in a thread the snippet started)."""
+    try:
+        frame: Any = _c_getframe(depth + 1)
+    except ValueError:
+        return False
+    while frame is not None:
+        code = frame.f_code
+        if _p_untrusted_code(code):
+            return False
+        if code.co_name == "<module>" and _p_in_roots(code.co_filename, _S["trusted_roots"]) \
+                and frame.f_back is not None and frame.f_back.f_code.co_filename.startswith("<frozen importlib."):
+            return True
+        frame = frame.f_back
+    return True
+
+
+def _p_untrusted_code(code: Any) -> bool:
+    """Whether code is the snippet's, decided once per code object: code of a file the observer does not trust, or code
+    compiled at run time (a name that is no trusted file) that trusted code did not compile: neither before the
+    snippet ran (`made_codes`, by identity) nor on the runtime's behalf since (`runtime_sources`, compiled again from
+    the very source, under the very name, and compared). Who compiled it decides, never the name it bears. Kept by
+    identity: code objects compare equal across files (`co_filename` is not compared), and the snippet's code written
+    line for line as a trusted file's, at the same line, would share its verdict."""
+    known = _c_dict_get(_S["untrusted"], id(code))
+    if known is not None and known[0] is code:
+        return bool(known[1])
+    path = code.co_filename
+    untrusted = not _p_in_roots(path, _S["trusted_roots"]) and _c_dict_get(_S["made_codes"], id(code)) is not code \
+        and not _p_runtime_compiled(code, path)
+    _S["untrusted"][id(code)] = (code, untrusted)
+    return untrusted
+
+
+def _p_runtime_compiled(code: Any, path: Any) -> bool:
+    """Code equal to one compiled from a source trusted code compiled under the same name (`_p_on_compile`): the same
+    bytecode, constants, names and lines, so the same code, whoever holds it."""
+    pending = _c_dict_get(_S["runtime_sources"], path) if type(path) is str else None
+    if pending:
+        _S["runtime_sources"][path] = []
+        made = _S["runtime_codes"]
+        for source in _c_list_iter(pending):
+            for mode in ("exec", "eval"):
+                try:
+                    level = [compile(source, path, mode, 0, True)]
+                except BaseException:
+                    continue
+                while level:
+                    following = []
+                    for each in _c_list_iter(level):
+                        made[each] = each
+                        following.extend([c for c in _c_tuple_iter(each.co_consts) if type(c) is _c_CodeType])
+                    level = following
+    found = _c_dict_get(_S["runtime_codes"], code)
+    return found is not None and type(found.co_filename) is str and found.co_filename == path
 
 
 def _p_same_as_file(source: Any, path: str) -> bool:
@@ -1593,7 +1688,7 @@ def _p_frame_taken(ident: int, how: str) -> None:
             if not vetted and not taken:  # for trusted code: followed, as is trusted code's own taking
                 _p_follow_reader(caller)
         else:
-            taken = not _p_in_roots(path, _S["trusted_roots"])
+            taken = _p_untrusted_code(code)
             if not taken:
                 _p_follow_reader(caller)
     finally:
@@ -1758,13 +1853,11 @@ def _p_trace(ident: int, args: Any) -> None:
         if getter is not None:
             _p_track(frame, code, getter)
             return
-        untrusted = _c_dict_get(_S["untrusted"], code)
-        if untrusted is None:
-            untrusted = _S["untrusted"][code] = not _p_in_roots(code.co_filename, _S["trusted_roots"])
+        untrusted = _p_untrusted_code(code)
         if untrusted or _p_in(code, _S["getattr_codes"]):
             _p_follow(ident, frame, code, untrusted)
         else:
-            _S["quiet"][code] = True  # trusted, watched by nothing: `_p_hook` answers its calls itself
+            _S["quiet"][code] = code  # trusted, watched by nothing: `_p_hook` answers its calls itself
         return
     record = _c_dict_get(_S["frames"], id(frame))
     reader = _c_dict_get(_S["readers"], id(frame))
@@ -1826,7 +1919,7 @@ def _p_handed_a_frame(frame: Any, code: Any) -> bool:
     (`logging._is_internal_frame`, `traceback.walk_stack` replaced), with no audit event. (What the snippet's
     own code hands its functions, it had: how it got a frame is seen where it got it.)"""
     caller = frame.f_back
-    inside = caller is not None and _c_dict_get(_S["untrusted"], caller.f_code) is True
+    inside = caller is not None and _p_untrusted_code(caller.f_code)
     return _p_args_hold_frame(frame, code, [1 if inside else _c_FRAME_BUDGET], 1 if inside else _c_FRAME_DEPTH)
 
 
@@ -2265,8 +2358,7 @@ def _p_snippet_partial(value: Any) -> bool:
     function, args, keywords = (part(value) for part in _c_partial_parts)
     if not args and not keywords:
         return False
-    return not (type(function) is _c_FunctionType
-                and not _p_in_roots(_c_func_code(function).co_filename, _S["trusted_roots"]))
+    return not (type(function) is _c_FunctionType and _p_untrusted_code(_c_func_code(function)))
 
 
 def _p_reaches_error(owner: Any) -> bool:
@@ -2432,7 +2524,7 @@ def _p_foreign(value: Any) -> bool:
     """Something of the snippet's in a trusted module's name: see `_p_rebound`."""
     kind = type(value)
     if kind is _c_FunctionType:
-        return not _p_in_roots(_c_func_code(value).co_filename, _S["trusted_roots"])
+        return _p_untrusted_code(_c_func_code(value))
     try:
         mro = _c_mro(kind)
     except BaseException:
@@ -2625,7 +2717,7 @@ def _p_gadget(value: Any, key: str, depth: int = 3) -> bool:
 def _p_calls_own_code(kind: Any) -> bool:
     """A callable object whose `__call__` is the snippet's own code: what it does is seen where it runs."""
     call = _p_class_attr(kind, "__call__")
-    return type(call) is _c_FunctionType and not _p_in_roots(_c_func_code(call).co_filename, _S["trusted_roots"])
+    return type(call) is _c_FunctionType and _p_untrusted_code(_c_func_code(call))
 
 
 def _p_holds_error(value: Any) -> bool:
@@ -2707,7 +2799,7 @@ def _p_reader_return(frame: Any, value: Any) -> None:
     receiver = frame.f_back
     if receiver is None:
         return
-    if _p_in_roots(receiver.f_code.co_filename, _S["trusted_roots"]):
+    if not _p_untrusted_code(receiver.f_code):
         _p_follow_reader(receiver)
         return
     _p_tamper("observer", "was handed a frame object by trusted code (" + frame.f_code.co_qualname + "), whose "
