@@ -10,8 +10,6 @@ pip finds the pinned release in a folder of local wheels (PIP_NO_INDEX, PIP_FIND
 from __future__ import annotations
 
 import dataclasses
-import json
-import shutil
 import subprocess
 import sys
 import sysconfig
@@ -26,9 +24,8 @@ from errorkb.verify.engine import Upstream, Verifier
 from errorkb.verify.matrix import Env, ensure_pins, release_checks
 from errorkb.verify.paths import BASE_PTH, environment_path
 from errorkb.verify.requirements import absence, pinned_env, pinned_python
-from errorkb.verify.sandbox import Sandbox, runtime_paths
 from tests.kb import VALID_ENTRY, make_project
-from tests.verify.test_without import fake_wheel
+from tests.verify.test_without import fake_wheel, seen_in_sandbox
 from tests.verify.verifykb import needs_sandbox
 
 pytestmark = pytest.mark.verifier
@@ -112,14 +109,8 @@ def test_inside_the_sandbox_the_pinned_release_is_the_only_copy(pinned_project, 
     assert ensure_pins(project, Env("4.0", pythons["4.0"]), checks) == []
     python = pinned_python(project.cache_dir, ("demo-pinned<2",), pythons["4.0"].parent.parent)
     hidden = absence(checks[0].entry, checks[0].role, environment_path(python))
-    sandbox = Sandbox(shutil.which("bwrap") or "bwrap", runtime_paths([python.parent.parent,
-                                                                       pythons["4.0"].parent.parent]))
-    (tmp_path / "out").mkdir()
-    argv = sandbox.wrap([str(python), "-c", SEEN], device="cpu", writable=[tmp_path / "out"], python=python,
-                        absent=hidden.paths)
-    done = subprocess.run(argv, capture_output=True, text=True, env=sandbox.env("cpu"), timeout=120)
-    assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout) == {"which": "1.5", "version": "1.5", "copies": 1}
+    seen = seen_in_sandbox(python, [python.parent.parent, pythons["4.0"].parent.parent], hidden.paths, SEEN, tmp_path)
+    assert seen == {"which": "1.5", "version": "1.5", "copies": 1}
 
 
 def test_a_pinned_environment_that_cannot_be_built_is_not_run_saying_why_and_is_not_retried(pinned_project,

@@ -239,13 +239,19 @@ def test_a_requires_older_than_the_installed_release_runs_in_an_environment_of_i
     assert unmet(entry, "before", "cpu", TORCH, path).startswith("needs one copy of pytest, and there is another in ")
     hidden = absence(entry, "before", path)
     assert hidden.paths and all(not p.startswith(str(cache)) for p in hidden.paths), hidden  # this one's copy
-    sandbox = Sandbox(shutil.which("bwrap") or "bwrap", runtime_paths([python.parent.parent]))
+    seen = seen_in_sandbox(python, [python.parent.parent], hidden.paths, PINNED, tmp_path)
+    assert seen == {"which": "0.5.0", "version": "0.5.0", "copies": 1}
+
+
+def seen_in_sandbox(python: Path, environments: list[Path], absent: list[str], code: str, tmp_path: Path) -> object:
+    """What `code` prints (JSON), run by `python` in the sandbox showing `environments` with `absent` hidden."""
+    sandbox = Sandbox(shutil.which("bwrap") or "bwrap", runtime_paths(environments))
     (tmp_path / "out").mkdir()
-    argv = sandbox.wrap([str(python), "-c", PINNED], device="cpu", writable=[tmp_path / "out"], python=python,
-                        absent=hidden.paths)
+    argv = sandbox.wrap([str(python), "-c", code], device="cpu", writable=[tmp_path / "out"], python=python,
+                        absent=absent)
     done = subprocess.run(argv, capture_output=True, text=True, env=sandbox.env("cpu"), timeout=120)
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout) == {"which": "0.5.0", "version": "0.5.0", "copies": 1}
+    return json.loads(done.stdout)
 
 
 def test_the_verifier_runs_a_pinned_snippet_in_its_environment_or_says_how_to_build_it(monkeypatch):
