@@ -1383,7 +1383,7 @@ def cmd_lookup(args: argparse.Namespace) -> int:
         _print("possibly (not confirmed: the message alone is printed by other errors too):")
         for match in candidates if args.all else candidates[:5]:
             _print_match(match, source.index)
-    if args.all:
+    if args.all or not answer.matches:  # with nothing matched, why the entry its words fit is not the answer
         for ruled in answer.ruled_out:
             _print(f"ruled out: {ruled.match.known.id}: {ruled.reason}")
     if not answer.matches:

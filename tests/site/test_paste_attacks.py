@@ -180,3 +180,13 @@ def test_a_message_argument_that_is_not_utf8_is_answered_and_never_echoed_raw():
     _answered_about_the_entry(result)
     text = (result.stdout + result.stderr).decode("utf-8")  # strictly: no undecodable byte went out
     assert not [char for char in text if "\x80" <= char <= "\x9f"], text[-800:]
+
+
+def test_with_nothing_matched_the_answer_says_which_entry_was_ruled_out_and_why():
+    """An entry whose words fit but whose values do not (a count is never negative) is no answer; the person who
+    pasted it is told which entry and why, not only "no entry matches" (before, only `--all` said it)."""
+    result = lookup_cli(REAL.replace("length 12", "length -2").encode(), LC_ALL="C.UTF-8")
+    assert result.returncode == 1, result.stderr[-1500:]
+    out = result.stdout.decode()
+    assert "ruled out: head-dim-list-length: the message fits its words, but not its values" in out, out[-1500:]
+    assert "= -2" in out and "no entry matches this message" in result.stderr.decode()
