@@ -244,7 +244,7 @@
   const GLOBAL = new Set(["ANSI", "PREFIX", "GROUP_MARGIN", "SUFFIX", "EXCEPTION_LINE", "INLINE_EXCEPTION", "TRACEBACK",
     "TRACEBACK_END", "FRAME_LINE", "FRAME", "ARROW_LINE", "PYTEST_DEF", "PYTEST_FAILING", "RICH_TOP", "RICH_BOTTOM", "RICH_FOLD", "RICH_WRAP",
     "RICH_EDGE", "FRAME_WRAP", "FRAME_NAME_WRAP", "LINK", "QUOTED", "QUOTE_MARK", "DIFF_HUNK", "DOCTEST_EXPECTED", "LINE_END", "CHAINED", "RELEASE_NUMBER", "NAME", "SENTENCE_END",
-    "WARNING_SOURCE"]);
+    "WARNING_HEADER"]);
 
   /* The index's `rules` made ready: each pattern compiled (the global flag where it is scanned). */
   function compileRules(rules) {
@@ -1086,11 +1086,7 @@
    * source line a warning echoes (_match.py:_recognised_elsewhere). */
   function recognisedElsewhere(match, reading, meter, R) {
     meter.work += reading.text.length;
-    const regions = [];
-    for (const found of reading.text.matchAll(R.patterns.WARNING_SOURCE)) {
-      const begin = found.index + found[0].length - found[1].length;
-      regions.push([begin, begin + found[1].length]);
-    }
+    const regions = warningSources(reading.text, R);
     if (match.at >= 0) {
       const ats = reading.frames.map((f) => f.at);
       const own = reading.startOf(match.at);
@@ -1111,6 +1107,19 @@
       }
     }
     return true;
+  }
+
+  /* Where the paste shows the source lines its warnings echo (_match.py:_warning_sources). */
+  function warningSources(text, R) {
+    const regions = [];
+    for (const header of text.matchAll(R.patterns.WARNING_HEADER)) {
+      const begin = text.indexOf("\n", header.index + header[0].length) + 1;
+      let end = begin ? text.indexOf("\n", begin) : -1;
+      end = end < 0 ? text.length : end;
+      const line = text.slice(begin, end);
+      if (begin && (line.startsWith(" ") || line.startsWith("\t")) && strip(line, R.whitespace)) regions.push([begin, end]);
+    }
+    return regions;
   }
 
   function bisectLeft(sorted, value) {
