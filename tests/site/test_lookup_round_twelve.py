@@ -10,6 +10,15 @@ test that failed on main, then closed in the page's script, the CLI's matcher an
   confirmed as the reused-cache entry. The warning's *message* still counts (a library's own warning may be the
   clue); its echoed line does not (the rules' `WARNING_SOURCE`).
 
+- A release the paste states, contradicted by the paste's own frames. Where the entry's other cause is raised
+  at the same frame (`same_frames`: `'tuple' object has no attribute 'get_seq_length'`, before 4.48 from prefix
+  tuning, after it from a tuple cache), only the release tells them apart; a paste that says `transformers
+  4.57.6` above a traceback whose raising frame in `modeling_llama.py` is at a line no such release raises at
+  (line 700, not 4.57.6's 374) was confirmed on the stated release. The frame's line is what ran: a stated or
+  given release whose raise line (by the version matrix, that release or its minor series) the frame contradicts
+  ties nothing; the release is then what the frames show (none, here) and the answer says so. Installed (the
+  hook) is what ran, and is kept.
+
 Tried and found held (kept as tests, so they stay so): a copy of the library vendored under another package, an
 exception's `repr` in a list a test framework prints, a warning carrying a removed name above an unrelated error,
 `raise ... from None`, a log with the level after the message, faulthandler's frames, a message hard-wrapped at
@@ -144,6 +153,45 @@ def test_faulthandler_frames_and_raise_from_none_confirm_nothing(kb):
                        '    raise ValueError("bad") from None\nValueError: bad\n') == ([], [])
 
 
+# -- a stated release that the frames contradict ------------------------------------------------------------------
+
+def _tuple_cache(line: int) -> str:
+    return ('Traceback (most recent call last):\n  File "/home/u/x.py", line 3, in <module>\n'
+            "    out = model(input_ids, past_key_values=pkv)\n"
+            '  File "/usr/lib/python3.10/site-packages/transformers/models/llama/modeling_llama.py", line '
+            f"{line}, in forward\n"
+            "    past_seen_tokens = past_key_values.get_seq_length() if past_key_values is not None else 0\n"
+            "AttributeError: 'tuple' object has no attribute 'get_seq_length'\n")
+
+
+CONTRADICTED = [("transformers 4.57.6\n" + _tuple_cache(700), None), (_tuple_cache(700), "4.57.6"),
+                ("transformers 4.57.1\n" + _tuple_cache(700), None)]  # 4.57.1: its minor series raises at 374
+
+
+@pytest.mark.parametrize(("text", "release"), CONTRADICTED)
+def test_a_stated_release_the_raising_frame_contradicts_ties_nothing(kb, text, release):
+    found = kb.answer(text, release)
+    assert [m.known.id for m in found.confirmed] == []
+    match = next(m for m in found.candidates if m.known.id == "legacy-tuple-forward-get-seq-length")
+    assert any("line 700" in hint and "4.57" in hint for hint in match.missing)
+
+
+@pytest.mark.parametrize(("text", "release"), [("transformers 4.57.6\n" + _tuple_cache(374), None),
+                                               (_tuple_cache(374), "4.57.6"), (_tuple_cache(374), None),
+                                               ("transformers 4.57.6\n" + _tuple_cache(554), None)])
+def test_a_stated_release_the_frame_agrees_with_still_confirms(kb, text, release):
+    """Control: 4.57.6 raises at line 374; line 554 is 4.48.3's, inside the wording's range as well (held to both)."""
+    assert _answer(kb, text, release)[0] == ["legacy-tuple-forward-get-seq-length"]
+
+
+def test_the_installed_release_is_what_ran(kb):
+    """The hook's installed release is the environment the traceback came from: the frame does not overrule it."""
+    from errorkb.lookup._release import INSTALLED
+
+    found = kb.answer(_tuple_cache(700), "4.57.6", INSTALLED)
+    assert [m.known.id for m in found.confirmed] == ["legacy-tuple-forward-get-seq-length"]
+
+
 # -- the page, the CLI and the hook ---------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("release", [None, "4.45.0"])
@@ -152,6 +200,7 @@ def test_round_twelve_reads_alike_in_the_page_the_cli_and_the_hook(release):
 
     pastes = [text for text, _ in WARNED] + [
         "  cos, sin = position_embeddings\nTypeError: cannot unpack non-iterable NoneType object\n",
+        *(text for text, _ in CONTRADICTED), _tuple_cache(374), "transformers 4.57.6\n" + _tuple_cache(554),
         TB + LIB + INDEX, SDPA_WARNING + TB.replace("model.generate()", "attn_weights = attn_weights + causal_mask")
         + BROADCAST]
     python = _same_in_page_cli_and_hook(real_index.__wrapped__(), pastes, release)
