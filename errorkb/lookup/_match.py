@@ -87,9 +87,11 @@ from errorkb.lookup._paste import (
 )
 from errorkb.lookup._release import (
     FRAMES,
+    INSTALLED,
     STATED,
     Verdict,
     contains,
+    contradicted,
     describe,
     plain,
     releases_in_paste,
@@ -462,8 +464,15 @@ class Lookup:
         # Release: stated or installed, else read from the frames of this exception's traceback (the version
         # matrix's raise lines): another traceback's frames tell the release of another error's code path.
         releases = reading.releases if reading.release else releases_in_paste(known, shown)
+        source = reading.source or FRAMES
+        # A release stated or given that the raising frame's line contradicts: the frame is what ran (the hook's
+        # installed release is what ran, and stays).
+        told = contradicted(known, shown, releases) if reading.release and source != INSTALLED else None
+        if told is not None:
+            missing.append(told)
+            releases, source = releases_in_paste(known, shown), FRAMES
         if releases:
-            said = verdict(known, wording, releases, reading.source or FRAMES, self.library)
+            said = verdict(known, wording, releases, source, self.library)
             match = replace(match, release=said)
             if said.raises is False:
                 return RuledOut(match, said.advice)
