@@ -467,9 +467,9 @@ class Lookup:
         source = reading.source or FRAMES
         # A release stated or given that the raising frame's line contradicts: the frame is what ran (the hook's
         # installed release is what ran, and stays).
-        told = contradicted(known, shown, releases) if reading.release and source != INSTALLED else None
-        if told is not None:
-            missing.append(told)
+        against = contradicted(known, shown, releases) if reading.release and source != INSTALLED else None
+        if against is not None:
+            missing.append(against)
             releases, source = releases_in_paste(known, shown), FRAMES
         if releases:
             said = verdict(known, wording, releases, source, self.library)

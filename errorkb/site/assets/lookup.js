@@ -1802,9 +1802,9 @@
       let releases = reading.release ? reading.releases : releasesInPaste(one, shown, R);
       let source = reading.source || "frames";
       // A release stated or given that the raising frame's line contradicts: the frame is what ran.
-      const told = reading.release && source !== "installed" ? contradicted(one, shown, releases, R) : null;
-      if (told !== null) {
-        missing.push(told);
+      const against = reading.release && source !== "installed" ? contradicted(one, shown, releases, R) : null;
+      if (against !== null) {
+        missing.push(against);
         releases = releasesInPaste(one, shown, R);
         source = "frames";
       }
