@@ -146,9 +146,9 @@ CHAINED = r"(?<![^\n])(?:During handling of the above exception|The above except
 HANDLING_TEXT = "During handling of the above exception"
 RERAISE = r"^[ \t]*raise(?![A-Za-z0-9_])"
 # A warning as Python's `warnings` prints it: `path:line: Category: message` (this header), then, on the next line
-# and indented, the source line that issued the warning. That line ran before the error, anywhere (torch's one-time
-# SDPA warning echoes `attn_output = torch.nn.functional.scaled_dot_product_attention(`): it is no failing line,
-# so an entry's `recognised_by` read there ties nothing. The warning's message still counts (a library's own
+# and indented, the source line that issued the warning. That line ran before the error, anywhere (a runtime's
+# one-time `UserWarning: acme was built without fast kernels` echoes `out = acme.fused_attention(q, k, v)` above any
+# later error): it is no failing line, so an entry's `recognised_by` read there ties nothing. The warning's message still counts (a library's own
 # warning may be the clue). Only the line right after the header: a warning whose message runs over several lines
 # echoes its source line further down, read as any text (a known limit, docs/contributing.md 6b). The header ends
 # at the category, so a line is scanned once (nothing after it to fail and backtrack over).

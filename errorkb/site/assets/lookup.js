@@ -1800,13 +1800,13 @@
       reading.all();
       const shown = reading.shown(match.at);
       let releases = reading.release ? reading.releases : releasesInPaste(one, shown, R);
-      let source = reading.source || "frames";
-      // A release stated or given that the raising frame's line contradicts: the frame is what ran.
+      const source = reading.source || "frames";
+      // A release stated or given that the raising frame's line contradicts: held to both (_match.py:_grade).
       const against = reading.release && source !== "installed" ? contradicted(one, shown, releases, R) : null;
       if (against !== null) {
         missing.push(against);
-        releases = releasesInPaste(one, shown, R);
-        source = "frames";
+        const framed = releasesInPaste(one, shown, R);
+        releases = framed.length ? [...releases, ...framed.filter((r) => !releases.includes(r))] : [];
       }
       const ruled = (reason) => ({ ruledOut: true, match, reason });
       if (releases.length) {
@@ -1893,7 +1893,7 @@
           || this.classes.has(fnv1a(value.slice(value.lastIndexOf(".") + 1))) : null)
         .concat(locatedElsewhere(d, named, library, R));
       const held = withheld.map(([value, because]) => `\`${value}\` ${because}`);
-      let confirmed = !withheld.length && copied === null && evidence.some((e) => R.confirming.has(e.kind));
+      let confirmed = !withheld.length && copied === null && against === null && evidence.some((e) => R.confirming.has(e.kind));
       // Only the error the paste ended with is the user's (_match.py:_grade).
       const earlier = confirmed && !wording.device && !this.endedWith(match, reading, meter);
       confirmed = confirmed && !earlier;
