@@ -87,11 +87,9 @@ from errorkb.lookup._paste import (
 )
 from errorkb.lookup._release import (
     FRAMES,
-    INSTALLED,
     STATED,
     Verdict,
     contains,
-    contradicted,
     describe,
     plain,
     releases_in_paste,
@@ -464,17 +462,8 @@ class Lookup:
         # Release: stated or installed, else read from the frames of this exception's traceback (the version
         # matrix's raise lines): another traceback's frames tell the release of another error's code path.
         releases = reading.releases if reading.release else releases_in_paste(known, shown)
-        source = reading.source or FRAMES
-        # A release stated or given that the raising frame's line contradicts: held to both, the stated and the
-        # frames' (none where the line is no measured release's: then the release is unknown), and the answer is
-        # at most possible. The hook's installed release is what ran, and stays.
-        against = contradicted(known, shown, releases) if reading.release and source != INSTALLED else None
-        if against is not None:
-            missing.append(against)
-            framed = releases_in_paste(known, shown)
-            releases = (*releases, *(one for one in framed if one not in releases)) if framed else ()
         if releases:
-            said = verdict(known, wording, releases, source, self.library)
+            said = verdict(known, wording, releases, reading.source or FRAMES, self.library)
             match = replace(match, release=said)
             if said.raises is False:
                 return RuledOut(match, said.advice)
@@ -558,9 +547,7 @@ class Lookup:
         # A value the entry says prints these words for another cause: nothing else shown confirms it.
         withheld = withheld_values(diagnosis, named, self._defines_class if self.classes else None) + \
             located_elsewhere(diagnosis, named, self.library)
-        # A paste whose release contradicts its own frame is at most possible, whatever else it shows.
-        confirmed = not withheld and copied is None and against is None and \
-            any(one.kind in rules.CONFIRMING for one in evidence)
+        confirmed = not withheld and copied is None and any(one.kind in rules.CONFIRMING for one in evidence)
         # Only the error the paste ended with is the user's; a device's own wording is printed before the
         # exception that reports it, by whichever later call syncs.
         earlier = confirmed and not wording.device and not self._ended_with(match, reading, meter)

@@ -42,51 +42,18 @@ def wording_range(known: Known, wording: Wording) -> str | None:
     return known.releases.raises if wording.main else None
 
 
-def _raising_line(known: Known, found: list[Frame]) -> int | None:
-    """The line of the innermost frame of the installed entry's source file: where the error was raised."""
-    if not known.lines_path or not known.lines:
-        return None
-    installed = known.lines_path
-    raising = next((frame for frame in reversed(found) if frame.path.endswith("/" + installed)
-                    and installed_at(frame.path, len(frame.path) - len(installed))), None)
-    return None if raising is None else raising.line
-
-
 def releases_in_paste(known: Known, found: list[Frame]) -> tuple[str, ...]:
     """The releases whose raise line, in the entry's source file (as installed), is the line the paste's
     innermost frame in that file shows (where the error was raised): `.../site-packages/<package>/<file>.py",
     line 1471`. An outer frame of the file (a caller in it) is at a line of its own, which some release's raise
     line may equal by chance. Only a frame of the installed package (`installed_at`): another package's copy
     of the file has lines of its own."""
-    line = _raising_line(known, found)
-    return tuple(release for release, at in known.lines if line is not None and at == line)
-
-
-def contradicted(known: Known, found: list[Frame], releases: tuple[str, ...]) -> str | None:
-    """Where the paste's raising frame says the stated releases did not run it: the release a reporter names
-    may be another environment's, the frame's line is what ran. Each stated release is looked up in the
-    version matrix (that release, else the releases of its minor series); a contradiction is a frame whose line
-    none of them raises at, while at least one of them is known. Returns what to say, or None."""
-    line = _raising_line(known, found)
-    if line is None:
-        return None
-    known_lines = []
-    for release in releases:
-        same = [at for measured, at in known.lines if measured == release] or \
-            [at for measured, at in known.lines if _minor(measured) == _minor(release)]
-        if line in same:
-            return None
-        known_lines += same
-    if not known_lines:
-        return None
-    shown = ", ".join(str(at) for at in sorted(set(known_lines)))
-    return (f"the paste's frame in `{known.lines_path}` is at line {line}, where {describe(releases)} does not raise "
-            f"it (line {shown}): the traceback comes from another release than the one stated; the installed release "
-            "(the hook, or `pip show`) tells")
-
-
-def _minor(release: str) -> tuple[str, ...]:
-    return tuple(release.split(".")[:2])
+    if not known.lines_path or not known.lines:
+        return ()
+    installed = known.lines_path
+    raising = next((frame for frame in reversed(found) if frame.path.endswith("/" + installed)
+                    and installed_at(frame.path, len(frame.path) - len(installed))), None)
+    return tuple(release for release, line in known.lines if raising is not None and line == raising.line)
 
 
 def verdict(known: Known, wording: Wording, releases: tuple[str, ...], source: str,

@@ -10,19 +10,18 @@ test that failed on main, then closed in the page's script, the CLI's matcher an
   confirmed as the reused-cache entry. The warning's *message* still counts (a library's own warning may be the
   clue); its echoed line does not (the rules' `WARNING_SOURCE`).
 
-- A release the paste states, contradicted by the paste's own frames. Where the entry's other cause is raised
-  at the same frame (`same_frames`: `'tuple' object has no attribute 'get_seq_length'`, before 4.48 from prefix
-  tuning, after it from a tuple cache), only the release tells them apart; a paste that says `transformers
-  4.57.6` above a traceback whose raising frame in `modeling_llama.py` is at a line no such release raises at
-  (line 700, not 4.57.6's 374) was confirmed on the stated release. The frame's line is what ran: a stated or
-  given release whose raise line (by the version matrix, that release or its minor series) the frame contradicts
-  ties nothing: the paste is held to the stated release and the frames' (none, here), the answer is at most
-  possible, and it says why. Installed (the hook) is what ran, and is kept.
-
 Tried and found held (kept as tests, so they stay so): a copy of the library vendored under another package, an
 exception's `repr` in a list a test framework prints, a warning carrying a removed name above an unrelated error,
 `raise ... from None`, a log with the level after the message, faulthandler's frames, a message hard-wrapped at
 80 columns, and a stated release that contradicts the wording's range.
+
+Left, a known limit (docs/contributing.md 6b, strict xfail below): a release the paste states wins over the raising
+frame's line that contradicts it. Where the entry's other cause is raised at the same frame (`same_frames`:
+`'tuple' object has no attribute 'get_seq_length'`, before 4.48 from prefix tuning, after it from a tuple cache),
+only the release tells them apart, and `transformers 4.57.6` above a frame in `modeling_llama.py` at line 700 (4.57.6
+raises at 374) is confirmed. Holding such a paste to both releases was tried and reverted: the innermost frame of
+the file is not always where the error was raised (an error raised deeper in the same file, corpus groups), so the
+line alone made right answers possible.
 """
 
 from __future__ import annotations
@@ -168,35 +167,18 @@ CONTRADICTED = [("transformers 4.57.6\n" + _tuple_cache(700), None), (_tuple_cac
                 ("transformers 4.57.1\n" + _tuple_cache(700), None)]  # 4.57.1: its minor series raises at 374
 
 
+@pytest.mark.xfail(strict=True, reason="known limit (docs/contributing.md 6b): a stated or given release wins over the "
+                   "raising frame's line that contradicts it")
 @pytest.mark.parametrize(("text", "release"), CONTRADICTED)
 def test_a_stated_release_the_raising_frame_contradicts_ties_nothing(kb, text, release):
-    found = kb.answer(text, release)
-    assert [m.known.id for m in found.confirmed] == []
-    match = next(m for m in found.candidates if m.known.id == "legacy-tuple-forward-get-seq-length")
-    assert any("line 700" in hint and "4.57" in hint for hint in match.missing)
+    assert _answer(kb, text, release)[0] == []
 
 
 @pytest.mark.parametrize(("text", "release"), [("transformers 4.57.6\n" + _tuple_cache(374), None),
                                                (_tuple_cache(374), "4.57.6"), (_tuple_cache(374), None)])
-def test_a_stated_release_the_frame_agrees_with_still_confirms(kb, text, release):
+def test_a_stated_release_the_frame_agrees_with_confirms(kb, text, release):
     """Control: 4.57.6 raises at line 374."""
     assert _answer(kb, text, release)[0] == ["legacy-tuple-forward-get-seq-length"]
-
-
-def test_a_frame_of_another_measured_release_leaves_the_answer_possible(kb):
-    """Line 554 is 4.48.3's: the paste contradicts itself, so it is held to both releases and never confirms; the
-    answer says what tells."""
-    found = kb.answer("transformers 4.57.6\n" + _tuple_cache(554))
-    assert found.confirmed == [] and found.ruled_out == []
-    assert any("line 554" in hint for hint in found.candidates[0].missing)
-
-
-def test_the_installed_release_is_what_ran(kb):
-    """The hook's installed release is the environment the traceback came from: the frame does not overrule it."""
-    from errorkb.lookup._release import INSTALLED
-
-    found = kb.answer(_tuple_cache(700), "4.57.6", INSTALLED)
-    assert [m.known.id for m in found.confirmed] == ["legacy-tuple-forward-get-seq-length"]
 
 
 # -- the page, the CLI and the hook ---------------------------------------------------------------------------------
@@ -205,10 +187,9 @@ def test_the_installed_release_is_what_ran(kb):
 def test_round_twelve_reads_alike_in_the_page_the_cli_and_the_hook(release):
     from tests.site.test_lookup_js import _same_in_page_cli_and_hook, real_index
 
-    pastes = [text for text, _ in WARNED] + [text for text, _ in CONTRADICTED] + [
-        "transformers 4.57.6\n" + _tuple_cache(554),
+    pastes = [text for text, _ in WARNED] + [
         "  cos, sin = position_embeddings\nTypeError: cannot unpack non-iterable NoneType object\n", _tuple_cache(374),
         TB + LIB + INDEX, SDPA_WARNING + TB.replace("model.generate()", "attn_weights = attn_weights + causal_mask")
         + BROADCAST]
     python = _same_in_page_cli_and_hook(real_index.__wrapped__(), pastes, release)
-    assert all(one[1] != "confirmed" for p in python[:len(WARNED) + len(CONTRADICTED) + 1] for one in p["found"])
+    assert all(one[1] != "confirmed" for p in python[:len(WARNED)] for one in p["found"])

@@ -810,37 +810,14 @@
     return start === 0 || (path[start - 1] === "/" && R.patterns.INSTALL_ROOT.test(path.slice(0, start - 1)));
   }
 
-  /* The line of the innermost frame of the installed entry's source file (_release.py:_raising_line). */
-  function raisingLine(one, found, R) {
-    if (!one.linesPath || !one.lines.length) return null;
+  function releasesInPaste(one, found, R) {
+    if (!one.linesPath || !one.lines.length) return [];
     const installed = one.linesPath;  // the innermost frame in the file: where it was raised
     const inFile = found.filter((f) => f.path.endsWith("/" + installed)
       && installedAt(f.path, f.path.length - installed.length, R));
-    return inFile.length ? inFile[inFile.length - 1].line : null;
-  }
-
-  function releasesInPaste(one, found, R) {
-    const raised = raisingLine(one, found, R);
-    return raised === null ? [] : one.lines.filter(([, line]) => line === raised).map(([release]) => release);
-  }
-
-  /* Where the raising frame says the stated releases did not run it (_release.py:contradicted). */
-  function contradicted(one, found, releases, R) {
-    const line = raisingLine(one, found, R);
-    if (line === null) return null;
-    const minor = (release) => release.split(".").slice(0, 2).join(".");
-    const knownLines = [];
-    for (const release of releases) {
-      let same = one.lines.filter(([measured]) => measured === release).map(([, at]) => at);
-      if (!same.length) same = one.lines.filter(([measured]) => minor(measured) === minor(release)).map(([, at]) => at);
-      if (same.includes(line)) return null;
-      knownLines.push(...same);
-    }
-    if (!knownLines.length) return null;
-    const shown = [...new Set(knownLines)].sort((a, b) => a - b).join(", ");
-    return `the paste's frame in \`${one.linesPath}\` is at line ${line}, where ${describe(releases)} does not raise ` +
-      `it (line ${shown}): the traceback comes from another release than the one stated; the installed release ` +
-      "(the hook, or `pip show`) tells";
+    if (!inFile.length) return [];
+    const raised = inFile[inFile.length - 1].line;
+    return one.lines.filter(([, line]) => line === raised).map(([release]) => release);
   }
 
   const describe = (releases) => (releases.length === 1 ? releases[0] : `${releases[0]} – ${releases[releases.length - 1]}`);
@@ -1799,18 +1776,10 @@
       const evidence = [], missing = [];
       reading.all();
       const shown = reading.shown(match.at);
-      let releases = reading.release ? reading.releases : releasesInPaste(one, shown, R);
-      const source = reading.source || "frames";
-      // A release stated or given that the raising frame's line contradicts: held to both (_match.py:_grade).
-      const against = reading.release && source !== "installed" ? contradicted(one, shown, releases, R) : null;
-      if (against !== null) {
-        missing.push(against);
-        const framed = releasesInPaste(one, shown, R);
-        releases = framed.length ? [...releases, ...framed.filter((r) => !releases.includes(r))] : [];
-      }
+      const releases = reading.release ? reading.releases : releasesInPaste(one, shown, R);
       const ruled = (reason) => ({ ruledOut: true, match, reason });
       if (releases.length) {
-        const said = verdict(one, wording, releases, source, library, R);
+        const said = verdict(one, wording, releases, reading.source || "frames", library, R);
         match = { ...match, release: said };
         if (said.raises === false) return ruled(said.advice);
         if (said.raises) {
@@ -1893,7 +1862,7 @@
           || this.classes.has(fnv1a(value.slice(value.lastIndexOf(".") + 1))) : null)
         .concat(locatedElsewhere(d, named, library, R));
       const held = withheld.map(([value, because]) => `\`${value}\` ${because}`);
-      let confirmed = !withheld.length && copied === null && against === null && evidence.some((e) => R.confirming.has(e.kind));
+      let confirmed = !withheld.length && copied === null && evidence.some((e) => R.confirming.has(e.kind));
       // Only the error the paste ended with is the user's (_match.py:_grade).
       const earlier = confirmed && !wording.device && !this.endedWith(match, reading, meter);
       confirmed = confirmed && !earlier;
