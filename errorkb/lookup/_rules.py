@@ -148,10 +148,11 @@ RERAISE = r"^[ \t]*raise(?![A-Za-z0-9_])"
 # A warning as Python's `warnings` prints it: `path:line: Category: message` (this header), then, on the next line
 # and indented, the source line that issued the warning. That line ran before the error, anywhere (a runtime's
 # one-time `UserWarning: acme was built without fast kernels` echoes `out = acme.fused_attention(q, k, v)` above any
-# later error): it is no failing line, so an entry's `recognised_by` read there ties nothing. The warning's message still counts (a library's own
-# warning may be the clue). Only the line right after the header: a warning whose message runs over several lines
-# echoes its source line further down, read as any text (a known limit, docs/contributing.md 6b). The header ends
-# at the category, so a line is scanned once (nothing after it to fail and backtrack over).
+# later error): it is no failing line, so an entry's `recognised_by` read there ties nothing. The warning's message
+# still counts (a library's own warning may be the clue). Only the line right after the header: a warning whose
+# message runs over several lines echoes its source line further down, read as any text (a known limit,
+# docs/contributing.md 6b). The header ends at the category, so a line is scanned once (nothing after it to fail
+# and backtrack over).
 WARNING_HEADER = r"(?<![^\n])[^\n]*:[0-9]+: (?:[A-Za-z_][A-Za-z0-9_]*\.)*[A-Za-z_][A-Za-z0-9_]*Warning: "
 # A frame as Python prints it (`File "x.py", line 3, in f`), as IPython 8 does (`File ~/x.py:3, in Class.f(a)`),
 # as IPython 7 (Colab) does (`/usr/lib/x.py in f(a)`, `<ipython-input-4-ab> in <module>`: the line number is
