@@ -494,7 +494,7 @@ class Lookup:
         copied = raising if raising is not None and diagnosis.require_frame and not wording.device and \
             _first([raising], diagnosis.frames, installed=True) is None else None
         # A recognised text counts where it may be this error's: not inside another exception's traceback.
-        if match.recognised and match.at >= 0 and _recognised_elsewhere(match, reading, meter):
+        if match.recognised and _recognised_elsewhere(match, reading, meter):
             match = replace(match, recognised=False)
         arrows = traceback_of(reading.arrows, reading.start_of(match.at), match.at)
         failing = [frame for frame in (*shown, *arrows) if frame.code]
@@ -700,16 +700,19 @@ class Lookup:
 def _recognised_elsewhere(match: Match, reading: _Reading, meter: Meter) -> bool:
     """Whether every place the paste shows one of the entry's `recognised_by` texts lies inside the traceback
     of another exception line (from its first frame to its exception line): a failing line of another error
-    (an earlier traceback, a chain's first exception) says nothing of this one. Text outside every traceback
-    (a warning printed before it, a title) still counts."""
-    ats = [frame.at for frame in reading.frames]
-    own = reading.start_of(match.at)
-    regions = []
-    for at in sorted({option.at for option in reading.options if option.at >= 0}):
-        start = reading.start_of(at)
-        first = bisect_left(ats, start)
-        if start != own and first < len(ats) and ats[first] < at:
-            regions.append((ats[first], at))
+    (an earlier traceback, a chain's first exception) says nothing of this one, and neither does the source line a
+    warning echoes under its header (`rules.WARNING_HEADER`: the line that issued the warning, not one that failed).
+    Text outside these (a warning's message printed before it, a title) still counts."""
+    meter.work += len(reading.text)
+    regions = _warning_sources(reading.text)
+    if match.at >= 0:
+        ats = [frame.at for frame in reading.frames]
+        own = reading.start_of(match.at)
+        for at in sorted({option.at for option in reading.options if option.at >= 0}):
+            start = reading.start_of(at)
+            first = bisect_left(ats, start)
+            if start != own and first < len(ats) and ats[first] < at:
+                regions.append((ats[first], at))
     if not regions:
         return False
     for piece in match.known.recognised_by:
@@ -722,7 +725,20 @@ def _recognised_elsewhere(match: Match, reading: _Reading, meter: Meter) -> bool
     return True
 
 
+def _warning_sources(text: str) -> list[tuple[int, int]]:
+    """Where the paste shows the source lines its warnings echo: the indented line after each warning's header."""
+    regions = []
+    for header in _WARNING_HEADER.finditer(text):
+        begin = text.find("\n", header.end()) + 1
+        end = text.find("\n", begin) if begin else -1
+        end = len(text) if end < 0 else end
+        if begin and text[begin:end].startswith((" ", "\t")) and text[begin:end].strip(rules.WHITESPACE):
+            regions.append((begin, end))
+    return regions
+
+
 _NAME = rules.compiled(rules.NAME)
+_WARNING_HEADER = rules.compiled(rules.WARNING_HEADER)
 _RETOLD_NAME = rules.compiled(rules.RETOLD_NAME)
 _RETOLD_GONE = rules.compiled(rules.RETOLD_GONE)
 _COUNT = rules.compiled(rules.COUNT)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-RULES_VERSION = 23
+RULES_VERSION = 24
 
 CAP = 1 << 16  # characters of a paste read: its last 64 KiB
 CHAIN = 64  # exception lines tried whole, counted from the end of the paste
@@ -145,6 +145,15 @@ CHAINED = r"(?<![^\n])(?:During handling of the above exception|The above except
 # earlier one. "The above exception was the direct cause" (`raise ... from error`) always ties them.
 HANDLING_TEXT = "During handling of the above exception"
 RERAISE = r"^[ \t]*raise(?![A-Za-z0-9_])"
+# A warning as Python's `warnings` prints it: `path:line: Category: message` (this header), then, on the next line
+# and indented, the source line that issued the warning. That line ran before the error, anywhere (a runtime's
+# one-time `UserWarning: acme was built without fast kernels` echoes `out = acme.fused_attention(q, k, v)` above any
+# later error): it is no failing line, so an entry's `recognised_by` read there ties nothing. The warning's message
+# still counts (a library's own warning may be the clue). Only the line right after the header: a warning whose
+# message runs over several lines echoes its source line further down, read as any text (a known limit,
+# docs/contributing.md 6b). The header ends at the category, so a line is scanned once (nothing after it to fail
+# and backtrack over).
+WARNING_HEADER = r"(?<![^\n])[^\n]*:[0-9]+: (?:[A-Za-z_][A-Za-z0-9_]*\.)*[A-Za-z_][A-Za-z0-9_]*Warning: "
 # A frame as Python prints it (`File "x.py", line 3, in f`), as IPython 8 does (`File ~/x.py:3, in Class.f(a)`),
 # as IPython 7 (Colab) does (`/usr/lib/x.py in f(a)`, `<ipython-input-4-ab> in <module>`: the line number is
 # on the `--> 3` arrow below it) and as pytest does (`x.py:3: in f` above the source line; its long entries
@@ -373,7 +382,7 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
                      "LINE_END": LINE_END, "SUFFIX": SUFFIX, "EXCEPTION_LINE": EXCEPTION_LINE,
                      "INLINE_EXCEPTION": INLINE_EXCEPTION, "STOP_LINE": STOP_LINE, "TRACEBACK": TRACEBACK,
                      "TRACEBACK_END": TRACEBACK_END, "FATAL_NAME": FATAL_NAME, "CHAINED": CHAINED,
-                     "RERAISE": RERAISE,
+                     "RERAISE": RERAISE, "WARNING_HEADER": WARNING_HEADER,
                      "FRAME": FRAME, "FRAME_LINE": FRAME_LINE, "STACK_LINE": STACK_LINE, "INSTALL_ROOT": INSTALL_ROOT,
                      "CODE_LINE": CODE_LINE,
                      "ARROW_LINE": ARROW_LINE,

@@ -243,7 +243,8 @@
 
   const GLOBAL = new Set(["ANSI", "PREFIX", "GROUP_MARGIN", "SUFFIX", "EXCEPTION_LINE", "INLINE_EXCEPTION", "TRACEBACK",
     "TRACEBACK_END", "FRAME_LINE", "FRAME", "ARROW_LINE", "PYTEST_DEF", "PYTEST_FAILING", "RICH_TOP", "RICH_BOTTOM", "RICH_FOLD", "RICH_WRAP",
-    "RICH_EDGE", "FRAME_WRAP", "FRAME_NAME_WRAP", "LINK", "QUOTED", "QUOTE_MARK", "DIFF_HUNK", "DOCTEST_EXPECTED", "LINE_END", "CHAINED", "RELEASE_NUMBER", "NAME", "SENTENCE_END"]);
+    "RICH_EDGE", "FRAME_WRAP", "FRAME_NAME_WRAP", "LINK", "QUOTED", "QUOTE_MARK", "DIFF_HUNK", "DOCTEST_EXPECTED", "LINE_END", "CHAINED", "RELEASE_NUMBER", "NAME", "SENTENCE_END",
+    "WARNING_HEADER"]);
 
   /* The index's `rules` made ready: each pattern compiled (the global flag where it is scanned). */
   function compileRules(rules) {
@@ -1081,17 +1082,20 @@
   }
 
   /* Whether the text holds the piece (_match.py:_has_piece): counted each time, scanned once per reading. */
-  /* Whether every place the paste shows a recognised text lies in another exception line's traceback
-   * (_match.py:_recognised_elsewhere). */
-  function recognisedElsewhere(match, reading, meter) {
-    const ats = reading.frames.map((f) => f.at);
-    const own = reading.startOf(match.at);
-    const regions = [];
-    const lines = [...new Set(reading.options.filter((o) => o.at >= 0).map((o) => o.at))].sort((a, b) => a - b);
-    for (const at of lines) {
-      const start = reading.startOf(at);
-      const first = bisectLeft(ats, start);
-      if (start !== own && first < ats.length && ats[first] < at) regions.push([ats[first], at]);
+  /* Whether every place the paste shows a recognised text lies in another exception line's traceback or in the
+   * source line a warning echoes (_match.py:_recognised_elsewhere). */
+  function recognisedElsewhere(match, reading, meter, R) {
+    meter.work += reading.text.length;
+    const regions = warningSources(reading.text, R);
+    if (match.at >= 0) {
+      const ats = reading.frames.map((f) => f.at);
+      const own = reading.startOf(match.at);
+      const lines = [...new Set(reading.options.filter((o) => o.at >= 0).map((o) => o.at))].sort((a, b) => a - b);
+      for (const at of lines) {
+        const start = reading.startOf(at);
+        const first = bisectLeft(ats, start);
+        if (start !== own && first < ats.length && ats[first] < at) regions.push([ats[first], at]);
+      }
     }
     if (!regions.length) return false;
     for (const piece of match.known.recognisedBy) {
@@ -1103,6 +1107,19 @@
       }
     }
     return true;
+  }
+
+  /* Where the paste shows the source lines its warnings echo (_match.py:_warning_sources). */
+  function warningSources(text, R) {
+    const regions = [];
+    for (const header of text.matchAll(R.patterns.WARNING_HEADER)) {
+      const begin = text.indexOf("\n", header.index + header[0].length) + 1;
+      let end = begin ? text.indexOf("\n", begin) : -1;
+      end = end < 0 ? text.length : end;
+      const line = text.slice(begin, end);
+      if (begin && (line.startsWith(" ") || line.startsWith("\t")) && strip(line, R.whitespace)) regions.push([begin, end]);
+    }
+    return regions;
   }
 
   function bisectLeft(sorted, value) {
@@ -1789,7 +1806,7 @@
       const copied = raising !== null && d.requireFrame && !wording.device && first([raising], d.frames, R) === null
         ? raising : null;
       // A recognised text counts where it may be this error's: not inside another exception's traceback.
-      if (match.recognised && match.at >= 0 && recognisedElsewhere(match, reading, meter)) {
+      if (match.recognised && recognisedElsewhere(match, reading, meter, R)) {
         match = { ...match, recognised: false };
       }
       const failing = [...shown, ...tracebackOf(reading.arrows, reading.startOf(match.at), match.at)]
