@@ -543,14 +543,18 @@ def test_a_signal_handler_never_runs_in_a_call_the_tracer_has_not_seen_begin(tmp
 
     signal.signal(signal.SIGALRM, handler)
     caught = 0
-    for _ in range(5):
+    for round in range(5):
         signal.setitimer(signal.ITIMER_REAL, 1e-4)
         b"ab" * 20_000_000  # the timer fires in here; nothing takes the signal before `work` starts
         try:
             lib.work(1)
         except ValueError:
             caught += 1
-        time.sleep(0.02)  # the deferred handler lands here
+        # the deferred handler lands here; waited for, so that the next round's signal never meets this one
+        # still pending (two pending SIGALRMs are one: a busy machine lost a round so)
+        deadline = time.monotonic() + 10
+        while len(frames) <= round and time.monotonic() < deadline:
+            time.sleep(0.005)
     assert len(frames) == 5, frames
     """
     reading = read(run_scenario(tmp_path, body))
