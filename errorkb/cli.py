@@ -1221,8 +1221,9 @@ def cmd_report_merge(project: Project, args: argparse.Namespace) -> int:
                 [f"... and {len(differing) - _SHOWN} more checks measured both failing and passing"]
                 if len(differing) > _SHOWN else [])]:
             err.print(f"errorkb report merge: {said}", markup=False)
-        merged = write_report(args.output, merge(reports), lambda on_disk, run: merge([*([on_disk] if on_disk else []),
-                                                                                       run]))
+        names = [str(path) for path in args.inputs]
+        merged = write_report(args.output, merge(reports, names), lambda on_disk, run: merge(
+            [on_disk, *reports], [str(args.output), *names]) if on_disk else run)
     except (ReportError, Unreadable, Refused) as error:
         err.print(f"errorkb report merge: {error}", markup=False)
         return 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from datetime import UTC, datetime, timedelta
 
@@ -9,6 +10,7 @@ import pytest
 
 from errorkb.core.project import load_project
 from errorkb.results.report import CLOCK_SKEW, read_reports, report_files
+from tests.kb import ROOT
 from tests.site.sitekb import record, site_project, write_report
 
 ENTRY = "head-dim-list-length"
@@ -414,3 +416,33 @@ def test_a_copy_of_a_matrix_answers_from_its_own_releases_and_results():
     assert data.results_of("e") and data.status("1.0.0") is not None
     copy = data.model_copy(update={"results": [], "releases": data.releases[1:]})
     assert copy.results_of("e") == {} and copy.status("1.0.0") is None and copy.ordered_releases() == ["1.1.0", "1.2.0"]
+
+
+def test_the_size_limit_of_a_report_is_sized_from_the_real_files_and_bounds_memory():
+    """`store.MAX_BYTES` was 128 MiB: a file that large parses into about a gigabyte (benchmarks/report_memory.py
+    measures 5.9 bytes of memory per byte of a report, 8.3 of a matrix file), so a hand-edited or hostile file
+    within the limit took the build's memory. The limit is now sized from this repository's files, with room
+    for them to grow four times over, and keeps the worst file's cost near a quarter of a gigabyte."""
+    from errorkb.results import store
+
+    largest = max(path.stat().st_size for path in (ROOT / "reports").rglob("*.json"))
+    assert largest * 4 <= store.MAX_BYTES, "the real files outgrew the limit: raise it, measured with the benchmark"
+    assert store.MAX_BYTES <= 32 * 2**20
+
+
+def test_a_report_is_never_written_past_the_size_limit_it_is_read_with(tmp_path, monkeypatch):
+    """A merge (or a run) whose result is larger than `store.MAX_BYTES` was written, and every later read refused
+    it as 'more than errorkb writes': the standing report was lost to the next run. The writer now refuses
+    first: the file on disk stays as it was, the run's data is saved beside it and the message says why."""
+    from errorkb.results import store
+
+    path = tmp_path / "reports" / "latest.json"
+    path.parent.mkdir()
+    path.write_text('{"old": 1}\n')
+    monkeypatch.setattr(store, "MAX_BYTES", 1000)
+    with pytest.raises(store.Refused) as refused:
+        store.update(path, lambda p: json.loads(p.read_text()), lambda current: {"new": "x" * 2000},
+                     lambda data: json.dumps(data), "restore it")
+    assert path.read_text() == '{"old": 1}\n'
+    assert "1,000 bytes" in str(refused.value) and str(path) in str(refused.value), refused.value
+    assert refused.value.rescued is not None and "x" * 2000 in refused.value.rescued.read_text()

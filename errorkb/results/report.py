@@ -186,7 +186,7 @@ def write_report(path: Path, fresh: Report, combine: Callable[[Report | None, Re
 def read_reports(folder: Path, devices: Sequence[str], now: datetime | None = None) -> tuple[list[Report], list[str]]:
     """The reports the site expects in `folder` (`report_files(devices)`), and a message for each
     file or record left out: another file, an unreadable one, a record dated in the future."""
-    reports, problems = [], []
+    reports, problems, read = [], [], []
     moment = now or datetime.now(UTC)
     expected = report_files(devices)
     for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
@@ -211,6 +211,12 @@ def read_reports(folder: Path, devices: Sequence[str], now: datetime | None = No
         problems += [f"{path}: check {check} listed {times} times: only the record written last is shown"
                      for check, times in sorted(listed.items()) if times > 1]
         reports.append(report)
+        read.append(path)
+    if len({report.verifier for report in reports}) > 1:  # the pages choose each check's record across them
+        problems.append(f"{folder}: written by different verifiers ("
+                        + "; ".join(f"{path.name}: verifier {report.verifier}" for path, report in zip(read, reports))
+                        + "): each check shows its latest record, whichever verifier judged it; re-run the older "
+                        "ones' checks with one errorkb")
     return reports, [quoted(problem) for problem in problems]  # they name files and keys a pull request chose
 
 
@@ -293,16 +299,33 @@ def latest_results(reports: Iterable[Report]) -> dict[str, CheckRecord]:
     return chosen
 
 
-def merge(reports: list[Report]) -> Report:
-    """One report from several (CI jobs, shards): per check, `latest_results` decides."""
+def merge(reports: list[Report], names: Sequence[str] | None = None) -> Report:
+    """One report from several (CI jobs, shards), named for messages by `names`: per check, `latest_results`
+    decides; all of one verifier (`one_verifier`), whose version the merged report keeps."""
+    verifier = one_verifier(list(zip(names or [f"report {number}" for number in range(1, len(reports) + 1)],
+                                     reports, strict=True)))
     results = latest_results(reports)
     targets: dict[str, str] = {}
     for report in reports:
         targets.update(report.targets)
     environment = reports[-1].environment if reports else {}
     checks = sorted(results.values(), key=lambda record: record.id)
-    return Report(created=now(), environment=environment, targets=targets, checks=checks,
+    return Report(verifier=verifier, created=now(), environment=environment, targets=targets, checks=checks,
                   run={"merged": len(reports)})
+
+
+def one_verifier(named: Sequence[tuple[str, Report]]) -> str:
+    """The verifier version the named reports share; `ReportError` naming each one's when they differ. Records
+    judged by different verifiers are never merged: of two records of a check the later one wins, so an older
+    verifier's record written later replaced the newer verifier's verdict (a hole its rules closed, passed
+    again), and the merged report named one verifier for both."""
+    versions = {report.verifier for _, report in named}
+    if len(versions) > 1:
+        listed = "; ".join(f"{name}: verifier {report.verifier}" for name, report in named)
+        raise ReportError(f"reports of different verifiers are not merged ({listed}): their records were judged by "
+                          "different rules; re-run the older ones' checks with one errorkb (errorkb verify), or "
+                          "merge each verifier's reports apart", advised=True)
+    return versions.pop() if versions else VERIFIER_VERSION
 
 
 def disagreements(named: Sequence[tuple[str, Report]]) -> list[str]:

@@ -65,7 +65,11 @@ def locked(folder: Path) -> Iterator[None]:
         os.close(descriptor)  # closing releases the lock
 
 
-MAX_BYTES = 128 * 1024 * 1024  # one report or matrix file (this repository's: 2 MB and 5 MB)
+# One report or matrix file. Sized from this repository's (2 MB and 5 MB), with room for them to grow six
+# times over: parsed and validated, a file costs about 6 (a report) and 8 (a matrix) times its size in memory
+# (benchmarks/report_memory.py), so the largest file accepted costs about a quarter of a gigabyte; at 128 MiB,
+# a hand-edited or hostile file took a gigabyte of the build's memory.
+MAX_BYTES = 32 * 1024 * 1024
 
 
 def read_regular(path: Path) -> str | None:
@@ -291,7 +295,12 @@ def update(path: Path, read: Callable[[Path], Data | None], combine: Callable[[D
             except Unreadable as error:
                 _refuse(path, text(combine(None)), f"{error}; left as it was", recover)
             data = combine(current)
-            replace(path, text(data))
+            written = text(data)
+            if len(written.encode()) > MAX_BYTES:  # no later read would take it: the file there would be lost
+                _refuse(path, text(combine(None)), f"{path}: would be more than {MAX_BYTES:,} bytes, the most errorkb "
+                        "reads back; left as it was", "make room (fewer records in one file, or a larger "
+                        "errorkb.results.store.MAX_BYTES, measured with benchmarks/report_memory.py)")
+            replace(path, written)
             return data
     except OSError as error:  # a read-only folder, a full disk: the file stays as it was, the run's data is saved
         blocking = _not_a_folder(path.parent)

@@ -229,11 +229,11 @@ def record(folder: Path, entry_id: str, role: str, file: str, *, target="bundled
     return CheckRecord.model_validate(fields).model_dump(mode="json", exclude_none=True)
 
 
-def write_report(folder: Path, checks: list[dict], name: str = "latest.json") -> Path:
+def write_report(folder: Path, checks: list[dict], name: str = "latest.json", verifier: str = "2") -> Path:
     import json
 
     path = folder / "reports" / name
-    path.write_text(json.dumps({"schema": 2, "verifier": "2", "created": "2026-11-30T10:00:00+00:00",
+    path.write_text(json.dumps({"schema": 2, "verifier": verifier, "created": "2026-11-30T10:00:00+00:00",
                                 "environment": {"python": "3.11.7", "runtime": "torch"},
                                 "targets": {"bundled": "bundled-test"}, "checks": checks}), encoding="utf-8")
     return path
