@@ -1564,3 +1564,51 @@ def test_a_folder_beside_the_snippets_named_like_a_module_they_import_is_a_locat
     assert main(["--root", str(tmp_path), "check"]) == 1
     said = capsys.readouterr().err
     assert f"snippets/demo-error/{name}:1:1: " in said and "shadows" in said, said
+
+
+# -- round eight: keys YAML reads as something else, repeated keys, other encodings ---------------
+
+
+@pytest.mark.parametrize("extra", ["title: A second title\n", "<<: {title: Another title}\n"])
+def test_an_entry_whose_key_is_given_twice_is_not_published_with_either_value(tmp_path, extra):
+    """A key given twice (or merged in) was a located problem, yet the entry still loaded with the value
+    YAML kept (the last, or the one the merge did not drop): `mkdocs serve` published that page, and the
+    other value the author wrote was nowhere. Like any other problem in its own file, the entry is now
+    left out and its page lists the problem."""
+    from errorkb.site import files as site
+
+    make_project(tmp_path, entries={"demo-error.yml": ENTRY + extra})
+    project = load_project(tmp_path)
+    loaded = load_project_entries(project)
+    assert loaded.entries == [] and len(loaded.problems) == 1, loaded.problems
+    (page,) = site.problem_pages(project, loaded)
+    assert page.path == "errors/transformers/demo-error.md"
+    assert "keep one of them" in page.content or "merge key" in page.content, page.content
+
+
+@pytest.mark.parametrize("key, read_as", [("null", "nothing (null)"), ("~", "nothing (null)"), ("3", "an integer"),
+                                          ("yes", "a boolean"), ("2026-01-01", "a date"), ("1.5", "a number")])
+def test_a_key_yaml_reads_as_no_text_is_located_at_its_own_line(tmp_path, key, read_as):
+    """`null: x` (or `3:`, `yes:`, a date) at the end of the file was reported at 1:1 as
+    "None: Keys should be strings": neither the line nor the key the author wrote."""
+    nested = ENTRY.replace("  commit:", f"  {key}: x\n  commit:", 1)
+    for text, line in ((ENTRY + f"{key}: x\n", ENTRY.count("\n") + 1),
+                       (nested, nested.splitlines().index(f"  {key}: x") + 1)):
+        found = problems_of(tmp_path, text)
+        assert len(found) == 1, found
+        col = 1 if text is not nested else 3
+        assert found[0].startswith(f"{ENTRY_FILE}:{line}:{col}: key '{key}' "), found
+        assert read_as in found[0] and "quote it" in found[0], found
+
+
+@pytest.mark.parametrize("encoding", ["utf-32", "utf-32-be", "utf-16-le", "utf-16-be"])
+def test_a_utf32_or_unmarked_utf16_file_is_named_as_what_it_is(tmp_path, encoding):
+    """UTF-32's little-endian byte order mark starts with UTF-16's: the file was called UTF-16. Without a mark
+    (or with UTF-32 big-endian's, which is valid UTF-8), the file was read as UTF-8: "U+0000 cannot stand in a
+    YAML file; remove it", of every other character."""
+    make_project(tmp_path)
+    (tmp_path / ENTRY_FILE).write_bytes(ENTRY.encode(encoding))
+    found = [str(p) for p in load_project_entries(load_project(tmp_path)).problems]
+    name, other = ("UTF-32", "UTF-16") if "32" in encoding else ("UTF-16", "UTF-32")
+    assert len(found) == 1 and found[0].startswith(f"{ENTRY_FILE}:1:1: the file is {name} "), found
+    assert other not in found[0] and "U+0000" not in found[0] and "save it as UTF-8" in found[0], found

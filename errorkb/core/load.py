@@ -26,6 +26,7 @@ Nothing here imports the runtime: `errorkb check` and `mkdocs serve` must start 
 
 from __future__ import annotations
 
+import codecs
 import difflib
 import io
 import os
@@ -209,6 +210,9 @@ def load_entry_file(path: Path, project: Project) -> tuple[LoadedEntry | None, l
                                                f"the limit is {MAX_FILE_BYTES:,}")]
     except OSError as error:
         return None, [Problem(where, 1, 1, f"cannot read entry: {error.strerror or error}")]
+    other = _other_encoding(data)
+    if other:
+        return None, [Problem(where, 1, 1, f"{other}; save it as UTF-8")]
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -218,15 +222,40 @@ def load_entry_file(path: Path, project: Project) -> tuple[LoadedEntry | None, l
         return None, problems
     entry, invalid = validate_entry(node, positions, where)
     problems += invalid
+    if problems:  # a key given twice: the value YAML kept is one of two the author wrote, and is never published
+        return None, problems
     return (LoadedEntry(entry.with_links(project.library.links, _runtime_links(project)), path, positions, where)
             if entry else None), problems
 
 
+# Encodings an editor's "Unicode" saves in, by their byte order marks; UTF-32's little-endian mark starts as
+# UTF-16's, so it is looked for first.
+_WIDE = (("UTF-32", (codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE), ("utf-32-le", "utf-32-be")),
+         ("UTF-16", (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE), ("utf-16-le", "utf-16-be")))
+
+
+def _other_encoding(data: bytes) -> str | None:
+    """What the file is when it is UTF-16 or UTF-32 (an editor's "Unicode" on Windows), with its byte order
+    mark or without one; None for anything else. Without a mark such a file was read as UTF-8 full of NUL
+    bytes (or, UTF-32 big-endian's mark being valid UTF-8, with one): "U+0000 cannot stand in a YAML file"."""
+    for name, marks, _ in _WIDE:
+        if data.startswith(marks):
+            return f"the file is {name} (it starts with a {name} byte order mark)"
+    if b"\0" not in data:  # neither wide encoding writes text without NUL bytes; UTF-8 text holds none
+        return None
+    for name, _, codecs_of in _WIDE:
+        for codec in codecs_of:
+            try:
+                text = data.decode(codec)
+            except UnicodeDecodeError:
+                continue
+            if "\0" not in text and all(char.isprintable() or char in "\t\r\n" for char in text):
+                return f"the file is {name} (read so, it is text; read as UTF-8, it holds NUL bytes)"
+    return None
+
+
 def _not_utf8(data: bytes, error: UnicodeDecodeError, where: str) -> Problem:
-    """The first byte that is not UTF-8, at its line and column; a UTF-16 file (an editor's
-    "Unicode" on Windows) said to be one."""
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return Problem(where, 1, 1, "the file is UTF-16 (it starts with a UTF-16 byte order mark); save it as UTF-8")
+    """The first byte that is not UTF-8, at its line and column."""
     line, col = _line_col(data[:error.start].decode("utf-8", errors="replace"))
     return Problem(where, line, col, f"byte 0x{data[error.start]:02x} is not UTF-8; save the file as UTF-8")
 
@@ -280,7 +309,17 @@ def parse_yaml(text: str, where: str) -> tuple[object | None, Positions, list[Pr
     if not isinstance(data, dict):
         line, col = positions.of_value(())
         return None, positions, [Problem(where, line, col, f"expected a mapping of keys, found {_kind(data)}")]
-    return data, positions, problems
+    return _named_keys_only(data), positions, problems
+
+
+def _named_keys_only(data: Any) -> Any:
+    """`data` less the mappings' keys that are not text (`_index_nodes` located each at its line): the model
+    said "Keys should be strings" of them at line 1, naming neither the key nor where it is."""
+    if isinstance(data, dict):
+        return {key: _named_keys_only(value) for key, value in data.items() if isinstance(key, str)}
+    if isinstance(data, list):
+        return [_named_keys_only(item) for item in data]
+    return data
 
 
 def _unreadable_character(text: str, error: yaml.reader.ReaderError, where: str) -> Problem:
@@ -425,6 +464,7 @@ def _loc_name(loc: Loc) -> str:
 
 
 _MERGE = "tag:yaml.org,2002:merge"
+_TEXT = "tag:yaml.org,2002:str"
 
 
 def _index_nodes(node: yaml.Node, loc: Loc, positions: Positions, where: str) -> list[Problem]:
@@ -441,6 +481,11 @@ def _index_nodes(node: yaml.Node, loc: Loc, positions: Positions, where: str) ->
                 problems.append(Problem(where, line, col,
                                         "a merge key (<<) is not allowed in entries: it drops the keys it repeats "
                                         "without a word; write each key out once"))
+                continue
+            if isinstance(key_node, yaml.ScalarNode) and key_node.tag != _TEXT:  # `null:`, `3:`, `yes:`, a date
+                read_as = _TAG_WORDS.get(key_node.tag.rsplit(":", 1)[-1], "no text")
+                problems.append(Problem(where, line, col, f"key '{key_node.value[:40]}' is read as {read_as}, not "
+                                                           "as a name; quote it, or remove it"))
                 continue
             if key in first_seen:
                 problems.append(Problem(where, line, col,
