@@ -446,3 +446,77 @@ def test_a_report_is_never_written_past_the_size_limit_it_is_read_with(tmp_path,
     assert path.read_text() == '{"old": 1}\n'
     assert "1,000 bytes" in str(refused.value) and str(path) in str(refused.value), refused.value
     assert refused.value.rescued is not None and "x" * 2000 in refused.value.rescued.read_text()
+
+
+def _report_text(project) -> tuple:
+    path = write_report(project, [record(project, ENTRY, "after", "after.py")])
+    return path, json.dumps(json.loads(path.read_text(encoding="utf-8")), indent=1)
+
+
+@pytest.mark.parametrize("where", ["top", "record"])
+def test_a_number_of_thousands_of_digits_is_located_and_says_what_to_do(tmp_path, where):
+    """A hand-edited report holding an integer of 5,000 digits was refused with Python's own advice,
+    "use sys.set_int_max_str_digits() to increase the limit": no line, and nothing a reader of a report can do."""
+    project = site_project(tmp_path)
+    path, text = _report_text(project)
+    huge = "1" + "0" * 5000
+    text = (text.replace('"schema": 2', f'"schema": 2,\n "extra": {huge}') if where == "top"
+            else text.replace('"cached": false', f'"duration_s": {huge}, "cached": false'))
+    line = next(number for number, one in enumerate(text.splitlines(), 1) if huge in one)
+    path.write_text(text, encoding="utf-8")
+    reports, problems = read_reports(project / "reports", ("cpu",))
+    assert reports == [] and len(problems) == 1, problems
+    assert f"(line {line})" in problems[0] and "5,001 digits" in problems[0], problems
+    assert "set_int_max_str_digits" not in problems[0] and len(problems[0]) < 600, problems
+
+
+def test_a_report_saved_with_a_byte_order_mark_is_read(tmp_path):
+    """An editor's "UTF-8 with BOM" made the report 'not a verification report (Unexpected UTF-8 BOM (decode
+    using utf-8-sig))': the mark is no part of the text, and is dropped when the file is written next."""
+    project = site_project(tmp_path)
+    path, text = _report_text(project)
+    path.write_bytes(b"\xef\xbb\xbf" + text.encode())
+    reports, problems = read_reports(project / "reports", ("cpu",))
+    assert problems == [] and len(reports) == 1 and len(reports[0].checks) == 1
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-32"])
+def test_a_report_saved_as_utf16_or_utf32_is_named_as_such(tmp_path, encoding):
+    """Was "'utf-8' codec can't decode byte 0xff in position 0: invalid start byte": what the file is, and what
+    to do, in the loader's words for an entry file saved so."""
+    project = site_project(tmp_path)
+    path, text = _report_text(project)
+    path.write_bytes(text.encode(encoding))
+    reports, problems = read_reports(project / "reports", ("cpu",))
+    name = "UTF-32" if "32" in encoding else "UTF-16"
+    assert reports == [] and len(problems) == 1 and f"the file is {name}" in problems[0], problems
+    assert "save it as UTF-8" in problems[0] and "codec" not in problems[0], problems
+
+
+def test_a_byte_that_is_not_utf8_is_located_at_its_line(tmp_path):
+    project = site_project(tmp_path)
+    path, text = _report_text(project)
+    data = text.encode().replace(b'"reason": "ok"', b'"reason": "o\xffk"')
+    path.write_bytes(data)
+    line = data[:data.index(b"\xff")].count(b"\n") + 1
+    reports, problems = read_reports(project / "reports", ("cpu",))
+    assert reports == [] and len(problems) == 1 and f"byte 0xff (line {line}) is not UTF-8" in problems[0], problems
+
+
+def test_a_report_whose_creation_is_no_date_is_said_to_be_none(tmp_path):
+    """`created: "yesterday"` was ignored as "created yesterday, in the future"."""
+    project = site_project(tmp_path)
+    path, text = _report_text(project)
+    path.write_text(text.replace('"created": "2026-11-30T10:00:00+00:00"', '"created": "yesterday"'), encoding="utf-8")
+    reports, problems = read_reports(project / "reports", ("cpu",))
+    assert reports == [] and problems == [f"{path}: ignored: created 'yesterday', which is not a date"], problems
+
+
+def test_a_verifier_version_is_a_short_name_not_a_page_of_text(tmp_path):
+    """The merge and the site quote each report's verifier version; a hand-edited report's 100,000-character
+    one was quoted whole."""
+    project = site_project(tmp_path)
+    path = write_report(project, [record(project, ENTRY, "after", "after.py")], verifier="x" * 100_000)
+    reports, problems = read_reports(project / "reports", ("cpu",))
+    assert reports == [] and len(problems) == 1 and problems[0].startswith(f"{path}: "), problems
+    assert "verifier" in problems[0] and len(problems[0]) < 600, problems

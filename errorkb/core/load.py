@@ -26,7 +26,6 @@ Nothing here imports the runtime: `errorkb check` and `mkdocs serve` must start 
 
 from __future__ import annotations
 
-import codecs
 import difflib
 import io
 import os
@@ -45,6 +44,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
 from errorkb.core import snippets as snippet_files
+from errorkb.core.encoding import other_encoding
 from errorkb.core.entry import Entry, library_folder
 from errorkb.core.lint import STANDARD, helpers
 from errorkb.core.message import MessageTemplate, TemplateSyntaxError, is_degenerate
@@ -210,7 +210,7 @@ def load_entry_file(path: Path, project: Project) -> tuple[LoadedEntry | None, l
                                                f"the limit is {MAX_FILE_BYTES:,}")]
     except OSError as error:
         return None, [Problem(where, 1, 1, f"cannot read entry: {error.strerror or error}")]
-    other = _other_encoding(data)
+    other = other_encoding(data)
     if other:
         return None, [Problem(where, 1, 1, f"{other}; save it as UTF-8")]
     try:
@@ -226,32 +226,6 @@ def load_entry_file(path: Path, project: Project) -> tuple[LoadedEntry | None, l
         return None, problems
     return (LoadedEntry(entry.with_links(project.library.links, _runtime_links(project)), path, positions, where)
             if entry else None), problems
-
-
-# Encodings an editor's "Unicode" saves in, by their byte order marks; UTF-32's little-endian mark starts as
-# UTF-16's, so it is looked for first.
-_WIDE = (("UTF-32", (codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE), ("utf-32-le", "utf-32-be")),
-         ("UTF-16", (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE), ("utf-16-le", "utf-16-be")))
-
-
-def _other_encoding(data: bytes) -> str | None:
-    """What the file is when it is UTF-16 or UTF-32 (an editor's "Unicode" on Windows), with its byte order
-    mark or without one; None for anything else. Without a mark such a file was read as UTF-8 full of NUL
-    bytes (or, UTF-32 big-endian's mark being valid UTF-8, with one): "U+0000 cannot stand in a YAML file"."""
-    for name, marks, _ in _WIDE:
-        if data.startswith(marks):
-            return f"the file is {name} (it starts with a {name} byte order mark)"
-    if b"\0" not in data:  # neither wide encoding writes text without NUL bytes; UTF-8 text holds none
-        return None
-    for name, _, codecs_of in _WIDE:
-        for codec in codecs_of:
-            try:
-                text = data.decode(codec)
-            except UnicodeDecodeError:
-                continue
-            if "\0" not in text and all(char.isprintable() or char in "\t\r\n" for char in text):
-                return f"the file is {name} (read so, it is text; read as UTF-8, it holds NUL bytes)"
-    return None
 
 
 def _not_utf8(data: bytes, error: UnicodeDecodeError, where: str) -> Problem:

@@ -52,7 +52,7 @@ class Report(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
     schema_version: int = Field(default=SCHEMA, alias="schema")
-    verifier: str = VERIFIER_VERSION
+    verifier: str = Field(VERIFIER_VERSION, max_length=40)  # a version, quoted by the merge and the site
     created: str
     environment: dict[str, Any]
     targets: dict[str, str]  # target → fingerprint
@@ -199,7 +199,8 @@ def read_reports(folder: Path, devices: Sequence[str], now: datetime | None = No
             problems.append(str(error) if error.advised else f"{error}; {SITE_RECOVER.format(path=path)}")
             continue
         if _in_the_future(report.created, moment):
-            problems.append(f"{path}: ignored: created {report.created}, in the future")
+            problems.append(f"{path}: ignored: created {report.created}, in the future" if _is_date(report.created)
+                            else f"{path}: ignored: created {report.created[:40]!r}, which is not a date")
             continue
         kept = [check for check in report.checks
                 if not _in_the_future(check.verified_at, moment) and not _in_the_future(check.written, moment)]
@@ -213,10 +214,10 @@ def read_reports(folder: Path, devices: Sequence[str], now: datetime | None = No
         reports.append(report)
         read.append(path)
     if len({report.verifier for report in reports}) > 1:  # the pages choose each check's record across them
-        problems.append(f"{folder}: written by different verifiers ("
-                        + "; ".join(f"{path.name}: verifier {report.verifier}" for path, report in zip(read, reports))
-                        + "): each check shows its latest record, whichever verifier judged it; re-run the older "
-                        "ones' checks with one errorkb")
+        versions = "; ".join(f"{path.name}: verifier {report.verifier}"
+                             for path, report in zip(read, reports, strict=True))
+        problems.append(f"{folder}: written by different verifiers ({versions}): each check shows its latest "
+                        "record, whichever verifier judged it; re-run the older ones' checks with one errorkb")
     return reports, [quoted(problem) for problem in problems]  # they name files and keys a pull request chose
 
 
@@ -258,6 +259,14 @@ def without_unplanned_checks(reports: list[Report], planned: dict[str, set[str]]
             f"have ({shown}) left out: a snippet the entry has not (renamed since?), or a target or device its pages "
             "do not show")
     return left, [quoted(said)]
+
+
+def _is_date(stamp: str) -> bool:
+    try:
+        datetime.fromisoformat(stamp)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def _in_the_future(stamp: str, now: datetime) -> bool:

@@ -16,6 +16,7 @@ Stages of `update`, one function each:
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import fcntl
 import json
@@ -30,6 +31,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
+from errorkb.core.encoding import other_encoding
 from errorkb.core.nesting import depth_of, line_past
 from errorkb.core.problems import quoted
 
@@ -93,17 +95,24 @@ def read_regular(path: Path) -> str | None:
     try:
         descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
         with os.fdopen(descriptor, "rb") as handle:
-            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode):
                 raise Unreadable(f"{path}: not a regular file")
-            data = handle.read(MAX_BYTES + 1)
+            # past the limit: not read at; grown past it since its size was taken: read one byte past, no more
+            data = handle.read(MAX_BYTES + 1) if info.st_size <= MAX_BYTES else b""
     except OSError as error:
         raise Unreadable(f"{path}: {error.strerror or error}") from None
-    if len(data) > MAX_BYTES:
+    if max(info.st_size, len(data)) > MAX_BYTES:
         raise Unreadable(f"{path}: more than {MAX_BYTES:,} bytes, more than errorkb writes; restore it or move it away")
-    try:
-        return data.decode("utf-8")
+    other = other_encoding(data)
+    if other:
+        raise Unreadable(f"{path}: {other}; save it as UTF-8")
+    try:  # an editor's "UTF-8 with BOM": the mark is no part of the text (and is not written back)
+        return data.removeprefix(codecs.BOM_UTF8).decode("utf-8")
     except UnicodeDecodeError as error:
-        raise Unreadable(f"{path}: {error}") from None
+        line = data.count(b"\n", 0, error.start) + 1
+        raise Unreadable(f"{path}: byte 0x{data[error.start]:02x} (line {line}) is not UTF-8; save the file as "
+                         "UTF-8") from None
 
 
 LEADS_OUT = "a link that leads out of the folder holding it; put the folder itself there"
@@ -132,6 +141,13 @@ def parse_json(text: str) -> Any:
                           parse_float=lambda number: _finite(number, text))
     except RecursionError:
         raise ValueError(_too_deep(text)) from None
+    except ValueError as error:
+        digits = _LONG_INTEGER.search(text) if "integer string conversion" in str(error) else None
+        if digits is None:
+            raise
+        line = text.count("\n", 0, digits.start()) + 1
+        raise ValueError(f"a number of {len(digits.group()):,} digits (line {line}), "
+                         "longer than any errorkb writes; write the value errorkb measured") from None
     if depth_of(data) > MAX_DEPTH:
         raise ValueError(_too_deep(text))
     if _SURROGATE_ESCAPE.search(text):  # the text itself is UTF-8: only an escape makes one
@@ -139,6 +155,8 @@ def parse_json(text: str) -> Any:
     return data
 
 
+# Digits past Python's limit on reading an integer (4,300), which said "use sys.set_int_max_str_digits()"
+_LONG_INTEGER = re.compile(r"(?<![\w.\"])\d{4301,}")
 MAX_DEPTH = 16  # lists and objects inside each other: errorkb's reports and matrix files nest 6 at most
 
 
