@@ -325,6 +325,19 @@ def _out_file(text: str) -> Path:
     return path
 
 
+def _report_file(text: str) -> Path:
+    """A report to merge into (`--report`, `report merge OUT`): a regular file or none. A device or FIFO there
+    is never read (it would block, or read as empty) nor replaced: its run was 'rescued' beside it, into /dev."""
+    path = _out_file(text)
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return path
+    if not stat.S_ISREG(mode):
+        raise _bad(f"{text!r} is not a regular file; name a report file to merge into")
+    return path
+
+
 def _shard_arg(text: str) -> tuple[int, int]:
     from errorkb.verify.plan import parse_shard
 
@@ -460,7 +473,7 @@ def _parser(fast: bool = False) -> argparse.ArgumentParser:
     verify.add_argument("--device", action="append",
                         help="device kind (repeatable; default: every device of the runtime)")
     verify.add_argument("--jobs", type=_count, default=None, help="checks run in parallel (default: CPU count)")
-    verify.add_argument("--report", type=_out_file, default=None,
+    verify.add_argument("--report", type=_report_file, default=None,
                         help="report file (default: <reports>/latest.json); updated per check like the standing "
                              "report, merged with what is there when the run ends")
     verify.add_argument("--isolation", choices=[mode.value for mode in Isolation], default=Isolation.FORK.value,
@@ -497,7 +510,7 @@ def _parser(fast: bool = False) -> argparse.ArgumentParser:
         description="Combine verification reports (errorkb verify --shard) or version-matrix files (errorkb matrix "
                     "--shard) into OUT, merged with what OUT already holds: per check, and per entry and release, "
                     "the record written last wins, so merged shards equal one run.")
-    merge.add_argument("output", type=_out_file, metavar="OUT",
+    merge.add_argument("output", type=_report_file, metavar="OUT",
                        help="merged file to write (merged into when it exists)")
     merge.add_argument("inputs", type=Path, nargs="+", metavar="IN", help="reports, or matrix files, to merge")
     merge.set_defaults(command=cmd_report_merge)

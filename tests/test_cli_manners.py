@@ -396,3 +396,22 @@ def test_render_never_writes_through_a_link_nor_opens_a_fifo_at_a_path_it_writes
     assert "index.json (not a regular file" in err, err
     assert (out / "notes.md").read_text(encoding="utf-8") == "mine\n" and len(list(out.iterdir())) == 2
     assert len(list((out / "api" / "errors").iterdir())) == 1
+
+
+@pytest.mark.parametrize("command", [["report", "merge", "{out}", "{kb}/reports/latest.json"],
+                                     ["verify", "--report", "{out}"]])
+def test_a_report_to_merge_into_that_is_not_a_regular_file_is_refused_before_any_work(kb, capsys, tmp_path,
+                                                                                          command):
+    """`errorkb report merge /dev/null IN` refused the device only once it had merged, and saved the run's data
+    beside it: a file in /dev. A device or FIFO named as the report is now a usage error, before any work.
+    (A FIFO stands in for the device here: a test must never touch the machine's /dev.)"""
+    out = tmp_path / "out" / "pipe.json"
+    out.parent.mkdir()
+    os.mkfifo(out)
+    before = {path: path.read_bytes() for path in kb.rglob("*") if path.is_file()}
+    code = cli("--root", str(kb), *(arg.format(kb=kb, out=out) for arg in command))
+    printed = capsys.readouterr()
+    assert code == 2 and f"{str(out)!r} is not a regular file" in printed.err, printed
+    assert printed.err.strip().count("\n") == 0 and "Traceback" not in printed.err
+    assert sorted(path.name for path in out.parent.iterdir()) == ["pipe.json"], "nothing was written beside it"
+    assert {path: path.read_bytes() for path in kb.rglob("*") if path.is_file()} == before

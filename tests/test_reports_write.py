@@ -3,12 +3,14 @@ that does not parse is refused (never replaced), the file's mode is kept, no tem
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
 import stat
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -611,3 +613,22 @@ def test_a_junit_file_that_cannot_be_written_loses_no_verdict_of_the_run(project
         assert codes == [0] and target.is_file() and b"<testsuite" in target.read_bytes()
     else:
         assert codes == [1] and str(target) in said, said
+
+
+def test_a_report_path_that_is_not_a_regular_file_is_never_replaced_nor_rescued_beside(tmp_path):
+    """A report path that is a device or a FIFO: its run's data was saved beside it (for /dev/null, a file in
+    /dev), and a caller whose reader did not refuse it had it replaced by a regular file (as root, /dev/null
+    itself). It is left as it is and the data goes to the temporary folder. (A FIFO stands in for a device:
+    a test must never touch the machine's /dev.)"""
+    path = tmp_path / "latest.json"
+    os.mkfifo(path)
+    with pytest.raises(store.Refused) as refused:
+        store.update(path, lambda path: None, lambda current: {"new": 1}, json.dumps, "restore it")
+    rescued = refused.value.rescued
+    try:
+        assert stat.S_ISFIFO(path.lstat().st_mode) and sorted(tmp_path.iterdir()) == [path]
+        assert rescued is not None and rescued.parent == Path(tempfile.gettempdir()), rescued
+        assert f"{path}: not a regular file" in str(refused.value), refused.value
+    finally:
+        if rescued is not None:
+            rescued.unlink(missing_ok=True)

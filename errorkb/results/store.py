@@ -306,6 +306,8 @@ def update(path: Path, read: Callable[[Path], Data | None], combine: Callable[[D
     if leads_out(path.parent):  # nothing is written through it, not even the rescue beside the file
         _refuse(path, text(combine(None)), f"{path.parent}: {LEADS_OUT}; nothing was written there", recover,
                 beside=False)
+    if path.exists() and not path.is_file():  # a device, a FIFO: its folder (/dev) is no place for a run's data
+        _refuse(path, text(combine(None)), f"{path}: not a regular file; left as it was", recover, beside=False)
     try:
         with locked(path.parent):
             try:
