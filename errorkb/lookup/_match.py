@@ -704,7 +704,7 @@ def _recognised_elsewhere(match: Match, reading: _Reading, meter: Meter) -> bool
     warning echoes under its header (`rules.WARNING_HEADER`: the line that issued the warning, not one that failed).
     Text outside these (a warning's message printed before it, a title) still counts."""
     meter.work += len(reading.text)
-    regions = _warning_sources(reading.text)
+    regions = _warning_sources(reading.text, meter)
     if match.at >= 0:
         ats = [frame.at for frame in reading.frames]
         own = reading.start_of(match.at)
@@ -725,20 +725,42 @@ def _recognised_elsewhere(match: Match, reading: _Reading, meter: Meter) -> bool
     return True
 
 
-def _warning_sources(text: str) -> list[tuple[int, int]]:
-    """Where the paste shows the source lines its warnings echo: the indented line after each warning's header."""
+def _warning_sources(text: str, meter: Meter | None = None) -> list[tuple[int, int]]:
+    """Where the paste shows the source lines its warnings echo: the first indented line after each warning's
+    header and the lines its message runs on (`rules.WARNING_HEADER`). The message ends, with no echo shown, at
+    a line that starts something else: another header, an exception line, a frame, an arrow, a stop (a blank
+    line, a traceback's marker). Each line is read by one header's scan at most: the next header ends it."""
+    meter = meter or Meter()
     regions = []
     for header in _WARNING_HEADER.finditer(text):
         begin = text.find("\n", header.end()) + 1
-        end = text.find("\n", begin) if begin else -1
-        end = len(text) if end < 0 else end
-        if begin and text[begin:end].startswith((" ", "\t")) and text[begin:end].strip(rules.WHITESPACE):
-            regions.append((begin, end))
+        while begin:
+            end = text.find("\n", begin)
+            end = len(text) if end < 0 else end
+            line = text[begin:end]
+            meter.work += len(line) + 1
+            if line.startswith((" ", "\t")):
+                if line.strip(rules.WHITESPACE):
+                    regions.append((begin, end))
+                break
+            if _ends_message(line):
+                break
+            begin = end + 1 if end < len(text) else 0
     return regions
+
+
+def _ends_message(line: str) -> bool:
+    """Whether an unindented line after a warning's header starts something other than its message."""
+    return any(pattern.match(line) for pattern in (_WARNING_HEADER, _EXCEPTION_LINE, _STOP_LINE, _FRAME_LINE,
+                                                   _ARROW_LINE))
 
 
 _NAME = rules.compiled(rules.NAME)
 _WARNING_HEADER = rules.compiled(rules.WARNING_HEADER)
+_EXCEPTION_LINE = rules.compiled(rules.EXCEPTION_LINE)
+_STOP_LINE = rules.compiled(rules.STOP_LINE)
+_FRAME_LINE = rules.compiled(rules.FRAME_LINE)
+_ARROW_LINE = rules.compiled(rules.ARROW_LINE)
 _RETOLD_NAME = rules.compiled(rules.RETOLD_NAME)
 _RETOLD_GONE = rules.compiled(rules.RETOLD_GONE)
 _COUNT = rules.compiled(rules.COUNT)

@@ -1086,7 +1086,7 @@
    * source line a warning echoes (_match.py:_recognised_elsewhere). */
   function recognisedElsewhere(match, reading, meter, R) {
     meter.work += reading.text.length;
-    const regions = warningSources(reading.text, R);
+    const regions = warningSources(reading.text, R, meter);
     if (match.at >= 0) {
       const ats = reading.frames.map((f) => f.at);
       const own = reading.startOf(match.at);
@@ -1109,17 +1109,33 @@
     return true;
   }
 
-  /* Where the paste shows the source lines its warnings echo (_match.py:_warning_sources). */
-  function warningSources(text, R) {
+  /* Where the paste shows the source lines its warnings echo: the first indented line after a header and the
+   * lines its message runs on (_match.py:_warning_sources). */
+  function warningSources(text, R, meter) {
     const regions = [];
     for (const header of text.matchAll(R.patterns.WARNING_HEADER)) {
-      const begin = text.indexOf("\n", header.index + header[0].length) + 1;
-      let end = begin ? text.indexOf("\n", begin) : -1;
-      end = end < 0 ? text.length : end;
-      const line = text.slice(begin, end);
-      if (begin && (line.startsWith(" ") || line.startsWith("\t")) && strip(line, R.whitespace)) regions.push([begin, end]);
+      let begin = text.indexOf("\n", header.index + header[0].length) + 1;
+      while (begin) {
+        let end = text.indexOf("\n", begin);
+        end = end < 0 ? text.length : end;
+        const line = text.slice(begin, end);
+        meter.work += line.length + 1;
+        if (line.startsWith(" ") || line.startsWith("\t")) {
+          if (strip(line, R.whitespace)) regions.push([begin, end]);
+          break;
+        }
+        if (endsMessage(line, R)) break;
+        begin = end < text.length ? end + 1 : 0;
+      }
     }
     return regions;
+  }
+
+  /* Whether an unindented line after a warning's header starts something other than its message
+   * (_match.py:_ends_message). */
+  function endsMessage(line, R) {
+    return [R.patterns.WARNING_HEADER, R.patterns.EXCEPTION_LINE, R.patterns.STOP_LINE, R.patterns.FRAME_LINE,
+      R.patterns.ARROW_LINE].some((pattern) => firstMatch(pattern, line) !== null);
   }
 
   function bisectLeft(sorted, value) {
