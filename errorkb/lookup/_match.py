@@ -90,6 +90,7 @@ from errorkb.lookup._release import (
     STATED,
     Verdict,
     contains,
+    contradicted,
     describe,
     plain,
     releases_in_paste,
@@ -493,6 +494,10 @@ class Lookup:
         # copy, a project's folder): neither where the entry says nor elsewhere; nothing confirms it.
         copied = raising if raising is not None and diagnosis.require_frame and not wording.device and \
             _first([raising], diagnosis.frames, installed=True) is None else None
+        # A given release whose series raises this wording at another line than a whole traceback's raising frame
+        # shows: the paste ran other code (another install, an edited file); neither ties it to the release.
+        clash = contradicted(known, wording, releases, shown) if reading.release and shown and \
+            complete(reading.text, reading.start_of(match.at), match.at, meter) else None
         # A recognised text counts where it may be this error's: not inside another exception's traceback.
         if match.recognised and _recognised_elsewhere(match, reading, meter):
             match = replace(match, recognised=False)
@@ -547,7 +552,8 @@ class Lookup:
         # A value the entry says prints these words for another cause: nothing else shown confirms it.
         withheld = withheld_values(diagnosis, named, self._defines_class if self.classes else None) + \
             located_elsewhere(diagnosis, named, self.library)
-        confirmed = not withheld and copied is None and any(one.kind in rules.CONFIRMING for one in evidence)
+        confirmed = not withheld and copied is None and clash is None and \
+            any(one.kind in rules.CONFIRMING for one in evidence)
         # Only the error the paste ended with is the user's; a device's own wording is printed before the
         # exception that reports it, by whichever later call syncs.
         earlier = confirmed and not wording.device and not self._ended_with(match, reading, meter)
@@ -560,6 +566,10 @@ class Lookup:
         elif copied is not None:
             missing.append(f"raised in {_where(copied)}, a file named like {self.library}'s in another package or "
                            f"folder: a frame of the installed {self.library} confirms it")
+        elif clash is not None:
+            missing.append(f"the traceback was raised at line {clash[1]} of {known.lines_path}, but {self.library} "
+                           f"{clash[0]} raises it at line {clash[2]}: the release given and the traceback disagree "
+                           "(another install, or edited code); give the release the traceback ran with")
         elif not confirmed:
             told = [_other_hint(cause, releases, wording_range(known, wording), self.library)
                     for cause in others] if wording.words and not own and not foreign else []

@@ -19,13 +19,13 @@ Round thirteen closed the first limit it left: a warning whose message runs over
 line under the message's last line, and that line confirmed (the first indented line after the header is the echo;
 a header, an exception line, a frame, an arrow, a blank line or a traceback's marker ends the message first).
 
-Left, a known limit (docs/contributing.md 6b, strict xfail below): a release the paste states wins over the raising
-frame's line that contradicts it. Where the entry's other cause is raised at the same frame (`same_frames`:
-`'tuple' object has no attribute 'get_seq_length'`, before 4.48 from prefix tuning, after it from a tuple cache),
-only the release tells them apart, and `transformers 4.57.6` above a frame in `modeling_llama.py` at line 700 (4.57.6
-raises at 374) is confirmed. Holding such a paste to both releases was tried and reverted: the innermost frame of
-the file is not always where the error was raised (an error raised deeper in the same file, corpus groups), so the
-line alone made right answers possible.
+It closed the second as well, narrower than the attempt round twelve reverted: a given release is contradicted
+only by a *whole* traceback's *last* frame (where the error was raised), in the installed file, at a line other
+than the one every covered release of the given release's minor series raises the entry's own wording at; then
+nothing is confirmed and the answer says the release and the traceback disagree. A cut traceback, a frame with
+deeper ones below it, or a series the raise lines do not cover leaves the release to decide, as before. The index
+holds one raise line per release: a release that raised the wording at a second call site of the same file would
+read as contradicted, only possible (never a wrong answer).
 """
 
 from __future__ import annotations
@@ -215,11 +215,38 @@ CONTRADICTED = [("transformers 4.57.6\n" + _tuple_cache(700), None), (_tuple_cac
                 ("transformers 4.57.1\n" + _tuple_cache(700), None)]  # 4.57.1: its minor series raises at 374
 
 
-@pytest.mark.xfail(strict=True, reason="known limit (docs/contributing.md 6b): a stated or given release wins over the "
-                   "raising frame's line that contradicts it")
 @pytest.mark.parametrize(("text", "release"), CONTRADICTED)
 def test_a_stated_release_the_raising_frame_contradicts_ties_nothing(kb, text, release):
-    assert _answer(kb, text, release)[0] == []
+    """Round thirteen: the raising frame (a whole traceback's last, in the installed file) is at a line the
+    given release's series never raises it at: the paste and the release disagree, so neither ties it."""
+    confirmed, candidates = _answer(kb, text, release)
+    assert confirmed == []
+    assert "legacy-tuple-forward-get-seq-length" in candidates
+
+
+def test_the_contradiction_is_said_and_what_would_settle_it():
+    from benchmarks.lookup_recall import project_known_lookup
+
+    found = project_known_lookup().answer(_tuple_cache(700), "4.57.6")
+    said = " ".join(one for match in found.candidates for one in match.missing)
+    assert "line 700" in said and "374" in said and "4.57.6" in said
+
+
+CUT = _tuple_cache(700).replace("Traceback (most recent call last):\n", "")  # the frame in the file may be a caller's
+DEEPER = _tuple_cache(700).replace("AttributeError", '  File "/usr/lib/python3.10/site-packages/transformers/utils/'
+                                                     'generic.py", line 900, in wrapper\n    return f(x)\nAttributeError')
+
+
+@pytest.mark.parametrize("text", [CUT, DEEPER])
+def test_a_frame_that_may_not_be_the_raising_one_leaves_the_release_to_decide(kb, text):
+    """Controls: only a whole traceback's last frame, in the installed file, is where it was raised: a cut one's
+    or an outer one's line is a caller's, and the given release decides as before."""
+    assert _answer(kb, text, "4.57.6")[0] == ["legacy-tuple-forward-get-seq-length"]
+
+
+def test_a_series_the_raise_lines_do_not_cover_is_not_contradicted(kb):
+    """Control: the index knows no raise line for 4.47's series; the frame's line says nothing of it."""
+    assert _answer(kb, _tuple_cache(700), "4.47.1") == _answer(kb, _tuple_cache(374), "4.47.1")
 
 
 @pytest.mark.parametrize(("text", "release"), [("transformers 4.57.6\n" + _tuple_cache(374), None),
@@ -231,13 +258,14 @@ def test_a_stated_release_the_frame_agrees_with_confirms(kb, text, release):
 
 # -- the page, the CLI and the hook ---------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("release", [None, "4.45.0"])
+@pytest.mark.parametrize("release", [None, "4.45.0", "4.57.6"])
 def test_round_twelve_reads_alike_in_the_page_the_cli_and_the_hook(release):
     from tests.site.test_lookup_js import _same_in_page_cli_and_hook, real_index
 
     pastes = [text for text, _ in WARNED] + MULTILINE_WARNED + [
         "/m/x.py:9: UserWarning: w\nmore of it\n" + rest for rest in ENDED] + [
         "  cos, sin = position_embeddings\nTypeError: cannot unpack non-iterable NoneType object\n", _tuple_cache(374),
+        *(text for text, _ in CONTRADICTED), CUT, DEEPER, "transformers 4.57.6\n" + CUT,
         TB + LIB + INDEX, SDPA_WARNING + TB.replace("model.generate()", "attn_weights = attn_weights + causal_mask")
         + BROADCAST]
     python = _same_in_page_cli_and_hook(real_index.__wrapped__(), pastes, release)

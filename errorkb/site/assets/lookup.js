@@ -820,6 +820,22 @@
     return one.lines.filter(([, line]) => line === raised).map(([release]) => release);
   }
 
+  /* A given release that the raising frame contradicts (_release.py:contradicted). */
+  function contradicted(one, wording, releases, found, R) {
+    if (!wording.main || !one.linesPath || !one.lines.length || !releases.length || !found.length) return null;
+    const installed = one.linesPath, last = found[found.length - 1];
+    if (!last.path.endsWith("/" + installed) || !installedAt(last.path, last.path.length - installed.length, R)) return null;
+    let earliest = null;
+    for (const release of releases) {
+      const number = plain(release, R);
+      const series = number === null ? null : number.split(".").slice(0, 2).join(".");
+      const lines = new Set(one.lines.filter(([r]) => r.split(".").slice(0, 2).join(".") === series).map(([, l]) => l));
+      if (lines.size !== 1 || lines.has(last.line)) return null;
+      earliest = earliest || [release, last.line, [...lines][0]];
+    }
+    return earliest;
+  }
+
   const describe = (releases) => (releases.length === 1 ? releases[0] : `${releases[0]} – ${releases[releases.length - 1]}`);
 
   function verdict(one, wording, releases, source, library, R) {
@@ -1821,6 +1837,10 @@
       // Raised in a file named like the documented one, not the installed library's: nothing confirms it.
       const copied = raising !== null && d.requireFrame && !wording.device && first([raising], d.frames, R) === null
         ? raising : null;
+      // A given release whose series raises this wording at another line than a whole traceback's raising frame.
+      const clash = reading.release && shown.length
+        && complete(reading.text, reading.startOf(match.at), match.at, R, meter)
+        ? contradicted(one, wording, releases, shown, R) : null;
       // A recognised text counts where it may be this error's: not inside another exception's traceback.
       if (match.recognised && recognisedElsewhere(match, reading, meter, R)) {
         match = { ...match, recognised: false };
@@ -1878,7 +1898,8 @@
           || this.classes.has(fnv1a(value.slice(value.lastIndexOf(".") + 1))) : null)
         .concat(locatedElsewhere(d, named, library, R));
       const held = withheld.map(([value, because]) => `\`${value}\` ${because}`);
-      let confirmed = !withheld.length && copied === null && evidence.some((e) => R.confirming.has(e.kind));
+      let confirmed = !withheld.length && copied === null && clash === null
+        && evidence.some((e) => R.confirming.has(e.kind));
       // Only the error the paste ended with is the user's (_match.py:_grade).
       const earlier = confirmed && !wording.device && !this.endedWith(match, reading, meter);
       confirmed = confirmed && !earlier;
@@ -1889,6 +1910,10 @@
       } else if (copied !== null) {
         missing.push(`raised in ${where(copied)}, a file named like ${library}'s in another package or folder: ` +
           `a frame of the installed ${library} confirms it`);
+      } else if (clash !== null) {
+        missing.push(`the traceback was raised at line ${clash[1]} of ${one.linesPath}, but ${library} ${clash[0]} ` +
+          `raises it at line ${clash[2]}: the release given and the traceback disagree (another install, or edited ` +
+          "code); give the release the traceback ran with");
       } else if (!confirmed) {
         const told = wording.words && !own.length && !foreign.length
           ? others.map((cause) => otherHint(cause, releases, wordingRange(one, wording), library, R)) : [];
