@@ -494,10 +494,11 @@ class Lookup:
         # copy, a project's folder): neither where the entry says nor elsewhere; nothing confirms it.
         copied = raising if raising is not None and diagnosis.require_frame and not wording.device and \
             _first([raising], diagnosis.frames, installed=True) is None else None
-        # A given release whose series raises this wording at another line than a whole traceback's raising frame
-        # shows: the paste ran other code (another install, an edited file); neither ties it to the release.
-        clash = contradicted(known, wording, releases, shown) if reading.release and shown and \
-            complete(reading.text, reading.start_of(match.at), match.at, meter) else None
+        # A stated release whose series raises this wording at a line no frame of a whole traceback shows, the last
+        # frame in that file: the paste ran other code than the release stated; neither ties it. (The hook's
+        # installed release is what ran: an edited install still runs it.)
+        clash = contradicted(known, wording, releases, shown) if reading.release and reading.source == STATED \
+            and shown and complete(reading.text, reading.start_of(match.at), match.at, meter) else None
         # A recognised text counts where it may be this error's: not inside another exception's traceback.
         if match.recognised and _recognised_elsewhere(match, reading, meter):
             match = replace(match, recognised=False)

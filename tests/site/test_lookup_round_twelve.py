@@ -244,6 +244,22 @@ def test_a_frame_that_may_not_be_the_raising_one_leaves_the_release_to_decide(kb
     assert _answer(kb, text, "4.57.6")[0] == ["legacy-tuple-forward-get-seq-length"]
 
 
+def test_the_documented_raise_on_the_stack_is_no_contradiction(kb):
+    """Control: a frame of the file at the release's raise line, the error raised deeper in the same file (a
+    layer's `update` under the cache's): the release's own code path, as before."""
+    text = _tuple_cache(374).replace("AttributeError", '  File "/usr/lib/python3.10/site-packages/transformers/models/'
+                                                       'llama/modeling_llama.py", line 700, in f\n    g()\nAttributeError')
+    assert _answer(kb, text, "4.57.6")[0] == ["legacy-tuple-forward-get-seq-length"]
+
+
+def test_the_hooks_installed_release_is_what_ran_and_stays(kb):
+    """The hook's installed release is not contradicted by an edited install's lines: it is what ran."""
+    from errorkb.lookup._release import INSTALLED
+
+    found = kb.answer(_tuple_cache(700), "4.57.6", INSTALLED)
+    assert [m.known.id for m in found.confirmed] == ["legacy-tuple-forward-get-seq-length"]
+
+
 def test_a_series_the_raise_lines_do_not_cover_is_not_contradicted(kb):
     """Control: the index knows no raise line for 4.47's series; the frame's line says nothing of it."""
     assert _answer(kb, _tuple_cache(700), "4.47.1") == _answer(kb, _tuple_cache(374), "4.47.1")
@@ -258,14 +274,17 @@ def test_a_stated_release_the_frame_agrees_with_confirms(kb, text, release):
 
 # -- the page, the CLI and the hook ---------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("release", [None, "4.45.0", "4.57.6"])
+@pytest.mark.parametrize("release", [None, "4.45.0"])
 def test_round_twelve_reads_alike_in_the_page_the_cli_and_the_hook(release):
+    """The contradicted pastes state their release in the text: given as the hook's installed release (what ran:
+    an edited install still runs it, so it is not contradicted), a release would read apart by design."""
     from tests.site.test_lookup_js import _same_in_page_cli_and_hook, real_index
 
     pastes = [text for text, _ in WARNED] + MULTILINE_WARNED + [
         "/m/x.py:9: UserWarning: w\nmore of it\n" + rest for rest in ENDED] + [
         "  cos, sin = position_embeddings\nTypeError: cannot unpack non-iterable NoneType object\n", _tuple_cache(374),
-        *(text for text, _ in CONTRADICTED), CUT, DEEPER, "transformers 4.57.6\n" + CUT,
+        *(text for text, release in CONTRADICTED if release is None), "transformers 4.57.6\n" + CUT,
+        "transformers 4.57.6\n" + DEEPER,
         TB + LIB + INDEX, SDPA_WARNING + TB.replace("model.generate()", "attn_weights = attn_weights + causal_mask")
         + BROADCAST]
     python = _same_in_page_cli_and_hook(real_index.__wrapped__(), pastes, release)

@@ -824,13 +824,15 @@
   function contradicted(one, wording, releases, found, R) {
     if (!wording.main || !one.linesPath || !one.lines.length || !releases.length || !found.length) return null;
     const installed = one.linesPath, last = found[found.length - 1];
-    if (!last.path.endsWith("/" + installed) || !installedAt(last.path, last.path.length - installed.length, R)) return null;
+    const inside = (f) => f.path.endsWith("/" + installed) && installedAt(f.path, f.path.length - installed.length, R);
+    if (!inside(last)) return null;
+    const inFile = new Set(found.filter(inside).map((f) => f.line));
     let earliest = null;
     for (const release of releases) {
       const number = plain(release, R);
       const series = number === null ? null : number.split(".").slice(0, 2).join(".");
       const lines = new Set(one.lines.filter(([r]) => r.split(".").slice(0, 2).join(".") === series).map(([, l]) => l));
-      if (lines.size !== 1 || lines.has(last.line)) return null;
+      if (lines.size !== 1 || [...lines].some((l) => inFile.has(l))) return null;
       earliest = earliest || [release, last.line, [...lines][0]];
     }
     return earliest;
@@ -1837,8 +1839,8 @@
       // Raised in a file named like the documented one, not the installed library's: nothing confirms it.
       const copied = raising !== null && d.requireFrame && !wording.device && first([raising], d.frames, R) === null
         ? raising : null;
-      // A given release whose series raises this wording at another line than a whole traceback's raising frame.
-      const clash = reading.release && shown.length
+      // A stated release whose series raises this wording at a line no frame of a whole traceback shows.
+      const clash = reading.release && reading.source === "stated" && shown.length
         && complete(reading.text, reading.startOf(match.at), match.at, R, meter)
         ? contradicted(one, wording, releases, shown, R) : null;
       // A recognised text counts where it may be this error's: not inside another exception's traceback.
