@@ -751,7 +751,7 @@ def _warning_sources(text: str, meter: Meter | None = None) -> list[tuple[int, i
             line = text[begin:end]
             meter.work += len(line) + 1
             if line.startswith((" ", "\t")):
-                if line.strip(rules.WHITESPACE):
+                if line.strip(rules.WHITESPACE) and not _FRAME_LINE.match(line):  # a frame: a traceback's, no echo
                     regions.append((begin, end))
                 break
             if _ends_message(line):

@@ -125,6 +125,7 @@ def test_the_first_indented_line_after_a_header_and_its_message_is_the_echo():
     assert _warning_sources("a.py:1: UserWarning: w\nTypeError: x\n  y\n") == []
     assert _warning_sources("a.py:1: UserWarning: w\nx\ny\n  z\n") == [(27, 30)]  # a message over three lines
     assert _warning_sources("a.py:1: UserWarning: w\nx\n  \n  z\n") == []  # a blank echo: none
+    assert _warning_sources('a.py:1: UserWarning: w\nx\n  File "b.py", line 3, in f\n    z\n') == []  # a frame
 
 
 def test_reading_a_warnings_message_over_many_lines_stays_linear():

@@ -1139,7 +1139,7 @@
         const line = text.slice(begin, end);
         meter.work += line.length + 1;
         if (line.startsWith(" ") || line.startsWith("\t")) {
-          if (strip(line, R.whitespace)) regions.push([begin, end]);
+          if (strip(line, R.whitespace) && firstMatch(R.patterns.FRAME_LINE, line) === null) regions.push([begin, end]);
           break;
         }
         if (endsMessage(line, R)) break;
