@@ -152,8 +152,8 @@ RERAISE = r"^[ \t]*raise(?![A-Za-z0-9_])"
 # still counts (a library's own warning may be the clue). The echo is the first indented line after the header (an
 # indented frame there is a traceback's, no echo): a message printed over several lines puts it under its last line.
 # A line that starts something else (another header, an exception line, a frame, an arrow, a blank line, a
-# traceback's marker: `_match.py:_ends_message`) ends the message with no echo shown. The header ends at the category, so a line is scanned once (nothing after it
-# to fail and backtrack over).
+# traceback's marker: `_match.py:_ends_message`) ends the message with no echo shown. The header ends at the
+# category, so a line is scanned once (nothing after it to fail and backtrack over).
 WARNING_HEADER = r"(?<![^\n])[^\n]*:[0-9]+: (?:[A-Za-z_][A-Za-z0-9_]*\.)*[A-Za-z_][A-Za-z0-9_]*Warning: "
 # A frame as Python prints it (`File "x.py", line 3, in f`), as IPython 8 does (`File ~/x.py:3, in Class.f(a)`),
 # as IPython 7 (Colab) does (`/usr/lib/x.py in f(a)`, `<ipython-input-4-ab> in <module>`: the line number is
