@@ -90,6 +90,7 @@ from errorkb.lookup._release import (
     STATED,
     Verdict,
     contains,
+    contradicted,
     describe,
     plain,
     releases_in_paste,
@@ -493,6 +494,11 @@ class Lookup:
         # copy, a project's folder): neither where the entry says nor elsewhere; nothing confirms it.
         copied = raising if raising is not None and diagnosis.require_frame and not wording.device and \
             _first([raising], diagnosis.frames, installed=True) is None else None
+        # A stated release whose series raises this wording at a line no frame of a whole traceback shows, the last
+        # frame in that file: the paste ran other code than the release stated; neither ties it. (The hook's
+        # installed release is what ran: an edited install still runs it.)
+        clash = contradicted(known, wording, releases, shown) if reading.release and reading.source == STATED \
+            and shown and complete(reading.text, reading.start_of(match.at), match.at, meter) else None
         # A recognised text counts where it may be this error's: not inside another exception's traceback.
         if match.recognised and _recognised_elsewhere(match, reading, meter):
             match = replace(match, recognised=False)
@@ -547,7 +553,8 @@ class Lookup:
         # A value the entry says prints these words for another cause: nothing else shown confirms it.
         withheld = withheld_values(diagnosis, named, self._defines_class if self.classes else None) + \
             located_elsewhere(diagnosis, named, self.library)
-        confirmed = not withheld and copied is None and any(one.kind in rules.CONFIRMING for one in evidence)
+        confirmed = not withheld and copied is None and clash is None and \
+            any(one.kind in rules.CONFIRMING for one in evidence)
         # Only the error the paste ended with is the user's; a device's own wording is printed before the
         # exception that reports it, by whichever later call syncs.
         earlier = confirmed and not wording.device and not self._ended_with(match, reading, meter)
@@ -560,6 +567,10 @@ class Lookup:
         elif copied is not None:
             missing.append(f"raised in {_where(copied)}, a file named like {self.library}'s in another package or "
                            f"folder: a frame of the installed {self.library} confirms it")
+        elif clash is not None:
+            missing.append(f"the traceback was raised at line {clash[1]} of {known.lines_path}, but {self.library} "
+                           f"{clash[0]} raises it at line {clash[2]}: the release given and the traceback disagree "
+                           "(another install, or edited code); give the release the traceback ran with")
         elif not confirmed:
             told = [_other_hint(cause, releases, wording_range(known, wording), self.library)
                     for cause in others] if wording.words and not own and not foreign else []
@@ -704,7 +715,7 @@ def _recognised_elsewhere(match: Match, reading: _Reading, meter: Meter) -> bool
     warning echoes under its header (`rules.WARNING_HEADER`: the line that issued the warning, not one that failed).
     Text outside these (a warning's message printed before it, a title) still counts."""
     meter.work += len(reading.text)
-    regions = _warning_sources(reading.text)
+    regions = _warning_sources(reading.text, meter)
     if match.at >= 0:
         ats = [frame.at for frame in reading.frames]
         own = reading.start_of(match.at)
@@ -725,20 +736,42 @@ def _recognised_elsewhere(match: Match, reading: _Reading, meter: Meter) -> bool
     return True
 
 
-def _warning_sources(text: str) -> list[tuple[int, int]]:
-    """Where the paste shows the source lines its warnings echo: the indented line after each warning's header."""
+def _warning_sources(text: str, meter: Meter | None = None) -> list[tuple[int, int]]:
+    """Where the paste shows the source lines its warnings echo: the first indented line after each warning's
+    header and the lines its message runs on (`rules.WARNING_HEADER`). The message ends, with no echo shown, at
+    a line that starts something else: another header, an exception line, a frame, an arrow, a stop (a blank
+    line, a traceback's marker). Each line is read by one header's scan at most: the next header ends it."""
+    meter = meter or Meter()
     regions = []
     for header in _WARNING_HEADER.finditer(text):
         begin = text.find("\n", header.end()) + 1
-        end = text.find("\n", begin) if begin else -1
-        end = len(text) if end < 0 else end
-        if begin and text[begin:end].startswith((" ", "\t")) and text[begin:end].strip(rules.WHITESPACE):
-            regions.append((begin, end))
+        while begin:
+            end = text.find("\n", begin)
+            end = len(text) if end < 0 else end
+            line = text[begin:end]
+            meter.work += len(line) + 1
+            if line.startswith((" ", "\t")):
+                if line.strip(rules.WHITESPACE) and not _FRAME_LINE.match(line):  # a frame: a traceback's, no echo
+                    regions.append((begin, end))
+                break
+            if _ends_message(line):
+                break
+            begin = end + 1 if end < len(text) else 0
     return regions
+
+
+def _ends_message(line: str) -> bool:
+    """Whether an unindented line after a warning's header starts something other than its message."""
+    return any(pattern.match(line) for pattern in (_WARNING_HEADER, _EXCEPTION_LINE, _STOP_LINE, _FRAME_LINE,
+                                                   _ARROW_LINE))
 
 
 _NAME = rules.compiled(rules.NAME)
 _WARNING_HEADER = rules.compiled(rules.WARNING_HEADER)
+_EXCEPTION_LINE = rules.compiled(rules.EXCEPTION_LINE)
+_STOP_LINE = rules.compiled(rules.STOP_LINE)
+_FRAME_LINE = rules.compiled(rules.FRAME_LINE)
+_ARROW_LINE = rules.compiled(rules.ARROW_LINE)
 _RETOLD_NAME = rules.compiled(rules.RETOLD_NAME)
 _RETOLD_GONE = rules.compiled(rules.RETOLD_GONE)
 _COUNT = rules.compiled(rules.COUNT)

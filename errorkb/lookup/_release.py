@@ -56,6 +56,33 @@ def releases_in_paste(known: Known, found: list[Frame]) -> tuple[str, ...]:
     return tuple(release for release, line in known.lines if raising is not None and line == raising.line)
 
 
+def contradicted(known: Known, wording: Wording, releases: tuple[str, ...],
+                 found: list[Frame]) -> tuple[str, int, int] | None:
+    """A stated release that the raising frame contradicts: the last frame shown is in the entry's source file as
+    installed (where the error was raised, for a whole traceback), and every release in the stated releases'
+    minor series that the raise lines cover raises the entry's own wording at one line, which no frame of that
+    file shows (a frame at it is the documented raise on the stack, the error raised deeper in the same file).
+    The first such release, the frame's line and the series' line; None when any release is not contradicted so."""
+    if not wording.main or not known.lines_path or not known.lines or not releases or not found:
+        return None
+    installed, last = known.lines_path, found[-1]
+    def inside(frame: Frame) -> bool:
+        return frame.path.endswith("/" + installed) and installed_at(frame.path, len(frame.path) - len(installed))
+
+    if not inside(last):
+        return None
+    in_file = {frame.line for frame in found if inside(frame)}
+    first = None
+    for release in releases:
+        number = plain(release)
+        series = number.split(".")[:2] if number is not None else None
+        lines = {line for one, line in known.lines if one.split(".")[:2] == series}
+        if len(lines) != 1 or lines & in_file:
+            return None
+        first = first or (release, last.line, lines.pop())
+    return first
+
+
 def verdict(known: Known, wording: Wording, releases: tuple[str, ...], source: str,
             library: str = "the library") -> Verdict:
     """Whether `releases` print the matched wording, and what to do on them."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-RULES_VERSION = 24
+RULES_VERSION = 25
 
 CAP = 1 << 16  # characters of a paste read: its last 64 KiB
 CHAIN = 64  # exception lines tried whole, counted from the end of the paste
@@ -149,10 +149,11 @@ RERAISE = r"^[ \t]*raise(?![A-Za-z0-9_])"
 # and indented, the source line that issued the warning. That line ran before the error, anywhere (a runtime's
 # one-time `UserWarning: acme was built without fast kernels` echoes `out = acme.fused_attention(q, k, v)` above any
 # later error): it is no failing line, so an entry's `recognised_by` read there ties nothing. The warning's message
-# still counts (a library's own warning may be the clue). Only the line right after the header: a warning whose
-# message runs over several lines echoes its source line further down, read as any text (a known limit,
-# docs/contributing.md 6b). The header ends at the category, so a line is scanned once (nothing after it to fail
-# and backtrack over).
+# still counts (a library's own warning may be the clue). The echo is the first indented line after the header (an
+# indented frame there is a traceback's, no echo): a message printed over several lines puts it under its last line.
+# A line that starts something else (another header, an exception line, a frame, an arrow, a blank line, a
+# traceback's marker: `_match.py:_ends_message`) ends the message with no echo shown. The header ends at the
+# category, so a line is scanned once (nothing after it to fail and backtrack over).
 WARNING_HEADER = r"(?<![^\n])[^\n]*:[0-9]+: (?:[A-Za-z_][A-Za-z0-9_]*\.)*[A-Za-z_][A-Za-z0-9_]*Warning: "
 # A frame as Python prints it (`File "x.py", line 3, in f`), as IPython 8 does (`File ~/x.py:3, in Class.f(a)`),
 # as IPython 7 (Colab) does (`/usr/lib/x.py in f(a)`, `<ipython-input-4-ab> in <module>`: the line number is

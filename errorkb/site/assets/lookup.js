@@ -820,6 +820,24 @@
     return one.lines.filter(([, line]) => line === raised).map(([release]) => release);
   }
 
+  /* A given release that the raising frame contradicts (_release.py:contradicted). */
+  function contradicted(one, wording, releases, found, R) {
+    if (!wording.main || !one.linesPath || !one.lines.length || !releases.length || !found.length) return null;
+    const installed = one.linesPath, last = found[found.length - 1];
+    const inside = (f) => f.path.endsWith("/" + installed) && installedAt(f.path, f.path.length - installed.length, R);
+    if (!inside(last)) return null;
+    const inFile = new Set(found.filter(inside).map((f) => f.line));
+    let earliest = null;
+    for (const release of releases) {
+      const number = plain(release, R);
+      const series = number === null ? null : number.split(".").slice(0, 2).join(".");
+      const lines = new Set(one.lines.filter(([r]) => r.split(".").slice(0, 2).join(".") === series).map(([, l]) => l));
+      if (lines.size !== 1 || [...lines].some((l) => inFile.has(l))) return null;
+      earliest = earliest || [release, last.line, [...lines][0]];
+    }
+    return earliest;
+  }
+
   const describe = (releases) => (releases.length === 1 ? releases[0] : `${releases[0]} – ${releases[releases.length - 1]}`);
 
   function verdict(one, wording, releases, source, library, R) {
@@ -1086,7 +1104,7 @@
    * source line a warning echoes (_match.py:_recognised_elsewhere). */
   function recognisedElsewhere(match, reading, meter, R) {
     meter.work += reading.text.length;
-    const regions = warningSources(reading.text, R);
+    const regions = warningSources(reading.text, R, meter);
     if (match.at >= 0) {
       const ats = reading.frames.map((f) => f.at);
       const own = reading.startOf(match.at);
@@ -1109,17 +1127,33 @@
     return true;
   }
 
-  /* Where the paste shows the source lines its warnings echo (_match.py:_warning_sources). */
-  function warningSources(text, R) {
+  /* Where the paste shows the source lines its warnings echo: the first indented line after a header and the
+   * lines its message runs on (_match.py:_warning_sources). */
+  function warningSources(text, R, meter) {
     const regions = [];
     for (const header of text.matchAll(R.patterns.WARNING_HEADER)) {
-      const begin = text.indexOf("\n", header.index + header[0].length) + 1;
-      let end = begin ? text.indexOf("\n", begin) : -1;
-      end = end < 0 ? text.length : end;
-      const line = text.slice(begin, end);
-      if (begin && (line.startsWith(" ") || line.startsWith("\t")) && strip(line, R.whitespace)) regions.push([begin, end]);
+      let begin = text.indexOf("\n", header.index + header[0].length) + 1;
+      while (begin) {
+        let end = text.indexOf("\n", begin);
+        end = end < 0 ? text.length : end;
+        const line = text.slice(begin, end);
+        meter.work += line.length + 1;
+        if (line.startsWith(" ") || line.startsWith("\t")) {
+          if (strip(line, R.whitespace) && firstMatch(R.patterns.FRAME_LINE, line) === null) regions.push([begin, end]);
+          break;
+        }
+        if (endsMessage(line, R)) break;
+        begin = end < text.length ? end + 1 : 0;
+      }
     }
     return regions;
+  }
+
+  /* Whether an unindented line after a warning's header starts something other than its message
+   * (_match.py:_ends_message). */
+  function endsMessage(line, R) {
+    return [R.patterns.WARNING_HEADER, R.patterns.EXCEPTION_LINE, R.patterns.STOP_LINE, R.patterns.FRAME_LINE,
+      R.patterns.ARROW_LINE].some((pattern) => firstMatch(pattern, line) !== null);
   }
 
   function bisectLeft(sorted, value) {
@@ -1805,6 +1839,10 @@
       // Raised in a file named like the documented one, not the installed library's: nothing confirms it.
       const copied = raising !== null && d.requireFrame && !wording.device && first([raising], d.frames, R) === null
         ? raising : null;
+      // A stated release whose series raises this wording at a line no frame of a whole traceback shows.
+      const clash = reading.release && reading.source === "stated" && shown.length
+        && complete(reading.text, reading.startOf(match.at), match.at, R, meter)
+        ? contradicted(one, wording, releases, shown, R) : null;
       // A recognised text counts where it may be this error's: not inside another exception's traceback.
       if (match.recognised && recognisedElsewhere(match, reading, meter, R)) {
         match = { ...match, recognised: false };
@@ -1862,7 +1900,8 @@
           || this.classes.has(fnv1a(value.slice(value.lastIndexOf(".") + 1))) : null)
         .concat(locatedElsewhere(d, named, library, R));
       const held = withheld.map(([value, because]) => `\`${value}\` ${because}`);
-      let confirmed = !withheld.length && copied === null && evidence.some((e) => R.confirming.has(e.kind));
+      let confirmed = !withheld.length && copied === null && clash === null
+        && evidence.some((e) => R.confirming.has(e.kind));
       // Only the error the paste ended with is the user's (_match.py:_grade).
       const earlier = confirmed && !wording.device && !this.endedWith(match, reading, meter);
       confirmed = confirmed && !earlier;
@@ -1873,6 +1912,10 @@
       } else if (copied !== null) {
         missing.push(`raised in ${where(copied)}, a file named like ${library}'s in another package or folder: ` +
           `a frame of the installed ${library} confirms it`);
+      } else if (clash !== null) {
+        missing.push(`the traceback was raised at line ${clash[1]} of ${one.linesPath}, but ${library} ${clash[0]} ` +
+          `raises it at line ${clash[2]}: the release given and the traceback disagree (another install, or edited ` +
+          "code); give the release the traceback ran with");
       } else if (!confirmed) {
         const told = wording.words && !own.length && !foreign.length
           ? others.map((cause) => otherHint(cause, releases, wordingRange(one, wording), library, R)) : [];
