@@ -170,3 +170,28 @@ def test_a_release_that_does_not_fit_the_stem_gets_its_own_interpreter(broken_kb
         assert pool.unshared[str(envs["shadow"])].startswith("typing_extensions (")
         assert pool.unshared[str(envs["b"])] == \
             "this release's preparation did not load transformers.models.mamba"
+
+
+def test_a_verify_run_forks_the_zygotes_of_its_release_environments_from_one_stem(broken_kb, envs, sandbox,
+                                                                                   monkeypatch):
+    """`errorkb verify` over entries pinned to releases not installed here (the knowledge base pins a dozen, with a
+    few checks each): each release environment's zygote is forked from one stem, which imported the runtime once,
+    instead of importing it again in an interpreter of its own; the verdicts are the release's own."""
+    from errorkb.verify.engine import Verifier, plan_checks
+
+    project, entries = broken_kb
+    checks = plan_checks(project, entries, ids=["good-head-dim"], targets=["upstream"], devices=["cpu"])
+    released = {"before": envs["a"], "after": envs["b"]}  # each role's release, as the entry would pin it
+    monkeypatch.setattr(Verifier, "_base", lambda self, check: released.get(str(check.role), Path(sys.executable)))
+    verifier = Verifier(project, ["upstream"], sandbox="require" if sandbox else "off")
+    try:
+        verifier.warm(checks)
+        records = {str(check.role): verifier.record(check) for check in checks}
+        pool = verifier.pool
+        assert pool is not None
+        stemmed = {key[3] for key, zygote in pool.zygotes.items() if zygote.stem is not None}
+        assert stemmed == {str(envs["a"]), str(envs["b"])} and len(pool.stems) == 1
+    finally:
+        verifier.close()
+    assert {role: record.outcome for role, record in records.items()} == \
+        {role: "pass" for role in records}, {role: record.reason for role, record in records.items()}
