@@ -12,7 +12,8 @@ Each line is a fresh interpreter (`--python`, default this one), run N times; th
 4. `importlib.metadata.packages_distributions()` alone (minus `import importlib.metadata`): what the bundled
    cache's `_compat` computes when it is imported, a walk over every installed distribution's file list;
 5. `import transformers_errorkb.kvcache` (torch and, where hqq is installed, hqq's quantizer with
-   torch._dynamo and torch._inductor, as upstream does);
+   torch._dynamo and torch._inductor, as upstream does); then the same with the cyclic collector off meanwhile,
+   as the check's process imports them (`child.prepare`);
 6. one check of the repository's knowledge base (`--entry`'s `after`, bundled, cpu) as `run_check` runs it:
    a fresh `python -m errorkb.verify.inside.child`, without the sandbox, then in it (bubblewrap, the jail);
 7. the sandboxed check's phases, each line the one before plus one stage, run as `run_check` runs a check (bwrap
@@ -112,7 +113,9 @@ def main() -> int:
                             ("import importlib.metadata", "import importlib.metadata"),
                             ("  + packages_distributions()",
                              "import importlib.metadata; importlib.metadata.packages_distributions()"),
-                            ("import transformers_errorkb.kvcache", "import transformers_errorkb.kvcache")):
+                            ("import transformers_errorkb.kvcache", "import transformers_errorkb.kvcache"),
+                            ("  the same, the collector off meanwhile (child.prepare)",
+                             "import gc; gc.disable(); import transformers_errorkb.kvcache; gc.enable()")):
             rows.append((label, median_cpu(meter, args.n, python(code))))
         rows += check_rows(meter, args)
     finally:
