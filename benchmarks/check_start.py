@@ -12,9 +12,15 @@ Each line is a fresh interpreter (`--python`, default this one), run N times; th
 4. `importlib.metadata.packages_distributions()` alone (minus `import importlib.metadata`): what the bundled
    cache's `_compat` computes when it is imported, a walk over every installed distribution's file list;
 5. `import transformers_errorkb.kvcache` (torch and, where hqq is installed, hqq's quantizer with
-   torch._dynamo and torch._inductor, as upstream does);
+   torch._dynamo and torch._inductor, as upstream does); then the same with the cyclic collector off meanwhile,
+   as the check's process imports them (`child.prepare`);
 6. one check of the repository's knowledge base (`--entry`'s `after`, bundled, cpu) as `run_check` runs it:
-   a fresh `python -m errorkb.verify.inside.child`, without the sandbox, then in it (bubblewrap, the jail).
+   a fresh `python -m errorkb.verify.inside.child`, without the sandbox, then in it (bubblewrap, the jail);
+7. the sandboxed check's phases, each line the one before plus one stage, run as `run_check` runs a check (bwrap
+   with the check's mounts, its jail's launcher, then the command): `/bin/true` (bwrap's own set-up), the
+   launcher's jail around `python -S -c pass` (no `site`), `python -c pass` (`site`: the environment's `.pth`
+   files), the check's own modules (`errorkb.verify.inside.child`), `import torch`, the bundled package; what
+   is left of the whole check beyond that last line is the observer's set-up, the snippet and the report back.
 
 CPU is read from a cpuacct cgroup this process joins (root, cgroup v1 or v2): the sandboxed processes live
 in another PID namespace and never reach `RUSAGE_CHILDREN`. Elsewhere the sandboxed line says it is missing.
@@ -107,7 +113,9 @@ def main() -> int:
                             ("import importlib.metadata", "import importlib.metadata"),
                             ("  + packages_distributions()",
                              "import importlib.metadata; importlib.metadata.packages_distributions()"),
-                            ("import transformers_errorkb.kvcache", "import transformers_errorkb.kvcache")):
+                            ("import transformers_errorkb.kvcache", "import transformers_errorkb.kvcache"),
+                            ("  the same, the collector off meanwhile (child.prepare)",
+                             "import gc; gc.disable(); import transformers_errorkb.kvcache; gc.enable()")):
             rows.append((label, median_cpu(meter, args.n, python(code))))
         rows += check_rows(meter, args)
     finally:
@@ -147,6 +155,31 @@ def check_rows(meter: Meter, args: argparse.Namespace) -> list[tuple[str, float]
             outcome = judge(check, run, runtime).outcome
             if outcome != "pass":
                 raise SystemExit(f"{check.entry.id} after: {outcome} ({label}), so its figure would mean nothing")
+        rows.append((label, median_cpu(meter, args.n, one)))
+    return rows + phase_rows(meter, args, box, python, project.library)
+
+
+def phase_rows(meter: Meter, args: argparse.Namespace, box, python: Path, library) -> list[tuple[str, float]]:  # type: ignore[no-untyped-def]
+    """The sandboxed check's start, one stage more per line (see the module's docstring, 7)."""
+    import tempfile
+
+    from errorkb.verify.inside import jail
+
+    bundled = library.bundled or "transformers_errorkb.kvcache"
+    stages = (("  sandbox: bwrap + /bin/true", ["/bin/true"], False),
+              ("  + jail launcher + python -S -c pass", [str(python), "-S", "-c", "pass"], True),
+              ("  + site (python -c pass)", [str(python), "-c", "pass"], True),
+              ("  + the child's own modules", [str(python), "-c", "import errorkb.verify.inside.child"], True),
+              ("  + import torch", [str(python), "-c", "import errorkb.verify.inside.child, torch"], True),
+              ("  + the bundled package", [str(python), "-c", f"import errorkb.verify.inside.child, torch, {bundled}"],
+               True))
+    rows = []
+    for label, argv, jailed in stages:
+        def one(argv=argv, jailed=jailed) -> None:  # type: ignore[no-untyped-def]
+            with tempfile.TemporaryDirectory(prefix="errorkb-phase-") as scratch:
+                command = jail.command(str(Path(scratch) / "output.txt"), 120, (), True, argv) if jailed else argv
+                subprocess.run(box.wrap(command, device="cpu", writable=[Path(scratch)], jails=True, python=python),
+                               env=box.env("cpu"), check=True, capture_output=True, stdin=subprocess.DEVNULL)
         rows.append((label, median_cpu(meter, args.n, one)))
     return rows
 

@@ -156,7 +156,9 @@ def xdist_group(item: pytest.Item) -> str:
 def pytest_configure(config: pytest.Config) -> None:
     """Before any worker starts: every module of errorkb compiled, so that no test writes a `.pyc`
     into the repository's package while another worker's adversarial run watches it for changes
-    (tests/verify/adversarial.py: `snapshot`); a compiled module that is up to date is not written again."""
+    (tests/verify/adversarial.py: `snapshot`); a compiled module that is up to date is not written again.
+    The bundled package too: a check's sandbox shows it read-only, so without its bytecode every fresh
+    interpreter of a check (`--isolation subprocess`: one per check) and every zygote compiled it anew."""
     if hasattr(config, "workerinput"):
         return
     gone = [module for module in LONG_MODULES if not (ROOT / module).is_file()]
@@ -165,7 +167,11 @@ def pytest_configure(config: pytest.Config) -> None:
                                 "remove them or name the module they became")
     import compileall
 
-    compileall.compile_dir(str(ROOT / "errorkb"), quiet=1)
+    from errorkb.core.project import load_project
+
+    bundled = load_project(ROOT).library.bundled  # the knowledge base's package, in the repository
+    for package in ("errorkb", *([bundled.split(".")[0]] if bundled else [])):
+        compileall.compile_dir(str(ROOT / package), quiet=1)
     _compile_the_tests(config)
 
 

@@ -102,6 +102,13 @@ class Verifier:
                                "packages": (*self.runtime.packages, *packages),
                                "env_prefixes": tuple(self.library.env_prefixes)})
         self._chosen: tuple[Sandbox | None, WorkerPool | None] | None = None
+        # The release environments (not this interpreter, nor an environment of a snippet's pins) the checks
+        # run in (`warm`): their zygotes come from a stem (`pool.Stem`), which loaded the runtime once. Each
+        # would import it anew, and the knowledge base pins a dozen releases with a few checks each. The stem
+        # also loads the `shared` modules a release was measured to load, where the version matrix kept that
+        # measurement (`matrix.kept_loads`); a release that does not fit the stem gets its own interpreter
+        # (the stem's own rule), so its verdicts are its own.
+        self._release_pythons: set[Path] = set()
         # What a `without:` need may never hide: what the check itself imports (`requirements.essential`).
         self._keep = essential(self.library.dist, self.runtime.name, self.library.bundled)
         self._choosing = threading.Lock()
@@ -125,14 +132,11 @@ class Verifier:
             if self._chosen is None and self.kept is not None:
                 self._chosen = self.kept.take(self)
             if self._chosen is None:
-                from errorkb.verify.pool import WorkerPool
                 from errorkb.verify.sandbox import candidate, choose
 
                 args, kwargs = self._sandbox_args
                 early = candidate(*args, **kwargs) if warm and self.isolation is Isolation.FORK else None
-                pool = WorkerPool(self.library, self._preload, early) if early is not None else None
-                if pool is not None:
-                    pool.warm(warm or set())
+                pool = self._new_pool(early, warm) if early is not None else None
                 try:
                     sandbox = choose(*args, **kwargs)  # the probe (run once per process)
                 except BaseException:  # "require" where it cannot be made: the early zygotes end too
@@ -143,13 +147,25 @@ class Verifier:
                     pool.close()
                     pool = None
                 if pool is None and self.isolation is Isolation.FORK:
-                    pool = WorkerPool(self.library, self._preload, sandbox)
-                    if warm:
-                        pool.warm(warm)
+                    pool = self._new_pool(sandbox, warm)
                 self._chosen = (sandbox, pool)
                 if self.kept is not None:
                     self.kept.hold(self._chosen, self)
             return self._chosen
+
+    def _new_pool(self, sandbox: Sandbox | None, warm: set[tuple[Any, ...]] | None) -> WorkerPool:
+        """The pool, its release environments shared (`_release_pythons`), its zygotes to `warm` started."""
+        from errorkb.verify.pool import WorkerPool
+
+        pool = WorkerPool(self.library, self._preload, sandbox)
+        if self.environments is None:  # the version matrix shares its releases itself, as it measures them
+            from errorkb.verify.matrix import kept_loads
+
+            for python in sorted(self._release_pythons):
+                pool.share(python, kept_loads(self.project, python) or {})
+        if warm:
+            pool.warm(warm)
+        return pool
 
     def preload(self, names: list[str]) -> None:
         """What the zygotes import besides the target (`plan.library_imports`); before the first check runs."""
@@ -276,8 +292,13 @@ class Verifier:
 
     def warm(self, checks: list[Check]) -> None:
         """Start the zygotes the runnable checks will need, in parallel, before the first check."""
-        runnable = {(c.target, c.device, c.module, str(python), self.absent(c, python).paths) for c in checks
-                    if self.reason_not_run(c) is None and (python := self.interpreter(c)) is not None}
+        runnable: set[tuple[Any, ...]] = set()
+        for check in checks:
+            if self.reason_not_run(check) is not None or (python := self.interpreter(check)) is None:
+                continue
+            runnable.add((check.target, check.device, check.module, str(python), self.absent(check, python).paths))
+            if python != Path(sys.executable) and python == self._base(check):
+                self._release_pythons.add(python)
         if runnable:
             _, pool = self._choose(runnable)
             if pool is not None:

@@ -241,13 +241,10 @@ def shared_loads(project: Project, env: Env) -> dict[str, str]:
     asked = project.matrix.shared
     if env.python is None or not asked:
         return {}
-    record = env.python.parent.parent / ".errorkb-shared.json"
-    try:
-        kept = json.loads(record.read_text(encoding="utf-8"))
-        if kept.get("asked") == asked:
-            return dict(kept["loads"])
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        pass
+    kept = kept_loads(project, env.python)
+    if kept is not None:
+        return kept
+    record = _loads_record(env.python)
     done = subprocess.run([str(env.python), "-c", _PROBE, project.library.runtime, json.dumps(asked)],
                           capture_output=True, text=True, timeout=600,
                           env=child_env(project.library, "cpu", env.python))
@@ -257,6 +254,22 @@ def shared_loads(project: Project, env: Env) -> dict[str, str]:
         return {}  # not measured: the release gets a zygote of its own, as without a stem
     record.write_text(json.dumps({"asked": asked, "loads": loads}), encoding="utf-8")
     return loads
+
+
+def kept_loads(project: Project, python: Path) -> dict[str, str] | None:
+    """`shared_loads` as an earlier measurement kept it in `python`'s environment, or None where none was
+    kept for the `shared` modules configured now (nothing is measured here)."""
+    try:
+        kept = json.loads(_loads_record(python).read_text(encoding="utf-8"))
+        if kept.get("asked") == project.matrix.shared:
+            return dict(kept["loads"])
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        pass
+    return None
+
+
+def _loads_record(python: Path) -> Path:
+    return python.parent.parent / ".errorkb-shared.json"
 
 
 def answer_known(verifier: Verifier, checks: list[Check]) -> tuple[list[CheckRecord], list[Check]]:

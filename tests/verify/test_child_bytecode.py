@@ -71,3 +71,24 @@ def test_bytecode_planted_after_loading_never_runs(tmp_path, isolation, sandbox)
     printed = record.output or ""
     assert f"helper: {SOURCE}" in printed and "alone: none" in printed, (record.outcome, record.reason, printed)
     assert PLANTED not in printed
+
+
+def test_the_bundled_package_s_bytecode_is_there_before_any_check_reads_it():
+    """The session compiles the bundled package before any worker starts (tests/conftest.py): a check's sandbox
+    shows it read-only, so without its bytecode each fresh interpreter of a check (`--isolation subprocess`: one
+    per check) and each zygote compiled every module of it anew."""
+    from tests.kb import ROOT
+
+    bundled = load_project(ROOT).library.bundled
+    assert bundled is not None
+    spec = importlib.util.find_spec(bundled.split(".")[0])
+    assert spec is not None and spec.origin is not None
+    stale = []
+    for source in sorted(Path(spec.origin).parent.rglob("*.py")):
+        cached = Path(importlib.util.cache_from_source(str(source)))
+        header = cached.read_bytes()[:16] if cached.is_file() else b""
+        stat = source.stat()
+        if header[8:16] != (int(stat.st_mtime) & 0xFFFFFFFF).to_bytes(4, "little") + \
+                (stat.st_size & 0xFFFFFFFF).to_bytes(4, "little"):
+            stale.append(str(source))
+    assert stale == []

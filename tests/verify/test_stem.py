@@ -37,10 +37,11 @@ needs_library = pytest.mark.skipif(importlib.util.find_spec("transformers") is N
                                    reason="needs transformers and hqq installed")
 
 
-def make_env(folder: Path) -> Path:
+def make_env(folder: Path, base: str | None = None) -> Path:
+    """An environment as the matrix makes one, seeing `base`'s packages (default: this environment's)."""
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(folder)], check=True)
     site = next(folder.glob("lib/python*/site-packages"))
-    (site / "_errorkb_base.pth").write_text(sysconfig.get_paths()["purelib"] + "\n", encoding="utf-8")
+    (site / "_errorkb_base.pth").write_text((base or sysconfig.get_paths()["purelib"]) + "\n", encoding="utf-8")
     return folder / "bin" / "python"
 
 
@@ -170,3 +171,32 @@ def test_a_release_that_does_not_fit_the_stem_gets_its_own_interpreter(broken_kb
         assert pool.unshared[str(envs["shadow"])].startswith("typing_extensions (")
         assert pool.unshared[str(envs["b"])] == \
             "this release's preparation did not load transformers.models.mamba"
+
+
+def test_a_verify_run_forks_the_zygotes_of_its_release_environments_from_one_stem(broken_kb, lean_python, sandbox,
+                                                                                   monkeypatch, tmp_path):
+    """`errorkb verify` over entries pinned to releases not installed here (the knowledge base pins a dozen, with a
+    few checks each): each release environment's zygote is forked from one stem, which imported the runtime once,
+    instead of importing it again in an interpreter of its own; the verdicts are the release's own. (Environments
+    over the lean one, tests/lean.py: the fixture's snippets need no hqq.)"""
+    from errorkb.verify.engine import Verifier, plan_checks
+    from tests.lean import site_packages
+
+    project, entries = broken_kb
+    checks = plan_checks(project, entries, ids=["good-head-dim"], targets=["upstream"], devices=["cpu"],
+                         kinds=["before", "after"])
+    base = str(site_packages(lean_python.parent.parent))
+    released = {role: make_env(tmp_path / role, base) for role in ("before", "after")}  # as the entry would pin it
+    monkeypatch.setattr(Verifier, "_base", lambda self, check: released.get(str(check.role), Path(sys.executable)))
+    verifier = Verifier(project, ["upstream"], sandbox="require" if sandbox else "off")
+    try:
+        verifier.warm(checks)
+        records = {str(check.role): verifier.record(check) for check in checks}
+        pool = verifier.pool
+        assert pool is not None
+        stemmed = {key[3] for key, zygote in pool.zygotes.items() if zygote.stem is not None}
+        assert stemmed == {str(python) for python in released.values()} and len(pool.stems) == 1
+    finally:
+        verifier.close()
+    assert {role: record.outcome for role, record in records.items()} == \
+        {role: "pass" for role in records}, {role: record.reason for role, record in records.items()}

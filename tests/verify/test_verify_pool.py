@@ -152,3 +152,19 @@ def test_a_target_module_that_does_not_import_is_a_setup_failure_that_names_it(p
     assert run.observation is not None and run.observation.status is Status.SETUP_FAILED
     assert verdict.code.value == "setup-failed"
     assert "No module named 'transformers.models.no_such_model'" in verdict.reason
+
+
+COLLECTOR = "import gc, json\nprint('collector:', json.dumps([gc.isenabled(), gc.get_threshold()]))\n"
+
+
+def test_a_check_finds_the_collector_as_python_starts_it(pool, entry, broken_kb, tmp_path, lean_python):
+    """The check's process imports the runtime and the target with the cyclic collector off (`child.prepare`):
+    the snippet finds it on again, with the thresholds a fresh interpreter starts with, forked or fresh."""
+    import subprocess
+
+    project, _ = broken_kb
+    fresh = subprocess.run([str(lean_python), "-c", COLLECTOR], capture_output=True, text=True, check=True).stdout
+    assert fresh.startswith("collector: [true, "), fresh
+    check = check_for(entry, tmp_path, COLLECTOR + CALL)
+    for run in (run_check(check, project.library, 120, lean_python), pool.run(check, 120)):
+        assert fresh in run.output, run.output
