@@ -57,12 +57,14 @@ LOG_HEADER = (r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)[ \t]+[0-9]{2}-[0-9]{2}[ \t
               r"(?:\.[0-9]+)?[ \t]+\[[^\]\n]{0,200}\][ \t]?")
 PREFIX = (r"(?<![^\n])(?:\[(?:rank|default)[0-9]+\]:[ \t]?|E(?: {2,}|\t)"
           r"|[A-Za-z0-9_][A-Za-z0-9_.-]*[ \t]+\|[ \t]?|" + WORKER + "|" + LOG_HEADER + "|" + TIMESTAMP + r")+")
-# A process's marker at a line's start (a launcher's `[rank1]:`, a worker's `(EngineCore_0 pid=41)`): lines marked
+# A process's marker at a line's start (a launcher's `[rank1]:`, a worker's `(EngineCore_0 pid=41)`, a container's
+# `worker-1  | ` as docker compose prints it): lines marked
 # by different processes (or some marked and some not) are different processes' output, which a launcher interleaves
 # line by line. Before `PREFIX` goes, the lines of each process are put together, in the order the processes' last
 # lines come (the unmarked ones are one more process): a frame one process printed is never read as a frame of
 # another's error, and the error the paste ended with stays last.
-PROCESS = r"^(?:\[(?:rank|default)[0-9]+\]:|\([A-Za-z_][A-Za-z0-9_]*(?: [A-Za-z_]+=[A-Za-z0-9_]+)*\)(?=[ \t]))"
+PROCESS = (r"^(?:\[(?:rank|default)[0-9]+\]:|\([A-Za-z_][A-Za-z0-9_]*(?: [A-Za-z_]+=[A-Za-z0-9_]+)*\)(?=[ \t])"
+           r"|[A-Za-z0-9_][A-Za-z0-9_.-]*[ \t]+\|(?=[ \t]|$))")
 # An exception group (Python 3.11's `ExceptionGroup`, anyio's and asyncio's `TaskGroup`; traceback.py's
 # `_ExceptionPrintContext.emit`) prints every line of its traceback and of each sub-exception's behind a margin,
 # `| ` (the group's first line `+ `), indented two spaces more for each nested group, and a separator before each

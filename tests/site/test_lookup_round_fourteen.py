@@ -8,11 +8,11 @@ tests that failed on main, then closed in the page's script, the CLI's matcher a
   legacy-tuple entry have another cause that prints the same words on older releases). Advice to upgrade even says
   the installed one is older. Such a statement now states no release (the rules' `TOLD_OTHER_BEFORE`, the words
   just before the library's name, and `TOLD_OTHER_AFTER`, just after the release: `or later`, `+`, `will`).
-- Lines marked by different processes (`[rank0]: `, `[rank1]: `, a worker's `(EngineCore_0 pid=1) `) are different
-  processes' output, which a launcher interleaves line by line. The marker went from every line before the frames
-  were read, so a frame another process printed (cut short, or before a process was killed) stood in the traceback
-  of the error the paste ended with and confirmed it. The lines of each process are now read together, in the
-  order the processes' last lines come (`PROCESS` in the rules), before the markers go.
+- Lines marked by different processes (`[rank0]: `, `[rank1]: `, a worker's `(EngineCore_0 pid=1) `, docker compose's
+  `worker-1  | `) are different processes' output, which a launcher interleaves line by line. The marker went from
+  every line before the frames were read, so a frame another process printed (cut short, or before a process was
+  killed) stood in the traceback of the error the paste ended with and confirmed it. The lines of each process are
+  now read together, in the order the processes' last lines come (`PROCESS` in the rules), before the markers go.
 
 Tried and found held (kept as tests, so they stay so): a virtual environment's folder named after a release, a
 requirement's constraint (`<library>>=4.56`), another environment's `pip freeze` above the error, a context the
@@ -125,6 +125,9 @@ INTERLEAVED = [
     ("\n".join([MARKER, *USER, *_marked("[rank1]:", LIB[:1]), INDEX]), ""),
     # a serving engine's worker and the front end
     ("\n".join([MARKER, *_marked("(EngineCore_0 pid=41)", [MARKER, *LIB]), *USER, INDEX]), ""),
+    # two containers' logs as docker compose interleaves them
+    ("\n".join(_marked("api-1     |", [MARKER]) + _marked("worker-1  |", [MARKER]) + _marked("api-1     |", USER)
+               + _marked("worker-1  |", LIB) + _marked("api-1     |", [INDEX])), "api-1     |"),
 ]
 
 
@@ -144,6 +147,7 @@ def test_a_frame_another_process_printed_is_no_frame_of_the_error(kb, text, mark
 
 WHOLE = [
     "\n".join(_marked("[rank0]:", [MARKER, *USER[:1], *LIB, INDEX])),
+    "\n".join(_marked("api-1     |", [MARKER, *USER[:1], *LIB, INDEX])),
     # interleaved with another rank's unrelated error: each rank's traceback is read whole
     "\n".join(_marked("[rank1]:", [MARKER]) + _marked("[rank0]:", [MARKER, *USER[:1]]) + _marked("[rank1]:", USER)
               + _marked("[rank0]:", LIB) + _marked("[rank1]:", ["ValueError: other"]) + _marked("[rank0]:", [INDEX])),
