@@ -173,7 +173,7 @@ def by_process(text: str) -> str:
         return text
     last = {key: index for index, key in enumerate(keys)}
     groups: dict[str, list[str]] = {}
-    for key, line in zip(keys, lines):
+    for key, line in zip(keys, lines, strict=True):
         groups.setdefault(key, []).append(line)
     return "\n".join(line for key in sorted(groups, key=last.__getitem__) for line in groups[key])
 

@@ -313,7 +313,8 @@ TOLD_WINDOW = 64
 TOLD_OTHER_BEFORE = (r"(?<![A-Za-z])(?:[Rr]equires?|[Rr]equired|[Rr]equiring|[Nn]eeds?|[Nn]eeded"
                      r"|(?:[Uu]pgrade|[Uu]pdate|[Dd]owngrade|[Ss]witch|[Mm]igrate)[ \t]+to"
                      r"|(?:[Rr]emoved|[Dd]eprecated|[Aa]dded|[Ii]ntroduced|[Cc]hanged|[Rr]eleased)[ \t]+in"
-                     r"|[Ss]ince|[Uu]ntil|[Ss]tarting[ \t]+(?:with|from)|[Aa]s[ \t]+of"
+                     r"|[Ss]ince|[Uu]ntil|[Ss]tarting[ \t]+(?:with|from)|[Aa]s[ \t]+of|[Aa]t[ \t]+least"
+                     r"|(?:[Nn]ewer|[Oo]lder|[Ll]ater|[Ee]arlier|[Hh]igher|[Ll]ower)[ \t]+than"
                      r"|(?:[Ss]aved|[Tt]rained|[Cc]reated|[Ee]xported|[Ww]ritten)[ \t]+(?:with|for|by|using))"
                      r"[ \t]+`?$")
 TOLD_OTHER_AFTER = (r"^`?(?:\+|[ \t]*,?[ \t]+(?:or|and)[ \t]+(?:later|newer|above|higher|greater|up)(?![A-Za-z])"
@@ -398,9 +399,10 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
         "version": RULES_VERSION, "cap": CAP, "chain": CHAIN, "whitespace": WHITESPACE, "max_path": MAX_PATH,
         "tail_min": TAIL_MIN, "tail_after": TAIL_AFTER, "head_min": HEAD_MIN, "head_close": HEAD_CLOSE,
         "trailing_punctuation": TRAILING_PUNCTUATION, "diff_kept": DIFF_KEPT,
-        "frame_wraps": FRAME_WRAPS, "told_window": TOLD_WINDOW, "traceback_text": TRACEBACK_TEXT, "handling_text": HANDLING_TEXT,
-        "patterns": {"ANSI": ANSI, "PROCESS": PROCESS, "PREFIX": PREFIX, "GROUP_MARGIN": GROUP_MARGIN, "RICH_TOP": RICH_TOP,
-                     "RICH_BOTTOM": RICH_BOTTOM,
+        "frame_wraps": FRAME_WRAPS, "told_window": TOLD_WINDOW, "traceback_text": TRACEBACK_TEXT,
+        "handling_text": HANDLING_TEXT,
+        "patterns": {"ANSI": ANSI, "PROCESS": PROCESS, "PREFIX": PREFIX, "GROUP_MARGIN": GROUP_MARGIN,
+                     "RICH_TOP": RICH_TOP, "RICH_BOTTOM": RICH_BOTTOM,
                      "RICH_FOLD": RICH_FOLD, "RICH_WRAP": RICH_WRAP, "RICH_EDGE": RICH_EDGE, "FRAME_WRAP": FRAME_WRAP,
                      "FRAME_NAME_WRAP": FRAME_NAME_WRAP, "LINK": LINK, "QUOTED": QUOTED,
                      "QUOTE_MARK": QUOTE_MARK, "DIFF_HUNK": DIFF_HUNK, "DOCTEST_EXPECTED": DOCTEST_EXPECTED,

@@ -47,6 +47,8 @@ OTHER_RELEASE = [
     "Since transformers 4.56.0, use cache.layers\n",
     "This checkpoint was saved with transformers 4.57.1\n",
     "The model was trained with transformers==4.57.1 and above\n",
+    "You need at least transformers 4.57.1\n",
+    "Install a release newer than transformers 4.56.0\n",
 ]
 
 
@@ -94,6 +96,14 @@ HELD = [
 
 @pytest.mark.parametrize("line", HELD)
 def test_what_states_no_release_or_several_still_confirms_nothing(kb, line):
+    assert _answer(kb, line + KEY_CACHE) == ([], ["key-cache-removed"])
+
+
+@pytest.mark.xfail(strict=True, reason="a release named as one to get with no words that say so (\"Please use transformers "
+                   "4.57.1\", a conda environment's prompt named after a release) is read as the one installed: a known "
+                   "limit (docs/contributing.md 6b)")
+@pytest.mark.parametrize("line", ["Please use transformers 4.57.1\n", "(transformers 4.57.1) u@host:~$ python run.py\n"])
+def test_a_release_to_get_without_words_that_say_so_is_not_the_one_installed(kb, line):
     assert _answer(kb, line + KEY_CACHE) == ([], ["key-cache-removed"])
 
 
