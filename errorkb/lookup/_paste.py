@@ -10,7 +10,8 @@ to a linear bound, and the page's JavaScript counts the same way):
    sequences go; a Markdown quote's `> ` goes from a run of quoted lines (`QUOTED`); a unified
    diff's hunk becomes the text it leaves (`DIFF_HUNK`: added and context lines unmarked, removed
    ones gone); spaces and tabs at a line's end go; a doctest's expected output goes from its report
-   (`DOCTEST_EXPECTED`: what the example should have printed is not what it did); `PREFIX` is
+   (`DOCTEST_EXPECTED`: what the example should have printed is not what it did); the lines of each process
+   a launcher interleaved are put together (`PROCESS`: `[rank1]: `, a worker's tag); `PREFIX` is
    removed from the start of every line (a launcher's `[rank0]: `,
    pytest's `E   `, a log's timestamp, `tool-name | `, stacked); an exception group's margin (`| `)
    and separators go (`GROUP_MARGIN`); a Markdown link a notebook drew
@@ -57,6 +58,7 @@ _RICH_EDGE = rules.compiled(rules.RICH_EDGE)
 _FRAME_WRAP = rules.compiled(rules.FRAME_WRAP)
 _FRAME_NAME_WRAP = rules.compiled(rules.FRAME_NAME_WRAP)
 _PREFIX = rules.compiled(rules.PREFIX)
+_PROCESS = rules.compiled(rules.PROCESS)
 _GROUP_MARGIN = rules.compiled(rules.GROUP_MARGIN)
 _LINK = rules.compiled(rules.LINK)
 _QUOTED = rules.compiled(rules.QUOTED)
@@ -86,6 +88,8 @@ _TOLD_WORKING = rules.compiled(rules.TOLD_WORKING)
 _TOLD_NOT = rules.compiled(rules.TOLD_NOT)
 _SENTENCE_END = rules.compiled(rules.SENTENCE_END)
 _TOLD_NEXT = rules.compiled(rules.TOLD_NEXT)
+_TOLD_OTHER_BEFORE = rules.compiled(rules.TOLD_OTHER_BEFORE)
+_TOLD_OTHER_AFTER = rules.compiled(rules.TOLD_OTHER_AFTER)
 
 
 class Candidate(NamedTuple):  # a tuple: a long paste makes thousands, each made at C speed
@@ -127,7 +131,7 @@ def plain_quotes(text: str) -> str:
 def normalize(text: str, meter: Meter | None = None) -> str:
     """Stage 2: what terminals and tools add, taken away."""
     meter = meter or Meter()
-    meter.work += (29 + rules.FRAME_WRAPS) * len(text)  # the passes below each read the text once
+    meter.work += (30 + rules.FRAME_WRAPS) * len(text)  # the passes below each read the text once
     text = text.replace("\ufeff", "").replace("\u00a0", " ")
     text = plain_quotes(text)
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\u2028", "\n").replace("\u2029", "\n")
@@ -136,6 +140,7 @@ def normalize(text: str, meter: Meter | None = None) -> str:
     text = _DIFF_HUNK.sub(_hunk_text, text)
     text = _LINE_END.sub("", text)
     text = _DOCTEST_EXPECTED.sub(lambda report: report.group(1) + "\n" + report.group(2), text)
+    text = by_process(text)
     text = _PREFIX.sub("", text)
     text = _GROUP_MARGIN.sub("", text)
     text = _LINK.sub(r"\1", text)
@@ -153,6 +158,24 @@ def normalize(text: str, meter: Meter | None = None) -> str:
     text = _SUFFIX.sub("", text)
     text = _LINE_END.sub("", text)  # again: a link's text or the hint's removal may leave blanks at a line's end
     return strip(text)
+
+
+def by_process(text: str) -> str:
+    """The lines of each process together (`rules.PROCESS`: its marker at a line's start; the unmarked lines are one
+    more), the processes in the order their last lines come: a launcher interleaves its processes' lines, and a
+    frame one printed is no frame of another's error. A paste of one process (or none marked) is left as it is."""
+    lines = text.split("\n")
+    keys = []
+    for line in lines:
+        marker = _PROCESS.match(line)
+        keys.append(marker.group(0) if marker is not None else "")
+    if len(set(keys)) < 2:
+        return text
+    last = {key: index for index, key in enumerate(keys)}
+    groups: dict[str, list[str]] = {}
+    for key, line in zip(keys, lines, strict=True):
+        groups.setdefault(key, []).append(line)
+    return "\n".join(line for key in sorted(groups, key=last.__getitem__) for line in groups[key])
 
 
 def _hunk_text(hunk: re.Match[str]) -> str:
@@ -493,7 +516,8 @@ def stated_releases(text: str, library: str, meter: Meter | None = None,
     on a line that says something works or was fixed there (`rules.TOLD_WORKING`, not negated: `rules.TOLD_NOT`), or
     whose next line starts saying so (`rules.TOLD_NEXT`, a reply's `fixed it for me`), with no other release number
     states none: it compares its one release with an unnamed one, often the one that raised (a line naming two is
-    held to both, `releases_beside`). "Doesn't work on 4.45" states 4.45: the release that raised. `others`: the
+    held to both, `releases_beside`). "Doesn't work on 4.45" states 4.45: the release that raised. Nor does a
+    release named as one to get, one required or one of the library's history (`_told_other`). `others`: the
     words before the library's name in other distributions' names (`statements`)."""
     if not library:
         return []
@@ -508,7 +532,8 @@ def stated_releases(text: str, library: str, meter: Meter | None = None,
             told[start] = _told_working(text[start:end], _next_line(text, end, meter))
             asked[start] = [(one.start(), one.group() == "?")  # positions in the text: finditer from `start`
                             for one in _SENTENCE_END.finditer(text, start, end)]
-        if not told[start] and not _asked(asked[start], match.end(1)):
+        if not told[start] and not _asked(asked[start], match.end(1)) and \
+                not _told_other(text, start, match.start(), match.end(1), meter):
             found.append(match.group(1))
     return list(dict.fromkeys(found))
 
@@ -565,6 +590,22 @@ def _next_line(text: str, end: int, meter: Meter) -> str:
     stop = len(text) if stop < 0 else stop
     meter.work += stop - end
     return text[end + 1:stop]
+
+
+def _told_other(text: str, start: int, at: int, end: int, meter: Meter) -> bool:
+    """Whether a statement (the library's name at `at`, its release ending at `end`, on the line that starts at
+    `start`) names a release to get, one required or one of the library's history, not the one installed: the words
+    just before the name (`rules.TOLD_OTHER_BEFORE`) or just after the release (`rules.TOLD_OTHER_AFTER`), each read
+    in `rules.TOLD_WINDOW` characters of the line; never on a line that says it does not work (`rules.TOLD_NOT`)."""
+    stop = text.find("\n", end)
+    stop = len(text) if stop < 0 else stop
+    before = text[max(start, at - rules.TOLD_WINDOW):at]
+    after = text[end:min(stop, end + rules.TOLD_WINDOW)]
+    meter.work += len(before) + len(after)
+    if _TOLD_OTHER_BEFORE.search(before) is None and _TOLD_OTHER_AFTER.search(after) is None:
+        return False
+    meter.work += stop - start
+    return _TOLD_NOT.search(text[start:stop]) is None
 
 
 def _told_working(line: str, after: str) -> bool:

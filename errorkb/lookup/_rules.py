@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-RULES_VERSION = 25
+RULES_VERSION = 26
 
 CAP = 1 << 16  # characters of a paste read: its last 64 KiB
 CHAIN = 64  # exception lines tried whole, counted from the end of the paste
@@ -57,6 +57,14 @@ LOG_HEADER = (r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)[ \t]+[0-9]{2}-[0-9]{2}[ \t
               r"(?:\.[0-9]+)?[ \t]+\[[^\]\n]{0,200}\][ \t]?")
 PREFIX = (r"(?<![^\n])(?:\[(?:rank|default)[0-9]+\]:[ \t]?|E(?: {2,}|\t)"
           r"|[A-Za-z0-9_][A-Za-z0-9_.-]*[ \t]+\|[ \t]?|" + WORKER + "|" + LOG_HEADER + "|" + TIMESTAMP + r")+")
+# A process's marker at a line's start (a launcher's `[rank1]:`, a worker's `(EngineCore_0 pid=41)`, a container's
+# `worker-1  | ` as docker compose prints it): lines marked
+# by different processes (or some marked and some not) are different processes' output, which a launcher interleaves
+# line by line. Before `PREFIX` goes, the lines of each process are put together, in the order the processes' last
+# lines come (the unmarked ones are one more process): a frame one process printed is never read as a frame of
+# another's error, and the error the paste ended with stays last.
+PROCESS = (r"^(?:\[(?:rank|default)[0-9]+\]:|\([A-Za-z_][A-Za-z0-9_]*(?: [A-Za-z_]+=[A-Za-z0-9_]+)*\)(?=[ \t])"
+           r"|[A-Za-z0-9_][A-Za-z0-9_.-]*[ \t]+\|(?=[ \t]|$))")
 # An exception group (Python 3.11's `ExceptionGroup`, anyio's and asyncio's `TaskGroup`; traceback.py's
 # `_ExceptionPrintContext.emit`) prints every line of its traceback and of each sub-exception's behind a margin,
 # `| ` (the group's first line `+ `), indented two spaces more for each nested group, and a separator before each
@@ -294,6 +302,23 @@ TOLD_NOT = (r"(?:n't|(?<![A-Za-z])(?:[Nn]ot|[Nn]ever|[Nn]o[ \t]+longer|[Ss]toppe
 # `now`), names no release and negates nothing (`TOLD_NEXT`). A line that says it later (`Traceback below; the model
 # works on CPU`) or is another item of a template (`- Platform: Linux (... works)`) says it of something else.
 TOLD_NEXT = r"^[ \t]*(?:(?:[Aa]nd|[Ii]t|[Tt]his|[Tt]hat|[Ww]hich|[Nn]ow)[ \t]+){0,2}" + _TOLD_WORDS
+# A release named as one to get, one required, or one of the library's history ("Please upgrade to <library> 4.57.1 or
+# later", "this model requires <library> 4.57.1", "will be removed in <library> 4.57.1", "saved with <library> 4.57.1")
+# is not the release the paste ran (advice to upgrade even says the installed one is older): its statement states
+# none, unless its line says it does not work there (`TOLD_NOT`: "doesn't work on <library> 4.57.1 or later").
+# `TOLD_OTHER_BEFORE`: the words that end just before the library's name (a blank and a backtick between), read in
+# the `TOLD_WINDOW` characters before it on its line; `TOLD_OTHER_AFTER`: what starts just after the release, read
+# in as many after it. "I upgraded to ...", "after upgrading to ..." and "since I'm on ..." still state it.
+TOLD_WINDOW = 64
+TOLD_OTHER_BEFORE = (r"(?<![A-Za-z])(?:[Rr]equires?|[Rr]equired|[Rr]equiring|[Nn]eeds?|[Nn]eeded"
+                     r"|(?:[Uu]pgrade|[Uu]pdate|[Dd]owngrade|[Ss]witch|[Mm]igrate)[ \t]+to"
+                     r"|(?:[Rr]emoved|[Dd]eprecated|[Aa]dded|[Ii]ntroduced|[Cc]hanged|[Rr]eleased)[ \t]+in"
+                     r"|[Ss]ince|[Uu]ntil|[Ss]tarting[ \t]+(?:with|from)|[Aa]s[ \t]+of|[Aa]t[ \t]+least"
+                     r"|(?:[Nn]ewer|[Oo]lder|[Ll]ater|[Ee]arlier|[Hh]igher|[Ll]ower)[ \t]+than"
+                     r"|(?:[Ss]aved|[Tt]rained|[Cc]reated|[Ee]xported|[Ww]ritten)[ \t]+(?:with|for|by|using))"
+                     r"[ \t]+`?$")
+TOLD_OTHER_AFTER = (r"^`?(?:\+|[ \t]*,?[ \t]+(?:or|and)[ \t]+(?:later|newer|above|higher|greater|up)(?![A-Za-z])"
+                    r"|[ \t]+will(?![A-Za-z]))")
 # A statement inside a question ("Does <library> 4.57.1 not work with this model?") asks, it does not tell: the
 # reader cannot say the release is installed, and `TOLD_NOT` would read the negation as the release that raised. The
 # sentence a statement is in ends at the first `SENTENCE_END` after it on its line (a full stop, `!` or `?` before a
@@ -374,9 +399,10 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
         "version": RULES_VERSION, "cap": CAP, "chain": CHAIN, "whitespace": WHITESPACE, "max_path": MAX_PATH,
         "tail_min": TAIL_MIN, "tail_after": TAIL_AFTER, "head_min": HEAD_MIN, "head_close": HEAD_CLOSE,
         "trailing_punctuation": TRAILING_PUNCTUATION, "diff_kept": DIFF_KEPT,
-        "frame_wraps": FRAME_WRAPS, "traceback_text": TRACEBACK_TEXT, "handling_text": HANDLING_TEXT,
-        "patterns": {"ANSI": ANSI, "PREFIX": PREFIX, "GROUP_MARGIN": GROUP_MARGIN, "RICH_TOP": RICH_TOP,
-                     "RICH_BOTTOM": RICH_BOTTOM,
+        "frame_wraps": FRAME_WRAPS, "told_window": TOLD_WINDOW, "traceback_text": TRACEBACK_TEXT,
+        "handling_text": HANDLING_TEXT,
+        "patterns": {"ANSI": ANSI, "PROCESS": PROCESS, "PREFIX": PREFIX, "GROUP_MARGIN": GROUP_MARGIN,
+                     "RICH_TOP": RICH_TOP, "RICH_BOTTOM": RICH_BOTTOM,
                      "RICH_FOLD": RICH_FOLD, "RICH_WRAP": RICH_WRAP, "RICH_EDGE": RICH_EDGE, "FRAME_WRAP": FRAME_WRAP,
                      "FRAME_NAME_WRAP": FRAME_NAME_WRAP, "LINK": LINK, "QUOTED": QUOTED,
                      "QUOTE_MARK": QUOTE_MARK, "DIFF_HUNK": DIFF_HUNK, "DOCTEST_EXPECTED": DOCTEST_EXPECTED,
@@ -390,7 +416,8 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
                      "PYTEST_DEF": PYTEST_DEF, "PYTEST_FAILING": PYTEST_FAILING,
                      "MARKERS": MARKERS, "PLAIN_RELEASE": PLAIN_RELEASE, "CLAUSE": CLAUSE, "STATED": STATED,
                      "TOLD_WORKING": TOLD_WORKING, "TOLD_NOT": TOLD_NOT, "TOLD_NEXT": TOLD_NEXT,
-                     "SENTENCE_END": SENTENCE_END,
+                     "SENTENCE_END": SENTENCE_END, "TOLD_OTHER_BEFORE": TOLD_OTHER_BEFORE,
+                     "TOLD_OTHER_AFTER": TOLD_OTHER_AFTER,
                      "RELEASE_NUMBER": RELEASE_NUMBER, "NAME": NAME, "RETOLD_NAME": RETOLD_NAME,
                      "RETOLD_GONE": RETOLD_GONE, "COUNT": COUNT, "SOURCE_VALUE": SOURCE_VALUE},
         "name_chars": NAME_CHARS, "dotted_name_chars": DOTTED_NAME_CHARS, "lower_first": LOWER_FIRST,

@@ -258,6 +258,7 @@
     return {
       cap: rules.cap, chain: rules.chain, whitespace: rules.whitespace, maxPath: rules.max_path, patterns, types,
       tailMin: rules.tail_min, tailAfter: String(rules.tail_after || ""),
+      toldWindow: rules.told_window,
       headMin: rules.head_min, headClose: String(rules.head_close || ""), diffKept: String(rules.diff_kept || ""),
       trailingPunctuation: String(rules.trailing_punctuation || ""),
       frameWraps: rules.frame_wraps, tracebackText: rules.traceback_text, handlingText: String(rules.handling_text || ""),
@@ -317,7 +318,7 @@
 
   function normalize(text, R, meter) {
     meter = meter || new Meter();
-    meter.work += (29 + R.frameWraps) * text.length;  // the passes below each read the text once
+    meter.work += (30 + R.frameWraps) * text.length;  // the passes below each read the text once
     text = text.replaceAll("\ufeff", "").replaceAll("\u00a0", " ");
     text = plainQuotes(text);
     text = text.replaceAll("\r\n", "\n").replaceAll("\r", "\n").replaceAll("\u2028", "\n").replaceAll("\u2029", "\n");
@@ -326,6 +327,7 @@
     text = text.replace(R.patterns.DIFF_HUNK, (hunk) => hunkText(hunk, R));  // a unified diff: the text it leaves
     text = text.replace(R.patterns.LINE_END, "");  // spaces at a line's end
     text = text.replace(R.patterns.DOCTEST_EXPECTED, (whole, expected, got) => expected + "\n" + got);  // not what it did
+    text = byProcess(text, R);  // each process's lines together (_paste.py:by_process)
     text = text.replace(R.patterns.PREFIX, "");
     text = text.replace(R.patterns.GROUP_MARGIN, "");  // an exception group's margin and separators
     text = text.replace(R.patterns.LINK, (whole, shown) => shown);  // a notebook's Markdown link: its text
@@ -344,6 +346,20 @@
     text = text.replace(R.patterns.SUFFIX, "");
     text = text.replace(R.patterns.LINE_END, "");  // again: a link's text or the hint's removal may leave some
     return strip(text, R.whitespace);
+  }
+
+  /* The lines of each process together, the processes in the order their last lines come (_paste.py:by_process). */
+  function byProcess(text, R) {
+    const lines = text.split("\n");
+    const keys = lines.map((line) => { const marker = R.patterns.PROCESS.exec(line); return marker ? marker[0] : ""; });
+    if (new Set(keys).size < 2) return text;
+    const last = new Map(), groups = new Map();
+    keys.forEach((key, index) => {
+      last.set(key, index);
+      if (!groups.has(key)) groups.set(key, []);
+      groups.get(key).push(lines[index]);
+    });
+    return [...groups.keys()].sort((a, b) => last.get(a) - last.get(b)).flatMap((key) => groups.get(key)).join("\n");
   }
 
   /* A unified diff's hunk as the text it leaves (_paste.py:_hunk_text): its header, then its added and context lines
@@ -684,9 +700,22 @@
         asked.set(start, [...text.slice(start, end).matchAll(R.patterns.SENTENCE_END)]
           .map((one) => [start + one.index, one[0] === "?"]));
       }
-      if (!told.get(start) && !isAsked(asked.get(start), at + m[1].length)) found.push(m[1]);
+      if (!told.get(start) && !isAsked(asked.get(start), at + m[1].length)
+        && !toldOther(text, start, m.index, at + m[1].length, R, meter)) found.push(m[1]);
     }
     return [...new Set(found)];
+  }
+
+  /* Whether a statement names a release to get, one required or one of the library's history (_paste.py:_told_other). */
+  function toldOther(text, start, at, end, R, meter) {
+    let stop = text.indexOf("\n", end);
+    if (stop < 0) stop = text.length;
+    const before = text.slice(Math.max(start, at - R.toldWindow), at);
+    const after = text.slice(end, Math.min(stop, end + R.toldWindow));
+    meter.work += before.length + after.length;
+    if (!R.patterns.TOLD_OTHER_BEFORE.test(before) && !R.patterns.TOLD_OTHER_AFTER.test(after)) return false;
+    meter.work += stop - start;
+    return !R.patterns.TOLD_NOT.test(text.slice(start, stop));
   }
 
   /* Whether the sentence a statement ending at `at` is in ends with a question mark (_paste.py:_asked). */
