@@ -157,7 +157,9 @@ class TorchRuntime:
         dispatcher keeps the kernels `torch.library` registers (`_DispatchModule.impl`, `.fallback`) and lists only
         their names: its registrars, which the observer stands in for. Dynamo's frame-evaluation hook
         (`set_eval_frame`) hands its callable every frame the thread starts: its frame hook (the guards' and the
-        bytecode debugger's hooks are handed only frames that hook compiled)."""
+        bytecode debugger's hooks are handed only frames that hook compiled). Its non-strict export
+        (`_override_builtin_ops`) binds `builtins.max`, `builtins.min` and `math.pow` to objects of its own while it
+        traces a model: a rebinder."""
         native = getattr(module, "_C", None)
         keys = getattr(getattr(native, "_TorchDispatchModeKey", None), "__members__", {})
         hooks = sys.modules.get("torch.nn.modules.module")
@@ -172,7 +174,9 @@ class TorchRuntime:
              (getattr(getattr(native, "_autograd", None), "_top_saved_tensors_default_hooks", None), (True,))],
             registries, [getattr(native, "Future", None)],
             [(getattr(native, "_DispatchModule", None), name) for name in ("impl", "fallback")],
-            [(frames, "set_eval_frame")])
+            [(frames, "set_eval_frame")],
+            [(os.path.join(os.path.dirname(module.__file__), "_export", "non_strict_utils.py"),
+              "_override_builtin_ops")])
 
     def device_used(self, device: str, evidence: dict[str, Any] | None) -> bool:
         """A CUDA check counts only if CUDA memory was allocated during a call of the function under test."""

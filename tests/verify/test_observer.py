@@ -2850,17 +2850,30 @@ class Counter(dict):
         self.context = overriding()
         self.context.__enter__()  # left on while `work` runs into its own error
         return "not a number"
+
+
+class Plain(dict):
+    def __getitem__(self, key):
+        return "not a number"
 '''
 
 
-@pytest.mark.xfail(strict=True, reason="a partial trusted code makes and binds to a trusted name while the snippet "
-                                       "runs is read as the snippet's (docs/threat-model.md): no event says who made it")
-def test_a_trusted_name_the_library_rebinds_to_a_partial_it_made_is_not_the_snippets(tmp_path):
-    """torch-export-dynamic-cache-output's before on transformers 4.39.3: "builtins.max (rebound)", torch's own export
-    having rebound it (a false tamper, failing closed)."""
+def _rebinding(tmp_path: Path, body: str):
+    """Run `body` with `lib/overriding.py` named a rebinder (as the torch plug names `_override_builtin_ops`)."""
     folder = tmp_path / "lib"
     folder.mkdir(exist_ok=True)
     (folder / "overriding.py").write_text(OVERRIDING)
+
+    def configure(config: dict) -> None:
+        config["held"] = (*((),) * 6, ((str(folder / "overriding.py"), "overriding"),))
+
+    return read(run_scenario(tmp_path, body, callbacks=True, configure=configure)).observation
+
+
+def test_a_trusted_name_the_library_rebinds_to_a_partial_it_made_is_not_the_snippets(tmp_path):
+    """torch-export-dynamic-cache-output's before on transformers 4.39.3: "builtins.max (rebound)", torch's own export
+    having rebound it (a false tamper, failing closed). The plug names the code that rebinds (`rebinders`); its frames
+    are followed, and what it bound while no code of the snippet's ran is known by identity."""
     body = """
     import overriding
     try:
@@ -2868,9 +2881,56 @@ def test_a_trusted_name_the_library_rebinds_to_a_partial_it_made_is_not_the_snip
     except TypeError:
         pass
     """
-    seen = read(run_scenario(tmp_path, body, callbacks=True)).observation
+    seen = _rebinding(tmp_path, body)
     assert seen is not None and seen.status is Status.RETURNED, seen
     assert seen.interference == [] and seen.tampered == [], (seen.interference, seen.tampered)
+
+
+def test_trusted_code_the_snippet_asks_to_rebind_binds_its_own(tmp_path):
+    """The snippet entering the runtime's own rebinding itself: what is bound is still what the runtime made."""
+    body = """
+    import builtins
+    import functools
+    import overriding
+    context = overriding.overriding()
+    context.__enter__()
+    assert type(builtins.max) is functools.partial
+    try:
+        lib.work(1, overriding.Plain())
+    except TypeError:
+        pass
+    """
+    seen = _rebinding(tmp_path, body)
+    assert seen is not None and seen.interference == [] and seen.tampered == [], (seen.interference, seen.tampered)
+
+
+@pytest.mark.parametrize("attack", ["same-partial", "wrapped-gadget", "keywords-rewritten"])
+def test_a_rebound_name_the_rebinder_did_not_bind_to_its_own_is_still_the_snippets(tmp_path, attack):
+    """The snippet building the very partial the runtime builds (over its function, with `max` as it was), or having
+    the rebinder wrap C code of its own (bound before the rebinder reads the name), or rewriting the partial's
+    keywords after: still a rebound trusted name, planted."""
+    setup = {
+        "same-partial": "builtins.max = functools.partial(overriding._either, real_callable=max)\n"
+                        "holder = overriding.Plain()",
+        "wrapped-gadget": "builtins.max = functools.partial(operator.getitem, [], 3)\nholder = overriding.Counter()",
+        "keywords-rewritten": "context = overriding.overriding()\ncontext.__enter__()\n"
+                              "builtins.max.keywords['real_callable'] = functools.partial(operator.getitem, [], 3)\n"
+                              "holder = overriding.Plain()",
+    }[attack]
+    body = f"""
+    import builtins
+    import functools
+    import operator
+    import overriding
+    {setup.replace(chr(10), chr(10) + "    ")}
+    try:
+        lib.work(1, holder)
+    except TypeError:
+        pass
+    """
+    seen = _rebinding(tmp_path, body)
+    assert seen is not None, seen
+    assert any("builtins.max (rebound)" in what for what in seen.interference), (seen.interference, seen.tampered)
 
 
 def test_the_snippets_code_equal_to_trusted_code_is_still_the_snippets(tmp_path):

@@ -579,6 +579,11 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         # sources compiled on the runtime's behalf (`_p_on_compile`), compiled again when code of that name first
         # runs (`_p_untrusted_code`).
         "made_codes": spaces[3]["made_codes"], "runtime_sources": {}, "runtime_codes": {},
+        # The runtime's code that rebinds trusted names while it runs (the plug's `rebinders`: file, name), its frames
+        # followed, and what they bound (`_p_rebinder_return`); how many frames of the snippet's code have started.
+        "rebinders": [(path, name) for path, name in (config["held"][6] if config.get("held") is not None
+                                                      and len(config["held"]) > 6 else ())],
+        "rebinding": {}, "bound_by_trusted": {}, "snippet_calls": 0,
     }
 
 
@@ -770,14 +775,25 @@ def _record_made_code(code: types.CodeType) -> None:
     if not code.co_filename.startswith("<") or code.co_filename.startswith("<frozen "):
         return
     made = _COPIES["made_codes"]
+    if made.get(id(code)) is code:  # its nested code with it
+        return
+    for each in _p_code_tree(code):
+        made[id(each)] = each
+
+
+def _p_code_tree(code: Any) -> list[Any]:
+    """A code object and every code object nested in its constants (its functions', classes', comprehensions'),
+    breadth first: what compiling one source made. The one walker of nested code, by captured C accessors alone, so
+    that the zygote (`_record_made_code`) and the private code (`_p_runtime_compiled`) both call it."""
+    found = [code]
     level = [code]
     while level:
-        following: list[types.CodeType] = []
-        for each in level:
-            if made.get(id(each)) is not each:
-                made[id(each)] = each
-                following.extend(const for const in each.co_consts if type(const) is types.CodeType)
+        following: list[Any] = []
+        for each in _c_list_iter(level):
+            following.extend([const for const in _c_tuple_iter(each.co_consts) if type(const) is _c_CodeType])
+        found.extend(following)
         level = following
+    return found
 
 
 def _every_binder() -> None:
@@ -1508,15 +1524,11 @@ def _p_runtime_compiled(code: Any, path: Any) -> bool:
         for source in _c_list_iter(pending):
             for mode in ("exec", "eval"):
                 try:
-                    level = [compile(source, path, mode, 0, True)]
+                    compiled = compile(source, path, mode, 0, True)
                 except BaseException:
                     continue
-                while level:
-                    following = []
-                    for each in _c_list_iter(level):
-                        made[each] = each
-                        following.extend([c for c in _c_tuple_iter(each.co_consts) if type(c) is _c_CodeType])
-                    level = following
+                for each in _c_list_iter(_p_code_tree(compiled)):
+                    made[each] = each
     found = _c_dict_get(_S["runtime_codes"], code)
     return found is not None and type(found.co_filename) is str and found.co_filename == path
 
@@ -1856,18 +1868,24 @@ def _p_trace(ident: int, args: Any) -> None:
         untrusted = _p_untrusted_code(code)
         if untrusted or _p_in(code, _S["getattr_codes"]):
             _p_follow(ident, frame, code, untrusted)
+        elif _p_rebinder(code):
+            _p_follow_rebinder(frame, code)
         else:
             _S["quiet"][code] = code  # trusted, watched by nothing: `_p_hook` answers its calls itself
         return
     record = _c_dict_get(_S["frames"], id(frame))
     reader = _c_dict_get(_S["readers"], id(frame))
-    if (record is None or record[0] is not frame) and reader is not frame:
+    rebinding = _c_dict_get(_S["rebinding"], id(frame))
+    if (record is None or record[0] is not frame) and reader is not frame \
+            and (rebinding is None or rebinding[0] is not frame):
         return
     if _c_getframe(2) is not frame:  # the interpreter calls the trace function from the traced frame itself
         _p_tamper("observer", "called the verifier's trace function itself")
         return
     if reader is frame and what == "return":
         _p_reader_return(frame, arg)
+    if rebinding is not None and rebinding[0] is frame and what == "return":
+        _p_rebinder_return(frame, rebinding)
     if record is None or record[0] is not frame:
         return
     if what == "exception":
@@ -1902,6 +1920,7 @@ def _p_follow(ident: int, frame: Any, code: Any, untrusted: bool) -> None:
     if code is _S["snippet_code"] and _S["top"] is None:  # the snippet's own run, begun by the harness
         _S["top"] = frame
     if untrusted:
+        _S["snippet_calls"] += 1
         if _c_dict_get(_S["active"], ident, 0) > 0 and not _S["callbacks"] \
                 and _p_in_roots(code.co_filename, _S["snippet_roots"]):  # the snippet's own code, or its helpers
             _p_tamper("callback", _p_where(code) + " (" + code.co_qualname + ")")
@@ -2478,6 +2497,10 @@ def _p_rebound(changed: list[Any]) -> str | None:
             now = _c_dict_get(current, key, _c_MISSING)
             if now is value or now is _c_MISSING or type(key) is not str:
                 continue
+            parts = _p_trusted_binding(current, key, now)
+            if parts is not None:  # bound by a rebinder, to nothing of the snippet's: what it holds is searched
+                changed.extend(parts)
+                continue
             if _p_foreign(now):
                 name = _c_dict_get(was, "__name__")
                 return (name if type(name) is str else "?") + "." + key + " (rebound)"
@@ -2772,6 +2795,74 @@ def _p_made_for(code: Any, key: str) -> bool:
             or not name.startswith("_"):
         return False
     return bool("__" + name[1:].split("_from_")[0] + "__" == key)
+
+
+def _p_rebinder(code: Any) -> bool:
+    """Trusted code of the runtime's that rebinds names of trusted modules to objects it makes while it runs (the
+    plug's `rebinders`: torch's export binds `builtins.max` to a partial of its own as it traces a model), known by
+    its file and name: trusted code is known by its file (the snippet compiling code under a trusted file's name is
+    tampering, `_p_on_compile`)."""
+    for path, name in _c_list_iter(_S["rebinders"]):  # noqa: SIM110  # a plain loop: no generator here
+        if code.co_filename == path and code.co_name == name:
+            return True
+    return False
+
+
+def _p_follow_rebinder(frame: Any, code: Any) -> None:
+    """A rebinder's frame starts (or a generator's resumes): followed to its return (or yield), with what the names its
+    code names hold now in the trusted modules written since install, to tell what it binds from what was there."""
+    before: dict[Any, Any] = {}
+    names = code.co_names
+    modules, _ = _p_written()
+    for _, entry in _c_list_iter(modules):
+        current = _c_module_dict(entry[0])
+        for key in _c_tuple_iter(names):
+            before[(id(current), key)] = _c_dict_get(current, key, _c_MISSING)
+    _S["rebinding"][id(frame)] = (frame, code, before, _S["snippet_calls"])
+    if frame.f_trace is None:
+        frame.f_trace_lines = False
+    frame.f_trace = _S["trace"]
+
+
+def _p_rebinder_return(frame: Any, rebinding: Any) -> None:
+    """A rebinder's frame returns (or yields): each name its code names, in a trusted module, now bound to what was
+    in neither the module's copy nor that name when the frame started, was bound by that frame, to what it made
+    (`bound_by_trusted`, by identity; `_p_rebound` still holds what it holds to the rule). Nothing else ran between
+    but trusted code: the snippet's code called inside is followed, and then nothing is recorded."""
+    _S["graves"].append(_S["rebinding"].pop(id(frame), None))
+    _, code, before, calls = rebinding
+    if _S["snippet_calls"] != calls:  # the snippet's code ran meanwhile (in the frame, or in another thread)
+        return
+    modules, _ = _p_written()
+    for _, entry in _c_list_iter(modules):
+        module, was = entry
+        current = _c_module_dict(module)
+        for key in _c_tuple_iter(code.co_names):
+            now = _c_dict_get(current, key, _c_MISSING)
+            if now is _c_MISSING or now is _c_dict_get(was, key, _c_MISSING) \
+                    or now is _c_dict_get(before, (id(current), key), _c_MISSING):
+                continue
+            _S["bound_by_trusted"][(id(current), key)] = now
+
+
+def _p_trusted_binding(current: Any, key: Any, now: Any) -> list[Any] | None:
+    """What a name a rebinder bound (`_p_rebinder_return`) holds, when it holds it still: a partial (exactly) over a
+    function, or any one object, none of whose parts is the snippet's (`_p_foreign`, read now: a partial's keywords
+    are a dict anyone may write); None otherwise (the name is judged as any other)."""
+    if _c_dict_get(_S["bound_by_trusted"], (id(current), key)) is not now:
+        return None
+    if type(now) is not _c_partial:
+        return [] if not _p_foreign(now) else None
+    function, args, keywords = (part(now) for part in _c_partial_parts)
+    parts = [function]
+    if type(args) is tuple:
+        parts.extend(list(_c_tuple_iter(args)))
+    if type(keywords) is dict:
+        parts.extend([pair[1] for pair in _c_list_iter(list(_c_dict_items(keywords)))])
+    for part in _c_list_iter(parts):
+        if _p_foreign(part):
+            return None
+    return parts
 
 
 def _p_follow_reader(frame: Any) -> None:
