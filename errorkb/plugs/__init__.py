@@ -64,8 +64,11 @@ class HeldState(NamedTuple):
     starts (a frame-evaluation hook, the observer's own frames among them), which the observer stands in for too,
     refusing a callable; `rebinders`: (file, function name) of the runtime's Python code that, while it runs, binds
     names of trusted modules to objects it makes (torch's export binds `builtins.max` to a partial of its own), whose
-    frames the observer follows to tell what that code bound from what the snippet did. Every callable is a C
-    function of the runtime (`held_state`), so the snippet cannot stand between."""
+    frames the observer follows to tell what that code bound from what the snippet did; `records`: classes whose
+    instances are the records of the runtime's own C functions (pybind11's `function_record`), made by its C++ alone
+    (Python cannot make one), so a C function bound to one is the runtime's, whenever it was made, never a C method
+    bound to data the snippet chose. Every callable is a C function of the runtime (`held_state`), so the snippet
+    cannot stand between."""
 
     stacks: tuple[tuple[Callable[[], object], Callable[[int], object]], ...]
     reads: tuple[tuple[Callable[..., object], tuple[Any, ...]], ...]
@@ -74,12 +77,13 @@ class HeldState(NamedTuple):
     registrars: tuple[tuple[type, str], ...] = ()
     frame_hooks: tuple[tuple[Any, str], ...] = ()
     rebinders: tuple[tuple[str, str], ...] = ()
+    records: tuple[type, ...] = ()
 
 
 def held_state(stacks: list[tuple[Any, Any]], reads: list[tuple[Any, tuple[Any, ...]]], held: list[Any],
                opaque: list[Any], registrars: list[tuple[Any, str]] | None = None,
                frame_hooks: list[tuple[Any, str]] | None = None,
-               rebinders: list[tuple[str, str]] | None = None) -> HeldState:
+               rebinders: list[tuple[str, str]] | None = None, records: list[Any] | None = None) -> HeldState:
     """A `HeldState` of what exists: a stack or read whose callables are not all C functions is left out (it is not
     this runtime's release), as a container or class that is None, a registrar its class does not define as C
     code (a Python function there is traced where it runs), and a rebinder whose file this release lacks."""
@@ -91,7 +95,8 @@ def held_state(stacks: list[tuple[Any, Any]], reads: list[tuple[Any, tuple[Any, 
         tuple((cls, name) for cls, name in registrars or () if isinstance(cls, type) and _c_method(cls, name)),
         tuple((module, name) for module, name in frame_hooks or ()
               if isinstance(module, types.ModuleType) and isinstance(vars(module).get(name), _BUILTINS)),
-        tuple((path, name) for path, name in rebinders or () if os.path.isfile(path)))
+        tuple((path, name) for path, name in rebinders or () if os.path.isfile(path)),
+        tuple(cls for cls in records or () if isinstance(cls, type)))
 
 
 def _c_method(cls: type, name: str) -> bool:

@@ -125,6 +125,9 @@ _c_partial = functools.partial
 # fails; those that existed before it ran are recorded (`_record_binder`).
 _c_BINDERS = (functools.partial, operator.methodcaller, operator.itemgetter, operator.attrgetter)
 _c_cached_property = functools.cached_property
+# C callables that call what they hold with their own caller's arguments, as they are (a cache around a function): what
+# they hold is called as if it were called directly, and binds nothing (`_p_calls_held`).
+_c_PASS_THROUGH = (functools._lru_cache_wrapper,)
 # Tables of Python's own whose callables its C code looks up and calls (pickle's reducers, which `_pickle` holds from
 # its start: a trusted dict, changed in place with no event), searched whole by the planted search (`_p_table_entries`).
 _c_PYTHON_TABLES = (copyreg.dispatch_table,)
@@ -245,6 +248,8 @@ _c_prop_parts = tuple(property.__dict__[name].__get__ for name in ("fget", "fset
 # C callables a class may hold as it is: the descriptors of C types' own methods, which raise only their own errors.
 _c_C_DESCRIPTORS = (types.WrapperDescriptorType, types.MethodDescriptorType, types.ClassMethodDescriptorType,
                     types.GetSetDescriptorType, types.MemberDescriptorType)
+# The class each of those belongs to (its `__objclass__`), read by the descriptor's own C member.
+_c_DESCRIPTOR_OWNER = tuple(kind.__dict__["__objclass__"].__get__ for kind in _c_C_DESCRIPTORS)
 # Python's own code that reads a frame and hands nothing out (file, and its functions that do; None: all of
 # them). Any other of Python's code that takes a frame for the snippet hands it out (`inspect`, `traceback`'s
 # walkers, `types.coroutine`'s wrapper, asyncio's `Task.get_stack`, `bdb`): the list is of what is known to be
@@ -583,7 +588,11 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         # followed, and what they bound (`_p_rebinder_return`); how many frames of the snippet's code have started.
         "rebinders": [(path, name) for path, name in (config["held"][6] if config.get("held") is not None
                                                       and len(config["held"]) > 6 else ())],
-        "rebinding": {}, "bound_by_trusted": {}, "snippet_calls": 0,
+        "rebinding": {}, "bound_by_trusted": {}, "rebinder_made": {}, "snippet_calls": 0,
+        # The classes of the runtime's C functions' records (the plug's `records`): a C function bound to one is the
+        # runtime's own (`_p_runtime_function`).
+        "function_records": tuple(config["held"][7]) if config.get("held") is not None and len(config["held"]) > 7
+        else (),
     }
 
 
@@ -2305,12 +2314,16 @@ def _p_calls_held(value: Any, kind: Any, items: list[Any], delegated: dict[int, 
     which call what they hold only as a class's attribute, where `_p_planted_own` looks (Python's own classes
     hold many, around trusted functions). Nor is a bound method of a trusted class's own function
     (`_p_own_method`) whose object holds no exception, nor a partial trusted code made over a trusted function with
-    plain data (`_p_plain_partial`). A partial the snippet made that binds data to what is not its own code, or a
-    method bound to an object that holds an exception (a failed future's `result`, Python's or C code's), raises
-    what the snippet chose: planted. A bound method calls its function, with its object as the first argument: the
+    plain data (`_p_plain_partial`), nor what a rebinder bound holding nothing of the snippet's
+    (`_p_rebinder_parts`), nor a Python function a cache holds (`_c_PASS_THROUGH`: it is called with the cache's
+    caller's arguments, as it would be held plainly). A partial the snippet made that binds data to what is not its
+    own code, or a method bound to an object that holds an exception (a failed future's `result`, Python's or C
+    code's), raises what the snippet chose: planted. A bound method calls its function, with its object as the first argument: the
     object is data here (a callable one, the snippet's model under its own `forward`, is not what is called)."""
     if not _p_made_by_c(kind) or kind is _c_FunctionType or kind is _c_CellType or _p_in(kind, _c_GENERATOR_TYPES) \
             or _p_in(kind, _c_DESCRIPTOR_WRAPPERS) or _p_in(type, _c_mro(kind)):
+        return None
+    if _p_rebinder_parts(value) is not None:  # a rebinder's own, holding nothing of the snippet's (searched apart)
         return None
     if _c_dict_get(delegated, id(value)) is not value and _p_chosen_call(value, kind):
         return _p_qualname(kind) + " (raising what the snippet chose)"
@@ -2334,8 +2347,11 @@ def _p_calls_held(value: Any, kind: Any, items: list[Any], delegated: dict[int, 
         contents = []
     for item in _c_list_iter(contents):
         data[id(item)] = item
+    passes_through = _p_in(kind, _c_PASS_THROUGH)
     for item in _c_list_iter(items):
         if _c_dict_get(data, id(item)) is item:
+            continue
+        if passes_through and type(item) is _c_FunctionType:  # called as if directly: a function held plainly
             continue
         if _p_held_gadget(item, 3):
             return _p_qualname(kind) + " (holding C code it calls)"
@@ -2359,8 +2375,33 @@ def _p_chosen_call(value: Any, kind: Any) -> bool:
     if kind is _c_MethodType:
         return _p_reaches_error(_c_method_self(value))
     bound = _p_bound_to_data(value, kind)
-    if bound is not _c_MISSING:  # a C method bound to an object: made by the snippet, it chose the object and the call
+    if bound is not _c_MISSING and not _p_runtime_function(bound) and not _p_own_descriptor(bound):
+        # a C method bound to an object: made by the snippet, it chose the object and the call
         return not _p_made_before(value) or _p_reaches_error(bound)
+    return False
+
+
+def _p_own_descriptor(bound: Any) -> bool:
+    """A C method's `__self__` that is a C descriptor of a class the snippet did not make (`getset.__get__` of a C
+    type's attribute, which torch binds while it traces): what it runs is that class's own C accessor, on the object
+    it is handed, as the descriptor itself would (`_c_C_DESCRIPTORS` raise only their own errors). A descriptor of a
+    class of the snippet's names what the snippet named."""
+    kind = type(bound)
+    for index in range(len(_c_C_DESCRIPTORS)):
+        if kind is _c_C_DESCRIPTORS[index]:
+            owner = _c_DESCRIPTOR_OWNER[index](bound)
+            return not _c_type_flags(owner) & _c_HEAPTYPE or _p_trusted_class(owner)
+    return False
+
+
+def _p_runtime_function(bound: Any) -> bool:
+    """A C function's `__self__` that is a record of the runtime's own C functions (the plug's `records`: pybind11's
+    function record, which only the runtime's C++ makes): the function is the runtime's, as a module's C function is,
+    whoever asked for it to be made; it raises its own errors on the arguments it is handed."""
+    kind = type(bound)
+    for record in _c_tuple_iter(_S["function_records"]):  # noqa: SIM110  # a plain loop: no generator here
+        if kind is record:
+            return True
     return False
 
 
@@ -2406,21 +2447,33 @@ def _p_error_check(value: Any, kind: Any, items: list[Any] | None, context: Any)
 def _p_own_method(method: Any) -> bool:
     """A bound method of a Python function that a trusted class of its object's (`_p_trusted_class`) holds in its
     namespace, as that class held it before the snippet ran where it was copied (`model.__call__`: the runtime's
-    `Module._wrapped_call_impl` bound to the snippet's model): calling it runs that class's own code, traced, as
-    calling the method by its name would; no C code the snippet chose."""
+    `Module._wrapped_call_impl` bound to the snippet's model), or a method (a function compiled in a class body: its
+    code's qualified name, which its compiler set, is `Class.name`, never a module's function nor a closure) that a
+    class of its object's of that very qualified name holds under its own name (a class trusted code made while the
+    snippet ran, in its own function: torch's export's `Wrapper.forward`; a class of the snippet's so named holds what
+    a subclass of the method's class would): calling it runs that class's own code, traced, as calling the method by
+    its name would; no C code the snippet chose. (The object is searched apart, as the walk's data: an exception it
+    holds, C code it holds.) A module's function bound so (`partial(function, data)` as a method) is not this."""
     function, owner = _c_method_func(method), _c_method_self(method)
     if type(function) is not _c_FunctionType:
         return False
+    code = _c_func_code(function)
+    name, qualname = code.co_name, code.co_qualname
+    parts = _c_str_rsplit(qualname, ".", 2) if type(qualname) is str else []
+    method_of = parts[-2] if len(parts) >= 2 and parts[-1] == name and parts[-2] != "<locals>" else None
     owner_kind = type(owner)
     mro = _c_mro(owner) if _p_in(type, _c_mro(owner_kind)) else _c_mro(owner_kind)
     for klass in _c_tuple_iter(mro):
-        if not _c_type_flags(klass) & _c_HEAPTYPE or not _p_trusted_class(klass):
+        if not _c_type_flags(klass) & _c_HEAPTYPE:
             continue
+        trusted = _p_trusted_class(klass)
         copied = _c_dict_get(_S["classes_as_were"], id(klass))
         pairs = list(_c_dict_items(copied[1])) if copied is not None and copied[0] is klass \
             else list(_c_proxy_items(_c_type_dict(klass)))
+        named = not trusted and method_of is not None and _p_qualname(klass) + "." + name == qualname
         for pair in _c_list_iter(pairs):
-            if _p_in(function, _p_functions_in(pair[1])):
+            if (trusted or (named and type(pair[0]) is str and pair[0] == name)) \
+                    and _p_in(function, _p_functions_in(pair[1])):
                 return True
     return False
 
@@ -2443,7 +2496,8 @@ def _p_held_gadget(value: Any, depth: int) -> bool:
         return _p_in_roots(path, _S["trusted_roots"]) and not _p_in_roots(path, _S["target_roots"])
     if _p_in(kind, _c_BuiltinTypes[:2]):
         bound = _c_builtin_self(value)
-        return bound is not None and not _p_is_module(bound) and not _p_in(type, _c_mro(type(bound)))
+        return bound is not None and not _p_is_module(bound) and not _p_in(type, _c_mro(type(bound))) \
+            and not _p_runtime_function(bound)
     if depth <= 0:
         return True
     if kind is _c_MethodType:
@@ -2843,13 +2897,24 @@ def _p_rebinder_return(frame: Any, rebinding: Any) -> None:
                     or now is _c_dict_get(before, (id(current), key), _c_MISSING):
                 continue
             _S["bound_by_trusted"][(id(current), key)] = now
+            _S["rebinder_made"][id(now)] = now
 
 
 def _p_trusted_binding(current: Any, key: Any, now: Any) -> list[Any] | None:
-    """What a name a rebinder bound (`_p_rebinder_return`) holds, when it holds it still: a partial (exactly) over a
-    function, or any one object, none of whose parts is the snippet's (`_p_foreign`, read now: a partial's keywords
-    are a dict anyone may write); None otherwise (the name is judged as any other)."""
+    """What a name a rebinder bound (`_p_rebinder_return`) holds, when it holds it still (`_p_rebinder_parts`); None
+    otherwise (the name is judged as any other)."""
     if _c_dict_get(_S["bound_by_trusted"], (id(current), key)) is not now:
+        return None
+    return _p_rebinder_parts(now)
+
+
+def _p_rebinder_parts(now: Any, depth: int = 3) -> list[Any] | None:
+    """What an object a rebinder bound holds (wherever the search meets it: the name it was bound to, a frame's
+    builtins): a partial (exactly) over a function, or any one object, none of whose parts is the snippet's
+    (`_p_foreign`, read now: a partial's keywords are a dict anyone may write), or is itself what a rebinder bound (a
+    rebinder entered twice wraps its own partial: torch's export within an export); None for anything else, or past
+    `depth` such nestings (a keyword set to the partial itself)."""
+    if depth <= 0 or _c_dict_get(_S["rebinder_made"], id(now)) is not now:
         return None
     if type(now) is not _c_partial:
         return [] if not _p_foreign(now) else None
@@ -2860,7 +2925,7 @@ def _p_trusted_binding(current: Any, key: Any, now: Any) -> list[Any] | None:
     if type(keywords) is dict:
         parts.extend([pair[1] for pair in _c_list_iter(list(_c_dict_items(keywords)))])
     for part in _c_list_iter(parts):
-        if _p_foreign(part):
+        if _p_rebinder_parts(part, depth - 1) is None and _p_foreign(part):
             return None
     return parts
 
