@@ -2318,8 +2318,9 @@ def _p_calls_held(value: Any, kind: Any, items: list[Any], delegated: dict[int, 
     (`_p_rebinder_parts`), nor a Python function a cache holds (`_c_PASS_THROUGH`: it is called with the cache's
     caller's arguments, as it would be held plainly). A partial the snippet made that binds data to what is not its
     own code, or a method bound to an object that holds an exception (a failed future's `result`, Python's or C
-    code's), raises what the snippet chose: planted. A bound method calls its function, with its object as the first argument: the
-    object is data here (a callable one, the snippet's model under its own `forward`, is not what is called)."""
+    code's), raises what the snippet chose: planted. A bound method calls its function, with its object as the first
+    argument: the object is data here (a callable one, the snippet's model under its own `forward`, is not what is
+    called)."""
     if not _p_made_by_c(kind) or kind is _c_FunctionType or kind is _c_CellType or _p_in(kind, _c_GENERATOR_TYPES) \
             or _p_in(kind, _c_DESCRIPTOR_WRAPPERS) or _p_in(type, _c_mro(kind)):
         return None
