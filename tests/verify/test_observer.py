@@ -2082,6 +2082,16 @@ _CHOSEN = {
                         "class Sized:\n    held = failed\n"
                         "    __len__ = functools.cached_property(operator.attrgetter('held.result'))\n\n"
                         "lib.call(len, Sized())\n"),
+    # Round eleven (red12): a C iterator carrying the snippet's data into a module's own C function, as a partial
+    # binds it: a map's iterables (`map(operator.getitem, [[]], [3])` is `partial(operator.getitem, [], 3)`, called by
+    # whoever iterates it), itertools' starmap, a map over Python's own function with a failed future, and a
+    # `filter`'s predicate; the function only iterates what it was handed.
+    "map-getitem": "lib.call(next, map(operator.getitem, [[]], [3]))\n",
+    "map-int": "lib.call(list, map(int, ['x']))\n",
+    "starmap-getitem": "lib.call(next, itertools.starmap(operator.getitem, [([], 3)]))\n",
+    "map-future-result": ("failed = concurrent.futures.Future()\nfailed.set_exception(ValueError(MESSAGE))\n"
+                          "lib.call(next, map(concurrent.futures.Future.result, [failed]))\n"),
+    "filter-int": "lib.call(next, filter(int, ['x']))\n",
 }
 
 
@@ -2101,6 +2111,7 @@ def test_a_callable_that_runs_no_snippet_code_but_raises_what_it_chose_is_plante
     import concurrent.futures
     import contextlib
     import functools
+    import itertools
     import json
     import operator
 
@@ -2136,6 +2147,7 @@ def test_trusted_callables_over_the_libraries_own_data_are_not_planted(tmp_path)
 _PRE_MADE = functools.partial(int, "not a number")  # made before any snippet, as a library makes one at import
 _PRE_MADE_GETTER = operator.itemgetter(3)  # the same, an `operator` getter
 _PRE_BOUND = [].__getitem__  # the same, a C method bound to the library's own data
+_PRE_MAP = map(int, ["not a number"])  # the same, a C iterator over a C function and the library's own data
 
 
 # -- the planted attacks of rounds seven to nine: one prelude, one run, one verdict ------------------------------------
@@ -3169,3 +3181,26 @@ def test_a_partial_trusted_code_made_binding_its_own_objects_is_not_planted(tmp_
     """)
     assert seen is not None and seen.calls.raised_count == 1, seen
     assert seen.interference == [] and seen.tampered == [], (seen.interference, seen.tampered)
+
+
+def test_a_calling_iterator_over_the_snippets_own_function_or_made_before_it_is_not_planted(tmp_path):
+    """The other side of round eleven's C iterators: a map over the snippet's own function (its `raise` is seen where
+    it runs, in its own frame), and a map trusted code made before the snippet ran, over a C function and its own
+    data (recorded beside the partials), fail as they fail: no tampering."""
+    body = """
+    import itertools
+
+    def parse(text):
+        return int(text)
+
+    for function, args in ((list, (map(parse, ["x"]),)), (next, (itertools.starmap(parse, [("x",)]),)),
+                           (next, (PRE_MAP,))):
+        try:
+            lib.call(function, *args)
+        except ValueError:
+            pass
+    """
+    seen = read(run_scenario(tmp_path, body, callbacks=True, configure=_watch_call,
+                             extra={"PRE_MAP": _PRE_MAP})).observation
+    assert seen is not None and seen.interference == [] and seen.tampered == [], seen
+    assert seen.calls.raised_count == 3, seen.calls

@@ -73,6 +73,7 @@ import functools
 import gc
 import importlib
 import importlib.machinery
+import itertools
 import json.encoder
 import operator
 import os
@@ -124,6 +125,11 @@ _c_partial = functools.partial
 # caller's names, keys and arguments to the argument's own attribute, item or method. One the snippet made chose what
 # fails; those that existed before it ran are recorded (`_record_binder`).
 _c_BINDERS = (functools.partial, operator.methodcaller, operator.itemgetter, operator.attrgetter)
+# C iterators that call a function they hold on items of iterables they hold, whoever iterates them: what a partial
+# binds, `map(operator.getitem, [[]], [3])` carries to the same call. One the snippet made chose the call and its data,
+# unless the function is its own Python code (followed); those that existed before it ran are recorded as binders.
+_c_CALLING_ITERATORS = (map, filter, itertools.starmap, itertools.takewhile, itertools.dropwhile, itertools.filterfalse,
+                        itertools.groupby, itertools.accumulate)
 _c_cached_property = functools.cached_property
 # C callables that call what they hold with their own caller's arguments, as they are (a cache around a function): what
 # they hold is called as if it were called directly, and binds nothing (`_p_calls_held`).
@@ -748,9 +754,22 @@ def _young_classes() -> list[type]:
 
 
 def _p_in_binders(kind: Any) -> bool:
-    """One of `_c_BINDERS`, exactly (a plain loop: read by the private code too)."""
+    """One of `_c_BINDERS`, exactly, or a calling iterator (`_p_calling_iterator`): a plain loop, read by the private
+    code too."""
     for binder in _c_BINDERS:  # noqa: SIM110
         if kind is binder:
+            return True
+    return _p_calling_iterator(kind)
+
+
+def _p_calling_iterator(kind: Any) -> bool:
+    """One of `_c_CALLING_ITERATORS`, or a class derived from one (by its MRO, as C code reads it)."""
+    try:
+        mro = _c_mro(kind)
+    except BaseException:
+        return False
+    for iterator in _c_CALLING_ITERATORS:  # noqa: SIM110
+        if _p_in(iterator, mro):
             return True
     return False
 
@@ -2371,6 +2390,8 @@ def _p_chosen_call(value: Any, kind: Any) -> bool:
     the snippet runs, held where the search meets it, is read so too)."""
     if _p_in(_c_partial, _c_mro(kind)):
         return _p_snippet_partial(value)
+    if _p_calling_iterator(kind):  # a map's iterables are its function's arguments, as a partial's are
+        return not _p_made_before(value) and not _p_calls_snippet_code(value)
     if _p_in_binders(kind):  # an `operator` getter or caller: its names, keys and arguments are its data
         return not _p_made_before(value)
     if kind is _c_MethodType:
@@ -2404,6 +2425,19 @@ def _p_runtime_function(bound: Any) -> bool:
         if kind is record:
             return True
     return False
+
+
+def _p_calls_snippet_code(iterator: Any) -> bool:
+    """A calling iterator whose callables (what it holds that can be called: its function, a predicate, a key) are all
+    the snippet's own Python code, followed where it runs; it holds at least one."""
+    found = False
+    for item in _c_list_iter(list(_c_get_referents(iterator))):
+        if not _c_callable(item) or _p_in(type, _c_mro(type(item))) and not _p_made_by_c(item):
+            continue
+        if type(item) is not _c_FunctionType or not _p_untrusted_code(_c_func_code(item)):
+            return False
+        found = True
+    return found
 
 
 def _p_made_before(value: Any) -> bool:
