@@ -2987,6 +2987,12 @@ def recorded():
     return collections.deque().append
 
 
+def lengths(items):
+    """A generator of an installed package's, over what it is handed."""
+    for item in items:
+        yield len(item)
+
+
 def accessor():
     """A C type's attribute accessor, bound while it runs (torch's tracing binds `getset_descriptor.__get__`)."""
     return type(accessor).__dict__["__code__"].__get__
@@ -3204,3 +3210,18 @@ def test_a_calling_iterator_over_the_snippets_own_function_or_made_before_it_is_
                              extra={"PRE_MAP": _PRE_MAP})).observation
     assert seen is not None and seen.interference == [] and seen.tampered == [], seen
     assert seen.calls.raised_count == 3, seen.calls
+
+
+@pytest.mark.xfail(strict=True, reason="a trusted generator the snippet made over data it chose, iterated by the "
+                                       "function, is not told from the library's (docs/threat-model.md)")
+def test_a_trusted_generator_the_snippet_made_over_its_data_is_planted(tmp_path):
+    """Round eleven, left: a generator of an installed package's (beneath the function, where its error counts as the
+    function's) made by the snippet over data it chose, handed to the function, which iterates it: the error starts
+    beneath, on the snippet's data, as `partial(lengths_eager, [5])` would raise it, and that partial is planted. A
+    generator object binds its arguments as a partial does, but no event says who made it, and honest snippets hand
+    the library generators of the runtime's (`model.parameters()`) all the time."""
+    seen = _wrapping(tmp_path, """
+    lib.call(next, wrapping.lengths([5]))
+    """)
+    assert seen is not None and seen.exception is not None and seen.exception.started.where == "beneath", seen
+    assert any("planted" in what for what in seen.interference + seen.tampered), (seen.interference, seen.tampered)

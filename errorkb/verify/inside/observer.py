@@ -756,7 +756,7 @@ def _young_classes() -> list[type]:
 def _p_in_binders(kind: Any) -> bool:
     """One of `_c_BINDERS`, exactly, or a calling iterator (`_p_calling_iterator`): a plain loop, read by the private
     code too."""
-    for binder in _c_BINDERS:  # noqa: SIM110
+    for binder in _c_BINDERS:
         if kind is binder:
             return True
     return _p_calling_iterator(kind)
