@@ -63,7 +63,7 @@ class HeldState(NamedTuple):
     function name) of the runtime's C functions that install a callable the runtime then hands every frame the thread
     starts (a frame-evaluation hook, the observer's own frames among them), which the observer stands in for too,
     refusing a callable; `rebinders`: (file, function name) of the runtime's Python code that, while it runs, binds
-    names of trusted modules to objects it makes (torch's export binds `builtins.max` to a partial of its own), whose
+    names of trusted modules to objects it makes (an export binding `builtins.max` to a partial of its own), whose
     frames the observer follows to tell what that code bound from what the snippet did; `records`: classes whose
     instances are the records of the runtime's own C functions (pybind11's `function_record`), made by its C++ alone
     (Python cannot make one), so a C function bound to one is the runtime's, whenever it was made, never a C method

@@ -2405,7 +2405,7 @@ def _p_chosen_call(value: Any, kind: Any) -> bool:
 
 def _p_own_descriptor(bound: Any) -> bool:
     """A C method's `__self__` that is a C descriptor of a class the snippet did not make (`getset.__get__` of a C
-    type's attribute, which torch binds while it traces): what it runs is that class's own C accessor, on the object
+    type's attribute, which a runtime binds while it traces): what it runs is that class's own C accessor, on the object
     it is handed, as the descriptor itself would (`_c_C_DESCRIPTORS` raise only their own errors). A descriptor of a
     class of the snippet's names what the snippet named."""
     kind = type(bound)
@@ -2485,7 +2485,7 @@ def _p_own_method(method: Any) -> bool:
     `Module._wrapped_call_impl` bound to the snippet's model), or a method (a function compiled in a class body: its
     code's qualified name, which its compiler set, is `Class.name`, never a module's function nor a closure) that a
     class of its object's of that very qualified name holds under its own name (a class trusted code made while the
-    snippet ran, in its own function: torch's export's `Wrapper.forward`; a class of the snippet's so named holds what
+    snippet ran, in its own function: an export's `Wrapper.forward`; a class of the snippet's so named holds what
     a subclass of the method's class would): calling it runs that class's own code, traced, as calling the method by
     its name would; no C code the snippet chose. (The object is searched apart, as the walk's data: an exception it
     holds, C code it holds.) A module's function bound so (`partial(function, data)` as a method) is not this."""
@@ -2888,7 +2888,7 @@ def _p_made_for(code: Any, key: str) -> bool:
 
 def _p_rebinder(code: Any) -> bool:
     """Trusted code of the runtime's that rebinds names of trusted modules to objects it makes while it runs (the
-    plug's `rebinders`: torch's export binds `builtins.max` to a partial of its own as it traces a model), known by
+    plug's `rebinders`: an export binding `builtins.max` to a partial of its own as it traces a model), known by
     its file and name: trusted code is known by its file (the snippet compiling code under a trusted file's name is
     tampering, `_p_on_compile`)."""
     for path, name in _c_list_iter(_S["rebinders"]):  # noqa: SIM110  # a plain loop: no generator here
@@ -2947,7 +2947,7 @@ def _p_rebinder_parts(now: Any, depth: int = 3) -> list[Any] | None:
     """What an object a rebinder bound holds (wherever the search meets it: the name it was bound to, a frame's
     builtins): a partial (exactly) over a function, or any one object, none of whose parts is the snippet's
     (`_p_foreign`, read now: a partial's keywords are a dict anyone may write), or is itself what a rebinder bound (a
-    rebinder entered twice wraps its own partial: torch's export within an export); None for anything else, or past
+    rebinder entered twice wraps its own partial: an export within an export); None for anything else, or past
     `depth` such nestings (a keyword set to the partial itself)."""
     if depth <= 0 or _c_dict_get(_S["rebinder_made"], id(now)) is not now:
         return None
