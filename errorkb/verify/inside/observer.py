@@ -130,6 +130,9 @@ _c_BINDERS = (functools.partial, operator.methodcaller, operator.itemgetter, ope
 # unless the function is its own Python code (followed); those that existed before it ran are recorded as binders.
 _c_CALLING_ITERATORS = (map, filter, itertools.starmap, itertools.takewhile, itertools.dropwhile, itertools.filterfalse,
                         itertools.groupby, itertools.accumulate)
+# A list's and a tuple's iterators, and how each says where it stands (its C `__reduce__`: the index it would read next,
+# or nothing once exhausted): a calling iterator over such iterators still at their start has called nothing.
+_c_SEQUENCE_ITERATORS = ((type(iter([])), type(iter([])).__reduce__), (type(iter(())), type(iter(())).__reduce__))
 _c_cached_property = functools.cached_property
 # C callables that call what they hold with their own caller's arguments, as they are (a cache around a function): what
 # they hold is called as if it were called directly, and binds nothing (`_p_calls_held`).
@@ -2391,7 +2394,7 @@ def _p_chosen_call(value: Any, kind: Any) -> bool:
     if _p_in(_c_partial, _c_mro(kind)):
         return _p_snippet_partial(value)
     if _p_calling_iterator(kind):  # a map's iterables are its function's arguments, as a partial's are
-        return not _p_made_before(value) and not _p_calls_snippet_code(value)
+        return not _p_made_before(value) and not _p_calls_snippet_code(value) and _p_advanced(value)
     if _p_in_binders(kind):  # an `operator` getter or caller: its names, keys and arguments are its data
         return not _p_made_before(value)
     if kind is _c_MethodType:
@@ -2438,6 +2441,24 @@ def _p_calls_snippet_code(iterator: Any) -> bool:
             return False
         found = True
     return found
+
+
+def _p_advanced(iterator: Any) -> bool:
+    """Whether a calling iterator may have called its function: it pulls an item before every call, so one whose
+    iterables are a list's or a tuple's iterators still at their start has called nothing (`map(str, [1])` held
+    beside the call). Any other iterable, or one that moved or is exhausted, may have (fails closed)."""
+    for item in _c_list_iter(list(_c_get_referents(iterator))):
+        if _c_callable(item):
+            continue
+        for inner in _c_list_iter(list(_c_tuple_iter(item)) if type(item) is tuple else [item]):
+            fresh = False
+            for kind, reduce in _c_tuple_iter(_c_SEQUENCE_ITERATORS):
+                if type(inner) is kind:
+                    state = reduce(inner)
+                    fresh = type(state) is tuple and len(state) == 3 and type(state[2]) is int and state[2] == 0
+            if not fresh:
+                return True
+    return False
 
 
 def _p_made_before(value: Any) -> bool:
