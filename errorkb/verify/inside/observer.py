@@ -132,7 +132,9 @@ _c_CALLING_ITERATORS = (map, filter, itertools.starmap, itertools.takewhile, ite
                         itertools.groupby, itertools.accumulate)
 # A list's and a tuple's iterators, and how each says where it stands (its C `__reduce__`: the index it would read next,
 # or nothing once exhausted): a calling iterator over such iterators still at their start has called nothing.
-_c_SEQUENCE_ITERATORS = ((type(iter([])), type(iter([])).__reduce__), (type(iter(())), type(iter(())).__reduce__))
+_c_EMPTY_SEQUENCES: tuple[Any, ...] = ([], ())
+_c_SEQUENCE_ITERATORS: tuple[tuple[Any, Any], ...] = tuple((type(iter(empty)), type(iter(empty)).__reduce__)
+                                                            for empty in _c_EMPTY_SEQUENCES)
 _c_cached_property = functools.cached_property
 # C callables that call what they hold with their own caller's arguments, as they are (a cache around a function): what
 # they hold is called as if it were called directly, and binds nothing (`_p_calls_held`).
