@@ -2916,11 +2916,12 @@ def test_trusted_code_the_snippet_asks_to_rebind_binds_its_own(tmp_path):
     assert seen is not None and seen.interference == [] and seen.tampered == [], (seen.interference, seen.tampered)
 
 
-@pytest.mark.parametrize("attack", ["same-partial", "wrapped-gadget", "keywords-rewritten"])
+@pytest.mark.parametrize("attack", ["same-partial", "wrapped-gadget", "keywords-rewritten", "restored"])
 def test_a_rebound_name_the_rebinder_did_not_bind_to_its_own_is_still_the_snippets(tmp_path, attack):
     """The snippet building the very partial the runtime builds (over its function, with `max` as it was), or having
     the rebinder wrap C code of its own (bound before the rebinder reads the name), or rewriting the partial's
-    keywords after: still a rebound trusted name, planted."""
+    keywords after, or having the rebinder restore, as it exits, the partial of its own the name held when it began:
+    still a rebound trusted name, planted."""
     setup = {
         "same-partial": "builtins.max = functools.partial(overriding._either, real_callable=max)\n"
                         "holder = overriding.Plain()",
@@ -2928,6 +2929,10 @@ def test_a_rebound_name_the_rebinder_did_not_bind_to_its_own_is_still_the_snippe
         "keywords-rewritten": "context = overriding.overriding()\ncontext.__enter__()\n"
                               "builtins.max.keywords['real_callable'] = functools.partial(operator.getitem, [], 3)\n"
                               "holder = overriding.Plain()",
+        # the rebinder's exit restores what the name held when it began: the snippet's partial, bound by trusted code
+        "restored": "builtins.max = functools.partial(overriding._either, real_callable=operator.getitem)\n"
+                    "context = overriding.overriding()\ncontext.__enter__()\ncontext.__exit__(None, None, None)\n"
+                    "holder = overriding.Plain()",
     }[attack]
     body = f"""
     import builtins

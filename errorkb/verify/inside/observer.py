@@ -2938,13 +2938,17 @@ def _p_follow_rebinder(frame: Any, code: Any) -> None:
 
 def _p_rebinder_return(frame: Any, rebinding: Any) -> None:
     """A rebinder's frame returns (or yields): each name its code names, in a trusted module, now bound to what was
-    in neither the module's copy nor that name when the frame started, was bound by that frame, to what it made
-    (`bound_by_trusted`, by identity; `_p_rebound` still holds what it holds to the rule). Nothing else ran between
-    but trusted code: the snippet's code called inside is followed, and then nothing is recorded."""
+    in neither the module's copy nor that name when the frame started, nor is held by the frame (what it read as it
+    began, and restores as it exits: the snippet's, if the snippet bound it first), was bound by that frame, to what
+    it made (`bound_by_trusted`, by identity; `_p_rebound` still holds what it holds to the rule). Nothing else ran
+    between but trusted code: the snippet's code called inside is followed, and then nothing is recorded."""
     _S["graves"].append(_S["rebinding"].pop(id(frame), None))
     _, code, before, calls = rebinding
     if _S["snippet_calls"] != calls:  # the snippet's code ran meanwhile (in the frame, or in another thread)
         return
+    held: dict[int, Any] = {}  # what the frame keeps (what it read from the names as it began, to restore): not its own
+    for pair in _c_list_iter(list(_c_dict_items(_S["locals_of"](frame)))):
+        held[id(pair[1])] = pair[1]
     modules, _ = _p_written()
     for _, entry in _c_list_iter(modules):
         module, was = entry
@@ -2952,7 +2956,7 @@ def _p_rebinder_return(frame: Any, rebinding: Any) -> None:
         for key in _c_tuple_iter(code.co_names):
             now = _c_dict_get(current, key, _c_MISSING)
             if now is _c_MISSING or now is _c_dict_get(was, key, _c_MISSING) \
-                    or now is _c_dict_get(before, (id(current), key), _c_MISSING):
+                    or now is _c_dict_get(before, (id(current), key), _c_MISSING) or _c_dict_get(held, id(now)) is now:
                 continue
             _S["bound_by_trusted"][(id(current), key)] = now
             _S["rebinder_made"][id(now)] = now
