@@ -25,6 +25,7 @@ names a particular runtime.
 from __future__ import annotations
 
 import importlib
+import os
 import types
 from collections.abc import Callable
 from typing import Any, NamedTuple, Protocol
@@ -61,8 +62,13 @@ class HeldState(NamedTuple):
     observer stands in for before the snippet runs, keeping what each is handed for the search; `frame_hooks`: (module,
     function name) of the runtime's C functions that install a callable the runtime then hands every frame the thread
     starts (a frame-evaluation hook, the observer's own frames among them), which the observer stands in for too,
-    refusing a callable. Every callable is a C function of the runtime (`held_state`), so the snippet cannot stand
-    between."""
+    refusing a callable; `rebinders`: (file, function name) of the runtime's Python code that, while it runs, binds
+    names of trusted modules to objects it makes (an export binding `builtins.max` to a partial of its own), whose
+    frames the observer follows to tell what that code bound from what the snippet did; `records`: classes whose
+    instances are the records of the runtime's own C functions (pybind11's `function_record`), made by its C++ alone
+    (Python cannot make one), so a C function bound to one is the runtime's, whenever it was made, never a C method
+    bound to data the snippet chose. Every callable is a C function of the runtime (`held_state`), so the snippet
+    cannot stand between."""
 
     stacks: tuple[tuple[Callable[[], object], Callable[[int], object]], ...]
     reads: tuple[tuple[Callable[..., object], tuple[Any, ...]], ...]
@@ -70,14 +76,17 @@ class HeldState(NamedTuple):
     opaque: tuple[type, ...]
     registrars: tuple[tuple[type, str], ...] = ()
     frame_hooks: tuple[tuple[Any, str], ...] = ()
+    rebinders: tuple[tuple[str, str], ...] = ()
+    records: tuple[type, ...] = ()
 
 
 def held_state(stacks: list[tuple[Any, Any]], reads: list[tuple[Any, tuple[Any, ...]]], held: list[Any],
                opaque: list[Any], registrars: list[tuple[Any, str]] | None = None,
-               frame_hooks: list[tuple[Any, str]] | None = None) -> HeldState:
+               frame_hooks: list[tuple[Any, str]] | None = None,
+               rebinders: list[tuple[str, str]] | None = None, records: list[Any] | None = None) -> HeldState:
     """A `HeldState` of what exists: a stack or read whose callables are not all C functions is left out (it is not
-    this runtime's release), as a container or class that is None, and a registrar its class does not define as C
-    code (a Python function there is traced where it runs)."""
+    this runtime's release), as a container or class that is None, a registrar its class does not define as C
+    code (a Python function there is traced where it runs), and a rebinder whose file this release lacks."""
     return HeldState(
         tuple((length, at) for length, at in stacks if isinstance(length, _BUILTINS) and isinstance(at, _BUILTINS)),
         tuple((read, tuple(args)) for read, args in reads if isinstance(read, _BUILTINS)),
@@ -85,7 +94,9 @@ def held_state(stacks: list[tuple[Any, Any]], reads: list[tuple[Any, tuple[Any, 
         tuple(cls for cls in opaque if isinstance(cls, type)),
         tuple((cls, name) for cls, name in registrars or () if isinstance(cls, type) and _c_method(cls, name)),
         tuple((module, name) for module, name in frame_hooks or ()
-              if isinstance(module, types.ModuleType) and isinstance(vars(module).get(name), _BUILTINS)))
+              if isinstance(module, types.ModuleType) and isinstance(vars(module).get(name), _BUILTINS)),
+        tuple((path, name) for path, name in rebinders or () if os.path.isfile(path)),
+        tuple(cls for cls in records or () if isinstance(cls, type)))
 
 
 def _c_method(cls: type, name: str) -> bool:

@@ -13,6 +13,7 @@ import importlib.util
 import os
 import re
 import sys
+import types
 from pathlib import Path
 from typing import Any
 
@@ -157,7 +158,10 @@ class TorchRuntime:
         dispatcher keeps the kernels `torch.library` registers (`_DispatchModule.impl`, `.fallback`) and lists only
         their names: its registrars, which the observer stands in for. Dynamo's frame-evaluation hook
         (`set_eval_frame`) hands its callable every frame the thread starts: its frame hook (the guards' and the
-        bytecode debugger's hooks are handed only frames that hook compiled)."""
+        bytecode debugger's hooks are handed only frames that hook compiled). Its non-strict export
+        (`_override_builtin_ops`) binds `builtins.max`, `builtins.min` and `math.pow` to objects of its own while it
+        traces a model: a rebinder. Its pybind11 functions are bound to pybind11's function records, which only C++
+        makes (torch makes such functions while it runs, as it loads an extension or compiles): `records`."""
         native = getattr(module, "_C", None)
         keys = getattr(getattr(native, "_TorchDispatchModeKey", None), "__members__", {})
         hooks = sys.modules.get("torch.nn.modules.module")
@@ -172,7 +176,10 @@ class TorchRuntime:
              (getattr(getattr(native, "_autograd", None), "_top_saved_tensors_default_hooks", None), (True,))],
             registries, [getattr(native, "Future", None)],
             [(getattr(native, "_DispatchModule", None), name) for name in ("impl", "fallback")],
-            [(frames, "set_eval_frame")])
+            [(frames, "set_eval_frame")],
+            [(os.path.join(os.path.dirname(module.__file__), "_export", "non_strict_utils.py"),
+              "_override_builtin_ops")],
+            _function_records(native))
 
     def device_used(self, device: str, evidence: dict[str, Any] | None) -> bool:
         """A CUDA check counts only if CUDA memory was allocated during a call of the function under test."""
@@ -180,6 +187,18 @@ class TorchRuntime:
 
     def device_name(self, evidence: dict[str, Any] | None) -> str | None:
         return (evidence or {}).get("device_name")
+
+
+def _function_records(native: Any) -> list[type]:
+    """The class of pybind11's function records, read off one of torch's own pybind11 functions (named by the module
+    pybind11 gives it and the prefix of its name, which carries pybind11's ABI), where this release has one."""
+    for value in vars(native).values() if native is not None else ():
+        record = getattr(value, "__self__", None)
+        kind = type(record)
+        if type(value) is types.BuiltinFunctionType and kind.__module__ == "pybind11_builtins" \
+                and kind.__name__.startswith("pybind11_detail_function_record"):
+            return [kind]
+    return []
 
 
 RUNTIME = TorchRuntime()

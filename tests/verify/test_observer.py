@@ -2082,6 +2082,16 @@ _CHOSEN = {
                         "class Sized:\n    held = failed\n"
                         "    __len__ = functools.cached_property(operator.attrgetter('held.result'))\n\n"
                         "lib.call(len, Sized())\n"),
+    # Round eleven (red12): a C iterator carrying the snippet's data into a module's own C function, as a partial
+    # binds it: a map's iterables (`map(operator.getitem, [[]], [3])` is `partial(operator.getitem, [], 3)`, called by
+    # whoever iterates it), itertools' starmap, a map over Python's own function with a failed future, and a
+    # `filter`'s predicate; the function only iterates what it was handed.
+    "map-getitem": "lib.call(next, map(operator.getitem, [[]], [3]))\n",
+    "map-int": "lib.call(list, map(int, ['x']))\n",
+    "starmap-getitem": "lib.call(next, itertools.starmap(operator.getitem, [([], 3)]))\n",
+    "map-future-result": ("failed = concurrent.futures.Future()\nfailed.set_exception(ValueError(MESSAGE))\n"
+                          "lib.call(next, map(concurrent.futures.Future.result, [failed]))\n"),
+    "filter-int": "lib.call(next, filter(int, ['x']))\n",
 }
 
 
@@ -2101,6 +2111,7 @@ def test_a_callable_that_runs_no_snippet_code_but_raises_what_it_chose_is_plante
     import concurrent.futures
     import contextlib
     import functools
+    import itertools
     import json
     import operator
 
@@ -2136,6 +2147,7 @@ def test_trusted_callables_over_the_libraries_own_data_are_not_planted(tmp_path)
 _PRE_MADE = functools.partial(int, "not a number")  # made before any snippet, as a library makes one at import
 _PRE_MADE_GETTER = operator.itemgetter(3)  # the same, an `operator` getter
 _PRE_BOUND = [].__getitem__  # the same, a C method bound to the library's own data
+_PRE_MAP = map(int, ["not a number"])  # the same, a C iterator over a C function and the library's own data
 
 
 # -- the planted attacks of rounds seven to nine: one prelude, one run, one verdict ------------------------------------
@@ -2850,17 +2862,30 @@ class Counter(dict):
         self.context = overriding()
         self.context.__enter__()  # left on while `work` runs into its own error
         return "not a number"
+
+
+class Plain(dict):
+    def __getitem__(self, key):
+        return "not a number"
 '''
 
 
-@pytest.mark.xfail(strict=True, reason="a partial trusted code makes and binds to a trusted name while the snippet "
-                                       "runs is read as the snippet's (docs/threat-model.md): no event says who made it")
-def test_a_trusted_name_the_library_rebinds_to_a_partial_it_made_is_not_the_snippets(tmp_path):
-    """torch-export-dynamic-cache-output's before on transformers 4.39.3: "builtins.max (rebound)", torch's own export
-    having rebound it (a false tamper, failing closed)."""
+def _rebinding(tmp_path: Path, body: str):
+    """Run `body` with `lib/overriding.py` named a rebinder (as the torch plug names `_override_builtin_ops`)."""
     folder = tmp_path / "lib"
     folder.mkdir(exist_ok=True)
     (folder / "overriding.py").write_text(OVERRIDING)
+
+    def configure(config: dict) -> None:
+        config["held"] = (*((),) * 6, ((str(folder / "overriding.py"), "overriding"),))
+
+    return read(run_scenario(tmp_path, body, callbacks=True, configure=configure)).observation
+
+
+def test_a_trusted_name_the_library_rebinds_to_a_partial_it_made_is_not_the_snippets(tmp_path):
+    """torch-export-dynamic-cache-output's before on transformers 4.39.3: "builtins.max (rebound)", torch's own export
+    having rebound it (a false tamper, failing closed). The plug names the code that rebinds (`rebinders`); its frames
+    are followed, and what it bound while no code of the snippet's ran is known by identity."""
     body = """
     import overriding
     try:
@@ -2868,9 +2893,61 @@ def test_a_trusted_name_the_library_rebinds_to_a_partial_it_made_is_not_the_snip
     except TypeError:
         pass
     """
-    seen = read(run_scenario(tmp_path, body, callbacks=True)).observation
+    seen = _rebinding(tmp_path, body)
     assert seen is not None and seen.status is Status.RETURNED, seen
     assert seen.interference == [] and seen.tampered == [], (seen.interference, seen.tampered)
+
+
+def test_trusted_code_the_snippet_asks_to_rebind_binds_its_own(tmp_path):
+    """The snippet entering the runtime's own rebinding itself: what is bound is still what the runtime made."""
+    body = """
+    import builtins
+    import functools
+    import overriding
+    context = overriding.overriding()
+    context.__enter__()
+    assert type(builtins.max) is functools.partial
+    try:
+        lib.work(1, overriding.Plain())
+    except TypeError:
+        pass
+    """
+    seen = _rebinding(tmp_path, body)
+    assert seen is not None and seen.interference == [] and seen.tampered == [], (seen.interference, seen.tampered)
+
+
+@pytest.mark.parametrize("attack", ["same-partial", "wrapped-gadget", "keywords-rewritten", "restored"])
+def test_a_rebound_name_the_rebinder_did_not_bind_to_its_own_is_still_the_snippets(tmp_path, attack):
+    """The snippet building the very partial the runtime builds (over its function, with `max` as it was), or having
+    the rebinder wrap C code of its own (bound before the rebinder reads the name), or rewriting the partial's
+    keywords after, or having the rebinder restore, as it exits, the partial of its own the name held when it began:
+    still a rebound trusted name, planted."""
+    setup = {
+        "same-partial": "builtins.max = functools.partial(overriding._either, real_callable=max)\n"
+                        "holder = overriding.Plain()",
+        "wrapped-gadget": "builtins.max = functools.partial(operator.getitem, [], 3)\nholder = overriding.Counter()",
+        "keywords-rewritten": "context = overriding.overriding()\ncontext.__enter__()\n"
+                              "builtins.max.keywords['real_callable'] = functools.partial(operator.getitem, [], 3)\n"
+                              "holder = overriding.Plain()",
+        # the rebinder's exit restores what the name held when it began: the snippet's partial, bound by trusted code
+        "restored": "builtins.max = functools.partial(overriding._either, real_callable=operator.getitem)\n"
+                    "context = overriding.overriding()\ncontext.__enter__()\ncontext.__exit__(None, None, None)\n"
+                    "holder = overriding.Plain()",
+    }[attack]
+    body = f"""
+    import builtins
+    import functools
+    import operator
+    import overriding
+    {setup.replace(chr(10), chr(10) + "    ")}
+    try:
+        lib.work(1, holder)
+    except TypeError:
+        pass
+    """
+    seen = _rebinding(tmp_path, body)
+    assert seen is not None, seen
+    assert any("builtins.max (rebound)" in what for what in seen.interference), (seen.interference, seen.tampered)
 
 
 def test_the_snippets_code_equal_to_trusted_code_is_still_the_snippets(tmp_path):
@@ -2891,3 +2968,265 @@ def test_the_snippets_code_equal_to_trusted_code_is_still_the_snippets(tmp_path)
     stream = parsed(run_scenario(tmp_path, body, extra=extra))
     callbacks = [event.what for event in stream.tampered if event.kind == "callback"]
     assert callbacks == ["snippet.py:3 (Lying.__lt__)"], callbacks
+
+
+WRAPPING = '''
+import functools
+
+
+def cached():
+    """A function of its own made and cached while it runs (`functools.lru_cache`, C code holding it)."""
+
+    @functools.lru_cache(maxsize=None)
+    def measure(*args):
+        return len(*args)
+
+    return measure
+
+
+def recorded():
+    """A C function the runtime's C++ makes while it runs, bound to its record (pybind11's `function_record`: here a
+    deque stands in for one, named so by the test's plug)."""
+    import collections
+
+    return collections.deque().append
+
+
+def lengths(items):
+    """A generator of an installed package's, over what it is handed."""
+    for item in items:
+        yield len(item)
+
+
+def accessor():
+    """A C type's attribute accessor, bound while it runs (torch's tracing binds `getset_descriptor.__get__`)."""
+    return type(accessor).__dict__["__code__"].__get__
+
+
+class Holder:
+    pass
+
+
+def tracked():
+    """torch's proxy tracing (`track_tensor`): a partial over a lambda of its own, binding objects of its own (a
+    `SymInt`, an index), made while it traces."""
+    return functools.partial(lambda box, index: len(box, index), Holder(), 3)
+
+
+def wrapped(model):
+    """torch's non-strict export (`_aot_export_non_strict`): a class made while it runs, in its own function, whose
+    `forward` calls the model; its bound `forward` is what the traced function calls."""
+
+    class Wrapper:
+        def __init__(self, model):
+            self.model = model
+
+        def forward(self, *args):
+            return self.model(*args)
+
+    return Wrapper(model).forward
+
+
+def forward(self, *args):
+    return self.model(*args)
+'''
+
+
+def _wrapping(tmp_path: Path, body: str):
+    """Run `body` with `wrapping.py` in a trusted folder that is not the target's (an installed package's)."""
+    folder = tmp_path / "installed"
+    folder.mkdir(exist_ok=True)
+    (folder / "wrapping.py").write_text(WRAPPING)
+
+    def configure(config: dict) -> None:
+        _watch_call(config)
+        config["trusted_roots"] = (*config["trusted_roots"], str(folder) + "/")
+        config["beneath_roots"] = [*config["target_roots"], str(folder) + "/"]
+
+    body = f"import sys\nsys.path.insert(0, {str(folder)!r})\nimport wrapping\n" + textwrap.dedent(body)
+    return read(run_scenario(tmp_path, body, configure=configure)).observation
+
+
+def test_a_method_of_a_class_trusted_code_made_while_the_snippet_ran_is_not_planted(tmp_path):
+    """torch-export-dynamic-cache-output's before on transformers 4.39.3, once `builtins.max` was no longer read as
+    rebound: torch's export makes a class in its own function (`Wrapper`, with `forward`), and the traced function
+    holds its bound `forward`; an error C code raises beneath is searched, and that method (a trusted function bound to
+    an object of a class no trusted module names) was read as C code the snippet planted. A function under its own
+    name in a class of its object's is what calling the method by name runs, whoever made the class."""
+    seen = _wrapping(tmp_path, """
+    try:
+        lib.call(wrapping.wrapped(len), 1, 2)
+    except TypeError:
+        pass
+    """)
+    assert seen is not None and seen.interference == [] and seen.tampered == [], seen
+    assert [error.type for error in seen.calls.raised] == ["TypeError"], seen.calls
+
+
+@pytest.mark.parametrize("attack", ["renamed", "module-function", "holds-error"])
+def test_a_trusted_function_the_snippet_binds_under_another_name_or_to_an_error_is_still_planted(tmp_path, attack):
+    """The other side: a trusted function in a class of the snippet's under another name than its own, a module's
+    function (no method) under its own, or a method bound to an object that holds the error it raises, is still C
+    code the snippet chose."""
+    setup = {
+        "renamed": "class Mine:\n    run = wrapping.forward\n\nmine = Mine()\nmine.model = len\nbound = mine.run\n",
+        # a module's function under its own name: a partial binding the snippet's object to it, as a method
+        "module-function": "class Mine:\n    forward = wrapping.forward\n\nmine = Mine()\nmine.model = len\n"
+                           "bound = mine.forward\n",
+        "holds-error": "import concurrent.futures\n\nclass Mine(concurrent.futures.Future):\n"
+                       "    forward = wrapping.forward\n\nmine = Mine()\n"
+                       "mine.set_exception(TypeError('len() takes exactly one argument (2 given)'))\n"
+                       "mine.model = mine.result\nbound = mine.forward\n",
+    }[attack]
+    seen = _wrapping(tmp_path, setup + "try:\n    lib.call(bound, 1, 2)\nexcept TypeError:\n    pass\n")
+    assert seen is not None, seen
+    assert any("planted" in what for what in seen.interference + seen.tampered), (seen.interference, seen.tampered)
+
+
+def test_a_cache_trusted_code_wraps_around_its_own_function_is_not_planted(tmp_path):
+    """The third false tamper of that before on 4.39.3, once the second was gone: an `lru_cache` wrapper (C code)
+    trusted code made while the snippet ran, around its own function, read as C code holding what it calls. It passes
+    its caller's arguments on as they are: calling it is calling the function, as a trusted function held plainly."""
+    seen = _wrapping(tmp_path, """
+    try:
+        lib.call(wrapping.cached(), 1, 2)
+    except TypeError:
+        pass
+    """)
+    assert seen is not None and seen.interference == [] and seen.tampered == [], seen
+    assert [error.type for error in seen.calls.raised] == ["TypeError"], seen.calls
+
+
+@pytest.mark.parametrize("attack", ["bound-to-error", "partial"])
+def test_a_cache_around_c_code_the_snippet_chose_is_still_planted(tmp_path, attack):
+    """The other side: the same wrapper around a method bound to an object holding the error, or around a partial
+    the snippet made: what it calls is still C code the snippet chose."""
+    held = {"bound-to-error": "failed.result", "partial": "functools.partial(operator.getitem, [], 3)"}[attack]
+    setup = ("import concurrent.futures\nimport functools\nimport operator\n\n"
+             "failed = concurrent.futures.Future()\nfailed.set_exception(TypeError('len() takes exactly one argument'))\n"
+             f"bound = functools.lru_cache(maxsize=None)({held})\n")
+    seen = _wrapping(tmp_path, setup + "try:\n    lib.call(bound)\nexcept (TypeError, IndexError):\n    pass\n")
+    assert seen is not None, seen
+    assert any("planted" in what for what in seen.interference + seen.tampered), (seen.interference, seen.tampered)
+
+
+@pytest.mark.parametrize("named", [True, False])
+def test_a_c_function_bound_to_a_record_of_the_runtimes_is_the_runtimes(tmp_path, named):
+    """The fourth false tamper of that before on 4.39.3: a pybind11 function torch made while the snippet ran (bound to
+    its function record, which only C++ makes) read as a C method bound to data the snippet chose. The plug names the
+    records' class (`records`); a C method bound to anything else made while the snippet ran still fails closed."""
+    folder = tmp_path / "installed"
+    folder.mkdir(exist_ok=True)
+    (folder / "wrapping.py").write_text(WRAPPING)
+
+    def configure(config: dict) -> None:
+        import collections
+
+        _watch_call(config)
+        config["trusted_roots"] = (*config["trusted_roots"], str(folder) + "/")
+        if named:
+            config["held"] = (*((),) * 7, (collections.deque,))
+
+    body = f"""
+    import sys
+    sys.path.insert(0, {str(folder)!r})
+    import wrapping
+    try:
+        lib.call(wrapping.recorded(), 1, 2)
+    except TypeError:
+        pass
+    """
+    seen = read(run_scenario(tmp_path, body, configure=configure)).observation
+    assert seen is not None and seen.calls.raised_count == 1, seen
+    planted = [what for what in seen.interference + seen.tampered if "planted" in what]
+    assert (planted == []) is named, planted
+
+
+def test_the_torch_plug_names_pybind11s_function_record_and_the_export_rebinder():
+    """What the torch plug hands the observer for the two false tampers above: the class its pybind11 functions are
+    bound to, read off torch itself, and the file and name of the export's rebinding code, which this torch has."""
+    torch = pytest.importorskip("torch")
+    held = runtime_for("torch").held_state(torch)
+    assert held is not None and len(held.records) == 1, held
+    assert type(torch._C._get_tracing_state.__self__) is held.records[0]
+    from torch._export import non_strict_utils
+
+    code = non_strict_utils._override_builtin_ops.__wrapped__.__code__
+    assert held.rebinders == ((code.co_filename, code.co_name),)
+
+
+@pytest.mark.parametrize("whose", ["c-type", "snippets-class"])
+def test_a_c_accessor_bound_while_the_snippet_ran_is_its_classs(tmp_path, whose):
+    """The fifth false tamper of that before on 4.39.3: `getset_descriptor.__get__` of a C type's attribute, bound by
+    torch while the snippet ran, read as a C method bound to data the snippet chose. A C descriptor raises its own
+    class's errors; one of a class of the snippet's (its `__dict__` accessor) still fails closed."""
+    held = {"c-type": "wrapping.accessor()",
+            "snippets-class": "Mine.__dict__['__dict__'].__get__"}[whose]
+    seen = _wrapping(tmp_path, f"""
+    class Mine:
+        pass
+
+    try:
+        lib.call({held}, 1, 2)
+    except TypeError:
+        pass
+    """)
+    assert seen is not None and seen.calls.raised_count == 1, seen
+    planted = [what for what in seen.interference + seen.tampered if "planted" in what]
+    assert (planted == []) is (whose == "c-type"), planted
+
+
+@pytest.mark.xfail(strict=True, reason="a partial trusted code makes while the snippet runs, binding objects (not plain "
+                                       "data) to a function of its own, is read as the snippet's (docs/threat-model.md):"
+                                       " no event says who made it")
+def test_a_partial_trusted_code_made_binding_its_own_objects_is_not_planted(tmp_path):
+    """The sixth false tamper of torch-export-dynamic-cache-output's before on 4.39.3, left: torch's proxy tracing
+    binds a `SymInt` and an index to a lambda of its own (`track_tensor.<locals>.<lambda>`), a partial made while the
+    snippet ran, read as one the snippet made (what it binds is not plain data, and it did not exist before). Past
+    it, a seventh: a `threading.local` torch made, whose weak reference's callback is C code bound to it."""
+    seen = _wrapping(tmp_path, """
+    try:
+        lib.call(wrapping.tracked())
+    except TypeError:
+        pass
+    """)
+    assert seen is not None and seen.calls.raised_count == 1, seen
+    assert seen.interference == [] and seen.tampered == [], (seen.interference, seen.tampered)
+
+
+def test_a_calling_iterator_over_the_snippets_own_function_or_made_before_it_is_not_planted(tmp_path):
+    """The other side of round eleven's C iterators: a map over the snippet's own function (its `raise` is seen where
+    it runs, in its own frame), and a map trusted code made before the snippet ran, over a C function and its own
+    data (recorded beside the partials), fail as they fail: no tampering."""
+    body = """
+    import itertools
+
+    def parse(text):
+        return int(text)
+
+    for function, args in ((list, (map(parse, ["x"]),)), (next, (itertools.starmap(parse, [("x",)]),)),
+                           (next, (PRE_MAP,))):
+        try:
+            lib.call(function, *args)
+        except ValueError:
+            pass
+    """
+    seen = read(run_scenario(tmp_path, body, callbacks=True, configure=_watch_call,
+                             extra={"PRE_MAP": _PRE_MAP})).observation
+    assert seen is not None and seen.interference == [] and seen.tampered == [], seen
+    assert seen.calls.raised_count == 3, seen.calls
+
+
+@pytest.mark.xfail(strict=True, reason="a trusted generator the snippet made over data it chose, iterated by the "
+                                       "function, is not told from the library's (docs/threat-model.md)")
+def test_a_trusted_generator_the_snippet_made_over_its_data_is_planted(tmp_path):
+    """Round eleven, left: a generator of an installed package's (beneath the function, where its error counts as the
+    function's) made by the snippet over data it chose, handed to the function, which iterates it: the error starts
+    beneath, on the snippet's data, as `partial(lengths_eager, [5])` would raise it, and that partial is planted. A
+    generator object binds its arguments as a partial does, but no event says who made it, and honest snippets hand
+    the library generators of the runtime's (`model.parameters()`) all the time."""
+    seen = _wrapping(tmp_path, """
+    lib.call(next, wrapping.lengths([5]))
+    """)
+    assert seen is not None and seen.exception is not None and seen.exception.started.where == "beneath", seen
+    assert any("planted" in what for what in seen.interference + seen.tampered), (seen.interference, seen.tampered)

@@ -73,6 +73,7 @@ import functools
 import gc
 import importlib
 import importlib.machinery
+import itertools
 import json.encoder
 import operator
 import os
@@ -124,7 +125,20 @@ _c_partial = functools.partial
 # caller's names, keys and arguments to the argument's own attribute, item or method. One the snippet made chose what
 # fails; those that existed before it ran are recorded (`_record_binder`).
 _c_BINDERS = (functools.partial, operator.methodcaller, operator.itemgetter, operator.attrgetter)
+# C iterators that call a function they hold on items of iterables they hold, whoever iterates them: what a partial
+# binds, `map(operator.getitem, [[]], [3])` carries to the same call. One the snippet made chose the call and its data,
+# unless the function is its own Python code (followed); those that existed before it ran are recorded as binders.
+_c_CALLING_ITERATORS = (map, filter, itertools.starmap, itertools.takewhile, itertools.dropwhile, itertools.filterfalse,
+                        itertools.groupby, itertools.accumulate)
+# A list's and a tuple's iterators, and how each says where it stands (its C `__reduce__`: the index it would read next,
+# or nothing once exhausted): a calling iterator over such iterators still at their start has called nothing.
+_c_EMPTY_SEQUENCES: tuple[Any, ...] = ([], ())
+_c_SEQUENCE_ITERATORS: tuple[tuple[Any, Any], ...] = tuple((type(iter(empty)), type(iter(empty)).__reduce__)
+                                                            for empty in _c_EMPTY_SEQUENCES)
 _c_cached_property = functools.cached_property
+# C callables that call what they hold with their own caller's arguments, as they are (a cache around a function): what
+# they hold is called as if it were called directly, and binds nothing (`_p_calls_held`).
+_c_PASS_THROUGH = (functools._lru_cache_wrapper,)
 # Tables of Python's own whose callables its C code looks up and calls (pickle's reducers, which `_pickle` holds from
 # its start: a trusted dict, changed in place with no event), searched whole by the planted search (`_p_table_entries`).
 _c_PYTHON_TABLES = (copyreg.dispatch_table,)
@@ -245,6 +259,8 @@ _c_prop_parts = tuple(property.__dict__[name].__get__ for name in ("fget", "fset
 # C callables a class may hold as it is: the descriptors of C types' own methods, which raise only their own errors.
 _c_C_DESCRIPTORS = (types.WrapperDescriptorType, types.MethodDescriptorType, types.ClassMethodDescriptorType,
                     types.GetSetDescriptorType, types.MemberDescriptorType)
+# The class each of those belongs to (its `__objclass__`), read by the descriptor's own C member.
+_c_DESCRIPTOR_OWNER = tuple(kind.__dict__["__objclass__"].__get__ for kind in _c_C_DESCRIPTORS)
 # Python's own code that reads a frame and hands nothing out (file, and its functions that do; None: all of
 # them). Any other of Python's code that takes a frame for the snippet hands it out (`inspect`, `traceback`'s
 # walkers, `types.coroutine`'s wrapper, asyncio's `Task.get_stack`, `bdb`): the list is of what is known to be
@@ -579,6 +595,15 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         # sources compiled on the runtime's behalf (`_p_on_compile`), compiled again when code of that name first
         # runs (`_p_untrusted_code`).
         "made_codes": spaces[3]["made_codes"], "runtime_sources": {}, "runtime_codes": {},
+        # The runtime's code that rebinds trusted names while it runs (the plug's `rebinders`: file, name), its frames
+        # followed, and what they bound (`_p_rebinder_return`); how many frames of the snippet's code have started.
+        "rebinders": [(path, name) for path, name in (config["held"][6] if config.get("held") is not None
+                                                      and len(config["held"]) > 6 else ())],
+        "rebinding": {}, "bound_by_trusted": {}, "rebinder_made": {}, "snippet_calls": 0,
+        # The classes of the runtime's C functions' records (the plug's `records`): a C function bound to one is the
+        # runtime's own (`_p_runtime_function`).
+        "function_records": tuple(config["held"][7]) if config.get("held") is not None and len(config["held"]) > 7
+        else (),
     }
 
 
@@ -734,9 +759,22 @@ def _young_classes() -> list[type]:
 
 
 def _p_in_binders(kind: Any) -> bool:
-    """One of `_c_BINDERS`, exactly (a plain loop: read by the private code too)."""
-    for binder in _c_BINDERS:  # noqa: SIM110
+    """One of `_c_BINDERS`, exactly, or a calling iterator (`_p_calling_iterator`): a plain loop, read by the private
+    code too."""
+    for binder in _c_BINDERS:
         if kind is binder:
+            return True
+    return _p_calling_iterator(kind)
+
+
+def _p_calling_iterator(kind: Any) -> bool:
+    """One of `_c_CALLING_ITERATORS`, or a class derived from one (by its MRO, as C code reads it)."""
+    try:
+        mro = _c_mro(kind)
+    except BaseException:
+        return False
+    for iterator in _c_CALLING_ITERATORS:  # noqa: SIM110
+        if _p_in(iterator, mro):
             return True
     return False
 
@@ -770,14 +808,25 @@ def _record_made_code(code: types.CodeType) -> None:
     if not code.co_filename.startswith("<") or code.co_filename.startswith("<frozen "):
         return
     made = _COPIES["made_codes"]
+    if made.get(id(code)) is code:  # its nested code with it
+        return
+    for each in _p_code_tree(code):
+        made[id(each)] = each
+
+
+def _p_code_tree(code: Any) -> list[Any]:
+    """A code object and every code object nested in its constants (its functions', classes', comprehensions'),
+    breadth first: what compiling one source made. The one walker of nested code, by captured C accessors alone, so
+    that the zygote (`_record_made_code`) and the private code (`_p_runtime_compiled`) both call it."""
+    found = [code]
     level = [code]
     while level:
-        following: list[types.CodeType] = []
-        for each in level:
-            if made.get(id(each)) is not each:
-                made[id(each)] = each
-                following.extend(const for const in each.co_consts if type(const) is types.CodeType)
+        following: list[Any] = []
+        for each in _c_list_iter(level):
+            following.extend([const for const in _c_tuple_iter(each.co_consts) if type(const) is _c_CodeType])
+        found.extend(following)
         level = following
+    return found
 
 
 def _every_binder() -> None:
@@ -1508,15 +1557,11 @@ def _p_runtime_compiled(code: Any, path: Any) -> bool:
         for source in _c_list_iter(pending):
             for mode in ("exec", "eval"):
                 try:
-                    level = [compile(source, path, mode, 0, True)]
+                    compiled = compile(source, path, mode, 0, True)
                 except BaseException:
                     continue
-                while level:
-                    following = []
-                    for each in _c_list_iter(level):
-                        made[each] = each
-                        following.extend([c for c in _c_tuple_iter(each.co_consts) if type(c) is _c_CodeType])
-                    level = following
+                for each in _c_list_iter(_p_code_tree(compiled)):
+                    made[each] = each
     found = _c_dict_get(_S["runtime_codes"], code)
     return found is not None and type(found.co_filename) is str and found.co_filename == path
 
@@ -1856,18 +1901,24 @@ def _p_trace(ident: int, args: Any) -> None:
         untrusted = _p_untrusted_code(code)
         if untrusted or _p_in(code, _S["getattr_codes"]):
             _p_follow(ident, frame, code, untrusted)
+        elif _p_rebinder(code):
+            _p_follow_rebinder(frame, code)
         else:
             _S["quiet"][code] = code  # trusted, watched by nothing: `_p_hook` answers its calls itself
         return
     record = _c_dict_get(_S["frames"], id(frame))
     reader = _c_dict_get(_S["readers"], id(frame))
-    if (record is None or record[0] is not frame) and reader is not frame:
+    rebinding = _c_dict_get(_S["rebinding"], id(frame))
+    if (record is None or record[0] is not frame) and reader is not frame \
+            and (rebinding is None or rebinding[0] is not frame):
         return
     if _c_getframe(2) is not frame:  # the interpreter calls the trace function from the traced frame itself
         _p_tamper("observer", "called the verifier's trace function itself")
         return
     if reader is frame and what == "return":
         _p_reader_return(frame, arg)
+    if rebinding is not None and rebinding[0] is frame and what == "return":
+        _p_rebinder_return(frame, rebinding)
     if record is None or record[0] is not frame:
         return
     if what == "exception":
@@ -1902,6 +1953,7 @@ def _p_follow(ident: int, frame: Any, code: Any, untrusted: bool) -> None:
     if code is _S["snippet_code"] and _S["top"] is None:  # the snippet's own run, begun by the harness
         _S["top"] = frame
     if untrusted:
+        _S["snippet_calls"] += 1
         if _c_dict_get(_S["active"], ident, 0) > 0 and not _S["callbacks"] \
                 and _p_in_roots(code.co_filename, _S["snippet_roots"]):  # the snippet's own code, or its helpers
             _p_tamper("callback", _p_where(code) + " (" + code.co_qualname + ")")
@@ -2286,12 +2338,17 @@ def _p_calls_held(value: Any, kind: Any, items: list[Any], delegated: dict[int, 
     which call what they hold only as a class's attribute, where `_p_planted_own` looks (Python's own classes
     hold many, around trusted functions). Nor is a bound method of a trusted class's own function
     (`_p_own_method`) whose object holds no exception, nor a partial trusted code made over a trusted function with
-    plain data (`_p_plain_partial`). A partial the snippet made that binds data to what is not its own code, or a
-    method bound to an object that holds an exception (a failed future's `result`, Python's or C code's), raises
-    what the snippet chose: planted. A bound method calls its function, with its object as the first argument: the
-    object is data here (a callable one, the snippet's model under its own `forward`, is not what is called)."""
+    plain data (`_p_plain_partial`), nor what a rebinder bound holding nothing of the snippet's
+    (`_p_rebinder_parts`), nor a Python function a cache holds (`_c_PASS_THROUGH`: it is called with the cache's
+    caller's arguments, as it would be held plainly). A partial the snippet made that binds data to what is not its
+    own code, or a method bound to an object that holds an exception (a failed future's `result`, Python's or C
+    code's), raises what the snippet chose: planted. A bound method calls its function, with its object as the first
+    argument: the object is data here (a callable one, the snippet's model under its own `forward`, is not what is
+    called)."""
     if not _p_made_by_c(kind) or kind is _c_FunctionType or kind is _c_CellType or _p_in(kind, _c_GENERATOR_TYPES) \
             or _p_in(kind, _c_DESCRIPTOR_WRAPPERS) or _p_in(type, _c_mro(kind)):
+        return None
+    if _p_rebinder_parts(value) is not None:  # a rebinder's own, holding nothing of the snippet's (searched apart)
         return None
     if _c_dict_get(delegated, id(value)) is not value and _p_chosen_call(value, kind):
         return _p_qualname(kind) + " (raising what the snippet chose)"
@@ -2315,8 +2372,11 @@ def _p_calls_held(value: Any, kind: Any, items: list[Any], delegated: dict[int, 
         contents = []
     for item in _c_list_iter(contents):
         data[id(item)] = item
+    passes_through = _p_in(kind, _c_PASS_THROUGH)
     for item in _c_list_iter(items):
         if _c_dict_get(data, id(item)) is item:
+            continue
+        if passes_through and type(item) is _c_FunctionType:  # called as if directly: a function held plainly
             continue
         if _p_held_gadget(item, 3):
             return _p_qualname(kind) + " (holding C code it calls)"
@@ -2335,13 +2395,71 @@ def _p_chosen_call(value: Any, kind: Any) -> bool:
     the snippet runs, held where the search meets it, is read so too)."""
     if _p_in(_c_partial, _c_mro(kind)):
         return _p_snippet_partial(value)
+    if _p_calling_iterator(kind):  # a map's iterables are its function's arguments, as a partial's are
+        return not _p_made_before(value) and not _p_calls_snippet_code(value) and _p_advanced(value)
     if _p_in_binders(kind):  # an `operator` getter or caller: its names, keys and arguments are its data
         return not _p_made_before(value)
     if kind is _c_MethodType:
         return _p_reaches_error(_c_method_self(value))
     bound = _p_bound_to_data(value, kind)
-    if bound is not _c_MISSING:  # a C method bound to an object: made by the snippet, it chose the object and the call
+    if bound is not _c_MISSING and not _p_runtime_function(bound) and not _p_own_descriptor(bound):
+        # a C method bound to an object: made by the snippet, it chose the object and the call
         return not _p_made_before(value) or _p_reaches_error(bound)
+    return False
+
+
+def _p_own_descriptor(bound: Any) -> bool:
+    """A C method's `__self__` that is a C descriptor of a class the snippet did not make (`getset.__get__` of a C
+    type's attribute, which a runtime binds while it traces): what it runs is that class's own C accessor, on the object
+    it is handed, as the descriptor itself would (`_c_C_DESCRIPTORS` raise only their own errors). A descriptor of a
+    class of the snippet's names what the snippet named."""
+    kind = type(bound)
+    for index in range(len(_c_C_DESCRIPTORS)):
+        if kind is _c_C_DESCRIPTORS[index]:
+            owner = _c_DESCRIPTOR_OWNER[index](bound)
+            return not _c_type_flags(owner) & _c_HEAPTYPE or _p_trusted_class(owner)
+    return False
+
+
+def _p_runtime_function(bound: Any) -> bool:
+    """A C function's `__self__` that is a record of the runtime's own C functions (the plug's `records`: pybind11's
+    function record, which only the runtime's C++ makes): the function is the runtime's, as a module's C function is,
+    whoever asked for it to be made; it raises its own errors on the arguments it is handed."""
+    kind = type(bound)
+    for record in _c_tuple_iter(_S["function_records"]):  # noqa: SIM110  # a plain loop: no generator here
+        if kind is record:
+            return True
+    return False
+
+
+def _p_calls_snippet_code(iterator: Any) -> bool:
+    """A calling iterator whose callables (what it holds that can be called: its function, a predicate, a key) are all
+    the snippet's own Python code, followed where it runs; it holds at least one."""
+    found = False
+    for item in _c_list_iter(list(_c_get_referents(iterator))):
+        if not _c_callable(item) or _p_in(type, _c_mro(type(item))) and not _p_made_by_c(item):
+            continue
+        if type(item) is not _c_FunctionType or not _p_untrusted_code(_c_func_code(item)):
+            return False
+        found = True
+    return found
+
+
+def _p_advanced(iterator: Any) -> bool:
+    """Whether a calling iterator may have called its function: it pulls an item before every call, so one whose
+    iterables are a list's or a tuple's iterators still at their start has called nothing (`map(str, [1])` held
+    beside the call). Any other iterable, or one that moved or is exhausted, may have (fails closed)."""
+    for item in _c_list_iter(list(_c_get_referents(iterator))):
+        if _c_callable(item):
+            continue
+        for inner in _c_list_iter(list(_c_tuple_iter(item)) if type(item) is tuple else [item]):
+            fresh = False
+            for kind, reduce in _c_tuple_iter(_c_SEQUENCE_ITERATORS):
+                if type(inner) is kind:
+                    state = reduce(inner)
+                    fresh = type(state) is tuple and len(state) == 3 and type(state[2]) is int and state[2] == 0
+            if not fresh:
+                return True
     return False
 
 
@@ -2387,21 +2505,33 @@ def _p_error_check(value: Any, kind: Any, items: list[Any] | None, context: Any)
 def _p_own_method(method: Any) -> bool:
     """A bound method of a Python function that a trusted class of its object's (`_p_trusted_class`) holds in its
     namespace, as that class held it before the snippet ran where it was copied (`model.__call__`: the runtime's
-    `Module._wrapped_call_impl` bound to the snippet's model): calling it runs that class's own code, traced, as
-    calling the method by its name would; no C code the snippet chose."""
+    `Module._wrapped_call_impl` bound to the snippet's model), or a method (a function compiled in a class body: its
+    code's qualified name, which its compiler set, is `Class.name`, never a module's function nor a closure) that a
+    class of its object's of that very qualified name holds under its own name (a class trusted code made while the
+    snippet ran, in its own function: an export's `Wrapper.forward`; a class of the snippet's so named holds what
+    a subclass of the method's class would): calling it runs that class's own code, traced, as calling the method by
+    its name would; no C code the snippet chose. (The object is searched apart, as the walk's data: an exception it
+    holds, C code it holds.) A module's function bound so (`partial(function, data)` as a method) is not this."""
     function, owner = _c_method_func(method), _c_method_self(method)
     if type(function) is not _c_FunctionType:
         return False
+    code = _c_func_code(function)
+    name, qualname = code.co_name, code.co_qualname
+    parts = _c_str_rsplit(qualname, ".", 2) if type(qualname) is str else []
+    method_of = parts[-2] if len(parts) >= 2 and parts[-1] == name and parts[-2] != "<locals>" else None
     owner_kind = type(owner)
     mro = _c_mro(owner) if _p_in(type, _c_mro(owner_kind)) else _c_mro(owner_kind)
     for klass in _c_tuple_iter(mro):
-        if not _c_type_flags(klass) & _c_HEAPTYPE or not _p_trusted_class(klass):
+        if not _c_type_flags(klass) & _c_HEAPTYPE:
             continue
+        trusted = _p_trusted_class(klass)
         copied = _c_dict_get(_S["classes_as_were"], id(klass))
         pairs = list(_c_dict_items(copied[1])) if copied is not None and copied[0] is klass \
             else list(_c_proxy_items(_c_type_dict(klass)))
+        named = not trusted and method_of is not None and _p_qualname(klass) + "." + name == qualname
         for pair in _c_list_iter(pairs):
-            if _p_in(function, _p_functions_in(pair[1])):
+            if (trusted or (named and type(pair[0]) is str and pair[0] == name)) \
+                    and _p_in(function, _p_functions_in(pair[1])):
                 return True
     return False
 
@@ -2424,7 +2554,8 @@ def _p_held_gadget(value: Any, depth: int) -> bool:
         return _p_in_roots(path, _S["trusted_roots"]) and not _p_in_roots(path, _S["target_roots"])
     if _p_in(kind, _c_BuiltinTypes[:2]):
         bound = _c_builtin_self(value)
-        return bound is not None and not _p_is_module(bound) and not _p_in(type, _c_mro(type(bound)))
+        return bound is not None and not _p_is_module(bound) and not _p_in(type, _c_mro(type(bound))) \
+            and not _p_runtime_function(bound)
     if depth <= 0:
         return True
     if kind is _c_MethodType:
@@ -2477,6 +2608,10 @@ def _p_rebound(changed: list[Any]) -> str | None:
         for key, value in _c_list_iter(list(_c_dict_items(was))):
             now = _c_dict_get(current, key, _c_MISSING)
             if now is value or now is _c_MISSING or type(key) is not str:
+                continue
+            parts = _p_trusted_binding(current, key, now)
+            if parts is not None:  # bound by a rebinder, to nothing of the snippet's: what it holds is searched
+                changed.extend(parts)
                 continue
             if _p_foreign(now):
                 name = _c_dict_get(was, "__name__")
@@ -2772,6 +2907,89 @@ def _p_made_for(code: Any, key: str) -> bool:
             or not name.startswith("_"):
         return False
     return bool("__" + name[1:].split("_from_")[0] + "__" == key)
+
+
+def _p_rebinder(code: Any) -> bool:
+    """Trusted code of the runtime's that rebinds names of trusted modules to objects it makes while it runs (the
+    plug's `rebinders`: an export binding `builtins.max` to a partial of its own as it traces a model), known by
+    its file and name: trusted code is known by its file (the snippet compiling code under a trusted file's name is
+    tampering, `_p_on_compile`)."""
+    for path, name in _c_list_iter(_S["rebinders"]):  # noqa: SIM110  # a plain loop: no generator here
+        if code.co_filename == path and code.co_name == name:
+            return True
+    return False
+
+
+def _p_follow_rebinder(frame: Any, code: Any) -> None:
+    """A rebinder's frame starts (or a generator's resumes): followed to its return (or yield), with what the names its
+    code names hold now in the trusted modules written since install, to tell what it binds from what was there."""
+    before: dict[Any, Any] = {}
+    names = code.co_names
+    modules, _ = _p_written()
+    for _, entry in _c_list_iter(modules):
+        current = _c_module_dict(entry[0])
+        for key in _c_tuple_iter(names):
+            before[(id(current), key)] = _c_dict_get(current, key, _c_MISSING)
+    _S["rebinding"][id(frame)] = (frame, code, before, _S["snippet_calls"])
+    if frame.f_trace is None:
+        frame.f_trace_lines = False
+    frame.f_trace = _S["trace"]
+
+
+def _p_rebinder_return(frame: Any, rebinding: Any) -> None:
+    """A rebinder's frame returns (or yields): each name its code names, in a trusted module, now bound to what was
+    in neither the module's copy nor that name when the frame started, nor is held by the frame (what it read as it
+    began, and restores as it exits: the snippet's, if the snippet bound it first), was bound by that frame, to what
+    it made (`bound_by_trusted`, by identity; `_p_rebound` still holds what it holds to the rule). Nothing else ran
+    between but trusted code: the snippet's code called inside is followed, and then nothing is recorded."""
+    _S["graves"].append(_S["rebinding"].pop(id(frame), None))
+    _, code, before, calls = rebinding
+    if _S["snippet_calls"] != calls:  # the snippet's code ran meanwhile (in the frame, or in another thread)
+        return
+    held: dict[int, Any] = {}  # what the frame keeps (what it read from the names as it began, to restore): not its own
+    for pair in _c_list_iter(list(_c_dict_items(_S["locals_of"](frame)))):
+        held[id(pair[1])] = pair[1]
+    modules, _ = _p_written()
+    for _, entry in _c_list_iter(modules):
+        module, was = entry
+        current = _c_module_dict(module)
+        for key in _c_tuple_iter(code.co_names):
+            now = _c_dict_get(current, key, _c_MISSING)
+            if now is _c_MISSING or now is _c_dict_get(was, key, _c_MISSING) \
+                    or now is _c_dict_get(before, (id(current), key), _c_MISSING) or _c_dict_get(held, id(now)) is now:
+                continue
+            _S["bound_by_trusted"][(id(current), key)] = now
+            _S["rebinder_made"][id(now)] = now
+
+
+def _p_trusted_binding(current: Any, key: Any, now: Any) -> list[Any] | None:
+    """What a name a rebinder bound (`_p_rebinder_return`) holds, when it holds it still (`_p_rebinder_parts`); None
+    otherwise (the name is judged as any other)."""
+    if _c_dict_get(_S["bound_by_trusted"], (id(current), key)) is not now:
+        return None
+    return _p_rebinder_parts(now)
+
+
+def _p_rebinder_parts(now: Any, depth: int = 3) -> list[Any] | None:
+    """What an object a rebinder bound holds (wherever the search meets it: the name it was bound to, a frame's
+    builtins): a partial (exactly) over a function, or any one object, none of whose parts is the snippet's
+    (`_p_foreign`, read now: a partial's keywords are a dict anyone may write), or is itself what a rebinder bound (a
+    rebinder entered twice wraps its own partial: an export within an export); None for anything else, or past
+    `depth` such nestings (a keyword set to the partial itself)."""
+    if depth <= 0 or _c_dict_get(_S["rebinder_made"], id(now)) is not now:
+        return None
+    if type(now) is not _c_partial:
+        return [] if not _p_foreign(now) else None
+    function, args, keywords = (part(now) for part in _c_partial_parts)
+    parts = [function]
+    if type(args) is tuple:
+        parts.extend(list(_c_tuple_iter(args)))
+    if type(keywords) is dict:
+        parts.extend([pair[1] for pair in _c_list_iter(list(_c_dict_items(keywords)))])
+    for part in _c_list_iter(parts):
+        if _p_rebinder_parts(part, depth - 1) is None and _p_foreign(part):
+            return None
+    return parts
 
 
 def _p_follow_reader(frame: Any) -> None:
