@@ -484,7 +484,9 @@ class Lookup:
                                    "error: another caller's")
         raising = self._raising(shown)
         # The user's own `raise` wrote the words (their script, their project): no entry's error, whatever they say.
-        if raising is not None and _OWN_RAISE.match(raising.code) and own_file(raising.path):
+        # (Words inside a longer message are a wrapper's retelling of an earlier error: `failed: {error}`.)
+        if match.exact and raising is not None and _OWN_RAISE.match(raising.code) and \
+                own_file(raising.path, (self.library, *self.runtime)):
             return RuledOut(match, f"your own code raises these words ({_where(raising)}: `{raising.code[:120]}`), "
                                    "not an error this entry documents")
         if raising is not None and not wording.own and _first([raising], diagnosis.innermost_exclude) is not None:

@@ -500,10 +500,12 @@ def installed_path(path: str) -> bool:
     return any(_INSTALL_ROOT.search(one) for one in path.replace("\\", "/").split("/")[:-1])
 
 
-def own_file(path: str) -> bool:
+def own_file(path: str, packages: tuple[str, ...]) -> bool:
     """Whether a frame's file is the user's own: an absolute path none of whose folders is one Python installs
-    packages in (a relative one may be an installed package's, as errorkb's captures print them)."""
-    return _OWN_FILE.match(path) is not None and not installed_path(path)
+    packages in, nor named like one of `packages` (the library's checkout at `/<library>/`); a relative one may
+    be an installed package's, as errorkb's captures print them."""
+    return _OWN_FILE.match(path) is not None and not installed_path(path) and \
+        not any(one in packages for one in path.split("/")[:-1])
 
 
 def installed_at(path: str, start: int) -> bool:

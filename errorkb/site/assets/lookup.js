@@ -840,8 +840,10 @@
   }
 
   /* _paste.py:own_file: an absolute path none of whose folders is one Python installs packages in. */
-  function ownFile(path, R) {
-    return R.patterns.OWN_FILE.test(path) && !path.split("/").slice(0, -1).some((one) => R.patterns.INSTALL_ROOT.test(one));
+  function ownFile(path, packages, R) {
+    const folders = path.split("/").slice(0, -1);
+    return R.patterns.OWN_FILE.test(path) && !folders.some((one) => R.patterns.INSTALL_ROOT.test(one))
+      && !folders.some((one) => packages.includes(one));
   }
 
   function releasesInPaste(one, found, R) {
@@ -1864,7 +1866,9 @@
       }
       const raising = this.raising(shown);
       // The user's own `raise` wrote the words (their script, their project): no entry's error, whatever they say.
-      if (raising !== null && R.patterns.OWN_RAISE.test(raising.code) && ownFile(raising.path, R)) {
+      // (Words inside a longer message are a wrapper's retelling of an earlier error: `failed: {error}`.)
+      if (match.exact && raising !== null && R.patterns.OWN_RAISE.test(raising.code)
+        && ownFile(raising.path, [library, ...this.runtime], R)) {
         return ruled(`your own code raises these words (${where(raising)}: \`${raising.code.slice(0, 120)}\`), ` +
           "not an error this entry documents");
       }
