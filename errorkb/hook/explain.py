@@ -80,7 +80,8 @@ def text_of(value: BaseException) -> str:
 
 def _chain(value: BaseException) -> Iterator[BaseException]:
     """The exception, its causes, contexts and a group's members, each once (a cycle ends; at most MAX_CHAIN)."""
-    seen, todo = set(), [value]
+    seen: set[int] = set()
+    todo = [value]
     while todo and len(seen) < MAX_CHAIN:
         one = todo.pop()
         if id(one) in seen:
@@ -95,7 +96,7 @@ def _forged_frames(value: BaseException) -> set[tuple[str, int | None, str]]:
     """(file, line, function) of each frame of the chain whose code names a file that is not the file of the
     module it runs in (`__file__` of its globals), where that file stands where packages are installed: only
     such a frame could tie an error to a library. A module's own code always names its module's file."""
-    forged = set()
+    forged: set[tuple[str, int | None, str]] = set()
     for one in _chain(value):
         for frame, line in tb.walk_tb(one.__traceback__):
             name = frame.f_code.co_filename
@@ -110,7 +111,8 @@ def _same_file(module_file: object, name: str) -> bool:
 
 
 def _stacks(printed: tb.TracebackException) -> Iterator[tb.StackSummary]:
-    seen, todo = set(), [printed]
+    seen: set[int] = set()
+    todo = [printed]
     while todo and len(seen) < MAX_CHAIN:
         one = todo.pop()
         if id(one) in seen:
