@@ -47,3 +47,38 @@ def test_a_forged_frame_reads_as_a_string_and_a_real_one_as_its_file(tmp_path):
     with pytest.raises(ValueError) as real:
         found["early_initialization"]()
     assert TITLE in (describe(real.value) or "")
+
+
+def test_a_raise_wrapping_the_librarys_error_is_still_read_as_it(tmp_path):
+    """What the own-raise rule leaves alone: the user's handler retelling the library's error in a message of its
+    own (`failed: {error}`), raised `from` it: the chain's cause is the library's, confirmed by its frame."""
+    found: dict = {}
+    exec(library_raise(tmp_path), found)
+    try:
+        try:
+            found["early_initialization"]()
+        except ValueError as error:
+            raise RuntimeError(f"export failed: {error}") from error
+    except RuntimeError as outer:
+        assert TITLE in (describe(outer) or "")
+
+
+@pytest.mark.xfail(strict=True, reason="known limit (docs/contributing.md, the hook): a class of the user's own "
+                                       "named like the library's reads as the library's; only the live object tells")
+def test_known_limit_a_users_class_named_like_the_librarys_is_not_confirmed():
+    class DynamicCache:
+        pass
+
+    with pytest.raises(AttributeError) as raised:
+        DynamicCache().key_cache  # type: ignore[attr-defined]
+    text = describe(raised.value) or ""
+    assert "errorkb: a documented error" not in text
+
+
+@pytest.mark.xfail(strict=True, reason="known limit (docs/contributing.md, the hook): `threading.excepthook` is "
+                                       "Python's own; the hook chains `sys.excepthook` only")
+def test_known_limit_an_error_in_a_thread_is_named_too(envs, tmp_path):  # noqa: F811
+    plain, hooked = envs
+    code = ("import threading\nfrom transformers import DynamicCache\n"
+            "thread = threading.Thread(target=lambda: DynamicCache().key_cache)\nthread.start()\nthread.join()\n")
+    assert "errorkb: a documented error" in run(hooked, code, tmp_path).stderr
