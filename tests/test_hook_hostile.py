@@ -82,3 +82,22 @@ def test_known_limit_an_error_in_a_thread_is_named_too(envs, tmp_path):  # noqa:
     code = ("import threading\nfrom transformers import DynamicCache\n"
             "thread = threading.Thread(target=lambda: DynamicCache().key_cache)\nthread.start()\nthread.join()\n")
     assert "errorkb: a documented error" in run(hooked, code, tmp_path).stderr
+
+
+def test_the_pytest_hint_is_silent_for_an_xfail_a_skip_and_an_expected_raise(tmp_path):
+    import subprocess
+    import sys
+
+    (tmp_path / "test_user.py").write_text(
+        "import pytest\n" + library_raise(tmp_path) +
+        "\n@pytest.mark.xfail(strict=True)\ndef test_xfail():\n    early_initialization()\n"
+        "\ndef test_imperative_xfail():\n    try:\n        early_initialization()\n"
+        "    except ValueError:\n        pytest.xfail('known')\n"
+        "\ndef test_expected():\n    with pytest.raises(ValueError):\n        early_initialization()\n"
+        "\ndef test_skip():\n    pytest.skip('not here')\n"
+        "\ndef test_failing():\n    early_initialization()\n")
+    result = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "test_user.py"],
+                            cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 1 and "1 failed, 1 passed, 1 skipped, 2 xfailed" in result.stdout, result.stdout
+    summary = result.stdout[result.stdout.index("errorkb: documented errors"):]
+    assert summary.count(TITLE) == 1 and "test_user.py::test_failing:" in summary
