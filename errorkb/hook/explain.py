@@ -18,15 +18,19 @@ confirmed answer of any of them is printed, else the first index's candidates.
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 import traceback as tb
+from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
 from errorkb.lookup import INSTALLED, Answer, Index, Match, load_index, load_indexes
+from errorkb.lookup._paste import installed_path
 
 MAX_CANDIDATES = 3
+MAX_CHAIN = 1000  # exceptions of a chain read for forged frames (Python prints at most its own limit)
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 _LOADED: dict[str, list[Index]] = {}
 
@@ -60,8 +64,63 @@ def _indexes(path: Path | None) -> list[Index]:
 
 
 def text_of(value: BaseException) -> str:
-    """The exception as Python prints it, chain and source lines included."""
-    return "".join(tb.format_exception(type(value), value, value.__traceback__))
+    """The exception as Python prints it, chain and source lines included; a frame whose code was compiled
+    under another file's name (`compile(source, <library file>, "exec")`, round fifteen) reads as `<string>`,
+    as Python prints code compiled from a string: the live frame says it is not that file's code."""
+    printed = tb.TracebackException(type(value), value, value.__traceback__)
+    forged = _forged_frames(value)
+    if forged:
+        for stack in _stacks(printed):
+            for summary in stack:
+                if (summary.filename, summary.lineno, summary.name) in forged:
+                    summary.line  # noqa: B018 (read the source line before the name it is read under goes)
+                    summary.filename = "<string>"
+    return "".join(printed.format())
+
+
+def _chain(value: BaseException) -> Iterator[BaseException]:
+    """The exception, its causes, contexts and a group's members, each once (a cycle ends; at most MAX_CHAIN)."""
+    seen: set[int] = set()
+    todo = [value]
+    while todo and len(seen) < MAX_CHAIN:
+        one = todo.pop()
+        if id(one) in seen:
+            continue
+        seen.add(id(one))
+        yield one
+        todo += [linked for linked in (one.__cause__, one.__context__, *getattr(one, "exceptions", ()))
+                 if isinstance(linked, BaseException)]
+
+
+def _forged_frames(value: BaseException) -> set[tuple[str, int | None, str]]:
+    """(file, line, function) of each frame of the chain whose code names a file that is not the file of the
+    module it runs in (`__file__` of its globals), where that file stands where packages are installed: only
+    such a frame could tie an error to a library. A module's own code always names its module's file."""
+    forged: set[tuple[str, int | None, str]] = set()
+    for one in _chain(value):
+        for frame, line in tb.walk_tb(one.__traceback__):
+            name = frame.f_code.co_filename
+            if installed_path(name) and not _same_file(frame.f_globals.get("__file__"), name):
+                forged.add((name, line, frame.f_code.co_name))
+    return forged
+
+
+def _same_file(module_file: object, name: str) -> bool:
+    return isinstance(module_file, str) and os.path.normcase(os.path.abspath(module_file)) == \
+        os.path.normcase(os.path.abspath(name))
+
+
+def _stacks(printed: tb.TracebackException) -> Iterator[tb.StackSummary]:
+    seen: set[int] = set()
+    todo = [printed]
+    while todo and len(seen) < MAX_CHAIN:
+        one = todo.pop()
+        if id(one) in seen:
+            continue
+        seen.add(id(one))
+        yield one.stack
+        todo += [linked for linked in (one.__cause__, one.__context__, *(getattr(one, "exceptions", None) or ()))
+                 if linked is not None]
 
 
 def answer_for(value: BaseException, index: Index) -> Answer:

@@ -77,6 +77,7 @@ from errorkb.lookup._paste import (
     line_start,
     markers,
     normalize,
+    own_file,
     plain_quotes,
     releases_beside,
     said_at,
@@ -482,6 +483,12 @@ class Lookup:
             return RuledOut(match, f"a complete traceback shows no frame of {self.library}, whose call raises this "
                                    "error: another caller's")
         raising = self._raising(shown)
+        # The user's own `raise` wrote the words (their script, their project): no entry's error, whatever they say.
+        # (Words inside a longer message are a wrapper's retelling of an earlier error: `failed: {error}`.)
+        if match.exact and raising is not None and _OWN_RAISE.match(raising.code) and \
+                own_file(raising.path, (self.library, *self.runtime)):
+            return RuledOut(match, f"your own code raises these words ({_where(raising)}: `{raising.code[:120]}`), "
+                                   "not an error this entry documents")
         if raising is not None and not wording.own and _first([raising], diagnosis.innermost_exclude) is not None:
             return RuledOut(match, f"raised in {_where(raising)}: {self.library}'s own code, not the change "
                                    "this entry documents")
@@ -766,6 +773,7 @@ def _ends_message(line: str) -> bool:
                                                    _ARROW_LINE))
 
 
+_OWN_RAISE = rules.compiled(rules.OWN_RAISE)
 _NAME = rules.compiled(rules.NAME)
 _WARNING_HEADER = rules.compiled(rules.WARNING_HEADER)
 _EXCEPTION_LINE = rules.compiled(rules.EXCEPTION_LINE)

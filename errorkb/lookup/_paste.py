@@ -81,6 +81,7 @@ _PYTEST_DEF = rules.compiled(rules.PYTEST_DEF)
 _PYTEST_FAILING = rules.compiled(rules.PYTEST_FAILING)
 _FATAL_NAME = rules.compiled(rules.FATAL_NAME)
 _INSTALL_ROOT = rules.compiled(rules.INSTALL_ROOT)
+_OWN_FILE = rules.compiled(rules.OWN_FILE)
 _RELEASE_NUMBER = rules.compiled(rules.RELEASE_NUMBER)
 _CHAINED = rules.compiled(rules.CHAINED)
 _RERAISE = rules.compiled(rules.RERAISE)
@@ -492,6 +493,19 @@ def complete(text: str, start: int, at: int, meter: Meter | None = None) -> bool
     lines = text[body:end - 1].split("\n")
     first = _STACK_LINE.match(lines[0])
     return first is not None and first.group(1) is not None and all(_STACK_LINE.match(line) for line in lines)
+
+
+def installed_path(path: str) -> bool:
+    """Whether one of a file's folders is one Python installs packages in (`rules.INSTALL_ROOT`)."""
+    return any(_INSTALL_ROOT.search(one) for one in path.replace("\\", "/").split("/")[:-1])
+
+
+def own_file(path: str, packages: tuple[str, ...]) -> bool:
+    """Whether a frame's file is the user's own: an absolute path none of whose folders is one Python installs
+    packages in, nor named like one of `packages` (the library's checkout at `/<library>/`); a relative one may
+    be an installed package's, as errorkb's captures print them."""
+    return _OWN_FILE.match(path) is not None and not installed_path(path) and \
+        not any(one in packages for one in path.split("/")[:-1])
 
 
 def installed_at(path: str, start: int) -> bool:

@@ -211,6 +211,11 @@ LINK = r"\[([^\[\]\n]*)\]\((?:https?://|file://|vscode-[A-Za-z0-9+.-]*:)[^()\s]*
 # project's own folder: it neither confirms an entry by its frame nor tells the release by its line. A relative
 # path that starts with the package's folder (errorkb's own captures print them so) is the installed package.
 INSTALL_ROOT = r"(?:^|/)(?:site-packages|dist-packages|src|[^/\n]+\.egg|[^/\n]+\.whl)$"
+# A failing line that raises the exception itself (`raise AttributeError("...")`): where it stands in a file no
+# installed package holds (an absolute path, `OWN_FILE`, none of whose folders is an `INSTALL_ROOT`), the user's
+# own code wrote the words, whatever entry they match (round fifteen).
+OWN_RAISE = r"^raise(?![A-Za-z0-9_])"
+OWN_FILE = r"^(?:/|~/|[A-Za-z]:/)"
 # Not a frame: a warning (`x.py:3: FutureWarning: ...`), a linter's `x.py:3:5: E501`, prose.
 FRAME = r"File \"([^\"\n]*)\", line ([0-9]+)"
 FRAME_LINE = (r"(?<![^\n])[ \t]*(?:(?:>[ \t]+)?File (?:\"([^\"\n]*)\",[ \t]*line[ \t]*([0-9]+)"
@@ -411,6 +416,7 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
                      "TRACEBACK_END": TRACEBACK_END, "FATAL_NAME": FATAL_NAME, "CHAINED": CHAINED,
                      "RERAISE": RERAISE, "WARNING_HEADER": WARNING_HEADER,
                      "FRAME": FRAME, "FRAME_LINE": FRAME_LINE, "STACK_LINE": STACK_LINE, "INSTALL_ROOT": INSTALL_ROOT,
+                     "OWN_RAISE": OWN_RAISE, "OWN_FILE": OWN_FILE,
                      "CODE_LINE": CODE_LINE,
                      "ARROW_LINE": ARROW_LINE,
                      "PYTEST_DEF": PYTEST_DEF, "PYTEST_FAILING": PYTEST_FAILING,

@@ -839,6 +839,13 @@
     return start === 0 || (path[start - 1] === "/" && R.patterns.INSTALL_ROOT.test(path.slice(0, start - 1)));
   }
 
+  /* _paste.py:own_file: an absolute path none of whose folders is one Python installs packages in. */
+  function ownFile(path, packages, R) {
+    const folders = path.split("/").slice(0, -1);
+    return R.patterns.OWN_FILE.test(path) && !folders.some((one) => R.patterns.INSTALL_ROOT.test(one))
+      && !folders.some((one) => packages.includes(one));
+  }
+
   function releasesInPaste(one, found, R) {
     if (!one.linesPath || !one.lines.length) return [];
     const installed = one.linesPath;  // the innermost frame in the file: where it was raised
@@ -1858,6 +1865,13 @@
         return ruled(`a complete traceback shows no frame of ${library}, whose call raises this error: another caller's`);
       }
       const raising = this.raising(shown);
+      // The user's own `raise` wrote the words (their script, their project): no entry's error, whatever they say.
+      // (Words inside a longer message are a wrapper's retelling of an earlier error: `failed: {error}`.)
+      if (match.exact && raising !== null && R.patterns.OWN_RAISE.test(raising.code)
+        && ownFile(raising.path, [library, ...this.runtime], R)) {
+        return ruled(`your own code raises these words (${where(raising)}: \`${raising.code.slice(0, 120)}\`), ` +
+          "not an error this entry documents");
+      }
       if (raising !== null && !wording.own && first([raising], d.innermostExclude) !== null) {
         return ruled(`raised in ${where(raising)}: ${library}'s own code, not the change this entry documents`);
       }
