@@ -101,3 +101,17 @@ def test_the_pytest_hint_is_silent_for_an_xfail_a_skip_and_an_expected_raise(tmp
     assert result.returncode == 1 and "1 failed, 1 passed, 1 skipped, 2 xfailed" in result.stdout, result.stdout
     summary = result.stdout[result.stdout.index("errorkb: documented errors"):]
     assert summary.count(TITLE) == 1 and "test_user.py::test_failing:" in summary
+
+
+ODD_GROUP = """\
+class Odd(Exception):
+    exceptions = 5  # a user's class may hold anything under a group's attribute name
+raise Odd("nothing documented")
+"""
+
+
+def test_an_exception_with_an_odd_exceptions_attribute_leaves_python_s_output_as_it_is(envs, tmp_path):  # noqa: F811
+    plain, hooked = envs
+    with_hook, without = run(hooked, ODD_GROUP, tmp_path), run(plain, ODD_GROUP, tmp_path)
+    assert with_hook.returncode == without.returncode == 1
+    assert with_hook.stderr == without.stderr, with_hook.stderr

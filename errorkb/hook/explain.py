@@ -24,7 +24,7 @@ import sys
 import traceback as tb
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from errorkb.lookup import INSTALLED, Answer, Index, Match, load_index, load_indexes
 from errorkb.lookup._paste import installed_path
@@ -78,18 +78,25 @@ def text_of(value: BaseException) -> str:
     return "".join(printed.format())
 
 
-def _chain(value: BaseException) -> Iterator[BaseException]:
-    """The exception, its causes, contexts and a group's members, each once (a cycle ends; at most MAX_CHAIN)."""
+def _linked(start: Any, kind: type) -> Iterator[Any]:
+    """`start`, its causes, contexts and a group's members (those of `kind`), each once: a cycle ends, and at most
+    MAX_CHAIN are read. One walk for the live exceptions and the traceback printer's copies of them."""
     seen: set[int] = set()
-    todo = [value]
+    todo = [start]
     while todo and len(seen) < MAX_CHAIN:
         one = todo.pop()
         if id(one) in seen:
             continue
         seen.add(id(one))
         yield one
-        todo += [linked for linked in (one.__cause__, one.__context__, *getattr(one, "exceptions", ()))
-                 if isinstance(linked, BaseException)]
+        members = getattr(one, "exceptions", None)  # a group's (a user's class may set anything there)
+        todo += [linked for linked in (one.__cause__, one.__context__,
+                                       *(members if isinstance(members, tuple | list) else ()))
+                 if isinstance(linked, kind)]
+
+
+def _chain(value: BaseException) -> Iterator[BaseException]:
+    return _linked(value, BaseException)
 
 
 def _forged_frames(value: BaseException) -> set[tuple[str, int | None, str]]:
@@ -111,16 +118,7 @@ def _same_file(module_file: object, name: str) -> bool:
 
 
 def _stacks(printed: tb.TracebackException) -> Iterator[tb.StackSummary]:
-    seen: set[int] = set()
-    todo = [printed]
-    while todo and len(seen) < MAX_CHAIN:
-        one = todo.pop()
-        if id(one) in seen:
-            continue
-        seen.add(id(one))
-        yield one.stack
-        todo += [linked for linked in (one.__cause__, one.__context__, *(getattr(one, "exceptions", None) or ()))
-                 if linked is not None]
+    return (one.stack for one in _linked(printed, tb.TracebackException))
 
 
 def answer_for(value: BaseException, index: Index) -> Answer:
