@@ -23,10 +23,11 @@ import re
 import sys
 import traceback as tb
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any
 
-from errorkb.lookup import INSTALLED, Answer, Index, Match, load_index, load_indexes
+from errorkb.lookup import INSTALLED, Answer, Grade, Index, Match, load_index, load_indexes
 from errorkb.lookup._paste import installed_path
 
 MAX_CANDIDATES = 3
@@ -122,8 +123,42 @@ def _stacks(printed: tb.TracebackException) -> Iterator[tb.StackSummary]:
 
 
 def answer_for(value: BaseException, index: Index) -> Answer:
-    """The lookup's graded answer for a live exception, on the installed release."""
-    return answer_text(text_of(value), index, installed_release(index.distribution or index.library))
+    """The lookup's graded answer for a live exception, on the installed release; a confirmed match about an
+    object of a class of the user's own that is named like one of the library's (`_lookalike`) is only possible."""
+    answer = answer_text(text_of(value), index, installed_release(index.distribution or index.library))
+    said = _lookalike(value, index.library) if answer.confirmed else None
+    if said is None:
+        return answer
+    return replace(answer, matches=[replace(match, grade=Grade.CANDIDATE, missing=(said, *match.missing))
+                                    if match.confirmed else match for match in answer.matches])
+
+
+_ON_OBJECT = re.compile(r"(?:type object )?'([A-Za-z_]\w*)'(?: object)? has no attribute ")
+
+
+def _lookalike(value: BaseException, library: str) -> str | None:
+    """Why the live object an attribute was missing from is not the library's class its message names, or None.
+    The printed message names a class by its bare name only, which a user's own class may share (`class
+    DynamicCache: ...`); the live `AttributeError.obj` tells, by identity: a class of that name that a loaded module
+    of the library holds, which the object's class neither is nor derives from. Unknown (the library's modules not
+    loaded, no such class in them, no object kept): None, and the text alone decides."""
+    held = getattr(value, "obj", None) if isinstance(value, AttributeError) else None
+    message = value.args[0] if value.args and isinstance(value.args[0], str) else ""
+    found = _ON_OBJECT.match(message[:500])
+    if held is None or found is None:
+        return None
+    kind = held if isinstance(held, type) else type(held)
+    name = found.group(1)
+    if getattr(kind, "__name__", None) != name:
+        return None
+    spaces = [getattr(module, "__dict__", None) for loaded, module in list(sys.modules.items())
+              if loaded == library or loaded.startswith(library + ".")]
+    theirs = [space.get(name) for space in spaces if isinstance(space, dict)]
+    classes = [one for one in theirs if isinstance(one, type)]
+    if not classes or any(issubclass(kind, one) for one in classes):
+        return None
+    return (f"the object is of {kind.__module__}.{kind.__qualname__}, a class named like {library}'s {name} "
+            "but not it (nor derived from it): is the error about your own class?")
 
 
 def answer_text(text: str, index: Index, installed: str | None) -> Answer:
