@@ -261,23 +261,24 @@ def without_unplanned_checks(reports: list[Report], planned: dict[str, set[str]]
     return left, [quoted(said)]
 
 
-def _is_date(stamp: str) -> bool:
+def _dated(stamp: str) -> datetime | None:
+    """A record's or report's time, UTC when it names no zone; None for what is not a date. The one reading of a
+    stamp: whether it is a date, whether it lies in the future, which of two records is newer."""
     try:
-        datetime.fromisoformat(stamp)
+        when = datetime.fromisoformat(stamp)
     except (TypeError, ValueError):
-        return False
-    return True
+        return None
+    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
+
+
+def _is_date(stamp: str) -> bool:
+    return _dated(stamp) is not None
 
 
 def _in_the_future(stamp: str, now: datetime) -> bool:
     """Dated after now (beyond the clocks' skew), or not a date at all."""
-    try:
-        when = datetime.fromisoformat(stamp)
-    except (TypeError, ValueError):
-        return True
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return when > now + CLOCK_SKEW
+    when = _dated(stamp)
+    return when is None or when > now + CLOCK_SKEW
 
 
 NEVER = datetime.min.replace(tzinfo=UTC)
@@ -287,12 +288,8 @@ def moment(stamp: str, now: datetime | None = None) -> datetime:
     """A record's time for choosing the newer of two: one that is not a date, or is dated in the
     future (beyond the clocks' skew), sorts first: it never wins, so a forged date cannot keep a
     record in place of every later run's."""
-    try:
-        when = datetime.fromisoformat(stamp)
-    except (TypeError, ValueError):
-        return NEVER
-    when = when if when.tzinfo is not None else when.replace(tzinfo=UTC)
-    return NEVER if when > (now or datetime.now(UTC)) + CLOCK_SKEW else when
+    when = _dated(stamp)
+    return NEVER if when is None or when > (now or datetime.now(UTC)) + CLOCK_SKEW else when
 
 
 def latest_results(reports: Iterable[Report]) -> dict[str, CheckRecord]:

@@ -3032,15 +3032,25 @@ def forward(self, *args):
 '''
 
 
-def _wrapping(tmp_path: Path, body: str):
-    """Run `body` with `wrapping.py` in a trusted folder that is not the target's (an installed package's)."""
+def _wrapping_folder(tmp_path: Path) -> Path:
+    """`wrapping.py` in a folder of its own: trusted by `_trusting`, not the target's (an installed package's)."""
     folder = tmp_path / "installed"
     folder.mkdir(exist_ok=True)
     (folder / "wrapping.py").write_text(WRAPPING)
+    return folder
+
+
+def _trusting(config: dict, folder: Path) -> None:
+    _watch_call(config)
+    config["trusted_roots"] = (*config["trusted_roots"], str(folder) + "/")
+
+
+def _wrapping(tmp_path: Path, body: str):
+    """Run `body` with `wrapping.py` in a trusted folder that is not the target's (an installed package's)."""
+    folder = _wrapping_folder(tmp_path)
 
     def configure(config: dict) -> None:
-        _watch_call(config)
-        config["trusted_roots"] = (*config["trusted_roots"], str(folder) + "/")
+        _trusting(config, folder)
         config["beneath_roots"] = [*config["target_roots"], str(folder) + "/"]
 
     body = f"import sys\nsys.path.insert(0, {str(folder)!r})\nimport wrapping\n" + textwrap.dedent(body)
@@ -3115,15 +3125,12 @@ def test_a_c_function_bound_to_a_record_of_the_runtimes_is_the_runtimes(tmp_path
     """The fourth false tamper of that before on 4.39.3: a pybind11 function torch made while the snippet ran (bound to
     its function record, which only C++ makes) read as a C method bound to data the snippet chose. The plug names the
     records' class (`records`); a C method bound to anything else made while the snippet ran still fails closed."""
-    folder = tmp_path / "installed"
-    folder.mkdir(exist_ok=True)
-    (folder / "wrapping.py").write_text(WRAPPING)
+    folder = _wrapping_folder(tmp_path)
 
     def configure(config: dict) -> None:
         import collections
 
-        _watch_call(config)
-        config["trusted_roots"] = (*config["trusted_roots"], str(folder) + "/")
+        _trusting(config, folder)
         if named:
             config["held"] = (*((),) * 7, (collections.deque,))
 
