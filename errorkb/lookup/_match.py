@@ -302,7 +302,7 @@ class _Reading:
             self._read_all()
             self._final_read = True
             self._final = final_lines(self.text, self.options, self._ends, chained(self.text, self._meter),
-                                      self._markers)
+                                      self._markers, bool(self._frames or self._arrows or self._markers))
         return self._final
 
     @property
