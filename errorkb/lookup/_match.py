@@ -30,8 +30,9 @@ For one paste, stage by stage (each a function below):
    caller, so the caller's line is no evidence against it). A match is
    **confirmed** when nothing rules it out and words, a frame, code or a recognised text ties it
    (and, where the entry requires a frame, a traceback shown has one), and it is of the error the
-   paste ended with (`_paste.final_lines`: its last exception, its chain, a line restating it; a
-   device's own wording, printed before the exception that reports it, counts too); otherwise it is a
+   paste ended with (`_paste.final_lines`: its last exception, its chain, a line restating it, the
+   lines of a list of errors shown without a traceback; a device's own wording, printed before the
+   exception that reports it, counts too); otherwise it is a
    **candidate**, with what would confirm it or rule it out.
 4. Ranking: confirmed before candidates; then whole over found inside; a named, agreeing
    exception over none; the later exception of a chain over the earlier; a release inside the
@@ -302,7 +303,7 @@ class _Reading:
             self._read_all()
             self._final_read = True
             self._final = final_lines(self.text, self.options, self._ends, chained(self.text, self._meter),
-                                      self._markers)
+                                      self._markers, bool(self._frames or self._arrows or self._markers))
         return self._final
 
     @property

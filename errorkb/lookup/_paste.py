@@ -369,7 +369,7 @@ def line_start(text: str, at: int) -> int:
 
 
 def final_lines(text: str, options: list[Candidate], ended: list[tuple[int, str]],
-                links: list[int], starts: list[int] | None = None) -> frozenset[int] | None:
+                links: list[int], starts: list[int] | None = None, framed: bool = True) -> frozenset[int] | None:
     """Where the lines start that state the error the paste ended with (None: no exception line names one).
     That error is the last exception line whose name reads as an exception's (`rules.FATAL_NAME`: a log's
     `INFO:` after it or a warning at shutdown is none), or a later traceback's bare exception line (`bare_end`:
@@ -377,7 +377,9 @@ def final_lines(text: str, options: list[Candidate], ended: list[tuple[int, str]
     (pytest's summary line restates the `E` line, cut with `...` at the terminal's width); and an exception a
     chain sentence (`links`) ties to one of these, back along the chain: the nearest traceback-ending line
     (`ended`) before it, when a chain sentence stands between them that ties them (`ties`). An exception named
-    inside one of these lines (a wrapper's `failed: AttributeError: ...`) is part of it."""
+    inside one of these lines (a wrapper's `failed: AttributeError: ...`) is part of it. A paste that shows no
+    traceback (`framed` False: no marker, no frame) and ends with exception lines one directly under the other is a
+    list of errors the user met (`listed`): it ended with each of them."""
     lines = sorted({one.at for one in options if one.at >= 0 and one.exception is not None
                     and _FATAL_NAME.search(one.exception)})
     bare = bare_end(text, lines[-1] if lines else -1, ended, starts or [])
@@ -389,6 +391,8 @@ def final_lines(text: str, options: list[Candidate], ended: list[tuple[int, str]
         cut = said[:-3] if said.endswith("...") else None
         heads = [line_start(text, at) for at in (lines[-1], *(
             at for at in lines[:-1] if said_at(text, at) == said or (cut and said_at(text, at).startswith(cut))))]
+        if not framed:
+            heads += listed(text, lines)
     final: set[int] = set()
     for start in heads:
         while start not in final:
@@ -402,6 +406,22 @@ def final_lines(text: str, options: list[Candidate], ended: list[tuple[int, str]
                 break
             start = line_start(text, before - 1)
     return frozenset(final)
+
+
+def listed(text: str, lines: list[int]) -> list[int]:
+    """Where the lines start of the exception lines (`lines`, in order) listed directly above the last one, each on
+    the line just before the next (corpus h558: three import errors after an upgrade). A line between (a log's
+    `INFO:`, a blank line) ends the list: what stands above it was said before."""
+    found: list[int] = []
+    start = line_start(text, lines[-1]) if lines else 0
+    for at in reversed(lines[:-1]):
+        if line_start(text, at) == start:  # a name inside the same line (a wrapper's `failed: ValueError: ...`)
+            continue
+        if not start or line_start(text, at) != line_start(text, start - 1):
+            break
+        start = line_start(text, at)
+        found.append(start)
+    return found
 
 
 def bare_end(text: str, last: int, ended: list[tuple[int, str]], starts: list[int]) -> int:

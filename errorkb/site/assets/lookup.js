@@ -545,7 +545,7 @@
   const lineStart = (text, at) => (at > 0 ? text.lastIndexOf("\n", at - 1) + 1 : 0);
 
   /* Where the lines start that state the error the paste ended with, or null (_paste.py:final_lines). */
-  function finalLines(text, options, ended, links, R, starts) {
+  function finalLines(text, options, ended, links, R, starts, framed = true) {
     const lines = [...new Set(options.filter((one) => one.at >= 0 && one.exception !== null
       && R.patterns.FATAL_NAME.test(one.exception)).map((one) => one.at))].sort((a, b) => a - b);
     const bare = bareEnd(text, lines.length ? lines[lines.length - 1] : -1, ended, starts || [], R);
@@ -560,6 +560,7 @@
         return other === said || (cut !== "" && other.startsWith(cut));
       });
       heads = [last, ...restated].map((at) => lineStart(text, at));
+      if (!framed) heads.push(...listed(text, lines));
     }
     const final = new Set();
     for (let start of heads) {
@@ -578,6 +579,20 @@
       }
     }
     return final;
+  }
+
+  /* Where the exception lines listed directly above the last one start, each just before the next
+   * (_paste.py:listed): a paste with no traceback that ends with them ended with each. */
+  function listed(text, lines) {
+    const found = [];
+    let start = lines.length ? lineStart(text, lines[lines.length - 1]) : 0;
+    for (let i = lines.length - 2; i >= 0; i--) {
+      if (lineStart(text, lines[i]) === start) continue;  // a name inside the same line (a wrapper's `failed: ...`)
+      if (!start || lineStart(text, lines[i]) !== lineStart(text, start - 1)) break;
+      start = lineStart(text, lines[i]);
+      found.push(start);
+    }
+    return found;
   }
 
   /* A later traceback's bare exception line (`AssertionError`), where its line starts, or -1 (_paste.py:bare_end). */
@@ -1701,7 +1716,8 @@
         final() {  // where the error the paste ended with is stated, read once (_match.py:_Reading.final)
           this.all();
           if (this.finalRead === undefined) {
-            this.finalRead = finalLines(text, this.options, this.ends, chained(text, R, meter), R, this.markers);
+            this.finalRead = finalLines(text, this.options, this.ends, chained(text, R, meter), R, this.markers,
+              Boolean(this.frames.length || this.arrows.length || this.markers.length));
           }
           return this.finalRead;
         },
