@@ -520,3 +520,44 @@ def test_a_verifier_version_is_a_short_name_not_a_page_of_text(tmp_path):
     reports, problems = read_reports(project / "reports", ("cpu",))
     assert reports == [] and len(problems) == 1 and problems[0].startswith(f"{path}: "), problems
     assert "verifier" in problems[0] and len(problems[0]) < 600, problems
+
+
+# -- which verifier judged each record, where records of different verifiers sit side by side (redsite9) -----
+
+
+def _site(project):
+    from errorkb.core.load import load_project_entries
+    from errorkb.site.files import site_files
+
+    loaded = load_project(project)
+    reports, problems = read_reports(project / "reports", ("cpu", "cuda"))
+    _, published = site_files(loaded, load_project_entries(loaded), reports)
+    return {one.path: one.content for one in published}, problems
+
+
+def test_the_page_and_the_json_api_say_which_verifier_judged_records_shown_side_by_side(tmp_path):
+    """One standing report whose before an older verifier judged and whose after the newer one did (a partial
+    run after an upgrade): the badges beside each other came from different rules and said nothing of it."""
+    project = site_project(tmp_path)
+    before = record(project, ENTRY, "before", "before.py") | {"verifier": "1<b>x</b>"}
+    after = record(project, ENTRY, "after", "after.py", device="cuda") | {"verifier": "2"}
+    write_report(project, [before, after])
+    published, problems = _site(project)
+    page = next(text for name, text in published.items() if name.endswith(f"{ENTRY}.md"))
+    api = json.loads(next(text for name, text in published.items() if name.endswith(f"{ENTRY}.json")))
+    assert {row["role"]: row["verifier"] for row in api["verification"]} == {"before": "1<b>x</b>", "after": "2"}
+    shown = {(badge["target"], badge["device"]): badge["verifiers"] for badge in api["badges"]}
+    assert shown[("bundled", "cpu")] == ["1<b>x</b>"] and shown[("bundled", "cuda")] == ["2"], shown
+    assert "verifier 1&lt;b&gt;x&lt;/b&gt;" in page and "verifier 2" in page and "<b>x" not in page
+    assert any("latest.json" in said and "verifier 1" in said and "verifier 2" in said for said in problems), problems
+
+
+def test_records_of_one_verifier_name_none_on_the_page(tmp_path):
+    """Where every record shown is one verifier's, the badges say nothing of it (the JSON API still does)."""
+    project = site_project(tmp_path)
+    write_report(project, [record(project, ENTRY, "before", "before.py"), record(project, ENTRY, "after", "after.py")])
+    published, problems = _site(project)
+    page = next(text for name, text in published.items() if name.endswith(f"{ENTRY}.md"))
+    api = json.loads(next(text for name, text in published.items() if name.endswith(f"{ENTRY}.json")))
+    assert "verifier 2" not in page and problems == []
+    assert {row["verifier"] for row in api["verification"]} == {"2"}

@@ -217,6 +217,11 @@ class CheckRecord(_Record):
     output: str | None = None
     wording: int | None = None
     key: str | None = None  # the verdict-cache key it was stored under
+    # Whose rules judged it: the verifier's version (None only until a `Report` holds it: a record of a report written
+    # before records named theirs is the report's verifier's), and the errorkb release that ran it (None: not said).
+    # A standing report keeps records of checks a run did not repeat, so one report may hold several verifiers'.
+    verifier: str | None = Field(None, max_length=40)
+    errorkb: str | None = Field(None, max_length=40)
 
     @property
     def raise_site(self) -> Site | None:

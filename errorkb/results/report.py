@@ -67,6 +67,21 @@ class Report(BaseModel):
             data = {key: value for key, value in data.items() if key != "summary"}
         return data
 
+    @model_validator(mode="after")
+    def _records_name_their_verifier(self) -> Report:
+        """A record that names no verifier (written before records did, or not yet in a report) is this report's
+        verifier's; named, it keeps its own, so a run never relabels the records of checks it did not repeat.
+        The file names a record's verifier only where it is not the report's (`text`): one verifier's report
+        reads and writes back as before."""
+        if any(check.verifier is None for check in self.checks):
+            self.checks = [check if check.verifier is not None else check.model_copy(update={"verifier": self.verifier})
+                           for check in self.checks]
+        return self
+
+    def verifiers(self) -> Counter[str]:
+        """How many of its records each verifier judged."""
+        return Counter(check.verifier or self.verifier for check in self.checks)
+
     @computed_field  # type: ignore[prop-decorator]
     @property
     def summary(self) -> dict[str, int]:
@@ -80,7 +95,9 @@ class Report(BaseModel):
 
     def text(self) -> str:
         header = self.model_dump(mode="json", by_alias=True, exclude={"checks"})
-        return lines_text(header, {"checks": [record.model_dump_json(exclude_none=True) for record in self.checks]})
+        return lines_text(header, {"checks": [
+            record.model_dump_json(exclude_none=True, exclude={"verifier"} if record.verifier == self.verifier else None)
+            for record in self.checks]})
 
     def write(self, path: Path) -> None:
         """Replace `path` with this report alone (a file of its own: a shard's, a merge's output).
@@ -110,7 +127,11 @@ def new_report(targets: dict[str, str], checks: list[CheckRecord], run: dict[str
         for key, value in (check.environment or {}).items():
             if key not in ("library_version", "device", "device_name"):  # these vary per check
                 environment.setdefault(key, value)
-    return Report(created=now(), environment=environment, targets=targets, checks=checks, run=run)
+    from errorkb import __version__
+
+    judged = [check if check.verifier is not None  # a verdict reused from the cache keeps whose it is
+              else check.model_copy(update={"verifier": VERIFIER_VERSION, "errorkb": __version__}) for check in checks]
+    return Report(created=now(), environment=environment, targets=targets, checks=judged, run=run)
 
 
 class ReportError(store.Unreadable):
@@ -213,11 +234,14 @@ def read_reports(folder: Path, devices: Sequence[str], now: datetime | None = No
                      for check, times in sorted(listed.items()) if times > 1]
         reports.append(report)
         read.append(path)
-    if len({report.verifier for report in reports}) > 1:  # the pages choose each check's record across them
-        versions = "; ".join(f"{path.name}: verifier {report.verifier}"
-                             for path, report in zip(read, reports, strict=True))
-        problems.append(f"{folder}: written by different verifiers ({versions}): each check shows its latest "
-                        "record, whichever verifier judged it; re-run the older ones' checks with one errorkb")
+    judged = [(path, report.verifiers()) for path, report in zip(read, reports, strict=True)]
+    if len({verifier for _, counts in judged for verifier in counts}) > 1:  # the pages show them side by side
+        versions = "; ".join(f"{path.name}: " + ", ".join(f"verifier {verifier} ({count} record{'s' if count > 1 else ''})"
+                                                          for verifier, count in sorted(counts.items()))
+                             for path, counts in judged)
+        problems.append(f"{folder}: records judged by different verifiers ({versions}): each check shows its latest "
+                        "record and the pages say which verifier judged it; re-run the older ones' checks with one "
+                        "errorkb (errorkb verify)")
     return reports, [quoted(problem) for problem in problems]  # they name files and keys a pull request chose
 
 
