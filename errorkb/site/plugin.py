@@ -113,7 +113,9 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
         """Before MkDocs walks docs/ (`docstree`): the project folder holds mkdocs.yml, and docs/ is
         a tree MkDocs can walk, inside it; otherwise the build stops with what to fix."""
         self._repo = None  # mkdocs.yml may have changed since the last build (`mkdocs serve`)
-        problem = docstree.tree_problem(Path(config.docs_dir), self._repository(config))
+        repo = self._repository(config)
+        problem = (docstree.tree_problem(Path(config.docs_dir), repo)
+                   or docstree.site_problem(Path(config.site_dir), self._kept(config, repo), repo))
         if problem is not None:
             raise PluginError(f"errorkb: {problem}")
         themefiles.list_fewer(config.theme)
@@ -148,6 +150,19 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
             except ValueError as error:
                 raise PluginError(str(error)) from None
         return self._repo
+
+    def _kept(self, config: MkDocsConfig, repo: Path) -> list[tuple[str, Path]]:
+        """The folders of the repository a build must never empty (`docstree.site_problem`): what errorkb reads
+        (the entries, snippets and reports folders), the theme's folders in the repository, and .git."""
+        kept = [("the theme's folder", Path(folder)) for folder in config.theme.dirs
+                if Path(folder).resolve().is_relative_to(repo)]
+        kept.append(("the repository's .git", repo / ".git"))
+        try:
+            project = load_project(repo)
+        except ProblemsFound:  # said by `on_files`, which stops the build
+            return kept
+        return [("the entries folder", project.entries), ("the snippets folder", project.snippets),
+                ("the reports folder", project.reports), *kept]
 
     def _project(self, config: MkDocsConfig) -> Project | None:
         try:
