@@ -116,3 +116,15 @@ def test_a_site_folder_that_is_one_errorkb_reads_is_refused_before_mkdocs_emptie
     assert "site_dir" in built.stderr and "mkdocs.yml" in built.stderr and "Traceback" not in built.stderr, \
         built.stderr[-2000:]
     assert sorted(str(path.relative_to(project)) for path in project.rglob("*")) == before
+
+
+@pytest.mark.xfail(strict=True, reason="known limit (docs/threat-model.md, the site folder): a site_dir naming a folder "
+                   "of the author's that errorkb does not read is emptied as MkDocs empties it")
+def test_a_site_folder_naming_another_folder_of_the_author_s_keeps_its_files(tmp_path):
+    project = site_project(tmp_path)
+    (project / "src").mkdir()
+    (project / "src" / "mine.py").write_text("VALUE = 1\n")
+    config = project / "mkdocs.yml"
+    config.write_text(config.read_text(encoding="utf-8") + "\nsite_dir: src\n", encoding="utf-8")
+    mkdocs_build(config, project / "src", strict=False, timeout=300)
+    assert (project / "src" / "mine.py").is_file()
