@@ -561,3 +561,17 @@ def test_records_of_one_verifier_name_none_on_the_page(tmp_path):
     api = json.loads(next(text for name, text in published.items() if name.endswith(f"{ENTRY}.json")))
     assert "verifier 2" not in page and problems == []
     assert {row["verifier"] for row in api["verification"]} == {"2"}
+
+
+def test_a_reports_folder_of_ten_thousand_other_files_is_said_in_one_line(tmp_path):
+    """10,000 files nobody expects in reports/ (a tool's dump, a matrix folder copied up): each was one warning
+    line, 10,000 of them in every build's log and every rebuild's under `mkdocs serve`."""
+    project = site_project(tmp_path)
+    write_report(project, [record(project, ENTRY, "after", "after.py")])
+    for number in range(10_000):
+        (project / "reports" / f"dump-{number:05}.json").write_text("{}", encoding="utf-8")
+    reports, problems = read_reports(project / "reports", ("cpu", "cuda"))
+    assert [check.device for report in reports for check in report.checks] == ["cpu"]
+    (said,) = problems
+    assert "dump-00000.json" in said and "dump-00009.json" in said and "and 9,990 more" in said, said
+    assert "dump-00010.json" not in said and "the site reads only latest.json, cuda.json" in said, said

@@ -207,12 +207,12 @@ def write_report(path: Path, fresh: Report, combine: Callable[[Report | None, Re
 def read_reports(folder: Path, devices: Sequence[str], now: datetime | None = None) -> tuple[list[Report], list[str]]:
     """The reports the site expects in `folder` (`report_files(devices)`), and a message for each
     file or record left out: another file, an unreadable one, a record dated in the future."""
-    reports, problems, read = [], [], []
+    reports, problems, read, ignored = [], [], [], []
     moment = now or datetime.now(UTC)
     expected = report_files(devices)
     for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
         if path.name not in expected:
-            problems.append(f"{path}: ignored: the site reads only {', '.join(expected)}")
+            ignored.append(path)
             continue
         try:
             report = read_report(path)
@@ -229,11 +229,14 @@ def read_reports(folder: Path, devices: Sequence[str], now: datetime | None = No
             dropped = len(report.checks) - len(kept)
             problems.append(f"{path}: {dropped} record{'s' if dropped > 1 else ''} dated in the future ignored")
             report = report.model_copy(update={"checks": kept})
-        listed = Counter(check.id for check in report.checks)
+        times_listed = Counter(check.id for check in report.checks)
         problems += [f"{path}: check {check} listed {times} times: only the record written last is shown"
-                     for check, times in sorted(listed.items()) if times > 1]
+                     for check, times in sorted(times_listed.items()) if times > 1]
         reports.append(report)
         read.append(path)
+    if ignored:  # one line however many: a folder of 10,000 files nobody expects is one warning, not 10,000
+        files = str(ignored[0]) if len(ignored) == 1 else f"{folder}: " + listed([path.name for path in ignored])
+        problems.insert(0, f"{files}: ignored: the site reads only {', '.join(expected)}")
     judged = [(path, report.verifiers()) for path, report in zip(read, reports, strict=True)]
     if len({verifier for _, counts in judged for verifier in counts}) > 1:  # the pages show them side by side
         versions = "; ".join(f"{path.name}: " + ", ".join(f"verifier {verifier} ({count} record{'s' if count > 1 else ''})"
@@ -255,7 +258,7 @@ def without_unknown_entries(reports: list[Report], known: Collection[str], folde
     left = [report.model_copy(update={"checks": [check for check in report.checks if check.entry in known]})
             for report in reports]
     count = sum(len(report.checks) for report in reports) - sum(len(report.checks) for report in left)
-    shown = ", ".join(unknown[:10]) + (f" and {len(unknown) - 10} more" if len(unknown) > 10 else "")
+    shown = listed(unknown)
     said = (f"{folder}: {count} record{'s' if count > 1 else ''} of {'entries' if len(unknown) > 1 else 'an entry'} "
             f"the knowledge base does not have ({shown}) left out: `errorkb verify` drops such records from the "
             "standing report")
@@ -277,12 +280,17 @@ def without_unplanned_checks(reports: list[Report], planned: dict[str, set[str]]
         left.append(report.model_copy(update={"checks": [check for check in report.checks if expected(check)]}))
     if not dropped:
         return reports, []
-    unique = sorted(set(dropped))
-    shown = ", ".join(unique[:10]) + (f" and {len(unique) - 10} more" if len(unique) > 10 else "")
+    shown = listed(sorted(set(dropped)))
     said = (f"{folder}: {len(dropped)} record{'s' if len(dropped) > 1 else ''} of checks the knowledge base does not "
             f"have ({shown}) left out: a snippet the entry has not (renamed since?), or a target or device its pages "
             "do not show")
     return left, [quoted(said)]
+
+
+def listed(names: Sequence[str], most: int = 10) -> str:
+    """The first `most` names, and how many more: a message stays one short line however many there are."""
+    rest = len(names) - most
+    return ", ".join(names[:most]) + (f" and {rest:,} more" if rest > 0 else "")
 
 
 def _dated(stamp: str) -> datetime | None:
