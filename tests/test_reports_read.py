@@ -575,3 +575,20 @@ def test_a_reports_folder_of_ten_thousand_other_files_is_said_in_one_line(tmp_pa
     (said,) = problems
     assert "dump-00000.json" in said and "dump-00009.json" in said and "and 9,990 more" in said, said
     assert "dump-00010.json" not in said and "the site reads only latest.json, cuda.json" in said, said
+
+
+@pytest.mark.parametrize(("field", "value"), [("duration_s", -3.5), ("wording", -1), ("outcome", "passed")])
+def test_a_hand_edited_record_is_refused_at_its_line_with_what_to_do(tmp_path, field, value):
+    """A measured number no run writes (a negative duration, a wording before the first) or a word no run
+    writes: refused, as any record that does not parse, at the record's line, not only its index."""
+    project = site_project(tmp_path)
+    fine = record(project, ENTRY, "before", "before.py")
+    edited = record(project, ENTRY, "after", "after.py") | {field: value}
+    path = write_report(project, [fine, edited])
+    path.write_text(json.dumps(json.loads(path.read_text()), indent=1), encoding="utf-8")  # pretty-printed by hand
+    line = next(number for number, text in enumerate(path.read_text().splitlines(), 1)
+                if '"id": "head-dim-list-length::after' in text)
+    reports, problems = read_reports(project / "reports", ("cpu", "cuda"))
+    (said,) = problems
+    assert reports == [] and f"{path}: not a verification report" in said and f"line {line}" in said, said
+    assert f"checks.1.{field}" in said and "git checkout" in said, said

@@ -51,7 +51,7 @@ class Verdicts(_Model):
     code: Code
     reason: str
     sha256: str | None = None  # of the snippet bytes that ran
-    wording: int | None = None  # which wording of the error matched (0: the entry's own)
+    wording: int | None = Field(None, ge=0)  # which wording of the error matched (0: the entry's own)
     cached: bool | None = None  # reused from the verdict cache (False: run); None: written before errorkb said
 
 

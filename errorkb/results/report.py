@@ -162,17 +162,25 @@ def parse_report(text: str, path: Path) -> Report:
     except ValidationError as error:
         first = error.errors()[0]
         where = ".".join(str(part) for part in first["loc"])
-        raise ReportError(f"{path}: not a verification report ({error.error_count()} problems; {where}: "
+        index = first["loc"][1] if first["loc"][:1] == ("checks",) and len(first["loc"]) > 1 else None
+        check = data["checks"][index] if isinstance(index, int) and isinstance(data.get("checks"), list) else None
+        line = _line_of(text, check.get("id")) if isinstance(check, dict) else ""
+        raise ReportError(f"{path}: not a verification report ({error.error_count()} problems; {where}{line}: "
                           f"{first['msg']})") from None
     for index, check in enumerate(report.checks):
         if check.id != check.named:  # another check's verdict under this id, or a second one of its own
-            at = text.find(json.dumps(check.id, ensure_ascii=False))
-            line = f", line {text.count(chr(10), 0, at) + 1}" if at >= 0 else ""
+            line = _line_of(text, check.id)
             raise ReportError(f"{path}: not a verification report (checks.{index}{line}: id {check.id!r} is not the "
                               f"check its entry, role, target and device name, {check.named!r}: a second verdict "
                               "for one check, which merging would keep beside the first; restore the file from "
                               "the run that wrote it)", advised=True)
     return report
+
+
+def _line_of(text: str, check_id: object) -> str:
+    """", line N": the line of the report's text where a record with this id starts to say it ("" when none does)."""
+    at = text.find(json.dumps(check_id, ensure_ascii=False)) if isinstance(check_id, str) else -1
+    return f", line {text.count(chr(10), 0, at) + 1}" if at >= 0 else ""
 
 
 def read_report(path: Path) -> Report:
