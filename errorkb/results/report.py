@@ -95,8 +95,9 @@ class Report(BaseModel):
 
     def text(self) -> str:
         header = self.model_dump(mode="json", by_alias=True, exclude={"checks"})
+        own = {"verifier"}  # a record's verifier is written only where it is not the report's
         return lines_text(header, {"checks": [
-            record.model_dump_json(exclude_none=True, exclude={"verifier"} if record.verifier == self.verifier else None)
+            record.model_dump_json(exclude_none=True, exclude=own if record.verifier == self.verifier else None)
             for record in self.checks]})
 
     def write(self, path: Path) -> None:
@@ -247,7 +248,7 @@ def read_reports(folder: Path, devices: Sequence[str], now: datetime | None = No
         problems.insert(0, f"{files}: ignored: the site reads only {', '.join(expected)}")
     judged = [(path, report.verifiers()) for path, report in zip(read, reports, strict=True)]
     if len({verifier for _, counts in judged for verifier in counts}) > 1:  # the pages show them side by side
-        versions = "; ".join(f"{path.name}: " + ", ".join(f"verifier {verifier} ({count} record{'s' if count > 1 else ''})"
+        versions = "; ".join(f"{path.name}: " + ", ".join(f"verifier {verifier} ({count} record{'s' * (count > 1)})"
                                                           for verifier, count in sorted(counts.items()))
                              for path, counts in judged)
         problems.append(f"{folder}: records judged by different verifiers ({versions}): each check shows its latest "
