@@ -391,3 +391,17 @@ def test_merged_reports_keep_each_record_s_verifier(tmp_path):
     shard = Report(created="2026-12-05T02:00:00+00:00", environment={}, targets={}, checks=[_check("c")])
     merged = merge([standing, shard])
     assert {check.entry: check.verifier for check in merged.checks} == {"a": "2", "b": "1", "c": "2"}
+
+
+@pytest.mark.xfail(strict=True, reason="known limit (docs/threat-model.md, verifier versions): verifier versions have "
+                   "no order errorkb reads, so a later run of an older errorkb replaces a newer verifier's record of "
+                   "the same check in the standing report, as `report merge` refuses to")
+def test_an_older_verifier_s_later_run_never_replaces_a_newer_verifier_s_record():
+    from errorkb.results.report import Report, update_standing
+
+    previous = Report(verifier="3", created="2026-12-04T01:00:00+00:00", environment={}, targets={},
+                      checks=[_check("a")])
+    fresh = Report(verifier="2", created="2026-12-05T01:00:00+00:00", environment={}, targets={},
+                   checks=[_check("a", outcome="fail", code="raised", verified_at="2026-12-05T01:00:00+00:00")])
+    standing = update_standing(previous, fresh, {"a"})
+    assert [check.verifier for check in standing.checks] == ["3"]
