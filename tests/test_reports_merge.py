@@ -405,3 +405,22 @@ def test_an_older_verifier_s_later_run_never_replaces_a_newer_verifier_s_record(
                    checks=[_check("a", outcome="fail", code="raised", verified_at="2026-12-05T01:00:00+00:00")])
     standing = update_standing(previous, fresh, {"a"})
     assert [check.verifier for check in standing.checks] == ["3"]
+
+
+def test_a_matrix_result_says_which_verifier_and_errorkb_release_measured_it(tmp_path):
+    """The version matrix merges results per (entry, release) across runs as the report does: each names the
+    verifier that judged it, and a result written before results named theirs keeps saying none."""
+    from errorkb import __version__
+    from errorkb.results.report import VERIFIER_VERSION, now
+
+    path = tmp_path / "transformers.json"
+    old = files.Result(entry="a", release="4.0.0", digest="d", measured=now())
+    files.write_matrix(path, "transformers", [files.ReleaseStatus(release="4.0.0", ran=True, measured=now())], [old])
+    path.write_text(re.sub(r',"verifier":"[^"]*","errorkb":"[^"]*"', "", path.read_text()), encoding="utf-8")
+    fresh = files.Result(entry="a", release="5.0.0", digest="d", measured=now())
+    written = files.write_matrix(path, "transformers", [files.ReleaseStatus(release="5.0.0", ran=True,
+                                                                             measured=now())], [fresh])
+    assert {(r.release, r.verifier, r.errorkb) for r in written.results} == {
+        ("4.0.0", None, None), ("5.0.0", VERIFIER_VERSION, __version__)}
+    assert {(r.release, r.verifier) for r in files.load_matrix(path, "transformers").results} == {
+        ("4.0.0", None), ("5.0.0", VERIFIER_VERSION)}
