@@ -226,13 +226,14 @@ def test_a_hand_written_file_in_place_of_an_entry_page_or_a_generated_document_i
     at an entry's address, or in place of the JSON API or the lookup's index, replaced a verified
     entry's page or the paste box's data with a debug line no build shows: a warning now, which
     fails the strict build, naming the file and what it hides."""
-    (project / "docs" / "errors" / f"{ENTRY}.md").write_text("# Verified on every release\n")
+    (project / "docs" / "errors" / "transformers" / f"{ENTRY}.md").write_text("# Verified on every release\n")
     (project / "docs" / "api" / "errors").mkdir(parents=True)
     (project / "docs" / "api" / "errors" / "index.json").write_text("{}\n")
     result = mkdocs_build(project / "mkdocs.yml", tmp_path / "site")
     assert result.returncode != 0
-    assert f"errors/{ENTRY}.md" in result.stderr and "api/errors/index.json" in result.stderr, result.stderr[-3000:]
-    assert "hides the page errorkb generates" in result.stderr, result.stderr[-3000:]
+    for hidden, what in ((f"errors/transformers/{ENTRY}.md", "an entry"), ("api/errors/index.json", "a generated file")):
+        assert f"docs/{hidden} is hand-written and hides the page errorkb generates there ({what})" in result.stderr, \
+            result.stderr[-3000:]
     assert "tags.md" not in result.stderr  # a site page the site's own docs/ writes by hand is not a problem
 
 
