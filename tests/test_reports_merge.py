@@ -393,18 +393,28 @@ def test_merged_reports_keep_each_record_s_verifier(tmp_path):
     assert {check.entry: check.verifier for check in merged.checks} == {"a": "2", "b": "1", "c": "2"}
 
 
-@pytest.mark.xfail(strict=True, reason="known limit (docs/threat-model.md, verifier versions): verifier versions have "
-                   "no order errorkb reads, so a later run of an older errorkb replaces a newer verifier's record of "
-                   "the same check in the standing report, as `report merge` refuses to")
-def test_an_older_verifier_s_later_run_never_replaces_a_newer_verifier_s_record():
-    from errorkb.results.report import Report, update_standing
+def test_an_older_verifier_s_later_run_never_replaces_a_newer_verifier_s_record(tmp_path):
+    """A standing report a later errorkb wrote (verifier 3), then a run of this one over the same check: of two
+    records of a check the later-written wins, so this run's verdict replaced one its rules could not reach.
+    Refused, the file left as it was, this run's report saved beside it; checks it did not judge later are fine."""
+    from errorkb.results import store
+    from errorkb.results.report import Report, read_report, update_standing, write_report
 
-    previous = Report(verifier="3", created="2026-12-04T01:00:00+00:00", environment={}, targets={},
-                      checks=[_check("a")])
-    fresh = Report(verifier="2", created="2026-12-05T01:00:00+00:00", environment={}, targets={},
+    path = tmp_path / "latest.json"
+    Report(verifier="3", created="2026-12-04T01:00:00+00:00", environment={}, targets={},
+           checks=[_check("a"), _check("b", verifier="2")]).write(path)
+    kept = path.read_bytes()
+    fresh = Report(created="2026-12-05T01:00:00+00:00", environment={}, targets={},
                    checks=[_check("a", outcome="fail", code="raised", verified_at="2026-12-05T01:00:00+00:00")])
-    standing = update_standing(previous, fresh, {"a"})
-    assert [check.verifier for check in standing.checks] == ["3"]
+    with pytest.raises(store.Refused) as refused:
+        write_report(path, fresh, lambda on_disk, run: update_standing(on_disk, run, {"a", "b"}))
+    said = str(refused.value)
+    assert "later verifier" in said and "3 (a::before[bundled-cpu])" in said and "upgrade errorkb" in said, said
+    assert path.read_bytes() == kept and refused.value.rescued is not None and refused.value.rescued.is_file()
+    other = Report(created="2026-12-05T01:00:00+00:00", environment={}, targets={}, checks=[_check("b")])
+    written = write_report(path, other, lambda on_disk, run: update_standing(on_disk, run, {"a", "b"}))
+    assert {check.entry: check.verifier for check in written.checks} == {"a": "3", "b": "2"}
+    assert read_report(path).checks == written.checks
 
 
 def test_a_matrix_result_says_which_verifier_and_errorkb_release_measured_it(tmp_path):

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import platform
+import re
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Sequence
 from datetime import UTC, datetime, timedelta
@@ -208,9 +209,35 @@ SITE_RECOVER = "restore it (git checkout {path}), or move it away and run errork
 def write_report(path: Path, fresh: Report, combine: Callable[[Report | None, Report], Report]) -> Report:
     """Merge `fresh` into the report on disk now, under the folder's lock, and write it; `combine`
     decides how (e.g. `update_standing`). Raises `store.Refused` when the file there does not
-    parse (this run's report is then saved beside it)."""
-    return store.update(path, existing_report, lambda current: combine(current, fresh), Report.text,
-                        RECOVER.format(path=path))
+    parse, or holds a record of a check `fresh` ran that a later verifier judged (`later_verifier`):
+    the file is left as it was and this run's report saved beside it."""
+    def current(at: Path) -> Report | None:
+        report = existing_report(at)
+        if report is not None:
+            later_verifier(at, report, fresh)
+        return report
+
+    return store.update(path, current, lambda on_disk: combine(on_disk, fresh), Report.text, RECOVER.format(path=path))
+
+
+def later_verifier(path: Path, on_disk: Report, fresh: Report) -> None:
+    """`ReportError` when `on_disk` holds a record of a check `fresh` ran that a later verifier judged than the one
+    that judged fresh's: of two records of a check the later-written wins, so an older errorkb's run would replace
+    a verdict its rules could not reach (a hole the later rules closed, passed again)."""
+    ours = {check.id: check.verifier or fresh.verifier for check in fresh.checks}
+    later = sorted({f"{check.verifier} ({check.id})" for check in on_disk.checks
+                    if check.id in ours and _later(check.verifier or on_disk.verifier, ours[check.id])})
+    if later:
+        raise ReportError(f"{path}: holds records a later verifier judged than this errorkb's ({fresh.verifier}): "
+                          f"{listed(later)}; this run would replace them; upgrade errorkb, or, where no errorkb has "
+                          f"that verifier (a hand-edited file), restore it (git checkout {path})", advised=True)
+
+
+def _later(version: str, than: str) -> bool:
+    """Whether verifier `version` comes after `than`: both whole numbers, as `VERIFIER_VERSION` is; a version of
+    another form comes after none."""
+    plain = re.compile(r"[0-9]{1,9}")
+    return bool(plain.fullmatch(version) and plain.fullmatch(than)) and int(version) > int(than)
 
 
 def read_reports(folder: Path, devices: Sequence[str], now: datetime | None = None) -> tuple[list[Report], list[str]]:
