@@ -1261,7 +1261,8 @@ def _file_kind(path: Path) -> str:
             head = handle.read(4096)
     except OSError:
         return "report"
-    return "matrix" if b'"package"' in head and b'"verifier"' not in head else "report"
+    header = re.split(rb'"(?:checks|releases|results)"', head, maxsplit=1)[0]  # records name verifiers too
+    return "matrix" if b'"package"' in header and b'"verifier"' not in header else "report"
 
 
 

@@ -520,3 +520,75 @@ def test_a_verifier_version_is_a_short_name_not_a_page_of_text(tmp_path):
     reports, problems = read_reports(project / "reports", ("cpu",))
     assert reports == [] and len(problems) == 1 and problems[0].startswith(f"{path}: "), problems
     assert "verifier" in problems[0] and len(problems[0]) < 600, problems
+
+
+# -- which verifier judged each record, where records of different verifiers sit side by side (redsite9) -----
+
+
+def _site(project):
+    from errorkb.core.load import load_project_entries
+    from errorkb.site.files import site_files
+
+    loaded = load_project(project)
+    reports, problems = read_reports(project / "reports", ("cpu", "cuda"))
+    _, published = site_files(loaded, load_project_entries(loaded), reports)
+    return {one.path: one.content for one in published}, problems
+
+
+def test_the_page_and_the_json_api_say_which_verifier_judged_records_shown_side_by_side(tmp_path):
+    """One standing report whose before an older verifier judged and whose after the newer one did (a partial
+    run after an upgrade): the badges beside each other came from different rules and said nothing of it."""
+    project = site_project(tmp_path)
+    before = record(project, ENTRY, "before", "before.py") | {"verifier": "1<b>x</b>"}
+    after = record(project, ENTRY, "after", "after.py", device="cuda") | {"verifier": "2"}
+    write_report(project, [before, after])
+    published, problems = _site(project)
+    page = next(text for name, text in published.items() if name.endswith(f"{ENTRY}.md"))
+    api = json.loads(next(text for name, text in published.items() if name.endswith(f"{ENTRY}.json")))
+    assert {row["role"]: row["verifier"] for row in api["verification"]} == {"before": "1<b>x</b>", "after": "2"}
+    shown = {(badge["target"], badge["device"]): badge["verifiers"] for badge in api["badges"]}
+    assert shown[("bundled", "cpu")] == ["1<b>x</b>"] and shown[("bundled", "cuda")] == ["2"], shown
+    assert "verifier 1&lt;b&gt;x&lt;/b&gt;" in page and "verifier 2" in page and "<b>x" not in page
+    assert any("latest.json" in said and "verifier 1" in said and "verifier 2" in said for said in problems), problems
+
+
+def test_records_of_one_verifier_name_none_on_the_page(tmp_path):
+    """Where every record shown is one verifier's, the badges say nothing of it (the JSON API still does)."""
+    project = site_project(tmp_path)
+    write_report(project, [record(project, ENTRY, "before", "before.py"), record(project, ENTRY, "after", "after.py")])
+    published, problems = _site(project)
+    page = next(text for name, text in published.items() if name.endswith(f"{ENTRY}.md"))
+    api = json.loads(next(text for name, text in published.items() if name.endswith(f"{ENTRY}.json")))
+    assert "verifier 2" not in page and problems == []
+    assert {row["verifier"] for row in api["verification"]} == {"2"}
+
+
+def test_a_reports_folder_of_ten_thousand_other_files_is_said_in_one_line(tmp_path):
+    """10,000 files nobody expects in reports/ (a tool's dump, a matrix folder copied up): each was one warning
+    line, 10,000 of them in every build's log and every rebuild's under `mkdocs serve`."""
+    project = site_project(tmp_path)
+    write_report(project, [record(project, ENTRY, "after", "after.py")])
+    for number in range(10_000):
+        (project / "reports" / f"dump-{number:05}.json").write_text("{}", encoding="utf-8")
+    reports, problems = read_reports(project / "reports", ("cpu", "cuda"))
+    assert [check.device for report in reports for check in report.checks] == ["cpu"]
+    (said,) = problems
+    assert "dump-00000.json" in said and "dump-00009.json" in said and "and 9,990 more" in said, said
+    assert "dump-00010.json" not in said and "the site reads only latest.json, cuda.json" in said, said
+
+
+@pytest.mark.parametrize(("field", "value"), [("duration_s", -3.5), ("wording", -1), ("outcome", "passed")])
+def test_a_hand_edited_record_is_refused_at_its_line_with_what_to_do(tmp_path, field, value):
+    """A measured number no run writes (a negative duration, a wording before the first) or a word no run
+    writes: refused, as any record that does not parse, at the record's line, not only its index."""
+    project = site_project(tmp_path)
+    fine = record(project, ENTRY, "before", "before.py")
+    edited = record(project, ENTRY, "after", "after.py") | {field: value}
+    path = write_report(project, [fine, edited])
+    path.write_text(json.dumps(json.loads(path.read_text()), indent=1), encoding="utf-8")  # pretty-printed by hand
+    line = next(number for number, text in enumerate(path.read_text().splitlines(), 1)
+                if '"id": "head-dim-list-length::after' in text)
+    reports, problems = read_reports(project / "reports", ("cpu", "cuda"))
+    (said,) = problems
+    assert reports == [] and f"{path}: not a verification report" in said and f"line {line}" in said, said
+    assert f"checks.1.{field}" in said and "git checkout" in said, said

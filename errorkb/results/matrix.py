@@ -37,7 +37,7 @@ from errorkb.core.snippets import AFTER, BEFORE
 from errorkb.results import store
 from errorkb.results.keys import holds
 from errorkb.results.records import Code, Outcome
-from errorkb.results.report import lines_text, moment, now
+from errorkb.results.report import VERIFIER_VERSION, lines_text, moment, now
 
 SCHEMA = 2
 
@@ -51,7 +51,7 @@ class Verdicts(_Model):
     code: Code
     reason: str
     sha256: str | None = None  # of the snippet bytes that ran
-    wording: int | None = None  # which wording of the error matched (0: the entry's own)
+    wording: int | None = Field(None, ge=0)  # which wording of the error matched (0: the entry's own)
     cached: bool | None = None  # reused from the verdict cache (False: run); None: written before errorkb said
 
 
@@ -73,6 +73,10 @@ class Result(_Model):
     digest: str  # the inputs digest (`keys.inputs_digest`) of the entry and its snippets it was measured with
     measured: str  # when its newest verdict was observed (a cached verdict's own time)
     recorded: str | None = None  # when a run wrote it (None: written before errorkb recorded it)
+    # Whose rules judged it, as a report's record says (`CheckRecord.verifier`): the verifier's version and the
+    # errorkb release that ran it; None: written before results said.
+    verifier: str | None = Field(None, max_length=40)
+    errorkb: str | None = Field(None, max_length=40)
 
     @property
     def written(self) -> str:
@@ -296,7 +300,12 @@ def write_matrix(path: Path, package: str, releases: Iterable[ReleaseStatus], re
     """Merge these statuses and results (and `fallback` statuses: `merged`) into the file on disk now,
     under the folder's lock. Raises `store.Refused` when the file there does not parse (this run's
     part is saved beside it)."""
-    releases, results, fallback = list(releases), list(results), list(fallback)
+    from errorkb import __version__
+
+    releases, fallback = list(releases), list(fallback)
+    results = [result if result.verifier is not None  # this run's: its verifier judged them
+               else result.model_copy(update={"verifier": VERIFIER_VERSION, "errorkb": __version__})
+               for result in results]
     return store.update(path, lambda at: load_matrix(at, package),
                         lambda current: merged(current, package, releases, results, fallback),
                         MatrixFile.text, f"restore it (git checkout {path}) or move it away")

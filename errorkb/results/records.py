@@ -204,7 +204,7 @@ class CheckRecord(_Record):
     inputs: str | None = None  # `keys.inputs_digest` of the entry and its snippet folder it was made from
     actual: str | None = None
     snippet_line: int | None = None
-    duration_s: float | None = None
+    duration_s: float | None = Field(None, ge=0)  # a monotonic clock's: never negative
     isolation: str | None = None
     exit: Exit | None = None
     exception: ExceptionInfo | None = None
@@ -215,8 +215,13 @@ class CheckRecord(_Record):
     evidence: dict[str, Any] | None = None
     environment: dict[str, Any] | None = None
     output: str | None = None
-    wording: int | None = None
+    wording: int | None = Field(None, ge=0)  # which wording of the entry's matched (0: its own message)
     key: str | None = None  # the verdict-cache key it was stored under
+    # Whose rules judged it: the verifier's version (None only until a `Report` holds it: a record of a report written
+    # before records named theirs is the report's verifier's), and the errorkb release that ran it (None: not said).
+    # A standing report keeps records of checks a run did not repeat, so one report may hold several verifiers'.
+    verifier: str | None = Field(None, max_length=40)
+    errorkb: str | None = Field(None, max_length=40)
 
     @property
     def raise_site(self) -> Site | None:

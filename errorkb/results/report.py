@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import platform
+import re
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Sequence
 from datetime import UTC, datetime, timedelta
@@ -67,6 +68,21 @@ class Report(BaseModel):
             data = {key: value for key, value in data.items() if key != "summary"}
         return data
 
+    @model_validator(mode="after")
+    def _records_name_their_verifier(self) -> Report:
+        """A record that names no verifier (written before records did, or not yet in a report) is this report's
+        verifier's; named, it keeps its own, so a run never relabels the records of checks it did not repeat.
+        The file names a record's verifier only where it is not the report's (`text`): one verifier's report
+        reads and writes back as before."""
+        if any(check.verifier is None for check in self.checks):
+            self.checks = [check if check.verifier is not None else check.model_copy(update={"verifier": self.verifier})
+                           for check in self.checks]
+        return self
+
+    def verifiers(self) -> Counter[str]:
+        """How many of its records each verifier judged."""
+        return Counter(check.verifier or self.verifier for check in self.checks)
+
     @computed_field  # type: ignore[prop-decorator]
     @property
     def summary(self) -> dict[str, int]:
@@ -80,7 +96,10 @@ class Report(BaseModel):
 
     def text(self) -> str:
         header = self.model_dump(mode="json", by_alias=True, exclude={"checks"})
-        return lines_text(header, {"checks": [record.model_dump_json(exclude_none=True) for record in self.checks]})
+        own = {"verifier"}  # a record's verifier is written only where it is not the report's
+        return lines_text(header, {"checks": [
+            record.model_dump_json(exclude_none=True, exclude=own if record.verifier == self.verifier else None)
+            for record in self.checks]})
 
     def write(self, path: Path) -> None:
         """Replace `path` with this report alone (a file of its own: a shard's, a merge's output).
@@ -110,7 +129,11 @@ def new_report(targets: dict[str, str], checks: list[CheckRecord], run: dict[str
         for key, value in (check.environment or {}).items():
             if key not in ("library_version", "device", "device_name"):  # these vary per check
                 environment.setdefault(key, value)
-    return Report(created=now(), environment=environment, targets=targets, checks=checks, run=run)
+    from errorkb import __version__
+
+    judged = [check if check.verifier is not None  # a verdict reused from the cache keeps whose it is
+              else check.model_copy(update={"verifier": VERIFIER_VERSION, "errorkb": __version__}) for check in checks]
+    return Report(created=now(), environment=environment, targets=targets, checks=judged, run=run)
 
 
 class ReportError(store.Unreadable):
@@ -141,17 +164,25 @@ def parse_report(text: str, path: Path) -> Report:
     except ValidationError as error:
         first = error.errors()[0]
         where = ".".join(str(part) for part in first["loc"])
-        raise ReportError(f"{path}: not a verification report ({error.error_count()} problems; {where}: "
+        index = first["loc"][1] if first["loc"][:1] == ("checks",) and len(first["loc"]) > 1 else None
+        check = data["checks"][index] if isinstance(index, int) and isinstance(data.get("checks"), list) else None
+        line = _line_of(text, check.get("id")) if isinstance(check, dict) else ""
+        raise ReportError(f"{path}: not a verification report ({error.error_count()} problems; {where}{line}: "
                           f"{first['msg']})") from None
     for index, check in enumerate(report.checks):
         if check.id != check.named:  # another check's verdict under this id, or a second one of its own
-            at = text.find(json.dumps(check.id, ensure_ascii=False))
-            line = f", line {text.count(chr(10), 0, at) + 1}" if at >= 0 else ""
+            line = _line_of(text, check.id)
             raise ReportError(f"{path}: not a verification report (checks.{index}{line}: id {check.id!r} is not the "
                               f"check its entry, role, target and device name, {check.named!r}: a second verdict "
                               "for one check, which merging would keep beside the first; restore the file from "
                               "the run that wrote it)", advised=True)
     return report
+
+
+def _line_of(text: str, check_id: object) -> str:
+    """", line N": the line of the report's text where a record with this id starts to say it ("" when none does)."""
+    at = text.find(json.dumps(check_id, ensure_ascii=False)) if isinstance(check_id, str) else -1
+    return f", line {text.count(chr(10), 0, at) + 1}" if at >= 0 else ""
 
 
 def read_report(path: Path) -> Report:
@@ -178,20 +209,46 @@ SITE_RECOVER = "restore it (git checkout {path}), or move it away and run errork
 def write_report(path: Path, fresh: Report, combine: Callable[[Report | None, Report], Report]) -> Report:
     """Merge `fresh` into the report on disk now, under the folder's lock, and write it; `combine`
     decides how (e.g. `update_standing`). Raises `store.Refused` when the file there does not
-    parse (this run's report is then saved beside it)."""
-    return store.update(path, existing_report, lambda current: combine(current, fresh), Report.text,
-                        RECOVER.format(path=path))
+    parse, or holds a record of a check `fresh` ran that a later verifier judged (`later_verifier`):
+    the file is left as it was and this run's report saved beside it."""
+    def current(at: Path) -> Report | None:
+        report = existing_report(at)
+        if report is not None:
+            later_verifier(at, report, fresh)
+        return report
+
+    return store.update(path, current, lambda on_disk: combine(on_disk, fresh), Report.text, RECOVER.format(path=path))
+
+
+def later_verifier(path: Path, on_disk: Report, fresh: Report) -> None:
+    """`ReportError` when `on_disk` holds a record of a check `fresh` ran that a later verifier judged than the one
+    that judged fresh's: of two records of a check the later-written wins, so an older errorkb's run would replace
+    a verdict its rules could not reach (a hole the later rules closed, passed again)."""
+    ours = {check.id: check.verifier or fresh.verifier for check in fresh.checks}
+    later = sorted({f"{check.verifier} ({check.id})" for check in on_disk.checks
+                    if check.id in ours and _later(check.verifier or on_disk.verifier, ours[check.id])})
+    if later:
+        raise ReportError(f"{path}: holds records a later verifier judged than this errorkb's ({fresh.verifier}): "
+                          f"{listed(later)}; this run would replace them; upgrade errorkb, or, where no errorkb has "
+                          f"that verifier (a hand-edited file), restore it (git checkout {path})", advised=True)
+
+
+def _later(version: str, than: str) -> bool:
+    """Whether verifier `version` comes after `than`: both whole numbers, as `VERIFIER_VERSION` is; a version of
+    another form comes after none."""
+    plain = re.compile(r"[0-9]{1,9}")
+    return bool(plain.fullmatch(version) and plain.fullmatch(than)) and int(version) > int(than)
 
 
 def read_reports(folder: Path, devices: Sequence[str], now: datetime | None = None) -> tuple[list[Report], list[str]]:
     """The reports the site expects in `folder` (`report_files(devices)`), and a message for each
     file or record left out: another file, an unreadable one, a record dated in the future."""
-    reports, problems, read = [], [], []
+    reports, problems, read, ignored = [], [], [], []
     moment = now or datetime.now(UTC)
     expected = report_files(devices)
     for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
         if path.name not in expected:
-            problems.append(f"{path}: ignored: the site reads only {', '.join(expected)}")
+            ignored.append(path)
             continue
         try:
             report = read_report(path)
@@ -208,16 +265,22 @@ def read_reports(folder: Path, devices: Sequence[str], now: datetime | None = No
             dropped = len(report.checks) - len(kept)
             problems.append(f"{path}: {dropped} record{'s' if dropped > 1 else ''} dated in the future ignored")
             report = report.model_copy(update={"checks": kept})
-        listed = Counter(check.id for check in report.checks)
+        times_listed = Counter(check.id for check in report.checks)
         problems += [f"{path}: check {check} listed {times} times: only the record written last is shown"
-                     for check, times in sorted(listed.items()) if times > 1]
+                     for check, times in sorted(times_listed.items()) if times > 1]
         reports.append(report)
         read.append(path)
-    if len({report.verifier for report in reports}) > 1:  # the pages choose each check's record across them
-        versions = "; ".join(f"{path.name}: verifier {report.verifier}"
-                             for path, report in zip(read, reports, strict=True))
-        problems.append(f"{folder}: written by different verifiers ({versions}): each check shows its latest "
-                        "record, whichever verifier judged it; re-run the older ones' checks with one errorkb")
+    if ignored:  # one line however many: a folder of 10,000 files nobody expects is one warning, not 10,000
+        files = str(ignored[0]) if len(ignored) == 1 else f"{folder}: " + listed([path.name for path in ignored])
+        problems.insert(0, f"{files}: ignored: the site reads only {', '.join(expected)}")
+    judged = [(path, report.verifiers()) for path, report in zip(read, reports, strict=True)]
+    if len({verifier for _, counts in judged for verifier in counts}) > 1:  # the pages show them side by side
+        versions = "; ".join(f"{path.name}: " + ", ".join(f"verifier {verifier} ({count} record{'s' * (count > 1)})"
+                                                          for verifier, count in sorted(counts.items()))
+                             for path, counts in judged)
+        problems.append(f"{folder}: records judged by different verifiers ({versions}): each check shows its latest "
+                        "record and the pages say which verifier judged it; re-run the older ones' checks with one "
+                        "errorkb (errorkb verify)")
     return reports, [quoted(problem) for problem in problems]  # they name files and keys a pull request chose
 
 
@@ -231,7 +294,7 @@ def without_unknown_entries(reports: list[Report], known: Collection[str], folde
     left = [report.model_copy(update={"checks": [check for check in report.checks if check.entry in known]})
             for report in reports]
     count = sum(len(report.checks) for report in reports) - sum(len(report.checks) for report in left)
-    shown = ", ".join(unknown[:10]) + (f" and {len(unknown) - 10} more" if len(unknown) > 10 else "")
+    shown = listed(unknown)
     said = (f"{folder}: {count} record{'s' if count > 1 else ''} of {'entries' if len(unknown) > 1 else 'an entry'} "
             f"the knowledge base does not have ({shown}) left out: `errorkb verify` drops such records from the "
             "standing report")
@@ -253,12 +316,17 @@ def without_unplanned_checks(reports: list[Report], planned: dict[str, set[str]]
         left.append(report.model_copy(update={"checks": [check for check in report.checks if expected(check)]}))
     if not dropped:
         return reports, []
-    unique = sorted(set(dropped))
-    shown = ", ".join(unique[:10]) + (f" and {len(unique) - 10} more" if len(unique) > 10 else "")
+    shown = listed(sorted(set(dropped)))
     said = (f"{folder}: {len(dropped)} record{'s' if len(dropped) > 1 else ''} of checks the knowledge base does not "
             f"have ({shown}) left out: a snippet the entry has not (renamed since?), or a target or device its pages "
             "do not show")
     return left, [quoted(said)]
+
+
+def listed(names: Sequence[str], most: int = 10) -> str:
+    """The first `most` names, and how many more: a message stays one short line however many there are."""
+    rest = len(names) - most
+    return ", ".join(names[:most]) + (f" and {rest:,} more" if rest > 0 else "")
 
 
 def _dated(stamp: str) -> datetime | None:

@@ -98,6 +98,23 @@ def tree_problem(docs: Path, repo: Path) -> str | None:
     return None
 
 
+def site_problem(site: Path, kept: list[tuple[str, Path]], repo: Path) -> str | None:
+    """Why `site` may not be the site folder, or None. `mkdocs build` empties its site folder before it writes
+    (every file and folder in it), so one that is, holds or lies inside a folder in `kept` (what errorkb reads,
+    described: the snippets, the reports, the theme's folder, .git) would lose the author's files; one that is
+    or holds the repository, the whole of it."""
+    real = Path(os.path.realpath(site))
+    for what, folder in [("the repository", repo), *kept]:
+        folder = Path(os.path.realpath(folder))
+        relation = ("is" if real == folder else "holds" if folder.is_relative_to(real)
+                    else "lies inside" if folder != repo and real.is_relative_to(folder) else None)
+        if relation is not None:
+            return (f"site_dir {site} {relation} {what} ({folder}): `mkdocs build` empties the site folder "
+                    "before it writes, so its files would be deleted; set site_dir in mkdocs.yml (or -d) to a "
+                    "folder of the built site alone, such as site")
+    return None
+
+
 def utf8_name(name: str) -> bool:
     """A name the file system gave as UTF-8 (a byte that is not arrives as a lone surrogate, which
     MkDocs cannot make an address of)."""

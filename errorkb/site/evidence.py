@@ -29,7 +29,9 @@ class Badge:
     stale: bool  # the entry or its snippet folder changed since a check that gave this verdict
     date: str | None  # the newest check's day, YYYY-MM-DD
     detail: str  # why: failure or not-run reasons, or how many checks passed; and why it is stale
-    versions: str = ""  # e.g. "<runtime> 2.13.0 · Python 3.11.7"
+    versions: str = ""  # e.g. "<runtime> 2.13.0 · Python 3.11.7", and "verifier 1" where the entry's records
+    # were judged by different verifiers
+    verifiers: tuple[str, ...] = ()  # the versions of the verifiers that judged the records it stands for
 
     @property
     def label(self) -> str:
@@ -53,9 +55,11 @@ def badges(records: list[CheckRecord], snippet_hashes: dict[str, str], devices: 
     """One badge per target × device. *verified* only when every snippet of the entry passed
     there; *failing* when any failed; *not applicable* when the entry cannot apply there; *not
     run* when no check ran (no report, or e.g. no such device); *partly verified* when some
-    snippets have no result yet."""
+    snippets have no result yet. Where the entry's records were judged by different verifiers (a run after an
+    upgrade repeated some checks), each badge names the verifier of its records."""
     result = []
     roles = list(snippet_hashes)
+    mixed = len({r.verifier for r in records}) > 1
     for target in targets:
         for device in devices:
             mine = [r for r in records if r.target == target and r.device == device]
@@ -66,7 +70,8 @@ def badges(records: list[CheckRecord], snippet_hashes: dict[str, str], devices: 
                 applicable = not mine or any(r.outcome is not Outcome.NOT_APPLICABLE for r in mine)
                 outcome = Outcome.NOT_RUN if applicable else Outcome.NOT_APPLICABLE
                 result.append(Badge(target, device, outcome.value, False, _newest(mine),
-                                    "; ".join(reasons) or "no verification report for this target and device"))
+                                    "; ".join(reasons) or "no verification report for this target and device",
+                                    _judged_by(mine) if mixed else "", judges(mine)))
                 continue
             outcomes = {by_role[role].outcome.value if role in by_role else "missing" for role in roles}
             if "fail" in outcomes:
@@ -82,8 +87,18 @@ def badges(records: list[CheckRecord], snippet_hashes: dict[str, str], devices: 
             stale = any(is_stale(r, snippet_hashes) for r in ran)
             if stale:  # the mark never without its reason: the hover text, the terminal, the JSON API
                 detail += f"; stale: {STALE_WHY}"
-            result.append(Badge(target, device, outcome_text, stale, _newest(ran), detail, versions(ran)))
+            said = " · ".join(part for part in (versions(ran), _judged_by(ran) if mixed else "") if part)
+            result.append(Badge(target, device, outcome_text, stale, _newest(ran), detail, said, judges(ran)))
     return result
+
+
+def judges(records: list[CheckRecord]) -> tuple[str, ...]:
+    """The verifiers that judged these records (a record in a report always names one)."""
+    return tuple(sorted({r.verifier for r in records if r.verifier}))
+
+
+def _judged_by(records: list[CheckRecord]) -> str:
+    return " · ".join(f"verifier {verifier}" for verifier in judges(records))
 
 
 def _newest(records: list[CheckRecord]) -> str | None:
@@ -150,10 +165,11 @@ def environments(records: list[CheckRecord]) -> list[dict[str, Any]]:
         device_name = str(env.get("device_name") or "")
         runtime = " ".join(str(env[key]) for key in ("runtime", "runtime_version") if env.get(key))
         key = (record.target, record.device, str(env.get("python", "")), runtime,
-               str(env.get("library_version") or ""), str(env.get("platform", "")), device_name)
+               str(env.get("library_version") or ""), str(env.get("platform", "")), device_name,
+               record.verifier or "")
         row = seen.setdefault(key, {"target": key[0], "device": key[1], "python": key[2], "runtime": key[3],
                                     "library": key[4], "platform": key[5], "device_name": device_name,
-                                    "checks": 0, "last": ""})
+                                    "verifier": key[7], "checks": 0, "last": ""})
         row["checks"] += 1
         row["last"] = max(row["last"], record.verified_at[:10])
     return sorted(seen.values(), key=lambda row: (row["last"], row["target"], row["device"]), reverse=True)

@@ -161,8 +161,19 @@ class Sources:
     # -- 1. entries --------------------------------------------------------------------------------
 
     def entries(self, project: Project, reserved_ids: frozenset[str]) -> LoadResult:
+        """The entries, each file loaded again only when it changed; what is kept is the files there are now
+        (a file renamed or removed is forgotten: a long session's saves never add up)."""
         self._same_project(project)
-        return load_project_entries(project, reserved_ids, read=self._read)
+        read: set[Path] = set()
+
+        def one(path: Path, project: Project) -> tuple[LoadedEntry | None, list[Problem]]:
+            read.add(path)
+            return self._read(path, project)
+
+        result = load_project_entries(project, reserved_ids, read=one)
+        for gone in set(self._loaded) - read:
+            del self._loaded[gone]
+        return result
 
     def _read(self, path: Path, project: Project) -> tuple[LoadedEntry | None, list[Problem]]:
         now = signature(path)

@@ -8,6 +8,7 @@ learn three words. `render.py` and `files.py` take their paths from here: one de
 from __future__ import annotations
 
 import posixpath
+import unicodedata
 
 # Where the site-wide pages live, docs-relative; entry pages are errors/<library>/<id>.md.
 ERRORS_INDEX = "errors/index.md"
@@ -31,6 +32,12 @@ def site_page(path: str) -> bool:
     (the site's own choice: `mkdocs` with the plugin, and `errorkb render --out`, keep it and generate none);
     a hand-written file in place of an entry's page, JSON or an asset hides what errorkb verified."""
     return path.endswith(".md") and path in GENERATED
+
+
+def one_file(path: str) -> str:
+    """`path` as a disk that folds case and Unicode normalisation (macOS, Windows) names it: two paths that
+    give one value are one file there, and the page written last replaces the other."""
+    return unicodedata.normalize("NFC", unicodedata.normalize("NFC", path).casefold())
 
 
 def reserved_ids() -> frozenset[str]:

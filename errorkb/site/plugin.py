@@ -113,7 +113,9 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
         """Before MkDocs walks docs/ (`docstree`): the project folder holds mkdocs.yml, and docs/ is
         a tree MkDocs can walk, inside it; otherwise the build stops with what to fix."""
         self._repo = None  # mkdocs.yml may have changed since the last build (`mkdocs serve`)
-        problem = docstree.tree_problem(Path(config.docs_dir), self._repository(config))
+        repo = self._repository(config)
+        problem = (docstree.tree_problem(Path(config.docs_dir), repo)
+                   or docstree.site_problem(Path(config.site_dir), self._kept(config, repo), repo))
         if problem is not None:
             raise PluginError(f"errorkb: {problem}")
         themefiles.list_fewer(config.theme)
@@ -148,6 +150,19 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
             except ValueError as error:
                 raise PluginError(str(error)) from None
         return self._repo
+
+    def _kept(self, config: MkDocsConfig, repo: Path) -> list[tuple[str, Path]]:
+        """The folders of the repository a build must never empty (`docstree.site_problem`): what errorkb reads
+        (the entries, snippets and reports folders), the theme's folders in the repository, and .git."""
+        kept = [("the theme's folder", Path(folder)) for folder in config.theme.dirs
+                if Path(folder).resolve().is_relative_to(repo)]
+        kept.append(("the repository's .git", repo / ".git"))
+        try:
+            project = load_project(repo)
+        except ProblemsFound:  # said by `on_files`, which stops the build
+            return kept
+        return [("the entries folder", project.entries), ("the snippets folder", project.snippets),
+                ("the reports folder", project.reports), *kept]
 
     def _project(self, config: MkDocsConfig) -> Project | None:
         try:
@@ -204,14 +219,23 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
         titles = _nav_titles(config.nav)
         rehearsals = {one.key: one for one in budget.rehearsals(project, loaded, pages, generated, parts=False)}
         parts = lambda rehearsal: budget.with_parts(rehearsal, project, loaded, pages)  # noqa: E731 - only on failure
+        # A hand-written file wins over a generated one that would become the same file of the site: the same
+        # name, another name of the same address (verification/index.md), or one a disk folding case makes one.
+        written: dict[str, str] = {}
+        for file in files:
+            other = written.setdefault(names.one_file(file.dest_uri), file.src_uri)
+            if other != file.src_uri:
+                log.warning(f"errorkb: docs/{other} and docs/{file.src_uri} become one file of the site on a disk that "
+                            "folds case or Unicode forms (macOS, Windows), where one replaces the other; rename one")
         for one in generated:
-            if files.get_file_from_path(one.path) is not None:  # a hand-written page of the same name wins
-                _say_hidden(one.path, one.source is not None)
-                continue
             is_entry = one.source is not None
             file = LiveFile.generated(config, one.path, content=one.content,
                                       inclusion=InclusionLevel.NOT_IN_NAV if is_entry else InclusionLevel.UNDEFINED)
             assert isinstance(file, LiveFile)  # `File.generated` makes its class's
+            hand_written = written.get(names.one_file(file.dest_uri))
+            if hand_written is not None:
+                _say_hidden(one.path, is_entry, hand_written)
+                continue
             if self._dirty is not None and self._pages is not None:
                 file.live = (self._dirty, self._pages)
             if one.source is not None:  # the edit button opens the YAML, not a generated page
@@ -403,14 +427,17 @@ def _regular(path: str) -> bool:
         return False
 
 
-def _say_hidden(path: str, is_entry: bool) -> None:
-    """A hand-written file in place of a generated one: a site page (docs/tags.md, a home for the
-    lists) is the site's own choice; one in place of an entry's page or JSON, the JSON API or an
+def _say_hidden(path: str, is_entry: bool, by: str) -> None:
+    """A hand-written file (`by`) in place of a generated one (`path`): a site page (docs/tags.md, a home
+    for the lists) is the site's own choice; one in place of an entry's page or JSON, the JSON API or an
     asset hides what errorkb verified, and is said as a warning (a strict build fails)."""
     if not is_entry and names.site_page(path):
-        log.debug(f"errorkb: {path} exists in docs/; not generating it")
+        log.debug(f"errorkb: docs/{by} exists in docs/; not generating {path}")
         return
-    log.warning(f"errorkb: docs/{path} is hand-written and hides the page errorkb generates there "
+    where = ("there" if by == path else
+             f"as {path}, one file with it on a disk that folds case (macOS, Windows)"
+             if names.one_file(by) == names.one_file(path) else f"at the same address ({path})")
+    log.warning(f"errorkb: docs/{by} is hand-written and hides the page errorkb generates {where} "
                 f"({'an entry' if is_entry else 'a generated file'}); remove or rename it")
 
 

@@ -586,7 +586,8 @@ def entry_document(page: EntryPage) -> dict[str, object]:
         "versions": dataclasses.asdict(page.versions) if page.versions else None,
         "verification": [
             record.model_dump(mode="json", include={"id", "role", "target", "device", "outcome", "code", "reason",
-                                                    "verified_at", "snippet_sha256", "environment"})
+                                                    "verified_at", "snippet_sha256", "environment",
+                                                    "verifier", "errorkb"})
             | {"stale": page.is_stale(record), "stale_why": STALE_WHY if page.is_stale(record) else None}
             for record in page.records
         ],
@@ -595,7 +596,8 @@ def entry_document(page: EntryPage) -> dict[str, object]:
 
 def _badge_json(badge: evidence.Badge) -> dict[str, object]:
     return {"target": badge.target, "device": badge.device, "outcome": badge.outcome, "stale": badge.stale,
-            "date": badge.date, "detail": badge.detail, "versions": badge.versions}
+            "date": badge.date, "detail": badge.detail, "versions": badge.versions,
+            "verifiers": list(badge.verifiers)}
 
 
 def index_document(pages: list[EntryPage], library: LibraryProfile, rows: Rows | None = None) -> dict[str, object]:

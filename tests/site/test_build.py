@@ -226,13 +226,14 @@ def test_a_hand_written_file_in_place_of_an_entry_page_or_a_generated_document_i
     at an entry's address, or in place of the JSON API or the lookup's index, replaced a verified
     entry's page or the paste box's data with a debug line no build shows: a warning now, which
     fails the strict build, naming the file and what it hides."""
-    (project / "docs" / "errors" / f"{ENTRY}.md").write_text("# Verified on every release\n")
+    (project / "docs" / "errors" / "transformers" / f"{ENTRY}.md").write_text("# Verified on every release\n")
     (project / "docs" / "api" / "errors").mkdir(parents=True)
     (project / "docs" / "api" / "errors" / "index.json").write_text("{}\n")
     result = mkdocs_build(project / "mkdocs.yml", tmp_path / "site")
     assert result.returncode != 0
-    assert f"errors/{ENTRY}.md" in result.stderr and "api/errors/index.json" in result.stderr, result.stderr[-3000:]
-    assert "hides the page errorkb generates" in result.stderr, result.stderr[-3000:]
+    for hidden, what in ((f"errors/transformers/{ENTRY}.md", "an entry"), ("api/errors/index.json", "a generated file")):
+        assert f"docs/{hidden} is hand-written and hides the page errorkb generates there ({what})" in result.stderr, \
+            result.stderr[-3000:]
     assert "tags.md" not in result.stderr  # a site page the site's own docs/ writes by hand is not a problem
 
 
@@ -257,3 +258,26 @@ def test_a_docs_file_name_that_is_not_utf8_is_left_out_not_a_traceback(project, 
     assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr[-3000:]
     assert "What it means" in entry_html(site)
     assert result.stderr.count("is not UTF-8") == 3, result.stderr[-3000:]
+
+
+def test_a_hand_written_page_at_a_generated_page_s_address_by_another_name_is_kept_and_said(project, tmp_path):
+    """Two files, one page: docs/verification/index.md is written where the generated verification.md is
+    (site/verification/index.html), and on a disk that folds case (macOS, Windows) docs/errors/transformers/
+    Head-Dim-List-Length.md is where the entry's page is. The generated page replaced the hand-written one
+    without a word (or the two overwrote each other, whichever was written last)."""
+    (project / "docs" / "verification").mkdir()
+    (project / "docs" / "verification" / "index.md").write_text("# Ours\n\nHAND-WRITTEN-VERIFICATION\n")
+    cased = project / "docs" / "errors" / "transformers" / "Head-Dim-List-Length.md"
+    cased.write_text("# Verified on every release\n\nHAND-WRITTEN-ENTRY\n")
+    (project / "docs" / "Contributing.md").write_text("# Ours too\n")  # beside the site's own contributing.md
+    site = tmp_path / "site"
+    result = mkdocs_build(project / "mkdocs.yml", site, strict=False)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "HAND-WRITTEN-VERIFICATION" in (site / "verification" / "index.html").read_text(encoding="utf-8")
+    assert "errors/transformers/Head-Dim-List-Length.md" in result.stderr, result.stderr[-3000:]
+    assert "hides the page errorkb generates" in result.stderr, result.stderr[-3000:]
+    assert "docs/Contributing.md and docs/contributing.md become one file" in result.stderr \
+        or "docs/contributing.md and docs/Contributing.md become one file" in result.stderr, result.stderr[-3000:]
+    pages = [path.relative_to(site).as_posix().casefold() for path in site.rglob("*.html")
+             if "contributing" not in path.as_posix().casefold()]  # said above: both are the author's
+    assert len(pages) == len(set(pages)), "two pages one file where the disk folds case"

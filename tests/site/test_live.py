@@ -525,3 +525,19 @@ def test_garbage_frozen_in_cycles_is_freed_once_the_frozen_set_grows_by_a_quarte
     finally:
         survivors.release()
     assert gc.get_freeze_count() == 0
+
+
+def test_a_serve_session_keeps_only_the_entry_files_there_are(kb):
+    """`mkdocs serve` keeps each entry file's loaded entry to skip loading it again; an entry renamed (or added and
+    removed) kept every name it ever had, for as long as the session lasted: memory grew with the saves."""
+    project = load_project(kb)
+    sources = live.Sources()
+    sources.entries(project, site.reserved_ids())
+    folder = next((kb / "docs" / "errors").iterdir())
+    path = folder / f"{CHANGED}.yml"
+    for number in range(50):
+        moved = folder / f"{CHANGED}-{number}.yml"
+        path.rename(moved)
+        path = moved
+        sources.entries(project, site.reserved_ids())
+    assert sorted(sources._loaded) == sorted((kb / "docs" / "errors").rglob("*.yml"))

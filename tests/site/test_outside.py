@@ -8,6 +8,8 @@ from __future__ import annotations
 import os
 import shutil
 
+import pytest
+
 from errorkb.core.load import load_project_entries
 from errorkb.core.project import load_project
 from errorkb.site import render
@@ -94,3 +96,35 @@ def test_the_renderer_refuses_a_snippet_leading_out_even_if_asked(tmp_path):
     assert MARKERS["snippet"] not in render.render_entry(page)
     outside = entry.model_copy(update={"source": entry.source.model_copy(update={"path": "/etc/passwd"})})
     assert render.source_excerpt(config, outside) is None
+
+
+@pytest.mark.parametrize("site_dir", ["snippets", "reports", "overrides", "snippets/head-dim-list-length/site",
+                                      "reports/matrix", "docs/../snippets", ".git"])
+def test_a_site_folder_that_is_one_errorkb_reads_is_refused_before_mkdocs_empties_it(tmp_path, site_dir):
+    """`site_dir: snippets` in mkdocs.yml (a pull request's, or a slip): `mkdocs build` empties the site folder
+    before it writes, so every snippet was deleted and the build went on to say they did not exist."""
+    project = site_project(tmp_path)
+    (project / ".git").mkdir()
+    (project / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (project / "reports" / "matrix").mkdir(exist_ok=True)
+    (project / "reports" / "matrix" / "keep.txt").write_text("measured\n")
+    config = project / "mkdocs.yml"
+    config.write_text(config.read_text(encoding="utf-8") + f"\nsite_dir: {site_dir}\n", encoding="utf-8")
+    before = sorted(str(path.relative_to(project)) for path in project.rglob("*"))
+    built = mkdocs_build(config, project / site_dir, strict=False, timeout=300)
+    assert built.returncode != 0
+    assert "site_dir" in built.stderr and "mkdocs.yml" in built.stderr and "Traceback" not in built.stderr, \
+        built.stderr[-2000:]
+    assert sorted(str(path.relative_to(project)) for path in project.rglob("*")) == before
+
+
+@pytest.mark.xfail(strict=True, reason="known limit (docs/threat-model.md, the site folder): a site_dir naming a folder "
+                   "of the author's that errorkb does not read is emptied as MkDocs empties it")
+def test_a_site_folder_naming_another_folder_of_the_author_s_keeps_its_files(tmp_path):
+    project = site_project(tmp_path)
+    (project / "src").mkdir()
+    (project / "src" / "mine.py").write_text("VALUE = 1\n")
+    config = project / "mkdocs.yml"
+    config.write_text(config.read_text(encoding="utf-8") + "\nsite_dir: src\n", encoding="utf-8")
+    mkdocs_build(config, project / "src", strict=False, timeout=300)
+    assert (project / "src" / "mine.py").is_file()
