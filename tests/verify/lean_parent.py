@@ -12,7 +12,8 @@ keeps nothing between cases but the modules it imported.
 pickled; functions defined inside a test (a `configure` closure, a lambda) and code objects travel by where they
 are written (module, qualified name, first line) and are rebuilt from the parent's own import of that module;
 a module's global travels by its name, so an object a test module made at import is the parent's own, made at
-its import, as it was in the worker.
+its import, as it was in the worker. Anything else must pickle. A call interrupted in the caller (a test's
+timeout) ends that parent; the next call starts another.
 """
 
 from __future__ import annotations
@@ -41,8 +42,8 @@ def call(function: Any, *args: Any, preload: tuple[str, ...] = ()) -> Any:
     sock = _parent(preload)
     payload = io.BytesIO()
     _Pickler(payload).dump((function, args))
-    _send(sock, payload.getvalue())
     try:
+        _send(sock, payload.getvalue())
         status, value = pickle.loads(_receive(sock))
     except EOFError:
         process, _, log = _PARENTS.pop(preload)
@@ -50,6 +51,9 @@ def call(function: Any, *args: Any, preload: tuple[str, ...] = ()) -> Any:
         log.seek(0)
         raise RuntimeError(f"the lean parent ({' '.join(preload) or 'plain'}) died, exit status {process.returncode}:"
                            f"\n{log.read().decode(errors='replace')[-4000:]}") from None
+    except BaseException:  # interrupted mid-call (a test's timeout): its answer would be read as the next call's
+        _end(preload, kill=True)
+        raise
     if status == "error":
         raise RuntimeError(f"in the lean parent:\n{value}")
     return value
@@ -66,22 +70,28 @@ def _parent(preload: tuple[str, ...]) -> socket.socket:
                                stdout=log, stderr=log)
     theirs.close()
     _PARENTS[preload] = (process, ours, log)
-    if len(_PARENTS) == 1:
-        atexit.register(_close)
+    atexit.unregister(_close)
+    atexit.register(_close)
     return ours
 
 
 def _close() -> None:
     """Ends the parents with this process: each reads the end of its socket and exits."""
     while _PARENTS:
-        _, (process, sock, log) = _PARENTS.popitem()
-        sock.close()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        log.close()
+        _end(next(iter(_PARENTS)))
+
+
+def _end(preload: tuple[str, ...], kill: bool = False) -> None:
+    process, sock, log = _PARENTS.pop(preload)
+    sock.close()
+    if kill:
+        process.kill()
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+    log.close()
 
 
 def serve() -> None:
