@@ -196,8 +196,8 @@ class _Reading:
     a release it states only when a first match is graded (a paste nothing matches costs no more)."""
 
     def __init__(self, text: str, options: list[Candidate], library: str, release: str | None, source: str,
-                 meter: Meter, other_names: tuple[tuple[str, ...], ...] = ()):
-        self.text, self.options = text, options
+                 meter: Meter, other_names: tuple[tuple[str, ...], ...] = (), logged: frozenset[int] = frozenset()):
+        self.text, self.options, self.logged = text, options, logged  # logged: lines that carried a log record's prefix
         self._library, self._given, self._given_source, self._meter = library, release, source, meter
         self._other_names = other_names  # the words before the library's name in other distributions' names
         self._read = False
@@ -303,7 +303,8 @@ class _Reading:
             self._read_all()
             self._final_read = True
             self._final = final_lines(self.text, self.options, self._ends, chained(self.text, self._meter),
-                                      self._markers, bool(self._frames or self._arrows or self._markers))
+                                      self._markers, bool(self._frames or self._arrows or self._markers),
+                                      self.logged)
         return self._final
 
     @property
@@ -398,11 +399,12 @@ class Lookup:
         library release the paste came from when known (`source`: stated or installed)."""
         meter = Meter()
         kept = keep_tail(pasted, self.cap)
-        text = normalize(kept, meter)
+        logged: set[int] = set()
+        text = normalize(kept, meter, logged)
         cut = len(pasted) - len(kept)
         if not text:
             return Answer([], cut, len(kept), meter.work)
-        reading = self.read(text, release, source, meter)
+        reading = self.read(text, release, source, meter, frozenset(logged))
         best: dict[str, Match] = {}
         out: dict[str, RuledOut] = {}
         mismatched: dict[str, Match] = {}
@@ -451,9 +453,12 @@ class Lookup:
         stated, stated_source = (reading.release, reading.source) if read else (None, None)
         return Answer(matches, cut, len(kept), meter.work, ruled, stated, stated_source)
 
-    def read(self, text: str, release: str | None, source: str, meter: Meter) -> _Reading:
-        """Stage 1: the candidates of a normalised paste (its frames and release when needed)."""
-        return _Reading(text, candidates(text, meter), self.library, release, source, meter, self.other_names)
+    def read(self, text: str, release: str | None, source: str, meter: Meter,
+             logged: frozenset[int] = frozenset()) -> _Reading:
+        """Stage 1: the candidates of a normalised paste (its frames and release when needed; `logged`: the numbers of
+        its lines that carried a log record's prefix)."""
+        return _Reading(text, candidates(text, meter), self.library, release, source, meter, self.other_names,
+                        logged)
 
     # -- stage 3 ---------------------------------------------------------------------------------
 

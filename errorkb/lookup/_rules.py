@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-RULES_VERSION = 26
+RULES_VERSION = 27
 
 CAP = 1 << 16  # characters of a paste read: its last 64 KiB
 CHAIN = 64  # exception lines tried whole, counted from the end of the paste
@@ -57,6 +57,16 @@ LOG_HEADER = (r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)[ \t]+[0-9]{2}-[0-9]{2}[ \t
               r"(?:\.[0-9]+)?[ \t]+\[[^\]\n]{0,200}\][ \t]?")
 PREFIX = (r"(?<![^\n])(?:\[(?:rank|default)[0-9]+\]:[ \t]?|E(?: {2,}|\t)"
           r"|[A-Za-z0-9_][A-Za-z0-9_.-]*[ \t]+\|[ \t]?|" + WORKER + "|" + LOG_HEADER + "|" + TIMESTAMP + r")+")
+# A log record's start at a line (after a launcher's tag, a container's name, pytest's margin, stacked): a timestamp
+# (`TIMESTAMP`, with or without a level), a serving engine's header (`LOG_HEADER`), Python logging's default
+# `WARNING:acme.store:` (which `PREFIX` leaves: the exception's name is read inside the line), absl's and glog's
+# `W0402 12:49:21.589123 12345 store.py:12] `. A line that carried one is a record the program logged and went on
+# from: an exception line on it is never one of a list of errors the paste ended with (`_paste.listed`, round
+# sixteen); the last exception line is the error the paste ended with, logged or not.
+LOG_RECORD = (r"(?<![^\n])(?:\[(?:rank|default)[0-9]+\]:[ \t]?|E(?: {2,}|\t)|[A-Za-z0-9_][A-Za-z0-9_.-]*[ \t]+\|[ \t]?"
+              r"|" + WORKER + r")*(?:" + LOG_HEADER + r"|\[?[0-9]{4}-[0-9]{2}-[0-9]{2}[ T][0-9]{2}:[0-9]{2}:[0-9]{2}"
+              r"|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[A-Za-z0-9_.<>-]*:"
+              r"|[IWEF][0-9]{4}[ \t]+[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?[ \t]+[0-9]+[ \t]+[^\]\n]{1,200}\])")
 # A process's marker at a line's start (a launcher's `[rank1]:`, a worker's `(EngineCore_0 pid=41)`, a container's
 # `worker-1  | ` as docker compose prints it): lines marked
 # by different processes (or some marked and some not) are different processes' output, which a launcher interleaves
@@ -406,7 +416,8 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
         "trailing_punctuation": TRAILING_PUNCTUATION, "diff_kept": DIFF_KEPT,
         "frame_wraps": FRAME_WRAPS, "told_window": TOLD_WINDOW, "traceback_text": TRACEBACK_TEXT,
         "handling_text": HANDLING_TEXT,
-        "patterns": {"ANSI": ANSI, "PROCESS": PROCESS, "PREFIX": PREFIX, "GROUP_MARGIN": GROUP_MARGIN,
+        "patterns": {"ANSI": ANSI, "PROCESS": PROCESS, "PREFIX": PREFIX, "LOG_RECORD": LOG_RECORD,
+                     "GROUP_MARGIN": GROUP_MARGIN,
                      "RICH_TOP": RICH_TOP, "RICH_BOTTOM": RICH_BOTTOM,
                      "RICH_FOLD": RICH_FOLD, "RICH_WRAP": RICH_WRAP, "RICH_EDGE": RICH_EDGE, "FRAME_WRAP": FRAME_WRAP,
                      "FRAME_NAME_WRAP": FRAME_NAME_WRAP, "LINK": LINK, "QUOTED": QUOTED,

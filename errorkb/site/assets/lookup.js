@@ -241,7 +241,7 @@
 
   /* -- the rules, as the index ships them (errorkb/lookup/_rules.py) --------------------------- */
 
-  const GLOBAL = new Set(["ANSI", "PREFIX", "GROUP_MARGIN", "SUFFIX", "EXCEPTION_LINE", "INLINE_EXCEPTION", "TRACEBACK",
+  const GLOBAL = new Set(["ANSI", "PREFIX", "LOG_RECORD", "GROUP_MARGIN", "SUFFIX", "EXCEPTION_LINE", "INLINE_EXCEPTION", "TRACEBACK",
     "TRACEBACK_END", "FRAME_LINE", "FRAME", "ARROW_LINE", "PYTEST_DEF", "PYTEST_FAILING", "RICH_TOP", "RICH_BOTTOM", "RICH_FOLD", "RICH_WRAP",
     "RICH_EDGE", "FRAME_WRAP", "FRAME_NAME_WRAP", "LINK", "QUOTED", "QUOTE_MARK", "DIFF_HUNK", "DOCTEST_EXPECTED", "LINE_END", "CHAINED", "RELEASE_NUMBER", "NAME", "SENTENCE_END",
     "WARNING_HEADER"]);
@@ -316,7 +316,9 @@
   const plainQuotes = (text) => text.replaceAll("\u2018", "'").replaceAll("\u2019", "'")
     .replaceAll("\u201c", '"').replaceAll("\u201d", '"');
 
-  function normalize(text, R, meter) {
+  /* `logged`, when given (a Set), receives the numbers of the normalised text's lines that carried a log record's
+   * prefix (_paste.py:normalize, logged_lines). */
+  function normalize(text, R, meter, logged) {
     meter = meter || new Meter();
     meter.work += (30 + R.frameWraps) * text.length;  // the passes below each read the text once
     text = text.replaceAll("\ufeff", "").replaceAll("\u00a0", " ");
@@ -328,6 +330,7 @@
     text = text.replace(R.patterns.LINE_END, "");  // spaces at a line's end
     text = text.replace(R.patterns.DOCTEST_EXPECTED, (whole, expected, got) => expected + "\n" + got);  // not what it did
     text = byProcess(text, R);  // each process's lines together (_paste.py:by_process)
+    const records = logged ? loggedLines(text, R) : [], count = logged ? newlines(text, 0, text.length) : 0;
     text = text.replace(R.patterns.PREFIX, "");
     text = text.replace(R.patterns.GROUP_MARGIN, "");  // an exception group's margin and separators
     text = text.replace(R.patterns.LINK, (whole, shown) => shown);  // a notebook's Markdown link: its text
@@ -345,7 +348,35 @@
     text = text.replace(R.patterns.FRAME_NAME_WRAP, (whole, indent, line, rest) => indent + line + rest);
     text = text.replace(R.patterns.SUFFIX, "");
     text = text.replace(R.patterns.LINE_END, "");  // again: a link's text or the hint's removal may leave some
+    if (logged) renumbered(records, count, text, R).forEach((number) => logged.add(number));
     return strip(text, R.whitespace);
+  }
+
+  function newlines(text, from, to) {
+    let count = 0;
+    for (let at = text.indexOf("\n", from); at >= 0 && at < to; at = text.indexOf("\n", at + 1)) count++;
+    return count;
+  }
+
+  /* The numbers of the lines that start with a log record's prefix (_paste.py:logged_lines). */
+  function loggedLines(text, R) {
+    const numbers = [];
+    let line = 0, done = 0;
+    for (const record of text.matchAll(R.patterns.LOG_RECORD)) {
+      line += newlines(text, done, record.index);
+      done = record.index;
+      numbers.push(line);
+    }
+    return numbers;
+  }
+
+  /* `records` as numbers of the lines of the stripped text; every line where lines were joined (_paste.py:_renumbered). */
+  function renumbered(records, count, text, R) {
+    let blank = 0;
+    while (blank < text.length && R.whitespace.includes(text[blank])) blank++;
+    const lead = newlines(text, 0, blank);
+    if (newlines(text, 0, text.length) !== count) return Array.from({ length: count + 1 }, (_, number) => number);
+    return records.filter((number) => number >= lead).map((number) => number - lead);
   }
 
   /* The lines of each process together, the processes in the order their last lines come (_paste.py:by_process). */
@@ -545,7 +576,7 @@
   const lineStart = (text, at) => (at > 0 ? text.lastIndexOf("\n", at - 1) + 1 : 0);
 
   /* Where the lines start that state the error the paste ended with, or null (_paste.py:final_lines). */
-  function finalLines(text, options, ended, links, R, starts, framed = true) {
+  function finalLines(text, options, ended, links, R, starts, framed = true, logged = new Set()) {
     const lines = [...new Set(options.filter((one) => one.at >= 0 && one.exception !== null
       && R.patterns.FATAL_NAME.test(one.exception)).map((one) => one.at))].sort((a, b) => a - b);
     const bare = bareEnd(text, lines.length ? lines[lines.length - 1] : -1, ended, starts || [], R);
@@ -560,7 +591,7 @@
         return other === said || (cut !== "" && other.startsWith(cut));
       });
       heads = [last, ...restated].map((at) => lineStart(text, at));
-      if (!framed) heads.push(...listed(text, lines));
+      if (!framed) heads.push(...listed(text, lines, logged));
     }
     const final = new Set();
     for (let start of heads) {
@@ -582,14 +613,18 @@
   }
 
   /* Where the exception lines listed directly above the last one start, each just before the next
-   * (_paste.py:listed): a paste with no traceback that ends with them ended with each. */
-  function listed(text, lines) {
+   * (_paste.py:listed): a paste with no traceback that ends with them ended with each; a line that carried a log
+   * record's prefix (`logged`, line numbers) is none of them, and ends the list. */
+  function listed(text, lines, logged) {
     const found = [];
     let start = lines.length ? lineStart(text, lines[lines.length - 1]) : 0;
+    let number = newlines(text, 0, start);
+    if (logged.has(number)) return found;
     for (let i = lines.length - 2; i >= 0; i--) {
       if (lineStart(text, lines[i]) === start) continue;  // a name inside the same line (a wrapper's `failed: ...`)
-      if (!start || lineStart(text, lines[i]) !== lineStart(text, start - 1)) break;
+      if (!start || lineStart(text, lines[i]) !== lineStart(text, start - 1) || logged.has(number - 1)) break;
       start = lineStart(text, lines[i]);
+      number -= 1;
       found.push(start);
     }
     return found;
@@ -1630,12 +1665,13 @@
       const R = this.R;
       const meter = new Meter();
       const kept = keepTail(pasted, this.cap);
-      const text = normalize(kept, R, meter);
+      const logged = new Set();
+      const text = normalize(kept, R, meter, logged);
       const size = points(kept), cut = points(pasted) - size;
       const empty = { matches: [], confirmed: [], candidates: [], ruledOut: [], cut, kept: size, work: meter.work,
         release: null, releaseSource: null };
       if (!text) return empty;
-      const reading = this.read(text, release, source, meter);
+      const reading = this.read(text, release, source, meter, logged);
       const best = new Map(), out = new Map(), mismatched = new Map(), held = new Map();
       for (const item of this.items) {
         const [found, mismatch] = matchOne(item, reading, this.library, R, meter);
@@ -1692,7 +1728,7 @@
     }
     /* Stage 1: the candidates at once; frames, failing lines, markers and a stated release when a
      * first match is graded (_match.py:_Reading). */
-    read(text, release, source, meter) {
+    read(text, release, source, meter, logged = new Set()) {
       const R = this.R, library = this.library, others = this.otherNames;
       const found = new Map(), foundJoined = new Map();
       let joined = null, multiline = null;
@@ -1717,7 +1753,7 @@
           this.all();
           if (this.finalRead === undefined) {
             this.finalRead = finalLines(text, this.options, this.ends, chained(text, R, meter), R, this.markers,
-              Boolean(this.frames.length || this.arrows.length || this.markers.length));
+              Boolean(this.frames.length || this.arrows.length || this.markers.length), logged);
           }
           return this.finalRead;
         },
