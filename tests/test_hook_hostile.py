@@ -35,6 +35,23 @@ def test_the_users_own_words_or_forged_frames_confirm_nothing(envs, tmp_path, co
     assert with_hook.stderr.startswith(without.stderr)
 
 
+RELAY = ("from transformers import DynamicCache\ntry:\n    DynamicCache().key_cache\n"
+         "except Exception as error:\n    raise RuntimeError(str(error)) from None\n")
+OWN_UNDER_ANOTHER_CLASS = "raise RuntimeError(\"'DynamicCache' object has no attribute 'key_cache'\")\n"
+
+
+def test_a_handler_relaying_the_library_s_words_is_possible_and_its_own_words_nothing(envs, tmp_path):  # noqa: F811
+    """Round sixteen: `raise RuntimeError(str(error)) from None` drops the chain; the words may be the library's, so
+    the entry is possible, never confirmed. The user's own literal, under another class than the entry's, names none."""
+    plain, hooked = envs
+    relayed, own = run(hooked, RELAY, tmp_path), run(hooked, OWN_UNDER_ANOTHER_CLASS, tmp_path)
+    assert relayed.returncode == own.returncode == 1
+    assert relayed.stderr.startswith(run(plain, RELAY, tmp_path).stderr)
+    assert "errorkb: possibly a documented error" in relayed.stderr and "relays these words" in relayed.stderr, \
+        relayed.stderr
+    assert "errorkb:" not in own.stderr, own.stderr
+
+
 def test_a_forged_frame_reads_as_a_string_and_a_real_one_as_its_file(tmp_path):
     import transformers.cache_utils as library
 

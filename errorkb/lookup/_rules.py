@@ -226,6 +226,11 @@ INSTALL_ROOT = r"(?:^|/)(?:site-packages|dist-packages|src|[^/\n]+\.egg|[^/\n]+\
 # own code wrote the words, whatever entry they match (round fifteen).
 OWN_RAISE = r"^raise(?![A-Za-z0-9_])"
 OWN_FILE = r"^(?:/|~/|[A-Za-z]:/)"
+# Such a `raise` that builds its message from a value alone, with no words of its own: no string literal, or an
+# f-string of placeholders only (`raise RuntimeError(str(error)) from None`, `raise AttributeError(message)`,
+# `raise NodeError(f"{error}")`). A handler that relays a library's error by its text loses the chain this way: the
+# words may be the library's, or the user's own; possible, never confirmed (round sixteen).
+RELAYED = r"^raise(?:[ \t](?:[^'\"\n]|[fF](['\"])(?:\{[^{}'\"\n]*\})+\1)*)?$"
 # Not a frame: a warning (`x.py:3: FutureWarning: ...`), a linter's `x.py:3:5: E501`, prose.
 FRAME = r"File \"([^\"\n]*)\", line ([0-9]+)"
 FRAME_LINE = (r"(?<![^\n])[ \t]*(?:(?:>[ \t]+)?File (?:\"([^\"\n]*)\",[ \t]*line[ \t]*([0-9]+)"
@@ -427,7 +432,7 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
                      "TRACEBACK_END": TRACEBACK_END, "FATAL_NAME": FATAL_NAME, "CHAINED": CHAINED,
                      "RERAISE": RERAISE, "WARNING_HEADER": WARNING_HEADER,
                      "FRAME": FRAME, "FRAME_LINE": FRAME_LINE, "STACK_LINE": STACK_LINE, "INSTALL_ROOT": INSTALL_ROOT,
-                     "OWN_RAISE": OWN_RAISE, "OWN_FILE": OWN_FILE,
+                     "OWN_RAISE": OWN_RAISE, "OWN_FILE": OWN_FILE, "RELAYED": RELAYED,
                      "CODE_LINE": CODE_LINE,
                      "ARROW_LINE": ARROW_LINE,
                      "PYTEST_DEF": PYTEST_DEF, "PYTEST_FAILING": PYTEST_FAILING,

@@ -51,3 +51,51 @@ def test_a_record_s_own_lines_a_launcher_s_tag_and_a_logged_final_error_still_co
     python, js = full_python(ENTRIES, LISTED, release), full_js(ENTRIES, LISTED, release)
     assert graded(python) == [[("old-cache-import-removed", "confirmed")]] * len(LISTED), graded(python)
     assert python == js
+
+
+# -- a handler that relays a library's error by its text ------------------------------------------------------------
+# The own-raise rule (round fifteen) rules an entry out when the user's own file raises its words. A handler that
+# relays an error by its text (`except Exception as e: raise RuntimeError(str(e)) from None`, a framework wrapping
+# it) loses the chain: the paste shows the user's `raise` alone. By the paste's evidence only: a `raise` whose line
+# holds the message's words in a literal of its own (`raise AttributeError("'Store' object has no ...")`) wrote
+# them, ruled out as before; a `raise` that builds its message from a value alone, no words of its own
+# (`raise RuntimeError(str(error)) from None`, `raise AttributeError(message)`, an f-string of placeholders only:
+# the rules' `RELAYED`), may relay the library's error: possible, never confirmed, and it says what would tell.
+
+from tests.site.test_lookup_round_fifteen import ENTRIES as FIELD_ENTRIES  # noqa: E402
+from tests.site.test_lookup_round_fifteen import MESSAGE, frame  # noqa: E402
+
+RELAYS = [frame("/home/me/run.py", "raise RuntimeError(str(error)) from None"),
+          frame("/home/me/run.py", "raise AttributeError(message)"),
+          frame("C:/Users/me/run.py", "raise type(error)(*error.args) from None"),
+          frame("/home/me/app/node.py", "raise NodeError(f\"{error}\") from None")]
+OWN_WORDS = [frame("/home/me/run.py", "raise AttributeError(\"'Store' object has no attribute 'old_field'\")"),
+             frame("/home/me/run.py", "raise AttributeError(f\"'{name}' object has no attribute 'old_field'\")"),
+             frame("/home/me/run.py", "raise AttributeError('no attribute ' + repr(name))")]
+
+
+def test_a_raise_that_relays_a_value_is_possible_and_one_with_its_own_words_ruled_out_in_both():
+    pastes = [one + MESSAGE for one in RELAYS + OWN_WORDS]
+    python, js = full_python(FIELD_ENTRIES, pastes, "2.3.0"), full_js(FIELD_ENTRIES, pastes, "2.3.0")
+    assert graded(python) == [[("old-field-removed", "candidate")]] * len(RELAYS) + [[]] * len(OWN_WORDS), \
+        graded(python)
+    assert all(any("relays" in hint for hint in result["found"][0][9]) for result in python[:len(RELAYS)])
+    assert all("your own code raises" in result["ruled"][0][1] for result in python[len(RELAYS):])
+    assert [r["found"] for r in python] == [r["found"] for r in js] and \
+        [r["ruled"] for r in python] == [r["ruled"] for r in js]
+
+
+def test_the_whole_words_under_another_class_are_judged_by_the_raise_too_in_both():
+    """`raise RuntimeError(str(error)) from None` prints the library's words whole under the handler's class: found
+    inside the text, they were confirmed on main by the words and the release, and a literal of the user's own under
+    another class (`raise RuntimeError("'Store' object has no attribute 'old_field'")`) too. The raise of the
+    exception line whose whole message they are decides, as for the entry's own class."""
+    line = "RuntimeError: 'Store' object has no attribute 'old_field'\n"
+    pastes = [frame("/home/me/run.py", "raise RuntimeError(str(error)) from None") + line,
+              frame("/home/me/run.py", "raise RuntimeError(\"'Store' object has no attribute 'old_field'\")") + line,
+              frame("/venv/lib/python3.11/site-packages/acme/store.py", "raise RuntimeError(message)") + line]
+    python, js = full_python(FIELD_ENTRIES, pastes, "2.3.0"), full_js(FIELD_ENTRIES, pastes, "2.3.0")
+    assert graded(python) == [[("old-field-removed", "candidate")], [], [("old-field-removed", "confirmed")]], \
+        graded(python)
+    assert "your own code raises" in python[1]["ruled"][0][1]
+    assert python == js

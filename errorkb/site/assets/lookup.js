@@ -1886,6 +1886,15 @@
       return reading.options.some((option) => option.at >= 0 && final.has(lineStart(reading.text, option.at))
         && forms.some((form) => form.search(option.message, meter) !== null));
     }
+    /* Where the exception line is whose whole message the matched words are, or null (_match.py:_said_whole). */
+    saidWhole(match, reading, meter) {
+      if (match.exact) return match.at;
+      const template = this.wordingTemplates.get(`${match.wording} ${match.known.id}`);
+      if (template === undefined) return null;
+      const option = reading.options.find((one) => one.at >= 0 && one.exception !== null
+        && template.match(one.message, meter) !== null);
+      return option === undefined ? null : option.at;
+    }
     raising(shown) {
       for (let i = shown.length - 1; i >= 0; i--) {
         if (!this.runtime.some((pkg) => pathMatches(shown[i].path, `${pkg}/`))) return shown[i];
@@ -1917,12 +1926,18 @@
         return ruled(`a complete traceback shows no frame of ${library}, whose call raises this error: another caller's`);
       }
       const raising = this.raising(shown);
-      // The user's own `raise` wrote the words (their script, their project): no entry's error, whatever they say.
-      // (Words inside a longer message are a wrapper's retelling of an earlier error: `failed: {error}`.)
-      if (match.exact && raising !== null && R.patterns.OWN_RAISE.test(raising.code)
-        && ownFile(raising.path, [library, ...this.runtime], R)) {
-        return ruled(`your own code raises these words (${where(raising)}: \`${raising.code.slice(0, 120)}\`), ` +
-          "not an error this entry documents");
+      // The user's own `raise` wrote the words, under whatever class; a `raise` of a value alone may relay the
+      // library's error: possible (_match.py:_grade, rules.RELAYED).
+      const whole = this.saidWhole(match, reading, meter);
+      const writer = match.exact ? raising : whole === null ? null : this.raising(reading.shown(whole));
+      let relayed = null;
+      if (writer !== null && R.patterns.OWN_RAISE.test(writer.code)
+        && ownFile(writer.path, [library, ...this.runtime], R)) {
+        if (!R.patterns.RELAYED.test(writer.code)) {
+          return ruled(`your own code raises these words (${where(writer)}: \`${writer.code.slice(0, 120)}\`), ` +
+            "not an error this entry documents");
+        }
+        relayed = writer;
       }
       if (raising !== null && !wording.own && first([raising], d.innermostExclude) !== null) {
         return ruled(`raised in ${where(raising)}: ${library}'s own code, not the change this entry documents`);
@@ -1995,13 +2010,17 @@
           || this.classes.has(fnv1a(value.slice(value.lastIndexOf(".") + 1))) : null)
         .concat(locatedElsewhere(d, named, library, R));
       const held = withheld.map(([value, because]) => `\`${value}\` ${because}`);
-      let confirmed = !withheld.length && copied === null && clash === null
+      let confirmed = !withheld.length && copied === null && clash === null && relayed === null
         && evidence.some((e) => R.confirming.has(e.kind));
       // Only the error the paste ended with is the user's (_match.py:_grade).
       const earlier = confirmed && !wording.device && !this.endedWith(match, reading, meter);
       confirmed = confirmed && !earlier;
       if (earlier) {
         missing.push(EARLIER);
+      } else if (relayed !== null) {
+        missing.push(`your code relays these words from a value (${where(relayed)}: ` +
+          `\`${relayed.code.slice(0, 120)}\`): an error ${library} raised, or words of your own; the original error's traceback tells (raise it \`from\` ` +
+          "the error, not `from None`)");
       } else if (withheld.length) {
         missing.push(...held);
       } else if (copied !== null) {
