@@ -5,7 +5,9 @@ to a linear bound, and the page's JavaScript counts the same way):
 
 1. `keep_tail`: a paste longer than `CAP` characters keeps its last `CAP` (where the error is),
    from the first line that starts inside them.
-2. `normalize`: BOMs go; no-break spaces become spaces; typographic quotes (‘’ “”) become
+2. `normalize`: BOMs go; no-break spaces become spaces; invisible marks go (`INVISIBLE`: a zero-width space,
+   a right-to-left mark); the HTML entities a traceback's characters are escaped as are read once
+   (`HTML_ENTITY`: `&lt;module&gt;`, `&#39;`); typographic quotes (‘’ “”) become
    ASCII ones (in wordings too); `\\r\\n`, `\\r`, U+2028 and U+2029 become `\\n`; ANSI escape
    sequences go; a Markdown quote's `> ` goes from a run of quoted lines (`QUOTED`); a unified
    diff's hunk becomes the text it leaves (`DIFF_HUNK`: added and context lines unmarked, removed
@@ -51,6 +53,8 @@ from errorkb.core.message import Meter
 from errorkb.lookup import _rules as rules
 
 _ANSI = rules.compiled(rules.ANSI)
+_INVISIBLE = rules.compiled(rules.INVISIBLE)
+_HTML_ENTITY = rules.compiled(rules.HTML_ENTITY)
 _RICH_TOP = rules.compiled(rules.RICH_TOP)
 _RICH_BOTTOM = rules.compiled(rules.RICH_BOTTOM)
 _RICH_FOLD = rules.compiled(rules.RICH_FOLD)
@@ -137,6 +141,8 @@ def normalize(text: str, meter: Meter | None = None, logged: set[int] | None = N
     meter = meter or Meter()
     meter.work += (30 + rules.FRAME_WRAPS) * len(text)  # the passes below each read the text once
     text = text.replace("\ufeff", "").replace("\u00a0", " ")
+    text = _INVISIBLE.sub("", text)
+    text = _HTML_ENTITY.sub(lambda entity: rules.HTML_ENTITIES[entity.group(0)], text)
     text = plain_quotes(text)
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\u2028", "\n").replace("\u2029", "\n")
     text = _ANSI.sub("", text)

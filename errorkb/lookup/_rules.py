@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-RULES_VERSION = 27
+RULES_VERSION = 28
 
 CAP = 1 << 16  # characters of a paste read: its last 64 KiB
 CHAIN = 64  # exception lines tried whole, counted from the end of the paste
@@ -46,6 +46,15 @@ RETOLD_GONE = (r"removed|no longer|(?:cannot|can't|can not|could not|couldn't|un
 
 # -- what terminals and tools wrap around an error (rule 2 of the lookup) -----------------------
 
+# Marks no terminal prints in a traceback, which web forms, editors and chat clients lace text with: a soft hyphen, the
+# zero-width space, joiners and word joiner, left-to-right and right-to-left marks, embeddings and isolates. They go
+# (round sixteen): what the user saw is the text without them.
+INVISIBLE = r"[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069]"
+# The entities an HTML page's source or an escaped field writes a traceback's characters as (`&lt;module&gt;`,
+# `&#39;Store&#39;`), each read once as the character a browser shows (`&amp;lt;` is `&lt;`).
+HTML_ENTITIES = {"&lt;": "<", "&gt;": ">", "&amp;": "&", "&quot;": '"', "&#34;": '"', "&#39;": "'", "&#x27;": "'",
+                 "&apos;": "'"}
+HTML_ENTITY = r"&(?:lt|gt|amp|quot|apos|#34|#39|#x27);"
 ANSI = r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b\n]*(?:\x07|\x1b\\)?|[@-Z\\-_])"
 TIMESTAMP = (r"\[?[0-9]{4}-[0-9]{2}-[0-9]{2}[ T][0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]+)?"
              r"(?:Z|[+-][0-9]{2}:?[0-9]{2})?\]?(?:[ \t,]+(?:-[ \t]+)?(?:[A-Za-z0-9_.<>-]+[ \t]+[-|:][ \t]+)?"
@@ -421,7 +430,9 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
         "trailing_punctuation": TRAILING_PUNCTUATION, "diff_kept": DIFF_KEPT,
         "frame_wraps": FRAME_WRAPS, "told_window": TOLD_WINDOW, "traceback_text": TRACEBACK_TEXT,
         "handling_text": HANDLING_TEXT,
-        "patterns": {"ANSI": ANSI, "PROCESS": PROCESS, "PREFIX": PREFIX, "LOG_RECORD": LOG_RECORD,
+        "html_entities": HTML_ENTITIES,
+        "patterns": {"ANSI": ANSI, "INVISIBLE": INVISIBLE, "HTML_ENTITY": HTML_ENTITY,
+                     "PROCESS": PROCESS, "PREFIX": PREFIX, "LOG_RECORD": LOG_RECORD,
                      "GROUP_MARGIN": GROUP_MARGIN,
                      "RICH_TOP": RICH_TOP, "RICH_BOTTOM": RICH_BOTTOM,
                      "RICH_FOLD": RICH_FOLD, "RICH_WRAP": RICH_WRAP, "RICH_EDGE": RICH_EDGE, "FRAME_WRAP": FRAME_WRAP,

@@ -99,3 +99,43 @@ def test_the_whole_words_under_another_class_are_judged_by_the_raise_too_in_both
         graded(python)
     assert "your own code raises" in python[1]["ruled"][0][1]
     assert python == js
+
+
+# -- shapes a paste reaches the reader in, not tried before -----------------------------------------------------------
+# A traceback copied from a web page's source or an HTML-escaped field (`&lt;module&gt;`, `&#39;Store&#39;`) and one
+# a web form or an editor laced with invisible marks (a zero-width space inside a class's name, a right-to-left mark
+# before it) were silent on main: the words never met. What a browser shows, the user saw: the marks go and the five
+# entities a traceback can hold are read once (`rules.INVISIBLE`, `rules.HTML_ENTITY`), so each reads as the plain
+# traceback does, confirmed where it is. A traceback in a Markdown table's cells or under an editor's line numbers
+# (`12 | File ...`) already read so (guarded here). A decoded `&amp;lt;` is `&lt;`, never `<`: decoded once.
+
+PLAIN = frame("/home/me/run.py", "value = store.old_field") + MESSAGE
+
+
+def html(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("'", "&#39;") \
+        .replace('"', "&quot;")
+
+
+DRESSED = [html(PLAIN), PLAIN.replace("'", "&#x27;").replace('"', "&#34;").replace("<", "&lt;"),
+           PLAIN.replace("Store", "St\u200bore"), PLAIN.replace("'Store'", "\u200f'Store'\u200e"),
+           PLAIN.replace("old_field'", "old\u2060_field\u00ad'"), PLAIN.replace("AttributeError", "Attribute\u200dError"),
+           "".join(f"| {line} |\n" for line in PLAIN.splitlines()),
+           "".join(f"{number + 12} | {line}\n" for number, line in enumerate(PLAIN.splitlines()))]
+
+
+@pytest.mark.parametrize("release", [None, "2.3.0"])
+def test_an_html_escaped_or_invisibly_marked_traceback_reads_as_the_plain_one_in_both(release):
+    plain = full_python(FIELD_ENTRIES, [PLAIN], release)
+    python, js = full_python(FIELD_ENTRIES, DRESSED, release), full_js(FIELD_ENTRIES, DRESSED, release)
+    assert graded(plain)[0], graded(plain)
+    assert graded(python) == graded(plain) * len(DRESSED), graded(python)
+    assert python == js
+
+
+def test_entities_are_decoded_once_in_both():
+    """`&amp;lt;module&amp;gt;` shows `&lt;module&gt;`: a paste's text, not a frame's `<module>`."""
+    twice = html(html(PLAIN))
+    python, js = full_python(FIELD_ENTRIES, [twice], "2.3.0"), full_js(FIELD_ENTRIES, [twice], "2.3.0")
+    assert graded(python) == [[]], graded(python)
+    assert python == js
