@@ -196,8 +196,8 @@ class _Reading:
     a release it states only when a first match is graded (a paste nothing matches costs no more)."""
 
     def __init__(self, text: str, options: list[Candidate], library: str, release: str | None, source: str,
-                 meter: Meter, other_names: tuple[tuple[str, ...], ...] = ()):
-        self.text, self.options = text, options
+                 meter: Meter, other_names: tuple[tuple[str, ...], ...] = (), logged: frozenset[int] = frozenset()):
+        self.text, self.options, self.logged = text, options, logged  # logged: lines that carried a log record's prefix
         self._library, self._given, self._given_source, self._meter = library, release, source, meter
         self._other_names = other_names  # the words before the library's name in other distributions' names
         self._read = False
@@ -303,7 +303,8 @@ class _Reading:
             self._read_all()
             self._final_read = True
             self._final = final_lines(self.text, self.options, self._ends, chained(self.text, self._meter),
-                                      self._markers, bool(self._frames or self._arrows or self._markers))
+                                      self._markers, bool(self._frames or self._arrows or self._markers),
+                                      self.logged)
         return self._final
 
     @property
@@ -398,11 +399,12 @@ class Lookup:
         library release the paste came from when known (`source`: stated or installed)."""
         meter = Meter()
         kept = keep_tail(pasted, self.cap)
-        text = normalize(kept, meter)
+        logged: set[int] = set()
+        text = normalize(kept, meter, logged)
         cut = len(pasted) - len(kept)
         if not text:
             return Answer([], cut, len(kept), meter.work)
-        reading = self.read(text, release, source, meter)
+        reading = self.read(text, release, source, meter, frozenset(logged))
         best: dict[str, Match] = {}
         out: dict[str, RuledOut] = {}
         mismatched: dict[str, Match] = {}
@@ -451,9 +453,12 @@ class Lookup:
         stated, stated_source = (reading.release, reading.source) if read else (None, None)
         return Answer(matches, cut, len(kept), meter.work, ruled, stated, stated_source)
 
-    def read(self, text: str, release: str | None, source: str, meter: Meter) -> _Reading:
-        """Stage 1: the candidates of a normalised paste (its frames and release when needed)."""
-        return _Reading(text, candidates(text, meter), self.library, release, source, meter, self.other_names)
+    def read(self, text: str, release: str | None, source: str, meter: Meter,
+             logged: frozenset[int] = frozenset()) -> _Reading:
+        """Stage 1: the candidates of a normalised paste (its frames and release when needed; `logged`: the numbers of
+        its lines that carried a log record's prefix)."""
+        return _Reading(text, candidates(text, meter), self.library, release, source, meter, self.other_names,
+                        logged)
 
     # -- stage 3 ---------------------------------------------------------------------------------
 
@@ -484,12 +489,18 @@ class Lookup:
             return RuledOut(match, f"a complete traceback shows no frame of {self.library}, whose call raises this "
                                    "error: another caller's")
         raising = self._raising(shown)
-        # The user's own `raise` wrote the words (their script, their project): no entry's error, whatever they say.
-        # (Words inside a longer message are a wrapper's retelling of an earlier error: `failed: {error}`.)
-        if match.exact and raising is not None and _OWN_RAISE.match(raising.code) and \
-                own_file(raising.path, (self.library, *self.runtime)):
-            return RuledOut(match, f"your own code raises these words ({_where(raising)}: `{raising.code[:120]}`), "
-                                   "not an error this entry documents")
+        # The user's own `raise` wrote the words (their script, their project): no entry's error, whatever they say,
+        # under whatever class. (Words inside a longer message are a wrapper's retelling of an earlier error:
+        # `failed: {error}`.) A `raise` of a value alone (`rules.RELAYED`) may relay the library's error: possible.
+        whole = self._said_whole(match, reading, meter)
+        writer = raising if match.exact else None if whole is None else self._raising(reading.shown(whole))
+        relayed = None
+        if writer is not None and _OWN_RAISE.match(writer.code) and \
+                own_file(writer.path, (self.library, *self.runtime)):
+            if not _RELAYED.match(writer.code):
+                return RuledOut(match, f"your own code raises these words ({_where(writer)}: `{writer.code[:120]}`), "
+                                       "not an error this entry documents")
+            relayed = writer
         if raising is not None and not wording.own and _first([raising], diagnosis.innermost_exclude) is not None:
             return RuledOut(match, f"raised in {_where(raising)}: {self.library}'s own code, not the change "
                                    "this entry documents")
@@ -561,7 +572,7 @@ class Lookup:
         # A value the entry says prints these words for another cause: nothing else shown confirms it.
         withheld = withheld_values(diagnosis, named, self._defines_class if self.classes else None) + \
             located_elsewhere(diagnosis, named, self.library)
-        confirmed = not withheld and copied is None and clash is None and \
+        confirmed = not withheld and copied is None and clash is None and relayed is None and \
             any(one.kind in rules.CONFIRMING for one in evidence)
         # Only the error the paste ended with is the user's; a device's own wording is printed before the
         # exception that reports it, by whichever later call syncs.
@@ -570,6 +581,10 @@ class Lookup:
         held = tuple(f"`{value}` {because}" for value, because in withheld)
         if earlier:
             missing.append(EARLIER)
+        elif relayed is not None:
+            missing.append(f"your code relays these words from a value ({_where(relayed)}: `{relayed.code[:120]}`): "
+                           f"an error {self.library} raised, or words of your own; the original error's traceback "
+                           "tells (raise it `from` the error, not `from None`)")
         elif withheld:
             missing += held
         elif copied is not None:
@@ -701,6 +716,18 @@ class Lookup:
         return any(form.search(option.message, meter) is not None for option in reading.options
                    if option.at >= 0 and line_start(reading.text, option.at) in final for form in forms)
 
+    def _said_whole(self, match: Match, reading: _Reading, meter: Meter) -> int | None:
+        """Where the exception line is whose whole message the matched words are (None: none's): `match.at` for a
+        whole match; for words found inside the text, the last exception line of any class whose message is the
+        wording whole (`raise RuntimeError(str(error)) from None` prints the library's words under another class)."""
+        if match.exact:
+            return match.at
+        template = self._wordings.get((match.known.id, match.wording))
+        if template is None:
+            return None
+        return next((option.at for option in reading.options if option.at >= 0 and option.exception is not None
+                     and template.match(option.message, meter) is not None), None)
+
     def _raising(self, shown: list[Frame]) -> Frame | None:
         """The frame that raised: the traceback's last frame outside the runtime's packages."""
         return next((frame for frame in reversed(shown)
@@ -775,6 +802,7 @@ def _ends_message(line: str) -> bool:
 
 
 _OWN_RAISE = rules.compiled(rules.OWN_RAISE)
+_RELAYED = rules.compiled(rules.RELAYED)
 _NAME = rules.compiled(rules.NAME)
 _WARNING_HEADER = rules.compiled(rules.WARNING_HEADER)
 _EXCEPTION_LINE = rules.compiled(rules.EXCEPTION_LINE)

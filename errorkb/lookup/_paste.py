@@ -5,7 +5,9 @@ to a linear bound, and the page's JavaScript counts the same way):
 
 1. `keep_tail`: a paste longer than `CAP` characters keeps its last `CAP` (where the error is),
    from the first line that starts inside them.
-2. `normalize`: BOMs go; no-break spaces become spaces; typographic quotes (‘’ “”) become
+2. `normalize`: BOMs go; no-break spaces become spaces; invisible marks go (`INVISIBLE`: a zero-width space,
+   a right-to-left mark); the HTML entities a traceback's characters are escaped as are read once
+   (`HTML_ENTITY`: `&lt;module&gt;`, `&#39;`); typographic quotes (‘’ “”) become
    ASCII ones (in wordings too); `\\r\\n`, `\\r`, U+2028 and U+2029 become `\\n`; ANSI escape
    sequences go; a Markdown quote's `> ` goes from a run of quoted lines (`QUOTED`); a unified
    diff's hunk becomes the text it leaves (`DIFF_HUNK`: added and context lines unmarked, removed
@@ -13,7 +15,8 @@ to a linear bound, and the page's JavaScript counts the same way):
    (`DOCTEST_EXPECTED`: what the example should have printed is not what it did); the lines of each process
    a launcher interleaved are put together (`PROCESS`: `[rank1]: `, a worker's tag); `PREFIX` is
    removed from the start of every line (a launcher's `[rank0]: `,
-   pytest's `E   `, a log's timestamp, `tool-name | `, stacked); an exception group's margin (`| `)
+   pytest's `E   `, a log's timestamp, `tool-name | `, stacked; which lines carried a log record's prefix is
+   kept: `logged_lines`); an exception group's margin (`| `)
    and separators go (`GROUP_MARGIN`); a Markdown link a notebook drew
    (`[~/x.py:480](https://...)`) becomes its text (`LINK`); rich's traceback box is opened
    (its title becomes Python's marker, its folded frame lines are joined, its edges go); a frame
@@ -50,6 +53,8 @@ from errorkb.core.message import Meter
 from errorkb.lookup import _rules as rules
 
 _ANSI = rules.compiled(rules.ANSI)
+_INVISIBLE = rules.compiled(rules.INVISIBLE)
+_HTML_ENTITY = rules.compiled(rules.HTML_ENTITY)
 _RICH_TOP = rules.compiled(rules.RICH_TOP)
 _RICH_BOTTOM = rules.compiled(rules.RICH_BOTTOM)
 _RICH_FOLD = rules.compiled(rules.RICH_FOLD)
@@ -58,6 +63,7 @@ _RICH_EDGE = rules.compiled(rules.RICH_EDGE)
 _FRAME_WRAP = rules.compiled(rules.FRAME_WRAP)
 _FRAME_NAME_WRAP = rules.compiled(rules.FRAME_NAME_WRAP)
 _PREFIX = rules.compiled(rules.PREFIX)
+_LOG_RECORD = rules.compiled(rules.LOG_RECORD)
 _PROCESS = rules.compiled(rules.PROCESS)
 _GROUP_MARGIN = rules.compiled(rules.GROUP_MARGIN)
 _LINK = rules.compiled(rules.LINK)
@@ -129,11 +135,14 @@ def plain_quotes(text: str) -> str:
     return text.replace("\u2018", "'").replace("\u2019", "'").replace("\u201c", '"').replace("\u201d", '"')
 
 
-def normalize(text: str, meter: Meter | None = None) -> str:
-    """Stage 2: what terminals and tools add, taken away."""
+def normalize(text: str, meter: Meter | None = None, logged: set[int] | None = None) -> str:
+    """Stage 2: what terminals and tools add, taken away. `logged`, when given, receives the numbers (from 0) of the
+    normalised text's lines that carried a log record's prefix (`logged_lines`)."""
     meter = meter or Meter()
     meter.work += (30 + rules.FRAME_WRAPS) * len(text)  # the passes below each read the text once
     text = text.replace("\ufeff", "").replace("\u00a0", " ")
+    text = _INVISIBLE.sub("", text)
+    text = _HTML_ENTITY.sub(lambda entity: rules.HTML_ENTITIES[entity.group(0)], text)
     text = plain_quotes(text)
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\u2028", "\n").replace("\u2029", "\n")
     text = _ANSI.sub("", text)
@@ -142,6 +151,7 @@ def normalize(text: str, meter: Meter | None = None) -> str:
     text = _LINE_END.sub("", text)
     text = _DOCTEST_EXPECTED.sub(lambda report: report.group(1) + "\n" + report.group(2), text)
     text = by_process(text)
+    records, count = (logged_lines(text), text.count("\n")) if logged is not None else ([], 0)
     text = _PREFIX.sub("", text)
     text = _GROUP_MARGIN.sub("", text)
     text = _LINK.sub(r"\1", text)
@@ -158,7 +168,31 @@ def normalize(text: str, meter: Meter | None = None) -> str:
     text = _FRAME_NAME_WRAP.sub(r"\1\2\3", text)
     text = _SUFFIX.sub("", text)
     text = _LINE_END.sub("", text)  # again: a link's text or the hint's removal may leave blanks at a line's end
+    if logged is not None:
+        logged.update(_renumbered(records, count, text))
     return strip(text)
+
+
+def logged_lines(text: str) -> list[int]:
+    """The numbers (from 0) of the lines that start with a log record's prefix (`rules.LOG_RECORD`), read before
+    `PREFIX` takes it away: a record the program logged and went on from (round sixteen)."""
+    numbers: list[int] = []
+    line = done = 0
+    for record in _LOG_RECORD.finditer(text):
+        line += text.count("\n", done, record.start())
+        done = record.start()
+        numbers.append(line)
+    return numbers
+
+
+def _renumbered(records: list[int], count: int, text: str) -> list[int]:
+    """`records` (line numbers when the text had `count` line breaks) as numbers of the lines of `strip(text)`. Where
+    a later pass joined lines (rich's box, a frame line broken at a terminal's width), the paste has a traceback and
+    is no list of errors: every line reads as logged then, and none is listed."""
+    lead = text[:len(text) - len(text.lstrip(rules.WHITESPACE))].count("\n")
+    if text.count("\n") != count:
+        return list(range(count + 1))
+    return [number - lead for number in records if number >= lead]
 
 
 def by_process(text: str) -> str:
@@ -369,7 +403,8 @@ def line_start(text: str, at: int) -> int:
 
 
 def final_lines(text: str, options: list[Candidate], ended: list[tuple[int, str]],
-                links: list[int], starts: list[int] | None = None, framed: bool = True) -> frozenset[int] | None:
+                links: list[int], starts: list[int] | None = None, framed: bool = True,
+                logged: frozenset[int] = frozenset()) -> frozenset[int] | None:
     """Where the lines start that state the error the paste ended with (None: no exception line names one).
     That error is the last exception line whose name reads as an exception's (`rules.FATAL_NAME`: a log's
     `INFO:` after it or a warning at shutdown is none), or a later traceback's bare exception line (`bare_end`:
@@ -379,7 +414,8 @@ def final_lines(text: str, options: list[Candidate], ended: list[tuple[int, str]
     (`ended`) before it, when a chain sentence stands between them that ties them (`ties`). An exception named
     inside one of these lines (a wrapper's `failed: AttributeError: ...`) is part of it. A paste that shows no
     traceback (`framed` False: no marker, no frame) and ends with exception lines one directly under the other is a
-    list of errors the user met (`listed`): it ended with each of them."""
+    list of errors the user met (`listed`): it ended with each of them, unless a line carried a log record's prefix
+    (`logged`, line numbers): a record logged is a handled error, said before."""
     lines = sorted({one.at for one in options if one.at >= 0 and one.exception is not None
                     and _FATAL_NAME.search(one.exception)})
     bare = bare_end(text, lines[-1] if lines else -1, ended, starts or [])
@@ -392,7 +428,7 @@ def final_lines(text: str, options: list[Candidate], ended: list[tuple[int, str]
         heads = [line_start(text, at) for at in (lines[-1], *(
             at for at in lines[:-1] if said_at(text, at) == said or (cut and said_at(text, at).startswith(cut))))]
         if not framed:
-            heads += listed(text, lines)
+            heads += listed(text, lines, logged)
     final: set[int] = set()
     for start in heads:
         while start not in final:
@@ -408,18 +444,22 @@ def final_lines(text: str, options: list[Candidate], ended: list[tuple[int, str]
     return frozenset(final)
 
 
-def listed(text: str, lines: list[int]) -> list[int]:
+def listed(text: str, lines: list[int], logged: frozenset[int] = frozenset()) -> list[int]:
     """Where the lines start of the exception lines (`lines`, in order) listed directly above the last one, each on
     the line just before the next (corpus h558: three import errors after an upgrade). A line between (a log's
-    `INFO:`, a blank line) ends the list: what stands above it was said before."""
+    `INFO:`, a blank line) ends the list: what stands above it was said before. So does a line that carried a log
+    record's prefix (`logged`, line numbers; round sixteen), and a list whose last line carried one is none."""
     found: list[int] = []
     start = line_start(text, lines[-1]) if lines else 0
+    number = text.count("\n", 0, start)
+    if number in logged:
+        return found
     for at in reversed(lines[:-1]):
         if line_start(text, at) == start:  # a name inside the same line (a wrapper's `failed: ValueError: ...`)
             continue
-        if not start or line_start(text, at) != line_start(text, start - 1):
+        if not start or line_start(text, at) != line_start(text, start - 1) or number - 1 in logged:
             break
-        start = line_start(text, at)
+        start, number = line_start(text, at), number - 1
         found.append(start)
     return found
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-RULES_VERSION = 26
+RULES_VERSION = 28
 
 CAP = 1 << 16  # characters of a paste read: its last 64 KiB
 CHAIN = 64  # exception lines tried whole, counted from the end of the paste
@@ -46,6 +46,15 @@ RETOLD_GONE = (r"removed|no longer|(?:cannot|can't|can not|could not|couldn't|un
 
 # -- what terminals and tools wrap around an error (rule 2 of the lookup) -----------------------
 
+# Marks no terminal prints in a traceback, which web forms, editors and chat clients lace text with: a soft hyphen, the
+# zero-width space, joiners and word joiner, left-to-right and right-to-left marks, embeddings and isolates. They go
+# (round sixteen): what the user saw is the text without them.
+INVISIBLE = r"[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069]"
+# The entities an HTML page's source or an escaped field writes a traceback's characters as (`&lt;module&gt;`,
+# `&#39;Store&#39;`), each read once as the character a browser shows (`&amp;lt;` is `&lt;`).
+HTML_ENTITIES = {"&lt;": "<", "&gt;": ">", "&amp;": "&", "&quot;": '"', "&#34;": '"', "&#39;": "'", "&#x27;": "'",
+                 "&apos;": "'"}
+HTML_ENTITY = r"&(?:lt|gt|amp|quot|apos|#34|#39|#x27);"
 ANSI = r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b\n]*(?:\x07|\x1b\\)?|[@-Z\\-_])"
 TIMESTAMP = (r"\[?[0-9]{4}-[0-9]{2}-[0-9]{2}[ T][0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]+)?"
              r"(?:Z|[+-][0-9]{2}:?[0-9]{2})?\]?(?:[ \t,]+(?:-[ \t]+)?(?:[A-Za-z0-9_.<>-]+[ \t]+[-|:][ \t]+)?"
@@ -57,6 +66,16 @@ LOG_HEADER = (r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)[ \t]+[0-9]{2}-[0-9]{2}[ \t
               r"(?:\.[0-9]+)?[ \t]+\[[^\]\n]{0,200}\][ \t]?")
 PREFIX = (r"(?<![^\n])(?:\[(?:rank|default)[0-9]+\]:[ \t]?|E(?: {2,}|\t)"
           r"|[A-Za-z0-9_][A-Za-z0-9_.-]*[ \t]+\|[ \t]?|" + WORKER + "|" + LOG_HEADER + "|" + TIMESTAMP + r")+")
+# A log record's start at a line (after a launcher's tag, a container's name, pytest's margin, stacked): a timestamp
+# (`TIMESTAMP`, with or without a level), a serving engine's header (`LOG_HEADER`), Python logging's default
+# `WARNING:acme.store:` (which `PREFIX` leaves: the exception's name is read inside the line), absl's and glog's
+# `W0402 12:49:21.589123 12345 store.py:12] `. A line that carried one is a record the program logged and went on
+# from: an exception line on it is never one of a list of errors the paste ended with (`_paste.listed`, round
+# sixteen); the last exception line is the error the paste ended with, logged or not.
+LOG_RECORD = (r"(?<![^\n])(?:\[(?:rank|default)[0-9]+\]:[ \t]?|E(?: {2,}|\t)|[A-Za-z0-9_][A-Za-z0-9_.-]*[ \t]+\|[ \t]?"
+              r"|" + WORKER + r")*(?:" + LOG_HEADER + r"|\[?[0-9]{4}-[0-9]{2}-[0-9]{2}[ T][0-9]{2}:[0-9]{2}:[0-9]{2}"
+              r"|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[A-Za-z0-9_.<>-]*:"
+              r"|[IWEF][0-9]{4}[ \t]+[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?[ \t]+[0-9]+[ \t]+[^\]\n]{1,200}\])")
 # A process's marker at a line's start (a launcher's `[rank1]:`, a worker's `(EngineCore_0 pid=41)`, a container's
 # `worker-1  | ` as docker compose prints it): lines marked
 # by different processes (or some marked and some not) are different processes' output, which a launcher interleaves
@@ -216,6 +235,11 @@ INSTALL_ROOT = r"(?:^|/)(?:site-packages|dist-packages|src|[^/\n]+\.egg|[^/\n]+\
 # own code wrote the words, whatever entry they match (round fifteen).
 OWN_RAISE = r"^raise(?![A-Za-z0-9_])"
 OWN_FILE = r"^(?:/|~/|[A-Za-z]:/)"
+# Such a `raise` that builds its message from a value alone, with no words of its own: no string literal, or an
+# f-string of placeholders only (`raise RuntimeError(str(error)) from None`, `raise AttributeError(message)`,
+# `raise NodeError(f"{error}")`). A handler that relays a library's error by its text loses the chain this way: the
+# words may be the library's, or the user's own; possible, never confirmed (round sixteen).
+RELAYED = r"^raise(?:[ \t](?:[^'\"\n]|[fF](['\"])(?:\{[^{}'\"\n]*\})+\1)*)?$"
 # Not a frame: a warning (`x.py:3: FutureWarning: ...`), a linter's `x.py:3:5: E501`, prose.
 FRAME = r"File \"([^\"\n]*)\", line ([0-9]+)"
 FRAME_LINE = (r"(?<![^\n])[ \t]*(?:(?:>[ \t]+)?File (?:\"([^\"\n]*)\",[ \t]*line[ \t]*([0-9]+)"
@@ -406,7 +430,10 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
         "trailing_punctuation": TRAILING_PUNCTUATION, "diff_kept": DIFF_KEPT,
         "frame_wraps": FRAME_WRAPS, "told_window": TOLD_WINDOW, "traceback_text": TRACEBACK_TEXT,
         "handling_text": HANDLING_TEXT,
-        "patterns": {"ANSI": ANSI, "PROCESS": PROCESS, "PREFIX": PREFIX, "GROUP_MARGIN": GROUP_MARGIN,
+        "html_entities": HTML_ENTITIES,
+        "patterns": {"ANSI": ANSI, "INVISIBLE": INVISIBLE, "HTML_ENTITY": HTML_ENTITY,
+                     "PROCESS": PROCESS, "PREFIX": PREFIX, "LOG_RECORD": LOG_RECORD,
+                     "GROUP_MARGIN": GROUP_MARGIN,
                      "RICH_TOP": RICH_TOP, "RICH_BOTTOM": RICH_BOTTOM,
                      "RICH_FOLD": RICH_FOLD, "RICH_WRAP": RICH_WRAP, "RICH_EDGE": RICH_EDGE, "FRAME_WRAP": FRAME_WRAP,
                      "FRAME_NAME_WRAP": FRAME_NAME_WRAP, "LINK": LINK, "QUOTED": QUOTED,
@@ -416,7 +443,7 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
                      "TRACEBACK_END": TRACEBACK_END, "FATAL_NAME": FATAL_NAME, "CHAINED": CHAINED,
                      "RERAISE": RERAISE, "WARNING_HEADER": WARNING_HEADER,
                      "FRAME": FRAME, "FRAME_LINE": FRAME_LINE, "STACK_LINE": STACK_LINE, "INSTALL_ROOT": INSTALL_ROOT,
-                     "OWN_RAISE": OWN_RAISE, "OWN_FILE": OWN_FILE,
+                     "OWN_RAISE": OWN_RAISE, "OWN_FILE": OWN_FILE, "RELAYED": RELAYED,
                      "CODE_LINE": CODE_LINE,
                      "ARROW_LINE": ARROW_LINE,
                      "PYTEST_DEF": PYTEST_DEF, "PYTEST_FAILING": PYTEST_FAILING,

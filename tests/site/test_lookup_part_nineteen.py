@@ -66,12 +66,3 @@ def test_the_reports_list_of_import_errors_confirms_its_entry():
     for release in (None, "5.5.0"):
         assert [m.known.id for m in kb.answer(paste, release).confirmed] == ["import-hybridcache-removed"]
     assert not kb.answer(paste, "4.57.0").confirmed  # a release before the removal still rules it out
-
-
-@pytest.mark.xfail(strict=True, reason="known limit (docs/contributing.md 6b): a log's level goes with its prefix "
-                   "before the lines are read; a handled error logged at WARNING directly above the error the paste "
-                   "ended with reads as one of a list of errors")
-def test_known_limit_a_handled_error_logged_as_a_warning_is_no_error_the_paste_ended_with():
-    logged = ["2025-04-02 12:49:21,589 - acme - WARNING - " + OLD + OTHER,
-              "WARNING 09-07 19:28:33 [store.py:12] " + OLD + OTHER]
-    assert graded(full_python(ENTRIES, logged)) == [[("old-cache-import-removed", "candidate")]] * len(logged)

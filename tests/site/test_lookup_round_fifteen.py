@@ -24,8 +24,9 @@ def frame(path: str, code: str) -> str:
 
 
 OWN_RAISES = [frame("/home/me/run.py", "raise AttributeError(\"'Store' object has no attribute 'old_field'\")"),
-              frame("/home/me/run.py", "raise AttributeError(message)"),
-              frame("C:/Users/me/run.py", "raise AttributeError(message)")]
+              frame("/home/me/run.py", "raise AttributeError('\\'Store\\' object has no attribute ' + name)"),
+              frame("C:/Users/me/run.py", "raise AttributeError(\"'Store' object has no attribute 'old_field'\")")]
+# (a `raise` of a value alone, `raise AttributeError(message)`, may relay the library's error: round sixteen)
 USES = [frame("/home/me/run.py", "value = store.old_field"),
         frame("/venv/lib/python3.11/site-packages/acme/store.py", "raise AttributeError(message)"),
         frame("/the library/acme/store.py", "raise AttributeError(message)")]  # the library's checkout (corpus r155)

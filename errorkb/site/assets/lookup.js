@@ -241,7 +241,7 @@
 
   /* -- the rules, as the index ships them (errorkb/lookup/_rules.py) --------------------------- */
 
-  const GLOBAL = new Set(["ANSI", "PREFIX", "GROUP_MARGIN", "SUFFIX", "EXCEPTION_LINE", "INLINE_EXCEPTION", "TRACEBACK",
+  const GLOBAL = new Set(["ANSI", "INVISIBLE", "HTML_ENTITY", "PREFIX", "LOG_RECORD", "GROUP_MARGIN", "SUFFIX", "EXCEPTION_LINE", "INLINE_EXCEPTION", "TRACEBACK",
     "TRACEBACK_END", "FRAME_LINE", "FRAME", "ARROW_LINE", "PYTEST_DEF", "PYTEST_FAILING", "RICH_TOP", "RICH_BOTTOM", "RICH_FOLD", "RICH_WRAP",
     "RICH_EDGE", "FRAME_WRAP", "FRAME_NAME_WRAP", "LINK", "QUOTED", "QUOTE_MARK", "DIFF_HUNK", "DOCTEST_EXPECTED", "LINE_END", "CHAINED", "RELEASE_NUMBER", "NAME", "SENTENCE_END",
     "WARNING_HEADER"]);
@@ -261,7 +261,7 @@
       toldWindow: rules.told_window,
       headMin: rules.head_min, headClose: String(rules.head_close || ""), diffKept: String(rules.diff_kept || ""),
       trailingPunctuation: String(rules.trailing_punctuation || ""),
-      frameWraps: rules.frame_wraps, tracebackText: rules.traceback_text, handlingText: String(rules.handling_text || ""),
+      htmlEntities: table(rules.html_entities), frameWraps: rules.frame_wraps, tracebackText: rules.traceback_text, handlingText: String(rules.handling_text || ""),
       defaultTypes: table(rules.default_types), builtinTypes: new Set(rules.builtin_types || []),
       confirming: new Set(rules.confirming || []), generic: rules.generic || [],
       nameChars: String(rules.name_chars || ""), dottedNameChars: String(rules.dotted_name_chars || ""),
@@ -316,10 +316,14 @@
   const plainQuotes = (text) => text.replaceAll("\u2018", "'").replaceAll("\u2019", "'")
     .replaceAll("\u201c", '"').replaceAll("\u201d", '"');
 
-  function normalize(text, R, meter) {
+  /* `logged`, when given (a Set), receives the numbers of the normalised text's lines that carried a log record's
+   * prefix (_paste.py:normalize, logged_lines). */
+  function normalize(text, R, meter, logged) {
     meter = meter || new Meter();
     meter.work += (30 + R.frameWraps) * text.length;  // the passes below each read the text once
     text = text.replaceAll("\ufeff", "").replaceAll("\u00a0", " ");
+    text = text.replace(R.patterns.INVISIBLE, "");  // marks no terminal prints (_rules.py:INVISIBLE)
+    text = text.replace(R.patterns.HTML_ENTITY, (entity) => R.htmlEntities[entity]);  // read once
     text = plainQuotes(text);
     text = text.replaceAll("\r\n", "\n").replaceAll("\r", "\n").replaceAll("\u2028", "\n").replaceAll("\u2029", "\n");
     text = text.replace(R.patterns.ANSI, "");
@@ -328,6 +332,7 @@
     text = text.replace(R.patterns.LINE_END, "");  // spaces at a line's end
     text = text.replace(R.patterns.DOCTEST_EXPECTED, (whole, expected, got) => expected + "\n" + got);  // not what it did
     text = byProcess(text, R);  // each process's lines together (_paste.py:by_process)
+    const records = logged ? loggedLines(text, R) : [], count = logged ? newlines(text, 0, text.length) : 0;
     text = text.replace(R.patterns.PREFIX, "");
     text = text.replace(R.patterns.GROUP_MARGIN, "");  // an exception group's margin and separators
     text = text.replace(R.patterns.LINK, (whole, shown) => shown);  // a notebook's Markdown link: its text
@@ -345,7 +350,35 @@
     text = text.replace(R.patterns.FRAME_NAME_WRAP, (whole, indent, line, rest) => indent + line + rest);
     text = text.replace(R.patterns.SUFFIX, "");
     text = text.replace(R.patterns.LINE_END, "");  // again: a link's text or the hint's removal may leave some
+    if (logged) renumbered(records, count, text, R).forEach((number) => logged.add(number));
     return strip(text, R.whitespace);
+  }
+
+  function newlines(text, from, to) {
+    let count = 0;
+    for (let at = text.indexOf("\n", from); at >= 0 && at < to; at = text.indexOf("\n", at + 1)) count++;
+    return count;
+  }
+
+  /* The numbers of the lines that start with a log record's prefix (_paste.py:logged_lines). */
+  function loggedLines(text, R) {
+    const numbers = [];
+    let line = 0, done = 0;
+    for (const record of text.matchAll(R.patterns.LOG_RECORD)) {
+      line += newlines(text, done, record.index);
+      done = record.index;
+      numbers.push(line);
+    }
+    return numbers;
+  }
+
+  /* `records` as numbers of the lines of the stripped text; every line where lines were joined (_paste.py:_renumbered). */
+  function renumbered(records, count, text, R) {
+    let blank = 0;
+    while (blank < text.length && R.whitespace.includes(text[blank])) blank++;
+    const lead = newlines(text, 0, blank);
+    if (newlines(text, 0, text.length) !== count) return Array.from({ length: count + 1 }, (_, number) => number);
+    return records.filter((number) => number >= lead).map((number) => number - lead);
   }
 
   /* The lines of each process together, the processes in the order their last lines come (_paste.py:by_process). */
@@ -545,7 +578,7 @@
   const lineStart = (text, at) => (at > 0 ? text.lastIndexOf("\n", at - 1) + 1 : 0);
 
   /* Where the lines start that state the error the paste ended with, or null (_paste.py:final_lines). */
-  function finalLines(text, options, ended, links, R, starts, framed = true) {
+  function finalLines(text, options, ended, links, R, starts, framed = true, logged = new Set()) {
     const lines = [...new Set(options.filter((one) => one.at >= 0 && one.exception !== null
       && R.patterns.FATAL_NAME.test(one.exception)).map((one) => one.at))].sort((a, b) => a - b);
     const bare = bareEnd(text, lines.length ? lines[lines.length - 1] : -1, ended, starts || [], R);
@@ -560,7 +593,7 @@
         return other === said || (cut !== "" && other.startsWith(cut));
       });
       heads = [last, ...restated].map((at) => lineStart(text, at));
-      if (!framed) heads.push(...listed(text, lines));
+      if (!framed) heads.push(...listed(text, lines, logged));
     }
     const final = new Set();
     for (let start of heads) {
@@ -582,14 +615,18 @@
   }
 
   /* Where the exception lines listed directly above the last one start, each just before the next
-   * (_paste.py:listed): a paste with no traceback that ends with them ended with each. */
-  function listed(text, lines) {
+   * (_paste.py:listed): a paste with no traceback that ends with them ended with each; a line that carried a log
+   * record's prefix (`logged`, line numbers) is none of them, and ends the list. */
+  function listed(text, lines, logged) {
     const found = [];
     let start = lines.length ? lineStart(text, lines[lines.length - 1]) : 0;
+    let number = newlines(text, 0, start);
+    if (logged.has(number)) return found;
     for (let i = lines.length - 2; i >= 0; i--) {
       if (lineStart(text, lines[i]) === start) continue;  // a name inside the same line (a wrapper's `failed: ...`)
-      if (!start || lineStart(text, lines[i]) !== lineStart(text, start - 1)) break;
+      if (!start || lineStart(text, lines[i]) !== lineStart(text, start - 1) || logged.has(number - 1)) break;
       start = lineStart(text, lines[i]);
+      number -= 1;
       found.push(start);
     }
     return found;
@@ -1630,12 +1667,13 @@
       const R = this.R;
       const meter = new Meter();
       const kept = keepTail(pasted, this.cap);
-      const text = normalize(kept, R, meter);
+      const logged = new Set();
+      const text = normalize(kept, R, meter, logged);
       const size = points(kept), cut = points(pasted) - size;
       const empty = { matches: [], confirmed: [], candidates: [], ruledOut: [], cut, kept: size, work: meter.work,
         release: null, releaseSource: null };
       if (!text) return empty;
-      const reading = this.read(text, release, source, meter);
+      const reading = this.read(text, release, source, meter, logged);
       const best = new Map(), out = new Map(), mismatched = new Map(), held = new Map();
       for (const item of this.items) {
         const [found, mismatch] = matchOne(item, reading, this.library, R, meter);
@@ -1692,7 +1730,7 @@
     }
     /* Stage 1: the candidates at once; frames, failing lines, markers and a stated release when a
      * first match is graded (_match.py:_Reading). */
-    read(text, release, source, meter) {
+    read(text, release, source, meter, logged = new Set()) {
       const R = this.R, library = this.library, others = this.otherNames;
       const found = new Map(), foundJoined = new Map();
       let joined = null, multiline = null;
@@ -1717,7 +1755,7 @@
           this.all();
           if (this.finalRead === undefined) {
             this.finalRead = finalLines(text, this.options, this.ends, chained(text, R, meter), R, this.markers,
-              Boolean(this.frames.length || this.arrows.length || this.markers.length));
+              Boolean(this.frames.length || this.arrows.length || this.markers.length), logged);
           }
           return this.finalRead;
         },
@@ -1850,6 +1888,15 @@
       return reading.options.some((option) => option.at >= 0 && final.has(lineStart(reading.text, option.at))
         && forms.some((form) => form.search(option.message, meter) !== null));
     }
+    /* Where the exception line is whose whole message the matched words are, or null (_match.py:_said_whole). */
+    saidWhole(match, reading, meter) {
+      if (match.exact) return match.at;
+      const template = this.wordingTemplates.get(`${match.wording} ${match.known.id}`);
+      if (template === undefined) return null;
+      const option = reading.options.find((one) => one.at >= 0 && one.exception !== null
+        && template.match(one.message, meter) !== null);
+      return option === undefined ? null : option.at;
+    }
     raising(shown) {
       for (let i = shown.length - 1; i >= 0; i--) {
         if (!this.runtime.some((pkg) => pathMatches(shown[i].path, `${pkg}/`))) return shown[i];
@@ -1881,12 +1928,18 @@
         return ruled(`a complete traceback shows no frame of ${library}, whose call raises this error: another caller's`);
       }
       const raising = this.raising(shown);
-      // The user's own `raise` wrote the words (their script, their project): no entry's error, whatever they say.
-      // (Words inside a longer message are a wrapper's retelling of an earlier error: `failed: {error}`.)
-      if (match.exact && raising !== null && R.patterns.OWN_RAISE.test(raising.code)
-        && ownFile(raising.path, [library, ...this.runtime], R)) {
-        return ruled(`your own code raises these words (${where(raising)}: \`${raising.code.slice(0, 120)}\`), ` +
-          "not an error this entry documents");
+      // The user's own `raise` wrote the words, under whatever class; a `raise` of a value alone may relay the
+      // library's error: possible (_match.py:_grade, rules.RELAYED).
+      const whole = this.saidWhole(match, reading, meter);
+      const writer = match.exact ? raising : whole === null ? null : this.raising(reading.shown(whole));
+      let relayed = null;
+      if (writer !== null && R.patterns.OWN_RAISE.test(writer.code)
+        && ownFile(writer.path, [library, ...this.runtime], R)) {
+        if (!R.patterns.RELAYED.test(writer.code)) {
+          return ruled(`your own code raises these words (${where(writer)}: \`${writer.code.slice(0, 120)}\`), ` +
+            "not an error this entry documents");
+        }
+        relayed = writer;
       }
       if (raising !== null && !wording.own && first([raising], d.innermostExclude) !== null) {
         return ruled(`raised in ${where(raising)}: ${library}'s own code, not the change this entry documents`);
@@ -1959,13 +2012,17 @@
           || this.classes.has(fnv1a(value.slice(value.lastIndexOf(".") + 1))) : null)
         .concat(locatedElsewhere(d, named, library, R));
       const held = withheld.map(([value, because]) => `\`${value}\` ${because}`);
-      let confirmed = !withheld.length && copied === null && clash === null
+      let confirmed = !withheld.length && copied === null && clash === null && relayed === null
         && evidence.some((e) => R.confirming.has(e.kind));
       // Only the error the paste ended with is the user's (_match.py:_grade).
       const earlier = confirmed && !wording.device && !this.endedWith(match, reading, meter);
       confirmed = confirmed && !earlier;
       if (earlier) {
         missing.push(EARLIER);
+      } else if (relayed !== null) {
+        missing.push(`your code relays these words from a value (${where(relayed)}: ` +
+          `\`${relayed.code.slice(0, 120)}\`): an error ${library} raised, or words of your own; the original error's traceback tells (raise it \`from\` ` +
+          "the error, not `from None`)");
       } else if (withheld.length) {
         missing.push(...held);
       } else if (copied !== null) {
