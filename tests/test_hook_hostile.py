@@ -192,3 +192,31 @@ def test_known_limit_an_asyncio_task_s_unretrieved_error_is_named_too(envs, tmp_
     result = run(hooked, code, tmp_path)
     assert "Task exception was never retrieved" in result.stderr, result.stderr  # Python's own line, with or without
     assert "errorkb: a documented error" in result.stderr
+
+
+_DEL_ERROR = ("from transformers import DynamicCache\nclass Holder:\n    def __del__(self):\n"
+              "        DynamicCache().key_cache\nHolder()\n")
+_ATEXIT_ERROR = "import atexit\nfrom transformers import DynamicCache\natexit.register(lambda: DynamicCache().key_cache)\n"
+
+
+@pytest.mark.xfail(strict=True, reason="known limit (docs/contributing.md, the hook): Python prints an error in a "
+                                       "`__del__` or an `atexit` callback itself (\"Exception ignored in\"), no hook")
+@pytest.mark.parametrize("code", [_DEL_ERROR, _ATEXIT_ERROR], ids=["__del__", "atexit"])
+def test_known_limit_an_error_python_ignores_is_named_too(envs, tmp_path, code):  # noqa: F811
+    plain, hooked = envs
+    result, without = run(hooked, code, tmp_path), run(plain, code, tmp_path)
+    assert "key_cache" in without.stderr, without.stderr  # Python's own report of the error, with or without
+    assert result.returncode == without.returncode
+    assert "errorkb: a documented error" in result.stderr, result.stderr
+
+
+_REPLACED = ("import sys\nsys.excepthook = lambda kind, value, tb: print('mine:', kind.__name__, file=sys.stderr)\n"
+             "from transformers import DynamicCache\nDynamicCache().key_cache\n")
+
+
+def test_an_excepthook_the_user_set_prints_alone(envs, tmp_path):  # noqa: F811
+    """Decided: a script that replaced `sys.excepthook` chose its own printer; the hook adds nothing to it."""
+    plain, hooked = envs
+    result, without = run(hooked, _REPLACED, tmp_path), run(plain, _REPLACED, tmp_path)
+    assert result.returncode == without.returncode == 1
+    assert result.stderr == without.stderr == "mine: AttributeError\n", result.stderr
