@@ -1977,15 +1977,26 @@ def _p_handed_a_frame(frame: Any, code: Any) -> bool:
 
 def _p_args_hold_frame(frame: Any, code: Any, budget: list[int], depth: int = _c_FRAME_DEPTH) -> bool:
     """Whether a frame object is among (or inside) the values of `frame`'s arguments, as they are now."""
+    for value in _p_arguments(frame, code):  # noqa: SIM110  # a plain loop: no generator in the private namespace
+        if _p_holds_frame(value, depth, budget):
+            return True
+    return False
+
+
+def _p_arguments(frame: Any, code: Any) -> list[Any]:
+    """The values `frame`'s arguments (its `*args` and `**kwargs` too) hold now: what its caller handed it, unless
+    its own code rebound the name since."""
     count = code.co_argcount + code.co_kwonlyargcount + (1 if code.co_flags & 4 else 0) + \
         (1 if code.co_flags & 8 else 0)
     if count == 0:
-        return False
+        return []
     local = _S["locals_of"](frame)
-    for name in code.co_varnames[:count]:  # noqa: SIM110  # a plain loop: no generator in the private namespace
-        if _p_holds_frame(_c_dict_get(local, name), depth, budget):
-            return True
-    return False
+    values: list[Any] = []
+    for name in _c_tuple_iter(code.co_varnames[:count]):
+        value = _c_dict_get(local, name, _c_MISSING)
+        if value is not _c_MISSING:
+            values.append(value)
+    return values
 
 
 def _p_space_holds_frame(space: Any) -> bool:
@@ -3077,12 +3088,50 @@ def _p_exception(record: list[Any], frame: Any, arg: Any) -> None:
         if planted is not None:
             _p_tamper("observer", "planted C code where its own code, called by the library, runs into it ("
                       + planted + "), whose error would read as Python's")
+    if index >= 0 and _p_one_of(op, ("RAISE_VARARGS",)):
+        handed = _p_handed_error(frame, error)
+        if handed is not None:
+            _p_tamper("observer", "handed " + _S["slots"][index]["label"] + " " + handed + ", which trusted code raised "
+                      "as it was given (a `raise` in " + started.co_qualname + "): its error would read as the "
+                      "library's")
     module = _c_dict_get(frame.f_globals, "__name__")
     _p_emit({"e": "raised", "r": number, "w": index, "where": "beneath" if deepest is not tb else record[6],
              "code": started.co_qualname, "type": _p_name(type(error)),
              "qualified": _p_qualified(type(error)), "message": _p_message(error), "line": tb.tb_lineno,
              "op": op, "file": frame.f_code.co_filename, "module": module if type(module) is str else None,
              "api": _p_api_facts(error, frame, op, tb.tb_lasti, deepest is not tb) if index < 0 else None})
+
+
+def _p_handed_error(frame: Any, error: Any) -> str | None:
+    """A `raise` of an exception object (in the watched function's frame, or beneath it) raises what it holds, whoever
+    made it: one the snippet made and handed the function (`lib.call(ErrorHandler().error, ValueError(text))`, whose
+    `raise exception` re-raises its argument) starts there with the snippet's class and text. Told by what made it
+    reach the `raise`: the object is among what the snippet handed the call (the function's arguments, and inside
+    them; what its code returned into the call; what it put in a trusted module's or class's name, `_p_rebound`;
+    Python's tables and the runtime's held state, which it fills), read
+    as the planted search reads objects (`_p_walk`). An exception the library made while the call ran, in its own
+    locals, is reached from none of these unless the library stored it in an argument (a possible false tamper). A
+    search that cannot finish fails closed."""
+    roots = _p_arguments(frame, frame.f_code)
+    _p_rebound(roots)  # what a trusted name now holds instead of its own (a class attribute the snippet set)
+    returned = _c_dict_get(_S["returned"], _c_get_ident())
+    if returned is not None:
+        if len(returned) > _c_RETURNED_MAX:
+            return "one of more than " + _c_int_repr(_c_RETURNED_MAX) + " values its code returned into the call"
+        roots.extend(returned)
+    roots.extend(_p_table_entries())
+    roots.extend(_p_runtime_held())
+    found = _p_walk(roots, _c_PLANT_BUDGET, _p_is_check, error)
+    if found is _c_EXHAUSTED:
+        return "one of more than " + _c_int_repr(_c_PLANT_BUDGET) + " objects, too many to search for the exception"
+    if found is _c_UNREADABLE:
+        return "a weak reference whose referent cannot be read, so cannot be searched for the exception"
+    return "the very exception (" + _p_name(type(error)) + ") among its arguments" if found is True else None
+
+
+def _p_is_check(value: Any, kind: Any, items: list[Any] | None, error: Any) -> bool | None:
+    """`_p_walk`'s question for `_p_handed_error`: the very exception object."""
+    return True if value is error else None
 
 
 def _p_users_error(record: list[Any], frame: Any, op: Any) -> bool:
