@@ -18,7 +18,13 @@ from tests.verify.test_observer import _watch_call, read, run_scenario
 MESSAGE = "n must be positive, got -1"
 
 RAISING = '''
+import re
 import xml.sax.handler
+
+
+def digits(text):
+    """Python's own code beneath it, reading a cache of its module's (`re._compile`'s `_cache`)."""
+    return re.match(r"\\d+", text)
 
 
 def reraise(errors):
@@ -44,6 +50,17 @@ class Holder:
 def raise_held(holder):
     """Raises the error its argument's class holds."""
     raise holder.error
+
+
+def lengths(items):
+    """A generator of the library's, over what it is handed."""
+    for item in items:
+        yield len(item)
+
+
+def first_length(items):
+    """Makes its own generator over the items it is handed, and resumes it."""
+    return next(lengths(items))
 
 
 def from_factory(factory):
@@ -75,7 +92,12 @@ def _run(tmp_path: Path, body: str, configure, callbacks: bool = False):
     folder.mkdir(exist_ok=True)
     (folder / "raising.py").write_text(RAISING)
     body = f"MESSAGE = {MESSAGE!r}\nimport raising\nimport xml.sax.handler\n" + textwrap.dedent(body)
-    return read(run_scenario(tmp_path, body, configure=configure, callbacks=callbacks)).observation
+
+    def configuring(config: dict) -> None:
+        configure(config)
+        config["beneath_roots"] = list(config["target_roots"])  # the library's own code under the function, as `child`
+
+    return read(run_scenario(tmp_path, body, configure=configuring, callbacks=callbacks)).observation
 
 
 def _handed(seen) -> list[str]:
@@ -127,3 +149,24 @@ def test_an_exception_the_library_made_and_raised_by_a_name_or_through_python_is
         assert seen is not None and seen.exception is not None and seen.exception.message == MESSAGE, seen
         assert seen.exception.started is not None and seen.exception.started.where == where, seen.exception
         assert seen.interference == [] and seen.tampered == [], (name, seen.interference, seen.tampered)
+
+
+def test_a_generator_the_library_made_over_the_snippets_data_is_its_own(tmp_path):
+    """The other side of the generator the snippet made (`test_observer.py`'s
+    `test_a_trusted_generator_the_snippet_made_over_its_data_is_planted`, closed here): the function makes its own
+    generator over the data it was handed and resumes it; the error starts beneath, in that generator, and is the
+    library's: no tampering."""
+    seen = _run(tmp_path, "raising.first_length([5])\n", _watch_raising("first_length"))
+    assert seen is not None and seen.exception is not None, seen
+    started = seen.exception.started
+    assert started is not None and (started.where, started.code) == ("beneath", "lengths"), started
+    assert seen.interference == [] and seen.tampered == [], (seen.interference, seen.tampered)
+
+
+def test_a_library_generator_the_snippet_made_and_handed_is_planted_in_the_target_too(tmp_path):
+    """The generator the snippet made may be the library's own code, too: `raising.lengths([5])` handed to the
+    function that resumes it is a binding the snippet chose, as a partial of it would be."""
+    seen = _run(tmp_path, "lib.call(next, raising.lengths([5]))\n", _watch_call)
+    assert seen is not None and seen.exception is not None, seen
+    assert any("planted a generator of lengths" in what for what in seen.interference + seen.tampered), seen
+

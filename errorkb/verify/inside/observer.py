@@ -211,6 +211,11 @@ _c_func_globals = types.FunctionType.__dict__["__globals__"].__get__
 _c_func_builtins = types.FunctionType.__dict__["__builtins__"].__get__
 _c_CellType = types.CellType
 _c_GENERATOR_TYPES = (types.GeneratorType, types.CoroutineType, types.AsyncGeneratorType)
+# Each generator type with its code's C getter (no event: only a frame's getter is audited), and the code flags of a
+# generator's, a coroutine's and an async generator's function.
+_c_GENERATOR_CODES = tuple((kind, kind.__dict__[prefix + "_code"].__get__)
+                           for kind, prefix in zip(_c_GENERATOR_TYPES, ("gi", "cr", "ag"), strict=True))
+_c_GENERATOR_FLAGS = 0x20 | 0x80 | 0x200
 _c_DESCRIPTOR_WRAPPERS = (property, staticmethod, classmethod)
 # How many values the snippet's frames return (or yield) into a watched call are kept for the planted search (what
 # only the interpreter's value stack then holds); past it, the search fails closed.
@@ -3094,6 +3099,11 @@ def _p_exception(record: list[Any], frame: Any, arg: Any) -> None:
             _p_tamper("observer", "handed " + _S["slots"][index]["label"] + " " + handed + ", which trusted code raised "
                       "as it was given (a `raise` in " + started.co_qualname + "): its error would read as the "
                       "library's")
+    if index >= 0 and deepest is not tb:
+        handed = _p_handed_generator(frame, tb)
+        if handed is not None:
+            _p_tamper("observer", "planted " + handed + " over data of its own where " + _S["slots"][index]["label"]
+                      + " resumes it, whose error would read as the library's")
     module = _c_dict_get(frame.f_globals, "__name__")
     _p_emit({"e": "raised", "r": number, "w": index, "where": "beneath" if deepest is not tb else record[6],
              "code": started.co_qualname, "type": _p_name(type(error)),
@@ -3102,16 +3112,12 @@ def _p_exception(record: list[Any], frame: Any, arg: Any) -> None:
              "api": _p_api_facts(error, frame, op, tb.tb_lasti, deepest is not tb) if index < 0 else None})
 
 
-def _p_handed_error(frame: Any, error: Any) -> str | None:
-    """A `raise` of an exception object (in the watched function's frame, or beneath it) raises what it holds, whoever
-    made it: one the snippet made and handed the function (`lib.call(ErrorHandler().error, ValueError(text))`, whose
-    `raise exception` re-raises its argument) starts there with the snippet's class and text. Told by what made it
-    reach the `raise`: the object is among what the snippet handed the call (the function's arguments, and inside
-    them; what its code returned into the call; what it put in a trusted module's or class's name, `_p_rebound`;
-    Python's tables and the runtime's held state, which it fills), read
-    as the planted search reads objects (`_p_walk`). An exception the library made while the call ran, in its own
-    locals, is reached from none of these unless the library stored it in an argument (a possible false tamper). A
-    search that cannot finish fails closed."""
+def _p_handed(frame: Any, check: Callable[[Any, Any, list[Any] | None, Any], Any], context: Any) -> str | None:
+    """What the snippet handed a watched call, searched with `check` (`_p_walk`): the function's arguments, and inside
+    them; what its code returned into the call (`_p_keep_returned`); what it put in a trusted module's or class's name
+    (`_p_rebound`); Python's tables and the runtime's held state, which it fills. An object trusted code made while
+    the call ran, in its own locals, is reached from none of these unless it stored it in an argument (a possible
+    false tamper). The found object's words, or None; a search that cannot finish fails closed."""
     roots = _p_arguments(frame, frame.f_code)
     _p_rebound(roots)  # what a trusted name now holds instead of its own (a class attribute the snippet set)
     returned = _c_dict_get(_S["returned"], _c_get_ident())
@@ -3121,17 +3127,53 @@ def _p_handed_error(frame: Any, error: Any) -> str | None:
         roots.extend(returned)
     roots.extend(_p_table_entries())
     roots.extend(_p_runtime_held())
-    found = _p_walk(roots, _c_PLANT_BUDGET, _p_is_check, error)
+    found = _p_walk(roots, _c_PLANT_BUDGET, check, context)
     if found is _c_EXHAUSTED:
-        return "one of more than " + _c_int_repr(_c_PLANT_BUDGET) + " objects, too many to search for the exception"
+        return "one of more than " + _c_int_repr(_c_PLANT_BUDGET) + " objects, too many to search"
     if found is _c_UNREADABLE:
-        return "a weak reference whose referent cannot be read, so cannot be searched for the exception"
-    return "the very exception (" + _p_name(type(error)) + ") among its arguments" if found is True else None
+        return "a weak reference whose referent cannot be read, so cannot be searched"
+    return found if type(found) is str else None
 
 
-def _p_is_check(value: Any, kind: Any, items: list[Any] | None, error: Any) -> bool | None:
+def _p_handed_error(frame: Any, error: Any) -> str | None:
+    """A `raise` of an exception object (in the watched function's frame, or beneath it) raises what it holds, whoever
+    made it: one the snippet made and handed the function (`lib.call(ErrorHandler().error, ValueError(text))`, whose
+    `raise exception` re-raises its argument) starts there with the snippet's class and text. Told by where it is
+    reached from: among what the snippet handed the call (`_p_handed`)."""
+    return _p_handed(frame, _p_is_check, error)
+
+
+def _p_is_check(value: Any, kind: Any, items: list[Any] | None, error: Any) -> str | None:
     """`_p_walk`'s question for `_p_handed_error`: the very exception object."""
-    return True if value is error else None
+    return "the very exception (" + _p_name(kind) + ") it raised" if value is error else None
+
+
+def _p_handed_generator(frame: Any, tb: Any) -> str | None:
+    """An error that started beneath the function on its way through a suspended frame of trusted code (a generator,
+    a coroutine) whose generator the snippet made and handed the call (`lib.call(next, lengths([5]))`): calling a
+    generator function binds the data it is handed to that code, as a partial does, and no event says who called
+    it; the function only resumed it. Told by where it is reached from (`_p_handed`): a generator object of the
+    frame's very code among what the snippet handed the call. (`model.parameters()` handed to the library is such
+    a generator too: an error starting inside it is read so, failing closed.)"""
+    codes: list[Any] = []
+    below = tb.tb_next
+    while type(below) is _c_TracebackType:
+        code = below.tb_frame.f_code
+        if code.co_flags & _c_GENERATOR_FLAGS:
+            codes.append(code)
+        below = below.tb_next
+    if not codes:
+        return None
+    return _p_handed(frame, _p_generator_check, codes)
+
+
+def _p_generator_check(value: Any, kind: Any, items: list[Any] | None, codes: list[Any]) -> str | None:
+    """`_p_walk`'s question for `_p_handed_generator`: a generator (a coroutine, an async generator) of one of `codes`."""
+    for generator_type, code_of in _c_tuple_iter(_c_GENERATOR_CODES):
+        if kind is generator_type:
+            code = code_of(value)
+            return "a generator of " + code.co_qualname if _p_in(code, codes) else None
+    return None
 
 
 def _p_users_error(record: list[Any], frame: Any, op: Any) -> bool:
