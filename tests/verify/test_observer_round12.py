@@ -13,7 +13,9 @@ import dis
 import textwrap
 from pathlib import Path
 
-from tests.verify.test_observer import _watch_call, read, run_scenario
+import pytest
+
+from tests.verify.test_observer import _torch_beneath, _watch_call, read, run_scenario
 
 MESSAGE = "n must be positive, got -1"
 
@@ -23,8 +25,19 @@ import xml.sax.handler
 
 
 def digits(text):
-    """Python's own code beneath it, reading a cache of its module's (`re._compile`'s `_cache`)."""
-    return re.match(r"\\d+", text)
+    """Python's own code beneath it, reading a cache of its module's (`re._compile`'s `_cache`); then C code failing
+    on what it was handed."""
+    found = re.match(r"\\d+", text)
+    return int(text) if found is None else found
+
+
+def warned(n):
+    """Warns, through Python's C `warnings.warn`, which matches its filters' patterns; then C code failing on what
+    it was handed."""
+    import warnings
+
+    warnings.warn(f"n is {n}")
+    return int(n)
 
 
 def reraise(errors):
@@ -63,6 +76,16 @@ def first_length(items):
     return next(lengths(items))
 
 
+def result_of(future):
+    """The result of a future it is handed, which C code (asyncio's C future) re-raises if it failed."""
+    return future.result()
+
+
+def waited(future):
+    """Waits on a runtime future it is handed, whose C++ re-raises the exception it keeps."""
+    return future.wait()
+
+
 def from_factory(factory):
     """Raises what the factory it is handed returns."""
     raise factory()
@@ -95,7 +118,8 @@ def _run(tmp_path: Path, body: str, configure, callbacks: bool = False):
 
     def configuring(config: dict) -> None:
         configure(config)
-        config["beneath_roots"] = list(config["target_roots"])  # the library's own code under the function, as `child`
+        # the library's own code under the function too, as `child` has it
+        config["beneath_roots"] = [*config.get("beneath_roots", ()), *config["target_roots"]]
 
     return read(run_scenario(tmp_path, body, configure=configuring, callbacks=callbacks)).observation
 
@@ -141,6 +165,46 @@ def test_an_exception_the_snippet_made_and_returned_into_the_call_is_not_the_lib
     assert _handed(seen), (seen.interference, seen.tampered)
 
 
+def test_an_exception_the_snippet_made_re_raised_by_c_code_the_function_calls_is_not_the_librarys(tmp_path):
+    """Not only a `raise`: C code the function calls re-raises what the object it is called on holds (asyncio's C
+    future's `result`, of a future the snippet failed with its own error and handed the function): started in the
+    function's frame at its call. (Before, it failed closed only by chance: the future's loop holds a weak reference
+    with a C callback.)"""
+    body = ("import asyncio\nfailed = asyncio.new_event_loop().create_future()\n"
+            "failed.set_exception(ValueError(MESSAGE))\nraising.result_of(failed)\n")
+    seen = _run(tmp_path, body, _watch_raising("result_of"))
+    assert seen is not None and seen.exception is not None, seen
+    started = seen.exception.started
+    assert started is not None and (started.where, started.opcode) == ("target", "CALL"), started
+    assert _handed(seen), (seen.interference, seen.tampered)
+
+
+def test_a_failed_concurrent_future_the_snippet_made_is_not_the_librarys_error(tmp_path):
+    """The same through Python's own future, whose `result` is Python's `raise self._exception` beneath the function
+    (a plain function of the library calling it, not a bound method the snippet handed)."""
+    body = ("import concurrent.futures\nfailed = concurrent.futures.Future()\n"
+            "failed.set_exception(ValueError(MESSAGE))\nraising.result_of(failed)\n")
+    seen = _run(tmp_path, body, _watch_raising("result_of"))
+    assert seen is not None and seen.exception is not None, seen
+    assert seen.exception.started is not None and seen.exception.started.where == "beneath", seen.exception
+    assert _handed(seen), (seen.interference, seen.tampered)
+
+
+def test_a_failed_runtime_future_the_snippet_made_is_not_the_librarys_error(tmp_path):
+    """The same through the runtime's future, whose exception its C++ keeps where no traversal lists it (the plug's
+    `opaque`): reached among what the snippet handed the call, it may hold the error unseen, and fails closed."""
+    body = ("import torch\nfailed = torch.futures.Future()\nfailed.set_exception(ValueError(MESSAGE))\n"
+            "raising.waited(failed)\n")
+
+    def configure(config: dict) -> None:
+        _watch_raising("waited")(config)
+        _torch_beneath(config)
+
+    seen = _run(tmp_path, body, configure)
+    assert seen is not None and seen.exception is not None and seen.exception.message == MESSAGE, seen
+    assert _handed(seen), (seen.interference, seen.tampered)
+
+
 def test_an_exception_the_library_made_and_raised_by_a_name_or_through_python_is_its_own(tmp_path):
     """The other side: the function makes its error and raises it by a name it bound, or hands it to Python's code
     that raises what it is given: the library's error, no tampering, each started where it was raised."""
@@ -170,3 +234,68 @@ def test_a_library_generator_the_snippet_made_and_handed_is_planted_in_the_targe
     assert seen is not None and seen.exception is not None, seen
     assert any("planted a generator of lengths" in what for what in seen.interference + seen.tampered), seen
 
+
+
+# Round twelve, second hole: C code the snippet planted in a container a module of Python's own library holds by name
+# (`re._cache`, `warnings.filters`), which Python's code beneath the function (`re._compile`), or its C code
+# (`warnings.warn` matching each filter's pattern), reads from its module and calls, with no frame holding it: the
+# planted search started from the frames and the names the function's own code reads, and never met it.
+_GADGET = """
+import functools
+import itertools
+import re
+import warnings
+
+spent = (each for each in ())
+for _ in spent:
+    pass
+throws = map(spent.throw, itertools.repeat(ValueError), itertools.repeat(MESSAGE))
+
+
+class Pattern:
+    match = functools.partial(max, key=functools.partial(next, throws))
+
+
+"""
+
+_IN_TABLES = {
+    "re-cache": ('re._cache[str, r"\\d+", 0] = Pattern()\ndel Pattern, throws\nraising.digits("12")\n', "digits",
+                 "beneath"),
+    "warnings-filters": ('warnings.filters.insert(0, ("ignore", Pattern(), Warning, None, 0))\n'
+                         "warnings._filters_mutated()\ndel Pattern, throws\nraising.warned(3)\n", "warned", "target"),
+}
+
+
+@pytest.mark.parametrize("attack", sorted(_IN_TABLES))
+def test_c_code_planted_in_a_container_of_pythons_own_modules_is_planted(tmp_path, attack):
+    """Python's ValueError with the documented text, from the snippet's planted C code, started beneath the function
+    (`re.match`) or in its own frame (at its call of `warnings.warn`). Before: no tampering (an implicit entry's
+    before passed)."""
+    body, watched, where = _IN_TABLES[attack]
+    seen = _run(tmp_path, _GADGET + body, _watch_raising(watched))
+    assert seen is not None and seen.exception is not None and seen.exception.message == MESSAGE, seen
+    assert seen.exception.started is not None and seen.exception.started.where == where, seen.exception
+    assert any("planted" in what for what in seen.interference + seen.tampered), (seen.interference, seen.tampered)
+
+
+def test_honest_writes_to_pythons_own_containers_are_not_planted(tmp_path):
+    """The other side: the snippet's own filters (`warnings.simplefilter`), its own patterns cached by `re`, and the
+    library filling `re._cache` itself, then C code failing under the function on the data it was handed: the error
+    is the library's, no tampering."""
+    body = """
+    import re
+    import warnings
+
+    warnings.simplefilter("ignore")
+    warnings.filterwarnings("ignore", message="n is .*")
+    re.match(r"[a-z]+", "abc")
+    for name, value in (("digits", "x"), ("warned", "x")):
+        try:
+            getattr(raising, name)(value)
+        except ValueError:
+            pass
+    """
+    for watched in ("digits", "warned"):
+        seen = _run(tmp_path, body, _watch_raising(watched))
+        assert seen is not None and seen.calls.raised_count == 1, (watched, seen)
+        assert seen.interference == [] and seen.tampered == [], (watched, seen.interference, seen.tampered)

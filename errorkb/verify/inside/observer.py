@@ -463,6 +463,7 @@ def install(config: dict[str, Any]) -> Callable[..., Any]:
     # After the namespaces were copied: a stand-in differs from its copy, read as trusted code's (its file is this one).
     state["registrars"] = _stand_in_registrars(config.get("held"), state["copies_held"]["c_functions"])
     namespace["_S"] = state
+    state["tables"] = _python_tables(namespace["_p_in_stdlib"])
     namespace["_p_emit"]({"e": "start", "sha256": config["sha256"], "device": config.get("device"),
                           "slots": [[slot["label"], slot["kind"]] for slot in state["slots"]]}, True)
     sys.settrace(trace)
@@ -595,6 +596,7 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         "getattr_codes": tuple(api["getattr_codes"]) if api else (),
         "reader_spaces": _reader_spaces(readers), "reader_shared": _reader_shared(readers),
         "as_was": spaces[0], "classes_as_were": spaces[1], "modules_as_were": spaces[2], "returned": {}, "c_made": {},
+        "tables": [],  # `_python_tables`, once the private code can tell Python's own files
         "copies_held": spaces[3], "binders_as_were": spaces[3]["binders"],
         # Code trusted code compiled at run time: before the snippet ran (by identity), and, while it runs, the
         # sources compiled on the runtime's behalf (`_p_on_compile`), compiled again when code of that name first
@@ -610,6 +612,30 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         "function_records": tuple(config["held"][7]) if config.get("held") is not None and len(config["held"]) > 7
         else (),
     }
+
+
+def _python_tables(in_stdlib: Callable[[Any], bool]) -> list[tuple[Any, Any, int]]:
+    """Each container (a dict, a list, a set) a module of Python's own library holds by name, with a copy of what it
+    holds and, for a dict, its version (`_version`), before the snippet runs: Python's code reads them by its module's
+    globals, or from C, and calls what it finds (`warnings.filters`' patterns, whose `match` the C `warnings.warn`
+    calls; `re._cache`'s compiled patterns, which `re._compile` returns) with no frame holding them. The module
+    table is searched as such already (`_p_table_entries`)."""
+    tables: list[tuple[Any, Any, int]] = []
+    seen: set[int] = {id(sys.modules)}
+    for name, module in list(sys.modules.items()):
+        if type(module) is not types.ModuleType:
+            continue
+        path = _c_module_dict(module).get("__file__")
+        if not (in_stdlib(path) if type(path) is str else path is None and name in sys.builtin_module_names):
+            continue
+        for value in list(_c_module_dict(module).values()):
+            kind = type(value)
+            if (kind is dict or kind is list or kind is set) and id(value) not in seen:
+                seen.add(id(value))
+                copy = dict(value) if kind is dict else list(value) if kind is list else \
+                    {id(item): item for item in value}
+                tables.append((value, copy, _version(value) if kind is dict else 0))
+    return tables
 
 
 def _held_state(held: Any) -> tuple[tuple[Any, ...], tuple[Any, ...], tuple[Any, ...], tuple[Any, ...]]:
@@ -659,6 +685,7 @@ def _version_offset() -> int | None:
 
 _VERSION_OFFSET = _version_offset()
 _c_VERSIONED = _VERSION_OFFSET is not None
+_c_VERSION_OFFSET = _VERSION_OFFSET or 0
 _c_from_address = ctypes.c_uint64.from_address  # a dict's version, read by the observer alone (audited: its own)
 
 
@@ -2265,9 +2292,46 @@ def _p_table_entries() -> list[Any]:
     for name, value in _c_list_iter(list(_c_dict_items(_S["sys_modules"]))):
         if type(name) is not str or _c_dict_get(was, name) is not value:
             found.append(value)
+            if _p_is_module(value) and _p_in_stdlib(_c_dict_get(_c_module_dict(value), "__file__")):
+                _p_new_tables(_c_module_dict(value), found)  # Python's own, loaded since: all it holds is new
     for table in _c_tuple_iter(_c_PYTHON_TABLES):
         found.extend([pair[1] for pair in _c_list_iter(list(_c_dict_items(table)))])
+    _p_tables_written(found)
     return found
+
+
+def _p_new_tables(space: Any, found: list[Any]) -> None:
+    """The containers a module of Python's own library loaded while the snippet ran holds by name, into `found`."""
+    for _, value in _c_list_iter(list(_c_dict_items(space))):
+        kind = type(value)
+        if kind is dict or kind is list or kind is set:
+            found.append(value)
+
+
+def _p_tables_written(found: list[Any]) -> None:
+    """What the containers of Python's own modules (`_python_tables`) hold now that they did not hold before the
+    snippet ran, into `found`: a key and its value where either is not the one at that place (a dict's order is its
+    insertion's), a list's item likewise, a set's item that was not in it. A dict whose version is unchanged was not
+    written (`_version_offset`); honest writes (`re._cache` filled by the library's patterns) are searched too."""
+    for entry in _c_list_iter(_S["tables"]):
+        table, copy, version = entry
+        kind = type(table)
+        if kind is dict:
+            if _c_VERSIONED and _c_from_address(id(table) + _c_VERSION_OFFSET).value == version:
+                continue
+            now, was = list(_c_dict_items(table)), list(_c_dict_items(copy))
+            for index in range(len(now)):
+                pair = now[index]
+                if index >= len(was) or was[index][0] is not pair[0] or was[index][1] is not pair[1]:
+                    found.append(pair[0])
+                    found.append(pair[1])
+        elif kind is list:
+            now = list(_c_list_iter(table))
+            for index in range(len(now)):
+                if index >= len(copy) or copy[index] is not now[index]:
+                    found.append(now[index])
+        else:
+            found.extend([item for item in _c_set_iter(table) if _c_dict_get(copy, id(item)) is not item])
 
 
 def _p_runtime_held() -> list[Any]:
@@ -2509,13 +2573,19 @@ def _p_error_check(value: Any, kind: Any, items: list[Any] | None, context: Any)
     """`_p_walk`'s question for `_p_reaches_error`: an exception instance, or an instance of a class of the runtime's
     that keeps what no traversal lists (the plug's `opaque`: a runtime future's exception, kept by its C++), which
     may hold one unseen (it fails closed)."""
-    mro = _c_mro(kind)
-    if _p_in(BaseException, mro):
+    if _p_in(BaseException, _c_mro(kind)) or _p_opaque(kind):
         return True
-    for cls in _c_tuple_iter(_S["held_state"][3]):
+    return None
+
+
+def _p_opaque(kind: Any) -> bool:
+    """A class of the runtime's whose instances keep what no traversal lists (the plug's `opaque`: a runtime future's
+    exception, kept by its C++), or a subclass of one."""
+    mro = _c_mro(kind)
+    for cls in _c_tuple_iter(_S["held_state"][3]):  # noqa: SIM110  # a plain loop: no generator in the private namespace
         if _p_in(cls, mro):
             return True
-    return None
+    return False
 
 
 def _p_own_method(method: Any) -> bool:
@@ -3093,12 +3163,11 @@ def _p_exception(record: list[Any], frame: Any, arg: Any) -> None:
         if planted is not None:
             _p_tamper("observer", "planted C code where its own code, called by the library, runs into it ("
                       + planted + "), whose error would read as Python's")
-    if index >= 0 and _p_one_of(op, ("RAISE_VARARGS",)):
+    if index >= 0:
         handed = _p_handed_error(frame, error)
         if handed is not None:
-            _p_tamper("observer", "handed " + _S["slots"][index]["label"] + " " + handed + ", which trusted code raised "
-                      "as it was given (a `raise` in " + started.co_qualname + "): its error would read as the "
-                      "library's")
+            _p_tamper("observer", "handed " + _S["slots"][index]["label"] + " " + handed + ", which trusted code "
+                      "raised as it was given (in " + started.co_qualname + "): its error would read as the library's")
     if index >= 0 and deepest is not tb:
         handed = _p_handed_generator(frame, tb)
         if handed is not None:
@@ -3137,15 +3206,19 @@ def _p_handed(frame: Any, check: Callable[[Any, Any, list[Any] | None, Any], Any
 
 def _p_handed_error(frame: Any, error: Any) -> str | None:
     """A `raise` of an exception object (in the watched function's frame, or beneath it) raises what it holds, whoever
-    made it: one the snippet made and handed the function (`lib.call(ErrorHandler().error, ValueError(text))`, whose
-    `raise exception` re-raises its argument) starts there with the snippet's class and text. Told by where it is
-    reached from: among what the snippet handed the call (`_p_handed`)."""
+    made it, and C code re-raises what the object it works on holds (a failed future's `result`): one the snippet
+    made and handed the function (`lib.call(ErrorHandler().error, ValueError(text))`, whose `raise exception`
+    re-raises its argument) starts there with the snippet's class and text. Told by where it is reached from: among
+    what the snippet handed the call (`_p_handed`); an object of the runtime's that keeps what no traversal lists
+    (the plug's `opaque`: a runtime future) may hold it unseen, and fails closed."""
     return _p_handed(frame, _p_is_check, error)
 
 
 def _p_is_check(value: Any, kind: Any, items: list[Any] | None, error: Any) -> str | None:
-    """`_p_walk`'s question for `_p_handed_error`: the very exception object."""
-    return "the very exception (" + _p_name(kind) + ") it raised" if value is error else None
+    """`_p_walk`'s question for `_p_handed_error`: the very exception object, or an opaque object of the runtime's."""
+    if value is error:
+        return "the very exception (" + _p_name(kind) + ") it raised"
+    return "a " + _p_name(kind) + " (which may hold the exception it raised unseen)" if _p_opaque(kind) else None
 
 
 def _p_handed_generator(frame: Any, tb: Any) -> str | None:
@@ -3168,7 +3241,7 @@ def _p_handed_generator(frame: Any, tb: Any) -> str | None:
 
 
 def _p_generator_check(value: Any, kind: Any, items: list[Any] | None, codes: list[Any]) -> str | None:
-    """`_p_walk`'s question for `_p_handed_generator`: a generator (a coroutine, an async generator) of one of `codes`."""
+    """`_p_walk`'s question for `_p_handed_generator`: a generator (a coroutine, an async generator) of `codes`."""
     for generator_type, code_of in _c_tuple_iter(_c_GENERATOR_CODES):
         if kind is generator_type:
             code = code_of(value)
