@@ -202,7 +202,7 @@ def test_a_failed_runtime_future_the_snippet_made_is_not_the_librarys_error(tmp_
 
     seen = _run(tmp_path, body, configure)
     assert seen is not None and seen.exception is not None and seen.exception.message == MESSAGE, seen
-    assert _handed(seen), (seen.interference, seen.tampered)
+    assert _handed(seen), (seen.exception.started, seen.interference, seen.tampered)
 
 
 def test_an_exception_the_library_made_and_raised_by_a_name_or_through_python_is_its_own(tmp_path):

@@ -3164,7 +3164,7 @@ def _p_exception(record: list[Any], frame: Any, arg: Any) -> None:
             _p_tamper("observer", "planted C code where its own code, called by the library, runs into it ("
                       + planted + "), whose error would read as Python's")
     if index >= 0:
-        handed = _p_handed_error(frame, error)
+        handed = _p_handed_error(frame, error, tb)
         if handed is not None:
             _p_tamper("observer", "handed " + _S["slots"][index]["label"] + " " + handed + ", which trusted code "
                       "raised as it was given (in " + started.co_qualname + "): its error would read as the library's")
@@ -3204,21 +3204,33 @@ def _p_handed(frame: Any, check: Callable[[Any, Any, list[Any] | None, Any], Any
     return found if type(found) is str else None
 
 
-def _p_handed_error(frame: Any, error: Any) -> str | None:
+def _p_handed_error(frame: Any, error: Any, tb: Any) -> str | None:
     """A `raise` of an exception object (in the watched function's frame, or beneath it) raises what it holds, whoever
     made it, and C code re-raises what the object it works on holds (a failed future's `result`): one the snippet
     made and handed the function (`lib.call(ErrorHandler().error, ValueError(text))`, whose `raise exception`
     re-raises its argument) starts there with the snippet's class and text. Told by where it is reached from: among
-    what the snippet handed the call (`_p_handed`); an object of the runtime's that keeps what no traversal lists
-    (the plug's `opaque`: a runtime future) may hold it unseen, and fails closed."""
-    return _p_handed(frame, _p_is_check, error)
+    what the snippet handed the call (`_p_handed`). An object of the runtime's that keeps what no traversal lists
+    (the plug's `opaque`: a runtime future, whose C++ keeps a failed one's exception and hands it to the code that
+    raises it) may hold it unseen: handed, and held by a frame beneath the function on the error's way (the future's
+    own `wait`), it fails closed."""
+    receivers: list[Any] = []
+    below = tb.tb_next
+    while type(below) is _c_TracebackType:
+        for _, value in _c_list_iter(list(_c_dict_items(_S["locals_of"](below.tb_frame)))):
+            if _p_opaque(type(value)):
+                receivers.append(value)
+        below = below.tb_next
+    return _p_handed(frame, _p_is_check, (error, receivers))
 
 
-def _p_is_check(value: Any, kind: Any, items: list[Any] | None, error: Any) -> str | None:
-    """`_p_walk`'s question for `_p_handed_error`: the very exception object, or an opaque object of the runtime's."""
-    if value is error:
+def _p_is_check(value: Any, kind: Any, items: list[Any] | None, context: tuple[Any, list[Any]]) -> str | None:
+    """`_p_walk`'s question for `_p_handed_error`: the very exception object, or an opaque object of the runtime's
+    that a frame on the error's way holds."""
+    if value is context[0]:
         return "the very exception (" + _p_name(kind) + ") it raised"
-    return "a " + _p_name(kind) + " (which may hold the exception it raised unseen)" if _p_opaque(kind) else None
+    if _p_in(value, context[1]):
+        return "a " + _p_name(kind) + " (which may hold the exception it raised unseen)"
+    return None
 
 
 def _p_handed_generator(frame: Any, tb: Any) -> str | None:
