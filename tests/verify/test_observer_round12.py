@@ -179,6 +179,16 @@ def test_an_exception_the_snippet_put_in_a_trusted_class_is_not_the_librarys(tmp
     assert _handed(seen), (seen.interference, seen.tampered)
 
 
+def test_an_exception_put_in_a_trusted_class_behind_a_rebound_module_name_is_not_the_librarys(tmp_path):
+    """The same, with a trusted module's name rebound to the snippet's own function first: the search of what trusted
+    names hold now stopped at that name (`_p_rebound` answers the first it finds), and never read the class."""
+    body = ("import json\njson.dumps = lambda *args: None\nraising.Holder.error = ValueError(MESSAGE)\n"
+            "raising.raise_held(raising.Holder())\n")
+    seen = _run(tmp_path, body, _watch_raising("raise_held"))
+    assert seen is not None and seen.exception is not None and seen.exception.message == MESSAGE, seen
+    assert _handed(seen), (seen.interference, seen.tampered)
+
+
 def test_an_exception_the_snippet_made_and_returned_into_the_call_is_not_the_librarys(tmp_path):
     """A declared callback of the snippet's returns its pre-made error into the call (a temporary, on the value stack
     alone), which the function's own `raise` raises."""

@@ -3188,7 +3188,11 @@ def _p_handed(frame: Any, check: Callable[[Any, Any, list[Any] | None, Any], Any
     the call ran, in its own locals, is reached from none of these unless it stored it in an argument (a possible
     false tamper). The found object's words, or None; a search that cannot finish fails closed."""
     roots = _p_arguments(frame, frame.f_code)
-    _p_rebound(roots)  # what a trusted name now holds instead of its own (a class attribute the snippet set)
+    # What a trusted name now holds instead of its own (a class attribute the snippet set). A name rebound to code of
+    # the snippet's stops that reading at the first one found, before the rest: that alone fails closed.
+    rebound = _p_rebound(roots)
+    if rebound is not None:
+        return "what it rebound a trusted name to (" + rebound + "), past which the search cannot read"
     returned = _c_dict_get(_S["returned"], _c_get_ident())
     if returned is not None:
         if len(returned) > _c_RETURNED_MAX:
