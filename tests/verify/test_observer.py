@@ -3238,8 +3238,6 @@ def test_a_calling_iterator_over_the_snippets_own_function_or_made_before_it_is_
     assert seen.calls.raised_count == 3, seen.calls
 
 
-@pytest.mark.xfail(strict=True, reason="a trusted generator the snippet made over data it chose, iterated by the "
-                                       "function, is not told from the library's (docs/threat-model.md)")
 def test_a_trusted_generator_the_snippet_made_over_its_data_is_planted(tmp_path):
     """Round eleven, left: a generator of an installed package's (beneath the function, where its error counts as the
     function's) made by the snippet over data it chose, handed to the function, which iterates it: the error starts

@@ -211,6 +211,11 @@ _c_func_globals = types.FunctionType.__dict__["__globals__"].__get__
 _c_func_builtins = types.FunctionType.__dict__["__builtins__"].__get__
 _c_CellType = types.CellType
 _c_GENERATOR_TYPES = (types.GeneratorType, types.CoroutineType, types.AsyncGeneratorType)
+# Each generator type with its code's C getter (no event: only a frame's getter is audited), and the code flags of a
+# generator's, a coroutine's and an async generator's function.
+_c_GENERATOR_CODES = tuple((kind, kind.__dict__[prefix + "_code"].__get__)
+                           for kind, prefix in zip(_c_GENERATOR_TYPES, ("gi", "cr", "ag"), strict=True))
+_c_GENERATOR_FLAGS = 0x20 | 0x80 | 0x200
 _c_DESCRIPTOR_WRAPPERS = (property, staticmethod, classmethod)
 # How many values the snippet's frames return (or yield) into a watched call are kept for the planted search (what
 # only the interpreter's value stack then holds); past it, the search fails closed.
@@ -458,6 +463,7 @@ def install(config: dict[str, Any]) -> Callable[..., Any]:
     # After the namespaces were copied: a stand-in differs from its copy, read as trusted code's (its file is this one).
     state["registrars"] = _stand_in_registrars(config.get("held"), state["copies_held"]["c_functions"])
     namespace["_S"] = state
+    state["tables"] = _python_tables(namespace["_p_in_stdlib"])
     namespace["_p_emit"]({"e": "start", "sha256": config["sha256"], "device": config.get("device"),
                           "slots": [[slot["label"], slot["kind"]] for slot in state["slots"]]}, True)
     sys.settrace(trace)
@@ -590,6 +596,7 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         "getattr_codes": tuple(api["getattr_codes"]) if api else (),
         "reader_spaces": _reader_spaces(readers), "reader_shared": _reader_shared(readers),
         "as_was": spaces[0], "classes_as_were": spaces[1], "modules_as_were": spaces[2], "returned": {}, "c_made": {},
+        "tables": [],  # `_python_tables`, once the private code can tell Python's own files
         "copies_held": spaces[3], "binders_as_were": spaces[3]["binders"],
         # Code trusted code compiled at run time: before the snippet ran (by identity), and, while it runs, the
         # sources compiled on the runtime's behalf (`_p_on_compile`), compiled again when code of that name first
@@ -605,6 +612,30 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         "function_records": tuple(config["held"][7]) if config.get("held") is not None and len(config["held"]) > 7
         else (),
     }
+
+
+def _python_tables(in_stdlib: Callable[[Any], bool]) -> list[tuple[Any, Any, int]]:
+    """Each container (a dict, a list, a set) a module of Python's own library holds by name, with a copy of what it
+    holds and, for a dict, its version (`_version`), before the snippet runs: Python's code reads them by its module's
+    globals, or from C, and calls what it finds (`warnings.filters`' patterns, whose `match` the C `warnings.warn`
+    calls; `re._cache`'s compiled patterns, which `re._compile` returns) with no frame holding them. The module
+    table is searched as such already (`_p_table_entries`)."""
+    tables: list[tuple[Any, Any, int]] = []
+    seen: set[int] = {id(sys.modules)}
+    for name, module in list(sys.modules.items()):
+        if type(module) is not types.ModuleType:
+            continue
+        path = _c_module_dict(module).get("__file__")
+        if not (in_stdlib(path) if type(path) is str else path is None and name in sys.builtin_module_names):
+            continue
+        for value in list(_c_module_dict(module).values()):
+            kind = type(value)
+            if (kind is dict or kind is list or kind is set) and id(value) not in seen:
+                seen.add(id(value))
+                copy = dict(value) if kind is dict else list(value) if kind is list else \
+                    {id(item): item for item in value}
+                tables.append((value, copy, _version(value) if kind is dict else 0))
+    return tables
 
 
 def _held_state(held: Any) -> tuple[tuple[Any, ...], tuple[Any, ...], tuple[Any, ...], tuple[Any, ...]]:
@@ -654,6 +685,7 @@ def _version_offset() -> int | None:
 
 _VERSION_OFFSET = _version_offset()
 _c_VERSIONED = _VERSION_OFFSET is not None
+_c_VERSION_OFFSET = _VERSION_OFFSET or 0
 _c_from_address = ctypes.c_uint64.from_address  # a dict's version, read by the observer alone (audited: its own)
 
 
@@ -1977,15 +2009,26 @@ def _p_handed_a_frame(frame: Any, code: Any) -> bool:
 
 def _p_args_hold_frame(frame: Any, code: Any, budget: list[int], depth: int = _c_FRAME_DEPTH) -> bool:
     """Whether a frame object is among (or inside) the values of `frame`'s arguments, as they are now."""
+    for value in _p_arguments(frame, code):  # noqa: SIM110  # a plain loop: no generator in the private namespace
+        if _p_holds_frame(value, depth, budget):
+            return True
+    return False
+
+
+def _p_arguments(frame: Any, code: Any) -> list[Any]:
+    """The values `frame`'s arguments (its `*args` and `**kwargs` too) hold now: what its caller handed it, unless
+    its own code rebound the name since."""
     count = code.co_argcount + code.co_kwonlyargcount + (1 if code.co_flags & 4 else 0) + \
         (1 if code.co_flags & 8 else 0)
     if count == 0:
-        return False
+        return []
     local = _S["locals_of"](frame)
-    for name in code.co_varnames[:count]:  # noqa: SIM110  # a plain loop: no generator in the private namespace
-        if _p_holds_frame(_c_dict_get(local, name), depth, budget):
-            return True
-    return False
+    values: list[Any] = []
+    for name in _c_tuple_iter(code.co_varnames[:count]):
+        value = _c_dict_get(local, name, _c_MISSING)
+        if value is not _c_MISSING:
+            values.append(value)
+    return values
 
 
 def _p_space_holds_frame(space: Any) -> bool:
@@ -2249,9 +2292,46 @@ def _p_table_entries() -> list[Any]:
     for name, value in _c_list_iter(list(_c_dict_items(_S["sys_modules"]))):
         if type(name) is not str or _c_dict_get(was, name) is not value:
             found.append(value)
+            if _p_is_module(value) and _p_in_stdlib(_c_dict_get(_c_module_dict(value), "__file__")):
+                _p_new_tables(_c_module_dict(value), found)  # Python's own, loaded since: all it holds is new
     for table in _c_tuple_iter(_c_PYTHON_TABLES):
         found.extend([pair[1] for pair in _c_list_iter(list(_c_dict_items(table)))])
+    _p_tables_written(found)
     return found
+
+
+def _p_new_tables(space: Any, found: list[Any]) -> None:
+    """The containers a module of Python's own library loaded while the snippet ran holds by name, into `found`."""
+    for _, value in _c_list_iter(list(_c_dict_items(space))):
+        kind = type(value)
+        if kind is dict or kind is list or kind is set:
+            found.append(value)
+
+
+def _p_tables_written(found: list[Any]) -> None:
+    """What the containers of Python's own modules (`_python_tables`) hold now that they did not hold before the
+    snippet ran, into `found`: a key and its value where either is not the one at that place (a dict's order is its
+    insertion's), a list's item likewise, a set's item that was not in it. A dict whose version is unchanged was not
+    written (`_version_offset`); honest writes (`re._cache` filled by the library's patterns) are searched too."""
+    for entry in _c_list_iter(_S["tables"]):
+        table, copy, version = entry
+        kind = type(table)
+        if kind is dict:
+            if _c_VERSIONED and _c_from_address(id(table) + _c_VERSION_OFFSET).value == version:
+                continue
+            now, was = list(_c_dict_items(table)), list(_c_dict_items(copy))
+            for index in range(len(now)):
+                pair = now[index]
+                if index >= len(was) or was[index][0] is not pair[0] or was[index][1] is not pair[1]:
+                    found.append(pair[0])
+                    found.append(pair[1])
+        elif kind is list:
+            now = list(_c_list_iter(table))
+            for index in range(len(now)):
+                if index >= len(copy) or copy[index] is not now[index]:
+                    found.append(now[index])
+        else:
+            found.extend([item for item in _c_set_iter(table) if _c_dict_get(copy, id(item)) is not item])
 
 
 def _p_runtime_held() -> list[Any]:
@@ -2493,13 +2573,19 @@ def _p_error_check(value: Any, kind: Any, items: list[Any] | None, context: Any)
     """`_p_walk`'s question for `_p_reaches_error`: an exception instance, or an instance of a class of the runtime's
     that keeps what no traversal lists (the plug's `opaque`: a runtime future's exception, kept by its C++), which
     may hold one unseen (it fails closed)."""
-    mro = _c_mro(kind)
-    if _p_in(BaseException, mro):
+    if _p_in(BaseException, _c_mro(kind)) or _p_opaque(kind):
         return True
-    for cls in _c_tuple_iter(_S["held_state"][3]):
+    return None
+
+
+def _p_opaque(kind: Any) -> bool:
+    """A class of the runtime's whose instances keep what no traversal lists (the plug's `opaque`: a runtime future's
+    exception, kept by its C++), or a subclass of one."""
+    mro = _c_mro(kind)
+    for cls in _c_tuple_iter(_S["held_state"][3]):  # noqa: SIM110  # a plain loop: no generator in the private namespace
         if _p_in(cls, mro):
             return True
-    return None
+    return False
 
 
 def _p_own_method(method: Any) -> bool:
@@ -3077,12 +3163,106 @@ def _p_exception(record: list[Any], frame: Any, arg: Any) -> None:
         if planted is not None:
             _p_tamper("observer", "planted C code where its own code, called by the library, runs into it ("
                       + planted + "), whose error would read as Python's")
+    if index >= 0:
+        handed = _p_handed_error(frame, error, tb)
+        if handed is not None:
+            _p_tamper("observer", "handed " + _S["slots"][index]["label"] + " " + handed + ", which trusted code "
+                      "raised as it was given (in " + started.co_qualname + "): its error would read as the library's")
+    if index >= 0 and deepest is not tb:
+        handed = _p_handed_generator(frame, tb)
+        if handed is not None:
+            _p_tamper("observer", "planted " + handed + " over data of its own where " + _S["slots"][index]["label"]
+                      + " resumes it, whose error would read as the library's")
     module = _c_dict_get(frame.f_globals, "__name__")
     _p_emit({"e": "raised", "r": number, "w": index, "where": "beneath" if deepest is not tb else record[6],
              "code": started.co_qualname, "type": _p_name(type(error)),
              "qualified": _p_qualified(type(error)), "message": _p_message(error), "line": tb.tb_lineno,
              "op": op, "file": frame.f_code.co_filename, "module": module if type(module) is str else None,
              "api": _p_api_facts(error, frame, op, tb.tb_lasti, deepest is not tb) if index < 0 else None})
+
+
+def _p_handed(frame: Any, check: Callable[[Any, Any, list[Any] | None, Any], Any], context: Any) -> str | None:
+    """What the snippet handed a watched call, searched with `check` (`_p_walk`): the function's arguments, and inside
+    them; what its code returned into the call (`_p_keep_returned`); what it put in a trusted module's or class's name
+    (`_p_rebound`); Python's tables and the runtime's held state, which it fills. An object trusted code made while
+    the call ran, in its own locals, is reached from none of these unless it stored it in an argument (a possible
+    false tamper). The found object's words, or None; a search that cannot finish fails closed."""
+    roots = _p_arguments(frame, frame.f_code)
+    # What a trusted name now holds instead of its own (a class attribute the snippet set). A name rebound to code of
+    # the snippet's stops that reading at the first one found, before the rest: that alone fails closed.
+    rebound = _p_rebound(roots)
+    if rebound is not None:
+        return "what it rebound a trusted name to (" + rebound + "), past which the search cannot read"
+    returned = _c_dict_get(_S["returned"], _c_get_ident())
+    if returned is not None:
+        if len(returned) > _c_RETURNED_MAX:
+            return "one of more than " + _c_int_repr(_c_RETURNED_MAX) + " values its code returned into the call"
+        roots.extend(returned)
+    roots.extend(_p_table_entries())
+    roots.extend(_p_runtime_held())
+    found = _p_walk(roots, _c_PLANT_BUDGET, check, context)
+    if found is _c_EXHAUSTED:
+        return "one of more than " + _c_int_repr(_c_PLANT_BUDGET) + " objects, too many to search"
+    if found is _c_UNREADABLE:
+        return "a weak reference whose referent cannot be read, so cannot be searched"
+    return found if type(found) is str else None
+
+
+def _p_handed_error(frame: Any, error: Any, tb: Any) -> str | None:
+    """A `raise` of an exception object (in the watched function's frame, or beneath it) raises what it holds, whoever
+    made it, and C code re-raises what the object it works on holds (a failed future's `result`): one the snippet
+    made and handed the function (`lib.call(ErrorHandler().error, ValueError(text))`, whose `raise exception`
+    re-raises its argument) starts there with the snippet's class and text. Told by where it is reached from: among
+    what the snippet handed the call (`_p_handed`). An object of the runtime's that keeps what no traversal lists
+    (the plug's `opaque`: a runtime future, whose C++ keeps a failed one's exception and hands it to the code that
+    raises it) may hold it unseen: handed, and held by a frame beneath the function on the error's way (the future's
+    own `wait`), it fails closed."""
+    receivers: list[Any] = []
+    below = tb.tb_next
+    while type(below) is _c_TracebackType:
+        for _, value in _c_list_iter(list(_c_dict_items(_S["locals_of"](below.tb_frame)))):
+            if _p_opaque(type(value)):
+                receivers.append(value)
+        below = below.tb_next
+    return _p_handed(frame, _p_is_check, (error, receivers))
+
+
+def _p_is_check(value: Any, kind: Any, items: list[Any] | None, context: tuple[Any, list[Any]]) -> str | None:
+    """`_p_walk`'s question for `_p_handed_error`: the very exception object, or an opaque object of the runtime's
+    that a frame on the error's way holds."""
+    if value is context[0]:
+        return "the very exception (" + _p_name(kind) + ") it raised"
+    if _p_in(value, context[1]):
+        return "a " + _p_name(kind) + " (which may hold the exception it raised unseen)"
+    return None
+
+
+def _p_handed_generator(frame: Any, tb: Any) -> str | None:
+    """An error that started beneath the function on its way through a suspended frame of trusted code (a generator,
+    a coroutine) whose generator the snippet made and handed the call (`lib.call(next, lengths([5]))`): calling a
+    generator function binds the data it is handed to that code, as a partial does, and no event says who called
+    it; the function only resumed it. Told by where it is reached from (`_p_handed`): a generator object of the
+    frame's very code among what the snippet handed the call. (`model.parameters()` handed to the library is such
+    a generator too: an error starting inside it is read so, failing closed.)"""
+    codes: list[Any] = []
+    below = tb.tb_next
+    while type(below) is _c_TracebackType:
+        code = below.tb_frame.f_code
+        if code.co_flags & _c_GENERATOR_FLAGS:
+            codes.append(code)
+        below = below.tb_next
+    if not codes:
+        return None
+    return _p_handed(frame, _p_generator_check, codes)
+
+
+def _p_generator_check(value: Any, kind: Any, items: list[Any] | None, codes: list[Any]) -> str | None:
+    """`_p_walk`'s question for `_p_handed_generator`: a generator (a coroutine, an async generator) of `codes`."""
+    for generator_type, code_of in _c_tuple_iter(_c_GENERATOR_CODES):
+        if kind is generator_type:
+            code = code_of(value)
+            return "a generator of " + code.co_qualname if _p_in(code, codes) else None
+    return None
 
 
 def _p_users_error(record: list[Any], frame: Any, op: Any) -> bool:
