@@ -109,6 +109,20 @@ def kept(keeper, n):
     keeper.fail(n)
 
 
+def logged(n):
+    """Makes a log handler (`logging` keeps a weak reference to it, with a callback, in its module's `_handlerList`),
+    then C code fails on what it was handed."""
+    import logging
+
+    logging.getLogger("raising").addHandler(logging.StreamHandler())
+    return int(n)
+
+
+def deref(reference):
+    """Calls what the weak reference it is handed refers to."""
+    return reference()([3])
+
+
 def from_factory(factory):
     """Raises what the factory it is handed returns."""
     raise factory()
@@ -332,6 +346,25 @@ def test_honest_writes_to_pythons_own_containers_are_not_planted(tmp_path):
         seen = _run(tmp_path, body, _watch_raising(watched))
         assert seen is not None and seen.calls.raised_count == 1, (watched, seen)
         assert seen.interference == [] and seen.tampered == [], (watched, seen.interference, seen.tampered)
+
+
+def test_a_weak_reference_the_library_put_in_pythons_own_containers_is_not_planted(tmp_path):
+    """The other side, found by the knowledge base (static-cache-config-object-no-get on 4.54.1, whose model logs):
+    a log handler the library keeps puts a weak reference with a callback in `logging._handlerList`. A weak reference calls
+    nothing when called (it returns its referent), and its callback runs when the referent dies, where Python prints
+    and drops its error: it never starts an error in the call. Before: "planted C code ... (ReferenceType (holding C
+    code it calls))"."""
+    seen = _run(tmp_path, "try:\n    raising.logged('x')\nexcept ValueError:\n    pass\n", _watch_raising("logged"))
+    assert seen is not None and seen.calls.raised_count == 1, seen
+    assert seen.interference == [] and seen.tampered == [], (seen.interference, seen.tampered)
+
+
+def test_c_code_the_snippet_handed_behind_a_weak_reference_is_planted(tmp_path):
+    """The hostile twin: a weak reference is no hiding place. What it refers to, called by the function, is searched."""
+    body = "import weakref\nKEPT = Pattern.match\ndel Pattern, throws\nraising.deref(weakref.ref(KEPT))\n"
+    seen = _run(tmp_path, _GADGET + body, _watch_raising("deref"))
+    assert seen is not None and seen.exception is not None and seen.exception.message == MESSAGE, seen
+    assert any("planted" in what for what in seen.interference + seen.tampered), (seen.interference, seen.tampered)
 
 
 @pytest.mark.xfail(strict=True, reason="known limit (docs/threat-model.md): the library's own module-level containers are "

@@ -2428,6 +2428,8 @@ def _p_calls_held(value: Any, kind: Any, items: list[Any], delegated: dict[int, 
     if not _p_made_by_c(kind) or kind is _c_FunctionType or kind is _c_CellType or _p_in(kind, _c_GENERATOR_TYPES) \
             or _p_in(kind, _c_DESCRIPTOR_WRAPPERS) or _p_in(type, _c_mro(kind)):
         return None
+    if kind is _c_WeakrefType:  # called, it returns its referent (searched as a value); its callback runs when the
+        return None  # referent dies, where Python prints and drops its error: neither starts an error in the call
     if _p_rebinder_parts(value) is not None:  # a rebinder's own, holding nothing of the snippet's (searched apart)
         return None
     if _c_dict_get(delegated, id(value)) is not value and _p_chosen_call(value, kind):
