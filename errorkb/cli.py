@@ -557,7 +557,7 @@ def _diagnosis_parsers(commands: Any) -> None:
                              "releases; otherwise read from the paste where it can be")
     lookup.set_defaults(command=cmd_lookup, needs_project=False)
 
-    show = commands.add_parser("show", help="an entry in the terminal: message, meaning, the verified fix, "
+    show = commands.add_parser("show", help="an entry in the terminal: message, meaning, the fix and its verdict, "
                                             "releases and its page")
     _complete_ids(show.add_argument("id", metavar="ID", help="the entry's id"))
     show.add_argument("--index", default=None, metavar="FILE|URL", help="read the entry from this index")
@@ -1516,9 +1516,12 @@ def _show_text(index: Index, entry_id: str) -> str:
     if show.get("meaning"):
         parts += [str(show["meaning"]).rstrip(), ""]
     solutions = show.get("solutions") or []
-    parts.append("The verified fix" + (f": {solutions[0]}" if solutions else ""))
+    parts.append("The fix" + (f": {solutions[0]}" if solutions else ""))
     if show.get("after"):
         parts += ["", *("    " + line for line in str(show["after"]).rstrip().splitlines())]
+    # The index carries no verification report (errorkb.site.hookindex): whether, where and when this
+    # fix was verified is the page's to say, never this text's.
+    parts += ["", "  where and when it was verified: on its page (below); this index holds no report"]
     parts += ["", "Releases"]
     known = next((one for one in index.known if one.id == entry_id), None)
     facts = known.releases if known else None

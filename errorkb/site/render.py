@@ -394,7 +394,7 @@ def render_entry(page: EntryPage, *, edit_url: str | None = None) -> str:
     hashes = page.hashes
     return _render("entry.md.j2", page=page, entry=page.entry, here=page.url, badges=badges(page),
                    captured=captured_error(page), clean=evidence.clean_run(page.records, hashes),
-                   verdict=lambda role: evidence.role_verdict(page.records, role),
+                   verdict=lambda role: evidence.role_verdict(page.records, role, hashes),
                    message_html=marked_message(page.entry), edit_url=edit_url, excerpt=_excerpt(page))
 
 

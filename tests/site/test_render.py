@@ -620,3 +620,50 @@ def test_a_captured_error_holding_an_include_line_shows_it_and_no_extension_obey
         extensions=["pymdownx.superfences", "pymdownx.snippets"],
         extension_configs={"pymdownx.snippets": {"base_path": [str(project)]}}).convert(page)
     assert "[tool.errorkb" not in converted
+
+
+# -- what a badge and a chip say, as a reader reads them (issue: reader, session 48) ---------------------
+
+
+def badges_shown(markdown_page: str) -> list[str]:
+    """Each badge's visible text (what a phone shows: no hover), in order."""
+    found = re.findall(r'(<span class="ekb-badge [^"]*".*?</span>)\n', markdown_page)
+    return [" ".join(" ".join(shown(one).text).split()) for one in found]
+
+
+def test_an_upstream_badge_names_the_library_release_its_checks_ran_against(project):
+    """'upstream · cpu verified' said which torch and Python, not which release of the library: the
+    page's pinned release is declared, the checks' is measured (a CI job may install another)."""
+    write_report(project, all_pass(project, target="upstream"))
+    assert "transformers 5.15.1" in badge(page_for(project), "upstream", "cpu").versions
+    newer = [dict(one, environment=dict(one["environment"], library_version="5.16.0"))
+             for one in all_pass(project, target="upstream")[:2]]
+    write_report(project, all_pass(project, target="upstream")[2:] + newer)
+    assert "transformers 5.15.1, 5.16.0" in badge(page_for(project), "upstream", "cpu").versions
+    assert "transformers" not in badge(page_for(project), "bundled", "cpu").versions  # not the library itself
+
+
+@pytest.mark.parametrize("outcome, reason", [("not-run", "no CUDA device"),
+                                             ("not-applicable", "the bundled target cannot raise this")])
+def test_a_badge_that_did_not_run_says_why_where_a_phone_can_read_it(project, outcome, reason):
+    """The reason of a not-run or not-applicable badge lived only in its hover title, which a touch
+    screen never shows: 'not run · 2026-12-02' read like a check that ran that day."""
+    write_report(project, all_pass(project) + [record(project, ENTRY, role, file, device="cuda", outcome=outcome,
+                                                      reason=reason) for role, file in FILES.items()])
+    texts = badges_shown(render.render_entry(page_for(project)))
+    cuda = next(text for text in texts if text.startswith("∅ bundled · cuda") or text.startswith("– bundled · cuda"))
+    assert reason in cuda, texts
+    assert "2026-11-30" not in cuda, cuda  # a day belongs to a check that ran
+
+
+def test_a_guard_changed_since_its_check_is_not_shown_as_verified(project):
+    """The guards' chips read '✓ verified' from any passing record, fresh or not, while the badges
+    above them said stale."""
+    write_report(project, all_pass(project))
+    guard = project / "snippets" / ENTRY / "guard_check_lengths.py"
+    guard.write_text(guard.read_text() + "\n# edited after the check\n")
+    chips = re.findall(r'<span class="ekb-chip [^"]*"[^>]*>([^<]*)</span>', render.render_entry(page_for(project)))
+    assert len(chips) == 2 and all("stale" in chip for chip in chips), chips
+    write_report(project, all_pass(project))
+    chips = re.findall(r'<span class="ekb-chip [^"]*"[^>]*>([^<]*)</span>', render.render_entry(page_for(project)))
+    assert chips == ["✓ verified"] * 2, chips
