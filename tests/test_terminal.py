@@ -81,6 +81,68 @@ def test_show_from_the_shipped_index_claims_no_verification_it_does_not_hold(tmp
     assert "The fix: Pass a single int" in result.stdout and "this index holds no report" in result.stdout
 
 
+def corpus_paste(report_id: str) -> str:
+    import yaml
+
+    reports = yaml.safe_load((ROOT / "tests" / "corpus" / "reports.yml").read_text(encoding="utf-8"))
+    return next(one for one in (reports if isinstance(reports, list) else reports["reports"])
+                if one["id"] == report_id)["paste"]
+
+
+@pytest.mark.parametrize("args, stdin", [
+    (["lookup", "-"], "r033"),  # a real traceback, confirmed: the match, then the entry
+    (["lookup", "--all", "ValueError: too many values to unpack (expected 2)"], None),  # candidates only
+    (["lookup", "AttributeError: 'tuple' object has no attribute 'get_seq_length'"], None),
+    (["show", "legacy-tuple-forward-get-seq-length"], None)], ids=["confirmed", "candidates", "long-hint", "show"])
+def test_lookup_and_show_from_the_index_fit_80_columns(tmp_path, args, stdin):
+    """Outside a checkout (the index's plain text, in a pipe at 80 columns) a match's title, hints and
+    the entry's prose ran to 160 and 500 characters a line, which a terminal folds mid-word under the
+    indentation. Prose wraps at word boundaries under its own indent; the fix's code is never wrapped
+    (a folded line of Python no longer runs) and an address never broken."""
+    from errorkb.lookup import load_index
+
+    code, shown = on_a_terminal([str(ROOT / ".venv/bin/errorkb"), *args], tmp_path, 80,
+                                corpus_paste(stdin) if stdin else None)
+    assert code in (0, 3), shown
+    index = load_index()
+    snippet = {line.rstrip() for item in index.items.values()
+               for line in str((item.get("show") or {}).get("after") or "").splitlines()}
+    long = [line for line in shown.splitlines()
+            if len(line) > 80 and line[4:].rstrip() not in snippet and not re.fullmatch(r"\s*\S+", line)]
+    assert not long, long
+    assert "\x1b" not in shown
+    # into a pipe the same lines stay whole: `grep` finds a message, a CI log's viewer wraps it
+    piped = subprocess.run([str(ROOT / ".venv/bin/errorkb"), *args], cwd=tmp_path, capture_output=True, text=True,
+                           input=corpus_paste(stdin) if stdin else None, timeout=120,
+                           env={"COLUMNS": "80", "PATH": "/usr/bin"}).stdout
+    first = piped.splitlines()[1 if piped.startswith("possibly") else 0]
+    assert first in shown.replace("\n  ", " ") and (len(first) > 80 or args[0] == "show"), (first, shown)
+
+
+def on_a_terminal(argv: list[str], cwd, columns: int, stdin: str | None) -> tuple[int, str]:
+    """`argv`'s exit status and output on a pseudo-terminal `columns` wide (stdin from a pipe)."""
+    import os
+    import pty
+
+    main, side = pty.openpty()
+    process = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.PIPE, stdout=side, stderr=side, text=True,
+                               env={"COLUMNS": str(columns), "PATH": "/usr/bin", "TERM": "dumb"})
+    os.close(side)
+    process.stdin.write(stdin or "")
+    process.stdin.close()
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(main, 65536)
+        except OSError:  # EIO: the other side closed
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(main)
+    return process.wait(timeout=120), b"".join(chunks).decode().replace("\r\n", "\n")
+
+
 def test_show_suggests_a_near_id(kb):
     result = run(kb, "show", "head-dim-list-lenght")
     assert result.returncode == 1 and "did you mean 'head-dim-list-length'?" in result.stderr
