@@ -292,6 +292,17 @@ def marked_message(entry: Entry) -> Markup:
     return Markup("".join(out))
 
 
+def fix_line(entry: Entry) -> Markup:
+    """The fix in one line, under the message: the lookup's rule (`errorkb.lookup.build.fix_of`: the
+    replacement of a removed API, else the first solution's title), with the author's Markdown inert
+    and the release a plain value (text, never Markdown)."""
+    releases = entry.releases
+    if releases and releases.replacement:
+        since = f" (since {escape.text(releases.replacement_since)})" if releases.replacement_since else ""
+        return Markup(f"use {inert(one_line(releases.replacement))}{since}")
+    return Markup(inert(one_line(entry.solutions[0].title)))
+
+
 def reading_title(title: str) -> str:
     """The title as a reader reads it where Material prints it as text (`<title>`, the header,
     search results, the tags page), which shows no code: without its backticks."""
@@ -395,7 +406,8 @@ def render_entry(page: EntryPage, *, edit_url: str | None = None) -> str:
     return _render("entry.md.j2", page=page, entry=page.entry, here=page.url, badges=badges(page),
                    captured=captured_error(page), clean=evidence.clean_run(page.records, hashes),
                    verdict=lambda role: evidence.role_verdict(page.records, role, hashes),
-                   message_html=marked_message(page.entry), edit_url=edit_url, excerpt=_excerpt(page))
+                   message_html=marked_message(page.entry), edit_url=edit_url, excerpt=_excerpt(page),
+                   fix_line=fix_line(page.entry))
 
 
 def _excerpt(page: EntryPage) -> Markup | None:

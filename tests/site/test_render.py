@@ -663,7 +663,32 @@ def test_a_guard_changed_since_its_check_is_not_shown_as_verified(project):
     guard = project / "snippets" / ENTRY / "guard_check_lengths.py"
     guard.write_text(guard.read_text() + "\n# edited after the check\n")
     chips = re.findall(r'<span class="ekb-chip [^"]*"[^>]*>([^<]*)</span>', render.render_entry(page_for(project)))
-    assert len(chips) == 2 and all("stale" in chip for chip in chips), chips
+    assert len(chips) == 3 and all("stale" in chip for chip in chips), chips  # the fix's and the two guards'
     write_report(project, all_pass(project))
     chips = re.findall(r'<span class="ekb-chip [^"]*"[^>]*>([^<]*)</span>', render.render_entry(page_for(project)))
-    assert chips == ["✓ verified"] * 2, chips
+    assert chips == ["✓ verified"] * 3, chips
+
+
+def test_the_fix_and_its_own_verdict_come_right_after_the_message(project):
+    """A person whose script just died reads the message, then wants the fix: it sat below the
+    meaning, the trigger and the situations, two phone screens down. One line under the message now
+    says it (the lookup's one-line fix, `fix_of`), with the after snippet's own verdict, never a
+    verdict it does not have."""
+    from errorkb.lookup.build import fix_of
+
+    page = page_for(project)
+    markdown = render.render_entry(page)
+    fix = re.search(r"^\*\*The fix:\*\* (.*)$", markdown, re.M)
+    assert fix, markdown[:2000]
+    assert markdown.index("ekb-message") < fix.start() < markdown.index('<div class="ekb-badges">')
+    assert inert_line(fix_of(page.entry)) in fix.group(1) and "#example-fix" in fix.group(1)
+    assert "– not run" in fix.group(1) and "verified" not in fix.group(1)
+    write_report(project, all_pass(project))
+    fix = re.search(r"^\*\*The fix:\*\* (.*)$", render.render_entry(page_for(project)), re.M)
+    assert fix and "✓ verified" in fix.group(1), fix
+
+
+def inert_line(text: str) -> str:
+    from errorkb.site.inert import one_line
+
+    return str(inert(one_line(text)))
