@@ -27,7 +27,7 @@ class Badge:
     device: str
     outcome: str  # an Outcome's value, or "partial"
     stale: bool  # the entry or its snippet folder changed since a check that gave this verdict
-    date: str | None  # the newest check's day, YYYY-MM-DD
+    date: str | None  # the newest check's day, YYYY-MM-DD; None where none ran ("not run · <day>" read as a run)
     detail: str  # why: failure or not-run reasons, or how many checks passed; and why it is stale
     versions: str = ""  # e.g. "<runtime> 2.13.0 · Python 3.11.7", and "verifier 1" where the entry's records
     # were judged by different verifiers
@@ -69,7 +69,7 @@ def badges(records: list[CheckRecord], snippet_hashes: dict[str, str], devices: 
                 reasons = sorted({r.reason or "not run" for r in mine})
                 applicable = not mine or any(r.outcome is not Outcome.NOT_APPLICABLE for r in mine)
                 outcome = Outcome.NOT_RUN if applicable else Outcome.NOT_APPLICABLE
-                result.append(Badge(target, device, outcome.value, False, _newest(mine),
+                result.append(Badge(target, device, outcome.value, False, None,  # a day belongs to a check that ran
                                     "; ".join(reasons) or "no verification report for this target and device",
                                     _judged_by(mine) if mixed else "", judges(mine)))
                 continue

@@ -98,10 +98,9 @@ def _verification(page: render.EntryPage) -> RenderableType:
         table.add_column(column)
     for badge in render.badges(page):
         style = {"pass": "green", "fail": "red"}.get(badge.outcome, "yellow")
-        ran = badge.outcome not in ("not-run", "not-applicable")  # a day belongs to a check that ran
         why = "; ".join(part for part in (badge.detail, badge.versions) if part)
         table.add_row(badge.target, badge.device, Text(f"{badge.icon} {badge.label}", style=style),
-                      (badge.date if ran else None) or "—", Text(clean(why)))
+                      badge.date or "—", Text(clean(why)))
     return table
 
 

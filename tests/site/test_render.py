@@ -654,6 +654,12 @@ def test_a_badge_that_did_not_run_says_why_where_a_phone_can_read_it(project, ou
     cuda = next(text for text in texts if text.startswith("∅ bundled · cuda") or text.startswith("– bundled · cuda"))
     assert reason in cuda, texts
     assert "2026-11-30" not in cuda, cuda  # a day belongs to a check that ran
+    # ... wherever the badge goes: the lists' compact chips, the JSON API, the terminal
+    assert badge(page_for(project), "bundled", "cuda").date is None
+    _, files = pages_of(project)
+    listed = next(f.content for f in files if f.path == "errors/index.md")
+    chip = re.search(r'<span class="ekb-mini ekb-(?:not-run|not-applicable)[^"]*" title="bundled · cuda[^"]*"', listed)
+    assert chip and "2026" not in chip.group(), chip
 
 
 def test_a_guard_changed_since_its_check_is_not_shown_as_verified(project):
