@@ -112,10 +112,8 @@ def versions(records: list[CheckRecord]) -> str:
     another); for the bundled target no library release, since the library itself did not run."""
     env = next((r.environment for r in records if r.environment), None) or {}
     parts = []
-    real = [r.environment for r in records if r.target == UPSTREAM and r.environment]
-    releases = sorted({str(e["library_version"]) for e in real if e.get("library_version")}, key=_release_order)
-    if releases:
-        parts.append(f"{real[0].get('library') or 'library'} {', '.join(releases)}")
+    if library_release(records):
+        parts.append(library_release(records))
     if env.get("runtime") and env.get("runtime") != "python" and env.get("runtime_version"):
         parts.append(f"{env['runtime']} {env['runtime_version']}")
     if env.get("python"):
@@ -125,6 +123,14 @@ def versions(records: list[CheckRecord]) -> str:
     if device:
         parts.append(device)
     return " · ".join(parts)
+
+
+def library_release(records: list[CheckRecord]) -> str:
+    """The release(s) of the real library these records' checks imported, e.g. "transformers 5.15.1"
+    (measured, from their environment); "" for the bundled target, where the library did not run."""
+    real = [r.environment for r in records if r.target == UPSTREAM and r.environment]
+    releases = sorted({str(e["library_version"]) for e in real if e.get("library_version")}, key=_release_order)
+    return f"{real[0].get('library') or 'library'} {', '.join(releases)}" if releases else ""
 
 
 def _release_order(text: str) -> tuple[tuple[int, str], ...]:

@@ -332,7 +332,8 @@ def _environment() -> jinja2.Environment:
                        attr=escape.attribute, yaml=escape.front_matter, fragment=escape.fragment, fence=fence,
                        num=lambda value: Markup(f"{float(value):.6g}"), short=shortened)
     env.globals.update(link=link, page_path=page_path, reading_title=reading_title, api_path=api_path,
-                       words=evidence.OUTCOME_WORDS, picture_words=picture.WORDS, html_link=html_link,
+                       words=evidence.OUTCOME_WORDS, library_release=evidence.library_release,
+                       picture_words=picture.WORDS, html_link=html_link,
                        ERRORS_INDEX=ERRORS_INDEX, BY_EXCEPTION=BY_EXCEPTION, BY_API=BY_API,
                        VERIFICATION=VERIFICATION, INDEX_JSON=INDEX_JSON, SCHEMA_JSON=SCHEMA_JSON,
                        CHECK_SCHEMA_JSON=CHECK_SCHEMA_JSON, COVERAGE=COVERAGE, STALE_WHY=STALE_WHY)

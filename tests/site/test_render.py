@@ -698,3 +698,14 @@ def inert_line(text: str) -> str:
     from errorkb.site.inert import one_line
 
     return str(inert(one_line(text)))
+
+
+def test_the_captured_error_and_the_clean_run_name_the_release_they_ran_on(project):
+    """'Raised when verified (upstream · cpu, 2026-11-30)' named the target, not which release of the
+    library raised it; the badges' line and these boxes now read the same one owner."""
+    write_report(project, all_pass(project, target="upstream"))
+    markdown = render.render_entry(page_for(project))
+    assert 'Raised when verified (upstream · cpu, transformers 5.15.1, 2026-11-30)' in markdown, markdown
+    assert 'Ran clean when verified (upstream · cpu, transformers 5.15.1, 2026-11-30)' in markdown
+    write_report(project, all_pass(project))
+    assert 'Raised when verified (bundled · cpu, 2026-11-30)' in render.render_entry(page_for(project))
