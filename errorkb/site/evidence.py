@@ -126,7 +126,7 @@ def versions(records: list[CheckRecord]) -> str:
 
 
 def library_release(records: list[CheckRecord]) -> str:
-    """The release(s) of the real library these records' checks imported, e.g. "transformers 5.15.1"
+    """The release(s) of the real library these records' checks imported, e.g. "<library> 1.2.0"
     (measured, from their environment); "" for the bundled target, where the library did not run."""
     real = [r.environment for r in records if r.target == UPSTREAM and r.environment]
     releases = sorted({str(e["library_version"]) for e in real if e.get("library_version")}, key=_release_order)
