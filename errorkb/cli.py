@@ -557,7 +557,7 @@ def _diagnosis_parsers(commands: Any) -> None:
                              "releases; otherwise read from the paste where it can be")
     lookup.set_defaults(command=cmd_lookup, needs_project=False)
 
-    show = commands.add_parser("show", help="an entry in the terminal: message, meaning, the verified fix, "
+    show = commands.add_parser("show", help="an entry in the terminal: message, meaning, the fix and its verdict, "
                                             "releases and its page")
     _complete_ids(show.add_argument("id", metavar="ID", help="the entry's id"))
     show.add_argument("--index", default=None, metavar="FILE|URL", help="read the entry from this index")
@@ -1391,7 +1391,7 @@ def cmd_lookup(args: argparse.Namespace) -> int:
         for match in confirmed if args.all else confirmed[:1]:
             _print_match(match, source.index)
         if len(confirmed) == 1 or not args.all:
-            _print(_show_text(source.index, confirmed[0].known.id))
+            _print(_show_text(source.index, confirmed[0].known.id), wrap=False)
         if not args.all and len(answer.matches) > 1:
             _say(f"({len(answer.matches) - 1} more match; --all lists them)")
     elif candidates:
@@ -1416,8 +1416,60 @@ def _lookup_status(answer: Answer) -> int:
     return 0 if answer.confirmed else 3 if answer.matches else 1
 
 
-def _print(text: str) -> None:
-    print(terminal_text(text))
+def _print(text: str, wrap: bool = True) -> None:
+    """A line (or lines) of `lookup` / `show`: prose wrapped to the terminal (`_fill`); `wrap=False` for
+    text that is wrapped already and holds code, which a fold would break."""
+    print(terminal_text(_fill(text) if wrap else text))
+
+
+def _width() -> int | None:
+    """The columns to wrap to on a terminal (COLUMNS first, as `shutil` reads it); None into a pipe or
+    a file, where a line stays whole: `grep` finds a message, and a CI log's viewer wraps it itself."""
+    import shutil
+
+    if not sys.stdout.isatty():
+        return None
+    return max(40, shutil.get_terminal_size((80, 24)).columns)
+
+
+def _fill(text: str, width: int | None = None, hang: str = "  ") -> str:
+    """Each line of `text` wrapped at word boundaries to the terminal, continued under its own indent
+    plus `hang`. A word longer than a line (an address, a path) is never broken: it stays whole to
+    copy, and a terminal folds only that one."""
+    import textwrap
+
+    width = width or _width()
+    if width is None:
+        return text
+    out: list[str] = []
+    for line in text.split("\n"):
+        if len(line) <= width:
+            out.append(line)
+            continue
+        indent = line[:len(line) - len(line.lstrip(" "))]
+        out += textwrap.wrap(line, width, subsequent_indent=indent + hang, break_long_words=False,
+                             break_on_hyphens=False) or [line]
+    return "\n".join(out)
+
+
+_NOT_PROSE = re.compile(r"\s*(?:[-*+] |\d+[.)] |```|~~~|\||>)|    ")
+
+
+def _refill(markdown: str, width: int | None = None) -> str:
+    """An entry's Markdown prose for a terminal: a paragraph of plain lines (broken where its author's
+    editor broke them, often past 80) is joined and wrapped again; a list, a table, a quote or code keeps
+    its lines, each wrapped on its own (`_fill`)."""
+    width = width or _width()
+    if width is None:  # a pipe: the author's lines, as written
+        return markdown.strip("\n")
+    blocks = []
+    for block in re.split(r"\n[ \t]*\n", markdown.strip("\n")):
+        lines = block.split("\n")
+        if any(_NOT_PROSE.match(line) for line in lines):
+            blocks.append(_fill(block, width))
+        else:
+            blocks.append(_fill(" ".join(line.strip() for line in lines), width, hang=""))
+    return "\n\n".join(blocks)
 
 
 def _say(text: str) -> None:
@@ -1514,27 +1566,30 @@ def _show_text(index: Index, entry_id: str) -> str:
     parts = [f"{item.get('title', entry_id)}  ({entry_id})", "",
              f"{item.get('exception')}: {item.get('message')}", ""]
     if show.get("meaning"):
-        parts += [str(show["meaning"]).rstrip(), ""]
+        parts += [_refill(str(show["meaning"])), ""]
     solutions = show.get("solutions") or []
-    parts.append("The verified fix" + (f": {solutions[0]}" if solutions else ""))
-    if show.get("after"):
-        parts += ["", *("    " + line for line in str(show["after"]).rstrip().splitlines())]
-    parts += ["", "Releases"]
+    parts.append("The fix" + (f": {solutions[0]}" if solutions else ""))
+    code = []
+    if show.get("after"):  # never wrapped: a folded line of Python no longer runs
+        code = ["", *("    " + line for line in str(show["after"]).rstrip().splitlines())]
+    # The index carries no verification report (errorkb.site.hookindex): whether, where and when this
+    # fix was verified is the page's to say, never this text's.
+    tail = ["", "  where and when it was verified: on its page (this index holds no report)", "", "Releases"]
     known = next((one for one in index.known if one.id == entry_id), None)
     facts = known.releases if known else None
     if facts and facts.raises:
-        parts.append(f"  raises in {facts.raises}")
+        tail.append(f"  raises in {facts.raises}")
     if facts and facts.last_good:
-        parts.append(f"  last release where the old code ran: {facts.last_good}")
+        tail.append(f"  last release where the old code ran: {facts.last_good}")
     if facts and facts.replacement:
-        parts.append(f"  replacement: {facts.replacement}" + (f" (since {facts.replacement_since})"
-                                                              if facts.replacement_since else ""))
+        tail.append(f"  replacement: {facts.replacement}" + (f" (since {facts.replacement_since})"
+                                                             if facts.replacement_since else ""))
     if show.get("source"):
-        parts.append(f"  source: {show['source']}")
+        tail.append(f"  source: {show['source']}")
     if show.get("related"):
-        parts += ["", "Related: " + ", ".join(str(one) for one in show["related"])]
-    parts += ["", f"page: {index.page(entry_id)}"]
-    return "\n".join(parts)
+        tail += ["", "Related: " + ", ".join(str(one) for one in show["related"])]
+    tail += ["", f"page: {index.page(entry_id)}"]
+    return "\n".join([*map(_fill, parts), *code, *map(_fill, tail)])
 
 
 def cmd_init(args: argparse.Namespace) -> int:
@@ -1674,7 +1729,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         _say(f"errorkb show: no entry '{args.id}'" + (f" (did you mean '{close[0]}'?)" if close else ""))
         return 1
     if source.project is None or not (source.built or args.root):
-        _print(_show_text(source.index, args.id))
+        _print(_show_text(source.index, args.id), wrap=False)
         return 0
     from errorkb.core.load import load_project_entries
     from errorkb.site.terminal import entry_pages, entry_view

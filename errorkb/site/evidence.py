@@ -27,7 +27,7 @@ class Badge:
     device: str
     outcome: str  # an Outcome's value, or "partial"
     stale: bool  # the entry or its snippet folder changed since a check that gave this verdict
-    date: str | None  # the newest check's day, YYYY-MM-DD
+    date: str | None  # the newest check's day, YYYY-MM-DD; None where none ran ("not run · <day>" read as a run)
     detail: str  # why: failure or not-run reasons, or how many checks passed; and why it is stale
     versions: str = ""  # e.g. "<runtime> 2.13.0 · Python 3.11.7", and "verifier 1" where the entry's records
     # were judged by different verifiers
@@ -69,7 +69,7 @@ def badges(records: list[CheckRecord], snippet_hashes: dict[str, str], devices: 
                 reasons = sorted({r.reason or "not run" for r in mine})
                 applicable = not mine or any(r.outcome is not Outcome.NOT_APPLICABLE for r in mine)
                 outcome = Outcome.NOT_RUN if applicable else Outcome.NOT_APPLICABLE
-                result.append(Badge(target, device, outcome.value, False, _newest(mine),
+                result.append(Badge(target, device, outcome.value, False, None,  # a day belongs to a check that ran
                                     "; ".join(reasons) or "no verification report for this target and device",
                                     _judged_by(mine) if mixed else "", judges(mine)))
                 continue
@@ -107,9 +107,13 @@ def _newest(records: list[CheckRecord]) -> str | None:
 
 
 def versions(records: list[CheckRecord]) -> str:
-    """The software a target ran on, from the records' environment."""
+    """The software a target ran on, from the records' environment: for the real library, first the
+    release(s) it ran against (measured, which the page's pinned release is not: a CI job may install
+    another); for the bundled target no library release, since the library itself did not run."""
     env = next((r.environment for r in records if r.environment), None) or {}
     parts = []
+    if library_release(records):
+        parts.append(library_release(records))
     if env.get("runtime") and env.get("runtime") != "python" and env.get("runtime_version"):
         parts.append(f"{env['runtime']} {env['runtime_version']}")
     if env.get("python"):
@@ -119,6 +123,18 @@ def versions(records: list[CheckRecord]) -> str:
     if device:
         parts.append(device)
     return " · ".join(parts)
+
+
+def library_release(records: list[CheckRecord]) -> str:
+    """The release(s) of the real library these records' checks imported, e.g. "<library> 1.2.0"
+    (measured, from their environment); "" for the bundled target, where the library did not run."""
+    real = [r.environment for r in records if r.target == UPSTREAM and r.environment]
+    releases = sorted({str(e["library_version"]) for e in real if e.get("library_version")}, key=_release_order)
+    return f"{real[0].get('library') or 'library'} {', '.join(releases)}" if releases else ""
+
+
+def _release_order(text: str) -> tuple[tuple[int, str], ...]:
+    return tuple((int(part), "") if part.isdigit() else (-1, part) for part in text.replace("+", ".").split("."))
 
 
 def _preferred(record: CheckRecord, snippet_hashes: dict[str, str]) -> tuple[bool, bool, bool]:
@@ -140,12 +156,36 @@ def clean_run(records: list[CheckRecord], snippet_hashes: dict[str, str], role: 
     return found[0] if found else None
 
 
-def role_verdict(records: list[CheckRecord], role: str) -> str:
-    """pass | fail | not-run for one snippet across every target and device it ran on."""
+@dataclass(frozen=True)
+class RoleVerdict:
+    """One snippet's verdict across every target and device it ran on, as a chip or a terminal line
+    says it: the outcome, whether a check behind it ran on other inputs than the files now (a pass
+    on an older snippet is no pass of this one), and where and when it ran."""
+
+    outcome: str  # pass | fail | not-run
+    stale: bool
+    where: tuple[str, ...]  # "target · device" of the checks that ran
+    date: str | None
+
+    @property
+    def words(self) -> str:
+        return f"{ICONS[self.outcome]} {OUTCOME_WORDS[self.outcome]}" + (" · stale" if self.stale else "")
+
+    @property
+    def detail(self) -> str:
+        if not self.where:
+            return "no check of this snippet ran"
+        said = f"{', '.join(self.where)}, {self.date}" if self.date else ", ".join(self.where)
+        return said + (f"; stale: {STALE_WHY}" if self.stale else "")
+
+
+def role_verdict(records: list[CheckRecord], role: str, snippet_hashes: dict[str, str]) -> RoleVerdict:
+    """pass | fail | not-run for one snippet across every target and device it ran on; stale when any
+    check behind it ran on other inputs than the entry and snippet folder on disk now."""
     ran = [r for r in records if r.role == role and r.outcome.ran]
-    if not ran:
-        return "not-run"
-    return "fail" if any(r.outcome is Outcome.FAIL for r in ran) else "pass"
+    outcome = "not-run" if not ran else "fail" if any(r.outcome is Outcome.FAIL for r in ran) else "pass"
+    where = tuple(dict.fromkeys(f"{r.target} · {r.device}" for r in sorted(ran, key=lambda r: (r.target, r.device))))
+    return RoleVerdict(outcome, any(is_stale(r, snippet_hashes) for r in ran), where, _newest(ran))
 
 
 def summary(records: list[CheckRecord], snippet_hashes_by_entry: dict[str, dict[str, str]]) -> dict[str, int]:

@@ -292,6 +292,17 @@ def marked_message(entry: Entry) -> Markup:
     return Markup("".join(out))
 
 
+def fix_line(entry: Entry) -> Markup:
+    """The fix in one line, under the message: the lookup's rule (`errorkb.lookup.build.fix_of`: the
+    replacement of a removed API, else the first solution's title), with the author's Markdown inert
+    and the release a plain value (text, never Markdown)."""
+    releases = entry.releases
+    if releases and releases.replacement:
+        since = f" (since {escape.text(releases.replacement_since)})" if releases.replacement_since else ""
+        return Markup(f"use {inert(one_line(releases.replacement))}{since}")
+    return Markup(inert(one_line(entry.solutions[0].title)))
+
+
 def reading_title(title: str) -> str:
     """The title as a reader reads it where Material prints it as text (`<title>`, the header,
     search results, the tags page), which shows no code: without its backticks."""
@@ -321,7 +332,8 @@ def _environment() -> jinja2.Environment:
                        attr=escape.attribute, yaml=escape.front_matter, fragment=escape.fragment, fence=fence,
                        num=lambda value: Markup(f"{float(value):.6g}"), short=shortened)
     env.globals.update(link=link, page_path=page_path, reading_title=reading_title, api_path=api_path,
-                       words=evidence.OUTCOME_WORDS, picture_words=picture.WORDS, html_link=html_link,
+                       words=evidence.OUTCOME_WORDS, library_release=evidence.library_release,
+                       picture_words=picture.WORDS, html_link=html_link,
                        ERRORS_INDEX=ERRORS_INDEX, BY_EXCEPTION=BY_EXCEPTION, BY_API=BY_API,
                        VERIFICATION=VERIFICATION, INDEX_JSON=INDEX_JSON, SCHEMA_JSON=SCHEMA_JSON,
                        CHECK_SCHEMA_JSON=CHECK_SCHEMA_JSON, COVERAGE=COVERAGE, STALE_WHY=STALE_WHY)
@@ -394,8 +406,9 @@ def render_entry(page: EntryPage, *, edit_url: str | None = None) -> str:
     hashes = page.hashes
     return _render("entry.md.j2", page=page, entry=page.entry, here=page.url, badges=badges(page),
                    captured=captured_error(page), clean=evidence.clean_run(page.records, hashes),
-                   verdict=lambda role: evidence.role_verdict(page.records, role),
-                   message_html=marked_message(page.entry), edit_url=edit_url, excerpt=_excerpt(page))
+                   verdict=lambda role: evidence.role_verdict(page.records, role, hashes),
+                   message_html=marked_message(page.entry), edit_url=edit_url, excerpt=_excerpt(page),
+                   fix_line=fix_line(page.entry))
 
 
 def _excerpt(page: EntryPage) -> Markup | None:

@@ -2,7 +2,7 @@
 entries when a lookup finds none.
 
 The same facts as the entry's page, in the order a person in trouble reads them: the message,
-what it means, the verified fix (the after snippet's shown section), where it was verified (per
+what it means, the fix (the after snippet's shown section, with its own verdict), where it was verified (per
 target × device, from the standing report), what releases do, and the page's address. Built as
 rich renderables; every string from an entry goes through `clean` first (control characters
 out: entry text comes from strangers' pull requests), and rich markup is never parsed from it.
@@ -64,7 +64,7 @@ def entry_view(project: Project, page: render.EntryPage) -> RenderableType:
         Text(""),
         Markdown(clean(entry.meaning), hyperlinks=False),  # "label (target)": a label never hides its target
         Text(""),
-        Text("The verified fix", style="bold"),
+        Text("The fix", style="bold"),
         _fix(page),
         Text(""),
         Text("Verification", style="bold"),
@@ -85,13 +85,11 @@ def _fix(page: render.EntryPage) -> RenderableType:
     heading = clean(page.entry.solutions[0].title)
     if snippet is None:
         return Text(f"{heading}\n(the after snippet is missing)")
-    verdict = evidence.role_verdict(page.records, AFTER)
-    note = Text(f"{heading}  ({_verdict_words(verdict)})", style="green" if verdict == "pass" else "yellow")
+    verdict = evidence.role_verdict(page.records, AFTER, page.hashes)
+    fresh_pass = verdict.outcome == "pass" and not verdict.stale
+    note = Text(f"{heading}\n  {verdict.words}: {verdict.detail}",
+                style="green" if fresh_pass else "red" if verdict.outcome == "fail" else "yellow")
     return Group(note, Syntax(clean(snippet.shown).rstrip("\n"), "python", theme="ansi_dark", word_wrap=True))
-
-
-def _verdict_words(verdict: str) -> str:
-    return evidence.OUTCOME_WORDS.get(verdict, verdict)
 
 
 def _verification(page: render.EntryPage) -> RenderableType:
@@ -100,8 +98,9 @@ def _verification(page: render.EntryPage) -> RenderableType:
         table.add_column(column)
     for badge in render.badges(page):
         style = {"pass": "green", "fail": "red"}.get(badge.outcome, "yellow")
+        why = "; ".join(part for part in (badge.detail, badge.versions) if part)
         table.add_row(badge.target, badge.device, Text(f"{badge.icon} {badge.label}", style=style),
-                      badge.date or "—", Text(clean(badge.detail)))
+                      badge.date or "—", Text(clean(why)))
     return table
 
 

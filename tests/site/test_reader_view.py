@@ -132,3 +132,43 @@ def test_pages_read_at_every_width_in_both_schemes(visit, real_site, width, sche
             assert tab.page.locator(".ekb-heat tbody tr th a").count() >= 90
     assert not problems, problems
     assert tab.errors == [] and tab.outside == [], (tab.errors, tab.outside)
+
+
+def longest_entries(count: int = 3) -> list[str]:
+    """The entries whose title and message take the most room above the fix: the worst first screens."""
+    index = json.loads((ROOT / "transformers_errorkb" / "index.json").read_text(encoding="utf-8"))
+    ranked = sorted(index["entries"], key=lambda one: -(len(one["title"]) + len(one["message"]) + len(one["fix"])))
+    return [one["url"] for one in ranked[:count]]
+
+
+@pytest.mark.parametrize("path", [ENTRY, *longest_entries()])
+def test_the_first_screen_of_a_phone_shows_the_message_and_the_fix(visit, real_site, path):
+    """A person whose script just died lands on the page from a search on a phone: the message and
+    the fix (with its own verdict) must be on the first screen, not under the meaning and the trigger."""
+    site, url = real_site
+    tab = visit("light")
+    tab.page.route("**/search/search_index.json", index_once(site))
+    tab.page.set_viewport_size({"width": 390, "height": 844})
+    tab.page.goto(url + path, wait_until="load")
+    for selector in ("h2.ekb-message", "p.ekb-fix", "p.ekb-fix .ekb-chip"):
+        box = tab.page.locator(selector).first.bounding_box()
+        assert box is not None and box["y"] + box["height"] <= 844, (path, selector, box)
+    assert tab.page.locator("p.ekb-fix a[href$='#example-fix']").count() == 1  # Material makes it absolute
+    assert tab.page.locator("#example-fix").count() == 1
+
+
+def test_no_entry_page_overflows_a_phone(visit, real_site):
+    """Every entry page at 390 px, not one sample: a not-applicable badge's reason naming a module
+    (`transformers.models.granitemoehybrid.modeling_granitemoehybrid`) ran 80 px past the screen."""
+    site, url = real_site
+    index = json.loads((ROOT / "transformers_errorkb" / "index.json").read_text(encoding="utf-8"))
+    tab = visit("light")
+    tab.page.route("**/search/search_index.json", index_once(site))
+    tab.page.set_viewport_size({"width": 390, "height": 844})
+    problems = {}
+    for one in index["entries"]:
+        tab.page.goto(url + one["url"], wait_until="load")
+        overflow = tab.page.evaluate(OVERFLOW)
+        if overflow:
+            problems[one["url"]] = overflow[:3]
+    assert len(index["entries"]) > 90 and not problems, problems

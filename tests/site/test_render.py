@@ -620,3 +620,92 @@ def test_a_captured_error_holding_an_include_line_shows_it_and_no_extension_obey
         extensions=["pymdownx.superfences", "pymdownx.snippets"],
         extension_configs={"pymdownx.snippets": {"base_path": [str(project)]}}).convert(page)
     assert "[tool.errorkb" not in converted
+
+
+# -- what a badge and a chip say, as a reader reads them (issue: reader, session 48) ---------------------
+
+
+def badges_shown(markdown_page: str) -> list[str]:
+    """Each badge's visible text (what a phone shows: no hover), in order."""
+    found = re.findall(r'(<span class="ekb-badge [^"]*".*?</span>)\n', markdown_page)
+    return [" ".join(" ".join(shown(one).text).split()) for one in found]
+
+
+def test_an_upstream_badge_names_the_library_release_its_checks_ran_against(project):
+    """'upstream · cpu verified' said which torch and Python, not which release of the library: the
+    page's pinned release is declared, the checks' is measured (a CI job may install another)."""
+    write_report(project, all_pass(project, target="upstream"))
+    assert "transformers 5.15.1" in badge(page_for(project), "upstream", "cpu").versions
+    newer = [dict(one, environment=dict(one["environment"], library_version="5.16.0"))
+             for one in all_pass(project, target="upstream")[:2]]
+    write_report(project, all_pass(project, target="upstream")[2:] + newer)
+    assert "transformers 5.15.1, 5.16.0" in badge(page_for(project), "upstream", "cpu").versions
+    assert "transformers" not in badge(page_for(project), "bundled", "cpu").versions  # not the library itself
+
+
+@pytest.mark.parametrize("outcome, reason", [("not-run", "no CUDA device"),
+                                             ("not-applicable", "the bundled target cannot raise this")])
+def test_a_badge_that_did_not_run_says_why_where_a_phone_can_read_it(project, outcome, reason):
+    """The reason of a not-run or not-applicable badge lived only in its hover title, which a touch
+    screen never shows: 'not run · 2026-12-02' read like a check that ran that day."""
+    write_report(project, all_pass(project) + [record(project, ENTRY, role, file, device="cuda", outcome=outcome,
+                                                      reason=reason) for role, file in FILES.items()])
+    texts = badges_shown(render.render_entry(page_for(project)))
+    cuda = next(text for text in texts if text.startswith("∅ bundled · cuda") or text.startswith("– bundled · cuda"))
+    assert reason in cuda, texts
+    assert "2026-11-30" not in cuda, cuda  # a day belongs to a check that ran
+    # ... wherever the badge goes: the lists' compact chips, the JSON API, the terminal
+    assert badge(page_for(project), "bundled", "cuda").date is None
+    _, files = pages_of(project)
+    listed = next(f.content for f in files if f.path == "errors/index.md")
+    chip = re.search(r'<span class="ekb-mini ekb-(?:not-run|not-applicable)[^"]*" title="bundled · cuda[^"]*"', listed)
+    assert chip and "2026" not in chip.group(), chip
+
+
+def test_a_guard_changed_since_its_check_is_not_shown_as_verified(project):
+    """The guards' chips read '✓ verified' from any passing record, fresh or not, while the badges
+    above them said stale."""
+    write_report(project, all_pass(project))
+    guard = project / "snippets" / ENTRY / "guard_check_lengths.py"
+    guard.write_text(guard.read_text() + "\n# edited after the check\n")
+    chips = re.findall(r'<span class="ekb-chip [^"]*"[^>]*>([^<]*)</span>', render.render_entry(page_for(project)))
+    assert len(chips) == 3 and all("stale" in chip for chip in chips), chips  # the fix's and the two guards'
+    write_report(project, all_pass(project))
+    chips = re.findall(r'<span class="ekb-chip [^"]*"[^>]*>([^<]*)</span>', render.render_entry(page_for(project)))
+    assert chips == ["✓ verified"] * 3, chips
+
+
+def test_the_fix_and_its_own_verdict_come_right_after_the_message(project):
+    """A person whose script just died reads the message, then wants the fix: it sat below the
+    meaning, the trigger and the situations, two phone screens down. One line under the message now
+    says it (the lookup's one-line fix, `fix_of`), with the after snippet's own verdict, never a
+    verdict it does not have."""
+    from errorkb.lookup.build import fix_of
+
+    page = page_for(project)
+    markdown = render.render_entry(page)
+    fix = re.search(r"^\*\*The fix:\*\* (.*)$", markdown, re.M)
+    assert fix, markdown[:2000]
+    assert markdown.index("ekb-message") < fix.start() < markdown.index('<div class="ekb-badges">')
+    assert inert_line(fix_of(page.entry)) in fix.group(1) and "#example-fix" in fix.group(1)
+    assert "– not run" in fix.group(1) and "verified" not in fix.group(1)
+    write_report(project, all_pass(project))
+    fix = re.search(r"^\*\*The fix:\*\* (.*)$", render.render_entry(page_for(project)), re.M)
+    assert fix and "✓ verified" in fix.group(1), fix
+
+
+def inert_line(text: str) -> str:
+    from errorkb.site.inert import one_line
+
+    return str(inert(one_line(text)))
+
+
+def test_the_captured_error_and_the_clean_run_name_the_release_they_ran_on(project):
+    """'Raised when verified (upstream · cpu, 2026-11-30)' named the target, not which release of the
+    library raised it; the badges' line and these boxes now read the same one owner."""
+    write_report(project, all_pass(project, target="upstream"))
+    markdown = render.render_entry(page_for(project))
+    assert 'Raised when verified (upstream · cpu, transformers 5.15.1, 2026-11-30)' in markdown, markdown
+    assert 'Ran clean when verified (upstream · cpu, transformers 5.15.1, 2026-11-30)' in markdown
+    write_report(project, all_pass(project))
+    assert 'Raised when verified (bundled · cpu, 2026-11-30)' in render.render_entry(page_for(project))
