@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-RULES_VERSION = 28
+RULES_VERSION = 29
 
 CAP = 1 << 16  # characters of a paste read: its last 64 KiB
 CHAIN = 64  # exception lines tried whole, counted from the end of the paste
@@ -76,6 +76,14 @@ LOG_RECORD = (r"(?<![^\n])(?:\[(?:rank|default)[0-9]+\]:[ \t]?|E(?: {2,}|\t)|[A-
               r"|" + WORKER + r")*(?:" + LOG_HEADER + r"|\[?[0-9]{4}-[0-9]{2}-[0-9]{2}[ T][0-9]{2}:[0-9]{2}:[0-9]{2}"
               r"|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[A-Za-z0-9_.<>-]*:"
               r"|[IWEF][0-9]{4}[ \t]+[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?[ \t]+[0-9]+[ \t]+[^\]\n]{1,200}\])")
+# A list of errors (`_paste.listed`) is exception lines Python or a test runner printed: the name starts its line, or
+# stands after pytest's summary of one test (`FAILED tests/x.py::test_a - `, `ERROR tests/x.py - `; each a test that
+# met it), the text before it matching `LISTED_LEAD`. A name inside prose (`I had ImportError: ... before`), after
+# a log's level a prefix did not take (`[WARNING] `, `[12:00:00] ERROR `) or a print's words (`caught ImportError:
+# ...`) is no line of the list; nor is a line under the bare word a print or a tool puts before a message
+# (`PRINTED_NAME`: `print(f"Error: {e}")`; Python prints a library's class by its module's name). Round seventeen.
+LISTED_LEAD = r"^(?:(?:FAILED|ERROR)[ \t]+[^ \t\n]+[ \t]+-[ \t]+)?$"
+PRINTED_NAME = r"^[ \t]*(?:Error|Exception):"
 # A process's marker at a line's start (a launcher's `[rank1]:`, a worker's `(EngineCore_0 pid=41)`, a container's
 # `worker-1  | ` as docker compose prints it): lines marked
 # by different processes (or some marked and some not) are different processes' output, which a launcher interleaves
@@ -432,7 +440,8 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
         "handling_text": HANDLING_TEXT,
         "html_entities": HTML_ENTITIES,
         "patterns": {"ANSI": ANSI, "INVISIBLE": INVISIBLE, "HTML_ENTITY": HTML_ENTITY,
-                     "PROCESS": PROCESS, "PREFIX": PREFIX, "LOG_RECORD": LOG_RECORD,
+                     "PROCESS": PROCESS, "PREFIX": PREFIX, "LOG_RECORD": LOG_RECORD, "LISTED_LEAD": LISTED_LEAD,
+                     "PRINTED_NAME": PRINTED_NAME,
                      "GROUP_MARGIN": GROUP_MARGIN,
                      "RICH_TOP": RICH_TOP, "RICH_BOTTOM": RICH_BOTTOM,
                      "RICH_FOLD": RICH_FOLD, "RICH_WRAP": RICH_WRAP, "RICH_EDGE": RICH_EDGE, "FRAME_WRAP": FRAME_WRAP,

@@ -593,7 +593,7 @@
         return other === said || (cut !== "" && other.startsWith(cut));
       });
       heads = [last, ...restated].map((at) => lineStart(text, at));
-      if (!framed) heads.push(...listed(text, lines, logged));
+      if (!framed) heads.push(...listed(text, lines, logged, R));
     }
     const final = new Set();
     for (let start of heads) {
@@ -616,15 +616,18 @@
 
   /* Where the exception lines listed directly above the last one start, each just before the next
    * (_paste.py:listed): a paste with no traceback that ends with them ended with each; a line that carried a log
-   * record's prefix (`logged`, line numbers) is none of them, and ends the list. */
-  function listed(text, lines, logged) {
+   * record's prefix (`logged`, line numbers) is none of them, and ends the list; so is a line that is no exception
+   * line Python or a test runner printed (LISTED_LEAD, PRINTED_NAME: a name in prose, a print's `Error: ...`). */
+  function listed(text, lines, logged, R) {
     const found = [];
     let start = lines.length ? lineStart(text, lines[lines.length - 1]) : 0;
     let number = newlines(text, 0, start);
     if (logged.has(number)) return found;
     for (let i = lines.length - 2; i >= 0; i--) {
       if (lineStart(text, lines[i]) === start) continue;  // a name inside the same line (a wrapper's `failed: ...`)
-      if (!start || lineStart(text, lines[i]) !== lineStart(text, start - 1) || logged.has(number - 1)) break;
+      if (!start || lineStart(text, lines[i]) !== lineStart(text, start - 1) || logged.has(number - 1)
+        || !R.patterns.LISTED_LEAD.test(text.slice(lineStart(text, lines[i]), lines[i]))
+        || R.patterns.PRINTED_NAME.test(text.slice(lines[i], start))) break;
       start = lineStart(text, lines[i]);
       number -= 1;
       found.push(start);

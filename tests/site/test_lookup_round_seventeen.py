@@ -1,0 +1,54 @@
+"""Round seventeen: the rules round sixteen added, attacked, asked of the matcher and of the page's script alike.
+
+A list of errors (`_paste.listed`, part nineteen) is exception lines Python or a test runner printed, one under the
+other, with no traceback: the paste ended with each. On main any line that named an exception, wherever the name
+stood in it, joined the list, and the earlier line's entry was confirmed: a name quoted in the question's prose
+above the real error (`Before I had ImportError: ... but I fixed that`), a print of the user's handler
+(`print(f"Error: {e}")`, `caught ImportError: ...`), and a log record whose prefix `LOG_RECORD` does not know (rich's
+`[12:00:00] WARNING `, `[WARNING] `, uvicorn's `ERROR:    `, tornado's `[W 2024-... app:12] `, syslog's) all
+confirmed an error the program had handled or the user had already fixed. Now an earlier line is one of the list
+only where the name starts the line or stands after pytest's summary of a test that met it (`rules.LISTED_LEAD`),
+and not under a print's bare `Error:` / `Exception:` (`rules.PRINTED_NAME`): the class, not each log format.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.site.test_lookup_js import full_js, full_python
+from tests.site.test_lookup_part_nineteen import ENTRIES, OLD, OTHER, graded
+
+NOT_LISTED = [
+    "Before I had " + OLD.strip() + " but I fixed that. Now:\n" + OTHER,  # prose above the real error
+    "Error: cannot import name 'OldCache' from 'acme'\n" + OTHER,  # the user's print(f"Error: {e}")
+    "Exception: cannot import name 'OldCache' from 'acme'\n" + OTHER,  # print("Exception:", e)
+    "caught " + OLD + OTHER,  # print(f"caught {type(e).__name__}: {e}")
+    "[12:00:00] WARNING  " + OLD + OTHER,  # rich's logging handler
+    "[01/01/24 12:00:00] ERROR    " + OLD + OTHER,
+    "12:00:00.123 [WARN] " + OLD + OTHER,
+    "ERROR:    " + OLD + OTHER,  # uvicorn's default format
+    "[WARNING] " + OLD + OTHER,  # `[%(levelname)s] %(message)s`
+    "[W 2024-01-01 12:00:00.123 app:12] " + OLD + OTHER,  # tornado / jupyter
+    "Jan  1 12:00:00 host app[123]: " + OLD + OTHER,  # syslog, journalctl
+]
+STILL_LISTED = [
+    "FAILED tests/test_a.py::test_x - " + OLD + "FAILED tests/test_b.py::test_y - " + OTHER,  # pytest's summary
+    "ERROR tests/test_a.py - " + OLD + "ERROR tests/test_b.py - " + OTHER,  # collection errors
+    "100%|##########| 10/10 [00:01<00:00]\n" + OLD + OTHER,  # a progress bar above the list
+    "    " + OLD + "    " + OTHER,  # indented as pasted in an issue
+]
+
+
+@pytest.mark.parametrize("release", [None, "2.1.0"])
+def test_a_name_in_prose_a_print_or_an_unknown_log_format_is_no_line_of_a_list_in_both(release):
+    python, js = full_python(ENTRIES, NOT_LISTED, release), full_js(ENTRIES, NOT_LISTED, release)
+    assert graded(python) == [[("old-cache-import-removed", "candidate")]] * len(NOT_LISTED), graded(python)
+    assert all(any("not in the error it ended with" in hint for hint in result["found"][0][9]) for result in python)
+    assert python == js
+
+
+@pytest.mark.parametrize("release", [None, "2.1.0"])
+def test_pytest_s_summary_and_a_plain_list_still_end_with_each_error_in_both(release):
+    python, js = full_python(ENTRIES, STILL_LISTED, release), full_js(ENTRIES, STILL_LISTED, release)
+    assert graded(python) == [[("old-cache-import-removed", "confirmed")]] * len(STILL_LISTED), graded(python)
+    assert python == js
