@@ -76,13 +76,14 @@ LOG_RECORD = (r"(?<![^\n])(?:\[(?:rank|default)[0-9]+\]:[ \t]?|E(?: {2,}|\t)|[A-
               r"|" + WORKER + r")*(?:" + LOG_HEADER + r"|\[?[0-9]{4}-[0-9]{2}-[0-9]{2}[ T][0-9]{2}:[0-9]{2}:[0-9]{2}"
               r"|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[A-Za-z0-9_.<>-]*:"
               r"|[IWEF][0-9]{4}[ \t]+[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?[ \t]+[0-9]+[ \t]+[^\]\n]{1,200}\])")
-# A list of errors (`_paste.listed`) is exception lines Python or a test runner printed: the name starts its line, or
-# stands after pytest's summary of one test (`FAILED tests/x.py::test_a - `, `ERROR tests/x.py - `; each a test that
-# met it), the text before it matching `LISTED_LEAD`. A name inside prose (`I had ImportError: ... before`), after
-# a log's level a prefix did not take (`[WARNING] `, `[12:00:00] ERROR `) or a print's words (`caught ImportError:
-# ...`) is no line of the list; nor is a line under the bare word a print or a tool puts before a message
-# (`PRINTED_NAME`: `print(f"Error: {e}")`; Python prints a library's class by its module's name). Round seventeen.
-LISTED_LEAD = r"^(?:(?:FAILED|ERROR)[ \t]+[^ \t\n]+[ \t]+-[ \t]+)?$"
+# A list of errors (`_paste.listed`) is exception lines Python or a test runner printed: the name starts its line,
+# or stands after pytest's summary of one test (`FAILED tests/x.py::test_a - `, `ERROR tests/x.py - `; each a test
+# that met it) or after a Markdown list's mark the user listed them with (`- `, `1. `): the text before it matches
+# `LISTED_LEAD`. A name inside prose (`I had ImportError: ... before`), after a log's level a prefix did not take
+# (`[WARNING] `, `[12:00:00] ERROR `) or a print's words (`caught ImportError: ...`) is no line of the list; nor is
+# a line under the bare word a print or a tool puts before a message (`PRINTED_NAME`: `print(f"Error: {e}")`;
+# Python prints a library's class by its module's name). Round seventeen.
+LISTED_LEAD = r"^[ \t]*(?:(?:FAILED|ERROR)[ \t]+[^ \t\n]+[ \t]+-[ \t]+|[-*+][ \t]+|[0-9]+[.)][ \t]+)?$"
 PRINTED_NAME = r"^[ \t]*(?:Error|Exception):"
 # A process's marker at a line's start (a launcher's `[rank1]:`, a worker's `(EngineCore_0 pid=41)`, a container's
 # `worker-1  | ` as docker compose prints it): lines marked
@@ -243,6 +244,12 @@ INSTALL_ROOT = r"(?:^|/)(?:site-packages|dist-packages|src|[^/\n]+\.egg|[^/\n]+\
 # own code wrote the words, whatever entry they match (round fifteen).
 OWN_RAISE = r"^raise(?![A-Za-z0-9_])"
 OWN_FILE = r"^(?:/|~/|[A-Za-z]:/)"
+# Words found inside a longer message (`failed: 'Store' object has no ...`) are a wrapper's retelling of an earlier
+# error, unless the `raise` that printed them holds the wording's longest fixed piece itself (its comment aside, a
+# backslash's escapes read as the quote they escape), at least `WRITTEN_MIN` characters of it: then the user's
+# literal wrote them (`raise RuntimeError(f"step {i}: 'Store' object has no attribute 'old_field'")`), ruled out as
+# a whole own raise is (round seventeen).
+WRITTEN_MIN = 16
 # Such a `raise` that builds its message from a value alone, with no words of its own: no string literal, or an
 # f-string of placeholders only (`raise RuntimeError(str(error)) from None`, `raise AttributeError(message)`,
 # `raise NodeError(f"{error}")`). A handler that relays a library's error by its text loses the chain this way: the
@@ -435,6 +442,7 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
     return {
         "version": RULES_VERSION, "cap": CAP, "chain": CHAIN, "whitespace": WHITESPACE, "max_path": MAX_PATH,
         "tail_min": TAIL_MIN, "tail_after": TAIL_AFTER, "head_min": HEAD_MIN, "head_close": HEAD_CLOSE,
+        "written_min": WRITTEN_MIN,
         "trailing_punctuation": TRAILING_PUNCTUATION, "diff_kept": DIFF_KEPT,
         "frame_wraps": FRAME_WRAPS, "told_window": TOLD_WINDOW, "traceback_text": TRACEBACK_TEXT,
         "handling_text": HANDLING_TEXT,

@@ -30,12 +30,15 @@ NOT_LISTED = [
     "[WARNING] " + OLD + OTHER,  # `[%(levelname)s] %(message)s`
     "[W 2024-01-01 12:00:00.123 app:12] " + OLD + OTHER,  # tornado / jupyter
     "Jan  1 12:00:00 host app[123]: " + OLD + OTHER,  # syslog, journalctl
+    "- I had " + OLD + "- " + OTHER,  # a list item's prose
 ]
 STILL_LISTED = [
     "FAILED tests/test_a.py::test_x - " + OLD + "FAILED tests/test_b.py::test_y - " + OTHER,  # pytest's summary
     "ERROR tests/test_a.py - " + OLD + "ERROR tests/test_b.py - " + OTHER,  # collection errors
     "100%|##########| 10/10 [00:01<00:00]\n" + OLD + OTHER,  # a progress bar above the list
     "    " + OLD + "    " + OTHER,  # indented as pasted in an issue
+    "- " + OLD + "- " + OTHER,  # a Markdown list the user wrote them as
+    "1. " + OLD + "2. " + OTHER,
 ]
 
 
@@ -51,4 +54,40 @@ def test_a_name_in_prose_a_print_or_an_unknown_log_format_is_no_line_of_a_list_i
 def test_pytest_s_summary_and_a_plain_list_still_end_with_each_error_in_both(release):
     python, js = full_python(ENTRIES, STILL_LISTED, release), full_js(ENTRIES, STILL_LISTED, release)
     assert graded(python) == [[("old-cache-import-removed", "confirmed")]] * len(STILL_LISTED), graded(python)
+    assert python == js
+
+
+# -- the user's own literal around a placeholder ----------------------------------------------------------------------
+# Words found inside a longer message are a wrapper's retelling of an earlier error (`raise RuntimeError(f"failed:
+# {error}")`, round fifteen): confirmed by the library's words. On main so was a `raise` whose own literal held the
+# words with a placeholder or other text around them (`raise RuntimeError(f"step {i}: 'Store' object has no attribute
+# 'old_field'")`): the user wrote them, and the entry was confirmed. Now the raise that printed words found inside a
+# longer message is judged as a whole own raise is, where its line holds the wording's longest fixed piece
+# (`rules.WRITTEN_MIN` characters or more): ruled out; a retelling holds none of it and is confirmed as before.
+
+from tests.site.test_lookup_round_fifteen import ENTRIES as FIELD_ENTRIES  # noqa: E402
+from tests.site.test_lookup_round_fifteen import frame  # noqa: E402
+
+WORDS = "'Store' object has no attribute 'old_field'"
+OWN_LITERALS = [
+    frame("/home/me/run.py", f'raise RuntimeError(f"step {{i}}: {WORDS}")') + f"RuntimeError: step 3: {WORDS}\n",
+    frame("/home/me/run.py", f'raise AttributeError(f"{WORDS} (in {{name}})")') + f"AttributeError: {WORDS} (in main)\n",
+    frame("/home/me/run.py", f'raise ValueError("failed: {WORDS}")') + f"ValueError: failed: {WORDS}\n",
+    frame("C:/Users/me/run.py", "raise ValueError('failed: \\'Store\\' object has no attribute \\'old_field\\'')")
+    + f"ValueError: failed: {WORDS}\n",  # escaped quotes in the literal
+]
+RETOLD = [
+    frame("/home/me/run.py", 'raise RuntimeError(f"failed: {e}")') + f"RuntimeError: failed: {WORDS}\n",
+    frame("/home/me/run.py", 'raise Exception("bad: %s" % e)') + f"Exception: bad: {WORDS}\n",
+    frame("/home/me/run.py", 'raise RuntimeError(f"failed: {e}")  # ' + WORDS) + f"RuntimeError: failed: {WORDS}\n",
+]
+
+
+@pytest.mark.parametrize("release", [None, "2.3.0"])
+def test_the_users_literal_around_a_placeholder_is_their_own_raise_and_a_retelling_still_confirms_in_both(release):
+    pastes = OWN_LITERALS + RETOLD
+    python, js = full_python(FIELD_ENTRIES, pastes, release), full_js(FIELD_ENTRIES, pastes, release)
+    assert graded(python) == [[]] * len(OWN_LITERALS) + [[("old-field-removed", "confirmed")]] * len(RETOLD), \
+        graded(python)
+    assert all("your own code raises" in result["ruled"][0][1] for result in python[:len(OWN_LITERALS)])
     assert python == js
