@@ -56,7 +56,15 @@ HTML_ENTITIES = {"&lt;": "<", "&gt;": ">", "&amp;": "&", "&quot;": '"', "&#34;":
                  "&apos;": "'"}
 HTML_ENTITY = r"&(?:lt|gt|amp|quot|apos|#34|#39|#x27);"
 ANSI = r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b\n]*(?:\x07|\x1b\\)?|[@-Z\\-_])"
-TIMESTAMP = (r"\[?[0-9]{4}-[0-9]{2}-[0-9]{2}[ T][0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]+)?"
+# A line's stamp: a date and a time, or a time alone (Jenkins' timestamper, moreutils' `ts`, rich's `[12:00:00]`;
+# round seventeen: a traceback stamped so read as no traceback, and a user's own raise in it was confirmed).
+_CLOCK = (r"\[?(?:[0-9]{4}-[0-9]{2}-[0-9]{2}[ T]|[0-9]{2}/[0-9]{2}/[0-9]{2}(?:[0-9]{2})?[ T])?"
+          r"[0-9]{2}:[0-9]{2}:[0-9]{2}")
+# syslog's and journalctl's `Jan  1 12:00:00 host python[123]: `, before every line of a service's traceback (one
+# blank after the colon: the traceback's own indentation follows).
+SYSLOG = (r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[ \t]+[0-9]{1,2}[ \t]+[0-9]{2}:[0-9]{2}:[0-9]{2}"
+          r"[ \t]+[^ \t\n]+[ \t]+[^ \t\n:]+:[ \t]?")
+TIMESTAMP = (_CLOCK + r"(?:[.,][0-9]+)?"
              r"(?:Z|[+-][0-9]{2}:?[0-9]{2})?\]?(?:[ \t,]+(?:-[ \t]+)?(?:[A-Za-z0-9_.<>-]+[ \t]+[-|:][ \t]+)?"
              r"\[?(?:CRITICAL|FATAL|ERROR|WARNING|WARN|INFO|DEBUG|TRACE)\]?:?)?[ \t]*(?:[-|:][ \t]*)?")
 # A worker's tag and a serving engine's log header:
@@ -65,16 +73,17 @@ WORKER = r"\([A-Za-z_][A-Za-z0-9_]*(?: [A-Za-z_]+=[A-Za-z0-9_]+)*\)[ \t]+"
 LOG_HEADER = (r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)[ \t]+[0-9]{2}-[0-9]{2}[ \t]+[0-9]{2}:[0-9]{2}:[0-9]{2}"
               r"(?:\.[0-9]+)?[ \t]+\[[^\]\n]{0,200}\][ \t]?")
 PREFIX = (r"(?<![^\n])(?:\[(?:rank|default)[0-9]+\]:[ \t]?|E(?: {2,}|\t)"
-          r"|[A-Za-z0-9_][A-Za-z0-9_.-]*[ \t]+\|[ \t]?|" + WORKER + "|" + LOG_HEADER + "|" + TIMESTAMP + r")+")
+          r"|[A-Za-z0-9_][A-Za-z0-9_.-]*[ \t]+\|[ \t]?|" + WORKER + "|" + LOG_HEADER + "|" + SYSLOG + "|" + TIMESTAMP
+          + r")+")
 # A log record's start at a line (after a launcher's tag, a container's name, pytest's margin, stacked): a timestamp
-# (`TIMESTAMP`, with or without a level), a serving engine's header (`LOG_HEADER`), Python logging's default
+# (`TIMESTAMP`, with or without a level; a time alone), syslog's (`SYSLOG`), a serving engine's header (`LOG_HEADER`), Python logging's default
 # `WARNING:acme.store:` (which `PREFIX` leaves: the exception's name is read inside the line), absl's and glog's
 # `W0402 12:49:21.589123 12345 store.py:12] `. A line that carried one is a record the program logged and went on
 # from: an exception line on it is never one of a list of errors the paste ended with (`_paste.listed`, round
 # sixteen); the last exception line is the error the paste ended with, logged or not.
 LOG_RECORD = (r"(?<![^\n])(?:\[(?:rank|default)[0-9]+\]:[ \t]?|E(?: {2,}|\t)|[A-Za-z0-9_][A-Za-z0-9_.-]*[ \t]+\|[ \t]?"
-              r"|" + WORKER + r")*(?:" + LOG_HEADER + r"|\[?[0-9]{4}-[0-9]{2}-[0-9]{2}[ T][0-9]{2}:[0-9]{2}:[0-9]{2}"
-              r"|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[A-Za-z0-9_.<>-]*:"
+              r"|" + WORKER + r")*(?:" + LOG_HEADER + r"|" + SYSLOG + r"|" + _CLOCK
+              + r"|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[A-Za-z0-9_.<>-]*:"
               r"|[IWEF][0-9]{4}[ \t]+[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?[ \t]+[0-9]+[ \t]+[^\]\n]{1,200}\])")
 # A list of errors (`_paste.listed`) is exception lines Python or a test runner printed: the name starts its line,
 # or stands after pytest's summary of one test (`FAILED tests/x.py::test_a - `, `ERROR tests/x.py - `; each a test

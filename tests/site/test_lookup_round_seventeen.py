@@ -91,3 +91,39 @@ def test_the_users_literal_around_a_placeholder_is_their_own_raise_and_a_retelli
         graded(python)
     assert all("your own code raises" in result["ruled"][0][1] for result in python[:len(OWN_LITERALS)])
     assert python == js
+
+
+# -- a traceback whose every line a tool stamped ----------------------------------------------------------------------
+# Jenkins' timestamper and moreutils' `ts` stamp each line with a time alone (`12:00:00 `), journalctl with syslog's
+# `Jan  1 12:00:00 host python[123]: `. `PREFIX` took dates with times only: these tracebacks read as no traceback,
+# their frames unread, and a user's own raise of an entry's words was confirmed on its words. A time alone and
+# syslog's header are stamps now (`rules.SYSLOG`, the time in `TIMESTAMP` and `LOG_RECORD`): read as the plain
+# traceback is, in both.
+
+OWN_RAISE = frame("/home/me/run.py", f'raise AttributeError("{WORDS}")') + f"AttributeError: {WORDS}\n"
+
+
+def stamped(text: str, stamp: str) -> str:
+    return "".join(stamp + line + "\n" for line in text.splitlines())
+
+
+STAMPS = ["12:00:00 ", "12:00:00.123 ", "[12:00:00] ", "Jan 01 12:00:00 host python[123]: ",
+          "Dec  5 23:01:02 box app.py[9]: "]
+
+
+@pytest.mark.parametrize("release", [None, "2.3.0"])
+def test_a_traceback_stamped_with_a_time_alone_or_syslog_s_header_reads_as_the_plain_one_in_both(release):
+    pastes = [stamped(OWN_RAISE, stamp) for stamp in STAMPS]
+    python, js = full_python(FIELD_ENTRIES, pastes, release), full_js(FIELD_ENTRIES, pastes, release)
+    assert graded(python) == [[]] * len(STAMPS), graded(python)
+    assert all("your own code raises" in result["ruled"][0][1] for result in python)
+    assert python == js
+
+
+@pytest.mark.xfail(strict=True, reason="known limit: a stamp only a logger's own format prints (loguru's, "
+                                       "structlog's, absl's) before every line of a traceback is not taken away")
+def test_a_traceback_stamped_line_by_line_in_a_logger_s_format_is_read():
+    pastes = [stamped(OWN_RAISE, stamp) for stamp in ("2024-01-01 12:00:00.123 | ERROR    | app:main:12 - ",
+                                                      "2024-01-01 12:00:00 [error    ] ",
+                                                      "I0101 12:00:00.123 123 x.py:1] ")]
+    assert graded(full_python(FIELD_ENTRIES, pastes, "2.3.0")) == [[]] * 3
