@@ -76,11 +76,12 @@ PREFIX = (r"(?<![^\n])(?:\[(?:rank|default)[0-9]+\]:[ \t]?|E(?: {2,}|\t)"
           r"|[A-Za-z0-9_][A-Za-z0-9_.-]*[ \t]+\|[ \t]?|" + WORKER + "|" + LOG_HEADER + "|" + SYSLOG + "|" + TIMESTAMP
           + r")+")
 # A log record's start at a line (after a launcher's tag, a container's name, pytest's margin, stacked): a timestamp
-# (`TIMESTAMP`, with or without a level; a time alone), syslog's (`SYSLOG`), a serving engine's header (`LOG_HEADER`), Python logging's default
-# `WARNING:acme.store:` (which `PREFIX` leaves: the exception's name is read inside the line), absl's and glog's
-# `W0402 12:49:21.589123 12345 store.py:12] `. A line that carried one is a record the program logged and went on
-# from: an exception line on it is never one of a list of errors the paste ended with (`_paste.listed`, round
-# sixteen); the last exception line is the error the paste ended with, logged or not.
+# (`TIMESTAMP`, with or without a level; a time alone), syslog's (`SYSLOG`), a serving engine's header
+# (`LOG_HEADER`), Python logging's default `WARNING:acme.store:` (which `PREFIX` leaves: the exception's name is read
+# inside the line), absl's and glog's `W0402 12:49:21.589123 12345 store.py:12] `. A line that carried one is a
+# record the program logged and went on from: an exception line on it is never one of a list of errors the paste
+# ended with (`_paste.listed`, round sixteen); the last exception line is the error the paste ended with, logged or
+# not.
 LOG_RECORD = (r"(?<![^\n])(?:\[(?:rank|default)[0-9]+\]:[ \t]?|E(?: {2,}|\t)|[A-Za-z0-9_][A-Za-z0-9_.-]*[ \t]+\|[ \t]?"
               r"|" + WORKER + r")*(?:" + LOG_HEADER + r"|" + SYSLOG + r"|" + _CLOCK
               + r"|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[A-Za-z0-9_.<>-]*:"
