@@ -133,6 +133,38 @@ def test_a_thread_s_other_endings_print_exactly_what_python_prints(envs, tmp_pat
         (without.returncode, without.stdout, without.stderr), with_hook.stderr
 
 
+THREAD_ATTACKS = {
+    # the user's own hook, set after the `.pth` chained on `_thread._excepthook`: theirs alone prints
+    "replaced": ("import sys, threading\nthreading.excepthook = lambda args: print('mine', args.exc_type.__name__, "
+                 "file=sys.stderr)\nfrom transformers import DynamicCache\n", "DynamicCache().key_cache"),
+    # the user's own raise of the entry's words in a thread: names nothing
+    "own-raise": ("def own():\n    " + OWN_RAISE.replace("\n", "") + "\n", "own()"),
+    # a relay by value in a thread: possible, never confirmed
+    "relay": ("from transformers import DynamicCache\ndef relay():\n    try:\n        DynamicCache().key_cache\n"
+              "    except Exception as error:\n        raise type(error)(str(error)) from None\n", "relay()"),
+}
+
+
+@pytest.mark.parametrize("attack", list(THREAD_ATTACKS))
+def test_a_thread_s_replaced_hook_own_raise_and_relay_in_real_interpreters(envs, tmp_path, attack):  # noqa: F811
+    """Round seventeen: the thread hook under the attacks the process's hook met. A hook the user sets after the
+    `.pth` ran stays theirs (their output alone, as without errorkb); a thread ending in the user's own raise of an
+    entry's words names nothing; one ending in a relay by value names the entry as possible only."""
+    plain, hooked = envs
+    imports, body = THREAD_ATTACKS[attack]
+    code = THREAD.format(imports=imports, body=body)
+    with_hook, without = run(hooked, code, tmp_path), run(plain, code, tmp_path)
+    assert with_hook.returncode == without.returncode == 0 and with_hook.stdout == without.stdout == "joined\n"
+    assert with_hook.stderr.startswith(without.stderr), with_hook.stderr
+    if attack == "replaced":
+        assert with_hook.stderr == without.stderr == "mine AttributeError\n", with_hook.stderr
+    elif attack == "own-raise":
+        assert "errorkb:" not in with_hook.stderr, with_hook.stderr
+    else:
+        assert "errorkb: possibly a documented error" in with_hook.stderr and \
+            "errorkb: a documented error" not in with_hook.stderr, with_hook.stderr
+
+
 def test_import_errorkb_hook_after_threading_chains_threading_s_hook_once(tmp_path):
     """Where `threading` is imported first, `import errorkb.hook` (or a second install) chains on
     `threading.excepthook` itself, once; the user's own hook set later replaces it, as Python's would."""

@@ -494,6 +494,8 @@ class Lookup:
         # `failed: {error}`.) A `raise` of a value alone (`rules.RELAYED`) may relay the library's error: possible.
         whole = self._said_whole(match, reading, meter)
         writer = raising if match.exact else None if whole is None else self._raising(reading.shown(whole))
+        if writer is None and raising is not None and self._writes_words(match, raising.code):
+            writer = raising  # words inside a longer message, in the raise's own literal: no retelling
         relayed = None
         if writer is not None and _OWN_RAISE.match(writer.code) and \
                 own_file(writer.path, (self.library, *self.runtime)):
@@ -727,6 +729,14 @@ class Lookup:
             return None
         return next((option.at for option in reading.options if option.at >= 0 and option.exception is not None
                      and template.match(option.message, meter) is not None), None)
+
+    def _writes_words(self, match: Match, code: str) -> bool:
+        """Whether a failing line (its comment aside, escapes read) holds the matched wording's longest fixed piece,
+        of `rules.WRITTEN_MIN` characters or more: a literal that wrote the words, where a retelling
+        (`failed: {error}`) holds none of them (round seventeen)."""
+        template = self._wordings.get((match.known.id, match.wording))
+        piece = max(template.pieces, key=len) if template is not None and template.pieces else ""
+        return len(piece) >= rules.WRITTEN_MIN and piece in without_comment(code).replace("\\", "")
 
     def _raising(self, shown: list[Frame]) -> Frame | None:
         """The frame that raised: the traceback's last frame outside the runtime's packages."""

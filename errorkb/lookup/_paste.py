@@ -64,6 +64,8 @@ _FRAME_WRAP = rules.compiled(rules.FRAME_WRAP)
 _FRAME_NAME_WRAP = rules.compiled(rules.FRAME_NAME_WRAP)
 _PREFIX = rules.compiled(rules.PREFIX)
 _LOG_RECORD = rules.compiled(rules.LOG_RECORD)
+_LISTED_LEAD = rules.compiled(rules.LISTED_LEAD)
+_PRINTED_NAME = rules.compiled(rules.PRINTED_NAME)
 _PROCESS = rules.compiled(rules.PROCESS)
 _GROUP_MARGIN = rules.compiled(rules.GROUP_MARGIN)
 _LINK = rules.compiled(rules.LINK)
@@ -448,7 +450,9 @@ def listed(text: str, lines: list[int], logged: frozenset[int] = frozenset()) ->
     """Where the lines start of the exception lines (`lines`, in order) listed directly above the last one, each on
     the line just before the next (corpus h558: three import errors after an upgrade). A line between (a log's
     `INFO:`, a blank line) ends the list: what stands above it was said before. So does a line that carried a log
-    record's prefix (`logged`, line numbers; round sixteen), and a list whose last line carried one is none."""
+    record's prefix (`logged`, line numbers; round sixteen), and a list whose last line carried one is none. And
+    so does a line that is no exception line Python or a test runner printed (`rules.LISTED_LEAD`,
+    `rules.PRINTED_NAME`: a name in prose, a print's `Error: ...`; round seventeen)."""
     found: list[int] = []
     start = line_start(text, lines[-1]) if lines else 0
     number = text.count("\n", 0, start)
@@ -457,7 +461,8 @@ def listed(text: str, lines: list[int], logged: frozenset[int] = frozenset()) ->
     for at in reversed(lines[:-1]):
         if line_start(text, at) == start:  # a name inside the same line (a wrapper's `failed: ValueError: ...`)
             continue
-        if not start or line_start(text, at) != line_start(text, start - 1) or number - 1 in logged:
+        if not start or line_start(text, at) != line_start(text, start - 1) or number - 1 in logged \
+                or not _LISTED_LEAD.match(text[line_start(text, at):at]) or _PRINTED_NAME.match(text[at:start]):
             break
         start, number = line_start(text, at), number - 1
         found.append(start)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-RULES_VERSION = 28
+RULES_VERSION = 29
 
 CAP = 1 << 16  # characters of a paste read: its last 64 KiB
 CHAIN = 64  # exception lines tried whole, counted from the end of the paste
@@ -56,7 +56,15 @@ HTML_ENTITIES = {"&lt;": "<", "&gt;": ">", "&amp;": "&", "&quot;": '"', "&#34;":
                  "&apos;": "'"}
 HTML_ENTITY = r"&(?:lt|gt|amp|quot|apos|#34|#39|#x27);"
 ANSI = r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b\n]*(?:\x07|\x1b\\)?|[@-Z\\-_])"
-TIMESTAMP = (r"\[?[0-9]{4}-[0-9]{2}-[0-9]{2}[ T][0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]+)?"
+# A line's stamp: a date and a time, or a time alone (Jenkins' timestamper, moreutils' `ts`, rich's `[12:00:00]`;
+# round seventeen: a traceback stamped so read as no traceback, and a user's own raise in it was confirmed).
+_CLOCK = (r"\[?(?:[0-9]{4}-[0-9]{2}-[0-9]{2}[ T]|[0-9]{2}/[0-9]{2}/[0-9]{2}(?:[0-9]{2})?[ T])?"
+          r"[0-9]{2}:[0-9]{2}:[0-9]{2}")
+# syslog's and journalctl's `Jan  1 12:00:00 host python[123]: `, before every line of a service's traceback (one
+# blank after the colon: the traceback's own indentation follows).
+SYSLOG = (r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[ \t]+[0-9]{1,2}[ \t]+[0-9]{2}:[0-9]{2}:[0-9]{2}"
+          r"[ \t]+[^ \t\n]+[ \t]+[^ \t\n:]+:[ \t]?")
+TIMESTAMP = (_CLOCK + r"(?:[.,][0-9]+)?"
              r"(?:Z|[+-][0-9]{2}:?[0-9]{2})?\]?(?:[ \t,]+(?:-[ \t]+)?(?:[A-Za-z0-9_.<>-]+[ \t]+[-|:][ \t]+)?"
              r"\[?(?:CRITICAL|FATAL|ERROR|WARNING|WARN|INFO|DEBUG|TRACE)\]?:?)?[ \t]*(?:[-|:][ \t]*)?")
 # A worker's tag and a serving engine's log header:
@@ -65,17 +73,28 @@ WORKER = r"\([A-Za-z_][A-Za-z0-9_]*(?: [A-Za-z_]+=[A-Za-z0-9_]+)*\)[ \t]+"
 LOG_HEADER = (r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)[ \t]+[0-9]{2}-[0-9]{2}[ \t]+[0-9]{2}:[0-9]{2}:[0-9]{2}"
               r"(?:\.[0-9]+)?[ \t]+\[[^\]\n]{0,200}\][ \t]?")
 PREFIX = (r"(?<![^\n])(?:\[(?:rank|default)[0-9]+\]:[ \t]?|E(?: {2,}|\t)"
-          r"|[A-Za-z0-9_][A-Za-z0-9_.-]*[ \t]+\|[ \t]?|" + WORKER + "|" + LOG_HEADER + "|" + TIMESTAMP + r")+")
+          r"|[A-Za-z0-9_][A-Za-z0-9_.-]*[ \t]+\|[ \t]?|" + WORKER + "|" + LOG_HEADER + "|" + SYSLOG + "|" + TIMESTAMP
+          + r")+")
 # A log record's start at a line (after a launcher's tag, a container's name, pytest's margin, stacked): a timestamp
-# (`TIMESTAMP`, with or without a level), a serving engine's header (`LOG_HEADER`), Python logging's default
-# `WARNING:acme.store:` (which `PREFIX` leaves: the exception's name is read inside the line), absl's and glog's
-# `W0402 12:49:21.589123 12345 store.py:12] `. A line that carried one is a record the program logged and went on
-# from: an exception line on it is never one of a list of errors the paste ended with (`_paste.listed`, round
-# sixteen); the last exception line is the error the paste ended with, logged or not.
+# (`TIMESTAMP`, with or without a level; a time alone), syslog's (`SYSLOG`), a serving engine's header
+# (`LOG_HEADER`), Python logging's default `WARNING:acme.store:` (which `PREFIX` leaves: the exception's name is read
+# inside the line), absl's and glog's `W0402 12:49:21.589123 12345 store.py:12] `. A line that carried one is a
+# record the program logged and went on from: an exception line on it is never one of a list of errors the paste
+# ended with (`_paste.listed`, round sixteen); the last exception line is the error the paste ended with, logged or
+# not.
 LOG_RECORD = (r"(?<![^\n])(?:\[(?:rank|default)[0-9]+\]:[ \t]?|E(?: {2,}|\t)|[A-Za-z0-9_][A-Za-z0-9_.-]*[ \t]+\|[ \t]?"
-              r"|" + WORKER + r")*(?:" + LOG_HEADER + r"|\[?[0-9]{4}-[0-9]{2}-[0-9]{2}[ T][0-9]{2}:[0-9]{2}:[0-9]{2}"
-              r"|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[A-Za-z0-9_.<>-]*:"
+              r"|" + WORKER + r")*(?:" + LOG_HEADER + r"|" + SYSLOG + r"|" + _CLOCK
+              + r"|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[A-Za-z0-9_.<>-]*:"
               r"|[IWEF][0-9]{4}[ \t]+[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?[ \t]+[0-9]+[ \t]+[^\]\n]{1,200}\])")
+# A list of errors (`_paste.listed`) is exception lines Python or a test runner printed: the name starts its line,
+# or stands after pytest's summary of one test (`FAILED tests/x.py::test_a - `, `ERROR tests/x.py - `; each a test
+# that met it) or after a Markdown list's mark the user listed them with (`- `, `1. `): the text before it matches
+# `LISTED_LEAD`. A name inside prose (`I had ImportError: ... before`), after a log's level a prefix did not take
+# (`[WARNING] `, `[12:00:00] ERROR `) or a print's words (`caught ImportError: ...`) is no line of the list; nor is
+# a line under the bare word a print or a tool puts before a message (`PRINTED_NAME`: `print(f"Error: {e}")`;
+# Python prints a library's class by its module's name). Round seventeen.
+LISTED_LEAD = r"^[ \t]*(?:(?:FAILED|ERROR)[ \t]+[^ \t\n]+[ \t]+-[ \t]+|[-*+][ \t]+|[0-9]+[.)][ \t]+)?$"
+PRINTED_NAME = r"^[ \t]*(?:Error|Exception):"
 # A process's marker at a line's start (a launcher's `[rank1]:`, a worker's `(EngineCore_0 pid=41)`, a container's
 # `worker-1  | ` as docker compose prints it): lines marked
 # by different processes (or some marked and some not) are different processes' output, which a launcher interleaves
@@ -235,6 +254,12 @@ INSTALL_ROOT = r"(?:^|/)(?:site-packages|dist-packages|src|[^/\n]+\.egg|[^/\n]+\
 # own code wrote the words, whatever entry they match (round fifteen).
 OWN_RAISE = r"^raise(?![A-Za-z0-9_])"
 OWN_FILE = r"^(?:/|~/|[A-Za-z]:/)"
+# Words found inside a longer message (`failed: 'Store' object has no ...`) are a wrapper's retelling of an earlier
+# error, unless the `raise` that printed them holds the wording's longest fixed piece itself (its comment aside, a
+# backslash's escapes read as the quote they escape), at least `WRITTEN_MIN` characters of it: then the user's
+# literal wrote them (`raise RuntimeError(f"step {i}: 'Store' object has no attribute 'old_field'")`), ruled out as
+# a whole own raise is (round seventeen).
+WRITTEN_MIN = 16
 # Such a `raise` that builds its message from a value alone, with no words of its own: no string literal, or an
 # f-string of placeholders only (`raise RuntimeError(str(error)) from None`, `raise AttributeError(message)`,
 # `raise NodeError(f"{error}")`). A handler that relays a library's error by its text loses the chain this way: the
@@ -427,12 +452,14 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
     return {
         "version": RULES_VERSION, "cap": CAP, "chain": CHAIN, "whitespace": WHITESPACE, "max_path": MAX_PATH,
         "tail_min": TAIL_MIN, "tail_after": TAIL_AFTER, "head_min": HEAD_MIN, "head_close": HEAD_CLOSE,
+        "written_min": WRITTEN_MIN,
         "trailing_punctuation": TRAILING_PUNCTUATION, "diff_kept": DIFF_KEPT,
         "frame_wraps": FRAME_WRAPS, "told_window": TOLD_WINDOW, "traceback_text": TRACEBACK_TEXT,
         "handling_text": HANDLING_TEXT,
         "html_entities": HTML_ENTITIES,
         "patterns": {"ANSI": ANSI, "INVISIBLE": INVISIBLE, "HTML_ENTITY": HTML_ENTITY,
-                     "PROCESS": PROCESS, "PREFIX": PREFIX, "LOG_RECORD": LOG_RECORD,
+                     "PROCESS": PROCESS, "PREFIX": PREFIX, "LOG_RECORD": LOG_RECORD, "LISTED_LEAD": LISTED_LEAD,
+                     "PRINTED_NAME": PRINTED_NAME,
                      "GROUP_MARGIN": GROUP_MARGIN,
                      "RICH_TOP": RICH_TOP, "RICH_BOTTOM": RICH_BOTTOM,
                      "RICH_FOLD": RICH_FOLD, "RICH_WRAP": RICH_WRAP, "RICH_EDGE": RICH_EDGE, "FRAME_WRAP": FRAME_WRAP,

@@ -257,7 +257,7 @@
     for (const [name, source] of Object.entries(rules.types || {})) types[name] = source ? new RegExp(source) : null;
     return {
       cap: rules.cap, chain: rules.chain, whitespace: rules.whitespace, maxPath: rules.max_path, patterns, types,
-      tailMin: rules.tail_min, tailAfter: String(rules.tail_after || ""),
+      tailMin: rules.tail_min, writtenMin: rules.written_min, tailAfter: String(rules.tail_after || ""),
       toldWindow: rules.told_window,
       headMin: rules.head_min, headClose: String(rules.head_close || ""), diffKept: String(rules.diff_kept || ""),
       trailingPunctuation: String(rules.trailing_punctuation || ""),
@@ -593,7 +593,7 @@
         return other === said || (cut !== "" && other.startsWith(cut));
       });
       heads = [last, ...restated].map((at) => lineStart(text, at));
-      if (!framed) heads.push(...listed(text, lines, logged));
+      if (!framed) heads.push(...listed(text, lines, logged, R));
     }
     const final = new Set();
     for (let start of heads) {
@@ -616,15 +616,18 @@
 
   /* Where the exception lines listed directly above the last one start, each just before the next
    * (_paste.py:listed): a paste with no traceback that ends with them ended with each; a line that carried a log
-   * record's prefix (`logged`, line numbers) is none of them, and ends the list. */
-  function listed(text, lines, logged) {
+   * record's prefix (`logged`, line numbers) is none of them, and ends the list; so is a line that is no exception
+   * line Python or a test runner printed (LISTED_LEAD, PRINTED_NAME: a name in prose, a print's `Error: ...`). */
+  function listed(text, lines, logged, R) {
     const found = [];
     let start = lines.length ? lineStart(text, lines[lines.length - 1]) : 0;
     let number = newlines(text, 0, start);
     if (logged.has(number)) return found;
     for (let i = lines.length - 2; i >= 0; i--) {
       if (lineStart(text, lines[i]) === start) continue;  // a name inside the same line (a wrapper's `failed: ...`)
-      if (!start || lineStart(text, lines[i]) !== lineStart(text, start - 1) || logged.has(number - 1)) break;
+      if (!start || lineStart(text, lines[i]) !== lineStart(text, start - 1) || logged.has(number - 1)
+        || !R.patterns.LISTED_LEAD.test(text.slice(lineStart(text, lines[i]), lines[i]))
+        || R.patterns.PRINTED_NAME.test(text.slice(lines[i], start))) break;
       start = lineStart(text, lines[i]);
       number -= 1;
       found.push(start);
@@ -1897,6 +1900,12 @@
         && template.match(one.message, meter) !== null);
       return option === undefined ? null : option.at;
     }
+    /* Whether a failing line holds the matched wording's longest fixed piece (_match.py:_writes_words). */
+    writesWords(match, code) {
+      const template = this.wordingTemplates.get(`${match.wording} ${match.known.id}`);
+      const piece = template === undefined ? "" : template.pieces.reduce((a, b) => (b.length > a.length ? b : a), "");
+      return [...piece].length >= this.R.writtenMin && withoutComment(code).split("\\").join("").includes(piece);
+    }
     raising(shown) {
       for (let i = shown.length - 1; i >= 0; i--) {
         if (!this.runtime.some((pkg) => pathMatches(shown[i].path, `${pkg}/`))) return shown[i];
@@ -1931,7 +1940,8 @@
       // The user's own `raise` wrote the words, under whatever class; a `raise` of a value alone may relay the
       // library's error: possible (_match.py:_grade, rules.RELAYED).
       const whole = this.saidWhole(match, reading, meter);
-      const writer = match.exact ? raising : whole === null ? null : this.raising(reading.shown(whole));
+      let writer = match.exact ? raising : whole === null ? null : this.raising(reading.shown(whole));
+      if (writer === null && raising !== null && this.writesWords(match, raising.code)) writer = raising;  // no retelling
       let relayed = null;
       if (writer !== null && R.patterns.OWN_RAISE.test(writer.code)
         && ownFile(writer.path, [library, ...this.runtime], R)) {
