@@ -338,3 +338,19 @@ def test_an_index_parses_its_wordings_once_however_many_errors_it_answers():
     first = answer_text(f"ValueError: {HEAD_DIM}", index, "5.15.1")
     again = answer_text(f"ValueError: {HEAD_DIM}", index, "5.15.1")
     assert [m.known.id for m in first.confirmed] == [m.known.id for m in again.confirmed] == ["head-dim-list-length"]
+
+
+def test_the_release_line_claims_no_verification_the_index_does_not_hold():
+    """The shipped index holds the release an entry documents, not a verification record: the hook's line names the
+    release as documented, never as verified (nor as raising, which only a range says)."""
+    from types import SimpleNamespace
+
+    from errorkb.hook.explain import _release_line
+    from errorkb.lookup._release import INSTALLED, Verdict
+
+    index = SimpleNamespace(library="acme", items={"entry": {"show": {"pinned": "2.0"}}})
+    for installed, expected in (("2.0", "acme 2.0 (installed): the release the entry documents"),
+                                ("1.0", "acme 1.0 (installed); the entry documents 2.0")):
+        said = Verdict(releases=(installed,), given=True, raises=None, advice="", source=INSTALLED)
+        line = _release_line(SimpleNamespace(release=said, known=SimpleNamespace(id="entry")), index)  # type: ignore[arg-type]
+        assert line == expected and "verified" not in line, line

@@ -177,7 +177,8 @@ def installed_release(distribution: str) -> str | None:
 
 def _release_line(match: Match, index: Index) -> str:
     """Whether the installed release raises the matched wording, as the entry states its range (or,
-    without one, the release it was verified at)."""
+    without one, the release the entry documents: the shipped index holds no verification record, so
+    the line claims none; the page says where and when it was verified)."""
     library, said = index.library, match.release
     if said is None:
         return f"{library} is not installed here"
@@ -187,8 +188,8 @@ def _release_line(match: Match, index: Index) -> str:
     show = index.items.get(match.known.id, {}).get("show") or {}
     pinned = show.get("pinned") if isinstance(show, dict) else None
     if pinned and pinned == said.releases[0]:
-        return f"{where} raises it: the entry was verified at that release"
-    return f"{where}; the entry was verified at {pinned}" if pinned else where
+        return f"{where}: the release the entry documents"
+    return f"{where}; the entry documents {pinned}" if pinned else where
 
 
 def block(answer: Answer, index: Index) -> str:
