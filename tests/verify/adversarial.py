@@ -303,10 +303,21 @@ def _listing(folder: Path) -> dict[str, tuple]:
     return found
 
 
+def _as_cached(record: dict, cached: dict, verifier: str | None) -> dict:
+    """`record`, from the run's report, as the verdict cache holds it: the report stamps the run's records with who
+    judged them (`verifier`, `errorkb`: `new_report`) after the cache stored them, and names a record's verifier only
+    where it is not the report's own (`Report.text`). Every field the check observed must still be equal."""
+    expected = {key: value for key, value in record.items() if key in cached or key not in ("verifier", "errorkb")}
+    if "verifier" in cached:
+        expected.setdefault("verifier", verifier)
+    return expected
+
+
 def cache_damage(workspace: Workspace, outcome: Outcome, seeded: dict[str, tuple]) -> list[str]:
     """Cache files that neither the seed left nor the harness wrote (each must equal its report record)."""
     folder = workspace.kb / ".errorkb-cache" / "verify"
     by_key = {record.get("key"): record for record in outcome.records.values() if record.get("key")}
+    verifier = (getattr(outcome, "report", None) or {}).get("verifier")
     problems = []
     for name, value in tree(folder).items():
         if name in seeded:
@@ -316,7 +327,7 @@ def cache_damage(workspace: Workspace, outcome: Outcome, seeded: dict[str, tuple
         record = by_key.get(name.removesuffix(".json"))
         if record is None:
             problems.append(f"{name}: written by no check of this run")
-        elif json.loads((folder / name).read_text()) != record:
+        elif (cached := json.loads((folder / name).read_text())) != _as_cached(record, cached, verifier):
             problems.append(f"{name}: differs from the verdict the harness stored ({record['id']})")
     problems += [f"{name}: the seeded verdict is gone" for name in seeded if not (folder / name).exists()]
     return problems
