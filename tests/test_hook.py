@@ -349,7 +349,7 @@ def test_the_release_line_claims_no_verification_the_index_does_not_hold():
     from errorkb.lookup._release import INSTALLED, Verdict
 
     index = SimpleNamespace(library="acme", items={"entry": {"show": {"pinned": "2.0"}}})
-    for installed, expected in (("2.0", "acme 2.0 (installed): the release the entry documents"),
+    for installed, expected in (("2.0", "acme 2.0 (installed) raises it: the release the entry documents"),
                                 ("1.0", "acme 1.0 (installed); the entry documents 2.0")):
         said = Verdict(releases=(installed,), given=True, raises=None, advice="", source=INSTALLED)
         line = _release_line(SimpleNamespace(release=said, known=SimpleNamespace(id="entry")), index)  # type: ignore[arg-type]

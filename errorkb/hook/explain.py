@@ -188,7 +188,7 @@ def _release_line(match: Match, index: Index) -> str:
     show = index.items.get(match.known.id, {}).get("show") or {}
     pinned = show.get("pinned") if isinstance(show, dict) else None
     if pinned and pinned == said.releases[0]:
-        return f"{where}: the release the entry documents"
+        return f"{where} raises it: the release the entry documents"
     return f"{where}; the entry documents {pinned}" if pinned else where
 
 
