@@ -16,7 +16,7 @@ from __future__ import annotations
 import pytest
 
 from tests.site.test_lookup_js import full_js, full_python
-from tests.site.test_lookup_part_nineteen import ENTRIES, OLD, OTHER, graded
+from tests.site.test_lookup_part_nineteen import OLD, OTHER, answers_alike, graded
 
 STAMP = "2025-04-02 12:49:21,589 - acme - {} - "
 LOGGED = [
@@ -40,17 +40,12 @@ LISTED = [
 
 @pytest.mark.parametrize("release", [None, "2.1.0"])
 def test_an_error_a_log_record_carried_is_no_error_the_paste_ended_with_in_both(release):
-    python, js = full_python(ENTRIES, LOGGED, release), full_js(ENTRIES, LOGGED, release)
-    assert graded(python) == [[("old-cache-import-removed", "candidate")]] * len(LOGGED), graded(python)
-    assert all(any("not in the error it ended with" in hint for hint in result["found"][0][9]) for result in python)
-    assert python == js
+    answers_alike(LOGGED, release, "candidate", unlisted=True)
 
 
 @pytest.mark.parametrize("release", [None, "2.1.0"])
 def test_a_record_s_own_lines_a_launcher_s_tag_and_a_logged_final_error_still_confirm_in_both(release):
-    python, js = full_python(ENTRIES, LISTED, release), full_js(ENTRIES, LISTED, release)
-    assert graded(python) == [[("old-cache-import-removed", "confirmed")]] * len(LISTED), graded(python)
-    assert python == js
+    answers_alike(LISTED, release, "confirmed")
 
 
 # -- a handler that relays a library's error by its text ------------------------------------------------------------
