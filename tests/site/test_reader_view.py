@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.site.sitekb import ROOT
-from tests.site.test_browser import LITERAL, VISIBLE_TEXT  # `real_site`: tests/site/sitekb.py
+from tests.site.test_browser import LITERAL, OVERFLOW, VISIBLE_TEXT  # `real_site`: tests/site/sitekb.py
 
 pytestmark = pytest.mark.browser
 
@@ -24,24 +24,6 @@ SHOTS = Path(os.environ.get("ERRORKB_SCREENSHOTS") or ROOT / "test-artifacts" / 
 WIDTHS = (1300, 768, 390)
 ENTRY = "errors/transformers/get-max-length-removed/"
 PAGES = {"home": "", "entry": ENTRY, "migration": "migration/", "verification": "verification/"}
-
-# Elements of the content wider than the viewport, unless a frame that scrolls (and fits) holds them.
-OVERFLOW = """() => {
-  const width = document.documentElement.clientWidth, out = [];
-  const fits = (r) => r.left >= -1 && r.right <= width + 1;
-  for (const el of document.querySelectorAll('.md-content *')) {
-    const r = el.getBoundingClientRect();
-    if (r.width === 0 || r.height === 0 || fits(r)) continue;
-    let frame = el.parentElement, framed = false;
-    for (; frame && frame !== document.body; frame = frame.parentElement) {
-      const overflow = getComputedStyle(frame).overflowX;
-      if ((overflow === 'auto' || overflow === 'scroll') && fits(frame.getBoundingClientRect())) { framed = true; break; }
-    }
-    if (!framed) out.push(`${el.tagName.toLowerCase()}.${el.className && el.className.baseVal !== undefined
-      ? el.className.baseVal : el.className} ${Math.round(r.left)}..${Math.round(r.right)} of ${width}`);
-  }
-  return out.slice(0, 12);
-}"""
 
 # Contrast ratios from computed styles: badges' text on their background (opacity folded in),
 # the pictures' marks (fill, or stroke when unfilled) on the page behind them.
@@ -155,20 +137,3 @@ def test_the_first_screen_of_a_phone_shows_the_message_and_the_fix(visit, real_s
         assert box is not None and box["y"] + box["height"] <= 844, (path, selector, box)
     assert tab.page.locator("p.ekb-fix a[href$='#example-fix']").count() == 1  # Material makes it absolute
     assert tab.page.locator("#example-fix").count() == 1
-
-
-def test_no_entry_page_overflows_a_phone(visit, real_site):
-    """Every entry page at 390 px, not one sample: a not-applicable badge's reason naming a module
-    (`transformers.models.granitemoehybrid.modeling_granitemoehybrid`) ran 80 px past the screen."""
-    site, url = real_site
-    index = json.loads((ROOT / "transformers_errorkb" / "index.json").read_text(encoding="utf-8"))
-    tab = visit("light")
-    tab.page.route("**/search/search_index.json", index_once(site))
-    tab.page.set_viewport_size({"width": 390, "height": 844})
-    problems = {}
-    for one in index["entries"]:
-        tab.page.goto(url + one["url"], wait_until="load")
-        overflow = tab.page.evaluate(OVERFLOW)
-        if overflow:
-            problems[one["url"]] = overflow[:3]
-    assert len(index["entries"]) > 90 and not problems, problems
