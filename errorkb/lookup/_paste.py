@@ -182,7 +182,7 @@ def normalize(text: str, meter: Meter | None = None, logged: set[int] | None = N
 def _json_string(string: re.Match[str]) -> str:
     """A JSON string that holds a traceback (`rules.ESCAPED_TRACEBACK`: a log record's `exc_info`) as the text it
     encodes, on lines of its own (the record's other fields stay on the lines around it)."""
-    return "\n" + _JSON_ESCAPE.sub(_unescaped, string.group(1)) + "\n"
+    return string.group(1) + "\n" + _JSON_ESCAPE.sub(_unescaped, string.group(2)) + "\n"
 
 
 def _unescaped(escape: re.Match[str]) -> str:

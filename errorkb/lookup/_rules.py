@@ -139,11 +139,14 @@ SUFFIX = (r"\. Did you (?:mean:(?: '[^'\n]*'\??)?(?: Or did you forget to import
 _TRACEBACK_WORDS = r"Traceback \(most recent call last\)"  # Python's marker, as a pattern: one copy
 # A log record written as JSON (python-json-logger's `exc_info`, structlog's `exception`, a cloud log's export) holds a
 # traceback as one string: its line breaks written `\n`, its quotes `\"`, a Windows path's backslashes doubled. A
-# JSON string that holds Python's marker followed by an escaped line break (`ESCAPED_TRACEBACK`, group 1 its body) is
-# read first, as the text it encodes, on lines of its own: each escape (`JSON_ESCAPE`: `\uXXXX` in group 1, one
+# JSON string that holds Python's marker followed by an escaped line break (`ESCAPED_TRACEBACK`, group 2 its body) is
+# read first, as the text it encodes, on lines of its own (group 1, what stands before it, stays). The string starts a
+# line or stands where JSON puts a value (after `:`, `[`, `,` or `{`): never at a quote inside a string, whose every
+# quote is escaped, so that each part of a paste is scanned from one start at most (a line of escaped quotes read from
+# each of them took time quadratic in its length). each escape (`JSON_ESCAPE`: `\uXXXX` in group 1, one
 # character in group 2) as `JSON_ESCAPES` says (`\uXXXX` as its character but a surrogate's half; any other escape
 # stays as written). Round eighteen: the frames inside were left unread.
-ESCAPED_TRACEBACK = (r'"((?:[^"\\\n]|\\[^\n])*?' + _TRACEBACK_WORDS
+ESCAPED_TRACEBACK = (r'((?<![^\n])|[:\[,{][ \t]*)"((?:[^"\\\n]|\\[^\n])*?' + _TRACEBACK_WORDS
                      + r':\\[rn](?:[^"\\\n]|\\[^\n])*)"')
 JSON_ESCAPE = r"\\(?:u([0-9A-Fa-f]{4})|([^u\n]))"
 JSON_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", '"': '"', "\\": "\\", "/": "/"}

@@ -71,12 +71,33 @@ RECORDS = [
     + json.dumps({"message": "generation failed", "exc_info": INDEX_ERROR}),
     # non-ASCII written as \\u escapes
     json.dumps({"message": "生成失败", "exc_info": INDEX_ERROR}),
+    json.dumps(INDEX_ERROR),  # the string alone, copied from a log viewer
 ]
 
 
-@pytest.mark.parametrize("record", RECORDS, ids=["exc_info", "structlog", "windows", "prefixed", "unicode"])
+@pytest.mark.parametrize("record", RECORDS, ids=["exc_info", "structlog", "windows", "prefixed", "unicode", "string"])
 def test_a_traceback_inside_a_json_log_record_is_read(kb, record):  # noqa: F811
     assert answer(kb, record) == CONFIRMED
+
+
+HOSTILE = ["x" + 'x\\"' * 21000,  # a line of escaped quotes: read from each quote, quadratic (45 s at 48 KB)
+           ", " + '"x\\"' * 12000 + '"Traceback (most recent call last):\\n',
+           '{"a": ' * 8000 + '"' + "Traceback (most recent call last):\\n" + 'x\\"' * 8000]
+
+
+def test_a_line_of_escaped_quotes_is_read_in_linear_time():
+    """A JSON string starts a line or stands where JSON puts a value, never at a quote inside a string: each part of the
+    paste is scanned from one start at most. A hang guard (generous, in a child process): the first pattern, which let
+    a string start at any quote, took 45 s on a line of them at 48 KB, time quadratic in its length (the first paste
+    here: 63 KB)."""
+    import subprocess
+    import sys
+
+    code = ("import json, sys; from tests.site.test_lookup_round_eighteen import HOSTILE; "
+            "from benchmarks.lookup_recall import project_known_lookup; kb = project_known_lookup(); "
+            "print(json.dumps([len(kb.answer(text, None).matches) for text in HOSTILE]))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert json.loads(done.stdout) == [0] * len(HOSTILE)
 
 
 # -- what the fixes must not confirm -----------------------------------------------------------------------------------
@@ -179,10 +200,11 @@ def test_every_shape_gets_the_same_answers_in_the_page_the_cli_and_the_hook():
     from tests.site.test_lookup_js import _same_in_page_cli_and_hook, real_index
 
     pastes = [tagged(tag, INDEX_ERROR) for tag in TAGS] + RECORDS + HANDLED + READ + [
-        interleaved("(pid=101) ", "(pid=102) "), interleaved("[1,0]<stderr>:", "[1,1]<stderr>:")]
+        interleaved("(pid=101) ", "(pid=102) "), interleaved("[1,0]<stderr>:", "[1,1]<stderr>:")] + HOSTILE
     python = _same_in_page_cli_and_hook(real_index.__wrapped__(), pastes, None)
     confirmed = [[one[0] for one in result["found"] if one[1] == "confirmed"] for result in python]
-    assert confirmed == [[ENTRY]] * (len(TAGS) + len(RECORDS)) + [[]] * len(HANDLED) + [[ENTRY]] * len(READ) + [[], []]
+    assert confirmed == [[ENTRY]] * (len(TAGS) + len(RECORDS)) + [[]] * len(HANDLED) + [[ENTRY]] * len(READ) \
+        + [[]] * (2 + len(HOSTILE))
 
 
 # -- known limits (docs/contributing.md, 6b) ----------------------------------------------------------------------------

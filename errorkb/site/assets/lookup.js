@@ -322,7 +322,7 @@
     meter = meter || new Meter();
     meter.work += (31 + R.frameWraps) * text.length;  // the passes below each read the text once
     text = text.replaceAll("\ufeff", "").replaceAll("\u00a0", " ");
-    text = text.replace(R.patterns.ESCAPED_TRACEBACK, (whole, body) => "\n" + body.replace(R.patterns.JSON_ESCAPE,
+    text = text.replace(R.patterns.ESCAPED_TRACEBACK, (whole, before, body) => before + "\n" + body.replace(R.patterns.JSON_ESCAPE,
       (escape, code, character) => unescaped(escape, code, character, R)) + "\n");  // a JSON log record's traceback
     text = text.replace(R.patterns.INVISIBLE, "");  // marks no terminal prints (_rules.py:INVISIBLE)
     text = text.replace(R.patterns.HTML_ENTITY, (entity) => R.htmlEntities[entity]);  // read once
