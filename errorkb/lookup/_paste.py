@@ -5,8 +5,9 @@ to a linear bound, and the page's JavaScript counts the same way):
 
 1. `keep_tail`: a paste longer than `CAP` characters keeps its last `CAP` (where the error is),
    from the first line that starts inside them.
-2. `normalize`: BOMs go; no-break spaces become spaces; invisible marks go (`INVISIBLE`: a zero-width space,
-   a right-to-left mark); the HTML entities a traceback's characters are escaped as are read once
+2. `normalize`: BOMs go; no-break spaces become spaces; a JSON string that holds a traceback (a log record's
+   `exc_info`) is read as the text it encodes (`ESCAPED_TRACEBACK`); invisible marks go (`INVISIBLE`: a
+   zero-width space, a right-to-left mark); the HTML entities a traceback's characters are escaped as are read once
    (`HTML_ENTITY`: `&lt;module&gt;`, `&#39;`); typographic quotes (‘’ “”) become
    ASCII ones (in wordings too); `\\r\\n`, `\\r`, U+2028 and U+2029 become `\\n`; ANSI escape
    sequences go; a Markdown quote's `> ` goes from a run of quoted lines (`QUOTED`); a unified
@@ -55,6 +56,8 @@ from errorkb.lookup import _rules as rules
 _ANSI = rules.compiled(rules.ANSI)
 _INVISIBLE = rules.compiled(rules.INVISIBLE)
 _HTML_ENTITY = rules.compiled(rules.HTML_ENTITY)
+_ESCAPED_TRACEBACK = rules.compiled(rules.ESCAPED_TRACEBACK)
+_JSON_ESCAPE = rules.compiled(rules.JSON_ESCAPE)
 _RICH_TOP = rules.compiled(rules.RICH_TOP)
 _RICH_BOTTOM = rules.compiled(rules.RICH_BOTTOM)
 _RICH_FOLD = rules.compiled(rules.RICH_FOLD)
@@ -141,8 +144,9 @@ def normalize(text: str, meter: Meter | None = None, logged: set[int] | None = N
     """Stage 2: what terminals and tools add, taken away. `logged`, when given, receives the numbers (from 0) of the
     normalised text's lines that carried a log record's prefix (`logged_lines`)."""
     meter = meter or Meter()
-    meter.work += (30 + rules.FRAME_WRAPS) * len(text)  # the passes below each read the text once
+    meter.work += (31 + rules.FRAME_WRAPS) * len(text)  # the passes below each read the text once
     text = text.replace("\ufeff", "").replace("\u00a0", " ")
+    text = _ESCAPED_TRACEBACK.sub(_json_string, text)
     text = _INVISIBLE.sub("", text)
     text = _HTML_ENTITY.sub(lambda entity: rules.HTML_ENTITIES[entity.group(0)], text)
     text = plain_quotes(text)
@@ -173,6 +177,22 @@ def normalize(text: str, meter: Meter | None = None, logged: set[int] | None = N
     if logged is not None:
         logged.update(_renumbered(records, count, text))
     return strip(text)
+
+
+def _json_string(string: re.Match[str]) -> str:
+    """A JSON string that holds a traceback (`rules.ESCAPED_TRACEBACK`: a log record's `exc_info`) as the text it
+    encodes, on lines of its own (the record's other fields stay on the lines around it)."""
+    return string.group(1) + "\n" + _JSON_ESCAPE.sub(_unescaped, string.group(2)) + "\n"
+
+
+def _unescaped(escape: re.Match[str]) -> str:
+    """One JSON escape as its character (`rules.JSON_ESCAPES`; `\\uXXXX` but a surrogate's half), any other as
+    written."""
+    code, character = escape.group(1), escape.group(2)
+    if code is not None:
+        value = int(code, 16)
+        return escape.group(0) if 0xD800 <= value <= 0xDFFF else chr(value)
+    return rules.JSON_ESCAPES.get(character, escape.group(0))
 
 
 def logged_lines(text: str) -> list[int]:

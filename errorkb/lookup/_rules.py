@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-RULES_VERSION = 29
+RULES_VERSION = 30
 
 CAP = 1 << 16  # characters of a paste read: its last 64 KiB
 CHAIN = 64  # exception lines tried whole, counted from the end of the paste
@@ -68,11 +68,18 @@ TIMESTAMP = (_CLOCK + r"(?:[.,][0-9]+)?"
              r"(?:Z|[+-][0-9]{2}:?[0-9]{2})?\]?(?:[ \t,]+(?:-[ \t]+)?(?:[A-Za-z0-9_.<>-]+[ \t]+[-|:][ \t]+)?"
              r"\[?(?:CRITICAL|FATAL|ERROR|WARNING|WARN|INFO|DEBUG|TRACE)\]?:?)?[ \t]*(?:[-|:][ \t]*)?")
 # A worker's tag and a serving engine's log header:
-# `(EngineCore_0 pid=4077176) `, `ERROR 09-07 19:28:33 [core.py:712] `.
-WORKER = r"\([A-Za-z_][A-Za-z0-9_]*(?: [A-Za-z_]+=[A-Za-z0-9_]+)*\)[ \t]+"
+# `(EngineCore_0 pid=4077176) `, `ERROR 09-07 19:28:33 [core.py:712] `. Ray's tag names the worker's node when it
+# is another (`(RayWorkerWrapper pid=3224131, ip=10.0.0.5) `) and no worker for a task (`(pid=3224131) `): round
+# eighteen, the frames behind it were left unread. `_TAG` is the parenthesised tag alone (`PROCESS` marks a line
+# by it).
+_TAG = (r"\((?:[A-Za-z_][A-Za-z0-9_]*(?:,? [A-Za-z_]+=[A-Za-z0-9_.]+)*"
+        r"|[A-Za-z_]+=[A-Za-z0-9_.]+(?:,? [A-Za-z_]+=[A-Za-z0-9_.]+)*)\)")
+WORKER = _TAG + r"[ \t]+"
+# OpenMPI's `--tag-output` (mpirun, horovodrun): `[1,0]<stderr>:` (job, rank, stream) before each line of each rank.
+_MPI = r"\[[0-9]+,[0-9]+\]<std(?:out|err)>:"
 LOG_HEADER = (r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)[ \t]+[0-9]{2}-[0-9]{2}[ \t]+[0-9]{2}:[0-9]{2}:[0-9]{2}"
               r"(?:\.[0-9]+)?[ \t]+\[[^\]\n]{0,200}\][ \t]?")
-PREFIX = (r"(?<![^\n])(?:\[(?:rank|default)[0-9]+\]:[ \t]?|E(?: {2,}|\t)"
+PREFIX = (r"(?<![^\n])(?:\[(?:rank|default)[0-9]+\]:[ \t]?|" + _MPI + r"[ \t]?|E(?: {2,}|\t)"
           r"|[A-Za-z0-9_][A-Za-z0-9_.-]*[ \t]+\|[ \t]?|" + WORKER + "|" + LOG_HEADER + "|" + SYSLOG + "|" + TIMESTAMP
           + r")+")
 # A log record's start at a line (after a launcher's tag, a container's name, pytest's margin, stacked): a timestamp
@@ -82,8 +89,9 @@ PREFIX = (r"(?<![^\n])(?:\[(?:rank|default)[0-9]+\]:[ \t]?|E(?: {2,}|\t)"
 # record the program logged and went on from: an exception line on it is never one of a list of errors the paste
 # ended with (`_paste.listed`, round sixteen); the last exception line is the error the paste ended with, logged or
 # not.
-LOG_RECORD = (r"(?<![^\n])(?:\[(?:rank|default)[0-9]+\]:[ \t]?|E(?: {2,}|\t)|[A-Za-z0-9_][A-Za-z0-9_.-]*[ \t]+\|[ \t]?"
-              r"|" + WORKER + r")*(?:" + LOG_HEADER + r"|" + SYSLOG + r"|" + _CLOCK
+LOG_RECORD = (r"(?<![^\n])(?:\[(?:rank|default)[0-9]+\]:[ \t]?|" + _MPI + r"[ \t]?|E(?: {2,}|\t)"
+              r"|[A-Za-z0-9_][A-Za-z0-9_.-]*[ \t]+\|[ \t]?|" + WORKER + r")*(?:" + LOG_HEADER + r"|" + SYSLOG
+              + r"|" + _CLOCK
               + r"|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[A-Za-z0-9_.<>-]*:"
               r"|[IWEF][0-9]{4}[ \t]+[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?[ \t]+[0-9]+[ \t]+[^\]\n]{1,200}\])")
 # A list of errors (`_paste.listed`) is exception lines Python or a test runner printed: the name starts its line,
@@ -101,7 +109,7 @@ PRINTED_NAME = r"^[ \t]*(?:Error|Exception):"
 # line by line. Before `PREFIX` goes, the lines of each process are put together, in the order the processes' last
 # lines come (the unmarked ones are one more process): a frame one process printed is never read as a frame of
 # another's error, and the error the paste ended with stays last.
-PROCESS = (r"^(?:\[(?:rank|default)[0-9]+\]:|\([A-Za-z_][A-Za-z0-9_]*(?: [A-Za-z_]+=[A-Za-z0-9_]+)*\)(?=[ \t])"
+PROCESS = (r"^(?:\[(?:rank|default)[0-9]+\]:|" + _MPI + "|" + _TAG + r"(?=[ \t])"
            r"|[A-Za-z0-9_][A-Za-z0-9_.-]*[ \t]+\|(?=[ \t]|$))")
 # An exception group (Python 3.11's `ExceptionGroup`, anyio's and asyncio's `TaskGroup`; traceback.py's
 # `_ExceptionPrintContext.emit`) prints every line of its traceback and of each sub-exception's behind a margin,
@@ -129,6 +137,19 @@ SUFFIX = (r"\. Did you (?:mean:(?: '[^'\n]*'\??)?(?: Or did you forget to import
 # taken: a line is joined to the next with a space when the next one's first word would not have fitted on
 # it within the box's width (a line the message itself ends stays one), up to the first blank line.
 _TRACEBACK_WORDS = r"Traceback \(most recent call last\)"  # Python's marker, as a pattern: one copy
+# A log record written as JSON (python-json-logger's `exc_info`, structlog's `exception`, a cloud log's export) holds a
+# traceback as one string: its line breaks written `\n`, its quotes `\"`, a Windows path's backslashes doubled. A
+# JSON string that holds Python's marker followed by an escaped line break (`ESCAPED_TRACEBACK`, group 2 its body) is
+# read first, as the text it encodes, on lines of its own (group 1, what stands before it, stays). The string starts a
+# line or stands where JSON puts a value (after `:`, `[`, `,` or `{`): never at a quote inside a string, whose every
+# quote is escaped, so that each part of a paste is scanned from one start at most (a line of escaped quotes read from
+# each of them took time quadratic in its length). each escape (`JSON_ESCAPE`: `\uXXXX` in group 1, one
+# character in group 2) as `JSON_ESCAPES` says (`\uXXXX` as its character but a surrogate's half; any other escape
+# stays as written). Round eighteen: the frames inside were left unread.
+ESCAPED_TRACEBACK = (r'((?<![^\n])|[:\[,{][ \t]*)"((?:[^"\\\n]|\\[^\n])*?' + _TRACEBACK_WORDS
+                     + r':\\[rn](?:[^"\\\n]|\\[^\n])*)"')
+JSON_ESCAPE = r"\\(?:u([0-9A-Fa-f]{4})|([^u\n]))"
+JSON_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", '"': '"', "\\": "\\", "/": "/"}
 RICH_TOP = r"(?<![^\n])╭─* ?" + _TRACEBACK_WORDS + r" ?─*╮[ \t]*(?![^\n])"
 RICH_BOTTOM = r"(?<![^\n])╰─*╯[ \t]*(?![^\n])"
 RICH_FOLD = r"(?<=[^ \t\n│]) │\n│ (?=[^ \t\n❱│])"
@@ -456,8 +477,9 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
         "trailing_punctuation": TRAILING_PUNCTUATION, "diff_kept": DIFF_KEPT,
         "frame_wraps": FRAME_WRAPS, "told_window": TOLD_WINDOW, "traceback_text": TRACEBACK_TEXT,
         "handling_text": HANDLING_TEXT,
-        "html_entities": HTML_ENTITIES,
+        "html_entities": HTML_ENTITIES, "json_escapes": JSON_ESCAPES,
         "patterns": {"ANSI": ANSI, "INVISIBLE": INVISIBLE, "HTML_ENTITY": HTML_ENTITY,
+                     "ESCAPED_TRACEBACK": ESCAPED_TRACEBACK, "JSON_ESCAPE": JSON_ESCAPE,
                      "PROCESS": PROCESS, "PREFIX": PREFIX, "LOG_RECORD": LOG_RECORD, "LISTED_LEAD": LISTED_LEAD,
                      "PRINTED_NAME": PRINTED_NAME,
                      "GROUP_MARGIN": GROUP_MARGIN,

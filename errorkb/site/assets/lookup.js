@@ -241,7 +241,7 @@
 
   /* -- the rules, as the index ships them (errorkb/lookup/_rules.py) --------------------------- */
 
-  const GLOBAL = new Set(["ANSI", "INVISIBLE", "HTML_ENTITY", "PREFIX", "LOG_RECORD", "GROUP_MARGIN", "SUFFIX", "EXCEPTION_LINE", "INLINE_EXCEPTION", "TRACEBACK",
+  const GLOBAL = new Set(["ANSI", "INVISIBLE", "HTML_ENTITY", "ESCAPED_TRACEBACK", "JSON_ESCAPE", "PREFIX", "LOG_RECORD", "GROUP_MARGIN", "SUFFIX", "EXCEPTION_LINE", "INLINE_EXCEPTION", "TRACEBACK",
     "TRACEBACK_END", "FRAME_LINE", "FRAME", "ARROW_LINE", "PYTEST_DEF", "PYTEST_FAILING", "RICH_TOP", "RICH_BOTTOM", "RICH_FOLD", "RICH_WRAP",
     "RICH_EDGE", "FRAME_WRAP", "FRAME_NAME_WRAP", "LINK", "QUOTED", "QUOTE_MARK", "DIFF_HUNK", "DOCTEST_EXPECTED", "LINE_END", "CHAINED", "RELEASE_NUMBER", "NAME", "SENTENCE_END",
     "WARNING_HEADER"]);
@@ -261,7 +261,7 @@
       toldWindow: rules.told_window,
       headMin: rules.head_min, headClose: String(rules.head_close || ""), diffKept: String(rules.diff_kept || ""),
       trailingPunctuation: String(rules.trailing_punctuation || ""),
-      htmlEntities: table(rules.html_entities), frameWraps: rules.frame_wraps, tracebackText: rules.traceback_text, handlingText: String(rules.handling_text || ""),
+      htmlEntities: table(rules.html_entities), jsonEscapes: table(rules.json_escapes), frameWraps: rules.frame_wraps, tracebackText: rules.traceback_text, handlingText: String(rules.handling_text || ""),
       defaultTypes: table(rules.default_types), builtinTypes: new Set(rules.builtin_types || []),
       confirming: new Set(rules.confirming || []), generic: rules.generic || [],
       nameChars: String(rules.name_chars || ""), dottedNameChars: String(rules.dotted_name_chars || ""),
@@ -320,8 +320,10 @@
    * prefix (_paste.py:normalize, logged_lines). */
   function normalize(text, R, meter, logged) {
     meter = meter || new Meter();
-    meter.work += (30 + R.frameWraps) * text.length;  // the passes below each read the text once
+    meter.work += (31 + R.frameWraps) * text.length;  // the passes below each read the text once
     text = text.replaceAll("\ufeff", "").replaceAll("\u00a0", " ");
+    text = text.replace(R.patterns.ESCAPED_TRACEBACK, (whole, before, body) => before + "\n" + body.replace(R.patterns.JSON_ESCAPE,
+      (escape, code, character) => unescaped(escape, code, character, R)) + "\n");  // a JSON log record's traceback
     text = text.replace(R.patterns.INVISIBLE, "");  // marks no terminal prints (_rules.py:INVISIBLE)
     text = text.replace(R.patterns.HTML_ENTITY, (entity) => R.htmlEntities[entity]);  // read once
     text = plainQuotes(text);
@@ -352,6 +354,15 @@
     text = text.replace(R.patterns.LINE_END, "");  // again: a link's text or the hint's removal may leave some
     if (logged) renumbered(records, count, text, R).forEach((number) => logged.add(number));
     return strip(text, R.whitespace);
+  }
+
+  /* One JSON escape as its character, any other as written (_paste.py:_unescaped). */
+  function unescaped(escape, code, character, R) {
+    if (code !== undefined) {
+      const value = parseInt(code, 16);
+      return value >= 0xD800 && value <= 0xDFFF ? escape : String.fromCharCode(value);
+    }
+    return character in R.jsonEscapes ? R.jsonEscapes[character] : escape;
   }
 
   function newlines(text, from, to) {
