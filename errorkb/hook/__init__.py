@@ -8,22 +8,31 @@ Three ways in, one behaviour (`errorkb.hook.explain.explain`):
 - `%load_ext errorkb.hook` in IPython, whose shell shows tracebacks itself (no `sys.excepthook`).
 
 `EXCEPTHOOK` is the whole start-up cost: it defines a few small functions and chains them in front
-of the previous `sys.excepthook` and the previous hook for threads, importing nothing (not even
+of the hooks through which Python prints an error nobody caught, importing nothing (not even
 `errorkb`: the `.pth` line must cost nothing when no exception happens). Each calls the previous
-hook first, so the traceback and the exit status are Python's own, then imports the explainer
+hook first, so the output and the exit status are Python's own, then imports the explainer
 lazily, and swallows anything that goes wrong there: the hook never raises, and never changes the
 exception. It does nothing at all for a `KeyboardInterrupt` (or any non-`Exception`, a thread's
 `SystemExit` too): running Python code that calls `exec` (dataclasses, namedtuple, this very hook)
 would clear the interpreter's note that the interrupt went unhandled, and the process would exit
-with status 1 instead of dying by SIGINT.
+with status 1 instead of dying by SIGINT. It never runs inside itself (an error Python reports
+while the explainer runs, a `__del__` during its imports, is Python's to print alone).
 
-An exception that ends a thread goes to `threading.excepthook`, never to `sys.excepthook`. The
-`threading` module is imported lazily by the user's code, and takes its default hook from the
-built-in `_thread._excepthook` when it is imported (`from _thread import _excepthook as
-excepthook`); `_thread` is loaded before any `.pth` runs. So the hook chains in front of
-`threading.excepthook` where `threading` is already imported, else in front of
-`_thread._excepthook`, which `threading` then picks up (as its `excepthook` and its
-`__excepthook__`, the value to restore): a `sys.modules` lookup, no import.
+Where Python prints such an error, and so where the hook chains:
+
+- `sys.excepthook`: the error that ends the program.
+- `sys.unraisablehook`: an error Python can only report ("Exception ignored in ..."): in a `__del__`,
+  an `atexit` callback, a thread started with `_thread` alone.
+- `threading.excepthook`: an error that ends a thread, and `BaseEventLoop.default_exception_handler`:
+  what asyncio logs ("Task exception was never retrieved", "Exception in callback"). Both live in
+  modules the user's code imports lazily, if at all; importing them at start-up would cost every
+  interpreter milliseconds. So a finder at the front of `sys.meta_path` watches for those two names
+  only (a dictionary lookup per first import of a module, nothing more), lets the import system load
+  the module as it would, chains on the hook once its code has run, and leaves `sys.meta_path` once
+  both are chained. `threading.__excepthook__` stays Python's own, as its documentation says ("the
+  original value"): code that calls it explicitly gets Python's printing alone. A loop whose
+  exception handler the user set (`loop.set_exception_handler`) prints through theirs alone, as a
+  `sys.excepthook` the user set does.
 """
 
 from __future__ import annotations
@@ -31,29 +40,86 @@ from __future__ import annotations
 import sys
 
 EXCEPTHOOK = """
-def _errorkb_explain(kind, value, traceback):
-    if not isinstance(value, Exception):
+def _errorkb_explain(kind, value, traceback, _busy=set(), _ident=sys.modules["_thread"].get_ident):
+    if not isinstance(value, Exception) or _ident() in _busy:
         return
+    _busy.add(_ident())
     try:
         from errorkb.hook.explain import explain
         explain(kind, value, traceback)
     except BaseException:
         pass
+    finally:
+        _busy.discard(_ident())
 def _errorkb_excepthook(kind, value, traceback, _previous=sys.excepthook):
     _previous(kind, value, traceback)
     _errorkb_explain(kind, value, traceback)
-_errorkb_excepthook.errorkb_hook = True
-if not getattr(sys.excepthook, "errorkb_hook", False):
-    sys.excepthook = _errorkb_excepthook
-_errorkb_owner = sys.modules.get("threading") or sys.modules.get("_thread")
-_errorkb_name = "excepthook" if _errorkb_owner is sys.modules.get("threading") else "_excepthook"
-_errorkb_previous = getattr(_errorkb_owner, _errorkb_name, None)
-def _errorkb_threadhook(args, _previous=_errorkb_previous):
-    _previous(args)
-    _errorkb_explain(args.exc_type, args.exc_value, args.exc_traceback)
-_errorkb_threadhook.errorkb_hook = True
-if callable(_errorkb_previous) and not getattr(_errorkb_previous, "errorkb_hook", False):
-    setattr(_errorkb_owner, _errorkb_name, _errorkb_threadhook)
+def _errorkb_unraisablehook(unraisable, _previous=sys.unraisablehook):
+    _previous(unraisable)
+    _errorkb_explain(unraisable.exc_type, unraisable.exc_value, unraisable.exc_traceback)
+for _errorkb_name, _errorkb_hook in (("excepthook", _errorkb_excepthook), ("unraisablehook", _errorkb_unraisablehook)):
+    _errorkb_hook.errorkb_hook = True
+    if callable(getattr(sys, _errorkb_name, None)) and not getattr(getattr(sys, _errorkb_name), "errorkb_hook", False):
+        setattr(sys, _errorkb_name, _errorkb_hook)
+def _errorkb_on_threading(module):
+    previous = getattr(module, "excepthook", None)
+    def _errorkb_threadhook(args, _previous=previous):
+        _previous(args)
+        _errorkb_explain(args.exc_type, args.exc_value, args.exc_traceback)
+    _errorkb_threadhook.errorkb_hook = True
+    if callable(previous) and not getattr(previous, "errorkb_hook", False):
+        module.excepthook = _errorkb_threadhook
+def _errorkb_on_asyncio(module):
+    loop = getattr(module, "BaseEventLoop", None)
+    previous = getattr(loop, "default_exception_handler", None)
+    def default_exception_handler(self, context, _previous=previous):
+        _previous(self, context)
+        error = context.get("exception") if isinstance(context, dict) else None
+        _errorkb_explain(type(error), error, None)
+    default_exception_handler.errorkb_hook = True
+    default_exception_handler.__doc__ = getattr(previous, "__doc__", None)
+    if callable(previous) and not getattr(previous, "errorkb_hook", False):
+        loop.default_exception_handler = default_exception_handler
+class _ErrorkbAfterImport:
+    waiting = {"threading": _errorkb_on_threading, "asyncio.base_events": _errorkb_on_asyncio}
+    @classmethod
+    def find_spec(cls, name, path=None, target=None):
+        chain = cls.waiting.get(name)
+        if chain is None:
+            return None
+        finders = sys.meta_path[sys.meta_path.index(cls) + 1:] if cls in sys.meta_path else []
+        for finder in finders:
+            spec = finder.find_spec(name, path, target) if hasattr(finder, "find_spec") else None
+            if spec is not None:
+                break
+        else:
+            return None
+        loader = spec.loader
+        run = getattr(loader, "exec_module", None)
+        if run is None or isinstance(loader, type) or not hasattr(loader, "__dict__"):
+            return spec
+        def exec_module(module):
+            run(module)
+            loader.__dict__.pop("exec_module", None)
+            cls.done(name, module)
+        loader.exec_module = exec_module
+        return spec
+    @classmethod
+    def done(cls, name, module):
+        chain = cls.waiting.pop(name, None)
+        try:
+            if chain is not None:
+                chain(module)
+        except BaseException:
+            pass
+        if not cls.waiting and cls in sys.meta_path:
+            sys.meta_path.remove(cls)
+if not any(getattr(finder, "__name__", None) == "_ErrorkbAfterImport" for finder in sys.meta_path):
+    for _errorkb_name in list(_ErrorkbAfterImport.waiting):
+        if _errorkb_name in sys.modules:
+            _ErrorkbAfterImport.done(_errorkb_name, sys.modules[_errorkb_name])
+    if _ErrorkbAfterImport.waiting:
+        sys.meta_path.insert(0, _ErrorkbAfterImport)
 """
 
 # The `.pth` line: site.py runs a line that starts with `import`; the rest is `EXCEPTHOOK`, verbatim.
