@@ -225,28 +225,36 @@ OWN_HANDLER = ("    asyncio.get_running_loop().set_exception_handler(lambda loop
                "type(context['exception']).__name__, file=__import__('sys').stderr))\n")
 
 
-@pytest.mark.parametrize("case", ["entry", "unrelated", "own-handler"])
+LOGGING = {"logged-to-stderr": "import logging\nlogging.basicConfig(format='%(levelname)s %(message)s')\n",
+           "logged-to-a-file": "import logging\nlogging.basicConfig(filename='asyncio.log')\n"}
+
+
+@pytest.mark.parametrize("case", ["entry", "unrelated", "own-handler", *LOGGING])
 def test_an_asyncio_task_s_unretrieved_error_is_named_after_asyncio_s_own_report(envs, tmp_path, case):  # noqa: F811
     """asyncio reports a task's exception nobody retrieved through its loop's exception handler, which logs it
     ("Task exception was never retrieved"): the hook chains on `BaseEventLoop.default_exception_handler` once the
     user's code imports asyncio (never at start-up). Python's report, then the block; an unrelated error: exactly
-    Python's report; a handler the user set on the loop prints alone, as a `sys.excepthook` of theirs does."""
+    Python's report; a handler the user set on the loop prints alone, as a `sys.excepthook` of theirs does. The
+    report is a log record: the block follows it where it went to stderr (logging's last resort, or a handler the
+    user configured there), and never where it went to a file."""
     plain, hooked = envs
     imports, body = ENTRY_ERROR if case != "unrelated" else ("", UNRELATED)
-    code = stub_library(tmp_path) + ASYNCIO.format(imports=imports, body=body,
-                                                   handler=OWN_HANDLER if case == "own-handler" else "")
+    code = stub_library(tmp_path) + LOGGING.get(case, "") + ASYNCIO.format(
+        imports=imports, body=body, handler=OWN_HANDLER if case == "own-handler" else "")
     with_hook, without = run(hooked, code, tmp_path), run(plain, code, tmp_path)
     assert with_hook.returncode == without.returncode == 0 and with_hook.stdout == without.stdout == "ran\n"
-    if case == "own-handler":
-        assert with_hook.stderr == without.stderr == "mine AttributeError\n", with_hook.stderr
+    if case in ("own-handler", "logged-to-a-file"):
+        assert with_hook.stderr == without.stderr == ("mine AttributeError\n" if case == "own-handler" else ""), \
+            with_hook.stderr
+        assert case == "own-handler" or "Task exception was never retrieved" in (tmp_path / "asyncio.log").read_text()
         return
     assert "Task exception was never retrieved" in without.stderr and "errorkb" not in without.stderr
     assert with_hook.stderr.startswith(without.stderr), with_hook.stderr
-    if case == "entry":
+    if case == "unrelated":
+        assert with_hook.stderr == without.stderr, with_hook.stderr
+    else:
         assert with_hook.stderr[len(without.stderr):].startswith("\nerrorkb: a documented error — `'DynamicCache' "
                                                                   "object has no attribute 'key_cache'`"), with_hook.stderr
-    else:
-        assert with_hook.stderr == without.stderr, with_hook.stderr
 
 
 def test_the_hook_waits_for_asyncio_without_importing_it_and_then_leaves_the_import_system():
@@ -472,3 +480,17 @@ def test_attacks_on_the_hook_under_every_interpreter_mode(envs, tmp_path, attack
     added = with_hook.stderr[len(without.stderr):]
     assert (TITLE in added) == (attack in NAMED), added
     assert "errorkb" not in without.stderr
+
+
+@pytest.mark.xfail(strict=True, reason="known limit (docs/contributing.md, the hook): a `__del__` that runs while the "
+                                       "interpreter tears its modules down, after `atexit`, finds no import system "
+                                       "to load the explainer with")
+def test_known_limit_an_error_in_a_del_at_interpreter_teardown_is_named_too(envs, tmp_path):  # noqa: F811
+    plain, hooked = envs
+    code = stub_library(tmp_path) + ENTRY_ERROR[0] + \
+        _DEL_ERROR.format(body=ENTRY_ERROR[1]).replace("Holder()", "holder = Holder()")  # deleted at teardown
+    result, without = run(hooked, code, tmp_path), run(plain, code, tmp_path)
+    assert result.stdout == without.stdout == "ran\n"
+    assert "Exception ignored in" in without.stderr and "key_cache" in without.stderr, without.stderr
+    assert result.returncode == without.returncode == 0
+    assert "errorkb: a documented error" in result.stderr, result.stderr

@@ -32,7 +32,8 @@ Where Python prints such an error, and so where the hook chains:
   both are chained. `threading.__excepthook__` stays Python's own, as its documentation says ("the
   original value"): code that calls it explicitly gets Python's printing alone. A loop whose
   exception handler the user set (`loop.set_exception_handler`) prints through theirs alone, as a
-  `sys.excepthook` the user set does.
+  `sys.excepthook` the user set does. asyncio's report is a log record: the block follows it only where
+  the record went to `sys.stderr` (`explain.logs_to_stderr`), never after a report written to a file.
 """
 
 from __future__ import annotations
@@ -69,13 +70,20 @@ def _errorkb_on_threading(module):
     _errorkb_threadhook.errorkb_hook = True
     if callable(previous) and not getattr(previous, "errorkb_hook", False):
         module.excepthook = _errorkb_threadhook
+def _errorkb_logged_to_stderr(name):
+    try:
+        from errorkb.hook.explain import logs_to_stderr
+        return logs_to_stderr(name)
+    except BaseException:
+        return False
 def _errorkb_on_asyncio(module):
     loop = getattr(module, "BaseEventLoop", None)
     previous = getattr(loop, "default_exception_handler", None)
     def default_exception_handler(self, context, _previous=previous):
         _previous(self, context)
         error = context.get("exception") if isinstance(context, dict) else None
-        _errorkb_explain(type(error), error, None)
+        if isinstance(error, Exception) and _errorkb_logged_to_stderr("asyncio"):
+            _errorkb_explain(type(error), error, None)
     default_exception_handler.errorkb_hook = True
     default_exception_handler.__doc__ = getattr(previous, "__doc__", None)
     if callable(previous) and not getattr(previous, "errorkb_hook", False):

@@ -85,6 +85,26 @@ def _stop(worker: Any) -> None:
         pass
 
 
+def logs_to_stderr(name: str) -> bool:
+    """Whether an ERROR record of logger `name` reaches `sys.stderr`, as asyncio's report of an error does: through a
+    handler streaming there, or, with no handler on its way at all, logging's last resort (which writes there).
+    Where the report went elsewhere (a file), a block on stderr would follow nothing."""
+    import logging
+
+    logger: logging.Logger | None = logging.getLogger(name)
+    if logger is None or not logger.isEnabledFor(logging.ERROR):
+        return False
+    handled = False
+    while logger is not None:
+        for handler in logger.handlers:
+            handled = True
+            if isinstance(handler, logging.StreamHandler) and handler.stream is sys.stderr \
+                    and handler.level <= logging.ERROR:
+                return True
+        logger = logger.parent if logger.propagate else None
+    return not handled and logging.lastResort is not None
+
+
 def describe(value: BaseException, index_path: Path | None = None) -> str | None:
     """The block for `value`, or None when no entry matches (the pytest hint prints it too)."""
     if not isinstance(value, Exception):  # KeyboardInterrupt, SystemExit: never an entry's error
