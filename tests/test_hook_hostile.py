@@ -494,3 +494,27 @@ def test_known_limit_an_error_in_a_del_at_interpreter_teardown_is_named_too(envs
     assert "Exception ignored in" in without.stderr and "key_cache" in without.stderr, without.stderr
     assert result.returncode == without.returncode == 0
     assert "errorkb: a documented error" in result.stderr, result.stderr
+
+
+def test_the_pytest_hint_gives_up_on_an_exception_that_never_reads_a_second_time(tmp_path):
+    """pytest's hint reads the failing test's exception again, as the hook does: a `__str__` that never returns to
+    errorkb's code (only to it) costs the session at most the deadline, and the test is reported failed as ever."""
+    import subprocess
+    import sys
+    import time
+
+    from errorkb.hook.explain import DEADLINE_S
+
+    (tmp_path / "test_user.py").write_text(
+        "import sys, time\n"
+        "class Stuck(ValueError):\n    def __str__(self):\n        frame = sys._getframe()\n"
+        "        while frame is not None:  # read by errorkb's code: never returns\n"
+        "            if frame.f_globals.get('__name__', '').startswith('errorkb.'):\n                time.sleep(3600)\n"
+        "            frame = frame.f_back\n"
+        f"        return {HEAD_DIM!r}\n"
+        "def test_stuck():\n    raise Stuck()\n")
+    started = time.monotonic()
+    result = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "test_user.py"],
+                            cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert time.monotonic() - started < DEADLINE_S + 60
+    assert result.returncode == 1 and "1 failed" in result.stdout and "errorkb:" not in result.stdout, result.stdout

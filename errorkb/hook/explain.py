@@ -41,17 +41,26 @@ DEADLINE_S = 5.0  # the most the explainer may add to an exit: it runs the user'
 
 def explain(kind: type[BaseException], value: BaseException, traceback: object, stream: IO[str] | None = None,
             index_path: Path | None = None, deadline: float = DEADLINE_S) -> None:
-    """Print the block for `value` when it matches an entry; otherwise print nothing.
+    """Print the block for `value` when it matches an entry, within `deadline` seconds; otherwise print nothing."""
+    text = describe_within(value, index_path, deadline)
+    if text is not None:
+        out = stream or sys.stderr
+        out.write(text)
+        out.flush()
+
+
+def describe_within(value: BaseException, index_path: Path | None = None, deadline: float = DEADLINE_S) -> str | None:
+    """`describe`, given up after `deadline` seconds (None), for the hook, the IPython extension and pytest's hint.
 
     Reading the exception runs code of the user's (its `__str__`, a property, a loader's `get_source`), which
     may never return, where Python's own printing read it fine: a hook that hangs the exit is the worst it can
-    do. So the block is made in a daemon thread, and written here only if it is ready within `deadline`
-    seconds; otherwise nothing is written, ever, and the thread is stopped where it runs Python code (an
-    exception sent to it), or left to the interpreter's exit (a daemon thread never holds it up)."""
+    do. So the block is made in a daemon thread, and handed back only if it is ready in time; otherwise it is
+    dropped, for ever, and the thread stopped where it runs Python code (an exception sent to it), or left to
+    the interpreter's exit (a daemon thread never holds it up)."""
     import threading
 
     if getattr(threading.current_thread(), "errorkb_explaining", False):
-        return  # an error reported while the explainer runs: Python's to print alone
+        return None  # an error reported while the explainer runs: Python's to print alone
     made: list[str | None] = []
 
     def make() -> None:
@@ -66,12 +75,8 @@ def explain(kind: type[BaseException], value: BaseException, traceback: object, 
     worker.join(deadline)
     if worker.is_alive() or not made:
         _stop(worker)
-        return
-    text = made[0]
-    if text is not None:
-        out = stream or sys.stderr
-        out.write(text)
-        out.flush()
+        return None
+    return made[0]
 
 
 def _stop(worker: Any) -> None:
