@@ -278,9 +278,10 @@ def test_the_hook_waits_for_asyncio_without_importing_it_and_then_leaves_the_imp
 
 _DEL_ERROR = "class Holder:\n    def __del__(self):\n        {body}\nHolder()\nprint('ran')\n"
 _ATEXIT_ERROR = "import atexit\natexit.register(lambda: {body})\nprint('ran')\n"
-_THREAD_ERROR = ("import _thread, time\ndone = []\ndef run():\n    try:\n        {body}\n    finally:\n"
-                 "        done.append(1)\n_thread.start_new_thread(run, ())\nwhile not done:\n    time.sleep(0.01)\n"
-                 "time.sleep(0.2)\nprint('ran')\n")
+_THREAD_ERROR = ("import _thread, time\nstarted = []\ndef run():\n    started.append(1)\n    {body}\n"
+                 "_thread.start_new_thread(run, ())\n"
+                 "while not started or _thread._count():  # until the thread, and Python's report of it, ended\n"
+                 "    time.sleep(0.01)\nprint('ran')\n")
 
 
 @pytest.mark.parametrize("entry", [True, False], ids=["entry", "unrelated"])
