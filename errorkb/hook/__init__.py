@@ -136,7 +136,8 @@ class _ErrorkbAfterImport:
         except BaseException:
             return None
         return _errorkb_find_spec(cls, name, path, target)
-if not _errorkb_again and not any(getattr(finder, "__name__", None) == "_ErrorkbAfterImport" for finder in sys.meta_path):
+_errorkb_waits = any(getattr(finder, "__name__", "") == "_ErrorkbAfterImport" for finder in sys.meta_path)
+if not (_errorkb_again or _errorkb_waits):
     sys.meta_path.insert(0, _ErrorkbAfterImport)
     if "threading" in sys.modules or "asyncio.base_events" in sys.modules:
         exec(_ERRORKB_AFTER_IMPORT, globals())
