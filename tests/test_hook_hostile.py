@@ -263,7 +263,7 @@ def test_the_hook_waits_for_asyncio_without_importing_it_and_then_leaves_the_imp
     import subprocess
     import sys
 
-    code = ("import sys, _thread\nwaits = [f for f in sys.meta_path if getattr(f, '__name__', '') == '_ErrorkbAfterImport']\n"
+    code = ("import sys, _thread\nwaits = [f for f in sys.meta_path if getattr(f, '__name__', '') == '_errorkb_after_import']\n"
             "print(len(waits), 'threading' in sys.modules, 'asyncio' in sys.modules)\n"
             "import errorkb.hook, asyncio, threading\nerrorkb.hook.install()\n"
             "handler = asyncio.BaseEventLoop.default_exception_handler\n"

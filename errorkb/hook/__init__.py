@@ -15,8 +15,8 @@ lazily, and swallows anything that goes wrong there: the hook never raises, and 
 exception. It does nothing at all for a `KeyboardInterrupt` (or any non-`Exception`, a thread's
 `SystemExit` too): running Python code that calls `exec` (dataclasses, namedtuple, this very hook)
 would clear the interpreter's note that the interrupt went unhandled, and the process would exit
-with status 1 instead of dying by SIGINT. It never runs inside itself (an error Python reports
-while the explainer runs, a `__del__` during its imports, is Python's to print alone).
+with status 1 instead of dying by SIGINT. An error Python reports from inside the explainer's own
+thread is Python's to print alone (`explain.describe_within`).
 
 Where Python prints such an error, and so where the hook chains:
 
@@ -102,46 +102,42 @@ def _errorkb_done(finder, name, module):
 """
 
 EXCEPTHOOK = """
-_errorkb_again = any(getattr(hook, "errorkb_hook", False) for hook in (sys.excepthook, sys.unraisablehook))
-def _errorkb_explain(kind, value, traceback, _busy=set(), _ident=sys.modules["_thread"].get_ident):
-    if not isinstance(value, Exception) or _ident() in _busy:
+_errorkb_again = getattr(sys.excepthook, "errorkb_hook", 0) or getattr(sys.unraisablehook, "errorkb_hook", 0)
+def _errorkb_explain(kind, value, traceback):
+    if not isinstance(value, Exception):
         return
-    _busy.add(_ident())
     try:
         from errorkb.hook.explain import explain
         explain(kind, value, traceback)
     except BaseException:
         pass
-    finally:
-        _busy.discard(_ident())
 def _errorkb_excepthook(kind, value, traceback, _previous=sys.excepthook):
     _previous(kind, value, traceback)
     _errorkb_explain(kind, value, traceback)
 def _errorkb_unraisablehook(unraisable, _previous=sys.unraisablehook):
     _previous(unraisable)
     _errorkb_explain(unraisable.exc_type, unraisable.exc_value, unraisable.exc_traceback)
-for _errorkb_name, _errorkb_hook in (("excepthook", _errorkb_excepthook), ("unraisablehook", _errorkb_unraisablehook)):
-    _errorkb_hook.errorkb_hook = True
-    if callable(getattr(sys, _errorkb_name, None)) and not getattr(getattr(sys, _errorkb_name), "errorkb_hook", False):
-        setattr(sys, _errorkb_name, _errorkb_hook)
+_errorkb_excepthook.errorkb_hook = _errorkb_unraisablehook.errorkb_hook = True
+if not getattr(sys.excepthook, "errorkb_hook", False):
+    sys.excepthook = _errorkb_excepthook
+if not getattr(sys.unraisablehook, "errorkb_hook", False):
+    sys.unraisablehook = _errorkb_unraisablehook
 _ERRORKB_AFTER_IMPORT = AFTER_IMPORT_SOURCE
-class _ErrorkbAfterImport:
-    waiting = set(("threading", "asyncio.base_events"))
-    @classmethod
-    def find_spec(cls, name, path=None, target=None):
-        if name not in cls.waiting:
-            return None
-        try:
-            "_errorkb_find_spec" in globals() or exec(_ERRORKB_AFTER_IMPORT, globals())
-        except BaseException:
-            return None
-        return _errorkb_find_spec(cls, name, path, target)
-_errorkb_waits = any(getattr(finder, "__name__", "") == "_ErrorkbAfterImport" for finder in sys.meta_path)
-if not (_errorkb_again or _errorkb_waits):
-    sys.meta_path.insert(0, _ErrorkbAfterImport)
+def _errorkb_after_import(name, path=None, target=None):
+    if name not in _errorkb_after_import.waiting:
+        return None
+    try:
+        "_errorkb_find_spec" in globals() or exec(_ERRORKB_AFTER_IMPORT, globals())
+    except BaseException:
+        return None
+    return _errorkb_find_spec(_errorkb_after_import, name, path, target)
+_errorkb_after_import.find_spec = _errorkb_after_import
+_errorkb_after_import.waiting = set(("threading", "asyncio.base_events"))
+if not _errorkb_again and "_errorkb_after_import" not in [getattr(one, "__name__", "") for one in sys.meta_path]:
+    sys.meta_path.insert(0, _errorkb_after_import)
     if "threading" in sys.modules or "asyncio.base_events" in sys.modules:
         exec(_ERRORKB_AFTER_IMPORT, globals())
-        _errorkb_loaded(_ErrorkbAfterImport)
+        _errorkb_loaded(_errorkb_after_import)
 """.replace("AFTER_IMPORT_SOURCE", repr(AFTER_IMPORT))
 
 # The `.pth` line: site.py runs a line that starts with `import`; the rest is `EXCEPTHOOK`, verbatim.
