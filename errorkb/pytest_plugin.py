@@ -172,9 +172,9 @@ def pytest_exception_interact(node: pytest.Item | pytest.Collector, call: pytest
     if call.excinfo is None or not isinstance(node, pytest.Item):
         return
     try:
-        from errorkb.hook.explain import describe
+        from errorkb.hook.explain import describe_within
 
-        text = describe(call.excinfo.value)
+        text = describe_within(call.excinfo.value)  # bounded: it runs the test's `__str__` again
     except Exception:
         return
     if text:

@@ -47,6 +47,18 @@ def library_raise(folder: Path, name: str = "early_initialization") -> str:
             f"{name} = module.{name}\n")
 
 
+def stub_library(folder: Path) -> str:
+    """Code that puts first on the path a stand-in for the library, in a folder named like an installed one:
+    `transformers.DynamicCache` (a class without `key_cache`, which the library removed) and
+    `transformers.cache_utils.early_initialization` (`library_raise`'s). For the tests whose subject is where the
+    hook chains in a real interpreter, not the library: importing the real one costs 5 s of CPU (torch) per
+    interpreter. The installed release is still the real one's (its distribution's metadata)."""
+    library_raise(folder)
+    (folder / "site-packages" / "transformers" / "__init__.py").write_text("class DynamicCache:\n    pass\n",
+                                                                           encoding="utf-8")
+    return f"import sys\nsys.path.insert(0, {str(folder / 'site-packages')!r})\n"
+
+
 @pytest.fixture(scope="module")
 def envs(tmp_path_factory):
     """Two interpreters alike but for the hook's `.pth` (installed by `errorkb hook install`)."""

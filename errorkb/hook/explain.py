@@ -36,14 +36,78 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2
 _LOADED: dict[str, list[Index]] = {}
 
 
+DEADLINE_S = 5.0  # the most the explainer may add to an exit: it runs the user's code (`__str__`, properties)
+
+
 def explain(kind: type[BaseException], value: BaseException, traceback: object, stream: IO[str] | None = None,
-            index_path: Path | None = None) -> None:
-    """Print the block for `value` when it matches an entry; otherwise print nothing."""
-    text = describe(value, index_path)
+            index_path: Path | None = None, deadline: float = DEADLINE_S) -> None:
+    """Print the block for `value` when it matches an entry, within `deadline` seconds; otherwise print nothing."""
+    text = describe_within(value, index_path, deadline)
     if text is not None:
         out = stream or sys.stderr
         out.write(text)
         out.flush()
+
+
+def describe_within(value: BaseException, index_path: Path | None = None, deadline: float = DEADLINE_S) -> str | None:
+    """`describe`, given up after `deadline` seconds (None), for the hook, the IPython extension and pytest's hint.
+
+    Reading the exception runs code of the user's (its `__str__`, a property, a loader's `get_source`), which
+    may never return, where Python's own printing read it fine: a hook that hangs the exit is the worst it can
+    do. So the block is made in a daemon thread, and handed back only if it is ready in time; otherwise it is
+    dropped, for ever, and the thread stopped where it runs Python code (an exception sent to it), or left to
+    the interpreter's exit (a daemon thread never holds it up)."""
+    import threading
+
+    if getattr(threading.current_thread(), "errorkb_explaining", False):
+        return None  # an error reported while the explainer runs: Python's to print alone
+    made: list[str | None] = []
+
+    def make() -> None:
+        try:
+            made.append(describe(value, index_path))
+        except BaseException:
+            made.append(None)
+
+    worker = threading.Thread(target=make, name="errorkb-explain", daemon=True)
+    worker.errorkb_explaining = True  # type: ignore[attr-defined]
+    worker.start()
+    worker.join(deadline)
+    if worker.is_alive() or not made:
+        _stop(worker)
+        return None
+    return made[0]
+
+
+def _stop(worker: Any) -> None:
+    """Send `worker` an exception (CPython's `PyThreadState_SetAsyncExc`): raised at its next Python
+    instruction, it ends a loop in the user's Python code; code in C (a sleep) is left to the exit."""
+    try:
+        import ctypes
+
+        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(worker.ident), ctypes.py_object(TimeoutError))
+    except BaseException:
+        pass
+
+
+def logs_to_stderr(name: str) -> bool:
+    """Whether an ERROR record of logger `name` reaches `sys.stderr`, as asyncio's report of an error does: through a
+    handler streaming there, or, with no handler on its way at all, logging's last resort (which writes there).
+    Where the report went elsewhere (a file), a block on stderr would follow nothing."""
+    import logging
+
+    logger: logging.Logger | None = logging.getLogger(name)
+    if logger is None or not logger.isEnabledFor(logging.ERROR):
+        return False
+    handled = False
+    while logger is not None:
+        for handler in logger.handlers:
+            handled = True
+            if isinstance(handler, logging.StreamHandler) and handler.stream is sys.stderr \
+                    and handler.level <= logging.ERROR:
+                return True
+        logger = logger.parent if logger.propagate else None
+    return not handled and logging.lastResort is not None
 
 
 def describe(value: BaseException, index_path: Path | None = None) -> str | None:
@@ -67,16 +131,24 @@ def _indexes(path: Path | None) -> list[Index]:
 def text_of(value: BaseException) -> str:
     """The exception as Python prints it, chain and source lines included; a frame whose code was compiled
     under another file's name (`compile(source, <library file>, "exec")`, round fifteen) reads as `<string>`,
-    as Python prints code compiled from a string: the live frame says it is not that file's code."""
-    printed = tb.TracebackException(type(value), value, value.__traceback__)
+    as Python prints code compiled from a string: the live frame says it is not that file's code. A code
+    object's file and function names may be of a `str` subclass whose methods say anything (a `__format__`
+    naming the library's file): they are read as the characters Python's own printer shows (`_plain`), and
+    the source lines under those names."""
+    printed = tb.TracebackException(type(value), value, value.__traceback__, lookup_lines=False)
     forged = _forged_frames(value)
-    if forged:
-        for stack in _stacks(printed):
-            for summary in stack:
-                if (summary.filename, summary.lineno, summary.name) in forged:
-                    summary.line  # noqa: B018 (read the source line before the name it is read under goes)
-                    summary.filename = "<string>"
+    for stack in _stacks(printed):
+        for summary in stack:
+            summary.filename, summary.name = _plain(summary.filename), _plain(summary.name)
+            if (summary.filename, summary.lineno, summary.name) in forged:
+                summary.line  # noqa: B018 (read the source line before the name it is read under goes)
+                summary.filename = "<string>"
     return "".join(printed.format())
+
+
+def _plain(text: object) -> str:
+    """`text`'s characters as a plain `str`, none of a subclass's methods run (`str.__str__` copies them)."""
+    return str.__str__(text) if issubclass(type(text), str) else "<unknown>"
 
 
 def _linked(start: Any, kind: type) -> Iterator[Any]:
@@ -107,14 +179,14 @@ def _forged_frames(value: BaseException) -> set[tuple[str, int | None, str]]:
     forged: set[tuple[str, int | None, str]] = set()
     for one in _chain(value):
         for frame, line in tb.walk_tb(one.__traceback__):
-            name = frame.f_code.co_filename
+            name = _plain(frame.f_code.co_filename)
             if installed_path(name) and not _same_file(frame.f_globals.get("__file__"), name):
-                forged.add((name, line, frame.f_code.co_name))
+                forged.add((name, line, _plain(frame.f_code.co_name)))
     return forged
 
 
 def _same_file(module_file: object, name: str) -> bool:
-    return isinstance(module_file, str) and os.path.normcase(os.path.abspath(module_file)) == \
+    return isinstance(module_file, str) and os.path.normcase(os.path.abspath(_plain(module_file))) == \
         os.path.normcase(os.path.abspath(name))
 
 
