@@ -138,11 +138,14 @@ err: Any = _Lazy(stderr=True)
 
 
 def print_json(document: Any) -> None:
-    """JSON on stdout for machines, inert in a CI log too: every `#` written as \\u0023 (the
-    same data), so no `##[command]` can appear; a line of indented JSON never starts with `::`."""
+    """JSON on stdout for machines, read on terminals and in CI logs too, so inert in both: written as ASCII
+    (a C1 control, U+009B CSI, or a bidi override in an index's title is written \\u009b, not obeyed; JSON
+    escapes the C0 controls itself) and every `#` as \\u0023 (the same data), so no `##[command]` can appear;
+    a line of indented JSON never starts with `::`. Every JSON the CLI prints from data it read is
+    written here (the schemas it prints are its own)."""
     import json
 
-    print(json.dumps(document, indent=1).replace("#", "\\u0023"))
+    print(json.dumps(document, indent=1, ensure_ascii=True).replace("#", "\\u0023"))
 
 
 # Commands that answer from an index and need no knowledge base: parsed by a parser that imports
@@ -888,14 +891,12 @@ def cmd_coverage(project: Project, args: argparse.Namespace) -> int:
     result = _load_or_report(project)
     table = coverage(result.entries, project)
     if args.json:
-        import json
-
-        print(json.dumps({"files": [
+        print_json({"files": [
             {"path": one.path, "release": one.release, "followed": one.followed, "sites": one.sites,
              "implicit": one.implicit,
              "rows": [{"line": r.site.line, "function": r.site.function, "exception": r.site.exception,
                        "entries": list(r.entries), "exemption": r.exemption} for r in one.rows]}
-            for one in table.files]}, indent=1))
+            for one in table.files]})
     else:
         for one in table.files:
             out.print(f"{one.path} ({one.release})" + ("" if one.followed else " — documented sites only"),
@@ -1382,9 +1383,7 @@ def cmd_lookup(args: argparse.Namespace) -> int:
         _say(f"errorkb lookup: the paste is long; read its last {answer.kept:,} characters ({answer.cut:,} cut "
              "from the start)")
     if args.json:
-        import json
-
-        print(json.dumps(_answer_json(answer, source.index), indent=1, ensure_ascii=False))
+        print_json(_answer_json(answer, source.index))
         return _lookup_status(answer)
     confirmed, candidates = answer.confirmed, answer.candidates
     if confirmed:

@@ -406,6 +406,28 @@ def test_lookup_prints_a_published_index_without_control_characters(tmp_path, ca
     assert not any(ch in out for ch in "\x1b\x07\r\x9b"), repr(out)
 
 
+TERMINAL_ATTACKS = ("\x9b2J (C1 CSI) \x9d0;t\x9c (C1 OSC) \x1b]8;;https://evil.example\x07label\x1b]8;;\x07 "
+                    "\x1b]52;c;ZXZpbA==\x07 (clipboard) rtl\u202eevil ##[error]x \u200b")
+
+
+def test_lookup_json_carries_an_index_s_escapes_as_data_never_as_characters_a_terminal_obeys(tmp_path, capsys):
+    """`errorkb lookup --json` is read on terminals and in CI logs too: JSON escapes the C0 controls, but a C1
+    control (U+009B is CSI, U+009D OSC to a terminal that takes 8-bit controls), a bidi override and a
+    `##[` workflow command went out as themselves. Every JSON the CLI prints is written by one function
+    (`print_json`), as ASCII: the same data, nothing a terminal or a CI log obeys."""
+    make_project(tmp_path)
+    index = tmp_path / "index.json"
+    index.write_text(json.dumps({"schema": 1, "library": {"name": "transformers"}, "entries": [
+        {"id": "demo-error", "title": TERMINAL_ATTACKS, "exception": "ValueError",
+         "function": "Cache.early_initialization", "url": "errors/transformers/demo-error/",
+         "message": "`head_dim` was provided as a list of length {n}, but the Cache currently has {m} layers"}]}))
+    message = "`head_dim` was provided as a list of length 3, but the Cache currently has 12 layers"
+    assert main(["--root", str(tmp_path), "lookup", "--json", "--index", str(index), message]) == 0
+    out = capsys.readouterr().out
+    assert json.loads(out)["confirmed"][0]["title"] == TERMINAL_ATTACKS  # the data, whole
+    assert out.isascii() and "##" not in out and not any(ord(ch) < 32 and ch != "\n" for ch in out), repr(out)
+
+
 def test_the_terminal_helper_keeps_text_and_drops_control_sequences():
     from errorkb.cli import terminal_text
 
