@@ -129,11 +129,20 @@ def new_report(targets: dict[str, str], checks: list[CheckRecord], run: dict[str
         for key, value in (check.environment or {}).items():
             if key not in ("library_version", "device", "device_name"):  # these vary per check
                 environment.setdefault(key, value)
+    judged = [stamped(check) for check in checks]
+    return Report(created=now(), environment=environment, targets=targets, checks=judged, run=run)
+
+
+def stamped(record: CheckRecord) -> CheckRecord:
+    """The record with whose rules judged it: this verifier's version and this errorkb release, where it names no
+    verifier yet (made by this run). The one owner of the stamp: the verdict cache stores records stamped, so a
+    verdict reused from it keeps the release that ran it (the cache key holds the verifier's version and code, not
+    the release), and a record that names its verifier is never relabelled."""
+    if record.verifier is not None:
+        return record
     from errorkb import __version__
 
-    judged = [check if check.verifier is not None  # a verdict reused from the cache keeps whose it is
-              else check.model_copy(update={"verifier": VERIFIER_VERSION, "errorkb": __version__}) for check in checks]
-    return Report(created=now(), environment=environment, targets=targets, checks=judged, run=run)
+    return record.model_copy(update={"verifier": VERIFIER_VERSION, "errorkb": __version__})
 
 
 class ReportError(store.Unreadable):

@@ -7,7 +7,8 @@ matrix and the pages' stale marks use too), the role and module, the target's fi
 runtime's release, the device kind, Python, the library profile and the verifier (its version
 and the hash of every file whose code can change a verdict, `verdict_sources`).
 
-Records live one file per key in `.errorkb-cache/verify/` at the project root (gitignored).
+Records live one file per key in `.errorkb-cache/verify/` at the project root (gitignored), each stamped
+with the verifier and the errorkb release that judged it (`report.stamped`), which a reused record keeps.
 Only verdicts the judge marks cacheable are stored: those that would come out the same on a
 rerun. A cached record that does not validate is a miss, never trusted.
 
@@ -35,7 +36,7 @@ from errorkb.core.project import LibraryProfile
 from errorkb.plugs import Runtime
 from errorkb.results.keys import VerdictKey
 from errorkb.results.records import CheckRecord
-from errorkb.results.report import VERIFIER_VERSION
+from errorkb.results.report import VERIFIER_VERSION, stamped
 from errorkb.verify.plan import Check
 
 _HERE = Path(__file__).resolve().parent
@@ -153,10 +154,14 @@ class VerdictCache:
         except (OSError, ValueError, ValidationError):
             self.misses += 1
             return None
-        if record.key != key:  # a record copied under another key is not this check's
+        if record.key != key or record.verifier not in (None, VERIFIER_VERSION):
+            # a record copied under another key is not this check's; the key holds the verifier's version, so a
+            # record under it naming another verifier was not stored by this one (copied, or edited)
             self.misses += 1
             return None
         self.hits += 1
+        if record.verifier is None:  # stored before records were stamped: the key's verifier, its release unsaid
+            record = record.model_copy(update={"verifier": VERIFIER_VERSION})
         return record
 
     def put(self, key: str, record: CheckRecord) -> None:
@@ -166,7 +171,7 @@ class VerdictCache:
         path = self.folder / f"{key}.json"
         temporary = path.with_suffix(f".{secrets.token_hex(6)}.tmp")
         try:
-            temporary.write_text(record.model_dump_json(exclude_none=True), encoding="utf-8")
+            temporary.write_text(stamped(record).model_dump_json(exclude_none=True), encoding="utf-8")
             temporary.replace(path)
         except BaseException:
             temporary.unlink(missing_ok=True)
