@@ -1223,18 +1223,18 @@ def cmd_report_merge(project: Project, args: argparse.Namespace) -> int:
                     raise matrix.MatrixError(f"{path}: no such file")
                 files.append(one)
             matrix.same_package(zip(args.inputs, files, strict=True))
+            _say_differing(matrix.disagreements(list(zip((str(path) for path in args.inputs), files, strict=True))),
+                           "entries and releases measured differently")
             joined = matrix.merge_files(files)
-            data = matrix.write_matrix(args.output, joined.package, joined.releases, joined.results)
+            data = matrix.write_matrix(args.output, joined.package, joined.releases, joined.results, judged_here=False)
             out.print(f"merged {len(files)} matrix files: {len(data.releases)} releases, {len(data.results)} "
                       f"results — {args.output}", markup=False)
             return 0
         reports = [read_report(path) for path in args.inputs]
         named = list(zip((str(path) for path in args.inputs), reports, strict=True))
-        differing = disagreements(named)
-        for said in [*future_dated(named), *differing[:_SHOWN], *(
-                [f"... and {len(differing) - _SHOWN} more checks measured both failing and passing"]
-                if len(differing) > _SHOWN else [])]:
+        for said in future_dated(named):
             err.print(f"errorkb report merge: {said}", markup=False)
+        _say_differing(disagreements(named), "checks measured both failing and passing")
         names = [str(path) for path in args.inputs]
         merged = write_report(args.output, merge(reports, names), lambda on_disk, run: merge(
             [on_disk, *reports], [str(args.output), *names]) if on_disk else run)
@@ -1248,6 +1248,13 @@ def cmd_report_merge(project: Project, args: argparse.Namespace) -> int:
 
 
 _SHOWN = 10  # checks a merge names one per line; the rest are counted
+
+
+def _say_differing(differing: list[str], what: str) -> None:
+    """What the merge's inputs measured differently: `_SHOWN` lines, then how many more `what`."""
+    for said in [*differing[:_SHOWN], *([f"... and {len(differing) - _SHOWN} more {what}"]
+                                        if len(differing) > _SHOWN else [])]:
+        err.print(f"errorkb report merge: {said}", markup=False)
 
 
 def _file_kind(path: Path) -> str:

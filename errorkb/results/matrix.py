@@ -21,7 +21,7 @@ import functools
 import json
 import platform
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -32,12 +32,13 @@ from packaging.version import InvalidVersion, Version
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from errorkb.core.entry import Entry
+from errorkb.core.problems import quoted
 from errorkb.core.project import Project
 from errorkb.core.snippets import AFTER, BEFORE
 from errorkb.results import store
 from errorkb.results.keys import holds
 from errorkb.results.records import Code, Outcome
-from errorkb.results.report import VERIFIER_VERSION, lines_text, moment, now
+from errorkb.results.report import NEVER, VERIFIER_VERSION, lines_text, moment, now
 
 SCHEMA = 2
 
@@ -295,15 +296,51 @@ def merge_files(files: list[MatrixFile]) -> MatrixFile:
     return data
 
 
+def disagreements(named: Sequence[tuple[str, MatrixFile]]) -> list[str]:
+    """For a merge's caller: each (entry, release) two of the named files measured with different outcomes (a
+    before or an after failing in one, passing in another), in one line naming the inputs, what each measured
+    and when, and whose result `merged` keeps. Shards keep one result per entry and release, as one run would;
+    a measurement another machine made is not dropped without a word (as `report.disagreements` says checks)."""
+    now_moment = datetime.now(UTC)
+    measured: dict[tuple[str, Version | str], list[tuple[str, Result]]] = {}
+    for name, data in named:
+        for result in data.results:
+            measured.setdefault((result.entry, release_key(result.release)), []).append((name, result))
+
+    def outcomes(result: Result) -> tuple[str | None, str | None]:
+        return tuple(verdicts.outcome.value if verdicts is not None and verdicts.outcome.ran else None
+                     for verdicts in (result.before, result.after))  # type: ignore[return-value]
+
+    said = []
+    for (entry, _), found in sorted(measured.items(), key=lambda item: (item[0][0], str(item[0][1]))):
+        ran = [outcomes(result) for _, result in found]
+        if not any(len({one[role] for one in ran if one[role] is not None}) > 1 for role in (0, 1)):
+            continue
+        keeper, chosen = found[0]
+        for name, result in found[1:]:  # `merged`'s choice: the later written, the later input where alike
+            if moment(result.written, now_moment) >= moment(chosen.written, now_moment):
+                keeper, chosen = name, result
+        listed = "; ".join(f"{name}: before {before or 'not run'}, after {after or 'not run'} ({result.written})"
+                           for (name, result), (before, after) in zip(found, ran, strict=True))
+        why = ("the others are dated in the future or not dated, and never win"
+               if any(moment(result.written, now_moment) is NEVER for _, result in found)
+               else "dated alike, the later input's" if sum(result.written == chosen.written for _, result in found) > 1
+               else "the result written last")
+        said.append(quoted(f"{entry} at {chosen.release}: measured differently ({listed}); kept {keeper}'s ({why})"))
+    return said
+
+
 def write_matrix(path: Path, package: str, releases: Iterable[ReleaseStatus], results: Iterable[Result],
-                 fallback: Iterable[ReleaseStatus] = ()) -> MatrixFile:
+                 fallback: Iterable[ReleaseStatus] = (), *, judged_here: bool = True) -> MatrixFile:
     """Merge these statuses and results (and `fallback` statuses: `merged`) into the file on disk now,
     under the folder's lock. Raises `store.Refused` when the file there does not parse (this run's
-    part is saved beside it)."""
+    part is saved beside it). `judged_here`: the results are this run's, so one that names no verifier is
+    stamped with this one's and this errorkb release; a merge of files judged nothing (False), and a result
+    written before results named theirs stays unnamed."""
     from errorkb import __version__
 
     releases, fallback = list(releases), list(fallback)
-    results = [result if result.verifier is not None  # this run's: its verifier judged them
+    results = [result if result.verifier is not None or not judged_here  # this run's: its verifier judged them
                else result.model_copy(update={"verifier": VERIFIER_VERSION, "errorkb": __version__})
                for result in results]
     return store.update(path, lambda at: load_matrix(at, package),
