@@ -573,6 +573,18 @@ def test_prose_of_tabs_and_line_breaks_only_shows_nothing_too(tmp_path):
     assert len(problems) == 1 and ": meaning: " in problems[0] and "shows nothing" in problems[0], problems
 
 
+@pytest.mark.parametrize("old, new", [("  - A situation.", "\t- A situation."),
+                                      ("    strategy: validation", "  \tstrategy: validation")],
+                         ids=["as indentation", "inside indentation"])
+def test_a_tab_yaml_refuses_is_named_with_what_to_do(tmp_path, old, new):
+    """An editor's tab, where YAML takes spaces only, was 'found character that cannot start any token' at its
+    line: the character was not named (libyaml's words drop it), and nothing said what to do."""
+    problems = problems_of(tmp_path, ENTRY.replace(old, new))
+    line = line_of(ENTRY, old)
+    assert len(problems) == 1 and f"demo-error.yml:{line}:" in problems[0], problems
+    assert "a tab" in problems[0] and "spaces" in problems[0], problems
+
+
 def test_tabs_and_newlines_in_prose_are_fine(tmp_path):
     text = ENTRY.replace("meaning: What it means.", 'meaning: "What\\tit\\nmeans."')
     assert problems_of(tmp_path, text) == []
