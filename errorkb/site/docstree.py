@@ -158,10 +158,10 @@ def site_dir_origin(config_file: Path, site: Path) -> str:
     pairs = node.value if isinstance(node, yaml.MappingNode) else []
     for key, value in pairs:
         if isinstance(key, yaml.ScalarNode) and key.value == "site_dir" and isinstance(value, yaml.ScalarNode):
-            said = os.path.normpath(config_file.parent / value.value)
-            if said == os.path.normpath(site):
-                return f"{config_file.name}:{value.start_mark.line + 1}: site_dir {value.value}"
-            return f"site_dir {site} (mkdocs build -d; {config_file.name}:{value.start_mark.line + 1} says {value.value})"
+            where = f"{config_file.name}:{value.start_mark.line + 1}"
+            if os.path.normpath(config_file.parent / value.value) == os.path.normpath(site):
+                return f"{where}: site_dir {value.value}"
+            return f"site_dir {site} (mkdocs build -d; {where} says {value.value})"
     if os.path.normpath(site) == os.path.normpath(config_file.parent / "site"):
         return f"site_dir {site} ({config_file.name} sets none: MkDocs' default)"
     return f"site_dir {site} (mkdocs build -d)"
