@@ -473,3 +473,32 @@ def test_matrix_shards_that_measured_one_release_differently_are_said_with_the_o
     err = capsys.readouterr().err
     assert "head-dim-list-length at 5.0.0" in err and str(failed) in err and f"kept {passed}'s" in err, err
     assert [result.before.outcome.value for result in files.load_matrix(out).results] == ["pass"]
+
+
+def test_an_older_verifier_s_later_matrix_result_never_replaces_a_later_verifier_s(tmp_path):
+    """A report's writer refuses a run whose records a later verifier judged; a matrix file took an older errorkb's
+    run over a later verifier's result for the same entry and release by its date alone (a hole the later rules
+    closed, passed again). Refused alike: the file is left as it was, the run's part saved beside it."""
+    from errorkb.results import store
+
+    path = _matrix_shard(tmp_path / "transformers.json", "fail", verifier="999", measured="2026-12-01T10:00:00+00:00")
+    before = path.read_text(encoding="utf-8")
+    ours = files.Result(entry="head-dim-list-length", release="5.0.0", digest="d", measured=files.now(),
+                        before=files.Verdicts(outcome="pass", code="raised-as-documented", reason="ok"))
+    with pytest.raises(store.Refused, match="later verifier.*999"):
+        files.write_matrix(path, "transformers", [], [ours])
+    assert path.read_text(encoding="utf-8") == before
+    other = files.Result(entry="num-heads-list-length", release="5.0.0", digest="d", measured=files.now())
+    files.write_matrix(path, "transformers", [], [other])  # another entry's result is merged as before
+    assert len(files.load_matrix(path).results) == 2
+
+
+def test_matrix_shards_where_an_older_verifier_s_result_would_win_by_its_date_are_not_merged(tmp_path, capsys):
+    project = copy_kb(tmp_path / "kb", IDS)
+    newer = _matrix_shard(tmp_path / "a.json", "fail", verifier="999", measured="2026-12-01T10:00:00+00:00")
+    older = _matrix_shard(tmp_path / "b.json", "pass", verifier="2", measured="2026-12-02T10:00:00+00:00")
+    out = tmp_path / "out.json"
+    assert main(["--root", str(project), "report", "merge", str(out), str(newer), str(older)]) == 1
+    err = capsys.readouterr().err
+    assert "later verifier" in err and "999" in err and str(newer) in err and "Traceback" not in err, err
+    assert not out.exists()

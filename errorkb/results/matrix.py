@@ -38,7 +38,7 @@ from errorkb.core.snippets import AFTER, BEFORE
 from errorkb.results import store
 from errorkb.results.keys import holds
 from errorkb.results.records import Code, Outcome
-from errorkb.results.report import NEVER, VERIFIER_VERSION, lines_text, moment, now
+from errorkb.results.report import NEVER, VERIFIER_VERSION, later_verifier_than, lines_text, moment, now
 
 SCHEMA = 2
 
@@ -286,8 +286,40 @@ def merged(old: MatrixFile | None, package: str, releases: Iterable[ReleaseStatu
                       results=sorted(kept_results.values(), key=lambda r: (r.entry, order.get(r.release, 0))))
 
 
-def merge_files(files: list[MatrixFile]) -> MatrixFile:
-    """One matrix file from several (the shards of `errorkb matrix --shard`): as one run would write it."""
+def outranked(named: Iterable[tuple[str, Result]]) -> list[str]:
+    """Each (entry, release) whose result `merged` would keep (the one written last) was judged by an earlier
+    verifier than another of the named results of it, in one line naming both. Of two results the later written
+    wins, so an older errorkb's run (or shard) would replace a verdict its rules could not reach: a hole the
+    later rules closed, passed again (`report.later_verifier` refuses the same in a report)."""
+    now_moment = datetime.now(UTC)
+    found: dict[tuple[str, Version | str], list[tuple[str, Result]]] = {}
+    for name, result in named:
+        found.setdefault((result.entry, release_key(result.release)), []).append((name, result))
+    said = []
+    for results in found.values():
+        keeper, kept = results[0]
+        for name, result in results[1:]:  # `merged`'s choice
+            if moment(result.written, now_moment) >= moment(kept.written, now_moment):
+                keeper, kept = name, result
+        later = sorted({f"{name}'s verifier {result.verifier}" for name, result in results
+                        if result.verifier and kept.verifier and later_verifier_than(result.verifier, kept.verifier)})
+        if later:
+            said.append(quoted(f"{kept.entry} at {kept.release}: {keeper}'s result (verifier {kept.verifier}) would "
+                               f"replace a later verifier's ({', '.join(later)})"))
+    return sorted(said)
+
+
+_OUTRANKED = ("results a later verifier judged are not replaced by an earlier one's: run errorkb matrix with the "
+              "later errorkb, or leave those results out")
+
+
+def merge_files(files: list[MatrixFile], names: Sequence[str] | None = None) -> MatrixFile:
+    """One matrix file from several (the shards of `errorkb matrix --shard`): as one run would write it.
+    `MatrixError` where an earlier verifier's result would replace a later one's (`outranked`)."""
+    named = names or [f"matrix file {number}" for number in range(1, len(files) + 1)]
+    problems = outranked((name, result) for name, one in zip(named, files, strict=True) for result in one.results)
+    if problems:
+        raise MatrixError(f"{'; '.join(problems)}; {_OUTRANKED}")
     data: MatrixFile | None = None
     for one in files:
         data = merged(data, one.package, one.releases, one.results)
@@ -343,8 +375,15 @@ def write_matrix(path: Path, package: str, releases: Iterable[ReleaseStatus], re
     results = [result if result.verifier is not None or not judged_here  # this run's: its verifier judged them
                else result.model_copy(update={"verifier": VERIFIER_VERSION, "errorkb": __version__})
                for result in results]
-    return store.update(path, lambda at: load_matrix(at, package),
-                        lambda current: merged(current, package, releases, results, fallback),
+    def current(at: Path) -> MatrixFile | None:
+        data = load_matrix(at, package)
+        problems = outranked([*((str(at), result) for result in (data.results if data else [])),
+                              *(("this run" if judged_here else "the merged files", result) for result in results)])
+        if problems:
+            raise MatrixError(f"{at}: {'; '.join(problems)}; {_OUTRANKED}")
+        return data
+
+    return store.update(path, current, lambda current: merged(current, package, releases, results, fallback),
                         MatrixFile.text, f"restore it (git checkout {path}) or move it away")
 
 

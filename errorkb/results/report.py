@@ -235,14 +235,14 @@ def later_verifier(path: Path, on_disk: Report, fresh: Report) -> None:
     a verdict its rules could not reach (a hole the later rules closed, passed again)."""
     ours = {check.id: check.verifier or fresh.verifier for check in fresh.checks}
     later = sorted({f"{check.verifier} ({check.id})" for check in on_disk.checks
-                    if check.id in ours and _later(check.verifier or on_disk.verifier, ours[check.id])})
+                    if check.id in ours and later_verifier_than(check.verifier or on_disk.verifier, ours[check.id])})
     if later:
         raise ReportError(f"{path}: holds records a later verifier judged than this errorkb's ({fresh.verifier}): "
                           f"{listed(later)}; this run would replace them; upgrade errorkb, or, where no errorkb has "
                           f"that verifier (a hand-edited file), restore it (git checkout {path})", advised=True)
 
 
-def _later(version: str, than: str) -> bool:
+def later_verifier_than(version: str, than: str) -> bool:
     """Whether verifier `version` comes after `than`: both whole numbers, as `VERIFIER_VERSION` is; a version of
     another form comes after none."""
     plain = re.compile(r"[0-9]{1,9}")

@@ -147,13 +147,13 @@ def site_folder_problem(site: Path) -> str | None:
 
 def site_dir_origin(config_file: Path, site: Path) -> str:
     """Where the site folder was chosen, as the start of a problem: `mkdocs.yml:LINE: site_dir X` when
-    mkdocs.yml's own `site_dir` names it, else MkDocs' `-d` (or its default, `site`, when mkdocs.yml says none)."""
+    mkdocs.yml's own `site_dir` names it, else MkDocs' `-d` or an INHERITed file (or its default, `site`)."""
     import yaml
 
     try:
         with open(config_file, encoding="utf-8-sig") as handle:
             node = yaml.compose(handle, Loader=yaml.SafeLoader)  # nodes only: mkdocs.yml's own tags are not built
-    except (OSError, ValueError, yaml.YAMLError):
+    except (OSError, ValueError, RecursionError, yaml.YAMLError):
         node = None
     pairs = node.value if isinstance(node, yaml.MappingNode) else []
     for key, value in pairs:
@@ -164,7 +164,7 @@ def site_dir_origin(config_file: Path, site: Path) -> str:
             return f"site_dir {site} (mkdocs build -d; {where} says {value.value})"
     if os.path.normpath(site) == os.path.normpath(config_file.parent / "site"):
         return f"site_dir {site} ({config_file.name} sets none: MkDocs' default)"
-    return f"site_dir {site} (mkdocs build -d)"
+    return f"site_dir {site} (mkdocs build -d, or a file {config_file.name} INHERITs)"
 
 
 def utf8_name(name: str) -> bool:
