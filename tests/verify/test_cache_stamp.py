@@ -67,3 +67,58 @@ def test_a_record_naming_another_verifier_than_its_key_s_is_never_reused(tmp_pat
 def test_a_fresh_record_is_stamped_by_the_same_owner_in_the_report():
     [shown] = new_report({}, [record()]).checks
     assert (shown.verifier, shown.errorkb) == (VERIFIER_VERSION, __version__)
+
+
+def _git(folder, *args: str) -> None:
+    import subprocess
+
+    subprocess.run(["git", "-C", str(folder), *args], check=True, capture_output=True,
+                   env={"GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@example.com", "GIT_COMMITTER_NAME": "a",
+                        "GIT_COMMITTER_EMAIL": "a@example.com", "HOME": str(folder), "PATH": "/usr/bin:/bin"})
+
+
+def test_a_record_the_repository_tracks_is_never_reused(tmp_path):
+    """The key is public (every input of it is in the repository): a pull request could commit a record under
+    the key of its own check, `git add -f` past the .gitignore, and the first trusted run after the merge
+    (its CI cache restored over the checkout) reused a verdict no run observed. The harness alone writes the
+    cache and never commits it: a record git tracks is no verdict of a run, so it is a miss (and counted)."""
+    _git(tmp_path, "init", "-q")
+    folder = tmp_path / ".errorkb-cache" / "verify"
+    folder.mkdir(parents=True)
+    forged = record(verifier=VERIFIER_VERSION, errorkb=__version__)
+    (folder / f"{KEY}.json").write_text(forged.model_dump_json(exclude_none=True), encoding="utf-8")
+    other = "1e" * 32
+    (folder / f"{other}.json").write_text(record(key=other).model_dump_json(exclude_none=True), encoding="utf-8")
+    _git(tmp_path, "add", "-f", f".errorkb-cache/verify/{KEY}.json")
+    _git(tmp_path, "commit", "-qm", "a verdict nobody observed")
+    cache = VerdictCache(tmp_path / ".errorkb-cache")
+    assert cache.get(KEY) is None
+    assert cache.get(other) is not None  # a record the harness wrote, untracked, is reused as before
+    assert cache.stats()["tracked"] == 1
+
+
+def test_a_cache_outside_any_repository_is_read_as_before(tmp_path):
+    cache = VerdictCache(tmp_path)
+    cache.put(KEY, record())
+    assert cache.get(KEY) is not None and cache.stats()["tracked"] == 0
+
+
+def test_a_fifo_or_a_link_out_under_a_key_is_a_miss_never_a_hang(tmp_path):
+    import os
+    import threading
+
+    folder = tmp_path / "verify"
+    folder.mkdir()
+    os.mkfifo(folder / f"{KEY}.json")
+    outside = tmp_path / "elsewhere.json"
+    outside.write_text(record(key="2a" * 32).model_dump_json(exclude_none=True), encoding="utf-8")
+    (folder / f"{'2a' * 32}.json").symlink_to(outside)
+    cache = VerdictCache(tmp_path)
+    got: list[object] = []
+    reader = threading.Thread(target=lambda: got.extend([cache.get(KEY), cache.get("2a" * 32)]), daemon=True)
+    reader.start()
+    reader.join(10)
+    if reader.is_alive():  # unblock the reader so the test process can end
+        with open(folder / f"{KEY}.json", "w"):
+            pass
+    assert got == [None, None] and cache.misses == 2
