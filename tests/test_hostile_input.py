@@ -585,6 +585,14 @@ def test_a_tab_yaml_refuses_is_named_with_what_to_do(tmp_path, old, new):
     assert "a tab" in problems[0] and "spaces" in problems[0], problems
 
 
+@pytest.mark.parametrize("tag", ["!foo", "!!python/name:os.system", "!<tag:example.com,2000:x>"])
+def test_a_tag_no_entry_value_has_is_located_with_what_to_do(tmp_path, tag):
+    """'could not determine a constructor for the tag' said where, not what to do."""
+    problems = problems_of(tmp_path, ENTRY.replace("title: A documented error", f"title: {tag} A documented error"))
+    assert len(problems) == 1 and f"demo-error.yml:{line_of(ENTRY, 'title:')}:" in problems[0], problems
+    assert "remove the tag" in problems[0], problems
+
+
 def test_tabs_and_newlines_in_prose_are_fine(tmp_path):
     text = ENTRY.replace("meaning: What it means.", 'meaning: "What\\tit\\nmeans."')
     assert problems_of(tmp_path, text) == []

@@ -273,6 +273,8 @@ def parse_yaml(text: str, where: str) -> tuple[object | None, Positions, list[Pr
         what = " ".join(filter(None, [error.context, error.problem]))
         if "simple key" in what or "mapping values are not allowed" in what:
             what += "; text containing ': ' must be quoted or written as a block (key: |)"
+        elif "could not determine a constructor" in what:
+            what += "; entries hold plain YAML values (text, numbers, lists, mappings): remove the tag"
         elif mark is not None and _character_at(text, mark.line, mark.column) == "\t":  # libyaml's words omit it
             what += "; the character there is a tab: YAML indents with spaces only, so replace it with spaces"
         return None, positions, [Problem(where, line, col, f"malformed YAML: {what}")]
