@@ -204,7 +204,8 @@ class VerdictCache:
             raise
 
     def stats(self) -> dict[str, object]:
-        return {"hits": self.hits, "misses": self.misses, "trust": str(self.trust), "tracked": len(self.tracked)}
+        tracked = {"tracked": len(self.tracked)} if self.tracked else {}  # records git tracks: never reused
+        return {"hits": self.hits, "misses": self.misses, "trust": str(self.trust), **tracked}
 
 
 def cache_key(check: Check, inputs: str, target_fingerprint: str, runtime: Runtime, library: LibraryProfile) -> str:

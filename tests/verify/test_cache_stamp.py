@@ -100,7 +100,7 @@ def test_a_record_the_repository_tracks_is_never_reused(tmp_path):
 def test_a_cache_outside_any_repository_is_read_as_before(tmp_path):
     cache = VerdictCache(tmp_path)
     cache.put(KEY, record())
-    assert cache.get(KEY) is not None and cache.stats()["tracked"] == 0
+    assert cache.get(KEY) is not None and "tracked" not in cache.stats()
 
 
 def test_a_fifo_or_a_link_out_under_a_key_is_a_miss_never_a_hang(tmp_path):
