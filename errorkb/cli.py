@@ -1074,6 +1074,12 @@ def _verify_round(project: Project, args: argparse.Namespace, kept: Any = None, 
         return 130
     for line in output.summary_lines(fresh, previous, project.rel(path)):
         human.print(line, markup=False)
+    tracked = ((fresh.run or {}).get("cache") or {}).get("tracked")
+    if tracked:  # `cache.tracked_records`: committed under a public key, nobody's verdict
+        folder = project.rel((cache_dir or project.cache_dir) / "verify")
+        err.print(f"errorkb verify: {tracked} record(s) in {folder} are tracked by git, so none was reused (the "
+                  f"harness alone writes the verdict cache, never a commit): git rm -r --cached {folder}",
+                  markup=False)
     for line in _still_missing(project, result, args.ids, fresh):
         human.print(line, markup=False)
     idle = _nothing_applicable(project, args.ids, fresh)

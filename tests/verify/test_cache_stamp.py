@@ -122,3 +122,19 @@ def test_a_fifo_or_a_link_out_under_a_key_is_a_miss_never_a_hang(tmp_path):
         with open(folder / f"{KEY}.json", "w"):
             pass
     assert got == [None, None] and cache.misses == 2
+
+
+def test_verify_says_it_reused_no_record_git_tracks(tmp_path, capsys, lean_checks):
+    from errorkb.cli import main
+    from tests.verify.verifykb import copy_fixture
+
+    root = copy_fixture(tmp_path / "kb", ["before-wrong-type"])
+    _git(root, "init", "-q")
+    folder = root / ".errorkb-cache" / "verify"
+    folder.mkdir(parents=True)
+    (folder / f"{KEY}.json").write_text(record().model_dump_json(exclude_none=True), encoding="utf-8")
+    _git(root, "add", "-f", f".errorkb-cache/verify/{KEY}.json")
+    main(["--root", str(root), "verify", "before-wrong-type", "--target", "bundled", "--device", "cpu",
+          "--snippet", "before"])
+    err = capsys.readouterr().err
+    assert "1 record(s) in .errorkb-cache/verify are tracked by git" in err and "git rm -r --cached" in err, err
