@@ -114,12 +114,7 @@ def site_problem(site: Path, kept: list[tuple[str, Path]], repo: Path) -> str | 
             return (f"{relation} {what} ({folder}): `mkdocs build` empties the site folder before it writes, "
                     "so its files would be deleted; set site_dir in mkdocs.yml (or -d) to a folder of the built "
                     "site alone, such as site")
-    found = site_folder_problem(site)
-    if found is not None:
-        return (f"{found}: `mkdocs build` empties the site folder before it writes, so they would be deleted; "
-                "set site_dir in mkdocs.yml (or -d) to an absent or empty folder, or one a build made, such as "
-                "site (or move those files away)")
-    return None
+    return site_folder_problem(site)
 
 
 # What a site folder may be, decided here once. `mkdocs build` empties its site folder before it writes (every
@@ -132,17 +127,21 @@ _BUILT = (MARK, "sitemap.xml.gz", "search/search_index.json")
 
 
 def site_folder_problem(site: Path) -> str | None:
-    """What in `site` a build would delete that no build made (said with the first names), or None."""
+    """What in `site` a build would delete that no build made (said with the first names, and what to do), or
+    None; a site folder that is no folder (a file) is said too."""
     try:
         names = sorted(name for name in os.listdir(site) if not name.startswith("."))
     except FileNotFoundError:
         return None  # MkDocs makes it
     except OSError as error:
-        return f"cannot be listed ({error.strerror or error})"
+        return (f"is not a folder errorkb can list ({error.strerror or error}); set site_dir in mkdocs.yml (or -d) "
+                "to an absent or empty folder, or one a build made, such as site")
     if not names or any(os.path.isfile(os.path.join(site, built)) for built in _BUILT):
         return None
     shown = ", ".join(names[:3]) + (f" and {len(names) - 3:,} more" if len(names) > 3 else "")
-    return f"holds files no build of a site made ({shown})"
+    return (f"holds files no build of a site made ({shown}): `mkdocs build` empties the site folder before it "
+            "writes, so they would be deleted; set site_dir in mkdocs.yml (or -d) to an absent or empty folder, or "
+            "one a build made, such as site (or move those files away)")
 
 
 def site_dir_origin(config_file: Path, site: Path) -> str:

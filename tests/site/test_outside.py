@@ -166,6 +166,14 @@ def test_a_site_folder_that_is_empty_but_for_hidden_names_or_one_a_build_made_is
     assert older.returncode == 0, older.stderr[-2000:]
 
 
+def test_a_site_folder_that_is_a_file_is_said_so_not_a_traceback(tmp_path):
+    project = site_project(tmp_path)
+    (tmp_path / "notes.txt").write_text("mine\n")
+    built = mkdocs_build(project / "mkdocs.yml", tmp_path / "notes.txt", strict=False, timeout=300)
+    assert built.returncode != 0 and "Traceback" not in built.stderr, built.stderr[-2000:]
+    assert "is not a folder" in built.stderr and (tmp_path / "notes.txt").read_text() == "mine\n", built.stderr[-2000:]
+
+
 def test_the_mark_of_a_built_site_is_replaced_never_written_through_a_link(tmp_path):
     """MkDocs keeps hidden names through its emptying, so a link planted as the mark would have the build
     write through it into another file."""
