@@ -138,11 +138,14 @@ err: Any = _Lazy(stderr=True)
 
 
 def print_json(document: Any) -> None:
-    """JSON on stdout for machines, inert in a CI log too: every `#` written as \\u0023 (the
-    same data), so no `##[command]` can appear; a line of indented JSON never starts with `::`."""
+    """JSON on stdout for machines, read on terminals and in CI logs too, so inert in both: written as ASCII
+    (a C1 control, U+009B CSI, or a bidi override in an index's title is written \\u009b, not obeyed; JSON
+    escapes the C0 controls itself) and every `#` as \\u0023 (the same data), so no `##[command]` can appear;
+    a line of indented JSON never starts with `::`. Every JSON the CLI prints from data it read is
+    written here (the schemas it prints are its own)."""
     import json
 
-    print(json.dumps(document, indent=1).replace("#", "\\u0023"))
+    print(json.dumps(document, indent=1, ensure_ascii=True).replace("#", "\\u0023"))
 
 
 # Commands that answer from an index and need no knowledge base: parsed by a parser that imports
@@ -888,14 +891,12 @@ def cmd_coverage(project: Project, args: argparse.Namespace) -> int:
     result = _load_or_report(project)
     table = coverage(result.entries, project)
     if args.json:
-        import json
-
-        print(json.dumps({"files": [
+        print_json({"files": [
             {"path": one.path, "release": one.release, "followed": one.followed, "sites": one.sites,
              "implicit": one.implicit,
              "rows": [{"line": r.site.line, "function": r.site.function, "exception": r.site.exception,
                        "entries": list(r.entries), "exemption": r.exemption} for r in one.rows]}
-            for one in table.files]}, indent=1))
+            for one in table.files]})
     else:
         for one in table.files:
             out.print(f"{one.path} ({one.release})" + ("" if one.followed else " — documented sites only"),
@@ -1073,6 +1074,12 @@ def _verify_round(project: Project, args: argparse.Namespace, kept: Any = None, 
         return 130
     for line in output.summary_lines(fresh, previous, project.rel(path)):
         human.print(line, markup=False)
+    tracked = ((fresh.run or {}).get("cache") or {}).get("tracked")
+    if tracked:  # `cache.tracked_records`: committed under a public key, nobody's verdict
+        folder = project.rel((cache_dir or project.cache_dir) / "verify")
+        err.print(f"errorkb verify: {tracked} record(s) in {folder} are tracked by git, so none was reused (the "
+                  f"harness alone writes the verdict cache, never a commit): git rm -r --cached {folder}",
+                  markup=False)
     for line in _still_missing(project, result, args.ids, fresh):
         human.print(line, markup=False)
     idle = _nothing_applicable(project, args.ids, fresh)
@@ -1222,18 +1229,18 @@ def cmd_report_merge(project: Project, args: argparse.Namespace) -> int:
                     raise matrix.MatrixError(f"{path}: no such file")
                 files.append(one)
             matrix.same_package(zip(args.inputs, files, strict=True))
-            joined = matrix.merge_files(files)
-            data = matrix.write_matrix(args.output, joined.package, joined.releases, joined.results)
+            _say_differing(matrix.disagreements(list(zip((str(path) for path in args.inputs), files, strict=True))),
+                           "entries and releases measured differently")
+            joined = matrix.merge_files(files, [str(path) for path in args.inputs])
+            data = matrix.write_matrix(args.output, joined.package, joined.releases, joined.results, judged_here=False)
             out.print(f"merged {len(files)} matrix files: {len(data.releases)} releases, {len(data.results)} "
                       f"results — {args.output}", markup=False)
             return 0
         reports = [read_report(path) for path in args.inputs]
         named = list(zip((str(path) for path in args.inputs), reports, strict=True))
-        differing = disagreements(named)
-        for said in [*future_dated(named), *differing[:_SHOWN], *(
-                [f"... and {len(differing) - _SHOWN} more checks measured both failing and passing"]
-                if len(differing) > _SHOWN else [])]:
+        for said in future_dated(named):
             err.print(f"errorkb report merge: {said}", markup=False)
+        _say_differing(disagreements(named), "checks measured both failing and passing")
         names = [str(path) for path in args.inputs]
         merged = write_report(args.output, merge(reports, names), lambda on_disk, run: merge(
             [on_disk, *reports], [str(args.output), *names]) if on_disk else run)
@@ -1247,6 +1254,13 @@ def cmd_report_merge(project: Project, args: argparse.Namespace) -> int:
 
 
 _SHOWN = 10  # checks a merge names one per line; the rest are counted
+
+
+def _say_differing(differing: list[str], what: str) -> None:
+    """What the merge's inputs measured differently: `_SHOWN` lines, then how many more `what`."""
+    for said in [*differing[:_SHOWN], *([f"... and {len(differing) - _SHOWN} more {what}"]
+                                        if len(differing) > _SHOWN else [])]:
+        err.print(f"errorkb report merge: {said}", markup=False)
 
 
 def _file_kind(path: Path) -> str:
@@ -1382,9 +1396,7 @@ def cmd_lookup(args: argparse.Namespace) -> int:
         _say(f"errorkb lookup: the paste is long; read its last {answer.kept:,} characters ({answer.cut:,} cut "
              "from the start)")
     if args.json:
-        import json
-
-        print(json.dumps(_answer_json(answer, source.index), indent=1, ensure_ascii=False))
+        print_json(_answer_json(answer, source.index))
         return _lookup_status(answer)
     confirmed, candidates = answer.confirmed, answer.candidates
     if confirmed:

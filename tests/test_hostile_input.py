@@ -406,6 +406,28 @@ def test_lookup_prints_a_published_index_without_control_characters(tmp_path, ca
     assert not any(ch in out for ch in "\x1b\x07\r\x9b"), repr(out)
 
 
+TERMINAL_ATTACKS = ("\x9b2J (C1 CSI) \x9d0;t\x9c (C1 OSC) \x1b]8;;https://evil.example\x07label\x1b]8;;\x07 "
+                    "\x1b]52;c;ZXZpbA==\x07 (clipboard) rtl\u202eevil ##[error]x \u200b")
+
+
+def test_lookup_json_carries_an_index_s_escapes_as_data_never_as_characters_a_terminal_obeys(tmp_path, capsys):
+    """`errorkb lookup --json` is read on terminals and in CI logs too: JSON escapes the C0 controls, but a C1
+    control (U+009B is CSI, U+009D OSC to a terminal that takes 8-bit controls), a bidi override and a
+    `##[` workflow command went out as themselves. Every JSON the CLI prints is written by one function
+    (`print_json`), as ASCII: the same data, nothing a terminal or a CI log obeys."""
+    make_project(tmp_path)
+    index = tmp_path / "index.json"
+    index.write_text(json.dumps({"schema": 1, "library": {"name": "transformers"}, "entries": [
+        {"id": "demo-error", "title": TERMINAL_ATTACKS, "exception": "ValueError",
+         "function": "Cache.early_initialization", "url": "errors/transformers/demo-error/",
+         "message": "`head_dim` was provided as a list of length {n}, but the Cache currently has {m} layers"}]}))
+    message = "`head_dim` was provided as a list of length 3, but the Cache currently has 12 layers"
+    assert main(["--root", str(tmp_path), "lookup", "--json", "--index", str(index), message]) == 0
+    out = capsys.readouterr().out
+    assert json.loads(out)["confirmed"][0]["title"] == TERMINAL_ATTACKS  # the data, whole
+    assert out.isascii() and "##" not in out and not any(ord(ch) < 32 and ch != "\n" for ch in out), repr(out)
+
+
 def test_the_terminal_helper_keeps_text_and_drops_control_sequences():
     from errorkb.cli import terminal_text
 
@@ -549,6 +571,26 @@ def test_text_a_reader_must_see_that_shows_nothing_is_a_located_problem(tmp_path
 def test_prose_of_tabs_and_line_breaks_only_shows_nothing_too(tmp_path):
     problems = problems_of(tmp_path, ENTRY.replace("meaning: What it means.", 'meaning: "\\t\\n \\n"'))
     assert len(problems) == 1 and ": meaning: " in problems[0] and "shows nothing" in problems[0], problems
+
+
+@pytest.mark.parametrize("old, new", [("  - A situation.", "\t- A situation."),
+                                      ("    strategy: validation", "  \tstrategy: validation")],
+                         ids=["as indentation", "inside indentation"])
+def test_a_tab_yaml_refuses_is_named_with_what_to_do(tmp_path, old, new):
+    """An editor's tab, where YAML takes spaces only, was 'found character that cannot start any token' at its
+    line: the character was not named (libyaml's words drop it), and nothing said what to do."""
+    problems = problems_of(tmp_path, ENTRY.replace(old, new))
+    line = line_of(ENTRY, old)
+    assert len(problems) == 1 and f"demo-error.yml:{line}:" in problems[0], problems
+    assert "a tab" in problems[0] and "spaces" in problems[0], problems
+
+
+@pytest.mark.parametrize("tag", ["!foo", "!!python/name:os.system", "!<tag:example.com,2000:x>"])
+def test_a_tag_no_entry_value_has_is_located_with_what_to_do(tmp_path, tag):
+    """'could not determine a constructor for the tag' said where, not what to do."""
+    problems = problems_of(tmp_path, ENTRY.replace("title: A documented error", f"title: {tag} A documented error"))
+    assert len(problems) == 1 and f"demo-error.yml:{line_of(ENTRY, 'title:')}:" in problems[0], problems
+    assert "remove the tag" in problems[0], problems
 
 
 def test_tabs_and_newlines_in_prose_are_fine(tmp_path):

@@ -434,3 +434,71 @@ def test_a_matrix_result_says_which_verifier_and_errorkb_release_measured_it(tmp
         ("4.0.0", None, None), ("5.0.0", VERIFIER_VERSION, __version__)}
     assert {(r.release, r.verifier) for r in files.load_matrix(path, "transformers").results} == {
         ("4.0.0", None), ("5.0.0", VERIFIER_VERSION)}
+
+
+def _matrix_shard(path: Path, before: str | None, verifier: str | None = None, measured: str | None = None) -> Path:
+    """A matrix file of one (entry, release) result, its before measured `before`; as a shard writes it."""
+    from errorkb.results.report import now
+
+    stamp = measured or now()
+    verdicts = None if before is None else files.Verdicts(
+        outcome=before, code="raised-as-documented" if before == "pass" else "exited-normally", reason=before)
+    data = files.MatrixFile(package="transformers", updated=stamp,
+                            releases=[files.ReleaseStatus(release="5.0.0", ran=True, measured=stamp)],
+                            results=[files.Result(entry="head-dim-list-length", release="5.0.0", before=verdicts,
+                                                  digest="d", measured=stamp, recorded=stamp, verifier=verifier)])
+    path.write_text(data.text(), encoding="utf-8")
+    return path
+
+
+def test_matrix_shards_written_before_results_named_their_verifier_are_not_relabelled_by_the_merge(tmp_path, capsys):
+    """`errorkb report merge` of matrix files stamped every result that named no verifier (written before results
+    did) with the merging errorkb's verifier and release: a merge is not a run, and judged nothing."""
+    project = copy_kb(tmp_path / "kb", IDS)
+    shard = _matrix_shard(tmp_path / "a.json", "pass")
+    out = tmp_path / "out.json"
+    assert main(["--root", str(project), "report", "merge", str(out), str(shard)]) == 0
+    [result] = files.load_matrix(out).results
+    assert (result.verifier, result.errorkb) == (None, None)
+
+
+def test_matrix_shards_that_measured_one_release_differently_are_said_with_the_one_kept(tmp_path, capsys):
+    """Report merges name every check two inputs measured both failing and passing; a matrix merge kept the
+    later shard's result for an (entry, release) without a word, losing the other machine's measurement."""
+    project = copy_kb(tmp_path / "kb", IDS)
+    failed = _matrix_shard(tmp_path / "a.json", "fail", measured="2026-12-01T10:00:00+00:00")
+    passed = _matrix_shard(tmp_path / "b.json", "pass", measured="2026-12-02T10:00:00+00:00")
+    out = tmp_path / "out.json"
+    assert main(["--root", str(project), "report", "merge", str(out), str(failed), str(passed)]) == 0
+    err = capsys.readouterr().err
+    assert "head-dim-list-length at 5.0.0" in err and str(failed) in err and f"kept {passed}'s" in err, err
+    assert [result.before.outcome.value for result in files.load_matrix(out).results] == ["pass"]
+
+
+def test_an_older_verifier_s_later_matrix_result_never_replaces_a_later_verifier_s(tmp_path):
+    """A report's writer refuses a run whose records a later verifier judged; a matrix file took an older errorkb's
+    run over a later verifier's result for the same entry and release by its date alone (a hole the later rules
+    closed, passed again). Refused alike: the file is left as it was, the run's part saved beside it."""
+    from errorkb.results import store
+
+    path = _matrix_shard(tmp_path / "transformers.json", "fail", verifier="999", measured="2026-12-01T10:00:00+00:00")
+    before = path.read_text(encoding="utf-8")
+    ours = files.Result(entry="head-dim-list-length", release="5.0.0", digest="d", measured=files.now(),
+                        before=files.Verdicts(outcome="pass", code="raised-as-documented", reason="ok"))
+    with pytest.raises(store.Refused, match="later verifier.*999"):
+        files.write_matrix(path, "transformers", [], [ours])
+    assert path.read_text(encoding="utf-8") == before
+    other = files.Result(entry="num-heads-list-length", release="5.0.0", digest="d", measured=files.now())
+    files.write_matrix(path, "transformers", [], [other])  # another entry's result is merged as before
+    assert len(files.load_matrix(path).results) == 2
+
+
+def test_matrix_shards_where_an_older_verifier_s_result_would_win_by_its_date_are_not_merged(tmp_path, capsys):
+    project = copy_kb(tmp_path / "kb", IDS)
+    newer = _matrix_shard(tmp_path / "a.json", "fail", verifier="999", measured="2026-12-01T10:00:00+00:00")
+    older = _matrix_shard(tmp_path / "b.json", "pass", verifier="2", measured="2026-12-02T10:00:00+00:00")
+    out = tmp_path / "out.json"
+    assert main(["--root", str(project), "report", "merge", str(out), str(newer), str(older)]) == 1
+    err = capsys.readouterr().err
+    assert "later verifier" in err and "999" in err and str(newer) in err and "Traceback" not in err, err
+    assert not out.exists()

@@ -273,6 +273,10 @@ def parse_yaml(text: str, where: str) -> tuple[object | None, Positions, list[Pr
         what = " ".join(filter(None, [error.context, error.problem]))
         if "simple key" in what or "mapping values are not allowed" in what:
             what += "; text containing ': ' must be quoted or written as a block (key: |)"
+        elif "could not determine a constructor" in what:
+            what += "; entries hold plain YAML values (text, numbers, lists, mappings): remove the tag"
+        elif mark is not None and _character_at(text, mark.line, mark.column) == "\t":  # libyaml's words omit it
+            what += "; the character there is a tab: YAML indents with spaces only, so replace it with spaces"
         return None, positions, [Problem(where, line, col, f"malformed YAML: {what}")]
     except yaml.reader.ReaderError as error:  # a character YAML cannot hold, found before any mark exists
         return None, positions, [_unreadable_character(text, error, where)]
@@ -284,6 +288,15 @@ def parse_yaml(text: str, where: str) -> tuple[object | None, Positions, list[Pr
         line, col = positions.of_value(())
         return None, positions, [Problem(where, line, col, f"expected a mapping of keys, found {_kind(data)}")]
     return _named_keys_only(data), positions, problems
+
+
+def _character_at(text: str, line: int, column: int) -> str:
+    """The character at a YAML mark's line and column (both from 0; YAML's line breaks), or ""."""
+    lines = _YAML_BREAKS.split(text, maxsplit=line + 1)
+    return lines[line][column:column + 1] if line < len(lines) else ""
+
+
+_YAML_BREAKS = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
 
 
 def _named_keys_only(data: Any) -> Any:

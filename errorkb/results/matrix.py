@@ -21,7 +21,7 @@ import functools
 import json
 import platform
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -32,12 +32,13 @@ from packaging.version import InvalidVersion, Version
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from errorkb.core.entry import Entry
+from errorkb.core.problems import quoted
 from errorkb.core.project import Project
 from errorkb.core.snippets import AFTER, BEFORE
 from errorkb.results import store
 from errorkb.results.keys import holds
 from errorkb.results.records import Code, Outcome
-from errorkb.results.report import VERIFIER_VERSION, lines_text, moment, now
+from errorkb.results.report import NEVER, VERIFIER_VERSION, later_verifier_than, lines_text, moment, now
 
 SCHEMA = 2
 
@@ -285,8 +286,40 @@ def merged(old: MatrixFile | None, package: str, releases: Iterable[ReleaseStatu
                       results=sorted(kept_results.values(), key=lambda r: (r.entry, order.get(r.release, 0))))
 
 
-def merge_files(files: list[MatrixFile]) -> MatrixFile:
-    """One matrix file from several (the shards of `errorkb matrix --shard`): as one run would write it."""
+def outranked(named: Iterable[tuple[str, Result]]) -> list[str]:
+    """Each (entry, release) whose result `merged` would keep (the one written last) was judged by an earlier
+    verifier than another of the named results of it, in one line naming both. Of two results the later written
+    wins, so an older errorkb's run (or shard) would replace a verdict its rules could not reach: a hole the
+    later rules closed, passed again (`report.later_verifier` refuses the same in a report)."""
+    now_moment = datetime.now(UTC)
+    found: dict[tuple[str, Version | str], list[tuple[str, Result]]] = {}
+    for name, result in named:
+        found.setdefault((result.entry, release_key(result.release)), []).append((name, result))
+    said = []
+    for results in found.values():
+        keeper, kept = results[0]
+        for name, result in results[1:]:  # `merged`'s choice
+            if moment(result.written, now_moment) >= moment(kept.written, now_moment):
+                keeper, kept = name, result
+        later = sorted({f"{name}'s verifier {result.verifier}" for name, result in results
+                        if result.verifier and kept.verifier and later_verifier_than(result.verifier, kept.verifier)})
+        if later:
+            said.append(quoted(f"{kept.entry} at {kept.release}: {keeper}'s result (verifier {kept.verifier}) would "
+                               f"replace a later verifier's ({', '.join(later)})"))
+    return sorted(said)
+
+
+_OUTRANKED = ("results a later verifier judged are not replaced by an earlier one's: run errorkb matrix with the "
+              "later errorkb, or leave those results out")
+
+
+def merge_files(files: list[MatrixFile], names: Sequence[str] | None = None) -> MatrixFile:
+    """One matrix file from several (the shards of `errorkb matrix --shard`): as one run would write it.
+    `MatrixError` where an earlier verifier's result would replace a later one's (`outranked`)."""
+    named = names or [f"matrix file {number}" for number in range(1, len(files) + 1)]
+    problems = outranked((name, result) for name, one in zip(named, files, strict=True) for result in one.results)
+    if problems:
+        raise MatrixError(f"{'; '.join(problems)}; {_OUTRANKED}")
     data: MatrixFile | None = None
     for one in files:
         data = merged(data, one.package, one.releases, one.results)
@@ -295,19 +328,62 @@ def merge_files(files: list[MatrixFile]) -> MatrixFile:
     return data
 
 
+def disagreements(named: Sequence[tuple[str, MatrixFile]]) -> list[str]:
+    """For a merge's caller: each (entry, release) two of the named files measured with different outcomes (a
+    before or an after failing in one, passing in another), in one line naming the inputs, what each measured
+    and when, and whose result `merged` keeps. Shards keep one result per entry and release, as one run would;
+    a measurement another machine made is not dropped without a word (as `report.disagreements` says checks)."""
+    now_moment = datetime.now(UTC)
+    measured: dict[tuple[str, Version | str], list[tuple[str, Result]]] = {}
+    for name, data in named:
+        for result in data.results:
+            measured.setdefault((result.entry, release_key(result.release)), []).append((name, result))
+
+    def outcomes(result: Result) -> tuple[str | None, str | None]:
+        return tuple(verdicts.outcome.value if verdicts is not None and verdicts.outcome.ran else None
+                     for verdicts in (result.before, result.after))  # type: ignore[return-value]
+
+    said = []
+    for (entry, _), found in sorted(measured.items(), key=lambda item: (item[0][0], str(item[0][1]))):
+        ran = [outcomes(result) for _, result in found]
+        if not any(len({one[role] for one in ran if one[role] is not None}) > 1 for role in (0, 1)):
+            continue
+        keeper, chosen = found[0]
+        for name, result in found[1:]:  # `merged`'s choice: the later written, the later input where alike
+            if moment(result.written, now_moment) >= moment(chosen.written, now_moment):
+                keeper, chosen = name, result
+        listed = "; ".join(f"{name}: before {before or 'not run'}, after {after or 'not run'} ({result.written})"
+                           for (name, result), (before, after) in zip(found, ran, strict=True))
+        why = ("the others are dated in the future or not dated, and never win"
+               if any(moment(result.written, now_moment) is NEVER for _, result in found)
+               else "dated alike, the later input's" if sum(result.written == chosen.written for _, result in found) > 1
+               else "the result written last")
+        said.append(quoted(f"{entry} at {chosen.release}: measured differently ({listed}); kept {keeper}'s ({why})"))
+    return said
+
+
 def write_matrix(path: Path, package: str, releases: Iterable[ReleaseStatus], results: Iterable[Result],
-                 fallback: Iterable[ReleaseStatus] = ()) -> MatrixFile:
+                 fallback: Iterable[ReleaseStatus] = (), *, judged_here: bool = True) -> MatrixFile:
     """Merge these statuses and results (and `fallback` statuses: `merged`) into the file on disk now,
     under the folder's lock. Raises `store.Refused` when the file there does not parse (this run's
-    part is saved beside it)."""
+    part is saved beside it). `judged_here`: the results are this run's, so one that names no verifier is
+    stamped with this one's and this errorkb release; a merge of files judged nothing (False), and a result
+    written before results named theirs stays unnamed."""
     from errorkb import __version__
 
     releases, fallback = list(releases), list(fallback)
-    results = [result if result.verifier is not None  # this run's: its verifier judged them
+    results = [result if result.verifier is not None or not judged_here  # this run's: its verifier judged them
                else result.model_copy(update={"verifier": VERIFIER_VERSION, "errorkb": __version__})
                for result in results]
-    return store.update(path, lambda at: load_matrix(at, package),
-                        lambda current: merged(current, package, releases, results, fallback),
+    def current(at: Path) -> MatrixFile | None:
+        data = load_matrix(at, package)
+        problems = outranked([*((str(at), result) for result in (data.results if data else [])),
+                              *(("this run" if judged_here else "the merged files", result) for result in results)])
+        if problems:
+            raise MatrixError(f"{at}: {'; '.join(problems)}; {_OUTRANKED}")
+        return data
+
+    return store.update(path, current, lambda current: merged(current, package, releases, results, fallback),
                         MatrixFile.text, f"restore it (git checkout {path}) or move it away")
 
 

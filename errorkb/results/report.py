@@ -129,11 +129,20 @@ def new_report(targets: dict[str, str], checks: list[CheckRecord], run: dict[str
         for key, value in (check.environment or {}).items():
             if key not in ("library_version", "device", "device_name"):  # these vary per check
                 environment.setdefault(key, value)
+    judged = [stamped(check) for check in checks]
+    return Report(created=now(), environment=environment, targets=targets, checks=judged, run=run)
+
+
+def stamped(record: CheckRecord) -> CheckRecord:
+    """The record with whose rules judged it: this verifier's version and this errorkb release, where it names no
+    verifier yet (made by this run). The one owner of the stamp: the verdict cache stores records stamped, so a
+    verdict reused from it keeps the release that ran it (the cache key holds the verifier's version and code, not
+    the release), and a record that names its verifier is never relabelled."""
+    if record.verifier is not None:
+        return record
     from errorkb import __version__
 
-    judged = [check if check.verifier is not None  # a verdict reused from the cache keeps whose it is
-              else check.model_copy(update={"verifier": VERIFIER_VERSION, "errorkb": __version__}) for check in checks]
-    return Report(created=now(), environment=environment, targets=targets, checks=judged, run=run)
+    return record.model_copy(update={"verifier": VERIFIER_VERSION, "errorkb": __version__})
 
 
 class ReportError(store.Unreadable):
@@ -226,14 +235,14 @@ def later_verifier(path: Path, on_disk: Report, fresh: Report) -> None:
     a verdict its rules could not reach (a hole the later rules closed, passed again)."""
     ours = {check.id: check.verifier or fresh.verifier for check in fresh.checks}
     later = sorted({f"{check.verifier} ({check.id})" for check in on_disk.checks
-                    if check.id in ours and _later(check.verifier or on_disk.verifier, ours[check.id])})
+                    if check.id in ours and later_verifier_than(check.verifier or on_disk.verifier, ours[check.id])})
     if later:
         raise ReportError(f"{path}: holds records a later verifier judged than this errorkb's ({fresh.verifier}): "
                           f"{listed(later)}; this run would replace them; upgrade errorkb, or, where no errorkb has "
                           f"that verifier (a hand-edited file), restore it (git checkout {path})", advised=True)
 
 
-def _later(version: str, than: str) -> bool:
+def later_verifier_than(version: str, than: str) -> bool:
     """Whether verifier `version` comes after `than`: both whole numbers, as `VERIFIER_VERSION` is; a version of
     another form comes after none."""
     plain = re.compile(r"[0-9]{1,9}")

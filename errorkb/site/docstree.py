@@ -99,20 +99,71 @@ def tree_problem(docs: Path, repo: Path) -> str | None:
 
 
 def site_problem(site: Path, kept: list[tuple[str, Path]], repo: Path) -> str | None:
-    """Why `site` may not be the site folder, or None. `mkdocs build` empties its site folder before it writes
-    (every file and folder in it), so one that is, holds or lies inside a folder in `kept` (what errorkb reads,
-    described: the snippets, the reports, the theme's folder, .git) would lose the author's files; one that is
-    or holds the repository, the whole of it."""
+    """Why `site` may not be the site folder (said after where it was chosen: `site_dir_origin`), or None.
+    `mkdocs build` empties its site folder before it writes (every file and folder in it but hidden ones), so
+    one that is, holds or lies inside a folder in `kept` (what errorkb reads, described: the snippets, the
+    reports, the theme's folder, .git) would lose the author's files, even one empty now (the pages written
+    into it would be read back); one that is or holds the repository, the whole of it; and any other one
+    that holds files no build made (`site_folder_problem`), those."""
     real = Path(os.path.realpath(site))
     for what, folder in [("the repository", repo), *kept]:
         folder = Path(os.path.realpath(folder))
         relation = ("is" if real == folder else "holds" if folder.is_relative_to(real)
                     else "lies inside" if folder != repo and real.is_relative_to(folder) else None)
         if relation is not None:
-            return (f"site_dir {site} {relation} {what} ({folder}): `mkdocs build` empties the site folder "
-                    "before it writes, so its files would be deleted; set site_dir in mkdocs.yml (or -d) to a "
-                    "folder of the built site alone, such as site")
-    return None
+            return (f"{relation} {what} ({folder}): `mkdocs build` empties the site folder before it writes, "
+                    "so its files would be deleted; set site_dir in mkdocs.yml (or -d) to a folder of the built "
+                    "site alone, such as site")
+    return site_folder_problem(site)
+
+
+# What a site folder may be, decided here once. `mkdocs build` empties its site folder before it writes (every
+# name in it but hidden ones: a deploy's .git stays), so that folder may be absent, hold hidden names alone, or
+# be one a build made: it holds the mark the plugin leaves after each build (hidden, so MkDocs keeps it through
+# its emptying and a build that fails half-way), or, made before the mark, MkDocs' own sitemap.xml.gz or search
+# index. Anything else is a folder of the author's, and a build would delete its files.
+MARK = ".errorkb-site"
+_BUILT = (MARK, "sitemap.xml.gz", "search/search_index.json")
+
+
+def site_folder_problem(site: Path) -> str | None:
+    """What in `site` a build would delete that no build made (said with the first names, and what to do), or
+    None; a site folder that is no folder (a file) is said too."""
+    try:
+        names = sorted(name for name in os.listdir(site) if not name.startswith("."))
+    except FileNotFoundError:
+        return None  # MkDocs makes it
+    except OSError as error:
+        return (f"is not a folder errorkb can list ({error.strerror or error}); set site_dir in mkdocs.yml (or -d) "
+                "to an absent or empty folder, or one a build made, such as site")
+    if not names or any(os.path.isfile(os.path.join(site, built)) for built in _BUILT):
+        return None
+    shown = ", ".join(names[:3]) + (f" and {len(names) - 3:,} more" if len(names) > 3 else "")
+    return (f"holds files no build of a site made ({shown}): `mkdocs build` empties the site folder before it "
+            "writes, so they would be deleted; set site_dir in mkdocs.yml (or -d) to an absent or empty folder, or "
+            "one a build made, such as site (or move those files away)")
+
+
+def site_dir_origin(config_file: Path, site: Path) -> str:
+    """Where the site folder was chosen, as the start of a problem: `mkdocs.yml:LINE: site_dir X` when
+    mkdocs.yml's own `site_dir` names it, else MkDocs' `-d` or an INHERITed file (or its default, `site`)."""
+    import yaml
+
+    try:
+        with open(config_file, encoding="utf-8-sig") as handle:
+            node = yaml.compose(handle, Loader=yaml.SafeLoader)  # nodes only: mkdocs.yml's own tags are not built
+    except (OSError, ValueError, RecursionError, yaml.YAMLError):
+        node = None
+    pairs = node.value if isinstance(node, yaml.MappingNode) else []
+    for key, value in pairs:
+        if isinstance(key, yaml.ScalarNode) and key.value == "site_dir" and isinstance(value, yaml.ScalarNode):
+            where = f"{config_file.name}:{value.start_mark.line + 1}"
+            if os.path.normpath(config_file.parent / value.value) == os.path.normpath(site):
+                return f"{where}: site_dir {value.value}"
+            return f"site_dir {site} (mkdocs build -d; {where} says {value.value})"
+    if os.path.normpath(site) == os.path.normpath(config_file.parent / "site"):
+        return f"site_dir {site} ({config_file.name} sets none: MkDocs' default)"
+    return f"site_dir {site} (mkdocs build -d, or a file {config_file.name} INHERITs)"
 
 
 def utf8_name(name: str) -> bool:

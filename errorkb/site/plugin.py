@@ -65,6 +65,7 @@ from errorkb.core.load import Resolved, load_project_entries
 from errorkb.core.problems import Problem, ProblemsFound
 from errorkb.core.project import Project, load_project
 from errorkb.plugs import runtime_for
+from errorkb.results import store
 from errorkb.results.matrix import matrix_problem
 from errorkb.results.report import read_reports
 from errorkb.site import budget, docstree, live, names, searchrows, themefiles
@@ -114,8 +115,12 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
         a tree MkDocs can walk, inside it; otherwise the build stops with what to fix."""
         self._repo = None  # mkdocs.yml may have changed since the last build (`mkdocs serve`)
         repo = self._repository(config)
-        problem = (docstree.tree_problem(Path(config.docs_dir), repo)
-                   or docstree.site_problem(Path(config.site_dir), self._kept(config, repo), repo))
+        problem = docstree.tree_problem(Path(config.docs_dir), repo)
+        if problem is None:
+            site_dir = Path(config.site_dir)
+            found = docstree.site_problem(site_dir, self._kept(config, repo), repo)
+            if found is not None:
+                problem = f"{docstree.site_dir_origin(Path(config.config_file_path), site_dir)} {found}"
         if problem is not None:
             raise PluginError(f"errorkb: {problem}")
         themefiles.list_fewer(config.theme)
@@ -298,6 +303,13 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
 
     @event_priority(-100)  # after the search plugin wrote its index
     def on_post_build(self, *, config: MkDocsConfig) -> None:
+        mark = Path(config.site_dir) / docstree.MARK  # the next build may empty this folder (`docstree.site_problem`)
+        try:
+            # replaced, never written through: a link or a FIFO there (MkDocs keeps hidden names) is not followed
+            store.replace(mark, "A site errorkb's MkDocs plugin built: `mkdocs build` empties this folder.\n", 0o644)
+        except OSError as error:
+            log.warning(f"errorkb: {mark} could not be written ({error.strerror or error}); the next build into "
+                        "this folder is refused unless MkDocs' own files mark it as built")
         index = Path(config.site_dir) / "search" / "search_index.json"
         if self._pages is not None and index.is_file():  # keeps the fresh pages' sections for the next build
             index.write_text(self._pages.search_index(index.read_text(encoding="utf-8"), self._order),

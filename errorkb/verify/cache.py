@@ -7,7 +7,8 @@ matrix and the pages' stale marks use too), the role and module, the target's fi
 runtime's release, the device kind, Python, the library profile and the verifier (its version
 and the hash of every file whose code can change a verdict, `verdict_sources`).
 
-Records live one file per key in `.errorkb-cache/verify/` at the project root (gitignored).
+Records live one file per key in `.errorkb-cache/verify/` at the project root (gitignored), each stamped
+with the verifier and the errorkb release that judged it (`report.stamped`), which a reused record keeps.
 Only verdicts the judge marks cacheable are stored: those that would come out the same on a
 rerun. A cached record that does not validate is a miss, never trusted.
 
@@ -23,6 +24,8 @@ import hashlib
 import os
 import platform
 import secrets
+import shutil
+import subprocess
 import sys
 from collections.abc import Mapping
 from enum import StrEnum
@@ -33,9 +36,10 @@ from pydantic import ValidationError
 
 from errorkb.core.project import LibraryProfile
 from errorkb.plugs import Runtime
+from errorkb.results import store
 from errorkb.results.keys import VerdictKey
 from errorkb.results.records import CheckRecord
-from errorkb.results.report import VERIFIER_VERSION
+from errorkb.results.report import VERIFIER_VERSION, stamped
 from errorkb.verify.plan import Check
 
 _HERE = Path(__file__).resolve().parent
@@ -137,26 +141,53 @@ def verdict_key(check: Check, inputs: str, target_fingerprint: str, runtime: Run
                       profile=profile_digest(library), verifier=verifier_fingerprint())
 
 
+def tracked_records(folder: Path) -> frozenset[str]:
+    """The names of the files in `folder` the git repository around it tracks (none outside a repository, or
+    without git). Every input of a verdict key is in the repository, so anyone can compute a check's key: a
+    pull request could commit a record under it (`git add -f`, past the .gitignore), and the first trusted run
+    after the merge, its CI cache restored over the checkout, would reuse a verdict no run observed. The
+    harness alone writes the cache, and never commits it: a record git tracks is nobody's verdict."""
+    git = shutil.which("git")
+    if git is None or not folder.is_dir():
+        return frozenset()
+    try:
+        listed = subprocess.run([git, "-C", str(folder), "ls-files", "-z", "--", "."], capture_output=True,
+                                timeout=30, check=False, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError):
+        return frozenset()
+    if listed.returncode != 0:  # not inside a repository
+        return frozenset()
+    return frozenset(Path(os.fsdecode(name)).name for name in listed.stdout.split(b"\0") if name)
+
+
 class VerdictCache:
     def __init__(self, folder: Path, trust: Trust = Trust.TRUSTED):
         self.folder = folder / "verify"
         self.trust = trust
         self.hits = 0
         self.misses = 0
+        self.tracked = tracked_records(self.folder) if trust is Trust.TRUSTED else frozenset()
 
     def get(self, key: str) -> CheckRecord | None:
-        if self.trust is not Trust.TRUSTED:
+        if self.trust is not Trust.TRUSTED or f"{key}.json" in self.tracked:  # `tracked_records`: nobody's verdict
             self.misses += 1
             return None
-        try:
-            record = CheckRecord.model_validate_json((self.folder / f"{key}.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError, ValidationError):
+        try:  # a regular file of the folder, read bounded: never a FIFO (it would block the run) nor a link out
+            text = store.read_regular(self.folder / f"{key}.json")
+            record = CheckRecord.model_validate_json(text) if text is not None else None
+        except (store.Unreadable, ValueError, ValidationError):
+            record = None
+        if record is None:
             self.misses += 1
             return None
-        if record.key != key:  # a record copied under another key is not this check's
+        if record.key != key or record.verifier not in (None, VERIFIER_VERSION):
+            # a record copied under another key is not this check's; the key holds the verifier's version, so a
+            # record under it naming another verifier was not stored by this one (copied, or edited)
             self.misses += 1
             return None
         self.hits += 1
+        if record.verifier is None:  # stored before records were stamped: the key's verifier, its release unsaid
+            record = record.model_copy(update={"verifier": VERIFIER_VERSION})
         return record
 
     def put(self, key: str, record: CheckRecord) -> None:
@@ -166,19 +197,20 @@ class VerdictCache:
         path = self.folder / f"{key}.json"
         temporary = path.with_suffix(f".{secrets.token_hex(6)}.tmp")
         try:
-            temporary.write_text(record.model_dump_json(exclude_none=True), encoding="utf-8")
+            temporary.write_text(stamped(record).model_dump_json(exclude_none=True), encoding="utf-8")
             temporary.replace(path)
         except BaseException:
             temporary.unlink(missing_ok=True)
             raise
 
     def stats(self) -> dict[str, object]:
-        return {"hits": self.hits, "misses": self.misses, "trust": str(self.trust)}
+        tracked = {"tracked": len(self.tracked)} if self.tracked else {}  # records git tracks: never reused
+        return {"hits": self.hits, "misses": self.misses, "trust": str(self.trust), **tracked}
 
 
 def cache_key(check: Check, inputs: str, target_fingerprint: str, runtime: Runtime, library: LibraryProfile) -> str:
     return verdict_key(check, inputs, target_fingerprint, runtime, library).digest()
 
 
-__all__ = ["NOT_IN_VERDICTS", "Trust", "VerdictCache", "cache_key", "resolve_trust", "untrusted_here",
-           "verdict_key", "verdict_sources", "verifier_fingerprint"]
+__all__ = ["NOT_IN_VERDICTS", "Trust", "VerdictCache", "cache_key", "resolve_trust", "tracked_records",
+           "untrusted_here", "verdict_key", "verdict_sources", "verifier_fingerprint"]

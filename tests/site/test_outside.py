@@ -118,13 +118,71 @@ def test_a_site_folder_that_is_one_errorkb_reads_is_refused_before_mkdocs_emptie
     assert sorted(str(path.relative_to(project)) for path in project.rglob("*")) == before
 
 
-@pytest.mark.xfail(strict=True, reason="known limit (docs/threat-model.md, the site folder): a site_dir naming a folder "
-                   "of the author's that errorkb does not read is emptied as MkDocs empties it")
-def test_a_site_folder_naming_another_folder_of_the_author_s_keeps_its_files(tmp_path):
+def test_a_site_folder_naming_another_folder_of_the_author_s_keeps_its_files_and_names_the_line(tmp_path):
+    """`site_dir: src` (a folder errorkb does not read): `mkdocs build` emptied it before it wrote. A site folder
+    may be absent, empty (but for hidden names, which MkDocs keeps: a deploy's .git) or one a build made."""
     project = site_project(tmp_path)
     (project / "src").mkdir()
     (project / "src" / "mine.py").write_text("VALUE = 1\n")
     config = project / "mkdocs.yml"
-    config.write_text(config.read_text(encoding="utf-8") + "\nsite_dir: src\n", encoding="utf-8")
-    mkdocs_build(config, project / "src", strict=False, timeout=300)
-    assert (project / "src" / "mine.py").is_file()
+    text = config.read_text(encoding="utf-8").rstrip("\n") + "\n"
+    config.write_text(text + "site_dir: src\n", encoding="utf-8")
+    built = mkdocs_build(config, project / "src", strict=False, timeout=300)
+    assert (project / "src" / "mine.py").read_text() == "VALUE = 1\n"
+    assert sorted(path.name for path in (project / "src").iterdir()) == ["mine.py"]
+    line = len(text.splitlines()) + 1
+    assert built.returncode != 0 and "Traceback" not in built.stderr, built.stderr[-2000:]
+    assert f"mkdocs.yml:{line}: site_dir" in built.stderr and "mine.py" in built.stderr, built.stderr[-2000:]
+
+
+def test_a_site_folder_given_by_d_that_holds_the_author_s_files_is_refused_and_said_so(tmp_path):
+    project = site_project(tmp_path)
+    mine = tmp_path / "notes"
+    mine.mkdir()
+    (mine / "todo.txt").write_text("write it down\n")
+    built = mkdocs_build(project / "mkdocs.yml", mine, strict=False, timeout=300)
+    assert built.returncode != 0 and "Traceback" not in built.stderr, built.stderr[-2000:]
+    assert "-d" in built.stderr and "todo.txt" in built.stderr, built.stderr[-2000:]
+    assert sorted(path.name for path in mine.iterdir()) == ["todo.txt"]
+
+
+def test_a_site_folder_that_is_empty_but_for_hidden_names_or_one_a_build_made_is_built_into(tmp_path):
+    """What a site folder may be, decided once (`docstree.site_folder_problem`): a deploy's checkout (only hidden
+    names, which MkDocs keeps) is built into, and so is, the next time, the folder that build made (its
+    `.errorkb-site` mark), or one a build made before the mark (MkDocs' sitemap.xml.gz)."""
+    project = site_project(tmp_path)
+    site = tmp_path / "site"
+    (site / ".git").mkdir(parents=True)
+    (site / ".git" / "HEAD").write_text("ref: refs/heads/gh-pages\n")
+    first = mkdocs_build(project / "mkdocs.yml", site, strict=False, timeout=300)
+    assert first.returncode == 0, first.stderr[-2000:]
+    assert (site / ".git" / "HEAD").is_file() and (site / "index.html").is_file() and (site / ".errorkb-site").is_file()
+    (site / "stale.html").write_text("from an older build\n")
+    again = mkdocs_build(project / "mkdocs.yml", site, strict=False, timeout=300)
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert not (site / "stale.html").exists()  # a build's folder is emptied and made again, as MkDocs does
+    (site / ".errorkb-site").unlink()  # as a build of an errorkb before the mark left it
+    older = mkdocs_build(project / "mkdocs.yml", site, strict=False, timeout=300)
+    assert older.returncode == 0, older.stderr[-2000:]
+
+
+def test_a_site_folder_that_is_a_file_is_said_so_not_a_traceback(tmp_path):
+    project = site_project(tmp_path)
+    (tmp_path / "notes.txt").write_text("mine\n")
+    built = mkdocs_build(project / "mkdocs.yml", tmp_path / "notes.txt", strict=False, timeout=300)
+    assert built.returncode != 0 and "Traceback" not in built.stderr, built.stderr[-2000:]
+    assert "is not a folder" in built.stderr and (tmp_path / "notes.txt").read_text() == "mine\n", built.stderr[-2000:]
+
+
+def test_the_mark_of_a_built_site_is_replaced_never_written_through_a_link(tmp_path):
+    """MkDocs keeps hidden names through its emptying, so a link planted as the mark would have the build
+    write through it into another file."""
+    project = site_project(tmp_path)
+    site = tmp_path / "site"
+    site.mkdir()
+    target = tmp_path / "keep.txt"
+    target.write_text("the author's\n")
+    (site / ".errorkb-site").symlink_to(target)
+    built = mkdocs_build(project / "mkdocs.yml", site, strict=False, timeout=300)
+    assert built.returncode == 0, built.stderr[-2000:]
+    assert target.read_text() == "the author's\n" and not (site / ".errorkb-site").is_symlink()
