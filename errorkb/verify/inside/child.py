@@ -96,7 +96,7 @@ class Prepared:
 
 _activated: dict[str, Prepared] = {}  # target → the runtime and library it loaded, or why not
 _prepared: dict[tuple[str, str, bool], Prepared] = {}  # (target, module, runtime site) → what `prepare` found
-_served: dict[str, list[str]] = {}  # target → the library's modules named as preloads (`runtime_preloads` prepares them)
+_served: dict[str, list[str]] = {}  # target → library modules named as preloads (`runtime_preloads` prepares them)
 
 
 def main(argv: list[str]) -> int:
