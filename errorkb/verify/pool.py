@@ -403,9 +403,9 @@ class WorkerPool:
         served: dict[tuple[Any, ...], list[str]] = {}
         for target, device, module, python, *absent in keys:
             served.setdefault((target, device, python, *absent), []).append(module)
-        for key in sorted(keys):
-            target, device, module, python, *absent = key
-            self._start(*key, serves=sorted(served[(target, device, python, *absent)]))
+        for target, device, module, python, *absent in sorted(keys):
+            self._start(target, device, module, python, absent[0] if absent else (),
+                        serves=sorted(served[(target, device, python, *absent)]))
 
     def _start(self, target: str, device: str, module: str, python: str, absent: tuple[str, ...] = (),
                serves: list[str] | None = None) -> Zygote:
