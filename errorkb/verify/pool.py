@@ -399,15 +399,25 @@ class WorkerPool:
 
     def warm(self, keys: set[tuple[Any, ...]]) -> None:
         """Start the zygotes for these (target, device, module, python[, absent]) now, side by side, without
-        waiting."""
-        for key in sorted(keys):
-            self._start(*key)
+        waiting; a CPU zygote prepares every module of these it will serve before its first check."""
+        served: dict[tuple[Any, ...], list[str]] = {}
+        for target, device, module, python, *absent in keys:
+            served.setdefault((target, device, python, *absent), []).append(module)
+        for target, device, module, python, *absent in sorted(keys):
+            self._start(target, device, module, python, absent[0] if absent else (),
+                        serves=sorted(served[(target, device, python, *absent)]))
 
-    def _start(self, target: str, device: str, module: str, python: str, absent: tuple[str, ...] = ()) -> Zygote:
-        # A CPU zygote loads the runtime and the library once and imports each target module when a
-        # check first needs it (7 modules of one release: one import of the runtime, not seven). On a
-        # device each module keeps its own: importing one there may initialise the device.
+    def _start(self, target: str, device: str, module: str, python: str, absent: tuple[str, ...] = (),
+               serves: list[str] | None = None) -> Zygote:
+        # A CPU zygote loads the runtime and the library once and serves every target module (7 modules of one
+        # release: one import of the runtime, not seven). The modules known when it starts (`serves`, else the
+        # first check's) it is given as preloads, and prepares them before it copies the namespaces it forks
+        # with (`child.runtime_preloads`); a module it meets later it prepares before that module's first check,
+        # and copies them again. On a device each module keeps its own: importing one there may initialise it.
+        preload = self.preload
         if device == "cpu":
+            preload = [*preload, *(name for name in dict.fromkeys(serves or [module])
+                                   if name != self.library.name and name not in preload)]
             module = self.library.name
         key = (target, device, module, python, absent)
         with self.lock:
@@ -416,7 +426,7 @@ class WorkerPool:
                 loads = self.shared.get(python) if device == "cpu" and python not in self.unshared \
                     and not absent else None
                 stem = self._stem(Path(python), loads) if loads is not None else None
-                zygote = self.zygotes[key] = Zygote(target, device, module, self.preload, self.scratch, self.library,
+                zygote = self.zygotes[key] = Zygote(target, device, module, preload, self.scratch, self.library,
                                                     Path(python), self.sandbox, stem,
                                                     sorted(set((loads or {}).values())), absent)
         return zygote

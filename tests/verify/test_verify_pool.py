@@ -168,3 +168,25 @@ def test_a_check_finds_the_collector_as_python_starts_it(pool, entry, broken_kb,
     check = check_for(entry, tmp_path, COLLECTOR + CALL)
     for run in (run_check(check, project.library, 120, lean_python), pool.run(check, 120)):
         assert fresh in run.output, run.output
+
+
+def test_a_zygote_prepares_the_modules_it_will_serve_before_its_first_check(broken_kb, entry, tmp_path, lean_python):
+    """Started for every module it will serve (`WorkerPool.warm`), a CPU zygote prepares them all before it copies
+    the namespaces it forks with, once, instead of once more before the first check of each module (a walk of
+    every object it holds: benchmarks/zygote_modules.py). The first check already finds the other module loaded;
+    a served module that cannot be prepared fails its own checks, and only them."""
+    project, _ = broken_kb
+    served = ["transformers.models.mamba.modeling_mamba", "transformers.models.no_such_model", MODULE]
+    seen = tmp_path / "seen.json"
+    code = f"import json, sys\njson.dump(sorted(sys.modules), open({str(seen)!r}, 'w'))\n" + CALL
+    check = check_for(entry, tmp_path, code)
+    first = Check(check.entry, check.snippet, "upstream", "cpu", MODULE)
+    missing = Check(check.entry, check.snippet, "upstream", "cpu", "transformers.models.no_such_model")
+    with WorkerPool(project.library, ["transformers:DynamicCache", "transformers:LlamaConfig"]) as warm:
+        warm.warm({("upstream", "cpu", module, str(lean_python), ()) for module in served})
+        assert judge(first, warm.run(first, 120, lean_python)).outcome == "pass"
+        assert "transformers.models.mamba.modeling_mamba" in json.loads(seen.read_text())
+        verdict = judge(missing, warm.run(missing, 120, lean_python))
+        assert verdict.code.value == "setup-failed", verdict.reason
+        assert "No module named 'transformers.models.no_such_model'" in verdict.reason
+        assert len(warm.zygotes) == 1

@@ -96,26 +96,35 @@ def hqq_checks(isolation: str, sandbox: str):
     return project, checks, Verifier(project, ["upstream"], isolation=isolation, sandbox=sandbox, timeout=120)
 
 
+@pytest.fixture(scope="module")
+def sandboxed_hqq_checks():
+    """`hqq_checks(isolation, "require")`, made once per isolation for the module's tests: in fork mode its
+    shared zygote (torch, the real transformers and hqq: seconds of CPU) serves every test's check that hides
+    nothing; each check is still a fork of its own."""
+    made: dict[str, tuple] = {}
+    yield lambda isolation: made.setdefault(isolation, hqq_checks(isolation, "require"))
+    for _, _, verifier in made.values():
+        verifier.close()
+
+
 @pytest.mark.upstream
 @pytest.mark.parametrize("isolation", ["fork", "subprocess"])
-def test_a_before_that_needs_its_backend_absent_runs_and_passes_where_it_is_installed(isolation):
+def test_a_before_that_needs_its_backend_absent_runs_and_passes_where_it_is_installed(isolation,
+                                                                                      sandboxed_hqq_checks):
     """hqq is installed (the after needs it): the before and the guard run with it hidden, and raise the
     documented error; the after runs with it, in the shared zygote."""
     needs_sandbox()
     pytest.importorskip("hqq")
-    _, checks, verifier = hqq_checks(isolation, "require")
-    try:
-        records = {str(check.role): verifier.record(check) for check in checks}
-        outcomes = {role: (record.outcome, record.reason) for role, record in records.items()}
-        assert all(record.outcome == Outcome.PASS for record in records.values()), outcomes
-        assert "You need to install `HQQ`" in records["before"].exception.message
-        if isolation == "fork":
-            absent = {key[4] for key in verifier.pool.zygotes}
-            assert () in absent and len(absent) == 2, absent  # the after's shared zygote, and the hidden set's
-            (hidden,) = absent - {()}
-            assert any(Path(path).name == "hqq" for path in hidden), hidden
-    finally:
-        verifier.close()
+    _, checks, verifier = sandboxed_hqq_checks(isolation)
+    records = {str(check.role): verifier.record(check) for check in checks}
+    outcomes = {role: (record.outcome, record.reason) for role, record in records.items()}
+    assert all(record.outcome == Outcome.PASS for record in records.values()), outcomes
+    assert "You need to install `HQQ`" in records["before"].exception.message
+    if isolation == "fork":
+        absent = {key[4] for key in verifier.pool.zygotes}
+        assert () in absent and len(absent) == 2, absent  # the after's shared zygote, and the hidden set's
+        (hidden,) = absent - {()}
+        assert any(Path(path).name == "hqq" for path in hidden), hidden
 
 
 @pytest.mark.upstream
@@ -170,7 +179,7 @@ def test_in_a_release_environment_shared_through_a_stem_the_hidden_set_gets_its_
 
 @pytest.mark.upstream
 @pytest.mark.parametrize("isolation", ["fork", "subprocess"])
-def test_a_check_whose_distribution_is_still_there_fails_its_setup_never_runs(isolation):
+def test_a_check_whose_distribution_is_still_there_fails_its_setup_never_runs(isolation, sandboxed_hqq_checks):
     """The check's own process confirms that what the sandbox was to hide is gone, before the snippet's
     first line: here nothing was hidden (made up: the mounts failed), so it is a setup failure."""
     needs_sandbox()
@@ -179,17 +188,14 @@ def test_a_check_whose_distribution_is_still_there_fails_its_setup_never_runs(is
     from errorkb.verify.requirements import Absence
     from errorkb.verify.run import run_check
 
-    project, checks, verifier = hqq_checks(isolation, "require")
+    project, checks, verifier = sandboxed_hqq_checks(isolation)
     before = next(check for check in checks if str(check.role) == "before")
-    try:
-        for unhidden, said in [(Absence(distributions=("hqq",)), "hqq 0.2"),
-                               (Absence(modules=("hqq",)), "hqq is still importable")]:
-            run = verifier.pool.run(before, 60, absent=unhidden) if verifier.pool else \
-                run_check(before, project.library, 60, None, verifier.sandbox, absent=unhidden)
-            assert run.observation is not None and run.observation.status == Status.SETUP_FAILED, run
-            assert said in run.observation.error and "was to hide it" in run.observation.error, run.observation.error
-    finally:
-        verifier.close()
+    for unhidden, said in [(Absence(distributions=("hqq",)), "hqq 0.2"),
+                           (Absence(modules=("hqq",)), "hqq is still importable")]:
+        run = verifier.pool.run(before, 60, absent=unhidden) if verifier.pool else \
+            run_check(before, project.library, 60, None, verifier.sandbox, absent=unhidden)
+        assert run.observation is not None and run.observation.status == Status.SETUP_FAILED, run
+        assert said in run.observation.error and "was to hide it" in run.observation.error, run.observation.error
 
 
 def fake_wheel(folder: Path, name: str, version: str) -> Path:
