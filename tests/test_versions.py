@@ -507,3 +507,30 @@ def test_a_matrix_run_that_leaves_the_hook_index_stale_says_so(two_entries, monk
     assert main(["--root", str(two_entries), "matrix", "head-dim-list-length", "--release", "5.6.0"]) == 0
     said = "errorkb matrix: index.json is now stale: run `errorkb hook index` and commit it"
     assert (said in capsys.readouterr().err) is stale
+
+
+def test_a_matrix_result_names_who_judged_its_records_not_the_run_that_reused_them(two_entries):
+    """A verdict reused from the cache keeps the errorkb release that ran it (`report.stamped`, the one owner of
+    the stamp) in the matrix too: collect() takes the result's verifier and release from its records, a record this
+    run made is this errorkb's, and a before and after that ran under different releases say no one release."""
+    from errorkb import __version__
+    from errorkb.results.records import CheckRecord
+    from errorkb.results.report import VERIFIER_VERSION
+
+    project = load_project(two_entries)
+    entry = next(one.entry for one in load_project_entries(project).entries if one.entry.id == "head-dim-list-length")
+
+    def record(role: str, **update: object) -> CheckRecord:
+        made = CheckRecord(id=role, entry=entry.id, role=role, snippet="s", snippet_sha256="h1", target="upstream",
+                           device="cpu", release="5.0.0", outcome="pass", code=Code.RAN_CLEAN, reason="ran",
+                           expected="raise", verified_at="2026-12-01")
+        return made.model_copy(update=update)
+
+    def judged(*records: CheckRecord) -> tuple[str | None, str | None]:
+        (result,) = collect([entry], "5.0.0", list(records), lambda path: None, {entry.id: "d1"})
+        return result.verifier, result.errorkb
+
+    older = {"verifier": VERIFIER_VERSION, "errorkb": "0.0.1"}
+    assert judged(record("before", **older), record("after", **older)) == (VERIFIER_VERSION, "0.0.1")
+    assert judged(record("before"), record("after")) == (VERIFIER_VERSION, __version__)
+    assert judged(record("before", **older), record("after")) == (VERIFIER_VERSION, None)

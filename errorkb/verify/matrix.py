@@ -64,7 +64,7 @@ from errorkb.results.matrix import (
     write_matrix,
 )
 from errorkb.results.records import UPSTREAM, CheckRecord, Code, Outcome
-from errorkb.results.report import now
+from errorkb.results.report import later_verifier_than, now, stamped
 from errorkb.source.drift import SourceIndex, resolve_line
 from errorkb.source.upstream import matrix_env
 from errorkb.verify.engine import Upstream, Verifier
@@ -356,10 +356,24 @@ def collect(entries: list[Entry], release: str, records: list[CheckRecord],
             index = indexes(entry.source.path) if statement and not site else None
             line = site.line if site else (resolve_line(entry, index) if index else None)
         observed = max(r.verified_at for r in found.values() if r is not None)  # a cached verdict's own time
+        verifier, release_ran = _judged([r for r in found.values() if r is not None])
         results.append(Result(entry=entry.id, release=release, before=verdicts.get(BEFORE),
                               after=verdicts.get(AFTER), line=line, digest=digests[entry.id], measured=observed,
-                              recorded=recorded))
+                              recorded=recorded, verifier=verifier, errorkb=release_ran))
     return results
+
+
+def _judged(records: list[CheckRecord]) -> tuple[str, str | None]:
+    """Whose rules judged a result's records, as they say (`report.stamped`: a verdict reused from the cache keeps
+    the errorkb release that ran it): the earliest verifier among them, and the errorkb release where they share
+    one (None, "not said", where a before and its after ran under different releases)."""
+    stamps = [stamped(record) for record in records]
+    earliest = str(stamps[0].verifier)
+    for stamp in stamps[1:]:
+        if later_verifier_than(earliest, str(stamp.verifier)):
+            earliest = str(stamp.verifier)
+    releases = {stamp.errorkb for stamp in stamps}
+    return earliest, releases.pop() if len(releases) == 1 else None
 
 
 def _verdict(verdicts: Verdicts | None) -> Verdicts | None:
