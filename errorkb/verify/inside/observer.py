@@ -67,6 +67,7 @@ import _imp
 import _thread
 import array
 import builtins
+import contextvars
 import copyreg
 import ctypes
 import functools
@@ -142,6 +143,10 @@ _c_PASS_THROUGH = (functools._lru_cache_wrapper,)
 # Tables of Python's own whose callables its C code looks up and calls (pickle's reducers, which `_pickle` holds from
 # its start: a trusted dict, changed in place with no event), searched whole by the planted search (`_p_table_entries`).
 _c_PYTHON_TABLES = (copyreg.dispatch_table,)
+# The thread's current context, where `ContextVar.set` keeps a value and `ContextVar.get` (C) reads it: no object lists
+# it (a variable's referents are its name and default), so it is read as a table (`_p_table_entries`), by C alone.
+_c_copy_context = contextvars.copy_context
+_c_context_items = contextvars.Context.items
 _c_callable = callable
 _c_FrameType = types.FrameType
 _c_TracebackType = types.TracebackType
@@ -2285,8 +2290,9 @@ def _p_roots(frame: Any, tb: Any) -> list[Any] | None:
 def _p_table_entries() -> list[Any]:
     """What Python's C code looks up in its own tables, reached from no frame: the module table's entries that are not
     the modules of trusted files it held before the snippet ran (compared by identity with `modules_as_were`: the
-    import statement reads `sys.modules["pkg"]`, its `__path__` and the name imported, from C), and the values of
-    `_c_PYTHON_TABLES` (a reducer `copyreg.pickle` registered, which `pickle.dumps` calls)."""
+    import statement reads `sys.modules["pkg"]`, its `__path__` and the name imported, from C), the values of
+    `_c_PYTHON_TABLES` (a reducer `copyreg.pickle` registered, which `pickle.dumps` calls), and each context variable
+    set in this thread's current context with its value (`ContextVar.get` reads it from C: a library's hook)."""
     was = _S["modules_as_were"]
     found: list[Any] = []
     for name, value in _c_list_iter(list(_c_dict_items(_S["sys_modules"]))):
@@ -2296,6 +2302,9 @@ def _p_table_entries() -> list[Any]:
                 _p_new_tables(_c_module_dict(value), found)  # Python's own, loaded since: all it holds is new
     for table in _c_tuple_iter(_c_PYTHON_TABLES):
         found.extend([pair[1] for pair in _c_list_iter(list(_c_dict_items(table)))])
+    for pair in _c_list_iter(list(_c_context_items(_c_copy_context()))):
+        found.append(pair[0])
+        found.append(pair[1])
     _p_tables_written(found)
     return found
 
