@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import dis
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
+
+import pytest
 
 from tests.verify.test_observer import read, run_scenario
 
@@ -34,6 +37,13 @@ def own_hook(text):
 
 def parse(text):
     return int(text)
+
+
+def lazy(name):
+    """Imports a module the first time it is asked for it (the import system calls each finder of `sys.meta_path`)."""
+    import importlib
+
+    return importlib.import_module(name)
 
 
 _PENDING = contextvars.ContextVar("pending")
@@ -77,12 +87,14 @@ def _watch_hooks(name: str):
     return configure
 
 
-def _run(tmp_path: Path, body: str, watched: str):
+def _run(tmp_path: Path, body: str, watched: str | Callable[[dict], None]):
+    """The scenario watching `hooks.<watched>` (or configured by `watched`), the gadget made first."""
     folder = tmp_path / "lib"
     folder.mkdir(exist_ok=True)
     (folder / "hooks.py").write_text(HOOKS)
     body = f"MESSAGE = {MESSAGE!r}\nimport hooks\n" + GADGET + textwrap.dedent(body)
-    return read(run_scenario(tmp_path, body, configure=_watch_hooks(watched))).observation
+    configure = _watch_hooks(watched) if isinstance(watched, str) else watched
+    return read(run_scenario(tmp_path, body, configure=configure)).observation
 
 
 def _planted(seen) -> bool:
@@ -141,3 +153,128 @@ def test_an_exception_the_snippet_left_in_a_context_variable_is_not_the_librarys
     assert seen is not None and seen.exception is not None and seen.exception.message == MESSAGE, seen
     assert any("which trusted code raised as it was given" in what for what in seen.interference + seen.tampered), \
         (seen.interference, seen.tampered)
+
+
+# Issue 22: the containers of Python's own modules (`observer._python_tables`) are taken once in the zygote
+# (`snapshot_tables`) and handed to every check forked from it; each check takes again what its set-up changed. The
+# cases fork a "zygote" from the lean parent that takes the copies as a zygote does, then the scenario from it; the
+# check's set-up (its `configure`, before `install`) replaces a module, or rebinds a container, after the copies.
+def _zygote_case(tmp_path: Path, body: str, watched: str, setup: str, library: str = "raising"):
+    """A scenario (`round12._run`'s over its `raising` module, or `_run`'s over `hooks`) forked from a process that
+    took the zygote's copies first; its observation."""
+    import os
+    import pickle
+    import sysconfig
+
+    from errorkb.verify.inside import observer
+    from tests.verify import test_observer_round12 as round12
+
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the zygote
+        try:
+            os.close(read_end)
+            # Python's library as `child.python_roots` has it: its folder and its frozen modules (the import system's)
+            stdlib = (sysconfig.get_paths()["stdlib"] + "/", "<frozen ")
+            site = (sysconfig.get_paths()["purelib"] + "/",)
+            observer.snapshot_trusted((*stdlib, *site))
+            observer.snapshot_tables(stdlib, site)
+
+            def configure(config: dict) -> None:
+                _SETUPS[setup]()
+                (round12._watch_raising if library == "raising" else _watch_hooks)(watched)(config)
+                config["stdlib_roots"], config["site_roots"] = list(stdlib), site
+                config["trusted_roots"] = (*config["trusted_roots"], "<frozen ")
+                # the check takes the zygote's copy (`_python_tables`): the same roots, Python's library trusted
+                assert observer._COPIES["tables"][0] == (stdlib, site)
+                assert all(root.startswith(config["trusted_roots"]) for root in stdlib)
+
+            seen = (round12._run(tmp_path, body, configure) if library == "raising"
+                    else _run(tmp_path, body, configure))
+            os.write(write_end, pickle.dumps(seen))
+        finally:
+            os._exit(0)
+    os.close(write_end)
+    data = b""
+    while chunk := os.read(read_end, 1 << 16):
+        data += chunk
+    os.close(read_end)
+    os.waitpid(pid, 0)
+    return pickle.loads(data) if data else None
+
+
+def _fresh_re() -> None:
+    """The set-up loads `re` again: a module the zygote's copy does not know (the library, imported next, uses it)."""
+    import sys
+
+    for name in [name for name in sys.modules if name == "re" or name.startswith("re.")]:
+        del sys.modules[name]
+    import re  # noqa: F401
+
+
+def _new_cache() -> None:
+    """The set-up rebinds `re._cache` to a new dict: the zygote's copy is of the old one."""
+    import re
+
+    re._cache = {}  # type: ignore[attr-defined]
+
+
+def _new_meta_path() -> None:
+    """The set-up rebinds `sys.meta_path` to a new list (a module with no file: no namespace copy says it changed)."""
+    import sys
+
+    sys.meta_path = list(sys.meta_path)
+
+
+_SETUPS = {"fresh-re": _fresh_re, "new-cache": _new_cache, "new-meta-path": _new_meta_path, "none": lambda: None}
+
+
+@pytest.mark.parametrize("setup", sorted(set(_SETUPS) - {"new-meta-path"}))
+def test_pythons_containers_copied_in_the_zygote_still_show_what_the_checks_snippet_planted(tmp_path, setup):
+    """Round twelve's `re._cache` attack in a check forked from a zygote that copied the containers before the check's
+    set-up loaded `re` again or rebound its cache: the container the snippet writes into is the one the check's copy
+    is of, so the planted pattern is seen."""
+    from tests.verify import lean_parent
+    from tests.verify.test_observer_round12 import _GADGET, _IN_TABLES
+
+    body, watched, _ = _IN_TABLES["re-cache"]
+    seen = lean_parent.call(_zygote_case, tmp_path, _GADGET + body, watched, setup)
+    assert seen is not None and seen.exception is not None and seen.exception.message == MESSAGE, seen
+    assert _planted(seen), (seen.interference, seen.tampered)
+
+
+def test_pythons_containers_copied_in_the_zygote_hold_no_earlier_checks_writes(tmp_path):
+    """The other side: the honest run of round twelve (the snippet's own filters and patterns, the library filling
+    `re._cache`), forked from the zygote's copies: no tampering."""
+    from tests.verify import lean_parent
+
+    body = """
+    import re
+    import warnings
+
+    warnings.simplefilter("ignore")
+    re.match(r"[a-z]+", "abc")
+    try:
+        raising.digits("x")
+    except ValueError:
+        pass
+    """
+    seen = lean_parent.call(_zygote_case, tmp_path, textwrap.dedent(body), "digits", "none")
+    assert seen is not None and seen.calls.raised_count == 1, seen
+    assert seen.interference == [] and seen.tampered == [], (seen.interference, seen.tampered)
+
+
+def test_a_finder_planted_in_a_meta_path_the_checks_set_up_rebound_is_planted(tmp_path):
+    """The same for a container of a module with no file, whose namespace no copy follows: the set-up rebinds
+    `sys.meta_path`, the snippet puts a finder whose `find_spec` is its planted C code first in it, and the function
+    imports a module not loaded yet: Python's ValueError with the documented text starts beneath it, in the import
+    system's frames. (Seen by each check's taking again the containers of such modules, and by the module table's
+    search, which meets `sys` as no trusted module's file.)"""
+    from tests.verify import lean_parent
+
+    body = "import sys\n\nclass Finder:\n    find_spec = chosen\n\n\nsys.meta_path.insert(0, Finder())\n" \
+           "del Finder, chosen, throws\nhooks.lazy('tabnanny')\n"
+    seen = lean_parent.call(_zygote_case, tmp_path, body, "lazy", "new-meta-path", "hooks")
+    assert seen is not None and seen.exception is not None and seen.exception.message == MESSAGE, seen
+    assert seen.exception.started is not None and seen.exception.started.where == "beneath", seen.exception
+    assert _planted(seen), (seen.interference, seen.tampered)
