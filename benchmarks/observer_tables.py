@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 
-def _check(way: str, roots: tuple[tuple[str, ...], tuple[str, ...]], trusted: tuple[str, ...]) -> tuple[float, float]:
+def _check(way: str, roots: tuple[tuple[str, ...], ...], trusted: tuple[str, ...]) -> tuple[float, float]:
     """In a fresh fork: (CPU ms, wall ms) of the tables step of `install`, `way` 'each check' or 'zygote once'."""
     read_end, write_end = os.pipe()
     pid = os.fork()
@@ -33,11 +33,11 @@ def _check(way: str, roots: tuple[tuple[str, ...], tuple[str, ...]], trusted: tu
             if way == "each check":
                 held = dict(held, tables=None)  # as before: no zygote's copy, every container taken here
 
-            def in_stdlib(path: object) -> bool:
-                return observer._p_in_python_library(path, *roots)
+            def in_tables(path: object) -> bool:
+                return observer._p_holds_tables(path, *roots)
 
             cpu, wall = time.process_time(), time.perf_counter()
-            tables = observer._python_tables(in_stdlib, roots, held, trusted)
+            tables = observer._python_tables(in_tables, roots, held, trusted)
             wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
             assert tables
             os.write(write_end, pickle.dumps((cpu * 1000, wall * 1000, len(tables))))
@@ -60,10 +60,12 @@ def main() -> None:
     import torch  # noqa: F401  # what a CPU zygote has imported
 
     import transformers_errorkb.kvcache  # noqa: F401
-    from errorkb.verify.inside import child, observer
+    from errorkb.verify.inside import child, library, observer
+    from errorkb.verify.inside.spec import LibrarySpec
 
     stdlib, site = child.python_roots()
-    roots = (tuple(stdlib), tuple(site))
+    target = library.target_roots("bundled", LibrarySpec("transformers", "transformers", "transformers_errorkb.kvcache"))
+    roots = (tuple(stdlib), tuple(site), tuple(target))
     verifier = str(Path(observer.__file__).resolve().parents[2]) + "/"
     child.snapshot_python()
     started = time.perf_counter()
@@ -73,7 +75,7 @@ def main() -> None:
     times: dict[str, list[tuple[float, float]]] = {"each check": [], "zygote once": []}
     for _ in range(n):
         for way in times:
-            times[way].append(_check(way, roots, (*stdlib, *site, verifier)))
+            times[way].append(_check(way, roots, (*stdlib, *site, *target, verifier)))
     load = os.getloadavg()[0]
     print(f"{'tables, per check':20} {'CPU ms (median)':>16} {'wall ms (median)':>17}")
     for way, measured in times.items():

@@ -468,7 +468,8 @@ def install(config: dict[str, Any]) -> Callable[..., Any]:
     # After the namespaces were copied: a stand-in differs from its copy, read as trusted code's (its file is this one).
     state["registrars"] = _stand_in_registrars(config.get("held"), state["copies_held"]["c_functions"])
     namespace["_S"] = state
-    state["tables"] = _python_tables(namespace["_p_in_stdlib"], (state["stdlib_roots"], state["site_roots"]),
+    state["tables"] = _python_tables(namespace["_p_tables_module"], (state["stdlib_roots"], state["site_roots"],
+                                                                     state["target_roots"]),
                                      state["copies_held"], state["trusted_roots"])
     namespace["_p_emit"]({"e": "start", "sha256": config["sha256"], "device": config.get("device"),
                           "slots": [[slot["label"], slot["kind"]] for slot in state["slots"]]}, True)
@@ -620,13 +621,15 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
     }
 
 
-def _python_tables(in_stdlib: Callable[[Any], bool], roots: tuple[tuple[str, ...], tuple[str, ...]],
+def _python_tables(in_tables: Callable[[Any], bool], roots: tuple[tuple[str, ...], ...],
                    copies: dict[str, Any], trusted: tuple[str, ...]) -> list[tuple[Any, Any, int]]:
-    """Each container (a dict, a list, a set) a module of Python's own library holds by name, with a copy of what it
-    holds and, for a dict, its version (`_version`), before the snippet runs: Python's code reads them by its module's
-    globals, or from C, and calls what it finds (`warnings.filters`' patterns, whose `match` the C `warnings.warn`
-    calls; `re._cache`'s compiled patterns, which `re._compile` returns) with no frame holding them. The module
-    table is searched as such already (`_p_table_entries`).
+    """Each container (a dict, a list, a set) a module of Python's own library, or of the target, holds by name
+    (`_p_tables_module`), with a copy of what it holds and, for a dict, its version (`_version`), before the snippet
+    runs: Python's code reads them by its module's globals, or from C, and calls what it finds (`warnings.filters`'
+    patterns, whose `match` the C `warnings.warn` calls; `re._cache`'s compiled patterns, which `re._compile`
+    returns) with no frame holding them; so does the library's code (a registry of its module's, read by a function
+    that returns what it found, which then only the value stack holds). The module table is searched as such
+    already (`_p_table_entries`).
 
     Taken once in a zygote (`snapshot_tables`, for the same roots) and handed to each check with the namespaces'
     copies (`copies`): the check takes again only what may differ from it, so its copy is what the containers held
@@ -634,12 +637,13 @@ def _python_tables(in_stdlib: Callable[[Any], bool], roots: tuple[tuple[str, ...
     another check): a dict written since (its version), every list and set (they carry none), every container of a
     module whose namespace the check's copy (`snapshot_trusted`, under `trusted`) took anew or again (`renewed`: loaded,
     replaced or written since), and of every module with no file (`sys`, whose namespace no one copies). Without the
-    zygote's copy, or where Python's library is not under `trusted`, all are taken here, from the module table."""
+    zygote's copy, or where Python's library or the target is not under `trusted`, all are taken here, from the
+    module table."""
     taken = copies.get("tables")
     if _VERSION_OFFSET is None or taken is None or taken[0] != roots \
-            or not all(root.startswith(trusted) for root in roots[0]):
+            or not all(root.startswith(trusted) for root in (*roots[0], *roots[2])):
         seen: set[int] = {id(sys.modules)}
-        return [entry for name, module in list(sys.modules.items()) for entry in _tables_of(name, module, in_stdlib,
+        return [entry for name, module in list(sys.modules.items()) for entry in _tables_of(name, module, in_tables,
                                                                                              seen)]
     renewed, copied = copies["renewed"], copies["modules"]
     tables: list[tuple[Any, Any, int]] = []
@@ -655,33 +659,34 @@ def _python_tables(in_stdlib: Callable[[Any], bool], roots: tuple[tuple[str, ...
     for module_id in renewed:
         known = copied.get(module_id)
         if known is not None:
-            tables.extend(_tables_of("", known[0], in_stdlib, seen))
+            tables.extend(_tables_of("", known[0], in_tables, seen))
     for name in sys.builtin_module_names:
-        tables.extend(_tables_of(name, sys.modules.get(name), in_stdlib, seen))
+        tables.extend(_tables_of(name, sys.modules.get(name), in_tables, seen))
     return tables
 
 
-def snapshot_tables(stdlib_roots: tuple[str, ...], site_roots: tuple[str, ...]) -> None:
+def snapshot_tables(stdlib_roots: tuple[str, ...], site_roots: tuple[str, ...], target_roots: tuple[str, ...]) -> None:
     """In a zygote, right after its namespaces were copied (`snapshot_trusted`), before it forks a check: the containers
-    of Python's own modules (`_python_tables`), taken once instead of in every check (5-20 ms each), per module (its
-    id, its containers' entries), for the modules that hold any."""
-    roots = (tuple(stdlib_roots), tuple(site_roots))
+    of Python's own modules and the target's (`_python_tables`), taken once instead of in every check (5-20 ms each),
+    per module (its id, its containers' entries), for the modules that hold any."""
+    roots = (tuple(stdlib_roots), tuple(site_roots), tuple(target_roots))
     seen: set[int] = {id(sys.modules)}
     taken = []
+    in_tables = functools.partial(_p_holds_tables, stdlib_roots=roots[0], site_roots=roots[1], target_roots=roots[2])
     for name, module in list(sys.modules.items()):
-        entries = _tables_of(name, module, functools.partial(_p_in_python_library, stdlib_roots=roots[0],
-                                                             site_roots=roots[1]), seen)
+        entries = _tables_of(name, module, in_tables, seen)
         if entries:
             taken.append((id(module), entries))
     _COPIES["tables"] = (roots, taken)
 
 
-def _tables_of(name: Any, module: Any, in_stdlib: Callable[[Any], bool], seen: set[int]) -> list[tuple[Any, Any, int]]:
-    """The containers one module holds by name, if it is one of Python's own (`_python_tables`), each not `seen`."""
+def _tables_of(name: Any, module: Any, in_tables: Callable[[Any], bool], seen: set[int]) -> list[tuple[Any, Any, int]]:
+    """The containers one module holds by name, if it is one of Python's own or the target's (`_python_tables`), each
+    not `seen`."""
     if type(module) is not types.ModuleType:
         return []
     path = _c_module_dict(module).get("__file__")
-    if not (in_stdlib(path) if type(path) is str else path is None and name in sys.builtin_module_names):
+    if not (in_tables(path) if type(path) is str else path is None and name in sys.builtin_module_names):
         return []
     tables = []
     for value in list(_c_module_dict(module).values()):
@@ -1497,6 +1502,19 @@ def _p_in_stdlib(path: Any) -> bool:
     """A file of Python's own library, under the check's roots (`_p_in_python_library`): frame walks and the errors
     beneath a watched function both ask it."""
     return _p_in_python_library(path, _S["stdlib_roots"], _S["site_roots"])
+
+
+def _p_tables_module(path: Any) -> bool:
+    """A module whose containers are tables the planted search diffs (`_python_tables`), under the check's roots."""
+    return _p_holds_tables(path, _S["stdlib_roots"], _S["site_roots"], _S["target_roots"])
+
+
+def _p_holds_tables(path: Any, stdlib_roots: tuple[str, ...], site_roots: tuple[str, ...],
+                    target_roots: tuple[str, ...]) -> bool:
+    """A file of Python's own library or of the target: code there reads the containers its module holds by name and
+    calls what it finds, with no frame holding them (`_python_tables`). The one definition (a zygote asks it of its
+    roots: `snapshot_tables`)."""
+    return _p_in_python_library(path, stdlib_roots, site_roots) or _p_in_roots(path, target_roots)
 
 
 def _p_in_python_library(path: Any, stdlib_roots: tuple[str, ...], site_roots: tuple[str, ...]) -> bool:
@@ -2366,8 +2384,8 @@ def _p_table_entries() -> list[Any]:
     for name, value in _c_list_iter(list(_c_dict_items(_S["sys_modules"]))):
         if type(name) is not str or _c_dict_get(was, name) is not value:
             found.append(value)
-            if _p_is_module(value) and _p_in_stdlib(_c_dict_get(_c_module_dict(value), "__file__")):
-                _p_new_tables(_c_module_dict(value), found)  # Python's own, loaded since: all it holds is new
+            if _p_is_module(value) and _p_tables_module(_c_dict_get(_c_module_dict(value), "__file__")):
+                _p_new_tables(_c_module_dict(value), found)  # Python's own or the target's, loaded since: all new
     for table in _c_tuple_iter(_c_PYTHON_TABLES):
         found.extend([pair[1] for pair in _c_list_iter(list(_c_dict_items(table)))])
     for pair in _c_list_iter(list(_c_context_items(_c_copy_context()))):
@@ -2378,7 +2396,8 @@ def _p_table_entries() -> list[Any]:
 
 
 def _p_new_tables(space: Any, found: list[Any]) -> None:
-    """The containers a module of Python's own library loaded while the snippet ran holds by name, into `found`."""
+    """The containers a module of Python's own library or the target's loaded while the snippet ran holds by name, into
+    `found`."""
     for _, value in _c_list_iter(list(_c_dict_items(space))):
         kind = type(value)
         if kind is dict or kind is list or kind is set:
@@ -2386,10 +2405,11 @@ def _p_new_tables(space: Any, found: list[Any]) -> None:
 
 
 def _p_tables_written(found: list[Any]) -> None:
-    """What the containers of Python's own modules (`_python_tables`) hold now that they did not hold before the
-    snippet ran, into `found`: a key and its value where either is not the one at that place (a dict's order is its
-    insertion's), a list's item likewise, a set's item that was not in it. A dict whose version is unchanged was not
-    written (`_version_offset`); honest writes (`re._cache` filled by the library's patterns) are searched too."""
+    """What the containers of Python's own modules and the target's (`_python_tables`) hold now that they did not hold
+    before the snippet ran, into `found`: a key and its value where either is not the one at that place (a dict's
+    order is its insertion's), a list's item likewise, a set's item that was not in it. A dict whose version is
+    unchanged was not written (`_version_offset`); honest writes (`re._cache` filled by the library's patterns, a
+    library's registry filled by its own code) are searched too."""
     for entry in _c_list_iter(_S["tables"]):
         table, copy, version = entry
         kind = type(table)
