@@ -353,3 +353,32 @@ def test_the_librarys_own_registry_filled_by_its_own_code_is_not_planted(tmp_pat
     seen = _run(tmp_path, body, _watch_raising("digits"))
     assert seen is not None and seen.calls.raised_count == 1, seen
     assert seen.interference == [] and seen.tampered == [], (seen.interference, seen.tampered)
+
+
+# Round thirteen, third hole: the function's own `raise` of what a call just returned (`raise factory()`), where the
+# callable is C code the snippet planted that makes its own error (`functools.partial(ValueError, text)`): a new
+# exception, made during the call, that no object the snippet handed holds; the planted search ran only where an error
+# started in C code, never at the function's own `raise`.
+_FACTORIES = {"partial": "import functools\nraising.from_factory(functools.partial(ValueError, MESSAGE))\n"}
+
+
+def test_an_exception_made_by_c_code_the_snippet_planted_and_raised_by_the_function_is_not_the_librarys(tmp_path):
+    """`raising.from_factory(partial(ValueError, text))`: Python's class, the documented text, started at the
+    function's own `raise` (an explicit entry's before passed)."""
+    from tests.verify.test_observer_round12 import _run, _watch_raising
+
+    seen = _run(tmp_path, _FACTORIES["partial"], _watch_raising("from_factory"))
+    assert seen is not None and seen.exception is not None and seen.exception.message == MESSAGE, seen
+    assert seen.exception.started is not None and seen.exception.started.opcode == "RAISE_VARARGS", seen.exception
+    assert _planted(seen), (seen.interference, seen.tampered)
+
+
+def test_the_functions_own_raise_of_an_error_it_made_is_its_own(tmp_path):
+    """The other side: the function's own `raise` of an error its code made (`raising.made`, `raise ValueError(...)`
+    through a name, and `from_factory` handed the exception class itself): the library's, no tampering."""
+    from tests.verify.test_observer_round12 import _run, _watch_raising
+
+    for body, watched in (("raising.made(-1)\n", "made"), ("raising.from_factory(ValueError)\n", "from_factory")):
+        seen = _run(tmp_path, body, _watch_raising(watched))
+        assert seen is not None and seen.exception is not None, (watched, seen)
+        assert seen.interference == [] and seen.tampered == [], (watched, seen.interference, seen.tampered)
