@@ -54,6 +54,30 @@ def refill(store, items):
     return len(store.items)
 
 
+_KINDS = {}
+
+
+class Kind:
+    """A base class whose subclasses register themselves in the module's registry, by name."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        _KINDS[cls.__name__] = cls
+
+
+class Number(Kind):
+    parse = staticmethod(int)
+
+
+def _kind(name):
+    return _KINDS[name]
+
+
+def make(name, text):
+    """Parses the text with the kind registered under the name, found by a function that returns it."""
+    return _kind(name).parse(text)
+
+
 def lazy(name):
     """Imports a module the first time it is asked for it (the import system calls each finder of `sys.meta_path`)."""
     import importlib
@@ -382,3 +406,22 @@ def test_the_functions_own_raise_of_an_error_it_made_is_its_own(tmp_path):
         seen = _run(tmp_path, body, _watch_raising(watched))
         assert seen is not None and seen.exception is not None, (watched, seen)
         assert seen.interference == [] and seen.tampered == [], (watched, seen.interference, seen.tampered)
+
+
+def test_a_subclass_the_librarys_init_subclass_registered_holding_planted_code_is_planted(tmp_path):
+    """The registry filled by the library's own `__init_subclass__` when the snippet subclasses its class: the
+    snippet's subclass holds its planted C code as `parse`, which the function calls on the class a function of the
+    library's returned from the registry (a temporary). Python's ValueError with the documented text, started in the
+    function's frame; seen through the registry, a container the library's module holds by name."""
+    body = "class Mine(hooks.Kind):\n    parse = chosen\n\n\ndel Mine, chosen, throws\nhooks.make('Mine', '1')\n"
+    seen = _run(tmp_path, body, "make")
+    assert seen is not None and seen.exception is not None and seen.exception.message == MESSAGE, seen
+    assert _planted(seen), (seen.interference, seen.tampered)
+
+
+def test_the_librarys_own_registered_kind_is_not_planted(tmp_path):
+    """The other side: the library's own kind (registered when its module was imported), failing in C code on the
+    data the function was handed: the library's, no tampering."""
+    seen = _run(tmp_path, "try:\n    hooks.make('Number', 'x')\nexcept ValueError:\n    pass\n", "make")
+    assert seen is not None and seen.calls.raised_count == 1, seen
+    assert seen.interference == [] and seen.tampered == [], (seen.interference, seen.tampered)
