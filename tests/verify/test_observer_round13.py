@@ -78,6 +78,16 @@ def make(name, text):
     return _kind(name).parse(text)
 
 
+def from_factory(factory):
+    """Raises what the factory it is handed returns."""
+    raise factory()
+
+
+def from_factory_chained(factory):
+    """Raises what the factory it is handed returns, from nothing (the cause comes after the call)."""
+    raise factory() from None
+
+
 def lazy(name):
     """Imports a module the first time it is asked for it (the import system calls each finder of `sys.meta_path`)."""
     import importlib
@@ -383,15 +393,15 @@ def test_the_librarys_own_registry_filled_by_its_own_code_is_not_planted(tmp_pat
 # callable is C code the snippet planted that makes its own error (`functools.partial(ValueError, text)`): a new
 # exception, made during the call, that no object the snippet handed holds; the planted search ran only where an error
 # started in C code, never at the function's own `raise`.
-_FACTORIES = {"partial": "import functools\nraising.from_factory(functools.partial(ValueError, MESSAGE))\n"}
+_FACTORIES = {"raise": "from_factory", "raise-from": "from_factory_chained"}
 
 
-def test_an_exception_made_by_c_code_the_snippet_planted_and_raised_by_the_function_is_not_the_librarys(tmp_path):
-    """`raising.from_factory(partial(ValueError, text))`: Python's class, the documented text, started at the
-    function's own `raise` (an explicit entry's before passed)."""
-    from tests.verify.test_observer_round12 import _run, _watch_raising
-
-    seen = _run(tmp_path, _FACTORIES["partial"], _watch_raising("from_factory"))
+@pytest.mark.parametrize("how", sorted(_FACTORIES))
+def test_an_exception_made_by_c_code_the_snippet_planted_and_raised_by_the_function_is_not_the_librarys(tmp_path, how):
+    """`from_factory(partial(ValueError, text))`: Python's class, the documented text, started at the function's own
+    `raise` (an explicit entry's before passed); `raise factory() from None` too."""
+    body = f"import functools\nhooks.{_FACTORIES[how]}(functools.partial(ValueError, MESSAGE))\n"
+    seen = _run(tmp_path, body, _FACTORIES[how])
     assert seen is not None and seen.exception is not None and seen.exception.message == MESSAGE, seen
     assert seen.exception.started is not None and seen.exception.started.opcode == "RAISE_VARARGS", seen.exception
     assert _planted(seen), (seen.interference, seen.tampered)

@@ -3252,10 +3252,9 @@ def _p_exception(record: list[Any], frame: Any, arg: Any) -> None:
     index = record[1]
     started = deepest.tb_frame.f_code
     op = _p_opname(started, deepest.tb_lasti)
-    if index >= 0 and (deepest is not tb or not _p_one_of(op, ("RAISE_VARARGS", "RERAISE"))
-                       or _p_raises_returned(started, deepest.tb_lasti)):
-        # Not the function's own `raise` (C code, or code beneath it), or its `raise` of what a call just returned,
-        # which C code may have made (`raise factory()`, handed `partial(ValueError, text)`): no frame made it.
+    if index >= 0 and (deepest is not tb or op != "RERAISE"):
+        # C code, code beneath it, or the function's own `raise` of an object: whoever made it, with no frame where C
+        # code did (`raise factory()`, `raise factory() from None`, handed `partial(ValueError, text)`).
         planted = _p_planted_under(frame, tb)
         if planted is not None:
             _p_tamper("observer", "planted C code where " + _S["slots"][index]["label"] + " calls it (" + planted
@@ -3424,19 +3423,6 @@ def _p_wrapped_refusal(record: list[Any], tb: Any) -> Any:
             return below
         below = below.tb_next
     return None
-
-
-def _p_raises_returned(code: Any, offset: Any) -> bool:
-    """The `raise` at `offset` raises what a call just returned (`raise factory()`, `raise ValueError(text)`): the
-    instruction before it, past the call's inline caches (CPython's `CACHE` entries), is a `CALL`. C code called
-    there makes the exception with no frame (a partial over an exception class, binding the snippet's text), so the
-    planted search reads what the frame reaches, as where C code raises."""
-    if type(offset) is not int:
-        return False
-    at = offset - 2
-    while at >= 0 and _p_opname(code, at) == "CACHE":
-        at -= 2
-    return at >= 0 and _p_opname(code, at) == "CALL"
 
 
 def _p_opname(code: Any, offset: Any) -> str | None:
