@@ -3252,10 +3252,8 @@ def _p_exception(record: list[Any], frame: Any, arg: Any) -> None:
     index = record[1]
     started = deepest.tb_frame.f_code
     op = _p_opname(started, deepest.tb_lasti)
-    if index >= 0 and (deepest is not tb or op != "RERAISE"):
-        # C code, code beneath it, or the function's own `raise` of an object: whoever made it, with no frame where C
-        # code did (`raise factory()`, `raise factory() from None`, handed `partial(ValueError, text)`).
-        planted = _p_planted_under(frame, tb)
+    if index >= 0 and (deepest is not tb or not _p_one_of(op, ("RAISE_VARARGS", "RERAISE"))):
+        planted = _p_planted_under(frame, tb)  # not the function's own `raise`: C code, or code beneath it
         if planted is not None:
             _p_tamper("observer", "planted C code where " + _S["slots"][index]["label"] + " calls it (" + planted
                       + "), whose error would read as the library's")
