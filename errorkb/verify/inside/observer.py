@@ -67,6 +67,7 @@ import _imp
 import _thread
 import array
 import builtins
+import contextvars
 import copyreg
 import ctypes
 import functools
@@ -142,6 +143,10 @@ _c_PASS_THROUGH = (functools._lru_cache_wrapper,)
 # Tables of Python's own whose callables its C code looks up and calls (pickle's reducers, which `_pickle` holds from
 # its start: a trusted dict, changed in place with no event), searched whole by the planted search (`_p_table_entries`).
 _c_PYTHON_TABLES = (copyreg.dispatch_table,)
+# The thread's current context, where `ContextVar.set` keeps a value and `ContextVar.get` (C) reads it: no object lists
+# it (a variable's referents are its name and default), so it is read as a table (`_p_table_entries`), by C alone.
+_c_copy_context = contextvars.copy_context
+_c_context_items = contextvars.Context.items
 _c_callable = callable
 _c_FrameType = types.FrameType
 _c_TracebackType = types.TracebackType
@@ -463,7 +468,9 @@ def install(config: dict[str, Any]) -> Callable[..., Any]:
     # After the namespaces were copied: a stand-in differs from its copy, read as trusted code's (its file is this one).
     state["registrars"] = _stand_in_registrars(config.get("held"), state["copies_held"]["c_functions"])
     namespace["_S"] = state
-    state["tables"] = _python_tables(namespace["_p_in_stdlib"])
+    state["tables"] = _python_tables(namespace["_p_tables_module"], (state["stdlib_roots"], state["site_roots"],
+                                                                     state["target_roots"]),
+                                     state["copies_held"], state["trusted_roots"])
     namespace["_p_emit"]({"e": "start", "sha256": config["sha256"], "device": config.get("device"),
                           "slots": [[slot["label"], slot["kind"]] for slot in state["slots"]]}, True)
     sys.settrace(trace)
@@ -614,28 +621,89 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
     }
 
 
-def _python_tables(in_stdlib: Callable[[Any], bool]) -> list[tuple[Any, Any, int]]:
-    """Each container (a dict, a list, a set) a module of Python's own library holds by name, with a copy of what it
-    holds and, for a dict, its version (`_version`), before the snippet runs: Python's code reads them by its module's
-    globals, or from C, and calls what it finds (`warnings.filters`' patterns, whose `match` the C `warnings.warn`
-    calls; `re._cache`'s compiled patterns, which `re._compile` returns) with no frame holding them. The module
-    table is searched as such already (`_p_table_entries`)."""
+def _python_tables(in_tables: Callable[[Any], bool], roots: tuple[tuple[str, ...], ...],
+                   copies: dict[str, Any], trusted: tuple[str, ...]) -> list[tuple[Any, Any, int]]:
+    """Each container (a dict, a list, a set) a module of Python's own library, or of the target, holds by name
+    (`_p_tables_module`), with a copy of what it holds and, for a dict, its version (`_version`), before the snippet
+    runs: Python's code reads them by its module's globals, or from C, and calls what it finds (`warnings.filters`'
+    patterns, whose `match` the C `warnings.warn` calls; `re._cache`'s compiled patterns, which `re._compile`
+    returns) with no frame holding them; so does the library's code (a registry of its module's, read by a function
+    that returns what it found, which then only the value stack holds). The module table is searched as such
+    already (`_p_table_entries`).
+
+    Taken once in a zygote (`snapshot_tables`, for the same roots) and handed to each check with the namespaces'
+    copies (`copies`): the check takes again only what may differ from it, so its copy is what the containers held
+    when its snippet started, whatever the check's set-up did (each check is forked from the zygote, never from
+    another check): a dict written since (its version), every list and set (they carry none), every container of a
+    module whose namespace the check's copy (`snapshot_trusted`, under `trusted`) took anew or again (`renewed`: loaded,
+    replaced or written since), and of every module with no file (`sys`, whose namespace no one copies). Without the
+    zygote's copy, or where Python's library or the target is not under `trusted`, all are taken here, from the
+    module table."""
+    taken = copies.get("tables")
+    if _VERSION_OFFSET is None or taken is None or taken[0] != roots \
+            or not all(root.startswith(trusted) for root in (*roots[0], *roots[2])):
+        seen: set[int] = {id(sys.modules)}
+        return [entry for name, module in list(sys.modules.items()) for entry in _tables_of(name, module, in_tables,
+                                                                                             seen)]
+    renewed, copied = copies["renewed"], copies["modules"]
     tables: list[tuple[Any, Any, int]] = []
-    seen: set[int] = {id(sys.modules)}
-    for name, module in list(sys.modules.items()):
-        if type(module) is not types.ModuleType:
+    seen = {id(sys.modules)}
+    for module_id, entries in taken[1]:
+        if module_id in renewed:
             continue
-        path = _c_module_dict(module).get("__file__")
-        if not (in_stdlib(path) if type(path) is str else path is None and name in sys.builtin_module_names):
-            continue
-        for value in list(_c_module_dict(module).values()):
-            kind = type(value)
-            if (kind is dict or kind is list or kind is set) and id(value) not in seen:
+        for entry in entries:
+            value = entry[0]
+            if id(value) not in seen:
                 seen.add(id(value))
-                copy = dict(value) if kind is dict else list(value) if kind is list else \
-                    {id(item): item for item in value}
-                tables.append((value, copy, _version(value) if kind is dict else 0))
+                tables.append(entry if type(value) is dict and _version(value) == entry[2] else _table(value))
+    for module_id in renewed:
+        known = copied.get(module_id)
+        if known is not None:
+            tables.extend(_tables_of("", known[0], in_tables, seen))
+    for name in sys.builtin_module_names:
+        tables.extend(_tables_of(name, sys.modules.get(name), in_tables, seen))
     return tables
+
+
+def snapshot_tables(stdlib_roots: tuple[str, ...], site_roots: tuple[str, ...], target_roots: tuple[str, ...]) -> None:
+    """In a zygote, right after its namespaces were copied (`snapshot_trusted`), before it forks a check: the containers
+    of Python's own modules and the target's (`_python_tables`), taken once instead of in every check (5-20 ms each),
+    per module (its id, its containers' entries), for the modules that hold any."""
+    roots = (tuple(stdlib_roots), tuple(site_roots), tuple(target_roots))
+    seen: set[int] = {id(sys.modules)}
+    taken = []
+    in_tables = functools.partial(_p_holds_tables, stdlib_roots=roots[0], site_roots=roots[1], target_roots=roots[2])
+    for name, module in list(sys.modules.items()):
+        entries = _tables_of(name, module, in_tables, seen)
+        if entries:
+            taken.append((id(module), entries))
+    _COPIES["tables"] = (roots, taken)
+
+
+def _tables_of(name: Any, module: Any, in_tables: Callable[[Any], bool], seen: set[int]) -> list[tuple[Any, Any, int]]:
+    """The containers one module holds by name, if it is one of Python's own or the target's (`_python_tables`), each
+    not `seen`."""
+    if type(module) is not types.ModuleType:
+        return []
+    path = _c_module_dict(module).get("__file__")
+    if not (in_tables(path) if type(path) is str else path is None and name in sys.builtin_module_names):
+        return []
+    tables = []
+    for value in list(_c_module_dict(module).values()):
+        kind = type(value)
+        if (kind is dict or kind is list or kind is set) and id(value) not in seen:
+            seen.add(id(value))
+            tables.append(_table(value))
+    return tables
+
+
+def _table(value: Any) -> tuple[Any, Any, int]:
+    """A container with a copy of what it holds (a set's as id -> item) and, for a dict, its version, read first."""
+    kind = type(value)
+    if kind is dict:
+        version = _version(value)
+        return value, dict(value), version
+    return value, list(value) if kind is list else {id(item): item for item in value}, 0
 
 
 def _held_state(held: Any) -> tuple[tuple[Any, ...], tuple[Any, ...], tuple[Any, ...], tuple[Any, ...]]:
@@ -656,12 +724,14 @@ def _empty_copies() -> dict[str, Any]:
     `versions`, `ids`: per slot, where the dict's version is read (`_VERSION_OFFSET`), its version when copied, and
     the id; `table`: the module table's version when `names` was made; `made_codes`: id -> code compiled at run time by
 trusted code before the snippet ran (`_record_made_code`); `c_functions`: id -> [(a C function, a copied
-    module's namespace, the name it is bound to there)], where a runtime's frame hook is bound (`_replace_everywhere`).
+    module's namespace, the name it is bound to there)], where a runtime's frame hook is bound (`_replace_everywhere`);
+    `renewed`: the ids whose namespace the last copy took anew or again (loaded, or written since the copy before);
+    `tables`: Python's own containers as a zygote took them (`snapshot_tables`: its roots, and per module its entries).
     Arrays of numbers, read in a check without writing a page the zygote shares (a forked check copies none for
     them)."""
     return {"modules": {}, "classes": {}, "names": {}, "at": {}, "addresses": array.array("Q"),
             "versions": array.array("Q"), "ids": array.array("Q"), "table": None, "every_class": False, "binders": {},
-            "made_codes": {}, "c_functions": {}}
+            "made_codes": {}, "c_functions": {}, "renewed": set(), "tables": None}
 
 
 _COPIES: dict[str, Any] = _empty_copies()
@@ -895,7 +965,8 @@ def snapshot_trusted(roots: tuple[str, ...], binders: bool = False) -> None:
     read as the snippet's binding (a false tamper of an export entry's before on 53 releases of the matrix)."""
     modules, classes = _COPIES["modules"], _COPIES["classes"]
     fresh: list[dict[str, Any]] = []
-    for key in _written_since():  # written since it was copied (the check's set-up): copied again
+    renewed = _COPIES["renewed"] = set(_written_since())  # copied anew or again here: its tables too
+    for key in renewed:  # written since it was copied (the check's set-up): copied again
         space = _COPIES["at"][key][0]
         if key in modules:
             modules[key] = (modules[key][0], _copy(modules[key][0], space))
@@ -938,6 +1009,7 @@ def _copy_modules(roots: tuple[str, ...]) -> list[dict[str, Any]]:
             if type(path) is not str or not path.startswith(roots) or "/../" in path:
                 continue
             modules[id(module)] = (module, _copy(module, space))
+            _COPIES["renewed"].add(id(module))
             fresh.append(modules[id(module)][1])
             _index_c_functions(space, modules[id(module)][1])
         names.setdefault(name, module)
@@ -1427,11 +1499,30 @@ def _p_registered_on_import(standin: Any) -> bool:
 
 
 def _p_in_stdlib(path: Any) -> bool:
+    """A file of Python's own library, under the check's roots (`_p_in_python_library`): frame walks and the errors
+    beneath a watched function both ask it."""
+    return _p_in_python_library(path, _S["stdlib_roots"], _S["site_roots"])
+
+
+def _p_tables_module(path: Any) -> bool:
+    """A module whose containers are tables the planted search diffs (`_python_tables`), under the check's roots."""
+    return _p_holds_tables(path, _S["stdlib_roots"], _S["site_roots"], _S["target_roots"])
+
+
+def _p_holds_tables(path: Any, stdlib_roots: tuple[str, ...], site_roots: tuple[str, ...],
+                    target_roots: tuple[str, ...]) -> bool:
+    """A file of Python's own library or of the target: code there reads the containers its module holds by name and
+    calls what it finds, with no frame holding them (`_python_tables`). The one definition (a zygote asks it of its
+    roots: `snapshot_tables`)."""
+    return _p_in_python_library(path, stdlib_roots, site_roots) or _p_in_roots(path, target_roots)
+
+
+def _p_in_python_library(path: Any, stdlib_roots: tuple[str, ...], site_roots: tuple[str, ...]) -> bool:
     """A file of Python's own library: under a standard library's folder but not in a site-packages below
     it (a venv's `lib/python3.X/`, a plain install's, hold the installed packages too; so does the base
-    Python's of a venv, on no path until the snippet puts it there). The one definition: frame walks
-    and the errors beneath a watched function both ask it."""
-    return _p_in_roots(path, _S["stdlib_roots"]) and not _p_in_roots(path, _S["site_roots"]) \
+    Python's of a venv, on no path until the snippet puts it there). The one definition (a zygote asks it of its
+    roots before any check exists: `snapshot_tables`)."""
+    return _p_in_roots(path, stdlib_roots) and not _p_in_roots(path, site_roots) \
         and "/site-packages/" not in path and "/dist-packages/" not in path
 
 
@@ -2285,23 +2376,28 @@ def _p_roots(frame: Any, tb: Any) -> list[Any] | None:
 def _p_table_entries() -> list[Any]:
     """What Python's C code looks up in its own tables, reached from no frame: the module table's entries that are not
     the modules of trusted files it held before the snippet ran (compared by identity with `modules_as_were`: the
-    import statement reads `sys.modules["pkg"]`, its `__path__` and the name imported, from C), and the values of
-    `_c_PYTHON_TABLES` (a reducer `copyreg.pickle` registered, which `pickle.dumps` calls)."""
+    import statement reads `sys.modules["pkg"]`, its `__path__` and the name imported, from C), the values of
+    `_c_PYTHON_TABLES` (a reducer `copyreg.pickle` registered, which `pickle.dumps` calls), and each context variable
+    set in this thread's current context with its value (`ContextVar.get` reads it from C: a library's hook)."""
     was = _S["modules_as_were"]
     found: list[Any] = []
     for name, value in _c_list_iter(list(_c_dict_items(_S["sys_modules"]))):
         if type(name) is not str or _c_dict_get(was, name) is not value:
             found.append(value)
-            if _p_is_module(value) and _p_in_stdlib(_c_dict_get(_c_module_dict(value), "__file__")):
-                _p_new_tables(_c_module_dict(value), found)  # Python's own, loaded since: all it holds is new
+            if _p_is_module(value) and _p_tables_module(_c_dict_get(_c_module_dict(value), "__file__")):
+                _p_new_tables(_c_module_dict(value), found)  # Python's own or the target's, loaded since: all new
     for table in _c_tuple_iter(_c_PYTHON_TABLES):
         found.extend([pair[1] for pair in _c_list_iter(list(_c_dict_items(table)))])
+    for pair in _c_list_iter(list(_c_context_items(_c_copy_context()))):
+        found.append(pair[0])
+        found.append(pair[1])
     _p_tables_written(found)
     return found
 
 
 def _p_new_tables(space: Any, found: list[Any]) -> None:
-    """The containers a module of Python's own library loaded while the snippet ran holds by name, into `found`."""
+    """The containers a module of Python's own library or the target's loaded while the snippet ran holds by name, into
+    `found`."""
     for _, value in _c_list_iter(list(_c_dict_items(space))):
         kind = type(value)
         if kind is dict or kind is list or kind is set:
@@ -2309,10 +2405,11 @@ def _p_new_tables(space: Any, found: list[Any]) -> None:
 
 
 def _p_tables_written(found: list[Any]) -> None:
-    """What the containers of Python's own modules (`_python_tables`) hold now that they did not hold before the
-    snippet ran, into `found`: a key and its value where either is not the one at that place (a dict's order is its
-    insertion's), a list's item likewise, a set's item that was not in it. A dict whose version is unchanged was not
-    written (`_version_offset`); honest writes (`re._cache` filled by the library's patterns) are searched too."""
+    """What the containers of Python's own modules and the target's (`_python_tables`) hold now that they did not hold
+    before the snippet ran, into `found`: a key and its value where either is not the one at that place (a dict's
+    order is its insertion's), a list's item likewise, a set's item that was not in it. A dict whose version is
+    unchanged was not written (`_version_offset`); honest writes (`re._cache` filled by the library's patterns, a
+    library's registry filled by its own code) are searched too."""
     for entry in _c_list_iter(_S["tables"]):
         table, copy, version = entry
         kind = type(table)

@@ -82,7 +82,7 @@ def run(config: ZygoteConfig, requests: int, replies: TextIO, unshared: str | No
     send(replies, {"hello": os.getpid(), "ready": error is None, "error": error, "fallback": fallback})
     if error is not None:
         return 0
-    child.snapshot_python()  # the namespaces copied once here, not in every check (`observer.snapshot_trusted`)
+    _snapshot(child, config.target, config.library)  # copied once here, not in every check
     gc.freeze()  # what the zygote made is permanent: a forked check's collector neither walks nor copies it
     serve(requests, replies, child, jail if config.jail else None)
     return 0
@@ -97,8 +97,20 @@ def _prepare(child: ModuleType, spec: CheckSpec) -> None:
     if child.prepare(spec.target, spec.module, spec.library, spec.preload, spec.runtime_site).error is None:
         for name in child.runtime_preloads(spec.target, spec.module, spec.library, spec.runtime_site):
             child.preload(name)
-    child.snapshot_python()
+    _snapshot(child, spec.target, spec.library)
     gc.freeze()
+
+
+def _snapshot(child: ModuleType, target: str, library: Any) -> None:
+    """What every check's observer compares with, copied here once: the trusted namespaces and classes
+    (`child.snapshot_python`, `observer.snapshot_trusted`), then the containers of Python's own modules and the
+    target's (`observer.snapshot_tables`)."""
+    from errorkb.verify.inside import library as libraries
+    from errorkb.verify.inside import observer
+
+    child.snapshot_python()
+    stdlib, site = child.python_roots()
+    observer.snapshot_tables(tuple(stdlib), tuple(site), tuple(libraries.target_roots(target, library)))
 
 
 class _Child:
