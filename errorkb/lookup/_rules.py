@@ -150,12 +150,16 @@ _TRACEBACK_WORDS = r"Traceback \(most recent call last\)"  # Python's marker, as
 # scanned from its start once (round eighteen: a string read from each escaped quote took time quadratic in a line's
 # length). Each escape (`JSON_ESCAPE`: `\uXXXX` in group 1, one
 # character in group 2) as `JSON_ESCAPES` says (`\uXXXX` as its character but a surrogate's half; any other escape
-# stays as written). Round eighteen: the frames inside were left unread.
+# stays as written). Round eighteen: the frames inside were left unread. A record inside another record's string (a
+# JSON logger's line in Docker's json-file log, a cloud export of a record's text) is escaped twice, its line breaks
+# `\\n`: the marker may be followed by any run of backslashes before `n`, and the strings are read `JSON_DEPTH` times
+# over, each pass the next layer (round nineteen: a strict xfail of round eighteen's).
 _JSON_STRING = r'"(?:[^"\\\n]|\\[^\n])*"'
 _JSON_TOKEN = (_JSON_STRING + r"|[ \t:,\[\]{}]|(?:-?[0-9][0-9.eE+-]*|true|false|null)(?![A-Za-z0-9_.+-])")
 ESCAPED_TRACEBACK = (r"((?<![^\n])(?:" + PREFIX + r")?(?:(?:[\[{]|[ \t]*" + _JSON_STRING + r"[ \t]*:)(?:"
                      + _JSON_TOKEN + r')*?)?)"((?:[^"\\\n]|\\[^\n])*?' + _TRACEBACK_WORDS
-                     + r':\\[rn](?:[^"\\\n]|\\[^\n])*)"')
+                     + r':\\+[rn](?:[^"\\\n]|\\[^\n])*)"')
+JSON_DEPTH = 2
 JSON_ESCAPE = r"\\(?:u([0-9A-Fa-f]{4})|([^u\n]))"
 JSON_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", '"': '"', "\\": "\\", "/": "/"}
 RICH_TOP = r"(?<![^\n])╭─* ?" + _TRACEBACK_WORDS + r" ?─*╮[ \t]*(?![^\n])"
@@ -483,7 +487,8 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
         "tail_min": TAIL_MIN, "tail_after": TAIL_AFTER, "head_min": HEAD_MIN, "head_close": HEAD_CLOSE,
         "written_min": WRITTEN_MIN,
         "trailing_punctuation": TRAILING_PUNCTUATION, "diff_kept": DIFF_KEPT,
-        "frame_wraps": FRAME_WRAPS, "told_window": TOLD_WINDOW, "traceback_text": TRACEBACK_TEXT,
+        "frame_wraps": FRAME_WRAPS, "json_depth": JSON_DEPTH, "told_window": TOLD_WINDOW,
+        "traceback_text": TRACEBACK_TEXT,
         "handling_text": HANDLING_TEXT,
         "html_entities": HTML_ENTITIES, "json_escapes": JSON_ESCAPES,
         "patterns": {"ANSI": ANSI, "INVISIBLE": INVISIBLE, "HTML_ENTITY": HTML_ENTITY,
