@@ -143,7 +143,10 @@ _TRACEBACK_WORDS = r"Traceback \(most recent call last\)"  # Python's marker, as
 # read first, as the text it encodes, on lines of its own (group 1, what stands before it, stays). The string stands
 # where a log record does: at a line's start, after the prefixes a log puts there (`PREFIX`), alone, or as a value of a
 # record the line opens (`{`, `[`) or of a pretty-printed record's key (`    "exc_info": `), past nothing but JSON's
-# own tokens (`_JSON_TOKEN`: a string, a number, `true`, `false`, `null`, punctuation). Round nineteen: a string
+# own tokens (`_JSON_TOKEN`: a string, a number, `true`, `false`, `null`, punctuation). A record opening or a string
+# alone never stands after five blanks: a frame's code line behind a prefix (`(pid=1) `, a time, pytest's `E   `) is
+# the prefix's separator and Python's four blanks of indentation, which `PREFIX` takes with it (a level padded to
+# eight, `INFO     {`, reads as code too: a known limit). Round nineteen: a string
 # anywhere after `:`, `[`, `,` or `{` was read, and a line of source code holds such strings (a frame's code line
 # `    {"exc_info": "Traceback ...\n..."}[key]`, an IPython cell's `      1 rec = {...}`): frames never printed as
 # frames tied the user's own error beneath them to the library's entry. Each token matches one way, so a line is
@@ -156,8 +159,8 @@ _TRACEBACK_WORDS = r"Traceback \(most recent call last\)"  # Python's marker, as
 # over, each pass the next layer (round nineteen: a strict xfail of round eighteen's).
 _JSON_STRING = r'"(?:[^"\\\n]|\\[^\n])*"'
 _JSON_TOKEN = (_JSON_STRING + r"|[ \t:,\[\]{}]|(?:-?[0-9][0-9.eE+-]*|true|false|null)(?![A-Za-z0-9_.+-])")
-ESCAPED_TRACEBACK = (r"((?<![^\n])(?:" + PREFIX + r")?(?:(?:[\[{]|[ \t]*" + _JSON_STRING + r"[ \t]*:)(?:"
-                     + _JSON_TOKEN + r')*?)?)"((?:[^"\\\n]|\\[^\n])*?' + _TRACEBACK_WORDS
+ESCAPED_TRACEBACK = (r"((?<![^\n])(?:" + PREFIX + r")?(?:(?:(?<![ \t]{5})[\[{]|[ \t]*" + _JSON_STRING
+                     + r"[ \t]*:)(?:" + _JSON_TOKEN + r')*?|(?<![ \t]{5})))"((?:[^"\\\n]|\\[^\n])*?' + _TRACEBACK_WORDS
                      + r':\\+[rn](?:[^"\\\n]|\\[^\n])*)"')
 JSON_DEPTH = 2
 JSON_ESCAPE = r"\\(?:u([0-9A-Fa-f]{4})|([^u\n]))"
