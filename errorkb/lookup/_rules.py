@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-RULES_VERSION = 30
+RULES_VERSION = 31
 
 CAP = 1 << 16  # characters of a paste read: its last 64 KiB
 CHAIN = 64  # exception lines tried whole, counted from the end of the paste
@@ -140,14 +140,29 @@ _TRACEBACK_WORDS = r"Traceback \(most recent call last\)"  # Python's marker, as
 # A log record written as JSON (python-json-logger's `exc_info`, structlog's `exception`, a cloud log's export) holds a
 # traceback as one string: its line breaks written `\n`, its quotes `\"`, a Windows path's backslashes doubled. A
 # JSON string that holds Python's marker followed by an escaped line break (`ESCAPED_TRACEBACK`, group 2 its body) is
-# read first, as the text it encodes, on lines of its own (group 1, what stands before it, stays). The string starts a
-# line or stands where JSON puts a value (after `:`, `[`, `,` or `{`): never at a quote inside a string, whose every
-# quote is escaped, so that each part of a paste is scanned from one start at most (a line of escaped quotes read from
-# each of them took time quadratic in its length). each escape (`JSON_ESCAPE`: `\uXXXX` in group 1, one
+# read first, as the text it encodes, on lines of its own (group 1, what stands before it, stays). The string stands
+# where a log record does: at a line's start, after the prefixes a log puts there (`PREFIX`), alone, or as a value of a
+# record the line opens (`{`, `[`) or of a pretty-printed record's key (`    "exc_info": `), past nothing but JSON's
+# own tokens (`_JSON_TOKEN`: a string, a number, `true`, `false`, `null`, punctuation). A record opening or a string
+# alone never stands after five blanks: a frame's code line behind a prefix (`(pid=1) `, a time, pytest's `E   `) is
+# the prefix's separator and Python's four blanks of indentation, which `PREFIX` takes with it (a level padded to
+# eight, `INFO     {`, reads as code too: a known limit). Round nineteen: a string
+# anywhere after `:`, `[`, `,` or `{` was read, and a line of source code holds such strings (a frame's code line
+# `    {"exc_info": "Traceback ...\n..."}[key]`, an IPython cell's `      1 rec = {...}`): frames never printed as
+# frames tied the user's own error beneath them to the library's entry. Each token matches one way, so a line is
+# scanned from its start once (round eighteen: a string read from each escaped quote took time quadratic in a line's
+# length). Each escape (`JSON_ESCAPE`: `\uXXXX` in group 1, one
 # character in group 2) as `JSON_ESCAPES` says (`\uXXXX` as its character but a surrogate's half; any other escape
-# stays as written). Round eighteen: the frames inside were left unread.
-ESCAPED_TRACEBACK = (r'((?<![^\n])|[:\[,{][ \t]*)"((?:[^"\\\n]|\\[^\n])*?' + _TRACEBACK_WORDS
-                     + r':\\[rn](?:[^"\\\n]|\\[^\n])*)"')
+# stays as written). Round eighteen: the frames inside were left unread. A record inside another record's string (a
+# JSON logger's line in Docker's json-file log, a cloud export of a record's text) is escaped twice, its line breaks
+# `\\n`: the marker may be followed by any run of backslashes before `n`, and the strings are read `JSON_DEPTH` times
+# over, each pass the next layer (round nineteen: a strict xfail of round eighteen's).
+_JSON_STRING = r'"(?:[^"\\\n]|\\[^\n])*"'
+_JSON_TOKEN = (_JSON_STRING + r"|[ \t:,\[\]{}]|(?:-?[0-9][0-9.eE+-]*|true|false|null)(?![A-Za-z0-9_.+-])")
+ESCAPED_TRACEBACK = (r"((?<![^\n])(?:" + PREFIX + r")?(?:(?:(?<![ \t]{5})[\[{]|[ \t]*" + _JSON_STRING
+                     + r"[ \t]*:)(?:" + _JSON_TOKEN + r')*?|(?<![ \t]{5})))"((?:[^"\\\n]|\\[^\n])*?' + _TRACEBACK_WORDS
+                     + r':\\+[rn](?:[^"\\\n]|\\[^\n])*)"')
+JSON_DEPTH = 2
 JSON_ESCAPE = r"\\(?:u([0-9A-Fa-f]{4})|([^u\n]))"
 JSON_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", '"': '"', "\\": "\\", "/": "/"}
 RICH_TOP = r"(?<![^\n])╭─* ?" + _TRACEBACK_WORDS + r" ?─*╮[ \t]*(?![^\n])"
@@ -475,7 +490,8 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
         "tail_min": TAIL_MIN, "tail_after": TAIL_AFTER, "head_min": HEAD_MIN, "head_close": HEAD_CLOSE,
         "written_min": WRITTEN_MIN,
         "trailing_punctuation": TRAILING_PUNCTUATION, "diff_kept": DIFF_KEPT,
-        "frame_wraps": FRAME_WRAPS, "told_window": TOLD_WINDOW, "traceback_text": TRACEBACK_TEXT,
+        "frame_wraps": FRAME_WRAPS, "json_depth": JSON_DEPTH, "told_window": TOLD_WINDOW,
+        "traceback_text": TRACEBACK_TEXT,
         "handling_text": HANDLING_TEXT,
         "html_entities": HTML_ENTITIES, "json_escapes": JSON_ESCAPES,
         "patterns": {"ANSI": ANSI, "INVISIBLE": INVISIBLE, "HTML_ENTITY": HTML_ENTITY,

@@ -261,7 +261,7 @@
       toldWindow: rules.told_window,
       headMin: rules.head_min, headClose: String(rules.head_close || ""), diffKept: String(rules.diff_kept || ""),
       trailingPunctuation: String(rules.trailing_punctuation || ""),
-      htmlEntities: table(rules.html_entities), jsonEscapes: table(rules.json_escapes), frameWraps: rules.frame_wraps, tracebackText: rules.traceback_text, handlingText: String(rules.handling_text || ""),
+      htmlEntities: table(rules.html_entities), jsonEscapes: table(rules.json_escapes), frameWraps: rules.frame_wraps, jsonDepth: rules.json_depth, tracebackText: rules.traceback_text, handlingText: String(rules.handling_text || ""),
       defaultTypes: table(rules.default_types), builtinTypes: new Set(rules.builtin_types || []),
       confirming: new Set(rules.confirming || []), generic: rules.generic || [],
       nameChars: String(rules.name_chars || ""), dottedNameChars: String(rules.dotted_name_chars || ""),
@@ -320,10 +320,12 @@
    * prefix (_paste.py:normalize, logged_lines). */
   function normalize(text, R, meter, logged) {
     meter = meter || new Meter();
-    meter.work += (31 + R.frameWraps) * text.length;  // the passes below each read the text once
+    meter.work += (30 + R.jsonDepth + R.frameWraps) * text.length;  // the passes below each read the text once
     text = text.replaceAll("\ufeff", "").replaceAll("\u00a0", " ");
-    text = text.replace(R.patterns.ESCAPED_TRACEBACK, (whole, before, body) => before + "\n" + body.replace(R.patterns.JSON_ESCAPE,
-      (escape, code, character) => unescaped(escape, code, character, R)) + "\n");  // a JSON log record's traceback
+    for (let pass = 0; pass < R.jsonDepth; pass++) {  // a JSON log record's traceback; a record inside a record's, in two
+      text = text.replace(R.patterns.ESCAPED_TRACEBACK, (whole, before, body) => before + "\n" + body.replace(R.patterns.JSON_ESCAPE,
+        (escape, code, character) => unescaped(escape, code, character, R)) + "\n");
+    }
     text = text.replace(R.patterns.INVISIBLE, "");  // marks no terminal prints (_rules.py:INVISIBLE)
     text = text.replace(R.patterns.HTML_ENTITY, (entity) => R.htmlEntities[entity]);  // read once
     text = plainQuotes(text);
