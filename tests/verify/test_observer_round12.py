@@ -10,6 +10,7 @@ the error. The scenarios run as `tests/verify/test_observer.py` runs them (a for
 from __future__ import annotations
 
 import dis
+import importlib
 import textwrap
 from pathlib import Path
 
@@ -131,18 +132,25 @@ def from_factory(factory):
 
 def _watch_raising(name: str):
     """A `configure` that watches `raising.<name>`, a module of the target's folder (`lib/raising.py`)."""
+    return watch_in("raising", name)
+
+
+def watch_in(module_name: str, name: str, beneath: bool = False):
+    """A `configure` that watches `<module_name>.<name>`, a module of the target's folder; `beneath`: the library's
+    own files count as beneath the watched function."""
 
     def configure(config: dict) -> None:
-        import raising
-
-        function = getattr(raising, name)
+        module = importlib.import_module(module_name)
+        function = getattr(module, name)
         code = function.__code__
         config["slots"][0].update(
             label=name, code=code, function=function, function_code=code, name=name, raw=function, reads=[],
             globals=function.__globals__,
             normal=[i.offset for i in dis.get_instructions(code) if i.opname == "RETURN_VALUE"],
             defaults=None, kwdefaults=None)
-        config["owners"] = [(name, raising, name, function)]
+        config["owners"] = [(name, module, name, function)]
+        if beneath:
+            config["beneath_roots"] = [*config.get("beneath_roots", ()), *config["target_roots"]]
 
     return configure
 

@@ -6,7 +6,6 @@ function of a module of the target's folder (`lib/hooks.py`).
 
 from __future__ import annotations
 
-import dis
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
@@ -119,21 +118,9 @@ chosen = functools.partial(max, key=functools.partial(next, throws))
 
 def _watch_hooks(name: str):
     """A `configure` that watches `hooks.<name>` (`lib/hooks.py`), the library's own files beneath it."""
+    from tests.verify.test_observer_round12 import watch_in
 
-    def configure(config: dict) -> None:
-        import hooks
-
-        function = getattr(hooks, name)
-        code = function.__code__
-        config["slots"][0].update(
-            label=name, code=code, function=function, function_code=code, name=name, raw=function, reads=[],
-            globals=function.__globals__,
-            normal=[i.offset for i in dis.get_instructions(code) if i.opname == "RETURN_VALUE"],
-            defaults=None, kwdefaults=None)
-        config["owners"] = [(name, hooks, name, function)]
-        config["beneath_roots"] = [*config.get("beneath_roots", ()), *config["target_roots"]]
-
-    return configure
+    return watch_in("hooks", name, beneath=True)
 
 
 def _run(tmp_path: Path, body: str, watched: str | Callable[[dict], None]):
