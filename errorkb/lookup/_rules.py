@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-RULES_VERSION = 31
+RULES_VERSION = 32
 
 CAP = 1 << 16  # characters of a paste read: its last 64 KiB
 CHAIN = 64  # exception lines tried whole, counted from the end of the paste
@@ -219,6 +219,19 @@ TRACEBACK_END = (r"(?<![^\n])(?:[A-Za-z_][A-Za-z0-9_]*\.)*(?:[A-Za-z_][A-Za-z0-9
 # `Failed: Timeout >10.0s`, `_pytest.outcomes.Failed: ...`), is such an error too: the message its test's
 # `pytest.raises(..., match=...)` quotes was not raised, and an error before it is not what ended the test.
 FATAL_NAME = r"(?:Error|Exception|Interrupt|Exit|Iteration)$|(?:^|\.)Failed$"
+# A failed check: a test's `assert`, unittest's `assertEqual`, pytest.raises' `match`, numpy.testing's `assert_equal`
+# raise `AssertionError` with a message that quotes what the check compared (`assert "a" == "b"`, `"a" != "b"`,
+# ` DESIRED: "b"`). An entry's words inside such a message are an operand the test wrote or one it got, not an error the
+# library raised: a message that holds the library's words inside a longer one reads as a wrapper's retelling of that
+# error (`failed: {error}`), a check's never does (round twenty: a test comparing an error's text with the entry's
+# confirmed the entry). The error the paste ended with is a failed check when its exception line's name is
+# `CHECK_NAME`, or, with no exception line, when a line starts with the class's name (`AssertionError:` whose message
+# is on the lines below, numpy's) or with pytest's rewritten `assert` (its `E` margin gone; `--tb=line`'s `path:12: `,
+# the summary's `FAILED path::test - ` before it): `CHECK_LINE`. Words matched whole, or found inside under an entry
+# whose own exception is a check's (a runtime's `AssertionError`), are read as before.
+CHECK_NAME = r"(?:^|\.)AssertionError$"
+CHECK_LINE = (r"(?<![^\n])(?:(?:[A-Za-z_][A-Za-z0-9_]*\.)*AssertionError(?::|(?![^\n]))"
+              r"|(?:[^ \t\n]+:[0-9]+: |(?:FAILED|ERROR)[ \t]+[^ \t\n]+[ \t]+-[ \t]+)?assert[ \t])")
 CHAINED = r"(?<![^\n])(?:During handling of the above exception|The above exception was the direct cause)"
 # "During handling of the above exception" says only that the later exception was raised while the earlier one was
 # being handled: a handler that falls back to other code and fails there shows a new error, whose cause the earlier one
@@ -505,7 +518,8 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
                      "QUOTE_MARK": QUOTE_MARK, "DIFF_HUNK": DIFF_HUNK, "DOCTEST_EXPECTED": DOCTEST_EXPECTED,
                      "LINE_END": LINE_END, "SUFFIX": SUFFIX, "EXCEPTION_LINE": EXCEPTION_LINE,
                      "INLINE_EXCEPTION": INLINE_EXCEPTION, "STOP_LINE": STOP_LINE, "TRACEBACK": TRACEBACK,
-                     "TRACEBACK_END": TRACEBACK_END, "FATAL_NAME": FATAL_NAME, "CHAINED": CHAINED,
+                     "TRACEBACK_END": TRACEBACK_END, "FATAL_NAME": FATAL_NAME, "CHECK_NAME": CHECK_NAME,
+                     "CHECK_LINE": CHECK_LINE, "CHAINED": CHAINED,
                      "RERAISE": RERAISE, "WARNING_HEADER": WARNING_HEADER,
                      "FRAME": FRAME, "FRAME_LINE": FRAME_LINE, "STACK_LINE": STACK_LINE, "INSTALL_ROOT": INSTALL_ROOT,
                      "OWN_RAISE": OWN_RAISE, "OWN_FILE": OWN_FILE, "RELAYED": RELAYED,

@@ -1612,6 +1612,8 @@
 
   const EARLIER = "found earlier in the paste, not in the error it ended with: paste only the failing traceback " +
     "to check it";
+  const CHECKED = "found inside a failed check's message (an `assert` or a test's comparison quotes these words): " +
+    "the check raised the error, not the library; paste the traceback of the error the check compared to confirm it";
 
   /* Every entry's wordings parsed once; `answer` (or `find`) handles one paste. `options`: the
    * index's `library.name`, `rules`, `library.classes`, `library.others` and `runtime.packages`. */
@@ -1774,6 +1776,19 @@
               Boolean(this.frames.length || this.arrows.length || this.markers.length), logged);
           }
           return this.finalRead;
+        },
+        checked() {  // whether the error the paste ended with is a failed check (_match.py:_Reading.checked)
+          if (this.checkedRead === undefined) {
+            const final = this.final();
+            if (final !== null) {
+              this.checkedRead = this.options.some((option) => option.at >= 0 && option.exception !== null
+                && R.patterns.CHECK_NAME.test(option.exception) && final.has(lineStart(text, option.at)));
+            } else {
+              meter.work += text.length;
+              this.checkedRead = R.patterns.CHECK_LINE.test(text);
+            }
+          }
+          return this.checkedRead;
         },
         shown(at) {  // the frames of the exception line at `at`'s traceback (_match.py:_Reading.shown)
           const start = this.startOf(at);  // reads the paste's frames, markers and ends first
@@ -2035,13 +2050,18 @@
           || this.classes.has(fnv1a(value.slice(value.lastIndexOf(".") + 1))) : null)
         .concat(locatedElsewhere(d, named, library, R));
       const held = withheld.map(([value, because]) => `\`${value}\` ${because}`);
-      let confirmed = !withheld.length && copied === null && clash === null && relayed === null
+      // Words found inside a failed check's message are what the test compared (_match.py:_grade, round twenty).
+      const checked = !match.exact && whole === null && !R.patterns.CHECK_NAME.test(wording.exception)
+        && reading.checked();
+      let confirmed = !withheld.length && copied === null && clash === null && relayed === null && !checked
         && evidence.some((e) => R.confirming.has(e.kind));
       // Only the error the paste ended with is the user's (_match.py:_grade).
       const earlier = confirmed && !wording.device && !this.endedWith(match, reading, meter);
       confirmed = confirmed && !earlier;
       if (earlier) {
         missing.push(EARLIER);
+      } else if (checked) {
+        missing.push(CHECKED);
       } else if (relayed !== null) {
         missing.push(`your code relays these words from a value (${where(relayed)}: ` +
           `\`${relayed.code.slice(0, 120)}\`): an error ${library} raised, or words of your own; the original error's traceback tells (raise it \`from\` ` +
