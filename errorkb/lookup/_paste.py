@@ -251,7 +251,8 @@ def learned_tags(lines: list[str]) -> list[str]:
         if at <= 0:
             continue
         tag = line[:at]
-        if len(tag) > rules.TAG_MAX or tag in found or not _TAG_CHARACTER.search(tag) or _PROCESS.match(tag) is not None:
+        if len(tag) > rules.TAG_MAX or tag in found or not _TAG_CHARACTER.search(tag) or \
+                _PROCESS.match(tag) is not None:
             continue
         known = _PREFIX.match(tag)
         if known is not None and known.end() == len(tag):

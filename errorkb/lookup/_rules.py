@@ -117,8 +117,8 @@ PROCESS = (r"^(?:\[(?:rank|default)[0-9]+\]:|" + _MPI + "|" + _TAG + r"(?=[ \t])
 # traceback marker (`TRACEBACK_TEXT`). The text before the marker on its line is a tag when it starts a later line too,
 # holds a letter or a digit (`TAG_CHARACTER`: never an indentation, a quote's `> `, an exception group's margin), is no
 # prefix `PREFIX` removes whole nor starts with a process's marker `PROCESS` knows (those are read as before), and has
-# at most `TAG_MAX` characters; the first `TAGS_MAX` such tags are learned, the longest tried first. Each tag is one more
-# process's marker: its lines are put together as the known markers' are, the tag taken away.
+# at most `TAG_MAX` characters; the first `TAGS_MAX` such tags are learned, the longest tried first. Each tag is one
+# more process's marker: its lines are put together as the known markers' are, the tag taken away.
 TAG_CHARACTER = r"[A-Za-z0-9]"
 TAG_MAX = 80
 TAGS_MAX = 8
@@ -514,13 +514,15 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
         "tail_min": TAIL_MIN, "tail_after": TAIL_AFTER, "head_min": HEAD_MIN, "head_close": HEAD_CLOSE,
         "written_min": WRITTEN_MIN,
         "trailing_punctuation": TRAILING_PUNCTUATION, "diff_kept": DIFF_KEPT,
-        "frame_wraps": FRAME_WRAPS, "json_depth": JSON_DEPTH, "tag_max": TAG_MAX, "tags_max": TAGS_MAX, "told_window": TOLD_WINDOW,
+        "frame_wraps": FRAME_WRAPS, "json_depth": JSON_DEPTH, "tag_max": TAG_MAX, "tags_max": TAGS_MAX,
+        "told_window": TOLD_WINDOW,
         "traceback_text": TRACEBACK_TEXT,
         "handling_text": HANDLING_TEXT,
         "html_entities": HTML_ENTITIES, "json_escapes": JSON_ESCAPES,
         "patterns": {"ANSI": ANSI, "INVISIBLE": INVISIBLE, "HTML_ENTITY": HTML_ENTITY,
                      "ESCAPED_TRACEBACK": ESCAPED_TRACEBACK, "JSON_ESCAPE": JSON_ESCAPE,
-                     "PROCESS": PROCESS, "TAG_CHARACTER": TAG_CHARACTER, "PREFIX": PREFIX, "LOG_RECORD": LOG_RECORD, "LISTED_LEAD": LISTED_LEAD,
+                     "PROCESS": PROCESS, "TAG_CHARACTER": TAG_CHARACTER, "PREFIX": PREFIX, "LOG_RECORD": LOG_RECORD,
+                     "LISTED_LEAD": LISTED_LEAD,
                      "PRINTED_NAME": PRINTED_NAME,
                      "GROUP_MARGIN": GROUP_MARGIN,
                      "RICH_TOP": RICH_TOP, "RICH_BOTTOM": RICH_BOTTOM,
