@@ -102,6 +102,8 @@ from errorkb.lookup._release import (
 
 EARLIER = ("found earlier in the paste, not in the error it ended with: paste only the failing traceback to "
            "check it")
+CHECKED = ("found inside a failed check's message (an `assert` or a test's comparison quotes these words): the check "
+           "raised the error, not the library; paste the traceback of the error the check compared to confirm it")
 
 
 class Grade(StrEnum):
@@ -215,6 +217,7 @@ class _Reading:
         self._source: str | None = None
         self._final: frozenset[int] | None = None
         self._final_read = False
+        self._checked: bool | None = None
 
     def at(self, piece: str) -> int:
         """Where `piece` first occurs in the text (-1: nowhere); each distinct piece is scanned once."""
@@ -306,6 +309,21 @@ class _Reading:
                                       self._markers, bool(self._frames or self._arrows or self._markers),
                                       self.logged)
         return self._final
+
+    @property
+    def checked(self) -> bool:
+        """Whether the error the paste ended with is a failed check (`rules.CHECK_NAME`, `rules.CHECK_LINE`): a test's
+        `AssertionError`, whose message quotes what it compared. Read once, when a match found inside the text asks."""
+        if self._checked is None:
+            final = self.final
+            if final is not None:
+                self._checked = any(option.at >= 0 and option.exception is not None
+                                    and _CHECK_NAME.search(option.exception) is not None
+                                    and line_start(self.text, option.at) in final for option in self.options)
+            else:
+                self._meter.work += len(self.text)
+                self._checked = _CHECK_LINE.search(self.text) is not None
+        return self._checked
 
     @property
     def release(self) -> str | None:
@@ -574,7 +592,10 @@ class Lookup:
         # A value the entry says prints these words for another cause: nothing else shown confirms it.
         withheld = withheld_values(diagnosis, named, self._defines_class if self.classes else None) + \
             located_elsewhere(diagnosis, named, self.library)
-        confirmed = not withheld and copied is None and clash is None and relayed is None and \
+        # Words found inside a failed check's message are what the test compared, not the library's error (round
+        # twenty); an entry whose own exception is a check's (a runtime's `AssertionError`) reads them as before.
+        checked = not match.exact and whole is None and not _CHECK_NAME.search(wording.exception) and reading.checked
+        confirmed = not withheld and copied is None and clash is None and relayed is None and not checked and \
             any(one.kind in rules.CONFIRMING for one in evidence)
         # Only the error the paste ended with is the user's; a device's own wording is printed before the
         # exception that reports it, by whichever later call syncs.
@@ -583,6 +604,8 @@ class Lookup:
         held = tuple(f"`{value}` {because}" for value, because in withheld)
         if earlier:
             missing.append(EARLIER)
+        elif checked:
+            missing.append(CHECKED)
         elif relayed is not None:
             missing.append(f"your code relays these words from a value ({_where(relayed)}: `{relayed.code[:120]}`): "
                            f"an error {self.library} raised, or words of your own; the original error's traceback "
@@ -813,6 +836,8 @@ def _ends_message(line: str) -> bool:
 
 _OWN_RAISE = rules.compiled(rules.OWN_RAISE)
 _RELAYED = rules.compiled(rules.RELAYED)
+_CHECK_NAME = rules.compiled(rules.CHECK_NAME)
+_CHECK_LINE = rules.compiled(rules.CHECK_LINE)
 _NAME = rules.compiled(rules.NAME)
 _WARNING_HEADER = rules.compiled(rules.WARNING_HEADER)
 _EXCEPTION_LINE = rules.compiled(rules.EXCEPTION_LINE)

@@ -70,6 +70,7 @@ _LOG_RECORD = rules.compiled(rules.LOG_RECORD)
 _LISTED_LEAD = rules.compiled(rules.LISTED_LEAD)
 _PRINTED_NAME = rules.compiled(rules.PRINTED_NAME)
 _PROCESS = rules.compiled(rules.PROCESS)
+_TAG_CHARACTER = rules.compiled(rules.TAG_CHARACTER)
 _GROUP_MARGIN = rules.compiled(rules.GROUP_MARGIN)
 _LINK = rules.compiled(rules.LINK)
 _QUOTED = rules.compiled(rules.QUOTED)
@@ -144,7 +145,7 @@ def normalize(text: str, meter: Meter | None = None, logged: set[int] | None = N
     """Stage 2: what terminals and tools add, taken away. `logged`, when given, receives the numbers (from 0) of the
     normalised text's lines that carried a log record's prefix (`logged_lines`)."""
     meter = meter or Meter()
-    meter.work += (30 + rules.JSON_DEPTH + rules.FRAME_WRAPS) * len(text)  # the passes below each read the text once
+    meter.work += (32 + rules.JSON_DEPTH + rules.FRAME_WRAPS) * len(text)  # the passes below each read the text once
     text = text.replace("\ufeff", "").replace("\u00a0", " ")
     for _ in range(rules.JSON_DEPTH):  # a record inside a record's string is read in two passes
         text = _ESCAPED_TRACEBACK.sub(_json_string, text)
@@ -219,21 +220,48 @@ def _renumbered(records: list[int], count: int, text: str) -> list[int]:
 
 
 def by_process(text: str) -> str:
-    """The lines of each process together (`rules.PROCESS`: its marker at a line's start; the unmarked lines are one
-    more), the processes in the order their last lines come: a launcher interleaves its processes' lines, and a
-    frame one printed is no frame of another's error. A paste of one process (or none marked) is left as it is."""
+    """The lines of each process together (`rules.PROCESS`: its marker at a line's start; a tag learned from the paste,
+    `learned_tags`, taken away; the unmarked lines are one more), the processes in the order their last lines come: a
+    launcher interleaves its processes' lines, and a frame one printed is no frame of another's error. A paste of one
+    process (or none marked) is left as it is, but for a learned tag."""
     lines = text.split("\n")
-    keys = []
+    tags = learned_tags(lines)
+    keys, kept = [], []
     for line in lines:
         marker = _PROCESS.match(line)
-        keys.append(marker.group(0) if marker is not None else "")
+        tag = "" if marker is not None else next((one for one in tags if line.startswith(one)), "")
+        keys.append(marker.group(0) if marker is not None else tag)
+        kept.append(line[len(tag):])
     if len(set(keys)) < 2:
-        return text
+        return "\n".join(kept) if tags else text
     last = {key: index for index, key in enumerate(keys)}
     groups: dict[str, list[str]] = {}
-    for key, line in zip(keys, lines, strict=True):
+    for key, line in zip(keys, kept, strict=True):
         groups.setdefault(key, []).append(line)
     return "\n".join(line for key in sorted(groups, key=last.__getitem__) for line in groups[key])
+
+
+def learned_tags(lines: list[str]) -> list[str]:
+    """The tags no rule knows that the paste's lines carry (`rules.TAG_CHARACTER`, `TAG_MAX`, `TAGS_MAX`): the text
+    before Python's traceback marker on its line, when a later line starts with it too (pdsh's `worker-1: `, a
+    launcher's `[Rank 0] `), longest first. One pass for the markers, one over the lines after each tag's line."""
+    found: dict[str, int] = {}  # each tag, and the line it was read on
+    for number, line in enumerate(lines):
+        at = line.find(rules.TRACEBACK_TEXT)
+        if at <= 0:
+            continue
+        tag = line[:at]
+        if len(tag) > rules.TAG_MAX or tag in found or not _TAG_CHARACTER.search(tag) or \
+                _PROCESS.match(tag) is not None:
+            continue
+        known = _PREFIX.match(tag)
+        if known is not None and known.end() == len(tag):
+            continue
+        found[tag] = number
+        if len(found) >= rules.TAGS_MAX:
+            break
+    return sorted((tag for tag, number in found.items() if any(line.startswith(tag) for line in lines[number + 1:])),
+                  key=lambda tag: (-len(tag), tag))
 
 
 def _hunk_text(hunk: re.Match[str]) -> str:

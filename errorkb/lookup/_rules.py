@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-RULES_VERSION = 31
+RULES_VERSION = 32
 
 CAP = 1 << 16  # characters of a paste read: its last 64 KiB
 CHAIN = 64  # exception lines tried whole, counted from the end of the paste
@@ -111,6 +111,17 @@ PRINTED_NAME = r"^[ \t]*(?:Error|Exception):"
 # another's error, and the error the paste ended with stays last.
 PROCESS = (r"^(?:\[(?:rank|default)[0-9]+\]:|" + _MPI + "|" + _TAG + r"(?=[ \t])"
            r"|[A-Za-z0-9_][A-Za-z0-9_.-]*[ \t]+\|(?=[ \t]|$))")
+# A tag no rule knows, learned from the paste (round twenty, the strict xfails of rounds seventeen and eighteen closed
+# as a class): a launcher, a host's shell or a logger puts the same text before every line it prints (pdsh's
+# `worker-1: `, a launcher's `[Rank 0] `, a logger's own format with its stamp), and so before the line of Python's
+# traceback marker (`TRACEBACK_TEXT`). The text before the marker on its line is a tag when it starts a later line too,
+# holds a letter or a digit (`TAG_CHARACTER`: never an indentation, a quote's `> `, an exception group's margin), is no
+# prefix `PREFIX` removes whole nor starts with a process's marker `PROCESS` knows (those are read as before), and has
+# at most `TAG_MAX` characters; the first `TAGS_MAX` such tags are learned, the longest tried first. Each tag is one
+# more process's marker: its lines are put together as the known markers' are, the tag taken away.
+TAG_CHARACTER = r"[A-Za-z0-9]"
+TAG_MAX = 80
+TAGS_MAX = 8
 # An exception group (Python 3.11's `ExceptionGroup`, anyio's and asyncio's `TaskGroup`; traceback.py's
 # `_ExceptionPrintContext.emit`) prints every line of its traceback and of each sub-exception's behind a margin,
 # `| ` (the group's first line `+ `), indented two spaces more for each nested group, and a separator before each
@@ -219,6 +230,19 @@ TRACEBACK_END = (r"(?<![^\n])(?:[A-Za-z_][A-Za-z0-9_]*\.)*(?:[A-Za-z_][A-Za-z0-9
 # `Failed: Timeout >10.0s`, `_pytest.outcomes.Failed: ...`), is such an error too: the message its test's
 # `pytest.raises(..., match=...)` quotes was not raised, and an error before it is not what ended the test.
 FATAL_NAME = r"(?:Error|Exception|Interrupt|Exit|Iteration)$|(?:^|\.)Failed$"
+# A failed check: a test's `assert`, unittest's `assertEqual`, pytest.raises' `match`, numpy.testing's `assert_equal`
+# raise `AssertionError` with a message that quotes what the check compared (`assert "a" == "b"`, `"a" != "b"`,
+# ` DESIRED: "b"`). An entry's words inside such a message are an operand the test wrote or one it got, not an error the
+# library raised: a message that holds the library's words inside a longer one reads as a wrapper's retelling of that
+# error (`failed: {error}`), a check's never does (round twenty: a test comparing an error's text with the entry's
+# confirmed the entry). The error the paste ended with is a failed check when its exception line's name is
+# `CHECK_NAME`, or, with no exception line, when a line starts with the class's name (`AssertionError:` whose message
+# is on the lines below, numpy's) or with pytest's rewritten `assert` (its `E` margin gone; `--tb=line`'s `path:12: `,
+# the summary's `FAILED path::test - ` before it): `CHECK_LINE`. Words matched whole, or found inside under an entry
+# whose own exception is a check's (a runtime's `AssertionError`), are read as before.
+CHECK_NAME = r"(?:^|\.)AssertionError$"
+CHECK_LINE = (r"(?<![^\n])(?:(?:[A-Za-z_][A-Za-z0-9_]*\.)*AssertionError(?::|(?![^\n]))"
+              r"|(?:[^ \t\n]+:[0-9]+: |(?:FAILED|ERROR)[ \t]+[^ \t\n]+[ \t]+-[ \t]+)?assert[ \t])")
 CHAINED = r"(?<![^\n])(?:During handling of the above exception|The above exception was the direct cause)"
 # "During handling of the above exception" says only that the later exception was raised while the earlier one was
 # being handled: a handler that falls back to other code and fails there shows a new error, whose cause the earlier one
@@ -490,13 +514,15 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
         "tail_min": TAIL_MIN, "tail_after": TAIL_AFTER, "head_min": HEAD_MIN, "head_close": HEAD_CLOSE,
         "written_min": WRITTEN_MIN,
         "trailing_punctuation": TRAILING_PUNCTUATION, "diff_kept": DIFF_KEPT,
-        "frame_wraps": FRAME_WRAPS, "json_depth": JSON_DEPTH, "told_window": TOLD_WINDOW,
+        "frame_wraps": FRAME_WRAPS, "json_depth": JSON_DEPTH, "tag_max": TAG_MAX, "tags_max": TAGS_MAX,
+        "told_window": TOLD_WINDOW,
         "traceback_text": TRACEBACK_TEXT,
         "handling_text": HANDLING_TEXT,
         "html_entities": HTML_ENTITIES, "json_escapes": JSON_ESCAPES,
         "patterns": {"ANSI": ANSI, "INVISIBLE": INVISIBLE, "HTML_ENTITY": HTML_ENTITY,
                      "ESCAPED_TRACEBACK": ESCAPED_TRACEBACK, "JSON_ESCAPE": JSON_ESCAPE,
-                     "PROCESS": PROCESS, "PREFIX": PREFIX, "LOG_RECORD": LOG_RECORD, "LISTED_LEAD": LISTED_LEAD,
+                     "PROCESS": PROCESS, "TAG_CHARACTER": TAG_CHARACTER, "PREFIX": PREFIX, "LOG_RECORD": LOG_RECORD,
+                     "LISTED_LEAD": LISTED_LEAD,
                      "PRINTED_NAME": PRINTED_NAME,
                      "GROUP_MARGIN": GROUP_MARGIN,
                      "RICH_TOP": RICH_TOP, "RICH_BOTTOM": RICH_BOTTOM,
@@ -505,7 +531,8 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
                      "QUOTE_MARK": QUOTE_MARK, "DIFF_HUNK": DIFF_HUNK, "DOCTEST_EXPECTED": DOCTEST_EXPECTED,
                      "LINE_END": LINE_END, "SUFFIX": SUFFIX, "EXCEPTION_LINE": EXCEPTION_LINE,
                      "INLINE_EXCEPTION": INLINE_EXCEPTION, "STOP_LINE": STOP_LINE, "TRACEBACK": TRACEBACK,
-                     "TRACEBACK_END": TRACEBACK_END, "FATAL_NAME": FATAL_NAME, "CHAINED": CHAINED,
+                     "TRACEBACK_END": TRACEBACK_END, "FATAL_NAME": FATAL_NAME, "CHECK_NAME": CHECK_NAME,
+                     "CHECK_LINE": CHECK_LINE, "CHAINED": CHAINED,
                      "RERAISE": RERAISE, "WARNING_HEADER": WARNING_HEADER,
                      "FRAME": FRAME, "FRAME_LINE": FRAME_LINE, "STACK_LINE": STACK_LINE, "INSTALL_ROOT": INSTALL_ROOT,
                      "OWN_RAISE": OWN_RAISE, "OWN_FILE": OWN_FILE, "RELAYED": RELAYED,

@@ -149,7 +149,11 @@ def test_main_says_when_there_is_no_corpus(tmp_path, capsys):
 # an entry, both confirmed right as found (h623: `'list' object has no attribute 'get_seq_length'`; h624: a StaticCache
 # too small, its raising frame and 256 < 1873); of its 43 negatives 41 stay silent, h620 and h635 candidates (torch's
 # `__getattr__` words for `generate`, corpus README "Part twenty"). Round eighteen moves no report.
-CONFIRMED_RIGHT_AT_LEAST = 220  # 285 reports with an entry
+# 222 of 288: the held-out part twenty-one (h645-h687, measured on main's lookup before any change) added three reports
+# with an entry, two confirmed right as found (h673: OpenVINO's `_supports_cache_class` through `generate()`'s frames,
+# their indentation lost; h674: `_extract_past_from_model_output` on a class of one's own) and one candidate-right (h684,
+# a title with no exception); of its 40 negatives 39 stay silent, h669 a candidate. Round twenty moves no report.
+CONFIRMED_RIGHT_AT_LEAST = 222  # 288 reports with an entry
 
 
 def test_the_real_corpus_is_never_answered_with_a_confirmed_wrong_entry():

@@ -261,7 +261,7 @@
       toldWindow: rules.told_window,
       headMin: rules.head_min, headClose: String(rules.head_close || ""), diffKept: String(rules.diff_kept || ""),
       trailingPunctuation: String(rules.trailing_punctuation || ""),
-      htmlEntities: table(rules.html_entities), jsonEscapes: table(rules.json_escapes), frameWraps: rules.frame_wraps, jsonDepth: rules.json_depth, tracebackText: rules.traceback_text, handlingText: String(rules.handling_text || ""),
+      htmlEntities: table(rules.html_entities), jsonEscapes: table(rules.json_escapes), frameWraps: rules.frame_wraps, jsonDepth: rules.json_depth, tagMax: rules.tag_max, tagsMax: rules.tags_max, tracebackText: rules.traceback_text, handlingText: String(rules.handling_text || ""),
       defaultTypes: table(rules.default_types), builtinTypes: new Set(rules.builtin_types || []),
       confirming: new Set(rules.confirming || []), generic: rules.generic || [],
       nameChars: String(rules.name_chars || ""), dottedNameChars: String(rules.dotted_name_chars || ""),
@@ -320,7 +320,7 @@
    * prefix (_paste.py:normalize, logged_lines). */
   function normalize(text, R, meter, logged) {
     meter = meter || new Meter();
-    meter.work += (30 + R.jsonDepth + R.frameWraps) * text.length;  // the passes below each read the text once
+    meter.work += (32 + R.jsonDepth + R.frameWraps) * text.length;  // the passes below each read the text once
     text = text.replaceAll("\ufeff", "").replaceAll("\u00a0", " ");
     for (let pass = 0; pass < R.jsonDepth; pass++) {  // a JSON log record's traceback; a record inside a record's, in two
       text = text.replace(R.patterns.ESCAPED_TRACEBACK, (whole, before, body) => before + "\n" + body.replace(R.patterns.JSON_ESCAPE,
@@ -397,15 +397,43 @@
   /* The lines of each process together, the processes in the order their last lines come (_paste.py:by_process). */
   function byProcess(text, R) {
     const lines = text.split("\n");
-    const keys = lines.map((line) => { const marker = R.patterns.PROCESS.exec(line); return marker ? marker[0] : ""; });
-    if (new Set(keys).size < 2) return text;
+    const tags = learnedTags(lines, R);
+    const keys = [], kept = [];
+    for (const line of lines) {
+      const marker = R.patterns.PROCESS.exec(line);
+      const tag = marker ? "" : (tags.find((one) => line.startsWith(one)) || "");
+      keys.push(marker ? marker[0] : tag);
+      kept.push(line.slice(tag.length));
+    }
+    if (new Set(keys).size < 2) return tags.length ? kept.join("\n") : text;
     const last = new Map(), groups = new Map();
     keys.forEach((key, index) => {
       last.set(key, index);
       if (!groups.has(key)) groups.set(key, []);
-      groups.get(key).push(lines[index]);
+      groups.get(key).push(kept[index]);
     });
     return [...groups.keys()].sort((a, b) => last.get(a) - last.get(b)).flatMap((key) => groups.get(key)).join("\n");
+  }
+
+  /* The tags no rule knows that the paste's lines carry, longest first (_paste.py:learned_tags): the text before
+   * Python's traceback marker on its line, when a later line starts with it too. */
+  function learnedTags(lines, R) {
+    const found = new Map();  // each tag, and the line it was read on
+    for (let number = 0; number < lines.length; number++) {
+      const at = lines[number].indexOf(R.tracebackText);
+      if (at <= 0) continue;
+      const tag = lines[number].slice(0, at);
+      if ([...tag].length > R.tagMax || found.has(tag) || !R.patterns.TAG_CHARACTER.test(tag)
+        || R.patterns.PROCESS.exec(tag) !== null) continue;
+      R.patterns.PREFIX.lastIndex = 0;
+      const known = R.patterns.PREFIX.exec(tag);
+      R.patterns.PREFIX.lastIndex = 0;
+      if (known !== null && known.index === 0 && known[0].length === tag.length) continue;
+      found.set(tag, number);
+      if (found.size >= R.tagsMax) break;
+    }
+    return [...found].filter(([tag, number]) => lines.slice(number + 1).some((line) => line.startsWith(tag)))
+      .map(([tag]) => tag).sort((a, b) => b.length - a.length || (a < b ? -1 : a > b ? 1 : 0));
   }
 
   /* A unified diff's hunk as the text it leaves (_paste.py:_hunk_text): its header, then its added and context lines
@@ -1612,6 +1640,8 @@
 
   const EARLIER = "found earlier in the paste, not in the error it ended with: paste only the failing traceback " +
     "to check it";
+  const CHECKED = "found inside a failed check's message (an `assert` or a test's comparison quotes these words): " +
+    "the check raised the error, not the library; paste the traceback of the error the check compared to confirm it";
 
   /* Every entry's wordings parsed once; `answer` (or `find`) handles one paste. `options`: the
    * index's `library.name`, `rules`, `library.classes`, `library.others` and `runtime.packages`. */
@@ -1774,6 +1804,19 @@
               Boolean(this.frames.length || this.arrows.length || this.markers.length), logged);
           }
           return this.finalRead;
+        },
+        checked() {  // whether the error the paste ended with is a failed check (_match.py:_Reading.checked)
+          if (this.checkedRead === undefined) {
+            const final = this.final();
+            if (final !== null) {
+              this.checkedRead = this.options.some((option) => option.at >= 0 && option.exception !== null
+                && R.patterns.CHECK_NAME.test(option.exception) && final.has(lineStart(text, option.at)));
+            } else {
+              meter.work += text.length;
+              this.checkedRead = R.patterns.CHECK_LINE.test(text);
+            }
+          }
+          return this.checkedRead;
         },
         shown(at) {  // the frames of the exception line at `at`'s traceback (_match.py:_Reading.shown)
           const start = this.startOf(at);  // reads the paste's frames, markers and ends first
@@ -2035,13 +2078,18 @@
           || this.classes.has(fnv1a(value.slice(value.lastIndexOf(".") + 1))) : null)
         .concat(locatedElsewhere(d, named, library, R));
       const held = withheld.map(([value, because]) => `\`${value}\` ${because}`);
-      let confirmed = !withheld.length && copied === null && clash === null && relayed === null
+      // Words found inside a failed check's message are what the test compared (_match.py:_grade, round twenty).
+      const checked = !match.exact && whole === null && !R.patterns.CHECK_NAME.test(wording.exception)
+        && reading.checked();
+      let confirmed = !withheld.length && copied === null && clash === null && relayed === null && !checked
         && evidence.some((e) => R.confirming.has(e.kind));
       // Only the error the paste ended with is the user's (_match.py:_grade).
       const earlier = confirmed && !wording.device && !this.endedWith(match, reading, meter);
       confirmed = confirmed && !earlier;
       if (earlier) {
         missing.push(EARLIER);
+      } else if (checked) {
+        missing.push(CHECKED);
       } else if (relayed !== null) {
         missing.push(`your code relays these words from a value (${where(relayed)}: ` +
           `\`${relayed.code.slice(0, 120)}\`): an error ${library} raised, or words of your own; the original error's traceback tells (raise it \`from\` ` +
