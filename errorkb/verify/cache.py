@@ -167,9 +167,12 @@ class VerdictCache:
         self.hits = 0
         self.misses = 0
         self.tracked = tracked_records(self.folder) if trust is Trust.TRUSTED else frozenset()
+        # A folder that is a link out of the one holding it (committed so: `git add -f` reaches a gitignored path)
+        # is neither read nor written through: a trusted run stored every verdict there, outside the repository.
+        self.unusable = store.leads_out(self.folder)
 
     def get(self, key: str) -> CheckRecord | None:
-        if self.trust is not Trust.TRUSTED or f"{key}.json" in self.tracked:  # `tracked_records`: nobody's verdict
+        if self.trust is not Trust.TRUSTED or f"{key}.json" in self.tracked or self.unusable:  # nobody's verdicts
             self.misses += 1
             return None
         try:  # a regular file of the folder, read bounded: never a FIFO (it would block the run) nor a link out
@@ -191,7 +194,7 @@ class VerdictCache:
         return record
 
     def put(self, key: str, record: CheckRecord) -> None:
-        if self.trust is not Trust.TRUSTED:
+        if self.trust is not Trust.TRUSTED or self.unusable:
             return
         self.folder.mkdir(parents=True, exist_ok=True)
         path = self.folder / f"{key}.json"
@@ -205,7 +208,8 @@ class VerdictCache:
 
     def stats(self) -> dict[str, object]:
         tracked = {"tracked": len(self.tracked)} if self.tracked else {}  # records git tracks: never reused
-        return {"hits": self.hits, "misses": self.misses, "trust": str(self.trust), **tracked}
+        unusable = {"unusable": store.LEADS_OUT} if self.unusable else {}  # a link out: neither read nor written
+        return {"hits": self.hits, "misses": self.misses, "trust": str(self.trust), **tracked, **unusable}
 
 
 def cache_key(check: Check, inputs: str, target_fingerprint: str, runtime: Runtime, library: LibraryProfile) -> str:

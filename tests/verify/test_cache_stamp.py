@@ -138,3 +138,19 @@ def test_verify_says_it_reused_no_record_git_tracks(tmp_path, capsys, lean_check
           "--snippet", "before"])
     err = capsys.readouterr().err
     assert "1 record(s) in .errorkb-cache/verify are tracked by git" in err and "git rm -r --cached" in err, err
+
+
+def test_a_cache_folder_that_links_out_is_neither_read_nor_written_through(tmp_path):
+    """`.errorkb-cache/verify` committed as a link to a folder elsewhere (the cache is gitignored, not out of a
+    pull request's reach: `git add -f`): reading through it was refused (`store.read_regular`), but every
+    verdict a trusted run stored was written there, outside the repository."""
+    cache_dir = tmp_path / "kb" / ".errorkb-cache"
+    cache_dir.mkdir(parents=True)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (cache_dir / "verify").symlink_to(elsewhere)
+    cache = VerdictCache(cache_dir)
+    cache.put(KEY, record())
+    assert list(elsewhere.iterdir()) == [] and (cache_dir / "verify").is_symlink()
+    assert cache.get(KEY) is None and cache.misses == 1
+    assert "leads out" in cache.stats()["unusable"]  # what `errorkb verify` says, with what to do
