@@ -669,3 +669,31 @@ def test_a_dangling_link_out_of_the_reports_folder_is_refused_never_replaced(tmp
     finally:
         if rescued is not None:
             rescued.unlink(missing_ok=True)
+
+
+def test_a_disk_that_fills_while_the_report_is_written_leaves_the_old_file_whole_and_no_temporary(
+        project_root, monkeypatch, capsys):
+    """The disk filling half-way through the write (the temporary file made, its data not yet on disk): the
+    standing report stays whole, the half-written temporary file goes, this run's records are rescued. (A
+    full disk at the file's creation is `test_a_report_folder_that_cannot_be_written_loses_no_result_and_says_so`.)"""
+    import errno
+
+    path = write_standing(project_root)
+    before = path.read_bytes()
+    fake_verify(monkeypatch)
+    real, failed = os.fsync, []
+
+    def full_once(descriptor: int) -> None:
+        if not failed:
+            failed.append(descriptor)
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        real(descriptor)
+
+    monkeypatch.setattr(os, "fsync", full_once)
+    assert main(["--root", str(project_root), "verify", IDS[0], "--no-cache"]) == 1
+    said = capsys.readouterr().err.strip()
+    assert failed and "Traceback" not in said and os.strerror(errno.ENOSPC) in said, said
+    assert path.read_bytes() == before and store.leftovers(path) == []
+    rescued = Path(re.search(r"results are in (\S+?\.json)", said).group(1))
+    assert [record.entry for record in read_report(rescued).checks] == [IDS[0]]
+    rescued.unlink()
