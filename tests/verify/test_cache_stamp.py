@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from errorkb import __version__
 from errorkb.results.records import CheckRecord, Code, Outcome
 from errorkb.results.report import VERIFIER_VERSION, new_report, now
@@ -154,3 +156,22 @@ def test_a_cache_folder_that_links_out_is_neither_read_nor_written_through(tmp_p
     assert list(elsewhere.iterdir()) == [] and (cache_dir / "verify").is_symlink()
     assert cache.get(KEY) is None and cache.misses == 1
     assert "leads out" in cache.stats()["unusable"]  # what `errorkb verify` says, with what to do
+
+
+@pytest.mark.xfail(strict=True, reason="known limit: a committed .errorkb-cache link out of the repository is "
+                                       "read and written through (docs/threat-model.md)")
+def test_a_cache_folder_the_repository_commits_as_a_link_out_is_never_written_through(tmp_path):
+    """`.errorkb-cache` itself committed as a link to a folder elsewhere: the verdicts of a trusted run are
+    stored there (and the version matrix builds its environments there). Only `verify` below it is held to
+    its folder (`VerdictCache.unusable`): an author may link the whole cache to another disk on purpose, and
+    telling that link from a committed one takes asking git (`tracked_records` asks for files only)."""
+    repo = tmp_path / "kb"
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (repo / ".errorkb-cache").symlink_to(elsewhere)
+    _git(repo, "add", "-f", ".errorkb-cache")
+    _git(repo, "commit", "-qm", "a cache folder leading out")
+    VerdictCache(repo / ".errorkb-cache").put(KEY, record())
+    assert list(elsewhere.rglob("*.json")) == []
