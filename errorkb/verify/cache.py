@@ -160,6 +160,19 @@ def tracked_records(folder: Path) -> frozenset[str]:
     return frozenset(Path(os.fsdecode(name)).name for name in listed.stdout.split(b"\0") if name)
 
 
+def committed_link_out(folder: Path) -> bool:
+    """Whether `folder` is a link leading out of the folder holding it that the git repository there tracks."""
+    git = shutil.which("git")
+    if git is None or not store.leads_out(folder):
+        return False
+    try:
+        listed = subprocess.run([git, "-C", str(folder.parent), "ls-files", "-z", "--", folder.name],
+                                capture_output=True, timeout=30, check=False, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return listed.returncode == 0 and bool(listed.stdout)
+
+
 class VerdictCache:
     def __init__(self, folder: Path, trust: Trust = Trust.TRUSTED):
         self.folder = folder / "verify"
@@ -169,7 +182,9 @@ class VerdictCache:
         self.tracked = tracked_records(self.folder) if trust is Trust.TRUSTED else frozenset()
         # A folder that is a link out of the one holding it (committed so: `git add -f` reaches a gitignored path)
         # is neither read nor written through: a trusted run stored every verdict there, outside the repository.
-        self.unusable = store.leads_out(self.folder)
+        # The cache's own folder may be a link of the author's (the cache on another disk): refused where git
+        # tracks that link, which a commit made.
+        self.unusable = store.leads_out(self.folder) or committed_link_out(folder)
 
     def get(self, key: str) -> CheckRecord | None:
         if self.trust is not Trust.TRUSTED or f"{key}.json" in self.tracked or self.unusable:  # nobody's verdicts

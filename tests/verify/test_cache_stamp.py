@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from errorkb import __version__
 from errorkb.results.records import CheckRecord, Code, Outcome
 from errorkb.results.report import VERIFIER_VERSION, new_report, now
@@ -158,13 +156,10 @@ def test_a_cache_folder_that_links_out_is_neither_read_nor_written_through(tmp_p
     assert "leads out" in cache.stats()["unusable"]  # what `errorkb verify` says, with what to do
 
 
-@pytest.mark.xfail(strict=True, reason="known limit: a committed .errorkb-cache link out of the repository is "
-                                       "read and written through (docs/threat-model.md)")
 def test_a_cache_folder_the_repository_commits_as_a_link_out_is_never_written_through(tmp_path):
-    """`.errorkb-cache` itself committed as a link to a folder elsewhere: the verdicts of a trusted run are
-    stored there (and the version matrix builds its environments there). Only `verify` below it is held to
-    its folder (`VerdictCache.unusable`): an author may link the whole cache to another disk on purpose, and
-    telling that link from a committed one takes asking git (`tracked_records` asks for files only)."""
+    """`.errorkb-cache` itself committed as a link to a folder elsewhere: the verdicts of a trusted run were
+    stored there. An author may link the whole cache to another disk on purpose (kept, below); a link git tracks
+    was made by a commit, and is neither read nor written through."""
     repo = tmp_path / "kb"
     repo.mkdir()
     _git(repo, "init", "-q")
@@ -173,5 +168,10 @@ def test_a_cache_folder_the_repository_commits_as_a_link_out_is_never_written_th
     (repo / ".errorkb-cache").symlink_to(elsewhere)
     _git(repo, "add", "-f", ".errorkb-cache")
     _git(repo, "commit", "-qm", "a cache folder leading out")
-    VerdictCache(repo / ".errorkb-cache").put(KEY, record())
-    assert list(elsewhere.rglob("*.json")) == []
+    cache = VerdictCache(repo / ".errorkb-cache")
+    cache.put(KEY, record())
+    assert list(elsewhere.rglob("*.json")) == [] and cache.get(KEY) is None and "unusable" in cache.stats()
+    _git(repo, "rm", "-q", "--cached", ".errorkb-cache")  # the author's own link, untracked: the cache works
+    mine = VerdictCache(repo / ".errorkb-cache")
+    mine.put(KEY, record())
+    assert mine.get(KEY) is not None and [path.name for path in elsewhere.rglob("*.json")] == [f"{KEY}.json"]
