@@ -365,6 +365,13 @@ def one_line(text: str) -> str:
     return " ".join(text.split()).replace("|", "\\|")
 
 
+def inert_line(text: object) -> str:
+    """Any value (a title, a report's free text) as one line of inert Markdown, for a heading, a link's text or
+    a table cell: no fence opens within one line, so it never becomes more than one (through `inert`, a title
+    `~~~~` became an empty code block under a blank heading, and a reason of ```` ``` ```` ended its table)."""
+    return _prose(visible(one_line(str(text))))
+
+
 def cell(text: object) -> str:
     """Any value (a report's free text, too) for a table cell: one line, and inert."""
-    return inert(one_line(str(text)))
+    return inert_line(text)

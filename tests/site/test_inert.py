@@ -16,7 +16,7 @@ import markdown
 import pytest
 import yaml
 
-from errorkb.site.inert import cell, inert, one_line
+from errorkb.site.inert import cell, inert, inert_line
 from tests.site.sitekb import ROOT
 
 SCRIPT_URL = re.compile(r"^(?:javascript|data|vbscript):", re.I)
@@ -84,8 +84,8 @@ def in_contexts(prose: str) -> dict[str, str]:
         "paragraph": f"# Title\n\n{done}\n\n## Next\n",
         "list item": f"- {textwrap.indent(done, '  ', lambda line: True)[2:]}\n- next\n",
         "after a label": f"**Trigger.** {done}\n\n**Common situations**\n",
-        "heading": f"### {inert(one_line(prose))}\n",
-        "link text": f"- [{inert(one_line(prose))}](../other.md) — `ValueError`\n",
+        "heading": f"### {inert_line(prose)}\n",
+        "link text": f"- [{inert_line(prose)}](../other.md) — `ValueError`\n",
         "table cell": f"| a | b |\n|---|---|\n| {cell(prose)} | `x` |\n",
     }
 
@@ -222,7 +222,7 @@ SPOOFS = {
 def test_prose_produces_no_heading_admonition_tab_id_or_errorkb_class(spoof):
     contexts = in_contexts(spoof)
     contexts["paragraph"] = inert(spoof).strip() + "\n"  # without the context's own headings
-    contexts["heading"] = inert(one_line(spoof)) + "\n"  # the heading's text, without the template's `###`
+    contexts["heading"] = inert_line(spoof) + "\n"  # the heading's text, without the template's `###`
     for context, page in contexts.items():
         html_page = site_markdown().convert(page)
         elements = _Elements()
@@ -416,7 +416,7 @@ def test_a_block_of_pymdownx_blocks_in_prose_reads_as_its_text(spoof):
     onclick=...>`, a success admonition and a tab: prose neutralised `!!!`, `???` and `===`, not `///`."""
     contexts = in_contexts(spoof)
     contexts["paragraph"] = inert(spoof).strip() + "\n"  # without the context's own headings
-    contexts["heading"] = inert(one_line(spoof)) + "\n"
+    contexts["heading"] = inert_line(spoof) + "\n"
     for context, page in contexts.items():
         html_page = blocks_markdown().convert(page)
         found, text = audit(html_page)
@@ -441,3 +441,18 @@ def test_an_autodoc_line_in_prose_reads_as_its_text():
         for context, page in in_contexts(prose).items():
             assert not re.search(r"(?m)^[ \t>*+-]*(?:\d+[.)][ \t]*)?:::", page), (context, page)
             assert prose.strip().splitlines()[-1].lstrip("- ") in audit(site_markdown().convert(page))[1]
+
+
+@pytest.mark.parametrize("text", ["~~~~", "```", "```python", "~~~ Ran clean when verified", "  ```x", "> ~~~"])
+def test_one_line_text_that_opens_a_fence_stays_one_line(text):
+    """A title or a report's reason of one line that opens a fence (`~~~~`): `inert(one_line(...))` made it a
+    fence, so the heading became `&nbsp;` over an empty code block, the nav link broke in two, and a table row
+    (the verification page's failures, the lists by exception) ended the table there. One line stays one."""
+    for context in ("heading", "link text", "table cell"):
+        page = in_contexts(text)[context]
+        assert page.count("\n") == (3 if context == "table cell" else 1), (context, page)
+        html_page = site_markdown().convert(page)
+        assert "<pre" not in html_page and "&nbsp;" not in html_page, (context, html_page)
+        tag = {"heading": "h3", "link text": "a", "table cell": "td"}[context]
+        inside = re.search(rf"<{tag}[^>]*>(.*?)</{tag}>", html_page, re.S)
+        assert inside and text.strip().lstrip("> ").strip("`~ ") in audit(inside.group(1))[1], (context, html_page)
