@@ -1080,6 +1080,11 @@ def _verify_round(project: Project, args: argparse.Namespace, kept: Any = None, 
         err.print(f"errorkb verify: {tracked} record(s) in {folder} are tracked by git, so none was reused (the "
                   f"harness alone writes the verdict cache, never a commit): git rm -r --cached {folder}",
                   markup=False)
+    if ((fresh.run or {}).get("cache") or {}).get("unusable"):  # `VerdictCache.unusable`: a link out of its folder
+        folder = project.rel((cache_dir or project.cache_dir) / "verify")
+        err.print(f"errorkb verify: {folder}, or the cache folder holding it, is a link (a committed one) that leads "
+                  "out of the folder holding it, so no verdict was read from it nor stored through it; remove the "
+                  "link", markup=False)
     for line in _still_missing(project, result, args.ids, fresh):
         human.print(line, markup=False)
     idle = _nothing_applicable(project, args.ids, fresh)

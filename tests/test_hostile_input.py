@@ -1188,6 +1188,36 @@ def test_every_character_that_shows_nothing_is_refused_in_entries_and_stripped_f
     assert prose.unprintable("Plain text — with é, ✓ and ⚠ stays") is None
 
 
+# Unicode's Default_Ignorable_Code_Point (DerivedCoreProperties.txt, stable since Unicode 5.2): the characters a
+# renderer shows nothing for. Category Cf is most of them; the variation selectors (Mn) are not Cf.
+DEFAULT_IGNORABLE = [(0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160), (0x17B4, 0x17B5),
+                     (0x180B, 0x180F), (0x200B, 0x200F), (0x202A, 0x202E), (0x2060, 0x206F), (0x3164, 0x3164),
+                     (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF), (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3),
+                     (0x1D173, 0x1D17A), (0xE0000, 0xE0FFF)]
+
+
+def test_every_default_ignorable_character_is_refused_in_entries_and_stripped_from_terminals():
+    """Variation selectors show nothing, and 256 of them spell any byte: 'Two' + U+E0173 U+E0165 ... + 'words'
+    carried the word "secret" in a title no reviewer could see, to the page, search, the JSON API and
+    language models reading it, as tag characters did before they were refused. Only an emoji's own
+    presentation selector (U+FE0F after a symbol: the warning sign's) is text a reader sees."""
+    import unicodedata
+
+    from errorkb.core import prose
+    from errorkb.core.logsafe import strip_controls
+
+    ignorable = [chr(code) for low, high in DEFAULT_IGNORABLE for code in range(low, high + 1)
+                 if unicodedata.category(chr(code)) != "Cn"]  # assigned ones: what this Python's Unicode names
+    assert len(ignorable) > 400
+    assert [f"U+{ord(char):04X}" for char in ignorable if prose.unprintable(f"a{char}b") is None] == []
+    assert [f"U+{ord(char):04X}" for char in ignorable if strip_controls(f"a{char}b") != "ab"] == []
+    smuggled = "Two" + "".join(chr(0xE0100 + byte - 16) for byte in b"secret") + "words"
+    assert "variation selector" in (prose.unprintable(smuggled) or ""), prose.unprintable(smuggled)
+    for stray in ("\ufe0f", "\u26a0\ufe0f\ufe0f", "ok \ufe0e"):  # first, doubled, after a letter
+        assert prose.unprintable(stray) is not None, ascii(stray)
+    assert prose.unprintable("Careful \u26a0\ufe0f and \u2714\ufe0e, caf\u00e9") is None
+
+
 # -- folders nested deeper than Python recurses ---------------------------------------------------
 
 DEPTH = 1_200  # Python 3.11's os.walk and Path.rglob recurse once per level: 1,000 levels raise

@@ -592,3 +592,41 @@ def test_a_hand_edited_record_is_refused_at_its_line_with_what_to_do(tmp_path, f
     (said,) = problems
     assert reports == [] and f"{path}: not a verification report" in said and f"line {line}" in said, said
     assert f"checks.1.{field}" in said and "git checkout" in said, said
+
+
+# -- round eleven: valid JSON that is no report, and a field this errorkb does not know ---------------------
+
+@pytest.mark.parametrize("text, kind", [("[1, 2]", "a list"), ('"latest"', "a string"), ("12", "a number"),
+                                        ("null", "null"), ("true", "a boolean")])
+def test_a_report_or_matrix_that_is_json_but_no_object_says_what_it_holds(tmp_path, text, kind):
+    """`[1, 2]` read as "report schema None, expected 2; regenerate it with errorkb verify": no schema was
+    written, and regenerating throws away what a restore would bring back. It says what the file holds."""
+    from errorkb.results.matrix import matrix_path, matrix_problem
+
+    project = site_project(tmp_path)
+    path = project / "reports" / "latest.json"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    _, problems = read_reports(project / "reports", ("cpu",))
+    (said,) = problems
+    assert f"{path}: not a verification report" in said and f"holds {kind}" in said and "git checkout" in said, said
+    assert "schema None" not in said, said
+    matrix = matrix_path(load_project(project))
+    matrix.parent.mkdir(parents=True, exist_ok=True)
+    matrix.write_text(text, encoding="utf-8")
+    said = matrix_problem(load_project(project)) or ""
+    assert "not a version-matrix file" in said and f"holds {kind}" in said and "schema None" not in said, said
+
+
+@pytest.mark.parametrize("where", ["report", "record"])
+def test_a_field_this_errorkb_does_not_know_says_a_newer_errorkb_may_have_written_it(tmp_path, where):
+    """A report of this schema holding a field this errorkb has not ("Extra inputs are not permitted"): written by
+    a newer errorkb that added it, or by a hand. Refused, never rewritten without it, and said so."""
+    project = site_project(tmp_path)
+    path = write_report(project, [record(project, ENTRY, "after", "after.py")])
+    data = json.loads(path.read_text(encoding="utf-8"))
+    (data if where == "report" else data["checks"][0])["measured_by_a_later_release"] = 1
+    path.write_text(json.dumps(data, indent=1), encoding="utf-8")
+    _, problems = read_reports(project / "reports", ("cpu",))
+    (said,) = problems
+    assert "measured_by_a_later_release" in said and "newer errorkb" in said and "upgrade errorkb" in said, said

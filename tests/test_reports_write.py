@@ -632,3 +632,68 @@ def test_a_report_path_that_is_not_a_regular_file_is_never_replaced_nor_rescued_
     finally:
         if rescued is not None:
             rescued.unlink(missing_ok=True)
+
+
+# -- round eleven: a report that is a link -------------------------------------------------------------
+
+def test_a_report_that_is_a_link_inside_its_folder_is_written_through_and_stays_a_link(project_root, monkeypatch):
+    """reports/latest.json a link to reports/kept/latest.json (committed so, or made by hand): a run replaced
+    the link by a file of its own, and the file it named kept the old records without a word. The run
+    writes through the link, as an editor saving it would; the link stays."""
+    reports = project_root / "reports"
+    kept = reports / "kept" / "latest.json"
+    kept.parent.mkdir(parents=True)
+    new_report({"bundled": "b"}, [fake_record(IDS[0])]).write(kept)
+    (reports / "latest.json").symlink_to("kept/latest.json")
+    fake_verify(monkeypatch)
+    assert main(["--root", str(project_root), "verify", IDS[1], "--no-cache"]) == 0
+    assert (reports / "latest.json").is_symlink() and os.readlink(reports / "latest.json") == "kept/latest.json"
+    assert sorted(record.entry for record in read_report(kept).checks) == sorted(IDS)
+    assert store.leftovers(reports / "latest.json") == [] and store.leftovers(kept) == []
+
+
+def test_a_dangling_link_out_of_the_reports_folder_is_refused_never_replaced(tmp_path):
+    """A link leading out of its folder is refused when its file is there (`read_regular`); one whose file is
+    not there yet was silently replaced by a file (and is the same link: refused, the run's data rescued)."""
+    folder = tmp_path / "reports"
+    folder.mkdir()
+    path = folder / "latest.json"
+    path.symlink_to(tmp_path / "elsewhere" / "latest.json")
+    with pytest.raises(store.Refused) as refused:
+        store.update(path, lambda at: store.read_regular(at), lambda current: {"new": 1}, json.dumps, "restore it")
+    rescued = refused.value.rescued
+    try:
+        assert path.is_symlink() and not (tmp_path / "elsewhere").exists()
+        assert "leads out of its folder" in str(refused.value) and rescued is not None, refused.value
+        assert json.loads(rescued.read_text(encoding="utf-8")) == {"new": 1}
+    finally:
+        if rescued is not None:
+            rescued.unlink(missing_ok=True)
+
+
+def test_a_disk_that_fills_while_the_report_is_written_leaves_the_old_file_whole_and_no_temporary(
+        project_root, monkeypatch, capsys):
+    """The disk filling half-way through the write (the temporary file made, its data not yet on disk): the
+    standing report stays whole, the half-written temporary file goes, this run's records are rescued. (A
+    full disk at the file's creation is `test_a_report_folder_that_cannot_be_written_loses_no_result_and_says_so`.)"""
+    import errno
+
+    path = write_standing(project_root)
+    before = path.read_bytes()
+    fake_verify(monkeypatch)
+    real, failed = os.fsync, []
+
+    def full_once(descriptor: int) -> None:
+        if not failed:
+            failed.append(descriptor)
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        real(descriptor)
+
+    monkeypatch.setattr(os, "fsync", full_once)
+    assert main(["--root", str(project_root), "verify", IDS[0], "--no-cache"]) == 1
+    said = capsys.readouterr().err.strip()
+    assert failed and "Traceback" not in said and os.strerror(errno.ENOSPC) in said, said
+    assert path.read_bytes() == before and store.leftovers(path) == []
+    rescued = Path(re.search(r"results are in (\S+?\.json)", said).group(1))
+    assert [record.entry for record in read_report(rescued).checks] == [IDS[0]]
+    rescued.unlink()

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 
-from errorkb.core.prose import INVISIBLE
+from errorkb.core.prose import INVISIBLE, STRAY_PRESENTATION
 
 _CONTROL = re.compile(rf"""
       \x1b\[ [0-?]* [ -/]* [@-~]                                 # CSI: colours, cursor moves, erasing
@@ -32,6 +32,7 @@ _CONTROL = re.compile(rf"""
     | \x1b [ -~]?                                                # any other escape (ESC c resets)
     | [\x00-\x08\x0b-\x1f\x7f-\x9f]                              # C0 and C1 controls but tab and newline
     | [{INVISIBLE}]                                             # what shows nothing: zero-width, bidi, tags...
+    | {STRAY_PRESENTATION}                                       # a presentation selector after no symbol
     | [\ud800-\udfff]                                            # lone surrogates: undecoded bytes, unprintable
 """, re.VERBOSE)
 _SEPARATORS = re.compile(r"\r\n?|[\u2028\u2029]")

@@ -41,15 +41,21 @@ INDENT_PER_LEVEL = 2  # columns of indentation that nest one level (CommonMark's
 # the JSON API and the lookup's index: the format characters (Unicode category Cf, as of Python
 # 3.11's Unicode 14: bidirectional marks, embeddings, overrides and isolates, zero-width spaces and
 # joiners, soft hyphen, byte order mark, invisible operators, interlinear annotations, tag characters
-# that spell ASCII invisibly), the combining grapheme joiner, Khmer's inherent vowels and the Hangul
-# fillers. Written as ranges: computing Cf from unicodedata at import costs a second.
+# that spell ASCII invisibly), the combining grapheme joiner, Khmer's inherent vowels, the Hangul
+# fillers and the variation selectors (256 of them spell any byte invisibly, as tag characters spell
+# ASCII): Unicode's Default_Ignorable_Code_Point, as assigned. Written as ranges: computing Cf from
+# unicodedata at import costs a second.
 INVISIBLE = (  # a regex character class's body; errorkb.core.logsafe strips the same from terminal text
-    "\u00ad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u115f\u1160\u17b4\u17b5\u180e"
-    "\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufeff\uffa0\ufff9-\ufffb"
+    "\u00ad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u115f\u1160\u17b4\u17b5\u180b-\u180f"
+    "\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufe00-\ufe0d\ufeff\uffa0\ufff9-\ufffb"
     "\U000110bd\U000110cd\U00013430-\U00013438\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
-    "\U000e0001\U000e0020-\U000e007f"
+    "\U000e0001\U000e0020-\U000e007f\U000e0100-\U000e01ef"
 )
-_UNPRINTABLE = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029{INVISIBLE}]")
+# The text and emoji presentation selectors (U+FE0E, U+FE0F) are a reader's text only right after a symbol
+# they present (the warning sign's U+26A0 U+FE0F): after ASCII, another selector or nothing, they show
+# nothing. (One bit per symbol is all they could carry there.)
+STRAY_PRESENTATION = "(?<![^\x00-\x7f\ufe00-\ufe0f])[\ufe0e\ufe0f]"
+_UNPRINTABLE = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029{INVISIBLE}]|{STRAY_PRESENTATION}")
 _LINE_BREAKS = re.compile("[\t\n]")
 
 FENCE_OPEN = re.compile(r"^[ \t]*(?P<fence>`{3,}|~{3,})(?P<info>[^\n]*)$")

@@ -38,7 +38,17 @@ from errorkb.core.snippets import AFTER, BEFORE
 from errorkb.results import store
 from errorkb.results.keys import holds
 from errorkb.results.records import Code, Outcome
-from errorkb.results.report import NEVER, VERIFIER_VERSION, later_verifier_than, lines_text, moment, now
+from errorkb.results.report import (
+    NEVER,
+    UNKNOWN_FIELD,
+    VERIFIER_VERSION,
+    first_error,
+    json_kind,
+    later_verifier_than,
+    lines_text,
+    moment,
+    now,
+)
 
 SCHEMA = 2
 
@@ -146,8 +156,11 @@ def parse_matrix(text: str, path: Path) -> MatrixFile:
         data = store.parse_json(text)
     except ValueError as error:  # json.JSONDecodeError is one
         raise MatrixError(f"{path}: not a version-matrix file ({error})") from None
-    if not isinstance(data, dict) or data.get("schema") != SCHEMA:
-        found = data.get("schema") if isinstance(data, dict) else None
+    if not isinstance(data, dict):  # valid JSON, but no matrix file was ever written so: restored, not regenerated
+        raise MatrixError(f"{path}: not a version-matrix file (the file holds {json_kind(data)}, where a matrix file "
+                          f"is an object); restore it (git checkout {path}) or move it away")
+    if data.get("schema") != SCHEMA:
+        found = data.get("schema")
         if type(found) is int and found > SCHEMA:  # regenerating it here would throw away what that one measured
             raise MatrixError(f"{path}: written by a newer errorkb (schema {found}); upgrade errorkb to read it "
                               f"(this one reads schema {SCHEMA})")
@@ -155,8 +168,10 @@ def parse_matrix(text: str, path: Path) -> MatrixFile:
     try:
         matrix = MatrixFile.model_validate(data)
     except ValidationError as error:
-        first = error.errors()[0]
+        first = first_error(error)
         where = ".".join(str(part) for part in first["loc"])
+        if first["type"] == "extra_forbidden":
+            raise MatrixError(f"{path}: not a version-matrix file of this errorkb ({where}: {UNKNOWN_FIELD})") from None
         raise MatrixError(f"{path}: not a version-matrix file ({error.error_count()} problems; {where}: "
                           f"{first['msg']})") from None
     if len(matrix.releases) > MAX_RELEASES:  # every entry page draws a cell per release

@@ -161,8 +161,11 @@ def parse_report(text: str, path: Path) -> Report:
         data = store.parse_json(text)
     except ValueError as error:  # json.JSONDecodeError is one
         raise ReportError(f"{path}: not a verification report ({error})") from None
-    if not isinstance(data, dict) or data.get("schema") != SCHEMA:
-        found = data.get("schema") if isinstance(data, dict) else None
+    if not isinstance(data, dict):  # valid JSON, but no report was ever written so: restored, not regenerated
+        raise ReportError(f"{path}: not a verification report (the file holds {json_kind(data)}, where a report is "
+                          "an object)")
+    if data.get("schema") != SCHEMA:
+        found = data.get("schema")
         if type(found) is int and found > SCHEMA:  # regenerating it here would throw away what that one measured
             raise ReportError(f"{path}: written by a newer errorkb (schema {found}); upgrade errorkb to read it "
                               f"(this one reads schema {SCHEMA})", advised=True)
@@ -171,11 +174,14 @@ def parse_report(text: str, path: Path) -> Report:
     try:
         report = Report.model_validate(data)
     except ValidationError as error:
-        first = error.errors()[0]
+        first = first_error(error)
         where = ".".join(str(part) for part in first["loc"])
         index = first["loc"][1] if first["loc"][:1] == ("checks",) and len(first["loc"]) > 1 else None
         check = data["checks"][index] if isinstance(index, int) and isinstance(data.get("checks"), list) else None
         line = _line_of(text, check.get("id")) if isinstance(check, dict) else ""
+        if first["type"] == "extra_forbidden":
+            raise ReportError(f"{path}: not a verification report of this errorkb ({where}{line}: {UNKNOWN_FIELD})",
+                              advised=True) from None
         raise ReportError(f"{path}: not a verification report ({error.error_count()} problems; {where}{line}: "
                           f"{first['msg']})") from None
     for index, check in enumerate(report.checks):
@@ -186,6 +192,25 @@ def parse_report(text: str, path: Path) -> Report:
                               "for one check, which merging would keep beside the first; restore the file from "
                               "the run that wrote it)", advised=True)
     return report
+
+
+# A field of this schema's file that this errorkb's model has not: a newer errorkb's, which the file keeps (it is
+# refused, never rewritten without it), or a hand's.
+UNKNOWN_FIELD = ("a field this errorkb does not know: written by a newer errorkb? upgrade errorkb to read it; by a "
+                 "hand? remove the field")
+
+
+def first_error(error: ValidationError) -> Any:
+    """The problem a message names: a field this errorkb does not know first (it says what to do), else the first."""
+    problems = error.errors()
+    return next((one for one in problems if one["type"] == "extra_forbidden"), problems[0])
+
+
+def json_kind(data: object) -> str:
+    """What a JSON value is, in words: 'a list', 'a string', 'null'..."""
+    return ("null" if data is None else "a boolean" if isinstance(data, bool) else
+            "a number" if isinstance(data, int | float) else "a string" if isinstance(data, str) else
+            "a list" if isinstance(data, list) else "an object")
 
 
 def _line_of(text: str, check_id: object) -> str:

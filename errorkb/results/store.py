@@ -302,7 +302,15 @@ def update(path: Path, read: Callable[[Path], Data | None], combine: Callable[[D
 
     `read` returns None when there is no file and raises `Unreadable` for one that does not parse;
     `combine(None)` is this run's data alone. `recover` finishes the refusal's message: how to
-    bring the file back (e.g. "restore it from git"). Raises `Refused` with the rescued file."""
+    bring the file back (e.g. "restore it from git"). Raises `Refused` with the rescued file.
+
+    A `path` that is a link to a file of its folder (or below) is written through, as an editor saving it
+    would: the link stays, and the file it names holds the merge (replacing the link left that file as it
+    was, without a word). A link leading elsewhere is refused, whether its file is there or not."""
+    path = written_through(path)
+    if path.is_symlink():  # `written_through` follows only a link that stays in its folder
+        _refuse(path, text(combine(None)), f"{path}: a link that leads out of its folder (or loops); left as it was",
+                "put the file itself there")
     if leads_out(path.parent):  # nothing is written through it, not even the rescue beside the file
         _refuse(path, text(combine(None)), f"{path.parent}: {LEADS_OUT}; nothing was written there", recover,
                 beside=False)
@@ -331,6 +339,14 @@ def update(path: Path, read: Callable[[Path], Data | None], combine: Callable[[D
                 f"make {path.parent} writable (or free space)")
 
 
+def written_through(path: Path) -> Path:
+    """The file `path` names: itself, or where the link it is leads, when that lies in its folder or below."""
+    if not path.is_symlink():
+        return path
+    target = Path(os.path.realpath(path))
+    return target if target.is_relative_to(os.path.realpath(path.parent)) else path
+
+
 def _not_a_folder(folder: Path) -> Path | None:
     """The nearest of `folder` and the folders above it that is there, when it is not a folder."""
     for place in (folder, *folder.parents):
@@ -349,4 +365,4 @@ def _refuse(path: Path, data: str, what: str, recover: str, beside: bool = True)
 
 
 __all__ = ["LEADS_OUT", "Refused", "Unreadable", "leads_out", "leftovers", "locked", "parse_json", "read_regular",
-           "replace", "rescue", "rescue_path", "update"]
+           "replace", "rescue", "rescue_path", "update", "written_through"]

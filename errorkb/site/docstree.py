@@ -98,6 +98,16 @@ def tree_problem(docs: Path, repo: Path) -> str | None:
     return None
 
 
+def theme_problem(custom_dir: str | None, repo: Path) -> str | None:
+    """Why the theme's own folder (mkdocs.yml's `theme.custom_dir`) may not be read, or None: it lies outside
+    `repo` (absolute, up through `..`, or a link). MkDocs copies every file of it that is no template into the
+    site, as it does the docs folder's (`tree_problem`): `custom_dir: /home/runner/.ssh` published the keys."""
+    if custom_dir is None or Path(os.path.realpath(custom_dir)).is_relative_to(repo):
+        return None
+    return (f"theme.custom_dir {custom_dir}: the theme's folder lies outside the repository ({repo}), and MkDocs "
+            "would publish its files; name a folder inside it")
+
+
 def site_problem(site: Path, kept: list[tuple[str, Path]], repo: Path) -> str | None:
     """Why `site` may not be the site folder (said after where it was chosen: `site_dir_origin`), or None.
     `mkdocs build` empties its site folder before it writes (every file and folder in it but hidden ones), so

@@ -25,8 +25,11 @@ regular expression and raw HTML to Python-Markdown. So, in one pass over the tex
   `{ .ekb-badge }`) applies.
 - **Block starts that belong to the page**, behind any container prefix (`> `, `- `, `1. `): a
   heading (`#`, or a setext underline), an admonition, a collapsible block or a content tab
-  (`!!!`, `???`, `===`), a table of contents (`[TOC]`) and a fence line the rewrite did not
-  accept are written so that they read as their text. Prose cannot produce a heading (and so no
+  (`!!!`, `???`, `===`), a block of pymdownx.blocks (`///`: an admonition, a tab, or with its
+  `html` block any element with any attribute), an object mkdocstrings documents in its place
+  (`:::`, read from files outside the repository), a table of contents (`[TOC]`) and a fence
+  line the rewrite did not accept are written so that they read as their text, for a site that
+  enables those extensions too. Prose cannot produce a heading (and so no
   heading id such as the page's `#message`), nor the admonitions and classes the page shows its
   verification results with.
 - **Links and images** to anything but http(s), mailto or a relative address are not links:
@@ -90,7 +93,8 @@ _PARENS = re.compile(r"\\.|[()]", re.DOTALL)
 _QUOTES = re.compile(r"(?:[ \t]*>)*[ \t]*")
 _HEADING = re.compile(r"#")
 _UNDERLINE = re.compile(r"(?:=+|-+)[ \t]*$")
-_BLOCK_MARKS = re.compile(r"(?:!!!|\?\?\?|===)")  # admonitions, collapsible blocks, content tabs
+# admonitions, collapsible blocks, content tabs; pymdownx.blocks' blocks; mkdocstrings' objects
+_BLOCK_MARKS = re.compile(r"(?:!!!|\?\?\?|===|///|:::)")
 _LOOSE_FENCE = re.compile(r"(?:~~~|```)")  # a fence line the rewrite did not accept (behind a prefix)
 
 
@@ -361,6 +365,13 @@ def one_line(text: str) -> str:
     return " ".join(text.split()).replace("|", "\\|")
 
 
+def inert_line(text: object) -> str:
+    """Any value (a title, a report's free text) as one line of inert Markdown, for a heading, a link's text or
+    a table cell: no fence opens within one line, so it never becomes more than one (through `inert`, a title
+    `~~~~` became an empty code block under a blank heading, and a reason of ```` ``` ```` ended its table)."""
+    return _prose(visible(one_line(str(text))))
+
+
 def cell(text: object) -> str:
     """Any value (a report's free text, too) for a table cell: one line, and inert."""
-    return inert(one_line(str(text)))
+    return inert_line(text)

@@ -115,7 +115,8 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
         a tree MkDocs can walk, inside it; otherwise the build stops with what to fix."""
         self._repo = None  # mkdocs.yml may have changed since the last build (`mkdocs serve`)
         repo = self._repository(config)
-        problem = docstree.tree_problem(Path(config.docs_dir), repo)
+        problem = docstree.tree_problem(Path(config.docs_dir), repo) or docstree.theme_problem(
+            config.theme.custom_dir, repo)
         if problem is None:
             site_dir = Path(config.site_dir)
             found = docstree.site_problem(site_dir, self._kept(config, repo), repo)

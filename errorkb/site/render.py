@@ -46,7 +46,7 @@ from errorkb.results.matrix import ReleaseState
 from errorkb.results.records import TARGETS, CheckRecord, Outcome
 from errorkb.results.report import Report
 from errorkb.site import escape, evidence, picture
-from errorkb.site.inert import inert, one_line
+from errorkb.site.inert import inert, inert_line
 
 # Where the site-wide pages live (docs-relative): `names.py`, read by the loader's callers without rendering.
 from errorkb.site.names import BY_API as BY_API
@@ -299,8 +299,8 @@ def fix_line(entry: Entry) -> Markup:
     releases = entry.releases
     if releases and releases.replacement:
         since = f" (since {escape.text(releases.replacement_since)})" if releases.replacement_since else ""
-        return Markup(f"use {inert(one_line(releases.replacement))}{since}")
-    return Markup(inert(one_line(entry.solutions[0].title)))
+        return Markup(f"use {inert_line(releases.replacement)}{since}")
+    return Markup(inert_line(entry.solutions[0].title))
 
 
 def reading_title(title: str) -> str:
@@ -327,7 +327,7 @@ def _environment() -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True, finalize=escape.text,
                              keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True,
                              undefined=jinja2.StrictUndefined)
-    env.filters.update(inert=lambda text: Markup(inert(text)), line=lambda text: Markup(inert(one_line(text))),
+    env.filters.update(inert=lambda text: Markup(inert(text)), line=lambda text: Markup(inert_line(text)),
                        code=escape.code, url=escape.url,
                        attr=escape.attribute, yaml=escape.front_matter, fragment=escape.fragment, fence=fence,
                        num=lambda value: Markup(f"{float(value):.6g}"), short=shortened)
@@ -350,7 +350,7 @@ def shortened(value: object, limit: int = SHORT) -> Markup:
     plain = " ".join(str(value).split())
 
     def written(text: str) -> str:
-        return inert(one_line(text))
+        return inert_line(text)
 
     if len(plain) <= limit:
         return Markup(written(plain))

@@ -160,6 +160,19 @@ def tracked_records(folder: Path) -> frozenset[str]:
     return frozenset(Path(os.fsdecode(name)).name for name in listed.stdout.split(b"\0") if name)
 
 
+def committed_link_out(folder: Path) -> bool:
+    """Whether `folder` is a link leading out of the folder holding it that the git repository there tracks."""
+    git = shutil.which("git")
+    if git is None or not store.leads_out(folder):
+        return False
+    try:
+        listed = subprocess.run([git, "-C", str(folder.parent), "ls-files", "-z", "--", folder.name],
+                                capture_output=True, timeout=30, check=False, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return listed.returncode == 0 and bool(listed.stdout)
+
+
 class VerdictCache:
     def __init__(self, folder: Path, trust: Trust = Trust.TRUSTED):
         self.folder = folder / "verify"
@@ -167,9 +180,14 @@ class VerdictCache:
         self.hits = 0
         self.misses = 0
         self.tracked = tracked_records(self.folder) if trust is Trust.TRUSTED else frozenset()
+        # A folder that is a link out of the one holding it (committed so: `git add -f` reaches a gitignored path)
+        # is neither read nor written through: a trusted run stored every verdict there, outside the repository.
+        # The cache's own folder may be a link of the author's (the cache on another disk): refused where git
+        # tracks that link, which a commit made.
+        self.unusable = store.leads_out(self.folder) or committed_link_out(folder)
 
     def get(self, key: str) -> CheckRecord | None:
-        if self.trust is not Trust.TRUSTED or f"{key}.json" in self.tracked:  # `tracked_records`: nobody's verdict
+        if self.trust is not Trust.TRUSTED or f"{key}.json" in self.tracked or self.unusable:  # nobody's verdicts
             self.misses += 1
             return None
         try:  # a regular file of the folder, read bounded: never a FIFO (it would block the run) nor a link out
@@ -191,7 +209,7 @@ class VerdictCache:
         return record
 
     def put(self, key: str, record: CheckRecord) -> None:
-        if self.trust is not Trust.TRUSTED:
+        if self.trust is not Trust.TRUSTED or self.unusable:
             return
         self.folder.mkdir(parents=True, exist_ok=True)
         path = self.folder / f"{key}.json"
@@ -205,7 +223,8 @@ class VerdictCache:
 
     def stats(self) -> dict[str, object]:
         tracked = {"tracked": len(self.tracked)} if self.tracked else {}  # records git tracks: never reused
-        return {"hits": self.hits, "misses": self.misses, "trust": str(self.trust), **tracked}
+        unusable = {"unusable": store.LEADS_OUT} if self.unusable else {}  # a link out: neither read nor written
+        return {"hits": self.hits, "misses": self.misses, "trust": str(self.trust), **tracked, **unusable}
 
 
 def cache_key(check: Check, inputs: str, target_fingerprint: str, runtime: Runtime, library: LibraryProfile) -> str:

@@ -16,7 +16,7 @@ import markdown
 import pytest
 import yaml
 
-from errorkb.site.inert import cell, inert, one_line
+from errorkb.site.inert import cell, inert, inert_line
 from tests.site.sitekb import ROOT
 
 SCRIPT_URL = re.compile(r"^(?:javascript|data|vbscript):", re.I)
@@ -84,8 +84,8 @@ def in_contexts(prose: str) -> dict[str, str]:
         "paragraph": f"# Title\n\n{done}\n\n## Next\n",
         "list item": f"- {textwrap.indent(done, '  ', lambda line: True)[2:]}\n- next\n",
         "after a label": f"**Trigger.** {done}\n\n**Common situations**\n",
-        "heading": f"### {inert(one_line(prose))}\n",
-        "link text": f"- [{inert(one_line(prose))}](../other.md) — `ValueError`\n",
+        "heading": f"### {inert_line(prose)}\n",
+        "link text": f"- [{inert_line(prose)}](../other.md) — `ValueError`\n",
         "table cell": f"| a | b |\n|---|---|\n| {cell(prose)} | `x` |\n",
     }
 
@@ -222,7 +222,7 @@ SPOOFS = {
 def test_prose_produces_no_heading_admonition_tab_id_or_errorkb_class(spoof):
     contexts = in_contexts(spoof)
     contexts["paragraph"] = inert(spoof).strip() + "\n"  # without the context's own headings
-    contexts["heading"] = inert(one_line(spoof)) + "\n"  # the heading's text, without the template's `###`
+    contexts["heading"] = inert_line(spoof) + "\n"  # the heading's text, without the template's `###`
     for context, page in contexts.items():
         html_page = site_markdown().convert(page)
         elements = _Elements()
@@ -383,3 +383,76 @@ def test_references_on_the_site_work_and_one_to_another_host_reads_as_its_text()
     assert 'href="../notes/"' in page and 'href="https://ok.example/"' in page, page
     assert "far.example" not in "".join(re.findall(r'(?:href|src)="([^"]*)"', page)), page
     assert "[d]: https://far.example/" in audit(page)[1]
+
+
+# -- round eleven: the block syntaxes of extensions a Material site commonly adds ---------------------
+
+# pymdownx.blocks (`/// name | title`, pymdown-extensions 9.10 on, which Material's own docs now show): an
+# admonition, a collapsible block and a tab are the page's own components, and `/// html | tag[attr=...]`
+# makes any element with any attribute. The site's mkdocs.yml enables none of them; a site may.
+BLOCK_EXTENSIONS = ("pymdownx.blocks.admonition", "pymdownx.blocks.details", "pymdownx.blocks.html",
+                    "pymdownx.blocks.tab", "pymdownx.blocks.caption", "pymdownx.blocks.definition")
+BLOCK_SPOOFS = {
+    "html block": '/// html | a[href="javascript:alert(1)" onclick="alert(1)"]\nclick\n///',
+    "html block, script": "/// html | script\nalert(1)\n///",
+    "admonition block": "/// admonition | Ran clean when verified (bundled · cpu)\n    type: success\n\nall passed\n///",
+    "details block": "/// details | Ran clean when verified\n    type: success\n    open: true\n\nx\n///",
+    "tab block": "/// tab | After\nx\n///",
+    "block behind a list marker": "- /// html | img[src=x onerror=alert(1)]\n  ///",
+    "block behind a quote": "> //// html | img[src=x onerror=alert(1)]\n> ////",
+    "indented block": "   /// html | img[src=x onerror=alert(1)]\n   ///",
+}
+
+
+def blocks_markdown() -> markdown.Markdown:
+    """Python-Markdown configured like the site, plus pymdownx.blocks' extensions (`BLOCK_EXTENSIONS`)."""
+    names, configs = _site_extensions()
+    return markdown.Markdown(extensions=[*names, *BLOCK_EXTENSIONS], extension_configs=copy.deepcopy(configs))
+
+
+@pytest.mark.parametrize("spoof", list(BLOCK_SPOOFS.values()), ids=list(BLOCK_SPOOFS))
+def test_a_block_of_pymdownx_blocks_in_prose_reads_as_its_text(spoof):
+    """`errorkb render`'s Markdown went through a site enabling pymdownx.blocks as an `<a href=javascript:
+    onclick=...>`, a success admonition and a tab: prose neutralised `!!!`, `???` and `===`, not `///`."""
+    contexts = in_contexts(spoof)
+    contexts["paragraph"] = inert(spoof).strip() + "\n"  # without the context's own headings
+    contexts["heading"] = inert_line(spoof) + "\n"
+    for context, page in contexts.items():
+        html_page = blocks_markdown().convert(page)
+        found, text = audit(html_page)
+        assert not found, (context, found, page)
+        elements = _Elements()
+        elements.feed(html_page)
+        for tag, attrs in elements.found:
+            if tag == "a" and attrs == {"href": "../other.md"}:  # the context's own link
+                continue
+            assert tag not in {"a", "script", "img", "details", "summary", "input", "label", "figure", "div"}, \
+                (context, html_page)
+            assert "id" not in attrs and not attrs.get("class"), (context, html_page)
+        assert spoof.splitlines()[0].lstrip(" ->") in text, (context, text)
+
+
+def test_an_autodoc_line_in_prose_reads_as_its_text():
+    """`::: module.name` is mkdocstrings' "document this object here": on a site that enables it, a line of
+    prose reading so put the documentation of any module on the import path into the page (read from files
+    outside the repository, and imported where its handler inspects). mkdocstrings reads the line where it
+    starts (`(?:^|\\n)::: ?name`); its first character, written as a reference, is text to every engine."""
+    for prose in ("::: os", "Some text\n::: subprocess\n", "- ::: os.path", ":::os"):
+        for context, page in in_contexts(prose).items():
+            assert not re.search(r"(?m)^[ \t>*+-]*(?:\d+[.)][ \t]*)?:::", page), (context, page)
+            assert prose.strip().splitlines()[-1].lstrip("- ") in audit(site_markdown().convert(page))[1]
+
+
+@pytest.mark.parametrize("text", ["~~~~", "```", "```python", "~~~ Ran clean when verified", "  ```x", "> ~~~"])
+def test_one_line_text_that_opens_a_fence_stays_one_line(text):
+    """A title or a report's reason of one line that opens a fence (`~~~~`): `inert(one_line(...))` made it a
+    fence, so the heading became `&nbsp;` over an empty code block, the nav link broke in two, and a table row
+    (the verification page's failures, the lists by exception) ended the table there. One line stays one."""
+    for context in ("heading", "link text", "table cell"):
+        page = in_contexts(text)[context]
+        assert page.count("\n") == (3 if context == "table cell" else 1), (context, page)
+        html_page = site_markdown().convert(page)
+        assert "<pre" not in html_page and "&nbsp;" not in html_page, (context, html_page)
+        tag = {"heading": "h3", "link text": "a", "table cell": "td"}[context]
+        inside = re.search(rf"<{tag}[^>]*>(.*?)</{tag}>", html_page, re.S)
+        assert inside and text.strip().lstrip("> ").strip("`~ ") in audit(inside.group(1))[1], (context, html_page)

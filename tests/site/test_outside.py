@@ -186,3 +186,29 @@ def test_the_mark_of_a_built_site_is_replaced_never_written_through_a_link(tmp_p
     built = mkdocs_build(project / "mkdocs.yml", site, strict=False, timeout=300)
     assert built.returncode == 0, built.stderr[-2000:]
     assert target.read_text() == "the author's\n" and not (site / ".errorkb-site").is_symlink()
+
+
+@pytest.mark.parametrize("how", ["absolute", "up", "link"])
+def test_a_theme_folder_outside_the_repository_is_refused_and_none_of_its_files_published(tmp_path, how):
+    """`theme.custom_dir` in mkdocs.yml naming a folder outside the repository (`/home/runner/.ssh`, `../..`, or
+    `overrides` made a link to one): MkDocs copies every file of it that is no template into the site, as it
+    would the docs folder's, which leading out stops the build already; the theme's folder published them."""
+    project = site_project(tmp_path / "kb")
+    outside = tmp_path / "outside-theme"
+    (outside / "deeper").mkdir(parents=True)
+    (outside / "secret.txt").write_text("THEME-SECRET-3f1a\n")
+    (outside / "deeper" / "id_rsa").write_text("THEME-SECRET-3f1a\n")
+    config = project / "mkdocs.yml"
+    named = {"absolute": str(outside), "up": "../outside-theme", "link": "overrides"}[how]
+    if how == "link":
+        shutil.rmtree(project / "overrides", ignore_errors=True)
+        (project / "overrides").symlink_to(outside)
+    text = config.read_text(encoding="utf-8")
+    assert "custom_dir: overrides" in text
+    config.write_text(text.replace("custom_dir: overrides", f"custom_dir: {named}"), encoding="utf-8")
+    site = tmp_path / "site"
+    built = mkdocs_build(config, site, strict=False)
+    assert built.returncode != 0 and "Traceback" not in built.stderr, built.stderr[-2000:]
+    assert "custom_dir" in built.stderr and "outside the repository" in built.stderr, built.stderr[-2000:]
+    published = [path for path in site.rglob("*") if path.is_file()] if site.exists() else []
+    assert not [path for path in published if "THEME-SECRET-3f1a" in path.read_text(errors="replace")]

@@ -695,9 +695,9 @@ def test_the_fix_and_its_own_verdict_come_right_after_the_message(project):
 
 
 def inert_line(text: str) -> str:
-    from errorkb.site.inert import one_line
+    from errorkb.site.inert import inert_line as line
 
-    return str(inert(one_line(text)))
+    return line(text)
 
 
 def test_the_captured_error_and_the_clean_run_name_the_release_they_ran_on(project):

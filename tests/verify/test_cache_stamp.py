@@ -138,3 +138,40 @@ def test_verify_says_it_reused_no_record_git_tracks(tmp_path, capsys, lean_check
           "--snippet", "before"])
     err = capsys.readouterr().err
     assert "1 record(s) in .errorkb-cache/verify are tracked by git" in err and "git rm -r --cached" in err, err
+
+
+def test_a_cache_folder_that_links_out_is_neither_read_nor_written_through(tmp_path):
+    """`.errorkb-cache/verify` committed as a link to a folder elsewhere (the cache is gitignored, not out of a
+    pull request's reach: `git add -f`): reading through it was refused (`store.read_regular`), but every
+    verdict a trusted run stored was written there, outside the repository."""
+    cache_dir = tmp_path / "kb" / ".errorkb-cache"
+    cache_dir.mkdir(parents=True)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (cache_dir / "verify").symlink_to(elsewhere)
+    cache = VerdictCache(cache_dir)
+    cache.put(KEY, record())
+    assert list(elsewhere.iterdir()) == [] and (cache_dir / "verify").is_symlink()
+    assert cache.get(KEY) is None and cache.misses == 1
+    assert "leads out" in cache.stats()["unusable"]  # what `errorkb verify` says, with what to do
+
+
+def test_a_cache_folder_the_repository_commits_as_a_link_out_is_never_written_through(tmp_path):
+    """`.errorkb-cache` itself committed as a link to a folder elsewhere: the verdicts of a trusted run were
+    stored there. An author may link the whole cache to another disk on purpose (kept, below); a link git tracks
+    was made by a commit, and is neither read nor written through."""
+    repo = tmp_path / "kb"
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (repo / ".errorkb-cache").symlink_to(elsewhere)
+    _git(repo, "add", "-f", ".errorkb-cache")
+    _git(repo, "commit", "-qm", "a cache folder leading out")
+    cache = VerdictCache(repo / ".errorkb-cache")
+    cache.put(KEY, record())
+    assert list(elsewhere.rglob("*.json")) == [] and cache.get(KEY) is None and "unusable" in cache.stats()
+    _git(repo, "rm", "-q", "--cached", ".errorkb-cache")  # the author's own link, untracked: the cache works
+    mine = VerdictCache(repo / ".errorkb-cache")
+    mine.put(KEY, record())
+    assert mine.get(KEY) is not None and [path.name for path in elsewhere.rglob("*.json")] == [f"{KEY}.json"]
