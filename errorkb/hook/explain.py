@@ -34,6 +34,7 @@ MAX_CANDIDATES = 3
 MAX_CHAIN = 1000  # exceptions of a chain read for forged frames (Python prints at most its own limit)
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 _LOADED: dict[str, list[Index]] = {}
+_HERE = os.path.dirname(os.path.abspath(__file__))  # errorkb/hook
 
 
 DEADLINE_S = 5.0  # the most the explainer may add to an exit: it runs the user's code (`__str__`, properties)
@@ -57,6 +58,8 @@ def describe_within(value: BaseException, index_path: Path | None = None, deadli
     do. So the block is made in a daemon thread, and handed back only if it is ready in time; otherwise it is
     dropped, for ever, and the thread stopped where it runs Python code (an exception sent to it), or left to
     the interpreter's exit (a daemon thread never holds it up)."""
+    if sys.is_finalizing():
+        return _describe_finalizing(value, index_path, deadline)
     import threading
 
     if getattr(threading.current_thread(), "errorkb_explaining", False):
@@ -77,6 +80,64 @@ def describe_within(value: BaseException, index_path: Path | None = None, deadli
         _stop(worker)
         return None
     return made[0]
+
+
+class _Refused(BaseException):
+    """Raised into the explainer at interpreter exit (`_describe_finalizing`); no `except Exception` stops it."""
+
+
+_FINALIZING: list[bool] = []  # the explainer runs inline at exit: an error reported from within it is Python's alone
+
+
+def _describe_finalizing(value: BaseException, index_path: Path | None, deadline: float) -> str | None:
+    """`describe` while the interpreter exits (after `atexit`: garbage with a `__del__` that raises, collected at
+    the end). No other thread runs then: one started never starts, and `Thread.start` waits for it for ever (Python
+    3.11; 3.12 refuses to start it). So the block is made in this thread, bounded another way: the indexes are read
+    first, then the exception under a trace function that refuses to run the user's own code (a `__str__`, a
+    property, a loader of their script: one stuck in C, a sleep, could not be stopped here), and stops any Python
+    code at `deadline`. Code of an installed package runs, as the matcher's own dependencies do."""
+    if _FINALIZING:
+        return None
+    import time
+
+    try:
+        for index in _indexes(index_path):  # what reads no object of the user's, unguarded: files, imports
+            index.lookup()
+            installed_release(index.distribution or index.library)
+    except BaseException:
+        return None
+    ours = tuple(os.path.join(folder, "") for folder in (os.path.dirname(os.__file__), os.path.dirname(_HERE)))
+    ends = time.monotonic() + deadline
+
+    def allowed(frame: Any) -> bool:
+        """Code of the standard library (frozen or not), errorkb and installed packages (what the matcher uses:
+        `packaging`), never of the user's files; compiled from a string, code that runs in such a module's globals
+        (a dataclass's `__init__`, a namedtuple's `__new__`), never `__main__`'s."""
+        name = _plain(frame.f_code.co_filename)
+        if name.startswith("<frozen "):
+            return True
+        if name.startswith("<"):
+            file = frame.f_globals.get("__file__")
+            if file is None:
+                return frame.f_globals.get("__name__") != "__main__"
+            name = _plain(file)
+        return name.startswith(ours) or installed_path(name)
+
+    def guard(frame: Any, event: str, arg: object) -> Any:
+        if time.monotonic() > ends or event == "call" and not allowed(frame):
+            raise _Refused
+        return guard
+
+    previous = sys.gettrace()
+    _FINALIZING.append(True)
+    try:
+        sys.settrace(guard)
+        return describe(value, index_path)
+    except BaseException:
+        return None
+    finally:
+        sys.settrace(previous)
+        _FINALIZING.clear()
 
 
 def _stop(worker: Any) -> None:

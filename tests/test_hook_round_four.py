@@ -1,0 +1,63 @@
+"""The hook under attack, round four (issue 19, items 4 and 5), in real interpreters with the hook on: where Python
+reports an error while the interpreter exits, an error a process pool raised in a worker and re-raised here, code
+Python prints without its source lines (`-c`, stdin), debuggers and consoles, two installs, broken indexes.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import time
+
+import pytest
+
+from tests.test_hook import HEAD_DIM, TITLE, envs, run, stub_library  # noqa: F401 (a fixture)
+
+_CYCLE = """\
+{imports}class Holder:
+    def __del__(self):
+        {body}
+holder = Holder()
+holder.itself = holder  # a cycle: collected by the garbage collection that ends the interpreter, after atexit
+del holder
+print('ran')
+"""
+_LIBRARY = ("from transformers.cache_utils import early_initialization\n", "early_initialization()")
+_UNRELATED = ("", "int('nothing any entry documents')")
+_STUCK = ("""\
+import time
+class Stuck(ValueError):
+    calls = 0
+    def __str__(self):  # Python's own report reads it; a second reader waits an hour
+        Stuck.calls += 1
+        if Stuck.calls > 1:
+            time.sleep(3600)
+        return {message!r}
+""".format(message=HEAD_DIM), "raise Stuck()")
+
+
+def _unaddressed(text: str) -> str:
+    return re.sub(r" at 0x[0-9a-f]+", " at 0x?", text)
+
+
+@pytest.mark.parametrize("case", ["library", "unrelated", "stuck-str"])
+def test_an_error_in_a_del_at_the_last_collection_neither_hangs_the_exit_nor_goes_unnamed(envs, tmp_path,  # noqa: F811
+                                                                                          case):
+    """After `atexit`, the interpreter collects its garbage once more: a `__del__` that raises there is reported
+    through `sys.unraisablehook` while no thread can run any longer. The explainer made its block in a thread, and
+    `Thread.start` waited for ever for one that never starts: the process hung at exit, whatever the error (main:
+    killed by the timeout). Now: Python's report, the block where the error is the entry's, nothing more otherwise,
+    and a user's `__str__` that would never return is not run again."""
+    plain, hooked = envs
+    imports, body = {"library": _LIBRARY, "unrelated": _UNRELATED, "stuck-str": _STUCK}[case]
+    code = stub_library(tmp_path) + _CYCLE.format(imports=imports, body=body)
+    started = time.monotonic()
+    with_hook = subprocess.run([str(hooked), "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    took = time.monotonic() - started
+    without = subprocess.run([str(plain), "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    assert with_hook.returncode == without.returncode == 0 and with_hook.stdout == without.stdout == "ran\n"
+    assert "Exception ignored in" in without.stderr and "errorkb" not in without.stderr
+    assert _unaddressed(with_hook.stderr).startswith(_unaddressed(without.stderr)), with_hook.stderr
+    added = with_hook.stderr[len(without.stderr):]
+    assert added.startswith("\n" + TITLE) if case == "library" else added == "", with_hook.stderr
+    assert took < 30, took
