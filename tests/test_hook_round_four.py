@@ -61,3 +61,43 @@ def test_an_error_in_a_del_at_the_last_collection_neither_hangs_the_exit_nor_goe
     added = with_hook.stderr[len(without.stderr):]
     assert added.startswith("\n" + TITLE) if case == "library" else added == "", with_hook.stderr
     assert took < 30, took
+
+
+_POOL = """\
+import concurrent.futures, multiprocessing, multiprocessing.pool
+from transformers.cache_utils import early_initialization
+def work(_):
+    {body}
+if __name__ == "__main__":
+    context = multiprocessing.get_context({method!r})
+    if {executor}:
+        with concurrent.futures.ProcessPoolExecutor(1, mp_context=context) as pool:
+            pool.submit(work, 0).result()
+    else:
+        with context.Pool(1) as pool:
+            pool.apply(work, (0,))
+"""
+
+
+@pytest.mark.parametrize("body", ["early_initialization()", "int('nothing any entry documents')"],
+                         ids=["library", "unrelated"])
+@pytest.mark.parametrize("pool", ["futures-fork", "futures-spawn", "multiprocessing-fork"])
+def test_an_error_a_process_pool_re_raises_is_named_once_from_the_worker_s_traceback(envs, tmp_path, pool,  # noqa: F811
+                                                                                     body):
+    """A process pool's worker catches the error and sends it back; the parent re-raises it (`raise self._exception`
+    in concurrent.futures, `raise self._value` in multiprocessing.pool), its cause the worker's traceback as text
+    (`_RemoteTraceback`, `RemoteTraceback`). The frames the parent printed last are the standard library's re-raise,
+    not the library's: main named nothing. The worker's traceback, which the standard library attached, is the
+    error as it was raised: one block, the entry's; an unrelated error: Python's output alone."""
+    plain, hooked = envs
+    kind, method = pool.split("-")
+    code = stub_library(tmp_path) + _POOL.format(body=body, method=method, executor=kind == "futures")
+    with_hook, without = run(hooked, code, tmp_path), run(plain, code, tmp_path)
+    assert with_hook.returncode == without.returncode == 1 and with_hook.stdout == without.stdout == ""
+    assert with_hook.stderr.startswith(without.stderr) and "errorkb" not in without.stderr, with_hook.stderr
+    added = with_hook.stderr[len(without.stderr):]
+    if body == "early_initialization()":
+        assert added.startswith("\n" + TITLE) and added.count("errorkb:") == 1, with_hook.stderr
+        assert "why:  transformers itself raises this message; a frame in `early_initialization`" in added, added
+    else:
+        assert added == "", with_hook.stderr

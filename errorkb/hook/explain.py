@@ -197,6 +197,9 @@ def text_of(value: BaseException) -> str:
     naming the library's file): they are read as the characters Python's own printer shows (`_plain`), and
     the source lines under those names."""
     printed = tb.TracebackException(type(value), value, value.__traceback__, lookup_lines=False)
+    worker = _worker_traceback(value)
+    if worker is not None and worker.endswith("".join(printed.format_exception_only())):
+        return worker
     forged = _forged_frames(value)
     for stack in _stacks(printed):
         for summary in stack:
@@ -205,6 +208,32 @@ def text_of(value: BaseException) -> str:
                 summary.line  # noqa: B018 (read the source line before the name it is read under goes)
                 summary.filename = "<string>"
     return "".join(printed.format())
+
+
+# Where a process pool re-raises the error a worker sent back: (the module whose code re-raises it, the module and
+# class of the exception's cause, which holds the worker's traceback as the worker's Python printed it).
+_POOLS = (("concurrent.futures._base", "concurrent.futures.process", "_RemoteTraceback"),
+          ("multiprocessing.pool", "multiprocessing.pool", "RemoteTraceback"))
+_QUOTED = ('\n"""\n', '"""')  # how the standard library quotes a worker's traceback in that cause
+
+
+def _worker_traceback(value: BaseException) -> str | None:
+    """The worker's traceback of an error a process pool raised in a worker and re-raised here, or None. The frames
+    Python prints last are the pool's re-raise (`raise self._exception`), none of them where the error was raised;
+    the worker's traceback is, read as a paste is (its frames are text). Only where the pool's own code re-raised it
+    (the last frame runs in that module's globals, by identity) and its cause is of the pool's class."""
+    last = None
+    for frame, _ in tb.walk_tb(value.__traceback__):
+        last = frame
+    for relay, holder, name in _POOLS:
+        module, kind = sys.modules.get(relay), getattr(sys.modules.get(holder), name, None)
+        if last is None or module is None or last.f_globals is not module.__dict__ or not isinstance(kind, type) \
+                or type(value.__cause__) is not kind:
+            continue
+        text = vars(value.__cause__).get("tb")
+        if isinstance(text, str) and text.startswith(_QUOTED[0]) and text.endswith(_QUOTED[1]):
+            return text[len(_QUOTED[0]):-len(_QUOTED[1])]
+    return None
 
 
 def _plain(text: object) -> str:
