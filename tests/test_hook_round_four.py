@@ -101,3 +101,70 @@ def test_an_error_a_process_pool_re_raises_is_named_once_from_the_worker_s_trace
         assert "why:  transformers itself raises this message; a frame in `early_initialization`" in added, added
     else:
         assert added == "", with_hook.stderr
+
+
+KEY_CACHE = "'DynamicCache' object has no attribute 'key_cache'"
+_UNSEEN = {  # run as code compiled from a string: Python prints its frames without their source lines
+    "own-raise": (f"raise AttributeError({KEY_CACHE!r})", "possible"),
+    "own-raise-longer": (f"raise RuntimeError('step 3: ' + {KEY_CACHE!r})", "possible"),
+    "relay": ("try:\n    DynamicCache().key_cache\nexcept Exception as error:\n    raise type(error)(str(error)) from None",
+              "possible"),
+    "own-raise-after-another": ("try:\n    early_initialization()\nexcept Exception:\n"
+                                f"    raise AttributeError({KEY_CACHE!r})", "possible"),
+    "wrapped": ("try:\n    early_initialization()\nexcept Exception as error:\n"
+                "    raise RuntimeError(f'failed: {error}') from error", "confirmed"),
+    "library-attribute": ("DynamicCache().key_cache", "confirmed"),
+}
+
+
+@pytest.mark.parametrize("case", list(_UNSEEN))
+def test_a_raise_python_prints_without_its_line_is_the_users_own_not_the_entry(tmp_path, case):
+    """Round fifteen's rule (the user's own `raise` of an entry's words names nothing) reads the failing line, which
+    Python does not print for code compiled from a string: `python -c`, a script on stdin, `exec`, a console. There
+    main confirmed the user's own words as the entry. The hook holds the live frame: a `raise` statement there, with
+    an argument, in no installed package's file, wrote or relayed the words: possible, never confirmed (as a relay
+    in a file is). The library's error raised by the interpreter in such code, or wrapped `from` it, stays confirmed."""
+    import sys
+
+    from errorkb.hook.explain import describe
+
+    stub_library(tmp_path)
+    sys.path.insert(0, str(tmp_path / "site-packages"))
+    saved = {name: module for name, module in sys.modules.items() if name.split(".")[0] == "transformers"}
+    try:
+        for name in saved:
+            del sys.modules[name]
+        from transformers import DynamicCache  # the stand-in (stub_library): no `key_cache`, as the library now
+        from transformers.cache_utils import early_initialization
+        code, expected = _UNSEEN[case]
+        with pytest.raises(Exception) as raised:
+            exec(compile(code, "<string>", "exec"), {"DynamicCache": DynamicCache,
+                                                     "early_initialization": early_initialization})
+        text = describe(raised.value) or ""
+    finally:
+        sys.path.remove(str(tmp_path / "site-packages"))
+        for name in [name for name in sys.modules if name.split(".")[0] == "transformers"]:
+            del sys.modules[name]
+        sys.modules.update(saved)
+    if expected == "confirmed":
+        assert "errorkb: a documented error" in text, text
+    else:
+        assert "errorkb: a documented error" not in text and "errorkb: possibly a documented error" in text, text
+        assert "a `raise` in your code (<string>, line" in text, text
+
+
+@pytest.mark.parametrize("how", ["-c", "stdin"])
+def test_the_users_own_raise_in_python_c_or_stdin_confirms_nothing(envs, tmp_path, how):  # noqa: F811
+    plain, hooked = envs
+    code = f"raise AttributeError({KEY_CACHE!r})\n"
+
+    def python(executable) -> subprocess.CompletedProcess:
+        if how == "-c":
+            return subprocess.run([str(executable), "-c", code], capture_output=True, text=True, cwd=tmp_path,
+                                  timeout=60)
+        return subprocess.run([str(executable), "-"], input=code, capture_output=True, text=True, cwd=tmp_path,
+                              timeout=60)
+
+    with_hook, without = python(hooked), python(plain)
+    assert with_hook.returncode == without.returncode == 1 and with_hook.stderr.startswith(without.stderr)
+    assert "errorkb: a documented error" not in with_hook.stderr, with_hook.stderr
