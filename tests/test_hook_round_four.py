@@ -184,3 +184,102 @@ def test_the_pth_compiles_only_what_every_start_needs_and_threading_imports_the_
     result = subprocess.run([str(hooked), "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=60)
     assert result.stdout.split() == ["[]", "['errorkb',", "'errorkb.hook',", "'errorkb.hook.chains']",
                                      "_errorkb_threadhook"], result.stdout + result.stderr
+
+
+_BLOCK = re.compile(r"\nerrorkb: [^\n]*\n(?:  [^\n]*\n)*")
+_CONSOLES = {  # argv after the interpreter, what stdin holds, whether Python prints it through sys.excepthook
+    # pdb prints the error itself and enters post-mortem debugging: no block, the debugger's output untouched
+    "pdb": (["-m", "pdb", "script.py"], "c\np 1 + 1\nq\n", False),
+    "code.interact": (["-c", "import code; code.interact(banner='', exitmsg='')"], "exec(open('script.py').read())\n",
+                      True),
+    "-i": (["-i", "script.py"], "print('after')\n", True),
+    "PYTHONSTARTUP": (["-i"], "print('after')\n", True),
+    "-X faulthandler": (["-X", "faulthandler", "script.py"], "", True),
+}
+
+
+@pytest.mark.parametrize("console", list(_CONSOLES))
+def test_consoles_and_debuggers_print_one_block_or_none(envs, tmp_path, console):  # noqa: F811
+    """Python's interactive modes print an error through `sys.excepthook` (the console, `-i`, a PYTHONSTARTUP file):
+    one block after it, and the session goes on as without the hook. pdb prints the error itself before its post-mortem
+    session: nothing added, the debugger's own output unchanged."""
+    import os
+
+    plain, hooked = envs
+    (tmp_path / "script.py").write_text(stub_library(tmp_path) + "".join(_LIBRARY[0]) + _LIBRARY[1] + "\n")
+    argv, stdin, named = _CONSOLES[console]
+    env = {**os.environ, "PYTHONSTARTUP": str(tmp_path / "script.py")} if console == "PYTHONSTARTUP" else None
+
+    def python(executable) -> subprocess.CompletedProcess:
+        return subprocess.run([str(executable), *argv], input=stdin, capture_output=True, text=True, cwd=tmp_path,
+                              timeout=60, env=env)
+
+    with_hook, without = python(hooked), python(plain)
+    assert (with_hook.returncode, with_hook.stdout) == (without.returncode, without.stdout), with_hook.stderr
+    assert "errorkb" not in without.stderr and f"ValueError: {HEAD_DIM}" in without.stdout + without.stderr
+    assert with_hook.stderr.count("errorkb:") == int(named) and (not named or TITLE in with_hook.stderr)
+    if console != "code.interact":  # the known limit below
+        assert _BLOCK.sub("\n", with_hook.stderr).replace("\n\n", "\n") == without.stderr.replace("\n\n", "\n"), \
+            with_hook.stderr
+
+
+@pytest.mark.xfail(strict=True, reason="known limit (docs/contributing.md, the hook): `code.InteractiveInterpreter` "
+                                       "prints an error itself only while sys.excepthook is Python's own; with any hook "
+                                       "installed it hands it the whole traceback, its own `runcode` frame included")
+def test_known_limit_code_interact_prints_its_traceback_as_without_the_hook(envs, tmp_path):  # noqa: F811
+    plain, hooked = envs
+    (tmp_path / "script.py").write_text("int('nothing any entry documents')\n")
+    argv, stdin, _ = _CONSOLES["code.interact"]
+    with_hook, without = (subprocess.run([str(python), *argv], input=stdin, capture_output=True, text=True,
+                                         cwd=tmp_path, timeout=60) for python in (hooked, plain))
+    assert "ValueError: invalid literal" in without.stderr
+    assert with_hook.stderr == without.stderr, with_hook.stderr
+
+
+def test_two_installs_print_one_block(envs, tmp_path):  # noqa: F811
+    """A second `errorkb-hook.pth` (another site folder: a user site, a parent environment's) and `import errorkb.hook`
+    on top of the installed hook: one block."""
+    from errorkb.hook.pth import install
+
+    _, hooked = envs
+    (tmp_path / "second").mkdir()
+    install(tmp_path / "second")
+    code = (f"import site\nsite.addsitedir({str(tmp_path / 'second')!r})\nimport errorkb.hook\nerrorkb.hook.install()\n"
+            + stub_library(tmp_path) + "".join(_LIBRARY[0]) + _LIBRARY[1] + "\n")
+    result = run(hooked, code, tmp_path)
+    assert result.returncode == 1 and result.stderr.count("errorkb:") == 1 and TITLE in result.stderr, result.stderr
+
+
+_INDEXES = {"truncated": lambda path, real: path.write_bytes(real.read_bytes()[:5000]),
+            "a-folder": lambda path, real: path.mkdir(),
+            "nested-deep": lambda path, real: path.write_text("[" * 200_000),
+            "not-an-index": lambda path, real: path.write_text('{"entries": 5}'),
+            "missing": lambda path, real: None,
+            "a-copy": lambda path, real: path.write_bytes(real.read_bytes())}
+
+
+@pytest.mark.parametrize("broken", list(_INDEXES))
+def test_another_knowledge_base_s_broken_or_copied_index_leaves_one_block(envs, tmp_path, broken):  # noqa: F811
+    """Another installed knowledge base (an `errorkb.indexes` entry point) whose index is truncated, a folder, nested
+    past what JSON reads, not an index, missing, or a copy of this one's: start-up reads none of them (the program
+    unchanged), and after an entry's error one block, this knowledge base's (main printed a copy's twice)."""
+    import os
+
+    from errorkb.lookup import installed_indexes
+
+    plain, hooked = envs
+    site = tmp_path / "other"
+    (site / "otherkb").mkdir(parents=True)
+    (site / "otherkb" / "__init__.py").write_text("")
+    (site / "otherkb-0.1.dist-info").mkdir()
+    (site / "otherkb-0.1.dist-info" / "METADATA").write_text("Metadata-Version: 2.1\nName: otherkb\nVersion: 0.1\n")
+    (site / "otherkb-0.1.dist-info" / "entry_points.txt").write_text("[errorkb.indexes]\naaa = otherkb\n")
+    _INDEXES[broken](site / "otherkb" / "index.json", installed_indexes()[0])
+    env = {**os.environ, "PYTHONPATH": str(site)}
+    code = stub_library(tmp_path) + "print('ran')\n" + "".join(_LIBRARY[0]) + _LIBRARY[1] + "\n"
+    (tmp_path / "script.py").write_text(code)
+    with_hook, without = (subprocess.run([str(python), "script.py"], capture_output=True, text=True, cwd=tmp_path,
+                                         timeout=60, env=env) for python in (hooked, plain))
+    assert (with_hook.returncode, with_hook.stdout) == (without.returncode, without.stdout) == (1, "ran\n")
+    assert with_hook.stderr.startswith(without.stderr) and with_hook.stderr.count("errorkb:") == 1, with_hook.stderr
+    assert TITLE in with_hook.stderr

@@ -180,7 +180,7 @@ def describe(value: BaseException, index_path: Path | None = None) -> str | None
     answers = [(answer_for(value, index, read), index) for index in _indexes(index_path)]
     shown = [(answer, index) for answer, index in answers if answer.confirmed] \
         or [(answer, index) for answer, index in answers if answer.matches][:1]
-    return "".join(block(answer, index) for answer, index in shown) or None
+    return "".join(dict.fromkeys(block(answer, index) for answer, index in shown)) or None  # a copy's block once
 
 
 def _indexes(path: Path | None) -> list[Index]:
