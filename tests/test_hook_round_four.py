@@ -24,7 +24,7 @@ print('ran')
 """
 _LIBRARY = ("from transformers.cache_utils import early_initialization\n", "early_initialization()")
 _UNRELATED = ("", "int('nothing any entry documents')")
-_STUCK = ("""\
+_STUCK = (f"""\
 import time
 class Stuck(ValueError):
     calls = 0
@@ -32,8 +32,8 @@ class Stuck(ValueError):
         Stuck.calls += 1
         if Stuck.calls > 1:
             time.sleep(3600)
-        return {message!r}
-""".format(message=HEAD_DIM), "raise Stuck()")
+        return {HEAD_DIM!r}
+""", "raise Stuck()")
 
 
 def _unaddressed(text: str) -> str:
@@ -283,3 +283,30 @@ def test_another_knowledge_base_s_broken_or_copied_index_leaves_one_block(envs, 
     assert (with_hook.returncode, with_hook.stdout) == (without.returncode, without.stdout) == (1, "ran\n")
     assert with_hook.stderr.startswith(without.stderr) and with_hook.stderr.count("errorkb:") == 1, with_hook.stderr
     assert TITLE in with_hook.stderr
+
+
+@pytest.mark.xfail(strict=True, reason="known limit (docs/contributing.md, the hook): a `multiprocessing.Process` "
+                                       "whose target raises prints the error itself in the child (`traceback."
+                                       "print_exc` in `BaseProcess._bootstrap`), through no hook")
+def test_known_limit_an_error_ending_a_multiprocessing_process_is_named(envs, tmp_path):  # noqa: F811
+    _, hooked = envs
+    code = stub_library(tmp_path) + "".join(_LIBRARY[0]) + (
+        "import multiprocessing\nif __name__ == '__main__':\n"
+        "    child = multiprocessing.get_context('fork').Process(target=early_initialization)\n"
+        "    child.start()\n    child.join()\n")
+    result = run(hooked, code, tmp_path)
+    assert f"ValueError: {HEAD_DIM}" in result.stderr and TITLE in result.stderr, result.stderr
+
+
+@pytest.mark.xfail(strict=True, reason="known limit (docs/contributing.md, the hook): a subinterpreter's error reaches "
+                                       "this interpreter as text alone (`RunFailedError`), its frames lost: the user's "
+                                       "own raise there of an entry's own words reads as the library's")
+def test_known_limit_the_users_own_raise_in_a_subinterpreter_confirms_nothing(envs, tmp_path):  # noqa: F811
+    interpreters = pytest.importorskip("_xxsubinterpreters")
+    assert interpreters is not None
+    _, hooked = envs
+    code = ("import _xxsubinterpreters as interpreters\n"
+            f"interpreters.run_string(interpreters.create(), 'raise ValueError({HEAD_DIM!r})')\n")
+    result = run(hooked, code, tmp_path)
+    assert result.returncode == 1 and "RunFailedError" in result.stderr
+    assert "errorkb: a documented error" not in result.stderr, result.stderr

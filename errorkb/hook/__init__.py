@@ -29,11 +29,12 @@ Where Python prints such an error, and so where the hook chains:
   interpreter milliseconds. So a finder at the front of `sys.meta_path` watches for those two names
   only (a set lookup per first import of a module, nothing more); at the first of them it imports
   `errorkb.hook.chains`, which lets the import system load the module as it would, chains on the hook
-  once its code has run, and leaves `sys.meta_path` once both are chained. `threading.__excepthook__` stays Python's own, as its documentation says ("the
-  original value"): code that calls it explicitly gets Python's printing alone. A loop whose
-  exception handler the user set (`loop.set_exception_handler`) prints through theirs alone, as a
-  `sys.excepthook` the user set does. asyncio's report is a log record: the block follows it only where
-  the record went to `sys.stderr` (`explain.logs_to_stderr`), never after a report written to a file.
+  once its code has run, and leaves `sys.meta_path` once both are chained. `threading.__excepthook__`
+  stays Python's own, as its documentation says ("the original value"): code that calls it explicitly
+  gets Python's printing alone. A loop whose exception handler the user set
+  (`loop.set_exception_handler`) prints through theirs alone, as a `sys.excepthook` the user set does.
+  asyncio's report is a log record: the block follows it only where the record went to `sys.stderr`
+  (`explain.logs_to_stderr`), never after a report written to a file.
 """
 
 from __future__ import annotations

@@ -16,7 +16,6 @@ import sys
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (milliseconds, at the first `import threading`)
 if TYPE_CHECKING:
-    from collections.abc import Callable
     from typing import Any
 
     Finder = Any  # the `.pth`'s finder: a function with the attributes `waiting` and `explain`
@@ -27,7 +26,7 @@ def on_threading(finder: Finder, module: Any) -> None:
     value"), and a hook the user sets later replaces this one, as it would Python's."""
     previous = getattr(module, "excepthook", None)
 
-    def _errorkb_threadhook(args: Any, _previous: Callable[[Any], object] = previous) -> None:
+    def _errorkb_threadhook(args: Any, _previous: Any = previous) -> None:
         _previous(args)
         finder.explain(args.exc_type, args.exc_value, args.exc_traceback)
 
@@ -67,7 +66,7 @@ def on_asyncio(finder: Finder, module: Any) -> None:
 CHAINS = {"threading": on_threading, "asyncio.base_events": on_asyncio}
 
 
-def find_spec(finder: Finder, name: str, path: object, target: object) -> Any:
+def find_spec(finder: Finder, name: str, path: Any, target: Any) -> Any:
     """The spec the finders after `finder` give for `name`, its loader's `exec_module` wrapped to chain once the
     module's code has run. A loader that is a class or keeps no attributes is left alone (nothing chained)."""
     later = sys.meta_path[sys.meta_path.index(finder) + 1:] if finder in sys.meta_path else []
@@ -87,7 +86,7 @@ def find_spec(finder: Finder, name: str, path: object, target: object) -> Any:
         loader.__dict__.pop("exec_module", None)
         done(finder, name, module)
 
-    loader.exec_module = exec_module
+    loader.exec_module = exec_module  # type: ignore[method-assign,union-attr]
     return spec
 
 

@@ -120,7 +120,7 @@ def _describe_finalizing(value: BaseException, index_path: Path | None, deadline
         if name.startswith("<"):
             file = frame.f_globals.get("__file__")
             if file is None:
-                return frame.f_globals.get("__name__") != "__main__"
+                return bool(frame.f_globals.get("__name__") != "__main__")
             name = _plain(file)
         return name.startswith(ours) or installed_path(name)
 
@@ -348,7 +348,7 @@ def _carriers(value: BaseException, printed: tb.TracebackException | None) -> li
             pairs.append((live.__context__, copy.__context__))
         members = getattr(live, "exceptions", None)
         if isinstance(members, tuple | list) and copy.exceptions:
-            pairs += list(zip(members, copy.exceptions))
+            pairs += list(zip(members, copy.exceptions, strict=False))  # a user's list may be longer
         todo += [(one, other) for one, other in pairs if isinstance(one, BaseException) and other is not None]
     return found
 
