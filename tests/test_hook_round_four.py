@@ -171,10 +171,10 @@ def test_the_users_own_raise_in_python_c_or_stdin_confirms_nothing(envs, tmp_pat
 
 
 def test_the_pth_compiles_only_what_every_start_needs_and_threading_imports_the_chains_alone(envs, tmp_path):  # noqa: F811
-    """Start-up cost is the `.pth` line compiled at every start (about 0.3 µs a character): its chains on threading
-    and asyncio moved into `errorkb.hook.chains`, imported when either is first imported (4,545 characters on main,
-    chains included as a string). Counted, not timed (benchmarks/hook_startup.py times it): the line stays under
-    2,000 characters; start-up imports nothing of errorkb; `import threading` imports the chains, not the explainer."""
+    """Start-up cost is the `.pth` line compiled at every start: its chains on threading and asyncio moved into
+    `errorkb.hook.chains`, imported when either is first imported (4,545 characters on main, the chains held as a
+    string). Counted, not timed (benchmarks/hook_startup.py times it): the line stays under 2,000 characters; start-up
+    imports nothing of errorkb; `import threading` imports the chains, not the explainer."""
     from errorkb.hook import PTH_LINE
 
     assert len(PTH_LINE) < 2000, len(PTH_LINE)

@@ -41,11 +41,12 @@ from __future__ import annotations
 
 import sys
 
-# What the `.pth` line runs at every interpreter start, and nothing more: three small functions chained in front of
-# the hooks (compiling costs about 0.3 µs a character at each start, so everything else is behind an import that
-# runs only when it is needed: `errorkb.hook.explain` once an error happened, `errorkb.hook.chains` once threading
-# or asyncio is imported). `_errorkb_again`: a hook of errorkb's is chained already (a second `.pth`, `import
-# errorkb.hook`), so no second finder waits.
+# What the `.pth` line runs at every interpreter start, and nothing more: four small functions, three chained in
+# front of hooks. Compiling them is most of the line's cost (a string literal costs little: main's chains, held as
+# one, added some 10%), so everything else is behind an import that runs only when it is needed:
+# `errorkb.hook.explain` once an error happened, `errorkb.hook.chains` once threading or asyncio is imported.
+# `_errorkb_again`: a hook of errorkb's is chained already (a second `.pth`, `import errorkb.hook`), so no second
+# finder waits.
 EXCEPTHOOK = """
 _errorkb_again = getattr(sys.excepthook, "errorkb_hook", 0) or getattr(sys.unraisablehook, "errorkb_hook", 0)
 def _errorkb_explain(kind, value, traceback):
@@ -77,7 +78,7 @@ _errorkb_after_import.find_spec, _errorkb_after_import.explain = _errorkb_after_
 _errorkb_after_import.waiting = {"threading", "asyncio.base_events"}
 if not _errorkb_again and "_errorkb_after_import" not in [getattr(one, "__name__", 0) for one in sys.meta_path]:
     sys.meta_path.insert(0, _errorkb_after_import)
-    if _errorkb_after_import.waiting & set(sys.modules):
+    if "threading" in sys.modules or "asyncio.base_events" in sys.modules:
         try:
             from errorkb.hook import chains
             chains.loaded(_errorkb_after_import)
