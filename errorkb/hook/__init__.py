@@ -37,9 +37,7 @@ Where Python prints such an error, and so where the hook chains:
   (`explain.logs_to_stderr`), never after a report written to a file.
 """
 
-from __future__ import annotations
-
-import sys
+import sys  # and nothing else (no `__future__` either): imported at the first `import threading` under the hook
 
 # What the `.pth` line runs at every interpreter start, and nothing more: four small functions, three chained in
 # front of hooks. Compiling them is most of the line's cost (a string literal costs little: main's chains, held as

@@ -7,10 +7,9 @@ import system load the module as it would, chains once its code has run, and lea
 chained. The finder carries the state: `finder.waiting` (the names still to chain) and `finder.explain` (the
 `.pth`'s function that prints the block after Python's own report, and never raises).
 
-Nothing here imports `threading` or asyncio: this runs while one of them is being imported.
+Nothing here imports `threading` or asyncio: this runs while one of them is being imported; nor `typing` or
+`__future__` (annotations are strings): the import costs the first `import threading` as little as it can.
 """
-
-from __future__ import annotations
 
 import sys
 
@@ -21,12 +20,12 @@ if TYPE_CHECKING:
     Finder = Any  # the `.pth`'s finder: a function with the attributes `waiting` and `explain`
 
 
-def on_threading(finder: Finder, module: Any) -> None:
+def on_threading(finder: "Finder", module: "Any") -> None:
     """Chain in front of `threading.excepthook`; `threading.__excepthook__` stays Python's own ("the original
     value"), and a hook the user sets later replaces this one, as it would Python's."""
     previous = getattr(module, "excepthook", None)
 
-    def _errorkb_threadhook(args: Any, _previous: Any = previous) -> None:
+    def _errorkb_threadhook(args: "Any", _previous: "Any" = previous) -> None:
         _previous(args)
         finder.explain(args.exc_type, args.exc_value, args.exc_traceback)
 
@@ -44,14 +43,14 @@ def _logged_to_stderr(name: str) -> bool:
         return False
 
 
-def on_asyncio(finder: Finder, module: Any) -> None:
+def on_asyncio(finder: "Finder", module: "Any") -> None:
     """Chain on the loop's default exception handler (a task's exception never retrieved, an exception in a
     callback): after asyncio's report, the block, only where the report went to `sys.stderr`. A handler the
     user set on the loop (`loop.set_exception_handler`) prints alone."""
     loop = getattr(module, "BaseEventLoop", None)
     previous = getattr(loop, "default_exception_handler", None)
 
-    def default_exception_handler(self: Any, context: Any, _previous: Any = previous) -> None:
+    def default_exception_handler(self: "Any", context: "Any", _previous: "Any" = previous) -> None:
         _previous(self, context)
         error = context.get("exception") if isinstance(context, dict) else None
         if isinstance(error, Exception) and _logged_to_stderr("asyncio"):
@@ -66,7 +65,7 @@ def on_asyncio(finder: Finder, module: Any) -> None:
 CHAINS = {"threading": on_threading, "asyncio.base_events": on_asyncio}
 
 
-def find_spec(finder: Finder, name: str, path: Any, target: Any) -> Any:
+def find_spec(finder: "Finder", name: str, path: "Any", target: "Any") -> "Any":
     """The spec the finders after `finder` give for `name`, its loader's `exec_module` wrapped to chain once the
     module's code has run. A loader that is a class or keeps no attributes is left alone (nothing chained)."""
     later = sys.meta_path[sys.meta_path.index(finder) + 1:] if finder in sys.meta_path else []
@@ -81,7 +80,7 @@ def find_spec(finder: Finder, name: str, path: Any, target: Any) -> Any:
     if run is None or isinstance(loader, type) or not hasattr(loader, "__dict__"):
         return spec
 
-    def exec_module(module: Any) -> None:
+    def exec_module(module: "Any") -> None:
         run(module)
         loader.__dict__.pop("exec_module", None)
         done(finder, name, module)
@@ -90,13 +89,13 @@ def find_spec(finder: Finder, name: str, path: Any, target: Any) -> Any:
     return spec
 
 
-def loaded(finder: Finder) -> None:
+def loaded(finder: "Finder") -> None:
     """Chain on those of the two modules that were imported before the finder was in place."""
     for name in [name for name in finder.waiting if name in sys.modules]:
         done(finder, name, sys.modules[name])
 
 
-def done(finder: Finder, name: str, module: Any) -> None:
+def done(finder: "Finder", name: str, module: "Any") -> None:
     finder.waiting.discard(name)
     try:
         CHAINS[name](finder, module)
