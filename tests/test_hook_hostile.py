@@ -484,8 +484,9 @@ def test_attacks_on_the_hook_under_every_interpreter_mode(envs, tmp_path, attack
 
 
 @pytest.mark.xfail(strict=True, reason="known limit (docs/contributing.md, the hook): a `__del__` that runs while the "
-                                       "interpreter tears its modules down, after `atexit`, finds no import system "
-                                       "to load the explainer with")
+                                       "interpreter tears its modules down (sys.modules emptied, sys.meta_path None) "
+                                       "finds no import system to load the explainer with; loading it before, at "
+                                       "every exit, would cost every program a tenth of a second or more")
 def test_known_limit_an_error_in_a_del_at_interpreter_teardown_is_named_too(envs, tmp_path):  # noqa: F811
     plain, hooked = envs
     code = stub_library(tmp_path) + ENTRY_ERROR[0] + \

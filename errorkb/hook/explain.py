@@ -18,6 +18,7 @@ confirmed answer of any of them is printed, else the first index's candidates.
 
 from __future__ import annotations
 
+import opcode
 import os
 import re
 import sys
@@ -34,6 +35,7 @@ MAX_CANDIDATES = 3
 MAX_CHAIN = 1000  # exceptions of a chain read for forged frames (Python prints at most its own limit)
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 _LOADED: dict[str, list[Index]] = {}
+_HERE = os.path.dirname(os.path.abspath(__file__))  # errorkb/hook
 
 
 DEADLINE_S = 5.0  # the most the explainer may add to an exit: it runs the user's code (`__str__`, properties)
@@ -57,6 +59,8 @@ def describe_within(value: BaseException, index_path: Path | None = None, deadli
     do. So the block is made in a daemon thread, and handed back only if it is ready in time; otherwise it is
     dropped, for ever, and the thread stopped where it runs Python code (an exception sent to it), or left to
     the interpreter's exit (a daemon thread never holds it up)."""
+    if sys.is_finalizing():
+        return _describe_finalizing(value, index_path, deadline)
     import threading
 
     if getattr(threading.current_thread(), "errorkb_explaining", False):
@@ -77,6 +81,64 @@ def describe_within(value: BaseException, index_path: Path | None = None, deadli
         _stop(worker)
         return None
     return made[0]
+
+
+class _Refused(BaseException):
+    """Raised into the explainer at interpreter exit (`_describe_finalizing`); no `except Exception` stops it."""
+
+
+_FINALIZING: list[bool] = []  # the explainer runs inline at exit: an error reported from within it is Python's alone
+
+
+def _describe_finalizing(value: BaseException, index_path: Path | None, deadline: float) -> str | None:
+    """`describe` while the interpreter exits (after `atexit`: garbage with a `__del__` that raises, collected at
+    the end). No other thread runs then: one started never starts, and `Thread.start` waits for it for ever (Python
+    3.11; 3.12 refuses to start it). So the block is made in this thread, bounded another way: the indexes are read
+    first, then the exception under a trace function that refuses to run the user's own code (a `__str__`, a
+    property, a loader of their script: one stuck in C, a sleep, could not be stopped here), and stops any Python
+    code at `deadline`. Code of an installed package runs, as the matcher's own dependencies do."""
+    if _FINALIZING:
+        return None
+    import time
+
+    try:
+        for index in _indexes(index_path):  # what reads no object of the user's, unguarded: files, imports
+            index.lookup()
+            installed_release(index.distribution or index.library)
+    except BaseException:
+        return None
+    ours = tuple(os.path.join(folder, "") for folder in (os.path.dirname(os.__file__), os.path.dirname(_HERE)))
+    ends = time.monotonic() + deadline
+
+    def allowed(frame: Any) -> bool:
+        """Code of the standard library (frozen or not), errorkb and installed packages (what the matcher uses:
+        `packaging`), never of the user's files; compiled from a string, code that runs in such a module's globals
+        (a dataclass's `__init__`, a namedtuple's `__new__`), never `__main__`'s."""
+        name = _plain(frame.f_code.co_filename)
+        if name.startswith("<frozen "):
+            return True
+        if name.startswith("<"):
+            file = frame.f_globals.get("__file__")
+            if file is None:
+                return bool(frame.f_globals.get("__name__") != "__main__")
+            name = _plain(file)
+        return name.startswith(ours) or installed_path(name)
+
+    def guard(frame: Any, event: str, arg: object) -> Any:
+        if time.monotonic() > ends or event == "call" and not allowed(frame):
+            raise _Refused
+        return guard
+
+    previous = sys.gettrace()
+    _FINALIZING.append(True)
+    try:
+        sys.settrace(guard)
+        return describe(value, index_path)
+    except BaseException:
+        return None
+    finally:
+        sys.settrace(previous)
+        _FINALIZING.clear()
 
 
 def _stop(worker: Any) -> None:
@@ -114,10 +176,11 @@ def describe(value: BaseException, index_path: Path | None = None) -> str | None
     """The block for `value`, or None when no entry matches (the pytest hint prints it too)."""
     if not isinstance(value, Exception):  # KeyboardInterrupt, SystemExit: never an entry's error
         return None
-    answers = [(answer_for(value, index), index) for index in _indexes(index_path)]
+    read = _read(value)  # once: it runs the user's `__str__`
+    answers = [(answer_for(value, index, read), index) for index in _indexes(index_path)]
     shown = [(answer, index) for answer, index in answers if answer.confirmed] \
         or [(answer, index) for answer, index in answers if answer.matches][:1]
-    return "".join(block(answer, index) for answer, index in shown) or None
+    return "".join(dict.fromkeys(block(answer, index) for answer, index in shown)) or None  # a copy's block once
 
 
 def _indexes(path: Path | None) -> list[Index]:
@@ -129,13 +192,21 @@ def _indexes(path: Path | None) -> list[Index]:
 
 
 def text_of(value: BaseException) -> str:
-    """The exception as Python prints it, chain and source lines included; a frame whose code was compiled
-    under another file's name (`compile(source, <library file>, "exec")`, round fifteen) reads as `<string>`,
-    as Python prints code compiled from a string: the live frame says it is not that file's code. A code
-    object's file and function names may be of a `str` subclass whose methods say anything (a `__format__`
-    naming the library's file): they are read as the characters Python's own printer shows (`_plain`), and
-    the source lines under those names."""
+    """The exception as Python prints it, chain and source lines included (`_read`)."""
+    return _read(value)[0]
+
+
+def _read(value: BaseException) -> tuple[str, tb.TracebackException | None]:
+    """The exception as Python prints it, chain and source lines included, and the printer's copy of it (None where
+    the text is a worker's, `_worker_traceback`). A frame whose code was compiled under another file's name
+    (`compile(source, <library file>, "exec")`, round fifteen) reads as `<string>`, as Python prints code compiled
+    from a string: the live frame says it is not that file's code. A code object's file and function names may be of
+    a `str` subclass whose methods say anything (a `__format__` naming the library's file): they are read as the
+    characters Python's own printer shows (`_plain`), and the source lines under those names."""
     printed = tb.TracebackException(type(value), value, value.__traceback__, lookup_lines=False)
+    worker = _worker_traceback(value)
+    if worker is not None and worker.endswith("".join(printed.format_exception_only())):
+        return worker, None
     forged = _forged_frames(value)
     for stack in _stacks(printed):
         for summary in stack:
@@ -143,7 +214,33 @@ def text_of(value: BaseException) -> str:
             if (summary.filename, summary.lineno, summary.name) in forged:
                 summary.line  # noqa: B018 (read the source line before the name it is read under goes)
                 summary.filename = "<string>"
-    return "".join(printed.format())
+    return "".join(printed.format()), printed
+
+
+# Where a process pool re-raises the error a worker sent back: (the module whose code re-raises it, the module and
+# class of the exception's cause, which holds the worker's traceback as the worker's Python printed it).
+_POOLS = (("concurrent.futures._base", "concurrent.futures.process", "_RemoteTraceback"),
+          ("multiprocessing.pool", "multiprocessing.pool", "RemoteTraceback"))
+_QUOTED = ('\n"""\n', '"""')  # how the standard library quotes a worker's traceback in that cause
+
+
+def _worker_traceback(value: BaseException) -> str | None:
+    """The worker's traceback of an error a process pool raised in a worker and re-raised here, or None. The frames
+    Python prints last are the pool's re-raise (`raise self._exception`), none of them where the error was raised;
+    the worker's traceback is, read as a paste is (its frames are text). Only where the pool's own code re-raised it
+    (the last frame runs in that module's globals, by identity) and its cause is of the pool's class."""
+    last = None
+    for frame, _ in tb.walk_tb(value.__traceback__):
+        last = frame
+    for relay, holder, name in _POOLS:
+        module, kind = sys.modules.get(relay), getattr(sys.modules.get(holder), name, None)
+        if last is None or module is None or last.f_globals is not module.__dict__ or not isinstance(kind, type) \
+                or type(value.__cause__) is not kind:
+            continue
+        text = vars(value.__cause__).get("tb")
+        if isinstance(text, str) and text.startswith(_QUOTED[0]) and text.endswith(_QUOTED[1]):
+            return text[len(_QUOTED[0]):-len(_QUOTED[1])]
+    return None
 
 
 def _plain(text: object) -> str:
@@ -194,15 +291,83 @@ def _stacks(printed: tb.TracebackException) -> Iterator[tb.StackSummary]:
     return (one.stack for one in _linked(printed, tb.TracebackException))
 
 
-def answer_for(value: BaseException, index: Index) -> Answer:
-    """The lookup's graded answer for a live exception, on the installed release; a confirmed match about an
-    object of a class of the user's own that is named like one of the library's (`_lookalike`) is only possible."""
-    answer = answer_text(text_of(value), index, installed_release(index.distribution or index.library))
-    said = _lookalike(value, index.library) if answer.confirmed else None
-    if said is None:
+def answer_for(value: BaseException, index: Index, read: tuple[str, tb.TracebackException | None] | None = None) \
+        -> Answer:
+    """The lookup's graded answer for a live exception (`read`: `_read(value)`, where already made), on the installed
+    release. What only the live exception tells keeps a confirmed match possible: an object of a class of the user's
+    own named like one of the library's (`_lookalike`); the words raised by the user's own `raise`, where Python
+    printed no line for the lookup to read it in (`_unseen_raise`)."""
+    text, printed = read or _read(value)
+    installed = installed_release(index.distribution or index.library)
+    answer = answer_text(text, index, installed)
+    if not answer.confirmed:
         return answer
-    return replace(answer, matches=[replace(match, grade=Grade.CANDIDATE, missing=(said, *match.missing))
-                                    if match.confirmed else match for match in answer.matches])
+    said = _lookalike(value, index.library)
+    chain = _carriers(value, printed) if said is None else []
+
+    def why(match: Match) -> str | None:
+        if said is not None or not any(place for _, place in chain):
+            return said
+        carriers = [(line, place) for line, place in chain
+                    if any(one.known.id == match.known.id for one in answer_text(line, index, installed).matches)]
+        places = [place for _, place in carriers]
+        if not carriers or any(place is None for place in places):
+            return None
+        where = places[-1]
+        return (f"raised by a `raise` in your code ({where}), which Python prints without its line: your own words, or "
+                f"relayed from an error {index.library} raised; the original error's whole traceback tells (run it "
+                "from a file, or raise it `from` the error)")
+
+    matches = []
+    for match in answer.matches:
+        reason = why(match) if match.confirmed else None
+        matches.append(match if reason is None else replace(match, grade=Grade.CANDIDATE,
+                                                            missing=(reason, *match.missing)))
+    return replace(answer, matches=matches)
+
+
+_RAISE_VARARGS = opcode.opmap["RAISE_VARARGS"]
+
+
+def _carriers(value: BaseException, printed: tb.TracebackException | None) -> list[tuple[str, str | None]]:
+    """Each exception of the chain Python printed: its exception line alone, and, where a `raise` of the user's own
+    that Python printed without its line raised it (`_unseen_raise`), where ("<string>, line 1"), else None."""
+    if printed is None:
+        return []
+    found = []
+    todo = [(value, printed)]
+    seen: set[int] = set()
+    while todo and len(seen) < MAX_CHAIN:
+        live, copy = todo.pop()
+        if id(live) in seen:
+            continue
+        seen.add(id(live))
+        found.append(("".join(copy.format_exception_only()), _unseen_raise(live, copy)))
+        pairs = [(live.__cause__, copy.__cause__)]
+        if not copy.__suppress_context__:
+            pairs.append((live.__context__, copy.__context__))
+        members = getattr(live, "exceptions", None)
+        if isinstance(members, tuple | list) and copy.exceptions:
+            pairs += list(zip(members, copy.exceptions, strict=False))  # a user's list may be longer
+        todo += [(one, other) for one, other in pairs if isinstance(one, BaseException) and other is not None]
+    return found
+
+
+def _unseen_raise(live: BaseException, copy: tb.TracebackException) -> str | None:
+    """Where the user's own `raise` raised `live` (its innermost frame runs a `raise` statement with an argument,
+    outside any installed package), when Python printed no source line for it (code compiled from a string: `-c`,
+    stdin, `exec`; a file changed since): "<file>, line <n>". Else None (a line the lookup reads itself, the
+    interpreter's own error, a library's raise)."""
+    last = live.__traceback__
+    while last is not None and last.tb_next is not None:
+        last = last.tb_next
+    if last is None or not copy.stack or copy.stack[-1].line:
+        return None
+    code, at = last.tb_frame.f_code.co_code, last.tb_lasti
+    name = _plain(last.tb_frame.f_code.co_filename)
+    if not (0 <= at < len(code) - 1 and code[at] == _RAISE_VARARGS and code[at + 1] > 0) or installed_path(name):
+        return None
+    return f"{name}, line {last.tb_lineno}"
 
 
 _ON_OBJECT = re.compile(r"(?:type object )?'([A-Za-z_]\w*)'(?: object)? has no attribute ")
