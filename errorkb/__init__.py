@@ -14,10 +14,6 @@ Names are imported on first use, so `import errorkb` stays cheap (the CLI, the M
 and every check's process import it).
 """
 
-from __future__ import annotations
-
-import importlib
-
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: `errorkb --version` starts fast
 if TYPE_CHECKING:
     from typing import Any
@@ -52,7 +48,9 @@ _EXPORTS = {
 __all__ = ["__version__", *_EXPORTS]
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> "Any":
+    import importlib  # not at the top: the hook's chains import this package when a program first imports threading
+
     if name not in _EXPORTS:
         raise AttributeError(f"module 'errorkb' has no attribute {name!r}")
     value = getattr(importlib.import_module(_EXPORTS[name]), name)
