@@ -71,8 +71,8 @@ REAL_INDEX_SERVED: list[str] = []
 def index_once(site: Path):
     """A route for the search index: the real one (3.1 MB) once per session, to the first page of the first view,
     whose console must stay clean of its loading; to every later page the same configuration holding no documents.
-    Material's worker indexes what it is given on every full load, 34 times here (a second and a half of CPU
-    each), and nothing these views check (layout, markup shown as text, contrast, the strips) is drawn from it,
+    Material's worker indexes what it is given on every full load, 28 loads here (the real index: 1.5 s of CPU
+    under load, 2026-12-06; it went to the first page of each of the 10 tests before), and nothing these views check (layout, markup shown as text, contrast, the strips) is drawn from it,
     nor does its loading depend on the width or the colour scheme: the search is tests/site/test_search.py's,
     and test_browser.py's."""
     real = (site / "search" / "search_index.json").read_text(encoding="utf-8")
