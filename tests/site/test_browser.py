@@ -142,31 +142,32 @@ KINDS = ("", "errors/", ENTRY, "migration/", "verification/")
 
 def walk(tab, url: str, paths: list[str], kinds: tuple[str, ...]) -> dict[str, dict[str, object]]:
     """Each of `paths` loaded once, at a phone's width: the markup or escapes its text shows ("shown") and what in its
-    content runs past the screen ("overflow"); then each of `kinds` loaded at both widths once its requests are
-    over (the paste box writes its status once its index has come), where its text must be the same ("text at a
-    desk"). Problem → page → what."""
+    content runs past the screen ("overflow"); each of `kinds` (which must be among `paths`) read once its requests
+    are over (the paste box writes its status once its index has come), and again at a desk's width, where its
+    text must be the same ("text at a desk"). Problem → page → what."""
     problems: dict[str, dict[str, object]] = {"shown": {}, "overflow": {}, "text at a desk": {}}
+    settled: dict[str, str] = {}  # a kind's text at a phone's width
     tab.page.set_viewport_size(PHONE)
     for path in paths:
-        tab.page.goto(url + path, wait_until="load")
-        found = sorted({m.group() for m in LITERAL.finditer(tab.page.evaluate(VISIBLE_TEXT))})
+        tab.page.goto(url + path, wait_until="networkidle" if path in kinds else "load")
+        text = tab.page.evaluate(VISIBLE_TEXT)
+        if path in kinds:
+            settled[path] = text
+        found = sorted({m.group() for m in LITERAL.finditer(text)})
         if found:
             problems["shown"][path] = found[:8]
         overflow = tab.page.evaluate(OVERFLOW)
         if overflow:
             problems["overflow"][path] = overflow[:3]
-    settled: dict[str, list[str]] = {path: [] for path in kinds}
-    for size in (PHONE, DESK):
-        tab.page.set_viewport_size(size)
-        for path in kinds:
-            tab.page.goto(url + path, wait_until="networkidle")
-            settled[path].append(tab.page.evaluate(VISIBLE_TEXT))
-    for path, (phone, desk) in settled.items():
-        found = sorted({m.group() for m in LITERAL.finditer(phone + " " + desk)})
+    tab.page.set_viewport_size(DESK)
+    for path in kinds:
+        tab.page.goto(url + path, wait_until="networkidle")
+        desk = tab.page.evaluate(VISIBLE_TEXT)
+        found = sorted({m.group() for m in LITERAL.finditer(desk)})
         if found:  # what the page's scripts write once their requests are over counts too
             problems["shown"].setdefault(path, found[:8])
-        if desk != phone:
-            problems["text at a desk"][path] = sorted(set(desk.split()) ^ set(phone.split()))[:8]
+        if desk != settled[path]:
+            problems["text at a desk"][path] = sorted(set(desk.split()) ^ set(settled[path].split()))[:8]
     return {name: pages for name, pages in problems.items() if pages}
 
 
