@@ -213,7 +213,7 @@ class Workspace:
 # library: the CLI's `verify` and the fixture's checks import none of them (the run proves it), yet every fresh
 # interpreter of the subprocess run paid for their file lists, since the bundled cache's `_compat` reads
 # `packages_distributions()` when it is imported, as upstream does: a walk over every installed distribution's
-# RECORD, 0.20 s of CPU a check with them and 0.07 s without (mkdocs-material's 10,000 icons alone 0.09 s;
+# RECORD, 0.22 s of CPU a check with them and 0.10 s without (mkdocs-material's 10,000 icons alone about 0.09 s;
 # benchmarks/check_start.py, line 4, with `--python` the run's).
 TOOLS = ("mkdocs-material", "mkdocs-material-extensions", "playwright", "pytest-playwright", "pytest-timeout",
          "pytest-xdist", "hypothesis", "mypy", "ruff", "import-linter", "grimp", "babel", "onnx")
