@@ -388,6 +388,13 @@ def _hidden_files(name: str, path: Key, where: str | None = None) -> list[str] |
     return sorted(path for path in hidden if not any(_within(path, other) and path != other for other in hidden))
 
 
+def installed_files(name: str, folder: Path) -> list[str] | str:
+    """What distribution `name` installed in the folder `folder` (its metadata folder and the highest folders
+    of its files that no other distribution there shares), or why that cannot be told: what hiding it hides
+    (`absence`), for a tool that removes it from a copy of an environment (tests/verify/adversarial.py)."""
+    return _hidden_files(_normal(name), _key([str(folder)]))
+
+
 def _modules(hidden: list[str], path: Key) -> list[str]:
     """The import names the hidden files and folders held, from the installation folder they lie in."""
     bases = sorted(_owners(path), key=len, reverse=True)
@@ -417,7 +424,7 @@ def _within(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
-__all__ = ["Absence", "absence", "essential", "not_met", "runs_in", "unmet"]
+__all__ = ["Absence", "absence", "essential", "installed_files", "not_met", "runs_in", "unmet"]
 
 
 def main(argv: list[str]) -> int:

@@ -12,7 +12,8 @@ records what must not change (the cache beyond the harness's own records, report
 project's files, errorkb's source, site-packages).
 
 The run's Python is an environment of its own (`tests.lean.lean_environment`): this one's packages,
-hard-linked, less the optional backends no attack uses (`UNUSED_BACKENDS`).
+hard-linked, less the optional backends no attack uses (`UNUSED_BACKENDS`) and this project's own tools
+(`TOOLS`).
 """
 
 from __future__ import annotations
@@ -158,9 +159,12 @@ class Workspace:
 
     @property
     def python(self) -> Path:
-        """The run's interpreter: `lean_environment`'s, made on first use (the probes' tests need none)."""
+        """The run's interpreter: `lean_environment`'s less `TOOLS`, made on first use (the probes' tests need
+        none)."""
         if self._python is None:
             self._python = lean_environment(self.folder / "env")
+            if self._python != Path(sys.executable):  # hard links refused: this environment's own, left whole
+                without_tools(_site_packages(self._python.parent.parent))
         return self._python
 
     @property
@@ -203,6 +207,32 @@ class Workspace:
     def close(self) -> None:
         self.listener.close()
         remove_planted(self)
+
+
+# This project's own tools (the site's theme, the browser, the test runner, the linters), installed beside the
+# library: the CLI's `verify` and the fixture's checks import none of them (the run proves it), yet every fresh
+# interpreter of the subprocess run paid for their file lists, since the bundled cache's `_compat` reads
+# `packages_distributions()` when it is imported, as upstream does: a walk over every installed distribution's
+# RECORD, 0.22 s of CPU a check with them and 0.10 s without (mkdocs-material's 10,000 icons alone about 0.09 s;
+# benchmarks/check_start.py, line 4, with `--python` the run's).
+TOOLS = ("mkdocs-material", "mkdocs-material-extensions", "playwright", "pytest-playwright", "pytest-timeout",
+         "pytest-xdist", "hypothesis", "mypy", "ruff", "import-linter", "grimp", "babel", "onnx")
+
+
+def without_tools(site_packages: Path) -> list[str]:
+    """Remove `TOOLS` from a hard-linked copy's `site_packages` (the links only: the files stay where they are
+    linked from), each as the sandbox would hide it (`requirements.installed_files`); the names removed."""
+    from errorkb.verify.requirements import installed_files
+
+    removed = []
+    for name in TOOLS:
+        found = installed_files(name, site_packages)
+        if isinstance(found, str) or not found:  # not installed here, or sharing files with another: left as is
+            continue
+        for path in map(Path, found):
+            shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink()
+        removed.append(name)
+    return removed
 
 
 def _subreaper(on: bool) -> None:

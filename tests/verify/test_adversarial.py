@@ -167,8 +167,10 @@ def test_the_listener_hears_a_connection(workspace):
 
 def test_the_run_has_everything_but_the_backends_no_attack_uses(workspace):
     """The run's environment imports what the fixture's checks import, from this environment's files,
-    and cannot import `UNUSED_BACKENDS` (every fresh interpreter would pay for hqq's torch._dynamo)."""
-    names = ("torch", "transformers", "transformers_errorkb", "yaml", "errorkb", *UNUSED_BACKENDS)
+    and cannot import `UNUSED_BACKENDS` (every fresh interpreter would pay for hqq's torch._dynamo), nor the
+    project's `TOOLS` (every fresh interpreter's `packages_distributions()` would walk their file lists)."""
+    tools = ("material", "playwright", "mypy", "onnx")  # import names of some of `TOOLS`
+    names = ("torch", "transformers", "transformers_errorkb", "yaml", "errorkb", *UNUSED_BACKENDS, *tools)
     probe = ("import importlib.util, json\n"
              f"print(json.dumps({{name: getattr(importlib.util.find_spec(name), 'origin', None) for name in {names!r}}}))")
     found = json.loads(subprocess.run([str(workspace.python), "-c", probe], env=workspace.env, cwd=workspace.folder,
@@ -178,7 +180,9 @@ def test_the_run_has_everything_but_the_backends_no_attack_uses(workspace):
     assert all(found[name] for name in ("torch", "transformers", "transformers_errorkb", "yaml")), found
     assert found["errorkb"].startswith(str(workspace.package))
     here = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert all(found[name] is None for name in tools), found
     assert all(json.loads(here)[name] for name in UNUSED_BACKENDS), "nothing to leave out: UNUSED_BACKENDS is stale"
+    assert all(json.loads(here)[name] for name in tools), "nothing to leave out: TOOLS is stale"
     assert os.path.samefile(found["torch"], json.loads(here)["torch"])  # the same files, linked
 
 
