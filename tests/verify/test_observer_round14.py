@@ -268,3 +268,43 @@ def test_a_name_replaced_in_the_module_the_librarys_import_put_in_its_entry_is_t
     """
     seen = _run(tmp_path, body, "parse", mode)
     assert seen is not None and any(what.startswith("stand.__file__") for what in seen.tampered), _said(seen)
+
+
+# Issue 22: a zygote's later copy (after each module it prepares) walked every object for binders again; now only what
+# was made since its last freeze, when that freeze was its own (`observer.freeze_walked`). Run in a process of its own
+# (it freezes).
+_LATER_COPY = """
+import gc
+import sysconfig
+from errorkb.verify.inside import observer
+
+roots = (sysconfig.get_paths()["stdlib"] + "/",)
+observer.snapshot_trusted(roots, binders=True)  # the zygote's first copy: every object walked
+before = [].append  # a C method bound to data, frozen below
+observer.freeze_walked()
+made = [].append  # made after the freeze: the later copy's to record
+{between}
+walks = []
+every = observer._every_binder
+observer._every_binder = lambda: (walks.append(1), every())
+observer.snapshot_trusted(roots, binders=True)  # the later copy
+binders = observer._COPIES["binders"]
+assert binders.get(id(before)) is before, "a binder frozen by the zygote's own freeze was not recorded"
+assert binders.get(id(made)) is made, "a binder made since the freeze was not recorded"
+assert binders.get(id(hidden)) is hidden, "a binder frozen by someone else was not recorded"
+print(len(walks))
+"""
+
+
+@pytest.mark.parametrize(("between", "walked"), [
+    ("hidden = made", 0),  # only the zygote froze: what was made since is all there is to walk
+    ("hidden = [].append\ngc.freeze()", 1),  # someone else froze a binder since: every object is walked again
+], ids=["own-freeze", "frozen-by-another"])
+def test_a_later_copy_walks_what_was_made_since_the_zygotes_own_freeze(between, walked):
+    import subprocess
+
+    code = _LATER_COPY.replace("{between}", between)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          cwd=Path(__file__).resolve().parents[2])
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == [str(walked)], done.stdout

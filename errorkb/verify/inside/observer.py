@@ -749,12 +749,13 @@ def _empty_copies() -> dict[str, Any]:
 trusted code before the snippet ran (`_record_made_code`); `c_functions`: id -> [(a C function, a copied
     module's namespace, the name it is bound to there)], where a runtime's frame hook is bound (`_replace_everywhere`);
     `renewed`: the ids whose namespace the last copy took anew or again (loaded, or written since the copy before);
-    `tables`: Python's own containers as a zygote took them (`snapshot_tables`: its roots, and per module its entries).
-    Arrays of numbers, read in a check without writing a page the zygote shares (a forked check copies none for
+    `tables`: Python's own containers as a zygote took them (`snapshot_tables`: its roots, and per module its entries);
+    `walked_mark`: an object made right after `freeze_walked` froze every object, each walked for binders: while the
+    collector lists it (not frozen), nobody froze anything since. Arrays of numbers, read in a check without writing a page the zygote shares (a forked check copies none for
     them)."""
     return {"modules": {}, "classes": {}, "names": {}, "at": {}, "addresses": array.array("Q"),
             "versions": array.array("Q"), "ids": array.array("Q"), "table": None, "every_class": False, "binders": {},
-            "made_codes": {}, "c_functions": {}, "renewed": set(), "tables": None}
+            "made_codes": {}, "c_functions": {}, "renewed": set(), "tables": None, "walked_mark": None}
 
 
 _COPIES: dict[str, Any] = _empty_copies()
@@ -867,20 +868,25 @@ def _every_class() -> list[type]:
     return list(found.values())
 
 
-def _young_classes() -> list[type]:
+def _young_classes() -> tuple[list[type], bool]:
     """The classes made since the collector last froze what was made (a zygote freezes after preparing): those the
     check's set-up made, read where the collector tracks them (a class always is). The partials (and other
-    binders) made since are recorded in the same pass (`_record_binder`)."""
+    binders) made since are recorded in the same pass (`_record_binder`). And whether the pass met the mark
+    `freeze_walked` left (`walked_mark`): then every frozen object was walked for binders already."""
     found = []
+    mark = _COPIES["walked_mark"]
+    marked = False
     for value in gc.get_objects():
         kind = type(value)
-        if _p_in_binders(kind) or _p_bound_to_data(value, kind) is not _c_MISSING:
+        if value is mark:
+            marked = mark is not None
+        elif _p_in_binders(kind) or _p_bound_to_data(value, kind) is not _c_MISSING:
             _record_binder(value)
         elif kind is types.FunctionType:
             _record_made_code(value.__code__)
         elif type in _c_mro(kind):
             found.append(value)
-    return found
+    return found, marked
 
 
 def _p_in_binders(kind: Any) -> bool:
@@ -974,6 +980,24 @@ def _every_binder() -> None:
             gc.freeze()
 
 
+def freeze_walked() -> None:
+    """Freeze every object the collector tracks (a zygote, after its copies: a forked check's collector neither walks
+    nor copies them), the binders among those not frozen yet recorded first, then leave a mark made after the freeze
+    (`walked_mark`, a list: the collector tracks it from its making). A later copy in the zygote
+    (`snapshot_trusted(binders=True)`, after a module it prepared) that still finds the mark among what is not frozen
+    knows every frozen object walked, and walks only what was made since (`_young_classes`), not every object again
+    (issue 22: `benchmarks/observer_binders.py`). A freeze by anyone else since froze the mark too: then all is walked
+    again. (A binder missed would only be read as the snippet's: a false tamper, never a pass.)"""
+    for value in gc.get_objects():
+        kind = type(value)
+        if _p_in_binders(kind) or _p_bound_to_data(value, kind) is not _c_MISSING:
+            _record_binder(value)
+        elif kind is types.FunctionType:
+            _record_made_code(value.__code__)
+    gc.freeze()
+    _COPIES["walked_mark"] = []
+
+
 def snapshot_trusted(roots: tuple[str, ...], binders: bool = False) -> None:
     """Copy, before any snippet runs, the namespace of every module of a trusted file loaded so far (and of
     `builtins`), and of every class the interpreter has made (Python's, the runtime's, an extension's: a
@@ -985,7 +1009,8 @@ def snapshot_trusted(roots: tuple[str, ...], binders: bool = False) -> None:
     `binders` (a zygote, after a module it prepared): record again every binder that exists (`_every_binder`), not
     only at the first copy. A release's zygote forked from a stem loads the library and more of the runtime after the
     stem's first copy: their C functions bound to data (a pybind11 function, bound to its function record) were
-    read as the snippet's binding (a false tamper of an export entry's before on 53 releases of the matrix)."""
+    read as the snippet's binding (a false tamper of an export entry's before on 53 releases of the matrix). Where
+    every frozen object was walked already (`freeze_walked`), what was made since is all there is to walk."""
     modules, classes = _COPIES["modules"], _COPIES["classes"]
     fresh: list[dict[str, Any]] = []
     renewed = _COPIES["renewed"] = set(_written_since())  # copied anew or again here: its tables too
@@ -1008,8 +1033,8 @@ def snapshot_trusted(roots: tuple[str, ...], binders: bool = False) -> None:
         _every_binder()
         _COPIES["every_class"] = True
     else:
-        found = _young_classes()
-        if binders:
+        found, walked = _young_classes()  # the binders made since the last freeze too
+        if binders and not walked:  # frozen by someone else since (or never by `freeze_walked`): walk all
             _every_binder()
     found.extend(value for copy in fresh for value in copy.values() if type in _c_mro(type(value)))
     for cls in found:
