@@ -5,7 +5,7 @@ beside only the objects made since the zygote's last freeze (`observer.freeze_wa
 
 A process that imported what a CPU zygote of this knowledge base imports (torch, the bundled package) takes its first
 copy and freezes as a zygote does (`zygote._freeze`); then it loads more (the modules a later check's module brings:
-here `transformers_errorkb` and a few of Python's own), and forks 2 N times, the two ways alternating, each in a fresh
+here a few of Python's own modules), and forks 2 N times, the two ways alternating, each in a fresh
 fork. In each: the later copy, timed (CPU of the fork, `time.process_time`, and wall milliseconds; the median of N),
 and the binders it knows after it. Both ways must know the same binders (the count is said beside): what the walk of
 every object finds, the walk of what is new finds too, or the cheaper walk is not honest.
@@ -56,8 +56,6 @@ def main() -> None:
     import decimal  # noqa: F401  # what a later module brings
     import email.mime.text  # noqa: F401
     import xml.dom.minidom  # noqa: F401
-
-    import transformers_errorkb  # noqa: F401
 
     times: dict[str, list[tuple[float, float, int]]] = {"every object": [], "made since the freeze": []}
     for _ in range(n):

@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import gc
 import os
-import pickle
 import statistics
 import time
 from pathlib import Path

@@ -751,8 +751,8 @@ trusted code before the snippet ran (`_record_made_code`); `c_functions`: id -> 
     `renewed`: the ids whose namespace the last copy took anew or again (loaded, or written since the copy before);
     `tables`: Python's own containers as a zygote took them (`snapshot_tables`: its roots, and per module its entries);
     `walked_mark`: an object made right after `freeze_walked` froze every object, each walked for binders: while the
-    collector lists it (not frozen), nobody froze anything since. Arrays of numbers, read in a check without writing a page the zygote shares (a forked check copies none for
-    them)."""
+    collector lists it (not frozen), nobody froze anything since. Arrays of numbers, read in a check without writing a
+    page the zygote shares (a forked check copies none for them)."""
     return {"modules": {}, "classes": {}, "names": {}, "at": {}, "addresses": array.array("Q"),
             "versions": array.array("Q"), "ids": array.array("Q"), "table": None, "every_class": False, "binders": {},
             "made_codes": {}, "c_functions": {}, "renewed": set(), "tables": None, "walked_mark": None}
@@ -3271,8 +3271,8 @@ def _p_held_module_body(frame: Any, code: Any) -> bool:
 
 
 def _p_follow_import(frame: Any) -> None:
-    """A held module's body starts: followed line by line to its end (`_p_import_line`), with the module table's entry of
-    its name as it is now and how many frames of the snippet's code had started."""
+    """A held module's body starts: followed line by line to its end (`_p_import_line`), with the module table's entry
+    of its name as it is now and how many frames of the snippet's code had started."""
     name = _c_dict_get(frame.f_globals, "__name__")
     _S["importing"][id(frame)] = [frame, name, _S["snippet_calls"], _c_dict_get(_S["sys_modules"], name, _c_MISSING),
                                   None]
