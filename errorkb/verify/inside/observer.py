@@ -3255,8 +3255,8 @@ def _p_rebinder_parts(now: Any, depth: int = 3) -> list[Any] | None:
 def _p_held_module_body(frame: Any, code: Any) -> bool:
     """The body of a module of the target's files starting, run as the module the observer holds the module table's
     entry of (`_S["modules"]`: the watched function's module, the library's package), with Python's own builtins: a
-    lazily loading package's body puts a module of its own in its own entry as it ends (transformers' `__init__`, run
-    again when `processing_utils` is first imported: `direct_transformers_import`), which the snippet's import may
+    lazily loading package's body puts a module of its own in its own entry as it ends (and a module of the package
+    may run that body again when it is first imported), which the snippet's import may
     have set off (`_p_follow_import`)."""
     if code.co_name != "<module>" or not _p_in_roots(code.co_filename, _S["target_roots"]) \
             or frame.f_builtins is not _S["builtins"]:
