@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import gc
 import os
-import pickle
 import statistics
 import time
 from pathlib import Path
@@ -23,33 +22,28 @@ from pathlib import Path
 
 def _check(way: str, roots: tuple[tuple[str, ...], ...], trusted: tuple[str, ...]) -> tuple[float, float]:
     """In a fresh fork: (CPU ms, wall ms) of the tables step of `install`, `way` 'each check' or 'zygote once'."""
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the check
-        try:
-            from errorkb.verify.inside import observer
+    from tests.verify.lean_parent import fork_and_return
 
-            held = observer._trusted_spaces(trusted)[3]
-            if way == "each check":
-                held = dict(held, tables=None)  # as before: no zygote's copy, every container taken here
+    def check() -> tuple[float, float, int]:
+        from errorkb.verify.inside import observer
 
-            def in_tables(path: object) -> bool:
-                return observer._p_holds_tables(path, *roots)
+        held = observer._trusted_spaces(trusted)[3]
+        if way == "each check":
+            held = dict(held, tables=None)  # as before: no zygote's copy, every container taken here
 
-            cpu, wall = time.process_time(), time.perf_counter()
-            tables = observer._python_tables(in_tables, roots, held, trusted)
-            wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-            assert tables
-            os.write(write_end, pickle.dumps((cpu * 1000, wall * 1000, len(tables))))
-        finally:
-            os._exit(0)
-    os.close(write_end)
-    data = b""
-    while chunk := os.read(read_end, 1 << 16):
-        data += chunk
-    os.close(read_end)
-    os.waitpid(pid, 0)
-    cpu_ms, wall_ms, _ = pickle.loads(data)
+        def in_tables(path: object) -> bool:
+            return observer._p_holds_tables(path, *roots)
+
+        cpu, wall = time.process_time(), time.perf_counter()
+        tables = observer._python_tables(in_tables, roots, held, trusted)
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        assert tables
+        return cpu * 1000, wall * 1000, len(tables)
+
+    measured = fork_and_return(check)
+    if measured is None:
+        raise RuntimeError(f"the check's fork ({way}) died before it measured")
+    cpu_ms, wall_ms, _ = measured
     return cpu_ms, wall_ms
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import atexit
 import importlib
 import io
+import os
 import pickle
 import socket
 import struct
@@ -29,6 +30,7 @@ import sys
 import tempfile
 import traceback
 import types
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +59,28 @@ def call(function: Any, *args: Any, preload: tuple[str, ...] = ()) -> Any:
     if status == "error":
         raise RuntimeError(f"in the lean parent:\n{value}")
     return value
+
+
+def fork_and_return(function: Callable[[], Any]) -> Any:
+    """`function()` run in a fresh fork of this process, and what it returned, pickled back through a pipe; None when
+    the fork returned nothing (it died first). The fork ends with `os._exit`, whatever happened in it: no handler,
+    no `atexit` and no buffered output of this process's runs twice. For a case that must start from a process in a
+    state of its own (a zygote that took its copies, a check forked from a zygote) without leaving that state here."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the fork
+        try:
+            os.close(read_end)
+            os.write(write_end, pickle.dumps(function()))
+        finally:
+            os._exit(0)
+    os.close(write_end)
+    data = b""
+    while chunk := os.read(read_end, 1 << 16):
+        data += chunk
+    os.close(read_end)
+    os.waitpid(pid, 0)
+    return pickle.loads(data) if data else None
 
 
 def _parent(preload: tuple[str, ...]) -> socket.socket:

@@ -198,46 +198,32 @@ def test_an_exception_the_snippet_left_in_a_context_variable_is_not_the_librarys
 def _zygote_case(tmp_path: Path, body: str, watched: str, setup: str, library: str = "raising"):
     """A scenario (`round12._run`'s over its `raising` module, or `_run`'s over `hooks`) forked from a process that
     took the zygote's copies first; its observation."""
-    import os
-    import pickle
     import sysconfig
 
     from errorkb.verify.inside import observer
     from tests.verify import test_observer_round12 as round12
+    from tests.verify.lean_parent import fork_and_return
 
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover - the zygote
-        try:
-            os.close(read_end)
-            # Python's library as `child.python_roots` has it: its folder and its frozen modules (the import system's)
-            stdlib = (sysconfig.get_paths()["stdlib"] + "/", "<frozen ")
-            site = (sysconfig.get_paths()["purelib"] + "/",)
-            target = (str(tmp_path / "lib") + "/",)
-            observer.snapshot_trusted((*stdlib, *site))
-            observer.snapshot_tables(stdlib, site, target)
+    def zygote():  # pragma: no cover - runs in the fork
+        # Python's library as `child.python_roots` has it: its folder and its frozen modules (the import system's)
+        stdlib = (sysconfig.get_paths()["stdlib"] + "/", "<frozen ")
+        site = (sysconfig.get_paths()["purelib"] + "/",)
+        target = (str(tmp_path / "lib") + "/",)
+        observer.snapshot_trusted((*stdlib, *site))
+        observer.snapshot_tables(stdlib, site, target)
 
-            def configure(config: dict) -> None:
-                _SETUPS[setup]()
-                (round12._watch_raising if library == "raising" else _watch_hooks)(watched)(config)
-                config["stdlib_roots"], config["site_roots"] = list(stdlib), site
-                config["trusted_roots"] = (*config["trusted_roots"], "<frozen ")
-                # the check takes the zygote's copy (`_python_tables`): the same roots, Python's library trusted
-                assert observer._COPIES["tables"][0] == (stdlib, site, tuple(config["target_roots"]))
-                assert all(root.startswith(config["trusted_roots"]) for root in (*stdlib, *target))
+        def configure(config: dict) -> None:
+            _SETUPS[setup]()
+            (round12._watch_raising if library == "raising" else _watch_hooks)(watched)(config)
+            config["stdlib_roots"], config["site_roots"] = list(stdlib), site
+            config["trusted_roots"] = (*config["trusted_roots"], "<frozen ")
+            # the check takes the zygote's copy (`_python_tables`): the same roots, Python's library trusted
+            assert observer._COPIES["tables"][0] == (stdlib, site, tuple(config["target_roots"]))
+            assert all(root.startswith(config["trusted_roots"]) for root in (*stdlib, *target))
 
-            seen = (round12._run(tmp_path, body, configure) if library == "raising"
-                    else _run(tmp_path, body, configure))
-            os.write(write_end, pickle.dumps(seen))
-        finally:
-            os._exit(0)
-    os.close(write_end)
-    data = b""
-    while chunk := os.read(read_end, 1 << 16):
-        data += chunk
-    os.close(read_end)
-    os.waitpid(pid, 0)
-    return pickle.loads(data) if data else None
+        return round12._run(tmp_path, body, configure) if library == "raising" else _run(tmp_path, body, configure)
+
+    return fork_and_return(zygote)
 
 
 def _fresh_re() -> None:

@@ -140,6 +140,26 @@ _c_cached_property = functools.cached_property
 # C callables that call what they hold with their own caller's arguments, as they are (a cache around a function): what
 # they hold is called as if it were called directly, and binds nothing (`_p_calls_held`).
 _c_PASS_THROUGH = (functools._lru_cache_wrapper,)
+# What a cache's C traversal lists after its cached keys and results (which it returns, never calls), in CPython's
+# order: its cache dict, its function, its keyword mark (a plain `object()`), its link type, its `CacheInfo`, then its
+# `__dict__` where it has one (`_p_cache_calls`). Checked on a cache made here: where it does not hold, all a cache
+# holds is read as called.
+_c_CACHE_TAILS = (6, 5)
+
+
+def _cache_layout() -> bool:
+    def function(key: object) -> list[object]:
+        return [key]
+
+    cache = functools.lru_cache(maxsize=2)(function)
+    result = cache(1)
+    held = gc.get_referents(cache)
+    at = len(held) - _c_CACHE_TAILS[0]
+    return at > 0 and held[at + 1] is function and type(held[at]) is dict and type(held[at + 2]) is object \
+        and any(item is result for item in held[:at])
+
+
+_c_CACHE_LAYOUT = _cache_layout()
 # Tables of Python's own whose callables its C code looks up and calls (pickle's reducers, which `_pickle` holds from
 # its start: a trusted dict, changed in place with no event), searched whole by the planted search (`_p_table_entries`).
 _c_PYTHON_TABLES = (copyreg.dispatch_table,)
@@ -614,6 +634,9 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         "rebinders": [(path, name) for path, name in (config["held"][6] if config.get("held") is not None
                                                       and len(config["held"]) > 6 else ())],
         "rebinding": {}, "bound_by_trusted": {}, "rebinder_made": {}, "snippet_calls": 0,
+        # The bodies of the held modules running now (`_p_follow_import`): one that puts another module in its own
+        # entry, with no code of the snippet's run meanwhile, is the library's own import (`_p_import_return`).
+        "importing": {},
         # The classes of the runtime's C functions' records (the plug's `records`): a C function bound to one is the
         # runtime's own (`_p_runtime_function`).
         "function_records": tuple(config["held"][7]) if config.get("held") is not None and len(config["held"]) > 7
@@ -726,12 +749,13 @@ def _empty_copies() -> dict[str, Any]:
 trusted code before the snippet ran (`_record_made_code`); `c_functions`: id -> [(a C function, a copied
     module's namespace, the name it is bound to there)], where a runtime's frame hook is bound (`_replace_everywhere`);
     `renewed`: the ids whose namespace the last copy took anew or again (loaded, or written since the copy before);
-    `tables`: Python's own containers as a zygote took them (`snapshot_tables`: its roots, and per module its entries).
-    Arrays of numbers, read in a check without writing a page the zygote shares (a forked check copies none for
-    them)."""
+    `tables`: Python's own containers as a zygote took them (`snapshot_tables`: its roots, and per module its entries);
+    `walked_mark`: an object made right after `freeze_walked` froze every object, each walked for binders: while the
+    collector lists it (not frozen), nobody froze anything since. Arrays of numbers, read in a check without writing a
+    page the zygote shares (a forked check copies none for them)."""
     return {"modules": {}, "classes": {}, "names": {}, "at": {}, "addresses": array.array("Q"),
             "versions": array.array("Q"), "ids": array.array("Q"), "table": None, "every_class": False, "binders": {},
-            "made_codes": {}, "c_functions": {}, "renewed": set(), "tables": None}
+            "made_codes": {}, "c_functions": {}, "renewed": set(), "tables": None, "walked_mark": None}
 
 
 _COPIES: dict[str, Any] = _empty_copies()
@@ -844,20 +868,25 @@ def _every_class() -> list[type]:
     return list(found.values())
 
 
-def _young_classes() -> list[type]:
+def _young_classes() -> tuple[list[type], bool]:
     """The classes made since the collector last froze what was made (a zygote freezes after preparing): those the
     check's set-up made, read where the collector tracks them (a class always is). The partials (and other
-    binders) made since are recorded in the same pass (`_record_binder`)."""
+    binders) made since are recorded in the same pass (`_record_binder`). And whether the pass met the mark
+    `freeze_walked` left (`walked_mark`): then every frozen object was walked for binders already."""
     found = []
+    mark = _COPIES["walked_mark"]
+    marked = False
     for value in gc.get_objects():
         kind = type(value)
-        if _p_in_binders(kind) or _p_bound_to_data(value, kind) is not _c_MISSING:
+        if value is mark:
+            marked = mark is not None
+        elif _p_in_binders(kind) or _p_bound_to_data(value, kind) is not _c_MISSING:
             _record_binder(value)
         elif kind is types.FunctionType:
             _record_made_code(value.__code__)
         elif type in _c_mro(kind):
             found.append(value)
-    return found
+    return found, marked
 
 
 def _p_in_binders(kind: Any) -> bool:
@@ -951,6 +980,24 @@ def _every_binder() -> None:
             gc.freeze()
 
 
+def freeze_walked() -> None:
+    """Freeze every object the collector tracks (a zygote, after its copies: a forked check's collector neither walks
+    nor copies them), the binders among those not frozen yet recorded first, then leave a mark made after the freeze
+    (`walked_mark`, a list: the collector tracks it from its making). A later copy in the zygote
+    (`snapshot_trusted(binders=True)`, after a module it prepared) that still finds the mark among what is not frozen
+    knows every frozen object walked, and walks only what was made since (`_young_classes`), not every object again
+    (issue 22: `benchmarks/observer_binders.py`). A freeze by anyone else since froze the mark too: then all is walked
+    again. (A binder missed would only be read as the snippet's: a false tamper, never a pass.)"""
+    for value in gc.get_objects():
+        kind = type(value)
+        if _p_in_binders(kind) or _p_bound_to_data(value, kind) is not _c_MISSING:
+            _record_binder(value)
+        elif kind is types.FunctionType:
+            _record_made_code(value.__code__)
+    gc.freeze()
+    _COPIES["walked_mark"] = []
+
+
 def snapshot_trusted(roots: tuple[str, ...], binders: bool = False) -> None:
     """Copy, before any snippet runs, the namespace of every module of a trusted file loaded so far (and of
     `builtins`), and of every class the interpreter has made (Python's, the runtime's, an extension's: a
@@ -962,7 +1009,8 @@ def snapshot_trusted(roots: tuple[str, ...], binders: bool = False) -> None:
     `binders` (a zygote, after a module it prepared): record again every binder that exists (`_every_binder`), not
     only at the first copy. A release's zygote forked from a stem loads the library and more of the runtime after the
     stem's first copy: their C functions bound to data (a pybind11 function, bound to its function record) were
-    read as the snippet's binding (a false tamper of an export entry's before on 53 releases of the matrix)."""
+    read as the snippet's binding (a false tamper of an export entry's before on 53 releases of the matrix). Where
+    every frozen object was walked already (`freeze_walked`), what was made since is all there is to walk."""
     modules, classes = _COPIES["modules"], _COPIES["classes"]
     fresh: list[dict[str, Any]] = []
     renewed = _COPIES["renewed"] = set(_written_since())  # copied anew or again here: its tables too
@@ -985,8 +1033,8 @@ def snapshot_trusted(roots: tuple[str, ...], binders: bool = False) -> None:
         _every_binder()
         _COPIES["every_class"] = True
     else:
-        found = _young_classes()
-        if binders:
+        found, walked = _young_classes()  # the binders made since the last freeze too
+        if binders and not walked:  # frozen by someone else since (or never by `freeze_walked`): walk all
             _every_binder()
     found.extend(value for copy in fresh for value in copy.values() if type in _c_mro(type(value)))
     for cls in found:
@@ -2026,14 +2074,17 @@ def _p_trace(ident: int, args: Any) -> None:
             _p_follow(ident, frame, code, untrusted)
         elif _p_rebinder(code):
             _p_follow_rebinder(frame, code)
+        elif _p_held_module_body(frame, code):
+            _p_follow_import(frame)
         else:
             _S["quiet"][code] = code  # trusted, watched by nothing: `_p_hook` answers its calls itself
         return
     record = _c_dict_get(_S["frames"], id(frame))
     reader = _c_dict_get(_S["readers"], id(frame))
     rebinding = _c_dict_get(_S["rebinding"], id(frame))
+    importing = _c_dict_get(_S["importing"], id(frame))
     if (record is None or record[0] is not frame) and reader is not frame \
-            and (rebinding is None or rebinding[0] is not frame):
+            and (rebinding is None or rebinding[0] is not frame) and (importing is None or importing[0] is not frame):
         return
     if _c_getframe(2) is not frame:  # the interpreter calls the trace function from the traced frame itself
         _p_tamper("observer", "called the verifier's trace function itself")
@@ -2042,6 +2093,11 @@ def _p_trace(ident: int, args: Any) -> None:
         _p_reader_return(frame, arg)
     if rebinding is not None and rebinding[0] is frame and what == "return":
         _p_rebinder_return(frame, rebinding)
+    if importing is not None and importing[0] is frame:
+        if what == "line":
+            _p_import_line(importing)
+        elif what == "return":
+            _p_import_return(importing)
     if record is None or record[0] is not frame:
         return
     if what == "exception":
@@ -2552,6 +2608,8 @@ def _p_calls_held(value: Any, kind: Any, items: list[Any], delegated: dict[int, 
     for item in _c_list_iter(contents):
         data[id(item)] = item
     passes_through = _p_in(kind, _c_PASS_THROUGH)
+    if passes_through:
+        items = _p_cache_calls(items)
     for item in _c_list_iter(items):
         if _c_dict_get(data, id(item)) is item:
             continue
@@ -2560,6 +2618,23 @@ def _p_calls_held(value: Any, kind: Any, items: list[Any], delegated: dict[int, 
         if _p_held_gadget(item, 3):
             return _p_qualname(kind) + " (holding C code it calls)"
     return None
+
+
+def _p_cache_calls(items: list[Any]) -> list[Any]:
+    """Of what a cache holds (`_p_reach`, its C traversal), what it calls: its function. Its cached keys and results,
+    listed first, it compares and returns, never calls (a bounded cache of typing's aliases, callable objects of
+    Python's, is no C code that calls them); the walk searches them as the data they are, so a result the snippet
+    planted is still found where the function calls what the cache returned. Where CPython's order does not hold
+    (`_c_CACHE_LAYOUT`, `_c_CACHE_TAILS`), all it holds is read as called (fails closed)."""
+    count = len(items)
+    if not _c_CACHE_LAYOUT:
+        return items
+    for tail in _c_tuple_iter(_c_CACHE_TAILS):
+        at = count - tail
+        if at >= 0 and type(items[at]) is dict and type(items[at + 2]) is object \
+                and _p_in(type, _c_mro(type(items[at + 3]))) and _p_in(type, _c_mro(type(items[at + 4]))):
+            return [items[at + 1]]
+    return items
 
 
 def _p_chosen_call(value: Any, kind: Any) -> bool:
@@ -3175,6 +3250,73 @@ def _p_rebinder_parts(now: Any, depth: int = 3) -> list[Any] | None:
         if _p_rebinder_parts(part, depth - 1) is None and _p_foreign(part):
             return None
     return parts
+
+
+def _p_held_module_body(frame: Any, code: Any) -> bool:
+    """The body of a module of the target's files starting, run as the module the observer holds the module table's
+    entry of (`_S["modules"]`: the watched function's module, the library's package), with Python's own builtins: a
+    lazily loading package's body puts a module of its own in its own entry as it ends (and a module of the package
+    may run that body again when it is first imported), which the snippet's import may
+    have set off (`_p_follow_import`)."""
+    if code.co_name != "<module>" or not _p_in_roots(code.co_filename, _S["target_roots"]) \
+            or frame.f_builtins is not _S["builtins"]:
+        return False
+    name = _c_dict_get(frame.f_globals, "__name__") if type(frame.f_globals) is dict else None
+    if type(name) is not str:
+        return False
+    for held, _ in _c_list_iter(_S["modules"]):  # noqa: SIM110  # a plain loop: no generator here
+        if held == name:
+            return True
+    return False
+
+
+def _p_follow_import(frame: Any) -> None:
+    """A held module's body starts: followed line by line to its end (`_p_import_line`), with the module table's entry
+    of its name as it is now and how many frames of the snippet's code had started."""
+    name = _c_dict_get(frame.f_globals, "__name__")
+    _S["importing"][id(frame)] = [frame, name, _S["snippet_calls"], _c_dict_get(_S["sys_modules"], name, _c_MISSING),
+                                  None]
+    frame.f_trace_lines = True
+    frame.f_trace = _S["trace"]
+
+
+def _p_import_line(importing: Any) -> None:
+    """A line of a held module's body starts (or the body ends): where the entry of its name changed since the last
+    one, the line just run changed it, when nothing else could have (this thread is the only one, none starting). Its
+    first such change is what the body put there (`importing[4]`); a second one, or one another thread may have made,
+    leaves the entry nobody's (`_c_MISSING`: a callback that runs no frame, the snippet's C code collected in the body,
+    may have written it)."""
+    now = _c_dict_get(_S["sys_modules"], importing[1], _c_MISSING)
+    if now is importing[3]:
+        return
+    importing[3] = now
+    alone = len(_S["threads"]) == 1 and _c_get_ident() in _S["threads"] and _S["expected"] == 0
+    importing[4] = now if importing[4] is None and alone else _c_MISSING
+
+
+def _p_import_return(importing: Any) -> None:
+    """A held module's body ends. What its own line put in the module table's entry of its name (`_p_import_line`), when
+    it is there still and differs from the module the observer holds, is the library's own doing, held from now on
+    instead (the end compares the entry with it, and its namespace with a copy taken now: `_p_end_checks`), when
+    nothing but trusted code ran meanwhile (the snippet's code called inside is followed, and then nothing is recorded)
+    and the module's class is trusted (the package's own lazy class, or Python's module type; a class of the snippet's,
+    put where the body reads its class, leaves the entry the snippet's). A module of the snippet's put there later is
+    still another module."""
+    _p_import_line(importing)
+    frame, name, calls, now, made = importing
+    _S["graves"].append(_S["importing"].pop(id(frame), None))
+    if _S["snippet_calls"] != calls or made is None or made is _c_MISSING or made is not now \
+            or not _p_is_module(made):
+        return
+    kind = type(made)
+    if _c_type_flags(kind) & _c_HEAPTYPE and not _p_trusted_class(kind):
+        return
+    modules = _S["modules"]
+    for index in range(len(modules)):
+        if modules[index][0] == name and modules[index][1] is not made:
+            modules[index] = (name, made)
+            space = _c_module_dict(made)
+            _S["spaces"].append((name, made, _c_dict_copy(space), kind is not _c_ModuleType, frozenset()))
 
 
 def _p_follow_reader(frame: Any) -> None:

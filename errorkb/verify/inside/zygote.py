@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import base64
 import fcntl
-import gc
 import json
 import os
 import selectors
@@ -83,7 +82,7 @@ def run(config: ZygoteConfig, requests: int, replies: TextIO, unshared: str | No
     if error is not None:
         return 0
     _snapshot(child, config.target, config.library)  # copied once here, not in every check
-    gc.freeze()  # what the zygote made is permanent: a forked check's collector neither walks nor copies it
+    _freeze()
     serve(requests, replies, child, jail if config.jail else None)
     return 0
 
@@ -98,7 +97,7 @@ def _prepare(child: ModuleType, spec: CheckSpec) -> None:
         for name in child.runtime_preloads(spec.target, spec.module, spec.library, spec.runtime_site):
             child.preload(name)
     _snapshot(child, spec.target, spec.library)
-    gc.freeze()
+    _freeze()
 
 
 def _snapshot(child: ModuleType, target: str, library: Any) -> None:
@@ -111,6 +110,15 @@ def _snapshot(child: ModuleType, target: str, library: Any) -> None:
     child.snapshot_python()
     stdlib, site = child.python_roots()
     observer.snapshot_tables(tuple(stdlib), tuple(site), tuple(libraries.target_roots(target, library)))
+
+
+def _freeze() -> None:
+    """What the zygote made is permanent: a forked check's collector neither walks nor copies it; the observer knows
+    every frozen object walked for binders (`observer.freeze_walked`), so the next module's copy walks only what is
+    new."""
+    from errorkb.verify.inside import observer
+
+    observer.freeze_walked()
 
 
 class _Child:
