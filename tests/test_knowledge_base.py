@@ -181,9 +181,6 @@ def test_the_real_site_builds_strictly_with_every_entry_and_the_coverage_page(kb
     assert "33 of 33" in coverage_page and "not documented" not in coverage_page
 
 
-@pytest.mark.xfail(strict=True, reason="found at stop 49, not fixed (docs/threat-model.md, known limits): in subprocess "
-                                       "isolation, two upstream checks of the real knowledge base read as tampered "
-                                       "(\"the snippet replaced sys.modules['transformers']\"); fork isolation passes them")
 def test_upstream_checks_pass_in_subprocess_isolation_as_in_fork(kb):
     """Isolation changes how a check is contained, never its verdict: the real knowledge base's upstream checks that
     read otherwise in a fresh interpreter per check (a library the snippet's own process imports first)."""
