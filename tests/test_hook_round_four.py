@@ -12,6 +12,7 @@ import time
 import pytest
 
 from tests.test_hook import HEAD_DIM, TITLE, envs, run, stub_library  # noqa: F401 (a fixture)
+from tests.test_hook_hostile import _HANGS
 
 _CYCLE = """\
 {imports}class Holder:
@@ -24,16 +25,7 @@ print('ran')
 """
 _LIBRARY = ("from transformers.cache_utils import early_initialization\n", "early_initialization()")
 _UNRELATED = ("", "int('nothing any entry documents')")
-_STUCK = (f"""\
-import time
-class Stuck(ValueError):
-    calls = 0
-    def __str__(self):  # Python's own report reads it; a second reader waits an hour
-        Stuck.calls += 1
-        if Stuck.calls > 1:
-            time.sleep(3600)
-        return {HEAD_DIM!r}
-""", "raise Stuck()")
+_STUCK = (_HANGS.format(message=HEAD_DIM).removesuffix("raise Stuck()\n"), "raise Stuck()")  # a __str__ that waits an hour
 
 
 def _unaddressed(text: str) -> str:

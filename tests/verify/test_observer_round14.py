@@ -23,7 +23,6 @@ thing by itself, fail closed in both.
 
 from __future__ import annotations
 
-import dis
 import importlib
 import sys
 import textwrap
@@ -127,22 +126,15 @@ def _watch(name: str, mode: str):
     imports `stand.extra` (whose import runs the package's body again) before the snippet, as a zygote's preloads
     do."""
 
+    from tests.verify.test_observer_round12 import watch_in
+
     def configure(config: dict) -> None:
         if mode == "loaded-before":
             importlib.import_module("stand.extra")
-        module = importlib.import_module("stand.work")
-        function = getattr(module, name)
-        code = function.__code__
-        config["slots"][0].update(
-            label=name, code=code, function=function, function_code=code, name=name, raw=function, reads=[],
-            globals=function.__globals__,
-            normal=[i.offset for i in dis.get_instructions(code) if i.opname == "RETURN_VALUE"],
-            defaults=None, kwdefaults=None)
-        config["owners"] = [(name, module, name, function)]
+        watch_in("stand.work", name, beneath=True)(config)
         config["sys_modules"] = [(held, sys.modules[held]) for held in ("stand", "stand.work")]
         package = sys.modules["stand"]  # its namespace, as `child._spaces` holds the library's (a lazy one grows)
         config["spaces"] = [("stand", package, dict(vars(package)), type(package) is not types.ModuleType, frozenset())]
-        config["beneath_roots"] = [*config.get("beneath_roots", ()), *config["target_roots"]]
         # Python's library as `child.python_roots` has it: its frozen modules too (the import system's)
         config["trusted_roots"] = (*config["trusted_roots"], "<frozen ")
         config["stdlib_roots"] = [*config["stdlib_roots"], "<frozen "]

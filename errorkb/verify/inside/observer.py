@@ -969,15 +969,20 @@ def _every_binder() -> None:
     if frozen:
         gc.unfreeze()
     try:
-        for value in gc.get_objects():
-            kind = type(value)
-            if _p_in_binders(kind) or _p_bound_to_data(value, kind) is not _c_MISSING:
-                _record_binder(value)
-            elif kind is types.FunctionType:
-                _record_made_code(value.__code__)
+        _record_binders_among(gc.get_objects())
     finally:
         if frozen:
             gc.freeze()
+
+
+def _record_binders_among(values: list[Any]) -> None:
+    """The binders among `values` (and the code of their plain functions, as made before the snippet)."""
+    for value in values:
+        kind = type(value)
+        if _p_in_binders(kind) or _p_bound_to_data(value, kind) is not _c_MISSING:
+            _record_binder(value)
+        elif kind is types.FunctionType:
+            _record_made_code(value.__code__)
 
 
 def freeze_walked() -> None:
@@ -988,12 +993,7 @@ def freeze_walked() -> None:
     knows every frozen object walked, and walks only what was made since (`_young_classes`), not every object again
     (issue 22: `benchmarks/observer_binders.py`). A freeze by anyone else since froze the mark too: then all is walked
     again. (A binder missed would only be read as the snippet's: a false tamper, never a pass.)"""
-    for value in gc.get_objects():
-        kind = type(value)
-        if _p_in_binders(kind) or _p_bound_to_data(value, kind) is not _c_MISSING:
-            _record_binder(value)
-        elif kind is types.FunctionType:
-            _record_made_code(value.__code__)
+    _record_binders_among(gc.get_objects())
     gc.freeze()
     _COPIES["walked_mark"] = []
 
