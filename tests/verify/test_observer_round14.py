@@ -186,43 +186,36 @@ def test_the_snippet_replacing_the_librarys_module_entry_itself_is_tampering(tmp
     assert seen is not None and "sys.modules['stand']" in seen.tampered, _said(seen)
 
 
-@pytest.mark.parametrize("mode", MODES)
-def test_the_library_body_run_with_a_lazy_class_of_the_snippets_is_tampering(tmp_path, mode):
-    """The body is the library's, but the class it builds its entry from is a class of the snippet's (made by C code
-    alone, no function of its own: nothing of the snippet's runs while the body does): the entry is the snippet's."""
-    body = """
-    import os
-    import types
-    import stand._lazy
-    import stand.work
-
-    Fake = type("Lazy", (types.ModuleType,), {"__module__": "stand._lazy"})
-    stand._lazy.Lazy = Fake
-    stand._lazy.direct_import(os.path.dirname(stand._lazy.__file__))
-    stand.work.parse("1")
-    """
-    seen = _run(tmp_path, body, "parse", mode)
-    assert seen is not None and "sys.modules['stand']" in seen.tampered, _said(seen)
-
-
-@pytest.mark.parametrize("mode", MODES)
-def test_the_library_body_calling_the_snippets_code_is_not_the_librarys_own_work(tmp_path, mode):
-    """The body is the library's, but code of the snippet's runs while it does (its `Lazy`, a class of its own whose
-    `__init__` is the snippet's): what the body left in the entry is not the library's own doing."""
-    body = """
-    import os
-    import types
-    import stand._lazy
-    import stand.work
-
+# The snippet's `Lazy`, which the library's body builds its entry from: a class made by C code alone (no function of
+# its own: nothing of the snippet's runs while the body does), or one whose `__init__` is the snippet's (its code runs
+# while the body does).
+SNIPPET_LAZY = {
+    "made-by-c-code": """
+    Lazy = type("Lazy", (types.ModuleType,), {"__module__": "stand._lazy"})
+    """,
+    "its-init-the-snippets": """
     class Lazy(types.ModuleType):
         def __init__(self, name, file):
             super().__init__(name)
+    """,
+}
 
+
+@pytest.mark.parametrize("lazy", SNIPPET_LAZY)
+@pytest.mark.parametrize("mode", MODES)
+def test_the_library_body_building_its_entry_from_a_class_of_the_snippets_is_tampering(tmp_path, mode, lazy):
+    """The body is the library's, but the class it builds its entry from is the snippet's: the entry is the snippet's,
+    whether code of the snippet's runs while the body does or none does."""
+    body = textwrap.dedent("""
+    import os
+    import types
+    import stand._lazy
+    import stand.work
+    """) + textwrap.dedent(SNIPPET_LAZY[lazy]) + textwrap.dedent("""
     stand._lazy.Lazy = Lazy
     stand._lazy.direct_import(os.path.dirname(stand._lazy.__file__))
     stand.work.parse("1")
-    """
+    """)
     seen = _run(tmp_path, body, "parse", mode)
     assert seen is not None and "sys.modules['stand']" in seen.tampered, _said(seen)
 
