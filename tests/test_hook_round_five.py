@@ -67,7 +67,7 @@ _OWN = {
                              "thread = threading.Thread(target=early_initialization)\nthread.start()\nthread.join()\n"
                              "print('ran')\n"),
 }
-_BODIES = {"prints": "print('mine', file=sys.stderr)", "raises": "raise RuntimeError('my hook broke')"}
+_BODIES = {"prints": "print('MINE RAN', file=sys.stderr)", "raises": "raise RuntimeError('my hook broke')"}
 
 
 @pytest.mark.parametrize("body", list(_BODIES))
@@ -80,14 +80,15 @@ def test_a_hook_set_before_import_errorkb_hook_runs_once_and_fails_as_without_er
     with_hook = run(plain, code.format(module="errorkb.hook"), tmp_path)
     without = run(plain, code.format(module="errorkb"), tmp_path)
     added = _compare(with_hook, without)
-    assert without.stderr.count("mine") == with_hook.stderr.count("mine") == (body == "prints"), without.stderr
+    assert without.stderr.count("MINE RAN") == with_hook.stderr.count("MINE RAN") == (body == "prints"), without.stderr
     if body == "raises":
         assert "my hook broke" in without.stderr and "_errorkb" not in with_hook.stderr, with_hook.stderr
     assert added.startswith(BLOCK) and added.count("errorkb:") == 1, with_hook.stderr
 
 
-# `builtins` the program replaced: the hook's own names are bound when the `.pth` ran. main: `isinstance` replaced by
-# a function that raises made the hook fail ("Error in sys.excepthook", its frames printed).
+# `builtins` the program replaced. main: `isinstance` replaced by a function that raises made the hook itself fail
+# ("Error in sys.excepthook", its frames printed after Python's output). The hook's own names are bound when the
+# `.pth` ran; the explainer runs on the builtins every module shares, which it cannot trust then: no block.
 BUILTINS = {
     "isinstance": "import builtins\nbuiltins.isinstance = lambda *args: 1 / 0\n",
     "getattr": "import builtins\nbuiltins.getattr = lambda *args: 1 / 0\n",
@@ -96,12 +97,11 @@ BUILTINS = {
 
 
 @pytest.mark.parametrize("name", list(BUILTINS))
-def test_builtins_the_program_replaced_neither_break_the_hook_nor_silence_it(envs, tmp_path, name):  # noqa: F811
+def test_builtins_the_program_replaced_leave_pythons_output_alone(envs, tmp_path, name):  # noqa: F811
     plain, hooked = envs
     code = stub_library(tmp_path) + LIBRARY + BUILTINS[name] + RAISE
     with_hook, without = run(hooked, code, tmp_path), run(plain, code, tmp_path)
-    added = _compare(with_hook, without)
-    assert "Error in sys.excepthook" not in with_hook.stderr and added.startswith(BLOCK), with_hook.stderr
+    assert _compare(with_hook, without) == "", with_hook.stderr
 
 
 # A file of the program's folder (sys.path[0]) named like the hook's package or like a module the explainer imports
