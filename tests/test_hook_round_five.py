@@ -228,3 +228,23 @@ def test_interpreter_modes_and_a_missing_home_folder(envs, tmp_path, how):  # no
     added = _compare(with_hook, without)
     assert added == "" if how == "-S" else added.startswith(BLOCK), with_hook.stderr
     assert TITLE in with_hook.stderr or how == "-S"
+
+
+def test_the_explainers_own_import_of_threading_still_chains_on_it(envs, tmp_path):  # noqa: F811
+    """The explainer imports `threading` itself (its deadline's thread) inside the guard: an error reported before the
+    program imported it (a `__del__`'s) must not leave `threading.excepthook` unchained, or a later error that ends a
+    thread goes unnamed. Two errors, two blocks, each after Python's report."""
+    plain, hooked = envs
+    code = stub_library(tmp_path) + LIBRARY + (
+        "import sys\nclass Holder:\n    def __del__(self):\n        early_initialization()\nHolder()\n"
+        "assert 'threading' not in sys.modules or 'errorkb' in sys.modules\n"
+        "import threading\nthread = threading.Thread(target=early_initialization)\nthread.start()\nthread.join()\n"
+        "print('ran')\n")
+    with_hook, without = run(hooked, code, tmp_path), run(plain, code, tmp_path)
+    assert (with_hook.returncode, with_hook.stdout) == (without.returncode, without.stdout) == (0, "ran\n")
+    assert "Exception ignored in" in without.stderr and "Exception in thread" in without.stderr
+    assert with_hook.stderr.count(TITLE) == 2, with_hook.stderr
+    assert _BLOCK.sub("", _unaddressed(with_hook.stderr)) == _unaddressed(without.stderr), with_hook.stderr
+
+
+_BLOCK = re.compile(r"\nerrorkb: [^\n]*\n(?:  [^\n]*\n)*")

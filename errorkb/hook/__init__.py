@@ -10,26 +10,29 @@ Three ways in, one behaviour (`errorkb.hook.explain.explain`):
 `EXCEPTHOOK` is the whole start-up cost: it defines a few small functions and chains them in front
 of the hooks through which Python prints an error nobody caught, importing nothing (not even
 `errorkb`: the `.pth` line must cost nothing when no exception happens). Each calls the previous
-hook first, so the output and the exit status are Python's own, then imports the explainer
-lazily, and swallows anything that goes wrong there: the hook never raises, and never changes the
-exception. It does nothing at all for a `KeyboardInterrupt` (or any non-`Exception`, a thread's
-`SystemExit` too): running Python code that calls `exec` (dataclasses, namedtuple, this very hook)
-would clear the interpreter's note that the interrupt went unhandled, and the process would exit
-with status 1 instead of dying by SIGINT. An error Python reports from inside the explainer's own
-thread is Python's to print alone (`explain.describe_within`).
+hook first, so the output and the exit status are Python's own (where that hook raises, Python's report of
+its failure is printed as without errorkb: `chains.failed`), then imports the explainer lazily, from the
+folder errorkb was installed in and never from the program's own (`errorkb.hook.guard`), and swallows
+anything that goes wrong there: the hook never raises, and never changes the exception. It does nothing
+at all for a `KeyboardInterrupt` (or any non-`Exception`, a thread's `SystemExit` too): running Python
+code that calls `exec` (dataclasses, namedtuple, this very hook) would clear the interpreter's note that
+the interrupt went unhandled, and the process would exit with status 1 instead of dying by SIGINT. An
+error Python reports from inside the explainer's own thread is Python's to print alone
+(`explain.describe_within`).
 
 Where Python prints such an error, and so where the hook chains:
 
 - `sys.excepthook`: the error that ends the program.
 - `sys.unraisablehook`: an error Python can only report ("Exception ignored in ..."): in a `__del__`,
   an `atexit` callback, a thread started with `_thread` alone.
-- `threading.excepthook`: an error that ends a thread, and `BaseEventLoop.default_exception_handler`:
-  what asyncio logs ("Task exception was never retrieved", "Exception in callback"). Both live in
-  modules the user's code imports lazily, if at all; importing them at start-up would cost every
-  interpreter milliseconds. So a finder at the front of `sys.meta_path` watches for those two names
+- `threading.excepthook`: an error that ends a thread, `BaseEventLoop.default_exception_handler`:
+  what asyncio logs ("Task exception was never retrieved", "Exception in callback"), and
+  `multiprocessing`'s `BaseProcess._bootstrap`, which prints the error that ends a `Process` child itself.
+  All live in modules the user's code imports lazily, if at all; importing them at start-up would cost every
+  interpreter milliseconds. So a finder at the front of `sys.meta_path` watches for those three names
   only (a set lookup per first import of a module, nothing more); at the first of them it imports
   `errorkb.hook.chains`, which lets the import system load the module as it would, chains on the hook
-  once its code has run, and leaves `sys.meta_path` once both are chained. `threading.__excepthook__`
+  once its code has run, and leaves `sys.meta_path` once all are chained. `threading.__excepthook__`
   stays Python's own, as its documentation says ("the original value"): code that calls it explicitly
   gets Python's printing alone. A loop whose exception handler the user set
   (`loop.set_exception_handler`) prints through theirs alone, as a `sys.excepthook` the user set does.

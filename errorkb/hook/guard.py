@@ -8,7 +8,8 @@ printing what the program never printed (round five, tests/test_hook_round_five.
 under `-P`/PYTHONSAFEPATH.
 
 So while the hook imports, in the thread that imports (and in the explainer's own thread), a finder at the front of
-`sys.meta_path` resolves every top-level module on `sys.path` from the entry that was first when the `.pth` ran
+`sys.meta_path` (after the `.pth`'s own, which chains on the modules it waits for, `threading` among them, whoever
+imports them) resolves every top-level module on `sys.path` from the entry that was first when the `.pth` ran
 (`FIRST`) on: without the entries put in front of it since, as `-P` would. Built-in and frozen modules are left to
 their own importers; a name found nowhere there is left to the import system as ever. Other threads import as they
 would: the finder answers only for the threads inside. Where the `.pth` did not run (`import errorkb.hook`, pytest's
@@ -61,8 +62,10 @@ class inside:
     def __enter__(self) -> None:
         ident = _thread.get_ident()
         _INSIDE[ident] = _INSIDE.get(ident, 0) + 1
-        if FINDER not in sys.meta_path:
-            sys.meta_path.insert(0, FINDER)
+        if FINDER not in sys.meta_path:  # after the `.pth`'s finder: the modules it waits for are chained as ever
+            waiting = [at for at, one in enumerate(sys.meta_path)
+                       if getattr(one, "__name__", 0) == "_errorkb_after_import"]
+            sys.meta_path.insert(waiting[0] + 1 if waiting else 0, FINDER)
 
     def __exit__(self, *exc: object) -> None:
         ident = _thread.get_ident()
