@@ -248,3 +248,52 @@ def test_the_explainers_own_import_of_threading_still_chains_on_it(envs, tmp_pat
 
 
 _BLOCK = re.compile(r"\nerrorkb: [^\n]*\n(?:  [^\n]*\n)*")
+
+
+# The program's own hook set after the `.pth`, which calls the one it replaced (errorkb's): it runs once, Python's
+# output once, the block once.
+CHAINED_AFTER = {
+    "excepthook": ("import sys\nprevious = sys.excepthook\ndef mine(*args):\n    print('MINE RAN', file=sys.stderr)\n"
+                   "    previous(*args)\nsys.excepthook = mine\n" + LIBRARY + RAISE),
+    "threading.excepthook": ("import sys, threading\nprevious = threading.excepthook\ndef mine(args):\n"
+                             "    print('MINE RAN', file=sys.stderr)\n    previous(args)\nthreading.excepthook = mine\n"
+                             + LIBRARY + "thread = threading.Thread(target=early_initialization)\nthread.start()\n"
+                             "thread.join()\nprint('ran')\n"),
+    "unraisablehook": ("import sys\nprevious = sys.unraisablehook\ndef mine(hook):\n    print('MINE RAN', file=sys.stderr)\n"
+                       "    previous(hook)\nsys.unraisablehook = mine\n" + LIBRARY +
+                       "class Holder:\n    def __del__(self):\n        early_initialization()\nHolder()\nprint('ran')\n"),
+}
+
+
+@pytest.mark.parametrize("hook", list(CHAINED_AFTER))
+def test_a_hook_the_program_chains_in_front_of_errorkbs_runs_once_then_one_block(envs, tmp_path, hook):  # noqa: F811
+    plain, hooked = envs
+    code = stub_library(tmp_path) + CHAINED_AFTER[hook]
+    with_hook, without = run(hooked, code, tmp_path), run(plain, code, tmp_path)
+    added = _compare(with_hook, without)
+    assert with_hook.stderr.count("MINE RAN") == 1 and added.startswith(BLOCK) and added.count("errorkb:") == 1, \
+        with_hook.stderr
+
+
+@pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
+def test_a_stderr_encoding_without_the_blocks_characters_escapes_them(envs, tmp_path, encoding):  # noqa: F811
+    plain, hooked = envs
+    (tmp_path / "script.py").write_text(stub_library(tmp_path) + LIBRARY + RAISE, encoding="utf-8")
+    env = {**os.environ, "PYTHONIOENCODING": encoding}
+    with_hook, without = (subprocess.run([str(python), "script.py"], capture_output=True, text=True, cwd=tmp_path,
+                                         timeout=120, env=env) for python in (hooked, plain))
+    assert _compare(with_hook, without).startswith("\nerrorkb: a documented error \\u2014 "), with_hook.stderr
+
+
+@pytest.mark.xfail(strict=True, reason="known limit (docs/contributing.md, the hook): an asyncio task held by a "
+                                       "module's global is collected while the interpreter tears its modules down "
+                                       "(sys.meta_path None): its 'Task exception was never retrieved' is printed by "
+                                       "Python alone, as a `__del__`'s error then is (tests/test_hook_hostile.py)")
+def test_known_limit_a_tasks_unretrieved_error_reported_at_teardown_is_named(envs, tmp_path):  # noqa: F811
+    plain, hooked = envs
+    code = stub_library(tmp_path) + KEY_CACHE[0] + (
+        "import asyncio\nasync def fail():\n    " + KEY_CACHE[1] + "\nasync def main():\n    global task\n"
+        "    task = asyncio.ensure_future(fail())\n    await asyncio.sleep(0.05)\nasyncio.run(main())\nprint('ran')\n")
+    with_hook, without = run(hooked, code, tmp_path), run(plain, code, tmp_path)
+    assert "Task exception was never retrieved" in without.stderr
+    assert _compare(with_hook, without).startswith(BLOCK), with_hook.stderr
