@@ -297,3 +297,20 @@ def test_known_limit_a_tasks_unretrieved_error_reported_at_teardown_is_named(env
     with_hook, without = run(hooked, code, tmp_path), run(plain, code, tmp_path)
     assert "Task exception was never retrieved" in without.stderr
     assert _compare(with_hook, without).startswith(BLOCK), with_hook.stderr
+
+
+@pytest.mark.parametrize("case", ["excepthook", "unraisablehook-at-exit"])
+def test_a_program_that_imported_code_gets_pythons_output_and_the_block(envs, tmp_path, case):  # noqa: F811
+    """Where `code` is imported (pdb, IPython and many tools import it), the hook asks whether the console called it
+    (`chains.console`) from the frame that called the hook: none at all for an error that ends the program or one
+    reported at exit. Reading past the stack's end raised inside the hook, which then reported itself as a failing
+    hook before errorkb's (found while closing round four's console limit, never on main)."""
+    plain, hooked = envs
+    body = RAISE if case == "excepthook" else (
+        "class Holder:\n    def __del__(self):\n        early_initialization()\nholder = Holder()\n"
+        "holder.itself = holder\ndel holder\nprint('ran')\n")
+    code = stub_library(tmp_path) + "import code\n" + LIBRARY + body
+    with_hook, without = run(hooked, code, tmp_path), run(plain, code, tmp_path)
+    added = _compare(with_hook, without)
+    assert added.startswith(BLOCK) and added.count("errorkb:") == 1 and "sys.unraisablehook" not in with_hook.stderr, \
+        with_hook.stderr

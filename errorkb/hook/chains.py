@@ -80,13 +80,14 @@ def on_asyncio(finder: "Finder", module: "Any") -> None:
 
 
 def console(frame: "Any", previous: "Any") -> bool:
-    """Where `code.InteractiveInterpreter` (`code.interact`, Python 3.11 and 3.12) calls the hook in place of
+    """`frame`: the one that called the hook (None where Python itself did, with no frame left: at a program's end).
+    Where `code.InteractiveInterpreter` (`code.interact`, Python 3.11 and 3.12) calls the hook in place of
     Python's own printing, print what it prints itself while `sys.excepthook` is Python's own: the lines it already
     formatted (its own `runcode` frame left out), through its own `write`. True when done; else the caller calls
     `previous` (another hook the program set prints as it would)."""
     console = getattr(sys.modules.get("code"), "InteractiveInterpreter", None)
     shown = getattr(getattr(console, "showtraceback", None), "__code__", None)
-    if shown is None or frame.f_code is not shown or previous is not sys.__excepthook__:
+    if shown is None or frame is None or frame.f_code is not shown or previous is not sys.__excepthook__:
         return False
     lines, shell = frame.f_locals.get("lines"), frame.f_locals.get("self")
     if not isinstance(lines, list) or not isinstance(shell, console):  # type: ignore[arg-type]
