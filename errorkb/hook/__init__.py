@@ -67,7 +67,8 @@ def _errorkb_call(module, name, *args, _first=sys.path[:1], _Base=BaseException)
 def _errorkb_hook(hook, previous, args, kind, value, tb, _is=isinstance, _Exception=Exception):
     ours = _is(value, _Exception)
     try:
-        if not (ours and "code" in sys.modules and _errorkb_call("chains", "console", sys._getframe(1).f_back, previous)):
+        if not (ours and "code" in sys.modules
+                and _errorkb_call("chains", "console", sys._getframe(1).f_back, previous)):
             previous(*args)
     except _Exception as error:
         if not (ours and _errorkb_call("chains", "failed", hook, error, previous, args)):
