@@ -258,14 +258,15 @@ def test_an_asyncio_task_s_unretrieved_error_is_named_after_asyncio_s_own_report
 
 
 def test_the_hook_waits_for_asyncio_without_importing_it_and_then_leaves_the_import_system():
-    """Start-up imports neither `threading` nor asyncio; the finder that waits for them is gone from
-    `sys.meta_path` once both are imported, each hook chained once, `threading.__excepthook__` left Python's."""
+    """Start-up imports neither `threading` nor asyncio; the finder that waits for them (and, since round five, for
+    `multiprocessing.process`) is gone from `sys.meta_path` once all are imported, each hook chained once,
+    `threading.__excepthook__` left Python's."""
     import subprocess
     import sys
 
     code = ("import sys, _thread\nwaits = [f for f in sys.meta_path if getattr(f, '__name__', '') == '_errorkb_after_import']\n"
             "print(len(waits), 'threading' in sys.modules, 'asyncio' in sys.modules)\n"
-            "import errorkb.hook, asyncio, threading\nerrorkb.hook.install()\n"
+            "import errorkb.hook, asyncio, threading, multiprocessing.process\nerrorkb.hook.install()\n"
             "handler = asyncio.BaseEventLoop.default_exception_handler\n"
             "print(waits[0] in sys.meta_path, threading.excepthook.errorkb_hook, handler.errorkb_hook,\n"
             "      threading.__excepthook__ is _thread._excepthook, threading.excepthook.__defaults__ == "

@@ -165,17 +165,21 @@ def test_the_users_own_raise_in_python_c_or_stdin_confirms_nothing(envs, tmp_pat
 def test_the_pth_compiles_only_what_every_start_needs_and_threading_imports_the_chains_alone(envs, tmp_path):  # noqa: F811
     """Start-up cost is the `.pth` line compiled at every start: its chains on threading and asyncio moved into
     `errorkb.hook.chains`, imported when either is first imported (4,545 characters on main, the chains held as a
-    string). Counted, not timed (benchmarks/hook_startup.py times it): the line stays under 2,000 characters; start-up
-    imports nothing of errorkb; `import threading` imports the chains, not the explainer."""
+    string). Counted, not timed (benchmarks/hook_startup.py times it): the line stays under 2,500 characters (1,903
+    before round five, which added the guarded load of the package from its own folder, the report of a failing
+    hook before errorkb's and the console's own printing: 2,431; site.py's work on it, timed in process side by side
+    with main's line, about 1.6 times main's, some 0.2 ms more per start of the 5 ms goal);
+    start-up imports nothing of errorkb; `import threading` imports the chains (and the guard they are loaded
+    through), not the explainer."""
     from errorkb.hook import PTH_LINE
 
-    assert len(PTH_LINE) < 2000, len(PTH_LINE)
+    assert len(PTH_LINE) < 2500, len(PTH_LINE)
     _, hooked = envs
     code = ("import sys\nbefore = sorted(m for m in sys.modules if m.startswith('errorkb'))\nimport threading\n"
             "print(before, sorted(m for m in sys.modules if m.startswith('errorkb')), threading.excepthook.__name__)")
     result = subprocess.run([str(hooked), "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=60)
-    assert result.stdout.split() == ["[]", "['errorkb',", "'errorkb.hook',", "'errorkb.hook.chains']",
-                                     "_errorkb_threadhook"], result.stdout + result.stderr
+    assert result.stdout.split() == ["[]", "['errorkb',", "'errorkb.hook',", "'errorkb.hook.chains',",
+                                     "'errorkb.hook.guard']", "_errorkb_threadhook"], result.stdout + result.stderr
 
 
 _BLOCK = re.compile(r"\nerrorkb: [^\n]*\n(?:  [^\n]*\n)*")
@@ -210,15 +214,15 @@ def test_consoles_and_debuggers_print_one_block_or_none(envs, tmp_path, console)
     assert (with_hook.returncode, with_hook.stdout) == (without.returncode, without.stdout), with_hook.stderr
     assert "errorkb" not in without.stderr and f"ValueError: {HEAD_DIM}" in without.stdout + without.stderr
     assert with_hook.stderr.count("errorkb:") == int(named) and (not named or TITLE in with_hook.stderr)
-    if console != "code.interact":  # the known limit below
+    if console != "code.interact":  # compared whole below
         assert _BLOCK.sub("\n", with_hook.stderr).replace("\n\n", "\n") == without.stderr.replace("\n\n", "\n"), \
             with_hook.stderr
 
 
-@pytest.mark.xfail(strict=True, reason="known limit (docs/contributing.md, the hook): `code.InteractiveInterpreter` "
-                                       "prints an error itself only while sys.excepthook is Python's own; with any hook "
-                                       "installed it hands it the whole traceback, its own `runcode` frame included")
-def test_known_limit_code_interact_prints_its_traceback_as_without_the_hook(envs, tmp_path):  # noqa: F811
+def test_code_interact_prints_its_traceback_as_without_the_hook(envs, tmp_path):  # noqa: F811
+    """`code.InteractiveInterpreter` (Python 3.11, 3.12) writes an error itself only while `sys.excepthook` is Python's
+    own; with any hook it hands it the whole traceback, its own `runcode` frame included: one line more (a strict xfail
+    until round five). The hook prints what the console would have written itself, through its own `write`."""
     plain, hooked = envs
     (tmp_path / "script.py").write_text("int('nothing any entry documents')\n")
     argv, stdin, _ = _CONSOLES["code.interact"]
@@ -277,28 +281,39 @@ def test_another_knowledge_base_s_broken_or_copied_index_leaves_one_block(envs, 
     assert TITLE in with_hook.stderr
 
 
-@pytest.mark.xfail(strict=True, reason="known limit (docs/contributing.md, the hook): a `multiprocessing.Process` "
-                                       "whose target raises prints the error itself in the child (`traceback."
-                                       "print_exc` in `BaseProcess._bootstrap`), through no hook")
-def test_known_limit_an_error_ending_a_multiprocessing_process_is_named(envs, tmp_path):  # noqa: F811
-    _, hooked = envs
-    code = stub_library(tmp_path) + "".join(_LIBRARY[0]) + (
-        "import multiprocessing\nif __name__ == '__main__':\n"
-        "    child = multiprocessing.get_context('fork').Process(target=early_initialization)\n"
-        "    child.start()\n    child.join()\n")
-    result = run(hooked, code, tmp_path)
-    assert f"ValueError: {HEAD_DIM}" in result.stderr and TITLE in result.stderr, result.stderr
+@pytest.mark.parametrize("method", ["fork", "spawn"])
+def test_an_error_ending_a_multiprocessing_process_is_named_after_the_childs_own_report(envs, tmp_path,  # noqa: F811
+                                                                                        method):
+    """A `multiprocessing.Process` whose target raises prints the error in the child itself (`traceback.print_exc` in
+    `BaseProcess._bootstrap`), through no hook: no block on main (a strict xfail until round five). Now the child's
+    report as without the hook, then the block; an unrelated error: the report alone; the exit codes as ever."""
+    plain, hooked = envs
+    for target, named in (("early_initialization", True), ("unrelated", False)):
+        code = stub_library(tmp_path) + "".join(_LIBRARY[0]) + (
+            "import multiprocessing\ndef unrelated():\n    int('nothing any entry documents')\n"
+            "if __name__ == '__main__':\n"
+            f"    child = multiprocessing.get_context({method!r}).Process(target={target})\n"
+            "    child.start()\n    child.join()\n    print(child.exitcode)\n")
+        with_hook, without = run(hooked, code, tmp_path), run(plain, code, tmp_path)
+        assert (with_hook.returncode, with_hook.stdout) == (without.returncode, without.stdout) == (0, "1\n")
+        assert with_hook.stderr.startswith(without.stderr) and "errorkb:" not in without.stderr, with_hook.stderr
+        added = with_hook.stderr[len(without.stderr):]
+        assert added.startswith("\n" + TITLE) and added.count("errorkb:") == 1 if named else added == "", \
+            with_hook.stderr
 
 
-@pytest.mark.xfail(strict=True, reason="known limit (docs/contributing.md, the hook): a subinterpreter's error reaches "
-                                       "this interpreter as text alone (`RunFailedError`), its frames lost: the user's "
-                                       "own raise there of an entry's own words reads as the library's")
-def test_known_limit_the_users_own_raise_in_a_subinterpreter_confirms_nothing(envs, tmp_path):  # noqa: F811
+def test_the_users_own_raise_in_a_subinterpreter_confirms_nothing(envs, tmp_path):  # noqa: F811
+    """A subinterpreter's error reaches this interpreter as text alone (`RunFailedError`), its frames lost: the
+    user's own raise there of an entry's words may as well be the library's. A strict xfail until round five, which
+    held for a reason of its own: the program it ran was a SyntaxError (the message's quotes inside a quoted string),
+    so no subinterpreter ever ran. main confirms the entry; now it is possible, never confirmed."""
     interpreters = pytest.importorskip("_xxsubinterpreters")
     assert interpreters is not None
     _, hooked = envs
     code = ("import _xxsubinterpreters as interpreters\n"
-            f"interpreters.run_string(interpreters.create(), 'raise ValueError({HEAD_DIM!r})')\n")
+            f"interpreters.run_string(interpreters.create(), {f'raise ValueError({HEAD_DIM!r})'!r})\n")
     result = run(hooked, code, tmp_path)
     assert result.returncode == 1 and "RunFailedError" in result.stderr
     assert "errorkb: a documented error" not in result.stderr, result.stderr
+    assert "errorkb: possibly a documented error" in result.stderr and "raised in another interpreter" in \
+        result.stderr, result.stderr

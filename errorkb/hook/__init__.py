@@ -10,26 +10,29 @@ Three ways in, one behaviour (`errorkb.hook.explain.explain`):
 `EXCEPTHOOK` is the whole start-up cost: it defines a few small functions and chains them in front
 of the hooks through which Python prints an error nobody caught, importing nothing (not even
 `errorkb`: the `.pth` line must cost nothing when no exception happens). Each calls the previous
-hook first, so the output and the exit status are Python's own, then imports the explainer
-lazily, and swallows anything that goes wrong there: the hook never raises, and never changes the
-exception. It does nothing at all for a `KeyboardInterrupt` (or any non-`Exception`, a thread's
-`SystemExit` too): running Python code that calls `exec` (dataclasses, namedtuple, this very hook)
-would clear the interpreter's note that the interrupt went unhandled, and the process would exit
-with status 1 instead of dying by SIGINT. An error Python reports from inside the explainer's own
-thread is Python's to print alone (`explain.describe_within`).
+hook first, so the output and the exit status are Python's own (where that hook raises, Python's report of
+its failure is printed as without errorkb: `chains.failed`), then imports the explainer lazily, from the
+folder errorkb was installed in and never from the program's own (`errorkb.hook.guard`), and swallows
+anything that goes wrong there: the hook never raises, and never changes the exception. It does nothing
+at all for a `KeyboardInterrupt` (or any non-`Exception`, a thread's `SystemExit` too): running Python
+code that calls `exec` (dataclasses, namedtuple, this very hook) would clear the interpreter's note that
+the interrupt went unhandled, and the process would exit with status 1 instead of dying by SIGINT. An
+error Python reports from inside the explainer's own thread is Python's to print alone
+(`explain.describe_within`).
 
 Where Python prints such an error, and so where the hook chains:
 
 - `sys.excepthook`: the error that ends the program.
 - `sys.unraisablehook`: an error Python can only report ("Exception ignored in ..."): in a `__del__`,
   an `atexit` callback, a thread started with `_thread` alone.
-- `threading.excepthook`: an error that ends a thread, and `BaseEventLoop.default_exception_handler`:
-  what asyncio logs ("Task exception was never retrieved", "Exception in callback"). Both live in
-  modules the user's code imports lazily, if at all; importing them at start-up would cost every
-  interpreter milliseconds. So a finder at the front of `sys.meta_path` watches for those two names
+- `threading.excepthook`: an error that ends a thread, `BaseEventLoop.default_exception_handler`:
+  what asyncio logs ("Task exception was never retrieved", "Exception in callback"), and
+  `multiprocessing`'s `BaseProcess._bootstrap`, which prints the error that ends a `Process` child itself.
+  All live in modules the user's code imports lazily, if at all; importing them at start-up would cost every
+  interpreter milliseconds. So a finder at the front of `sys.meta_path` watches for those three names
   only (a set lookup per first import of a module, nothing more); at the first of them it imports
   `errorkb.hook.chains`, which lets the import system load the module as it would, chains on the hook
-  once its code has run, and leaves `sys.meta_path` once both are chained. `threading.__excepthook__`
+  once its code has run, and leaves `sys.meta_path` once all are chained. `threading.__excepthook__`
   stays Python's own, as its documentation says ("the original value"): code that calls it explicitly
   gets Python's printing alone. A loop whose exception handler the user set
   (`loop.set_exception_handler`) prints through theirs alone, as a `sys.excepthook` the user set does.
@@ -37,62 +40,73 @@ Where Python prints such an error, and so where the hook chains:
   (`explain.logs_to_stderr`), never after a report written to a file.
 """
 
-import sys  # and nothing else (no `__future__` either): imported at the first `import threading` under the hook
+import os  # loaded at every start already (site.py imports it)
+import sys
 
-# What the `.pth` line runs at every interpreter start, and nothing more: four small functions, three chained in
+# What the `.pth` line runs at every interpreter start, and nothing more: five small functions, three chained in
 # front of hooks. Compiling them is most of the line's cost (a string literal costs little: main's chains, held as
-# one, added some 10%), so everything else is behind an import that runs only when it is needed:
-# `errorkb.hook.explain` once an error happened, `errorkb.hook.chains` once threading or asyncio is imported.
-# `_errorkb_again`: a hook of errorkb's is chained already (a second `.pth`, `import errorkb.hook`), so no second
-# finder waits.
+# one, added some 10%), so everything else is behind `_errorkb_call`, which runs only when it is needed:
+# `errorkb.hook.explain` once an error happened, `errorkb.hook.chains` once threading or asyncio is imported (or a
+# hook before errorkb's failed, or a console printed). `_errorkb_call` loads the package from the folder it was
+# installed from (`_errorkb_home`), never a file the program's folder holds under its name, and its modules through
+# `errorkb.hook.guard` with `sys.path` as it was when the line ran (`_first`: before Python put the program's folder
+# in front of it); it marks the package loaded by the line (`hook_by_pth`), so that `errorkb.hook` installs
+# nothing then. Builtins are bound when the line runs: a program may replace them. `_errorkb_again`: a hook of
+# errorkb's is chained already (a second `.pth`, `import errorkb.hook`), so no second finder waits.
 EXCEPTHOOK = """
 _errorkb_again = getattr(sys.excepthook, "errorkb_hook", 0) or getattr(sys.unraisablehook, "errorkb_hook", 0)
-def _errorkb_explain(kind, value, traceback):
-    if isinstance(value, Exception):
-        try:
-            from errorkb.hook.explain import explain
-            explain(kind, value, traceback)
-        except BaseException:
-            pass
-def _errorkb_excepthook(kind, value, traceback, _previous=sys.excepthook):
-    _previous(kind, value, traceback)
-    _errorkb_explain(kind, value, traceback)
-def _errorkb_unraisablehook(unraisable, _previous=sys.unraisablehook):
-    _previous(unraisable)
-    _errorkb_explain(unraisable.exc_type, unraisable.exc_value, unraisable.exc_traceback)
+def _errorkb_call(module, name, *args, _first=sys.path[:1], _Base=BaseException):
+    try:
+        kb = sys.modules.get("errorkb") or sys.modules["_frozen_importlib"]._load(
+            sys.modules["_frozen_importlib_external"].PathFinder.find_spec("errorkb", [_errorkb_home]))
+        kb.hook_by_pth = 1
+        from errorkb.hook import guard
+        return guard.load(module, _first).__dict__[name](*args)
+    except _Base:
+        pass
+def _errorkb_hook(hook, previous, args, kind, value, tb, _is=isinstance, _Exception=Exception):
+    ours = _is(value, _Exception)
+    try:
+        if not (ours and "code" in sys.modules
+                and _errorkb_call("chains", "console", sys._getframe(1).f_back, previous)):
+            previous(*args)
+    except _Exception as error:
+        if not (ours and _errorkb_call("chains", "failed", hook, error, previous, args)):
+            raise
+    if ours:
+        _errorkb_call("explain", "explain", kind, value, tb)
+def _errorkb_excepthook(kind, value, tb, _previous=sys.excepthook):
+    _errorkb_hook("sys.excepthook", _previous, (kind, value, tb), kind, value, tb)
+def _errorkb_unraisablehook(hook, _previous=sys.unraisablehook):
+    _errorkb_hook("sys.unraisablehook", _previous, (hook,), hook.exc_type, hook.exc_value, hook.exc_traceback)
 def _errorkb_after_import(name, path=None, target=None):
     if name in _errorkb_after_import.waiting:
-        try:
-            from errorkb.hook import chains
-            return chains.find_spec(_errorkb_after_import, name, path, target)
-        except BaseException:
-            pass
+        return _errorkb_call("chains", "find_spec", _errorkb_after_import, name, path, target)
 _errorkb_excepthook.errorkb_hook = _errorkb_unraisablehook.errorkb_hook = True
 if not getattr(sys.excepthook, "errorkb_hook", False):
     sys.excepthook = _errorkb_excepthook
 if not getattr(sys.unraisablehook, "errorkb_hook", False):
     sys.unraisablehook = _errorkb_unraisablehook
-_errorkb_after_import.find_spec, _errorkb_after_import.explain = _errorkb_after_import, _errorkb_explain
-_errorkb_after_import.waiting = {"threading", "asyncio.base_events"}
+_errorkb_after_import.find_spec = _errorkb_after_import
+_errorkb_after_import.waiting = {"threading", "asyncio.base_events", "multiprocessing.process"}
 if not _errorkb_again and "_errorkb_after_import" not in [getattr(one, "__name__", 0) for one in sys.meta_path]:
     sys.meta_path.insert(0, _errorkb_after_import)
-    if "threading" in sys.modules or "asyncio.base_events" in sys.modules:
-        try:
-            from errorkb.hook import chains
-            chains.loaded(_errorkb_after_import)
-        except BaseException:
-            pass
+    if _errorkb_after_import.waiting & sys.modules.keys():
+        _errorkb_call("chains", "loaded", _errorkb_after_import)
 """
 
+# The folder errorkb is installed in (the one holding the `errorkb` package): the `.pth` loads it from there.
+HOME = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
 # The `.pth` line: site.py runs a line that starts with `import`; the rest is `EXCEPTHOOK`, verbatim.
-PTH_LINE = f"import sys; exec({EXCEPTHOOK!r}, {{'sys': sys}})\n"
+PTH_LINE = f"import sys; exec({EXCEPTHOOK!r}, {{'sys': sys, '_errorkb_home': {HOME!r}}})\n"
 
 
 def install() -> None:
     """Chain the hook in front of `sys.excepthook` (once, however often it is called: where both hooks are errorkb's
-    already, as when `errorkb.hook.chains` is first imported under the `.pth`'s hook, there is nothing to do)."""
+    already, there is nothing to do)."""
     if not (getattr(sys.excepthook, "errorkb_hook", False) and getattr(sys.unraisablehook, "errorkb_hook", False)):
-        exec(EXCEPTHOOK, {"sys": sys})
+        exec(EXCEPTHOOK, {"sys": sys, "_errorkb_home": HOME})
 
 
 def load_ipython_extension(ipython: object) -> None:
@@ -115,4 +129,5 @@ def unload_ipython_extension(ipython: object) -> None:
     ipython.set_custom_exc((), None)  # type: ignore[attr-defined]
 
 
-install()
+if not getattr(sys.modules.get("errorkb"), "hook_by_pth", False):  # `import errorkb.hook`, not the `.pth`'s own load
+    install()

@@ -4,8 +4,8 @@ Both live in modules the user's code imports lazily, if at all, so the `.pth`'s 
 puts a finder at the front of `sys.meta_path` that waits for those two names only, and imports this module the
 first time one of them is imported (never at start-up: its code costs nothing until then). `find_spec` lets the
 import system load the module as it would, chains once its code has run, and leaves `sys.meta_path` once both are
-chained. The finder carries the state: `finder.waiting` (the names still to chain) and `finder.explain` (the
-`.pth`'s function that prints the block after Python's own report, and never raises).
+chained. The finder carries the state: `finder.waiting` (the names still to chain). Also here, for the `.pth`'s hooks:
+what a console prints itself (`console`), and Python's report of a hook before errorkb's that failed (`failed`).
 
 Nothing here imports `threading` or asyncio: this runs while one of them is being imported; nor `typing` or
 `__future__` (annotations are strings): the import costs the first `import threading` as little as it can.
@@ -13,11 +13,26 @@ Nothing here imports `threading` or asyncio: this runs while one of them is bein
 
 import sys
 
+from errorkb.hook import guard
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (milliseconds, at the first `import threading`)
 if TYPE_CHECKING:
     from typing import Any
 
-    Finder = Any  # the `.pth`'s finder: a function with the attributes `waiting` and `explain`
+    Finder = Any  # the `.pth`'s finder: a function with the attribute `waiting`
+
+
+_BUILTINS = (isinstance, Exception, BaseException)  # bound at the first `import threading`: a program may replace them
+
+
+def _explain(kind: "Any", value: "Any", traceback: "Any", _builtins: "Any" = _BUILTINS) -> None:
+    """The block after Python's report (never for a `KeyboardInterrupt` or a `SystemExit`); never raises."""
+    is_instance, exception, base = _builtins
+    try:
+        if is_instance(value, exception):
+            guard.load("explain").explain(kind, value, traceback)
+    except base:
+        pass
 
 
 def on_threading(finder: "Finder", module: "Any") -> None:
@@ -26,8 +41,12 @@ def on_threading(finder: "Finder", module: "Any") -> None:
     previous = getattr(module, "excepthook", None)
 
     def _errorkb_threadhook(args: "Any", _previous: "Any" = previous) -> None:
-        _previous(args)
-        finder.explain(args.exc_type, args.exc_value, args.exc_traceback)
+        try:
+            _previous(args)
+        except _BUILTINS[1] as error:
+            if not _thread_hook_failed(error, sys._getframe(1), args):
+                raise
+        _explain(args.exc_type, args.exc_value, args.exc_traceback)
 
     _errorkb_threadhook.errorkb_hook = True  # type: ignore[attr-defined]
     if callable(previous) and not getattr(previous, "errorkb_hook", False):
@@ -36,9 +55,7 @@ def on_threading(finder: "Finder", module: "Any") -> None:
 
 def _logged_to_stderr(name: str) -> bool:
     try:
-        from errorkb.hook.explain import logs_to_stderr
-
-        return logs_to_stderr(name)
+        return bool(guard.load("explain").logs_to_stderr(name))
     except BaseException:
         return False
 
@@ -54,7 +71,7 @@ def on_asyncio(finder: "Finder", module: "Any") -> None:
         _previous(self, context)
         error = context.get("exception") if isinstance(context, dict) else None
         if isinstance(error, Exception) and _logged_to_stderr("asyncio"):
-            finder.explain(type(error), error, None)
+            _explain(type(error), error, None)
 
     default_exception_handler.errorkb_hook = True  # type: ignore[attr-defined]
     default_exception_handler.__doc__ = getattr(previous, "__doc__", None)
@@ -62,7 +79,106 @@ def on_asyncio(finder: "Finder", module: "Any") -> None:
         loop.default_exception_handler = default_exception_handler  # type: ignore[union-attr]
 
 
-CHAINS = {"threading": on_threading, "asyncio.base_events": on_asyncio}
+def console(frame: "Any", previous: "Any") -> bool:
+    """`frame`: the one that called the hook (None where Python itself did, with no frame left: at a program's end).
+    Where `code.InteractiveInterpreter` (`code.interact`, Python 3.11 and 3.12) calls the hook in place of
+    Python's own printing, print what it prints itself while `sys.excepthook` is Python's own: the lines it already
+    formatted (its own `runcode` frame left out), through its own `write`. True when done; else the caller calls
+    `previous` (another hook the program set prints as it would)."""
+    console = getattr(sys.modules.get("code"), "InteractiveInterpreter", None)
+    shown = getattr(getattr(console, "showtraceback", None), "__code__", None)
+    if shown is None or frame is None or frame.f_code is not shown or previous is not sys.__excepthook__:
+        return False
+    lines, shell = frame.f_locals.get("lines"), frame.f_locals.get("self")
+    if not isinstance(lines, list) or not isinstance(shell, console):  # type: ignore[arg-type]
+        return False
+    shell.write("".join(lines))
+    return True
+
+
+_FAILED_UNRAISABLE = "Exception ignored in sys.unraisablehook"
+
+
+def failed(hook: str, error: BaseException, previous: "Any", args: "Any") -> bool:
+    """A hook before errorkb's (`previous`) raised `error` while reporting `args`: print what Python prints then, as
+    without errorkb, whose frame (the first of `error`'s traceback) is left out. `sys.excepthook`: "Error in
+    sys.excepthook", the hook's error, "Original exception was" and the error (pythonrun.c); `sys.unraisablehook`:
+    the hook's error through the default hook, as ignored in it (errors.c). True when printed."""
+    traceback = error.__traceback__.tb_next if error.__traceback__ is not None else None
+    error.with_traceback(traceback)  # Python's printer reads the exception's own traceback, not the one it is given
+    if hook == "sys.excepthook":
+        sys.stderr.write("Error in sys.excepthook:\n")
+        sys.__excepthook__(type(error), error, traceback)
+        sys.stderr.write("\nOriginal exception was:\n")
+        sys.__excepthook__(*args)
+        return True
+    if hook == "sys.unraisablehook":
+        kind = type(args[0])
+        sys.__unraisablehook__(kind((type(error), error, traceback, _FAILED_UNRAISABLE, previous)))
+        return True
+    return False
+
+
+def _thread_hook_failed(error: BaseException, caller: "Any", args: "Any") -> bool:
+    """`threading.excepthook` before errorkb's raised: what `threading`'s `invoke_excepthook` prints then ("Exception
+    in threading.excepthook", the error through `sys.excepthook`), its traceback from `invoke_excepthook`'s frame
+    (`caller`) to the hook's, errorkb's frame left out. True when printed."""
+    try:
+        if error.__traceback__ is None or caller.f_code.co_name != "invoke_excepthook":
+            return False
+        traceback = type(error.__traceback__)(error.__traceback__.tb_next, caller, caller.f_lasti, caller.f_lineno)
+        error.__suppress_context__ = True
+        stderr = sys.stderr if sys.stderr is not None else getattr(args.thread, "_stderr", None)
+        print("Exception in threading.excepthook:", file=stderr, flush=True)
+    except BaseException:
+        return False
+    printer = sys.excepthook if sys.excepthook is not None else sys.__excepthook__
+    printer(type(error), error.with_traceback(traceback), traceback)
+    return True
+
+
+def on_multiprocessing(finder: "Finder", module: "Any") -> None:
+    """Chain on `BaseProcess._bootstrap`, what runs a `multiprocessing.Process` in the child: an error that ends its
+    target is printed there by `traceback.print_exc()` in `_bootstrap`'s own `except` clause, through no hook. While
+    `_bootstrap` runs, `traceback.print_exc` is one that notes the exception it prints when `_bootstrap` itself calls
+    it (its caller's code, by identity), and prints it as ever; once `_bootstrap` returned (its streams flushed), the
+    block follows what it printed. Wrapping the target instead would put a frame of errorkb's in the printed
+    traceback. A `SystemExit` is noted by no one (`_bootstrap` prints no traceback for it)."""
+    process = getattr(module, "BaseProcess", None)
+    previous = getattr(process, "_bootstrap", None)
+    ran = getattr(previous, "__code__", None)
+
+    def _bootstrap(self: "Any", *args: "Any", _previous: "Any" = previous, **kwargs: "Any") -> "Any":
+        try:
+            with guard.inside():
+                import traceback
+            print_exc = traceback.print_exc
+        except BaseException:
+            return _previous(self, *args, **kwargs)
+        printed: list[BaseException] = []
+
+        def noted(*args: "Any", **kwargs: "Any") -> "Any":
+            if sys._getframe(1).f_code is ran:
+                printed.append(sys.exc_info()[1])  # type: ignore[arg-type]
+            return print_exc(*args, **kwargs)
+
+        noted.__wrapped__ = print_exc  # type: ignore[attr-defined]
+        traceback.print_exc = noted
+        try:
+            code = _previous(self, *args, **kwargs)
+        finally:
+            if traceback.print_exc is noted:
+                traceback.print_exc = print_exc
+        if printed:
+            _explain(type(printed[-1]), printed[-1], printed[-1].__traceback__)
+        return code
+
+    _bootstrap.errorkb_hook = True  # type: ignore[attr-defined]
+    if ran is not None and not getattr(previous, "errorkb_hook", False):
+        process._bootstrap = _bootstrap  # type: ignore[union-attr]
+
+
+CHAINS = {"threading": on_threading, "asyncio.base_events": on_asyncio, "multiprocessing.process": on_multiprocessing}
 
 
 def find_spec(finder: "Finder", name: str, path: "Any", target: "Any") -> "Any":

@@ -28,6 +28,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any
 
+from errorkb.hook import guard
 from errorkb.lookup import INSTALLED, Answer, Grade, Index, Match, load_index, load_indexes
 from errorkb.lookup._paste import installed_path
 
@@ -43,12 +44,67 @@ DEADLINE_S = 5.0  # the most the explainer may add to an exit: it runs the user'
 
 def explain(kind: type[BaseException], value: BaseException, traceback: object, stream: IO[str] | None = None,
             index_path: Path | None = None, deadline: float = DEADLINE_S) -> None:
-    """Print the block for `value` when it matches an entry, within `deadline` seconds; otherwise print nothing."""
-    text = describe_within(value, index_path, deadline)
-    if text is not None:
-        out = stream or sys.stderr
+    """Print the block for `value` when it matches an entry, within `deadline` seconds; otherwise print nothing.
+    Whatever it imports is imported inside the guard (`errorkb.hook.guard`): never a file of the program's folder."""
+    with guard.inside():
+        text = describe_within(value, index_path, deadline)
+        if text is not None:
+            write(stream or sys.stderr, text)
+
+
+def write(out: IO[str], text: str) -> None:
+    """Write the block to `out` as the stream can take it: characters its encoding cannot write escaped (`\\u2014`),
+    as Python's own stderr writes them (a stream the program set may be strict); nothing where the reader of a pipe
+    went away, and SIGPIPE held back meanwhile: a program that set it to its default would die of the block (status
+    -13 instead of Python's 1)."""
+    encoding = getattr(out, "encoding", None)
+    if isinstance(encoding, str):
+        try:
+            text = text.encode(encoding, "backslashreplace").decode(encoding)
+        except (LookupError, UnicodeError):
+            pass
+    if _reader_gone(out):
+        return
+    with _sigpipe_held():
         out.write(text)
         out.flush()
+
+
+def _reader_gone(out: IO[str]) -> bool:
+    """Whether `out` is a pipe (or socket) whose reading end is closed: poll reports an error on it, no write needed."""
+    try:
+        import select
+
+        poll = select.poll()
+        poll.register(out.fileno(), select.POLLOUT)
+        return any(events & (select.POLLERR | select.POLLHUP) for _, events in poll.poll(0))
+    except BaseException:  # no descriptor (a StringIO), no poll (Windows)
+        return False
+
+
+class _sigpipe_held:
+    """SIGPIPE blocked for this thread while the block is written, and one it raised meanwhile taken off, so that a
+    reader going away in the middle costs a BrokenPipeError (swallowed) rather than the process."""
+
+    def __enter__(self) -> None:
+        self.saved: set[Any] | None = None
+        try:
+            import signal
+
+            self.saved = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGPIPE})
+        except BaseException:  # no such signal or call (Windows)
+            pass
+
+    def __exit__(self, *exc: object) -> None:
+        if self.saved is None:
+            return
+        import signal
+
+        try:
+            if signal.SIGPIPE in signal.sigpending():
+                signal.sigtimedwait({signal.SIGPIPE}, 0)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, self.saved)
 
 
 def describe_within(value: BaseException, index_path: Path | None = None, deadline: float = DEADLINE_S) -> str | None:
@@ -69,7 +125,8 @@ def describe_within(value: BaseException, index_path: Path | None = None, deadli
 
     def make() -> None:
         try:
-            made.append(describe(value, index_path))
+            with guard.inside():
+                made.append(describe(value, index_path))
         except BaseException:
             made.append(None)
 
@@ -124,15 +181,15 @@ def _describe_finalizing(value: BaseException, index_path: Path | None, deadline
             name = _plain(file)
         return name.startswith(ours) or installed_path(name)
 
-    def guard(frame: Any, event: str, arg: object) -> Any:
+    def refuse(frame: Any, event: str, arg: object) -> Any:
         if time.monotonic() > ends or event == "call" and not allowed(frame):
             raise _Refused
-        return guard
+        return refuse
 
     previous = sys.gettrace()
     _FINALIZING.append(True)
     try:
-        sys.settrace(guard)
+        sys.settrace(refuse)
         return describe(value, index_path)
     except BaseException:
         return None
@@ -302,7 +359,7 @@ def answer_for(value: BaseException, index: Index, read: tuple[str, tb.Traceback
     answer = answer_text(text, index, installed)
     if not answer.confirmed:
         return answer
-    said = _lookalike(value, index.library)
+    said = _lookalike(value, index.library) or _other_interpreter(value)
     chain = _carriers(value, printed) if said is None else []
 
     def why(match: Match) -> str | None:
@@ -368,6 +425,23 @@ def _unseen_raise(live: BaseException, copy: tb.TracebackException) -> str | Non
     if not (0 <= at < len(code) - 1 and code[at] == _RAISE_VARARGS and code[at + 1] > 0) or installed_path(name):
         return None
     return f"{name}, line {last.tb_lineno}"
+
+
+# Where another interpreter's error reaches this one as text alone: (module, class) of the exception it is raised as.
+_INTERPRETERS = (("_xxsubinterpreters", "RunFailedError"), ("_interpreters", "RunFailedError"),
+                 ("concurrent.interpreters", "ExecutionFailed"))
+
+
+def _other_interpreter(value: BaseException) -> str | None:
+    """Why an error of the chain raised in another interpreter (a subinterpreter's `run_string`) confirms nothing: that
+    interpreter hands this one the error's type and words as text, its frames lost, so the words may be the program's
+    own raise there as well as the library's. By identity of the class the standard library raises it as."""
+    kinds = tuple(kind for kind in (getattr(sys.modules.get(module), name, None) for module, name in _INTERPRETERS)
+                  if isinstance(kind, type))
+    if not kinds or not any(isinstance(one, kinds) for one in _chain(value)):
+        return None
+    return ("raised in another interpreter (a subinterpreter), which hands this one the error as text, its frames "
+            "lost: the whole traceback there tells whether the library raised it")
 
 
 _ON_OBJECT = re.compile(r"(?:type object )?'([A-Za-z_]\w*)'(?: object)? has no attribute ")
