@@ -160,10 +160,10 @@ def tracked_records(folder: Path) -> frozenset[str]:
     return frozenset(Path(os.fsdecode(name)).name for name in listed.stdout.split(b"\0") if name)
 
 
-def committed_link_out(folder: Path) -> bool:
-    """Whether `folder` is a link leading out of the folder holding it that the git repository there tracks."""
+def committed_link(folder: Path) -> bool:
+    """Whether `folder` is a link that the git repository holding it tracks (a commit made it, whoever's)."""
     git = shutil.which("git")
-    if git is None or not store.leads_out(folder):
+    if git is None or not folder.is_symlink():
         return False
     try:
         listed = subprocess.run([git, "-C", str(folder.parent), "ls-files", "-z", "--", folder.name],
@@ -171,6 +171,31 @@ def committed_link_out(folder: Path) -> bool:
     except (OSError, subprocess.SubprocessError):
         return False
     return listed.returncode == 0 and bool(listed.stdout)
+
+
+def not_the_harness_s(cache: Path, folder: Path) -> str | None:
+    """Why `folder`, below the cache folder `cache`, is not a folder the harness made and filled, with what to
+    do; None where nothing says so. The one rule for what errorkb builds under its cache and then runs or
+    empties (the version matrix's environments, those of the pins: `requirements.built_python`): the harness
+    makes every folder below the cache itself and never commits one, so a link there, a link git tracks in the
+    cache's place, or a file git tracks inside is a stranger's (a cloned repository's `git add -f`), and the
+    interpreter it holds is theirs. The cache folder itself may be a link of the author's (on another disk).
+    Built through such a link, `venv --clear` emptied the folder it led to."""
+    if committed_link(cache):
+        return (f"{cache} is a link the repository commits, not a folder errorkb made: `git rm --cached "
+                f"{cache.name}`, remove the link (what it leads to is kept), and run the command again")
+    for part in [folder, *folder.parents]:
+        if part == cache:
+            break
+        if part.is_symlink():
+            return (f"{part} is a link, not a folder errorkb made: remove the link (what it leads to is kept; "
+                    f"`git rm --cached` it too where git tracks it) and run the command again")
+    tracked = tracked_records(folder)
+    if tracked:
+        return (f"{folder}: git tracks {len(tracked)} file(s) in it ({', '.join(sorted(tracked)[:3])}): a "
+                f"repository's files, not an environment errorkb built. Take them out of the repository (`git rm -r "
+                f"--cached {folder}`) and delete the folder; the next run builds its own")
+    return None
 
 
 class VerdictCache:
@@ -183,8 +208,8 @@ class VerdictCache:
         # A folder that is a link out of the one holding it (committed so: `git add -f` reaches a gitignored path)
         # is neither read nor written through: a trusted run stored every verdict there, outside the repository.
         # The cache's own folder may be a link of the author's (the cache on another disk): refused where git
-        # tracks that link, which a commit made.
-        self.unusable = store.leads_out(self.folder) or committed_link_out(folder)
+        # tracks that link, which a commit made (`not_the_harness_s` holds the environments to the same rule).
+        self.unusable = store.leads_out(self.folder) or committed_link(folder)
 
     def get(self, key: str) -> CheckRecord | None:
         if self.trust is not Trust.TRUSTED or f"{key}.json" in self.tracked or self.unusable:  # nobody's verdicts
@@ -231,5 +256,6 @@ def cache_key(check: Check, inputs: str, target_fingerprint: str, runtime: Runti
     return verdict_key(check, inputs, target_fingerprint, runtime, library).digest()
 
 
-__all__ = ["NOT_IN_VERDICTS", "Trust", "VerdictCache", "cache_key", "resolve_trust", "tracked_records",
+__all__ = ["NOT_IN_VERDICTS", "Trust", "VerdictCache", "cache_key", "committed_link", "not_the_harness_s",
+           "resolve_trust", "tracked_records",
            "untrusted_here", "verdict_key", "verdict_sources", "verifier_fingerprint"]

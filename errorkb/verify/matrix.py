@@ -70,7 +70,16 @@ from errorkb.source.upstream import matrix_env
 from errorkb.verify.engine import Upstream, Verifier
 from errorkb.verify.paths import BASE_PTH, environment_path
 from errorkb.verify.plan import Check, library_imports, plan, shard_of
-from errorkb.verify.requirements import build_pinned_env, pinned_failure, pinned_python, pins
+from errorkb.verify.requirements import (
+    FAILED,
+    READY,
+    build_pinned_env,
+    built_python,
+    pinned_failure,
+    pinned_python,
+    pins,
+    refused,
+)
 from errorkb.verify.run import child_env
 
 
@@ -109,9 +118,11 @@ def ensure_env(project: Project, release: str, *, rebuild: bool = False) -> Env:
     """The release's environment, built once: a venv that sees this one's packages through a .pth
     file, with the release and its era's requirements installed into it, checked by importing it."""
     folder = matrix_env(project, release)
+    if (why := refused(project.cache_dir, folder)) is not None:  # a repository's own: never run, nor built over
+        return Env(release, None, why)
     python = folder / "bin" / "python"
-    ready, failed = folder / ".errorkb-ready", folder / ".errorkb-failed"
-    if not rebuild and ready.is_file() and python.exists():
+    ready, failed = folder / READY, folder / FAILED
+    if not rebuild and built_python(project.cache_dir, folder) is not None and python.exists():
         return Env(release, python)
     if not rebuild and failed.is_file():  # remembered, so a release that cannot install is not retried each run
         return Env(release, None, f"{failed.read_text(encoding='utf-8')}\n(remembered from an earlier run in "
@@ -426,7 +437,7 @@ def run_matrix(project: Project, loaded: list[LoadedEntry], releases: list[str],
     # preload what the checks left import (after one entry changed: that entry's), not all of it.
     known: dict[str, list[CheckRecord]] = {}
     for release in releases:
-        if not rebuild and (matrix_env(project, release) / ".errorkb-ready").is_file() and \
+        if not rebuild and built_python(project.cache_dir, matrix_env(project, release)) is not None and \
                 (env := ensure_env(project, release)).python is not None:
             pythons[release] = env.python
             for problem in ensure_pins(project, env, planned[release], retry=bool(ids)):
