@@ -1805,7 +1805,14 @@ def cmd_render(project: Project, args: argparse.Namespace) -> int:
     reports, unknown = expected_reports(project, loaded, reports)
     for message in [*unreadable, *unknown, *filter(None, [matrix_problem(project)])]:
         err.print(message, markup=False)
-    pages, files = site_files(project, loaded, reports, edit_url=_edit_urls(project))
+    from errorkb.site.settings import SettingsError
+
+    try:
+        edit_url = _edit_urls(project)
+    except SettingsError as error:
+        err.print(f"errorkb render: {error}; nothing was written", markup=False)
+        return 1
+    pages, files = site_files(project, loaded, reports, edit_url=edit_url)
     out_dir = args.out.resolve()
     contents = {}
     for file in files:
@@ -1839,11 +1846,10 @@ def _edit_urls(project: Project) -> Any:
     config_path = project.root / "mkdocs.yml"
     if not config_path.is_file():
         return None
-    from mkdocs.config import load_config
-
     from errorkb.site.files import edit_url
+    from errorkb.site.settings import read
 
-    config = load_config(str(config_path))
+    config = read(config_path)  # nothing mkdocs.yml names is run (`settings`)
     return lambda path: edit_url(config.repo_url, config.edit_uri, Path(config.docs_dir), project, path)
 
 
