@@ -1765,3 +1765,29 @@ def test_files_that_inherit_each_other_are_one_clear_problem(tmp_path, capsys):
     assert main(["--root", str(root), "check"]) == 1
     said = capsys.readouterr().err
     assert "INHERIT leads back" in said and "Traceback" not in said, said
+
+
+# -- round twelve: the folder a command runs in is no source of modules -----------------------------
+# Python puts the current folder first on the import path of `python -m MODULE` and `python -c CODE`: a child
+# errorkb started so in a stranger's repository imported the repository's `json.py` (or `venv.py`, `pip/`,
+# `errorkb/`) before the standard library's, outside any sandbox.
+
+
+def test_errorkb_check_imports_no_module_of_the_folder_it_runs_in(tmp_path, capsys, monkeypatch):
+    root = _mkdocs_project(tmp_path / "kb", SITE + "markdown_extensions:\n  - admonition\n",
+                           **{"json.py": _marks(tmp_path) + "import sys; del sys.modules['json']; sys.path.pop(0)\n"
+                                                            "import json as _json; globals().update(vars(_json))\n"})
+    monkeypatch.chdir(root)
+    assert main(["--root", str(root), "check"]) == 0, capsys.readouterr().err
+    assert not (tmp_path / "RAN").exists(), "the page rehearsal imported the repository's json.py"
+
+
+def test_building_an_environment_imports_no_module_of_the_folder_it_runs_in(tmp_path, monkeypatch):
+    from errorkb.verify.requirements import build_pinned_env
+
+    (tmp_path / "here").mkdir()
+    (tmp_path / "here" / "venv.py").write_text(_marks(tmp_path) + "raise SystemExit(1)\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path / "here")
+    why = build_pinned_env(tmp_path / "cache", ("demo-not-there<1",), pip=("--no-index",))
+    assert not (tmp_path / "RAN").exists(), "`python -m venv` ran the folder's venv.py"
+    assert why is not None and "demo-not-there" in why  # pip, the next step, found nothing: no index

@@ -41,6 +41,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from errorkb.core.interpreter import python_command
+
 if TYPE_CHECKING:  # the child process imports none of these: it starts fast
     from errorkb.core.entry import Entry
     from errorkb.core.load import LoadedEntry, LoadResult, Positions
@@ -215,7 +217,7 @@ class _Child:
 
     def __init__(self, config_file: Path | None, budget: float):
         self.budget = budget
-        command = [sys.executable, "-m", "errorkb.site.budget", str(config_file or ""), str(budget)]
+        command = python_command(sys.executable, "-m", "errorkb.site.budget", str(config_file or ""), str(budget))
         self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         stderr=subprocess.DEVNULL, text=True, encoding="utf-8",
                                         env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})

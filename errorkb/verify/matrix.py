@@ -48,6 +48,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from errorkb.core.entry import Entry
+from errorkb.core.interpreter import python_command
 from errorkb.core.load import LoadedEntry
 from errorkb.core.project import Project
 from errorkb.core.snippets import AFTER, BEFORE
@@ -96,8 +97,8 @@ class Env:
 def discover_releases(package: str, since: str, runner: Callable[..., subprocess.CompletedProcess[str]] =
                       subprocess.run) -> list[str]:
     """Every final release of `package` at or after `since` that the package index serves, oldest first."""
-    found = runner([sys.executable, "-m", "pip", "index", "versions", package], capture_output=True, text=True,
-                   timeout=120)
+    found = runner(python_command(sys.executable, "-m", "pip", "index", "versions", package), capture_output=True,
+                   text=True, timeout=120)
     line = next((text for text in found.stdout.splitlines() if text.startswith("Available versions:")), None)
     if found.returncode != 0 or line is None:
         raise RuntimeError(f"could not list {package} releases: {(found.stderr or found.stdout).strip()[-300:]}")
@@ -134,11 +135,11 @@ def ensure_env(project: Project, release: str, *, rebuild: bool = False) -> Env:
     # This environment's pip installs into it: the environment itself has no pip, no setuptools and
     # so nothing of its own that runs at startup (setuptools' distutils hack would be a module of
     # each environment's own, and no two releases could share a stem: `stem.py`).
-    install = [sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet",
-               "--disable-pip-version-check"]
+    install = python_command(sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet",
+                             "--disable-pip-version-check")
     wanted = f"{library.dist}=={release}"
     steps: list[list[str] | None] = [
-        [sys.executable, "-m", "venv", "--clear", "--without-pip", str(folder)],
+        python_command(sys.executable, "-m", "venv", "--clear", "--without-pip", str(folder)),
         None,  # the .pth file, written between the two commands
         [*install, wanted, *project.matrix.requirements_for(release)],
         # pip calls the release "already satisfied" when this environment has it: put its own copy here
@@ -207,7 +208,7 @@ def library_problem(project: Project, python: Path, release: str) -> str | None:
     set-up (`import_failure`). Raises `subprocess.TimeoutExpired` past 300 s: a busy machine
     measured nothing."""
     library = project.library
-    done = subprocess.run([str(python), "-c", _IMPORT, library.runtime, library.name, library.dist],
+    done = subprocess.run(python_command(python, "-c", _IMPORT, library.runtime, library.name, library.dist),
                           capture_output=True, text=True, timeout=300, env=child_env(library, "cpu", python))
     lines = done.stdout.strip().splitlines()
     if done.returncode == 0 and len(lines) >= 2 and lines[-2] == release and \
@@ -256,7 +257,7 @@ def shared_loads(project: Project, env: Env) -> dict[str, str]:
     if kept is not None:
         return kept
     record = _loads_record(env.python)
-    done = subprocess.run([str(env.python), "-c", _PROBE, project.library.runtime, json.dumps(asked)],
+    done = subprocess.run(python_command(env.python, "-c", _PROBE, project.library.runtime, json.dumps(asked)),
                           capture_output=True, text=True, timeout=600,
                           env=child_env(project.library, "cpu", env.python))
     try:

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from errorkb.core.entry import Entry
+from errorkb.core.interpreter import python_command
 from errorkb.core.snippets import Role
 from errorkb.plugs import Runtime
 from errorkb.results.records import Code
@@ -264,9 +265,10 @@ def build_pinned_env(cache: Path, needed: tuple[str, ...], pip: tuple[str, ...] 
     (folder / FAILED).unlink(missing_ok=True)
     below = os.path.realpath(next(base.glob("lib/python*/site-packages"))) if base is not None \
         else sysconfig.get_paths()["purelib"]
-    steps = [[sys.executable, "-m", "venv", "--clear", "--without-pip", str(folder)],
-             [sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--disable-pip-version-check",
-              "--no-deps", "--ignore-installed", "--only-binary", ":all:", *pip, *needed]]
+    steps = [python_command(sys.executable, "-m", "venv", "--clear", "--without-pip", str(folder)),
+             python_command(sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet",
+                            "--disable-pip-version-check", "--no-deps", "--ignore-installed", "--only-binary", ":all:",
+                            *pip, *needed)]
     for number, step in enumerate(steps):
         try:
             done = subprocess.run(step, capture_output=True, text=True, timeout=900)
@@ -274,6 +276,7 @@ def build_pinned_env(cache: Path, needed: tuple[str, ...], pip: tuple[str, ...] 
             return f"timed out after 900 s: {' '.join(step)}"  # a busy machine: not remembered
         if done.returncode != 0:
             why = f"{' '.join(step[-len(needed):])}: {(done.stderr or done.stdout).strip()[-500:]}"
+            folder.mkdir(parents=True, exist_ok=True)  # the venv step may have failed before it made the folder
             (folder / FAILED).write_text(why, encoding="utf-8")
             return why
         if number == 0:  # the base's site-packages, with its own .pth files (editables, a release's base)
