@@ -1004,7 +1004,7 @@ def _verify_round(project: Project, args: argparse.Namespace, kept: Any = None, 
     """One `errorkb verify`: load, verify, print, write the report."""
     from errorkb.results.records import Outcome
     from errorkb.results.report import STANDING, ReportError, existing_report, update_standing, write_report
-    from errorkb.results.store import Refused
+    from errorkb.results.store import LEADS_OUT, Refused
     from errorkb.verify import output
     from errorkb.verify.cache import Trust, resolve_trust
     from errorkb.verify.engine import verify
@@ -1080,11 +1080,16 @@ def _verify_round(project: Project, args: argparse.Namespace, kept: Any = None, 
         err.print(f"errorkb verify: {tracked} record(s) in {folder} are tracked by git, so none was reused (the "
                   f"harness alone writes the verdict cache, never a commit): git rm -r --cached {folder}",
                   markup=False)
-    if ((fresh.run or {}).get("cache") or {}).get("unusable"):  # `VerdictCache.unusable`: a link out of its folder
+    unusable = ((fresh.run or {}).get("cache") or {}).get("unusable")  # `VerdictCache.unusable`: why
+    if unusable == LEADS_OUT:  # a link out of its folder
         folder = project.rel((cache_dir or project.cache_dir) / "verify")
         err.print(f"errorkb verify: {folder}, or the cache folder holding it, is a link (a committed one) that leads "
                   "out of the folder holding it, so no verdict was read from it nor stored through it; remove the "
                   "link", markup=False)
+    elif unusable:
+        folder = project.rel((cache_dir or project.cache_dir) / "verify")
+        err.print(f"errorkb verify: the verdict cache {folder} {unusable}; the verdicts stand. Make it a folder "
+                  "errorkb can write (move away a file in its place), or run with --no-cache", markup=False)
     for line in _still_missing(project, result, args.ids, fresh):
         human.print(line, markup=False)
     idle = _nothing_applicable(project, args.ids, fresh)

@@ -20,6 +20,7 @@ decides from the CI's environment (`untrusted_here`); `--cache trusted|untrusted
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import platform
@@ -209,7 +210,7 @@ class VerdictCache:
         # is neither read nor written through: a trusted run stored every verdict there, outside the repository.
         # The cache's own folder may be a link of the author's (the cache on another disk): refused where git
         # tracks that link, which a commit made (`not_the_harness_s` holds the environments to the same rule).
-        self.unusable = store.leads_out(self.folder) or committed_link(folder)
+        self.unusable: str | None = store.LEADS_OUT if store.leads_out(self.folder) or committed_link(folder) else None
 
     def get(self, key: str) -> CheckRecord | None:
         if self.trust is not Trust.TRUSTED or f"{key}.json" in self.tracked or self.unusable:  # nobody's verdicts
@@ -234,21 +235,27 @@ class VerdictCache:
         return record
 
     def put(self, key: str, record: CheckRecord) -> None:
+        """Store the verdict; a cache that cannot take it (a file where its folder goes, a full or read-only disk)
+        is given up for the run, saying why (`stats`): it only saves time, and the verdict stands."""
         if self.trust is not Trust.TRUSTED or self.unusable:
             return
-        self.folder.mkdir(parents=True, exist_ok=True)
         path = self.folder / f"{key}.json"
         temporary = path.with_suffix(f".{secrets.token_hex(6)}.tmp")
         try:
+            self.folder.mkdir(parents=True, exist_ok=True)
             temporary.write_text(stamped(record).model_dump_json(exclude_none=True), encoding="utf-8")
             temporary.replace(path)
+        except OSError as error:
+            with contextlib.suppress(OSError):
+                temporary.unlink(missing_ok=True)
+            self.unusable = f"cannot be written ({error.strerror or error}); nothing more is stored in it this run"
         except BaseException:
             temporary.unlink(missing_ok=True)
             raise
 
     def stats(self) -> dict[str, object]:
         tracked = {"tracked": len(self.tracked)} if self.tracked else {}  # records git tracks: never reused
-        unusable = {"unusable": store.LEADS_OUT} if self.unusable else {}  # a link out: neither read nor written
+        unusable = {"unusable": self.unusable} if self.unusable else {}  # a link out, or unwritable: why
         return {"hits": self.hits, "misses": self.misses, "trust": str(self.trust), **tracked, **unusable}
 
 
