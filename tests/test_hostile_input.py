@@ -1791,3 +1791,16 @@ def test_building_an_environment_imports_no_module_of_the_folder_it_runs_in(tmp_
     why = build_pinned_env(tmp_path / "cache", ("demo-not-there<1",), pip=("--no-index",))
     assert not (tmp_path / "RAN").exists(), "`python -m venv` ran the folder's venv.py"
     assert why is not None and "demo-not-there" in why  # pip, the next step, found nothing: no index
+
+
+def test_an_mkdocs_yml_that_links_out_of_the_repository_is_not_read(tmp_path, capsys):
+    """A parse error quotes the line it stopped at: mkdocs.yml committed as a link to a file of the machine's (a
+    CI runner's credentials) printed that file's lines in a public log."""
+    secret = tmp_path / "credentials"
+    secret.write_text("[default]\ntoken = s3cr3t-value: [\n", encoding="utf-8")
+    root = _mkdocs_project(tmp_path / "kb", SITE)
+    (root / "mkdocs.yml").unlink()
+    (root / "mkdocs.yml").symlink_to(secret)
+    assert main(["--root", str(root), "check"]) == 1
+    said = capsys.readouterr().err
+    assert "s3cr3t" not in said and "outside the repository" in said, said

@@ -69,6 +69,9 @@ def _load(config_file: Path, root: Path, config: MkDocsConfig, seen: list[str]) 
     from mkdocs.utils.yaml import get_yaml_loader
 
     where = os.path.realpath(config_file)
+    if not Path(where).is_relative_to(root):  # its text would be quoted by a parse error: another file's secrets
+        raise SettingsError(f"{config_file}:1: a link to {where}, outside the repository: errorkb reads the settings "
+                            "of this repository's files only; put the file itself here")
     if where in seen:
         raise SettingsError(f"{config_file.name}:{_line_of(config_file, 'INHERIT')}: INHERIT leads back to a file "
                             "that inherits this one; name a file that inherits none of them")
