@@ -142,36 +142,41 @@ def verdict_key(check: Check, inputs: str, target_fingerprint: str, runtime: Run
                       profile=profile_digest(library), verifier=verifier_fingerprint())
 
 
+def _tracked(path: Path) -> list[str] | None:
+    """The paths at or under `path` that the git repository holding it tracks; None where git cannot say (no git,
+    no repository, a path beyond a link). Git is asked from the top of the repository, the nearest folder that
+    holds `.git` (a cloned repository's own: no commit can make one), never from `path`: asked from inside, git
+    took a committed folder holding `HEAD`, `objects/` and `refs/` for a bare repository of its own, which tracks
+    nothing, and what the repository committed there read as untracked."""
+    git = shutil.which("git")
+    where = Path(os.path.abspath(path))
+    top = next((place for place in where.parents if os.path.lexists(place / ".git")), None)
+    if git is None or top is None:
+        return None
+    try:
+        listed = subprocess.run([git, "-C", str(top), "ls-files", "-z", "--", where.relative_to(top).as_posix()],
+                                capture_output=True, timeout=30, check=False, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if listed.returncode != 0:  # not inside a repository, or beyond a link (the author's own cache on another disk)
+        return None
+    return [os.fsdecode(name) for name in listed.stdout.split(b"\0") if name]
+
+
 def tracked_records(folder: Path) -> frozenset[str]:
     """The names of the files in `folder` the git repository around it tracks (none outside a repository, or
     without git). Every input of a verdict key is in the repository, so anyone can compute a check's key: a
     pull request could commit a record under it (`git add -f`, past the .gitignore), and the first trusted run
     after the merge, its CI cache restored over the checkout, would reuse a verdict no run observed. The
     harness alone writes the cache, and never commits it: a record git tracks is nobody's verdict."""
-    git = shutil.which("git")
-    if git is None or not folder.is_dir():
+    if not folder.is_dir():
         return frozenset()
-    try:
-        listed = subprocess.run([git, "-C", str(folder), "ls-files", "-z", "--", "."], capture_output=True,
-                                timeout=30, check=False, stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.SubprocessError):
-        return frozenset()
-    if listed.returncode != 0:  # not inside a repository
-        return frozenset()
-    return frozenset(Path(os.fsdecode(name)).name for name in listed.stdout.split(b"\0") if name)
+    return frozenset(Path(name).name for name in _tracked(folder) or [])
 
 
 def committed_link(folder: Path) -> bool:
     """Whether `folder` is a link that the git repository holding it tracks (a commit made it, whoever's)."""
-    git = shutil.which("git")
-    if git is None or not folder.is_symlink():
-        return False
-    try:
-        listed = subprocess.run([git, "-C", str(folder.parent), "ls-files", "-z", "--", folder.name],
-                                capture_output=True, timeout=30, check=False, stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.SubprocessError):
-        return False
-    return listed.returncode == 0 and bool(listed.stdout)
+    return folder.is_symlink() and bool(_tracked(folder))
 
 
 def not_the_harness_s(cache: Path, folder: Path) -> str | None:

@@ -205,3 +205,36 @@ def test_an_environment_the_harness_built_is_used(repo, tmp_path, monkeypatch):
         (pins / "bin").mkdir(parents=True, exist_ok=True)
         (pins / ".errorkb-ready").write_text("demo-pinned<2\n", encoding="utf-8")
         assert pinned_python(cache, needed) == pins / "bin" / "python"
+
+
+def _bare_looking(folder: Path) -> None:
+    """Files that make `folder` look like a bare git repository: git, asked from inside it, answers for it."""
+    (folder / "objects").mkdir(parents=True, exist_ok=True)
+    (folder / "refs").mkdir(exist_ok=True)
+    (folder / "objects" / ".keep").write_text("", encoding="utf-8")
+    (folder / "refs" / ".keep").write_text("", encoding="utf-8")
+    (folder / "HEAD").write_text("ref: refs/heads/main\n", encoding="utf-8")
+    (folder / "config").write_text("[core]\n\tbare = true\n", encoding="utf-8")
+
+
+def test_a_committed_environment_that_looks_like_a_bare_repository_is_still_the_repository_s(repo, monkeypatch):
+    """`git -C FOLDER ls-files` took a committed folder holding HEAD, objects/ and refs/ for a bare repository of
+    its own, which tracks nothing: the environment (or verdict record) git tracks read as untracked."""
+    folder = repo / ".errorkb-cache" / "matrix" / f"transformers-{RELEASE}"
+    _stranger_env(folder)
+    _bare_looking(folder)
+    _commit(repo, ".errorkb-cache")
+    assert "git tracks" in _refused(repo, monkeypatch)
+
+
+def test_a_committed_verdict_record_in_a_bare_looking_folder_is_never_reused(repo):
+    from errorkb.verify.cache import VerdictCache
+    from tests.verify.test_cache_stamp import KEY, record
+
+    folder = repo / ".errorkb-cache" / "verify"
+    folder.mkdir(parents=True)
+    (folder / f"{KEY}.json").write_text(record().model_dump_json(exclude_none=True), encoding="utf-8")
+    _bare_looking(folder)
+    _commit(repo, ".errorkb-cache")
+    cache = VerdictCache(repo / ".errorkb-cache")
+    assert cache.get(KEY) is None and cache.stats().get("tracked", 0) >= 1
