@@ -142,6 +142,11 @@ def verdict_key(check: Check, inputs: str, target_fingerprint: str, runtime: Run
                       profile=profile_digest(library), verifier=verifier_fingerprint())
 
 
+# What a repository's own `.git/config` could have `git ls-files` run (a repository that comes with its `.git`: an
+# archive, a shared folder), turned off for the one question errorkb asks.
+_NO_COMMANDS = ("-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null")
+
+
 def _tracked(path: Path) -> list[str] | None:
     """The paths at or under `path` that the git repository holding it tracks; None where git cannot say (no git,
     no repository, a path beyond a link). Git is asked from the top of the repository, the nearest folder that
@@ -154,7 +159,8 @@ def _tracked(path: Path) -> list[str] | None:
     if git is None or top is None:
         return None
     try:
-        listed = subprocess.run([git, "-C", str(top), "ls-files", "-z", "--", where.relative_to(top).as_posix()],
+        listed = subprocess.run([git, "-C", str(top), *_NO_COMMANDS, "ls-files", "-z", "--",
+                                 where.relative_to(top).as_posix()],
                                 capture_output=True, timeout=30, check=False, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.SubprocessError):
         return None

@@ -238,3 +238,17 @@ def test_a_committed_verdict_record_in_a_bare_looking_folder_is_never_reused(rep
     _commit(repo, ".errorkb-cache")
     cache = VerdictCache(repo / ".errorkb-cache")
     assert cache.get(KEY) is None and cache.stats().get("tracked", 0) >= 1
+
+
+def test_asking_git_runs_no_command_of_the_repository_s_git_config(repo, tmp_path):
+    """A repository that comes with its `.git` (an archive, a shared folder) may name commands in `.git/config`
+    that `git ls-files` runs: `core.fsmonitor`. errorkb asks git with every such command off."""
+    from errorkb.verify.cache import tracked_records
+
+    folder = repo / ".errorkb-cache" / "verify"
+    folder.mkdir(parents=True)
+    (folder / "a.json").write_text("{}", encoding="utf-8")
+    _commit(repo, ".errorkb-cache")
+    _git(repo, "config", "core.fsmonitor", f"touch {tmp_path / 'RAN'}; true")  # as the archive came
+    assert tracked_records(folder) == frozenset({"a.json"})
+    assert not (tmp_path / "RAN").exists(), "git ran core.fsmonitor of the repository's .git/config"
