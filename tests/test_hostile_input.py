@@ -1729,7 +1729,20 @@ def test_a_markdown_extension_of_the_repository_is_never_imported_by_errorkb_che
     assert main(["--root", str(root), "check"]) == 1
     said = capsys.readouterr()
     assert not (tmp_path / "RAN").exists(), "errorkb check imported a module of the repository"
-    assert "mkdocs.yml:4" in said.err and "stranger.py" in said.err and "Traceback" not in said.err, said.err
+    assert "mkdocs.yml:" in said.err and "stranger" in said.err and "Traceback" not in said.err, said.err
+
+
+def test_a_markdown_extension_found_in_the_repository_is_refused_at_its_line(tmp_path, monkeypatch):
+    """Where the import path holds the repository after all (PYTHONPATH, `python -m` in a process of the
+    author's), errorkb's reading of mkdocs.yml refuses the module there rather than import it."""
+    from errorkb.site.settings import SettingsError, read
+
+    root = _mkdocs_project(tmp_path / "kb", SITE + "markdown_extensions:\n  - admonition\n  - stranger\n",
+                           **{"stranger.py": _marks(tmp_path)})
+    monkeypatch.syspath_prepend(str(root))
+    with pytest.raises(SettingsError, match=r"mkdocs.yml:4: stranger would be imported from stranger.py"):
+        read(root / "mkdocs.yml")
+    assert not (tmp_path / "RAN").exists()
 
 
 def test_hooks_are_mkdocs_s_to_run_never_errorkb_check_s(tmp_path, capsys, monkeypatch):
