@@ -25,8 +25,6 @@ import hashlib
 import os
 import platform
 import secrets
-import shutil
-import subprocess
 import sys
 from collections.abc import Mapping
 from enum import StrEnum
@@ -35,6 +33,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from errorkb.core.cachetrust import committed_link, tracked
 from errorkb.core.project import LibraryProfile
 from errorkb.plugs import Runtime
 from errorkb.results import store
@@ -142,33 +141,6 @@ def verdict_key(check: Check, inputs: str, target_fingerprint: str, runtime: Run
                       profile=profile_digest(library), verifier=verifier_fingerprint())
 
 
-# What a repository's own `.git/config` could have `git ls-files` run (a repository that comes with its `.git`: an
-# archive, a shared folder), turned off for the one question errorkb asks.
-_NO_COMMANDS = ("-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null")
-
-
-def _tracked(path: Path) -> list[str] | None:
-    """The paths at or under `path` that the git repository holding it tracks; None where git cannot say (no git,
-    no repository, a path beyond a link). Git is asked from the top of the repository, the nearest folder that
-    holds `.git` (a cloned repository's own: no commit can make one), never from `path`: asked from inside, git
-    took a committed folder holding `HEAD`, `objects/` and `refs/` for a bare repository of its own, which tracks
-    nothing, and what the repository committed there read as untracked."""
-    git = shutil.which("git")
-    where = Path(os.path.abspath(path))
-    top = next((place for place in where.parents if os.path.lexists(place / ".git")), None)
-    if git is None or top is None:
-        return None
-    try:
-        listed = subprocess.run([git, "-C", str(top), *_NO_COMMANDS, "ls-files", "-z", "--",
-                                 where.relative_to(top).as_posix()],
-                                capture_output=True, timeout=30, check=False, stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    if listed.returncode != 0:  # not inside a repository, or beyond a link (the author's own cache on another disk)
-        return None
-    return [os.fsdecode(name) for name in listed.stdout.split(b"\0") if name]
-
-
 def tracked_records(folder: Path) -> frozenset[str]:
     """The names of the files in `folder` the git repository around it tracks (none outside a repository, or
     without git). Every input of a verdict key is in the repository, so anyone can compute a check's key: a
@@ -177,37 +149,7 @@ def tracked_records(folder: Path) -> frozenset[str]:
     harness alone writes the cache, and never commits it: a record git tracks is nobody's verdict."""
     if not folder.is_dir():
         return frozenset()
-    return frozenset(Path(name).name for name in _tracked(folder) or [])
-
-
-def committed_link(folder: Path) -> bool:
-    """Whether `folder` is a link that the git repository holding it tracks (a commit made it, whoever's)."""
-    return folder.is_symlink() and bool(_tracked(folder))
-
-
-def not_the_harness_s(cache: Path, folder: Path) -> str | None:
-    """Why `folder`, below the cache folder `cache`, is not a folder the harness made and filled, with what to
-    do; None where nothing says so. The one rule for what errorkb builds under its cache and then runs or
-    empties (the version matrix's environments, those of the pins: `requirements.built_python`): the harness
-    makes every folder below the cache itself and never commits one, so a link there, a link git tracks in the
-    cache's place, or a file git tracks inside is a stranger's (a cloned repository's `git add -f`), and the
-    interpreter it holds is theirs. The cache folder itself may be a link of the author's (on another disk).
-    Built through such a link, `venv --clear` emptied the folder it led to."""
-    if committed_link(cache):
-        return (f"{cache} is a link the repository commits, not a folder errorkb made: `git rm --cached "
-                f"{cache.name}`, remove the link (what it leads to is kept), and run the command again")
-    for part in [folder, *folder.parents]:
-        if part == cache:
-            break
-        if part.is_symlink():
-            return (f"{part} is a link, not a folder errorkb made: remove the link (what it leads to is kept; "
-                    f"`git rm --cached` it too where git tracks it) and run the command again")
-    tracked = tracked_records(folder)
-    if tracked:
-        return (f"{folder}: git tracks {len(tracked)} file(s) in it ({', '.join(sorted(tracked)[:3])}): a "
-                f"repository's files, not an environment errorkb built. Take them out of the repository (`git rm -r "
-                f"--cached {folder}`) and delete the folder; the next run builds its own")
-    return None
+    return frozenset(Path(name).name for name in tracked(folder) or [])
 
 
 class VerdictCache:
@@ -220,7 +162,7 @@ class VerdictCache:
         # A folder that is a link out of the one holding it (committed so: `git add -f` reaches a gitignored path)
         # is neither read nor written through: a trusted run stored every verdict there, outside the repository.
         # The cache's own folder may be a link of the author's (the cache on another disk): refused where git
-        # tracks that link, which a commit made (`not_the_harness_s` holds the environments to the same rule).
+        # tracks that link, which a commit made (`core.cachetrust`, the one rule, holds the environments to it too).
         self.unusable: str | None = store.LEADS_OUT if store.leads_out(self.folder) or committed_link(folder) else None
 
     def get(self, key: str) -> CheckRecord | None:
@@ -274,6 +216,5 @@ def cache_key(check: Check, inputs: str, target_fingerprint: str, runtime: Runti
     return verdict_key(check, inputs, target_fingerprint, runtime, library).digest()
 
 
-__all__ = ["NOT_IN_VERDICTS", "Trust", "VerdictCache", "cache_key", "committed_link", "not_the_harness_s",
-           "resolve_trust", "tracked_records",
+__all__ = ["NOT_IN_VERDICTS", "Trust", "VerdictCache", "cache_key", "resolve_trust", "tracked_records",
            "untrusted_here", "verdict_key", "verdict_sources", "verifier_fingerprint"]

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from errorkb.core.cachetrust import not_the_harness_s
 from errorkb.core.entry import Entry
 from errorkb.core.interpreter import python_command
 from errorkb.core.snippets import Role
@@ -209,7 +210,7 @@ _judged: dict[tuple[str, str, tuple[int, int] | None], str | None] = {}
 
 def refused(cache: Path, folder: Path) -> str | None:
     """Why the environment folder `folder` under the project's cache `cache` is none errorkb built (it is then
-    neither run, nor built over, nor its marks read), or None (`cache.not_the_harness_s`, the one rule). Asked
+    neither run, nor built over, nor its marks read), or None (`cachetrust.not_the_harness_s`, the one rule). Asked
     per check: judged once per folder and ready mark (git runs once, and again after a rebuild)."""
     try:
         mark = (folder / READY).lstat()
@@ -218,8 +219,6 @@ def refused(cache: Path, folder: Path) -> str | None:
         stamp = None
     key = (str(cache), str(folder), stamp)
     if key not in _judged:
-        from errorkb.verify.cache import not_the_harness_s
-
         _judged[key] = not_the_harness_s(cache, folder)
     return _judged[key]
 

@@ -7,7 +7,7 @@ Before this, a repository cloned from a stranger that committed an environment (
 missing, building "the environment" ran `python -m venv --clear` through a committed link: it emptied the
 folder the link led to (the user's own files). The verdict cache already refused what git tracks and what a
 committed link leads to (`cache.VerdictCache`); the environments now obey the same rule, one owner of it
-(`cache.not_the_harness_s`)."""
+(`core/cachetrust.py`)."""
 
 from __future__ import annotations
 
