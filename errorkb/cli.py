@@ -1662,7 +1662,7 @@ def cmd_new(project: Project, args: argparse.Namespace) -> int:
         else:
             assert pasted is not None
             draft = pasted
-        written = scaffold.write_files(scaffold.stub_files(project, draft))
+        written = scaffold.write_files(scaffold.stub_files(project, draft), project.root)
     except _EndlessInput as error:
         err.print(f"errorkb new: {error}", markup=False)
         return 2
