@@ -1004,7 +1004,7 @@ def _verify_round(project: Project, args: argparse.Namespace, kept: Any = None, 
     """One `errorkb verify`: load, verify, print, write the report."""
     from errorkb.results.records import Outcome
     from errorkb.results.report import STANDING, ReportError, existing_report, update_standing, write_report
-    from errorkb.results.store import Refused
+    from errorkb.results.store import LEADS_OUT, Refused
     from errorkb.verify import output
     from errorkb.verify.cache import Trust, resolve_trust
     from errorkb.verify.engine import verify
@@ -1080,11 +1080,16 @@ def _verify_round(project: Project, args: argparse.Namespace, kept: Any = None, 
         err.print(f"errorkb verify: {tracked} record(s) in {folder} are tracked by git, so none was reused (the "
                   f"harness alone writes the verdict cache, never a commit): git rm -r --cached {folder}",
                   markup=False)
-    if ((fresh.run or {}).get("cache") or {}).get("unusable"):  # `VerdictCache.unusable`: a link out of its folder
+    unusable = ((fresh.run or {}).get("cache") or {}).get("unusable")  # `VerdictCache.unusable`: why
+    if unusable == LEADS_OUT:  # a link out of its folder
         folder = project.rel((cache_dir or project.cache_dir) / "verify")
         err.print(f"errorkb verify: {folder}, or the cache folder holding it, is a link (a committed one) that leads "
                   "out of the folder holding it, so no verdict was read from it nor stored through it; remove the "
                   "link", markup=False)
+    elif unusable:
+        folder = project.rel((cache_dir or project.cache_dir) / "verify")
+        err.print(f"errorkb verify: the verdict cache {folder} {unusable}; the verdicts stand. Make it a folder "
+                  "errorkb can write (move away a file in its place), or run with --no-cache", markup=False)
     for line in _still_missing(project, result, args.ids, fresh):
         human.print(line, markup=False)
     idle = _nothing_applicable(project, args.ids, fresh)
@@ -1657,7 +1662,7 @@ def cmd_new(project: Project, args: argparse.Namespace) -> int:
         else:
             assert pasted is not None
             draft = pasted
-        written = scaffold.write_files(scaffold.stub_files(project, draft))
+        written = scaffold.write_files(scaffold.stub_files(project, draft), project.root)
     except _EndlessInput as error:
         err.print(f"errorkb new: {error}", markup=False)
         return 2
@@ -1805,7 +1810,14 @@ def cmd_render(project: Project, args: argparse.Namespace) -> int:
     reports, unknown = expected_reports(project, loaded, reports)
     for message in [*unreadable, *unknown, *filter(None, [matrix_problem(project)])]:
         err.print(message, markup=False)
-    pages, files = site_files(project, loaded, reports, edit_url=_edit_urls(project))
+    from errorkb.site.settings import SettingsError
+
+    try:
+        edit_url = _edit_urls(project)
+    except SettingsError as error:
+        err.print(f"errorkb render: {error}; nothing was written", markup=False)
+        return 1
+    pages, files = site_files(project, loaded, reports, edit_url=edit_url)
     out_dir = args.out.resolve()
     contents = {}
     for file in files:
@@ -1839,11 +1851,10 @@ def _edit_urls(project: Project) -> Any:
     config_path = project.root / "mkdocs.yml"
     if not config_path.is_file():
         return None
-    from mkdocs.config import load_config
-
     from errorkb.site.files import edit_url
+    from errorkb.site.settings import read
 
-    config = load_config(str(config_path))
+    config = read(config_path)  # nothing mkdocs.yml names is run (`settings`)
     return lambda path: edit_url(config.repo_url, config.edit_uri, Path(config.docs_dir), project, path)
 
 

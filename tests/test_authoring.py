@@ -318,3 +318,19 @@ def test_check_names_drafts_and_verify_lists_what_is_missing_in_order(kb, capsys
     assert kinds == sorted(kinds, key=["prose", "placeholders", "pin", "snippet", "failing"].index)
     assert any("before [bundled-cpu] does not raise as documented yet" in item for item in items)
     yaml.safe_load(entry_text(kb, "cat-mismatch"))
+
+
+@pytest.mark.parametrize("linked", ["docs/errors/transformers", "snippets"])
+def test_new_writes_nothing_through_a_link_out_of_the_repository(kb, tmp_path, capsys, linked):
+    """A repository cloned from a stranger may commit a folder `errorkb new` writes into as a link elsewhere (the
+    library's entries folder: the settings check only the top folders): the stub entry was written there, outside
+    the repository, without a word. Nothing is written; the message names the link and what to do."""
+    folder = kb / linked
+    outside = tmp_path / "outside"
+    folder.rename(outside)
+    folder.symlink_to(outside)
+    before = sorted(path.name for path in outside.rglob("*"))
+    code = new(kb, "fresh-id", "--from-traceback", "-", paste=HEAD_DIM_TB)
+    said = capsys.readouterr().err
+    assert code == 1 and sorted(path.name for path in outside.rglob("*")) == before
+    assert "out of the repository" in said and linked in said and "Traceback" not in said, said

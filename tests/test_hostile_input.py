@@ -1684,3 +1684,136 @@ def test_a_utf32_or_unmarked_utf16_file_is_named_as_what_it_is(tmp_path, encodin
     name, other = ("UTF-32", "UTF-16") if "32" in encoding else ("UTF-16", "UTF-32")
     assert len(found) == 1 and found[0].startswith(f"{ENTRY_FILE}:1:1: the file is {name} "), found
     assert other not in found[0] and "U+0000" not in found[0] and "save it as UTF-8" in found[0], found
+
+
+# -- round twelve: what errorkb itself runs of a stranger's mkdocs.yml ----------------------------
+# `mkdocs build` runs what mkdocs.yml names (hooks, plugins, `!!python/...` tags): that is MkDocs', and the
+# reviewer's (docs/threat-model.md). `errorkb check` and `errorkb render --out` read mkdocs.yml too (the Markdown
+# settings the pages are rehearsed with, the edit links): they used MkDocs' own loader, which builds any Python
+# object a tag names and imports the hooks' files, so a check of a pull request ran the pull request's code.
+
+SITE = "site_name: a stranger's site\n"
+
+
+def _mkdocs_project(root: Path, config: str, **files: str) -> Path:
+    root.mkdir(exist_ok=True)
+    make_project(root)
+    (root / "mkdocs.yml").write_text(config, encoding="utf-8")
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+    return root
+
+
+def _marks(root: Path) -> str:
+    """Python that leaves a mark when it runs."""
+    return f"open({str(root / 'RAN')!r}, 'w').write('ran')\n"
+
+
+@pytest.mark.parametrize("command", [["check"], ["render", "--out", "OUT"]])
+def test_a_python_tag_in_mkdocs_yml_is_never_built_by_errorkb(tmp_path, capsys, monkeypatch, command):
+    root = _mkdocs_project(tmp_path / "kb", SITE + "extra:\n  boom: !!python/object/apply:os.system ['touch "
+                           f"{tmp_path / 'RAN'}']\n")
+    monkeypatch.chdir(root)
+    code = main(["--root", str(root), *[str(tmp_path / part) if part == "OUT" else part for part in command]])
+    said = capsys.readouterr()
+    assert not (tmp_path / "RAN").exists(), "errorkb built a Python object mkdocs.yml named: it ran its code"
+    assert code == 1 and "Traceback" not in said.out + said.err
+    assert "mkdocs.yml:3" in said.err and "!!python/object/apply" in said.err, said.err
+
+
+def test_a_markdown_extension_of_the_repository_is_never_imported_by_errorkb_check(tmp_path, capsys, monkeypatch):
+    root = _mkdocs_project(tmp_path / "kb", SITE + "markdown_extensions:\n  - admonition\n  - stranger\n",
+                           **{"stranger.py": _marks(tmp_path)})
+    monkeypatch.chdir(root)  # where the child that renders finds modules first
+    assert main(["--root", str(root), "check"]) == 1
+    said = capsys.readouterr()
+    assert not (tmp_path / "RAN").exists(), "errorkb check imported a module of the repository"
+    assert "mkdocs.yml:" in said.err and "stranger" in said.err and "Traceback" not in said.err, said.err
+
+
+def test_a_markdown_extension_found_in_the_repository_is_refused_at_its_line(tmp_path, monkeypatch):
+    """Where the import path holds the repository after all (PYTHONPATH, `python -m` in a process of the
+    author's), errorkb's reading of mkdocs.yml refuses the module there rather than import it."""
+    from errorkb.site.settings import SettingsError, read
+
+    root = _mkdocs_project(tmp_path / "kb", SITE + "markdown_extensions:\n  - admonition\n  - stranger\n",
+                           **{"stranger.py": _marks(tmp_path)})
+    monkeypatch.syspath_prepend(str(root))
+    with pytest.raises(SettingsError, match=r"mkdocs.yml:4: stranger would be imported from stranger.py"):
+        read(root / "mkdocs.yml")
+    assert not (tmp_path / "RAN").exists()
+
+
+def test_hooks_are_mkdocs_s_to_run_never_errorkb_check_s(tmp_path, capsys, monkeypatch):
+    root = _mkdocs_project(tmp_path / "kb", SITE + "hooks:\n  - hook.py\nmarkdown_extensions:\n  - admonition\n",
+                           **{"hook.py": _marks(tmp_path)})
+    monkeypatch.chdir(root)
+    assert main(["--root", str(root), "check"]) == 0, capsys.readouterr().err
+    assert not (tmp_path / "RAN").exists(), "errorkb check ran a hook of mkdocs.yml"
+
+
+def test_material_s_emoji_settings_are_read_as_mkdocs_reads_them(tmp_path, capsys):
+    """`!!python/name:` of an installed module (Material's emoji configuration) is what the site needs: read."""
+    root = _mkdocs_project(tmp_path / "kb", SITE + "markdown_extensions:\n  - pymdownx.emoji:\n"
+                           "      emoji_index: !!python/name:material.extensions.emoji.twemoji\n"
+                           "      emoji_generator: !!python/name:material.extensions.emoji.to_svg\n")
+    assert main(["--root", str(root), "check"]) == 0, capsys.readouterr().err
+
+
+def test_an_inherited_file_outside_the_repository_is_refused_one_inside_is_read(tmp_path, capsys):
+    (tmp_path / "outside.yml").write_text("markdown_extensions:\n  - admonition\n", encoding="utf-8")
+    root = _mkdocs_project(tmp_path / "kb", "INHERIT: ../outside.yml\n" + SITE)
+    assert main(["--root", str(root), "check"]) == 1
+    said = capsys.readouterr().err
+    assert "mkdocs.yml:1" in said and "outside the repository" in said and "Traceback" not in said, said
+    _mkdocs_project(root, "INHERIT: base/mkdocs-base.yml\n" + SITE,
+                    **{"base/mkdocs-base.yml": "markdown_extensions:\n  - stranger_missing_ext\n"})
+    assert main(["--root", str(root), "check"]) == 1, "the inherited file's settings were not read"
+    assert "stranger_missing_ext" in capsys.readouterr().err
+
+
+def test_files_that_inherit_each_other_are_one_clear_problem(tmp_path, capsys):
+    root = _mkdocs_project(tmp_path / "kb", "INHERIT: other.yml\n" + SITE, **{"other.yml": "INHERIT: mkdocs.yml\n"})
+    assert main(["--root", str(root), "check"]) == 1
+    said = capsys.readouterr().err
+    assert "INHERIT leads back" in said and "Traceback" not in said, said
+
+
+# -- round twelve: the folder a command runs in is no source of modules -----------------------------
+# Python puts the current folder first on the import path of `python -m MODULE` and `python -c CODE`: a child
+# errorkb started so in a stranger's repository imported the repository's `json.py` (or `venv.py`, `pip/`,
+# `errorkb/`) before the standard library's, outside any sandbox.
+
+
+def test_errorkb_check_imports_no_module_of_the_folder_it_runs_in(tmp_path, capsys, monkeypatch):
+    root = _mkdocs_project(tmp_path / "kb", SITE + "markdown_extensions:\n  - admonition\n",
+                           **{"json.py": _marks(tmp_path) + "import sys; del sys.modules['json']; sys.path.pop(0)\n"
+                                                            "import json as _json; globals().update(vars(_json))\n"})
+    monkeypatch.chdir(root)
+    assert main(["--root", str(root), "check"]) == 0, capsys.readouterr().err
+    assert not (tmp_path / "RAN").exists(), "the page rehearsal imported the repository's json.py"
+
+
+def test_building_an_environment_imports_no_module_of_the_folder_it_runs_in(tmp_path, monkeypatch):
+    from errorkb.verify.requirements import build_pinned_env
+
+    (tmp_path / "here").mkdir()
+    (tmp_path / "here" / "venv.py").write_text(_marks(tmp_path) + "raise SystemExit(1)\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path / "here")
+    why = build_pinned_env(tmp_path / "cache", ("demo-not-there<1",), pip=("--no-index",))
+    assert not (tmp_path / "RAN").exists(), "`python -m venv` ran the folder's venv.py"
+    assert why is not None and "demo-not-there" in why  # pip, the next step, found nothing: no index
+
+
+def test_an_mkdocs_yml_that_links_out_of_the_repository_is_not_read(tmp_path, capsys):
+    """A parse error quotes the line it stopped at: mkdocs.yml committed as a link to a file of the machine's (a
+    CI runner's credentials) printed that file's lines in a public log."""
+    secret = tmp_path / "credentials"
+    secret.write_text("[default]\ntoken = s3cr3t-value: [\n", encoding="utf-8")
+    root = _mkdocs_project(tmp_path / "kb", SITE)
+    (root / "mkdocs.yml").unlink()
+    (root / "mkdocs.yml").symlink_to(secret)
+    assert main(["--root", str(root), "check"]) == 1
+    said = capsys.readouterr().err
+    assert "s3cr3t" not in said and "outside the repository" in said, said

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -530,12 +531,20 @@ def check_id(entry_id: str, reserved: frozenset[str], exists: Callable[[str], bo
         raise ScaffoldError(f"an entry '{entry_id}' exists already; choose another id")
 
 
-def write_files(files: dict[Path, str]) -> list[Path]:
-    """Write every file, or none: refuses (ScaffoldError) when any of them exists; each is created
-    exclusively, so one that appears meanwhile is never overwritten either."""
+def write_files(files: dict[Path, str], root: Path | None = None) -> list[Path]:
+    """Write every file, or none: refuses (ScaffoldError) when any of them exists, or (given the repository's
+    `root`) when a folder on the way is a link leading out of it (a clone may commit one where the settings
+    check nothing: the library's entries folder); each is created exclusively, so one that appears meanwhile is
+    never overwritten either."""
     present = [path for path in files if path.exists() or path.is_symlink()]
     if present:
         raise ScaffoldError("not overwriting: " + ", ".join(str(path) for path in present) + " already exist(s)")
+    for path in files:
+        if root is not None and not Path(os.path.realpath(path.parent)).is_relative_to(os.path.realpath(root)):
+            link = next((folder for folder in [path.parent, *path.parent.parents] if folder.is_symlink()), path.parent)
+            shown = link.relative_to(root).as_posix() if link.is_relative_to(root) else link
+            raise ScaffoldError(f"{shown} leads out of the repository (a link to {os.path.realpath(link)}): nothing "
+                                "was written; make it a folder of the repository")
     written = []
     for path, text in files.items():
         path.parent.mkdir(parents=True, exist_ok=True)

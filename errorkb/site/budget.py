@@ -41,6 +41,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from errorkb.core.interpreter import python_command
+
 if TYPE_CHECKING:  # the child process imports none of these: it starts fast
     from errorkb.core.entry import Entry
     from errorkb.core.load import LoadedEntry, LoadResult, Positions
@@ -215,7 +217,7 @@ class _Child:
 
     def __init__(self, config_file: Path | None, budget: float):
         self.budget = budget
-        command = [sys.executable, "-m", "errorkb.site.budget", str(config_file or ""), str(budget)]
+        command = python_command(sys.executable, "-m", "errorkb.site.budget", str(config_file or ""), str(budget))
         self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         stderr=subprocess.DEVNULL, text=True, encoding="utf-8",
                                         env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
@@ -270,7 +272,10 @@ def _serve(config_file: str, budget: float) -> None:
         convert = converter(config_file or None)
     except Exception as error:  # a broken mkdocs.yml: said once, to the first request
         sys.stdin.readline()
-        sys.stdout.write(json.dumps({"settings": f"{type(error).__name__}: {error}"}) + "\n")
+        from errorkb.site.settings import SettingsError
+
+        said = str(error) if isinstance(error, SettingsError) else f"{type(error).__name__}: {error}"
+        sys.stdout.write(json.dumps({"settings": said}) + "\n")
         sys.stdout.flush()
         return
     for line in sys.stdin:
@@ -319,10 +324,9 @@ def converter(config_file: str | None = None, extensions: list[Any] | None = Non
     import markdown
 
     if config_file:
-        from mkdocs.config import load_config
+        from errorkb.site.settings import markdown_settings
 
-        config = load_config(config_file)
-        extensions, configs = config.markdown_extensions, config.mdx_configs
+        extensions, configs = markdown_settings(Path(config_file))  # nothing mkdocs.yml names is run
     if extensions is None:
         extensions = ["toc", "tables", "fenced_code"]  # MkDocs' defaults
     return lambda text: markdown.Markdown(extensions=extensions, extension_configs=configs or {}).convert(text)

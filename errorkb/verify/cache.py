@@ -20,12 +20,11 @@ decides from the CI's environment (`untrusted_here`); `--cache trusted|untrusted
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import platform
 import secrets
-import shutil
-import subprocess
 import sys
 from collections.abc import Mapping
 from enum import StrEnum
@@ -34,6 +33,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from errorkb.core.cachetrust import committed_link, tracked
 from errorkb.core.project import LibraryProfile
 from errorkb.plugs import Runtime
 from errorkb.results import store
@@ -147,30 +147,9 @@ def tracked_records(folder: Path) -> frozenset[str]:
     pull request could commit a record under it (`git add -f`, past the .gitignore), and the first trusted run
     after the merge, its CI cache restored over the checkout, would reuse a verdict no run observed. The
     harness alone writes the cache, and never commits it: a record git tracks is nobody's verdict."""
-    git = shutil.which("git")
-    if git is None or not folder.is_dir():
+    if not folder.is_dir():
         return frozenset()
-    try:
-        listed = subprocess.run([git, "-C", str(folder), "ls-files", "-z", "--", "."], capture_output=True,
-                                timeout=30, check=False, stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.SubprocessError):
-        return frozenset()
-    if listed.returncode != 0:  # not inside a repository
-        return frozenset()
-    return frozenset(Path(os.fsdecode(name)).name for name in listed.stdout.split(b"\0") if name)
-
-
-def committed_link_out(folder: Path) -> bool:
-    """Whether `folder` is a link leading out of the folder holding it that the git repository there tracks."""
-    git = shutil.which("git")
-    if git is None or not store.leads_out(folder):
-        return False
-    try:
-        listed = subprocess.run([git, "-C", str(folder.parent), "ls-files", "-z", "--", folder.name],
-                                capture_output=True, timeout=30, check=False, stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.SubprocessError):
-        return False
-    return listed.returncode == 0 and bool(listed.stdout)
+    return frozenset(Path(name).name for name in tracked(folder) or [])
 
 
 class VerdictCache:
@@ -183,8 +162,8 @@ class VerdictCache:
         # A folder that is a link out of the one holding it (committed so: `git add -f` reaches a gitignored path)
         # is neither read nor written through: a trusted run stored every verdict there, outside the repository.
         # The cache's own folder may be a link of the author's (the cache on another disk): refused where git
-        # tracks that link, which a commit made.
-        self.unusable = store.leads_out(self.folder) or committed_link_out(folder)
+        # tracks that link, which a commit made (`core.cachetrust`, the one rule, holds the environments to it too).
+        self.unusable: str | None = store.LEADS_OUT if store.leads_out(self.folder) or committed_link(folder) else None
 
     def get(self, key: str) -> CheckRecord | None:
         if self.trust is not Trust.TRUSTED or f"{key}.json" in self.tracked or self.unusable:  # nobody's verdicts
@@ -209,21 +188,27 @@ class VerdictCache:
         return record
 
     def put(self, key: str, record: CheckRecord) -> None:
+        """Store the verdict; a cache that cannot take it (a file where its folder goes, a full or read-only disk)
+        is given up for the run, saying why (`stats`): it only saves time, and the verdict stands."""
         if self.trust is not Trust.TRUSTED or self.unusable:
             return
-        self.folder.mkdir(parents=True, exist_ok=True)
         path = self.folder / f"{key}.json"
         temporary = path.with_suffix(f".{secrets.token_hex(6)}.tmp")
         try:
+            self.folder.mkdir(parents=True, exist_ok=True)
             temporary.write_text(stamped(record).model_dump_json(exclude_none=True), encoding="utf-8")
             temporary.replace(path)
+        except OSError as error:
+            with contextlib.suppress(OSError):
+                temporary.unlink(missing_ok=True)
+            self.unusable = f"cannot be written ({error.strerror or error}); nothing more is stored in it this run"
         except BaseException:
             temporary.unlink(missing_ok=True)
             raise
 
     def stats(self) -> dict[str, object]:
         tracked = {"tracked": len(self.tracked)} if self.tracked else {}  # records git tracks: never reused
-        unusable = {"unusable": store.LEADS_OUT} if self.unusable else {}  # a link out: neither read nor written
+        unusable = {"unusable": self.unusable} if self.unusable else {}  # a link out, or unwritable: why
         return {"hits": self.hits, "misses": self.misses, "trust": str(self.trust), **tracked, **unusable}
 
 

@@ -32,7 +32,7 @@ from errorkb.verify.inside.library import package_folders
 from errorkb.verify.modes import Isolation
 from errorkb.verify.paths import environment_path
 from errorkb.verify.plan import Check, library_imports, plan, select_shard
-from errorkb.verify.requirements import THIS_ONE, Absence, absence, essential, not_met, runs_in
+from errorkb.verify.requirements import THIS_ONE, Absence, absence, built_python, essential, not_met, runs_in
 from errorkb.verify.targets import availability, bundled_has, fingerprint, installed_version
 
 if TYPE_CHECKING:  # what runs a check is imported when one first must run: a cached run never loads it
@@ -215,9 +215,8 @@ class Verifier:
             return Path(sys.executable)
         from errorkb.source.upstream import matrix_env  # (a release not installed here: the version matrix's)
 
-        python = matrix_env(self.project, check.release) / "bin" / "python"
-        ready = matrix_env(self.project, check.release) / ".errorkb-ready"
-        return python if python.exists() and ready.is_file() else None
+        python = built_python(self.project.cache_dir, matrix_env(self.project, check.release))
+        return python if python is not None and python.exists() else None
 
     def fingerprint(self, check: Check) -> str:
         label = check.target if check.target == BUNDLED or (check.release == self.installed and

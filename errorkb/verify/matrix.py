@@ -48,6 +48,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from errorkb.core.entry import Entry
+from errorkb.core.interpreter import python_command
 from errorkb.core.load import LoadedEntry
 from errorkb.core.project import Project
 from errorkb.core.snippets import AFTER, BEFORE
@@ -70,7 +71,16 @@ from errorkb.source.upstream import matrix_env
 from errorkb.verify.engine import Upstream, Verifier
 from errorkb.verify.paths import BASE_PTH, environment_path
 from errorkb.verify.plan import Check, library_imports, plan, shard_of
-from errorkb.verify.requirements import build_pinned_env, pinned_failure, pinned_python, pins
+from errorkb.verify.requirements import (
+    FAILED,
+    READY,
+    build_pinned_env,
+    built_python,
+    pinned_failure,
+    pinned_python,
+    pins,
+    refused,
+)
 from errorkb.verify.run import child_env
 
 
@@ -87,8 +97,8 @@ class Env:
 def discover_releases(package: str, since: str, runner: Callable[..., subprocess.CompletedProcess[str]] =
                       subprocess.run) -> list[str]:
     """Every final release of `package` at or after `since` that the package index serves, oldest first."""
-    found = runner([sys.executable, "-m", "pip", "index", "versions", package], capture_output=True, text=True,
-                   timeout=120)
+    found = runner(python_command(sys.executable, "-m", "pip", "index", "versions", package), capture_output=True,
+                   text=True, timeout=120)
     line = next((text for text in found.stdout.splitlines() if text.startswith("Available versions:")), None)
     if found.returncode != 0 or line is None:
         raise RuntimeError(f"could not list {package} releases: {(found.stderr or found.stdout).strip()[-300:]}")
@@ -109,9 +119,11 @@ def ensure_env(project: Project, release: str, *, rebuild: bool = False) -> Env:
     """The release's environment, built once: a venv that sees this one's packages through a .pth
     file, with the release and its era's requirements installed into it, checked by importing it."""
     folder = matrix_env(project, release)
+    if (why := refused(project.cache_dir, folder)) is not None:  # a repository's own: never run, nor built over
+        return Env(release, None, why)
     python = folder / "bin" / "python"
-    ready, failed = folder / ".errorkb-ready", folder / ".errorkb-failed"
-    if not rebuild and ready.is_file() and python.exists():
+    ready, failed = folder / READY, folder / FAILED
+    if not rebuild and built_python(project.cache_dir, folder) is not None and python.exists():
         return Env(release, python)
     if not rebuild and failed.is_file():  # remembered, so a release that cannot install is not retried each run
         return Env(release, None, f"{failed.read_text(encoding='utf-8')}\n(remembered from an earlier run in "
@@ -123,11 +135,11 @@ def ensure_env(project: Project, release: str, *, rebuild: bool = False) -> Env:
     # This environment's pip installs into it: the environment itself has no pip, no setuptools and
     # so nothing of its own that runs at startup (setuptools' distutils hack would be a module of
     # each environment's own, and no two releases could share a stem: `stem.py`).
-    install = [sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet",
-               "--disable-pip-version-check"]
+    install = python_command(sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet",
+                             "--disable-pip-version-check")
     wanted = f"{library.dist}=={release}"
     steps: list[list[str] | None] = [
-        [sys.executable, "-m", "venv", "--clear", "--without-pip", str(folder)],
+        python_command(sys.executable, "-m", "venv", "--clear", "--without-pip", str(folder)),
         None,  # the .pth file, written between the two commands
         [*install, wanted, *project.matrix.requirements_for(release)],
         # pip calls the release "already satisfied" when this environment has it: put its own copy here
@@ -196,7 +208,7 @@ def library_problem(project: Project, python: Path, release: str) -> str | None:
     set-up (`import_failure`). Raises `subprocess.TimeoutExpired` past 300 s: a busy machine
     measured nothing."""
     library = project.library
-    done = subprocess.run([str(python), "-c", _IMPORT, library.runtime, library.name, library.dist],
+    done = subprocess.run(python_command(python, "-c", _IMPORT, library.runtime, library.name, library.dist),
                           capture_output=True, text=True, timeout=300, env=child_env(library, "cpu", python))
     lines = done.stdout.strip().splitlines()
     if done.returncode == 0 and len(lines) >= 2 and lines[-2] == release and \
@@ -245,7 +257,7 @@ def shared_loads(project: Project, env: Env) -> dict[str, str]:
     if kept is not None:
         return kept
     record = _loads_record(env.python)
-    done = subprocess.run([str(env.python), "-c", _PROBE, project.library.runtime, json.dumps(asked)],
+    done = subprocess.run(python_command(env.python, "-c", _PROBE, project.library.runtime, json.dumps(asked)),
                           capture_output=True, text=True, timeout=600,
                           env=child_env(project.library, "cpu", env.python))
     try:
@@ -426,7 +438,7 @@ def run_matrix(project: Project, loaded: list[LoadedEntry], releases: list[str],
     # preload what the checks left import (after one entry changed: that entry's), not all of it.
     known: dict[str, list[CheckRecord]] = {}
     for release in releases:
-        if not rebuild and (matrix_env(project, release) / ".errorkb-ready").is_file() and \
+        if not rebuild and built_python(project.cache_dir, matrix_env(project, release)) is not None and \
                 (env := ensure_env(project, release)).python is not None:
             pythons[release] = env.python
             for problem in ensure_pins(project, env, planned[release], retry=bool(ids)):

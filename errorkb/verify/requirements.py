@@ -28,7 +28,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from errorkb.core.cachetrust import not_the_harness_s
 from errorkb.core.entry import Entry
+from errorkb.core.interpreter import python_command
 from errorkb.core.snippets import Role
 from errorkb.plugs import Runtime
 from errorkb.results.records import Code
@@ -202,15 +204,46 @@ def pinned_env(cache: Path, needed: tuple[str, ...], base: Path | None = None) -
     return cache / "needs" / (f"{label}-{digest}" if base is None else f"{base.name}+{label}-{digest}")
 
 
+READY, FAILED = ".errorkb-ready", ".errorkb-failed"  # an environment's marks: built and checked; its build failed
+_judged: dict[tuple[str, str, tuple[int, int] | None], str | None] = {}
+
+
+def refused(cache: Path, folder: Path) -> str | None:
+    """Why the environment folder `folder` under the project's cache `cache` is none errorkb built (it is then
+    neither run, nor built over, nor its marks read), or None (`cachetrust.not_the_harness_s`, the one rule). Asked
+    per check: judged once per folder and ready mark (git runs once, and again after a rebuild)."""
+    try:
+        mark = (folder / READY).lstat()
+        stamp: tuple[int, int] | None = (mark.st_ino, mark.st_mtime_ns)
+    except OSError:
+        stamp = None
+    key = (str(cache), str(folder), stamp)
+    if key not in _judged:
+        _judged[key] = not_the_harness_s(cache, folder)
+    return _judged[key]
+
+
+def built_python(cache: Path, folder: Path) -> Path | None:
+    """The interpreter of the environment in `folder` where errorkb built it: its ready mark is there and it is
+    the harness's own (`refused`). The one test of "this environment is built", for a release's (the version
+    matrix's) and for the pins' alike."""
+    if not (folder / READY).is_file() or refused(cache, folder) is not None:
+        return None
+    return folder / "bin" / "python"
+
+
 def pinned_python(cache: Path, needed: tuple[str, ...], base: Path | None = None) -> Path | None:
     """Its interpreter, where it is built; None where it is not (the check is then not run)."""
-    folder = pinned_env(cache, needed, base)
-    return folder / "bin" / "python" if (folder / ".errorkb-ready").is_file() else None
+    return built_python(cache, pinned_env(cache, needed, base))
 
 
 def pinned_failure(cache: Path, needed: tuple[str, ...], base: Path | None = None) -> str | None:
-    """Why its last build failed (remembered, so that the matrix does not try again each run), or None."""
-    failed = pinned_env(cache, needed, base) / ".errorkb-failed"
+    """Why its last build failed (remembered, so that the matrix does not try again each run), or why it is no
+    environment errorkb built (`refused`), or None."""
+    folder = pinned_env(cache, needed, base)
+    if (why := refused(cache, folder)) is not None:
+        return why
+    failed = folder / FAILED
     return failed.read_text(encoding="utf-8") if failed.is_file() else None
 
 
@@ -221,16 +254,20 @@ def build_pinned_env(cache: Path, needed: tuple[str, ...], pip: tuple[str, ...] 
     the pinned releases installed into it alone (`--no-deps`: all else is the base's; the copy there is
     hidden from its checks, `absence`), from wheels only: installing one runs none of its code, and every
     check that imports it runs in the sandbox. `pip`: more arguments for pip (a local index). None when
-    built, else why not (also remembered: `pinned_failure`)."""
+    built, else why not (also remembered: `pinned_failure`); nothing is built where the folder is not the
+    harness's own (`refused`: `venv --clear` would empty what a link leads to)."""
     folder = pinned_env(cache, needed, base)
+    if (why := refused(cache, folder)) is not None:
+        return why
     python = folder / "bin" / "python"
-    (folder / ".errorkb-ready").unlink(missing_ok=True)
-    (folder / ".errorkb-failed").unlink(missing_ok=True)
+    (folder / READY).unlink(missing_ok=True)
+    (folder / FAILED).unlink(missing_ok=True)
     below = os.path.realpath(next(base.glob("lib/python*/site-packages"))) if base is not None \
         else sysconfig.get_paths()["purelib"]
-    steps = [[sys.executable, "-m", "venv", "--clear", "--without-pip", str(folder)],
-             [sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--disable-pip-version-check",
-              "--no-deps", "--ignore-installed", "--only-binary", ":all:", *pip, *needed]]
+    steps = [python_command(sys.executable, "-m", "venv", "--clear", "--without-pip", str(folder)),
+             python_command(sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet",
+                            "--disable-pip-version-check", "--no-deps", "--ignore-installed", "--only-binary", ":all:",
+                            *pip, *needed)]
     for number, step in enumerate(steps):
         try:
             done = subprocess.run(step, capture_output=True, text=True, timeout=900)
@@ -238,12 +275,13 @@ def build_pinned_env(cache: Path, needed: tuple[str, ...], pip: tuple[str, ...] 
             return f"timed out after 900 s: {' '.join(step)}"  # a busy machine: not remembered
         if done.returncode != 0:
             why = f"{' '.join(step[-len(needed):])}: {(done.stderr or done.stdout).strip()[-500:]}"
-            (folder / ".errorkb-failed").write_text(why, encoding="utf-8")
+            folder.mkdir(parents=True, exist_ok=True)  # the venv step may have failed before it made the folder
+            (folder / FAILED).write_text(why, encoding="utf-8")
             return why
         if number == 0:  # the base's site-packages, with its own .pth files (editables, a release's base)
             site = next(folder.glob("lib/python*/site-packages"))
             (site / BASE_PTH).write_text(f"import site; site.addsitedir({below!r})\n", encoding="utf-8")
-    (folder / ".errorkb-ready").write_text("\n".join(needed) + "\n", encoding="utf-8")
+    (folder / READY).write_text("\n".join(needed) + "\n", encoding="utf-8")
     return None
 
 
@@ -424,7 +462,8 @@ def _within(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
-__all__ = ["Absence", "absence", "essential", "installed_files", "not_met", "runs_in", "unmet"]
+__all__ = ["FAILED", "READY", "Absence", "absence", "built_python", "essential", "installed_files", "not_met",
+           "refused", "runs_in", "unmet"]
 
 
 def main(argv: list[str]) -> int:

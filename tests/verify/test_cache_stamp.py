@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from errorkb import __version__
 from errorkb.results.records import CheckRecord, Code, Outcome
 from errorkb.results.report import VERIFIER_VERSION, new_report, now
@@ -175,3 +177,18 @@ def test_a_cache_folder_the_repository_commits_as_a_link_out_is_never_written_th
     mine = VerdictCache(repo / ".errorkb-cache")
     mine.put(KEY, record())
     assert mine.get(KEY) is not None and [path.name for path in elsewhere.rglob("*.json")] == [f"{KEY}.json"]
+
+
+@pytest.mark.parametrize("blocked", [".errorkb-cache", ".errorkb-cache/verify"])
+def test_a_cache_that_cannot_be_written_costs_no_verdict(tmp_path, blocked):
+    """A file where the cache's folder goes (a repository committed one, or a full or read-only disk): storing a
+    verdict raised, and the run recorded every check it had judged as failed ("the verifier could not judge this
+    check: NotADirectoryError"). The cache only saves time: the verdict stands, and the run says why none was
+    stored."""
+    root = tmp_path / "kb"
+    (root / blocked).parent.mkdir(parents=True, exist_ok=True)
+    (root / blocked).write_text("not a folder", encoding="utf-8")
+    cache = VerdictCache(root / ".errorkb-cache")
+    cache.put(KEY, record())  # never raises
+    assert cache.get(KEY) is None and (root / blocked).read_text() == "not a folder"
+    assert "cannot be written" in cache.stats()["unusable"], cache.stats()

@@ -1,0 +1,187 @@
+"""mkdocs.yml as errorkb's own commands read it (`errorkb check` rehearses the pages with its Markdown settings,
+`errorkb render --out` writes its edit links): MkDocs' settings, with nothing the file names run.
+
+`mkdocs build` runs what mkdocs.yml names: its hooks and plugins, and any Python object a `!!python/` tag builds
+(MkDocs reads the file with PyYAML's full loader). That is MkDocs', run by whoever builds the site, and the
+reviewer's (docs/threat-model.md). A command of errorkb's is no build, and a reviewer runs `errorkb check` on a
+pull request as a lint: MkDocs' `load_config` there ran the pull request's code. So errorkb reads the file itself:
+
+- with a safe loader that knows MkDocs' `!ENV` and `!relative`, and `!!python/name:` of an installed module
+  (Material's emoji settings name its functions so); any other `!!python/` tag is refused at its line;
+- without `hooks` and `plugins` (they change a build, not the Markdown settings nor the edit links);
+- following `INHERIT` only to a file inside the repository (the folder of mkdocs.yml);
+- importing no module of the repository: a Markdown extension or a `!!python/name:` that would be found there
+  (the folder a command runs in comes first on a child's import path) is refused at its line.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+import re
+import site
+import sysconfig
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import yaml
+
+if TYPE_CHECKING:
+    from mkdocs.config.defaults import MkDocsConfig
+
+# What changes a build, never the Markdown settings nor the edit links: left out, never loaded.
+NOT_READ = ("hooks", "plugins")
+MAX_BYTES = 1 << 20  # a site's settings are a few kilobytes: a larger file is no mkdocs.yml
+
+
+class SettingsError(ValueError):
+    """Why mkdocs.yml is not read, as `FILE:LINE: what; what to do`."""
+
+
+def read(config_file: Path) -> MkDocsConfig:
+    """mkdocs.yml validated as MkDocs validates it, but for `NOT_READ`, with nothing in it run (see above)."""
+    from mkdocs.config.defaults import MkDocsConfig
+
+    config = MkDocsConfig(config_file_path=str(config_file))
+    data = _load(config_file, Path(os.path.realpath(config_file.parent)), config, [])
+    for key in NOT_READ:
+        data.pop(key, None)
+    _extensions_outside(config_file, data.get("markdown_extensions"))
+    config.load_dict(data)
+    errors, _ = config.validate()
+    if errors:
+        raise SettingsError("; ".join(f"{config_file.name}:{_line_of(config_file, name)}: {name}: {error}"
+                                      for name, error in errors))
+    return config
+
+
+def markdown_settings(config_file: Path) -> tuple[list[Any], dict[str, Any]]:
+    """The Markdown extensions and their settings a build of mkdocs.yml renders pages with (MkDocs' own
+    `toc`, `tables` and `fenced_code` included)."""
+    config = read(config_file)
+    return config.markdown_extensions, config.mdx_configs
+
+
+def _load(config_file: Path, root: Path, config: MkDocsConfig, seen: list[str]) -> dict[str, Any]:
+    """The file's mapping, merged over the file it INHERITs (inside `root` only), as MkDocs merges them."""
+    import mergedeep  # type: ignore[import-untyped]
+    from mkdocs.utils.yaml import get_yaml_loader
+
+    where = os.path.realpath(config_file)
+    if not Path(where).is_relative_to(root):  # its text would be quoted by a parse error: another file's secrets
+        raise SettingsError(f"{config_file}:1: a link to {where}, outside the repository: errorkb reads the settings "
+                            "of this repository's files only; put the file itself here")
+    if where in seen:
+        raise SettingsError(f"{config_file.name}:{_line_of(config_file, 'INHERIT')}: INHERIT leads back to a file "
+                            "that inherits this one; name a file that inherits none of them")
+    try:
+        if os.path.getsize(config_file) > MAX_BYTES:
+            raise SettingsError(f"{config_file}:1: larger than {MAX_BYTES:,} bytes; a site's settings are a few "
+                                "kilobytes")
+        text = config_file.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as error:
+        raise SettingsError(f"{config_file}:1: cannot be read ({error})") from None
+    loader = get_yaml_loader(loader=_safe_loader(config_file, root), config=config)  # MkDocs' !ENV and !relative
+    try:
+        data = yaml.load(text, Loader=loader)  # a SafeLoader's subclass: see _safe_loader
+    except yaml.YAMLError as error:
+        raise SettingsError(f"{config_file}: not YAML MkDocs reads: {error}") from None
+    except RecursionError:
+        raise SettingsError(f"{config_file}: nested too deeply to read") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise SettingsError(f"{config_file}:1: holds no mapping of settings")
+    parent = data.pop("INHERIT", None)
+    if parent is None:
+        return data
+    named = Path(os.path.normpath(config_file.parent / str(parent)))
+    if not Path(os.path.realpath(named)).is_relative_to(root) or not named.is_file():
+        raise SettingsError(f"{config_file.name}:{_line_of(config_file, 'INHERIT')}: INHERIT {parent} names a file "
+                            f"{'outside the repository' if named.exists() else 'that does not exist'}: errorkb reads "
+                            "the settings of this repository's files only; copy the settings it needs here")
+    merged: dict[str, Any] = mergedeep.merge(_load(named, root, config, [*seen, where]), data)
+    return merged
+
+
+def _safe_loader(config_file: Path, root: Path) -> type[yaml.SafeLoader]:
+    """PyYAML's safe loader, with `!!python/name:` of a module outside the repository: the one Python tag a
+    site's settings need (Material's emoji functions), which imports an installed module and builds nothing."""
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    def python(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> Any:
+        line = node.start_mark.line + 1
+        kind, _, name = suffix.partition(":")
+        if kind != "name" or not name:
+            raise SettingsError(f"{config_file.name}:{line}: !!python/{kind} builds a Python object when the file is "
+                                "read (it runs code): errorkb reads the settings without running anything; only "
+                                "!!python/name: of an installed module is read")
+        module, _, attribute = name.rpartition(".")
+        _outside_repository(config_file, line, module or "builtins", root)
+        try:
+            return getattr(importlib.import_module(module or "builtins"), attribute)
+        except (ImportError, AttributeError) as error:
+            raise SettingsError(f"{config_file.name}:{line}: !!python/name:{name} names nothing installed ({error})") \
+                from None
+
+    Loader.add_multi_constructor("tag:yaml.org,2002:python/", python)
+    return Loader
+
+
+def _extensions_outside(config_file: Path, extensions: object) -> None:
+    """Every Markdown extension mkdocs.yml names is imported from outside the repository (see `_outside_repository`);
+    what MkDocs would refuse otherwise (a wrong type) is left to its validation."""
+    from markdown import util
+
+    names: list[str] = []
+    if isinstance(extensions, dict):
+        names = [key for key in extensions if isinstance(key, str)]
+    elif isinstance(extensions, list):
+        for item in extensions:
+            if isinstance(item, str):
+                names.append(item)
+            elif isinstance(item, dict):
+                names += [key for key in item if isinstance(key, str)]
+    registered = {point.name: point.value for point in util.get_installed_extensions()}
+    root = Path(os.path.realpath(config_file.parent))
+    for name in names:
+        module = registered.get(name, name).partition(":")[0]  # markdown loads a registered name's entry point
+        _outside_repository(config_file, _line_of(config_file, name), module, root)
+
+
+def _outside_repository(config_file: Path, line: int, module: str, root: Path) -> None:
+    """`SettingsError` where importing `module` would run a file of the repository (`root`) that is not installed
+    in this environment (its site-packages may lie inside, as `.venv/` does): a stranger's module, found first on
+    the import path of a command run in the repository."""
+    top = module.split(".")[0]
+    try:
+        spec = importlib.util.find_spec(top) if top else None
+    except (ImportError, ValueError):
+        return
+    if spec is None:
+        return
+    places = list(spec.submodule_search_locations or []) or ([spec.origin] if spec.origin else [])
+    installed = [Path(os.path.realpath(folder)) for folder in
+                 {*site.getsitepackages(), site.getusersitepackages(), *sysconfig.get_paths().values()}]
+    for place in places:
+        where = Path(os.path.realpath(place))
+        if where.is_relative_to(root) and not any(where.is_relative_to(folder) for folder in installed):
+            raise SettingsError(f"{config_file.name}:{line}: {module} would be imported from "
+                                f"{where.relative_to(root).as_posix()}, a file of the repository: errorkb runs no "
+                                "code of the repository's when it reads mkdocs.yml; install the extension as a package")
+
+
+def _line_of(config_file: Path, word: str) -> int:
+    """The first line of the file that names `word` as a key or an item (1 when none does)."""
+    try:
+        lines = config_file.read_text(encoding="utf-8-sig").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return 1
+    pattern = re.compile(rf"^\s*(?:-\s*)?['\"]?{re.escape(word)}['\"]?\s*(?::|$)")
+    return next((number for number, text in enumerate(lines, 1) if pattern.search(text)), 1)
+
+
+__all__ = ["NOT_READ", "SettingsError", "markdown_settings", "read"]
