@@ -71,4 +71,23 @@ def not_the_harness_s(cache: Path, folder: Path) -> str | None:
     return None
 
 
-__all__ = ["committed_link", "not_the_harness_s", "tracked"]
+READY = ".errorkb-ready"  # an environment's mark: built and checked
+_judged: dict[tuple[str, str, tuple[int, int] | None], str | None] = {}
+
+
+def refused(cache: Path, folder: Path) -> str | None:
+    """Why the environment folder `folder` under the project's cache `cache` is none errorkb built (it is then
+    neither run, nor built over, nor its marks or files read), or None (`not_the_harness_s`, the one rule). Asked
+    per check and per page: judged once per folder and ready mark (git runs once, and again after a rebuild)."""
+    try:
+        mark = (folder / READY).lstat()
+        stamp: tuple[int, int] | None = (mark.st_ino, mark.st_mtime_ns)
+    except OSError:
+        stamp = None
+    key = (str(cache), str(folder), stamp)
+    if key not in _judged:
+        _judged[key] = not_the_harness_s(cache, folder)
+    return _judged[key]
+
+
+__all__ = ["READY", "committed_link", "not_the_harness_s", "refused", "tracked"]

@@ -12,6 +12,7 @@ import importlib.metadata
 import importlib.util
 from pathlib import Path, PurePosixPath
 
+from errorkb.core.cachetrust import refused
 from errorkb.core.project import LibraryProfile, Project
 
 
@@ -21,7 +22,8 @@ def matrix_env(project: Project, release: str) -> Path:
 
 
 def package_folder(project: Project, release: str) -> Path | None:
-    """The import package's folder of `release`: installed here, or in its matrix environment."""
+    """The import package's folder of `release`: installed here, or in its matrix environment where errorkb built
+    it (a repository's committed environment is a stranger's text, never quoted as the release's source)."""
     library = project.library
     try:
         installed = importlib.metadata.version(library.dist)
@@ -32,6 +34,8 @@ def package_folder(project: Project, release: str) -> Path | None:
         if spec is not None and spec.submodule_search_locations:
             return Path(next(iter(spec.submodule_search_locations)))
     env = matrix_env(project, release)
+    if refused(project.cache_dir, env) is not None:
+        return None
     top = library.name.split(".")[0]
     return next(iter(sorted(env.glob(f"lib/python*/site-packages/{top}"))), None)
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from errorkb.core.cachetrust import not_the_harness_s
+from errorkb.core.cachetrust import READY, refused
 from errorkb.core.entry import Entry
 from errorkb.core.interpreter import python_command
 from errorkb.core.snippets import Role
@@ -204,23 +204,7 @@ def pinned_env(cache: Path, needed: tuple[str, ...], base: Path | None = None) -
     return cache / "needs" / (f"{label}-{digest}" if base is None else f"{base.name}+{label}-{digest}")
 
 
-READY, FAILED = ".errorkb-ready", ".errorkb-failed"  # an environment's marks: built and checked; its build failed
-_judged: dict[tuple[str, str, tuple[int, int] | None], str | None] = {}
-
-
-def refused(cache: Path, folder: Path) -> str | None:
-    """Why the environment folder `folder` under the project's cache `cache` is none errorkb built (it is then
-    neither run, nor built over, nor its marks read), or None (`cachetrust.not_the_harness_s`, the one rule). Asked
-    per check: judged once per folder and ready mark (git runs once, and again after a rebuild)."""
-    try:
-        mark = (folder / READY).lstat()
-        stamp: tuple[int, int] | None = (mark.st_ino, mark.st_mtime_ns)
-    except OSError:
-        stamp = None
-    key = (str(cache), str(folder), stamp)
-    if key not in _judged:
-        _judged[key] = not_the_harness_s(cache, folder)
-    return _judged[key]
+FAILED = ".errorkb-failed"  # an environment's mark: its build failed (READY, built and checked: cachetrust)
 
 
 def built_python(cache: Path, folder: Path) -> Path | None:
