@@ -35,6 +35,7 @@ import os
 import selectors
 import signal
 import sys
+from pathlib import Path
 from types import ModuleType
 from typing import Any, TextIO
 
@@ -68,6 +69,7 @@ def run(config: ZygoteConfig, requests: int, replies: TextIO, unshared: str | No
         if error is None and config.device == "cpu":  # on a device, import no more than needed
             for name in child.runtime_preloads(config.target, config.module, config.library, config.runtime_site):
                 child.preload(name)
+            _preload_lazy_runtime(child, config.target, config.library)
         missing = [name for name in config.importers if name not in sys.modules]
         if error is None and missing:
             unshared = f"this release's preparation did not load {', '.join(missing)}"
@@ -96,8 +98,40 @@ def _prepare(child: ModuleType, spec: CheckSpec) -> None:
     if child.prepare(spec.target, spec.module, spec.library, spec.preload, spec.runtime_site).error is None:
         for name in child.runtime_preloads(spec.target, spec.module, spec.library, spec.runtime_site):
             child.preload(name)
+        _preload_lazy_runtime(child, spec.target, spec.library)
     _snapshot(child, spec.target, spec.library)
     _freeze()
+
+
+def _preload_lazy_runtime(child: ModuleType, target: str, library: Any) -> None:
+    """Import, once here, the runtime's submodules that the target's loaded modules name but that are not loaded.
+
+    Library code imports some of them inside a function, on its first call (transformers before 4.42 imports
+    `torch._dynamo` in `is_torchdynamo_compiling`, which `generate` and the attention masks call: about 1 s of
+    CPU), so each forked check paid that import again; `child.runtime_preloads` reads only the target module's own
+    source. Which names are worth it is the runtime plug's (`preload_names`), as there; only the runtime's modules
+    are ever imported here, never one the snippet names."""
+    from errorkb.verify.inside import library as libraries
+
+    runtime = runtime_for(library.runtime)
+    for name in lazy_runtime_modules(runtime.preload_names, tuple(libraries.target_roots(target, library))):
+        child.preload(name)
+
+
+def lazy_runtime_modules(preload_names: Any, roots: tuple[str, ...]) -> list[str]:
+    """What `preload_names` (a runtime plug's: source text → the runtime submodules it names that are not loaded)
+    finds in the source of every loaded module whose file lies under `roots`, each name once."""
+    names: list[str] = []
+    for module in list(sys.modules.values()):
+        file = getattr(module, "__file__", None)
+        if not isinstance(file, str) or not file.startswith(roots):
+            continue
+        try:
+            text = Path(file).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        names += [name for name in preload_names(text) if name not in names]
+    return names
 
 
 def _snapshot(child: ModuleType, target: str, library: Any) -> None:
