@@ -28,8 +28,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from check_start import ROOT, Meter
 
-# Run in a fresh interpreter with the measured tree first on the path: the harness and every zygote it starts
-# (they inherit PYTHONPATH) are that tree's errorkb.
+# Run in a fresh interpreter with the measured tree first on the path, from its folder: the harness and every
+# zygote it starts (they inherit PYTHONPATH and, without the sandbox, the working folder, which `python -m` puts
+# first on the path) are that tree's errorkb.
 ONE_RUN = """
 import json, sys
 from errorkb.core.load import load_project_entries
@@ -45,7 +46,8 @@ def counted(self, check, *args, **kwargs):
     spent.append((check.entry.id, done.cpu_s or 0.0))
     return done
 pool.WorkerPool.run = counted
-project = load_project(root)
+from pathlib import Path
+project = load_project(Path(root))
 report = verify(project, load_project_entries(project).entries, ids=ids, targets=["bundled", "upstream"],
                 devices=["cpu"], sandbox=sandbox)
 json.dump({"spent": spent, "verdicts": {c.id: [str(c.outcome), str(c.code)] for c in report.checks}}, open(out, "w"))
@@ -57,8 +59,10 @@ def once(tree: Path, sandbox: str, ids: list[str], meter: Meter) -> tuple[float,
         out = Path(folder) / "out.json"
         env = {**os.environ, "PYTHONPATH": str(tree)}
         before = meter.seconds()
-        subprocess.run([sys.executable, "-c", ONE_RUN, str(ROOT), sandbox, str(out), *ids], env=env, check=True,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        done = subprocess.run([sys.executable, "-c", ONE_RUN, str(ROOT), sandbox, str(out), *ids], env=env, cwd=tree,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        if done.returncode != 0:
+            raise SystemExit(f"the run with {tree}'s errorkb failed:\n{done.stderr[-3000:]}")
         total = meter.seconds() - before
         data = json.loads(out.read_text())
     per_entry: dict[str, float] = collections.defaultdict(float)
