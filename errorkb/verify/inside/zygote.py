@@ -106,11 +106,11 @@ def _prepare(child: ModuleType, spec: CheckSpec) -> None:
 def _preload_lazy_runtime(child: ModuleType, target: str, library: Any) -> None:
     """Import, once here, the runtime's submodules that the target's loaded modules name but that are not loaded.
 
-    Library code imports some of them inside a function, on its first call (transformers before 4.42 imports
-    `torch._dynamo` in `is_torchdynamo_compiling`, which `generate` and the attention masks call: about 1 s of
-    CPU), so each forked check paid that import again; `child.runtime_preloads` reads only the target module's own
-    source. Which names are worth it is the runtime plug's (`preload_names`), as there; only the runtime's modules
-    are ever imported here, never one the snippet names."""
+    Library code imports some of them inside a function, on its first call (older releases of the knowledge base's
+    library import the runtime's compiler so, in a helper their generation and attention masks call: 1-3 s of CPU),
+    so each forked check paid that import again; `child.runtime_preloads` reads only the target module's own source.
+    Which names are worth it is the runtime plug's (`preload_names`), as there; only the runtime's modules are ever
+    imported here, never one the snippet names."""
     from errorkb.verify.inside import library as libraries
 
     runtime = runtime_for(library.runtime)
