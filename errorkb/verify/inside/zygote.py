@@ -120,11 +120,12 @@ def _preload_lazy_runtime(child: ModuleType, target: str, library: Any) -> None:
 
 def lazy_runtime_modules(preload_names: Any, roots: tuple[str, ...]) -> list[str]:
     """What `preload_names` (a runtime plug's: source text → the runtime submodules it names that are not loaded)
-    finds in the source of every loaded module whose file lies under `roots`, each name once."""
+    finds in the source of every loaded module whose file lies under `roots` (Python source only: an extension module
+    names nothing it imports later), each name once."""
     names: list[str] = []
     for module in list(sys.modules.values()):
         file = getattr(module, "__file__", None)
-        if not isinstance(file, str) or not file.startswith(roots):
+        if not isinstance(file, str) or not file.endswith(".py") or not file.startswith(roots):
             continue
         try:
             text = Path(file).read_text(encoding="utf-8")
