@@ -220,8 +220,9 @@ def test_the_runtime_modules_the_library_imports_on_first_call_are_found_in_its_
     def preload_names(text: str) -> list[str]:  # as the torch plug's: what the source names, less what is loaded
         return sorted({f"demo_rt.{name}" for name in re.findall(r"\bdemo_rt\.(\w+)", text)} - loaded)
 
-    assert lazy_runtime_modules(preload_names, (str(library) + "/",)) == ["demo_rt.lazy"]
-    assert lazy_runtime_modules(preload_names, (str(tmp_path / "nothing") + "/",)) == []
+    assert lazy_runtime_modules(preload_names, ("demo_rt",), (str(library) + "/",)) == ["demo_rt.lazy"]
+    assert lazy_runtime_modules(preload_names, ("demo_rt",), (str(tmp_path / "nothing") + "/",)) == []
+    assert lazy_runtime_modules(preload_names, ("other_rt",), (str(library) + "/",)) == []  # not the runtime's
 
 
 @pytest.mark.upstream
