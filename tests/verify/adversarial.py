@@ -219,19 +219,27 @@ TOOLS = ("mkdocs-material", "mkdocs-material-extensions", "playwright", "pytest-
          "pytest-xdist", "hypothesis", "mypy", "ruff", "import-linter", "grimp", "babel", "onnx")
 
 
-def without_tools(site_packages: Path) -> list[str]:
-    """Remove `TOOLS` from a hard-linked copy's `site_packages` (the links only: the files stay where they are
-    linked from), each as the sandbox would hide it (`requirements.installed_files`); the names removed."""
+def without_tools(site_packages: Path, names: tuple[str, ...] = TOOLS) -> list[str]:
+    """Remove `names` (`TOOLS`) from a hard-linked copy's `site_packages` (the links only: the files stay where
+    they are linked from), each as the sandbox would hide it (`requirements.installed_files`); the names removed.
+
+    Checks itself, as test_adversarial checks `UNUSED_BACKENDS`: a name it cannot remove (renamed, no longer
+    installed, sharing a file with another distribution) raises ValueError naming each, after the others are
+    removed, so that no tool stays in the run's environment without a word."""
     from errorkb.verify.requirements import installed_files
 
-    removed = []
-    for name in TOOLS:
+    removed, kept = [], []
+    for name in names:
         found = installed_files(name, site_packages)
-        if isinstance(found, str) or not found:  # not installed here, or sharing files with another: left as is
+        if isinstance(found, str) or not found:
+            kept.append(f"{name} ({found or 'not installed'})")
             continue
         for path in map(Path, found):
             shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink()
         removed.append(name)
+    if kept:
+        raise ValueError(f"tests/verify/adversarial.py's TOOLS cannot leave out of {site_packages}: {'; '.join(kept)}; "
+                         "correct or drop the name (a distribution's name, as `pip show` gives it)")
     return removed
 
 

@@ -36,6 +36,7 @@ from tests.verify.adversarial import (
     reaches_outside,
     snapshot,
     tree,
+    without_tools,
 )
 
 KEY = answer_key()
@@ -184,6 +185,36 @@ def test_the_run_has_everything_but_the_backends_no_attack_uses(workspace):
     assert all(json.loads(here)[name] for name in UNUSED_BACKENDS), "nothing to leave out: UNUSED_BACKENDS is stale"
     assert all(json.loads(here)[name] for name in tools), "nothing to leave out: TOOLS is stale"
     assert os.path.samefile(found["torch"], json.loads(here)["torch"])  # the same files, linked
+
+
+def _distribution(site, name: str, files: dict[str, str]) -> None:
+    """A distribution `name` installed in `site`: its files, and its metadata folder listing them (RECORD)."""
+    info = site / f"{name.replace('-', '_')}-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n")
+    for file, text in files.items():
+        (site / file).parent.mkdir(parents=True, exist_ok=True)
+        (site / file).write_text(text)
+    listed = [*files, f"{info.name}/METADATA", f"{info.name}/RECORD"]
+    (info / "RECORD").write_text("".join(f"{file},,\n" for file in listed))
+
+
+def test_a_tool_the_run_cannot_leave_out_stops_it_by_name(tmp_path):
+    """`TOOLS` checks itself, as `UNUSED_BACKENDS` does: a tool renamed, uninstalled or sharing its files with
+    another distribution would stay in the run's environment without a word (every fresh interpreter paying for
+    its file list again). `without_tools` removes what it can and names each one it could not, with why."""
+    site = tmp_path / "site-packages"
+    _distribution(site, "left-out", {"left_out/__init__.py": ""})
+    _distribution(site, "sharer", {"shared/a.py": "", "shared/b.py": ""})
+    _distribution(site, "owner", {"shared/a.py": ""})
+    with pytest.raises(ValueError) as stale:
+        without_tools(site, ("left-out", "no-such-tool", "sharer"))
+    said = str(stale.value)
+    assert "no-such-tool" in said and "not installed" in said, said
+    assert "sharer" in said and "shared/a.py" in said, said
+    assert "left-out" not in said.split(":", 1)[1], said  # the one it could leave out is not named
+    assert not (site / "left_out").exists()  # and is gone
+    assert without_tools(site, ()) == []
 
 
 def test_the_workspace_runs_a_copy_of_errorkb(workspace):

@@ -190,3 +190,73 @@ def test_a_zygote_prepares_the_modules_it_will_serve_before_its_first_check(brok
         assert verdict.code.value == "setup-failed", verdict.reason
         assert "No module named 'transformers.models.no_such_model'" in verdict.reason
         assert len(warm.zygotes) == 1
+
+
+def test_the_runtime_modules_the_library_imports_on_first_call_are_found_in_its_loaded_modules(tmp_path, monkeypatch):
+    """`zygote.lazy_runtime_modules`: what the runtime plug's `preload_names` finds in every loaded module of the
+    target (an import inside a function, met on its first call), each once; a module outside the target's roots is
+    not read, whatever it names."""
+    import re
+    import sys
+
+    from errorkb.verify.inside.zygote import lazy_runtime_modules
+
+    library, elsewhere = tmp_path / "demo_lib", tmp_path / "demo_other"
+    for folder, files in ((library, {"__init__.py": "from demo_lib import a, b\n",
+                                     "a.py": "def compiling():\n    import demo_rt.lazy\n    return demo_rt.lazy\n",
+                                     "b.py": "def again():\n    import demo_rt.lazy, demo_rt.loaded\n"}),
+                          (elsewhere, {"__init__.py": "def other():\n    import demo_rt.other\n"})):
+        folder.mkdir()
+        for name, text in files.items():
+            (folder / name).write_text(text)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for name in ("demo_lib", "demo_lib.a", "demo_lib.b", "demo_other"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    import demo_lib  # noqa: F401
+    import demo_other  # noqa: F401
+
+    loaded = {"demo_rt.loaded"}
+
+    def preload_names(text: str) -> list[str]:  # as the torch plug's: what the source names, less what is loaded
+        return sorted({f"demo_rt.{name}" for name in re.findall(r"\bdemo_rt\.(\w+)", text)} - loaded)
+
+    assert lazy_runtime_modules(preload_names, ("demo_rt",), (str(library) + "/",)) == ["demo_rt.lazy"]
+    assert lazy_runtime_modules(preload_names, ("demo_rt",), (str(tmp_path / "nothing") + "/",)) == []
+    assert lazy_runtime_modules(preload_names, ("other_rt",), (str(library) + "/",)) == []  # not the runtime's
+
+
+@pytest.mark.upstream
+@pytest.mark.environments
+def test_a_release_zygote_loads_the_runtime_module_its_library_imports_on_first_call(tmp_path):
+    """transformers 4.41.2 imports `torch._dynamo` inside `is_torchdynamo_compiling` (called by `generate` and the
+    attention masks): about 1 s of CPU that every forked check paid again. The release's zygote imports it once,
+    before its first fork; its own interpreter, with the library and the target module loaded, has not."""
+    import subprocess
+
+    from errorkb.core.load import load_project_entries
+    from errorkb.core.project import load_project
+    from errorkb.source.upstream import matrix_env
+    from errorkb.verify.engine import plan_checks
+    from tests.conftest import missing
+
+    project = load_project(Path(__file__).resolve().parents[2])
+    (planned,) = plan_checks(project, load_project_entries(project).entries, ids=["extract-past-from-model-output-unpack"],
+                             targets=["upstream"], devices=["cpu"], kinds=["after"])
+    release = planned.release
+    assert release == "4.41.2", release  # the entry's pin: the full tier builds its environment
+    python = matrix_env(project, release) / "bin" / "python"
+    if not (matrix_env(project, release) / ".errorkb-ready").is_file():
+        missing(f"the release environment of {release} is not built (errorkb matrix --environments-only)")
+    alone = subprocess.run([str(python), "-c", f"import sys, {planned.module}; from transformers import "
+                            "LlamaForCausalLM; print('torch._dynamo' in sys.modules)"],
+                           capture_output=True, text=True, check=True).stdout
+    assert alone.strip() == "False", alone
+    seen = tmp_path / "seen.json"
+    snippet = tmp_path / "after.py"
+    snippet.write_text(f"import json, sys\njson.dump(sorted(sys.modules), open({str(seen)!r}, 'w'))\n")
+    check = Check(planned.entry, read_snippet(snippet, Role("after"), snippet.name), "upstream", "cpu",
+                  planned.module, release)
+    with WorkerPool(project.library, ["transformers:LlamaForCausalLM"]) as warm:
+        run = warm.run(check, 120, python)
+    assert seen.is_file(), (run.observation, run.output)
+    assert "torch._dynamo" in json.loads(seen.read_text())
