@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-RULES_VERSION = 32
+RULES_VERSION = 33
 
 CAP = 1 << 16  # characters of a paste read: its last 64 KiB
 CHAIN = 64  # exception lines tried whole, counted from the end of the paste
@@ -325,6 +325,13 @@ WRITTEN_MIN = 16
 # `raise NodeError(f"{error}")`). A handler that relays a library's error by its text loses the chain this way: the
 # words may be the library's, or the user's own; possible, never confirmed (round sixteen).
 RELAYED = r"^raise(?:[ \t](?:[^'\"\n]|[fF](['\"])(?:\{[^{}'\"\n]*\})+\1)*)?$"
+# A string on a failing line is text, not code: `log("cache.key_cache is gone")` uses no `key_cache`. Its text is a
+# use only where the whole of it is a name or a dotted name (`NAMED_STRING`): code that reads an attribute by its name
+# (`getattr(cache, "key_cache")`, `attrgetter("cache.key_cache")`). An f-string's replacement fields are code
+# (`f"{cache.key_cache[0]}"`); `STRING_PREFIX` is the letters before a quote that open a literal, an `f` among them
+# an f-string's (round twenty-one).
+NAMED_STRING = r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$"
+STRING_PREFIX = r"(?<![A-Za-z0-9_])[rRbBuUfF]{1,2}$"
 # Not a frame: a warning (`x.py:3: FutureWarning: ...`), a linter's `x.py:3:5: E501`, prose.
 FRAME = r"File \"([^\"\n]*)\", line ([0-9]+)"
 FRAME_LINE = (r"(?<![^\n])[ \t]*(?:(?:>[ \t]+)?File (?:\"([^\"\n]*)\",[ \t]*line[ \t]*([0-9]+)"
@@ -536,6 +543,7 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
                      "RERAISE": RERAISE, "WARNING_HEADER": WARNING_HEADER,
                      "FRAME": FRAME, "FRAME_LINE": FRAME_LINE, "STACK_LINE": STACK_LINE, "INSTALL_ROOT": INSTALL_ROOT,
                      "OWN_RAISE": OWN_RAISE, "OWN_FILE": OWN_FILE, "RELAYED": RELAYED,
+                     "NAMED_STRING": NAMED_STRING, "STRING_PREFIX": STRING_PREFIX,
                      "CODE_LINE": CODE_LINE,
                      "ARROW_LINE": ARROW_LINE,
                      "PYTEST_DEF": PYTEST_DEF, "PYTEST_FAILING": PYTEST_FAILING,

@@ -1134,8 +1134,60 @@
     return code;
   }
 
-  const uses = (code, names) => Boolean(withoutComment(code)) && names.some((name) =>
-    new RegExp("(?<![A-Za-z0-9_])" + escapeRe(name) + "(?![A-Za-z0-9_])").test(withoutComment(code)));
+  /* _match.py:code_used: a line of Python as it uses names: its comment dropped, a string's text blanked unless
+     the whole of it is a name or a dotted name (NAMED_STRING), an f-string's replacement fields kept as code. */
+  function codeUsed(code, R) {
+    const kept = [];
+    let at = 0;
+    while (at < code.length) {
+      const char = code[at];
+      if (char === "#") break;
+      if (char !== "'" && char !== '"') {
+        kept.push(char);
+        at++;
+        continue;
+      }
+      let end = at + 1;
+      while (end < code.length && code[end] !== char) end += code[end] === "\\" ? 2 : 1;
+      const text = code.slice(at + 1, end);
+      const prefix = R.patterns.STRING_PREFIX.exec(code.slice(0, at));
+      if (R.patterns.NAMED_STRING.test(text)) kept.push(" " + text + " ");
+      else if (prefix !== null && prefix[0].toLowerCase().includes("f")) {
+        kept.push(" " + fields(text).map((field) => codeUsed(field, R)).join(" ") + " ");
+      } else kept.push(" ");
+      at = end + 1;
+    }
+    return kept.join("");
+  }
+
+  /* _match.py:_fields: an f-string's replacement fields, nested braces counted; `{{` is a brace. */
+  function fields(text) {
+    const found = [];
+    let at = 0;
+    while (at < text.length) {
+      if (text.startsWith("{{", at)) {
+        at += 2;
+        continue;
+      }
+      if (text[at] !== "{") {
+        at++;
+        continue;
+      }
+      let depth = 1;
+      let end = at + 1;
+      while (end < text.length && depth) {
+        if (text[end] === "{") depth++;
+        else if (text[end] === "}") depth--;
+        end++;
+      }
+      found.push(text.slice(at + 1, depth === 0 ? end - 1 : end));
+      at = end;
+    }
+    return found;
+  }
+
+  const uses = (code, names, R) => names.some((name) =>
+    new RegExp("(?<![A-Za-z0-9_])" + escapeRe(name) + "(?![A-Za-z0-9_])").test(codeUsed(code, R)));
 
   // The values (whole names) the entry's `withhold` declarations name, each with why (_match.py:withheld_values).
   // The `location` values that are not the installed library's folder, each with why (_match.py:located_elsewhere).
@@ -2066,7 +2118,7 @@
       const framed = blind ? null : first(shown, d.frames, R);
       if (framed !== null) evidence.push({ kind: "frame", detail: `a frame in ${where(framed)}` });
       let coded = null;
-      for (let i = failing.length - 1; !blind && i >= 0 && coded === null; i--) if (uses(failing[i].code, d.code)) coded = failing[i];
+      for (let i = failing.length - 1; !blind && i >= 0 && coded === null; i--) if (uses(failing[i].code, d.code, R)) coded = failing[i];
       if (coded !== null) {
         evidence.push({ kind: "code", detail: `the failing line \`${coded.code.slice(0, 120)}\` uses ` +
           d.code.map((n) => `\`${n}\``).join(", ") });
