@@ -103,6 +103,8 @@ _SENTENCE_END = rules.compiled(rules.SENTENCE_END)
 _TOLD_NEXT = rules.compiled(rules.TOLD_NEXT)
 _TOLD_OTHER_BEFORE = rules.compiled(rules.TOLD_OTHER_BEFORE)
 _TOLD_OTHER_AFTER = rules.compiled(rules.TOLD_OTHER_AFTER)
+_PROMPT_OPEN = rules.compiled(rules.PROMPT_OPEN)
+_PROMPT_CLOSE = rules.compiled(rules.PROMPT_CLOSE)
 
 
 class Candidate(NamedTuple):  # a tuple: a long paste makes thousands, each made at C speed
@@ -722,7 +724,8 @@ def _next_line(text: str, end: int, meter: Meter) -> str:
 
 def _told_other(text: str, start: int, at: int, end: int, meter: Meter) -> bool:
     """Whether a statement (the library's name at `at`, its release ending at `end`, on the line that starts at
-    `start`) names a release to get, one required or one of the library's history, not the one installed: the words
+    `start`) names a release to get, one required, one of the library's history or an environment in a shell's
+    prompt (`rules.PROMPT_OPEN`, `rules.PROMPT_CLOSE`), not the one installed: the words
     just before the name (`rules.TOLD_OTHER_BEFORE`) or just after the release (`rules.TOLD_OTHER_AFTER`), each read
     in `rules.TOLD_WINDOW` characters of the line; never on a line that says it does not work (`rules.TOLD_NOT`)."""
     stop = text.find("\n", end)
@@ -730,7 +733,9 @@ def _told_other(text: str, start: int, at: int, end: int, meter: Meter) -> bool:
     before = text[max(start, at - rules.TOLD_WINDOW):at]
     after = text[end:min(stop, end + rules.TOLD_WINDOW)]
     meter.work += len(before) + len(after)
-    if _TOLD_OTHER_BEFORE.search(before) is None and _TOLD_OTHER_AFTER.search(after) is None:
+    prompt = at - start <= rules.TOLD_WINDOW and _PROMPT_OPEN.search(before) is not None and \
+        _PROMPT_CLOSE.search(after) is not None  # an environment's name in a shell's prompt
+    if not prompt and _TOLD_OTHER_BEFORE.search(before) is None and _TOLD_OTHER_AFTER.search(after) is None:
         return False
     meter.work += stop - start
     return _TOLD_NOT.search(text[start:stop]) is None

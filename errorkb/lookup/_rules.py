@@ -440,6 +440,14 @@ TOLD_OTHER_BEFORE = (r"(?<![A-Za-z])(?:[Rr]equires?|[Rr]equired|[Rr]equiring|[Nn
                      r"[ \t]+`?$")
 TOLD_OTHER_AFTER = (r"^`?(?:\+|[ \t]*,?[ \t]+(?:or|and)[ \t]+(?:later|newer|above|higher|greater|up)(?![A-Za-z])"
                     r"|[ \t]+will(?![A-Za-z]))")
+# A shell's prompt shows the environment it runs in, named as its user chose (`(<library> 4.57.1) u@host:~$ python
+# run.py`, `(<library> 4.57.1) C:\Users\u> python run.py`): a name says nothing of what is installed in it, so a
+# statement inside the parentheses that open a prompt's line states no release (round twenty-one; a strict xfail of
+# round fourteen's). `PROMPT_OPEN`: the line before the name, from its start (`TOLD_WINDOW` characters at most), opens
+# them; `PROMPT_CLOSE`: after the release, they close, and a prompt follows (a token that ends with `$`, `#`, `%` or
+# `>`, or a bare `$`, `#` or `%`), then a blank or the line's end.
+PROMPT_OPEN = r"^[ \t]*\([^()\n]*$"
+PROMPT_CLOSE = r"^[^()\n]*\)[ \t]+(?:PS[ \t]+)?(?:[^ \t\n]+[$#%>]|[$#%])(?:[ \t]|$)"
 # A statement inside a question ("Does <library> 4.57.1 not work with this model?") asks, it does not tell: the
 # reader cannot say the release is installed, and `TOLD_NOT` would read the negation as the release that raised. The
 # sentence a statement is in ends at the first `SENTENCE_END` after it on its line (a full stop, `!` or `?` before a
@@ -551,6 +559,7 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
                      "TOLD_WORKING": TOLD_WORKING, "TOLD_NOT": TOLD_NOT, "TOLD_NEXT": TOLD_NEXT,
                      "SENTENCE_END": SENTENCE_END, "TOLD_OTHER_BEFORE": TOLD_OTHER_BEFORE,
                      "TOLD_OTHER_AFTER": TOLD_OTHER_AFTER,
+                     "PROMPT_OPEN": PROMPT_OPEN, "PROMPT_CLOSE": PROMPT_CLOSE,
                      "RELEASE_NUMBER": RELEASE_NUMBER, "NAME": NAME, "RETOLD_NAME": RETOLD_NAME,
                      "RETOLD_GONE": RETOLD_GONE, "COUNT": COUNT, "SOURCE_VALUE": SOURCE_VALUE},
         "name_chars": NAME_CHARS, "dotted_name_chars": DOTTED_NAME_CHARS, "lower_first": LOWER_FIRST,

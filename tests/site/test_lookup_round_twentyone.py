@@ -75,6 +75,37 @@ def test_a_use_of_the_name_in_code_or_by_reflection_still_confirms(kb, line):  #
     assert answer(kb, failing(line)) == ([KEY], [])
 
 
+# -- the known limit closed: an environment's name in a shell's prompt states no release ---------------------------
+
+PROMPTS = {
+    "bash": "(transformers 4.57.0) u@host:~$ python run.py\n",
+    "bash-root": "(transformers 4.57.0) root@1f2e:/workspace# python run.py\n",
+    "bare": "(transformers==4.57.0) $ python run.py\n",
+    "zsh": "(transformers 4.57.0) host% python run.py\n",
+    "windows": "(transformers 4.57.0) C:\\Users\\u> python run.py\n",
+    "powershell": "(transformers 4.57.0) PS C:\\Users\\u> python run.py\n",
+    "prompt-alone": "(transformers 4.57.0) u@host:~$\n",
+}
+
+
+@pytest.mark.parametrize("prompt", PROMPTS.values(), ids=PROMPTS.keys())
+def test_an_environments_name_in_a_shells_prompt_states_no_release(kb, prompt):  # noqa: F811
+    assert answer(kb, prompt + K) == ([], [KEY])
+
+
+STILL_STATED = {
+    "parenthesised-alone": "(transformers 4.57.0)\n",
+    "parenthesised-prose": "I run it here (transformers 4.57.0) and get:\n",
+    "not-a-prompt": "(transformers 4.57.0) fails > see below\n",
+    "installed-in-the-prompts-env": "(myenv) u@host:~$ pip show transformers\nName: transformers\nVersion: 4.57.0\n",
+}
+
+
+@pytest.mark.parametrize("stated", STILL_STATED.values(), ids=STILL_STATED.keys())
+def test_a_release_in_parentheses_that_open_no_prompt_is_still_stated(kb, stated):  # noqa: F811
+    assert answer(kb, stated + K) == ([KEY], [])
+
+
 # -- attacks that found nothing to fix (kept: their answers) ---------------------------------------------------------
 
 DETACH = "trainer-eval-dynamic-cache-detach"  # its frame in `nested_detach` confirms; words alone a candidate
@@ -182,7 +213,7 @@ def test_round_twentyone_reads_alike_in_the_page_the_cli_and_the_hook(release):
     from tests.site.test_lookup_js import _same_in_page_cli_and_hook, real_index
 
     pastes = [*(failing(line) for line in [*TEXT.values(), *USED.values(), *INSIDE.values()]), *LENT.values(),
-              *(stated + K for stated in OTHER_PACKAGE.values())]
+              *(stated + K for stated in [*OTHER_PACKAGE.values(), *PROMPTS.values(), *STILL_STATED.values()])]
     python = _same_in_page_cli_and_hook(real_index.__wrapped__(), pastes, release)
     if release is None:
         assert [p["found"][0][:2] for p in python[:len(TEXT)]] == [[KEY, "candidate"]] * len(TEXT)

@@ -802,14 +802,17 @@
     return [...new Set(found)];
   }
 
-  /* Whether a statement names a release to get, one required or one of the library's history (_paste.py:_told_other). */
+  /* Whether a statement names a release to get, one required, one of the library's history or an environment in a
+     shell's prompt (_paste.py:_told_other). */
   function toldOther(text, start, at, end, R, meter) {
     let stop = text.indexOf("\n", end);
     if (stop < 0) stop = text.length;
     const before = text.slice(Math.max(start, at - R.toldWindow), at);
     const after = text.slice(end, Math.min(stop, end + R.toldWindow));
     meter.work += before.length + after.length;
-    if (!R.patterns.TOLD_OTHER_BEFORE.test(before) && !R.patterns.TOLD_OTHER_AFTER.test(after)) return false;
+    const prompt = at - start <= R.toldWindow && R.patterns.PROMPT_OPEN.test(before)
+      && R.patterns.PROMPT_CLOSE.test(after);  // an environment's name in a shell's prompt
+    if (!prompt && !R.patterns.TOLD_OTHER_BEFORE.test(before) && !R.patterns.TOLD_OTHER_AFTER.test(after)) return false;
     meter.work += stop - start;
     return !R.patterns.TOLD_NOT.test(text.slice(start, stop));
   }
