@@ -147,10 +147,14 @@ def normalize(text: str, meter: Meter | None = None, logged: set[int] | None = N
     """Stage 2: what terminals and tools add, taken away. `logged`, when given, receives the numbers (from 0) of the
     normalised text's lines that carried a log record's prefix (`logged_lines`)."""
     meter = meter or Meter()
-    meter.work += (32 + rules.JSON_DEPTH + rules.FRAME_WRAPS) * len(text)  # the passes below each read the text once
+    meter.work += (32 + rules.FRAME_WRAPS) * len(text)  # the passes below each read the text once
     text = text.replace("\ufeff", "").replace("\u00a0", " ")
-    for _ in range(rules.JSON_DEPTH):  # a record inside a record's string is read in two passes
-        text = _ESCAPED_TRACEBACK.sub(_json_string, text)
+    for _ in range(rules.JSON_DEPTH):  # one layer of a record inside a record's string a pass, until none is left
+        meter.work += len(text)
+        decoded = _ESCAPED_TRACEBACK.sub(_json_string, text)
+        if decoded == text:
+            break
+        text = decoded
     text = _INVISIBLE.sub("", text)
     text = _HTML_ENTITY.sub(lambda entity: rules.HTML_ENTITIES[entity.group(0)], text)
     text = plain_quotes(text)

@@ -166,14 +166,16 @@ _TRACEBACK_WORDS = r"Traceback \(most recent call last\)"  # Python's marker, as
 # character in group 2) as `JSON_ESCAPES` says (`\uXXXX` as its character but a surrogate's half; any other escape
 # stays as written). Round eighteen: the frames inside were left unread. A record inside another record's string (a
 # JSON logger's line in Docker's json-file log, a cloud export of a record's text) is escaped twice, its line breaks
-# `\\n`: the marker may be followed by any run of backslashes before `n`, and the strings are read `JSON_DEPTH` times
-# over, each pass the next layer (round nineteen: a strict xfail of round eighteen's).
+# `\\n`: the marker may be followed by any run of backslashes before `n`, and the strings are read again, each pass the
+# next layer, until a pass finds none (round nineteen: a strict xfail of round eighteen's; round twenty-one: any depth,
+# a strict xfail of round nineteen's). A layer doubles the backslashes before the marker's `n` at least (`\n`, `\\n`,
+# `\\\\n`), so a paste of `CAP` characters holds at most `JSON_DEPTH` layers: the passes stop there.
 _JSON_STRING = r'"(?:[^"\\\n]|\\[^\n])*"'
 _JSON_TOKEN = (_JSON_STRING + r"|[ \t:,\[\]{}]|(?:-?[0-9][0-9.eE+-]*|true|false|null)(?![A-Za-z0-9_.+-])")
 ESCAPED_TRACEBACK = (r"((?<![^\n])(?:" + PREFIX + r")?(?:(?:(?<![ \t]{5})[\[{]|[ \t]*" + _JSON_STRING
                      + r"[ \t]*:)(?:" + _JSON_TOKEN + r')*?|(?<![ \t]{5})))"((?:[^"\\\n]|\\[^\n])*?' + _TRACEBACK_WORDS
                      + r':\\+[rn](?:[^"\\\n]|\\[^\n])*)"')
-JSON_DEPTH = 2
+JSON_DEPTH = CAP.bit_length()  # 17: layers of escapes a kept paste can hold (see above)
 JSON_ESCAPE = r"\\(?:u([0-9A-Fa-f]{4})|([^u\n]))"
 JSON_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", '"': '"', "\\": "\\", "/": "/"}
 RICH_TOP = r"(?<![^\n])╭─* ?" + _TRACEBACK_WORDS + r" ?─*╮[ \t]*(?![^\n])"

@@ -26,6 +26,8 @@ The attacks that found nothing to fix are kept as tests of their answer:
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from tests.site.lookupkb import answer, kb  # noqa: F401  (the fixture)
@@ -104,6 +106,31 @@ STILL_STATED = {
 @pytest.mark.parametrize("stated", STILL_STATED.values(), ids=STILL_STATED.keys())
 def test_a_release_in_parentheses_that_open_no_prompt_is_still_stated(kb, stated):  # noqa: F811
     assert answer(kb, stated + K) == ([KEY], [])
+
+
+# -- the known limit closed: a record escaped at any depth is read ------------------------------------------------
+
+def escaped(depth: int) -> str:
+    """A JSON log record's traceback (`exc_info`) inside another record's string, `depth` layers of JSON in all."""
+    from tests.site.test_lookup_round_nineteen import INDEX_ERROR
+
+    text = json.dumps({"exc_info": INDEX_ERROR})
+    for layer in range(depth - 1):
+        text = json.dumps({f"log{layer}": text})
+    return text
+
+
+@pytest.mark.parametrize("depth", [3, 4, 6])
+def test_a_record_escaped_at_any_depth_is_read(kb, depth):  # noqa: F811
+    """Round nineteen read two layers (a strict xfail for three); each pass now reads one more, until none is left."""
+    assert answer(kb, escaped(depth)) == (["layer-idx-out-of-range"], [])
+
+
+def test_the_layers_a_kept_paste_can_hold_bound_the_passes():
+    """Each layer doubles the backslashes before the marker's `n`: a paste of `CAP` characters holds `JSON_DEPTH`."""
+    from errorkb.lookup import rules
+
+    assert 2 ** (rules.JSON_DEPTH - 1) >= rules.CAP // 2
 
 
 # -- attacks that found nothing to fix (kept: their answers) ---------------------------------------------------------
@@ -213,7 +240,8 @@ def test_round_twentyone_reads_alike_in_the_page_the_cli_and_the_hook(release):
     from tests.site.test_lookup_js import _same_in_page_cli_and_hook, real_index
 
     pastes = [*(failing(line) for line in [*TEXT.values(), *USED.values(), *INSIDE.values()]), *LENT.values(),
-              *(stated + K for stated in [*OTHER_PACKAGE.values(), *PROMPTS.values(), *STILL_STATED.values()])]
+              *(stated + K for stated in [*OTHER_PACKAGE.values(), *PROMPTS.values(), *STILL_STATED.values()]),
+              *(escaped(depth) for depth in (3, 4, 6))]
     python = _same_in_page_cli_and_hook(real_index.__wrapped__(), pastes, release)
     if release is None:
         assert [p["found"][0][:2] for p in python[:len(TEXT)]] == [[KEY, "candidate"]] * len(TEXT)

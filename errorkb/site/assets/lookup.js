@@ -320,11 +320,14 @@
    * prefix (_paste.py:normalize, logged_lines). */
   function normalize(text, R, meter, logged) {
     meter = meter || new Meter();
-    meter.work += (32 + R.jsonDepth + R.frameWraps) * text.length;  // the passes below each read the text once
+    meter.work += (32 + R.frameWraps) * text.length;  // the passes below each read the text once
     text = text.replaceAll("\ufeff", "").replaceAll("\u00a0", " ");
-    for (let pass = 0; pass < R.jsonDepth; pass++) {  // a JSON log record's traceback; a record inside a record's, in two
-      text = text.replace(R.patterns.ESCAPED_TRACEBACK, (whole, before, body) => before + "\n" + body.replace(R.patterns.JSON_ESCAPE,
+    for (let pass = 0; pass < R.jsonDepth; pass++) {  // a JSON log record's traceback: one layer a pass, until none is left
+      meter.work += text.length;
+      const decoded = text.replace(R.patterns.ESCAPED_TRACEBACK, (whole, before, body) => before + "\n" + body.replace(R.patterns.JSON_ESCAPE,
         (escape, code, character) => unescaped(escape, code, character, R)) + "\n");
+      if (decoded === text) break;
+      text = decoded;
     }
     text = text.replace(R.patterns.INVISIBLE, "");  // marks no terminal prints (_rules.py:INVISIBLE)
     text = text.replace(R.patterns.HTML_ENTITY, (entity) => R.htmlEntities[entity]);  // read once
