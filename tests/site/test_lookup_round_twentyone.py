@@ -199,7 +199,7 @@ def test_the_librarys_own_release_in_the_same_shapes_still_confirms(kb):  # noqa
         assert answer(kb, stated + K) == ([KEY], []), stated
 
 
-WHISPER = [f'  File "{{root}}/transformers/models/whisper/modeling_whisper.py", line 400, in forward',
+WHISPER = ['  File "{root}/transformers/models/whisper/modeling_whisper.py", line 400, in forward',
            "    k = past_key_value.key_cache[self.layer_idx]"]
 FOLDERS = {
     "venv": "/home/u/venvs/transformers-4.57.0/lib/python3.10/site-packages",
