@@ -57,6 +57,7 @@ _ANSI = rules.compiled(rules.ANSI)
 _INVISIBLE = rules.compiled(rules.INVISIBLE)
 _HTML_ENTITY = rules.compiled(rules.HTML_ENTITY)
 _ESCAPED_TRACEBACK = rules.compiled(rules.ESCAPED_TRACEBACK)
+_REPR_TRACEBACK = rules.compiled(rules.REPR_TRACEBACK)
 _JSON_ESCAPE = rules.compiled(rules.JSON_ESCAPE)
 _RICH_TOP = rules.compiled(rules.RICH_TOP)
 _RICH_BOTTOM = rules.compiled(rules.RICH_BOTTOM)
@@ -150,8 +151,8 @@ def normalize(text: str, meter: Meter | None = None, logged: set[int] | None = N
     meter.work += (32 + rules.FRAME_WRAPS) * len(text)  # the passes below each read the text once
     text = text.replace("\ufeff", "").replace("\u00a0", " ")
     for _ in range(rules.JSON_DEPTH):  # one layer of a record inside a record's string a pass, until none is left
-        meter.work += len(text)
-        decoded = _ESCAPED_TRACEBACK.sub(_json_string, text)
+        meter.work += 2 * len(text)
+        decoded = _REPR_TRACEBACK.sub(_json_string, _ESCAPED_TRACEBACK.sub(_json_string, text))
         if decoded == text:
             break
         text = decoded
@@ -188,19 +189,20 @@ def normalize(text: str, meter: Meter | None = None, logged: set[int] | None = N
 
 
 def _json_string(string: re.Match[str]) -> str:
-    """A JSON string that holds a traceback (`rules.ESCAPED_TRACEBACK`: a log record's `exc_info`) as the text it
-    encodes, on lines of its own (the record's other fields stay on the lines around it)."""
+    """A JSON string or a Python repr that holds a traceback (`rules.ESCAPED_TRACEBACK`, `rules.REPR_TRACEBACK`: a log
+    record's `exc_info`) as the text it encodes, on lines of its own (the record's other fields stay on the lines
+    around it)."""
     return string.group(1) + "\n" + _JSON_ESCAPE.sub(_unescaped, string.group(2)) + "\n"
 
 
 def _unescaped(escape: re.Match[str]) -> str:
-    """One JSON escape as its character (`rules.JSON_ESCAPES`; `\\uXXXX` but a surrogate's half), any other as
-    written."""
-    code, character = escape.group(1), escape.group(2)
+    """One escape as its character (`rules.JSON_ESCAPES`; `\\xhh`, `\\uhhhh`, `\\Uhhhhhhhh` but a surrogate's half
+    or past the last code point), any other as written."""
+    code = escape.group(1) or escape.group(2) or escape.group(3)
     if code is not None:
         value = int(code, 16)
-        return escape.group(0) if 0xD800 <= value <= 0xDFFF else chr(value)
-    return rules.JSON_ESCAPES.get(character, escape.group(0))
+        return escape.group(0) if 0xD800 <= value <= 0xDFFF or value > 0x10FFFF else chr(value)
+    return rules.JSON_ESCAPES.get(escape.group(4), escape.group(0))
 
 
 def logged_lines(text: str) -> list[int]:

@@ -172,12 +172,32 @@ _TRACEBACK_WORDS = r"Traceback \(most recent call last\)"  # Python's marker, as
 # `\\\\n`), so a paste of `CAP` characters holds at most `JSON_DEPTH` layers: the passes stop there.
 _JSON_STRING = r'"(?:[^"\\\n]|\\[^\n])*"'
 _JSON_TOKEN = (_JSON_STRING + r"|[ \t:,\[\]{}]|(?:-?[0-9][0-9.eE+-]*|true|false|null)(?![A-Za-z0-9_.+-])")
-ESCAPED_TRACEBACK = (r"((?<![^\n])(?:" + PREFIX + r")?(?:(?:(?<![ \t]{5})[\[{]|[ \t]*" + _JSON_STRING
-                     + r"[ \t]*:)(?:" + _JSON_TOKEN + r')*?|(?<![ \t]{5})))"((?:[^"\\\n]|\\[^\n])*?' + _TRACEBACK_WORDS
-                     + r':\\+[rn](?:[^"\\\n]|\\[^\n])*)"')
+
+
+def _escaped_traceback(quote: str, string: str, token: str) -> str:
+    """A string written between `quote`s that holds a traceback, where a record stands (see above)."""
+    inside = r"(?:[^" + quote + r"\\\n]|\\[^\n])"
+    return (r"((?<![^\n])(?:" + PREFIX + r")?(?:(?:(?<![ \t]{5})[\[{]|[ \t]*" + string + r"[ \t]*:)(?:" + token
+            + r")*?|(?<![ \t]{5})))" + quote + "(" + inside + "*?" + _TRACEBACK_WORDS + r":\\+[rn]" + inside + "*)"
+            + quote)
+
+
+ESCAPED_TRACEBACK = _escaped_traceback('"', _JSON_STRING, _JSON_TOKEN)
+# A Python dict or string printed as Python writes it (`print(record)`, `logging`'s `%r`, a repr in a log line):
+# `{'levelname': 'ERROR', 'exc_info': 'Traceback (most recent call last):\n  File "..."...'}`. `repr` writes a string
+# that holds a `"` (a traceback's `File "..."`) between single quotes, escaping `\'`, `\\`, `\n`, `\t` and what it
+# does not print as `\xhh`, `\uhhhh`, `\Uhhhhhhhh`: the same read in the same place, its tokens Python's
+# (`_REPR_TOKEN`: strings in either quote, a number, `True`, `False`, `None`, punctuation, a tuple's parentheses).
+# Round twenty-one (a strict xfail of round eighteen's).
+_REPR_STRING = r"'(?:[^'\\\n]|\\[^\n])*'"
+_REPR_TOKEN = (_REPR_STRING + "|" + _JSON_STRING
+               + r"|[ \t:,\[\](){}]|(?:-?[0-9][0-9.eE+-]*|True|False|None)(?![A-Za-z0-9_.+-])")
+REPR_TRACEBACK = _escaped_traceback("'", _REPR_STRING, _REPR_TOKEN)
 JSON_DEPTH = CAP.bit_length()  # 17: layers of escapes a kept paste can hold (see above)
-JSON_ESCAPE = r"\\(?:u([0-9A-Fa-f]{4})|([^u\n]))"
-JSON_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", '"': '"', "\\": "\\", "/": "/"}
+# One escape of either (`ESCAPE`: `\xhh` in group 1, `\uhhhh` in 2, `\Uhhhhhhhh` in 3, one character in 4): JSON writes
+# no `\x`, `\U` or `\'`, Python's repr no `\/`, so one table reads both (`ESCAPES`).
+JSON_ESCAPE = r"\\(?:x([0-9A-Fa-f]{2})|u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|([^xuU\n]))"
+JSON_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", '"': '"', "'": "'", "\\": "\\", "/": "/"}
 RICH_TOP = r"(?<![^\n])╭─* ?" + _TRACEBACK_WORDS + r" ?─*╮[ \t]*(?![^\n])"
 RICH_BOTTOM = r"(?<![^\n])╰─*╯[ \t]*(?![^\n])"
 RICH_FOLD = r"(?<=[^ \t\n│]) │\n│ (?=[^ \t\n❱│])"
@@ -537,7 +557,8 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
         "handling_text": HANDLING_TEXT,
         "html_entities": HTML_ENTITIES, "json_escapes": JSON_ESCAPES,
         "patterns": {"ANSI": ANSI, "INVISIBLE": INVISIBLE, "HTML_ENTITY": HTML_ENTITY,
-                     "ESCAPED_TRACEBACK": ESCAPED_TRACEBACK, "JSON_ESCAPE": JSON_ESCAPE,
+                     "ESCAPED_TRACEBACK": ESCAPED_TRACEBACK, "REPR_TRACEBACK": REPR_TRACEBACK,
+                     "JSON_ESCAPE": JSON_ESCAPE,
                      "PROCESS": PROCESS, "TAG_CHARACTER": TAG_CHARACTER, "PREFIX": PREFIX, "LOG_RECORD": LOG_RECORD,
                      "LISTED_LEAD": LISTED_LEAD,
                      "PRINTED_NAME": PRINTED_NAME,

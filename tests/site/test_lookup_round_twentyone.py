@@ -133,6 +133,44 @@ def test_the_layers_a_kept_paste_can_hold_bound_the_passes():
     assert 2 ** (rules.JSON_DEPTH - 1) >= rules.CAP // 2
 
 
+# -- the known limit closed: a traceback in a Python repr is read as in a JSON string -------------------------------
+
+def reprs() -> dict[str, str]:
+    from tests.site.test_lookup_round_nineteen import INDEX_ERROR
+
+    odd = INDEX_ERROR.replace("list index", "list\x07index")  # repr writes `\x07`
+    return {
+        "dict": "{'levelname': 'ERROR', 'exc_info': " + repr(INDEX_ERROR) + "}",
+        "alone": repr(INDEX_ERROR),
+        "pprint-key": "{'levelname': 'ERROR',\n 'exc_info': " + repr(INDEX_ERROR) + "}",
+        "logged": "2025-01-02 10:00:00,123 ERROR {'msg': 'failed', 'args': ('a', 1, None), 'exc_info': "
+                  + repr(INDEX_ERROR) + "}",
+        "escapes": "{'exc_info': " + repr(odd) + "}",
+    }
+
+
+@pytest.mark.parametrize("name", ["dict", "alone", "pprint-key", "logged"])
+def test_a_traceback_in_a_python_repr_is_read(kb, name):  # noqa: F811
+    assert answer(kb, reprs()[name]) == (["layer-idx-out-of-range"], [])
+
+
+def test_a_reprs_escapes_are_read_as_python_writes_them():
+    from errorkb.lookup import normalize
+
+    assert "list\x07index" in normalize(reprs()["escapes"])
+    astral = "{'exc_info': 'Traceback (most recent call last):\\n  File \"/me/x.py\", line 1, in f\\nKeyError: \\U0001f600'}"
+    assert "KeyError: \U0001f600\n" in normalize(astral)  # (not in the page's set: a UTF-16 pair counts two there)
+
+
+def test_a_repr_in_a_line_of_source_code_is_code(kb):  # noqa: F811
+    """As round nineteen's JSON: a frame's code line holding a repr is never a record; the user's own error stays."""
+    from tests.site.test_lookup_round_nineteen import INDEX_ERROR
+
+    text = "\n".join([TB, '  File "/me/t.py", line 3, in <module>', "    rec = {'exc_info': " + repr(INDEX_ERROR) + "}",
+                      "KeyError: 'x'"])
+    assert answer(kb, text)[0] == []
+
+
 # -- attacks that found nothing to fix (kept: their answers) ---------------------------------------------------------
 
 DETACH = "trainer-eval-dynamic-cache-detach"  # its frame in `nested_detach` confirms; words alone a candidate
@@ -241,7 +279,7 @@ def test_round_twentyone_reads_alike_in_the_page_the_cli_and_the_hook(release):
 
     pastes = [*(failing(line) for line in [*TEXT.values(), *USED.values(), *INSIDE.values()]), *LENT.values(),
               *(stated + K for stated in [*OTHER_PACKAGE.values(), *PROMPTS.values(), *STILL_STATED.values()]),
-              *(escaped(depth) for depth in (3, 4, 6))]
+              *(escaped(depth) for depth in (3, 4, 6)), *reprs().values()]
     python = _same_in_page_cli_and_hook(real_index.__wrapped__(), pastes, release)
     if release is None:
         assert [p["found"][0][:2] for p in python[:len(TEXT)]] == [[KEY, "candidate"]] * len(TEXT)

@@ -241,7 +241,7 @@
 
   /* -- the rules, as the index ships them (errorkb/lookup/_rules.py) --------------------------- */
 
-  const GLOBAL = new Set(["ANSI", "INVISIBLE", "HTML_ENTITY", "ESCAPED_TRACEBACK", "JSON_ESCAPE", "PREFIX", "LOG_RECORD", "GROUP_MARGIN", "SUFFIX", "EXCEPTION_LINE", "INLINE_EXCEPTION", "TRACEBACK",
+  const GLOBAL = new Set(["ANSI", "INVISIBLE", "HTML_ENTITY", "ESCAPED_TRACEBACK", "REPR_TRACEBACK", "JSON_ESCAPE", "PREFIX", "LOG_RECORD", "GROUP_MARGIN", "SUFFIX", "EXCEPTION_LINE", "INLINE_EXCEPTION", "TRACEBACK",
     "TRACEBACK_END", "FRAME_LINE", "FRAME", "ARROW_LINE", "PYTEST_DEF", "PYTEST_FAILING", "RICH_TOP", "RICH_BOTTOM", "RICH_FOLD", "RICH_WRAP",
     "RICH_EDGE", "FRAME_WRAP", "FRAME_NAME_WRAP", "LINK", "QUOTED", "QUOTE_MARK", "DIFF_HUNK", "DOCTEST_EXPECTED", "LINE_END", "CHAINED", "RELEASE_NUMBER", "NAME", "SENTENCE_END",
     "WARNING_HEADER"]);
@@ -323,9 +323,10 @@
     meter.work += (32 + R.frameWraps) * text.length;  // the passes below each read the text once
     text = text.replaceAll("\ufeff", "").replaceAll("\u00a0", " ");
     for (let pass = 0; pass < R.jsonDepth; pass++) {  // a JSON log record's traceback: one layer a pass, until none is left
-      meter.work += text.length;
-      const decoded = text.replace(R.patterns.ESCAPED_TRACEBACK, (whole, before, body) => before + "\n" + body.replace(R.patterns.JSON_ESCAPE,
-        (escape, code, character) => unescaped(escape, code, character, R)) + "\n");
+      meter.work += 2 * text.length;
+      const string = (whole, before, body) => before + "\n" + body.replace(R.patterns.JSON_ESCAPE,
+        (escape, x, u, big, character) => unescaped(escape, x || u || big, character, R)) + "\n";
+      const decoded = text.replace(R.patterns.ESCAPED_TRACEBACK, string).replace(R.patterns.REPR_TRACEBACK, string);
       if (decoded === text) break;
       text = decoded;
     }
@@ -365,7 +366,7 @@
   function unescaped(escape, code, character, R) {
     if (code !== undefined) {
       const value = parseInt(code, 16);
-      return value >= 0xD800 && value <= 0xDFFF ? escape : String.fromCharCode(value);
+      return (value >= 0xD800 && value <= 0xDFFF) || value > 0x10FFFF ? escape : String.fromCodePoint(value);
     }
     return character in R.jsonEscapes ? R.jsonEscapes[character] : escape;
   }
