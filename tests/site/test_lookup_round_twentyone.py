@@ -1,13 +1,22 @@
 """Round twenty-one: attacks on the paste reader in shapes rounds one to twenty did not try, asked of the matcher, the
 page's script and the hook alike.
 
-None found a confirmed wrong answer. One known limit closed as a class (round ten's strict xfail): a removed name only
-quoted inside a string's text on the failing line (`log("cache.key_cache is gone")`) read as a use of it, and a use
-of the removed name on the failing line confirms the removal. A string is text, not code: the failing line is now read
-as it uses names (`_match.code_used`), each string literal's text blanked unless the whole literal is a name or a dotted
-name (`getattr(cache, "key_cache")`, `attrgetter("cache.key_cache")`: a use by reflection; `rules.NAMED_STRING`) or
-it is an f-string's replacement field (`f"{cache.key_cache[0]}"`: code). No list of functions: the string says what it
-is.
+The new shapes found no confirmed wrong answer. Four known limits (strict xfails of rounds ten, fourteen, eighteen and
+nineteen; the first two confirmed an entry on evidence the paste does not hold) closed, each as a class:
+
+- a removed name only quoted inside a string's text on the failing line (`log("cache.key_cache is gone")`) read as a
+  use of it, which confirms the removal. A string is text, not code: the failing line is read as it uses names
+  (`_match.code_used`), each string literal's text blanked unless the whole literal is a name or a dotted name
+  (`getattr(cache, "key_cache")`, `attrgetter("cache.key_cache")`: a use by reflection; `rules.NAMED_STRING`) or it
+  is an f-string's replacement field (`f"{cache.key_cache[0]}"`: code). No list of functions: the string says what
+  it is;
+- an environment's name in a shell's prompt (`(transformers 4.57.0) u@host:~$ python run.py`, cmd's, PowerShell's,
+  zsh's) was read as the release installed, which confirms an entry whose words only tie it on that release: the
+  parentheses that open a prompt's line name the environment as its user chose (`rules.PROMPT_OPEN`, `PROMPT_CLOSE`);
+- a JSON log record escaped three times was read two layers deep (`JSON_DEPTH` was 2): each pass now reads one layer,
+  until a pass finds none, bounded by the layers a kept paste can hold (a layer doubles the backslashes);
+- a traceback inside a Python repr (a dict printed, `{'exc_info': 'Traceback ...\\n...'}`) was left unread: it is
+  read where a JSON record's string is, with Python's escapes (`rules.REPR_TRACEBACK`).
 
 The attacks that found nothing to fix are kept as tests of their answer:
 
