@@ -58,6 +58,7 @@ _INVISIBLE = rules.compiled(rules.INVISIBLE)
 _HTML_ENTITY = rules.compiled(rules.HTML_ENTITY)
 _ESCAPED_TRACEBACK = rules.compiled(rules.ESCAPED_TRACEBACK)
 _REPR_TRACEBACK = rules.compiled(rules.REPR_TRACEBACK)
+_LINE_RECORD = rules.compiled(rules.LINE_RECORD)
 _JSON_ESCAPE = rules.compiled(rules.JSON_ESCAPE)
 _RICH_TOP = rules.compiled(rules.RICH_TOP)
 _RICH_BOTTOM = rules.compiled(rules.RICH_BOTTOM)
@@ -150,6 +151,8 @@ def normalize(text: str, meter: Meter | None = None, logged: set[int] | None = N
     meter = meter or Meter()
     meter.work += (32 + rules.FRAME_WRAPS) * len(text)  # the passes below each read the text once
     text = text.replace("\ufeff", "").replace("\u00a0", " ")
+    meter.work += len(text)
+    text = _LINE_RECORD.sub(_line_record, text)  # a record that holds one line: Docker's log of plain output
     for _ in range(rules.JSON_DEPTH):  # one layer of a record inside a record's string a pass, until none is left
         meter.work += 2 * len(text)
         decoded = _REPR_TRACEBACK.sub(_json_string, _ESCAPED_TRACEBACK.sub(_json_string, text))
@@ -193,6 +196,11 @@ def _json_string(string: re.Match[str]) -> str:
     record's `exc_info`) as the text it encodes, on lines of its own (the record's other fields stay on the lines
     around it)."""
     return string.group(1) + "\n" + _JSON_ESCAPE.sub(_unescaped, string.group(2)) + "\n"
+
+
+def _line_record(record: re.Match[str]) -> str:
+    """A record that holds one line a program printed (`rules.LINE_RECORD`: Docker's json-file log) as that line."""
+    return record.group(1) + _JSON_ESCAPE.sub(_unescaped, record.group(2))
 
 
 def _unescaped(escape: re.Match[str]) -> str:

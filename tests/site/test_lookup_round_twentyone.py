@@ -1,7 +1,7 @@
 """Round twenty-one: attacks on the paste reader in shapes rounds one to twenty did not try, asked of the matcher, the
 page's script and the hook alike.
 
-The new shapes found no confirmed wrong answer. Four known limits (strict xfails of rounds ten, fourteen, eighteen and
+The new shapes found no confirmed wrong answer. Five known limits (strict xfails of rounds ten, fourteen, eighteen and
 nineteen; the first two confirmed an entry on evidence the paste does not hold) closed, each as a class:
 
 - a removed name only quoted inside a string's text on the failing line (`log("cache.key_cache is gone")`) read as a
@@ -16,7 +16,10 @@ nineteen; the first two confirmed an entry on evidence the paste does not hold) 
 - a JSON log record escaped three times was read two layers deep (`JSON_DEPTH` was 2): each pass now reads one layer,
   until a pass finds none, bounded by the layers a kept paste can hold (a layer doubles the backslashes);
 - a traceback inside a Python repr (a dict printed, `{'exc_info': 'Traceback ...\\n...'}`) was left unread: it is
-  read where a JSON record's string is, with Python's escapes (`rules.REPR_TRACEBACK`).
+  read where a JSON record's string is, with Python's escapes (`rules.REPR_TRACEBACK`);
+- a traceback split over one JSON record per line (Docker's json-file log of plain output, a log shipper's record of
+  it) was left unread: a record whose value is one line ended by its escaped line break is read as that line
+  (`rules.LINE_RECORD`).
 
 The attacks that found nothing to fix are kept as tests of their answer:
 
@@ -180,6 +183,60 @@ def test_a_repr_in_a_line_of_source_code_is_code(kb):  # noqa: F811
     assert answer(kb, text)[0] == []
 
 
+# -- the known limit closed: a traceback split over one JSON record per line is read --------------------------------
+
+def per_line(text: str, **fields: str) -> str:
+    """Docker's json-file log of plain output: one record per line, each holding one line and its line break."""
+    return "\n".join(json.dumps({"log": line + "\n", "stream": "stderr", **fields}) for line in text.split("\n"))
+
+
+def split_records() -> dict[str, str]:
+    from tests.site.test_lookup_round_nineteen import INDEX_ERROR
+
+    return {
+        "docker": per_line(INDEX_ERROR, time="2025-01-02T10:00:00Z"),
+        "fluentd": "\n".join(json.dumps({"container_id": "1f2e", "source": "stderr", "log": line + "\n"})
+                             for line in INDEX_ERROR.split("\n")),
+        "stamped": "\n".join("2025-01-02 10:00:00 " + json.dumps({"log": line + "\n"}) for line in INDEX_ERROR.split("\n")),
+        "windows-path": per_line(INDEX_ERROR.replace("/usr/local/lib/python3.10/dist-packages/",
+                                                     "C:\\Python310\\Lib\\site-packages\\").replace("/", "\\")),
+    }
+
+
+@pytest.mark.parametrize("name", ["docker", "fluentd", "stamped", "windows-path"])
+def test_a_traceback_split_over_one_record_per_line_is_read(kb, name):  # noqa: F811
+    assert answer(kb, split_records()[name]) == (["layer-idx-out-of-range"], [])
+
+
+def test_a_record_per_line_in_a_line_of_source_code_is_code(kb):  # noqa: F811
+    """A frame's code line that holds such a record (five blanks before it) is code, as round nineteen's."""
+    from tests.site.test_lookup_round_nineteen import INDEX_ERROR
+
+    lines = ["    " + json.dumps({"log": line + "\n"}) for line in INDEX_ERROR.split("\n")]
+    text = "\n".join([TB, '  File "/me/t.py", line 3, in <module>', *lines, "KeyError: 'x'"])
+    assert answer(kb, text)[0] == []
+
+
+def test_records_per_line_are_read_in_bounded_time():
+    """A hang guard (a child process): lines of 60 KB of strings that end with a line break, or almost do."""
+    import subprocess
+    import sys
+
+    code = ("import json; from benchmarks.lookup_recall import project_known_lookup; kb = project_known_lookup(); "
+            "from tests.site.test_lookup_round_twentyone import HOSTILE_LINES; "
+            "print(json.dumps([len(kb.answer(line, None).confirmed) for line in HOSTILE_LINES]))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert json.loads(done.stdout) == [0] * len(HOSTILE_LINES)
+
+
+HOSTILE_LINES = [
+    "{" + '"a\\n" ' * 12000 + "x",  # strings that end with a line break, never closed
+    "{" + '"a\\\\n", ' * 8000,  # strings that end with an escaped backslash and `n`
+    '{"log": "' + "a" * 60000,  # a string never closed
+    "{" + '"a", ' * 12000 + '"b\\n", ' + '"c\\n" ' * 5000 + "x",  # the line found, the record never closed
+]
+
+
 # -- attacks that found nothing to fix (kept: their answers) ---------------------------------------------------------
 
 DETACH = "trainer-eval-dynamic-cache-detach"  # its frame in `nested_detach` confirms; words alone a candidate
@@ -288,7 +345,7 @@ def test_round_twentyone_reads_alike_in_the_page_the_cli_and_the_hook(release):
 
     pastes = [*(failing(line) for line in [*TEXT.values(), *USED.values(), *INSIDE.values()]), *LENT.values(),
               *(stated + K for stated in [*OTHER_PACKAGE.values(), *PROMPTS.values(), *STILL_STATED.values()]),
-              *(escaped(depth) for depth in (3, 4, 6)), *reprs().values()]
+              *(escaped(depth) for depth in (3, 4, 6)), *reprs().values(), *split_records().values(), *HOSTILE_LINES]
     python = _same_in_page_cli_and_hook(real_index.__wrapped__(), pastes, release)
     if release is None:
         assert [p["found"][0][:2] for p in python[:len(TEXT)]] == [[KEY, "candidate"]] * len(TEXT)

@@ -241,7 +241,7 @@
 
   /* -- the rules, as the index ships them (errorkb/lookup/_rules.py) --------------------------- */
 
-  const GLOBAL = new Set(["ANSI", "INVISIBLE", "HTML_ENTITY", "ESCAPED_TRACEBACK", "REPR_TRACEBACK", "JSON_ESCAPE", "PREFIX", "LOG_RECORD", "GROUP_MARGIN", "SUFFIX", "EXCEPTION_LINE", "INLINE_EXCEPTION", "TRACEBACK",
+  const GLOBAL = new Set(["ANSI", "INVISIBLE", "HTML_ENTITY", "ESCAPED_TRACEBACK", "REPR_TRACEBACK", "LINE_RECORD", "JSON_ESCAPE", "PREFIX", "LOG_RECORD", "GROUP_MARGIN", "SUFFIX", "EXCEPTION_LINE", "INLINE_EXCEPTION", "TRACEBACK",
     "TRACEBACK_END", "FRAME_LINE", "FRAME", "ARROW_LINE", "PYTEST_DEF", "PYTEST_FAILING", "RICH_TOP", "RICH_BOTTOM", "RICH_FOLD", "RICH_WRAP",
     "RICH_EDGE", "FRAME_WRAP", "FRAME_NAME_WRAP", "LINK", "QUOTED", "QUOTE_MARK", "DIFF_HUNK", "DOCTEST_EXPECTED", "LINE_END", "CHAINED", "RELEASE_NUMBER", "NAME", "SENTENCE_END",
     "WARNING_HEADER"]);
@@ -322,10 +322,13 @@
     meter = meter || new Meter();
     meter.work += (32 + R.frameWraps) * text.length;  // the passes below each read the text once
     text = text.replaceAll("\ufeff", "").replaceAll("\u00a0", " ");
+    const decode = (body) => body.replace(R.patterns.JSON_ESCAPE,
+      (escape, x, u, big, character) => unescaped(escape, x || u || big, character, R));
+    meter.work += text.length;
+    text = text.replace(R.patterns.LINE_RECORD, (whole, before, line) => before + decode(line));  // Docker's log of plain output
     for (let pass = 0; pass < R.jsonDepth; pass++) {  // a JSON log record's traceback: one layer a pass, until none is left
       meter.work += 2 * text.length;
-      const string = (whole, before, body) => before + "\n" + body.replace(R.patterns.JSON_ESCAPE,
-        (escape, x, u, big, character) => unescaped(escape, x || u || big, character, R)) + "\n";
+      const string = (whole, before, body) => before + "\n" + decode(body) + "\n";
       const decoded = text.replace(R.patterns.ESCAPED_TRACEBACK, string).replace(R.patterns.REPR_TRACEBACK, string);
       if (decoded === text) break;
       text = decoded;
