@@ -152,8 +152,13 @@ def normalize(text: str, meter: Meter | None = None, logged: set[int] | None = N
     meter.work += (32 + rules.FRAME_WRAPS) * len(text)  # the passes below each read the text once
     text = text.replace("\ufeff", "").replace("\u00a0", " ")
     meter.work += len(text)
-    text = _LINE_RECORD.sub(_line_record, text)  # a record that holds one line: Docker's log of plain output
+    if '\\n"' in text:  # a record that holds one line ends it so: Docker's log of plain output
+        meter.work += len(text)
+        text = _LINE_RECORD.sub(_line_record, text)
     for _ in range(rules.JSON_DEPTH):  # one layer of a record inside a record's string a pass, until none is left
+        meter.work += len(text)
+        if rules.TRACEBACK_TEXT + "\\" not in text:  # an escaped traceback's marker: a backslash follows it
+            break
         meter.work += 2 * len(text)
         decoded = _REPR_TRACEBACK.sub(_json_string, _ESCAPED_TRACEBACK.sub(_json_string, text))
         if decoded == text:

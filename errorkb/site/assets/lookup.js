@@ -325,8 +325,13 @@
     const decode = (body) => body.replace(R.patterns.JSON_ESCAPE,
       (escape, x, u, big, character) => unescaped(escape, x || u || big, character, R));
     meter.work += text.length;
-    text = text.replace(R.patterns.LINE_RECORD, (whole, before, line) => before + decode(line));  // Docker's log of plain output
+    if (text.includes('\\n"')) {  // a record that holds one line ends it so: Docker's log of plain output
+      meter.work += text.length;
+      text = text.replace(R.patterns.LINE_RECORD, (whole, before, line) => before + decode(line));
+    }
     for (let pass = 0; pass < R.jsonDepth; pass++) {  // a JSON log record's traceback: one layer a pass, until none is left
+      meter.work += text.length;
+      if (!text.includes(R.tracebackText + "\\")) break;  // an escaped traceback's marker: a backslash follows it
       meter.work += 2 * text.length;
       const string = (whole, before, body) => before + "\n" + decode(body) + "\n";
       const decoded = text.replace(R.patterns.ESCAPED_TRACEBACK, string).replace(R.patterns.REPR_TRACEBACK, string);
