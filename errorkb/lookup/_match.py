@@ -1167,7 +1167,7 @@ def code_used(code: str) -> str:
         while end < len(code) and code[end] != char:
             end += 2 if code[end] == "\\" else 1
         text = code[at + 1:end]
-        prefix = _STRING_PREFIX.search(code[:at])
+        prefix = _STRING_PREFIX.search(code[max(0, at - 3):at])  # two letters and what stands before them
         if _NAMED_STRING.search(text):
             kept.append(" " + text + " ")
         elif prefix is not None and "f" in prefix.group(0).lower():

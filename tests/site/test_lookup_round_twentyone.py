@@ -218,7 +218,8 @@ def test_a_record_per_line_in_a_line_of_source_code_is_code(kb):  # noqa: F811
 
 
 def test_records_per_line_are_read_in_bounded_time():
-    """A hang guard (a child process): lines of 60 KB of strings that end with a line break, or almost do."""
+    """A hang guard (a child process): lines of 60 KB of strings that end with a line break, or almost do, and a
+    failing line of as many strings."""
     import subprocess
     import sys
 
@@ -234,6 +235,7 @@ HOSTILE_LINES = [
     "{" + '"a\\\\n", ' * 8000,  # strings that end with an escaped backslash and `n`
     '{"log": "' + "a" * 60000,  # a string never closed
     "{" + '"a", ' * 12000 + '"b\\n", ' + '"c\\n" ' * 5000 + "x",  # the line found, the record never closed
+    failing("x = f(" + 'f"a{b}", ' * 6000 + ")"),  # a failing line of many strings, read as it uses names
 ]
 
 

@@ -1165,7 +1165,7 @@
       let end = at + 1;
       while (end < code.length && code[end] !== char) end += code[end] === "\\" ? 2 : 1;
       const text = code.slice(at + 1, end);
-      const prefix = R.patterns.STRING_PREFIX.exec(code.slice(0, at));
+      const prefix = R.patterns.STRING_PREFIX.exec(code.slice(Math.max(0, at - 3), at));  // two letters and before them
       if (R.patterns.NAMED_STRING.test(text)) kept.push(" " + text + " ");
       else if (prefix !== null && prefix[0].toLowerCase().includes("f")) {
         kept.push(" " + fields(text).map((field) => codeUsed(field, R)).join(" ") + " ");
