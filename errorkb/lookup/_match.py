@@ -1138,11 +1138,63 @@ def _first(found: list[Frame], wanted: tuple[FrameRule, ...], installed: bool = 
 
 
 def _uses(code: str, names: tuple[str, ...]) -> bool:
-    """Whether a line of code uses one of the names as a whole identifier, in its code: a comment on the
-    line (`# was cache.key_cache`) uses nothing; a string may (`getattr(cache, 'key_cache')`)."""
-    code = without_comment(code)
-    return bool(code) and any(re.search(r"(?<![A-Za-z0-9_])" + re.escape(name) + r"(?![A-Za-z0-9_])", code)
-                              for name in names)
+    """Whether a line of code uses one of the names as a whole identifier, in its code (`code_used`): a
+    comment (`# was cache.key_cache`) or a string's text (`log("no key_cache")`) uses nothing; a string
+    that is the name does (`getattr(cache, 'key_cache')`)."""
+    code = code_used(code)
+    return any(re.search(r"(?<![A-Za-z0-9_])" + re.escape(name) + r"(?![A-Za-z0-9_])", code) for name in names)
+
+
+_NAMED_STRING = rules.compiled(rules.NAMED_STRING)
+_STRING_PREFIX = rules.compiled(rules.STRING_PREFIX)
+
+
+def code_used(code: str) -> str:
+    """A line of Python as it uses names (round twenty-one): its comment dropped, each string literal's text
+    blanked unless the whole of it is a name or a dotted name (`rules.NAMED_STRING`: read by reflection,
+    `getattr(cache, "key_cache")`), an f-string's replacement fields kept as code. Quotes read in one pass
+    as `without_comment` reads them, a backslash escaping the next character inside a literal."""
+    kept, at = [], 0
+    while at < len(code):
+        char = code[at]
+        if char == "#":
+            break
+        if char not in "'\"":
+            kept.append(char)
+            at += 1
+            continue
+        end = at + 1
+        while end < len(code) and code[end] != char:
+            end += 2 if code[end] == "\\" else 1
+        text = code[at + 1:end]
+        prefix = _STRING_PREFIX.search(code[max(0, at - 3):at])  # two letters and what stands before them
+        if _NAMED_STRING.search(text):
+            kept.append(" " + text + " ")
+        elif prefix is not None and "f" in prefix.group(0).lower():
+            kept.append(" " + " ".join(code_used(field) for field in _fields(text)) + " ")
+        else:
+            kept.append(" ")
+        at = end + 1
+    return "".join(kept)
+
+
+def _fields(text: str) -> list[str]:
+    """An f-string's replacement fields (`{cache.key_cache[0]!r:>8}`), nested braces counted; `{{` is a brace."""
+    found, at = [], 0
+    while at < len(text):
+        if text.startswith("{{", at):
+            at += 2
+            continue
+        if text[at] != "{":
+            at += 1
+            continue
+        depth, end = 1, at + 1
+        while end < len(text) and depth:
+            depth += {"{": 1, "}": -1}.get(text[end], 0)
+            end += 1
+        found.append(text[at + 1:end - 1 if depth == 0 else end])
+        at = end
+    return found
 
 
 def without_comment(code: str) -> str:

@@ -57,6 +57,8 @@ _ANSI = rules.compiled(rules.ANSI)
 _INVISIBLE = rules.compiled(rules.INVISIBLE)
 _HTML_ENTITY = rules.compiled(rules.HTML_ENTITY)
 _ESCAPED_TRACEBACK = rules.compiled(rules.ESCAPED_TRACEBACK)
+_REPR_TRACEBACK = rules.compiled(rules.REPR_TRACEBACK)
+_LINE_RECORD = rules.compiled(rules.LINE_RECORD)
 _JSON_ESCAPE = rules.compiled(rules.JSON_ESCAPE)
 _RICH_TOP = rules.compiled(rules.RICH_TOP)
 _RICH_BOTTOM = rules.compiled(rules.RICH_BOTTOM)
@@ -103,6 +105,8 @@ _SENTENCE_END = rules.compiled(rules.SENTENCE_END)
 _TOLD_NEXT = rules.compiled(rules.TOLD_NEXT)
 _TOLD_OTHER_BEFORE = rules.compiled(rules.TOLD_OTHER_BEFORE)
 _TOLD_OTHER_AFTER = rules.compiled(rules.TOLD_OTHER_AFTER)
+_PROMPT_OPEN = rules.compiled(rules.PROMPT_OPEN)
+_PROMPT_CLOSE = rules.compiled(rules.PROMPT_CLOSE)
 
 
 class Candidate(NamedTuple):  # a tuple: a long paste makes thousands, each made at C speed
@@ -145,10 +149,21 @@ def normalize(text: str, meter: Meter | None = None, logged: set[int] | None = N
     """Stage 2: what terminals and tools add, taken away. `logged`, when given, receives the numbers (from 0) of the
     normalised text's lines that carried a log record's prefix (`logged_lines`)."""
     meter = meter or Meter()
-    meter.work += (32 + rules.JSON_DEPTH + rules.FRAME_WRAPS) * len(text)  # the passes below each read the text once
+    meter.work += (32 + rules.FRAME_WRAPS) * len(text)  # the passes below each read the text once
     text = text.replace("\ufeff", "").replace("\u00a0", " ")
-    for _ in range(rules.JSON_DEPTH):  # a record inside a record's string is read in two passes
-        text = _ESCAPED_TRACEBACK.sub(_json_string, text)
+    meter.work += len(text)
+    if '\\n"' in text:  # a record that holds one line ends it so: Docker's log of plain output
+        meter.work += len(text)
+        text = _LINE_RECORD.sub(_line_record, text)
+    for _ in range(rules.JSON_DEPTH):  # one layer of a record inside a record's string a pass, until none is left
+        meter.work += len(text)
+        if rules.TRACEBACK_TEXT + "\\" not in text:  # an escaped traceback's marker: a backslash follows it
+            break
+        meter.work += 2 * len(text)
+        decoded = _REPR_TRACEBACK.sub(_json_string, _ESCAPED_TRACEBACK.sub(_json_string, text))
+        if decoded == text:
+            break
+        text = decoded
     text = _INVISIBLE.sub("", text)
     text = _HTML_ENTITY.sub(lambda entity: rules.HTML_ENTITIES[entity.group(0)], text)
     text = plain_quotes(text)
@@ -182,19 +197,25 @@ def normalize(text: str, meter: Meter | None = None, logged: set[int] | None = N
 
 
 def _json_string(string: re.Match[str]) -> str:
-    """A JSON string that holds a traceback (`rules.ESCAPED_TRACEBACK`: a log record's `exc_info`) as the text it
-    encodes, on lines of its own (the record's other fields stay on the lines around it)."""
+    """A JSON string or a Python repr that holds a traceback (`rules.ESCAPED_TRACEBACK`, `rules.REPR_TRACEBACK`: a log
+    record's `exc_info`) as the text it encodes, on lines of its own (the record's other fields stay on the lines
+    around it)."""
     return string.group(1) + "\n" + _JSON_ESCAPE.sub(_unescaped, string.group(2)) + "\n"
 
 
+def _line_record(record: re.Match[str]) -> str:
+    """A record that holds one line a program printed (`rules.LINE_RECORD`: Docker's json-file log) as that line."""
+    return record.group(1) + _JSON_ESCAPE.sub(_unescaped, record.group(2))
+
+
 def _unescaped(escape: re.Match[str]) -> str:
-    """One JSON escape as its character (`rules.JSON_ESCAPES`; `\\uXXXX` but a surrogate's half), any other as
-    written."""
-    code, character = escape.group(1), escape.group(2)
+    """One escape as its character (`rules.JSON_ESCAPES`; `\\xhh`, `\\uhhhh`, `\\Uhhhhhhhh` but a surrogate's half
+    or past the last code point), any other as written."""
+    code = escape.group(1) or escape.group(2) or escape.group(3)
     if code is not None:
         value = int(code, 16)
-        return escape.group(0) if 0xD800 <= value <= 0xDFFF else chr(value)
-    return rules.JSON_ESCAPES.get(character, escape.group(0))
+        return escape.group(0) if 0xD800 <= value <= 0xDFFF or value > 0x10FFFF else chr(value)
+    return rules.JSON_ESCAPES.get(escape.group(4), escape.group(0))
 
 
 def logged_lines(text: str) -> list[int]:
@@ -722,7 +743,8 @@ def _next_line(text: str, end: int, meter: Meter) -> str:
 
 def _told_other(text: str, start: int, at: int, end: int, meter: Meter) -> bool:
     """Whether a statement (the library's name at `at`, its release ending at `end`, on the line that starts at
-    `start`) names a release to get, one required or one of the library's history, not the one installed: the words
+    `start`) names a release to get, one required, one of the library's history or an environment in a shell's
+    prompt (`rules.PROMPT_OPEN`, `rules.PROMPT_CLOSE`), not the one installed: the words
     just before the name (`rules.TOLD_OTHER_BEFORE`) or just after the release (`rules.TOLD_OTHER_AFTER`), each read
     in `rules.TOLD_WINDOW` characters of the line; never on a line that says it does not work (`rules.TOLD_NOT`)."""
     stop = text.find("\n", end)
@@ -730,7 +752,9 @@ def _told_other(text: str, start: int, at: int, end: int, meter: Meter) -> bool:
     before = text[max(start, at - rules.TOLD_WINDOW):at]
     after = text[end:min(stop, end + rules.TOLD_WINDOW)]
     meter.work += len(before) + len(after)
-    if _TOLD_OTHER_BEFORE.search(before) is None and _TOLD_OTHER_AFTER.search(after) is None:
+    prompt = at - start <= rules.TOLD_WINDOW and _PROMPT_OPEN.search(before) is not None and \
+        _PROMPT_CLOSE.search(after) is not None  # an environment's name in a shell's prompt
+    if not prompt and _TOLD_OTHER_BEFORE.search(before) is None and _TOLD_OTHER_AFTER.search(after) is None:
         return False
     meter.work += stop - start
     return _TOLD_NOT.search(text[start:stop]) is None

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-RULES_VERSION = 32
+RULES_VERSION = 33
 
 CAP = 1 << 16  # characters of a paste read: its last 64 KiB
 CHAIN = 64  # exception lines tried whole, counted from the end of the paste
@@ -166,16 +166,49 @@ _TRACEBACK_WORDS = r"Traceback \(most recent call last\)"  # Python's marker, as
 # character in group 2) as `JSON_ESCAPES` says (`\uXXXX` as its character but a surrogate's half; any other escape
 # stays as written). Round eighteen: the frames inside were left unread. A record inside another record's string (a
 # JSON logger's line in Docker's json-file log, a cloud export of a record's text) is escaped twice, its line breaks
-# `\\n`: the marker may be followed by any run of backslashes before `n`, and the strings are read `JSON_DEPTH` times
-# over, each pass the next layer (round nineteen: a strict xfail of round eighteen's).
+# `\\n`: the marker may be followed by any run of backslashes before `n`, and the strings are read again, each pass the
+# next layer, until a pass finds none (round nineteen: a strict xfail of round eighteen's; round twenty-one: any depth,
+# a strict xfail of round nineteen's). A layer doubles the backslashes before the marker's `n` at least (`\n`, `\\n`,
+# `\\\\n`), so a paste of `CAP` characters holds at most `JSON_DEPTH` layers: the passes stop there.
 _JSON_STRING = r'"(?:[^"\\\n]|\\[^\n])*"'
 _JSON_TOKEN = (_JSON_STRING + r"|[ \t:,\[\]{}]|(?:-?[0-9][0-9.eE+-]*|true|false|null)(?![A-Za-z0-9_.+-])")
-ESCAPED_TRACEBACK = (r"((?<![^\n])(?:" + PREFIX + r")?(?:(?:(?<![ \t]{5})[\[{]|[ \t]*" + _JSON_STRING
-                     + r"[ \t]*:)(?:" + _JSON_TOKEN + r')*?|(?<![ \t]{5})))"((?:[^"\\\n]|\\[^\n])*?' + _TRACEBACK_WORDS
-                     + r':\\+[rn](?:[^"\\\n]|\\[^\n])*)"')
-JSON_DEPTH = 2
-JSON_ESCAPE = r"\\(?:u([0-9A-Fa-f]{4})|([^u\n]))"
-JSON_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", '"': '"', "\\": "\\", "/": "/"}
+
+
+def _escaped_traceback(quote: str, string: str, token: str) -> str:
+    """A string written between `quote`s that holds a traceback, where a record stands (see above)."""
+    inside = r"(?:[^" + quote + r"\\\n]|\\[^\n])"
+    return (r"((?<![^\n])(?:" + PREFIX + r")?(?:(?:(?<![ \t]{5})[\[{]|[ \t]*" + string + r"[ \t]*:)(?:" + token
+            + r")*?|(?<![ \t]{5})))" + quote + "(" + inside + "*?" + _TRACEBACK_WORDS + r":\\+[rn]" + inside + "*)"
+            + quote)
+
+
+ESCAPED_TRACEBACK = _escaped_traceback('"', _JSON_STRING, _JSON_TOKEN)
+# A Python dict or string printed as Python writes it (`print(record)`, `logging`'s `%r`, a repr in a log line):
+# `{'levelname': 'ERROR', 'exc_info': 'Traceback (most recent call last):\n  File "..."...'}`. `repr` writes a string
+# that holds a `"` (a traceback's `File "..."`) between single quotes, escaping `\'`, `\\`, `\n`, `\t` and what it
+# does not print as `\xhh`, `\uhhhh`, `\Uhhhhhhhh`: the same read in the same place, its tokens Python's
+# (`_REPR_TOKEN`: strings in either quote, a number, `True`, `False`, `None`, punctuation, a tuple's parentheses).
+# Round twenty-one (a strict xfail of round eighteen's).
+_REPR_STRING = r"'(?:[^'\\\n]|\\[^\n])*'"
+_REPR_TOKEN = (_REPR_STRING + "|" + _JSON_STRING
+               + r"|[ \t:,\[\](){}]|(?:-?[0-9][0-9.eE+-]*|True|False|None)(?![A-Za-z0-9_.+-])")
+REPR_TRACEBACK = _escaped_traceback("'", _REPR_STRING, _REPR_TOKEN)
+# Docker's json-file log of plain output (and a log shipper's record of it: fluentd's, a cloud's) writes each line a
+# program printed as one record on a line of its own, the line and its line break one string (`{"log": "  File
+# \"...\", line 3, in f\n", "stream": "stderr", ...}`): a traceback is split over as many records. Such a line, a
+# record whose value is one line ended by its escaped line break (`LINE_RECORD`, group 2: the first such value), is
+# read as that line before the records above are (what stood before the record, group 1, stays: a stamped time). The
+# strings before it end otherwise (`_NOT_A_LINE`), so each token matches one way and a line is scanned once; a record
+# after five blanks is a code line's, as above. Round twenty-one (a strict xfail of round nineteen's).
+_NOT_A_LINE = r'"(?:[^"\\\n]|\\[^\n])*(?<!\\n)"'
+LINE_RECORD = (r"((?<![^\n])(?:" + PREFIX + r")?)(?<![ \t]{5})\{(?:" + _NOT_A_LINE
+               + r"|[ \t:,\[\]{}]|(?:-?[0-9][0-9.eE+-]*|true|false|null)(?![A-Za-z0-9_.+-]))*?"
+               + r'"((?:[^"\\\n]|\\[^n\n])*)\\n"(?:' + _JSON_TOKEN + r")*\}[ \t]*(?![^\n])")
+JSON_DEPTH = CAP.bit_length()  # 17: layers of escapes a kept paste can hold (see above)
+# One escape of either (`ESCAPE`: `\xhh` in group 1, `\uhhhh` in 2, `\Uhhhhhhhh` in 3, one character in 4): JSON writes
+# no `\x`, `\U` or `\'`, Python's repr no `\/`, so one table reads both (`ESCAPES`).
+JSON_ESCAPE = r"\\(?:x([0-9A-Fa-f]{2})|u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|([^xuU\n]))"
+JSON_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", '"': '"', "'": "'", "\\": "\\", "/": "/"}
 RICH_TOP = r"(?<![^\n])╭─* ?" + _TRACEBACK_WORDS + r" ?─*╮[ \t]*(?![^\n])"
 RICH_BOTTOM = r"(?<![^\n])╰─*╯[ \t]*(?![^\n])"
 RICH_FOLD = r"(?<=[^ \t\n│]) │\n│ (?=[^ \t\n❱│])"
@@ -325,6 +358,13 @@ WRITTEN_MIN = 16
 # `raise NodeError(f"{error}")`). A handler that relays a library's error by its text loses the chain this way: the
 # words may be the library's, or the user's own; possible, never confirmed (round sixteen).
 RELAYED = r"^raise(?:[ \t](?:[^'\"\n]|[fF](['\"])(?:\{[^{}'\"\n]*\})+\1)*)?$"
+# A string on a failing line is text, not code: `log("cache.key_cache is gone")` uses no `key_cache`. Its text is a
+# use only where the whole of it is a name or a dotted name (`NAMED_STRING`): code that reads an attribute by its name
+# (`getattr(cache, "key_cache")`, `attrgetter("cache.key_cache")`). An f-string's replacement fields are code
+# (`f"{cache.key_cache[0]}"`); `STRING_PREFIX` is the letters before a quote that open a literal, an `f` among them
+# an f-string's (round twenty-one).
+NAMED_STRING = r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$"
+STRING_PREFIX = r"(?<![A-Za-z0-9_])[rRbBuUfF]{1,2}$"
 # Not a frame: a warning (`x.py:3: FutureWarning: ...`), a linter's `x.py:3:5: E501`, prose.
 FRAME = r"File \"([^\"\n]*)\", line ([0-9]+)"
 FRAME_LINE = (r"(?<![^\n])[ \t]*(?:(?:>[ \t]+)?File (?:\"([^\"\n]*)\",[ \t]*line[ \t]*([0-9]+)"
@@ -433,6 +473,14 @@ TOLD_OTHER_BEFORE = (r"(?<![A-Za-z])(?:[Rr]equires?|[Rr]equired|[Rr]equiring|[Nn
                      r"[ \t]+`?$")
 TOLD_OTHER_AFTER = (r"^`?(?:\+|[ \t]*,?[ \t]+(?:or|and)[ \t]+(?:later|newer|above|higher|greater|up)(?![A-Za-z])"
                     r"|[ \t]+will(?![A-Za-z]))")
+# A shell's prompt shows the environment it runs in, named as its user chose (`(<library> 4.57.1) u@host:~$ python
+# run.py`, `(<library> 4.57.1) C:\Users\u> python run.py`): a name says nothing of what is installed in it, so a
+# statement inside the parentheses that open a prompt's line states no release (round twenty-one; a strict xfail of
+# round fourteen's). `PROMPT_OPEN`: the line before the name, from its start (`TOLD_WINDOW` characters at most), opens
+# them; `PROMPT_CLOSE`: after the release, they close, and a prompt follows (a token that ends with `$`, `#`, `%` or
+# `>`, or a bare `$`, `#` or `%`), then a blank or the line's end.
+PROMPT_OPEN = r"^[ \t]*\([^()\n]*$"
+PROMPT_CLOSE = r"^[^()\n]*\)[ \t]+(?:PS[ \t]+)?(?:[^ \t\n]+[$#%>]|[$#%])(?:[ \t]|$)"
 # A statement inside a question ("Does <library> 4.57.1 not work with this model?") asks, it does not tell: the
 # reader cannot say the release is installed, and `TOLD_NOT` would read the negation as the release that raised. The
 # sentence a statement is in ends at the first `SENTENCE_END` after it on its line (a full stop, `!` or `?` before a
@@ -520,7 +568,9 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
         "handling_text": HANDLING_TEXT,
         "html_entities": HTML_ENTITIES, "json_escapes": JSON_ESCAPES,
         "patterns": {"ANSI": ANSI, "INVISIBLE": INVISIBLE, "HTML_ENTITY": HTML_ENTITY,
-                     "ESCAPED_TRACEBACK": ESCAPED_TRACEBACK, "JSON_ESCAPE": JSON_ESCAPE,
+                     "ESCAPED_TRACEBACK": ESCAPED_TRACEBACK, "REPR_TRACEBACK": REPR_TRACEBACK,
+                     "LINE_RECORD": LINE_RECORD,
+                     "JSON_ESCAPE": JSON_ESCAPE,
                      "PROCESS": PROCESS, "TAG_CHARACTER": TAG_CHARACTER, "PREFIX": PREFIX, "LOG_RECORD": LOG_RECORD,
                      "LISTED_LEAD": LISTED_LEAD,
                      "PRINTED_NAME": PRINTED_NAME,
@@ -536,6 +586,7 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
                      "RERAISE": RERAISE, "WARNING_HEADER": WARNING_HEADER,
                      "FRAME": FRAME, "FRAME_LINE": FRAME_LINE, "STACK_LINE": STACK_LINE, "INSTALL_ROOT": INSTALL_ROOT,
                      "OWN_RAISE": OWN_RAISE, "OWN_FILE": OWN_FILE, "RELAYED": RELAYED,
+                     "NAMED_STRING": NAMED_STRING, "STRING_PREFIX": STRING_PREFIX,
                      "CODE_LINE": CODE_LINE,
                      "ARROW_LINE": ARROW_LINE,
                      "PYTEST_DEF": PYTEST_DEF, "PYTEST_FAILING": PYTEST_FAILING,
@@ -543,6 +594,7 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
                      "TOLD_WORKING": TOLD_WORKING, "TOLD_NOT": TOLD_NOT, "TOLD_NEXT": TOLD_NEXT,
                      "SENTENCE_END": SENTENCE_END, "TOLD_OTHER_BEFORE": TOLD_OTHER_BEFORE,
                      "TOLD_OTHER_AFTER": TOLD_OTHER_AFTER,
+                     "PROMPT_OPEN": PROMPT_OPEN, "PROMPT_CLOSE": PROMPT_CLOSE,
                      "RELEASE_NUMBER": RELEASE_NUMBER, "NAME": NAME, "RETOLD_NAME": RETOLD_NAME,
                      "RETOLD_GONE": RETOLD_GONE, "COUNT": COUNT, "SOURCE_VALUE": SOURCE_VALUE},
         "name_chars": NAME_CHARS, "dotted_name_chars": DOTTED_NAME_CHARS, "lower_first": LOWER_FIRST,

@@ -100,9 +100,10 @@ def test_what_states_no_release_or_several_still_confirms_nothing(kb, line):
 
 
 @pytest.mark.xfail(strict=True, reason="a release named as one to get with no words that say so (\"Please use transformers "
-                   "4.57.1\", a conda environment's prompt named after a release) is read as the one installed: a known "
-                   "limit (docs/contributing.md 6b)")
-@pytest.mark.parametrize("line", ["Please use transformers 4.57.1\n", "(transformers 4.57.1) u@host:~$ python run.py\n"])
+                   "4.57.1\") is read as the one installed: a known limit (docs/contributing.md 6b); a conda "
+                   "environment's prompt named after a release was one too until round twenty-one "
+                   "(tests/site/test_lookup_round_twentyone.py)")
+@pytest.mark.parametrize("line", ["Please use transformers 4.57.1\n"])
 def test_a_release_to_get_without_words_that_say_so_is_not_the_one_installed(kb, line):
     assert _answer(kb, line + KEY_CACHE) == ([], ["key-cache-removed"])
 

@@ -10,8 +10,8 @@ after the prefixes a log puts there (`PREFIX`), as the value of a record that th
 pretty-printed record's key (`"exc_info": `), past nothing but JSON's own tokens.
 
 One known limit closed as a class: a record inside another record's string (a JSON logger's line in Docker's json-file
-log), escaped twice, is read in two passes (`JSON_DEPTH`); a record escaped three times and a traceback split over one
-record per line stay strict xfails.
+log), escaped twice, is read in two passes (a record escaped three times and a traceback split over one record per line
+stayed strict xfails until round twenty-one: test_lookup_round_twentyone.py).
 
 The attacks that found nothing to fix are kept as tests of their answer.
 """
@@ -153,19 +153,14 @@ def test_json_lines_are_read_in_bounded_time():
     assert json.loads(done.stdout) == [[ENTRY], [], [], [ENTRY], [], [], []]
 
 
-UNREAD = {
-    # Docker's json-file log of plain output: one record per line, each line of the traceback its own string
-    "docker-per-line": "\n".join(json.dumps({"log": line + "\n", "stream": "stderr", "time": "2025-01-02T10:00:00Z"})
-                                 for line in INDEX_ERROR.split("\n")),
+UNREAD = {  # Docker's json-file log of plain output, one record per line: read since round twenty-one (its tests)
     # a level padded to eight, `INFO`: five blanks before the record, as a code line behind a prefix has
     "info-padded": "2025-01-02 10:00:00,123 INFO     " + json.dumps({"message": "failed", "exc_info": INDEX_ERROR}),
-    # a record escaped three times: JSON_DEPTH reads two layers
-    "depth-three": json.dumps({"a": json.dumps({"log": json.dumps({"exc_info": INDEX_ERROR})})}),
-}
+}  # a record escaped three times: read since round twenty-one, any depth (test_lookup_round_twentyone.py)
 
 
-@pytest.mark.xfail(strict=True, reason="a traceback split over many JSON records, escaped deeper than JSON_DEPTH, or "
-                   "after five blanks (as a code line behind a prefix) is read as written: possible, never confirmed (docs/contributing.md 6b)")
+@pytest.mark.xfail(strict=True, reason="a JSON record after five blanks (a level padded to eight, as a code line behind a "
+                   "prefix is) is read as written: possible, never confirmed (docs/contributing.md 6b)")
 @pytest.mark.parametrize("text", UNREAD.values(), ids=UNREAD.keys())
 def test_a_traceback_split_over_records_or_escaped_deeper_is_read(kb, text):  # noqa: F811
     assert answer(kb, text) == CONFIRMED

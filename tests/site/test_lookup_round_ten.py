@@ -116,10 +116,9 @@ def test_a_negative_count_is_no_value_the_librarys_raise_prints(kb):
     assert _answer(kb, "ValueError: Expected 1 or 2 arguments, got -2")[0] == []
 
 
-@pytest.mark.xfail(strict=True, reason="the failing line's code is read without its comment, not without its string "
-                   "literals: `getattr(cache, \"key_cache\")` uses the name, and a name only quoted in a string reads "
-                   "as a use too")
 def test_a_removed_name_only_inside_a_string_on_the_failing_line_is_no_use_of_it(kb):
+    """A strict xfail until round twenty-one read a string's text as text (tests/site/test_lookup_round_twentyone.py);
+    a string that is the name (`getattr(cache, "key_cache")`) still uses it."""
     paste = ('Traceback (most recent call last):\n  File "/me/run.py", line 12, in <module>\n'
              '    log("cache.key_cache is gone")\n'
              "AttributeError: 'DynamicCache' object has no attribute 'key_cache'\n")

@@ -241,7 +241,7 @@
 
   /* -- the rules, as the index ships them (errorkb/lookup/_rules.py) --------------------------- */
 
-  const GLOBAL = new Set(["ANSI", "INVISIBLE", "HTML_ENTITY", "ESCAPED_TRACEBACK", "JSON_ESCAPE", "PREFIX", "LOG_RECORD", "GROUP_MARGIN", "SUFFIX", "EXCEPTION_LINE", "INLINE_EXCEPTION", "TRACEBACK",
+  const GLOBAL = new Set(["ANSI", "INVISIBLE", "HTML_ENTITY", "ESCAPED_TRACEBACK", "REPR_TRACEBACK", "LINE_RECORD", "JSON_ESCAPE", "PREFIX", "LOG_RECORD", "GROUP_MARGIN", "SUFFIX", "EXCEPTION_LINE", "INLINE_EXCEPTION", "TRACEBACK",
     "TRACEBACK_END", "FRAME_LINE", "FRAME", "ARROW_LINE", "PYTEST_DEF", "PYTEST_FAILING", "RICH_TOP", "RICH_BOTTOM", "RICH_FOLD", "RICH_WRAP",
     "RICH_EDGE", "FRAME_WRAP", "FRAME_NAME_WRAP", "LINK", "QUOTED", "QUOTE_MARK", "DIFF_HUNK", "DOCTEST_EXPECTED", "LINE_END", "CHAINED", "RELEASE_NUMBER", "NAME", "SENTENCE_END",
     "WARNING_HEADER"]);
@@ -320,11 +320,23 @@
    * prefix (_paste.py:normalize, logged_lines). */
   function normalize(text, R, meter, logged) {
     meter = meter || new Meter();
-    meter.work += (32 + R.jsonDepth + R.frameWraps) * text.length;  // the passes below each read the text once
+    meter.work += (32 + R.frameWraps) * text.length;  // the passes below each read the text once
     text = text.replaceAll("\ufeff", "").replaceAll("\u00a0", " ");
-    for (let pass = 0; pass < R.jsonDepth; pass++) {  // a JSON log record's traceback; a record inside a record's, in two
-      text = text.replace(R.patterns.ESCAPED_TRACEBACK, (whole, before, body) => before + "\n" + body.replace(R.patterns.JSON_ESCAPE,
-        (escape, code, character) => unescaped(escape, code, character, R)) + "\n");
+    const decode = (body) => body.replace(R.patterns.JSON_ESCAPE,
+      (escape, x, u, big, character) => unescaped(escape, x || u || big, character, R));
+    meter.work += text.length;
+    if (text.includes('\\n"')) {  // a record that holds one line ends it so: Docker's log of plain output
+      meter.work += text.length;
+      text = text.replace(R.patterns.LINE_RECORD, (whole, before, line) => before + decode(line));
+    }
+    for (let pass = 0; pass < R.jsonDepth; pass++) {  // a JSON log record's traceback: one layer a pass, until none is left
+      meter.work += text.length;
+      if (!text.includes(R.tracebackText + "\\")) break;  // an escaped traceback's marker: a backslash follows it
+      meter.work += 2 * text.length;
+      const string = (whole, before, body) => before + "\n" + decode(body) + "\n";
+      const decoded = text.replace(R.patterns.ESCAPED_TRACEBACK, string).replace(R.patterns.REPR_TRACEBACK, string);
+      if (decoded === text) break;
+      text = decoded;
     }
     text = text.replace(R.patterns.INVISIBLE, "");  // marks no terminal prints (_rules.py:INVISIBLE)
     text = text.replace(R.patterns.HTML_ENTITY, (entity) => R.htmlEntities[entity]);  // read once
@@ -362,7 +374,7 @@
   function unescaped(escape, code, character, R) {
     if (code !== undefined) {
       const value = parseInt(code, 16);
-      return value >= 0xD800 && value <= 0xDFFF ? escape : String.fromCharCode(value);
+      return (value >= 0xD800 && value <= 0xDFFF) || value > 0x10FFFF ? escape : String.fromCodePoint(value);
     }
     return character in R.jsonEscapes ? R.jsonEscapes[character] : escape;
   }
@@ -802,14 +814,17 @@
     return [...new Set(found)];
   }
 
-  /* Whether a statement names a release to get, one required or one of the library's history (_paste.py:_told_other). */
+  /* Whether a statement names a release to get, one required, one of the library's history or an environment in a
+     shell's prompt (_paste.py:_told_other). */
   function toldOther(text, start, at, end, R, meter) {
     let stop = text.indexOf("\n", end);
     if (stop < 0) stop = text.length;
     const before = text.slice(Math.max(start, at - R.toldWindow), at);
     const after = text.slice(end, Math.min(stop, end + R.toldWindow));
     meter.work += before.length + after.length;
-    if (!R.patterns.TOLD_OTHER_BEFORE.test(before) && !R.patterns.TOLD_OTHER_AFTER.test(after)) return false;
+    const prompt = at - start <= R.toldWindow && R.patterns.PROMPT_OPEN.test(before)
+      && R.patterns.PROMPT_CLOSE.test(after);  // an environment's name in a shell's prompt
+    if (!prompt && !R.patterns.TOLD_OTHER_BEFORE.test(before) && !R.patterns.TOLD_OTHER_AFTER.test(after)) return false;
     meter.work += stop - start;
     return !R.patterns.TOLD_NOT.test(text.slice(start, stop));
   }
@@ -1134,8 +1149,60 @@
     return code;
   }
 
-  const uses = (code, names) => Boolean(withoutComment(code)) && names.some((name) =>
-    new RegExp("(?<![A-Za-z0-9_])" + escapeRe(name) + "(?![A-Za-z0-9_])").test(withoutComment(code)));
+  /* _match.py:code_used: a line of Python as it uses names: its comment dropped, a string's text blanked unless
+     the whole of it is a name or a dotted name (NAMED_STRING), an f-string's replacement fields kept as code. */
+  function codeUsed(code, R) {
+    const kept = [];
+    let at = 0;
+    while (at < code.length) {
+      const char = code[at];
+      if (char === "#") break;
+      if (char !== "'" && char !== '"') {
+        kept.push(char);
+        at++;
+        continue;
+      }
+      let end = at + 1;
+      while (end < code.length && code[end] !== char) end += code[end] === "\\" ? 2 : 1;
+      const text = code.slice(at + 1, end);
+      const prefix = R.patterns.STRING_PREFIX.exec(code.slice(Math.max(0, at - 3), at));  // two letters and before them
+      if (R.patterns.NAMED_STRING.test(text)) kept.push(" " + text + " ");
+      else if (prefix !== null && prefix[0].toLowerCase().includes("f")) {
+        kept.push(" " + fields(text).map((field) => codeUsed(field, R)).join(" ") + " ");
+      } else kept.push(" ");
+      at = end + 1;
+    }
+    return kept.join("");
+  }
+
+  /* _match.py:_fields: an f-string's replacement fields, nested braces counted; `{{` is a brace. */
+  function fields(text) {
+    const found = [];
+    let at = 0;
+    while (at < text.length) {
+      if (text.startsWith("{{", at)) {
+        at += 2;
+        continue;
+      }
+      if (text[at] !== "{") {
+        at++;
+        continue;
+      }
+      let depth = 1;
+      let end = at + 1;
+      while (end < text.length && depth) {
+        if (text[end] === "{") depth++;
+        else if (text[end] === "}") depth--;
+        end++;
+      }
+      found.push(text.slice(at + 1, depth === 0 ? end - 1 : end));
+      at = end;
+    }
+    return found;
+  }
+
+  const uses = (code, names, R) => names.some((name) =>
+    new RegExp("(?<![A-Za-z0-9_])" + escapeRe(name) + "(?![A-Za-z0-9_])").test(codeUsed(code, R)));
 
   // The values (whole names) the entry's `withhold` declarations name, each with why (_match.py:withheld_values).
   // The `location` values that are not the installed library's folder, each with why (_match.py:located_elsewhere).
@@ -2066,7 +2133,7 @@
       const framed = blind ? null : first(shown, d.frames, R);
       if (framed !== null) evidence.push({ kind: "frame", detail: `a frame in ${where(framed)}` });
       let coded = null;
-      for (let i = failing.length - 1; !blind && i >= 0 && coded === null; i--) if (uses(failing[i].code, d.code)) coded = failing[i];
+      for (let i = failing.length - 1; !blind && i >= 0 && coded === null; i--) if (uses(failing[i].code, d.code, R)) coded = failing[i];
       if (coded !== null) {
         evidence.push({ kind: "code", detail: `the failing line \`${coded.code.slice(0, 120)}\` uses ` +
           d.code.map((n) => `\`${n}\``).join(", ") });
