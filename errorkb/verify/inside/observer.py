@@ -629,6 +629,10 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         # sources compiled on the runtime's behalf (`_p_on_compile`), compiled again when code of that name first
         # runs (`_p_untrusted_code`).
         "made_codes": spaces[3]["made_codes"], "runtime_sources": {}, "runtime_codes": {},
+        # The sources compiled while a watched call ran in the compiling thread (`_p_on_compile`): code the call made
+        # for itself (torch evaluating a type's name in an operator's schema, inside export's traced function), no
+        # callback when it runs there (`_p_made_in_call`); compiled again when untrusted code of that name starts.
+        "call_sources": {}, "call_codes": {},
         # The runtime's code that rebinds trusted names while it runs (the plug's `rebinders`: file, name), its frames
         # followed, and what they bound (`_p_rebinder_return`); how many frames of the snippet's code have started.
         "rebinders": [(path, name) for path, name in (config["held"][6] if config.get("held") is not None
@@ -1667,17 +1671,24 @@ def _p_on_compile(ident: int, args: Any) -> None:
         return
     source, path = args[0], args[1]
     if not _p_in_roots(path, _S["forge_roots"]):
-        if type(path) is str and (type(source) is str or type(source) is bytes) and _p_compiled_for_runtime(2):
-            pending: list[Any] | None = _c_dict_get(_S["runtime_sources"], path)
-            if pending is None:
-                pending = _S["runtime_sources"][path] = []
-            pending.append(source)
+        if type(path) is str and (type(source) is str or type(source) is bytes):
+            if _p_compiled_for_runtime(2):
+                _p_pend(_S["runtime_sources"], path, source)
+            if _c_dict_get(_S["active"], ident, 0) > 0:
+                _p_pend(_S["call_sources"], path, source)
         return
     if not _p_for_snippet(2):
         return
     if _p_same_as_file(source, path):  # the import system compiling the real file
         return
     _p_tamper("forged", path)
+
+
+def _p_pend(table: dict[str, list[Any]], path: str, source: Any) -> None:
+    pending: list[Any] | None = _c_dict_get(table, path)
+    if pending is None:
+        pending = table[path] = []
+    pending.append(source)
 
 
 def _p_compiled_for_runtime(depth: int) -> bool:
@@ -1721,10 +1732,22 @@ def _p_untrusted_code(code: Any) -> bool:
 def _p_runtime_compiled(code: Any, path: Any) -> bool:
     """Code equal to one compiled from a source trusted code compiled under the same name (`_p_on_compile`): the same
     bytecode, constants, names and lines, so the same code, whoever holds it."""
-    pending = _c_dict_get(_S["runtime_sources"], path) if type(path) is str else None
+    return _p_compiled_from(code, path, _S["runtime_sources"], _S["runtime_codes"])
+
+
+def _p_made_in_call(code: Any) -> bool:
+    """Untrusted code compiled while a watched call ran in the compiling thread (`_p_on_compile`): the call's own (the
+    snippet's code that compiled it there was a callback itself), no callback where it runs. Code compiled for the
+    snippet before the call (its FX graph, its dataclass's `__init__`) is not."""
+    return _p_compiled_from(code, code.co_filename, _S["call_sources"], _S["call_codes"])
+
+
+def _p_compiled_from(code: Any, path: Any, sources: dict[str, list[Any]], made: dict[Any, Any]) -> bool:
+    """Code equal to one compiled from a source of `sources` under the same name, compiled again (into `made`) when
+    code of that name is first asked about since."""
+    pending = _c_dict_get(sources, path) if type(path) is str else None
     if pending:
-        _S["runtime_sources"][path] = []
-        made = _S["runtime_codes"]
+        sources[path] = []
         for source in _c_list_iter(pending):
             for mode in ("exec", "eval"):
                 try:
@@ -1733,7 +1756,7 @@ def _p_runtime_compiled(code: Any, path: Any) -> bool:
                     continue
                 for each in _c_list_iter(_p_code_tree(compiled)):
                     made[each] = each
-    found = _c_dict_get(_S["runtime_codes"], code)
+    found = _c_dict_get(made, code)
     return found is not None and type(found.co_filename) is str and found.co_filename == path
 
 
@@ -2133,8 +2156,10 @@ def _p_follow(ident: int, frame: Any, code: Any, untrusted: bool) -> None:
         _S["top"] = frame
     if untrusted:
         _S["snippet_calls"] += 1
-        if _c_dict_get(_S["active"], ident, 0) > 0 and not _S["callbacks"] \
-                and _p_in_roots(code.co_filename, _S["snippet_roots"]):  # the snippet's own code, or its helpers
+        # The snippet's code by who compiled it (`_p_untrusted_code`), not by its file: its folder's, and code
+        # compiled at run time for it (a torch FX graph it built, its dataclass's `__init__` calling its factory);
+        # not code the call compiled for itself meanwhile (`_p_made_in_call`).
+        if _c_dict_get(_S["active"], ident, 0) > 0 and not _S["callbacks"] and not _p_made_in_call(code):
             _p_tamper("callback", _p_where(code) + " (" + code.co_qualname + ")")
         _p_scan_shadows()
         record[5] = _p_override(ident, frame, code)
