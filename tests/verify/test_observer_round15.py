@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from errorkb.verify.records import Status
 from tests.verify.test_observer import _torch_beneath, read, run_scenario
 
 MESSAGE = "n must be positive, got -1"
@@ -36,6 +37,15 @@ def refresh(store, hook):
     if store.frozen:
         raise ValueError("n must be positive, got -1")
     return store
+
+
+def remade(store):
+    """Makes a named tuple class of its own inside the call (code `collections.namedtuple` compiles now, with the
+    snippet's frame on the stack: code of no file, compiled for the call) and builds one."""
+    import collections
+
+    pair = collections.namedtuple("Pair", "store size")
+    return pair(store, 1)
 '''
 
 # Hooks that run no line of the snippet's file inside the call, each setting the store's `frozen`.
@@ -68,19 +78,23 @@ HOSTILE = {
 }
 
 
-def _watch_refresh(config: dict) -> None:
-    from tests.verify.test_observer_round12 import watch_in
+def _watch(name: str):
+    def configure(config: dict) -> None:
+        from tests.verify.test_observer_round12 import watch_in
 
-    _torch_beneath(config)
-    watch_in("hooked", "refresh")(config)
+        _torch_beneath(config)
+        watch_in("hooked", name)(config)
+        config["trusted_roots"] = (*config["trusted_roots"], "<frozen ")  # Python's frozen modules, as `child` has
+
+    return configure
 
 
-def _run(tmp_path: Path, body: str, callbacks: bool = False):
+def _run(tmp_path: Path, body: str, callbacks: bool = False, watched: str = "refresh"):
     folder = tmp_path / "lib"
     folder.mkdir(exist_ok=True)
     (folder / "hooked.py").write_text(HOOKED)
     body = "import hooked\n" + textwrap.dedent(body)
-    return read(run_scenario(tmp_path, body, callbacks=callbacks, configure=_watch_refresh)).observation
+    return read(run_scenario(tmp_path, body, callbacks=callbacks, configure=_watch(watched))).observation
 
 
 def _callbacks(seen) -> list[str]:
@@ -95,3 +109,67 @@ def test_the_snippets_code_compiled_under_another_name_run_inside_the_call_is_a_
     assert seen is not None and seen.exception is not None and seen.exception.message == MESSAGE, seen
     assert seen.exception.started is not None and seen.exception.started.opcode == "RAISE_VARARGS", seen.exception
     assert _callbacks(seen), (seen.interference, seen.tampered)
+
+
+@pytest.mark.parametrize("hook", sorted(HOSTILE))
+def test_the_same_hooks_declared_or_run_outside_the_call_are_not_callbacks(tmp_path, hook):
+    """The honest twins: the entry declares the callback (`allow: callback`), or the snippet runs its hook itself,
+    outside the call, before handing the library a store it left alone: no tampering either way."""
+    body = textwrap.dedent(HOSTILE[hook]) + "hooked.refresh(store, hook)\n"
+    seen = _run(tmp_path, body, callbacks=True)
+    assert seen is not None and seen.exception is not None and seen.exception.message == MESSAGE, seen
+    assert seen.interference == [] and seen.tampered == [], (seen.interference, seen.tampered)
+    body = textwrap.dedent(HOSTILE[hook]) + "hook(hooked.Store())\nhooked.refresh(store, vars)\n"
+    seen = _run(tmp_path, body)
+    assert seen is not None and seen.status is Status.RETURNED and seen.calls.returned == 1, seen
+    assert seen.interference == [] and seen.tampered == [], (seen.interference, seen.tampered)
+
+
+def test_code_the_call_compiles_for_itself_and_runs_there_is_not_a_callback(tmp_path):
+    """The other side: code compiled inside the call, for the call (a named tuple class the library makes in its own
+    function, with the snippet's frame below it: torch evaluating an operator schema's type names inside export's
+    traced function is of this kind), run there: no callback, the entry declaring none."""
+    seen = _run(tmp_path, "pair = hooked.remade(hooked.Store())\nassert pair.size == 1\n", watched="remade")
+    assert seen is not None and seen.status is Status.RETURNED and seen.calls.returned == 1, seen
+    assert seen.interference == [] and seen.tampered == [], (seen.interference, seen.tampered)
+
+
+# The runtime running the snippet's Python code in a thread of its own, where no tracer was ever installed: TorchScript
+# forks a task onto torch's inter-op thread pool (`torch.jit.fork` inside a scripted function), and a task calling a
+# Python function the script left to Python (`torch.jit.ignore`) runs it there, as Python, under no tracer. Handed to
+# the library as a hook, it flips the store while the library waits on it; the function's own `raise` follows.
+SCRIPTED = """
+import torch
+
+store = hooked.Store()
+
+
+@torch.jit.ignore
+def freeze(x):
+    store.frozen = True
+    return x
+
+
+@torch.jit.script
+def task(x):
+    return freeze(x)
+
+
+@torch.jit.script
+def hook(store):
+    # type: (Any) -> Tensor
+    return torch.jit.wait(torch.jit.fork(task, torch.zeros(1)))
+
+
+hooked.refresh(store, hook)
+"""
+
+
+def test_the_snippets_python_the_runtime_runs_in_a_thread_of_its_own_inside_the_call_is_seen(tmp_path):
+    """The snippet's `freeze` runs inside the call, in a thread torch started (TorchScript's inter-op pool), where the
+    observer never installed its tracer: no frame of it is seen. Python's class, the documented text, started at the
+    function's own `raise` (a raise entry's before passed)."""
+    (tmp_path / "snippet.py").write_text("import hooked\n" + SCRIPTED)  # TorchScript reads the source back
+    seen = _run(tmp_path, SCRIPTED)
+    assert seen is not None and seen.exception is not None and seen.exception.message == MESSAGE, seen
+    assert seen.interference + seen.tampered != [], seen
