@@ -361,7 +361,8 @@ def registrar(*args: Any, **kwargs: Any) -> Any:
     afterwards (the plug's `registrars`: a dispatcher's kernel registration): the observer keeps what it is handed, for
     the planted search, and makes the call itself (the original is held in its private state alone). Stands in, too,
     for a runtime's C function that installs a callable it hands every frame (the plug's `frame_hooks`), where the
-    observer refuses a callable."""
+    observer refuses a callable, and for one that makes what runs Python in the runtime's own threads (the plug's
+    `runners`), which the observer refuses the snippet."""
     box: list[tuple[Any, ...]] = []
     _c_audit("errorkb.register", args, kwargs, box)
     return _unbox(box)
@@ -513,25 +514,28 @@ def install(config: dict[str, Any]) -> Callable[..., Any]:
     return trace
 
 
-def _stand_in_registrars(held: Any, bound: dict[int, Any]) -> list[tuple[dict[str, Any], Any, bool, str]]:
-    """Put a `registrar` in the place of each of the plug's registrars and frame hooks (`HeldState.registrars`,
-    `.frame_hooks`), each over a namespace of its own by which the private code tells which it is; returns (that
-    namespace, the original, whether it refuses a callable, its name). A frame hook is a module's function, which other
-    modules may hold under names of their own (`from ... import set_eval_frame`): replaced there too."""
-    found: list[tuple[dict[str, Any], Any, bool, str]] = []
+def _stand_in_registrars(held: Any, bound: dict[int, Any]) -> list[tuple[dict[str, Any], Any, str, str]]:
+    """Put a `registrar` in the place of each of the plug's registrars, frame hooks and runners
+    (`HeldState.registrars`, `.frame_hooks`, `.runners`), each over a namespace of its own by which the private code
+    tells which it is; returns (that namespace, the original, its kind: "registrar", "frame" or "runner", its name). A
+    module's function may be held by other modules under names of their own (`from ... import set_eval_frame`):
+    replaced there too."""
+    found: list[tuple[dict[str, Any], Any, str, str]] = []
     registrars = held[4] if held is not None and len(held) > 4 else ()
     hooks = held[5] if held is not None and len(held) > 5 else ()
-    for owner, name, refuses in [*((cls, name, False) for cls, name in registrars),
-                                 *((module, name, True) for module, name in hooks)]:
+    runners = held[8] if held is not None and len(held) > 8 else ()
+    for owner, name, kind in [*((cls, name, "registrar") for cls, name in registrars),
+                              *((module, name, "frame") for module, name in hooks),
+                              *((owner, name, "runner") for owner, name in runners)]:
         original = vars(owner).get(name)
         if original is None:
             continue
         space = dict(globals())
         standin = types.FunctionType(registrar.__code__, space, name)
         setattr(owner, name, standin)
-        if refuses:
+        if kind != "registrar":
             _replace_everywhere(original, standin, bound)
-        found.append((space, original, refuses, name))
+        found.append((space, original, kind, name))
     return found
 
 
@@ -2039,7 +2043,12 @@ def _p_on_register(ident: int, args: Any) -> bool | None:
     if entry is None or type(call_args) is not tuple or type(call_kwargs) is not dict:
         _p_tamper("observer", "asked for a runtime's registration in the verifier's place")
         return True
-    if entry[2]:  # a frame hook: the callable would be handed every frame, the observer's among them
+    if entry[2] == "runner" and not _p_registered_on_import(caller):
+        # what it makes runs Python in threads of the runtime's own, where no tracer is: unseen, inside any call
+        _p_tamper("observer", "asked the runtime for code or an agent that runs Python in threads of its own ("
+                  + entry[3] + "), where the verifier's observer never is")
+        return True
+    if entry[2] == "frame":  # a frame hook: the callable would be handed every frame, the observer's among them
         given = list(call_args) + [pair[1] for pair in _c_list_iter(list(_c_dict_items(call_kwargs)))]
         for value in _c_list_iter(given):
             if value is not None and type(value) is not bool and _c_callable(value):
