@@ -43,7 +43,8 @@ need a primitive that is itself observed, or one the reviewer's lint flags. How:
 - **Tampering is noticed when it matters.** At every call of the function: its globals, the
   builtins and the module attributes its code reads, compared with what they were. In every
   thread: `_thread.start_new_thread` (and `threading`'s copy) start threads through the hook,
-  which installs the tracer first; any other `sys.settrace`/`setprofile` is tampering. Instances
+  which installs the tracer first; any other `sys.settrace`/`setprofile` is tampering. A thread the runtime starts
+  itself never has the tracer: what runs Python there (the plug's `runners`) is refused the snippet. Instances
   of the library's classes are followed from their `__init__`; a callable set on one, shadowing a
   method, and compiled outside the target is tampering, and so is an override of the function in
   a subclass that returns without ever calling it. At the end: the target's namespaces (a name
