@@ -635,7 +635,7 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         # runs (`_p_untrusted_code`).
         "made_codes": spaces[3]["made_codes"], "runtime_sources": {}, "runtime_codes": {},
         # The sources compiled while a watched call ran in the compiling thread (`_p_on_compile`): code the call made
-        # for itself (torch evaluating a type's name in an operator's schema, inside export's traced function), no
+        # for itself (the runtime evaluating a type's name in an operator's schema, inside a traced function), no
         # callback when it runs there (`_p_made_in_call`); compiled again when untrusted code of that name starts.
         "call_sources": {}, "call_codes": {},
         # The runtime's code that rebinds trusted names while it runs (the plug's `rebinders`: file, name), its frames
@@ -1743,7 +1743,7 @@ def _p_runtime_compiled(code: Any, path: Any) -> bool:
 def _p_made_in_call(code: Any) -> bool:
     """Untrusted code compiled while a watched call ran in the compiling thread (`_p_on_compile`): the call's own (the
     snippet's code that compiled it there was a callback itself), no callback where it runs. Code compiled for the
-    snippet before the call (its FX graph, its dataclass's `__init__`) is not."""
+    snippet before the call (a graph of its own the runtime made Python of, its dataclass's `__init__`) is not."""
     return _p_compiled_from(code, code.co_filename, _S["call_sources"], _S["call_codes"])
 
 
@@ -2167,7 +2167,7 @@ def _p_follow(ident: int, frame: Any, code: Any, untrusted: bool) -> None:
     if untrusted:
         _S["snippet_calls"] += 1
         # The snippet's code by who compiled it (`_p_untrusted_code`), not by its file: its folder's, and code
-        # compiled at run time for it (a torch FX graph it built, its dataclass's `__init__` calling its factory);
+        # compiled at run time for it (a graph it built that the runtime made Python of, its dataclass's `__init__`);
         # not code the call compiled for itself meanwhile (`_p_made_in_call`).
         if _c_dict_get(_S["active"], ident, 0) > 0 and not _S["callbacks"] and not _p_made_in_call(code):
             _p_tamper("callback", _p_where(code) + " (" + code.co_qualname + ")")
