@@ -67,8 +67,11 @@ class HeldState(NamedTuple):
     frames the observer follows to tell what that code bound from what the snippet did; `records`: classes whose
     instances are the records of the runtime's own C functions (pybind11's `function_record`), made by its C++ alone
     (Python cannot make one), so a C function bound to one is the runtime's, whenever it was made, never a C method
-    bound to data the snippet chose. Every callable is a C function of the runtime (`held_state`), so the snippet
-    cannot stand between."""
+    bound to data the snippet chose; `runners`: (module or class, name) of the runtime's C functions that make a program
+    or an agent that runs Python later in threads of the runtime's own, where no tracer was ever installed (a compiler
+    whose program forks onto the runtime's thread pool and calls a function it left to Python there; an agent whose
+    threads run the Python it is sent, and its futures' callbacks), which the observer stands in for, refusing them to
+    the snippet. Every callable is a C function of the runtime (`held_state`), so the snippet cannot stand between."""
 
     stacks: tuple[tuple[Callable[[], object], Callable[[int], object]], ...]
     reads: tuple[tuple[Callable[..., object], tuple[Any, ...]], ...]
@@ -78,15 +81,17 @@ class HeldState(NamedTuple):
     frame_hooks: tuple[tuple[Any, str], ...] = ()
     rebinders: tuple[tuple[str, str], ...] = ()
     records: tuple[type, ...] = ()
+    runners: tuple[tuple[Any, str], ...] = ()
 
 
 def held_state(stacks: list[tuple[Any, Any]], reads: list[tuple[Any, tuple[Any, ...]]], held: list[Any],
                opaque: list[Any], registrars: list[tuple[Any, str]] | None = None,
                frame_hooks: list[tuple[Any, str]] | None = None,
-               rebinders: list[tuple[str, str]] | None = None, records: list[Any] | None = None) -> HeldState:
+               rebinders: list[tuple[str, str]] | None = None, records: list[Any] | None = None,
+               runners: list[tuple[Any, str]] | None = None) -> HeldState:
     """A `HeldState` of what exists: a stack or read whose callables are not all C functions is left out (it is not
-    this runtime's release), as a container or class that is None, a registrar its class does not define as C
-    code (a Python function there is traced where it runs), and a rebinder whose file this release lacks."""
+    this runtime's release), as a container or class that is None, a registrar or runner its owner does not define as
+    C code (a Python function there is traced where it runs), and a rebinder whose file this release lacks."""
     return HeldState(
         tuple((length, at) for length, at in stacks if isinstance(length, _BUILTINS) and isinstance(at, _BUILTINS)),
         tuple((read, tuple(args)) for read, args in reads if isinstance(read, _BUILTINS)),
@@ -96,7 +101,10 @@ def held_state(stacks: list[tuple[Any, Any]], reads: list[tuple[Any, tuple[Any, 
         tuple((module, name) for module, name in frame_hooks or ()
               if isinstance(module, types.ModuleType) and isinstance(vars(module).get(name), _BUILTINS)),
         tuple((path, name) for path, name in rebinders or () if os.path.isfile(path)),
-        tuple(cls for cls in records or () if isinstance(cls, type)))
+        tuple(cls for cls in records or () if isinstance(cls, type)),
+        tuple((owner, name) for owner, name in runners or ()
+              if isinstance(owner, types.ModuleType) and isinstance(vars(owner).get(name), _BUILTINS)
+              or isinstance(owner, type) and _c_method(owner, name)))
 
 
 def _c_method(cls: type, name: str) -> bool:

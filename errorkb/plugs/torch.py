@@ -161,7 +161,11 @@ class TorchRuntime:
         bytecode debugger's hooks are handed only frames that hook compiled). Its non-strict export
         (`_override_builtin_ops`) binds `builtins.max`, `builtins.min` and `math.pow` to objects of its own while it
         traces a model: a rebinder. Its pybind11 functions are bound to pybind11's function records, which only C++
-        makes (torch makes such functions while it runs, as it loads an extension or compiles): `records`."""
+        makes (torch makes such functions while it runs, as it loads an extension or compiles): `records`. TorchScript's
+        compilers (scripting a function, a class or a module, defining source, tracing) make programs whose
+        `torch.jit.fork` runs on torch's inter-op thread pool and may call a function left to Python
+        (`torch.jit.ignore`) there; the RPC agent, once started, runs the Python it is sent, and its futures'
+        callbacks, in threads of its own: neither thread ever had a tracer. Its `runners`."""
         native = getattr(module, "_C", None)
         keys = getattr(getattr(native, "_TorchDispatchModeKey", None), "__members__", {})
         hooks = sys.modules.get("torch.nn.modules.module")
@@ -179,7 +183,7 @@ class TorchRuntime:
             [(frames, "set_eval_frame")],
             [(os.path.join(os.path.dirname(module.__file__), "_export", "non_strict_utils.py"),
               "_override_builtin_ops")],
-            _function_records(native))
+            _function_records(native), _runners(native))
 
     def device_used(self, device: str, evidence: dict[str, Any] | None) -> bool:
         """A CUDA check counts only if CUDA memory was allocated during a call of the function under test."""
@@ -187,6 +191,18 @@ class TorchRuntime:
 
     def device_name(self, evidence: dict[str, Any] | None) -> str | None:
         return (evidence or {}).get("device_name")
+
+
+def _runners(native: Any) -> list[tuple[Any, str]]:
+    """TorchScript's compilers and the RPC agent's start (`HeldState.runners`), where this release has them."""
+    script = ("_jit_script_compile", "_jit_script_compile_overload", "_jit_script_class_compile",
+              "_create_function_from_trace", "_create_function_from_trace_with_dict")
+    module = ("_define", "_create_method_from_trace", "_create_method_from_trace_with_dict")
+    return [*((native, name) for name in script),
+            *((getattr(native, "ScriptModule", None), name) for name in module),
+            (getattr(native, "ConcreteModuleType", None), "_create_methods_and_properties"),
+            *((getattr(native, "CompilationUnit", None), name) for name in ("__init__", "define")),
+            (getattr(native, "_distributed_rpc", None), "_set_and_start_rpc_agent")]
 
 
 def _function_records(native: Any) -> list[type]:

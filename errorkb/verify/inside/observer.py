@@ -43,7 +43,8 @@ need a primitive that is itself observed, or one the reviewer's lint flags. How:
 - **Tampering is noticed when it matters.** At every call of the function: its globals, the
   builtins and the module attributes its code reads, compared with what they were. In every
   thread: `_thread.start_new_thread` (and `threading`'s copy) start threads through the hook,
-  which installs the tracer first; any other `sys.settrace`/`setprofile` is tampering. Instances
+  which installs the tracer first; any other `sys.settrace`/`setprofile` is tampering. A thread the runtime starts
+  itself never has the tracer: what runs Python there (the plug's `runners`) is refused the snippet. Instances
   of the library's classes are followed from their `__init__`; a callable set on one, shadowing a
   method, and compiled outside the target is tampering, and so is an override of the function in
   a subclass that returns without ever calling it. At the end: the target's namespaces (a name
@@ -361,7 +362,8 @@ def registrar(*args: Any, **kwargs: Any) -> Any:
     afterwards (the plug's `registrars`: a dispatcher's kernel registration): the observer keeps what it is handed, for
     the planted search, and makes the call itself (the original is held in its private state alone). Stands in, too,
     for a runtime's C function that installs a callable it hands every frame (the plug's `frame_hooks`), where the
-    observer refuses a callable."""
+    observer refuses a callable, and for one that makes what runs Python in the runtime's own threads (the plug's
+    `runners`), which the observer refuses the snippet."""
     box: list[tuple[Any, ...]] = []
     _c_audit("errorkb.register", args, kwargs, box)
     return _unbox(box)
@@ -513,25 +515,28 @@ def install(config: dict[str, Any]) -> Callable[..., Any]:
     return trace
 
 
-def _stand_in_registrars(held: Any, bound: dict[int, Any]) -> list[tuple[dict[str, Any], Any, bool, str]]:
-    """Put a `registrar` in the place of each of the plug's registrars and frame hooks (`HeldState.registrars`,
-    `.frame_hooks`), each over a namespace of its own by which the private code tells which it is; returns (that
-    namespace, the original, whether it refuses a callable, its name). A frame hook is a module's function, which other
-    modules may hold under names of their own (`from ... import set_eval_frame`): replaced there too."""
-    found: list[tuple[dict[str, Any], Any, bool, str]] = []
+def _stand_in_registrars(held: Any, bound: dict[int, Any]) -> list[tuple[dict[str, Any], Any, str, str]]:
+    """Put a `registrar` in the place of each of the plug's registrars, frame hooks and runners
+    (`HeldState.registrars`, `.frame_hooks`, `.runners`), each over a namespace of its own by which the private code
+    tells which it is; returns (that namespace, the original, its kind: "registrar", "frame" or "runner", its name). A
+    module's function may be held by other modules under names of their own (`from ... import set_eval_frame`):
+    replaced there too."""
+    found: list[tuple[dict[str, Any], Any, str, str]] = []
     registrars = held[4] if held is not None and len(held) > 4 else ()
     hooks = held[5] if held is not None and len(held) > 5 else ()
-    for owner, name, refuses in [*((cls, name, False) for cls, name in registrars),
-                                 *((module, name, True) for module, name in hooks)]:
+    runners = held[8] if held is not None and len(held) > 8 else ()
+    for owner, name, kind in [*((cls, name, "registrar") for cls, name in registrars),
+                              *((module, name, "frame") for module, name in hooks),
+                              *((owner, name, "runner") for owner, name in runners)]:
         original = vars(owner).get(name)
         if original is None:
             continue
         space = dict(globals())
         standin = types.FunctionType(registrar.__code__, space, name)
         setattr(owner, name, standin)
-        if refuses:
+        if kind != "registrar":
             _replace_everywhere(original, standin, bound)
-        found.append((space, original, refuses, name))
+        found.append((space, original, kind, name))
     return found
 
 
@@ -629,6 +634,10 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         # sources compiled on the runtime's behalf (`_p_on_compile`), compiled again when code of that name first
         # runs (`_p_untrusted_code`).
         "made_codes": spaces[3]["made_codes"], "runtime_sources": {}, "runtime_codes": {},
+        # The sources compiled while a watched call ran in the compiling thread (`_p_on_compile`): code the call made
+        # for itself (the runtime evaluating a type's name in an operator's schema, inside a traced function), no
+        # callback when it runs there (`_p_made_in_call`); compiled again when untrusted code of that name starts.
+        "call_sources": {}, "call_codes": {},
         # The runtime's code that rebinds trusted names while it runs (the plug's `rebinders`: file, name), its frames
         # followed, and what they bound (`_p_rebinder_return`); how many frames of the snippet's code have started.
         "rebinders": [(path, name) for path, name in (config["held"][6] if config.get("held") is not None
@@ -1667,17 +1676,24 @@ def _p_on_compile(ident: int, args: Any) -> None:
         return
     source, path = args[0], args[1]
     if not _p_in_roots(path, _S["forge_roots"]):
-        if type(path) is str and (type(source) is str or type(source) is bytes) and _p_compiled_for_runtime(2):
-            pending: list[Any] | None = _c_dict_get(_S["runtime_sources"], path)
-            if pending is None:
-                pending = _S["runtime_sources"][path] = []
-            pending.append(source)
+        if type(path) is str and (type(source) is str or type(source) is bytes):
+            if _p_compiled_for_runtime(2):
+                _p_pend(_S["runtime_sources"], path, source)
+            if _c_dict_get(_S["active"], ident, 0) > 0:
+                _p_pend(_S["call_sources"], path, source)
         return
     if not _p_for_snippet(2):
         return
     if _p_same_as_file(source, path):  # the import system compiling the real file
         return
     _p_tamper("forged", path)
+
+
+def _p_pend(table: dict[str, list[Any]], path: str, source: Any) -> None:
+    pending: list[Any] | None = _c_dict_get(table, path)
+    if pending is None:
+        pending = table[path] = []
+    pending.append(source)
 
 
 def _p_compiled_for_runtime(depth: int) -> bool:
@@ -1721,10 +1737,22 @@ def _p_untrusted_code(code: Any) -> bool:
 def _p_runtime_compiled(code: Any, path: Any) -> bool:
     """Code equal to one compiled from a source trusted code compiled under the same name (`_p_on_compile`): the same
     bytecode, constants, names and lines, so the same code, whoever holds it."""
-    pending = _c_dict_get(_S["runtime_sources"], path) if type(path) is str else None
+    return _p_compiled_from(code, path, _S["runtime_sources"], _S["runtime_codes"])
+
+
+def _p_made_in_call(code: Any) -> bool:
+    """Untrusted code compiled while a watched call ran in the compiling thread (`_p_on_compile`): the call's own (the
+    snippet's code that compiled it there was a callback itself), no callback where it runs. Code compiled for the
+    snippet before the call (a graph of its own the runtime made Python of, its dataclass's `__init__`) is not."""
+    return _p_compiled_from(code, code.co_filename, _S["call_sources"], _S["call_codes"])
+
+
+def _p_compiled_from(code: Any, path: Any, sources: dict[str, list[Any]], made: dict[Any, Any]) -> bool:
+    """Code equal to one compiled from a source of `sources` under the same name, compiled again (into `made`) when
+    code of that name is first asked about since."""
+    pending = _c_dict_get(sources, path) if type(path) is str else None
     if pending:
-        _S["runtime_sources"][path] = []
-        made = _S["runtime_codes"]
+        sources[path] = []
         for source in _c_list_iter(pending):
             for mode in ("exec", "eval"):
                 try:
@@ -1733,7 +1761,7 @@ def _p_runtime_compiled(code: Any, path: Any) -> bool:
                     continue
                 for each in _c_list_iter(_p_code_tree(compiled)):
                     made[each] = each
-    found = _c_dict_get(_S["runtime_codes"], code)
+    found = _c_dict_get(made, code)
     return found is not None and type(found.co_filename) is str and found.co_filename == path
 
 
@@ -2016,7 +2044,12 @@ def _p_on_register(ident: int, args: Any) -> bool | None:
     if entry is None or type(call_args) is not tuple or type(call_kwargs) is not dict:
         _p_tamper("observer", "asked for a runtime's registration in the verifier's place")
         return True
-    if entry[2]:  # a frame hook: the callable would be handed every frame, the observer's among them
+    if entry[2] == "runner" and not _p_registered_on_import(caller):
+        # what it makes runs Python in threads of the runtime's own, where no tracer is: unseen, inside any call
+        _p_tamper("observer", "asked the runtime for code or an agent that runs Python in threads of its own ("
+                  + entry[3] + "), where the verifier's observer never is")
+        return True
+    if entry[2] == "frame":  # a frame hook: the callable would be handed every frame, the observer's among them
         given = list(call_args) + [pair[1] for pair in _c_list_iter(list(_c_dict_items(call_kwargs)))]
         for value in _c_list_iter(given):
             if value is not None and type(value) is not bool and _c_callable(value):
@@ -2133,8 +2166,10 @@ def _p_follow(ident: int, frame: Any, code: Any, untrusted: bool) -> None:
         _S["top"] = frame
     if untrusted:
         _S["snippet_calls"] += 1
-        if _c_dict_get(_S["active"], ident, 0) > 0 and not _S["callbacks"] \
-                and _p_in_roots(code.co_filename, _S["snippet_roots"]):  # the snippet's own code, or its helpers
+        # The snippet's code by who compiled it (`_p_untrusted_code`), not by its file: its folder's, and code
+        # compiled at run time for it (a graph it built that the runtime made Python of, its dataclass's `__init__`);
+        # not code the call compiled for itself meanwhile (`_p_made_in_call`).
+        if _c_dict_get(_S["active"], ident, 0) > 0 and not _S["callbacks"] and not _p_made_in_call(code):
             _p_tamper("callback", _p_where(code) + " (" + code.co_qualname + ")")
         _p_scan_shadows()
         record[5] = _p_override(ident, frame, code)
