@@ -483,6 +483,13 @@ class Run:
         return self.outcome.records[check_id]
 
 
+# Each mode's run, once per test process: pytest tears a parametrized session fixture down whenever the next test
+# asks for its other mode, and the per-verdict tests (indirectly parametrized, each a key of its own) interleave the
+# modes in a run of both without xdist's groups (`-n 0`: fourteen runs of the fork mode before this). The run's
+# verdicts are data, read only; its workspace is closed when it ends.
+_RUNS: dict[str, Run] = {}
+
+
 @pytest.fixture(scope="session", params=list(TARGETS))
 def adversarial_run(request, tmp_path_factory) -> Run:
     """The adversarial fixture's `attacks` of the mode (+ controls), cpu, on its `TARGETS`, in the sandbox
@@ -498,6 +505,8 @@ def adversarial_run(request, tmp_path_factory) -> Run:
 
     needs_sandbox()
     isolation = request.param
+    if isolation in _RUNS:
+        return _RUNS[isolation]
     workspace = Workspace(tmp_path_factory.mktemp(f"adversarial-{isolation}"))
     try:
         before = snapshot(workspace)
@@ -506,6 +515,7 @@ def adversarial_run(request, tmp_path_factory) -> Run:
                                    ids=attacks(isolation) + control_ids(), targets=TARGETS[isolation],
                                    timeout_per_check=30 if isolation == "fork" else 120)
         damage = differences(before, snapshot(workspace)) + cache_damage(workspace, outcome, seeded)
-        return Run(isolation, outcome, damage, list(workspace.listener.reached))
+        run = _RUNS[isolation] = Run(isolation, outcome, damage, list(workspace.listener.reached))
+        return run
     finally:
         workspace.close()
