@@ -1679,7 +1679,9 @@ def _p_on_compile(ident: int, args: Any) -> None:
         if type(path) is str and (type(source) is str or type(source) is bytes):
             if _p_compiled_for_runtime(2):
                 _p_pend(_S["runtime_sources"], path, source)
-            if _c_dict_get(_S["active"], ident, 0) > 0:
+            # Code compiled at run time inside the call; a file's own source (the import system loading a module
+            # no trusted root holds, the snippet's shadow of a backend among them) is whoever wrote the file's.
+            if _c_dict_get(_S["active"], ident, 0) > 0 and not _p_same_as_file(source, path):
                 _p_pend(_S["call_sources"], path, source)
         return
     if not _p_for_snippet(2):
