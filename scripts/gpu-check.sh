@@ -73,7 +73,11 @@ $venv/bin/python -c "import torch, sys; sys.exit(0 if torch.cuda.is_available() 
 status=0
 mkdir -p reports
 export NO_MKDOCS_2_WARNING=1
-timeout "$(left)" $venv/bin/errorkb verify --device cuda --target bundled --target upstream \
+# The CUDA tests keep their share (GPU_CHECK_TEST_SECONDS, default 120): a verify run stopped by its
+# limit still writes the checks that finished, but tests never started would say nothing.
+test_seconds=${GPU_CHECK_TEST_SECONDS:-120}
+verify_seconds=$(( $(left) > test_seconds + 60 ? $(left) - test_seconds : $(left) ))
+timeout "$verify_seconds" $venv/bin/errorkb verify --device cuda --target bundled --target upstream \
   --sandbox "${GPU_CHECK_SANDBOX:-require}" \
   --jobs "${GPU_CHECK_JOBS:-4}" --report "$report" || status=1
 timeout "$(left)" $venv/bin/python -m pytest -q -k cuda \
@@ -87,6 +91,7 @@ if [ -f "$report" ]; then
 import json, os, sys
 import torch
 from errorkb.plugs import runtime_for
+from errorkb.plugs.torch import C_FUNCTIONS
 
 touched = runtime_for("torch").device_touched()  # by the import alone: a zygote then cannot fork CUDA checks
 path = sys.argv[1]
@@ -99,9 +104,8 @@ data["environment"]["gpu_check"] = {
 }
 # Whether the observer can read CUDA's allocation counter with this torch (a CUDA after counts only then):
 # the C functions it reads, and the probe the torch plug makes of them, here in the harness's process.
-names = ("_cuda_isInitialized", "_cuda_memoryStats", "_cuda_getDeviceCount")
 data["environment"]["gpu_check"]["device_probe"] = {
-    "functions": {name: type(getattr(torch._C, name, None)).__name__ for name in names},
+    "functions": {name: type(getattr(torch._C, name, None)).__name__ for name in C_FUNCTIONS},
     "made": runtime_for("torch").device_probe(torch, "cuda") is not None,
     "touched_by_import": touched,
 }

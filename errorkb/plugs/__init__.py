@@ -35,20 +35,24 @@ _BUILTINS = (types.BuiltinFunctionType, types.BuiltinMethodType, types.MethodWra
 
 class DeviceProbe(NamedTuple):
     """How the observer reads a counter of device work that only real work increases (bytes ever
-    allocated on the device): `ready()` false means nothing ran on the device yet (reads 0); else
-    the sum over `reads` of `read(*args)` followed down the dict keys of `path`. Every callable is a
+    allocated on the device): when no `ready` gate (a C function and its arguments) answers true,
+    nothing ran on the device yet (reads 0); else the sum over `reads` of `read(*args)` followed down
+    the dict keys of `path`, and a read that fails is no evidence (None), never 0. Every callable is a
     C function of the runtime (checked: `probe`), so the snippet cannot stand between."""
 
-    ready: Callable[[], object]
+    ready: tuple[tuple[Callable[..., object], tuple[Any, ...]], ...]
     reads: tuple[tuple[Callable[..., object], tuple[Any, ...], tuple[str, ...]], ...]
 
 
-def probe(ready: Callable[[], object], reads: list[tuple[Callable[..., object], tuple[Any, ...], tuple[str, ...]]]
-          ) -> DeviceProbe | None:
-    """A `DeviceProbe` of C functions only; None when any is not one (then no device work can be proven)."""
-    if not isinstance(ready, _BUILTINS) or not reads or any(not isinstance(read, _BUILTINS) for read, _, _ in reads):
+def probe(ready: list[tuple[Callable[..., object], tuple[Any, ...]]],
+          reads: list[tuple[Callable[..., object], tuple[Any, ...], tuple[str, ...]]]) -> DeviceProbe | None:
+    """A `DeviceProbe` of C functions only; None when any is not one, or a list is empty (then no device work
+    can be proven)."""
+    callables = [gate for gate, _ in ready] + [read for read, _, _ in reads]
+    if not ready or not reads or any(not isinstance(each, _BUILTINS) for each in callables):
         return None
-    return DeviceProbe(ready, tuple((read, tuple(args), tuple(path)) for read, args, path in reads))
+    return DeviceProbe(tuple((gate, tuple(args)) for gate, args in ready),
+                       tuple((read, tuple(args), tuple(path)) for read, args, path in reads))
 
 
 class HeldState(NamedTuple):

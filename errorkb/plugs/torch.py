@@ -19,6 +19,10 @@ from typing import Any
 
 from errorkb.plugs import DeviceProbe, HeldState, cpu_name, held_state, probe
 
+# The C functions of `torch._C` the CUDA probe calls (`device_probe`): present only in CUDA builds, so the tests
+# check them against the names torch itself declares for every build.
+C_FUNCTIONS = ("_cuda_hasPrimaryContext", "_cuda_memoryStats", "_cuda_getDeviceCount")
+
 
 class TorchRuntime:
     name = "torch"
@@ -133,20 +137,25 @@ class TorchRuntime:
         """CUDA's caching allocator counts every byte it ever allocated, per device
         (`allocated_bytes.all.allocated`; resetting the counters only lowers it). The observer reads it
         through torch's C functions at the start and end of every call of the function under test:
-        only memory allocated *during* those calls counts. Nothing is read before CUDA is initialised."""
+        only memory allocated *during* those calls counts. Nothing is read before a device has CUDA's
+        primary context, which any allocation on it makes: before that the allocator may not exist, and
+        its read raises ("did you call init?"). torch has no C function that says whether CUDA was
+        initialised (`torch.cuda.is_initialized` reads a Python flag the snippet could set); the names read
+        here are ones torch declares (`C_FUNCTIONS`, checked against torch's own list by the tests)."""
         if device != "cuda":
             return None
         native = getattr(module, "_C", None)
-        ready = getattr(native, "_cuda_isInitialized", None)
+        context = getattr(native, "_cuda_hasPrimaryContext", None)
         read = getattr(native, "_cuda_memoryStats", None)
         count = getattr(native, "_cuda_getDeviceCount", None)
         try:
             devices = int(count()) if callable(count) else 0
         except Exception:  # no driver: nothing can be proven
             return None
-        if ready is None or read is None or devices < 1:
+        if context is None or read is None or devices < 1:
             return None
-        return probe(ready, [(read, (index,), ("allocated_bytes", "all", "allocated")) for index in range(devices)])
+        return probe([(context, (index,)) for index in range(devices)],
+                     [(read, (index,), ("allocated_bytes", "all", "allocated")) for index in range(devices)])
 
     def held_state(self, module: Any) -> HeldState | None:
         """What torch calls from its C++ while a function runs, held where no frame's object leads: the torch

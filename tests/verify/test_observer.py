@@ -212,7 +212,7 @@ def _config(lib: types.ModuleType, folder: Path, fd: int, counter: dict | None) 
     verifier = str(Path(observer.__file__).parents[2]) + "/"
     probe = None
     if counter is not None:
-        probe = ([True].__len__, ((counter.copy, (), ("allocated",)),))
+        probe = ((([True].__len__, ()),), ((counter.copy, (), ("allocated",)),))
     return {
         "fd": fd, "sha256": "0" * 64, "device": "fake",
         "slots": [{"label": "work", "kind": "function", "code": code, "function": function, "function_code": code,
@@ -461,8 +461,10 @@ def test_device_work_counts_only_during_calls_of_the_function(tmp_path):
 # -- the torch plug's CUDA probe, with fakes (no GPU on the machines that build this) -----------------
 
 
-def _fake_torch(devices: int, stats: dict[int, dict], initialized: bool = True) -> types.SimpleNamespace:
-    native = types.SimpleNamespace(_cuda_isInitialized=[True].__len__ if initialized else [].__len__,
+def _fake_torch(devices: int, stats: dict[int, dict], contexts: dict[int, bool] | None = None) -> types.SimpleNamespace:
+    """torch's C functions as the probe finds them, each a C callable (bound methods of builtins)."""
+    contexts = contexts if contexts is not None else dict.fromkeys(range(devices), True)
+    native = types.SimpleNamespace(_cuda_hasPrimaryContext=contexts.__getitem__,
                                    _cuda_memoryStats=stats.__getitem__, _cuda_getDeviceCount=devices.__int__)
     return types.SimpleNamespace(_C=native)
 
@@ -474,6 +476,7 @@ def test_the_cuda_probe_reads_the_allocators_own_counter_on_every_device():
     stats = {0: {"allocated_bytes": {"all": {"allocated": 10}}}, 1: {"allocated_bytes": {"all": {"allocated": 5}}}}
     probe = torch.device_probe(_fake_torch(2, stats), "cuda")
     assert probe is not None and [args for _, args, _ in probe.reads] == [(0,), (1,)]
+    assert [args for _, args in probe.ready] == [(0,), (1,)], "any device's primary context opens the reads"
     assert all(path == ("allocated_bytes", "all", "allocated") for _, _, path in probe.reads)
     assert torch.device_probe(_fake_torch(2, stats), "cpu") is None
     assert torch.device_probe(_fake_torch(0, stats), "cuda") is None, "no device: nothing to prove"
@@ -485,6 +488,59 @@ def test_the_cuda_probe_refuses_python_functions_the_snippet_could_replace():
     fake = _fake_torch(1, {0: {}})
     fake._C._cuda_memoryStats = lambda index: {}
     assert runtime_for("torch").device_probe(fake, "cuda") is None
+    fake = _fake_torch(1, {0: {}})
+    fake._C._cuda_hasPrimaryContext = lambda index: True
+    assert runtime_for("torch").device_probe(fake, "cuda") is None
+
+
+def test_the_cuda_probe_calls_only_c_functions_torch_declares():
+    """The probe once read `torch._C._cuda_isInitialized`, which no torch has: on an H200 every CUDA after then
+    failed unobserved, while the fakes here (made up from the same names) passed. torch lists every C function of
+    `torch._C` for every build (its compiler's trace rules), CUDA ones included, so a CPU machine can check them."""
+    import importlib.util
+
+    from errorkb.plugs.torch import C_FUNCTIONS
+
+    rules = Path(importlib.util.find_spec("torch").submodule_search_locations[0]) / "_dynamo" / "trace_rules.py"
+    declared = set(re.findall(r'"torch\._C\.(_cuda_\w+)"', rules.read_text(encoding="utf-8")))
+    assert len(declared) > 20, "torch's list of its CUDA C functions was not found"
+    assert set(C_FUNCTIONS) <= declared, sorted(set(C_FUNCTIONS) - declared)
+    assert "_cuda_isInitialized" not in declared
+    fake = _fake_torch(1, {0: {}})
+    assert sorted(name for name in vars(fake._C)) == sorted(C_FUNCTIONS), "the fakes stand in for those names only"
+
+
+def test_the_probe_reads_nothing_before_a_device_has_a_context_and_no_evidence_when_a_read_fails(tmp_path):
+    """Before CUDA's primary context exists the allocator may not either, and reading it raises: 0, unread. Once a
+    context exists a read must succeed; one that raises is no evidence (None), so the call's work never counts."""
+    from errorkb.plugs import runtime_for
+
+    def failing(index):
+        raise RuntimeError("Invalid device argument 0: did you call init?")
+
+    stats = {0: {"allocated_bytes": {"all": {"allocated": 4096}}}}
+    closed = runtime_for("torch").device_probe(_fake_torch(1, stats, {0: False}), "cuda")
+    opened = runtime_for("torch").device_probe(_fake_torch(1, stats, {0: True}), "cuda")
+    assert closed is not None and opened is not None
+    assert observer_probe_reading(closed) == 0
+    assert observer_probe_reading(opened) == 4096
+    broken = opened._replace(reads=((dict.__getitem__.__get__({}), (0,), ("allocated_bytes",)),))
+    assert observer_probe_reading(broken) is None
+
+
+def observer_probe_reading(probe) -> int | None:
+    """What the observer's `_p_probe` reads through this probe (its private state set for the one call)."""
+    from errorkb.verify.inside import observer
+
+    saved = observer._S.get("probe", None), "probe" in observer._S
+    observer._S["probe"] = probe
+    try:
+        return observer._p_probe()
+    finally:
+        if saved[1]:
+            observer._S["probe"] = saved[0]
+        else:
+            del observer._S["probe"]
 
 
 def test_a_cuda_check_counts_only_with_memory_allocated_during_the_calls():

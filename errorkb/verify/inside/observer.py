@@ -3819,7 +3819,10 @@ def _p_probe() -> int | None:
     ready, reads = probe
     total = 0
     try:
-        if not ready():
+        for gate, args in ready:
+            if gate(*args):
+                break
+        else:
             return 0
         for read, args, path in reads:
             value = read(*args)
