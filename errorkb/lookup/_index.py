@@ -264,7 +264,7 @@ def _fetch(url: str) -> str:
     """The index at `url`, read whole within `DEADLINE` seconds (connecting, redirects, headers and body), or
     an `IndexUnavailable` saying why. The fetch runs in a thread the caller stops waiting for at the deadline;
     told to stop, it ends at its next read (each bounded by `TIMEOUT`), holding at most `MAX_BYTES`."""
-    box: dict[str, object] = {}
+    box: dict[str, bytes | BaseException] = {}
     done, stop = threading.Event(), threading.Event()
 
     def fetch() -> None:
@@ -283,7 +283,7 @@ def _fetch(url: str) -> str:
     error = box.get("error")
     if isinstance(error, IndexUnavailable):
         raise error
-    if error is not None:
+    if isinstance(error, BaseException):
         raise IndexUnavailable(f"cannot fetch the index {url}: {_why(error)} (offline? `--index FILE` reads a "
                                "downloaded copy)") from None
     raw = box["raw"]
