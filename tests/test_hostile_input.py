@@ -1820,3 +1820,63 @@ def test_an_mkdocs_yml_that_links_out_of_the_repository_is_not_read(tmp_path, ca
     assert main(["--root", str(root), "check"]) == 1
     said = capsys.readouterr().err
     assert "s3cr3t" not in said and "outside the repository" in said, said
+
+
+# -- bounded: how many entries, how much YAML in all --------------------------------------------
+
+
+def _many_entries(root: Path, count: int, text: str = "id: x\n") -> None:
+    make_project(root, entries={}, snippets={})
+    folder = root / "docs" / "errors" / "transformers"
+    for number in range(count):
+        (folder / f"e{number:06}.yml").write_text(text, encoding="utf-8")
+
+
+def _reads(monkeypatch) -> list[Path]:
+    """The entry files the loader reads, recorded (each is still read)."""
+    from errorkb.core import load
+
+    read: list[Path] = []
+    real = load.load_entry_file
+
+    def record(path, project):
+        read.append(path)
+        return real(path, project)
+
+    monkeypatch.setattr(load, "load_entry_file", record)
+    return read
+
+
+def test_more_entry_files_than_the_limit_is_one_problem_and_no_more_are_read(tmp_path, monkeypatch):
+    """A pull request of 100,000 one-line entry files held `errorkb check`, the site build and `mkdocs serve`
+    for minutes (each file read, parsed and reported, 11 problems apiece): no bound but the disk's. Past
+    `MAX_ENTRIES` files the rest are not read, and one problem says how many there are and what to do; the
+    limit is made small here so the test stays quick (the real one is far above any knowledge base)."""
+    from errorkb.core import load
+
+    monkeypatch.setattr(load, "MAX_ENTRIES", 20, raising=False)
+    _many_entries(tmp_path, 50)
+    read = _reads(monkeypatch)
+    result = load_project_entries(load_project(tmp_path))
+    assert len(read) == 20, f"{len(read)} entry files were read past the limit"
+    said = [str(problem) for problem in result.problems if "the limit is 20 entry files" in str(problem)]
+    assert said == ["docs/errors:1:1: 50 entry files; the limit is 20 entry files: only the first 20 by name were "
+                    "read. Split the knowledge base, or remove the files a pull request added"], said
+    assert not any("snippet" in str(problem) and "e0000" in str(problem) for problem in result.problems)
+    from errorkb.core.load import entry_paths
+
+    assert len(entry_paths(load_project(tmp_path))) == 20  # the index's digest reads no more than the loader
+
+
+def test_more_yaml_in_all_than_the_limit_is_one_problem_and_no_more_is_read(tmp_path, monkeypatch):
+    """Each file within its own size limit, the files together past `MAX_TOTAL_BYTES`: the rest are not read."""
+    from errorkb.core import load
+
+    entry = ENTRY + "# " + "x" * 1_000 + "\n"
+    monkeypatch.setattr(load, "MAX_TOTAL_BYTES", len(entry.encode()) * 3, raising=False)
+    _many_entries(tmp_path, 5, entry)
+    read = _reads(monkeypatch)
+    result = load_project_entries(load_project(tmp_path))
+    assert len(read) == 3, f"{len(read)} entry files were read past the limit"
+    assert any(str(problem).startswith("docs/errors:1:1: 5 entry files hold ") and "only the first 3 by name"
+               in str(problem) for problem in result.problems), result.problems

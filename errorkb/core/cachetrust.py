@@ -72,22 +72,62 @@ def not_the_harness_s(cache: Path, folder: Path) -> str | None:
 
 
 READY = ".errorkb-ready"  # an environment's mark: built and checked
-_judged: dict[tuple[str, str, tuple[int, int] | None], str | None] = {}
+_judged: dict[tuple[str, str], tuple[tuple[object, ...], str | None]] = {}
 
 
-def refused(cache: Path, folder: Path) -> str | None:
-    """Why the environment folder `folder` under the project's cache `cache` is none errorkb built (it is then
-    neither run, nor built over, nor its marks or files read), or None (`not_the_harness_s`, the one rule). Asked
-    per check and per page: judged once per folder and ready mark (git runs once, and again after a rebuild)."""
+def _stat(path: Path, *, content: bool = False) -> tuple[int, ...] | None:
+    """What changes when `path` is replaced or turned into a link (the link itself, not its target), and with
+    `content` when it is rewritten (git writes its index anew and renames it into place)."""
+    try:
+        seen = path.lstat()
+    except OSError:
+        return None
+    return (seen.st_ino, seen.st_mode, *((seen.st_mtime_ns, seen.st_size) if content else ()))
+
+
+def _index_of(path: Path) -> Path | None:
+    """The index file of the git repository holding `path` (what `git ls-files` reads: the tracked paths' state),
+    found as `tracked` finds the repository; a worktree's `.git` file names its own folder. None where none."""
+    where = Path(os.path.abspath(path))
+    top = next((place for place in where.parents if os.path.lexists(place / ".git")), None)
+    if top is None:
+        return None
+    dot = top / ".git"
+    if dot.is_dir():
+        return dot / "index"
+    try:
+        first = dot.read_text(encoding="utf-8", errors="replace").splitlines()[0]
+    except (OSError, IndexError):
+        return dot
+    named = first.removeprefix("gitdir:").strip()
+    return (top / named / "index") if first.startswith("gitdir:") else dot
+
+
+def _state(cache: Path, folder: Path) -> tuple[object, ...]:
+    """Everything `not_the_harness_s` reads, cheaply: the ready mark (a rebuild), each folder from `folder` up to
+    `cache` as itself (a link put in one's place), and the index of the repository holding them (a commit, `git
+    add -f`, `git rm --cached`: what git tracks). Git is asked again only when one of these changed."""
+    parts = [folder, *[part for part in folder.parents if len(part.parts) >= len(cache.parts)]]
+    index = _index_of(folder)
     try:
         mark = (folder / READY).lstat()
         stamp: tuple[int, int] | None = (mark.st_ino, mark.st_mtime_ns)
     except OSError:
         stamp = None
-    key = (str(cache), str(folder), stamp)
-    if key not in _judged:
-        _judged[key] = not_the_harness_s(cache, folder)
-    return _judged[key]
+    return (stamp, tuple(_stat(part) for part in parts), str(index), _stat(index, content=True) if index else None)
+
+
+def refused(cache: Path, folder: Path) -> str | None:
+    """Why the environment folder `folder` under the project's cache `cache` is none errorkb built (it is then
+    neither run, nor built over, nor its marks or files read), or None (`not_the_harness_s`, the one rule). Asked
+    per check and per page: judged again only when what the rule reads changed (`_state`), so a long `mkdocs
+    serve` sees a later commit, a rebuild or a link put in a folder's place; one answer kept per folder."""
+    key = (str(cache), str(folder))
+    state = _state(cache, folder)
+    kept = _judged.get(key)
+    if kept is None or kept[0] != state:
+        kept = _judged[key] = (state, not_the_harness_s(cache, folder))
+    return kept[1]
 
 
 __all__ = ["READY", "committed_link", "not_the_harness_s", "refused", "tracked"]

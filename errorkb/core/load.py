@@ -65,6 +65,10 @@ MAX_CHARS = 20_000  # characters of one string (a prose field), unless its key h
 MAX_CHARS_BY_KEY = {"notes": 100_000, "title": 300}
 MAX_SNIPPET_BYTES = snippet_files.MAX_BYTES
 MAX_KEY_CHARS = 100  # characters of one key
+# Bounds on the entries together (the knowledge base has ~120 files, ~0.5 MB): past them a pull request of
+# 100,000 one-line files, or of thousands at MAX_FILE_BYTES, held every command and build for minutes.
+MAX_ENTRIES = 5_000  # entry files read
+MAX_TOTAL_BYTES = 64 << 20  # of all entry files read
 
 
 @dataclass
@@ -170,7 +174,10 @@ def load_project_entries(project: Project, reserved_ids: Collection[str] = (),
     unloaded: set[str] = set()  # ids of entry files that exist but did not load
     resolved = Resolved()
     files = _entry_files(project, problems, resolved)
-    for path in files:
+    within, over = within_bounds(files, project)
+    problems += over
+    unloaded.update(path.stem for path in files[len(within):])  # not read: nor dangling nor owning no snippets
+    for path in within:
         one, found = read(path, project)
         problems += found
         if one is not None and one.entry.id in reserved_ids:
@@ -583,7 +590,7 @@ def entry_paths(project: Project) -> list[Path]:
     `MAX_FILE_BYTES`. What another reader of entry files (the index's digest) may read without
     hanging on a FIFO, filling the memory from a device, or reading a file from outside."""
     found = []
-    for path in _entry_files(project, [], Resolved()):
+    for path in within_bounds(_entry_files(project, [], Resolved()), project)[0]:
         try:
             info = path.stat()
         except OSError:
@@ -591,6 +598,27 @@ def entry_paths(project: Project) -> list[Path]:
         if stat.S_ISREG(info.st_mode) and info.st_size <= MAX_FILE_BYTES:
             found.append(path)
     return found
+
+
+def within_bounds(files: list[Path], project: Project) -> tuple[list[Path], list[Problem]]:
+    """The first of `files` (in name order) within `MAX_ENTRIES` files and `MAX_TOTAL_BYTES` in all, and the
+    problem naming what was left unread, if anything was: one line, never one per file."""
+    total = 0
+    for count, path in enumerate(files):
+        try:
+            total += max(0, min(path.stat().st_size, MAX_FILE_BYTES + 1))
+        except OSError:
+            pass
+        if count >= MAX_ENTRIES:
+            what = f"{len(files):,} entry files; the limit is {MAX_ENTRIES:,} entry files"
+        elif total > MAX_TOTAL_BYTES:
+            what = f"{len(files):,} entry files hold more than {MAX_TOTAL_BYTES:,} bytes in all, the limit"
+        else:
+            continue
+        return files[:count], [Problem(_unresolved_rel(project.entries, project), 1, 1,
+                                       f"{what}: only the first {count:,} by name were read. Split the knowledge "
+                                       "base, or remove the files a pull request added")]
+    return files, []
 
 
 YAML_SUFFIXES = {".yml", ".yaml"}  # compared lower-cased: a YAML file is reported, only `.yml` is loaded

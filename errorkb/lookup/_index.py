@@ -13,6 +13,7 @@ import json
 import os
 import re
 import sys
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,8 @@ from errorkb.lookup._match import Lookup
 GROUP = "errorkb.indexes"
 INDEX_FILE = "index.json"
 MAX_BYTES = 64 << 20  # an index larger than this is refused, not read
-TIMEOUT = 10  # seconds for an index fetched from an address
+TIMEOUT = 10  # seconds for one read of an index fetched from an address
+DEADLINE = 60  # seconds for the whole fetch: a server that trickles its answer never trips TIMEOUT
 
 
 NO_INDEX = ("no knowledge base's index is installed here (a knowledge base registers one under the "
@@ -230,7 +232,7 @@ def load_index(source: str | Path | None = None) -> Index:
             raise IndexUnavailable(f"cannot read the index {where}: {error.strerror or error}") from None
         if len(raw) > MAX_BYTES:
             raise IndexUnavailable(f"the index {where} is larger than {MAX_BYTES >> 20} MiB")
-        text = raw.decode("utf-8", errors="replace")
+        text = _text(raw, where)
     try:
         data = json.loads(text)
     except ValueError as error:
@@ -240,17 +242,98 @@ def load_index(source: str | Path | None = None) -> Index:
     return read_index(data, where)
 
 
+def _text(raw: bytes, where: str) -> str:
+    """The index's bytes as text: UTF-8, as `errorkb.lookup.build` writes it and a browser reads it (a leading
+    byte order mark dropped). Anything else is named, never read with its bytes replaced: the answer would
+    quote U+FFFD as the entry's words or the site's address without a word."""
+    from errorkb.core.encoding import other_encoding
+
+    other = other_encoding(raw)
+    if other:
+        raise IndexUnavailable(f"the index {where} is not UTF-8: {other.replace('the file is ', 'it is ')}; "
+                               "an index is UTF-8, as errorkb writes it")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise IndexUnavailable(f"the index {where} is not UTF-8 (byte 0x{raw[error.start]:02x} at offset "
+                               f"{error.start:,}); an index is UTF-8, as errorkb writes it: fetch or build it "
+                               "again") from None
+
+
 def _fetch(url: str) -> str:
-    import urllib.error
+    """The index at `url`, read whole within `DEADLINE` seconds (connecting, redirects, headers and body), or
+    an `IndexUnavailable` saying why. The fetch runs in a thread the caller stops waiting for at the deadline;
+    told to stop, it ends at its next read (each bounded by `TIMEOUT`), holding at most `MAX_BYTES`."""
+    box: dict[str, bytes | BaseException] = {}
+    done, stop = threading.Event(), threading.Event()
+
+    def fetch() -> None:
+        try:
+            box["raw"] = _download(url, stop)
+        except BaseException as error:  # handed to the caller, who says it in one line
+            box["error"] = error
+        finally:
+            done.set()
+
+    threading.Thread(target=fetch, name="errorkb-index-fetch", daemon=True).start()
+    if not done.wait(DEADLINE):
+        stop.set()
+        raise IndexUnavailable(f"the index {url} did not arrive within {DEADLINE} s (a slow or stalled server? "
+                               "`--index FILE` reads a downloaded copy)")
+    error = box.get("error")
+    if isinstance(error, IndexUnavailable):
+        raise error
+    if isinstance(error, BaseException):
+        raise IndexUnavailable(f"cannot fetch the index {url}: {_why(error)} (offline? `--index FILE` reads a "
+                               "downloaded copy)") from None
+    raw = box["raw"]
+    assert isinstance(raw, bytes)
+    return _text(raw, url)
+
+
+def _why(error: BaseException) -> str:
+    """What went wrong, in words: urllib's reason, or what http.client found malformed in the answer."""
+    from http.client import HTTPException
+
+    if isinstance(error, HTTPException):
+        return f"the answer is not well-formed HTTP ({type(error).__name__}: {str(error)[:200] or 'no detail'})"
+    return str(getattr(error, "reason", None) or error or type(error).__name__)
+
+
+def _download(url: str, stop: threading.Event) -> bytes:
+    """The body at `url` (at most `MAX_BYTES`), following only redirects `_redirects` allows; stops reading
+    when `stop` (an Event) is set. Raises what urllib and http.client raise (an `HTTPException` is no
+    `OSError`: a malformed status line, header or chunk), or `IndexUnavailable` for a body too large."""
     import urllib.request
 
-    try:
-        with urllib.request.urlopen(url, timeout=TIMEOUT) as response:
-            raw = response.read(MAX_BYTES + 1)
-    except (urllib.error.URLError, OSError, ValueError) as error:
-        reason = getattr(error, "reason", None) or error
-        raise IndexUnavailable(f"cannot fetch the index {url}: {reason} (offline? `--index FILE` reads a "
-                               "downloaded copy)") from None
-    if len(raw) > MAX_BYTES:
-        raise IndexUnavailable(f"the index {url} is larger than {MAX_BYTES >> 20} MiB")
-    return str(raw.decode("utf-8", errors="replace"))
+    opener = urllib.request.build_opener(_redirects())
+    body = bytearray()
+    with opener.open(url, timeout=TIMEOUT) as response:
+        while not stop.is_set():
+            chunk = response.read(1 << 16)
+            if not chunk:
+                break
+            body += chunk
+            if len(body) > MAX_BYTES:
+                raise IndexUnavailable(f"the index {url} is larger than {MAX_BYTES >> 20} MiB")
+    return bytes(body)
+
+
+def _redirects() -> Any:
+    """A redirect handler that follows a redirect only to http(s), and never from https to plain http: urllib
+    also follows one to `ftp:` (the server choosing where errorkb connects next), and an index fetched over
+    https may not come from where anyone on the way can rewrite it. (Built here: urllib.request is imported
+    only by a fetch, `errorkb lookup` starting in well under half a second.)"""
+    from urllib.error import HTTPError
+    from urllib.parse import urlsplit
+    from urllib.request import HTTPRedirectHandler
+
+    class Redirects(HTTPRedirectHandler):
+        def redirect_request(self, req: Any, fp: Any, code: int, msg: str, headers: Any, newurl: str) -> Any:
+            scheme, was = urlsplit(newurl).scheme.lower(), urlsplit(req.full_url).scheme.lower()
+            if scheme not in ("http", "https") or (was == "https" and scheme == "http"):
+                raise HTTPError(newurl, code, f"it redirects to {newurl}, which is not followed (only http(s), "
+                                              "and never from https to http)", headers, fp)
+            return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+    return Redirects()

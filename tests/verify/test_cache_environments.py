@@ -269,3 +269,38 @@ def test_the_pages_quote_no_source_from_a_committed_environment(repo):
     release_files(RELEASE)
     _commit(repo, f".errorkb-cache/matrix/transformers-{RELEASE}")
     assert package_folder(load_project(repo), RELEASE) is None
+
+
+def test_a_long_running_process_sees_a_later_commit_of_the_environment(repo):
+    """`refused` is asked per check and per page, so it remembers its answer; a long `mkdocs serve` (or a watch)
+    then outlived the commit that made an environment the repository's: the memo was keyed by the folder and its
+    ready mark only, and went on trusting (and quoting source from) what git now tracks. And the other way: once
+    the author takes the files out of the repository, the environment is the harness's again."""
+    from errorkb.core.cachetrust import refused
+
+    cache = repo / ".errorkb-cache"
+    folder = cache / "matrix" / f"transformers-{RELEASE}"
+    _stranger_env(folder)
+    assert refused(cache, folder) is None, "an untracked environment the harness built was refused"
+    _commit(repo, f".errorkb-cache/matrix/transformers-{RELEASE}/bin/python")  # the ready mark untouched
+    said = refused(cache, folder)
+    assert said is not None and "git tracks" in said, "a later commit of the environment went unseen"
+    _git(repo, "rm", "-q", "--cached", "-r", ".errorkb-cache")
+    _git(repo, "commit", "-qm", "out of the repository")
+    assert refused(cache, folder) is None, "an environment taken out of the repository stayed refused"
+
+
+def test_a_long_running_process_sees_a_later_link_in_the_environment_s_place(repo, tmp_path):
+    """The folder replaced by a link after the first answer (the ready mark the link leads to is another file, or
+    the same one: a link to the folder moved aside) is refused, not trusted from the memo."""
+    from errorkb.core.cachetrust import refused
+
+    cache = repo / ".errorkb-cache"
+    folder = cache / "matrix" / f"transformers-{RELEASE}"
+    _stranger_env(folder)
+    assert refused(cache, folder) is None
+    aside = cache / "matrix" / "aside"
+    folder.rename(aside)
+    folder.symlink_to(aside)
+    said = refused(cache, folder)
+    assert said is not None and "link" in said, said
