@@ -384,6 +384,12 @@ def _clean_run_failure(check: Check, seen: Observation, runtime: Runtime, why_ca
         if seen.evidence is None:  # no counter was read: "no work" would be a claim nobody observed
             return _fail(Code.NO_DEVICE_WORK, f"the runtime's {check.device} counters could not be read in the "
                                               f"check's process, so no work on the {check.device} device is proven")
+        shared = seen.evidence.get("shared")
+        if type(shared) is int and shared > 0:  # the counter is the process's: another thread's work is not the call's
+            return _fail(Code.NO_DEVICE_WORK, f"the runtime's {check.device} counter rose during {shared} call(s) "
+                                              f"while another thread the snippet started was alive, which cannot be "
+                                              f"told from the call's own work, so no work of the function's on the "
+                                              f"{check.device} device is proven")
         return _fail(Code.NO_DEVICE_WORK, f"the runtime saw no work on the {check.device} device, so this was not "
                                           f"a {check.device} check")
     return None

@@ -620,7 +620,7 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
                                                             dispatch_names.items()},
         "probe": (config["probe"][0], tuple(config["probe"][1])) if config.get("probe") else None,
         "held_state": _held_state(config.get("held")), "registered": [], "registrar_code": registrar.__code__,
-        "device_bytes": 0, "device_calls": 0,
+        "device_bytes": 0, "device_calls": 0, "device_shared": 0, "thread_epoch": 0,
         "opnames": tuple(config["opnames"]), "died": types.MethodType(sys.audit, "errorkb.died"),
         "enders": frozenset(config.get("enders", [])), "end_callers": frozenset(config.get("end_callers", [])),
         "snippet_code": config.get("snippet_code"), "top": None, "top_end": None,
@@ -1798,6 +1798,7 @@ def _p_on_thread_start(ident: int, args: Any) -> None:
         box.append(("error", TypeError, "optional 3rd arg must be a dictionary"))
         return
     _S["expected"] += 1
+    _S["thread_epoch"] += 1
     try:
         started = _S["start"](_S["bootstrap"], (_S["settrace"], _S["trace"], _S["audit"], function, arguments,
                                                 kwargs or {}))
@@ -1811,12 +1812,14 @@ def _p_on_thread_start(ident: int, args: Any) -> None:
 def _p_on_thread_ready(ident: int, args: Any) -> None:
     if _c_gettrace() is not _S["trace"]:
         _p_tamper("replaced", "sys.settrace (the verifier's call tracer)")
+    _S["thread_epoch"] += 1
     _S["threads"].add(ident)
 
 
 def _p_on_thread_done(ident: int, args: Any) -> None:
     if _c_gettrace() is not _S["trace"]:  # lost on the way (CPython drops a tracer that failed)
         _p_tamper("replaced", "sys.settrace (the verifier's call tracer, lost in a thread)")
+    _S["thread_epoch"] += 1
     _S["threads"].discard(ident)
 
 
@@ -2148,7 +2151,7 @@ def _p_call(ident: int, frame: Any, code: Any, index: int) -> None:
     slot = _S["slots"][index]
     frame.f_trace = _S["trace"]
     frame.f_trace_lines = False
-    _S["frames"][id(frame)] = [frame, index, ident, None, _p_probe(), None, "target"]
+    _S["frames"][id(frame)] = [frame, index, ident, None, (_p_probe(), _p_alone(ident)), None, "target"]
     active = _S["active"]
     active[ident] = _c_dict_get(active, ident, 0) + 1
     _S["counts"][index][0] += 1
@@ -3838,10 +3841,28 @@ def _p_probe() -> int | None:
     return total
 
 
-def _p_device_work(before: int | None) -> None:
+def _p_alone(ident: int) -> int | None:
+    """The threads' epoch (bumped as any thread the observer started starts, runs its first line or ends) while the
+    calling thread is the only one of Python's alive, none starting; else None."""
+    threads = _S["threads"]
+    if len(threads) != 1 or ident not in threads or _S["expected"] != 0:
+        return None
+    return _S["thread_epoch"]
+
+
+def _p_device_work(before: tuple[int | None, int | None]) -> None:
+    """The runtime's counter is the process's (every thread's work on the device), so a rise between a call's start
+    and end is the call's only where no other thread the snippet could run was alive meanwhile: the calling thread
+    alone at the start and the end, no thread started or ended between. A rise read otherwise is counted apart
+    (`shared`), never as the call's: a thread of the snippet's allocating on the device while the function ran on the
+    CPU made a CUDA after pass."""
+    reading, epoch = before
     after = _p_probe()
-    if type(before) is int and type(after) is int and after > before:
-        _S["device_bytes"] += after - before
+    if type(reading) is int and type(after) is int and after > reading:
+        if epoch is None or _p_alone(_c_get_ident()) != epoch:
+            _S["device_shared"] += 1
+            return
+        _S["device_bytes"] += after - reading
         _S["device_calls"] += 1
 
 
@@ -4094,6 +4115,8 @@ def _p_on_end(ident: int, args: Any) -> None:
         device = None
         if _S["probe"] is not None:
             device = {"allocated_bytes": _S["device_bytes"], "calls": _S["device_calls"]}
+            if _S["device_shared"]:
+                device["shared"] = _S["device_shared"]
         _p_emit({"e": "end", "status": status, "exit": code if status == "os-exit" else exit_code, "r": number,
                  "described": description if type(description) is dict else None,
                  "counts": _S["counts"], "running": running, "unwound": [len(each) for each in _S["unwound"]],
