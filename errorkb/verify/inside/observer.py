@@ -3918,7 +3918,8 @@ def _p_alone(ident: int) -> int | None:
     threads = _S["threads"]
     if len(threads) != 1 or ident not in threads or _S["expected"] != 0:
         return None
-    return _S["thread_epoch"]
+    epoch: int = _S["thread_epoch"]
+    return epoch
 
 
 def _p_device_work(before: tuple[int | None, int | None], frame: Any) -> None:
