@@ -384,6 +384,15 @@ def _clean_run_failure(check: Check, seen: Observation, runtime: Runtime, why_ca
         if seen.evidence is None:  # no counter was read: "no work" would be a claim nobody observed
             return _fail(Code.NO_DEVICE_WORK, f"the runtime's {check.device} counters could not be read in the "
                                               f"check's process, so no work on the {check.device} device is proven")
+        # The counter is the process's: a rise beside another thread, or where the call held C code the snippet
+        # planted, is not the call's own work (the observer's `_p_device_work`).
+        apart = [f"{count} while another thread the snippet started was alive" if key == "shared" else
+                 f"{count} whose arguments held C code the snippet planted" for key in ("shared", "planted")
+                 if type(count := seen.evidence.get(key)) is int and count > 0]
+        if apart:
+            return _fail(Code.NO_DEVICE_WORK, f"the runtime's {check.device} counter rose only during calls that "
+                                              f"cannot be told from other work ({'; '.join(apart)}), so no work of "
+                                              f"the function's own on the {check.device} device is proven")
         return _fail(Code.NO_DEVICE_WORK, f"the runtime saw no work on the {check.device} device, so this was not "
                                           f"a {check.device} check")
     return None

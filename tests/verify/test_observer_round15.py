@@ -213,15 +213,12 @@ def test_the_librarys_own_script_at_its_import_inside_the_call_is_not_refused(tm
     assert seen.interference == [] and seen.tampered == [], (seen.interference, seen.tampered)
 
 
-@pytest.mark.xfail(strict=True, reason="known limit (docs/threat-model.md): code compiled inside the call by C code the "
-                                       "snippet planted there (a partial over torch.fx.GraphModule) reads as code the "
-                                       "call compiled for itself, and runs there as no callback")
 def test_the_snippets_graph_compiled_inside_the_call_by_planted_c_code_is_a_callback(tmp_path):
-    """Left: the hook is C code alone (`partial(next, map(operator.call, starmap(GraphModule, ...), [store]))`), which
+    """The hook is C code alone (`partial(next, map(operator.call, starmap(GraphModule, ...), [store]))`), which
     compiles the snippet's FX graph inside the call, then runs it there: code compiled while the call ran, so the
-    call's own (`_p_made_in_call`), no callback; the function's own `raise` follows. The planted search, which would
-    read the partial as planted, runs where an error starts in C code, not at the function's own `raise` (round
-    thirteen's limit: C code the snippet planted, run inside the call with no frame, changing what it reads)."""
+    call's own (`_p_made_in_call`), no callback; the function's own `raise` follows. Left in round fifteen (the planted
+    search ran only where an error starts in C code); closed in round sixteen: at the function's own `raise` the
+    search runs over what the snippet handed the call, where the partial is."""
     body = """
     import functools
     import itertools

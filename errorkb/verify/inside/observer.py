@@ -274,6 +274,7 @@ _c_MAX_RECORDS = MAX_RECORDS
 # How far a value is searched for a frame object (`_p_holds_frame`): containers and objects' attributes this
 # deep, this many items in all; by C code alone (a container's own type's iterator, a C `__dict__` getter).
 _c_FRAME_DEPTH = 4
+_c_HANDOFF_DEPTH = 256  # frames between a watched call and the snippet's own hand-off searched for it
 _c_FRAME_BUDGET = 512
 # How many objects a watched function's frame holds are searched for C code the snippet planted
 # (`_p_planted_under`: breadth first, each object once, at any depth); past it, the search fails closed.
@@ -620,7 +621,8 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
                                                             dispatch_names.items()},
         "probe": (config["probe"][0], tuple(config["probe"][1])) if config.get("probe") else None,
         "held_state": _held_state(config.get("held")), "registered": [], "registrar_code": registrar.__code__,
-        "device_bytes": 0, "device_calls": 0,
+        "device_bytes": 0, "device_calls": 0, "device_shared": 0, "device_planted": 0,
+        "thread_epoch": 0,
         "opnames": tuple(config["opnames"]), "died": types.MethodType(sys.audit, "errorkb.died"),
         "enders": frozenset(config.get("enders", [])), "end_callers": frozenset(config.get("end_callers", [])),
         "snippet_code": config.get("snippet_code"), "top": None, "top_end": None,
@@ -1798,6 +1800,7 @@ def _p_on_thread_start(ident: int, args: Any) -> None:
         box.append(("error", TypeError, "optional 3rd arg must be a dictionary"))
         return
     _S["expected"] += 1
+    _S["thread_epoch"] += 1
     try:
         started = _S["start"](_S["bootstrap"], (_S["settrace"], _S["trace"], _S["audit"], function, arguments,
                                                 kwargs or {}))
@@ -1811,12 +1814,14 @@ def _p_on_thread_start(ident: int, args: Any) -> None:
 def _p_on_thread_ready(ident: int, args: Any) -> None:
     if _c_gettrace() is not _S["trace"]:
         _p_tamper("replaced", "sys.settrace (the verifier's call tracer)")
+    _S["thread_epoch"] += 1
     _S["threads"].add(ident)
 
 
 def _p_on_thread_done(ident: int, args: Any) -> None:
     if _c_gettrace() is not _S["trace"]:  # lost on the way (CPython drops a tracer that failed)
         _p_tamper("replaced", "sys.settrace (the verifier's call tracer, lost in a thread)")
+    _S["thread_epoch"] += 1
     _S["threads"].discard(ident)
 
 
@@ -2148,7 +2153,7 @@ def _p_call(ident: int, frame: Any, code: Any, index: int) -> None:
     slot = _S["slots"][index]
     frame.f_trace = _S["trace"]
     frame.f_trace_lines = False
-    _S["frames"][id(frame)] = [frame, index, ident, None, _p_probe(), None, "target"]
+    _S["frames"][id(frame)] = [frame, index, ident, None, (_p_probe(), _p_alone(ident)), None, "target"]
     active = _S["active"]
     active[ident] = _c_dict_get(active, ident, 0) + 1
     _S["counts"][index][0] += 1
@@ -2372,6 +2377,52 @@ def _p_planted_check(value: Any, kind: Any, items: list[Any] | None, context: An
         return found
     _p_delegates(value, kind, context)
     return _p_calls_held(value, kind, items, context)
+
+
+def _p_handoff(frame: Any) -> Any:
+    """The frame of the first call the snippet's own files made on the way to `frame` (its caller is a frame of the
+    snippet's folder): whose arguments are what the snippet handed, directly or through trusted relays
+    (`lib.call(f, x)`). None where no such frame is below, within `_c_HANDOFF_DEPTH` frames (a thread the library
+    started): nothing there was handed by it."""
+    last = frame
+    below = frame.f_back
+    depth = 0
+    while below is not None and depth < _c_HANDOFF_DEPTH:
+        if _p_in_roots(below.f_code.co_filename, _S["snippet_roots"]):
+            return last
+        last = below
+        below = below.f_back
+        depth += 1
+    return None
+
+
+def _p_planted_handed(frame: Any) -> str | None:
+    """`_p_made_check` over what the snippet handed the call (`_p_handed`, Python's tables left out), from the frame of
+    its own hand-off (`_p_handoff`): what trusted code made on the way and handed on (torch's export, tracing the
+    snippet's model, hands its watched function partials of its own) is not searched."""
+    handoff = _p_handoff(frame)
+    if handoff is None:
+        return None
+    return _p_handed(handoff, _p_made_check, None, False)
+
+
+def _p_made_check(value: Any, kind: Any, items: list[Any] | None, context: Any) -> str | None:
+    """`_p_walk`'s question where no error started in C code (the function's own `raise`, a call's device work): only
+    what the snippet made to run with no frame of its own, told by what it is, never by who may have bound it. A class
+    of the snippet's holding planted code (`_p_planted_node`), a partial it made binding data to what is not its own
+    code, an `operator` getter or caller, or a calling iterator it made that may have called; not a C method bound to
+    an object made since (`_p_chosen_call` reads it as the snippet's, failing closed where an error starts in C code:
+    torch's export binds such methods while it traces, and its function's own `raise` read as planted) nor what a C
+    object holds beyond these."""
+    found = _p_planted_node(value)
+    if found is not None:
+        return found
+    if _p_in(_c_partial, _c_mro(kind)):
+        return _p_qualname(kind) + " (made by the snippet, binding data)" if _p_snippet_partial(value) else None
+    if _p_calling_iterator(kind) or _p_in_binders(kind):
+        return _p_qualname(kind) + " (made by the snippet, calling what it chose)" \
+            if _p_chosen_call(value, kind) else None
+    return None
 
 
 def _p_delegates(value: Any, kind: Any, delegated: dict[int, Any]) -> None:
@@ -3103,7 +3154,7 @@ def _p_functions_in(value: Any) -> tuple[Any, ...]:
         return (_c_static_func(value),)
     if kind is _c_classmethod:
         return (_c_class_func(value),)
-    if kind is property:
+    if _p_in(property, _c_mro(kind)):  # a subclass's too: its accessors run as a property's do
         return (_c_prop_parts[0](value), _c_prop_parts[1](value), _c_prop_parts[2](value))
     if _p_in(_c_cached_property, _c_mro(kind)):  # not callable itself: its getter is what runs
         own = _p_own_dict(value, kind)
@@ -3117,11 +3168,19 @@ def _p_gadget(value: Any, key: str, depth: int = 3) -> bool:
     in a trusted file under another name than its own (`__len__ = Future.result`); not the snippet's own
     functions (followed), nor C types' own method descriptors (they raise their own errors). A trusted function
     made at run time around something (a decorator's wrapper: its closure) is what it holds (`_p_wrapper_holds`);
-    one Python's own library makes for the very name it is under is not planted (`_p_made_for`)."""
-    for function in _p_functions_in(value):
+    one Python's own library makes for the very name it is under is not planted (`_p_made_for`). A class, or a C
+    type's method descriptor, answers with what it makes of what it is handed: one that is a property's accessor (its
+    getter answering what the function reads: `frozen = property(bool, slice)`, round sixteen), or a class under a
+    special name (`__get__ = slice`, `__eq__ = slice`: the protocol's answer, chosen), is planted too."""
+    parts = _p_functions_in(value)
+    accessor = _p_in(property, _c_mro(type(value))) or _p_in(_c_cached_property, _c_mro(type(value)))
+    special = key[:2] == "__" and key[-2:] == "__" and len(key) > 4
+    for function in parts:
         if function is None or not _c_callable(function):
             continue
         kind = type(function)
+        if kind is not _c_FunctionType and (accessor or (special and _p_in(type, _c_mro(kind)))):
+            return True
         if kind is _c_FunctionType:
             code = _c_func_code(function)
             if code.co_name != key and _p_in_roots(code.co_filename, _S["trusted_roots"]) \
@@ -3436,6 +3495,17 @@ def _p_exception(record: list[Any], frame: Any, arg: Any) -> None:
         if planted is not None:
             _p_tamper("observer", "planted C code where " + _S["slots"][index]["label"] + " calls it (" + planted
                       + "), whose error would read as the library's")
+    elif index >= 0 and not _S["callbacks"] and _p_one_of(op, ("RAISE_VARARGS",)):
+        # The function's own `raise`: what it raises, and what it read to get there, may come from C code the snippet
+        # planted on what it handed the call (a property over C code answering what the function just assigned; a
+        # partial making the exception it raises), run with no frame. Searched in what the snippet handed the call
+        # alone: Python's tables fill as trusted code runs (typing's cache of a `Literal` alias a lazy import made,
+        # read as planted at an honest entry's own `raise`, round thirteen). Where the entry declares a callback,
+        # the snippet's own code may steer the call anyway: the reviewer's.
+        planted = _p_planted_handed(frame)
+        if planted is not None:
+            _p_tamper("observer", "planted C code in what the snippet handed " + _S["slots"][index]["label"] + " ("
+                      + planted + "), which may choose what it read before its own `raise`, or what it raised")
     elif index < 0 and _p_users_error(record, frame, op):
         planted = _p_planted_under(frame, tb)
         if planted is not None:
@@ -3459,16 +3529,19 @@ def _p_exception(record: list[Any], frame: Any, arg: Any) -> None:
              "api": _p_api_facts(error, frame, op, tb.tb_lasti, deepest is not tb) if index < 0 else None})
 
 
-def _p_handed(frame: Any, check: Callable[[Any, Any, list[Any] | None, Any], Any], context: Any) -> str | None:
+def _p_handed(frame: Any, check: Callable[[Any, Any, list[Any] | None, Any], Any], context: Any,
+              tables: bool = True) -> str | None:
     """What the snippet handed a watched call, searched with `check` (`_p_walk`): the function's arguments, and inside
     them; what its code returned into the call (`_p_keep_returned`); what it put in a trusted module's or class's name
-    (`_p_rebound`); Python's tables and the runtime's held state, which it fills. An object trusted code made while
+    (`_p_rebound`); Python's tables and the runtime's held state, which it fills (not where `tables` is False: what
+    the snippet handed the call by hand alone, its arguments and what its code returned into it; trusted code fills
+    the others as it runs, torch's export rebinding builtins to partials of its own). An object trusted code made while
     the call ran, in its own locals, is reached from none of these unless it stored it in an argument (a possible
     false tamper). The found object's words, or None; a search that cannot finish fails closed."""
     roots = _p_arguments(frame, frame.f_code)
     # What a trusted name now holds instead of its own (a class attribute the snippet set). A name rebound to code of
     # the snippet's stops that reading at the first one found, before the rest: that alone fails closed.
-    rebound = _p_rebound(roots)
+    rebound = _p_rebound(roots) if tables else None
     if rebound is not None:
         return "what it rebound a trusted name to (" + rebound + "), past which the search cannot read"
     returned = _c_dict_get(_S["returned"], _c_get_ident())
@@ -3476,8 +3549,9 @@ def _p_handed(frame: Any, check: Callable[[Any, Any, list[Any] | None, Any], Any
         if len(returned) > _c_RETURNED_MAX:
             return "one of more than " + _c_int_repr(_c_RETURNED_MAX) + " values its code returned into the call"
         roots.extend(returned)
-    roots.extend(_p_table_entries())
-    roots.extend(_p_runtime_held())
+    if tables:
+        roots.extend(_p_table_entries())
+        roots.extend(_p_runtime_held())
     found = _p_walk(roots, _c_PLANT_BUDGET, check, context)
     if found is _c_EXHAUSTED:
         return "one of more than " + _c_int_repr(_c_PLANT_BUDGET) + " objects, too many to search"
@@ -3628,7 +3702,7 @@ def _p_return(ident: int, record: list[Any], frame: Any, value: Any) -> None:
         kept = _S["returned"].pop(ident, None)
         if kept is not None:
             _S["graves"].append(kept)
-    _p_device_work(record[4])
+    _p_device_work(record[4], frame)
     if frame.f_lasti in slot["normal"]:
         _S["counts"][index][1] += 1
         return
@@ -3838,10 +3912,34 @@ def _p_probe() -> int | None:
     return total
 
 
-def _p_device_work(before: int | None) -> None:
+def _p_alone(ident: int) -> int | None:
+    """The threads' epoch (bumped as any thread the observer started starts, runs its first line or ends) while the
+    calling thread is the only one of Python's alive, none starting; else None."""
+    threads = _S["threads"]
+    if len(threads) != 1 or ident not in threads or _S["expected"] != 0:
+        return None
+    epoch: int = _S["thread_epoch"]
+    return epoch
+
+
+def _p_device_work(before: tuple[int | None, int | None], frame: Any) -> None:
+    """The runtime's counter is the process's (every thread's work on the device), so a rise between a call's start
+    and end is the call's only where no other thread the snippet could run was alive meanwhile: the calling thread
+    alone at the start and the end, no thread started or ended between; and only where what the snippet handed the
+    call holds no C code it planted, which runs inside the call with no frame (`partial(torch.ones, n, device=...)`
+    as the hook the function calls). A rise read otherwise is counted apart (`shared`, `planted`), never as the call's:
+    a thread of the snippet's allocating on the device while the function ran on the CPU, or its planted hook, made a
+    CUDA after pass (round sixteen)."""
+    reading, epoch = before
     after = _p_probe()
-    if type(before) is int and type(after) is int and after > before:
-        _S["device_bytes"] += after - before
+    if type(reading) is int and type(after) is int and after > reading:
+        if epoch is None or _p_alone(_c_get_ident()) != epoch:
+            _S["device_shared"] += 1
+            return
+        if _p_planted_handed(frame) is not None:
+            _S["device_planted"] += 1
+            return
+        _S["device_bytes"] += after - reading
         _S["device_calls"] += 1
 
 
@@ -4094,6 +4192,10 @@ def _p_on_end(ident: int, args: Any) -> None:
         device = None
         if _S["probe"] is not None:
             device = {"allocated_bytes": _S["device_bytes"], "calls": _S["device_calls"]}
+            if _S["device_shared"]:
+                device["shared"] = _S["device_shared"]
+            if _S["device_planted"]:
+                device["planted"] = _S["device_planted"]
         _p_emit({"e": "end", "status": status, "exit": code if status == "os-exit" else exit_code, "r": number,
                  "described": description if type(description) is dict else None,
                  "counts": _S["counts"], "running": running, "unwound": [len(each) for each in _S["unwound"]],
