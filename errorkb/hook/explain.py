@@ -234,10 +234,45 @@ def describe(value: BaseException, index_path: Path | None = None) -> str | None
     if not isinstance(value, Exception):  # KeyboardInterrupt, SystemExit: never an entry's error
         return None
     read = _read(value)  # once: it runs the user's `__str__`
-    answers = [(answer_for(value, index, read), index) for index in _indexes(index_path)]
+    answers = [(_answer_in(value, index, read), index) for index in _indexes(index_path)]
     shown = [(answer, index) for answer, index in answers if answer.confirmed] \
         or [(answer, index) for answer, index in answers if answer.matches][:1]
     return "".join(dict.fromkeys(block(answer, index) for answer, index in shown)) or None  # a copy's block once
+
+
+MAX_MEMBERS = 100  # members of an exception group read one by one (Python prints at most its own limit of them)
+
+
+def _answer_in(value: BaseException, index: Index, read: tuple[str, tb.TracebackException | None]) -> Answer:
+    """`answer_for` the error; for an exception group it does not confirm as a whole, the first member that is
+    confirmed, read alone as Python printed it in its box. The printed group read as a paste has "the error it ended
+    with" in its last box only, while every member of a group is an error the program ended with, and the live group
+    says which they are: a member the library raised confirms wherever it stands (`except*`, a TaskGroup)."""
+    answer = answer_for(value, index, read)
+    if answer.confirmed:
+        return answer
+    for member in _members(value):
+        found = answer_for(member, index)
+        if found.confirmed:
+            return found
+    return answer
+
+
+def _members(group: BaseException) -> Iterator[Exception]:
+    """The errors of an exception group (those of its groups, depth first, in Python's printing order), each once:
+    at most MAX_MEMBERS. Nothing for an exception that is no group."""
+    seen: set[int] = set()
+    todo: list[object] = [group]
+    while todo and len(seen) < MAX_MEMBERS:
+        one = todo.pop()
+        if id(one) in seen:
+            continue
+        seen.add(id(one))
+        members = getattr(one, "exceptions", None) if isinstance(one, BaseExceptionGroup) else None
+        if isinstance(members, tuple | list):
+            todo += reversed(members)
+        elif one is not group and isinstance(one, Exception):
+            yield one
 
 
 def _indexes(path: Path | None) -> list[Index]:
