@@ -1,12 +1,66 @@
-"""The hook under attack, round six, in real interpreters with the hook on: exception groups and `except*`.
+"""The hook under attack, round six, in real interpreters with the hook on: an error Python reports near the
+recursion limit, exception groups and `except*`.
 """
 
 from __future__ import annotations
 
+import subprocess
+
 import pytest
 
 from tests.test_hook import HEAD_DIM, TITLE, envs, run, stub_library  # noqa: F401 (a fixture)
-from tests.test_hook_round_five import BLOCK, LIBRARY, _compare
+from tests.test_hook_round_five import _BLOCK, BLOCK, LIBRARY, _compare, _unaddressed
+
+# A `__del__` that raises the entry's error, run at every depth from `{low}` frames below the recursion limit to
+# `{high}` below it (deeper ones raise RecursionError in the program itself, and are caught there).
+_NEAR_THE_LIMIT = """\
+class Holder:
+    def __del__(self):
+        early_initialization()
+def down(n):
+    if n == 0:
+        Holder()
+        return 0
+    return down(n - 1) + 1
+for below in range({low}, {high} - 1, -1):
+    try:
+        down(sys.getrecursionlimit() - below)
+    except RecursionError:
+        pass
+print('ran')
+"""
+
+
+def _near_the_limit(envs, tmp_path, low: int, high: int) -> tuple[subprocess.CompletedProcess, str]:  # noqa: F811
+    plain, hooked = envs
+    code = stub_library(tmp_path) + LIBRARY + _NEAR_THE_LIMIT.format(low=low, high=high)
+    with_hook, without = run(hooked, code, tmp_path), run(plain, code, tmp_path)
+    assert (with_hook.returncode, with_hook.stdout) == (without.returncode, without.stdout) == (0, "ran\n")
+    return with_hook, without.stderr
+
+
+def test_an_error_reported_near_the_recursion_limit_is_printed_as_without_errorkb(envs, tmp_path):  # noqa: F811
+    """`sys.unraisablehook` runs at the depth the error happened at: an error in a `__del__` deep in a recursion. The
+    hook's own frames took the room Python's printer needs there: main printed "Exception ignored in
+    sys.unraisablehook: <function _errorkb_unraisablehook ...>" and errorkb's frames in place of Python's report,
+    or Python's report with the source lines Python could no longer read, some eight frames above the limit. Now
+    Python's printer runs with the room it has without errorkb, and the hook never names itself; the block follows
+    where there is room for the explainer (far enough from the limit), none deeper."""
+    with_hook, without = _near_the_limit(envs, tmp_path, 120, 5)
+    assert "_errorkb" not in with_hook.stderr, with_hook.stderr[-3000:]
+    assert _unaddressed(_BLOCK.sub("", with_hook.stderr)) == _unaddressed(without), with_hook.stderr[-3000:]
+    assert TITLE in with_hook.stderr
+
+
+@pytest.mark.xfail(strict=True, reason="known limit (docs/contributing.md, the hook): at the one depth (four frames "
+                                       "below the limit here) where Python's own printer fails too, Python cannot "
+                                       "even enter a hook written in Python (RecursionError before its first line): "
+                                       "its report names errorkb's hook as the one that failed, where without it "
+                                       "it names its own")
+def test_known_limit_a_python_hook_cannot_be_entered_right_at_the_recursion_limit(envs, tmp_path):  # noqa: F811
+    with_hook, _ = _near_the_limit(envs, tmp_path, 4, 1)
+    assert "_errorkb" not in with_hook.stderr, with_hook.stderr[-3000:]
+
 
 # An exception group that ends the program, the entry's error one of its members but not the last one Python prints:
 # the lookup reads the printed group as a paste, whose last box is "the error it ended with", so main's block was a
