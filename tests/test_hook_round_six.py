@@ -1,10 +1,11 @@
 """The hook under attack, round six, in real interpreters with the hook on: an error Python reports near the
-recursion limit, exception groups and `except*`.
+recursion limit, exception groups and `except*`, a traceback 50,000 frames deep.
 """
 
 from __future__ import annotations
 
 import subprocess
+import sys
 
 import pytest
 
@@ -97,3 +98,45 @@ def test_a_group_of_unrelated_errors_beside_a_message_alike_stays_unconfirmed(en
         "    raise ExceptionGroup('several', [error, KeyError('unrelated')])\n")
     with_hook, without = run(hooked, code, tmp_path), run(plain, code, tmp_path)
     assert "errorkb: a documented error" not in _compare(with_hook, without), with_hook.stderr
+
+
+def test_a_recursion_50000_frames_deep_formats_only_the_frames_python_prints(monkeypatch):
+    """A traceback 50,000 frames deep (a recursion, the limit raised) reads as Python prints it, folded ("[Previous
+    line repeated 49997 more times]"). The traceback module formatted every frame (its source line, its carets)
+    before dropping those it folds: main spent some 4 s of the explainer's 5 s deadline there, and on a slower or
+    busier machine, or deeper, the block was lost and the exit delayed by the whole deadline
+    (benchmarks/hook_deep_traceback.py prints the two side by side). Counted, not timed: only the frames Python
+    prints are formatted, and the text is the traceback module's own."""
+    import traceback
+
+    from errorkb.hook.explain import text_of
+
+    error = _deep_error(50_000)
+    formatted: list[object] = []
+    original = traceback.StackSummary.format_frame_summary
+
+    def counted(self, summary, *args, **kwargs):
+        formatted.append(summary)
+        return original(self, summary, *args, **kwargs)
+
+    expected = "".join(traceback.format_exception(error))
+    monkeypatch.setattr(traceback.StackSummary, "format_frame_summary", counted)
+    assert text_of(error) == expected and "[Previous line repeated 49997 more times]" in expected
+    assert len(formatted) < 10, len(formatted)
+
+
+def _deep_error(depth: int) -> ValueError:
+    def down(n: int) -> int:
+        if n:
+            return down(n - 1)
+        raise ValueError("the bottom")
+
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(depth + 1000)
+    try:
+        down(depth)
+    except ValueError as error:
+        return error
+    finally:
+        sys.setrecursionlimit(limit)
+    raise AssertionError("no error")
