@@ -486,8 +486,11 @@ def test_attacks_on_the_hook_under_every_interpreter_mode(envs, tmp_path, attack
 
 @pytest.mark.xfail(strict=True, reason="known limit (docs/contributing.md, the hook): a `__del__` that runs while the "
                                        "interpreter tears its modules down (sys.modules emptied, sys.meta_path None) "
-                                       "finds no import system to load the explainer with; loading it before, at "
-                                       "every exit, would cost every program a tenth of a second or more")
+                                       "leaves no module reachable by name: not errorkb's, nor the standard "
+                                       "library's the explainer imports as it runs, even where an earlier error of "
+                                       "the same run loaded them all (no block either, round six); loading and "
+                                       "binding them all before every exit would cost each program some 0.2-0.3 s "
+                                       "(the explainer's imports, the index and the matcher, measured in round six)")
 def test_known_limit_an_error_in_a_del_at_interpreter_teardown_is_named_too(envs, tmp_path):  # noqa: F811
     plain, hooked = envs
     code = stub_library(tmp_path) + ENTRY_ERROR[0] + \

@@ -287,8 +287,9 @@ def test_a_stderr_encoding_without_the_blocks_characters_escapes_them(envs, tmp_
 
 @pytest.mark.xfail(strict=True, reason="known limit (docs/contributing.md, the hook): an asyncio task held by a "
                                        "module's global is collected while the interpreter tears its modules down "
-                                       "(sys.meta_path None): its 'Task exception was never retrieved' is printed by "
-                                       "Python alone, as a `__del__`'s error then is (tests/test_hook_hostile.py)")
+                                       "(sys.modules emptied, sys.meta_path None): its 'Task exception was never "
+                                       "retrieved' is logged from the task's `__del__`, the class of "
+                                       "tests/test_hook_hostile.py's teardown limit, and printed by Python alone")
 def test_known_limit_a_tasks_unretrieved_error_reported_at_teardown_is_named(envs, tmp_path):  # noqa: F811
     plain, hooked = envs
     code = stub_library(tmp_path) + KEY_CACHE[0] + (

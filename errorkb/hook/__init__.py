@@ -43,9 +43,10 @@ Where Python prints such an error, and so where the hook chains:
 import os  # loaded at every start already (site.py imports it)
 import sys
 
-# What the `.pth` line runs at every interpreter start, and nothing more: five small functions, three chained in
-# front of hooks. Compiling them is most of the line's cost (a string literal costs little: main's chains, held as
-# one, added some 10%), so everything else is behind `_errorkb_call`, which runs only when it is needed:
+# What the `.pth` line runs at every interpreter start, and nothing more: three small functions, chained in front of
+# hooks (`_errorkb_hook` is both `sys.excepthook` and `sys.unraisablehook`, told apart by its arguments). Compiling
+# them is most of the line's cost (a string literal costs little: main's chains, held as one, added some 10%), so
+# everything else is behind `_errorkb_call`, which runs only when it is needed:
 # `errorkb.hook.explain` once an error happened, `errorkb.hook.chains` once threading or asyncio is imported (or a
 # hook before errorkb's failed, or a console printed). `_errorkb_call` loads the package from the folder it was
 # installed from (`_errorkb_home`), never a file the program's folder holds under its name, and its modules through
@@ -53,6 +54,13 @@ import sys
 # in front of it); it marks the package loaded by the line (`hook_by_pth`), so that `errorkb.hook` installs
 # nothing then. Builtins are bound when the line runs: a program may replace them. `_errorkb_again`: a hook of
 # errorkb's is chained already (a second `.pth`, `import errorkb.hook`), so no second finder waits.
+# Near the recursion limit (an error in a `__del__` deep in a recursion: `sys.unraisablehook` runs at that depth) the
+# hook's own frame would take the room Python's printer needs there, and a call of the hook's that failed would make
+# Python name the hook as the one that failed (round six, tests/test_hook_round_six.py). So the hook is one frame,
+# and it raises the limit while it runs: by one, its own frame, while the hook before it prints (the room it has
+# without errorkb: the same output at every depth), by 200 while errorkb prints that hook's failure; the explainer
+# runs under the program's own limit (near it, no block), and the limit is put back before the hook returns. Where
+# this frame is the deepest the limit allows, the limit could not be put back: it is left alone (`limit = 0`).
 EXCEPTHOOK = """
 _errorkb_again = getattr(sys.excepthook, "errorkb_hook", 0) or getattr(sys.unraisablehook, "errorkb_hook", 0)
 def _errorkb_call(module, name, *args, _first=sys.path[:1], _Base=BaseException):
@@ -64,29 +72,41 @@ def _errorkb_call(module, name, *args, _first=sys.path[:1], _Base=BaseException)
         return guard.load(module, _first).__dict__[name](*args)
     except _Base:
         pass
-def _errorkb_hook(hook, previous, args, kind, value, tb, _is=isinstance, _Exception=Exception):
-    ours = _is(value, _Exception)
+def _errorkb_hook(*args, _previous=(sys.unraisablehook, sys.excepthook), _is=isinstance, _Exception=Exception,
+                  _get=sys.getrecursionlimit, _set=sys.setrecursionlimit):
+    limit = _get()
     try:
-        if not (ours and "code" in sys.modules
-                and _errorkb_call("chains", "console", sys._getframe(1).f_back, previous)):
-            previous(*args)
-    except _Exception as error:
-        if not (ours and _errorkb_call("chains", "failed", hook, error, previous, args)):
-            raise
-    if ours:
-        _errorkb_call("explain", "explain", kind, value, tb)
-def _errorkb_excepthook(kind, value, tb, _previous=sys.excepthook):
-    _errorkb_hook("sys.excepthook", _previous, (kind, value, tb), kind, value, tb)
-def _errorkb_unraisablehook(hook, _previous=sys.unraisablehook):
-    _errorkb_hook("sys.unraisablehook", _previous, (hook,), hook.exc_type, hook.exc_value, hook.exc_traceback)
+        _set(limit)
+        _set(limit + 200)
+    except:
+        limit = 0
+    try:
+        three = len(args) > 1
+        previous = _previous[three]
+        kind, value, tb = args if three else (args[0].exc_type, args[0].exc_value, args[0].exc_traceback)
+        ours = _is(value, _Exception)
+        try:
+            limit and _set(limit + 1)
+            if not (ours and "code" in sys.modules
+                    and _errorkb_call("chains", "console", sys._getframe().f_back, previous)):
+                previous(*args)
+        except _Exception as error:
+            limit and _set(limit + 200)
+            if not (ours and _errorkb_call("chains", "failed", three, error, previous, args)):
+                raise
+        limit and _set(limit)
+        if ours:
+            _errorkb_call("explain", "explain", kind, value, tb)
+    finally:
+        limit and _set(limit)
 def _errorkb_after_import(name, path=None, target=None):
     if name in _errorkb_after_import.waiting:
         return _errorkb_call("chains", "find_spec", _errorkb_after_import, name, path, target)
-_errorkb_excepthook.errorkb_hook = _errorkb_unraisablehook.errorkb_hook = True
+_errorkb_hook.errorkb_hook = True
 if not getattr(sys.excepthook, "errorkb_hook", False):
-    sys.excepthook = _errorkb_excepthook
+    sys.excepthook = _errorkb_hook
 if not getattr(sys.unraisablehook, "errorkb_hook", False):
-    sys.unraisablehook = _errorkb_unraisablehook
+    sys.unraisablehook = _errorkb_hook
 _errorkb_after_import.find_spec = _errorkb_after_import
 _errorkb_after_import.waiting = {"threading", "asyncio.base_events", "multiprocessing.process"}
 if not _errorkb_again and "_errorkb_after_import" not in [getattr(one, "__name__", 0) for one in sys.meta_path]:

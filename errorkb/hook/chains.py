@@ -99,20 +99,22 @@ def console(frame: "Any", previous: "Any") -> bool:
 _FAILED_UNRAISABLE = "Exception ignored in sys.unraisablehook"
 
 
-def failed(hook: str, error: BaseException, previous: "Any", args: "Any") -> bool:
+def failed(hook: "bool | str", error: BaseException, previous: "Any", args: "Any") -> bool:
     """A hook before errorkb's (`previous`) raised `error` while reporting `args`: print what Python prints then, as
-    without errorkb, whose frame (the first of `error`'s traceback) is left out. `sys.excepthook`: "Error in
-    sys.excepthook", the hook's error, "Original exception was" and the error (pythonrun.c); `sys.unraisablehook`:
-    the hook's error through the default hook, as ignored in it (errors.c). True when printed."""
+    without errorkb, whose frame (the first of `error`'s traceback) is left out. `hook`: True for `sys.excepthook`,
+    False for `sys.unraisablehook` (the `.pth`'s one function is both; an earlier release's line names them).
+    `sys.excepthook`: "Error in sys.excepthook", the hook's error, "Original exception was" and the error
+    (pythonrun.c); `sys.unraisablehook`: the hook's error through the default hook, as ignored in it (errors.c).
+    True when printed."""
     traceback = error.__traceback__.tb_next if error.__traceback__ is not None else None
     error.with_traceback(traceback)  # Python's printer reads the exception's own traceback, not the one it is given
-    if hook == "sys.excepthook":
+    if hook is True or hook == "sys.excepthook":
         sys.stderr.write("Error in sys.excepthook:\n")
         sys.__excepthook__(type(error), error, traceback)
         sys.stderr.write("\nOriginal exception was:\n")
         sys.__excepthook__(*args)
         return True
-    if hook == "sys.unraisablehook":
+    if hook is False or hook == "sys.unraisablehook":
         kind = type(args[0])
         sys.__unraisablehook__(kind((type(error), error, traceback, _FAILED_UNRAISABLE, previous)))
         return True

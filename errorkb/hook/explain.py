@@ -234,10 +234,45 @@ def describe(value: BaseException, index_path: Path | None = None) -> str | None
     if not isinstance(value, Exception):  # KeyboardInterrupt, SystemExit: never an entry's error
         return None
     read = _read(value)  # once: it runs the user's `__str__`
-    answers = [(answer_for(value, index, read), index) for index in _indexes(index_path)]
+    answers = [(_answer_in(value, index, read), index) for index in _indexes(index_path)]
     shown = [(answer, index) for answer, index in answers if answer.confirmed] \
         or [(answer, index) for answer, index in answers if answer.matches][:1]
     return "".join(dict.fromkeys(block(answer, index) for answer, index in shown)) or None  # a copy's block once
+
+
+MAX_MEMBERS = 100  # members of an exception group read one by one (Python prints at most its own limit of them)
+
+
+def _answer_in(value: BaseException, index: Index, read: tuple[str, tb.TracebackException | None]) -> Answer:
+    """`answer_for` the error; for an exception group it does not confirm as a whole, the first member that is
+    confirmed, read alone as Python printed it in its box. The printed group read as a paste has "the error it ended
+    with" in its last box only, while every member of a group is an error the program ended with, and the live group
+    says which they are: a member the library raised confirms wherever it stands (`except*`, a TaskGroup)."""
+    answer = answer_for(value, index, read)
+    if answer.confirmed:
+        return answer
+    for member in _members(value):
+        found = answer_for(member, index)
+        if found.confirmed:
+            return found
+    return answer
+
+
+def _members(group: BaseException) -> Iterator[Exception]:
+    """The errors of an exception group (those of its groups, depth first, in Python's printing order), each once:
+    at most MAX_MEMBERS. Nothing for an exception that is no group."""
+    seen: set[int] = set()
+    todo: list[object] = [group]
+    while todo and len(seen) < MAX_MEMBERS:
+        one = todo.pop()
+        if id(one) in seen:
+            continue
+        seen.add(id(one))
+        members = getattr(one, "exceptions", None) if isinstance(one, BaseExceptionGroup) else None
+        if isinstance(members, tuple | list):
+            todo += reversed(members)
+        elif one is not group and isinstance(one, Exception):
+            yield one
 
 
 def _indexes(path: Path | None) -> list[Index]:
@@ -271,7 +306,43 @@ def _read(value: BaseException) -> tuple[str, tb.TracebackException | None]:
             if (summary.filename, summary.lineno, summary.name) in forged:
                 summary.line  # noqa: B018 (read the source line before the name it is read under goes)
                 summary.filename = "<string>"
+        _fold(stack)
     return "".join(printed.format()), printed
+
+
+class _Folded(tb.StackSummary):
+    """A stack whose frames Python's printer folds are not formatted: `StackSummary.format` formats every frame (its
+    source line, its carets: some 80 µs each) before it drops those of a run of one frame repeated past its cutoff
+    ("[Previous line repeated N more times]"): seconds for a recursion 50,000 deep, all of the explainer's deadline.
+    Those get a placeholder, which `format` drops as it drops their text: the same lines, formatted once each."""
+
+    folded: set[int]
+
+    def format_frame_summary(self, frame_summary: tb.FrameSummary, *args: Any, **kwargs: Any) -> Any:
+        if id(frame_summary) in self.folded:
+            return ""
+        return super().format_frame_summary(frame_summary, *args, **kwargs)
+
+
+def _fold(stack: tb.StackSummary) -> None:
+    """Mark the frames `StackSummary.format` will fold (its own test: file, line and function as the previous frame's,
+    none of those None, past `_RECURSIVE_CUTOFF` in a row); a stack of another class, or no cutoff known, as it is."""
+    cutoff = getattr(tb, "_RECURSIVE_CUTOFF", None)
+    if type(stack) is not tb.StackSummary or not isinstance(cutoff, int):
+        return
+    folded: set[int] = set()
+    last: tuple[object, ...] | None = None
+    count = 0
+    for summary in stack:
+        key = (summary.filename, summary.lineno, summary.name)
+        if last is None or None in last or key != last:
+            last, count = key, 0
+        count += 1
+        if count > cutoff:
+            folded.add(id(summary))
+    if folded:
+        stack.__class__ = _Folded
+        stack.folded = folded  # type: ignore[attr-defined]
 
 
 # Where a process pool re-raises the error a worker sent back: (the module whose code re-raises it, the module and
@@ -331,10 +402,14 @@ def _forged_frames(value: BaseException) -> set[tuple[str, int | None, str]]:
     module it runs in (`__file__` of its globals), where that file stands where packages are installed: only
     such a frame could tie an error to a library. A module's own code always names its module's file."""
     forged: set[tuple[str, int | None, str]] = set()
+    checked: dict[tuple[str, object], bool] = {}  # (file, module's file): forged (a recursion repeats one frame)
     for one in _chain(value):
         for frame, line in tb.walk_tb(one.__traceback__):
-            name = _plain(frame.f_code.co_filename)
-            if installed_path(name) and not _same_file(frame.f_globals.get("__file__"), name):
+            name, module_file = _plain(frame.f_code.co_filename), frame.f_globals.get("__file__")
+            key = (name, _plain(module_file) if isinstance(module_file, str) else None)
+            if key not in checked:
+                checked[key] = installed_path(name) and not _same_file(module_file, name)
+            if checked[key]:
                 forged.add((name, line, _plain(frame.f_code.co_name)))
     return forged
 

@@ -33,7 +33,8 @@ def _text(path: Path) -> str | None:
 def is_ours(path: Path) -> bool:
     """Written by errorkb: this release's line, or an older release's (it names the hook)."""
     text = _text(path)
-    return text is not None and text.startswith("import sys; exec(") and "_errorkb_excepthook" in text
+    return text is not None and text.startswith("import sys; exec(") and \
+        ("_errorkb_excepthook" in text or "_errorkb_hook" in text)
 
 
 def install(folder: Path | None = None) -> tuple[bool, str]:
