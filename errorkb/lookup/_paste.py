@@ -289,8 +289,11 @@ def learned_tags(lines: list[str]) -> list[str]:
 
 def _change_text(change: re.Match[str]) -> str:
     """A change pasted without its hunk's header (see rules.DIFF_CHANGE) as the text it leaves: its added lines
-    without their mark."""
-    return "\n".join(line[1:] for line in change.group(0).split("\n") if line[0] in rules.DIFF_KEPT)
+    without their mark; a run of removed lines with none added after it is no change, and stays."""
+    lines = change.group(0).split("\n")
+    if not lines[-1].startswith("+"):
+        return change.group(0)
+    return "\n".join(line[1:] for line in lines if line[0] in rules.DIFF_KEPT)
 
 
 def _hunk_text(hunk: re.Match[str]) -> str:

@@ -449,9 +449,12 @@
       .map(([tag]) => tag).sort((a, b) => b.length - a.length || (a < b ? -1 : a > b ? 1 : 0));
   }
 
-  /* A change pasted without its hunk's header (_paste.py:_change_text): its added lines without their mark. */
+  /* A change pasted without its hunk's header (_paste.py:_change_text): its added lines without their mark; a run of
+   * removed lines with none added after it stays. */
   function changeText(change, R) {
-    return change.split("\n").filter((line) => R.diffKept.includes(line[0])).map((line) => line.slice(1)).join("\n");
+    const lines = change.split("\n");
+    if (!lines[lines.length - 1].startsWith("+")) return change;
+    return lines.filter((line) => R.diffKept.includes(line[0])).map((line) => line.slice(1)).join("\n");
   }
 
   /* A unified diff's hunk as the text it leaves (_paste.py:_hunk_text): its header, then its added and context lines
