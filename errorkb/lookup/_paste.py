@@ -78,6 +78,7 @@ _LINK = rules.compiled(rules.LINK)
 _QUOTED = rules.compiled(rules.QUOTED)
 _QUOTE_MARK = rules.compiled(rules.QUOTE_MARK)
 _DIFF_HUNK = rules.compiled(rules.DIFF_HUNK)
+_DIFF_CHANGE = rules.compiled(rules.DIFF_CHANGE)
 _DOCTEST_EXPECTED = rules.compiled(rules.DOCTEST_EXPECTED)
 _LINE_END = rules.compiled(rules.LINE_END)
 _SUFFIX = rules.compiled(rules.SUFFIX)
@@ -171,6 +172,7 @@ def normalize(text: str, meter: Meter | None = None, logged: set[int] | None = N
     text = _ANSI.sub("", text)
     text = _QUOTED.sub(lambda run: _QUOTE_MARK.sub("", run.group(0)), text)
     text = _DIFF_HUNK.sub(_hunk_text, text)
+    text = _DIFF_CHANGE.sub(_change_text, text)
     text = _LINE_END.sub("", text)
     text = _DOCTEST_EXPECTED.sub(lambda report: report.group(1) + "\n" + report.group(2), text)
     text = by_process(text)
@@ -283,6 +285,15 @@ def learned_tags(lines: list[str]) -> list[str]:
             break
     return sorted((tag for tag, number in found.items() if any(line.startswith(tag) for line in lines[number + 1:])),
                   key=lambda tag: (-len(tag), tag))
+
+
+def _change_text(change: re.Match[str]) -> str:
+    """A change pasted without its hunk's header (see rules.DIFF_CHANGE) as the text it leaves: its added lines
+    without their mark; a run of removed lines with none added after it is no change, and stays."""
+    lines = change.group(0).split("\n")
+    if not lines[-1].startswith("+"):
+        return change.group(0)
+    return "\n".join(line[1:] for line in lines if line[0] in rules.DIFF_KEPT)
 
 
 def _hunk_text(hunk: re.Match[str]) -> str:

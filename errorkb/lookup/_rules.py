@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-RULES_VERSION = 33
+RULES_VERSION = 34
 
 CAP = 1 << 16  # characters of a paste read: its last 64 KiB
 CHAIN = 64  # exception lines tried whole, counted from the end of the paste
@@ -313,9 +313,18 @@ QUOTE_MARK = r"(?<![^\n])(?:>[ \t]?)+"
 # A unified diff's hunk: its header (`@@ -310,7 +310,7 @@ ...`), then the lines it marks (`-` removed, `+` added, a
 # blank: context, `\` git's "No newline at end of file"), up to the first line marked otherwise. The paste is read as
 # the text the diff leaves: its added and context lines without their mark; a removed line (`-KeyError: ...`, the
-# removed `raise`) is what that text no longer says, never the paste's error. Lines marked so without a header are a
-# Markdown list as often as a diff: read as written.
+# removed `raise`) is what that text no longer says, never the paste's error. A line marked `-` alone is a Markdown
+# list's item as often as a diff's line: read as written. A change pasted without its header (`DIFF_CHANGE`: a run
+# of lines marked `-`, then at once a run marked `+`) is read as the hunk's lines are: a list's item has one blank
+# after its mark (`- item`; a diff's code line none or its indentation's four) and a list never changes its mark from
+# `-` to `+` between two items; doubled marks (`---`, `+++`) are a rule or a file's header. Round ten's strict xfail,
+# closed in session 52. The pattern takes a whole run of `-` lines and the `+` lines after it, none or more (a run with
+# none stays as written): it never fails after reading a run, so each line is read once (`+` required in the pattern:
+# time quadratic in a run's lines, 150 s for 64 KiB of `-x` lines).
 DIFF_HUNK = r"(?<![^\n])@@ -[0-9]+(?:,[0-9]+)? \+[0-9]+(?:,[0-9]+)? @@[^\n]*(?:\n[-+ \\][^\n]*)*"
+_UNLISTED = r"(?![ \t][^ \t\n])"  # no list item's single blank after the mark
+DIFF_CHANGE = (r"(?<![^\n])-(?!-)" + _UNLISTED + r"[^\n]*(?:\n-(?!-)" + _UNLISTED + r"[^\n]*)*"
+               r"(?:\n\+(?!\+)" + _UNLISTED + r"[^\n]*)*")
 DIFF_KEPT = "+ "  # the marks of the lines a hunk leaves in the text (added, context)
 # A doctest's report of an example whose output differed: `Expected:`, the output the example should have printed,
 # indented, then `Got:` (or `Got nothing`). The expected lines (a traceback the example was meant to raise) are not what
@@ -461,15 +470,23 @@ TOLD_NEXT = r"^[ \t]*(?:(?:[Aa]nd|[Ii]t|[Tt]his|[Tt]hat|[Ww]hich|[Nn]ow)[ \t]+){
 # is not the release the paste ran (advice to upgrade even says the installed one is older): its statement states
 # none, unless its line says it does not work there (`TOLD_NOT`: "doesn't work on <library> 4.57.1 or later").
 # `TOLD_OTHER_BEFORE`: the words that end just before the library's name (a blank and a backtick between), read in
-# the `TOLD_WINDOW` characters before it on its line; `TOLD_OTHER_AFTER`: what starts just after the release, read
-# in as many after it. "I upgraded to ...", "after upgrading to ..." and "since I'm on ..." still state it.
+# the `TOLD_WINDOW` characters before it on its line (advice among them, `_ADVICE`); `TOLD_OTHER_AFTER`: what starts
+# just after the release, read in as many after it. "I upgraded to ...", "after upgrading to ..." and "since I'm on
+# ..." still state it.
 TOLD_WINDOW = 64
+# Advice names a release to get ("Please use <library> 4.57.1", "you should install ...", "try pinning ...", "we
+# recommend ...", "I'd suggest going back to ..."): a word of advice, then at most a few words of getting it. Round
+# fourteen's strict xfail, closed in session 52; "I use", "tried", `pip install` still state the release.
+_ADVICE = (r"(?:[Pp]lease|[Ss]hould|[Mm]ust|[Tt]ry|[Rr]ecommend(?:s|ed)?|[Ss]uggest(?:s|ed)?|[Aa]dvise[sd]?)"
+           r"(?:[ \t]+(?:to|you|we|using|use|install(?:ing)?|pin(?:ning)?|get(?:ting)?|go(?:ing)?|back|stick(?:ing)?"
+           r"|with|revert(?:ing)?|downgrad(?:e|ing)|upgrad(?:e|ing)|switch(?:ing)?)){0,4}")
 TOLD_OTHER_BEFORE = (r"(?<![A-Za-z])(?:[Rr]equires?|[Rr]equired|[Rr]equiring|[Nn]eeds?|[Nn]eeded"
                      r"|(?:[Uu]pgrade|[Uu]pdate|[Dd]owngrade|[Ss]witch|[Mm]igrate)[ \t]+to"
                      r"|(?:[Rr]emoved|[Dd]eprecated|[Aa]dded|[Ii]ntroduced|[Cc]hanged|[Rr]eleased)[ \t]+in"
                      r"|[Ss]ince|[Uu]ntil|[Ss]tarting[ \t]+(?:with|from)|[Aa]s[ \t]+of|[Aa]t[ \t]+least"
                      r"|(?:[Nn]ewer|[Oo]lder|[Ll]ater|[Ee]arlier|[Hh]igher|[Ll]ower)[ \t]+than"
-                     r"|(?:[Ss]aved|[Tt]rained|[Cc]reated|[Ee]xported|[Ww]ritten)[ \t]+(?:with|for|by|using))"
+                     r"|(?:[Ss]aved|[Tt]rained|[Cc]reated|[Ee]xported|[Ww]ritten)[ \t]+(?:with|for|by|using)"
+                     r"|" + _ADVICE + ")"
                      r"[ \t]+`?$")
 TOLD_OTHER_AFTER = (r"^`?(?:\+|[ \t]*,?[ \t]+(?:or|and)[ \t]+(?:later|newer|above|higher|greater|up)(?![A-Za-z])"
                     r"|[ \t]+will(?![A-Za-z]))")
@@ -578,7 +595,8 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
                      "RICH_TOP": RICH_TOP, "RICH_BOTTOM": RICH_BOTTOM,
                      "RICH_FOLD": RICH_FOLD, "RICH_WRAP": RICH_WRAP, "RICH_EDGE": RICH_EDGE, "FRAME_WRAP": FRAME_WRAP,
                      "FRAME_NAME_WRAP": FRAME_NAME_WRAP, "LINK": LINK, "QUOTED": QUOTED,
-                     "QUOTE_MARK": QUOTE_MARK, "DIFF_HUNK": DIFF_HUNK, "DOCTEST_EXPECTED": DOCTEST_EXPECTED,
+                     "QUOTE_MARK": QUOTE_MARK, "DIFF_HUNK": DIFF_HUNK, "DIFF_CHANGE": DIFF_CHANGE,
+                     "DOCTEST_EXPECTED": DOCTEST_EXPECTED,
                      "LINE_END": LINE_END, "SUFFIX": SUFFIX, "EXCEPTION_LINE": EXCEPTION_LINE,
                      "INLINE_EXCEPTION": INLINE_EXCEPTION, "STOP_LINE": STOP_LINE, "TRACEBACK": TRACEBACK,
                      "TRACEBACK_END": TRACEBACK_END, "FATAL_NAME": FATAL_NAME, "CHECK_NAME": CHECK_NAME,

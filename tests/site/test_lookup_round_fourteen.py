@@ -99,13 +99,30 @@ def test_what_states_no_release_or_several_still_confirms_nothing(kb, line):
     assert _answer(kb, line + KEY_CACHE) == ([], ["key-cache-removed"])
 
 
-@pytest.mark.xfail(strict=True, reason="a release named as one to get with no words that say so (\"Please use transformers "
-                   "4.57.1\") is read as the one installed: a known limit (docs/contributing.md 6b); a conda "
-                   "environment's prompt named after a release was one too until round twenty-one "
-                   "(tests/site/test_lookup_round_twentyone.py)")
-@pytest.mark.parametrize("line", ["Please use transformers 4.57.1\n"])
-def test_a_release_to_get_without_words_that_say_so_is_not_the_one_installed(kb, line):
+ADVICE = [
+    "Please use transformers 4.57.1\n",
+    "You should install transformers 4.57.1 instead\n",
+    "Try pinning transformers 4.57.1\n",
+    "We recommend transformers 4.57.1 for this model\n",
+    "I'd suggest going back to transformers 4.57.1\n",
+]
+
+
+@pytest.mark.parametrize("line", ADVICE)
+def test_a_release_advised_is_not_the_one_installed(kb, line):
+    """Advice (please, should, try, recommend, suggest: a release to get) states none; round fourteen's strict xfail
+    closed as a class."""
     assert _answer(kb, line + KEY_CACHE) == ([], ["key-cache-removed"])
+
+
+@pytest.mark.parametrize("line", [
+    "I use transformers 4.57.1\n",
+    "We use transformers 4.57.1 in production\n",
+    "Tried transformers 4.57.1 and it fails:\n",
+    "pip install transformers==4.57.1\n",
+])
+def test_a_release_in_use_or_installed_is_still_stated(kb, line):
+    assert _answer(kb, line + KEY_CACHE)[0] == ["key-cache-removed"]
 
 
 # -- processes interleaved -------------------------------------------------------------------------------------------
@@ -201,3 +218,13 @@ def test_round_fourteen_reads_alike_in_the_page_the_cli_and_the_hook(release):
         assert all(one[1] != "confirmed" for p in python[:told] for one in p["found"])
         assert all(one[1] != "confirmed" for p in python[-len(INTERLEAVED) - len(WHOLE):-len(WHOLE)]
                    for one in p["found"])
+
+
+def test_advice_gets_the_same_answers_in_the_page_the_cli_and_the_hook():
+    """The advice's words ship as data (`TOLD_OTHER_BEFORE`): the page's script reads them as the matcher does."""
+    from tests.site.test_lookup_js import _same_in_page_cli_and_hook, real_index
+
+    pastes = [line + KEY_CACHE for line in [*ADVICE, "I use transformers 4.57.1\n"]]
+    python = _same_in_page_cli_and_hook(real_index.__wrapped__(), pastes, None)
+    confirmed = [[one[0] for one in result["found"] if one[1] == "confirmed"] for result in python]
+    assert confirmed == [[]] * len(ADVICE) + [["key-cache-removed"]]

@@ -84,10 +84,34 @@ def test_lines_marked_like_a_diffs_without_its_hunk_header_are_read_as_written(k
     assert _answer(kb, f"Steps:\n- {KEY_ERROR}\n") == (["cache-only-has-0-layers"], [])
 
 
-@pytest.mark.xfail(strict=True, reason="a diff pasted without its hunk header (`@@ ... @@`) is read as written: its "
-                   "`+` line is no exception line, and its `-` line's message is confirmed (docs/contributing.md 6b)")
-def test_a_diff_without_its_hunk_header_is_read_as_the_text_it_leaves(kb):
-    assert _answer(kb, f"-{KEY_ERROR}\n+RuntimeError: CUDA error: device-side assert triggered\n")[0] == []
+HEADLESS = [
+    f"-{KEY_ERROR}\n+RuntimeError: CUDA error: device-side assert triggered\n",  # another error instead
+    f"-{KEY_ERROR}\n+ok\n",  # removed, and nothing raised instead
+    # a patch's change without its header: the removed `raise`, the code that replaced it
+    f"         else:\n-            raise KeyError(\"{C0}\")\n+            return None\n",
+]
+
+
+@pytest.mark.parametrize("paste", HEADLESS)
+def test_a_diff_without_its_hunk_header_is_read_as_the_text_it_leaves(kb, paste):
+    """A removed line followed at once by an added one is a change, with or without its header: a Markdown list's
+    item has one blank after its mark, and never changes mark from `-` to `+` between two lines."""
+    assert _answer(kb, paste)[0] == []
+
+
+def test_a_headless_changes_added_error_still_confirms(kb):
+    assert _answer(kb, f"-RuntimeError: CUDA error: device-side assert triggered\n+{KEY_ERROR}\n") == (
+        ["cache-only-has-0-layers"], [])
+
+
+@pytest.mark.parametrize("paste", [
+    f"Steps:\n- {KEY_ERROR}\n+ then it retried\n",  # a list's items (a blank after the mark), marks mixed
+    f"-v given\n{KEY_ERROR}\n",  # a line that starts with `-`, no change after it
+    f"--- run 1\n{KEY_ERROR}\n+++ done\n",  # doubled marks: a rule, a header, never a change
+    f"-{KEY_ERROR}\n-retry\n",  # removed lines with none added after them: no change
+])
+def test_lines_that_are_no_change_are_read_as_written(kb, paste):
+    assert _answer(kb, paste) == (["cache-only-has-0-layers"], [])
 
 
 # -- a doctest's expected output is no error of the paste ------------------------------------------------------------
@@ -138,3 +162,31 @@ def test_round_ten_reads_alike_in_the_page_the_cli_and_the_hook(release):
     assert [[(one[0], one[1]) for one in p["found"]] for p in python] == \
         [[("cache-only-has-0-layers", "candidate")]] * 3 + [[("cache-only-has-0-layers", "confirmed")]] * 2 + \
         [[]] * 3 + [[("cache-only-has-0-layers", "confirmed")]] * 3 + [[]] * 2
+
+
+LONG_RUNS = ["-x\n" * 21000, "-x\n" * 21000 + "+y\n" + KEY_ERROR, "- x\n-x\n" * 10000]  # about 63 KB each
+
+
+def test_long_runs_of_removed_lines_are_read_in_bounded_time():
+    """A hang guard (generous, in a child process): a change's pattern that must find a `+` line after a run of `-`
+    lines, tried again from each line of the run, took time quadratic in the run (150 s for the first paste)."""
+    import json
+    import subprocess
+    import sys
+
+    code = ("import json; from tests.site.test_lookup_round_ten import LONG_RUNS; "
+            "from benchmarks.lookup_recall import project_known_lookup; kb = project_known_lookup(); "
+            "print(json.dumps([[m.known.id for m in kb.answer(text, None).confirmed] for text in LONG_RUNS]))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert json.loads(done.stdout) == [[], ["cache-only-has-0-layers"], []]
+
+
+def test_a_headless_change_gets_the_same_answers_in_the_page_the_cli_and_the_hook():
+    """The change's rule ships as data (`DIFF_CHANGE`): the page's script reads it as the matcher does."""
+    from tests.site.test_lookup_js import _same_in_page_cli_and_hook, real_index
+
+    pastes = [*HEADLESS, f"-RuntimeError: CUDA error: device-side assert triggered\n+{KEY_ERROR}\n",
+              f"Steps:\n- {KEY_ERROR}\n+ then it retried\n", f"-{KEY_ERROR}\n-retry\n"]
+    python = _same_in_page_cli_and_hook(real_index.__wrapped__(), pastes, None)
+    confirmed = [[one[0] for one in result["found"] if one[1] == "confirmed"] for result in python]
+    assert confirmed == [[]] * len(HEADLESS) + [["cache-only-has-0-layers"]] * 3

@@ -243,7 +243,7 @@
 
   const GLOBAL = new Set(["ANSI", "INVISIBLE", "HTML_ENTITY", "ESCAPED_TRACEBACK", "REPR_TRACEBACK", "LINE_RECORD", "JSON_ESCAPE", "PREFIX", "LOG_RECORD", "GROUP_MARGIN", "SUFFIX", "EXCEPTION_LINE", "INLINE_EXCEPTION", "TRACEBACK",
     "TRACEBACK_END", "FRAME_LINE", "FRAME", "ARROW_LINE", "PYTEST_DEF", "PYTEST_FAILING", "RICH_TOP", "RICH_BOTTOM", "RICH_FOLD", "RICH_WRAP",
-    "RICH_EDGE", "FRAME_WRAP", "FRAME_NAME_WRAP", "LINK", "QUOTED", "QUOTE_MARK", "DIFF_HUNK", "DOCTEST_EXPECTED", "LINE_END", "CHAINED", "RELEASE_NUMBER", "NAME", "SENTENCE_END",
+    "RICH_EDGE", "FRAME_WRAP", "FRAME_NAME_WRAP", "LINK", "QUOTED", "QUOTE_MARK", "DIFF_HUNK", "DIFF_CHANGE", "DOCTEST_EXPECTED", "LINE_END", "CHAINED", "RELEASE_NUMBER", "NAME", "SENTENCE_END",
     "WARNING_HEADER"]);
 
   /* The index's `rules` made ready: each pattern compiled (the global flag where it is scanned). */
@@ -345,6 +345,7 @@
     text = text.replace(R.patterns.ANSI, "");
     text = text.replace(R.patterns.QUOTED, (run) => run.replace(R.patterns.QUOTE_MARK, ""));  // a Markdown quote
     text = text.replace(R.patterns.DIFF_HUNK, (hunk) => hunkText(hunk, R));  // a unified diff: the text it leaves
+    text = text.replace(R.patterns.DIFF_CHANGE, (change) => changeText(change, R));  // a change without its header
     text = text.replace(R.patterns.LINE_END, "");  // spaces at a line's end
     text = text.replace(R.patterns.DOCTEST_EXPECTED, (whole, expected, got) => expected + "\n" + got);  // not what it did
     text = byProcess(text, R);  // each process's lines together (_paste.py:by_process)
@@ -446,6 +447,14 @@
     }
     return [...found].filter(([tag, number]) => lines.slice(number + 1).some((line) => line.startsWith(tag)))
       .map(([tag]) => tag).sort((a, b) => b.length - a.length || (a < b ? -1 : a > b ? 1 : 0));
+  }
+
+  /* A change pasted without its hunk's header (_paste.py:_change_text): its added lines without their mark; a run of
+   * removed lines with none added after it stays. */
+  function changeText(change, R) {
+    const lines = change.split("\n");
+    if (!lines[lines.length - 1].startsWith("+")) return change;
+    return lines.filter((line) => R.diffKept.includes(line[0])).map((line) => line.slice(1)).join("\n");
   }
 
   /* A unified diff's hunk as the text it leaves (_paste.py:_hunk_text): its header, then its added and context lines
