@@ -4,6 +4,8 @@ import torch
 from transformers import LlamaConfig, LlamaForCausalLM
 from transformers.models.llama.modeling_llama import LlamaAttention
 
+device = "cuda" if torch.cuda.is_available() else "cpu"
+
 
 # --8<-- [start:show]
 class AttentionWithAdapters(LlamaAttention):
@@ -17,8 +19,8 @@ class AttentionWithAdapters(LlamaAttention):
 torch.manual_seed(0)
 config = LlamaConfig(num_hidden_layers=2, hidden_size=64, intermediate_size=128, num_attention_heads=4,
                      num_key_value_heads=2, vocab_size=128)
-model = LlamaForCausalLM(config).eval()
+model = LlamaForCausalLM(config).to(device).eval()
 for layer in model.model.layers:
     layer.self_attn.__class__ = AttentionWithAdapters
-out = model(torch.tensor([[1, 2, 3, 4]]), use_cache=True)
+out = model(torch.tensor([[1, 2, 3, 4]], device=device), use_cache=True)
 assert out.past_key_values.get_seq_length() == 4

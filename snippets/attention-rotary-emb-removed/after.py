@@ -3,12 +3,14 @@
 import torch
 from transformers import LlamaConfig, LlamaForCausalLM
 
+device = "cuda" if torch.cuda.is_available() else "cpu"
+
 torch.manual_seed(0)
 config = LlamaConfig(num_hidden_layers=2, hidden_size=64, intermediate_size=128, num_attention_heads=4,
                      num_key_value_heads=2, vocab_size=128)
-model = LlamaForCausalLM(config).eval()
-hidden_states = torch.randn(1, 4, 64)
-position_ids = torch.arange(4).unsqueeze(0)
+model = LlamaForCausalLM(config).to(device).eval()
+hidden_states = torch.randn(1, 4, 64, device=device)
+position_ids = torch.arange(4, device=device).unsqueeze(0)
 
 # --8<-- [start:show]
 rope = model.model.rotary_emb  # one rotary embedding for the whole decoder

@@ -3,6 +3,8 @@
 import torch
 from transformers import LlamaConfig, LlamaForCausalLM
 
+device = "cuda" if torch.cuda.is_available() else "cpu"
+
 
 # --8<-- [start:show]
 def rotary_embedding(decoder, layer_idx=0):
@@ -17,6 +19,7 @@ def rotary_embedding(decoder, layer_idx=0):
 torch.manual_seed(0)
 config = LlamaConfig(num_hidden_layers=2, hidden_size=64, intermediate_size=128, num_attention_heads=4,
                      num_key_value_heads=2, vocab_size=128)
-model = LlamaForCausalLM(config).eval()
-cos, sin = rotary_embedding(model.model)(torch.randn(1, 4, 64), torch.arange(4).unsqueeze(0))
+model = LlamaForCausalLM(config).to(device).eval()
+hidden_states = torch.randn(1, 4, 64, device=device)
+cos, sin = rotary_embedding(model.model)(hidden_states, torch.arange(4, device=device).unsqueeze(0))
 assert cos.shape == sin.shape == (1, 4, 16)

@@ -4,7 +4,9 @@ import torch
 from transformers import Cache
 from transformers.cache_utils import DynamicLayer
 
-legacy = tuple((torch.randn(1, 2, 4, 16), torch.randn(1, 2, 4, 16)) for _ in range(2))
+device = "cuda" if torch.cuda.is_available() else "cpu"
+
+legacy = tuple((torch.randn(1, 2, 4, 16, device=device), torch.randn(1, 2, 4, 16, device=device)) for _ in range(2))
 cache = Cache(layer_class_to_replicate=DynamicLayer)
 
 # --8<-- [start:show]

@@ -3,6 +3,8 @@
 import torch
 from transformers import DynamicCache
 
+device = "cuda" if torch.cuda.is_available() else "cpu"
+
 # --8<-- [start:show]
 def cache_from_pairs(pairs, cache=None):
     cache = DynamicCache() if cache is None else cache
@@ -12,5 +14,6 @@ def cache_from_pairs(pairs, cache=None):
 # --8<-- [end:show]
 
 
-cache = cache_from_pairs(tuple((torch.randn(1, 2, 4, 16), torch.randn(1, 2, 4, 16)) for _ in range(2)))
+cache = cache_from_pairs(tuple((torch.randn(1, 2, 4, 16, device=device), torch.randn(1, 2, 4, 16, device=device))
+                               for _ in range(2)))
 assert cache.get_seq_length() == 4

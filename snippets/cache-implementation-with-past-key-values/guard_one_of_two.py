@@ -3,10 +3,12 @@
 import torch
 from transformers import DynamicCache, LlamaConfig, LlamaForCausalLM
 
+device = "cuda" if torch.cuda.is_available() else "cpu"
+
 torch.manual_seed(0)
 config = LlamaConfig(num_hidden_layers=2, hidden_size=64, intermediate_size=128, num_attention_heads=4,
                      num_key_value_heads=2, vocab_size=128)
-model = LlamaForCausalLM(config).eval()
+model = LlamaForCausalLM(config).to(device).eval()
 model.generation_config.cache_implementation = "static"
 
 
@@ -19,5 +21,5 @@ def generate_with_cache(model, input_ids, cache, **kwargs):
 # --8<-- [end:show]
 
 
-generate_with_cache(model, torch.tensor([[1, 2, 3, 4]]), DynamicCache(), max_new_tokens=3, do_sample=False,
-                    pad_token_id=0)
+generate_with_cache(model, torch.tensor([[1, 2, 3, 4]], device=device), DynamicCache(), max_new_tokens=3,
+                    do_sample=False, pad_token_id=0)

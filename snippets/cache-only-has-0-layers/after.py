@@ -3,6 +3,8 @@
 import torch
 from transformers import DynamicCache
 
+device = "cuda" if torch.cuda.is_available() else "cpu"
+
 
 # --8<-- [start:show]
 def prepare_inputs_for_generation(input_ids, past_key_values=None):
@@ -13,10 +15,10 @@ def prepare_inputs_for_generation(input_ids, past_key_values=None):
 
 
 cache = DynamicCache()
-first = prepare_inputs_for_generation(torch.tensor([[1, 2, 3, 4]]), cache)
+first = prepare_inputs_for_generation(torch.tensor([[1, 2, 3, 4]], device=device), cache)
 for layer_idx in range(2):  # what the model's attention layers do during the first forward
-    cache.update(torch.randn(1, 2, 4, 16), torch.randn(1, 2, 4, 16), layer_idx)
-second = prepare_inputs_for_generation(torch.tensor([[1, 2, 3, 4, 5]]), cache)
+    cache.update(torch.randn(1, 2, 4, 16, device=device), torch.randn(1, 2, 4, 16, device=device), layer_idx)
+second = prepare_inputs_for_generation(torch.tensor([[1, 2, 3, 4, 5]], device=device), cache)
 
 # Code that needs the tensors themselves may index a layer once it holds some (4.36-4.57 only):
 keys, values = cache[0]

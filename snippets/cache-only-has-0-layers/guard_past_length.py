@@ -3,6 +3,8 @@
 import torch
 from transformers import Cache, DynamicCache
 
+device = "cuda" if torch.cuda.is_available() else "cpu"
+
 
 # --8<-- [start:show]
 def past_length(past_key_values, layer_idx=0):
@@ -16,7 +18,7 @@ def past_length(past_key_values, layer_idx=0):
 
 cache = DynamicCache()
 assert past_length(cache) == 0 and past_length(None) == 0
-cache.update(torch.randn(1, 2, 3, 16), torch.randn(1, 2, 3, 16), 0)
+cache.update(torch.randn(1, 2, 3, 16, device=device), torch.randn(1, 2, 3, 16, device=device), 0)
 assert past_length(cache) == 3
 keys, values = cache[0]
 assert past_length(((keys, values),)) == 3

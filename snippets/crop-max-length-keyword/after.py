@@ -3,9 +3,11 @@
 import torch
 from transformers import DynamicCache
 
+device = "cuda" if torch.cuda.is_available() else "cpu"
+
 cache = DynamicCache()
 for layer_idx in range(2):
-    cache.update(torch.randn(1, 2, 10, 16), torch.randn(1, 2, 10, 16), layer_idx)
+    cache.update(torch.randn(1, 2, 10, 16, device=device), torch.randn(1, 2, 10, 16, device=device), layer_idx)
 
 # --8<-- [start:show]
 cache.crop(-3)

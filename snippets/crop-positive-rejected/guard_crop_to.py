@@ -3,6 +3,8 @@
 import torch
 from transformers import DynamicCache
 
+device = "cuda" if torch.cuda.is_available() else "cpu"
+
 
 # --8<-- [start:show]
 def crop_to(cache, length):
@@ -16,6 +18,6 @@ def crop_to(cache, length):
 
 cache = DynamicCache()
 for layer_idx in range(2):
-    cache.update(torch.randn(1, 2, 10, 16), torch.randn(1, 2, 10, 16), layer_idx)
+    cache.update(torch.randn(1, 2, 10, 16, device=device), torch.randn(1, 2, 10, 16, device=device), layer_idx)
 crop_to(cache, 7)
 assert cache.get_seq_length() == 7

@@ -3,12 +3,14 @@
 import torch
 from transformers import Phi3Config, Phi3ForCausalLM
 
+device = "cuda" if torch.cuda.is_available() else "cpu"
+
 torch.manual_seed(0)
 config = Phi3Config(num_hidden_layers=2, hidden_size=64, intermediate_size=128, num_attention_heads=4,
                     num_key_value_heads=2, vocab_size=128, pad_token_id=0)
-model = Phi3ForCausalLM(config).eval()
-hidden_states = torch.randn(1, 4, 64)
-position_ids = torch.arange(4).unsqueeze(0)
+model = Phi3ForCausalLM(config).to(device).eval()
+hidden_states = torch.randn(1, 4, 64, device=device)
+position_ids = torch.arange(4, device=device).unsqueeze(0)
 
 # --8<-- [start:show]
 position_embeddings = model.model.rotary_emb(hidden_states, position_ids)  # (cos, sin), as the decoder does

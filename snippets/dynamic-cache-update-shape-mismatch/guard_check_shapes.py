@@ -3,6 +3,8 @@
 import torch
 from transformers import DynamicCache
 
+device = "cuda" if torch.cuda.is_available() else "cpu"
+
 
 # --8<-- [start:show]
 def checked_update(cache, key_states, value_states, layer_idx):
@@ -19,7 +21,7 @@ def checked_update(cache, key_states, value_states, layer_idx):
 
 
 cache = DynamicCache()
-prompt = torch.zeros(1, 8, 5, 64)
+prompt = torch.zeros(1, 8, 5, 64, device=device)
 checked_update(cache, prompt, prompt, 0)
-step = torch.zeros(2, 8, 1, 64)
+step = torch.zeros(2, 8, 1, 64, device=device)
 checked_update(cache, step, step, 0)

@@ -3,6 +3,8 @@
 import torch
 from transformers import EncoderDecoderCache
 
+device = "cuda" if torch.cuda.is_available() else "cpu"
+
 
 # --8<-- [start:show]
 def from_legacy(per_layer):
@@ -18,7 +20,7 @@ def from_legacy(per_layer):
 
 
 # Key/value pairs of a decoder-only model: 2 tensors per layer, and no cross-attention states.
-key = torch.randn(1, 4, 3, 16)
+key = torch.randn(1, 4, 3, 16, device=device)
 legacy = ((key, key), (key, key))
 from_legacy(((key, key, key, key), (key, key, key, key)))  # self and cross pairs per layer: built by the library
 from_legacy(legacy)

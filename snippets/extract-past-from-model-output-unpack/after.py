@@ -3,6 +3,8 @@
 import torch
 from transformers import LlamaConfig, LlamaForCausalLM
 
+device = "cuda" if torch.cuda.is_available() else "cpu"
+
 
 # --8<-- [start:show]
 class GLMStyleForCausalLM(LlamaForCausalLM):
@@ -28,6 +30,7 @@ class GLMStyleForCausalLM(LlamaForCausalLM):
 torch.manual_seed(0)
 config = LlamaConfig(num_hidden_layers=2, hidden_size=64, intermediate_size=128, num_attention_heads=4,
                      num_key_value_heads=2, vocab_size=128)
-model = GLMStyleForCausalLM(config).eval()
-model.generate(torch.tensor([[1, 2, 3, 4]]), attention_mask=torch.ones(1, 4, dtype=torch.long), max_new_tokens=3,
-               do_sample=True, pad_token_id=0)
+model = GLMStyleForCausalLM(config).to(device).eval()
+model.generate(torch.tensor([[1, 2, 3, 4]], device=device),
+               attention_mask=torch.ones(1, 4, dtype=torch.long, device=device), max_new_tokens=3, do_sample=True,
+               pad_token_id=0)

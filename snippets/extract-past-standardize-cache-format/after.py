@@ -3,6 +3,8 @@
 import torch
 from transformers import LlamaConfig, LlamaForCausalLM
 
+device = "cuda" if torch.cuda.is_available() else "cpu"
+
 
 # --8<-- [start:show]
 class GLMStyleForCausalLM(LlamaForCausalLM):
@@ -16,7 +18,7 @@ class GLMStyleForCausalLM(LlamaForCausalLM):
 torch.manual_seed(0)
 config = LlamaConfig(num_hidden_layers=2, hidden_size=64, intermediate_size=128, num_attention_heads=4,
                      num_key_value_heads=2, vocab_size=128)
-model = GLMStyleForCausalLM(config).eval()
-outputs = model(torch.tensor([[1, 2, 3, 4]]), use_cache=True)
+model = GLMStyleForCausalLM(config).to(device).eval()
+outputs = model(torch.tensor([[1, 2, 3, 4]], device=device), use_cache=True)
 kwargs = model._update_model_kwargs_for_generation(outputs, {})
 assert kwargs["past_key_values"] is outputs.past_key_values

@@ -5,6 +5,8 @@ import inspect
 import torch
 from transformers import LlamaConfig, LlamaForCausalLM
 
+device = "cuda" if torch.cuda.is_available() else "cpu"
+
 
 class ForkedCausalLM(LlamaForCausalLM):
     def forward(self, input_ids=None, attention_mask=None, position_ids=None, past_key_values=None,
@@ -25,5 +27,5 @@ class ForkedCausalLM(LlamaForCausalLM):
 torch.manual_seed(0)
 config = LlamaConfig(num_hidden_layers=2, hidden_size=64, intermediate_size=128, num_attention_heads=4,
                      num_key_value_heads=2, vocab_size=128)
-model = ForkedCausalLM(config).eval()
-model.generate(torch.tensor([[1, 2, 3, 4]]), max_new_tokens=3, do_sample=False, pad_token_id=0)
+model = ForkedCausalLM(config).to(device).eval()
+model.generate(torch.tensor([[1, 2, 3, 4]], device=device), max_new_tokens=3, do_sample=False, pad_token_id=0)

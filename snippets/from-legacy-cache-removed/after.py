@@ -3,8 +3,10 @@
 import torch
 from transformers import DynamicCache
 
+device = "cuda" if torch.cuda.is_available() else "cpu"
+
 # --8<-- [start:show]
-legacy = tuple((torch.randn(1, 2, 4, 16), torch.randn(1, 2, 4, 16)) for _ in range(2))
+legacy = tuple((torch.randn(1, 2, 4, 16, device=device), torch.randn(1, 2, 4, 16, device=device)) for _ in range(2))
 cache = DynamicCache(legacy)
 # --8<-- [end:show]
 assert len(cache) == 2 and cache.get_seq_length() == 4

@@ -3,6 +3,8 @@
 import torch
 from transformers import LlamaConfig, StaticCache
 
+device = "cuda" if torch.cuda.is_available() else "cpu"
+
 
 # --8<-- [start:show]
 def check_cache_fits(cache, config):
@@ -20,5 +22,6 @@ target_config = LlamaConfig(num_hidden_layers=8, hidden_size=512, num_attention_
 draft_config = LlamaConfig(num_hidden_layers=2, hidden_size=512, num_attention_heads=8, num_key_value_heads=8)
 cache = StaticCache(config=draft_config, max_cache_len=128)
 check_cache_fits(cache, draft_config)  # the draft model's own config: it fits
-cache.update(torch.zeros(1, 8, 1, 64), torch.zeros(1, 8, 1, 64), layer_idx=0)  # and the library writes it
+step = torch.zeros(1, 8, 1, 64, device=device)
+cache.update(step, step, layer_idx=0)  # and the library writes it
 check_cache_fits(cache, target_config)  # before the first forward pass

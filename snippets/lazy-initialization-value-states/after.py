@@ -3,6 +3,8 @@
 import torch
 from transformers.cache_utils import DynamicLayer
 
+device = "cuda" if torch.cuda.is_available() else "cpu"
+
 
 # --8<-- [start:show]
 class CompressedLayer(DynamicLayer):
@@ -15,6 +17,6 @@ class CompressedLayer(DynamicLayer):
 
 
 layer = CompressedLayer()
-layer.update(torch.randn(1, 2, 3, 16), torch.randn(1, 2, 3, 16))
+layer.update(torch.randn(1, 2, 3, 16, device=device), torch.randn(1, 2, 3, 16, device=device))
 # --8<-- [end:show]
 assert layer.keys.shape == (1, 2, 3, 16)

@@ -5,6 +5,8 @@ import inspect
 import torch
 from transformers.cache_utils import DynamicLayer
 
+device = "cuda" if torch.cuda.is_available() else "cpu"
+
 
 # --8<-- [start:show]
 class CompressedLayer(DynamicLayer):
@@ -19,4 +21,4 @@ class CompressedLayer(DynamicLayer):
 
 
 layer = CompressedLayer()
-layer.update(torch.randn(1, 2, 3, 16), torch.randn(1, 2, 3, 16))
+layer.update(torch.randn(1, 2, 3, 16, device=device), torch.randn(1, 2, 3, 16, device=device))

@@ -3,6 +3,8 @@
 import torch
 from transformers import MistralConfig, MistralForCausalLM
 
+device = "cuda" if torch.cuda.is_available() else "cpu"
+
 
 # --8<-- [start:show]
 def store(past_key_value, key, value, layer_idx):
@@ -33,7 +35,7 @@ class KeepKeysLayer(torch.nn.Module):
 torch.manual_seed(0)
 config = MistralConfig(num_hidden_layers=2, hidden_size=64, intermediate_size=128, num_attention_heads=4,
                        num_key_value_heads=2, vocab_size=128)
-model = MistralForCausalLM(config).eval()
+model = MistralForCausalLM(config).to(device).eval()
 model.model.layers = torch.nn.ModuleList(KeepKeysLayer(layer, i) for i, layer in enumerate(model.model.layers))
-outputs = model(torch.tensor([[1, 2, 3, 4]]), use_cache=True)
+outputs = model(torch.tensor([[1, 2, 3, 4]], device=device), use_cache=True)
 assert outputs.logits.shape == (1, 4, 128)

@@ -4,6 +4,8 @@ import torch
 from transformers import DynamicCache, PretrainedConfig
 from transformers.cache_utils import LinearAttentionCacheLayerMixin
 
+device = "cuda" if torch.cuda.is_available() else "cpu"
+
 
 # --8<-- [start:show]
 def rollback(cache, num_tokens):
@@ -27,12 +29,12 @@ config = PretrainedConfig(
 )
 cache = DynamicCache(config=config)
 for layer_idx in range(3):
-    cache.update_conv_state(torch.randn(1, 64, 10), layer_idx, conv_kernel_size=4)
-cache.update(torch.randn(1, 2, 10, 32), torch.randn(1, 2, 10, 32), 3)
+    cache.update_conv_state(torch.randn(1, 64, 10, device=device), layer_idx, conv_kernel_size=4)
+cache.update(torch.randn(1, 2, 10, 32, device=device), torch.randn(1, 2, 10, 32, device=device), 3)
 recorded = DynamicCache(config=config)
 recorded.activate_past_recording()
 for layer_idx in range(3):
-    recorded.update_conv_state(torch.randn(1, 64, 10), layer_idx, conv_kernel_size=4)
-recorded.update(torch.randn(1, 2, 10, 32), torch.randn(1, 2, 10, 32), 3)
+    recorded.update_conv_state(torch.randn(1, 64, 10, device=device), layer_idx, conv_kernel_size=4)
+recorded.update(torch.randn(1, 2, 10, 32, device=device), torch.randn(1, 2, 10, 32, device=device), 3)
 rollback(recorded, 2)  # recorded from the start: rolled back by the library
 rollback(cache, 2)

@@ -3,6 +3,8 @@
 import torch
 from transformers import LlamaConfig, LlamaForCausalLM
 
+device = "cuda" if torch.cuda.is_available() else "cpu"
+
 
 class MyCausalLM(LlamaForCausalLM):
     _supports_static_cache = False
@@ -20,6 +22,7 @@ def cache_implementation_for(model):
 torch.manual_seed(0)
 config = LlamaConfig(num_hidden_layers=2, hidden_size=64, intermediate_size=128, num_attention_heads=4,
                      num_key_value_heads=2, vocab_size=128)
-model = MyCausalLM(config).eval()
-output = model.generate(torch.tensor([[1, 2, 3, 4]]), cache_implementation=cache_implementation_for(model),
-                        max_new_tokens=3, do_sample=False, pad_token_id=0)
+model = MyCausalLM(config).to(device).eval()
+output = model.generate(torch.tensor([[1, 2, 3, 4]], device=device),
+                        cache_implementation=cache_implementation_for(model), max_new_tokens=3, do_sample=False,
+                        pad_token_id=0)

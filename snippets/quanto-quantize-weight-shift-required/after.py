@@ -5,6 +5,8 @@ import torch
 from optimum.quanto import MaxOptimizer
 from transformers import LlamaConfig, LlamaForCausalLM
 
+device = "cuda" if torch.cuda.is_available() else "cpu"
+
 # --8<-- [start:show]
 # transformers 4.46 calls quantize_weight(tensor, qtype, axis, group_size): put the group size back
 # where it belongs and compute the scale and shift first, as transformers 4.47 does.
@@ -24,8 +26,8 @@ optimum.quanto.quantize_weight = quantize_weight
 torch.manual_seed(0)
 config = LlamaConfig(num_hidden_layers=2, hidden_size=64, intermediate_size=128, num_attention_heads=4,
                      num_key_value_heads=2, vocab_size=128)
-model = LlamaForCausalLM(config).eval()
-input_ids = torch.tensor([[1, 2, 3, 4]])
+model = LlamaForCausalLM(config).to(device).eval()
+input_ids = torch.tensor([[1, 2, 3, 4]], device=device)
 
 # --8<-- [start:show]
 model.generate(input_ids, attention_mask=torch.ones_like(input_ids), max_new_tokens=3, do_sample=False,

@@ -3,6 +3,8 @@
 import torch
 from transformers import DynamicCache, LlamaConfig, LlamaForCausalLM
 
+device = "cuda" if torch.cuda.is_available() else "cpu"
+
 
 # --8<-- [start:show]
 def full_attention_mask(attention_mask, cache, new_tokens):
@@ -17,11 +19,12 @@ def full_attention_mask(attention_mask, cache, new_tokens):
 torch.manual_seed(0)
 config = LlamaConfig(num_hidden_layers=2, hidden_size=64, intermediate_size=128, num_attention_heads=4,
                      num_key_value_heads=2, vocab_size=128)
-model = LlamaForCausalLM(config).eval()
-prefill = model(torch.tensor([[1, 2, 3, 4, 5, 6]]), attention_mask=torch.ones(1, 6, dtype=torch.long),
+model = LlamaForCausalLM(config).to(device).eval()
+prefill = model(torch.tensor([[1, 2, 3, 4, 5, 6]], device=device),
+                attention_mask=torch.ones(1, 6, dtype=torch.long, device=device),
                 past_key_values=DynamicCache(), use_cache=True)
 cache = prefill.past_key_values
-follow_up = torch.tensor([[7, 8]])
-mask = full_attention_mask(torch.ones(1, 2, dtype=torch.long), cache, follow_up.shape[1])
+follow_up = torch.tensor([[7, 8]], device=device)
+mask = full_attention_mask(torch.ones(1, 2, dtype=torch.long, device=device), cache, follow_up.shape[1])
 outputs = model(follow_up, attention_mask=mask, past_key_values=cache, use_cache=True)
 assert mask.shape == (1, 8) and outputs.logits.shape == (1, 2, 128)

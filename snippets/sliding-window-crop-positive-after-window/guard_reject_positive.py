@@ -3,6 +3,8 @@
 import torch
 from transformers import DynamicCache, Gemma2Config
 
+device = "cuda" if torch.cuda.is_available() else "cpu"
+
 
 # --8<-- [start:show]
 def rollback(cache, tokens_to_remove):
@@ -20,7 +22,7 @@ config = Gemma2Config(num_hidden_layers=2, hidden_size=256, num_attention_heads=
 cache = DynamicCache(config=config)
 cache.activate_past_recording()
 for layer_idx in range(config.num_hidden_layers):
-    kv = torch.randn(1, config.num_key_value_heads, 11, config.head_dim)
+    kv = torch.randn(1, config.num_key_value_heads, 11, config.head_dim, device=device)
     cache.update(kv, kv, layer_idx)
 rollback(cache, -1)  # a negative count: rolled back by the library
 rollback(cache, 6)

@@ -3,6 +3,8 @@
 import torch
 from transformers import DynamicCache, MistralConfig
 
+device = "cuda" if torch.cuda.is_available() else "cpu"
+
 
 # --8<-- [start:show]
 def rollback(cache, num_tokens):
@@ -23,12 +25,12 @@ config = MistralConfig(num_hidden_layers=2, hidden_size=256, num_attention_heads
                        sliding_window=8)
 cache = DynamicCache(config=config)
 for layer_idx in range(config.num_hidden_layers):
-    kv = torch.randn(1, config.num_key_value_heads, 10, config.head_dim)
+    kv = torch.randn(1, config.num_key_value_heads, 10, config.head_dim, device=device)
     cache.update(kv, kv, layer_idx)
 recorded = DynamicCache(config=config)
 recorded.activate_past_recording()
 for layer_idx in range(config.num_hidden_layers):
-    kv = torch.randn(1, config.num_key_value_heads, 10, config.head_dim)
+    kv = torch.randn(1, config.num_key_value_heads, 10, config.head_dim, device=device)
     recorded.update(kv, kv, layer_idx)
 rollback(recorded, 2)  # recorded from the start: rolled back by the library
 rollback(cache, 2)

@@ -3,6 +3,8 @@
 import torch
 from transformers import LlamaConfig, StaticCache
 
+device = "cuda" if torch.cuda.is_available() else "cpu"
+
 config = LlamaConfig(num_hidden_layers=2, hidden_size=64, num_attention_heads=4, num_key_value_heads=2)
 head_dim = config.hidden_size // config.num_attention_heads
 
@@ -10,7 +12,7 @@ head_dim = config.hidden_size // config.num_attention_heads
 def forward(cache, batch):
     """Stand-in for the model's attention layers: each writes the new keys and values of the batch."""
     for layer_idx in range(config.num_hidden_layers):
-        kv = torch.randn(batch.shape[0], config.num_key_value_heads, batch.shape[1], head_dim)
+        kv = torch.randn(batch.shape[0], config.num_key_value_heads, batch.shape[1], head_dim, device=device)
         cache.update(kv, kv, layer_idx)
 
 

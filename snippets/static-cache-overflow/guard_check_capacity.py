@@ -3,6 +3,8 @@
 import torch
 from transformers import LlamaConfig, StaticCache
 
+device = "cuda" if torch.cuda.is_available() else "cpu"
+
 
 # --8<-- [start:show]
 def write(cache, key_states, value_states, layer_idx):
@@ -20,6 +22,6 @@ def write(cache, key_states, value_states, layer_idx):
 
 config = LlamaConfig(num_hidden_layers=1, hidden_size=256, num_attention_heads=4, num_key_value_heads=2)
 cache = StaticCache(config=config, max_cache_len=16)
-write(cache, torch.randn(1, 2, 12, 64), torch.randn(1, 2, 12, 64), 0)
+write(cache, torch.randn(1, 2, 12, 64, device=device), torch.randn(1, 2, 12, 64, device=device), 0)
 for _ in range(8):
-    write(cache, torch.randn(1, 2, 1, 64), torch.randn(1, 2, 1, 64), 0)
+    write(cache, torch.randn(1, 2, 1, 64, device=device), torch.randn(1, 2, 1, 64, device=device), 0)

@@ -3,6 +3,8 @@
 import torch
 from transformers import DynamicCache
 
+device = "cuda" if torch.cuda.is_available() else "cpu"
+
 
 # --8<-- [start:show]
 def as_pairs(past_key_values):
@@ -17,6 +19,6 @@ def as_pairs(past_key_values):
 
 cache = DynamicCache()
 for layer_idx in range(2):
-    cache.update(torch.randn(1, 2, 4, 16), torch.randn(1, 2, 4, 16), layer_idx)
+    cache.update(torch.randn(1, 2, 4, 16, device=device), torch.randn(1, 2, 4, 16, device=device), layer_idx)
 pairs = as_pairs(cache)
 assert len(pairs) == 2 and pairs[0][0].shape == (1, 2, 4, 16)

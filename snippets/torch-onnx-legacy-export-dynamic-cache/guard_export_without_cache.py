@@ -5,6 +5,8 @@ import io
 import torch
 from transformers import LlamaConfig, LlamaForCausalLM
 
+device = "cuda" if torch.cuda.is_available() else "cpu"
+
 
 # --8<-- [start:show]
 def onnx_export_without_cache(model, input_ids, f):
@@ -21,8 +23,8 @@ def onnx_export_without_cache(model, input_ids, f):
 torch.manual_seed(0)
 config = LlamaConfig(num_hidden_layers=2, hidden_size=64, intermediate_size=128, num_attention_heads=4,
                      num_key_value_heads=2, vocab_size=128, max_position_embeddings=64)
-model = LlamaForCausalLM(config).eval()
+model = LlamaForCausalLM(config).to(device).eval()
 assert model.config.use_cache
 buffer = io.BytesIO()
-onnx_export_without_cache(model, torch.tensor([[1, 2, 3, 4]]), buffer)
+onnx_export_without_cache(model, torch.tensor([[1, 2, 3, 4]], device=device), buffer)
 assert buffer.getvalue() and model.config.use_cache

@@ -4,13 +4,15 @@ import torch
 from transformers import DynamicCache, Qwen2Config, Qwen2ForCausalLM
 from transformers.masking_utils import create_causal_mask
 
+device = "cuda" if torch.cuda.is_available() else "cpu"
+
 torch.manual_seed(0)
 config = Qwen2Config(num_hidden_layers=2, hidden_size=64, intermediate_size=128, num_attention_heads=4,
                      num_key_value_heads=2, vocab_size=128)
-decoder = Qwen2ForCausalLM(config).eval().model
-inputs_embeds = decoder.embed_tokens(torch.tensor([[5, 6, 7, 8]]))
-attention_mask = torch.ones(1, 4, dtype=torch.long)
-cache_position = torch.arange(4)
+decoder = Qwen2ForCausalLM(config).to(device).eval().model
+inputs_embeds = decoder.embed_tokens(torch.tensor([[5, 6, 7, 8]], device=device))
+attention_mask = torch.ones(1, 4, dtype=torch.long, device=device)
+cache_position = torch.arange(4, device=device)
 past_key_values = DynamicCache()
 
 # --8<-- [start:show]

@@ -5,6 +5,8 @@ import inspect
 import torch
 from transformers import DynamicCache, Qwen2Config, Qwen2ForCausalLM
 
+device = "cuda" if torch.cuda.is_available() else "cpu"
+
 try:
     from transformers.masking_utils import create_causal_mask
 except ImportError:  # before 4.53 the decoder built its own mask
@@ -31,6 +33,7 @@ def causal_mask_for(decoder, inputs_embeds, attention_mask, cache_position, past
 torch.manual_seed(0)
 config = Qwen2Config(num_hidden_layers=2, hidden_size=64, intermediate_size=128, num_attention_heads=4,
                      num_key_value_heads=2, vocab_size=128)
-decoder = Qwen2ForCausalLM(config).eval().model
-inputs_embeds = decoder.embed_tokens(torch.tensor([[5, 6, 7, 8]]))
-mask = causal_mask_for(decoder, inputs_embeds, torch.ones(1, 4, dtype=torch.long), torch.arange(4), DynamicCache())
+decoder = Qwen2ForCausalLM(config).to(device).eval().model
+inputs_embeds = decoder.embed_tokens(torch.tensor([[5, 6, 7, 8]], device=device))
+mask = causal_mask_for(decoder, inputs_embeds, torch.ones(1, 4, dtype=torch.long, device=device),
+                       torch.arange(4, device=device), DynamicCache())

@@ -4,6 +4,8 @@ import torch
 from transformers import DynamicCache, PreTrainedConfig
 from transformers.cache_utils import LinearAttentionCacheLayerMixin
 
+device = "cuda" if torch.cuda.is_available() else "cpu"
+
 
 # --8<-- [start:show]
 def check_cache_layers(cache, block_kinds):
@@ -20,7 +22,8 @@ def check_cache_layers(cache, block_kinds):
 model_blocks = ["conv", "attention", "conv", "attention"]
 typed = DynamicCache(config=PreTrainedConfig(num_hidden_layers=4, layer_types=["conv", "full_attention"] * 2))
 check_cache_layers(typed, model_blocks)
-typed.update_conv_state(torch.randn(1, 64, 10), 0, conv_kernel_size=4)  # a conv layer: stored by the library
+conv_states = torch.randn(1, 64, 10, device=device)
+typed.update_conv_state(conv_states, 0, conv_kernel_size=4)  # a conv layer: stored by the library
 cache = DynamicCache(config=PreTrainedConfig(num_hidden_layers=4))  # layer_types missing
 check_cache_layers(cache, model_blocks)  # fails here, before any forward pass
 # --8<-- [end:show]

@@ -3,6 +3,8 @@
 import torch
 from transformers import DynamicCache, PreTrainedConfig
 
+device = "cuda" if torch.cuda.is_available() else "cpu"
+
 
 # --8<-- [start:show]
 def require_indexed_cache(cache, num_layers):
@@ -18,7 +20,7 @@ def require_indexed_cache(cache, num_layers):
 
 indexed = DynamicCache(config=PreTrainedConfig(num_hidden_layers=2, layer_types=["deepseek_sparse_attention"] * 2))
 require_indexed_cache(indexed, num_layers=2)
-indexed.update(torch.randn(1, 8, 6, 64), torch.randn(1, 8, 6, 64), layer_idx=0)
-indexed.update_indexer(torch.randn(1, 6, 32), layer_idx=0)  # an indexed layer: stored by the library
+indexed.update(torch.randn(1, 8, 6, 64, device=device), torch.randn(1, 8, 6, 64, device=device), layer_idx=0)
+indexed.update_indexer(torch.randn(1, 6, 32, device=device), layer_idx=0)  # an indexed layer: stored by the library
 require_indexed_cache(DynamicCache(), num_layers=2)  # a bare DynamicCache() would grow plain layers
 # --8<-- [end:show]

@@ -4,6 +4,8 @@ import torch
 from transformers import DynamicCache, PreTrainedConfig
 from transformers.cache_utils import LinearAttentionCacheLayerMixin
 
+device = "cuda" if torch.cuda.is_available() else "cpu"
+
 config = PreTrainedConfig(
     num_hidden_layers=4,
     layer_types=["linear_attention", "full_attention", "linear_attention", "full_attention"],
@@ -23,6 +25,6 @@ def store_recurrent_state(cache, state, layer_idx):
     return cache.update_recurrent_state(state, layer_idx=layer_idx)
 
 
-store_recurrent_state(cache, torch.randn(2, 4, 16, 16), layer_idx=0)  # a linear-attention layer: stored
-store_recurrent_state(cache, torch.randn(2, 4, 16, 16), layer_idx=1)
+store_recurrent_state(cache, torch.randn(2, 4, 16, 16, device=device), layer_idx=0)  # a linear-attention layer: stored
+store_recurrent_state(cache, torch.randn(2, 4, 16, 16, device=device), layer_idx=1)
 # --8<-- [end:show]
