@@ -103,6 +103,8 @@ class EndEvent(_Event):
     unwound: list[int] = Field(default_factory=list)
     device: dict[str, Any] | None = None
     duration: float | None = None
+    # How the handed-error search was answered: walked ("handed"), or by the reference count (`_p_unreferenced`).
+    searched: dict[str, int] | None = None
     faults: int = 0  # times the observer's own code failed; anything but 0 voids the observation
 
 

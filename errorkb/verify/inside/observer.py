@@ -575,6 +575,7 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
     api = config.get("api")
     readers = _reader_modules(config["stdlib_roots"])
     spaces = _trusted_spaces(tuple(config["trusted_roots"]))
+    memory = _memory()
     resend = functools.partial(_redeliver, _thread.start_new_thread, signal.pthread_kill, main, time.sleep, set())
     return {
         "fd": int(config["fd"]), "sealer": config["sealer"], "n": 0, "faults": 0, "space": namespace,
@@ -632,6 +633,8 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         "as_was": spaces[0], "classes_as_were": spaces[1], "modules_as_were": spaces[2], "returned": {}, "c_made": {},
         "tables": [],  # `_python_tables`, once the private code can tell Python's own files
         "copies_held": spaces[3], "binders_as_were": spaces[3]["binders"],
+        "memory": memory, "versions_now": _version_reader(memory, spaces[3]["addresses"]), "differing": {},
+        "raised_refs": _raised_references(), "searched": {"handed": 0, "unreferenced": 0},
         # Code trusted code compiled at run time: before the snippet ran (by identity), and, while it runs, the
         # sources compiled on the runtime's behalf (`_p_on_compile`), compiled again when code of that name first
         # runs (`_p_untrusted_code`).
@@ -792,6 +795,52 @@ _VERSION_OFFSET = _version_offset()
 _c_VERSIONED = _VERSION_OFFSET is not None
 _c_VERSION_OFFSET = _VERSION_OFFSET or 0
 _c_from_address = ctypes.c_uint64.from_address  # a dict's version, read by the observer alone (audited: its own)
+_c_compress = itertools.compress
+_c_ne = operator.ne
+_c_getrefcount = sys.getrefcount
+_c_getweakrefcount = weakref.getweakrefcount
+
+
+def _memory() -> Any:
+    """A ctypes view of the whole address space in 8-byte words, where dicts' versions are read (`_p_version`): made
+    at install, before the audit hook, so that a read through it is no audit event (one `from_address` per version read
+    made as many events, each answered by the busy observer). Kept in the private state alone: it reaches any memory.
+    None where versions cannot be read."""
+    return None if _VERSION_OFFSET is None else (ctypes.c_uint64 * (1 << 59)).from_address(8)
+
+
+def _version_reader(memory: Any, addresses: Any) -> Any:
+    """One C call that reads every copied namespace's version at once (`_p_written`, at every search): an
+    `operator.itemgetter` over `memory`. None where versions cannot be read, or not so (the slower loop then)."""
+    if memory is None or len(addresses) < 2 or any(address % 8 or address < 8 for address in addresses):
+        return None
+    return functools.partial(operator.itemgetter(*[(address - 8) >> 3 for address in addresses]), memory)
+
+
+def _raised_references() -> int | None:
+    """How many references to an exception `sys.getrefcount` counts while the interpreter tells a trace function of
+    it (its 'exception' event) when nothing else holds it: the interpreter's own (the fetched error, the event's
+    tuple) and the count's argument. Measured on a fresh exception, in this interpreter, before the tracer is set
+    (`_p_unreferenced` compares with it); None where the event was not seen."""
+    seen: list[int] = []
+
+    def tracer(frame: Any, event: str, arg: Any) -> Any:
+        if event == "exception" and frame.f_code is raiser.__code__:
+            seen.append(sys.getrefcount(arg[1]))
+        return tracer
+
+    def raiser() -> None:
+        raise LookupError("errorkb: counted")
+
+    previous = sys.gettrace()
+    sys.settrace(tracer)
+    try:
+        raiser()
+    except LookupError:
+        pass
+    finally:
+        sys.settrace(previous)
+    return seen[0] if len(seen) == 1 else None
 
 
 def _referent_offset() -> int | None:
@@ -2403,7 +2452,7 @@ def _p_planted_handed(frame: Any) -> str | None:
     handoff = _p_handoff(frame)
     if handoff is None:
         return None
-    return _p_handed(handoff, _p_made_check, None, False)
+    return _p_handed(handoff, _p_made_check, None, tables=False)
 
 
 def _p_made_check(value: Any, kind: Any, items: list[Any] | None, context: Any) -> str | None:
@@ -2558,7 +2607,7 @@ def _p_tables_written(found: list[Any]) -> None:
         table, copy, version = entry
         kind = type(table)
         if kind is dict:
-            if _c_VERSIONED and _c_from_address(id(table) + _c_VERSION_OFFSET).value == version:
+            if _c_VERSIONED and _p_version(id(table) + _c_VERSION_OFFSET) == version:
                 continue
             now, was = list(_c_dict_items(table)), list(_c_dict_items(copy))
             for index in range(len(now)):
@@ -2949,14 +2998,11 @@ def _p_rebound(changed: list[Any]) -> str | None:
     a trusted name now has instead of its own goes to `changed`, for the planted search (an object of the
     snippet's whose class holds planted code, read through the name). Only the namespaces written since
     install are compared (`_p_written`): the others hold what their copies do."""
-    modules, classes = _p_written()
-    for _, entry in _c_list_iter(modules):
+    modules, classes = _p_written(True)
+    for _, entry, version in _c_list_iter(modules):
         module, was = entry
         current = _c_module_dict(module)
-        for key, value in _c_list_iter(list(_c_dict_items(was))):
-            now = _c_dict_get(current, key, _c_MISSING)
-            if now is value or now is _c_MISSING or type(key) is not str:
-                continue
+        for key, now in _c_list_iter(_p_differing(current, was, version, False)):
             parts = _p_trusted_binding(current, key, now)
             if parts is not None:  # bound by a rebinder, to nothing of the snippet's: what it holds is searched
                 changed.extend(parts)
@@ -2965,12 +3011,9 @@ def _p_rebound(changed: list[Any]) -> str | None:
                 name = _c_dict_get(was, "__name__")
                 return (name if type(name) is str else "?") + "." + key + " (rebound)"
             changed.append(now)
-    for _, entry in _c_list_iter(classes):
+    for _, entry, version in _c_list_iter(classes):
         cls, was = entry
-        for key, now in _c_list_iter(list(_c_proxy_items(_c_type_dict(cls)))):
-            value = _c_dict_get(was, key, _c_MISSING)
-            if now is value or type(key) is not str:
-                continue
+        for key, now in _c_list_iter(_p_differing(cls, was, version, True)):
             if _p_names_itself(now, key):  # what the class's own module binds there at import, made now
                 continue
             if _p_foreign(now):  # rebound, or new (a special method shadowing a base's)
@@ -2979,28 +3022,75 @@ def _p_rebound(changed: list[Any]) -> str | None:
     return None
 
 
-def _p_written() -> tuple[list[Any], list[Any]]:
+def _p_written(versioned: bool = False) -> tuple[list[Any], list[Any]]:
     """The copied modules' and classes' `(id, (it, copy))` whose namespace dict was written since install (its
     version, `_version_offset`, is not the one its copy was taken at); all of them where versions cannot be read.
-    Reads numbers alone: no copy is touched (a check's every touch of one writes a page it shares)."""
+    `versioned`: each with its version now too (None where unread), `(id, (it, copy), version)`. Reads numbers
+    alone: no copy is touched (a check's every touch of one writes a page it shares); all at once where they can be
+    (`versions_now`), and the changed ones are told from the rest by C code (`itertools.compress`)."""
     if not _c_VERSIONED:
-        return list(_c_dict_items(_S["as_was"])), list(_c_dict_items(_S["classes_as_were"]))
+        every = list(_c_dict_items(_S["as_was"])), list(_c_dict_items(_S["classes_as_were"]))
+        if versioned:
+            return [(key, entry, None) for key, entry in every[0]], [(key, entry, None) for key, entry in every[1]]
+        return every
     held = _S["copies_held"]
     ids, addresses, versions = held["ids"], held["addresses"], held["versions"]
-    modules: list[Any] = []
-    classes: list[Any] = []
-    for index in range(len(ids)):
-        if _c_from_address(addresses[index]).value == versions[index]:
-            continue
+    now: Any = None
+    if _S["versions_now"] is not None:
+        now = _S["versions_now"]()
+        if len(now) != len(ids):  # the arrays grew since install: read one by one
+            now = None
+    if now is None:
+        now = [_p_version(addresses[index]) for index in range(len(ids))]
+    modules: list[tuple[Any, ...]] = []
+    classes: list[tuple[Any, ...]] = []
+    for index in _c_compress(range(len(ids)), map(_c_ne, now, versions)):
         key = ids[index]
         entry = _c_dict_get(_S["as_was"], key)
         if entry is not None:
-            modules.append((key, entry))
+            modules.append((key, entry, now[index]) if versioned else (key, entry))
             continue
         entry = _c_dict_get(_S["classes_as_were"], key)
         if entry is not None:
-            classes.append((key, entry))
+            classes.append((key, entry, now[index]) if versioned else (key, entry))
     return modules, classes
+
+
+def _p_version(address: int) -> int:
+    """The 8-byte word at `address` (a dict's version), through the private view of memory where there is one (no
+    audit event), else by `from_address` (one)."""
+    memory = _S["memory"]
+    if memory is not None and address >= 8 and not address % 8:
+        word: int = memory[(address - 8) >> 3]
+        return word
+    value: int = _c_from_address(address).value
+    return value
+
+
+def _p_differing(subject: Any, was: dict[Any, Any], version: Any, is_class: bool) -> list[tuple[str, Any]]:
+    """The `(name, value)` pairs of a written namespace (a module's, or a class's) whose value is not the one its copy
+    `was` holds: a module's names of the copy now bound to another value, a class's names now bound to what the copy
+    does not hold there; string names alone. Kept per namespace with the version it was read at (`differing`): a dict
+    whose version did not move since was not written (PEP 509), so its pairs are the very same; a namespace is
+    compared name by name again only after a write (at every search, a module the library writes lazily was compared
+    whole each time)."""
+    cached = _c_dict_get(_S["differing"], id(subject))
+    if version is not None and cached is not None and cached[0] is subject and cached[1] == version:
+        kept: list[tuple[str, Any]] = cached[2]
+        return kept
+    pairs: list[tuple[str, Any]] = []
+    if is_class:
+        for key, now in _c_list_iter(list(_c_proxy_items(_c_type_dict(subject)))):
+            if now is not _c_dict_get(was, key, _c_MISSING) and type(key) is str:
+                pairs.append((key, now))
+    else:
+        for key, value in _c_list_iter(list(_c_dict_items(was))):
+            now = _c_dict_get(subject, key, _c_MISSING)
+            if now is not value and now is not _c_MISSING and type(key) is str:
+                pairs.append((key, now))
+    if version is not None:
+        _S["differing"][id(subject)] = (subject, version, pairs)
+    return pairs
 
 
 def _p_foreign(value: Any) -> bool:
@@ -3473,6 +3563,8 @@ def _p_exception(record: list[Any], frame: Any, arg: Any) -> None:
     if record[3] is not None:
         _S["graves"].append(record[3])
     record[3] = error
+    # Counted here, before the observer keeps it anywhere else: held by this frame's `error` and `record[3]` alone.
+    unreferenced = _p_unreferenced(error, 2)
     if type(tb) is not _c_TracebackType or tb.tb_frame is not frame:
         return
     deepest = tb if tb.tb_next is None else (_p_beneath(record, tb) or _p_wrapped_refusal(record, tb))
@@ -3512,7 +3604,7 @@ def _p_exception(record: list[Any], frame: Any, arg: Any) -> None:
             _p_tamper("observer", "planted C code where its own code, called by the library, runs into it ("
                       + planted + "), whose error would read as Python's")
     if index >= 0:
-        handed = _p_handed_error(frame, error, tb)
+        handed = _p_handed_error(frame, error, tb, unreferenced)
         if handed is not None:
             _p_tamper("observer", "handed " + _S["slots"][index]["label"] + " " + handed + ", which trusted code "
                       "raised as it was given (in " + started.co_qualname + "): its error would read as the library's")
@@ -3529,8 +3621,23 @@ def _p_exception(record: list[Any], frame: Any, arg: Any) -> None:
              "api": _p_api_facts(error, frame, op, tb.tb_lasti, deepest is not tb) if index < 0 else None})
 
 
+def _p_unreferenced(error: Any, own: int) -> bool:
+    """Whether nothing but the interpreter, as it tells the tracer of `error` (`raised_refs`), and `own` references of
+    the observer's (its caller's) holds the exception: no object refers to it, strongly (every such reference is
+    counted in its reference count) nor weakly (`weakref.getweakrefcount`; a weak reference is what the planted walk
+    follows that the count does not show), so no walk from any root can reach it (`_p_handed_error` needs none). An
+    exception the snippet made and handed the call is held by what it handed it in (an argument, a list, a class, a
+    future, a value returned into the call) while it is raised. False where the count was not measured."""
+    floor = _S["raised_refs"]
+    if floor is None:
+        return False
+    # `error` here is one more reference than the caller's own (this frame's argument), as `sys.getrefcount`'s argument
+    # was in the measurement.
+    return _c_getrefcount(error) == floor + own + 1 and _c_getweakrefcount(error) == 0
+
+
 def _p_handed(frame: Any, check: Callable[[Any, Any, list[Any] | None, Any], Any], context: Any,
-              tables: bool = True) -> str | None:
+              tables: bool = True, unreferenced: bool = False) -> str | None:
     """What the snippet handed a watched call, searched with `check` (`_p_walk`): the function's arguments, and inside
     them; what its code returned into the call (`_p_keep_returned`); what it put in a trusted module's or class's name
     (`_p_rebound`); Python's tables and the runtime's held state, which it fills (not where `tables` is False: what
@@ -3549,6 +3656,10 @@ def _p_handed(frame: Any, check: Callable[[Any, Any, list[Any] | None, Any], Any
         if len(returned) > _c_RETURNED_MAX:
             return "one of more than " + _c_int_repr(_c_RETURNED_MAX) + " values its code returned into the call"
         roots.extend(returned)
+    if unreferenced:  # what the walk looks for is held by nothing: no root reaches it (`_p_unreferenced`)
+        _S["searched"]["unreferenced"] += 1
+        return None
+    _S["searched"]["handed"] += 1
     if tables:
         roots.extend(_p_table_entries())
         roots.extend(_p_runtime_held())
@@ -3560,7 +3671,7 @@ def _p_handed(frame: Any, check: Callable[[Any, Any, list[Any] | None, Any], Any
     return found if type(found) is str else None
 
 
-def _p_handed_error(frame: Any, error: Any, tb: Any) -> str | None:
+def _p_handed_error(frame: Any, error: Any, tb: Any, unreferenced: bool = False) -> str | None:
     """A `raise` of an exception object (in the watched function's frame, or beneath it) raises what it holds, whoever
     made it, and C code re-raises what the object it works on holds (a failed future's `result`): one the snippet
     made and handed the function (`lib.call(ErrorHandler().error, ValueError(text))`, whose `raise exception`
@@ -3568,7 +3679,8 @@ def _p_handed_error(frame: Any, error: Any, tb: Any) -> str | None:
     what the snippet handed the call (`_p_handed`). An object of the runtime's that keeps what no traversal lists
     (the plug's `opaque`: a runtime future, whose C++ keeps a failed one's exception and hands it to the code that
     raises it) may hold it unseen: handed, and held by a frame beneath the function on the error's way (the future's
-    own `wait`), it fails closed."""
+    own `wait`), it fails closed. `unreferenced` (`_p_unreferenced`): nothing holds the exception, so it is looked
+    for in nothing, unless a frame on its way holds such an opaque object."""
     receivers: list[Any] = []
     below = tb.tb_next
     while type(below) is _c_TracebackType:
@@ -3576,7 +3688,7 @@ def _p_handed_error(frame: Any, error: Any, tb: Any) -> str | None:
             if _p_opaque(type(value)):
                 receivers.append(value)
         below = below.tb_next
-    return _p_handed(frame, _p_is_check, (error, receivers))
+    return _p_handed(frame, _p_is_check, (error, receivers), unreferenced=unreferenced and not receivers)
 
 
 def _p_is_check(value: Any, kind: Any, items: list[Any] | None, context: tuple[Any, list[Any]]) -> str | None:
@@ -4199,7 +4311,7 @@ def _p_on_end(ident: int, args: Any) -> None:
         _p_emit({"e": "end", "status": status, "exit": code if status == "os-exit" else exit_code, "r": number,
                  "described": description if type(description) is dict else None,
                  "counts": _S["counts"], "running": running, "unwound": [len(each) for each in _S["unwound"]],
-                 "device": device, "faults": _S["faults"],
+                 "device": device, "faults": _S["faults"], "searched": _S["searched"],
                  "duration": _c_clock() - _S["started"]})
     finally:
         _c_exit(code)
