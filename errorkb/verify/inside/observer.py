@@ -3637,14 +3637,15 @@ def _p_unreferenced(error: Any, own: int) -> bool:
 
 
 def _p_handed(frame: Any, check: Callable[[Any, Any, list[Any] | None, Any], Any], context: Any,
-              tables: bool = True, unreferenced: bool = False) -> str | None:
+              tables: bool = True, unreferenced: bool = False, counted: bool = False) -> str | None:
     """What the snippet handed a watched call, searched with `check` (`_p_walk`): the function's arguments, and inside
     them; what its code returned into the call (`_p_keep_returned`); what it put in a trusted module's or class's name
     (`_p_rebound`); Python's tables and the runtime's held state, which it fills (not where `tables` is False: what
     the snippet handed the call by hand alone, its arguments and what its code returned into it; trusted code fills
     the others as it runs, torch's export rebinding builtins to partials of its own). An object trusted code made while
     the call ran, in its own locals, is reached from none of these unless it stored it in an argument (a possible
-    false tamper). The found object's words, or None; a search that cannot finish fails closed."""
+    false tamper). The found object's words, or None; a search that cannot finish fails closed. `counted`: the
+    handed-error search (`_p_handed_error`), whose answers the end event tells apart (`searched`)."""
     roots = _p_arguments(frame, frame.f_code)
     # What a trusted name now holds instead of its own (a class attribute the snippet set). A name rebound to code of
     # the snippet's stops that reading at the first one found, before the rest: that alone fails closed.
@@ -3657,9 +3658,11 @@ def _p_handed(frame: Any, check: Callable[[Any, Any, list[Any] | None, Any], Any
             return "one of more than " + _c_int_repr(_c_RETURNED_MAX) + " values its code returned into the call"
         roots.extend(returned)
     if unreferenced:  # what the walk looks for is held by nothing: no root reaches it (`_p_unreferenced`)
-        _S["searched"]["unreferenced"] += 1
+        if counted:
+            _S["searched"]["unreferenced"] += 1
         return None
-    _S["searched"]["handed"] += 1
+    if counted:
+        _S["searched"]["handed"] += 1
     if tables:
         roots.extend(_p_table_entries())
         roots.extend(_p_runtime_held())
@@ -3688,7 +3691,7 @@ def _p_handed_error(frame: Any, error: Any, tb: Any, unreferenced: bool = False)
             if _p_opaque(type(value)):
                 receivers.append(value)
         below = below.tb_next
-    return _p_handed(frame, _p_is_check, (error, receivers), unreferenced=unreferenced and not receivers)
+    return _p_handed(frame, _p_is_check, (error, receivers), unreferenced=unreferenced and not receivers, counted=True)
 
 
 def _p_is_check(value: Any, kind: Any, items: list[Any] | None, context: tuple[Any, list[Any]]) -> str | None:
