@@ -2447,7 +2447,7 @@ def _p_handoff(frame: Any) -> Any:
 
 def _p_planted_handed(frame: Any) -> str | None:
     """`_p_made_check` over what the snippet handed the call (`_p_handed`, Python's tables left out), from the frame of
-    its own hand-off (`_p_handoff`): what trusted code made on the way and handed on (torch's export, tracing the
+    its own hand-off (`_p_handoff`): what trusted code made on the way and handed on (the runtime's export, tracing the
     snippet's model, hands its watched function partials of its own) is not searched."""
     handoff = _p_handoff(frame)
     if handoff is None:
@@ -2461,7 +2461,7 @@ def _p_made_check(value: Any, kind: Any, items: list[Any] | None, context: Any) 
     of the snippet's holding planted code (`_p_planted_node`), a partial it made binding data to what is not its own
     code, an `operator` getter or caller, or a calling iterator it made that may have called; not a C method bound to
     an object made since (`_p_chosen_call` reads it as the snippet's, failing closed where an error starts in C code:
-    torch's export binds such methods while it traces, and its function's own `raise` read as planted) nor what a C
+    the runtime's export binds such methods while it traces, and its function's own `raise` read as planted) nor what a C
     object holds beyond these."""
     found = _p_planted_node(value)
     if found is not None:
@@ -3642,7 +3642,7 @@ def _p_handed(frame: Any, check: Callable[[Any, Any, list[Any] | None, Any], Any
     them; what its code returned into the call (`_p_keep_returned`); what it put in a trusted module's or class's name
     (`_p_rebound`); Python's tables and the runtime's held state, which it fills (not where `tables` is False: what
     the snippet handed the call by hand alone, its arguments and what its code returned into it; trusted code fills
-    the others as it runs, torch's export rebinding builtins to partials of its own). An object trusted code made while
+    the others as it runs, the runtime's export rebinding builtins to partials of its own). An object trusted code made while
     the call ran, in its own locals, is reached from none of these unless it stored it in an argument (a possible
     false tamper). The found object's words, or None; a search that cannot finish fails closed. `counted`: the
     handed-error search (`_p_handed_error`), whose answers the end event tells apart (`searched`)."""
@@ -4041,10 +4041,10 @@ def _p_device_work(before: tuple[int | None, int | None], frame: Any) -> None:
     """The runtime's counter is the process's (every thread's work on the device), so a rise between a call's start
     and end is the call's only where no other thread the snippet could run was alive meanwhile: the calling thread
     alone at the start and the end, no thread started or ended between; and only where what the snippet handed the
-    call holds no C code it planted, which runs inside the call with no frame (`partial(torch.ones, n, device=...)`
+    call holds no C code it planted, which runs inside the call with no frame (`partial(runtime.ones, n, device=...)`
     as the hook the function calls). A rise read otherwise is counted apart (`shared`, `planted`), never as the call's:
     a thread of the snippet's allocating on the device while the function ran on the CPU, or its planted hook, made a
-    CUDA after pass (round sixteen)."""
+    device after pass (round sixteen)."""
     reading, epoch = before
     after = _p_probe()
     if type(reading) is int and type(after) is int and after > reading:
