@@ -2461,7 +2461,7 @@ def _p_made_check(value: Any, kind: Any, items: list[Any] | None, context: Any) 
     of the snippet's holding planted code (`_p_planted_node`), a partial it made binding data to what is not its own
     code, an `operator` getter or caller, or a calling iterator it made that may have called; not a C method bound to
     an object made since (`_p_chosen_call` reads it as the snippet's, failing closed where an error starts in C code:
-    the runtime's export binds such methods while it traces, and its function's own `raise` read as planted) nor what a C
+    a runtime's export binds such methods while it traces, and its function's own `raise` read as planted) nor what a C
     object holds beyond these."""
     found = _p_planted_node(value)
     if found is not None:
@@ -3642,7 +3642,7 @@ def _p_handed(frame: Any, check: Callable[[Any, Any, list[Any] | None, Any], Any
     them; what its code returned into the call (`_p_keep_returned`); what it put in a trusted module's or class's name
     (`_p_rebound`); Python's tables and the runtime's held state, which it fills (not where `tables` is False: what
     the snippet handed the call by hand alone, its arguments and what its code returned into it; trusted code fills
-    the others as it runs, the runtime's export rebinding builtins to partials of its own). An object trusted code made while
+    the others as it runs, a runtime's export rebinding builtins to partials). An object trusted code made while
     the call ran, in its own locals, is reached from none of these unless it stored it in an argument (a possible
     false tamper). The found object's words, or None; a search that cannot finish fails closed. `counted`: the
     handed-error search (`_p_handed_error`), whose answers the end event tells apart (`searched`)."""
