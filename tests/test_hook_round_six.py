@@ -6,10 +6,10 @@ rounds one to five did not try that found nothing (kept, so that they stay so).
 from __future__ import annotations
 
 import subprocess
-import sys
 
 import pytest
 
+from benchmarks.hook_deep_traceback import deep_error
 from tests.test_hook import HEAD_DIM, TITLE, envs, run, stub_library  # noqa: F401 (a fixture)
 from tests.test_hook_round_five import _BLOCK, BLOCK, LIBRARY, RAISE, _compare, _unaddressed
 
@@ -170,7 +170,7 @@ def test_a_recursion_50000_frames_deep_formats_only_the_frames_python_prints(mon
 
     from errorkb.hook.explain import text_of
 
-    error = _deep_error(50_000)
+    error = deep_error(50_000)
     formatted: list[object] = []
     original = traceback.StackSummary.format_frame_summary
 
@@ -182,20 +182,3 @@ def test_a_recursion_50000_frames_deep_formats_only_the_frames_python_prints(mon
     monkeypatch.setattr(traceback.StackSummary, "format_frame_summary", counted)
     assert text_of(error) == expected and "[Previous line repeated 49997 more times]" in expected
     assert len(formatted) < 10, len(formatted)
-
-
-def _deep_error(depth: int) -> ValueError:
-    def down(n: int) -> int:
-        if n:
-            return down(n - 1)
-        raise ValueError("the bottom")
-
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(depth + 1000)
-    try:
-        down(depth)
-    except ValueError as error:
-        return error
-    finally:
-        sys.setrecursionlimit(limit)
-    raise AssertionError("no error")

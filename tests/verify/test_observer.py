@@ -553,12 +553,9 @@ def test_a_cuda_check_counts_only_with_memory_allocated_during_the_calls():
     assert torch.device_used("cuda", {"allocated_bytes": 4096, "calls": 1})
 
 
-@pytest.mark.parametrize(("evidence", "outcome", "why"), [
-    ({"allocated_bytes": 0, "calls": 0}, Outcome.FAIL, "the runtime saw no work on the cuda device"),
-    # Seen on an H200: no probe in the check's process, and the verdict said "saw no work", unobserved.
-    (None, Outcome.FAIL, "the runtime's cuda counters could not be read in the check's process, so no work"),
-    ({"allocated_bytes": 512, "calls": 1}, Outcome.PASS, None)])
-def test_the_judge_reads_the_observers_evidence_for_a_cuda_after(broken_kb, evidence, outcome, why, tmp_path):
+
+def judge_cuda_after(broken_kb, tmp_path: Path, evidence: dict | None):
+    """The judge's verdict on a CUDA after that returned from one watched call, with the observer's `evidence`."""
     from errorkb.core.snippets import Role, read_snippet
     from errorkb.plugs import runtime_for
     from errorkb.verify.plan import Check
@@ -572,7 +569,15 @@ def test_the_judge_reads_the_observers_evidence_for_a_cuda_after(broken_kb, evid
     seen = Observation(status=Status.RETURNED, calls=Calls(function="Cache.early_initialization", count=1, returned=1),
                        evidence=evidence)
     run = Run(seen, 0, False, "", 0, 0.1, 10, ended=True, end_status="returned")
-    verdict = judge(check, run, runtime_for("torch"))
+    return judge(check, run, runtime_for("torch"))
+
+@pytest.mark.parametrize(("evidence", "outcome", "why"), [
+    ({"allocated_bytes": 0, "calls": 0}, Outcome.FAIL, "the runtime saw no work on the cuda device"),
+    # Seen on an H200: no probe in the check's process, and the verdict said "saw no work", unobserved.
+    (None, Outcome.FAIL, "the runtime's cuda counters could not be read in the check's process, so no work"),
+    ({"allocated_bytes": 512, "calls": 1}, Outcome.PASS, None)])
+def test_the_judge_reads_the_observers_evidence_for_a_cuda_after(broken_kb, evidence, outcome, why, tmp_path):
+    verdict = judge_cuda_after(broken_kb, tmp_path, evidence)
     assert verdict.outcome is outcome
     if outcome is Outcome.FAIL:
         assert verdict.code is Code.NO_DEVICE_WORK and verdict.reason.startswith(why), verdict.reason

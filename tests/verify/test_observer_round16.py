@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from errorkb.verify.records import Status
-from tests.verify.test_observer import read, run_scenario
+from tests.verify.test_observer import judge_cuda_after, read, run_scenario
 from tests.verify.test_observer_round12 import watch_in
 
 WAITING = '''
@@ -91,22 +91,9 @@ def test_the_calls_own_device_work_beside_an_idle_thread_that_ended_is_counted(t
 def test_the_judge_says_a_cuda_afters_counter_rose_only_beside_another_thread(broken_kb, tmp_path):
     """The judge on that observation: a CUDA after with no device work of the call's own fails, saying why (the counter
     rose while another thread was alive), not "saw no work"."""
-    from errorkb.core.snippets import Role, read_snippet
-    from errorkb.plugs import runtime_for
-    from errorkb.verify.judge import judge
-    from errorkb.verify.plan import Check
-    from errorkb.verify.records import Calls, Code, Observation, Outcome
-    from errorkb.verify.run import Run
+    from errorkb.verify.records import Code, Outcome
 
-    seen = _run(tmp_path, ELSEWHERE)
-    _, entries = broken_kb
-    entry = next(one.entry for one in entries if one.entry.id == "good-head-dim")
-    snippet = tmp_path / "after.py"
-    snippet.write_text("pass\n")
-    check = Check(entry, read_snippet(snippet, Role("after"), "after.py"), "bundled", "cuda", "transformers.cache_utils")
-    seen = Observation(status=Status.RETURNED, calls=Calls(function="Cache.early_initialization", count=1, returned=1),
-                       evidence=seen.evidence)
-    verdict = judge(check, Run(seen, 0, False, "", 0, 0.1, 10, ended=True, end_status="returned"), runtime_for("torch"))
+    verdict = judge_cuda_after(broken_kb, tmp_path, _run(tmp_path, ELSEWHERE).evidence)
     assert verdict.outcome is Outcome.FAIL and verdict.code is Code.NO_DEVICE_WORK, verdict
     assert "while another thread the snippet started was alive" in verdict.reason, verdict.reason
 
