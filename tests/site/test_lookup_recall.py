@@ -160,7 +160,10 @@ def test_main_says_when_there_is_no_corpus(tmp_path, capsys):
 # `*ForConditionalGeneration`) that transformers does not define confirms remote-model-without-generation-mixin
 # (h068, h069, h145, h146, h165, h189-h193, h732); the wording's negatives (n055, h164, h197-h200, h214, h531,
 # h620, h635) name the library's classes, 2019's `*LMHeadModel`, wrappers or other names, and stay as they were.
-CONFIRMED_RIGHT_AT_LEAST = 234  # 292 reports with an entry
+# 238 of 297: the held-out part twenty-four (h741-h761, measured on main's lookup before any change) added five reports
+# with an entry: on main two confirmed (h742, h745), three candidate-right; with `ties` h743 and h744 are confirmed too
+# (h741's class lost its opening quote); its sixteen negatives stay silent.
+CONFIRMED_RIGHT_AT_LEAST = 238  # 297 reports with an entry
 
 
 def test_the_real_corpus_is_never_answered_with_a_confirmed_wrong_entry():
