@@ -77,6 +77,8 @@ class Positions:
 
     keys: dict[Loc, tuple[int, int]] = field(default_factory=dict)
     values: dict[Loc, tuple[int, int]] = field(default_factory=dict)
+    # (text as written, YAML tag) of each value YAML read as no text: `1:30`, `yes`, `4.40`, a date
+    typed: dict[Loc, tuple[str, str]] = field(default_factory=dict)
 
     def of_key(self, loc: Loc) -> tuple[int, int]:
         return self.keys.get(loc) or self.of_value(loc)
@@ -492,6 +494,8 @@ def _index_nodes(node: yaml.Node, loc: Loc, positions: Positions, where: str) ->
     elif isinstance(node, yaml.SequenceNode):
         for index, item in enumerate(node.value):
             problems += _index_nodes(item, (*loc, index), positions, where)
+    elif node.tag != _TEXT:
+        positions.typed[loc] = (node.value, node.tag)
     return problems
 
 
@@ -499,12 +503,64 @@ def _index_nodes(node: yaml.Node, loc: Loc, positions: Positions, where: str) ->
 
 
 def validate_entry(data: object, positions: Positions, where: str) -> tuple[Entry | None, list[Problem]]:
+    errors: list[ErrorDetails] = []
+    entry = None
     try:
-        return Entry.model_validate(data), []
+        entry = Entry.model_validate(data)
     except ValidationError as error:
-        return None, [_locate(item, positions, where) for item in error.errors()]
+        errors = error.errors()
     except Exception as error:  # a validator's own failure is still the entry's problem
         return None, [Problem(where, 1, 1, f"the entry cannot be validated ({_reason(error)})")]
+    problems = [_locate(item, positions, where) for item in errors]
+    problems += _yaml_1_1_only(data, positions, where, [tuple(item["loc"]) for item in errors])
+    return (None if problems else entry), problems
+
+
+# The spellings of a number, boolean and null that YAML 1.1 (PyYAML), YAML 1.2 and JSON all read alike.
+_SAME_IN_EVERY_READER = {"int": re.compile(r"-?(0|[1-9][0-9]*)\Z"), "bool": re.compile(r"(true|false)\Z"),
+                         "null": re.compile(r"(null|~|)\Z")}
+
+
+def _yaml_1_1_only(data: object, positions: Positions, where: str, errors: list[Loc]) -> list[Problem]:
+    """Numbers and booleans spelled as only YAML 1.1 reads them (`02677` is 1471, `24:31` too, `no` is false):
+    the model took the value, but a YAML 1.2 or JSON reader (an editor's schema check, a reviewer) reads
+    another, so the author's meaning is unsure. A value the model refused is already reported there."""
+    problems = []
+    for loc, (text, tag) in positions.typed.items():
+        kind = tag.rsplit(":", 1)[-1]
+        same = _SAME_IN_EVERY_READER.get(kind)
+        if same is None or same.match(text) or any(loc[:len(bad)] == bad for bad in errors):
+            continue
+        value = _value_at(data, loc)
+        plain = "null" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
+        problems.append(Problem(where, *positions.of_value(loc),
+                                f"{_loc_name(loc)}: YAML 1.1 reads {text} as {_reading(text, tag, value)}; "
+                                f"write {plain} for that value, or quote it for text"))
+    return problems
+
+
+def _value_at(data: object, loc: Loc) -> object:
+    for part in loc:
+        data = data[part]  # type: ignore[index]  # the path `_index_nodes` recorded in this very data
+    return data
+
+
+def _reading(text: str, tag: str, value: object) -> str:
+    """What YAML made of a plain value that is not text: 'the integer 90 (base 60)', 'the boolean true'."""
+    kind = tag.rsplit(":", 1)[-1]
+    if kind == "int":
+        digits = text.lstrip("+-")
+        how = ("base 60" if ":" in text else "hexadecimal" if digits[:2].lower() == "0x"
+               else "binary" if digits[:2].lower() == "0b" else "octal" if len(digits) > 1 and digits[0] == "0"
+               else "underscores dropped" if "_" in text else "")
+        return f"the integer {value}" + (f" ({how})" if how else "")
+    if kind == "float":
+        return f"the number {value!r}"
+    if kind == "bool":
+        return f"the boolean {str(value).lower()}"
+    if kind == "timestamp":
+        return f"the date {value}"
+    return _TAG_WORDS.get(kind, "no text")
 
 
 def _locate(error: ErrorDetails, positions: Positions, where: str) -> Problem:
@@ -525,6 +581,11 @@ def _locate(error: ErrorDetails, positions: Positions, where: str) -> Problem:
     got = f" (got {_kind(error['input'])})" if kind.endswith("_type") else ""
     if kind == "string_type" and isinstance(error["input"], dict):
         got += "; text containing ': ' must be quoted or written as a block (key: |)"
+    written, tag = positions.typed.get(loc, ("", ""))
+    if kind == "string_type" and written:  # `release: 4.40` is 4.4: say so, and how to keep the text
+        return Problem(where, line, col, f"{name + ': ' if name else ''}YAML reads {written} as "
+                                         f"{_reading(written, tag, error['input'])}, not as text; quote it to keep "
+                                         f"the text: '{written}'")
     return Problem(where, line, col, f"{name + ': ' if name else ''}{message}{got}{hint}")
 
 
