@@ -416,3 +416,15 @@ def test_a_yaml_1_2_octal_spelling_stays_text(tmp_path):
     make_project(tmp_path, entries={"demo-error.yml": text})
     result = load_project_entries(load_project(tmp_path))
     assert result.problems == [] and result.entries[0].entry.tags == ["0o17"]
+
+
+def test_an_id_too_long_for_the_files_named_after_it_is_refused_at_its_line(tmp_path):
+    """Round fourteen: an id of 251 characters loaded (its file, `<id>.yml`, is 255 bytes), then `errorkb render`
+    and the build stopped at `api/errors/<id>.json` ("File name too long"), naming no entry; Windows checkouts
+    (260-character paths) failed before. The id is refused where it is written."""
+    long_id = "a" + "-b" * 125
+    make_project(tmp_path, entries={f"{long_id}.yml": VALID_ENTRY.format(id=long_id)},
+                 snippets={long_id: {"before.py": BEFORE, "after.py": AFTER, "guard.py": AFTER}})
+    problems = [str(p) for p in load_project_entries(load_project(tmp_path)).problems]
+    assert problems == [f"docs/errors/transformers/{long_id}.yml:1:5: id of 251 characters; the limit is 100 "
+                        "(files, folders and addresses are named after it); choose a shorter id"], problems

@@ -65,6 +65,7 @@ MAX_CHARS = 20_000  # characters of one string (a prose field), unless its key h
 MAX_CHARS_BY_KEY = {"notes": 100_000, "title": 300}
 MAX_SNIPPET_BYTES = snippet_files.MAX_BYTES
 MAX_KEY_CHARS = 100  # characters of one key
+MAX_ID_CHARS = 100  # an id names files and addresses (`unfit_id`); the longest real one has 48
 # Bounds on the entries together (the knowledge base has ~120 files, ~0.5 MB): past them a pull request of
 # 100,000 one-line files, or of thousands at MAX_FILE_BYTES, held every command and build for minutes.
 MAX_ENTRIES = 5_000  # entry files read
@@ -766,10 +767,9 @@ def cross_check(loaded: list[LoadedEntry], project: Project, unloaded: Collectio
                                     f":{other.positions.of_value(('id',))[0]}); ids must be unique"))
         else:
             first_with_id[entry.id] = one
-        if windows_device(entry.id):
-            problems.append(Problem(where, *pos.of_value(("id",)),
-                                    f"id '{entry.id}' names a device on Windows: a checkout there cannot create "
-                                    f"{entry.id}.yml nor its snippet folder; choose another id"))
+        unfit = unfit_id(entry.id)
+        if unfit:
+            problems.append(Problem(where, *pos.of_value(("id",)), unfit))
         if one.path.stem != entry.id:
             problems.append(Problem(where, *pos.of_value(("id",)),
                                     f"id '{entry.id}' differs from the file name; rename the file to "
@@ -896,6 +896,19 @@ _WINDOWS_DEVICE = re.compile(r"^(?:con|prn|aux|nul|com[0-9\u00b9\u00b2\u00b3]|lp
 
 def windows_device(name: str) -> bool:
     return _WINDOWS_DEVICE.match(name) is not None
+
+
+def unfit_id(entry_id: str) -> str | None:
+    """Why `entry_id` cannot name an entry's files everywhere (None: it can): the loader's and `errorkb new`'s one
+    rule. Files, folders and addresses are named after it (`<id>.yml`, `snippets/<id>/`, `api/errors/<id>.json`):
+    past `MAX_ID_CHARS` one of them outgrows a file name (255 bytes) or a Windows path (260 characters)."""
+    if len(entry_id) > MAX_ID_CHARS:
+        return (f"id of {len(entry_id)} characters; the limit is {MAX_ID_CHARS} (files, folders and addresses are "
+                "named after it); choose a shorter id")
+    if windows_device(entry_id):
+        return (f"id '{entry_id}' names a device on Windows: a checkout there cannot create {entry_id}.yml nor its "
+                "snippet folder; choose another id")
+    return None
 
 
 def _check_devices(one: LoadedEntry, project: Project) -> list[Problem]:
