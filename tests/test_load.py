@@ -428,3 +428,28 @@ def test_an_id_too_long_for_the_files_named_after_it_is_refused_at_its_line(tmp_
     problems = [str(p) for p in load_project_entries(load_project(tmp_path)).problems]
     assert problems == [f"docs/errors/transformers/{long_id}.yml:1:5: id of 251 characters; the limit is 100 "
                         "(files, folders and addresses are named after it); choose a shorter id"], problems
+
+
+@pytest.mark.parametrize("name", ["other-error.yml ", "other-error.yml.", "other-error.yaml. .", "other-error.YML "])
+def test_an_entry_file_whose_name_ends_in_dots_or_spaces_is_reported_never_skipped(tmp_path, name):
+    """Round fourteen: `other-error.yml.` and `other-error.yml ` were skipped without a word (their suffix is not
+    `.yml`), though Windows drops the trailing dots and spaces and reads them as `other-error.yml`: the author's
+    entry was on no page, and a Windows checkout could not even hold it beside the real one."""
+    make_project(tmp_path)
+    (tmp_path / "docs" / "errors" / "transformers" / name).write_text(VALID_ENTRY.format(id="other-error"))
+    problems = [str(p) for p in load_project_entries(load_project(tmp_path)).problems]
+    assert problems == [f"docs/errors/transformers/{name}:1:1: not loaded as an entry: rename it to other-error.yml"]
+
+
+@pytest.mark.parametrize("name, said", [
+    ("guard.py.", "ends in a dot or a space, which Windows drops: there it is guard.py; rename it"),
+    ("Guard.py", "differs from guard.py only in case: one file where case is ignored (macOS, Windows); rename one"),
+    ("data.txt ", "ends in a dot or a space, which Windows drops: there it is data.txt; rename it"),
+])
+def test_a_snippet_folder_file_that_is_another_s_name_on_macos_or_windows_is_reported(tmp_path, name, said):
+    """Round fourteen: a file no entry names (a helper, data) beside `guard.py` as `guard.py.` or `Guard.py` was
+    never reported: the check on Linux saw both files, a checkout on Windows or macOS holds one of the two."""
+    make_project(tmp_path)
+    (tmp_path / "snippets" / "demo-error" / name).write_text(AFTER, encoding="utf-8")
+    problems = [str(p) for p in load_project_entries(load_project(tmp_path)).problems]
+    assert f"snippets/demo-error/{name}:1:1: {said}" in problems, problems

@@ -714,9 +714,9 @@ def _entry_files(project: Project, problems: list[Problem], resolved: Resolved) 
                                         "not a regular file; an entry must be a plain YAML file"))
             else:
                 found.append(path)
-        elif path.suffix.lower() in YAML_SUFFIXES:  # `.YML` too: an editor's, or a case-insensitive disk's
+        elif windows_name(path.name).suffix.lower() in YAML_SUFFIXES:  # `.YML` too, and `x.yml.`: see windows_name
             where = project.rel(path)
-            fix = (f"rename it to {path.stem}.yml" if path.suffix != ".yml"
+            fix = (f"rename it to {windows_name(path.name).stem}.yml" if path.suffix != ".yml" or path.name[-1] in ". "
                    else "move it to docs/errors/<library>/<id>.yml")
             problems.append(Problem(where, 1, 1, f"not loaded as an entry: {fix}"))
     return found
@@ -892,6 +892,11 @@ def _check_releases(one: LoadedEntry, where: str) -> list[Problem]:
 # folder of such a name cannot be made there, so a checkout on Windows loses the entry.
 _WINDOWS_DEVICE = re.compile(r"^(?:con|prn|aux|nul|com[0-9\u00b9\u00b2\u00b3]|lpt[0-9\u00b9\u00b2\u00b3])(?:\..*)?$",
                              re.IGNORECASE)
+
+
+def windows_name(name: str) -> Path:
+    """The file name Windows reads `name` as: trailing dots and spaces dropped (`x.yml.` is `x.yml` there)."""
+    return Path(name.rstrip(". ") or name)
 
 
 def windows_device(name: str) -> bool:
@@ -1221,7 +1226,30 @@ def compiled_code(project: Project) -> list[Problem]:
                     "python leaves __pycache__ behind: `errorkb verify` writes none)")
             for path in snippet_files.compiled_files(project.snippets)] + [
         Problem(project.rel(Path(path)), 1, 1, "a name Windows keeps for a device: a checkout there cannot create "
-                "it; rename it") for path, name in snippet_files.names_under(project.snippets) if windows_device(name)]
+                "it; rename it") for path, name in snippet_files.names_under(project.snippets) if windows_device(name)
+    ] + _other_names_elsewhere(project)
+
+
+def _other_names_elsewhere(project: Project) -> list[Problem]:
+    """Files and folders of the snippet folders that another system reads as another name, or as a sibling's:
+    Windows drops trailing dots and spaces (`guard.py.` is `guard.py`), macOS and Windows ignore case (`Guard.py`
+    is `guard.py`). A check on Linux sees both; a checkout there holds one, or fails."""
+    problems = []
+    by_folder: dict[str, dict[str, list[str]]] = {}
+    for path, name in snippet_files.names_under(project.snippets):
+        if name[-1] in ". ":
+            problems.append(Problem(project.rel(Path(path)), 1, 1, f"ends in a dot or a space, which Windows drops: "
+                                                                   f"there it is {windows_name(name)}; rename it"))
+        else:
+            by_folder.setdefault(os.path.dirname(path), {}).setdefault(name.casefold(), []).append(name)
+    for folder, groups in by_folder.items():
+        for folded, names in groups.items():
+            if len(names) < 2:
+                continue
+            kept = folded if folded in names else min(names)
+            problems += [Problem(project.rel(Path(folder, name)), 1, 1, f"differs from {kept} only in case: one file "
+                                 "where case is ignored (macOS, Windows); rename one") for name in names if name != kept]
+    return problems
 
 
 def _snippet_folder_files(snippets: str) -> list[tuple[str, str]]:
