@@ -1247,8 +1247,9 @@ def _other_names_elsewhere(project: Project) -> list[Problem]:
             if len(names) < 2:
                 continue
             kept = folded if folded in names else min(names)
-            problems += [Problem(project.rel(Path(folder, name)), 1, 1, f"differs from {kept} only in case: one file "
-                                 "where case is ignored (macOS, Windows); rename one") for name in names if name != kept]
+            problems += [Problem(project.rel(Path(folder, name)), 1, 1,
+                                 f"differs from {kept} only in case: one file where case is ignored (macOS, Windows); "
+                                 "rename one") for name in names if name != kept]
     return problems
 
 
