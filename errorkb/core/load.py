@@ -11,7 +11,10 @@ Stages, one function each; every stage collects problems instead of stopping:
                      the constructor cannot build (`title: 2001-13-45`, an integer of 4,301
                      digits) is a problem at that value, like any other.
 2. `validate_entry`  node tree → `Entry` through the pydantic model; each validation error is
-                     placed on the line of the key or value it concerns, with "did you mean".
+                     placed on the line of the key or value it concerns, with "did you mean". A
+                     plain value YAML read as no text says what YAML made of it (`4.40` is 4.4:
+                     quote it), and a number or boolean spelled as YAML 1.1 alone reads it
+                     (`02677`, `1:30`, `no`) is refused: YAML 1.2 and JSON read another value.
 3. `cross_check`     what one file cannot know: file name = id, folder = library, snippet
                      files exist inside their entry's folder, ids unique and not reserved by the
                      caller, `related` ids resolve, no orphan snippet files.
