@@ -297,6 +297,17 @@ def test_new_needs_a_source(kb, capsys):
     assert "no entry 'no-such-entry'" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("entry_id, said", [("a" + "-b" * 60, "id of 121 characters; the limit is 100"),
+                                             ("con", "names a device on Windows")])
+def test_new_refuses_an_id_the_loader_would_refuse_and_writes_nothing(kb, capsys, entry_id, said):
+    """Round fourteen: `errorkb new` wrote the stubs of an id the loader then refused (too long for the files
+    named after it, a Windows device name): the same rule, one owner, before anything is written."""
+    assert new(kb, entry_id, "--like", "head-dim-list-length") == 1
+    assert said in capsys.readouterr().err
+    assert not (kb / "docs/errors/transformers" / f"{entry_id}.yml").exists()
+    assert not (kb / "snippets" / entry_id).exists()
+
+
 # -- what a draft still lacks --------------------------------------------------------------------
 
 

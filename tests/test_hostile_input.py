@@ -1764,6 +1764,31 @@ def test_material_s_emoji_settings_are_read_as_mkdocs_reads_them(tmp_path, capsy
     assert main(["--root", str(root), "check"]) == 0, capsys.readouterr().err
 
 
+@pytest.mark.parametrize("where", ["mkdocs.yml", "base.yml"])
+def test_a_python_name_of_a_module_no_extension_or_theme_provides_is_never_imported(tmp_path, monkeypatch, where):
+    """Round fourteen: `!!python/name:` imported whatever installed module it named, and importing runs the
+    module (`this` prints, `antigravity` opens a browser, a package's `__init__` does what it does). The
+    settings need functions of a Markdown extension's or a theme's package (Material's emoji, superfences'
+    formats): any other module is refused at its line, not imported."""
+    from errorkb.site.settings import SettingsError, read
+
+    installed = tmp_path / "installed"
+    installed.mkdir()
+    (installed / "side_effect_module.py").write_text(_marks(tmp_path) + "index = None\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(installed))
+    settings = ("markdown_extensions:\n  - pymdownx.emoji:\n"
+                "      emoji_index: !!python/name:side_effect_module.index\n")
+    if where == "mkdocs.yml":
+        root = _mkdocs_project(tmp_path / "kb", SITE + settings)
+    else:
+        root = _mkdocs_project(tmp_path / "kb", "INHERIT: base.yml\n" + SITE, **{"base.yml": settings})
+    with pytest.raises(SettingsError, match=rf"^{where}:{3 if where == 'base.yml' else 4}: "
+                                            r"!!python/name:side_effect_module\.index names a module of no Markdown "
+                                            "extension the settings name and of no theme"):
+        read(root / "mkdocs.yml")
+    assert not (tmp_path / "RAN").exists(), "reading mkdocs.yml imported a module no extension or theme provides"
+
+
 def test_an_inherited_file_outside_the_repository_is_refused_one_inside_is_read(tmp_path, capsys):
     (tmp_path / "outside.yml").write_text("markdown_extensions:\n  - admonition\n", encoding="utf-8")
     root = _mkdocs_project(tmp_path / "kb", "INHERIT: ../outside.yml\n" + SITE)

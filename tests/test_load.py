@@ -366,3 +366,90 @@ def test_a_withheld_value_needs_globs_of_names_and_a_reason(tmp_path):
     assert problems[0].startswith(f"{ENTRY_FILE}:{last - 4}:") and "names" in problems[0], problems
     assert problems[1].startswith(f"{ENTRY_FILE}:{last - 2}:") and "names" in problems[1], problems
     assert problems[2].startswith(f"{ENTRY_FILE}:{last}:") and "because" in problems[2], problems
+
+
+# -- round fourteen: plain YAML 1.1 values an entry meant otherwise ----------------------------------
+
+
+@pytest.mark.parametrize("old, new, at, said", [
+    ("  line: 1471\n", "  line: 1471\n  release: 4.40\n", "11:12",
+     "source.release: YAML reads 4.40 as the number 4.4, not as text; quote it to keep the text: '4.40'"),
+    ("tags: [early-initialization]", "tags: [1:30]", "6:8",
+     "tags[0]: YAML reads 1:30 as the integer 90 (base 60), not as text; quote it to keep the text: '1:30'"),
+    ("tags: [early-initialization]", "tags: [0x1F]", "6:8",
+     "tags[0]: YAML reads 0x1F as the integer 31 (hexadecimal), not as text; quote it to keep the text: '0x1F'"),
+    ("tags: [early-initialization]", "tags: [on]", "6:8",
+     "tags[0]: YAML reads on as the boolean true, not as text; quote it to keep the text: 'on'"),
+    ("title: A documented error", "title: 2026-01-01", "2:8",
+     "title: YAML reads 2026-01-01 as the date 2026-01-01, not as text; quote it to keep the text: '2026-01-01'"),
+])
+def test_a_plain_value_yaml_reads_as_no_text_names_what_it_read_and_how_to_keep_the_text(tmp_path, old, new, at,
+                                                                                        said):
+    """`release: 4.40` was refused as "Input should be a valid string (got a number)": neither what YAML made of
+    the author's 4.40 (4.4) nor what to write instead (quote it)."""
+    text = VALID_ENTRY.format(id="demo-error").replace(old, new)
+    assert problems_of(tmp_path, **with_entry(text)) == [f"{ENTRY_FILE}:{at}: {said}"]
+
+
+@pytest.mark.parametrize("old, new, at, said", [
+    ("  line: 1471", "  line: 02677", "10:9", "source.line: YAML 1.1 reads 02677 as the integer 1471 (octal)"),
+    ("  line: 1471", "  line: 24:31", "10:9", "source.line: YAML 1.1 reads 24:31 as the integer 1471 (base 60)"),
+    ("  line: 1471", "  line: 0x5bf", "10:9", "source.line: YAML 1.1 reads 0x5bf as the integer 1471 (hexadecimal)"),
+    ("  line: 1471", "  line: 1_471", "10:9",
+     "source.line: YAML 1.1 reads 1_471 as the integer 1471 (underscores dropped)"),
+    ("  line: 1471", "  line: 1471\n  implicit: no", "11:13", "source.implicit: YAML 1.1 reads no as the boolean false"),
+])
+def test_a_number_or_boolean_spelled_as_only_yaml_1_1_reads_it_is_refused_with_its_plain_spelling(tmp_path, old, new,
+                                                                                                  at, said):
+    """`line: 02677` loaded silently as line 1471 (YAML 1.1's octal), `implicit: no` as false: a YAML 1.2 or JSON
+    reader (an editor's schema check, a reviewer) reads 2677 or the text 'no'. Only the spelling every reader
+    reads alike is kept; the problem says what YAML read and what to write."""
+    text = VALID_ENTRY.format(id="demo-error").replace(old, new)
+    problems = problems_of(tmp_path, **with_entry(text))
+    plain = "false" if "implicit" in said else "1471"
+    assert problems == [f"{ENTRY_FILE}:{at}: {said}; write {plain} for that value, or quote it for text"], problems
+
+
+def test_a_yaml_1_2_octal_spelling_stays_text(tmp_path):
+    """`0o17` is YAML 1.2's octal but plain text to YAML 1.1: the loader keeps the author's text."""
+    text = VALID_ENTRY.format(id="demo-error").replace("tags: [early-initialization]", "tags: [0o17]")
+    make_project(tmp_path, entries={"demo-error.yml": text})
+    result = load_project_entries(load_project(tmp_path))
+    assert result.problems == [] and result.entries[0].entry.tags == ["0o17"]
+
+
+def test_an_id_too_long_for_the_files_named_after_it_is_refused_at_its_line(tmp_path):
+    """Round fourteen: an id of 251 characters loaded (its file, `<id>.yml`, is 255 bytes), then `errorkb render`
+    and the build stopped at `api/errors/<id>.json` ("File name too long"), naming no entry; Windows checkouts
+    (260-character paths) failed before. The id is refused where it is written."""
+    long_id = "a" + "-b" * 125
+    make_project(tmp_path, entries={f"{long_id}.yml": VALID_ENTRY.format(id=long_id)},
+                 snippets={long_id: {"before.py": BEFORE, "after.py": AFTER, "guard.py": AFTER}})
+    problems = [str(p) for p in load_project_entries(load_project(tmp_path)).problems]
+    assert problems == [f"docs/errors/transformers/{long_id}.yml:1:5: id of 251 characters; the limit is 100 "
+                        "(files, folders and addresses are named after it); choose a shorter id"], problems
+
+
+@pytest.mark.parametrize("name", ["other-error.yml ", "other-error.yml.", "other-error.yaml. .", "other-error.YML "])
+def test_an_entry_file_whose_name_ends_in_dots_or_spaces_is_reported_never_skipped(tmp_path, name):
+    """Round fourteen: `other-error.yml.` and `other-error.yml ` were skipped without a word (their suffix is not
+    `.yml`), though Windows drops the trailing dots and spaces and reads them as `other-error.yml`: the author's
+    entry was on no page, and a Windows checkout could not even hold it beside the real one."""
+    make_project(tmp_path)
+    (tmp_path / "docs" / "errors" / "transformers" / name).write_text(VALID_ENTRY.format(id="other-error"))
+    problems = [str(p) for p in load_project_entries(load_project(tmp_path)).problems]
+    assert problems == [f"docs/errors/transformers/{name}:1:1: not loaded as an entry: rename it to other-error.yml"]
+
+
+@pytest.mark.parametrize("name, said", [
+    ("guard.py.", "ends in a dot or a space, which Windows drops: there it is guard.py; rename it"),
+    ("Guard.py", "differs from guard.py only in case: one file where case is ignored (macOS, Windows); rename one"),
+    ("data.txt ", "ends in a dot or a space, which Windows drops: there it is data.txt; rename it"),
+])
+def test_a_snippet_folder_file_that_is_another_s_name_on_macos_or_windows_is_reported(tmp_path, name, said):
+    """Round fourteen: a file no entry names (a helper, data) beside `guard.py` as `guard.py.` or `Guard.py` was
+    never reported: the check on Linux saw both files, a checkout on Windows or macOS holds one of the two."""
+    make_project(tmp_path)
+    (tmp_path / "snippets" / "demo-error" / name).write_text(AFTER, encoding="utf-8")
+    problems = [str(p) for p in load_project_entries(load_project(tmp_path)).problems]
+    assert f"snippets/demo-error/{name}:1:1: {said}" in problems, problems

@@ -38,7 +38,7 @@ from pathlib import Path, PurePosixPath
 
 from errorkb.author.paste import Frame, Pasted, clean
 from errorkb.core.entry import Entry, library_folder
-from errorkb.core.load import LoadedEntry
+from errorkb.core.load import LoadedEntry, unfit_id
 from errorkb.core.message import GENERIC_WORDINGS, MessageTemplate, TemplateSyntaxError, is_degenerate
 from errorkb.core.project import Project, dotted
 from errorkb.plugs import runtime_for
@@ -525,6 +525,9 @@ def stub_files(project: Project, draft: Draft) -> dict[Path, str]:
 def check_id(entry_id: str, reserved: frozenset[str], exists: Callable[[str], bool]) -> None:
     if not SLUG.fullmatch(entry_id):
         raise ScaffoldError(f"'{entry_id}' is not a kebab-case id such as 'static-layer-crop-negative'")
+    unfit = unfit_id(entry_id)
+    if unfit:
+        raise ScaffoldError(unfit)
     if entry_id in reserved:
         raise ScaffoldError(f"'{entry_id}' is reserved: the site publishes a page of that name")
     if exists(entry_id):

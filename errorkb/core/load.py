@@ -11,7 +11,10 @@ Stages, one function each; every stage collects problems instead of stopping:
                      the constructor cannot build (`title: 2001-13-45`, an integer of 4,301
                      digits) is a problem at that value, like any other.
 2. `validate_entry`  node tree → `Entry` through the pydantic model; each validation error is
-                     placed on the line of the key or value it concerns, with "did you mean".
+                     placed on the line of the key or value it concerns, with "did you mean". A
+                     plain value YAML read as no text says what YAML made of it (`4.40` is 4.4:
+                     quote it), and a number or boolean spelled as YAML 1.1 alone reads it
+                     (`02677`, `1:30`, `no`) is refused: YAML 1.2 and JSON read another value.
 3. `cross_check`     what one file cannot know: file name = id, folder = library, snippet
                      files exist inside their entry's folder, ids unique and not reserved by the
                      caller, `related` ids resolve, no orphan snippet files.
@@ -65,6 +68,7 @@ MAX_CHARS = 20_000  # characters of one string (a prose field), unless its key h
 MAX_CHARS_BY_KEY = {"notes": 100_000, "title": 300}
 MAX_SNIPPET_BYTES = snippet_files.MAX_BYTES
 MAX_KEY_CHARS = 100  # characters of one key
+MAX_ID_CHARS = 100  # an id names files and addresses (`unfit_id`); the longest real one has 48
 # Bounds on the entries together (the knowledge base has ~120 files, ~0.5 MB): past them a pull request of
 # 100,000 one-line files, or of thousands at MAX_FILE_BYTES, held every command and build for minutes.
 MAX_ENTRIES = 5_000  # entry files read
@@ -77,6 +81,8 @@ class Positions:
 
     keys: dict[Loc, tuple[int, int]] = field(default_factory=dict)
     values: dict[Loc, tuple[int, int]] = field(default_factory=dict)
+    # (text as written, YAML tag) of each value YAML read as no text: `1:30`, `yes`, `4.40`, a date
+    typed: dict[Loc, tuple[str, str]] = field(default_factory=dict)
 
     def of_key(self, loc: Loc) -> tuple[int, int]:
         return self.keys.get(loc) or self.of_value(loc)
@@ -492,6 +498,8 @@ def _index_nodes(node: yaml.Node, loc: Loc, positions: Positions, where: str) ->
     elif isinstance(node, yaml.SequenceNode):
         for index, item in enumerate(node.value):
             problems += _index_nodes(item, (*loc, index), positions, where)
+    elif node.tag != _TEXT:
+        positions.typed[loc] = (node.value, node.tag)
     return problems
 
 
@@ -499,12 +507,64 @@ def _index_nodes(node: yaml.Node, loc: Loc, positions: Positions, where: str) ->
 
 
 def validate_entry(data: object, positions: Positions, where: str) -> tuple[Entry | None, list[Problem]]:
+    errors: list[ErrorDetails] = []
+    entry = None
     try:
-        return Entry.model_validate(data), []
+        entry = Entry.model_validate(data)
     except ValidationError as error:
-        return None, [_locate(item, positions, where) for item in error.errors()]
+        errors = error.errors()
     except Exception as error:  # a validator's own failure is still the entry's problem
         return None, [Problem(where, 1, 1, f"the entry cannot be validated ({_reason(error)})")]
+    problems = [_locate(item, positions, where) for item in errors]
+    problems += _yaml_1_1_only(data, positions, where, [tuple(item["loc"]) for item in errors])
+    return (None if problems else entry), problems
+
+
+# The spellings of a number, boolean and null that YAML 1.1 (PyYAML), YAML 1.2 and JSON all read alike.
+_SAME_IN_EVERY_READER = {"int": re.compile(r"-?(0|[1-9][0-9]*)\Z"), "bool": re.compile(r"(true|false)\Z"),
+                         "null": re.compile(r"(null|~|)\Z")}
+
+
+def _yaml_1_1_only(data: object, positions: Positions, where: str, errors: list[Loc]) -> list[Problem]:
+    """Numbers and booleans spelled as only YAML 1.1 reads them (`02677` is 1471, `24:31` too, `no` is false):
+    the model took the value, but a YAML 1.2 or JSON reader (an editor's schema check, a reviewer) reads
+    another, so the author's meaning is unsure. A value the model refused is already reported there."""
+    problems = []
+    for loc, (text, tag) in positions.typed.items():
+        kind = tag.rsplit(":", 1)[-1]
+        same = _SAME_IN_EVERY_READER.get(kind)
+        if same is None or same.match(text) or any(loc[:len(bad)] == bad for bad in errors):
+            continue
+        value = _value_at(data, loc)
+        plain = "null" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
+        problems.append(Problem(where, *positions.of_value(loc),
+                                f"{_loc_name(loc)}: YAML 1.1 reads {text} as {_reading(text, tag, value)}; "
+                                f"write {plain} for that value, or quote it for text"))
+    return problems
+
+
+def _value_at(data: object, loc: Loc) -> object:
+    for part in loc:
+        data = data[part]  # type: ignore[index]  # the path `_index_nodes` recorded in this very data
+    return data
+
+
+def _reading(text: str, tag: str, value: object) -> str:
+    """What YAML made of a plain value that is not text: 'the integer 90 (base 60)', 'the boolean true'."""
+    kind = tag.rsplit(":", 1)[-1]
+    if kind == "int":
+        digits = text.lstrip("+-")
+        how = ("base 60" if ":" in text else "hexadecimal" if digits[:2].lower() == "0x"
+               else "binary" if digits[:2].lower() == "0b" else "octal" if len(digits) > 1 and digits[0] == "0"
+               else "underscores dropped" if "_" in text else "")
+        return f"the integer {value}" + (f" ({how})" if how else "")
+    if kind == "float":
+        return f"the number {value!r}"
+    if kind == "bool":
+        return f"the boolean {str(value).lower()}"
+    if kind == "timestamp":
+        return f"the date {value}"
+    return _TAG_WORDS.get(kind, "no text")
 
 
 def _locate(error: ErrorDetails, positions: Positions, where: str) -> Problem:
@@ -525,6 +585,11 @@ def _locate(error: ErrorDetails, positions: Positions, where: str) -> Problem:
     got = f" (got {_kind(error['input'])})" if kind.endswith("_type") else ""
     if kind == "string_type" and isinstance(error["input"], dict):
         got += "; text containing ': ' must be quoted or written as a block (key: |)"
+    written, tag = positions.typed.get(loc, ("", ""))
+    if kind == "string_type" and written:  # `release: 4.40` is 4.4: say so, and how to keep the text
+        return Problem(where, line, col, f"{name + ': ' if name else ''}YAML reads {written} as "
+                                         f"{_reading(written, tag, error['input'])}, not as text; quote it to keep "
+                                         f"the text: '{written}'")
     return Problem(where, line, col, f"{name + ': ' if name else ''}{message}{got}{hint}")
 
 
@@ -652,9 +717,9 @@ def _entry_files(project: Project, problems: list[Problem], resolved: Resolved) 
                                         "not a regular file; an entry must be a plain YAML file"))
             else:
                 found.append(path)
-        elif path.suffix.lower() in YAML_SUFFIXES:  # `.YML` too: an editor's, or a case-insensitive disk's
+        elif windows_name(path.name).suffix.lower() in YAML_SUFFIXES:  # `.YML` too, and `x.yml.`: see windows_name
             where = project.rel(path)
-            fix = (f"rename it to {path.stem}.yml" if path.suffix != ".yml"
+            fix = (f"rename it to {windows_name(path.name).stem}.yml" if path.suffix != ".yml" or path.name[-1] in ". "
                    else "move it to docs/errors/<library>/<id>.yml")
             problems.append(Problem(where, 1, 1, f"not loaded as an entry: {fix}"))
     return found
@@ -705,10 +770,9 @@ def cross_check(loaded: list[LoadedEntry], project: Project, unloaded: Collectio
                                     f":{other.positions.of_value(('id',))[0]}); ids must be unique"))
         else:
             first_with_id[entry.id] = one
-        if windows_device(entry.id):
-            problems.append(Problem(where, *pos.of_value(("id",)),
-                                    f"id '{entry.id}' names a device on Windows: a checkout there cannot create "
-                                    f"{entry.id}.yml nor its snippet folder; choose another id"))
+        unfit = unfit_id(entry.id)
+        if unfit:
+            problems.append(Problem(where, *pos.of_value(("id",)), unfit))
         if one.path.stem != entry.id:
             problems.append(Problem(where, *pos.of_value(("id",)),
                                     f"id '{entry.id}' differs from the file name; rename the file to "
@@ -833,8 +897,26 @@ _WINDOWS_DEVICE = re.compile(r"^(?:con|prn|aux|nul|com[0-9\u00b9\u00b2\u00b3]|lp
                              re.IGNORECASE)
 
 
+def windows_name(name: str) -> Path:
+    """The file name Windows reads `name` as: trailing dots and spaces dropped (`x.yml.` is `x.yml` there)."""
+    return Path(name.rstrip(". ") or name)
+
+
 def windows_device(name: str) -> bool:
     return _WINDOWS_DEVICE.match(name) is not None
+
+
+def unfit_id(entry_id: str) -> str | None:
+    """Why `entry_id` cannot name an entry's files everywhere (None: it can): the loader's and `errorkb new`'s one
+    rule. Files, folders and addresses are named after it (`<id>.yml`, `snippets/<id>/`, `api/errors/<id>.json`):
+    past `MAX_ID_CHARS` one of them outgrows a file name (255 bytes) or a Windows path (260 characters)."""
+    if len(entry_id) > MAX_ID_CHARS:
+        return (f"id of {len(entry_id)} characters; the limit is {MAX_ID_CHARS} (files, folders and addresses are "
+                "named after it); choose a shorter id")
+    if windows_device(entry_id):
+        return (f"id '{entry_id}' names a device on Windows: a checkout there cannot create {entry_id}.yml nor its "
+                "snippet folder; choose another id")
+    return None
 
 
 def _check_devices(one: LoadedEntry, project: Project) -> list[Problem]:
@@ -1147,7 +1229,31 @@ def compiled_code(project: Project) -> list[Problem]:
                     "python leaves __pycache__ behind: `errorkb verify` writes none)")
             for path in snippet_files.compiled_files(project.snippets)] + [
         Problem(project.rel(Path(path)), 1, 1, "a name Windows keeps for a device: a checkout there cannot create "
-                "it; rename it") for path, name in snippet_files.names_under(project.snippets) if windows_device(name)]
+                "it; rename it") for path, name in snippet_files.names_under(project.snippets) if windows_device(name)
+    ] + _other_names_elsewhere(project)
+
+
+def _other_names_elsewhere(project: Project) -> list[Problem]:
+    """Files and folders of the snippet folders that another system reads as another name, or as a sibling's:
+    Windows drops trailing dots and spaces (`guard.py.` is `guard.py`), macOS and Windows ignore case (`Guard.py`
+    is `guard.py`). A check on Linux sees both; a checkout there holds one, or fails."""
+    problems = []
+    by_folder: dict[str, dict[str, list[str]]] = {}
+    for path, name in snippet_files.names_under(project.snippets):
+        if name[-1] in ". ":
+            problems.append(Problem(project.rel(Path(path)), 1, 1, f"ends in a dot or a space, which Windows drops: "
+                                                                   f"there it is {windows_name(name)}; rename it"))
+        else:
+            by_folder.setdefault(os.path.dirname(path), {}).setdefault(name.casefold(), []).append(name)
+    for folder, groups in by_folder.items():
+        for folded, names in groups.items():
+            if len(names) < 2:
+                continue
+            kept = folded if folded in names else min(names)
+            problems += [Problem(project.rel(Path(folder, name)), 1, 1,
+                                 f"differs from {kept} only in case: one file where case is ignored (macOS, Windows); "
+                                 "rename one") for name in names if name != kept]
+    return problems
 
 
 def _snippet_folder_files(snippets: str) -> list[tuple[str, str]]:

@@ -44,7 +44,8 @@ regular expression and raw HTML to Python-Markdown. So, in one pass over the tex
   read as inline and reads as `![r]`) takes its address from a definition that may stand in
   another field of the page, so no definition may lead to another host: a reference definition
   whose destination is not on the site is not one (its `[` is escaped; it reads as its text).
-  Links to other sites are written inline.
+  Links to other sites are written inline. A footnote's definition (`[^1]: note`) is text too:
+  an engine without footnotes reads it as a link definition and shows the note nowhere.
 - **Structures that cost more than their size** to render (`errorkb.core.prose`): an engine
   scans on from every `[` to its `]` and from every link's `(` to its `)`, so a `[` that no `]`
   closes in its paragraph, or that lies deeper than `MAX_BRACKET_DEPTH` brackets, is escaped,
@@ -193,10 +194,11 @@ def _pairs(text: str, tokens: re.Pattern[str], opening: str, closing: str) -> di
 
 def _reference(m: re.Match[str]) -> str:
     """A reference definition, with its `[` escaped when its destination is a script URL or on
-    another host (an image anywhere on the page may use it)."""
+    another host (an image anywhere on the page may use it), or when it is a footnote's (`[^1]:`):
+    an engine without footnotes reads `[^1]: note` as a link to `note`, and the note is on no page."""
     dest = _CONTINUATION.sub("", m["dest"])
     cut = len(dest) > WINDOW
-    if _unsafe(dest[:WINDOW], cut) or _elsewhere(dest[:WINDOW], cut):
+    if m["label"].startswith("^") or _unsafe(dest[:WINDOW], cut) or _elsewhere(dest[:WINDOW], cut):
         return f"\\[{m['label']}]:{m['dest']}"
     return m.group()
 

@@ -7,7 +7,9 @@ reviewer's (docs/threat-model.md). A command of errorkb's is no build, and a rev
 pull request as a lint: MkDocs' `load_config` there ran the pull request's code. So errorkb reads the file itself:
 
 - with a safe loader that knows MkDocs' `!ENV` and `!relative`, and `!!python/name:` of an installed module
-  (Material's emoji settings name its functions so); any other `!!python/` tag is refused at its line;
+  of `markdown`, of a Markdown extension the settings name or of an installed theme (Material's emoji settings
+  name its functions so): importing a module runs it, so no other module is imported; any other `!!python/`
+  tag is refused at its line;
 - without `hooks` and `plugins` (they change a build, not the Markdown settings nor the edit links);
 - following `INHERIT` only to a file inside the repository (the folder of mkdocs.yml);
 - importing no module of the repository: a Markdown extension or a `!!python/name:` that would be found there
@@ -47,7 +49,9 @@ def read(config_file: Path) -> MkDocsConfig:
     data = _load(config_file, Path(os.path.realpath(config_file.parent)), config, [])
     for key in NOT_READ:
         data.pop(key, None)
-    _extensions_outside(config_file, data.get("markdown_extensions"))
+    modules = _extension_modules(data.get("markdown_extensions"))
+    _extensions_outside(config_file, modules)
+    data = _named(data, {"markdown", *(module.split(".")[0] for module in modules.values()), *_theme_packages()})
     config.load_dict(data)
     errors, _ = config.validate()
     if errors:
@@ -105,9 +109,49 @@ def _load(config_file: Path, root: Path, config: MkDocsConfig, seen: list[str]) 
     return merged
 
 
+class _Name:
+    """A `!!python/name:` as read, imported only once the settings are whole (`_named`): which packages may be
+    imported depends on the Markdown extensions the settings name, in this file or one it INHERITs."""
+
+    def __init__(self, config_file: Path, line: int, root: Path, name: str) -> None:
+        self.config_file, self.line, self.root, self.name = config_file, line, root, name
+
+    def imported(self, packages: set[str]) -> Any:
+        module, _, attribute = self.name.rpartition(".")
+        module = module or "builtins"
+        where = f"{self.config_file.name}:{self.line}: !!python/name:{self.name}"
+        if module.split(".")[0] not in packages | {"builtins"}:
+            raise SettingsError(f"{where} names a module of no Markdown extension the settings name and of no theme "
+                                "installed: importing it would run it; name a function of an extension's package "
+                                f"({', '.join(sorted(packages))})")
+        _outside_repository(self.config_file, self.line, module, self.root)
+        try:
+            return getattr(importlib.import_module(module), attribute)
+        except (ImportError, AttributeError) as error:
+            raise SettingsError(f"{where} names nothing installed ({error})") from None
+
+
+def _named(data: Any, packages: set[str]) -> Any:
+    """`data` with each `_Name` replaced by what it names (see `_Name.imported`)."""
+    if isinstance(data, _Name):
+        return data.imported(packages)
+    if isinstance(data, dict):
+        return {key: _named(value, packages) for key, value in data.items()}
+    if isinstance(data, list):
+        return [_named(item, packages) for item in data]
+    return data
+
+
+def _theme_packages() -> set[str]:
+    """The top-level packages of the installed MkDocs themes (`material`, `mkdocs`)."""
+    from importlib.metadata import entry_points
+
+    return {point.value.split(".")[0].split(":")[0] for point in entry_points(group="mkdocs.themes")}
+
+
 def _safe_loader(config_file: Path, root: Path) -> type[yaml.SafeLoader]:
-    """PyYAML's safe loader, with `!!python/name:` of a module outside the repository: the one Python tag a
-    site's settings need (Material's emoji functions), which imports an installed module and builds nothing."""
+    """PyYAML's safe loader, with `!!python/name:` read as a `_Name`: the one Python tag a site's settings need
+    (Material's emoji functions), which imports an installed module and builds nothing."""
 
     class Loader(yaml.SafeLoader):
         pass
@@ -119,21 +163,15 @@ def _safe_loader(config_file: Path, root: Path) -> type[yaml.SafeLoader]:
             raise SettingsError(f"{config_file.name}:{line}: !!python/{kind} builds a Python object when the file is "
                                 "read (it runs code): errorkb reads the settings without running anything; only "
                                 "!!python/name: of an installed module is read")
-        module, _, attribute = name.rpartition(".")
-        _outside_repository(config_file, line, module or "builtins", root)
-        try:
-            return getattr(importlib.import_module(module or "builtins"), attribute)
-        except (ImportError, AttributeError) as error:
-            raise SettingsError(f"{config_file.name}:{line}: !!python/name:{name} names nothing installed ({error})") \
-                from None
+        return _Name(config_file, line, root, name)
 
     Loader.add_multi_constructor("tag:yaml.org,2002:python/", python)
     return Loader
 
 
-def _extensions_outside(config_file: Path, extensions: object) -> None:
-    """Every Markdown extension mkdocs.yml names is imported from outside the repository (see `_outside_repository`);
-    what MkDocs would refuse otherwise (a wrong type) is left to its validation."""
+def _extension_modules(extensions: object) -> dict[str, str]:
+    """The Markdown extensions mkdocs.yml names → the module each is loaded from (markdown loads a registered
+    name's entry point); what MkDocs would refuse otherwise (a wrong type) is left to its validation."""
     from markdown import util
 
     names: list[str] = []
@@ -146,9 +184,13 @@ def _extensions_outside(config_file: Path, extensions: object) -> None:
             elif isinstance(item, dict):
                 names += [key for key in item if isinstance(key, str)]
     registered = {point.name: point.value for point in util.get_installed_extensions()}
+    return {name: registered.get(name, name).partition(":")[0] for name in names}
+
+
+def _extensions_outside(config_file: Path, modules: dict[str, str]) -> None:
+    """Every Markdown extension mkdocs.yml names is imported from outside the repository (see `_outside_repository`)."""
     root = Path(os.path.realpath(config_file.parent))
-    for name in names:
-        module = registered.get(name, name).partition(":")[0]  # markdown loads a registered name's entry point
+    for name, module in modules.items():
         _outside_repository(config_file, _line_of(config_file, name), module, root)
 
 

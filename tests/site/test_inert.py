@@ -17,6 +17,7 @@ import pytest
 import yaml
 
 from errorkb.site.inert import cell, inert, inert_line
+from errorkb.site.sanitize import sanitize
 from tests.site.sitekb import ROOT
 
 SCRIPT_URL = re.compile(r"^(?:javascript|data|vbscript):", re.I)
@@ -456,3 +457,29 @@ def test_one_line_text_that_opens_a_fence_stays_one_line(text):
         tag = {"heading": "h3", "link text": "a", "table cell": "td"}[context]
         inside = re.search(rf"<{tag}[^>]*>(.*?)</{tag}>", html_page, re.S)
         assert inside and text.strip().lstrip("> ").strip("`~ ") in audit(inside.group(1))[1], (context, html_page)
+
+
+# -- round fourteen: a footnote's text is shown, on a site with or without the footnotes extension ---------
+
+
+def footnotes_markdown() -> markdown.Markdown:
+    names, configs = _site_extensions()
+    return markdown.Markdown(extensions=[*names, "footnotes"], extension_configs=copy.deepcopy(configs))
+
+
+@pytest.mark.parametrize("prose, written", [
+    ("A claim.[^1]\n\n[^1]: <b>x</b>", "<b>x</b>"),
+    ("A claim.[^1]\n\n[^1]: note", "note"),
+    ("[^n]: <i>y</i>&z\n\nA claim.[^n]", "<i>y</i>&z"),
+    ("- A claim.[^1]\n\n    [^1]: <em>n</em>", "<em>n</em>"),
+])
+def test_a_footnote_s_text_reaches_the_reader_whatever_the_site_enables(prose, written):
+    """`[^1]: <b>x</b>` on a site without the footnotes extension (this one) is a reference definition: the
+    reference became a link to `<b>x</b` and the footnote's text was on no page. A footnote's definition is
+    text to every engine: the reader sees what the author wrote."""
+    for make in (site_markdown, footnotes_markdown):
+        for context in ("paragraph", "list item", "after a label"):
+            page = sanitize(make().convert(in_contexts(prose)[context]))
+            found, text = audit(page)
+            assert not found and written in text, (make.__name__, context, page)
+            assert not re.search(r"<a\b[^>]*href=\"[^\"#]", page), (make.__name__, context, page)

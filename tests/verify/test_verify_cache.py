@@ -424,3 +424,28 @@ def test_a_check_the_harness_cannot_answer_for_fails_alone_and_never_runs(tmp_pa
     report = verify(project, entries, targets=["bundled"], devices=["cpu"])
     assert report.checks and {record.outcome for record in report.checks} == {Outcome.FAIL}
     assert all("could not judge this check: OSError: made up" in record.reason for record in report.checks)
+
+
+@pytest.mark.parametrize("edit", ["duplicate key", "NaN", "nested", "long number"])
+def test_a_cached_record_json_does_not_read_alike_everywhere_is_a_miss_never_a_verdict(tmp_path, edit):
+    """Round fourteen: the cache read its records with pydantic's JSON parser, which keeps the last of a key given
+    twice without a word (`{"outcome": "fail", ..., "outcome": "pass"}` was served as a pass) and reads `NaN`;
+    the reports' one reader (`store.parse_json`) refuses both, and so does the cache now: a miss, and the check
+    runs."""
+    project = load_project(Path(__file__).resolve().parents[2])
+    (record, *_) = read_report(project.reports / "latest.json").checks
+    key = "0" * 64
+    good = record.model_copy(update={"key": key, "outcome": Outcome.PASS, "duration_s": 0.5})
+    cache = VerdictCache(tmp_path)
+    cache.put(key, good)
+    path = tmp_path / "verify" / f"{key}.json"
+    assert VerdictCache(tmp_path).get(key) is not None, "an honest record is a hit"
+    text = path.read_text(encoding="utf-8")
+    text = {"duplicate key": text.replace("{", '{"outcome": "fail", ', 1),
+            "NaN": text.replace('"duration_s":0.5', '"duration_s":NaN'),
+            "nested": text.replace("{", '{"evidence": ' + "{\"a\": " * 40 + "1" + "}" * 40 + ", ", 1),
+            "long number": text.replace('"duration_s":0.5', '"duration_s":1' + "0" * 5000 + ".5")}[edit]
+    assert text != path.read_text(encoding="utf-8")
+    path.write_text(text, encoding="utf-8")
+    reader = VerdictCache(tmp_path)
+    assert reader.get(key) is None and reader.misses == 1
