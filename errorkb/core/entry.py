@@ -454,6 +454,21 @@ class WithheldValues(Strict):
                                           "model: ...\"): shown to a reader whose paste names one.")
 
 
+class TiedValues(Strict):
+    """Values of a placeholder that tie the entry's words to its cause: only this cause prints the words
+    with such a value, so a match naming one is confirmed on it unless something rules it out or withholds it.
+    `errorkb check` reports a declaration the entry's own verified before does not satisfy."""
+
+    names: list[NameGlob] = Field(min_length=1, description="Globs of the values (`*` any run of characters), "
+                                                            "e.g. ['*ForCausalLM'].")
+    unless: list[NameGlob] = Field(default_factory=list, description="Globs of values among those that tie "
+                                                                     "nothing, e.g. ['TF*'].")
+    foreign: bool = Field(default=False, description="Only classes the library does not define (a remote or "
+                                                     "vendored class; where the index has no class list, none).")
+    because: Markdown = Field(description="Why, in a clause that follows the value (\"names a generating model "
+                                          "the library does not define: ...\"): the confirmation's evidence.")
+
+
 class PlaceholderDeclaration(Strict):
     """What a placeholder's value must be for the message to be this entry's."""
 
@@ -470,6 +485,9 @@ class PlaceholderDeclaration(Strict):
     withhold: list[WithheldValues] = Field(
         default_factory=list,
         description="Values that print these words for another cause: a match naming one is only a candidate.")
+    ties: list[TiedValues] = Field(
+        default_factory=list,
+        description="Values that tie these words to the entry's cause: a match naming one is confirmed on it.")
 
 
 def _placeholder_declaration(value: object) -> object:

@@ -60,6 +60,17 @@ class Withhold:
 
 
 @dataclass(frozen=True)
+class Tie:
+    """Values of a placeholder that tie the entry's words to its cause (globs, as `Withhold`'s): a match
+    naming one is confirmed on it, `because` says why."""
+
+    names: tuple[str, ...]
+    unless: tuple[str, ...] = ()
+    because: str = ""
+    foreign: bool = False  # only classes the library does not define (by the index's class list; none without it)
+
+
+@dataclass(frozen=True)
 class Placeholder:
     """What a placeholder's value must be: a type of `rules.TYPES`, and the builtin types a
     `class` may nevertheless name."""
@@ -67,6 +78,7 @@ class Placeholder:
     type: str = "any"
     allow: tuple[str, ...] = ()
     withhold: tuple[Withhold, ...] = ()
+    ties: tuple[Tie, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -184,6 +196,8 @@ def _diagnosis(value: object) -> Diagnosis:
         placeholders={str(name): Placeholder(str(rule.get("type") or "any"),
                                              tuple(str(one) for one in _list(rule.get("allow"))),
                                              tuple(_withhold(one) for one in _list(rule.get("withhold"))
+                                                   if isinstance(one, dict) and _list(one.get("names"))),
+                                             tuple(_tie(one) for one in _list(rule.get("ties"))
                                                    if isinstance(one, dict) and _list(one.get("names"))))
                       for name, rule in placeholders.items() if isinstance(rule, dict)},
         relations=tuple((_side(one[0]), str(one[1]), _side(one[2])) for one in _list(value.get("relations"))
@@ -198,6 +212,12 @@ def _withhold(item: dict[str, Any]) -> Withhold:
     return Withhold(tuple(str(one) for one in _list(item.get("names"))),
                     tuple(str(one) for one in _list(item.get("unless"))), str(item.get("because") or ""),
                     item.get("library") is True)
+
+
+def _tie(item: dict[str, Any]) -> Tie:
+    return Tie(tuple(str(one) for one in _list(item.get("names"))),
+               tuple(str(one) for one in _list(item.get("unless"))), str(item.get("because") or ""),
+               item.get("foreign") is True)
 
 
 def _other_cause(item: dict[str, Any]) -> OtherCause:

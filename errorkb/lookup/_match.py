@@ -589,6 +589,8 @@ class Lookup:
                                                  f"{', '.join(f'`{n}`' for n in diagnosis.code)}"))
         if match.recognised:
             evidence.append(Evidence(rules.RECOGNISED, "the paste shows the failing line this case shows"))
+        for value, because in tied_values(diagnosis, named, self._defines_class if self.classes else None):
+            evidence.append(Evidence(rules.VALUE, f"`{value}` {because}"))
         # A value the entry says prints these words for another cause: nothing else shown confirms it.
         withheld = withheld_values(diagnosis, named, self._defines_class if self.classes else None) + \
             located_elsewhere(diagnosis, named, self.library)
@@ -1226,6 +1228,24 @@ def withheld_values(diagnosis: Diagnosis, named: dict[str, str],
         declared = diagnosis.placeholders.get(expression)
         for rule in declared.withhold if declared else ():
             if rule.library and defines is not None and not defines(value):
+                continue
+            if any(name_matches(value, glob) for glob in rule.names) and \
+                    not any(name_matches(value, glob) for glob in rule.unless):
+                found.append((value, rule.because))
+                break
+    return found
+
+
+def tied_values(diagnosis: Diagnosis, named: dict[str, str],
+                defines: Callable[[str], bool] | None = None) -> list[tuple[str, str]]:
+    """The values (whole names) the entry's `ties` declarations name, each with why: only the entry's cause
+    prints its words with them. A rule for classes the library does not define ties nothing where the index
+    carries no class list (`defines` None: it cannot tell)."""
+    found = []
+    for expression, value in named.items():
+        declared = diagnosis.placeholders.get(expression)
+        for rule in declared.ties if declared else ():
+            if rule.foreign and (defines is None or defines(value)):
                 continue
             if any(name_matches(value, glob) for glob in rule.names) and \
                     not any(name_matches(value, glob) for glob in rule.unless):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-RULES_VERSION = 34
+RULES_VERSION = 35
 
 CAP = 1 << 16  # characters of a paste read: its last 64 KiB
 CHAIN = 64  # exception lines tried whole, counted from the end of the paste
@@ -564,7 +564,8 @@ FRAME_EVIDENCE = "frame"  # a traceback frame in the documented function or modu
 CODE = "code"  # the failing line of the user's code uses the documented name
 RECOGNISED = "recognised"  # the paste shows one of the entry's `recognised_by` texts
 RELEASE = "release"  # the release lies in the matched wording's range (never enough alone)
-CONFIRMING = (WORDS, FRAME_EVIDENCE, CODE, RECOGNISED)
+VALUE = "value"  # a placeholder's value the entry declares only its cause prints the words with (`ties`)
+CONFIRMING = (WORDS, FRAME_EVIDENCE, CODE, RECOGNISED, VALUE)
 
 
 def compiled(pattern: str, multiline: bool = False) -> re.Pattern[str]:

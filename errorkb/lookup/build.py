@@ -160,7 +160,9 @@ def diagnosis_of(entry: Entry, installed: str | None) -> dict[str, Any]:
         "code": list(code_names(entry)),
         "placeholders": {name: {"type": rule.type, "allow": list(rule.allow),
                                 **({"withhold": [one.model_dump(mode="json") for one in rule.withhold]}
-                                   if rule.withhold else {})}
+                                   if rule.withhold else {}),
+                                **({"ties": [one.model_dump(mode="json") for one in rule.ties]}
+                                   if rule.ties else {})}
                          for name, rule in declared.placeholders.items()},
         "relations": [list(triple) for triple in declared.relation_triples()],
         "direction": declared.direction,
@@ -228,6 +230,7 @@ def uses_user_types(entries: Iterable[Entry]) -> bool:
     """Whether an entry declares a `user` or `library-class` placeholder (only then is the library's
     class list needed)."""
     return any(rule.type in ("user", "library-class") or any(one.library for one in rule.withhold)
+               or any(one.foreign for one in rule.ties)
                for entry in entries for rule in entry.diagnosis.placeholders.values())
 
 

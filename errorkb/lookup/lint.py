@@ -7,7 +7,8 @@ not fit, a relation its values break, a release range, an excluded frame, a rais
 elsewhere) or that could never confirm it (frames its traceback does not show) is reported where
 the entry is written, by `errorkb check`, instead of silently turning real reports away. So is
 an other cause (`diagnosis.other_causes`) whose range holds the release the before was verified on:
-the entry's own case would then read as the other cause's, at the other cause's `releases` line.
+the entry's own case would then read as the other cause's, at the other cause's `releases` line. And a
+`ties` declaration (values that confirm the entry on their own) must tie the before's own value.
 """
 
 from __future__ import annotations
@@ -72,6 +73,11 @@ def check(index: Index, cases: Iterable[Case]) -> list[Finding]:
                               for rule in own.known.diagnosis.frames)
             problems.append(Finding(case.entry,
                                     f"no frame of {where}'s traceback is one the diagnosis names ({named})"))
+        elif any(rule.ties for rule in own.known.diagnosis.placeholders.values()) and \
+                not any(e.kind == rules.VALUE for e in own.evidence):
+            named = ", ".join(f"{{{name}}}" for name, rule in own.known.diagnosis.placeholders.items() if rule.ties)
+            problems.append(Finding(case.entry, f"the value {where}'s message gives {named} is none the diagnosis's "
+                                                "`ties` name: they would confirm what the verifier never saw"))
         elif not own.confirmed:
             problems.append(Finding(case.entry, f"{where} is only a candidate for it: {'; '.join(own.missing)}"))
     return problems

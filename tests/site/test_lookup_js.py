@@ -18,6 +18,7 @@ from errorkb.core.load import load_project_entries
 from errorkb.core.message import GENERIC_WORDINGS, MessageTemplate, TemplateSyntaxError
 from errorkb.core.project import load_project
 from errorkb.lookup import Known, Lookup, candidates, rules
+from errorkb.lookup._match import fnv1a
 from errorkb.lookup._rules import rules_document
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -229,8 +230,10 @@ def _verdict(release) -> list | None:
 
 
 def full_python(entries: list[dict], pastes: list[str], release: str | None = None, cap: int | None = None,
-                lookup: Lookup | None = None, source: str = "stated", work: bool = False) -> list:
-    lookup = lookup or Lookup((Known.from_index(item) for item in entries), cap or rules.CAP)
+                lookup: Lookup | None = None, source: str = "stated", work: bool = False, classes: str = "") -> list:
+    """`classes`: the class list as an index carries it (8 hex digits a name, joined)."""
+    lookup = lookup or Lookup((Known.from_index(item) for item in entries), cap or rules.CAP,
+                              classes=[classes[i:i + 8] for i in range(0, len(classes) - 7, 8)])
     out = []
     for text in pastes:
         answer = lookup.answer(text, release, source)
@@ -256,9 +259,11 @@ FULL_JS = """
   console.log(JSON.stringify(answers));"""
 
 
-def full_js(entries: list[dict], pastes: list[str], release: str | None = None, cap: int | None = None) -> list:
-    return run_js("const lookup = new L.Lookup(data.entries, data.cap || RULES.cap, { rules: RULES });" + FULL_JS,
-                  {"entries": entries, "pastes": pastes, "release": release, "cap": cap})
+def full_js(entries: list[dict], pastes: list[str], release: str | None = None, cap: int | None = None,
+            classes: str = "") -> list:
+    return run_js("const lookup = new L.Lookup(data.entries, data.cap || RULES.cap, { rules: RULES, "
+                  "classes: data.classes });" + FULL_JS,
+                  {"entries": entries, "pastes": pastes, "release": release, "cap": cap, "classes": classes})
 
 
 def test_real_pastes_get_the_same_answers_in_both():
@@ -436,6 +441,31 @@ def test_values_an_entry_withholds_keep_it_a_candidate_alike_in_both():
                       "BadNameX": ["candidate"], "BadxNameyX": ["candidate"], "BadNamX": ["confirmed"],
                       "Model": ["candidate"], "A" * 5000 + "Mode": ["confirmed"], "*Model": []}
     assert "`LlamaModel` is a base model" in python[0]["found"][0][-1]
+
+
+def test_values_an_entry_ties_confirm_it_alike_in_both():
+    """`ties`: a value named by its globs (and by none of its `unless`) confirms the entry without other evidence,
+    and the evidence says which; `foreign` ties only a class the library does not define, and none where the
+    index carries no class list; a withheld value stays a candidate whatever ties it."""
+    generate = "'{cls}' object has no attribute 'generate'"
+    tie = {"names": ["*ForCausalLM"], "unless": ["TF*"], "foreign": True, "because": "names a remote model"}
+    hold = {"names": ["Held*"], "because": "is held"}
+    entries = [{"id": "mixin", "title": "mixin", "exception": "AttributeError", "message": generate,
+                "wordings": [{"message": generate, "exception": "AttributeError", "words": False}],
+                "diagnosis": {"placeholders": {"cls": {"type": "class", "ties": [tie], "withhold": [hold]}}}}]
+    names = ["InternLM2ForCausalLM", "LlamaForCausalLM", "TFMyForCausalLM", "MambaTransformer",
+             "HeldForCausalLM", "x.y.RemoteForCausalLM", "transformers.LlamaForCausalLM", "A" * 5000 + "ForCausalL"]
+    pastes = [f"AttributeError: '{name}' object has no attribute 'generate'" for name in names]
+    classes = fnv1a("LlamaForCausalLM")
+    python, js = full_python(entries, pastes, classes=classes), full_js(entries, pastes, classes=classes)
+    assert python == js
+    graded = {name: [one[1] for one in result["found"]] for name, result in zip(names, python)}
+    assert graded == {"InternLM2ForCausalLM": ["confirmed"], "LlamaForCausalLM": ["candidate"],
+                      "TFMyForCausalLM": ["candidate"], "MambaTransformer": ["candidate"],
+                      "HeldForCausalLM": ["candidate"], "x.y.RemoteForCausalLM": ["confirmed"],
+                      "transformers.LlamaForCausalLM": ["candidate"], "A" * 5000 + "ForCausalL": ["candidate"]}
+    unlisted = full_python(entries, pastes[:1])
+    assert unlisted == full_js(entries, pastes[:1]) and [one[1] for one in unlisted[0]["found"]] == ["candidate"]
 
 
 # -- the whole corpus, the real index: the page, the CLI and the hook answer alike ----------------

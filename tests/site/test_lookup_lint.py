@@ -104,6 +104,16 @@ def test_errorkb_check_names_the_other_causes_releases_line(tmp_path, monkeypatc
                      "own case would read as the other cause; narrow the other cause's range"], found
 
 
+def test_a_tie_its_own_before_does_not_satisfy_is_reported():
+    """`ties` confirms on a value alone: a declaration the verified before's own value does not satisfy would
+    confirm what the verifier never saw (the before is confirmed here by the wording's release)."""
+    found = problems(known(placeholders={"cls": {"type": "class", "ties": [
+        {"names": ["*ForCausalLM"], "because": "names a generating model"}]}}))
+    assert [one.entry for one in found] == ["usable"] and "`ties`" in found[0].message, found
+    assert problems(known(placeholders={"cls": {"type": "class", "ties": [
+        {"names": ["Dynamic*"], "because": "names a cache"}]}})) == []
+
+
 @pytest.mark.upstream
 def test_every_entry_of_the_project_is_confirmed_by_its_own_verified_before():
     project = load_project(ROOT)

@@ -910,7 +910,10 @@
         placeholders[name] = { type: String(rule.type || "any"), allow: list(rule.allow).map(String),
           withhold: list(rule.withhold).filter((one) => dict(one) === one && list(one.names).length)
             .map((one) => ({ names: list(one.names).map(String), unless: list(one.unless).map(String),
-              because: String(one.because || ""), library: one.library === true })) };
+              because: String(one.because || ""), library: one.library === true })),
+          ties: list(rule.ties).filter((one) => dict(one) === one && list(one.names).length)
+            .map((one) => ({ names: list(one.names).map(String), unless: list(one.unless).map(String),
+              because: String(one.because || ""), foreign: one.foreign === true })) };
       }
     }
     return {
@@ -1238,6 +1241,22 @@
       const declared = d.placeholders[expression];
       for (const rule of declared ? declared.withhold : []) {
         if (rule.library && defines !== null && !defines(value)) continue;
+        if (rule.names.some((glob) => nameMatches(value, glob)) && !rule.unless.some((glob) => nameMatches(value, glob))) {
+          found.push([value, rule.because]);
+          break;
+        }
+      }
+    }
+    return found;
+  }
+
+  // The values (whole names) the entry's `ties` declarations name, each with why (_match.py:tied_values).
+  function tiedValues(d, named, defines) {
+    const found = [];
+    for (const [expression, value] of Object.entries(named)) {
+      const declared = d.placeholders[expression];
+      for (const rule of declared ? declared.ties : []) {
+        if (rule.foreign && (defines === null || defines(value))) continue;
         if (rule.names.some((glob) => nameMatches(value, glob)) && !rule.unless.some((glob) => nameMatches(value, glob))) {
           found.push([value, rule.because]);
           break;
@@ -2148,10 +2167,13 @@
           d.code.map((n) => `\`${n}\``).join(", ") });
       }
       if (match.recognised) evidence.push({ kind: "recognised", detail: "the paste shows the failing line this case shows" });
+      const definesClass = this.classes.size ? (value) => this.classes.has(fnv1a(value.split(".", 1)[0]))
+          || this.classes.has(fnv1a(value.slice(value.lastIndexOf(".") + 1))) : null;
+      for (const [value, because] of tiedValues(d, Object.fromEntries(named), definesClass)) {
+        evidence.push({ kind: "value", detail: `\`${value}\` ${because}` });
+      }
       // A value the entry says prints these words for another cause: nothing else shown confirms it.
-      const withheld = withheldValues(d, Object.fromEntries(named),
-        this.classes.size ? (value) => this.classes.has(fnv1a(value.split(".", 1)[0]))
-          || this.classes.has(fnv1a(value.slice(value.lastIndexOf(".") + 1))) : null)
+      const withheld = withheldValues(d, Object.fromEntries(named), definesClass)
         .concat(locatedElsewhere(d, named, library, R));
       const held = withheld.map(([value, because]) => `\`${value}\` ${because}`);
       // Words found inside a failed check's message are what the test compared (_match.py:_grade, round twenty).
