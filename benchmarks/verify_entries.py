@@ -29,8 +29,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from check_start import ROOT, Meter
 
 # Run in a fresh interpreter with the measured tree first on the path, from its folder: the harness and every
-# zygote it starts (they inherit PYTHONPATH and, without the sandbox, the working folder, which `python -m` puts
-# first on the path) are that tree's errorkb.
+# zygote it starts (they inherit PYTHONPATH; a tree from before the zygotes started with -P also put the working
+# folder, which `python -m` puts first on the path, before it) are that tree's errorkb.
 ONE_RUN = """
 import json, sys
 from errorkb.core.load import load_project_entries

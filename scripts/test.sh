@@ -23,6 +23,8 @@
 # full tier: collection 15.9 s CPU per worker, the run itself not measured to the end.
 # Measured 2026-12-03, a quiet fresh clone (`.ci/run`, nothing else running): the full tier, 2,147 tests,
 # 19.5 min of pytest (24 min with set-up); its longest test, the subprocess-mode adversarial run, 8.7 min.
+# CI's quiet runs of 2026-12-06: 4,123 tests, 839-877 s of pytest, 1,633-1,705 s of CPU on three workers that end
+# within 9 s of one another: the wall is the CPU over two cores (docs/ci.md says what the tier costs, by consumer).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export NO_MKDOCS_2_WARNING=1

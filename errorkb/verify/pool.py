@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from errorkb.core.interpreter import python_command
 from errorkb.core.project import LibraryProfile
 from errorkb.plugs import runtime_for
 from errorkb.verify.inside.jail import TIMER_MARGIN_S
@@ -103,7 +104,7 @@ class Zygote:
         self.process: subprocess.Popen[bytes] | _Forked | None = None
         self._command: tuple[list[str], dict[str, str]] | None = None
         if stem is None:
-            argv = [str(python), "-m", "errorkb.verify.inside.zygote", config.to_json()]
+            argv = python_command(python, "-m", "errorkb.verify.inside.zygote", config.to_json())
             self._command = (sandbox.wrap(argv, device=device, writable=[scratch], jails=True, python=python,
                                           absent=absent) if sandbox else argv,
                              sandbox.env(device) if sandbox else child_env(library, device, python))
@@ -285,7 +286,7 @@ class Stem:
                  sandbox: Sandbox | None = None):
         self.log = scratch / f"stem-{os.getpid()}-{id(self)}.log"
         config = {"library": dataclasses.asdict(library_spec(library)), "shared": shared}
-        argv = [str(python), "-m", "errorkb.verify.inside.stem", json.dumps(config)]
+        argv = python_command(python, "-m", "errorkb.verify.inside.stem", json.dumps(config))
         environments = [python.parent.parent.parent]  # the folder of the environments it forks for
         self.argv = sandbox.wrap(argv, device="cpu", writable=[scratch], jails=True, python=python,
                                  also=environments) if sandbox else argv

@@ -25,6 +25,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from errorkb.core.interpreter import python_command
 from errorkb.core.project import LibraryProfile
 from errorkb.plugs import runtime_for
 from errorkb.verify.inside import jail
@@ -165,7 +166,7 @@ def run_check(check: Check, library: LibraryProfile, timeout: float, python: Pat
         os.set_blocking(key_read, False)
         if not sandbox:
             spec = dataclasses.replace(spec, stream_fd=write_end, key_fd=key_write)
-        argv = [str(python or sys.executable), "-m", "errorkb.verify.inside.child", spec.to_json()]
+        argv = python_command(python or sys.executable, "-m", "errorkb.verify.inside.child", spec.to_json())
         started = time.perf_counter()
         reader = StreamReader(read_end)
         hide_proc = not runtime_for(library.runtime).needs_proc(check.device)

@@ -53,6 +53,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from errorkb.core.interpreter import python_command
 from errorkb.plugs import Runtime
 from errorkb.verify.inside.jail import TASKS_ENV
 from errorkb.verify.inside.library import package_dirs
@@ -344,7 +345,7 @@ def probe() -> str | None:
         check = Path(folder) / "check"
         check.mkdir()
         sandbox = Sandbox(bwrap, runtime_paths())
-        argv = [sys.executable, "-m", "errorkb.verify.inside.jail", "--probe", str(check)]
+        argv = python_command(sys.executable, "-m", "errorkb.verify.inside.jail", "--probe", str(check))
         try:
             done = subprocess.run(sandbox.wrap(argv, device="cpu", writable=[Path(folder)], jails=True),
                                   capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)

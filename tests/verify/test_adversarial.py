@@ -58,6 +58,10 @@ def test_the_attacks_left_to_fork_mode_reach_nothing_outside_the_interpreter():
     none of its snippets touches a file, a stream, the harness's frames or the import system."""
     assert set(JUDGE_ONLY) <= set(KEY), set(JUDGE_ONLY) - set(KEY)
     assert {entry: reaches_outside(entry) for entry in JUDGE_ONLY if reaches_outside(entry)} == {}
+    # and the converse: an attack that reaches nothing outside meets in a fresh interpreter the same child, observer
+    # and judge as in a fork, so that each of its snippets' fresh interpreters (a runtime's import apiece) would
+    # prove nothing the fork run does not:
+    assert [entry for entry in attacks("subprocess") if not reaches_outside(entry)] == []
     assert set(attacks("fork")) == set(KEY)
     assert set(attacks("subprocess")) == set(KEY) - set(JUDGE_ONLY)
     # The reading finds what a process-level attack does, also when the name is spelt as a string:

@@ -260,3 +260,35 @@ def test_a_release_zygote_loads_the_runtime_module_its_library_imports_on_first_
         run = warm.run(check, 120, python)
     assert seen.is_file(), (run.observation, run.output)
     assert "torch._dynamo" in json.loads(seen.read_text())
+
+
+# `python -m MODULE` puts the folder it runs in first on the import path, before the standard library
+# (core/interpreter.py): a zygote or stem started so from a stranger's repository imported its `json.py` outside
+# any sandbox, and a fresh check's interpreter the `json.py` beside its snippet before its observer was installed.
+PLANTED = ("import os, sys\nopen(os.path.join({mark!r}, 'RAN-' + str(os.getpid())), 'w').write(repr(sys.argv))\n"
+           "sys.path[:] = [entry for entry in sys.path if entry not in ('', {here!r})]\n"
+           "del sys.modules['json']\nimport json as _json\nglobals().update(vars(_json))\n")
+
+
+def test_no_interpreter_the_verifier_starts_imports_a_module_of_its_folder(broken_kb, entry, tmp_path, monkeypatch,
+                                                                           lean_python):
+    from errorkb.verify.pool import Stem
+
+    project, _ = broken_kb
+    marks, here, snippets = tmp_path / "marks", tmp_path / "here", tmp_path / "snippets"
+    for folder in (marks, here, snippets):
+        folder.mkdir()
+    for folder in (here, snippets):  # where the harness runs, and beside the snippet (a fresh check's folder)
+        (folder / "json.py").write_text(PLANTED.format(mark=str(marks), here=str(folder)), encoding="utf-8")
+    monkeypatch.chdir(here)
+    check = check_for(entry, snippets, CALL)
+    assert judge(check, run_check(check, project.library, 120, lean_python)).outcome == "pass"
+    with WorkerPool(project.library, ["transformers:DynamicCache", "transformers:LlamaConfig"]) as warm:
+        assert judge(check, warm.run(check, 120, lean_python)).outcome == "pass"
+    stem = Stem(lean_python, [], tmp_path, project.library)  # (says it lacks the runtime: this one is no release's,
+    try:                                                       # whose environment shares it; it started, and read)
+        assert stem.hello.wait(120), "the stem did not start"
+    finally:
+        if stem.process is not None:
+            stem.process.kill()
+    assert [path.read_text() for path in marks.iterdir()] == []
