@@ -164,8 +164,10 @@ class TorchRuntime:
         (`register_module_forward_hook` and its kind, in `torch.nn.modules.module`'s dicts), and the saved-tensor
         hooks autograd calls as a function saves a tensor (`torch.autograd.graph.saved_tensors_hooks`, C++'s stack).
         A `torch._C.Future` keeps its value, a failed one's exception, in C++ (`Future.set_exception`): opaque. The
-        dispatcher keeps the kernels `torch.library` registers (`_DispatchModule.impl`, `.fallback`) and lists only
-        their names: its registrars, which the observer stands in for. Dynamo's frame-evaluation hook
+        dispatcher keeps the kernels `torch.library` registers (`_DispatchModule.impl`, `.fallback`), and the callback
+        it calls for an operator with no kernel for the arguments' dispatch key (`_dispatch_set_report_error_callback`,
+        round seventeen), and lists only their names; `torch.monitor` keeps the handlers it calls as C++ logs an event:
+        its registrars, which the observer stands in for. Dynamo's frame-evaluation hook
         (`set_eval_frame`) hands its callable every frame the thread starts: its frame hook (the guards' and the
         bytecode debugger's hooks are handed only frames that hook compiled). Its non-strict export
         (`_override_builtin_ops`) binds `builtins.max`, `builtins.min` and `math.pow` to objects of its own while it
@@ -188,7 +190,9 @@ class TorchRuntime:
              # the saved-tensor hooks on top of autograd's stack (`saved_tensors_hooks`): (pack, unpack), or None
              (getattr(getattr(native, "_autograd", None), "_top_saved_tensors_default_hooks", None), (True,))],
             registries, [getattr(native, "Future", None)],
-            [(getattr(native, "_DispatchModule", None), name) for name in ("impl", "fallback")],
+            [*((getattr(native, "_DispatchModule", None), name) for name in ("impl", "fallback")),
+             (native, "_dispatch_set_report_error_callback"),
+             (getattr(native, "_monitor", None), "register_event_handler")],
             [(frames, "set_eval_frame")],
             [(os.path.join(os.path.dirname(module.__file__), "_export", "non_strict_utils.py"),
               "_override_builtin_ops")],

@@ -535,7 +535,7 @@ def _stand_in_registrars(held: Any, bound: dict[int, Any]) -> list[tuple[dict[st
         space = dict(globals())
         standin = types.FunctionType(registrar.__code__, space, name)
         setattr(owner, name, standin)
-        if kind != "registrar":
+        if kind != "registrar" or isinstance(owner, types.ModuleType):  # a module's function, held elsewhere too
             _replace_everywhere(original, standin, bound)
         found.append((space, original, kind, name))
     return found
