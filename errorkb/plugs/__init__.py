@@ -61,9 +61,10 @@ class HeldState(NamedTuple):
     functions (a mode stack: `at(i)` for i below `length()`); `reads`: a C function and its arguments, each giving
     one object (or None); `held`: the runtime's own containers (a hook registry's dict), taken before any snippet;
     `opaque`: classes whose instances keep what no traversal lists (an exception held by C++), which the search
-    reads as possibly holding one; `registrars`: (class, method name) of the runtime's C methods that hand its C++ a
-    callable to keep and call later, listing only names afterwards (a dispatcher's kernel registration), which the
-    observer stands in for before the snippet runs, keeping what each is handed for the search; `frame_hooks`: (module,
+    reads as possibly holding one; `registrars`: (class or module, name) of the runtime's C methods and functions that
+    hand its C++ a callable to keep and call later, listing only names afterwards (a dispatcher's kernel registration,
+    an operator's callback for a missing kernel), which the observer stands in for before the snippet runs, keeping what
+    each is handed for the search; `frame_hooks`: (module,
     function name) of the runtime's C functions that install a callable the runtime then hands every frame the thread
     starts (a frame-evaluation hook, the observer's own frames among them), which the observer stands in for too,
     refusing a callable; `rebinders`: (file, function name) of the runtime's Python code that, while it runs, binds
@@ -81,7 +82,7 @@ class HeldState(NamedTuple):
     reads: tuple[tuple[Callable[..., object], tuple[Any, ...]], ...]
     held: tuple[Any, ...]
     opaque: tuple[type, ...]
-    registrars: tuple[tuple[type, str], ...] = ()
+    registrars: tuple[tuple[Any, str], ...] = ()
     frame_hooks: tuple[tuple[Any, str], ...] = ()
     rebinders: tuple[tuple[str, str], ...] = ()
     records: tuple[type, ...] = ()
@@ -101,14 +102,18 @@ def held_state(stacks: list[tuple[Any, Any]], reads: list[tuple[Any, tuple[Any, 
         tuple((read, tuple(args)) for read, args in reads if isinstance(read, _BUILTINS)),
         tuple(value for value in held if value is not None),
         tuple(cls for cls in opaque if isinstance(cls, type)),
-        tuple((cls, name) for cls, name in registrars or () if isinstance(cls, type) and _c_method(cls, name)),
+        tuple((owner, name) for owner, name in registrars or () if _c_owned(owner, name)),
         tuple((module, name) for module, name in frame_hooks or ()
               if isinstance(module, types.ModuleType) and isinstance(vars(module).get(name), _BUILTINS)),
         tuple((path, name) for path, name in rebinders or () if os.path.isfile(path)),
         tuple(cls for cls in records or () if isinstance(cls, type)),
-        tuple((owner, name) for owner, name in runners or ()
-              if isinstance(owner, types.ModuleType) and isinstance(vars(owner).get(name), _BUILTINS)
-              or isinstance(owner, type) and _c_method(owner, name)))
+        tuple((owner, name) for owner, name in runners or () if _c_owned(owner, name)))
+
+
+def _c_owned(owner: Any, name: str) -> bool:
+    """`name` is C code of `owner`'s own: a module's C function, or a method a class defines itself as C code."""
+    return isinstance(owner, types.ModuleType) and isinstance(vars(owner).get(name), _BUILTINS) \
+        or isinstance(owner, type) and _c_method(owner, name)
 
 
 def _c_method(cls: type, name: str) -> bool:

@@ -164,8 +164,10 @@ class TorchRuntime:
         (`register_module_forward_hook` and its kind, in `torch.nn.modules.module`'s dicts), and the saved-tensor
         hooks autograd calls as a function saves a tensor (`torch.autograd.graph.saved_tensors_hooks`, C++'s stack).
         A `torch._C.Future` keeps its value, a failed one's exception, in C++ (`Future.set_exception`): opaque. The
-        dispatcher keeps the kernels `torch.library` registers (`_DispatchModule.impl`, `.fallback`) and lists only
-        their names: its registrars, which the observer stands in for. Dynamo's frame-evaluation hook
+        dispatcher keeps the kernels `torch.library` registers (`_DispatchModule.impl`, `.fallback`), and the callback
+        it calls for an operator with no kernel for the arguments' dispatch key (`_dispatch_set_report_error_callback`,
+        round seventeen), and lists only their names; so do the other C functions that hand its C++ a callable to keep
+        (`_registrars`): its registrars, which the observer stands in for. Dynamo's frame-evaluation hook
         (`set_eval_frame`) hands its callable every frame the thread starts: its frame hook (the guards' and the
         bytecode debugger's hooks are handed only frames that hook compiled). Its non-strict export
         (`_override_builtin_ops`) binds `builtins.max`, `builtins.min` and `math.pow` to objects of its own while it
@@ -188,7 +190,7 @@ class TorchRuntime:
              # the saved-tensor hooks on top of autograd's stack (`saved_tensors_hooks`): (pack, unpack), or None
              (getattr(getattr(native, "_autograd", None), "_top_saved_tensors_default_hooks", None), (True,))],
             registries, [getattr(native, "Future", None)],
-            [(getattr(native, "_DispatchModule", None), name) for name in ("impl", "fallback")],
+            _registrars(native),
             [(frames, "set_eval_frame")],
             [(os.path.join(os.path.dirname(module.__file__), "_export", "non_strict_utils.py"),
               "_override_builtin_ops")],
@@ -200,6 +202,27 @@ class TorchRuntime:
 
     def device_name(self, evidence: dict[str, Any] | None) -> str | None:
         return (evidence or {}).get("device_name")
+
+
+def _registrars(native: Any) -> list[tuple[Any, str]]:
+    """The C methods and functions that hand torch's C++ a callable (or an object whose methods it calls) to keep and
+    call later (`HeldState.registrars`), where this release has them: the dispatcher's kernels and an operator's
+    callback for a missing kernel; TorchScript's emit hooks (called as a trusted module scripts at its import), the
+    tracer's naming function, nvFuser's comparison callback; the out-of-memory observers; the Python class wrapping a
+    device's tensors; a Python backend's hooks and device guard (called by every operator on its tensors);
+    `torch.monitor`'s event handlers; the distributed comm hooks, handlers, process groups and works."""
+    acc, monitor = getattr(native, "_acc", None), getattr(native, "_monitor", None)
+    c10d = getattr(native, "_distributed_c10d", None)
+    return [*((getattr(native, "_DispatchModule", None), name) for name in ("impl", "fallback")),
+            *((native, name) for name in ("_dispatch_set_report_error_callback", "_jit_set_emit_hooks",
+                                          "_tracer_set_get_unique_name_fn", "_jit_nvfuser_set_comparison_callback",
+                                          "_cuda_attach_out_of_memory_observer", "_mtia_attachOutOfMemoryObserver",
+                                          "_register_py_class_for_device")),
+            *((acc, name) for name in ("register_python_privateuseone_hook",
+                                       "register_python_privateuseone_device_guard")),
+            (monitor, "register_event_handler"),
+            *((c10d, name) for name in ("_register_comm_hook", "_register_handler", "_register_process_group",
+                                        "_register_work"))]
 
 
 def _runners(native: Any) -> list[tuple[Any, str]]:

@@ -535,7 +535,7 @@ def _stand_in_registrars(held: Any, bound: dict[int, Any]) -> list[tuple[dict[st
         space = dict(globals())
         standin = types.FunctionType(registrar.__code__, space, name)
         setattr(owner, name, standin)
-        if kind != "registrar":
+        if kind != "registrar" or isinstance(owner, types.ModuleType):  # a module's function, held elsewhere too
             _replace_everywhere(original, standin, bound)
         found.append((space, original, kind, name))
     return found
@@ -2446,13 +2446,13 @@ def _p_handoff(frame: Any) -> Any:
 
 
 def _p_planted_handed(frame: Any) -> str | None:
-    """`_p_made_check` over what the snippet handed the call (`_p_handed`, Python's tables left out), from the frame of
+    """`_p_made_check` over what the snippet handed the call by hand (`_p_handed_by_hand`), from the frame of
     its own hand-off (`_p_handoff`): what trusted code made on the way and handed on (the runtime's export, tracing the
     snippet's model, hands its watched function partials of its own) is not searched."""
     handoff = _p_handoff(frame)
     if handoff is None:
         return None
-    return _p_handed(handoff, _p_made_check, None, tables=False)
+    return _p_handed_by_hand(handoff, _p_made_check, None)
 
 
 def _p_made_check(value: Any, kind: Any, items: list[Any] | None, context: Any) -> str | None:
@@ -3636,33 +3636,62 @@ def _p_unreferenced(error: Any, own: int) -> bool:
     return _c_getrefcount(error) == floor + own + 1 and _c_getweakrefcount(error) == 0
 
 
-def _p_handed(frame: Any, check: Callable[[Any, Any, list[Any] | None, Any], Any], context: Any,
-              tables: bool = True, unreferenced: bool = False, counted: bool = False) -> str | None:
+def _p_handed(frame: Any, check: Callable[[Any, Any, list[Any] | None, Any], Any], context: Any) -> str | None:
     """What the snippet handed a watched call, searched with `check` (`_p_walk`): the function's arguments, and inside
     them; what its code returned into the call (`_p_keep_returned`); what it put in a trusted module's or class's name
-    (`_p_rebound`); Python's tables and the runtime's held state, which it fills (not where `tables` is False: what
-    the snippet handed the call by hand alone, its arguments and what its code returned into it; trusted code fills
-    the others as it runs, a runtime's export rebinding builtins to partials). An object trusted code made while
+    (`_p_rebound`); Python's tables and the runtime's held state, which it fills. An object trusted code made while
     the call ran, in its own locals, is reached from none of these unless it stored it in an argument (a possible
-    false tamper). The found object's words, or None; a search that cannot finish fails closed. `counted`: the
-    handed-error search (`_p_handed_error`), whose answers the end event tells apart (`searched`)."""
+    false tamper). The found object's words, or None; a search that cannot finish fails closed."""
+    roots, answer = _p_handed_roots(frame, True)
+    return answer if answer is not None else _p_handed_walk(roots, check, context, True)
+
+
+def _p_handed_by_hand(frame: Any, check: Callable[[Any, Any, list[Any] | None, Any], Any], context: Any) -> str | None:
+    """`_p_handed` over what the snippet handed the call by hand alone: its arguments and what its code returned into
+    it, never a trusted name, Python's tables nor the runtime's held state (trusted code fills those as it runs: a
+    runtime's export rebinding builtins to partials)."""
+    roots, answer = _p_handed_roots(frame, False)
+    return answer if answer is not None else _p_handed_walk(roots, check, context, False)
+
+
+def _p_handed_counted(frame: Any, check: Callable[[Any, Any, list[Any] | None, Any], Any], context: Any,
+                      unreferenced: bool) -> str | None:
+    """`_p_handed` for the handed-error search (`_p_handed_error`), whose answers the end event tells apart
+    (`searched`): `unreferenced`, what the walk looks for is held by nothing, so no root reaches it
+    (`_p_unreferenced`) and none is walked."""
+    roots, answer = _p_handed_roots(frame, True)
+    if answer is not None:
+        return answer
+    if unreferenced:
+        _S["searched"]["unreferenced"] += 1
+        return None
+    _S["searched"]["handed"] += 1
+    return _p_handed_walk(roots, check, context, True)
+
+
+def _p_handed_roots(frame: Any, rebound: bool) -> tuple[list[Any], str | None]:
+    """Where the searches of what the snippet handed a call start: the function's arguments and what its code returned
+    into the call; with `rebound`, what a trusted name now holds instead of its own is read first (a class attribute
+    the snippet set). With the search's answer where it cannot start (else None): a name rebound to code of the
+    snippet's stops that reading at the first one found (that alone fails closed), and so do too many values
+    returned."""
     roots = _p_arguments(frame, frame.f_code)
-    # What a trusted name now holds instead of its own (a class attribute the snippet set). A name rebound to code of
-    # the snippet's stops that reading at the first one found, before the rest: that alone fails closed.
-    rebound = _p_rebound(roots) if tables else None
-    if rebound is not None:
-        return "what it rebound a trusted name to (" + rebound + "), past which the search cannot read"
+    found = _p_rebound(roots) if rebound else None
+    if found is not None:
+        return roots, "what it rebound a trusted name to (" + found + "), past which the search cannot read"
     returned = _c_dict_get(_S["returned"], _c_get_ident())
     if returned is not None:
         if len(returned) > _c_RETURNED_MAX:
-            return "one of more than " + _c_int_repr(_c_RETURNED_MAX) + " values its code returned into the call"
+            return roots, ("one of more than " + _c_int_repr(_c_RETURNED_MAX)
+                           + " values its code returned into the call")
         roots.extend(returned)
-    if unreferenced:  # what the walk looks for is held by nothing: no root reaches it (`_p_unreferenced`)
-        if counted:
-            _S["searched"]["unreferenced"] += 1
-        return None
-    if counted:
-        _S["searched"]["handed"] += 1
+    return roots, None
+
+
+def _p_handed_walk(roots: list[Any], check: Callable[[Any, Any, list[Any] | None, Any], Any], context: Any,
+                   tables: bool) -> str | None:
+    """`_p_walk` from `roots`, with Python's tables and the runtime's held state where `tables`: the found object's
+    words, or None; a walk that cannot finish fails closed."""
     if tables:
         roots.extend(_p_table_entries())
         roots.extend(_p_runtime_held())
@@ -3691,7 +3720,7 @@ def _p_handed_error(frame: Any, error: Any, tb: Any, unreferenced: bool = False)
             if _p_opaque(type(value)):
                 receivers.append(value)
         below = below.tb_next
-    return _p_handed(frame, _p_is_check, (error, receivers), unreferenced=unreferenced and not receivers, counted=True)
+    return _p_handed_counted(frame, _p_is_check, (error, receivers), unreferenced and not receivers)
 
 
 def _p_is_check(value: Any, kind: Any, items: list[Any] | None, context: tuple[Any, list[Any]]) -> str | None:
