@@ -83,9 +83,11 @@ CPU_MARGIN_S = 1.0  # CPU seconds the hook always leaves the process (RLIMIT_CPU
 def cpu_left() -> float:
     """The CPU seconds the process may still use before its soft RLIMIT_CPU (`ulimit -t`: a judge's, a batch
     system's), where the kernel sends SIGXCPU, whose default ends the process (status -24 where Python's own printing
-    exits 1: round seven); infinite without a limit (or where none can be read: Windows)."""
+    exits 1: round seven); infinite without a limit (or where none can be read: Windows). `resource` is imported
+    inside the guard: a `resource.py` of the program's folder never runs."""
     try:
-        import resource
+        with inside():
+            import resource
 
         soft = resource.getrlimit(resource.RLIMIT_CPU)[0]
         if soft == resource.RLIM_INFINITY or soft < 0:
