@@ -206,7 +206,14 @@ def find_spec(finder: "Finder", name: str, path: "Any", target: "Any") -> "Any":
     def exec_module(module: "Any") -> None:
         run(module)
         loader.__dict__.pop("exec_module", None)
-        done(finder, name, module)
+        trace, profile = sys.gettrace(), sys.getprofile()  # the program's tracer sees the import, not the chaining
+        try:
+            sys.settrace(None)
+            sys.setprofile(None)
+            done(finder, name, module)
+        finally:
+            sys.settrace(trace)
+            sys.setprofile(profile)
 
     loader.exec_module = exec_module  # type: ignore[method-assign,union-attr]
     return spec
