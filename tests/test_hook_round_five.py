@@ -108,7 +108,8 @@ def test_builtins_the_program_replaced_leave_pythons_output_alone(envs, tmp_path
 # (the standard library's `email`, `random`, `csv`, `string` ...: names people give their scripts). main imported
 # and ran it when the error happened (`errorkb` also at the first `import threading`): output the program never
 # wrote. The hook's own imports now never see the folder Python put in front of its own path for the program.
-SHADOWS = ["errorkb", "random", "email", "csv", "string"]
+# `resource`: round seven's check of the CPU time left (`guard.cpu_left`), made before any module of the hook's loads.
+SHADOWS = ["errorkb", "random", "email", "csv", "string", "resource"]
 
 
 @pytest.mark.parametrize("name", SHADOWS)

@@ -105,7 +105,10 @@ def test_a_group_of_unrelated_errors_beside_a_message_alike_stays_unconfirmed(en
                                        "program's runs in the main thread wherever Python code runs there, the "
                                        "hook's too; its exception raised inside `sys.unraisablehook` cannot reach "
                                        "the program (Python reports a failing hook's error as ignored), and no "
-                                       "Python code can defer the handler past the hook's own last instruction")
+                                       "Python code can defer the handler past the hook's own last instruction: "
+                                       "signals blocked while the hook works (pthread_sigmask) run their handler "
+                                       "right after the call that unblocks them, still in the hook's frame "
+                                       "(tried in round seven)")
 def test_known_limit_a_signal_handlers_exception_during_the_hook_reaches_the_program(envs, tmp_path):  # noqa: F811
     plain, hooked = envs
     code = stub_library(tmp_path) + LIBRARY + (

@@ -44,7 +44,8 @@ import os  # loaded at every start already (site.py imports it)
 import sys
 
 # What the `.pth` line runs at every interpreter start, and nothing more: three small functions, chained in front of
-# hooks (`_errorkb_hook` is both `sys.excepthook` and `sys.unraisablehook`, told apart by its arguments). Compiling
+# hooks (`_errorkb_make` makes `_errorkb_hook` for `sys.excepthook` and for `sys.unraisablehook`, what it chains on
+# bound in its closure: a keyword of a caller's cannot replace it). Compiling
 # them is most of the line's cost (a string literal costs little: main's chains, held as one, added some 10%), so
 # everything else is behind `_errorkb_call`, which runs only when it is needed:
 # `errorkb.hook.explain` once an error happened, `errorkb.hook.chains` once threading or asyncio is imported (or a
@@ -61,10 +62,19 @@ import sys
 # without errorkb: the same output at every depth), by 200 while errorkb prints that hook's failure; the explainer
 # runs under the program's own limit (near it, no block), and the limit is put back before the hook returns. Where
 # this frame is the deepest the limit allows, the limit could not be put back: it is left alone (`limit = 0`).
+# Round seven (tests/test_hook_round_seven.py): a hook the program calls by hand with arguments Python's hooks refuse
+# (none, two, a keyword, an object that is no `UnraisableHookArgs`) is the hook before errorkb's called with them:
+# the caller gets Python's own TypeError, never one of errorkb's; and a hook before errorkb's that fails while the
+# program's own code called `sys.excepthook` (a frame called it) raises to that caller, as without errorkb (Python's
+# report of a failed hook is for the call Python makes at the program's end, no frame left). `_errorkb_call` runs
+# with the thread's trace and profile functions off (the program's tracer, profiler, coverage: they saw each of the
+# explainer's 70,000 calls) and puts them back.
 EXCEPTHOOK = """
 _errorkb_again = getattr(sys.excepthook, "errorkb_hook", 0) or getattr(sys.unraisablehook, "errorkb_hook", 0)
 def _errorkb_call(module, name, *args, _first=sys.path[:1], _Base=BaseException):
+    traced = sys.gettrace(), sys.getprofile()
     try:
+        sys.settrace(None), sys.setprofile(None)
         kb = sys.modules.get("errorkb") or sys.modules["_frozen_importlib"]._load(
             sys.modules["_frozen_importlib_external"].PathFinder.find_spec("errorkb", [_errorkb_home]))
         kb.hook_by_pth = 1
@@ -72,41 +82,46 @@ def _errorkb_call(module, name, *args, _first=sys.path[:1], _Base=BaseException)
         return guard.load(module, _first).__dict__[name](*args)
     except _Base:
         pass
-def _errorkb_hook(*args, _previous=(sys.unraisablehook, sys.excepthook), _is=isinstance, _Exception=Exception,
-                  _get=sys.getrecursionlimit, _set=sys.setrecursionlimit):
-    limit = _get()
-    try:
-        _set(limit)
-        _set(limit + 200)
-    except:
-        limit = 0
-    try:
-        three = len(args) > 1
-        previous = _previous[three]
-        kind, value, tb = args if three else (args[0].exc_type, args[0].exc_value, args[0].exc_traceback)
-        ours = _is(value, _Exception)
-        try:
-            limit and _set(limit + 1)
-            if not (ours and "code" in sys.modules
-                    and _errorkb_call("chains", "console", sys._getframe().f_back, previous)):
-                previous(*args)
-        except _Exception as error:
-            limit and _set(limit + 200)
-            if not (ours and _errorkb_call("chains", "failed", three, error, previous, args)):
-                raise
-        limit and _set(limit)
-        if ours:
-            _errorkb_call("explain", "explain", kind, value, tb)
     finally:
-        limit and _set(limit)
+        sys.settrace(traced[0]), sys.setprofile(traced[1])
+def _errorkb_make(three, previous, _is=isinstance, _Exception=Exception, _type=type, _get=sys.getrecursionlimit,
+                  _set=sys.setrecursionlimit):
+    def _errorkb_hook(*args, **kwargs):
+        if kwargs or len(args) != (1, 3)[three] or not three and _type(args[0]).__name__ != "UnraisableHookArgs":
+            return previous(*args, **kwargs)
+        limit = _get()
+        try:
+            _set(limit)
+            _set(limit + 200)
+        except:
+            limit = 0
+        try:
+            kind, value, tb = args if three else (args[0].exc_type, args[0].exc_value, args[0].exc_traceback)
+            ours = _is(value, _Exception)
+            try:
+                limit and _set(limit + 1)
+                if not (ours and "code" in sys.modules
+                        and _errorkb_call("chains", "console", sys._getframe().f_back, previous)):
+                    previous(*args)
+            except _Exception as error:
+                limit and _set(limit + 200)
+                if not (ours and not (three and sys._getframe().f_back)
+                        and _errorkb_call("chains", "failed", three, error, previous, args)):
+                    raise
+            limit and _set(limit)
+            if ours:
+                _errorkb_call("explain", "explain", kind, value, tb)
+        finally:
+            limit and _set(limit)
+    _errorkb_hook.errorkb_hook = True
+    return _errorkb_hook
 def _errorkb_after_import(name, path=None, target=None):
     if name in _errorkb_after_import.waiting:
         return _errorkb_call("chains", "find_spec", _errorkb_after_import, name, path, target)
-_errorkb_hook.errorkb_hook = True
 if not getattr(sys.excepthook, "errorkb_hook", False):
-    sys.excepthook = _errorkb_hook
+    sys.excepthook = _errorkb_make(True, sys.excepthook)
 if not getattr(sys.unraisablehook, "errorkb_hook", False):
-    sys.unraisablehook = _errorkb_hook
+    sys.unraisablehook = _errorkb_make(False, sys.unraisablehook)
 _errorkb_after_import.find_spec = _errorkb_after_import
 _errorkb_after_import.waiting = {"threading", "asyncio.base_events", "multiprocessing.process"}
 if not _errorkb_again and "_errorkb_after_import" not in [getattr(one, "__name__", 0) for one in sys.meta_path]:

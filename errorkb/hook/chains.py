@@ -25,14 +25,26 @@ if TYPE_CHECKING:
 _BUILTINS = (isinstance, Exception, BaseException)  # bound at the first `import threading`: a program may replace them
 
 
-def _explain(kind: "Any", value: "Any", traceback: "Any", _builtins: "Any" = _BUILTINS) -> None:
-    """The block after Python's report (never for a `KeyboardInterrupt` or a `SystemExit`); never raises."""
+def _explain(kind: "Any", value: "Any", traceback: "Any", logger: "str | None" = None,
+             _builtins: "Any" = _BUILTINS) -> None:
+    """The block after Python's report (never for a `KeyboardInterrupt` or a `SystemExit`); with `logger`, only where
+    that logger's report went to `sys.stderr`. Never raises. The thread's trace and profile functions (the program's:
+    a tracer, a profiler, set by `sys.settrace` or `threading.settrace`) are off meanwhile: they would run, and
+    print, on each of the explainer's calls (round seven), where Python's own printing calls none."""
     is_instance, exception, base = _builtins
+    trace, profile = sys.gettrace(), sys.getprofile()
     try:
+        sys.settrace(None)
+        sys.setprofile(None)
         if is_instance(value, exception):
-            guard.load("explain").explain(kind, value, traceback)
+            explain = guard.load("explain")
+            if logger is None or explain.logs_to_stderr(logger):
+                explain.explain(kind, value, traceback)
     except base:
         pass
+    finally:
+        sys.settrace(trace)
+        sys.setprofile(profile)
 
 
 def on_threading(finder: "Finder", module: "Any") -> None:
@@ -53,13 +65,6 @@ def on_threading(finder: "Finder", module: "Any") -> None:
         module.excepthook = _errorkb_threadhook
 
 
-def _logged_to_stderr(name: str) -> bool:
-    try:
-        return bool(guard.load("explain").logs_to_stderr(name))
-    except BaseException:
-        return False
-
-
 def on_asyncio(finder: "Finder", module: "Any") -> None:
     """Chain on the loop's default exception handler (a task's exception never retrieved, an exception in a
     callback): after asyncio's report, the block, only where the report went to `sys.stderr`. A handler the
@@ -70,8 +75,8 @@ def on_asyncio(finder: "Finder", module: "Any") -> None:
     def default_exception_handler(self: "Any", context: "Any", _previous: "Any" = previous) -> None:
         _previous(self, context)
         error = context.get("exception") if isinstance(context, dict) else None
-        if isinstance(error, Exception) and _logged_to_stderr("asyncio"):
-            _explain(type(error), error, None)
+        if isinstance(error, Exception):
+            _explain(type(error), error, None, "asyncio")
 
     default_exception_handler.errorkb_hook = True  # type: ignore[attr-defined]
     default_exception_handler.__doc__ = getattr(previous, "__doc__", None)
@@ -201,7 +206,14 @@ def find_spec(finder: "Finder", name: str, path: "Any", target: "Any") -> "Any":
     def exec_module(module: "Any") -> None:
         run(module)
         loader.__dict__.pop("exec_module", None)
-        done(finder, name, module)
+        trace, profile = sys.gettrace(), sys.getprofile()  # the program's tracer sees the import, not the chaining
+        try:
+            sys.settrace(None)
+            sys.setprofile(None)
+            done(finder, name, module)
+        finally:
+            sys.settrace(trace)
+            sys.setprofile(profile)
 
     loader.exec_module = exec_module  # type: ignore[method-assign,union-attr]
     return spec

@@ -112,32 +112,50 @@ def describe_within(value: BaseException, index_path: Path | None = None, deadli
 
     Reading the exception runs code of the user's (its `__str__`, a property, a loader's `get_source`), which
     may never return, where Python's own printing read it fine: a hook that hangs the exit is the worst it can
-    do. So the block is made in a daemon thread, and handed back only if it is ready in time; otherwise it is
+    do. So the block is made in a thread of its own, and handed back only if it is ready in time; otherwise it is
     dropped, for ever, and the thread stopped where it runs Python code (an exception sent to it), or left to
-    the interpreter's exit (a daemon thread never holds it up)."""
+    the interpreter's exit. The thread is `_thread`'s, not `threading`'s: a `threading.Thread` runs the trace and
+    profile functions the program set with `threading.settrace` / `setprofile` (its tracer, printing, on every call
+    the explainer makes: round seven) and is listed by `threading.enumerate()`; a `_thread` thread is neither, and,
+    like a daemon thread, never holds the exit up. Nothing at all where the process could not afford it
+    (`_cpu_room`)."""
+    if not _cpu_room(deadline):
+        return None
     if sys.is_finalizing():
         return _describe_finalizing(value, index_path, deadline)
-    import threading
+    import _thread
 
-    if getattr(threading.current_thread(), "errorkb_explaining", False):
+    if _thread.get_ident() in _EXPLAINING:
         return None  # an error reported while the explainer runs: Python's to print alone
     made: list[str | None] = []
+    ready = _thread.allocate_lock()
+    ready.acquire()
 
     def make() -> None:
+        _EXPLAINING.add(_thread.get_ident())
         try:
             with guard.inside():
                 made.append(describe(value, index_path))
         except BaseException:
             made.append(None)
+        finally:
+            _EXPLAINING.discard(_thread.get_ident())
+            ready.release()
 
-    worker = threading.Thread(target=make, name="errorkb-explain", daemon=True)
-    worker.errorkb_explaining = True  # type: ignore[attr-defined]
-    worker.start()
-    worker.join(deadline)
-    if worker.is_alive() or not made:
+    worker = _thread.start_new_thread(make, ())
+    if not ready.acquire(timeout=deadline) or not made:
         _stop(worker)
         return None
     return made[0]
+
+
+_EXPLAINING: set[int] = set()  # the explainer's threads (their idents) while they run
+
+
+def _cpu_room(deadline: float) -> bool:
+    """Whether the CPU time left to the process (`guard.cpu_left`) covers the explainer, which takes at most `deadline`
+    seconds of the clock and one thread's CPU at a time, and the margin the hook always leaves."""
+    return guard.cpu_left() > deadline + guard.CPU_MARGIN_S
 
 
 class _Refused(BaseException):
@@ -198,13 +216,13 @@ def _describe_finalizing(value: BaseException, index_path: Path | None, deadline
         _FINALIZING.clear()
 
 
-def _stop(worker: Any) -> None:
-    """Send `worker` an exception (CPython's `PyThreadState_SetAsyncExc`): raised at its next Python
-    instruction, it ends a loop in the user's Python code; code in C (a sleep) is left to the exit."""
+def _stop(worker: int) -> None:
+    """Send the thread `worker` (its ident) an exception (CPython's `PyThreadState_SetAsyncExc`): raised at its next
+    Python instruction, it ends a loop in the user's Python code; code in C (a sleep) is left to the exit."""
     try:
         import ctypes
 
-        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(worker.ident), ctypes.py_object(TimeoutError))
+        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(worker), ctypes.py_object(TimeoutError))
     except BaseException:
         pass
 
