@@ -32,9 +32,11 @@ class Store:
         if counter is not None:
             counter["allocated"] += 1024
 
-    def put(self, value, counter=None, hook=None):
+    def put(self, value, counter=None, hook=None, copy=False):
         if hook is not None:
             hook(value)
+        if copy:
+            value = value.clone()  # the runtime's own function on what it is handed
         if counter is not None:
             counter["allocated"] += 4096
         self.items.append(value)
@@ -167,6 +169,33 @@ def test_c_code_the_snippet_planted_in_a_call_on_the_object_is_not_the_objects(t
         f"store.put([], hook={planted})\n" if where == "handed" else f"store.on_flush = {planted}\nstore.flush()\n")
     seen = _run(tmp_path, body + "store.size()\n")
     assert seen.evidence["object_bytes"] == 0 and seen.evidence.get("object_planted") == 1, seen.evidence
+
+
+def test_a_tensor_subclass_claiming_the_device_and_allocating_inside_a_call_on_the_object_is_the_snippets(tmp_path):
+    """A `torch.Tensor` subclass whose `.device` says cuda and whose `__torch_function__` allocates (on the fake
+    counter, as `torch.ones(..., device="cuda")` would) when the library's call on the object clones it: what it
+    claims is never read, and its allocation ran in the snippet's code inside the call. Counted apart."""
+    body = """
+    import torch
+
+
+    class Lying(torch.Tensor):
+        @property
+        def device(self):
+            return torch.device("cuda", 0)
+
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            counter["allocated"] += 1 << 20
+            return super().__torch_function__(func, types, args, kwargs or {})
+
+
+    store = held.Store()
+    store.put(torch.zeros(2).as_subclass(Lying), copy=True)
+    store.size()
+    """
+    seen = _run(tmp_path, body)
+    assert seen.evidence["object_bytes"] == 0 and seen.evidence.get("object_snippet") == 1, seen.evidence
 
 
 def test_device_work_of_another_thread_during_a_call_on_the_object_is_not_the_objects(tmp_path):
