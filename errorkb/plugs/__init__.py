@@ -14,7 +14,8 @@ answers two kinds of question:
   touched a device (a forked child could not use it), and how the verifier's observer reads the
   device's work (`device_probe`: the runtime's own C functions, which nothing the snippet can
   rebind stands between, read at the start and the end of every call of the function under
-  test; `device_used` judges the total), and where the runtime keeps callables it calls from its own
+  test; `device_used` judges the total; `object_device_used` the narrower claim, the library's own work on
+  the object the function was called on), and where the runtime keeps callables it calls from its own
   C code (`held_state`: a mode stack, a hook registry), which no object a frame holds leads to, so the
   observer's planted search starts there too. `evidence` and `device_name` are for people.
 
@@ -149,6 +150,7 @@ class Runtime(Protocol):
     def device_probe(self, module: Any, device: str) -> DeviceProbe | None: ...
     def held_state(self, module: Any) -> HeldState | None: ...
     def device_used(self, device: str, evidence: dict[str, Any] | None) -> bool: ...
+    def object_device_used(self, device: str, evidence: dict[str, Any] | None) -> bool: ...
     def device_name(self, evidence: dict[str, Any] | None) -> str | None: ...
 
 

@@ -66,6 +66,9 @@ class PythonRuntime:
     def device_used(self, device: str, evidence: dict[str, Any] | None) -> bool:
         return device == "cpu"
 
+    def object_device_used(self, device: str, evidence: dict[str, Any] | None) -> bool:
+        return False
+
     def device_name(self, evidence: dict[str, Any] | None) -> str | None:
         return None
 

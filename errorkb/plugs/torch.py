@@ -200,6 +200,12 @@ class TorchRuntime:
         """A CUDA check counts only if CUDA memory was allocated during a call of the function under test."""
         return device == "cpu" or int((evidence or {}).get("allocated_bytes") or 0) > 0
 
+    def object_device_used(self, device: str, evidence: dict[str, Any] | None) -> bool:
+        """The narrower claim for a function that allocates nothing itself (a cache's length, an empty constructor):
+        CUDA memory the library's own calls on the object the function was called on allocated (the observer's
+        `object_bytes`), never the function's own work. False on the CPU, where `device_used` already holds."""
+        return device != "cpu" and int((evidence or {}).get("object_bytes") or 0) > 0
+
     def device_name(self, evidence: dict[str, Any] | None) -> str | None:
         return (evidence or {}).get("device_name")
 

@@ -80,6 +80,15 @@ class Code(StrEnum):
     STOPPED_EARLY = "stopped-early"
 
 
+class DeviceBasis(StrEnum):
+    """What a pass on a device (not the host's CPU) rests on, as the judge decided it. Values are stable."""
+
+    CALL = "call"  # the device's own counter rose during calls of the function under test: its own work
+    # The function allocated nothing itself; the library's own calls on the object it was called on (`self`) did:
+    # the object it ran on was the device's, not the function's own work (a cache's length, an empty constructor).
+    OBJECT = "object"
+
+
 # The instructions a suspended frame waits at (3.11: YIELD_VALUE; `yield from` and `await` wait in the frame they
 # delegate to, at its own): an exception that starts there was thrown into the frame.
 THROWN_AT = ("YIELD_VALUE",)
@@ -213,6 +222,7 @@ class CheckRecord(_Record):
     tampered: list[str] = Field(default_factory=list)
     interference: list[str] = Field(default_factory=list)
     evidence: dict[str, Any] | None = None
+    device_basis: DeviceBasis | None = None  # a pass on a device: the device evidence the judge rested it on
     environment: dict[str, Any] | None = None
     output: str | None = None
     wording: int | None = Field(None, ge=0)  # which wording of the entry's matched (0: its own message)
@@ -238,5 +248,5 @@ class CheckRecord(_Record):
         return self.recorded_at or self.verified_at
 
 
-__all__ = ["BUNDLED", "PASSES", "TARGETS", "UPSTREAM", "ApiFacts", "Calls", "CheckRecord", "Code", "ExceptionInfo",
-           "Exit", "Outcome", "RaisedCall", "Site", "Start", "check_id"]
+__all__ = ["BUNDLED", "PASSES", "TARGETS", "UPSTREAM", "ApiFacts", "Calls", "CheckRecord", "Code", "DeviceBasis",
+           "ExceptionInfo", "Exit", "Outcome", "RaisedCall", "Site", "Start", "check_id"]

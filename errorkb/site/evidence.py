@@ -14,10 +14,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from errorkb.results.keys import STALE_WHY, holds
-from errorkb.results.records import TARGETS, UPSTREAM, CheckRecord, Outcome
+from errorkb.results.records import TARGETS, UPSTREAM, CheckRecord, DeviceBasis, Outcome
 
 OUTCOME_WORDS = {"pass": "verified", "fail": "failing", "not-run": "not run", "not-applicable": "not applicable",
                  "partial": "partly verified"}
+# What a badge says where a pass on a device rests on the object the function ran on (`Badge.on_object`).
+ON_OBJECT = "on the object it ran on"
+ON_OBJECT_WHY = ("the function itself allocated nothing on the device; the library's own calls on the object it was "
+                 "called on did, so the object was the device's, not the function's own work")
 ICONS = {"pass": "✓", "fail": "✗", "not-run": "–", "not-applicable": "∅", "partial": "◐"}
 
 
@@ -32,10 +36,14 @@ class Badge:
     versions: str = ""  # e.g. "<runtime> 2.13.0 · Python 3.11.7", and "verifier 1" where the entry's records
     # were judged by different verifiers
     verifiers: tuple[str, ...] = ()  # the versions of the verifiers that judged the records it stands for
+    # How many of its passing snippets the judge passed on the narrower device claim (`DeviceBasis.OBJECT`): the
+    # library's own work on the object their function was called on, not the function's own work on the device.
+    on_object: int = 0
 
     @property
     def label(self) -> str:
-        return OUTCOME_WORDS[self.outcome] + (" · stale" if self.stale else "")
+        return OUTCOME_WORDS[self.outcome] + (f" · {ON_OBJECT}" if self.on_object else "") + \
+            (" · stale" if self.stale else "")
 
     @property
     def icon(self) -> str:
@@ -84,11 +92,16 @@ def badges(records: list[CheckRecord], snippet_hashes: dict[str, str], devices: 
             missing = [role for role in roles if role not in by_role]
             detail = "; ".join(failures) if failures else (
                 f"no result for {', '.join(missing)}" if missing else f"all {len(roles)} snippets passed")
+            on_object = sorted(role for role, r in by_role.items()
+                               if r.outcome is Outcome.PASS and r.device_basis is DeviceBasis.OBJECT)
+            if on_object and not failures:
+                detail += f"; {', '.join(on_object)} on {device}: {ON_OBJECT_WHY}"
             stale = any(is_stale(r, snippet_hashes) for r in ran)
             if stale:  # the mark never without its reason: the hover text, the terminal, the JSON API
                 detail += f"; stale: {STALE_WHY}"
             said = " · ".join(part for part in (versions(ran), _judged_by(ran) if mixed else "") if part)
-            result.append(Badge(target, device, outcome_text, stale, _newest(ran), detail, said, judges(ran)))
+            result.append(Badge(target, device, outcome_text, stale, _newest(ran), detail, said, judges(ran),
+                                len(on_object) if not failures else 0))
     return result
 
 

@@ -336,7 +336,8 @@ def _environment() -> jinja2.Environment:
                        picture_words=picture.WORDS, html_link=html_link,
                        ERRORS_INDEX=ERRORS_INDEX, BY_EXCEPTION=BY_EXCEPTION, BY_API=BY_API,
                        VERIFICATION=VERIFICATION, INDEX_JSON=INDEX_JSON, SCHEMA_JSON=SCHEMA_JSON,
-                       CHECK_SCHEMA_JSON=CHECK_SCHEMA_JSON, COVERAGE=COVERAGE, STALE_WHY=STALE_WHY)
+                       CHECK_SCHEMA_JSON=CHECK_SCHEMA_JSON, COVERAGE=COVERAGE, STALE_WHY=STALE_WHY,
+                       ON_OBJECT=evidence.ON_OBJECT)
     return env
 
 
@@ -599,7 +600,7 @@ def entry_document(page: EntryPage) -> dict[str, object]:
         "versions": dataclasses.asdict(page.versions) if page.versions else None,
         "verification": [
             record.model_dump(mode="json", include={"id", "role", "target", "device", "outcome", "code", "reason",
-                                                    "verified_at", "snippet_sha256", "environment",
+                                                    "verified_at", "snippet_sha256", "environment", "device_basis",
                                                     "verifier", "errorkb"})
             | {"stale": page.is_stale(record), "stale_why": STALE_WHY if page.is_stale(record) else None}
             for record in page.records
@@ -610,7 +611,7 @@ def entry_document(page: EntryPage) -> dict[str, object]:
 def _badge_json(badge: evidence.Badge) -> dict[str, object]:
     return {"target": badge.target, "device": badge.device, "outcome": badge.outcome, "stale": badge.stale,
             "date": badge.date, "detail": badge.detail, "versions": badge.versions,
-            "verifiers": list(badge.verifiers)}
+            "verifiers": list(badge.verifiers), "on_object": badge.on_object}
 
 
 def index_document(pages: list[EntryPage], library: LibraryProfile, rows: Rows | None = None) -> dict[str, object]:
@@ -639,6 +640,7 @@ def _index_entry(p: EntryPage, library: LibraryProfile) -> dict[str, object]:
             "message": p.entry.message, "function": p.entry.source.function, "library": p.entry.library,
             "url": site_url(p.entry), "tags": p.entry.tags,
             "badges": [{"target": b.target, "device": b.device, "outcome": b.outcome, "stale": b.stale,
-                        "date": b.date} for b in badges(p)],
+                        "date": b.date, **({"basis": evidence.ON_OBJECT} if b.on_object else {})}
+                       for b in badges(p)],
             **index_fields(p.entry, dict(p.versions.by_release) if p.versions else None,
                            installed_path(library, p.entry.source.path))}

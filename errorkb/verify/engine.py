@@ -455,7 +455,7 @@ def record_of(check: Check, project: Project, verdict: Verdict, run: Run | None 
         "snippet_sha256": check.snippet.sha256, "target": check.target, "device": check.device,
         "release": check.release,
         "outcome": verdict.outcome, "code": verdict.code, "reason": verdict.reason, "expected": expected(check),
-        "wording": verdict.wording,
+        "wording": verdict.wording, "device_basis": verdict.device_basis,
         "verified_at": moment, "cached": False, "recorded_at": moment, "inputs": inputs,
     }
     if run is None:

@@ -23,6 +23,7 @@ from errorkb.verify.plan import Check, Claim
 from errorkb.verify.records import (
     Calls,
     Code,
+    DeviceBasis,
     ExceptionInfo,
     Observation,
     Outcome,
@@ -43,8 +44,8 @@ def _fail(code: Code, reason: str, cacheable: bool = True) -> Verdict:
     return Verdict(outcome=Outcome.FAIL, code=code, reason=reason, cacheable=cacheable)
 
 
-def _pass(code: Code, reason: str) -> Verdict:
-    return Verdict(outcome=Outcome.PASS, code=code, reason=reason)
+def _pass(code: Code, reason: str, basis: DeviceBasis | None = None, on: str = "") -> Verdict:
+    return Verdict(outcome=Outcome.PASS, code=code, reason=reason + on, device_basis=basis)
 
 
 def judge(check: Check, run: Run, runtime: Runtime) -> Verdict:
@@ -361,7 +362,8 @@ def _judge_after(check: Check, seen: Observation, runtime: Runtime) -> Verdict:
         return _fail(Code.RAISED, f"raised {error.type}: {_first_line(error.message)}{again}")
     failed = _clean_run_failure(check, seen, runtime, "a fix must go through the same API")
     count = seen.calls.count if seen.calls else 0
-    return failed or _pass(Code.RAN_CLEAN, f"called {function} {count}× and every call returned")
+    return failed or _pass(Code.RAN_CLEAN, f"called {function} {count}× and every call returned",
+                           *_device_basis(check, seen, runtime))
 
 
 def _clean_run_failure(check: Check, seen: Observation, runtime: Runtime, why_call: str) -> Verdict | None:
@@ -380,7 +382,8 @@ def _clean_run_failure(check: Check, seen: Observation, runtime: Runtime, why_ca
         running = f": {calls.running} still running when the snippet ended" if calls.running else ""
         return _fail(Code.STILL_RUNNING, f"{function} was called {calls.count}× and returned {calls.returned}×"
                                          f"{running}")
-    if not runtime.device_used(check.device, seen.evidence):
+    if not runtime.device_used(check.device, seen.evidence) \
+            and not runtime.object_device_used(check.device, seen.evidence):
         if seen.evidence is None:  # no counter was read: "no work" would be a claim nobody observed
             return _fail(Code.NO_DEVICE_WORK, f"the runtime's {check.device} counters could not be read in the "
                                               f"check's process, so no work on the {check.device} device is proven")
@@ -389,6 +392,8 @@ def _clean_run_failure(check: Check, seen: Observation, runtime: Runtime, why_ca
         apart = [f"{count} while another thread the snippet started was alive" if key == "shared" else
                  f"{count} whose arguments held C code the snippet planted" for key in ("shared", "planted")
                  if type(count := seen.evidence.get(key)) is int and count > 0]
+        apart += [f"{count} of the library's on the object it was called on {why}" for key, why in _OBJECT_APART
+                  if type(count := seen.evidence.get(key)) is int and count > 0]
         if apart:
             return _fail(Code.NO_DEVICE_WORK, f"the runtime's {check.device} counter rose only during calls that "
                                               f"cannot be told from other work ({'; '.join(apart)}), so no work of "
@@ -396,6 +401,26 @@ def _clean_run_failure(check: Check, seen: Observation, runtime: Runtime, why_ca
         return _fail(Code.NO_DEVICE_WORK, f"the runtime saw no work on the {check.device} device, so this was not "
                                           f"a {check.device} check")
     return None
+
+
+# Rises of the counter during the library's calls on the object the function ran on, counted apart by the observer
+# (`_p_object_return`), and why none is that object's work.
+_OBJECT_APART = (("object_shared", "while another thread the snippet started was alive"),
+                 ("object_planted", "whose arguments held C code the snippet planted"),
+                 ("object_snippet", "while the snippet's own code ran inside it"))
+
+
+def _device_basis(check: Check, seen: Observation, runtime: Runtime) -> tuple[DeviceBasis | None, str]:
+    """What a pass on a device rests on (none on the host's own), once `_clean_run_failure` found device work: the
+    function's own calls' (`CALL`), or else only the library's own calls on the object it was called on (`OBJECT`, a
+    narrower claim, said in the reason: the function allocated nothing itself)."""
+    if check.device == runtime.devices[0]:
+        return None, ""
+    if runtime.device_used(check.device, seen.evidence):
+        return DeviceBasis.CALL, ""
+    done = (seen.evidence or {}).get("object_bytes")
+    return DeviceBasis.OBJECT, (f"; on {check.device}, {check.entry.source.function} itself allocated nothing: the "
+                                f"library's own calls on the object it was called on allocated {done} bytes there")
 
 
 def _is_attribute_answer(check: Check, error: RaisedCall) -> bool:
@@ -424,7 +449,8 @@ def _judge_guard(check: Check, seen: Observation, runtime: Runtime) -> Verdict:
             return _fail(Code.RAISED, f"raised {error.type}: {_first_line(error.message)}; expected to run clean")
         failed = _clean_run_failure(check, seen, runtime, "a guard that passes must still make the call")
         count = seen.calls.count if seen.calls else 0
-        return failed or _pass(Code.RAN_CLEAN, f"ran clean; {function} called {count}×, every call returned")
+        return failed or _pass(Code.RAN_CLEAN, f"ran clean; {function} called {count}×, every call returned",
+                               *_device_basis(check, seen, runtime))
     if seen.status is Status.RETURNED or error is None:
         return _fail(Code.EXITED_NORMALLY, f"exited normally; expected the guard's own {expect.exception}")
     if not same_type(expect.exception or "", error):
@@ -444,8 +470,9 @@ def _judge_guard(check: Check, seen: Observation, runtime: Runtime) -> Verdict:
         return _fail(Code.STILL_RUNNING, f"{function} was called {seen.calls.count}× and returned "
                                          f"{seen.calls.returned}×")
     count = seen.calls.count if seen.calls else 0
+    basis = _device_basis(check, seen, runtime) if expect.without_calling is None else (None, "")
     return _pass(Code.STOPPED_EARLY, f"stopped the call early with its own {error.type}, after {function} was "
-                                     f"called {count}× and every call returned")
+                                     f"called {count}× and every call returned", *basis)
 
 
 def same_type(expected: str, error: ExceptionInfo | RaisedCall, strict: bool = False) -> bool:

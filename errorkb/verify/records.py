@@ -24,6 +24,7 @@ from errorkb.results.records import (
     Calls,
     CheckRecord,
     Code,
+    DeviceBasis,
     ExceptionInfo,
     Exit,
     Outcome,
@@ -53,6 +54,7 @@ class Verdict(BaseModel):
     reason: str  # one line for people (a "message differs" reason adds the two sides)
     cacheable: bool = True  # False when a rerun could come out otherwise (the machine's moment)
     wording: int | None = None  # which wording of the error matched: 0 the entry's own, i its also_seen_as[i-1]
+    device_basis: DeviceBasis | None = None  # a pass on a device: which device evidence it rests on
 
 
 def not_run(code: Code, reason: str) -> Verdict:
@@ -87,5 +89,5 @@ class Observation(_Record):
         return self
 
 
-__all__ = ["ApiFacts", "Calls", "CheckRecord", "Code", "ExceptionInfo", "Exit", "Observation", "Outcome", "PASSES",
-           "RaisedCall", "Site", "Start", "Status", "Verdict", "not_run"]
+__all__ = ["ApiFacts", "Calls", "CheckRecord", "Code", "DeviceBasis", "ExceptionInfo", "Exit", "Observation", "Outcome",
+           "PASSES", "RaisedCall", "Site", "Start", "Status", "Verdict", "not_run"]

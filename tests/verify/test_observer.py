@@ -554,8 +554,9 @@ def test_a_cuda_check_counts_only_with_memory_allocated_during_the_calls():
 
 
 
-def judge_cuda_after(broken_kb, tmp_path: Path, evidence: dict | None):
-    """The judge's verdict on a CUDA after that returned from one watched call, with the observer's `evidence`."""
+def judge_cuda_after(broken_kb, tmp_path: Path, evidence: dict | None, device: str = "cuda"):
+    """The judge's verdict on a CUDA after (or one on `device`) that returned from one watched call, with the
+    observer's `evidence`."""
     from errorkb.core.snippets import Role, read_snippet
     from errorkb.plugs import runtime_for
     from errorkb.verify.plan import Check
@@ -565,7 +566,7 @@ def judge_cuda_after(broken_kb, tmp_path: Path, evidence: dict | None):
     entry = next(one.entry for one in entries if one.entry.id == "good-head-dim")
     snippet = tmp_path / "after.py"
     snippet.write_text("pass\n")
-    check = Check(entry, read_snippet(snippet, Role("after"), "after.py"), "bundled", "cuda", "transformers.cache_utils")
+    check = Check(entry, read_snippet(snippet, Role("after"), "after.py"), "bundled", device, "transformers.cache_utils")
     seen = Observation(status=Status.RETURNED, calls=Calls(function="Cache.early_initialization", count=1, returned=1),
                        evidence=evidence)
     run = Run(seen, 0, False, "", 0, 0.1, 10, ended=True, end_status="returned")

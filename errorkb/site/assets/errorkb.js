@@ -44,7 +44,8 @@
     const stale = badge.stale ? ` · stale${staleWhy ? ": " + staleWhy : ""}` : "";  // never without its why
     return element("span", {
       className: `ekb-mini ekb-${badge.outcome}${badge.stale ? " ekb-stale" : ""}`,
-      title: `${badge.target} · ${badge.device}: ${WORDS[badge.outcome] || badge.outcome}${stale}${badge.date ? " · " + badge.date : ""}`,
+      // a pass on a device that rests on the object the function ran on says so (`basis`, its words shipped as data)
+      title: `${badge.target} · ${badge.device}: ${WORDS[badge.outcome] || badge.outcome}${badge.basis ? " · " + badge.basis : ""}${stale}${badge.date ? " · " + badge.date : ""}`,
       textContent: `${ICONS[badge.outcome] || "?"} ${badge.target}·${badge.device}`,
     });
   }

@@ -288,6 +288,7 @@ _c_type_flags = type.__dict__["__flags__"].__get__
 _c_HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made at run time (by a class statement), not by C code
 _c_builtin_self = types.BuiltinFunctionType.__dict__["__self__"].__get__
 _c_prop_parts = tuple(property.__dict__[name].__get__ for name in ("fget", "fset", "fdel"))
+_c_property = property
 # C callables a class may hold as it is: the descriptors of C types' own methods, which raise only their own errors.
 _c_C_DESCRIPTORS = (types.WrapperDescriptorType, types.MethodDescriptorType, types.ClassMethodDescriptorType,
                     types.GetSetDescriptorType, types.MemberDescriptorType)
@@ -623,6 +624,8 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         "probe": (config["probe"][0], tuple(config["probe"][1])) if config.get("probe") else None,
         "held_state": _held_state(config.get("held")), "registered": [], "registrar_code": registrar.__code__,
         "device_bytes": 0, "device_calls": 0, "device_shared": 0, "device_planted": 0,
+        # the library's device work per object of its own (`_p_object_call`), and the objects the function ran on
+        "object_work": {}, "object_frames": {}, "methods": {}, "subjects": [],
         "thread_epoch": 0,
         "opnames": tuple(config["opnames"]), "died": types.MethodType(sys.audit, "errorkb.died"),
         "enders": frozenset(config.get("enders", [])), "end_callers": frozenset(config.get("end_callers", [])),
@@ -2157,6 +2160,11 @@ def _p_trace(ident: int, args: Any) -> None:
         getter = _c_dict_get(_S["init_codes"], code)
         if getter is not None:
             _p_track(frame, code, getter)
+            if _S["probe"] is not None:
+                _p_object_call(ident, frame, code)
+            return
+        if _c_dict_get(_S["methods"], code) is code:
+            _p_object_call(ident, frame, code)
             return
         untrusted = _p_untrusted_code(code)
         if untrusted or _p_in(code, _S["getattr_codes"]):
@@ -2165,8 +2173,18 @@ def _p_trace(ident: int, args: Any) -> None:
             _p_follow_rebinder(frame, code)
         elif _p_held_module_body(frame, code):
             _p_follow_import(frame)
+        elif _S["probe"] is not None and _p_in_roots(code.co_filename, _S["target_roots"]) and code.co_argcount:
+            _S["methods"][code] = code  # the library's, on a device check: its calls on its own objects are read
+            _p_object_call(ident, frame, code)
         else:
             _S["quiet"][code] = code  # trusted, watched by nothing: `_p_hook` answers its calls itself
+        return
+    measured = _c_dict_get(_S["object_frames"], id(frame))
+    if measured is not None and measured[0] is frame:
+        if _c_getframe(2) is not frame:
+            _p_tamper("observer", "called the verifier's trace function itself")
+        elif what == "return":
+            _p_object_return(ident, frame, measured)
         return
     record = _c_dict_get(_S["frames"], id(frame))
     reader = _c_dict_get(_S["readers"], id(frame))
@@ -2203,6 +2221,8 @@ def _p_call(ident: int, frame: Any, code: Any, index: int) -> None:
     frame.f_trace = _S["trace"]
     frame.f_trace_lines = False
     _S["frames"][id(frame)] = [frame, index, ident, None, (_p_probe(), _p_alone(ident)), None, "target"]
+    if _S["probe"] is not None:
+        _p_subject(frame, code)
     active = _S["active"]
     active[ident] = _c_dict_get(active, ident, 0) + 1
     _S["counts"][index][0] += 1
@@ -4016,6 +4036,12 @@ def _p_instance_of(value: Any, owner: Any) -> bool:
         return True
     if not _p_in(owner, _c_mro(kind)):
         return False
+    return _p_target_class(kind)
+
+
+def _p_target_class(kind: Any) -> bool:
+    """A class of the target's own: its functions compiled there, and its module (a file of the target's) binding it
+    under its name."""
     if not _p_class_in_target(kind):
         return False
     module = _c_dict_get(_S["sys_modules"], _c_type_module(kind)) if type(_c_type_module(kind)) is str else None
@@ -4085,6 +4111,140 @@ def _p_device_work(before: tuple[int | None, int | None], frame: Any) -> None:
             return
         _S["device_bytes"] += after - reading
         _S["device_calls"] += 1
+
+
+# -- the library's device work on the objects the function under test ran on -------------------------------------
+# A function that allocates nothing (a cache's length, its batch size, an empty constructor) can do no device work of
+# its own, however right the fix; the narrower claim its device check can rest on is the library's own work on the
+# object it was called on (`self`): the runtime's counter read around the library's calls of methods of that object's
+# own class, under the rules of `_p_device_work`, and no call's rise while the snippet's own code ran meanwhile.
+# Work entry per object: [weak reference, bytes, calls, shared, planted, snippet, depth per thread].
+
+
+def _p_defines(kind: Any, code: Any) -> bool:
+    """Whether a class in `kind`'s MRO defines `code` under its own name: a method, a static or class method's
+    function, or a property's getter, setter or deleter (read through C accessors, never the class's `__getattr__`)."""
+    for cls in _c_tuple_iter(_c_mro(kind)):
+        value = _c_proxy_get(_c_type_dict(cls), code.co_name, None)
+        if value is None:
+            continue
+        if type(value) is _c_property:
+            for part in _c_tuple_iter(_c_prop_parts):
+                function = part(value)
+                if type(function) is _c_FunctionType and _c_func_code(function) is code:
+                    return True
+            continue
+        function = _p_function_of(value)
+        if type(function) is _c_FunctionType and _c_func_code(function) is code:
+            return True
+    return False
+
+
+def _p_library_object(frame: Any, code: Any) -> Any:
+    """The object a library method's frame was called on (its first argument, as handed), where that object's own
+    class is the library's (`_p_instance_of`'s rules: a class of the snippet's, or a look-alike, is not) and that
+    class defines the method; else `_c_MISSING`."""
+    if code.co_argcount < 1:
+        return _c_MISSING
+    value = _c_dict_get(_S["locals_of"](frame), code.co_varnames[0], _c_MISSING)
+    if value is _c_MISSING:
+        return _c_MISSING
+    kind = type(value)
+    if _p_in(type, _c_mro(kind)) or not _p_target_class(kind) or not _p_defines(kind, code):
+        return _c_MISSING
+    return value
+
+
+def _p_object_work(value: Any) -> list[Any] | None:
+    """The work entry of a live object (made on first use; an id reused by a newer object gets a new one)."""
+    table = _S["object_work"]
+    entry: list[Any] | None = _c_dict_get(table, id(value))
+    if entry is not None and entry[0]() is value:
+        return entry
+    try:
+        ref = _c_weakref(value)
+    except TypeError:  # an object no weak reference can follow: no evidence on it
+        return None
+    entry = [ref, 0, 0, 0, 0, 0, {}]
+    table[id(value)] = entry
+    return entry
+
+
+def _p_object_call(ident: int, frame: Any, code: Any) -> None:
+    """A library call on an object of the library's own: read the counter at its start, where no call on the same
+    object is already being read in this thread (a nested one's work is the outer one's)."""
+    value = _p_library_object(frame, code)
+    if value is _c_MISSING:
+        return
+    entry = _p_object_work(value)
+    if entry is None:
+        return
+    depth = entry[6]
+    outer = _c_dict_get(depth, ident, 0) == 0
+    depth[ident] = _c_dict_get(depth, ident, 0) + 1
+    frame.f_trace = _S["trace"]
+    frame.f_trace_lines = False
+    start = (_p_probe(), _p_alone(ident), _S["snippet_calls"]) if outer else None
+    _S["object_frames"][id(frame)] = (frame, entry, start)
+
+
+def _p_object_return(ident: int, frame: Any, measured: tuple[Any, ...]) -> None:
+    """The call's end (a return or an exception leaving it): its rise counted for the object, or apart, as in
+    `_p_device_work`, and apart too where the snippet's own code ran meanwhile (a tensor subclass's override of
+    the runtime's functions, a method of its subclass the library called)."""
+    _S["graves"].append(_S["object_frames"].pop(id(frame), None))
+    _, entry, start = measured
+    depth = entry[6]
+    depth[ident] = _c_dict_get(depth, ident, 1) - 1
+    if start is None:
+        return
+    reading, epoch, calls = start
+    after = _p_probe()
+    if type(reading) is not int or type(after) is not int or after <= reading:
+        return
+    if epoch is None or _p_alone(_c_get_ident()) != epoch:
+        entry[3] += 1
+    elif _S["snippet_calls"] != calls:
+        entry[5] += 1
+    elif _p_planted_handed(frame) is not None:
+        entry[4] += 1
+    else:
+        entry[1] += after - reading
+        entry[2] += 1
+
+
+def _p_subject(frame: Any, code: Any) -> None:
+    """A call of the function under test: the library's object it was called on is one whose work may stand as its
+    device evidence (`_p_object_evidence`)."""
+    value = _p_library_object(frame, code)
+    if value is _c_MISSING:
+        return
+    entry = _p_object_work(value)
+    if entry is not None and not _p_in(entry, _S["subjects"]):
+        _S["subjects"].append(entry)
+
+
+def _p_object_evidence(device: dict[str, Any]) -> None:
+    """The end's evidence on the objects the function ran on: the largest work the library did on one of them (never a
+    sum that could count a nested call twice), and how many rises on them were counted apart; nothing where the
+    function never ran on an object of the library's."""
+    if not _S["subjects"]:
+        return
+    best = None
+    apart = [0, 0, 0]
+    for entry in _c_list_iter(_S["subjects"]):
+        if best is None or entry[1] > best[1]:
+            best = entry
+        apart[0] += entry[3]
+        apart[1] += entry[4]
+        apart[2] += entry[5]
+    device["object_bytes"] = best[1] if best is not None else 0
+    device["object_calls"] = best[2] if best is not None else 0
+    device["objects"] = len(_S["subjects"])
+    for key, count in _c_list_iter([("object_shared", apart[0]), ("object_planted", apart[1]),
+                                    ("object_snippet", apart[2])]):
+        if count:
+            device[key] = count
 
 
 # -- instances, overrides, shadows ---------------------------------------------------------------------------
@@ -4340,6 +4500,7 @@ def _p_on_end(ident: int, args: Any) -> None:
                 device["shared"] = _S["device_shared"]
             if _S["device_planted"]:
                 device["planted"] = _S["device_planted"]
+            _p_object_evidence(device)
         _p_emit({"e": "end", "status": status, "exit": code if status == "os-exit" else exit_code, "r": number,
                  "described": description if type(description) is dict else None,
                  "counts": _S["counts"], "running": running, "unwound": [len(each) for each in _S["unwound"]],
