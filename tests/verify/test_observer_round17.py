@@ -59,12 +59,6 @@ def test_a_missing_kernel_reported_by_the_dispatcher_itself_is_the_runtimes(tmp_
     assert [error.type for error in seen.calls.raised] == ["NotImplementedError"], seen.calls
 
 
-@pytest.mark.xfail(strict=True, reason="known limit (round seventeen, open): the Python dispatcher's kernel tables "
-                   "(an operator object's `py_kernels` and `_dispatch_cache`, dicts of torch's own objects the snippet "
-                   "can write with no event) are searched nowhere; every loaded operator's tables reach about 66 000 "
-                   "objects after `import torch`, over the search's 50 000 cap, so listing them as held state would "
-                   "fail every check closed; telling the snippet's entries apart needs a diff of those dicts since the "
-                   "zygote, not made yet")
 def test_a_kernel_the_python_dispatcher_finds_on_an_operator_is_planted(tmp_path):
     """The snippet puts C code of its choosing in an operator's table of Python kernels (`OpOverload.py_impl`, a dict
     on torch's own operator object) and enables the Python dispatcher around the call: the dispatcher asks torch's
