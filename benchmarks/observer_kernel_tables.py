@@ -9,8 +9,9 @@ A process that imported what a CPU zygote of this knowledge base imports (torch,
 tables and freezes what it made, as a zygote does; then it forks N checks (the copy-on-write faults of reading the
 zygote's take are the check's). In each, timed alone (the median of N): binding the zygote's take at install,
 a diff with nothing written, a diff after (both in CPU ms, `time.process_time`) torch's Python dispatcher filled operators' caches (an export's way), and,
-for scale, taking the tables at install. `--check-ms`: a whole check's wall time to compare with (the knowledge base's
-CPU checks take 150-400 ms each in `benchmarks/verify_entries.py`); the ratio printed is (check + 3 diffs) / check.
+for scale, taking the tables at install (where no zygote took them: a check run as a subprocess). `--check-ms`: a
+whole check's wall time to compare with (most of the knowledge base's CPU checks record 0.12-0.46 s in
+`reports/latest.json`, its export checks 1-3 s); the ratio printed is (check + 3 diffs) / check.
 """
 
 from __future__ import annotations
