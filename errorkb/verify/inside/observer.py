@@ -270,6 +270,11 @@ _c_str_repr = str.__repr__
 _c_MISSING = object()
 _c_UNREADABLE = object()  # a weak reference's referent that cannot be read: `_p_walk` fails closed on it
 _c_EXHAUSTED = object()  # `_p_walk` past its budget: it fails closed
+# a dict on the way to the runtime's kernel tables written and put back as it was (`_p_kernel_tables_written`): what it
+# held meanwhile the runtime's C++ may keep, out of every search's reach; `_p_walk` fails closed on it
+_c_PUT_BACK = object()
+_c_PUT_BACK_WORDS = "a runtime's operator put back as it was after something else stood there, which its C++ may " \
+                    "keep where no search reaches"
 _c_MAX_RECORDS = MAX_RECORDS
 # How far a value is searched for a frame object (`_p_holds_frame`): containers and objects' attributes this
 # deep, this many items in all; by C code alone (a container's own type's iterator, a C `__dict__` getter).
@@ -2519,6 +2524,8 @@ def _p_planted_under(frame: Any, tb: Any) -> str | None:
         return "one of more than " + _c_int_repr(_c_PLANT_BUDGET) + " objects the frame holds, too many to search"
     if found is _c_UNREADABLE:
         return "a weak reference whose referent cannot be read, so cannot be searched"
+    if found is _c_PUT_BACK:
+        return _c_PUT_BACK_WORDS
     return found if type(found) is str else None
 
 
@@ -2628,8 +2635,8 @@ def _p_walk(level: list[Any], budget: int, check: Callable[[Any, Any, list[Any] 
             budget -= 1
             if budget < 0:
                 return _c_EXHAUSTED
-            if value is _c_UNREADABLE:
-                return _c_UNREADABLE
+            if value is _c_UNREADABLE or value is _c_PUT_BACK:
+                return value
             items = _p_reach(value, kind)
             found = check(value, kind, items, context)
             if found is not None:
@@ -2764,7 +2771,10 @@ def _p_kernel_tables_written(found: list[Any]) -> None:
     versions cannot be read). A new owner (an operator object made since) is found whole: the walk reaches an
     instance's namespace; a module's is read here, as far down as owners may be. The runtime's own writes (its
     dispatch cache filled as it runs, a module of its registering kernels) are searched too: its own code is no
-    planted C code."""
+    planted C code. A namespace on the way (not a table) written with nothing added or changed was written and put
+    back, or cut short (a write of the same value moves no version): its C++ keeps the operator object it first
+    looked up there for good, so whatever stood there meanwhile may be kept out of every search's reach, and the
+    search fails closed (`_c_PUT_BACK`)."""
     taken = _S["kernel_tables"]
     if taken is None:
         return
@@ -2779,14 +2789,18 @@ def _p_kernel_tables_written(found: list[Any]) -> None:
     for index in changed:
         space, copy, levels = nodes[index]
         now_pairs, was = list(_c_dict_items(space)), list(_c_dict_items(copy))
+        differs = len(now_pairs) > len(was)
         for at in range(len(now_pairs)):
             pair = now_pairs[at]
             if at < len(was) and was[at][0] is pair[0] and was[at][1] is pair[1]:
                 continue
+            differs = True
             found.append(pair[0])
             found.append(pair[1])
             if levels > 1:
                 _p_kernel_modules(pair[1], levels - 1, found)
+        if not differs and levels >= 0:  # a way to the tables written, and put back (or cut short) since
+            found.append(_c_PUT_BACK)
 
 
 def _p_kernel_modules(value: Any, levels: int, found: list[Any]) -> None:
@@ -3850,6 +3864,8 @@ def _p_handed_walk(roots: list[Any], check: Callable[[Any, Any, list[Any] | None
         return "one of more than " + _c_int_repr(_c_PLANT_BUDGET) + " objects, too many to search"
     if found is _c_UNREADABLE:
         return "a weak reference whose referent cannot be read, so cannot be searched"
+    if found is _c_PUT_BACK:
+        return _c_PUT_BACK_WORDS
     return found if type(found) is str else None
 
 
