@@ -77,7 +77,12 @@ class HeldState(NamedTuple):
     or an agent that runs Python later in threads of the runtime's own, where no tracer was ever installed (a compiler
     whose program forks onto the runtime's thread pool and calls a function it left to Python there; an agent whose
     threads run the Python it is sent, and its futures' callbacks), which the observer stands in for, refusing them to
-    the snippet. Every callable is a C function of the runtime (`held_state`), so the snippet cannot stand between."""
+    the snippet; `tables`: (root, levels, names) of the runtime's kernel tables, dicts its C++ looks a kernel up in and
+calls what it finds there, with no frame holding it (an operator object's dispatch cache): the objects `root` holds
+(a dict's values, or a module's or an object's own namespace's), and theirs, `levels` deep, each hold its tables in its
+own namespace under `names`. Far too many to search whole, so the observer takes their identities and versions before
+the snippet runs and searches only what was added or changed since. Every callable is a C function of the runtime
+(`held_state`), so the snippet cannot stand between."""
 
     stacks: tuple[tuple[Callable[[], object], Callable[[int], object]], ...]
     reads: tuple[tuple[Callable[..., object], tuple[Any, ...]], ...]
@@ -88,16 +93,19 @@ class HeldState(NamedTuple):
     rebinders: tuple[tuple[str, str], ...] = ()
     records: tuple[type, ...] = ()
     runners: tuple[tuple[Any, str], ...] = ()
+    tables: tuple[tuple[Any, int, tuple[str, ...]], ...] = ()
 
 
 def held_state(stacks: list[tuple[Any, Any]], reads: list[tuple[Any, tuple[Any, ...]]], held: list[Any],
                opaque: list[Any], registrars: list[tuple[Any, str]] | None = None,
                frame_hooks: list[tuple[Any, str]] | None = None,
                rebinders: list[tuple[str, str]] | None = None, records: list[Any] | None = None,
-               runners: list[tuple[Any, str]] | None = None) -> HeldState:
+               runners: list[tuple[Any, str]] | None = None,
+               tables: list[tuple[Any, int, tuple[str, ...]]] | None = None) -> HeldState:
     """A `HeldState` of what exists: a stack or read whose callables are not all C functions is left out (it is not
     this runtime's release), as a container or class that is None, a registrar or runner its owner does not define as
-    C code (a Python function there is traced where it runs), and a rebinder whose file this release lacks."""
+    C code (a Python function there is traced where it runs), a rebinder whose file this release lacks, and a kernel
+    table's root that is None."""
     return HeldState(
         tuple((length, at) for length, at in stacks if isinstance(length, _BUILTINS) and isinstance(at, _BUILTINS)),
         tuple((read, tuple(args)) for read, args in reads if isinstance(read, _BUILTINS)),
@@ -108,7 +116,8 @@ def held_state(stacks: list[tuple[Any, Any]], reads: list[tuple[Any, tuple[Any, 
               if isinstance(module, types.ModuleType) and isinstance(vars(module).get(name), _BUILTINS)),
         tuple((path, name) for path, name in rebinders or () if os.path.isfile(path)),
         tuple(cls for cls in records or () if isinstance(cls, type)),
-        tuple((owner, name) for owner, name in runners or () if _c_owned(owner, name)))
+        tuple((owner, name) for owner, name in runners or () if _c_owned(owner, name)),
+        tuple((root, int(levels), tuple(names)) for root, levels, names in tables or () if root is not None))
 
 
 def _c_owned(owner: Any, name: str) -> bool:

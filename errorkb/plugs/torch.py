@@ -176,7 +176,11 @@ class TorchRuntime:
         compilers (scripting a function, a class or a module, defining source, tracing) make programs whose
         `torch.jit.fork` runs on torch's inter-op thread pool and may call a function left to Python
         (`torch.jit.ignore`) there; the RPC agent, once started, runs the Python it is sent, and its futures'
-        callbacks, in threads of its own: neither thread ever had a tracer. Its `runners`."""
+        callbacks, in threads of its own: neither thread ever had a tracer. Its `runners`. With the Python dispatcher on
+        (`_EnablePythonDispatcher`, which its export turns on), its C++ looks an operator's kernel up in the operator
+        object's `_dispatch_cache` (filled by `_get_dispatch` from `py_kernels` and `python_key_table`) and calls what
+        it finds; a higher-order operator's `functorch_table` is read so too: its kernel `tables`, on the objects of
+        `torch.ops` (namespaces, packets, overloads: three levels) and of `torch._ops._higher_order_ops`."""
         native = getattr(module, "_C", None)
         keys = getattr(getattr(native, "_TorchDispatchModeKey", None), "__members__", {})
         hooks = sys.modules.get("torch.nn.modules.module")
@@ -194,7 +198,7 @@ class TorchRuntime:
             [(frames, "set_eval_frame")],
             [(os.path.join(os.path.dirname(module.__file__), "_export", "non_strict_utils.py"),
               "_override_builtin_ops")],
-            _function_records(native), _runners(native))
+            _function_records(native), _runners(native), _kernel_tables(module))
 
     def device_used(self, device: str, evidence: dict[str, Any] | None) -> bool:
         """A CUDA check counts only if CUDA memory was allocated during a call of the function under test."""
@@ -241,6 +245,19 @@ def _runners(native: Any) -> list[tuple[Any, str]]:
             (getattr(native, "ConcreteModuleType", None), "_create_methods_and_properties"),
             *((getattr(native, "CompilationUnit", None), name) for name in ("__init__", "define")),
             (getattr(native, "_distributed_rpc", None), "_set_and_start_rpc_agent")]
+
+
+# The dicts an operator object (`torch._ops.OperatorBase`) keeps its kernels in.
+KERNEL_TABLES = ("_dispatch_cache", "py_kernels", "python_key_table", "functorch_table")
+
+
+def _kernel_tables(module: Any) -> list[tuple[Any, int, tuple[str, ...]]]:
+    """Where the operator objects are whose kernel tables the dispatcher reads (`HeldState.tables`), where this
+    release has them: `torch.ops`' namespaces' packets' overloads, and the higher-order operators by name."""
+    ops = sys.modules.get(module.__name__ + "._ops")
+    higher = vars(ops).get("_higher_order_ops") if ops is not None else None
+    return [(vars(module).get("ops"), 3, KERNEL_TABLES),
+            (higher if isinstance(higher, dict) else None, 1, KERNEL_TABLES)]
 
 
 def _function_records(native: Any) -> list[type]:

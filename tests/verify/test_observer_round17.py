@@ -6,8 +6,8 @@ C code the snippet chose there (a `max` whose key runs an exhausted generator's 
 documented text beneath the function, from an operator the function called honestly on what it was handed. The
 callback lives in C++, which no object the frame holds leads to, and the function that sets it was no registrar the
 observer stood in for: no tampering, the start beneath the function (an implicit entry's before passed on main); so
-did `torch.monitor`'s event handler. Open: the Python dispatcher's kernel tables on torch's own operator objects
-(strict xfail). The scenarios run as `tests/verify/test_observer.py` runs them (a forked process, the stream read back).
+did `torch.monitor`'s event handler. The Python dispatcher's kernel tables on torch's own operator objects, left open
+here, were closed in round eighteen (`test_observer_round18.py`: a diff of those tables since the zygote). The scenarios run as `tests/verify/test_observer.py` runs them (a forked process, the stream read back).
 """
 
 from __future__ import annotations
@@ -59,12 +59,6 @@ def test_a_missing_kernel_reported_by_the_dispatcher_itself_is_the_runtimes(tmp_
     assert [error.type for error in seen.calls.raised] == ["NotImplementedError"], seen.calls
 
 
-@pytest.mark.xfail(strict=True, reason="known limit (round seventeen, open): the Python dispatcher's kernel tables "
-                   "(an operator object's `py_kernels` and `_dispatch_cache`, dicts of torch's own objects the snippet "
-                   "can write with no event) are searched nowhere; every loaded operator's tables reach about 66 000 "
-                   "objects after `import torch`, over the search's 50 000 cap, so listing them as held state would "
-                   "fail every check closed; telling the snippet's entries apart needs a diff of those dicts since the "
-                   "zygote, not made yet")
 def test_a_kernel_the_python_dispatcher_finds_on_an_operator_is_planted(tmp_path):
     """The snippet puts C code of its choosing in an operator's table of Python kernels (`OpOverload.py_impl`, a dict
     on torch's own operator object) and enables the Python dispatcher around the call: the dispatcher asks torch's

@@ -270,6 +270,11 @@ _c_str_repr = str.__repr__
 _c_MISSING = object()
 _c_UNREADABLE = object()  # a weak reference's referent that cannot be read: `_p_walk` fails closed on it
 _c_EXHAUSTED = object()  # `_p_walk` past its budget: it fails closed
+# a dict on the way to the runtime's kernel tables written and put back as it was (`_p_kernel_tables_written`): what it
+# held meanwhile the runtime's C++ may keep, out of every search's reach; `_p_walk` fails closed on it
+_c_PUT_BACK = object()
+_c_PUT_BACK_WORDS = "a runtime's operator put back as it was after something else stood there, which its C++ may " \
+                    "keep where no search reaches"
 _c_MAX_RECORDS = MAX_RECORDS
 # How far a value is searched for a frame object (`_p_holds_frame`): containers and objects' attributes this
 # deep, this many items in all; by C code alone (a container's own type's iterator, a C `__dict__` getter).
@@ -495,6 +500,8 @@ def install(config: dict[str, Any]) -> Callable[..., Any]:
     state["tables"] = _python_tables(namespace["_p_tables_module"], (state["stdlib_roots"], state["site_roots"],
                                                                      state["target_roots"]),
                                      state["copies_held"], state["trusted_roots"])
+    state["kernel_tables"] = _kernel_tables(config.get("held"), state["copies_held"].get("kernel_tables"),
+                                            state["memory"])
     namespace["_p_emit"]({"e": "start", "sha256": config["sha256"], "device": config.get("device"),
                           "slots": [[slot["label"], slot["kind"]] for slot in state["slots"]]}, True)
     sys.settrace(trace)
@@ -746,6 +753,87 @@ def _table(value: Any) -> tuple[Any, Any, int]:
     return value, list(value) if kind is list else {id(item): item for item in value}, 0
 
 
+def snapshot_kernel_tables(held: Any) -> None:
+    """In a zygote, before it forks a check: the runtime's kernel tables (the plug's `HeldState.tables`) and the
+    namespaces that lead to them, taken once (`_take_kernel_tables`) instead of at every install."""
+    tables = _kernel_table_roots(held)
+    _COPIES["kernel_tables"] = (_kernel_tables_key(tables), _take_kernel_tables(tables)) if tables else None
+
+
+def _kernel_table_roots(held: Any) -> tuple[Any, ...]:
+    """The plug's kernel tables (`HeldState.tables`: root, levels, names), empty where it names none."""
+    return tuple(held[9]) if held is not None and len(held) > 9 else ()
+
+
+def _kernel_tables_key(tables: tuple[Any, ...]) -> tuple[Any, ...]:
+    """What a zygote's take of the kernel tables was taken for: each root's identity, its depth and its names."""
+    return tuple((id(root), levels, tuple(names)) for root, levels, names in tables)
+
+
+def _take_kernel_tables(tables: tuple[Any, ...]) -> tuple[list[Any], Any, Any, Any]:
+    """The dicts on the way to the runtime's kernel tables and the tables themselves, each `(dict, its copy, levels)`
+    (levels: how far below it the tables' owners still are; 0 for an owner's own namespace, -1 for a table), with
+    where each dict's version is read (`_version_offset`), their versions now (a tuple: compared whole with what the
+    reader reads, in C), and one C call reading them all (`operator.itemgetter` over the words of memory,
+    `_version_reader`'s). Identities and shallow copies alone: no
+    object the tables hold is walked (thousands of operators hold tens of thousands of objects)."""
+    nodes: list[tuple[dict[Any, Any], dict[Any, Any], int]] = []
+    seen: set[int] = set()
+    for root, levels, names in tables:
+        _take_kernel_node(root, levels, names, nodes, seen)
+    offset = _VERSION_OFFSET or 0
+    addresses = array.array("Q", [id(node[0]) + offset for node in nodes])
+    versions = tuple([_version(node[0]) for node in nodes]) if _VERSION_OFFSET is not None else None
+    getter = operator.itemgetter(*[(address - 8) >> 3 for address in addresses]) \
+        if _VERSION_OFFSET is not None and len(addresses) > 1 and all(address >= 8 and not address % 8
+                                                                       for address in addresses) else None
+    return nodes, addresses, versions, getter
+
+
+def _take_kernel_node(value: Any, levels: int, names: tuple[str, ...], nodes: list[Any], seen: set[int]) -> None:
+    """One object on the way (`_take_kernel_tables`): its namespace, the tables it holds under `names`, and, while
+    `levels` is above 0, what its namespace holds, one level down."""
+    space = value if type(value) is dict else _own_namespace(value)
+    if space is None or id(space) in seen:
+        return
+    seen.add(id(space))
+    nodes.append((space, dict(space), levels))
+    for name in names:
+        table = space.get(name)
+        if type(table) is dict and id(table) not in seen:
+            seen.add(id(table))
+            nodes.append((table, dict(table), -1))
+    if levels > 0:
+        for child in list(space.values()):
+            _take_kernel_node(child, levels - 1, names, nodes, seen)
+
+
+def _own_namespace(value: Any) -> dict[str, Any] | None:
+    """A module's namespace, or an instance's own `__dict__` (never a class's), read before any snippet ran."""
+    if isinstance(value, types.ModuleType):
+        return _c_module_dict(value)
+    if isinstance(value, type):
+        return None
+    try:
+        space = object.__getattribute__(value, "__dict__")
+    except AttributeError:
+        return None
+    return space if type(space) is dict else None
+
+
+def _kernel_tables(held: Any, taken: Any, memory: Any) -> tuple[list[Any], Any, Any, Any] | None:
+    """The private state's kernel tables: the zygote's take (`snapshot_kernel_tables`) where it was taken for the same
+    roots, else taken here, before the snippet runs; its reader of every version bound to the private view of memory
+    (`_memory`). None where the plug names none."""
+    tables = _kernel_table_roots(held)
+    if not tables:
+        return None
+    nodes, addresses, versions, getter = taken[1] if taken is not None and taken[0] == _kernel_tables_key(tables) \
+        else _take_kernel_tables(tables)
+    reader = functools.partial(getter, memory) if getter is not None and memory is not None else None
+    return nodes, addresses, versions, reader
+
+
 def _held_state(held: Any) -> tuple[tuple[Any, ...], tuple[Any, ...], tuple[Any, ...], tuple[Any, ...]]:
     """The runtime plug's `HeldState` (its stacks, reads, containers and opaque classes), as plain tuples for the
     private state; all empty where the runtime keeps none (or the plug names none)."""
@@ -767,12 +855,14 @@ trusted code before the snippet ran (`_record_made_code`); `c_functions`: id -> 
     module's namespace, the name it is bound to there)], where a runtime's frame hook is bound (`_replace_everywhere`);
     `renewed`: the ids whose namespace the last copy took anew or again (loaded, or written since the copy before);
     `tables`: Python's own containers as a zygote took them (`snapshot_tables`: its roots, and per module its entries);
+    `kernel_tables`: the runtime's kernel tables as a zygote took them (`snapshot_kernel_tables`);
     `walked_mark`: an object made right after `freeze_walked` froze every object, each walked for binders: while the
     collector lists it (not frozen), nobody froze anything since. Arrays of numbers, read in a check without writing a
     page the zygote shares (a forked check copies none for them)."""
     return {"modules": {}, "classes": {}, "names": {}, "at": {}, "addresses": array.array("Q"),
             "versions": array.array("Q"), "ids": array.array("Q"), "table": None, "every_class": False, "binders": {},
-            "made_codes": {}, "c_functions": {}, "renewed": set(), "tables": None, "walked_mark": None}
+            "made_codes": {}, "c_functions": {}, "renewed": set(), "tables": None, "walked_mark": None,
+            "kernel_tables": None}
 
 
 _COPIES: dict[str, Any] = _empty_copies()
@@ -2434,6 +2524,8 @@ def _p_planted_under(frame: Any, tb: Any) -> str | None:
         return "one of more than " + _c_int_repr(_c_PLANT_BUDGET) + " objects the frame holds, too many to search"
     if found is _c_UNREADABLE:
         return "a weak reference whose referent cannot be read, so cannot be searched"
+    if found is _c_PUT_BACK:
+        return _c_PUT_BACK_WORDS
     return found if type(found) is str else None
 
 
@@ -2543,8 +2635,8 @@ def _p_walk(level: list[Any], budget: int, check: Callable[[Any, Any, list[Any] 
             budget -= 1
             if budget < 0:
                 return _c_EXHAUSTED
-            if value is _c_UNREADABLE:
-                return _c_UNREADABLE
+            if value is _c_UNREADABLE or value is _c_PUT_BACK:
+                return value
             items = _p_reach(value, kind)
             found = check(value, kind, items, context)
             if found is not None:
@@ -2646,12 +2738,14 @@ def _p_tables_written(found: list[Any]) -> None:
 
 def _p_runtime_held() -> list[Any]:
     """What the runtime calls from its own C code and keeps where no object a frame holds leads (the plug's
-    `held_state`): each mode on its mode stacks, its infrastructure modes, its hook registries. Read through the
+    `held_state`): each mode on its mode stacks, its infrastructure modes, its hook registries, what its kernel tables
+    hold that they did not before the snippet ran (`_p_kernel_tables_written`). Read through the
     runtime's C functions alone (no code of the snippet's runs); one that fails to answer, or a stack longer than
     `_c_RETURNED_MAX`, is an unreadable value (the walk fails closed on it)."""
     stacks, reads, held, _ = _S["held_state"]
     found: list[Any] = list(_c_tuple_iter(held))
     found.extend(_S["registered"])  # what the runtime's registrars were handed while the snippet ran
+    _p_kernel_tables_written(found)
     for length, at in _c_tuple_iter(stacks):
         try:
             count = length()
@@ -2668,6 +2762,56 @@ def _p_runtime_held() -> list[Any]:
         except BaseException:
             found.append(_c_UNREADABLE)
     return found
+
+
+def _p_kernel_tables_written(found: list[Any]) -> None:
+    """What the runtime's kernel tables (`_kernel_tables`), and the namespaces leading to them, hold now that they did
+    not when they were taken, into `found`: a key and its value where either is not the one at that place (compared by
+    position and identity: no key's `__eq__` runs), read only in the dicts whose version moved (all of them where
+    versions cannot be read). A new owner (an operator object made since) is found whole: the walk reaches an
+    instance's namespace; a module's is read here, as far down as owners may be. The runtime's own writes (its
+    dispatch cache filled as it runs, a module of its registering kernels) are searched too: its own code is no
+    planted C code. A namespace on the way (not a table) written with nothing added or changed was written and put
+    back, or cut short (a write of the same value moves no version): its C++ keeps the operator object it first
+    looked up there for good, so whatever stood there meanwhile may be kept out of every search's reach, and the
+    search fails closed (`_c_PUT_BACK`)."""
+    taken = _S["kernel_tables"]
+    if taken is None:
+        return
+    nodes, addresses, versions, reader = taken
+    if _c_VERSIONED and versions is not None:
+        now = reader() if reader is not None else tuple([_p_version(address) for address in addresses])
+        if now == versions:  # nothing written since: the usual answer, told by one comparison in C
+            return
+        changed: Any = _c_compress(range(len(versions)), map(_c_ne, now, versions))
+    else:
+        changed = range(len(nodes))
+    for index in changed:
+        space, copy, levels = nodes[index]
+        now_pairs, was = list(_c_dict_items(space)), list(_c_dict_items(copy))
+        differs = len(now_pairs) > len(was)
+        for at in range(len(now_pairs)):
+            pair = now_pairs[at]
+            if at < len(was) and was[at][0] is pair[0] and was[at][1] is pair[1]:
+                continue
+            differs = True
+            found.append(pair[0])
+            found.append(pair[1])
+            if levels > 1:
+                _p_kernel_modules(pair[1], levels - 1, found)
+        if not differs and levels >= 0:  # a way to the tables written, and put back (or cut short) since
+            found.append(_c_PUT_BACK)
+
+
+def _p_kernel_modules(value: Any, levels: int, found: list[Any]) -> None:
+    """A module new on the way to the kernel tables: what its namespace holds, into `found`, and so on down while
+    `levels` is above 0 (the walk searches no module inside)."""
+    if not _p_is_module(value):
+        return
+    for pair in _c_list_iter(list(_c_dict_items(_c_module_dict(value)))):
+        found.append(pair[1])
+        if levels > 1:
+            _p_kernel_modules(pair[1], levels - 1, found)
 
 
 def _p_reach(value: Any, kind: Any) -> list[Any] | None:
@@ -3720,6 +3864,8 @@ def _p_handed_walk(roots: list[Any], check: Callable[[Any, Any, list[Any] | None
         return "one of more than " + _c_int_repr(_c_PLANT_BUDGET) + " objects, too many to search"
     if found is _c_UNREADABLE:
         return "a weak reference whose referent cannot be read, so cannot be searched"
+    if found is _c_PUT_BACK:
+        return _c_PUT_BACK_WORDS
     return found if type(found) is str else None
 
 

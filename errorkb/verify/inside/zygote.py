@@ -150,13 +150,18 @@ def lazy_runtime_modules(preload_names: Any, packages: tuple[str, ...], roots: t
 def _snapshot(child: ModuleType, target: str, library: Any) -> None:
     """What every check's observer compares with, copied here once: the trusted namespaces and classes
     (`child.snapshot_python`, `observer.snapshot_trusted`), then the containers of Python's own modules and the
-    target's (`observer.snapshot_tables`)."""
+    target's (`observer.snapshot_tables`), and the runtime's kernel tables where it is loaded (the plug's
+    `HeldState.tables`, `observer.snapshot_kernel_tables`)."""
     from errorkb.verify.inside import library as libraries
     from errorkb.verify.inside import observer
 
     child.snapshot_python()
     stdlib, site = child.python_roots()
     observer.snapshot_tables(tuple(stdlib), tuple(site), tuple(libraries.target_roots(target, library)))
+    runtime = runtime_for(library.runtime)
+    module = sys.modules.get(runtime.packages[0]) if runtime.packages else None
+    if module is not None:
+        observer.snapshot_kernel_tables(runtime.held_state(module))
 
 
 def _freeze() -> None:
