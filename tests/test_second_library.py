@@ -136,3 +136,20 @@ def test_every_command_on_a_knowledge_base_started_by_init(initialised, capsys, 
     built = mkdocs_build(initialised / "mkdocs.yml", tmp_path / "site")
     assert built.returncode == 0, built.stderr
     assert (tmp_path / "site" / "errors" / "tinyq" / "queue-full" / "index.html").is_file()
+
+
+def test_lookup_reads_the_traceback_file_it_is_given_as_new_does(tinylib, tmp_path, capsys, monkeypatch):
+    """The author saved the traceback (`python my_script.py 2> traceback.txt`, as docs/own-library.md
+    says) and gave the file to `errorkb new --from-traceback`; `errorkb lookup traceback.txt` is the next
+    thing typed. Its text is matched, not the file's name as a message (which matched nothing)."""
+    import subprocess
+    import sys
+
+    crashed = subprocess.run([sys.executable, "-c", "from tinyq import BoundedQueue\nBoundedQueue(0)\n"],
+                             capture_output=True, text=True, timeout=60)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "traceback.txt").write_text(crashed.stderr)
+    assert main(["--root", str(tinylib), "lookup", "traceback.txt"]) == 0
+    printed = capsys.readouterr()
+    assert "capacity-not-positive  [confirmed]" in printed.out
+    assert "traceback.txt" in printed.err  # said: the file's text was matched
