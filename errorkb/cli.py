@@ -1798,6 +1798,10 @@ def cmd_hook_index(project: Project, args: argparse.Namespace) -> int:
     write_index(path, document)
     count = len(document["entries"]) if isinstance(document["entries"], list) else 0
     out.print(f"wrote {shown} ({count} entries)", markup=False)
+    if project.site_url is None:
+        err.print("no site address (site_url in mkdocs.yml, or [tool.errorkb] site_url): the hook and `errorkb "
+                  "lookup` print entry pages as bare paths (errors/<library>/<id>/); set it where the site is "
+                  "published, then run `errorkb hook index` again", markup=False)
     return 0
 
 

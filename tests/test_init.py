@@ -5,6 +5,7 @@ matrix without a bound that says what it would run instead of running it."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import tomllib
@@ -215,3 +216,20 @@ def test_a_single_module_library_gets_a_knowledge_base(tmp_path):
     (written,) = (root / "docs" / "errors").glob("*/env-tag-mapping.yml")
     source = yaml.safe_load(written.read_text())["source"]
     assert (source["path"], source["function"]) == ("yaml_env_tag.py", "construct_env_tag")
+
+
+def test_hook_index_says_when_the_pages_it_names_have_no_site(tmp_path, capsys):
+    """init writes no site address (it cannot know one), so the index's pages were bare paths that the hook and
+    `errorkb lookup` printed as `page: errors/packaging/x/`, an address of nothing, with no word of why. Writing
+    the index says what is missing and where to set it; once set, nothing."""
+    root = tmp_path / "kb"
+    assert main(["init", str(root), "--library", "packaging"]) == 0
+    capsys.readouterr()
+    assert main(["--root", str(root), "hook", "index"]) == 0
+    said = capsys.readouterr().err
+    assert "site_url" in said and "mkdocs.yml" in said, said
+    mkdocs = root / "mkdocs.yml"
+    mkdocs.write_text(mkdocs.read_text().replace("# site_url:", "site_url:"))
+    assert main(["--root", str(root), "hook", "index"]) == 0
+    assert "site_url" not in capsys.readouterr().err
+    assert json.loads((root / "packaging_errorkb" / "index.json").read_text())["site"] == "https://example.org/"

@@ -254,6 +254,9 @@ releases = [{_toml(library.release)}]
 
 def _mkdocs(library: Library) -> str:
     return f"""site_name: {_yaml(f"{library.distribution} errors, with verified fixes")}
+# Where the site is published: the hook and `errorkb lookup` print entry pages under it (uncomment, set, then
+# run `errorkb hook index`); without it they print bare paths (errors/<library>/<id>/).
+# site_url: https://example.org/
 theme:
   name: material
   font: false
