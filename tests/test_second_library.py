@@ -153,3 +153,22 @@ def test_lookup_reads_the_traceback_file_it_is_given_as_new_does(tinylib, tmp_pa
     printed = capsys.readouterr()
     assert "capacity-not-positive  [confirmed]" in printed.out
     assert "traceback.txt" in printed.err  # said: the file's text was matched
+
+
+def test_the_profile_names_the_modules_its_snippets_import_besides_the_library(tinylib, capsys):
+    """A library that extends another (a YAML tag for PyYAML, a Markdown extension) is used through its host:
+    the snippet imports it as a user would. The allow-list knew only the library and the runtime, so every such
+    snippet needed an `import` allowance, which allows every import. The profile names the host once
+    (`imports`); a module it does not name is still flagged, by check and by verify alike."""
+    after = tinylib / "snippets" / "queue-full" / "after.py"
+    after.write_text("import yaml\n" + after.read_text() + "print(yaml.safe_dump(list(queue._items)))\n")
+    assert main(["--root", str(tinylib), "check"]) == 1
+    assert "import (import yaml)" in capsys.readouterr().err
+    pyproject = tinylib / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace('runtime = "python"', 'runtime = "python"\nimports = ["yaml"]'))
+    assert main(["--root", str(tinylib), "check"]) == 0
+    assert main(["--root", str(tinylib), "verify", "queue-full", "--no-cache", "--target", "upstream",
+                 "--report", str(tinylib / "r.json")]) == 0, capsys.readouterr().out
+    after.write_text("import csv\n" + after.read_text())
+    assert main(["--root", str(tinylib), "check"]) == 1
+    assert "import (import csv)" in capsys.readouterr().err

@@ -465,10 +465,12 @@ def _source(node: ast.AST) -> str:
 
 
 def importable(project: Project) -> frozenset[str]:
-    """The top-level modules every snippet may import: the library's and its runtime's."""
+    """The top-level modules every snippet may import: the library's, its runtime's and those the
+    profile names (`imports`: the library it extends)."""
     from errorkb.plugs import runtime_for
 
-    return frozenset({project.library.name.split(".")[0], *runtime_for(project.library.runtime).packages})
+    return frozenset({project.library.name.split(".")[0], *runtime_for(project.library.runtime).packages,
+                      *(name.split(".")[0] for name in project.library.imports)})
 
 
 def helpers(folder: Path, snippets: Iterable[str]) -> list[Path]:
