@@ -52,7 +52,8 @@ def judge(check: Check, run: Run, runtime: Runtime) -> Verdict:
     if check.unallowed:  # the allow-list first: a snippet that reaches for a primitive unannounced gets no badge
         more = f" (and {len(check.unallowed) - 1} more)" if len(check.unallowed) > 1 else ""
         return _fail(Code.UNALLOWED, f"uses a primitive snippets may not use without an allowance: "
-                                     f"{check.unallowed[0]}{more}; allow it in the entry with its reason, or remove it")
+                                     f"{check.unallowed[0]}{more}; allow it in the entry (allow: [{{primitive: "
+                                     "NAME, reason: ...}]), or remove it")
     seen = run.observation
     function = check.entry.source.function
     status = seen.status if seen else None
