@@ -76,7 +76,10 @@ def test_init_never_writes_into_a_folder_with_files(tmp_path, capsys):
 
 
 def test_the_generic_templates_name_no_library_and_no_cache():
-    words = re.compile(r"\b(cache|caches|transformers|github|torch|cuda|kv)\b", re.IGNORECASE)
+    # and none of the first knowledge base's world: the migration page told a packaging reader that its code
+    # "often meets another [release]: a remote-code model"
+    words = re.compile(r"\b(cache|caches|transformers|github|torch|cuda|kv|models?|remote[- ]code|tensors?|layers?)\b",
+                       re.IGNORECASE)
     allowed = re.compile(r"verdict cache|\.errorkb-cache", re.IGNORECASE)
     found = [f"{path.name}:{number}: {line.strip()[:120]}"
              for path in sorted((ROOT / "errorkb" / "site" / "templates").glob("*.j2"))
