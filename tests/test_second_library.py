@@ -172,3 +172,24 @@ def test_the_profile_names_the_modules_its_snippets_import_besides_the_library(t
     after.write_text("import csv\n" + after.read_text())
     assert main(["--root", str(tinylib), "check"]) == 1
     assert "import (import csv)" in capsys.readouterr().err
+
+
+def test_a_guard_that_catches_the_documented_error_is_told_why_that_is_no_guard(tinylib, capsys):
+    """A newcomer's first guard catches the error (`try: Version(text) except InvalidVersion: None`); the lint
+    asks for a `catches-documented` allowance, and with it the check still failed, saying the guard 'let the
+    documented error through', although the snippet caught it. The reason says what happened and what a guard
+    is instead."""
+    guard = tinylib / "snippets" / "queue-full" / "guard_drop_oldest.py"
+    guard.write_text("from tinyq import BoundedQueue\n\nqueue = BoundedQueue(1)\nqueue.put('a')\n"
+                     "# --8<-- [start:show]\ntry:\n    queue.put('b')\nexcept OverflowError:\n    pass\n"
+                     "# --8<-- [end:show]\n")
+    entry = tinylib / "docs" / "errors" / "tinyq" / "queue-full.yml"
+    entry.write_text(entry.read_text().replace(
+        "    file: guard_drop_oldest.py\n",
+        "    file: guard_drop_oldest.py\n    allow:\n      - primitive: catches-documented\n"
+        "        reason: the guard catches the queue's own error\n"))
+    assert main(["--root", str(tinylib), "verify", "queue-full", "--no-cache", "--target", "upstream",
+                 "--report", str(tinylib / "r.json")]) == 1
+    printed = capsys.readouterr().out
+    assert "let the documented OverflowError through from BoundedQueue.put" in printed
+    assert "BoundedQueue.put raised it (1 of 2 calls)" in printed and "catching it afterwards is no guard" in printed

@@ -443,7 +443,13 @@ def _judge_guard(check: Check, seen: Observation, runtime: Runtime) -> Verdict:
     assert expect is not None
     function = check.entry.source.function
     if _documented_error_raised(check, seen):
-        return _fail(Code.LET_ERROR_THROUGH, f"let the documented {check.entry.exception} through from {function}")
+        calls = seen.calls
+        raised = sum(_is_documented(check, one) for one in calls.raised) if calls else 0
+        of = f" ({raised} of {calls.count} calls)" if calls and calls.raised_count == len(calls.raised) else ""
+        # said even when the snippet caught it: a guard keeps the call from raising, a catch only hides it
+        return _fail(Code.LET_ERROR_THROUGH, f"let the documented {check.entry.exception} through from {function}: "
+                                             f"{function} raised it{of}; a guard keeps the call from raising "
+                                             "(catching it afterwards is no guard)")
     error = seen.exception
     if expect.outcome == "passes":
         if seen.status is Status.RAISED and error is not None:
