@@ -548,7 +548,8 @@ def _diagnosis_parsers(commands: Any) -> None:
                                              "base, as the site's paste box does. Exit 0: a confirmed entry; 3: only "
                                              "possible ones (not confirmed); 1: none; 2: bad usage.")
     lookup.add_argument("message", nargs="?", default="-",
-                        help="a message, 'ValueError: ...' or a whole traceback; '-' or nothing: read stdin")
+                        help="a message, 'ValueError: ...' or a whole traceback; the name of a file that holds "
+                             "one (as `errorkb new --from-traceback` takes); '-' or nothing: read stdin")
     lookup.add_argument("--index", default=None, metavar="FILE|URL",
                         help="match against this index (a site's api/errors/index.json, a file or an http(s) "
                              "address) instead of the one errorkb ships (or, in a knowledge base's checkout whose "
@@ -1378,6 +1379,9 @@ def _read_message(args: argparse.Namespace) -> str:
         return _read_input("-")
     # an argument holding bytes that are not UTF-8 arrives surrogate-escaped: read them as a paste's are
     message: str = args.message
+    if "\n" not in message and os.path.isfile(message):  # a saved traceback, as `new --from-traceback` takes
+        _say(f"errorkb lookup: matching the text of the file {message}")
+        return _read_input(message)
     return message.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
@@ -1390,6 +1394,9 @@ def cmd_lookup(args: argparse.Namespace) -> int:
         text = _read_message(args)
     except _EndlessInput as error:
         _say(f"errorkb lookup: {error}")
+        return 2
+    except OSError as error:  # a file named as the message that cannot be read
+        _say(f"errorkb lookup: cannot read {args.message}: {error.strerror or error}")
         return 2
     if not text.strip():
         _say("errorkb lookup: give a message, or pipe one in")
@@ -1791,6 +1798,10 @@ def cmd_hook_index(project: Project, args: argparse.Namespace) -> int:
     write_index(path, document)
     count = len(document["entries"]) if isinstance(document["entries"], list) else 0
     out.print(f"wrote {shown} ({count} entries)", markup=False)
+    if project.site_url is None:
+        err.print("no site address (site_url in mkdocs.yml, or [tool.errorkb] site_url): the hook and `errorkb "
+                  "lookup` print entry pages as bare paths (errors/<library>/<id>/); set it where the site is "
+                  "published, then run `errorkb hook index` again", markup=False)
     return 0
 
 

@@ -345,3 +345,27 @@ def test_new_writes_nothing_through_a_link_out_of_the_repository(kb, tmp_path, c
     said = capsys.readouterr().err
     assert code == 1 and sorted(path.name for path in outside.rglob("*")) == before
     assert "out of the repository" in said and linked in said and "Traceback" not in said, said
+
+
+# A message that goes on over lines that read as `name: text` of their own: PyYAML's error marks (met documenting
+# pyyaml-env-tag, whose constructor raises it), a log line printed after the traceback. The exception the
+# traceback ended with is the first exception line under its last frame, not the paste's last `name: text` line.
+YAML_MARK_TB = """Traceback (most recent call last):
+  File "/home/me/conf.py", line 4, in <module>
+    print(yaml.load("key: !ENV {a: 1}", Loader=loader))
+  File "/venv/lib/python3.11/site-packages/yaml_env_tag.py", line 23, in construct_env_tag
+    raise yaml.constructor.ConstructorError(
+yaml.constructor.ConstructorError: expected a scalar or sequence node, but found mapping
+  in "<unicode string>", line 1, column 6:
+    key: !ENV {a: 1}
+         ^
+"""
+
+
+@pytest.mark.parametrize("after", ["", "INFO: shutting down\n"])
+def test_the_exception_is_the_line_that_ends_the_traceback_not_a_later_name_colon_line(after):
+    from errorkb.author.paste import read_paste
+
+    pasted = read_paste(YAML_MARK_TB + after)
+    assert pasted.exception == "yaml.constructor.ConstructorError"
+    assert pasted.message == "expected a scalar or sequence node, but found mapping"

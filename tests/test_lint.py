@@ -165,11 +165,14 @@ def test_check_reports_each_use_with_its_place_and_what_to_do(tmp_path, capsys):
         "before.py": BEFORE, "after.py": "import sys\nsys.settrace(None)\n" + AFTER, "guard.py": AFTER}})
     assert main(["--root", str(root), "check"]) == 1
     lines = capsys.readouterr().err.strip().splitlines()
+    # what to write says how to write it: the entry's key and the primitive's name (a newcomer had to find
+    # docs/threat-model.md), and, for an import, the profile's `imports` where it is the library's host
     assert lines == ["snippets/demo-error/after.py:1:1: import (import sys): imports a module outside what snippets "
-                     "may use (the library, its runtime, modules beside the snippet and a few standard ones); allow it "
-                     "in the entry with a reason, or remove it",
+                     "may use (the library, its runtime, the profile's `imports`, modules beside the snippet and a few "
+                     "standard ones); allow it in the entry (allow: [{primitive: import, reason: ...}]), "
+                     "or remove it",
                      "snippets/demo-error/after.py:2:1: settrace (sys.settrace): turns off or rewires the verifier's "
-                     "call tracer; allow it in the entry with a reason, or remove it"]
+                     "call tracer; allow it in the entry (allow: [{primitive: settrace, reason: ...}]), or remove it"]
 
 
 ALLOW_ENTRY = VALID_ENTRY.format(id="demo-error").replace("related: []\n", """related: []

@@ -136,3 +136,60 @@ def test_every_command_on_a_knowledge_base_started_by_init(initialised, capsys, 
     built = mkdocs_build(initialised / "mkdocs.yml", tmp_path / "site")
     assert built.returncode == 0, built.stderr
     assert (tmp_path / "site" / "errors" / "tinyq" / "queue-full" / "index.html").is_file()
+
+
+def test_lookup_reads_the_traceback_file_it_is_given_as_new_does(tinylib, tmp_path, capsys, monkeypatch):
+    """The author saved the traceback (`python my_script.py 2> traceback.txt`, as docs/own-library.md
+    says) and gave the file to `errorkb new --from-traceback`; `errorkb lookup traceback.txt` is the next
+    thing typed. Its text is matched, not the file's name as a message (which matched nothing)."""
+    import subprocess
+    import sys
+
+    crashed = subprocess.run([sys.executable, "-c", "from tinyq import BoundedQueue\nBoundedQueue(0)\n"],
+                             capture_output=True, text=True, timeout=60)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "traceback.txt").write_text(crashed.stderr)
+    assert main(["--root", str(tinylib), "lookup", "traceback.txt"]) == 0
+    printed = capsys.readouterr()
+    assert "capacity-not-positive  [confirmed]" in printed.out
+    assert "traceback.txt" in printed.err  # said: the file's text was matched
+
+
+def test_the_profile_names_the_modules_its_snippets_import_besides_the_library(tinylib, capsys):
+    """A library that extends another (a YAML tag for PyYAML, a Markdown extension) is used through its host:
+    the snippet imports it as a user would. The allow-list knew only the library and the runtime, so every such
+    snippet needed an `import` allowance, which allows every import. The profile names the host once
+    (`imports`); a module it does not name is still flagged, by check and by verify alike."""
+    after = tinylib / "snippets" / "queue-full" / "after.py"
+    after.write_text("import yaml\n" + after.read_text() + "print(yaml.safe_dump(list(queue._items)))\n")
+    assert main(["--root", str(tinylib), "check"]) == 1
+    assert "import (import yaml)" in capsys.readouterr().err
+    pyproject = tinylib / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace('runtime = "python"', 'runtime = "python"\nimports = ["yaml"]'))
+    assert main(["--root", str(tinylib), "check"]) == 0
+    assert main(["--root", str(tinylib), "verify", "queue-full", "--no-cache", "--target", "upstream",
+                 "--report", str(tinylib / "r.json")]) == 0, capsys.readouterr().out
+    after.write_text("import csv\n" + after.read_text())
+    assert main(["--root", str(tinylib), "check"]) == 1
+    assert "import (import csv)" in capsys.readouterr().err
+
+
+def test_a_guard_that_catches_the_documented_error_is_told_why_that_is_no_guard(tinylib, capsys):
+    """A newcomer's first guard catches the error (`try: Version(text) except InvalidVersion: None`); the lint
+    asks for a `catches-documented` allowance, and with it the check still failed, saying the guard 'let the
+    documented error through', although the snippet caught it. The reason says what happened and what a guard
+    is instead."""
+    guard = tinylib / "snippets" / "queue-full" / "guard_drop_oldest.py"
+    guard.write_text("from tinyq import BoundedQueue\n\nqueue = BoundedQueue(1)\nqueue.put('a')\n"
+                     "# --8<-- [start:show]\ntry:\n    queue.put('b')\nexcept OverflowError:\n    pass\n"
+                     "# --8<-- [end:show]\n")
+    entry = tinylib / "docs" / "errors" / "tinyq" / "queue-full.yml"
+    entry.write_text(entry.read_text().replace(
+        "    file: guard_drop_oldest.py\n",
+        "    file: guard_drop_oldest.py\n    allow:\n      - primitive: catches-documented\n"
+        "        reason: the guard catches the queue's own error\n"))
+    assert main(["--root", str(tinylib), "verify", "queue-full", "--no-cache", "--target", "upstream",
+                 "--report", str(tinylib / "r.json")]) == 1
+    printed = capsys.readouterr().out
+    assert "let the documented OverflowError through from BoundedQueue.put" in printed
+    assert "BoundedQueue.put raised it (1 of 2 calls)" in printed and "catching it afterwards is no guard" in printed

@@ -65,6 +65,10 @@ def describe(dist: str, *, repository: str | None = None, tag: str | None = None
     name = import_name or _import_name(found)
     if name is None:
         raise InitError(f"cannot tell {dist}'s import package from its files; give --import-name NAME")
+    if _single_module(found, name):
+        raise InitError(f"{dist}'s {name} is a single module ({name}.py), not a package: errorkb documents a "
+                        f"library whose import name is a package folder ({name}/__init__.py) and does not "
+                        "support single modules yet")
     host, read = _repository(found)
     if repository is None:
         if read is None:
@@ -117,17 +121,26 @@ _HINTS = {"distribution": "the distribution's metadata names it with what no dis
 
 
 def _import_name(found: metadata.Distribution) -> str | None:
-    """The distribution's import package: top_level.txt, else the one top-level package of its
-    files (the one named like the distribution when it has several)."""
+    """The distribution's import package: top_level.txt, else the one top-level package (or module:
+    `_single_module` refuses it by name) of its files (the one named like the distribution when it
+    has several)."""
     top = (found.read_text("top_level.txt") or "").split()
     if not top:
         top = sorted({file.parts[0] for file in found.files or []
-                      if len(file.parts) > 1 and file.parts[1] == "__init__.py"})
+                      if len(file.parts) > 1 and file.parts[1] == "__init__.py"}
+                     | {file.stem for file in found.files or [] if len(file.parts) == 1 and file.suffix == ".py"})
     top = [one for one in top if one.isidentifier() and not one.startswith("_")]
     if len(top) == 1:
         return top[0]
     wanted = re.sub(r"[-.]+", "_", found.metadata["Name"] or "").lower()
     return next((one for one in top if one.lower() == wanted), None)
+
+
+def _single_module(found: metadata.Distribution, name: str) -> bool:
+    """Whether the distribution installs `name` as one module (`name.py`) and no package folder: every
+    command reads the library as a folder (source paths, the target's roots, the lookup's frames)."""
+    parts = {tuple(file.parts) for file in found.files or []}
+    return (f"{name}.py",) in parts and (name, "__init__.py") not in parts
 
 
 def _repository(found: metadata.Distribution) -> tuple[str | None, str | None]:
@@ -241,6 +254,9 @@ releases = [{_toml(library.release)}]
 
 def _mkdocs(library: Library) -> str:
     return f"""site_name: {_yaml(f"{library.distribution} errors, with verified fixes")}
+# Where the site is published: the hook and `errorkb lookup` print entry pages under it (uncomment, set, then
+# run `errorkb hook index`); without it they print bare paths (errors/<library>/<id>/).
+# site_url: https://example.org/
 theme:
   name: material
   font: false

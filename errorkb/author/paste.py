@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from errorkb.core.logsafe import strip_controls
-from errorkb.lookup import Frame, candidates, frames, keep_tail, normalize
+from errorkb.lookup import Candidate, Frame, candidates, frames, keep_tail, normalize
 
 _TRACEBACK = "Traceback (most recent call last):"
 
@@ -24,7 +24,7 @@ __all__ = ["Frame", "Pasted", "clean", "read_paste"]
 class Pasted:
     frames: tuple[Frame, ...]  # of the last traceback of the paste, outermost first
     exception: str | None  # the name before the message, e.g. ValueError, or a dotted name
-    message: str  # the message of the exception that surfaced (the paste's last exception line)
+    message: str  # the message of the exception that surfaced (the line that ends the last traceback)
     cut: int  # characters dropped from the start of a long paste
 
 
@@ -40,7 +40,19 @@ def read_paste(pasted: str) -> Pasted:
     last = text.rfind(_TRACEBACK)
     found = [frame for frame in frames(text) if frame.at >= last]
     options = candidates(text)
-    first = options[0] if options else None
+    first = _ending(text, options, found) or (options[0] if options else None)
     exception = first.exception if first else None
     message = first.message if first and first.exception else text.strip()
     return Pasted(tuple(found), exception, message, len(pasted) - len(kept))
+
+
+def _ending(text: str, options: list[Candidate], found: list[Frame]) -> Candidate | None:
+    """The exception line that ends the last traceback: the first unindented one under its last frame.
+    A message may go on over lines that read as `name: text` themselves (PyYAML's marks quote the
+    document), and a log may print more after the traceback: neither is the error that surfaced.
+    Its first line only: the rest of such a message is not the source's template."""
+    if not found:
+        return None
+    under = [one for one in options if one.exception is not None and one.at > found[-1].at
+             and text[one.at] not in " \t" and "\n" not in one.message]
+    return min(under, key=lambda one: one.at, default=None)

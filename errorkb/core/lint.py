@@ -76,8 +76,8 @@ PRIMITIVES: dict[str, str] = {
     "network": "reaches the network",
     "file-write": "writes, moves or deletes files",
     "startup-hook": "locates or writes interpreter start-up hooks and bytecode caches",
-    "import": "imports a module outside what snippets may use (the library, its runtime, modules beside the "
-              "snippet and a few standard ones)",
+    "import": "imports a module outside what snippets may use (the library, its runtime, the profile's `imports`, "
+              "modules beside the snippet and a few standard ones)",
     "os": "reaches file descriptors, files and processes through the operating system's interface",
     "fd": "reads or writes a file descriptor directly (the verifier's stream is one)",
     "file": "reads a file outside the snippet's folder, or one whose name is computed at run time",
@@ -464,11 +464,18 @@ def _source(node: ast.AST) -> str:
 # -- an entry's snippets, the modules beside them, and its allowances -----------------------------------
 
 
+def how_to_allow(primitive: str) -> str:
+    """What to write to allow a primitive, in the entry's own words (the `allow` key), or to do instead."""
+    return f"allow it in the entry (allow: [{{primitive: {primitive}, reason: ...}}]), or remove it"
+
+
 def importable(project: Project) -> frozenset[str]:
-    """The top-level modules every snippet may import: the library's and its runtime's."""
+    """The top-level modules every snippet may import: the library's, its runtime's and those the
+    profile names (`imports`: the library it extends)."""
     from errorkb.plugs import runtime_for
 
-    return frozenset({project.library.name.split(".")[0], *runtime_for(project.library.runtime).packages})
+    return frozenset({project.library.name.split(".")[0], *runtime_for(project.library.runtime).packages,
+                      *(name.split(".")[0] for name in project.library.imports)})
 
 
 def helpers(folder: Path, snippets: Iterable[str]) -> list[Path]:
@@ -530,7 +537,7 @@ def _lint_entry(one: LoadedEntry, project: Project) -> list[Problem]:
                 continue
             problems.append(Problem(project.rel(path), finding.line, finding.col,
                                     f"{finding.primitive} ({finding.code}): {PRIMITIVES[finding.primitive]}; "
-                                    "allow it in the entry with a reason, or remove it"))
+                                    f"{how_to_allow(finding.primitive)}"))
         found = {finding.primitive for finding in findings}
         for position, allowance in enumerate(own_allow):
             if allowance.primitive not in found and index is not None and role is not None:

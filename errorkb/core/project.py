@@ -83,6 +83,10 @@ class LibraryProfile(_Strict):
     backends: list[ImportName] = Field(default_factory=list, description="Optional backends imported before the "
                                        "bundled alias is installed, with the library hidden (they would import the "
                                        "real library's other parts).")
+    imports: list[ImportName] = Field(default_factory=list, description="Other top-level modules snippets may "
+                                      "import as a user would, besides the library and its runtime: the library it "
+                                      "extends, e.g. 'markdown' for a Markdown extension (any other import is "
+                                      "flagged).")
     follow: list[RepoPath] = Field(default_factory=list, description="Repository files whose raise sites coverage "
                                    "reports and whose raise lines the version matrix records.")
     release: Release = Field(description="The release the knowledge base is pinned to (the bundled target "

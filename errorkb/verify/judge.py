@@ -52,7 +52,8 @@ def judge(check: Check, run: Run, runtime: Runtime) -> Verdict:
     if check.unallowed:  # the allow-list first: a snippet that reaches for a primitive unannounced gets no badge
         more = f" (and {len(check.unallowed) - 1} more)" if len(check.unallowed) > 1 else ""
         return _fail(Code.UNALLOWED, f"uses a primitive snippets may not use without an allowance: "
-                                     f"{check.unallowed[0]}{more}; allow it in the entry with its reason, or remove it")
+                                     f"{check.unallowed[0]}{more}; allow it in the entry (allow: [{{primitive: "
+                                     "NAME, reason: ...}]), or remove it")
     seen = run.observation
     function = check.entry.source.function
     status = seen.status if seen else None
@@ -442,7 +443,13 @@ def _judge_guard(check: Check, seen: Observation, runtime: Runtime) -> Verdict:
     assert expect is not None
     function = check.entry.source.function
     if _documented_error_raised(check, seen):
-        return _fail(Code.LET_ERROR_THROUGH, f"let the documented {check.entry.exception} through from {function}")
+        calls = seen.calls
+        raised = sum(_is_documented(check, one) for one in calls.raised) if calls else 0
+        of = f" ({raised} of {calls.count} calls)" if calls and calls.raised_count == len(calls.raised) else ""
+        # said even when the snippet caught it: a guard keeps the call from raising, a catch only hides it
+        return _fail(Code.LET_ERROR_THROUGH, f"let the documented {check.entry.exception} through from {function}: "
+                                             f"{function} raised it{of}; a guard keeps the call from raising "
+                                             "(catching it afterwards is no guard)")
     error = seen.exception
     if expect.outcome == "passes":
         if seen.status is Status.RAISED and error is not None:
