@@ -385,6 +385,16 @@ class Wording(Strict):
     def template(self) -> MessageTemplate:
         return MessageTemplate.parse(self.message)
 
+    @property
+    def origin(self) -> tuple[str, str]:
+        """(words, name): where the error comes from, as every list of entries tells a reader. A removed
+        or renamed API is raised at the user's use of the old name; its `source.function` is the
+        replacement the after calls, which is the one name a reader must not be sent to as the cause."""
+        if self.api is None:
+            return ("from", self.source.function)
+        name = f"{self.api.owner}.{self.api.name}"
+        return ("at a use of", name) if self.kind == "removed" else ("at a call of", name)
+
 
 # -- diagnosis: what tells this error from others worded alike (errorkb.lookup reads it) ----------
 
@@ -660,6 +670,16 @@ class Entry(Needs, Reviewed):
     @property
     def template(self) -> MessageTemplate:
         return MessageTemplate.parse(self.message)
+
+    @property
+    def origin(self) -> tuple[str, str]:
+        """(words, name): where the error comes from, as every list of entries tells a reader. A removed
+        or renamed API is raised at the user's use of the old name; its `source.function` is the
+        replacement the after calls, which is the one name a reader must not be sent to as the cause."""
+        if self.api is None:
+            return ("from", self.source.function)
+        name = f"{self.api.owner}.{self.api.name}"
+        return ("at a use of", name) if self.kind == "removed" else ("at a call of", name)
 
     def raises_at(self, release: str) -> bool | None:
         """Whether the entry says its before raises at `release` (None: it makes no claim)."""
