@@ -385,16 +385,6 @@ class Wording(Strict):
     def template(self) -> MessageTemplate:
         return MessageTemplate.parse(self.message)
 
-    @property
-    def origin(self) -> tuple[str, str]:
-        """(words, name): where the error comes from, as every list of entries tells a reader. A removed
-        or renamed API is raised at the user's use of the old name; its `source.function` is the
-        replacement the after calls, which is the one name a reader must not be sent to as the cause."""
-        if self.api is None:
-            return ("from", self.source.function)
-        name = f"{self.api.owner}.{self.api.name}"
-        return ("at a use of", name) if self.kind == "removed" else ("at a call of", name)
-
 
 # -- diagnosis: what tells this error from others worded alike (errorkb.lookup reads it) ----------
 
