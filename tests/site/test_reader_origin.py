@@ -86,3 +86,56 @@ def test_the_paste_box_answer_says_where_and_speaks_the_badges_words(visit, real
     expect(bundled).to_have_text("∅ bundled·cpu")
     expect(bundled).to_have_attribute("title", re.compile(r"^bundled · cpu: not applicable"))
     assert tab.errors == [] and tab.outside == []
+
+
+# -- what the paste box's hints quote is quoted whole -----------------------------------------------------------
+
+def _spans(text: str) -> list[str]:
+    """The code spans of `text` as CommonMark reads them (the page's `codeSpans` does the same)."""
+    spans, i = [], 0
+    while (start := text.find("`", i)) >= 0:
+        run = len(text[start:]) - len(text[start:].lstrip("`"))
+        close = re.compile(rf"(?<!`)`{{{run}}}(?!`)").search(text, start + run)
+        if not close:
+            break
+        code = text[start + run:close.start()]
+        spans.append(code[1:-1] if len(code) > 2 and code[0] == code[-1] == " " and code.strip() else code)
+        i = close.end()
+    return spans
+
+
+def _candidate_hints() -> list[str]:
+    from benchmarks.lookup_recall import project_known_lookup
+
+    reports = {one["id"]: one for one in yaml.safe_load((ROOT / "tests/corpus/reports.yml").read_text())}
+    answer = project_known_lookup().answer(reports["h207"]["paste"], None)
+    match = next(m for m in answer.matches if m.known.id == "remote-model-without-generation-mixin")
+    return list(match.missing)
+
+
+def test_a_hint_quoting_text_with_backticks_quotes_it_whole():
+    """h207 (UniVLA): a candidate whose entry is recognised by a warning that itself holds a code span
+    ("doesn't directly inherit from `GenerationMixin`"); a single-backtick quote of it broke in two."""
+    quoted = [s for hint in _candidate_hints() for s in _spans(hint)]
+    assert "doesn't directly inherit from `GenerationMixin`" in quoted, _candidate_hints()
+
+
+@pytest.mark.parametrize("text", ["plain", "a `b` c", "`x`", "``", " spaced ", "ends`", "a ``b`` ` c"])
+def test_code_span_reads_back_as_written(text):
+    from errorkb.lookup._match import code_span
+
+    assert _spans(code_span(text)) == [text]
+
+
+@pytest.mark.browser
+def test_the_paste_box_shows_a_quoted_hint_whole(visit, real_site):
+    _, url = real_site
+    reports = {one["id"]: one for one in yaml.safe_load((ROOT / "tests/corpus/reports.yml").read_text())}
+    tab = visit()
+    tab.page.goto(url, wait_until="load")
+    tab.page.locator(".ekb-lookup__input").fill(reports["h207"]["paste"])
+    hit = tab.page.locator(".ekb-lookup__hit--candidate", has=tab.page.locator(
+        "a[href$='remote-model-without-generation-mixin/']")).first
+    expect(hit.locator(".ekb-lookup__reasons code", has_text="directly inherit")).to_have_text(
+        "doesn't directly inherit from `GenerationMixin`")
+    assert tab.errors == [] and tab.outside == []
