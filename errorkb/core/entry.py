@@ -661,6 +661,16 @@ class Entry(Needs, Reviewed):
     def template(self) -> MessageTemplate:
         return MessageTemplate.parse(self.message)
 
+    @property
+    def origin(self) -> tuple[str, str]:
+        """(words, name): where the error comes from, as every list of entries tells a reader. A removed
+        or renamed API is raised at the user's use of the old name; its `source.function` is the
+        replacement the after calls, which is the one name a reader must not be sent to as the cause."""
+        if self.api is None:
+            return ("from", self.source.function)
+        name = f"{self.api.owner}.{self.api.name}"
+        return ("at a use of", name) if self.kind == "removed" else ("at a call of", name)
+
     def raises_at(self, release: str) -> bool | None:
         """Whether the entry says its before raises at `release` (None: it makes no claim)."""
         claim = self.releases.raises if self.releases else None

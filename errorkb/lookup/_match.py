@@ -518,8 +518,8 @@ class Lookup:
         if writer is not None and _OWN_RAISE.match(writer.code) and \
                 own_file(writer.path, (self.library, *self.runtime)):
             if not _RELAYED.match(writer.code):
-                return RuledOut(match, f"your own code raises these words ({_where(writer)}: `{writer.code[:120]}`), "
-                                       "not an error this entry documents")
+                return RuledOut(match, f"your own code raises these words ({_where(writer)}: "
+                                       f"{code_span(writer.code[:120])}), not an error this entry documents")
             relayed = writer
         if raising is not None and not wording.own and _first([raising], diagnosis.innermost_exclude) is not None:
             return RuledOut(match, f"raised in {_where(raising)}: {self.library}'s own code, not the change "
@@ -570,13 +570,13 @@ class Lookup:
                     ", ".join(cause.releases for cause in others) + ", where another cause prints it too"
             evidence.append(Evidence(rules.WORDS, tie))
         for value in own:
-            missing.append(f"`{value}` is a class {self.library} defines: if your code calls it so, your code is newer "
-                           f"than the installed {self.library} (upgrade {self.library}); the traceback or the "
+            missing.append(f"{code_span(value)} is a class {self.library} defines: if your code calls it so, your code "
+                           f"is newer than the installed {self.library} (upgrade {self.library}); the traceback or the "
                            "release tells")
         for value in foreign:
-            missing.append(f"`{value}` is not a class {self.library} defines: the same words come from another "
-                           f"cause when {self.library} reads this from a class of your own; the traceback or the "
-                           "release tells")
+            missing.append(f"{code_span(value)} is not a class {self.library} defines: the same words come from "
+                           f"another cause when {self.library} reads this from a class of your own; the traceback or "
+                           "the release tells")
         # An other cause raised through the same frames: they tie the paste to neither; the release must.
         blind = not apart and any(cause.same_frames for cause in others)
         framed = None if blind else _first(shown, diagnosis.frames, installed=True)
@@ -585,12 +585,12 @@ class Lookup:
         coded = None if blind else next((frame for frame in reversed(failing) if _uses(frame.code, diagnosis.code)),
                                         None)
         if coded is not None:
-            evidence.append(Evidence(rules.CODE, f"the failing line `{coded.code[:120]}` uses "
-                                                 f"{', '.join(f'`{n}`' for n in diagnosis.code)}"))
+            evidence.append(Evidence(rules.CODE, f"the failing line {code_span(coded.code[:120])} uses "
+                                                 f"{', '.join(code_span(n) for n in diagnosis.code)}"))
         if match.recognised:
             evidence.append(Evidence(rules.RECOGNISED, "the paste shows the failing line this case shows"))
         for value, because in tied_values(diagnosis, named, self._defines_class if self.classes else None):
-            evidence.append(Evidence(rules.VALUE, f"`{value}` {because}"))
+            evidence.append(Evidence(rules.VALUE, f"{code_span(value)} {because}"))
         # A value the entry says prints these words for another cause: nothing else shown confirms it.
         withheld = withheld_values(diagnosis, named, self._defines_class if self.classes else None) + \
             located_elsewhere(diagnosis, named, self.library)
@@ -603,15 +603,15 @@ class Lookup:
         # exception that reports it, by whichever later call syncs.
         earlier = confirmed and not wording.device and not self._ended_with(match, reading, meter)
         confirmed = confirmed and not earlier
-        held = tuple(f"`{value}` {because}" for value, because in withheld)
+        held = tuple(f"{code_span(value)} {because}" for value, because in withheld)
         if earlier:
             missing.append(EARLIER)
         elif checked:
             missing.append(CHECKED)
         elif relayed is not None:
-            missing.append(f"your code relays these words from a value ({_where(relayed)}: `{relayed.code[:120]}`): "
-                           f"an error {self.library} raised, or words of your own; the original error's traceback "
-                           "tells (raise it `from` the error, not `from None`)")
+            missing.append(f"your code relays these words from a value ({_where(relayed)}: "
+                           f"{code_span(relayed.code[:120])}): an error {self.library} raised, or words of your own; "
+                           "the original error's traceback tells (raise it `from` the error, not `from None`)")
         elif withheld:
             missing += held
         elif copied is not None:
@@ -640,7 +640,7 @@ class Lookup:
 
         return self._part_of_wording(self._tails, reading, meter, find, lambda omitted: (
             f"the paste shows only the end of the message; the whole message begins "
-            f"`{omitted.rstrip(rules.WHITESPACE)}`: paste it whole, or the traceback, to confirm it"))
+            f"{code_span(omitted.rstrip(rules.WHITESPACE))}: paste it whole, or the traceback, to confirm it"))
 
     def _beginnings(self, reading: _Reading, meter: Meter) -> tuple[dict[str, Match], dict[str, RuledOut]]:
         """A wording's beginning that the paste shows cut where a clause ends, closed by a quote or its line's
@@ -649,7 +649,7 @@ class Lookup:
         return self._part_of_wording(
             self._heads, reading, meter, lambda item, omitted: _closed_beginning(item, reading, self.library, meter),
             lambda omitted: (f"the paste shows only the beginning of the message; the whole message goes on "
-                             f"`{omitted}`: paste it whole, or the traceback, to confirm it"))
+                             f"{code_span(omitted)}: paste it whole, or the traceback, to confirm it"))
 
     def _part_of_wording(self, groups: list[tuple[str, tuple[tuple[_Template, str], ...]]], reading: _Reading,
                          meter: Meter, find: Callable[[_Template, str], Match | None], hint: Callable[[str], str],
@@ -702,8 +702,8 @@ class Lookup:
                     if isinstance(graded, RuledOut):
                         out[one.id] = graded
                         continue
-                    hint = (f"the paste names `{name}` but does not show the error's message: paste the message, "
-                            "or the traceback, to confirm it")
+                    hint = (f"the paste names {code_span(name)} but does not show the error's message: paste the "
+                            "message, or the traceback, to confirm it")
                     best[one.id] = replace(graded, grade=Grade.CANDIDATE, missing=(hint, *graded.missing))
         return best, out
 
@@ -1017,7 +1017,7 @@ def _on_class_hint(item: _Template) -> str:
     source = item.template.source
     name = source[source.index(rules.ON_CLASS) + len(rules.ON_CLASS):].split("'")[0]
     words = rules.ON_CLASS_PREFIX.rstrip("'")
-    return (f"`{name}` was read from the class itself (`{words} ...`): the change "
+    return (f"{code_span(name)} was read from the class itself ({code_span(words + ' ...')}): the change "
             "this entry documents if the class defined it (a method, a class attribute), but an attribute each "
             "instance sets in `__init__` is missing from its class on every release: paste the traceback, or the "
             "error of an instance, to confirm it")
@@ -1057,6 +1057,16 @@ def _shared_words(matches: list[Match]) -> list[Match]:
     return out
 
 
+def code_span(text: str) -> str:
+    """`text` as one Markdown code span whatever it holds: a fence one backtick longer than its longest run,
+    padded where it starts or ends with a backtick (CommonMark; the page's `codeSpans` reads it back). A text
+    from a paste or an entry (`doesn't inherit from `GenerationMixin``) broke out of a single-backtick span."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text[:1] == "`" or text[-1:] == "`" or (text[:1] == " " and text[-1:] == " " and text.strip()) else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
 def fnv1a(name: str) -> str:
     """A class name's 32-bit FNV-1a hash (its UTF-8 bytes), as 8 hex digits: the index carries
     the library's class names so, small."""
@@ -1080,9 +1090,9 @@ def _hints(match: Match, diagnosis: Diagnosis, shown: list[Frame], releases: tup
     elif not shown and diagnosis.frames:
         hints.append(f"paste the whole traceback: a frame in {_where(diagnosis.frames[0])} confirms it")
     elif not shown and diagnosis.code:
-        hints.append(f"paste the whole traceback: your failing line using `{diagnosis.code[0]}` confirms it")
+        hints.append(f"paste the whole traceback: your failing line using {code_span(diagnosis.code[0])} confirms it")
     if match.known.recognised_by and not match.recognised:
-        hints.append(f"a line like `{match.known.recognised_by[0]}` in the paste confirms it")
+        hints.append(f"a line like {code_span(match.known.recognised_by[0])} in the paste confirms it")
     claim = wording_range(match.known, match.matched)
     if not releases and claim and not told:
         hints.append(f"which {library} release? This wording comes from {claim}; another release rules it out")

@@ -63,7 +63,8 @@ from errorkb.source.coverage import Coverage
 from errorkb.source.upstream import pinned_file, read_source
 
 __all__ = ["EntryPage", "build_pages", "render_entry", "render_index", "render_by_exception", "render_by_api",
-           "render_verification", "entry_document", "index_document", "inert", "badges", "captured_error"]
+           "render_verification", "entry_document", "index_document", "inert", "badges", "badge_words",
+           "captured_error"]
 
 TEMPLATES = Path(__file__).parent / "templates"
 T = typing.TypeVar("T")
@@ -628,6 +629,7 @@ def index_document(pages: list[EntryPage], library: LibraryProfile, rows: Rows |
                     "distribution": library.dist, "classes": classes},
         "generic": generic,
         "stale_why": STALE_WHY,  # what the paste box says beside a stale badge
+        "outcomes": badge_words(),  # and what its badges say: the page's words, never a copy in the script
         "rules": rules_document(generic),
         "runtime": {"packages": beneath_library(library, runtime_for(library.runtime).packages)},
         "entries": [rows.get(p, ("index",), functools.partial(_index_entry, p, library)) if rows
@@ -635,9 +637,17 @@ def index_document(pages: list[EntryPage], library: LibraryProfile, rows: Rows |
     }
 
 
+def badge_words() -> dict[str, dict[str, str]]:
+    """What a badge says of each outcome, in words and as an icon: the paste box's chips read these
+    from the index, so a chip and the page's badge never disagree (an outcome the script did not know
+    once showed as '?')."""
+    return {"words": dict(evidence.OUTCOME_WORDS), "icons": dict(evidence.ICONS)}
+
+
 def _index_entry(p: EntryPage, library: LibraryProfile) -> dict[str, object]:
     return {"id": p.entry.id, "title": p.entry.title, "exception": p.entry.exception,
             "message": p.entry.message, "function": p.entry.source.function, "library": p.entry.library,
+            "origin": list(p.entry.origin),
             "url": site_url(p.entry), "tags": p.entry.tags,
             "badges": [{"target": b.target, "device": b.device, "outcome": b.outcome, "stale": b.stale,
                         "date": b.date, **({"basis": evidence.ON_OBJECT} if b.on_object else {})}

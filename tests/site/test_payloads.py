@@ -144,7 +144,7 @@ def test_payloads_still_read_as_the_text_written(visit, payload_site):
     assert v.page.locator("h1").first.text_content().startswith(TITLE)
     assert TITLE in v.page.locator(".md-header__topic").last.text_content()
     description = v.page.locator('meta[name="description"]').get_attribute("content")
-    assert description.startswith("ValueError raised by Cache.x<script>: \" onmouseover=\"alert('description')\"")
+    assert description.startswith("ValueError raised from Cache.x<script>: \" onmouseover=\"alert('description')\"")
     body = v.page.locator("article").text_content()
     for text in ["<script>alert('script')</script>", "<img/src/onerror=alert('img-slash')>",
                  "<svg onload=alert('svg')></svg>", "<a href=\" javascript:alert('a-space')\">a-space</a>"]:

@@ -388,7 +388,7 @@ def test_front_matter_is_escaped_where_it_is_written(project):
     text = render.render_entry(page)
     front = yaml.safe_load(text.split("---\n")[1])
     assert front["title"].startswith("&lt;img src=x onerror=alert(1)&gt; &amp; ") and "\u202e" in front["title"]
-    assert front["description"].startswith("&lt;b&gt;X&lt;/b&gt; raised by ")
+    assert front["description"].startswith("&lt;b&gt;X&lt;/b&gt; raised from ")
     front_matter = text.split("---\n")[1]
     assert "\x85" not in front_matter and "\u202e" not in front_matter  # \u0085 escapes: the file stays printable
 

@@ -25,6 +25,7 @@
             others: (data.library || {}).others, runtime: (data.runtime || {}).packages }),
           library: (data.library || {}).name || "the library",
           staleWhy: data.stale_why || "",
+          outcomes: data.outcomes || { words: {}, icons: {} },
           count: data.entries.length,
         })));
     }
@@ -37,18 +38,26 @@
     return node;
   };
 
-  const WORDS = { pass: "verified", fail: "failing", "not-run": "not run", partial: "partly verified" };
-  const ICONS = { pass: "✓", fail: "✗", "not-run": "–", partial: "◐" };
+  // What a badge says of each outcome, as the page's badges say it: from the index (render.badge_words).
+  let outcomes = { words: {}, icons: {} };
 
   function chip(badge) {
     const stale = badge.stale ? ` · stale${staleWhy ? ": " + staleWhy : ""}` : "";  // never without its why
+    const words = outcomes.words[badge.outcome] || badge.outcome;
+    const icon = outcomes.icons[badge.outcome];
     return element("span", {
       className: `ekb-mini ekb-${badge.outcome}${badge.stale ? " ekb-stale" : ""}`,
       // a pass on a device that rests on the object the function ran on says so (`basis`, its words shipped as data)
-      title: `${badge.target} · ${badge.device}: ${WORDS[badge.outcome] || badge.outcome}${badge.basis ? " · " + badge.basis : ""}${stale}${badge.date ? " · " + badge.date : ""}`,
-      textContent: `${ICONS[badge.outcome] || "?"} ${badge.target}·${badge.device}`,
+      title: `${badge.target} · ${badge.device}: ${words}${badge.basis ? " · " + badge.basis : ""}${stale}${badge.date ? " · " + badge.date : ""}`,
+      textContent: `${icon ? icon + " " : ""}${badge.target}·${badge.device}`,
     });
   }
+
+  /* Where the error comes from, in the page's words (`Entry.origin`): a removed API's is the user's use of the
+   * old name, never its replacement (`function`), which older indexes alone carry. */
+  const origin = (entry) => (Array.isArray(entry.origin) && entry.origin.length === 2
+    ? [` ${entry.origin[0]} `, element("code", { textContent: entry.origin[1] })]
+    : [" from ", element("code", { textContent: entry.function })]);
 
   /* Markdown code spans (a title, an advice) as <code>: every piece goes in as text, never HTML. */
   const inlineNodes = (text) => window.errorkbLookup.codeSpans(String(text))
@@ -109,8 +118,7 @@
       element("a", { className: "ekb-lookup__title", ...(safeHref(entry.url, root) ? { href: safeHref(entry.url, root) } : {}) },
         ...inlineNodes(entry.title)),
       element("div", { className: "ekb-lookup__meta" },
-        element("code", { textContent: entry.exception }), " from ",
-        element("code", { textContent: entry.function }),
+        element("code", { textContent: entry.exception }), ...origin(entry),
         match.exact ? "" : element("span", { className: "ekb-lookup__loose", textContent: " · found inside the pasted text" })),
       wordingLine(match),
       releaseLine(match),
@@ -200,9 +208,10 @@
     let timer = null;
     let kept = "";  // what the box says about the last long paste it cut
     bounded(input, (text) => { kept = text; }, () => loadIndex(indexUrl.href).then(({ lookup }) => lookup.cap));
-    const update = () => loadIndex(indexUrl.href).then(({ lookup, library, staleWhy: why, count }) => {
+    const update = () => loadIndex(indexUrl.href).then(({ lookup, library, staleWhy: why, outcomes: said, count }) => {
       libraryName = library;
       staleWhy = why;
+      outcomes = said;
       const text = input.value;
       status.textContent = text.trim() ? kept : `Matched in your browser against the message templates of ${count} documented errors.`;
       show(results, text.trim() ? lookup.answer(text) : null, root);

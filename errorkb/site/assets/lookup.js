@@ -1088,6 +1088,16 @@
   /* -- matching, grading, ranking (errorkb/lookup/_match.py) --------------------------------- */
 
   /* A class name's 32-bit FNV-1a hash (its UTF-8 bytes), as 8 hex digits (_match.py:fnv1a). */
+  /* `text` as one Markdown code span whatever it holds (errorkb.lookup._match.code_span): a fence one backtick
+   * longer than its longest run, padded where it starts or ends with a backtick. */
+  function codeSpan(text) {
+    const longest = Math.max(0, ...(text.match(/`+/g) || []).map((run) => run.length));
+    const fence = "`".repeat(longest + 1);
+    const pad = text.startsWith("`") || text.endsWith("`") || (text.startsWith(" ") && text.endsWith(" ") && text.trim())
+      ? " " : "";
+    return `${fence}${pad}${text}${pad}${fence}`;
+  }
+
   function fnv1a(name) {
     let value = 0x811c9dc5;
     for (const byte of new TextEncoder().encode(name)) value = Math.imul(value ^ byte, 0x01000193) >>> 0;
@@ -1662,10 +1672,10 @@
     } else if (!shown.length && d.frames.length) {
       out.push(`paste the whole traceback: a frame in ${where(d.frames[0])} confirms it`);
     } else if (!shown.length && d.code.length) {
-      out.push(`paste the whole traceback: your failing line using \`${d.code[0]}\` confirms it`);
+      out.push(`paste the whole traceback: your failing line using ${codeSpan(d.code[0])} confirms it`);
     }
     if (match.known.recognisedBy.length && !match.recognised) {
-      out.push(`a line like \`${match.known.recognisedBy[0]}\` in the paste confirms it`);
+      out.push(`a line like ${codeSpan(match.known.recognisedBy[0])} in the paste confirms it`);
     }
     const claim = wordingRange(match.known, match.matched);
     if (!releases.length && claim && !told) {
@@ -1727,7 +1737,7 @@
     const source = item.template.source;
     const name = source.slice(source.indexOf(R.onClass.class) + R.onClass.class.length).split("'")[0];
     const words = R.onClass.prefix.replace(/'+$/, "");
-    return `\`${name}\` was read from the class itself (\`${words} ...\`): the change ` +
+    return `${codeSpan(name)} was read from the class itself (${codeSpan(words + " ...")}): the change ` +
       "this entry documents if the class defined it (a method, a class attribute), but an attribute each " +
       "instance sets in `__init__` is missing from its class on every release: paste the traceback, or the " +
       "error of an instance, to confirm it";
@@ -1954,7 +1964,7 @@
         const found = wholeEnd(item, reading, this.library, this.R, meter);
         return found === null ? null : { ...found, tail: omitted };
       }, (omitted) => "the paste shows only the end of the message; the whole message begins " +
-        `\`${rstrip(omitted, this.R.whitespace)}\`: paste it whole, or the traceback, to confirm it`);
+        `${codeSpan(rstrip(omitted, this.R.whitespace))}: paste it whole, or the traceback, to confirm it`);
     }
     /* A wording's beginning that the paste shows cut where a clause ends: only possible
      * (_match.py:Lookup._beginnings). */
@@ -1962,7 +1972,7 @@
       return this.partOfWording(this.heads, reading, meter,
         (item) => closedBeginning(item, reading, this.library, this.R, meter),
         (omitted) => "the paste shows only the beginning of the message; the whole message goes on " +
-          `\`${omitted}\`: paste it whole, or the traceback, to confirm it`);
+          `${codeSpan(omitted)}: paste it whole, or the traceback, to confirm it`);
     }
     /* The one walk of ends and beginnings (_match.py:Lookup._part_of_wording). */
     partOfWording(groups, reading, meter, find, hint) {
@@ -2006,7 +2016,7 @@
             const item = { known: one, wording: 0, fixed: 0 };
             const graded = this.grade(makeMatch(item, {}, null, false, this.R.chain, false, -1), reading, meter);
             if (graded.ruledOut) { out.set(one.id, graded); continue; }
-            const hint = `the paste names \`${name}\` but does not show the error's message: paste the message, ` +
+            const hint = `the paste names ${codeSpan(name)} but does not show the error's message: paste the message, ` +
               "or the traceback, to confirm it";
             best.set(one.id, { ...graded, grade: "candidate", missing: [hint, ...graded.missing] });
           }
@@ -2097,7 +2107,7 @@
       if (writer !== null && R.patterns.OWN_RAISE.test(writer.code)
         && ownFile(writer.path, [library, ...this.runtime], R)) {
         if (!R.patterns.RELAYED.test(writer.code)) {
-          return ruled(`your own code raises these words (${where(writer)}: \`${writer.code.slice(0, 120)}\`), ` +
+          return ruled(`your own code raises these words (${where(writer)}: ${codeSpan(writer.code.slice(0, 120))}), ` +
             "not an error this entry documents");
         }
         relayed = writer;
@@ -2149,11 +2159,11 @@
         evidence.push({ kind: "words", detail: said });
       }
       for (const value of own) {
-        missing.push(`\`${value}\` is a class ${library} defines: if your code calls it so, your code is newer ` +
+        missing.push(`${codeSpan(value)} is a class ${library} defines: if your code calls it so, your code is newer ` +
           `than the installed ${library} (upgrade ${library}); the traceback or the release tells`);
       }
       for (const value of foreign) {
-        missing.push(`\`${value}\` is not a class ${library} defines: the same words come from another cause ` +
+        missing.push(`${codeSpan(value)} is not a class ${library} defines: the same words come from another cause ` +
           `when ${library} reads this from a class of your own; the traceback or the release tells`);
       }
       // An other cause raised through the same frames: they tie the paste to neither (_match.py:_grade).
@@ -2163,19 +2173,19 @@
       let coded = null;
       for (let i = failing.length - 1; !blind && i >= 0 && coded === null; i--) if (uses(failing[i].code, d.code, R)) coded = failing[i];
       if (coded !== null) {
-        evidence.push({ kind: "code", detail: `the failing line \`${coded.code.slice(0, 120)}\` uses ` +
-          d.code.map((n) => `\`${n}\``).join(", ") });
+        evidence.push({ kind: "code", detail: `the failing line ${codeSpan(coded.code.slice(0, 120))} uses ` +
+          d.code.map((n) => codeSpan(n)).join(", ") });
       }
       if (match.recognised) evidence.push({ kind: "recognised", detail: "the paste shows the failing line this case shows" });
       const definesClass = this.classes.size ? (value) => this.classes.has(fnv1a(value.split(".", 1)[0]))
           || this.classes.has(fnv1a(value.slice(value.lastIndexOf(".") + 1))) : null;
       for (const [value, because] of tiedValues(d, Object.fromEntries(named), definesClass)) {
-        evidence.push({ kind: "value", detail: `\`${value}\` ${because}` });
+        evidence.push({ kind: "value", detail: `${codeSpan(value)} ${because}` });
       }
       // A value the entry says prints these words for another cause: nothing else shown confirms it.
       const withheld = withheldValues(d, Object.fromEntries(named), definesClass)
         .concat(locatedElsewhere(d, named, library, R));
-      const held = withheld.map(([value, because]) => `\`${value}\` ${because}`);
+      const held = withheld.map(([value, because]) => `${codeSpan(value)} ${because}`);
       // Words found inside a failed check's message are what the test compared (_match.py:_grade, round twenty).
       const checked = !match.exact && whole === null && !R.patterns.CHECK_NAME.test(wording.exception)
         && reading.checked();
@@ -2190,7 +2200,7 @@
         missing.push(CHECKED);
       } else if (relayed !== null) {
         missing.push(`your code relays these words from a value (${where(relayed)}: ` +
-          `\`${relayed.code.slice(0, 120)}\`): an error ${library} raised, or words of your own; the original error's traceback tells (raise it \`from\` ` +
+          `${codeSpan(relayed.code.slice(0, 120))}): an error ${library} raised, or words of your own; the original error's traceback tells (raise it \`from\` ` +
           "the error, not `from None`)");
       } else if (withheld.length) {
         missing.push(...held);
@@ -2246,6 +2256,6 @@
 
   return {
     MessageTemplate, TemplateSyntaxError, Meter, Lookup, compileRules, candidates, normalize, frames, parse, keepTail,
-    isDegenerate, fixedText, contains, verdict, known, codeSpans, fnv1a,
+    isDegenerate, fixedText, contains, verdict, known, codeSpans, codeSpan, fnv1a,
   };
 });
