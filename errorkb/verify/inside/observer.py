@@ -4290,9 +4290,7 @@ def _p_library_object(frame: Any, code: Any) -> Any:
     """The object a library method's frame was called on (its first argument, as handed), where that object's own
     class is the library's (`_p_instance_of`'s rules: a class of the snippet's, or a look-alike, is not) and that
     class defines the method; else `_c_MISSING`."""
-    if code.co_argcount < 1:
-        return _c_MISSING
-    value = _c_dict_get(_S["locals_of"](frame), code.co_varnames[0], _c_MISSING)
+    value = _p_first_argument(frame, code)
     if value is _c_MISSING:
         return _c_MISSING
     kind = type(value)
@@ -4396,11 +4394,16 @@ def _p_object_evidence(device: dict[str, Any]) -> None:
 # -- instances, overrides, shadows ---------------------------------------------------------------------------
 
 
+def _p_first_argument(frame: Any, code: Any) -> Any:
+    """A frame's first argument (`self` of a method), as its locals hold it; `_c_MISSING` where it has none."""
+    if code.co_argcount < 1:
+        return _c_MISSING
+    return _c_dict_get(_S["locals_of"](frame), code.co_varnames[0], _c_MISSING)
+
+
 def _p_track(frame: Any, code: Any, getter: Any) -> None:
     """An `__init__` of the target's classes ran: follow that instance (weakly) from now on."""
-    if code.co_argcount < 1:
-        return
-    instance = _c_dict_get(_S["locals_of"](frame), code.co_varnames[0], _c_MISSING)
+    instance = _p_first_argument(frame, code)
     if instance is _c_MISSING:
         return
     tracked = _S["tracked"]
@@ -4474,9 +4477,7 @@ def _p_shadows_in(space: Any, cls: Any) -> None:
 def _p_override(ident: int, frame: Any, code: Any) -> list[Any] | None:
     """A snippet function called on an instance of a watched function's owner, where the instance's
     class resolves that function's name to it: an override. Returns [slot, calls so far, label]."""
-    if code.co_argcount < 1:
-        return None
-    first = _c_dict_get(_S["locals_of"](frame), code.co_varnames[0], _c_MISSING)
+    first = _p_first_argument(frame, code)
     if first is _c_MISSING:
         return None
     kind = type(first)
