@@ -185,26 +185,24 @@ def test_the_profile_holds_its_distribution_to_a_distribution_name(tmp_path, cap
     assert "distribution" in err and "tinyq <b>x</b>" in err and "Traceback" not in err, err
 
 
-# A distribution whose import name is one module (`yaml_env_tag.py`, `typing_extensions.py`), not a package: every
-# later command reads the library as a package folder (`source.path ... expected yaml_env_tag/...`, the target's
-# package roots, the lookup's frames), so a knowledge base started for one fails at its first entry, with messages
-# about a folder that does not exist. init says so at once, in one line, and writes nothing.
-@pytest.mark.parametrize("args", [
-    ["--library", "pyyaml_env_tag"],  # named by its top_level.txt
-    ["--library", "typing_extensions"],  # no top_level.txt: only its files say it
-    ["--library", "typing_extensions", "--import-name", "typing_extensions"],
+# A distribution whose import name is one module (`yaml_env_tag.py`, `typing_extensions.py`), not a package, was
+# refused; init now writes its knowledge base, whose profile names the module, and says where it assumed the
+# module's file lies (`src/<name>.py`, not a folder). tests/test_own_library_single_module.py takes one through
+# every command.
+@pytest.mark.parametrize(("args", "name"), [
+    (["--library", "pyyaml_env_tag"], "yaml_env_tag"),  # named by its top_level.txt
+    (["--library", "typing_extensions"], "typing_extensions"),  # no top_level.txt: only its files say it
+    (["--library", "typing_extensions", "--import-name", "typing_extensions"], "typing_extensions"),
 ])
-def test_init_refuses_a_library_that_is_a_single_module_in_one_line(tmp_path, capsys, args):
+def test_init_writes_a_knowledge_base_for_a_library_that_is_a_single_module(tmp_path, capsys, args, name):
     code = main(["init", str(tmp_path / "kb"), *args, "--repository", "owner/name"])
-    err = capsys.readouterr().err
-    assert code == 2 and err.count("\n") == 1, err
-    assert "is a single module" in err and ".py" in err
-    assert not (tmp_path / "kb").exists()
+    said = capsys.readouterr()
+    assert code == 0, said.err
+    profile = tomllib.loads((tmp_path / "kb" / "pyproject.toml").read_text())["tool"]["errorkb"]["library"]
+    assert profile["name"] == name and profile["source_root"] == "src"
+    assert f"src/{name}.py" in said.err and f"src/{name}/" not in said.err, said.err
 
 
-@pytest.mark.xfail(strict=True, reason="a library that is one module (yaml_env_tag.py) is not supported: source "
-                                       "paths, the target's package roots and the lookup's frames read the library "
-                                       "as a package folder")
 def test_a_single_module_library_gets_a_knowledge_base(tmp_path):
     import subprocess
     import sys

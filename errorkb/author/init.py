@@ -65,10 +65,7 @@ def describe(dist: str, *, repository: str | None = None, tag: str | None = None
     name = import_name or _import_name(found)
     if name is None:
         raise InitError(f"cannot tell {dist}'s import package from its files; give --import-name NAME")
-    if _single_module(found, name):
-        raise InitError(f"{dist}'s {name} is a single module ({name}.py), not a package: errorkb documents a "
-                        f"library whose import name is a package folder ({name}/__init__.py) and does not "
-                        "support single modules yet")
+    single = _single_module(found, name)
     host, read = _repository(found)
     if repository is None:
         if read is None:
@@ -86,8 +83,9 @@ def describe(dist: str, *, repository: str | None = None, tag: str | None = None
                        "--tag-format 'v{release}' if the repository's tags carry a prefix")
     if source_root is None:
         source_root = "src"
-        assumed.append(f"source_root = \"src\": the package lies at src/{name}/ in the repository; give "
-                       "--source-root '' if it lies at the top")
+        where = f"the module lies at src/{name}.py" if single else f"the package lies at src/{name}/"
+        assumed.append(f"source_root = \"src\": {where} in the repository; give --source-root '' if it lies "
+                       "at the top")
     library = Library(name=name, distribution=meta["Name"] or dist, release=found.version, repository=repository,
                       source_url=source_url, tag=tag, source_root=source_root.strip("/"),
                       summary=(meta["Summary"] or "").strip(), assumed=assumed)
@@ -122,7 +120,7 @@ _HINTS = {"distribution": "the distribution's metadata names it with what no dis
 
 def _import_name(found: metadata.Distribution) -> str | None:
     """The distribution's import package: top_level.txt, else the one top-level package (or module:
-    `_single_module` refuses it by name) of its files (the one named like the distribution when it
+    a library that is one file, `six.py`) of its files (the one named like the distribution when it
     has several)."""
     top = (found.read_text("top_level.txt") or "").split()
     if not top:
@@ -137,8 +135,8 @@ def _import_name(found: metadata.Distribution) -> str | None:
 
 
 def _single_module(found: metadata.Distribution, name: str) -> bool:
-    """Whether the distribution installs `name` as one module (`name.py`) and no package folder: every
-    command reads the library as a folder (source paths, the target's roots, the lookup's frames)."""
+    """Whether the distribution installs `name` as one module (`name.py`) and no package folder: its source
+    path is `<source_root>/name.py`, the file every command reads as the library."""
     parts = {tuple(file.parts) for file in found.files or []}
     return (f"{name}.py",) in parts and (name, "__init__.py") not in parts
 

@@ -153,20 +153,27 @@ def specific_template(message: str, generic: tuple[str, ...], keep_quoted: bool)
 def library_frame(project: Project, frames: tuple[Frame, ...], folder: Path | None) -> tuple[Frame, str] | None:
     """The innermost frame inside the library's package, with its repository path; a frame
     counts only when the installed package has that file (a user folder that happens to share
-    the package's name does not)."""
+    the package's name does not). A library that is one module (`six.py`) has one file: a frame
+    counts when it is that file, as installed here (`folder` then holds the module)."""
     top = project.library.name.split(".")[0]
+    root = project.library.source_root.strip("/")
+    module = f"{top}.py" if "." not in project.library.name else None
     for frame in reversed(frames):
+        path = frame.path.replace("\\", "/")
+        if module is not None and (path == module or path.endswith(f"/{module}")):
+            if folder is not None and (not (folder / module).is_file() or (folder / top / "__init__.py").is_file()):
+                continue
+            return frame, "/".join(part for part in (root, module) if part)
         marker = f"/{top}/"
-        at = frame.path.rfind(marker)
+        at = path.rfind(marker)
         if at < 0:
             continue
-        inside = frame.path[at + len(marker):]
+        inside = path[at + len(marker):]
         parts = PurePosixPath(inside).parts
         if not parts or any(part in ("", ".", "..") for part in parts) or not inside.endswith(".py"):
             continue
         if folder is not None and not (folder / inside).is_file():
             continue
-        root = project.library.source_root.strip("/")
         return frame, "/".join(part for part in (root, top, inside) if part)
     return None
 
@@ -307,8 +314,13 @@ def _unknown_pin(project: Project, release: str, kind: str) -> Pin:
     """A pin the author must fill: for a removed name or a changed signature, the replacement's
     definition; for an error with no library frame in the paste, the raising line."""
     library = project.library
+    top = library.name.split(".")[0]
+    folder = package_folder(project, release)
+    single = "." not in library.name and folder is not None and (folder / f"{top}.py").is_file() \
+        and not (folder / top / "__init__.py").is_file()  # a library that is one module: its one file
     path = library.follow[0] if library.follow else "/".join(
-        part for part in (library.source_root.strip("/"), library.name.split(".")[0], "__init__.py") if part)
+        part for part in (library.source_root.strip("/"), *((f"{top}.py",) if single else (top, "__init__.py")))
+        if part)
     why = ("pin the replacement's definition (the path, line and function the fix calls)" if kind != "raise"
            else "the paste shows no frame inside the library: pin the line that raises")
     commit = library.commit if release == library.release else None

@@ -2,8 +2,10 @@
 
 A failure view points at the snippet file and line (an editor's `path:line` jump), quotes
 that line, and puts the expected and the actual outcome one above the other. The summary
-names the checks whose outcome changed since the previous report: unexpected failures
-(passed before) and unexpected passes (failed before).
+names the checks whose outcome changed since the previous report, in plain words: those now
+failing (passed before: look at their failure above) and those now passing (failed before: a
+snippet or entry fixed, a draft finished; nothing to do). "Unexpected passes" read as an alarm
+to a newcomer whose draft had just started to pass.
 """
 
 from __future__ import annotations
@@ -83,7 +85,7 @@ def _source_line(path: Path, line: int | None) -> str | None:
 
 
 def changes(previous: Report | None, fresh: Report) -> tuple[list[str], list[str]]:
-    """(unexpected failures, unexpected passes): outcomes that flipped since `previous`."""
+    """(now failing, now passing): outcomes that flipped since `previous`."""
     if previous is None:
         return [], []
     before = {record.id: record.outcome for record in previous.checks}
@@ -104,9 +106,11 @@ def summary_lines(fresh: Report, previous: Report | None, report_path: str) -> l
     lines = [head]
     new_failures, new_passes = changes(previous, fresh)
     if new_failures:
-        lines.append(f"unexpected failures (passed in the previous report): {', '.join(new_failures)}")
+        lines.append(f"now failing (passed in the previous report; each failure is shown above): "
+                     f"{', '.join(new_failures)}")
     if new_passes:
-        lines.append(f"unexpected passes (failed in the previous report): {', '.join(new_passes)}")
+        lines.append(f"now passing (failed in the previous report; fixed since, nothing to do): "
+                     f"{', '.join(new_passes)}")
     failing = sorted(record.id for record in fresh.checks if record.outcome is Outcome.FAIL)
     if failing and not new_failures:
         lines.append(f"failing: {', '.join(failing)}")

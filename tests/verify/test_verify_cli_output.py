@@ -71,11 +71,16 @@ def test_the_failure_view_points_at_the_snippet_line_with_expected_and_actual(ru
     assert caret.index("^") == lines[actual].index("`head_dim` was") + 11  # under the 'w' of 'was'
 
 
-def test_the_summary_names_unexpected_failures_and_passes(runs):
+def test_the_summary_names_what_changed_since_the_previous_report_in_plain_words(runs):
+    """A check that failed before and passes now is good news (a draft finished, a fix landed): "unexpected
+    passes" alarmed a newcomer. The summary says what happened and what to do, for both directions."""
     first, second = runs
-    assert "unexpected" not in first["stderr"]
-    assert "unexpected failures (passed in the previous report): good-head-dim::after[bundled-cpu]" in second["stderr"]
-    assert "unexpected passes (failed in the previous report): after-still-raises::after[bundled-cpu]" in second["stderr"]
+    assert "now failing" not in first["stderr"] and "now passing" not in first["stderr"]
+    assert "now failing (passed in the previous report; each failure is shown above): " \
+           "good-head-dim::after[bundled-cpu]" in second["stderr"]
+    assert "now passing (failed in the previous report; fixed since, nothing to do): " \
+           "after-still-raises::after[bundled-cpu]" in second["stderr"]
+    assert "unexpected" not in second["stderr"]
     assert "7 passed, 2 failed, 9 not run (no cuda device)" in first["stderr"]
 
 
