@@ -461,6 +461,10 @@ def _judge_guard(check: Check, seen: Observation, runtime: Runtime) -> Verdict:
     if seen.status is Status.RETURNED or error is None:
         return _fail(Code.EXITED_NORMALLY, f"exited normally; expected the guard's own {expect.exception}")
     if not same_type(expect.exception or "", error):
+        if error.type == (expect.exception or "").rsplit(".", 1)[-1]:  # the name, not the class (the observer's)
+            return _fail(Code.WRONG_EXCEPTION, f"raised {error.qualified_type or '?'}, a class named {error.type} "
+                                               f"that is not the {expect.exception} it names; expected the guard's "
+                                               f"own {expect.exception}")
         return _fail(Code.WRONG_EXCEPTION, f"raised {error.type}: {_first_line(error.message)}; "
                                            f"expected the guard's own {expect.exception}")
     if expect.message is not None and MessageTemplate.parse(expect.message).match(error.message) is None:

@@ -97,6 +97,10 @@ class EndEvent(_Event):
     status: str
     exit: int | str | None = None
     r: int | None = None
+    # The top exception's class as the observer names it, by identity (`builtins.X` of Python's own X alone): what
+    # the judge reads, never the class's own `__module__` that the harness's description repeats.
+    type: str | None = None
+    qualified: str | None = None
     described: dict[str, Any] | None = None
     counts: list[list[int]] = Field(default_factory=list)
     running: list[int] = Field(default_factory=list)
@@ -268,7 +272,7 @@ def _observation(stream: Stream, end: EndEvent, start: StartEvent) -> Observatio
     old = _calls(stream, end, slots, "old")
     exception = _exception(described.get("exception"), stream.raised.get(end.r) if end.r is not None else None,
                            _through(stream, end.r, slots),
-                           slots)
+                           slots, end)
     replaced, other = _tampering(stream, slots)
     environment = described.get("environment")
     return Observation(status=status, exit_code=end.exit if status in (Status.SYS_EXIT, Status.OS_EXIT) else None,
@@ -348,10 +352,14 @@ def _through(stream: Stream, number: int | None, slots: list[tuple[str, ...]]) -
 
 
 def _exception(described: Any, raised: RaisedEvent | None, through: list[str],
-               slots: list[tuple[str, ...]]) -> ExceptionInfo | None:
+               slots: list[tuple[str, ...]], end: EndEvent) -> ExceptionInfo | None:
     if not isinstance(described, dict):
         return None
     facts = dict(described)
+    # The class by the observer's name for it; a class's own claim (what the description holds) is never vouched for.
+    facts["qualified_type"] = end.qualified
+    if end.type is not None:
+        facts["type"] = end.type
     start = None
     if raised is not None:
         label = slots[raised.w][0] if 0 <= raised.w < len(slots) else None

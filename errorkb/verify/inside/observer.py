@@ -4648,7 +4648,12 @@ def _p_on_end(ident: int, args: Any) -> None:
             if _S["device_planted"]:
                 device["planted"] = _S["device_planted"]
             _p_object_evidence(device)
+        # The class of the exception that reached the top, named here by identity (a class's `__name__` and
+        # `__module__` are its own to claim, and the harness's description reads them as it says).
+        kind = type(error) if error is not None else None
         _p_emit({"e": "end", "status": status, "exit": code if status == "os-exit" else exit_code, "r": number,
+                 "type": _p_name(kind) if kind is not None else None,
+                 "qualified": _p_qualified(kind) if kind is not None else None,
                  "described": description if type(description) is dict else None,
                  "counts": _S["counts"], "running": running, "unwound": [len(each) for each in _S["unwound"]],
                  "device": device, "faults": _S["faults"], "searched": _S["searched"],
