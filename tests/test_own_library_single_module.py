@@ -15,7 +15,6 @@ import json
 import subprocess
 import sys
 
-import pytest
 import yaml
 
 from errorkb.cli import main
@@ -62,11 +61,6 @@ def test_init_and_new_pin_the_modules_file_and_function(tmp_path, capsys):
     assert main(["--root", str(root), "check"]) == 0, capsys.readouterr()
 
 
-@pytest.mark.xfail(strict=True, reason="reading the library as one module needs changes in files other helpers own "
-                                       "this session (core/project.py module_of/package_path, source/upstream.py "
-                                       "package_folder, verify/inside/library.py target_roots, verify/engine.py "
-                                       "_installed_roots, lookup/build.py within): the lead applies "
-                                       "newlib2-single-module.patch, then removes this mark")
 def test_every_command_on_a_single_module_library(tmp_path, capsys):
     root, _ = _started(tmp_path, capsys)
     at = ["--root", str(root)]

@@ -162,18 +162,24 @@ class LibraryProfile(_Strict):
             if not inside.is_relative_to(root):
                 return None
             inside = inside.relative_to(root)
-        if not inside.parts or inside.parts[0] != self.name.split(".")[0] or inside.suffix != ".py":
+        top = self.name.split(".")[0]
+        if inside.parts == (f"{top}.py",):  # a library that is one module (`six.py`), not a package folder
+            return top
+        if not inside.parts or inside.parts[0] != top or inside.suffix != ".py":
             return None
         return dotted(inside)
 
     def package_path(self, path: str) -> str | None:
-        """The part of a repository path inside the import package: `cache_utils.py`."""
+        """The part of a repository path inside the import package: `cache_utils.py`; of a library that is
+        one module, the module's file (`six.py`), which lies in the folder that holds it."""
         module = self.module_of(path)
         if module is None:
             return None
         inside = PurePosixPath(path)
         if self.source_root:
             inside = inside.relative_to(PurePosixPath(self.source_root))
+        if len(inside.parts) == 1:
+            return inside.name
         return PurePosixPath(*inside.parts[1:]).as_posix()
 
 

@@ -46,7 +46,10 @@ SCHEMA = 1  # fields are only ever added; readers tolerate their absence
 def installed_path(library: LibraryProfile | None, path: str) -> str | None:
     """A repository path as installed, as tracebacks print it: `src/pkg/x.py` → `pkg/x.py`."""
     inside = library.package_path(path) if library else None
-    return f"{library.name.split('.')[0]}/{inside}" if library and inside else None
+    if not library or not inside:
+        return None
+    top = library.name.split(".")[0]
+    return inside if inside == f"{top}.py" else f"{top}/{inside}"  # a library that is one module: its file
 
 
 def names_of(entry: Entry) -> tuple[str, ...]:
@@ -144,6 +147,8 @@ def diagnosis_of(entry: Entry, installed: str | None) -> dict[str, Any]:
     traceback names it, `<package>/<file>.py`, when known)."""
     declared = entry.diagnosis
     package = installed.split("/", 1)[0] if installed else None
+    # A library that is one module (`six.py`): its frames are that file's, a pattern of a file, not a folder.
+    where = None if package is None else package if package.endswith(".py") else f"{package}/"
     if declared.frames is not None:
         frames = [rule.model_dump(mode="json") for rule in declared.frames]
     elif entry.kind == "raise" and installed and not entry.source.user_code:  # user code raises those
@@ -155,7 +160,7 @@ def diagnosis_of(entry: Entry, installed: str | None) -> dict[str, Any]:
     return {
         "frames": frames, "require_frame": declared.require_frame,
         "exclude": [rule.model_dump(mode="json") for rule in declared.exclude],
-        "innermost_exclude": [{"file": f"{package}/", "function": None}] if raised_in == "user-code" and package
+        "innermost_exclude": [{"file": where, "function": None}] if raised_in == "user-code" and where
         else [],
         "code": list(code_names(entry)),
         "placeholders": {name: {"type": rule.type, "allow": list(rule.allow),
@@ -168,7 +173,7 @@ def diagnosis_of(entry: Entry, installed: str | None) -> dict[str, Any]:
         "direction": declared.direction,
         "other_causes": other_causes_of(entry),
         # The library's package folder: a wording raised within the library's call (`called`) has a frame there.
-        "within": f"{package}/" if package else None,
+        "within": where,
         # Raised by the runtime for whatever code reached it (`source.runtime`): a caller's failing line that is
         # none of `recognised_by` says nothing of another cause, so it never rules the entry out.
         "runtime": entry.source.runtime,

@@ -23,7 +23,8 @@ def matrix_env(project: Project, release: str) -> Path:
 
 def package_folder(project: Project, release: str) -> Path | None:
     """The import package's folder of `release`: installed here, or in its matrix environment where errorkb built
-    it (a repository's committed environment is a stranger's text, never quoted as the release's source)."""
+    it (a repository's committed environment is a stranger's text, never quoted as the release's source). Of a
+    library that is one module (`six.py`), the folder that holds it: `package_path` names the module's file."""
     library = project.library
     try:
         installed = importlib.metadata.version(library.dist)
@@ -33,11 +34,18 @@ def package_folder(project: Project, release: str) -> Path | None:
         spec = importlib.util.find_spec(library.name)
         if spec is not None and spec.submodule_search_locations:
             return Path(next(iter(spec.submodule_search_locations)))
+        if spec is not None and "." not in library.name and isinstance(spec.origin, str) \
+                and Path(spec.origin).name == f"{library.name}.py":
+            return Path(spec.origin).parent
     env = matrix_env(project, release)
     if refused(project.cache_dir, env) is not None:
         return None
     top = library.name.split(".")[0]
-    return next(iter(sorted(env.glob(f"lib/python*/site-packages/{top}"))), None)
+    found = next(iter(sorted(env.glob(f"lib/python*/site-packages/{top}"))), None)
+    if found is None and "." not in library.name:
+        module = next(iter(sorted(env.glob(f"lib/python*/site-packages/{top}.py"))), None)
+        found = module.parent if module is not None else None
+    return found
 
 
 def _inside_package(package_dir: Path, inside: str) -> Path | None:

@@ -28,7 +28,7 @@ from errorkb.results.keys import project_inputs
 from errorkb.results.records import BUNDLED, UPSTREAM, CheckRecord, Code, ExceptionInfo, Exit, Outcome, Site
 from errorkb.results.report import Report, new_report, now
 from errorkb.verify.cache import Trust, VerdictCache, cache_key
-from errorkb.verify.inside.library import package_folders
+from errorkb.verify.inside.library import module_file, package_folders
 from errorkb.verify.modes import Isolation
 from errorkb.verify.paths import environment_path
 from errorkb.verify.plan import Check, library_imports, plan, select_shard
@@ -516,7 +516,9 @@ def _installed_roots(library: LibraryProfile) -> tuple[str, ...]:
     site-packages, a folder on the path, an editable checkout's `src`): a frame there prints from the package's
     folder, as one in site-packages does, so that every reader (the lookup's frame rules above all) sees the
     installed library's frames alike wherever this machine put it."""
-    return tuple(str(folder.parent).rstrip("/") + "/" for folder in package_folders(library.name))
+    module = module_file(library.name)  # a library that is one module (`six.py`): the folder that holds it
+    folders = package_folders(library.name) or ([module] if module is not None else [])
+    return tuple(str(folder.parent).rstrip("/") + "/" for folder in folders)
 
 
 def _short_path(path: str, project: Project, installed: tuple[str, ...] = ()) -> str:

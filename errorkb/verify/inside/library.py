@@ -101,14 +101,30 @@ def package_dirs(name: str) -> list[Path]:
     return [Path(location) for location in (spec.submodule_search_locations or [])] if spec else []
 
 
+def module_file(name: str) -> Path | None:
+    """The file of `name` when it is a top-level module and no package (a library that is one module,
+    `six.py`), found on the path without importing it; else None."""
+    if "." in name:
+        return None
+    spec = importlib.machinery.PathFinder.find_spec(name)
+    if spec is None or spec.submodule_search_locations is not None or not isinstance(spec.origin, str) \
+            or Path(spec.origin).name != f"{name}.py":
+        return None
+    return Path(spec.origin)
+
+
 def target_roots(target: str, library: LibrarySpec) -> list[str]:
-    """Folders whose frames count as 'inside the target' when locating a raise site."""
+    """Folders whose frames count as 'inside the target' when locating a raise site; of a library that
+    is one module, its file (a root is a prefix of a frame's file name: the file's own name is its one frame)."""
     name = library.bundled if target == BUNDLED else library.name
     roots: list[str] = []
     for location in package_folders(name) if name else []:  # as found, and with links resolved
         for form in (str(location), str(location.resolve())):
             if form + "/" not in roots:
                 roots.append(form + "/")
+    module = module_file(name) if name and not roots and target == UPSTREAM else None
+    if module is not None:
+        roots = list(dict.fromkeys([str(module), str(module.resolve())]))
     return roots
 
 
