@@ -23,11 +23,16 @@ regular expression and raw HTML to Python-Markdown. So, in one pass over the tex
 - **Everything else** is text: `&` and `<` become character references, so no tag, comment or
   entity of the author's reaches the page; `{` is escaped, so no attribute list (`{: onclick=...}`,
   `{ .ekb-badge }`) applies.
+- **Inline syntaxes of the extensions a Material site commonly adds** (`text_only`): each `$`, an
+  emoji shortcode's opening `:` and the bracket of a backslash escape (`\\(`, `\\[`) are character
+  references, so no math reaches MathJax (which makes links and styles past any sanitiser) and no
+  emoji an image from a CDN; in code spans `$ = ^ + ~` too (marks, insertions, keys).
 - **Block starts that belong to the page**, behind any container prefix (`> `, `- `, `1. `): a
   heading (`#`, or a setext underline), an admonition, a collapsible block or a content tab
   (`!!!`, `???`, `===`), a block of pymdownx.blocks (`///`: an admonition, a tab, or with its
   `html` block any element with any attribute), an object mkdocstrings documents in its place
-  (`:::`, read from files outside the repository), a table of contents (`[TOC]`) and a fence
+  (`:::`, read from files outside the repository), an abbreviation (`*[word]: title`), a table of
+  contents (`[TOC]`) and a fence
   line the rewrite did not accept are written so that they read as their text, for a site that
   enables those extensions too. Prose cannot produce a heading (and so no
   heading id such as the page's `#message`), nor the admonitions and classes the page shows its
