@@ -453,3 +453,29 @@ def test_a_snippet_folder_file_that_is_another_s_name_on_macos_or_windows_is_rep
     (tmp_path / "snippets" / "demo-error" / name).write_text(AFTER, encoding="utf-8")
     problems = [str(p) for p in load_project_entries(load_project(tmp_path)).problems]
     assert f"snippets/demo-error/{name}:1:1: {said}" in problems, problems
+
+
+# -- round fifteen: line breaks YAML reads and an editor or a review does not ------------------------------
+
+
+@pytest.mark.parametrize("char, name", [("\x85", "next line"), ("\u2028", "line separator"),
+                                        ("\u2029", "paragraph separator")])
+def test_a_line_break_only_yaml_reads_is_refused_at_the_line_an_editor_shows(tmp_path, char, name):
+    """YAML 1.1 breaks lines at NEL, LS and PS too; editors, `git diff` and a pull request's review do not. So
+    `# a note<LS>allow: ...` showed a reviewer one comment and gave YAML a key (here an unknown one, said at
+    line 3 of a 2-line file's count), and every later problem's line was one past the line the author sees. The
+    character is refused, at the line and column an editor shows, before YAML reads anything."""
+    text = VALID_ENTRY.format(id="demo-error").replace(
+        "title: A documented error", f"title: A documented error  # reviewed{char}bogus: hidden")
+    problems = problems_of(tmp_path, **with_entry(text))
+    assert len(problems) == 1, problems
+    assert problems[0].startswith(f"{ENTRY_FILE}:2:{len('title: A documented error  # reviewed') + 1}: U+"), problems
+    assert name in problems[0] and "line break" in problems[0] and "remove it" in problems[0], problems
+
+
+def test_a_byte_that_is_not_utf8_after_a_line_break_only_yaml_reads_is_at_the_editor_s_line(tmp_path):
+    make_project(tmp_path, entries={"demo-error.yml": "id: demo-error\n"})
+    path = tmp_path / ENTRY_FILE
+    path.write_bytes(b"id: demo-error # a\xe2\x80\xa8b\ntitle: \xff\n")
+    problems = [str(p) for p in load_project_entries(load_project(tmp_path)).problems]
+    assert f"{ENTRY_FILE}:2:8: byte 0xff is not UTF-8; save the file as UTF-8" in problems, problems

@@ -230,6 +230,9 @@ def load_entry_file(path: Path, project: Project) -> tuple[LoadedEntry | None, l
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         return None, [_not_utf8(data, error, where)]
+    hidden = _hidden_line_break(text, where)
+    if hidden:
+        return None, [hidden]
     node, positions, problems = parse_yaml(text, where)
     if node is None:
         return None, problems
@@ -247,13 +250,29 @@ def _not_utf8(data: bytes, error: UnicodeDecodeError, where: str) -> Problem:
     return Problem(where, line, col, f"byte 0x{data[error.start]:02x} is not UTF-8; save the file as UTF-8")
 
 
-_YAML_LINE_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
+_LINE_BREAK = re.compile("\r\n|[\r\n]")  # an editor's, `git diff`'s and a review's
+_YAML_ONLY_BREAK = re.compile("[\x85\u2028\u2029]")  # YAML 1.1's too: NEL, LS, PS
+_BREAK_NAMES = {"\x85": "next line", "\u2028": "line separator", "\u2029": "paragraph separator"}
 
 
 def _line_col(before: str) -> tuple[int, int]:
-    """1-based (line, col) of the character that follows `before`, counting line breaks as YAML does."""
-    lines = _YAML_LINE_BREAK.split(before)
+    """1-based (line, col) of the character that follows `before`, as an editor shows it. (YAML also breaks
+    lines at NEL, LS and PS: `_hidden_line_break` refuses a file holding one before YAML gives a mark.)"""
+    lines = _LINE_BREAK.split(before)
     return len(lines), len(lines[-1]) + 1
+
+
+def _hidden_line_break(text: str, where: str) -> Problem | None:
+    """The first line break YAML reads and an editor, a diff and a review do not: after one, what a reviewer
+    sees as the rest of a comment is YAML (a key, an allowance), and every mark YAML gives is lines off."""
+    found = _YAML_ONLY_BREAK.search(text)
+    if found is None:
+        return None
+    char = found.group()
+    return Problem(where, *_line_col(text[:found.start()]),
+                   f"U+{ord(char):04X} ({_BREAK_NAMES[char]}) is a line break to YAML but not to an editor or a "
+                   "review: what follows it on this line is read as a new line of YAML; remove it (or break the "
+                   "line there)")
 
 
 # -- stage 1: YAML ----------------------------------------------------------------------------

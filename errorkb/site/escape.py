@@ -8,9 +8,10 @@ done where the text is written, by the context it lands in, and the Jinja enviro
 - `text`: a plain value (a name, a release range, a date, a report's field) as text in Markdown
   *and* in HTML, attributes included: HTML's characters as references, Markdown's punctuation as
   numeric character references (which no engine reads as syntax and every browser shows as the
-  character), line breaks as spaces, control and bidirectional characters as `\\uXXXX`, a
-  leading character that would start a block escaped, and leading whitespace as one `&#32;` (a
-  separator the template meant, never an indent that starts a code block).
+  character; an emoji shortcode's opening colon too), line breaks as spaces, control and
+  bidirectional characters as `\\uXXXX`, a leading character that would start a block escaped,
+  and leading whitespace as one `&#32;` (a separator the template meant, never an indent that
+  starts a code block).
 - `code`: a value as inline code, a `<code>` element whose text is character references
   (`errorkb.site.inert.code`); never backticks around a value, which would show the references.
 - `url`: a link destination, percent-encoded; a scheme other than http(s) or mailto links nowhere.
@@ -35,6 +36,7 @@ import urllib.parse
 from markupsafe import Markup
 
 from errorkb.core.prose import visible
+from errorkb.site.inert import SHORTCODE
 from errorkb.site.inert import code as inline_code
 from errorkb.site.sanitize import sanitize
 
@@ -54,11 +56,11 @@ def text(value: object) -> Markup:
     if isinstance(value, Markup):
         return value
     plain = "" if value is None else str(value)
-    if _NOTHING_TO_ESCAPE.fullmatch(plain) and not _BLOCK_START.match(plain):
+    if _NOTHING_TO_ESCAPE.fullmatch(plain) and not _BLOCK_START.match(plain) and not SHORTCODE.search(plain):
         return Markup(plain)  # most values: words, numbers, dates, versions
     plain = visible(_LINE_BREAKS.sub(" ", plain))
     lead = "&#32;" if plain[:1].isspace() else ""  # `' ekb-stale'`, `' · '`: one space, never an indent
-    out = plain.lstrip().translate(_TEXT_CHARS)
+    out = SHORTCODE.sub("&#58;", plain.lstrip().translate(_TEXT_CHARS))
     start = _BLOCK_START.match(out)
     if start:  # its last character (`-`, or the `.` of `1.`) as a reference
         end = start.end() - 1

@@ -23,11 +23,16 @@ regular expression and raw HTML to Python-Markdown. So, in one pass over the tex
 - **Everything else** is text: `&` and `<` become character references, so no tag, comment or
   entity of the author's reaches the page; `{` is escaped, so no attribute list (`{: onclick=...}`,
   `{ .ekb-badge }`) applies.
+- **Inline syntaxes of the extensions a Material site commonly adds** (`text_only`): each `$`, an
+  emoji shortcode's opening `:` and the bracket of a backslash escape (`\\(`, `\\[`) are character
+  references, so no math reaches MathJax (which makes links and styles past any sanitiser) and no
+  emoji an image from a CDN; in code spans `$ = ^ + ~` too (marks, insertions, keys).
 - **Block starts that belong to the page**, behind any container prefix (`> `, `- `, `1. `): a
   heading (`#`, or a setext underline), an admonition, a collapsible block or a content tab
   (`!!!`, `???`, `===`), a block of pymdownx.blocks (`///`: an admonition, a tab, or with its
   `html` block any element with any attribute), an object mkdocstrings documents in its place
-  (`:::`, read from files outside the repository), a table of contents (`[TOC]`) and a fence
+  (`:::`, read from files outside the repository), an abbreviation (`*[word]: title`), a table of
+  contents (`[TOC]`) and a fence
   line the rewrite did not accept are written so that they read as their text, for a site that
   enables those extensions too. Prose cannot produce a heading (and so no
   heading id such as the page's `#message`), nor the admonitions and classes the page shows its
@@ -81,7 +86,14 @@ _UNDECIDED = re.compile(r"[/\\]*[A-Za-z0-9+.-]*")  # a cut address that may stil
 _INVISIBLE = re.compile(r"[\x00-\x20\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2064\ufeff]+")
 # Characters written as references inside a code span: HTML's own, and every character an
 # engine could read as Markdown syntax between the <code> tags.
-_CODE_CHARS = str.maketrans({ch: f"&#{ord(ch)};" for ch in "&<>\"'`*_[]{}\\|!~"})
+# (`$`, `=`, `^`, `+`: math, marks, insertions and keys of the extensions a Material site commonly adds; and an
+# emoji shortcode's opening `:`, `SHORTCODE`.)
+_CODE_CHARS = str.maketrans({ch: f"&#{ord(ch)};" for ch in "&<>\"'`*_[]{}\\|!~$=^+"})
+# A colon that opens an emoji shortcode (`:smile:`, pymdownx.emoji's `:[+\-\w]+:`), but not a reference
+# definition's (`[r]:x:`); and a backslash escape that opens or closes math (`\(`, `\)`, `\[`, `\]`), found as
+# escapes are read, left to right (`\\(` is an escaped backslash, then a parenthesis).
+SHORTCODE = re.compile(r"(?<!\]):(?=[+\-\w]+:)")
+_MATH_ESCAPE = re.compile(r"\\[\\()\[\]]")
 # A line's container prefix: indentation, list markers and quote markers, each with its space.
 _PREFIX = re.compile(r"(?:[ \t]*(?:[-*+]|\d{1,9}[.)]|>)(?=[ \t]|$))*[ \t]*")
 _MARKER = re.compile(r"[ \t]*(?P<marker>[-*+>]|\d{1,9}[.)])(?=[ \t]|$)")
@@ -94,8 +106,9 @@ _PARENS = re.compile(r"\\.|[()]", re.DOTALL)
 _QUOTES = re.compile(r"(?:[ \t]*>)*[ \t]*")
 _HEADING = re.compile(r"#")
 _UNDERLINE = re.compile(r"(?:=+|-+)[ \t]*$")
-# admonitions, collapsible blocks, content tabs; pymdownx.blocks' blocks; mkdocstrings' objects
-_BLOCK_MARKS = re.compile(r"(?:!!!|\?\?\?|===|///|:::)")
+# admonitions, collapsible blocks, content tabs; pymdownx.blocks' blocks; mkdocstrings' objects; an abbreviation's
+# definition (abbr's `*[word]: title`: gone from the text, and its title on every `word` of the page)
+_BLOCK_MARKS = re.compile(r"(?:!!!|\?\?\?|===|///|:::|\*\[)")
 _LOOSE_FENCE = re.compile(r"(?:~~~|```)")  # a fence line the rewrite did not accept (behind a prefix)
 
 
@@ -265,7 +278,8 @@ def _code(content: str) -> str:
     if len(content) > 2 and content[0] == content[-1] == " " and content.strip():
         content = content[1:-1]
     content = content.replace("\\|", "|")  # `|` escaped for a table cell (see one_line) is a `|` in code
-    return "<code>" + "<wbr>".join(part.translate(_CODE_CHARS) for part in _BREAK.split(content)) + "</code>"
+    parts = (SHORTCODE.sub("&#58;", part.translate(_CODE_CHARS)) for part in _BREAK.split(content))
+    return "<code>" + "<wbr>".join(parts) + "</code>"
 
 
 def code(text: object) -> str:
@@ -274,7 +288,19 @@ def code(text: object) -> str:
 
 
 def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace("{", "\\{")
+    """Prose text: no tag, entity or attribute list; no math (`$`, `\\(`, `\\[`) and no emoji shortcode, which
+    the extensions a Material site commonly adds turn into a script MathJax reads or an image (see `text_only`)."""
+    return text_only(text.replace("&", "&amp;").replace("<", "&lt;").replace("{", "\\{"))
+
+
+def text_only(text: str) -> str:
+    """`text` with the characters that open math or an emoji written as character references, which no engine
+    reads as syntax and every browser shows as the character: each `$`, each shortcode's opening `:`, and the
+    parenthesis or bracket of a backslash escape (`\\(` is `(` to Python-Markdown and CommonMark alike; to
+    pymdownx.arithmatex it opens math)."""
+    text = _MATH_ESCAPE.sub(lambda found: found.group() if found.group() == "\\\\" else f"&#{ord(found.group()[1])};",
+                            text)
+    return SHORTCODE.sub("&#58;", text.replace("$", "&#36;"))
 
 
 # -- block starts --------------------------------------------------------------------------------
