@@ -182,6 +182,7 @@ def index_fields(entry: Entry, by_release: dict[str, int] | None = None,
     releases = releases_of(entry)
     return {
         "kind": entry.kind,
+        "origin": list(entry.origin),  # where it comes from, in the pages' words (`Entry.origin`)
         "wordings": [{"message": w.message, "exception": w.exception, "releases": w.releases, "device": w.device,
                       "note": w.note, "words": w.words, "own": w.own, "main": w.main, "called": w.called}
                      for w in as_pasted(wordings_of(entry))],
