@@ -28,12 +28,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from errorkb.core.message import GENERIC_WORDINGS, MessageTemplate
+from errorkb.lookup._index import class_names_of
 from errorkb.lookup._known import Known, Releases, Wording
 from errorkb.lookup._match import fnv1a
 from errorkb.lookup._rules import rules_document
 
 __all__ = ["SCHEMA", "as_pasted", "diagnosis_of", "entries_digest", "index_document", "index_fields", "index_item",
-           "installed_path", "known_from_entries", "library_class_names", "library_classes", "rules_document", "uses_user_types",
+           "installed_path", "known_from_entries", "library_classes", "rules_document", "uses_user_types",
            "wordings_of"]
 
 if TYPE_CHECKING:
@@ -242,35 +243,9 @@ def library_classes(library: LibraryProfile) -> str:
     return _classes_of(library.name.split(".")[0])
 
 
-def library_class_names(name: str) -> frozenset[str]:
-    """The class names the installed library (its import name, `name`'s first part) defines at the top
-    level of its modules, read from its files as `library_classes` reads them; empty when not installed."""
-    return _class_names_of(name.split(".")[0])
-
-
 @functools.lru_cache(maxsize=8)
 def _classes_of(package: str) -> str:
-    return "".join(sorted({fnv1a(name) for name in _class_names_of(package)}))
-
-
-@functools.lru_cache(maxsize=8)
-def _class_names_of(package: str) -> frozenset[str]:
-    import importlib.util
-
-    try:
-        spec = importlib.util.find_spec(package)
-    except (ImportError, ValueError):
-        return frozenset()
-    folders = list(spec.submodule_search_locations or []) if spec else []
-    pattern = re.compile(r"^class ([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)
-    found: set[str] = set()
-    for folder in folders:
-        for path in sorted(Path(folder).rglob("*.py")):
-            try:
-                found.update(pattern.findall(path.read_text(encoding="utf-8", errors="replace")))
-            except OSError:
-                continue
-    return frozenset(found)
+    return "".join(sorted({fnv1a(name) for name in class_names_of(package)}))
 
 
 def entries_digest(paths: Iterable[Path]) -> str:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from errorkb.lookup import _rules as rules
-from errorkb.lookup._index import Index
+from errorkb.lookup._index import Index, library_class_names
 from errorkb.lookup._match import name_matches
 from errorkb.lookup._release import INSTALLED, contains, plain
 
@@ -96,8 +96,6 @@ def broad_ties(index: Index, classes: Collection[str] | None = None) -> list[Fin
     if not tied:
         return []
     if classes is None:
-        from errorkb.lookup.build import library_class_names
-
         classes = library_class_names(index.library)
     if not classes:
         return []

@@ -68,7 +68,6 @@ def test_a_ties_glob_some_classes_of_the_library_do_not_fit_passes():
 
 def test_errorkb_check_names_the_over_broad_glob_s_line(tmp_path, monkeypatch):
     from errorkb import cli
-    from errorkb.lookup import build
     from errorkb.site import hookindex
 
     text = entry_text("*Causal*")
@@ -76,7 +75,7 @@ def test_errorkb_check_names_the_over_broad_glob_s_line(tmp_path, monkeypatch):
     result = load_project_entries(project)
     assert result.problems == []
     monkeypatch.setattr(hookindex, "diagnosis_cases", lambda *_: [lint.Case("demo-error", "5.15.1", BEFORE)])
-    monkeypatch.setattr(build, "library_class_names", lambda _name: frozenset({"RemoteForCausalLM",
+    monkeypatch.setattr(lint, "library_class_names", lambda _name: frozenset({"RemoteForCausalLM",
                                                                                "LlamaForCausalLM"}))
     # (the fake before, without the library's frame, is reported too: only the glob's finding is this test's)
     found = [str(one) for one in cli._diagnosis_problems(project, result) if "every class" in str(one)]
