@@ -1559,9 +1559,8 @@ def _print_match(match: Match, index: Index) -> None:
     library = index.library
     grade = "confirmed" if match.confirmed else "possible"
     _print(f"{match.known.id}  [{grade}]  {match.known.title}")
-    origin = {"removed": "where your code uses a name the library no longer has",
-              "signature": "where your code calls it with arguments it no longer takes"}
-    _print(f"  {match.known.exception} " + origin.get(match.known.kind, f"from {match.known.function}")
+    origin = match.known.origin  # the pages' words (`Entry.origin`), shipped in the index
+    _print(f"  {match.known.exception}" + (f" {origin[0]} {origin[1]}" if origin else "")
            + ("" if match.exact else " (found inside the text)"))
     if match.wording:
         wording = match.matched

@@ -468,6 +468,16 @@ class TiedValues(Strict):
     because: Markdown = Field(description="Why, in a clause that follows the value (\"names a generating model "
                                           "the library does not define: ...\"): the confirmation's evidence.")
 
+    @field_validator("names")
+    @classmethod
+    def _literal(cls, value: list[str]) -> list[str]:
+        broad = [glob for glob in value if not glob.replace("*", "")]
+        if broad:
+            raise ValueError(f"{broad[0]!r} has no literal part: every value fits it, so it would confirm the entry "
+                             "on any name the message gives; write the shape only this cause's values have, "
+                             "e.g. '*ForCausalLM'")
+        return value
+
 
 class PlaceholderDeclaration(Strict):
     """What a placeholder's value must be for the message to be this entry's."""

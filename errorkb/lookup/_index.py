@@ -9,6 +9,7 @@ traceback at the user: every failure is an `IndexUnavailable` with one line sayi
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -337,3 +338,30 @@ def _redirects() -> Any:
             return super().redirect_request(req, fp, code, msg, headers, newurl)
 
     return Redirects()
+
+
+def library_class_names(name: str) -> frozenset[str]:
+    """The class names the installed library (`name`'s first part, its import name) defines at the top
+    level of its modules, read from its files (never imported); empty when it is not installed."""
+    return class_names_of(name.split(".")[0])
+
+
+@functools.lru_cache(maxsize=8)
+def class_names_of(package: str) -> frozenset[str]:
+    """`library_class_names` of an import package; what the index's class list hashes (`build.library_classes`)."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec(package)
+    except (ImportError, ValueError):
+        return frozenset()
+    folders = list(spec.submodule_search_locations or []) if spec else []
+    pattern = re.compile(r"^class ([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)
+    found: set[str] = set()
+    for folder in folders:
+        for path in sorted(Path(folder).rglob("*.py")):
+            try:
+                found.update(pattern.findall(path.read_text(encoding="utf-8", errors="replace")))
+            except OSError:
+                continue
+    return frozenset(found)

@@ -130,6 +130,9 @@ class Known:
     recognised_by: tuple[str, ...] = ()  # text of a traceback that tells this case from others worded alike
     kind: str = "raise"
     diagnosis: Diagnosis = Diagnosis()
+    # (words, name): where the error comes from, as the pages say it (`Entry.origin`, shipped in the index);
+    # None for a removed or changed API in an index published before it was shipped
+    origin: tuple[str, str] | None = None
 
     def __post_init__(self) -> None:
         if not self.wordings:
@@ -151,7 +154,17 @@ class Known:
                                if isinstance(n, int) and not isinstance(n, bool)),
                    recognised_by=tuple(str(text) for text in _list(item.get("recognised_by")) if text),
                    kind=str(item.get("kind") or "raise"),
-                   diagnosis=_diagnosis(item.get("diagnosis")))
+                   diagnosis=_diagnosis(item.get("diagnosis")), origin=_origin(item))
+
+
+def _origin(item: dict[str, Any]) -> tuple[str, str] | None:
+    """The shipped origin; an older index's raise is still raised from its function, and a removed or
+    changed API's is left unsaid (its function is the replacement: no reader is sent there)."""
+    origin = item.get("origin")
+    if isinstance(origin, list) and len(origin) == 2 and all(isinstance(part, str) and part for part in origin):
+        return origin[0], origin[1]
+    function = str(item.get("function") or "")
+    return ("from", function) if function and str(item.get("kind") or "raise") == "raise" else None
 
 
 def _text(value: object) -> str | None:

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from errorkb.core.message import GENERIC_WORDINGS, MessageTemplate
+from errorkb.lookup._index import class_names_of
 from errorkb.lookup._known import Known, Releases, Wording
 from errorkb.lookup._match import fnv1a
 from errorkb.lookup._rules import rules_document
@@ -187,6 +188,7 @@ def index_fields(entry: Entry, by_release: dict[str, int] | None = None,
     releases = releases_of(entry)
     return {
         "kind": entry.kind,
+        "origin": list(entry.origin),  # where it comes from, in the pages' words (`Entry.origin`)
         "wordings": [{"message": w.message, "exception": w.exception, "releases": w.releases, "device": w.device,
                       "note": w.note, "words": w.words, "own": w.own, "main": w.main, "called": w.called}
                      for w in as_pasted(wordings_of(entry))],
@@ -248,22 +250,7 @@ def library_classes(library: LibraryProfile) -> str:
 
 @functools.lru_cache(maxsize=8)
 def _classes_of(package: str) -> str:
-    import importlib.util
-
-    try:
-        spec = importlib.util.find_spec(package)
-    except (ImportError, ValueError):
-        return ""
-    folders = list(spec.submodule_search_locations or []) if spec else []
-    pattern = re.compile(r"^class ([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)
-    found: set[str] = set()
-    for folder in folders:
-        for path in sorted(Path(folder).rglob("*.py")):
-            try:
-                found.update(pattern.findall(path.read_text(encoding="utf-8", errors="replace")))
-            except OSError:
-                continue
-    return "".join(sorted({fnv1a(name) for name in found}))
+    return "".join(sorted({fnv1a(name) for name in class_names_of(package)}))
 
 
 def entries_digest(paths: Iterable[Path]) -> str:

@@ -8,17 +8,19 @@ elsewhere) or that could never confirm it (frames its traceback does not show) i
 the entry is written, by `errorkb check`, instead of silently turning real reports away. So is
 an other cause (`diagnosis.other_causes`) whose range holds the release the before was verified on:
 the entry's own case would then read as the other cause's, at the other cause's `releases` line. And a
-`ties` declaration (values that confirm the entry on their own) must tie the before's own value.
+`ties` declaration (values that confirm the entry on their own) must tie the before's own value, and no
+glob of it may fit every class the library defines (it would confirm the entry on any class a message names).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from typing import NamedTuple
 
 from errorkb.lookup import _rules as rules
-from errorkb.lookup._index import Index
+from errorkb.lookup._index import Index, library_class_names
+from errorkb.lookup._match import name_matches
 from errorkb.lookup._release import INSTALLED, contains, plain
 
 
@@ -41,11 +43,12 @@ class Finding(NamedTuple):
     key: tuple[str | int, ...] = ("diagnosis",)
 
 
-def check(index: Index, cases: Iterable[Case]) -> list[Finding]:
-    """A finding for each case its own entry's declarations do not confirm, and for each other cause
-    whose range holds the release the case was verified on (the entry's own case would be ambiguous)."""
+def check(index: Index, cases: Iterable[Case], classes: Collection[str] | None = None) -> list[Finding]:
+    """A finding for each case its own entry's declarations do not confirm, for each other cause
+    whose range holds the release the case was verified on (the entry's own case would be ambiguous),
+    and for each `ties` glob every one of `classes` fits (default: the installed library's classes)."""
     lookup = index.lookup()
-    problems = []
+    problems = broad_ties(index, classes)
     for case in cases:
         if case.entry not in index.items:
             continue
@@ -81,3 +84,24 @@ def check(index: Index, cases: Iterable[Case]) -> list[Finding]:
         elif not own.confirmed:
             problems.append(Finding(case.entry, f"{where} is only a candidate for it: {'; '.join(own.missing)}"))
     return problems
+
+
+def broad_ties(index: Index, classes: Collection[str] | None = None) -> list[Finding]:
+    """A finding at each `ties` glob that every class the library defines fits: such a tie confirms the
+    entry on the library's own classes as on any other, which is no evidence of the cause. Without a class
+    list (the library is not installed) nothing is held."""
+    tied = [(entry.id, name, number, at, glob)
+            for entry in index.known for name, rule in entry.diagnosis.placeholders.items()
+            for number, tie in enumerate(rule.ties) for at, glob in enumerate(tie.names)]
+    if not tied:
+        return []
+    if classes is None:
+        classes = library_class_names(index.library)
+    if not classes:
+        return []
+    return [Finding(entry, f"ties[{number}].names[{at}] ({glob!r}) fits every class the library defines: it would "
+                           "confirm the entry on any class the message names; write the shape only this cause's "
+                           "values have, e.g. '*ForCausalLM' (with `foreign: true` for classes the library does "
+                           "not define)",
+                    ("diagnosis", "placeholders", name, "ties", number, "names", at))
+            for entry, name, number, at, glob in tied if all(name_matches(one, glob) for one in classes)]
