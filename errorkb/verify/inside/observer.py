@@ -191,6 +191,14 @@ _c_type_dict = type.__dict__["__dict__"].__get__
 _c_module_dict: Callable[[Any], dict[str, Any]] = vars(types.ModuleType)["__dict__"].__get__
 _c_exc_args = BaseException.__dict__["args"].__get__
 _c_key_str = KeyError.__str__
+# What an exception holds beside its `args` and `__dict__` (getter, setter): its cause, context, traceback, and
+# whether its context is shown; hidden while the library's `__str__` is run over it (`_p_library_message`).
+_c_exc_links = tuple((BaseException.__dict__[name].__get__, BaseException.__dict__[name].__set__)
+                     for name in ("__cause__", "__context__", "__traceback__", "__suppress_context__"))
+_c_member_get = types.MemberDescriptorType.__get__
+_c_MemberDescriptorType = types.MemberDescriptorType
+_c_LIBRARY_DATA_MAX = 2000  # objects an exception's data may hold for the library's `__str__` to be run over it
+_c_LIBRARY_DATA_DEPTH = 12
 
 
 def _base_like_str() -> tuple[Any, ...]:
@@ -218,6 +226,11 @@ def _base_like_str() -> tuple[Any, ...]:
 # may be named so, and claim `__module__ = "builtins"`). A tuple: the module's globals are the snippet's to reach.
 _c_BUILTIN_CLASSES = tuple(value for value in vars(builtins).values()
                            if isinstance(value, type) and issubclass(value, BaseException))
+# Python's own C classes a class of the library's may derive from whose instances hold nothing but their `__dict__`
+# (and an exception's `args`): OSError's, SyntaxError's, UnicodeError's fields hold objects their C `__str__` formats.
+_c_ARGS_ONLY = (object, BaseException, Exception, ValueError, TypeError, RuntimeError, LookupError, KeyError,
+                IndexError, ArithmeticError, OverflowError, ZeroDivisionError, NotImplementedError, AssertionError,
+                Warning, UserWarning, DeprecationWarning, RuntimeWarning)
 _c_base_str = BaseException.__str__
 _c_base_like_str = _base_like_str()
 _c_import_msg = ImportError.__dict__["msg"].__get__
@@ -1538,6 +1551,166 @@ def _p_plain_repr(value: Any) -> str:
     if kind is float:
         return _c_float_repr(value)
     return "None"
+
+
+def _p_read_message(error: Any) -> str | None:
+    """The exception's text: `_p_message`'s where C code alone makes it, else the library's own `__str__`'s
+    (`_p_library_message`). None: it cannot be read without running code the snippet chose."""
+    message = _p_message(error)
+    return message if message is not None else _p_library_message(error)
+
+
+def _p_library_message(error: Any) -> str | None:
+    """The text of an exception whose `__str__` is the library's own Python code (PyYAML's `MarkedYAMLError` joins its
+    problem with `str(problem_mark)`, a `Mark` whose `__str__` is the library's too), made by running that code, where
+    what it runs over is the library's alone: the function the exception's class resolves `__str__` to was compiled
+    from the target's files (`_p_library_code`); every class of the exception's, and of every object it holds, is the
+    library's as it was when the snippet started, or one of Python's holding nothing but its `__dict__` and `args`
+    (`_p_str_class`: a subclass of the snippet's, overriding `__str__` or anything that `__str__` reads, is not);
+    everything the exception holds is plain data (an exact `str`, number, bytes, None; a tuple, list or dict of such)
+    or such objects holding the same (`_p_str_data`: an object of the snippet's, whose own `__str__`, `__repr__` or
+    `__format__` would choose the words when the library's formats it, is not); no name of the target's modules was
+    bound anew since (`_p_library_rebound`). Its cause, context and traceback (which the interpreter, not the library,
+    may have set to the snippet's) are hidden while it runs, then put back. It runs untraced (in the tracer): the
+    library's own code only, over data no code of the snippet's answers for. Anything else: None, as before."""
+    implementation = _p_class_attr(type(error), "__str__")
+    if type(implementation) is not _c_FunctionType or not _p_library_code(_c_func_code(implementation)):
+        return None
+    if not _p_str_data(error, [_c_LIBRARY_DATA_MAX], _c_LIBRARY_DATA_DEPTH) or _p_library_rebound():
+        return None
+    links = [pair[0](error) for pair in _c_exc_links]
+    try:
+        for pair in _c_exc_links[:3]:
+            pair[1](error, None)
+        text = implementation(error)
+    except BaseException:
+        text = None
+    finally:
+        for index in range(4):
+            _c_exc_links[index][1](error, links[index])
+    return text if type(text) is str else None
+
+
+def _p_library_code(code: Any) -> bool:
+    """Code compiled from one of the target's files (by the import system, not by the snippet under that name)."""
+    return _p_in_roots(code.co_filename, _S["target_roots"]) and not _p_untrusted_code(code)
+
+
+def _p_str_data(value: Any, budget: list[int], depth: int) -> bool:
+    """Plain data, or an object of the library's holding plain data and such objects (`_p_library_message`): exact
+    types alone (a subclass of `str` of the snippet's answers `__format__`, `__eq__`, `__hash__` in its own code),
+    string or integer keys, every slot and `__dict__` entry, an exception's `args`. Bounded: past `budget` objects or
+    `depth` levels, False."""
+    kind = type(value)
+    if value is None or kind is str or kind is int or kind is float or kind is bool or kind is bytes:
+        return True
+    budget[0] -= 1
+    if budget[0] < 0 or depth <= 0:
+        return False
+    if kind is tuple or kind is list:
+        for item in _c_list_iter(list(value)):  # noqa: SIM110  # a plain loop: no generator in the private namespace
+            if not _p_str_data(item, budget, depth - 1):
+                return False
+        return True
+    if kind is dict:
+        for pair in _c_list_iter(list(_c_dict_items(value))):
+            if not (type(pair[0]) is str or type(pair[0]) is int) or not _p_str_data(pair[1], budget, depth - 1):
+                return False
+        return True
+    if not _p_str_class(kind, 2):
+        return False
+    own = _p_own_dict(value, kind)
+    if own is not None and not _p_str_data(own, budget, depth - 1):
+        return False
+    for klass in _c_tuple_iter(_c_mro(kind)):
+        if not _c_type_flags(klass) & _c_HEAPTYPE:
+            continue
+        for pair in _c_list_iter(list(_c_proxy_items(_c_type_dict(klass)))):
+            if type(pair[1]) is _c_MemberDescriptorType:  # a slot: what it holds
+                try:
+                    held = _c_member_get(pair[1], value, kind)
+                except AttributeError:
+                    continue
+                if not _p_str_data(held, budget, depth - 1):
+                    return False
+    if _p_in(BaseException, _c_mro(kind)):
+        return _p_str_data(_c_exc_args(value), budget, depth - 1)
+    return True
+
+
+def _p_str_class(kind: Any, depth: int) -> bool:
+    """A class each of whose classes (its MRO) is a trusted class (`_p_trusted_class`) as it was when the snippet
+    started (`_p_class_as_was`), or one of `_c_ARGS_ONLY`, under `type` or a metaclass that is such a class."""
+    try:
+        mro = _c_mro(kind)
+    except BaseException:
+        return False
+    meta = type(kind)
+    if meta is not type and (depth <= 0 or not _p_str_class(meta, depth - 1)):
+        return False
+    for klass in _c_tuple_iter(mro):
+        if not _c_type_flags(klass) & _c_HEAPTYPE:
+            if not _p_in(klass, _c_ARGS_ONLY) and not (klass is type and depth < 2):
+                return False
+        elif not _p_trusted_class(klass) or not _p_class_as_was(klass):
+            return False
+    return True
+
+
+def _p_class_as_was(klass: Any) -> bool:
+    """A class whose namespace holds what its copy did before the snippet ran, name for name (none added, rebound or
+    deleted: a class's namespace changes with no audit event); a class made since (by a module of the target's, or
+    Python's, that the snippet's import loaded) holds, besides plain data and what making a class puts there, only
+    functions of the target's files under their own names (`_p_library_code`), as a class statement's would."""
+    items = list(_c_proxy_items(_c_type_dict(klass)))
+    copied = _c_dict_get(_S["classes_as_were"], id(klass))
+    if copied is not None and copied[0] is klass:
+        was = copied[1]
+        if len(items) != len(was):
+            return False
+        for pair in _c_list_iter(items):  # noqa: SIM110  # a plain loop: no generator in the private namespace
+            if pair[1] is not _c_dict_get(was, pair[0], _c_MISSING):
+                return False
+        return True
+    for pair in _c_list_iter(items):
+        key, value = pair
+        kind = type(value)
+        if value is None or kind is str or kind is int or kind is bool or kind is _c_MemberDescriptorType \
+                or kind is _c_GetSetDescriptorType:
+            continue
+        if kind is tuple:
+            for item in _c_tuple_iter(value):
+                if type(item) is not str:
+                    return False
+            continue
+        for function in _c_tuple_iter(_p_functions_in(value)):
+            if function is None:
+                continue
+            if type(function) is not _c_FunctionType or not _p_library_code(_c_func_code(function)) \
+                    or _c_func_code(function).co_name != key and type(value) is not _c_property:
+                return False
+    return True
+
+
+def _p_library_rebound() -> bool:
+    """Whether a module of the target's copied before the snippet ran has a name bound since to anything but what its
+    copy holds (added, rebound or deleted): the library's `__str__` reads its module's names (a function it calls, a
+    class, a separator). `__warningregistry__`, which Python's `warnings` adds to the module that warned, is not read
+    so. Only the namespaces written since install are compared (`_p_written`)."""
+    modules, _ = _p_written()
+    for _, entry in _c_list_iter(modules):
+        module, was = entry
+        if not _p_in_roots(_c_dict_get(was, "__file__"), _S["target_roots"]):
+            continue
+        current = _c_module_dict(module)
+        for pair in _c_list_iter(list(_c_dict_items(current))):
+            if pair[1] is not _c_dict_get(was, pair[0], _c_MISSING) \
+                    and not _p_one_of(pair[0], ("__warningregistry__",)):
+                return True
+        for key in _c_list_iter(list(was)):
+            if _c_dict_get(current, key, _c_MISSING) is _c_MISSING:
+                return True
+    return False
 
 
 def _p_in(item: Any, items: Any) -> bool:
@@ -3780,7 +3953,7 @@ def _p_exception(record: list[Any], frame: Any, arg: Any) -> None:
     module = _c_dict_get(frame.f_globals, "__name__")
     _p_emit({"e": "raised", "r": number, "w": index, "where": "beneath" if deepest is not tb else record[6],
              "code": started.co_qualname, "type": _p_name(type(error)),
-             "qualified": _p_qualified(type(error)), "message": _p_message(error), "line": tb.tb_lineno,
+             "qualified": _p_qualified(type(error)), "message": _p_read_message(error), "line": tb.tb_lineno,
              "op": op, "file": frame.f_code.co_filename, "module": module if type(module) is str else None,
              "api": _p_api_facts(error, frame, op, tb.tb_lasti, deepest is not tb) if index < 0 else None})
 
@@ -4020,7 +4193,7 @@ def _p_return(ident: int, record: list[Any], frame: Any, value: Any) -> None:
     number = _c_dict_get(_S["refs"], id(error)) if error is not None else None
     if number is not None and _S["held"][number] is not error:
         number = None
-    unwound = {"type": _p_name(type(error)) if error is not None else "?", "message": _p_message(error),
+    unwound = {"type": _p_name(type(error)) if error is not None else "?", "message": _p_read_message(error),
                "qualified": _p_qualified(type(error)) if error is not None else None, "r": number}
     _S["unwound"][index].append(unwound)
     if _S["records"] < _c_MAX_RECORDS:
