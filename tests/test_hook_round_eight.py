@@ -1,0 +1,59 @@
+"""The hook under attack, round eight, in real interpreters with the hook on: where real programs meet it. The modules
+the hook imports share `sys.modules` with the program: one of the program's folder named like one of them (a script's
+`csv.py`, `email.py`, `json.py`), imported by the program after an error it survived, or before the error; and the
+shapes that found nothing (kept, so that they stay so).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.test_hook import TITLE, envs, run, stub_library  # noqa: F401 (a fixture)
+from tests.test_hook_round_five import BLOCK, LIBRARY, RAISE, _compare
+
+# Errors a program survives: Python reports them and the program goes on (then imports a module of its own).
+SURVIVED = {
+    "thread": "import threading\nthread = threading.Thread(target=early_initialization)\nthread.start()\nthread.join()\n",
+    "del": "class Holder:\n    def __del__(self):\n        early_initialization()\nHolder()\n",
+}
+# Modules of the standard library the explainer imports (lazily, once an error happened), named as people name their
+# own files. main: the explainer's import put the standard library's module in `sys.modules`, so the program's later
+# `import csv` got it, not the program's own `csv.py` (stdout "stdlib" where Python alone printed "mine").
+LATER = ["csv", "email", "calendar", "random"]
+_USE = "import {name}\nprint(getattr({name}, 'MINE', 'the standard library s {name}'))\n"
+
+
+@pytest.mark.parametrize("name", LATER)
+@pytest.mark.parametrize("survived", list(SURVIVED))
+def test_a_module_of_the_programs_folder_imported_after_the_hook_ran_is_the_programs_own(envs, tmp_path,  # noqa: F811
+                                                                                         survived, name):
+    plain, hooked = envs
+    (tmp_path / f"{name}.py").write_text(f"MINE = 'the program s own {name}'\n", encoding="utf-8")
+    code = stub_library(tmp_path) + LIBRARY + SURVIVED[survived] + _USE.format(name=name)
+    with_hook, without = run(hooked, code, tmp_path), run(plain, code, tmp_path)
+    assert without.stdout == f"the program s own {name}\n", without.stderr
+    added = _compare(with_hook, without)
+    assert added.startswith(BLOCK) and added.count("errorkb:") == 1, with_hook.stderr
+
+
+# A module of the program's folder named like one of the standard library's that the explainer uses, imported by the
+# program before the error: `import json` in the explainer's code gets the program's module (Python looks in
+# `sys.modules` first, whatever the guard's finder says), and the explainer called its functions. main: the program's
+# `json.loads` (its `dataclass`, at the explainer's import) ran, and printed, at the program's end. The hook now adds nothing there:
+# Python's output alone, as for a program of its own named `errorkb` (round five).
+BEFORE = {
+    "json": "def loads(*args, **kwargs):\n    print('THE PROGRAM S json.loads RAN')\n",
+    "dataclasses": ("def dataclass(*args, **kwargs):\n    print('THE PROGRAM S dataclass RAN')\n"
+                    "    return args[0] if args else lambda kind: kind\nfield = replace = dataclass\n"),
+}
+
+
+@pytest.mark.parametrize("name", list(BEFORE))
+def test_a_module_of_the_programs_folder_imported_before_the_error_never_runs_for_the_hook(envs, tmp_path,  # noqa: F811
+                                                                                           name):
+    plain, hooked = envs
+    (tmp_path / f"{name}.py").write_text(BEFORE[name], encoding="utf-8")
+    code = stub_library(tmp_path) + f"import {name}\n" + LIBRARY + RAISE
+    with_hook, without = run(hooked, code, tmp_path), run(plain, code, tmp_path)
+    assert without.stdout == "" and without.returncode == 1, without.stderr
+    assert _compare(with_hook, without) == "", with_hook.stdout + with_hook.stderr
