@@ -57,3 +57,73 @@ def test_a_module_of_the_programs_folder_imported_before_the_error_never_runs_fo
     with_hook, without = run(hooked, code, tmp_path), run(plain, code, tmp_path)
     assert without.stdout == "" and without.returncode == 1, without.stderr
     assert _compare(with_hook, without) == "", with_hook.stdout + with_hook.stderr
+
+
+def test_a_module_of_the_programs_own_named_like_one_the_explainer_never_imports_leaves_the_block(envs, tmp_path):  # noqa: F811
+    """The explainer stays away only from the names it imports: a program's `secrets.py` or `queue.py` (names of the
+    standard library's it never loads) costs the program nothing."""
+    plain, hooked = envs
+    for name in ("secrets", "queue"):
+        (tmp_path / f"{name}.py").write_text("MINE = True\n", encoding="utf-8")
+    code = stub_library(tmp_path) + "import secrets, queue\nassert secrets.MINE and queue.MINE\n" + LIBRARY + RAISE
+    with_hook, without = run(hooked, code, tmp_path), run(plain, code, tmp_path)
+    added = _compare(with_hook, without)
+    assert added.startswith(BLOCK) and added.count("errorkb:") == 1 and TITLE in added, with_hook.stderr
+
+
+# What the explainer imports, measured: a documented error and an unrelated one reported in a `__del__`, a documented
+# error reported by a thread's end, and the program's end with the entry's error. Each top-level module of the standard
+# library's (or `packaging`) loaded after the program began must be one `guard.IMPORTS` names, or `guard.foreign`
+# would miss a file of the program's folder named like it on a first error.
+_MEASURED = """\
+import _imp, atexit, sys
+def loaded():
+    return {{name for name in sys.modules if "." not in name and (name in sys.stdlib_module_names or
+             name == "packaging") and name not in sys.builtin_module_names and not _imp.is_frozen(name)}}
+started = loaded()
+atexit.register(lambda: print(sorted(loaded() - started)))
+{library}class Holder:
+    def __init__(self, call):
+        self.call = call
+    def __del__(self):
+        self.call()
+def unrelated():
+    raise ValueError("nothing any entry documents")
+Holder(unrelated)
+Holder(early_initialization)
+import threading
+thread = threading.Thread(target=early_initialization)
+thread.start()
+thread.join()
+early_initialization()
+"""
+
+
+def test_the_modules_the_explainer_imports_are_those_the_guard_names(envs, tmp_path):  # noqa: F811
+    import ast
+
+    from errorkb.hook.guard import IMPORTS
+
+    plain, hooked = envs
+    result = run(hooked, _MEASURED.format(library=stub_library(tmp_path) + LIBRARY), tmp_path)
+    assert result.stderr.count("errorkb:") == 3, result.stderr
+    loaded = set(ast.literal_eval(result.stdout.strip().splitlines()[-1]))
+    assert {"csv", "json", "email"} <= loaded, loaded  # it measured the explainer's imports
+    assert loaded - IMPORTS == set(), sorted(loaded - IMPORTS)
+
+
+def test_the_pytest_hint_never_runs_a_module_of_the_test_folder_named_like_one_the_explainer_imports(envs,  # noqa: F811
+                                                                                                     tmp_path):
+    """pytest's hint reads the failing test's error with the explainer too (`describe_within`), in the interpreter the
+    hook's `.pth` started: a `json.py` of the tests' folder, imported by the test, must not run for it there either.
+    main: the hint's `json.loads` was the folder's (its line printed in the session's output)."""
+    import subprocess
+
+    plain, hooked = envs
+    (tmp_path / "json.py").write_text(BEFORE["json"], encoding="utf-8")
+    (tmp_path / "test_it.py").write_text(stub_library(tmp_path) + "import json\n" + LIBRARY +
+                                         "def test_it():\n    " + RAISE, encoding="utf-8")
+    result = subprocess.run([str(hooked), "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_it.py"],
+                            capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert result.returncode == 1 and "1 failed" in result.stdout, result.stdout + result.stderr
+    assert "RAN" not in result.stdout + result.stderr, result.stdout
