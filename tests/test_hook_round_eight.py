@@ -1,7 +1,9 @@
 """The hook under attack, round eight, in real interpreters with the hook on: where real programs meet it. The modules
 the hook imports share `sys.modules` with the program: one of the program's folder named like one of them (a script's
-`csv.py`, `email.py`, `json.py`), imported by the program after an error it survived, or before the error; and the
-shapes that found nothing (kept, so that they stay so).
+`csv.py`, `email.py`, `json.py`), imported by the program after an error it survived, or before the error (by the
+program, or by a test pytest's hint reads); and the programs run another way that found nothing (`python -m`, a
+zipapp, `runpy`, a `__main__` without `__file__`, chained errors, `SystemExit` and `KeyboardInterrupt` from the error,
+a spawned process, a thread pool's result: kept, so that they stay so).
 """
 
 from __future__ import annotations
@@ -127,3 +129,47 @@ def test_the_pytest_hint_never_runs_a_module_of_the_test_folder_named_like_one_t
                             capture_output=True, text=True, cwd=tmp_path, timeout=300)
     assert result.returncode == 1 and "1 failed" in result.stdout, result.stdout + result.stderr
     assert "RAN" not in result.stdout + result.stderr, result.stdout
+
+
+# Programs that are not a plain `python script.py`, and endings that found nothing: Python's output, status and stdout,
+# then one block where the entry's error is the one reported (`True`), nothing otherwise. (files, argv, named); the
+# stand-in library's lines are put at the top of each file named `*`.
+_CAUSED = "try:\n    early_initialization()\nexcept ValueError as error:\n    raise RuntimeError('loading failed'){how}\n"
+_SPAWN = ("import multiprocessing\nif __name__ == '__main__':\n    child = multiprocessing.get_context('spawn')"
+          ".Process(target=early_initialization)\n    child.start()\n    child.join()\n    print(child.exitcode)\n")
+NOTHING_FOUND = {
+    "python-m-package": ({"app/__init__.py": "", "app/__main__.py*": RAISE}, ["-m", "app"], True),
+    "zipapp": ({"app/__main__.py*": RAISE}, ["app.pyz"], True),
+    "runpy-run-path": ({"other.py*": RAISE, "script.py": "import runpy\nrunpy.run_path('other.py', "
+                        "run_name='__main__')\n"}, ["script.py"], True),
+    "main-without-file": ({"script.py*": "import __main__\ndel __main__.__file__\n" + RAISE}, ["script.py"], True),
+    "raised-from-the-error": ({"script.py*": _CAUSED.format(how=" from error")}, ["script.py"], True),
+    "raised-while-handling-it": ({"script.py*": _CAUSED.format(how="")}, ["script.py"], True),
+    "system-exit-with-its-message": ({"script.py*": "import sys\ntry:\n    early_initialization()\n"
+                                      "except ValueError as error:\n    sys.exit(f'fatal: {error}')\n"},
+                                     ["script.py"], False),
+    "keyboard-interrupt-from-the-error": ({"script.py*": "try:\n    early_initialization()\nexcept ValueError as error:\n"
+                                           "    raise KeyboardInterrupt from error\n"}, ["script.py"], False),
+    "spawned-process": ({"script.py*": _SPAWN}, ["script.py"], True),
+    "thread-pool-result": ({"script.py*": "import concurrent.futures\nwith concurrent.futures.ThreadPoolExecutor() as "
+                            "pool:\n    pool.submit(early_initialization).result()\n"}, ["script.py"], True),
+}
+
+
+@pytest.mark.parametrize("case", list(NOTHING_FOUND))
+def test_programs_run_another_way_print_pythons_output_then_one_block_or_none(envs, tmp_path, case):  # noqa: F811
+    import subprocess
+    import zipapp
+
+    plain, hooked = envs
+    files, argv, named = NOTHING_FOUND[case]
+    for name, text in files.items():
+        path = tmp_path / name.rstrip("*")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(stub_library(tmp_path) + LIBRARY + text if name.endswith("*") else text, encoding="utf-8")
+    if case == "zipapp":
+        zipapp.create_archive(tmp_path / "app", tmp_path / "app.pyz")
+    with_hook, without = (subprocess.run([str(python), *argv], capture_output=True, text=True, cwd=tmp_path,
+                                         timeout=300) for python in (hooked, plain))
+    added = _compare(with_hook, without)
+    assert (added.startswith(BLOCK) and added.count("errorkb:") == 1) if named else added == "", with_hook.stderr
