@@ -173,3 +173,20 @@ def test_programs_run_another_way_print_pythons_output_then_one_block_or_none(en
                                          timeout=300) for python in (hooked, plain))
     added = _compare(with_hook, without)
     assert (added.startswith(BLOCK) and added.count("errorkb:") == 1) if named else added == "", with_hook.stderr
+
+
+def test_a_program_run_from_the_standard_librarys_own_folder_keeps_the_block(envs, tmp_path):  # noqa: F811
+    """`python -c` run in the folder the standard library lives in: the program's entry of the path ('') resolves
+    `json` to the very file the hook's path does, so the program's `json` is the standard library's, not one of its
+    own: the block as ever."""
+    import json
+    import os
+    import subprocess
+
+    plain, hooked = envs
+    code = stub_library(tmp_path) + "import json\n" + LIBRARY + RAISE
+    folder = os.path.dirname(os.path.dirname(json.__file__))
+    with_hook, without = (subprocess.run([str(python), "-c", code], capture_output=True, text=True, cwd=folder,
+                                         timeout=300) for python in (hooked, plain))
+    added = _compare(with_hook, without)
+    assert added.startswith(BLOCK) and added.count("errorkb:") == 1, with_hook.stderr

@@ -111,13 +111,13 @@ def foreign() -> bool:
     entries of the path (`_programs`: its folder's `json.py`): the explainer's `import` of that name would get it, and
     run its code. A module of the program's under another name (`secrets.py`, `queue.py`) is none of the hook's; one
     put in `sys.modules` some other way (a package's stand-in for a module the standard library dropped) is not the
-    program's folder's."""
-    programs = _programs()
-    if not programs:
+    program's folder's; nor is the file the hook's own path gives (a program run in the standard library's folder)."""
+    programs, trusted = _programs(), _trusted()
+    if not programs or trusted is None:
         return False
     for name in IMPORTS | _LOADED:
         origin = _origin(sys.modules.get(name))
-        if origin is not None and _found(name, programs) == origin:
+        if origin is not None and _found(name, programs) == origin != _found(name, trusted):
             return True
     return False
 
