@@ -118,8 +118,9 @@ def describe_within(value: BaseException, index_path: Path | None = None, deadli
     profile functions the program set with `threading.settrace` / `setprofile` (its tracer, printing, on every call
     the explainer makes: round seven) and is listed by `threading.enumerate()`; a `_thread` thread is neither, and,
     like a daemon thread, never holds the exit up. Nothing at all where the process could not afford it
-    (`_cpu_room`)."""
-    if not _cpu_room(deadline):
+    (`_cpu_room`), nor where a module the explainer imports is the program's folder's (`guard.foreign`: its `json.py`,
+    imported by the program or a test; round eight)."""
+    if not _cpu_room(deadline) or guard.foreign():
         return None
     if sys.is_finalizing():
         return _describe_finalizing(value, index_path, deadline)
