@@ -226,7 +226,7 @@ def without_tools(site_packages: Path, names: tuple[str, ...] = TOOLS) -> list[s
 
     Every name's files are found before the first is removed: a removal changes the folder, the key its file lists
     are cached under, and found one by one each name read every installed distribution's RECORD again (6 s of CPU for
-    `TOOLS`, 3.3 s found first: benchmarks/without_tools.py). A folder the removals leave empty goes too (two tools
+    `TOOLS`, 3.4 s found first: benchmarks/without_tools.py). A folder the removals leave empty goes too (two tools
     beside each other in one namespace folder: no empty package left behind to import).
 
     Checks itself, as test_adversarial checks `UNUSED_BACKENDS`: a name it cannot remove (renamed, no longer
@@ -245,9 +245,9 @@ def without_tools(site_packages: Path, names: tuple[str, ...] = TOOLS) -> list[s
                 shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink()
             emptied.add(path.parent)
         removed.append(name)
+    base = site_packages.resolve()  # (the paths found are real ones)
     for folder in sorted(emptied, key=lambda one: len(one.parts), reverse=True):  # innermost first
-        while folder != site_packages and folder.is_relative_to(site_packages) and folder.is_dir() \
-                and not any(folder.iterdir()):
+        while folder != base and folder.is_relative_to(base) and folder.is_dir() and not any(folder.iterdir()):
             folder.rmdir()
             folder = folder.parent
     if kept:
