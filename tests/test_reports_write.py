@@ -30,7 +30,6 @@ from tests.kb import copy_kb
 from tests.site.sitekb import site_project
 
 IDS = ["head-dim-list-length", "num-heads-list-length"]
-ERRORKB = Path(sys.executable).parent / "errorkb"
 
 
 def fake_record(entry: str, role: str = "after", outcome: Outcome = Outcome.PASS) -> CheckRecord:
@@ -73,12 +72,13 @@ def test_two_verify_runs_at_once_keep_both_runs_results(project_root, monkeypatc
     assert sorted(record.entry for record in report.checks) == sorted(IDS)
 
 
-def test_two_verify_processes_at_once_keep_both_results(project_root):
-    """The same with two real `errorkb verify` processes, each running its own entry's checks."""
+def test_two_verify_processes_at_once_keep_both_results(project_root, lean_python):
+    """The same with two real `errorkb verify` processes, each running its own entry's checks (in the lean
+    interpreter, tests/lean.py: these snippets need no hqq, which each process's zygote would import)."""
     command = ["--root", str(project_root), "verify", "--target", "bundled", "--device", "cpu", "--no-cache",
                "--snippet", "before"]
-    runs = [subprocess.Popen([str(ERRORKB), *command, one], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             text=True) for one in IDS]
+    runs = [subprocess.Popen([str(lean_python), "-m", "errorkb.cli", *command, one], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True) for one in IDS]
     outputs = [run.communicate(timeout=600) for run in runs]
     assert [run.returncode for run in runs] == [0, 0], outputs
     report = read_report(project_root / "reports" / "latest.json")

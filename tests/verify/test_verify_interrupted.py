@@ -8,7 +8,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -24,10 +23,11 @@ def _cached(folder: Path) -> list[dict]:
 
 
 @pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT])
-def test_a_stopped_run_writes_what_finished(tmp_path, stop):
+def test_a_stopped_run_writes_what_finished(tmp_path, stop, lean_python):
+    """(The run in the lean interpreter, tests/lean.py: the fixture's snippets need no hqq.)"""
     root = copy_fixture(tmp_path / "kb", ["good-head-dim", "after-hangs"], timeout=120)
     cache, report = tmp_path / "cache", tmp_path / "report.json"
-    command = [sys.executable, "-m", "errorkb.cli", "--root", str(root), "verify", "--target", "bundled",
+    command = [str(lean_python), "-m", "errorkb.cli", "--root", str(root), "verify", "--target", "bundled",
                "--device", "cpu", "--jobs", "2", "--cache", "trusted", "--cache-dir", str(cache),
                "--report", str(report), "good-head-dim", "after-hangs"]
     # As from a terminal: a test runner's worker (xdist's) may ignore SIGINT, and a child inherits that
