@@ -167,18 +167,34 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 def pytest_exception_interact(node: pytest.Item | pytest.Collector, call: pytest.CallInfo[Any],
                               report: pytest.TestReport | pytest.CollectReport) -> None:
-    """A failing test whose exception is a documented error: keep the hook's block for the summary
-    (the explainer is imported only here, once a test has failed; anything wrong in it is ignored)."""
-    if call.excinfo is None or not isinstance(node, pytest.Item):
+    """A failing test, or a test module that fails to import, whose exception is a documented error: keep
+    the hook's block for the summary (the explainer is imported only here, once something has failed;
+    anything wrong in it is ignored)."""
+    error = _documented_candidate(node, call)
+    if error is None:
         return
     try:
         from errorkb.hook.explain import describe_within
 
-        text = describe_within(call.excinfo.value)  # bounded: it runs the test's `__str__` again
+        text = describe_within(error)  # bounded: it runs the test's `__str__` again
     except Exception:
         return
     if text:
         node.config.stash.setdefault(_HINTS, []).append((node.nodeid, text))
+
+
+def _documented_candidate(node: pytest.Item | pytest.Collector, call: pytest.CallInfo[Any]) -> BaseException | None:
+    """The error to explain: a test's own; at collection, the module's error as raised, or the one pytest's
+    CollectError was raised from (an ImportError at a test file's top: `from <library> import <removed name>`).
+    A CollectError of no error (an entries file's problems, a name pytest refused) explains nothing."""
+    if call.excinfo is None:
+        return None
+    error = call.excinfo.value
+    if isinstance(node, pytest.Item):
+        return error
+    if isinstance(error, pytest.Collector.CollectError):
+        return error.__cause__
+    return error
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:

@@ -230,6 +230,24 @@ def test_pytest_prints_the_entry_for_a_failing_test(tmp_path):
     assert "test_user.py::test_other:" not in summary
 
 
+def test_pytest_prints_the_entry_for_a_test_module_that_fails_to_import(tmp_path):
+    """A documented error at a test module's import (a collection error, raised as it is or as the cause of
+    pytest's own CollectError for an ImportError) gets the same hint as a failing test: it is where code written
+    for one release most often meets another (`from <library> import <removed name>` at the top of a test file)."""
+    (tmp_path / "test_at_import.py").write_text(library_raise(tmp_path) + "\nearly_initialization()\n")
+    (tmp_path / "test_import_error.py").write_text(
+        library_raise(tmp_path) + "\ntry:\n    early_initialization()\nexcept ValueError as error:\n"
+        "    raise ImportError('cannot import the model') from error\n")
+    (tmp_path / "test_unrelated.py").write_text("raise ImportError('no module named nothing_documented')\n")
+    result = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "."],
+                            cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 2, result.stdout
+    summary = result.stdout[result.stdout.index("errorkb: documented errors"):]
+    summary = summary[:summary.index("short test summary info")]  # pytest's own list names every file
+    assert "test_at_import.py:" in summary and "test_import_error.py:" in summary and TITLE in summary
+    assert "test_unrelated.py" not in summary
+
+
 def test_explain_writes_nothing_when_nothing_matches():
     from errorkb.hook.explain import explain
 
