@@ -63,8 +63,8 @@ from errorkb.source.coverage import Coverage
 from errorkb.source.upstream import pinned_file, read_source
 
 __all__ = ["EntryPage", "build_pages", "render_entry", "render_index", "render_by_exception", "render_by_api",
-           "render_verification", "entry_document", "index_document", "inert", "badges", "shown_badges", "badge_words", "target_words",
-           "captured_error"]
+           "render_verification", "entry_document", "index_document", "inert", "badges", "shown_badges", "badge_words",
+           "target_words", "captured_error"]
 
 TEMPLATES = Path(__file__).parent / "templates"
 T = typing.TypeVar("T")
@@ -301,7 +301,7 @@ class Shown:
     applicable) folded into one, said once with their reason and where, in the reader's words."""
 
     outcome: str
-    where: str  # "real transformers · cpu"; folded: "cuda", "reimplemented transformers 5.15.1 (cpu, cuda)"
+    where: str  # "real <library> · cpu"; folded: a device ("gpu"), a target's name, or each place named
     label: str  # the badge's words: "verified · stale"
     detail: str  # why (the hover text; a folded badge shows it)
     icon: str
@@ -323,10 +323,11 @@ class Shown:
 
 def shown_badges(page: EntryPage) -> list[Shown]:
     """The entry's badges as its page and its lists show them: each verdict, then one badge per reason for
-    those that are none, where they are worded by what they share (a device on every target: 'cuda'; a target
-    on every device: its name) -- the CUDA 'not run' once, not once per target."""
+    those that are none, where they are worded by what they share (a device on every target: that device; a target
+    on every device: its name) -- a device's 'not run' once, not once per target."""
     names = target_words(page.library)
-    where = {target: names.get(target, {}).get("name", target) for target in page.library.available_targets}
+    where: dict[str, str] = {target: names.get(target, {}).get("name", target)
+                             for target in page.library.available_targets}
     found = badges(page)
     shown = [Shown(b.outcome, f"{where.get(b.target, b.target)} · {b.device}", b.label, b.detail, b.icon, b.stale,
                    b.date, b.versions) for b in found if b.outcome in VERDICTS]
