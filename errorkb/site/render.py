@@ -63,8 +63,8 @@ from errorkb.source.coverage import Coverage
 from errorkb.source.upstream import pinned_file, read_source
 
 __all__ = ["EntryPage", "build_pages", "render_entry", "render_index", "render_by_exception", "render_by_api",
-           "render_verification", "entry_document", "index_document", "inert", "badges", "badge_words",
-           "captured_error"]
+           "render_verification", "entry_document", "index_document", "inert", "badges", "shown_badges", "badge_words",
+           "target_words", "captured_error"]
 
 TEMPLATES = Path(__file__).parent / "templates"
 T = typing.TypeVar("T")
@@ -270,8 +270,85 @@ def _file_lines(path: Path) -> tuple[str, ...] | None:
 # -- evidence, per page -----------------------------------------------------------------------
 
 
+VERDICTS = ("pass", "partial", "fail")  # what a badge says of the error: a verdict; before those that say none
+
+
 def badges(page: EntryPage) -> list[evidence.Badge]:
-    return evidence.badges(page.records, page.hashes, page.devices, page.library.available_targets)
+    """Every badge of the entry, the verdicts first (verified, partly, failing) and then those that are none
+    (not run, not applicable), each group in target × device order: on a phone, two 'not applicable' badges
+    took the first screen before the one verified badge."""
+    found = evidence.badges(page.records, page.hashes, page.devices, page.library.available_targets)
+    return sorted(found, key=lambda b: VERDICTS.index(b.outcome) if b.outcome in VERDICTS else len(VERDICTS))
+
+
+def target_words(library: LibraryProfile) -> dict[str, dict[str, str]]:
+    """What each target is, in a reader's words ('bundled' and 'upstream' are the verifier's): `name` where a
+    badge or a chip names it, `about` where there is room to say it. The one place these words are written;
+    the paste box reads them from the index (`badge_words`)."""
+    named = f"{library.name} {library.release}"
+    words = {"bundled": {"name": f"reimplemented {named}",
+                        "about": f"errorkb's faithful reimplementation of the {named} API this site documents, "
+                                 f"proven equal to the real package: the same snippet runs, no {library.name} "
+                                 f"code does"},
+            "upstream": {"name": f"real {library.name}",
+                         "about": f"the real {library.name} package, at the release named beside it"}}
+    return {target: words[target] for target in library.available_targets if target in words}
+
+
+@dataclass(frozen=True)
+class Shown:
+    """A badge as a page shows it: a verdict on one target × device, or the badges that are none (not run, not
+    applicable) folded into one, said once with their reason and where, in the reader's words."""
+
+    outcome: str
+    where: str  # "real <library> · cpu"; folded: a device ("gpu"), a target's name, or each place named
+    label: str  # the badge's words: "verified · stale"
+    detail: str  # why (the hover text; a folded badge shows it)
+    icon: str
+    stale: bool = False
+    date: str | None = None
+    versions: str = ""
+
+    @property
+    def folded(self) -> bool:
+        return self.outcome not in VERDICTS
+
+    @property
+    def said(self) -> str:
+        """What a folded badge says beside its place: what it means, never read as a pass."""
+        if self.outcome == "not-run":
+            return f"{self.detail}. Not verified there: neither a pass nor a failure"
+        return self.detail
+
+
+def shown_badges(page: EntryPage) -> list[Shown]:
+    """The entry's badges as its page and its lists show them: each verdict, then one badge per reason for
+    those that are none, where they are worded by what they share (a device on every target: that device; a target
+    on every device: its name) -- a device's 'not run' once, not once per target."""
+    names = target_words(page.library)
+    where: dict[str, str] = {target: names.get(target, {}).get("name", target)
+                             for target in page.library.available_targets}
+    found = badges(page)
+    shown = [Shown(b.outcome, f"{where.get(b.target, b.target)} · {b.device}", b.label, b.detail, b.icon, b.stale,
+                   b.date, b.versions) for b in found if b.outcome in VERDICTS]
+    groups: dict[tuple[str, str], list[evidence.Badge]] = {}
+    for b in sorted((b for b in found if b.outcome not in VERDICTS), key=lambda b: b.outcome != "not-run"):
+        groups.setdefault((b.outcome, b.detail), []).append(b)
+    for (outcome, detail), group in groups.items():
+        targets = list(dict.fromkeys(b.target for b in group))
+        devices = list(dict.fromkeys(b.device for b in group))
+        every_target, every_device = len(targets) == len(where), len(devices) == len(page.devices)
+        if len(group) != len(targets) * len(devices) or not (every_target or every_device):
+            place = ", ".join(f"{where.get(b.target, b.target)} · {b.device}" for b in group)  # each place named
+        elif every_target and every_device:
+            place = "every target and device"
+        elif every_target and len(where) > 1:
+            place = ", ".join(devices)
+        else:
+            place = ", ".join(where.get(t, t) for t in targets)
+        shown.append(Shown(outcome, place, evidence.OUTCOME_WORDS[outcome], detail, evidence.ICONS[outcome],
+                           versions=" · ".join(dict.fromkeys(b.versions for b in group if b.versions))))
+    return shown
 
 
 def captured_error(page: EntryPage) -> CheckRecord | None:
@@ -338,7 +415,7 @@ def _environment() -> jinja2.Environment:
                        ERRORS_INDEX=ERRORS_INDEX, BY_EXCEPTION=BY_EXCEPTION, BY_API=BY_API,
                        VERIFICATION=VERIFICATION, INDEX_JSON=INDEX_JSON, SCHEMA_JSON=SCHEMA_JSON,
                        CHECK_SCHEMA_JSON=CHECK_SCHEMA_JSON, COVERAGE=COVERAGE, STALE_WHY=STALE_WHY,
-                       ON_OBJECT=evidence.ON_OBJECT)
+                       ON_OBJECT=evidence.ON_OBJECT, target_words=target_words)
     return env
 
 
@@ -398,15 +475,16 @@ class Rows:
 def _rows_context(name: str, rows: Rows | None) -> dict[str, object]:
     """`row` and `badges` for a list template: kept in `rows` when there is one."""
     if rows is None:
-        return {"row": lambda page, *args, caller: caller(), "badges": badges}
+        return {"row": lambda page, *args, caller: caller(), "badges": badges, "shown": shown_badges}
     return {"row": lambda page, *args, caller: rows.get(page, (name, *args), caller),
-            "badges": lambda page: rows.get(page, ("badges",), lambda: badges(page))}
+            "badges": lambda page: rows.get(page, ("badges",), lambda: badges(page)),
+            "shown": lambda page: rows.get(page, ("shown",), lambda: shown_badges(page))}
 
 
 def render_entry(page: EntryPage, *, edit_url: str | None = None) -> str:
     """The entry's page; links are relative, so it works under any site root."""
     hashes = page.hashes
-    return _render("entry.md.j2", page=page, entry=page.entry, here=page.url, badges=badges(page),
+    return _render("entry.md.j2", page=page, entry=page.entry, here=page.url, badges=shown_badges(page),
                    captured=captured_error(page), clean=evidence.clean_run(page.records, hashes),
                    verdict=lambda role: evidence.role_verdict(page.records, role, hashes),
                    message_html=marked_message(page.entry), edit_url=edit_url, excerpt=_excerpt(page),
@@ -546,7 +624,7 @@ def _release_key(text: str | None) -> tuple[int, ...]:
 def render_migration(pages: list[EntryPage], library: LibraryProfile) -> str:
     """Every removed or renamed name and its verified replacement, with the release it went away in."""
     rows = migration_rows(pages)
-    return _render("migration.md.j2", rows=rows, library=library, here=MIGRATION, badges=badges,
+    return _render("migration.md.j2", rows=rows, library=library, here=MIGRATION, shown=shown_badges,
                    timeline=timeline(rows, MIGRATION))
 
 
@@ -629,7 +707,7 @@ def index_document(pages: list[EntryPage], library: LibraryProfile, rows: Rows |
                     "distribution": library.dist, "classes": classes},
         "generic": generic,
         "stale_why": STALE_WHY,  # what the paste box says beside a stale badge
-        "outcomes": badge_words(),  # and what its badges say: the page's words, never a copy in the script
+        "outcomes": badge_words(library),  # and what its badges say: the page's words, never a copy in the script
         "rules": rules_document(generic),
         "runtime": {"packages": beneath_library(library, runtime_for(library.runtime).packages)},
         "entries": [rows.get(p, ("index",), functools.partial(_index_entry, p, library)) if rows
@@ -637,11 +715,11 @@ def index_document(pages: list[EntryPage], library: LibraryProfile, rows: Rows |
     }
 
 
-def badge_words() -> dict[str, dict[str, str]]:
-    """What a badge says of each outcome, in words and as an icon: the paste box's chips read these
-    from the index, so a chip and the page's badge never disagree (an outcome the script did not know
-    once showed as '?')."""
-    return {"words": dict(evidence.OUTCOME_WORDS), "icons": dict(evidence.ICONS)}
+def badge_words(library: LibraryProfile) -> dict[str, dict[str, typing.Any]]:
+    """What a badge says of each outcome, in words and as an icon, and what each target is (`target_words`):
+    the paste box's chips read these from the index, so a chip and the page's badge never disagree (an
+    outcome the script did not know once showed as '?')."""
+    return {"words": dict(evidence.OUTCOME_WORDS), "icons": dict(evidence.ICONS), "targets": target_words(library)}
 
 
 def _index_entry(p: EntryPage, library: LibraryProfile) -> dict[str, object]:

@@ -14,6 +14,7 @@ import pytest
 import yaml
 from playwright.sync_api import expect
 
+from errorkb.core.project import load_project
 from errorkb.site import evidence, render
 from tests.site.sitekb import ROOT
 
@@ -59,8 +60,10 @@ def test_no_page_says_a_removed_api_error_comes_from_its_replacement(real_page_s
 def test_the_paste_box_index_carries_the_origin_and_the_badge_words():
     entry = next(e for e in _api_entries() if e.id == REMOVED)
     assert entry.origin == ("at a use of", "transformers.DynamicCache.get_max_length")
-    words = render.badge_words()
-    assert words == {"words": evidence.OUTCOME_WORDS, "icons": evidence.ICONS}
+    library = load_project(ROOT).library
+    words = render.badge_words(library)
+    assert words == {"words": evidence.OUTCOME_WORDS, "icons": evidence.ICONS,
+                     "targets": render.target_words(library)}
 
 
 @pytest.mark.browser
@@ -82,9 +85,10 @@ def test_the_paste_box_answer_says_where_and_speaks_the_badges_words(visit, real
     expect(chips).to_have_count(4)
     texts = chips.all_text_contents()
     assert not [t for t in texts if t.startswith("?")], texts
-    bundled = hit.locator(".ekb-mini", has_text="bundled·cpu")
-    expect(bundled).to_have_text("∅ bundled·cpu")
-    expect(bundled).to_have_attribute("title", re.compile(r"^bundled · cpu: not applicable"))
+    named = render.target_words(load_project(ROOT).library)["bundled"]["name"]  # the reader's words for 'bundled'
+    bundled = hit.locator(".ekb-mini", has_text=f"{named} · cpu")
+    expect(bundled).to_have_text(f"∅ {named} · cpu: not applicable")
+    expect(bundled).to_have_attribute("title", re.compile(rf"^{re.escape(named)} · cpu: not applicable"))
     assert tab.errors == [] and tab.outside == []
 
 

@@ -38,18 +38,21 @@
     return node;
   };
 
-  // What a badge says of each outcome, as the page's badges say it: from the index (render.badge_words).
-  let outcomes = { words: {}, icons: {} };
+  // What a badge says of each outcome, and what each target is in a reader's words, as the page's badges
+  // say it: from the index (render.badge_words); an older index without `targets` names the target itself.
+  let outcomes = { words: {}, icons: {}, targets: {} };
 
   function chip(badge) {
     const stale = badge.stale ? ` · stale${staleWhy ? ": " + staleWhy : ""}` : "";  // never without its why
     const words = outcomes.words[badge.outcome] || badge.outcome;
     const icon = outcomes.icons[badge.outcome];
+    const where = `${((outcomes.targets || {})[badge.target] || {}).name || badge.target} · ${badge.device}`;
+    const verdict = ["pass", "partial", "fail"].includes(badge.outcome);  // the others say what they are
     return element("span", {
       className: `ekb-mini ekb-${badge.outcome}${badge.stale ? " ekb-stale" : ""}`,
       // a pass on a device that rests on the object the function ran on says so (`basis`, its words shipped as data)
-      title: `${badge.target} · ${badge.device}: ${words}${badge.basis ? " · " + badge.basis : ""}${stale}${badge.date ? " · " + badge.date : ""}`,
-      textContent: `${icon ? icon + " " : ""}${badge.target}·${badge.device}`,
+      title: `${where}: ${words}${badge.basis ? " · " + badge.basis : ""}${stale}${badge.date ? " · " + badge.date : ""}`,
+      textContent: `${icon ? icon + " " : ""}${where}${verdict ? "" : ": " + words}`,
     });
   }
 
