@@ -674,6 +674,10 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         # The bodies of the held modules running now (`_p_follow_import`): one that puts another module in its own
         # entry, with no code of the snippet's run meanwhile, is the library's own import (`_p_import_return`).
         "importing": {},
+        # The frames of the target's metaclasses' `__new__` running now (`_p_follow_maker`), and, for each class one
+        # returned with no code of the snippet's run meanwhile, what it put in the class that its namespace did not
+        # hold as it began (`_p_maker_return`): the library's own choice (`_p_library_put`).
+        "making": {}, "library_made": {}, "makers": {},
         # The classes of the runtime's C functions' records (the plug's `records`): a C function bound to one is the
         # runtime's own (`_p_runtime_function`).
         "function_records": tuple(config["held"][7]) if config.get("held") is not None and len(config["held"]) > 7
@@ -2436,6 +2440,8 @@ def _p_trace(ident: int, args: Any) -> None:
             _p_follow_rebinder(frame, code)
         elif _p_held_module_body(frame, code):
             _p_follow_import(frame)
+        elif _p_class_maker(code):
+            _p_follow_maker(ident, frame, code)
         elif _S["probe"] is not None and _p_in_roots(code.co_filename, _S["target_roots"]) and code.co_argcount:
             _S["methods"][code] = code  # the library's, on a device check: its calls on its own objects are read
             _p_object_call(ident, frame, code)
@@ -2453,8 +2459,10 @@ def _p_trace(ident: int, args: Any) -> None:
     reader = _c_dict_get(_S["readers"], id(frame))
     rebinding = _c_dict_get(_S["rebinding"], id(frame))
     importing = _c_dict_get(_S["importing"], id(frame))
+    making = _c_dict_get(_S["making"], id(frame))
     if (record is None or record[0] is not frame) and reader is not frame \
-            and (rebinding is None or rebinding[0] is not frame) and (importing is None or importing[0] is not frame):
+            and (rebinding is None or rebinding[0] is not frame) and (importing is None or importing[0] is not frame) \
+            and (making is None or making[0] is not frame):
         return
     if _c_getframe(2) is not frame:  # the interpreter calls the trace function from the traced frame itself
         _p_tamper("observer", "called the verifier's trace function itself")
@@ -2463,6 +2471,8 @@ def _p_trace(ident: int, args: Any) -> None:
         _p_reader_return(frame, arg)
     if rebinding is not None and rebinding[0] is frame and what == "return":
         _p_rebinder_return(frame, rebinding)
+    if making is not None and making[0] is frame and what == "return":
+        _p_maker_return(ident, frame, making, arg)
     if importing is not None and importing[0] is frame:
         if what == "line":
             _p_import_line(importing)
@@ -3517,7 +3527,7 @@ def _p_planted_own(klass: Any, depth: int) -> str | None:
     for key, value in items:
         if type(key) is not str:
             continue
-        if _p_gadget(value, key):
+        if _p_gadget(value, key) and not _p_library_put(klass, key, value):
             return _p_qualname(klass) + "." + key
         if depth > 0 and value is not klass and _p_in(type, _c_mro(type(value))):
             found = _p_planted_in(value, depth - 1)
@@ -3701,6 +3711,80 @@ def _p_rebinder(code: Any) -> bool:
         if code.co_filename == path and code.co_name == name:
             return True
     return False
+
+
+def _p_class_maker(code: Any) -> bool:
+    """A metaclass's `__new__` of the target's own (`__new__(mcls, name, bases, namespace, ...)`): the library's code
+    that makes a class and may put in it what it chooses (mypy_extensions' `_TypedDictMeta.__new__` puts its
+    `_dict_new` on each typed dict as `__new__`). Decided once per code object."""
+    known = _c_dict_get(_S["makers"], id(code))
+    if known is not None and known[0] is code:
+        return bool(known[1])
+    maker = code.co_name == "__new__" and code.co_argcount >= 4 and _p_in_roots(code.co_filename, _S["target_roots"])
+    _S["makers"][id(code)] = (code, maker)
+    return maker
+
+
+def _p_follow_maker(ident: int, frame: Any, code: Any) -> None:
+    """A maker's frame starts (`_p_class_maker`), called with a metaclass and a namespace dict: followed to its
+    return, with what the namespace holds now (what the snippet's class body, or code of the snippet's that called
+    the maker, chose), while the calling thread is the only one alive (another thread could write the namespace or
+    the class meanwhile, unseen); else not followed, and what the class holds is the snippet's as before."""
+    epoch = _p_alone(ident)
+    if epoch is None:
+        return
+    local = _S["locals_of"](frame)
+    names = code.co_varnames
+    meta = _c_dict_get(local, names[0], _c_MISSING)
+    space = _c_dict_get(local, names[3], _c_MISSING)
+    if type(space) is not dict or not _p_in(type, _c_mro(type(meta))) or not _p_in(type, _c_mro(meta)):
+        return
+    held: dict[str, Any] = {}
+    for key, value in _c_list_iter(list(_c_dict_items(space))):
+        if type(key) is str:
+            held[key] = value
+    _S["making"][id(frame)] = (frame, held, _S["snippet_calls"], epoch)
+    if frame.f_trace is None:
+        frame.f_trace_lines = False
+    frame.f_trace = _S["trace"]
+
+
+def _p_maker_return(ident: int, frame: Any, making: Any, made: Any) -> None:
+    """A maker's frame returns: the class it returns holds, by name, what it holds now that is not what the namespace
+    held as the maker began (nor a static or class method over that very function, as `type` wraps `__new__`), put
+    there by the library's code (`library_made`). Only where no code of the snippet's ran meanwhile (a base's
+    `__init_subclass__`, a descriptor's `__set_name__`, in the frame or another thread) and the thread was alone
+    throughout: else nothing is recorded."""
+    _S["graves"].append(_S["making"].pop(id(frame), None))
+    _, held, calls, epoch = making
+    if _S["snippet_calls"] != calls or _p_alone(ident) != epoch or not _p_in(type, _c_mro(type(made))) \
+            or not _c_type_flags(made) & _c_HEAPTYPE:
+        return
+    put: dict[str, Any] = {}
+    for key, value in _c_list_iter(list(_c_proxy_items(_c_type_dict(made)))):
+        if type(key) is not str:
+            continue
+        was = _c_dict_get(held, key, _c_MISSING)
+        if was is value or (was is not _c_MISSING and _p_in(was, _p_functions_in(value))):
+            continue
+        put[key] = value
+    _S["library_made"][id(made)] = (made, put)
+
+
+def _p_library_put(klass: Any, key: str, value: Any) -> bool:
+    """A function of the target's own (no closure; or a static or class method over one) that the target's metaclass
+    put in `klass` under `key` as it made the class, still there (`_p_maker_return`): the library's choice of what the
+    name runs, not the snippet's, though the class is the snippet's (mypy_extensions' `__new__ = _dict_new` on the
+    user's typed dict). The snippet putting one itself, in its class body, in a metaclass of its own before the
+    library's, or in the class after it is made, is not this."""
+    made = _c_dict_get(_S["library_made"], id(klass))
+    if made is None or made[0] is not klass or _c_dict_get(made[1], key, _c_MISSING) is not value:
+        return False
+    for function in _c_tuple_iter(_p_functions_in(value)):
+        if type(function) is not _c_FunctionType or _c_func_closure(function) is not None \
+                or not _p_in_roots(_c_func_code(function).co_filename, _S["target_roots"]):
+            return False
+    return True
 
 
 def _p_follow_rebinder(frame: Any, code: Any) -> None:
