@@ -193,3 +193,38 @@ def test_round_twentyfour_reads_alike_in_the_page_the_cli_and_the_hook(release):
         assert confirmed[n + len(STILL_STATED):at] == [[]] * len(DOCUMENTS)
         assert confirmed[at:at + len(OTHER_CLASS) + 2] == [[]] * len(OTHER_CLASS) + [[IDX], []]
 
+
+# -- the paste box's origin: the words `errorkb lookup` prints ----------------------------------------------------------
+
+ORIGIN_ITEMS = [
+    {"id": "a", "function": "Cache.update"},  # an older index's raise: from its function
+    {"id": "b", "function": "DynamicCache.get_max_cache_shape", "kind": "removed"},  # a removed API's: unsaid
+    {"id": "c", "origin": ["at a use of", "x.y"], "function": "z", "kind": "removed"},
+    {"id": "d", "origin": ["at a use of"], "function": "z"},  # malformed: read as an older index's
+    {"id": "e", "origin": ["", "x"], "kind": "removed"},
+    {"id": "f", "origin": [1, 2], "function": "z", "kind": "raise"},
+    {"id": "g"},
+]
+
+
+def test_the_page_reads_each_origin_as_the_cli_does(real_index):
+    """lookup.js's `origin` (what the paste box shows beside the exception) and the Python `Known.origin` (what
+    `errorkb lookup` prints) agree on every entry of the shipped index and on an older or malformed index's items."""
+    from errorkb.lookup import Known
+    from tests.site.test_lookup_js import run_js
+
+    base = {"title": "t", "exception": "ValueError", "message": "m"}
+    items = [*real_index["entries"], *({**base, **item} for item in ORIGIN_ITEMS)]
+    js = run_js("console.log(JSON.stringify(data.map((item) => L.origin(item))));", items)
+    python = [None if one is None else list(one) for one in (Known.from_index(item).origin for item in items)]
+    assert js == python
+    assert python[-len(ORIGIN_ITEMS):] == [["from", "Cache.update"], None, ["at a use of", "x.y"], ["from", "z"],
+                                           None, ["from", "z"], None]
+    assert sum(one is not None for one in python) > len(real_index["entries"]) // 2
+
+
+@pytest.fixture(scope="module")
+def real_index():
+    from tests.site.test_lookup_js import real_index as built
+
+    return built.__wrapped__()

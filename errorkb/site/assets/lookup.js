@@ -951,8 +951,20 @@
       lines: Object.entries(dict(lines.by_release)).filter(([, line]) => Number.isInteger(line))
         .map(([release, line]) => [String(release), line]),
       recognisedBy: list(item.recognised_by).filter((t) => t).map(String),
-      kind: String(item.kind || "raise"), diagnosis: diagnosis(item.diagnosis),
+      kind: String(item.kind || "raise"), diagnosis: diagnosis(item.diagnosis), origin: origin(item),
     };
+  }
+
+  /* Where the error comes from, as the pages say it (`Entry.origin`, shipped in the index): [words, name], or null
+     (_known.py:_origin). An older index's raise is raised from its function; a removed or changed API's is left
+     unsaid (its function is the replacement: no reader is sent there). The paste box and `errorkb lookup` show it. */
+  function origin(item) {
+    const shipped = item.origin;
+    if (Array.isArray(shipped) && shipped.length === 2 && shipped.every((part) => typeof part === "string" && part)) {
+      return [shipped[0], shipped[1]];
+    }
+    const name = String(item.function || "");
+    return name && String(item.kind || "raise") === "raise" ? ["from", name] : null;
   }
 
   /* -- releases (errorkb/lookup/_release.py) ------------------------------------------------- */
@@ -2287,6 +2299,6 @@
 
   return {
     MessageTemplate, TemplateSyntaxError, Meter, Lookup, compileRules, candidates, normalize, frames, parse, keepTail,
-    isDegenerate, fixedText, contains, verdict, known, codeSpans, codeSpan, fnv1a,
+    isDegenerate, fixedText, contains, verdict, known, origin, codeSpans, codeSpan, fnv1a,
   };
 });
