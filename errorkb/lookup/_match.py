@@ -541,6 +541,10 @@ class Lookup:
         # A recognised text counts where it may be this error's: not inside another exception's traceback.
         if match.recognised and _recognised_elsewhere(match, reading, meter):
             match = replace(match, recognised=False)
+        # Words found inside an exception line of another class (`ValueError: list index out of range`): the
+        # traceback shown is that class's, where it was raised; its frames, failing lines and recognised texts tie
+        # nothing to the entry's error, only the words may (a retelling: round twenty-four).
+        other = self._other_class(match, reading, meter)
         arrows = traceback_of(reading.arrows, reading.start_of(match.at), match.at)
         failing = [frame for frame in (*shown, *arrows) if frame.code]
         # A raise in the runtime (a module's `__getattr__`) is reached from any caller: its failing lines tell
@@ -579,15 +583,16 @@ class Lookup:
                            "the release tells")
         # An other cause raised through the same frames: they tie the paste to neither; the release must.
         blind = not apart and any(cause.same_frames for cause in others)
-        framed = None if blind else _first(shown, diagnosis.frames, installed=True)
+        unseen = blind or other is not None  # frames that tie the paste to nothing
+        framed = None if unseen else _first(shown, diagnosis.frames, installed=True)
         if framed is not None:
             evidence.append(Evidence(rules.FRAME_EVIDENCE, f"a frame in {_where(framed)}"))
-        coded = None if blind else next((frame for frame in reversed(failing) if _uses(frame.code, diagnosis.code)),
-                                        None)
+        coded = None if unseen else next((frame for frame in reversed(failing) if _uses(frame.code, diagnosis.code)),
+                                         None)
         if coded is not None:
             evidence.append(Evidence(rules.CODE, f"the failing line {code_span(coded.code[:120])} uses "
                                                  f"{', '.join(code_span(n) for n in diagnosis.code)}"))
-        if match.recognised:
+        if match.recognised and other is None:
             evidence.append(Evidence(rules.RECOGNISED, "the paste shows the failing line this case shows"))
         for value, because in tied_values(diagnosis, named, self._defines_class if self.classes else None):
             evidence.append(Evidence(rules.VALUE, f"{code_span(value)} {because}"))
@@ -624,7 +629,13 @@ class Lookup:
         elif not confirmed:
             told = [_other_hint(cause, releases, wording_range(known, wording), self.library)
                     for cause in others] if wording.words and not own and not foreign else []
-            missing += told + _hints(match, diagnosis, shown, releases, self.library, bool(told), blind)
+            if other is not None:
+                documented = code_span(wording.exception)
+                missing += told + [f"the traceback shown raised {code_span(other)}, not {documented}: its frames are "
+                                   f"that error's (another error's, or a retelling's); the {documented}'s own "
+                                   "traceback confirms it"]
+            else:
+                missing += told + _hints(match, diagnosis, shown, releases, self.library, bool(told), blind)
         return replace(match, grade=Grade.CONFIRMED if confirmed else Grade.CANDIDATE, evidence=tuple(evidence),
                        missing=tuple(missing), shown=bool(shown),
                        withheld=tuple(own + foreign + [value for value, _ in withheld]), others=tuple(others),
@@ -754,6 +765,24 @@ class Lookup:
             return None
         return next((option.at for option in reading.options if option.at >= 0 and option.exception is not None
                      and template.match(option.message, meter) is not None), None)
+
+    def _other_class(self, match: Match, reading: _Reading, meter: Meter) -> str | None:
+        """For words found inside the text, the class of the exception lines whose messages hold them, when none is
+        the wording's own class (the last such line's); None for a whole match, or where no exception line holds
+        them (prose, a title)."""
+        if match.exact:
+            return None
+        template = self._wordings.get((match.known.id, match.wording))
+        if template is None:
+            return None
+        other = None
+        for option in reading.options:
+            if option.at < 0 or option.exception is None or template.search(option.message, meter) is None:
+                continue
+            if same_exception(option.exception, match.matched.exception):
+                return None
+            other = option.exception
+        return other
 
     def _writes_words(self, match: Match, code: str) -> bool:
         """Whether a failing line (its comment aside, escapes read) holds the matched wording's longest fixed piece,

@@ -108,6 +108,7 @@ _TOLD_OTHER_BEFORE = rules.compiled(rules.TOLD_OTHER_BEFORE)
 _TOLD_OTHER_AFTER = rules.compiled(rules.TOLD_OTHER_AFTER)
 _PROMPT_OPEN = rules.compiled(rules.PROMPT_OPEN)
 _PROMPT_CLOSE = rules.compiled(rules.PROMPT_CLOSE)
+_COMMENT = rules.compiled(rules.COMMENT)
 
 
 class Candidate(NamedTuple):  # a tuple: a long paste makes thousands, each made at C speed
@@ -682,18 +683,21 @@ def stated_releases(text: str, library: str, meter: Meter | None = None,
     if not library:
         return []
     meter = meter or Meter()
-    found, told, asked = [], {}, {}
+    found, told, asked, comment = [], {}, {}, {}
     for match in statements(text, library, meter, others):
         start = line_start(text, match.start(1))
         if start not in told:  # each line read once, however many statements it holds
             end = text.find("\n", match.start(1))
             end = len(text) if end < 0 else end
             meter.work += end - start
-            told[start] = _told_working(text[start:end], _next_line(text, end, meter))
+            line = text[start:end]
+            told[start] = _told_working(line, _next_line(text, end, meter))
             asked[start] = [(one.start(), one.group() == "?")  # positions in the text: finditer from `start`
                             for one in _SENTENCE_END.finditer(text, start, end)]
+            marker = _COMMENT.search(line)  # a comment's marker (`rules.COMMENT`): what follows is not in effect
+            comment[start] = end if marker is None else start + marker.start()
         if not told[start] and not _asked(asked[start], match.end(1)) and \
-                not _told_other(text, start, match.start(), match.end(1), meter):
+                not _told_other(text, start, match.start(), match.end(1), meter, comment[start] < match.start()):
             found.append(match.group(1))
     return list(dict.fromkeys(found))
 
@@ -752,12 +756,13 @@ def _next_line(text: str, end: int, meter: Meter) -> str:
     return text[end + 1:stop]
 
 
-def _told_other(text: str, start: int, at: int, end: int, meter: Meter) -> bool:
+def _told_other(text: str, start: int, at: int, end: int, meter: Meter, commented: bool = False) -> bool:
     """Whether a statement (the library's name at `at`, its release ending at `end`, on the line that starts at
     `start`) names a release to get, one required, one of the library's history or an environment in a shell's
-    prompt (`rules.PROMPT_OPEN`, `rules.PROMPT_CLOSE`), not the one installed: the words
-    just before the name (`rules.TOLD_OTHER_BEFORE`) or just after the release (`rules.TOLD_OTHER_AFTER`), each read
-    in `rules.TOLD_WINDOW` characters of the line; never on a line that says it does not work (`rules.TOLD_NOT`)."""
+    prompt (`rules.PROMPT_OPEN`, `rules.PROMPT_CLOSE`) or a line's comment (`commented`: after `rules.COMMENT`), not
+    the one installed: the words just before the name (`rules.TOLD_OTHER_BEFORE`) or just after the release
+    (`rules.TOLD_OTHER_AFTER`), each read in `rules.TOLD_WINDOW` characters of the line; never on a line that says it
+    does not work (`rules.TOLD_NOT`)."""
     stop = text.find("\n", end)
     stop = len(text) if stop < 0 else stop
     before = text[max(start, at - rules.TOLD_WINDOW):at]
@@ -765,7 +770,8 @@ def _told_other(text: str, start: int, at: int, end: int, meter: Meter) -> bool:
     meter.work += len(before) + len(after)
     prompt = at - start <= rules.TOLD_WINDOW and _PROMPT_OPEN.search(before) is not None and \
         _PROMPT_CLOSE.search(after) is not None  # an environment's name in a shell's prompt
-    if not prompt and _TOLD_OTHER_BEFORE.search(before) is None and _TOLD_OTHER_AFTER.search(after) is None:
+    if not prompt and not commented and _TOLD_OTHER_BEFORE.search(before) is None and \
+            _TOLD_OTHER_AFTER.search(after) is None:
         return False
     meter.work += stop - start
     return _TOLD_NOT.search(text[start:stop]) is None

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-RULES_VERSION = 36
+RULES_VERSION = 37
 
 CAP = 1 << 16  # characters of a paste read: its last 64 KiB
 CHAIN = 64  # exception lines tried whole, counted from the end of the paste
@@ -486,10 +486,21 @@ TOLD_OTHER_BEFORE = (r"(?<![A-Za-z])(?:[Rr]equires?|[Rr]equired|[Rr]equiring|[Nn
                      r"|[Ss]ince|[Uu]ntil|[Ss]tarting[ \t]+(?:with|from)|[Aa]s[ \t]+of|[Aa]t[ \t]+least"
                      r"|(?:[Nn]ewer|[Oo]lder|[Ll]ater|[Ee]arlier|[Hh]igher|[Ll]ower)[ \t]+than"
                      r"|(?:[Ss]aved|[Tt]rained|[Cc]reated|[Ee]xported|[Ww]ritten)[ \t]+(?:with|for|by|using)"
+                     r"|(?:[Rr]elease[ \t]+[Nn]otes|[Cc]hange[ \t]?[Ll]og|[Mm]igration[ \t]+[Gg]uide|[Dd]ocs"
+                     r"|[Dd]ocumentation)[ \t]+(?:of|for|in|to)"
                      r"|" + _ADVICE + ")"
                      r"[ \t]+`?$")
 TOLD_OTHER_AFTER = (r"^`?(?:\+|[ \t]*,?[ \t]+(?:or|and)[ \t]+(?:later|newer|above|higher|greater|up)(?![A-Za-z])"
-                    r"|[ \t]+will(?![A-Za-z]))")
+                    r"|[ \t]+will(?![A-Za-z])"
+                    r"|[ \t]+(?:[Rr]elease[ \t]+[Nn]otes|[Cc]hange[ \t]?[Ll]og|[Mm]igration[ \t]+[Gg]uide|[Dd]ocs"
+                    r"|[Dd]ocumentation)(?![A-Za-z]))")
+# A release's documents ("the <library> 4.56.0 release notes say", "the changelog of <library> 4.56.0") are its
+# history read, not the release installed (round twenty-four): in both lists above.
+# A statement after a comment's marker is not in effect: a requirements file's `# <library>==4.56.0`, a Dockerfile's
+# `# RUN pip install ...`, a notebook's `#!pip install ...`, a trailing `  # <library>==4.56.0`, a Markdown heading
+# (round twenty-four). `COMMENT`: a `#` (or `//`) at the line's start, or after a blank and before a blank, a `!`, a
+# `#` or the line's end (an issue's `#123`, a URL's `//` are no comment); found once per line, the first on it.
+COMMENT = r"^[ \t]*(?:#|//)|[ \t](?:#+|//)(?=[ \t!]|$)"
 # A shell's prompt shows the environment it runs in, named as its user chose (`(<library> 4.57.1) u@host:~$ python
 # run.py`, `(<library> 4.57.1) C:\Users\u> python run.py`): a name says nothing of what is installed in it, so a
 # statement inside the parentheses that open a prompt's line states no release (round twenty-one; a strict xfail of
@@ -613,7 +624,7 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
                      "TOLD_WORKING": TOLD_WORKING, "TOLD_NOT": TOLD_NOT, "TOLD_NEXT": TOLD_NEXT,
                      "SENTENCE_END": SENTENCE_END, "TOLD_OTHER_BEFORE": TOLD_OTHER_BEFORE,
                      "TOLD_OTHER_AFTER": TOLD_OTHER_AFTER,
-                     "PROMPT_OPEN": PROMPT_OPEN, "PROMPT_CLOSE": PROMPT_CLOSE,
+                     "PROMPT_OPEN": PROMPT_OPEN, "PROMPT_CLOSE": PROMPT_CLOSE, "COMMENT": COMMENT,
                      "RELEASE_NUMBER": RELEASE_NUMBER, "NAME": NAME, "RETOLD_NAME": RETOLD_NAME,
                      "RETOLD_GONE": RETOLD_GONE, "COUNT": COUNT, "SOURCE_VALUE": SOURCE_VALUE},
         "name_chars": NAME_CHARS, "dotted_name_chars": DOTTED_NAME_CHARS, "lower_first": LOWER_FIRST,

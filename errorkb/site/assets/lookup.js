@@ -805,7 +805,7 @@
   /* Every release the paste states, each once, first stated first (_paste.py:stated_releases). */
   function statedReleases(text, library, R, meter, others = []) {
     if (!library) return [];
-    const found = [], told = new Map(), asked = new Map();
+    const found = [], told = new Map(), asked = new Map(), comment = new Map();
     for (const m of statements(text, library, R, meter, others)) {
       const at = m.index + m[0].length - m[1].length;
       const start = lineStart(text, at);
@@ -813,19 +813,22 @@
         let end = text.indexOf("\n", at);
         if (end < 0) end = text.length;
         meter.work += end - start;
-        told.set(start, toldWorking(text.slice(start, end), nextLine(text, end, meter), R));
-        asked.set(start, [...text.slice(start, end).matchAll(R.patterns.SENTENCE_END)]
+        const line = text.slice(start, end);
+        told.set(start, toldWorking(line, nextLine(text, end, meter), R));
+        asked.set(start, [...line.matchAll(R.patterns.SENTENCE_END)]
           .map((one) => [start + one.index, one[0] === "?"]));
+        const marker = R.patterns.COMMENT.exec(line);  // a comment's marker: what follows is not in effect
+        comment.set(start, marker === null ? end : start + marker.index);
       }
       if (!told.get(start) && !isAsked(asked.get(start), at + m[1].length)
-        && !toldOther(text, start, m.index, at + m[1].length, R, meter)) found.push(m[1]);
+        && !toldOther(text, start, m.index, at + m[1].length, R, meter, comment.get(start) < m.index)) found.push(m[1]);
     }
     return [...new Set(found)];
   }
 
   /* Whether a statement names a release to get, one required, one of the library's history or an environment in a
-     shell's prompt (_paste.py:_told_other). */
-  function toldOther(text, start, at, end, R, meter) {
+     shell's prompt, or follows a comment's marker (_paste.py:_told_other). */
+  function toldOther(text, start, at, end, R, meter, commented = false) {
     let stop = text.indexOf("\n", end);
     if (stop < 0) stop = text.length;
     const before = text.slice(Math.max(start, at - R.toldWindow), at);
@@ -833,7 +836,9 @@
     meter.work += before.length + after.length;
     const prompt = at - start <= R.toldWindow && R.patterns.PROMPT_OPEN.test(before)
       && R.patterns.PROMPT_CLOSE.test(after);  // an environment's name in a shell's prompt
-    if (!prompt && !R.patterns.TOLD_OTHER_BEFORE.test(before) && !R.patterns.TOLD_OTHER_AFTER.test(after)) return false;
+    if (!prompt && !commented && !R.patterns.TOLD_OTHER_BEFORE.test(before) && !R.patterns.TOLD_OTHER_AFTER.test(after)) {
+      return false;
+    }
     meter.work += stop - start;
     return !R.patterns.TOLD_NOT.test(text.slice(start, stop));
   }
@@ -946,8 +951,20 @@
       lines: Object.entries(dict(lines.by_release)).filter(([, line]) => Number.isInteger(line))
         .map(([release, line]) => [String(release), line]),
       recognisedBy: list(item.recognised_by).filter((t) => t).map(String),
-      kind: String(item.kind || "raise"), diagnosis: diagnosis(item.diagnosis),
+      kind: String(item.kind || "raise"), diagnosis: diagnosis(item.diagnosis), origin: origin(item),
     };
+  }
+
+  /* Where the error comes from, as the pages say it (`Entry.origin`, shipped in the index): [words, name], or null
+     (_known.py:_origin). An older index's raise is raised from its function; a removed or changed API's is left
+     unsaid (its function is the replacement: no reader is sent there). The paste box and `errorkb lookup` show it. */
+  function origin(item) {
+    const shipped = item.origin;
+    if (Array.isArray(shipped) && shipped.length === 2 && shipped.every((part) => typeof part === "string" && part)) {
+      return [shipped[0], shipped[1]];
+    }
+    const name = String(item.function || "");
+    return name && String(item.kind || "raise") === "raise" ? ["from", name] : null;
   }
 
   /* -- releases (errorkb/lookup/_release.py) ------------------------------------------------- */
@@ -2061,6 +2078,20 @@
         && template.match(one.message, meter) !== null);
       return option === undefined ? null : option.at;
     }
+    /* The class of the exception lines whose messages hold words found inside the text, when none is the wording's
+       own (the last such line's), or null (_match.py:_other_class). */
+    otherClass(match, reading, meter) {
+      if (match.exact) return null;
+      const template = this.wordingTemplates.get(`${match.wording} ${match.known.id}`);
+      if (template === undefined) return null;
+      let other = null;
+      for (const option of reading.options) {
+        if (option.at < 0 || option.exception === null || template.search(option.message, meter) === null) continue;
+        if (sameException(option.exception, match.matched.exception)) return null;
+        other = option.exception;
+      }
+      return other;
+    }
     /* Whether a failing line holds the matched wording's longest fixed piece (_match.py:_writes_words). */
     writesWords(match, code) {
       const template = this.wordingTemplates.get(`${match.wording} ${match.known.id}`);
@@ -2130,6 +2161,8 @@
       if (match.recognised && recognisedElsewhere(match, reading, meter, R)) {
         match = { ...match, recognised: false };
       }
+      // Words found inside an exception line of another class: its traceback ties nothing (_match.py:_grade).
+      const other = this.otherClass(match, reading, meter);
       const failing = [...shown, ...tracebackOf(reading.arrows, reading.startOf(match.at), match.at)]
         .filter((f) => f.code);
       // A raise in the runtime is reached from any caller: its failing lines tell nothing against the entry.
@@ -2168,15 +2201,19 @@
       }
       // An other cause raised through the same frames: they tie the paste to neither (_match.py:_grade).
       const blind = !apart && others.some((cause) => cause.sameFrames);
-      const framed = blind ? null : first(shown, d.frames, R);
+      const framed = blind || other !== null ? null : first(shown, d.frames, R);
       if (framed !== null) evidence.push({ kind: "frame", detail: `a frame in ${where(framed)}` });
       let coded = null;
-      for (let i = failing.length - 1; !blind && i >= 0 && coded === null; i--) if (uses(failing[i].code, d.code, R)) coded = failing[i];
+      for (let i = failing.length - 1; !blind && other === null && i >= 0 && coded === null; i--) {
+        if (uses(failing[i].code, d.code, R)) coded = failing[i];
+      }
       if (coded !== null) {
         evidence.push({ kind: "code", detail: `the failing line ${codeSpan(coded.code.slice(0, 120))} uses ` +
           d.code.map((n) => codeSpan(n)).join(", ") });
       }
-      if (match.recognised) evidence.push({ kind: "recognised", detail: "the paste shows the failing line this case shows" });
+      if (match.recognised && other === null) {
+        evidence.push({ kind: "recognised", detail: "the paste shows the failing line this case shows" });
+      }
       const definesClass = this.classes.size ? (value) => this.classes.has(fnv1a(value.split(".", 1)[0]))
           || this.classes.has(fnv1a(value.slice(value.lastIndexOf(".") + 1))) : null;
       for (const [value, because] of tiedValues(d, Object.fromEntries(named), definesClass)) {
@@ -2214,7 +2251,13 @@
       } else if (!confirmed) {
         const told = wording.words && !own.length && !foreign.length
           ? others.map((cause) => otherHint(cause, releases, wordingRange(one, wording), library, R)) : [];
-        missing.push(...told, ...hints(match, d, shown, releases, library, told.length > 0, blind));
+        if (other !== null) {
+          missing.push(...told, `the traceback shown raised ${codeSpan(other)}, not ${codeSpan(wording.exception)}: ` +
+            "its frames are that error's (another error's, or a retelling's); the " +
+            `${codeSpan(wording.exception)}'s own traceback confirms it`);
+        } else {
+          missing.push(...told, ...hints(match, d, shown, releases, library, told.length > 0, blind));
+        }
       }
       return { ...match, grade: confirmed ? "confirmed" : "candidate", evidence, missing, shown: shown.length > 0,
         withheld: [...own, ...foreign, ...withheld.map(([value]) => value)], others, held };
@@ -2256,6 +2299,6 @@
 
   return {
     MessageTemplate, TemplateSyntaxError, Meter, Lookup, compileRules, candidates, normalize, frames, parse, keepTail,
-    isDegenerate, fixedText, contains, verdict, known, codeSpans, codeSpan, fnv1a,
+    isDegenerate, fixedText, contains, verdict, known, origin, codeSpans, codeSpan, fnv1a,
   };
 });
