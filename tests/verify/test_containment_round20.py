@@ -1,0 +1,147 @@
+"""Round twenty: attacks that go around the observer rather than through it (the sandbox, the pool, the stream).
+
+Each test runs hostile checks in a sandboxed pool (fork+bwrap, the lean interpreter: tests/lean.py) and asserts
+what must hold for the *other* checks and for the harness: a check leaves nothing a later or a concurrent check
+of the same zygote can see, and the verdicts of honest twins stay passes.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from errorkb.core.project import load_project
+from errorkb.core.snippets import Role, read_snippet
+from errorkb.plugs import runtime_for
+from errorkb.verify.judge import judge as judge_with
+from errorkb.verify.plan import Check
+from errorkb.verify.pool import WorkerPool
+from errorkb.verify.sandbox import choose as choose_with
+from tests.verify.verifykb import FIXTURE, needs_sandbox
+
+TORCH = runtime_for("torch")
+LIBRARY = load_project(FIXTURE).library
+MODULE = "transformers.cache_utils"
+
+pytestmark = [pytest.mark.verifier, pytest.mark.timeout(900)]
+
+
+@pytest.fixture(autouse=True)
+def _sandbox_here():
+    needs_sandbox()
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory):
+    root = tmp_path_factory.mktemp("round20")
+    shutil.copytree(FIXTURE / "snippets" / "good-head-dim", root / "snippets" / "good-head-dim")
+    return root
+
+
+@pytest.fixture(scope="module")
+def sandbox(project):
+    return choose_with("require", [project], [], runtime=TORCH, packages=("torch", "transformers", "optimum"),
+                       env_prefixes=tuple(LIBRARY.env_prefixes))
+
+
+@pytest.fixture(scope="module")
+def entry(broken_kb):
+    return next(one.entry for one in broken_kb[1] if one.entry.id == "good-head-dim")
+
+
+@pytest.fixture(scope="module")
+def lean_pool(sandbox, lean_python):
+    with WorkerPool(LIBRARY, [], sandbox) as pool:
+        yield pool
+
+
+def run_snippet(pool: WorkerPool, python: Path, entry, project: Path, name: str, code: str, role: str = "after"):
+    path = project / "snippets" / "good-head-dim" / name
+    path.write_text(code)
+    check = Check(entry, read_snippet(path, Role(role), path.name), "bundled", "cpu", MODULE)
+    run = pool.run(check, 60, python)
+    return run, judge_with(check, run, TORCH)
+
+
+HONEST = """
+import torch
+from transformers import DynamicCache, LlamaConfig
+
+cache = DynamicCache(config=LlamaConfig(num_hidden_layers=4, num_attention_heads=4, num_key_value_heads=4,
+                                        hidden_size=256))
+cache.early_initialization(1, 4, 64, torch.float32, "cpu")
+"""
+
+DESCRIPTIONS = """
+import fcntl, json, os
+
+
+def descriptions():
+    seen = {}
+    for fd in range(64):
+        try:
+            info = os.fstat(fd)
+        except OSError:
+            continue
+        seen[str(fd)] = {"flags": fcntl.fcntl(fd, fcntl.F_GETFL), "node": [info.st_dev, info.st_ino],
+                         "offset": _offset(fd)}
+    return seen
+
+
+def _offset(fd):
+    try:
+        return os.lseek(fd, 0, os.SEEK_CUR)
+    except OSError:
+        return None
+"""
+
+SHOW = DESCRIPTIONS + 'print("FDS " + json.dumps(descriptions()))\n' + HONEST
+LEAVE = DESCRIPTIONS + """
+for fd in map(int, descriptions()):
+    if fd == 3:  # the stream's write end: its own pipe
+        continue
+    try:
+        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_APPEND | os.O_NONBLOCK | os.O_NOATIME)
+    except OSError:
+        pass
+    try:
+        os.lseek(fd, 12345, os.SEEK_SET)
+    except OSError:
+        pass
+print("LEFT " + json.dumps(descriptions()))
+""" + HONEST
+
+
+def _fds(output: str, tag: str) -> dict:
+    line = next(line for line in output.splitlines() if line.startswith(tag + " "))
+    return json.loads(line.removeprefix(tag + " "))
+
+
+@pytest.mark.xfail(strict=True, reason="the zygote's /dev/null (its own fd 0, opened once) is every forked check's fd 0: "
+                   "inside/zygote.py's fork_one must give the child a /dev/null of its own (red21's file)")
+def test_a_check_shares_no_open_file_description_with_the_zygote_nor_a_later_check(entry, project, lean_pool,
+                                                                                   lean_python):
+    """A forked check inherits its zygote's descriptors; the jail closes all but the standard three and the
+    stream, but a descriptor that stays refers to the zygote's own open file description, whose status flags and
+    offset are shared by every fork: what one check sets there, every later check (and the zygote) reads, a channel
+    from one check to the next (docs/threat-model.md: a check cannot 'talk to another check'; the zygote of round 2
+    is that of round 1 as it said hello). Each check's descriptors must be its own."""
+    before, verdict = run_snippet(lean_pool, lean_python, entry, project, "show.py", SHOW)
+    assert verdict.outcome == "pass", verdict.reason
+    baseline = _fds(before.output, "FDS")
+    left, _ = run_snippet(lean_pool, lean_python, entry, project, "leave.py", LEAVE)
+    changed = _fds(left.output, "LEFT")
+    assert any(changed[fd] != baseline[fd] for fd in baseline if fd in changed), "the hostile check changed nothing"
+    after, verdict = run_snippet(lean_pool, lean_python, entry, project, "show.py", SHOW)
+    assert verdict.outcome == "pass", verdict.reason
+    assert _shared(_fds(after.output, "FDS")) == _shared(baseline), \
+        "a later check sees what an earlier one left on its descriptors"
+
+
+def _shared(descriptions: dict) -> dict:
+    """What a descriptor's open file description holds that a fork would share (the stream is each check's own
+    pipe: its node differs from check to check, its flags must not)."""
+    return {fd: {**seen, "node": None} if fd == "3" else seen for fd, seen in descriptions.items()}
