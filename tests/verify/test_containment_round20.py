@@ -8,7 +8,9 @@ of the same zygote can see, and the verdicts of honest twins stay passes.
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import threading
 from pathlib import Path
 
 import pytest
@@ -19,6 +21,7 @@ from errorkb.plugs import runtime_for
 from errorkb.verify.judge import judge as judge_with
 from errorkb.verify.plan import Check
 from errorkb.verify.pool import WorkerPool
+from errorkb.verify.run import run_check
 from errorkb.verify.sandbox import choose as choose_with
 from tests.verify.verifykb import FIXTURE, needs_sandbox
 
@@ -27,11 +30,6 @@ LIBRARY = load_project(FIXTURE).library
 MODULE = "transformers.cache_utils"
 
 pytestmark = [pytest.mark.verifier, pytest.mark.timeout(900)]
-
-
-@pytest.fixture(autouse=True)
-def _sandbox_here():
-    needs_sandbox()
 
 
 @pytest.fixture(scope="module")
@@ -43,6 +41,7 @@ def project(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def sandbox(project):
+    needs_sandbox()
     return choose_with("require", [project], [], runtime=TORCH, packages=("torch", "transformers", "optimum"),
                        env_prefixes=tuple(LIBRARY.env_prefixes))
 
@@ -145,3 +144,59 @@ def _shared(descriptions: dict) -> dict:
     """What a descriptor's open file description holds that a fork would share (the stream is each check's own
     pipe: its node differs from check to check, its flags must not)."""
     return {fd: {**seen, "node": None} if fd == "3" else seen for fd, seen in descriptions.items()}
+
+
+REPLACE_OUTPUT = """
+import os
+path = os.readlink("/proc/self/fd/1")  # where the harness will read what the check printed
+os.unlink(path)
+if WHAT == "fifo":
+    os.mkfifo(path)
+else:
+    os.symlink(SECRET, path)
+print("printed before the swap is lost with the file; this line goes to the unlinked one")
+""" + HONEST
+
+
+@pytest.fixture(scope="module")
+def bare_pool(lean_python):
+    """A pool without the sandbox (`--sandbox auto` where bwrap cannot run: Docker's default profile)."""
+    with WorkerPool(LIBRARY, [], None) as pool:
+        yield pool
+
+
+@pytest.mark.parametrize("isolation", ["fork", "subprocess"])
+@pytest.mark.parametrize("what", ["fifo", "link"])
+def test_the_harness_reads_a_checks_output_only_from_a_plain_file_even_without_the_sandbox(
+        entry, project, bare_pool, lean_python, tmp_path, what, isolation):
+    """Without the sandbox the check can name the file the harness reads its output from (/proc/self/fd/1) and
+    put a FIFO there, on which the harness's read blocks for ever: the whole run hangs, past every time limit
+    (the wall-clock backstop bounds the check, not the harness). Or a link to a file of the host, which the harness
+    copied into the report (published). The harness reads a regular file only, never through a link, never
+    blocking; the check's verdict is still judged from its stream (the honest call here: a pass)."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text("hunter2-on-the-host")
+    path = project / "snippets" / "good-head-dim" / f"swap-{what}.py"
+    path.write_text(f"WHAT = {what!r}\nSECRET = {str(secret)!r}\n" + REPLACE_OUTPUT)
+    check = Check(entry, read_snippet(path, Role("after"), path.name), "bundled", "cpu", MODULE)
+    done: list = []
+
+    def go() -> None:
+        done.append(bare_pool.run(check, 60, lean_python) if isolation == "fork"
+                    else run_check(check, LIBRARY, 60, lean_python, None))
+
+    worker = threading.Thread(target=go, daemon=True)
+    worker.start()
+    worker.join(120)
+    if worker.is_alive():  # unblock the harness's read of the FIFO (a writer opens it, closes it: end of file)
+        for folder in Path("/tmp").glob("errorkb-*"):
+            for fifo in [*folder.glob("output.txt"), *folder.glob("check-*/output.txt")]:
+                try:
+                    os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+                except OSError:
+                    pass
+        worker.join(30)
+        pytest.fail("the harness blocked reading the check's output: a FIFO the check put in its place")
+    run = done[0]
+    assert "hunter2" not in run.output
+    assert judge_with(check, run, TORCH).outcome == "pass", judge_with(check, run, TORCH).reason
