@@ -340,8 +340,16 @@ class Verifier:
         from errorkb.verify.judge import judge
 
         verdict = judge(check, run, self.runtime)
-        record = record_of(check, self.project, verdict, run, self.isolation_level, key, self.inputs(check.entry))
-        if self.cache and verdict.cacheable and not self.stopped:
+        # The key's digest of the snippet folder was read before the check ran, a module beside the snippet when the
+        # check imported it: changed between the two (an author saving under `--watch`; without the sandbox, the
+        # snippet itself), the verdict speaks for neither. Never stored, its record names no inputs (stale on the
+        # pages), and later checks of the entry are keyed by the folder as it is now.
+        inputs = self.inputs(check.entry)
+        held = project_inputs(self.project, check.entry) == inputs
+        if not held:
+            self._inputs.pop(check.entry.id, None)
+        record = record_of(check, self.project, verdict, run, self.isolation_level, key, inputs if held else None)
+        if self.cache and verdict.cacheable and held and not self.stopped:
             self.cache.put(key, record)
         return record
 

@@ -200,3 +200,51 @@ def test_the_harness_reads_a_checks_output_only_from_a_plain_file_even_without_t
     run = done[0]
     assert "hunter2" not in run.output
     assert judge_with(check, run, TORCH).outcome == "pass", judge_with(check, run, TORCH).reason
+
+
+SWAPS_ITS_HELPER = """
+import pathlib
+helper = pathlib.Path(__file__).parent / "lib" / "shapes.py"
+marker = pathlib.Path(MARKER)
+if not marker.exists():  # the first run only: what it imports is not what the harness keyed it by
+    marker.write_text("swapped")
+    helper.write_text("LAYERS = 3\\n")
+from lib import shapes
+if shapes.LAYERS != 4:
+    raise SystemExit(3)
+""" + HONEST
+
+
+def test_a_verdict_is_cached_only_under_the_inputs_it_was_observed_with(tmp_path, lean_checks):
+    """The key holds the digest of the snippet's folder, read before the check runs; a module beside the snippet is
+    read when the check imports it. Changed in between (an author saving under `verify --watch`, or, without the
+    sandbox, the snippet itself), the verdict observed with the new file was stored under the old file's key, and a
+    later run with the old file got it from the cache: here a fail for a helper whose own run passes."""
+    from errorkb.verify.engine import Verifier
+    from tests.verify.verifykb import copy_fixture, load_kb
+
+    root = copy_fixture(tmp_path / "kb", ["good-head-dim"], timeout=60)
+    folder = root / "snippets" / "good-head-dim"
+    (folder / "lib").mkdir()
+    (folder / "lib" / "shapes.py").write_text("LAYERS = 4\n")
+    marker = tmp_path / "marker"
+    (folder / "after.py").write_text(f"MARKER = {str(marker)!r}\n" + SWAPS_ITS_HELPER)
+    project, entries = load_kb(root)
+    entry = next(one.entry for one in entries if one.entry.id == "good-head-dim")
+
+    def record():
+        path = folder / "after.py"
+        check = Check(entry, read_snippet(path, Role("after"), path.name), "bundled", "cpu", MODULE)
+        verifier = Verifier(project, ["bundled"], sandbox="off", cache_dir=tmp_path / "cache")
+        try:
+            return verifier.record(check)
+        finally:
+            verifier.close()
+
+    first = record()
+    assert first.outcome == "fail" and "sys.exit(3)" in first.reason, first.reason  # it ran with LAYERS = 3
+    assert first.inputs is None, "its record claims the inputs of the key, not those it ran with"
+    (folder / "lib" / "shapes.py").write_text("LAYERS = 4\n")  # the folder as it was keyed
+    again = record()
+    assert not again.cached, "a verdict observed with other inputs than its key's was reused"
+    assert again.outcome == "pass", again.reason
