@@ -248,3 +248,36 @@ def test_a_verdict_is_cached_only_under_the_inputs_it_was_observed_with(tmp_path
     again = record()
     assert not again.cached, "a verdict observed with other inputs than its key's was reused"
     assert again.outcome == "pass", again.reason
+
+
+def test_a_checks_record_stays_small_whatever_the_snippet_raised_or_printed(entry, project, broken_kb):
+    """A check's stream may carry 8 MiB: 400 calls of the function unwound by a 3 000-character message of control
+    characters (escaped six-fold in JSON) made a 7 MB record (measured: 150 calls, 2.7 MB), and a report is refused
+    past 32 MiB, so five such checks took every other check's verdict out of the run's report. A record is at most
+    64 KiB, its counts whole; an honest record is left as it is."""
+    from errorkb.verify.engine import record_of
+    from errorkb.verify.records import Calls, Code, ExceptionInfo, Observation, Outcome, RaisedCall, Status, Verdict
+    from errorkb.verify.run import Run
+
+    path = FIXTURE / "snippets" / "good-head-dim" / "after.py"
+    check = Check(entry, read_snippet(path, Role("after"), path.name), "bundled", "cpu", MODULE)
+    project_of = broken_kb[0]
+    message = "\x01" * 20000
+    raised = [RaisedCall(type="RuntimeError", message=message) for _ in range(400)]
+    seen = Observation(status=Status.RAISED, exception=ExceptionInfo(type="RuntimeError", message=message,
+                                                                      traceback="\x02" * 200000),
+                       calls=Calls(function="Cache.early_initialization", count=400, raised=raised, raised_count=400),
+                       interference=[f"compiled code under the name of a file ({n}{message[:100]})" for n in range(999)])
+    run = Run(seen, 0, False, "\x03" * (1 << 20), 1 << 20, 1.0, 60.0, ended=True)
+    verdict = Verdict(outcome=Outcome.FAIL, code=Code.TAMPERED, reason="the snippet " + message)
+    record = record_of(check, project_of, verdict, run, "fork+bwrap", "k", "i")
+    assert len(record.model_dump_json(exclude_none=True).encode()) <= 64 << 10
+    assert record.calls is not None and record.calls.raised_count == 400 and record.calls.count == 400
+    assert record.outcome == "fail" and record.code == "tampered" and record.interference
+
+    honest = Observation(status=Status.RETURNED, calls=Calls(function="Cache.early_initialization", count=1,
+                                                             returned=1))
+    passed = Verdict(outcome=Outcome.PASS, code=Code.RAN_CLEAN, reason="every call returned")
+    small = record_of(check, project_of, passed, Run(honest, 0, False, "ok\n", 3, 1.0, 60.0, ended=True), "fork", "k",
+                      "i")
+    assert small.output == "ok\n" and small.reason == "every call returned" and small.calls == honest.calls
