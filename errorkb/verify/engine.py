@@ -25,7 +25,7 @@ from errorkb.core.load import LoadedEntry
 from errorkb.core.project import LibraryProfile, Project
 from errorkb.plugs import Runtime, runtime_for
 from errorkb.results.keys import project_inputs
-from errorkb.results.records import BUNDLED, UPSTREAM, CheckRecord, Code, ExceptionInfo, Exit, Outcome, Site
+from errorkb.results.records import BUNDLED, UPSTREAM, Calls, CheckRecord, Code, ExceptionInfo, Exit, Outcome, Site
 from errorkb.results.report import Report, new_report, now
 from errorkb.verify.cache import Trust, VerdictCache, cache_key
 from errorkb.verify.inside.library import module_file, package_folders
@@ -340,8 +340,16 @@ class Verifier:
         from errorkb.verify.judge import judge
 
         verdict = judge(check, run, self.runtime)
-        record = record_of(check, self.project, verdict, run, self.isolation_level, key, self.inputs(check.entry))
-        if self.cache and verdict.cacheable and not self.stopped:
+        # The key's digest of the snippet folder was read before the check ran, a module beside the snippet when the
+        # check imported it: changed between the two (an author saving under `--watch`; without the sandbox, the
+        # snippet itself), the verdict speaks for neither. Never stored, its record names no inputs (stale on the
+        # pages), and later checks of the entry are keyed by the folder as it is now.
+        inputs = self.inputs(check.entry)
+        held = project_inputs(self.project, check.entry) == inputs
+        if not held:
+            self._inputs.pop(check.entry.id, None)
+        record = record_of(check, self.project, verdict, run, self.isolation_level, key, inputs if held else None)
+        if self.cache and verdict.cacheable and held and not self.stopped:
             self.cache.put(key, record)
         return record
 
@@ -445,6 +453,56 @@ def reused(hit: CheckRecord, check: Check, project: Project, inputs: str) -> Che
                                   "recorded_at": now(), "inputs": inputs})
 
 
+RECORD_BYTES = 64 << 10  # the most one check's record takes in a report, as JSON (an honest one: 1-5 KiB)
+_CUTS = ((4000, 20), (1000, 5), (200, 1), (0, 0))  # characters of each text, entries of each list, tried in turn
+
+
+def bounded(record: CheckRecord) -> CheckRecord:
+    """The record within `RECORD_BYTES`: what the snippet chose to raise, print or compile is cut until it fits.
+
+    A report holds every check's record and is refused past its own limit (`store.MAX_BYTES`); a check's stream may
+    carry 8 MiB (2000 calls' exception messages of 20 000 characters, escaped six-fold as JSON), so five hostile
+    checks took the whole run's report with them. Counts stay whole (`raised_count`); a cut says so."""
+    if _size(record) <= RECORD_BYTES:
+        return record
+    smaller = record
+    for characters, entries in _CUTS:
+        update: dict[str, Any] = {name: _cut(getattr(record, name), characters) for name in ("reason", "actual")}
+        update["output"] = _cut(record.output, characters, tail=True)
+        update["tampered"] = _first(record.tampered, entries)
+        update["interference"] = [_cut(phrase, characters) for phrase in _first(record.interference, entries)]
+        if record.exception is not None:
+            update["exception"] = record.exception.model_copy(update={
+                "message": _cut(record.exception.message, characters),
+                "traceback": _cut(record.exception.traceback, characters, tail=True)})
+        for name in ("calls", "old_calls"):
+            calls: Calls | None = getattr(record, name)
+            if calls is not None:
+                update[name] = calls.model_copy(update={
+                    "raised": [one.model_copy(update={"message": _cut(one.message, characters)})
+                               for one in calls.raised[:entries]],
+                    "raised_count": max(calls.raised_count, len(calls.raised))})
+        smaller = record.model_copy(update=update)
+        if _size(smaller) <= RECORD_BYTES:
+            break
+    return smaller
+
+
+def _size(record: CheckRecord) -> int:
+    return len(record.model_dump_json(exclude_none=True).encode())
+
+
+def _cut(text: str | None, characters: int, tail: bool = False) -> str | None:
+    if text is None or len(text) <= characters:
+        return text
+    said = f"[{len(text) - characters} characters cut]"
+    return said + text[len(text) - characters:] if tail else text[:characters] + said
+
+
+def _first(items: list[str], entries: int) -> list[str]:
+    return items if len(items) <= entries else [*items[:entries], f"[{len(items) - entries} more]"]
+
+
 def record_of(check: Check, project: Project, verdict: Verdict, run: Run | None = None,
               isolation: str | None = None, key: str | None = None, inputs: str | None = None) -> CheckRecord:
     from errorkb.verify.judge import actual, expected, snippet_line
@@ -476,7 +534,7 @@ def record_of(check: Check, project: Project, verdict: Verdict, run: Run | None 
                        "old_calls": seen.old_calls,
                        "tampered": seen.tampered, "interference": seen.interference, "evidence": seen.evidence,
                        "environment": seen.environment})
-    return CheckRecord(**fields)
+    return bounded(CheckRecord(**fields))
 
 
 def applicable(check: Check, library: LibraryProfile) -> bool:
