@@ -119,8 +119,6 @@ def _fds(output: str, tag: str) -> dict:
     return json.loads(line.removeprefix(tag + " "))
 
 
-@pytest.mark.xfail(strict=True, reason="the zygote's /dev/null (its own fd 0, opened once) is every forked check's fd 0: "
-                   "inside/zygote.py's fork_one must give the child a /dev/null of its own (red21's file)")
 def test_a_check_shares_no_open_file_description_with_the_zygote_nor_a_later_check(entry, project, lean_pool,
                                                                                    lean_python):
     """A forked check inherits its zygote's descriptors; the jail closes all but the standard three and the

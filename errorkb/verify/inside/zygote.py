@@ -274,6 +274,10 @@ def fork_one(request: dict[str, Any], spec: CheckSpec, child: ModuleType, inheri
             for high, place in moved:
                 os.dup2(high, place, inheritable=False)
                 os.close(high)
+            # a /dev/null of its own as fd 0: the zygote's (opened once) shares its flags with every check
+            quiet = os.open(os.devnull, os.O_RDONLY)
+            os.dup2(quiet, 0)
+            os.close(quiet)
             output = os.open(request["output"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             os.dup2(output, 1)
             os.dup2(output, 2)
