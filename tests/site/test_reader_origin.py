@@ -92,6 +92,31 @@ def test_the_paste_box_answer_says_where_and_speaks_the_badges_words(visit, real
     assert tab.errors == [] and tab.outside == []
 
 
+def test_an_older_index_without_origin_never_sends_the_reader_to_the_replacement(visit, real_site):
+    """An index built before `origin` was shipped (rules < 36) carries a removed API's `function`, which is its
+    replacement: the paste box says nothing of where such an error comes from, as `errorkb lookup` does, and
+    still says a raise's function (lookup.js `origin`, one reading for both)."""
+    import json
+
+    site, url = real_site
+    data = json.loads((site / "api/errors/index.json").read_text(encoding="utf-8"))
+    for item in data["entries"]:
+        item.pop("origin", None)
+    reports = {one["id"]: one for one in yaml.safe_load((ROOT / "tests/corpus/reports.yml").read_text())}
+    tab = visit()
+    tab.page.route("**/api/errors/index.json", lambda route: route.fulfill(
+        status=200, content_type="application/json", body=json.dumps(data)))
+    tab.page.goto(url, wait_until="load")
+    tab.page.locator(".ekb-lookup__input").fill(reports["r013"]["paste"])
+    hit = tab.page.locator(".ekb-lookup__hit--confirmed").first
+    expect(hit.locator("a.ekb-lookup__title")).to_have_attribute("href", re.compile(REMOVED + "/$"))
+    meta = hit.locator(".ekb-lookup__meta")
+    expect(meta).to_contain_text("AttributeError")
+    expect(meta).not_to_contain_text("get_max_cache_shape")
+    expect(meta).not_to_contain_text(" from ")
+    assert tab.errors == [] and tab.outside == []
+
+
 # -- what the paste box's hints quote is quoted whole -----------------------------------------------------------
 
 def _spans(text: str) -> list[str]:

@@ -56,11 +56,12 @@
     });
   }
 
-  /* Where the error comes from, in the page's words (`Entry.origin`): a removed API's is the user's use of the
-   * old name, never its replacement (`function`), which older indexes alone carry. */
+  /* Where the error comes from, in the page's words: the matcher's `origin` (lookup.js, one reading with
+   * `errorkb lookup`), or nothing where it has none (a removed API in an older index: its function is the
+   * replacement, where no reader is sent). */
   const origin = (entry) => (Array.isArray(entry.origin) && entry.origin.length === 2
     ? [` ${entry.origin[0]} `, element("code", { textContent: entry.origin[1] })]
-    : [" from ", element("code", { textContent: entry.function })]);
+    : []);
 
   /* Markdown code spans (a title, an advice) as <code>: every piece goes in as text, never HTML. */
   const inlineNodes = (text) => window.errorkbLookup.codeSpans(String(text))
