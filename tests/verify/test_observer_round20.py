@@ -13,41 +13,22 @@ library's `__str__` formats (its own `__str__` would choose the words), the libr
 
 from __future__ import annotations
 
-import json
-import shutil
 from pathlib import Path
 
 import pytest
 
-from errorkb.cli import main
-from tests.kb import importable
-from tests.verify.verifykb import allowing, needs_sandbox
+from tests.verify.verifykb import library_kb, verify_library_entry
 
-FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "marklib_kb"
 ENTRY = "undefined-tag"
-WORKTREE = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
 def marklib(tmp_path, monkeypatch) -> Path:
-    """A copy of the fixture, its upstream package "installed" (on the path here and in every check's process)."""
-    needs_sandbox()
-    root = shutil.copytree(FIXTURE, tmp_path / "kb")
-    importable(monkeypatch, root / "upstream")
-    return root
+    return library_kb("marklib", tmp_path, monkeypatch)
 
 
 def _verify(root: Path, capsys, role: str | None = None, snippet: str | None = None) -> list[dict]:
-    if snippet is not None:
-        (root / "snippets" / ENTRY / f"{role}.py").write_text(snippet)
-        entry = root / "docs" / "errors" / "marklib" / f"{ENTRY}.yml"
-        entry.write_text(allowing(entry.read_text(), snippet, modules=("marklib",)))
-    argv = ["--root", str(root), "verify", ENTRY, "--no-cache", "--sandbox", "require", "--report",
-            str(root / "r.json")]
-    main([*argv, "--snippet", role] if role else argv)
-    printed = capsys.readouterr()
-    assert (root / "r.json").is_file(), printed.out + printed.err
-    return json.loads((root / "r.json").read_text())["checks"]
+    return verify_library_entry(root, "marklib", ENTRY, capsys, role, snippet)
 
 
 def test_a_message_the_librarys_own_str_makes_is_read_and_the_entry_verifies(marklib, capsys):

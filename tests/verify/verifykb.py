@@ -100,3 +100,38 @@ def allowing(entry: str, *snippets: str, modules: tuple[str, ...] = ("transforme
         return entry
     lines = "".join(f"  - {{primitive: {name}, reason: a test of the judge's runtime rules}}\n" for name in found)
     return entry.rstrip("\n") + "\nallow:\n" + lines
+
+
+# -- a small fixture library's knowledge base, verified end to end through the CLI -------------------------------
+
+def library_kb(name: str, tmp_path: Path, monkeypatch) -> Path:
+    """A copy of tests/fixtures/<name>_kb, its upstream package "installed" (on the path here and in every
+    check's process): a library shaped like a real one, for the observer's rounds that need one."""
+    import shutil
+
+    from tests.kb import importable
+
+    needs_sandbox()
+    root = shutil.copytree(FIXTURES / f"{name}_kb", tmp_path / "kb")
+    importable(monkeypatch, root / "upstream")
+    return root
+
+
+def verify_library_entry(root: Path, library: str, entry_id: str, capsys, role: str | None = None,
+                         snippet: str | None = None) -> list[dict]:
+    """`errorkb verify ENTRY --sandbox require` on a `library_kb` copy, uncached; with `snippet`, that `role`'s
+    file is replaced first (and allowed the library's imports) and only it runs. The report's checks."""
+    import json
+
+    from errorkb.cli import main
+
+    if snippet is not None:
+        (root / "snippets" / entry_id / f"{role}.py").write_text(snippet)
+        entry = root / "docs" / "errors" / library / f"{entry_id}.yml"
+        entry.write_text(allowing(entry.read_text(), snippet, modules=(library,)))
+    argv = ["--root", str(root), "verify", entry_id, "--no-cache", "--sandbox", "require", "--report",
+            str(root / "r.json")]
+    main([*argv, "--snippet", role] if role else argv)
+    printed = capsys.readouterr()
+    assert (root / "r.json").is_file(), printed.out + printed.err
+    return json.loads((root / "r.json").read_text())["checks"]
