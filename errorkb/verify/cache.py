@@ -46,15 +46,29 @@ _HERE = Path(__file__).resolve().parent
 _PACKAGE = _HERE.parent
 # The code a verdict can depend on besides the verifier's own folder and what runs inside the
 # check (`inside/`): what the judge reads of an entry (its model, message templates, release
-# ranges, the lint verify obeys) and snippets, the runtime plugs, and the key's own definition.
+# ranges, the lint verify obeys) and snippets, the runtime plugs, the key's own definition, and
+# every other module of errorkb that those import (how an entry is loaded, the interpreter a
+# check starts, the record a verdict is written into): `test_verify_cache` walks their imports and
+# fails on one that is neither here nor in NOT_IN_VERDICTS_ELSEWHERE, so the list cannot fall behind.
 _VERIFIER_SOURCES = [_HERE, _HERE / "inside",
-                     *(_PACKAGE / "core" / name for name in ("entry.py", "message.py", "snippets.py", "releases.py",
-                                                             "lint.py")),
-                     _PACKAGE / "plugs", _PACKAGE / "results" / "keys.py"]
+                     *(_PACKAGE / "core" / name for name in (
+                         "entry.py", "message.py", "snippets.py", "releases.py", "lint.py", "load.py", "project.py",
+                         "prose.py", "encoding.py", "nesting.py", "problems.py", "logsafe.py", "interpreter.py",
+                         "cachetrust.py", "__init__.py")),
+                     _PACKAGE / "plugs",
+                     *(_PACKAGE / "results" / name for name in ("keys.py", "records.py", "report.py", "store.py",
+                                                                "__init__.py")),
+                     _PACKAGE / "source" / "upstream.py", _PACKAGE / "__init__.py"]
 # Files of the verifier that choose which checks run and print what came out, and never make a
 # verdict: changing them must not throw every cached verdict away (the version matrix re-measures
 # 66 releases when it does). `test_verify_cache` checks each still exists.
 NOT_IN_VERDICTS = ("matrix.py", "output.py")
+# Modules the verdict's code imports that cannot change a verdict, each with why (the test above checks
+# each is still imported, so a stale exemption is found too).
+NOT_IN_VERDICTS_ELSEWHERE = {
+    "lookup": "the diagnosis of pastes: the loader imports it only to check an entry's `diagnosis.other_causes` "
+              "wordings, a problem `errorkb check` reports; no check reads it",
+}
 
 
 class Trust(StrEnum):
@@ -218,5 +232,5 @@ def cache_key(check: Check, inputs: str, target_fingerprint: str, runtime: Runti
     return verdict_key(check, inputs, target_fingerprint, runtime, library).digest()
 
 
-__all__ = ["NOT_IN_VERDICTS", "Trust", "VerdictCache", "cache_key", "resolve_trust", "tracked_records",
-           "untrusted_here", "verdict_key", "verdict_sources", "verifier_fingerprint"]
+__all__ = ["NOT_IN_VERDICTS", "NOT_IN_VERDICTS_ELSEWHERE", "Trust", "VerdictCache", "cache_key", "resolve_trust",
+           "tracked_records", "untrusted_here", "verdict_key", "verdict_sources", "verifier_fingerprint"]

@@ -381,6 +381,54 @@ def test_the_verifier_fingerprint_covers_every_file_that_can_change_a_verdict():
     assert any(path.parent == package / "plugs" for path in sources)
 
 
+def _errorkb_imports(path: Path, package: Path) -> set[Path]:
+    """The modules of errorkb a file imports (absolute imports, at any depth of the file: lazy ones too)."""
+    import ast
+
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").startswith("errorkb"):
+            names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names if alias.name.startswith("errorkb"))
+    found = set()
+    for name in names:
+        where = package.joinpath(*name.split(".")[1:])
+        for candidate in (where / "__init__.py", where.with_suffix(".py")):
+            if candidate.is_file():
+                found.add(candidate.resolve())
+                break
+    return found
+
+
+def test_every_module_the_verdicts_code_imports_is_in_the_fingerprint_or_exempt_with_a_reason():
+    """A module a verdict's code imports (how an entry is loaded, the interpreter a check starts with, the record
+    a verdict is written into) changes the verdict as the judge does: left out of the fingerprint, a verdict
+    cached under the old code is reused under the new (a pass the new code never observed). Walked from the
+    fingerprinted files through their imports; the exemptions name why and must still be reached."""
+    verify_folder = Path(cache_module.__file__).resolve().parent
+    package = verify_folder.parent
+    sources = {path.resolve() for path in cache_module.verdict_sources()}
+    not_judging = {verify_folder / name for name in cache_module.NOT_IN_VERDICTS}
+    exempt = {name: package / name for name in cache_module.NOT_IN_VERDICTS_ELSEWHERE}
+    reached, todo, used = set(), list(sources), set()
+    while todo:
+        path = todo.pop()
+        if path in reached or path in not_judging:
+            continue
+        reached.add(path)
+        for imported in _errorkb_imports(path, package):
+            owner = next((name for name, folder in exempt.items() if imported.is_relative_to(folder)), None)
+            if owner is not None:
+                used.add(owner)
+            else:
+                todo.append(imported)
+    missing = sorted(str(path.relative_to(package)) for path in reached - sources)
+    assert not missing, f"imported by the verdict's code, in no fingerprint: {missing} (add to cache._VERIFIER_SOURCES)"
+    assert used == set(exempt), f"exempt but no longer imported: {sorted(set(exempt) - used)}"
+
+
 def test_a_run_answered_from_the_cache_neither_probes_the_sandbox_nor_starts_a_zygote(tmp_path, monkeypatch):
     """A warm re-run costs no bwrap and no torch import: the sandbox is chosen (and the pool made)
     only before the first check that must run."""
