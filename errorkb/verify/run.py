@@ -263,7 +263,7 @@ def collect(ended: Ended, output: Path, limits: Limits) -> Run:
     # A plain file only, never through a link, never blocking, one byte past the cap at most: without the sandbox
     # the check can name this file (/proc/self/fd/1) and put a FIFO there (the harness's read would block the run
     # for ever) or a link to a file of the host (copied into the report); in the sandbox the jail copied it back so.
-    printed = jail._read_plain(str(output), OUTPUT_CAP + 1) or b""  # the jail's reader: one owner
+    printed = jail.read_plain(str(output), OUTPUT_CAP + 1) or b""  # the jail's reader: one owner
     size, text = len(printed), printed[:OUTPUT_CAP].decode("utf-8", errors="replace")
     return Run(reading.observation, ended.returncode, ended.timed_out, text, size, round(ended.seconds, 4),
                limits.cpu_s, malformed=reading.rejected, ended=reading.ended, end_exit=reading.exit,

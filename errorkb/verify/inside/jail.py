@@ -113,7 +113,7 @@ class Jail:
         Regular files only, read without following links and at most twice the output cap: what
         reaches the harness's disk is bytes, never a link to one of its own files.
         """
-        found = {name: _read_plain(os.path.join(self.folder, name)) for name in COLLECTED}
+        found = {name: read_plain(os.path.join(self.folder, name)) for name in COLLECTED}
         try:
             _libc_call("umount2", self.folder.encode(), _MNT_DETACH)
         except OSError:
@@ -187,7 +187,7 @@ def _hide_proc() -> None:
     os.rmdir(aside)
 
 
-def _read_plain(path: str, limit: int = 2 << 20) -> bytes | None:
+def read_plain(path: str, limit: int = 2 << 20) -> bytes | None:
     """The bytes of a regular file (not a link, not a pipe), at most `limit`; None otherwise."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
