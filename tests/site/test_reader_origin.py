@@ -67,17 +67,29 @@ def test_the_paste_box_index_carries_the_origin_and_the_badge_words():
 
 
 @pytest.mark.browser
+def _report(report_id: str) -> dict:
+    """One report of tests/corpus/reports.yml, as pasted by a reader."""
+    reports = yaml.safe_load((ROOT / "tests/corpus/reports.yml").read_text())
+    return next(one for one in reports if one["id"] == report_id)
+
+
+def _removed_api_hit(tab, url: str):
+    """r013's traceback (Emu3's remote code) pasted into the box at `url`: its confirmed answer, the removed-API
+    entry's."""
+    tab.page.goto(url, wait_until="load")
+    tab.page.locator(".ekb-lookup__input").fill(_report("r013")["paste"])
+    hit = tab.page.locator(".ekb-lookup__hit--confirmed").first
+    expect(hit.locator("a.ekb-lookup__title")).to_have_attribute("href", re.compile(REMOVED + "/$"))
+    return hit
+
+
 def test_the_paste_box_answer_says_where_and_speaks_the_badges_words(visit, real_site):
     """The real traceback of tests/corpus/reports.yml r013 (Emu3's remote code) is a confirmed answer
     for a removed-API entry whose badges include 'not applicable' (the bundled 5.15.1 has no such error)."""
     _, url = real_site
-    reports = {one["id"]: one for one in yaml.safe_load((ROOT / "tests/corpus/reports.yml").read_text())}
     tab = visit()
     tab.page.set_viewport_size({"width": 390, "height": 844})
-    tab.page.goto(url, wait_until="load")
-    tab.page.locator(".ekb-lookup__input").fill(reports["r013"]["paste"])
-    hit = tab.page.locator(".ekb-lookup__hit--confirmed").first
-    expect(hit.locator("a.ekb-lookup__title")).to_have_attribute("href", re.compile(REMOVED + "/$"))
+    hit = _removed_api_hit(tab, url)
     meta = hit.locator(".ekb-lookup__meta")
     expect(meta).to_contain_text("AttributeError at a use of transformers.DynamicCache.get_max_length")
     expect(meta).not_to_contain_text("get_max_cache_shape")
@@ -102,14 +114,10 @@ def test_an_older_index_without_origin_never_sends_the_reader_to_the_replacement
     data = json.loads((site / "api/errors/index.json").read_text(encoding="utf-8"))
     for item in data["entries"]:
         item.pop("origin", None)
-    reports = {one["id"]: one for one in yaml.safe_load((ROOT / "tests/corpus/reports.yml").read_text())}
     tab = visit()
     tab.page.route("**/api/errors/index.json", lambda route: route.fulfill(
         status=200, content_type="application/json", body=json.dumps(data)))
-    tab.page.goto(url, wait_until="load")
-    tab.page.locator(".ekb-lookup__input").fill(reports["r013"]["paste"])
-    hit = tab.page.locator(".ekb-lookup__hit--confirmed").first
-    expect(hit.locator("a.ekb-lookup__title")).to_have_attribute("href", re.compile(REMOVED + "/$"))
+    hit = _removed_api_hit(tab, url)
     meta = hit.locator(".ekb-lookup__meta")
     expect(meta).to_contain_text("AttributeError")
     expect(meta).not_to_contain_text("get_max_cache_shape")
@@ -136,8 +144,7 @@ def _spans(text: str) -> list[str]:
 def _candidate_hints() -> list[str]:
     from benchmarks.lookup_recall import project_known_lookup
 
-    reports = {one["id"]: one for one in yaml.safe_load((ROOT / "tests/corpus/reports.yml").read_text())}
-    answer = project_known_lookup().answer(reports["h207"]["paste"], None)
+    answer = project_known_lookup().answer(_report("h207")["paste"], None)
     match = next(m for m in answer.matches if m.known.id == "remote-model-without-generation-mixin")
     return list(match.missing)
 
@@ -159,10 +166,9 @@ def test_code_span_reads_back_as_written(text):
 @pytest.mark.browser
 def test_the_paste_box_shows_a_quoted_hint_whole(visit, real_site):
     _, url = real_site
-    reports = {one["id"]: one for one in yaml.safe_load((ROOT / "tests/corpus/reports.yml").read_text())}
     tab = visit()
     tab.page.goto(url, wait_until="load")
-    tab.page.locator(".ekb-lookup__input").fill(reports["h207"]["paste"])
+    tab.page.locator(".ekb-lookup__input").fill(_report("h207")["paste"])
     hit = tab.page.locator(".ekb-lookup__hit--candidate", has=tab.page.locator(
         "a[href$='remote-model-without-generation-mixin/']")).first
     expect(hit.locator(".ekb-lookup__reasons code", has_text="directly inherit")).to_have_text(
