@@ -234,3 +234,24 @@ def test_hook_index_says_when_the_pages_it_names_have_no_site(tmp_path, capsys):
     assert main(["--root", str(root), "hook", "index"]) == 0
     assert "site_url" not in capsys.readouterr().err
     assert json.loads((root / "packaging_errorkb" / "index.json").read_text())["site"] == "https://example.org/"
+
+
+def test_init_proposes_the_libraries_a_library_requires_as_imports(tmp_path, capsys):
+    """pymdown-extensions extends Markdown (its Requires-Dist names `markdown` and `pyyaml`; `pygments` only for
+    an extra): init proposes their import names as `imports`, commented out (an allowance is the author's to
+    give), and says what it read; uncommented, the profile loads with them."""
+    assert main(["init", str(tmp_path / "kb"), "--library", "pymdown-extensions", "--source-root", ""]) == 0
+    printed = capsys.readouterr()
+    text = (tmp_path / "kb" / "pyproject.toml").read_text()
+    assert '# imports = ["markdown", "yaml"]' in text, text
+    assert "imports" not in tomllib.loads(text)["tool"]["errorkb"]["library"]  # proposed, not given
+    assert "Requires-Dist" in printed.err and "markdown (Markdown" in printed.err, printed.err
+    assert "pygments" not in printed.err  # required only with an extra
+    (tmp_path / "kb" / "pyproject.toml").write_text(text.replace('# imports = ["markdown"', 'imports = ["markdown"'))
+    assert load_project(tmp_path / "kb").library.imports == ["markdown", "yaml"]
+
+
+def test_init_proposes_no_imports_for_a_library_that_requires_none(tmp_path, capsys):
+    assert main(["init", str(tmp_path / "kb"), "--library", "mypy_extensions", "--source-root", ""]) == 0
+    assert "imports" not in (tmp_path / "kb" / "pyproject.toml").read_text()
+    assert "Requires-Dist" not in capsys.readouterr().err

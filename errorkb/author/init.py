@@ -51,6 +51,7 @@ class Library:
     source_root: str
     summary: str = ""
     assumed: list[str] = field(default_factory=list)  # what was not read from the metadata: say so
+    requires: list[tuple[str, str]] = field(default_factory=list)  # (import name, distribution) it requires
 
 
 def describe(dist: str, *, repository: str | None = None, tag: str | None = None, source_root: str | None = None,
@@ -86,9 +87,15 @@ def describe(dist: str, *, repository: str | None = None, tag: str | None = None
         where = f"the module lies at src/{name}.py" if single else f"the package lies at src/{name}/"
         assumed.append(f"source_root = \"src\": {where} in the repository; give --source-root '' if it lies "
                        "at the top")
+    requires = _requires(found, name)
+    if requires:
+        named = ", ".join(f"{module} ({distribution})" for module, distribution in requires)
+        assumed.append(f"imports = []: {meta['Name'] or dist} requires {named} (its Requires-Dist); snippets import "
+                       "only the library until you uncomment the proposed `imports` in pyproject.toml (keep the "
+                       "ones a user imports beside it, e.g. the library it extends)")
     library = Library(name=name, distribution=meta["Name"] or dist, release=found.version, repository=repository,
                       source_url=source_url, tag=tag, source_root=source_root.strip("/"),
-                      summary=(meta["Summary"] or "").strip(), assumed=assumed)
+                      summary=(meta["Summary"] or "").strip(), assumed=assumed, requires=requires)
     _check(library)
     return library
 
@@ -132,6 +139,28 @@ def _import_name(found: metadata.Distribution) -> str | None:
         return top[0]
     wanted = re.sub(r"[-.]+", "_", found.metadata["Name"] or "").lower()
     return next((one for one in top if one.lower() == wanted), None)
+
+
+def _requires(found: metadata.Distribution, name: str) -> list[tuple[str, str]]:
+    """(import name, distribution) of each installed distribution this one requires unconditionally (its
+    `Requires-Dist` without an extra, whose marker holds here): what a library that extends another imports.
+    A requirement not installed, or whose import package cannot be told, is left out."""
+    from packaging.markers import UndefinedEnvironmentName
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    found_names: dict[str, str] = {}
+    for line in found.requires or []:
+        try:
+            requirement = Requirement(line)
+            if requirement.marker is not None and not requirement.marker.evaluate({"extra": ""}):
+                continue
+            required = metadata.distribution(requirement.name)
+        except (InvalidRequirement, UndefinedEnvironmentName, metadata.PackageNotFoundError):
+            continue
+        module = _import_name(required)
+        if module is not None and module != name and module.isidentifier():
+            found_names.setdefault(module, required.metadata["Name"] or requirement.name)
+    return sorted(found_names.items())
 
 
 def _single_module(found: metadata.Distribution, name: str) -> bool:
@@ -243,11 +272,20 @@ source_url = {_toml(library.source_url)}
 source_root = {_toml(library.source_root)}
 release = {_toml(library.release)}
 runtime = "python"
-
+{_imports(library)}
 # The releases `errorkb matrix` runs each entry against (add the ones your users run).
 [tool.errorkb.matrix]
 releases = [{_toml(library.release)}]
 """
+
+
+def _imports(library: Library) -> str:
+    """The proposed `imports`: the libraries it requires, commented out (an allowance is the author's to give)."""
+    if not library.requires:
+        return ""
+    names = ", ".join(_toml(module) for module, _ in library.requires)
+    return ("# Proposed from its Requires-Dist: modules snippets may import beside the library (uncomment, keep the "
+            f"ones a user imports).\n# imports = [{names}]\n")
 
 
 def _mkdocs(library: Library) -> str:

@@ -351,12 +351,18 @@ def _set_message(draft: Draft, message: str, fitting: str | None, project: Proje
 
 def _user_frame(frames: tuple[Frame, ...], library: Frame | None) -> Frame | None:
     """The user's innermost frame: the one that called into the library (or, with no library frame,
-    the innermost frame)."""
+    the innermost frame). Never an installed package's frame, even where the user's shows no code
+    (`python -c`, stdin, a REPL): the library's own line is no reproduction of what the user ran."""
     if library is None:
         return frames[-1] if frames else None
-    index = frames.index(library)
-    outside = [frame for frame in frames[:index] if frame.code and "site-packages" not in frame.path]
-    return outside[-1] if outside else (frames[index - 1] if index else None)
+    outside = [frame for frame in frames[:frames.index(library)] if not _installed(frame.path)]
+    return outside[-1] if outside else None
+
+
+def _installed(path: str) -> bool:
+    """Whether a frame's file is an installed package's (or the interpreter's frozen import machinery)."""
+    parts = path.replace("\\", "/").split("/")
+    return "site-packages" in parts or "dist-packages" in parts or path.startswith("<frozen ")
 
 
 def _statement(code: str | None) -> str | None:
@@ -383,6 +389,9 @@ def before_stub(project: Project, pasted: Pasted, user: Frame | None, draft: Dra
         body = statement
     elif user and user.code:
         body = f"# TODO: complete the call; the traceback showed only this line of it:\n# {user.code}"
+    elif user:  # Python prints no line for code it did not read from a file
+        body = (f"# TODO: the paste's frame ({where}) shows no code: Python prints none for `python -c`, stdin or\n"
+                "# a REPL. Write the call you ran here (or run it from a file and paste that traceback)")
     else:
         body = "# TODO: the call that raises the error"
     setup = "" if draft.kind == "removed" and statement is not None else \

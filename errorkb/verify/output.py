@@ -36,6 +36,8 @@ def failure_view(record: CheckRecord, root: Path) -> str:
     if "\n" not in record.reason:  # a multi-line reason already shows both sides
         lines.append(f"  expected: {record.expected}")
         lines.append(f"  actual:   {record.actual or '?'}")
+    if unread_message(record):
+        lines.append(f"  note:     {UNREAD}")
     output = (record.output or "").strip()
     if output and not record.exception:
         tail = output.splitlines()[-6:]
@@ -45,6 +47,15 @@ def failure_view(record: CheckRecord, root: Path) -> str:
 
 
 EXPECTED, ACTUAL = "  expected: ", "  actual:   "
+UNREAD = ("the verifier's limit, not the snippet's: the exception's text is made by code the check does not run "
+          "(a compiled `__str__`, or one over objects the snippet could choose), so its words were never observed and "
+          "no edit of the entry makes this pass (docs/own-library.md, \"Errors raised from compiled code\")")
+
+
+def unread_message(record: CheckRecord) -> bool:
+    """A message the judge could not read, as against one it read and found different: the judge gives the
+    latter with both sides (expected, actual) on lines of their own, the former on one line."""
+    return record.code is Code.MESSAGE_DIFFERS and "\n" not in record.reason
 
 
 def marked_difference(reason: list[str]) -> list[str]:
