@@ -481,9 +481,10 @@ _ADVICE = (r"(?:[Pp]lease|[Ss]hould|[Mm]ust|[Tt]ry|[Rr]ecommend(?:s|ed)?|[Ss]ugg
            r"(?:[ \t]+(?:to|you|we|using|use|install(?:ing)?|pin(?:ning)?|get(?:ting)?|go(?:ing)?|back|stick(?:ing)?"
            r"|with|revert(?:ing)?|downgrad(?:e|ing)|upgrad(?:e|ing)|switch(?:ing)?)){0,4}")
 # An installer's words for a requirement it could not meet, or only asks for (round twenty-five): pip's `No matching
-# distribution found for <library>==4.56.0` and `Could not find a version that satisfies the requirement <library>==...`,
-# its resolver's `The user requested <library>==...`, uv's `Because there is no version of <library>==...` and `...
-# depends on <library>==...` name the release asked for, which the install did not get: the one that ran is another.
+# distribution found for <library>==4.56.0` and `Could not find a version that satisfies the requirement
+# <library>==...`, its resolver's `The user requested <library>==...`, uv's `Because there is no version of
+# <library>==...` and `... depends on <library>==...` name the release asked for, which the install did not get: the
+# one that ran is another.
 _INSTALLER_WANTED = (r"(?:[Ff]ound[ \t]+for|[Ss]atisf(?:y|ies)[ \t]+the[ \t]+requirement|[Nn]o[ \t]+versions?[ \t]+of"
                      r"|[Dd]epends?[ \t]+on|[Rr]equested)")
 TOLD_OTHER_BEFORE = (r"(?<![A-Za-z])(?:[Rr]equires?|[Rr]equired|[Rr]equiring|[Nn]eeds?|[Nn]eeded"
