@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-RULES_VERSION = 37
+RULES_VERSION = 38
 
 CAP = 1 << 16  # characters of a paste read: its last 64 KiB
 CHAIN = 64  # exception lines tried whole, counted from the end of the paste
@@ -480,6 +480,13 @@ TOLD_WINDOW = 64
 _ADVICE = (r"(?:[Pp]lease|[Ss]hould|[Mm]ust|[Tt]ry|[Rr]ecommend(?:s|ed)?|[Ss]uggest(?:s|ed)?|[Aa]dvise[sd]?)"
            r"(?:[ \t]+(?:to|you|we|using|use|install(?:ing)?|pin(?:ning)?|get(?:ting)?|go(?:ing)?|back|stick(?:ing)?"
            r"|with|revert(?:ing)?|downgrad(?:e|ing)|upgrad(?:e|ing)|switch(?:ing)?)){0,4}")
+# An installer's words for a requirement it could not meet, or only asks for (round twenty-five): pip's `No matching
+# distribution found for <library>==4.56.0` and `Could not find a version that satisfies the requirement
+# <library>==...`, its resolver's `The user requested <library>==...`, uv's `Because there is no version of
+# <library>==...` and `... depends on <library>==...` name the release asked for, which the install did not get: the
+# one that ran is another.
+_INSTALLER_WANTED = (r"(?:[Ff]ound[ \t]+for|[Ss]atisf(?:y|ies)[ \t]+the[ \t]+requirement|[Nn]o[ \t]+versions?[ \t]+of"
+                     r"|[Dd]epends?[ \t]+on|[Rr]equested)")
 TOLD_OTHER_BEFORE = (r"(?<![A-Za-z])(?:[Rr]equires?|[Rr]equired|[Rr]equiring|[Nn]eeds?|[Nn]eeded"
                      r"|(?:[Uu]pgrade|[Uu]pdate|[Dd]owngrade|[Ss]witch|[Mm]igrate)[ \t]+to"
                      r"|(?:[Rr]emoved|[Dd]eprecated|[Aa]dded|[Ii]ntroduced|[Cc]hanged|[Rr]eleased)[ \t]+in"
@@ -488,7 +495,7 @@ TOLD_OTHER_BEFORE = (r"(?<![A-Za-z])(?:[Rr]equires?|[Rr]equired|[Rr]equiring|[Nn
                      r"|(?:[Ss]aved|[Tt]rained|[Cc]reated|[Ee]xported|[Ww]ritten)[ \t]+(?:with|for|by|using)"
                      r"|(?:[Rr]elease[ \t]+[Nn]otes|[Cc]hange[ \t]?[Ll]og|[Mm]igration[ \t]+[Gg]uide|[Dd]ocs"
                      r"|[Dd]ocumentation)[ \t]+(?:of|for|in|to)"
-                     r"|" + _ADVICE + ")"
+                     r"|" + _INSTALLER_WANTED + r"|" + _ADVICE + ")"
                      r"[ \t]+`?$")
 TOLD_OTHER_AFTER = (r"^`?(?:\+|[ \t]*,?[ \t]+(?:or|and)[ \t]+(?:later|newer|above|higher|greater|up)(?![A-Za-z])"
                     r"|[ \t]+will(?![A-Za-z])"

@@ -170,7 +170,10 @@ def test_main_says_when_there_is_no_corpus(tmp_path, capsys):
 # 242 of 305: the held-out part twenty-five (h762-h776, measured on main's lookup before any change) added two reports
 # with an entry, both candidate-right (h762, h763: OmniGen's bare `cannot unpack non-iterable NoneType object`, titles
 # without a traceback); its thirteen negatives stay silent.
-CONFIRMED_RIGHT_AT_LEAST = 247  # 311 reports with an entry
+# 249 of 313: the held-out part twenty-six (h777-h791, measured on main's lookup before any change) added two reports
+# with an entry, both confirmed right as found (h777: vLLM's `CacheConfig` import, no release in its log; h778: Olive's
+# export, its raising frame in `cache_utils.py`); its thirteen negatives stay silent.
+CONFIRMED_RIGHT_AT_LEAST = 249  # 313 reports with an entry
 
 
 def test_the_real_corpus_is_never_answered_with_a_confirmed_wrong_entry():
