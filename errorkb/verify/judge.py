@@ -87,6 +87,11 @@ def judge(check: Check, run: Run, runtime: Runtime) -> Verdict:
         return _tampered(seen, function)
     if run.malformed:
         return _fail(Code.MALFORMED_OBSERVATION, run.malformed)
+    if run.sha256 is not None and run.sha256 != check.snippet.sha256:  # the stream's start names what its process ran
+        return _fail(Code.MALFORMED_OBSERVATION, f"the observation stream's process ran other bytes (SHA-256 "
+                                                 f"{run.sha256[:12]}), not this check's snippet "
+                                                 f"({check.snippet.sha256[:12]}): another check's stream is never "
+                                                 "this one's verdict", cacheable=False)
     if seen is None:
         return _fail(Code.MALFORMED_OBSERVATION, "the observation stream has an end but no outcome")
     if status is Status.SETUP_FAILED:

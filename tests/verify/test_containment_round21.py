@@ -13,18 +13,30 @@ from pathlib import Path
 import pytest
 
 from errorkb.core.project import load_project
+from errorkb.core.snippets import Role, read_snippet
 from errorkb.results.report import read_report
 from errorkb.verify import cache as cache_module
 from errorkb.verify.cache import VerdictCache
+from errorkb.verify.judge import judge as judge_with
+from errorkb.verify.plan import Check
 from errorkb.verify.records import Outcome
+from tests.verify.test_containment_round20 import (  # the round's sandboxed pool and its fixtures, shared
+    HONEST,
+    MODULE,
+    TORCH,
+    entry,  # noqa: F401
+    lean_pool,  # noqa: F401
+    project,  # noqa: F401
+    sandbox,  # noqa: F401
+)
 
 _KEY = "0" * 64
 
 
 def _stored(folder: Path) -> Path:
     """A passing record stored under `_KEY` by the harness, and its file."""
-    project = load_project(Path(__file__).resolve().parents[2])
-    (record, *_) = read_report(project.reports / "latest.json").checks
+    here = load_project(Path(__file__).resolve().parents[2])
+    (record, *_) = read_report(here.reports / "latest.json").checks
     VerdictCache(folder).put(_KEY, record.model_copy(update={"key": _KEY, "outcome": Outcome.PASS}))
     path = folder / "verify" / f"{_KEY}.json"
     assert VerdictCache(folder).get(_KEY) is not None, "the harness's own record is a hit"
@@ -76,3 +88,93 @@ def test_a_record_the_harness_stores_under_a_permissive_umask_is_still_its_own(t
     os.link(path, copy / "verify" / path.name)
     reader = VerdictCache(copy)
     assert reader.get(_KEY) is not None and "foreign" not in reader.stats()
+
+
+# -- processes a check leaves, and a check that stops ----------------------------------------------------------------
+
+
+
+def run_snippet(pool, python, entry, project: Path, name: str, code: str, wall_s: float | None = None):  # noqa: F811
+    """`code` as an after snippet of good-head-dim, run in `pool` (60 s of CPU time, `wall_s` of wall clock)."""
+    path = project / "snippets" / "good-head-dim" / name
+    path.write_text(code)
+    check = Check(entry, read_snippet(path, Role("after"), path.name), "bundled", "cpu", MODULE)
+    run = pool.run(check, 60, python, wall_s=wall_s)
+    return run, judge_with(check, run, TORCH)
+
+
+_MARK = "errorkb-round21-leftover"
+STOPS = f"""
+import os, signal, subprocess, sys
+# a grandchild of its own session that ignores SIGTERM and stops itself: only the namespace's end can take it
+subprocess.Popen([sys.executable, "-c", "import os, signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+                  "os.kill(os.getpid(), signal.SIGSTOP); time.sleep(600)", "{_MARK}"], start_new_session=True)
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+os.kill(os.getpid(), signal.SIGSTOP)  # the check's own process stops: no CPU time passes, only the wall clock
+"""
+
+
+def _leftovers() -> list[int]:
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if _MARK.encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
+                found.append(int(pid))
+        except OSError:
+            pass
+    return found
+
+
+@pytest.mark.verifier
+@pytest.mark.timeout(600)
+def test_a_check_that_stops_itself_and_leaves_a_stopped_grandchild_ends_at_its_backstop(
+        entry, project, lean_pool, lean_python):  # noqa: F811
+    """A check that stops (SIGSTOP) uses no CPU time, so only the wall-clock backstop ends it; its setsid'd
+    grandchild, stopped too and deaf to SIGTERM, dies with the check's PID namespace. The run finishes within the
+    backstop, the verdict says the time ran out, and the next check of the same zygote passes."""
+    import time
+
+    started = time.monotonic()
+    run, verdict = run_snippet(lean_pool, lean_python, entry, project, "stops.py", STOPS, wall_s=8)
+    assert time.monotonic() - started < 60, "a stopped check held the run past its backstop"
+    assert run.timed_out and verdict.outcome == "fail", (verdict.reason, run.output[-1000:])
+    assert "wall" in verdict.reason or "time" in verdict.reason, verdict.reason
+    deadline = time.monotonic() + 30
+    while _leftovers() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert _leftovers() == [], "a stopped, setsid'd grandchild outlived its check"
+    _, honest = run_snippet(lean_pool, lean_python, entry, project, "honest.py", HONEST)
+    assert honest.outcome == "pass", honest.reason
+
+
+# -- the judge: a stream is the check's own only when it ran the check's bytes ---------------------------------------
+
+
+def test_a_stream_that_ran_other_bytes_than_the_checks_snippet_is_never_its_verdict(tmp_path):
+    """Every stream's start names the SHA-256 of the bytes its process ran, and the record repeated it, but the
+    judge never compared it with the check's snippet: a stream of another check (a pool's reply handed to the
+    wrong waiter, a stream of an earlier check read by the next), whole and sealed under its own key, judged as
+    this check's verdict. The honest twin, the same observation with the check's own digest, still passes."""
+    from errorkb.core.snippets import sha256
+    from errorkb.plugs import runtime_for
+    from errorkb.verify.records import Code
+    from errorkb.verify.run import Run
+    from tests.verify.test_judge_getattr_protocol import PROTOCOL, _check, judged
+
+    check = _check(tmp_path)
+    honest = judged(check, PROTOCOL)
+    assert honest.outcome == "pass", honest.reason
+
+    def with_digest(digest: str):
+        from errorkb.verify.records import Calls, Observation, Status
+
+        calls = Calls(function=check.entry.source.function, count=40, returned=40 - len(PROTOCOL), raised=PROTOCOL,
+                      raised_count=len(PROTOCOL))
+        run = Run(Observation(status=Status.RETURNED, calls=calls), 0, False, "", 0, 0.1, 10, ended=True,
+                  end_status="returned", sha256=digest)
+        return judge_with(check, run, runtime_for("torch"))
+
+    assert with_digest(check.snippet.sha256).outcome == "pass"
+    other = with_digest(sha256(b"import torch\n"))
+    assert other.outcome == "fail" and other.code == Code.MALFORMED_OBSERVATION, other.reason
+    assert "not this check's snippet" in other.reason, other.reason
