@@ -147,6 +147,36 @@ def test_a_check_that_stops_itself_and_leaves_a_stopped_grandchild_ends_at_its_b
     assert honest.outcome == "pass", honest.reason
 
 
+SPINS_IN_C = """
+import re, signal
+signal.signal(signal.SIGXCPU, signal.SIG_IGN)  # deaf to the CPU limit's warning
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+re.match("(a*)*b", "a" * 64)  # one C call that never returns to Python: no handler of Python's runs in it
+"""
+
+
+@pytest.mark.verifier
+@pytest.mark.timeout(600)
+def test_a_check_spinning_in_one_c_call_deaf_to_its_signals_ends_at_its_cpu_limit(
+        entry, project, lean_pool, lean_python):  # noqa: F811
+    """A check that ignores SIGXCPU and SIGTERM and spins inside one C call (no bytecode boundary where a
+    handler of Python's could run) still ends at its CPU-time limit (the hard limit's SIGKILL), long before its
+    wall-clock backstop; the verdict says its CPU time ran out, and the zygote's next check passes."""
+    import time
+
+    path = project / "snippets" / "good-head-dim" / "spins.py"
+    path.write_text(SPINS_IN_C)
+    check = Check(entry, read_snippet(path, Role("after"), path.name), "bundled", "cpu", MODULE)
+    started = time.monotonic()
+    run = lean_pool.run(check, 2, lean_python, wall_s=120)
+    verdict = judge_with(check, run, TORCH)
+    assert time.monotonic() - started < 100, "the spinning check ran into its wall-clock backstop"
+    assert not run.timed_out and verdict.outcome == "fail", (verdict.reason, run.output[-1000:])
+    assert verdict.reason.startswith("timed out: used its 2 s of CPU time"), verdict.reason
+    _, honest = run_snippet(lean_pool, lean_python, entry, project, "honest.py", HONEST)
+    assert honest.outcome == "pass", honest.reason
+
+
 # -- the judge: a stream is the check's own only when it ran the check's bytes ---------------------------------------
 
 
