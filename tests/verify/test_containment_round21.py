@@ -208,3 +208,26 @@ def test_a_stream_that_ran_other_bytes_than_the_checks_snippet_is_never_its_verd
     other = with_digest(sha256(b"import torch\n"))
     assert other.outcome == "fail" and other.code == Code.MALFORMED_OBSERVATION, other.reason
     assert "not this check's snippet" in other.reason, other.reason
+
+
+def test_a_stream_that_watched_another_function_than_the_checks_is_never_its_verdict(tmp_path):
+    """Two entries may share a byte-identical snippet (one guard for two errors): their checks' streams name the
+    same SHA-256, and differ in the functions their observers watched (the start's slots). A stream whose calls
+    are of a function the check's entry does not watch is another check's; the check's own still passes."""
+    from errorkb.plugs import runtime_for
+    from errorkb.verify.records import Calls, Code, Observation, Status
+    from errorkb.verify.run import Run
+    from tests.verify.test_judge_getattr_protocol import _check
+
+    check = _check(tmp_path)
+
+    def watching(function: str):
+        calls = Calls(function=function, count=3, returned=3, raised=[], raised_count=0)
+        run = Run(Observation(status=Status.RETURNED, calls=calls), 0, False, "", 0, 0.1, 10, ended=True,
+                  end_status="returned", sha256=check.snippet.sha256)
+        return judge_with(check, run, runtime_for("torch"))
+
+    assert watching(check.entry.source.function).outcome == "pass"
+    other = watching("Module.__setattr__")
+    assert other.outcome == "fail" and other.code == Code.MALFORMED_OBSERVATION, other.reason
+    assert "not this check's" in other.reason, other.reason
