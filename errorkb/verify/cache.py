@@ -10,7 +10,9 @@ and the hash of every file whose code can change a verdict, `verdict_sources`).
 Records live one file per key in `.errorkb-cache/verify/` at the project root (gitignored), each stamped
 with the verifier and the errorkb release that judged it (`report.stamped`), which a reused record keeps.
 Only verdicts the judge marks cacheable are stored: those that would come out the same on a
-rerun. A cached record that does not validate is a miss, never trusted.
+rerun. A cached record that does not validate is a miss, never trusted; so is one that someone other than
+the user running errorkb could have written (`_anothers`: another user's file, or one the group or anyone may
+write), counted as `foreign` in the run's cache statistics.
 
 Trust (`Trust`): a cache restored into a run that is not the repository's own (a pull request's
 CI run: its earlier pushes ran code nobody reviewed, and could have written any verdict into the
@@ -20,11 +22,13 @@ decides from the CI's environment (`untrusted_here`); `--cache trusted|untrusted
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import hashlib
 import os
 import platform
 import secrets
+import stat
 import sys
 from collections.abc import Mapping
 from enum import StrEnum
@@ -172,6 +176,7 @@ class VerdictCache:
         self.trust = trust
         self.hits = 0
         self.misses = 0
+        self.foreign = 0  # records someone else could have written (`_anothers`): never reused
         self.tracked = tracked_records(self.folder) if trust is Trust.TRUSTED else frozenset()
         # A folder that is a link out of the one holding it (committed so: `git add -f` reaches a gitignored path)
         # is neither read nor written through: a trusted run stored every verdict there, outside the repository.
@@ -189,6 +194,9 @@ class VerdictCache:
             # is no record of the harness's (pydantic's parser kept the last `outcome` of two without a word)
             record = CheckRecord.model_validate(store.parse_json(text)) if text is not None else None
         except (store.Unreadable, ValueError, ValidationError):
+            record = None
+        if record is not None and _anothers(self.folder / f"{key}.json", text or ""):
+            self.foreign += 1  # its verdict is whatever its writer chose: nobody observed it in this harness
             record = None
         if record is None:
             self.misses += 1
@@ -212,7 +220,10 @@ class VerdictCache:
         temporary = path.with_suffix(f".{secrets.token_hex(6)}.tmp")
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            temporary.write_text(stamped(record).model_dump_json(exclude_none=True), encoding="utf-8")
+            # never writable by the group or anyone, whatever the umask (002 gave 664): `get` refuses such a record
+            with os.fdopen(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644), "w",
+                           encoding="utf-8") as handle:
+                handle.write(stamped(record).model_dump_json(exclude_none=True))
             temporary.replace(path)
         except OSError as error:
             with contextlib.suppress(OSError):
@@ -224,8 +235,30 @@ class VerdictCache:
 
     def stats(self) -> dict[str, object]:
         tracked = {"tracked": len(self.tracked)} if self.tracked else {}  # records git tracks: never reused
+        foreign = {"foreign": self.foreign} if self.foreign else {}  # records someone else could have written
         unusable = {"unusable": self.unusable} if self.unusable else {}  # a link out, or unwritable: why
-        return {"hits": self.hits, "misses": self.misses, "trust": str(self.trust), **tracked, **unusable}
+        return {"hits": self.hits, "misses": self.misses, "trust": str(self.trust), **tracked, **foreign, **unusable}
+
+
+_OTHERS_WRITE = stat.S_IWGRP | stat.S_IWOTH
+
+
+def _anothers(path: Path, text: str) -> bool:
+    """Whether the record read from `path` as `text` may be someone else's: the harness writes its records as the
+    user running errorkb, writable by that user alone (`put`), so a file another user owns, or one the group or anyone
+    may write (a cache folder in a shared checkout, a group-writable project), holds whatever verdict its writer
+    chose, under a key anyone can compute. Told by the open file itself, whose bytes must be the text read (a file
+    swapped in or rewritten meanwhile, by someone who may write the folder, is not vouched for)."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return True
+    with os.fdopen(descriptor, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & _OTHERS_WRITE:
+            return True
+        data = handle.read(store.MAX_BYTES + 1)
+    return data.removeprefix(codecs.BOM_UTF8).decode("utf-8", errors="replace") != text
 
 
 def cache_key(check: Check, inputs: str, target_fingerprint: str, runtime: Runtime, library: LibraryProfile) -> str:

@@ -87,6 +87,9 @@ def judge(check: Check, run: Run, runtime: Runtime) -> Verdict:
         return _tampered(seen, function)
     if run.malformed:
         return _fail(Code.MALFORMED_OBSERVATION, run.malformed)
+    if (stranger := _another_checks(check, run)) is not None:
+        return _fail(Code.MALFORMED_OBSERVATION, f"{stranger}: another check's stream is never this one's verdict",
+                     cacheable=False)
     if seen is None:
         return _fail(Code.MALFORMED_OBSERVATION, "the observation stream has an end but no outcome")
     if status is Status.SETUP_FAILED:
@@ -188,6 +191,20 @@ def actual(check: Check, run: Run) -> str:
     if run.malformed:
         return run.malformed
     return f"exit status {run.returncode}, no observation"
+
+
+def _another_checks(check: Check, run: Run) -> str | None:
+    """Why the stream is not this check's own, if it is not: its start names the bytes its process ran and the
+    functions its observer watched (a pool's reply for another check, or a stream of an earlier check, is whole and
+    sealed under its own key: nothing else tells it apart; two entries may share a byte-identical snippet)."""
+    if run.sha256 is not None and run.sha256 != check.snippet.sha256:
+        return (f"the observation stream's process ran other bytes (SHA-256 {run.sha256[:12]}), not this check's "
+                f"snippet ({check.snippet.sha256[:12]})")
+    seen = run.observation
+    watched = {check.entry.source.function, *(also.function for also in check.entry.also_seen_as if also.function)}
+    if seen is not None and seen.calls is not None and seen.calls.function not in watched:
+        return f"the observation stream watched {seen.calls.function}, not this check's {check.entry.source.function}"
+    return None
 
 
 def _at(line: int | None) -> str:
