@@ -1081,6 +1081,12 @@ def _verify_round(project: Project, args: argparse.Namespace, kept: Any = None, 
         err.print(f"errorkb verify: {tracked} record(s) in {folder} are tracked by git, so none was reused (the "
                   f"harness alone writes the verdict cache, never a commit): git rm -r --cached {folder}",
                   markup=False)
+    foreign = ((fresh.run or {}).get("cache") or {}).get("foreign")
+    if foreign:  # `cache._anothers`: records someone else could have written, never reused
+        folder = project.rel((cache_dir or project.cache_dir) / "verify")
+        err.print(f"errorkb verify: {foreign} record(s) in {folder} belong to another user or may be written by "
+                  "others, so none was reused (errorkb writes its records as you, writable by you alone); the checks "
+                  "ran, and their new records replace them", markup=False)
     unusable = ((fresh.run or {}).get("cache") or {}).get("unusable")  # `VerdictCache.unusable`: why
     if unusable == LEADS_OUT:  # a link out of its folder
         folder = project.rel((cache_dir or project.cache_dir) / "verify")

@@ -90,6 +90,25 @@ def test_a_record_the_harness_stores_under_a_permissive_umask_is_still_its_own(t
     assert reader.get(_KEY) is not None and "foreign" not in reader.stats()
 
 
+def test_verify_says_it_reused_no_record_others_may_write(tmp_path, capsys, lean_checks):
+    """The run's own words for `run.cache.foreign`: the user learns why a warm cache re-ran its checks."""
+    from errorkb.cli import main
+    from tests.verify.verifykb import copy_fixture
+
+    root = copy_fixture(tmp_path / "kb", ["before-wrong-type"])
+    argv = ["--root", str(root), "verify", "before-wrong-type", "--target", "bundled", "--device", "cpu",
+            "--snippet", "before"]
+    main(argv)
+    records = list((root / ".errorkb-cache" / "verify").glob("*.json"))
+    assert records, "the first run stored its verdict"
+    for path in records:
+        path.chmod(stat.S_IMODE(path.stat().st_mode) | stat.S_IWOTH)
+    capsys.readouterr()
+    main(argv)
+    err = capsys.readouterr().err
+    assert f"{len(records)} record(s) in .errorkb-cache/verify belong to another user or may be written by" in err, err
+
+
 # -- processes a check leaves, and a check that stops ----------------------------------------------------------------
 
 
