@@ -4008,13 +4008,14 @@ def _p_exception(record: list[Any], frame: Any, arg: Any) -> None:
         if planted is not None:
             _p_tamper("observer", "planted C code where " + _S["slots"][index]["label"] + " calls it (" + planted
                       + "), whose error would read as the library's")
-    elif index >= 0 and not _S["callbacks"] and _p_one_of(op, ("RAISE_VARARGS",)):
+    elif index >= 0 and _p_one_of(op, ("RAISE_VARARGS",)):
         # The function's own `raise`: what it raises, and what it read to get there, may come from C code the snippet
         # planted on what it handed the call (a property over C code answering what the function just assigned; a
         # partial making the exception it raises), run with no frame. Searched in what the snippet handed the call
         # alone: Python's tables fill as trusted code runs (typing's cache of a `Literal` alias a lazy import made,
-        # read as planted at an honest entry's own `raise`, round thirteen). Where the entry declares a callback,
-        # the snippet's own code may steer the call anyway: the reviewer's.
+        # read as planted at an honest entry's own `raise`, round thirteen). Where the entry declares a callback
+        # too: the callback is the snippet's own code, seen where it runs, and planted code runs with no frame,
+        # declared or not (skipping the search there passed a planted pair beside any callback, round twenty-two).
         planted = _p_planted_handed(frame)
         if planted is not None:
             _p_tamper("observer", "planted C code in what the snippet handed " + _S["slots"][index]["label"] + " ("
