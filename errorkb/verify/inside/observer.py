@@ -671,6 +671,9 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         "rebinders": [(path, name) for path, name in (config["held"][6] if config.get("held") is not None
                                                       and len(config["held"]) > 6 else ())],
         "rebinding": {}, "bound_by_trusted": {}, "rebinder_made": {}, "snippet_calls": 0,
+        # Per thread: how many frames of the snippet's code started while a watched call ran there (callbacks,
+        # declared or not); a watched frame's record keeps the count its call began with (`_p_callback_ran`).
+        "callbacks_run": {},
         # The bodies of the held modules running now (`_p_follow_import`): one that puts another module in its own
         # entry, with no code of the snippet's run meanwhile, is the library's own import (`_p_import_return`).
         "importing": {},
@@ -2493,7 +2496,8 @@ def _p_call(ident: int, frame: Any, code: Any, index: int) -> None:
     slot = _S["slots"][index]
     frame.f_trace = _S["trace"]
     frame.f_trace_lines = False
-    _S["frames"][id(frame)] = [frame, index, ident, None, (_p_probe(), _p_alone(ident)), None, "target"]
+    _S["frames"][id(frame)] = [frame, index, ident, None, (_p_probe(), _p_alone(ident)), None, "target",
+                               _c_dict_get(_S["callbacks_run"], ident, 0)]
     if _S["probe"] is not None:
         _p_subject(frame, code)
     active = _S["active"]
@@ -2509,7 +2513,7 @@ def _p_call(ident: int, frame: Any, code: Any, index: int) -> None:
 def _p_follow(ident: int, frame: Any, code: Any, untrusted: bool) -> None:
     frame.f_trace = _S["trace"]
     frame.f_trace_lines = False
-    record = [frame, -1, ident, None, None, None, "snippet" if untrusted else "library"]
+    record = [frame, -1, ident, None, None, None, "snippet" if untrusted else "library", 0]
     _S["frames"][id(frame)] = record
     if code is _S["snippet_code"] and _S["top"] is None:  # the snippet's own run, begun by the harness
         _S["top"] = frame
@@ -2518,8 +2522,10 @@ def _p_follow(ident: int, frame: Any, code: Any, untrusted: bool) -> None:
         # The snippet's code by who compiled it (`_p_untrusted_code`), not by its file: its folder's, and code
         # compiled at run time for it (a graph it built that the runtime made Python of, its dataclass's `__init__`);
         # not code the call compiled for itself meanwhile (`_p_made_in_call`).
-        if _c_dict_get(_S["active"], ident, 0) > 0 and not _S["callbacks"] and not _p_made_in_call(code):
-            _p_tamper("callback", _p_where(code) + " (" + code.co_qualname + ")")
+        if _c_dict_get(_S["active"], ident, 0) > 0 and not _p_made_in_call(code):
+            _S["callbacks_run"][ident] = _c_dict_get(_S["callbacks_run"], ident, 0) + 1
+            if not _S["callbacks"]:
+                _p_tamper("callback", _p_where(code) + " (" + code.co_qualname + ")")
         _p_scan_shadows()
         record[5] = _p_override(ident, frame, code)
         if _p_handed_a_frame(frame, code):
@@ -4008,13 +4014,15 @@ def _p_exception(record: list[Any], frame: Any, arg: Any) -> None:
         if planted is not None:
             _p_tamper("observer", "planted C code where " + _S["slots"][index]["label"] + " calls it (" + planted
                       + "), whose error would read as the library's")
-    elif index >= 0 and not _S["callbacks"] and _p_one_of(op, ("RAISE_VARARGS",)):
+    elif index >= 0 and _p_one_of(op, ("RAISE_VARARGS",)) and not _p_callback_ran(record):
         # The function's own `raise`: what it raises, and what it read to get there, may come from C code the snippet
         # planted on what it handed the call (a property over C code answering what the function just assigned; a
         # partial making the exception it raises), run with no frame. Searched in what the snippet handed the call
         # alone: Python's tables fill as trusted code runs (typing's cache of a `Literal` alias a lazy import made,
-        # read as planted at an honest entry's own `raise`, round thirteen). Where the entry declares a callback,
-        # the snippet's own code may steer the call anyway: the reviewer's.
+        # read as planted at an honest entry's own `raise`, round thirteen). Not where a callback the entry declares
+        # ran inside this very call: the snippet's own code may steer the call there anyway, the reviewer's. A
+        # declared callback that did not run there steers nothing (skipping the search wherever one was declared
+        # passed a planted pair beside any callback, round twenty-two).
         planted = _p_planted_handed(frame)
         if planted is not None:
             _p_tamper("observer", "planted C code in what the snippet handed " + _S["slots"][index]["label"] + " ("
@@ -4182,6 +4190,12 @@ def _p_generator_check(value: Any, kind: Any, items: list[Any] | None, codes: li
             code = code_of(value)
             return "a generator of " + code.co_qualname if _p_in(code, codes) else None
     return None
+
+
+def _p_callback_ran(record: list[Any]) -> bool:
+    """A callback the entry declares ran inside the call `record` follows: a frame of the snippet's code started in its
+    thread since the call began (or last resumed; its thread's count moved), while it ran there."""
+    return bool(_S["callbacks"]) and _c_dict_get(_S["callbacks_run"], record[2], 0) != record[7]
 
 
 def _p_users_error(record: list[Any], frame: Any, op: Any) -> bool:
