@@ -155,3 +155,18 @@ def test_a_launcher_relaying_its_childs_report_names_the_entry_once(envs, tmp_pa
     assert result.returncode == 1 and "ChildFailedError: script.py FAILED" in result.stderr, result.stderr
     assert result.stderr.count(TITLE) == 1, result.stderr
     assert result.stderr.rstrip().endswith("(offline: errorkb show head-dim-list-length)"), result.stderr
+
+
+@pytest.mark.xfail(strict=True, reason="known limit (round nine): the `.pth` loads the errorkb package itself, outside "
+                   "the guard's imports, so `guard._give_back` never takes it back out of `sys.modules`; a program's "
+                   "own `errorkb.py` imported after an error it survived gets the package. Taking it out means the "
+                   "`.pth`'s `_errorkb_call` must then tell the program's module from the package (it now sets "
+                   "`hook_by_pth` on whatever `sys.modules['errorkb']` is): a change to the `.pth` line itself")
+def test_known_limit_a_programs_own_errorkb_imported_after_a_survived_error_is_its_own(envs, tmp_path):  # noqa: F811
+    plain, hooked = envs
+    (tmp_path / "errorkb.py").write_text("MINE = 'the program s own errorkb'\n", encoding="utf-8")
+    code = (stub_library(tmp_path) + LIBRARY + "import threading\nthread = threading.Thread(target=early_initialization)"
+            "\nthread.start()\nthread.join()\nimport errorkb\nprint(getattr(errorkb, 'MINE', 'the package'))\n")
+    with_hook, without = run(hooked, code, tmp_path), run(plain, code, tmp_path)
+    assert without.stdout == "the program s own errorkb\n", without.stderr
+    assert with_hook.stdout == without.stdout, with_hook.stderr
