@@ -334,13 +334,17 @@ _REPLACED = ("import sys\nsys.excepthook = lambda kind, value, tb: print('mine:'
              "from transformers import DynamicCache\nDynamicCache().key_cache\n")
 
 
-def test_an_excepthook_the_user_set_prints_alone(envs, tmp_path):  # noqa: F811
-    """Decided: a script that replaced `sys.excepthook` chose its own printer; the hook adds nothing to it."""
+def test_an_excepthook_the_user_set_prints_alone_then_the_block_at_exit(envs, tmp_path):  # noqa: F811
+    """Decided: a script that replaced `sys.excepthook` chose its own printer; the hook adds nothing to it, nor in
+    front of it. Round nine (tests/test_hook_round_nine.py): the error still ended the program, so the block follows
+    at the program's exit, once."""
     plain, hooked = envs
     code = stub_library(tmp_path) + _REPLACED
     result, without = run(hooked, code, tmp_path), run(plain, code, tmp_path)
     assert result.returncode == without.returncode == 1
-    assert result.stderr == without.stderr == "mine: AttributeError\n", result.stderr
+    assert without.stderr == "mine: AttributeError\n", without.stderr
+    assert result.stderr.startswith(without.stderr + "\nerrorkb: ") and result.stderr.count("errorkb:") == 1, \
+        result.stderr
 
 
 _HANGS = """\

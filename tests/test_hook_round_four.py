@@ -165,7 +165,7 @@ def test_the_users_own_raise_in_python_c_or_stdin_confirms_nothing(envs, tmp_pat
 def test_the_pth_compiles_only_what_every_start_needs_and_threading_imports_the_chains_alone(envs, tmp_path):  # noqa: F811
     """Start-up cost is the `.pth` line compiled at every start: its chains on threading and asyncio moved into
     `errorkb.hook.chains`, imported when either is first imported (4,545 characters on main, the chains held as a
-    string). Counted, not timed (benchmarks/hook_startup.py times it): the line stays under 3,200 characters (1,903
+    string). Counted, not timed (benchmarks/hook_startup.py times it): the line stays under 3,500 characters (1,903
     before round five, which added the guarded load of the package from its own folder, the report of a failing
     hook before errorkb's and the console's own printing: 2,431; site.py's work on it, timed in process side by side
     with main's line, about 1.6 times main's, some 0.2 ms more per start of the 5 ms goal; round six's room for
@@ -173,12 +173,14 @@ def test_the_pth_compiles_only_what_every_start_needs_and_threading_imports_the_
     round five's line, median and fastest of 15 batches side by side; round seven's hand calls with arguments
     Python refuses, a failing earlier hook called by the program's own code, and the program's trace and profile
     functions off while errorkb works: 3,139, site.py's work on it 1.12 to 1.26 times round six's line, in process,
-    side by side, some 0.3 ms more per start);
+    side by side, some 0.3 ms more per start; round nine's exit check for a `sys.excepthook` the program set, and
+    the path `import errorkb.hook` gives the guard: 3,464, site.py's work on it 0.89 to 1.22 times main's line in
+    process, side by side, within the busy machine's noise: benchmarks/hook_exit_check.py);
     start-up imports nothing of errorkb; `import threading` imports the chains (and the guard they are loaded
     through), not the explainer."""
     from errorkb.hook import PTH_LINE
 
-    assert len(PTH_LINE) < 3200, len(PTH_LINE)
+    assert len(PTH_LINE) < 3500, len(PTH_LINE)
     _, hooked = envs
     code = ("import sys\nbefore = sorted(m for m in sys.modules if m.startswith('errorkb'))\nimport threading\n"
             "print(before, sorted(m for m in sys.modules if m.startswith('errorkb')), threading.excepthook.__name__)")

@@ -131,7 +131,7 @@ NOTHING_FOUND = {
     "c-hooks": ("import sys, threading\nsys.excepthook = sys.__excepthook__\n"
                 "threading.excepthook = threading.__excepthook__\n"
                 "thread = threading.Thread(target=early_initialization)\nthread.start()\nthread.join()\n" + RAISE,
-                False),
+                True),  # round nine: the program's end through Python's own hook, set back, is named at exit
     "stderr-without-fileno": ("import sys\nclass Writer:\n    def write(self, text):\n"
                               "        return sys.__stderr__.write(text)\n    def flush(self):\n"
                               "        sys.__stderr__.flush()\nsys.stderr = Writer()\n" + RAISE, True),

@@ -38,6 +38,12 @@ Where Python prints such an error, and so where the hook chains:
   (`loop.set_exception_handler`) prints through theirs alone, as a `sys.excepthook` the user set does.
   asyncio's report is a log record: the block follows it only where the record went to `sys.stderr`
   (`explain.logs_to_stderr`), never after a report written to a file.
+- at the program's exit (`atexit`, registered at start-up, so it runs after the program's own callbacks): the error
+  that ended the program, where Python reported it through a `sys.excepthook` the program set after errorkb's
+  (`rich.traceback.install()`, a logger), which prints alone; `sys.last_value` says which error
+  (`chains.at_exit`; round nine, tests/test_hook_round_nine.py). An audit hook would see the moment Python calls
+  the hook, but every audited event of the process would call it for ever (`id()` 30 times slower:
+  benchmarks/hook_exit_check.py).
 """
 
 import os  # loaded at every start already (site.py imports it)
@@ -68,10 +74,13 @@ import sys
 # program's own code called `sys.excepthook` (a frame called it) raises to that caller, as without errorkb (Python's
 # report of a failed hook is for the call Python makes at the program's end, no frame left). `_errorkb_call` runs
 # with the thread's trace and profile functions off (the program's tracer, profiler, coverage: they saw each of the
-# explainer's 70,000 calls) and puts them back.
+# explainer's 70,000 calls) and puts them back. Round nine: `_errorkb_exit`, at the program's exit, costs a check of
+# `sys.last_value` (unset unless Python reported an error that ended the program) and loads nothing unless a hook not
+# errorkb's reported it; `_errorkb_first` (given by `install`, not the `.pth`) keeps `sys.path[:1]` from being taken
+# for Python's own start where it is the program's folder.
 EXCEPTHOOK = """
 _errorkb_again = getattr(sys.excepthook, "errorkb_hook", 0) or getattr(sys.unraisablehook, "errorkb_hook", 0)
-def _errorkb_call(module, name, *args, _first=sys.path[:1], _Base=BaseException):
+def _errorkb_call(module, name, *args, _first=globals().get("_errorkb_first", sys.path[:1]), _Base=BaseException):
     traced = sys.gettrace(), sys.getprofile()
     try:
         sys.settrace(None), sys.setprofile(None)
@@ -124,6 +133,17 @@ if not getattr(sys.unraisablehook, "errorkb_hook", False):
     sys.unraisablehook = _errorkb_make(False, sys.unraisablehook)
 _errorkb_after_import.find_spec = _errorkb_after_import
 _errorkb_after_import.waiting = {"threading", "asyncio.base_events", "multiprocessing.process"}
+def _errorkb_exit():
+    try:
+        sys.last_value
+        try:
+            sys.excepthook.errorkb_hook
+        except AttributeError:
+            _errorkb_call("chains", "at_exit")
+    except:
+        pass
+if not _errorkb_again:
+    __import__("atexit").register(_errorkb_exit)
 if not _errorkb_again and "_errorkb_after_import" not in [getattr(one, "__name__", 0) for one in sys.meta_path]:
     sys.meta_path.insert(0, _errorkb_after_import)
     if _errorkb_after_import.waiting & sys.modules.keys():
@@ -139,9 +159,10 @@ PTH_LINE = f"import sys; exec({EXCEPTHOOK!r}, {{'sys': sys, '_errorkb_home': {HO
 
 def install() -> None:
     """Chain the hook in front of `sys.excepthook` (once, however often it is called: where both hooks are errorkb's
-    already, there is nothing to do)."""
+    already, there is nothing to do). `sys.path[:1]` now is the program's folder, not where Python's own path begins
+    (the `.pth`'s snapshot): the guard finds that itself (`guard._first`; round nine)."""
     if not (getattr(sys.excepthook, "errorkb_hook", False) and getattr(sys.unraisablehook, "errorkb_hook", False)):
-        exec(EXCEPTHOOK, {"sys": sys, "_errorkb_home": HOME})
+        exec(EXCEPTHOOK, {"sys": sys, "_errorkb_home": HOME, "_errorkb_first": []})
 
 
 def load_ipython_extension(ipython: object) -> None:

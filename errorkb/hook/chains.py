@@ -185,6 +185,41 @@ def on_multiprocessing(finder: "Finder", module: "Any") -> None:
         process._bootstrap = _bootstrap  # type: ignore[union-attr]
 
 
+def at_exit() -> None:
+    """The program ended with an error that Python reported through a `sys.excepthook` not errorkb's (one the program
+    set after the `.pth` ran: `rich.traceback.install()`, a logger), called at the program's exit (the `.pth`'s
+    `atexit` callback, registered at start-up: it runs after the program's own). The block follows what that hook and
+    the program's `atexit` callbacks printed, once: never where errorkb's own hook explained it already (a hook that
+    calls the one it replaced), in an interactive session (the last error of a console is no error the program ended
+    with), nor for an error that did not end the program's first frame (`_ended`)."""
+    value, traceback = getattr(sys, "last_value", None), getattr(sys, "last_traceback", None)
+    flags = sys.flags
+    if hasattr(sys, "ps1") or flags.interactive or flags.inspect or not _BUILTINS[0](value, _BUILTINS[1]) \
+            or not _ended(traceback):
+        return
+    explain = sys.modules.get("errorkb.hook.explain")
+    if explain is not None and explain.explained(value):
+        return
+    _explain(type(value), value, traceback)
+
+
+def _ended(traceback: "Any") -> bool:
+    """Whether the error of `traceback` ended the program: Python's report at the end comes once the error unwound
+    every frame, so the traceback's first frame is the program's first (no frame called it), and that frame ran
+    nothing after the error passed it (its last instruction is the one the traceback notes, or the `raise` that
+    raised it again). A console's or a shell's error kept in `sys.last_value` was not in the first frame; an error
+    the program caught, noted there itself and survived, was followed by more of that frame's code."""
+    if traceback is None or traceback.tb_frame.f_back is not None:
+        return False
+    frame = traceback.tb_frame
+    if frame.f_lasti == traceback.tb_lasti:
+        return True
+    with guard.inside():
+        import opcode
+    code = frame.f_code.co_code
+    return 0 <= frame.f_lasti < len(code) and opcode.opname[code[frame.f_lasti]] in ("RAISE_VARARGS", "RERAISE")
+
+
 CHAINS = {"threading": on_threading, "asyncio.base_events": on_asyncio, "multiprocessing.process": on_multiprocessing}
 
 

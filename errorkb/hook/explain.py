@@ -46,10 +46,21 @@ def explain(kind: type[BaseException], value: BaseException, traceback: object, 
             index_path: Path | None = None, deadline: float = DEADLINE_S) -> None:
     """Print the block for `value` when it matches an entry, within `deadline` seconds; otherwise print nothing.
     Whatever it imports is imported inside the guard (`errorkb.hook.guard`): never a file of the program's folder."""
+    _EXPLAINED[:] = [value, *_EXPLAINED[:MAX_EXPLAINED - 1]]
     with guard.inside():
         text = describe_within(value, index_path, deadline)
         if text is not None:
             write(stream or sys.stderr, text)
+
+
+MAX_EXPLAINED = 8
+_EXPLAINED: list[BaseException] = []  # the last errors `explain` was called for: the `.pth`'s exit check skips them
+
+
+def explained(value: BaseException) -> bool:
+    """Whether `explain` was called for `value` (this very object) already: a hook of the program's that calls the one
+    it replaced, errorkb's, had the block printed after its own report; the exit check must not print it again."""
+    return any(one is value for one in _EXPLAINED)
 
 
 def write(out: IO[str], text: str) -> None:
@@ -253,10 +264,18 @@ def describe(value: BaseException, index_path: Path | None = None) -> str | None
     if not isinstance(value, Exception):  # KeyboardInterrupt, SystemExit: never an entry's error
         return None
     read = _read(value)  # once: it runs the user's `__str__`
+    if _NAMED.search(read[0]):
+        return None
     answers = [(_answer_in(value, index, read), index) for index in _indexes(index_path)]
     shown = [(answer, index) for answer, index in answers if answer.confirmed] \
         or [(answer, index) for answer, index in answers if answer.matches][:1]
     return "".join(dict.fromkeys(block(answer, index) for answer, index in shown)) or None  # a copy's block once
+
+
+# A report that quotes errorkb's block already: another interpreter's report relayed as text (a launcher's error
+# carrying its child's stderr), whose hook named the entry after the child's traceback. A second block would name it
+# twice on one screen (round nine). Escaped as an ASCII stream writes it, or not.
+_NAMED = re.compile(r"errorkb: (?:a documented error (?:—|\\u2014) |possibly a documented error, not confirmed)")
 
 
 MAX_MEMBERS = 100  # members of an exception group read one by one (Python prints at most its own limit of them)

@@ -13,7 +13,7 @@ imports them) resolves every top-level module on `sys.path` from the entry that 
 (`FIRST`) on: without the entries put in front of it since, as `-P` would. Built-in and frozen modules are left to
 their own importers; a name found nowhere there is left to the import system as ever. Other threads import as they
 would: the finder answers only for the threads inside. Where the `.pth` did not run (`import errorkb.hook`, pytest's
-hint), `FIRST` is empty and the finder answers nothing.
+hint), `FIRST` is empty and the guard starts at the entry where Python's own path begins (`_first`).
 
 `sys.modules` is the program's as well (round eight, tests/test_hook_round_eight.py): a module the finder loaded for
 the hook stays there, where the program's own later `import` would find it in place of the file of its folder under
@@ -43,20 +43,41 @@ _INSIDE: dict[int, int] = {}  # thread id: how many of the hook's imports it is 
 _BEFORE: set[str] = set()  # the names in `sys.modules` when the first thread entered the hook's imports
 
 
+def _first() -> "list[Any]":
+    """`FIRST`; where no `.pth` ran (pytest's hint, `import errorkb.hook`), the entry of `sys.path` where Python's own
+    path begins, as the `.pth` would have seen it: the first of `PYTHONPATH`'s entries (absolute, as Python puts them),
+    else the standard library's zip, else its folder; nothing where the standard library's folder is not on the path.
+    Round nine: pytest's hint run without the `.pth` left the guard off, and ran a test folder's `json.py`."""
+    if FIRST:
+        return FIRST
+    path, os = sys.path, sys.modules.get("os")
+    stdlib = getattr(sys, "_stdlib_dir", None)
+    if os is None or stdlib not in path:
+        return []
+    at = path.index(stdlib)
+    if at and isinstance(path[at - 1], str) and path[at - 1].endswith(".zip"):
+        at -= 1
+    given = "" if sys.flags.ignore_environment else os.environ.get("PYTHONPATH", "")
+    entries = [os.path.abspath(entry) for entry in given.split(os.pathsep) if entry]
+    while entries and at and path[at - 1] == entries[-1]:
+        at, entries = at - 1, entries[:-1]
+    return path[at:at + 1]
+
+
 def _trusted() -> "list[Any] | None":
-    """`sys.path` from `FIRST` on, or None (no `.pth` snapshot, or the program removed that entry)."""
-    path = sys.path
-    if not FIRST or FIRST[0] not in path:
+    """`sys.path` from `_first()` on, or None (no `.pth` snapshot, or the program removed that entry)."""
+    path, first = sys.path, _first()
+    if not first or first[0] not in path:
         return None
-    return path[path.index(FIRST[0]):]
+    return path[path.index(first[0]):]
 
 
 def _programs() -> "list[Any]":
-    """The entries of `sys.path` in front of `FIRST`: the program's own (its folder), put there after the `.pth` ran."""
-    path = sys.path
-    if not FIRST or FIRST[0] not in path:
+    """The entries of `sys.path` in front of `_first()`: the program's own (its folder), put there after Python's."""
+    path, first = sys.path, _first()
+    if not first or first[0] not in path:
         return []
-    return path[:path.index(FIRST[0])]
+    return path[:path.index(first[0])]
 
 
 def _origin(module: object) -> object:
@@ -144,7 +165,7 @@ class inside:
 
     def __enter__(self) -> None:
         ident = _thread.get_ident()
-        if not _INSIDE and FIRST:
+        if not _INSIDE and _first():
             _BEFORE.clear()
             _BEFORE.update(sys.modules)
         _INSIDE[ident] = _INSIDE.get(ident, 0) + 1
