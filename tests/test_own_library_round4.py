@@ -1,0 +1,84 @@
+"""A fourth round of a newcomer's own library: a message that goes over several lines, whose first line is a
+header every error of the class starts with.
+
+pydantic's `ValidationError` reads `1 validation error for int`, then the lines that say what failed
+(pydantic/pydantic#9227 quotes one through `BaseModel.__init__`). `errorkb new` kept the first line only: the
+entry's message was the header, and the lookup confirmed any `ValidationError` of that model as this entry, a
+confirmed wrong answer. The tracebacks are the library's own: the test runs it; no message is written by hand.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import yaml
+
+from errorkb.cli import main
+
+PARSING = 'from pydantic import TypeAdapter\n\nTypeAdapter(int).validate_python("abc")\n'
+WRONG_TYPE = 'from pydantic import TypeAdapter\n\nTypeAdapter(int).validate_python([1])\n'
+
+
+def _traceback(tmp_path, name: str, code: str) -> str:
+    script = tmp_path / f"{name}.py"
+    script.write_text(code)
+    crashed = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
+    assert "ValidationError: 1 validation error for int\n" in crashed.stderr, crashed.stderr
+    (tmp_path / f"{name}.txt").write_text(crashed.stderr)
+    return str(tmp_path / f"{name}.txt")
+
+
+def _drafted(tmp_path, capsys):
+    root = tmp_path / "kb"
+    assert main(["init", str(root), "--library", "pydantic", "--source-root", "", "--tag-format", "v{release}"]) == 0
+    pasted = _traceback(tmp_path, "parsing", PARSING)
+    assert main(["--root", str(root), "new", "int-parsing", "--from-traceback", pasted]) == 0, capsys.readouterr()
+    (written,) = (root / "docs" / "errors").glob("*/int-parsing.yml")
+    capsys.readouterr()
+    return root, written
+
+
+def test_new_keeps_the_lines_after_a_header_and_says_why(tmp_path, capsys):
+    root, written = _drafted(tmp_path, capsys)
+    text = written.read_text()
+    message = yaml.safe_load(text)["message"]
+    assert message.splitlines()[0].endswith("validation error for int"), message
+    assert "Input should be a valid integer, unable to parse string as an integer [type=int_parsing" in message
+    comment = [line for line in text.splitlines() if line.startswith("#") and "header" in line]
+    assert comment and "goes over 3 lines" in comment[0], text
+    assert main(["--root", str(root), "check"]) == 0  # the draft loads
+
+
+
+MARKED = ('Traceback (most recent call last):\n  File "/home/me/load.py", line 2, in <module>\n'
+          '    yaml.safe_load("a: !foo x")\n'
+          '  File "/venv/lib/python3.11/site-packages/yaml/constructor.py", line 430, in construct_undefined\n'
+          '    raise ConstructorError(None, None,\n'
+          "yaml.constructor.ConstructorError: could not determine a constructor for the tag '!foo'\n"
+          '  in "<unicode string>", line 1, column 4:\n    a: !foo x\n       ^\n')
+
+
+def test_the_lines_a_message_goes_on_over_end_at_a_blank_or_unindented_name_line():
+    """An indented `name: text` line (a mark quoting the YAML document, yaml/pyyaml#830's form) is the message's;
+    a log line after the traceback, unindented, is not."""
+    from errorkb.author.paste import read_paste
+
+    for after in ("", "INFO: shutting down\n", "\nmore: text\n"):
+        pasted = read_paste(MARKED + after)
+        assert pasted.message == "could not determine a constructor for the tag '!foo'"
+        assert pasted.whole == MARKED[MARKED.index("could not"):].rstrip(), (after, pasted.whole)
+
+
+
+def test_the_lookup_never_confirms_another_error_of_the_class_as_the_entry(tmp_path, capsys):
+    root, written = _drafted(tmp_path, capsys)
+    at = ["--root", str(root)]
+    other = _traceback(tmp_path, "wrong_type", WRONG_TYPE)  # same header, another error: int_type, not int_parsing
+    capsys.readouterr()
+    main([*at, "lookup", other])
+    said = capsys.readouterr().out
+    assert "int-parsing  [confirmed]" not in said, said
+    main([*at, "lookup", str(tmp_path / "parsing.txt")])
+    assert "int-parsing  [confirmed]" in capsys.readouterr().out
+
