@@ -82,3 +82,25 @@ def test_the_lookup_never_confirms_another_error_of_the_class_as_the_entry(tmp_p
     main([*at, "lookup", str(tmp_path / "parsing.txt")])
     assert "int-parsing  [confirmed]" in capsys.readouterr().out
 
+
+ADAPTER = "from pydantic import TypeAdapter\n\n# --8<-- [start:show]\n{call}\n# --8<-- [end:show]\n"
+
+
+def test_verify_lists_the_note_and_never_asks_to_edit_what_it_could_not_read(tmp_path, capsys):
+    """`verify ID` lists what is still missing: the header note, and, for a before whose message a compiled
+    `__str__` makes (never observed), the verifier's own limit in output.UNREAD's words, not 'does not raise as
+    documented yet', which sent the author to edit an entry no edit makes pass."""
+    from errorkb.verify.output import UNREAD
+
+    root, written = _drafted(tmp_path, capsys)
+    snippets = root / "snippets" / "int-parsing"
+    (snippets / "before.py").write_text(ADAPTER.format(call='TypeAdapter(int).validate_python("abc")'))
+    for name in ("after.py", "guard_validate.py"):
+        (snippets / name).write_text(ADAPTER.format(call='print(TypeAdapter(int).validate_python("12"))'))
+    main(["--root", str(root), "verify", "int-parsing", "--no-cache", "--sandbox", "require"])
+    shown = capsys.readouterr().out
+    missing = shown[shown.index("still missing for int-parsing, in order:"):]
+    assert "goes over 3 lines" in missing, missing
+    (before,) = [line for line in missing.splitlines() if "before.py" in line and "[upstream-" in line]
+    assert "does not raise as documented yet" not in before and UNREAD in " ".join(missing.split()), missing
+
