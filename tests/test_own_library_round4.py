@@ -9,9 +9,11 @@ confirmed wrong answer. The tracebacks are the library's own: the test runs it; 
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
+import pytest
 import yaml
 
 from errorkb.cli import main
@@ -104,3 +106,70 @@ def test_verify_lists_the_note_and_never_asks_to_edit_what_it_could_not_read(tmp
     (before,) = [line for line in missing.splitlines() if "before.py" in line and "[upstream-" in line]
     assert "does not raise as documented yet" not in before and UNREAD in " ".join(missing.split()), missing
 
+
+
+# A fourth library from docs/own-library.md alone: click, whose errors reach the user's code through the command
+# function click calls (pythonpune/readit#27: `TypeError: main() got an unexpected keyword argument 'view'`, an
+# option whose parameter is named otherwise) and through its context stack (click-contrib/sphinx-click#139:
+# `RuntimeError: There is no active click context.`).
+SHOW = "# --8<-- [start:show]\n{}\n# --8<-- [end:show]\n"
+COMMAND = ('import click\n\n\n@click.command()\n@click.option("--view", "-v", is_flag=True)\ndef main({}):\n'
+           '    print({})\n\n\n')
+RUN = 'main(["--view"], standalone_mode=False)'
+
+
+def _click_kb(tmp_path, capsys, entry_id: str, crash: str, before: str, after: str):
+    root = tmp_path / "kb"
+    if not root.exists():
+        assert main(["init", str(root), "--library", "click"]) == 0, capsys.readouterr()
+    script = tmp_path / f"{entry_id}.py"
+    script.write_text(crash)
+    crashed = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
+    assert "Error: " in crashed.stderr and "site-packages/click/" in crashed.stderr, crashed.stderr
+    (tmp_path / f"{entry_id}.txt").write_text(crashed.stderr)
+    assert main(["--root", str(root), "new", entry_id, "--from-traceback", str(tmp_path / f"{entry_id}.txt")]) == 0
+    (written,) = (root / "docs" / "errors").glob(f"*/{entry_id}.yml")
+    text = "\n".join(line for line in written.read_text().splitlines() if not line.lstrip().startswith("#")) + "\n"
+    written.write_text(text.replace("TODO: ", "Filled: ").replace('"TODO"', '"Filled"'))
+    snippets = root / "snippets" / entry_id
+    (snippets / "before.py").write_text(f'"""Filled."""\n\n{before}')
+    (snippets / "after.py").write_text(f'"""Filled."""\n\n{after}')
+    (snippets / "guard_validate.py").write_text(f'"""Filled."""\n\n{after}')
+    capsys.readouterr()
+    return root, written
+
+
+def test_click_a_callback_the_library_calls_is_declared_and_every_command_works(tmp_path, capsys):
+    """The after runs the user's command function inside `Context.invoke`, the documented call: verify fails it,
+    naming `allow: callback` (docs/own-library.md says so), until the entry declares it; then all three pass,
+    in the sandbox, and the lookup confirms the library's own traceback."""
+    root, written = _click_kb(tmp_path, capsys, "option-parameter-name", COMMAND.format("show", "show") + RUN,
+                              COMMAND.format("show", "show") + SHOW.format(RUN),
+                              COMMAND.format("view", "view") + SHOW.format(RUN))
+    at = ["--root", str(root)]
+    entry = yaml.safe_load(written.read_text())
+    assert (entry["source"]["function"], entry["source"].get("implicit")) == ("Context.invoke", True), entry
+    assert main([*at, "check", "--drift"]) == 0, capsys.readouterr()
+    assert main([*at, "verify", "--no-cache", "--sandbox", "require"]) == 1
+    assert "allow: callback" in capsys.readouterr().out
+    written.write_text(written.read_text() + "allow:\n  - primitive: callback\n    reason: \"click calls the "
+                                             "command function the user wrote: that is the documented call\"\n")
+    assert main([*at, "verify", "--no-cache", "--sandbox", "require"]) == 0, capsys.readouterr().out
+    assert main([*at, "hook", "index"]) == 0
+    capsys.readouterr()
+    assert main([*at, "lookup", str(tmp_path / "option-parameter-name.txt")]) == 0
+    assert "option-parameter-name  [confirmed]" in capsys.readouterr().out
+
+
+@pytest.mark.xfail(strict=True, reason="the observer fails the before and the guard (never a pass): 'the snippet "
+                                       "planted C code where get_current_context calls it (builtin_function_or_method "
+                                       "(holding C code it calls))'; click 8.5.1 reads a module-level threading.local; "
+                                       "errorkb/verify/inside is red24's")
+def test_click_the_context_stack_error_verifies(tmp_path, capsys):
+    call = "import click\n\n" + SHOW.format("click.get_current_context()")
+    root, _ = _click_kb(tmp_path, capsys, "no-active-context", call, call,
+                        "import click\n\n" + SHOW.format("print(click.get_current_context(silent=True))"))
+    main(["--root", str(root), "verify", "--no-cache", "--sandbox", "require"])
+    report = json.loads((root / "reports" / "latest.json").read_text())
+    shown = capsys.readouterr().out
+    assert report["summary"]["fail"] == 0 or "planted C code where get_current_context" not in shown, shown
