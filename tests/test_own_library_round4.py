@@ -173,3 +173,22 @@ def test_click_the_context_stack_error_verifies(tmp_path, capsys):
     report = json.loads((root / "reports" / "latest.json").read_text())
     shown = capsys.readouterr().out
     assert report["summary"]["fail"] == 0 or "planted C code where get_current_context" not in shown, shown
+
+
+def test_a_message_longer_than_new_takes_keeps_whole_lines_and_a_placeholder_for_the_rest():
+    """A validation error of many fields runs over thousands of characters: new keeps the lines that fit (never
+    cutting one), and a {more} placeholder matches the rest, so the draft still matches the message it came from."""
+    from errorkb.author.paste import read_paste
+    from errorkb.author.scaffold import MAX_MESSAGE, Draft, _note_lines, _whole_message
+    from errorkb.core.message import MessageTemplate
+
+    details = "".join(f"field_{i}\n  Input should be a valid integer [type=int_type, input_value=[{i}]]\n"
+                      for i in range(100))
+    pasted = read_paste(f"pydantic_core._pydantic_core.ValidationError: 100 validation errors for M\n{details}")
+    message, cut = _whole_message(pasted)
+    assert cut > 0 and len(message) <= MAX_MESSAGE and pasted.whole.startswith(message + "\n"), (cut, len(message))
+    draft = Draft(id="x", library="pydantic/pydantic", exception="ValidationError", message=message)
+    _note_lines(draft, message, cut)
+    assert draft.message.endswith("\n{more}") and f"all kept but the last {cut}" in draft.message_todo[0]
+    assert MessageTemplate.parse(draft.message.replace("{", "{{").replace("}", "}}").replace("{{more}}", "{more}")
+                                 ).match(pasted.whole) is not None
