@@ -1171,6 +1171,7 @@ def _still_missing(project: Project, result: LoadResult, ids: list[str], fresh: 
     confirm, TODO lines of snippets), then its checks that do not pass yet."""
     from errorkb.author.todo import unfinished
     from errorkb.results.records import Outcome
+    from errorkb.verify.output import UNREAD, unread_message
 
     lines = []
     for one in result.entries:
@@ -1181,8 +1182,10 @@ def _still_missing(project: Project, result: LoadResult, ids: list[str], fresh: 
         order = {role: place for place, (role, _) in enumerate(one.entry.snippet_files())}
         items = [f"{m.where}: {m.what}" for m in todo]
         items += [f"{r.snippet}{f':{r.snippet_line}' if r.snippet_line else ''}: {r.role} [{r.target}-{r.device}] "
-                  f"does not {'raise as documented' if r.role == 'before' else 'pass'} yet: "
-                  f"{r.reason.splitlines()[0]}" for r in sorted(failing, key=lambda r: (order.get(r.role, 9), r.id))]
+                  + (f"raises, but its message could not be read: {UNREAD}" if unread_message(r) else
+                     f"does not {'raise as documented' if r.role == 'before' else 'pass'} yet: "
+                     f"{r.reason.splitlines()[0]}")
+                  for r in sorted(failing, key=lambda r: (order.get(r.role, 9), r.id))]
         if items:
             lines.append(f"still missing for {one.entry.id}, in order:")
             lines += [f"  {number}. {item}" for number, item in enumerate(items, 1)]

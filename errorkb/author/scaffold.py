@@ -15,7 +15,10 @@ What a traceback gives, and how:
 - the template: that raise's own f-string text when the pasted message fits it (its run-time
   values become `expect.placeholders`), else the message with its run-time values (numbers,
   quoted names, shapes, paths) turned into named placeholders, listed in a TODO comment for the
-  author to confirm;
+  author to confirm; a message that goes over several lines is kept whole (the lines
+  the lookup reads as its continuation): its first line alone may be a header every error of the
+  class starts with (pydantic's `1 validation error for int`), and a header as the message would
+  match, and confirm, any of them; a TODO comment says so;
 - the kind: `removed` for a missing attribute or import at the user's own code, `signature` for
   arguments a call no longer binds there, else `raise`;
 - a before that reproduces the paste as far as the paste shows it: the failing call line of
@@ -292,22 +295,56 @@ def from_paste(project: Project, entry_id: str, pasted: Pasted) -> Draft:
         draft.message_todo.append("TODO: the paste named no exception class: set `exception`")
     innermost_is_library = found is not None and pasted.frames and found[0] == pasted.frames[-1]
     draft.kind, draft.api = guess_kind(project, pasted, bool(innermost_is_library))
+    message, cut = _whole_message(pasted)
     fitting = None
     runtime = runtime_frame(project, pasted.frames) if found is None and draft.kind == "raise" else None
     if found is not None and release is not None and draft.kind == "raise":
-        draft.pin, fitting = pin_from(project, found[0], found[1], release, pasted.message)
+        draft.pin, fitting = pin_from(project, found[0], found[1], release, message)
     elif runtime is not None:
-        draft.pin, fitting = pin_from(project, runtime[0], runtime[1], runtime[2], pasted.message, runtime=True)
+        draft.pin, fitting = pin_from(project, runtime[0], runtime[1], runtime[2], message, runtime=True)
         draft.targets = ["upstream"]  # the bundled implementation reproduces the library, not the runtime
         draft.releases = f">={release}" if release else ">=1.0"
     elif release is not None:
         draft.pin = _unknown_pin(project, release, draft.kind)
-    _set_message(draft, pasted.message, fitting, project)
+    _set_message(draft, message, fitting, project)
+    if "\n" in message and fitting is None:
+        _note_lines(draft, message, cut)
     user = _user_frame(pasted.frames, found[0] if found else runtime[0] if runtime else None)
     draft.before = before_stub(project, pasted, user, draft)
     draft.after = after_stub(project, draft)
     draft.guard = guard_stub(project, draft)
     return draft
+
+
+def _whole_message(pasted: Pasted) -> tuple[str, int]:
+    """The message with the lines it goes on over, as many whole lines as `MAX_MESSAGE` holds (the first
+    always), and how many lines were left out."""
+    if not pasted.whole:
+        return pasted.message, 0
+    lines = pasted.whole.split("\n")
+    kept, size = [lines[0]], len(lines[0])
+    for line in lines[1:]:
+        if size + 1 + len(line) > MAX_MESSAGE:
+            break
+        kept.append(line)
+        size += 1 + len(line)
+    return "\n".join(kept), len(lines) - len(kept)
+
+
+def _note_lines(draft: Draft, message: str, cut: int) -> None:
+    """The TODO comment of a message kept over several lines: why they are kept, and what to make of them."""
+    lines = message.split("\n")
+    if cut:  # the template matches the lines left out with a placeholder of their own
+        draft.message += "\n{more}"
+    header = json.dumps(lines[0][:80], ensure_ascii=True)
+    kept = f"all kept but the last {cut} ({{more}})" if cut else "all kept"
+    draft.message_todo += [
+        f"TODO: the message goes over {len(lines) + cut} lines, {kept}: its first line alone ({header}) may be "
+        "a header",
+        f"  every {draft.exception.rsplit('.', 1)[-1]} starts with, and a header as the message confirms any of "
+        "them as this entry; keep the lines",
+        "  that say what failed; make a line that quotes the user's own input (a document, a file) a placeholder; "
+        "then delete this comment"]
 
 
 def _unknown_pin(project: Project, release: str, kind: str) -> Pin:
