@@ -224,7 +224,7 @@ def pin_from(project: Project, frame: Frame, path: str, release: str, message: s
     if function is None:  # the paste came from another release: find the function's raise that fits
         named = [span.name for span in index.spans.values() if span.name.rsplit(".", 1)[-1] == frame.function]
         for site in index.sites:
-            if site.function in named and site.message and _fits(site.message, message):
+            if site.function in named and site.message and not site.assembled and _fits(site.message, message):
                 return pin(site.line, site.function, todo=f"the paste's line {frame.line} is not in {frame.function} "
                                                           f"at {release}; pinned to the raise whose message fits"), \
                     site.message
@@ -236,7 +236,8 @@ def pin_from(project: Project, frame: Frame, path: str, release: str, message: s
     if not sites:
         return pin(frame.line, function, implicit=True), None
     site = sites[-1]
-    fitting = site.message if site.message and _fits(site.message, message) else None
+    # an assembled message (the exception's `__str__` adds to the argument's words) is no template of the whole
+    fitting = site.message if site.message and not site.assembled and _fits(site.message, message) else None
     return pin(site.line, function), fitting
 
 

@@ -122,7 +122,7 @@ def pin_mismatch(entry: Entry, index: SourceIndex) -> str | None:
         return f"expected a raise in {source.function} at line {source.line} of {release}, found none{moved}"
     if at_line.exception != entry.exception.rsplit(".", 1)[-1]:
         return f"line {source.line} raises {at_line.exception}, expected {entry.exception}"
-    if not same_message(at_line.message, at_line.exception, entry.message):
+    if not same_message(at_line.message, at_line.exception, entry.message, at_line.assembled):
         return (f"message differs at line {source.line}\n  expected: {entry.message}\n"
                 f"  found:    {at_line.message}")
     return None
@@ -133,15 +133,35 @@ def resolve_line(entry: Entry, index: SourceIndex) -> int | None:
     exception = entry.exception.rsplit(".", 1)[-1]
     for site in index.sites:
         if site.function == entry.source.function and site.exception == exception \
-                and same_message(site.message, site.exception, entry.message):
+                and same_message(site.message, site.exception, entry.message, site.assembled):
             return site.line
     return None
 
 
-def same_message(raised: str | None, exception: str | None, documented: str) -> bool:
+def same_message(raised: str | None, exception: str | None, documented: str, assembled: bool = False) -> bool:
     """Whether a raise statement's message template is the documented one. A `KeyError` shows its
     message as the repr of its argument, quotes included (`KeyError: 'Cache only has 0 layers'`),
-    so an entry documents it quoted."""
+    so an entry documents it quoted. An assembled message (the exception's `__str__` makes it from the
+    raise's string argument and more) holds the argument's words: each of its literal runs, in order."""
     if raised == documented:
         return True
+    if assembled and raised is not None:
+        return _holds_in_order(raised, documented)
     return exception == "KeyError" and raised is not None and documented == f"'{raised}'"
+
+
+def _holds_in_order(raised: str, documented: str) -> bool:
+    """Whether every literal run of the `raised` template appears in `documented`, in order."""
+    from errorkb.core.message import Literal, MessageTemplate, TemplateSyntaxError
+
+    try:
+        runs = [part.text for part in MessageTemplate.parse(raised).parts if isinstance(part, Literal)]
+    except TemplateSyntaxError:
+        return False
+    at = 0
+    for run in runs:
+        found = documented.find(run.strip(), at) if run.strip() else at
+        if found < 0:
+            return False
+        at = found + len(run.strip())
+    return bool(runs)

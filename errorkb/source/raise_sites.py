@@ -2,7 +2,11 @@
 
 A raise site is a `raise X(...)` statement: its line, the qualified name of the function it
 sits in, the exception class it names, and its message as an entry template (the f-string's
-text with `{...}` kept, adjacent literals joined). Drift and coverage checks compare entries
+text with `{...}` kept, adjacent literals joined). An exception that makes its message from its
+arguments (PyYAML's `ConstructorError(None, None, "... %r" % tag, mark)`: the problem is the third
+argument, and `__str__` adds the mark) gives the one string argument it is called with, `%`
+conversions kept as `{%r}`: `assembled`, since the message the library makes holds that text but is
+not only it. Drift and coverage checks compare entries
 with these; the version matrix re-resolves an entry's site in every release.
 """
 
@@ -11,6 +15,7 @@ from __future__ import annotations
 import ast
 import functools
 import io
+import re
 import tokenize
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -23,6 +28,7 @@ class RaiseSite:
     function: str  # qualified name, e.g. Cache.early_initialization ("<module>" at top level)
     exception: str | None  # class name as written (last dotted part); None for a bare `raise`
     message: str | None  # template text; None when not a string literal
+    assembled: bool = False  # `message` is the one string argument the exception makes its message from
 
 
 @dataclass(frozen=True)
@@ -49,8 +55,8 @@ def _raise_sites(source: str) -> tuple[RaiseSite, ...]:
     sites: list[RaiseSite] = []
     for node, scope in _walk(tree, []):
         if isinstance(node, ast.Raise):
-            exception, message = _describe(node, lines)
-            sites.append(RaiseSite(node.lineno, _qualname(scope), exception, message))
+            exception, message, assembled = _describe(node, lines)
+            sites.append(RaiseSite(node.lineno, _qualname(scope), exception, message, assembled))
     return tuple(sorted(sites, key=lambda site: site.line))
 
 
@@ -84,17 +90,37 @@ def _qualname(scope: list[tuple[str, bool]]) -> str:
     return ".".join(parts) or "<module>"
 
 
-def _describe(node: ast.Raise, lines: list[str]) -> tuple[str | None, str | None]:
+def _describe(node: ast.Raise, lines: list[str]) -> tuple[str | None, str | None, bool]:
+    """(exception, message template, assembled): the first argument's text when it is a string; else
+    the one string argument (a `%`-formatted one included) the exception makes its message from."""
     exc = node.exc
     if exc is None:
-        return None, None
+        return None, None, False
     call = exc if isinstance(exc, ast.Call) else None
     target = call.func if call else exc
     name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", None)
     if not call or not call.args:
-        return name, None
+        return name, None, False
     segment = _segment(lines, call.args[0])
-    return name, template_of(segment) if segment else None
+    exact = template_of(segment) if segment else None
+    if exact is not None:
+        return name, exact, False
+    texts = [text for text in (_formatted(lines, arg) for arg in call.args) if text is not None]
+    return (name, texts[0], True) if len(texts) == 1 else (name, None, False)
+
+
+_CONVERSION = re.compile(r"%(?:\([^)]*\))?[-#0 +]*(?:\*|\d+)?(?:\.(?:\*|\d+))?[diouxXeEfFgGcrsa%]")
+
+
+def _formatted(lines: list[str], node: ast.expr) -> str | None:
+    """The template of a string argument: a literal, or a literal `%`-formatted (`"... %r" % tag`), whose
+    conversions become placeholders named as written (`{%r}`)."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and isinstance(node.left, ast.Constant) \
+            and isinstance(node.left.value, str):
+        text = node.left.value.replace("{", "{{").replace("}", "}}")
+        return _CONVERSION.sub(lambda found: "%" if found.group() == "%%" else "{" + found.group() + "}", text)
+    segment = _segment(lines, node) if isinstance(node, ast.Constant | ast.JoinedStr) else None
+    return template_of(segment) if segment else None
 
 
 def _segment(lines: list[str], node: ast.expr) -> str | None:
