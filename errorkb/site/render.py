@@ -42,7 +42,7 @@ from errorkb.lookup.build import (
 )
 from errorkb.plugs import runtime_for
 from errorkb.results.keys import STALE_WHY, project_inputs
-from errorkb.results.matrix import ReleaseState
+from errorkb.results.matrix import ReleaseState, State
 from errorkb.results.records import TARGETS, CheckRecord, Outcome
 from errorkb.results.report import Report
 from errorkb.site import escape, evidence, picture
@@ -370,15 +370,117 @@ def marked_message(entry: Entry) -> Markup:
     return Markup("".join(out))
 
 
-def fix_line(entry: Entry) -> Markup:
+def fix_line(entry: Entry, oldest: str | None = None) -> Markup:
     """The fix in one line, under the message: the lookup's rule (`errorkb.lookup.build.fix_of`: the
     replacement of a removed API, else the first solution's title), with the author's Markdown inert
-    and the release a plain value (text, never Markdown)."""
+    and the release a plain value (text, never Markdown); its "since" as `replacement_words` says it."""
     releases = entry.releases
     if releases and releases.replacement:
-        since = f" (since {escape.text(releases.replacement_since)})" if releases.replacement_since else ""
-        return Markup(f"use {inert_line(releases.replacement)}{since}")
+        return Markup(f"use {replacement_words(releases.replacement, releases.replacement_since, oldest)}")
     return Markup(inert_line(entry.solutions[0].title))
+
+
+_NAMES_A_RELEASE = re.compile(r"(?<![\w.])\d+\.\d+(?:\.\d+)?(?![\w.]*\()")
+
+
+def names_releases(text: str) -> bool:
+    """Whether a replacement's text says its own releases ("`get_max_cache_shape()` (4.46 – 5.19); `get_max_length()`
+    again from 5.13"), outside its code: then a "since" after it reads as its last clause's."""
+    return bool(_NAMES_A_RELEASE.search(re.sub(r"`[^`]*`", "", text)))
+
+
+def replacement_words(replacement: str, since: str | None, oldest: str | None = None) -> Markup:
+    """A replacement as one line says it: the author's text (inert), then "(since X)" only where the text names
+    no release of its own (a text that does carries its ranges, and "(since 4.46.3)" after "again from 5.13"
+    contradicted it) and X is not the oldest release the version matrix ran (`oldest`: there "since 4.36.2" read
+    as an arrival, where it only says that every release tested has it). The Versions section says the since on
+    its own line, so nothing is lost."""
+    said = inert_line(replacement)
+    if since and since != oldest and not names_releases(replacement):
+        said += f" (since {escape.text(since)})"
+    return Markup(said)
+
+
+def release_words(specifier: str) -> str:
+    """A release range (`errorkb.core.releases`, a PEP 440 specifier set, parts joined by `||`) in a reader's words:
+    ">=4.49,<5.13" → "4.49 – 5.12", "<4.42 || >=4.54" → "4.41 and earlier, 4.54 and later". An upper bound
+    `<M.m` (m > 0) is the minor before it; any other upper bound says "before" or "up to, not including". A part
+    with no plain words (`!=`, `~=`, `>`) stays as written: never guessed at."""
+    parts = [_part_words(part.strip()) for part in specifier.split("||")]
+    return ", ".join(parts) if all(parts) else specifier
+
+
+def _part_words(part: str) -> str:
+    low: str | None = None
+    high: tuple[str, bool] | None = None  # (release, inclusive)
+    for one in (piece.strip() for piece in part.split(",")):
+        found = re.fullmatch(r"(>=|<=|<|==)\s*(\d+(?:\.\d+)*)(\.\*)?", one)
+        if not found:
+            return ""
+        op, release, star = found.groups()
+        if op == "==":
+            if low or high:
+                return ""
+            return release
+        if star:
+            return ""
+        if op == ">=" and low is None:
+            low = release
+        elif op in ("<", "<=") and high is None:
+            high = (release, op == "<=") if op == "<=" else _before(release)
+        else:
+            return ""
+    if low and high:
+        return f"{low} – {high[0]}" if high[1] else f"{low} up to, not including, {high[0]}"
+    if low:
+        return f"{low} and later"
+    if high:
+        return f"{high[0]} and earlier" if high[1] else f"before {high[0]}"
+    return ""
+
+
+def _before(release: str) -> tuple[str, bool]:
+    """`<release` as an inclusive bound where a reader can say it ("<5.13" → 5.12), else the bound itself."""
+    numbers = release.split(".")
+    if len(numbers) in (2, 3) and numbers[1] != "0" and numbers[2:] in ([], ["0"]):
+        return f"{numbers[0]}.{int(numbers[1]) - 1}", True
+    return release, False
+
+
+@dataclass(frozen=True)
+class StoryLine:
+    """What the version matrix saw on a run of releases where the before did not raise as documented."""
+
+    releases: str  # "4.36.2 – 4.37.2"
+    words: str  # the state's words: "fix runs clean", "not applicable", "not run"
+    why: str  # what the before did there (the first release's reason), or why it did not run
+
+
+_LINE_NUMBERS = re.compile(r"(?:line |:)\d+\b")  # a raise line moves from release to release; the story does not
+
+
+def release_story(states: typing.Sequence[ReleaseState]) -> list[StoryLine]:
+    """The releases where the before did not raise as documented, in words: runs of consecutive releases in one
+    state with the same reason (line numbers aside), each with what the before did there, or why it was not run.
+    A phone shows no hover text: a strip cell's green 'fix runs clean' over releases where the error came from
+    another function, or a 'not applicable' span, was said nowhere else."""
+    runs: list[tuple[ReleaseState, ReleaseState, str]] = []
+    for one in states:
+        if one.state in (State.RAISES, State.OTHER_WORDING):
+            runs.append((one, one, ""))
+            continue
+        key = f"{one.state}|{_LINE_NUMBERS.sub('#', one.before or '')}"
+        if runs and runs[-1][2] == key:
+            runs[-1] = (runs[-1][0], one, key)
+        else:
+            runs.append((one, one, key))
+    lines = []
+    for first, last, key in runs:
+        if not key:
+            continue
+        span = first.release if first is last else f"{first.release} – {last.release}"
+        lines.append(StoryLine(span, picture.WORDS[first.state][0], first.before or "no reason recorded"))
+    return lines
 
 
 def reading_title(title: str) -> str:
@@ -415,7 +517,8 @@ def _environment() -> jinja2.Environment:
                        ERRORS_INDEX=ERRORS_INDEX, BY_EXCEPTION=BY_EXCEPTION, BY_API=BY_API,
                        VERIFICATION=VERIFICATION, INDEX_JSON=INDEX_JSON, SCHEMA_JSON=SCHEMA_JSON,
                        CHECK_SCHEMA_JSON=CHECK_SCHEMA_JSON, COVERAGE=COVERAGE, STALE_WHY=STALE_WHY,
-                       ON_OBJECT=evidence.ON_OBJECT, target_words=target_words)
+                       ON_OBJECT=evidence.ON_OBJECT, target_words=target_words, release_words=release_words,
+                       replacement_words=replacement_words)
     return env
 
 
@@ -488,7 +591,13 @@ def render_entry(page: EntryPage, *, edit_url: str | None = None) -> str:
                    captured=captured_error(page), clean=evidence.clean_run(page.records, hashes),
                    verdict=lambda role: evidence.role_verdict(page.records, role, hashes),
                    message_html=marked_message(page.entry), edit_url=edit_url, excerpt=_excerpt(page),
-                   fix_line=fix_line(page.entry))
+                   fix_line=fix_line(page.entry, oldest_tested(page)), story=release_story(page.states),
+                   oldest=oldest_tested(page))
+
+
+def oldest_tested(page: EntryPage) -> str | None:
+    """The oldest release the version matrix ran for the entry; None without one."""
+    return page.states[0].release if page.states else None
 
 
 def _excerpt(page: EntryPage) -> Markup | None:
@@ -609,7 +718,7 @@ def migration_rows(pages: list[EntryPage]) -> list[MigrationRow]:
             continue
         old = f"{entry.api.owner}.{entry.api.name}" if entry.api else None
         gone = measured.raises.split(" – ")[0].split(",")[0] if measured and measured.raises else \
-            (declared.raises if declared and declared.raises else None)
+            (release_words(declared.raises) if declared and declared.raises else None)
         until = (measured.worked_until if measured else None) or (declared.last_good if declared else None)
         rows.append(MigrationRow(page, old, gone, until, declared.replacement if declared else None,
                                  declared.replacement_since if declared else None))
@@ -637,7 +746,7 @@ def timeline(rows: list[MigrationRow], here: str) -> HeatMap | None:
     lines = []
     for row in measured:
         replacement = reading_title(row.replacement) if row.replacement else None
-        mark = f"replacement{': ' + replacement if replacement else ''}, since {row.since}" if row.since else ""
+        mark = f"the replacement arrives in {row.since}{': ' + replacement if replacement else ''}" if row.since else ""
         lines.append(picture.heat_row(row.old or row.page.entry.id, html_link(here, row.page.url), row.page.states,
                                       row.since, mark))
     return HeatMap(picture.axis(releases), [("", lines)])
@@ -715,6 +824,13 @@ def index_document(pages: list[EntryPage], library: LibraryProfile, rows: Rows |
     }
 
 
+def shown_json(one: Shown) -> dict[str, object]:
+    """A badge as the page shows it (`shown_badges`), for the paste box's chips: the page's fold and its words,
+    shipped as data, so a chip never says a reason twice where the page says it once."""
+    return {"outcome": one.outcome, "where": one.where, "label": one.label, "icon": one.icon, "stale": one.stale,
+            "date": one.date, "folded": one.folded, "said": one.said if one.folded else ""}
+
+
 def badge_words(library: LibraryProfile) -> dict[str, dict[str, typing.Any]]:
     """What a badge says of each outcome, in words and as an icon, and what each target is (`target_words`):
     the paste box's chips read these from the index, so a chip and the page's badge never disagree (an
@@ -730,5 +846,6 @@ def _index_entry(p: EntryPage, library: LibraryProfile) -> dict[str, object]:
             "badges": [{"target": b.target, "device": b.device, "outcome": b.outcome, "stale": b.stale,
                         "date": b.date, **({"basis": evidence.ON_OBJECT} if b.on_object else {})}
                        for b in badges(p)],
+            "shown": [shown_json(one) for one in shown_badges(p)],
             **index_fields(p.entry, dict(p.versions.by_release) if p.versions else None,
                            installed_path(library, p.entry.source.path))}

@@ -56,6 +56,17 @@
     });
   }
 
+  /* A badge as the entry's page shows it (`render.shown_json`, in the index as `shown`): the verdicts, then one
+   * chip per reason for those that are none, folded by the page's own rule and in its words. */
+  function shownChip(one) {
+    const stale = one.stale && staleWhy ? `: ${staleWhy}` : "";  // the label says "stale"; the hover, why
+    return element("span", {
+      className: `ekb-mini ekb-${one.outcome}${one.stale ? " ekb-stale" : ""}`,
+      title: `${one.where}: ${one.label}${one.date ? " · " + one.date : ""}${one.folded && one.said ? ": " + one.said : ""}${stale}`,
+      textContent: `${one.icon ? one.icon + " " : ""}${one.where}${one.folded ? ": " + one.label : ""}`,
+    });
+  }
+
   /* Where the error comes from, in the page's words: the matcher's `origin` (lookup.js, one reading with
    * `errorkb lookup`), or nothing where it has none (a removed API in an older index: its function is the
    * replacement, where no reader is sent). */
@@ -128,7 +139,8 @@
       releaseLine(match),
       reasons(match),
       element("div", { className: "ekb-lookup__values" }, ...values),
-      element("div", { className: "ekb-lookup__badges" }, ...(entry.badges || []).map(chip)));
+      element("div", { className: "ekb-lookup__badges" },  // an older index, without `shown`: a chip per badge
+        ...(Array.isArray(entry.shown) ? entry.shown.map(shownChip) : (entry.badges || []).map(chip))));
   }
 
   function show(results, answer, root) {
