@@ -82,6 +82,64 @@ def test_the_badge_of_a_device_whose_passes_prove_nothing_is_never_verified(tmp_
     assert cuda.outcome == "not-run", cuda
 
 
+# -- a matrix file merged with a shard that measured less: nothing measured is lost -------------------------------
+
+def _matrix_result(before: str | None, measured: str, after: str | None = None):
+    from errorkb.results import matrix as files
+
+    def verdicts(outcome: str | None):
+        if outcome is None:
+            return None
+        code = {"pass": "raised-as-documented", "fail": "exited-normally", "not-run": "unmet-need",
+                "not-applicable": "not-applicable"}[outcome]
+        return files.Verdicts(outcome=outcome, code=code, reason=outcome)
+
+    return files.Result(entry=ENTRY, release="5.0.0", before=verdicts(before), after=verdicts(after), digest="d",
+                        measured=measured, recorded=measured)
+
+
+def _matrix_file(path, *results, measured: str = "2026-12-01T10:00:00+00:00"):
+    from errorkb.results import matrix as files
+
+    data = files.MatrixFile(package="transformers", updated=measured,
+                            releases=[files.ReleaseStatus(release="5.0.0", ran=True, measured=measured)],
+                            results=list(results))
+    path.write_text(data.text(), encoding="utf-8")
+    return path
+
+
+def test_a_later_matrix_shard_that_ran_nothing_never_replaces_a_measured_result(tmp_path, capsys):
+    """Of two results of one (entry, release) the later written won, whatever it held: a shard whose checks did not
+    run there (an unmet need, a result with no verdict at all) replaced the pass or failure measured before it, and
+    the merged matrix lost a measurement. A report's record that ran is never replaced by one that did not; a
+    matrix result that ran anything is never replaced by one that ran nothing, and the merge says which it kept."""
+    from errorkb.cli import main
+    from errorkb.results import matrix as files
+    from tests.kb import copy_kb
+
+    project = copy_kb(tmp_path / "kb", [ENTRY])
+    out = _matrix_file(tmp_path / "out.json", _matrix_result("pass", "2026-12-01T10:00:00+00:00", after="fail"))
+    for index, later in enumerate((_matrix_result("not-run", "2026-12-02T10:00:00+00:00"),
+                                   _matrix_result(None, "2026-12-02T10:00:00+00:00", after="not-run"),
+                                   _matrix_result(None, "2026-12-02T10:00:00+00:00"))):
+        shard = _matrix_file(tmp_path / f"shard{index}.json", later, measured="2026-12-02T10:00:00+00:00")
+        assert main(["--root", str(project), "report", "merge", str(out), str(shard)]) == 0
+        [kept] = files.load_matrix(out).results
+        assert (kept.before.outcome.value, kept.after.outcome.value) == ("pass", "fail"), (index, kept)
+
+
+def test_a_later_matrix_result_that_ran_replaces_an_earlier_one_as_before(tmp_path):
+    from errorkb.results import matrix as files
+
+    out = _matrix_file(tmp_path / "transformers.json", _matrix_result("not-run", "2026-12-01T10:00:00+00:00"))
+    files.write_matrix(out, "transformers", [], [_matrix_result("fail", "2026-12-02T10:00:00+00:00")],
+                       judged_here=False)
+    files.write_matrix(out, "transformers", [], [_matrix_result("pass", "2026-12-03T10:00:00+00:00")],
+                       judged_here=False)
+    [kept] = files.load_matrix(out).results
+    assert kept.before.outcome.value == "pass"
+
+
 # -- a record's environment is text a pull request chose: bounded on every page ------------------------------------
 
 def test_a_megabyte_device_name_reaches_no_page_whole_and_the_report_keeps_it(tmp_path):
