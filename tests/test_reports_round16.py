@@ -9,6 +9,8 @@ chose: it reaches the pages bounded.
 
 from __future__ import annotations
 
+import pytest
+
 from errorkb.results.report import read_reports
 from tests.site.sitekb import record, site_project, write_report
 
@@ -172,3 +174,26 @@ def test_a_megabyte_device_name_reaches_no_page_whole_and_the_report_keeps_it(tm
     assert max(len(one.content) for one in made if isinstance(one.content, str)) < 500_000
     assert all("X" * 10_000 not in one.content for one in made if isinstance(one.content, str))
     assert path.read_text(encoding="utf-8") == written
+
+
+# -- a shard from another knowledge base ----------------------------------------------------------------------------
+
+@pytest.mark.xfail(strict=True, reason="cmd_report_merge (errorkb/cli.py, nobody's this session) must call "
+                   "report.of_known_entries: /work/brief/redsite16-cli.patch, which removes this mark")
+def test_report_merge_leaves_out_and_names_records_of_entries_the_knowledge_base_has_not(tmp_path, capsys):
+    """A CI artefact is whatever a job uploaded: a shard of another knowledge base's run merged its records into OUT
+    without a word (the pages then left them out, and the next `errorkb verify` dropped them silently). The merge
+    leaves them out, names them and how many, and keeps every record of this knowledge base's entries."""
+    from errorkb.cli import main
+    from errorkb.results.report import read_report
+    from tests.kb import copy_kb
+
+    project = copy_kb(tmp_path / "kb", [ENTRY])
+    ours = record(project, ENTRY, "after", "after.py")
+    theirs = {**ours, "entry": "another-kb-entry", "id": ours["id"].replace(ENTRY, "another-kb-entry")}
+    shard = write_report(project, [ours, theirs], name="shard.json")
+    out = tmp_path / "out.json"
+    assert main(["--root", str(project), "report", "merge", str(out), str(shard)]) == 0
+    err = capsys.readouterr().err
+    assert "another-kb-entry" in err and "1 record" in err and str(shard) in err, err
+    assert [check.id for check in read_report(out).checks] == [ours["id"]]

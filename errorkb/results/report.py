@@ -530,6 +530,25 @@ def disagreements(named: Sequence[tuple[str, Report]]) -> list[str]:
     return said
 
 
+def of_known_entries(named: Sequence[tuple[str, Report]], known: Collection[str]) -> tuple[list[Report], list[str]]:
+    """For `merge`'s caller: each named report less its records of entries not in `known` (a shard of another
+    knowledge base's run, or of entries removed since), and per report that had some, one line naming them. A CI
+    artefact holds whatever its job uploaded; merged, they spoke for no page and the next run dropped them unsaid."""
+    left, said = [], []
+    for name, report in named:
+        foreign = sorted({check.entry for check in report.checks if check.entry not in known})
+        if not foreign:
+            left.append(report)
+            continue
+        ours = [check for check in report.checks if check.entry in known]
+        count = len(report.checks) - len(ours)
+        said.append(quoted(f"{name}: {count} record{'s' if count > 1 else ''} of "
+                           f"{'entries' if len(foreign) > 1 else 'an entry'} this knowledge base does not have "
+                           f"({listed(foreign)}) left out: another knowledge base's report, or entries removed since?"))
+        left.append(report.model_copy(update={"checks": ours}))
+    return left, said
+
+
 def future_dated(named: Sequence[tuple[str, Report]]) -> list[str]:
     """For `merge`'s caller: per named report, its records `latest_results` never lets win (dated past now and
     the clocks' skew, or not dated at all: `moment`), in one line. A runner whose clock runs ahead wrote them
