@@ -276,7 +276,9 @@ def later_verifier_than(version: str, than: str) -> bool:
 
 def read_reports(folder: Path, devices: Sequence[str], now: datetime | None = None) -> tuple[list[Report], list[str]]:
     """The reports the site expects in `folder` (`report_files(devices)`), and a message for each
-    file or record left out: another file, an unreadable one, a record dated in the future."""
+    file or record left out: another file, an unreadable one, a record dated in the future, a pass on a
+    device other than the host's (`devices[0]`) that carries no device evidence (`unproven_on_device`);
+    and for environment values shown cut (`ENVIRONMENT_SHOWN`)."""
     reports, problems, read, ignored = [], [], [], []
     moment = now or datetime.now(UTC)
     expected = report_files(devices)
