@@ -291,7 +291,7 @@ def merged(old: MatrixFile | None, package: str, releases: Iterable[ReleaseStatu
     kept_results: dict[tuple[str, Version | str], Result] = {}
     for result in [*(old.results if old else []), *results]:
         earlier = kept_results.get((result.entry, release_key(result.release)))
-        if earlier is None or moment(result.written, moment_now) >= moment(earlier.written, moment_now):
+        if earlier is None or supersedes(result, earlier, moment_now):
             kept_results[(result.entry, release_key(result.release))] = result
     written = sort_releases([status.release for status in statuses.values()], "0")
     order = {release: index for index, release in enumerate(written)}
@@ -299,6 +299,22 @@ def merged(old: MatrixFile | None, package: str, releases: Iterable[ReleaseStatu
                       environment={"python": platform.python_version(), "platform": platform.platform(terse=True)},
                       releases=sorted(statuses.values(), key=lambda r: order.get(r.release, 0)),
                       results=sorted(kept_results.values(), key=lambda r: (r.entry, order.get(r.release, 0))))
+
+
+def supersedes(result: Result, kept: Result, moment_now: datetime) -> bool:
+    """Whether `result` replaces `kept`, the result of its (entry, release) met before it: the one written last wins
+    (the later met where alike), except that a result where a check ran is never replaced by one where none did (a
+    shard whose checks could not run there, one holding no verdict at all), as a report's record that ran never is
+    (`report.latest_results`): the merged file would lose what was measured. The one choice `merged`, `outranked`
+    and `disagreements` make."""
+    if ran_any(kept) and not ran_any(result):
+        return False
+    return moment(result.written, moment_now) >= moment(kept.written, moment_now)
+
+
+def ran_any(result: Result) -> bool:
+    """Whether a check of the result ran (passed or failed) at its release."""
+    return any(verdicts is not None and verdicts.outcome.ran for verdicts in (result.before, result.after))
 
 
 def outranked(named: Iterable[tuple[str, Result]]) -> list[str]:
@@ -314,7 +330,7 @@ def outranked(named: Iterable[tuple[str, Result]]) -> list[str]:
     for results in found.values():
         keeper, kept = results[0]
         for name, result in results[1:]:  # `merged`'s choice
-            if moment(result.written, now_moment) >= moment(kept.written, now_moment):
+            if supersedes(result, kept, now_moment):
                 keeper, kept = name, result
         later = sorted({f"{name}'s verifier {result.verifier}" for name, result in results
                         if result.verifier and kept.verifier and later_verifier_than(result.verifier, kept.verifier)})
@@ -365,12 +381,15 @@ def disagreements(named: Sequence[tuple[str, MatrixFile]]) -> list[str]:
             continue
         keeper, chosen = found[0]
         for name, result in found[1:]:  # `merged`'s choice: the later written, the later input where alike
-            if moment(result.written, now_moment) >= moment(chosen.written, now_moment):
+            if supersedes(result, chosen, now_moment):
                 keeper, chosen = name, result
         listed = "; ".join(f"{name}: before {before or 'not run'}, after {after or 'not run'} ({result.written})"
                            for (name, result), (before, after) in zip(found, ran, strict=True))
         why = ("the others are dated in the future or not dated, and never win"
                if any(moment(result.written, now_moment) is NEVER for _, result in found)
+               else "a later one ran no check, and never replaces one that did"
+               if any(not ran_any(result) and moment(result.written, now_moment) > moment(chosen.written, now_moment)
+                      for _, result in found)
                else "dated alike, the later input's" if sum(result.written == chosen.written for _, result in found) > 1
                else "the result written last")
         said.append(quoted(f"{entry} at {chosen.release}: measured differently ({listed}); kept {keeper}'s ({why})"))

@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, computed_fie
 
 from errorkb.core.problems import quoted
 from errorkb.results import store
-from errorkb.results.records import CheckRecord, Outcome
+from errorkb.results.records import CheckRecord, Code, Outcome
 
 SCHEMA = 2
 VERIFIER_VERSION = "2"
@@ -276,7 +276,9 @@ def later_verifier_than(version: str, than: str) -> bool:
 
 def read_reports(folder: Path, devices: Sequence[str], now: datetime | None = None) -> tuple[list[Report], list[str]]:
     """The reports the site expects in `folder` (`report_files(devices)`), and a message for each
-    file or record left out: another file, an unreadable one, a record dated in the future."""
+    file or record left out: another file, an unreadable one, a record dated in the future, a pass on a
+    device other than the host's (`devices[0]`) that carries no device evidence (`unproven_on_device`);
+    and for environment values shown cut (`ENVIRONMENT_SHOWN`)."""
     reports, problems, read, ignored = [], [], [], []
     moment = now or datetime.now(UTC)
     expected = report_files(devices)
@@ -299,6 +301,19 @@ def read_reports(folder: Path, devices: Sequence[str], now: datetime | None = No
             dropped = len(report.checks) - len(kept)
             problems.append(f"{path}: {dropped} record{'s' if dropped > 1 else ''} dated in the future ignored")
             report = report.model_copy(update={"checks": kept})
+        proven: list[CheckRecord] = []
+        unproven: list[CheckRecord] = []
+        for check in report.checks:
+            (unproven if unproven_on_device(check, expected_host(devices)) else proven).append(check)
+        if unproven:
+            problems.append(_unproven_said(path, unproven))
+            report = report.model_copy(update={"checks": proven})
+        clipped = sorted({key for check in report.checks for key in _long_environment(check)})
+        if clipped:
+            problems.append(f"{path}: environment values longer than {ENVIRONMENT_SHOWN} characters "
+                            f"({listed(clipped)}) are shown cut: no device, runtime or platform is named at such "
+                            "length; the file keeps them whole")
+            report = report.model_copy(update={"checks": [_environment_shown(check) for check in report.checks]})
         times_listed = Counter(check.id for check in report.checks)
         problems += [f"{path}: check {check} listed {times} times: only the record written last is shown"
                      for check, times in sorted(times_listed.items()) if times > 1]
@@ -316,6 +331,58 @@ def read_reports(folder: Path, devices: Sequence[str], now: datetime | None = No
                         "record and the pages say which verifier judged it; re-run the older ones' checks with one "
                         "errorkb (errorkb verify)")
     return reports, [quoted(problem) for problem in problems]  # they name files and keys a pull request chose
+
+
+# Characters of one value of a record's environment the pages show (a device's name, a platform: 50 or so): a report
+# is text a pull request chose, and each value reaches the badges, the verification page and the JSON API.
+ENVIRONMENT_SHOWN = 200
+
+
+def _long_environment(check: CheckRecord) -> list[str]:
+    """The keys of `check`'s environment whose value is longer than `ENVIRONMENT_SHOWN` as shown, or is no plain
+    value (a list, an object: a page shows it as its text)."""
+    return [key for key, value in (check.environment or {}).items()
+            if not isinstance(value, str | int | float | bool | None) or len(str(value)) > ENVIRONMENT_SHOWN]
+
+
+def _environment_shown(check: CheckRecord) -> CheckRecord:
+    """`check` with each environment value `_long_environment` names as its first `ENVIRONMENT_SHOWN` characters
+    and how long it is; a list or an object as its JSON text, cut alike. For the pages only: the file is not written."""
+    long = _long_environment(check)
+    if not long:
+        return check
+    environment = dict(check.environment or {})
+    for key in long:
+        value = environment[key]
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+        environment[key] = text if len(text) <= ENVIRONMENT_SHOWN else \
+            f"{text[:ENVIRONMENT_SHOWN]}… ({len(text):,} characters)"
+    return check.model_copy(update={"environment": environment})
+
+
+def expected_host(devices: Sequence[str]) -> str:
+    """The host's own device: the first the runtime names (every check ran on it, with no device to prove)."""
+    return devices[0] if devices else ""
+
+
+def unproven_on_device(check: CheckRecord, host: str) -> bool:
+    """Whether `check` claims a pass on a device other than the host's without what a check there records: what the
+    runtime read on the device in the check's process (`evidence`), and for a clean run what the judge rested the
+    pass on (`device_basis`, which it gives every clean run on such a device). Such a record is a pass nobody
+    observed on the device (a hand's, a forged artefact's, a runner whose probe read nothing): never shown as one."""
+    if check.outcome is not Outcome.PASS or check.device == host:
+        return False
+    return not check.evidence or (check.code is Code.RAN_CLEAN and check.device_basis is None)
+
+
+def _unproven_said(path: Path, unproven: Sequence[CheckRecord]) -> str:
+    count = len(unproven)
+    devices = ", ".join(sorted({check.device for check in unproven}))
+    return (f"{path}: {count} record{'s' if count > 1 else ''} passing on {devices} left out "
+            f"({listed(sorted(check.id for check in unproven))}): {'they carry' if count > 1 else 'it carries'} none "
+            "of the device evidence a check there records (what the runtime read on the device; for a clean run, "
+            "what the pass rests on), so no run on the device was observed; re-run them there (errorkb verify "
+            f"--device {unproven[0].device})")
 
 
 def without_unknown_entries(reports: list[Report], known: Collection[str], folder: Path
@@ -463,6 +530,25 @@ def disagreements(named: Sequence[tuple[str, Report]]) -> list[str]:
             why = "the record written last"
         said.append(quoted(f"{check}: measured both failing and passing ({measured}); kept {keeper}'s ({why})"))
     return said
+
+
+def of_known_entries(named: Sequence[tuple[str, Report]], known: Collection[str]) -> tuple[list[Report], list[str]]:
+    """For `merge`'s caller: each named report less its records of entries not in `known` (a shard of another
+    knowledge base's run, or of entries removed since), and per report that had some, one line naming them. A CI
+    artefact holds whatever its job uploaded; merged, they spoke for no page and the next run dropped them unsaid."""
+    left, said = [], []
+    for name, report in named:
+        foreign = sorted({check.entry for check in report.checks if check.entry not in known})
+        if not foreign:
+            left.append(report)
+            continue
+        ours = [check for check in report.checks if check.entry in known]
+        count = len(report.checks) - len(ours)
+        said.append(quoted(f"{name}: {count} record{'s' if count > 1 else ''} of "
+                           f"{'entries' if len(foreign) > 1 else 'an entry'} this knowledge base does not have "
+                           f"({listed(foreign)}) left out: another knowledge base's report, or entries removed since?"))
+        left.append(report.model_copy(update={"checks": ours}))
+    return left, said
 
 
 def future_dated(named: Sequence[tuple[str, Report]]) -> list[str]:
