@@ -139,6 +139,8 @@ class Verifier:
             if self._chosen is None and shelf is not None:
                 self._shelved = shelf.key(self)
                 self._chosen = shelf.take(self._shelved)
+            elif self._chosen is None and _shelf is not None:
+                _shelf.make_room()  # this run's pool is its own: the idle ones go before it starts
             if self._chosen is None:
                 from errorkb.verify.sandbox import candidate, choose
 
@@ -428,10 +430,15 @@ class Shelf:
                     self.hits += 1
                     return held[1]  # type: ignore[no-any-return]
             self.misses += 1
+        self.make_room()
+        return None
+
+    def make_room(self) -> None:
+        """End the idle pools beyond `size - 1`: a pool is about to start outside the shelf."""
+        with self.lock:
             ended = self._trim(self.size - 1)
         for pool in ended:
             pool.close()
-        return None
 
     def _trim(self, size: int) -> list[WorkerPool]:
         """Take the idle pools beyond `size`, oldest first, off the shelf (lock held); the caller ends them."""
@@ -499,7 +506,9 @@ def shelved_pools(size: int = 1) -> Iterator[Shelf]:
 
 
 _HARNESS = ("errorkb.verify.engine", "errorkb.verify.pool", "errorkb.verify.run", "errorkb.verify.sandbox",
-            "errorkb.verify.requirements", "errorkb.verify.inside.spec", "errorkb.core.interpreter")
+            "errorkb.verify.requirements", "errorkb.verify.targets", "errorkb.verify.matrix", "errorkb.verify.paths",
+            "errorkb.verify.inside.jail", "errorkb.verify.inside.spec", "errorkb.verify.inside.stem",
+            "errorkb.verify.inside.library", "errorkb.core.interpreter", "errorkb.plugs")
 
 
 def _harness() -> tuple[tuple[str, str, object], ...]:

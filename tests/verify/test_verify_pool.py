@@ -301,7 +301,7 @@ def _outcomes(report) -> dict[str, tuple[str, str]]:
     return {record.id: (record.outcome, record.code) for record in report.checks}
 
 
-def _alive(shelved) -> bool:
+def _pool_alive(shelved) -> bool:
     pool = shelved[1]
     return any(zygote.process is not None and zygote.process.poll() is None for zygote in pool.zygotes.values())
 
@@ -321,10 +321,10 @@ def test_a_run_that_would_start_the_same_pool_takes_the_shelved_one_and_reads_al
         pids = sorted(zygote.process.pid for zygote in held[1][1].zygotes.values())
         second = engine.verify(project, entries, targets=["bundled"], devices=["cpu"])
         assert (shelf.hits, shelf.misses) == (1, 1)
-        assert shelf.held[0][1] is held[1] and _alive(held[1])
+        assert shelf.held[0][1] is held[1] and _pool_alive(held[1])
         assert sorted(zygote.process.pid for zygote in held[1][1].zygotes.values()) == pids, "a zygote started again"
         assert second.run["isolation"] == first.run["isolation"]
-    assert not _alive(held[1]), "the shelf's pools end with it"
+    assert not _pool_alive(held[1]), "the shelf's pools end with it"
     assert _outcomes(second) == _outcomes(first) and len(first.checks) == 6
     assert {code for _, code in _outcomes(first).values()} >= {"raised-as-documented"}
 
@@ -362,7 +362,7 @@ def test_whatever_could_change_what_a_zygote_holds_or_shows_starts_another_pool(
                 assert after[1] is before[1], f"{name}: a new pool"
                 continue
             assert after[1] is not before[1], f"{name}: the shelved pool served"
-            assert not _alive(before[1]), f"{name}: the old pool still runs"
+            assert not _pool_alive(before[1]), f"{name}: the old pool still runs"
         assert (shelf.hits, shelf.misses) == (1, len(edits))
 
 
@@ -383,4 +383,4 @@ def test_an_interrupted_run_s_pool_is_never_shelved(tmp_path, lean_checks):
         chosen = verifier._chosen
         verifier.stopped = True
         verifier.close()
-        assert shelf.held == [] and not _alive(chosen)
+        assert shelf.held == [] and not _pool_alive(chosen)
