@@ -471,6 +471,21 @@ def _quick_tier_runs_no_snippet(_snippet_processes):
                     "MODULE_MARKERS)", pytrace=False)
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _shelved_pools():
+    """The full tier's verify runs keep their pool for the next run of this worker that would start the very same
+    one (`engine.Shelf`: the same project files, sandbox, environment, preloads and harness): a test that verifies
+    a project again, or a module whose tests verify one shared copy, forks its checks from zygotes already warm
+    instead of importing the runtime and the library again. One idle pool at most; all end with the session."""
+    if tier() == "quick":  # no snippet runs there
+        yield None
+        return
+    from errorkb.verify.engine import shelved_pools
+
+    with shelved_pools() as shelf:
+        yield shelf
+
+
 # The modules a process runs to execute snippets: the zygote, a check's own interpreter, the stem.
 SNIPPET_PROCESSES = frozenset({"errorkb.verify.zygote", "errorkb.verify.child", "errorkb.verify.stem"})
 

@@ -29,7 +29,7 @@ import shutil
 import subprocess
 import sys
 import venv
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -78,14 +78,23 @@ def checks_in(python: Path) -> Iterator[Path]:
     from errorkb.verify.engine import Verifier
 
     chosen = Verifier.interpreter
+    interpreter = _INTERPRETERS.get((python, chosen))
+    if interpreter is None:  # one function per interpreter: a pool kept for the next test (`engine.Shelf`) knows it
 
-    def interpreter(self: Verifier, check: Check) -> Path | None:
-        found = chosen(self, check)
-        return python if found == Path(sys.executable) else found
+        def interpreter(self: Verifier, check: Check) -> Path | None:
+            found = chosen(self, check)
+            return python if found == Path(sys.executable) else found
+
+        _INTERPRETERS[(python, chosen)] = interpreter
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(Verifier, "interpreter", interpreter)
         yield python
+
+
+# (the lean interpreter, the method it replaces) → the replacement: the same object in every test, since the harness's
+# functions are part of what decides whether a shelved pool may serve a run (`engine._harness`)
+_INTERPRETERS: dict[tuple[Path, object], Callable[..., Path | None]] = {}
 
 
 @pytest.fixture

@@ -11,11 +11,13 @@ recorded in between.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import stat
 import sys
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -102,6 +104,7 @@ class Verifier:
                                "packages": (*self.runtime.packages, *packages),
                                "env_prefixes": tuple(self.library.env_prefixes)})
         self._chosen: tuple[Sandbox | None, WorkerPool | None] | None = None
+        self._shelved: tuple[object, ...] | None = None  # the `Shelf` key its pool was taken or held under
         # The release environments (not this interpreter, nor an environment of a snippet's pins) the checks
         # run in (`warm`): their zygotes come from a stem (`pool.Stem`), which loaded the runtime once. Each
         # would import it anew, and the knowledge base pins a dozen releases with a few checks each. The stem
@@ -131,6 +134,13 @@ class Verifier:
         with self._choosing:
             if self._chosen is None and self.kept is not None:
                 self._chosen = self.kept.take(self)
+            shelf = _shelf if self.kept is None and self.environments is None and self.isolation is Isolation.FORK \
+                else None
+            if self._chosen is None and shelf is not None:
+                self._shelved = shelf.key(self)
+                self._chosen = shelf.take(self._shelved)
+            elif self._chosen is None and _shelf is not None:
+                _shelf.make_room()  # this run's pool is its own: the idle ones go before it starts
             if self._chosen is None:
                 from errorkb.verify.sandbox import candidate, choose
 
@@ -151,6 +161,8 @@ class Verifier:
                 self._chosen = (sandbox, pool)
                 if self.kept is not None:
                     self.kept.hold(self._chosen, self)
+                elif shelf is not None and self._shelved is not None:
+                    shelf.hold(self._shelved, self._chosen)
             return self._chosen
 
     def _new_pool(self, sandbox: Sandbox | None, warm: set[tuple[Any, ...]] | None) -> WorkerPool:
@@ -361,9 +373,191 @@ class Verifier:
             return self.failed(check, error)
 
     def close(self) -> None:
-        """End the pool, unless it is `kept` for the next round (whose `Kept.take` decides)."""
-        if self.kept is None and self._chosen is not None and self._chosen[1] is not None:
+        """End the pool, unless it is `kept` for the next round (whose `Kept.take` decides) or on the `Shelf`
+        (which decides whether it may serve again: never after an interrupted run, whose checks it ended)."""
+        if self._chosen is None or self._chosen[1] is None or self.kept is not None:
+            return
+        if self._shelved is not None and _shelf is not None:
+            _shelf.release(self._shelved, self._chosen, keep=not self.stopped)
+        else:
             self._chosen[1].close()
+
+
+class Shelf:
+    """Pools kept past the run that started them, for a later run of this process that would start the very same
+    zygotes: a test session verifies the same project (and its copies' fixtures) again and again, and each run's
+    own pool imported the runtime and the library anew (a sandboxed zygote: 1.5-2 s of CPU, one per target).
+
+    A shelved pool serves only a run whose key (`key`) equals the one it was made under, which holds all that
+    decides what its zygotes hold or show: errorkb's own code (`verifier_fingerprint`), this interpreter, its
+    environment variables and import path, the sandbox a run would make (its mode and the paths it shows and hides),
+    the library's profile, each target's fingerprint and availability, the preloads, the release environments it
+    shares, and every file a zygote could import from outside this interpreter's prefix (the project's folder but
+    its entries, snippets and hidden folders, which a check reads in its own process, and the library's packages
+    installed elsewhere: path, size, mtime, inode). A run still forks each check afresh from a zygote its checks
+    leave untouched (`tests/verify/test_watch_isolation.py`); a pool an interrupted run used, or whose zygote did
+    not start, is never shelved. At most `size` idle pools are kept (each zygote holds the runtime's memory)."""
+
+    def __init__(self, size: int = 1) -> None:
+        self.size = size
+        self.lock = threading.Lock()
+        self.held: list[list[Any]] = []  # [key, chosen, runs using it], the most recently released last
+        self.hits = self.misses = 0
+
+    @staticmethod
+    def key(verifier: Verifier) -> tuple[object, ...]:
+        from errorkb.verify.cache import verifier_fingerprint
+        from errorkb.verify.matrix import kept_loads
+        from errorkb.verify.sandbox import candidate
+
+        args, kwargs = verifier._sandbox_args
+        library = verifier.library
+        targets = tuple(sorted((target, fingerprint(target, library), why or "")
+                               for target, why in verifier.unavailable.items()))
+        releases = tuple((str(python), tuple(sorted((kept_loads(verifier.project, python) or {}).items())))
+                         for python in sorted(verifier._release_pythons))
+        return (verifier_fingerprint(), sys.executable, tuple(sorted(os.environ.items())), tuple(sys.path),
+                args[0], candidate(*args, **kwargs), library.model_dump_json(), targets,
+                tuple(verifier._preload or ()), releases, _importable_files(verifier), _harness())
+
+    def take(self, key: tuple[object, ...]) -> tuple[Sandbox | None, WorkerPool | None] | None:
+        """The shelved pool made under `key`, now used by one run more; None (a miss): the run makes its own,
+        and the idle pools beyond `size - 1` end first, so that no more than `size` are held beside those in use."""
+        with self.lock:
+            for held in self.held:
+                if held[0] == key:
+                    held[2] += 1
+                    self.hits += 1
+                    return held[1]  # type: ignore[no-any-return]
+            self.misses += 1
+        self.make_room()
+        return None
+
+    def make_room(self) -> None:
+        """End the idle pools beyond `size - 1`: a pool is about to start outside the shelf."""
+        with self.lock:
+            ended = self._trim(self.size - 1)
+        for pool in ended:
+            pool.close()
+
+    def _trim(self, size: int) -> list[WorkerPool]:
+        """Take the idle pools beyond `size`, oldest first, off the shelf (lock held); the caller ends them."""
+        idle = [held for held in self.held if held[2] == 0]
+        ended = []
+        for old in idle[:max(0, len(idle) - size)]:
+            self.held.remove(old)
+            if old[1][1] is not None:
+                ended.append(old[1][1])
+        return ended
+
+    def hold(self, key: tuple[object, ...], chosen: tuple[Sandbox | None, WorkerPool | None]) -> None:
+        with self.lock:
+            self.held.append([key, chosen, 1])
+
+    def release(self, key: tuple[object, ...], chosen: tuple[Sandbox | None, WorkerPool | None], *,
+                keep: bool) -> None:
+        """A run is done with `chosen`: kept for the next run with `key` while it may serve one, else ended."""
+        pool = chosen[1]
+        usable = keep and pool is not None and all(
+            zygote.ready and not zygote.dead and not zygote.fallback and zygote.unshared is None
+            for zygote in list(pool.zygotes.values()))
+        ended: list[WorkerPool] = []
+        with self.lock:
+            held = next((held for held in self.held if held[1] is chosen), None)
+            if held is None:  # no longer (or never) on the shelf
+                ended.append(pool) if pool is not None else None
+            else:
+                held[2] -= 1
+                if not usable:
+                    held[0] = ("ended",)  # no later run takes it; ended when its last run is done
+                if held[2] == 0:
+                    self.held.remove(held)
+                    if usable:
+                        self.held.append(held)
+                    else:
+                        ended.append(pool) if pool is not None else None
+                ended += self._trim(self.size)
+        for pool in ended:
+            pool.close()
+
+    def close(self) -> None:
+        with self.lock:
+            held, self.held = self.held, []
+        for _, chosen, _ in held:
+            if chosen[1] is not None:
+                chosen[1].close()
+
+
+_shelf: Shelf | None = None
+_NOT_IMPORTED = frozenset({"__pycache__", ".git", "node_modules"})  # bytecode follows its source; no Python there
+
+
+@contextlib.contextmanager
+def shelved_pools(size: int = 1) -> Iterator[Shelf]:
+    """While open, every run of this process keeps its pool on a `Shelf` for the next run that would start the
+    same one (a test session); the pools end when it closes."""
+    global _shelf
+    previous, _shelf = _shelf, Shelf(size)
+    try:
+        yield _shelf
+    finally:
+        shelf, _shelf = _shelf, previous
+        shelf.close()
+
+
+_HARNESS = ("errorkb.verify.engine", "errorkb.verify.pool", "errorkb.verify.run", "errorkb.verify.sandbox",
+            "errorkb.verify.requirements", "errorkb.verify.targets", "errorkb.verify.matrix", "errorkb.verify.paths",
+            "errorkb.verify.inside.jail", "errorkb.verify.inside.spec", "errorkb.verify.inside.stem",
+            "errorkb.verify.inside.library", "errorkb.core.interpreter", "errorkb.plugs")
+
+
+def _harness() -> tuple[tuple[str, str, object], ...]:
+    """The identity of every function and class (and each of its members) of the modules that start a pool and its
+    zygotes, as loaded in this process: one replaced since (a test's `monkeypatch`) makes another pool, never this
+    one. (Their other globals are the data they keep, such as what a probe found.)"""
+    found = []
+    for name in _HARNESS:
+        module = sys.modules.get(name)
+        for attribute, value in sorted(vars(module).items()) if module is not None else ():
+            if not callable(value):
+                continue
+            found.append((name, attribute, value))
+            if isinstance(value, type) and value.__module__ == name:
+                found.extend((f"{name}.{attribute}", inner, member)
+                             for inner, member in sorted(vars(value).items()))
+    return tuple(found)
+
+
+def _importable_files(verifier: Verifier) -> frozenset[tuple[str, int, int, int]]:
+    """(path, size, mtime, inode) of every file a zygote could import from outside this interpreter's prefix: the
+    project's folder but what a check reads in its own process (entries, snippets) and what it never sees (the
+    hidden folders, the cache with its release environments, each named by its interpreter in the key), and the
+    library's packages installed elsewhere."""
+    project = verifier.project
+    skipped = {str(path) for path in (project.entries, project.snippets, project.cache_dir,
+                                      *verifier._sandbox_args[0][2])}
+    library = verifier.library
+    prefixes = tuple(dict.fromkeys(os.path.realpath(prefix) + os.sep for prefix in (sys.prefix, sys.base_prefix)))
+    roots = [project.root, *(folder for name in (library.name, *library.backends, *filter(None, [library.bundled]))
+                             for folder in package_folders(name.split(".")[0])
+                             if not os.path.realpath(folder).startswith(prefixes))]
+    found: set[tuple[str, int, int, int]] = set()
+    stack = [str(root) for root in roots]
+    while stack:
+        here = stack.pop()
+        if here in skipped:
+            continue
+        try:
+            status = os.stat(here, follow_symlinks=False)
+        except OSError:
+            continue
+        found.add((here, status.st_size, status.st_mtime_ns, status.st_ino))
+        if stat.S_ISDIR(status.st_mode):  # a link is its own entry, never followed (a `.venv` beside the project)
+            try:
+                stack.extend(entry.path for entry in os.scandir(here) if entry.name not in _NOT_IMPORTED)
+            except OSError:
+                continue
+    return frozenset(found)
 
 
 def verify(project: Project, loaded: list[LoadedEntry], *, ids: list[str] | None = None,

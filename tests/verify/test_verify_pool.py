@@ -292,3 +292,95 @@ def test_no_interpreter_the_verifier_starts_imports_a_module_of_its_folder(broke
         if stem.process is not None:
             stem.process.kill()
     assert [path.read_text() for path in marks.iterdir()] == []
+
+
+# -- a pool kept past its run for the next run that would start the same one (engine.Shelf) -----------------------
+
+
+def _outcomes(report) -> dict[str, tuple[str, str]]:
+    return {record.id: (record.outcome, record.code) for record in report.checks}
+
+
+def _pool_alive(shelved) -> bool:
+    pool = shelved[1]
+    return any(zygote.process is not None and zygote.process.poll() is None for zygote in pool.zygotes.values())
+
+
+def test_a_run_that_would_start_the_same_pool_takes_the_shelved_one_and_reads_alike(tmp_path, lean_checks):
+    """Test sessions verify the same project again and again, each run's pool importing the runtime and the library
+    anew; on the shelf the second run forks its checks from the first's zygotes, with the same verdicts."""
+    from errorkb.verify import engine
+    from tests.verify.verifykb import copy_fixture, load_kb, needs_sandbox
+
+    needs_sandbox(skip=False)
+    root = copy_fixture(tmp_path / "kb", ["good-head-dim", "before-wrong-type"])
+    project, entries = load_kb(root)
+    with engine.shelved_pools() as shelf:
+        first = engine.verify(project, entries, targets=["bundled"], devices=["cpu"])
+        (held,) = shelf.held
+        pids = sorted(zygote.process.pid for zygote in held[1][1].zygotes.values())
+        second = engine.verify(project, entries, targets=["bundled"], devices=["cpu"])
+        assert (shelf.hits, shelf.misses) == (1, 1)
+        assert shelf.held[0][1] is held[1] and _pool_alive(held[1])
+        assert sorted(zygote.process.pid for zygote in held[1][1].zygotes.values()) == pids, "a zygote started again"
+        assert second.run["isolation"] == first.run["isolation"]
+    assert not _pool_alive(held[1]), "the shelf's pools end with it"
+    assert _outcomes(second) == _outcomes(first) and len(first.checks) == 6
+    assert {code for _, code in _outcomes(first).values()} >= {"raised-as-documented"}
+
+
+def test_whatever_could_change_what_a_zygote_holds_or_shows_starts_another_pool(tmp_path, lean_checks, monkeypatch):
+    """The key holds all that decides a zygote: a module the project could import, an environment variable, a
+    replaced function of the harness, a folder the sandbox would now hide (made after the first run). Each makes a new pool, and the old one
+    ends (one idle pool at most); what a check reads in its own process (a snippet) does not."""
+    from errorkb.verify import engine, run
+    from tests.verify.verifykb import copy_fixture, load_kb, needs_sandbox
+
+    needs_sandbox(skip=False)
+    root = copy_fixture(tmp_path / "kb", ["good-head-dim"])
+    child_env = run.child_env
+    edits = {
+        "a snippet (read by the check's own process)": lambda: (root / "snippets/good-head-dim/after.py").write_text(
+            (root / "snippets/good-head-dim/after.py").read_text() + "\n# saved again\n"),
+        "a module at the project's root": lambda: (root / "helpers.py").write_text("X = 1\n"),
+        "an environment variable": lambda: monkeypatch.setenv("ERRORKB_SHELF_TEST", "1"),
+        "a function of the harness": lambda: monkeypatch.setattr(run, "child_env",
+                                                                 lambda *a, **k: child_env(*a, **k)),
+        ".git, a folder the sandbox now hides": lambda: (root / ".git").mkdir(),
+    }
+    with engine.shelved_pools() as shelf:
+        project, entries = load_kb(root)
+        engine.verify(project, entries, targets=["bundled"], devices=["cpu"], kinds=["after"])
+        for name, edit in edits.items():
+            (before,) = shelf.held
+            edit()
+            project, entries = load_kb(root)
+            report = engine.verify(project, entries, targets=["bundled"], devices=["cpu"], kinds=["after"])
+            assert [record.outcome for record in report.checks] == ["pass"], name
+            (after,) = shelf.held
+            if name.startswith("a snippet"):
+                assert after[1] is before[1], f"{name}: a new pool"
+                continue
+            assert after[1] is not before[1], f"{name}: the shelved pool served"
+            assert not _pool_alive(before[1]), f"{name}: the old pool still runs"
+        assert (shelf.hits, shelf.misses) == (1, len(edits))
+
+
+def test_an_interrupted_run_s_pool_is_never_shelved(tmp_path, lean_checks):
+    """An interrupted run ends the checks still running by closing its pool: none of that pool serves again."""
+    from errorkb.verify import engine
+    from tests.verify.verifykb import copy_fixture, load_kb
+
+    root = copy_fixture(tmp_path / "kb", ["good-head-dim"])
+    project, entries = load_kb(root)
+    with engine.shelved_pools() as shelf:
+        verifier = engine.Verifier(project, ["bundled"], sandbox="off")
+        verifier.preload([])
+        checks = engine.plan_checks(project, entries, targets=["bundled"], devices=["cpu"], kinds=["after"])
+        verifier.warm(checks)
+        record = verifier.record(checks[0])
+        assert record.outcome == "pass"
+        chosen = verifier._chosen
+        verifier.stopped = True
+        verifier.close()
+        assert shelf.held == [] and not _pool_alive(chosen)
