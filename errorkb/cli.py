@@ -1231,8 +1231,17 @@ class _progress:
 
 def cmd_report_merge(project: Project, args: argparse.Namespace) -> int:
     """Verification reports or version-matrix files (never both at once) merged into OUT."""
+    from errorkb.core.load import load_project_entries
     from errorkb.results import matrix
-    from errorkb.results.report import ReportError, disagreements, future_dated, merge, read_report, write_report
+    from errorkb.results.report import (
+        ReportError,
+        disagreements,
+        future_dated,
+        merge,
+        of_known_entries,
+        read_report,
+        write_report,
+    )
     from errorkb.results.store import Refused, Unreadable
 
     kinds = {_file_kind(path) for path in args.inputs}
@@ -1257,6 +1266,10 @@ def cmd_report_merge(project: Project, args: argparse.Namespace) -> int:
                       f"results — {args.output}", markup=False)
             return 0
         reports = [read_report(path) for path in args.inputs]
+        reports, foreign = of_known_entries(list(zip((str(path) for path in args.inputs), reports, strict=True)),
+                                            load_project_entries(project).ids())
+        for said in foreign:
+            err.print(f"errorkb report merge: {said}", markup=False)
         named = list(zip((str(path) for path in args.inputs), reports, strict=True))
         for said in future_dated(named):
             err.print(f"errorkb report merge: {said}", markup=False)

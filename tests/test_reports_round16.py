@@ -9,8 +9,6 @@ chose: it reaches the pages bounded.
 
 from __future__ import annotations
 
-import pytest
-
 from errorkb.results.report import read_reports
 from tests.site.sitekb import record, site_project, write_report
 
@@ -178,8 +176,6 @@ def test_a_megabyte_device_name_reaches_no_page_whole_and_the_report_keeps_it(tm
 
 # -- a shard from another knowledge base ----------------------------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="cmd_report_merge (errorkb/cli.py, nobody's this session) must call "
-                   "report.of_known_entries: /work/brief/redsite16-cli.patch, which removes this mark")
 def test_report_merge_leaves_out_and_names_records_of_entries_the_knowledge_base_has_not(tmp_path, capsys):
     """A CI artefact is whatever a job uploaded: a shard of another knowledge base's run merged its records into OUT
     without a word (the pages then left them out, and the next `errorkb verify` dropped them silently). The merge

@@ -140,6 +140,7 @@ def test_a_record_of_a_check_the_entry_has_not_is_no_diagnosis_case(tmp_path):
     (real,) = [check for check in ours if check["role"] == "before" and check["target"] == "upstream"
                and check["device"] == "cpu"]
     forged = {**real, "device": "tpu", "id": real["id"].replace("cpu", "tpu"),
+              "evidence": {"allocated_bytes": 4096, "calls": 1},  # a device's pass with no evidence is left out earlier
               "exception": {**real["exception"], "traceback": "Traceback (most recent call last):\nForged: planted"}}
     # the forged record sorts first: its entry's case would be read from it
     (project.reports / "latest.json").parent.mkdir(parents=True, exist_ok=True)
