@@ -90,3 +90,79 @@ def test_the_hooks_block_never_asks_for_a_paste():
     assert answer.candidates and not answer.confirmed
     printed = block(answer, index)
     assert "to tell:" in printed and "paste" not in printed, printed
+
+
+# -- a header is not a message (newlib3's pydantic finding) ----------------------------------------------------------
+
+PYDANTIC = (
+    "Traceback (most recent call last):\n"
+    '  File "/u/mine.py", line 3, in <module>\n'
+    "    User(age='x')\n"
+    '  File "/venv/lib/python3.11/site-packages/pydantic/main.py", line 212, in __init__\n'
+    "    validated_self = self.__pydantic_validator__.validate_python(data, self_instance=self)\n"
+    "pydantic_core._pydantic_core.ValidationError: 1 validation error for User\n"
+    "age\n"
+    "  Input should be a valid integer, unable to parse string as an integer [type=int_parsing, input_value='x', "
+    "input_type=str]\n"
+)
+HEADER = "1 validation error for {model}"
+WHOLE = HEADER + "\n{field}\n  Input should be a valid integer, unable to parse string as an integer {details}"
+
+
+def _validation(message: str):
+    from errorkb.lookup import Known
+
+    return Known.from_index({"id": "int-field", "title": "t", "exception": "ValidationError", "message": message,
+                             "wordings": [{"message": message}],
+                             "diagnosis": {"frames": [{"file": "pydantic/main.py", "function": "__init__"}]}})
+
+
+def _lint(known):
+    from errorkb.lookup import lint
+    from errorkb.lookup._index import Index
+
+    return lint.check(Index([known], items={known.id: {}}, library="pydantic"), [lint.Case(known.id, None, PYDANTIC)])
+
+
+def test_a_wording_that_is_only_the_first_line_its_own_before_printed_is_refused():
+    found = _lint(_validation(HEADER))
+    assert [(one.entry, one.key) for one in found] == [("int-field", ("message",))], found
+    assert "only its first" in found[0].message and "3 lines" in found[0].message
+
+
+def test_the_whole_message_as_the_wording_passes():
+    assert _lint(_validation(WHOLE)) == []
+
+
+def test_a_before_the_verifier_failed_for_its_message_is_held_to_the_header_rule_alone():
+    """The verifier compares the whole message, so a header's before fails (`message-differs`, newlib3's pydantic
+    case) and is no verified before; its traceback still shows the header the lookup would confirm."""
+    from errorkb.lookup import lint
+    from errorkb.lookup._index import Index
+
+    known = _validation(HEADER)
+    index = Index([known], items={known.id: {}}, library="pydantic")
+    found = lint.check(index, [lint.Case(known.id, "2.5.0", PYDANTIC, passed=False)])
+    assert [one.key for one in found] == [("message",)] and "its own before (at 2.5.0)" in found[0].message
+    assert lint.check(index, [lint.Case(known.id, "2.5.0", PYDANTIC.replace("\nage\n", "\n").rsplit("\n", 2)[0]
+                                        + "\n", passed=False)]) == []
+
+
+def test_an_also_seen_as_header_is_refused_at_its_own_key():
+    from errorkb.lookup import Known, lint
+    from errorkb.lookup._index import Index
+
+    known = Known.from_index({"id": "int-field", "title": "t", "exception": "ValidationError", "message": WHOLE,
+                              "wordings": [{"message": WHOLE}, {"message": HEADER, "main": False}]})
+    found = lint.check(Index([known], items={known.id: {}}, library="pydantic"), [lint.Case(known.id, None, PYDANTIC)])
+    assert [one.key for one in found] == [("also_seen_as", 0, "message")], found
+
+
+def test_a_wording_whose_placeholder_can_hold_the_other_lines_is_still_a_header():
+    """A placeholder's value may run over lines, so the header fits the whole message as well as its first line: that
+    is how it confirms every error of the class. What the first line alone fits is refused, whatever else it fits."""
+    from errorkb.lookup import fits_wording
+
+    whole = PYDANTIC.split("ValidationError: ", 1)[1].rstrip("\n")
+    assert fits_wording(whole, HEADER) is not None
+    assert [one.key for one in _lint(_validation(HEADER))] == [("message",)]
