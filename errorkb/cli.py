@@ -1536,6 +1536,8 @@ def _one_line(error: BaseException) -> str:
 
 
 def _match_json(match: Match, index: Index) -> dict[str, Any]:
+    from errorkb.lookup import hint_json
+
     wording, release = match.matched, match.release
     return {"id": match.known.id, "title": match.known.title, "grade": match.grade.value,
             "exception": match.known.exception, "function": match.known.function, "url": index.page(match.known.id),
@@ -1543,7 +1545,8 @@ def _match_json(match: Match, index: Index) -> dict[str, Any]:
             "wording": {"index": match.wording, "message": wording.message, "exception": wording.exception,
                         "releases": wording.releases, "device": wording.device, "note": wording.note},
             "evidence": [{"kind": one.kind, "detail": one.detail} for one in match.evidence],
-            "missing": list(match.missing),
+            "missing": list(match.missing),  # the page's words; `hints`: each one's code and the command line's words
+            "hints": [hint_json(hint, "cli") for hint in match.missing],
             "other_causes": [{"releases": cause.releases, "note": cause.note, "message": cause.message,
                               "same_frames": cause.same_frames} for cause in match.others],
             "release": None if release is None else {"releases": list(release.releases), "source": release.source,
@@ -1578,6 +1581,8 @@ def _print_nearest(project: Project, text: str, entries: list[Any]) -> None:
 
 
 def _print_match(match: Match, index: Index) -> None:
+    from errorkb.lookup import hint_words
+
     library = index.library
     grade = "confirmed" if match.confirmed else "possible"
     _print(f"{match.known.id}  [{grade}]  {match.known.title}")
@@ -1603,7 +1608,9 @@ def _print_match(match: Match, index: Index) -> None:
     for one in match.evidence:
         _print(f"  why: {one.detail}")
     for hint in match.missing:
-        _print(f"  to tell: {hint}")
+        words = hint_words(hint, "cli")
+        if words:
+            _print(f"  to tell: {words}")
     _print(f"  page: {index.page(match.known.id)}  (offline: errorkb show {match.known.id})")
 
 

@@ -28,6 +28,7 @@ from errorkb.lookup._match import (
     Answer,
     Evidence,
     Grade,
+    Hint,
     Lookup,
     Match,
     RuledOut,
@@ -35,6 +36,8 @@ from errorkb.lookup._match import (
     fits_wording,
     fnv1a,
     frame_matches,
+    hint_json,
+    hint_words,
     read_wording,
 )
 from errorkb.lookup._paste import (
@@ -55,9 +58,10 @@ CAP = rules.CAP
 CHAIN = rules.CHAIN
 
 __all__ = ["CAP", "CHAIN", "GROUP", "INSTALLED", "STATED", "Answer", "Candidate", "Diagnosis", "Evidence", "Frame",
-           "FrameRule", "Grade", "Index", "IndexUnavailable", "Known", "Lookup", "Match", "Placeholder", "Releases",
+           "FrameRule", "Grade", "Hint", "Index", "IndexUnavailable", "Known", "Lookup", "Match", "Placeholder",
+           "Releases",
            "RuledOut", "Verdict", "Wording", "advice", "candidates", "contains", "fits", "fits_wording", "fnv1a",
-           "frame_matches",
+           "frame_matches", "hint_json", "hint_words",
            "frames", "installed_indexes", "keep_tail", "load_index", "load_indexes",
            "normalize", "plain_quotes", "read_index", "read_wording", "releases_in_paste",
            "rules", "shipped_index", "stated_release", "stated_releases", "strip", "verdict"]

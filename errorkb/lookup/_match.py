@@ -50,6 +50,7 @@ from bisect import bisect_left
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
+from typing import Any
 
 from errorkb.core.message import (
     GENERIC_WORDINGS,
@@ -100,10 +101,48 @@ from errorkb.lookup._release import (
     wording_range,
 )
 
-EARLIER = ("found earlier in the paste, not in the error it ended with: paste only the failing traceback to "
-           "check it")
-CHECKED = ("found inside a failed check's message (an `assert` or a test's comparison quotes these words): the check "
-           "raised the error, not the library; paste the traceback of the error the check compared to confirm it")
+
+class Hint(str):
+    """One thing that would confirm a candidate, as a code and its parameters (`rules.HINT_WORDS`): the string itself is
+    its words at the paste box (what the page's script says too); `words` gives them at another front, where the user
+    pasted nothing (the hook has the whole traceback and the installed release). A hint without a code is a `str`:
+    its words are the same at every front."""
+
+    code: str
+    params: dict[str, str]
+
+    def __new__(cls, code: str, /, **params: str) -> Hint:
+        self = super().__new__(cls, _worded(code, "paste", params) or "")
+        self.code, self.params = code, params
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _hint, (self.code, self.params)
+
+
+def _hint(code: str, params: dict[str, str]) -> Hint:
+    return Hint(code, **params)
+
+
+def _worded(code: str, front: str, params: dict[str, str]) -> str | None:
+    template = rules.HINT_WORDS[code][front]
+    return None if template is None else template.format(**params)
+
+
+def hint_words(hint: str, front: str) -> str | None:
+    """A hint's words at `front` (one of `rules.FRONTS`); None: not said there."""
+    return _worded(hint.code, front, hint.params) if isinstance(hint, Hint) else hint
+
+
+def hint_json(hint: str, front: str) -> dict[str, Any]:
+    """A hint for `--json` (docs/api.md): its code (None: plain words) and parameters, and its words at `front`."""
+    if isinstance(hint, Hint):
+        return {"code": hint.code, "params": dict(hint.params), "words": hint_words(hint, front)}
+    return {"code": None, "params": {}, "words": hint}
+
+
+EARLIER = Hint("earlier")
+CHECKED = Hint("checked")
 
 
 class Grade(StrEnum):
@@ -130,7 +169,7 @@ class Match:
     recognised: bool = False  # the paste holds one of the entry's `recognised_by` texts
     grade: Grade = Grade.CONFIRMED
     evidence: tuple[Evidence, ...] = ()
-    missing: tuple[str, ...] = ()  # what would confirm it or rule it out
+    missing: tuple[str, ...] = ()  # what would confirm it or rule it out (a `Hint` has words per front)
     at: int = -1  # where the matched exception line starts (-1: a bare message or found inside)
     shown: bool = False  # the paste shows frames of this exception's traceback
     names: dict[str, str] = field(default_factory=dict)  # placeholder → the whole name its value is part of
@@ -1107,26 +1146,26 @@ def fnv1a(name: str) -> str:
 
 def _hints(match: Match, diagnosis: Diagnosis, shown: list[Frame], releases: tuple[str, ...],
            library: str, told: bool = False, blind: bool = False) -> list[str]:
-    """What would confirm a candidate, or rule it out, in the words a reader acts on. `told`: an other
+    """What would confirm a candidate, or rule it out, as codes a front words (`Hint`). `told`: an other
     cause's hint (`_other_hint`) came first; it already asks for the release (or says the known one
     does not tell) and for the traceback, so neither question is asked again. `blind`: an other cause
     raises through the same frames, so the traceback would confirm nothing."""
-    hints = []
+    hints: list[str] = []
     if shown and diagnosis.frames:
         hints.append(f"the traceback shows no frame in {_where(diagnosis.frames[0])}, where this error is raised")
     elif blind:
         pass
     elif not shown and diagnosis.frames:
-        hints.append(f"paste the whole traceback: a frame in {_where(diagnosis.frames[0])} confirms it")
+        hints.append(Hint("traceback-frame", where=_where(diagnosis.frames[0])))
     elif not shown and diagnosis.code:
-        hints.append(f"paste the whole traceback: your failing line using {code_span(diagnosis.code[0])} confirms it")
+        hints.append(Hint("traceback-line", code=code_span(diagnosis.code[0])))
     if match.known.recognised_by and not match.recognised:
-        hints.append(f"a line like {code_span(match.known.recognised_by[0])} in the paste confirms it")
+        hints.append(Hint("recognised-line", line=code_span(match.known.recognised_by[0])))
     claim = wording_range(match.known, match.matched)
     if not releases and claim and not told:
-        hints.append(f"which {library} release? This wording comes from {claim}; another release rules it out")
+        hints.append(Hint("release", library=library, claim=claim))
     if not hints and not told:
-        hints.append("paste the whole traceback: the message alone is printed by many unrelated errors")
+        hints.append(Hint("traceback-any", id=match.known.id))
     return hints
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-RULES_VERSION = 38
+RULES_VERSION = 39
 
 CAP = 1 << 16  # characters of a paste read: its last 64 KiB
 CHAIN = 64  # exception lines tried whole, counted from the end of the paste
@@ -590,6 +590,44 @@ def compiled(pattern: str, multiline: bool = False) -> re.Pattern[str]:
     return re.compile(pattern, re.MULTILINE if multiline else 0)
 
 
+# What would confirm a candidate, worded for where the answer is shown (`_match.Hint`, issue 19): `paste` the page's
+# box, `cli` `errorkb lookup` (both read what the user pasted), `hook` the traceback hook and the pytest hint, which
+# hold the whole traceback and read the installed release themselves: they never ask for a paste. `{name}`: a
+# parameter the hint carries (already in the words a reader reads: code spans, places). None: not said at that front
+# (no front drops one yet; a front's printer skips it).
+_EARLIER = ("found earlier in the paste, not in the error it ended with: paste only the failing traceback to "
+            "check it")
+_CHECKED_HEAD = ("found inside a failed check's message (an `assert` or a test's comparison quotes these words): the "
+                 "check raised the error, not the library; ")
+_ANY = "the message alone is printed by many unrelated errors"
+HINT_WORDS: dict[str, dict[str, str | None]] = {
+    "traceback-frame": {"paste": "paste the whole traceback: a frame in {where} confirms it",
+                        "cli": "paste the whole traceback: a frame in {where} confirms it",
+                        "hook": "the traceback shows no frame in {where}, where this error is raised"},
+    "traceback-line": {"paste": "paste the whole traceback: your failing line using {code} confirms it",
+                       "cli": "paste the whole traceback: your failing line using {code} confirms it",
+                       "hook": "your failing line using {code} confirms it; the traceback shows none"},
+    "recognised-line": {"paste": "a line like {line} in the paste confirms it",
+                        "cli": "a line like {line} in the text you give confirms it",
+                        "hook": "a line like {line} printed before the error (in your output, not the traceback) "
+                                "confirms it"},
+    "release": {"paste": "which {library} release? This wording comes from {claim}; another release rules it out",
+                "cli": "which {library} release? This wording comes from {claim}; another release rules it out "
+                       "(`errorkb lookup --release` gives it)",
+                "hook": "the installed {library} release could not be read: this wording comes from {claim}; "
+                        "another release rules it out"},
+    "traceback-any": {"paste": "paste the whole traceback: " + _ANY, "cli": "paste the whole traceback: " + _ANY,
+                      "hook": _ANY + ": compare the cause `errorkb show {id}` describes with your code"},
+    "earlier": {"paste": _EARLIER, "cli": _EARLIER,
+                "hook": "found in an earlier exception of the chain, not in the error raised: the entry may be about "
+                        "that earlier error"},
+    "checked": {"paste": _CHECKED_HEAD + "paste the traceback of the error the check compared to confirm it",
+                "cli": _CHECKED_HEAD + "paste the traceback of the error the check compared to confirm it",
+                "hook": _CHECKED_HEAD + "the traceback of the error the check compared confirms it"},
+}
+FRONTS = ("paste", "cli", "hook")
+
+
 def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
     """The rules as the index carries them to the page: every constant, every pattern's source,
     the placeholder types and the wordings too generic to identify an error."""
@@ -638,5 +676,5 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
         "on_class": {"instance": ON_INSTANCE, "prefix": ON_CLASS_PREFIX, "class": ON_CLASS},
         "types": TYPES, "default_types": DEFAULT_TYPES, "builtin_types": list(BUILTIN_TYPES),
         "relations": list(RELATIONS), "confirming": list(CONFIRMING),
-        "generic": list(generic),
+        "generic": list(generic), "hint_words": HINT_WORDS,
     }

@@ -9,7 +9,8 @@ the entry is written, by `errorkb check`, instead of silently turning real repor
 an other cause (`diagnosis.other_causes`) whose range holds the release the before was verified on:
 the entry's own case would then read as the other cause's, at the other cause's `releases` line. And a
 `ties` declaration (values that confirm the entry on their own) must tie the before's own value, and no
-glob of it may fit every class the library defines (it would confirm the entry on any class a message names).
+glob of it may fit every class the library defines (it would confirm the entry on any class a message names). A wording
+that is only the first line of a message its own before printed over several is a header, not the message (`_header`).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import NamedTuple
 
 from errorkb.lookup import _rules as rules
 from errorkb.lookup._index import Index, library_class_names
-from errorkb.lookup._match import name_matches
+from errorkb.lookup._match import Match, fits_wording, name_matches
 from errorkb.lookup._release import INSTALLED, contains, plain
 
 
@@ -32,6 +33,7 @@ class Case:
     entry: str
     release: str | None
     text: str
+    passed: bool = True  # False: the before raised the error, with another message (held only to `_header`)
 
 
 class Finding(NamedTuple):
@@ -51,6 +53,11 @@ def check(index: Index, cases: Iterable[Case], classes: Collection[str] | None =
     problems = broad_ties(index, classes)
     for case in cases:
         if case.entry not in index.items:
+            continue
+        if not case.passed:  # the verifier found the message differs: a header the lookup confirms is still one
+            found = lookup.answer(case.text, case.release, INSTALLED).matches
+            own = next((one for one in found if one.known.id == case.entry), None)
+            problems += _header(case, own, f"its own before (at {case.release or 'an unknown release'})") if own else []
             continue
         where = f"its own verified before (at {case.release or 'an unknown release'})"
         release = plain(case.release)
@@ -83,7 +90,36 @@ def check(index: Index, cases: Iterable[Case], classes: Collection[str] | None =
                                                 "`ties` name: they would confirm what the verifier never saw"))
         elif not own.confirmed:
             problems.append(Finding(case.entry, f"{where} is only a candidate for it: {'; '.join(own.missing)}"))
+        if own is not None:
+            problems += _header(case, own, where)
     return problems
+
+
+def _header(case: Case, own: Match, where: str) -> list[Finding]:
+    """A finding at each wording of the entry that fits only the first lines of the message its own before printed over
+    more (`1 validation error for {model}`, then the field and what is wrong with it): a header every error of the
+    class prints, which would confirm any of them raised through the documented frames."""
+    if own.at < 0:
+        return []
+    printed = [line for line in case.text[own.at:].rstrip(rules.WHITESPACE).split("\n") if line.strip()]
+    name, colon, first = printed[0].partition(": ")
+    if len(printed) < 2 or not colon or name.rsplit(".", 1)[-1] != own.known.exception.rsplit(".", 1)[-1]:
+        return []
+    message = [first, *printed[1:]]
+    found = []
+    for number, wording in enumerate(own.known.wordings):
+        earlier = own.known.wordings[:number]
+        if any(wording.message in (w.message, w.message.replace("`", ""), w.message[1:-1]) for w in earlier):
+            continue  # a form a paste may show (`as_pasted`): its wording is checked as written
+        key: tuple[str | int, ...] = ("message",) if not number else ("also_seen_as", number - 1, "message")
+        kept = next((k for k in range(1, len(message)) if fits_wording("\n".join(message[:k]), wording.message)
+                     is not None), None)
+        if kept is not None:
+            found.append(Finding(case.entry, f"the message of {where} is {len(message)} lines, this wording fits only "
+                                             f"its first {kept} ({first!r}): a header every error of its class prints, "
+                                             "which would confirm any of them; write the message whole (the lines "
+                                             "that tell this error apart, their values as placeholders)", key))
+    return found
 
 
 def broad_ties(index: Index, classes: Collection[str] | None = None) -> list[Finding]:

@@ -268,6 +268,7 @@
       lowerFirst: String(rules.lower_first || ""),
       onClass: { instance: String((rules.on_class || {}).instance || ""), prefix: String((rules.on_class || {}).prefix || ""),
         class: String((rules.on_class || {}).class || "") },
+      hintWords: rules.hint_words || {},
     };
   }
 
@@ -1680,25 +1681,31 @@
 
   /* `told`: an other cause's hint came first and already asks for the release and the traceback
    * (_match.py:_hints). */
-  function hints(match, d, shown, releases, library, told, blind) {
+  /* A hint's words at a front (`paste`, `cli`, `hook`) from the rules' table (_match.py:hint_words); null: not said
+   * there. The page is the paste front. */
+  function hintWords(R, code, params, front = "paste") {
+    const template = (R.hintWords[code] || {})[front];
+    if (template === null || template === undefined) return null;
+    return template.replace(/\{(\w+)\}/g, (_, name) => String(params[name]));
+  }
+
+  function hints(match, d, shown, releases, library, told, blind, R) {
     const out = [];
     if (shown.length && d.frames.length) {
       out.push(`the traceback shows no frame in ${where(d.frames[0])}, where this error is raised`);
     } else if (blind) {
       // an other cause raises through the same frames: the traceback would confirm nothing
     } else if (!shown.length && d.frames.length) {
-      out.push(`paste the whole traceback: a frame in ${where(d.frames[0])} confirms it`);
+      out.push(hintWords(R, "traceback-frame", { where: where(d.frames[0]) }));
     } else if (!shown.length && d.code.length) {
-      out.push(`paste the whole traceback: your failing line using ${codeSpan(d.code[0])} confirms it`);
+      out.push(hintWords(R, "traceback-line", { code: codeSpan(d.code[0]) }));
     }
     if (match.known.recognisedBy.length && !match.recognised) {
-      out.push(`a line like ${codeSpan(match.known.recognisedBy[0])} in the paste confirms it`);
+      out.push(hintWords(R, "recognised-line", { line: codeSpan(match.known.recognisedBy[0]) }));
     }
     const claim = wordingRange(match.known, match.matched);
-    if (!releases.length && claim && !told) {
-      out.push(`which ${library} release? This wording comes from ${claim}; another release rules it out`);
-    }
-    if (!out.length && !told) out.push("paste the whole traceback: the message alone is printed by many unrelated errors");
+    if (!releases.length && claim && !told) out.push(hintWords(R, "release", { library, claim }));
+    if (!out.length && !told) out.push(hintWords(R, "traceback-any", { id: match.known.id }));
     return out;
   }
 
@@ -1760,10 +1767,6 @@
       "error of an instance, to confirm it";
   }
 
-  const EARLIER = "found earlier in the paste, not in the error it ended with: paste only the failing traceback " +
-    "to check it";
-  const CHECKED = "found inside a failed check's message (an `assert` or a test's comparison quotes these words): " +
-    "the check raised the error, not the library; paste the traceback of the error the check compared to confirm it";
 
   /* Every entry's wordings parsed once; `answer` (or `find`) handles one paste. `options`: the
    * index's `library.name`, `rules`, `library.classes`, `library.others` and `runtime.packages`. */
@@ -2232,9 +2235,9 @@
       const earlier = confirmed && !wording.device && !this.endedWith(match, reading, meter);
       confirmed = confirmed && !earlier;
       if (earlier) {
-        missing.push(EARLIER);
+        missing.push(hintWords(R, "earlier", {}));
       } else if (checked) {
-        missing.push(CHECKED);
+        missing.push(hintWords(R, "checked", {}));
       } else if (relayed !== null) {
         missing.push(`your code relays these words from a value (${where(relayed)}: ` +
           `${codeSpan(relayed.code.slice(0, 120))}): an error ${library} raised, or words of your own; the original error's traceback tells (raise it \`from\` ` +
@@ -2256,7 +2259,7 @@
             "its frames are that error's (another error's, or a retelling's); the " +
             `${codeSpan(wording.exception)}'s own traceback confirms it`);
         } else {
-          missing.push(...told, ...hints(match, d, shown, releases, library, told.length > 0, blind));
+          missing.push(...told, ...hints(match, d, shown, releases, library, told.length > 0, blind, R));
         }
       }
       return { ...match, grade: confirmed ? "confirmed" : "candidate", evidence, missing, shown: shown.length > 0,
@@ -2299,6 +2302,6 @@
 
   return {
     MessageTemplate, TemplateSyntaxError, Meter, Lookup, compileRules, candidates, normalize, frames, parse, keepTail,
-    isDegenerate, fixedText, contains, verdict, known, origin, codeSpans, codeSpan, fnv1a,
+    isDegenerate, fixedText, contains, verdict, known, origin, codeSpans, codeSpan, fnv1a, hintWords,
   };
 });
