@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from errorkb.hook import guard
-from errorkb.lookup import INSTALLED, Answer, Grade, Index, Match, load_index, load_indexes
+from errorkb.lookup import INSTALLED, Answer, Grade, Index, Match, hint_words, load_index, load_indexes
 from errorkb.lookup._paste import installed_path
 
 MAX_CANDIDATES = 3
@@ -633,7 +633,8 @@ def block(answer: Answer, index: Index) -> str:
         lines.append("errorkb: possibly a documented error, not confirmed (the message is printed by other "
                      "errors too):")
         for match in answer.candidates[:MAX_CANDIDATES]:
+            told = [words for hint in match.missing if (words := hint_words(hint, "hook"))]  # never "paste"
             lines += [f"  ? {match.known.title}",
-                      f"    to tell: {'; '.join(match.missing)}",
+                      *([f"    to tell: {'; '.join(told)}"] if told else []),
                       f"    page: {index.page(match.known.id)}  (offline: errorkb show {match.known.id})"]
     return "\n" + "\n".join(_CONTROL.sub("", line) for line in lines) + "\n"

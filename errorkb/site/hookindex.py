@@ -114,14 +114,19 @@ def diagnosis_cases(project: Project, loaded: LoadResult | None = None) -> list[
 
     reports, _ = read_reports(project.reports, runtime_for(project.library.runtime).devices)
     reports, _ = expected_reports(project, loaded or load_project_entries(project), reports)
+    from errorkb.results.records import Code
+
     cases: dict[str, Case] = {}
+    differs: dict[str, Case] = {}  # a before that raised the error with another message: held to the header rule
     for record in sorted(latest_results(reports).values(), key=lambda r: (r.entry, r.device != "cpu")):
         info = record.exception
-        if record.role != "before" or record.target != "upstream" or record.outcome.value != "pass" \
-                or info is None or not info.traceback or record.entry in cases:
+        if record.role != "before" or record.target != "upstream" or info is None or not info.traceback:
             continue
-        cases[record.entry] = Case(record.entry, record.release, info.traceback)
-    return list(cases.values())
+        if record.outcome.value == "pass" and record.entry not in cases:
+            cases[record.entry] = Case(record.entry, record.release, info.traceback)
+        elif record.code is Code.MESSAGE_DIFFERS and record.entry not in differs:
+            differs[record.entry] = Case(record.entry, record.release, info.traceback, passed=False)
+    return [*cases.values(), *(case for entry, case in differs.items() if entry not in cases)]
 
 
 def index_text(document: dict[str, object]) -> str:

@@ -13,8 +13,6 @@ import json
 import subprocess
 import sys
 
-import pytest
-
 from errorkb.lookup import Hint, hint_json, hint_words, rules
 from tests.site.lookupkb import kb  # noqa: F401  (the fixture)
 from tests.site.test_lookup_js import run_js
@@ -74,8 +72,6 @@ def test_errorkb_lookup_prints_its_own_words_and_json_keeps_the_codes():
     assert match["hints"][0]["params"]["where"].startswith("`Cache.update`")
 
 
-@pytest.mark.xfail(strict=True, reason="the hook's block words its hints at the hook front once the lead applies "
-                                       "/work/brief/lookup26-hook.patch (errorkb/hook/explain.py is hookred9's)")
 def test_the_hooks_block_never_asks_for_a_paste():
     from benchmarks.lookup_recall import ROOT
     from errorkb.core.load import load_project_entries
