@@ -1616,7 +1616,7 @@ def _print_match(match: Match, index: Index) -> None:
 
 def _show_text(index: Index, entry_id: str) -> str:
     """An entry as the index holds it: message, meaning, the fix, releases, its page."""
-    from errorkb.lookup._known import mapping
+    from errorkb.lookup._known import mapping, since_words
 
     item = index.items[entry_id]
     show = mapping(item.get("show"))
@@ -1639,8 +1639,7 @@ def _show_text(index: Index, entry_id: str) -> str:
     if facts and facts.last_good:
         tail.append(f"  last release where the old code ran: {facts.last_good}")
     if facts and facts.replacement:
-        tail.append(f"  replacement: {facts.replacement}" + (f" (since {facts.replacement_since})"
-                                                             if facts.replacement_since else ""))
+        tail.append(f"  replacement: {facts.replacement}{since_words(facts.replacement, facts.replacement_since)}")
     if show.get("source"):
         tail.append(f"  source: {show['source']}")
     if show.get("related"):

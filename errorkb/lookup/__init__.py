@@ -23,7 +23,16 @@ from errorkb.lookup._index import (
     read_index,
     shipped_index,
 )
-from errorkb.lookup._known import Diagnosis, FrameRule, Known, Placeholder, Releases, Wording
+from errorkb.lookup._known import (
+    Diagnosis,
+    FrameRule,
+    Known,
+    Placeholder,
+    Releases,
+    Wording,
+    names_releases,
+    since_words,
+)
 from errorkb.lookup._match import (
     Answer,
     Evidence,
@@ -41,16 +50,16 @@ from errorkb.lookup._match import (
     read_wording,
 )
 from errorkb.lookup._paste import (
-                                   Candidate,
-                                   Frame,
-                                   candidates,
-                                   frames,
-                                   keep_tail,
-                                   normalize,
-                                   plain_quotes,
-                                   stated_release,
-                                   stated_releases,
-                                   strip,
+    Candidate,
+    Frame,
+    candidates,
+    frames,
+    keep_tail,
+    normalize,
+    plain_quotes,
+    stated_release,
+    stated_releases,
+    strip,
 )
 from errorkb.lookup._release import INSTALLED, STATED, Verdict, advice, contains, releases_in_paste, verdict
 
@@ -62,6 +71,6 @@ __all__ = ["CAP", "CHAIN", "GROUP", "INSTALLED", "STATED", "Answer", "Candidate"
            "Releases",
            "RuledOut", "Verdict", "Wording", "advice", "candidates", "contains", "fits", "fits_wording", "fnv1a",
            "frame_matches", "hint_json", "hint_words",
-           "frames", "installed_indexes", "keep_tail", "load_index", "load_indexes",
+           "frames", "installed_indexes", "keep_tail", "load_index", "load_indexes", "names_releases",
            "normalize", "plain_quotes", "read_index", "read_wording", "releases_in_paste",
-           "rules", "shipped_index", "stated_release", "stated_releases", "strip", "verdict"]
+           "rules", "shipped_index", "since_words", "stated_release", "stated_releases", "strip", "verdict"]

@@ -9,6 +9,7 @@ matched message to the entry's cause and what rules it out. The index builder
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -236,3 +237,18 @@ def _tie(item: dict[str, Any]) -> Tie:
 def _other_cause(item: dict[str, Any]) -> OtherCause:
     return OtherCause(str(item["releases"]), str(item.get("note") or ""), _text(item.get("message")),
                       tuple(str(text) for text in _list(item.get("messages")) if text), item.get("same_frames") is True)
+
+
+_NAMES_A_RELEASE = re.compile(r"(?<![\w.])\d+\.\d+(?:\.\d+)?(?![\w.]*\()")
+
+
+def names_releases(text: str) -> bool:
+    """Whether a replacement's text says its own releases ("`get_max_cache_shape()` (4.46 – 5.19); `get_max_length()`
+    again from 5.13"), outside its code: then a "since" after it reads as its last clause's."""
+    return bool(_NAMES_A_RELEASE.search(re.sub(r"`[^`]*`", "", text)))
+
+
+def since_words(replacement: str, since: str | None) -> str:
+    """" (since X)" after a replacement's text, or nothing where the text says its own releases (the one rule the
+    page, `errorkb lookup`, `show` and the hook follow: "again from 5.13 (since 4.46.3)" contradicted itself)."""
+    return f" (since {since})" if since and not names_releases(replacement) else ""

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from errorkb.core.message import GENERIC_WORDINGS, MessageTemplate
 from errorkb.lookup._index import class_names_of
-from errorkb.lookup._known import Known, Releases, Wording
+from errorkb.lookup._known import Known, Releases, Wording, since_words
 from errorkb.lookup._match import fnv1a
 from errorkb.lookup._rules import rules_document
 
@@ -204,8 +204,7 @@ def fix_of(entry: Entry) -> str:
     """The fix in one line: the replacement of a removed API, else the first solution's title."""
     releases = entry.releases
     if releases and releases.replacement:
-        since = f" (since {releases.replacement_since})" if releases.replacement_since else ""
-        return one_line(f"use {releases.replacement}{since}")
+        return one_line(f"use {releases.replacement}{since_words(releases.replacement, releases.replacement_since)}")
     return one_line(entry.solutions[0].title)
 
 

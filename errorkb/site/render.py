@@ -32,6 +32,7 @@ from errorkb.core.problems import Problem
 from errorkb.core.project import LibraryProfile, Project
 from errorkb.core.prose import disarm_includes, visible
 from errorkb.core.snippets import Snippet, read_snippet
+from errorkb.lookup import names_releases
 from errorkb.lookup.build import (
     beneath_library,
     index_fields,
@@ -378,15 +379,6 @@ def fix_line(entry: Entry, oldest: str | None = None) -> Markup:
     if releases and releases.replacement:
         return Markup(f"use {replacement_words(releases.replacement, releases.replacement_since, oldest)}")
     return Markup(inert_line(entry.solutions[0].title))
-
-
-_NAMES_A_RELEASE = re.compile(r"(?<![\w.])\d+\.\d+(?:\.\d+)?(?![\w.]*\()")
-
-
-def names_releases(text: str) -> bool:
-    """Whether a replacement's text says its own releases ("`get_max_cache_shape()` (4.46 – 5.19); `get_max_length()`
-    again from 5.13"), outside its code: then a "since" after it reads as its last clause's."""
-    return bool(_NAMES_A_RELEASE.search(re.sub(r"`[^`]*`", "", text)))
 
 
 def replacement_words(replacement: str, since: str | None, oldest: str | None = None) -> Markup:

@@ -27,6 +27,7 @@ from errorkb.core.load import LoadResult
 from errorkb.core.logsafe import strip_controls
 from errorkb.core.project import Project
 from errorkb.core.snippets import AFTER
+from errorkb.lookup import since_words
 from errorkb.plugs import runtime_for
 from errorkb.results.report import latest_results, read_reports
 from errorkb.site import evidence, render
@@ -116,8 +117,8 @@ def _releases(page: render.EntryPage) -> RenderableType:
     if until:
         rows.append(("worked until", until))
     if declared and declared.replacement:
-        since = f" (since {declared.replacement_since})" if declared.replacement_since else ""
-        rows.append(("replacement", declared.replacement + since))
+        rows.append(("replacement", declared.replacement + since_words(declared.replacement,
+                                                                       declared.replacement_since)))
     if measured and measured.fixed_in:
         rows.append(("fixed in", measured.fixed_in))
     if entry.source.release:

@@ -173,6 +173,25 @@ def test_a_replacement_that_names_its_own_releases_is_never_followed_by_a_since(
     assert "4.46.3" in _words(entry.split("## Versions")[1].split("## Verification")[0])  # said, where it is alone
 
 
+def test_the_terminal_and_the_index_follow_the_pages_rule_for_a_since(capsys):
+    """One rule (`errorkb.lookup.since_words`) for every place a replacement is said: the index's one-line fix
+    (`errorkb lookup`, the paste box, the hook), `errorkb show` from the shipped index and from a checkout. Before,
+    only the page had it: the others still said "again from 5.13 (since 4.46.3)"."""
+    from errorkb.cli import main
+
+    from errorkb.lookup import read_index
+
+    entry_id = REMOVED.rsplit("/", 1)[1]
+    shipped = ROOT / "transformers_errorkb" / "index.json"
+    fix = read_index(json.loads(shipped.read_text(encoding="utf-8"))).items[entry_id]["fix"]  # the hook index `errorkb hook index` wrote (lint checks it)
+    assert "again from 5.13" in fix and "since" not in fix, fix
+    for argv in (["show", entry_id], ["--root", str(ROOT), "show", entry_id]):
+        capsys.readouterr()
+        main(argv)
+        said = _words(capsys.readouterr().out)
+        assert "again from 5.13" in said and "(since" not in said, (argv, said[-600:])
+
+
 # -- 4. the version matrix in plain words --------------------------------------------------------------------
 
 
