@@ -178,7 +178,6 @@ def test_the_terminal_and_the_index_follow_the_pages_rule_for_a_since(capsys):
     (`errorkb lookup`, the paste box, the hook), `errorkb show` from the shipped index and from a checkout. Before,
     only the page had it: the others still said "again from 5.13 (since 4.46.3)"."""
     from errorkb.cli import main
-
     from errorkb.lookup import read_index
 
     entry_id = REMOVED.rsplit("/", 1)[1]
