@@ -130,14 +130,14 @@ class Sandbox:
         command += ["--ro-bind", str(_PACKAGE), f"{_IMPORT}/errorkb"]
         env["PYTHONPATH"] = os.pathsep.join([_IMPORT, *self.import_path()])
         if tasks:  # RLIMIT_NPROC does not hold for uid 0: a pids cgroup per check
-            groups = task_groups()
-            command += ["--bind", str(groups.new()), _TASKS]
+            command += ["--bind", str(task_groups().new()), _TASKS]
             env[TASKS_ENV] = _TASKS
-            if groups.has_memory():  # cgroup v2: the pids cgroups carry the memory limit too
-                env.update({MEMORY_ENV: _TASKS, MEMORY_MAX_ENV: str(self.check_memory)})
-            elif memory_groups().problem() is None:  # a memory cgroup per check, beside the pids one
-                command += ["--bind", str(memory_groups().new()), _MEMORY]
+            memory = memory_groups()
+            if memory.problem() is None:  # a memory cgroup per check, beside the pids one
+                command += ["--bind", str(memory.new()), _MEMORY]
                 env.update({MEMORY_ENV: _MEMORY, MEMORY_MAX_ENV: str(self.check_memory)})
+            elif memory.in_pids:  # cgroup v2: the pids cgroups carry it, where their controller is on
+                env.update({MEMORY_ENV: _TASKS, MEMORY_MAX_ENV: str(self.check_memory)})
         command += ["--clearenv", *_setenv(env), "--chdir", "/tmp", "--", *argv]
         return command
 
@@ -181,7 +181,7 @@ class Sandbox:
 def memory_bound(sandbox: Sandbox | None, per_process: int) -> str:
     """Which memory limit a CPU check runs under here, in words (the run's information, the threat model)."""
     if sandbox is not None and os.geteuid() == 0 and task_groups().problem() is None \
-            and (task_groups().has_memory() or memory_groups().problem() is None):
+            and (memory_groups().problem() is None or (memory_groups().in_pids and task_groups().memory)):
         return (f"{sandbox.check_memory / (1 << 20):g} MiB per check, all its processes together (a memory cgroup); "
                 f"{per_process / (1 << 20):g} MiB of address space per process (RLIMIT_AS)")
     why = "not running as root" if os.geteuid() != 0 or sandbox is None else memory_groups().problem()
@@ -227,7 +227,12 @@ def choose(mode: str, read_only: list[Path], hidden: list[Path], *, warn: Any = 
         return None
     reason = probe()
     if reason is None:
-        return _sandbox(shutil.which("bwrap") or "bwrap", read_only, hidden, runtime, packages, env_prefixes, private)
+        chosen = _sandbox(shutil.which("bwrap") or "bwrap", read_only, hidden, runtime, packages, env_prefixes, private)
+        from errorkb.verify.run import MEMORY_LIMIT  # run imports this module
+
+        if os.geteuid() == 0 and "per check" not in (bound := memory_bound(chosen, MEMORY_LIMIT)):
+            say(f"errorkb: memory is bounded per process, not per check: {bound}")  # as root, it could be
+        return chosen
     if mode == "require":
         raise SandboxUnavailable(reason)
     say(f"errorkb: WARNING: verifying WITHOUT a sandbox: {reason}. Snippets run with your permissions: they "
@@ -416,7 +421,7 @@ class TaskGroups:
     limit for all of a check's processes, where RLIMIT_AS bounds each alone. Found on the machine's own hierarchy
     of the controller (cgroup v1's, or v2's with it), removed when the harness exits, and those of a harness that
     died before removing them, when the next starts. On cgroup v2 the pids cgroups carry the memory limit too
-    (`has_memory`): a process is in one cgroup there."""
+    (`in_pids`, and `memory` once enabled): a process is in one cgroup there."""
 
     def __init__(self, controller: str = "pids") -> None:
         self.controller = controller
@@ -425,17 +430,14 @@ class TaskGroups:
         self.parent: Path | None = None
         self.why: str | None = None
         self.v2 = False
-        self.memory = False  # v2 with the memory controller: it is enabled beside pids
+        self.memory = False  # pids on v2 with the memory controller: it is enabled beside pids
+        self.in_pids = False  # memory on v2: the pids cgroups carry it (a process is in one cgroup there)
 
     def problem(self) -> str | None:
         """None when a check's limit can hold here as root; else why not, with the fix."""
         with self.lock:
             self._parent()
         return self.why
-
-    def has_memory(self) -> bool:
-        """The pids cgroups are cgroup v2's and have the memory controller: they hold the memory limit."""
-        return self.problem() is None and self.memory
 
     def new(self) -> Path:
         with self.lock:
@@ -461,8 +463,8 @@ class TaskGroups:
                         + _CONTROLLER_WHY[self.controller])
             return None
         mount, self.v2 = found
-        if self.controller == "memory" and self.v2:  # the pids cgroups hold it (`has_memory`)
-            self.why = "cgroup v2: the pids cgroups hold the memory limit"
+        if self.controller == "memory" and self.v2:  # the pids cgroups hold it, where they could enable it
+            self.why, self.in_pids = "cgroup v2: the pids cgroups could not enable the memory controller", True
             return None
         self.memory = self.v2 and "memory" in _read(str(mount / "cgroup.controllers")).split()
         prefix = "errorkb-" if self.controller == "pids" else f"errorkb-{self.controller}-"

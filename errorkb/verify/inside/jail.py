@@ -118,7 +118,9 @@ class Jail:
         if not root or not self.tasks or not limit.isdigit():
             return
         self.memory_root, self.memory_max = root, int(limit)
-        if root == self.cgroups:  # cgroup v2: the pids cgroup has the memory controller too
+        if root == self.cgroups:  # cgroup v2: the pids cgroup has the memory controller too, where enabled
+            if not os.path.exists(os.path.join(self.tasks, "memory.max")):
+                return
             self.memory = self.tasks
             _write(os.path.join(self.memory, "memory.max"), limit)
             for name, value in (("memory.swap.max", "0"), ("memory.oom.group", "1")):
