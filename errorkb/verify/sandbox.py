@@ -17,7 +17,9 @@ The sandbox (`Sandbox.wrap`):
 - has no network, a cleared environment (a short allow-list: no tokens), a minimal `/dev`
   (read-only), and the runtime's device nodes (a GPU's) only for checks on that device;
 - where the harness runs as root, shows the zygote a pids cgroup of its own (`TaskGroups`),
-  in which it makes one per check: `RLIMIT_NPROC` does not hold for uid 0;
+  in which it makes one per check: `RLIMIT_NPROC` does not hold for uid 0; and, where a memory
+  controller is writable, a memory cgroup too, so that one check's processes together use at most
+  `CHECK_MEMORY` (elsewhere each process alone is bounded, `RLIMIT_AS`: `memory_bound` says which);
 - dies with the harness (`--die-with-parent`) and has its own session (`--new-session`).
 
 **One check, one jail.** The warm zygote (`inside/zygote.py`) lives inside the sandbox, so a check
@@ -55,7 +57,7 @@ from typing import Any
 
 from errorkb.core.interpreter import python_command
 from errorkb.plugs import Runtime
-from errorkb.verify.inside.jail import TASKS_ENV
+from errorkb.verify.inside.jail import MEMORY_ENV, MEMORY_MAX_ENV, TASKS_ENV
 from errorkb.verify.inside.library import package_dirs
 from errorkb.verify.modes import SandboxUnavailable as SandboxUnavailable
 
@@ -74,6 +76,8 @@ _ENV_SECRETS = ("TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "_KEY", "
 _PACKAGE = Path(__file__).resolve().parents[1]  # the errorkb package the harness runs
 _IMPORT = "/run/errorkb/import"  # inside: a folder that holds that package and nothing else
 _TASKS = "/run/errorkb/tasks"  # inside: the pids cgroup the zygote makes each check's in (harness as root)
+_MEMORY = "/run/errorkb/memory"  # inside: the memory cgroup it makes each check's in (cgroup v1)
+CHECK_MEMORY = 8 << 30  # what one check's processes together may use, where a memory cgroup holds it
 
 
 # -- the harness side: which sandbox, and the bwrap command line ---------------------------------
@@ -90,6 +94,7 @@ class Sandbox:
     runtime: Runtime | None = None  # its device files and device environment
     env_prefixes: tuple[str, ...] = ()  # environment variables the runtime and the library read
     private: tuple[str, ...] = ()  # folders nothing may be imported from (the snippets), nor from above them
+    check_memory: int = CHECK_MEMORY  # bytes one check may use, all its processes together (a memory cgroup)
 
     def wrap(self, argv: list[str], *, device: str, writable: list[Path], jails: bool = False,
              python: Path | None = None, also: Sequence[Path] = (), absent: Sequence[str] = ()) -> list[str]:
@@ -127,6 +132,12 @@ class Sandbox:
         if tasks:  # RLIMIT_NPROC does not hold for uid 0: a pids cgroup per check
             command += ["--bind", str(task_groups().new()), _TASKS]
             env[TASKS_ENV] = _TASKS
+            memory = memory_groups()
+            if memory.problem() is None:  # a memory cgroup per check, beside the pids one
+                command += ["--bind", str(memory.new()), _MEMORY]
+                env.update({MEMORY_ENV: _MEMORY, MEMORY_MAX_ENV: str(self.check_memory)})
+            elif memory.in_pids:  # cgroup v2: the pids cgroups carry it, where their controller is on
+                env.update({MEMORY_ENV: _TASKS, MEMORY_MAX_ENV: str(self.check_memory)})
         command += ["--clearenv", *_setenv(env), "--chdir", "/tmp", "--", *argv]
         return command
 
@@ -167,6 +178,17 @@ class Sandbox:
         return binds + [part for node in nodes for part in ("--dev-bind", node, node)]
 
 
+def memory_bound(sandbox: Sandbox | None, per_process: int) -> str:
+    """Which memory limit a CPU check runs under here, in words (the run's information, the threat model)."""
+    if sandbox is not None and os.geteuid() == 0 and task_groups().problem() is None \
+            and (memory_groups().problem() is None or (memory_groups().in_pids and task_groups().memory)):
+        return (f"{sandbox.check_memory / (1 << 20):g} MiB per check, all its processes together (a memory cgroup); "
+                f"{per_process / (1 << 20):g} MiB of address space per process (RLIMIT_AS)")
+    why = "not running as root" if os.geteuid() != 0 or sandbox is None else memory_groups().problem()
+    return (f"{per_process / (1 << 20):g} MiB of address space per process (RLIMIT_AS; no memory cgroup per check: "
+            f"{why if sandbox is not None else 'no sandbox'})")
+
+
 def _namespaces(*, cgroup: bool) -> list[str]:
     """bwrap's `--unshare-all` (user, IPC, PID, network, UTS and, where it can, cgroup), less the cgroup
     namespace where the zygote moves checks into the harness's pids cgroups: on a cgroup v2 mounted with
@@ -205,7 +227,12 @@ def choose(mode: str, read_only: list[Path], hidden: list[Path], *, warn: Any = 
         return None
     reason = probe()
     if reason is None:
-        return _sandbox(shutil.which("bwrap") or "bwrap", read_only, hidden, runtime, packages, env_prefixes, private)
+        chosen = _sandbox(shutil.which("bwrap") or "bwrap", read_only, hidden, runtime, packages, env_prefixes, private)
+        from errorkb.verify.run import MEMORY_LIMIT  # run imports this module
+
+        if os.geteuid() == 0 and "per check" not in (bound := memory_bound(chosen, MEMORY_LIMIT)):
+            say(f"errorkb: memory is bounded per process, not per check: {bound}")  # as root, it could be
+        return chosen
     if mode == "require":
         raise SandboxUnavailable(reason)
     say(f"errorkb: WARNING: verifying WITHOUT a sandbox: {reason}. Snippets run with your permissions: they "
@@ -389,20 +416,25 @@ def _read(path: str) -> str:
 
 
 class TaskGroups:
-    """The pids cgroups this harness makes, one per sandbox that jails checks (its zygote makes one per
-    check below it): RLIMIT_NPROC does not hold for uid 0, a cgroup's `pids.max` does. Found on the
-    machine's own pids hierarchy (cgroup v1's `pids`, or v2's with the pids controller), removed when
-    the harness exits, and those of a harness that died before removing them, when the next starts."""
+    """The cgroups of one controller this harness makes, one per sandbox that jails checks (its zygote makes one
+    per check below it). `pids`: RLIMIT_NPROC does not hold for uid 0, a cgroup's `pids.max` does. `memory`: one
+    limit for all of a check's processes, where RLIMIT_AS bounds each alone. Found on the machine's own hierarchy
+    of the controller (cgroup v1's, or v2's with it), removed when the harness exits, and those of a harness that
+    died before removing them, when the next starts. On cgroup v2 the pids cgroups carry the memory limit too
+    (`in_pids`, and `memory` once enabled): a process is in one cgroup there."""
 
-    def __init__(self) -> None:
+    def __init__(self, controller: str = "pids") -> None:
+        self.controller = controller
         self.lock = threading.Lock()
         self.count = 0
         self.parent: Path | None = None
         self.why: str | None = None
         self.v2 = False
+        self.memory = False  # pids on v2 with the memory controller: it is enabled beside pids
+        self.in_pids = False  # memory on v2: the pids cgroups carry it (a process is in one cgroup there)
 
     def problem(self) -> str | None:
-        """None when a check's task limit can hold here as root; else why not, with the fix."""
+        """None when a check's limit can hold here as root; else why not, with the fix."""
         with self.lock:
             self._parent()
         return self.why
@@ -411,50 +443,77 @@ class TaskGroups:
         with self.lock:
             parent = self._parent()
             if parent is None:
-                raise SandboxUnavailable(self.why or "no pids cgroup")
+                raise SandboxUnavailable(self.why or f"no {self.controller} cgroup")
             self.count += 1
             folder = parent / f"sandbox-{self.count}"
             folder.mkdir(mode=0o700)
             if self.v2:
-                (folder / "cgroup.subtree_control").write_text("+pids")
+                (folder / "cgroup.subtree_control").write_text(self._enabled())
             return folder
+
+    def _enabled(self) -> str:
+        return " ".join(f"+{name}" for name in (self.controller, *(["memory"] if self.memory else [])))
 
     def _parent(self) -> Path | None:
         if self.parent is not None or self.why is not None:
             return self.parent
-        found = _pids_hierarchy()
+        found = _hierarchy(self.controller)
         if found is None:
-            self.why = ("running as root, and this machine shows no pids cgroup hierarchy: a check's task limit "
-                        "(RLIMIT_NPROC) does not hold for uid 0; run errorkb as another user, or mount the pids "
-                        "cgroup controller")
+            self.why = (f"running as root, and this machine shows no {self.controller} cgroup hierarchy: "
+                        + _CONTROLLER_WHY[self.controller])
             return None
         mount, self.v2 = found
-        for stale in mount.glob("errorkb-*"):
-            if not _alive(stale.name.removeprefix("errorkb-")):
+        if self.controller == "memory" and self.v2:  # the pids cgroups hold it, where they could enable it
+            self.why, self.in_pids = "cgroup v2: the pids cgroups could not enable the memory controller", True
+            return None
+        self.memory = self.v2 and "memory" in _read(str(mount / "cgroup.controllers")).split()
+        prefix = "errorkb-" if self.controller == "pids" else f"errorkb-{self.controller}-"
+        for stale in mount.glob(f"{prefix}*"):
+            if stale.name.removeprefix(prefix).isdigit() and not _alive(stale.name.removeprefix(prefix)):
                 _remove_tree(stale)
-        parent = mount / f"errorkb-{os.getpid()}"
+        parent = mount / f"{prefix}{os.getpid()}"
         try:
             parent.mkdir(mode=0o700, exist_ok=True)
+            if self.v2 and self.memory:
+                try:
+                    (parent / "cgroup.subtree_control").write_text(self._enabled())
+                except OSError:  # pids alone, then: each process bounded alone (`memory_bound` says so)
+                    self.memory = False
             if self.v2:
-                (parent / "cgroup.subtree_control").write_text("+pids")
-            if not (parent / "pids.max").exists() and not self.v2:
-                raise OSError("no pids.max in a new cgroup")
+                (parent / "cgroup.subtree_control").write_text(self._enabled())
+            if not self.v2 and not (parent / _CONTROLLER_FILE[self.controller]).exists():
+                raise OSError(f"no {_CONTROLLER_FILE[self.controller]} in a new cgroup")
         except OSError as error:
-            self.why = (f"running as root, and the pids cgroup {mount} is not writable here ({error}): a check's task "
-                        "limit (RLIMIT_NPROC) does not hold for uid 0; run errorkb as another user")
+            self.why = (f"running as root, and the {self.controller} cgroup {mount} is not writable here ({error}): "
+                        + _CONTROLLER_WHY[self.controller])
+            self.memory = False
             return None
         atexit.register(_remove_tree, parent)
         self.parent = parent
         return parent
 
 
+_CONTROLLER_FILE = {"pids": "pids.max", "memory": "memory.limit_in_bytes"}
+_CONTROLLER_WHY = {
+    "pids": "a check's task limit (RLIMIT_NPROC) does not hold for uid 0; run errorkb as another user, or mount "
+            "the pids cgroup controller",
+    "memory": "each of a check's processes is bounded alone (RLIMIT_AS), not the check; mount the memory cgroup "
+              "controller to bound the check",
+}
+
+
 @functools.cache
 def task_groups() -> TaskGroups:
-    return TaskGroups()
+    return TaskGroups("pids")
 
 
-def _pids_hierarchy() -> tuple[Path, bool] | None:
-    """(mount point, whether it is cgroup v2) of the hierarchy that has the pids controller."""
+@functools.cache
+def memory_groups() -> TaskGroups:
+    return TaskGroups("memory")
+
+
+def _hierarchy(controller: str) -> tuple[Path, bool] | None:
+    """(mount point, whether it is cgroup v2) of the hierarchy that has `controller`."""
     found = None
     for line in _read("/proc/self/mountinfo").splitlines():
         left, _, right = line.partition(" - ")
@@ -462,9 +521,9 @@ def _pids_hierarchy() -> tuple[Path, bool] | None:
         if len(fields) < 5 or len(after) < 3:
             continue
         point = Path(re.sub(r"\\([0-7]{3})", lambda octal: chr(int(octal.group(1), 8)), fields[4]))
-        if after[0] == "cgroup" and "pids" in after[2].split(","):
+        if after[0] == "cgroup" and controller in after[2].split(","):
             return point, False
-        if after[0] == "cgroup2" and "pids" in _read(str(point / "cgroup.controllers")).split():
+        if after[0] == "cgroup2" and controller in _read(str(point / "cgroup.controllers")).split():
             found = (point, True)
     return found
 

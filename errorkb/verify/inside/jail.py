@@ -62,6 +62,8 @@ _PR_SET_NO_NEW_PRIVS, _PR_CAPBSET_DROP, _PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_A
 _CAPABILITY_VERSION_3 = 0x20080522
 _jails: dict[int, Jail] = {}  # check pid → its jail, in the zygote
 TASKS_ENV = "ERRORKB_TASKS"  # where the sandbox shows the zygote its pids cgroup (when the harness is root)
+MEMORY_ENV = "ERRORKB_MEMORY"  # its memory cgroup (the pids one on cgroup v2), where one is writable
+MEMORY_MAX_ENV = "ERRORKB_MEMORY_MAX"  # the bytes one check may use, all its processes together
 _opened = [0]  # checks jailed by this process, for unique cgroup names
 
 
@@ -80,6 +82,9 @@ class Jail:
     gid: int = field(default_factory=os.getegid)
     tasks: str | None = None  # the check's own pids cgroup (where the harness runs as root), or None
     cgroups: str | None = None  # the folder of every check's cgroup, hidden from the check
+    memory: str | None = None  # the check's own memory cgroup (its pids one on cgroup v2), or None
+    memory_root: str | None = None  # the folder of every check's memory cgroup, hidden from the check
+    memory_max: int = 0  # its limit, bytes
 
     @classmethod
     def open(cls, result: str, timeout: float | None, scratch: str | None = None) -> Jail:
@@ -93,6 +98,7 @@ class Jail:
             jail.tasks = os.path.join(jail.cgroups, f"check-{os.getpid()}-{_opened[0]}")
             os.mkdir(jail.tasks, 0o700)
             _write(os.path.join(jail.tasks, "pids.max"), str(TASKS))
+        jail._open_memory()
         # The check writes to a small tmpfs over its folder, never to the harness's disk: `release`
         # copies back the files the harness reads, as plain files (a symbolic link is not followed).
         _mount("tmpfs", folder, "tmpfs", _MS_NOSUID | _MS_NODEV, f"size={FOLDER_SIZE},mode=700")
@@ -104,29 +110,69 @@ class Jail:
                                    setsigdef=(signal.SIGINT, signal.SIGTERM, signal.SIGHUP))
         return jail
 
+    def _open_memory(self) -> None:
+        """The check's memory cgroup, next to its pids one: every process it starts counts against one limit
+        (RLIMIT_AS bounds each process alone, so N children may take N times it). On cgroup v2 a process is in
+        one cgroup only: the pids one carries the limit, and `memory.oom.group` ends the whole check."""
+        root, limit = os.environ.get(MEMORY_ENV) or None, os.environ.get(MEMORY_MAX_ENV, "")
+        if not root or not self.tasks or not limit.isdigit():
+            return
+        self.memory_root, self.memory_max = root, int(limit)
+        if root == self.cgroups:  # cgroup v2: the pids cgroup has the memory controller too, where enabled
+            if not os.path.exists(os.path.join(self.tasks, "memory.max")):
+                return
+            self.memory = self.tasks
+            _write(os.path.join(self.memory, "memory.max"), limit)
+            for name, value in (("memory.swap.max", "0"), ("memory.oom.group", "1")):
+                if os.path.exists(os.path.join(self.memory, name)):
+                    _write(os.path.join(self.memory, name), value)
+            return
+        self.memory = os.path.join(root, os.path.basename(self.tasks))
+        os.mkdir(self.memory, 0o700)
+        _write(os.path.join(self.memory, "memory.limit_in_bytes"), limit)
+        if os.path.exists(os.path.join(self.memory, "memory.memsw.limit_in_bytes")):  # no swap beyond it either
+            _write(os.path.join(self.memory, "memory.memsw.limit_in_bytes"), limit)
+
+    def out_of_memory(self) -> str | None:
+        """What the check is told when the kernel killed any of its processes for its memory limit, else None."""
+        if not self.memory:
+            return None
+        counts = "memory.events" if self.memory == self.tasks else "memory.oom_control"  # v2, v1
+        events = _read(os.path.join(self.memory, counts))
+        kills = next((int(line.split()[1]) for line in events.splitlines()
+                      if line.startswith("oom_kill ") and line.split()[1].isdigit()), 0)
+        if not kills:
+            return None
+        return (f"ran out of its {self.memory_max / (1 << 20):g} MiB of memory (all its processes together): the "
+                f"kernel killed {kills} of its processes")
+
     def adopt(self, pid: int) -> None:
         _jails[pid] = self
 
-    def collect(self) -> None:
+    def collect(self, note: str | None = None) -> None:
         """Copy the files the harness reads from the check's tmpfs to its folder underneath, then drop the tmpfs.
 
         Regular files only, read without following links and at most twice the output cap: what
-        reaches the harness's disk is bytes, never a link to one of its own files.
+        reaches the harness's disk is bytes, never a link to one of its own files. `note` (it ran out of
+        its memory) ends the output, in the harness's file too (a fresh interpreter's).
         """
         found = {name: read_plain(os.path.join(self.folder, name)) for name in COLLECTED}
+        said = f"\nerrorkb: the check {note}\n".encode() if note else b""
         try:
             _libc_call("umount2", self.folder.encode(), _MNT_DETACH)
         except OSError:
             return  # still covered: the harness finds nothing, and says the check did not report
         for name, data in found.items():
-            if data is None:
+            if data is None:  # nothing of the check's own: the harness's file, if any, still gets the note
+                _append(os.path.join(self.folder, name), said)
                 continue
             try:
                 fd = os.open(os.path.join(self.folder, name), _NEW_FILE, 0o600)
             except FileExistsError:  # output.txt of a fresh interpreter: the harness's own file already
+                _append(os.path.join(self.folder, name), said)
                 continue
             with os.fdopen(fd, "wb") as copy:
-                copy.write(data)
+                copy.write(data + said)
 
     def enter(self, keep: tuple[int, ...] = (), hide_proc: bool = True) -> None:
         """In the forked check, before any snippet code: its own cgroup (as root), network, mounts (no
@@ -140,6 +186,8 @@ class Jail:
         os.closerange(low, _MAX_FD)
         if self.tasks:  # joined before anything runs: whatever it starts is counted too
             _write(os.path.join(self.tasks, "cgroup.procs"), "0")
+        if self.memory and self.memory != self.tasks:
+            _write(os.path.join(self.memory, "cgroup.procs"), "0")
         # A network of its own (a loopback and abstract sockets no other check shares), System V IPC too.
         _libc_call("unshare", _CLONE_NEWNS | _CLONE_NEWIPC | _CLONE_NEWUTS | _CLONE_NEWNET)
         _mount("none", "/", None, _MS_REC | _MS_PRIVATE)
@@ -156,6 +204,9 @@ class Jail:
             _bind_back(fd, path)
         if self.cgroups:  # its cgroup's limit and the other checks' cgroups: out of sight, out of reach
             _mount("tmpfs", self.cgroups, "tmpfs", _MS_RDONLY | _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, "size=4k,mode=555")
+        if self.memory_root and self.memory_root != self.cgroups:
+            _mount("tmpfs", self.memory_root, "tmpfs", _MS_RDONLY | _MS_NOSUID | _MS_NODEV | _MS_NOEXEC,
+                   "size=4k,mode=555")
         os.chdir("/tmp")
         proc = os.open("/proc", os.O_PATH | os.O_DIRECTORY)  # its own uid map is still to be written
         last_cap = int(_read("/proc/sys/kernel/cap_last_cap") or 40)
@@ -226,12 +277,14 @@ def _bind_back(fd: int, path: str) -> None:
     os.close(fd)
 
 
-def release(pid: int) -> None:
+def release(pid: int) -> str | None:
     """The check `pid` was reaped: end its namespace (the kernel kills what is left), reap the timer,
-    and hand the harness the check's observation and output."""
+    and hand the harness the check's observation and output. Returns why the check failed that only
+    its jail knows (it ran out of its memory: the kernel killed one of its processes), else None; the
+    words are also added to its output."""
     jail = _jails.pop(pid, None)
     if jail is None or not jail.init:
-        return
+        return None
     try:
         os.kill(jail.init, signal.SIGKILL)
     except ProcessLookupError:
@@ -241,9 +294,13 @@ def release(pid: int) -> None:
     except ChildProcessError:
         pass
     _libc_call("setns", _own_pid_namespace(), _CLONE_NEWPID)  # a fork into the ended namespace would fail
-    jail.collect()
+    note = jail.out_of_memory()
+    jail.collect(note)
+    if jail.memory and jail.memory != jail.tasks:
+        _remove_cgroup(jail.memory)
     if jail.tasks:
         _remove_cgroup(jail.tasks)
+    return note
 
 
 def _remove_cgroup(path: str) -> None:
@@ -306,6 +363,21 @@ def _mount(source: str, target: str, kind: str | None, flags: int, data: str | N
         raise OSError(error, f"mount {target}: {os.strerror(error)}")
 
 
+def _append(path: str, data: bytes) -> None:
+    """`data` at the end of a plain file of the harness's (never through a link); nothing when empty."""
+    if not data:
+        return
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return
+    try:
+        if stat.S_ISREG(os.fstat(fd).st_mode):
+            os.write(fd, data)
+    finally:
+        os.close(fd)
+
+
 def _write(path: str, text: str, folder: int | None = None) -> None:
     fd = os.open(path, os.O_WRONLY, dir_fd=folder)
     try:
@@ -342,7 +414,8 @@ def launch(result: str, wall: float, keep: tuple[int, ...], hide_proc: bool, arg
             os._exit(70)
     jail.adopt(pid)
     _, status = os.waitpid(pid, 0)
-    release(pid)
+    if release(pid) is not None:  # out of its memory: never a pass, whatever its main process said (the words
+        status = signal.SIGKILL   # are in its output); the kernel's SIGKILL, as when the limit ends the check
     if os.WIFSIGNALED(status):
         number = os.WTERMSIG(status)
         try:

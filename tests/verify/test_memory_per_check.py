@@ -1,0 +1,160 @@
+"""Memory is bounded per check, not per process: a snippet whose children each stay under the per-process limit
+(RLIMIT_AS) must not take the machine's memory between them.
+
+Where the harness runs as root and a memory controller is writable (cgroup v1's `memory`, or v2's), every check
+runs in a memory cgroup of its own (`inside/jail.py`), its limit the sandbox's `check_memory` (256 MiB here, for
+the test: never more than ~600 MiB in all on a shared machine). Elsewhere the test says why it cannot hold, and
+fails under ERRORKB_SANDBOX=require (CI runs as root).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from errorkb.core.project import load_project
+from errorkb.core.snippets import Role, read_snippet
+from errorkb.plugs import runtime_for
+from errorkb.verify import sandbox as sandboxes
+from errorkb.verify.judge import judge as judge_with
+from errorkb.verify.plan import Check
+from errorkb.verify.pool import WorkerPool
+from errorkb.verify.run import MEMORY_LIMIT, run_check
+from tests.verify.verifykb import FIXTURE, needs_sandbox
+
+TORCH = runtime_for("torch")
+LIBRARY = load_project(FIXTURE).library
+MODULE = "transformers.cache_utils"
+LIMIT = 256 << 20  # the test's per-check limit: 4 children of 96 MiB exceed it, one of 64 MiB does not
+
+pytestmark = [pytest.mark.verifier, pytest.mark.timeout(600)]
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory):
+    root = tmp_path_factory.mktemp("memory")
+    shutil.copytree(FIXTURE / "snippets" / "good-head-dim", root / "snippets" / "good-head-dim")
+    return root
+
+
+@pytest.fixture(scope="module")
+def sandbox(project):
+    needs_sandbox()
+    chosen = sandboxes.choose("require", [project], [], runtime=TORCH,
+                              packages=("torch", "transformers", "optimum"), env_prefixes=tuple(LIBRARY.env_prefixes))
+    assert chosen is not None
+    return dataclasses.replace(chosen, check_memory=LIMIT)
+
+
+@pytest.fixture(scope="module")
+def per_check(sandbox):
+    """The sandbox, where a check's memory is bounded per check here; otherwise say why (and fail under require)."""
+    bound = sandboxes.memory_bound(sandbox, MEMORY_LIMIT)
+    if "per check" not in bound:
+        if os.environ.get("ERRORKB_SANDBOX") == "require":
+            pytest.fail(f"ERRORKB_SANDBOX=require, and memory is not bounded per check here: {bound}", pytrace=False)
+        pytest.skip(f"memory is not bounded per check here: {bound}")
+    return sandbox
+
+
+@pytest.fixture(scope="module")
+def entry(broken_kb):
+    return next(one.entry for one in broken_kb[1] if one.entry.id == "good-head-dim")
+
+
+HONEST = """
+import torch
+from transformers import DynamicCache, LlamaConfig
+
+cache = DynamicCache(config=LlamaConfig(num_hidden_layers=4, num_attention_heads=4, num_key_value_heads=4,
+                                        hidden_size=256))
+cache.early_initialization(1, 4, 64, torch.float32, "cpu")
+"""
+
+# Each child touches its MiB page by page and holds them until every child has (a pipe says when), so together
+# they hold CHILDREN x MIB at once; the parent ignores how they ended and makes the honest call: without a limit per
+# check this is a pass that took CHILDREN x MIB of the machine.
+FORKS = """
+import os, time
+CHILDREN, MIB = {children}, {mib}
+ready_read, ready_write = os.pipe()
+go_read, go_write = os.pipe()
+pids = []
+for _ in range(CHILDREN):
+    pid = os.fork()
+    if pid == 0:
+        block = bytearray(MIB << 20)
+        for at in range(0, len(block), 4096):
+            block[at] = 1
+        os.write(ready_write, b"x")
+        os.close(ready_write)  # the parent reads to the end: every child ready, or dead
+        os.read(go_read, 1)
+        os._exit(0)
+    pids.append(pid)
+os.close(ready_write)
+ready = 0
+while ready < CHILDREN and os.read(ready_read, 1):
+    ready += 1
+os.write(go_write, b"x" * CHILDREN)
+for pid in pids:
+    os.waitpid(pid, 0)
+print(f"children ready: {{ready}} of {{CHILDREN}}")
+"""
+
+
+def _check(entry, project: Path, name: str, code: str) -> Check:
+    path = project / "snippets" / "good-head-dim" / name
+    path.write_text(code)
+    return Check(entry, read_snippet(path, Role("after"), path.name), "bundled", "cpu", MODULE)
+
+
+def test_children_that_together_exceed_the_checks_memory_fail_the_check_and_only_it(entry, project, per_check,
+                                                                                    lean_python):
+    """4 children of 96 MiB each stay far under the per-process limit (RLIMIT_AS, 8 GiB) but take 384 MiB
+    between them; with 256 MiB per check the kernel kills one of them, and the check's output says so in plain
+    words (its verdict: the strict xfail below). Its honest twin (one child of 64 MiB) passes, and so does a check after it in the same
+    zygote: the limit ended the check's processes, never the pool's."""
+    with WorkerPool(LIBRARY, [], per_check) as pool:
+        hostile = _check(entry, project, "forks.py", FORKS.format(children=4, mib=96) + HONEST)
+        run = pool.run(hostile, 60, lean_python)
+        assert "ran out of its 256 MiB of memory" in run.output, run.output[-2000:]
+        assert "children ready: 4 of 4" not in run.output, "four children held 384 MiB at once"
+        twin = _check(entry, project, "fork.py", FORKS.format(children=1, mib=64) + HONEST)
+        run = pool.run(twin, 60, lean_python)
+        assert judge_with(twin, run, TORCH).outcome == "pass", (judge_with(twin, run, TORCH).reason, run.output)
+        assert "children ready: 1 of 1" in run.output
+        after = _check(entry, project, "honest.py", HONEST)
+        run = pool.run(after, 60, lean_python)
+        assert judge_with(after, run, TORCH).outcome == "pass", judge_with(after, run, TORCH).reason
+
+
+@pytest.mark.xfail(strict=True, reason="the words reach the output (jail.release), not yet the verdict: the zygote's "
+                   "reply, the pool's Run and the judge must carry release()'s note (/work/brief/red26-verdict.patch)")
+def test_the_verdict_says_the_check_ran_out_of_its_memory(entry, project, per_check, lean_python):
+    """A forked check whose child the limit killed: its parent made the honest call, and the verdict must still
+    fail, saying why (the zygote reaps the check before its jail learns of the kill)."""
+    with WorkerPool(LIBRARY, [], per_check) as pool:
+        hostile = _check(entry, project, "forks-words.py", FORKS.format(children=4, mib=96) + HONEST)
+        run = pool.run(hostile, 60, lean_python)
+        verdict = judge_with(hostile, run, TORCH)
+        assert verdict.outcome != "pass", verdict.reason
+        assert "ran out of its 256 MiB of memory" in verdict.reason
+
+
+def test_a_fresh_interpreter_per_check_is_bounded_the_same(entry, project, per_check, lean_python):
+    """`--isolation subprocess`: the launcher jails the fresh interpreter as the zygote jails a fork."""
+    hostile = _check(entry, project, "forks-fresh.py", FORKS.format(children=4, mib=96) + HONEST)
+    run = run_check(hostile, LIBRARY, 60, lean_python, per_check)
+    assert "ran out of its 256 MiB of memory" in run.output, run.output[-2000:]
+    assert judge_with(hostile, run, TORCH).outcome != "pass"
+
+
+def test_the_run_says_which_memory_limit_applied(sandbox):
+    """Per check where the cgroup holds, per process (RLIMIT_AS) elsewhere: never silent about which."""
+    bound = sandboxes.memory_bound(sandbox, MEMORY_LIMIT)
+    assert ("256 MiB per check" in bound) or ("8192 MiB of address space per process (RLIMIT_AS" in bound), bound
+    assert "RLIMIT_AS" in sandboxes.memory_bound(None, MEMORY_LIMIT)
