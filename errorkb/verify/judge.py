@@ -67,6 +67,8 @@ def judge(check: Check, run: Run, runtime: Runtime) -> Verdict:
         return _fail(Code.TIMEOUT, f"timed out: still running after the {run.wall_limit_s or run.timeout_s:g} s "
                                    f"wall-clock backstop (its limit is {run.timeout_s:g} s of CPU time{used}); "
                                    "the process group was killed", cacheable=False)
+    if run.out_of_memory:  # the jail saw its memory cgroup's limit kill one of its processes
+        return _fail(Code.KILLED, run.out_of_memory, cacheable=False)  # the limit is the run's setting, not the key's
     if _out_of_cpu(run):
         return _fail(Code.TIMEOUT, f"timed out: used its {run.timeout_s:g} s of CPU time (killed by {run.signal})",
                      cacheable=False)

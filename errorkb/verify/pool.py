@@ -78,6 +78,7 @@ class _Pending:
     stream: bytes = b""
     key: bytes | None = None
     cpu: float | None = None
+    memory: str | None = None  # the jail's words when the check ran out of its memory
 
 
 class WorkerDied(RuntimeError):
@@ -171,6 +172,8 @@ class Zygote:
                 pending.key = _decoded(message.get("key"))
                 cpu = message.get("cpu")
                 pending.cpu = float(cpu) if isinstance(cpu, int | float) and not isinstance(cpu, bool) else None
+                memory = message.get("memory")
+                pending.memory = memory if isinstance(memory, str) else None
                 pending.returncode = message["exit"]
                 pending.exited.set()
         self._condemn(None)
@@ -241,7 +244,7 @@ class Zygote:
             if pending.returncode is None and not timed_out:
                 raise WorkerDied(self.dead or "the worker lost the check")
             return Ended(pending.returncode, timed_out, time.perf_counter() - started, pending.stream, pending.key,
-                         pending.cpu)
+                         pending.cpu, pending.memory)
         finally:
             if pending.pid is not None and not self.sandboxed:
                 kill_group(pending.pid)  # whatever the snippet left running in its group, however it ended

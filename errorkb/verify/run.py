@@ -61,6 +61,7 @@ class Run:
     sha256: str | None = None  # of the bytes the check's process ran, as its stream says
     cpu_s: float | None = None  # CPU time the check's process used (every thread, and what it waited for)
     wall_limit_s: float | None = None  # the wall-clock backstop it ran under (`timeout_s` is its CPU time)
+    out_of_memory: str | None = None  # the jail's words: its memory cgroup's limit killed one of its processes
 
     @property
     def signal(self) -> str | None:
@@ -107,6 +108,7 @@ class Ended:
     stream: bytes
     key: bytes | None  # what came over the key's channel (None: nothing did)
     cpu_s: float | None = None
+    out_of_memory: str | None = None  # the jail's words: the limit of its memory cgroup killed one of its processes
 
 
 def library_spec(library: LibraryProfile) -> LibrarySpec:
@@ -268,7 +270,8 @@ def collect(ended: Ended, output: Path, limits: Limits) -> Run:
     return Run(reading.observation, ended.returncode, ended.timed_out, text, size, round(ended.seconds, 4),
                limits.cpu_s, malformed=reading.rejected, ended=reading.ended, end_exit=reading.exit,
                end_status=reading.status, sha256=reading.sha256,
-               cpu_s=round(ended.cpu_s, 3) if ended.cpu_s is not None else None, wall_limit_s=limits.wall_s)
+               cpu_s=round(ended.cpu_s, 3) if ended.cpu_s is not None else None, wall_limit_s=limits.wall_s,
+               out_of_memory=ended.out_of_memory)
 
 
 def kill_group(pgid: int) -> None:

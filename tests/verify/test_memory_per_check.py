@@ -116,7 +116,7 @@ def test_children_that_together_exceed_the_checks_memory_fail_the_check_and_only
                                                                                     lean_python):
     """4 children of 96 MiB each stay far under the per-process limit (RLIMIT_AS, 8 GiB) but take 384 MiB
     between them; with 256 MiB per check the kernel kills one of them, and the check's output says so in plain
-    words (its verdict: the strict xfail below). Its honest twin (one child of 64 MiB) passes, and so does a check after it in the same
+    words (and its verdict: the test below). Its honest twin (one child of 64 MiB) passes, and so does a check after it in the same
     zygote: the limit ended the check's processes, never the pool's."""
     with WorkerPool(LIBRARY, [], per_check) as pool:
         hostile = _check(entry, project, "forks.py", FORKS.format(children=4, mib=96) + HONEST)
@@ -132,8 +132,6 @@ def test_children_that_together_exceed_the_checks_memory_fail_the_check_and_only
         assert judge_with(after, run, TORCH).outcome == "pass", judge_with(after, run, TORCH).reason
 
 
-@pytest.mark.xfail(strict=True, reason="the words reach the output (jail.release), not yet the verdict: the zygote's "
-                   "reply, the pool's Run and the judge must carry release()'s note (/work/brief/red26-verdict.patch)")
 def test_the_verdict_says_the_check_ran_out_of_its_memory(entry, project, per_check, lean_python):
     """A forked check whose child the limit killed: its parent made the honest call, and the verdict must still
     fail, saying why (the zygote reaps the check before its jail learns of the kill)."""

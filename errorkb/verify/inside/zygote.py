@@ -314,8 +314,11 @@ def reap(children: dict[int, _Child], selector: selectors.BaseSelector, replies:
         if done == 0:
             continue
         ended = children.pop(pid)
+        memory = None
         if sandbox:
-            sandbox.release(pid)  # the check's namespace ends: nothing it started survives it
+            memory = sandbox.release(pid)  # the check's namespace ends: nothing it started survives it
+            if memory is not None:  # its memory cgroup's limit killed one of its processes: never a pass
+                status = signal.SIGKILL
         else:
             kill_group(pid)  # what it started in its group; a daemon of its own session may keep writing
         ended.read()
@@ -328,7 +331,7 @@ def reap(children: dict[int, _Child], selector: selectors.BaseSelector, replies:
             selector.unregister(ended.pidfd)
             os.close(ended.pidfd)
         send(replies, {"id": ended.request_id, "exit": os.waitstatus_to_exitcode(status), "cpu": cpu,
-                        "stream": base64.b64encode(bytes(ended.data)).decode("ascii"),
+                        "memory": memory, "stream": base64.b64encode(bytes(ended.data)).decode("ascii"),
                         "key": base64.b64encode(ended.read_key()).decode("ascii")})
 
 
