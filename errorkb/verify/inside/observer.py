@@ -3224,7 +3224,8 @@ def _p_advanced(iterator: Any) -> bool:
 
 def _p_made_before(value: Any) -> bool:
     """A partial, or an `operator` getter or caller, that existed before the snippet ran (`_record_binder`)."""
-    return _c_dict_get(_S["binders_as_were"], id(value)) is value or _c_dict_get(_S["library_binders"], id(value)) is value
+    return _c_dict_get(_S["binders_as_were"], id(value)) is value \
+        or _c_dict_get(_S["library_binders"], id(value)) is value
 
 
 def _p_snippet_partial(value: Any) -> bool:
@@ -3314,6 +3315,8 @@ def _p_held_gadget(value: Any, depth: int) -> bool:
     mro = _c_mro(kind)
     if _p_in(type, mro) or _p_in(kind, _c_C_DESCRIPTORS):
         return False
+    if kind is _c_WeakrefType:  # called, it returns its referent or None, and raises nothing, whoever made it (the
+        return False  # weak reference a `threading.local` binds its per-thread callback to, made as click reads one)
     if kind is _c_FunctionType:
         path = _c_func_code(value).co_filename
         return _p_in_roots(path, _S["trusted_roots"]) and not _p_in_roots(path, _S["target_roots"])
@@ -3839,7 +3842,7 @@ def _p_replaced_engine(klass: Any) -> str | None:
 
 def _p_making_in(ident: int) -> bool:
     """Whether a maker of the target's (`_p_follow_maker`) is running in thread `ident`, followed to its return."""
-    for entry in _c_list_iter(list(_c_dict_values(_S["making"]))):
+    for entry in _c_list_iter(list(_c_dict_values(_S["making"]))):  # noqa: SIM110  # a plain loop: no generator
         if entry is not None and entry[5] == ident:
             return True
     return False
