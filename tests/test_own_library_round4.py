@@ -13,7 +13,6 @@ import json
 import subprocess
 import sys
 
-import pytest
 import yaml
 
 from errorkb.cli import main

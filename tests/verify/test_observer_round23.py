@@ -51,7 +51,37 @@ def pydantic_kb(tmp_path_factory) -> Path:
     (snippets / "before.py").write_text(MODEL + SHOW.format('Point(x="abc")'))
     for name in ("after.py", "guard_validate.py"):
         (snippets / name).write_text(MODEL + SHOW.format('print(Point(x="12"))'))
+    _unannotated(root, where)
     return root
+
+
+UNANNOTATED = "from pydantic import BaseModel\n\n\nclass Model(BaseModel):\n    x = 1\n"
+HONEST_UNANNOTATED = "from pydantic import BaseModel\n\n\n" + SHOW.format("class Model(BaseModel):\n    x = 1")
+
+
+def _unannotated(root: Path, where: Path) -> None:
+    """A second entry, from pydantic's own traceback for a non-annotated attribute (pydantic/pydantic#8723): a
+    `PydanticUserError` whose `__str__` is pydantic's own Python. The entry's message is the text pydantic printed,
+    whole (`new` drafts its first paragraph only: not what this round is about)."""
+    from errorkb.cli import main
+
+    script = where / "unannotated.py"
+    script.write_text(UNANNOTATED)
+    crashed = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
+    head = "pydantic.errors.PydanticUserError: "
+    assert head + "A non-annotated attribute was detected" in crashed.stderr, crashed.stderr
+    (where / "unannotated.txt").write_text(crashed.stderr)
+    assert main(["--root", str(root), "new", "unannotated", "--from-traceback", str(where / "unannotated.txt")]) == 0
+    (written,) = (root / "docs" / "errors").glob("*/unannotated.yml")
+    text = crashed.stderr[crashed.stderr.index(head) + len(head):].rstrip("\n")
+    text = text.replace("`x = 1`", "`{var_name} = {value!r}`").replace("if `x` is", "if `{var_name}` is")
+    lines = [line for line in written.read_text().splitlines() if not line.lstrip().startswith("#")]
+    lines = [f"message: {json.dumps(text)}" if line.startswith("message:") else line for line in lines]
+    written.write_text("\n".join(lines).replace("TODO: ", "Filled: ").replace('"TODO"', '"Filled"') + "\n")
+    snippets = root / "snippets" / "unannotated"
+    (snippets / "before.py").write_text(HONEST_UNANNOTATED)
+    for name in ("after.py", "guard_validate.py"):
+        (snippets / name).write_text(UNANNOTATED.replace("x = 1", "x: int = 1"))
 
 
 def _verify(root: Path, capsys, role: str | None = None, snippet: str | None = None) -> list[dict]:
@@ -117,3 +147,64 @@ def test_c_code_the_snippet_hands_the_librarys_maker_is_still_planted(pydantic_k
     snippet = HOSTILE[how] + SHOW.format('Point(x="abc")')
     (check,) = [check for check in _verify(pydantic_kb, capsys, "before", snippet) if check["role"] == "before"]
     assert check["outcome"] == "fail" and "planted" in check["reason"], (check["outcome"], check["reason"])
+
+
+def _verify_unannotated(root: Path, capsys, snippet: str | None = None) -> dict:
+    from errorkb.cli import main
+
+    (written,) = (root / "docs" / "errors").glob("*/unannotated.yml")
+    before = root / "snippets" / "unannotated" / "before.py"
+    original, honest = written.read_text(), before.read_text()
+    if snippet is not None:
+        before.write_text(snippet)
+        written.write_text(allowing(original, snippet, modules=("pydantic",)))
+    try:
+        main(["--root", str(root), "verify", "unannotated", "--snippet", "before", "--no-cache", "--sandbox",
+              "require", "--report", str(root / "r.json")])
+        printed = capsys.readouterr()
+        assert (root / "r.json").is_file(), printed.out + printed.err
+        checks = json.loads((root / "r.json").read_text())["checks"]
+        (check,) = [check for check in checks if check["role"] == "before" and check["entry"] == "unannotated"]
+        return check
+    finally:
+        written.write_text(original)
+        before.write_text(honest)
+
+
+def test_a_library_error_whose_str_is_the_librarys_python_is_read(pydantic_kb, capsys):
+    """`PydanticUserError.__str__` is pydantic's Python (`PydanticErrorMixin`), over the library's class and plain
+    data: read, and the before passes. On main: 'the PydanticUserError's text could not be read': the snippet's
+    `from pydantic import BaseModel` had pydantic's lazy `__getattr__` add `BaseModel` to `pydantic`'s namespace, and
+    the import system `_validators` to `pydantic._internal`'s, which read as names of the library's rebound."""
+    check = _verify_unannotated(pydantic_kb, capsys)
+    assert check["outcome"] == "pass", (check["outcome"], check["reason"])
+    assert check["exception"]["message"].startswith("A non-annotated attribute was detected: `x = 1`")
+
+
+UNREAD = {
+    # an exception class of the snippet's, deriving from the library's, with the library's `__str__`
+    "own-subclass": ("from pydantic.errors import PydanticUserError\n\n\nclass Mine(PydanticUserError):\n"
+                     "    pass\n\n\n"),
+    # a name the library's `__str__` reads, rebound by the snippet to text of its own
+    "rebound-url": ("import pydantic.errors\nfrom pydantic import BaseModel\n\n"
+                    "pydantic.errors.DEV_ERROR_DOCS_URL = 'https://example.invalid/'\n\n\n"),
+}
+
+
+@pytest.mark.parametrize("how", sorted(UNREAD))
+def test_what_the_snippet_chose_of_the_message_is_still_unread(pydantic_kb, capsys, how):
+    """The library's `__str__` over the snippet's class, or over a name of the library's the snippet rebound to its
+    own text: never read as the library's message, so the before fails."""
+    if how == "own-subclass":
+        (written,) = (pydantic_kb / "docs" / "errors").glob("*/unannotated.yml")
+        message = json.loads(next(line for line in written.read_text().splitlines()
+                                  if line.startswith("message:"))[len("message: "):])
+        message = message.replace("{var_name}", "x").replace("{value!r}", "1")
+        words, _, link = message.partition("\n\nFor further information visit https://errors.pydantic.dev/")
+        code = link.rsplit("/", 1)[-1]
+        snippet = UNREAD[how] + SHOW.format(f"raise Mine({words!r}, code={code!r})")
+    else:
+        snippet = UNREAD[how] + SHOW.format("class Model(BaseModel):\n    x = 1")
+    check = _verify_unannotated(pydantic_kb, capsys, snippet)
+    unread = "could not be read" in check["reason"] or "expected pydantic.errors.PydanticUserError" in check["reason"]
+    assert check["outcome"] == "fail" and unread, (check["outcome"], check["reason"])

@@ -188,6 +188,7 @@ _c_classmethod = classmethod
 _c_NoneType = type(None)
 _c_type_name = type.__dict__["__name__"].__get__
 _c_type_qualname = type.__dict__["__qualname__"].__get__
+_c_func_name = types.FunctionType.__dict__["__name__"].__get__
 _c_type_module = type.__dict__["__module__"].__get__
 _c_mro = type.__dict__["__mro__"].__get__
 _c_type_dict = type.__dict__["__dict__"].__get__
@@ -1724,13 +1725,35 @@ def _p_library_rebound() -> bool:
             continue
         current = _c_module_dict(module)
         for pair in _c_list_iter(list(_c_dict_items(current))):
-            if pair[1] is not _c_dict_get(was, pair[0], _c_MISSING) \
-                    and not _p_one_of(pair[0], ("__warningregistry__",)):
+            before = _c_dict_get(was, pair[0], _c_MISSING)
+            if pair[1] is not before and not _p_one_of(pair[0], ("__warningregistry__",)) \
+                    and not (before is _c_MISSING and _p_lazy_export(_c_dict_get(was, "__name__"), pair[0], pair[1])):
                 return True
         for key in _c_list_iter(list(was)):
             if _c_dict_get(current, key, _c_MISSING) is _c_MISSING:
                 return True
     return False
+
+
+def _p_lazy_export(module: Any, key: Any, value: Any) -> bool:
+    """A name added to the target's module `module`, bound to a function or class the target defines under that very
+    name: what a lazily loading package's `__getattr__` binds as the snippet imports it (`from pydantic import
+    BaseModel` puts `pydantic.main`'s names in `pydantic`'s namespace); or to its submodule of that name, a file of the
+    target's that the module table holds under it, which the import system binds on its package. Nothing a library's
+    `__str__` reads there answers otherwise than the library's own object would. A name rebound, removed, or bound to
+    anything else still counts."""
+    if type(key) is not str or type(module) is not str:
+        return False
+    if _p_is_module(value):
+        space = _c_module_dict(value)
+        return _c_dict_get(_S["sys_modules"], module + "." + key) is value \
+            and _p_one_of(_c_dict_get(space, "__name__"), (module + "." + key,)) \
+            and _p_in_roots(_c_dict_get(space, "__file__"), _S["target_roots"])
+    if not _p_defined_in_target(value):
+        return False
+    own = _c_type_name(value) if _p_in(type, _c_mro(type(value))) else _c_func_name(value) \
+        if type(value) is _c_FunctionType else None
+    return type(own) is str and own == key
 
 
 def _p_in(item: Any, items: Any) -> bool:
