@@ -3857,7 +3857,8 @@ def _p_replaced_engine(klass: Any) -> str | None:
     space: dict[Any, Any] = {}
     for key, value in _c_list_iter(list(_c_proxy_items(_c_type_dict(klass)))):
         space[key] = value
-    for key, was in _c_list_iter(list(_c_dict_items(known[1]))):
+    engines: dict[str, Any] = known[1]
+    for key, was in _c_list_iter(list(_c_dict_items(engines))):
         if _c_dict_get(space, key, _c_MISSING) is not was:
             return _p_qualname(klass) + "." + key + " (not what the library made for it)"
     return None
