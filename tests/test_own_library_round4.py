@@ -13,7 +13,6 @@ import json
 import subprocess
 import sys
 
-import pytest
 import yaml
 
 from errorkb.cli import main
@@ -161,18 +160,17 @@ def test_click_a_callback_the_library_calls_is_declared_and_every_command_works(
     assert "option-parameter-name  [confirmed]" in capsys.readouterr().out
 
 
-@pytest.mark.xfail(strict=True, reason="the observer fails the before and the guard (never a pass): 'the snippet "
-                                       "planted C code where get_current_context calls it (builtin_function_or_method "
-                                       "(holding C code it calls))'; click 8.5.1 reads a module-level threading.local; "
-                                       "errorkb/verify/inside is red24's")
 def test_click_the_context_stack_error_verifies(tmp_path, capsys):
+    """click keeps its context stack on a module-level `threading.local`, whose per-thread callback (C, bound to a
+    weak reference) C code makes as click first reads it: a weak reference raises nothing when called, so it is no
+    planted code (red27, round twenty-three). Before, after and guard pass; on main all three failed, planted."""
     call = "import click\n\n" + SHOW.format("click.get_current_context()")
     root, _ = _click_kb(tmp_path, capsys, "no-active-context", call, call,
                         "import click\n\n" + SHOW.format("print(click.get_current_context(silent=True))"))
     main(["--root", str(root), "verify", "--no-cache", "--sandbox", "require"])
     report = json.loads((root / "reports" / "latest.json").read_text())
     shown = capsys.readouterr().out
-    assert report["summary"]["fail"] == 0 or "planted C code where get_current_context" not in shown, shown
+    assert report["summary"] == {**report["summary"], "pass": 3, "fail": 0}, shown
 
 
 def test_a_message_longer_than_new_takes_keeps_whole_lines_and_a_placeholder_for_the_rest():

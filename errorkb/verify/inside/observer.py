@@ -103,7 +103,7 @@ _c_SEPARATOR = b"\t"  # as seal.SEPARATOR
 # compare, compiling again a source trusted code compiled, starting a thread); from another frame they are
 # tampering. (`id()` and reading `f_code` lead to no frame: `_p_hook` answers them first.)
 _c_OWN_EVENTS = ("object.__getattr__", "sys._getframe", "open", "compile", "_thread.start_new_thread",
-                 "signal.pthread_kill", "gc.get_referents", "ctypes.cdata")
+                 "signal.pthread_kill", "gc.get_referents", "gc.get_objects", "ctypes.cdata")
 _c_getframe = sys._getframe
 _c_gettrace = sys.gettrace
 _c_audit = sys.audit
@@ -119,6 +119,9 @@ _c_gc_isenabled = gc.isenabled
 # What an object holds as its type's C traversal lists it (a C iterator's function, a defaultdict's factory, a slot's
 # value, a suspended generator's locals): no method of the object's runs. Audited; the observer's own call is its own.
 _c_get_referents = gc.get_referents
+# Every object the collector tracks and has not frozen: in a forked check, what was made since the zygote froze its
+# own (`_p_young_binders`). Audited; the observer's own call is its own.
+_c_get_objects = gc.get_objects
 _c_gc_enable = gc.enable
 _c_gc_disable = gc.disable
 _c_WeakrefType = weakref.ref
@@ -185,6 +188,7 @@ _c_classmethod = classmethod
 _c_NoneType = type(None)
 _c_type_name = type.__dict__["__name__"].__get__
 _c_type_qualname = type.__dict__["__qualname__"].__get__
+_c_func_name = types.FunctionType.__dict__["__name__"].__get__
 _c_type_module = type.__dict__["__module__"].__get__
 _c_mro = type.__dict__["__mro__"].__get__
 _c_type_dict = type.__dict__["__dict__"].__get__
@@ -269,6 +273,7 @@ _c_static_func = staticmethod.__dict__["__func__"].__get__
 _c_class_func = classmethod.__dict__["__func__"].__get__
 _c_dict_get = dict.get
 _c_dict_items = dict.items
+_c_dict_values = dict.values
 _c_dict_copy = dict.copy
 _c_dict_clear = dict.clear
 _c_dict_update = dict.update
@@ -666,6 +671,10 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         # for itself (the runtime evaluating a type's name in an operator's schema, inside a traced function), no
         # callback when it runs there (`_p_made_in_call`); compiled again when untrusted code of that name starts.
         "call_sources": {}, "call_codes": {},
+        # The sources compiled while a maker of the target's ran in the compiling thread (`_p_on_compile`): the type
+        # expressions it evaluates (pydantic's own string annotations, `ForwardRef`), whose run, where the code makes
+        # no call, is no code of the snippet's running inside the maker (`_p_maker_expression`).
+        "maker_sources": {}, "maker_codes": {},
         # The runtime's code that rebinds trusted names while it runs (the plug's `rebinders`: file, name), its frames
         # followed, and what they bound (`_p_rebinder_return`); how many frames of the snippet's code have started.
         "rebinders": [(path, name) for path, name in (config["held"][6] if config.get("held") is not None
@@ -681,6 +690,11 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         # returned with no code of the snippet's run meanwhile, what it put in the class that its namespace did not
         # hold as it began (`_p_maker_return`): the library's own choice (`_p_library_put`).
         "making": {}, "library_made": {}, "makers": {},
+        # The binders such a maker made (not there as it began), over trusted code, while no code of the snippet's
+        # ran (`_p_maker_binders`): the library's, as those made before the snippet ran are (`_p_made_before`).
+        "library_binders": {}, "binder_kinds": {},
+        # What such a maker left in the class it made that is C code's object, by name (`_p_maker_engines`).
+        "library_engines": {},
         # The classes of the runtime's C functions' records (the plug's `records`): a C function bound to one is the
         # runtime's own (`_p_runtime_function`).
         "function_records": tuple(config["held"][7]) if config.get("held") is not None and len(config["held"]) > 7
@@ -1711,13 +1725,35 @@ def _p_library_rebound() -> bool:
             continue
         current = _c_module_dict(module)
         for pair in _c_list_iter(list(_c_dict_items(current))):
-            if pair[1] is not _c_dict_get(was, pair[0], _c_MISSING) \
-                    and not _p_one_of(pair[0], ("__warningregistry__",)):
+            before = _c_dict_get(was, pair[0], _c_MISSING)
+            if pair[1] is not before and not _p_one_of(pair[0], ("__warningregistry__",)) \
+                    and not (before is _c_MISSING and _p_lazy_export(_c_dict_get(was, "__name__"), pair[0], pair[1])):
                 return True
         for key in _c_list_iter(list(was)):
             if _c_dict_get(current, key, _c_MISSING) is _c_MISSING:
                 return True
     return False
+
+
+def _p_lazy_export(module: Any, key: Any, value: Any) -> bool:
+    """A name added to the target's module `module`, bound to a function or class the target defines under that very
+    name: what a lazily loading package's `__getattr__` binds as the snippet imports it (`from pydantic import
+    BaseModel` puts `pydantic.main`'s names in `pydantic`'s namespace); or to its submodule of that name, a file of the
+    target's that the module table holds under it, which the import system binds on its package. Nothing a library's
+    `__str__` reads there answers otherwise than the library's own object would. A name rebound, removed, or bound to
+    anything else still counts."""
+    if type(key) is not str or type(module) is not str:
+        return False
+    if _p_is_module(value):
+        space = _c_module_dict(value)
+        return _c_dict_get(_S["sys_modules"], module + "." + key) is value \
+            and _p_one_of(_c_dict_get(space, "__name__"), (module + "." + key,)) \
+            and _p_in_roots(_c_dict_get(space, "__file__"), _S["target_roots"])
+    if not _p_defined_in_target(value):
+        return False
+    own = _c_type_name(value) if _p_in(type, _c_mro(type(value))) else _c_func_name(value) \
+        if type(value) is _c_FunctionType else None
+    return type(own) is str and own == key
 
 
 def _p_in(item: Any, items: Any) -> bool:
@@ -2007,6 +2043,8 @@ def _p_on_compile(ident: int, args: Any) -> None:
             # no trusted root holds, the snippet's shadow of a backend among them) is whoever wrote the file's.
             if _c_dict_get(_S["active"], ident, 0) > 0 and not _p_same_as_file(source, path):
                 _p_pend(_S["call_sources"], path, source)
+            if _p_making_in(ident):
+                _p_pend(_S["maker_sources"], path, source)
         return
     if not _p_for_snippet(2):
         return
@@ -2517,7 +2555,7 @@ def _p_follow(ident: int, frame: Any, code: Any, untrusted: bool) -> None:
     _S["frames"][id(frame)] = record
     if code is _S["snippet_code"] and _S["top"] is None:  # the snippet's own run, begun by the harness
         _S["top"] = frame
-    if untrusted:
+    if untrusted and not _p_maker_expression(ident, code):
         _S["snippet_calls"] += 1
         # The snippet's code by who compiled it (`_p_untrusted_code`), not by its file: its folder's, and code
         # compiled at run time for it (a graph it built that the runtime made Python of, its dataclass's `__init__`);
@@ -3209,7 +3247,8 @@ def _p_advanced(iterator: Any) -> bool:
 
 def _p_made_before(value: Any) -> bool:
     """A partial, or an `operator` getter or caller, that existed before the snippet ran (`_record_binder`)."""
-    return _c_dict_get(_S["binders_as_were"], id(value)) is value
+    return _c_dict_get(_S["binders_as_were"], id(value)) is value \
+        or _c_dict_get(_S["library_binders"], id(value)) is value
 
 
 def _p_snippet_partial(value: Any) -> bool:
@@ -3299,6 +3338,8 @@ def _p_held_gadget(value: Any, depth: int) -> bool:
     mro = _c_mro(kind)
     if _p_in(type, mro) or _p_in(kind, _c_C_DESCRIPTORS):
         return False
+    if kind is _c_WeakrefType:  # called, it returns its referent or None, and raises nothing, whoever made it (the
+        return False  # weak reference a `threading.local` binds its per-thread callback to, made as click reads one)
     if kind is _c_FunctionType:
         path = _c_func_code(value).co_filename
         return _p_in_roots(path, _S["trusted_roots"]) and not _p_in_roots(path, _S["target_roots"])
@@ -3529,6 +3570,9 @@ def _p_planted_own(klass: Any, depth: int) -> str | None:
     """`_p_planted_in` of one class's own namespace."""
     if not _c_type_flags(klass) & _c_HEAPTYPE or _p_trusted_class(klass):
         return None
+    replaced = _p_replaced_engine(klass)
+    if replaced is not None:
+        return replaced
     items = list(_c_proxy_items(_c_type_dict(klass)))
     for key, value in items:
         if type(key) is not str:
@@ -3732,10 +3776,12 @@ def _p_class_maker(code: Any) -> bool:
 
 
 def _p_follow_maker(ident: int, frame: Any, code: Any) -> None:
-    """A maker's frame starts (`_p_class_maker`), called with a metaclass and a namespace dict: followed to its
-    return, with what the namespace holds now (what the snippet's class body, or code of the snippet's that called
-    the maker, chose), while the calling thread is the only one alive (another thread could write the namespace or
-    the class meanwhile, unseen); else not followed, and what the class holds is the snippet's as before."""
+    """A maker's frame starts (`_p_class_maker`), called with a metaclass: followed to its return, with the binders
+    there as it began (`_p_young_binders`) and, where its namespace is a plain dict, what that holds now (what the
+    snippet's class body, or code of the snippet's that called the maker, chose), while the calling thread is the only
+    one alive (another thread could write the namespace or the class meanwhile, unseen); else not followed, and what
+    the class holds is the snippet's as before. A namespace of another class (pydantic's own `__prepare__` makes one)
+    is no record of what the class body chose: nothing is read as put by the library there (`held` is None)."""
     epoch = _p_alone(ident)
     if epoch is None:
         return
@@ -3743,13 +3789,15 @@ def _p_follow_maker(ident: int, frame: Any, code: Any) -> None:
     names = code.co_varnames
     meta = _c_dict_get(local, names[0], _c_MISSING)
     space = _c_dict_get(local, names[3], _c_MISSING)
-    if type(space) is not dict or not _p_in(type, _c_mro(type(meta))) or not _p_in(type, _c_mro(meta)):
+    if not _p_in(type, _c_mro(type(meta))) or not _p_in(type, _c_mro(meta)):
         return
-    held: dict[str, Any] = {}
-    for key, value in _c_list_iter(list(_c_dict_items(space))):
-        if type(key) is str:
-            held[key] = value
-    _S["making"][id(frame)] = (frame, held, _S["snippet_calls"], epoch)
+    held: dict[str, Any] | None = None
+    if type(space) is dict:
+        held = {}
+        for key, value in _c_list_iter(list(_c_dict_items(space))):
+            if type(key) is str:
+                held[key] = value
+    _S["making"][id(frame)] = (frame, held, _S["snippet_calls"], epoch, _p_young_binders(), ident)
     if frame.f_trace is None:
         frame.f_trace_lines = False
     frame.f_trace = _S["trace"]
@@ -3762,9 +3810,14 @@ def _p_maker_return(ident: int, frame: Any, making: Any, made: Any) -> None:
     `__init_subclass__`, a descriptor's `__set_name__`, in the frame or another thread) and the thread was alone
     throughout: else nothing is recorded."""
     _S["graves"].append(_S["making"].pop(id(frame), None))
-    _, held, calls, epoch = making
-    if _S["snippet_calls"] != calls or _p_alone(ident) != epoch or not _p_in(type, _c_mro(type(made))) \
-            or not _c_type_flags(made) & _c_HEAPTYPE:
+    _, held, calls, epoch, binders, _ = making
+    if _S["snippet_calls"] != calls or _p_alone(ident) != epoch:
+        return
+    _p_maker_binders(binders)
+    if not _p_in(type, _c_mro(type(made))) or not _c_type_flags(made) & _c_HEAPTYPE:
+        return
+    _p_maker_engines(made)
+    if held is None:
         return
     put: dict[str, Any] = {}
     for key, value in _c_list_iter(list(_c_proxy_items(_c_type_dict(made)))):
@@ -3775,6 +3828,106 @@ def _p_maker_return(ident: int, frame: Any, making: Any, made: Any) -> None:
             continue
         put[key] = value
     _S["library_made"][id(made)] = (made, put)
+
+
+def _p_maker_engines(made: Any) -> None:
+    """What the class a maker of the target's returned holds in its own namespace that is an instance of a class whose
+    behaviour is C code's (`_p_made_by_c`), not plain data nor a class nor a function: the library's compiled engine
+    for that class (pydantic's `__pydantic_validator__`, a `SchemaValidator` built for it), kept by identity. One the
+    snippet replaces or removes afterwards is planted (`_p_replaced_engine`), whatever it puts there: a validator
+    pydantic made for another model answers for a model that is not its own."""
+    engines: dict[str, Any] = {}
+    for key, value in _c_list_iter(list(_c_proxy_items(_c_type_dict(made)))):
+        kind = type(value)
+        if type(key) is not str or value is None or kind is str or kind is int or kind is float or kind is bool \
+                or kind is bytes or kind is tuple or kind is frozenset or _p_in(type, _c_mro(kind)) \
+                or kind is _c_FunctionType or _p_in(kind, _c_BuiltinTypes) or _p_in(kind, _c_DESCRIPTOR_WRAPPERS) \
+                or not _p_made_by_c(kind):
+            continue
+        engines[key] = value
+    if engines:
+        _S["library_engines"][id(made)] = (made, engines)
+
+
+def _p_replaced_engine(klass: Any) -> str | None:
+    """`Class.name` of an engine the target's maker left in `klass` (`_p_maker_engines`) that it no longer holds."""
+    known = _c_dict_get(_S["library_engines"], id(klass))
+    if known is None or known[0] is not klass:
+        return None
+    space: dict[Any, Any] = {}
+    for key, value in _c_list_iter(list(_c_proxy_items(_c_type_dict(klass)))):
+        space[key] = value
+    engines: dict[str, Any] = known[1]
+    for key, was in _c_list_iter(list(_c_dict_items(engines))):
+        if _c_dict_get(space, key, _c_MISSING) is not was:
+            return _p_qualname(klass) + "." + key + " (not what the library made for it)"
+    return None
+
+
+def _p_making_in(ident: int) -> bool:
+    """Whether a maker of the target's (`_p_follow_maker`) is running in thread `ident`, followed to its return."""
+    for entry in _c_list_iter(list(_c_dict_values(_S["making"]))):  # noqa: SIM110  # a plain loop: no generator
+        if entry is not None and entry[5] == ident:
+            return True
+    return False
+
+
+# What a type expression compiles to: names, attributes, constants, subscripts and operators, no call, no store, no
+# import, no code of its own. Each may still run a Python method of the snippet's (`__getitem__`, `__or__`, a
+# property), which is followed where it runs and counted as the snippet's.
+_c_EXPRESSION_OPS = ("CACHE", "RESUME", "NOP", "EXTENDED_ARG", "LOAD_NAME", "LOAD_GLOBAL", "LOAD_CONST", "LOAD_ATTR",
+                     "BINARY_SUBSCR", "BINARY_OP", "BUILD_TUPLE", "BUILD_LIST", "RETURN_VALUE")
+
+
+def _p_maker_expression(ident: int, code: Any) -> bool:
+    """Code of no file a maker of the target's running in this thread had compiled meanwhile (`maker_sources`), that
+    only evaluates a type expression (`_c_EXPRESSION_OPS`): pydantic evaluating its own `BaseModel`'s string
+    annotations through `typing.ForwardRef` while it makes the snippet's model. Its source may be the snippet's (a
+    string annotation of its own); what such code can do without a call is read a value, which is no code of the
+    snippet's running inside the maker. Code that calls anything, or makes code, counts as the snippet's."""
+    if not _p_making_in(ident) or not _p_compiled_from(code, code.co_filename, _S["maker_sources"], _S["maker_codes"]):
+        return False
+    for constant in _c_tuple_iter(code.co_consts):
+        if type(constant) is _c_CodeType:
+            return False
+    ops = code.co_code
+    names = _S["opnames"]
+    for at in range(0, len(ops), 2):
+        if ops[at] >= len(names) or not _p_one_of(names[ops[at]], _c_EXPRESSION_OPS):
+            return False
+    return True
+
+
+def _p_young_binders() -> dict[int, Any]:
+    """The binders the collector lists now (`_c_get_objects`: in a forked check, those made since the zygote froze its
+    own), by identity: what a maker found as it began (`_p_maker_binders`)."""
+    found: dict[int, Any] = {}
+    kinds = _S["binder_kinds"]
+    for value in _c_list_iter(_c_get_objects()):
+        kind = type(value)
+        known = _c_dict_get(kinds, id(kind))
+        if known is None or known[0] is not kind:
+            known = (kind, kind is _c_partial)
+            kinds[id(kind)] = known
+        if known[1]:
+            found[id(value)] = value
+    return found
+
+
+def _p_maker_binders(binders: dict[int, Any]) -> None:
+    """A maker of the target's returned with no code of the snippet's run meanwhile, the thread alone throughout: each
+    partial made meanwhile (not among `binders`, those there as it began) over a function of trusted Python code is the
+    library's making (pydantic's `LazyClassAttribute` over `partial(generate_pydantic_signature, init=..., ...)` on
+    every model), read as one made before the snippet ran (`_p_made_before`). One over C code (`setattr`, a C method),
+    or over the snippet's code, is not recorded whoever made it: trusted code copying what the snippet made (a deep
+    copy of a default) makes one binding what the snippet chose."""
+    made = _S["library_binders"]
+    for value in _c_list_iter(list(_c_dict_values(_p_young_binders()))):
+        if _c_dict_get(binders, id(value)) is value:
+            continue
+        function = _c_partial_parts[0](value)
+        if type(function) is _c_FunctionType and not _p_untrusted_code(_c_func_code(function)):
+            made[id(value)] = value
 
 
 def _p_library_put(klass: Any, key: str, value: Any) -> bool:
