@@ -27,24 +27,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.site.lookupkb import answer, kb  # noqa: F401  (the fixture)
-
-TB = "Traceback (most recent call last):"
-KEY = "key-cache-removed"
-K = "AttributeError: 'DynamicCache' object has no attribute 'key_cache'"
-IDX = "layer-idx-out-of-range"
-SITE = "/venv/lib/python3.10/site-packages"
-UPDATE_LINE = "self.key_cache[layer_idx] = torch.cat([self.key_cache[layer_idx], key_states], dim=-2)"
-IE = "IndexError: list index out of range"
-
-
-def traceback(path: str, function: str, line: str, exception: str) -> str:
-    return "\n".join([TB, f'  File "{path}", line 120, in {function}', f"    {line}", exception])
-
-
-def in_update(exception: str) -> str:
-    return traceback(f"{SITE}/transformers/cache_utils.py", "update", UPDATE_LINE, exception)
-
+from tests.site.lookupkb import IDX, IE, KEY, UPDATE_LINE, K, answer, in_update, kb, traceback  # noqa: F401  (kb: the fixture)
 
 # -- a release on a line commented out -------------------------------------------------------------------------------
 

@@ -21,18 +21,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.site.lookupkb import answer, kb  # noqa: F401  (the fixture)
+from tests.site.lookupkb import IDX, IE, KEY, SITE, UPDATE_LINE, K, answer, kb, traceback  # noqa: F401  (kb: the fixture)
 
-TB = "Traceback (most recent call last):"
-KEY = "key-cache-removed"
-K = "AttributeError: 'DynamicCache' object has no attribute 'key_cache'"
 ZERO = "cache-only-has-0-layers"
-IDX = "layer-idx-out-of-range"
-SITE = "/venv/lib/python3.10/site-packages"
-
-
-def traceback(path: str, function: str, line: str, exception: str) -> str:
-    return "\n".join([TB, f'  File "{path}", line 120, in {function}', f"    {line}", exception])
 
 
 # -- a release stated for another machine ----------------------------------------------------------------------------
@@ -57,8 +48,6 @@ def test_the_release_given_for_the_users_machine_still_confirms(kb):  # noqa: F8
 
 # -- frames of a fork or a vendored copy under another package's name ------------------------------------------------
 
-UPDATE_LINE = "self.key_cache[layer_idx] = torch.cat([self.key_cache[layer_idx], key_states], dim=-2)"
-IE = "IndexError: list index out of range"
 
 
 @pytest.mark.parametrize("root", [f"{SITE}/ipex_llm/transformers", f"{SITE}/optimum/habana/transformers",
