@@ -14,6 +14,7 @@ import sys
 import pytest
 
 from errorkb.cli import main
+from tests.verify.verifykb import drafted_from_crash
 
 CALL = 'yaml.safe_load("a: !foo x")'
 
@@ -64,14 +65,9 @@ def test_a_message_made_by_compiled_code_is_never_passed_unread_and_the_author_i
     says it is the verifier's limit, which no edit of the entry lifts, instead of leaving the author to edit."""
     root = tmp_path / "kb"
     assert main(["init", str(root), "--library", "pydantic", "--source-root", "", "--tag-format", "v{release}"]) == 0
-    script = tmp_path / "adapter.py"
-    script.write_text('from pydantic import TypeAdapter\n\nTypeAdapter(int).validate_python("abc")\n')
-    crashed = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
-    assert "ValidationError: 1 validation error for int" in crashed.stderr, crashed.stderr
-    (tmp_path / "tb.txt").write_text(crashed.stderr)
-    assert main(["--root", str(root), "new", "int-parsing", "--from-traceback", str(tmp_path / "tb.txt")]) == 0
-    (written,) = (root / "docs" / "errors").glob("*/int-parsing.yml")
-    text = "\n".join(line for line in written.read_text().splitlines() if not line.lstrip().startswith("#")) + "\n"
+    printed, written, text = drafted_from_crash(root, tmp_path, "int-parsing",
+                                                'from pydantic import TypeAdapter\n\nTypeAdapter(int).validate_python("abc")\n')
+    assert "ValidationError: 1 validation error for int" in printed, printed
     assert "function: \"TypeAdapter.validate_python\"" in text and "implicit: true" in text, text
     text = text.replace("TODO: ", "Filled: ").replace('"TODO"', '"Filled"')
     written.write_text("\n".join(line if not line.startswith("message:") else

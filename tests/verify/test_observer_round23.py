@@ -16,13 +16,11 @@ The hostile twins hand the library C code of the snippet's making: each still fa
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.verify.verifykb import allowing, needs_sandbox
+from tests.verify.verifykb import allowing, drafted_from_crash, needs_sandbox
 
 MODEL = "from pydantic import BaseModel\n\n\nclass Point(BaseModel):\n    x: int\n\n\n"
 SHOW = "# --8<-- [start:show]\n{}\n# --8<-- [end:show]\n"
@@ -38,14 +36,8 @@ def pydantic_kb(tmp_path_factory) -> Path:
     where = tmp_path_factory.mktemp("round23")
     root = where / "kb"
     assert main(["init", str(root), "--library", "pydantic", "--source-root", "", "--tag-format", "v{release}"]) == 0
-    script = where / "model.py"
-    script.write_text(MODEL + 'Point(x="abc")\n')
-    crashed = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
-    assert "ValidationError: 1 validation error for Point" in crashed.stderr, crashed.stderr
-    (where / "tb.txt").write_text(crashed.stderr)
-    assert main(["--root", str(root), "new", "bad-field", "--from-traceback", str(where / "tb.txt")]) == 0
-    (written,) = (root / "docs" / "errors").glob("*/bad-field.yml")
-    text = "\n".join(line for line in written.read_text().splitlines() if not line.lstrip().startswith("#")) + "\n"
+    printed, written, text = drafted_from_crash(root, where, "bad-field", MODEL + 'Point(x="abc")\n')
+    assert "ValidationError: 1 validation error for Point" in printed, printed
     written.write_text(text.replace("TODO: ", "Filled: ").replace('"TODO"', '"Filled"'))
     snippets = root / "snippets" / "bad-field"
     (snippets / "before.py").write_text(MODEL + SHOW.format('Point(x="abc")'))
@@ -63,19 +55,12 @@ def _unannotated(root: Path, where: Path) -> None:
     """A second entry, from pydantic's own traceback for a non-annotated attribute (pydantic/pydantic#8723): a
     `PydanticUserError` whose `__str__` is pydantic's own Python. The entry's message is the text pydantic printed,
     whole (`new` drafts its first paragraph only: not what this round is about)."""
-    from errorkb.cli import main
-
-    script = where / "unannotated.py"
-    script.write_text(UNANNOTATED)
-    crashed = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
+    printed, written, drafted = drafted_from_crash(root, where, "unannotated", UNANNOTATED)
     head = "pydantic.errors.PydanticUserError: "
-    assert head + "A non-annotated attribute was detected" in crashed.stderr, crashed.stderr
-    (where / "unannotated.txt").write_text(crashed.stderr)
-    assert main(["--root", str(root), "new", "unannotated", "--from-traceback", str(where / "unannotated.txt")]) == 0
-    (written,) = (root / "docs" / "errors").glob("*/unannotated.yml")
-    text = crashed.stderr[crashed.stderr.index(head) + len(head):].rstrip("\n")
+    assert head + "A non-annotated attribute was detected" in printed, printed
+    text = printed[printed.index(head) + len(head):].rstrip("\n")
     text = text.replace("`x = 1`", "`{var_name} = {value!r}`").replace("if `x` is", "if `{var_name}` is")
-    lines = [line for line in written.read_text().splitlines() if not line.lstrip().startswith("#")]
+    lines = drafted.splitlines()
     lines = [f"message: {json.dumps(text)}" if line.startswith("message:") else line for line in lines]
     written.write_text("\n".join(lines).replace("TODO: ", "Filled: ").replace('"TODO"', '"Filled"') + "\n")
     snippets = root / "snippets" / "unannotated"

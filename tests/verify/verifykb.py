@@ -135,3 +135,21 @@ def verify_library_entry(root: Path, library: str, entry_id: str, capsys, role: 
     printed = capsys.readouterr()
     assert (root / "r.json").is_file(), printed.out + printed.err
     return json.loads((root / "r.json").read_text())["checks"]
+
+
+def drafted_from_crash(root: Path, where: Path, entry_id: str, program: str) -> tuple[str, Path, str]:
+    """`errorkb new ENTRY --from-traceback` on the traceback a real library prints when `program` runs (nothing
+    written by hand): the traceback, the entry file drafted, and its text without comments."""
+    import subprocess
+    import sys
+
+    from errorkb.cli import main
+
+    script = where / f"{entry_id}.py"
+    script.write_text(program)
+    crashed = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
+    (where / f"{entry_id}.txt").write_text(crashed.stderr)
+    assert main(["--root", str(root), "new", entry_id, "--from-traceback", str(where / f"{entry_id}.txt")]) == 0
+    (written,) = (root / "docs" / "errors").glob(f"*/{entry_id}.yml")
+    text = "\n".join(line for line in written.read_text().splitlines() if not line.lstrip().startswith("#")) + "\n"
+    return crashed.stderr, written, text
