@@ -244,11 +244,14 @@ def test_no_temp_file_is_left_even_after_a_writer_was_killed(project_root, monke
 
 
 def test_report_merge_adds_to_what_out_holds(project_root, tmp_path):
+    """A check OUT does not hold yet (an entry's before, where OUT holds its after) is added. The record is of an
+    entry this knowledge base has: one of another's is left out and named (tests/test_reports_round16.py)."""
     path = write_standing(project_root)
     more = tmp_path / "more.json"
-    new_report({"bundled": "b"}, [fake_record("another-entry")]).write(more)
+    new_report({"bundled": "b"}, [fake_record(IDS[0], role="before")]).write(more)
     assert main(["--root", str(project_root), "report", "merge", str(path), str(more)]) == 0
-    assert sorted(r.entry for r in read_report(path).checks) == sorted([*IDS, "another-entry"])
+    assert sorted(r.id for r in read_report(path).checks) == sorted(
+        [*(f"{entry}::after[bundled-cpu]" for entry in IDS), f"{IDS[0]}::before[bundled-cpu]"])
 
 
 def test_a_record_dated_in_the_future_never_keeps_a_later_run_s_result_out(project_root, monkeypatch):
