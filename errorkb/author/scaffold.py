@@ -94,6 +94,7 @@ class Draft:
     before: str = ""
     after: str = ""
     guard: str = ""
+    imports: str = ""  # the import of what the user's line calls (`_called_imports`), for every snippet
 
 
 # -- the message --------------------------------------------------------------------------------
@@ -244,8 +245,9 @@ def pin_from(project: Project, frame: Frame, path: str, release: str, message: s
 
 
 def _formatted_fit(project: Project, index: SourceIndex, message: str) -> str | None:
-    """The `str.format` literal of the raising file that the message is an instance of (click's
-    `"Got unexpected extra argument ({args})"`, formatted by a caller and raised by `Context.fail`): the most
+    """The formatted literal of the raising file that the message is an instance of (click's `"Got unexpected
+    extra argument ({args})"`, formatted by a caller and raised by `Context.fail`; babel's `f"unknown locale
+    {identifier!r}"`, made by `UnknownLocaleError.__init__`): the most
     specific one, never one too generic to identify the error."""
     generic = (*GENERIC_WORDINGS, *runtime_for(project.library.runtime).generic_messages)
     fitting = [literal for literal in index.formats if _fits(literal, message) and not is_degenerate(literal, generic)]
@@ -326,6 +328,7 @@ def from_paste(project: Project, entry_id: str, pasted: Pasted, text: str = "") 
     if appended is not None:
         _append(draft, *appended)
     user = _user_frame(pasted.frames, found[0] if found else runtime[0] if runtime else None)
+    draft.imports = _called_imports(project, pasted.frames, user, _statement(user.code if user else None))
     draft.before = before_stub(project, pasted, user, draft)
     draft.after = after_stub(project, draft)
     draft.guard = guard_stub(project, draft)
@@ -515,10 +518,44 @@ def before_stub(project: Project, pasted: Pasted, user: Frame | None, draft: Dra
     setup = "" if draft.kind == "removed" and statement is not None else \
         f"# TODO: set up what the call below uses (the paste's frame: {where})\n\n"
     head = f"import {top}  # TODO: import what the call needs, as a user would\n\n"
+    if draft.imports:
+        head = f"{draft.imports}  # TODO: the rest the call needs; from the module a user imports it from\n\n"
     if draft.kind == "removed" and statement is not None and statement.lstrip().startswith(("import", "from")):
         head = ""
     return (f'"""TODO: one sentence: what this reproduces, as a user would hit it."""\n\n{head}{setup}'
             + SHOW.format(body=body))
+
+
+def _called_imports(project: Project, frames: tuple[Frame, ...], user: Frame | None, statement: str | None) -> str:
+    """The import of what the user's line calls into the library: the names the line uses that the module of the
+    library frame it called defines (`Version("1.0-banana")` calls `__init__` in packaging/version.py, which
+    defines `Version`: `from packaging.version import Version`), or that module itself where the line reaches it
+    by its dotted name (`packaging.version.Version(v)`: `import packaging.version`). "" when there is none: a
+    traceback shows the line, never its imports, and `import {library}` alone leaves the call's names undefined."""
+    if user is None or statement is None or user not in frames or frames[-1] is user:
+        return ""
+    release = installed_version(project.library)
+    folder = package_folder(project, release) if release else None
+    found = library_frame(project, (frames[frames.index(user) + 1],), folder)
+    if found is None or folder is None:
+        return ""
+    root = project.library.source_root.strip("/")
+    path = PurePosixPath(found[1][len(root) + 1:] if root else found[1])
+    module = dotted(path)
+    top = project.library.name.split(".")[0]
+    on_disk = folder / path.name if len(path.parts) == 1 else folder / PurePosixPath(*path.parts[1:])
+    try:
+        defined = {node.name for node in ast.parse(on_disk.read_text(encoding="utf-8")).body
+                   if isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)}
+    except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
+        return ""
+    tree = ast.parse(statement)
+    used = [node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)]
+    reached = {ast.unparse(node) for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
+    if module != top and module in reached:
+        return f"import {module}"
+    names = sorted({name for name in used if name in defined})
+    return f"from {module} import {', '.join(names)}" if names else ""
 
 
 def _file_name(path: str) -> str:
@@ -529,14 +566,16 @@ def _file_name(path: str) -> str:
 def after_stub(project: Project, draft: Draft) -> str:
     top = project.library.name.split(".")[0]
     function = draft.pin.function if draft.pin else "the documented function"
-    return (f'"""TODO: one sentence: the fix."""\n\nimport {top}  # TODO: import what the fix needs\n\n'
+    head = draft.imports or f"import {top}"
+    return (f'"""TODO: one sentence: the fix."""\n\n{head}  # TODO: import what the fix needs\n\n'
             "# TODO: the same setup as before.py\n\n"
             + SHOW.format(body=f"# TODO: the fixed call: it must call {function} and return normally"))
 
 
 def guard_stub(project: Project, draft: Draft) -> str:
     top = project.library.name.split(".")[0]
-    return (f'"""TODO: one sentence: the defensive pattern."""\n\nimport {top}  # TODO: import what the guard '
+    head = draft.imports or f"import {top}"
+    return (f'"""TODO: one sentence: the defensive pattern."""\n\n{head}  # TODO: import what the guard '
             "needs\n\n"
             + SHOW.format(body="# TODO: a check or construction that keeps the error from happening; as declared in "
                                "the entry,\n# it passes (runs clean and makes the call)"))

@@ -12,9 +12,10 @@ Two ways a library finishes a message away from its `raise`, both read here:
 - its own exception class's `__str__` goes on after the raise's words (pydantic's "For further information
   visit https://errors.pydantic.dev/<release>/u/<code>" line): the documented message is the raise's template, then
   a line break and what the class appends. Python's own exceptions show exactly their argument: never for them.
-- the raise passes a message made up the stack (click's `Context.fail(message)` raises `UsageError(message,
-  self)`; the words are `ngettext("Got unexpected extra argument ({args})", ...).format(...)` in a caller): the
-  pin holds when a `str.format` literal of the same file is the documented template.
+- the raise passes a message made elsewhere (click's `Context.fail(message)` raises `UsageError(message, self)`, the
+  words `ngettext("Got unexpected extra argument ({args})", ...).format(...)` in a caller; babel's
+  `UnknownLocaleError(identifier)` makes `f"unknown locale {identifier!r}"` in its `__init__`): the pin holds when
+  a formatted literal of the same file (an f-string, a `str.format` one) is the documented template.
 """
 
 from __future__ import annotations
@@ -23,13 +24,14 @@ import ast
 import builtins
 import difflib
 import functools
+import io
 from dataclasses import dataclass, field
 
 from errorkb.core.entry import Entry
 from errorkb.core.load import LoadedEntry
 from errorkb.core.problems import Problem
 from errorkb.core.project import Project
-from errorkb.source.raise_sites import FunctionSpan, RaiseSite, functions, raise_sites
+from errorkb.source.raise_sites import FunctionSpan, RaiseSite, _segment, functions, raise_sites, template_of
 from errorkb.source.upstream import package_folder, pinned_file, read_source, runtime_version, source_file
 
 
@@ -43,7 +45,7 @@ class SourceIndex:
 
     @property
     def formats(self) -> frozenset[str]:
-        """The file's `str.format` literals (`formatted`): read only for a raise that passes a variable."""
+        """The file's formatted literals (`formatted`): read only for a raise that passes a variable."""
         return formatted(self.text)
 
     @classmethod
@@ -145,7 +147,8 @@ def pin_mismatch(entry: Entry, index: SourceIndex) -> str | None:
             return None
         close = difflib.get_close_matches(entry.message, sorted(index.formats), n=1, cutoff=0.5)
         return (f"message differs at line {source.line}: the raise passes a message made elsewhere, and no "
-                f"`str.format` literal of {release} makes the documented one\n  expected: {entry.message}\n"
+                f"formatted literal of {release} (an f-string, a `str.format` one) makes the documented one\n"
+                f"  expected: {entry.message}\n"
                 f"  closest:  {close[0] if close else '(none)'}")
     if not same_message(at_line.message, at_line.exception, entry.message, at_line.assembled):
         return (f"message differs at line {source.line}\n  expected: {entry.message}\n"
@@ -165,18 +168,26 @@ def resolve_line(entry: Entry, index: SourceIndex) -> int | None:
 
 
 def made_up_the_stack(documented: str, exception: str | None, index: SourceIndex) -> bool:
-    """Whether a raise that passes a variable makes the documented message: a `str.format` literal of its file
+    """Whether a raise that passes a variable makes the documented message: a formatted literal of its file
     is the template (or, for a library's exception, its beginning: `same_message`)."""
     return any(same_message(literal, exception, documented) for literal in index.formats)
 
 
 @functools.lru_cache(maxsize=8)
 def formatted(text: str) -> frozenset[str]:
-    """The templates of a source's `str.format` literals: `"... ({args})".format(...)`, and the literals a call
-    before `.format` translates or picks (`_("...")`, `ngettext("... argument ({args})", "... arguments
-    ({args})", n)`). `str.format` fields are template placeholders as written."""
+    """The templates of a source's formatted literals: its f-strings (`f"unknown locale {identifier!r}"`, which
+    babel's `UnknownLocaleError.__init__` makes its message with), its `"... ({args})".format(...)` literals, and the
+    literals a call before `.format` translates or picks (`_("...")`, `ngettext("... argument ({args})", "...
+    arguments ({args})", n)`). Fields are template placeholders as written."""
     found: set[str] = set()
+    lines = io.StringIO(text, newline="").readlines()
     for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.JoinedStr) and any(isinstance(part, ast.FormattedValue) for part in node.values):
+            segment = _segment(lines, node)
+            template = template_of(segment) if segment else None
+            if template is not None:
+                found.add(template)
+            continue
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format"):
             continue
         owner = node.func.value
