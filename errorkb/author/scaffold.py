@@ -247,8 +247,8 @@ def pin_from(project: Project, frame: Frame, path: str, release: str, message: s
 def _formatted_fit(project: Project, index: SourceIndex, message: str) -> str | None:
     """The formatted literal of the raising file that the message is an instance of (click's `"Got unexpected
     extra argument ({args})"`, formatted by a caller and raised by `Context.fail`; babel's `f"unknown locale
-    {identifier!r}"`, made by `UnknownLocaleError.__init__`): the most
-    specific one, never one too generic to identify the error."""
+    {identifier!r}"`, made by `UnknownLocaleError.__init__`): the most specific one, never one too generic to
+    identify the error."""
     generic = (*GENERIC_WORDINGS, *runtime_for(project.library.runtime).generic_messages)
     fitting = [literal for literal in index.formats if _fits(literal, message) and not is_degenerate(literal, generic)]
     return max(fitting, key=lambda literal: (len(MessageTemplate.parse(literal).literal_text), literal),
