@@ -1686,7 +1686,7 @@ def cmd_new(project: Project, args: argparse.Namespace) -> int:
         pasted = None
         if args.from_traceback is not None:
             text = _read_input(args.from_traceback)
-            pasted = scaffold.from_paste(project, args.id, read_paste(text))
+            pasted = scaffold.from_paste(project, args.id, read_paste(text), text)
         if args.like is not None:
             if args.like not in known:
                 close = _close(args.like, sorted(known), n=1)

@@ -94,6 +94,7 @@ class Draft:
     before: str = ""
     after: str = ""
     guard: str = ""
+    imports: str = ""  # the import of what the user's line calls (`_called_imports`), for every snippet
 
 
 # -- the message --------------------------------------------------------------------------------
@@ -238,7 +239,20 @@ def pin_from(project: Project, frame: Frame, path: str, release: str, message: s
     site = sites[-1]
     # an assembled message (the exception's `__str__` adds to the argument's words) is no template of the whole
     fitting = site.message if site.message and not site.assembled and _fits(site.message, message) else None
+    if site.message is None:  # a message made up the stack: the literal the library formats the values into
+        fitting = _formatted_fit(project, index, message)
     return pin(site.line, function), fitting
+
+
+def _formatted_fit(project: Project, index: SourceIndex, message: str) -> str | None:
+    """The formatted literal of the raising file that the message is an instance of (click's `"Got unexpected
+    extra argument ({args})"`, formatted by a caller and raised by `Context.fail`; babel's `f"unknown locale
+    {identifier!r}"`, made by `UnknownLocaleError.__init__`): the most specific one, never one too generic to
+    identify the error."""
+    generic = (*GENERIC_WORDINGS, *runtime_for(project.library.runtime).generic_messages)
+    fitting = [literal for literal in index.formats if _fits(literal, message) and not is_degenerate(literal, generic)]
+    return max(fitting, key=lambda literal: (len(MessageTemplate.parse(literal).literal_text), literal),
+               default=None)
 
 
 def _fits(template: str, message: str) -> bool:
@@ -279,8 +293,8 @@ def guess_kind(project: Project, pasted: Pasted, in_library: bool) -> tuple[str,
 # -- drafts -------------------------------------------------------------------------------------
 
 
-def from_paste(project: Project, entry_id: str, pasted: Pasted) -> Draft:
-    """The draft a pasted traceback gives."""
+def from_paste(project: Project, entry_id: str, pasted: Pasted, text: str = "") -> Draft:
+    """The draft a pasted traceback gives (`text`: the paste itself, for the lines the exception appends)."""
     if len(pasted.message) > MAX_MESSAGE:
         raise ScaffoldError(f"the exception's message is {len(pasted.message):,} characters; errorkb new takes "
                             f"messages up to {MAX_MESSAGE:,} (paste the traceback, not a log around it)")
@@ -310,7 +324,11 @@ def from_paste(project: Project, entry_id: str, pasted: Pasted) -> Draft:
     _set_message(draft, message, fitting, project)
     if "\n" in message and fitting is None:
         _note_lines(draft, message, cut)
+    appended = _appended(pasted, text, folder, library.name.split(".")[0]) if text and cut == 0 else None
+    if appended is not None:
+        _append(draft, *appended)
     user = _user_frame(pasted.frames, found[0] if found else runtime[0] if runtime else None)
+    draft.imports = _called_imports(project, pasted.frames, user, _statement(user.code if user else None))
     draft.before = before_stub(project, pasted, user, draft)
     draft.after = after_stub(project, draft)
     draft.guard = guard_stub(project, draft)
@@ -330,6 +348,71 @@ def _whole_message(pasted: Pasted) -> tuple[str, int]:
         kept.append(line)
         size += 1 + len(line)
     return "\n".join(kept), len(lines) - len(kept)
+
+
+_APPENDED = re.compile(r"\n(?P<gap>[ \t]*\n)+(?P<more>[^\n]+(?:\n[^\n]+){0,3})\s*")
+_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*[,;:]?")
+
+
+def _appended(pasted: Pasted, text: str, folder: Path | None, top: str) -> tuple[str, str] | None:
+    """(the gap, the lines) a library's exception appends after its message, on lines of their own after a blank
+    one, in its `__str__` (pydantic's "For further information visit https://errors.pydantic.dev/<release>/u/<code>"):
+    the paragraph that ends the paste, when the library's own source holds its opening words. A line a tool
+    prints after a traceback ("Process finished with exit code 1") is no library's words; Python's exceptions
+    show exactly their argument."""
+    from errorkb.lookup import keep_tail, normalize
+    from errorkb.source.drift import builtin_exception
+
+    if not pasted.exception or builtin_exception(pasted.exception.rsplit(".", 1)[-1]) or folder is None:
+        return None
+    body = clean(normalize(keep_tail(text)))
+    said = pasted.whole or pasted.message
+    at = body.rfind(said)
+    found = _APPENDED.fullmatch(body, at + len(said)) if at >= 0 else None
+    if found is None:
+        return None
+    words = _opening_words(found.group("more"))
+    if len(words.split()) < 3 or not _in_library(folder, top, words):  # three words or more: the library's
+        return None
+    return body[at + len(said):found.start("more")].replace(" ", "").replace("\t", ""), found.group("more")
+
+
+def _opening_words(line: str) -> str:
+    """The words a line opens with, up to the first token that is not a word (a link, a number, a name)."""
+    words = []
+    for token in line.split(" "):
+        if not _WORD.fullmatch(token):
+            break
+        words.append(token)
+    return " ".join(words)
+
+
+def _in_library(folder: Path, top: str, words: str) -> bool:
+    """Whether a source file of the installed library holds `words` (its one module, or its package's files)."""
+    module = folder / f"{top}.py"
+    files = [module] if module.is_file() else sorted(folder.rglob("*.py"))[:5000]
+    for path in files:
+        try:
+            if words in path.read_text(encoding="utf-8", errors="replace"):
+                return True
+        except OSError:
+            continue
+    return False
+
+
+def _append(draft: Draft, gap: str, more: str) -> None:
+    """The draft's message with the lines the exception appends, each run-time value there a placeholder of its
+    own (a release in a documentation link varies from release to release: never pinned)."""
+    taken = set(MessageTemplate.parse(draft.message).placeholders) if "TODO" not in draft.message else set()
+    template, replaced = templatize(more)
+    for name, _ in replaced:
+        if name in taken:
+            template = template.replace(f"{{{name}}}", f"{{{name}_appended}}")
+    draft.message += gap + template
+    draft.message_todo.append("TODO: the library's exception appends the last line(s) after a blank one (its "
+                              "`__str__`); each placeholder there stands for")
+    draft.message_todo += [f"  what varies (a release, a code): {{{name}}} was {json.dumps(value)[:80]}; then "
+                           "delete this comment" for name, value in replaced]
 
 
 def _note_lines(draft: Draft, message: str, cut: int) -> None:
@@ -435,10 +518,44 @@ def before_stub(project: Project, pasted: Pasted, user: Frame | None, draft: Dra
     setup = "" if draft.kind == "removed" and statement is not None else \
         f"# TODO: set up what the call below uses (the paste's frame: {where})\n\n"
     head = f"import {top}  # TODO: import what the call needs, as a user would\n\n"
+    if draft.imports:
+        head = f"{draft.imports}  # TODO: the rest the call needs; from the module a user imports it from\n\n"
     if draft.kind == "removed" and statement is not None and statement.lstrip().startswith(("import", "from")):
         head = ""
     return (f'"""TODO: one sentence: what this reproduces, as a user would hit it."""\n\n{head}{setup}'
             + SHOW.format(body=body))
+
+
+def _called_imports(project: Project, frames: tuple[Frame, ...], user: Frame | None, statement: str | None) -> str:
+    """The import of what the user's line calls into the library: the names the line uses that the module of the
+    library frame it called defines (`Version("1.0-banana")` calls `__init__` in packaging/version.py, which
+    defines `Version`: `from packaging.version import Version`), or that module itself where the line reaches it
+    by its dotted name (`packaging.version.Version(v)`: `import packaging.version`). "" when there is none: a
+    traceback shows the line, never its imports, and `import {library}` alone leaves the call's names undefined."""
+    if user is None or statement is None or user not in frames or frames[-1] is user:
+        return ""
+    release = installed_version(project.library)
+    folder = package_folder(project, release) if release else None
+    found = library_frame(project, (frames[frames.index(user) + 1],), folder)
+    if found is None or folder is None:
+        return ""
+    root = project.library.source_root.strip("/")
+    path = PurePosixPath(found[1][len(root) + 1:] if root else found[1])
+    module = dotted(path)
+    top = project.library.name.split(".")[0]
+    on_disk = folder / path.name if len(path.parts) == 1 else folder / PurePosixPath(*path.parts[1:])
+    try:
+        defined = {node.name for node in ast.parse(on_disk.read_text(encoding="utf-8")).body
+                   if isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)}
+    except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
+        return ""
+    tree = ast.parse(statement)
+    used = [node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)]
+    reached = {ast.unparse(node) for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
+    if module != top and module in reached:
+        return f"import {module}"
+    names = sorted({name for name in used if name in defined})
+    return f"from {module} import {', '.join(names)}" if names else ""
 
 
 def _file_name(path: str) -> str:
@@ -449,14 +566,16 @@ def _file_name(path: str) -> str:
 def after_stub(project: Project, draft: Draft) -> str:
     top = project.library.name.split(".")[0]
     function = draft.pin.function if draft.pin else "the documented function"
-    return (f'"""TODO: one sentence: the fix."""\n\nimport {top}  # TODO: import what the fix needs\n\n'
+    head = draft.imports or f"import {top}"
+    return (f'"""TODO: one sentence: the fix."""\n\n{head}  # TODO: import what the fix needs\n\n'
             "# TODO: the same setup as before.py\n\n"
             + SHOW.format(body=f"# TODO: the fixed call: it must call {function} and return normally"))
 
 
 def guard_stub(project: Project, draft: Draft) -> str:
     top = project.library.name.split(".")[0]
-    return (f'"""TODO: one sentence: the defensive pattern."""\n\nimport {top}  # TODO: import what the guard '
+    head = draft.imports or f"import {top}"
+    return (f'"""TODO: one sentence: the defensive pattern."""\n\n{head}  # TODO: import what the guard '
             "needs\n\n"
             + SHOW.format(body="# TODO: a check or construction that keeps the error from happening; as declared in "
                                "the entry,\n# it passes (runs clean and makes the call)"))

@@ -7,17 +7,31 @@ Stages:
 2. `resolve_line`     for any other release, where the same raise now is (None if it is gone),
                       so the version matrix can record one line per release.
 All problems are collected and reported together, each at the entry's `source.line`.
+
+Two ways a library finishes a message away from its `raise`, both read here:
+- its own exception class's `__str__` goes on after the raise's words (pydantic's "For further information
+  visit https://errors.pydantic.dev/<release>/u/<code>" line): the documented message is the raise's template, then
+  a line break and what the class appends. Python's own exceptions show exactly their argument: never for them.
+- the raise passes a message made elsewhere (click's `Context.fail(message)` raises `UsageError(message, self)`, the
+  words `ngettext("Got unexpected extra argument ({args})", ...).format(...)` in a caller; babel's
+  `UnknownLocaleError(identifier)` makes `f"unknown locale {identifier!r}"` in its `__init__`): the pin holds when
+  a formatted literal of the same file (an f-string, a `str.format` one) is the documented template.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import ast
+import builtins
+import difflib
+import functools
+import io
+from dataclasses import dataclass, field
 
 from errorkb.core.entry import Entry
 from errorkb.core.load import LoadedEntry
 from errorkb.core.problems import Problem
 from errorkb.core.project import Project
-from errorkb.source.raise_sites import FunctionSpan, RaiseSite, functions, raise_sites
+from errorkb.source.raise_sites import FunctionSpan, RaiseSite, _segment, functions, raise_sites, template_of
 from errorkb.source.upstream import package_folder, pinned_file, read_source, runtime_version, source_file
 
 
@@ -27,12 +41,18 @@ class SourceIndex:
 
     sites: list[RaiseSite]
     spans: dict[str, FunctionSpan]
+    text: str = field(default="", repr=False)
+
+    @property
+    def formats(self) -> frozenset[str]:
+        """The file's formatted literals (`formatted`): read only for a raise that passes a variable."""
+        return formatted(self.text)
 
     @classmethod
     def of(cls, text: str) -> SourceIndex | None:
         """The index of a Python source text; None when it does not parse."""
         try:
-            return cls(raise_sites(text), functions(text))
+            return cls(raise_sites(text), functions(text), text)
         except (SyntaxError, ValueError, RecursionError):
             return None
 
@@ -122,6 +142,14 @@ def pin_mismatch(entry: Entry, index: SourceIndex) -> str | None:
         return f"expected a raise in {source.function} at line {source.line} of {release}, found none{moved}"
     if at_line.exception != entry.exception.rsplit(".", 1)[-1]:
         return f"line {source.line} raises {at_line.exception}, expected {entry.exception}"
+    if at_line.message is None:  # a message made up the stack: the file's formatted literals say its words
+        if made_up_the_stack(entry.message, at_line.exception, index):
+            return None
+        close = difflib.get_close_matches(entry.message, sorted(index.formats), n=1, cutoff=0.5)
+        return (f"message differs at line {source.line}: the raise passes a message made elsewhere, and no "
+                f"formatted literal of {release} (an f-string, a `str.format` one) makes the documented one\n"
+                f"  expected: {entry.message}\n"
+                f"  closest:  {close[0] if close else '(none)'}")
     if not same_message(at_line.message, at_line.exception, entry.message, at_line.assembled):
         return (f"message differs at line {source.line}\n  expected: {entry.message}\n"
                 f"  found:    {at_line.message}")
@@ -133,21 +161,62 @@ def resolve_line(entry: Entry, index: SourceIndex) -> int | None:
     exception = entry.exception.rsplit(".", 1)[-1]
     for site in index.sites:
         if site.function == entry.source.function and site.exception == exception \
-                and same_message(site.message, site.exception, entry.message, site.assembled):
+                and (same_message(site.message, site.exception, entry.message, site.assembled)
+                     or site.message is None and made_up_the_stack(entry.message, site.exception, index)):
             return site.line
     return None
+
+
+def made_up_the_stack(documented: str, exception: str | None, index: SourceIndex) -> bool:
+    """Whether a raise that passes a variable makes the documented message: a formatted literal of its file
+    is the template (or, for a library's exception, its beginning: `same_message`)."""
+    return any(same_message(literal, exception, documented) for literal in index.formats)
+
+
+@functools.lru_cache(maxsize=8)
+def formatted(text: str) -> frozenset[str]:
+    """The templates of a source's formatted literals: its f-strings (`f"unknown locale {identifier!r}"`, which
+    babel's `UnknownLocaleError.__init__` makes its message with), its `"... ({args})".format(...)` literals, and the
+    literals a call before `.format` translates or picks (`_("...")`, `ngettext("... argument ({args})", "...
+    arguments ({args})", n)`). Fields are template placeholders as written."""
+    found: set[str] = set()
+    lines = io.StringIO(text, newline="").readlines()
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.JoinedStr) and any(isinstance(part, ast.FormattedValue) for part in node.values):
+            segment = _segment(lines, node)
+            template = template_of(segment) if segment else None
+            if template is not None:
+                found.add(template)
+            continue
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format"):
+            continue
+        owner = node.func.value
+        literals = [owner] if isinstance(owner, ast.Constant) else owner.args if isinstance(owner, ast.Call) else []
+        found.update(one.value for one in literals
+                     if isinstance(one, ast.Constant) and isinstance(one.value, str) and "{" in one.value)
+    return frozenset(found)
 
 
 def same_message(raised: str | None, exception: str | None, documented: str, assembled: bool = False) -> bool:
     """Whether a raise statement's message template is the documented one. A `KeyError` shows its
     message as the repr of its argument, quotes included (`KeyError: 'Cache only has 0 layers'`),
-    so an entry documents it quoted. An assembled message (the exception's `__str__` makes it from the
-    raise's string argument and more) holds the argument's words: each of its literal runs, in order."""
+    so an entry documents it quoted. A library's own exception may go on after the raise's words, on a line of
+    its own (its `__str__` appends a "see also" line); Python's exceptions never do. An assembled message (the
+    exception's `__str__` makes it from the raise's string argument and more) holds the argument's words: each
+    of its literal runs, in order."""
     if raised == documented:
         return True
+    if raised is not None and documented.startswith(raised + "\n") and not builtin_exception(exception):
+        return True  # the library's exception goes on after the raise's words, on a line of its own
     if assembled and raised is not None:
         return _holds_in_order(raised, documented)
     return exception == "KeyError" and raised is not None and documented == f"'{raised}'"
+
+
+def builtin_exception(exception: str | None) -> bool:
+    """Whether `exception` names one of Python's own exceptions, whose message is exactly its argument."""
+    found = getattr(builtins, exception or "", None)
+    return isinstance(found, type) and issubclass(found, BaseException)
 
 
 def _holds_in_order(raised: str, documented: str) -> bool:

@@ -83,7 +83,20 @@ def marked_difference(reason: list[str]) -> list[str]:
     shown = message.splitlines()[0] if message else ""
     found = repr(shown[index]) if index < len(shown) else "the end of the message"
     caret = " " * (len(ACTUAL) + len(before.expandtabs())) + f"^ first difference (character {index + 1}: {found})"
-    return [*reason[:at + 1], caret, *reason[at + 1:]]
+    return [*reason[:at + 1], caret, *reason[at + 1:], *_goes_on(expected, message, index)]
+
+
+GOES_ON = ("note: the actual message goes on after the documented words, on lines of their own: the library's "
+           "exception appends them (its `__str__`, e.g. a \"see also\" link); add them to `message`, each value "
+           "that varies (a release, a code) a placeholder (docs/own-library.md, \"Lines the exception appends\")")
+
+
+def _goes_on(expected: str, message: str, index: int) -> list[str]:
+    """The note for a message that is the documented one, then more lines: the whole documented template fits
+    the text before the first difference, and a line break follows it."""
+    if not message[index:].startswith("\n") or MessageTemplate.parse(expected).match(message[:index]) is None:
+        return []
+    return [f"  {GOES_ON}"]
 
 
 def _source_line(path: Path, line: int | None) -> str | None:
