@@ -1299,13 +1299,13 @@ def _other_names_elsewhere(project: Project, names: list[tuple[str, str]]) -> li
         else:
             by_folder.setdefault(os.path.dirname(path), {}).setdefault(name.casefold(), []).append(name)
     for folder, groups in by_folder.items():
-        for folded, names in groups.items():
-            if len(names) < 2:
+        for folded, alike in groups.items():
+            if len(alike) < 2:
                 continue
-            kept = folded if folded in names else min(names)
+            kept = folded if folded in alike else min(alike)
             problems += [Problem(project.rel(Path(folder, name)), 1, 1,
                                  f"differs from {kept} only in case: one file where case is ignored (macOS, Windows); "
-                                 "rename one") for name in names if name != kept]
+                                 "rename one") for name in alike if name != kept]
     return problems
 
 
