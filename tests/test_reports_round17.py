@@ -202,3 +202,47 @@ def test_report_merge_says_and_leaves_out_a_shard_s_claim_on_another_shard_s_che
 
     kept = {check.id: check for check in read_report(out).checks}
     assert kept[claim["id"]].outcome.value == "pass"
+
+
+# -- a disk that is really full ------------------------------------------------------------------------------------
+
+_FULL_DISK = r"""
+import json, os, sys, tempfile
+from pathlib import Path
+from errorkb.results import store
+
+folder = Path(sys.argv[1])
+path = folder / "latest.json"
+path.write_text('{"old": 1}\n')
+run = {"new": "x" * 200_000}  # more than the 64 KiB the disk holds
+try:
+    store.update(path, lambda at: json.loads(at.read_text()), lambda current: {**(current or {}), **run},
+                 lambda data: json.dumps(data), "restore it")
+except store.Refused as refused:
+    rescued = refused.rescued
+    print(json.dumps({"said": str(refused), "old": path.read_text(), "left": [p.name for p in folder.iterdir()],
+                      "rescued": json.loads(rescued.read_text()) == {"old": 1, **run} or
+                                 json.loads(rescued.read_text()) == run}))
+    rescued.unlink()
+"""
+
+
+def test_a_really_full_disk_keeps_the_old_report_and_the_run_s_results_elsewhere(tmp_path):
+    """A 64 KiB tmpfs (`unshare -m`, where the machine allows it): the write fails with ENOSPC, not a fake's."""
+    import shutil
+    import subprocess
+    import sys
+
+    if shutil.which("unshare") is None or subprocess.run(["unshare", "-m", "true"], capture_output=True).returncode:
+        pytest.skip("no mount namespace here (unshare -m): the fakes of test_reports_write stand in")
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    script = tmp_path / "full.py"
+    script.write_text(_FULL_DISK)
+    command = f"mount -t tmpfs -o size=64k tmpfs {disk} && {sys.executable} {script} {disk}"
+    run = subprocess.run(["unshare", "-m", "sh", "-c", command], capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert run.returncode == 0 and "Traceback" not in run.stderr, run.stderr
+    found = json.loads(run.stdout)
+    assert found["old"] == '{"old": 1}\n' and found["left"] == ["latest.json"], found  # whole, no temporary left
+    assert os.strerror(28) in found["said"] and "free space" in found["said"] and found["rescued"], found
