@@ -63,3 +63,28 @@ def test_an_entry_read_half_written_is_shown_broken_and_ships_in_no_json(kb, tmp
     fresh = tmp_path / "fresh"
     serving(kb, fresh, "build")
     assert tree(served) == tree(fresh)
+
+
+@pytest.mark.parametrize("cut", ["empty", "half"])
+def test_a_snippet_read_half_written_is_never_shown_verified(kb, tmp_path, serving, cut):  # noqa: F811
+    """The snippet a rebuild read between the editor's two writes: its page and its JSON show the bytes read, and
+    every badge and record of the checks that ran other bytes is stale, never "verified" beside code it never ran."""
+    served = tmp_path / "served"
+    serving(kb, served, "serve")
+    one, _ = _api(served)
+    assert one is not None and any(record["role"] == "after" and record["outcome"] == "pass" and not record["stale"]
+                                   for record in one["verification"]), one["verification"]
+    path = kb / "snippets" / CHANGED / "after.py"
+    good = path.read_text()
+    path.write_text("" if cut == "empty" else good[: len(good) // 2])
+    serving(kb, served)
+    one, _ = _api(served)
+    assert one is not None
+    assert not any(badge["outcome"] == "pass" and not badge["stale"] for badge in one["badges"]), one["badges"]
+    after = [record for record in one["verification"] if record["role"] == "after"]
+    assert after and all(record["stale"] for record in after), one["verification"]
+    path.write_text(good)
+    serving(kb, served)
+    fresh = tmp_path / "fresh"
+    serving(kb, fresh, "build")
+    assert tree(served) == tree(fresh)
