@@ -179,6 +179,8 @@ def load_project_entries(project: Project, reserved_ids: Collection[str] = (),
     loaded: list[LoadedEntry] = []
     unloaded: set[str] = set()  # ids of entry files that exist but did not load
     resolved = Resolved()
+    names, oversized = snippet_folder_names(project)
+    problems += oversized.values()
     files = _entry_files(project, problems, resolved)
     within, over = within_bounds(files, project)
     problems += over
@@ -191,6 +193,8 @@ def load_project_entries(project: Project, reserved_ids: Collection[str] = (),
                                     f"id '{one.entry.id}' is reserved: the site generates a page or file of "
                                     "that name; choose another id (and file name)"))
             one = None
+        if one is not None and one.entry.id in oversized:  # never handed on: the site and a check read it whole
+            one = None
         if one is not None:  # never handed on: every consumer would read (publish, run) the file outside
             leading_out = snippets_leading_out(one, project, resolved)
             problems += leading_out
@@ -202,7 +206,7 @@ def load_project_entries(project: Project, reserved_ids: Collection[str] = (),
     problems += cross_check(loaded, project, unloaded)
     problems += orphan_snippets(loaded, {path.stem for path in files}, project)
     problems += helper_modules(loaded, project, resolved)
-    problems += compiled_code(project)
+    problems += compiled_code(project, names)
     return LoadResult(loaded, sorted(set(problems)))
 
 
@@ -1238,40 +1242,70 @@ def orphan_snippets(loaded: list[LoadedEntry], entry_stems: set[str], project: P
     return problems
 
 
-def compiled_code(project: Project) -> list[Problem]:
+def snippet_folder_names(project: Project) -> tuple[list[tuple[str, str]], dict[str, Problem]]:
+    """(path, name) of everything under snippets/ (`snippet_files.names_under`, walked once for every check of
+    the tree), but inside a folder past the bounds of one (`snippet_files.bounded_names`): its walk stops there,
+    and it is a problem, by the folder's name (an entry's id), naming the folder and what to do."""
+    top = os.fspath(project.snippets)
+    try:
+        with os.scandir(top) as listing:
+            children = sorted(one.name for one in listing)
+    except OSError:
+        return [], {}
+    names: list[tuple[str, str]] = []
+    oversized: dict[str, Problem] = {}
+    for name in children:
+        path = os.path.join(top, name)
+        names.append((path, name))
+        if os.path.islink(path) or not os.path.isdir(path):
+            continue
+        inside, over = snippet_files.bounded_names(path)
+        if over is None:
+            names += inside
+        else:
+            oversized[name] = Problem(_unresolved_rel(Path(path), project), 1, 1,
+                                      f"{over}, where a snippet folder holds an entry's snippets and the few "
+                                      "files they read: nothing in it is read, checked or run; remove (or "
+                                      "flatten) what no snippet needs")
+    return names, oversized
+
+
+def compiled_code(project: Project, names: list[tuple[str, str]] | None = None) -> list[Problem]:
     """Bytecode and extension modules anywhere in the snippet folders: a check imports them (a helper's
     `__pycache__` bytecode compiled with an unchecked hash runs in place of the helper's source), yet
     the lint, a reviewer of the pull request and the page read only sources. And names Windows keeps
-    for devices (`lib/aux.py`), which a checkout there cannot create."""
+    for devices (`lib/aux.py`), which a checkout there cannot create. `names`: `snippet_folder_names`'s."""
+    if names is None:
+        names = snippet_folder_names(project)[0]
     return [Problem(project.rel(Path(path)), 1, 1, "compiled code in a snippet folder: a check would run it, but "
                     "the lint, a reviewer and the page read only sources; delete it (running a snippet with "
                     "python leaves __pycache__ behind: `errorkb verify` writes none)")
-            for path in snippet_files.compiled_files(project.snippets)] + [
+            for path, _ in names if path.lower().endswith(snippet_files.COMPILED_SUFFIXES)] + [
         Problem(project.rel(Path(path)), 1, 1, "a name Windows keeps for a device: a checkout there cannot create "
-                "it; rename it") for path, name in snippet_files.names_under(project.snippets) if windows_device(name)
-    ] + _other_names_elsewhere(project)
+                "it; rename it") for path, name in names if windows_device(name)
+    ] + _other_names_elsewhere(project, names)
 
 
-def _other_names_elsewhere(project: Project) -> list[Problem]:
+def _other_names_elsewhere(project: Project, names: list[tuple[str, str]]) -> list[Problem]:
     """Files and folders of the snippet folders that another system reads as another name, or as a sibling's:
     Windows drops trailing dots and spaces (`guard.py.` is `guard.py`), macOS and Windows ignore case (`Guard.py`
     is `guard.py`). A check on Linux sees both; a checkout there holds one, or fails."""
     problems = []
     by_folder: dict[str, dict[str, list[str]]] = {}
-    for path, name in snippet_files.names_under(project.snippets):
+    for path, name in names:
         if name[-1] in ". ":
             problems.append(Problem(project.rel(Path(path)), 1, 1, f"ends in a dot or a space, which Windows drops: "
                                                                    f"there it is {windows_name(name)}; rename it"))
         else:
             by_folder.setdefault(os.path.dirname(path), {}).setdefault(name.casefold(), []).append(name)
     for folder, groups in by_folder.items():
-        for folded, names in groups.items():
-            if len(names) < 2:
+        for folded, alike in groups.items():
+            if len(alike) < 2:
                 continue
-            kept = folded if folded in names else min(names)
+            kept = folded if folded in alike else min(alike)
             problems += [Problem(project.rel(Path(folder, name)), 1, 1,
                                  f"differs from {kept} only in case: one file where case is ignored (macOS, Windows); "
-                                 "rename one") for name in names if name != kept]
+                                 "rename one") for name in alike if name != kept]
     return problems
 
 

@@ -32,6 +32,12 @@ MAX_BYTES = 64 * 1024  # one snippet file (the real snippets' largest: 2.6 KB); 
 # unchecked hash runs in place of the source beside it) and extension modules, for any platform. A
 # snippet folder holds none: the lint, the reviewer and the page all read sources.
 COMPILED_SUFFIXES = (".pyc", ".pyo", ".so", ".pyd", ".dylib")
+# One entry's snippet folder, bounded: the loader walks it on every `errorkb check` and `mkdocs serve` rebuild,
+# and the verdict key hashes every file of it. This repository's folders hold 5 names at most, none nested;
+# a pull request's 10^5 files cost every build seconds (3.3 s of `errorkb check` at 10^5, growing with them) and
+# a tree 1,500 deep passed what a path can name, where the walk skipped it without a word.
+MAX_FOLDER_NAMES = 1_000  # files and folders, at any depth
+MAX_FOLDER_DEPTH = 8  # folders below the entry's folder
 
 
 class Role(str):
@@ -80,6 +86,21 @@ def compiled_files(top: str | os.PathLike[str]) -> list[str]:
 def names_under(top: str | os.PathLike[str]) -> list[tuple[str, str]]:
     """(path, name) of every file and folder under `top`, at any depth (links not followed)."""
     return [(os.path.join(folder, name), name) for folder, folders, names in walk(top) for name in [*folders, *names]]
+
+
+def bounded_names(folder: str | os.PathLike[str]) -> tuple[list[tuple[str, str]], str | None]:
+    """`names_under(folder)` and None while the folder is inside `MAX_FOLDER_NAMES` and `MAX_FOLDER_DEPTH`;
+    past either, what it is past (a phrase), the walk stopped there (bounded time: never the whole tree)."""
+    found: list[tuple[str, str]] = []
+    top = os.fspath(folder)
+    for current, folders, files in walk(top):
+        found += [(os.path.join(current, name), name) for name in [*folders, *files]]
+        if len(found) > MAX_FOLDER_NAMES:
+            return found, f"more than {MAX_FOLDER_NAMES:,} files and folders"
+        depth = 0 if current == top else os.path.relpath(current, top).count(os.sep) + 1
+        if folders and depth >= MAX_FOLDER_DEPTH:
+            return found, f"folders nested more than {MAX_FOLDER_DEPTH} deep"
+    return found, None
 
 
 def sha256(data: bytes) -> str:

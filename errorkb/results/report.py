@@ -551,6 +551,86 @@ def of_known_entries(named: Sequence[tuple[str, Report]], known: Collection[str]
     return left, said
 
 
+def shard_named(report: Report) -> tuple[int, int] | None:
+    """(k, n) of the `--shard k/n` run that wrote `report` (its `run.shard`); None for a whole run, a merge, or a
+    value that is no shard (a hand's or a pull request's: read as no shard, never trusted to split)."""
+    found = re.fullmatch(r"([1-9]\d{0,5})/([1-9]\d{0,5})", str((report.run or {}).get("shard") or ""))
+    if found is None or int(found[1]) > int(found[2]):
+        return None
+    return int(found[1]), int(found[2])
+
+
+def of_own_shards(named: Sequence[tuple[str, Report]], shard_of: Callable[[str, int], int]
+                  ) -> tuple[list[Report], list[str]]:
+    """For `merge`'s caller: the named reports, each written by a `--shard k/n` run less its records of another
+    shard's checks that would replace the record the input of that shard holds (a shard runs its own checks
+    only: its file holds the others' records as the checkout had them, older than the shard that ran them;
+    one newer is a claim, and the shard that ran the check keeps it); and lines saying what was left out, and
+    where the inputs are not one split's shards once each (two splits, a shard missing or given twice), which
+    merged are not one run. `shard_of(check id, n)`: the split `errorkb verify --shard` makes."""
+    shards = [(name, report, shard_named(report)) for name, report in named]
+    said = _split_said([(name, shard) for name, _, shard in shards if shard is not None])
+    runners: dict[tuple[int, int], list[Report]] = {}
+    for _, report, shard in shards:
+        if shard is not None:
+            runners.setdefault(shard, []).append(report)
+    left = []
+    for name, report, shard in shards:
+        claims = [] if shard is None else [check for check in report.checks
+                                           if _claims(check, shard, runners, shard_of)]
+        if shard is not None and claims:
+            count = len(claims)
+            k, n = shard
+            said.append(quoted(f"{name} (shard {k}/{n}): {count} record{'s' * (count > 1)} of checks of other shards "
+                               f"({listed([check.id for check in claims])}) newer than the records of the shards "
+                               "that ran them, left out: a shard's run writes its own checks' records only; are "
+                               "its inputs another split's, or edited? Re-run that shard"))
+            report = report.model_copy(update={"checks": [check for check in report.checks if check not in claims]})
+        left.append(report)
+    return left, said
+
+
+def _claims(check: CheckRecord, shard: tuple[int, int], runners: dict[tuple[int, int], list[Report]],
+            shard_of: Callable[[str, int], int]) -> bool:
+    """Whether `check`, held by a report of `shard`, is of another shard of its split that an input ran, and
+    would replace (`latest_results`) the record that input holds of it."""
+    k, n = shard
+    owner = shard_of(check.id, n)
+    theirs = [one for report in runners.get((owner, n), []) for one in report.checks if one.id == check.id]
+    if owner == k or not theirs:
+        return False
+    kept = latest_results([_holding(theirs), _holding([check])])[check.id]
+    return kept is check and all(check != one for one in theirs)
+
+
+def _holding(checks: list[CheckRecord]) -> Report:
+    return Report(created=now(), environment={}, targets={}, checks=checks)
+
+
+def _split_said(shards: Sequence[tuple[str, tuple[int, int]]]) -> list[str]:
+    """Where the named shards are not the shards of one split, once each: what merging them is instead."""
+    if not shards:
+        return []
+    splits = {n for _, (_, n) in shards}
+    if len(splits) > 1:
+        return [quoted(f"shards of different splits ({'; '.join(f'{name}: {k}/{n}' for name, (k, n) in shards)}): "
+                       "merged, they are not one run (a check can lie in a shard of each, or in none); merge the "
+                       "shards of one --shard K/N split")]
+    n = splits.pop()
+    said = []
+    given: dict[int, list[str]] = {}
+    for name, (k, _) in shards:
+        given.setdefault(k, []).append(name)
+    missing = [f"{k}/{n}" for k in range(1, n + 1) if k not in given]
+    if missing:
+        said.append(f"shard{'s' * (len(missing) > 1)} {listed(missing)} not among the inputs: "
+                    f"{'their' if len(missing) > 1 else 'its'} checks keep the records the inputs (and OUT) held "
+                    "before")
+    said += [quoted(f"shard {k}/{n} given twice or more ({', '.join(names)}): per check, the record written last "
+                    "is kept") for k, names in sorted(given.items()) if len(names) > 1]
+    return said
+
+
 def future_dated(named: Sequence[tuple[str, Report]]) -> list[str]:
     """For `merge`'s caller: per named report, its records `latest_results` never lets win (dated past now and
     the clocks' skew, or not dated at all: `moment`), in one line. A runner whose clock runs ahead wrote them

@@ -3,7 +3,9 @@
 Stages of `update`, one function each:
 1. `locked`     an exclusive lock on the file's folder, held from reading to replacing: two runs
                 writing the same file at once take turns, and the second merges the first's
-                results instead of overwriting them.
+                results instead of overwriting them. Once it is taken, `held` keeps Ctrl-C and
+                SIGTERM (a CI job's time limit) from acting until the file is whole: a run's
+                results, measured for minutes, were lost to a signal in the middle of the write.
 2. read         what is on disk *now* (not when the run started), through the caller's reader;
                 a file that is there but does not parse is never replaced (`Refused`): this
                 run's own data is written beside it (`rescue_path`) and the message says how to
@@ -24,8 +26,10 @@ import math
 import os
 import re
 import secrets
+import signal
 import stat
 import tempfile
+import threading
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -65,6 +69,31 @@ def locked(folder: Path) -> Iterator[None]:
         yield
     finally:
         os.close(descriptor)  # closing releases the lock
+
+
+HELD = (signal.SIGINT, signal.SIGTERM)
+
+
+@contextlib.contextmanager
+def held() -> Iterator[None]:
+    """`HELD` signals noted, not acted on, until the block ends; then each noted one is raised again under the
+    handler it had (Ctrl-C's interrupt, a verify run's SIGTERM interrupt, SIGTERM's default end of the process).
+    In the main thread only, where Python runs its handlers: elsewhere a signal never stops the block."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    noted: list[int] = []
+    earlier = {signum: handler for signum in HELD
+               if (handler := signal.getsignal(signum)) is not None}  # None: a handler Python did not install
+    for signum in earlier:
+        signal.signal(signum, lambda number, frame: noted.append(number))
+    try:
+        yield
+    finally:
+        for signum, handler in earlier.items():
+            signal.signal(signum, handler)
+        for number in dict.fromkeys(noted):
+            signal.raise_signal(number)
 
 
 # One report or matrix file. Sized from this repository's (2 MB and 5 MB), with room for them to grow six
@@ -317,7 +346,7 @@ def update(path: Path, read: Callable[[Path], Data | None], combine: Callable[[D
     if path.exists() and not path.is_file():  # a device, a FIFO: its folder (/dev) is no place for a run's data
         _refuse(path, text(combine(None)), f"{path}: not a regular file; left as it was", recover, beside=False)
     try:
-        with locked(path.parent):
+        with locked(path.parent), held():
             try:
                 current = read(path)
             except Unreadable as error:
@@ -331,12 +360,17 @@ def update(path: Path, read: Callable[[Path], Data | None], combine: Callable[[D
             replace(path, written)
             return data
     except OSError as error:  # a read-only folder, a full disk: the file stays as it was, the run's data is saved
-        blocking = _not_a_folder(path.parent)
-        if blocking is not None:  # mkdir said "File exists", which names neither the file nor what to do
-            _refuse(path, text(combine(None)), f"{path}: cannot be written ({blocking} is a file, not a folder)",
-                    f"move {blocking} away")
-        _refuse(path, text(combine(None)), f"{path}: cannot be written ({error.strerror or error}); left as it was",
-                f"make {path.parent} writable (or free space)")
+        with held():
+            _unwritable(path, text(combine(None)), error)
+
+
+def _unwritable(path: Path, data: str, error: OSError) -> NoReturn:
+    """Raise `Refused` for a `path` whose folder cannot be written (`error`), this run's `data` saved elsewhere."""
+    blocking = _not_a_folder(path.parent)
+    if blocking is not None:  # mkdir said "File exists", which names neither the file nor what to do
+        _refuse(path, data, f"{path}: cannot be written ({blocking} is a file, not a folder)", f"move {blocking} away")
+    _refuse(path, data, f"{path}: cannot be written ({error.strerror or error}); left as it was",
+            f"make {path.parent} writable (or free space)")
 
 
 def written_through(path: Path) -> Path:

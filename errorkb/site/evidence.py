@@ -50,12 +50,21 @@ class Badge:
         return ICONS[self.outcome]
 
 
+def fresh_key(inputs: str, snippet_sha256: str) -> str:
+    """What a record of a role must have been made from to be fresh, one value of `EntryPage.hashes`: the entry's
+    inputs digest now (`keys.inputs_digest`) and the hash of the role's snippet bytes now."""
+    return f"{inputs} {snippet_sha256}"
+
+
 def is_stale(record: CheckRecord, snippet_hashes: dict[str, str]) -> bool:
     """True when the check ran on other inputs than the entry and snippet folder on disk now
-    (`snippet_hashes`: role → the entry's inputs digest, `EntryPage.hashes`)."""
+    (`snippet_hashes`: role → `fresh_key`, `EntryPage.hashes`; or the inputs digest alone), or names other
+    snippet bytes than those there now: the inputs cover the bytes, so a record saying both is not the run of
+    these (a hand-edited or merged-wrong report), and its pass is no verdict on the snippet shown."""
     if not record.outcome.ran:
         return False
-    return not holds(record.inputs, snippet_hashes.get(record.role, ""))
+    inputs, _, sha = snippet_hashes.get(record.role, "").partition(" ")
+    return not holds(record.inputs, inputs) or (bool(sha) and record.snippet_sha256 != sha)
 
 
 def badges(records: list[CheckRecord], snippet_hashes: dict[str, str], devices: tuple[str, ...],
