@@ -1239,10 +1239,12 @@ def cmd_report_merge(project: Project, args: argparse.Namespace) -> int:
         future_dated,
         merge,
         of_known_entries,
+        of_own_shards,
         read_report,
         write_report,
     )
     from errorkb.results.store import Refused, Unreadable
+    from errorkb.verify.plan import shard_of
 
     kinds = {_file_kind(path) for path in args.inputs}
     if len(kinds) != 1:
@@ -1269,6 +1271,10 @@ def cmd_report_merge(project: Project, args: argparse.Namespace) -> int:
         reports, foreign = of_known_entries(list(zip((str(path) for path in args.inputs), reports, strict=True)),
                                             load_project_entries(project).ids())
         for said in foreign:
+            err.print(f"errorkb report merge: {said}", markup=False)
+        reports, claimed = of_own_shards(list(zip((str(path) for path in args.inputs), reports, strict=True)),
+                                         shard_of)
+        for said in claimed:
             err.print(f"errorkb report merge: {said}", markup=False)
         named = list(zip((str(path) for path in args.inputs), reports, strict=True))
         for said in future_dated(named):

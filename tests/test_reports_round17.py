@@ -177,8 +177,6 @@ def test_one_whole_run_and_the_shards_of_one_split_say_nothing():
     assert said == [] and len(merged.checks) == sum(len(records) for records in split.values())
 
 
-@pytest.mark.xfail(strict=True, reason="errorkb/cli.py is nobody's this session: /work/brief/redsite17-cli.patch makes "
-                   "cmd_report_merge call report.of_own_shards and print what it says")
 def test_report_merge_says_and_leaves_out_a_shard_s_claim_on_another_shard_s_check(tmp_path, capsys):
     from errorkb.cli import main
     from errorkb.verify.plan import shard_of

@@ -78,11 +78,6 @@ class Role(str):
 BEFORE, AFTER = Role("before"), Role("after")
 
 
-def compiled_files(top: str | os.PathLike[str]) -> list[str]:
-    """Every file under `top` that `COMPILED_SUFFIXES` names, at any depth (links not followed)."""
-    return sorted(path for path, _ in names_under(top) if path.lower().endswith(COMPILED_SUFFIXES))
-
-
 def names_under(top: str | os.PathLike[str]) -> list[tuple[str, str]]:
     """(path, name) of every file and folder under `top`, at any depth (links not followed)."""
     return [(os.path.join(folder, name), name) for folder, folders, names in walk(top) for name in [*folders, *names]]
