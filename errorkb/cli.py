@@ -1026,8 +1026,9 @@ def _verify_round(project: Project, args: argparse.Namespace, kept: Any = None, 
     try:  # read now for the summary's comparison; merged again with what is there when the run ends
         previous = existing_report(path)
     except ReportError as error:
-        err.print(f"errorkb verify: {error}; nothing was run, nothing replaced. To recover: restore it "
-                  f"(git checkout {project.rel(path)}) or move it away", markup=False)
+        recover = "" if error.advised else (f" To recover: restore it (git checkout {project.rel(path)}) or move "
+                                            "it away")  # an advised error says what works for it, and only that
+        err.print(f"errorkb verify: {error}; nothing was run, nothing replaced.{recover}", markup=False)
         return 1
     trust = resolve_trust(args.cache)
     if trust is Trust.UNTRUSTED and own_cache is None:

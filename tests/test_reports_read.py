@@ -195,11 +195,11 @@ def test_a_report_swapped_for_a_fifo_after_its_stat_does_not_hang_the_site(tmp_p
 
 
 @pytest.mark.parametrize("schema, said", [(3, "written by a newer errorkb (schema 3); upgrade errorkb to read it"),
-                                          (1, "regenerate it with errorkb verify"),
-                                          ("2", "regenerate it with errorkb verify")])
+                                          (1, "move it away, then errorkb verify writes it anew"),
+                                          ("2", "move it away, then errorkb verify writes it anew")])
 def test_a_report_of_another_schema_says_what_to_do(tmp_path, schema, said):
     """A report a newer errorkb wrote was told to be regenerated with this older one, which would
-    throw away what the newer one measured: it says to upgrade instead; an older one, to regenerate."""
+    throw away what the newer one measured: it says to upgrade instead; an older one, to move it away."""
     import json
 
     project = site_project(tmp_path)

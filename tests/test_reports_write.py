@@ -134,6 +134,24 @@ def test_a_report_cut_by_two_bytes_is_refused_not_replaced(project_root, monkeyp
     assert path.read_bytes() == cut
 
 
+def test_a_report_of_an_older_schema_gets_one_advice_that_works(project_root, monkeypatch, capsys):
+    """An older errorkb's report cannot be read or merged: verify said "regenerate it with errorkb verify" and, in
+    the same line, "restore it (git checkout ...)", which brings back the same file. One advice: move it away; and
+    after that, verify runs."""
+    path = write_standing(project_root)
+    old = json.loads(path.read_text(encoding="utf-8"))
+    path.write_text(json.dumps({**old, "schema": 1}), encoding="utf-8")
+    monkeypatch.setattr(engine, "verify", lambda *a, **k: pytest.fail("ran although the report cannot be kept"))
+    assert main(["--root", str(project_root), "verify", IDS[0], "--no-cache"]) == 1
+    said = capsys.readouterr().err.strip()
+    assert len(said.splitlines()) == 1 and "move it away" in said, said
+    assert "git checkout" not in said and "regenerate" not in said, said
+    path.rename(path.with_name("old-latest.json"))
+    fake_verify(monkeypatch)
+    assert main(["--root", str(project_root), "verify", IDS[0], "--no-cache"]) == 0
+    assert read_report(path).checks and path.with_name("old-latest.json").exists()
+
+
 def test_a_report_that_breaks_during_a_run_is_kept_and_the_run_rescued(project_root, monkeypatch, capsys):
     """Cut while the run was under way: the file stays as it is, this run's records go beside it,
     and the message says how to bring both back (which then works)."""

@@ -169,7 +169,8 @@ def parse_report(text: str, path: Path) -> Report:
         if type(found) is int and found > SCHEMA:  # regenerating it here would throw away what that one measured
             raise ReportError(f"{path}: written by a newer errorkb (schema {found}); upgrade errorkb to read it "
                               f"(this one reads schema {SCHEMA})", advised=True)
-        raise ReportError(f"{path}: report schema {found!r}, expected {SCHEMA}; regenerate it with errorkb verify",
+        raise ReportError(f"{path}: report schema {found!r}, expected {SCHEMA} (an older errorkb wrote it, and this "
+                          "one can neither read nor merge it); move it away, then errorkb verify writes it anew",
                           advised=True)
     try:
         report = Report.model_validate(data)
