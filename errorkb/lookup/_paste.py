@@ -109,6 +109,8 @@ _TOLD_OTHER_AFTER = rules.compiled(rules.TOLD_OTHER_AFTER)
 _PROMPT_OPEN = rules.compiled(rules.PROMPT_OPEN)
 _PROMPT_CLOSE = rules.compiled(rules.PROMPT_CLOSE)
 _COMMENT = rules.compiled(rules.COMMENT)
+_LIST_ITEM = rules.compiled(rules.LIST_ITEM)
+_NOT_FOUND_HEADER = rules.compiled(rules.NOT_FOUND_HEADER)
 
 
 class Candidate(NamedTuple):  # a tuple: a long paste makes thousands, each made at C speed
@@ -729,6 +731,7 @@ def stated_releases(text: str, library: str, meter: Meter | None = None,
         return []
     meter = meter or Meter()
     found, told, asked, comment = [], {}, {}, {}
+    listed: dict[int, bool] = {}  # a list item's line: whether it lists what an installer could not find
     for match in statements(text, library, meter, others):
         start = line_start(text, match.start(1))
         if start not in told:  # each line read once, however many statements it holds
@@ -742,9 +745,35 @@ def stated_releases(text: str, library: str, meter: Meter | None = None,
             marker = _COMMENT.search(line)  # a comment's marker (`rules.COMMENT`): what follows is not in effect
             comment[start] = end if marker is None else start + marker.start()
         if not told[start] and not _asked(asked[start], match.end(1)) and \
-                not _told_other(text, start, match.start(), match.end(1), meter, comment[start] < match.start()):
+                not _told_other(text, start, match.start(), match.end(1), meter, comment[start] < match.start()) \
+                and not _listed_not_found(text, start, listed, meter):
             found.append(match.group(1))
     return list(dict.fromkeys(found))
+
+
+def _listed_not_found(text: str, start: int, listed: dict[int, bool], meter: Meter) -> bool:
+    """Whether the line that starts at `start` is an item of a list an installer printed of the packages it could not
+    find (`rules.LIST_ITEM` under `rules.NOT_FOUND_HEADER`, blank lines between): the first line above it that is
+    neither an item nor blank says so. `listed` holds each line's answer once read, so a long list is read once."""
+    if _LIST_ITEM.match(text[start:_line_end(text, start)]) is None:
+        return False
+    path, at, result = [], start, False
+    while at not in listed:
+        path.append(at)
+        if at == 0:
+            break
+        above = line_start(text, at - 1)
+        line = text[above:at - 1]
+        meter.work += len(line) + 1
+        if strip(line) and _LIST_ITEM.match(line) is None:
+            result = _NOT_FOUND_HEADER.search(line) is not None
+            break
+        at = above
+    else:
+        result = listed[at]
+    for one in path:
+        listed[one] = result
+    return result
 
 
 def _asked(ends: list[tuple[int, bool]], at: int) -> bool:

@@ -20,6 +20,7 @@ from pathlib import Path
 from errorkb.cli import main
 from errorkb.lookup import candidates, message_lines, normalize
 from tests.site.lookupkb import IDX, IE, KEY, TB, UPDATE_LINE, K, answer, in_update, kb, traceback  # noqa: F401  (kb: the fixture)
+from tests.site.test_lookup_js import real_index  # noqa: F401  (the fixture)
 
 TAGGED = 'import yaml\nyaml.safe_load("a: !foo x")\n'
 
@@ -185,3 +186,22 @@ def test_two_releases_that_disagree_never_confirm_what_one_of_them_rules_out(kb)
     for freeze, installed in (("4.57.0", "4.46.3"), ("4.46.0", "4.57.0")):
         text = f"transformers=={freeze}\ntorch==2.4\nSuccessfully installed transformers-{installed}\n{K}"
         assert answer(kb, text) == ([], [KEY]), text
+
+
+CONDA = "PackagesNotFoundError: The following packages are not available from current channels:\n\n"
+
+
+def test_the_page_reads_these_shapes_as_the_lookup_does(real_index):  # noqa: F811
+    """The wrapped messages, the conda list (round twenty-five's strict xfail, closed: `rules.LIST_ITEM` under
+    `rules.NOT_FOUND_HEADER`) and the shapes above get the same graded answers and work in the page's script."""
+    from errorkb.lookup import read_index
+    from tests.site.test_lookup_js import full_python, js_on_index
+
+    index = real_index
+    pastes = [_wrapped(GET, 40), _wrapped(GET, 60, "    "), traceback(*PREPARE, _wrapped(GET, 40)),
+              CONDA + "  - transformers==4.56.0\n\n" + K, CONDA + "  - torch==2.4\n  - transformers==4.56.0\n\n" + K,
+              "Installed:\n  - transformers==4.56.0\n\n" + K, KEY_TB + "\n\n" + OTHER, in_update(IE).replace('"', "&quot;")]
+    python = full_python([], pastes, None, lookup=read_index(index).lookup(), work=True)
+    js = js_on_index(index, pastes, None, work=True)
+    for paste, p, j in zip(pastes, python, js):
+        assert p == j, paste

@@ -850,7 +850,7 @@
   /* Every release the paste states, each once, first stated first (_paste.py:stated_releases). */
   function statedReleases(text, library, R, meter, others = []) {
     if (!library) return [];
-    const found = [], told = new Map(), asked = new Map(), comment = new Map();
+    const found = [], told = new Map(), asked = new Map(), comment = new Map(), listed = new Map();
     for (const m of statements(text, library, R, meter, others)) {
       const at = m.index + m[0].length - m[1].length;
       const start = lineStart(text, at);
@@ -866,9 +866,33 @@
         comment.set(start, marker === null ? end : start + marker.index);
       }
       if (!told.get(start) && !isAsked(asked.get(start), at + m[1].length)
-        && !toldOther(text, start, m.index, at + m[1].length, R, meter, comment.get(start) < m.index)) found.push(m[1]);
+        && !toldOther(text, start, m.index, at + m[1].length, R, meter, comment.get(start) < m.index)
+        && !listedNotFound(text, start, listed, R, meter)) found.push(m[1]);
     }
     return [...new Set(found)];
+  }
+
+  /* Whether a statement's line is an item of a list an installer printed of the packages it could not find
+     (_paste.py:_listed_not_found). */
+  function listedNotFound(text, start, listed, R, meter) {
+    if (firstMatch(R.patterns.LIST_ITEM, text.slice(start, lineEnd(text, start))) === null) return false;
+    const path = [];
+    let at = start, result = false, known = false;
+    while (!(known = listed.has(at))) {
+      path.push(at);
+      if (at === 0) break;
+      const above = lineStart(text, at - 1);
+      const line = text.slice(above, at - 1);
+      meter.work += line.length + 1;
+      if (strip(line, R.whitespace) && firstMatch(R.patterns.LIST_ITEM, line) === null) {
+        result = firstMatch(R.patterns.NOT_FOUND_HEADER, line) !== null;
+        break;
+      }
+      at = above;
+    }
+    if (known) result = listed.get(at);
+    for (const one of path) listed.set(one, result);
+    return result;
   }
 
   /* Whether a statement names a release to get, one required, one of the library's history or an environment in a
