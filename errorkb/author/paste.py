@@ -13,11 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from errorkb.core.logsafe import strip_controls
-from errorkb.lookup import Candidate, Frame, candidates, frames, keep_tail, normalize, rules
+from errorkb.lookup import Candidate, Frame, candidates, frames, keep_tail, message_lines, normalize
 
 _TRACEBACK = "Traceback (most recent call last):"
-_STOP = rules.compiled(rules.STOP_LINE)  # a blank line, a traceback's or a chain's marker
-_NAMED = rules.compiled(rules.EXCEPTION_LINE)
 
 __all__ = ["Frame", "Pasted", "clean", "read_paste"]
 
@@ -28,7 +26,7 @@ class Pasted:
     exception: str | None  # the name before the message, e.g. ValueError, or a dotted name
     message: str  # the message of the exception that surfaced (the line that ends the last traceback)
     cut: int  # characters dropped from the start of a long paste
-    whole: str = ""  # that message with the lines it goes on over (`_lines_after`)
+    whole: str = ""  # that message with the lines it goes on over (the lookup's `message_lines`)
 
 
 def clean(text: str) -> str:
@@ -46,7 +44,7 @@ def read_paste(pasted: str) -> Pasted:
     first = _ending(text, options, found) or (options[0] if options else None)
     exception = first.exception if first else None
     message = first.message if first and first.exception else text.strip()
-    whole = "\n".join([message, *_lines_after(text, first.at)]).rstrip() if first and first.exception else ""
+    whole = "\n".join([message, message_lines(text, first.at)]).rstrip() if first and first.exception else ""
     return Pasted(tuple(found), exception, message, len(pasted) - len(kept), whole)
 
 
@@ -61,17 +59,3 @@ def _ending(text: str, options: list[Candidate], found: list[Frame]) -> Candidat
              and text[one.at] not in " \t" and "\n" not in one.message]
     return min(under, key=lambda one: one.at, default=None)
 
-
-def _lines_after(text: str, at: int) -> list[str]:
-    """The lines a message goes on over after its exception line (starting at `at`): up to a blank line, a
-    traceback's or a chain's marker, or an unindented `name: text` line (a log line after the traceback). An
-    indented line that reads as `name: text` is the message's (PyYAML's marks quote the document)."""
-    end = text.find("\n", at) if at >= 0 else -1
-    kept: list[str] = []
-    while end >= 0:
-        start, end = end + 1, text.find("\n", end + 1)
-        line = text[start:] if end < 0 else text[start:end]
-        if _STOP.match(line) or (line[:1] not in (" ", "\t") and _NAMED.match(line)):
-            break
-        kept.append(line)
-    return kept

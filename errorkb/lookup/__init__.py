@@ -55,6 +55,7 @@ from errorkb.lookup._paste import (
     candidates,
     frames,
     keep_tail,
+    message_lines,
     normalize,
     plain_quotes,
     stated_release,
@@ -71,6 +72,6 @@ __all__ = ["CAP", "CHAIN", "GROUP", "INSTALLED", "STATED", "Answer", "Candidate"
            "Releases",
            "RuledOut", "Verdict", "Wording", "advice", "candidates", "contains", "fits", "fits_wording", "fnv1a",
            "frame_matches", "hint_json", "hint_words",
-           "frames", "installed_indexes", "keep_tail", "load_index", "load_indexes", "names_releases",
+           "frames", "installed_indexes", "keep_tail", "load_index", "load_indexes", "message_lines", "names_releases",
            "normalize", "plain_quotes", "read_index", "read_wording", "releases_in_paste",
            "rules", "shipped_index", "since_words", "stated_release", "stated_releases", "strip", "verdict"]

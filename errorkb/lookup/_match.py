@@ -246,6 +246,8 @@ class _Reading:
         self._joined: str | None = None
         self._multiline: bool | None = None
         self._found_joined: dict[str, int] = {}
+        self._spaced: str | None = None
+        self._found_spaced: dict[str, int] = {}
         self._frames: list[Frame] = []
         self._arrows: list[Frame] = []
         self._markers: list[int] = []
@@ -286,6 +288,25 @@ class _Reading:
         found = self._found_joined.get(piece)
         if found is None:
             found = self._found_joined[piece] = self.joined.find(piece)
+        return found
+
+    @property
+    def spaced(self) -> str:
+        """The text with each line break, and the blanks around it, made one space: a form or an editor that wraps
+        a long line at its width puts the break where a space was (`... no attribute⏎'key_cache'`), and may
+        indent the lines it goes on over. One pass over the lines, never a pattern that could backtrack."""
+        if self._spaced is None:
+            self._meter.work += len(self.text)
+            lines = self.text.split("\n")
+            last = len(lines) - 1
+            self._spaced = " ".join(line.rstrip(" \t") if at == 0 else line.strip(" \t") if at < last
+                                    else line.lstrip(" \t") for at, line in enumerate(lines))
+        return self._spaced
+
+    def at_spaced(self, piece: str) -> int:
+        found = self._found_spaced.get(piece)
+        if found is None:
+            found = self._found_spaced[piece] = self.spaced.find(piece)
         return found
 
     def _read_all(self) -> None:
@@ -466,25 +487,28 @@ class Lookup:
         out: dict[str, RuledOut] = {}
         mismatched: dict[str, Match] = {}
         held: dict[str, tuple[str, ...]] = {}
-        for item in self._items:
-            found, mismatch = _match_one(item, reading, self.library, meter)
-            if mismatch is not None:
-                mismatched.setdefault(item.known.id, mismatch)
-            if found is None:
-                continue
-            graded = self._grade(found, reading, meter)
-            if item.on_class and isinstance(graded, Match):
-                graded = replace(graded, grade=Grade.CANDIDATE, missing=(_on_class_hint(item), *graded.missing))
-            if isinstance(graded, Match) and graded.held:
-                held.setdefault(found.known.id, graded.held)
-            if isinstance(graded, RuledOut):
-                if found.known.id not in best and (found.known.id not in out
-                                                    or graded.match.score > out[found.known.id].match.score):
-                    out[found.known.id] = graded
-                continue
-            if found.known.id not in best or graded.score > best[found.known.id].score:
-                best[found.known.id] = graded
-                out.pop(found.known.id, None)
+        for spaced in (False, True):  # then, when no wording matched, the text with its line breaks made spaces
+            if spaced and (best or out or mismatched or not reading.multiline):
+                break
+            for item in self._items:
+                found, mismatch = _match_one(item, reading, self.library, meter, spaced)
+                if mismatch is not None:
+                    mismatched.setdefault(item.known.id, mismatch)
+                if found is None:
+                    continue
+                graded = self._grade(found, reading, meter)
+                if item.on_class and isinstance(graded, Match):
+                    graded = replace(graded, grade=Grade.CANDIDATE, missing=(_on_class_hint(item), *graded.missing))
+                if isinstance(graded, Match) and graded.held:
+                    held.setdefault(found.known.id, graded.held)
+                if isinstance(graded, RuledOut):
+                    if found.known.id not in best and (found.known.id not in out
+                                                        or graded.match.score > out[found.known.id].match.score):
+                        out[found.known.id] = graded
+                    continue
+                if found.known.id not in best or graded.score > best[found.known.id].score:
+                    best[found.known.id] = graded
+                    out.pop(found.known.id, None)
         for entry_id, mismatch in mismatched.items():  # a value this entry's message never holds
             best.pop(entry_id, None)
             values = ", ".join(f"{{{k}}} = {v}" for k, v in mismatch.values.items())
@@ -1452,6 +1476,13 @@ def _has_joined(reading: _Reading, piece: str, meter: Meter) -> bool:
     return at >= 0
 
 
+def _has_spaced(reading: _Reading, piece: str, meter: Meter) -> bool:
+    """`_has_piece` on the text with each line break made one space."""
+    at = reading.at_spaced(piece)
+    meter.work += len(reading.spaced) if at < 0 else at + len(piece)
+    return at >= 0
+
+
 def same_exception(seen: str, documented: str) -> bool:
     return seen.rsplit(".", 1)[-1] == documented.rsplit(".", 1)[-1]
 
@@ -1506,11 +1537,20 @@ def _at_word(item: _Template, text: str, at: int) -> bool:
     return not first or first[0] not in rules.NAME_CHARS or at <= 0 or text[at - 1] not in rules.NAME_CHARS
 
 
-def _match_one(item: _Template, reading: _Reading, library: str, meter: Meter) -> tuple[Match | None, Match | None]:
+def _match_one(item: _Template, reading: _Reading, library: str, meter: Meter,
+               spaced: bool = False) -> tuple[Match | None, Match | None]:
     """Stage 2 for one wording: its best fit among the candidates, else found inside the text (or, for
     a wording the terminal wrapped, inside the text with its line breaks taken out); and, when the
-    words fit but a value breaks the entry's types or relations, that fit (evidence against)."""
+    words fit but a value breaks the entry's types or relations, that fit (evidence against). `spaced`: only
+    found inside the text with its line breaks made spaces, for a wording no other view of the text holds (asked
+    when no wording matched otherwise: a form that wrapped the message where a space was)."""
     recognised = any(_has_piece(reading, piece, meter) for piece in item.known.recognised_by)
+    if spaced:
+        if (all(_has_piece(reading, piece, meter) for piece in item.pieces)
+                or all(_has_joined(reading, piece, meter) for piece in item.pieces)
+                or not all(_has_spaced(reading, piece, meter) for piece in item.pieces)):
+            return None, None
+        return _found_inside(item, reading, reading.spaced, reading.at_spaced, library, recognised, meter)
     if not all(_has_piece(reading, piece, meter) for piece in item.pieces):
         if reading.multiline and all(_has_joined(reading, piece, meter) for piece in item.pieces):
             return _found_inside(item, reading, reading.joined, reading.at_joined, library, recognised, meter)

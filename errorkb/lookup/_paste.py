@@ -109,6 +109,8 @@ _TOLD_OTHER_AFTER = rules.compiled(rules.TOLD_OTHER_AFTER)
 _PROMPT_OPEN = rules.compiled(rules.PROMPT_OPEN)
 _PROMPT_CLOSE = rules.compiled(rules.PROMPT_CLOSE)
 _COMMENT = rules.compiled(rules.COMMENT)
+_LIST_ITEM = rules.compiled(rules.LIST_ITEM)
+_NOT_FOUND_HEADER = rules.compiled(rules.NOT_FOUND_HEADER)
 
 
 class Candidate(NamedTuple):  # a tuple: a long paste makes thousands, each made at C speed
@@ -335,39 +337,84 @@ def candidates(text: str, meter: Meter | None = None) -> list[Candidate]:
     """Stage 3: messages a normalised paste may hold, most likely first."""
     meter = meter or Meter()
     meter.work += 2 * len(text)  # the two scans: exception lines, exception names inside lines
-    lines = exception_lines(text)[-rules.CHAIN:]
+    lines = exception_lines(text, meter)[-rules.CHAIN:]
     found: list[Candidate] = []
-    for chain, (at, name, first, end) in enumerate(reversed(lines)):
+    for chain, (at, name, first, _end) in enumerate(reversed(lines)):
         found.append(Candidate(first.rstrip(rules.WHITESPACE), name, chain, at))
         after = lines[len(lines) - chain][0] - 1 if chain else len(text)
-        more = _continuation(text, end + 1, after, meter)
+        more = message_lines(text, at, after, meter)
         if more:
             found.append(Candidate((first + "\n" + more).rstrip(rules.WHITESPACE), name, chain, at))
     found.append(Candidate(text, None))
     return found
 
 
-def exception_lines(text: str) -> list[tuple[int, str, str, int]]:
+def exception_lines(text: str, meter: Meter | None = None) -> list[tuple[int, str, str, int]]:
     """(where it starts, exception name, message's first line, where that line ends) of every
     exception line, in order: a line that starts with one, and a name inside a line (after the
-    text a tool put before it) that is not such a line's own name."""
+    text a tool put before it) that is not such a line's own name; never a line the message of an
+    earlier one goes on over (`message_lines`: PyYAML's mark quoting `    a: !foo x`)."""
+    meter = meter or Meter()
     whole, names = [], set()
     for line in _EXCEPTION_LINE.finditer(text):
         whole.append((line.start(), line.group(1), line.group(2), line.end()))
         names.add(line.start(1))
     inside = [(one.start(), one.group(1), one.group(2), one.end()) for one in _INLINE_EXCEPTION.finditer(text)
               if one.start() not in names and strip(one.group(2))]
-    return sorted(whole + inside) if inside else whole
+    found = sorted(whole + inside) if inside else whole
+    kept: list[tuple[int, str, str, int]] = []
+    covered, line_end = -1, -1  # where the last kept message's lines end; where its first line ends
+    for one in found:
+        if line_end < one[0] < covered:
+            continue
+        if one[0] > line_end:  # a line of its own: its message's lines (a name inside that line shares them)
+            line_end = _line_end(text, one[0])
+            covered = line_end + 1 + len(message_lines(text, one[0], meter=meter))
+        kept.append(one)
+    return kept
 
 
-def _continuation(text: str, start: int, end: int, meter: Meter) -> str:
-    """The lines in text[start:end] before the first blank line or traceback marker."""
-    if start >= end:
-        return ""
-    region = text[start:end]
-    meter.work += len(region)
-    stop = _STOP_LINE.search(region)
-    return region if stop is None else region[:max(stop.start() - 1, 0)]
+def message_lines(text: str, at: int, end: int | None = None, meter: Meter | None = None) -> str:
+    """The lines a message goes on over after its exception line (the line holding `at`), up to `end`: every line
+    before a blank one, a traceback's or a chain's marker, or a line no deeper than the exception line's that reads
+    as an exception (`name: text`, or a tool's text then `SomeError: text`). A deeper line is the message's even when
+    it reads as `name: text` (PyYAML's marks quote the document). The one rule of where a message ends: the lookup's
+    candidates and exception lines, and `errorkb new`'s drafted message (`author/paste.read_paste`)."""
+    meter = meter or Meter()
+    end = len(text) if end is None else end
+    begin = text.rfind("\n", 0, at) + 1
+    depth = _indent(text, begin)
+    start = _line_end(text, at) + 1
+    kept = start
+    while 0 < start < end:
+        stop = _line_end(text, start)
+        line = text[start:min(stop, end)]
+        meter.work += len(line) + 1
+        if _STOP_LINE.match(line) or _starts_record(line, depth):
+            break
+        kept, start = min(stop, end), stop + 1
+    return text[_line_end(text, at) + 1:kept] if kept > _line_end(text, at) + 1 else ""
+
+
+def _line_end(text: str, at: int) -> int:
+    end = text.find("\n", at)
+    return len(text) if end < 0 else end
+
+
+def _indent(text: str, begin: int) -> int:
+    at = begin
+    while at < len(text) and text[at] in " \t":
+        at += 1
+    return at - begin
+
+
+def _starts_record(line: str, depth: int) -> bool:
+    """A line no deeper than the exception line's that starts another record: a traceback's or a chain's marker, or
+    an exception line."""
+    lead = _indent(line, 0)
+    if lead > depth:
+        return False
+    return bool(_STOP_LINE.match(line[lead:]) or _EXCEPTION_LINE.match(line) or _INLINE_EXCEPTION.search(line))
 
 
 def frames(text: str, meter: Meter | None = None) -> list[Frame]:
@@ -684,6 +731,7 @@ def stated_releases(text: str, library: str, meter: Meter | None = None,
         return []
     meter = meter or Meter()
     found, told, asked, comment = [], {}, {}, {}
+    listed: dict[int, bool] = {}  # a list item's line: whether it lists what an installer could not find
     for match in statements(text, library, meter, others):
         start = line_start(text, match.start(1))
         if start not in told:  # each line read once, however many statements it holds
@@ -697,9 +745,35 @@ def stated_releases(text: str, library: str, meter: Meter | None = None,
             marker = _COMMENT.search(line)  # a comment's marker (`rules.COMMENT`): what follows is not in effect
             comment[start] = end if marker is None else start + marker.start()
         if not told[start] and not _asked(asked[start], match.end(1)) and \
-                not _told_other(text, start, match.start(), match.end(1), meter, comment[start] < match.start()):
+                not _told_other(text, start, match.start(), match.end(1), meter, comment[start] < match.start()) \
+                and not _listed_not_found(text, start, listed, meter):
             found.append(match.group(1))
     return list(dict.fromkeys(found))
+
+
+def _listed_not_found(text: str, start: int, listed: dict[int, bool], meter: Meter) -> bool:
+    """Whether the line that starts at `start` is an item of a list an installer printed of the packages it could not
+    find (`rules.LIST_ITEM` under `rules.NOT_FOUND_HEADER`, blank lines between): the first line above it that is
+    neither an item nor blank says so. `listed` holds each line's answer once read, so a long list is read once."""
+    if _LIST_ITEM.match(text[start:_line_end(text, start)]) is None:
+        return False
+    path, at, result = [], start, False
+    while at not in listed:
+        path.append(at)
+        if at == 0:
+            break
+        above = line_start(text, at - 1)
+        line = text[above:at - 1]
+        meter.work += len(line) + 1
+        if strip(line) and _LIST_ITEM.match(line) is None:
+            result = _NOT_FOUND_HEADER.search(line) is not None
+            break
+        at = above
+    else:
+        result = listed[at]
+    for one in path:
+        listed[one] = result
+    return result
 
 
 def _asked(ends: list[tuple[int, bool]], at: int) -> bool:

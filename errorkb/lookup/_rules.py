@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-RULES_VERSION = 39
+RULES_VERSION = 40
 
 CAP = 1 << 16  # characters of a paste read: its last 64 KiB
 CHAIN = 64  # exception lines tried whole, counted from the end of the paste
@@ -508,6 +508,14 @@ TOLD_OTHER_AFTER = (r"^`?(?:\+|[ \t]*,?[ \t]+(?:or|and)[ \t]+(?:later|newer|abov
 # (round twenty-four). `COMMENT`: a `#` (or `//`) at the line's start, or after a blank and before a blank, a `!`, a
 # `#` or the line's end (an issue's `#123`, a URL's `//` are no comment); found once per line, the first on it.
 COMMENT = r"^[ \t]*(?:#|//)|[ \t](?:#+|//)(?=[ \t!]|$)"
+# A list an installer printed of the packages it could not find, one per line under its own header (conda's
+# `PackagesNotFoundError: The following packages are not available from current channels:`, then a blank line and
+# `  - <library>==4.56.0`): a release listed there is one asked for, not the one installed, though its line holds no
+# word of the failure (round twenty-five's strict xfail, closed in round twenty-seven). `LIST_ITEM`: a line that is
+# such an item; `NOT_FOUND_HEADER`: the header's words, read on the first line above the list that is neither an
+# item nor blank.
+LIST_ITEM = r"^[ \t]*[-*][ \t]"
+NOT_FOUND_HEADER = r"PackagesNotFoundError|[Tt]he following packages are (?:not available|missing)"
 # A shell's prompt shows the environment it runs in, named as its user chose (`(<library> 4.57.1) u@host:~$ python
 # run.py`, `(<library> 4.57.1) C:\Users\u> python run.py`): a name says nothing of what is installed in it, so a
 # statement inside the parentheses that open a prompt's line states no release (round twenty-one; a strict xfail of
@@ -670,6 +678,7 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
                      "SENTENCE_END": SENTENCE_END, "TOLD_OTHER_BEFORE": TOLD_OTHER_BEFORE,
                      "TOLD_OTHER_AFTER": TOLD_OTHER_AFTER,
                      "PROMPT_OPEN": PROMPT_OPEN, "PROMPT_CLOSE": PROMPT_CLOSE, "COMMENT": COMMENT,
+                     "LIST_ITEM": LIST_ITEM, "NOT_FOUND_HEADER": NOT_FOUND_HEADER,
                      "RELEASE_NUMBER": RELEASE_NUMBER, "NAME": NAME, "RETOLD_NAME": RETOLD_NAME,
                      "RETOLD_GONE": RETOLD_GONE, "COUNT": COUNT, "SOURCE_VALUE": SOURCE_VALUE},
         "name_chars": NAME_CHARS, "dotted_name_chars": DOTTED_NAME_CHARS, "lower_first": LOWER_FIRST,

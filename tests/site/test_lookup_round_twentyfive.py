@@ -18,9 +18,10 @@ multiprocessing's `RemoteTraceback` string or under Ray's `RayTaskError(...)` le
 error, an exception group's sub-exceptions lending frames to one another, the entry's words quoted inside another
 message, a conda environment named like a release, and a paste of 50 MB or a million lines of the new words.
 
-Known limit (strict xfail): conda lists the packages it could not find one per line under its own header
-(`PackagesNotFoundError: The following packages are not available from current channels:` then `  - <library>==...`):
-the statement's line holds no word of the failure.
+Known limit (a strict xfail until round twenty-seven, test_lookup_round_twentyseven.py): conda lists the packages it
+could not find one per line under its own header (`PackagesNotFoundError: The following packages are not available
+from current channels:` then `  - <library>==...`): the statement's line holds no word of the failure. Closed as a
+class: an item of such a list (`rules.LIST_ITEM` under `rules.NOT_FOUND_HEADER`) states no release.
 """
 
 from __future__ import annotations
@@ -65,12 +66,14 @@ def test_a_release_installed_is_still_stated(kb, line):  # noqa: F811
     assert answer(kb, line + K) == ([KEY], [])
 
 
-@pytest.mark.xfail(strict=True, reason="conda lists the packages it could not find under its own header, one per "
-                                       "line: the statement's line holds no word of the failure (known limit)")
 def test_a_release_conda_could_not_find_states_none(kb):  # noqa: F811
-    text = ("PackagesNotFoundError: The following packages are not available from current channels:\n\n"
-            "  - transformers==4.56.0\n\n" + K)
-    assert answer(kb, text) == ([], [KEY])
+    """Closed in round twenty-seven: a list item under the installer's header (`rules.LIST_ITEM`,
+    `rules.NOT_FOUND_HEADER`) states no release; the same item under another header, or none, still does."""
+    header = "PackagesNotFoundError: The following packages are not available from current channels:\n\n"
+    for listed in ("  - transformers==4.56.0\n\n", "  - torch==2.4\n  - transformers==4.56.0\n\n"):
+        assert answer(kb, header + listed + K) == ([], [KEY]), listed
+    assert answer(kb, "Installed:\n  - transformers==4.56.0\n\n" + K) == ([KEY], [])
+    assert answer(kb, "  - transformers==4.56.0\n\n" + K) == ([KEY], [])
 
 
 # -- found held ------------------------------------------------------------------------------------------------------

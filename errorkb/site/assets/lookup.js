@@ -279,10 +279,13 @@
     while (end > 0 && ws.includes(text[end - 1])) end--;
     return text.slice(0, end);
   }
-  function strip(text, ws) {
+  function lstrip(text, ws) {
     let start = 0;
     while (start < text.length && ws.includes(text[start])) start++;
-    return rstrip(text.slice(start), ws);
+    return text.slice(start);
+  }
+  function strip(text, ws) {
+    return rstrip(lstrip(text, ws), ws);
   }
 
   const isHigh = (code) => code >= 0xd800 && code <= 0xdbff;
@@ -493,13 +496,13 @@
   function candidates(text, R, meter) {
     meter = meter || new Meter();
     meter.work += 2 * text.length;  // the two scans: exception lines, exception names inside lines
-    const lines = exceptionLines(text, R).slice(-R.chain);
+    const lines = exceptionLines(text, R, meter).slice(-R.chain);
     const found = [];
     for (let chain = 0; chain < lines.length; chain++) {
-      const { at, name, first, end } = lines[lines.length - 1 - chain];
+      const { at, name, first } = lines[lines.length - 1 - chain];
       found.push({ message: rstrip(first, R.whitespace), exception: name, chain, at });
       const after = chain ? lines[lines.length - chain].at - 1 : text.length;
-      const more = continuation(text, end + 1, after, R, meter);
+      const more = messageLines(text, at, after, R, meter);
       if (more) found.push({ message: rstrip(first + "\n" + more, R.whitespace), exception: name, chain, at });
     }
     found.push({ message: text, exception: null, chain: R.chain, at: -1 });
@@ -507,8 +510,9 @@
   }
 
   /* Every exception line, in order: a line that starts with one, and an exception's name inside a line
-   * that is not such a line's own (_paste.py:exception_lines). */
-  function exceptionLines(text, R) {
+   * that is not such a line's own; never a line an earlier message goes on over (_paste.py:exception_lines). */
+  function exceptionLines(text, R, meter) {
+    meter = meter || new Meter();
     const whole = [], names = new Set();
     for (const m of text.matchAll(R.patterns.EXCEPTION_LINE)) {
       whole.push({ at: m.index, name: m[1], first: m[2], end: m.index + m[0].length });
@@ -520,15 +524,55 @@
         inside.push({ at: m.index, name: m[1], first: m[2], end: m.index + m[0].length });
       }
     }
-    return inside.length ? whole.concat(inside).sort((a, b) => a.at - b.at) : whole;
+    const found = inside.length ? whole.concat(inside).sort((a, b) => a.at - b.at) : whole;
+    const kept = [];
+    let covered = -1, ends = -1;
+    for (const one of found) {
+      if (ends < one.at && one.at < covered) continue;
+      if (one.at > ends) {
+        ends = lineEnd(text, one.at);
+        covered = ends + 1 + messageLines(text, one.at, undefined, R, meter).length;
+      }
+      kept.push(one);
+    }
+    return kept;
   }
 
-  function continuation(text, start, end, R, meter) {
-    if (start >= end) return "";
-    const region = text.slice(start, end);
-    meter.work += region.length;
-    const stop = R.patterns.STOP_LINE.exec(region);
-    return stop === null ? region : region.slice(0, Math.max(stop.index - 1, 0));
+  /* The lines a message goes on over after its exception line, up to `end`: the one rule of where a message ends
+   * (_paste.py:message_lines). */
+  function messageLines(text, at, end, R, meter) {
+    end = end === undefined ? text.length : end;
+    const depth = indentOf(text, text.lastIndexOf("\n", at - 1) + 1);
+    const from = lineEnd(text, at) + 1;
+    let start = from, kept = from;
+    while (0 < start && start < end) {
+      const stop = lineEnd(text, start);
+      const line = text.slice(start, Math.min(stop, end));
+      meter.work += line.length + 1;
+      if (firstMatch(R.patterns.STOP_LINE, line) || startsRecord(line, depth, R)) break;
+      kept = Math.min(stop, end);
+      start = stop + 1;
+    }
+    return kept > from ? text.slice(from, kept) : "";
+  }
+
+  function lineEnd(text, at) {
+    const end = text.indexOf("\n", at);
+    return end < 0 ? text.length : end;
+  }
+
+  function indentOf(text, begin) {
+    let at = begin;
+    while (at < text.length && (text[at] === " " || text[at] === "\t")) at++;
+    return at - begin;
+  }
+
+  /* A line no deeper than the exception line's that starts another record (_paste.py:_starts_record). */
+  function startsRecord(line, depth, R) {
+    const lead = indentOf(line, 0);
+    if (lead > depth) return false;
+    return Boolean(firstMatch(R.patterns.STOP_LINE, line.slice(lead)) || firstMatch(R.patterns.EXCEPTION_LINE, line) ||
+                   firstMatch(R.patterns.INLINE_EXCEPTION, line));
   }
 
   /* The first match of a pattern compiled with the global flag, from the start of `text`. */
@@ -806,7 +850,7 @@
   /* Every release the paste states, each once, first stated first (_paste.py:stated_releases). */
   function statedReleases(text, library, R, meter, others = []) {
     if (!library) return [];
-    const found = [], told = new Map(), asked = new Map(), comment = new Map();
+    const found = [], told = new Map(), asked = new Map(), comment = new Map(), listed = new Map();
     for (const m of statements(text, library, R, meter, others)) {
       const at = m.index + m[0].length - m[1].length;
       const start = lineStart(text, at);
@@ -822,9 +866,33 @@
         comment.set(start, marker === null ? end : start + marker.index);
       }
       if (!told.get(start) && !isAsked(asked.get(start), at + m[1].length)
-        && !toldOther(text, start, m.index, at + m[1].length, R, meter, comment.get(start) < m.index)) found.push(m[1]);
+        && !toldOther(text, start, m.index, at + m[1].length, R, meter, comment.get(start) < m.index)
+        && !listedNotFound(text, start, listed, R, meter)) found.push(m[1]);
     }
     return [...new Set(found)];
+  }
+
+  /* Whether a statement's line is an item of a list an installer printed of the packages it could not find
+     (_paste.py:_listed_not_found). */
+  function listedNotFound(text, start, listed, R, meter) {
+    if (firstMatch(R.patterns.LIST_ITEM, text.slice(start, lineEnd(text, start))) === null) return false;
+    const path = [];
+    let at = start, result = false, known = false;
+    while (!(known = listed.has(at))) {
+      path.push(at);
+      if (at === 0) break;
+      const above = lineStart(text, at - 1);
+      const line = text.slice(above, at - 1);
+      meter.work += line.length + 1;
+      if (strip(line, R.whitespace) && firstMatch(R.patterns.LIST_ITEM, line) === null) {
+        result = firstMatch(R.patterns.NOT_FOUND_HEADER, line) !== null;
+        break;
+      }
+      at = above;
+    }
+    if (known) result = listed.get(at);
+    for (const one of path) listed.set(one, result);
+    return result;
   }
 
   /* Whether a statement names a release to get, one required, one of the library's history or an environment in a
@@ -1575,6 +1643,13 @@
     return makeMatch(item, values, null, false, R.chain, recognised, -1, names);
   }
 
+  /* `hasPiece` on the text with each line break made one space (_match.py:_has_spaced). */
+  function hasSpaced(reading, piece, meter) {
+    const at = reading.atSpaced(piece);
+    meter.work += at < 0 ? reading.spaced().length : at + piece.length;
+    return at >= 0;
+  }
+
   /* `hasPiece` on the text with its line breaks taken out (_match.py:_has_joined). */
   function hasJoined(reading, piece, meter) {
     const at = reading.atJoined(piece);
@@ -1619,9 +1694,16 @@
     return pattern.test(word) ? put(values, slot, word) : values;
   }
 
-  function matchOne(item, reading, library, R, meter) {
+  function matchOne(item, reading, library, R, meter, spaced) {
     const d = item.known.diagnosis;
     const recognised = item.known.recognisedBy.some((piece) => hasPiece(reading, piece, meter));
+    if (spaced) {  // only a wording no other view of the text holds (_match.py:_match_one)
+      if (item.pieces.every((piece) => hasPiece(reading, piece, meter))
+          || item.pieces.every((piece) => hasJoined(reading, piece, meter))
+          || !item.pieces.every((piece) => hasSpaced(reading, piece, meter))) return [null, null];
+      return foundInside(item, reading, reading.spaced(), (piece) => reading.atSpaced(piece), library, recognised, R,
+        meter);
+    }
     if (!item.pieces.every((piece) => hasPiece(reading, piece, meter))) {
       if (reading.multiline() && item.pieces.every((piece) => hasJoined(reading, piece, meter))) {
         return foundInside(item, reading, reading.joined(), (piece) => reading.atJoined(piece), library, recognised, R,
@@ -1846,23 +1928,26 @@
       if (!text) return empty;
       const reading = this.read(text, release, source, meter, logged);
       const best = new Map(), out = new Map(), mismatched = new Map(), held = new Map();
-      for (const item of this.items) {
-        const [found, mismatch] = matchOne(item, reading, this.library, R, meter);
-        if (mismatch !== null && !mismatched.has(item.known.id)) mismatched.set(item.known.id, mismatch);
-        if (found === null) continue;
-        let graded = this.grade(found, reading, meter);
-        if (item.onClass && !graded.ruledOut) {
-          graded = { ...graded, grade: "candidate", missing: [onClassHint(item, R), ...graded.missing] };
-        }
-        const id = item.known.id;
-        if (!graded.ruledOut && graded.held.length && !held.has(id)) held.set(id, graded.held);
-        if (graded.ruledOut) {
-          if (!best.has(id) && (!out.has(id) || better(graded.match, out.get(id).match))) out.set(id, graded);
-          continue;
-        }
-        if (!best.has(id) || better(graded, best.get(id))) {
-          best.set(id, graded);
-          out.delete(id);
+      for (const spaced of [false, true]) {  // then, when no wording matched, the line breaks made spaces
+        if (spaced && (best.size || out.size || mismatched.size || !reading.multiline())) break;
+        for (const item of this.items) {
+          const [found, mismatch] = matchOne(item, reading, this.library, R, meter, spaced);
+          if (mismatch !== null && !mismatched.has(item.known.id)) mismatched.set(item.known.id, mismatch);
+          if (found === null) continue;
+          let graded = this.grade(found, reading, meter);
+          if (item.onClass && !graded.ruledOut) {
+            graded = { ...graded, grade: "candidate", missing: [onClassHint(item, R), ...graded.missing] };
+          }
+          const id = item.known.id;
+          if (!graded.ruledOut && graded.held.length && !held.has(id)) held.set(id, graded.held);
+          if (graded.ruledOut) {
+            if (!best.has(id) && (!out.has(id) || better(graded.match, out.get(id).match))) out.set(id, graded);
+            continue;
+          }
+          if (!best.has(id) || better(graded, best.get(id))) {
+            best.set(id, graded);
+            out.delete(id);
+          }
         }
       }
       for (const [id, mismatch] of mismatched) {
@@ -1903,8 +1988,8 @@
      * first match is graded (_match.py:_Reading). */
     read(text, release, source, meter, logged = new Set()) {
       const R = this.R, library = this.library, others = this.otherNames;
-      const found = new Map(), foundJoined = new Map();
-      let joined = null, multiline = null;
+      const found = new Map(), foundJoined = new Map(), foundSpaced = new Map();
+      let joined = null, multiline = null, spaced = null;
       const reading = { text, options: candidates(text, R, meter), done: false,
         at(piece) {
           if (!found.has(piece)) found.set(piece, text.indexOf(piece));
@@ -1921,6 +2006,19 @@
         atJoined(piece) {
           if (!foundJoined.has(piece)) foundJoined.set(piece, this.joined().indexOf(piece));
           return foundJoined.get(piece);
+        },
+        spaced() {  // each line break, and the blanks around it, made one space (_match.py:_Reading.spaced)
+          if (spaced === null) {
+            meter.work += text.length;
+            const lines = text.split("\n"), last = lines.length - 1;
+            spaced = lines.map((line, at) => at === 0 ? rstrip(line, " \t") : at < last ? strip(line, " \t")
+              : lstrip(line, " \t")).join(" ");
+          }
+          return spaced;
+        },
+        atSpaced(piece) {
+          if (!foundSpaced.has(piece)) foundSpaced.set(piece, this.spaced().indexOf(piece));
+          return foundSpaced.get(piece);
         },
         final() {  // where the error the paste ended with is stated, read once (_match.py:_Reading.final)
           this.all();
