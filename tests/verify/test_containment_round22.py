@@ -69,3 +69,114 @@ def test_a_verdict_never_rests_on_what_a_link_leads_out_of_the_snippets_folder_t
     said = [str(problem) for problem in found if f"good-head-dim/{name}" in problem.path]
     assert len(said) == 1 and "leads out of" in said[0] and "inside the folder" in said[0], [str(p) for p in found]
     assert not [problem for problem in found if "twin.json" in problem.path], [str(p) for p in found]
+
+
+# -- resources and time: the snippet's own verdict at most, never a pass, and never the next check's -----------------
+
+FORK_BOMB = """
+import os, time
+born = 0
+try:
+    while True:
+        if os.fork() == 0:
+            time.sleep(60)
+            os._exit(0)
+        born += 1
+finally:
+    print(f"BORN {born}")
+""" + HONEST
+
+FILES = """
+descriptors = []
+try:
+    while True:
+        descriptors.append(open("/dev/null"))
+except OSError as error:
+    print(f"OPENED {len(descriptors)}: {error}")
+""" + HONEST
+
+THREADS = """
+import threading
+stop = threading.Event()
+started = 0
+try:
+    while True:
+        threading.Thread(target=stop.wait, daemon=True).start()
+        started += 1
+except RuntimeError as error:
+    print(f"STARTED {started}: {error}")
+""" + HONEST
+
+KILLS_ITS_PARENT = """
+import os, signal
+for number in (signal.SIGTERM, signal.SIGKILL, signal.SIGALRM):
+    os.kill(os.getppid(), number)
+""" + HONEST
+
+ALARM_AFTER = HONEST + """
+import signal, time
+signal.setitimer(signal.ITIMER_REAL, 0.2)
+time.sleep(5)
+"""
+
+# what a forged record looks like: a line of the observer's shape, unsealed, on the stream's descriptor and the rest
+LOOK_ALIKE = b'{"e": "end", "n": 1, "p": 2, "status": "returned", "counts": [[1, 1]]}'
+FORGES = f"""
+import os
+for fd in range(1, 16):
+    try:
+        os.write(fd, {LOOK_ALIKE!r} + b"\\n")
+    except OSError:
+        pass
+""" + HONEST
+
+CUT_SHORT = HONEST + f"""
+import os
+os.write(3, {LOOK_ALIKE[:30]!r})
+"""
+
+LATE_CHILD = HONEST + f"""
+import os, time
+if os.fork() == 0:
+    time.sleep(1.5)
+    for fd in range(1, 16):
+        try:
+            os.write(fd, {LOOK_ALIKE!r} + b"\\n")
+        except OSError:
+            pass
+    os._exit(0)
+"""
+
+ATTACKS = {  # name: (snippet, outcome, words the verdict says, words the output says)
+    # each child sleeps: the 1024 tasks of the check are taken, and its next fork fails (never the machine's)
+    "fork-bomb": (FORK_BOMB, "fail", "raised BlockingIOError", "BORN 10"),
+    # out of its descriptors, then the honest call: the call was observed, so the after passes
+    "files": (FILES, "pass", "every call returned", "OPENED "),
+    "threads": (THREADS, "pass", "every call returned", "STARTED "),
+    # its parent is its PID namespace's init, the jail's timer: a signal it takes ends the check, not the pool
+    "kills-its-parent": (KILLS_ITS_PARENT, "fail", "killed by SIG", ""),
+    "alarm": (ALARM_AFTER, "fail", "killed by SIGALRM", ""),
+    "forges": (FORGES, "fail", "the verifier did not write", ""),
+    # its bytes and the observer's end run into one line: no end, and the verdict says what the stream held instead
+    "cut-short": (CUT_SHORT, "fail", "without reporting: the observation stream holds 1 line the verifier did not "
+                                     "write", ""),
+    # the fork outlives its parent's end by 1.5 s: the namespace ends with the check, and it never speaks
+    "late-child": (LATE_CHILD, "pass", "every call returned", ""),
+}
+
+
+@pytest.mark.parametrize("name", list(ATTACKS))
+def test_a_check_exhausting_signalling_or_forging_spoils_at_most_its_own_verdict(entry, project, lean_pool,
+                                                                                lean_python, name):
+    """Fork bombs, descriptors, threads, its parent signalled, an alarm after the call, records of the observer's
+    shape written to every descriptor it holds (before the call, cut short at the end, and by a fork that outlives
+    the check): each verdict is what was observed, in the words of its cause, and never a pass the snippet did not
+    earn; the next check of the same zygote, an honest twin, passes. All held on first run (fork+bwrap, as root:
+    the pids cgroup per check)."""
+    code, outcome, words, printed = ATTACKS[name]
+    run, verdict = run_snippet(lean_pool, lean_python, entry, project, f"{name}.py", code)
+    assert verdict.outcome == outcome and words in verdict.reason, (verdict.outcome, verdict.reason,
+                                                                    run.output[-1500:])
+    assert printed in run.output, run.output[-1500:]
+    _, honest = run_snippet(lean_pool, lean_python, entry, project, "honest.py", HONEST)
+    assert honest.outcome == "pass", honest.reason
