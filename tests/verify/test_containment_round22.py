@@ -180,3 +180,88 @@ def test_a_check_exhausting_signalling_or_forging_spoils_at_most_its_own_verdict
     assert printed in run.output, run.output[-1500:]
     _, honest = run_snippet(lean_pool, lean_python, entry, project, "honest.py", HONEST)
     assert honest.outcome == "pass", honest.reason
+
+
+# -- time: a finalizer, an exit, a timer, around the observer's end ------------------------------------------------
+
+BEFORE = (Path(__file__).resolve().parents[1] / "fixtures" / "broken_kb" / "snippets" / "good-head-dim" /
+          "before.py").read_text()
+
+EXIT_IN_DEL = """
+class Leaves:
+    def __del__(self):
+        import sys
+        sys.exit(0)  # an exception in a finalizer is only printed: never the check's end
+
+
+leaves = Leaves()
+try:
+""" + "".join(f"    {line}\n" for line in BEFORE.splitlines()) + """
+finally:
+    del leaves
+"""
+
+OS_EXIT_AFTER_RAISE = "import posix\ntry:\n" + "".join(f"    {line}\n" for line in BEFORE.splitlines()) + """
+finally:
+    posix._exit(0)  # the documented error raised, then out before the observer's end: no end, no verdict
+"""
+
+SLEEPS_AT_EXIT = HONEST + """
+import atexit, threading, time, weakref
+
+
+class Slow:
+    pass
+
+
+slow = Slow()
+weakref.finalize(slow, time.sleep, 600)
+atexit.register(time.sleep, 600)
+threading.Thread(target=time.sleep, args=(600,), daemon=True).start()
+"""
+
+TIMER_RAISES = """
+import signal
+try:
+""" + "".join(f"    {line}\n" for line in BEFORE.splitlines()) + """
+except ValueError as error:
+    documented = str(error)
+
+
+def handler(number, frame):
+    signal.setitimer(signal.ITIMER_PROF, 0)
+    raise ValueError(documented)  # the documented words, from a handler that may land inside the call
+
+
+signal.signal(signal.SIGPROF, handler)
+signal.setitimer(signal.ITIMER_PROF, 0.0005, 0.0005)
+for _ in range(200000):
+    cache.early_initialization(batch_size=1, num_heads=4, head_dim=64, dtype=torch.float32, device="cpu")
+"""
+
+TIMED = {  # name: (snippet, role, outcome, words the verdict says)
+    "exit-in-del": (EXIT_IN_DEL, "before", "pass", "raised"),
+    "os-exit-after-raise": (OS_EXIT_AFTER_RAISE, "before", "fail", "exited with status 0 without reporting"),
+    "sleeps-at-exit": (SLEEPS_AT_EXIT, "after", "pass", "every call returned"),
+    "timer-raises": (TIMER_RAISES, "before", "fail", ""),
+}
+
+
+@pytest.mark.parametrize("name", list(TIMED))
+def test_a_finalizer_an_exit_or_a_timer_never_makes_a_verdict_it_did_not_observe(entry, project, lean_pool,
+                                                                              lean_python, name):
+    """`sys.exit` in a finalizer while the documented error unwinds (printed, never the end: the honest before
+    still passes); `posix._exit(0)` after the raise, before the observer's end (no end: a fail); an after that leaves
+    a finalizer, an atexit hook and a daemon thread sleeping 600 s (the observer's end is the process's end: a pass,
+    in seconds, not at the backstop); a CPU timer whose handler raises the documented words, landing inside the
+    call or beside it (never the function's own raise). All held on first run."""
+    import time
+
+    code, role, outcome, words = TIMED[name]
+    started = time.monotonic()
+    run, verdict = run_snippet(lean_pool, lean_python, entry, project, f"{name}.py", code, role=role)
+    assert verdict.outcome == outcome and words in verdict.reason, (verdict.outcome, verdict.reason,
+                                                                    run.output[-1500:])
+    assert time.monotonic() - started < 50 and not run.timed_out, "it ran into the wall-clock backstop"
+    _, honest = run_snippet(lean_pool, lean_python, entry, project, "honest.py", HONEST)
+    assert honest.outcome == "pass", honest.reason
