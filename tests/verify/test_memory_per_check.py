@@ -143,12 +143,19 @@ def test_the_verdict_says_the_check_ran_out_of_its_memory(entry, project, per_ch
         assert "ran out of its 256 MiB of memory" in verdict.reason
 
 
+@pytest.mark.xfail(strict=True, reason="the launcher's words reach the harness through inside/jail.py (red28's this "
+                                      "session): closed by /work/brief/red29-jail.py.patch, which removes this mark")
 def test_a_fresh_interpreter_per_check_is_bounded_the_same(entry, project, per_check, lean_python):
     """`--isolation subprocess`: the launcher jails the fresh interpreter as the zygote jails a fork."""
     hostile = _check(entry, project, "forks-fresh.py", FORKS.format(children=4, mib=96) + HONEST)
     run = run_check(hostile, LIBRARY, 60, lean_python, per_check)
     assert "ran out of its 256 MiB of memory" in run.output, run.output[-2000:]
-    assert judge_with(hostile, run, TORCH).outcome != "pass"
+    verdict = judge_with(hostile, run, TORCH)
+    # one cause, one wording: the fork's verdict's, never "killed by SIGKILL" (the launcher's file says why)
+    assert verdict.outcome != "pass" and verdict.reason.startswith("ran out of its 256 MiB of memory"), verdict.reason
+    twin = _check(entry, project, "fork-fresh.py", FORKS.format(children=1, mib=64) + HONEST)
+    run = run_check(twin, LIBRARY, 60, lean_python, per_check)
+    assert run.out_of_memory is None and judge_with(twin, run, TORCH).outcome == "pass", run.output[-2000:]
 
 
 def test_the_run_says_which_memory_limit_applied(sandbox):
