@@ -13,12 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from errorkb.core.snippets import Role, read_snippet
-from errorkb.verify.plan import Check
-from errorkb.verify.records import Code
 from tests.verify.test_containment_round20 import (  # the round's sandboxed pool and its fixtures, shared
     HONEST,
-    MODULE,
     entry,  # noqa: F401
     lean_pool,  # noqa: F401
     project,  # noqa: F401
@@ -166,7 +162,7 @@ ATTACKS = {  # name: (snippet, outcome, words the verdict says, words the output
 
 
 @pytest.mark.parametrize("name", list(ATTACKS))
-def test_a_check_exhausting_signalling_or_forging_spoils_at_most_its_own_verdict(entry, project, lean_pool,
+def test_a_check_exhausting_signalling_or_forging_spoils_at_most_its_own_verdict(entry, project, lean_pool,  # noqa: F811
                                                                                 lean_python, name):
     """Fork bombs, descriptors, threads, its parent signalled, an alarm after the call, records of the observer's
     shape written to every descriptor it holds (before the call, cut short at the end, and by a fork that outlives
@@ -248,7 +244,7 @@ TIMED = {  # name: (snippet, role, outcome, words the verdict says)
 
 
 @pytest.mark.parametrize("name", list(TIMED))
-def test_a_finalizer_an_exit_or_a_timer_never_makes_a_verdict_it_did_not_observe(entry, project, lean_pool,
+def test_a_finalizer_an_exit_or_a_timer_never_makes_a_verdict_it_did_not_observe(entry, project, lean_pool,  # noqa: F811
                                                                               lean_python, name):
     """`sys.exit` in a finalizer while the documented error unwinds (printed, never the end: the honest before
     still passes); `posix._exit(0)` after the raise, before the observer's end (no end: a fail); an after that leaves
