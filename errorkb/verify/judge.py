@@ -80,7 +80,9 @@ def judge(check: Check, run: Run, runtime: Runtime) -> Verdict:
             return _fail(Code.CRASHED, f"crashed with {run.signal}{where}")
         if run.signal:  # SIGKILL may be the machine's OOM killer: not the snippet's doing for sure
             return _fail(Code.KILLED, f"killed by {run.signal}{where}", cacheable=run.signal != "SIGKILL")
-        return _fail(Code.NO_OBSERVATION, f"exited with status {run.returncode} without reporting{where}")
+        # what it wrote instead, where that was not the verifier's (a look-alike of its lines, the end cut short)
+        said = f": {run.malformed}" if run.malformed else ""
+        return _fail(Code.NO_OBSERVATION, f"exited with status {run.returncode} without reporting{where}{said}")
     if status is not Status.WORKER_DIED and not _exited_as_reported(run):
         why = f"killed by {run.signal}" if run.signal else f"exited with status {run.returncode}"
         return _fail(Code.MALFORMED_OBSERVATION, f"the check's process wrote the verifier's end, then {why}: an "
