@@ -41,7 +41,9 @@ Where Python prints such an error, and so where the hook chains:
 - at the program's exit (`atexit`, registered at start-up, so it runs after the program's own callbacks): the error
   that ended the program, where Python reported it through a `sys.excepthook` the program set after errorkb's
   (`rich.traceback.install()`, a logger), which prints alone; `sys.last_value` says which error
-  (`chains.at_exit`; round nine, tests/test_hook_round_nine.py). An audit hook would see the moment Python calls
+  (`chains.at_exit`; round nine, tests/test_hook_round_nine.py). Likewise the error that ended a thread, reported
+  through a `threading.excepthook` the program set: named once that hook returned (`chains._after_thread_hooks`;
+  round ten, tests/test_hook_round_ten.py). An audit hook would see the moment Python calls
   the hook, but every audited event of the process would call it for ever (`id()` 30 times slower:
   benchmarks/hook_exit_check.py).
 """

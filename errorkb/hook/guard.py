@@ -120,9 +120,9 @@ IMPORTS = frozenset({
     "calendar", "collections", "contextlib", "copy", "copyreg", "csv", "ctypes", "dataclasses", "datetime", "dis",
     "email", "enum", "fnmatch", "functools", "importlib", "inspect", "ipaddress", "json", "keyword", "linecache",
     "locale", "logging", "lzma", "math", "opcode", "operator", "packaging", "pathlib", "quopri", "random", "re",
-    "reprlib", "resource", "select", "selectors", "shutil", "signal", "socket", "string", "struct", "tempfile",
-    "textwrap", "threading", "token", "tokenize", "traceback", "types", "typing", "urllib", "warnings", "weakref",
-    "zipfile", "zlib",
+    "reprlib", "resource", "select", "selectors", "shutil", "signal", "socket", "string", "struct", "sysconfig",
+    "tempfile", "textwrap", "threading", "token", "tokenize", "traceback", "types", "typing", "urllib", "warnings",
+    "weakref", "zipfile", "zlib",
 })
 _LOADED: set[str] = set()
 
