@@ -194,3 +194,46 @@ def test_an_interpreter_that_writes_no_bytecode_prints_pythons_output_then_one_b
                                          timeout=300, env={**os.environ, **environment}) for python in (hooked, plain))
     added = _compare(with_hook, without)
     assert added.startswith(BLOCK) and added.count("errorkb:") == 1, with_hook.stderr
+
+
+# Round nine's `_errorkb_call`, as an environment's `.pth` holds it until `errorkb hook install` runs again.
+_ROUND_NINE_CALL = '''def _errorkb_call(module, name, *args, _first=globals().get("_errorkb_first", sys.path[:1]), _Base=BaseException):
+    traced = sys.gettrace(), sys.getprofile()
+    try:
+        sys.settrace(None), sys.setprofile(None)
+        kb = sys.modules.get("errorkb") or sys.modules["_frozen_importlib"]._load(
+            sys.modules["_frozen_importlib_external"].PathFinder.find_spec("errorkb", [_errorkb_home]))
+        kb.hook_by_pth = 1
+        from errorkb.hook import guard
+        return guard.load(module, _first).__dict__[name](*args)
+    except _Base:'''
+
+
+def test_an_older_releases_pth_line_still_names_the_entry_and_install_rewrites_it(tmp_path):
+    """The `.pth` line changed in round ten (it loads `errorkb.hook.guard` alone; `guard.call`). An environment whose
+    `.pth` an older release wrote keeps its line until `errorkb hook install` runs again: it still prints the block
+    (`guard.load` is the entry it calls), `errorkb hook status` calls it older, and `install` re-writes it."""
+    import re
+
+    from benchmarks.hook_startup import make_env
+    from errorkb.hook import EXCEPTHOOK, HOME
+    from errorkb.hook.pth import NAME
+
+    start, end = EXCEPTHOOK.index("def _errorkb_call("), EXCEPTHOOK.index("    except _Base:")
+    old = EXCEPTHOOK[:start] + _ROUND_NINE_CALL + EXCEPTHOOK[end + len("    except _Base:"):]
+    python = make_env(tmp_path / "env", hook=False)
+    site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          capture_output=True, text=True, check=True, timeout=60).stdout.strip()
+    pth = os.path.join(site, NAME)
+    with open(pth, "w", encoding="utf-8") as file:
+        file.write(f"import sys; exec({old!r}, {{'sys': sys, '_errorkb_home': {HOME!r}}})\n")
+    work = tmp_path / "work"
+    work.mkdir()
+    result = run(python, stub_library(work) + LIBRARY + RAISE, work)
+    assert result.returncode == 1 and result.stderr.count("errorkb:") == 1 and TITLE in result.stderr, result.stderr
+    status = subprocess.run([str(python), "-m", "errorkb.cli", "hook", "status"], capture_output=True, text=True,
+                            timeout=120)
+    assert "older errorkb's hook" in status.stdout + status.stderr, status.stdout + status.stderr
+    subprocess.run([str(python), "-m", "errorkb.cli", "hook", "install"], capture_output=True, check=True, timeout=120)
+    with open(pth, encoding="utf-8") as file:
+        assert re.search(r"'_errorkb_guard': ", file.read()), "install left the older line"

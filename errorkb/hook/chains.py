@@ -37,9 +37,10 @@ def _explain(kind: "Any", value: "Any", traceback: "Any", logger: "str | None" =
         sys.settrace(None)
         sys.setprofile(None)
         if is_instance(value, exception):
-            explain = guard.load("explain")
-            if logger is None or explain.logs_to_stderr(logger):
-                explain.explain(kind, value, traceback)
+            with guard.package():
+                explain = guard.load("explain")
+                if logger is None or explain.logs_to_stderr(logger):
+                    explain.explain(kind, value, traceback)
     except base:
         pass
     finally:
