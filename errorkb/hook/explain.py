@@ -369,11 +369,12 @@ def _children_named() -> bool:
 
 
 def _cut_relays(printed: tb.TracebackException) -> None:
-    """Round ten: an exception whose message quotes another process's traceback (torchrun's `ChildFailedError`,
-    read from the error file its child wrote) relays an error this process never held: where the child ran the
-    hook (`_children_named`), it named the entry after its own traceback, where the error was; a second block
-    here would name it again from quoted text. So each such message is read up to the quote. A process pool's
-    transfer of a worker's traceback (`_POOLS`: the worker printed nothing) is read as ever."""
+    """Round ten: an exception whose message quotes another process's traceback (a launcher's `ChildFailedError`,
+    read from the error file its child wrote) relays an error this process never held: where the child ran the hook
+    (`_children_named`), it named the entry after its own traceback, where the error was; a second block here would
+    name it again from quoted text. So each such message is read up to the quote. A process pool's transfer of a
+    worker's traceback (`_POOLS`: the worker printed nothing) is read as ever. The price: a program that quotes a
+    traceback of its own in a message it raises `from None` (nothing live left of the error) gets no block."""
     pools = tuple(kind for kind in (getattr(sys.modules.get(holder), name, None) for _, holder, name in _POOLS)
                   if isinstance(kind, type))
     for copy in _linked(printed, tb.TracebackException):
