@@ -128,14 +128,18 @@ def test_a_file_of_the_programs_folder_named_like_a_module_the_hook_imports_neve
     assert added.startswith(BLOCK) and added.count("errorkb:") == 1, with_hook.stderr
 
 
-def test_the_programs_own_errorkb_module_leaves_the_hook_silent(envs, tmp_path):  # noqa: F811
-    """A program that imported a module of its own named `errorkb` (its file, not the package): the hook's package
-    cannot be loaded under that name beside it, so nothing is added, and the program's module is left as it is."""
+def test_the_programs_own_errorkb_module_stays_its_own_and_the_entry_is_named(envs, tmp_path):  # noqa: F811
+    """A program that imported a module of its own named `errorkb` (its file, not the package). Round five: nothing
+    was added (the line took the program's module for the package). Round ten: the hook holds the package under that
+    name only while it works (`guard.package`), and the program's module is left as it is, unmarked, at its exit."""
     plain, hooked = envs
     (tmp_path / "errorkb.py").write_text("MINE = True\n", encoding="utf-8")
-    code = stub_library(tmp_path) + "import errorkb\nassert errorkb.MINE\n" + LIBRARY + RAISE
+    code = (stub_library(tmp_path) + "import atexit, errorkb\nassert errorkb.MINE\natexit.register(lambda: print("
+            "sys.modules['errorkb'] is errorkb, hasattr(errorkb, 'hook_by_pth')))\n" + LIBRARY + RAISE)
     with_hook, without = run(hooked, code, tmp_path), run(plain, code, tmp_path)
-    assert _compare(with_hook, without) == "", with_hook.stderr
+    assert without.stdout == "True False\n", without.stdout + without.stderr
+    added = _compare(with_hook, without)
+    assert added.startswith(BLOCK) and added.count("errorkb:") == 1, with_hook.stderr
 
 
 def test_a_stream_that_cannot_encode_the_block_gets_it_escaped(envs, tmp_path):  # noqa: F811

@@ -175,7 +175,9 @@ def test_the_pth_compiles_only_what_every_start_needs_and_threading_imports_the_
     functions off while errorkb works: 3,139, site.py's work on it 1.12 to 1.26 times round six's line, in process,
     side by side, some 0.3 ms more per start; round nine's exit check for a `sys.excepthook` the program set, and
     the path `import errorkb.hook` gives the guard: 3,464, site.py's work on it 0.89 to 1.22 times main's line in
-    process, side by side, within the busy machine's noise: benchmarks/hook_exit_check.py);
+    process, side by side, within the busy machine's noise: benchmarks/hook_exit_check.py; round ten's line loads
+    `errorkb.hook.guard` alone and no longer names the package's folder: 3,428, site.py's work on it timed side by side
+    with round nine's by benchmarks/hook_startup.py --compare);
     start-up imports nothing of errorkb; `import threading` imports the chains (and the guard they are loaded
     through), not the explainer."""
     from errorkb.hook import PTH_LINE

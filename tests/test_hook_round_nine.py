@@ -157,16 +157,27 @@ def test_a_launcher_relaying_its_childs_report_names_the_entry_once(envs, tmp_pa
     assert result.stderr.rstrip().endswith("(offline: errorkb show head-dim-list-length)"), result.stderr
 
 
-@pytest.mark.xfail(strict=True, reason="known limit (round nine): the `.pth` loads the errorkb package itself, outside "
-                   "the guard's imports, so `guard._give_back` never takes it back out of `sys.modules`; a program's "
-                   "own `errorkb.py` imported after an error it survived gets the package. Taking it out means the "
-                   "`.pth`'s `_errorkb_call` must then tell the program's module from the package (it now sets "
-                   "`hook_by_pth` on whatever `sys.modules['errorkb']` is): a change to the `.pth` line itself")
-def test_known_limit_a_programs_own_errorkb_imported_after_a_survived_error_is_its_own(envs, tmp_path):  # noqa: F811
+# A program's own `errorkb.py`, imported after a thread's error it survived (which loaded the package for the block),
+# or before it. Round nine's strict xfail: the `.pth` loaded the package itself, outside the guard's imports, so the
+# program's later `import errorkb` got the package; imported first, the program's module was taken for the package
+# (`hook_by_pth` set on it) and nothing was named. Round ten: the `.pth` loads `errorkb.hook.guard` alone, and
+# `guard.package` holds the package in `sys.modules` only while the hook works.
+_OWN_ERRORKB = {
+    "after-the-error": ("import threading\nthread = threading.Thread(target=early_initialization)\nthread.start()\n"
+                        "thread.join()\nimport errorkb\n"),
+    "before-the-error": ("import errorkb\nimport threading\nthread = threading.Thread(target=early_initialization)\n"
+                         "thread.start()\nthread.join()\n"),
+}
+
+
+@pytest.mark.parametrize("order", list(_OWN_ERRORKB))
+def test_a_programs_own_errorkb_is_its_own_and_the_error_is_named(envs, tmp_path, order):  # noqa: F811
     plain, hooked = envs
     (tmp_path / "errorkb.py").write_text("MINE = 'the program s own errorkb'\n", encoding="utf-8")
-    code = (stub_library(tmp_path) + LIBRARY + "import threading\nthread = threading.Thread(target=early_initialization)"
-            "\nthread.start()\nthread.join()\nimport errorkb\nprint(getattr(errorkb, 'MINE', 'the package'))\n")
+    code = (stub_library(tmp_path) + LIBRARY + _OWN_ERRORKB[order] +
+            "print(getattr(errorkb, 'MINE', 'the package'), sorted(vars(errorkb).keys() - {'__builtins__'}))\n"
+            "import sys\nprint(sys.modules['errorkb'] is errorkb)\n")
     with_hook, without = run(hooked, code, tmp_path), run(plain, code, tmp_path)
-    assert without.stdout == "the program s own errorkb\n", without.stderr
-    assert with_hook.stdout == without.stdout, with_hook.stderr
+    assert without.stdout.startswith("the program s own errorkb"), without.stderr
+    added = _compare(with_hook, without)
+    assert added.startswith(BLOCK) and added.count("errorkb:") == 1 and TITLE in added, with_hook.stderr

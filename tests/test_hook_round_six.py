@@ -128,10 +128,7 @@ NOTHING_FOUND = {
     "repr-and-args-raise": ("class Odd(ValueError):\n    def __repr__(self):\n        raise RuntimeError('no')\n"
                             "    args = property(lambda self: 1 / 0)\nraise Odd('x')\n", False),
     "args-10-mb": ("raise ValueError(*['x' * 1000] * 10_000)\n", False),
-    "c-hooks": ("import sys, threading\nsys.excepthook = sys.__excepthook__\n"
-                "threading.excepthook = threading.__excepthook__\n"
-                "thread = threading.Thread(target=early_initialization)\nthread.start()\nthread.join()\n" + RAISE,
-                True),  # round nine: the program's end through Python's own hook, set back, is named at exit
+    # "c-hooks" (Python's own hooks set back, a thread's error then the program's): round ten's, two blocks now
     "stderr-without-fileno": ("import sys\nclass Writer:\n    def write(self, text):\n"
                               "        return sys.__stderr__.write(text)\n    def flush(self):\n"
                               "        sys.__stderr__.flush()\nsys.stderr = Writer()\n" + RAISE, True),

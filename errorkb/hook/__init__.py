@@ -41,7 +41,9 @@ Where Python prints such an error, and so where the hook chains:
 - at the program's exit (`atexit`, registered at start-up, so it runs after the program's own callbacks): the error
   that ended the program, where Python reported it through a `sys.excepthook` the program set after errorkb's
   (`rich.traceback.install()`, a logger), which prints alone; `sys.last_value` says which error
-  (`chains.at_exit`; round nine, tests/test_hook_round_nine.py). An audit hook would see the moment Python calls
+  (`chains.at_exit`; round nine, tests/test_hook_round_nine.py). Likewise the error that ended a thread, reported
+  through a `threading.excepthook` the program set: named once that hook returned (`chains._after_thread_hooks`;
+  round ten, tests/test_hook_round_ten.py). An audit hook would see the moment Python calls
   the hook, but every audited event of the process would call it for ever (`id()` 30 times slower:
   benchmarks/hook_exit_check.py).
 """
@@ -55,12 +57,17 @@ import sys
 # them is most of the line's cost (a string literal costs little: main's chains, held as one, added some 10%), so
 # everything else is behind `_errorkb_call`, which runs only when it is needed:
 # `errorkb.hook.explain` once an error happened, `errorkb.hook.chains` once threading or asyncio is imported (or a
-# hook before errorkb's failed, or a console printed). `_errorkb_call` loads the package from the folder it was
-# installed from (`_errorkb_home`), never a file the program's folder holds under its name, and its modules through
-# `errorkb.hook.guard` with `sys.path` as it was when the line ran (`_first`: before Python put the program's folder
-# in front of it); it marks the package loaded by the line (`hook_by_pth`), so that `errorkb.hook` installs
-# nothing then. Builtins are bound when the line runs: a program may replace them. `_errorkb_again`: a hook of
-# errorkb's is chained already (a second `.pth`, `import errorkb.hook`), so no second finder waits.
+# hook before errorkb's failed, or a console printed). `_errorkb_call` loads `errorkb.hook.guard` alone, from the
+# folder errorkb was installed in (`_errorkb_guard`), never a file the program's folder holds under its name (it
+# stays in `sys.modules`); `guard.call` puts the package (from the folder above) in `sys.modules` while the hook works
+# and, where the program's own path gives another `errorkb` (its `errorkb.py`), takes it out again afterwards
+# (`guard.package`; round ten: the line once took whatever `sys.modules["errorkb"]` was for the package, and left the
+# package there). The hook's modules load through the guard, with `sys.path` as it was when the line ran (`_first`:
+# before Python put the program's folder in front of it); the package loaded by the line is marked (`hook_by_pth`), so
+# that `errorkb.hook` installs nothing then. An older release's line (`from errorkb.hook import guard`, `guard.load`)
+# still works, with that old limit: `errorkb hook install` re-writes it. Builtins are bound when the line runs: a
+# program may replace them. `_errorkb_again`: a hook of errorkb's is chained already (a second `.pth`, `import
+# errorkb.hook`), so no second finder waits.
 # Near the recursion limit (an error in a `__del__` deep in a recursion: `sys.unraisablehook` runs at that depth) the
 # hook's own frame would take the room Python's printer needs there, and a call of the hook's that failed would make
 # Python name the hook as the one that failed (round six, tests/test_hook_round_six.py). So the hook is one frame,
@@ -84,11 +91,9 @@ def _errorkb_call(module, name, *args, _first=globals().get("_errorkb_first", sy
     traced = sys.gettrace(), sys.getprofile()
     try:
         sys.settrace(None), sys.setprofile(None)
-        kb = sys.modules.get("errorkb") or sys.modules["_frozen_importlib"]._load(
-            sys.modules["_frozen_importlib_external"].PathFinder.find_spec("errorkb", [_errorkb_home]))
-        kb.hook_by_pth = 1
-        from errorkb.hook import guard
-        return guard.load(module, _first).__dict__[name](*args)
+        guard = sys.modules.get("errorkb.hook.guard") or sys.modules["_frozen_importlib"]._load(
+            sys.modules["_frozen_importlib_external"].PathFinder.find_spec("errorkb.hook.guard", [_errorkb_guard]))
+        return guard.call(_first, module, name, *args)
     except _Base:
         pass
     finally:
@@ -150,11 +155,12 @@ if not _errorkb_again and "_errorkb_after_import" not in [getattr(one, "__name__
         _errorkb_call("chains", "loaded", _errorkb_after_import)
 """
 
-# The folder errorkb is installed in (the one holding the `errorkb` package): the `.pth` loads it from there.
+# The folder errorkb is installed in (the one holding the `errorkb` package): the `.pth` loads the guard from there.
 HOME = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 # The `.pth` line: site.py runs a line that starts with `import`; the rest is `EXCEPTHOOK`, verbatim.
-PTH_LINE = f"import sys; exec({EXCEPTHOOK!r}, {{'sys': sys, '_errorkb_home': {HOME!r}}})\n"
+GUARD = os.path.join(HOME, "errorkb", "hook")  # the folder of `errorkb.hook.guard`, which the line loads alone
+PTH_LINE = f"import sys; exec({EXCEPTHOOK!r}, {{'sys': sys, '_errorkb_guard': {GUARD!r}}})\n"
 
 
 def install() -> None:
@@ -162,7 +168,7 @@ def install() -> None:
     already, there is nothing to do). `sys.path[:1]` now is the program's folder, not where Python's own path begins
     (the `.pth`'s snapshot): the guard finds that itself (`guard._first`; round nine)."""
     if not (getattr(sys.excepthook, "errorkb_hook", False) and getattr(sys.unraisablehook, "errorkb_hook", False)):
-        exec(EXCEPTHOOK, {"sys": sys, "_errorkb_home": HOME, "_errorkb_first": []})
+        exec(EXCEPTHOOK, {"sys": sys, "_errorkb_guard": GUARD, "_errorkb_first": []})
 
 
 def load_ipython_extension(ipython: object) -> None:

@@ -37,9 +37,10 @@ def _explain(kind: "Any", value: "Any", traceback: "Any", logger: "str | None" =
         sys.settrace(None)
         sys.setprofile(None)
         if is_instance(value, exception):
-            explain = guard.load("explain")
-            if logger is None or explain.logs_to_stderr(logger):
-                explain.explain(kind, value, traceback)
+            with guard.package():
+                explain = guard.load("explain")
+                if logger is None or explain.logs_to_stderr(logger):
+                    explain.explain(kind, value, traceback)
     except base:
         pass
     finally:
@@ -63,6 +64,39 @@ def on_threading(finder: "Finder", module: "Any") -> None:
     _errorkb_threadhook.errorkb_hook = True  # type: ignore[attr-defined]
     if callable(previous) and not getattr(previous, "errorkb_hook", False):
         module.excepthook = _errorkb_threadhook
+    _after_thread_hooks(module)
+
+
+def _after_thread_hooks(module: "Any") -> None:
+    """Round ten: a thread's error reported by a `threading.excepthook` the program set after errorkb's (a logger's,
+    `threading.__excepthook__` put back) is named once that hook returned, as `at_exit` names the program's. Each
+    `Thread` asks `threading._make_invoke_excepthook` (by its module's name, at its creation) for the function its
+    bootstrap calls with the error; the one made here calls it, then explains the error where no hook of errorkb's
+    did (`explain.explained`: a hook of the program's that hands it to errorkb's, which named it)."""
+    make = getattr(module, "_make_invoke_excepthook", None)
+    if not callable(make) or getattr(make, "errorkb_hook", False):
+        return
+
+    def _make_invoke_excepthook(_make: "Any" = make) -> "Any":
+        invoke = _make()
+
+        def invoke_excepthook(thread: "Any", _invoke: "Any" = invoke) -> None:
+            value = sys.exc_info()[1]
+            _invoke(thread)
+            try:
+                if not _BUILTINS[0](value, _BUILTINS[1]) or getattr(module.excepthook, "errorkb_hook", False):
+                    return
+                explain = sys.modules.get("errorkb.hook.explain")
+                if explain is not None and explain.explained(value):
+                    return
+            except _BUILTINS[2]:
+                return
+            _explain(type(value), value, getattr(value, "__traceback__", None))
+
+        return invoke_excepthook
+
+    _make_invoke_excepthook.errorkb_hook = True  # type: ignore[attr-defined]
+    module._make_invoke_excepthook = _make_invoke_excepthook
 
 
 def on_asyncio(finder: "Finder", module: "Any") -> None:

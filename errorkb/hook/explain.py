@@ -337,6 +337,9 @@ def _read(value: BaseException) -> tuple[str, tb.TracebackException | None]:
     worker = _worker_traceback(value)
     if worker is not None and worker.endswith("".join(printed.format_exception_only())):
         return worker, None
+    if _children_named():
+        _cut_relays(printed)
+    _shorten(printed)
     forged = _forged_frames(value)
     for stack in _stacks(printed):
         for summary in stack:
@@ -346,6 +349,54 @@ def _read(value: BaseException) -> tuple[str, tb.TracebackException | None]:
                 summary.filename = "<string>"
         _fold(stack)
     return "".join(printed.format()), printed
+
+
+_QUOTE = "Traceback (most recent call last):"  # how Python's printer starts a traceback, quoted in a relay's message
+_CHILDREN: list[bool] = []  # `_children_named()`, once per process
+
+
+def _children_named() -> bool:
+    """Whether the hook's `.pth` is installed in this environment: an interpreter the program starts with
+    `sys.executable` (a launcher's child) runs it too, and names its own error after its own traceback."""
+    if not _CHILDREN:
+        try:
+            from errorkb.hook import pth
+
+            _CHILDREN.append(pth.is_ours(pth.pth_path()))
+        except BaseException:
+            _CHILDREN.append(False)
+    return _CHILDREN[0]
+
+
+def _cut_relays(printed: tb.TracebackException) -> None:
+    """Round ten: an exception whose message quotes another process's traceback (a launcher's `ChildFailedError`,
+    read from the error file its child wrote) relays an error this process never held: where the child ran the hook
+    (`_children_named`), it named the entry after its own traceback, where the error was; a second block here would
+    name it again from quoted text. So each such message is read up to the quote. A process pool's transfer of a
+    worker's traceback (`_POOLS`: the worker printed nothing) is read as ever. The price: a program that quotes a
+    traceback of its own in a message it raises `from None` (nothing live left of the error) gets no block."""
+    pools = tuple(kind for kind in (getattr(sys.modules.get(holder), name, None) for _, holder, name in _POOLS)
+                  if isinstance(kind, type))
+    for copy in _linked(printed, tb.TracebackException):
+        text = getattr(copy, "_str", None)
+        kind = getattr(copy, "exc_type", None)
+        if isinstance(text, str) and _QUOTE in text and not (isinstance(kind, type) and issubclass(kind, pools)):
+            copy._str = text[:text.index(_QUOTE)]
+
+
+MAX_MESSAGE = 8 * 1024  # characters of one exception's message read: its first and last halves
+
+
+def _shorten(printed: tb.TracebackException) -> None:
+    """Round ten: the matcher reads a paste's last `CAP` characters (a paste is bounded); one huge message (a tensor's
+    repr, a quoted file: 100 KB) raised from the entry's error filled them, and the entry's error, printed before it,
+    went unread. Each exception's message is read as its first and last `MAX_MESSAGE // 2` characters, the rest
+    counted in between, so a chain of such errors still fits."""
+    half = MAX_MESSAGE // 2
+    for copy in _linked(printed, tb.TracebackException):
+        text = getattr(copy, "_str", None)
+        if isinstance(text, str) and len(text) > MAX_MESSAGE:
+            copy._str = f"{text[:half]}\n[{len(text) - 2 * half} characters]\n{text[-half:]}"
 
 
 class _Folded(tb.StackSummary):

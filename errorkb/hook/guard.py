@@ -120,9 +120,9 @@ IMPORTS = frozenset({
     "calendar", "collections", "contextlib", "copy", "copyreg", "csv", "ctypes", "dataclasses", "datetime", "dis",
     "email", "enum", "fnmatch", "functools", "importlib", "inspect", "ipaddress", "json", "keyword", "linecache",
     "locale", "logging", "lzma", "math", "opcode", "operator", "packaging", "pathlib", "quopri", "random", "re",
-    "reprlib", "resource", "select", "selectors", "shutil", "signal", "socket", "string", "struct", "tempfile",
-    "textwrap", "threading", "token", "tokenize", "traceback", "types", "typing", "urllib", "warnings", "weakref",
-    "zipfile", "zlib",
+    "reprlib", "resource", "select", "selectors", "shutil", "signal", "socket", "string", "struct", "sysconfig",
+    "tempfile", "textwrap", "threading", "token", "tokenize", "traceback", "types", "typing", "urllib", "warnings",
+    "weakref", "zipfile", "zlib",
 })
 _LOADED: set[str] = set()
 
@@ -207,6 +207,69 @@ def cpu_left() -> float:
         return float(soft - (used.ru_utime + used.ru_stime))
     except BaseException:
         return float("inf")
+
+
+HOME: list[str] = []  # the folder the `.pth` loads the package from (`call`); empty where no `.pth` line called
+_PACKAGE: "dict[str, ModuleType]" = {}  # the package's modules, out of `sys.modules` while the name is the program's
+_THEIRS: "dict[str, ModuleType]" = {}  # what the program held under the package's names while the hook's work runs
+_USERS: list[int] = []  # how many of the hook's calls are inside `package` (nested, or in threads)
+
+
+def _ours(name: str) -> bool:
+    """A name of the package's (this module aside: the `.pth` loads it alone, and it stays where it is)."""
+    return (name == "errorkb" or name.startswith("errorkb.")) and name != __name__
+
+
+class package:
+    """`with package():` `sys.modules["errorkb"]` (and its submodules) are the package the `.pth` loads from `HOME`
+    while the hook works, and, once the last call leaves, whatever the program's own path gives under that name again
+    (round ten). The `.pth` loads the package itself, outside the guard's imports (`_give_back` never saw it): a
+    program's own `errorkb.py`, imported after an error it survived, got the package; imported before it, the hook
+    took the program's module for the package (and could not load). Where the program's path gives the package
+    itself (no file of its own under that name), the package stays in `sys.modules`, as ever."""
+
+    def __enter__(self) -> None:
+        _USERS.append(1)
+        if len(_USERS) > 1 or not HOME:
+            return
+        modules, home = sys.modules, HOME[0]
+        if _PACKAGE or _origin(modules.get("errorkb")) != _package_origin(home):
+            for name in [name for name in list(modules) if _ours(name)]:
+                _THEIRS[name] = modules.pop(name)
+            modules.update(_PACKAGE)
+            _PACKAGE.clear()
+            if "errorkb" not in modules:
+                spec = modules["_frozen_importlib_external"].PathFinder.find_spec("errorkb", [home])
+                modules["_frozen_importlib"]._load(spec)
+
+    def __exit__(self, *exc: object) -> None:
+        _USERS.pop()
+        if _USERS or not HOME:
+            return
+        modules = sys.modules
+        theirs = _found("errorkb", _programs())
+        if not _THEIRS and (theirs is None or theirs == _origin(modules.get("errorkb"))):
+            return
+        for name in [name for name in list(modules) if _ours(name)]:
+            _PACKAGE[name] = modules.pop(name)
+        modules.update(_THEIRS)
+        _THEIRS.clear()
+
+
+def _package_origin(home: str) -> object:
+    spec = sys.modules["_frozen_importlib_external"].PathFinder.find_spec("errorkb", [home])
+    return None if spec is None else spec.origin
+
+
+def call(first: "list[object]", module: str, name: str, *args: object) -> object:
+    """The `.pth` line's entry (`_errorkb_call`, which loads this module alone): `name` of `errorkb.hook.<module>`
+    called with `args`, the package (the one this file is of) in `sys.modules` meanwhile (`package`)."""
+    if not HOME:
+        path = sys.modules["os"].path
+        HOME.append(path.dirname(path.dirname(path.dirname(path.abspath(__file__)))))
+    with package():
+        sys.modules["errorkb"].hook_by_pth = 1  # type: ignore[attr-defined]
+        return load(module, first).__dict__[name](*args)
 
 
 def load(module: str, first: "list[object] | None" = None) -> "ModuleType":
