@@ -671,10 +671,12 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         "tables": [],  # `_python_tables`, once the private code can tell Python's own files
         "copies_held": spaces[3], "binders_as_were": spaces[3]["binders"],
         "memory": memory, "versions_now": _version_reader(memory, spaces[3]["addresses"]), "differing": {},
-        "raised_refs": _raised_references(), "searched": {"handed": 0, "unreferenced": 0},
+        "raised_refs": _raised_references(), "searched": {"handed": 0, "unreferenced": 0, "made": 0},
         # What may run planted code with no frame as it dies, armed as each outermost watched call starts
         # (`_p_fin_arm`): by address, [the observer's weak reference to it, words, when it was counted dead].
-        "fin": {"armed": {}, "kinds": {}, "count": 0, "last": None},
+        "fin": {"armed": {}, "kinds": {}, "count": 0, "last": None,
+                # per thread: the exceptions alive as its outermost watched call began (`_p_error_made_in_call`)
+                "errors": {}},
         "gc_freeze": gc.freeze,
         # Code trusted code compiled at run time: before the snippet ran (by identity), and, while it runs, the
         # sources compiled on the runtime's behalf (`_p_on_compile`), compiled again when code of that name first
@@ -1018,6 +1020,7 @@ _c_PROXY_TYPES = (weakref.ProxyType, weakref.CallableProxyType)
 _c_finalize = weakref.finalize
 _c_finalize_registry: dict[Any, Any] = vars(weakref.finalize)["_registry"]
 _c_finalize_parts = tuple(vars(vars(weakref.finalize)["_Info"])[name].__get__ for name in ("func", "args", "kwargs"))
+_c_BuiltinFunctionType = types.BuiltinFunctionType
 _c_FIN_REFERENCE = object()  # `_p_fin_kind`'s answer for a weak reference (or proxy) kind
 
 
@@ -4222,7 +4225,7 @@ def _p_exception(record: list[Any], frame: Any, arg: Any) -> None:
             _p_tamper("observer", "planted C code where its own code, called by the library, runs into it ("
                       + planted + "), whose error would read as Python's")
     if index >= 0:
-        handed = _p_handed_error(frame, error, tb, unreferenced)
+        handed = _p_handed_error(frame, error, tb, unreferenced, _p_error_made_in_call(record, error))
         if handed is not None:
             _p_tamper("observer", "handed " + _S["slots"][index]["label"] + " " + handed + ", which trusted code "
                       "raised as it was given (in " + started.co_qualname + "): its error would read as the library's")
@@ -4273,30 +4276,45 @@ def _p_fin_del(mro: Any) -> str | None:
 def _p_fin_callable(value: Any) -> str | None:
     """A weak reference's callback as the interpreter runs it when the referent dies: None where it is Python code (a
     frame starts: the snippet's is seen as its code running inside the call, a trusted one is the library's, such as a
-    `WeakValueDictionary`'s), a partial over the snippet's own function (its frame is seen too), or a `weakref.finalize`
-    of either that binds no data to trusted code; else its words: C code, a partial over what is not the snippet's
-    code, a finalize binding data to trusted code (`functools.update_wrapper(store, source)` writes `store`)."""
+    `WeakValueDictionary`'s), a partial or a `weakref.finalize` over Python code (whatever data it binds: a trusted
+    function's frame is read as the library's, as torch's own finalizers are), or C code's own callback
+    (`_p_fin_c_own`); else its words: C code chosen for it (a partial or a finalize over a C callable, a C method bound
+    to an object, a callable object of a C type)."""
     kind = type(value)
-    if kind is _c_FunctionType or (kind is _c_MethodType and type(_c_method_func(value)) is _c_FunctionType):
+    if _p_fin_python(value):
         return None
     if _p_in(_c_partial, _c_mro(kind)):
         function = _c_partial_parts[0](value)
-        own = type(function) is _c_FunctionType and _p_untrusted_code(_c_func_code(function))
-        return None if own else "a partial over " + _p_qualname(type(function))
-    if kind is not _c_finalize:
-        return _p_qualname(kind)
-    info = _c_dict_get(_c_finalize_registry, value)
-    if info is None:  # called or detached already: it runs nothing
+        return None if _p_fin_python(function) else "a partial over " + _p_qualname(type(function))
+    if kind is _c_finalize:
+        info = _c_dict_get(_c_finalize_registry, value)
+        if info is None:  # called or detached already: it runs nothing
+            return None
+        function = _c_finalize_parts[0](info)
+        return None if _p_fin_python(function) else "a weakref.finalize of " + _p_qualname(type(function))
+    if kind is _c_BuiltinFunctionType and _p_fin_c_own(value):
         return None
-    func, args, kwargs = (part(info) for part in _c_finalize_parts)
-    inner = _p_fin_callable(func)
-    if inner is not None:
-        return "a weakref.finalize of " + inner
-    code = _p_function_of(func)
-    if type(code) is not _c_FunctionType or _p_untrusted_code(_c_func_code(code)) or (not args and not kwargs):
-        return None
-    name: str = _c_func_name(code)
-    return "a weakref.finalize binding data to trusted code (" + name + ")"
+    return _p_qualname(kind)
+
+
+def _p_fin_python(function: Any) -> bool:
+    """A plain function, or a method over one: Python code, run in a frame of its own when called."""
+    kind = type(function)
+    return kind is _c_FunctionType or (kind is _c_MethodType and type(_c_method_func(function)) is _c_FunctionType)
+
+
+def _p_fin_c_own(function: Any) -> bool:
+    """A C function that is C code's own weak reference callback, or a module's: bound to nothing, to a module, to a
+    weak reference (`_abc`'s registries, `_thread._local`'s dummies: what they hold is found through it and the
+    reference they are handed, never the snippet's), or to an extension's record of it (a pybind11 function's:
+    `keep_alive`, its type cache). Called with the dead reference alone, it changes nothing the snippet chose; a C
+    method bound to an object (`store.__dict__.clear`, a list's `append`) is chosen with its object."""
+    bound = _c_builtin_self(function)
+    kind = type(bound)
+    if bound is None or _p_is_module(bound) or kind is _c_WeakrefType:
+        return True
+    name = _c_type_name(kind)
+    return not _c_type_flags(kind) & _c_HEAPTYPE and (name == "PyCapsule" or name.startswith("pybind11_"))
 
 
 def _p_fin_arm() -> None:
@@ -4310,11 +4328,14 @@ def _p_fin_arm() -> None:
     fin = _S["fin"]
     armed, verdicts = fin["armed"], fin["kinds"]
     _c_dict_clear(verdicts)  # a class's `__del__` may have changed since the last call: read again once per arming
+    alive: dict[int, None] = {}
     for value in _c_list_iter(_c_get_objects()):
         kind = type(value)
         known = _c_dict_get(verdicts, id(kind))
         if known is None or known[0] is not kind:
-            known = verdicts[id(kind)] = (kind, _p_fin_kind(kind))
+            known = verdicts[id(kind)] = (kind, _p_fin_kind(kind), _p_in(BaseException, _c_mro(kind)))
+        if known[2]:
+            alive[id(value)] = None
         words = known[1]
         if words is None:
             continue
@@ -4347,6 +4368,8 @@ def _p_fin_arm() -> None:
                                   "watch (no weak reference to it)")
             continue
         armed[id(target)] = [marker, words, None]
+    ident = _c_get_ident()
+    fin["errors"][ident] = (alive, _c_dict_get(_S["callbacks_run"], ident, 0), _p_alone(ident))
 
 
 def _p_fin_tally() -> int:
@@ -4372,6 +4395,24 @@ def _p_fin_ran(record: list[Any]) -> str | None:
     None."""
     before = record[8]
     return _S["fin"]["last"] if _p_fin_tally() > before else None
+
+
+def _p_error_made_in_call(record: list[Any], error: Any) -> bool:
+    """Whether the exception was made inside the thread's outermost watched call, so the snippet never handed it one:
+    not among the exceptions the collector listed as that call began (`_p_fin_arm`: in a forked check, every one made
+    since the zygote froze its own, so every one the snippet made), with the calling thread alone throughout (no other
+    thread of the snippet's could make one meanwhile) and no frame of the snippet's started in it since (a callback,
+    declared or not, returning one it made). The library keeping the error it made on an argument, then raising it
+    from there (`self.error = ValueError(...)`; `raise self.error`), is the library's. An address reused by a new
+    exception reads as one alive then (searched, as before)."""
+    ident = record[2]
+    taken = _c_dict_get(_S["fin"]["errors"], ident)
+    if taken is None:
+        return False
+    alive, callbacks, epoch = taken
+    return epoch is not None and _p_alone(ident) == epoch \
+        and _c_dict_get(_S["callbacks_run"], ident, 0) == callbacks \
+        and _c_dict_get(alive, id(error), _c_MISSING) is _c_MISSING
 
 
 def _p_unreferenced(error: Any, own: int) -> bool:
@@ -4408,15 +4449,20 @@ def _p_handed_by_hand(frame: Any, check: Callable[[Any, Any, list[Any] | None, A
 
 
 def _p_handed_counted(frame: Any, check: Callable[[Any, Any, list[Any] | None, Any], Any], context: Any,
-                      unreferenced: bool) -> str | None:
+                      unreferenced: bool, made: bool = False) -> str | None:
     """`_p_handed` for the handed-error search (`_p_handed_error`), whose answers the end event tells apart
     (`searched`): `unreferenced`, what the walk looks for is held by nothing, so no root reaches it
-    (`_p_unreferenced`) and none is walked."""
+    (`_p_unreferenced`); else `made`, it was made inside the call, so the snippet handed it nowhere
+    (`_p_error_made_in_call`); either way none is walked (the trusted names the snippet rebound are still read, and
+    fail closed)."""
     roots, answer = _p_handed_roots(frame, True)
     if answer is not None:
         return answer
     if unreferenced:
         _S["searched"]["unreferenced"] += 1
+        return None
+    if made:
+        _S["searched"]["made"] += 1
         return None
     _S["searched"]["handed"] += 1
     return _p_handed_walk(roots, check, context, True)
@@ -4458,7 +4504,7 @@ def _p_handed_walk(roots: list[Any], check: Callable[[Any, Any, list[Any] | None
     return found if type(found) is str else None
 
 
-def _p_handed_error(frame: Any, error: Any, tb: Any, unreferenced: bool = False) -> str | None:
+def _p_handed_error(frame: Any, error: Any, tb: Any, unreferenced: bool = False, made: bool = False) -> str | None:
     """A `raise` of an exception object (in the watched function's frame, or beneath it) raises what it holds, whoever
     made it, and C code re-raises what the object it works on holds (a failed future's `result`): one the snippet
     made and handed the function (`lib.call(ErrorHandler().error, ValueError(text))`, whose `raise exception`
@@ -4467,7 +4513,8 @@ def _p_handed_error(frame: Any, error: Any, tb: Any, unreferenced: bool = False)
     (the plug's `opaque`: a runtime future, whose C++ keeps a failed one's exception and hands it to the code that
     raises it) may hold it unseen: handed, and held by a frame beneath the function on the error's way (the future's
     own `wait`), it fails closed. `unreferenced` (`_p_unreferenced`): nothing holds the exception, so it is looked
-    for in nothing, unless a frame on its way holds such an opaque object."""
+    for in nothing, unless a frame on its way holds such an opaque object; so is one `made` inside the call
+    (`_p_error_made_in_call`)."""
     receivers: list[Any] = []
     below = tb.tb_next
     while type(below) is _c_TracebackType:
@@ -4475,7 +4522,8 @@ def _p_handed_error(frame: Any, error: Any, tb: Any, unreferenced: bool = False)
             if _p_opaque(type(value)):
                 receivers.append(value)
         below = below.tb_next
-    return _p_handed_counted(frame, _p_is_check, (error, receivers), unreferenced and not receivers)
+    return _p_handed_counted(frame, _p_is_check, (error, receivers), unreferenced and not receivers,
+                             made and not receivers)
 
 
 def _p_is_check(value: Any, kind: Any, items: list[Any] | None, context: tuple[Any, list[Any]]) -> str | None:
