@@ -4277,7 +4277,7 @@ def _p_fin_callable(value: Any) -> str | None:
     """A weak reference's callback as the interpreter runs it when the referent dies: None where it is Python code (a
     frame starts: the snippet's is seen as its code running inside the call, a trusted one is the library's, such as a
     `WeakValueDictionary`'s), a partial or a `weakref.finalize` over Python code (whatever data it binds: a trusted
-    function's frame is read as the library's, as torch's own finalizers are), or C code's own callback
+    function's frame is read as the library's, as a runtime's own finalizers are), or C code's own callback
     (`_p_fin_c_own`); else its words: C code chosen for it (a partial or a finalize over a C callable, a C method bound
     to an object, a callable object of a C type)."""
     kind = type(value)
