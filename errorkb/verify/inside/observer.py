@@ -4331,9 +4331,14 @@ def _p_fin_arm() -> None:
     alive: dict[int, None] = {}
     for value in _c_list_iter(_c_get_objects()):
         kind = type(value)
-        known = _c_dict_get(verdicts, id(kind))
-        if known is None or known[0] is not kind:
-            known = verdicts[id(kind)] = (kind, _p_fin_kind(kind), _p_in(BaseException, _c_mro(kind)))
+        # Keyed by the class itself where its metaclass is `type` (hashed by address, in C: no `id()`, whose audit
+        # event per object tripled the walk), else read each time (a metaclass's `__hash__` may be the snippet's).
+        plain = type(kind) is type
+        known = _c_dict_get(verdicts, kind) if plain else None
+        if known is None:
+            known = (kind, _p_fin_kind(kind), _p_in(BaseException, _c_mro(kind)))
+            if plain:
+                verdicts[kind] = known
         if known[2]:
             alive[id(value)] = None
         words = known[1]
