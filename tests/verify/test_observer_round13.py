@@ -311,17 +311,13 @@ _FINALIZERS = {
 }
 
 
-@pytest.mark.xfail(strict=True, reason="known limit (docs/threat-model.md): C code the snippet planted that the "
-                                       "interpreter runs inside the call with no frame (a finalizer, a weak "
-                                       "reference's callback) and that changes what the function then reads, before "
-                                       "the function's own `raise`, is not seen")
 @pytest.mark.parametrize("how", sorted(_FINALIZERS))
 def test_c_code_a_finalizer_runs_inside_the_call_changing_what_it_reads_is_seen(tmp_path, how):
-    """Left: the function drops the snippet's object (it replaces the store's items), whose finalizer is C code the
-    snippet chose (`__del__ = partial(setattr, store, "frozen", True)`, or a weak reference's callback); it runs
-    there, with no frame, and sets what the function reads next: the function's own `raise`, Python's class, the
-    documented text, no tampering (an explicit entry's before passed). Nothing traces C code; the planted search
-    runs where an error starts in C code, not at a `raise` of the function's own."""
+    """The function drops the snippet's object (it replaces the store's items), whose finalizer is C code the snippet
+    chose (`__del__ = partial(setattr, store, "frozen", True)`, or a weak reference's callback); it runs there, with no
+    frame, and sets what the function reads next: the function's own `raise`, Python's class, the documented text.
+    Left as a strict xfail from round thirteen (an explicit entry's before passed); closed in round twenty-eight: the
+    object was armed as the call started, and its death inside the call is seen (`tests/verify/test_observer_round28.py`)."""
     body = "store = hooks.Store()\n" + _FINALIZERS[how] + "store.items = [Item()]\n"
     if how == "weakref":
         body += "kept = weakref.ref(store.items[0], functools.partial(setattr, store, 'frozen'))\n"

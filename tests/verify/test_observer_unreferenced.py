@@ -95,15 +95,22 @@ def test_a_fresh_exception_the_function_raises_is_answered_without_the_walk(tmp_
     search reads nothing and finds nothing: no tampering, and the answer came from the reference count."""
     stream = _stream(tmp_path, "raising.fresh(-1)\n", "fresh")
     assert stream.end is not None and stream.tampered == [], [event.what for event in stream.tampered]
-    assert stream.end.searched == {"handed": 0, "unreferenced": 1}, stream.end.searched
+    assert stream.end.searched == {"handed": 0, "unreferenced": 1, "made": 0}, stream.end.searched
 
 
 def test_an_exception_bound_to_a_name_before_its_raise_is_walked(tmp_path):
     """The function's own local holds what it raises (`error = ValueError(...); raise error`): one holder more than the
-    interpreter's, so the count proves nothing and the walk runs (and finds nothing of the snippet's)."""
+    interpreter's, so the count proves nothing. Alone in its thread, it was made inside the call, so it is not looked
+    for (round twenty-eight, `_p_error_made_in_call`); with a thread of the snippet's alive beside the call (which could
+    have made it and handed it meanwhile) the walk runs (and finds nothing of the snippet's)."""
     stream = _stream(tmp_path, "raising.made(-1)\n", "made")
     assert stream.end is not None and stream.tampered == [], [event.what for event in stream.tampered]
-    assert stream.end.searched == {"handed": 1, "unreferenced": 0}, stream.end.searched
+    assert stream.end.searched == {"handed": 0, "unreferenced": 0, "made": 1}, stream.end.searched
+    beside = ("import threading\nready = threading.Event()\nbeside = threading.Thread(target=ready.wait)\n"
+              "beside.start()\ntry:\n    raising.made(-1)\nfinally:\n    ready.set()\n    beside.join()\n")
+    stream = _stream(tmp_path, beside, "made")
+    assert stream.end is not None and stream.tampered == [], [event.what for event in stream.tampered]
+    assert stream.end.searched == {"handed": 1, "unreferenced": 0, "made": 0}, stream.end.searched
 
 
 def test_a_name_rebound_between_two_searches_is_found_at_the_second(tmp_path):

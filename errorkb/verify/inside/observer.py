@@ -416,6 +416,14 @@ def gc_isenabled() -> bool:
     return bool(_unbox(box))
 
 
+def gc_freeze() -> None:
+    """Stands in for `gc.freeze`: what it freezes the collector lists no more, where the finalizer watch finds what it
+    arms (`_p_fin_arm`): the snippet's freeze is applied, and fails closed."""
+    box: list[tuple[Any, ...]] = []
+    _c_audit("errorkb.gc", "freeze", box)
+    _unbox(box)
+
+
 def _bury(graves: list[Any]) -> None:
     """Where what the observer lets go of dies (its last reference may be the observer's: an exception
     it kept, a followed instance's attributes): finalizers run here, in a frame of this module's,
@@ -527,7 +535,8 @@ def install(config: dict[str, Any]) -> Callable[..., Any]:
     starter = types.FunctionType(start_new_thread.__code__, dict(globals()), "start_new_thread",
                                  start_new_thread.__defaults__)
     _imp.create_builtin = types.FunctionType(create_builtin.__code__, dict(globals()), "create_builtin")
-    for name, standin in (("enable", gc_enable), ("disable", gc_disable), ("isenabled", gc_isenabled)):
+    for name, standin in (("enable", gc_enable), ("disable", gc_disable), ("isenabled", gc_isenabled),
+                          ("freeze", gc_freeze)):
         setattr(gc, name, types.FunctionType(standin.__code__, dict(globals()), name))
     _thread.start_new_thread = starter
     setattr(_thread, "start_new", starter)  # noqa: B010  # the old alias, missing from the stubs
@@ -662,7 +671,13 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         "tables": [],  # `_python_tables`, once the private code can tell Python's own files
         "copies_held": spaces[3], "binders_as_were": spaces[3]["binders"],
         "memory": memory, "versions_now": _version_reader(memory, spaces[3]["addresses"]), "differing": {},
-        "raised_refs": _raised_references(), "searched": {"handed": 0, "unreferenced": 0},
+        "raised_refs": _raised_references(), "searched": {"handed": 0, "unreferenced": 0, "made": 0},
+        # What may run planted code with no frame as it dies, armed as each outermost watched call starts
+        # (`_p_fin_arm`): by address, [the observer's weak reference to it, words, when it was counted dead].
+        "fin": {"armed": {}, "kinds": {}, "count": 0, "last": None,
+                # per thread: the exceptions alive as its outermost watched call began (`_p_error_made_in_call`)
+                "errors": {}},
+        "gc_freeze": gc.freeze,
         # Code trusted code compiled at run time: before the snippet ran (by identity), and, while it runs, the
         # sources compiled on the runtime's behalf (`_p_on_compile`), compiled again when code of that name first
         # runs (`_p_untrusted_code`).
@@ -996,6 +1011,17 @@ def _referent_offset() -> int | None:
 _c_REFERENT_OFFSET = _referent_offset()
 _c_py_object_at = ctypes.py_object.from_address  # a weak reference's referent, read by the observer alone (audited)
 _c_WEAK_TYPES = (weakref.ref, weakref.ProxyType, weakref.CallableProxyType)
+# Finalizers (round twenty-eight): what the interpreter runs when an object dies, with no frame where it is C code (a
+# `__del__` of a class of the snippet's that is a partial, a weak reference's callback): watched by a weak reference of
+# the observer's own on each such object alive as a watched call starts (`_p_fin_arm`).
+_c_is_finalized = gc.is_finalized
+_c_ref_callback = vars(weakref.ref)["__callback__"].__get__
+_c_PROXY_TYPES = (weakref.ProxyType, weakref.CallableProxyType)
+_c_finalize = weakref.finalize
+_c_finalize_registry: dict[Any, Any] = vars(weakref.finalize)["_registry"]
+_c_finalize_parts = tuple(vars(vars(weakref.finalize)["_Info"])[name].__get__ for name in ("func", "args", "kwargs"))
+_c_BuiltinFunctionType = types.BuiltinFunctionType
+_c_FIN_REFERENCE = object()  # `_p_fin_kind`'s answer for a weak reference (or proxy) kind
 
 
 def _version(space: dict[str, Any]) -> int:
@@ -2359,7 +2385,8 @@ def _p_reads_only(code: Any, space: Any) -> bool:
 
 
 def _p_on_gc_setting(ident: int, args: Any) -> None:
-    """The snippet's `gc.enable`/`disable`/`isenabled`: its setting, applied when the observer is done."""
+    """The snippet's `gc.enable`/`disable`/`isenabled`: its setting, applied when the observer is done; its
+    `gc.freeze`, applied, fails closed (`gc_freeze`)."""
     if type(args) is not tuple or len(args) != 2 or type(args[1]) is not list:
         return
     what, box = args
@@ -2368,6 +2395,11 @@ def _p_on_gc_setting(ident: int, args: Any) -> None:
         box.append(("ok", None))
     elif _p_one_of(what, ("isenabled",)):
         box.append(("ok", _S["collect"]))
+    elif _p_one_of(what, ("freeze",)):
+        _p_tamper("observer", "froze the collector's objects (gc.freeze), hiding from the verifier what they may run "
+                              "with no frame as they die")
+        _S["gc_freeze"]()
+        box.append(("ok", None))
 
 
 def _p_on_create_builtin(ident: int, args: Any) -> None:
@@ -2534,8 +2566,10 @@ def _p_call(ident: int, frame: Any, code: Any, index: int) -> None:
     slot = _S["slots"][index]
     frame.f_trace = _S["trace"]
     frame.f_trace_lines = False
+    if not _c_dict_get(_S["active"], ident, 0):  # the thread's outermost watched call: what may die in it, armed
+        _p_fin_arm()
     _S["frames"][id(frame)] = [frame, index, ident, None, (_p_probe(), _p_alone(ident)), None, "target",
-                               _c_dict_get(_S["callbacks_run"], ident, 0)]
+                               _c_dict_get(_S["callbacks_run"], ident, 0), _p_fin_tally()]
     if _S["probe"] is not None:
         _p_subject(frame, code)
     active = _S["active"]
@@ -2551,7 +2585,7 @@ def _p_call(ident: int, frame: Any, code: Any, index: int) -> None:
 def _p_follow(ident: int, frame: Any, code: Any, untrusted: bool) -> None:
     frame.f_trace = _S["trace"]
     frame.f_trace_lines = False
-    record = [frame, -1, ident, None, None, None, "snippet" if untrusted else "library", 0]
+    record = [frame, -1, ident, None, None, None, "snippet" if untrusted else "library", 0, 0]
     _S["frames"][id(frame)] = record
     if code is _S["snippet_code"] and _S["top"] is None:  # the snippet's own run, begun by the harness
         _S["top"] = frame
@@ -4162,6 +4196,11 @@ def _p_exception(record: list[Any], frame: Any, arg: Any) -> None:
     index = record[1]
     started = deepest.tb_frame.f_code
     op = _p_opname(started, deepest.tb_lasti)
+    if index >= 0:
+        died = _p_fin_ran(record)
+        if died is not None:
+            _p_tamper("observer", "planted C code the interpreter ran inside " + _S["slots"][index]["label"]
+                      + " with no frame (" + died + "), which may have chosen what it read before its error")
     if index >= 0 and (deepest is not tb or not _p_one_of(op, ("RAISE_VARARGS", "RERAISE"))):
         planted = _p_planted_under(frame, tb)  # not the function's own `raise`: C code, or code beneath it
         if planted is not None:
@@ -4186,7 +4225,7 @@ def _p_exception(record: list[Any], frame: Any, arg: Any) -> None:
             _p_tamper("observer", "planted C code where its own code, called by the library, runs into it ("
                       + planted + "), whose error would read as Python's")
     if index >= 0:
-        handed = _p_handed_error(frame, error, tb, unreferenced)
+        handed = _p_handed_error(frame, error, tb, unreferenced, _p_error_made_in_call(record, error))
         if handed is not None:
             _p_tamper("observer", "handed " + _S["slots"][index]["label"] + " " + handed + ", which trusted code "
                       "raised as it was given (in " + started.co_qualname + "): its error would read as the library's")
@@ -4201,6 +4240,184 @@ def _p_exception(record: list[Any], frame: Any, arg: Any) -> None:
              "qualified": _p_qualified(type(error)), "message": _p_read_message(error), "line": tb.tb_lineno,
              "op": op, "file": frame.f_code.co_filename, "module": module if type(module) is str else None,
              "api": _p_api_facts(error, frame, op, tb.tb_lasti, deepest is not tb) if index < 0 else None})
+
+
+def _p_fin_kind(kind: Any) -> Any:
+    """What an object of `kind` may run with no frame when it dies: `_c_FIN_REFERENCE` for a weak reference (its
+    callback, when its referent dies), the words for a class of the snippet's whose `__del__` is not its own Python
+    code (`_p_fin_del`), else None (C types' own finalizers are trusted code: only a class made at run time has a
+    `__del__` of Python's choosing)."""
+    mro = _c_mro(kind)
+    if _p_in(_c_WeakrefType, mro) or _p_in(kind, _c_PROXY_TYPES):
+        return _c_FIN_REFERENCE
+    if not _c_type_flags(kind) & _c_HEAPTYPE:
+        return None
+    return _p_fin_del(mro)
+
+
+def _p_fin_del(mro: Any) -> str | None:
+    """The `__del__` the class (its MRO) resolves to, where a class of the snippet's holds it and it is not a plain
+    function of the snippet's own code (that starts a frame, seen as its code running inside the call): a partial, a
+    C callable, a property over one (the interpreter calls its `__get__` on the dying object), a trusted function
+    handed the object as `self`. A `__del__` a trusted class defines is the library's own."""
+    for klass in _c_tuple_iter(mro):
+        found = _c_proxy_get(_c_type_dict(klass), "__del__", _c_MISSING)
+        if found is _c_MISSING:
+            continue
+        if _p_trusted_class(klass):
+            return None
+        function = _p_function_of(found)
+        if type(function) is _c_FunctionType and _p_untrusted_code(_c_func_code(function)):
+            return None
+        return "the `__del__` of its class " + _p_qualname(klass) + ", " + _p_qualname(type(found))
+    return None
+
+
+def _p_fin_callable(value: Any) -> str | None:
+    """A weak reference's callback as the interpreter runs it when the referent dies: None where it is Python code (a
+    frame starts: the snippet's is seen as its code running inside the call, a trusted one is the library's, such as a
+    `WeakValueDictionary`'s), a partial or a `weakref.finalize` over Python code (whatever data it binds: a trusted
+    function's frame is read as the library's, as a runtime's own finalizers are), or C code's own callback
+    (`_p_fin_c_own`); else its words: C code chosen for it (a partial or a finalize over a C callable, a C method bound
+    to an object, a callable object of a C type)."""
+    kind = type(value)
+    if _p_fin_python(value):
+        return None
+    if _p_in(_c_partial, _c_mro(kind)):
+        function = _c_partial_parts[0](value)
+        return None if _p_fin_python(function) else "a partial over " + _p_qualname(type(function))
+    if kind is _c_finalize:
+        info = _c_dict_get(_c_finalize_registry, value)
+        if info is None:  # called or detached already: it runs nothing
+            return None
+        function = _c_finalize_parts[0](info)
+        return None if _p_fin_python(function) else "a weakref.finalize of " + _p_qualname(type(function))
+    if kind is _c_BuiltinFunctionType and _p_fin_c_own(value):
+        return None
+    return _p_qualname(kind)
+
+
+def _p_fin_python(function: Any) -> bool:
+    """A plain function, or a method over one: Python code, run in a frame of its own when called."""
+    kind = type(function)
+    return kind is _c_FunctionType or (kind is _c_MethodType and type(_c_method_func(function)) is _c_FunctionType)
+
+
+def _p_fin_c_own(function: Any) -> bool:
+    """A C function that is C code's own weak reference callback, or a module's: bound to nothing, to a module, to a
+    weak reference (`_abc`'s registries, `_thread._local`'s dummies: what they hold is found through it and the
+    reference they are handed, never the snippet's), or to an extension's record of it (a pybind11 function's:
+    `keep_alive`, its type cache). Called with the dead reference alone, it changes nothing the snippet chose; a C
+    method bound to an object (`store.__dict__.clear`, a list's `append`) is chosen with its object."""
+    bound = _c_builtin_self(function)
+    kind = type(bound)
+    if bound is None or _p_is_module(bound) or kind is _c_WeakrefType:
+        return True
+    name = _c_type_name(kind)
+    return not _c_type_flags(kind) & _c_HEAPTYPE and (name == "PyCapsule" or name.startswith("pybind11_"))
+
+
+def _p_fin_arm() -> None:
+    """Arm what may run planted code with no frame when it dies inside the watched call about to start: each object
+    the collector lists (in a forked check, what was made since the zygote froze its own) that is of a class of the
+    snippet's with a planted `__del__` (`_p_fin_del`), or the referent of a weak reference (or proxy) whose callback
+    is not Python code (`_p_fin_callable`), gets a weak reference of the observer's own (`fin`'s `armed`); whether it
+    died, or was finalized and lived on (a `__del__` that kept it), since the call began is read where an error starts
+    (`_p_fin_ran`). An object the observer cannot refer to weakly fails closed; so does the snippet's freeze of the
+    collector (`gc_freeze`: what it froze is listed no more)."""
+    fin = _S["fin"]
+    armed, verdicts = fin["armed"], fin["kinds"]
+    _c_dict_clear(verdicts)  # a class's `__del__` may have changed since the last call: read again once per arming
+    alive: dict[int, None] = {}
+    for value in _c_list_iter(_c_get_objects()):
+        kind = type(value)
+        # Keyed by the class itself where its metaclass is `type` (hashed by address, in C: no `id()`, whose audit
+        # event per object tripled the walk), else read each time (a metaclass's `__hash__` may be the snippet's).
+        plain = type(kind) is type
+        known = _c_dict_get(verdicts, kind) if plain else None
+        if known is None:
+            known = (kind, _p_fin_kind(kind), _p_in(BaseException, _c_mro(kind)))
+            if plain:
+                verdicts[kind] = known
+        if known[2]:
+            alive[id(value)] = None
+        words = known[1]
+        if words is None:
+            continue
+        target = value
+        if words is _c_FIN_REFERENCE:
+            if _p_in(kind, _c_PROXY_TYPES):
+                held = _c_get_referents(value)  # a proxy's callback, which its C traversal alone lists
+                callback = held[0] if held else None
+            else:
+                callback = _c_ref_callback(value)
+            if callback is None:
+                continue
+            words = _p_fin_callable(callback)
+            if words is None:
+                continue
+            words = "a weak reference's callback, " + words
+            target = _p_referent(value)
+            if target is None:
+                continue
+            if target is _c_UNREADABLE:
+                _p_tamper("observer", "made a weak reference whose referent cannot be read, so cannot be watched")
+                continue
+        entry = _c_dict_get(armed, id(target))
+        if entry is not None and entry[0]() is target:
+            continue
+        try:
+            marker = _c_weakref(target)
+        except TypeError:
+            _p_tamper("observer", "made an object that runs " + words + " as it dies and that the verifier cannot "
+                                  "watch (no weak reference to it)")
+            continue
+        armed[id(target)] = [marker, words, None]
+    ident = _c_get_ident()
+    fin["errors"][ident] = (alive, _c_dict_get(_S["callbacks_run"], ident, 0), _p_alone(ident))
+
+
+def _p_fin_tally() -> int:
+    """How many armed objects (`_p_fin_arm`) have died, or been finalized and lived on, so far: each counted once,
+    the count's last words kept (`fin`'s `last`); the dead are let go (their addresses may be used again)."""
+    fin = _S["fin"]
+    armed = fin["armed"]
+    for key, entry in _c_list_iter(list(_c_dict_items(armed))):
+        target = entry[0]()
+        if entry[2] is None and (target is None or _c_is_finalized(target)):
+            fin["count"] += 1
+            entry[2] = fin["count"]
+            fin["last"] = entry[1]
+        if target is None:
+            del armed[key]
+    count: int = fin["count"]
+    return count
+
+
+def _p_fin_ran(record: list[Any]) -> str | None:
+    """Whether an armed object died (or was finalized) since the watched call `record` follows began: its planted
+    finalizer ran inside the call with no frame, and may have changed what the function read (the words), else
+    None."""
+    before = record[8]
+    return _S["fin"]["last"] if _p_fin_tally() > before else None
+
+
+def _p_error_made_in_call(record: list[Any], error: Any) -> bool:
+    """Whether the exception was made inside the thread's outermost watched call, so the snippet never handed it one:
+    not among the exceptions the collector listed as that call began (`_p_fin_arm`: in a forked check, every one made
+    since the zygote froze its own, so every one the snippet made), with the calling thread alone throughout (no other
+    thread of the snippet's could make one meanwhile) and no frame of the snippet's started in it since (a callback,
+    declared or not, returning one it made). The library keeping the error it made on an argument, then raising it
+    from there (`self.error = ValueError(...)`; `raise self.error`), is the library's. An address reused by a new
+    exception reads as one alive then (searched, as before)."""
+    ident = record[2]
+    taken = _c_dict_get(_S["fin"]["errors"], ident)
+    if taken is None:
+        return False
+    alive, callbacks, epoch = taken
+    return epoch is not None and _p_alone(ident) == epoch \
+        and _c_dict_get(_S["callbacks_run"], ident, 0) == callbacks \
+        and _c_dict_get(alive, id(error), _c_MISSING) is _c_MISSING
 
 
 def _p_unreferenced(error: Any, own: int) -> bool:
@@ -4237,15 +4454,20 @@ def _p_handed_by_hand(frame: Any, check: Callable[[Any, Any, list[Any] | None, A
 
 
 def _p_handed_counted(frame: Any, check: Callable[[Any, Any, list[Any] | None, Any], Any], context: Any,
-                      unreferenced: bool) -> str | None:
+                      unreferenced: bool, made: bool = False) -> str | None:
     """`_p_handed` for the handed-error search (`_p_handed_error`), whose answers the end event tells apart
     (`searched`): `unreferenced`, what the walk looks for is held by nothing, so no root reaches it
-    (`_p_unreferenced`) and none is walked."""
+    (`_p_unreferenced`); else `made`, it was made inside the call, so the snippet handed it nowhere
+    (`_p_error_made_in_call`); either way none is walked (the trusted names the snippet rebound are still read, and
+    fail closed)."""
     roots, answer = _p_handed_roots(frame, True)
     if answer is not None:
         return answer
     if unreferenced:
         _S["searched"]["unreferenced"] += 1
+        return None
+    if made:
+        _S["searched"]["made"] += 1
         return None
     _S["searched"]["handed"] += 1
     return _p_handed_walk(roots, check, context, True)
@@ -4287,7 +4509,7 @@ def _p_handed_walk(roots: list[Any], check: Callable[[Any, Any, list[Any] | None
     return found if type(found) is str else None
 
 
-def _p_handed_error(frame: Any, error: Any, tb: Any, unreferenced: bool = False) -> str | None:
+def _p_handed_error(frame: Any, error: Any, tb: Any, unreferenced: bool = False, made: bool = False) -> str | None:
     """A `raise` of an exception object (in the watched function's frame, or beneath it) raises what it holds, whoever
     made it, and C code re-raises what the object it works on holds (a failed future's `result`): one the snippet
     made and handed the function (`lib.call(ErrorHandler().error, ValueError(text))`, whose `raise exception`
@@ -4296,7 +4518,8 @@ def _p_handed_error(frame: Any, error: Any, tb: Any, unreferenced: bool = False)
     (the plug's `opaque`: a runtime future, whose C++ keeps a failed one's exception and hands it to the code that
     raises it) may hold it unseen: handed, and held by a frame beneath the function on the error's way (the future's
     own `wait`), it fails closed. `unreferenced` (`_p_unreferenced`): nothing holds the exception, so it is looked
-    for in nothing, unless a frame on its way holds such an opaque object."""
+    for in nothing, unless a frame on its way holds such an opaque object; so is one `made` inside the call
+    (`_p_error_made_in_call`)."""
     receivers: list[Any] = []
     below = tb.tb_next
     while type(below) is _c_TracebackType:
@@ -4304,7 +4527,8 @@ def _p_handed_error(frame: Any, error: Any, tb: Any, unreferenced: bool = False)
             if _p_opaque(type(value)):
                 receivers.append(value)
         below = below.tb_next
-    return _p_handed_counted(frame, _p_is_check, (error, receivers), unreferenced and not receivers)
+    return _p_handed_counted(frame, _p_is_check, (error, receivers), unreferenced and not receivers,
+                             made and not receivers)
 
 
 def _p_is_check(value: Any, kind: Any, items: list[Any] | None, context: tuple[Any, list[Any]]) -> str | None:
