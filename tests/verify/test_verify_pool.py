@@ -170,6 +170,21 @@ def test_a_check_finds_the_collector_as_python_starts_it(pool, entry, broken_kb,
         assert fresh in run.output, run.output
 
 
+FROZEN = "import gc\nprint('frozen:', gc.get_freeze_count() >= 50_000, gc.isenabled())\n"
+
+
+def test_a_check_finds_what_was_loaded_before_it_frozen_forked_or_fresh(pool, entry, broken_kb, tmp_path, lean_python):
+    """What the check's process loaded before the snippet (the runtime, the target: hundreds of thousands of objects)
+    is in the collector's permanent generation when the snippet starts, in a fresh interpreter as in a zygote's fork:
+    no collection of the observer's copies or of the snippet walks it again (0.5 s of CPU a fresh check spent so:
+    `benchmarks/fresh_check_collector.py`), and the snippet meets one collector in both isolation modes."""
+    project, _ = broken_kb
+    check = check_for(entry, tmp_path, FROZEN + CALL)
+    for run in (run_check(check, project.library, 120, lean_python), pool.run(check, 120)):
+        assert "frozen: True True" in run.output, run.output
+        assert judge(check, run).outcome == "pass"
+
+
 def test_a_zygote_prepares_the_modules_it_will_serve_before_its_first_check(broken_kb, entry, tmp_path, lean_python):
     """Started for every module it will serve (`WorkerPool.warm`), a CPU zygote prepares them all before it copies
     the namespaces it forks with, once, instead of once more before the first check of each module (a walk of

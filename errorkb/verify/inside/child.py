@@ -100,12 +100,13 @@ _served: dict[str, list[str]] = {}  # target → library modules named as preloa
 
 
 def main(argv: list[str]) -> int:
-    run_and_exit(CheckSpec.from_json(argv[0]))
+    run_and_exit(CheckSpec.from_json(argv[0]), fresh=True)
     return 0  # not reached
 
 
-def run_and_exit(spec: CheckSpec) -> NoReturn:
-    """Observe one snippet; the process ends inside (the observer's end, or `early_end`).
+def run_and_exit(spec: CheckSpec, fresh: bool = False) -> NoReturn:
+    """Observe one snippet; the process ends inside (the observer's end, or `early_end`). `fresh`: this
+    interpreter was started for the check (`main`), not forked from a zygote that prepared it.
 
     First of all the stream's key is made and handed over on its own channel, which is then closed;
     then the seccomp filter holds the stream's descriptor in place for everything that follows.
@@ -118,7 +119,7 @@ def run_and_exit(spec: CheckSpec) -> NoReturn:
     except seccomp.Unconfined as error:
         early_end(spec, sealer, hashlib.sha256(spec.source).hexdigest(), "setup-failed",
                   error=f"the check's seccomp filter could not be installed: {error}")
-    observe(spec, sealer)
+    observe(spec, sealer, fresh)
     _real_exit(70)  # not reached: observe always ends the process
 
 
@@ -152,7 +153,7 @@ def limit(spec: CheckSpec) -> None:
 
 
 def prepare(target: str, module: str, library: LibrarySpec, preloads: tuple[str, ...] = (),
-            runtime_site: bool = False) -> Prepared:
+            runtime_site: bool = False, freeze: bool = False) -> Prepared:
     """Activate the target and load the runtime (once per process), then import the target module
     (once per module: a CPU zygote serves every module of its target, importing each on first use).
 
@@ -162,25 +163,35 @@ def prepare(target: str, module: str, library: LibrarySpec, preloads: tuple[str,
     children find them loaded. `runtime_site` (an entry's `source.runtime`): `module` is instead a module of
     the runtime's packages, kept only when its file lies in them.
 
-    The cyclic collector is off meanwhile (`_uncollected`).
+    The cyclic collector is off meanwhile (`_uncollected`); `freeze` (a fresh check's process, a zygote): what
+    was loaded is then frozen before it is back on (`gc.freeze`), as a zygote's forked checks find it.
     """
     key = (target, module, runtime_site)
     if key in _prepared:
         return _prepared[key]
-    with _uncollected():
+    with _uncollected(freeze):
         return _prepare(key, library, preloads)
 
 
 @contextlib.contextmanager
-def _uncollected() -> Iterator[None]:
+def _uncollected(freeze: bool = False) -> Iterator[None]:
     """The cyclic collector off while the runtime and the target are imported (a thousand modules: each
     collection walks every object made so far, 4% of a fresh check's CPU), and back as it was before
-    anything of the snippet's runs."""
+    anything of the snippet's runs.
+
+    `freeze`: what was loaded goes to the collector's permanent generation first (`gc.freeze`), where a zygote's
+    checks find it (`observer.freeze_walked`); else the collections that follow (the observer's copies before the
+    snippet, the snippet's own) walk the runtime's half a million objects again and again, through every
+    generation: 0.5 s of CPU in a fresh check's set-up (`benchmarks/fresh_check_collector.py`). The observer
+    walks frozen objects as it walks the others (`observer._every_binder`); a cycle the imports left as garbage is
+    frozen with them, never freed in the check, as in a zygote's."""
     enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
+        if freeze:
+            gc.freeze()
         if enabled:
             gc.enable()
 
@@ -275,10 +286,10 @@ def preload(name: str) -> None:
 # -- observing ----------------------------------------------------------------------------------
 
 
-def observe(spec: CheckSpec, sealer: Any) -> None:
+def observe(spec: CheckSpec, sealer: Any, fresh: bool = False) -> None:
     started = time.perf_counter()
     sha256 = hashlib.sha256(spec.source).hexdigest()
-    prepared = prepare(spec.target, spec.module, spec.library, spec.preload, spec.runtime_site)
+    prepared = prepare(spec.target, spec.module, spec.library, spec.preload, spec.runtime_site, freeze=fresh)
     if prepared.error is not None or prepared.runtime is None or prepared.library is None:
         early_end(spec, sealer, sha256, "setup-failed", error=prepared.error)
     if (visible := still_present(spec.absent, spec.absent_modules)) is not None:

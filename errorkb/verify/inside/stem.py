@@ -61,12 +61,14 @@ def main(argv: list[str]) -> int:
     path = list(sys.path)
     sys.path[:] = [entry for entry in path if not _under(entry, sys.prefix)]  # what every environment shares
     importlib.invalidate_caches()
+    gc.disable()  # no collection walks the runtime's objects while they load (as `child.prepare`)
     error = preload(config)
     sys.path[:] = path
+    gc.freeze()  # what the stem loaded is shared by every zygote forked from it, which collects none of it
+    gc.enable()
     send(replies, {"hello": os.getpid(), "ready": error is None, "error": error})
     if error is not None:
         return 0
-    gc.freeze()  # what the stem loaded is shared by every zygote forked from it
     serve(channel, replies)
     return 0
 

@@ -64,7 +64,11 @@ def run(config: ZygoteConfig, requests: int, replies: TextIO, unshared: str | No
     from errorkb.verify.inside import child, jail
 
     if unshared is None:
-        prepared = child.prepare(config.target, config.module, config.library, config.preload, config.runtime_site)
+        # What the first preparation loaded is frozen (`child._uncollected`): the collections of the preloads and
+        # copies that follow walk only what they make; a module met later is imported unfrozen, for the copy before
+        # its first check to find its classes among what is young (`observer._young_classes`).
+        prepared = child.prepare(config.target, config.module, config.library, config.preload, config.runtime_site,
+                                 freeze=True)
         error = prepared.error
         if error is None and config.device == "cpu":  # on a device, import no more than needed
             for name in child.runtime_preloads(config.target, config.module, config.library, config.runtime_site):
