@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from packaging.version import InvalidVersion, Version
 
+from errorkb.core.words import release_words
 from errorkb.results.matrix import ReleaseState, State
 
 __all__ = ["WORDS", "State", "Strip", "Cell", "Tick", "HeatRow", "Run", "Axis", "strip", "heat_row", "axis",
@@ -189,7 +190,8 @@ def _major_minor(release: str) -> tuple[int, int] | None:
 
 
 def summary(states: Sequence[ReleaseState], declared: str | None = None) -> str:
-    """The strip in words: for each state shown, the releases it covers, as spans."""
+    """The strip in words: for each state shown, the releases it covers, as spans; the declared range as the
+    page words it (`release_words`), never a specifier read aloud."""
     if not states:
         return "No release was measured."
     releases = [one.release for one in states]
@@ -199,7 +201,7 @@ def summary(states: Sequence[ReleaseState], declared: str | None = None) -> str:
         if spans:
             parts.append(f"{WORDS[state][0]} in {', '.join(a if a == b else f'{a} – {b}' for a, b in spans)}")
     said = f"{len(states)} release{'s' if len(states) != 1 else ''} measured, {releases[0]} to {releases[-1]}: "
-    return said + "; ".join(parts) + (f". Declared to raise in {declared}." if declared else ".")
+    return said + "; ".join(parts) + (f". Declared to raise in {release_words(declared)}." if declared else ".")
 
 
 def _spans(releases: Sequence[str], flags: Sequence[bool]) -> list[tuple[str, str]]:
