@@ -37,6 +37,8 @@ WORDS: dict[State, tuple[str, str]] = {
     State.RAISES: ("raises as documented", "the before raised the documented error"),
     State.OTHER_WORDING: ("raises in another wording", "the before raised the error as another release words it"),
     State.OLD_CODE_RUNS: ("old code runs clean", "the before ran clean: the old name still exists there"),
+    State.RAISES_ELSEWHERE: ("raises elsewhere", "the before raised the documented words from another function or "
+                                                 "cause: the after's outcome there proves nothing about this one"),
     State.FIX_RUNS: ("fix runs clean", "the error does not happen there, and the after ran clean"),
     State.NEITHER: ("other outcome", "the error does not happen there, and the after did not run clean either"),
     State.NOT_APPLICABLE: ("not applicable", "the documented function or module is not in that release"),
@@ -57,7 +59,7 @@ HEIGHT = AXIS_Y + 3
 # Where in the row each state's mark sits, (top, height): the shape tells states apart without colour.
 SHAPES: dict[State, tuple[float, float]] = {
     State.RAISES: (0, ROW), State.OTHER_WORDING: (0, ROW), State.OLD_CODE_RUNS: (0, ROW), State.FIX_RUNS: (0, ROW),
-    State.NEITHER: (ROW / 2, ROW / 2), State.NOT_APPLICABLE: (ROW / 2 - 1.5, 3), State.NOT_RUN: (1, ROW - 2),
+    State.RAISES_ELSEWHERE: (0, ROW / 2), State.NEITHER: (ROW / 2, ROW / 2), State.NOT_APPLICABLE: (ROW / 2 - 1.5, 3), State.NOT_RUN: (1, ROW - 2),
 }
 LABEL_SPACING = 5  # cells between two axis labels, at least
 

@@ -11,7 +11,7 @@ import pytest
 
 from errorkb.core.load import load_project_entries
 from errorkb.core.project import load_project
-from errorkb.results.matrix import ReleaseState, State
+from errorkb.results.matrix import ReleaseState, State, read_matrix, release_states
 from errorkb.results.records import Code
 from errorkb.site import picture, render
 from tests.kb import ROOT
@@ -68,3 +68,37 @@ def test_the_pictures_words_for_a_screen_reader_say_the_declared_range_in_words(
     said = picture.summary(states, ">=4.49,<5.13")
     assert said.endswith("Declared to raise in 4.49 – 5.12."), said
     assert not SPECIFIER.search(said), said
+
+
+# -- 2. a version state that says what was observed -------------------------------------------------------------
+
+
+def test_the_documented_words_from_another_function_are_no_fix_that_runs_clean():
+    """reused-cache-mask on 4.36-4.37 (the recorded matrix): the before raised the documented words from
+    AttentionMaskConverter.to_4d, not from the documented function; the after ran clean there, which proves nothing
+    about this entry's cause. The strip showed a green 'fix runs clean'."""
+    project = load_project(ROOT)
+    matrix = read_matrix(project)
+    assert matrix is not None
+    states = {one.release: one for one in release_states(GAP, matrix) or []}
+    assert states, "the recorded matrix has the entry"
+    for release in ("4.36.2", "4.37.2"):
+        one = states[release]
+        assert "AttentionMaskConverter.to_4d" in (one.before or ""), one
+        assert one.state is State.RAISES_ELSEWHERE, one
+        label, meaning = picture.WORDS[one.state]
+        assert "fix" not in label and "clean" not in label, label
+        assert "another function" in meaning, meaning
+    assert states["4.38.2"].state is not State.RAISES_ELSEWHERE  # it exited normally there
+    lines = render.release_story(list(states.values()))
+    elsewhere = [line for line in lines if line.releases == "4.36.2 – 4.37.2"]
+    assert elsewhere and elsewhere[0].words == picture.WORDS[State.RAISES_ELSEWHERE][0], lines
+
+
+def test_every_state_has_a_colour_a_shape_and_a_swatch():
+    """A state added to the matrix is drawn: its words, its shape, its fill in both schemes, its legend swatch."""
+    css = (ROOT / "errorkb" / "site" / "assets" / "errorkb.css").read_text(encoding="utf-8")
+    for state in State:
+        assert state in picture.WORDS and state in picture.SHAPES, state
+        assert css.count(f"--ekb-s-{state.value}:") == 2, state  # light and slate
+        assert f".ekb-s-{state.value} rect" in css and f".ekb-swatch.ekb-s-{state.value}" in css, state
