@@ -102,3 +102,42 @@ def test_every_state_has_a_colour_a_shape_and_a_swatch():
         assert state in picture.WORDS and state in picture.SHAPES, state
         assert css.count(f"--ekb-s-{state.value}:") == 2, state  # light and slate
         assert f".ekb-s-{state.value} rect" in css and f".ekb-swatch.ekb-s-{state.value}" in css, state
+
+
+# -- 3. the migration table at a laptop's width ------------------------------------------------------------------
+
+LAPTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("viewport", [LAPTOP, PHONE], ids=["laptop", "phone"])
+def test_the_migration_table_fits_its_column_without_a_scrollbar_of_its_own(visit, real_site, viewport):
+    """At 1280 px the six columns (a long replacement, nowrap chips, code that does not break) were wider than the
+    content column: the table scrolled sideways inside its own frame, its last column (Verified) out of sight."""
+    _, url = real_site
+    tab = visit().without_search_index()
+    tab.page.set_viewport_size(viewport)
+    tab.page.goto(url + "migration/", wait_until="load")
+    found = tab.page.evaluate("""() => {
+        const table = document.querySelector('h2#removals ~ .md-typeset__scrollwrap table');
+        const frames = [...document.querySelectorAll('.md-typeset__table, .md-typeset__scrollwrap')]
+            .filter((el) => el.contains(table));
+        const over = frames.filter((el) => el.scrollWidth > el.clientWidth + 1)
+            .map((el) => [el.className, el.scrollWidth, el.clientWidth]);
+        const edge = table.closest('.md-content__inner').getBoundingClientRect().right;
+        const past = [...table.querySelectorAll('th, td')].filter((el) => el.getClientRects().length
+            && el.getBoundingClientRect().right > edge + 0.5).length;
+        const seen = [...table.querySelectorAll('tbody td')].filter((td) => td.getClientRects().length
+            && td.innerText.trim()).length;
+        const split = [...table.querySelectorAll('tbody td:nth-child(3), tbody td:nth-child(4)')].filter((td) => {
+            const text = [...td.childNodes].find((n) => n.nodeType === 3 && n.textContent.trim());
+            if (!text) return false;
+            const range = document.createRange(); range.selectNodeContents(text);
+            return range.getClientRects().length > 1; }).map((td) => td.innerText);
+        return {over, past, seen, split, cells: table.querySelectorAll('tbody td').length,
+                page: document.documentElement.scrollWidth - window.innerWidth};
+    }""")
+    assert found["cells"] > 60 and found["seen"] == found["cells"], found  # every cell shown, saying something
+    assert found["over"] == [] and found["past"] == 0 and found["page"] <= 0, found
+    assert found["split"] == [], found  # a release ("4.36.2") never broken over two lines to make it fit
