@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from playwright.sync_api import expect
 
 from errorkb.core.load import load_project_entries
 from errorkb.core.project import load_project
@@ -141,3 +142,29 @@ def test_the_migration_table_fits_its_column_without_a_scrollbar_of_its_own(visi
     assert found["cells"] > 60 and found["seen"] == found["cells"], found  # every cell shown, saying something
     assert found["over"] == [] and found["past"] == 0 and found["page"] <= 0, found
     assert found["split"] == [], found  # a release ("4.36.2") never broken over two lines to make it fit
+
+
+# -- 4. a chip never runs past its card ------------------------------------------------------------------------
+
+
+@pytest.mark.browser
+def test_a_pasted_errors_chips_stay_inside_the_answer_on_a_phone(visit, real_site):
+    """'∅ reimplemented transformers 5.15.1 · cpu: not applicable' is one chip that never wrapped its words: at
+    390 px it ran 38 px past the answer's card and the screen's edge, its last word cut off."""
+    _, url = real_site
+    tab = visit().without_search_index()
+    tab.page.set_viewport_size(PHONE)
+    tab.page.goto(url, wait_until="load")
+    tab.page.locator(".ekb-lookup__input").fill(
+        "TypeError: GPT2LMHeadModel.forward() got an unexpected keyword argument 'past'")
+    hit = tab.page.locator(".ekb-lookup__hit").first
+    expect(hit.locator(".ekb-mini.ekb-not-applicable")).to_have_count(1)
+    found = tab.page.evaluate("""() => {
+        const hit = document.querySelector('.ekb-lookup__hit');
+        const box = hit.getBoundingClientRect();
+        const chips = [...hit.querySelectorAll('.ekb-mini')].map((chip) => chip.getBoundingClientRect());
+        return {chips: chips.length, past: chips.filter((r) => r.right > box.right + 0.5 || r.left < box.left - 0.5)
+                .map((r) => [Math.round(r.left), Math.round(r.right), Math.round(box.right)]),
+                page: document.documentElement.scrollWidth - window.innerWidth};
+    }""")
+    assert found["chips"] >= 3 and found["past"] == [] and found["page"] <= 0, found
