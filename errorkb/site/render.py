@@ -650,7 +650,7 @@ def heat_map(pages: list[EntryPage], library: LibraryProfile, here: str) -> Heat
 class MigrationRow:
     page: EntryPage
     old: str | None  # the removed or renamed name, as the user's code spells it
-    gone: str | None  # the first release that raises (measured, else declared)
+    gone: str | None  # the first release that raises (measured: "X or earlier" where X is the oldest ran; else declared)
     until: str | None  # the last release where the old code ran (measured, else declared)
     replacement: str | None
     since: str | None
@@ -666,6 +666,8 @@ def migration_rows(pages: list[EntryPage]) -> list[MigrationRow]:
         old = f"{entry.api.owner}.{entry.api.name}" if entry.api else None
         gone = measured.raises.split(" – ")[0].split(",")[0] if measured and measured.raises else \
             (release_words(declared.raises) if declared and declared.raises else None)
+        if gone is not None and measured and measured.raises and gone == oldest_tested(page):
+            gone += " or earlier"  # it raised in the oldest release the matrix ran: where it went was not seen
         until = (measured.worked_until if measured else None) or (declared.last_good if declared else None)
         rows.append(MigrationRow(page, old, gone, until, declared.replacement if declared else None,
                                  declared.replacement_since if declared else None))
