@@ -59,7 +59,8 @@ HEIGHT = AXIS_Y + 3
 # Where in the row each state's mark sits, (top, height): the shape tells states apart without colour.
 SHAPES: dict[State, tuple[float, float]] = {
     State.RAISES: (0, ROW), State.OTHER_WORDING: (0, ROW), State.OLD_CODE_RUNS: (0, ROW), State.FIX_RUNS: (0, ROW),
-    State.RAISES_ELSEWHERE: (0, ROW / 2), State.NEITHER: (ROW / 2, ROW / 2), State.NOT_APPLICABLE: (ROW / 2 - 1.5, 3), State.NOT_RUN: (1, ROW - 2),
+    State.RAISES_ELSEWHERE: (0, ROW / 2),
+    State.NEITHER: (ROW / 2, ROW / 2), State.NOT_APPLICABLE: (ROW / 2 - 1.5, 3), State.NOT_RUN: (1, ROW - 2),
 }
 LABEL_SPACING = 5  # cells between two axis labels, at least
 

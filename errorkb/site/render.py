@@ -650,7 +650,7 @@ def heat_map(pages: list[EntryPage], library: LibraryProfile, here: str) -> Heat
 class MigrationRow:
     page: EntryPage
     old: str | None  # the removed or renamed name, as the user's code spells it
-    gone: str | None  # the first release that raises (measured: "X or earlier" where X is the oldest ran; else declared)
+    gone: str | None  # the first release that raises (measured, "or earlier" at the oldest ran; else declared)
     until: str | None  # the last release where the old code ran (measured, else declared)
     replacement: str | None
     since: str | None
