@@ -243,6 +243,7 @@ class HeatRow:
     starts: str | None  # the first release that raises it, None when none does
     mark: int | None = None  # a release to mark (the timeline: where the replacement arrived)
     mark_title: str = ""
+    starts_words: str | None = None  # `starts` as a reader reads it: "X or earlier" where X is the oldest measured
 
 
 def heat_row(key: str, url: str, states: Sequence[ReleaseState], mark: str | None = None,
@@ -260,7 +261,9 @@ def heat_row(key: str, url: str, states: Sequence[ReleaseState], mark: str | Non
                             _run_title(key, one.release, one.release, one.state)))
     starts = next((one.release for one in states if one.state in (State.RAISES, State.OTHER_WORDING)), None)
     at = _first_at_or_after([one.release for one in states], mark) if mark else None
-    return HeatRow(key, url, tuple(runs), f"{key}: {summary(states)}", starts, at, mark_title)
+    # Raising in the oldest release measured shows no start: it may have raised long before.
+    words = f"{starts} or earlier" if starts is not None and starts == states[0].release else starts
+    return HeatRow(key, url, tuple(runs), f"{key}: {summary(states)}", starts, at, mark_title, words)
 
 
 def _run_title(key: str, first: str, last: str, state: State) -> str:

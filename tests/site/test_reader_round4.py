@@ -185,3 +185,15 @@ def test_gone_in_the_oldest_release_tested_reads_as_or_earlier(real_page_sources
     assert len(gone) > 20, gone
     assert oldest not in gone, [row[1][:80] for row, said in zip(rows, gone, strict=True) if said == oldest][:5]
     assert f"{oldest} or earlier" in gone, gone  # said, with what it means
+
+
+def test_the_heat_maps_raises_from_says_or_earlier_at_the_oldest_release_tested(real_page_sources):
+    """The verification page's heat map: 'Raises from 4.36.2' on 20 rows whose before raised in the oldest release
+    the matrix ran; the start was not seen there either. The order (by `starts`) stays a release's."""
+    states = [ReleaseState("4.36.2", State.RAISES), ReleaseState("4.37.2", State.RAISES)]
+    row = picture.heat_row("gone", "gone/", states)
+    later = picture.heat_row("later", "later/", [ReleaseState("4.36.2", State.FIX_RUNS), states[1]])
+    assert row.starts == "4.36.2" and row.starts_words == "4.36.2 or earlier", row
+    assert later.starts == later.starts_words == "4.37.2", later
+    page = real_page_sources["verification.md"]
+    assert "<td>4.36.2 or earlier</td>" in page and "<td>4.36.2</td>" not in page, page.count("<td>4.36.2</td>")
