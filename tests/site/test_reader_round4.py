@@ -120,7 +120,7 @@ def test_the_migration_table_fits_its_column_without_a_scrollbar_of_its_own(visi
     tab = visit().without_search_index()
     tab.page.set_viewport_size(viewport)
     tab.page.goto(url + "migration/", wait_until="load")
-    found = tab.page.evaluate("""() => {
+    found = tab.page.evaluate(r"""() => {
         const table = document.querySelector('h2#removals ~ .md-typeset__scrollwrap table');
         const frames = [...document.querySelectorAll('.md-typeset__table, .md-typeset__scrollwrap')]
             .filter((el) => el.contains(table));
@@ -132,9 +132,11 @@ def test_the_migration_table_fits_its_column_without_a_scrollbar_of_its_own(visi
         const seen = [...table.querySelectorAll('tbody td')].filter((td) => td.getClientRects().length
             && td.innerText.trim()).length;
         const split = [...table.querySelectorAll('tbody td:nth-child(3), tbody td:nth-child(4)')].filter((td) => {
-            const text = [...td.childNodes].find((n) => n.nodeType === 3 && n.textContent.trim());
+            const text = [...td.childNodes].find((n) => n.nodeType === 3 && /\d+(\.\d+)+/.test(n.textContent));
             if (!text) return false;
-            const range = document.createRange(); range.selectNodeContents(text);
+            const found = text.textContent.match(/\d+(\.\d+)+/);  // the release itself, not "or earlier"
+            const range = document.createRange();
+            range.setStart(text, found.index); range.setEnd(text, found.index + found[0].length);
             return range.getClientRects().length > 1; }).map((td) => td.innerText);
         return {over, past, seen, split, cells: table.querySelectorAll('tbody td').length,
                 page: document.documentElement.scrollWidth - window.innerWidth};
