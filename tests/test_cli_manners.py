@@ -173,7 +173,7 @@ def test_verify_an_entry_nothing_of_which_applies_says_so_and_names_the_target(k
     printed = capsys.readouterr()
     assert code == 1, printed
     assert ("errorkb verify: nothing of queue-full was verified: none of its 3 checks applies on the bundled target "
-            "(tinyq 1.2.0 does not raise this error (it raises in <1.2)); run it there: "
+            "(tinyq 1.2.0 does not raise this error (it raises in 1.1 and earlier)); run it there: "
             "errorkb verify queue-full --target upstream") in printed.err
 
 

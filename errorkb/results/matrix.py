@@ -574,6 +574,10 @@ class State(StrEnum):
     RAISES = "raises"  # the before raised the documented error, in the entry's own wording
     OTHER_WORDING = "other-wording"  # ...in one of `also_seen_as`'s wordings
     OLD_CODE_RUNS = "old-code-runs"  # a removed API's before ran clean: the old name still exists there
+    # The before raised the documented words, but not from the documented cause (another function, another
+    # entry's own error, another object's missing name): the error is there, its cause is not shown, and the
+    # after's outcome there proves nothing about this entry. Not "fix runs clean", which it was.
+    RAISES_ELSEWHERE = "raises-elsewhere"
     FIX_RUNS = "fix-runs"  # the before did not raise the error there, and the after ran clean
     NEITHER = "neither"  # the before did not raise the error there, and the after did not run clean either
     NOT_APPLICABLE = "not-applicable"  # the documented function or the snippet's module is not in that release
@@ -582,6 +586,8 @@ class State(StrEnum):
 
 # A verdict of these codes means the release does not have what the entry is about.
 _ABSENT = {Code.NO_FUNCTION, Code.SETUP_FAILED, Code.NOT_APPLICABLE}
+# A before's failure of these codes: it raised the documented words from somewhere the entry does not name.
+_ELSEWHERE = {Code.WRONG_RAISE_SITE, Code.OTHER_ENTRY, Code.NOT_THE_LIBRARY}
 
 
 @dataclass(frozen=True)
@@ -621,4 +627,6 @@ def _state(before: Verdicts, after: Verdicts | None) -> State:
         return State.NOT_RUN
     if before.outcome is Outcome.NOT_APPLICABLE or before.code in _ABSENT:
         return State.NOT_APPLICABLE
+    if before.code in _ELSEWHERE:
+        return State.RAISES_ELSEWHERE
     return State.FIX_RUNS if after is not None and after.outcome is Outcome.PASS else State.NEITHER

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from packaging.version import InvalidVersion, Version
 
+from errorkb.core.words import release_words
 from errorkb.results.matrix import ReleaseState, State
 
 __all__ = ["WORDS", "State", "Strip", "Cell", "Tick", "HeatRow", "Run", "Axis", "strip", "heat_row", "axis",
@@ -36,6 +37,8 @@ WORDS: dict[State, tuple[str, str]] = {
     State.RAISES: ("raises as documented", "the before raised the documented error"),
     State.OTHER_WORDING: ("raises in another wording", "the before raised the error as another release words it"),
     State.OLD_CODE_RUNS: ("old code runs clean", "the before ran clean: the old name still exists there"),
+    State.RAISES_ELSEWHERE: ("raises elsewhere", "the before raised the documented words from another function or "
+                                                 "cause: the after's outcome there proves nothing about this one"),
     State.FIX_RUNS: ("fix runs clean", "the error does not happen there, and the after ran clean"),
     State.NEITHER: ("other outcome", "the error does not happen there, and the after did not run clean either"),
     State.NOT_APPLICABLE: ("not applicable", "the documented function or module is not in that release"),
@@ -56,6 +59,7 @@ HEIGHT = AXIS_Y + 3
 # Where in the row each state's mark sits, (top, height): the shape tells states apart without colour.
 SHAPES: dict[State, tuple[float, float]] = {
     State.RAISES: (0, ROW), State.OTHER_WORDING: (0, ROW), State.OLD_CODE_RUNS: (0, ROW), State.FIX_RUNS: (0, ROW),
+    State.RAISES_ELSEWHERE: (0, ROW / 2),
     State.NEITHER: (ROW / 2, ROW / 2), State.NOT_APPLICABLE: (ROW / 2 - 1.5, 3), State.NOT_RUN: (1, ROW - 2),
 }
 LABEL_SPACING = 5  # cells between two axis labels, at least
@@ -189,7 +193,8 @@ def _major_minor(release: str) -> tuple[int, int] | None:
 
 
 def summary(states: Sequence[ReleaseState], declared: str | None = None) -> str:
-    """The strip in words: for each state shown, the releases it covers, as spans."""
+    """The strip in words: for each state shown, the releases it covers, as spans; the declared range as the
+    page words it (`release_words`), never a specifier read aloud."""
     if not states:
         return "No release was measured."
     releases = [one.release for one in states]
@@ -199,7 +204,7 @@ def summary(states: Sequence[ReleaseState], declared: str | None = None) -> str:
         if spans:
             parts.append(f"{WORDS[state][0]} in {', '.join(a if a == b else f'{a} – {b}' for a, b in spans)}")
     said = f"{len(states)} release{'s' if len(states) != 1 else ''} measured, {releases[0]} to {releases[-1]}: "
-    return said + "; ".join(parts) + (f". Declared to raise in {declared}." if declared else ".")
+    return said + "; ".join(parts) + (f". Declared to raise in {release_words(declared)}." if declared else ".")
 
 
 def _spans(releases: Sequence[str], flags: Sequence[bool]) -> list[tuple[str, str]]:
@@ -238,6 +243,7 @@ class HeatRow:
     starts: str | None  # the first release that raises it, None when none does
     mark: int | None = None  # a release to mark (the timeline: where the replacement arrived)
     mark_title: str = ""
+    starts_words: str | None = None  # `starts` as a reader reads it: "X or earlier" where X is the oldest measured
 
 
 def heat_row(key: str, url: str, states: Sequence[ReleaseState], mark: str | None = None,
@@ -255,7 +261,9 @@ def heat_row(key: str, url: str, states: Sequence[ReleaseState], mark: str | Non
                             _run_title(key, one.release, one.release, one.state)))
     starts = next((one.release for one in states if one.state in (State.RAISES, State.OTHER_WORDING)), None)
     at = _first_at_or_after([one.release for one in states], mark) if mark else None
-    return HeatRow(key, url, tuple(runs), f"{key}: {summary(states)}", starts, at, mark_title)
+    # Raising in the oldest release measured shows no start: it may have raised long before.
+    words = f"{starts} or earlier" if starts is not None and starts == states[0].release else starts
+    return HeatRow(key, url, tuple(runs), f"{key}: {summary(states)}", starts, at, mark_title, words)
 
 
 def _run_title(key: str, first: str, last: str, state: State) -> str:

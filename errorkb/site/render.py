@@ -32,6 +32,7 @@ from errorkb.core.problems import Problem
 from errorkb.core.project import LibraryProfile, Project
 from errorkb.core.prose import disarm_includes, visible
 from errorkb.core.snippets import Snippet, read_snippet
+from errorkb.core.words import release_words as release_words
 from errorkb.lookup import names_releases
 from errorkb.lookup.build import (
     beneath_library,
@@ -393,52 +394,6 @@ def replacement_words(replacement: str, since: str | None, oldest: str | None = 
     return Markup(said)
 
 
-def release_words(specifier: str) -> str:
-    """A release range (`errorkb.core.releases`, a PEP 440 specifier set, parts joined by `||`) in a reader's words:
-    ">=4.49,<5.13" → "4.49 – 5.12", "<4.42 || >=4.54" → "4.41 and earlier, 4.54 and later". An upper bound
-    `<M.m` (m > 0) is the minor before it; any other upper bound says "before" or "up to, not including". A part
-    with no plain words (`!=`, `~=`, `>`) stays as written: never guessed at."""
-    parts = [_part_words(part.strip()) for part in specifier.split("||")]
-    return ", ".join(parts) if all(parts) else specifier
-
-
-def _part_words(part: str) -> str:
-    low: str | None = None
-    high: tuple[str, bool] | None = None  # (release, inclusive)
-    for one in (piece.strip() for piece in part.split(",")):
-        found = re.fullmatch(r"(>=|<=|<|==)\s*(\d+(?:\.\d+)*)(\.\*)?", one)
-        if not found:
-            return ""
-        op, release, star = found.groups()
-        if op == "==":
-            if low or high:
-                return ""
-            return release
-        if star:
-            return ""
-        if op == ">=" and low is None:
-            low = release
-        elif op in ("<", "<=") and high is None:
-            high = (release, op == "<=") if op == "<=" else _before(release)
-        else:
-            return ""
-    if low and high:
-        return f"{low} – {high[0]}" if high[1] else f"{low} up to, not including, {high[0]}"
-    if low:
-        return f"{low} and later"
-    if high:
-        return f"{high[0]} and earlier" if high[1] else f"before {high[0]}"
-    return ""
-
-
-def _before(release: str) -> tuple[str, bool]:
-    """`<release` as an inclusive bound where a reader can say it ("<5.13" → 5.12), else the bound itself."""
-    numbers = release.split(".")
-    if len(numbers) in (2, 3) and numbers[1] != "0" and numbers[2:] in ([], ["0"]):
-        return f"{numbers[0]}.{int(numbers[1]) - 1}", True
-    return release, False
-
-
 @dataclass(frozen=True)
 class StoryLine:
     """What the version matrix saw on a run of releases where the before did not raise as documented."""
@@ -695,7 +650,7 @@ def heat_map(pages: list[EntryPage], library: LibraryProfile, here: str) -> Heat
 class MigrationRow:
     page: EntryPage
     old: str | None  # the removed or renamed name, as the user's code spells it
-    gone: str | None  # the first release that raises (measured, else declared)
+    gone: str | None  # the first release that raises (measured, "or earlier" at the oldest ran; else declared)
     until: str | None  # the last release where the old code ran (measured, else declared)
     replacement: str | None
     since: str | None
@@ -711,6 +666,8 @@ def migration_rows(pages: list[EntryPage]) -> list[MigrationRow]:
         old = f"{entry.api.owner}.{entry.api.name}" if entry.api else None
         gone = measured.raises.split(" – ")[0].split(",")[0] if measured and measured.raises else \
             (release_words(declared.raises) if declared and declared.raises else None)
+        if gone is not None and measured and measured.raises and gone == oldest_tested(page):
+            gone += " or earlier"  # it raised in the oldest release the matrix ran: where it went was not seen
         until = (measured.worked_until if measured else None) or (declared.last_good if declared else None)
         rows.append(MigrationRow(page, old, gone, until, declared.replacement if declared else None,
                                  declared.replacement_since if declared else None))

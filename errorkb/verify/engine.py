@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from errorkb.core.entry import Entry
 from errorkb.core.load import LoadedEntry
 from errorkb.core.project import LibraryProfile, Project
+from errorkb.core.words import release_words
 from errorkb.plugs import Runtime, runtime_for
 from errorkb.results.keys import project_inputs
 from errorkb.results.records import BUNDLED, UPSTREAM, Calls, CheckRecord, Code, ExceptionInfo, Exit, Outcome, Site
@@ -744,8 +745,9 @@ def applicable(check: Check, library: LibraryProfile) -> bool:
 
 
 def _claim(check: Check) -> str:
+    """Where the entry says the before raises, in a reader's words (the badges show this reason)."""
     releases = check.entry.releases
-    return releases.raises if releases and releases.raises else f"{check.entry.source.release} only"
+    return release_words(releases.raises) if releases and releases.raises else f"{check.entry.source.release} only"
 
 
 def _public_exception(error: ExceptionInfo | None, project: Project) -> ExceptionInfo | None:

@@ -69,7 +69,7 @@ def test_the_strip_draws_a_cell_per_release_and_the_declared_range_beside_it():
     assert [c.release for c in s.disagree] == ["5.0.0"]
     assert "declared to raise here" in s.cells[1].title and "declared not to raise here" in s.cells[0].title
     assert s.summary == ("4 releases measured, 4.0.0 to 5.0.0: raises as documented in 4.1.0 – 4.2.0; old code "
-                         "runs clean in 4.0.0; fix runs clean in 5.0.0. Declared to raise in >=4.1.")
+                         "runs clean in 4.0.0; fix runs clean in 5.0.0. Declared to raise in 4.1 and later.")
     assert [t.label for t in s.ticks] == ["4.0.0", "5.0.0"]
     # shapes tell the states apart without colour
     assert len({picture.SHAPES[state] for state in (State.RAISES, State.NEITHER, State.NOT_APPLICABLE)}) == 3
