@@ -1092,14 +1092,33 @@ def helper_modules(loaded: list[LoadedEntry], project: Project, resolved: Resolv
                              f"'{name}' shadows the module of that name (the snippet's folder is first on its import "
                              "path): the page's import would not be the one a reader has; rename the package")
                      for name in _packages_in(folder) if name in shadowed]
+        said = {os.fspath(folder / file) for _, file in one.entry.snippet_files()}  # `snippet_problems` says those
         for path in helpers(folder, [file for _, file in one.entry.snippet_files()]):
+            said.add(os.fspath(path))
             if not snippet_inside(project, one.entry.id, path, resolved):
                 problems.append(Problem(_unresolved_rel(path, project), 1, 1, "a module beside the snippets that "
                                         f"resolves outside {_unresolved_rel(folder, project)}/ (a link); make it a "
                                         "file inside the folder"))
             else:
                 problems += _snippet_content(path, project)
+        problems += [Problem(_unresolved_rel(Path(path), project), 1, 1, f"a link that leads out of "
+                             f"{_unresolved_rel(folder, project)}/ (to {os.readlink(path)}): a check reads where it "
+                             "leads, and the verdict's key holds only the link's text, so a change there would reuse "
+                             "a verdict observed with other bytes; make it a file or folder inside the folder")
+                     for path in _links_in(folder) if path not in said
+                     and not snippet_inside(project, one.entry.id, Path(path), resolved)]
     return problems
+
+
+def _links_in(folder: Path) -> list[str]:
+    """Every link in an entry's snippet folder, to a file, a folder or nothing, whatever its name (a package
+    folder, a data file): the folder's digest hashes a link's text (`results.keys.folder_digest`), never what it
+    leads to, and `lint.helpers` lists no module inside a linked folder, nor a file that is not Python."""
+    found = []
+    for base, folders, names in snippet_files.walk(folder):  # links to folders are listed, never entered
+        found += [path for path in (os.path.join(base, name) for name in sorted([*folders, *names]))
+                  if os.path.islink(path)]
+    return found
 
 
 def _packages_in(folder: Path) -> list[str]:

@@ -32,11 +32,6 @@ def _kb(tmp_path: Path) -> Path:
     return copy_fixture(tmp_path / "kb", ["good-head-dim"], timeout=60)
 
 
-LOADER_PATCH = ("the loader's rule lives in errorkb/core/load.py (redsite17's this session): closed by "
-                "/work/brief/red29-load.py.patch, which removes this mark")
-
-
-@pytest.mark.xfail(strict=True, reason=LOADER_PATCH)
 @pytest.mark.parametrize("name, target", [("shapes", "package"), ("sizes.json", "data file")])
 def test_a_verdict_never_rests_on_what_a_link_leads_out_of_the_snippets_folder_to(tmp_path, name, target):
     """A package folder beside the snippet that is a link out of the entry's folder (`shapes -> ../../elsewhere/
