@@ -201,7 +201,11 @@ def run_check(check: Check, library: LibraryProfile, timeout: float, python: Pat
         duration = time.perf_counter() - started
         code = os.waitstatus_to_exitcode(status)
         returncode = exit_status(code) if sandbox else code
-        return collect(Ended(returncode, timed_out, duration, data, key, cpu), output, limits)
+        # the launcher's words where the check's memory cgroup killed one of its processes: in the sandbox only, where
+        # the check never saw this folder (without it, the snippet could write any file here)
+        note = jail.read_plain(str(Path(scratch) / jail.MEMORY_NOTE), 4096) if sandbox else None
+        return collect(Ended(returncode, timed_out, duration, data, key, cpu,
+                             note.decode("utf-8", errors="replace") if note else None), output, limits)
 
 
 def _wait(pid: int, wall: float) -> tuple[int, float, bool]:

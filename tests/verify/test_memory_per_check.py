@@ -143,8 +143,6 @@ def test_the_verdict_says_the_check_ran_out_of_its_memory(entry, project, per_ch
         assert "ran out of its 256 MiB of memory" in verdict.reason
 
 
-@pytest.mark.xfail(strict=True, reason="the launcher's words reach the harness through inside/jail.py (red28's this "
-                                      "session): closed by /work/brief/red29-jail.py.patch, which removes this mark")
 def test_a_fresh_interpreter_per_check_is_bounded_the_same(entry, project, per_check, lean_python):
     """`--isolation subprocess`: the launcher jails the fresh interpreter as the zygote jails a fork."""
     hostile = _check(entry, project, "forks-fresh.py", FORKS.format(children=4, mib=96) + HONEST)

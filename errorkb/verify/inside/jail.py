@@ -38,6 +38,9 @@ TMP_SIZE = "1g"  # a check's private /tmp (memory-backed)
 FOLDER_SIZE = "4m"  # what a check may write where the harness collects it: its output, 1 MiB
 TASKS = 1024  # processes and threads one check may run at once
 COLLECTED = ("output.txt",)  # all the harness reads back from a check's folder (the stream is a pipe)
+# A fresh interpreter's launcher writes here why the check failed that only its jail knows (it ran out of its memory),
+# after the check's tmpfs is gone: a file no process of the check could write (the fork's zygote replies instead).
+MEMORY_NOTE = "out-of-memory.txt"
 TIMER_MARGIN_S = 2.0  # the check's init outlives the harness's own timeout by this much
 MACHINE_FILES = ("cpuinfo", "meminfo")  # what a check sees of /proc: the machine, never a process
 
@@ -414,8 +417,12 @@ def launch(result: str, wall: float, keep: tuple[int, ...], hide_proc: bool, arg
             os._exit(70)
     jail.adopt(pid)
     _, status = os.waitpid(pid, 0)
-    if release(pid) is not None:  # out of its memory: never a pass, whatever its main process said (the words
-        status = signal.SIGKILL   # are in its output); the kernel's SIGKILL, as when the limit ends the check
+    note = release(pid)
+    if note is not None:  # out of its memory: never a pass, whatever its main process said; the harness reads the
+        status = signal.SIGKILL  # words (`run.run_check`), the kernel's SIGKILL as when the limit ends the check
+        fd = os.open(os.path.join(os.path.dirname(result), MEMORY_NOTE), _NEW_FILE, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as said:
+            said.write(note)
     if os.WIFSIGNALED(status):
         number = os.WTERMSIG(status)
         try:
