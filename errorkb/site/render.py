@@ -124,8 +124,9 @@ class EntryPage:
     @property
     def hashes(self) -> dict[str, str]:
         """role → what a record of that role must have been made from to be fresh: the entry's
-        inputs now (the whole entry and its snippet folder); a snippet that cannot be read has none."""
-        return {role: self.inputs for role in self.snippets}
+        inputs now (the whole entry and its snippet folder) and the snippet's bytes (`evidence.fresh_key`);
+        a snippet that cannot be read has none."""
+        return {role: evidence.fresh_key(self.inputs, snippet.sha256) for role, snippet in self.snippets.items()}
 
     @property
     def allowed(self) -> list[tuple[str, str, list[str]]]:

@@ -8,8 +8,6 @@ run of other bytes): its pass was shown "verified", beside code it never ran. It
 
 from __future__ import annotations
 
-import pytest
-
 from errorkb.results.report import latest_results, read_reports
 from errorkb.site import evidence
 from tests.site.sitekb import record, site_project, write_report
@@ -41,8 +39,6 @@ def test_a_record_naming_other_snippet_bytes_is_stale_whatever_its_inputs_say(tm
     assert not evidence.is_stale(one, {"after": one.inputs or ""})  # the inputs alone, as before
 
 
-@pytest.mark.xfail(strict=True, reason="errorkb/site/render.py is reader4's: /work/brief/redsite17-render.patch makes "
-                   "EntryPage.hashes give evidence.fresh_key (the inputs and the snippet's hash)")
 def test_the_page_of_a_record_naming_other_snippet_bytes_never_says_verified(tmp_path):
     project = site_project(tmp_path)
     forged = [{**record(project, ENTRY, role, file), "snippet_sha256": "0" * 64} for role, file in ROLES.items()]
