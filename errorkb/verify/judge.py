@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from errorkb.core.entry import Wording
 from errorkb.core.message import MessageTemplate
+from errorkb.core.words import release_words
 from errorkb.plugs import Runtime
 from errorkb.verify.plan import Check, Claim
 from errorkb.verify.records import (
@@ -371,7 +372,7 @@ def _place(start: Start) -> str:
 
 
 def _worded(wording: Wording) -> str:
-    where = [part for part in (f"in {wording.releases}" if wording.releases else "",
+    where = [part for part in (f"in {release_words(wording.releases)}" if wording.releases else "",
                                f"on {wording.device}" if wording.device else "") if part]
     return " ".join(where) or "otherwise"
 
