@@ -1623,6 +1623,7 @@ def _print_match(match: Match, index: Index) -> None:
 
 def _show_text(index: Index, entry_id: str) -> str:
     """An entry as the index holds it: message, meaning, the fix, releases, its page."""
+    from errorkb.core.words import release_words
     from errorkb.lookup._known import mapping, since_words
 
     item = index.items[entry_id]
@@ -1642,7 +1643,7 @@ def _show_text(index: Index, entry_id: str) -> str:
     known = next((one for one in index.known if one.id == entry_id), None)
     facts = known.releases if known else None
     if facts and facts.raises:
-        tail.append(f"  raises in {facts.raises}")
+        tail.append(f"  raises in {release_words(facts.raises)}")
     if facts and facts.last_good:
         tail.append(f"  last release where the old code ran: {facts.last_good}")
     if facts and facts.replacement:

@@ -227,3 +227,16 @@ def test_the_site_address_comes_from_the_setting_then_mkdocs_yml(tmp_path):
                                                               '[tool.errorkb]\nsite_url = "https://set.example"\n', 1)
     (tmp_path / "pyproject.toml").write_text(text)
     assert load_project(tmp_path).site_url == "https://set.example/"
+
+
+@pytest.mark.parametrize("where", ["checkout", "index"])
+def test_show_says_a_declared_release_range_in_words(tmp_path, where):
+    """The pages, the badges and the judge say a release range in words (`errorkb.core.words`); `show` printed the
+    raw specifier (">=4.56,<5.24") under Releases, from a checkout and from the shipped index alike."""
+    root = ["--root", str(ROOT)] if where == "checkout" else []
+    result = subprocess.run([str(ROOT / ".venv/bin/errorkb"), *root, "show", "attention-forward-past-key-values-kwarg"],
+                            cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                            env={"COLUMNS": "100", "PATH": "/usr/bin"})
+    assert result.returncode == 0, result.stderr
+    said = [line for line in result.stdout.splitlines() if "raises in" in line and "measured" not in line]
+    assert said and all("4.56 – 5.23" in line and ">=" not in line for line in said), result.stdout

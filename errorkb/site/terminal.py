@@ -27,6 +27,7 @@ from errorkb.core.load import LoadResult
 from errorkb.core.logsafe import strip_controls
 from errorkb.core.project import Project
 from errorkb.core.snippets import AFTER
+from errorkb.core.words import release_words
 from errorkb.lookup import since_words
 from errorkb.plugs import runtime_for
 from errorkb.results.report import latest_results, read_reports
@@ -110,7 +111,7 @@ def _releases(page: render.EntryPage) -> RenderableType:
     declared = entry.releases
     rows: list[tuple[str, str]] = []
     if declared and declared.raises:
-        rows.append(("raises in (declared)", declared.raises))
+        rows.append(("raises in (declared)", release_words(declared.raises)))
     if measured and measured.raises:
         rows.append(("raises in (measured)", f"{measured.raises} ({measured.tested} releases ran)"))
     until = (measured.worked_until if measured else None) or (declared.last_good if declared else None)
