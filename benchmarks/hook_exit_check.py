@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.hook_startup import pth_cost_us  # noqa: E402
-from errorkb.hook import EXCEPTHOOK, HOME, PTH_LINE  # noqa: E402
+from errorkb.hook import EXCEPTHOOK, GUARD, HOME, PTH_LINE  # noqa: E402
 
 
 def line_at(rev: str) -> str:
@@ -33,13 +33,14 @@ def line_at(rev: str) -> str:
                             text=True, check=True, timeout=60).stdout
     for node in ast.parse(source).body:
         if isinstance(node, ast.Assign) and any(getattr(one, "id", "") == "EXCEPTHOOK" for one in node.targets):
-            return f"import sys; exec({ast.literal_eval(node.value)!r}, {{'sys': sys, '_errorkb_home': {HOME!r}}})\n"
+            return (f"import sys; exec({ast.literal_eval(node.value)!r}, {{'sys': sys, '_errorkb_home': {HOME!r}, "
+                    f"'_errorkb_guard': {GUARD!r}}})\n")  # the names older and newer lines read
     raise SystemExit(f"no EXCEPTHOOK in {rev}'s errorkb/hook/__init__.py")
 
 
 _AT_EXIT = """
 import sys, timeit
-names = {"sys": sys, "_errorkb_home": sys.argv[2]}
+names = {"sys": sys, "_errorkb_home": sys.argv[2], "_errorkb_guard": sys.argv[3], "_errorkb_first": []}
 exec(sys.argv[1], names)
 print(min(timeit.repeat(names["_errorkb_exit"], number=20000, repeat=5)) / 20000 * 1e6)
 """
@@ -71,7 +72,8 @@ def main() -> int:
     old, new = min(costs[args.rev]), min(costs["this checkout"])
     print(f"1. the .pth line at start-up (fastest of {args.rounds}): {args.rev} {old:.1f} µs, this checkout "
           f"{new:.1f} µs: ratio {new / old:.3f} ({new - old:+.1f} µs)")
-    exit_us = float(subprocess.run([sys.executable, "-I", "-S", "-c", _AT_EXIT, EXCEPTHOOK, HOME], capture_output=True,
+    exit_us = float(subprocess.run([sys.executable, "-I", "-S", "-c", _AT_EXIT, EXCEPTHOOK, HOME, GUARD],
+                                  capture_output=True,
                                    text=True, check=True, timeout=600).stdout)
     print(f"2. the exit check at a program's exit without an error: {exit_us:.2f} µs")
     runs = {label: [float(one) for one in subprocess.run([sys.executable, "-I", "-c", _AUDITED, label],
