@@ -448,15 +448,17 @@ STATED = (r"(?:(?<![^\n])[ \t]*Successfully installed (?:[^ \t\n]+[ \t]+)*?{name
           r"(?=" + _RELEASE + r"(?![0-9A-Za-z]|\.[0-9A-Za-z]))"
           r"|-(?=" + _RELEASE + r"(?:\.dist-info|\.egg-info|-py[0-9h]))))(" + _RELEASE + ")")
 # Which of two stated releases ran (round twenty-eight): an installer's `Successfully installed ... <library>-X` line
-# followed directly (blank lines only between) by Python's marker at a line's start is a terminal's transcript, the
-# install and then a fresh process's run, so X is the release that ran and what the paste stated above that line
-# (a freeze, an issue template's version) was replaced: only statements from the last such line on count. Nothing else
-# orders them: a bare message after the line (copied from an earlier run), a note between (a notebook's "You must
-# restart the runtime in order to use newly installed versions": its kernel keeps the release it imported before the
-# install), IPython's header (a cell of the same kernel), an installer's line below the traceback.
+# followed directly by Python's marker at a line's start (blank lines only between, and at most one shell command
+# that starts Python: `$ python run.py`, `!python3 x.py`, `C:\> py x.py`) is a terminal's transcript, the install and
+# then a fresh process's run, so X is the release that ran and what the paste stated above that line (a freeze, an
+# issue template's version) was replaced: only statements from the last such line on count. Nothing else orders them:
+# a bare message after the line (copied from an earlier run), a note between (a notebook's "You must restart the
+# runtime in order to use newly installed versions": its kernel keeps the release it imported before the install),
+# IPython's header or `%run` (the same kernel), an installer's line below the traceback.
+_RUN_COMMAND = r"[ \t]*(?:[^\n]*[$#>%][ \t]*)?!?(?:python[0-9.]*|py)(?:\.exe)?(?![^ \t\n])[^\n]*\n(?:[ \t]*\n)*"
 RAN_AFTER = (r"(?<![^\n])[ \t]*Successfully installed (?:[^ \t\n]+[ \t]+)*?{name}-"
-             r"(?=[0-9]+\.[0-9]+\.[0-9]+(?![^ \t\n,]))[^\n]*\n(?:[ \t]*\n)*[ \t]*" + _TRACEBACK_WORDS
-             + r":[ \t]*(?![^\n])")
+             r"(?=[0-9]+\.[0-9]+\.[0-9]+(?![^ \t\n,]))[^\n]*\n(?:[ \t]*\n)*(?:" + _RUN_COMMAND + r")?[ \t]*"
+             + _TRACEBACK_WORDS + r":[ \t]*(?![^\n])")
 # A line that states a release and says that something works, worked or was fixed there ("<library> 4.57.1 works,
 # mine is older", "upgrading to <library> 4.57.1 fixes it") compares releases: a reader cannot tell which one is
 # installed, and the one named is often the one that did not raise. With no other release
