@@ -786,12 +786,23 @@ def _asked(ends: list[tuple[int, bool]], at: int) -> bool:
 def statements(text: str, library: str, meter: Meter, others: tuple[tuple[str, ...], ...]) -> list[re.Match[str]]:
     """The paste's statements of a release of `library` (`rules.STATED`, group 1 the release), but those whose name
     ends another distribution's, written with blanks or any separator: `others` holds the words before the
-    library's name in such names (`("acme",)` for the library `tools`: "I use acme tools 5.1.0" states no release)."""
-    meter.work += len(text)
+    library's name in such names (`("acme",)` for the library `tools`: "I use acme tools 5.1.0" states no release).
+    Only those from `ran_from` on: an installer's line that a run follows replaced what was stated above it."""
+    since = ran_from(text, library, meter)
+    meter.work += len(text) - since
     pattern = re.compile(rules.STATED.replace("{name}", escape(library)))
-    return [match for match in pattern.finditer(text)
+    return [match for match in pattern.finditer(text, since)
             if not (others and text.startswith(library, match.start()) and _ends_another(text, match.start(), others,
                                                                                           meter))]
+
+
+def ran_from(text: str, library: str, meter: Meter) -> int:
+    """Where the paste's statements of a release start counting: the start of the last installer's line that a run's
+    traceback follows directly (`rules.RAN_AFTER`: the release installed is the one that ran, what was stated above
+    it was replaced), else 0."""
+    meter.work += len(text)
+    starts = [run.start() for run in re.compile(rules.RAN_AFTER.replace("{name}", escape(library))).finditer(text)]
+    return starts[-1] if starts else 0
 
 
 _SEPARATORS = " \t-_."  # what joins the words of a distribution's name as users write it (pip reads -_. alike)
@@ -883,8 +894,9 @@ def releases_beside(text: str, library: str, meter: Meter | None = None,
         found += [one.group(1) for one in _RELEASE_NUMBER.finditer(text, start, end)]
         done = start
     if majors:
-        meter.work += len(text)
-        found += [one.group(1) for one in _RELEASE_NUMBER.finditer(text) if one.group(1).split(".")[0] in majors]
+        since = ran_from(text, library, meter)
+        meter.work += len(text) - since
+        found += [one.group(1) for one in _RELEASE_NUMBER.finditer(text, since) if one.group(1).split(".")[0] in majors]
     return found
 
 

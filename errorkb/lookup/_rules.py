@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-RULES_VERSION = 40
+RULES_VERSION = 41
 
 CAP = 1 << 16  # characters of a paste read: its last 64 KiB
 CHAIN = 64  # exception lines tried whole, counted from the end of the paste
@@ -447,6 +447,18 @@ STATED = (r"(?:(?<![^\n])[ \t]*Successfully installed (?:[^ \t\n]+[ \t]+)*?{name
           r"|[ \t]*\nVersion:[ \t]*)"
           r"(?=" + _RELEASE + r"(?![0-9A-Za-z]|\.[0-9A-Za-z]))"
           r"|-(?=" + _RELEASE + r"(?:\.dist-info|\.egg-info|-py[0-9h]))))(" + _RELEASE + ")")
+# Which of two stated releases ran (round twenty-eight): an installer's `Successfully installed ... <library>-X` line
+# followed directly by Python's marker at a line's start (blank lines only between, and at most one shell command
+# that starts Python: `$ python run.py`, `!python3 x.py`, `C:\> py x.py`) is a terminal's transcript, the install and
+# then a fresh process's run, so X is the release that ran and what the paste stated above that line (a freeze, an
+# issue template's version) was replaced: only statements from the last such line on count. Nothing else orders them:
+# a bare message after the line (copied from an earlier run), a note between (a notebook's "You must restart the
+# runtime in order to use newly installed versions": its kernel keeps the release it imported before the install),
+# IPython's header or `%run` (the same kernel), an installer's line below the traceback.
+_RUN_COMMAND = r"[ \t]*(?:[^\n]*[$#>%][ \t]*)?!?(?:python[0-9.]*|py)(?:\.exe)?(?![^ \t\n])[^\n]*\n(?:[ \t]*\n)*"
+RAN_AFTER = (r"(?<![^\n])[ \t]*Successfully installed (?:[^ \t\n]+[ \t]+)*?{name}-"
+             r"(?=[0-9]+\.[0-9]+\.[0-9]+(?![^ \t\n,]))[^\n]*\n(?:[ \t]*\n)*(?:" + _RUN_COMMAND + r")?[ \t]*"
+             + _TRACEBACK_WORDS + r":[ \t]*(?![^\n])")
 # A line that states a release and says that something works, worked or was fixed there ("<library> 4.57.1 works,
 # mine is older", "upgrading to <library> 4.57.1 fixes it") compares releases: a reader cannot tell which one is
 # installed, and the one named is often the one that did not raise. With no other release
@@ -674,6 +686,7 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
                      "ARROW_LINE": ARROW_LINE,
                      "PYTEST_DEF": PYTEST_DEF, "PYTEST_FAILING": PYTEST_FAILING,
                      "MARKERS": MARKERS, "PLAIN_RELEASE": PLAIN_RELEASE, "CLAUSE": CLAUSE, "STATED": STATED,
+                     "RAN_AFTER": RAN_AFTER,
                      "TOLD_WORKING": TOLD_WORKING, "TOLD_NOT": TOLD_NOT, "TOLD_NEXT": TOLD_NEXT,
                      "SENTENCE_END": SENTENCE_END, "TOLD_OTHER_BEFORE": TOLD_OTHER_BEFORE,
                      "TOLD_OTHER_AFTER": TOLD_OTHER_AFTER,

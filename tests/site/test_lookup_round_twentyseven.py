@@ -188,7 +188,8 @@ def test_prefixed_log_lines_windows_paths_and_escaped_pastes_are_read_alike(kb):
 
 def test_two_releases_that_disagree_never_confirm_what_one_of_them_rules_out(kb):  # noqa: F811
     """A freeze naming one release above an installer's line naming another: the words whose other cause holds on
-    one of them stay possible, whichever comes first."""
+    one of them stay possible, whichever comes first, on a bare message (no run's traceback follows the installer's
+    line to say it ran after the install: round twenty-eight, `rules.RAN_AFTER`)."""
     for freeze, installed in (("4.57.0", "4.46.3"), ("4.46.0", "4.57.0")):
         text = f"transformers=={freeze}\ntorch==2.4\nSuccessfully installed transformers-{installed}\n{K}"
         assert answer(kb, text) == ([], [KEY]), text

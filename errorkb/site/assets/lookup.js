@@ -246,12 +246,14 @@
     "RICH_EDGE", "FRAME_WRAP", "FRAME_NAME_WRAP", "LINK", "QUOTED", "QUOTE_MARK", "DIFF_HUNK", "DIFF_CHANGE", "DOCTEST_EXPECTED", "LINE_END", "CHAINED", "RELEASE_NUMBER", "NAME", "SENTENCE_END",
     "WARNING_HEADER"]);
 
+  const TEMPLATES = new Set(["STATED", "RAN_AFTER"]);  // written with `{name}`: compiled once the library is known
+
   /* The index's `rules` made ready: each pattern compiled (the global flag where it is scanned). */
   function compileRules(rules) {
     if (!rules || !rules.patterns) throw new Error("the index carries no lookup rules (rebuild the site)");
     const patterns = table();
     for (const [name, source] of Object.entries(rules.patterns)) {
-      patterns[name] = name === "STATED" ? source : new RegExp(source, GLOBAL.has(name) ? "g" : "");
+      patterns[name] = TEMPLATES.has(name) ? source : new RegExp(source, GLOBAL.has(name) ? "g" : "");
     }
     const types = table();
     for (const [name, source] of Object.entries(rules.types || {})) types[name] = source ? new RegExp(source) : null;
@@ -819,10 +821,23 @@
   /* The paste's statements of a release of `library`, but those whose name ends another distribution's written
    * with blanks or any separator: `others`, the words before the library's name in such names (_paste.py:statements). */
   function statements(text, library, R, meter, others) {
-    meter.work += text.length;
+    const since = ranFrom(text, library, R, meter);
+    meter.work += text.length - since;
     const pattern = new RegExp(R.patterns.STATED.replaceAll("{name}", escapeRe(library)), "g");
+    pattern.lastIndex = since;
     return [...text.matchAll(pattern)].filter((m) => !(others.length && text.startsWith(library, m.index)
       && endsAnother(text, m.index, others, meter)));
+  }
+
+  /* Where statements of a release start counting: the last installer's line a run's traceback follows directly
+     (_paste.py:ran_from). */
+  function ranFrom(text, library, R, meter) {
+    meter.work += text.length;
+    let last = 0;
+    for (const m of text.matchAll(new RegExp(R.patterns.RAN_AFTER.replaceAll("{name}", escapeRe(library)), "g"))) {
+      last = m.index;
+    }
+    return last;
   }
 
   const SEPARATORS = " \t-_.";  // what joins a distribution's name's words as users write it (_paste.py)
@@ -956,8 +971,11 @@
       done = start;
     }
     if (majors.size) {
-      meter.work += text.length;
-      for (const one of text.matchAll(R.patterns.RELEASE_NUMBER)) if (majors.has(one[1].split(".")[0])) found.push(one[1]);
+      const since = ranFrom(text, library, R, meter);
+      meter.work += text.length - since;
+      const numbers = new RegExp(R.patterns.RELEASE_NUMBER);  // a copy: its own lastIndex
+      numbers.lastIndex = since;
+      for (const one of text.matchAll(numbers)) if (majors.has(one[1].split(".")[0])) found.push(one[1]);
     }
     return found;
   }
