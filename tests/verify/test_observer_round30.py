@@ -1,0 +1,119 @@
+"""Round thirty (red30): a module global the library's own code rebinds, judged by who bound it, not by its type.
+
+babel loads its locale data into a module global on first use (`babel.core.get_global`: `global _global_data`,
+`_global_data = pickle.load(fileobj)`); the end check accepted a library's rebinding of such a name only for plain
+scalars, tuples and its own functions (`_p_library_data`), so an honest before failed "the snippet replaced
+babel.core._global_data" (`tests/test_own_library_babel.py`, a strict xfail until now). The class is who made the
+binding: a frame of the target's own file whose code names a global the module's functions assign under `global`
+(`child.rebound_globals`) is followed as the runtime's rebinders are (`_p_follow_rebinder`); what it bound, no code of
+the snippet's run meanwhile, not an object the frame was handed (its locals as it returns), and nothing of the
+snippet's (`_p_foreign`), is the library's (`bound_by_trusted`, by identity). The hostile twins: the snippet binding
+the name itself, before or after the library did; the library storing the very object the snippet handed it; the
+library storing what a callback of the snippet's made inside it; the library storing a class of the snippet's.
+
+The scenarios run as `tests/verify/test_observer.py` runs them (a forked process, the stream read back), with
+`lib/store.py`'s namespace held as `child._spaces` holds the library's.
+"""
+
+from __future__ import annotations
+
+import importlib
+import textwrap
+import types
+from pathlib import Path
+
+from errorkb.verify.inside.child import rebound_globals
+from tests.verify.test_observer import read, run_scenario
+from tests.verify.test_observer_round12 import watch_in
+
+STORE = '''
+_DATA = None
+_KEPT = None
+
+
+def get(key):
+    """babel's `get_global`: loads its data into the module global on first use, then reads it."""
+    global _DATA
+    if _DATA is None:
+        loaded = {"zone_aliases": {"UTC": "Etc/UTC"}, "likely_subtags": {"no": "nb_Latn_NO"}}
+        _DATA = dict(loaded)
+    return _DATA.get(key, {})
+
+
+def keep(data):
+    """Stores the very object it is handed."""
+    global _KEPT
+    _KEPT = data
+
+
+def keep_made(make):
+    """Stores what the function it is handed makes."""
+    global _KEPT
+    _KEPT = make()
+
+
+def keep_first(items):
+    """Stores the first of what it is handed (not held by the frame itself)."""
+    global _KEPT
+    _KEPT = items[0]
+
+
+def parse(text):
+    """Refuses what it has no data for: the library's own error."""
+    if text not in get("likely_subtags"):
+        raise ValueError(f"unknown locale {text!r}")
+    return text
+'''
+
+
+def _configure(config: dict) -> None:
+    watch_in("store", "parse")(config)
+    module = importlib.import_module("store")
+    config["spaces"] = [*config.get("spaces", []),
+                        ("store", module, dict(vars(module)), type(module) is not types.ModuleType,
+                         rebound_globals(module))]
+
+
+def _run(tmp_path: Path, body: str):
+    folder = tmp_path / "lib"
+    folder.mkdir(exist_ok=True)
+    (folder / "store.py").write_text(STORE)
+    body = "import store\n" + textwrap.dedent(body)
+    return read(run_scenario(tmp_path, body, configure=_configure)).observation
+
+
+def _replaced(seen) -> list[str]:
+    return [what for what in seen.tampered if "store._" in what]
+
+
+def test_the_librarys_own_code_loading_a_dict_into_its_global_is_not_the_snippet(tmp_path):
+    """The honest case (babel's): the library loads a dict into its global on first use, then raises its own error.
+    On main: "replaced store._DATA"."""
+    seen = _run(tmp_path, 'store.parse("no_NO")\n')
+    assert seen is not None and seen.exception is not None and seen.exception.type == "ValueError", seen
+    assert seen.tampered == [] and seen.interference == [], (seen.tampered, seen.interference)
+
+
+def test_the_snippet_binding_the_global_itself_is_replacing_it(tmp_path):
+    seen = _run(tmp_path, 'store._DATA = {"likely_subtags": {}}\nstore.parse("no_NO")\n')
+    assert seen is not None and _replaced(seen) != [], seen
+
+
+def test_the_snippet_rebinding_the_global_after_the_library_did_is_replacing_it(tmp_path):
+    seen = _run(tmp_path, 'store.get("x")\nstore._DATA = {"likely_subtags": {}}\nstore.parse("no_NO")\n')
+    assert seen is not None and _replaced(seen) != [], seen
+
+
+def test_the_library_storing_the_dict_the_snippet_handed_it_is_the_snippets(tmp_path):
+    seen = _run(tmp_path, 'store.keep({"likely_subtags": {}})\nstore.parse("no_NO")\n')
+    assert seen is not None and _replaced(seen) != [], seen
+
+
+def test_the_library_storing_what_the_snippets_code_made_inside_it_is_the_snippets(tmp_path):
+    seen = _run(tmp_path, 'store.keep_made(lambda: {"likely_subtags": {}})\nstore.parse("no_NO")\n')
+    assert seen is not None and _replaced(seen) != [], seen
+
+
+def test_the_library_storing_a_class_of_the_snippets_is_the_snippets(tmp_path):
+    seen = _run(tmp_path, 'class Mine:\n    pass\n\n\nstore.keep_first([Mine])\nstore.parse("no_NO")\n')
+    assert seen is not None and _replaced(seen) != [], seen
