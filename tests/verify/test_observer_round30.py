@@ -117,3 +117,111 @@ def test_the_library_storing_what_the_snippets_code_made_inside_it_is_the_snippe
 def test_the_library_storing_a_class_of_the_snippets_is_the_snippets(tmp_path):
     seen = _run(tmp_path, 'class Mine:\n    pass\n\n\nstore.keep_first([Mine])\nstore.parse("no_NO")\n')
     assert seen is not None and _replaced(seen) != [], seen
+
+
+# click's `UsageError` (`tests/test_own_library_round5.py`): `__str__` returns `self.message`, and the exception holds
+# the Context of the snippet's command, whose callback is the snippet's function; the text was "could not be read"
+# (everything the exception holds had to be plain data for its `__str__` to run). The class: a library `__str__` whose
+# bytecode only returns one attribute of the exception reads that attribute alone (`_p_attribute_message`).
+USAGE = '''
+class Context:
+    def __init__(self, command):
+        self.command = command
+
+
+class UsageError(Exception):
+    def __init__(self, message, ctx=None):
+        super().__init__(message)
+        self.message = message
+        self.ctx = ctx
+
+    def __str__(self):
+        return self.message
+
+
+class CommandError(UsageError):
+    def __str__(self):
+        return self.ctx.command.__name__
+
+
+def fail(command, args):
+    """click's `Context.fail` under `parse_args`: its own message, the context of the command it parsed."""
+    raise UsageError(f"Got unexpected extra argument ({args})", Context(command))
+
+
+def fail_as(kind, command, args):
+    raise kind(f"Got unexpected extra argument ({args})", Context(command))
+
+
+def fail_with(message, command):
+    raise UsageError(message, Context(command))
+'''
+
+EXTRA = "Got unexpected extra argument (extra)"
+
+
+def _usage(tmp_path: Path, body: str, watched: str = "fail"):
+    folder = tmp_path / "lib"
+    folder.mkdir(exist_ok=True)
+    (folder / "usage.py").write_text(USAGE)
+    body = "import usage\n\n\ndef hello():\n    pass\n\n\n" + textwrap.dedent(body)
+    seen = read(run_scenario(tmp_path, body, configure=watch_in("usage", watched))).observation
+    assert seen is not None, seen
+    return seen
+
+
+def _messages(seen) -> list:
+    return [error.message for error in seen.calls.raised]
+
+
+def _unread(seen) -> bool:
+    """Raised once, its text not read (nor the snippet's words taken for it)."""
+    said = _messages(seen)
+    return len(said) == 1 and "could not be read" in str(said[0]) and "forged" not in str(said)
+
+
+def test_a_library_str_returning_one_attribute_is_read_past_the_snippets_objects_the_error_holds(tmp_path):
+    """The honest case (click's): on main the message was None ("could not be read")."""
+    seen = _usage(tmp_path, 'usage.fail(hello, "extra")\n')
+    assert _messages(seen) == [EXTRA] and seen.tampered == [] and seen.interference == [], seen
+
+
+def test_a_subclass_of_the_snippets_answering_attribute_reads_is_not_read(tmp_path):
+    body = """
+    class Forged(usage.UsageError):
+        def __getattribute__(self, name):
+            return "forged" if name == "message" else object.__getattribute__(self, name)
+
+
+    usage.fail_as(Forged, hello, "extra")
+    """
+    assert _unread(_usage(tmp_path, body, "fail_as"))
+
+
+def test_the_librarys_class_given_an_attribute_reader_by_the_snippet_is_not_read(tmp_path):
+    body = """
+    usage.UsageError.__getattribute__ = lambda self, name: "forged" if name == "message" \\
+        else object.__getattribute__(self, name)
+    usage.fail(hello, "extra")
+    """
+    assert _unread(_usage(tmp_path, body))
+
+
+def test_a_library_str_reading_through_the_snippets_objects_is_still_not_read(tmp_path):
+    body = """
+    hello.__name__ = "forged"
+    usage.fail_as(usage.CommandError, hello, "extra")
+    """
+    assert _unread(_usage(tmp_path, body, "fail_as"))
+
+
+def test_an_attribute_holding_a_str_of_the_snippets_is_not_read(tmp_path):
+    body = """
+    class Text(str):
+        def __str__(self):
+            return "forged"
+
+
+    usage.fail_with(Text("Got unexpected extra argument (extra)"), hello)
+    """
+    assert _unread(_usage(tmp_path, body, "fail_with"))

@@ -235,6 +235,12 @@ _c_BUILTIN_CLASSES = tuple(value for value in vars(builtins).values()
 _c_ARGS_ONLY = (object, BaseException, Exception, ValueError, TypeError, RuntimeError, LookupError, KeyError,
                 IndexError, ArithmeticError, OverflowError, ZeroDivisionError, NotImplementedError, AssertionError,
                 Warning, UserWarning, DeprecationWarning, RuntimeWarning)
+# The generic attribute readers of those classes (object's, BaseException's own slot wrapper): an instance read through
+# one of them answers a name from its class's descriptors, then its own `__dict__`, with no Python code run.
+_c_GENERIC_GETATTRS = tuple(vars(klass)["__getattribute__"] for klass in _c_ARGS_ONLY
+                            if "__getattribute__" in vars(klass))
+# How a `LOAD_ATTR`'s argument names its attribute: 3.12 shifts the index left by one, its low bit set for a method.
+_c_LOAD_ATTR_SHIFT = 1 if sys.version_info >= (3, 12) else 0
 _c_base_str = BaseException.__str__
 _c_base_like_str = _base_like_str()
 _c_import_msg = ImportError.__dict__["msg"].__get__
@@ -1646,6 +1652,9 @@ def _p_library_message(error: Any) -> str | None:
     implementation = _p_class_attr(type(error), "__str__")
     if type(implementation) is not _c_FunctionType or not _p_library_code(_c_func_code(implementation)):
         return None
+    attribute = _p_attribute_message(error, implementation)
+    if attribute is not None:
+        return attribute
     if not _p_str_data(error, [_c_LIBRARY_DATA_MAX], _c_LIBRARY_DATA_DEPTH) or _p_library_rebound():
         return None
     links = [pair[0](error) for pair in _c_exc_links]
@@ -1658,6 +1667,46 @@ def _p_library_message(error: Any) -> str | None:
     finally:
         for index in range(4):
             _c_exc_links[index][1](error, links[index])
+    return text if type(text) is str else None
+
+
+def _p_attribute_message(error: Any, implementation: Any) -> str | None:
+    """The text of an exception whose library `__str__` returns one attribute of it and does nothing else (click's
+    `ClickException.__str__`, `return self.message`; its bytecode says so, Python's own `dis` names): that attribute's
+    exact `str` in the exception's own `__dict__`, read with no code run, where every class of the exception's is the
+    library's as it was (`_p_str_class`), reads attributes with Python's generic reader alone, and holds no such name
+    (a property of that name would answer instead). What else it holds (click's `ctx`: the Context of the snippet's
+    command) that `__str__` never reads is not the text's; anything else: None (`_p_library_message` goes on)."""
+    kind = type(error)
+    code = _c_func_code(implementation)
+    if code.co_argcount != 1 or code.co_kwonlyargcount or code.co_freevars or code.co_cellvars:
+        return None
+    names = _S["opnames"]
+    ops = code.co_code
+    steps = []
+    for at in range(0, len(ops), 2):
+        if ops[at] >= len(names):
+            return None
+        if not _p_one_of(names[ops[at]], ("CACHE",)):
+            steps.append((names[ops[at]], ops[at + 1]))
+    if len(steps) != 4 or not _p_one_of(steps[0][0], ("RESUME",)) or not _p_one_of(steps[1][0], ("LOAD_FAST",)) \
+            or steps[1][1] != 0 or not _p_one_of(steps[2][0], ("LOAD_ATTR",)) \
+            or not _p_one_of(steps[3][0], ("RETURN_VALUE",)) or steps[2][1] & _c_LOAD_ATTR_SHIFT:
+        return None
+    index = steps[2][1] >> _c_LOAD_ATTR_SHIFT
+    if index >= len(code.co_names) or not _p_str_class(kind, 2) \
+            or not _p_in(_p_class_attr(kind, "__getattribute__"), _c_GENERIC_GETATTRS):
+        return None
+    name = code.co_names[index]
+    if _p_class_attr(kind, name) is not _c_MISSING:
+        return None
+    own = _p_own_dict(error, kind)
+    text = None
+    for pair in _c_list_iter(list(_c_dict_items(own)) if own is not None else []):
+        if type(pair[0]) is not str:  # compared by value in C alone: a key of the snippet's would answer `__eq__`
+            return None
+        if _p_one_of(pair[0], (name,)):
+            text = pair[1]
     return text if type(text) is str else None
 
 
