@@ -18,13 +18,18 @@ The scenarios run as `tests/verify/test_observer.py` runs them (a forked process
 from __future__ import annotations
 
 import importlib
+import json
 import textwrap
 import types
 from pathlib import Path
 
+import pytest
+
+from errorkb.cli import main
 from errorkb.verify.inside.child import rebound_globals
 from tests.verify.test_observer import read, run_scenario
 from tests.verify.test_observer_round12 import watch_in
+from tests.verify.verifykb import drafted_from_crash
 
 STORE = '''
 _DATA = None
@@ -225,3 +230,52 @@ def test_an_attribute_holding_a_str_of_the_snippets_is_not_read(tmp_path):
     usage.fail_with(Text("Got unexpected extra argument (extra)"), hello)
     """
     assert _unread(_usage(tmp_path, body, "fail_with"))
+
+
+# pydantic (red27's note): `Model.model_rebuild(force=True)` before the error. The model's engines (its
+# `__pydantic_validator__`, `__pydantic_computed_fields__`, ...) are recorded as the library's when its metaclass's
+# `__new__` returns (`_p_maker_engines`); `model_rebuild` -> `_model_construction.complete_model_class` puts new ones
+# there from a frame the observer does not follow (no metaclass `__new__`), so `_p_replaced_engine` reads them as the
+# snippet's: "planted C code in what the snippet handed TypeAdapter.__init__ (M.__pydantic_computed_fields__ (not what
+# the library made for it))". Telling who put them needs the rebuilding frame followed, as a maker's is; which frames
+# to follow is decided once per code object, before the model exists, so it is not a small change: a strict xfail.
+MODEL = "from pydantic import BaseModel, ConfigDict, TypeAdapter\n\n\nclass M(BaseModel):\n    x: int\n\n\n"
+ADAPT = "TypeAdapter(M, config=ConfigDict(strict=True))"
+SHOW = "# --8<-- [start:show]\n{}\n# --8<-- [end:show]\n"
+
+
+def _pydantic_before(tmp_path, capsys, setup: str, allow: str = "") -> dict:
+    root = tmp_path / "kb"
+    assert main(["init", str(root), "--library", "pydantic", "--source-root", "", "--tag-format", "v{release}"]) == 0
+    printed, written, text = drafted_from_crash(root, tmp_path, "config-unused", MODEL + ADAPT + "\n")
+    assert "Cannot use `config` when the type is a BaseModel" in printed, printed
+    written.write_text(text.replace("TODO: ", "Filled: ").replace('"TODO"', '"Filled"') + allow)
+    (root / "snippets" / "config-unused" / "before.py").write_text(MODEL + setup + SHOW.format(ADAPT))
+    capsys.readouterr()
+    main(["--root", str(root), "verify", "config-unused", "--snippet", "before", "--no-cache", "--sandbox", "require"])
+    (check,) = json.loads((root / "reports" / "latest.json").read_text())["checks"]
+    return check
+
+
+def test_pydantic_a_before_handing_its_model_passes(tmp_path, capsys):
+    check = _pydantic_before(tmp_path, capsys, "")
+    assert check["outcome"] == "pass", check
+
+
+@pytest.mark.xfail(strict=True, reason="pydantic's model_rebuild puts new engines in the snippet's model from a frame "
+                                       "the observer does not follow (no metaclass __new__): read as planted, "
+                                       "'M.__pydantic_computed_fields__ (not what the library made for it)' "
+                                       "(observer `_p_replaced_engine`, `_p_maker_engines`)")
+def test_pydantic_a_before_rebuilding_its_model_passes(tmp_path, capsys):
+    check = _pydantic_before(tmp_path, capsys, "M.model_rebuild(force=True)\n")
+    assert check["outcome"] == "pass", check
+
+
+def test_pydantic_a_model_given_another_models_engines_by_the_snippet_is_planted(tmp_path, capsys):
+    """The hostile twin the rebuild's fix must keep failing: the snippet copies another model's engines into M."""
+    setup = ("class Other(BaseModel):\n    y: str\n\n\n"
+             "M.__pydantic_validator__ = Other.__pydantic_validator__\n"
+             "M.__pydantic_serializer__ = Other.__pydantic_serializer__\n")
+    allow = "allow:\n  - primitive: dunder\n    reason: the hostile twin sets the model's engines itself\n"
+    check = _pydantic_before(tmp_path, capsys, setup, allow)
+    assert check["outcome"] == "fail" and check["code"] == "tampered" and "not what the library made" in check["reason"], check
