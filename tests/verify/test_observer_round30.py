@@ -63,6 +63,14 @@ def keep_first(items):
     _KEPT = items[0]
 
 
+def get_waiting(ready, done):
+    """Names its global as `get` does, and waits (in C code) while it runs: no frame of the snippet's starts."""
+    global _DATA
+    ready.set()
+    done.wait(5)
+    return _DATA
+
+
 def parse(text):
     """Refuses what it has no data for: the library's own error."""
     if text not in get("likely_subtags"):
@@ -116,6 +124,29 @@ def test_the_library_storing_the_dict_the_snippet_handed_it_is_the_snippets(tmp_
 
 def test_the_library_storing_what_the_snippets_code_made_inside_it_is_the_snippets(tmp_path):
     seen = _run(tmp_path, 'store.keep_made(lambda: {"likely_subtags": {}})\nstore.parse("no_NO")\n')
+    assert seen is not None and _replaced(seen) != [], seen
+
+
+def test_a_thread_of_the_snippets_binding_the_global_while_the_librarys_frame_runs_is_replacing_it(tmp_path):
+    """The snippet's thread, its frame started before, binds the global while a frame of the library's that names it
+    waits: no frame of the snippet's starts meanwhile, yet the binding is the snippet's (the thread was not alone)."""
+    body = """
+    import threading
+
+    ready, done = threading.Event(), threading.Event()
+
+
+    def forge():
+        ready.wait(5)
+        store._DATA = {"likely_subtags": {}}
+        done.set()
+
+
+    threading.Thread(target=forge).start()
+    store.get_waiting(ready, done)
+    store.parse("no_NO")
+    """
+    seen = _run(tmp_path, body)
     assert seen is not None and _replaced(seen) != [], seen
 
 

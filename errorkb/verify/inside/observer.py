@@ -4081,13 +4081,18 @@ def _p_library_put(klass: Any, key: str, value: Any) -> bool:
 def _p_follow_rebinder(frame: Any, code: Any) -> None:
     """A rebinder's frame starts (or a generator's resumes): followed to its return (or yield), with what the names its
     code names hold now in the trusted modules written since install, to tell what it binds from what was there."""
+    epoch: int | None = -1  # the runtime's rebinders: as the plug names them
+    if not _p_rebinder(code):  # the target's own: followed only while its thread is alone (`_p_alone`), as a maker's
+        epoch = _p_alone(_c_get_ident())  # is; a thread of the snippet's binding the name meanwhile starts no frame
+        if epoch is None:
+            return
     before: dict[Any, Any] = {}
     names = code.co_names
     for space in _c_list_iter(_p_rebinder_spaces(code)):
         current = space[0]
         for key in _c_tuple_iter(names):
             before[(id(current), key)] = _c_dict_get(current, key, _c_MISSING)
-    _S["rebinding"][id(frame)] = (frame, code, before, _S["snippet_calls"])
+    _S["rebinding"][id(frame)] = (frame, code, before, _S["snippet_calls"], epoch)
     if frame.f_trace is None:
         frame.f_trace_lines = False
     frame.f_trace = _S["trace"]
@@ -4101,8 +4106,10 @@ def _p_rebinder_return(frame: Any, rebinding: Any) -> None:
     it made (`bound_by_trusted`, by identity; `_p_rebound` still holds what it holds to the rule). Nothing else ran
     between but trusted code: the snippet's code called inside is followed, and then nothing is recorded."""
     _S["graves"].append(_S["rebinding"].pop(id(frame), None))
-    _, code, before, calls = rebinding
+    _, code, before, calls, epoch = rebinding
     if _S["snippet_calls"] != calls:  # the snippet's code ran meanwhile (in the frame, or in another thread)
+        return
+    if epoch != -1 and _p_alone(_c_get_ident()) != epoch:  # another thread lived meanwhile: its bindings start no frame
         return
     held: dict[int, Any] = {}  # what the frame keeps (what it read from the names as it began, to restore): not its own
     for pair in _c_list_iter(list(_c_dict_items(_S["locals_of"](frame)))):
