@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
 import yaml
 
 from errorkb.cli import main
@@ -87,11 +86,6 @@ def _written(tmp_path, capsys):
     return root
 
 
-@pytest.mark.xfail(strict=True, reason="babel loads its locale data into a module global on first use (babel.core."
-                                       "_global_data = pickle.load(...), under `global`), and the observer accepts a "
-                                       "library's own rebinding only for plain scalars, tuples and its functions, not "
-                                       "a dict: the before fails 'the snippet replaced babel.core._global_data' "
-                                       "(errorkb/verify/inside/observer.py `_p_library_data`, red28's)")
 def test_babel_the_before_verifies(tmp_path, capsys):
     root = _written(tmp_path, capsys)
     main(["--root", str(root), "verify", "--no-cache", "--sandbox", "require"])

@@ -114,10 +114,6 @@ def test_new_drafts_the_placeholder_where_the_library_formats_the_users_value_in
     assert main(["--root", str(root), "check", "--drift"]) == 0, capsys.readouterr()
 
 
-@pytest.mark.xfail(strict=True, reason="the observer reads a raised exception's text only where no object the snippet "
-                                       "made answers for its `__str__`, and click's UsageError carries the Context of "
-                                       "the snippet's command: the before fails 'could not be read' (errorkb/verify/"
-                                       "inside, red28's; docs/own-library.md, 'Errors raised from compiled code')")
 def test_click_a_before_of_a_usage_error_passes(tmp_path, capsys):
     root, written, text = _click(tmp_path, capsys)
     _filled(written, text)

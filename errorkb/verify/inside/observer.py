@@ -235,6 +235,12 @@ _c_BUILTIN_CLASSES = tuple(value for value in vars(builtins).values()
 _c_ARGS_ONLY = (object, BaseException, Exception, ValueError, TypeError, RuntimeError, LookupError, KeyError,
                 IndexError, ArithmeticError, OverflowError, ZeroDivisionError, NotImplementedError, AssertionError,
                 Warning, UserWarning, DeprecationWarning, RuntimeWarning)
+# The generic attribute readers of those classes (object's, BaseException's own slot wrapper): an instance read through
+# one of them answers a name from its class's descriptors, then its own `__dict__`, with no Python code run.
+_c_GENERIC_GETATTRS = tuple(vars(klass)["__getattribute__"] for klass in _c_ARGS_ONLY
+                            if "__getattribute__" in vars(klass))
+# How a `LOAD_ATTR`'s argument names its attribute: 3.12 shifts the index left by one, its low bit set for a method.
+_c_LOAD_ATTR_SHIFT = 1 if sys.version_info >= (3, 12) else 0
 _c_base_str = BaseException.__str__
 _c_base_like_str = _base_like_str()
 _c_import_msg = ImportError.__dict__["msg"].__get__
@@ -695,6 +701,10 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         "rebinders": [(path, name) for path, name in (config["held"][6] if config.get("held") is not None
                                                       and len(config["held"]) > 6 else ())],
         "rebinding": {}, "bound_by_trusted": {}, "rebinder_made": {}, "snippet_calls": 0,
+        # The target's own module globals its functions rebind (`global _global_data`, `child._spaces`' `rebound`):
+        # (the module's file, its namespace, its copy, those names); a frame of that file's code naming one is
+        # followed as a rebinder's (`_p_library_rebinder`), so what it binds is the library's by who bound it.
+        "library_rebinders": _library_rebinders(config.get("spaces", [])),
         # Per thread: how many frames of the snippet's code started while a watched call ran there (callbacks,
         # declared or not); a watched frame's record keeps the count its call began with (`_p_callback_ran`).
         "callbacks_run": {},
@@ -715,6 +725,16 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         "function_records": tuple(config["held"][7]) if config.get("held") is not None and len(config["held"]) > 7
         else (),
     }
+
+
+def _library_rebinders(spaces: list[Any]) -> list[tuple[str, dict[str, Any], dict[str, Any], frozenset[str]]]:
+    """For each module of the target's whose own functions rebind its globals: its file, namespace, copy and names."""
+    found = []
+    for _, space, snapshot, _, rebound in spaces:
+        path = getattr(space, "__file__", None) if isinstance(space, types.ModuleType) else None
+        if rebound and isinstance(path, str):
+            found.append((path, vars(space), dict(snapshot), frozenset(rebound)))
+    return found
 
 
 def _python_tables(in_tables: Callable[[Any], bool], roots: tuple[tuple[str, ...], ...],
@@ -1632,6 +1652,9 @@ def _p_library_message(error: Any) -> str | None:
     implementation = _p_class_attr(type(error), "__str__")
     if type(implementation) is not _c_FunctionType or not _p_library_code(_c_func_code(implementation)):
         return None
+    attribute = _p_attribute_message(error, implementation)
+    if attribute is not None:
+        return attribute
     if not _p_str_data(error, [_c_LIBRARY_DATA_MAX], _c_LIBRARY_DATA_DEPTH) or _p_library_rebound():
         return None
     links = [pair[0](error) for pair in _c_exc_links]
@@ -1644,6 +1667,46 @@ def _p_library_message(error: Any) -> str | None:
     finally:
         for index in range(4):
             _c_exc_links[index][1](error, links[index])
+    return text if type(text) is str else None
+
+
+def _p_attribute_message(error: Any, implementation: Any) -> str | None:
+    """The text of an exception whose library `__str__` returns one attribute of it and does nothing else (click's
+    `ClickException.__str__`, `return self.message`; its bytecode says so, Python's own `dis` names): that attribute's
+    exact `str` in the exception's own `__dict__`, read with no code run, where every class of the exception's is the
+    library's as it was (`_p_str_class`), reads attributes with Python's generic reader alone, and holds no such name
+    (a property of that name would answer instead). What else it holds (click's `ctx`: the Context of the snippet's
+    command) that `__str__` never reads is not the text's; anything else: None (`_p_library_message` goes on)."""
+    kind = type(error)
+    code = _c_func_code(implementation)
+    if code.co_argcount != 1 or code.co_kwonlyargcount or code.co_freevars or code.co_cellvars:
+        return None
+    names = _S["opnames"]
+    ops = code.co_code
+    steps = []
+    for at in range(0, len(ops), 2):
+        if ops[at] >= len(names):
+            return None
+        if not _p_one_of(names[ops[at]], ("CACHE",)):
+            steps.append((names[ops[at]], ops[at + 1]))
+    if len(steps) != 4 or not _p_one_of(steps[0][0], ("RESUME",)) or not _p_one_of(steps[1][0], ("LOAD_FAST",)) \
+            or steps[1][1] != 0 or not _p_one_of(steps[2][0], ("LOAD_ATTR",)) \
+            or not _p_one_of(steps[3][0], ("RETURN_VALUE",)) or steps[2][1] & _c_LOAD_ATTR_SHIFT:
+        return None
+    index = steps[2][1] >> _c_LOAD_ATTR_SHIFT
+    if index >= len(code.co_names) or not _p_str_class(kind, 2) \
+            or not _p_in(_p_class_attr(kind, "__getattribute__"), _c_GENERIC_GETATTRS):
+        return None
+    name = code.co_names[index]
+    if _p_class_attr(kind, name) is not _c_MISSING:
+        return None
+    own = _p_own_dict(error, kind)
+    text = None
+    for pair in _c_list_iter(list(_c_dict_items(own)) if own is not None else []):
+        if type(pair[0]) is not str:  # compared by value in C alone: a key of the snippet's would answer `__eq__`
+            return None
+        if _p_one_of(pair[0], (name,)):
+            text = pair[1]
     return text if type(text) is str else None
 
 
@@ -2527,6 +2590,8 @@ def _p_trace(ident: int, args: Any) -> None:
         elif _S["probe"] is not None and _p_in_roots(code.co_filename, _S["target_roots"]) and code.co_argcount:
             _S["methods"][code] = code  # the library's, on a device check: its calls on its own objects are read
             _p_object_call(ident, frame, code)
+        elif _p_library_rebinder(code) is not None:  # not a module's body (the import's), nor a measured method
+            _p_follow_rebinder(frame, code)
         else:
             _S["quiet"][code] = code  # trusted, watched by nothing: `_p_hook` answers its calls itself
         return
@@ -3806,6 +3871,30 @@ def _p_rebinder(code: Any) -> bool:
     return False
 
 
+def _p_library_rebinder(code: Any) -> Any:
+    """The target's module whose globals this code may rebind (`library_rebinders`: its file, and a name it names
+    that the module's own functions assign under `global`), or None. Known by its file, as `_p_rebinder`'s are."""
+    for entry in _c_list_iter(_S["library_rebinders"]):
+        if code.co_filename == entry[0]:
+            for key in _c_tuple_iter(code.co_names):
+                if _p_in(key, entry[3]):
+                    return entry
+    return None
+
+
+def _p_rebinder_spaces(code: Any) -> list[Any]:
+    """The namespaces a rebinder's frame may bind in, each with its copy: the trusted modules written since install,
+    and the target's module whose globals the code rebinds (`_p_library_rebinder`)."""
+    modules, _ = _p_written()
+    spaces = []
+    for _, entry in _c_list_iter(modules):
+        spaces.append((_c_module_dict(entry[0]), entry[1]))
+    library = _p_library_rebinder(code)
+    if library is not None:
+        spaces.append((library[1], library[2]))
+    return spaces
+
+
 def _p_class_maker(code: Any) -> bool:
     """A metaclass's `__new__` of the target's own (`__new__(mcls, name, bases, namespace, ...)`): the library's code
     that makes a class and may put in it what it chooses (mypy_extensions' `_TypedDictMeta.__new__` puts its
@@ -3992,36 +4081,41 @@ def _p_library_put(klass: Any, key: str, value: Any) -> bool:
 def _p_follow_rebinder(frame: Any, code: Any) -> None:
     """A rebinder's frame starts (or a generator's resumes): followed to its return (or yield), with what the names its
     code names hold now in the trusted modules written since install, to tell what it binds from what was there."""
+    epoch: int | None = -1  # the runtime's rebinders: as the plug names them
+    if not _p_rebinder(code):  # the target's own: followed only while its thread is alone (`_p_alone`), as a maker's
+        epoch = _p_alone(_c_get_ident())  # is; a thread of the snippet's binding the name meanwhile starts no frame
+        if epoch is None:
+            return
     before: dict[Any, Any] = {}
     names = code.co_names
-    modules, _ = _p_written()
-    for _, entry in _c_list_iter(modules):
-        current = _c_module_dict(entry[0])
+    for space in _c_list_iter(_p_rebinder_spaces(code)):
+        current = space[0]
         for key in _c_tuple_iter(names):
             before[(id(current), key)] = _c_dict_get(current, key, _c_MISSING)
-    _S["rebinding"][id(frame)] = (frame, code, before, _S["snippet_calls"])
+    _S["rebinding"][id(frame)] = (frame, code, before, _S["snippet_calls"], epoch)
     if frame.f_trace is None:
         frame.f_trace_lines = False
     frame.f_trace = _S["trace"]
 
 
 def _p_rebinder_return(frame: Any, rebinding: Any) -> None:
-    """A rebinder's frame returns (or yields): each name its code names, in a trusted module, now bound to what was
+    """A rebinder's frame returns (or yields): each name its code names, in a trusted module (or the target's module
+    whose global it rebinds, `_p_rebinder_spaces`), now bound to what was
     in neither the module's copy nor that name when the frame started, nor is held by the frame (what it read as it
     began, and restores as it exits: the snippet's, if the snippet bound it first), was bound by that frame, to what
     it made (`bound_by_trusted`, by identity; `_p_rebound` still holds what it holds to the rule). Nothing else ran
     between but trusted code: the snippet's code called inside is followed, and then nothing is recorded."""
     _S["graves"].append(_S["rebinding"].pop(id(frame), None))
-    _, code, before, calls = rebinding
+    _, code, before, calls, epoch = rebinding
     if _S["snippet_calls"] != calls:  # the snippet's code ran meanwhile (in the frame, or in another thread)
+        return
+    if epoch != -1 and _p_alone(_c_get_ident()) != epoch:  # another thread lived meanwhile: its bindings start no frame
         return
     held: dict[int, Any] = {}  # what the frame keeps (what it read from the names as it began, to restore): not its own
     for pair in _c_list_iter(list(_c_dict_items(_S["locals_of"](frame)))):
         held[id(pair[1])] = pair[1]
-    modules, _ = _p_written()
-    for _, entry in _c_list_iter(modules):
-        module, was = entry
-        current = _c_module_dict(module)
+    for space in _c_list_iter(_p_rebinder_spaces(code)):
+        current, was = space
         for key in _c_tuple_iter(code.co_names):
             now = _c_dict_get(current, key, _c_MISSING)
             if now is _c_MISSING or now is _c_dict_get(was, key, _c_MISSING) \
@@ -5210,7 +5304,8 @@ def _p_end_checks() -> None:
             current = dict(_c_proxy_items(_c_type_dict(space)))
         for key, value in _c_dict_items(snapshot):
             now = _c_dict_get(current, key, _c_MISSING)
-            if now is not value and not (_p_in(key, rebound) and _p_library_data(now, 2)):
+            if now is not value and not (_p_in(key, rebound) and (_p_library_data(now, 2) or (
+                    _p_is_module(space) and _p_trusted_binding(current, key, now) is not None))):
                 _p_tamper("replaced", label + "." + key)
         if grows:  # a lazily loading package: its loader binds new names; replacing one is still seen
             continue
@@ -5224,7 +5319,9 @@ def _p_end_checks() -> None:
 
 def _p_library_data(value: Any, depth: int) -> bool:
     """What a library function may store in a global it rebinds itself: plain data, the library's
-    own functions, or a tuple of those (4.57's `_causal_conv1d_cache = (None, None)`)."""
+    own functions, or a tuple of those (4.57's `_causal_conv1d_cache = (None, None)`). Anything else
+    is the library's only when its own frame bound it, no code of the snippet's run meanwhile
+    (`_p_trusted_binding`: babel's `_global_data = pickle.load(...)`)."""
     kind = type(value)
     if value is None or kind is bool or kind is int or kind is float or kind is str or kind is bytes:
         return True
