@@ -175,7 +175,8 @@ def run_check(check: Check, library: LibraryProfile, timeout: float, python: Pat
         try:
             with output.open("wb") as sink:
                 process = subprocess.Popen(
-                    sandbox.wrap(jail.command(str(output), limits.wall_s, (write_end, key_write), hide_proc, argv),
+                    sandbox.wrap(jail.command(str(output), limits.wall_s, (write_end, key_write), hide_proc, argv,
+                                              str(check.snippet.path.parent)),
                                  device=check.device, writable=[Path(scratch)], jails=True, python=python,
                                  absent=absent.paths)
                     if sandbox else argv,

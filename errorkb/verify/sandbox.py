@@ -12,8 +12,9 @@ The sandbox (`Sandbox.wrap`):
 - imports errorkb from the harness's own package, bound alone at `/run/errorkb/import`, never
   from a folder that holds the snippets (the checkout), whatever the harness's `PYTHONPATH`;
 - does not see the verdict cache, `reports/` or `.git` (an empty read-only tmpfs covers each);
-- writes only a private tmpfs `/tmp` (its working folder and `HOME`) and the one folder where
-  the harness collects the check's output;
+- writes only a private tmpfs `/tmp` (`HOME` and `TMPDIR`) and the one folder where the harness
+  collects the check's output; of the project a check sees only its own snippet folder, read-only,
+  its working folder as without the sandbox, and what the runtime and the library need (`inside/jail.py`);
 - has no network, a cleared environment (a short allow-list: no tokens), a minimal `/dev`
   (read-only), and the runtime's device nodes (a GPU's) only for checks on that device;
 - where the harness runs as root, shows the zygote a pids cgroup of its own (`TaskGroups`),
@@ -57,7 +58,7 @@ from typing import Any
 
 from errorkb.core.interpreter import python_command
 from errorkb.plugs import Runtime
-from errorkb.verify.inside.jail import MEMORY_ENV, MEMORY_MAX_ENV, TASKS_ENV
+from errorkb.verify.inside.jail import MEMORY_ENV, MEMORY_MAX_ENV, PROJECT_ENV, SHOWN_ENV, TASKS_ENV
 from errorkb.verify.inside.library import package_dirs
 from errorkb.verify.modes import SandboxUnavailable as SandboxUnavailable
 
@@ -95,6 +96,8 @@ class Sandbox:
     env_prefixes: tuple[str, ...] = ()  # environment variables the runtime and the library read
     private: tuple[str, ...] = ()  # folders nothing may be imported from (the snippets), nor from above them
     check_memory: int = CHECK_MEMORY  # bytes one check may use, all its processes together (a memory cgroup)
+    project: tuple[str, ...] = ()  # of these folders a check sees its own snippet folder only (`jail`)
+    needs: tuple[str, ...] = ()  # what the system, the runtime and the library need: shown wherever it lies
 
     def wrap(self, argv: list[str], *, device: str, writable: list[Path], jails: bool = False,
              python: Path | None = None, also: Sequence[Path] = (), absent: Sequence[str] = ()) -> list[str]:
@@ -129,6 +132,9 @@ class Sandbox:
         # snippet folder's files would import (the checkout, or the snippets folder itself).
         command += ["--ro-bind", str(_PACKAGE), f"{_IMPORT}/errorkb"]
         env["PYTHONPATH"] = os.pathsep.join([_IMPORT, *self.import_path()])
+        if self.project:  # each check sees of the project its own snippet folder and what the runtime needs
+            env.update({PROJECT_ENV: os.pathsep.join(self.project),
+                        SHOWN_ENV: os.pathsep.join(self.shown(environment))})
         if tasks:  # RLIMIT_NPROC does not hold for uid 0: a pids cgroup per check
             command += ["--bind", str(task_groups().new()), _TASKS]
             env[TASKS_ENV] = _TASKS
@@ -140,6 +146,16 @@ class Sandbox:
                 env.update({MEMORY_ENV: _TASKS, MEMORY_MAX_ENV: str(self.check_memory)})
         command += ["--clearenv", *_setenv(env), "--chdir", "/tmp", "--", *argv]
         return command
+
+    def shown(self, environment: Sequence[str] = ()) -> list[str]:
+        """What a check sees of the project besides its own snippet folder: what the system, the runtime, the
+        library (`needs`), another interpreter's `environment` and the import path need that lies inside it;
+        never a folder that is, holds or lies in a private one (the snippets: another entry's folder)."""
+        wanted = [*self.needs, *environment, *(found for entry in self.import_path()
+                                                for found in (entry, os.path.realpath(entry)))]
+        return sorted({os.path.normpath(path) for path in wanted
+                       if any(_within(path, folder) and path != folder for folder in self.project)
+                       and not any(_within(path, private) or _within(private, path) for private in self.private)})
 
     def import_path(self) -> list[str]:
         """The harness's PYTHONPATH entries a check may import from: none that is a private folder, lies
@@ -261,9 +277,12 @@ def candidate(mode: str, read_only: list[Path], hidden: list[Path], *, runtime: 
 
 def _sandbox(bwrap: str, read_only: list[Path], hidden: list[Path], runtime: Runtime | None,
              packages: tuple[str, ...], env_prefixes: tuple[str, ...], private: Sequence[Path]) -> Sandbox:
+    project = {os.path.normpath(found) for path in read_only for found in (str(path), os.path.realpath(path))
+               if os.path.isdir(found)}
     return Sandbox(bwrap, runtime_paths(read_only, packages), tuple(str(path) for path in hidden if path.is_dir()),
                    runtime=runtime, env_prefixes=(*env_prefixes, *(runtime.env_prefixes if runtime else ())),
-                   private=tuple(os.path.realpath(path) for path in private))
+                   private=tuple(os.path.realpath(path) for path in private), project=tuple(sorted(project)),
+                   needs=runtime_paths((), packages, outermost=False))
 
 
 def _warn(message: str) -> None:
@@ -304,13 +323,15 @@ def _absent_binds(absent: Sequence[str]) -> list[str]:
     return binds
 
 
-def runtime_paths(extra: list[Path] | tuple[Path, ...] = (), packages: tuple[str, ...] = ()) -> tuple[str, ...]:
+def runtime_paths(extra: list[Path] | tuple[Path, ...] = (), packages: tuple[str, ...] = (), *,
+                  outermost: bool = True) -> tuple[str, ...]:
     """What a check must read: the system, Python, the environment, errorkb, the runtime's and the
     library's `packages`, `extra`.
 
     Each path also under its resolved name (a venv's python is a link into pyenv, say), minus
     paths already inside another one. A search path as broad as `/`, `/tmp` or a folder holding
-    the home directory (`PYTHONPATH=/`, say) is left out: it would show the host's secrets.
+    the home directory (`PYTHONPATH=/`, say) is left out: it would show the host's secrets. Without
+    `outermost`, a path inside another one stays too (what the jail shows of a project: `Sandbox.needs`).
     """
     wanted = [*_SYSTEM, *(f"/etc/{name}" for name in _ETC)]
     wanted += [sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(sys.executable)]
@@ -326,7 +347,7 @@ def runtime_paths(extra: list[Path] | tuple[Path, ...] = (), packages: tuple[str
         found.add(os.path.normpath(path))
         if os.path.islink(path) or os.path.realpath(path) != os.path.normpath(path):
             found.add(os.path.realpath(path))
-    return tuple(sorted(path for path in found if not _inside_another(path, found)))
+    return tuple(sorted(path for path in found if not outermost or not _inside_another(path, found)))
 
 
 def _within(path: str, folder: str) -> bool:

@@ -178,10 +178,14 @@ def assert_contained(facts: dict, project: Path) -> None:
     assert facts["write project"].startswith("OSError: Read-only file system")
     assert facts["write package"].startswith("OSError: Read-only file system")
     assert facts["write errorkb"].startswith("OSError: Read-only file system")
-    assert facts["write tmp"] == "done" and facts["cwd"] == "/tmp" and facts["home"] == "/tmp"
+    assert facts["write tmp"] == "done" and facts["home"] == "/tmp"
+    # its working folder is its snippet's folder, read-only, as without the sandbox
+    assert facts["cwd"] == str((project / "snippets" / "good-head-dim").resolve()), facts["cwd"]
     assert facts["network"].startswith("OSError: Network is unreachable")
-    assert facts["cache"] == [], "the verdict cache is covered by an empty, read-only folder"
-    assert facts["git"] == [], ".git (a CI checkout's token in .git/config) is covered too"
+    # the sandbox covers them with an empty read-only folder; the check's jail shows of the project only its own
+    # snippet folder (and what the runtime needs): they are not there at all
+    assert facts["cache"] is None, "the verdict cache is out of the check's sight"
+    assert facts["git"] is None, ".git (a CI checkout's token in .git/config) is out of sight too"
     assert facts["capabilities"] == []
     assert facts["secrets"] == []
     assert facts["open other processes"] == [] and facts["proc"] is False, "no /proc in a check on the CPU"

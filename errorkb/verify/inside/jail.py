@@ -67,6 +67,8 @@ _jails: dict[int, Jail] = {}  # check pid → its jail, in the zygote
 TASKS_ENV = "ERRORKB_TASKS"  # where the sandbox shows the zygote its pids cgroup (when the harness is root)
 MEMORY_ENV = "ERRORKB_MEMORY"  # its memory cgroup (the pids one on cgroup v2), where one is writable
 MEMORY_MAX_ENV = "ERRORKB_MEMORY_MAX"  # the bytes one check may use, all its processes together
+PROJECT_ENV = "ERRORKB_PROJECT"  # the project's folders, of which a check sees its own snippet folder only
+SHOWN_ENV = "ERRORKB_SHOWN"  # what else of them it sees: what the runtime, the library and their import path need
 _opened = [0]  # checks jailed by this process, for unique cgroup names
 
 
@@ -177,11 +179,15 @@ class Jail:
             with os.fdopen(fd, "wb") as copy:
                 copy.write(data + said)
 
-    def enter(self, keep: tuple[int, ...] = (), hide_proc: bool = True) -> None:
+    def enter(self, keep: tuple[int, ...] = (), hide_proc: bool = True, snippet: str | None = None) -> None:
         """In the forked check, before any snippet code: its own cgroup (as root), network, mounts (no
         `/proc` unless `hide_proc` is false: a device's driver may need it), user namespace, and no
         capabilities. Of the file descriptors above 2 only those in `keep` (the stream, the key's
-        channel) stay open."""
+        channel) stay open. Of the project it sees only `snippet`, its snippet's folder (by default
+        the working folder the zygote gave it: that folder), and what the runtime needs
+        (`show_project_part`); it runs in that folder, read-only, as it does without the sandbox: a
+        relative path reads what the verdict's key holds there, the same with and without it."""
+        snippet = snippet or os.getcwd()
         low = 3
         for fd in sorted(keep):  # the zygote's epoll set and namespace fds are not the check's business
             os.closerange(low, fd)
@@ -205,12 +211,13 @@ class Jail:
             _mount("tmpfs", scratch, "tmpfs", _MS_NOSUID | _MS_NODEV, "size=1m,mode=755")
         for path, fd in [*kept.items(), (self.folder, own)]:
             _bind_back(fd, path)
+        show_project_part(snippet, writable=self.folder)
         if self.cgroups:  # its cgroup's limit and the other checks' cgroups: out of sight, out of reach
             _mount("tmpfs", self.cgroups, "tmpfs", _MS_RDONLY | _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, "size=4k,mode=555")
         if self.memory_root and self.memory_root != self.cgroups:
             _mount("tmpfs", self.memory_root, "tmpfs", _MS_RDONLY | _MS_NOSUID | _MS_NODEV | _MS_NOEXEC,
                    "size=4k,mode=555")
-        os.chdir("/tmp")
+        os.chdir(snippet if os.path.isdir(snippet) else "/tmp")
         proc = os.open("/proc", os.O_PATH | os.O_DIRECTORY)  # its own uid map is still to be written
         last_cap = int(_read("/proc/sys/kernel/cap_last_cap") or 40)
         if hide_proc:  # no /proc: no /proc/self/fd/N to reopen, no /proc/self/mem, no other process's files
@@ -222,6 +229,45 @@ class Jail:
         os.close(proc)
         resource.setrlimit(resource.RLIMIT_NPROC, (TASKS, TASKS))  # a fork bomb stops here (and, as root, above)
         drop_capabilities(last_cap)
+
+
+def show_project_part(snippet: str, writable: str) -> None:
+    """Cover each of the project's folders (`PROJECT_ENV`, set by the sandbox) with an empty read-only tmpfs,
+    into which the check's `snippet` folder and what the runtime, the library and their import path need
+    (`SHOWN_ENV`) are bound back, read-only, at their own paths (and its `writable` folder, as it is, should the
+    harness's scratch lie there). The verdict cache keys a check by its own snippet folder: a file elsewhere in
+    the project (another entry's folder, a data file under docs/) that the check could read would let a cached
+    verdict rest on bytes its key does not hold. Both variables are gone from the check's environment."""
+    covered = _outermost([path for path in os.environ.pop(PROJECT_ENV, "").split(os.pathsep) if path])
+    shown = [path for path in os.environ.pop(SHOWN_ENV, "").split(os.pathsep) if path]
+    own = [os.path.normpath(path) for folder in (snippet, writable)
+           for path in dict.fromkeys([folder, os.path.realpath(folder)])]
+    inside = _outermost([path for path in [*own, *shown]
+                         if any(_under(path, folder) for folder in covered) and os.path.lexists(path)])
+    if not covered:
+        return
+    links = {path: os.readlink(path) for path in inside if os.path.islink(path)}
+    held = {path: os.open(path, os.O_PATH) for path in inside if path not in links}
+    flags = _MS_NOSUID | _MS_NODEV
+    for folder in covered:
+        _mount("tmpfs", folder, "tmpfs", flags, "size=1m,mode=755")
+    for path, target in links.items():
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        os.symlink(target, path)
+    for path, fd in held.items():
+        _bind_back(fd, path)
+        if path in own[2:]:  # the scratch folder: the check's output, as writable as it was
+            continue
+        kept = os.statvfs(path).f_flag & (_MS_NOSUID | _MS_NODEV | _MS_NOEXEC)  # ST_* are the MS_* bits
+        _mount("none", path, None, _MS_REMOUNT | _MS_BIND | _MS_RDONLY | kept)
+    for folder in covered:
+        _mount("none", folder, None, _MS_REMOUNT | _MS_RDONLY | flags)
+
+
+def _outermost(paths: list[str]) -> list[str]:
+    """The paths (normalised) that lie in none of the others."""
+    found = sorted({os.path.normpath(path) for path in paths})
+    return [path for path in found if not any(_under(path, other) for other in found if other != path)]
 
 
 def _hide_proc() -> None:
@@ -389,7 +435,7 @@ def _write(path: str, text: str, folder: int | None = None) -> None:
         os.close(fd)
 
 
-def launch(result: str, wall: float, keep: tuple[int, ...], hide_proc: bool, argv: list[str]) -> int:
+def launch(result: str, wall: float, keep: tuple[int, ...], hide_proc: bool, argv: list[str], snippet: str) -> int:
     """`--isolation subprocess` inside bwrap: the fresh interpreter gets the same jail as a forked check.
 
     This launcher is the jail's zygote for one check: it opens the jail, forks, the child enters
@@ -401,7 +447,7 @@ def launch(result: str, wall: float, keep: tuple[int, ...], hide_proc: bool, arg
     pid = os.fork()
     if pid == 0:
         try:
-            jail.enter(keep, hide_proc)
+            jail.enter(keep, hide_proc, snippet)
             high = [fcntl.fcntl(fd, fcntl.F_DUPFD, 64) for fd in keep]  # out of the way of the places below
             for fd in keep:
                 os.close(fd)
@@ -461,18 +507,19 @@ def probe(folder: str) -> int:
     return os.waitstatus_to_exitcode(status)
 
 
-def command(result: str, wall: float, keep: tuple[int, ...], hide_proc: bool, argv: list[str]) -> list[str]:
-    """The launcher's command line (see `launch`)."""
+def command(result: str, wall: float, keep: tuple[int, ...], hide_proc: bool, argv: list[str],
+            snippet: str) -> list[str]:
+    """The launcher's command line (see `launch`); `snippet`: the check's snippet folder."""
     return [sys.executable, "-m", "errorkb.verify.inside.jail", "--jail", result, f"{wall:g}",
-            ",".join(map(str, keep)) or "-", "hide-proc" if hide_proc else "keep-proc", "--", *argv]
+            ",".join(map(str, keep)) or "-", "hide-proc" if hide_proc else "keep-proc", snippet, "--", *argv]
 
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--probe"] and len(sys.argv) == 3:
         sys.exit(probe(sys.argv[2]))
-    if sys.argv[1:2] == ["--jail"] and len(sys.argv) > 7 and sys.argv[6] == "--":
+    if sys.argv[1:2] == ["--jail"] and len(sys.argv) > 8 and sys.argv[7] == "--":
         kept = tuple(int(fd) for fd in sys.argv[4].split(",") if fd != "-")
-        sys.exit(launch(sys.argv[2], float(sys.argv[3]), kept, sys.argv[5] == "hide-proc", sys.argv[7:]))
+        sys.exit(launch(sys.argv[2], float(sys.argv[3]), kept, sys.argv[5] == "hide-proc", sys.argv[8:], sys.argv[6]))
     print("usage (inside bwrap, by errorkb): python -m errorkb.verify.inside.jail --probe FOLDER | "
-          "--jail RESULT WALL_SECONDS FD,FD hide-proc|keep-proc -- ARGV...", file=sys.stderr)
+          "--jail RESULT WALL_SECONDS FD,FD hide-proc|keep-proc SNIPPET_FOLDER -- ARGV...", file=sys.stderr)
     sys.exit(2)
