@@ -12,9 +12,8 @@ The sandbox (`Sandbox.wrap`):
 - imports errorkb from the harness's own package, bound alone at `/run/errorkb/import`, never
   from a folder that holds the snippets (the checkout), whatever the harness's `PYTHONPATH`;
 - does not see the verdict cache, `reports/` or `.git` (an empty read-only tmpfs covers each);
-- writes only a private tmpfs `/tmp` (`HOME` and `TMPDIR`) and the one folder where the harness
-  collects the check's output; of the project a check sees only its own snippet folder, read-only,
-  its working folder as without the sandbox, and what the runtime and the library need (`inside/jail.py`);
+- writes only a private tmpfs `/tmp` (its working folder and `HOME`) and the one folder where
+  the harness collects the check's output;
 - has no network, a cleared environment (a short allow-list: no tokens), a minimal `/dev`
   (read-only), and the runtime's device nodes (a GPU's) only for checks on that device;
 - where the harness runs as root, shows the zygote a pids cgroup of its own (`TaskGroups`),
@@ -96,7 +95,7 @@ class Sandbox:
     env_prefixes: tuple[str, ...] = ()  # environment variables the runtime and the library read
     private: tuple[str, ...] = ()  # folders nothing may be imported from (the snippets), nor from above them
     check_memory: int = CHECK_MEMORY  # bytes one check may use, all its processes together (a memory cgroup)
-    project: tuple[str, ...] = ()  # of these folders a check sees its own snippet folder only (`jail`)
+    project: tuple[str, ...] = ()  # folders of which each check sees its own snippet folder only (`jail.show_project_part`)
     needs: tuple[str, ...] = ()  # what the system, the runtime and the library need: shown wherever it lies
 
     def wrap(self, argv: list[str], *, device: str, writable: list[Path], jails: bool = False,
@@ -133,8 +132,7 @@ class Sandbox:
         command += ["--ro-bind", str(_PACKAGE), f"{_IMPORT}/errorkb"]
         env["PYTHONPATH"] = os.pathsep.join([_IMPORT, *self.import_path()])
         if self.project:  # each check sees of the project its own snippet folder and what the runtime needs
-            env.update({PROJECT_ENV: os.pathsep.join(self.project),
-                        SHOWN_ENV: os.pathsep.join(self.shown(environment))})
+            env.update({PROJECT_ENV: os.pathsep.join(self.project), SHOWN_ENV: os.pathsep.join(self.shown(environment))})
         if tasks:  # RLIMIT_NPROC does not hold for uid 0: a pids cgroup per check
             command += ["--bind", str(task_groups().new()), _TASKS]
             env[TASKS_ENV] = _TASKS

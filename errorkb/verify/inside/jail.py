@@ -185,9 +185,7 @@ class Jail:
         capabilities. Of the file descriptors above 2 only those in `keep` (the stream, the key's
         channel) stay open. Of the project it sees only `snippet`, its snippet's folder (by default
         the working folder the zygote gave it: that folder), and what the runtime needs
-        (`show_project_part`); it runs in that folder, read-only, as it does without the sandbox: a
-        relative path reads what the verdict's key holds there, the same with and without it."""
-        snippet = snippet or os.getcwd()
+        (`show_project_part`)."""
         low = 3
         for fd in sorted(keep):  # the zygote's epoll set and namespace fds are not the check's business
             os.closerange(low, fd)
@@ -211,13 +209,13 @@ class Jail:
             _mount("tmpfs", scratch, "tmpfs", _MS_NOSUID | _MS_NODEV, "size=1m,mode=755")
         for path, fd in [*kept.items(), (self.folder, own)]:
             _bind_back(fd, path)
-        show_project_part(snippet, writable=self.folder)
+        show_project_part(snippet or os.getcwd(), writable=self.folder)
         if self.cgroups:  # its cgroup's limit and the other checks' cgroups: out of sight, out of reach
             _mount("tmpfs", self.cgroups, "tmpfs", _MS_RDONLY | _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, "size=4k,mode=555")
         if self.memory_root and self.memory_root != self.cgroups:
             _mount("tmpfs", self.memory_root, "tmpfs", _MS_RDONLY | _MS_NOSUID | _MS_NODEV | _MS_NOEXEC,
                    "size=4k,mode=555")
-        os.chdir(snippet if os.path.isdir(snippet) else "/tmp")
+        os.chdir("/tmp")
         proc = os.open("/proc", os.O_PATH | os.O_DIRECTORY)  # its own uid map is still to be written
         last_cap = int(_read("/proc/sys/kernel/cap_last_cap") or 40)
         if hide_proc:  # no /proc: no /proc/self/fd/N to reopen, no /proc/self/mem, no other process's files
@@ -235,9 +233,9 @@ def show_project_part(snippet: str, writable: str) -> None:
     """Cover each of the project's folders (`PROJECT_ENV`, set by the sandbox) with an empty read-only tmpfs,
     into which the check's `snippet` folder and what the runtime, the library and their import path need
     (`SHOWN_ENV`) are bound back, read-only, at their own paths (and its `writable` folder, as it is, should the
-    harness's scratch lie there). The verdict cache keys a check by its own snippet folder: a file elsewhere in
-    the project (another entry's folder, a data file under docs/) that the check could read would let a cached
-    verdict rest on bytes its key does not hold. Both variables are gone from the check's environment."""
+    harness's scratch lie there). The verdict cache keys a check by its own snippet folder: a file elsewhere in the project
+    (another entry's folder, a data file under docs/) that the check could read would let a cached verdict
+    rest on bytes its key does not hold. Both variables are gone from the check's environment."""
     covered = _outermost([path for path in os.environ.pop(PROJECT_ENV, "").split(os.pathsep) if path])
     shown = [path for path in os.environ.pop(SHOWN_ENV, "").split(os.pathsep) if path]
     own = [os.path.normpath(path) for folder in (snippet, writable)
