@@ -95,7 +95,8 @@ class Sandbox:
     env_prefixes: tuple[str, ...] = ()  # environment variables the runtime and the library read
     private: tuple[str, ...] = ()  # folders nothing may be imported from (the snippets), nor from above them
     check_memory: int = CHECK_MEMORY  # bytes one check may use, all its processes together (a memory cgroup)
-    project: tuple[str, ...] = ()  # folders of which each check sees its own snippet folder only (`jail.show_project_part`)
+    # folders of which each check sees its own snippet folder only (`jail.show_project_part`)
+    project: tuple[str, ...] = ()
     needs: tuple[str, ...] = ()  # what the system, the runtime and the library need: shown wherever it lies
 
     def wrap(self, argv: list[str], *, device: str, writable: list[Path], jails: bool = False,
@@ -132,7 +133,8 @@ class Sandbox:
         command += ["--ro-bind", str(_PACKAGE), f"{_IMPORT}/errorkb"]
         env["PYTHONPATH"] = os.pathsep.join([_IMPORT, *self.import_path()])
         if self.project:  # each check sees of the project its own snippet folder and what the runtime needs
-            env.update({PROJECT_ENV: os.pathsep.join(self.project), SHOWN_ENV: os.pathsep.join(self.shown(environment))})
+            env.update({PROJECT_ENV: os.pathsep.join(self.project),
+                        SHOWN_ENV: os.pathsep.join(self.shown(environment))})
         if tasks:  # RLIMIT_NPROC does not hold for uid 0: a pids cgroup per check
             command += ["--bind", str(task_groups().new()), _TASKS]
             env[TASKS_ENV] = _TASKS

@@ -233,8 +233,8 @@ def show_project_part(snippet: str, writable: str) -> None:
     """Cover each of the project's folders (`PROJECT_ENV`, set by the sandbox) with an empty read-only tmpfs,
     into which the check's `snippet` folder and what the runtime, the library and their import path need
     (`SHOWN_ENV`) are bound back, read-only, at their own paths (and its `writable` folder, as it is, should the
-    harness's scratch lie there). The verdict cache keys a check by its own snippet folder: a file elsewhere in the project
-    (another entry's folder, a data file under docs/) that the check could read would let a cached verdict
+    harness's scratch lie there). The verdict cache keys a check by its own snippet folder: a file elsewhere in the
+    project (another entry's folder, a data file under docs/) that the check could read would let a cached verdict
     rest on bytes its key does not hold. Both variables are gone from the check's environment."""
     covered = _outermost([path for path in os.environ.pop(PROJECT_ENV, "").split(os.pathsep) if path])
     shown = [path for path in os.environ.pop(SHOWN_ENV, "").split(os.pathsep) if path]
