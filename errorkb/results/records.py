@@ -3,6 +3,8 @@
 - `Outcome`      pass, fail, not run, not applicable: what a reader is told. Never conflated.
 - `Code`         why a verdict is what it is, as a stable name; decisions (cache, matrix,
                  exit status) read codes, never the human-readable reason.
+- `Claim`        where the entry says its error raises, as a not-applicable record keeps it: a claim, worded
+                 when a reader is shown it (`CheckRecord.said`), never the words of the day a verifier ran.
 - `CheckRecord`  one check in a report, with what the check's process observed (`ExceptionInfo`,
                  `Calls`, `Exit`...), what it was made from (`inputs`), and whether it came from a
                  run or from the verdict cache (`cached`, with `recorded_at` and `verified_at`).
@@ -14,6 +16,7 @@ lookup read them without importing the verifier.
 
 from __future__ import annotations
 
+import re
 from enum import StrEnum
 from typing import Any, Literal
 
@@ -21,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from errorkb.core.project import BUNDLED, TARGETS, UPSTREAM
 from errorkb.core.snippets import Role
+from errorkb.core.words import release_words
 
 
 class Outcome(StrEnum):
@@ -192,6 +196,47 @@ def check_id(entry: str, role: str, target: str, device: str) -> str:
     return f"{entry}::{role}[{target}-{device}]"
 
 
+class Claim(_Record):
+    """Why a check cannot apply at its release: where the entry says its error raises, as the verifier read the entry
+    when it planned the check. Kept as the entry states it (a specifier, or the one pinned release), so every view
+    words it when it shows it (`words`, `errorkb.core.words.release_words`) and two records of one claim are one,
+    whatever words the verifier of the day chose for their `reason`."""
+
+    library: str = Field(max_length=200)  # the library's name, as its profile says it
+    release: str = Field(max_length=100)  # the release the check was planned at, which the claim leaves out
+    raises: str | None = Field(None, max_length=1000)  # the entry's `releases.raises`, a specifier
+    pinned: str | None = Field(None, max_length=100)  # without `raises`: the one release the entry is pinned to
+
+    @property
+    def words(self) -> str:
+        """The claim as a reader reads it, worded now: the one sentence every view says."""
+        where = release_words(self.raises) if self.raises else f"{self.pinned} only"
+        return f"{self.library} {self.release} does not raise this error (it raises in {where})"
+
+
+# A release specifier as a verifier wrote one into a reason before reasons were worded (">=4.45", ">=4.39,<4.41",
+# "<4.42 || >=4.54"): the only text `worded` ever replaces, and only where the verifier's own sentence put it.
+_SPECIFIER = r"(?:[<>=!~]=?=?\s*\d+(?:\.\d+)*(?:\.\*)?)(?:\s*(?:,|\|\|)\s*[<>=!~]=?=?\s*\d+(?:\.\d+)*(?:\.\*)?)*"
+# The verifier's sentences that name a release range, by the code of the verdict that says them: the not-applicable
+# reason (`Claim.words`) and the judge's "as worded in <range>[ on <device>]" of a before that raised another wording.
+_SAID_RANGES = {
+    "not-applicable": re.compile(rf"(?<= does not raise this error \(it raises in )({_SPECIFIER})(?=\)$)"),
+    "raised-as-documented": re.compile(rf"(?<=, as worded in )({_SPECIFIER})(?=$| on \S+$)"),
+}
+
+
+def worded(code: str, reason: str) -> str:
+    """A reason a verifier stored, in a reader's words now: where the verifier's own sentence for `code` put a release
+    specifier (a record written before reasons were worded: "it raises in >=4.45", "as worded in >=4.39,<4.41"), the
+    range in words (`release_words`); any other text as it was stored, never guessed at. What the version matrix's
+    records (which keep no `Claim`) and older reports are read through."""
+    found = _SAID_RANGES.get(str(code))
+    if found is None:
+        return reason
+    first, newline, rest = reason.partition("\n")
+    return found.sub(lambda match: release_words(match.group(1)), first, count=1) + newline + rest
+
+
 class CheckRecord(_Record):
     """One check's result, as reports store it and the site reads it."""
 
@@ -205,7 +250,7 @@ class CheckRecord(_Record):
     release: str | None = None  # the upstream release, when the target names one
     outcome: Outcome
     code: Code
-    reason: str
+    reason: str  # the verifier's words on the day (a view says `said`: a claim worded now)
     expected: str
     verified_at: str  # when the verdict was observed (a cached verdict keeps the time of its run)
     cached: bool = False  # True: reused from the verdict cache, not run by the run that wrote this record
@@ -232,6 +277,21 @@ class CheckRecord(_Record):
     # A standing report keeps records of checks a run did not repeat, so one report may hold several verifiers'.
     verifier: str | None = Field(None, max_length=40)
     errorkb: str | None = Field(None, max_length=40)
+    # A not-applicable record's claim (None: another reason, or a record written before records kept it).
+    claim: Claim | None = None
+
+    @property
+    def said(self) -> str:
+        """Why, as a reader is told it now: the claim worded now where the record keeps one, else the stored reason
+        with any range the verifier's sentence named in words (`worded`). What every view shows, never `reason`."""
+        return self.claim.words if self.claim is not None else worded(self.code, self.reason)
+
+    @property
+    def because(self) -> tuple[Outcome, Code, str]:
+        """What makes two records' verdicts one to a reader, whatever the stored words: the outcome, the code and the
+        claim as it is read now (two specifiers a reader cannot tell apart, ">=4.49,<5.13" and ">=4.49,<=5.12", are
+        one claim; a record of the claim's days before `claim` was kept reads the same from its reason)."""
+        return self.outcome, self.code, self.said
 
     @property
     def raise_site(self) -> Site | None:
@@ -248,5 +308,5 @@ class CheckRecord(_Record):
         return self.recorded_at or self.verified_at
 
 
-__all__ = ["BUNDLED", "PASSES", "TARGETS", "UPSTREAM", "ApiFacts", "Calls", "CheckRecord", "Code", "DeviceBasis",
-           "ExceptionInfo", "Exit", "Outcome", "RaisedCall", "Site", "Start", "check_id"]
+__all__ = ["BUNDLED", "PASSES", "TARGETS", "UPSTREAM", "ApiFacts", "Calls", "CheckRecord", "Claim", "Code",
+           "DeviceBasis", "ExceptionInfo", "Exit", "Outcome", "RaisedCall", "Site", "Start", "check_id", "worded"]

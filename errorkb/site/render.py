@@ -102,7 +102,7 @@ class EntryPage:
     devices: tuple[str, ...]  # the runtime's device kinds, for the badges
     snippets: dict[str, Snippet]  # role → snippet (a file that cannot be read is left out)
     snippet_paths: dict[str, str]  # role → path relative to the project root, for links and messages
-    records: list[CheckRecord]  # latest verification record of each check of this entry
+    records: list[CheckRecord]  # latest verification record of each check of this entry, its reason worded now
     related: list[Entry] = field(default_factory=list)
     excerpt: list[tuple[int, str]] | None = None
     versions: VersionRange | None = None  # from the upstream version matrix, when one ran
@@ -208,6 +208,14 @@ def link(source: str, target: str) -> Markup:
 # -- reading ----------------------------------------------------------------------------------
 
 
+def shown_record(record: CheckRecord) -> CheckRecord:
+    """The record as every view of it reads it (badges, tables, hover text, the terminal, the JSON API): its `reason`
+    the words of now (`CheckRecord.said`: a claim worded today, an older record's range in words), never the words a
+    verifier chose on its day; what it was judged on (outcome, code, claim) as stored."""
+    said = record.said
+    return record if said == record.reason else record.model_copy(update={"reason": said})
+
+
 def build_pages(project: Project, loaded: list[LoadedEntry], results: dict[str, CheckRecord]) -> list[EntryPage]:
     """One page model per loadable entry; a missing snippet leaves a gap, never a crash."""
     by_id = {one.entry.id: one.entry for one in loaded}
@@ -231,7 +239,7 @@ def build_pages(project: Project, loaded: list[LoadedEntry], results: dict[str, 
             except (OSError, UnicodeDecodeError):
                 continue  # reported by the loader; the page shows the snippet as missing
             snippets[role] = snippet
-        records = sorted(by_entry.get(entry.id, []), key=lambda r: r.id)
+        records = [shown_record(r) for r in sorted(by_entry.get(entry.id, []), key=lambda r: r.id)]
         pages.append(EntryPage(entry, project.rel(one.path), project.library, devices, snippets, paths, records,
                                related_both_ways(entry, by_id), source_excerpt(project, entry),
                                inputs=project_inputs(project, entry)))
@@ -334,10 +342,16 @@ def shown_badges(page: EntryPage) -> list[Shown]:
     found = badges(page)
     shown = [Shown(b.outcome, f"{where.get(b.target, b.target)} · {b.device}", b.label, b.detail, b.icon, b.stale,
                    b.date, b.versions) for b in found if b.outcome in VERDICTS]
-    groups: dict[tuple[str, str], list[evidence.Badge]] = {}
+    because: dict[tuple[str, str], set[tuple[str, str, str]]] = defaultdict(set)
+    for record in page.records:
+        because[(record.target, record.device)].add(record.because)
+    # Folded on what the records were judged on (outcome, code, claim), never on the words a badge's detail says:
+    # one claim worded two ways (a record from before the words changed) is one badge.
+    groups: dict[tuple[str, tuple[tuple[str, str, str], ...]], list[evidence.Badge]] = {}
     for b in sorted((b for b in found if b.outcome not in VERDICTS), key=lambda b: b.outcome != "not-run"):
-        groups.setdefault((b.outcome, b.detail), []).append(b)
-    for (outcome, detail), group in groups.items():
+        groups.setdefault((b.outcome, tuple(sorted(because[(b.target, b.device)]))), []).append(b)
+    for (outcome, _), group in groups.items():
+        detail = group[0].detail
         targets = list(dict.fromkeys(b.target for b in group))
         devices = list(dict.fromkeys(b.device for b in group))
         every_target, every_device = len(targets) == len(where), len(devices) == len(page.devices)
@@ -738,8 +752,8 @@ def entry_document(page: EntryPage) -> dict[str, object]:
         "versions": dataclasses.asdict(page.versions) if page.versions else None,
         "verification": [
             record.model_dump(mode="json", include={"id", "role", "target", "device", "outcome", "code", "reason",
-                                                    "verified_at", "snippet_sha256", "environment", "device_basis",
-                                                    "verifier", "errorkb"})
+                                                    "claim", "verified_at", "snippet_sha256", "environment",
+                                                    "device_basis", "verifier", "errorkb"})
             | {"stale": page.is_stale(record), "stale_why": STALE_WHY if page.is_stale(record) else None}
             for record in page.records
         ],

@@ -25,10 +25,20 @@ from typing import TYPE_CHECKING, Any
 from errorkb.core.entry import Entry
 from errorkb.core.load import LoadedEntry
 from errorkb.core.project import LibraryProfile, Project
-from errorkb.core.words import release_words
 from errorkb.plugs import Runtime, runtime_for
 from errorkb.results.keys import project_inputs
-from errorkb.results.records import BUNDLED, UPSTREAM, Calls, CheckRecord, Code, ExceptionInfo, Exit, Outcome, Site
+from errorkb.results.records import (
+    BUNDLED,
+    UPSTREAM,
+    Calls,
+    CheckRecord,
+    Claim,
+    Code,
+    ExceptionInfo,
+    Exit,
+    Outcome,
+    Site,
+)
 from errorkb.results.report import Report, new_report, now
 from errorkb.verify.cache import Trust, VerdictCache, cache_key
 from errorkb.verify.inside.library import module_file, package_folders
@@ -248,9 +258,8 @@ class Verifier:
                                                    else ""))
         if (pinned := self._runtime_pin(check.entry)) is not None:
             return not_run(Code.TARGET_UNAVAILABLE, pinned)
-        if self.upstream is Upstream.PINNED and not applicable(check, self.library):
-            return not_run(Code.NOT_APPLICABLE, f"{self.library.name} {check.release} does not raise this error "
-                                                f"(it raises in {_claim(check)})")
+        if (claim := self.claimed(check)) is not None:
+            return not_run(Code.NOT_APPLICABLE, claim.words)
         if check.target == BUNDLED:
             api = check.entry.api
             for needed in (check.module, *([api.owner] if api else [])):
@@ -270,6 +279,15 @@ class Verifier:
         found = not_met(check.entry, check.role, check.device, self.runtime, self.project.cache_dir, base,
                         path_of=self._path_of, hides=self._hides, keep=self._keep, build=build)
         return not_run(*found) if found else None
+
+    def claimed(self, check: Check) -> Claim | None:
+        """The entry's claim where it is why the check does not apply (`reason_not_run`): its record keeps the claim,
+        and every view words it when it shows it (`CheckRecord.said`). None where the claim does not decide it."""
+        if check.entry.targets is not None and check.target not in check.entry.targets:
+            return None
+        if self.upstream is not Upstream.PINNED or applicable(check, self.library):
+            return None
+        return _claim(check, self.library)
 
     def _runtime_pin(self, entry: Entry) -> str | None:
         """Why an entry whose raise site lies in the runtime (`source.runtime`) cannot run here: its line
@@ -320,7 +338,8 @@ class Verifier:
         """The check's record when it needs no run: why it cannot run here, or its cached verdict."""
         skipped = self.reason_not_run(check)
         if skipped:
-            return record_of(check, self.project, skipped, inputs=self.inputs(check.entry))
+            claim = self.claimed(check) if skipped.code is Code.NOT_APPLICABLE else None
+            return record_of(check, self.project, skipped, inputs=self.inputs(check.entry), claim=claim)
         hit = self.cache.get(self.key(check)) if self.cache else None
         return reused(hit, check, self.project, self.inputs(check.entry)) if hit is not None else None
 
@@ -699,7 +718,8 @@ def _first(items: list[str], entries: int) -> list[str]:
 
 
 def record_of(check: Check, project: Project, verdict: Verdict, run: Run | None = None,
-              isolation: str | None = None, key: str | None = None, inputs: str | None = None) -> CheckRecord:
+              isolation: str | None = None, key: str | None = None, inputs: str | None = None,
+              claim: Claim | None = None) -> CheckRecord:
     from errorkb.verify.judge import actual, expected, snippet_line
 
     moment = now()
@@ -709,7 +729,7 @@ def record_of(check: Check, project: Project, verdict: Verdict, run: Run | None 
         "release": check.release,
         "outcome": verdict.outcome, "code": verdict.code, "reason": verdict.reason, "expected": expected(check),
         "wording": verdict.wording, "device_basis": verdict.device_basis,
-        "verified_at": moment, "cached": False, "recorded_at": moment, "inputs": inputs,
+        "verified_at": moment, "cached": False, "recorded_at": moment, "inputs": inputs, "claim": claim,
     }
     if run is None:
         return CheckRecord(**fields)
@@ -744,10 +764,13 @@ def applicable(check: Check, library: LibraryProfile) -> bool:
         or check.entry.source.runtime
 
 
-def _claim(check: Check) -> str:
-    """Where the entry says the before raises, in a reader's words (the badges show this reason)."""
+def _claim(check: Check, library: LibraryProfile) -> Claim:
+    """Where the entry says the before raises, as the entry says it: its not-applicable record keeps this, and every
+    view words it when it shows it (`Claim.words`)."""
     releases = check.entry.releases
-    return release_words(releases.raises) if releases and releases.raises else f"{check.entry.source.release} only"
+    raises = releases.raises if releases and releases.raises else None
+    return Claim(library=library.name, release=str(check.release), raises=raises,
+                 pinned=None if raises else check.entry.source.release)
 
 
 def _public_exception(error: ExceptionInfo | None, project: Project) -> ExceptionInfo | None:
