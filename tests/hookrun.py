@@ -14,7 +14,7 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from tests.test_hook import stub_library
+from tests.test_hook import run, stub_library
 
 LIBRARY = "from transformers.cache_utils import early_initialization\n"  # after `stub_library`: the entry's error
 RAISE = "early_initialization()\n"
@@ -38,7 +38,7 @@ def compare(with_hook: subprocess.CompletedProcess, without: subprocess.Complete
     return with_hook.stderr[len(without.stderr):]
 
 
-def both(envs: tuple[Path, Path], folder: Path, code: str | None = None, argv: Sequence[str] = ("script.py",),
+def both(envs: tuple[Path, Path], folder: Path | str, code: str | None = None, argv: Sequence[str] = ("script.py",),
          env: Mapping[str, str] | None = None, timeout: float = 300,
          **options: object) -> tuple[subprocess.CompletedProcess, subprocess.CompletedProcess]:
     """(with the hook, without it): `argv` run by each interpreter of `envs` in `folder`; `code`, when given, is
@@ -46,12 +46,19 @@ def both(envs: tuple[Path, Path], folder: Path, code: str | None = None, argv: S
     process's. `options`: more of `subprocess.run`'s (`input`, `stdin`, `errors`)."""
     plain, hooked = envs
     if code is not None:
-        (folder / "script.py").write_text(stub_library(folder) + LIBRARY + code, encoding="utf-8")
+        (Path(folder) / "script.py").write_text(stub_library(Path(folder)) + LIBRARY + code, encoding="utf-8")
     environment = None if env is None else {**os.environ, **env}
     options.setdefault("text", True)
     return tuple(subprocess.run([str(python), *argv], capture_output=True, cwd=folder, timeout=timeout,  # type: ignore[return-value]
                                 env=environment, **options)  # type: ignore[call-overload]
                  for python in (hooked, plain))
+
+
+def pair(envs: tuple[Path, Path], code: str, folder: Path) -> tuple[subprocess.CompletedProcess,
+                                                                   subprocess.CompletedProcess]:
+    """(with the hook, without it): `code` as it is (`tests.test_hook.run`: `folder/script.py`), by each interpreter."""
+    plain, hooked = envs
+    return run(hooked, code, folder), run(plain, code, folder)
 
 
 def added(envs: tuple[Path, Path], folder: Path, code: str | None = None, argv: Sequence[str] = ("script.py",),

@@ -6,6 +6,9 @@ and the error; main printed no block. The cause: the exit check loads the explai
 raises "sys.excepthook is None"); the hook swallowed that. Decided: Python reported the error, so the block follows,
 as after `sys.excepthook = 3` (round ten); the program's own later `import threading` still fails as Python's does.
 
+A module the hook chains on whose own import fails (that `import threading`) showed a frame of errorkb's, its
+loader's wrapper, in Python's traceback: now the wrapper is one of the import system's frames Python leaves out.
+
 The thread rule of round ten wraps `threading._make_invoke_excepthook`, a private function: where another Python
 gives it arguments, or a program replaces it, the public `threading.excepthook` path must name the error once.
 
@@ -29,16 +32,21 @@ def test_an_excepthook_set_to_none_gets_pythons_report_then_the_block(envs, tmp_
     assert one_block(text) and TITLE in text, text
 
 
-@pytest.mark.xfail(strict=True, reason="known limit (docs/contributing.md, the hook): a module the hook chains on "
-                                       "(threading, asyncio.base_events, multiprocessing.process) whose own import "
-                                       "fails (`threading` while sys.excepthook is None) fails through the chains' "
-                                       "`exec_module`, whose frame Python's traceback shows: an error leaving a "
-                                       "Python function always carries its frame, and the chaining must run after "
-                                       "the module's code, inside its import")
-def test_known_limit_a_failing_import_of_a_module_the_hook_chains_on_shows_no_frame_of_errorkbs(envs,  # noqa: F811
-                                                                                               tmp_path):
-    with_hook, without = both(envs, tmp_path, "import sys\nsys.excepthook = None\nimport threading\n")
-    assert "sys.excepthook is None" in without.stderr and compare(with_hook, without) == "", with_hook.stderr
+# A module the hook chains on (`threading`, `asyncio.base_events`, `multiprocessing.process`) whose own import fails:
+# main's traceback showed the chains' wrapper of its loader ("chains.py, in exec_module") among the import system's.
+FAILED_IMPORTS = {
+    "threading-excepthook-none": "import sys\nsys.excepthook = None\nimport threading\n",
+    "threading-thread-gone": "import sys\nsys.modules['_thread'] = None\nimport threading\n",
+    "multiprocessing-weakrefset-gone": "import sys\nsys.modules['_weakrefset'] = None\nimport multiprocessing\n",
+}
+
+
+@pytest.mark.parametrize("case", list(FAILED_IMPORTS))
+def test_a_failing_import_of_a_module_the_hook_chains_on_shows_no_frame_of_errorkbs(envs, tmp_path,  # noqa: F811
+                                                                                    case):
+    with_hook, without = both(envs, tmp_path, FAILED_IMPORTS[case])
+    assert without.returncode == 1 and "Error" in without.stderr, without.stderr
+    assert compare(with_hook, without) == "", with_hook.stderr
 
 
 def test_a_del_error_while_the_excepthook_is_none_leaves_the_programs_own_import_of_threading_failing(envs,  # noqa: F811

@@ -290,8 +290,17 @@ def find_spec(finder: "Finder", name: str, path: "Any", target: "Any") -> "Any":
             sys.settrace(trace)
             sys.setprofile(profile)
 
+    exec_module.__code__ = exec_module.__code__.replace(co_filename=_IMPORT_MACHINERY)
     loader.exec_module = exec_module  # type: ignore[method-assign,union-attr]
     return spec
+
+
+# Round eleven: the module's own import can fail (`threading` while `sys.excepthook` is None, a Ctrl-C in its code),
+# and an error leaving a Python function carries its frame: Python's traceback showed the wrapper's, "chains.py, in
+# exec_module", between the import system's. Python leaves out a run of the import system's frames (by their file
+# name) that ends in its loader's `_call_with_frames_removed`; under that name, the wrapper is one of that run, and
+# the traceback is Python's own.
+_IMPORT_MACHINERY = "<frozen importlib._bootstrap_external>"
 
 
 def loaded(finder: "Finder") -> None:
