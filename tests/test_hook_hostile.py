@@ -16,6 +16,7 @@ from __future__ import annotations
 import pytest
 
 from errorkb.hook.explain import describe, text_of
+from tests.hookrun import both, pair, unaddressed
 from tests.test_hook import HEAD_DIM, TITLE, envs, library_raise, run, stub_library  # noqa: F401 (a fixture)
 
 OWN_RAISE = "raise AttributeError(\"'DynamicCache' object has no attribute 'key_cache'\")\n"
@@ -28,9 +29,8 @@ exec(compile(source, library.__file__, "exec"))
 
 @pytest.mark.parametrize("code", [OWN_RAISE, FORGED], ids=["own-raise", "forged-frame"])
 def test_the_users_own_words_or_forged_frames_confirm_nothing(envs, tmp_path, code):  # noqa: F811
-    plain, hooked = envs
     code = stub_library(tmp_path) + code
-    with_hook, without = run(hooked, code, tmp_path), run(plain, code, tmp_path)
+    with_hook, without = pair(envs, code, tmp_path)
     assert with_hook.returncode == without.returncode == 1
     assert "errorkb: a documented error" not in with_hook.stderr, with_hook.stderr
     assert with_hook.stderr.startswith(without.stderr)
@@ -115,10 +115,9 @@ THREAD = ("import threading\n{imports}"
 def test_an_error_that_ends_a_thread_is_named_after_python_s_own_output(envs, tmp_path):  # noqa: F811
     """`threading.excepthook`, not `sys.excepthook`, prints an exception that ends a thread (round sixteen): the
     hook chains on it too, and the thread's output (and the program's, which goes on) is Python's, then the block."""
-    plain, hooked = envs
     code = stub_library(tmp_path) + THREAD.format(imports="from transformers import DynamicCache\n",
                                                   body="DynamicCache().key_cache")
-    with_hook, without = run(hooked, code, tmp_path), run(plain, code, tmp_path)
+    with_hook, without = pair(envs, code, tmp_path)
     assert with_hook.returncode == without.returncode == 0 and with_hook.stdout == without.stdout == "joined\n"
     assert "Exception in thread" in without.stderr and "errorkb:" not in without.stderr
     assert with_hook.stderr.startswith(without.stderr) and "errorkb: a documented error" in with_hook.stderr, \
@@ -129,9 +128,8 @@ def test_an_error_that_ends_a_thread_is_named_after_python_s_own_output(envs, tm
                                   "(_ for _ in ()).throw(type('Bad', (Exception,), {'__str__': lambda self: 1 / 0})())"],
                          ids=["unrelated", "system-exit", "unprintable"])
 def test_a_thread_s_other_endings_print_exactly_what_python_prints(envs, tmp_path, body):  # noqa: F811
-    plain, hooked = envs
     code = THREAD.format(imports="", body=body)
-    with_hook, without = run(hooked, code, tmp_path), run(plain, code, tmp_path)
+    with_hook, without = pair(envs, code, tmp_path)
     assert (with_hook.returncode, with_hook.stdout, with_hook.stderr) == \
         (without.returncode, without.stdout, without.stderr), with_hook.stderr
 
@@ -154,10 +152,9 @@ def test_a_thread_s_replaced_hook_own_raise_and_relay_in_real_interpreters(envs,
     """Round seventeen: the thread hook under the attacks the process's hook met. A hook the user sets after the
     `.pth` ran stays theirs (their output alone, as without errorkb); a thread ending in the user's own raise of an
     entry's words names nothing; one ending in a relay by value names the entry as possible only."""
-    plain, hooked = envs
     imports, body = THREAD_ATTACKS[attack]
     code = stub_library(tmp_path) + THREAD.format(imports=imports, body=body)
-    with_hook, without = run(hooked, code, tmp_path), run(plain, code, tmp_path)
+    with_hook, without = pair(envs, code, tmp_path)
     assert with_hook.returncode == without.returncode == 0 and with_hook.stdout == without.stdout == "joined\n"
     assert with_hook.stderr.startswith(without.stderr), with_hook.stderr
     if attack == "replaced":
@@ -213,8 +210,7 @@ raise Odd("nothing documented")
 
 
 def test_an_exception_with_an_odd_exceptions_attribute_leaves_python_s_output_as_it_is(envs, tmp_path):  # noqa: F811
-    plain, hooked = envs
-    with_hook, without = run(hooked, ODD_GROUP, tmp_path), run(plain, ODD_GROUP, tmp_path)
+    with_hook, without = pair(envs, ODD_GROUP, tmp_path)
     assert with_hook.returncode == without.returncode == 1
     assert with_hook.stderr == without.stderr, with_hook.stderr
 
@@ -240,11 +236,10 @@ def test_an_asyncio_task_s_unretrieved_error_is_named_after_asyncio_s_own_report
     Python's report; a handler the user set on the loop prints alone, as a `sys.excepthook` of theirs does. The
     report is a log record: the block follows it where it went to stderr (logging's last resort, or a handler the
     user configured there), and never where it went to a file."""
-    plain, hooked = envs
     imports, body = ENTRY_ERROR if case != "unrelated" else ("", UNRELATED)
     code = stub_library(tmp_path) + LOGGING.get(case, "") + ASYNCIO.format(
         imports=imports, body=body, handler=OWN_HANDLER if case == "own-handler" else "")
-    with_hook, without = run(hooked, code, tmp_path), run(plain, code, tmp_path)
+    with_hook, without = pair(envs, code, tmp_path)
     assert with_hook.returncode == without.returncode == 0 and with_hook.stdout == without.stdout == "ran\n"
     if case in ("own-handler", "logged-to-a-file"):
         assert with_hook.stderr == without.stderr == ("mine AttributeError\n" if case == "own-handler" else ""), \
@@ -296,10 +291,9 @@ def test_an_error_python_ignores_is_named_after_python_s_own_report(envs, tmp_pa
     unrelated error: Python's report alone. The report names the object by address, different in each process."""
     import re
 
-    plain, hooked = envs
     imports, body = ENTRY_ERROR if entry else ("", UNRELATED)
     script = stub_library(tmp_path) + imports + code.format(body=body)
-    with_hook, without = run(hooked, script, tmp_path), run(plain, script, tmp_path)
+    with_hook, without = pair(envs, script, tmp_path)
     assert with_hook.returncode == without.returncode == 0 and with_hook.stdout == without.stdout == "ran\n"
 
     def unaddressed(text: str) -> str:
@@ -326,9 +320,8 @@ def test_threading_s_original_hook_stays_python_s_own(envs, tmp_path):  # noqa: 
     that calls it explicitly, from a hook of its own, gets Python's printing alone, as `sys.__excepthook__` does.
     Where `threading` is imported after the `.pth`, it once took the hook's chain as its original value. Round ten:
     the block follows once their hook returned, after Python's own printing, never inside it."""
-    plain, hooked = envs
     code = stub_library(tmp_path) + _ORIGINAL.format(imports=ENTRY_ERROR[0], body=ENTRY_ERROR[1])
-    with_hook, without = run(hooked, code, tmp_path), run(plain, code, tmp_path)
+    with_hook, without = pair(envs, code, tmp_path)
     assert with_hook.returncode == without.returncode == 0 and with_hook.stdout == without.stdout == "joined\n"
     assert without.stderr.startswith("mine\nException in thread") and "key_cache" in without.stderr
     assert with_hook.stderr.startswith(without.stderr), with_hook.stderr
@@ -344,9 +337,8 @@ def test_an_excepthook_the_user_set_prints_alone_then_the_block_at_exit(envs, tm
     """Decided: a script that replaced `sys.excepthook` chose its own printer; the hook adds nothing to it, nor in
     front of it. Round nine (tests/test_hook_round_nine.py): the error still ended the program, so the block follows
     at the program's exit, once."""
-    plain, hooked = envs
     code = stub_library(tmp_path) + _REPLACED
-    result, without = run(hooked, code, tmp_path), run(plain, code, tmp_path)
+    result, without = pair(envs, code, tmp_path)
     assert result.returncode == without.returncode == 1
     assert without.stderr == "mine: AttributeError\n", without.stderr
     assert result.stderr.startswith(without.stderr + "\nerrorkb: ") and result.stderr.count("errorkb:") == 1, \
@@ -467,26 +459,13 @@ def test_attacks_on_the_hook_under_every_interpreter_mode(envs, tmp_path, attack
     """Each attack, under `-X dev`, `-W error`, `-I` (isolated: site-packages' `.pth` files still run, so the hook
     does) and PYTHONSAFEPATH: the exit status and Python's output as without the hook, then the block where the
     error is the library's (and only there), in bounded time."""
-    import os
-    import re
-    import subprocess
 
-    plain, hooked = envs
     code = stub_library(tmp_path) + ATTACKS[attack] + (_LIBRARY_ERROR if attack in {"restored", "no-stderr",
                                                                                     "stderr-object"} else "")
     (tmp_path / "script.py").write_text(code, encoding="utf-8")
-    env = {**os.environ, "PYTHONSAFEPATH": "1"} if flags == ("PYTHONSAFEPATH",) else os.environ
+    env = {"PYTHONSAFEPATH": "1"} if flags == ("PYTHONSAFEPATH",) else None
     args = [] if flags == ("PYTHONSAFEPATH",) else list(flags)
-
-    def run_with(python) -> subprocess.CompletedProcess:
-        return subprocess.run([str(python), *args, "script.py"], capture_output=True, text=True, cwd=tmp_path,
-                              timeout=120, env=env)
-
-    with_hook, without = run_with(hooked), run_with(plain)
-
-    def unaddressed(text: str) -> str:  # Python's dump of the object when it lost sys.stderr: its address, and its
-        return re.sub(r"0x[0-9a-f]+|refcount : \d+", "?", text)  # references, which the hook's frames hold too
-
+    with_hook, without = both(envs, tmp_path, argv=[*args, "script.py"], timeout=120, env=env)
     assert with_hook.returncode == without.returncode != 0, with_hook.stderr[-2000:]
     assert unaddressed(with_hook.stderr).startswith(unaddressed(without.stderr)), with_hook.stderr[-2000:]
     added = with_hook.stderr[len(without.stderr):]
@@ -502,10 +481,9 @@ def test_attacks_on_the_hook_under_every_interpreter_mode(envs, tmp_path, attack
                                        "binding them all before every exit would cost each program some 0.2-0.3 s "
                                        "(the explainer's imports, the index and the matcher, measured in round six)")
 def test_known_limit_an_error_in_a_del_at_interpreter_teardown_is_named_too(envs, tmp_path):  # noqa: F811
-    plain, hooked = envs
     code = stub_library(tmp_path) + ENTRY_ERROR[0] + \
         _DEL_ERROR.format(body=ENTRY_ERROR[1]).replace("Holder()", "holder = Holder()")  # deleted at teardown
-    result, without = run(hooked, code, tmp_path), run(plain, code, tmp_path)
+    result, without = pair(envs, code, tmp_path)
     assert result.stdout == without.stdout == "ran\n"
     assert "Exception ignored in" in without.stderr and "key_cache" in without.stderr, without.stderr
     assert result.returncode == without.returncode == 0

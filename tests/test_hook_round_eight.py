@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.hookrun import BLOCK, LIBRARY, RAISE, both, compare, pair
 from tests.test_hook import TITLE, envs, run, stub_library  # noqa: F401 (a fixture)
-from tests.test_hook_round_five import BLOCK, LIBRARY, RAISE, _compare
 
 # Errors a program survives: Python reports them and the program goes on (then imports a module of its own).
 SURVIVED = {
@@ -29,12 +29,11 @@ _USE = "import {name}\nprint(getattr({name}, 'MINE', 'the standard library s {na
 @pytest.mark.parametrize("survived", list(SURVIVED))
 def test_a_module_of_the_programs_folder_imported_after_the_hook_ran_is_the_programs_own(envs, tmp_path,  # noqa: F811
                                                                                          survived, name):
-    plain, hooked = envs
     (tmp_path / f"{name}.py").write_text(f"MINE = 'the program s own {name}'\n", encoding="utf-8")
     code = stub_library(tmp_path) + LIBRARY + SURVIVED[survived] + _USE.format(name=name)
-    with_hook, without = run(hooked, code, tmp_path), run(plain, code, tmp_path)
+    with_hook, without = pair(envs, code, tmp_path)
     assert without.stdout == f"the program s own {name}\n", without.stderr
-    added = _compare(with_hook, without)
+    added = compare(with_hook, without)
     assert added.startswith(BLOCK) and added.count("errorkb:") == 1, with_hook.stderr
 
 
@@ -53,23 +52,21 @@ BEFORE = {
 @pytest.mark.parametrize("name", list(BEFORE))
 def test_a_module_of_the_programs_folder_imported_before_the_error_never_runs_for_the_hook(envs, tmp_path,  # noqa: F811
                                                                                            name):
-    plain, hooked = envs
     (tmp_path / f"{name}.py").write_text(BEFORE[name], encoding="utf-8")
     code = stub_library(tmp_path) + f"import {name}\n" + LIBRARY + RAISE
-    with_hook, without = run(hooked, code, tmp_path), run(plain, code, tmp_path)
+    with_hook, without = pair(envs, code, tmp_path)
     assert without.stdout == "" and without.returncode == 1, without.stderr
-    assert _compare(with_hook, without) == "", with_hook.stdout + with_hook.stderr
+    assert compare(with_hook, without) == "", with_hook.stdout + with_hook.stderr
 
 
 def test_a_module_of_the_programs_own_named_like_one_the_explainer_never_imports_leaves_the_block(envs, tmp_path):  # noqa: F811
     """The explainer stays away only from the names it imports: a program's `secrets.py` or `queue.py` (names of the
     standard library's it never loads) costs the program nothing."""
-    plain, hooked = envs
     for name in ("secrets", "queue"):
         (tmp_path / f"{name}.py").write_text("MINE = True\n", encoding="utf-8")
     code = stub_library(tmp_path) + "import secrets, queue\nassert secrets.MINE and queue.MINE\n" + LIBRARY + RAISE
-    with_hook, without = run(hooked, code, tmp_path), run(plain, code, tmp_path)
-    added = _compare(with_hook, without)
+    with_hook, without = pair(envs, code, tmp_path)
+    added = compare(with_hook, without)
     assert added.startswith(BLOCK) and added.count("errorkb:") == 1 and TITLE in added, with_hook.stderr
 
 
@@ -158,10 +155,8 @@ NOTHING_FOUND = {
 
 @pytest.mark.parametrize("case", list(NOTHING_FOUND))
 def test_programs_run_another_way_print_pythons_output_then_one_block_or_none(envs, tmp_path, case):  # noqa: F811
-    import subprocess
     import zipapp
 
-    plain, hooked = envs
     files, argv, named = NOTHING_FOUND[case]
     for name, text in files.items():
         path = tmp_path / name.rstrip("*")
@@ -169,9 +164,8 @@ def test_programs_run_another_way_print_pythons_output_then_one_block_or_none(en
         path.write_text(stub_library(tmp_path) + LIBRARY + text if name.endswith("*") else text, encoding="utf-8")
     if case == "zipapp":
         zipapp.create_archive(tmp_path / "app", tmp_path / "app.pyz")
-    with_hook, without = (subprocess.run([str(python), *argv], capture_output=True, text=True, cwd=tmp_path,
-                                         timeout=300) for python in (hooked, plain))
-    added = _compare(with_hook, without)
+    with_hook, without = both(envs, tmp_path, argv=argv)
+    added = compare(with_hook, without)
     assert (added.startswith(BLOCK) and added.count("errorkb:") == 1) if named else added == "", with_hook.stderr
 
 
@@ -181,12 +175,9 @@ def test_a_program_run_from_the_standard_librarys_own_folder_keeps_the_block(env
     own: the block as ever."""
     import json
     import os
-    import subprocess
 
-    plain, hooked = envs
     code = stub_library(tmp_path) + "import json\n" + LIBRARY + RAISE
     folder = os.path.dirname(os.path.dirname(json.__file__))
-    with_hook, without = (subprocess.run([str(python), "-c", code], capture_output=True, text=True, cwd=folder,
-                                         timeout=300) for python in (hooked, plain))
-    added = _compare(with_hook, without)
+    with_hook, without = both(envs, folder, argv=["-c", code])
+    added = compare(with_hook, without)
     assert added.startswith(BLOCK) and added.count("errorkb:") == 1, with_hook.stderr

@@ -6,32 +6,15 @@ the shapes rounds one to four did not try that found nothing (kept, so that they
 
 from __future__ import annotations
 
-import os
-import re
 import subprocess
 from pathlib import Path
 
 import pytest
 
+from tests.hookrun import BLOCK, BLOCK_RE, LIBRARY, RAISE, both, compare, pair, unaddressed
 from tests.test_hook import TITLE, envs, run, stub_library  # noqa: F401 (a fixture)
 
-LIBRARY = "from transformers.cache_utils import early_initialization\n"
-RAISE = "early_initialization()\n"
 KEY_CACHE = ("from transformers import DynamicCache\n", "DynamicCache().key_cache")
-BLOCK = "\nerrorkb: a documented error — "
-
-
-def _unaddressed(text: str) -> str:
-    return re.sub(r" at 0x[0-9a-f]+", " at 0x?", text)
-
-
-def _compare(with_hook: subprocess.CompletedProcess, without: subprocess.CompletedProcess) -> str:
-    """What the hook added after Python's own output, which must be unchanged (objects' addresses aside), as must the
-    exit status and stdout."""
-    assert (with_hook.returncode, with_hook.stdout) == (without.returncode, without.stdout), with_hook.stderr
-    assert "errorkb:" not in without.stderr, without.stderr
-    assert _unaddressed(with_hook.stderr).startswith(_unaddressed(without.stderr)), with_hook.stderr
-    return with_hook.stderr[len(without.stderr):]
 
 
 # The program's own hook, set after the `.pth` ran; then a module that imports `threading` (logging, asyncio,
@@ -49,10 +32,9 @@ SET_THEN_IMPORT = {
 
 @pytest.mark.parametrize("hook", list(SET_THEN_IMPORT))
 def test_a_hook_the_program_set_stays_its_own_after_a_later_import_of_threading(envs, tmp_path, hook):  # noqa: F811
-    plain, hooked = envs
     code = stub_library(tmp_path) + SET_THEN_IMPORT[hook]
-    with_hook, without = run(hooked, code, tmp_path), run(plain, code, tmp_path)
-    added = _compare(with_hook, without)
+    with_hook, without = pair(envs, code, tmp_path)
+    added = compare(with_hook, without)
     assert "mine:" in without.stderr and with_hook.stderr.count("mine:") == 1, with_hook.stderr
     # Round nine: the error that ended the program is named once, at its exit, after the program's hook printed (never
     # in front of it); an error a `__del__` reported is no program's end.
@@ -83,7 +65,7 @@ def test_a_hook_set_before_import_errorkb_hook_runs_once_and_fails_as_without_er
     code = stub_library(tmp_path) + head.format(body=_BODIES[body]) + LIBRARY + "import {module}\n" + tail
     with_hook = run(plain, code.format(module="errorkb.hook"), tmp_path)
     without = run(plain, code.format(module="errorkb"), tmp_path)
-    added = _compare(with_hook, without)
+    added = compare(with_hook, without)
     assert without.stderr.count("MINE RAN") == with_hook.stderr.count("MINE RAN") == (body == "prints"), without.stderr
     if body == "raises":
         assert "my hook broke" in without.stderr and "_errorkb" not in with_hook.stderr, with_hook.stderr
@@ -102,10 +84,9 @@ BUILTINS = {
 
 @pytest.mark.parametrize("name", list(BUILTINS))
 def test_builtins_the_program_replaced_leave_pythons_output_alone(envs, tmp_path, name):  # noqa: F811
-    plain, hooked = envs
     code = stub_library(tmp_path) + LIBRARY + BUILTINS[name] + RAISE
-    with_hook, without = run(hooked, code, tmp_path), run(plain, code, tmp_path)
-    assert _compare(with_hook, without) == "", with_hook.stderr
+    with_hook, without = pair(envs, code, tmp_path)
+    assert compare(with_hook, without) == "", with_hook.stderr
 
 
 # A file of the program's folder (sys.path[0]) named like the hook's package or like a module the explainer imports
@@ -119,12 +100,11 @@ SHADOWS = ["errorkb", "random", "email", "csv", "string", "resource"]
 @pytest.mark.parametrize("name", SHADOWS)
 def test_a_file_of_the_programs_folder_named_like_a_module_the_hook_imports_never_runs(envs, tmp_path,  # noqa: F811
                                                                                     name):
-    plain, hooked = envs
     (tmp_path / f"{name}.py").write_text("print('THE PROGRAM FOLDER FILE RAN')\n", encoding="utf-8")
     code = stub_library(tmp_path) + "import threading\n" + LIBRARY + RAISE
-    with_hook, without = run(hooked, code, tmp_path), run(plain, code, tmp_path)
+    with_hook, without = pair(envs, code, tmp_path)
     assert "THE PROGRAM FOLDER FILE RAN" not in without.stdout
-    added = _compare(with_hook, without)
+    added = compare(with_hook, without)
     assert added.startswith(BLOCK) and added.count("errorkb:") == 1, with_hook.stderr
 
 
@@ -132,13 +112,12 @@ def test_the_programs_own_errorkb_module_stays_its_own_and_the_entry_is_named(en
     """A program that imported a module of its own named `errorkb` (its file, not the package). Round five: nothing
     was added (the line took the program's module for the package). Round ten: the hook holds the package under that
     name only while it works (`guard.package`), and the program's module is left as it is, unmarked, at its exit."""
-    plain, hooked = envs
     (tmp_path / "errorkb.py").write_text("MINE = True\n", encoding="utf-8")
     code = (stub_library(tmp_path) + "import atexit, errorkb\nassert errorkb.MINE\natexit.register(lambda: print("
             "sys.modules['errorkb'] is errorkb, hasattr(errorkb, 'hook_by_pth')))\n" + LIBRARY + RAISE)
-    with_hook, without = run(hooked, code, tmp_path), run(plain, code, tmp_path)
+    with_hook, without = pair(envs, code, tmp_path)
     assert without.stdout == "True False\n", without.stdout + without.stderr
-    added = _compare(with_hook, without)
+    added = compare(with_hook, without)
     assert added.startswith(BLOCK) and added.count("errorkb:") == 1, with_hook.stderr
 
 
@@ -146,11 +125,10 @@ def test_a_stream_that_cannot_encode_the_block_gets_it_escaped(envs, tmp_path): 
     """A `sys.stderr` the program replaced with a strict ASCII stream: main's block (its title holds a dash outside
     ASCII) raised UnicodeEncodeError and was lost. Written escaped, as Python's own stderr writes what it cannot
     encode."""
-    plain, hooked = envs
     code = stub_library(tmp_path) + LIBRARY + ("import io, sys\nsys.stderr = io.TextIOWrapper(sys.stderr.buffer, "
                                                "encoding='ascii', errors='strict', line_buffering=True)\n") + RAISE
-    with_hook, without = run(hooked, code, tmp_path), run(plain, code, tmp_path)
-    added = _compare(with_hook, without)
+    with_hook, without = pair(envs, code, tmp_path)
+    added = compare(with_hook, without)
     assert added.startswith("\nerrorkb: a documented error \\u2014 "), with_hook.stderr
 
 
@@ -171,7 +149,7 @@ def test_a_reader_that_went_away_after_pythons_output_leaves_the_exit_status_as_
         assert process.stderr is not None
         read = process.stderr.read(len(expected))
         process.stderr.close()  # the reader goes away, as `head -c` does
-        assert _unaddressed(read.decode()) == _unaddressed(expected.decode())
+        assert unaddressed(read.decode()) == unaddressed(expected.decode())
         return process.wait(timeout=120)
 
     assert status(hooked) == status(plain) == 1
@@ -181,11 +159,9 @@ def test_import_time_reports_the_explainers_imports_after_pythons_output_and_not
                                                                                                 tmp_path):
     """`-X importtime`: Python reports every import on stderr, the explainer's too, which happen after the traceback
     (between it and the block: documented); start-up imports nothing of errorkb's."""
-    plain, hooked = envs
     code = stub_library(tmp_path) + LIBRARY + RAISE
     (tmp_path / "script.py").write_text(code, encoding="utf-8")
-    with_hook, without = (subprocess.run([str(python), "-X", "importtime", "script.py"], capture_output=True,
-                                         text=True, cwd=tmp_path, timeout=120) for python in (hooked, plain))
+    with_hook, without = both(envs, tmp_path, argv=["-X", "importtime", "script.py"], timeout=120)
     assert with_hook.returncode == without.returncode == 1
     (start, traceback), (_, expected) = (result.stderr.split("Traceback (most recent call last)", 1)
                                          for result in (with_hook, without))
@@ -217,24 +193,21 @@ NOTHING_FOUND = {
 
 @pytest.mark.parametrize("case", list(NOTHING_FOUND))
 def test_shapes_that_found_nothing_print_pythons_output_then_one_block_or_none(envs, tmp_path, case):  # noqa: F811
-    plain, hooked = envs
     code, named = NOTHING_FOUND[case]
     code = stub_library(tmp_path) + code
-    with_hook, without = run(hooked, code, tmp_path), run(plain, code, tmp_path)
-    added = _compare(with_hook, without)
+    with_hook, without = pair(envs, code, tmp_path)
+    added = compare(with_hook, without)
     assert (added.startswith(BLOCK) and added.count("errorkb:") == 1) if named else added == "", with_hook.stderr
 
 
 @pytest.mark.parametrize("how", ["-E", "-S", "home-missing", "-I"])
 def test_interpreter_modes_and_a_missing_home_folder(envs, tmp_path, how):  # noqa: F811
     """`-S` runs no `.pth` (no hook: exactly Python's output); `-E`, `-I` and a HOME that does not exist: the block."""
-    plain, hooked = envs
     (tmp_path / "script.py").write_text(stub_library(tmp_path) + LIBRARY + RAISE, encoding="utf-8")
-    env = {**os.environ, "HOME": str(tmp_path / "no-such-home")} if how == "home-missing" else None
+    env = {"HOME": str(tmp_path / "no-such-home")} if how == "home-missing" else None
     args = [] if how == "home-missing" else [how]
-    with_hook, without = (subprocess.run([str(python), *args, "script.py"], capture_output=True, text=True,
-                                         cwd=tmp_path, timeout=120, env=env) for python in (hooked, plain))
-    added = _compare(with_hook, without)
+    with_hook, without = both(envs, tmp_path, argv=[*args, "script.py"], timeout=120, env=env)
+    added = compare(with_hook, without)
     assert added == "" if how == "-S" else added.startswith(BLOCK), with_hook.stderr
     assert TITLE in with_hook.stderr or how == "-S"
 
@@ -243,20 +216,18 @@ def test_the_explainers_own_import_of_threading_still_chains_on_it(envs, tmp_pat
     """The explainer imports `threading` itself (its deadline's thread) inside the guard: an error reported before the
     program imported it (a `__del__`'s) must not leave `threading.excepthook` unchained, or a later error that ends a
     thread goes unnamed. Two errors, two blocks, each after Python's report."""
-    plain, hooked = envs
     code = stub_library(tmp_path) + LIBRARY + (
         "import sys\nclass Holder:\n    def __del__(self):\n        early_initialization()\nHolder()\n"
         "assert 'threading' not in sys.modules or 'errorkb' in sys.modules\n"
         "import threading\nthread = threading.Thread(target=early_initialization)\nthread.start()\nthread.join()\n"
         "print('ran')\n")
-    with_hook, without = run(hooked, code, tmp_path), run(plain, code, tmp_path)
+    with_hook, without = pair(envs, code, tmp_path)
     assert (with_hook.returncode, with_hook.stdout) == (without.returncode, without.stdout) == (0, "ran\n")
     assert "Exception ignored in" in without.stderr and "Exception in thread" in without.stderr
     assert with_hook.stderr.count(TITLE) == 2, with_hook.stderr
-    assert _BLOCK.sub("", _unaddressed(with_hook.stderr)) == _unaddressed(without.stderr), with_hook.stderr
+    assert BLOCK_RE.sub("", unaddressed(with_hook.stderr)) == unaddressed(without.stderr), with_hook.stderr
 
 
-_BLOCK = re.compile(r"\nerrorkb: [^\n]*\n(?:  [^\n]*\n)*")
 
 
 # The program's own hook set after the `.pth`, which calls the one it replaced (errorkb's): it runs once, Python's
@@ -276,22 +247,18 @@ CHAINED_AFTER = {
 
 @pytest.mark.parametrize("hook", list(CHAINED_AFTER))
 def test_a_hook_the_program_chains_in_front_of_errorkbs_runs_once_then_one_block(envs, tmp_path, hook):  # noqa: F811
-    plain, hooked = envs
     code = stub_library(tmp_path) + CHAINED_AFTER[hook]
-    with_hook, without = run(hooked, code, tmp_path), run(plain, code, tmp_path)
-    added = _compare(with_hook, without)
+    with_hook, without = pair(envs, code, tmp_path)
+    added = compare(with_hook, without)
     assert with_hook.stderr.count("MINE RAN") == 1 and added.startswith(BLOCK) and added.count("errorkb:") == 1, \
         with_hook.stderr
 
 
 @pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
 def test_a_stderr_encoding_without_the_blocks_characters_escapes_them(envs, tmp_path, encoding):  # noqa: F811
-    plain, hooked = envs
     (tmp_path / "script.py").write_text(stub_library(tmp_path) + LIBRARY + RAISE, encoding="utf-8")
-    env = {**os.environ, "PYTHONIOENCODING": encoding}
-    with_hook, without = (subprocess.run([str(python), "script.py"], capture_output=True, text=True, cwd=tmp_path,
-                                         timeout=120, env=env) for python in (hooked, plain))
-    assert _compare(with_hook, without).startswith("\nerrorkb: a documented error \\u2014 "), with_hook.stderr
+    with_hook, without = both(envs, tmp_path, timeout=120, env={"PYTHONIOENCODING": encoding})
+    assert compare(with_hook, without).startswith("\nerrorkb: a documented error \\u2014 "), with_hook.stderr
 
 
 @pytest.mark.xfail(strict=True, reason="known limit (docs/contributing.md, the hook): an asyncio task held by a "
@@ -300,13 +267,12 @@ def test_a_stderr_encoding_without_the_blocks_characters_escapes_them(envs, tmp_
                                        "retrieved' is logged from the task's `__del__`, the class of "
                                        "tests/test_hook_hostile.py's teardown limit, and printed by Python alone")
 def test_known_limit_a_tasks_unretrieved_error_reported_at_teardown_is_named(envs, tmp_path):  # noqa: F811
-    plain, hooked = envs
     code = stub_library(tmp_path) + KEY_CACHE[0] + (
         "import asyncio\nasync def fail():\n    " + KEY_CACHE[1] + "\nasync def main():\n    global task\n"
         "    task = asyncio.ensure_future(fail())\n    await asyncio.sleep(0.05)\nasyncio.run(main())\nprint('ran')\n")
-    with_hook, without = run(hooked, code, tmp_path), run(plain, code, tmp_path)
+    with_hook, without = pair(envs, code, tmp_path)
     assert "Task exception was never retrieved" in without.stderr
-    assert _compare(with_hook, without).startswith(BLOCK), with_hook.stderr
+    assert compare(with_hook, without).startswith(BLOCK), with_hook.stderr
 
 
 @pytest.mark.parametrize("case", ["excepthook", "unraisablehook-at-exit"])
@@ -315,12 +281,11 @@ def test_a_program_that_imported_code_gets_pythons_output_and_the_block(envs, tm
     (`chains.console`) from the frame that called the hook: none at all for an error that ends the program or one
     reported at exit. Reading past the stack's end raised inside the hook, which then reported itself as a failing
     hook before errorkb's (found while closing round four's console limit, never on main)."""
-    plain, hooked = envs
     body = RAISE if case == "excepthook" else (
         "class Holder:\n    def __del__(self):\n        early_initialization()\nholder = Holder()\n"
         "holder.itself = holder\ndel holder\nprint('ran')\n")
     code = stub_library(tmp_path) + "import code\n" + LIBRARY + body
-    with_hook, without = run(hooked, code, tmp_path), run(plain, code, tmp_path)
-    added = _compare(with_hook, without)
+    with_hook, without = pair(envs, code, tmp_path)
+    added = compare(with_hook, without)
     assert added.startswith(BLOCK) and added.count("errorkb:") == 1 and "sys.unraisablehook" not in with_hook.stderr, \
         with_hook.stderr

@@ -5,12 +5,12 @@ Python prints without its source lines (`-c`, stdin), debuggers and consoles, tw
 
 from __future__ import annotations
 
-import re
 import subprocess
 import time
 
 import pytest
 
+from tests.hookrun import BLOCK_RE, both, pair, unaddressed
 from tests.test_hook import HEAD_DIM, TITLE, envs, run, stub_library  # noqa: F401 (a fixture)
 from tests.test_hook_hostile import _HANGS
 
@@ -28,10 +28,6 @@ _UNRELATED = ("", "int('nothing any entry documents')")
 _STUCK = (_HANGS.format(message=HEAD_DIM).removesuffix("raise Stuck()\n"), "raise Stuck()")  # a __str__ that waits an hour
 
 
-def _unaddressed(text: str) -> str:
-    return re.sub(r" at 0x[0-9a-f]+", " at 0x?", text)
-
-
 @pytest.mark.parametrize("case", ["library", "unrelated", "stuck-str"])
 def test_an_error_in_a_del_at_the_last_collection_neither_hangs_the_exit_nor_goes_unnamed(envs, tmp_path,  # noqa: F811
                                                                                           case):
@@ -40,16 +36,14 @@ def test_an_error_in_a_del_at_the_last_collection_neither_hangs_the_exit_nor_goe
     `Thread.start` waited for ever for one that never starts: the process hung at exit, whatever the error (main:
     killed by the timeout). Now: Python's report, the block where the error is the entry's, nothing more otherwise,
     and a user's `__str__` that would never return is not run again."""
-    plain, hooked = envs
     imports, body = {"library": _LIBRARY, "unrelated": _UNRELATED, "stuck-str": _STUCK}[case]
     code = stub_library(tmp_path) + _CYCLE.format(imports=imports, body=body)
     started = time.monotonic()
-    with_hook = subprocess.run([str(hooked), "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=60)
-    took = time.monotonic() - started
-    without = subprocess.run([str(plain), "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    with_hook, without = both(envs, tmp_path, argv=["-c", code], timeout=60)
+    took = time.monotonic() - started  # both runs: Python's alone takes a fraction of a second
     assert with_hook.returncode == without.returncode == 0 and with_hook.stdout == without.stdout == "ran\n"
     assert "Exception ignored in" in without.stderr and "errorkb" not in without.stderr
-    assert _unaddressed(with_hook.stderr).startswith(_unaddressed(without.stderr)), with_hook.stderr
+    assert unaddressed(with_hook.stderr).startswith(unaddressed(without.stderr)), with_hook.stderr
     added = with_hook.stderr[len(without.stderr):]
     assert added.startswith("\n" + TITLE) if case == "library" else added == "", with_hook.stderr
     assert took < 30, took
@@ -81,10 +75,9 @@ def test_an_error_a_process_pool_re_raises_is_named_once_from_the_worker_s_trace
     (`_RemoteTraceback`, `RemoteTraceback`). The frames the parent printed last are the standard library's re-raise,
     not the library's: main named nothing. The worker's traceback, which the standard library attached, is the
     error as it was raised: one block, the entry's; an unrelated error: Python's output alone."""
-    plain, hooked = envs
     kind, method = pool.split("-")
     code = stub_library(tmp_path) + _POOL.format(body=body, method=method, executor=kind == "futures")
-    with_hook, without = run(hooked, code, tmp_path), run(plain, code, tmp_path)
+    with_hook, without = pair(envs, code, tmp_path)
     assert with_hook.returncode == without.returncode == 1 and with_hook.stdout == without.stdout == ""
     assert with_hook.stderr.startswith(without.stderr) and "errorkb" not in without.stderr, with_hook.stderr
     added = with_hook.stderr[len(without.stderr):]
@@ -147,17 +140,9 @@ def test_a_raise_python_prints_without_its_line_is_the_users_own_not_the_entry(t
 
 @pytest.mark.parametrize("how", ["-c", "stdin"])
 def test_the_users_own_raise_in_python_c_or_stdin_confirms_nothing(envs, tmp_path, how):  # noqa: F811
-    plain, hooked = envs
     code = f"raise AttributeError({KEY_CACHE!r})\n"
-
-    def python(executable) -> subprocess.CompletedProcess:
-        if how == "-c":
-            return subprocess.run([str(executable), "-c", code], capture_output=True, text=True, cwd=tmp_path,
-                                  timeout=60)
-        return subprocess.run([str(executable), "-"], input=code, capture_output=True, text=True, cwd=tmp_path,
-                              timeout=60)
-
-    with_hook, without = python(hooked), python(plain)
+    with_hook, without = (both(envs, tmp_path, argv=["-c", code], timeout=60) if how == "-c" else
+                          both(envs, tmp_path, argv=["-"], input=code, timeout=60))
     assert with_hook.returncode == without.returncode == 1 and with_hook.stderr.startswith(without.stderr)
     assert "errorkb: a documented error" not in with_hook.stderr, with_hook.stderr
 
@@ -191,7 +176,6 @@ def test_the_pth_compiles_only_what_every_start_needs_and_threading_imports_the_
                                      "'errorkb.hook.guard']", "_errorkb_threadhook"], result.stdout + result.stderr
 
 
-_BLOCK = re.compile(r"\nerrorkb: [^\n]*\n(?:  [^\n]*\n)*")
 _CONSOLES = {  # argv after the interpreter, what stdin holds, whether Python prints it through sys.excepthook
     # pdb prints the error itself and enters post-mortem debugging: no block, the debugger's output untouched
     "pdb": (["-m", "pdb", "script.py"], "c\np 1 + 1\nq\n", False),
@@ -208,23 +192,15 @@ def test_consoles_and_debuggers_print_one_block_or_none(envs, tmp_path, console)
     """Python's interactive modes print an error through `sys.excepthook` (the console, `-i`, a PYTHONSTARTUP file):
     one block after it, and the session goes on as without the hook. pdb prints the error itself before its post-mortem
     session: nothing added, the debugger's own output unchanged."""
-    import os
-
-    plain, hooked = envs
     (tmp_path / "script.py").write_text(stub_library(tmp_path) + "".join(_LIBRARY[0]) + _LIBRARY[1] + "\n")
     argv, stdin, named = _CONSOLES[console]
-    env = {**os.environ, "PYTHONSTARTUP": str(tmp_path / "script.py")} if console == "PYTHONSTARTUP" else None
-
-    def python(executable) -> subprocess.CompletedProcess:
-        return subprocess.run([str(executable), *argv], input=stdin, capture_output=True, text=True, cwd=tmp_path,
-                              timeout=60, env=env)
-
-    with_hook, without = python(hooked), python(plain)
+    env = {"PYTHONSTARTUP": str(tmp_path / "script.py")} if console == "PYTHONSTARTUP" else None
+    with_hook, without = both(envs, tmp_path, argv=argv, input=stdin, timeout=60, env=env)
     assert (with_hook.returncode, with_hook.stdout) == (without.returncode, without.stdout), with_hook.stderr
     assert "errorkb" not in without.stderr and f"ValueError: {HEAD_DIM}" in without.stdout + without.stderr
     assert with_hook.stderr.count("errorkb:") == int(named) and (not named or TITLE in with_hook.stderr)
     if console != "code.interact":  # compared whole below
-        assert _BLOCK.sub("\n", with_hook.stderr).replace("\n\n", "\n") == without.stderr.replace("\n\n", "\n"), \
+        assert BLOCK_RE.sub("\n", with_hook.stderr).replace("\n\n", "\n") == without.stderr.replace("\n\n", "\n"), \
             with_hook.stderr
 
 
@@ -232,11 +208,9 @@ def test_code_interact_prints_its_traceback_as_without_the_hook(envs, tmp_path):
     """`code.InteractiveInterpreter` (Python 3.11, 3.12) writes an error itself only while `sys.excepthook` is Python's
     own; with any hook it hands it the whole traceback, its own `runcode` frame included: one line more (a strict xfail
     until round five). The hook prints what the console would have written itself, through its own `write`."""
-    plain, hooked = envs
     (tmp_path / "script.py").write_text("int('nothing any entry documents')\n")
     argv, stdin, _ = _CONSOLES["code.interact"]
-    with_hook, without = (subprocess.run([str(python), *argv], input=stdin, capture_output=True, text=True,
-                                         cwd=tmp_path, timeout=60) for python in (hooked, plain))
+    with_hook, without = both(envs, tmp_path, argv=argv, input=stdin, timeout=60)
     assert "ValueError: invalid literal" in without.stderr
     assert with_hook.stderr == without.stderr, with_hook.stderr
 
@@ -268,11 +242,9 @@ def test_another_knowledge_base_s_broken_or_copied_index_leaves_one_block(envs, 
     """Another installed knowledge base (an `errorkb.indexes` entry point) whose index is truncated, a folder, nested
     past what JSON reads, not an index, missing, or a copy of this one's: start-up reads none of them (the program
     unchanged), and after an entry's error one block, this knowledge base's (main printed a copy's twice)."""
-    import os
 
     from errorkb.lookup import installed_indexes
 
-    plain, hooked = envs
     site = tmp_path / "other"
     (site / "otherkb").mkdir(parents=True)
     (site / "otherkb" / "__init__.py").write_text("")
@@ -280,11 +252,10 @@ def test_another_knowledge_base_s_broken_or_copied_index_leaves_one_block(envs, 
     (site / "otherkb-0.1.dist-info" / "METADATA").write_text("Metadata-Version: 2.1\nName: otherkb\nVersion: 0.1\n")
     (site / "otherkb-0.1.dist-info" / "entry_points.txt").write_text("[errorkb.indexes]\naaa = otherkb\n")
     _INDEXES[broken](site / "otherkb" / "index.json", installed_indexes()[0])
-    env = {**os.environ, "PYTHONPATH": str(site)}
+    env = {"PYTHONPATH": str(site)}
     code = stub_library(tmp_path) + "print('ran')\n" + "".join(_LIBRARY[0]) + _LIBRARY[1] + "\n"
     (tmp_path / "script.py").write_text(code)
-    with_hook, without = (subprocess.run([str(python), "script.py"], capture_output=True, text=True, cwd=tmp_path,
-                                         timeout=60, env=env) for python in (hooked, plain))
+    with_hook, without = both(envs, tmp_path, env=env, timeout=60)
     assert (with_hook.returncode, with_hook.stdout) == (without.returncode, without.stdout) == (1, "ran\n")
     assert with_hook.stderr.startswith(without.stderr) and with_hook.stderr.count("errorkb:") == 1, with_hook.stderr
     assert TITLE in with_hook.stderr
@@ -296,14 +267,13 @@ def test_an_error_ending_a_multiprocessing_process_is_named_after_the_childs_own
     """A `multiprocessing.Process` whose target raises prints the error in the child itself (`traceback.print_exc` in
     `BaseProcess._bootstrap`), through no hook: no block on main (a strict xfail until round five). Now the child's
     report as without the hook, then the block; an unrelated error: the report alone; the exit codes as ever."""
-    plain, hooked = envs
     for target, named in (("early_initialization", True), ("unrelated", False)):
         code = stub_library(tmp_path) + "".join(_LIBRARY[0]) + (
             "import multiprocessing\ndef unrelated():\n    int('nothing any entry documents')\n"
             "if __name__ == '__main__':\n"
             f"    child = multiprocessing.get_context({method!r}).Process(target={target})\n"
             "    child.start()\n    child.join()\n    print(child.exitcode)\n")
-        with_hook, without = run(hooked, code, tmp_path), run(plain, code, tmp_path)
+        with_hook, without = pair(envs, code, tmp_path)
         assert (with_hook.returncode, with_hook.stdout) == (without.returncode, without.stdout) == (0, "1\n")
         assert with_hook.stderr.startswith(without.stderr) and "errorkb:" not in without.stderr, with_hook.stderr
         added = with_hook.stderr[len(without.stderr):]

@@ -14,13 +14,12 @@ slow: benchmarks/hook_exit_check.py prints them).
 
 from __future__ import annotations
 
-import os
 import subprocess
 
 import pytest
 
+from tests.hookrun import BLOCK, LIBRARY, RAISE, both, compare, pair
 from tests.test_hook import TITLE, envs, run, stub_library  # noqa: F401 (a fixture)
-from tests.test_hook_round_five import BLOCK, LIBRARY, RAISE, _compare
 
 # Hooks a program sets after the `.pth` ran. main: Python called theirs alone, and no block came at all.
 _LOGGER = "import sys\nsys.excepthook = lambda kind, value, tb: print('mine:', kind.__name__, file=sys.stderr)\n"
@@ -38,11 +37,10 @@ REPLACED = {
 @pytest.mark.parametrize("hook", list(REPLACED))
 def test_an_error_reported_by_a_hook_the_program_set_is_named_once_after_everything_it_printed(envs, tmp_path,  # noqa: F811
                                                                                               hook):
-    plain, hooked = envs
     code = stub_library(tmp_path) + LIBRARY + REPLACED[hook] + RAISE
-    with_hook, without = run(hooked, code, tmp_path), run(plain, code, tmp_path)
+    with_hook, without = pair(envs, code, tmp_path)
     assert without.returncode == 1 and "errorkb" not in without.stderr, without.stderr
-    added = _compare(with_hook, without)
+    added = compare(with_hook, without)
     assert added.startswith(BLOCK) and added.count("errorkb:") == 1 and TITLE in added, with_hook.stderr
 
 
@@ -63,13 +61,10 @@ NOT_NAMED = {
 
 @pytest.mark.parametrize("case", list(NOT_NAMED))
 def test_no_block_at_exit_for_an_error_that_did_not_end_the_program(envs, tmp_path, case):  # noqa: F811
-    plain, hooked = envs
     body, flags = NOT_NAMED[case]
     (tmp_path / "script.py").write_text(stub_library(tmp_path) + LIBRARY + body, encoding="utf-8")
-    with_hook, without = (subprocess.run([str(python), *flags, "script.py"], capture_output=True, text=True,
-                                         cwd=tmp_path, timeout=300, stdin=subprocess.DEVNULL)
-                          for python in (hooked, plain))
-    assert _compare(with_hook, without) == "", with_hook.stderr
+    with_hook, without = both(envs, tmp_path, argv=[*flags, "script.py"], stdin=subprocess.DEVNULL)
+    assert compare(with_hook, without) == "", with_hook.stderr
 
 
 def test_the_pytest_hint_where_no_pth_ran_never_runs_a_module_of_the_test_folder(envs, tmp_path):  # noqa: F811
@@ -119,13 +114,10 @@ FOUND_NOTHING = {
 
 @pytest.mark.parametrize("case", list(FOUND_NOTHING))
 def test_interpreter_flags_and_environments_print_pythons_output_then_one_block(envs, tmp_path, case):  # noqa: F811
-    plain, hooked = envs
     flags, environment, before, named = FOUND_NOTHING[case]
     (tmp_path / "script.py").write_text(stub_library(tmp_path) + before + LIBRARY + RAISE, encoding="utf-8")
-    with_hook, without = (subprocess.run([str(python), *flags, "script.py"], capture_output=True, text=True,
-                                         cwd=tmp_path, timeout=300, env={**os.environ, **environment})
-                          for python in (hooked, plain))
-    added = _compare(with_hook, without)
+    with_hook, without = both(envs, tmp_path, argv=[*flags, "script.py"], env=environment)
+    added = compare(with_hook, without)
     if not named:
         assert added == "", with_hook.stderr
         return
@@ -172,12 +164,11 @@ _OWN_ERRORKB = {
 
 @pytest.mark.parametrize("order", list(_OWN_ERRORKB))
 def test_a_programs_own_errorkb_is_its_own_and_the_error_is_named(envs, tmp_path, order):  # noqa: F811
-    plain, hooked = envs
     (tmp_path / "errorkb.py").write_text("MINE = 'the program s own errorkb'\n", encoding="utf-8")
     code = (stub_library(tmp_path) + LIBRARY + _OWN_ERRORKB[order] +
             "print(getattr(errorkb, 'MINE', 'the package'), sorted(vars(errorkb).keys() - {'__builtins__'}))\n"
             "import sys\nprint(sys.modules['errorkb'] is errorkb)\n")
-    with_hook, without = run(hooked, code, tmp_path), run(plain, code, tmp_path)
+    with_hook, without = pair(envs, code, tmp_path)
     assert without.stdout.startswith("the program s own errorkb"), without.stderr
-    added = _compare(with_hook, without)
+    added = compare(with_hook, without)
     assert added.startswith(BLOCK) and added.count("errorkb:") == 1 and TITLE in added, with_hook.stderr

@@ -6,13 +6,11 @@ refuses, a CPU time limit near its end; and the shapes that found nothing (kept,
 from __future__ import annotations
 
 import ast
-import os
-import subprocess
 
 import pytest
 
+from tests.hookrun import BLOCK, LIBRARY, RAISE, both, compare, pair
 from tests.test_hook import HEAD_DIM, TITLE, envs, run, stub_library  # noqa: F401 (a fixture)
-from tests.test_hook_round_five import BLOCK, LIBRARY, RAISE, _compare
 
 # A trace or profile function of the program's, still set when the program ends with the entry's error (a tracer,
 # a profiler, coverage: they stop at exit, after `sys.excepthook`). It notes each Python function it is called for;
@@ -49,10 +47,9 @@ def test_the_programs_trace_and_profile_functions_never_see_the_explainers_work(
                                                                                 setter, reported):
     """Python's own printing is C code: a trace function sees none of it. The hook is Python code, so the program's
     tracer sees the functions Python calls (the hook's own entries), and nothing of what they do."""
-    plain, hooked = envs
     body, status = REPORTED[reported]
     code = stub_library(tmp_path) + LIBRARY + _TRACED.format(setter=setter) + body
-    with_hook, without = run(hooked, code, tmp_path), run(plain, code, tmp_path)
+    with_hook, without = pair(envs, code, tmp_path)
     assert with_hook.returncode == without.returncode == status, with_hook.stderr
     seen, seen_without = (ast.literal_eval(result.stdout) for result in (with_hook, without))
     assert [name for name in seen if name not in seen_without and not name.startswith(ENTRIES)] == [], seen
@@ -80,13 +77,12 @@ HAND_CALLS = {
 @pytest.mark.parametrize("call", list(HAND_CALLS))
 def test_a_hook_called_by_hand_with_arguments_python_refuses_raises_pythons_own_error(envs, tmp_path,  # noqa: F811
                                                                                         call):
-    plain, hooked = envs
     code = stub_library(tmp_path) + LIBRARY + (
         f"import sys\ntry:\n    {HAND_CALLS[call]}\nexcept BaseException as error:\n"
         "    print(type(error).__name__, error)\nelse:\n    print('returned')\n" + RAISE)
-    with_hook, without = run(hooked, code, tmp_path), run(plain, code, tmp_path)
+    with_hook, without = pair(envs, code, tmp_path)
     assert without.stdout.startswith("TypeError "), without.stdout
-    added = _compare(with_hook, without)
+    added = compare(with_hook, without)
     assert added.startswith(BLOCK) and added.count("errorkb:") == 1, with_hook.stderr
 
 
@@ -104,7 +100,7 @@ def test_a_failing_hook_called_by_hand_raises_to_its_caller_as_without_errorkb(e
     with_hook = run(plain, code.format(module="errorkb.hook"), tmp_path)
     without = run(plain, code.format(module="errorkb"), tmp_path)
     assert without.stdout == "caught my hook broke\n" and "Error in sys.excepthook" in without.stderr
-    added = _compare(with_hook, without)
+    added = compare(with_hook, without)
     assert added.startswith(BLOCK) and added.count("errorkb:") == 1, with_hook.stderr
 
 
@@ -137,14 +133,13 @@ class Costly(ValueError):
 
 
 def test_a_cpu_limit_near_its_end_is_not_spent_by_the_hook(envs, tmp_path):  # noqa: F811
-    plain, hooked = envs
     code = stub_library(tmp_path) + LIBRARY + _CPU_LIMIT.format(seconds=2, left=0.6) + "raise Costly()\n"
-    with_hook, without = run(hooked, code, tmp_path), run(plain, code, tmp_path)
+    with_hook, without = pair(envs, code, tmp_path)
     assert without.returncode == 1 and "ValueError" not in without.stderr and "Costly: costly" in without.stderr, \
         without
-    assert _compare(with_hook, without) == "", with_hook.stderr
+    assert compare(with_hook, without) == "", with_hook.stderr
     roomy = stub_library(tmp_path) + LIBRARY + _CPU_LIMIT.format(seconds=60, left=60) + RAISE  # room: the block
-    added = _compare(run(hooked, roomy, tmp_path), run(plain, roomy, tmp_path))
+    added = compare(*pair(envs, roomy, tmp_path))
     assert added.startswith(BLOCK) and TITLE in added, added
 
 
@@ -177,14 +172,10 @@ NOTHING_FOUND = {
 @pytest.mark.parametrize("case", list(NOTHING_FOUND))
 def test_environments_that_found_nothing_print_pythons_output_then_one_block_or_none(envs, tmp_path,  # noqa: F811
                                                                                      case):
-    plain, hooked = envs
     body, flags, variables, named = NOTHING_FOUND[case]
     code = stub_library(tmp_path) + LIBRARY + body
     (tmp_path / "script.py").write_text(code, encoding="utf-8")
-    environment = {**os.environ, **variables}
-    with_hook, without = (subprocess.run([str(python), *flags, "script.py"], capture_output=True, text=True,
-                                         errors="replace", cwd=tmp_path, timeout=300, env=environment)
-                          for python in (hooked, plain))
-    added = _compare(with_hook, without)
+    with_hook, without = both(envs, tmp_path, argv=[*flags, "script.py"], env=variables, errors="replace")
+    added = compare(with_hook, without)
     block = "\nerrorkb: a documented error "  # its dash escaped where the stream is ASCII (`\\u2014`)
     assert (added.startswith(block) and added.count("errorkb:") == 1) if named else added == "", with_hook.stderr

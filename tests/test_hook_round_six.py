@@ -10,8 +10,8 @@ import subprocess
 import pytest
 
 from benchmarks.hook_deep_traceback import deep_error
+from tests.hookrun import BLOCK, BLOCK_RE, LIBRARY, RAISE, compare, pair, unaddressed
 from tests.test_hook import HEAD_DIM, TITLE, envs, run, stub_library  # noqa: F401 (a fixture)
-from tests.test_hook_round_five import _BLOCK, BLOCK, LIBRARY, RAISE, _compare, _unaddressed
 
 # A `__del__` that raises the entry's error, run at every depth from `{low}` frames below the recursion limit to
 # `{high}` below it (deeper ones raise RecursionError in the program itself, and are caught there).
@@ -34,9 +34,8 @@ print('ran')
 
 
 def _near_the_limit(envs, tmp_path, low: int, high: int) -> tuple[subprocess.CompletedProcess, str]:  # noqa: F811
-    plain, hooked = envs
     code = stub_library(tmp_path) + LIBRARY + _NEAR_THE_LIMIT.format(low=low, high=high)
-    with_hook, without = run(hooked, code, tmp_path), run(plain, code, tmp_path)
+    with_hook, without = pair(envs, code, tmp_path)
     assert (with_hook.returncode, with_hook.stdout) == (without.returncode, without.stdout) == (0, "ran\n")
     return with_hook, without.stderr
 
@@ -50,7 +49,7 @@ def test_an_error_reported_near_the_recursion_limit_is_printed_as_without_errork
     where there is room for the explainer (far enough from the limit), none deeper."""
     with_hook, without = _near_the_limit(envs, tmp_path, 120, 5)
     assert "_errorkb" not in with_hook.stderr, with_hook.stderr[-3000:]
-    assert _unaddressed(_BLOCK.sub("", with_hook.stderr)) == _unaddressed(without), with_hook.stderr[-3000:]
+    assert unaddressed(BLOCK_RE.sub("", with_hook.stderr)) == unaddressed(without), with_hook.stderr[-3000:]
     assert TITLE in with_hook.stderr
 
 
@@ -83,22 +82,20 @@ GROUPS = {
 
 @pytest.mark.parametrize("case", list(GROUPS))
 def test_an_exception_group_whose_member_is_the_entrys_error_is_named(envs, tmp_path, case):  # noqa: F811
-    plain, hooked = envs
     code = stub_library(tmp_path) + LIBRARY + GROUPS[case]
-    with_hook, without = run(hooked, code, tmp_path), run(plain, code, tmp_path)
-    added = _compare(with_hook, without)
+    with_hook, without = pair(envs, code, tmp_path)
+    added = compare(with_hook, without)
     assert added.startswith(BLOCK) and added.count("errorkb:") == 1 and TITLE in added, with_hook.stderr
 
 
 def test_a_group_of_unrelated_errors_beside_a_message_alike_stays_unconfirmed(envs, tmp_path):  # noqa: F811
     """The members are read by the same matcher, one by one: a member that only repeats the entry's words, raised by
     the program itself (no frame of the library), confirms nothing, whichever box it stands in."""
-    plain, hooked = envs
     code = stub_library(tmp_path) + (
         f"def own():\n    raise ValueError({HEAD_DIM!r})\ntry:\n    own()\nexcept Exception as error:\n"
         "    raise ExceptionGroup('several', [error, KeyError('unrelated')])\n")
-    with_hook, without = run(hooked, code, tmp_path), run(plain, code, tmp_path)
-    assert "errorkb: a documented error" not in _compare(with_hook, without), with_hook.stderr
+    with_hook, without = pair(envs, code, tmp_path)
+    assert "errorkb: a documented error" not in compare(with_hook, without), with_hook.stderr
 
 
 @pytest.mark.xfail(strict=True, reason="known limit (docs/contributing.md, the hook): a signal handler of the "
@@ -110,13 +107,12 @@ def test_a_group_of_unrelated_errors_beside_a_message_alike_stays_unconfirmed(en
                                        "right after the call that unblocks them, still in the hook's frame "
                                        "(tried in round seven)")
 def test_known_limit_a_signal_handlers_exception_during_the_hook_reaches_the_program(envs, tmp_path):  # noqa: F811
-    plain, hooked = envs
     code = stub_library(tmp_path) + LIBRARY + (
         "import signal, time\nclass Timeout(Exception):\n    pass\ndef handler(signum, frame):\n"
         "    raise Timeout('alarm')\nsignal.signal(signal.SIGALRM, handler)\nclass Holder:\n    def __del__(self):\n"
         "        early_initialization()\nsignal.setitimer(signal.ITIMER_REAL, 0.05)\ntry:\n    Holder()\n"
         "    time.sleep(3)\n    print('no timeout')\nexcept Timeout:\n    print('timed out')\n")
-    with_hook, without = run(hooked, code, tmp_path), run(plain, code, tmp_path)
+    with_hook, without = pair(envs, code, tmp_path)
     assert without.stdout == "timed out\n"
     assert with_hook.stdout == without.stdout, with_hook.stderr
 
@@ -151,11 +147,10 @@ NOTHING_FOUND = {
 
 @pytest.mark.parametrize("case", list(NOTHING_FOUND))
 def test_shapes_that_found_nothing_print_pythons_output_then_one_block_or_none(envs, tmp_path, case):  # noqa: F811
-    plain, hooked = envs
     code, named = NOTHING_FOUND[case]
     code = stub_library(tmp_path) + LIBRARY + code
-    with_hook, without = run(hooked, code, tmp_path), run(plain, code, tmp_path)
-    added = _compare(with_hook, without)
+    with_hook, without = pair(envs, code, tmp_path)
+    added = compare(with_hook, without)
     assert (added.startswith(BLOCK) and added.count("errorkb:") == 1) if named else added == "", with_hook.stderr
 
 

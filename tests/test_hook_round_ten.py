@@ -20,8 +20,8 @@ import subprocess
 
 import pytest
 
+from tests.hookrun import BLOCK, BLOCK_RE, LIBRARY, RAISE, both, compare, pair, unaddressed
 from tests.test_hook import TITLE, envs, run, stub_library  # noqa: F401 (a fixture)
-from tests.test_hook_round_five import _BLOCK, BLOCK, LIBRARY, RAISE, _compare, _unaddressed
 
 _THREAD = "thread = threading.Thread(target=early_initialization)\nthread.start()\nthread.join()\nprint('ran')\n"
 # Thread hooks a program sets after the `.pth` ran. main: theirs printed alone, and no block came at all.
@@ -37,11 +37,10 @@ THREAD_HOOKS = {
 @pytest.mark.parametrize("hook", list(THREAD_HOOKS))
 def test_a_threads_error_reported_by_a_thread_hook_the_program_set_is_named_once_after_it(envs, tmp_path,  # noqa: F811
                                                                                           hook):
-    plain, hooked = envs
     code = stub_library(tmp_path) + LIBRARY + THREAD_HOOKS[hook] + _THREAD
-    with_hook, without = run(hooked, code, tmp_path), run(plain, code, tmp_path)
+    with_hook, without = pair(envs, code, tmp_path)
     assert without.returncode == 0 and "errorkb" not in without.stderr, without.stderr
-    added = _compare(with_hook, without)
+    added = compare(with_hook, without)
     assert added.startswith(BLOCK) and added.count("errorkb:") == 1 and TITLE in added, with_hook.stderr
 
 
@@ -58,11 +57,10 @@ THREAD_NOT_NAMED = {
 @pytest.mark.parametrize("case", list(THREAD_NOT_NAMED))
 def test_no_block_after_a_thread_hook_the_program_set_for_an_error_no_entry_documents(envs, tmp_path,  # noqa: F811
                                                                                       case):
-    plain, hooked = envs
     hook, body = THREAD_NOT_NAMED[case]
     code = stub_library(tmp_path) + LIBRARY + hook + body
-    with_hook, without = run(hooked, code, tmp_path), run(plain, code, tmp_path)
-    assert _compare(with_hook, without) == "", with_hook.stderr
+    with_hook, without = pair(envs, code, tmp_path)
+    assert compare(with_hook, without) == "", with_hook.stderr
 
 
 # torchrun's shape (torch.distributed.elastic: `@record` in the child writes `traceback.format_exc()` to an error
@@ -107,12 +105,11 @@ def test_pythons_own_hooks_set_back_name_a_threads_error_and_the_programs_each_o
     """Round six's "c-hooks": `sys.excepthook` and `threading.excepthook` set back to Python's own, then an error that
     ends a thread and one that ends the program. Python's output unchanged; a block after the thread's report (round
     ten) and one at the program's exit (round nine): two errors, each named once."""
-    plain, hooked = envs
     code = (stub_library(tmp_path) + LIBRARY + "import sys, threading\nsys.excepthook = sys.__excepthook__\n"
             "threading.excepthook = threading.__excepthook__\n" + _THREAD + RAISE)
-    with_hook, without = run(hooked, code, tmp_path), run(plain, code, tmp_path)
+    with_hook, without = pair(envs, code, tmp_path)
     assert (with_hook.returncode, with_hook.stdout) == (without.returncode, without.stdout) == (1, "ran\n")
-    assert _unaddressed(_BLOCK.sub("", with_hook.stderr)) == _unaddressed(without.stderr), with_hook.stderr
+    assert unaddressed(BLOCK_RE.sub("", with_hook.stderr)) == unaddressed(without.stderr), with_hook.stderr
     thread, program = with_hook.stderr.split("Traceback (most recent call last):\n")[1:]
     assert thread.count(TITLE) == 1 and program.count(TITLE) == 1 and program.rstrip().endswith(
         "(offline: errorkb show head-dim-list-length)"), with_hook.stderr
@@ -129,10 +126,9 @@ HUGE = {
 
 @pytest.mark.parametrize("case", list(HUGE))
 def test_a_huge_message_raised_from_the_entrys_error_leaves_the_entry_named(envs, tmp_path, case):  # noqa: F811
-    plain, hooked = envs
     code = stub_library(tmp_path) + LIBRARY + HUGE[case]
-    with_hook, without = run(hooked, code, tmp_path), run(plain, code, tmp_path)
-    added = _compare(with_hook, without)
+    with_hook, without = pair(envs, code, tmp_path)
+    added = compare(with_hook, without)
     assert added.startswith(BLOCK) and added.count("errorkb:") == 1 and TITLE in added, with_hook.stderr[-2000:]
 
 
@@ -175,11 +171,10 @@ FOUND_NOTHING = {
 
 @pytest.mark.parametrize("case", list(FOUND_NOTHING))
 def test_shapes_that_found_nothing_print_pythons_output_then_one_block_or_none(envs, tmp_path, case):  # noqa: F811
-    plain, hooked = envs
     body, named = FOUND_NOTHING[case]
     code = stub_library(tmp_path) + LIBRARY + body
-    with_hook, without = run(hooked, code, tmp_path), run(plain, code, tmp_path)
-    added = _compare(with_hook, without)
+    with_hook, without = pair(envs, code, tmp_path)
+    added = compare(with_hook, without)
     assert (added.startswith(BLOCK) and added.count("errorkb:") == 1) if named else added == "", with_hook.stderr
 
 
@@ -188,11 +183,9 @@ def test_shapes_that_found_nothing_print_pythons_output_then_one_block_or_none(e
                          ids=["dont-write-bytecode", "unwritable-pycache-prefix"])
 def test_an_interpreter_that_writes_no_bytecode_prints_pythons_output_then_one_block(envs, tmp_path,  # noqa: F811
                                                                                    environment):
-    plain, hooked = envs
     (tmp_path / "script.py").write_text(stub_library(tmp_path) + LIBRARY + RAISE, encoding="utf-8")
-    with_hook, without = (subprocess.run([str(python), "script.py"], capture_output=True, text=True, cwd=tmp_path,
-                                         timeout=300, env={**os.environ, **environment}) for python in (hooked, plain))
-    added = _compare(with_hook, without)
+    with_hook, without = both(envs, tmp_path, env=environment)
+    added = compare(with_hook, without)
     assert added.startswith(BLOCK) and added.count("errorkb:") == 1, with_hook.stderr
 
 

@@ -72,26 +72,32 @@ def _after_thread_hooks(module: "Any") -> None:
     `threading.__excepthook__` put back) is named once that hook returned, as `at_exit` names the program's. Each
     `Thread` asks `threading._make_invoke_excepthook` (by its module's name, at its creation) for the function its
     bootstrap calls with the error; the one made here calls it, then explains the error where no hook of errorkb's
-    did (`explain.explained`: a hook of the program's that hands it to errorkb's, which named it)."""
+    did (`explain.explained`: a hook of the program's that hands it to errorkb's, which named it). The function is
+    private (round eleven): the wrapper passes whatever it is given through, to it and to what it makes, returns what
+    they return, and adds nothing where it is absent, no function, or makes none; a program that replaces it leaves
+    the public path, `threading.excepthook` (errorkb's, or theirs and the exit check's), to name the error once."""
     make = getattr(module, "_make_invoke_excepthook", None)
     if not callable(make) or getattr(make, "errorkb_hook", False):
         return
 
-    def _make_invoke_excepthook(_make: "Any" = make) -> "Any":
-        invoke = _make()
+    def _make_invoke_excepthook(*args: "Any", _make: "Any" = make, **kwargs: "Any") -> "Any":
+        invoke = _make(*args, **kwargs)
+        if not callable(invoke):
+            return invoke
 
-        def invoke_excepthook(thread: "Any", _invoke: "Any" = invoke) -> None:
+        def invoke_excepthook(*args: "Any", _invoke: "Any" = invoke, **kwargs: "Any") -> "Any":
             value = sys.exc_info()[1]
-            _invoke(thread)
+            done = _invoke(*args, **kwargs)
             try:
                 if not _BUILTINS[0](value, _BUILTINS[1]) or getattr(module.excepthook, "errorkb_hook", False):
-                    return
+                    return done
                 explain = sys.modules.get("errorkb.hook.explain")
                 if explain is not None and explain.explained(value):
-                    return
+                    return done
             except _BUILTINS[2]:
-                return
+                return done
             _explain(type(value), value, getattr(value, "__traceback__", None))
+            return done
 
         return invoke_excepthook
 
@@ -284,8 +290,17 @@ def find_spec(finder: "Finder", name: str, path: "Any", target: "Any") -> "Any":
             sys.settrace(trace)
             sys.setprofile(profile)
 
+    exec_module.__code__ = exec_module.__code__.replace(co_filename=_IMPORT_MACHINERY)
     loader.exec_module = exec_module  # type: ignore[method-assign,union-attr]
     return spec
+
+
+# Round eleven: the module's own import can fail (`threading` while `sys.excepthook` is None, a Ctrl-C in its code),
+# and an error leaving a Python function carries its frame: Python's traceback showed the wrapper's, "chains.py, in
+# exec_module", between the import system's. Python leaves out a run of the import system's frames (by their file
+# name) that ends in its loader's `_call_with_frames_removed`; under that name, the wrapper is one of that run, and
+# the traceback is Python's own.
+_IMPORT_MACHINERY = "<frozen importlib._bootstrap_external>"
 
 
 def loaded(finder: "Finder") -> None:

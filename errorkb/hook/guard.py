@@ -230,6 +230,8 @@ class package:
 
     def __enter__(self) -> None:
         _USERS.append(1)
+        if len(_USERS) == 1:
+            _threading_importable()
         if len(_USERS) > 1 or not HOME:
             return
         modules, home = sys.modules, HOME[0]
@@ -244,6 +246,8 @@ class package:
 
     def __exit__(self, *exc: object) -> None:
         _USERS.pop()
+        if not _USERS:
+            _threading_back()
         if _USERS or not HOME:
             return
         modules = sys.modules
@@ -254,6 +258,31 @@ class package:
             _PACKAGE[name] = modules.pop(name)
         modules.update(_THEIRS)
         _THEIRS.clear()
+
+
+_NO_EXCEPTHOOK: list[bool] = []  # `sys.excepthook` was None when the first of the hook's calls entered `package`
+
+
+def _threading_importable() -> None:
+    """`threading` can be imported while `sys.excepthook` is None (round eleven): its own import fails then (its main
+    thread asks `_make_invoke_excepthook`: "sys.excepthook is None"), and the explainer imports it, and modules that
+    import it (`zipfile`, for `importlib.metadata`) as it runs: a program that set `sys.excepthook = None` got
+    Python's report ("Error in sys.excepthook", "Original exception was") and no block. Python's own hook stands in
+    while the hook works (`package`); once the last call left, `_threading_back` sets None again."""
+    if sys.excepthook is None and "threading" not in sys.modules:
+        _NO_EXCEPTHOOK.append(True)
+        sys.excepthook = sys.__excepthook__
+
+
+def _threading_back() -> None:
+    """`sys.excepthook` None again and `threading` out of `sys.modules` (the hook's modules hold it), so that the
+    program's own `import threading` fails as it would without errorkb."""
+    if _NO_EXCEPTHOOK:
+        _NO_EXCEPTHOOK.clear()
+        if sys.excepthook is sys.__excepthook__:
+            sys.excepthook = None  # type: ignore[assignment]
+        sys.modules.pop("threading", None)
+
 
 
 def _package_origin(home: str) -> object:
