@@ -4446,10 +4446,11 @@ def _p_fin_callable(value: Any) -> str | None:
 
 def _p_fin_made(frame: Any) -> None:
     """A `weakref.finalize` starts (its `__init__`, `frame`): kept as trusted code's (`fin`'s `library`) where the first
-    frame outward that is not Python's own library is a trusted file's (torch's `Library` finalizing `_del_library`
-    with data of its own), else it is the snippet's binding, whatever function it binds (`_p_fin_callable`): its own
-    code, Python's (`tempfile`'s finalizer, the snippet's call), or a thread of Python's with no code of anyone's
-    (`Thread.run` with a target and data the snippet chose, down to the observer's `thread_bootstrap`). A finalize
+    frame outward that is not Python's own library is a trusted file's (a runtime's operator library finalizing its
+    registrations with data of its own), else it is the snippet's binding, whatever function it binds
+    (`_p_fin_callable`): its own code, Python's (`tempfile`'s finalizer, the snippet's call), or a thread of Python's
+    with no code of anyone's (`Thread.run` with a target and data the snippet chose, down to the observer's
+    `thread_bootstrap`). A finalize
     that no `__init__` made (`object.__new__`, its registry filled by hand) is no trusted code's either."""
     made = _c_dict_get(frame.f_locals, "self")
     if type(made) is not _c_finalize:  # a subclass: armed by its class's words (`_p_fin_callable`)
