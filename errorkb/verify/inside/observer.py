@@ -430,6 +430,14 @@ def gc_freeze() -> None:
     _unbox(box)
 
 
+def gc_unfreeze() -> None:
+    """Stands in for `gc.unfreeze`: applied, and the next arming of the finalizer watch walks all the collector lists
+    (`_p_fin_young`), what was frozen now among it."""
+    box: list[tuple[Any, ...]] = []
+    _c_audit("errorkb.gc", "unfreeze", box)
+    _unbox(box)
+
+
 def _bury(graves: list[Any]) -> None:
     """Where what the observer lets go of dies (its last reference may be the observer's: an exception
     it kept, a followed instance's attributes): finalizers run here, in a frame of this module's,
@@ -542,7 +550,7 @@ def install(config: dict[str, Any]) -> Callable[..., Any]:
                                  start_new_thread.__defaults__)
     _imp.create_builtin = types.FunctionType(create_builtin.__code__, dict(globals()), "create_builtin")
     for name, standin in (("enable", gc_enable), ("disable", gc_disable), ("isenabled", gc_isenabled),
-                          ("freeze", gc_freeze)):
+                          ("freeze", gc_freeze), ("unfreeze", gc_unfreeze)):
         setattr(gc, name, types.FunctionType(standin.__code__, dict(globals()), name))
     _thread.start_new_thread = starter
     setattr(_thread, "start_new", starter)  # noqa: B010  # the old alias, missing from the stubs
@@ -681,9 +689,16 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         # What may run planted code with no frame as it dies, armed as each outermost watched call starts
         # (`_p_fin_arm`): by address, [the observer's weak reference to it, words, when it was counted dead].
         "fin": {"armed": {}, "kinds": {}, "count": 0, "last": None,
+                # the incremental walk (`_p_fin_young`): the collector's counts at the last one, whether an object's
+                # class changed since, the classes whose `__del__` is read again (`_p_fin_changed`), the callbacks
+                # read again (`_p_fin_watch`), the exceptions listed so far, how many walks were whole or young
+                "seen": None, "dirty": False, "known": {}, "known_refs": [], "addresses": [], "versions": [],
+                "reader": None, "stale": False, "watch": {}, "alive": {}, "full": 0, "young": 0,
+                # the `weakref.finalize` objects trusted code made (`_p_fin_made`), by address, held until they ran
+                "library": {},
                 # per thread: the exceptions alive as its outermost watched call began (`_p_error_made_in_call`)
                 "errors": {}},
-        "gc_freeze": gc.freeze,
+        "gc_freeze": gc.freeze, "gc_unfreeze": gc.unfreeze,
         # Code trusted code compiled at run time: before the snippet ran (by identity), and, while it runs, the
         # sources compiled on the runtime's behalf (`_p_on_compile`), compiled again when code of that name first
         # runs (`_p_untrusted_code`).
@@ -1040,8 +1055,19 @@ _c_PROXY_TYPES = (weakref.ProxyType, weakref.CallableProxyType)
 _c_finalize = weakref.finalize
 _c_finalize_registry: dict[Any, Any] = vars(weakref.finalize)["_registry"]
 _c_finalize_parts = tuple(vars(vars(weakref.finalize)["_Info"])[name].__get__ for name in ("func", "args", "kwargs"))
+_c_FIN_INIT = vars(weakref.finalize)["__init__"].__code__  # followed: who made each finalize (`_p_fin_made`)
 _c_BuiltinFunctionType = types.BuiltinFunctionType
 _c_FIN_REFERENCE = object()  # `_p_fin_kind`'s answer for a weak reference (or proxy) kind
+_c_gc_get_stats = gc.get_stats
+# The collector moves what survives a collection one generation older, the youngest holding what was made since
+# (`_p_fin_young`): so from Python 3.8 to 3.12 (3.13 and later collect incrementally, their generations otherwise).
+_c_GENERATIONS = (3, 8) <= sys.version_info[:2] <= (3, 12) and len(gc.get_stats()) == 3
+_c_is = operator.is_
+_c_repeat = itertools.repeat
+_c_call_ref = weakref.ref.__call__
+_c_dict_pop = dict.pop
+_c_itemgetter = operator.itemgetter
+_c_mod = operator.mod
 
 
 def _version(space: dict[str, Any]) -> int:
@@ -2083,6 +2109,9 @@ def _p_on_open(ident: int, args: Any) -> None:
 def _p_on_setattr(ident: int, args: Any) -> None:
     """`function.__code__ = ...`: on the function under test, on a function of the library, the
     verifier or Python, or to code compiled under such a file's name."""
+    if type(args) is tuple and len(args) == 3 and type(args[1]) is str \
+            and (args[1] == "__class__" or args[1] == "__bases__"):
+        _S["fin"]["dirty"] = True  # an object made before may now be of a class with a planted `__del__`: all walked
     if type(args) is not tuple or len(args) != 3 or args[1] != "__code__" or type(args[0]) is not _c_FunctionType:
         return
     function, new = args[0], args[2]
@@ -2472,6 +2501,12 @@ def _p_on_gc_setting(ident: int, args: Any) -> None:
                               "with no frame as they die")
         _S["gc_freeze"]()
         box.append(("ok", None))
+    elif _p_one_of(what, ("unfreeze",)):
+        # What the zygote froze is listed again, in the oldest generation, which the next young walk would not read
+        # (`_p_fin_young`): all of it is walked there.
+        _S["fin"]["dirty"] = True
+        _S["gc_unfreeze"]()
+        box.append(("ok", None))
 
 
 def _p_on_create_builtin(ident: int, args: Any) -> None:
@@ -2577,6 +2612,9 @@ def _p_trace(ident: int, args: Any) -> None:
             return
         if _c_dict_get(_S["methods"], code) is code:
             _p_object_call(ident, frame, code)
+            return
+        if code is _c_FIN_INIT:  # never quiet: who makes each finalize decides whether its data is the snippet's
+            _p_fin_made(frame)
             return
         untrusted = _p_untrusted_code(code)
         if untrusted or _p_in(code, _S["getattr_codes"]):
@@ -4394,10 +4432,73 @@ def _p_fin_callable(value: Any) -> str | None:
         if info is None:  # called or detached already: it runs nothing
             return None
         function = _c_finalize_parts[0](info)
-        return None if _p_fin_python(function) else "a weakref.finalize of " + _p_qualname(type(function))
+        if not _p_fin_python(function):
+            return "a weakref.finalize of " + _p_qualname(type(function))
+        if _c_dict_get(_S["fin"]["library"], id(value)) is value:
+            return None
+        bound = _p_fin_bound(function, _c_finalize_parts[1](info), _c_finalize_parts[2](info))
+        return None if bound is None else "a weakref.finalize the snippet made, binding " + bound + " to " \
+            + _p_qualname(type(function))
     if kind is _c_BuiltinFunctionType and _p_fin_c_own(value):
         return None
     return _p_qualname(kind)
+
+
+def _p_fin_made(frame: Any) -> None:
+    """A `weakref.finalize` starts (its `__init__`, `frame`): kept as trusted code's (`fin`'s `library`) where the first
+    frame outward that is not Python's own library is a trusted file's (a runtime's operator library finalizing its
+    registrations with data of its own), else it is the snippet's binding, whatever function it binds
+    (`_p_fin_callable`): its own code, Python's (`tempfile`'s finalizer, the snippet's call), or a thread of Python's
+    with no code of anyone's (`Thread.run` with a target and data the snippet chose, down to the observer's
+    `thread_bootstrap`). A finalize
+    that no `__init__` made (`object.__new__`, its registry filled by hand) is no trusted code's either."""
+    made = _c_dict_get(frame.f_locals, "self")
+    if type(made) is not _c_finalize:  # a subclass: armed by its class's words (`_p_fin_callable`)
+        return
+    trusted, caller, first = _S["trusted_roots"], frame.f_back, _c_func_code(_S["bootstrap"])
+    while caller is not None:
+        code = caller.f_code
+        path = code.co_filename
+        if code is first:  # a thread's first frame (`thread_bootstrap`): nothing but Python's own library in it
+            return
+        if path.startswith("<frozen "):
+            if _p_reads_trusted_file(caller, code):  # a trusted module's import: its top level made it
+                break
+        elif not _p_in_stdlib(path):
+            if _p_untrusted_code(code) or not _p_in_roots(path, trusted):
+                return
+            break
+        caller = caller.f_back
+    if caller is None:
+        return
+    _S["fin"]["library"][id(made)] = made
+
+
+def _p_fin_bound(function: Any, args: Any, keywords: Any) -> str | None:
+    """What a finalize the snippet made binds to the Python function it calls that the snippet chose (its words), else
+    None: plain data alone (a string, a number, bytes, None, tuples of such, a trusted class a classmethod is bound
+    to: `tempfile`'s own cleanup of a folder the snippet named) chooses nothing a library's function reads."""
+    held: list[Any] = list(_c_tuple_iter(args)) if type(args) is tuple else [args]
+    if type(keywords) is dict:
+        held.extend([pair[1] for pair in _c_list_iter(list(_c_dict_items(keywords)))])
+    elif keywords is not None:
+        held.append(keywords)
+    if type(function) is _c_MethodType:
+        owner = _c_method_self(function)
+        if not (_p_in(type, _c_mro(type(owner))) and _p_trusted_class(owner)):
+            held.append(owner)
+    budget = [64]
+    while held:
+        item = held.pop()
+        kind = type(item)
+        budget[0] -= 1
+        if budget[0] < 0:
+            return "more than it can read"
+        if kind is tuple:
+            held.extend(list(_c_tuple_iter(item)))
+        elif not (item is None or kind is str or kind is int or kind is float or kind is bool or kind is bytes):
+            return "an object of " + _p_qualname(kind)
+    return None
 
 
 def _p_fin_python(function: Any) -> bool:
@@ -4427,24 +4528,35 @@ def _p_fin_arm() -> None:
     is not Python code (`_p_fin_callable`), gets a weak reference of the observer's own (`fin`'s `armed`); whether it
     died, or was finalized and lived on (a `__del__` that kept it), since the call began is read where an error starts
     (`_p_fin_ran`). An object the observer cannot refer to weakly fails closed; so does the snippet's freeze of the
-    collector (`gc_freeze`: what it froze is listed no more)."""
+    collector (`gc_freeze`: what it froze is listed no more). Walked are the objects made since the last arming alone
+    (`_p_fin_young`), and what an object made before may run as it dies that changed since (`_p_fin_changed`)."""
     fin = _S["fin"]
     armed, verdicts = fin["armed"], fin["kinds"]
     _c_dict_clear(verdicts)  # a class's `__del__` may have changed since the last call: read again once per arming
-    alive: dict[int, None] = {}
-    for value in _c_list_iter(_c_get_objects()):
+    library = fin["library"]
+    for key, kept in _c_list_iter(list(_c_dict_items(library))):  # the library's finalizers that ran (or were
+        if _c_dict_get(_c_finalize_registry, kept) is None:  # detached) let go: their addresses may be used again
+            del library[key]
+    objects, full = _p_fin_young(fin)
+    if full:
+        fin["alive"] = {}
+    alive: dict[int, None] = fin["alive"]
+    known, watch = fin["known"], fin["watch"]
+    for value in _c_list_iter(objects):
         kind = type(value)
         # Keyed by the class itself where its metaclass is `type` (hashed by address, in C: no `id()`, whose audit
         # event per object tripled the walk), else read each time (a metaclass's `__hash__` may be the snippet's).
         plain = type(kind) is type
-        known = _c_dict_get(verdicts, kind) if plain else None
-        if known is None:
-            known = (kind, _p_fin_kind(kind), _p_in(BaseException, _c_mro(kind)))
+        verdict = _c_dict_get(verdicts, kind) if plain else None
+        if verdict is None:
+            verdict = (kind, _p_fin_kind(kind), _p_in(BaseException, _c_mro(kind)))
             if plain:
-                verdicts[kind] = known
-        if known[2]:
+                verdicts[kind] = verdict
+            if verdict[1] is None and _c_type_flags(kind) & _c_HEAPTYPE:
+                _p_fin_know(known, kind)  # its `__del__` may be planted later: read again at each arming
+        if verdict[2]:
             alive[id(value)] = None
-        words = known[1]
+        words = verdict[1]
         if words is None:
             continue
         target = value
@@ -4457,27 +4569,176 @@ def _p_fin_arm() -> None:
             if callback is None:
                 continue
             words = _p_fin_callable(callback)
-            if words is None:
+            if words is None and not _p_fin_changeable(callback):
                 continue
-            words = "a weak reference's callback, " + words
             target = _p_referent(value)
             if target is None:
                 continue
             if target is _c_UNREADABLE:
                 _p_tamper("observer", "made a weak reference whose referent cannot be read, so cannot be watched")
                 continue
-        entry = _c_dict_get(armed, id(target))
-        if entry is not None and entry[0]() is target:
+            if words is None:
+                _p_fin_watch(watch, value, callback, target)  # a partial's or a finalize's parts may change later
+                continue
+            words = "a weak reference's callback, " + words
+        _p_fin_mark(armed, target, words)
+    for entry in _c_list_iter(list(_c_dict_values(watch))):  # callbacks read as trusted when first walked
+        callback, target = entry[1](), entry[2]()
+        if callback is None or target is None:
+            _c_dict_pop(watch, entry[0], None)
             continue
-        try:
-            marker = _c_weakref(target)
-        except TypeError:
-            _p_tamper("observer", "made an object that runs " + words + " as it dies and that the verifier cannot "
-                                  "watch (no weak reference to it)")
-            continue
-        armed[id(target)] = [marker, words, None]
+        words = _p_fin_callable(callback)
+        if words is not None:
+            _p_fin_mark(armed, target, "a weak reference's callback, " + words)
+    if full or fin["stale"]:
+        _p_fin_know_again(fin)  # the versions the next arming compares with: as this walk read the classes
     ident = _c_get_ident()
     fin["errors"][ident] = (alive, _c_dict_get(_S["callbacks_run"], ident, 0), _p_alone(ident))
+
+
+def _p_fin_changeable(callback: Any) -> bool:
+    """A callback whose parts may be changed after it was read (a partial's `__setstate__`, a finalize's registry
+    record); a function, a bound method, C code's own callback run what they ran when made."""
+    kind = type(callback)
+    return kind is _c_finalize or _p_in(_c_partial, _c_mro(kind))
+
+
+def _p_fin_mark(armed: dict[int, Any], target: Any, words: str) -> None:
+    entry = _c_dict_get(armed, id(target))
+    if entry is not None and entry[0]() is target:
+        return
+    try:
+        marker = _c_weakref(target)
+    except TypeError:
+        _p_tamper("observer", "made an object that runs " + words + " as it dies and that the verifier cannot "
+                              "watch (no weak reference to it)")
+        return
+    armed[id(target)] = [marker, words, None]
+
+
+def _p_fin_young(fin: dict[str, Any]) -> tuple[list[Any], bool]:
+    """What the arming walks (`_p_fin_arm`), and whether it is all the collector lists: the collector's generations
+    hold what was made since the last walk in the youngest ones alone while no older generation was collected since
+    (each collection moves what survives one generation older); else, at the first arming, where an object made
+    before may now run planted code that nothing new shows (`_p_fin_changed`), or where generations cannot be read
+    so (another interpreter), all of it, as before. The observer collects nothing while it runs."""
+    # (Not `gc.get_freeze_count`, which counts the zygote's frozen objects one by one: its `gc.unfreeze` is a stand-in.)
+    stats = [entry["collections"] for entry in _c_list_iter(_c_gc_get_stats())]
+    seen = fin["seen"]
+    fin["seen"] = stats
+    if not _c_GENERATIONS or seen is None or len(seen) != 3 or seen[1:] != stats[1:] or _p_fin_changed(fin):
+        fin["dirty"] = False
+        fin["stale"] = True
+        fin["full"] += 1
+        return _c_get_objects(), True
+    fin["young"] += 1
+    if seen[0] == stats[0]:
+        return _c_get_objects(0), False
+    objects: list[Any] = _c_get_objects(0)
+    objects.extend(_c_get_objects(1))
+    return objects, False
+
+
+def _p_fin_changed(fin: dict[str, Any]) -> bool:
+    """Whether an object made before the last walk may now run planted code as it dies, though it was not armed then:
+    its class given another (`__class__`, `__bases__`: audited, `fin`'s `dirty`), or a class known from a walk
+    (`fin`'s `known`: the classes, of the snippet's or trusted, whose `__del__` was not planted then) given a planted
+    `__del__` since (its namespace, or one of its bases', written: read by the dicts' versions, then their
+    `__del__` again). A weak reference's callback that may change is read again at every arming (`fin`'s `watch`)."""
+    if fin["dirty"]:
+        return True
+    known = fin["known"]
+    if not known:
+        return False
+    addresses, versions = fin["addresses"], fin["versions"]
+    if any(map(_c_is, map(_c_call_ref, fin["known_refs"]), _c_repeat(None))):
+        # A known class died: its namespace's address may be used again, so none is read; the `__del__` of those alive
+        # is read again instead (the addresses are read again as this arming ends).
+        fin["stale"] = True
+        for entry in _c_list_iter(list(_c_dict_values(known))):
+            kind = entry[0]()
+            if kind is not None and _p_fin_kind(kind) is not None:
+                return True
+        return False
+    now = [_p_version(address) for address in _c_list_iter(addresses)] if fin["reader"] is None else fin["reader"]()
+    if type(now) is not list:
+        now = list(now) if type(now) is tuple else [now]
+    if now == versions:
+        return False
+    fin["versions"] = now
+    for entry in _c_list_iter(list(_c_dict_values(known))):
+        kind = entry[0]()
+        if kind is not None and _p_fin_kind(kind) is not None:
+            return True
+    return False
+
+
+def _p_fin_know(known: dict[int, Any], kind: Any) -> None:
+    """Keep `kind` (weakly: the observer holds no class of the snippet's alive) among the classes whose `__del__` is
+    read again at each arming (`_p_fin_changed`)."""
+    entry = _c_dict_get(known, id(kind))
+    if entry is not None and entry[0]() is kind:
+        return
+    try:
+        known[id(kind)] = (_c_weakref(kind),)
+    except TypeError:
+        return
+    _S["fin"]["stale"] = True
+
+
+def _p_fin_know_again(fin: dict[str, Any]) -> None:
+    """The known classes alive, and the addresses and versions of their namespaces and their bases' made at run time
+    (`gc.get_referents` of the mapping proxy: the very dict, whose version every write changes)."""
+    known = fin["known"]
+    seen: dict[int, None] = {}
+    addresses: list[int] = []
+    for key, entry in _c_list_iter(list(_c_dict_items(known))):
+        kind = entry[0]()
+        if kind is None:
+            del known[key]
+            continue
+        for klass in _c_tuple_iter(_c_mro(kind)):
+            if not _c_type_flags(klass) & _c_HEAPTYPE or _c_dict_get(seen, id(klass)) is not None:
+                continue
+            seen[id(klass)] = None
+            addresses.append(id(_c_get_referents(_c_type_dict(klass))[0]) + _c_VERSION_OFFSET)
+    fin["known_refs"] = [entry[0] for entry in _c_list_iter(list(_c_dict_values(known)))]
+    fin["addresses"] = addresses
+    fin["versions"] = [_p_version(address) for address in _c_list_iter(addresses)]
+    memory, reader = _S["memory"], None
+    if memory is not None and len(addresses) >= 2 \
+            and not any(map(_c_mod, addresses, _c_repeat(8))) and min(addresses) >= 8:
+        # One C call reads them all (`_version_reader`'s way: an item getter over the private view of memory).
+        reader = _c_partial(_c_itemgetter(*[(address - 8) >> 3 for address in _c_list_iter(addresses)]), memory)
+    fin["reader"] = reader
+    fin["stale"] = False
+
+
+def _p_fin_holder(made: Any) -> Callable[[], Any]:
+    """A stand-in for a weak reference to a finalize (which allows none): it while registered, else None."""
+    return lambda: made if _c_dict_get(_c_finalize_registry, made) is not None else None
+
+
+def _p_fin_watch(watch: dict[Any, Any], reference: Any, callback: Any, target: Any) -> None:
+    """Keep a weak reference's callback that reads as trusted code now but whose parts may be changed later (a
+    partial's `__setstate__`, a finalize's registry record), with its referent, weakly, to be read again at every
+    arming (`_p_fin_arm`). A finalize, which no weak reference can point to, is held while it is registered."""
+    kind = type(callback)
+    key = (id(reference), id(callback), id(target))
+    entry = _c_dict_get(watch, key)
+    if entry is not None and entry[1]() is callback and entry[2]() is target:
+        return
+    if kind is _c_finalize:
+        holder: Any = _p_fin_holder(callback)
+    else:
+        try:
+            holder = _c_weakref(callback)
+        except TypeError:
+            return
+    try:
+        watch[key] = (key, holder, _c_weakref(target))
+    except TypeError:
+        return
 
 
 def _p_fin_tally() -> int:
