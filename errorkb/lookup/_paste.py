@@ -797,11 +797,13 @@ def statements(text: str, library: str, meter: Meter, others: tuple[tuple[str, .
 
 
 def ran_from(text: str, library: str, meter: Meter) -> int:
-    """Where the paste's statements of a release start counting: the start of the last installer's line that a run's
+    """Where the paste's statements of a release start counting: the start of the last installer's record that a run's
     traceback follows directly (`rules.RAN_AFTER`: the release installed is the one that ran, what was stated above
-    it was replaced), else 0."""
+    it was replaced), past its group 1 (uv's header and the lines before the library's `+` line, the release it
+    removed among them), else 0."""
     meter.work += len(text)
-    starts = [run.start() for run in re.compile(rules.RAN_AFTER.replace("{name}", escape(library))).finditer(text)]
+    starts = [run.start() + len(run.group(1) or "")
+              for run in re.compile(rules.RAN_AFTER.replace("{name}", escape(library))).finditer(text)]
     return starts[-1] if starts else 0
 
 

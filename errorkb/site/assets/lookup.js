@@ -829,13 +829,13 @@
       && endsAnother(text, m.index, others, meter)));
   }
 
-  /* Where statements of a release start counting: the last installer's line a run's traceback follows directly
-     (_paste.py:ran_from). */
+  /* Where statements of a release start counting: the last installer's record a run's traceback follows directly,
+     past its group 1 (uv's header and lines before the library's `+` line) (_paste.py:ran_from). */
   function ranFrom(text, library, R, meter) {
     meter.work += text.length;
     let last = 0;
     for (const m of text.matchAll(new RegExp(R.patterns.RAN_AFTER.replaceAll("{name}", escapeRe(library)), "g"))) {
-      last = m.index;
+      last = m.index + (m[1] || "").length;
     }
     return last;
   }
