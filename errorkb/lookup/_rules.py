@@ -555,11 +555,13 @@ SENTENCE_END = r"[.!?](?=[ \t]|$)"
 # one raised: every release number on it (`RELEASE_NUMBER`, group 1; `v4.46.0` too, never a part of a longer
 # word or number: `python3.10`, `4.46.0.dev0`) is held to the entry, as the stated ones are; so is every release
 # number in the paste of a stated release's major version ("With 4.46.0 it fails" on another line). A number of
-# another package read so (`<runtime> 2.1.0` on the line) only makes the release less certain, never confirms. A number
-# joined to a name by `-` or `==` is that distribution's release (an installer's `tokenizers-0.21.1`, uv's `+
-# tqdm==4.67.1`, a freeze's `torch==2.4.0`, `Llama-3.1`): never the library's beside its own (round twenty-nine).
-RELEASE_NUMBER = (r"(?<![0-9A-Za-z_.])(?<![A-Za-z0-9_]-)(?<![A-Za-z0-9_]==)v?([0-9]+\.[0-9]+(?:\.[0-9]+)?)"
-                  r"(?![0-9A-Za-z_]|\.[0-9A-Za-z_])")
+# another package read so (`<runtime> 2.1.0` on the line) only makes the release less certain, never confirms.
+RELEASE_NUMBER = r"(?<![0-9A-Za-z_.])v?([0-9]+\.[0-9]+(?:\.[0-9]+)?)(?![0-9A-Za-z_]|\.[0-9A-Za-z_])"
+# The numbers held to beside the stated releases (`BESIDE_NUMBER`) are those, but a number joined to a name by `-` or
+# `==`: that distribution's release (an installer's `tokenizers-0.21.1`, uv's `+ tqdm==4.67.1`, a freeze's
+# `torch==2.4.0`, `Llama-3.1`), never the library's beside its own, whose joined statements are stated already (round
+# twenty-nine). A line's count of numbers (`RELEASE_NUMBER`: "a line naming two") still counts them.
+BESIDE_NUMBER = r"(?<![A-Za-z0-9_]-)(?<![A-Za-z0-9_]==)" + RELEASE_NUMBER
 
 # -- typed placeholders (what an entry may declare of a placeholder's value) ---------------------
 
@@ -704,7 +706,8 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
                      "TOLD_OTHER_AFTER": TOLD_OTHER_AFTER,
                      "PROMPT_OPEN": PROMPT_OPEN, "PROMPT_CLOSE": PROMPT_CLOSE, "COMMENT": COMMENT,
                      "LIST_ITEM": LIST_ITEM, "NOT_FOUND_HEADER": NOT_FOUND_HEADER,
-                     "RELEASE_NUMBER": RELEASE_NUMBER, "NAME": NAME, "RETOLD_NAME": RETOLD_NAME,
+                     "RELEASE_NUMBER": RELEASE_NUMBER, "BESIDE_NUMBER": BESIDE_NUMBER, "NAME": NAME,
+                     "RETOLD_NAME": RETOLD_NAME,
                      "RETOLD_GONE": RETOLD_GONE, "COUNT": COUNT, "SOURCE_VALUE": SOURCE_VALUE},
         "name_chars": NAME_CHARS, "dotted_name_chars": DOTTED_NAME_CHARS, "lower_first": LOWER_FIRST,
         "on_class": {"instance": ON_INSTANCE, "prefix": ON_CLASS_PREFIX, "class": ON_CLASS},

@@ -68,6 +68,20 @@ def test_pip_s_transcript_in_its_own_order(kb):  # noqa: F811
     assert _releases(kb, pip.format(old="4.46.1", new="4.57.0") + KEY_TB) == [(KEY, ("4.57.0",))]
 
 
+def test_another_distribution_s_release_is_never_held_to_as_the_library_s(kb):  # noqa: F811
+    """A number joined to another name by `-` or `==` is that distribution's (`rules.BESIDE_NUMBER`): a package uv
+    installs after the library (sorted by name) with a number of the library's major is not a release of it (main held
+    to both, and a release inside the entry's range confirmed the removal on the 4.46.3 that ran); a line that says its
+    one release of the library works states none, whatever other distributions it names; a line naming two releases
+    of the library is held to both, as before."""
+    uv = "Installed 2 packages in 5ms\n - transformers==4.57.0\n + transformers==4.46.3\n + zzz-plugin==4.60.0\n"
+    assert answer(kb, uv + KEY_TB) == ([], [])
+    assert answer(kb, "transformers==4.57.0 tokenizers==0.21.1\n" + KEY_TB) == ([KEY], [])
+    assert _releases(kb, "transformers==4.57.0 tokenizers==0.21.1\n" + KEY_TB) == [(KEY, ("4.57.0",))]
+    assert answer(kb, "transformers==4.57.1 works with torch==2.4.0\n" + K) == ([], [KEY])
+    assert _releases(kb, "transformers==4.46.0 fails but transformers==4.57.1 works\n" + K) == [(KEY, ("4.46.0", "4.57.1"))]
+
+
 def test_nothing_else_orders_uv_s_releases(kb):  # noqa: F811
     """Held to every release stated: a bare message after the block, a note between, the `+` line without uv's
     header, the block after the traceback."""
