@@ -559,7 +559,7 @@ SENTENCE_END = r"[.!?](?=[ \t]|$)"
 RELEASE_NUMBER = r"(?<![0-9A-Za-z_.])v?([0-9]+\.[0-9]+(?:\.[0-9]+)?)(?![0-9A-Za-z_]|\.[0-9A-Za-z_])"
 # The numbers held to beside the stated releases (`BESIDE_NUMBER`) are those, but a number joined to a name by `-` or
 # `==`: that distribution's release (an installer's `tokenizers-0.21.1`, uv's `+ tqdm==4.67.1`, a freeze's
-# `torch==2.4.0`, `Llama-3.1`), never the library's beside its own, whose joined statements are stated already (round
+# `numpy==2.1.0`, `Llama-3.1`), never the library's beside its own, whose joined statements are stated already (round
 # twenty-nine). A line's count of numbers (`RELEASE_NUMBER`: "a line naming two") still counts them.
 BESIDE_NUMBER = r"(?<![A-Za-z0-9_]-)(?<![A-Za-z0-9_]==)" + RELEASE_NUMBER
 
