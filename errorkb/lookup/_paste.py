@@ -98,6 +98,7 @@ _FATAL_NAME = rules.compiled(rules.FATAL_NAME)
 _INSTALL_ROOT = rules.compiled(rules.INSTALL_ROOT)
 _OWN_FILE = rules.compiled(rules.OWN_FILE)
 _RELEASE_NUMBER = rules.compiled(rules.RELEASE_NUMBER)
+_BESIDE_NUMBER = rules.compiled(rules.BESIDE_NUMBER)
 _CHAINED = rules.compiled(rules.CHAINED)
 _RERAISE = rules.compiled(rules.RERAISE)
 _TOLD_WORKING = rules.compiled(rules.TOLD_WORKING)
@@ -732,14 +733,19 @@ def stated_releases(text: str, library: str, meter: Meter | None = None,
     meter = meter or Meter()
     found, told, asked, comment = [], {}, {}, {}
     listed: dict[int, bool] = {}  # a list item's line: whether it lists what an installer could not find
-    for match in statements(text, library, meter, others):
+    matches = statements(text, library, meter, others)
+    own: dict[int, set[int]] = {}  # a line's statements: where each release starts on it
+    for match in matches:
+        start = line_start(text, match.start(1))
+        own.setdefault(start, set()).add(match.start(1) - start)
+    for match in matches:
         start = line_start(text, match.start(1))
         if start not in told:  # each line read once, however many statements it holds
             end = text.find("\n", match.start(1))
             end = len(text) if end < 0 else end
             meter.work += end - start
             line = text[start:end]
-            told[start] = _told_working(line, _next_line(text, end, meter))
+            told[start] = _told_working(line, _next_line(text, end, meter), own[start])
             asked[start] = [(one.start(), one.group() == "?")  # positions in the text: finditer from `start`
                             for one in _SENTENCE_END.finditer(text, start, end)]
             marker = _COMMENT.search(line)  # a comment's marker (`rules.COMMENT`): what follows is not in effect
@@ -797,11 +803,13 @@ def statements(text: str, library: str, meter: Meter, others: tuple[tuple[str, .
 
 
 def ran_from(text: str, library: str, meter: Meter) -> int:
-    """Where the paste's statements of a release start counting: the start of the last installer's line that a run's
+    """Where the paste's statements of a release start counting: the start of the last installer's record that a run's
     traceback follows directly (`rules.RAN_AFTER`: the release installed is the one that ran, what was stated above
-    it was replaced), else 0."""
+    it was replaced), past its group 1 (uv's header and the lines before the library's `+` line, the release it
+    removed among them), else 0."""
     meter.work += len(text)
-    starts = [run.start() for run in re.compile(rules.RAN_AFTER.replace("{name}", escape(library))).finditer(text)]
+    starts = [run.start() + len(run.group(1) or "")
+              for run in re.compile(rules.RAN_AFTER.replace("{name}", escape(library))).finditer(text)]
     return starts[-1] if starts else 0
 
 
@@ -862,9 +870,11 @@ def _told_other(text: str, start: int, at: int, end: int, meter: Meter, commente
     return _TOLD_NOT.search(text[start:stop]) is None
 
 
-def _told_working(line: str, after: str) -> bool:
-    """Whether a line that states a release says that it works or fixed it, itself or as its next line starts."""
-    if len(_RELEASE_NUMBER.findall(line)) >= 2:
+def _told_working(line: str, after: str, own: set[int] | frozenset[int] = frozenset()) -> bool:
+    """Whether a line that states a release says that it works or fixed it, itself or as its next line starts. A line
+    naming two releases of the library (`own`: where its statements' releases start, and every other number but one
+    joined to another distribution's name, `rules.BESIDE_NUMBER`) is held to both instead."""
+    if len(own | {number.start(1) for number in _BESIDE_NUMBER.finditer(line)}) >= 2:
         return False
     if _TOLD_WORKING.search(line) is not None:
         return _TOLD_NOT.search(line) is None
@@ -874,7 +884,7 @@ def _told_working(line: str, after: str) -> bool:
 
 def releases_beside(text: str, library: str, meter: Meter | None = None,
                     others: tuple[tuple[str, ...], ...] = ()) -> list[str]:
-    """Every release number on a line that states a release of `library` (`rules.RELEASE_NUMBER`), in order:
+    """Every release number on a line that states a release of `library` (`rules.BESIDE_NUMBER`), in order:
     "worked with <library> 4.57.1, fails after downgrading to 4.46.0" names two releases of it, and the line
     does not say which raised (each line once, however many statements it holds); then every release number in
     the paste of a stated release's major version ("With 4.46.0 it fails" on the next line): most likely the
@@ -891,12 +901,12 @@ def releases_beside(text: str, library: str, meter: Meter | None = None,
         end = text.find("\n", match.start(1))
         end = len(text) if end < 0 else end
         meter.work += end - start
-        found += [one.group(1) for one in _RELEASE_NUMBER.finditer(text, start, end)]
+        found += [one.group(1) for one in _BESIDE_NUMBER.finditer(text, start, end)]
         done = start
     if majors:
         since = ran_from(text, library, meter)
         meter.work += len(text) - since
-        found += [one.group(1) for one in _RELEASE_NUMBER.finditer(text, since) if one.group(1).split(".")[0] in majors]
+        found += [one.group(1) for one in _BESIDE_NUMBER.finditer(text, since) if one.group(1).split(".")[0] in majors]
     return found
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-RULES_VERSION = 41
+RULES_VERSION = 42
 
 CAP = 1 << 16  # characters of a paste read: its last 64 KiB
 CHAIN = 64  # exception lines tried whole, counted from the end of the paste
@@ -447,18 +447,27 @@ STATED = (r"(?:(?<![^\n])[ \t]*Successfully installed (?:[^ \t\n]+[ \t]+)*?{name
           r"|[ \t]*\nVersion:[ \t]*)"
           r"(?=" + _RELEASE + r"(?![0-9A-Za-z]|\.[0-9A-Za-z]))"
           r"|-(?=" + _RELEASE + r"(?:\.dist-info|\.egg-info|-py[0-9h]))))(" + _RELEASE + ")")
-# Which of two stated releases ran (round twenty-eight): an installer's `Successfully installed ... <library>-X` line
-# followed directly by Python's marker at a line's start (blank lines only between, and at most one shell command
-# that starts Python: `$ python run.py`, `!python3 x.py`, `C:\> py x.py`) is a terminal's transcript, the install and
-# then a fresh process's run, so X is the release that ran and what the paste stated above that line (a freeze, an
-# issue template's version) was replaced: only statements from the last such line on count. Nothing else orders them:
-# a bare message after the line (copied from an earlier run), a note between (a notebook's "You must restart the
-# runtime in order to use newly installed versions": its kernel keeps the release it imported before the install),
-# IPython's header or `%run` (the same kernel), an installer's line below the traceback.
+# Which of two stated releases ran (rounds twenty-eight and twenty-nine): an installer's record of installing the
+# library, followed directly by Python's marker at a line's start (blank lines only between, and at most one shell
+# command that starts Python: `$ python run.py`, `!python3 x.py`, `C:\> py x.py`), is a terminal's transcript, the
+# install and then a fresh process's run, so the release it installed is the one that ran and what the paste stated
+# above the record was replaced: only statements from there on count. The records, one class: pip's `Successfully
+# installed ... <library>-X` line (the library anywhere in its list), and uv's block, `Installed N packages in ...` then
+# one line a package, ` - <name>==old` for a release it removed and ` + <name>==new` for one it installed (sorted by
+# name, so the library's `-` line stands before its `+` line; astral-sh/uv#19541). Group 1 (uv's header and the lines
+# before the library's `+` line, the removed release's among them) is skipped: statements count from the `+` line. X is
+# a whole release (`4.46.3`, never `4.47.0.dev0`). Nothing else orders them: a bare message after the record (a line
+# copied from an earlier run), a note between (a notebook's "You must restart the runtime in order to use newly
+# installed versions": its kernel keeps the release it imported before the install), IPython's header or `%run` (the
+# same kernel), a record below the traceback, a ` + <library>==X` line without uv's header (a diff, a list). Conda's
+# transactions are not read (no transcript in the stored threads to test against).
 _RUN_COMMAND = r"[ \t]*(?:[^\n]*[$#>%][ \t]*)?!?(?:python[0-9.]*|py)(?:\.exe)?(?![^ \t\n])[^\n]*\n(?:[ \t]*\n)*"
-RAN_AFTER = (r"(?<![^\n])[ \t]*Successfully installed (?:[^ \t\n]+[ \t]+)*?{name}-"
-             r"(?=[0-9]+\.[0-9]+\.[0-9]+(?![^ \t\n,]))[^\n]*\n(?:[ \t]*\n)*(?:" + _RUN_COMMAND + r")?[ \t]*"
-             + _TRACEBACK_WORDS + r":[ \t]*(?![^\n])")
+_WHOLE_RELEASE = r"(?=[0-9]+\.[0-9]+\.[0-9]+(?![^ \t\n,]))"
+_UV_LINE = r"[ \t]*[-+~][ \t]+[^ \t\n]+==[^\n]*\n"  # one package's line of uv's block
+RAN_AFTER = (r"(?<![^\n])(?:[ \t]*Successfully installed (?:[^ \t\n]+[ \t]+)*?{name}-" + _WHOLE_RELEASE + r"[^\n]*\n"
+             r"|([ \t]*Installed [0-9]+ packages? in [^\n]*\n(?:" + _UV_LINE + r")*?)[ \t]*\+[ \t]+{name}=="
+             + _WHOLE_RELEASE + r"[^\n]*\n(?:[ \t]*[-+~][ \t]+(?!{name}==)[^ \t\n]+==[^\n]*\n)*)"
+             r"(?:[ \t]*\n)*(?:" + _RUN_COMMAND + r")?[ \t]*" + _TRACEBACK_WORDS + r":[ \t]*(?![^\n])")
 # A line that states a release and says that something works, worked or was fixed there ("<library> 4.57.1 works,
 # mine is older", "upgrading to <library> 4.57.1 fixes it") compares releases: a reader cannot tell which one is
 # installed, and the one named is often the one that did not raise. With no other release
@@ -548,6 +557,11 @@ SENTENCE_END = r"[.!?](?=[ \t]|$)"
 # number in the paste of a stated release's major version ("With 4.46.0 it fails" on another line). A number of
 # another package read so (`<runtime> 2.1.0` on the line) only makes the release less certain, never confirms.
 RELEASE_NUMBER = r"(?<![0-9A-Za-z_.])v?([0-9]+\.[0-9]+(?:\.[0-9]+)?)(?![0-9A-Za-z_]|\.[0-9A-Za-z_])"
+# The numbers held to beside the stated releases (`BESIDE_NUMBER`) are those, but a number joined to a name by `-` or
+# `==`: that distribution's release (an installer's `tokenizers-0.21.1`, uv's `+ tqdm==4.67.1`, a freeze's
+# `numpy==2.1.0`, `Llama-3.1`), never the library's beside its own, whose joined statements are stated already (round
+# twenty-nine). A line's count of numbers (`RELEASE_NUMBER`: "a line naming two") still counts them.
+BESIDE_NUMBER = r"(?<![A-Za-z0-9_]-)(?<![A-Za-z0-9_]==)" + RELEASE_NUMBER
 
 # -- typed placeholders (what an entry may declare of a placeholder's value) ---------------------
 
@@ -692,7 +706,8 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
                      "TOLD_OTHER_AFTER": TOLD_OTHER_AFTER,
                      "PROMPT_OPEN": PROMPT_OPEN, "PROMPT_CLOSE": PROMPT_CLOSE, "COMMENT": COMMENT,
                      "LIST_ITEM": LIST_ITEM, "NOT_FOUND_HEADER": NOT_FOUND_HEADER,
-                     "RELEASE_NUMBER": RELEASE_NUMBER, "NAME": NAME, "RETOLD_NAME": RETOLD_NAME,
+                     "RELEASE_NUMBER": RELEASE_NUMBER, "BESIDE_NUMBER": BESIDE_NUMBER, "NAME": NAME,
+                     "RETOLD_NAME": RETOLD_NAME,
                      "RETOLD_GONE": RETOLD_GONE, "COUNT": COUNT, "SOURCE_VALUE": SOURCE_VALUE},
         "name_chars": NAME_CHARS, "dotted_name_chars": DOTTED_NAME_CHARS, "lower_first": LOWER_FIRST,
         "on_class": {"instance": ON_INSTANCE, "prefix": ON_CLASS_PREFIX, "class": ON_CLASS},

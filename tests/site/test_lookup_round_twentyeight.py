@@ -71,8 +71,11 @@ def test_nothing_else_orders_two_releases(kb):  # noqa: F811
 
 
 def test_another_distribution_s_install_orders_nothing(kb):  # noqa: F811
+    """Round twenty-nine: `sentence-transformers-4.46.3` is that distribution's release, never the library's beside
+    its own (`rules.RELEASE_NUMBER`: a number joined to a name by `-` or `==`); round twenty-eight held to it as a
+    number of the same major. The freeze's 4.57.0 is the one stated."""
     text = f"transformers==4.57.0\nSuccessfully installed sentence-transformers-4.46.3\n{KEY_TB}"
-    assert _releases(kb, text) == [(KEY, ("4.57.0", "4.46.3"))]  # a number of the same major: held to (beside)
+    assert _releases(kb, text) == [(KEY, ("4.57.0",))]
 
 
 def test_the_page_reads_which_release_ran_as_the_lookup_does(real_index):  # noqa: F811

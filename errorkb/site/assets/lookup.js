@@ -243,7 +243,7 @@
 
   const GLOBAL = new Set(["ANSI", "INVISIBLE", "HTML_ENTITY", "ESCAPED_TRACEBACK", "REPR_TRACEBACK", "LINE_RECORD", "JSON_ESCAPE", "PREFIX", "LOG_RECORD", "GROUP_MARGIN", "SUFFIX", "EXCEPTION_LINE", "INLINE_EXCEPTION", "TRACEBACK",
     "TRACEBACK_END", "FRAME_LINE", "FRAME", "ARROW_LINE", "PYTEST_DEF", "PYTEST_FAILING", "RICH_TOP", "RICH_BOTTOM", "RICH_FOLD", "RICH_WRAP",
-    "RICH_EDGE", "FRAME_WRAP", "FRAME_NAME_WRAP", "LINK", "QUOTED", "QUOTE_MARK", "DIFF_HUNK", "DIFF_CHANGE", "DOCTEST_EXPECTED", "LINE_END", "CHAINED", "RELEASE_NUMBER", "NAME", "SENTENCE_END",
+    "RICH_EDGE", "FRAME_WRAP", "FRAME_NAME_WRAP", "LINK", "QUOTED", "QUOTE_MARK", "DIFF_HUNK", "DIFF_CHANGE", "DOCTEST_EXPECTED", "LINE_END", "CHAINED", "RELEASE_NUMBER", "BESIDE_NUMBER", "NAME", "SENTENCE_END",
     "WARNING_HEADER"]);
 
   const TEMPLATES = new Set(["STATED", "RAN_AFTER"]);  // written with `{name}`: compiled once the library is known
@@ -829,13 +829,13 @@
       && endsAnother(text, m.index, others, meter)));
   }
 
-  /* Where statements of a release start counting: the last installer's line a run's traceback follows directly
-     (_paste.py:ran_from). */
+  /* Where statements of a release start counting: the last installer's record a run's traceback follows directly,
+     past its group 1 (uv's header and lines before the library's `+` line) (_paste.py:ran_from). */
   function ranFrom(text, library, R, meter) {
     meter.work += text.length;
     let last = 0;
     for (const m of text.matchAll(new RegExp(R.patterns.RAN_AFTER.replaceAll("{name}", escapeRe(library)), "g"))) {
-      last = m.index;
+      last = m.index + (m[1] || "").length;
     }
     return last;
   }
@@ -866,7 +866,13 @@
   function statedReleases(text, library, R, meter, others = []) {
     if (!library) return [];
     const found = [], told = new Map(), asked = new Map(), comment = new Map(), listed = new Map();
-    for (const m of statements(text, library, R, meter, others)) {
+    const matches = statements(text, library, R, meter, others), own = new Map();  // a line's statements' starts
+    for (const m of matches) {
+      const at = m.index + m[0].length - m[1].length, start = lineStart(text, at);
+      if (!own.has(start)) own.set(start, new Set());
+      own.get(start).add(at - start);
+    }
+    for (const m of matches) {
       const at = m.index + m[0].length - m[1].length;
       const start = lineStart(text, at);
       if (!told.has(start)) {  // each line read once (_paste.py: a line that says it works states no release)
@@ -874,7 +880,7 @@
         if (end < 0) end = text.length;
         meter.work += end - start;
         const line = text.slice(start, end);
-        told.set(start, toldWorking(line, nextLine(text, end, meter), R));
+        told.set(start, toldWorking(line, nextLine(text, end, meter), R, own.get(start)));
         asked.set(start, [...line.matchAll(R.patterns.SENTENCE_END)]
           .map((one) => [start + one.index, one[0] === "?"]));
         const marker = R.patterns.COMMENT.exec(line);  // a comment's marker: what follows is not in effect
@@ -947,8 +953,10 @@
   }
 
   /* Whether a line stating a release says it works or fixed it, itself or as its next line starts (_paste.py). */
-  function toldWorking(line, after, R) {
-    if ([...line.matchAll(R.patterns.RELEASE_NUMBER)].length >= 2) return false;
+  function toldWorking(line, after, R, own = new Set()) {
+    const numbers = new Set(own);  // a line naming two releases of the library is held to both (_paste.py)
+    for (const one of line.matchAll(R.patterns.BESIDE_NUMBER)) numbers.add(one.index + one[0].length - one[1].length);
+    if (numbers.size >= 2) return false;
     if (R.patterns.TOLD_WORKING.test(line)) return !R.patterns.TOLD_NOT.test(line);
     return R.patterns.TOLD_NEXT.test(after) && !R.patterns.TOLD_NOT.test(after)
       && firstMatch(R.patterns.RELEASE_NUMBER, after) === null;
@@ -967,13 +975,13 @@
       let end = text.indexOf("\n", at);
       if (end < 0) end = text.length;
       meter.work += end - start;
-      for (const one of text.slice(start, end).matchAll(R.patterns.RELEASE_NUMBER)) found.push(one[1]);
+      for (const one of text.slice(start, end).matchAll(R.patterns.BESIDE_NUMBER)) found.push(one[1]);
       done = start;
     }
     if (majors.size) {
       const since = ranFrom(text, library, R, meter);
       meter.work += text.length - since;
-      const numbers = new RegExp(R.patterns.RELEASE_NUMBER);  // a copy: its own lastIndex
+      const numbers = new RegExp(R.patterns.BESIDE_NUMBER);  // a copy: its own lastIndex
       numbers.lastIndex = since;
       for (const one of text.matchAll(numbers)) if (majors.has(one[1].split(".")[0])) found.push(one[1]);
     }
