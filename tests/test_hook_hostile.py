@@ -473,13 +473,15 @@ def test_attacks_on_the_hook_under_every_interpreter_mode(envs, tmp_path, attack
     assert "errorkb" not in without.stderr
 
 
-@pytest.mark.xfail(strict=True, reason="known limit (docs/contributing.md, the hook): a `__del__` that runs while the "
-                                       "interpreter tears its modules down (sys.modules emptied, sys.meta_path None) "
-                                       "leaves no module reachable by name: not errorkb's, nor the standard "
-                                       "library's the explainer imports as it runs, even where an earlier error of "
-                                       "the same run loaded them all (no block either, round six); loading and "
-                                       "binding them all before every exit would cost each program some 0.2-0.3 s "
-                                       "(the explainer's imports, the index and the matcher, measured in round six)")
+@pytest.mark.xfail(strict=True, reason="known limit (docs/contributing.md, the hook; traced in session 57): the "
+                                       "`__del__` runs in finalize_modules' garbage collection, after "
+                                       "finalize_clear_modules_dict emptied sys.modules (sys.meta_path None since "
+                                       "finalize_modules_delete_special); Python calls errorkb's hook, which prints "
+                                       "Python's report, then `_errorkb_call` loses the block at its first step: "
+                                       "sys.modules['_frozen_importlib'] raises KeyError (swallowed); past it the "
+                                       "guard's `PathFinder` and every import of the explainer (json, re, the "
+                                       "index...) find no import system to run ('sys.meta_path is None, Python is "
+                                       "likely shutting down'), and modules loaded earlier are out of sys.modules")
 def test_known_limit_an_error_in_a_del_at_interpreter_teardown_is_named_too(envs, tmp_path):  # noqa: F811
     code = stub_library(tmp_path) + ENTRY_ERROR[0] + \
         _DEL_ERROR.format(body=ENTRY_ERROR[1]).replace("Holder()", "holder = Holder()")  # deleted at teardown

@@ -53,12 +53,18 @@ def test_an_error_reported_near_the_recursion_limit_is_printed_as_without_errork
     assert TITLE in with_hook.stderr
 
 
-@pytest.mark.xfail(strict=True, reason="known limit (docs/contributing.md, the hook): at the one depth (four frames "
-                                       "below the limit here) where Python's own printer fails too, Python cannot "
-                                       "even enter a hook written in Python (RecursionError before its first line): "
-                                       "its report names errorkb's hook as the one that failed, where without it "
-                                       "it names its own")
-def test_known_limit_a_python_hook_cannot_be_entered_right_at_the_recursion_limit(envs, tmp_path):  # noqa: F811
+@pytest.mark.xfail(strict=True, reason="known limit (docs/contributing.md, the hook; traced in session 57): at the "
+                                       "one depth (four frames below the limit here) where Python's own printer "
+                                       "fails too, Python enters errorkb's hook as the deepest frame the limit "
+                                       "allows: `sys.setrecursionlimit(limit)` refuses there (the depth is not below "
+                                       "it), so the hook leaves the limit alone; the printer before it fails with "
+                                       "RecursionError as without errorkb, and the call that would print that "
+                                       "failure as Python does (`_errorkb_call` -> `chains.failed`) is refused "
+                                       "at its entry, one frame past the limit: that RecursionError leaves the hook "
+                                       "and Python names errorkb's hook. Raising the limit first would work, but it "
+                                       "could not be put back before the hook returns (same refusal): the program "
+                                       "would keep a higher limit")
+def test_known_limit_a_printer_failing_right_at_the_recursion_limit_is_reported_as_pythons(envs, tmp_path):  # noqa: F811
     with_hook, _ = _near_the_limit(envs, tmp_path, 4, 1)
     assert "_errorkb" not in with_hook.stderr, with_hook.stderr[-3000:]
 
@@ -98,14 +104,17 @@ def test_a_group_of_unrelated_errors_beside_a_message_alike_stays_unconfirmed(en
     assert "errorkb: a documented error" not in compare(with_hook, without), with_hook.stderr
 
 
-@pytest.mark.xfail(strict=True, reason="known limit (docs/contributing.md, the hook): a signal handler of the "
-                                       "program's runs in the main thread wherever Python code runs there, the "
-                                       "hook's too; its exception raised inside `sys.unraisablehook` cannot reach "
-                                       "the program (Python reports a failing hook's error as ignored), and no "
-                                       "Python code can defer the handler past the hook's own last instruction: "
-                                       "signals blocked while the hook works (pthread_sigmask) run their handler "
-                                       "right after the call that unblocks them, still in the hook's frame "
-                                       "(tried in round seven)")
+@pytest.mark.xfail(strict=True, reason="known limit (docs/contributing.md, the hook; traced in session 57): the "
+                                       "program's SIGALRM handler runs at an eval-breaker check inside the "
+                                       "explainer's work (`_errorkb_call('explain', ...)`, in "
+                                       "`sys.unraisablehook`); its Timeout "
+                                       "unwinds to `_errorkb_call`'s `except BaseException: pass` and is swallowed. "
+                                       "Re-raised, it could not reach the program either: Python reports an "
+                                       "exception leaving `sys.unraisablehook` as 'Exception ignored in "
+                                       "sys.unraisablehook' and goes on; and a signal re-sent (`signal.raise_signal`"
+                                       ", tried in session 57) or unblocked (pthread_sigmask, round seven) runs its "
+                                       "handler at the eval-breaker check right after that call, still in the "
+                                       "hook's frame: the same report, the program never sees it")
 def test_known_limit_a_signal_handlers_exception_during_the_hook_reaches_the_program(envs, tmp_path):  # noqa: F811
     code = stub_library(tmp_path) + LIBRARY + (
         "import signal, time\nclass Timeout(Exception):\n    pass\ndef handler(signum, frame):\n"
