@@ -40,6 +40,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 
 from errorkb.author.paste import Frame, Pasted, clean
+from errorkb.author.public import exported, public_module
 from errorkb.core.entry import Entry, library_folder
 from errorkb.core.load import LoadedEntry, unfit_id
 from errorkb.core.message import GENERIC_WORDINGS, MessageTemplate, TemplateSyntaxError, is_degenerate
@@ -237,8 +238,10 @@ def pin_from(project: Project, frame: Frame, path: str, release: str, message: s
     if not sites:
         return pin(frame.line, function, implicit=True), None
     site = sites[-1]
-    # an assembled message (the exception's `__str__` adds to the argument's words) is no template of the whole
-    fitting = site.message if site.message and not site.assembled and _fits(site.message, message) else None
+    # an assembled message (the exception's `__str__` may add to the argument's words: PyYAML's mark) is the
+    # template of the whole only where the whole pasted message fits it (jinja2's `TemplateNotFound(template,
+    # f"{template!r} not found in search {plural}: {paths_str}")` shows exactly its second argument)
+    fitting = site.message if site.message and _fits(site.message, message) else None
     if site.message is None:  # a message made up the stack: the literal the library formats the values into
         fitting = _formatted_fit(project, index, message)
     return pin(site.line, function), fitting
@@ -554,8 +557,13 @@ def _called_imports(project: Project, frames: tuple[Frame, ...], user: Frame | N
     reached = {ast.unparse(node) for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
     if module != top and module in reached:
         return f"import {module}"
-    names = sorted({name for name in used if name in defined})
-    return f"from {module} import {', '.join(names)}" if names else ""
+    by_module: dict[str, list[str]] = {}
+    for name in dict.fromkeys(used):
+        if name in defined:  # from where a user imports it: the top level, or a public module, that re-exports it
+            by_module.setdefault(public_module(folder, top, module, name), []).append(name)
+        elif exported(folder, top, name) is not None:  # another name of the library's the line uses
+            by_module.setdefault(top, []).append(name)
+    return "\n".join(f"from {source} import {', '.join(sorted(names))}" for source, names in sorted(by_module.items()))
 
 
 def _file_name(path: str) -> str:
