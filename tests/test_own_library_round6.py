@@ -155,3 +155,122 @@ def test_jinja_the_before_verifies(tmp_path, capsys):
     assert "the verifier's limit, not the snippet's" not in shown, shown  # today: the unread note, said as such
     report = json.loads((root / "reports" / "latest.json").read_text())
     assert [check["outcome"] for check in report["checks"]] == ["pass"], shown
+
+
+CLICK = ('import click\n\n\n@click.command()\ndef hello():\n    print("hi")\n\n\n'
+         + SHOW.format('hello(["extra"], standalone_mode=False)'))
+FAILS_ON_PURPOSE = ('import click\n\n\ndef _one(ctx, param, value):\n    if value < 1:\n'
+                    '        ctx.fail(f"{value} is not a count")  # click\'s documented way to fail\n    return value\n\n\n'
+                    '@click.command()\n@click.option("--n", type=int, default=1, callback=_one)\ndef hello(n):\n'
+                    '    print(n)\n\n\n' + SHOW.format('hello([], standalone_mode=False)'))
+
+
+def _click(tmp_path, capsys):
+    root = tmp_path / "kb"
+    assert main(["init", str(root), "--library", "click"]) == 0, capsys.readouterr()
+    printed, written, text = drafted_from_crash(root, tmp_path, "extra-argument", CLICK)
+    assert "UsageError: Got unexpected extra argument (extra)" in printed, printed
+    capsys.readouterr()
+    return root, written
+
+
+def test_new_says_the_pinned_function_raises_on_every_call_and_names_its_caller(tmp_path, capsys):
+    root, written = _click(tmp_path, capsys)
+    drafted = written.read_text()
+    (said,) = [line for line in drafted.splitlines() if "raises UsageError on every call" in line]
+    assert said.startswith("# TODO: Context.fail raises") and "no after of an entry pinned there verifies" in said
+    assert "`function: Command.parse_args`" in said and "`implicit: true`" in said, said
+    after = (root / "snippets" / "extra-argument" / "after.py").read_text()
+    assert "it must call Context.fail and return normally" not in after, after
+    assert "Context.fail raises on every call" in after, after
+
+
+def test_the_caller_the_draft_names_verifies_the_before_and_the_after(tmp_path, capsys):
+    """The advice is checked, not only given: the pin the TODO names, taken as it says, holds and verifies."""
+    import re
+
+    root, written = _click(tmp_path, capsys)
+    drafted = written.read_text()
+    found = re.search(r"`path: (?P<path>[^`]+)`, `line: (?P<line>\d+)`, `function: (?P<function>[^`]+)`", drafted)
+    assert found, drafted
+    text = "\n".join(line for line in drafted.splitlines() if not line.startswith("#")) + "\n"
+    text = re.sub(r"source:\n(  .*\n)+", f"source:\n  path: \"{found['path']}\"\n  line: {found['line']}\n"
+                                         f"  function: \"{found['function']}\"\n  release: \"8.5.1\"\n"
+                                         "  implicit: true\n", text)
+    _filled(written, text)
+    snippets = root / "snippets" / "extra-argument"
+    (snippets / "before.py").write_text(CLICK)
+    (snippets / "after.py").write_text(CLICK.replace('["extra"]', "[]"))
+    (snippets / "guard_validate.py").write_text(CLICK.replace('["extra"]', "[]"))
+    assert main(["--root", str(root), "check", "--drift"]) == 0, capsys.readouterr()
+    main(["--root", str(root), "verify", "--no-cache", "--sandbox", "require"])
+    shown = capsys.readouterr().out
+    report = json.loads((root / "reports" / "latest.json").read_text())
+    assert report["summary"] == {**report["summary"], "pass": 3, "fail": 0}, shown
+
+
+def test_the_lint_warns_on_the_pin_and_on_an_after_that_fails_on_purpose(tmp_path, capsys):
+    from errorkb.author.failing import warnings
+    from errorkb.core.load import load_project_entries
+    from errorkb.core.project import load_project
+
+    root, written = _click(tmp_path, capsys)
+    _filled(written, written.read_text())
+    (root / "snippets" / "extra-argument" / "after.py").write_text(FAILS_ON_PURPOSE)
+    project = load_project(root)
+    (one,) = load_project_entries(project).entries
+    pin, call = warnings([one], project)
+    assert ": warning: Context.fail raises UsageError on every call" in pin and "`implicit: true`" in pin, pin
+    assert call.startswith("snippets/extra-argument/after.py:6:9: warning: calls `ctx.fail(...)`"), call
+    assert "the library's way to fail on purpose" in call, call
+
+
+def test_a_function_that_may_return_is_no_failer():
+    from errorkb.author.failing import raises_every_call
+
+    text = '''
+class Context:
+    def fail(self, message):
+        raise UsageError(message, self)
+
+    def abort(self):
+        if self.ok:
+            raise Abort()
+        else:
+            raise Exit(1)
+
+    def maybe(self, value):
+        if value:
+            raise ValueError(value)
+
+    def early(self, value):
+        if value:
+            return value
+        raise ValueError(value)
+
+    def guarded(self):
+        with suppress(ValueError):
+            raise ValueError("swallowed")
+
+    def caught(self):
+        try:
+            raise ValueError("x")
+        except ValueError:
+            pass
+
+    def lazily(self):
+        yield 1
+        raise ValueError("generator")
+
+    def looped(self, values):
+        for value in values:
+            if value:
+                break
+        raise ValueError("after the loop")
+'''
+    assert raises_every_call(text, "Context.fail").exception == "UsageError"
+    assert raises_every_call(text, "Context.abort").exception == "Abort"
+    for function in ("Context.maybe", "Context.early", "Context.guarded", "Context.caught", "Context.lazily",
+                     "Context.missing", "fail"):
+        assert raises_every_call(text, function) is None, function
+    assert raises_every_call(text, "Context.looped") is None  # a break: conservative, never a false warning

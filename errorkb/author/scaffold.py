@@ -72,6 +72,7 @@ class Pin:
     todo: str | None = None  # what the author must still check about the pin
     module: str | None = None  # for a runtime pin: the runtime's module that defines `function`
     runtime: bool = False  # the raise site lies in the runtime's package (`source.runtime`)
+    fails: str | None = None  # the pinned function raises on every call (`failing`): no after verifies there
 
 
 @dataclass
@@ -324,6 +325,8 @@ def from_paste(project: Project, entry_id: str, pasted: Pasted, text: str = "") 
         draft.releases = f">={release}" if release else ">=1.0"
     elif release is not None:
         draft.pin = _unknown_pin(project, release, draft.kind)
+    if found is not None and draft.pin is not None and release is not None:
+        draft.pin = _failer_pin(project, draft.pin, pasted.frames[:pasted.frames.index(found[0])], folder, message)
     _set_message(draft, message, fitting, project)
     if "\n" in message and fitting is None:
         _note_lines(draft, message, cut)
@@ -336,6 +339,24 @@ def from_paste(project: Project, entry_id: str, pasted: Pasted, text: str = "") 
     draft.after = after_stub(project, draft)
     draft.guard = guard_stub(project, draft)
     return draft
+
+
+def _failer_pin(project: Project, pin: Pin, outer: tuple[Frame, ...], folder: Path | None, message: str) -> Pin:
+    """The pin, with a TODO where its function raises on every call (`failing`): no after can verify there, and
+    the paste's caller of it inside the library (where the library decides to fail) is the pin to take instead."""
+    from errorkb.author.failing import AFTER_CANNOT, raises_every_call
+
+    index = SourceIndex.read(project, pin.release, pin.path, pin.runtime) if not pin.implicit else None
+    failer = raises_every_call(index.text, pin.function) if index is not None else None
+    if failer is None:
+        return pin
+    said = AFTER_CANNOT.format(function=failer.function, exception=failer.exception)
+    caller = library_frame(project, outer, folder)
+    if caller is not None:
+        instead, _ = pin_from(project, caller[0], caller[1], pin.release, message)
+        said += (f": from the paste, `path: {instead.path}`, `line: {instead.line}`, `function: {instead.function}`"
+                 + (", `implicit: true`" if instead.implicit else " (a raise of its own is there: check it)"))
+    return replace(pin, todo=f"{pin.todo}; {said}" if pin.todo else said, fails=failer.function)
 
 
 def _whole_message(pasted: Pasted) -> tuple[str, int]:
@@ -575,9 +596,13 @@ def after_stub(project: Project, draft: Draft) -> str:
     top = project.library.name.split(".")[0]
     function = draft.pin.function if draft.pin else "the documented function"
     head = draft.imports or f"import {top}"
+    body = f"# TODO: the fixed call: it must call {function} and return normally"
+    if draft.pin is not None and draft.pin.fails:  # no call of it returns: say so, never ask for the impossible
+        body = (f"# TODO: the fixed call. {function} raises on every call, so an after cannot call it and return\n"
+                "# normally: pin its caller instead (the TODO above `source:` in the entry says which); calling\n"
+                f"# {function} here on purpose raises the library's own error, and the after fails")
     return (f'"""TODO: one sentence: the fix."""\n\n{head}  # TODO: import what the fix needs\n\n'
-            "# TODO: the same setup as before.py\n\n"
-            + SHOW.format(body=f"# TODO: the fixed call: it must call {function} and return normally"))
+            "# TODO: the same setup as before.py\n\n" + SHOW.format(body=body))
 
 
 def guard_stub(project: Project, draft: Draft) -> str:
