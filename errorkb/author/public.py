@@ -16,7 +16,8 @@ import ast
 import functools
 from pathlib import Path
 
-MAX_DEPTH = 8  # re-export hops followed (a cycle stops at this depth)
+MAX_DEPTH = 8  # re-export hops followed
+MAX_READ = 24  # modules one question reads (a star import of a package of hundreds is not followed to its end)
 MAX_MODULES = 400  # public modules of a package searched for a re-export of a private module's name
 
 
@@ -39,7 +40,7 @@ def _file(folder: Path, top: str, module: str) -> Path | None:
     return None
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=1024)
 def _bindings(path: Path, module: str, package: bool) -> tuple[frozenset[str], dict[str, tuple[str, str]],
                                                                  tuple[str, ...]]:
     """(names the module defines itself, name → (module, name) it imports it from, modules it star-imports),
@@ -86,23 +87,34 @@ def _absolute(here: str, module: str | None, level: int) -> str | None:
     return ".".join([*base, *([module] if module else [])])
 
 
-def defining_module(folder: Path, top: str, module: str, name: str, depth: int = 0) -> str | None:
+def defining_module(folder: Path, top: str, module: str, name: str) -> str | None:
     """The module whose own definition `module.name` is, following re-exports inside the library; None when
-    `module` does not bind `name` (or the trail leaves the library or runs past `MAX_DEPTH`)."""
-    path = _file(folder, top, module)
-    if path is None or depth > MAX_DEPTH:
+    `module` does not bind `name`, the trail leaves the library, or the question reads more than `MAX_READ` modules
+    (a package whose top level star-imports hundreds of modules: the draft then keeps the defining module)."""
+    return _resolve(folder, top, module, name, set(), [MAX_READ], 0)
+
+
+def _resolve(folder: Path, top: str, module: str, name: str, seen: set[tuple[str, str]], budget: list[int],
+             depth: int) -> str | None:
+    if (module, name) in seen or depth > MAX_DEPTH or budget[0] <= 0:
         return None
+    seen.add((module, name))
+    path = _file(folder, top, module)
+    if path is None:
+        return None
+    budget[0] -= 1
     defined, imported, stars = _bindings(path, module, path.name == "__init__.py")
     if name in imported:  # a later import rebinds a definition; an import is what a re-export is
         source, original = imported[name]
-        return defining_module(folder, top, source, original, depth + 1)
+        return _resolve(folder, top, source, original, seen, budget, depth + 1)
     if name in defined:
         return module
+    if name.startswith("_"):
+        return None
     for source in stars:
-        if not name.startswith("_"):
-            found = defining_module(folder, top, source, name, depth + 1)
-            if found is not None:
-                return found
+        found = _resolve(folder, top, source, name, seen, budget, depth + 1)
+        if found is not None:
+            return found
     return None
 
 

@@ -210,9 +210,9 @@ def _innermost_function(spans: dict[str, FunctionSpan], line: int, name: str) ->
 
 
 def pin_from(project: Project, frame: Frame, path: str, release: str, message: str,
-             runtime: bool = False) -> tuple[Pin, str | None]:
+             runtime: bool = False, last: bool = False) -> tuple[Pin, str | None]:
     """The pin of `frame` in the installed release (the runtime's, with `runtime`), and the raise's
-    template when the message fits it."""
+    template when the message fits it (`last`: the message is the last the paste shows, nothing after it)."""
     commit = project.library.commit if release == project.library.release and not runtime else None
     module = dotted(PurePosixPath(path)) if runtime else None
 
@@ -239,10 +239,12 @@ def pin_from(project: Project, frame: Frame, path: str, release: str, message: s
     if not sites:
         return pin(frame.line, function, implicit=True), None
     site = sites[-1]
-    # an assembled message (the exception's `__str__` may add to the argument's words: PyYAML's mark) is the
-    # template of the whole only where the whole pasted message fits it (jinja2's `TemplateNotFound(template,
-    # f"{template!r} not found in search {plural}: {paths_str}")` shows exactly its second argument)
+    # an assembled message (the exception's `__str__` may add to the argument's words: PyYAML's mark, on lines
+    # after it) is the template of the whole only where the message fits it and the paste ends with it (jinja2's
+    # `TemplateNotFound(template, f"{template!r} not found in search {plural}: {paths_str}")` shows exactly that)
     fitting = site.message if site.message and _fits(site.message, message) else None
+    if site.assembled and fitting is not None and not (last and _fits_in_lines(fitting, message)):
+        fitting = None
     if site.message is None:  # a message made up the stack: the literal the library formats the values into
         fitting = _formatted_fit(project, index, message)
     return pin(site.line, function), fitting
@@ -257,6 +259,16 @@ def _formatted_fit(project: Project, index: SourceIndex, message: str) -> str | 
     fitting = [literal for literal in index.formats if _fits(literal, message) and not is_degenerate(literal, generic)]
     return max(fitting, key=lambda literal: (len(MessageTemplate.parse(literal).literal_text), literal),
                default=None)
+
+
+def _fits_in_lines(template: str, message: str) -> bool:
+    """Whether the message fits the template with no value spanning a line break (a value that swallows the lines
+    an exception's `__str__` adds, PyYAML's mark, is no reading of them)."""
+    try:
+        values = MessageTemplate.parse(template).match(message)
+    except TemplateSyntaxError:
+        return False
+    return values is not None and not any("\n" in value for value in values.values())
 
 
 def _fits(template: str, message: str) -> bool:
@@ -318,7 +330,8 @@ def from_paste(project: Project, entry_id: str, pasted: Pasted, text: str = "") 
     fitting = None
     runtime = runtime_frame(project, pasted.frames) if found is None and draft.kind == "raise" else None
     if found is not None and release is not None and draft.kind == "raise":
-        draft.pin, fitting = pin_from(project, found[0], found[1], release, message)
+        last = bool(text) and _tail(text).rstrip().endswith(message)
+        draft.pin, fitting = pin_from(project, found[0], found[1], release, message, last=last)
     elif runtime is not None:
         draft.pin, fitting = pin_from(project, runtime[0], runtime[1], runtime[2], message, runtime=True)
         draft.targets = ["upstream"]  # the bundled implementation reproduces the library, not the runtime
@@ -384,12 +397,11 @@ def _appended(pasted: Pasted, text: str, folder: Path | None, top: str) -> tuple
     the paragraph that ends the paste, when the library's own source holds its opening words. A line a tool
     prints after a traceback ("Process finished with exit code 1") is no library's words; Python's exceptions
     show exactly their argument."""
-    from errorkb.lookup import keep_tail, normalize
     from errorkb.source.drift import builtin_exception
 
     if not pasted.exception or builtin_exception(pasted.exception.rsplit(".", 1)[-1]) or folder is None:
         return None
-    body = clean(normalize(keep_tail(text)))
+    body = _tail(text)
     said = pasted.whole or pasted.message
     at = body.rfind(said)
     found = _APPENDED.fullmatch(body, at + len(said)) if at >= 0 else None
@@ -399,6 +411,13 @@ def _appended(pasted: Pasted, text: str, folder: Path | None, top: str) -> tuple
     if len(words.split()) < 3 or not _in_library(folder, top, words):  # three words or more: the library's
         return None
     return body[at + len(said):found.start("more")].replace(" ", "").replace("\t", ""), found.group("more")
+
+
+def _tail(text: str) -> str:
+    """The end of the paste as the lookup reads it (bounded: a paste of megabytes is read in time linear in it)."""
+    from errorkb.lookup import keep_tail, normalize
+
+    return clean(normalize(keep_tail(text)))
 
 
 def _opening_words(line: str) -> str:
