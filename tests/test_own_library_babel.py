@@ -72,7 +72,7 @@ def test_the_drafted_before_imports_what_the_pasted_call_uses_and_raises_as_docu
     (check,) = report["checks"]
     assert check["outcome"] == "pass", shown  # the draft as written: only its prose is the author's to do
     (babel, _, _) = _kb(tmp_path / "babel", capsys)
-    assert "from babel.core import Locale" in (babel / "snippets" / "unknown-locale" / "before.py").read_text()
+    assert "from babel import Locale" in (babel / "snippets" / "unknown-locale" / "before.py").read_text()
 
 
 def _written(tmp_path, capsys):

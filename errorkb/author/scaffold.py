@@ -40,6 +40,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 
 from errorkb.author.paste import Frame, Pasted, clean
+from errorkb.author.public import exported, public_module
 from errorkb.core.entry import Entry, library_folder
 from errorkb.core.load import LoadedEntry, unfit_id
 from errorkb.core.message import GENERIC_WORDINGS, MessageTemplate, TemplateSyntaxError, is_degenerate
@@ -71,6 +72,7 @@ class Pin:
     todo: str | None = None  # what the author must still check about the pin
     module: str | None = None  # for a runtime pin: the runtime's module that defines `function`
     runtime: bool = False  # the raise site lies in the runtime's package (`source.runtime`)
+    fails: str | None = None  # the pinned function raises on every call (`failing`): no after verifies there
 
 
 @dataclass
@@ -208,9 +210,9 @@ def _innermost_function(spans: dict[str, FunctionSpan], line: int, name: str) ->
 
 
 def pin_from(project: Project, frame: Frame, path: str, release: str, message: str,
-             runtime: bool = False) -> tuple[Pin, str | None]:
+             runtime: bool = False, last: bool = False) -> tuple[Pin, str | None]:
     """The pin of `frame` in the installed release (the runtime's, with `runtime`), and the raise's
-    template when the message fits it."""
+    template when the message fits it (`last`: the message is the last the paste shows, nothing after it)."""
     commit = project.library.commit if release == project.library.release and not runtime else None
     module = dotted(PurePosixPath(path)) if runtime else None
 
@@ -237,8 +239,12 @@ def pin_from(project: Project, frame: Frame, path: str, release: str, message: s
     if not sites:
         return pin(frame.line, function, implicit=True), None
     site = sites[-1]
-    # an assembled message (the exception's `__str__` adds to the argument's words) is no template of the whole
-    fitting = site.message if site.message and not site.assembled and _fits(site.message, message) else None
+    # an assembled message (the exception's `__str__` may add to the argument's words: PyYAML's mark, on lines
+    # after it) is the template of the whole only where the message fits it and the paste ends with it (jinja2's
+    # `TemplateNotFound(template, f"{template!r} not found in search {plural}: {paths_str}")` shows exactly that)
+    fitting = site.message if site.message and _fits(site.message, message) else None
+    if site.assembled and fitting is not None and not (last and _fits_in_lines(fitting, message)):
+        fitting = None
     if site.message is None:  # a message made up the stack: the literal the library formats the values into
         fitting = _formatted_fit(project, index, message)
     return pin(site.line, function), fitting
@@ -253,6 +259,16 @@ def _formatted_fit(project: Project, index: SourceIndex, message: str) -> str | 
     fitting = [literal for literal in index.formats if _fits(literal, message) and not is_degenerate(literal, generic)]
     return max(fitting, key=lambda literal: (len(MessageTemplate.parse(literal).literal_text), literal),
                default=None)
+
+
+def _fits_in_lines(template: str, message: str) -> bool:
+    """Whether the message fits the template with no value spanning a line break (a value that swallows the lines
+    an exception's `__str__` adds, PyYAML's mark, is no reading of them)."""
+    try:
+        values = MessageTemplate.parse(template).match(message)
+    except TemplateSyntaxError:
+        return False
+    return values is not None and not any("\n" in value for value in values.values())
 
 
 def _fits(template: str, message: str) -> bool:
@@ -314,13 +330,16 @@ def from_paste(project: Project, entry_id: str, pasted: Pasted, text: str = "") 
     fitting = None
     runtime = runtime_frame(project, pasted.frames) if found is None and draft.kind == "raise" else None
     if found is not None and release is not None and draft.kind == "raise":
-        draft.pin, fitting = pin_from(project, found[0], found[1], release, message)
+        last = bool(text) and _tail(text).rstrip().endswith(message)
+        draft.pin, fitting = pin_from(project, found[0], found[1], release, message, last=last)
     elif runtime is not None:
         draft.pin, fitting = pin_from(project, runtime[0], runtime[1], runtime[2], message, runtime=True)
         draft.targets = ["upstream"]  # the bundled implementation reproduces the library, not the runtime
         draft.releases = f">={release}" if release else ">=1.0"
     elif release is not None:
         draft.pin = _unknown_pin(project, release, draft.kind)
+    if found is not None and draft.pin is not None and release is not None:
+        draft.pin = _failer_pin(project, draft.pin, pasted.frames[:pasted.frames.index(found[0])], folder, message)
     _set_message(draft, message, fitting, project)
     if "\n" in message and fitting is None:
         _note_lines(draft, message, cut)
@@ -333,6 +352,24 @@ def from_paste(project: Project, entry_id: str, pasted: Pasted, text: str = "") 
     draft.after = after_stub(project, draft)
     draft.guard = guard_stub(project, draft)
     return draft
+
+
+def _failer_pin(project: Project, pin: Pin, outer: tuple[Frame, ...], folder: Path | None, message: str) -> Pin:
+    """The pin, with a TODO where its function raises on every call (`failing`): no after can verify there, and
+    the paste's caller of it inside the library (where the library decides to fail) is the pin to take instead."""
+    from errorkb.author.failing import AFTER_CANNOT, raises_every_call
+
+    index = SourceIndex.read(project, pin.release, pin.path, pin.runtime) if not pin.implicit else None
+    failer = raises_every_call(index.text, pin.function) if index is not None else None
+    if failer is None:
+        return pin
+    said = AFTER_CANNOT.format(function=failer.function, exception=failer.exception)
+    caller = library_frame(project, outer, folder)
+    if caller is not None:
+        instead, _ = pin_from(project, caller[0], caller[1], pin.release, message)
+        said += (f": from the paste, `path: {instead.path}`, `line: {instead.line}`, `function: {instead.function}`"
+                 + (", `implicit: true`" if instead.implicit else " (a raise of its own is there: check it)"))
+    return replace(pin, todo=f"{pin.todo}; {said}" if pin.todo else said, fails=failer.function)
 
 
 def _whole_message(pasted: Pasted) -> tuple[str, int]:
@@ -360,12 +397,11 @@ def _appended(pasted: Pasted, text: str, folder: Path | None, top: str) -> tuple
     the paragraph that ends the paste, when the library's own source holds its opening words. A line a tool
     prints after a traceback ("Process finished with exit code 1") is no library's words; Python's exceptions
     show exactly their argument."""
-    from errorkb.lookup import keep_tail, normalize
     from errorkb.source.drift import builtin_exception
 
     if not pasted.exception or builtin_exception(pasted.exception.rsplit(".", 1)[-1]) or folder is None:
         return None
-    body = clean(normalize(keep_tail(text)))
+    body = _tail(text)
     said = pasted.whole or pasted.message
     at = body.rfind(said)
     found = _APPENDED.fullmatch(body, at + len(said)) if at >= 0 else None
@@ -375,6 +411,13 @@ def _appended(pasted: Pasted, text: str, folder: Path | None, top: str) -> tuple
     if len(words.split()) < 3 or not _in_library(folder, top, words):  # three words or more: the library's
         return None
     return body[at + len(said):found.start("more")].replace(" ", "").replace("\t", ""), found.group("more")
+
+
+def _tail(text: str) -> str:
+    """The end of the paste as the lookup reads it (bounded: a paste of megabytes is read in time linear in it)."""
+    from errorkb.lookup import keep_tail, normalize
+
+    return clean(normalize(keep_tail(text)))
 
 
 def _opening_words(line: str) -> str:
@@ -554,8 +597,13 @@ def _called_imports(project: Project, frames: tuple[Frame, ...], user: Frame | N
     reached = {ast.unparse(node) for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
     if module != top and module in reached:
         return f"import {module}"
-    names = sorted({name for name in used if name in defined})
-    return f"from {module} import {', '.join(names)}" if names else ""
+    by_module: dict[str, list[str]] = {}
+    for name in dict.fromkeys(used):
+        if name in defined:  # from where a user imports it: the top level, or a public module, that re-exports it
+            by_module.setdefault(public_module(folder, top, module, name), []).append(name)
+        elif exported(folder, top, name) is not None:  # another name of the library's the line uses
+            by_module.setdefault(top, []).append(name)
+    return "\n".join(f"from {source} import {', '.join(sorted(names))}" for source, names in sorted(by_module.items()))
 
 
 def _file_name(path: str) -> str:
@@ -567,9 +615,13 @@ def after_stub(project: Project, draft: Draft) -> str:
     top = project.library.name.split(".")[0]
     function = draft.pin.function if draft.pin else "the documented function"
     head = draft.imports or f"import {top}"
+    body = f"# TODO: the fixed call: it must call {function} and return normally"
+    if draft.pin is not None and draft.pin.fails:  # no call of it returns: say so, never ask for the impossible
+        body = (f"# TODO: the fixed call. {function} raises on every call, so an after cannot call it and return\n"
+                "# normally: pin its caller instead (the TODO above `source:` in the entry says which); calling\n"
+                f"# {function} here on purpose raises the library's own error, and the after fails")
     return (f'"""TODO: one sentence: the fix."""\n\n{head}  # TODO: import what the fix needs\n\n'
-            "# TODO: the same setup as before.py\n\n"
-            + SHOW.format(body=f"# TODO: the fixed call: it must call {function} and return normally"))
+            "# TODO: the same setup as before.py\n\n" + SHOW.format(body=body))
 
 
 def guard_stub(project: Project, draft: Draft) -> str:
