@@ -287,3 +287,13 @@ class Context:
                      "Context.missing", "fail"):
         assert raises_every_call(text, function) is None, function
     assert raises_every_call(text, "Context.looped") is None  # a break: conservative, never a false warning
+
+
+def test_check_drift_prints_the_warnings(tmp_path, capsys):
+    root, written = _click(tmp_path, capsys)
+    _filled(written, written.read_text())
+    (root / "snippets" / "extra-argument" / "after.py").write_text(FAILS_ON_PURPOSE)
+    assert main(["--root", str(root), "check", "--drift"]) == 0  # warnings: the entry loads, the pin holds
+    said = capsys.readouterr().err
+    assert "warning: Context.fail raises UsageError on every call" in said, said
+    assert "after.py:6:9: warning: calls `ctx.fail(...)`" in said, said
