@@ -403,7 +403,8 @@ def observer_config(spec: CheckSpec, library: LibrarySpec, runtime: Runtime, run
 
 
 def backend_roots(library: LibrarySpec) -> list[str]:
-    """The folders of the profile's backends (`_package_roots`); a zygote asks once before it forks (`zygote._snapshot`)."""
+    """The folders of the profile's backends (`_package_roots`): a zygote asks once before it forks
+    (`zygote._snapshot`), since asking imports their parent package."""
     return _package_roots(tuple(library.backends))
 
 
