@@ -177,7 +177,7 @@ def phase_rows(meter: Meter, args: argparse.Namespace, box, python: Path, librar
     for label, argv, jailed in stages:
         def one(argv=argv, jailed=jailed) -> None:  # type: ignore[no-untyped-def]
             with tempfile.TemporaryDirectory(prefix="errorkb-phase-") as scratch:
-                command = jail.command(str(Path(scratch) / "output.txt"), 120, (), True, argv) if jailed else argv
+                command = jail.command(str(Path(scratch) / "output.txt"), 120, (), True, argv, scratch) if jailed else argv
                 subprocess.run(box.wrap(command, device="cpu", writable=[Path(scratch)], jails=True, python=python),
                                env=box.env("cpu"), check=True, capture_output=True, stdin=subprocess.DEVNULL)
         rows.append((label, median_cpu(meter, args.n, one)))

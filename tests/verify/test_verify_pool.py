@@ -207,6 +207,40 @@ def test_a_zygote_prepares_the_modules_it_will_serve_before_its_first_check(brok
         assert len(warm.zygotes) == 1
 
 
+BEFORE_THE_SNIPPET = """
+import dataclasses, json, sys
+from errorkb.verify.inside import child, zygote
+from errorkb.verify.inside.spec import LibrarySpec
+library = LibrarySpec.from_dict(json.loads(sys.argv[1]))
+assert child.prepare("upstream", "transformers.cache_utils", library, freeze=True).error is None
+zygote._snapshot(child, "upstream", library)
+walked = set(sys.modules)
+child._package_roots(tuple(library.backends))  # what each check's `observer_config` asks before its snippet
+print(json.dumps(sorted(set(sys.modules) - walked)))
+"""
+
+
+def test_a_forked_check_s_set_up_finds_the_module_table_its_zygote_walked(broken_kb, lean_python):
+    """A zygote walks its module table once before it forks (`observer._reader_modules`, `snapshot_trusted`), for
+    every check to reuse while the table is unchanged. Each check's set-up asked where the profile's backends lie, and
+    the question imported their parent package where the target had not (`optimum`, upstream): every upstream check
+    found a table its zygote never walked, and walked it again (a third of a forked check's CPU,
+    benchmarks/forked_check.py). The zygote now asks first."""
+    import dataclasses
+    import subprocess
+
+    from errorkb.verify.run import library_spec
+
+    project, _ = broken_kb
+    assert project.library.backends, "the fixture's profile names a backend"
+    done = subprocess.run([str(lean_python), "-P", "-c", BEFORE_THE_SNIPPET,
+                           json.dumps(dataclasses.asdict(library_spec(project.library)))],
+                          capture_output=True, text=True, timeout=300,
+                          env=dict(os.environ, CUDA_VISIBLE_DEVICES="", PYTHONPATH=str(Path(__file__).parents[2])))
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == []
+
+
 def test_the_runtime_modules_the_library_imports_on_first_call_are_found_in_its_loaded_modules(tmp_path, monkeypatch):
     """`zygote.lazy_runtime_modules`: what the runtime plug's `preload_names` finds in every loaded module of the
     target (an import inside a function, met on its first call), each once; a module outside the target's roots is

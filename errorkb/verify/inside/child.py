@@ -371,7 +371,7 @@ def observer_config(spec: CheckSpec, library: LibrarySpec, runtime: Runtime, run
     # The profile's backends (optimum.quanto): code the library itself calls, found here, before the
     # snippet runs and before its folder goes on the path, so a module of the snippet's named like
     # one is never theirs.
-    backends = _package_roots(library.backends)
+    backends = backend_roots(library)
     trusted = tuple(dict.fromkeys([*stdlib, *site, *roots, *backends, *verifier]))
     # Where an error may start *under* the function and still be the function's: the target, the runtime's
     # packages, the profile's backends, and Python's own library, which the observer tells from the packages
@@ -400,6 +400,12 @@ def observer_config(spec: CheckSpec, library: LibrarySpec, runtime: Runtime, run
         "end_callers": [execute.__code__],  # the only code that may call `finish` (`observer._p_on_end`)
         "snippet_code": code,  # the snippet's own run: its end is the outcome's
     }
+
+
+def backend_roots(library: LibrarySpec) -> list[str]:
+    """The folders of the profile's backends (`_package_roots`): a zygote asks once before it forks
+    (`zygote._snapshot`), since asking imports their parent package."""
+    return _package_roots(tuple(library.backends))
 
 
 def _package_roots(names: tuple[str, ...]) -> list[str]:

@@ -159,6 +159,10 @@ def _snapshot(child: ModuleType, target: str, library: Any) -> None:
     from errorkb.verify.inside import library as libraries
     from errorkb.verify.inside import observer
 
+    # Where the profile's backends lie, as each check's `observer_config` asks before its snippet: the question
+    # imports their parent package (`optimum`, where the target did not), so asked first in the check it changed the
+    # module table every check found, and the walk `observer._reader_modules` takes here was taken again in each.
+    child.backend_roots(library)
     child.snapshot_python()
     stdlib, site = child.python_roots()
     observer.snapshot_tables(tuple(stdlib), tuple(site), tuple(libraries.target_roots(target, library)))
