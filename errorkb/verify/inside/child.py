@@ -349,6 +349,7 @@ def snapshot_python() -> None:
     stdlib, site = python_roots()
     verifier = [str(Path(observer.__file__).resolve().parents[2]) + "/", str(Path(observer.__file__).parents[2]) + "/"]
     observer.snapshot_trusted(tuple([*stdlib, *site, *verifier]), binders=True)
+    observer._reader_modules(stdlib)  # walked here once, for the checks to reuse (`observer._reader_modules`)
 
 
 def observer_config(spec: CheckSpec, library: LibrarySpec, runtime: Runtime, runtime_module: Any,

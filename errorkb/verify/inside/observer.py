@@ -1353,13 +1353,28 @@ def _trusted_spaces(roots: tuple[str, ...]) -> tuple[dict[int, Any], dict[int, A
 
 
 def _reader_modules(stdlib_roots: Any) -> list[types.ModuleType]:
+    """Python's frame readers loaded now. The walk over every module is taken once in a zygote, before it forks
+    (`child.snapshot_python`), and a check reuses it while the module table is the very one walked (its version,
+    `_VERSION_OFFSET`): walked again in every forked check, it wrote a reference count into each module's page, a
+    third of the check's CPU (benchmarks/forked_check.py). A table written since, or no version to read: walked."""
+    roots = tuple(stdlib_roots)
+    version = _version(sys.modules) if _VERSION_OFFSET is not None else None
+    taken = _READERS_TAKEN.get(roots)
+    if version is not None and taken is not None and taken[0] == version:
+        return list(taken[1])
+    suffixes = tuple(suffix for suffix, _ in _c_FRAME_READERS)
     found = []
     for module in list(sys.modules.values()):
         path = getattr(module, "__file__", None)
-        if type(path) is str and path.startswith(tuple(stdlib_roots)) \
-                and any(path.endswith(suffix) for suffix, _ in _c_FRAME_READERS):
+        if type(path) is str and path.startswith(roots) and path.endswith(suffixes):
             found.append(module)
+    if version is not None:
+        _READERS_TAKEN.clear()
+        _READERS_TAKEN[roots] = (version, tuple(found))
     return found
+
+
+_READERS_TAKEN: dict[tuple[str, ...], tuple[int, tuple[types.ModuleType, ...]]] = {}  # roots → (version, readers)
 
 
 def _reader_spaces(modules: list[types.ModuleType]) -> dict[int, tuple[dict[str, Any], dict[str, Any]]]:
