@@ -16,6 +16,7 @@ import dataclasses
 import os
 import select
 import selectors
+import shutil
 import signal
 import subprocess
 import sys
@@ -137,6 +138,21 @@ def check_spec(check: Check, library: LibraryProfile, preload: list[str] | None 
     )
 
 
+def working_copy(snippet: Path, scratch: Path) -> Path:
+    """Without the sandbox, the check's working folder: `scratch`/work, holding a copy of its snippet folder (files
+    read-only, links as links), so that a relative path reads the snippet's own files (what the verdict's key
+    holds) as in the sandbox's `jail.working_folder`, and what the check writes there (a Trainer's `output_dir`)
+    never lands in the checkout, where it would change the entry's folder and its key."""
+    work = scratch / "work"
+    shutil.copytree(snippet, work, symlinks=True)
+    for top, _, files in os.walk(work):
+        for name in files:
+            path = os.path.join(top, name)
+            if not os.path.islink(path):
+                os.chmod(path, 0o444)
+    return work
+
+
 def with_limits(spec: CheckSpec, limits: Limits) -> CheckSpec:
     return dataclasses.replace(spec, cpu_seconds=limits.cpu_s)
 
@@ -181,7 +197,7 @@ def run_check(check: Check, library: LibraryProfile, timeout: float, python: Pat
                                  absent=absent.paths)
                     if sandbox else argv,
                     stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.STDOUT, pass_fds=(write_end, key_write),
-                    cwd=scratch if sandbox else check.snippet.path.parent,
+                    cwd=scratch if sandbox else working_copy(check.snippet.path.parent, Path(scratch)),
                     env=sandbox.env(check.device) if sandbox else child_env(library, check.device, python),
                     start_new_session=True,
                 )
