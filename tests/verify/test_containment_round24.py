@@ -6,7 +6,9 @@
    checkout's snippet folder, writing there. Now, in both modes, it works in a private writable folder whose entries
    are read-only views (the sandbox's `jail.working_folder`) or read-only copies (`run.working_copy`) of its snippet
    folder's: what a relative path reads is what the verdict's key holds, and no write reaches the checkout.
-2. What a check could leave for a later one, or read that its key does not hold (the tests below say each).
+2. What a check could leave for a later one, or read that its key does not hold (the tests below say each): the
+   sandbox's root was a writable tmpfs shared by every check of a zygote (a module planted on the import path);
+   now read-only to each check.
 """
 
 from __future__ import annotations
@@ -202,6 +204,11 @@ from pathlib import Path
 
 Path("/dev/shm/errorkb-r24").write_text("left")
 Path("/tmp/errorkb-r24").write_text("left")
+for place in ("/errorkb-r24", "/run/errorkb-r24", "/run/errorkb/import/errorkb-r24.py", "/run/errorkb/r24"):
+    try:
+        Path(place).write_text("left")
+    except OSError:
+        pass
 os.environ["ERRORKB_R24"] = "left"
 os.putenv("ERRORKB_R24_PUT", "left")
 server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -229,6 +236,8 @@ from pathlib import Path
 
 time.sleep(1.0)  # the grandchild of the check before has had its time to act
 seen = {"shm": Path("/dev/shm/errorkb-r24").exists(), "tmp": Path("/tmp/errorkb-r24").exists(),
+        "root": [place for place in ("/errorkb-r24", "/run/errorkb-r24", "/run/errorkb/import/errorkb-r24.py",
+                                     "/run/errorkb/r24") if Path(place).exists()],
         "env": os.environ.get("ERRORKB_R24"), "putenv": os.environ.get("ERRORKB_R24_PUT")}
 client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 try:
@@ -242,10 +251,14 @@ print("SEEN " + json.dumps(seen))
 
 @pytest.mark.parametrize("isolation", ["fork", "subprocess"])
 def test_a_check_leaves_nothing_for_the_next_one(entry, project, sandbox, lean_python, isolation):
-    """A check writes /dev/shm and /tmp, sets environment variables, binds an abstract unix socket and leaves a
-    daemon grandchild serving it for 20 s; the next check (the same warm zygote, in fork mode) finds none of it: its
-    /dev/shm, /tmp and network are its own, the zygote's environment is not the check's, and the check's PID
-    namespace ended with it (its init's end kills the daemon). Measured on main: not a hole; the round's regression."""
+    """A check writes /dev/shm, /tmp and the sandbox's root (`/`, `/run`, beside errorkb on the import path), sets
+    environment variables, binds an abstract unix socket and leaves a daemon grandchild serving it for 20 s; the next
+    check (the same warm zygote, in fork mode) finds none of it: its /dev/shm, /tmp and network are its own, the
+    sandbox's root is read-only to it, the zygote's environment is not the check's, and the check's PID namespace
+    ended with it (its init's end kills the daemon). Measured on main (fork): the next check found
+    /errorkb-r24, /run/errorkb-r24 and /run/errorkb/import/errorkb-r24.py — bwrap's root is one writable tmpfs every
+    check of a zygote shares, and /run/errorkb/import comes first on the import path: a module planted there is
+    what a later check imports by that name. The rest was no hole (kept as the round's regression)."""
     folder = project / "snippets" / "good-head-dim"
     checks = []
     for name, code in (("leaves.py", LEAVES), ("looks.py", LOOKS)):
@@ -260,4 +273,47 @@ def test_a_check_leaves_nothing_for_the_next_one(entry, project, sandbox, lean_p
         verdict = judge_with(check, run, TORCH)
         assert verdict.outcome == "pass", (check.snippet.path.name, verdict.reason, run.output)
     seen = _seen(runs[1].output)
-    assert seen == {"shm": False, "tmp": False, "env": None, "putenv": None, "socket": "ConnectionRefusedError"}, seen
+    assert seen == {"shm": False, "tmp": False, "root": [], "env": None, "putenv": None, "socket": "ConnectionRefusedError"}, seen
+
+
+# -- errorkb's own package: read-only, and in the key? -----------------------------------------------------------------
+
+PACKAGE = """
+import errorkb, json, os
+from pathlib import Path
+
+root = Path(errorkb.__file__).parent
+files = sorted(path.relative_to(root).as_posix() for path in root.rglob("*")
+               if path.is_file() and "__pycache__" not in path.parts)
+try:
+    (root / "verify" / "planted.py").write_text("x")
+    written = "done"
+except OSError as error:
+    written = type(error).__name__
+print("SEEN " + json.dumps({"files": files, "write": written}))
+""" + HONEST
+
+
+@pytest.mark.xfail(strict=True, reason="errorkb's whole package is shown to a check (at /run/errorkb/import and at "
+                                       "its installed path, `sandbox.runtime_paths`), read-only, but the verdict's "
+                                       "key holds only the files that can change a verdict (`cache.verdict_sources`)"
+                                       ": a snippet that reads errorkb/site/ or errorkb/lookup/ data could pass on "
+                                       "bytes its key does not hold. Showing only `inside/` and `plugs/` needs the "
+                                       "installed path bound apart from the checkout's (both are one folder in a "
+                                       "development checkout)")
+def test_what_a_check_sees_of_errorkb_is_in_its_key(entry, project, sandbox, lean_python):
+    """Measured on main (fork+bwrap): the check listed errorkb's every file — site/, lookup/, author/, cli.py —
+    and could write none (EROFS); the key's fingerprint covers verify/, plugs/ and the core modules a verdict
+    reads."""
+    from errorkb.verify.cache import _PACKAGE, verdict_sources
+
+    path = project / "snippets" / "good-head-dim" / "package.py"
+    path.write_text(PACKAGE)
+    check = Check(entry, read_snippet(path, Role("after"), path.name), "bundled", "cpu", MODULE)
+    with WorkerPool(LIBRARY, [], sandbox) as pool:
+        run = pool.run(check, 60, lean_python)
+    seen = _seen(run.output)
+    assert seen["write"] != "done", seen
+    keyed = {source.relative_to(_PACKAGE).as_posix() for source in verdict_sources()}
+    outside = [name for name in seen["files"] if name not in keyed and not name.endswith("py.typed")]
+    assert not outside, f"{len(outside)} files of errorkb a check can read are not in its key: {outside[:8]}"

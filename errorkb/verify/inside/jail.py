@@ -221,6 +221,10 @@ class Jail:
             _mount("tmpfs", self.memory_root, "tmpfs", _MS_RDONLY | _MS_NOSUID | _MS_NODEV | _MS_NOEXEC,
                    "size=4k,mode=555")
         os.chdir(working_folder(snippet))
+        # The sandbox's root is one tmpfs every check of the zygote shares (`/`, `/run`, `/etc`'s folder): read-only
+        # here, else a check could leave a module on the import path (/run/errorkb/import) or /etc/ld.so.preload
+        # for the next. Its own /tmp, /dev/shm and output folder are mounts of their own, writable as before.
+        _mount("none", "/", None, _MS_REMOUNT | _MS_BIND | _MS_RDONLY | _kept_flags("/"))
         proc = os.open("/proc", os.O_PATH | os.O_DIRECTORY)  # its own uid map is still to be written
         last_cap = int(_read("/proc/sys/kernel/cap_last_cap") or 40)
         if hide_proc:  # no /proc: no /proc/self/fd/N to reopen, no /proc/self/mem, no other process's files
@@ -284,9 +288,13 @@ def working_folder(snippet: str, work: str = WORK) -> str:
         else:
             os.close(os.open(target, os.O_CREAT | os.O_WRONLY | os.O_EXCL, 0o400))
         _mount(source, target, None, _MS_BIND | _MS_REC)
-        kept = os.statvfs(target).f_flag & (_MS_NOSUID | _MS_NODEV | _MS_NOEXEC)  # ST_* are the MS_* bits
-        _mount("none", target, None, _MS_REMOUNT | _MS_BIND | _MS_RDONLY | kept)
+        _mount("none", target, None, _MS_REMOUNT | _MS_BIND | _MS_RDONLY | _kept_flags(target))
     return work
+
+
+def _kept_flags(path: str) -> int:
+    """The flags a read-only remount of `path` must keep (a mount's nosuid, nodev, noexec: ST_* are the MS_* bits)."""
+    return os.statvfs(path).f_flag & (_MS_NOSUID | _MS_NODEV | _MS_NOEXEC)
 
 
 def _outermost(paths: list[str]) -> list[str]:
