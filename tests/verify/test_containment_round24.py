@@ -204,9 +204,9 @@ from pathlib import Path
 
 Path("/dev/shm/errorkb-r24").write_text("left")
 Path("/tmp/errorkb-r24").write_text("left")
-for place in ("/errorkb-r24", "/run/errorkb-r24", "/run/errorkb/import/errorkb-r24.py", "/run/errorkb/r24"):
+for place in ("/errorkb-r24", "/run/errorkb-r24", "/run/errorkb/import/errorkb_r24.py", "/run/errorkb/r24"):
     try:
-        Path(place).write_text("left")
+        Path(place).write_text("LEFT = 'left'\\n")
     except OSError:
         pass
 os.environ["ERRORKB_R24"] = "left"
@@ -236,9 +236,14 @@ from pathlib import Path
 
 time.sleep(1.0)  # the grandchild of the check before has had its time to act
 seen = {"shm": Path("/dev/shm/errorkb-r24").exists(), "tmp": Path("/tmp/errorkb-r24").exists(),
-        "root": [place for place in ("/errorkb-r24", "/run/errorkb-r24", "/run/errorkb/import/errorkb-r24.py",
+        "root": [place for place in ("/errorkb-r24", "/run/errorkb-r24", "/run/errorkb/import/errorkb_r24.py",
                                      "/run/errorkb/r24") if Path(place).exists()],
         "env": os.environ.get("ERRORKB_R24"), "putenv": os.environ.get("ERRORKB_R24_PUT")}
+try:
+    import errorkb_r24  # noqa: F401  (what the check before left on the import path, if anything)
+    seen["import"] = "imported"
+except ImportError as error:
+    seen["import"] = type(error).__name__
 client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 try:
     client.connect("\\0errorkb-r24")
@@ -256,9 +261,8 @@ def test_a_check_leaves_nothing_for_the_next_one(entry, project, sandbox, lean_p
     check (the same warm zygote, in fork mode) finds none of it: its /dev/shm, /tmp and network are its own, the
     sandbox's root is read-only to it, the zygote's environment is not the check's, and the check's PID namespace
     ended with it (its init's end kills the daemon). Measured on main (fork): the next check found
-    /errorkb-r24, /run/errorkb-r24 and /run/errorkb/import/errorkb-r24.py — bwrap's root is one writable tmpfs every
-    check of a zygote shares, and /run/errorkb/import comes first on the import path: a module planted there is
-    what a later check imports by that name. The rest was no hole (kept as the round's regression)."""
+    /errorkb-r24, /run/errorkb-r24 and /run/errorkb/import/errorkb_r24.py, and imported that module — bwrap's root
+    is one writable tmpfs every check of a zygote shares, and /run/errorkb/import comes first on the import path. The rest was no hole (kept as the round's regression)."""
     folder = project / "snippets" / "good-head-dim"
     checks = []
     for name, code in (("leaves.py", LEAVES), ("looks.py", LOOKS)):
@@ -273,7 +277,8 @@ def test_a_check_leaves_nothing_for_the_next_one(entry, project, sandbox, lean_p
         verdict = judge_with(check, run, TORCH)
         assert verdict.outcome == "pass", (check.snippet.path.name, verdict.reason, run.output)
     seen = _seen(runs[1].output)
-    assert seen == {"shm": False, "tmp": False, "root": [], "env": None, "putenv": None, "socket": "ConnectionRefusedError"}, seen
+    assert seen == {"shm": False, "tmp": False, "root": [], "import": "ModuleNotFoundError", "env": None,
+                    "putenv": None, "socket": "ConnectionRefusedError"}, seen
 
 
 # -- errorkb's own package: read-only, and in the key? -----------------------------------------------------------------
