@@ -12,8 +12,9 @@ The sandbox (`Sandbox.wrap`):
 - imports errorkb from the harness's own package, bound alone at `/run/errorkb/import`, never
   from a folder that holds the snippets (the checkout), whatever the harness's `PYTHONPATH`;
 - does not see the verdict cache, `reports/` or `.git` (an empty read-only tmpfs covers each);
-- writes only a private tmpfs `/tmp` (its working folder and `HOME`) and the one folder where
-  the harness collects the check's output;
+- writes only a private tmpfs `/tmp` (`HOME`, and its working folder `/tmp/work`, where its snippet
+  folder's entries are bound read-only) and the one folder where the harness collects the check's output;
+  the sandbox's own root is read-only to each check (`jail.py`);
 - has no network, a cleared environment (a short allow-list: no tokens), a minimal `/dev`
   (read-only), and the runtime's device nodes (a GPU's) only for checks on that device;
 - where the harness runs as root, shows the zygote a pids cgroup of its own (`TaskGroups`),

@@ -6,8 +6,9 @@ Inside the sandbox (`errorkb/verify/sandbox.py` starts it) the process that fork
 1. `Jail.open` (before the fork): a new PID namespace whose init is a timer; when the check ends,
    or the timer runs out, `release` ends that init and the kernel kills everything left in it;
 2. `Jail.enter` (in the forked check): new mount, IPC and UTS namespaces with a fresh `/tmp` and
-   `/dev/shm`, of the harness's scratch folder only the check's own subfolder; then a user
-   namespace of its own and no capabilities;
+   `/dev/shm`, of the harness's scratch folder only the check's own subfolder, a working folder
+   `/tmp/work` of read-only views of its snippet folder's entries, the sandbox's root read-only;
+   then a user namespace of its own and no capabilities;
 3. `release` (after the check is reaped): its namespace ended, its output copied back as a plain file.
 
 `launch` is the same jail for `--isolation subprocess`: the launcher forks, the child enters the
