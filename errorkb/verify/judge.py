@@ -50,6 +50,31 @@ def _pass(code: Code, reason: str, basis: DeviceBasis | None = None, on: str = "
 
 
 def judge(check: Check, run: Run, runtime: Runtime) -> Verdict:
+    """The verdict for `check`'s `run`; where its memory bound ended it, the reason names that bound."""
+    verdict = _judge(check, run, runtime)
+    if verdict.outcome != Outcome.PASS and run.memory_bound and _memory_ended(run):
+        return verdict.model_copy(update={"reason": f"{verdict.reason} ({_MEMORY_WORDS[run.memory_bound]})"})
+    return verdict
+
+
+# How each memory bound (`sandbox.MEMORY_KINDS`) is named where it ended a check.
+_MEMORY_WORDS = {
+    "cgroup v2": "its memory bound: a cgroup v2 memory limit on all its processes together",
+    "cgroup v1": "its memory bound: a cgroup v1 memory limit on all its processes together",
+    "rlimit": "its memory bound: each process's address space alone (RLIMIT_AS), no memory cgroup",
+    "none": "no memory bound applied to it here",
+}
+
+
+def _memory_ended(run: Run) -> bool:
+    """Its memory bound ended it: its cgroup's limit killed a process, or an allocation failed (MemoryError, as
+    RLIMIT_AS makes it). A bare SIGKILL is not named so: a cgroup's kill is counted (`out_of_memory`), RLIMIT_AS
+    sends none, and the snippet may have sent it itself."""
+    error = run.observation.exception if run.observation else None
+    return bool(run.out_of_memory) or (error is not None and error.type == "MemoryError")
+
+
+def _judge(check: Check, run: Run, runtime: Runtime) -> Verdict:
     if check.unallowed:  # the allow-list first: a snippet that reaches for a primitive unannounced gets no badge
         more = f" (and {len(check.unallowed) - 1} more)" if len(check.unallowed) > 1 else ""
         return _fail(Code.UNALLOWED, f"uses a primitive snippets may not use without an allowance: "

@@ -16,6 +16,7 @@ import dataclasses
 import os
 import select
 import selectors
+import shutil
 import signal
 import subprocess
 import sys
@@ -35,7 +36,7 @@ from errorkb.verify.modes import Isolation as Isolation
 from errorkb.verify.plan import Check
 from errorkb.verify.records import Observation
 from errorkb.verify.requirements import NOTHING_HIDDEN, Absence
-from errorkb.verify.sandbox import Sandbox, exit_status
+from errorkb.verify.sandbox import Sandbox, exit_status, memory_kind
 from errorkb.verify.stream import MAX_STREAM, read_stream
 
 OUTPUT_CAP = 1 << 20  # bytes a snippet may print
@@ -62,6 +63,7 @@ class Run:
     cpu_s: float | None = None  # CPU time the check's process used (every thread, and what it waited for)
     wall_limit_s: float | None = None  # the wall-clock backstop it ran under (`timeout_s` is its CPU time)
     out_of_memory: str | None = None  # the jail's words: its memory cgroup's limit killed one of its processes
+    memory_bound: str | None = None  # which memory bound applied to it (`sandbox.MEMORY_KINDS`), where the harness said
 
     @property
     def signal(self) -> str | None:
@@ -137,6 +139,21 @@ def check_spec(check: Check, library: LibraryProfile, preload: list[str] | None 
     )
 
 
+def working_copy(snippet: Path, scratch: Path) -> Path:
+    """Without the sandbox, the check's working folder: `scratch`/work, holding a copy of its snippet folder (files
+    read-only, links as links), so that a relative path reads the snippet's own files (what the verdict's key
+    holds) as in the sandbox's `jail.working_folder`, and what the check writes there (a Trainer's `output_dir`)
+    never lands in the checkout, where it would change the entry's folder and its key."""
+    work = scratch / "work"
+    shutil.copytree(snippet, work, symlinks=True)
+    for top, _, files in os.walk(work):
+        for name in files:
+            path = os.path.join(top, name)
+            if not os.path.islink(path):
+                os.chmod(path, 0o444)
+    return work
+
+
 def with_limits(spec: CheckSpec, limits: Limits) -> CheckSpec:
     return dataclasses.replace(spec, cpu_seconds=limits.cpu_s)
 
@@ -181,7 +198,7 @@ def run_check(check: Check, library: LibraryProfile, timeout: float, python: Pat
                                  absent=absent.paths)
                     if sandbox else argv,
                     stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.STDOUT, pass_fds=(write_end, key_write),
-                    cwd=scratch if sandbox else check.snippet.path.parent,
+                    cwd=scratch if sandbox else working_copy(check.snippet.path.parent, Path(scratch)),
                     env=sandbox.env(check.device) if sandbox else child_env(library, check.device, python),
                     start_new_session=True,
                 )
@@ -206,7 +223,8 @@ def run_check(check: Check, library: LibraryProfile, timeout: float, python: Pat
         # the check never saw this folder (without it, the snippet could write any file here)
         note = jail.read_plain(str(Path(scratch) / jail.MEMORY_NOTE), 4096) if sandbox else None
         return collect(Ended(returncode, timed_out, duration, data, key, cpu,
-                             note.decode("utf-8", errors="replace") if note else None), output, limits)
+                             note.decode("utf-8", errors="replace") if note else None), output, limits,
+                       memory_kind(sandbox, check.device))
 
 
 def _wait(pid: int, wall: float) -> tuple[int, float, bool]:
@@ -263,20 +281,24 @@ class StreamReader:
         return bytes(self.data)
 
 
-def collect(ended: Ended, output: Path, limits: Limits) -> Run:
+def collect(ended: Ended, output: Path, limits: Limits, memory_bound: str | None = None) -> Run:
     """Read what a finished check left behind: its stream (each line's seal checked under the key it
-    handed over) and its capped output."""
+    handed over) and its capped output. `memory_bound` (`sandbox.memory_kind`: the harness's knowledge,
+    never the check's word) joins the observation's `environment`, which the record keeps."""
     reading = read_stream(ended.stream, read_key(ended.key or b""))
+    seen = reading.observation
+    if memory_bound is not None and seen is not None and seen.environment is not None:
+        seen = seen.model_copy(update={"environment": {**seen.environment, "memory_bound": memory_bound}})
     # A plain file only, never through a link, never blocking, one byte past the cap at most: without the sandbox
     # the check can name this file (/proc/self/fd/1) and put a FIFO there (the harness's read would block the run
     # for ever) or a link to a file of the host (copied into the report); in the sandbox the jail copied it back so.
     printed = jail.read_plain(str(output), OUTPUT_CAP + 1) or b""  # the jail's reader: one owner
     size, text = len(printed), printed[:OUTPUT_CAP].decode("utf-8", errors="replace")
-    return Run(reading.observation, ended.returncode, ended.timed_out, text, size, round(ended.seconds, 4),
+    return Run(seen, ended.returncode, ended.timed_out, text, size, round(ended.seconds, 4),
                limits.cpu_s, malformed=reading.rejected, ended=reading.ended, end_exit=reading.exit,
                end_status=reading.status, sha256=reading.sha256,
                cpu_s=round(ended.cpu_s, 3) if ended.cpu_s is not None else None, wall_limit_s=limits.wall_s,
-               out_of_memory=ended.out_of_memory)
+               out_of_memory=ended.out_of_memory, memory_bound=memory_bound)
 
 
 def kill_group(pgid: int) -> None:

@@ -12,8 +12,9 @@ The sandbox (`Sandbox.wrap`):
 - imports errorkb from the harness's own package, bound alone at `/run/errorkb/import`, never
   from a folder that holds the snippets (the checkout), whatever the harness's `PYTHONPATH`;
 - does not see the verdict cache, `reports/` or `.git` (an empty read-only tmpfs covers each);
-- writes only a private tmpfs `/tmp` (its working folder and `HOME`) and the one folder where
-  the harness collects the check's output;
+- writes only a private tmpfs `/tmp` (`HOME`, and its working folder `/tmp/work`, where its snippet
+  folder's entries are bound read-only) and the one folder where the harness collects the check's output;
+  the sandbox's own root is read-only to each check (`jail.py`);
 - has no network, a cleared environment (a short allow-list: no tokens), a minimal `/dev`
   (read-only), and the runtime's device nodes (a GPU's) only for checks on that device;
 - where the harness runs as root, shows the zygote a pids cgroup of its own (`TaskGroups`),
@@ -194,12 +195,27 @@ class Sandbox:
         return binds + [part for node in nodes for part in ("--dev-bind", node, node)]
 
 
+MEMORY_KINDS = ("cgroup v2", "cgroup v1", "rlimit", "none")  # which bound a check's memory had: `memory_kind`
+
+
+def memory_kind(sandbox: Sandbox | None, device: str) -> str:
+    """Which memory bound a check on `device` runs under here (`MEMORY_KINDS`): a memory cgroup per check (v2, where
+    its pids cgroup carries the memory controller; v1, a hierarchy of its own), else each process alone on the CPU
+    (RLIMIT_AS, which a device's driver cannot run under), else none. The record's `environment` keeps it."""
+    if sandbox is not None and os.geteuid() == 0 and task_groups().problem() is None:
+        if memory_groups().problem() is None:
+            return "cgroup v1"
+        if memory_groups().in_pids and task_groups().memory:
+            return "cgroup v2"
+    return "rlimit" if device == "cpu" else "none"
+
+
 def memory_bound(sandbox: Sandbox | None, per_process: int) -> str:
     """Which memory limit a CPU check runs under here, in words (the run's information, the threat model)."""
-    if sandbox is not None and os.geteuid() == 0 and task_groups().problem() is None \
-            and (memory_groups().problem() is None or (memory_groups().in_pids and task_groups().memory)):
-        return (f"{sandbox.check_memory / (1 << 20):g} MiB per check, all its processes together (a memory cgroup); "
-                f"{per_process / (1 << 20):g} MiB of address space per process (RLIMIT_AS)")
+    kind = memory_kind(sandbox, "cpu")
+    if sandbox is not None and kind.startswith("cgroup"):
+        return (f"{sandbox.check_memory / (1 << 20):g} MiB per check, all its processes together (a {kind} memory "
+                f"cgroup); {per_process / (1 << 20):g} MiB of address space per process (RLIMIT_AS)")
     why = "not running as root" if os.geteuid() != 0 or sandbox is None else memory_groups().problem()
     return (f"{per_process / (1 << 20):g} MiB of address space per process (RLIMIT_AS; no memory cgroup per check: "
             f"{why if sandbox is not None else 'no sandbox'})")

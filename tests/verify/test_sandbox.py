@@ -178,7 +178,8 @@ def assert_contained(facts: dict, project: Path) -> None:
     assert facts["write project"].startswith("OSError: Read-only file system")
     assert facts["write package"].startswith("OSError: Read-only file system")
     assert facts["write errorkb"].startswith("OSError: Read-only file system")
-    assert facts["write tmp"] == "done" and facts["cwd"] == "/tmp" and facts["home"] == "/tmp"
+    # it works in its private /tmp's work folder (`jail.working_folder`): its snippet's files beside it, read-only
+    assert facts["write tmp"] == "done" and facts["cwd"] == "/tmp/work" and facts["home"] == "/tmp"
     assert facts["network"].startswith("OSError: Network is unreachable")
     # the sandbox covers them with an empty read-only folder; the check's jail shows of the project only its own
     # snippet folder (and what the runtime needs): they are not there at all

@@ -6,8 +6,9 @@ Inside the sandbox (`errorkb/verify/sandbox.py` starts it) the process that fork
 1. `Jail.open` (before the fork): a new PID namespace whose init is a timer; when the check ends,
    or the timer runs out, `release` ends that init and the kernel kills everything left in it;
 2. `Jail.enter` (in the forked check): new mount, IPC and UTS namespaces with a fresh `/tmp` and
-   `/dev/shm`, of the harness's scratch folder only the check's own subfolder; then a user
-   namespace of its own and no capabilities;
+   `/dev/shm`, of the harness's scratch folder only the check's own subfolder, a working folder
+   `/tmp/work` of read-only views of its snippet folder's entries, the sandbox's root read-only;
+   then a user namespace of its own and no capabilities;
 3. `release` (after the check is reaped): its namespace ended, its output copied back as a plain file.
 
 `launch` is the same jail for `--isolation subprocess`: the launcher forks, the child enters the
@@ -43,6 +44,9 @@ COLLECTED = ("output.txt",)  # all the harness reads back from a check's folder 
 MEMORY_NOTE = "out-of-memory.txt"
 TIMER_MARGIN_S = 2.0  # the check's init outlives the harness's own timeout by this much
 MACHINE_FILES = ("cpuinfo", "meminfo")  # what a check sees of /proc: the machine, never a process
+# A check's working folder, in its private /tmp: writable, and each entry of its snippet folder in it a read-only view
+# (`working_folder`), so that `open("data.txt")` reads what the verdict's key holds and `mkdir("out")` works.
+WORK = "/tmp/work"
 
 
 def _read(path: str) -> str:
@@ -185,7 +189,8 @@ class Jail:
         capabilities. Of the file descriptors above 2 only those in `keep` (the stream, the key's
         channel) stay open. Of the project it sees only `snippet`, its snippet's folder (by default
         the working folder the zygote gave it: that folder), and what the runtime needs
-        (`show_project_part`)."""
+        (`show_project_part`); it works in `WORK`, writable, where the snippet folder's files read by
+        their relative paths (`working_folder`)."""
         low = 3
         for fd in sorted(keep):  # the zygote's epoll set and namespace fds are not the check's business
             os.closerange(low, fd)
@@ -209,13 +214,18 @@ class Jail:
             _mount("tmpfs", scratch, "tmpfs", _MS_NOSUID | _MS_NODEV, "size=1m,mode=755")
         for path, fd in [*kept.items(), (self.folder, own)]:
             _bind_back(fd, path)
-        show_project_part(snippet or os.getcwd(), writable=self.folder)
+        snippet = snippet or os.getcwd()
+        show_project_part(snippet, writable=self.folder)
         if self.cgroups:  # its cgroup's limit and the other checks' cgroups: out of sight, out of reach
             _mount("tmpfs", self.cgroups, "tmpfs", _MS_RDONLY | _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, "size=4k,mode=555")
         if self.memory_root and self.memory_root != self.cgroups:
             _mount("tmpfs", self.memory_root, "tmpfs", _MS_RDONLY | _MS_NOSUID | _MS_NODEV | _MS_NOEXEC,
                    "size=4k,mode=555")
-        os.chdir("/tmp")
+        os.chdir(working_folder(snippet))
+        # The sandbox's root is one tmpfs every check of the zygote shares (`/`, `/run`, `/etc`'s folder): read-only
+        # here, else a check could leave a module on the import path (/run/errorkb/import) or /etc/ld.so.preload
+        # for the next. Its own /tmp, /dev/shm and output folder are mounts of their own, writable as before.
+        _mount("none", "/", None, _MS_REMOUNT | _MS_BIND | _MS_RDONLY | _kept_flags("/"))
         proc = os.open("/proc", os.O_PATH | os.O_DIRECTORY)  # its own uid map is still to be written
         last_cap = int(_read("/proc/sys/kernel/cap_last_cap") or 40)
         if hide_proc:  # no /proc: no /proc/self/fd/N to reopen, no /proc/self/mem, no other process's files
@@ -260,6 +270,32 @@ def show_project_part(snippet: str, writable: str) -> None:
         _mount("none", path, None, _MS_REMOUNT | _MS_BIND | _MS_RDONLY | kept)
     for folder in covered:
         _mount("none", folder, None, _MS_REMOUNT | _MS_RDONLY | flags)
+
+
+def working_folder(snippet: str, work: str = WORK) -> str:
+    """`work`, made in the check's private /tmp: writable (a Trainer's `output_dir`, an `out/` it makes), with each
+    entry of the `snippet` folder bound into it read-only (a link as a link), so that a relative path reads the
+    snippet's own files, which the verdict's key holds (`results.keys.folder_digest`), and no write reaches them:
+    the bound entries can be neither written, removed nor renamed (EROFS, EBUSY). Returns `work`."""
+    names = sorted(os.listdir(snippet))  # before `work` exists: a snippet folder of /tmp (the probe's) holds it
+    os.mkdir(work, 0o755)
+    for name in names:
+        source, target = os.path.join(snippet, name), os.path.join(work, name)
+        if os.path.islink(source):
+            os.symlink(os.readlink(source), target)
+            continue
+        if os.path.isdir(source):
+            os.mkdir(target, 0o755)
+        else:
+            os.close(os.open(target, os.O_CREAT | os.O_WRONLY | os.O_EXCL, 0o400))
+        _mount(source, target, None, _MS_BIND | _MS_REC)
+        _mount("none", target, None, _MS_REMOUNT | _MS_BIND | _MS_RDONLY | _kept_flags(target))
+    return work
+
+
+def _kept_flags(path: str) -> int:
+    """The flags a read-only remount of `path` must keep (a mount's nosuid, nodev, noexec: ST_* are the MS_* bits)."""
+    return os.statvfs(path).f_flag & (_MS_NOSUID | _MS_NODEV | _MS_NOEXEC)
 
 
 def _outermost(paths: list[str]) -> list[str]:
