@@ -60,8 +60,9 @@ from errorkb.verify.run import (
     library_spec,
     run_check,
     with_limits,
+    working_copy,
 )
-from errorkb.verify.sandbox import Sandbox
+from errorkb.verify.sandbox import Sandbox, memory_kind
 
 ZygoteKey = tuple[str, str, str, str, tuple[str, ...]]  # target, device, module, python, what the sandbox hides
 _KILL_GRACE_S = 10.0  # after SIGKILL, how long to wait for the zygote to reap the child
@@ -475,10 +476,12 @@ class WorkerPool:
                     # The harness observed this itself (no snippet ran): complete, as an end line would be.
                     failed = Observation(status=Status.SETUP_FAILED, error=zygote.error)
                     return Run(failed, 0, False, "", 0, 0.0, timeout, ended=True, end_exit=0)
-                ended = zygote.run(spec, check.snippet.path.parent, scratch, limits.wall_s)
+                # in the sandbox the jail makes the check's working folder from its snippet folder; without it, a copy
+                work = check.snippet.path.parent if self.sandbox else working_copy(check.snippet.path.parent, scratch)
+                ended = zygote.run(spec, work, scratch, limits.wall_s)
             except WorkerDied as died:
                 return Run(Observation(status=Status.WORKER_DIED, error=str(died)), None, False, "", 0, 0.0, timeout)
-            return collect(ended, scratch / "output.txt", limits)
+            return collect(ended, scratch / "output.txt", limits, memory_kind(self.sandbox, check.device))
 
     def close(self) -> None:
         for zygote in list(self.zygotes.values()):

@@ -139,9 +139,6 @@ def test_an_honest_check_reads_its_files_and_writes_its_output_without_the_sandb
     _assert_honest_work(seen, refused_in_place=False)
 
 
-@pytest.mark.xfail(strict=True, reason="fork mode without the sandbox: the zygote works in the snippet folder the "
-                                       "pool names (pool.py, speed13's; /work/brief/red33-pool.patch passes it "
-                                       "run.working_copy)")
 def test_an_honest_check_reads_its_files_and_writes_its_output_without_the_sandbox_fork(entry, project, lean_python):
     seen = _works(entry, project, None, lean_python, "fork")
     _assert_honest_work(seen, refused_in_place=False)

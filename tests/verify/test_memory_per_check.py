@@ -391,8 +391,6 @@ def test_the_record_keeps_which_memory_bound_applied_subprocess(entry, project, 
         assert run.memory_bound == sandboxes.memory_kind(box, "cpu")
 
 
-@pytest.mark.xfail(strict=True, reason="fork mode: pool.py (speed13's) calls run.collect without the bound; "
-                                       "/work/brief/red33-pool.patch passes it sandbox.memory_kind")
 def test_the_record_keeps_which_memory_bound_applied_fork(entry, project, sandbox, lean_python):
     check = _check(entry, project, "bound-fork.py", HONEST)
     for box in (sandbox, None):
