@@ -7,6 +7,11 @@ whole run. Now a shard's file records its shard, and the merge refuses what is n
 
 from __future__ import annotations
 
+import json
+import os
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -145,3 +150,87 @@ def test_a_shard_field_that_is_no_shard_is_a_clear_problem(tmp_path, shard):
     path.write_text(json.dumps(data))
     with pytest.raises(files.MatrixError, match=r"shard"):
         files.load_matrix(path)
+
+
+# -- a signal while a refused write rescues the run: the user learns where the run's results went ----------------
+
+
+@pytest.fixture
+def python_sigint():
+    """Python's own SIGINT handler, as in a terminal (a test worker may have another: see the conftest note)."""
+    earlier = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, earlier)
+
+
+def test_ctrl_c_during_a_refused_merge_says_where_the_merged_results_are(tmp_path, capsys, monkeypatch,
+                                                                         python_sigint):
+    """Ctrl-C while `report merge` found OUT unreadable: the merge was rescued beside it, then the interrupt acted
+    and the command said "interrupted" alone; the one line naming the rescued file was lost."""
+    from errorkb.results import store
+
+    project = copy_kb(tmp_path / "kb", IDS)
+    shard = _shard_file(tmp_path / "a.json", "5.0.0", None)
+    out = tmp_path / "out.json"
+    out.write_text('{"package": "transformers", "cut', encoding="utf-8")
+    read = store.read_regular
+
+    def interrupted_read(path, *args, **kwargs):
+        if Path(path) == out:
+            os.kill(os.getpid(), signal.SIGINT)
+        return read(path, *args, **kwargs)
+
+    monkeypatch.setattr(store, "read_regular", interrupted_read)
+    assert main(["--root", str(project), "report", "merge", str(out), str(shard)]) == 130
+    err = capsys.readouterr().err
+    [rescued] = tmp_path.glob("out.rescued-*.json")
+    assert "interrupted" in err and str(rescued) in err and f"errorkb report merge {out} {rescued}" in err, err
+    assert files.load_matrix(rescued).results == files.load_matrix(shard).results  # nothing measured is lost
+    assert out.read_text(encoding="utf-8") == '{"package": "transformers", "cut'
+
+
+_ENDED_BY_SIGTERM = """
+import json, os, signal, sys
+from pathlib import Path
+from errorkb.results import store
+path = Path(sys.argv[1])
+def read(at):
+    os.kill(os.getpid(), signal.SIGTERM)  # SIGTERM's default: the process ends once the write is done
+    raise store.Unreadable(f"{at}: does not parse")
+store.update(path, read, lambda current: {"new": 1}, json.dumps, "restore it")
+print("not reached")
+"""
+
+
+def test_a_signal_that_ends_the_process_during_a_refused_write_still_says_where_the_run_went(tmp_path):
+    path = tmp_path / "latest.json"
+    path.write_text("{cut", encoding="utf-8")
+    done = subprocess.run([sys.executable, "-c", _ENDED_BY_SIGTERM, str(path)], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
+    assert done.returncode == -signal.SIGTERM and "not reached" not in done.stdout, (done.stdout, done.stderr)
+    [rescued] = tmp_path.glob("latest.rescued-*.json")
+    assert str(rescued) in done.stderr and "Traceback" not in done.stderr, done.stderr
+    assert rescued.read_text(encoding="utf-8") == '{"new": 1}'
+
+
+def test_ctrl_c_while_a_write_fails_on_a_full_disk_still_rescues_the_run_and_says_where(tmp_path, capsys,
+                                                                                      monkeypatch, python_sigint):
+    """The signal was held over the read and the write, but not between a failed write (a full disk) and its
+    rescue: the interrupt acted there, and the run's results were neither written nor rescued."""
+    import errno
+
+    from errorkb.results import store
+
+    path = tmp_path / "latest.json"
+    path.write_text('{"old": 1}', encoding="utf-8")
+
+    def full(at, text, mode=None):
+        os.kill(os.getpid(), signal.SIGINT)
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(store, "replace", full)
+    with pytest.raises(KeyboardInterrupt):
+        store.update(path, lambda at: None, lambda current: {"new": 1}, json.dumps, "restore it")
+    [rescued] = tmp_path.glob("latest.rescued-*.json")
+    assert rescued.read_text(encoding="utf-8") == '{"new": 1}' and path.read_text(encoding="utf-8") == '{"old": 1}'
+    assert str(rescued) in capsys.readouterr().err

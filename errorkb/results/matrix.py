@@ -461,7 +461,7 @@ def split_checked(named: Sequence[tuple[str, MatrixFile]], complete: bool = Fals
     two files, and with `complete`, a shard of the split in none (or a file that cannot say which it is)."""
     said = [quoted(f"{name} names no shard (written by a whole run, or by an errorkb before shard files said "
                    "theirs): merged as it is; which shard it holds is not checked")
-            for name, data in named if data.shard is None]
+            for name, data in named if data.shard is None and len(named) > 1]
     shards = [(name, data.shard) for name, data in named if data.shard is not None]
     redo = "merge the files of one `errorkb matrix --shard K/N` split, each shard's once"
     if len({shard.of for _, shard in shards}) > 1:
