@@ -98,7 +98,7 @@ def held() -> Iterator[None]:
         for signum, handler in earlier.items():
             signal.signal(signum, handler)
         for number in dict.fromkeys(noted):
-            _act(number, earlier[number], refused)
+            _act(number, earlier[signal.Signals(number)], refused)
 
 
 def _act(number: int, handler: object, refused: Refused | None) -> None:
