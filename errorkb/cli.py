@@ -771,12 +771,18 @@ def _note_drafts(project: Project, result: LoadResult) -> None:
 
 
 def cmd_matrix(project: Project, args: argparse.Namespace) -> int:
+    from errorkb.core.releases import final_release
     from errorkb.results import matrix as files
     from errorkb.results.keys import project_inputs
     from errorkb.results.store import Refused
     from errorkb.verify import matrix
     from errorkb.verify.cache import Trust, resolve_trust
 
+    for asked in args.release or []:  # one the matrix cannot run is refused, never dropped without a word
+        try:
+            final_release(asked)
+        except ValueError as error:
+            return _usage("matrix", f"--release {error}")
     shard = args.shard
     result = _load_or_report(project)
     settings = project.matrix

@@ -207,6 +207,11 @@ def parse_matrix(text: str, path: Path) -> MatrixFile:
                               f"release {release!r} is not a release as errorkb writes it"
                               f"{f' ({canonical(release)!r})' if canonical(release) else ''}: merged by "
                               "its text, it is a second record of one release, or one no page shows)")
+        if Version(release).is_prerelease:  # canonical: a version; `release_order` leaves pre-releases out
+            raise MatrixError(f"{path}: not a version-matrix file ({kind}.{index}{_line_of(text, release)}: "
+                              f"release {release!r} is a pre-release, where errorkb runs and shows final releases "
+                              "only: no page would show it; remove it, or restore the file from the run that "
+                              "wrote it)")
         if (entry, release_key(release)) in seen:
             what = f"{entry} at {release}" if entry is not None else release
             raise MatrixError(f"{path}: not a version-matrix file ({kind}.{index}: {what} is listed twice (as "
