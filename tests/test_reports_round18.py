@@ -157,7 +157,8 @@ def test_a_shard_field_that_is_no_shard_is_a_clear_problem(tmp_path, shard):
 
 @pytest.fixture
 def python_sigint():
-    """Python's own SIGINT handler, as in a terminal (a test worker may have another: see the conftest note)."""
+    """Python's own SIGINT handler, as in a terminal: a process a non-interactive shell starts in the background
+    inherits SIGINT ignored, and Python keeps it so (the held signal would then rightly never act)."""
     earlier = signal.signal(signal.SIGINT, signal.default_int_handler)
     yield
     signal.signal(signal.SIGINT, earlier)
