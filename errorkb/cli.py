@@ -516,6 +516,9 @@ def _parser(fast: bool = False) -> argparse.ArgumentParser:
     merge.add_argument("output", type=_report_file, metavar="OUT",
                        help="merged file to write (merged into when it exists)")
     merge.add_argument("inputs", type=Path, nargs="+", metavar="IN", help="reports, or matrix files, to merge")
+    merge.add_argument("--complete", action="store_true",
+                       help="refuse unless the inputs are every shard of one --shard K/N split, each once (matrix "
+                            "files always refuse a shard given twice or shards of two splits)")
     merge.set_defaults(command=cmd_report_merge)
 
     render_site = commands.add_parser("render", description="Write the site's pages as plain Markdown, with the JSON "
@@ -772,12 +775,18 @@ def _note_drafts(project: Project, result: LoadResult) -> None:
 
 
 def cmd_matrix(project: Project, args: argparse.Namespace) -> int:
+    from errorkb.core.releases import final_release
     from errorkb.results import matrix as files
     from errorkb.results.keys import project_inputs
     from errorkb.results.store import Refused
     from errorkb.verify import matrix
     from errorkb.verify.cache import Trust, resolve_trust
 
+    for asked in args.release or []:  # one the matrix cannot run is refused, never dropped without a word
+        try:
+            final_release(asked)
+        except ValueError as error:
+            return _usage("matrix", f"--release {error}")
     shard = args.shard
     result = _load_or_report(project)
     settings = project.matrix
@@ -805,7 +814,7 @@ def cmd_matrix(project: Project, args: argparse.Namespace) -> int:
     try:
         data = matrix.run_matrix(project, result.entries, releases, ids=args.ids or None, rebuild=args.rebuild,
                                  cache=trust is Trust.TRUSTED, parallel=args.parallel,
-                                 progress=lambda message: err.print(message, markup=False))
+                                 progress=lambda message: err.print(message, markup=False), shard=shard)
     except Refused as refused:
         err.print(f"errorkb matrix: {refused}", markup=False)
         return 1
@@ -1265,6 +1274,9 @@ def cmd_report_merge(project: Project, args: argparse.Namespace) -> int:
                     raise matrix.MatrixError(f"{path}: no such file")
                 files.append(one)
             matrix.same_package(zip(args.inputs, files, strict=True))
+            for said in matrix.split_checked(list(zip((str(path) for path in args.inputs), files, strict=True)),
+                                             args.complete):
+                err.print(f"errorkb report merge: {said}", markup=False)
             _say_differing(matrix.disagreements(list(zip((str(path) for path in args.inputs), files, strict=True))),
                            "entries and releases measured differently")
             joined = matrix.merge_files(files, [str(path) for path in args.inputs])

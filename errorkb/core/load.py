@@ -1262,9 +1262,9 @@ def orphan_snippets(loaded: list[LoadedEntry], entry_stems: set[str], project: P
 
 
 def snippet_folder_names(project: Project) -> tuple[list[tuple[str, str]], dict[str, Problem]]:
-    """(path, name) of everything under snippets/ (`snippet_files.names_under`, walked once for every check of
-    the tree), but inside a folder past the bounds of one (`snippet_files.bounded_names`): its walk stops there,
-    and it is a problem, by the folder's name (an entry's id), naming the folder and what to do."""
+    """(path, name) of everything under snippets/ (walked once for every check of the tree), but inside a folder
+    past the bounds of one (`snippet_files.bounded_names`): its walk stops there, and it is a problem, by the
+    folder's name (an entry's id), naming the folder and what to do."""
     top = os.fspath(project.snippets)
     try:
         with os.scandir(top) as listing:

@@ -31,7 +31,7 @@ from pydantic import (
 from errorkb.core.entry import MAX_LINE, SourceLinks
 from errorkb.core.nesting import depth_of, line_past
 from errorkb.core.problems import Problem, ProblemsFound, display_path
-from errorkb.core.releases import ReleaseRange, contains
+from errorkb.core.releases import ReleaseRange, contains, final_release
 
 # What a check runs against: the profile's own implementation of the API, or the real library.
 # One definition: reports carry these names (errorkb.results.records re-exports them), and the
@@ -202,11 +202,14 @@ class Era(_Strict):
                                             "pins of dependencies whose newest versions they cannot import).")
 
 
+FinalRelease = Annotated[str, AfterValidator(final_release)]
+
+
 class MatrixSettings(_Strict):
-    releases: list[str] | None = Field(
+    releases: list[FinalRelease] | None = Field(
         default=None, description="Releases to run; default: every release from `since` on that PyPI serves.")
-    since: str = Field(default="5.0.0", description="Without `releases`: the oldest release the matrix would run; "
-                       "it says which releases that is and asks for a bound before running them.")
+    since: FinalRelease = Field(default="5.0.0", description="Without `releases`: the oldest release the matrix "
+                                "would run; it says which releases that is and asks for a bound before running them.")
     eras: list[Era] = Field(default_factory=list, description="First matching era wins.")
     shared: dict[ImportName, ImportName] = Field(
         default_factory=dict, description="Modules a release loads with the library, each mapped to the library "
@@ -496,7 +499,7 @@ def _profile_problems(settings: Settings, where: str, text: str) -> list[Problem
 def _problem(error: Any, where: str, text: str) -> Problem:
     loc = [str(part) for part in error["loc"]]
     name = ".".join(loc)
-    line = _line_of(text, loc[-1] if loc else "errorkb")
+    line = _line_of(text, next((part for part in reversed(loc) if not part.isdigit()), "errorkb"))  # an item's list
     if error["type"] == "extra_forbidden":
         known = _known_keys(loc[:-1])
         close = difflib.get_close_matches(loc[-1], known, n=1)

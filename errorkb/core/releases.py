@@ -64,3 +64,20 @@ def contains(text: str, release: str) -> bool:
 
 
 ReleaseRange = Annotated[str, AfterValidator(check_range)]
+
+
+def final_release(text: str) -> str:
+    """`text` when it names a final release (`5.0.0`, not `5.0.0rc1` nor `5.0.0.dev1`); ValueError saying why
+    otherwise. The version matrix runs, orders and shows final releases only: another one it was asked for was
+    dropped without a word, and the run said it had no releases, or ran fewer than asked."""
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        version = Version(text)
+    except InvalidVersion:
+        raise ValueError(f"{text!r} is not a release number; name a final release such as 4.49.0") from None
+    if version.is_prerelease:
+        raise ValueError(f"{text!r} is a pre-release, which the version matrix does not run or show; name a final "
+                         f"release (such as {version.base_version})")
+    return text
+

@@ -78,14 +78,10 @@ class Role(str):
 BEFORE, AFTER = Role("before"), Role("after")
 
 
-def names_under(top: str | os.PathLike[str]) -> list[tuple[str, str]]:
-    """(path, name) of every file and folder under `top`, at any depth (links not followed)."""
-    return [(os.path.join(folder, name), name) for folder, folders, names in walk(top) for name in [*folders, *names]]
-
-
 def bounded_names(folder: str | os.PathLike[str]) -> tuple[list[tuple[str, str]], str | None]:
-    """`names_under(folder)` and None while the folder is inside `MAX_FOLDER_NAMES` and `MAX_FOLDER_DEPTH`;
-    past either, what it is past (a phrase), the walk stopped there (bounded time: never the whole tree)."""
+    """(path, name) of every file and folder under `folder` (links not followed), and None while the folder is
+    inside `MAX_FOLDER_NAMES` and `MAX_FOLDER_DEPTH`; past either, what it is past (a phrase), the walk stopped
+    there (bounded time: never the whole tree)."""
     found: list[tuple[str, str]] = []
     top = os.fspath(folder)
     for current, folders, files in walk(top):

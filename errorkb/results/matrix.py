@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Self
 
 from packaging.version import InvalidVersion, Version
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from errorkb.core.entry import Entry
 from errorkb.core.problems import quoted
@@ -94,10 +94,30 @@ class Result(_Model):
         return self.recorded or self.measured
 
 
+class Shard(_Model):
+    """Which shards of a `--shard K/N` split wrote the file: `ran` (K of each, ascending, once each) of `of` (N).
+    A merge checks its inputs against it (`split_checked`): two files of one shard, or of two splits, are no run."""
+
+    ran: list[int] = Field(min_length=1)
+    of: int = Field(ge=1)
+
+    @model_validator(mode="after")
+    def _one_split(self) -> Self:
+        if self.of > MAX_RELEASES:  # a shard runs at least one release, or there is no point to it
+            raise ValueError(f"a split into {self.of:,} shards, more than the {MAX_RELEASES:,} releases a file holds")
+        if self.ran != sorted(set(self.ran)) or not all(1 <= k <= self.of for k in self.ran):
+            raise ValueError(f"shards {self.ran[:10]} are not shards of {self.of} named once each, in order")
+        return self
+
+    def __str__(self) -> str:
+        return f"{','.join(map(str, self.ran))}/{self.of}"
+
+
 class MatrixFile(_Model):
     schema_version: int = Field(default=SCHEMA, alias="schema")
     package: str
     updated: str
+    shard: Shard | None = None  # the shards whose `errorkb matrix --shard` wrote it last; None: no shard's
     environment: dict[str, Any] = Field(default_factory=dict)
     releases: list[ReleaseStatus] = Field(default_factory=list)
     results: list[Result] = Field(default_factory=list)
@@ -138,7 +158,7 @@ class MatrixFile(_Model):
         return dict(self.results_index.get(entry_id, {}))
 
     def text(self) -> str:
-        header = self.model_dump(mode="json", by_alias=True, exclude={"releases", "results"})
+        header = self.model_dump(mode="json", by_alias=True, exclude={"releases", "results"}, exclude_none=True)
         return lines_text(header, {"releases": [r.model_dump_json() for r in self.releases],
                                    "results": [r.model_dump_json(exclude_none=True) for r in self.results]})
 
@@ -187,6 +207,11 @@ def parse_matrix(text: str, path: Path) -> MatrixFile:
                               f"release {release!r} is not a release as errorkb writes it"
                               f"{f' ({canonical(release)!r})' if canonical(release) else ''}: merged by "
                               "its text, it is a second record of one release, or one no page shows)")
+        if Version(release).is_prerelease:  # canonical: a version; `release_order` leaves pre-releases out
+            raise MatrixError(f"{path}: not a version-matrix file ({kind}.{index}{_line_of(text, release)}: "
+                              f"release {release!r} is a pre-release, where errorkb runs and shows final releases "
+                              "only: no page would show it; remove it, or restore the file from the run that "
+                              "wrote it)")
         if (entry, release_key(release)) in seen:
             what = f"{entry} at {release}" if entry is not None else release
             raise MatrixError(f"{path}: not a version-matrix file ({kind}.{index}: {what} is listed twice (as "
@@ -271,13 +296,14 @@ def matrix_problem(project: Project) -> str | None:
 
 
 def merged(old: MatrixFile | None, package: str, releases: Iterable[ReleaseStatus],
-           results: Iterable[Result], fallback: Iterable[ReleaseStatus] = ()) -> MatrixFile:
+           results: Iterable[Result], fallback: Iterable[ReleaseStatus] = (), shard: Shard | None = None) -> MatrixFile:
     """`old` with these releases' statuses and these (entry, release) results merged in: per
     release and per (entry, release), the record written last wins; the rest is kept.
 
     `fallback`: statuses a run vouches for without having measured the release (its checks came
     from the cache, or failed their own set-up while the library imported): each stands only where
-    no status is kept, or the one kept says the release did not run; a measured status stays."""
+    no status is kept, or the one kept says the release did not run; a measured status stays.
+    `shard`: the writer's (`written_shard`), never `old`'s: the file says who wrote it last."""
     moment_now = datetime.now(UTC)
     statuses: dict[Version | str, ReleaseStatus] = {}  # by `release_key`: 5.0 and 5.0.0 are one release
     for status in [*(old.releases if old else []), *releases]:
@@ -295,7 +321,7 @@ def merged(old: MatrixFile | None, package: str, releases: Iterable[ReleaseStatu
             kept_results[(result.entry, release_key(result.release))] = result
     written = sort_releases([status.release for status in statuses.values()], "0")
     order = {release: index for index, release in enumerate(written)}
-    return MatrixFile(package=package, updated=now(),
+    return MatrixFile(package=package, updated=now(), shard=shard,
                       environment={"python": platform.python_version(), "platform": platform.platform(terse=True)},
                       releases=sorted(statuses.values(), key=lambda r: order.get(r.release, 0)),
                       results=sorted(kept_results.values(), key=lambda r: (r.entry, order.get(r.release, 0))))
@@ -397,12 +423,14 @@ def disagreements(named: Sequence[tuple[str, MatrixFile]]) -> list[str]:
 
 
 def write_matrix(path: Path, package: str, releases: Iterable[ReleaseStatus], results: Iterable[Result],
-                 fallback: Iterable[ReleaseStatus] = (), *, judged_here: bool = True) -> MatrixFile:
+                 fallback: Iterable[ReleaseStatus] = (), *, judged_here: bool = True,
+                 shard: tuple[int, int] | None = None) -> MatrixFile:
     """Merge these statuses and results (and `fallback` statuses: `merged`) into the file on disk now,
     under the folder's lock. Raises `store.Refused` when the file there does not parse (this run's
     part is saved beside it). `judged_here`: the results are this run's, so one that names no verifier is
     stamped with this one's and this errorkb release; a merge of files judged nothing (False), and a result
-    written before results named theirs stays unnamed."""
+    written before results named theirs stays unnamed. `shard`: the `--shard K/N` of the run writing it, which
+    the file then says (`written_shard`); None, a run of no shard or a merge: the file says none."""
     from errorkb import __version__
 
     releases, fallback = list(releases), list(fallback)
@@ -417,8 +445,57 @@ def write_matrix(path: Path, package: str, releases: Iterable[ReleaseStatus], re
             raise MatrixError(f"{at}: {'; '.join(problems)}; {_OUTRANKED}")
         return data
 
-    return store.update(path, current, lambda current: merged(current, package, releases, results, fallback),
+    return store.update(path, current, lambda current: merged(current, package, releases, results, fallback,
+                                                              written_shard(shard, current)),
                         MatrixFile.text, f"restore it (git checkout {path}) or move it away")
+
+
+def written_shard(run: tuple[int, int] | None, on_disk: MatrixFile | None) -> Shard | None:
+    """The shard a write says: this run's `--shard K/N` (None: no shard's run, the file is no shard's now), with
+    the shards of the same split the file on disk says already ran (two shards run into one file hold both)."""
+    if run is None:
+        return None
+    k, n = run
+    kept = on_disk.shard.ran if on_disk is not None and on_disk.shard is not None and on_disk.shard.of == n else []
+    return Shard(ran=sorted({*kept, k}), of=n)
+
+
+def split_checked(named: Sequence[tuple[str, MatrixFile]], complete: bool = False) -> list[str]:
+    """For a merge's caller: notes on the named files' shards, or `MatrixError` where they are not one split's
+    shards once each (merged, they would read as one run that they are not): files of two splits, one shard in
+    two files, and with `complete`, a shard of the split in none (or a file that cannot say which it is)."""
+    said = [quoted(f"{name} names no shard (written by a whole run, or by an errorkb before shard files said "
+                   "theirs): merged as it is; which shard it holds is not checked")
+            for name, data in named if data.shard is None and len(named) > 1]
+    shards = [(name, data.shard) for name, data in named if data.shard is not None]
+    redo = "merge the files of one `errorkb matrix --shard K/N` split, each shard's once"
+    if len({shard.of for _, shard in shards}) > 1:
+        listed = "; ".join(f"{name}: shard {shard}" for name, shard in shards)
+        raise MatrixError(quoted(f"shards of different splits ({listed}): merged, they are not one run; {redo}"))
+    given: dict[int, list[str]] = {}
+    for name, shard in shards:
+        for k in shard.ran:
+            given.setdefault(k, []).append(name)
+    twice = [f"shard {k}/{shards[0][1].of} in {', '.join(names)}" for k, names in sorted(given.items())
+             if len(names) > 1]
+    if twice:
+        raise MatrixError(quoted(f"{'; '.join(twice[:10])}: a shard given twice (a re-run beside the first, or one "
+                                 f"file copied?) is not one run; keep the file of the run you trust, and {redo}"))
+    if complete:
+        unnamed = [name for name, data in named if data.shard is None]
+        if unnamed or not shards:
+            raise MatrixError(quoted(f"--complete: {', '.join(unnamed) or 'no input'} names no shard, so the split "
+                                     "cannot be checked whole; re-run those shards with this errorkb, or merge "
+                                     "without --complete"))
+        n = shards[0][1].of
+        missing = [f"{k}/{n}" for k in range(1, n + 1) if k not in given]
+        if missing:
+            raise MatrixError(quoted(f"--complete: shard{'s' * (len(missing) > 1)} {', '.join(missing[:10])}"
+                                     f"{' and more' if len(missing) > 10 else ''} missing from the inputs "
+                                     f"({', '.join(name for name, _ in shards)}); give "
+                                     f"{'their files' if len(missing) > 1 else 'its file'} too, or merge without "
+                                     "--complete"))
+    return said
 
 
 def sort_releases(versions: list[str], since: str) -> list[str]:

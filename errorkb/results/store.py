@@ -28,6 +28,7 @@ import re
 import secrets
 import signal
 import stat
+import sys
 import tempfile
 import threading
 from collections.abc import Callable, Iterator
@@ -87,13 +88,37 @@ def held() -> Iterator[None]:
                if (handler := signal.getsignal(signum)) is not None}  # None: a handler Python did not install
     for signum in earlier:
         signal.signal(signum, lambda number, frame: noted.append(number))
+    refused: Refused | None = None
     try:
         yield
+    except Refused as raised:
+        refused = raised
+        raise
     finally:
         for signum, handler in earlier.items():
             signal.signal(signum, handler)
         for number in dict.fromkeys(noted):
-            signal.raise_signal(number)
+            _act(number, earlier[signal.Signals(number)], refused)
+
+
+def _act(number: int, handler: object, refused: Refused | None) -> None:
+    """Raise signal `number` again under `handler`. Where the write was refused (the run's data rescued) and the
+    signal stops the command, the refusal is said first: the interrupt (or the end of the process) would take
+    the one message naming the rescued file with it, and the user would never learn where the run went."""
+    if refused is not None and handler is signal.SIG_DFL:  # the process ends here: its last words
+        _say(refused)
+    try:
+        signal.raise_signal(number)
+    except BaseException:
+        if refused is not None:
+            _say(refused)
+        raise
+
+
+def _say(refused: Refused) -> None:
+    with contextlib.suppress(OSError, ValueError):  # a closed or full stderr: the rescued file is there all the same
+        sys.stderr.write(f"errorkb: {refused}\n")
+        sys.stderr.flush()
 
 
 # One report or matrix file. Sized from this repository's (2 MB and 5 MB), with room for them to grow six
@@ -345,22 +370,22 @@ def update(path: Path, read: Callable[[Path], Data | None], combine: Callable[[D
                 beside=False)
     if path.exists() and not path.is_file():  # a device, a FIFO: its folder (/dev) is no place for a run's data
         _refuse(path, text(combine(None)), f"{path}: not a regular file; left as it was", recover, beside=False)
-    try:
-        with locked(path.parent), held():
-            try:
-                current = read(path)
-            except Unreadable as error:
-                _refuse(path, text(combine(None)), f"{error}; left as it was", recover)
-            data = combine(current)
-            written = text(data)
-            if len(written.encode()) > MAX_BYTES:  # no later read would take it: the file there would be lost
-                _refuse(path, text(combine(None)), f"{path}: would be more than {MAX_BYTES:,} bytes, the most errorkb "
-                        "reads back; left as it was", "make room (fewer records in one file, or a larger "
-                        "errorkb.results.store.MAX_BYTES, measured with benchmarks/report_memory.py)")
-            replace(path, written)
-            return data
-    except OSError as error:  # a read-only folder, a full disk: the file stays as it was, the run's data is saved
-        with held():
+    with held():  # over the rescue too: a signal that acted between the failed write and the rescue lost the run
+        try:
+            with locked(path.parent):
+                try:
+                    current = read(path)
+                except Unreadable as error:
+                    _refuse(path, text(combine(None)), f"{error}; left as it was", recover)
+                data = combine(current)
+                written = text(data)
+                if len(written.encode()) > MAX_BYTES:  # no later read would take it: the file there would be lost
+                    _refuse(path, text(combine(None)), f"{path}: would be more than {MAX_BYTES:,} bytes, the most "
+                            "errorkb reads back; left as it was", "make room (fewer records in one file, or a larger "
+                            "errorkb.results.store.MAX_BYTES, measured with benchmarks/report_memory.py)")
+                replace(path, written)
+                return data
+        except OSError as error:  # a read-only folder, a full disk: the file stays as it was, the run's data is saved
             _unwritable(path, text(combine(None)), error)
 
 

@@ -414,10 +414,13 @@ def _minutes(seconds: float) -> str:
 
 def run_matrix(project: Project, loaded: list[LoadedEntry], releases: list[str], *, ids: list[str] | None = None,
                rebuild: bool = False, cache: bool = True, parallel: int = 2,
-               progress: Callable[[str], None] = lambda message: None) -> MatrixFile:
+               progress: Callable[[str], None] = lambda message: None,
+               shard: tuple[int, int] | None = None) -> MatrixFile:
     """Run the releases, `parallel` at a time (each in its own environment and processes),
     merging each into the matrix file as soon as it is done: a run killed half way keeps them.
-    Raises `store.Refused` before running anything when the matrix file there does not parse."""
+    Raises `store.Refused` before running anything when the matrix file there does not parse.
+    `shard`: the `--shard K/N` the releases are, which the file says (also when the shard has no release:
+    a merge that checks the split is whole then finds it)."""
     package = project.library.dist
     entries = [one.entry for one in loaded if not ids or one.entry.id in ids]
     path = matrix_path(project)
@@ -482,13 +485,15 @@ def run_matrix(project: Project, loaded: list[LoadedEntry], releases: list[str],
             if error is None else []
         with lock:  # merged with the file as it is on disk now: another run's releases are kept
             state["data"] = write_matrix(path, package, [] if vouched_only else [status], results,
-                                         fallback=[status] if vouched_only else [])
+                                         fallback=[status] if vouched_only else [], shard=shard)
             progress(f"{package} {release}: {'ran' if error is None else error} {steps.step()}")
 
     try:
         with ThreadPoolExecutor(max_workers=max(1, parallel)) as pool:
             for done in [pool.submit(one, release) for release in releases]:
                 done.result()
+        if shard is not None and not releases:  # a shard of no release ran all the same: the file says so
+            state["data"] = write_matrix(path, package, [], [], shard=shard)
     finally:
         verifier.close()
     return state["data"] or merged(None, package, [], [])

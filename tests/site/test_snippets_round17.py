@@ -93,5 +93,5 @@ def test_the_repository_snippets_are_far_inside_the_bounds():
 
     for folder in (ROOT / "snippets").iterdir():
         if folder.is_dir():
-            names = [name for _, name in snippets.names_under(folder)]
-            assert len(names) * 20 < snippets.MAX_FOLDER_NAMES, folder
+            found, over = snippets.bounded_names(folder)
+            assert over is None and len(found) * 20 < snippets.MAX_FOLDER_NAMES, (folder, over)
