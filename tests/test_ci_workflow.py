@@ -227,7 +227,7 @@ def test_the_version_matrix_runs_as_a_job_matrix_on_the_schedule_and_on_demand_a
     download = next(step for step in jobs["matrix-merge"]["steps"] if step.get("uses", "").startswith("actions/download"))
     assert download["with"] == {"pattern": "matrix-*", "path": "shards"}
     merge = next(run for run in step_runs("matrix-merge") if "report merge" in run)
-    assert ".venv/bin/errorkb report merge reports/matrix/transformers.json shards/*/transformers.json" in merge
+    assert ".venv/bin/errorkb report merge --complete reports/matrix/transformers.json shards/*/transformers.json" in merge  # a missing shard is refused
 
 
 def test_docs_ci_describes_the_matrix_jobs_as_the_workflow_runs_them():
