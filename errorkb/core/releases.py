@@ -2,7 +2,8 @@
 
 A range is a PEP 440 specifier set (`>=4.49,<5.0`), or several joined by `||` when the releases
 are not contiguous (`>=4.36,<4.54 || >=4.56,<5.0`): a release is in the range when any part
-contains it. Pre-releases count (a matrix may run a release candidate).
+contains it. A pre-release in the range counts (a user may have installed one); the version matrix
+runs final releases only and refuses any other it is given.
 
 Only plain comparisons of a release number (`<`, `<=`, `>`, `>=`, `==`, `!=`, `~=`, and `==4.49.*`):
 PEP 440's arbitrary equality (`===` followed by any text up to a space) would let a range carry
