@@ -481,8 +481,10 @@ RAN_AFTER = (r"(?<![^\n])(?:[ \t]*Successfully installed (?:[^ \t\n]+[ \t]+)*?{n
 # Rubiksman78/MonikA.I#75), and a conda transaction's line before its arrow (`STATED`'s first
 # form). A statement inside states no release and no number inside is held beside a stated one (`BESIDE_NUMBER`).
 # The arrow counts only when a release and its build string follow it: prose's `4.46.0 --> 4.57.0` names two.
+_PACKAGE = r"[A-Za-z0-9_.]+(?:-[A-Za-z_][A-Za-z0-9_.]*)*"  # a distribution's name: never a part that starts a release
 REPLACED = (r"(?<![^\n])[ \t]*Found[ \t]+existing[ \t]+installation:[^\n]*"
-            r"|(?<![^\n])[^\n]*?[ \t]-->(?=[ \t]+(?:[^ \t\n]*::[^ \t\n]*?-)?" + _RELEASE + _CONDA_BUILD + ")")
+            r"|(?<![^\n])[^\n]*?[ \t]-->(?=[ \t]+(?:[^ \t\n:]+::)?(?:" + _PACKAGE + "-)?"
+            + _RELEASE + _CONDA_BUILD + ")")
 # A line that states a release and says that something works, worked or was fixed there ("<library> 4.57.1 works,
 # mine is older", "upgrading to <library> 4.57.1 fixes it") compares releases: a reader cannot tell which one is
 # installed, and the one named is often the one that did not raise. With no other release

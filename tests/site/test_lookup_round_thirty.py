@@ -81,3 +81,27 @@ def test_the_page_reads_transitions_as_the_lookup_does(real_index):  # noqa: F81
     js = js_on_index(real_index, pastes, None, work=True)
     for paste, p, j in zip(pastes, python, js):
         assert p == j, paste
+
+
+HOSTILE = [
+    "  transformers: 4.57.0-py_0 --> " + "x::" * 20000 + "\n" + K,  # a token of channels after the arrow
+    ("  transformers: 4.57.0-py_0 " + " --> a" * 10000 + "\n") * 3 + K,  # arrows that lead to no release
+    ("a-" * 30000 + "-->" + " --> " + "a-" * 30000 + "\n") + K,  # names that never reach a release
+    "    Found existing installation: transformers 4.40.0\n" * 1500 + "transformers: 4.40.0-py_0 --> 4.57.0-py_0\n" + K,
+]
+
+
+def test_transitions_are_read_in_bounded_time():
+    """A hang guard (generous, in a child process): each paste (60 to 180 kB) answers well under the limit (0.06 s
+    each here). An arrow that leads to no release is no transition: the first two state the 4.57.0 before it (the
+    removal's release: confirmed, as on main); the third names no release; the last states the 4.57.0 after conda's
+    arrow, the 4.40.0 of pip's 1,500 `Found existing installation` lines never held to."""
+    import json
+    import subprocess
+    import sys
+
+    code = ("import json; from tests.site.test_lookup_round_thirty import HOSTILE; "
+            "from benchmarks.lookup_recall import project_known_lookup; kb = project_known_lookup(); "
+            "print(json.dumps([[m.known.id for m in kb.answer(text, None).confirmed] for text in HOSTILE]))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert json.loads(done.stdout) == [[KEY], [KEY], [], [KEY]]
