@@ -112,6 +112,7 @@ _PROMPT_CLOSE = rules.compiled(rules.PROMPT_CLOSE)
 _COMMENT = rules.compiled(rules.COMMENT)
 _LIST_ITEM = rules.compiled(rules.LIST_ITEM)
 _NOT_FOUND_HEADER = rules.compiled(rules.NOT_FOUND_HEADER)
+_REPLACED = rules.compiled(rules.REPLACED)
 
 
 class Candidate(NamedTuple):  # a tuple: a long paste makes thousands, each made at C speed
@@ -727,13 +728,15 @@ def stated_releases(text: str, library: str, meter: Meter | None = None,
     states none: it compares its one release with an unnamed one, often the one that raised (a line naming two is
     held to both, `releases_beside`). "Doesn't work on 4.45" states 4.45: the release that raised. Nor does a
     release named as one to get, one required or one of the library's history (`_told_other`). `others`: the
-    words before the library's name in other distributions' names (`statements`)."""
+    words before the library's name in other distributions' names (`statements`). What an installer's transcript says
+    it replaced or uninstalled (`replaced`) states none."""
     if not library:
         return []
     meter = meter or Meter()
     found, told, asked, comment = [], {}, {}, {}
     listed: dict[int, bool] = {}  # a list item's line: whether it lists what an installer could not find
-    matches = statements(text, library, meter, others)
+    gone = replaced(text, meter)
+    matches = [match for match in statements(text, library, meter, others) if not inside(gone, match.start(1))]
     own: dict[int, set[int]] = {}  # a line's statements: where each release starts on it
     for match in matches:
         start = line_start(text, match.start(1))
@@ -893,7 +896,10 @@ def releases_beside(text: str, library: str, meter: Meter | None = None,
         return []
     meter = meter or Meter()
     found, done, majors = [], -1, set()
+    gone = replaced(text, meter)
     for match in statements(text, library, meter, others):
+        if inside(gone, match.start(1)):
+            continue
         majors.add(match.group(1).split(".")[0])
         start = line_start(text, match.start(1))
         if start <= done:
@@ -901,13 +907,27 @@ def releases_beside(text: str, library: str, meter: Meter | None = None,
         end = text.find("\n", match.start(1))
         end = len(text) if end < 0 else end
         meter.work += end - start
-        found += [one.group(1) for one in _BESIDE_NUMBER.finditer(text, start, end)]
+        found += [one.group(1) for one in _BESIDE_NUMBER.finditer(text, start, end) if not inside(gone, one.start(1))]
         done = start
     if majors:
         since = ran_from(text, library, meter)
         meter.work += len(text) - since
-        found += [one.group(1) for one in _BESIDE_NUMBER.finditer(text, since) if one.group(1).split(".")[0] in majors]
+        found += [one.group(1) for one in _BESIDE_NUMBER.finditer(text, since)
+                  if one.group(1).split(".")[0] in majors and not inside(gone, one.start(1))]
     return found
+
+
+def replaced(text: str, meter: Meter) -> list[tuple[int, int]]:
+    """Where an installer's transcript names what it replaced or uninstalled (`rules.REPLACED`: pip's `Found existing
+    installation:` line, a conda transaction's line before its arrow), in order: no release there ran."""
+    meter.work += len(text)
+    return [(one.start(), one.end()) for one in _REPLACED.finditer(text)]
+
+
+def inside(spans: list[tuple[int, int]], at: int) -> bool:
+    """Whether `at` lies in one of `spans` (ordered, disjoint)."""
+    index = bisect_left(spans, (at + 1,)) - 1
+    return index >= 0 and spans[index][0] <= at < spans[index][1]
 
 
 def escape(text: str) -> str:

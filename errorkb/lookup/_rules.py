@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-RULES_VERSION = 42
+RULES_VERSION = 43
 
 CAP = 1 << 16  # characters of a paste read: its last 64 KiB
 CHAIN = 64  # exception lines tried whole, counted from the end of the paste
@@ -441,7 +441,14 @@ _RELEASE = r"[0-9]+\.[0-9]+(?:\.[0-9]+)?"
 # pip's `<library>-4.41.2` counts only on its `Successfully installed` line: elsewhere a name and a release
 # joined by a hyphen is a folder's or an environment's name (`~/<library>-4.30.0`, `conda activate
 # <library>-4.30.0`, a frame's path broken after such a folder), which says nothing of what is installed.
-STATED = (r"(?:(?<![^\n])[ \t]*Successfully installed (?:[^ \t\n]+[ \t]+)*?{name}-"
+# conda's transaction prints one package a line, its old build, an arrow and its new one (`  <library>:   4.40.0-py_0
+# [channel] --> 4.46.3-pyhd8ed1ab_0  conda-forge`, conda/conda#4066, ContinuumIO/anaconda-issues#9328; a channel's
+# `conda-forge::<library>-` before a build at times): the release after the arrow, followed by its build string, is
+# stated (the line's first alternative, which reads past the old build), never the one before it (`REPLACED`).
+_CONDA_BUILD = r"-[A-Za-z0-9_.]+(?![^ \t\n])"  # conda's build string after a release: `-pyhd8ed1ab_0`, `-py_0`
+STATED = (r"(?:(?<![^\n])[ \t]*{name}:?[ \t]+[^\n]*?[ \t]-->[ \t]+(?:[^ \t\n]*::{name}-)?"
+          r"(?=" + _RELEASE + _CONDA_BUILD + ")"
+          r"|(?<![^\n])[ \t]*Successfully installed (?:[^ \t\n]+[ \t]+)*?{name}-"
           r"(?=[0-9]+\.[0-9]+\.[0-9]+(?![^ \t\n,]))"
           r"|(?<![A-Za-z0-9_.-]){name}(?:`?(?:[ \t]*==[ \t]*|[ \t]+version:?[ \t]*|:[ \t]*|[ \t]+v?|="
           r"|[ \t]*\nVersion:[ \t]*)"
@@ -468,6 +475,16 @@ RAN_AFTER = (r"(?<![^\n])(?:[ \t]*Successfully installed (?:[^ \t\n]+[ \t]+)*?{n
              r"|([ \t]*Installed [0-9]+ packages? in [^\n]*\n(?:" + _UV_LINE + r")*?)[ \t]*\+[ \t]+{name}=="
              + _WHOLE_RELEASE + r"[^\n]*\n(?:[ \t]*[-+~][ \t]+(?!{name}==)[^ \t\n]+==[^\n]*\n)*)"
              r"(?:[ \t]*\n)*(?:" + _RUN_COMMAND + r")?[ \t]*" + _TRACEBACK_WORDS + r":[ \t]*(?![^\n])")
+# What an installer's transcript says it replaced or uninstalled is not a release that ran (round thirty): pip's
+# `    Found existing installation: <library> 4.40.0` line, under `Attempting uninstall: <library>` and above
+# `Uninstalling <library>-4.40.0:` / `Successfully uninstalled <library>-4.40.0` (pypa/pipenv#5953,
+# Rubiksman78/MonikA.I#75), and a conda transaction's line before its arrow (`STATED`'s first
+# form). A statement inside states no release and no number inside is held beside a stated one (`BESIDE_NUMBER`).
+# The arrow counts only when a release and its build string follow it: prose's `4.46.0 --> 4.57.0` names two.
+_PACKAGE = r"[A-Za-z0-9_.]+(?:-[A-Za-z_][A-Za-z0-9_.]*)*"  # a distribution's name: never a part that starts a release
+REPLACED = (r"(?<![^\n])[ \t]*Found[ \t]+existing[ \t]+installation:[^\n]*"
+            r"|(?<![^\n])[^\n]*?[ \t]-->(?=[ \t]+(?:[^ \t\n:]+::)?(?:" + _PACKAGE + "-)?"
+            + _RELEASE + _CONDA_BUILD + ")")
 # A line that states a release and says that something works, worked or was fixed there ("<library> 4.57.1 works,
 # mine is older", "upgrading to <library> 4.57.1 fixes it") compares releases: a reader cannot tell which one is
 # installed, and the one named is often the one that did not raise. With no other release
@@ -700,7 +717,7 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
                      "ARROW_LINE": ARROW_LINE,
                      "PYTEST_DEF": PYTEST_DEF, "PYTEST_FAILING": PYTEST_FAILING,
                      "MARKERS": MARKERS, "PLAIN_RELEASE": PLAIN_RELEASE, "CLAUSE": CLAUSE, "STATED": STATED,
-                     "RAN_AFTER": RAN_AFTER,
+                     "RAN_AFTER": RAN_AFTER, "REPLACED": REPLACED,
                      "TOLD_WORKING": TOLD_WORKING, "TOLD_NOT": TOLD_NOT, "TOLD_NEXT": TOLD_NEXT,
                      "SENTENCE_END": SENTENCE_END, "TOLD_OTHER_BEFORE": TOLD_OTHER_BEFORE,
                      "TOLD_OTHER_AFTER": TOLD_OTHER_AFTER,

@@ -244,7 +244,7 @@
   const GLOBAL = new Set(["ANSI", "INVISIBLE", "HTML_ENTITY", "ESCAPED_TRACEBACK", "REPR_TRACEBACK", "LINE_RECORD", "JSON_ESCAPE", "PREFIX", "LOG_RECORD", "GROUP_MARGIN", "SUFFIX", "EXCEPTION_LINE", "INLINE_EXCEPTION", "TRACEBACK",
     "TRACEBACK_END", "FRAME_LINE", "FRAME", "ARROW_LINE", "PYTEST_DEF", "PYTEST_FAILING", "RICH_TOP", "RICH_BOTTOM", "RICH_FOLD", "RICH_WRAP",
     "RICH_EDGE", "FRAME_WRAP", "FRAME_NAME_WRAP", "LINK", "QUOTED", "QUOTE_MARK", "DIFF_HUNK", "DIFF_CHANGE", "DOCTEST_EXPECTED", "LINE_END", "CHAINED", "RELEASE_NUMBER", "BESIDE_NUMBER", "NAME", "SENTENCE_END",
-    "WARNING_HEADER"]);
+    "WARNING_HEADER", "REPLACED"]);
 
   const TEMPLATES = new Set(["STATED", "RAN_AFTER"]);  // written with `{name}`: compiled once the library is known
 
@@ -866,7 +866,10 @@
   function statedReleases(text, library, R, meter, others = []) {
     if (!library) return [];
     const found = [], told = new Map(), asked = new Map(), comment = new Map(), listed = new Map();
-    const matches = statements(text, library, R, meter, others), own = new Map();  // a line's statements' starts
+    const gone = replaced(text, R, meter);  // what a transcript replaced states none (_paste.py:replaced)
+    const matches = statements(text, library, R, meter, others)
+      .filter((m) => !inSpans(gone, m.index + m[0].length - m[1].length));
+    const own = new Map();  // a line's statements' starts
     for (const m of matches) {
       const at = m.index + m[0].length - m[1].length, start = lineStart(text, at);
       if (!own.has(start)) own.set(start, new Set());
@@ -966,16 +969,21 @@
   function releasesBeside(text, library, R, meter, others = []) {
     if (!library) return [];
     const found = [], majors = new Set();
+    const gone = replaced(text, R, meter);
+    const numberAt = (one, offset) => offset + one.index + one[0].length - one[1].length;
     let done = -1;
     for (const m of statements(text, library, R, meter, others)) {
-      majors.add(m[1].split(".")[0]);
       const at = m.index + m[0].length - m[1].length;
+      if (inSpans(gone, at)) continue;
+      majors.add(m[1].split(".")[0]);
       const start = lineStart(text, at);
       if (start <= done) continue;
       let end = text.indexOf("\n", at);
       if (end < 0) end = text.length;
       meter.work += end - start;
-      for (const one of text.slice(start, end).matchAll(R.patterns.BESIDE_NUMBER)) found.push(one[1]);
+      for (const one of text.slice(start, end).matchAll(R.patterns.BESIDE_NUMBER)) {
+        if (!inSpans(gone, numberAt(one, start))) found.push(one[1]);
+      }
       done = start;
     }
     if (majors.size) {
@@ -983,9 +991,27 @@
       meter.work += text.length - since;
       const numbers = new RegExp(R.patterns.BESIDE_NUMBER);  // a copy: its own lastIndex
       numbers.lastIndex = since;
-      for (const one of text.matchAll(numbers)) if (majors.has(one[1].split(".")[0])) found.push(one[1]);
+      for (const one of text.matchAll(numbers)) {
+        if (majors.has(one[1].split(".")[0]) && !inSpans(gone, numberAt(one, 0))) found.push(one[1]);
+      }
     }
     return found;
+  }
+
+  /* Where a transcript names what it replaced or uninstalled, in order (_paste.py:replaced). */
+  function replaced(text, R, meter) {
+    meter.work += text.length;
+    return [...text.matchAll(R.patterns.REPLACED)].map((one) => [one.index, one.index + one[0].length]);
+  }
+
+  /* Whether `at` lies in one of `spans` (ordered, disjoint) (_paste.py:inside). */
+  function inSpans(spans, at) {
+    let low = 0, high = spans.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (spans[middle][0] <= at) low = middle + 1; else high = middle;
+    }
+    return low > 0 && spans[low - 1][0] <= at && at < spans[low - 1][1];
   }
 
   /* -- the index's items (errorkb/lookup/_known.py) ------------------------------------------ */
