@@ -231,10 +231,18 @@ def _base_like_str() -> tuple[Any, ...]:
 _c_BUILTIN_CLASSES = tuple(value for value in vars(builtins).values()
                            if isinstance(value, type) and issubclass(value, BaseException))
 # Python's own C classes a class of the library's may derive from whose instances hold nothing but their `__dict__`
-# (and an exception's `args`): OSError's, SyntaxError's, UnicodeError's fields hold objects their C `__str__` formats.
+# (and an exception's `args`): SyntaxError's, UnicodeError's fields hold objects their C `__str__` formats (OSError's
+# are read as data: `_c_OS_ERRORS`).
 _c_ARGS_ONLY = (object, BaseException, Exception, ValueError, TypeError, RuntimeError, LookupError, KeyError,
                 IndexError, ArithmeticError, OverflowError, ZeroDivisionError, NotImplementedError, AssertionError,
                 Warning, UserWarning, DeprecationWarning, RuntimeWarning)
+# OSError and Python's own subclasses of it: besides `args` and `__dict__`, C fields (errno, strerror, filename,
+# filename2; winerror on Windows) that `OSError.__init__` fills from 2 to 5 arguments and its C `__str__` formats (a
+# filename by its repr); such an instance is plain only where each field holds plain data (`_p_str_data` reads them
+# with the member descriptors taken here). `characters_written` is a C integer, no object.
+_c_OS_ERRORS = tuple(klass for klass in _c_BUILTIN_CLASSES if issubclass(klass, OSError))
+_c_OS_FIELDS = tuple(value for value in vars(OSError).values() if type(value) is types.MemberDescriptorType)
+_c_OSError = OSError
 # The generic attribute readers of those classes (object's, BaseException's own slot wrapper): an instance read through
 # one of them answers a name from its class's descriptors, then its own `__dict__`, with no Python code run.
 _c_GENERIC_GETATTRS = tuple(vars(klass)["__getattribute__"] for klass in _c_ARGS_ONLY
@@ -1683,7 +1691,8 @@ def _p_library_message(error: Any) -> str | None:
     what it runs over is the library's alone: the function the exception's class resolves `__str__` to was compiled
     from the target's files (`_p_library_code`); every class of the exception's, and of every object it holds, is the
     library's as it was when the snippet started, or one of Python's holding nothing but its `__dict__` and `args`
-    (`_p_str_class`: a subclass of the snippet's, overriding `__str__` or anything that `__str__` reads, is not);
+    (or OSError's fields, read as data) (`_p_str_class`: a subclass of the snippet's, overriding `__str__` or
+    anything that `__str__` reads, is not);
     everything the exception holds is plain data (an exact `str`, number, bytes, None; a tuple, list or dict of such)
     or such objects holding the same (`_p_str_data`: an object of the snippet's, whose own `__str__`, `__repr__` or
     `__format__` would choose the words when the library's formats it, is not); no name of the target's modules was
@@ -1759,7 +1768,8 @@ def _p_library_code(code: Any) -> bool:
 def _p_str_data(value: Any, budget: list[int], depth: int) -> bool:
     """Plain data, or an object of the library's holding plain data and such objects (`_p_library_message`): exact
     types alone (a subclass of `str` of the snippet's answers `__format__`, `__eq__`, `__hash__` in its own code),
-    string or integer keys, every slot and `__dict__` entry, an exception's `args`. Bounded: past `budget` objects or
+    string or integer keys, every slot and `__dict__` entry, an exception's `args`, an OSError's C fields (a filename
+    set apart from `args`, formatted by its `repr`). Bounded: past `budget` objects or
     `depth` levels, False."""
     kind = type(value)
     if value is None or kind is str or kind is int or kind is float or kind is bool or kind is bytes:
@@ -1793,6 +1803,10 @@ def _p_str_data(value: Any, budget: list[int], depth: int) -> bool:
                     continue
                 if not _p_str_data(held, budget, depth - 1):
                     return False
+    if _p_in(_c_OSError, _c_mro(kind)):  # its C fields: the snippet may have set any of them to an object of its own
+        for field in _c_tuple_iter(_c_OS_FIELDS):
+            if not _p_str_data(_c_member_get(field, value, kind), budget, depth - 1):
+                return False
     if _p_in(BaseException, _c_mro(kind)):
         return _p_str_data(_c_exc_args(value), budget, depth - 1)
     return True
@@ -1800,7 +1814,8 @@ def _p_str_data(value: Any, budget: list[int], depth: int) -> bool:
 
 def _p_str_class(kind: Any, depth: int) -> bool:
     """A class each of whose classes (its MRO) is a trusted class (`_p_trusted_class`) as it was when the snippet
-    started (`_p_class_as_was`), or one of `_c_ARGS_ONLY`, under `type` or a metaclass that is such a class."""
+    started (`_p_class_as_was`), or one of `_c_ARGS_ONLY` or `_c_OS_ERRORS` (whose C fields `_p_str_data` reads),
+    under `type` or a metaclass that is such a class."""
     try:
         mro = _c_mro(kind)
     except BaseException:
@@ -1810,7 +1825,8 @@ def _p_str_class(kind: Any, depth: int) -> bool:
         return False
     for klass in _c_tuple_iter(mro):
         if not _c_type_flags(klass) & _c_HEAPTYPE:
-            if not _p_in(klass, _c_ARGS_ONLY) and not (klass is type and depth < 2):
+            if not _p_in(klass, _c_ARGS_ONLY) and not _p_in(klass, _c_OS_ERRORS) \
+                    and not (klass is type and depth < 2):
                 return False
         elif not _p_trusted_class(klass) or not _p_class_as_was(klass):
             return False
