@@ -67,6 +67,7 @@ _RICH_WRAP = rules.compiled(rules.RICH_WRAP)
 _RICH_EDGE = rules.compiled(rules.RICH_EDGE)
 _FRAME_WRAP = rules.compiled(rules.FRAME_WRAP)
 _FRAME_NAME_WRAP = rules.compiled(rules.FRAME_NAME_WRAP)
+_EXCEPTION_WRAP_END = rules.compiled(rules.EXCEPTION_WRAP_END)
 _PREFIX = rules.compiled(rules.PREFIX)
 _LOG_RECORD = rules.compiled(rules.LOG_RECORD)
 _LISTED_LEAD = rules.compiled(rules.LISTED_LEAD)
@@ -155,7 +156,7 @@ def normalize(text: str, meter: Meter | None = None, logged: set[int] | None = N
     """Stage 2: what terminals and tools add, taken away. `logged`, when given, receives the numbers (from 0) of the
     normalised text's lines that carried a log record's prefix (`logged_lines`)."""
     meter = meter or Meter()
-    meter.work += (32 + rules.FRAME_WRAPS) * len(text)  # the passes below each read the text once
+    meter.work += (33 + rules.FRAME_WRAPS) * len(text)  # the passes below each read the text once
     text = text.replace("\ufeff", "").replace("\u00a0", " ")
     meter.work += len(text)
     if '\\n"' in text:  # a record that holds one line ends it so: Docker's log of plain output
@@ -191,16 +192,51 @@ def normalize(text: str, meter: Meter | None = None, logged: set[int] | None = N
     text = _RICH_FOLD.sub("", text)
     text = _RICH_WRAP.sub(" ", text)
     text = _RICH_EDGE.sub("", text)
+    width = _wrap_width(text)
     for _ in range(rules.FRAME_WRAPS):  # a path broken twice is joined in two passes
         text, joined = _FRAME_WRAP.subn(r"\1", text)
         if not joined:
             break
+    if width:
+        text = _exception_unwrapped(text, width)
     text = _FRAME_NAME_WRAP.sub(r"\1\2\3", text)
     text = _SUFFIX.sub("", text)
     text = _LINE_END.sub("", text)  # again: a link's text or the hint's removal may leave blanks at a line's end
     if logged is not None:
         logged.update(_renumbered(records, count, text))
     return strip(text)
+
+
+def _wrap_width(text: str) -> int:
+    """The width a terminal cut the frame lines at (`rules.EXCEPTION_WRAP_END`): the longest line the first pass of
+    `rules.FRAME_WRAP` joins (one cut after a blank reads shorter: `LINE_END` took the blank), when no line from the
+    first of them on is longer; else 0."""
+    width = max((len(cut.group(1)) for cut in _FRAME_WRAP.finditer(text)), default=0)
+    if not width:
+        return 0
+    first = _FRAME_WRAP.search(text)
+    assert first is not None
+    return width if all(len(line) <= width for line in text[first.start():].split("\n")) else 0
+
+
+def _exception_unwrapped(text: str, width: int) -> str:
+    """An exception line (`rules.TRACEBACK_END`) of exactly `width` characters joined with the lines it goes on at,
+    nothing between, while each part is `width` long and the next line is no line of its own
+    (`rules.EXCEPTION_WRAP_END`)."""
+    lines = text.split("\n")
+    out: list[str] = []
+    at = 0
+    while at < len(lines):
+        part = lines[at]
+        parts = [part]
+        if len(part) == width and _TRACEBACK_END.match(part):
+            while len(part) == width and at + 1 < len(lines) and not _EXCEPTION_WRAP_END.match(lines[at + 1]):
+                at += 1
+                part = lines[at]
+                parts.append(part)
+        out.append("".join(parts))
+        at += 1
+    return "\n".join(out)
 
 
 def _json_string(string: re.Match[str]) -> str:

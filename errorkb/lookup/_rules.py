@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-RULES_VERSION = 43
+RULES_VERSION = 44
 
 CAP = 1 << 16  # characters of a paste read: its last 64 KiB
 CHAIN = 64  # exception lines tried whole, counted from the end of the paste
@@ -256,6 +256,13 @@ TRACEBACK = _TRACEBACK_WORDS + ":"
 # was raised are none of a sub-exception's (one never raised prints its exception line alone).
 TRACEBACK_END = (r"(?<![^\n])(?:[A-Za-z_][A-Za-z0-9_]*\.)*(?:[A-Za-z_][A-Za-z0-9_]*"
                  r"(?:Error|Exception|Warning|Interrupt|Exit|Iteration|Group)|Failed)(?::[^\n]*|[ \t]*)(?![^\n])")
+# A terminal that cut the frame lines at a width cuts the exception line there too (r192: `...positional argumen` /
+# `t: 'past'`, at 80 columns): when the longest frame line the first pass of FRAME_WRAP joined is W characters
+# (one cut after a blank reads shorter: LINE_END took the blank) and no line from the first of them on is longer
+# than W, an exception line (TRACEBACK_END) of exactly W characters goes on at the next line with nothing between,
+# again while each part is W long; never onto a line this pattern reads: a blank line, a traceback's marker or
+# chaining line (STOP_LINE), a frame line or another exception's line. Round thirty-one.
+EXCEPTION_WRAP_END = r'(?:' + STOP_LINE + r'|(?<![^\n])[ \t]*File "|' + TRACEBACK_END + r')'
 # The error a paste ended with decides what can be confirmed: its last exception line whose name reads as an
 # exception's (`FATAL_NAME`: not a log's `INFO:`, not a warning printed at shutdown), the earlier lines that say
 # it again, and the exceptions a chain sentence (`CHAINED`) ties to it. Matched anywhere else, an entry is a
@@ -702,6 +709,7 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
                      "GROUP_MARGIN": GROUP_MARGIN,
                      "RICH_TOP": RICH_TOP, "RICH_BOTTOM": RICH_BOTTOM,
                      "RICH_FOLD": RICH_FOLD, "RICH_WRAP": RICH_WRAP, "RICH_EDGE": RICH_EDGE, "FRAME_WRAP": FRAME_WRAP,
+                     "EXCEPTION_WRAP_END": EXCEPTION_WRAP_END,
                      "FRAME_NAME_WRAP": FRAME_NAME_WRAP, "LINK": LINK, "QUOTED": QUOTED,
                      "QUOTE_MARK": QUOTE_MARK, "DIFF_HUNK": DIFF_HUNK, "DIFF_CHANGE": DIFF_CHANGE,
                      "DOCTEST_EXPECTED": DOCTEST_EXPECTED,

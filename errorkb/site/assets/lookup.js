@@ -326,7 +326,7 @@
    * prefix (_paste.py:normalize, logged_lines). */
   function normalize(text, R, meter, logged) {
     meter = meter || new Meter();
-    meter.work += (32 + R.frameWraps) * text.length;  // the passes below each read the text once
+    meter.work += (33 + R.frameWraps) * text.length;  // the passes below each read the text once
     text = text.replaceAll("\ufeff", "").replaceAll("\u00a0", " ");
     const decode = (body) => body.replace(R.patterns.JSON_ESCAPE,
       (escape, x, u, big, character) => unescaped(escape, x || u || big, character, R));
@@ -365,16 +365,54 @@
     text = text.replace(R.patterns.RICH_FOLD, "");
     text = text.replace(R.patterns.RICH_WRAP, " ");
     text = text.replace(R.patterns.RICH_EDGE, "");
+    const width = wrapWidth(text, R);
     for (let pass = 0; pass < R.frameWraps; pass++) {  // a path broken twice is joined in two passes
       let joined = false;
       text = text.replace(R.patterns.FRAME_WRAP, (whole, line) => { joined = true; return line; });
       if (!joined) break;
     }
+    if (width) text = exceptionUnwrapped(text, width, R);
     text = text.replace(R.patterns.FRAME_NAME_WRAP, (whole, indent, line, rest) => indent + line + rest);
     text = text.replace(R.patterns.SUFFIX, "");
     text = text.replace(R.patterns.LINE_END, "");  // again: a link's text or the hint's removal may leave some
     if (logged) renumbered(records, count, text, R).forEach((number) => logged.add(number));
     return strip(text, R.whitespace);
+  }
+
+  const codePoints = (line) => { let count = 0; for (const _ of line) count++; return count; };
+
+  /* The width a terminal cut the frame lines at, or 0 (_paste.py:_wrap_width, _rules.py:EXCEPTION_WRAP_END). */
+  function wrapWidth(text, R) {
+    let first = -1, width = 0;
+    for (const cut of text.matchAll(R.patterns.FRAME_WRAP)) {
+      if (first < 0) first = cut.index;
+      width = Math.max(width, codePoints(cut[1]));
+    }
+    if (!width) return 0;
+    return text.slice(first).split("\n").every((line) => codePoints(line) <= width) ? width : 0;
+  }
+
+  /* An exception line of exactly `width` characters joined with the lines it goes on at (_paste.py). */
+  function exceptionUnwrapped(text, width, R) {
+    const lines = text.split("\n"), out = [];
+    const end = new RegExp(R.patterns.EXCEPTION_WRAP_END.source, "y"), exception = new RegExp(R.patterns.TRACEBACK_END.source, "y");
+    for (let at = 0; at < lines.length; at++) {
+      let part = lines[at];
+      const parts = [part];
+      exception.lastIndex = 0;
+      if (codePoints(part) === width && exception.test(part)) {
+        for (;;) {
+          if (codePoints(part) !== width || at + 1 >= lines.length) break;
+          end.lastIndex = 0;
+          if (end.test(lines[at + 1])) break;
+          at++;
+          part = lines[at];
+          parts.push(part);
+        }
+      }
+      out.push(parts.join(""));
+    }
+    return out.join("\n");
   }
 
   /* One JSON escape as its character, any other as written (_paste.py:_unescaped). */
