@@ -62,7 +62,8 @@ _VERIFIER_SOURCES = [_HERE, _HERE / "inside",
                      _PACKAGE / "plugs",
                      *(_PACKAGE / "results" / name for name in ("keys.py", "records.py", "report.py", "store.py",
                                                                 "__init__.py")),
-                     _PACKAGE / "source" / "upstream.py", _PACKAGE / "__init__.py"]
+                     _PACKAGE / "source" / "upstream.py", _PACKAGE / "source" / "__init__.py",
+                     _PACKAGE / "__init__.py"]
 # Files of the verifier that choose which checks run and print what came out, and never make a
 # verdict: changing them must not throw every cached verdict away (the version matrix re-measures
 # 66 releases when it does). `test_verify_cache` checks each still exists.
@@ -116,13 +117,23 @@ def verdict_sources() -> list[Path]:
     return found
 
 
+def read_verdict_sources() -> tuple[tuple[str, bytes], ...]:
+    """Each of `verdict_sources` as (its path in the package, its bytes), read once: what the fingerprint
+    digests and what a check is shown of errorkb (`sandbox.package_shadow`), the same bytes."""
+    return tuple((path.relative_to(_PACKAGE).as_posix(), path.read_bytes()) for path in verdict_sources())
+
+
+def fingerprint_of(files: tuple[tuple[str, bytes], ...]) -> str:
+    digest = hashlib.sha256(VERIFIER_VERSION.encode())
+    for name, data in files:
+        digest.update(name.encode())
+        digest.update(data)
+    return f"{VERIFIER_VERSION}+{digest.hexdigest()[:12]}"
+
+
 @cache
 def verifier_fingerprint() -> str:
-    digest = hashlib.sha256(VERIFIER_VERSION.encode())
-    for path in verdict_sources():
-        digest.update(path.relative_to(_PACKAGE).as_posix().encode())
-        digest.update(path.read_bytes())
-    return f"{VERIFIER_VERSION}+{digest.hexdigest()[:12]}"
+    return fingerprint_of(read_verdict_sources())
 
 
 _runtime_releases: dict[tuple[object, ...], str] = {}

@@ -131,7 +131,12 @@ class Sandbox:
         # The very errorkb the harness runs, for every interpreter (a release's environment too), in a
         # folder that holds nothing else; then the harness's own PYTHONPATH, less any folder from which a
         # snippet folder's files would import (the checkout, or the snippets folder itself).
-        command += ["--ro-bind", str(_PACKAGE), f"{_IMPORT}/errorkb"]
+        # Of errorkb, a check sees only the files its verdict's key holds (`package_shadow`): at the import
+        # folder, and over the package wherever else it shows (its installed path, a checkout on the path).
+        shadow = package_shadow()
+        command += ["--ro-bind", shadow, f"{_IMPORT}/errorkb"]
+        for folder in _package_places([*self.read_only, *environment]):
+            command += ["--ro-bind", shadow, folder]
         env["PYTHONPATH"] = os.pathsep.join([_IMPORT, *self.import_path()])
         if self.project:  # each check sees of the project its own snippet folder and what the runtime needs
             env.update({PROJECT_ENV: os.pathsep.join(self.project),
@@ -193,6 +198,36 @@ class Sandbox:
                     "--ro-bind-try", "/sys/devices/system/node", "/sys/devices/system/node"]
         binds = [part for folder in folders for part in ("--ro-bind", folder, folder)]
         return binds + [part for node in nodes for part in ("--dev-bind", node, node)]
+
+
+@functools.cache
+def package_shadow() -> str:
+    """A folder holding of errorkb exactly the files the verdict's key holds (`cache.verdict_sources`), the very
+    bytes its fingerprint digests: what a check is shown in place of the package. The whole package (the pages'
+    data, the lookup's rules, the CLI) would let a snippet that reads them pass on bytes its key does not hold, a
+    cached pass replayed after they changed. Made once per process; refused when the files changed since its
+    fingerprint was taken (a verdict keyed by one code and run with another)."""
+    from errorkb.verify.cache import fingerprint_of, read_verdict_sources, verifier_fingerprint  # cache imports run
+
+    files = read_verdict_sources()
+    if fingerprint_of(files) != verifier_fingerprint():
+        raise SandboxUnavailable("errorkb's own code changed while it ran (its verdicts' key was taken before): "
+                                 "run errorkb again")
+    root = tempfile.mkdtemp(prefix="errorkb-shadow-")
+    atexit.register(shutil.rmtree, root, True)
+    for name, data in files:
+        target = Path(root, name)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    return root
+
+
+def _package_places(shown: Sequence[str]) -> list[str]:
+    """Where errorkb's package lies inside what the sandbox shows (`shown`): its installed path and the
+    harness's, each under its own and its resolved name."""
+    places = {os.path.normpath(found) for path in (_PACKAGE, *package_dirs(_PACKAGES[0]))
+              for found in (str(path), os.path.realpath(path)) if os.path.isdir(found)}
+    return sorted(path for path in places if any(_within(path, folder) for folder in shown))
 
 
 MEMORY_KINDS = ("cgroup v2", "cgroup v1", "rlimit", "none")  # which bound a check's memory had: `memory_kind`
