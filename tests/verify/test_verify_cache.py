@@ -511,6 +511,6 @@ def test_what_a_check_is_shown_of_errorkb_is_the_fingerprinted_bytes_or_nothing(
     assert shown == dict(files)
     assert cache_module.fingerprint_of(files) == cache_module.verifier_fingerprint()
     changed = ((files[0][0], files[0][1] + b"\n# edited while it ran\n"), *files[1:])
-    monkeypatch.setattr(cache_module, "read_verdict_sources", lambda: changed)
+    monkeypatch.setattr(sandbox_module, "read_verdict_sources", lambda: changed)
     with pytest.raises(sandbox_module.SandboxUnavailable, match="changed while it ran"):
         sandbox_module.package_shadow.__wrapped__()
