@@ -45,34 +45,12 @@ from errorkb.results.keys import VerdictKey
 from errorkb.results.records import CheckRecord
 from errorkb.results.report import VERIFIER_VERSION, stamped
 from errorkb.verify.plan import Check
+from errorkb.verify.sandbox import NOT_IN_VERDICTS as NOT_IN_VERDICTS
+from errorkb.verify.sandbox import NOT_IN_VERDICTS_ELSEWHERE as NOT_IN_VERDICTS_ELSEWHERE
+from errorkb.verify.sandbox import read_verdict_sources, verdict_sources  # the list lives where the jail reads it
 
 _HERE = Path(__file__).resolve().parent
 _PACKAGE = _HERE.parent
-# The code a verdict can depend on besides the verifier's own folder and what runs inside the
-# check (`inside/`): what the judge reads of an entry (its model, message templates, release
-# ranges, the lint verify obeys) and snippets, the runtime plugs, the key's own definition, and
-# every other module of errorkb that those import (how an entry is loaded, the interpreter a
-# check starts, the record a verdict is written into): `test_verify_cache` walks their imports and
-# fails on one that is neither here nor in NOT_IN_VERDICTS_ELSEWHERE, so the list cannot fall behind.
-_VERIFIER_SOURCES = [_HERE, _HERE / "inside",
-                     *(_PACKAGE / "core" / name for name in (
-                         "entry.py", "message.py", "snippets.py", "releases.py", "lint.py", "load.py", "project.py",
-                         "prose.py", "encoding.py", "nesting.py", "problems.py", "logsafe.py", "interpreter.py",
-                         "cachetrust.py", "words.py", "__init__.py")),
-                     _PACKAGE / "plugs",
-                     *(_PACKAGE / "results" / name for name in ("keys.py", "records.py", "report.py", "store.py",
-                                                                "__init__.py")),
-                     _PACKAGE / "source" / "upstream.py", _PACKAGE / "__init__.py"]
-# Files of the verifier that choose which checks run and print what came out, and never make a
-# verdict: changing them must not throw every cached verdict away (the version matrix re-measures
-# 66 releases when it does). `test_verify_cache` checks each still exists.
-NOT_IN_VERDICTS = ("matrix.py", "output.py")
-# Modules the verdict's code imports that cannot change a verdict, each with why (the test above checks
-# each is still imported, so a stale exemption is found too).
-NOT_IN_VERDICTS_ELSEWHERE = {
-    "lookup": "the diagnosis of pastes: the loader imports it only to check an entry's `diagnosis.other_causes` "
-              "wordings, a problem `errorkb check` reports; no check reads it",
-}
 
 
 class Trust(StrEnum):
@@ -106,23 +84,17 @@ def resolve_trust(trust: str) -> Trust:
     return chosen
 
 
-def verdict_sources() -> list[Path]:
-    """Every file whose code can change a verdict."""
-    found = []
-    for root in _VERIFIER_SOURCES:
-        for path in sorted(root.glob("*.py")) if root.is_dir() else [root]:
-            if not (path.parent == _HERE and path.name in NOT_IN_VERDICTS):
-                found.append(path)
-    return found
+def fingerprint_of(files: tuple[tuple[str, bytes], ...]) -> str:
+    digest = hashlib.sha256(VERIFIER_VERSION.encode())
+    for name, data in files:
+        digest.update(name.encode())
+        digest.update(data)
+    return f"{VERIFIER_VERSION}+{digest.hexdigest()[:12]}"
 
 
 @cache
 def verifier_fingerprint() -> str:
-    digest = hashlib.sha256(VERIFIER_VERSION.encode())
-    for path in verdict_sources():
-        digest.update(path.relative_to(_PACKAGE).as_posix().encode())
-        digest.update(path.read_bytes())
-    return f"{VERIFIER_VERSION}+{digest.hexdigest()[:12]}"
+    return fingerprint_of(read_verdict_sources())
 
 
 _runtime_releases: dict[tuple[object, ...], str] = {}

@@ -10,7 +10,8 @@ The sandbox (`Sandbox.wrap`):
   virtual environment and the project **read-only**, at their own paths (tracebacks, raise
   sites and snippet paths read the same inside and out);
 - imports errorkb from the harness's own package, bound alone at `/run/errorkb/import`, never
-  from a folder that holds the snippets (the checkout), whatever the harness's `PYTHONPATH`;
+  from a folder that holds the snippets (the checkout), whatever the harness's `PYTHONPATH`; and sees of
+  that package, there and at its own path, only the files the verdict's key holds (`package_shadow`);
 - does not see the verdict cache, `reports/` or `.git` (an empty read-only tmpfs covers each);
 - writes only a private tmpfs `/tmp` (`HOME`, and its working folder `/tmp/work`, where its snippet
   folder's entries are bound read-only) and the one folder where the harness collects the check's output;
@@ -79,6 +80,49 @@ _IMPORT = "/run/errorkb/import"  # inside: a folder that holds that package and 
 _TASKS = "/run/errorkb/tasks"  # inside: the pids cgroup the zygote makes each check's in (harness as root)
 _MEMORY = "/run/errorkb/memory"  # inside: the memory cgroup it makes each check's in (cgroup v1)
 CHECK_MEMORY = 8 << 30  # what one check's processes together may use, where a memory cgroup holds it
+_HERE = _PACKAGE / "verify"
+# The code a verdict can depend on besides the verifier's own folder and what runs inside the
+# check (`inside/`): what the judge reads of an entry (its model, message templates, release
+# ranges, the lint verify obeys) and snippets, the runtime plugs, the key's own definition, and
+# every other module of errorkb that those import (how an entry is loaded, the interpreter a
+# check starts, the record a verdict is written into): `test_verify_cache` walks their imports and
+# fails on one that is neither here nor in NOT_IN_VERDICTS_ELSEWHERE, so the list cannot fall behind.
+_VERIFIER_SOURCES = [_HERE, _HERE / "inside",
+                     *(_PACKAGE / "core" / name for name in (
+                         "entry.py", "message.py", "snippets.py", "releases.py", "lint.py", "load.py", "project.py",
+                         "prose.py", "encoding.py", "nesting.py", "problems.py", "logsafe.py", "interpreter.py",
+                         "cachetrust.py", "words.py", "__init__.py")),
+                     _PACKAGE / "plugs",
+                     *(_PACKAGE / "results" / name for name in ("keys.py", "records.py", "report.py", "store.py",
+                                                                "__init__.py")),
+                     _PACKAGE / "source" / "upstream.py", _PACKAGE / "source" / "__init__.py",
+                     _PACKAGE / "__init__.py"]
+# Files of the verifier that choose which checks run and print what came out, and never make a
+# verdict: changing them must not throw every cached verdict away (the version matrix re-measures
+# 66 releases when it does). `test_verify_cache` checks each still exists.
+NOT_IN_VERDICTS = ("matrix.py", "output.py")
+# Modules the verdict's code imports that cannot change a verdict, each with why (the test above checks
+# each is still imported, so a stale exemption is found too).
+NOT_IN_VERDICTS_ELSEWHERE = {
+    "lookup": "the diagnosis of pastes: the loader imports it only to check an entry's `diagnosis.other_causes` "
+              "wordings, a problem `errorkb check` reports; no check reads it",
+}
+
+
+def verdict_sources() -> list[Path]:
+    """Every file whose code can change a verdict."""
+    found = []
+    for root in _VERIFIER_SOURCES:
+        for path in sorted(root.glob("*.py")) if root.is_dir() else [root]:
+            if not (path.parent == _HERE and path.name in NOT_IN_VERDICTS):
+                found.append(path)
+    return found
+
+
+def read_verdict_sources() -> tuple[tuple[str, bytes], ...]:
+    """Each of `verdict_sources` as (its path in the package, its bytes), read once: what the fingerprint
+    digests and what a check is shown of errorkb (`sandbox.package_shadow`), the same bytes."""
+    return tuple((path.relative_to(_PACKAGE).as_posix(), path.read_bytes()) for path in verdict_sources())
 
 
 # -- the harness side: which sandbox, and the bwrap command line ---------------------------------
@@ -131,7 +175,12 @@ class Sandbox:
         # The very errorkb the harness runs, for every interpreter (a release's environment too), in a
         # folder that holds nothing else; then the harness's own PYTHONPATH, less any folder from which a
         # snippet folder's files would import (the checkout, or the snippets folder itself).
-        command += ["--ro-bind", str(_PACKAGE), f"{_IMPORT}/errorkb"]
+        # Of errorkb, a check sees only the files its verdict's key holds (`package_shadow`): at the import
+        # folder, and over the package wherever else it shows (its installed path, a checkout on the path).
+        shadow = package_shadow()
+        command += ["--ro-bind", shadow, f"{_IMPORT}/errorkb"]
+        for place in _package_places([*self.read_only, *environment]):
+            command += ["--ro-bind", shadow, place]
         env["PYTHONPATH"] = os.pathsep.join([_IMPORT, *self.import_path()])
         if self.project:  # each check sees of the project its own snippet folder and what the runtime needs
             env.update({PROJECT_ENV: os.pathsep.join(self.project),
@@ -193,6 +242,37 @@ class Sandbox:
                     "--ro-bind-try", "/sys/devices/system/node", "/sys/devices/system/node"]
         binds = [part for folder in folders for part in ("--ro-bind", folder, folder)]
         return binds + [part for node in nodes for part in ("--dev-bind", node, node)]
+
+
+@functools.cache
+def package_shadow() -> str:
+    """A folder holding of errorkb exactly the files the verdict's key holds (`verdict_sources`), the very bytes
+    its fingerprint digests (`cache.verifier_fingerprint`): what a check is shown in place of the package. The
+    whole package (the pages' data, the lookup's rules, the CLI) would let a snippet that reads them pass on bytes
+    its key does not hold, a cached pass replayed after they changed. Made once per process; refused when the
+    files changed since its fingerprint was taken (a verdict keyed by one code and run with another)."""
+    files = read_verdict_sources()
+    # The key's fingerprint is taken before any check runs (the zygote's identity holds it); where the cache
+    # is not loaded (a bare interpreter's probe, without the key's dependencies) no verdict is keyed here.
+    keyed = sys.modules.get("errorkb.verify.cache")
+    if keyed is not None and keyed.fingerprint_of(files) != keyed.verifier_fingerprint():
+        raise SandboxUnavailable("errorkb's own code changed while it ran (its verdicts' key was taken before): "
+                                 "run errorkb again")
+    root = tempfile.mkdtemp(prefix="errorkb-shadow-")
+    atexit.register(shutil.rmtree, root, True)
+    for name, data in files:
+        target = Path(root, name)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    return root
+
+
+def _package_places(shown: Sequence[str]) -> list[str]:
+    """Where errorkb's package lies inside what the sandbox shows (`shown`): its installed path and the
+    harness's, each under its own and its resolved name."""
+    places = {os.path.normpath(found) for path in (_PACKAGE, *package_dirs(_PACKAGES[0]))
+              for found in (str(path), os.path.realpath(path)) if os.path.isdir(found)}
+    return sorted(path for path in places if any(_within(path, folder) for folder in shown))
 
 
 MEMORY_KINDS = ("cgroup v2", "cgroup v1", "rlimit", "none")  # which bound a check's memory had: `memory_kind`

@@ -284,11 +284,12 @@ PACKAGE = """
 import errorkb, json, os
 from pathlib import Path
 
-root = Path(errorkb.__file__).parent
-files = sorted(path.relative_to(root).as_posix() for path in root.rglob("*")
-               if path.is_file() and "__pycache__" not in path.parts)
+files = {}
+for root in {Path(errorkb.__file__).parent, Path(INSTALLED)}:  # the import folder's, and the harness's own path
+    files[str(root)] = sorted(path.relative_to(root).as_posix() for path in root.rglob("*")
+                              if path.is_file() and "__pycache__" not in path.parts) if root.is_dir() else None
 try:
-    (root / "verify" / "planted.py").write_text("x")
+    (Path(errorkb.__file__).parent / "verify" / "planted.py").write_text("x")
     written = "done"
 except OSError as error:
     written = type(error).__name__
@@ -296,26 +297,26 @@ print("SEEN " + json.dumps({"files": files, "write": written}))
 """ + HONEST
 
 
-@pytest.mark.xfail(strict=True, reason="errorkb's whole package is shown to a check (at /run/errorkb/import and at "
-                                       "its installed path, `sandbox.runtime_paths`), read-only, but the verdict's "
-                                       "key holds only the files that can change a verdict (`cache.verdict_sources`)"
-                                       ": a snippet that reads errorkb/site/ or errorkb/lookup/ data could pass on "
-                                       "bytes its key does not hold. Showing only `inside/` and `plugs/` needs the "
-                                       "installed path bound apart from the checkout's (both are one folder in a "
-                                       "development checkout)")
 def test_what_a_check_sees_of_errorkb_is_in_its_key(entry, project, sandbox, lean_python):
     """Measured on main (fork+bwrap): the check listed errorkb's every file — site/, lookup/, author/, cli.py —
-    and could write none (EROFS); the key's fingerprint covers verify/, plugs/ and the core modules a verdict
-    reads."""
+    at the import folder and at the package's own path, and could write none (EROFS); the key's fingerprint covers
+    verify/, plugs/ and the core modules a verdict reads. Now it sees, at both, exactly the fingerprinted files
+    (`sandbox.package_shadow`)."""
     from errorkb.verify.cache import _PACKAGE, verdict_sources
 
     path = project / "snippets" / "good-head-dim" / "package.py"
-    path.write_text(PACKAGE)
+    path.write_text(PACKAGE.replace("INSTALLED", repr(str(_PACKAGE))))
     check = Check(entry, read_snippet(path, Role("after"), path.name), "bundled", "cpu", MODULE)
     with WorkerPool(LIBRARY, [], sandbox) as pool:
         run = pool.run(check, 60, lean_python)
     seen = _seen(run.output)
     assert seen["write"] != "done", seen
     keyed = {source.relative_to(_PACKAGE).as_posix() for source in verdict_sources()}
-    outside = [name for name in seen["files"] if name not in keyed and not name.endswith("py.typed")]
-    assert not outside, f"{len(outside)} files of errorkb a check can read are not in its key: {outside[:8]}"
+    assert len(seen["files"]) == 2, seen["files"].keys()
+    for root, files in seen["files"].items():
+        if files is None:  # the harness's own path is not shown at all (an installed package under a hidden folder)
+            continue
+        outside = [name for name in files if name not in keyed]
+        assert not outside, f"{len(outside)} files of errorkb under {root} a check can read are not in its key: " \
+                            f"{outside[:8]}"
+        assert set(files) == keyed, f"{root}: the key's files a check does not see: {sorted(keyed - set(files))[:8]}"

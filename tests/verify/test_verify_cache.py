@@ -497,3 +497,20 @@ def test_a_cached_record_json_does_not_read_alike_everywhere_is_a_miss_never_a_v
     path.write_text(text, encoding="utf-8")
     reader = VerdictCache(tmp_path)
     assert reader.get(key) is None and reader.misses == 1
+
+
+def test_what_a_check_is_shown_of_errorkb_is_the_fingerprinted_bytes_or_nothing(monkeypatch):
+    """The shadow of the package a check sees (`sandbox.package_shadow`) holds exactly the files of the verifier's
+    fingerprint, with the bytes it digested; code changed since the fingerprint was taken is refused, never shown
+    under the old key."""
+    from errorkb.verify import sandbox as sandbox_module
+
+    files = cache_module.read_verdict_sources()
+    root = Path(sandbox_module.package_shadow.__wrapped__())
+    shown = {path.relative_to(root).as_posix(): path.read_bytes() for path in root.rglob("*") if path.is_file()}
+    assert shown == dict(files)
+    assert cache_module.fingerprint_of(files) == cache_module.verifier_fingerprint()
+    changed = ((files[0][0], files[0][1] + b"\n# edited while it ran\n"), *files[1:])
+    monkeypatch.setattr(sandbox_module, "read_verdict_sources", lambda: changed)
+    with pytest.raises(sandbox_module.SandboxUnavailable, match="changed while it ran"):
+        sandbox_module.package_shadow.__wrapped__()
