@@ -113,7 +113,9 @@ class Verifier:
         self._sandbox_args: tuple[tuple[Any, ...], dict[str, Any]] = ((sandbox, [project.root], hidden),
                               {"runtime": self.runtime, "private": [project.snippets],
                                "packages": (*self.runtime.packages, *packages),
-                               "env_prefixes": tuple(self.library.env_prefixes)})
+                               "env_prefixes": tuple(self.library.env_prefixes),
+                               # of the bundled package, a check sees what its target's fingerprint digests
+                               "keyed": tuple(filter(None, [self.library.bundled]))})
         self._chosen: tuple[Sandbox | None, WorkerPool | None] | None = None
         self._shelved: tuple[object, ...] | None = None  # the `Shelf` key its pool was taken or held under
         # The release environments (not this interpreter, nor an environment of a snippet's pins) the checks

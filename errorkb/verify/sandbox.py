@@ -11,7 +11,9 @@ The sandbox (`Sandbox.wrap`):
   sites and snippet paths read the same inside and out);
 - imports errorkb from the harness's own package, bound alone at `/run/errorkb/import`, never
   from a folder that holds the snippets (the checkout), whatever the harness's `PYTHONPATH`; and sees of
-  that package, there and at its own path, only the files the verdict's key holds (`package_shadow`);
+  that package, there and at its own path, only the files the verdict's key holds (`package_shadow`); and
+  of each `keyed` package (the profile's bundled implementation) only the files its target's fingerprint digests
+  (`keyed_files`), wherever its top-level folder shows;
 - does not see the verdict cache, `reports/` or `.git` (an empty read-only tmpfs covers each);
 - writes only a private tmpfs `/tmp` (`HOME`, and its working folder `/tmp/work`, where its snippet
   folder's entries are bound read-only) and the one folder where the harness collects the check's output;
@@ -143,6 +145,8 @@ class Sandbox:
     # folders of which each check sees its own snippet folder only (`jail.show_project_part`)
     project: tuple[str, ...] = ()
     needs: tuple[str, ...] = ()  # what the system, the runtime and the library need: shown wherever it lies
+    # (package, its top-level folder, the files of it a check is shown and keyed on): `keyed_files`, read once
+    keyed: tuple[tuple[str, str, tuple[tuple[str, bytes], ...]], ...] = ()
 
     def wrap(self, argv: list[str], *, device: str, writable: list[Path], jails: bool = False,
              python: Path | None = None, also: Sequence[Path] = (), absent: Sequence[str] = ()) -> list[str]:
@@ -181,6 +185,14 @@ class Sandbox:
         command += ["--ro-bind", shadow, f"{_IMPORT}/errorkb"]
         for place in _package_places([*self.read_only, *environment]):
             command += ["--ro-bind", shadow, place]
+        # Of a keyed package (the bundled implementation), the files its target's fingerprint digests, at each place
+        # its top-level folder shows: never its data files, a build copy, a stale `.pyc`.
+        for name, top, files in self.keyed:
+            if keyed_files(name) != (top, files):
+                raise SandboxUnavailable(f"the package {name} changed since its verdicts' key was taken: run errorkb "
+                                         "again")
+            for place in _places([top], [*self.read_only, *environment]):
+                command += ["--ro-bind", _shadow(files), place]
         env["PYTHONPATH"] = os.pathsep.join([_IMPORT, *self.import_path()])
         if self.project:  # each check sees of the project its own snippet folder and what the runtime needs
             env.update({PROJECT_ENV: os.pathsep.join(self.project),
@@ -258,6 +270,12 @@ def package_shadow() -> str:
     if keyed is not None and keyed.fingerprint_of(files) != keyed.verifier_fingerprint():
         raise SandboxUnavailable("errorkb's own code changed while it ran (its verdicts' key was taken before): "
                                  "run errorkb again")
+    return _shadow(files)
+
+
+@functools.cache
+def _shadow(files: tuple[tuple[str, bytes], ...]) -> str:
+    """A read-only view's source: a folder holding exactly `files` ((path in it, bytes)); made once per process."""
     root = tempfile.mkdtemp(prefix="errorkb-shadow-")
     atexit.register(shutil.rmtree, root, True)
     for name, data in files:
@@ -267,10 +285,32 @@ def package_shadow() -> str:
     return root
 
 
+def keyed_files(name: str) -> tuple[str, tuple[tuple[str, bytes], ...]] | None:
+    """Of the package `name` (`top.inner`), found without importing it: its top-level folder, and the files of it a
+    check is shown and its target's verdicts are keyed on, as (path under that folder, bytes): each `*.py` under
+    `name`'s own folder, and each enclosing package's `__init__.py` (importing `name` runs them). The one owner of
+    both: `targets.fingerprint` digests these bytes and `Sandbox.wrap` shows exactly them. Not the folder's data
+    files (an index that changes with every lookup rule would throw each verdict away), a build copy, `__pycache__`
+    (a stale `.pyc` runs in place of its source): a check reads none of them. None where it is not installed."""
+    top, *inner = name.split(".")
+    folders = package_dirs(top)
+    if not folders:
+        return None
+    root = folders[0]
+    paths = [root.joinpath(*inner[:depth], "__init__.py") for depth in range(len(inner))]
+    paths = [path for path in paths if path.is_file()] + sorted(root.joinpath(*inner).rglob("*.py"))
+    return str(root), tuple((path.relative_to(root).as_posix(), path.read_bytes()) for path in paths)
+
+
 def _package_places(shown: Sequence[str]) -> list[str]:
     """Where errorkb's package lies inside what the sandbox shows (`shown`): its installed path and the
     harness's, each under its own and its resolved name."""
-    places = {os.path.normpath(found) for path in (_PACKAGE, *package_dirs(_PACKAGES[0]))
+    return _places([_PACKAGE, *package_dirs(_PACKAGES[0])], shown)
+
+
+def _places(folders: Sequence[Path | str], shown: Sequence[str]) -> list[str]:
+    """Each of `folders` that lies inside what the sandbox shows (`shown`), under its own and its resolved name."""
+    places = {os.path.normpath(found) for path in folders
               for found in (str(path), os.path.realpath(path)) if os.path.isdir(found)}
     return sorted(path for path in places if any(_within(path, folder) for folder in shown))
 
@@ -324,8 +364,10 @@ def _environment_of(python: Path | None) -> list[str]:
 
 def choose(mode: str, read_only: list[Path], hidden: list[Path], *, warn: Any = None,
            runtime: Runtime | None = None, packages: tuple[str, ...] = (),
-           env_prefixes: tuple[str, ...] = (), private: Sequence[Path] = ()) -> Sandbox | None:
-    """The sandbox for `--sandbox MODE`, or None to run without one; never silently.
+           env_prefixes: tuple[str, ...] = (), private: Sequence[Path] = (),
+           keyed: Sequence[str] = ()) -> Sandbox | None:
+    """The sandbox for `--sandbox MODE`, or None to run without one; never silently. Of each package in `keyed` (the
+    bundled implementation) a check sees only the files its target's fingerprint digests (`keyed_files`).
 
     `auto` uses it where it can be created and otherwise prints why not (stderr) before any
     check runs; `require` raises `SandboxUnavailable` instead; `off` says that it is off.
@@ -339,7 +381,8 @@ def choose(mode: str, read_only: list[Path], hidden: list[Path], *, warn: Any = 
         return None
     reason = probe()
     if reason is None:
-        chosen = _sandbox(shutil.which("bwrap") or "bwrap", read_only, hidden, runtime, packages, env_prefixes, private)
+        chosen = _sandbox(shutil.which("bwrap") or "bwrap", read_only, hidden, runtime, packages, env_prefixes, private,
+                          keyed)
         from errorkb.verify.run import MEMORY_LIMIT  # run imports this module
 
         if os.geteuid() == 0 and "per check" not in (bound := memory_bound(chosen, MEMORY_LIMIT)):
@@ -355,7 +398,7 @@ def choose(mode: str, read_only: list[Path], hidden: list[Path], *, warn: Any = 
 
 def candidate(mode: str, read_only: list[Path], hidden: list[Path], *, runtime: Runtime | None = None,
               packages: tuple[str, ...] = (), env_prefixes: tuple[str, ...] = (),
-              private: Sequence[Path] = ()) -> Sandbox | None:
+              private: Sequence[Path] = (), keyed: Sequence[str] = ()) -> Sandbox | None:
     """The sandbox `choose` returns where the probe passes, without running the probe; None for `off`
     or where it surely cannot be made (no bwrap; as root, no pids cgroup).
 
@@ -368,17 +411,19 @@ def candidate(mode: str, read_only: list[Path], hidden: list[Path], *, runtime: 
     bwrap = shutil.which("bwrap")
     if mode == "off" or bwrap is None or (os.geteuid() == 0 and task_groups().problem() is not None):
         return None
-    return _sandbox(bwrap, read_only, hidden, runtime, packages, env_prefixes, private)
+    return _sandbox(bwrap, read_only, hidden, runtime, packages, env_prefixes, private, keyed)
 
 
 def _sandbox(bwrap: str, read_only: list[Path], hidden: list[Path], runtime: Runtime | None,
-             packages: tuple[str, ...], env_prefixes: tuple[str, ...], private: Sequence[Path]) -> Sandbox:
+             packages: tuple[str, ...], env_prefixes: tuple[str, ...], private: Sequence[Path],
+             keyed: Sequence[str] = ()) -> Sandbox:
     project = {os.path.normpath(found) for path in read_only for found in (str(path), os.path.realpath(path))
                if os.path.isdir(found)}
     return Sandbox(bwrap, runtime_paths(read_only, packages), tuple(str(path) for path in hidden if path.is_dir()),
                    runtime=runtime, env_prefixes=(*env_prefixes, *(runtime.env_prefixes if runtime else ())),
                    private=tuple(os.path.realpath(path) for path in private), project=tuple(sorted(project)),
-                   needs=runtime_paths((), packages, outermost=False))
+                   needs=runtime_paths((), packages, outermost=False),
+                   keyed=tuple((name, *files) for name in dict.fromkeys(keyed) if (files := keyed_files(name))))
 
 
 def _warn(message: str) -> None:

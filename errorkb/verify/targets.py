@@ -15,6 +15,7 @@ from pathlib import Path
 from errorkb.core.project import LibraryProfile
 from errorkb.results.records import BUNDLED, TARGETS, UPSTREAM  # the names reports carry, defined there
 from errorkb.verify.inside.library import package_folders
+from errorkb.verify.sandbox import keyed_files
 
 __all__ = ["BUNDLED", "TARGETS", "UPSTREAM", "availability", "bundled_has", "fingerprint", "installed_version"]
 
@@ -83,10 +84,10 @@ def fingerprint(target: str, library: LibraryProfile) -> str:
     """Changes whenever the code a snippet would run against changes."""
     if target == UPSTREAM:
         return f"{library.dist}=={installed_version(library) or 'absent'}"
+    # The very files a check is shown of the bundled package (`keyed_files`, their one owner), nothing else.
     digest = hashlib.sha256()
-    folders = package_folders(library.bundled) if library.bundled else []
-    for root in folders[:1]:
-        for path in sorted(root.rglob("*.py")):
-            digest.update(path.relative_to(root).as_posix().encode())
-            digest.update(path.read_bytes())
+    keyed = keyed_files(library.bundled) if library.bundled else None
+    for name, data in keyed[1] if keyed else ():
+        digest.update(name.encode())
+        digest.update(data)
     return "bundled-" + digest.hexdigest()[:16]
