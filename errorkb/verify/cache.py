@@ -45,9 +45,9 @@ from errorkb.results.keys import VerdictKey
 from errorkb.results.records import CheckRecord
 from errorkb.results.report import VERIFIER_VERSION, stamped
 from errorkb.verify.plan import Check
-from errorkb.verify.sandbox import NOT_IN_VERDICTS as NOT_IN_VERDICTS
-from errorkb.verify.sandbox import NOT_IN_VERDICTS_ELSEWHERE as NOT_IN_VERDICTS_ELSEWHERE
-from errorkb.verify.sandbox import read_verdict_sources, verdict_sources  # the list lives where the jail reads it
+from errorkb.verify.sources import NOT_IN_VERDICTS as NOT_IN_VERDICTS
+from errorkb.verify.sources import NOT_IN_VERDICTS_ELSEWHERE as NOT_IN_VERDICTS_ELSEWHERE
+from errorkb.verify.sources import read_verdict_sources, verdict_sources  # one list: the key's and the jail's
 
 _HERE = Path(__file__).resolve().parent
 _PACKAGE = _HERE.parent

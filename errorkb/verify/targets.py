@@ -15,7 +15,7 @@ from pathlib import Path
 from errorkb.core.project import LibraryProfile
 from errorkb.results.records import BUNDLED, TARGETS, UPSTREAM  # the names reports carry, defined there
 from errorkb.verify.inside.library import package_folders
-from errorkb.verify.sandbox import keyed_files
+from errorkb.verify.sources import keyed_files
 
 __all__ = ["BUNDLED", "TARGETS", "UPSTREAM", "availability", "bundled_has", "fingerprint", "installed_version"]
 

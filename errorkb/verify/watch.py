@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING
 from errorkb.core.project import Project
 from errorkb.plugs import runtime_for
 from errorkb.verify.cache import verdict_sources, verifier_fingerprint
-from errorkb.verify.inside.library import package_folders
+from errorkb.verify.sources import keyed_files
 from errorkb.verify.targets import fingerprint, installed_version
 
 if TYPE_CHECKING:
@@ -114,8 +114,9 @@ def watched(project: Project) -> Iterator[Path]:
     yield project.root / "pyproject.toml"
     yield project.entries
     yield project.snippets
-    if project.library.bundled:
-        yield from package_folders(project.library.bundled)[:1]
+    keyed = keyed_files(project.library.bundled) if project.library.bundled else None
+    if keyed:  # the bundled package's top folder: its parent's __init__.py is in its target's key too
+        yield Path(keyed[0])
     yield from verdict_sources()
 
 

@@ -20,7 +20,7 @@ from errorkb.verify.inside.library import package_dirs
 from errorkb.verify.plan import Check
 from errorkb.verify.pool import WorkerPool
 from errorkb.verify.sandbox import choose as choose_with
-from errorkb.verify.sandbox import keyed_files
+from errorkb.verify.sources import keyed_files
 from tests.verify.test_containment_round20 import HONEST, LIBRARY, MODULE, TORCH
 from tests.verify.verifykb import FIXTURE, needs_sandbox
 
@@ -57,7 +57,7 @@ def entry(broken_kb):
 def test_what_a_check_sees_of_the_bundled_package_is_in_its_key(entry, project, lean_python):
     """Measured on main (fork+bwrap): the check listed the bundled package's top folder whole (`index.json`,
     `pyproject.toml`, `build/`, the egg-info, `__pycache__`), while the key digested `kvcache/*.py` alone. Now it sees
-    exactly the keyed files (`sandbox.keyed_files`: the fingerprint's bytes), read-only."""
+    exactly the keyed files (`sources.keyed_files`: the fingerprint's bytes), read-only."""
     needs_sandbox()
     assert LIBRARY.bundled is not None
     top = LIBRARY.bundled.split(".")[0]

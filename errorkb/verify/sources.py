@@ -1,0 +1,75 @@
+"""Which files a verdict is keyed on, each list with one owner read by both sides: the key (`cache`'s verifier
+fingerprint, `targets.fingerprint` of the bundled package) and the jail, which shows a check exactly these bytes
+(`sandbox.package_shadow`, `Sandbox.wrap`). Light on purpose: a warm run that answers from the cache loads no
+sandbox, and a bare interpreter checking the sandbox needs no pydantic."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from errorkb.verify.inside.library import package_dirs
+
+_PACKAGE = Path(__file__).resolve().parents[1]  # the errorkb package the harness runs
+_HERE = _PACKAGE / "verify"
+# The code a verdict can depend on besides the verifier's own folder and what runs inside the
+# check (`inside/`): what the judge reads of an entry (its model, message templates, release
+# ranges, the lint verify obeys) and snippets, the runtime plugs, the key's own definition, and
+# every other module of errorkb that those import (how an entry is loaded, the interpreter a
+# check starts, the record a verdict is written into): `test_verify_cache` walks their imports and
+# fails on one that is neither here nor in NOT_IN_VERDICTS_ELSEWHERE, so the list cannot fall behind.
+_VERIFIER_SOURCES = [_HERE, _HERE / "inside",
+                     *(_PACKAGE / "core" / name for name in (
+                         "entry.py", "message.py", "snippets.py", "releases.py", "lint.py", "load.py", "project.py",
+                         "prose.py", "encoding.py", "nesting.py", "problems.py", "logsafe.py", "interpreter.py",
+                         "cachetrust.py", "words.py", "__init__.py")),
+                     _PACKAGE / "plugs",
+                     *(_PACKAGE / "results" / name for name in ("keys.py", "records.py", "report.py", "store.py",
+                                                                "__init__.py")),
+                     _PACKAGE / "source" / "upstream.py", _PACKAGE / "source" / "__init__.py",
+                     _PACKAGE / "__init__.py"]
+# Files of the verifier that choose which checks run and print what came out, and never make a
+# verdict: changing them must not throw every cached verdict away (the version matrix re-measures
+# 66 releases when it does). `test_verify_cache` checks each still exists.
+NOT_IN_VERDICTS = ("matrix.py", "output.py")
+# Modules the verdict's code imports that cannot change a verdict, each with why (the test above checks
+# each is still imported, so a stale exemption is found too).
+NOT_IN_VERDICTS_ELSEWHERE = {
+    "lookup": "the diagnosis of pastes: the loader imports it only to check an entry's `diagnosis.other_causes` "
+              "wordings, a problem `errorkb check` reports; no check reads it",
+}
+
+
+def verdict_sources() -> list[Path]:
+    """Every file whose code can change a verdict."""
+    found = []
+    for root in _VERIFIER_SOURCES:
+        for path in sorted(root.glob("*.py")) if root.is_dir() else [root]:
+            if not (path.parent == _HERE and path.name in NOT_IN_VERDICTS):
+                found.append(path)
+    return found
+
+
+def read_verdict_sources() -> tuple[tuple[str, bytes], ...]:
+    """Each of `verdict_sources` as (its path in the package, its bytes), read once: what the fingerprint
+    digests and what a check is shown of errorkb (`sandbox.package_shadow`), the same bytes."""
+    return tuple((path.relative_to(_PACKAGE).as_posix(), path.read_bytes()) for path in verdict_sources())
+
+
+def keyed_files(name: str) -> tuple[str, tuple[tuple[str, bytes], ...]] | None:
+    """Of the package `name` (`top.inner`), found without importing it: its top-level folder, and the files of it a
+    check is shown and its target's verdicts are keyed on, as (path under that folder, bytes): each `*.py` under
+    `name`'s own folder, and each enclosing package's `__init__.py` (importing `name` runs them). The one owner of
+    both: `targets.fingerprint` digests these bytes and `Sandbox.wrap` shows exactly them. Not the folder's data
+    files (an index that changes with every lookup rule would throw each verdict away), a build copy, `__pycache__`
+    (a stale `.pyc` runs in place of its source): a check reads none of them. None where it is not installed."""
+    top, *inner = name.split(".")
+    folders = package_dirs(top)
+    if not folders:
+        return None
+    root = folders[0]
+    paths = [root.joinpath(*inner[:depth], "__init__.py") for depth in range(len(inner))]
+    paths = [path for path in paths if path.is_file()] + sorted(root.joinpath(*inner).rglob("*.py"))
+    return str(root), tuple((path.relative_to(root).as_posix(), path.read_bytes()) for path in paths)
+
+
+__all__ = ["NOT_IN_VERDICTS", "NOT_IN_VERDICTS_ELSEWHERE", "keyed_files", "read_verdict_sources", "verdict_sources"]
