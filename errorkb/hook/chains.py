@@ -75,7 +75,16 @@ def _after_thread_hooks(module: "Any") -> None:
     did (`explain.explained`: a hook of the program's that hands it to errorkb's, which named it). The function is
     private (round eleven): the wrapper passes whatever it is given through, to it and to what it makes, returns what
     they return, and adds nothing where it is absent, no function, or makes none; a program that replaces it leaves
-    the public path, `threading.excepthook` (errorkb's, or theirs and the exit check's), to name the error once."""
+    the public path, `threading.excepthook` (errorkb's, or theirs and the exit check's), to name the error once.
+
+    Why not `threading.excepthook` alone (round twelve): it is a plain global of `threading`, which the invoker reads
+    from the module's dict at each error (`hook = excepthook`); a hook the program sets after the `.pth` replaces
+    errorkb's there, and nothing public runs once that hook returned: its thread's error would be printed alone. The
+    invoker is the one code that runs after whatever hook is set. Rejected: a module class for `threading` whose
+    `excepthook` property wraps what the program assigns (it changes `type(threading)` for every program, sets
+    `threading.__dict__["excepthook"]` apart from `threading.excepthook`, and still rests on how the invoker reads
+    the global). A `threading` without the name (tests/test_hook_round_twelve.py): errorkb's hook, or the program's
+    that calls the one it replaced, names the error once; one that calls none of errorkb's prints alone."""
     make = getattr(module, "_make_invoke_excepthook", None)
     if not callable(make) or getattr(make, "errorkb_hook", False):
         return
@@ -230,17 +239,35 @@ def at_exit() -> None:
     set after the `.pth` ran: `rich.traceback.install()`, a logger), called at the program's exit (the `.pth`'s
     `atexit` callback, registered at start-up: it runs after the program's own). The block follows what that hook and
     the program's `atexit` callbacks printed, once: never where errorkb's own hook explained it already (a hook that
-    calls the one it replaced), in an interactive session (the last error of a console is no error the program ended
-    with), nor for an error that did not end the program's first frame (`_ended`)."""
+    calls the one it replaced), after Python's console (`_console`: the last error of a console is no error the
+    program ended with), nor for an error that did not end the program's first frame (`_ended`)."""
     value, traceback = getattr(sys, "last_value", None), getattr(sys, "last_traceback", None)
-    flags = sys.flags
-    if hasattr(sys, "ps1") or flags.interactive or flags.inspect or not _BUILTINS[0](value, _BUILTINS[1]) \
-            or not _ended(traceback):
+    if _console() or not _BUILTINS[0](value, _BUILTINS[1]) or not _ended(traceback):
         return
     explain = sys.modules.get("errorkb.hook.explain")
     if explain is not None and explain.explained(value):
         return
     _explain(type(value), value, traceback)
+
+
+def _console() -> bool:
+    """Whether Python's console ran in this process, whose last error is no error a program ended with: `-i`, or
+    PYTHONINSPECT (which Python reads again once the script ended: the program may set it), or the console Python
+    runs with no program given and a terminal on stdin (`sys.argv[0]` is empty, and it sets `sys.ps1`). Round
+    twelve: `sys.ps1` alone is no console's: a program may set it (code that asks it whether it runs interactively),
+    and its end reported by a hook of its own got no block."""
+    flags = sys.flags
+    if flags.interactive or flags.inspect:
+        return True
+    os = sys.modules.get("os")
+    if os is None:
+        return hasattr(sys, "ps1")
+    try:
+        if not flags.ignore_environment and os.environ.get("PYTHONINSPECT"):
+            return True
+        return hasattr(sys, "ps1") and sys.argv[:1] == [""] and os.isatty(0)
+    except _BUILTINS[2]:
+        return hasattr(sys, "ps1")
 
 
 def _ended(traceback: "Any") -> bool:

@@ -285,7 +285,9 @@ def _answer_in(value: BaseException, index: Index, read: tuple[str, tb.Traceback
     """`answer_for` the error; for an exception group it does not confirm as a whole, the first member that is
     confirmed, read alone as Python printed it in its box. The printed group read as a paste has "the error it ended
     with" in its last box only, while every member of a group is an error the program ended with, and the live group
-    says which they are: a member the library raised confirms wherever it stands (`except*`, a TaskGroup)."""
+    says which they are: a member the library raised confirms wherever it stands (`except*`, a TaskGroup). Then each
+    error of the chain whose words the program's error relays (`_relayed`), read alone: one Python printed confirms;
+    one `from None` hid is only possible (`_possible`), where nothing else matched."""
     answer = answer_for(value, index, read)
     if answer.confirmed:
         return answer
@@ -293,7 +295,14 @@ def _answer_in(value: BaseException, index: Index, read: tuple[str, tb.Traceback
         found = answer_for(member, index)
         if found.confirmed:
             return found
-    return answer
+    hidden_answer = None
+    for one, hidden in _relayed(value, read[1]):
+        found = answer_for(one, index)
+        if found.confirmed and not hidden:
+            return found
+        if found.confirmed and hidden_answer is None and not answer.matches:
+            hidden_answer = _possible(found, index.library)
+    return hidden_answer or answer
 
 
 def _members(group: BaseException) -> Iterator[Exception]:
@@ -311,6 +320,43 @@ def _members(group: BaseException) -> Iterator[Exception]:
             todo += reversed(members)
         elif one is not group and isinstance(one, Exception):
             yield one
+
+
+def _relayed(value: BaseException, printed: tb.TracebackException | None) -> Iterator[tuple[BaseException, bool]]:
+    """The errors of `value`'s chain whose words the error after each repeats (`raise ValueError(str(error))` in a
+    handler, `... from None`), with whether Python hid it (`from None`, a cause set beside it): the live exception and
+    the printer's copy walked alike, at most MAX_CHAIN, each once. Round twelve: a program that relays the library's
+    error in its own `raise` with the same words got no block, though Python printed them; the chain read as one
+    paste ends with the program's raise of the words, whose complete traceback shows no frame of the library
+    ("another caller's"), while the live chain says whose words they are."""
+    if printed is None:
+        return
+    seen: set[int] = {id(value)}
+    todo = [(value, printed)]
+    while todo and len(seen) < MAX_CHAIN:
+        live, copy = todo.pop()
+        words = getattr(copy, "_str", None)
+        pairs = [(live.__cause__, copy.__cause__, False),
+                 (live.__context__, copy.__context__, copy.__suppress_context__ or copy.__cause__ is not None)]
+        for one, other, hidden in pairs:
+            said = getattr(other, "_str", None)
+            if not isinstance(one, BaseException) or other is None or id(one) in seen \
+                    or not (isinstance(said, str) and said.strip() and said == words):
+                continue
+            seen.add(id(one))
+            todo.append((one, other))
+            if isinstance(one, Exception):
+                yield one, hidden
+
+
+def _possible(answer: Answer, library: str) -> Answer:
+    """`answer`, for an error `from None` hid, its confirmed matches made candidates: the words Python printed are
+    that error's, but its traceback is not on the screen (round sixteen: a relay that drops the chain is possible,
+    never confirmed)."""
+    reason = (f"relayed by a `raise ... from None` of your code, which hides the traceback of the error {library} "
+              "raised with these words (raise it `from` the error to see it)")
+    return replace(answer, matches=[replace(match, grade=Grade.CANDIDATE, missing=(reason, *match.missing))
+                                    if match.confirmed else match for match in answer.matches])
 
 
 def _indexes(path: Path | None) -> list[Index]:
