@@ -8,12 +8,25 @@ author's first hour for a library that is one module or a namespace package.
    (brechtm/rinohtype#47 and spine-tools/Spine-Toolbox#1252 show the traceback, `pygments/lexers/__init__.py` in
    `get_lexer_by_name`, "no lexer for alias 'executable' found"; Textualize/rich-cli#12 the caught fallback). The
    message is never written here: the test runs the library and drafts from the traceback it prints.
+3. An author's first hour, as typed in an empty folder (`errorkb init`, `cd`, `errorkb new`, `check`, `verify`,
+   `hook index`, `lookup`, `mkdocs build`), for a library that is one module (mypy_extensions.py) and for one that
+   lives in a namespace package (protobuf's `google.protobuf`: `google/` has no `__init__.py` and is shared with
+   other distributions). For the namespace, init told "cannot tell protobuf's import package" (and took optimum-
+   quanto's for `optimum`, the namespace); given `--import-name google.protobuf`, `new` found no frame of the
+   library in the paste (the installed package's folder was taken for the top package's) and drafted `import
+   google`. Its error: json_format's ParseError for a field the message type lacks (protocolbuffers/protobuf#1389:
+   `json_format.py`'s 'Message type "Foo" has no field named "fooId"'), drafted from the traceback the library
+   prints.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 
+import pytest
 import yaml
 
 from errorkb.cli import main
@@ -89,3 +102,101 @@ def test_pygments_end_to_end_check_verify_lookup_and_the_site(tmp_path, capsys):
     page = (tmp_path / "site" / "errors" / "pygments" / "no-lexer-for-alias" / "index.html").read_text()
     assert "no lexer for alias" in page and "github.com/pygments/pygments/blob/2.21.0/pygments/lexers/__init__.py" \
         in page, page[:2000]
+
+
+@pytest.mark.parametrize("dist", ["protobuf", "optimum-quanto"])
+def test_init_names_the_package_a_namespace_holds(dist):
+    from importlib import metadata
+
+    from errorkb.author.init import _import_name
+
+    expected = {"protobuf": "google.protobuf", "optimum-quanto": "optimum.quanto"}[dist]
+    assert _import_name(metadata.distribution(dist)) == expected
+
+
+PATCH = ("package_folder of a dotted import name is the installed package's own folder, a matrix environment's the "
+         "top one: /work/brief/newlib7-upstream.py.patch (errorkb/source/upstream.py, redsite19's) makes both the "
+         "top's; remove this mark when it is applied")
+FIRST_HOUR = {
+    "single-module": ("mypy_extensions", ["--source-root", ""], "dict-and-keywords",
+                      'from mypy_extensions import TypedDict\n\nMovie = TypedDict("Movie", {"title": str}, year=int)\n',
+                      "from mypy_extensions import TypedDict  #",
+                      ('Movie = TypedDict("Movie", {"title": str}, year=int)',
+                       'Movie = TypedDict("Movie", {"title": str, "year": int})')),
+    "namespace": ("protobuf", ["--repository", "protocolbuffers/protobuf", "--source-root", "python"], "no-field-named",
+                  'from google.protobuf import descriptor_pb2, json_format\n\n'
+                  'json_format.Parse(\'{"nme": "x"}\', descriptor_pb2.FileDescriptorProto())\n',
+                  "from google.protobuf import descriptor_pb2, json_format  #",
+                  ('json_format.Parse(\'{"nme": "x"}\', descriptor_pb2.FileDescriptorProto())',
+                   'print(json_format.Parse(\'{"name": "x"}\', descriptor_pb2.FileDescriptorProto()))')),
+}
+
+
+def _typed(folder, *args: str) -> subprocess.CompletedProcess[str]:
+    """A command as the author types it in `folder` (`errorkb ...`: `python -m errorkb`, the same command)."""
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    return subprocess.run([sys.executable, "-m", *args], cwd=folder, env=env, capture_output=True, text=True,
+                          timeout=300)
+
+
+@pytest.mark.parametrize("kind", [
+    "single-module", pytest.param("namespace", marks=pytest.mark.xfail(strict=True, reason=PATCH))])
+def test_an_authors_first_hour_in_an_empty_folder(tmp_path, kind):
+    dist, flags, entry_id, crash, imported, (raised, fixed) = FIRST_HOUR[kind]
+    (tmp_path / "crash.py").write_text(crash)
+    crashed = subprocess.run([sys.executable, "-W", "ignore", "crash.py"], cwd=tmp_path, capture_output=True,
+                             text=True, timeout=60)
+    assert crashed.returncode == 1 and "Error: " in crashed.stderr, crashed.stderr
+    (tmp_path / "tb.txt").write_text(crashed.stderr)
+    ran = _typed(tmp_path, "errorkb", "init", "kb", "--library", dist, *flags)
+    assert ran.returncode == 0, ran.stderr
+    kb = tmp_path / "kb"
+    ran = _typed(kb, "errorkb", "new", entry_id, "--from-traceback", "../tb.txt")
+    assert ran.returncode == 0, ran.stderr
+    (written,) = (kb / "docs" / "errors").glob(f"*/{entry_id}.yml")
+    text = "\n".join(line for line in written.read_text().splitlines() if not line.lstrip().startswith("#")) + "\n"
+    _filled(written, text)
+    snippets = kb / "snippets" / entry_id
+    before = (snippets / "before.py").read_text()
+    assert imported in before and raised in before, before
+    (snippets / "before.py").write_text(before.replace("TODO: ", ""))
+    for role in ("after", "guard_validate"):
+        (snippets / f"{role}.py").write_text(before.replace("TODO: ", "").replace(raised, fixed))
+    for command in (["check", "--drift"], ["verify", "--no-cache", "--sandbox", "require"], ["hook", "index"]):
+        ran = _typed(kb, "errorkb", *command)
+        assert ran.returncode == 0 and "Traceback" not in ran.stderr, (command, ran.stdout, ran.stderr)
+    report = json.loads((kb / "reports" / "latest.json").read_text())
+    assert sorted(check["outcome"] for check in report["checks"]) == ["pass"] * 3, report["checks"]
+    ran = _typed(kb, "errorkb", "lookup", "../tb.txt")
+    assert f"{entry_id}  [confirmed]" in ran.stdout, (ran.stdout, ran.stderr)
+    built = mkdocs_build(kb / "mkdocs.yml", tmp_path / "site")
+    assert built.returncode == 0, built.stderr[-3000:]
+    assert list((tmp_path / "site" / "errors").glob(f"*/{entry_id}/index.html")), built.stderr[-3000:]
+
+
+def test_a_module_of_the_library_the_line_uses_is_imported_from_its_package(tmp_path, capsys):
+    """`lexers.get_lexer_by_name(...)` uses `lexers`, a module of pygments that its top level never binds: the draft
+    imported nothing for it, and the before raised NameError."""
+    root = tmp_path / "kb"
+    assert main(["init", str(root), "--library", "Pygments", "--source-root", ""]) == 0
+    printed, _, _ = drafted_from_crash(root, tmp_path, "no-lexer", 'from pygments import lexers\n\n'
+                                                                   'lexers.get_lexer_by_name("executable")\n')
+    assert "no lexer for alias 'executable' found" in printed, printed
+    before = (root / "snippets" / "no-lexer" / "before.py").read_text()
+    assert "from pygments import lexers  #" in before, before
+
+
+def test_a_namespace_package_s_draft_imports_its_own_package(tmp_path, capsys):
+    """With no line to read (`python -c`), the draft imports the library as a user does: `import google.protobuf`,
+    never `import google` (the namespace, which holds other distributions' packages too)."""
+    root = tmp_path / "kb"
+    assert main(["init", str(root), "--library", "protobuf", "--repository", "protocolbuffers/protobuf",
+                 "--source-root", "python"]) == 0, capsys.readouterr()
+    crashed = subprocess.run([sys.executable, "-c", FIRST_HOUR["namespace"][3]], capture_output=True, text=True,
+                             timeout=60)
+    assert "has no field named" in crashed.stderr, crashed.stderr
+    (tmp_path / "tb.txt").write_text(crashed.stderr)
+    assert main(["--root", str(root), "new", "no-field-named", "--from-traceback", str(tmp_path / "tb.txt")]) == 0
+    for role in ("before", "after", "guard_validate"):
+        drafted = (root / "snippets" / "no-field-named" / f"{role}.py").read_text()
+        assert "import google.protobuf  #" in drafted and "import google  #" not in drafted, drafted
