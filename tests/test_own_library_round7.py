@@ -200,3 +200,26 @@ def test_a_namespace_package_s_draft_imports_its_own_package(tmp_path, capsys):
     for role in ("before", "after", "guard_validate"):
         drafted = (root / "snippets" / "no-field-named" / f"{role}.py").read_text()
         assert "import google.protobuf  #" in drafted and "import google  #" not in drafted, drafted
+
+
+def test_init_that_cannot_tell_the_package_names_what_the_distribution_installs(tmp_path, capsys, monkeypatch):
+    """Two packages, neither named like the distribution, and a namespace whose files no one package holds: the
+    author is shown the names to choose from, not only told to choose."""
+    from importlib import metadata
+
+    from errorkb.author import init
+
+    site = tmp_path / "site"
+    info = site / "twotops-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: twotops\nVersion: 1.0\n"
+                                   "Project-URL: Source, https://github.com/o/twotops\n")
+    files = ["alpha/__init__.py", "beta/__init__.py", "beta/core.py", "beta/sub/__init__.py", "ns/one/__init__.py",
+             "ns/two/__init__.py"]
+    (info / "RECORD").write_text("".join(f"{name},,\n" for name in files))
+    monkeypatch.setattr(init.metadata, "distribution", lambda name: metadata.PathDistribution(info))
+    assert main(["init", str(tmp_path / "kb"), "--library", "twotops"]) == 2
+    said = capsys.readouterr().err
+    assert "cannot tell twotops's import package from its files (it installs alpha, beta, ns.one, ns.two)" in said
+    assert "give --import-name NAME" in said and "google.protobuf" in said, said
+    assert not (tmp_path / "kb").exists()

@@ -66,7 +66,12 @@ def describe(dist: str, *, repository: str | None = None, tag: str | None = None
     assumed = []
     name = import_name or _import_name(found)
     if name is None:
-        raise InitError(f"cannot tell {dist}'s import package from its files; give --import-name NAME")
+        installed = _packages(found)
+        raise InitError(f"cannot tell {dist}'s import package from its files"
+                        + (f" (it installs {', '.join(installed[:6])}{', ...' if len(installed) > 6 else ''})"
+                           if installed else "")
+                        + "; give --import-name NAME, the one its users import (a package inside a namespace "
+                          "package by its dotted name: google.protobuf)")
     single = _single_module(found, name)
     host, read = _repository(found)
     if repository is None:
@@ -142,6 +147,16 @@ def _import_name(found: metadata.Distribution) -> str | None:
     wanted = re.sub(r"[-.]+", "_", found.metadata["Name"] or "").lower()
     name = top[0] if len(top) == 1 else next((one for one in top if one.lower() == wanted), None)
     return _regular_package(found, name) if name is not None else None
+
+
+def _packages(found: metadata.Distribution) -> list[str]:
+    """The outermost importable packages and top-level modules the distribution installs, dotted (`a`, `ns.b`: a
+    package inside a namespace), for a message."""
+    names = {".".join(file.parts[:-1]) if file.name == "__init__.py" else file.stem for file in found.files or []
+             if file.suffix == ".py" and (file.name == "__init__.py" or len(file.parts) == 1)}
+    names = {name for name in names if name and all(part.isidentifier() for part in name.split("."))}
+    return sorted(name for name in names
+                  if not any(name.startswith(f"{other}.") for other in names))  # `beta`, never `beta.sub` too
 
 
 def _regular_package(found: metadata.Distribution, top: str) -> str | None:
