@@ -223,3 +223,16 @@ def test_init_that_cannot_tell_the_package_names_what_the_distribution_installs(
     assert "cannot tell twotops's import package from its files (it installs alpha, beta, ns.one, ns.two)" in said
     assert "give --import-name NAME" in said and "google.protobuf" in said, said
     assert not (tmp_path / "kb").exists()
+
+
+def test_a_pin_to_fill_of_a_namespace_package_names_its_own_package(tmp_path, capsys):
+    """A paste with no frame of the library leaves the pin to the author: its path was `python/google/__init__.py`,
+    a file no distribution installs (the namespace has none); it is the library's own package's."""
+    root = tmp_path / "kb"
+    assert main(["init", str(root), "--library", "protobuf", "--repository", "protocolbuffers/protobuf",
+                 "--source-root", "python"]) == 0, capsys.readouterr()
+    crashed = subprocess.run([sys.executable, "-c", "{}['absent']"], capture_output=True, text=True, timeout=60)
+    (tmp_path / "tb.txt").write_text(crashed.stderr)
+    assert main(["--root", str(root), "new", "absent-key", "--from-traceback", str(tmp_path / "tb.txt")]) == 0
+    (written,) = (root / "docs" / "errors").glob("*/absent-key.yml")
+    assert yaml.safe_load(written.read_text())["source"]["path"] == "python/google/protobuf/__init__.py"

@@ -164,7 +164,7 @@ def _regular_package(found: metadata.Distribution, top: str) -> str | None:
     with other distributions; `optimum`, optimum-quanto's), the package below it that holds every Python file the
     distribution installs there (`google.protobuf`, `optimum.quanto`); None when no one package holds them all."""
     files = {file.parts for file in found.files or [] if file.parts[:1] == (top,) and file.suffix == ".py"}
-    if not files or (top, "__init__.py") in files or (f"{top}.py",) in files:
+    if not files or (top, "__init__.py") in files:  # a package of its own, or one module (`six.py`)
         return top
     common = os.path.commonprefix([parts[:-1] for parts in files])  # element-wise: the folders all lie under
     for depth in range(2, len(common) + 1):

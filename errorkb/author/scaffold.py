@@ -483,7 +483,8 @@ def _unknown_pin(project: Project, release: str, kind: str) -> Pin:
     single = "." not in library.name and folder is not None and (folder / f"{top}.py").is_file() \
         and not (folder / top / "__init__.py").is_file()  # a library that is one module: its one file
     path = library.follow[0] if library.follow else "/".join(
-        part for part in (library.source_root.strip("/"), *((f"{top}.py",) if single else (top, "__init__.py")))
+        part for part in (library.source_root.strip("/"),
+                          *((f"{top}.py",) if single else (*library.name.split("."), "__init__.py")))
         if part)
     why = ("pin the replacement's definition (the path, line and function the fix calls)" if kind != "raise"
            else "the paste shows no frame inside the library: pin the line that raises")
