@@ -236,3 +236,24 @@ def test_a_pin_to_fill_of_a_namespace_package_names_its_own_package(tmp_path, ca
     assert main(["--root", str(root), "new", "absent-key", "--from-traceback", str(tmp_path / "tb.txt")]) == 0
     (written,) = (root / "docs" / "errors").glob("*/absent-key.yml")
     assert yaml.safe_load(written.read_text())["source"]["path"] == "python/google/protobuf/__init__.py"
+
+
+def test_a_frame_of_another_package_in_the_namespace_is_not_the_librarys(tmp_path, capsys):
+    """`google/` holds other distributions' packages (`google/api_core/`): a frame there is theirs, never
+    protobuf's, though the namespace's folder holds its file."""
+    from errorkb.author.paste import Frame
+    from errorkb.author.scaffold import library_frame
+    from errorkb.core.project import load_project
+
+    root = tmp_path / "kb"
+    assert main(["init", str(root), "--library", "protobuf", "--repository", "protocolbuffers/protobuf",
+                 "--source-root", "python"]) == 0, capsys.readouterr()
+    top = tmp_path / "site-packages" / "google"
+    for inside in ("protobuf/__init__.py", "protobuf/json_format.py", "api_core/retry.py"):
+        (top / inside).parent.mkdir(parents=True, exist_ok=True)
+        (top / inside).write_text("")
+    theirs = Frame(path=f"{top}/api_core/retry.py", line=1, function="retry", code="", at=0)
+    ours = Frame(path=f"{top}/protobuf/json_format.py", line=1, function="Parse", code="", at=0)
+    project = load_project(root)
+    assert library_frame(project, (theirs,), top) is None
+    assert library_frame(project, (ours, theirs), top) == (ours, "python/google/protobuf/json_format.py")

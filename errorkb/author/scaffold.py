@@ -164,13 +164,14 @@ def library_frame(project: Project, frames: tuple[Frame, ...], folder: Path | No
     top = project.library.name.split(".")[0]
     root = project.library.source_root.strip("/")
     module = f"{top}.py" if "." not in project.library.name else None
+    package = project.library.name.replace(".", "/")  # `folder` is the top package's (`google/` of `google.protobuf`)
     for frame in reversed(frames):
         path = frame.path.replace("\\", "/")
         if module is not None and (path == module or path.endswith(f"/{module}")):
             if folder is not None and (not (folder / module).is_file() or (folder / top / "__init__.py").is_file()):
                 continue
             return frame, "/".join(part for part in (root, module) if part)
-        marker = f"/{top}/"
+        marker = f"/{package}/"  # a namespace package's library is its own package: `google/protobuf/`
         at = path.rfind(marker)
         if at < 0:
             continue
@@ -178,9 +179,9 @@ def library_frame(project: Project, frames: tuple[Frame, ...], folder: Path | No
         parts = PurePosixPath(inside).parts
         if not parts or any(part in ("", ".", "..") for part in parts) or not inside.endswith(".py"):
             continue
-        if folder is not None and not (folder / inside).is_file():
+        if folder is not None and not (folder.joinpath(*package.split("/")[1:]) / inside).is_file():
             continue
-        return frame, "/".join(part for part in (root, top, inside) if part)
+        return frame, "/".join(part for part in (root, package, inside) if part)
     return None
 
 
