@@ -16,6 +16,7 @@ inside it at once.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from importlib import metadata
@@ -65,7 +66,12 @@ def describe(dist: str, *, repository: str | None = None, tag: str | None = None
     assumed = []
     name = import_name or _import_name(found)
     if name is None:
-        raise InitError(f"cannot tell {dist}'s import package from its files; give --import-name NAME")
+        installed = _packages(found)
+        raise InitError(f"cannot tell {dist}'s import package from its files"
+                        + (f" (it installs {', '.join(installed[:6])}{', ...' if len(installed) > 6 else ''})"
+                           if installed else "")
+                        + "; give --import-name NAME, the one its users import (a package inside a namespace "
+                          "package by its dotted name: google.protobuf)")
     single = _single_module(found, name)
     host, read = _repository(found)
     if repository is None:
@@ -134,11 +140,37 @@ def _import_name(found: metadata.Distribution) -> str | None:
         top = sorted({file.parts[0] for file in found.files or []
                       if len(file.parts) > 1 and file.parts[1] == "__init__.py"}
                      | {file.stem for file in found.files or [] if len(file.parts) == 1 and file.suffix == ".py"})
+    if not top:  # no package of its own at the top: a namespace package's folders (`google/` of protobuf)
+        top = sorted({file.parts[0] for file in found.files or [] if len(file.parts) > 1 and file.suffix == ".py"
+                      and not file.parts[0].endswith((".dist-info", ".data")) and file.parts[0] not in ("..", ".")})
     top = [one for one in top if one.isidentifier() and not one.startswith("_")]
-    if len(top) == 1:
-        return top[0]
     wanted = re.sub(r"[-.]+", "_", found.metadata["Name"] or "").lower()
-    return next((one for one in top if one.lower() == wanted), None)
+    name = top[0] if len(top) == 1 else next((one for one in top if one.lower() == wanted), None)
+    return _regular_package(found, name) if name is not None else None
+
+
+def _packages(found: metadata.Distribution) -> list[str]:
+    """The outermost importable packages and top-level modules the distribution installs, dotted (`a`, `ns.b`: a
+    package inside a namespace), for a message."""
+    names = {".".join(file.parts[:-1]) if file.name == "__init__.py" else file.stem for file in found.files or []
+             if file.suffix == ".py" and (file.name == "__init__.py" or len(file.parts) == 1)}
+    names = {name for name in names if name and all(part.isidentifier() for part in name.split("."))}
+    return sorted(name for name in names
+                  if not any(name.startswith(f"{other}.") for other in names))  # `beta`, never `beta.sub` too
+
+
+def _regular_package(found: metadata.Distribution, top: str) -> str | None:
+    """`top`, or where `top` is a namespace package (no `__init__.py` of its own: `google`, which protobuf shares
+    with other distributions; `optimum`, optimum-quanto's), the package below it that holds every Python file the
+    distribution installs there (`google.protobuf`, `optimum.quanto`); None when no one package holds them all."""
+    files = {file.parts for file in found.files or [] if file.parts[:1] == (top,) and file.suffix == ".py"}
+    if not files or (top, "__init__.py") in files:  # a package of its own, or one module (`six.py`)
+        return top
+    common = os.path.commonprefix([parts[:-1] for parts in files])  # element-wise: the folders all lie under
+    for depth in range(2, len(common) + 1):
+        if (*common[:depth], "__init__.py") in files and all(part.isidentifier() for part in common[:depth]):
+            return ".".join(common[:depth])
+    return None
 
 
 def _requires(found: metadata.Distribution, name: str) -> list[tuple[str, str]]:

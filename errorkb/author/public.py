@@ -28,13 +28,13 @@ def _is_public(module: str) -> bool:
 def _file(folder: Path, top: str, module: str) -> Path | None:
     """The installed file of `module` (`folder` is the package's folder, or for a one-module library the folder
     that holds `top.py`)."""
-    parts = module.split(".")
-    if parts[0] != top:
+    if module != top and not module.startswith(f"{top}."):
         return None
-    if (folder / f"{top}.py").is_file() and not (folder / top / "__init__.py").is_file():
-        return folder / f"{top}.py" if len(parts) == 1 else None
-    base = folder.joinpath(*parts[1:])
-    for found in (base / "__init__.py", base.with_suffix(".py") if len(parts) > 1 else None):
+    rest = module[len(top) + 1:].split(".") if module != top else []  # `top` may be dotted: `google.protobuf`
+    if "." not in top and (folder / f"{top}.py").is_file() and not (folder / top / "__init__.py").is_file():
+        return folder / f"{top}.py" if not rest else None
+    base = folder.joinpath(*rest)
+    for found in (base / "__init__.py", base.with_suffix(".py") if rest else None):
         if found is not None and found.is_file():
             return found
     return None
@@ -137,6 +137,12 @@ def exported(folder: Path, top: str, name: str) -> str | None:
     """The module that defines the object the package's top level binds as `name` (a public name of the
     library's, as a user imports it: `from jinja2 import FileSystemLoader`), or None."""
     return None if name.startswith("_") else defining_module(folder, top, top, name)
+
+
+def submodule(folder: Path, top: str, name: str) -> bool:
+    """Whether `name` is a public module of the package (`json_format` of `google.protobuf`): a line that uses it
+    imports it from the package (`from google.protobuf import json_format`)."""
+    return _is_public(name) and _file(folder, top, f"{top}.{name}") is not None
 
 
 def _public_modules(folder: Path, top: str) -> list[str]:

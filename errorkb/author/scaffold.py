@@ -40,7 +40,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 
 from errorkb.author.paste import Frame, Pasted, clean
-from errorkb.author.public import exported, public_module
+from errorkb.author.public import exported, public_module, submodule
 from errorkb.core.entry import Entry, library_folder
 from errorkb.core.load import LoadedEntry, unfit_id
 from errorkb.core.message import GENERIC_WORDINGS, MessageTemplate, TemplateSyntaxError, is_degenerate
@@ -164,13 +164,14 @@ def library_frame(project: Project, frames: tuple[Frame, ...], folder: Path | No
     top = project.library.name.split(".")[0]
     root = project.library.source_root.strip("/")
     module = f"{top}.py" if "." not in project.library.name else None
+    package = project.library.name.replace(".", "/")  # `folder` is the top package's (`google/` of `google.protobuf`)
     for frame in reversed(frames):
         path = frame.path.replace("\\", "/")
         if module is not None and (path == module or path.endswith(f"/{module}")):
             if folder is not None and (not (folder / module).is_file() or (folder / top / "__init__.py").is_file()):
                 continue
             return frame, "/".join(part for part in (root, module) if part)
-        marker = f"/{top}/"
+        marker = f"/{package}/"  # a namespace package's library is its own package: `google/protobuf/`
         at = path.rfind(marker)
         if at < 0:
             continue
@@ -178,9 +179,9 @@ def library_frame(project: Project, frames: tuple[Frame, ...], folder: Path | No
         parts = PurePosixPath(inside).parts
         if not parts or any(part in ("", ".", "..") for part in parts) or not inside.endswith(".py"):
             continue
-        if folder is not None and not (folder / inside).is_file():
+        if folder is not None and not (folder.joinpath(*package.split("/")[1:]) / inside).is_file():
             continue
-        return frame, "/".join(part for part in (root, top, inside) if part)
+        return frame, "/".join(part for part in (root, package, inside) if part)
     return None
 
 
@@ -483,7 +484,8 @@ def _unknown_pin(project: Project, release: str, kind: str) -> Pin:
     single = "." not in library.name and folder is not None and (folder / f"{top}.py").is_file() \
         and not (folder / top / "__init__.py").is_file()  # a library that is one module: its one file
     path = library.follow[0] if library.follow else "/".join(
-        part for part in (library.source_root.strip("/"), *((f"{top}.py",) if single else (top, "__init__.py")))
+        part for part in (library.source_root.strip("/"),
+                          *((f"{top}.py",) if single else (*library.name.split("."), "__init__.py")))
         if part)
     why = ("pin the replacement's definition (the path, line and function the fix calls)" if kind != "raise"
            else "the paste shows no frame inside the library: pin the line that raises")
@@ -544,7 +546,6 @@ SHOW = "# --8<-- [start:show]\n{body}\n# --8<-- [end:show]\n"
 
 
 def before_stub(project: Project, pasted: Pasted, user: Frame | None, draft: Draft) -> str:
-    top = project.library.name.split(".")[0]
     # the file's name only: a full path is the author's machine's, and the stub is committed
     where = f"{_file_name(user.path)}, line {user.line}, in {clean(user.function)[:100]}" if user else \
         "no frame of the user's code in the paste"
@@ -560,7 +561,7 @@ def before_stub(project: Project, pasted: Pasted, user: Frame | None, draft: Dra
         body = "# TODO: the call that raises the error"
     setup = "" if draft.kind == "removed" and statement is not None else \
         f"# TODO: set up what the call below uses (the paste's frame: {where})\n\n"
-    head = f"import {top}  # TODO: import what the call needs, as a user would\n\n"
+    head = f"import {project.library.name}  # TODO: import what the call needs, as a user would\n\n"
     if draft.imports:
         head = f"{draft.imports}  # TODO: the rest the call needs; from the module a user imports it from\n\n"
     if draft.kind == "removed" and statement is not None and statement.lstrip().startswith(("import", "from")):
@@ -585,8 +586,9 @@ def _called_imports(project: Project, frames: tuple[Frame, ...], user: Frame | N
     root = project.library.source_root.strip("/")
     path = PurePosixPath(found[1][len(root) + 1:] if root else found[1])
     module = dotted(path)
-    top = project.library.name.split(".")[0]
+    top = project.library.name  # what users import: a namespace package's own package (`google.protobuf`)
     on_disk = folder / path.name if len(path.parts) == 1 else folder / PurePosixPath(*path.parts[1:])
+    folder = folder.joinpath(*top.split(".")[1:])  # the folder `top` is, below the top package's
     try:
         defined = {node.name for node in ast.parse(on_disk.read_text(encoding="utf-8")).body
                    if isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)}
@@ -601,8 +603,8 @@ def _called_imports(project: Project, frames: tuple[Frame, ...], user: Frame | N
     for name in dict.fromkeys(used):
         if name in defined:  # from where a user imports it: the top level, or a public module, that re-exports it
             by_module.setdefault(public_module(folder, top, module, name), []).append(name)
-        elif exported(folder, top, name) is not None:  # another name of the library's the line uses
-            by_module.setdefault(top, []).append(name)
+        elif exported(folder, top, name) is not None or submodule(folder, top, name):  # another name of the
+            by_module.setdefault(top, []).append(name)  # library's the line uses, or one of its modules
     return "\n".join(f"from {source} import {', '.join(sorted(names))}" for source, names in sorted(by_module.items()))
 
 
@@ -612,9 +614,8 @@ def _file_name(path: str) -> str:
 
 
 def after_stub(project: Project, draft: Draft) -> str:
-    top = project.library.name.split(".")[0]
     function = draft.pin.function if draft.pin else "the documented function"
-    head = draft.imports or f"import {top}"
+    head = draft.imports or f"import {project.library.name}"
     body = f"# TODO: the fixed call: it must call {function} and return normally"
     if draft.pin is not None and draft.pin.fails:  # no call of it returns: say so, never ask for the impossible
         body = (f"# TODO: the fixed call. {function} raises on every call, so an after cannot call it and return\n"
@@ -625,8 +626,7 @@ def after_stub(project: Project, draft: Draft) -> str:
 
 
 def guard_stub(project: Project, draft: Draft) -> str:
-    top = project.library.name.split(".")[0]
-    head = draft.imports or f"import {top}"
+    head = draft.imports or f"import {project.library.name}"
     return (f'"""TODO: one sentence: the defensive pattern."""\n\n{head}  # TODO: import what the guard '
             "needs\n\n"
             + SHOW.format(body="# TODO: a check or construction that keeps the error from happening; as declared in "
