@@ -30,6 +30,19 @@ def test_one_version_source():
         "Unreleased" in (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
 
 
+def test_the_repository_tracks_no_environment_or_cache_of_this_machine():
+    """A worktree's link to the shared `.venv` or `.errorkb-cache`, once committed, replaces the real folder in every
+    checkout that merges it (git overwrites ignored files): 8 GB of release environments were lost that way."""
+    if not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout.split(b"\0")
+    local = {".venv", ".venv-gpu", ".errorkb-cache", "site", "test-artifacts"}
+    assert sorted(name.decode() for name in tracked if name.split(b"/")[0].decode() in local) == []
+    ignored = subprocess.run(["git", "check-ignore", "--no-index", *sorted(local)], cwd=ROOT, capture_output=True,
+                             text=True).stdout.split()
+    assert sorted(ignored) == sorted(local), "each must be ignored as a file or a link too, not only as a folder"
+
+
 def test_the_licence_file_is_the_declared_licence():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     assert project["license"] == "Apache-2.0" and project["license-files"] == ["LICENSE"]
