@@ -114,9 +114,6 @@ def test_init_names_the_package_a_namespace_holds(dist):
     assert _import_name(metadata.distribution(dist)) == expected
 
 
-PATCH = ("package_folder of a dotted import name is the installed package's own folder, a matrix environment's the "
-         "top one: /work/brief/newlib7-upstream.py.patch (errorkb/source/upstream.py, redsite19's) makes both the "
-         "top's; remove this mark when it is applied")
 FIRST_HOUR = {
     "single-module": ("mypy_extensions", ["--source-root", ""], "dict-and-keywords",
                       'from mypy_extensions import TypedDict\n\nMovie = TypedDict("Movie", {"title": str}, year=int)\n',
@@ -139,8 +136,7 @@ def _typed(folder, *args: str) -> subprocess.CompletedProcess[str]:
                           timeout=300)
 
 
-@pytest.mark.parametrize("kind", [
-    "single-module", pytest.param("namespace", marks=pytest.mark.xfail(strict=True, reason=PATCH))])
+@pytest.mark.parametrize("kind", ["single-module", "namespace"])
 def test_an_authors_first_hour_in_an_empty_folder(tmp_path, kind):
     dist, flags, entry_id, crash, imported, (raised, fixed) = FIRST_HOUR[kind]
     (tmp_path / "crash.py").write_text(crash)

@@ -22,7 +22,8 @@ def matrix_env(project: Project, release: str) -> Path:
 
 
 def package_folder(project: Project, release: str) -> Path | None:
-    """The import package's folder of `release`: installed here, or in its matrix environment where errorkb built
+    """The top import package's folder of `release` (`google/` of `google.protobuf`, as `package_path` and a
+    matrix environment take it): installed here, or in its matrix environment where errorkb built
     it (a repository's committed environment is a stranger's text, never quoted as the release's source). Of a
     library that is one module (`six.py`), the folder that holds it: `package_path` names the module's file."""
     library = project.library
@@ -33,7 +34,10 @@ def package_folder(project: Project, release: str) -> Path | None:
     if installed == release:
         spec = importlib.util.find_spec(library.name)
         if spec is not None and spec.submodule_search_locations:
-            return Path(next(iter(spec.submodule_search_locations)))
+            # the top package's folder, as a matrix environment's (`google` of `google.protobuf`: a namespace
+            # package may span several folders; the library's own is the one that holds its package)
+            found = Path(next(iter(spec.submodule_search_locations)))
+            return found.parents[library.name.count(".") - 1] if "." in library.name else found
         if spec is not None and "." not in library.name and isinstance(spec.origin, str) \
                 and Path(spec.origin).name == f"{library.name}.py":
             return Path(spec.origin).parent
