@@ -136,6 +136,13 @@ OVERFLOW = """() => {
 }"""
 
 
+# A page's scripts are done writing: every paste box has said what its index holds (or that it could not load it),
+# which it does once the index has come and its matcher is built. The network's going quiet (`networkidle`) is not
+# that: the index is read from the browser's cache, and building the matcher outlasted the quiet's 500 ms at load 20.
+SETTLED = """() => [...document.querySelectorAll('.ekb-lookup')].every(
+  box => (box.querySelector('.ekb-lookup__status') || {}).textContent)"""
+
+
 PHONE, DESK = {"width": 390, "height": 844}, {"width": 1280, "height": 900}
 # One page of each kind of component the site's scripts touch: the paste box (home, errors/), an entry's tabs,
 # badges and release strip, the migration table, the verification heatmap.
@@ -145,13 +152,15 @@ KINDS = ("", "errors/", ENTRY, "migration/", "verification/")
 def walk(tab, url: str, paths: list[str], kinds: tuple[str, ...]) -> dict[str, dict[str, object]]:
     """Each of `paths` loaded once, at a phone's width: the markup or escapes its text shows ("shown") and what in its
     content runs past the screen ("overflow"); each of `kinds` (which must be among `paths`) read once its requests
-    are over (the paste box writes its status once its index has come), and again at a desk's width, where its
-    text must be the same ("text at a desk"). Problem → page → what."""
+    are over and its paste boxes have written their status (`SETTLED`), and again at a desk's width, where its text
+    must be the same ("text at a desk"). Problem → page → what."""
     problems: dict[str, dict[str, object]] = {"shown": {}, "overflow": {}, "text at a desk": {}}
     settled: dict[str, str] = {}  # a kind's text at a phone's width
     tab.page.set_viewport_size(PHONE)
     for path in paths:
         tab.page.goto(url + path, wait_until="networkidle" if path in kinds else "load")
+        if path in kinds:
+            tab.page.wait_for_function(SETTLED)
         text = tab.page.evaluate(VISIBLE_TEXT)
         if path in kinds:
             settled[path] = text
@@ -164,6 +173,7 @@ def walk(tab, url: str, paths: list[str], kinds: tuple[str, ...]) -> dict[str, d
     tab.page.set_viewport_size(DESK)
     for path in kinds:
         tab.page.goto(url + path, wait_until="networkidle")
+        tab.page.wait_for_function(SETTLED)
         desk = tab.page.evaluate(VISIBLE_TEXT)
         found = sorted({m.group() for m in LITERAL.finditer(desk)})
         if found:  # what the page's scripts write once their requests are over counts too
@@ -218,7 +228,9 @@ def test_text_a_script_writes_at_a_desk_s_width_alone_is_caught(visit, site_url)
 def test_the_walk_s_own_tab_and_server_see_what_a_routed_tab_sees(chromium, tmp_path):
     """The real site's walk runs in a tab that routes nothing, over a server of its own (`WalkTab`, `serve_for_walk`):
     there too, markup shown as text, content past a phone's screen and text a script writes at a desk's width alone
-    are found, a page's script and style come and run, and the search index is refused."""
+    are found, a page's script and style come and run, and the search index is refused. A paste box's status, which
+    its script writes once its index has come and its matcher is built, is read however long after the network went
+    quiet that is (`SETTLED`: here 1.5 s, with no request left)."""
     (tmp_path / "wide").mkdir()
     (tmp_path / "search").mkdir()
     (tmp_path / "search" / "search_index.json").write_text('{"docs": []}')
@@ -231,14 +243,19 @@ def test_the_walk_s_own_tab_and_server_see_what_a_routed_tab_sees(chromium, tmp_
     (tmp_path / "wide" / "index.html").write_text(
         f'<html><head>{head}</head><body><div class="md-content"><p>&lt;code&gt;x</p><div class="far">far</div>'
         f'</div></body></html>')
+    (tmp_path / "box").mkdir()
+    (tmp_path / "box" / "index.html").write_text(
+        '<html><body><div class="md-content"><div class="ekb-lookup"><p class="ekb-lookup__status"></p></div></div>'
+        "<script>setTimeout(() => document.querySelector('.ekb-lookup__status').textContent = '<em>late</em>', 1500)"
+        "</script></body></html>")
     tab = WalkTab(chromium)
     try:
         with serve_for_walk(tmp_path) as url:
-            problems = walk(tab, url, ["", "wide/"], ("", "wide/"))
+            problems = walk(tab, url, ["", "box/", "wide/"], ("", "box/", "wide/"))
             assert tab.page.title() == "index 404"  # the search index refused, the script run
     finally:
         tab.close()
-    assert problems == {"shown": {"wide/": ["<code>"], "": ["</em>", "<em>"]},
+    assert problems == {"shown": {"wide/": ["<code>"], "": ["</em>", "<em>"], "box/": ["</em>", "<em>"]},
                         "overflow": {"wide/": ["div.far 500..600 of 390"]},
                         "text at a desk": {"": ["<em>wide</em>"], "wide/": ["<em>wide</em>"]}}, problems
 
