@@ -230,7 +230,7 @@ def test_the_walk_s_own_tab_and_server_see_what_a_routed_tab_sees(chromium, tmp_
     there too, markup shown as text, content past a phone's screen and text a script writes at a desk's width alone
     are found, a page's script and style come and run, and the search index is refused. A paste box's status, which
     its script writes once its index has come and its matcher is built, is read however long after the network went
-    quiet that is (`SETTLED`: here 1.5 s, with no request left)."""
+    quiet that is (`SETTLED`: here 1.5 s, with no request left). The tab reaches no other host."""
     (tmp_path / "wide").mkdir()
     (tmp_path / "search").mkdir()
     (tmp_path / "search" / "search_index.json").write_text('{"docs": []}')
@@ -253,11 +253,18 @@ def test_the_walk_s_own_tab_and_server_see_what_a_routed_tab_sees(chromium, tmp_
         with serve_for_walk(tmp_path) as url:
             problems = walk(tab, url, ["", "box/", "wide/"], ("", "box/", "wide/"))
             assert tab.page.title() == "index 404"  # the search index refused, the script run
+            failed: list[tuple[str, str | None]] = []
+            tab.page.on("requestfailed", lambda request: failed.append((request.url, request.failure)))
+            tab.page.evaluate("""async () => { for (const url of ['http://10.255.255.1/a', 'http://example.com/b'])
+                                                 await fetch(url).catch(() => null); }""")
     finally:
         tab.close()
     assert problems == {"shown": {"wide/": ["<code>"], "": ["</em>", "<em>"], "box/": ["</em>", "<em>"]},
                         "overflow": {"wide/": ["div.far 500..600 of 390"]},
                         "text at a desk": {"": ["<em>wide</em>"], "wide/": ["<em>wide</em>"]}}, problems
+    # no other host, by name or by address: refused at Chromium's resolver (CHROMIUM_ARGS), before any connection
+    assert failed == [("http://10.255.255.1/a", "net::ERR_NAME_NOT_RESOLVED"),
+                      ("http://example.com/b", "net::ERR_NAME_NOT_RESOLVED")], failed
 
 
 def test_the_migration_table_and_also_seen_as_render_as_code(visit, real_site):
