@@ -3,6 +3,7 @@ served on 127.0.0.1, and one headless Debian Chromium for the whole session."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import http.server
 import os
@@ -10,7 +11,7 @@ import shutil
 import subprocess
 import sys
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from types import MappingProxyType
 
@@ -21,7 +22,9 @@ from tests.kb import ROOT, copy_kb
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-dev-shm-usage", "--disable-component-update", "--disable-default-apps",
-                 "--disable-sync", "--no-first-run", "--disable-extensions"]
+                 "--disable-sync", "--no-first-run", "--disable-extensions",
+                 # offline at the resolver too: a tab that routes nothing (`WalkTab`) reaches no other host
+                 "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"]
 ARTIFACTS = ROOT / "test-artifacts"
 
 
@@ -117,6 +120,39 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+class _ForWalk(_Quiet):
+    """The site as a walk over its pages needs it: no search index (Material's worker fetches and indexes all of it,
+    3.1 MB, on every page, which a walk that reads each page's text never uses), and what it serves kept by the
+    browser for an hour (Material's scripts, styles and fonts fetched once, not once a page)."""
+
+    def do_GET(self) -> None:
+        if self.path.split("?", 1)[0].endswith("/search/search_index.json"):
+            self.send_error(404)
+            return
+        super().do_GET()
+
+    def end_headers(self) -> None:
+        self.send_header("Cache-Control", "max-age=3600")
+        super().end_headers()
+
+
+@contextlib.contextmanager
+def serve(site: Path, handler: type[http.server.SimpleHTTPRequestHandler] = _Quiet) -> Iterator[str]:
+    """`site` served on 127.0.0.1 by a thread of this process, while the block runs: its URL."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(site)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def serve_for_walk(site: Path) -> contextlib.AbstractContextManager[str]:
+    """`site` served for a walk over its pages in a `WalkTab` (`_ForWalk`)."""
+    return serve(site, _ForWalk)
+
+
 # How long a browser test waits for the page (an expect, a click, a load) on a busy machine.
 BROWSER_WAIT_MS = 60_000
 
@@ -169,6 +205,22 @@ class Visit:
         request: not for a test that reads the console (an empty index is not enough for Material's worker)."""
         self.page.route("**/search/search_index.json", lambda route: route.abort())
         return self
+
+    def close(self) -> None:
+        self.context.close()
+
+
+class WalkTab:
+    """A tab that routes nothing, for a walk that reads pages and never their requests or console. Playwright turns
+    the browser's HTTP cache off in a tab with any route, and a route sends each request through Python: `Visit`'s
+    tab fetched every page's scripts, styles and fonts again, each by a round trip through the driver (the walk of
+    every page: benchmarks/page_walk.py). Its pages come from `serve_for_walk`; it reaches no other host
+    (`CHROMIUM_ARGS`' resolver rules)."""
+
+    def __init__(self, browser):
+        self.context = browser.new_context(viewport={"width": 1280, "height": 900})
+        self.context.set_default_timeout(BROWSER_WAIT_MS)
+        self.page = self.context.new_page()
 
     def close(self) -> None:
         self.context.close()

@@ -9,7 +9,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.site.sitekb import ARTIFACTS, MESSAGE, TRACEBACK
+from tests.site.sitekb import ARTIFACTS, MESSAGE, TRACEBACK, WalkTab, serve_for_walk
 
 pytestmark = pytest.mark.browser
 
@@ -136,6 +136,13 @@ OVERFLOW = """() => {
 }"""
 
 
+# A page's scripts are done writing: every paste box has said what its index holds (or that it could not load it),
+# which it does once the index has come and its matcher is built. The network's going quiet (`networkidle`) is not
+# that: the index is read from the browser's cache, and building the matcher outlasted the quiet's 500 ms at load 20.
+SETTLED = """() => [...document.querySelectorAll('.ekb-lookup')].every(
+  box => (box.querySelector('.ekb-lookup__status') || {}).textContent)"""
+
+
 PHONE, DESK = {"width": 390, "height": 844}, {"width": 1280, "height": 900}
 # One page of each kind of component the site's scripts touch: the paste box (home, errors/), an entry's tabs,
 # badges and release strip, the migration table, the verification heatmap.
@@ -145,13 +152,15 @@ KINDS = ("", "errors/", ENTRY, "migration/", "verification/")
 def walk(tab, url: str, paths: list[str], kinds: tuple[str, ...]) -> dict[str, dict[str, object]]:
     """Each of `paths` loaded once, at a phone's width: the markup or escapes its text shows ("shown") and what in its
     content runs past the screen ("overflow"); each of `kinds` (which must be among `paths`) read once its requests
-    are over (the paste box writes its status once its index has come), and again at a desk's width, where its
-    text must be the same ("text at a desk"). Problem → page → what."""
+    are over and its paste boxes have written their status (`SETTLED`), and again at a desk's width, where its text
+    must be the same ("text at a desk"). Problem → page → what."""
     problems: dict[str, dict[str, object]] = {"shown": {}, "overflow": {}, "text at a desk": {}}
     settled: dict[str, str] = {}  # a kind's text at a phone's width
     tab.page.set_viewport_size(PHONE)
     for path in paths:
         tab.page.goto(url + path, wait_until="networkidle" if path in kinds else "load")
+        if path in kinds:
+            tab.page.wait_for_function(SETTLED)
         text = tab.page.evaluate(VISIBLE_TEXT)
         if path in kinds:
             settled[path] = text
@@ -164,6 +173,7 @@ def walk(tab, url: str, paths: list[str], kinds: tuple[str, ...]) -> dict[str, d
     tab.page.set_viewport_size(DESK)
     for path in kinds:
         tab.page.goto(url + path, wait_until="networkidle")
+        tab.page.wait_for_function(SETTLED)
         desk = tab.page.evaluate(VISIBLE_TEXT)
         found = sorted({m.group() for m in LITERAL.finditer(desk)})
         if found:  # what the page's scripts write once their requests are over counts too
@@ -173,7 +183,7 @@ def walk(tab, url: str, paths: list[str], kinds: tuple[str, ...]) -> dict[str, d
     return {name: pages for name, pages in problems.items() if pages}
 
 
-def test_no_page_of_the_real_site_shows_markup_or_escape_text_or_overflows_a_phone(visit, real_site):
+def test_no_page_of_the_real_site_shows_markup_or_escape_text_or_overflows_a_phone(chromium, real_site):
     """One walk of every page, each loaded once at a phone's width (`walk`): its text (every text node outside code)
     shows no markup or escape, and nothing in its content runs past the screen (a not-applicable badge's reason
     naming a long module path ran 80 px past a 390 px screen on one entry page, not on the sample).
@@ -181,12 +191,21 @@ def test_no_page_of_the_real_site_shows_markup_or_escape_text_or_overflows_a_pho
     The text is the page's DOM, which no width changes: it was read at a desk's width before, in a second layout
     of every page (a third of the walk's CPU), and was the same on all 130 pages. That premise is checked on one
     page of each kind (`KINDS`), loaded at a desk's width: a script that wrote other text at another width would
-    show there (`test_text_a_script_writes_at_a_desk_s_width_alone_is_caught`)."""
-    site, url = real_site
+    show there (`test_text_a_script_writes_at_a_desk_s_width_alone_is_caught`).
+
+    The walk reads no request and no console line, so its tab routes nothing (`WalkTab`: a routed tab has no HTTP
+    cache and sends every request through Python) and its server refuses the search index (`serve_for_walk`):
+    benchmarks/page_walk.py, 102 s of CPU routed, 65 s unrouted, 134 pages, load 7-14."""
+    site, _ = real_site
     paths = sorted(p.relative_to(site).as_posix().removesuffix("index.html") for p in site.rglob("index.html"))
     assert len(paths) > 100 and sum(path.startswith("errors/") for path in paths) > 90
     assert set(KINDS) <= set(paths), sorted(set(KINDS) - set(paths))
-    problems = walk(visit().without_search_index(), url, paths, KINDS)  # the walk reads each page's text
+    tab = WalkTab(chromium)
+    try:
+        with serve_for_walk(site) as url:
+            problems = walk(tab, url, paths, KINDS)  # the walk reads each page's text
+    finally:
+        tab.close()
     assert not problems, {name: dict(list(pages.items())[:30]) for name, pages in problems.items()}
 
 
@@ -204,6 +223,48 @@ def test_text_a_script_writes_at_a_desk_s_width_alone_is_caught(visit, site_url)
     assert problems == {"shown": {ENTRY: ["</code>", "<code>"]}, "text at a desk": {ENTRY: ["<code>wide</code>"]}}, \
         problems
     assert walk(tab, site_url, ["", ENTRY], ()) == {}  # the phone's walk alone never sees it
+
+
+def test_the_walk_s_own_tab_and_server_see_what_a_routed_tab_sees(chromium, tmp_path):
+    """The real site's walk runs in a tab that routes nothing, over a server of its own (`WalkTab`, `serve_for_walk`):
+    there too, markup shown as text, content past a phone's screen and text a script writes at a desk's width alone
+    are found, a page's script and style come and run, and the search index is refused. A paste box's status, which
+    its script writes once its index has come and its matcher is built, is read however long after the network went
+    quiet that is (`SETTLED`: here 1.5 s, with no request left). The tab reaches no other host."""
+    (tmp_path / "wide").mkdir()
+    (tmp_path / "search").mkdir()
+    (tmp_path / "search" / "search_index.json").write_text('{"docs": []}')
+    (tmp_path / "page.js").write_text("if (innerWidth > 1000) document.body.append('<em>wide</em>');\n"
+                                      "fetch('/search/search_index.json').then(r => document.title = 'index ' + r.status);")
+    (tmp_path / "page.css").write_text("body { margin: 0 } .far { margin-left: 500px; width: 100px; height: 10px; }")
+    head = '<link rel="stylesheet" href="/page.css"><script src="/page.js" defer></script>'
+    (tmp_path / "index.html").write_text(f'<html><head>{head}</head><body><div class="md-content"><p>plain</p>'
+                                         f'</div></body></html>')
+    (tmp_path / "wide" / "index.html").write_text(
+        f'<html><head>{head}</head><body><div class="md-content"><p>&lt;code&gt;x</p><div class="far">far</div>'
+        f'</div></body></html>')
+    (tmp_path / "box").mkdir()
+    (tmp_path / "box" / "index.html").write_text(
+        '<html><body><div class="md-content"><div class="ekb-lookup"><p class="ekb-lookup__status"></p></div></div>'
+        "<script>setTimeout(() => document.querySelector('.ekb-lookup__status').textContent = '<em>late</em>', 1500)"
+        "</script></body></html>")
+    tab = WalkTab(chromium)
+    try:
+        with serve_for_walk(tmp_path) as url:
+            problems = walk(tab, url, ["", "box/", "wide/"], ("", "box/", "wide/"))
+            assert tab.page.title() == "index 404"  # the search index refused, the script run
+            failed: list[tuple[str, str | None]] = []
+            tab.page.on("requestfailed", lambda request: failed.append((request.url, request.failure)))
+            tab.page.evaluate("""async () => { for (const url of ['http://10.255.255.1/a', 'http://example.com/b'])
+                                                 await fetch(url).catch(() => null); }""")
+    finally:
+        tab.close()
+    assert problems == {"shown": {"wide/": ["<code>"], "": ["</em>", "<em>"], "box/": ["</em>", "<em>"]},
+                        "overflow": {"wide/": ["div.far 500..600 of 390"]},
+                        "text at a desk": {"": ["<em>wide</em>"], "wide/": ["<em>wide</em>"]}}, problems
+    # no other host, by name or by address: refused at Chromium's resolver (CHROMIUM_ARGS), before any connection
+    assert failed == [("http://10.255.255.1/a", "net::ERR_NAME_NOT_RESOLVED"),
+                      ("http://example.com/b", "net::ERR_NAME_NOT_RESOLVED")], failed
 
 
 def test_the_migration_table_and_also_seen_as_render_as_code(visit, real_site):
