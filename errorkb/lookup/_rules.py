@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-RULES_VERSION = 44
+RULES_VERSION = 45
 
 CAP = 1 << 16  # characters of a paste read: its last 64 KiB
 CHAIN = 64  # exception lines tried whole, counted from the end of the paste
@@ -229,6 +229,11 @@ FRAME_WRAP = (r'(?<![^\n])([ \t]*File "(?:[^"\n]*|[^"\n]*"[ \t]*(?=\n[ \t]*,)'
               r'|[^"\n]*"[ \t]*,[ \t]*line[ \t]*[0-9]+[ \t]*(?=\n[ \t]*[0-9,])'
               r'|[^"\n]*"[ \t]*,[ \t]*line[ \t]*[0-9]+[ \t]*,[ \t]*(?:i(?:n[ \t]*)?)?))\n[ \t]*')
 FRAME_WRAPS = 4
+# Where Python's frame line has a blank after a cut FRAME_WRAP joins (after `",`, `line`, `line N,` and `in`), the cut
+# fell right before it or right after it: the join puts it back. When the rest starts with no blank, the terminal cut
+# after the blank, the cut line's last character, which LINE_END took: it counts in the width EXCEPTION_WRAP_END reads
+# (`...run.py", line ` / `120, in main` at 50 columns reads 49 without it). Matched on FRAME_WRAP's group 1 (its end).
+FRAME_CUT_BLANK = r'"[ \t]*,(?:[ \t]*line(?:[ \t]*[0-9]+[ \t]*,(?:[ \t]*in)?)?)?$'
 # The same, broken inside the function's name (the line reads complete): the rest of the name alone on the
 # next line, under the frame line's indent (a web form) or at the line's start (a terminal), never as deep as
 # a source line; only a name that starts lowercase, so a bare exception (`KeyboardInterrupt`) is never one.
@@ -257,11 +262,12 @@ TRACEBACK = _TRACEBACK_WORDS + ":"
 TRACEBACK_END = (r"(?<![^\n])(?:[A-Za-z_][A-Za-z0-9_]*\.)*(?:[A-Za-z_][A-Za-z0-9_]*"
                  r"(?:Error|Exception|Warning|Interrupt|Exit|Iteration|Group)|Failed)(?::[^\n]*|[ \t]*)(?![^\n])")
 # A terminal that cut the frame lines at a width cuts the exception line there too (r192: `...positional argumen` /
-# `t: 'past'`, at 80 columns): when the longest frame line the first pass of FRAME_WRAP joined is W characters
-# (one cut after a blank reads shorter: LINE_END took the blank) and no line from the first of them on is longer
-# than W, an exception line (TRACEBACK_END) of exactly W characters goes on at the next line with nothing between,
-# again while each part is W long; never onto a line this pattern reads: a blank line, a traceback's marker or
-# chaining line (STOP_LINE), a frame line or another exception's line. Round thirty-one.
+# `t: 'past'`, at 80 columns): when the longest frame line the first pass of FRAME_WRAP (or FRAME_NAME_WRAP: cut inside
+# the function's name) joins is W characters (a cut after a blank FRAME_CUT_BLANK reads counts its blank) and no line
+# from the first of them on is longer than W, an exception line (TRACEBACK_END) of exactly W characters goes on at the
+# next line with nothing between, again while each part is W long; never onto a line this pattern reads: a blank line,
+# a traceback's marker or chaining line (STOP_LINE), a frame line or another exception's line. Round thirty-one; the
+# cut after a blank and inside the name, session 58.
 EXCEPTION_WRAP_END = r'(?:' + STOP_LINE + r'|(?<![^\n])[ \t]*File "|' + TRACEBACK_END + r')'
 # The error a paste ended with decides what can be confirmed: its last exception line whose name reads as an
 # exception's (`FATAL_NAME`: not a log's `INFO:`, not a warning printed at shutdown), the earlier lines that say
@@ -709,7 +715,7 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
                      "GROUP_MARGIN": GROUP_MARGIN,
                      "RICH_TOP": RICH_TOP, "RICH_BOTTOM": RICH_BOTTOM,
                      "RICH_FOLD": RICH_FOLD, "RICH_WRAP": RICH_WRAP, "RICH_EDGE": RICH_EDGE, "FRAME_WRAP": FRAME_WRAP,
-                     "EXCEPTION_WRAP_END": EXCEPTION_WRAP_END,
+                     "FRAME_CUT_BLANK": FRAME_CUT_BLANK, "EXCEPTION_WRAP_END": EXCEPTION_WRAP_END,
                      "FRAME_NAME_WRAP": FRAME_NAME_WRAP, "LINK": LINK, "QUOTED": QUOTED,
                      "QUOTE_MARK": QUOTE_MARK, "DIFF_HUNK": DIFF_HUNK, "DIFF_CHANGE": DIFF_CHANGE,
                      "DOCTEST_EXPECTED": DOCTEST_EXPECTED,
