@@ -67,6 +67,7 @@ _RICH_WRAP = rules.compiled(rules.RICH_WRAP)
 _RICH_EDGE = rules.compiled(rules.RICH_EDGE)
 _FRAME_WRAP = rules.compiled(rules.FRAME_WRAP)
 _FRAME_NAME_WRAP = rules.compiled(rules.FRAME_NAME_WRAP)
+_FRAME_CUT_BLANK = rules.compiled(rules.FRAME_CUT_BLANK)
 _EXCEPTION_WRAP_END = rules.compiled(rules.EXCEPTION_WRAP_END)
 _PREFIX = rules.compiled(rules.PREFIX)
 _LOG_RECORD = rules.compiled(rules.LOG_RECORD)
@@ -194,7 +195,7 @@ def normalize(text: str, meter: Meter | None = None, logged: set[int] | None = N
     text = _RICH_EDGE.sub("", text)
     width = _wrap_width(text)
     for _ in range(rules.FRAME_WRAPS):  # a path broken twice is joined in two passes
-        text, joined = _FRAME_WRAP.subn(r"\1", text)
+        text, joined = _FRAME_WRAP.subn(_frame_joined, text)
         if not joined:
             break
     if width:
@@ -207,16 +208,25 @@ def normalize(text: str, meter: Meter | None = None, logged: set[int] | None = N
     return strip(text)
 
 
+def _frame_joined(cut: re.Match[str]) -> str:
+    """A frame line `rules.FRAME_WRAP` found cut, joined: its blank back where Python prints one
+    (`rules.FRAME_CUT_BLANK`)."""
+    return cut.group(1) + " " if _FRAME_CUT_BLANK.search(cut.group(1)) else cut.group(1)
+
+
 def _wrap_width(text: str) -> int:
     """The width a terminal cut the frame lines at (`rules.EXCEPTION_WRAP_END`): the longest line the first pass of
-    `rules.FRAME_WRAP` joins (one cut after a blank reads shorter: `LINE_END` took the blank), when no line from the
-    first of them on is longer; else 0."""
-    width = max((len(cut.group(1)) for cut in _FRAME_WRAP.finditer(text)), default=0)
-    if not width:
+    `rules.FRAME_WRAP` or `rules.FRAME_NAME_WRAP` joins (a cut after a blank counts it: `rules.FRAME_CUT_BLANK`), when
+    no line from the first of them on is longer; else 0."""
+    cuts = [(cut.start(), len(cut.group(1)) + (cut.group(0) == cut.group(1) + "\n"
+                                               and _FRAME_CUT_BLANK.search(cut.group(1)) is not None))
+            for cut in _FRAME_WRAP.finditer(text)]
+    cuts += [(cut.start(), len(cut.group(1)) + len(cut.group(2))) for cut in _FRAME_NAME_WRAP.finditer(text)]
+    if not cuts:
         return 0
-    first = _FRAME_WRAP.search(text)
-    assert first is not None
-    return width if all(len(line) <= width for line in text[first.start():].split("\n")) else 0
+    width = max(length for _, length in cuts)
+    first = min(start for start, _ in cuts)
+    return width if all(len(line) <= width for line in text[first:].split("\n")) else 0
 
 
 def _exception_unwrapped(text: str, width: int) -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-RULES_VERSION = 44
+RULES_VERSION = 45
 
 CAP = 1 << 16  # characters of a paste read: its last 64 KiB
 CHAIN = 64  # exception lines tried whole, counted from the end of the paste
@@ -157,7 +157,7 @@ _TRACEBACK_WORDS = r"Traceback \(most recent call last\)"  # Python's marker, as
 # own tokens (`_JSON_TOKEN`: a string, a number, `true`, `false`, `null`, punctuation). A record opening or a string
 # alone never stands after five blanks: a frame's code line behind a prefix (`(pid=1) `, a time, pytest's `E   `) is
 # the prefix's separator and Python's four blanks of indentation, which `PREFIX` takes with it (a level padded to
-# eight, `INFO     {`, reads as code too: a known limit). Round nineteen: a string
+# eight, `INFO     {`, is read only as one record closed at its line's end: below). Round nineteen: a string
 # anywhere after `:`, `[`, `,` or `{` was read, and a line of source code holds such strings (a frame's code line
 # `    {"exc_info": "Traceback ...\n..."}[key]`, an IPython cell's `      1 rec = {...}`): frames never printed as
 # frames tied the user's own error beneath them to the library's entry. Each token matches one way, so a line is
@@ -174,15 +174,22 @@ _JSON_STRING = r'"(?:[^"\\\n]|\\[^\n])*"'
 _JSON_TOKEN = (_JSON_STRING + r"|[ \t:,\[\]{}]|(?:-?[0-9][0-9.eE+-]*|true|false|null)(?![A-Za-z0-9_.+-])")
 
 
-def _escaped_traceback(quote: str, string: str, token: str) -> str:
+def _escaped_traceback(quote: str, string: str, token: str, flat: str) -> str:
     """A string written between `quote`s that holds a traceback, where a record stands (see above)."""
     inside = r"(?:[^" + quote + r"\\\n]|\\[^\n])"
-    return (r"((?<![^\n])(?:" + PREFIX + r")?(?:(?:(?<![ \t]{5})[\[{]|[ \t]*" + string + r"[ \t]*:)(?:" + token
-            + r")*?|(?<![ \t]{5})))" + quote + "(" + inside + "*?" + _TRACEBACK_WORDS + r":\\+[rn]" + inside + "*)"
-            + quote)
+    record = r"(?<![ \t]{6})(?<=[ \t]{5})\{(?=(?:" + flat + r"|[{}])*\}[ \t]*(?![^\n]))"  # after a padded level
+    return (r"((?<![^\n])(?:" + PREFIX + r")?(?:(?:(?<![ \t]{5})[\[{]|" + record + r"|[ \t]*" + string
+            + r"[ \t]*:)(?:" + token + r")*?|(?<![ \t]{5})))" + quote + "(" + inside + "*?" + _TRACEBACK_WORDS
+            + r":\\+[rn]" + inside + "*)" + quote)
 
 
-ESCAPED_TRACEBACK = _escaped_traceback('"', _JSON_STRING, _JSON_TOKEN)
+# A record opening after exactly five blanks (`INFO` padded to eight, `%(levelname)-8s`, and its separator) is read when
+# it is one record that closes at its line's end, strings, numbers, literals, `:`, `,` and braces only (`_JSON_FLAT`,
+# `_REPR_FLAT`; no `[`): a frame's code line behind `INFO ` is made of the same five blanks and `{`, and such a line is
+# a dict display of constants, which calls nothing and raises nothing (`{...}[key]`, `{..., "n": [1][5]}` or a call in
+# it stays code). Session 58: a strict xfail of session 52's.
+_JSON_FLAT = _JSON_STRING + r"|[ \t:,]|(?:-?[0-9][0-9.eE+-]*|true|false|null)(?![A-Za-z0-9_.+-])"
+ESCAPED_TRACEBACK = _escaped_traceback('"', _JSON_STRING, _JSON_TOKEN, _JSON_FLAT)
 # A Python dict or string printed as Python writes it (`print(record)`, `logging`'s `%r`, a repr in a log line):
 # `{'levelname': 'ERROR', 'exc_info': 'Traceback (most recent call last):\n  File "..."...'}`. `repr` writes a string
 # that holds a `"` (a traceback's `File "..."`) between single quotes, escaping `\'`, `\\`, `\n`, `\t` and what it
@@ -192,7 +199,9 @@ ESCAPED_TRACEBACK = _escaped_traceback('"', _JSON_STRING, _JSON_TOKEN)
 _REPR_STRING = r"'(?:[^'\\\n]|\\[^\n])*'"
 _REPR_TOKEN = (_REPR_STRING + "|" + _JSON_STRING
                + r"|[ \t:,\[\](){}]|(?:-?[0-9][0-9.eE+-]*|True|False|None)(?![A-Za-z0-9_.+-])")
-REPR_TRACEBACK = _escaped_traceback("'", _REPR_STRING, _REPR_TOKEN)
+_REPR_FLAT = (_REPR_STRING + "|" + _JSON_STRING
+              + r"|[ \t:,]|(?:-?[0-9][0-9.eE+-]*|True|False|None)(?![A-Za-z0-9_.+-])")
+REPR_TRACEBACK = _escaped_traceback("'", _REPR_STRING, _REPR_TOKEN, _REPR_FLAT)
 # Docker's json-file log of plain output (and a log shipper's record of it: fluentd's, a cloud's) writes each line a
 # program printed as one record on a line of its own, the line and its line break one string (`{"log": "  File
 # \"...\", line 3, in f\n", "stream": "stderr", ...}`): a traceback is split over as many records. Such a line, a
@@ -229,6 +238,11 @@ FRAME_WRAP = (r'(?<![^\n])([ \t]*File "(?:[^"\n]*|[^"\n]*"[ \t]*(?=\n[ \t]*,)'
               r'|[^"\n]*"[ \t]*,[ \t]*line[ \t]*[0-9]+[ \t]*(?=\n[ \t]*[0-9,])'
               r'|[^"\n]*"[ \t]*,[ \t]*line[ \t]*[0-9]+[ \t]*,[ \t]*(?:i(?:n[ \t]*)?)?))\n[ \t]*')
 FRAME_WRAPS = 4
+# Where Python's frame line has a blank after a cut FRAME_WRAP joins (after `",`, `line`, `line N,` and `in`), the cut
+# fell right before it or right after it: the join puts it back. When the rest starts with no blank, the terminal cut
+# after the blank, the cut line's last character, which LINE_END took: it counts in the width EXCEPTION_WRAP_END reads
+# (`...run.py", line ` / `120, in main` at 50 columns reads 49 without it). Matched on FRAME_WRAP's group 1 (its end).
+FRAME_CUT_BLANK = r'"[ \t]*,(?:[ \t]*line(?:[ \t]*[0-9]+[ \t]*,(?:[ \t]*in)?)?)?$'
 # The same, broken inside the function's name (the line reads complete): the rest of the name alone on the
 # next line, under the frame line's indent (a web form) or at the line's start (a terminal), never as deep as
 # a source line; only a name that starts lowercase, so a bare exception (`KeyboardInterrupt`) is never one.
@@ -257,11 +271,12 @@ TRACEBACK = _TRACEBACK_WORDS + ":"
 TRACEBACK_END = (r"(?<![^\n])(?:[A-Za-z_][A-Za-z0-9_]*\.)*(?:[A-Za-z_][A-Za-z0-9_]*"
                  r"(?:Error|Exception|Warning|Interrupt|Exit|Iteration|Group)|Failed)(?::[^\n]*|[ \t]*)(?![^\n])")
 # A terminal that cut the frame lines at a width cuts the exception line there too (r192: `...positional argumen` /
-# `t: 'past'`, at 80 columns): when the longest frame line the first pass of FRAME_WRAP joined is W characters
-# (one cut after a blank reads shorter: LINE_END took the blank) and no line from the first of them on is longer
-# than W, an exception line (TRACEBACK_END) of exactly W characters goes on at the next line with nothing between,
-# again while each part is W long; never onto a line this pattern reads: a blank line, a traceback's marker or
-# chaining line (STOP_LINE), a frame line or another exception's line. Round thirty-one.
+# `t: 'past'`, at 80 columns): when the longest frame line the first pass of FRAME_WRAP (or FRAME_NAME_WRAP: cut inside
+# the function's name) joins is W characters (a cut after a blank FRAME_CUT_BLANK reads counts its blank) and no line
+# from the first of them on is longer than W, an exception line (TRACEBACK_END) of exactly W characters goes on at the
+# next line with nothing between, again while each part is W long; never onto a line this pattern reads: a blank line,
+# a traceback's marker or chaining line (STOP_LINE), a frame line or another exception's line. Round thirty-one; the
+# cut after a blank and inside the name, session 58.
 EXCEPTION_WRAP_END = r'(?:' + STOP_LINE + r'|(?<![^\n])[ \t]*File "|' + TRACEBACK_END + r')'
 # The error a paste ended with decides what can be confirmed: its last exception line whose name reads as an
 # exception's (`FATAL_NAME`: not a log's `INFO:`, not a warning printed at shutdown), the earlier lines that say
@@ -709,7 +724,7 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
                      "GROUP_MARGIN": GROUP_MARGIN,
                      "RICH_TOP": RICH_TOP, "RICH_BOTTOM": RICH_BOTTOM,
                      "RICH_FOLD": RICH_FOLD, "RICH_WRAP": RICH_WRAP, "RICH_EDGE": RICH_EDGE, "FRAME_WRAP": FRAME_WRAP,
-                     "EXCEPTION_WRAP_END": EXCEPTION_WRAP_END,
+                     "FRAME_CUT_BLANK": FRAME_CUT_BLANK, "EXCEPTION_WRAP_END": EXCEPTION_WRAP_END,
                      "FRAME_NAME_WRAP": FRAME_NAME_WRAP, "LINK": LINK, "QUOTED": QUOTED,
                      "QUOTE_MARK": QUOTE_MARK, "DIFF_HUNK": DIFF_HUNK, "DIFF_CHANGE": DIFF_CHANGE,
                      "DOCTEST_EXPECTED": DOCTEST_EXPECTED,

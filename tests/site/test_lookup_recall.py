@@ -176,7 +176,10 @@ def test_main_says_when_there_is_no_corpus(tmp_path, capsys):
 # 250 of 314 (rules 44, session 57): an exception line a terminal cut at the width it cut the frame lines at goes on at
 # the next line (r192, hard-wrapped at 80 columns: `...positional argumen` / `t: 'past'`), confirmed right; every other
 # report's outcome is unchanged, as pasted and with its stated release (r192 stays missed with its stated 3.5.0).
-CONFIRMED_RIGHT_AT_LEAST = 250  # 314 reports with an entry
+# 251 of 315: the held-out part twenty-nine (h822-h836, measured on main's lookup before any change) added one report
+# with an entry, confirmed right as found (h822: InfLLM's `patch_hf` reading `MistralAttention.rotary_emb`, the
+# failing line in its frame); its fourteen negatives stay silent, as pasted and with their stated release.
+CONFIRMED_RIGHT_AT_LEAST = 251  # 315 reports with an entry
 
 
 def test_the_real_corpus_is_never_answered_with_a_confirmed_wrong_entry():

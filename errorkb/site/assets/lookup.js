@@ -368,7 +368,10 @@
     const width = wrapWidth(text, R);
     for (let pass = 0; pass < R.frameWraps; pass++) {  // a path broken twice is joined in two passes
       let joined = false;
-      text = text.replace(R.patterns.FRAME_WRAP, (whole, line) => { joined = true; return line; });
+      text = text.replace(R.patterns.FRAME_WRAP, (whole, line) => {  // the blank back where Python prints one
+        joined = true;
+        return R.patterns.FRAME_CUT_BLANK.test(line) ? line + " " : line;
+      });
       if (!joined) break;
     }
     if (width) text = exceptionUnwrapped(text, width, R);
@@ -384,11 +387,12 @@
   /* The width a terminal cut the frame lines at, or 0 (_paste.py:_wrap_width, _rules.py:EXCEPTION_WRAP_END). */
   function wrapWidth(text, R) {
     let first = -1, width = 0;
-    for (const cut of text.matchAll(R.patterns.FRAME_WRAP)) {
-      if (first < 0) first = cut.index;
-      width = Math.max(width, codePoints(cut[1]));
+    const cut = (at, length) => { first = first < 0 ? at : Math.min(first, at); width = Math.max(width, length); };
+    for (const frame of text.matchAll(R.patterns.FRAME_WRAP)) {  // a cut after a blank counts it (FRAME_CUT_BLANK)
+      cut(frame.index, codePoints(frame[1]) + (frame[0] === frame[1] + "\n" && R.patterns.FRAME_CUT_BLANK.test(frame[1]) ? 1 : 0));
     }
-    if (!width) return 0;
+    for (const frame of text.matchAll(R.patterns.FRAME_NAME_WRAP)) cut(frame.index, codePoints(frame[1]) + codePoints(frame[2]));
+    if (first < 0) return 0;
     return text.slice(first).split("\n").every((line) => codePoints(line) <= width) ? width : 0;
   }
 
