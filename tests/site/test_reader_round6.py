@@ -155,3 +155,40 @@ def test_an_older_pass_without_a_claim_reads_on_the_page_as_it_did(project):
     before = {r["device"]: r for r in api["verification"] if r["role"] == "before"}
     assert before["cuda"]["claim"] is None and before["cuda"]["reason"] == NOW, before["cuda"]
     assert before["cpu"]["reason"] == f"{SEEN}, as worded in 4.43 – 4.53", before["cpu"]
+
+
+# -- 4. the version matrix's file keeps the claim its records keep -----------------------------------------------
+
+MATRIX_PATCH = ("the matrix file's `Verdicts` (errorkb/results/matrix.py, redsite19's) keeps no claim and "
+                "errorkb/verify/matrix.py's `collect` copies none: /work/brief/reader6-matrix.patch adds both and "
+                "removes this mark")
+
+
+@pytest.mark.xfail(strict=True, reason=MATRIX_PATCH)
+def test_the_matrix_file_keeps_a_passes_claim_and_its_states_word_it_now():
+    from errorkb.results.matrix import MatrixFile, release_states
+
+    stamp = "2026-12-07T05:00:00+00:00"
+    before = {"outcome": "pass", "code": "raised-as-documented", "reason": f"{SEEN}, as worded from 4.43 to 4.53",
+              "wording": 1, "claim": {"releases": RANGE}}
+    matrix = MatrixFile.model_validate({
+        "package": "transformers", "updated": stamp, "releases": [{"release": "4.46.1", "ran": True, "measured": stamp}],
+        "results": [{"entry": "e", "release": "4.46.1", "before": before, "digest": "d", "measured": stamp}]})
+    assert matrix.results[0].before is not None and matrix.results[0].before.claim == Worded(releases=RANGE)
+    again = MatrixFile.model_validate(json.loads(matrix.text()))
+    assert again == matrix
+    said = [one.before for one in release_states("e", matrix) or []]
+    assert said == [f"{SEEN}, as worded in 4.43 – 4.53"], said
+
+
+@pytest.mark.xfail(strict=True, reason=MATRIX_PATCH)
+def test_a_matrix_run_writes_the_claim_its_records_keep(project):
+    from errorkb.core.load import load_project_entries
+    from errorkb.core.project import load_project
+    from errorkb.verify.matrix import collect
+
+    entries = [one.entry for one in load_project_entries(load_project(project)).entries if one.entry.id == ENTRY]
+    before = CheckRecord.model_validate(record(project, ENTRY, "before", FILES["before"], target="upstream",
+                                               reason=STORED[0]) | {"wording": 1, "claim": CLAIM, "release": "4.46.1"})
+    found = collect(entries, "4.46.1", [before], lambda path: None, {ENTRY: "d"})
+    assert [one.before.claim for one in found if one.before] == [Worded(**CLAIM)], found
