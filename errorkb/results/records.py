@@ -239,18 +239,32 @@ class Worded(_Record):
 WORDED = ", as worded "
 
 
+# An absolute path into an installed environment, as an exception's message names a file ("(/home/me/venv/lib/
+# python3.11/site-packages/x/y.py)"): the folder up to `site-packages/` is the machine's, and differs per machine and
+# per release's environment (the version matrix's `<cache>/matrix/<dist>-<release>/`); shown from there on.
+_INSTALLED = re.compile(r"(?<![\w.~:/-])(?:/[^\s/'\"()<>\[\]]+)+?/((?:site|dist)-packages/)")
+
+
+def unrooted(text: str) -> str:
+    """`text` with each absolute path into an installed environment said from its `site-packages/` on
+    ("…/site-packages/x/y.py"), as the verifier writes a traceback's files without this machine's folders: what a
+    reader is shown of a stored reason or a captured message, and what two records of one failure compare on."""
+    return _INSTALLED.sub(r"…/\1", text) if "-packages/" in text else text
+
+
 def said_of(code: str, reason: str, claim: Claim | Worded | None) -> str:
     """Why a verdict is what it is, as a reader is told it now (`CheckRecord.said`): a not-applicable `Claim` worded
     now; a `Worded` claim worded now after the judge's observation (the stored reason up to `WORDED`, which the judge
     put before the words of its day); a record with no claim, its stored reason with any range the verifier's own
-    sentence named in words (`worded`)."""
+    sentence named in words (`worded`); any path into an installed environment from its `site-packages/` on
+    (`unrooted`)."""
     if isinstance(claim, Claim):
         return claim.words
     if isinstance(claim, Worded):
         first, newline, rest = reason.partition("\n")
         at = first.rfind(WORDED)
-        return f"{first[:at] if at >= 0 else first}{WORDED}{claim.where}{newline}{rest}"
-    return worded(code, reason)
+        return unrooted(f"{first[:at] if at >= 0 else first}{WORDED}{claim.where}{newline}{rest}")
+    return unrooted(worded(code, reason))
 
 
 # A release specifier as a verifier wrote one into a reason before reasons were worded (">=4.45", ">=4.39,<4.41",
@@ -361,4 +375,4 @@ class CheckRecord(_Record):
 
 __all__ = ["BUNDLED", "PASSES", "TARGETS", "UPSTREAM", "WORDED", "ApiFacts", "Calls", "CheckRecord", "Claim", "Code",
            "DeviceBasis", "ExceptionInfo", "Exit", "Outcome", "RaisedCall", "Site", "Start", "Worded", "check_id",
-           "said_of", "worded"]
+           "said_of", "unrooted", "worded"]

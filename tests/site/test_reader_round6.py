@@ -192,3 +192,85 @@ def test_a_matrix_run_writes_the_claim_its_records_keep(project):
                                                reason=STORED[0]) | {"wording": 1, "claim": CLAIM, "release": "4.46.1"})
     found = collect(entries, "4.46.1", [before], lambda path: None, {ENTRY: "d"})
     assert [one.before.claim for one in found if one.before] == [Worded(**CLAIM)], found
+
+
+# -- 5. a path of the machine that ran a check is no part of what a reader compares or reads ------------------------
+# The version matrix's reasons quote each release's environment ("(/work/main/.errorkb-cache/matrix/transformers-
+# 4.36.2/lib/python3.11/site-packages/transformers/cache_utils.py)"): the story of releases, folding runs on the
+# reason, said one line per release (19 for one entry, each naming this machine's folders), and 21 entry pages showed
+# those folders; a captured message named the checkout's `.venv`.
+
+ENV = "/work/main/.errorkb-cache/matrix/transformers-{}/lib/python3.11/site-packages/transformers/cache_utils.py"
+INSTALLED = re.compile(r"/[^\s/'\"()]+/(?:site|dist)-packages/")  # an absolute folder before the environment's own
+
+
+@pytest.mark.parametrize(("text", "shown"), [
+    (f"raised ImportError: cannot import name 'X' from 'transformers.cache_utils' ({ENV.format('4.36.2')}); expected "
+     "AttributeError", "raised ImportError: cannot import name 'X' from 'transformers.cache_utils' (…/site-packages/"
+     "transformers/cache_utils.py); expected AttributeError"),
+    ("No module named x: '/usr/lib/python3/dist-packages/a/b.py'", "No module named x: '…/dist-packages/a/b.py'"),
+    ("see https://example.org/a/site-packages/b", "see https://example.org/a/site-packages/b"),  # an address
+    ("relative site-packages/x.py and C:/x/site-packages/y.py", "relative site-packages/x.py and C:/x/site-packages/y.py"),
+])
+def test_a_path_into_an_installed_environment_is_said_from_its_packages_folder_on(text, shown):
+    from errorkb.results.records import unrooted
+
+    assert unrooted(text) == shown
+
+
+def test_records_of_one_failure_in_two_releases_environments_are_one_to_a_reader():
+    reasons = [f"raised ImportError: cannot import name 'X' ({ENV.format(release)}); expected AttributeError"
+               for release in ("4.36.2", "4.37.2")]
+    keys = {_record(reason, None, code="wrong-exception", outcome="fail").because for reason in reasons}
+    assert len(keys) == 1 and "/work/" not in next(iter(keys))[2], keys
+
+
+def test_the_matrix_story_folds_the_releases_one_failure_spans():
+    from errorkb.core.project import load_project
+    from errorkb.results.matrix import read_matrix, release_states
+    from errorkb.site.render import release_story
+    from tests.kb import ROOT
+
+    matrix = read_matrix(load_project(ROOT))
+    assert matrix is not None
+    story = release_story(release_states("cache-append-new-layers-removed", matrix) or [])
+    assert story[0].releases == "4.36.2 – 4.53.3" and "(…/site-packages/transformers/cache_utils.py)" in story[0].why, \
+        story[:3]
+    named = {(entry, line.why) for entry in {r.entry for r in matrix.results}
+             for line in release_story(release_states(entry, matrix) or []) if INSTALLED.search(line.why)}
+    assert not named, sorted(named)[:3]
+
+
+def test_no_page_shows_the_folders_of_the_machine_that_verified(real_page_sources):
+    found = {path: text[max(0, m.start() - 80):m.end() + 40] for path, text in real_page_sources.items()
+             if (m := INSTALLED.search(text))}
+    assert not found, found
+
+
+def test_a_captured_message_shows_no_folder_of_the_machine_that_ran_it(project):
+    where = "/home/ci/venv/lib/python3.11/site-packages/transformers/__init__.py"
+    message = f"cannot import name 'HybridCache' from 'transformers' ({where})"
+    captured = {"type": "ImportError", "message": message,
+                "traceback": f"Traceback (most recent call last):\n  File \"before.py\"\nImportError: {message}\n"}
+    checks = [record(project, ENTRY, role, file, reason="raised ImportError at the use of x",
+                     exception=captured if role == "before" else None) for role, file in FILES.items()]
+    write_report(project, checks)
+    _, files = pages_of(project)
+    page = next(f.content for f in files if f.path == f"errors/transformers/{ENTRY}.md")
+    assert "(…/site-packages/transformers/__init__.py)" in page and "/home/ci/" not in page, page
+
+
+def test_no_file_of_the_site_shows_them():
+    """The JSON API too: its records' reasons (`shown_record`) and what the version matrix measured (`versions`)."""
+    from errorkb.core.load import load_project_entries
+    from errorkb.core.project import load_project
+    from errorkb.results.report import read_reports
+    from errorkb.site.files import site_files
+    from tests.kb import ROOT
+
+    project = load_project(ROOT)
+    reports, _ = read_reports(ROOT / "reports", ("cpu", "cuda"))
+    _, files = site_files(project, load_project_entries(project), reports)
+    found = {f.path: f.content[max(0, m.start() - 80):m.end() + 40] for f in files
+             if isinstance(f.content, str) and (m := INSTALLED.search(f.content))}
+    assert len(files) > 100 and not found, found
