@@ -37,7 +37,7 @@ from errorkb.core.project import Project
 from errorkb.core.snippets import AFTER, BEFORE
 from errorkb.results import store
 from errorkb.results.keys import holds
-from errorkb.results.records import Code, Outcome, worded
+from errorkb.results.records import Code, Outcome, said_of
 from errorkb.results.report import (
     NEVER,
     UNKNOWN_FIELD,
@@ -671,7 +671,7 @@ _ELSEWHERE = {Code.WRONG_RAISE_SITE, Code.OTHER_ENTRY, Code.NOT_THE_LIBRARY}
 class ReleaseState:
     release: str
     state: State
-    before: str | None = None  # the before's reason there (first line, `records.worded`), None when none was recorded
+    before: str | None = None  # the before's reason there (first line, `records.said_of`), None when none was recorded
     after: Outcome | None = None  # the after's outcome there
     wording: int | None = None  # which wording was raised (0: the entry's own)
 
@@ -690,7 +690,7 @@ def release_states(entry_id: str, matrix: MatrixFile) -> list[ReleaseState] | No
             states.append(ReleaseState(release, State.NOT_RUN, why.splitlines()[0] if why else None))
             continue
         before, after = result.before, result.after
-        said = worded(before.code, before.reason).splitlines()[0] if before.reason else None  # in today's words
+        said = said_of(before.code, before.reason, None).splitlines()[0] if before.reason else None  # in today's words
         states.append(ReleaseState(release, _state(before, after), said, after.outcome if after else None,
                                    before.wording))
     return states

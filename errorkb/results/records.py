@@ -5,6 +5,8 @@
                  exit status) read codes, never the human-readable reason.
 - `Claim`        where the entry says its error raises, as a not-applicable record keeps it: a claim, worded
                  when a reader is shown it (`CheckRecord.said`), never the words of the day a verifier ran.
+- `Worded`       where the entry says the wording a before raised is worded so (a release range, a device), as a
+                 pass through another of its wordings keeps it: worded when shown, as a `Claim` is.
 - `CheckRecord`  one check in a report, with what the check's process observed (`ExceptionInfo`,
                  `Calls`, `Exit`...), what it was made from (`inputs`), and whether it came from a
                  run or from the verdict cache (`cached`, with `recorded_at` and `verified_at`).
@@ -18,9 +20,9 @@ from __future__ import annotations
 
 import re
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from errorkb.core.project import BUNDLED, TARGETS, UPSTREAM
 from errorkb.core.snippets import Role
@@ -214,6 +216,57 @@ class Claim(_Record):
         return f"{self.library} {self.release} does not raise this error (it raises in {where})"
 
 
+class Worded(_Record):
+    """Where the wording a before raised says it is worded so, as the judge read it from the entry (the wording's
+    `releases`, a specifier, and `device`): what a pass through another of the entry's wordings rests on. Kept as the
+    entry states it, so every view words it when it shows it (`words`) and two records of one wording are one,
+    whatever words the verifier of the day chose for their `reason`."""
+
+    releases: str | None = Field(None, max_length=1000)  # the wording's `releases`, a specifier (None: any release)
+    device: str | None = Field(None, max_length=100)  # the wording's `device` (None: any device)
+
+    @property
+    def where(self) -> str:
+        """The claim as a reader reads it, worded now ("in 4.43 – 4.53 on <device>"): what follows `WORDED` after the
+        judge's observation in the sentence every view says (`said_of`)."""
+        where = [part for part in (f"in {release_words(self.releases)}" if self.releases else "",
+                                   f"on {self.device}" if self.device else "") if part]
+        return " ".join(where) or "otherwise"
+
+
+# What joins the judge's observation ("raised X from f (line 3)") to a `Worded` claim's words in a pass's reason: the
+# judge writes it, `said` reads the observation up to it, so the words after it are never read as text.
+WORDED = ", as worded "
+
+
+# An absolute path into an installed environment, as an exception's message names a file ("(/home/me/venv/lib/
+# python3.11/site-packages/x/y.py)"): the folder up to `site-packages/` is the machine's, and differs per machine and
+# per release's environment (the version matrix's `<cache>/matrix/<dist>-<release>/`); shown from there on.
+_INSTALLED = re.compile(r"(?<![\w.~:/-])(?:/[^\s/'\"()<>\[\]]+)+?/((?:site|dist)-packages/)")
+
+
+def unrooted(text: str) -> str:
+    """`text` with each absolute path into an installed environment said from its `site-packages/` on
+    ("…/site-packages/x/y.py"), as the verifier writes a traceback's files without this machine's folders: what a
+    reader is shown of a stored reason or a captured message, and what two records of one failure compare on."""
+    return _INSTALLED.sub(r"…/\1", text) if "-packages/" in text else text
+
+
+def said_of(code: str, reason: str, claim: Claim | Worded | None) -> str:
+    """Why a verdict is what it is, as a reader is told it now (`CheckRecord.said`): a not-applicable `Claim` worded
+    now; a `Worded` claim worded now after the judge's observation (the stored reason up to `WORDED`, which the judge
+    put before the words of its day); a record with no claim, its stored reason with any range the verifier's own
+    sentence named in words (`worded`); any path into an installed environment from its `site-packages/` on
+    (`unrooted`)."""
+    if isinstance(claim, Claim):
+        return claim.words
+    if isinstance(claim, Worded):
+        first, newline, rest = reason.partition("\n")
+        at = first.rfind(WORDED)
+        return unrooted(f"{first[:at] if at >= 0 else first}{WORDED}{claim.where}{newline}{rest}")
+    return unrooted(worded(code, reason))
+
+
 # A release specifier as a verifier wrote one into a reason before reasons were worded (">=4.45", ">=4.39,<4.41",
 # "<4.42 || >=4.54"): the only text `worded` ever replaces, and only where the verifier's own sentence put it.
 _SPECIFIER = r"(?:[<>=!~]=?=?\s*\d+(?:\.\d+)*(?:\.\*)?)(?:\s*(?:,|\|\|)\s*[<>=!~]=?=?\s*\d+(?:\.\d+)*(?:\.\*)?)*"
@@ -277,14 +330,26 @@ class CheckRecord(_Record):
     # A standing report keeps records of checks a run did not repeat, so one report may hold several verifiers'.
     verifier: str | None = Field(None, max_length=40)
     errorkb: str | None = Field(None, max_length=40)
-    # A not-applicable record's claim (None: another reason, or a record written before records kept it).
-    claim: Claim | None = None
+    # What the reason rests on, as the entry states it: a not-applicable record's `Claim`, a pass through another of
+    # the entry's wordings its `Worded` (None: another reason, or a record written before records kept it).
+    claim: Claim | Worded | None = None
+
+    @model_validator(mode="after")
+    def _claim_fits(self) -> Self:
+        # A claim says why this code's verdict is what it is: a `Claim` on a pass would tell a reader the error is
+        # not raised, a `Worded` on a failure that it was (a hand-edited or merged-wrong report), so neither loads.
+        explains = {Claim: Code.NOT_APPLICABLE, Worded: Code.RAISED_AS_DOCUMENTED}
+        if self.claim is not None and explains[type(self.claim)] is not self.code:
+            raise ValueError(f"its {type(self.claim).__name__} claim explains a verdict of code "
+                             f"{explains[type(self.claim)].value}, and this record's code is {self.code.value}: "
+                             f"remove its `claim`, or re-verify the check")
+        return self
 
     @property
     def said(self) -> str:
         """Why, as a reader is told it now: the claim worded now where the record keeps one, else the stored reason
-        with any range the verifier's sentence named in words (`worded`). What every view shows, never `reason`."""
-        return self.claim.words if self.claim is not None else worded(self.code, self.reason)
+        with any range the verifier's sentence named in words (`said_of`). What every view shows, never `reason`."""
+        return said_of(self.code, self.reason, self.claim)
 
     @property
     def because(self) -> tuple[Outcome, Code, str]:
@@ -308,5 +373,6 @@ class CheckRecord(_Record):
         return self.recorded_at or self.verified_at
 
 
-__all__ = ["BUNDLED", "PASSES", "TARGETS", "UPSTREAM", "ApiFacts", "Calls", "CheckRecord", "Claim", "Code",
-           "DeviceBasis", "ExceptionInfo", "Exit", "Outcome", "RaisedCall", "Site", "Start", "check_id", "worded"]
+__all__ = ["BUNDLED", "PASSES", "TARGETS", "UPSTREAM", "WORDED", "ApiFacts", "Calls", "CheckRecord", "Claim", "Code",
+           "DeviceBasis", "ExceptionInfo", "Exit", "Outcome", "RaisedCall", "Site", "Start", "Worded", "check_id",
+           "said_of", "unrooted", "worded"]

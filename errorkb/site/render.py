@@ -45,7 +45,7 @@ from errorkb.lookup.build import (
 from errorkb.plugs import runtime_for
 from errorkb.results.keys import STALE_WHY, project_inputs
 from errorkb.results.matrix import ReleaseState, State
-from errorkb.results.records import TARGETS, CheckRecord, Outcome
+from errorkb.results.records import TARGETS, CheckRecord, Outcome, unrooted
 from errorkb.results.report import Report
 from errorkb.site import escape, evidence, picture
 from errorkb.site.inert import inert, inert_line
@@ -211,9 +211,18 @@ def link(source: str, target: str) -> Markup:
 def shown_record(record: CheckRecord) -> CheckRecord:
     """The record as every view of it reads it (badges, tables, hover text, the terminal, the JSON API): its `reason`
     the words of now (`CheckRecord.said`: a claim worded today, an older record's range in words), never the words a
-    verifier chose on its day; what it was judged on (outcome, code, claim) as stored."""
-    said = record.said
-    return record if said == record.reason else record.model_copy(update={"reason": said})
+    verifier chose on its day; its captured message and traceback without the folders of the machine that ran it
+    (`unrooted`: the traceback's files are the verifier's already, a message's path is the error's own); what it was
+    judged on (outcome, code, claim) as stored."""
+    update: dict[str, object] = {}
+    if (said := record.said) != record.reason:
+        update["reason"] = said
+    error = record.exception
+    if error is not None:
+        shown = {"message": unrooted(error.message), "traceback": unrooted(error.traceback or "") or error.traceback}
+        if shown != {"message": error.message, "traceback": error.traceback}:
+            update["exception"] = error.model_copy(update=shown)
+    return record.model_copy(update=update) if update else record
 
 
 def build_pages(project: Project, loaded: list[LoadedEntry], results: dict[str, CheckRecord]) -> list[EntryPage]:
@@ -472,7 +481,8 @@ def _environment() -> jinja2.Environment:
     env.filters.update(inert=lambda text: Markup(inert(text)), line=lambda text: Markup(inert_line(text)),
                        code=escape.code, url=escape.url,
                        attr=escape.attribute, yaml=escape.front_matter, fragment=escape.fragment, fence=fence,
-                       num=lambda value: Markup(f"{float(value):.6g}"), short=shortened)
+                       num=lambda value: Markup(f"{float(value):.6g}"), short=shortened,
+                       unrooted=unrooted)  # a stored reason the page shows outside a record (`shown_record`)
     env.globals.update(link=link, page_path=page_path, reading_title=reading_title, api_path=api_path,
                        words=evidence.OUTCOME_WORDS, library_release=evidence.library_release,
                        picture_words=picture.WORDS, html_link=html_link,
@@ -749,7 +759,7 @@ def entry_document(page: EntryPage) -> dict[str, object]:
         "snippets": {role: {"file": page.snippet_paths[role], "sha256": s.sha256, "code": s.full}
                      for role, s in page.snippets.items()},
         "badges": [_badge_json(b) for b in badges(page)],
-        "versions": dataclasses.asdict(page.versions) if page.versions else None,
+        "versions": _versions_json(page.versions) if page.versions else None,
         "verification": [
             record.model_dump(mode="json", include={"id", "role", "target", "device", "outcome", "code", "reason",
                                                     "claim", "verified_at", "snippet_sha256", "environment",
@@ -758,6 +768,15 @@ def entry_document(page: EntryPage) -> dict[str, object]:
             for record in page.records
         ],
     }
+
+
+def _versions_json(versions: VersionRange) -> dict[str, object]:
+    """What the version matrix measured, as the page says it: a stored reason without the machine's folders."""
+    found = dataclasses.asdict(versions)
+    for name in ("fixed_reason", "not_run"):
+        if isinstance(found.get(name), str):
+            found[name] = unrooted(found[name])
+    return found
 
 
 def _badge_json(badge: evidence.Badge) -> dict[str, object]:

@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING
 
 from errorkb.core.entry import Wording
 from errorkb.core.message import MessageTemplate
-from errorkb.core.words import release_words
 from errorkb.plugs import Runtime
 from errorkb.verify.plan import Check, Claim
 from errorkb.verify.records import (
+    WORDED,
     Calls,
     Code,
     DeviceBasis,
@@ -32,6 +32,7 @@ from errorkb.verify.records import (
     Start,
     Status,
     Verdict,
+    Worded,
     not_run,
 )
 
@@ -310,9 +311,13 @@ def _judge_before(check: Check, seen: Observation) -> Verdict:
     elif wording.function and start and start.where == "snippet":
         where = (f"by Python in {start.code or 'the snippet'} (line {start.line}), the user's code "
                  f"{wording.function} called")
-    worded = "" if index == 0 else f", as worded {_worded(wording)}"
-    return Verdict(outcome=Outcome.PASS, code=Code.RAISED_AS_DOCUMENTED,
-                   reason=f"raised {judged.type} {where}{worded}", wording=index)
+    said = f"raised {judged.type} {where}"
+    if index == 0:
+        return Verdict(outcome=Outcome.PASS, code=Code.RAISED_AS_DOCUMENTED, reason=said, wording=index)
+    # Through another wording: the record keeps where the entry says it is worded so, and views word it then.
+    claim = Worded(releases=wording.releases, device=wording.device)
+    return Verdict(outcome=Outcome.PASS, code=Code.RAISED_AS_DOCUMENTED, reason=f"{said}{WORDED}{claim.where}",
+                   wording=index, claim=claim)
 
 
 def _claimed_elsewhere(check: Check, error: ExceptionInfo, message: str, wording: Wording) -> Claim | None:
@@ -394,12 +399,6 @@ def _place(start: Start) -> str:
         return f"{start.code or '?'}, called by {start.function} (line {start.line}), in an entry not marked implicit"
     name = (start.file or "?").rsplit("/", 1)[-1]
     return f"{start.code or '?'} ({name}:{start.line}), outside the target"
-
-
-def _worded(wording: Wording) -> str:
-    where = [part for part in (f"in {release_words(wording.releases)}" if wording.releases else "",
-                               f"on {wording.device}" if wording.device else "") if part]
-    return " ".join(where) or "otherwise"
 
 
 def _judge_after(check: Check, seen: Observation, runtime: Runtime) -> Verdict:

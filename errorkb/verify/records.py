@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from errorkb.results.records import (
     PASSES,
+    WORDED,
     ApiFacts,
     Calls,
     CheckRecord,
@@ -31,6 +32,7 @@ from errorkb.results.records import (
     RaisedCall,
     Site,
     Start,
+    Worded,
 )
 
 
@@ -55,6 +57,9 @@ class Verdict(BaseModel):
     cacheable: bool = True  # False when a rerun could come out otherwise (the machine's moment)
     wording: int | None = None  # which wording of the error matched: 0 the entry's own, i its also_seen_as[i-1]
     device_basis: DeviceBasis | None = None  # a pass on a device: which device evidence it rests on
+    # A pass through another of the entry's wordings: where that wording says it is worded so, which its record keeps
+    # (`CheckRecord.claim`) and every view words when it shows it; the reason says it in the words of the day.
+    claim: Worded | None = None
 
 
 def not_run(code: Code, reason: str) -> Verdict:
@@ -89,5 +94,5 @@ class Observation(_Record):
         return self
 
 
-__all__ = ["ApiFacts", "Calls", "CheckRecord", "Code", "DeviceBasis", "ExceptionInfo", "Exit", "Observation", "Outcome",
-           "PASSES", "RaisedCall", "Site", "Start", "Status", "Verdict", "not_run"]
+__all__ = ["WORDED", "ApiFacts", "Calls", "CheckRecord", "Code", "DeviceBasis", "ExceptionInfo", "Exit", "Observation",
+           "Outcome", "PASSES", "RaisedCall", "Site", "Start", "Status", "Verdict", "Worded", "not_run"]
