@@ -27,13 +27,15 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, computed_field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, computed_field, model_validator
 
 from errorkb.core.problems import quoted
+from errorkb.results import kept as format_
 from errorkb.results import store
 from errorkb.results.records import CheckRecord, Code, Outcome
 
 SCHEMA = 2
+MINOR = format_.MINOR  # the format: `errorkb.results.kept` says what a newer minor or major is
 VERIFIER_VERSION = "2"
 # The only report files the site reads, in reports/: the standing report (`errorkb verify`) and one
 # per accelerator kind of the runtime, `<device>.json`, written where that device is (the GPU
@@ -53,12 +55,20 @@ class Report(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
     schema_version: int = Field(default=SCHEMA, alias="schema")
+    minor: int = Field(default=MINOR, ge=0, strict=True)  # the format's minor (`errorkb.results.kept`)
     verifier: str = Field(VERIFIER_VERSION, max_length=40)  # a version, quoted by the merge and the site
     created: str
     environment: dict[str, Any]
     targets: dict[str, str]  # target → fingerprint
     run: dict[str, Any] | None = None  # how this report was made: isolation, shard, cache hits
     checks: list[CheckRecord]
+    # The header's fields of a newer minor this errorkb does not know, written back (`errorkb.results.kept`).
+    _kept: format_.Kept = PrivateAttr(default_factory=format_.Kept)
+
+    def keeping(self, *sources: Report | None) -> Report:
+        """This report, keeping the header fields of a newer minor that `sources` (the files it merges) kept."""
+        self._kept = format_.carried(*(source._kept for source in sources if source is not None))
+        return self
 
     @model_validator(mode="before")
     @classmethod
@@ -95,11 +105,11 @@ class Report(BaseModel):
         return counts
 
     def text(self) -> str:
-        header = self.model_dump(mode="json", by_alias=True, exclude={"checks"})
+        dumped = self.model_dump(mode="json", by_alias=True, exclude={"checks"})
+        header = format_.said(dumped, self._kept, self.checks, vars(self))
         own = {"verifier"}  # a record's verifier is written only where it is not the report's
-        return lines_text(header, {"checks": [
-            record.model_dump_json(exclude_none=True, exclude=own if record.verifier == self.verifier else None)
-            for record in self.checks]})
+        return lines_text(header, {"checks": [format_.record_text(record, record.model_dump_json(
+            exclude_none=True, exclude=own if record.verifier == self.verifier else None)) for record in self.checks]})
 
     def write(self, path: Path) -> None:
         """Replace `path` with this report alone (a file of its own: a shard's, a merge's output).
@@ -173,7 +183,12 @@ def parse_report(text: str, path: Path) -> Report:
                           "one can neither read nor merge it); move it away, then errorkb verify writes it anew",
                           advised=True)
     try:
-        report = Report.model_validate(data)
+        minor = format_.minor_of(data)
+    except format_.FormatError as error:
+        raise ReportError(f"{path}: not a verification report ({error}); restore the file from the run that wrote "
+                          "it", advised=True) from None
+    try:
+        report, kept = _validated(data, minor)
     except ValidationError as error:
         first = first_error(error)
         where = ".".join(str(part) for part in first["loc"])
@@ -185,6 +200,7 @@ def parse_report(text: str, path: Path) -> Report:
                               advised=True) from None
         raise ReportError(f"{path}: not a verification report ({error.error_count()} problems; {where}{line}: "
                           f"{first['msg']})") from None
+    report._kept = kept
     for index, check in enumerate(report.checks):
         if check.id != check.named:  # another check's verdict under this id, or a second one of its own
             line = _line_of(text, check.id)
@@ -195,10 +211,27 @@ def parse_report(text: str, path: Path) -> Report:
     return report
 
 
-# A field of this schema's file that this errorkb's model has not: a newer errorkb's, which the file keeps (it is
-# refused, never rewritten without it), or a hand's.
-UNKNOWN_FIELD = ("a field this errorkb does not know: written by a newer errorkb? upgrade errorkb to read it; by a "
-                 "hand? remove the field")
+def _validated(data: dict[str, Any], minor: int) -> tuple[Report, format_.Kept]:
+    """The report in `data`, and the fields of a newer minor it does not know, taken out and
+    kept for its rewrite (`errorkb.results.kept`); `ValidationError` for anything else, or an unknown field in a
+    file of a minor this errorkb reads whole."""
+    try:
+        return Report.model_validate(data), format_.Kept(minor)
+    except ValidationError as error:
+        found = format_.unknown_fields(error) if minor > MINOR else None
+        if found is None:
+            raise
+        header, objects = format_.without_unknown(data, found)
+    report = Report.model_validate(data)
+    format_.keep_objects(report, minor, objects)
+    return report, format_.Kept(minor, header)
+
+
+# A field of this format's file that this errorkb's model has not, in a file of a minor it reads whole (a newer
+# minor's fields are kept: `errorkb.results.kept`): a hand's, or a damaged file's.
+UNKNOWN_FIELD = (f"a field format {SCHEMA}.{MINOR} does not have, in a file that says it is of that format or an "
+                 "earlier one: by a hand? remove the field; by a newer errorkb that did not say its format? upgrade "
+                 "errorkb to read it")
 
 
 def first_error(error: ValidationError) -> Any:
@@ -487,7 +520,7 @@ def merge(reports: list[Report], names: Sequence[str] | None = None) -> Report:
     environment = reports[-1].environment if reports else {}
     checks = sorted(results.values(), key=lambda record: record.id)
     return Report(verifier=verifier, created=now(), environment=environment, targets=targets, checks=checks,
-                  run={"merged": len(reports)})
+                  run={"merged": len(reports)}).keeping(*reports)
 
 
 def one_verifier(named: Sequence[tuple[str, Report]]) -> str:
@@ -659,4 +692,4 @@ def update_standing(previous: Report | None, fresh: Report, known_entries: set[s
     kept = sorted((record for record in merged.values() if record.entry in known_entries), key=lambda r: r.id)
     observed = fresh if any(record.environment for record in fresh.checks) else previous
     return Report(created=fresh.created, environment=observed.environment,
-                  targets={**previous.targets, **fresh.targets}, checks=kept, run=observed.run)
+                  targets={**previous.targets, **fresh.targets}, checks=kept, run=observed.run).keeping(previous, fresh)
