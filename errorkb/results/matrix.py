@@ -325,8 +325,11 @@ def matrix_problem(project: Project) -> str | None:
     try:
         load_matrix(matrix_path(project), project.library.dist)
     except MatrixError as error:
-        return f"{error}; the site shows no version ranges until it is restored or regenerated"
+        return f"{error}; {NO_RANGES}"
     return None
+
+
+NO_RANGES = "the site shows no version ranges until it is restored or regenerated"
 
 
 def merged(old: MatrixFile | None, package: str, releases: Iterable[ReleaseStatus],

@@ -308,11 +308,14 @@ def later_verifier_than(version: str, than: str) -> bool:
     return bool(plain.fullmatch(version) and plain.fullmatch(than)) and int(version) > int(than)
 
 
-def read_reports(folder: Path, devices: Sequence[str], now: datetime | None = None) -> tuple[list[Report], list[str]]:
+def read_reports(folder: Path, devices: Sequence[str], now: datetime | None = None,
+                 reader: Callable[[Path], Report] | None = None) -> tuple[list[Report], list[str]]:
     """The reports the site expects in `folder` (`report_files(devices)`), and a message for each
     file or record left out: another file, an unreadable one, a record dated in the future, a pass on a
     device other than the host's (`devices[0]`) that carries no device evidence (`unproven_on_device`);
-    and for environment values shown cut (`ENVIRONMENT_SHOWN`)."""
+    and for environment values shown cut (`ENVIRONMENT_SHOWN`). `reader`: how one file is read (`read_report`;
+    `mkdocs serve` keeps the last good read of a file read while it is being written: `errorkb.site.live`)."""
+    reader = reader or read_report
     reports, problems, read, ignored = [], [], [], []
     moment = now or datetime.now(UTC)
     expected = report_files(devices)
@@ -321,7 +324,7 @@ def read_reports(folder: Path, devices: Sequence[str], now: datetime | None = No
             ignored.append(path)
             continue
         try:
-            report = read_report(path)
+            report = reader(path)
         except ReportError as error:
             problems.append(str(error) if error.advised else f"{error}; {SITE_RECOVER.format(path=path)}")
             continue
