@@ -82,3 +82,21 @@ def test_one_word_as_long_as_a_field_may_be_is_checked_in_linear_time(tail):
     said = lookalike(text)
     assert time.perf_counter() - started < 1
     assert (said is not None) == bool(tail)
+
+
+# -- mkdocs.yml's site_url, read as MkDocs reads it ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("lines", "expected"), [
+    ('site_url: "https://old.example.org/kb/"\nsite_url: https://new.example.org/kb/\n', "https://new.example.org/kb/"),
+    ("site_url: https://example.org/kb/\nsite_url: javascript:alert(1)\n", None),
+    ("site_url: javascript:alert(1)\n", None),
+    ("site_url: https://example.org/kb/\nnav:\n  - site_url: https://nested.example.org/\n", "https://example.org/kb/"),
+])
+def test_the_site_url_errorkb_links_to_is_the_one_mkdocs_publishes_to(tmp_path, lines, expected):
+    """A key repeated in mkdocs.yml: YAML (MkDocs) takes the last, and errorkb read the first, so every link the
+    CLI and the hook printed pointed at the site MkDocs no longer publishes; and never a `javascript:` address."""
+    make_project(tmp_path)
+    (tmp_path / "mkdocs.yml").write_text(f"site_name: kb\n{lines}", encoding="utf-8")
+    url = load_project(tmp_path).site_url
+    assert url == expected
