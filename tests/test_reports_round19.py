@@ -190,3 +190,47 @@ def test_a_header_object_s_newer_field_stays_with_it_and_never_outlives_it(tmp_p
     written = json.loads(path.read_text(encoding="utf-8"))
     assert "shard" not in written and written["hosts"] == ["runner-a"]
     assert files.load_matrix(path) is not None
+
+
+# -- dates that are not dates ------------------------------------------------------------------------------------
+
+
+def test_a_report_s_records_whose_dates_are_not_dates_are_said_so_with_their_line_not_called_future(tmp_path):
+    """They were counted among the records "dated in the future", which sent the author looking at a clock."""
+    folder = tmp_path / "reports"
+    folder.mkdir()
+    report = new_report({"bundled": "b"}, [_record(IDS[0]), _record(IDS[1]), _record(IDS[0], role="before")])
+    data = json.loads(report.text())
+    data["checks"][0]["verified_at"] = "banana"
+    data["checks"][1]["recorded_at"] = "2026-13-45T99:00:00"
+    path = folder / "latest.json"
+    path.write_text(json.dumps(data, indent=1), encoding="utf-8")
+    text = path.read_text(encoding="utf-8")
+    kept, problems = reports.read_reports(folder, ["cpu"])
+    said = " ".join(problems)
+    assert "not a date" in said and "banana" in said and "future" not in said, problems
+    line = text[:text.index('"banana"')].count("\n") + 1
+    assert f"line {line}" in said and str(path) in said and "restore" in said, problems
+    assert [check.id for check in kept[0].checks] == [data["checks"][2]["id"]]  # left out of the pages
+    assert json.loads(path.read_text(encoding="utf-8")) == data  # and never out of the file
+
+
+@pytest.mark.parametrize(("where", "value"), [("updated", "banana"), ("releases.0.measured", "not a date"),
+                                             ("results.0.measured", "yesterday"),
+                                             ("results.0.recorded", "2026-02-30T00:00:00")])
+def test_a_matrix_file_whose_dates_are_not_dates_is_refused_naming_the_field_and_line(tmp_path, where, value):
+    path = tmp_path / "transformers.json"
+    raw = _newer_matrix(path, minor=files.MINOR)
+    del raw["hosts"], raw["releases"][0]["wheel_sha256"], raw["results"][0]["before"]["peak_bytes"]
+    holder = raw
+    *parents, last = where.split(".")
+    for part in parents:
+        holder = holder[int(part) if part.isdigit() else part]
+    holder[last] = value
+    path.write_text(json.dumps(raw, indent=1), encoding="utf-8")
+    text = path.read_text(encoding="utf-8")
+    line = text[:text.index(json.dumps(value))].count("\n") + 1
+    with pytest.raises(files.MatrixError) as raised:
+        files.load_matrix(path)
+    said = str(raised.value)
+    assert value in said and "not a date" in said and f"line {line}" in said and str(path) in said, said

@@ -44,6 +44,7 @@ from errorkb.results.report import (
     UNKNOWN_FIELD,
     VERIFIER_VERSION,
     first_error,
+    is_date,
     json_kind,
     later_verifier_than,
     lines_text,
@@ -235,6 +236,7 @@ def parse_matrix(text: str, path: Path) -> MatrixFile:
                               f"{seen[entry, release_key(release)]!r} before): one release holds one record; keep "
                               "one of them)")
         seen[entry, release_key(release)] = release
+    _dates_checked(matrix, text, path)
     for index, result in enumerate(matrix.results):  # every run writes a release's status with its results
         if (None, release_key(result.release)) not in seen:
             raise MatrixError(f"{path}: not a version-matrix file (results.{index}{_line_of(text, result.release)}: "
@@ -259,6 +261,22 @@ def _validated(data: dict[str, Any], minor: int) -> MatrixFile:
     format_.keep_objects(matrix, minor, objects)
     matrix._kept = format_.Kept(minor, header)
     return matrix
+
+
+def _dates_checked(matrix: MatrixFile, text: str, path: Path) -> None:
+    """`MatrixError` naming the first time of the file that is not a date, and its line: merged, such a status or
+    result never wins (`moment`), and the pages would say it was measured at 'banana'."""
+    stamps = [("updated", matrix.updated),
+              *((f"releases.{index}.measured", status.measured) for index, status in enumerate(matrix.releases)),
+              *((f"results.{index}.{name}", stamp) for index, result in enumerate(matrix.results)
+                for name, stamp in (("measured", result.measured), ("recorded", result.recorded))
+                if stamp is not None)]
+    for where, stamp in stamps:
+        if not is_date(stamp):
+            at = text.find(json.dumps(stamp, ensure_ascii=False))
+            line = f", line {text.count(chr(10), 0, at) + 1}" if at >= 0 else ""
+            raise MatrixError(f"{path}: not a version-matrix file ({where}{line}: {stamp[:40]!r} is not a date, where "
+                              "errorkb writes when it measured; restore the file from the run that wrote it)")
 
 
 MAX_RELEASES = 2000  # releases one matrix file may list: a package's whole history, many times over

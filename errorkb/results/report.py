@@ -332,6 +332,10 @@ def read_reports(folder: Path, devices: Sequence[str], now: datetime | None = No
             problems.append(f"{path}: ignored: created {report.created}, in the future" if _is_date(report.created)
                             else f"{path}: ignored: created {report.created[:40]!r}, which is not a date")
             continue
+        undated = [check for check in report.checks if not (_is_date(check.verified_at) and _is_date(check.written))]
+        if undated:
+            problems.append(_undated_said(path, undated))
+            report = report.model_copy(update={"checks": [check for check in report.checks if check not in undated]})
         kept = [check for check in report.checks
                 if not _in_the_future(check.verified_at, moment) and not _in_the_future(check.written, moment)]
         if len(kept) != len(report.checks):
@@ -368,6 +372,24 @@ def read_reports(folder: Path, devices: Sequence[str], now: datetime | None = No
                         "record and the pages say which verifier judged it; re-run the older ones' checks with one "
                         "errorkb (errorkb verify)")
     return reports, [quoted(problem) for problem in problems]  # they name files and keys a pull request chose
+
+
+def _undated_said(path: Path, undated: Sequence[CheckRecord]) -> str:
+    """The records of the report at `path` whose times are not dates, in one line naming the first and its line:
+    they were counted as "dated in the future", which sent the author to a clock. The file keeps them."""
+    first = undated[0]
+    stamp = first.verified_at if not _is_date(first.verified_at) else first.written
+    try:
+        text = store.read_regular(path) or ""
+    except store.Unreadable:
+        text = ""
+    at = text.find(json.dumps(first.id, ensure_ascii=False))
+    at = text.find(json.dumps(stamp, ensure_ascii=False), max(at, 0)) if at >= 0 else -1
+    line = f", line {text.count(chr(10), 0, at) + 1}" if at >= 0 else ""
+    count = len(undated)
+    return (f"{path}: {count} record{'s' * (count > 1)} whose time is not a date left out of the pages (check "
+            f"{first.id}{line}: {stamp[:40]!r}); the file keeps {'them' if count > 1 else 'it'}: restore the file "
+            "from the run that wrote it, or re-run the checks (errorkb verify)")
 
 
 # Characters of one value of a record's environment the pages show (a device's name, a platform: 50 or so): a report
@@ -479,6 +501,9 @@ def _dated(stamp: str) -> datetime | None:
 
 def _is_date(stamp: str) -> bool:
     return _dated(stamp) is not None
+
+
+is_date = _is_date  # for the matrix file's reader
 
 
 def _in_the_future(stamp: str, now: datetime) -> bool:
