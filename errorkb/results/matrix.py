@@ -38,7 +38,7 @@ from errorkb.core.snippets import AFTER, BEFORE
 from errorkb.results import kept as format_
 from errorkb.results import store
 from errorkb.results.keys import holds
-from errorkb.results.records import Code, Outcome, said_of
+from errorkb.results.records import Claim, Code, Outcome, Worded, said_of
 from errorkb.results.report import (
     NEVER,
     UNKNOWN_FIELD,
@@ -67,6 +67,9 @@ class Verdicts(_Model):
     sha256: str | None = None  # of the snippet bytes that ran
     wording: int | None = Field(None, ge=0)  # which wording of the error matched (0: the entry's own)
     cached: bool | None = None  # reused from the verdict cache (False: run); None: written before errorkb said
+    # What the reason rests on, as the record kept it (`CheckRecord.claim`: a not-applicable's `Claim`, a pass through
+    # another wording's `Worded`), worded when shown (`records.said_of`); None: another reason, or written before.
+    claim: Claim | Worded | None = None
 
 
 class ReleaseStatus(_Model):
@@ -747,7 +750,7 @@ def release_states(entry_id: str, matrix: MatrixFile) -> list[ReleaseState] | No
             states.append(ReleaseState(release, State.NOT_RUN, why.splitlines()[0] if why else None))
             continue
         before, after = result.before, result.after
-        said = said_of(before.code, before.reason, None).splitlines()[0] if before.reason else None  # in today's words
+        said = said_of(before.code, before.reason, before.claim).splitlines()[0] if before.reason else None
         states.append(ReleaseState(release, _state(before, after), said, after.outcome if after else None,
                                    before.wording))
     return states
