@@ -553,8 +553,10 @@ def _target_tables(modules: list[tuple[str, Any]], target_roots: Any) -> dict[in
     roots = tuple(root for root in target_roots if type(root) is str)
     tables: dict[int, Any] = {}
     for _, module in modules:
-        space = module.__dict__ if isinstance(module, types.ModuleType) else None
-        path = space.get("__file__") if space is not None else None
+        if not isinstance(module, types.ModuleType):
+            continue
+        space = module.__dict__
+        path = space.get("__file__")
         if type(path) is not str or not path.startswith(roots):
             continue
         for value in list(space.values()):
