@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -22,7 +23,7 @@ from errorkb.verify.pool import WorkerPool
 from errorkb.verify.sandbox import choose as choose_with
 from errorkb.verify.sources import keyed_files
 from tests.verify.test_containment_round20 import HONEST, LIBRARY, MODULE, TORCH
-from tests.verify.verifykb import FIXTURE, needs_sandbox
+from tests.verify.verifykb import FIXTURE, load_kb, needs_sandbox
 
 pytestmark = [pytest.mark.verifier, pytest.mark.timeout(900)]
 
@@ -104,3 +105,82 @@ def test_the_bundled_fingerprint_digests_the_files_a_check_is_shown(tmp_path, mo
     (top / "__init__.py").write_text("import os\n")
     assert fingerprint("bundled", library) != before, "the parent's __init__.py runs in every check: it is keyed"
     assert [name for name, _ in keyed_files("kbpkg.impl")[1]] == ["__init__.py", "impl/__init__.py"]
+
+
+# -- one read: the bytes a check is shown are the bytes its key digests ---------------------------------------------
+
+
+def _bound(command: list[str], place: str) -> Path:
+    """The folder bwrap's `command` shows at `place` (its last `--ro-bind` there: a later bind covers an earlier)."""
+    found = [command[at + 1] for at in range(len(command) - 2)
+             if command[at] == "--ro-bind" and command[at + 2] == place]
+    assert found, f"nothing is bound at {place}"
+    return Path(found[-1])
+
+
+def _sources(folder: Path) -> dict[str, bytes]:
+    """The source files a folder holds (its bytecode aside: what compiles from them is checked on its own)."""
+    return {path.relative_to(folder).as_posix(): path.read_bytes() for path in sorted(folder.rglob("*"))
+            if path.is_file() and "__pycache__" not in path.parts}
+
+
+def test_the_key_digests_the_very_bytes_the_sandbox_shows_whatever_changes_between(tmp_path, monkeypatch):
+    """Every read of a keyed file after the first returns other bytes (an edit between the key's read and the
+    shadow's making). Measured on main: the key digested the first read of the bundled package and the sandbox,
+    made later, read it again and showed the edited bytes (a verdict keyed on bytes it did not run); errorkb's
+    shadow read its sources again and refused the run. Now both sides hold one read: the run's of the bundled
+    package (`Verifier.keyed`), the process's of errorkb (`sources.verdict_bytes`)."""
+    needs_sandbox()
+    from errorkb.verify import cache as cache_module
+    from errorkb.verify import sandbox as sandbox_module
+    from errorkb.verify import sources, targets
+    from errorkb.verify.engine import Verifier
+    from tests.kb import copy_kb
+
+    def edited_after_first(read):
+        calls = []
+
+        def reading(*args):
+            found = read(*args)
+            calls.append(args)
+            if len(calls) == 1 or not found:
+                return found
+            files = found[1] if isinstance(found[0], str) else found
+            changed = ((files[0][0], files[0][1] + b"\n# edited after the first read\n"), *files[1:])
+            return (found[0], changed) if isinstance(found[0], str) else changed
+        return reading
+
+    for cached in (getattr(sources, "verdict_bytes", None), cache_module.verifier_fingerprint,
+                   sandbox_module.package_shadow):
+        if cached is not None:  # this process's one read is made in this test, then every later read is edited
+            cached.cache_clear()
+    keyed_reading = edited_after_first(sources.keyed_files)
+    verdict_reading = edited_after_first(sources.read_verdict_sources)
+    for module in (sources, targets, sandbox_module, cache_module):
+        monkeypatch.setattr(module, "keyed_files", keyed_reading, raising=False)
+        monkeypatch.setattr(module, "read_verdict_sources", verdict_reading, raising=False)
+    project, loaded = load_kb(copy_kb(tmp_path / "kb", ["good-head-dim"], source=FIXTURE))
+    entry = next(one.entry for one in loaded if one.entry.id == "good-head-dim")
+    path = project.snippets / "good-head-dim" / "after.py"
+    check = Check(entry, read_snippet(path, Role("after"), path.name), "bundled", "cpu", MODULE)
+    verifier = Verifier(project, ["bundled"], sandbox="require")
+    try:
+        keyed_target, keyed_verifier = verifier.fingerprint(check), cache_module.verifier_fingerprint()
+        sandbox = verifier.sandbox  # made after the key's read: every read from now on is edited
+        assert sandbox is not None
+        command = sandbox.wrap(["true"], device="cpu", writable=[])
+    finally:
+        verifier.close()
+    bundled = project.library.bundled
+    assert bundled is not None
+    top = package_dirs(bundled.split(".")[0])[0]
+    shown = _sources(_bound(command, str(top)))
+    monkeypatch.undo()  # the files as they are: what the key's first read held
+    first = keyed_files(bundled)
+    assert first is not None
+    assert shown == dict(first[1]), "the sandbox showed other bytes of the bundled package than its key digested"
+    assert keyed_target == targets.fingerprint("bundled", project.library), "the key is not of the first read"
+    errorkb_shown = _sources(_bound(command, "/run/errorkb/import/errorkb"))
+    first_sources = sources.read_verdict_sources()
+    assert errorkb_shown == dict(first_sources), "the shadow of errorkb is not of the first read"
+    assert cache_module.fingerprint_of(first_sources) == keyed_verifier, "the key is not of the first read"
