@@ -13,7 +13,8 @@ The sandbox (`Sandbox.wrap`):
   from a folder that holds the snippets (the checkout), whatever the harness's `PYTHONPATH`; and sees of
   that package, there and at its own path, only the files the verdict's key holds (`package_shadow`); and
   of each `keyed` package (the profile's bundled implementation) only the files its target's fingerprint digests
-  (`keyed_files`), wherever its top-level folder shows;
+  (`keyed_files`), wherever its top-level folder shows: the very bytes the key digested (one read, `sources`),
+  each module with its bytecode compiled from them (`_bytecode`), never a `.pyc` from disk;
 - does not see the verdict cache, `reports/` or `.git` (an empty read-only tmpfs covers each);
 - writes only a private tmpfs `/tmp` (`HOME`, and its working folder `/tmp/work`, where its snippet
   folder's entries are bound read-only) and the one folder where the harness collects the check's output;
@@ -46,7 +47,9 @@ from __future__ import annotations
 
 import atexit
 import functools
+import importlib.util
 import json
+import marshal
 import os
 import re
 import shutil
@@ -224,14 +227,37 @@ def package_shadow() -> str:
 
 @functools.cache
 def _shadow(files: Files) -> str:
-    """A read-only view's source: a folder holding exactly `files` ((path in it, bytes)); made once per process."""
+    """A read-only view's source: a folder holding exactly `files` ((path in it, bytes)), and the bytecode of each
+    module among them compiled from those bytes (`_bytecode`); made once per process."""
     root = tempfile.mkdtemp(prefix="errorkb-shadow-")
     atexit.register(shutil.rmtree, root, True)
     for name, data in files:
         target = Path(root, name)
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
+        if name.endswith(".py"):
+            _bytecode(target, data)
     return root
+
+
+def _bytecode(source: Path, data: bytes) -> None:
+    """Beside `source` (in the shadow), its `__pycache__` file compiled from `data`, its very bytes: else each fresh
+    interpreter (subprocess mode, a zygote) compiles errorkb's verdict sources and the bundled package anew
+    (benchmarks/shadow_bytecode.py). A checked hash-based pyc (PEP 552): the import system loads it only while the
+    source it is shown hashes as `data` did, so it can never run other code than the keyed bytes (a `.pyc` on disk
+    is never shown: the key holds no bytecode). This interpreter's tag and magic number; another Python finds none
+    of its own and compiles the source, as before. A source that does not compile gets none (its check fails as
+    it would)."""
+    try:
+        code = compile(data, str(source), "exec", dont_inherit=True, optimize=0)
+    except (SyntaxError, ValueError):
+        return
+    flags = 0b11  # hash-based, checked
+    pyc = importlib.util.MAGIC_NUMBER + flags.to_bytes(4, "little") + importlib.util.source_hash(data) + \
+        marshal.dumps(code)
+    target = Path(importlib.util.cache_from_source(str(source), optimization=""))
+    target.parent.mkdir(exist_ok=True)
+    target.write_bytes(pyc)
 
 
 def _package_places(shown: Sequence[str]) -> list[str]:

@@ -10,8 +10,12 @@ A snippet reading any of them passes on bytes its key does not hold: a cached pa
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -34,12 +38,13 @@ from pathlib import Path
 root = Path(ROOT)
 files = sorted(path.relative_to(root).as_posix() for path in root.rglob("*") if path.is_file()) \\
     if root.is_dir() else None
+headers = {name: (root / name).read_bytes()[4:16].hex() for name in files or () if name.endswith(".pyc")}
 try:
     (root / "planted.py").write_text("x")
     written = "done"
 except OSError as error:
     written = type(error).__name__
-print("SEEN " + json.dumps({"files": files, "write": written}))
+print("SEEN " + json.dumps({"files": files, "write": written, "headers": headers}))
 """ + HONEST
 
 
@@ -79,10 +84,18 @@ def test_what_a_check_sees_of_the_bundled_package_is_in_its_key(entry, project, 
     assert keyed is not None and keyed[0] == str(root)
     names = {name for name, _ in keyed[1]}
     assert "__init__.py" in names, "importing the bundled package runs its parent's __init__.py: keyed too"
-    outside = [name for name in seen["files"] if name not in names]
+    # Besides the keyed files, only their bytecode compiled from the keyed bytes (`sandbox._bytecode`): a checked
+    # hash-based pyc of each keyed module, holding the hash of its keyed source
+    compiled = {Path(importlib.util.cache_from_source(name, optimization="")).as_posix(): data
+                for name, data in keyed[1]}
+    outside = [name for name in seen["files"] if name not in names and name not in compiled]
     assert not outside, f"{len(outside)} files of the bundled package a check can read are not in its key: " \
                         f"{outside[:8]}"
-    assert set(seen["files"]) == names, f"keyed files a check does not see: {sorted(names - set(seen['files']))}"
+    sources = {name for name in seen["files"] if name in names}
+    assert sources == names, f"keyed files a check does not see: {sorted(names - sources)}"
+    assert set(seen["headers"]) == set(compiled), "a keyed module without its bytecode, or bytecode of another"
+    for name, header in seen["headers"].items():
+        assert header == (3).to_bytes(4, "little").hex() + importlib.util.source_hash(compiled[name]).hex(), name
 
 
 def test_the_bundled_fingerprint_digests_the_files_a_check_is_shown(tmp_path, monkeypatch):
@@ -184,3 +197,80 @@ def test_the_key_digests_the_very_bytes_the_sandbox_shows_whatever_changes_betwe
     first_sources = sources.read_verdict_sources()
     assert errorkb_shown == dict(first_sources), "the shadow of errorkb is not of the first read"
     assert cache_module.fingerprint_of(first_sources) == keyed_verifier, "the key is not of the first read"
+
+
+# -- the shadows' bytecode: compiled from the keyed bytes, never a `.pyc` from disk ------------------------------------
+
+IMPORTS = """
+import sys
+import kbpkg.impl
+print("X " + kbpkg.impl.X)
+"""
+
+
+def _kbpkg(tmp_path: Path, monkeypatch) -> tuple[Path, Path]:
+    """A package `kbpkg.impl` on the path, whose folder holds bytecode the key does not: a planted pyc (an unchecked
+    hash, which Python runs without looking at the source) and a stale one (a timestamp pyc of older code, its
+    source's size and time forged to match). (The packages folder, and the package's top folder.)"""
+    import py_compile
+
+    packages = tmp_path / "packages"
+    top = packages / "kbpkg"
+    (top / "impl").mkdir(parents=True)
+    (top / "__init__.py").write_text("")
+    init = top / "impl" / "__init__.py"
+    init.write_text("X = 'planted'\n")
+    py_compile.compile(str(init), invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH, doraise=True)
+    init.write_text("from kbpkg.impl.more import Y\nX = 'the source ' + Y\n")
+    more = top / "impl" / "more.py"
+    more.write_text("Y = 'stale'\n")
+    py_compile.compile(str(more), invalidation_mode=py_compile.PycInvalidationMode.TIMESTAMP, doraise=True)
+    stamp = more.stat()
+    more.write_text("Y = 'keyed'\n")  # the same size: with the time set back, the stale pyc "matches" its source
+    os.utime(more, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))
+    monkeypatch.syspath_prepend(str(packages))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(packages), os.environ.get("PYTHONPATH")])))
+    return packages, top
+
+
+def test_a_check_runs_the_keyed_bytes_never_a_pyc_from_disk(tmp_path, monkeypatch, lean_python):
+    """The bundled package's folder holds a planted pyc (unchecked hash) and a stale one (a timestamp pyc whose
+    source's size and time match): outside the sandbox Python runs both ('planted'). In it, the check is shown the
+    keyed sources and the bytecode compiled from them alone: it runs the keyed bytes, from that bytecode."""
+    needs_sandbox()
+    from errorkb.verify.sandbox import Sandbox, runtime_paths
+    from errorkb.verify.sources import read_keyed
+
+    packages, top = _kbpkg(tmp_path, monkeypatch)
+    outside = subprocess.run([sys.executable, "-c", IMPORTS], capture_output=True, text=True, env=dict(os.environ))
+    assert "X planted" in outside.stdout, (outside.stdout, outside.stderr)
+    sandbox = Sandbox("bwrap", runtime_paths([packages]), keyed=read_keyed(["kbpkg.impl"]))
+    command = sandbox.wrap([str(lean_python), "-v", "-c", IMPORTS], device="cpu", writable=[], python=lean_python)
+    inside = subprocess.run(command, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    assert "X the source keyed" in inside.stdout, (inside.stdout, inside.stderr[-3000:])
+    loaded = [line for line in inside.stderr.splitlines() if line.startswith("# code object from '")
+              and f"{top}/" in line]
+    assert len(loaded) == 3, f"the keyed modules were compiled in the check, not loaded from the shadow: {loaded}"
+
+
+def test_the_shadows_bytecode_is_a_checked_pyc_of_the_keyed_bytes(tmp_path):
+    """Each module of a shadow gets a checked hash-based pyc (PEP 552) compiled from the bytes it is shown: the import
+    system reads its source and compares the hash before running it, so the pyc can only ever run those bytes; a
+    source that does not compile gets none (the check fails on it as it would)."""
+    import marshal
+
+    from errorkb.verify.sandbox import _shadow
+
+    files = (("a.py", b"A = 1\n"), ("inner/b.py", b"B = 2\n"), ("bad.py", b"def (:\n"), ("data.txt", b"x"))
+    root = Path(_shadow(files))
+    found = sorted(path.relative_to(root).as_posix() for path in root.rglob("*.pyc"))
+    tag = sys.implementation.cache_tag
+    assert found == [f"__pycache__/a.{tag}.pyc", f"inner/__pycache__/b.{tag}.pyc"], found
+    for name, data in files[:2]:
+        pyc = Path(importlib.util.cache_from_source(str(root / name), optimization="")).read_bytes()
+        assert pyc[:4] == importlib.util.MAGIC_NUMBER
+        assert int.from_bytes(pyc[4:8], "little") == 0b11, "not a checked hash-based pyc"
+        assert pyc[8:16] == importlib.util.source_hash(data)
+        namespace: dict[str, object] = {}
+        exec(marshal.loads(pyc[16:]), namespace)
+        assert namespace.keys() & {"A", "B"}
