@@ -11,9 +11,7 @@ A snippet reading any of them passes on bytes its key does not hold: a cached pa
 from __future__ import annotations
 
 import importlib.util
-import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -26,7 +24,8 @@ from errorkb.verify.plan import Check
 from errorkb.verify.pool import WorkerPool
 from errorkb.verify.sandbox import choose as choose_with
 from errorkb.verify.sources import keyed_files
-from tests.verify.test_containment_round20 import HONEST, LIBRARY, MODULE, TORCH
+from tests.verify.containment import HONEST, LIBRARY, MODULE, TORCH
+from tests.verify.containment import seen as _seen
 from tests.verify.verifykb import FIXTURE, load_kb, needs_sandbox
 
 pytestmark = [pytest.mark.verifier, pytest.mark.timeout(900)]
@@ -48,18 +47,6 @@ print("SEEN " + json.dumps({"files": files, "write": written, "headers": headers
 """ + HONEST
 
 
-@pytest.fixture(scope="module")
-def project(tmp_path_factory):
-    root = tmp_path_factory.mktemp("round25")
-    shutil.copytree(FIXTURE / "snippets" / "good-head-dim", root / "snippets" / "good-head-dim")
-    return root
-
-
-@pytest.fixture(scope="module")
-def entry(broken_kb):
-    return next(one.entry for one in broken_kb[1] if one.entry.id == "good-head-dim")
-
-
 def test_what_a_check_sees_of_the_bundled_package_is_in_its_key(entry, project, lean_python):
     """Measured on main (fork+bwrap): the check listed the bundled package's top folder whole (`index.json`,
     `pyproject.toml`, `build/`, the egg-info, `__pycache__`), while the key digested `kvcache/*.py` alone. Now it sees
@@ -76,9 +63,7 @@ def test_what_a_check_sees_of_the_bundled_package_is_in_its_key(entry, project, 
     check = Check(entry, read_snippet(path, Role("after"), path.name), "bundled", "cpu", MODULE)
     with WorkerPool(LIBRARY, [], sandbox) as pool:
         run = pool.run(check, 60, lean_python)
-    line = next((line for line in run.output.splitlines() if line.startswith("SEEN ")), None)
-    assert line is not None, run.output
-    seen = json.loads(line[len("SEEN "):])
+    seen = _seen(run.output)
     assert seen["write"] != "done", seen
     keyed = keyed_files(LIBRARY.bundled)
     assert keyed is not None and keyed[0] == str(root)
