@@ -267,9 +267,11 @@ def _package_places(shown: Sequence[str]) -> list[str]:
 
 
 def _places(folders: Sequence[Path | str], shown: Sequence[str]) -> list[str]:
-    """Each of `folders` that lies inside what the sandbox shows (`shown`), under its own and its resolved name."""
+    """Each of `folders` that lies inside what the sandbox shows (`shown`), under its own and its resolved name; never
+    a link itself (bwrap cannot bind onto one: a PYTHONPATH folder of links to a checkout's packages), which leads to
+    its resolved name, a place too."""
     places = {os.path.normpath(found) for path in folders
-              for found in (str(path), os.path.realpath(path)) if os.path.isdir(found)}
+              for found in (str(path), os.path.realpath(path)) if os.path.isdir(found) and not os.path.islink(found)}
     return sorted(path for path in places if any(_within(path, folder) for folder in shown))
 
 
