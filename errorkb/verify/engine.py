@@ -736,7 +736,8 @@ def record_of(check: Check, project: Project, verdict: Verdict, run: Run | None 
         "release": check.release,
         "outcome": verdict.outcome, "code": verdict.code, "reason": verdict.reason, "expected": expected(check),
         "wording": verdict.wording, "device_basis": verdict.device_basis,
-        "verified_at": moment, "cached": False, "recorded_at": moment, "inputs": inputs, "claim": claim,
+        "verified_at": moment, "cached": False, "recorded_at": moment, "inputs": inputs,
+        "claim": claim if claim is not None else verdict.claim,  # a not-applicable's `Claim`, a wording's `Worded`
     }
     if run is None:
         return CheckRecord(**fields)

@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING
 
 from errorkb.core.project import Project
 from errorkb.plugs import runtime_for
-from errorkb.verify.cache import verdict_sources, verifier_fingerprint
+from errorkb.verify.cache import fingerprint_afresh, verdict_sources
 from errorkb.verify.sources import keyed_files
 from errorkb.verify.targets import fingerprint, installed_version
 
@@ -86,7 +86,8 @@ class Kept:
 
         args, kwargs = verifier._sandbox_args
         fresh = candidate(*args, **kwargs) if sandboxed else None
-        targets = tuple(sorted((target, fingerprint(target, verifier.library)) for target in verifier.unavailable))
+        targets = tuple(sorted((target, fingerprint(target, verifier.library, verifier.keyed))
+                               for target in verifier.unavailable))
         return fresh, targets
 
     def close(self) -> None:
@@ -101,7 +102,7 @@ def identity(project: Project) -> tuple[str, ...]:
     pyproject = project.root / "pyproject.toml"
     settings = hashlib.sha256(pyproject.read_bytes()).hexdigest() if pyproject.is_file() else "none"
     return (
-        verifier_fingerprint.__wrapped__(),  # computed afresh (the cached one is this process's own)
+        fingerprint_afresh(),  # errorkb's code on disk now (this process's key holds its one read)
         settings,
         runtime_for(library.runtime).version(),
         installed_version(library) or "absent",

@@ -69,9 +69,6 @@ def test_a_pass_in_the_entrys_own_wording_claims_no_range(tmp_path):
     assert "as worded" not in verdict.reason
 
 
-@pytest.mark.xfail(strict=True, reason="errorkb/verify/engine.py (red38's) `record_of` copies the verdict's fields one "
-                                       "by one and not its `claim`: /work/brief/reader6-engine.patch adds it and "
-                                       "removes this mark")
 def test_the_record_the_verifier_writes_keeps_the_claim(check):
     from errorkb.verify.engine import record_of
 

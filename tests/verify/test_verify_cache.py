@@ -516,5 +516,6 @@ def test_what_a_check_is_shown_of_errorkb_is_the_fingerprinted_bytes(monkeypatch
     for module in (sources, cache_module):
         monkeypatch.setattr(module, "read_verdict_sources", lambda: changed)
     assert Path(sandbox_module.package_shadow.__wrapped__()) == root, "the shadow read the files again"
-    assert cache_module.verifier_fingerprint.__wrapped__() == cache_module.fingerprint_of(changed), \
+    assert cache_module.fingerprint_afresh() == cache_module.fingerprint_of(changed), \
         "`watch.identity` reads errorkb's code afresh"
+    assert cache_module.verifier_fingerprint() == cache_module.fingerprint_of(files), "the key is the one read's"
