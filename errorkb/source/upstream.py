@@ -36,8 +36,8 @@ def package_folder(project: Project, release: str) -> Path | None:
         if spec is not None and spec.submodule_search_locations:
             # the top package's folder, as a matrix environment's (`google` of `google.protobuf`: a namespace
             # package may span several folders; the library's own is the one that holds its package)
-            found = Path(next(iter(spec.submodule_search_locations)))
-            return found.parents[library.name.count(".") - 1] if "." in library.name else found
+            own = Path(next(iter(spec.submodule_search_locations)))
+            return own.parents[library.name.count(".") - 1] if "." in library.name else own
         if spec is not None and "." not in library.name and isinstance(spec.origin, str) \
                 and Path(spec.origin).name == f"{library.name}.py":
             return Path(spec.origin).parent
