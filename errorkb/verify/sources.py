@@ -28,8 +28,8 @@ _VERIFIER_SOURCES = [_HERE, _HERE / "inside",
                          "prose.py", "encoding.py", "nesting.py", "problems.py", "logsafe.py", "interpreter.py",
                          "cachetrust.py", "words.py", "__init__.py")),
                      _PACKAGE / "plugs",
-                     *(_PACKAGE / "results" / name for name in ("keys.py", "records.py", "report.py", "store.py",
-                                                                "__init__.py")),
+                     *(_PACKAGE / "results" / name for name in ("keys.py", "kept.py", "records.py", "report.py",
+                                                                "store.py", "__init__.py")),
                      _PACKAGE / "source" / "upstream.py", _PACKAGE / "source" / "__init__.py",
                      _PACKAGE / "__init__.py"]
 # Files of the verifier that choose which checks run and print what came out, and never make a

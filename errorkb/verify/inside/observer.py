@@ -547,24 +547,6 @@ def _held_modules(named: list[tuple[str, Any]], target_roots: Any) -> list[tuple
     return held
 
 
-def _target_tables(modules: list[tuple[str, Any]], target_roots: Any) -> dict[int, Any]:
-    """The containers (a dict, a list, a set) the target's own modules held (`_held_modules`) hold by name as the
-    snippet starts, by id: the registries `_p_planted_registered` diffs at the function's own `raise`."""
-    roots = tuple(root for root in target_roots if type(root) is str)
-    tables: dict[int, Any] = {}
-    for _, module in modules:
-        if not isinstance(module, types.ModuleType):
-            continue
-        space = module.__dict__
-        path = space.get("__file__")
-        if type(path) is not str or not path.startswith(roots):
-            continue
-        for value in list(space.values()):
-            if type(value) in (dict, list, set):
-                tables[id(value)] = value
-    return tables
-
-
 def install(config: dict[str, Any]) -> Callable[..., Any]:
     """Build the private namespace and state, send the `start` line, install the tracer in this
     thread, put the thread and signal stand-ins in place, and add the audit hook. Returns the
@@ -581,7 +563,6 @@ def install(config: dict[str, Any]) -> Callable[..., Any]:
     # After the namespaces were copied: a stand-in differs from its copy, read as trusted code's (its file is this one).
     state["registrars"] = _stand_in_registrars(config.get("held"), state["copies_held"]["c_functions"])
     namespace["_S"] = state
-    state["target_tables"] = _target_tables(state["modules"], state["target_roots"])
     state["tables"] = _python_tables(namespace["_p_tables_module"], (state["stdlib_roots"], state["site_roots"],
                                                                      state["target_roots"]),
                                      state["copies_held"], state["trusted_roots"])
@@ -3006,29 +2987,7 @@ def _p_planted_handed(frame: Any) -> str | None:
     handoff = _p_handoff(frame)
     if handoff is None:
         return None
-    found = _p_handed_by_hand(handoff, _p_made_check, None)
-    return found if found is not None else _p_planted_registered()
-
-
-def _p_planted_registered() -> str | None:
-    """`_p_made_check` over what the target's own modules' containers (`_S["target_tables"]`: a module-level hook
-    registry, which the library fills when the snippet calls its `register`, and its function reads by name) hold
-    now that they did not before the snippet ran (attack round thirty-two: a partial over `setattr` binding the
-    snippet's data, registered as a hook, ran with no frame before the function's own `raise`). Python's own tables
-    are left out: they fill as trusted code runs (round thirteen's typing cache)."""
-    written: list[Any] = []
-    _p_tables_written(written, _S["target_tables"])
-    if not written:
-        return None
-    found = _p_walk(written, _c_PLANT_BUDGET, _p_made_check, None)
-    if found is _c_EXHAUSTED:
-        return "one of more than " + _c_int_repr(_c_PLANT_BUDGET) + " objects its modules' registries hold, too many " \
-            "to search"
-    if found is _c_UNREADABLE:
-        return "a weak reference whose referent cannot be read, so cannot be searched"
-    if found is _c_PUT_BACK:
-        return _c_PUT_BACK_WORDS
-    return "in a registry of the library's modules, " + found if type(found) is str else None
+    return _p_handed_by_hand(handoff, _p_made_check, None)
 
 
 def _p_made_check(value: Any, kind: Any, items: list[Any] | None, context: Any) -> str | None:
@@ -3173,17 +3132,14 @@ def _p_new_tables(space: Any, found: list[Any]) -> None:
             found.append(value)
 
 
-def _p_tables_written(found: list[Any], only: Any = None) -> None:
+def _p_tables_written(found: list[Any]) -> None:
     """What the containers of Python's own modules and the target's (`_python_tables`) hold now that they did not hold
     before the snippet ran, into `found`: a key and its value where either is not the one at that place (a dict's
     order is its insertion's), a list's item likewise, a set's item that was not in it. A dict whose version is
     unchanged was not written (`_version_offset`); honest writes (`re._cache` filled by the library's patterns, a
-    library's registry filled by its own code) are searched too. `only`: the containers of those ids alone (a dict
-    of id to container, `_S["target_tables"]`)."""
+    library's registry filled by its own code) are searched too."""
     for entry in _c_list_iter(_S["tables"]):
         table, copy, version = entry
-        if only is not None and _c_dict_get(only, id(table)) is not table:
-            continue
         kind = type(table)
         if kind is dict:
             if _c_VERSIONED and _p_version(id(table) + _c_VERSION_OFFSET) == version:
