@@ -62,7 +62,7 @@ def test_a_folder_to_hide_that_appears_ends_the_pool(project):
 def test_an_edit_of_the_bundled_package_ends_the_pool(project, monkeypatch):
     """The zygotes imported the bundled package's sources: changed sources, new zygotes."""
     kept, pool = kept_with_pool(project)
-    monkeypatch.setattr(watch, "fingerprint", lambda target, library: f"{target}-edited")
+    monkeypatch.setattr(watch, "fingerprint", lambda target, library, keyed=None: f"{target}-edited")
     assert kept.take(Verifier(project, ["bundled"], sandbox="require")) is None
     assert pool.closed
 
