@@ -386,6 +386,20 @@ class _Reading:
         return self._checked
 
     @property
+    def ended(self) -> list[tuple[int, str]]:
+        """Where each exception line that ends a traceback ends, with what it says (`_paste.ends`)."""
+        self._read_all()
+        return self._ends
+
+    @property
+    def given(self) -> str | None:
+        return self._given
+
+    @property
+    def given_source(self) -> str:
+        return self._given_source
+
+    @property
     def release(self) -> str | None:
         self._read_all()
         return self._release
@@ -483,6 +497,19 @@ class Lookup:
         if not text:
             return Answer([], cut, len(kept), meter.work)
         reading = self.read(text, release, source, meter, frozenset(logged))
+        best, out = self._graded(reading, meter)
+        if out or any(not match.confirmed for match in best.values()):
+            self._relayed(reading, meter, best, out)
+        matches = _shared_words(_framed_first(list(best.values())))
+        matches.sort(key=lambda m: m.known.id)
+        matches.sort(key=lambda m: m.score, reverse=True)
+        ruled = sorted(out.values(), key=lambda r: r.match.known.id)
+        read = matches or ruled or release is not None  # the release is known, or was read to grade a match
+        stated, stated_source = (reading.release, reading.source) if read else (None, None)
+        return Answer(matches, cut, len(kept), meter.work, ruled, stated, stated_source)
+
+    def _graded(self, reading: _Reading, meter: Meter) -> tuple[dict[str, Match], dict[str, RuledOut]]:
+        """Stages 2 and 3 for one reading: each entry's best graded match, and those ruled out."""
         best: dict[str, Match] = {}
         out: dict[str, RuledOut] = {}
         mismatched: dict[str, Match] = {}
@@ -526,13 +553,45 @@ class Lookup:
             if entry_id in best and best[entry_id].confirmed:
                 best[entry_id] = replace(best[entry_id], grade=Grade.CANDIDATE, held=why,
                                          missing=(*best[entry_id].missing, *why))
-        matches = _shared_words(_framed_first(list(best.values())))
-        matches.sort(key=lambda m: m.known.id)
-        matches.sort(key=lambda m: m.score, reverse=True)
-        ruled = sorted(out.values(), key=lambda r: r.match.known.id)
-        read = matches or ruled or release is not None  # the release is known, or was read to grade a match
-        stated, stated_source = (reading.release, reading.source) if read else (None, None)
-        return Answer(matches, cut, len(kept), meter.work, ruled, stated, stated_source)
+        return best, out
+
+    def _relayed(self, reading: _Reading, meter: Meter, best: dict[str, Match], out: dict[str, RuledOut]) -> None:
+        """An error of the chain the paste ended with whose words the next part's exception line says again (any
+        class: `raise ValueError(str(error))`, `raise RuntimeError(*error.args)` in a handler) read on its own, the
+        paste up to that chain sentence, by the same stages: an entry the paste's words matched but did not confirm
+        is confirmed from there, where that part's own exception line matched and ties it by more than the words the
+        user's raise printed too (its own frame, failing line, recognised text or value). Round thirty-two: the last
+        part alone, the user's raise, shows no frame of the library ("another caller's"). At most `rules.RELAYS`
+        parts, from the last."""
+        final, text = reading.final, reading.text
+        if not final:
+            return
+        links, ended, read = chained(text, meter), reading.ended, 0
+        for place in range(len(links) - 1, -1, -1):
+            link = links[place]
+            index = bisect_left(ended, (link,))
+            if read >= rules.RELAYS:
+                break
+            if not index or index >= len(ended):
+                continue
+            (before, earlier), (after, later) = ended[index - 1], ended[index]
+            stop = links[place + 1] if place + 1 < len(links) else len(text)
+            line = line_start(text, before - 1)
+            if (place and before < links[place - 1]) or after > stop or line not in final \
+                    or line_start(text, after - 1) not in final or not _same_words(earlier, later):
+                continue
+            read += 1
+            part = self.read(text[:link].rstrip(rules.WHITESPACE), reading.given, reading.given_source, meter,
+                             reading.logged)
+            for entry_id, match in self._graded(part, meter)[0].items():
+                if not match.confirmed or match.at < 0 or line_start(text, match.at) != line or \
+                        (entry_id in best and best[entry_id].confirmed) or \
+                        (entry_id not in best and entry_id not in out) or \
+                        not any(one.kind in rules.CONFIRMING and one.kind != rules.WORDS for one in match.evidence):
+                    continue
+                chain = next((option.chain for option in reading.options if option.at == match.at), match.chain)
+                best[entry_id] = replace(match, chain=chain)
+                out.pop(entry_id, None)
 
     def read(self, text: str, release: str | None, source: str, meter: Meter,
              logged: frozenset[int] = frozenset()) -> _Reading:
@@ -896,6 +955,12 @@ def _recognised_elsewhere(match: Match, reading: _Reading, meter: Meter) -> bool
                 return False
             found = reading.text.find(piece, found + 1)
     return True
+
+
+def _same_words(earlier: str, later: str) -> bool:
+    """Whether two exception lines (`Name: message`) say the same message, whatever their classes."""
+    first, second = earlier.partition(": "), later.partition(": ")
+    return bool(first[1] and second[1] and strip(first[2])) and strip(first[2]) == strip(second[2])
 
 
 def _warning_sources(text: str, meter: Meter | None = None) -> list[tuple[int, int]]:

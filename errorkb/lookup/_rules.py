@@ -13,10 +13,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
-RULES_VERSION = 45
+RULES_VERSION = 46
 
 CAP = 1 << 16  # characters of a paste read: its last 64 KiB
 CHAIN = 64  # exception lines tried whole, counted from the end of the paste
+# An error of the chain a paste ended with whose words the next part's exception line says again (a handler's
+# `raise ValueError(str(error))`) is read on its own, the paste up to that chain sentence: at most RELAYS such parts,
+# from the last (each reads the paste's part again; round thirty-two, rules 46).
+RELAYS = 4
 WHITESPACE = " \t\n\v\f\r"  # ASCII only: JavaScript's \s and Python's str.strip() differ
 MAX_PATH = 1024  # characters of a frame's path looked at
 TAIL_MIN = 24  # fixed characters a wording's end must keep to be offered alone (a paste of its tail)
@@ -705,7 +709,8 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
     """The rules as the index carries them to the page: every constant, every pattern's source,
     the placeholder types and the wordings too generic to identify an error."""
     return {
-        "version": RULES_VERSION, "cap": CAP, "chain": CHAIN, "whitespace": WHITESPACE, "max_path": MAX_PATH,
+        "version": RULES_VERSION, "cap": CAP, "chain": CHAIN, "relays": RELAYS, "whitespace": WHITESPACE,
+        "max_path": MAX_PATH,
         "tail_min": TAIL_MIN, "tail_after": TAIL_AFTER, "head_min": HEAD_MIN, "head_close": HEAD_CLOSE,
         "written_min": WRITTEN_MIN,
         "trailing_punctuation": TRAILING_PUNCTUATION, "diff_kept": DIFF_KEPT,

@@ -258,7 +258,7 @@
     const types = table();
     for (const [name, source] of Object.entries(rules.types || {})) types[name] = source ? new RegExp(source) : null;
     return {
-      cap: rules.cap, chain: rules.chain, whitespace: rules.whitespace, maxPath: rules.max_path, patterns, types,
+      cap: rules.cap, chain: rules.chain, relays: rules.relays, whitespace: rules.whitespace, maxPath: rules.max_path, patterns, types,
       tailMin: rules.tail_min, writtenMin: rules.written_min, tailAfter: String(rules.tail_after || ""),
       toldWindow: rules.told_window,
       headMin: rules.head_min, headClose: String(rules.head_close || ""), diffKept: String(rules.diff_kept || ""),
@@ -1573,6 +1573,15 @@
       R.patterns.ARROW_LINE].some((pattern) => firstMatch(pattern, line) !== null);
   }
 
+  /* Whether two exception lines (`Name: message`) say the same message, whatever their classes
+   * (_match.py:_same_words). */
+  function sameWords(earlier, later, R) {
+    const first = earlier.indexOf(": "), second = later.indexOf(": ");
+    if (first < 0 || second < 0) return false;
+    const words = strip(earlier.slice(first + 2), R.whitespace);
+    return words !== "" && words === strip(later.slice(second + 2), R.whitespace);
+  }
+
   function bisectLeft(sorted, value) {
     let low = 0, high = sorted.length;
     while (low < high) {
@@ -2021,6 +2030,21 @@
         release: null, releaseSource: null };
       if (!text) return empty;
       const reading = this.read(text, release, source, meter, logged);
+      const [best, out] = this.graded(reading, meter);
+      if (out.size || [...best.values()].some((m) => m.grade !== "confirmed")) {
+        this.relayed(reading, release, source, meter, logged, best, out);
+      }
+      const matches = sharedWords(framedFirst([...best.values()]), this.R).sort(compare);
+      const ruledOut = [...out.values()].sort((a, b) => (a.match.known.id < b.match.known.id ? -1 : 1));
+      const read = matches.length || ruledOut.length || (release !== null && release !== undefined);
+      if (read) reading.all();
+      return { matches, confirmed: matches.filter((m) => m.grade === "confirmed"),
+        candidates: matches.filter((m) => m.grade !== "confirmed"), ruledOut, cut, kept: size, work: meter.work,
+        release: read ? reading.release : null, releaseSource: read ? reading.source : null };
+    }
+    /* Stages 2 and 3 for one reading: each entry's best graded match, and those ruled out (_match.py:_graded). */
+    graded(reading, meter) {
+      const R = this.R;
       const best = new Map(), out = new Map(), mismatched = new Map(), held = new Map();
       for (const spaced of [false, true]) {  // then, when no wording matched, the line breaks made spaces
         if (spaced && (best.size || out.size || mismatched.size || !reading.multiline())) break;
@@ -2070,13 +2094,43 @@
         const m = best.get(id);
         if (m && m.grade === "confirmed") best.set(id, { ...m, grade: "candidate", held: why, missing: [...m.missing, ...why] });
       }
-      const matches = sharedWords(framedFirst([...best.values()]), this.R).sort(compare);
-      const ruledOut = [...out.values()].sort((a, b) => (a.match.known.id < b.match.known.id ? -1 : 1));
-      const read = matches.length || ruledOut.length || (release !== null && release !== undefined);
-      if (read) reading.all();
-      return { matches, confirmed: matches.filter((m) => m.grade === "confirmed"),
-        candidates: matches.filter((m) => m.grade !== "confirmed"), ruledOut, cut, kept: size, work: meter.work,
-        release: read ? reading.release : null, releaseSource: read ? reading.source : null };
+      return [best, out];
+    }
+    /* An error of the chain the paste ended with whose words the next part's exception line says again, read on its
+     * own (the paste up to that chain sentence): an entry matched but not confirmed is confirmed from there where
+     * that part's own exception line matched and ties it by more than its words; at most R.relays parts, from the
+     * last (_match.py:_relayed). */
+    relayed(reading, release, source, meter, logged, best, out) {
+      const R = this.R, text = reading.text, final = reading.final();
+      if (final === null || !final.size) return;
+      const links = chained(text, R, meter), ended = reading.ends;
+      let read = 0;
+      for (let place = links.length - 1; place >= 0; place--) {
+        const link = links[place];
+        let index = 0, high = ended.length;
+        while (index < high) {
+          const mid = (index + high) >> 1;
+          if (ended[mid][0] < link) index = mid + 1; else high = mid;
+        }
+        if (read >= R.relays) break;
+        if (!index || index >= ended.length) continue;
+        const [before, earlier] = ended[index - 1], [after, later] = ended[index];
+        const stop = place + 1 < links.length ? links[place + 1] : text.length;
+        const line = lineStart(text, before - 1);
+        if ((place && before < links[place - 1]) || after > stop || !final.has(line)
+            || !final.has(lineStart(text, after - 1)) || !sameWords(earlier, later, R)) continue;
+        read += 1;
+        const part = this.read(rstrip(text.slice(0, link), R.whitespace), release, source, meter, logged);
+        for (const [id, match] of this.graded(part, meter)[0]) {
+          if (match.grade !== "confirmed" || match.at < 0 || lineStart(text, match.at) !== line
+              || (best.has(id) && best.get(id).grade === "confirmed")
+              || (!best.has(id) && !out.has(id))
+              || !match.evidence.some((one) => R.confirming.has(one.kind) && one.kind !== "words")) continue;
+          const option = reading.options.find((one) => one.at === match.at);
+          best.set(id, { ...match, chain: option ? option.chain : match.chain });
+          out.delete(id);
+        }
+      }
     }
     /* Stage 1: the candidates at once; frames, failing lines, markers and a stated release when a
      * first match is graded (_match.py:_Reading). */
