@@ -62,7 +62,7 @@ def main() -> int:
                     sync_playwright() as playwright:
                 browser = playwright.chromium.launch(executable_path=str(sitekb.CHROMIUM), headless=True,
                                                      args=sitekb.CHROMIUM_ARGS)
-                ways = {"routed": lambda: (sitekb.Visit(browser).without_search_index(), routed_url),
+                ways = {"routed": lambda: (sitekb.Visit(browser, routed=True).without_search_index(), routed_url),
                         "unrouted": lambda: (sitekb.WalkTab(browser), walk_url)}
                 spent: dict[str, list[float]] = {name: [] for name in ways}
                 found: dict[str, object] = {}

@@ -72,7 +72,7 @@ def site_url(tmp_path_factory) -> str:
         site_dir = tmp_path_factory.mktemp("site")
         result = mkdocs_build(project / "mkdocs.yml", site_dir)
         assert result.returncode == 0, f"mkdocs build --strict failed:\n{result.stderr}"
-    handler = functools.partial(_Quiet, directory=str(site_dir))
+    handler = functools.partial(_Kept, directory=str(site_dir))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -89,7 +89,7 @@ def real_site(tmp_path_factory) -> tuple[Path, str]:
     result = mkdocs_build(ROOT / "mkdocs.yml", site, timeout=600)  # every entry: minutes on a busy machine
     assert result.returncode == 0, f"mkdocs build --strict failed:\n{result.stderr}"
     port = free_port()
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), functools.partial(_Quiet, directory=str(site)))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), functools.partial(_Kept, directory=str(site)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield site, f"http://127.0.0.1:{port}/"
     server.shutdown()
@@ -136,6 +136,61 @@ class _ForWalk(_Quiet):
         super().end_headers()
 
 
+class _ForReader(_Quiet):
+    """The site as the reader views need it: what it serves kept by the browser for an hour (as `_ForWalk`), and the
+    real search index (3.1 MB) only to the first request for it, to every later one the same configuration holding no
+    documents (`index`), never kept. Material's worker indexes what it is given on every full load (the real index:
+    1.5 s of CPU under load) and nothing the views check is drawn from it; the first page's console still shows
+    whether the real one loads clean. The search is tests/site/test_search.py's."""
+
+    index: list[bytes]  # [real, empty], the real one taken by the first request
+    taking: threading.Lock
+
+    def do_GET(self) -> None:
+        if not self.path.split("?", 1)[0].endswith("/search/search_index.json"):
+            super().do_GET()
+            return
+        with self.taking:
+            body = self.index.pop(0) if len(self.index) > 1 else self.index[0]
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-store")
+        super(_Quiet, self).end_headers()
+        self.wfile.write(body)
+
+    def end_headers(self) -> None:
+        self.send_header("Cache-Control", "max-age=3600")
+        super().end_headers()
+
+
+class _Kept(_Quiet):
+    """The site kept by the browser for an hour: a tab that routes nothing fetches Material's scripts, styles and fonts
+    once, not once a page (a site the test never changes)."""
+
+    def end_headers(self) -> None:
+        self.send_header("Cache-Control", "max-age=3600")
+        super().end_headers()
+
+
+def index_once(site: Path) -> type[_ForReader]:
+    """A `_ForReader` handler of `site`, its real search index not yet served."""
+    import json
+
+    real = (site / "search" / "search_index.json").read_bytes()
+    empty = json.dumps({**json.loads(real), "docs": []}).encode()
+    return type("_IndexOnce", (_ForReader,), {"index": [real, empty], "taking": threading.Lock()})
+
+
+@pytest.fixture(scope="session")
+def reader_site(real_site) -> Iterator[tuple[Path, str]]:
+    """(site folder, URL): `real_site`'s folder served by another thread for the reader views' tabs, which route
+    nothing (`index_once`: the real search index once per session, then one holding no documents)."""
+    site, _ = real_site
+    with serve(site, index_once(site)) as url:
+        yield site, url
+
+
 @contextlib.contextmanager
 def serve(site: Path, handler: type[http.server.SimpleHTTPRequestHandler] = _Quiet) -> Iterator[str]:
     """`site` served on 127.0.0.1 by a thread of this process, while the block runs: its URL."""
@@ -179,35 +234,49 @@ def chromium():
 
 
 class Visit:
-    """A page that blocks and records every request not to 127.0.0.1, and every console error."""
+    """A tab that records every request not to 127.0.0.1 (`outside`) and every console error and uncaught exception
+    (`errors`) from the browser's events, and routes nothing: Playwright turns the browser's HTTP cache off in a tab
+    with any route, and a route sends each request through Python, so a routed tab fetched every page's scripts,
+    styles and fonts again, each by a round trip through the driver (benchmarks/browser_tabs.py). A request to another
+    host is still seen here, and fails at Chromium's resolver (`CHROMIUM_ARGS`), never reaching the network. A test
+    that must block or rewrite a request routes it itself; `routed=True` gives the tab that routed every request
+    before, refusing those off 127.0.0.1 (benchmarks/browser_tabs.py's baseline)."""
 
-    def __init__(self, browser, color_scheme: str = "light"):
+    def __init__(self, browser, color_scheme: str = "light", *, routed: bool = False):
         self.context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme=color_scheme)
         self.context.set_default_timeout(BROWSER_WAIT_MS)
         self.page = self.context.new_page()
         self.outside: list[str] = []
         self.errors: list[str] = []
-        self.page.route("**/*", self._route)
+        if routed:
+            self.page.route("**/*", self._route)
+        else:  # the context's: a worker's requests and a second tab's too
+            self.context.on("request", lambda request: None if _local(request.url) else self.outside.append(request.url))
         self.page.on("console", lambda msg: self.errors.append(msg.text) if msg.type == "error" else None)
         self.page.on("pageerror", lambda error: self.errors.append(str(error)))
 
     def _route(self, route) -> None:
-        if route.request.url.startswith("http://127.0.0.1"):
+        if _local(route.request.url):
             route.continue_()
         else:
             self.outside.append(route.request.url)
             route.abort()
 
     def without_search_index(self) -> Visit:
-        """No search index for this tab: Material's search worker fetches and indexes all of it (3.1 MB)
-        on every navigation, which a walk over pages that reads their text never uses (the walk of the
-        real site: 94 s with it, 67 s without, 123 pages at load 9). The page then logs the refused
-        request: not for a test that reads the console (an empty index is not enough for Material's worker)."""
+        """No search index for this tab (a route: the tab loses its HTTP cache; a server of the site that refuses it,
+        `serve_for_walk`, or serves it once, `reader_site`, keeps it): Material's search worker fetches and indexes
+        all of it (3.1 MB) on every navigation, which a test that reads the page's text never uses. The page then
+        logs the refused request: not for a test that reads the console."""
         self.page.route("**/search/search_index.json", lambda route: route.abort())
         return self
 
     def close(self) -> None:
         self.context.close()
+
+
+def _local(url: str) -> bool:
+    """A request the site's own server answers, or one that goes to no host (a `data:` or `blob:` URL)."""
+    return url.startswith(("http://127.0.0.1:", "http://127.0.0.1/", "data:", "blob:"))
 
 
 class WalkTab:

@@ -9,7 +9,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.site.sitekb import ARTIFACTS, MESSAGE, TRACEBACK, WalkTab, serve_for_walk
+from tests.site.sitekb import ARTIFACTS, MESSAGE, TRACEBACK, WalkTab, serve, serve_for_walk
 
 pytestmark = pytest.mark.browser
 
@@ -333,3 +333,28 @@ def test_a_short_paste_goes_in_as_it_is(visit, site_url):
     expect(tab.page.locator(".ekb-lookup__hit").first).to_contain_text("{len(self.layers)} = 28")
     assert tab.page.locator(".ekb-lookup__input").input_value() == TRACEBACK
     expect(tab.page.locator(".ekb-lookup__status")).to_have_text("")
+
+
+def test_a_tab_that_routes_nothing_still_sees_every_request_to_another_host_and_every_error(visit, tmp_path):
+    """`Visit` reads requests and the console from the browser's events, and routes nothing (a routed tab loses the
+    browser's cache): a request off 127.0.0.1 from the page, from its markup, from a worker (Material's search runs in
+    one) or from a second tab is still recorded (and fails at Chromium's resolver, `CHROMIUM_ARGS`), and so are a
+    console error and an uncaught exception, so a test asserting `outside == []` and `errors == []` still fails."""
+    (tmp_path / "worker.js").write_text("fetch('http://10.255.255.2/from-worker').catch(() => null);")
+    (tmp_path / "index.html").write_text(
+        '<html><body><img src="http://example.org/img.png"><script>'
+        "new Worker('/worker.js'); fetch('http://example.com/fetch').catch(() => null);"
+        "window.open('/second.html'); console.error('said wrong'); setTimeout(() => { throw new Error('thrown') });"
+        "</script></body></html>")
+    (tmp_path / "second.html").write_text('<html><body><img src="http://example.net/second.png"></body></html>')
+    tab = visit()
+    with serve(tmp_path) as url:
+        tab.page.goto(url, wait_until="load")
+        expected = {"http://example.org/img.png", "http://example.com/fetch", "http://10.255.255.2/from-worker",
+                    "http://example.net/second.png"}
+        for _ in range(100):
+            if expected <= set(tab.outside) and len(tab.errors) >= 2:
+                break
+            tab.page.wait_for_timeout(100)
+    assert set(tab.outside) == expected, tab.outside
+    assert "said wrong" in tab.errors and any("thrown" in error for error in tab.errors), tab.errors

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.site.sitekb import ROOT, _Quiet, free_port, mkdocs_build, site_project, snippet_hash, write_report
+from tests.site.sitekb import ROOT, _Kept, free_port, mkdocs_build, site_project, snippet_hash, write_report
 
 PAYLOAD_KB = ROOT / "tests" / "fixtures" / "payload_kb"
 IDS = sorted(path.stem for path in (PAYLOAD_KB / "docs" / "errors" / "transformers").glob("*.yml"))
@@ -61,7 +61,7 @@ def payload_site(tmp_path_factory):
     # fails on them, as it should); nothing else may warn: the report and every page were read.
     warnings = [line for line in result.stderr.splitlines() if line.startswith("WARNING")]
     assert warnings and all("contains an unrecognized relative link" in line for line in warnings), warnings
-    handler = functools.partial(_Quiet, directory=str(site))
+    handler = functools.partial(_Kept, directory=str(site))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield site, f"http://127.0.0.1:{port}/"
@@ -233,7 +233,7 @@ def plain_site(tmp_path_factory):
     site = out / "site"
     result = mkdocs_build(plain_material_config(out, f"http://127.0.0.1:{port}/"), site, strict=False)
     assert result.returncode == 0, result.stderr
-    handler = functools.partial(_Quiet, directory=str(site))
+    handler = functools.partial(_Kept, directory=str(site))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield site, f"http://127.0.0.1:{port}/"

@@ -17,7 +17,6 @@ from playwright.sync_api import expect
 from errorkb.core.project import load_project
 from errorkb.site import evidence, render
 from tests.site.sitekb import ROOT
-from tests.site.test_reader_view import index_once
 
 REMOVED = "errors/transformers/get-max-length-removed"  # not applicable on bundled (cpu, cuda), not run on cuda
 VERDICTS = ("pass", "partial", "fail")
@@ -109,9 +108,9 @@ def test_the_index_intro_says_where_a_removed_names_error_comes_from(real_page_s
 
 
 @pytest.mark.browser
-def test_a_phone_shows_the_verdict_first_and_the_whole_verification_column(visit, real_site):
-    _, url = real_site
-    tab = visit().without_search_index()  # the page's layout, not its search: no console to read
+def test_a_phone_shows_the_verdict_first_and_the_whole_verification_column(visit, reader_site):
+    _, url = reader_site
+    tab = visit()  # the page's layout, not its search (`reader_site`)
     tab.page.set_viewport_size(PHONE)
     tab.page.goto(url + REMOVED + "/", wait_until="load")
     first = tab.page.locator(".ekb-badges .ekb-badge").first
@@ -128,11 +127,10 @@ def test_a_phone_shows_the_verdict_first_and_the_whole_verification_column(visit
 
 
 @pytest.mark.browser
-def test_the_paste_box_chips_name_the_targets_in_the_readers_words(visit, real_site):
-    site, url = real_site
+def test_the_paste_box_chips_name_the_targets_in_the_readers_words(visit, reader_site):
+    site, url = reader_site
     targets = json.loads((site / "api/errors/index.json").read_text(encoding="utf-8"))["outcomes"]["targets"]
     tab = visit()
-    tab.page.route("**/search/search_index.json", index_once(site))  # a clean console: errorkb.js's own errors show
     tab.page.goto(url, wait_until="load")
     tab.page.locator(".ekb-lookup__input").fill("AttributeError: 'DynamicCache' object has no attribute "
                                                  "'get_max_length'")

@@ -17,7 +17,6 @@ from errorkb.core.project import load_project
 from errorkb.results.matrix import ReleaseState, State
 from errorkb.site import render
 from tests.site.sitekb import ROOT
-from tests.site.test_reader_view import index_once
 
 REMOVED = "errors/transformers/get-max-length-removed"  # not applicable on bundled (cpu, cuda), not run on cuda
 GAP = "errors/transformers/reused-cache-mask-covers-new-tokens-only"  # 4.36-4.37: raised from another function
@@ -63,12 +62,11 @@ def test_the_index_ships_each_entrys_badges_as_its_page_folds_them(index_documen
 
 
 @pytest.mark.browser
-def test_the_paste_box_chips_are_folded_once_per_reason(visit, real_site):
-    site, url = real_site
+def test_the_paste_box_chips_are_folded_once_per_reason(visit, reader_site):
+    site, url = reader_site
     index = json.loads((site / "api/errors/index.json").read_text(encoding="utf-8"))
     shown = next(entry for entry in index["entries"] if entry["id"] == "get-max-length-removed")["shown"]
     tab = visit()
-    tab.page.route("**/search/search_index.json", index_once(site))
     tab.page.goto(url, wait_until="load")
     tab.page.locator(".ekb-lookup__input").fill("AttributeError: 'DynamicCache' object has no attribute "
                                                  "'get_max_length'")
@@ -84,9 +82,9 @@ def test_the_paste_box_chips_are_folded_once_per_reason(visit, real_site):
 
 
 @pytest.mark.browser
-def test_the_migration_table_reads_on_a_phone_without_scrolling_sideways(visit, real_site):
-    _, url = real_site
-    tab = visit().without_search_index()
+def test_the_migration_table_reads_on_a_phone_without_scrolling_sideways(visit, reader_site):
+    _, url = reader_site
+    tab = visit()  # the page's layout, not its search (`reader_site`)
     tab.page.set_viewport_size(PHONE)
     tab.page.goto(url + "migration/", wait_until="load")
     table = tab.page.locator("#removals ~ .md-typeset__scrollwrap table, #removals ~ * table").first

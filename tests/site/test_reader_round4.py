@@ -113,11 +113,11 @@ PHONE = {"width": 390, "height": 844}
 
 @pytest.mark.browser
 @pytest.mark.parametrize("viewport", [LAPTOP, PHONE], ids=["laptop", "phone"])
-def test_the_migration_table_fits_its_column_without_a_scrollbar_of_its_own(visit, real_site, viewport):
+def test_the_migration_table_fits_its_column_without_a_scrollbar_of_its_own(visit, reader_site, viewport):
     """At 1280 px the six columns (a long replacement, nowrap chips, code that does not break) were wider than the
     content column: the table scrolled sideways inside its own frame, its last column (Verified) out of sight."""
-    _, url = real_site
-    tab = visit().without_search_index()
+    _, url = reader_site
+    tab = visit()  # the page's layout, not its search (`reader_site`)
     tab.page.set_viewport_size(viewport)
     tab.page.goto(url + "migration/", wait_until="load")
     found = tab.page.evaluate(r"""() => {
@@ -150,11 +150,11 @@ def test_the_migration_table_fits_its_column_without_a_scrollbar_of_its_own(visi
 
 
 @pytest.mark.browser
-def test_a_pasted_errors_chips_stay_inside_the_answer_on_a_phone(visit, real_site):
+def test_a_pasted_errors_chips_stay_inside_the_answer_on_a_phone(visit, reader_site):
     """'∅ reimplemented transformers 5.15.1 · cpu: not applicable' is one chip that never wrapped its words: at
     390 px it ran 38 px past the answer's card and the screen's edge, its last word cut off."""
-    _, url = real_site
-    tab = visit().without_search_index()
+    _, url = reader_site
+    tab = visit()  # the page's layout, not its search (`reader_site`)
     tab.page.set_viewport_size(PHONE)
     tab.page.goto(url, wait_until="load")
     tab.page.locator(".ekb-lookup__input").fill(

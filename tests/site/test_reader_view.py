@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.site.sitekb import ROOT
-from tests.site.test_browser import LITERAL, OVERFLOW, VISIBLE_TEXT  # `real_site`: tests/site/sitekb.py
+from tests.site.test_browser import LITERAL, OVERFLOW, VISIBLE_TEXT  # `reader_site`: tests/site/sitekb.py
 
 pytestmark = pytest.mark.browser
 
@@ -64,33 +64,13 @@ def releases_in_matrix() -> list[str]:
     return [one["release"] for one in data["releases"]]
 
 
-# The search index's one full load of this session (the URL it went to): see `index_once`.
-REAL_INDEX_SERVED: list[str] = []
-
-
-def index_once(site: Path):
-    """A route for the search index: the real one (3.1 MB) once per session, to the first page of the first view,
-    whose console must stay clean of its loading; to every later page the same configuration holding no documents.
-    Material's worker indexes what it is given on every full load, 28 loads here (the real index: 1.5 s of CPU
-    under load, 2026-12-06; it went to the first page of each of the 10 tests before), and nothing these views check (layout, markup shown as text, contrast, the strips) is drawn from it,
-    nor does its loading depend on the width or the colour scheme: the search is tests/site/test_search.py's,
-    and test_browser.py's."""
-    real = (site / "search" / "search_index.json").read_text(encoding="utf-8")
-    empty = json.dumps({**json.loads(real), "docs": []})
-
-    def route(route) -> None:
-        route.fulfill(status=200, content_type="application/json", body=empty if REAL_INDEX_SERVED else real)
-        REAL_INDEX_SERVED.append(route.request.url)
-
-    return route
-
-
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("width", WIDTHS)
-def test_pages_read_at_every_width_in_both_schemes(visit, real_site, width, scheme):
-    site, url = real_site
+def test_pages_read_at_every_width_in_both_schemes(visit, reader_site, width, scheme):
+    """In a tab that routes nothing, over a server that sends the real search index once a session
+    (`sitekb.reader_site`): the pages' scripts, styles and fonts come from the browser's cache after the first."""
+    _, url = reader_site
     tab = visit(scheme)
-    tab.page.route("**/search/search_index.json", index_once(site))
     tab.page.set_viewport_size({"width": width, "height": 900})
     SHOTS.mkdir(parents=True, exist_ok=True)
     problems: dict[str, object] = {}
@@ -128,12 +108,11 @@ def longest_entries(count: int = 3) -> list[str]:
 
 
 @pytest.mark.parametrize("path", [ENTRY, *longest_entries()])
-def test_the_first_screen_of_a_phone_shows_the_message_and_the_fix(visit, real_site, path):
+def test_the_first_screen_of_a_phone_shows_the_message_and_the_fix(visit, reader_site, path):
     """A person whose script just died lands on the page from a search on a phone: the message and
     the fix (with its own verdict) must be on the first screen, not under the meaning and the trigger."""
-    site, url = real_site
+    _, url = reader_site
     tab = visit("light")
-    tab.page.route("**/search/search_index.json", index_once(site))
     tab.page.set_viewport_size({"width": 390, "height": 844})
     tab.page.goto(url + path, wait_until="load")
     for selector in ("h2.ekb-message", "p.ekb-fix", "p.ekb-fix .ekb-chip"):

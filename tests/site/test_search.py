@@ -15,7 +15,7 @@ import pytest
 from playwright.sync_api import expect
 
 from errorkb.core.message import MessageTemplate
-from tests.site.sitekb import ROOT, _Quiet, free_port, mkdocs_build, site_project
+from tests.site.sitekb import ROOT, _Kept, free_port, mkdocs_build, site_project
 
 pytestmark = pytest.mark.browser
 
@@ -35,7 +35,7 @@ def full_site(tmp_path_factory) -> str:
     site_dir = tmp_path_factory.mktemp("full-site")
     result = mkdocs_build(project / "mkdocs.yml", site_dir)
     assert result.returncode == 0, f"mkdocs build --strict failed:\n{result.stderr}"
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), functools.partial(_Quiet, directory=str(site_dir)))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), functools.partial(_Kept, directory=str(site_dir)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{port}/"
     server.shutdown()
