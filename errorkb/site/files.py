@@ -51,10 +51,8 @@ def site_files(project: Project, loaded: LoadResult, reports: list[Report], *,
                edit_url: Callable[[str], str | None] | None = None) -> tuple[list[render.EntryPage], list[SiteFile]]:
     """The entry pages' models and every file to publish. `edit_url(project_relative_path)`
     gives the URL that edits an entry's YAML, or None."""
-    from errorkb.results import matrix
-
     pages = render.build_pages(project, loaded.entries, latest_results(reports))
-    place_matrix(matrix.read_matrix(project), pages)
+    place_matrix(read_matrix(project), pages)
     files: list[SiteFile] = []
     for page in pages:
         url = edit_url(page.yaml_path) if edit_url else None
@@ -63,6 +61,30 @@ def site_files(project: Project, loaded: LoadResult, reports: list[Report], *,
     files += listing_files(project, pages, reports)
     files.append(SiteFile(render.COVERAGE, coverage_page(project, loaded, pages), page=True))
     return pages, files + constant_files()
+
+
+_matrix_read: tuple[tuple[object, ...], MatrixFile | None] | None = None
+
+
+def read_matrix(project: Project) -> MatrixFile | None:
+    """`results.matrix.read_matrix`, parsed once while the file is the same (its path, inode, size and times):
+    `errorkb check` read it for the pages and again for the diagnosis index (1.6 s each at 120 entries).
+    Its readers only read it."""
+    import os
+
+    from errorkb.results import matrix
+
+    global _matrix_read
+    path = matrix.matrix_path(project)
+    try:
+        info = os.stat(path)
+    except OSError:
+        return matrix.read_matrix(project)  # none, or unreadable: said by the reader, never kept
+    key = (os.path.abspath(path), project.library.dist, info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns,
+           info.st_ctime_ns)
+    if _matrix_read is None or _matrix_read[0] != key:
+        _matrix_read = (key, matrix.read_matrix(project))
+    return _matrix_read[1]
 
 
 def listing_files(project: Project, pages: list[render.EntryPage], reports: list[Report],
