@@ -1290,7 +1290,8 @@ def cmd_report_merge(project: Project, args: argparse.Namespace) -> int:
             _say_differing(matrix.disagreements(list(zip((str(path) for path in args.inputs), files, strict=True))),
                            "entries and releases measured differently")
             joined = matrix.merge_files(files, [str(path) for path in args.inputs])
-            data = matrix.write_matrix(args.output, joined.package, joined.releases, joined.results, judged_here=False)
+            data = matrix.write_matrix(args.output, joined.package, joined.releases, joined.results, judged_here=False,
+                                      keeping=joined)
             out.print(f"merged {len(files)} matrix files: {len(data.releases)} releases, {len(data.results)} "
                       f"results — {args.output}", markup=False)
             return 0

@@ -49,7 +49,10 @@ def test_records_dated_in_the_future_are_ignored(tmp_path):
                                   when="not a date")])
     (report,), problems = read_reports(project / "reports", ("cpu", "cuda"), now=now)
     assert sorted(check.role for check in report.checks) == ["before", "guard:guard_check_lengths"]
-    assert problems == [f"{project / 'reports' / 'latest.json'}: 2 records dated in the future ignored"]
+    path = project / "reports" / "latest.json"
+    # the record whose time is not a date is said as such (round nineteen), not counted as dated in the future
+    assert problems[1:] == [f"{path}: 1 record dated in the future ignored"], problems
+    assert problems[0].startswith(f"{path}: 1 record whose time is not a date") and "'not a date'" in problems[0]
 
 
 def test_a_report_created_in_the_future_is_ignored(tmp_path):

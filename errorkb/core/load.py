@@ -53,7 +53,7 @@ from errorkb.core.lint import STANDARD, helpers
 from errorkb.core.message import MessageTemplate, TemplateSyntaxError, is_degenerate
 from errorkb.core.problems import Problem
 from errorkb.core.project import Project
-from errorkb.core.prose import INCLUDE_ADVICE, excesses, include_line, unprintable
+from errorkb.core.prose import INCLUDE_ADVICE, excesses, include_line, lookalike, unprintable
 
 Loc = tuple[str | int, ...]
 # libyaml's safe loader when PyYAML was built with it (the same marks, several times faster).
@@ -400,7 +400,7 @@ def _oversize(node: yaml.Node, loc: Loc, where: str) -> list[Problem]:
             problems.append(Problem(where, *_mark(node.start_mark),
                                     f"{_loc_name(loc)}: {len(node.value):,} characters; the limit is {limit:,}"))
             return problems
-        wrong = unprintable(node.value)
+        wrong = unprintable(node.value) or lookalike(node.value)
         problems += [Problem(where, *_mark(node.start_mark), f"{_loc_name(loc)}: {what}")
                      for what in ([wrong] if wrong else excesses(node.value))]
         line = include_line(node.value)

@@ -372,15 +372,20 @@ def dotted(path: PurePosixPath) -> str:
     return ".".join(parts)
 
 
-_SITE_URL_LINE = re.compile(r"^site_url:[ \t]*['\"]?(https?://[^\s'\"<>]+)['\"]?[ \t]*(?:#.*)?$", re.MULTILINE)
+_SITE_URL_KEY = re.compile(r"^site_url:(.*)$", re.MULTILINE)
+_SITE_URL_VALUE = re.compile(r"[ \t]*['\"]?(https?://[^\s'\"<>]+)['\"]?[ \t]*(?:#.*)?")
 
 
 def mkdocs_site_url(path: Path) -> str | None:
-    """`site_url` of an mkdocs.yml, or None (no file, no such line, or not an http(s) address)."""
+    """`site_url` of an mkdocs.yml, or None (no file, no such line, or not an http(s) address). The key's last
+    line at the top level, as YAML (MkDocs) reads a key given twice: the first one linked every address errorkb
+    printed to a site MkDocs no longer publishes."""
     try:
-        found = _SITE_URL_LINE.search(path.read_text(encoding="utf-8")[:100_000])
+        with path.open(encoding="utf-8") as file:  # the first 100,000 characters, never the whole of a huge file
+            lines = _SITE_URL_KEY.findall(file.read(100_000))
     except (OSError, UnicodeDecodeError):
         return None
+    found = _SITE_URL_VALUE.fullmatch(lines[-1]) if lines else None
     return found.group(1) if found else None
 
 

@@ -108,6 +108,40 @@ def unprintable(text: str, *, one_line: bool = False) -> str | None:
     return f"U+{ord(char):04X} ({kind}) is not allowed; remove it"
 
 
+# Letters of the Cyrillic and Greek scripts drawn like a Latin letter (Unicode's confusables of the Latin alphabet
+# that its fonts draw alike), by the Latin letter each reads as. In a word of Latin letters one of them is a
+# homoglyph: "lіst" (U+0456) reads as "list" to a reviewer, yet a reader's search, the lookup and a paste never
+# match it, and two titles that differ by one read as one. A word of one script (Russian or Greek prose) is fine.
+LOOKALIKES = {
+    "\u0430": "a", "\u0435": "e", "\u043e": "o", "\u0440": "p", "\u0441": "c", "\u0443": "y", "\u0445": "x",
+    "\u0456": "i", "\u0458": "j", "\u0455": "s", "\u0501": "d", "\u051b": "q", "\u051d": "w", "\u04bb": "h",
+    "\u04cf": "l", "\u0410": "A", "\u0412": "B", "\u0415": "E", "\u041a": "K", "\u041c": "M", "\u041d": "H",
+    "\u041e": "O", "\u0420": "P", "\u0421": "C", "\u0422": "T", "\u0425": "X", "\u0406": "I", "\u0408": "J",
+    "\u0405": "S", "\u051c": "W", "\u03bf": "o", "\u03bd": "v", "\u03f2": "c", "\u03f3": "j", "\u0391": "A",
+    "\u0392": "B", "\u0395": "E", "\u0396": "Z", "\u0397": "H", "\u0399": "I", "\u039a": "K", "\u039c": "M",
+    "\u039d": "N", "\u039f": "O", "\u03a1": "P", "\u03a4": "T", "\u03a5": "Y", "\u03a7": "X",
+}
+_LATIN = re.compile("[A-Za-z]")
+_LOOKALIKE = re.compile(f"[{''.join(LOOKALIKES)}]")
+_WORD = re.compile(r"[^\W\d_]+")
+
+
+def lookalike(text: str) -> str | None:
+    """What is wrong with the first word of `text` that mixes Latin letters with a look-alike of another script
+    (`LOOKALIKES`), worded for the author; None if none. Linear: the words are found in one pass, and each is
+    searched once (a pattern that grew a word around each look-alike rescanned long words, quadratic)."""
+    if _LOOKALIKE.search(text) is None:
+        return None
+    for found in _WORD.finditer(text):
+        word = found.group()
+        if (char := _LOOKALIKE.search(word)) is not None and _LATIN.search(word):
+            shown = word if len(word) <= 40 else word[:40] + "..."
+            return (f"{shown!r} mixes Latin letters with U+{ord(char.group()):04X} "
+                    f"({unicodedata.name(char.group()).lower()}), which looks like Latin {LOOKALIKES[char.group()]!r}: "
+                    "a search, the lookup or a pasted error never matches the word; write the Latin letter")
+    return None
+
+
 def visible(text: str) -> str:
     """`text` with each character no entry may hold written as its `\\uXXXX` escape: text the
     loader never checked (a report's) shows such a character instead of obeying it."""

@@ -29,20 +29,22 @@ from pathlib import Path
 from typing import Any, Self
 
 from packaging.version import InvalidVersion, Version
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
 from errorkb.core.entry import Entry
 from errorkb.core.problems import quoted
 from errorkb.core.project import Project
 from errorkb.core.snippets import AFTER, BEFORE
+from errorkb.results import kept as format_
 from errorkb.results import store
 from errorkb.results.keys import holds
-from errorkb.results.records import Code, Outcome, said_of
+from errorkb.results.records import Claim, Code, Outcome, Worded, said_of
 from errorkb.results.report import (
     NEVER,
     UNKNOWN_FIELD,
     VERIFIER_VERSION,
     first_error,
+    is_date,
     json_kind,
     later_verifier_than,
     lines_text,
@@ -51,6 +53,7 @@ from errorkb.results.report import (
 )
 
 SCHEMA = 2
+MINOR = format_.MINOR  # the format: `errorkb.results.kept` says what a newer minor or major is
 
 
 class _Model(BaseModel):
@@ -64,6 +67,9 @@ class Verdicts(_Model):
     sha256: str | None = None  # of the snippet bytes that ran
     wording: int | None = Field(None, ge=0)  # which wording of the error matched (0: the entry's own)
     cached: bool | None = None  # reused from the verdict cache (False: run); None: written before errorkb said
+    # What the reason rests on, as the record kept it (`CheckRecord.claim`: a not-applicable's `Claim`, a pass through
+    # another wording's `Worded`), worded when shown (`records.said_of`); None: another reason, or written before.
+    claim: Claim | Worded | None = None
 
 
 class ReleaseStatus(_Model):
@@ -115,6 +121,7 @@ class Shard(_Model):
 
 class MatrixFile(_Model):
     schema_version: int = Field(default=SCHEMA, alias="schema")
+    minor: int = Field(default=MINOR, ge=0, strict=True)  # the format's minor (`errorkb.results.kept`)
     package: str
     updated: str
     shard: Shard | None = None  # the shards whose `errorkb matrix --shard` wrote it last; None: no shard's
@@ -123,6 +130,13 @@ class MatrixFile(_Model):
     results: list[Result] = Field(default_factory=list)
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+    # The header's fields of a newer minor this errorkb does not know, written back (`errorkb.results.kept`).
+    _kept: format_.Kept = PrivateAttr(default_factory=format_.Kept)
+
+    def keeping(self, *sources: MatrixFile | None) -> Self:
+        """This file, keeping the header fields of a newer minor that `sources` (the files it merges) kept."""
+        self._kept = format_.carried(*(source._kept for source in sources if source is not None))
+        return self
 
     # Looked up once per release for every entry page: indexed once per file (a scan per lookup made a
     # page's summary quadratic in the releases, 25 s of CPU per page at 20,000 of them).
@@ -158,9 +172,11 @@ class MatrixFile(_Model):
         return dict(self.results_index.get(entry_id, {}))
 
     def text(self) -> str:
-        header = self.model_dump(mode="json", by_alias=True, exclude={"releases", "results"}, exclude_none=True)
-        return lines_text(header, {"releases": [r.model_dump_json() for r in self.releases],
-                                   "results": [r.model_dump_json(exclude_none=True) for r in self.results]})
+        dumped = self.model_dump(mode="json", by_alias=True, exclude={"releases", "results"}, exclude_none=True)
+        header = format_.said(dumped, self._kept, [*self.releases, *self.results], vars(self))
+        return lines_text(header, {"releases": [format_.record_text(r, r.model_dump_json()) for r in self.releases],
+                                   "results": [format_.record_text(r, r.model_dump_json(exclude_none=True))
+                                               for r in self.results]})
 
 
 class MatrixError(store.Unreadable):
@@ -186,7 +202,12 @@ def parse_matrix(text: str, path: Path) -> MatrixFile:
                               f"(this one reads schema {SCHEMA})")
         raise MatrixError(f"{path}: matrix schema {found!r}, expected {SCHEMA}; regenerate it with errorkb matrix")
     try:
-        matrix = MatrixFile.model_validate(data)
+        minor = format_.minor_of(data)
+    except format_.FormatError as error:
+        raise MatrixError(f"{path}: not a version-matrix file ({error}); restore the file from the run that wrote "
+                          "it") from None
+    try:
+        matrix = _validated(data, minor)
     except ValidationError as error:
         first = first_error(error)
         where = ".".join(str(part) for part in first["loc"])
@@ -218,6 +239,7 @@ def parse_matrix(text: str, path: Path) -> MatrixFile:
                               f"{seen[entry, release_key(release)]!r} before): one release holds one record; keep "
                               "one of them)")
         seen[entry, release_key(release)] = release
+    _dates_checked(matrix, text, path)
     for index, result in enumerate(matrix.results):  # every run writes a release's status with its results
         if (None, release_key(result.release)) not in seen:
             raise MatrixError(f"{path}: not a version-matrix file (results.{index}{_line_of(text, result.release)}: "
@@ -225,6 +247,39 @@ def parse_matrix(text: str, path: Path) -> MatrixFile:
                               "wrote it, and no page would show it; restore the file from the run that wrote it, or "
                               "remove the result)")
     return matrix
+
+
+def _validated(data: dict[str, Any], minor: int) -> MatrixFile:
+    """The matrix file in `data`, keeping the fields of a newer minor it does not know for its
+    rewrite (`errorkb.results.kept`); `ValidationError` for anything else, or an unknown field in a file of a minor
+    this errorkb reads whole."""
+    try:
+        return MatrixFile.model_validate(data)
+    except ValidationError as error:
+        found = format_.unknown_fields(error) if minor > MINOR else None
+        if found is None:
+            raise
+        header, objects = format_.without_unknown(data, found)
+    matrix = MatrixFile.model_validate(data)
+    format_.keep_objects(matrix, minor, objects)
+    matrix._kept = format_.Kept(minor, header)
+    return matrix
+
+
+def _dates_checked(matrix: MatrixFile, text: str, path: Path) -> None:
+    """`MatrixError` naming the first time of the file that is not a date, and its line: merged, such a status or
+    result never wins (`moment`), and the pages would say it was measured at 'banana'."""
+    stamps = [("updated", matrix.updated),
+              *((f"releases.{index}.measured", status.measured) for index, status in enumerate(matrix.releases)),
+              *((f"results.{index}.{name}", stamp) for index, result in enumerate(matrix.results)
+                for name, stamp in (("measured", result.measured), ("recorded", result.recorded))
+                if stamp is not None)]
+    for where, stamp in stamps:
+        if not is_date(stamp):
+            at = text.find(json.dumps(stamp, ensure_ascii=False))
+            line = f", line {text.count(chr(10), 0, at) + 1}" if at >= 0 else ""
+            raise MatrixError(f"{path}: not a version-matrix file ({where}{line}: {stamp[:40]!r} is not a date, where "
+                              "errorkb writes when it measured; restore the file from the run that wrote it)")
 
 
 MAX_RELEASES = 2000  # releases one matrix file may list: a package's whole history, many times over
@@ -291,8 +346,11 @@ def matrix_problem(project: Project) -> str | None:
     try:
         load_matrix(matrix_path(project), project.library.dist)
     except MatrixError as error:
-        return f"{error}; the site shows no version ranges until it is restored or regenerated"
+        return f"{error}; {NO_RANGES}"
     return None
+
+
+NO_RANGES = "the site shows no version ranges until it is restored or regenerated"
 
 
 def merged(old: MatrixFile | None, package: str, releases: Iterable[ReleaseStatus],
@@ -324,7 +382,8 @@ def merged(old: MatrixFile | None, package: str, releases: Iterable[ReleaseStatu
     return MatrixFile(package=package, updated=now(), shard=shard,
                       environment={"python": platform.python_version(), "platform": platform.platform(terse=True)},
                       releases=sorted(statuses.values(), key=lambda r: order.get(r.release, 0)),
-                      results=sorted(kept_results.values(), key=lambda r: (r.entry, order.get(r.release, 0))))
+                      results=sorted(kept_results.values(), key=lambda r: (r.entry, order.get(r.release, 0)))
+                      ).keeping(old)
 
 
 def supersedes(result: Result, kept: Result, moment_now: datetime) -> bool:
@@ -379,7 +438,7 @@ def merge_files(files: list[MatrixFile], names: Sequence[str] | None = None) -> 
         raise MatrixError(f"{'; '.join(problems)}; {_OUTRANKED}")
     data: MatrixFile | None = None
     for one in files:
-        data = merged(data, one.package, one.releases, one.results)
+        data = merged(data, one.package, one.releases, one.results).keeping(data, one)
     if data is None:
         raise ValueError("no matrix file to merge")
     return data
@@ -424,13 +483,14 @@ def disagreements(named: Sequence[tuple[str, MatrixFile]]) -> list[str]:
 
 def write_matrix(path: Path, package: str, releases: Iterable[ReleaseStatus], results: Iterable[Result],
                  fallback: Iterable[ReleaseStatus] = (), *, judged_here: bool = True,
-                 shard: tuple[int, int] | None = None) -> MatrixFile:
+                 shard: tuple[int, int] | None = None, keeping: MatrixFile | None = None) -> MatrixFile:
     """Merge these statuses and results (and `fallback` statuses: `merged`) into the file on disk now,
     under the folder's lock. Raises `store.Refused` when the file there does not parse (this run's
     part is saved beside it). `judged_here`: the results are this run's, so one that names no verifier is
     stamped with this one's and this errorkb release; a merge of files judged nothing (False), and a result
     written before results named theirs stays unnamed. `shard`: the `--shard K/N` of the run writing it, which
-    the file then says (`written_shard`); None, a run of no shard or a merge: the file says none."""
+    the file then says (`written_shard`); None, a run of no shard or a merge: the file says none. `keeping`: the
+    merged files whose header fields of a newer minor the file keeps too (`errorkb.results.kept`)."""
     from errorkb import __version__
 
     releases, fallback = list(releases), list(fallback)
@@ -446,7 +506,7 @@ def write_matrix(path: Path, package: str, releases: Iterable[ReleaseStatus], re
         return data
 
     return store.update(path, current, lambda current: merged(current, package, releases, results, fallback,
-                                                              written_shard(shard, current)),
+                                                              written_shard(shard, current)).keeping(current, keeping),
                         MatrixFile.text, f"restore it (git checkout {path}) or move it away")
 
 
@@ -690,7 +750,7 @@ def release_states(entry_id: str, matrix: MatrixFile) -> list[ReleaseState] | No
             states.append(ReleaseState(release, State.NOT_RUN, why.splitlines()[0] if why else None))
             continue
         before, after = result.before, result.after
-        said = said_of(before.code, before.reason, None).splitlines()[0] if before.reason else None  # in today's words
+        said = said_of(before.code, before.reason, before.claim).splitlines()[0] if before.reason else None
         states.append(ReleaseState(release, _state(before, after), said, after.outcome if after else None,
                                    before.wording))
     return states

@@ -27,13 +27,15 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, computed_field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, computed_field, model_validator
 
 from errorkb.core.problems import quoted
+from errorkb.results import kept as format_
 from errorkb.results import store
 from errorkb.results.records import CheckRecord, Code, Outcome
 
 SCHEMA = 2
+MINOR = format_.MINOR  # the format: `errorkb.results.kept` says what a newer minor or major is
 VERIFIER_VERSION = "2"
 # The only report files the site reads, in reports/: the standing report (`errorkb verify`) and one
 # per accelerator kind of the runtime, `<device>.json`, written where that device is (the GPU
@@ -53,12 +55,20 @@ class Report(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
     schema_version: int = Field(default=SCHEMA, alias="schema")
+    minor: int = Field(default=MINOR, ge=0, strict=True)  # the format's minor (`errorkb.results.kept`)
     verifier: str = Field(VERIFIER_VERSION, max_length=40)  # a version, quoted by the merge and the site
     created: str
     environment: dict[str, Any]
     targets: dict[str, str]  # target → fingerprint
     run: dict[str, Any] | None = None  # how this report was made: isolation, shard, cache hits
     checks: list[CheckRecord]
+    # The header's fields of a newer minor this errorkb does not know, written back (`errorkb.results.kept`).
+    _kept: format_.Kept = PrivateAttr(default_factory=format_.Kept)
+
+    def keeping(self, *sources: Report | None) -> Report:
+        """This report, keeping the header fields of a newer minor that `sources` (the files it merges) kept."""
+        self._kept = format_.carried(*(source._kept for source in sources if source is not None))
+        return self
 
     @model_validator(mode="before")
     @classmethod
@@ -95,11 +105,11 @@ class Report(BaseModel):
         return counts
 
     def text(self) -> str:
-        header = self.model_dump(mode="json", by_alias=True, exclude={"checks"})
+        dumped = self.model_dump(mode="json", by_alias=True, exclude={"checks"})
+        header = format_.said(dumped, self._kept, self.checks, vars(self))
         own = {"verifier"}  # a record's verifier is written only where it is not the report's
-        return lines_text(header, {"checks": [
-            record.model_dump_json(exclude_none=True, exclude=own if record.verifier == self.verifier else None)
-            for record in self.checks]})
+        return lines_text(header, {"checks": [format_.record_text(record, record.model_dump_json(
+            exclude_none=True, exclude=own if record.verifier == self.verifier else None)) for record in self.checks]})
 
     def write(self, path: Path) -> None:
         """Replace `path` with this report alone (a file of its own: a shard's, a merge's output).
@@ -173,7 +183,12 @@ def parse_report(text: str, path: Path) -> Report:
                           "one can neither read nor merge it); move it away, then errorkb verify writes it anew",
                           advised=True)
     try:
-        report = Report.model_validate(data)
+        minor = format_.minor_of(data)
+    except format_.FormatError as error:
+        raise ReportError(f"{path}: not a verification report ({error}); restore the file from the run that wrote "
+                          "it", advised=True) from None
+    try:
+        report, kept = _validated(data, minor)
     except ValidationError as error:
         first = first_error(error)
         where = ".".join(str(part) for part in first["loc"])
@@ -185,6 +200,7 @@ def parse_report(text: str, path: Path) -> Report:
                               advised=True) from None
         raise ReportError(f"{path}: not a verification report ({error.error_count()} problems; {where}{line}: "
                           f"{first['msg']})") from None
+    report._kept = kept
     for index, check in enumerate(report.checks):
         if check.id != check.named:  # another check's verdict under this id, or a second one of its own
             line = _line_of(text, check.id)
@@ -195,10 +211,27 @@ def parse_report(text: str, path: Path) -> Report:
     return report
 
 
-# A field of this schema's file that this errorkb's model has not: a newer errorkb's, which the file keeps (it is
-# refused, never rewritten without it), or a hand's.
-UNKNOWN_FIELD = ("a field this errorkb does not know: written by a newer errorkb? upgrade errorkb to read it; by a "
-                 "hand? remove the field")
+def _validated(data: dict[str, Any], minor: int) -> tuple[Report, format_.Kept]:
+    """The report in `data`, and the fields of a newer minor it does not know, taken out and
+    kept for its rewrite (`errorkb.results.kept`); `ValidationError` for anything else, or an unknown field in a
+    file of a minor this errorkb reads whole."""
+    try:
+        return Report.model_validate(data), format_.Kept(minor)
+    except ValidationError as error:
+        found = format_.unknown_fields(error) if minor > MINOR else None
+        if found is None:
+            raise
+        header, objects = format_.without_unknown(data, found)
+    report = Report.model_validate(data)
+    format_.keep_objects(report, minor, objects)
+    return report, format_.Kept(minor, header)
+
+
+# A field of this format's file that this errorkb's model has not, in a file of a minor it reads whole (a newer
+# minor's fields are kept: `errorkb.results.kept`): a hand's, or a damaged file's.
+UNKNOWN_FIELD = (f"a field format {SCHEMA}.{MINOR} does not have, in a file that says it is of that format or an "
+                 "earlier one: by a hand? remove the field; by a newer errorkb that did not say its format? upgrade "
+                 "errorkb to read it")
 
 
 def first_error(error: ValidationError) -> Any:
@@ -275,11 +308,14 @@ def later_verifier_than(version: str, than: str) -> bool:
     return bool(plain.fullmatch(version) and plain.fullmatch(than)) and int(version) > int(than)
 
 
-def read_reports(folder: Path, devices: Sequence[str], now: datetime | None = None) -> tuple[list[Report], list[str]]:
+def read_reports(folder: Path, devices: Sequence[str], now: datetime | None = None,
+                 reader: Callable[[Path], Report] | None = None) -> tuple[list[Report], list[str]]:
     """The reports the site expects in `folder` (`report_files(devices)`), and a message for each
     file or record left out: another file, an unreadable one, a record dated in the future, a pass on a
     device other than the host's (`devices[0]`) that carries no device evidence (`unproven_on_device`);
-    and for environment values shown cut (`ENVIRONMENT_SHOWN`)."""
+    and for environment values shown cut (`ENVIRONMENT_SHOWN`). `reader`: how one file is read (`read_report`;
+    `mkdocs serve` keeps the last good read of a file read while it is being written: `errorkb.site.live`)."""
+    reader = reader or read_report
     reports, problems, read, ignored = [], [], [], []
     moment = now or datetime.now(UTC)
     expected = report_files(devices)
@@ -288,7 +324,7 @@ def read_reports(folder: Path, devices: Sequence[str], now: datetime | None = No
             ignored.append(path)
             continue
         try:
-            report = read_report(path)
+            report = reader(path)
         except ReportError as error:
             problems.append(str(error) if error.advised else f"{error}; {SITE_RECOVER.format(path=path)}")
             continue
@@ -296,6 +332,10 @@ def read_reports(folder: Path, devices: Sequence[str], now: datetime | None = No
             problems.append(f"{path}: ignored: created {report.created}, in the future" if _is_date(report.created)
                             else f"{path}: ignored: created {report.created[:40]!r}, which is not a date")
             continue
+        undated = [check for check in report.checks if not (_is_date(check.verified_at) and _is_date(check.written))]
+        if undated:
+            problems.append(_undated_said(path, undated))
+            report = report.model_copy(update={"checks": [check for check in report.checks if check not in undated]})
         kept = [check for check in report.checks
                 if not _in_the_future(check.verified_at, moment) and not _in_the_future(check.written, moment)]
         if len(kept) != len(report.checks):
@@ -332,6 +372,24 @@ def read_reports(folder: Path, devices: Sequence[str], now: datetime | None = No
                         "record and the pages say which verifier judged it; re-run the older ones' checks with one "
                         "errorkb (errorkb verify)")
     return reports, [quoted(problem) for problem in problems]  # they name files and keys a pull request chose
+
+
+def _undated_said(path: Path, undated: Sequence[CheckRecord]) -> str:
+    """The records of the report at `path` whose times are not dates, in one line naming the first and its line:
+    they were counted as "dated in the future", which sent the author to a clock. The file keeps them."""
+    first = undated[0]
+    stamp = first.verified_at if not _is_date(first.verified_at) else first.written
+    try:
+        text = store.read_regular(path) or ""
+    except store.Unreadable:
+        text = ""
+    at = text.find(json.dumps(first.id, ensure_ascii=False))
+    at = text.find(json.dumps(stamp, ensure_ascii=False), max(at, 0)) if at >= 0 else -1
+    line = f", line {text.count(chr(10), 0, at) + 1}" if at >= 0 else ""
+    count = len(undated)
+    return (f"{path}: {count} record{'s' * (count > 1)} whose time is not a date left out of the pages (check "
+            f"{first.id}{line}: {stamp[:40]!r}); the file keeps {'them' if count > 1 else 'it'}: restore the file "
+            "from the run that wrote it, or re-run the checks (errorkb verify)")
 
 
 # Characters of one value of a record's environment the pages show (a device's name, a platform: 50 or so): a report
@@ -445,6 +503,9 @@ def _is_date(stamp: str) -> bool:
     return _dated(stamp) is not None
 
 
+is_date = _is_date  # for the matrix file's reader
+
+
 def _in_the_future(stamp: str, now: datetime) -> bool:
     """Dated after now (beyond the clocks' skew), or not a date at all."""
     when = _dated(stamp)
@@ -487,7 +548,7 @@ def merge(reports: list[Report], names: Sequence[str] | None = None) -> Report:
     environment = reports[-1].environment if reports else {}
     checks = sorted(results.values(), key=lambda record: record.id)
     return Report(verifier=verifier, created=now(), environment=environment, targets=targets, checks=checks,
-                  run={"merged": len(reports)})
+                  run={"merged": len(reports)}).keeping(*reports)
 
 
 def one_verifier(named: Sequence[tuple[str, Report]]) -> str:
@@ -659,4 +720,4 @@ def update_standing(previous: Report | None, fresh: Report, known_entries: set[s
     kept = sorted((record for record in merged.values() if record.entry in known_entries), key=lambda r: r.id)
     observed = fresh if any(record.environment for record in fresh.checks) else previous
     return Report(created=fresh.created, environment=observed.environment,
-                  targets={**previous.targets, **fresh.targets}, checks=kept, run=observed.run)
+                  targets={**previous.targets, **fresh.targets}, checks=kept, run=observed.run).keeping(previous, fresh)

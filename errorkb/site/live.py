@@ -9,7 +9,11 @@ by `mkdocs build`), make a build cost what changed:
 
 1. `entries`  each entry file is loaded again only when it changed (size, times, inode); the
               loader's checks across entries (ids, `related`, snippets) run on every build.
-2. `reports`  the reports folder is read again only when one of its files changed.
+2. `reports`  the reports folder is read again only when one of its files changed. A report (or
+              the version matrix) that does not read now but did at an earlier build keeps that
+              last good read, and the build says so: a file being copied in or checked out (not
+              written by errorkb, whose writes are atomic) is read half-written by a rebuild, and
+              dropping it took every page's badges (or release ranges) away until the next save.
 3. `files`    an entry's page model, page and JSON are made again only when one of its inputs
               changed (`entry_inputs`: its file, every file of its snippet folder, its records,
               the files of the entries its page names, both ways; then its releases from the
@@ -92,7 +96,7 @@ from errorkb.core.problems import Problem
 from errorkb.core.project import Project
 from errorkb.core.snippets import walk
 from errorkb.results.records import CheckRecord
-from errorkb.results.report import Report, latest_results, read_reports
+from errorkb.results.report import Report, ReportError, latest_results, read_report, read_reports
 from errorkb.site import files as site
 from errorkb.site import render
 
@@ -144,7 +148,8 @@ class Sources:
     settings: Signature = None
     _loaded: dict[Path, tuple[Signature, tuple[LoadedEntry | None, list[Problem]]]] = field(default_factory=dict)
     _reports: tuple[Any, tuple[list[Report], list[str]]] | None = None
-    _matrix: tuple[Signature, MatrixFile | None] | None = None
+    _good: dict[Path, Report] = field(default_factory=dict)  # each report file's last good read
+    _matrix: tuple[Signature, MatrixFile | None, str | None] | None = None
     _made: dict[str, _Made] = field(default_factory=dict)
     _shared: tuple[Any, list[site.SiteFile]] | None = None
     _rows: render.Rows = field(default_factory=render.Rows)
@@ -190,7 +195,22 @@ class Sources:
         self._same_project(project)
         key = (tree_signature(project.reports), tuple(devices))
         if self._reports is None or self._reports[0] != key:
-            self._reports = (key, read_reports(project.reports, devices))
+            kept: list[str] = []
+            good: dict[Path, Report] = {}
+
+            def read(path: Path) -> Report:
+                try:
+                    good[path] = read_report(path)
+                except ReportError as error:
+                    if path not in self._good:
+                        raise
+                    good[path] = self._good[path]
+                    kept.append(f"{error}; {LAST_GOOD}")
+                return good[path]
+
+            reports, problems = read_reports(project.reports, devices, reader=read)
+            self._good = good  # a file removed, or left out, keeps no read
+            self._reports = (key, (reports, [*problems, *kept]))
         return self._reports[1]
 
     # -- 3. generated files ------------------------------------------------------------------------
@@ -235,13 +255,23 @@ class Sources:
         out.append(self._coverage_file(project, loaded, pages))
         return pages, out + self._constant_files()
 
-    def _matrix_file(self, project: Project) -> MatrixFile | None:
-        from errorkb.results.matrix import matrix_path, read_matrix
+    def matrix(self, project: Project) -> tuple[MatrixFile | None, str | None]:
+        """The version matrix and why it does not read now (`matrix_problem`), read again only when its file
+        changed; a file that read at an earlier build and does not now keeps that last good read (`reports`)."""
+        from errorkb.results.matrix import NO_RANGES, MatrixError, load_matrix, matrix_path
 
+        self._same_project(project)
         key = signature(matrix_path(project))
         if self._matrix is None or self._matrix[0] != key:
-            self._matrix = (key, read_matrix(project))
-        return self._matrix[1]
+            try:
+                self._matrix = (key, load_matrix(matrix_path(project), project.library.dist), None)
+            except MatrixError as error:
+                last = self._matrix[1] if self._matrix is not None else None
+                self._matrix = (key, last, f"{error}; {LAST_GOOD if last is not None else NO_RANGES}")
+        return self._matrix[1], self._matrix[2]
+
+    def _matrix_file(self, project: Project) -> MatrixFile | None:
+        return self.matrix(project)[0]
 
     def _listing_files(self, project: Project, pages: list[render.EntryPage],
                        reports: list[Report]) -> list[site.SiteFile]:
@@ -266,6 +296,10 @@ class Sources:
         if self._constant is None:
             self._constant = site.constant_files()
         return self._constant
+
+
+LAST_GOOD = ("the pages show its last good read until it reads again (is it being copied in or checked out? the next "
+             "save rebuilds); a build from scratch leaves it out")
 
 
 def entry_inputs(project: Project, loaded: list[LoadedEntry],

@@ -203,7 +203,8 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
             log.error(str(problem))
         reports, unreadable = sources.reports(project, devices) if sources else read_reports(project.reports, devices)
         reports, unknown = site.expected_reports(project, loaded, reports)
-        for message in [*unreadable, *unknown, *filter(None, [matrix_problem(project)])]:
+        matrix_said = sources.matrix(project)[1] if sources else matrix_problem(project)
+        for message in [*unreadable, *unknown, *filter(None, [matrix_said])]:
             log.warning(message)
         docs = Path(config.docs_dir).resolve()
         resolved = Resolved()  # this build's: each folder resolved once

@@ -47,7 +47,7 @@ from errorkb.results.report import VERIFIER_VERSION, stamped
 from errorkb.verify.plan import Check
 from errorkb.verify.sources import NOT_IN_VERDICTS as NOT_IN_VERDICTS
 from errorkb.verify.sources import NOT_IN_VERDICTS_ELSEWHERE as NOT_IN_VERDICTS_ELSEWHERE
-from errorkb.verify.sources import read_verdict_sources, verdict_sources  # one list: the key's and the jail's
+from errorkb.verify.sources import read_verdict_sources, verdict_bytes, verdict_sources  # one list, one read
 
 _HERE = Path(__file__).resolve().parent
 _PACKAGE = _HERE.parent
@@ -92,9 +92,20 @@ def fingerprint_of(files: tuple[tuple[str, bytes], ...]) -> str:
     return f"{VERIFIER_VERSION}+{digest.hexdigest()[:12]}"
 
 
+def fingerprint_afresh() -> str:
+    """The fingerprint of errorkb's code as it is on disk now (`watch.identity`: must the process start again?)."""
+    return fingerprint_of(read_verdict_sources())
+
+
 @cache
 def verifier_fingerprint() -> str:
-    return fingerprint_of(read_verdict_sources())
+    """This process's: the digest of its one read of the verdict sources (`sources.verdict_bytes`), the bytes a
+    check is shown of errorkb (`sandbox.package_shadow`), never a read of its own."""
+    return fingerprint_of(verdict_bytes())
+
+
+# `watch.identity` asks `verifier_fingerprint.__wrapped__()` for the code on disk now, not this process's read
+verifier_fingerprint.__wrapped__ = fingerprint_afresh
 
 
 _runtime_releases: dict[tuple[object, ...], str] = {}
@@ -237,5 +248,6 @@ def cache_key(check: Check, inputs: str, target_fingerprint: str, runtime: Runti
     return verdict_key(check, inputs, target_fingerprint, runtime, library).digest()
 
 
-__all__ = ["NOT_IN_VERDICTS", "NOT_IN_VERDICTS_ELSEWHERE", "Trust", "VerdictCache", "cache_key", "resolve_trust",
-           "tracked_records", "untrusted_here", "verdict_key", "verdict_sources", "verifier_fingerprint"]
+__all__ = ["NOT_IN_VERDICTS", "NOT_IN_VERDICTS_ELSEWHERE", "Trust", "VerdictCache", "cache_key", "fingerprint_afresh",
+           "resolve_trust", "tracked_records", "untrusted_here", "verdict_key", "verdict_sources",
+           "verifier_fingerprint"]

@@ -46,6 +46,7 @@ from errorkb.verify.modes import Isolation
 from errorkb.verify.paths import environment_path
 from errorkb.verify.plan import Check, library_imports, plan, select_shard
 from errorkb.verify.requirements import THIS_ONE, Absence, absence, built_python, essential, not_met, runs_in
+from errorkb.verify.sources import Keyed, read_keyed
 from errorkb.verify.targets import availability, bundled_has, fingerprint, installed_version
 
 if TYPE_CHECKING:  # what runs a check is imported when one first must run: a cached run never loads it
@@ -110,12 +111,16 @@ class Verifier:
         named = (self.library.name, *self.library.backends, *filter(None, [self.library.bundled]))
         packages = tuple(dict.fromkeys(name.split(".")[0] for name in named))
         self._preload = preload
+        # The run's one read of the bundled package's keyed files (`sources.read_keyed`): its target's fingerprint
+        # digests these bytes and its sandbox shows them, never a second read (an edit in between would key a
+        # verdict on bytes it did not run); without a sandbox, the key is of this read too.
+        self.keyed: tuple[Keyed, ...] = read_keyed(list(filter(None, [self.library.bundled])))
         self._sandbox_args: tuple[tuple[Any, ...], dict[str, Any]] = ((sandbox, [project.root], hidden),
                               {"runtime": self.runtime, "private": [project.snippets],
                                "packages": (*self.runtime.packages, *packages),
                                "env_prefixes": tuple(self.library.env_prefixes),
                                # of the bundled package, a check sees what its target's fingerprint digests
-                               "keyed": tuple(filter(None, [self.library.bundled]))})
+                               "keyed": self.keyed})
         self._chosen: tuple[Sandbox | None, WorkerPool | None] | None = None
         self._shelved: tuple[object, ...] | None = None  # the `Shelf` key its pool was taken or held under
         # The release environments (not this interpreter, nor an environment of a snippet's pins) the checks
@@ -248,8 +253,8 @@ class Verifier:
                                                             self.environments is None) \
             else f"{check.target}@{check.release}"
         if label not in self.fingerprints:
-            self.fingerprints[label] = fingerprint(check.target, self.library) if label == check.target \
-                else f"{self.library.dist}=={check.release}"
+            self.fingerprints[label] = fingerprint(check.target, self.library, self.keyed) \
+                if label == check.target else f"{self.library.dist}=={check.release}"
         return self.fingerprints[label]
 
     def reason_not_run(self, check: Check) -> Verdict | None:
@@ -434,7 +439,7 @@ class Shelf:
 
         args, kwargs = verifier._sandbox_args
         library = verifier.library
-        targets = tuple(sorted((target, fingerprint(target, library), why or "")
+        targets = tuple(sorted((target, fingerprint(target, library, verifier.keyed), why or "")
                                for target, why in verifier.unavailable.items()))
         releases = tuple((str(python), tuple(sorted((kept_loads(verifier.project, python) or {}).items())))
                          for python in sorted(verifier._release_pythons))

@@ -351,7 +351,7 @@ def collect(entries: list[Entry], release: str, records: list[CheckRecord],
         if not any(found.values()):
             continue
         verdicts = {role: Verdicts(outcome=r.outcome, code=r.code, reason=r.reason, sha256=r.snippet_sha256,
-                                   wording=r.wording, cached=r.cached)
+                                   wording=r.wording, cached=r.cached, claim=r.claim)
                     for role, r in found.items() if r is not None}
         before = found[BEFORE]
         site = before.raise_site if before is not None and before.outcome is Outcome.PASS else None

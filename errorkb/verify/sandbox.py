@@ -13,7 +13,8 @@ The sandbox (`Sandbox.wrap`):
   from a folder that holds the snippets (the checkout), whatever the harness's `PYTHONPATH`; and sees of
   that package, there and at its own path, only the files the verdict's key holds (`package_shadow`); and
   of each `keyed` package (the profile's bundled implementation) only the files its target's fingerprint digests
-  (`keyed_files`), wherever its top-level folder shows;
+  (`keyed_files`), wherever its top-level folder shows: the very bytes the key digested (one read, `sources`),
+  each module with its bytecode compiled from them (`_bytecode`), never a `.pyc` from disk;
 - does not see the verdict cache, `reports/` or `.git` (an empty read-only tmpfs covers each);
 - writes only a private tmpfs `/tmp` (`HOME`, and its working folder `/tmp/work`, where its snippet
   folder's entries are bound read-only) and the one folder where the harness collects the check's output;
@@ -46,7 +47,9 @@ from __future__ import annotations
 
 import atexit
 import functools
+import importlib.util
 import json
+import marshal
 import os
 import re
 import shutil
@@ -64,8 +67,8 @@ from errorkb.plugs import Runtime
 from errorkb.verify.inside.jail import MEMORY_ENV, MEMORY_MAX_ENV, PROJECT_ENV, SHOWN_ENV, TASKS_ENV
 from errorkb.verify.inside.library import package_dirs
 from errorkb.verify.modes import SandboxUnavailable as SandboxUnavailable
+from errorkb.verify.sources import Files, Keyed, read_keyed, verdict_bytes
 from errorkb.verify.sources import keyed_files as keyed_files
-from errorkb.verify.sources import read_verdict_sources
 
 MODES = ("auto", "require", "off")
 LABEL = "bwrap"
@@ -102,8 +105,9 @@ class Sandbox:
     # folders of which each check sees its own snippet folder only (`jail.show_project_part`)
     project: tuple[str, ...] = ()
     needs: tuple[str, ...] = ()  # what the system, the runtime and the library need: shown wherever it lies
-    # (package, its top-level folder, the files of it a check is shown and keyed on): `keyed_files`, read once
-    keyed: tuple[tuple[str, str, tuple[tuple[str, bytes], ...]], ...] = ()
+    # (package, its top-level folder, the files of it a check is shown and keyed on): the run's one read of them
+    # (`sources.read_keyed`), the bytes its target's fingerprint digests; never read again
+    keyed: tuple[Keyed, ...] = ()
 
     def wrap(self, argv: list[str], *, device: str, writable: list[Path], jails: bool = False,
              python: Path | None = None, also: Sequence[Path] = (), absent: Sequence[str] = ()) -> list[str]:
@@ -142,12 +146,10 @@ class Sandbox:
         command += ["--ro-bind", shadow, f"{_IMPORT}/errorkb"]
         for place in _package_places([*self.read_only, *environment]):
             command += ["--ro-bind", shadow, place]
-        # Of a keyed package (the bundled implementation), the files its target's fingerprint digests, at each place
-        # its top-level folder shows: never its data files, a build copy, a stale `.pyc`.
-        for name, top, files in self.keyed:
-            if keyed_files(name) != (top, files):
-                raise SandboxUnavailable(f"the package {name} changed since its verdicts' key was taken: run errorkb "
-                                         "again")
+        # Of a keyed package (the bundled implementation), the files its target's fingerprint digests (the bytes of
+        # the one read it holds), at each place its top-level folder shows: never its data files, a build copy, a
+        # `.pyc` on disk.
+        for _, top, files in self.keyed:
             for place in _places([top], [*self.read_only, *environment]):
                 command += ["--ro-bind", _shadow(files), place]
         env["PYTHONPATH"] = os.pathsep.join([_IMPORT, *self.import_path()])
@@ -218,28 +220,44 @@ def package_shadow() -> str:
     """A folder holding of errorkb exactly the files the verdict's key holds (`verdict_sources`), the very bytes
     its fingerprint digests (`cache.verifier_fingerprint`): what a check is shown in place of the package. The
     whole package (the pages' data, the lookup's rules, the CLI) would let a snippet that reads them pass on bytes
-    its key does not hold, a cached pass replayed after they changed. Made once per process; refused when the
-    files changed since its fingerprint was taken (a verdict keyed by one code and run with another)."""
-    files = read_verdict_sources()
-    # The key's fingerprint is taken before any check runs (the zygote's identity holds it); where the cache
-    # is not loaded (a bare interpreter's probe, without the key's dependencies) no verdict is keyed here.
-    keyed = sys.modules.get("errorkb.verify.cache")
-    if keyed is not None and keyed.fingerprint_of(files) != keyed.verifier_fingerprint():
-        raise SandboxUnavailable("errorkb's own code changed while it ran (its verdicts' key was taken before): "
-                                 "run errorkb again")
-    return _shadow(files)
+    its key does not hold, a cached pass replayed after they changed. Made once per process, of the process's one
+    read (`sources.verdict_bytes`): the key and the shadow never read the files apart."""
+    return _shadow(verdict_bytes())
 
 
 @functools.cache
-def _shadow(files: tuple[tuple[str, bytes], ...]) -> str:
-    """A read-only view's source: a folder holding exactly `files` ((path in it, bytes)); made once per process."""
+def _shadow(files: Files) -> str:
+    """A read-only view's source: a folder holding exactly `files` ((path in it, bytes)), and the bytecode of each
+    module among them compiled from those bytes (`_bytecode`); made once per process."""
     root = tempfile.mkdtemp(prefix="errorkb-shadow-")
     atexit.register(shutil.rmtree, root, True)
     for name, data in files:
         target = Path(root, name)
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
+        if name.endswith(".py"):
+            _bytecode(target, data)
     return root
+
+
+def _bytecode(source: Path, data: bytes) -> None:
+    """Beside `source` (in the shadow), its `__pycache__` file compiled from `data`, its very bytes: else each fresh
+    interpreter (subprocess mode, a zygote) compiles errorkb's verdict sources and the bundled package anew
+    (benchmarks/shadow_bytecode.py). A checked hash-based pyc (PEP 552): the import system loads it only while the
+    source it is shown hashes as `data` did, so it can never run other code than the keyed bytes (a `.pyc` on disk
+    is never shown: the key holds no bytecode). This interpreter's tag and magic number; another Python finds none
+    of its own and compiles the source, as before. A source that does not compile gets none (its check fails as
+    it would)."""
+    try:
+        code = compile(data, str(source), "exec", dont_inherit=True, optimize=0)
+    except (SyntaxError, ValueError):
+        return
+    flags = 0b11  # hash-based, checked
+    pyc = importlib.util.MAGIC_NUMBER + flags.to_bytes(4, "little") + importlib.util.source_hash(data) + \
+        marshal.dumps(code)
+    target = Path(importlib.util.cache_from_source(str(source), optimization=""))
+    target.parent.mkdir(exist_ok=True)
+    target.write_bytes(pyc)
 
 
 def _package_places(shown: Sequence[str]) -> list[str]:
@@ -249,9 +267,11 @@ def _package_places(shown: Sequence[str]) -> list[str]:
 
 
 def _places(folders: Sequence[Path | str], shown: Sequence[str]) -> list[str]:
-    """Each of `folders` that lies inside what the sandbox shows (`shown`), under its own and its resolved name."""
+    """Each of `folders` that lies inside what the sandbox shows (`shown`), under its own and its resolved name; never
+    a link itself (bwrap cannot bind onto one: a PYTHONPATH folder of links to a checkout's packages), which leads to
+    its resolved name, a place too."""
     places = {os.path.normpath(found) for path in folders
-              for found in (str(path), os.path.realpath(path)) if os.path.isdir(found)}
+              for found in (str(path), os.path.realpath(path)) if os.path.isdir(found) and not os.path.islink(found)}
     return sorted(path for path in places if any(_within(path, folder) for folder in shown))
 
 
@@ -305,9 +325,10 @@ def _environment_of(python: Path | None) -> list[str]:
 def choose(mode: str, read_only: list[Path], hidden: list[Path], *, warn: Any = None,
            runtime: Runtime | None = None, packages: tuple[str, ...] = (),
            env_prefixes: tuple[str, ...] = (), private: Sequence[Path] = (),
-           keyed: Sequence[str] = ()) -> Sandbox | None:
+           keyed: Sequence[str | Keyed] = ()) -> Sandbox | None:
     """The sandbox for `--sandbox MODE`, or None to run without one; never silently. Of each package in `keyed` (the
-    bundled implementation) a check sees only the files its target's fingerprint digests (`keyed_files`).
+    bundled implementation) a check sees only the files its target's fingerprint digests: a name is read here
+    (`keyed_files`); a read already made (`sources.read_keyed`, the engine's: its key's bytes) is shown as it is.
 
     `auto` uses it where it can be created and otherwise prints why not (stderr) before any
     check runs; `require` raises `SandboxUnavailable` instead; `off` says that it is off.
@@ -338,7 +359,7 @@ def choose(mode: str, read_only: list[Path], hidden: list[Path], *, warn: Any = 
 
 def candidate(mode: str, read_only: list[Path], hidden: list[Path], *, runtime: Runtime | None = None,
               packages: tuple[str, ...] = (), env_prefixes: tuple[str, ...] = (),
-              private: Sequence[Path] = (), keyed: Sequence[str] = ()) -> Sandbox | None:
+              private: Sequence[Path] = (), keyed: Sequence[str | Keyed] = ()) -> Sandbox | None:
     """The sandbox `choose` returns where the probe passes, without running the probe; None for `off`
     or where it surely cannot be made (no bwrap; as root, no pids cgroup).
 
@@ -356,14 +377,15 @@ def candidate(mode: str, read_only: list[Path], hidden: list[Path], *, runtime: 
 
 def _sandbox(bwrap: str, read_only: list[Path], hidden: list[Path], runtime: Runtime | None,
              packages: tuple[str, ...], env_prefixes: tuple[str, ...], private: Sequence[Path],
-             keyed: Sequence[str] = ()) -> Sandbox:
+             keyed: Sequence[str | Keyed] = ()) -> Sandbox:
     project = {os.path.normpath(found) for path in read_only for found in (str(path), os.path.realpath(path))
                if os.path.isdir(found)}
+    read = tuple(one for one in keyed if not isinstance(one, str))  # read by the caller: its key's bytes
+    read += read_keyed([name for name in keyed if isinstance(name, str)])  # read here, once
     return Sandbox(bwrap, runtime_paths(read_only, packages), tuple(str(path) for path in hidden if path.is_dir()),
                    runtime=runtime, env_prefixes=(*env_prefixes, *(runtime.env_prefixes if runtime else ())),
                    private=tuple(os.path.realpath(path) for path in private), project=tuple(sorted(project)),
-                   needs=runtime_paths((), packages, outermost=False),
-                   keyed=tuple((name, *files) for name in dict.fromkeys(keyed) if (files := keyed_files(name))))
+                   needs=runtime_paths((), packages, outermost=False), keyed=read)
 
 
 def _warn(message: str) -> None:

@@ -1,10 +1,15 @@
-"""Which files a verdict is keyed on, each list with one owner read by both sides: the key (`cache`'s verifier
-fingerprint, `targets.fingerprint` of the bundled package) and the jail, which shows a check exactly these bytes
-(`sandbox.package_shadow`, `Sandbox.wrap`). Light on purpose: a warm run that answers from the cache loads no
-sandbox, and a bare interpreter checking the sandbox needs no pydantic."""
+"""Which files a verdict is keyed on, each list with one owner, and read once for both sides: the key (`cache`'s
+verifier fingerprint, `targets.fingerprint` of the bundled package) digests the very bytes the jail shows a check
+(`sandbox.package_shadow`, `Sandbox.wrap`), never a second read of the files (which could differ: an edit between
+the key's read and the shadow's making keyed a verdict on bytes it did not run). Of errorkb, the one read is this
+process's (`verdict_bytes`); of a keyed package, the run's (`read_keyed`, held by the engine and given to the
+sandbox). Light on purpose: a warm run that answers from the cache loads no sandbox, and a bare interpreter
+checking the sandbox needs no pydantic."""
 
 from __future__ import annotations
 
+import functools
+import hashlib
 from pathlib import Path
 
 from errorkb.verify.inside.library import package_dirs
@@ -49,10 +54,22 @@ def verdict_sources() -> list[Path]:
     return found
 
 
-def read_verdict_sources() -> tuple[tuple[str, bytes], ...]:
-    """Each of `verdict_sources` as (its path in the package, its bytes), read once: what the fingerprint
-    digests and what a check is shown of errorkb (`sandbox.package_shadow`), the same bytes."""
+Files = tuple[tuple[str, bytes], ...]  # (path in the package, its bytes), in a fixed order
+Keyed = tuple[str, str, Files]  # one read of a keyed package: (its name, its top-level folder, its keyed files)
+
+
+def read_verdict_sources() -> Files:
+    """Each of `verdict_sources` as (its path in the package, its bytes), read now (`watch.identity`: has errorkb's
+    code changed on disk?). What a verdict is keyed on and shown is `verdict_bytes`, this process's one read."""
     return tuple((path.relative_to(_PACKAGE).as_posix(), path.read_bytes()) for path in verdict_sources())
+
+
+@functools.cache
+def verdict_bytes() -> Files:
+    """This process's one read of `verdict_sources`: what the verifier's fingerprint digests
+    (`cache.verifier_fingerprint`) and what a check is shown of errorkb (`sandbox.package_shadow`), the same bytes
+    by construction, whenever either is first asked for and whatever the files hold by then."""
+    return read_verdict_sources()
 
 
 def keyed_files(name: str) -> tuple[str, tuple[tuple[str, bytes], ...]] | None:
@@ -72,4 +89,20 @@ def keyed_files(name: str) -> tuple[str, tuple[tuple[str, bytes], ...]] | None:
     return str(root), tuple((path.relative_to(root).as_posix(), path.read_bytes()) for path in paths)
 
 
-__all__ = ["NOT_IN_VERDICTS", "NOT_IN_VERDICTS_ELSEWHERE", "keyed_files", "read_verdict_sources", "verdict_sources"]
+def read_keyed(names: tuple[str, ...] | list[str]) -> tuple[Keyed, ...]:
+    """One read of each installed package of `names` (`keyed_files`): the run's, which its key digests
+    (`keyed_digest`) and its sandbox shows, the same bytes (the engine holds it; nothing reads the files again)."""
+    return tuple((name, *found) for name in dict.fromkeys(names) if (found := keyed_files(name)) is not None)
+
+
+def keyed_digest(files: Files) -> str:
+    """The digest of a keyed package's files (one read of `keyed_files`): its target's fingerprint's."""
+    digest = hashlib.sha256()
+    for name, data in files:
+        digest.update(name.encode())
+        digest.update(data)
+    return digest.hexdigest()
+
+
+__all__ = ["NOT_IN_VERDICTS", "NOT_IN_VERDICTS_ELSEWHERE", "Files", "Keyed", "keyed_digest", "keyed_files",
+           "read_keyed", "read_verdict_sources", "verdict_bytes", "verdict_sources"]

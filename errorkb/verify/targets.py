@@ -7,7 +7,6 @@ depends on) are computed without importing the library.
 
 from __future__ import annotations
 
-import hashlib
 import importlib.metadata
 import importlib.util
 from pathlib import Path
@@ -15,7 +14,7 @@ from pathlib import Path
 from errorkb.core.project import LibraryProfile
 from errorkb.results.records import BUNDLED, TARGETS, UPSTREAM  # the names reports carry, defined there
 from errorkb.verify.inside.library import package_folders
-from errorkb.verify.sources import keyed_files
+from errorkb.verify.sources import Keyed, keyed_digest, read_keyed
 
 __all__ = ["BUNDLED", "TARGETS", "UPSTREAM", "availability", "bundled_has", "fingerprint", "installed_version"]
 
@@ -80,14 +79,13 @@ def installed_version(library: LibraryProfile) -> str | None:
         return None
 
 
-def fingerprint(target: str, library: LibraryProfile) -> str:
-    """Changes whenever the code a snippet would run against changes."""
+def fingerprint(target: str, library: LibraryProfile, read: tuple[Keyed, ...] | None = None) -> str:
+    """Changes whenever the code a snippet would run against changes. Of the bundled package, the digest of `read`
+    (the run's one read of it, `sources.read_keyed`, which its sandbox shows: the same bytes); read now without it."""
     if target == UPSTREAM:
         return f"{library.dist}=={installed_version(library) or 'absent'}"
     # The very files a check is shown of the bundled package (`keyed_files`, their one owner), nothing else.
-    digest = hashlib.sha256()
-    keyed = keyed_files(library.bundled) if library.bundled else None
-    for name, data in keyed[1] if keyed else ():
-        digest.update(name.encode())
-        digest.update(data)
-    return "bundled-" + digest.hexdigest()[:16]
+    if read is None:
+        read = read_keyed([library.bundled]) if library.bundled else ()
+    found = next((files for name, _, files in read if name == library.bundled), ())
+    return "bundled-" + keyed_digest(found)[:16]

@@ -159,12 +159,6 @@ def test_an_older_pass_without_a_claim_reads_on_the_page_as_it_did(project):
 
 # -- 4. the version matrix's file keeps the claim its records keep -----------------------------------------------
 
-MATRIX_PATCH = ("the matrix file's `Verdicts` (errorkb/results/matrix.py, redsite19's) keeps no claim and "
-                "errorkb/verify/matrix.py's `collect` copies none: /work/brief/reader6-matrix.patch adds both and "
-                "removes this mark")
-
-
-@pytest.mark.xfail(strict=True, reason=MATRIX_PATCH)
 def test_the_matrix_file_keeps_a_passes_claim_and_its_states_word_it_now():
     from errorkb.results.matrix import MatrixFile, release_states
 
@@ -181,7 +175,6 @@ def test_the_matrix_file_keeps_a_passes_claim_and_its_states_word_it_now():
     assert said == [f"{SEEN}, as worded in 4.43 – 4.53"], said
 
 
-@pytest.mark.xfail(strict=True, reason=MATRIX_PATCH)
 def test_a_matrix_run_writes_the_claim_its_records_keep(project):
     from errorkb.core.load import load_project_entries
     from errorkb.core.project import load_project

@@ -7,72 +7,23 @@ of the same zygote can see, and the verdicts of honest twins stay passes.
 
 from __future__ import annotations
 
-import json
 import os
-import shutil
 import threading
 from pathlib import Path
 
 import pytest
 
-from errorkb.core.project import load_project
 from errorkb.core.snippets import Role, read_snippet
-from errorkb.plugs import runtime_for
 from errorkb.verify.judge import judge as judge_with
 from errorkb.verify.plan import Check
 from errorkb.verify.pool import WorkerPool
 from errorkb.verify.run import run_check
-from errorkb.verify.sandbox import choose as choose_with
-from tests.verify.verifykb import FIXTURE, needs_sandbox
-
-TORCH = runtime_for("torch")
-LIBRARY = load_project(FIXTURE).library
-MODULE = "transformers.cache_utils"
+from tests.verify.containment import HONEST, LIBRARY, MODULE, TORCH, run_snippet
+from tests.verify.containment import seen as _seen
+from tests.verify.verifykb import FIXTURE
 
 pytestmark = [pytest.mark.verifier, pytest.mark.timeout(900)]
 
-
-@pytest.fixture(scope="module")
-def project(tmp_path_factory):
-    root = tmp_path_factory.mktemp("round20")
-    shutil.copytree(FIXTURE / "snippets" / "good-head-dim", root / "snippets" / "good-head-dim")
-    return root
-
-
-@pytest.fixture(scope="module")
-def sandbox(project):
-    needs_sandbox()
-    return choose_with("require", [project], [], runtime=TORCH, packages=("torch", "transformers", "optimum"),
-                       env_prefixes=tuple(LIBRARY.env_prefixes))
-
-
-@pytest.fixture(scope="module")
-def entry(broken_kb):
-    return next(one.entry for one in broken_kb[1] if one.entry.id == "good-head-dim")
-
-
-@pytest.fixture(scope="module")
-def lean_pool(sandbox, lean_python):
-    with WorkerPool(LIBRARY, [], sandbox) as pool:
-        yield pool
-
-
-def run_snippet(pool: WorkerPool, python: Path, entry, project: Path, name: str, code: str, role: str = "after"):
-    path = project / "snippets" / "good-head-dim" / name
-    path.write_text(code)
-    check = Check(entry, read_snippet(path, Role(role), path.name), "bundled", "cpu", MODULE)
-    run = pool.run(check, 60, python)
-    return run, judge_with(check, run, TORCH)
-
-
-HONEST = """
-import torch
-from transformers import DynamicCache, LlamaConfig
-
-cache = DynamicCache(config=LlamaConfig(num_hidden_layers=4, num_attention_heads=4, num_key_value_heads=4,
-                                        hidden_size=256))
-cache.early_initialization(1, 4, 64, torch.float32, "cpu")
-"""
 
 DESCRIPTIONS = """
 import fcntl, json, os
@@ -114,11 +65,6 @@ print("LEFT " + json.dumps(descriptions()))
 """ + HONEST
 
 
-def _fds(output: str, tag: str) -> dict:
-    line = next(line for line in output.splitlines() if line.startswith(tag + " "))
-    return json.loads(line.removeprefix(tag + " "))
-
-
 def test_a_check_shares_no_open_file_description_with_the_zygote_nor_a_later_check(entry, project, lean_pool,
                                                                                    lean_python):
     """A forked check inherits its zygote's descriptors; the jail closes all but the standard three and the
@@ -128,13 +74,13 @@ def test_a_check_shares_no_open_file_description_with_the_zygote_nor_a_later_che
     is that of round 1 as it said hello). Each check's descriptors must be its own."""
     before, verdict = run_snippet(lean_pool, lean_python, entry, project, "show.py", SHOW)
     assert verdict.outcome == "pass", verdict.reason
-    baseline = _fds(before.output, "FDS")
+    baseline = _seen(before.output, "FDS")
     left, _ = run_snippet(lean_pool, lean_python, entry, project, "leave.py", LEAVE)
-    changed = _fds(left.output, "LEFT")
+    changed = _seen(left.output, "LEFT")
     assert any(changed[fd] != baseline[fd] for fd in baseline if fd in changed), "the hostile check changed nothing"
     after, verdict = run_snippet(lean_pool, lean_python, entry, project, "show.py", SHOW)
     assert verdict.outcome == "pass", verdict.reason
-    assert _shared(_fds(after.output, "FDS")) == _shared(baseline), \
+    assert _shared(_seen(after.output, "FDS")) == _shared(baseline), \
         "a later check sees what an earlier one left on its descriptors"
 
 

@@ -20,15 +20,7 @@ from errorkb.verify.cache import VerdictCache
 from errorkb.verify.judge import judge as judge_with
 from errorkb.verify.plan import Check
 from errorkb.verify.records import Outcome
-from tests.verify.test_containment_round20 import (  # the round's sandboxed pool and its fixtures, shared
-    HONEST,
-    MODULE,
-    TORCH,
-    entry,  # noqa: F401
-    lean_pool,  # noqa: F401
-    project,  # noqa: F401
-    sandbox,  # noqa: F401
-)
+from tests.verify.containment import HONEST, MODULE, TORCH, run_snippet  # its fixtures: tests/verify/conftest.py
 
 _KEY = "0" * 64
 
@@ -113,15 +105,6 @@ def test_verify_says_it_reused_no_record_others_may_write(tmp_path, capsys, lean
 
 
 
-def run_snippet(pool, python, entry, project: Path, name: str, code: str, wall_s: float | None = None):  # noqa: F811
-    """`code` as an after snippet of good-head-dim, run in `pool` (60 s of CPU time, `wall_s` of wall clock)."""
-    path = project / "snippets" / "good-head-dim" / name
-    path.write_text(code)
-    check = Check(entry, read_snippet(path, Role("after"), path.name), "bundled", "cpu", MODULE)
-    run = pool.run(check, 60, python, wall_s=wall_s)
-    return run, judge_with(check, run, TORCH)
-
-
 _MARK = "errorkb-round21-leftover"
 STOPS = f"""
 import os, signal, subprocess, sys
@@ -147,7 +130,7 @@ def _leftovers() -> list[int]:
 @pytest.mark.verifier
 @pytest.mark.timeout(600)
 def test_a_check_that_stops_itself_and_leaves_a_stopped_grandchild_ends_at_its_backstop(
-        entry, project, lean_pool, lean_python):  # noqa: F811
+        entry, project, lean_pool, lean_python):
     """A check that stops (SIGSTOP) uses no CPU time, so only the wall-clock backstop ends it; its setsid'd
     grandchild, stopped too and deaf to SIGTERM, dies with the check's PID namespace. The run finishes within the
     backstop, the verdict says the time ran out, and the next check of the same zygote passes."""
@@ -177,7 +160,7 @@ re.match("(a*)*b", "a" * 64)  # one C call that never returns to Python: no hand
 @pytest.mark.verifier
 @pytest.mark.timeout(600)
 def test_a_check_spinning_in_one_c_call_deaf_to_its_signals_ends_at_its_cpu_limit(
-        entry, project, lean_pool, lean_python):  # noqa: F811
+        entry, project, lean_pool, lean_python):
     """A check that ignores SIGXCPU and SIGTERM and spins inside one C call (no bytecode boundary where a
     handler of Python's could run) still ends at its CPU-time limit (the hard limit's SIGKILL), long before its
     wall-clock backstop; the verdict says its CPU time ran out, and the zygote's next check passes."""

@@ -13,14 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.verify.test_containment_round20 import (  # the round's sandboxed pool and its fixtures, shared
-    HONEST,
-    entry,  # noqa: F401
-    lean_pool,  # noqa: F401
-    project,  # noqa: F401
-    run_snippet,
-    sandbox,  # noqa: F401
-)
+from tests.verify.containment import HONEST, run_snippet  # its fixtures: tests/verify/conftest.py
 
 pytestmark = [pytest.mark.verifier, pytest.mark.timeout(900)]
 
@@ -157,7 +150,7 @@ ATTACKS = {  # name: (snippet, outcome, words the verdict says, words the output
 
 
 @pytest.mark.parametrize("name", list(ATTACKS))
-def test_a_check_exhausting_signalling_or_forging_spoils_at_most_its_own_verdict(entry, project, lean_pool,  # noqa: F811
+def test_a_check_exhausting_signalling_or_forging_spoils_at_most_its_own_verdict(entry, project, lean_pool,
                                                                                 lean_python, name):
     """Fork bombs, descriptors, threads, its parent signalled, an alarm after the call, records of the observer's
     shape written to every descriptor it holds (before the call, cut short at the end, and by a fork that outlives
@@ -239,7 +232,7 @@ TIMED = {  # name: (snippet, role, outcome, words the verdict says)
 
 
 @pytest.mark.parametrize("name", list(TIMED))
-def test_a_finalizer_an_exit_or_a_timer_never_makes_a_verdict_it_did_not_observe(entry, project, lean_pool,  # noqa: F811
+def test_a_finalizer_an_exit_or_a_timer_never_makes_a_verdict_it_did_not_observe(entry, project, lean_pool,
                                                                               lean_python, name):
     """`sys.exit` in a finalizer while the documented error unwinds (printed, never the end: the honest before
     still passes); `posix._exit(0)` after the raise, before the observer's end (no end: a fail); an after that leaves

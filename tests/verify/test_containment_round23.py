@@ -9,8 +9,6 @@ The jail now shows each check, of the project, its own snippet folder and what t
 
 from __future__ import annotations
 
-import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -20,9 +18,9 @@ from errorkb.verify.judge import judge as judge_with
 from errorkb.verify.plan import Check
 from errorkb.verify.pool import WorkerPool
 from errorkb.verify.run import run_check
-from errorkb.verify.sandbox import choose as choose_with
-from tests.verify.test_containment_round20 import HONEST, LIBRARY, MODULE, TORCH
-from tests.verify.verifykb import FIXTURE, needs_sandbox
+from tests.verify.containment import HONEST, LIBRARY, MODULE, TORCH
+from tests.verify.containment import seen as _seen
+from tests.verify.verifykb import needs_sandbox
 
 pytestmark = [pytest.mark.verifier, pytest.mark.timeout(900)]
 
@@ -49,36 +47,9 @@ seen["cwd"] = os.getcwd()
 print("SEEN " + json.dumps(seen))
 """ + HONEST
 
-
-@pytest.fixture(scope="module")
-def project(tmp_path_factory):
-    root = tmp_path_factory.mktemp("round23")
-    shutil.copytree(FIXTURE / "snippets" / "good-head-dim", root / "snippets" / "good-head-dim")
-    (root / "snippets" / "other-entry").mkdir()
-    (root / "snippets" / "other-entry" / "before.py").write_text("OTHER = 1\n")
-    (root / "docs").mkdir()
-    (root / "docs" / "layers.txt").write_text("4\n")
-    (root / "tests").mkdir()
-    (root / "tests" / "data.json").write_text('{"layers": 4}\n')
-    (root / "pyproject.toml").write_text("[tool.errorkb]\n")
-    return root
-
-
-@pytest.fixture(scope="module")
-def sandbox(project):
-    needs_sandbox()
-    return choose_with("require", [project], [], runtime=TORCH, packages=("torch", "transformers", "optimum"),
-                       env_prefixes=tuple(LIBRARY.env_prefixes), private=[project / "snippets"])
-
-
-@pytest.fixture(scope="module")
-def entry(broken_kb):
-    return next(one.entry for one in broken_kb[1] if one.entry.id == "good-head-dim")
-
-
-def _seen(output: str) -> dict:
-    line = next(line for line in output.splitlines() if line.startswith("SEEN "))
-    return json.loads(line.removeprefix("SEEN "))
+# Besides its snippet folder, the round's project (tests/verify/conftest.py) holds what the check must not read.
+PROJECT_FILES = {"snippets/other-entry/before.py": "OTHER = 1\n", "docs/layers.txt": "4\n",
+                 "tests/data.json": '{"layers": 4}\n', "pyproject.toml": "[tool.errorkb]\n"}
 
 
 def _assert_own_folder_only(seen: dict, project: Path) -> None:

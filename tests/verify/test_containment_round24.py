@@ -13,8 +13,6 @@
 
 from __future__ import annotations
 
-import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -24,9 +22,8 @@ from errorkb.verify.judge import judge as judge_with
 from errorkb.verify.plan import Check
 from errorkb.verify.pool import WorkerPool
 from errorkb.verify.run import run_check
-from errorkb.verify.sandbox import choose as choose_with
-from tests.verify.test_containment_round20 import HONEST, LIBRARY, MODULE, TORCH
-from tests.verify.verifykb import FIXTURE, needs_sandbox
+from tests.verify.containment import HONEST, LIBRARY, MODULE, TORCH
+from tests.verify.containment import seen as _seen
 
 pytestmark = [pytest.mark.verifier, pytest.mark.timeout(900)]
 
@@ -52,34 +49,8 @@ for name, attempt in (("write data.txt", lambda: Path("data.txt").write_text("ch
 print("SEEN " + json.dumps(seen))
 """ + HONEST
 
-
-@pytest.fixture(scope="module")
-def project(tmp_path_factory):
-    root = tmp_path_factory.mktemp("round24")
-    shutil.copytree(FIXTURE / "snippets" / "good-head-dim", root / "snippets" / "good-head-dim")
-    folder = root / "snippets" / "good-head-dim"
-    (folder / "data.txt").write_text("4\n")
-    (folder / "inner").mkdir()
-    (folder / "inner" / "more.txt").write_text("more\n")
-    return root
-
-
-@pytest.fixture(scope="module")
-def sandbox(project):
-    needs_sandbox()
-    return choose_with("require", [project], [], runtime=TORCH, packages=("torch", "transformers", "optimum"),
-                       env_prefixes=tuple(LIBRARY.env_prefixes), private=[project / "snippets"])
-
-
-@pytest.fixture(scope="module")
-def entry(broken_kb):
-    return next(one.entry for one in broken_kb[1] if one.entry.id == "good-head-dim")
-
-
-def _seen(output: str) -> dict:
-    line = next((line for line in output.splitlines() if line.startswith("SEEN ")), None)
-    assert line is not None, output
-    return json.loads(line.removeprefix("SEEN "))
+# Besides its snippet folder, the round's project (tests/verify/conftest.py) holds the files the check reads there.
+PROJECT_FILES = {"snippets/good-head-dim/data.txt": "4\n", "snippets/good-head-dim/inner/more.txt": "more\n"}
 
 
 def _snapshot(folder: Path) -> dict[str, bytes]:

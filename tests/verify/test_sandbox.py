@@ -634,3 +634,27 @@ def test_the_checkout_is_never_on_the_import_path(entry, project, monkeypatch):
     assert "ERRORKB /run/errorkb/import/errorkb/__init__.py" in run.output, run.output
     assert f"'{project}'" not in run.output.split("PATH", 1)[1].split("\n")[0]
     (folder / "paths.py").unlink()
+
+
+def test_errorkb_found_through_a_link_on_the_import_path_still_gets_its_shadow(tmp_path):
+    """A folder on PYTHONPATH holding a link `errorkb` to the package (how a worktree's code is verified beside an
+    editable install of another checkout): the shadow was bound onto the link itself, which bwrap cannot do
+    (measured on main: "Can't bind mount ... on /newroot/.../errorkb: No such file or directory", so `--sandbox
+    require` refused to run). A link is left as it is: the shadow covers the folder it leads to, and the import
+    folder."""
+    import subprocess
+    import sys
+
+    needs_sandbox()
+    from errorkb.verify.cache import _PACKAGE
+
+    links = tmp_path / "links"
+    links.mkdir()
+    (links / "errorkb").symlink_to(_PACKAGE)
+    environment = {**os.environ, "PYTHONPATH": str(links)}
+    done = subprocess.run([sys.executable, "-P", "-c", "import errorkb, sys\nfrom errorkb.verify.sandbox import probe\n"
+                           "print(errorkb.__file__)\nprint(probe())"], capture_output=True, text=True, timeout=120,
+                          cwd=tmp_path, env=environment)
+    found, said = done.stdout.strip().splitlines()[-2:]
+    assert found == str(links / "errorkb" / "__init__.py"), done.stdout + done.stderr
+    assert said == "None", said

@@ -529,6 +529,42 @@ def _later(kill: Callable[[int, int], None], main: int, sleep: Callable[[float],
 # -- installation: before the snippet, in the check's process ---------------------------------------
 
 
+def _held_modules(named: list[tuple[str, Any]], target_roots: Any) -> list[tuple[str, Any]]:
+    """The module table's entries the observer holds: those the harness names (the watched function's module, the
+    library's package) and every module of the target's files in the table as the snippet starts. A lazy `import` in
+    the library's code reads the table's entry at the call: one the snippet swapped between two calls (a namespace
+    whose function is C code bound to its data) runs no frame of its own (attack round thirty-two). Read through
+    the module's own `__dict__` (a lazily loading package's `__getattr__` would import)."""
+    held = [(name, module) for name, module in named]
+    seen = {name for name, _ in held}
+    roots = tuple(root for root in target_roots if type(root) is str)
+    for name, module in list(sys.modules.items()):
+        if name in seen or not isinstance(module, types.ModuleType):
+            continue
+        path = module.__dict__.get("__file__")
+        if type(path) is str and path.startswith(roots):
+            held.append((name, module))
+    return held
+
+
+def _target_tables(modules: list[tuple[str, Any]], target_roots: Any) -> dict[int, Any]:
+    """The containers (a dict, a list, a set) the target's own modules held (`_held_modules`) hold by name as the
+    snippet starts, by id: the registries `_p_planted_registered` diffs at the function's own `raise`."""
+    roots = tuple(root for root in target_roots if type(root) is str)
+    tables: dict[int, Any] = {}
+    for _, module in modules:
+        if not isinstance(module, types.ModuleType):
+            continue
+        space = module.__dict__
+        path = space.get("__file__")
+        if type(path) is not str or not path.startswith(roots):
+            continue
+        for value in list(space.values()):
+            if type(value) in (dict, list, set):
+                tables[id(value)] = value
+    return tables
+
+
 def install(config: dict[str, Any]) -> Callable[..., Any]:
     """Build the private namespace and state, send the `start` line, install the tracer in this
     thread, put the thread and signal stand-ins in place, and add the audit hook. Returns the
@@ -545,6 +581,7 @@ def install(config: dict[str, Any]) -> Callable[..., Any]:
     # After the namespaces were copied: a stand-in differs from its copy, read as trusted code's (its file is this one).
     state["registrars"] = _stand_in_registrars(config.get("held"), state["copies_held"]["c_functions"])
     namespace["_S"] = state
+    state["target_tables"] = _target_tables(state["modules"], state["target_roots"])
     state["tables"] = _python_tables(namespace["_p_tables_module"], (state["stdlib_roots"], state["site_roots"],
                                                                      state["target_roots"]),
                                      state["copies_held"], state["trusted_roots"])
@@ -672,8 +709,8 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         "spaces": [(label, space, dict(snapshot), bool(grows), frozenset(rebound)) for label, space, snapshot,
                    grows, rebound in config.get("spaces", [])],
         "owners": [(label, owner, name, raw) for label, owner, name, raw in config.get("owners", [])],
-        "modules": [(name, module) for name, module in config.get("sys_modules", [])],
-        "sys_modules": sys.modules,
+        "modules": _held_modules(config.get("sys_modules", []), config.get("target_roots", ())),
+        "sys_modules": sys.modules, "modules_version": None,
         "restore": [(label, space, dict(snapshot)) for label, space, snapshot in config.get("restore", [])],
         "restored": False, "reported": set(), "dispatch": {event: namespace[name] for event, name in
                                                             dispatch_names.items()},
@@ -2711,6 +2748,7 @@ def _p_call(ident: int, frame: Any, code: Any, index: int) -> None:
     frame.f_trace_lines = False
     if not _c_dict_get(_S["active"], ident, 0):  # the thread's outermost watched call: what may die in it, armed
         _p_fin_arm()
+        _p_modules_check()
     _S["frames"][id(frame)] = [frame, index, ident, None, (_p_probe(), _p_alone(ident)), None, "target",
                                _c_dict_get(_S["callbacks_run"], ident, 0), _p_fin_tally()]
     if _S["probe"] is not None:
@@ -2968,7 +3006,29 @@ def _p_planted_handed(frame: Any) -> str | None:
     handoff = _p_handoff(frame)
     if handoff is None:
         return None
-    return _p_handed_by_hand(handoff, _p_made_check, None)
+    found = _p_handed_by_hand(handoff, _p_made_check, None)
+    return found if found is not None else _p_planted_registered()
+
+
+def _p_planted_registered() -> str | None:
+    """`_p_made_check` over what the target's own modules' containers (`_S["target_tables"]`: a module-level hook
+    registry, which the library fills when the snippet calls its `register`, and its function reads by name) hold
+    now that they did not before the snippet ran (attack round thirty-two: a partial over `setattr` binding the
+    snippet's data, registered as a hook, ran with no frame before the function's own `raise`). Python's own tables
+    are left out: they fill as trusted code runs (round thirteen's typing cache)."""
+    written: list[Any] = []
+    _p_tables_written(written, _S["target_tables"])
+    if not written:
+        return None
+    found = _p_walk(written, _c_PLANT_BUDGET, _p_made_check, None)
+    if found is _c_EXHAUSTED:
+        return "one of more than " + _c_int_repr(_c_PLANT_BUDGET) + " objects its modules' registries hold, too many " \
+            "to search"
+    if found is _c_UNREADABLE:
+        return "a weak reference whose referent cannot be read, so cannot be searched"
+    if found is _c_PUT_BACK:
+        return _c_PUT_BACK_WORDS
+    return "in a registry of the library's modules, " + found if type(found) is str else None
 
 
 def _p_made_check(value: Any, kind: Any, items: list[Any] | None, context: Any) -> str | None:
@@ -3113,14 +3173,17 @@ def _p_new_tables(space: Any, found: list[Any]) -> None:
             found.append(value)
 
 
-def _p_tables_written(found: list[Any]) -> None:
+def _p_tables_written(found: list[Any], only: Any = None) -> None:
     """What the containers of Python's own modules and the target's (`_python_tables`) hold now that they did not hold
     before the snippet ran, into `found`: a key and its value where either is not the one at that place (a dict's
     order is its insertion's), a list's item likewise, a set's item that was not in it. A dict whose version is
     unchanged was not written (`_version_offset`); honest writes (`re._cache` filled by the library's patterns, a
-    library's registry filled by its own code) are searched too."""
+    library's registry filled by its own code) are searched too. `only`: the containers of those ids alone (a dict
+    of id to container, `_S["target_tables"]`)."""
     for entry in _c_list_iter(_S["tables"]):
         table, copy, version = entry
+        if only is not None and _c_dict_get(only, id(table)) is not table:
+            continue
         kind = type(table)
         if kind is dict:
             if _c_VERSIONED and _p_version(id(table) + _c_VERSION_OFFSET) == version:
@@ -5585,10 +5648,7 @@ def _p_end_checks() -> None:
             current = _p_class_attr(owner, name)
         if current is not raw:
             _p_tamper("replaced", label)
-    modules = _S["sys_modules"]
-    for name, module in _S["modules"]:
-        if _c_dict_get(modules, name) is not module:
-            _p_tamper("replaced", "sys.modules[" + _c_str_repr(name) + "]")
+    _p_modules_check()
     for label, space, snapshot, grows, rebound in _S["spaces"]:
         if _p_is_module(space):
             current = _c_module_dict(space)
@@ -5607,6 +5667,24 @@ def _p_end_checks() -> None:
             if not _c_callable(value) or _p_defined_in_target(value):
                 continue
             _p_tamper("replaced", label + "." + key)
+
+
+def _p_modules_check() -> None:
+    """The module table's entries the observer holds (`_held_modules`), as they were: at the end, and as each thread's
+    outermost watched call starts (an entry swapped before a call and put back before the end was not seen at the
+    end alone). Skipped where the table was not written since the last check found it whole (its dict's version: a
+    loop of calls imports nothing)."""
+    modules = _S["sys_modules"]
+    version = _p_version(id(modules) + _c_VERSION_OFFSET) if _c_VERSIONED else None
+    if version is not None and version == _S["modules_version"]:
+        return
+    whole = True
+    for name, module in _c_list_iter(_S["modules"]):
+        if _c_dict_get(modules, name) is not module:
+            _p_tamper("replaced", "sys.modules[" + _c_str_repr(name) + "]")
+            whole = False
+    if whole:
+        _S["modules_version"] = version
 
 
 def _p_library_data(value: Any, depth: int) -> bool:
