@@ -63,28 +63,36 @@ def site_files(project: Project, loaded: LoadResult, reports: list[Report], *,
     return pages, files + constant_files()
 
 
-_matrix_read: tuple[tuple[object, ...], MatrixFile | None] | None = None
+_matrix_read: tuple[tuple[str, str, str], MatrixFile | None] | None = None
 
 
 def read_matrix(project: Project) -> MatrixFile | None:
-    """`results.matrix.read_matrix`, parsed once while the file is the same (its path, inode, size and times):
-    `errorkb check` read it for the pages and again for the diagnosis index (1.6 s each at 120 entries).
-    Its readers only read it."""
+    """`results.matrix.read_matrix`, parsed once while the file holds the same bytes: `errorkb check` read it for
+    the pages and again for the diagnosis index (1.6 s each at 120 entries). Keyed by its bytes' digest, never
+    by its times (two writes within a timer tick, the inode reused, read as one); kept only where the bytes
+    were the same before and after the parse. Its readers only read it."""
+    import hashlib
     import os
 
-    from errorkb.results import matrix
+    from errorkb.results import matrix, store
 
     global _matrix_read
     path = matrix.matrix_path(project)
-    try:
-        info = os.stat(path)
-    except OSError:
-        return matrix.read_matrix(project)  # none, or unreadable: said by the reader, never kept
-    key = (os.path.abspath(path), project.library.dist, info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns,
-           info.st_ctime_ns)
-    if _matrix_read is None or _matrix_read[0] != key:
-        _matrix_read = (key, matrix.read_matrix(project))
-    return _matrix_read[1]
+
+    def digest() -> str | None:
+        try:
+            text = store.read_regular(path)
+        except store.Unreadable:
+            return None
+        return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest() if text is not None else None
+
+    seen = digest()
+    key = (os.path.abspath(path), project.library.dist, seen or "")
+    if seen is not None and _matrix_read is not None and _matrix_read[0] == key:
+        return _matrix_read[1]
+    data = matrix.read_matrix(project)  # none, unreadable or another package's: never kept
+    _matrix_read = (key, data) if seen is not None and data is not None and digest() == seen else None
+    return data
 
 
 def listing_files(project: Project, pages: list[render.EntryPage], reports: list[Report],
