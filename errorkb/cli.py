@@ -424,12 +424,17 @@ def _parser(fast: bool = False) -> argparse.ArgumentParser:
     check = commands.add_parser("check", help="validate every entry; print path:line:col problems",
                                 description="Validate every entry, render every page the site generates with the "
                                             "site's Markdown settings within the render budget, and print each "
-                                            "problem as path:line:col. Writes nothing.")
+                                            "problem as path:line:col. Writes nothing but its cache: the digests of "
+                                            "the pages that rendered within budget (.errorkb-cache/check/), which "
+                                            "the next check does not render again while their bytes are the same.")
     _complete_ids(check.add_argument("ids", nargs="*", metavar="ID",
                                      help="check only these entries' snippets and pins (all entries are loaded)"))
     check.add_argument("--drift", action="store_true",
                        help="also check every source pin against the pinned release's source (by AST); a release "
                             "whose environment is not built is reported as not checked")
+    check.add_argument("--rehearse-all", action="store_true",
+                       help="render every page within the budget, also those that rendered within it before with "
+                            "the same bytes and settings (the default inside a pull request's CI run)")
     check.set_defaults(command=cmd_check)
 
     matrix = commands.add_parser(
@@ -631,7 +636,7 @@ def cmd_check(project: Project, args: argparse.Namespace) -> int:
         pins = check_pins(chosen, project)
         flagged += pins.problems
         unchecked = pins.unchecked
-    rendering, pages = _rendering_problems(project, result)
+    rendering, pages = _rendering_problems(project, result, memo=not args.rehearse_all)
     flagged += rendering
     from errorkb.author.failing import warnings as failing
 
@@ -740,24 +745,28 @@ def _stale_warnings(project: Project, result: LoadResult, pages: list[Any]) -> l
     return warnings
 
 
-def _rendering_problems(project: Project, result: LoadResult) -> tuple[list[Any], list[Any]]:
+def _rendering_problems(project: Project, result: LoadResult, memo: bool = False) -> tuple[list[Any], list[Any]]:
     """Every page the site generates, rendered with the site's Markdown settings within the budget,
     in a child process (errorkb.site.budget): a page past it, or that makes the renderer raise, is
-    a problem at the field (or snippet) that does it. With the entry pages' models, which say
-    what is stale."""
+    a problem at the field (or snippet) that does it. With `memo`, a page that rendered within the
+    budget before with the same bytes and renderer is not rendered again (errorkb.site.rehearsed;
+    never where the run is untrusted). With the entry pages' models, which say what is stale."""
     from errorkb.core.problems import Problem
     from errorkb.plugs import runtime_for
     from errorkb.results.report import read_reports
-    from errorkb.site import budget
+    from errorkb.site import budget, rehearsed
     from errorkb.site.files import site_files
+    from errorkb.verify.cache import Trust, resolve_trust
 
     reports, _ = read_reports(project.reports, runtime_for(project.library.runtime).devices)
     pages, files = site_files(project, result, reports)
     sources = {file.path: file.source for file in files}
     config = project.root / "mkdocs.yml"
+    trusted = memo and resolve_trust(Trust.AUTO) is Trust.TRUSTED
     try:
-        verdicts = budget.rehearse(budget.rehearsals(project, result, pages, files),
-                                   config if config.is_file() else None)
+        verdicts, _ = rehearsed.rehearse(budget.rehearsals(project, result, pages, files),
+                                         config if config.is_file() else None,
+                                         rehearsed.Rehearsed(project.cache_dir, trusted) if trusted else None)
     except budget.SettingsUnreadable as error:
         return [Problem(project.rel(config), 1, 1, f"cannot read the site's Markdown settings to render the pages "
                                                    f"({error}); fix mkdocs.yml")], pages

@@ -51,10 +51,8 @@ def site_files(project: Project, loaded: LoadResult, reports: list[Report], *,
                edit_url: Callable[[str], str | None] | None = None) -> tuple[list[render.EntryPage], list[SiteFile]]:
     """The entry pages' models and every file to publish. `edit_url(project_relative_path)`
     gives the URL that edits an entry's YAML, or None."""
-    from errorkb.results import matrix
-
     pages = render.build_pages(project, loaded.entries, latest_results(reports))
-    place_matrix(matrix.read_matrix(project), pages)
+    place_matrix(read_matrix(project), pages)
     files: list[SiteFile] = []
     for page in pages:
         url = edit_url(page.yaml_path) if edit_url else None
@@ -63,6 +61,38 @@ def site_files(project: Project, loaded: LoadResult, reports: list[Report], *,
     files += listing_files(project, pages, reports)
     files.append(SiteFile(render.COVERAGE, coverage_page(project, loaded, pages), page=True))
     return pages, files + constant_files()
+
+
+_matrix_read: tuple[tuple[str, str, str], MatrixFile | None] | None = None
+
+
+def read_matrix(project: Project) -> MatrixFile | None:
+    """`results.matrix.read_matrix`, parsed once while the file holds the same bytes: `errorkb check` read it for
+    the pages and again for the diagnosis index (1.6 s each at 120 entries). Keyed by its bytes' digest, never
+    by its times (two writes within a timer tick, the inode reused, read as one); kept only where the bytes
+    were the same before and after the parse. Its readers only read it."""
+    import hashlib
+    import os
+
+    from errorkb.results import matrix, store
+
+    global _matrix_read
+    path = matrix.matrix_path(project)
+
+    def digest() -> str | None:
+        try:
+            text = store.read_regular(path)
+        except store.Unreadable:
+            return None
+        return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest() if text is not None else None
+
+    seen = digest()
+    key = (os.path.abspath(path), project.library.dist, seen or "")
+    if seen is not None and _matrix_read is not None and _matrix_read[0] == key:
+        return _matrix_read[1]
+    data = matrix.read_matrix(project)  # none, unreadable or another package's: never kept
+    _matrix_read = (key, data) if seen is not None and data is not None and digest() == seen else None
+    return data
 
 
 def listing_files(project: Project, pages: list[render.EntryPage], reports: list[Report],

@@ -57,7 +57,8 @@ def installed_errorkb() -> Path:
 
 def raise_lines(project: Project, entries: Iterable[Entry]) -> dict[str, dict[str, int]]:
     """Each entry's raise line per release, as the version matrix measured it (where it ran)."""
-    from errorkb.results.matrix import read_matrix, summarize
+    from errorkb.results.matrix import summarize
+    from errorkb.site.files import read_matrix  # parsed once while the file is the same
 
     data = read_matrix(project)
     lines: dict[str, dict[str, int]] = {}

@@ -1,0 +1,138 @@
+"""`errorkb check` renders again only the pages whose bytes (or renderer) changed since they last rendered within
+budget (errorkb.site.rehearsed), and never takes a record it cannot vouch for as a page that passed."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from errorkb.cli import main
+from errorkb.site import budget
+from tests.kb import VALID_ENTRY, make_project
+
+ENTRY_FILE = "docs/errors/transformers/demo-error.yml"
+REPOSITORY = str(Path(__file__).resolve().parents[2])
+
+
+@pytest.fixture
+def rendered(monkeypatch) -> list[str]:
+    """The keys of the pages each `budget.rehearse` call renders, and the burning extension on the child's path."""
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [REPOSITORY, os.environ.get("PYTHONPATH")])))
+    for variable in ("GITHUB_EVENT_NAME", "CI_PIPELINE_SOURCE"):
+        monkeypatch.delenv(variable, raising=False)
+    keys: list[str] = []
+    real = budget.rehearse
+
+    def counting(rehearsals, *args, **kwargs):
+        keys.extend(one.key for one in rehearsals)
+        return real(rehearsals, *args, **kwargs)
+
+    monkeypatch.setattr(budget, "rehearse", counting)
+    return keys
+
+
+def project(root: Path, trigger: str = "When it happens.") -> Path:
+    """Two entries; the site renders with tests/site/burn.py, which raises on a page holding RAISE-HERE."""
+    make_project(root, entries={"demo-error.yml": VALID_ENTRY.format(id="demo-error").replace(
+        "trigger: When it happens.", f"trigger: {trigger}"), "other-error.yml": VALID_ENTRY.format(id="other-error")})
+    (root / "mkdocs.yml").write_text("site_name: t\nmarkdown_extensions:\n  - toc\n  - tests.site.burn\n")
+    return root
+
+
+def check(root: Path, *options: str) -> int:
+    return main(["--root", str(root), "check", *options])
+
+
+def set_trigger(root: Path, trigger: str) -> None:
+    path = root / ENTRY_FILE
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace(text.split("trigger: ", 1)[1].split("\n", 1)[0], trigger, 1), encoding="utf-8")
+
+
+def test_an_unchanged_page_is_not_rendered_again_and_a_changed_one_is(tmp_path, rendered, capsys):
+    root = project(tmp_path)
+    assert check(root) == 0
+    every = list(rendered)
+    assert len(every) > 5 and any(key.endswith("demo-error.md") for key in every)
+    rendered.clear()
+    assert check(root) == 0
+    assert rendered == [], "pages whose bytes and renderer are unchanged rendered again"
+    set_trigger(root, "When it happens, now in other words.")
+    assert check(root) == 0
+    changed = set(rendered)
+    assert any(key.endswith("demo-error.md") for key in changed), rendered  # its own page
+    assert not any(key.endswith("other-error.md") for key in changed), rendered  # the other's, unchanged
+    rendered.clear()
+    assert check(root, "--rehearse-all") == 0
+    assert sorted(rendered) == sorted(every)
+
+
+def test_a_hostile_page_is_found_after_a_clean_run_and_on_every_run_after(tmp_path, rendered, capsys):
+    root = project(tmp_path)
+    assert check(root) == 0
+    set_trigger(root, "When it happens, RAISE-HERE.")
+    capsys.readouterr()
+    for _ in range(2):  # a page that went wrong is never recorded as one that passed
+        assert check(root) == 1
+        err = capsys.readouterr().err
+        assert f"{ENTRY_FILE}:13:10: trigger: this text raised ValueError while rendering" in err, err
+
+
+def test_the_settings_are_part_of_the_key(tmp_path, rendered, capsys):
+    root = project(tmp_path)
+    assert check(root) == 0
+    rendered.clear()
+    (root / "mkdocs.yml").write_text("site_name: t\nmarkdown_extensions:\n  - toc\n  - admonition\n  - tests.site.burn\n")
+    assert check(root) == 0
+    assert len(rendered) > 5, "pages rendered before under other Markdown settings were taken as passing"
+
+
+def forged(root: Path, monkeypatch) -> Path:
+    """A hostile project whose record says its pages passed: written by a run whose rehearsal said every page was
+    fine (as a stranger's record would). Returns the record."""
+    set_trigger(root, "When it happens, RAISE-HERE.")
+    lying = budget.rehearse
+    monkeypatch.setattr(budget, "rehearse", lambda rehearsals, *a, **k: [budget.Verdict(one.key, True)
+                                                                           for one in rehearsals])
+    assert check(root) == 0
+    monkeypatch.setattr(budget, "rehearse", lying)
+    record = root / ".errorkb-cache" / "check" / "rehearsed.json"
+    assert record.is_file()
+    return record
+
+
+def test_a_record_this_user_wrote_alone_is_trusted(tmp_path, rendered, monkeypatch):
+    """The control for the next test: the record, as it is, makes check skip the hostile page."""
+    record = forged(project(tmp_path), monkeypatch)
+    os.chmod(record, 0o644)
+    assert check(tmp_path) == 0
+
+
+@pytest.mark.parametrize("how", ["group-writable", "anyone-writable", "tracked", "pull-request", "rehearse-all",
+                                 "linked-out"])
+def test_a_record_nobody_can_vouch_for_is_never_trusted(tmp_path, rendered, monkeypatch, capsys, how):
+    (tmp_path / "project").mkdir()
+    root = project(tmp_path / "project")
+    record = forged(root, monkeypatch)
+    options: list[str] = []
+    if how == "group-writable":
+        os.chmod(record, 0o664)
+    elif how == "anyone-writable":
+        os.chmod(record, 0o646)
+    elif how == "tracked":  # a pull request committed it (`git add -f`)
+        subprocess.run(["git", "init", "-q", str(root)], check=True)
+        subprocess.run(["git", "-C", str(root), "add", "-f", str(record)], check=True)
+    elif how == "pull-request":
+        monkeypatch.setenv("GITHUB_EVENT_NAME", "pull_request")
+    elif how == "rehearse-all":
+        options = ["--rehearse-all"]
+    else:  # the check folder is a link to a record outside the project
+        outside = tmp_path / "elsewhere"
+        (root / ".errorkb-cache" / "check").rename(outside)
+        (root / ".errorkb-cache" / "check").symlink_to(outside)
+    capsys.readouterr()
+    assert check(root, *options) == 1
+    assert "trigger: this text raised ValueError while rendering" in capsys.readouterr().err
