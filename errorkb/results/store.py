@@ -169,6 +169,28 @@ def read_regular(path: Path) -> str | None:
                          "UTF-8") from None
 
 
+_OTHERS_WRITE = stat.S_IWGRP | stat.S_IWOTH
+
+
+def written_here(path: Path, text: str) -> bool:
+    """Whether the file read from `path` as `text` is one only the user running errorkb could have written: theirs,
+    writable by them alone, and still holding that text. The one rule for what errorkb keeps under its cache and
+    reuses without doing the work again (the verdict cache's records, `errorkb check`'s rehearsed pages): a file
+    another user owns, or one the group or anyone may write (a cache folder in a shared checkout), holds whatever its
+    writer chose, under a key anyone can compute. Told by the open file itself, whose bytes must be the text read
+    (a file swapped in or rewritten meanwhile is not vouched for)."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return False
+    with os.fdopen(descriptor, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & _OTHERS_WRITE:
+            return False
+        data = handle.read(MAX_BYTES + 1)
+    return data.removeprefix(codecs.BOM_UTF8).decode("utf-8", errors="replace") == text
+
+
 LEADS_OUT = "a link that leads out of the folder holding it; put the folder itself there"
 
 

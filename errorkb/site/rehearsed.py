@@ -21,7 +21,6 @@ import importlib.metadata
 import json
 import os
 import secrets
-import stat
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -35,7 +34,6 @@ FOLDER = "check"  # below the project's cache folder
 FILE = "rehearsed.json"
 FORMAT = 1
 KEPT = 20_000  # digests kept (most recent first): a few pages per entry for many edits, ~1.4 MB
-_OTHERS_WRITE = stat.S_IWGRP | stat.S_IWOTH
 
 
 def renderer_digest(config_file: Path | None) -> str | None:
@@ -99,7 +97,7 @@ class Rehearsed:
             text = store.read_regular(self.path)
         except store.Unreadable:
             return []
-        if text is None or not _ours(self.path, text) or FILE in {Path(name).name for name in
+        if text is None or not store.written_here(self.path, text) or FILE in {Path(name).name for name in
                                                                   tracked(self.folder) or []}:
             return []
         try:
@@ -131,21 +129,6 @@ class Rehearsed:
         except OSError:
             with contextlib.suppress(OSError):
                 temporary.unlink(missing_ok=True)
-
-
-def _ours(path: Path, text: str) -> bool:
-    """Whether the file read as `text` is this user's, writable by this user alone, and still holds that text
-    (the verdict cache's rule for its records)."""
-    try:
-        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except OSError:
-        return False
-    with os.fdopen(descriptor, "rb") as handle:
-        info = os.fstat(handle.fileno())
-        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & _OTHERS_WRITE:
-            return False
-        data = handle.read(store.MAX_BYTES + 1)
-    return data.decode("utf-8", errors="replace") == text
 
 
 def rehearse(rehearsals: list[budget.Rehearsal], config_file: Path | None, memo: Rehearsed | None,

@@ -22,13 +22,11 @@ decides from the CI's environment (`untrusted_here`); `--cache trusted|untrusted
 
 from __future__ import annotations
 
-import codecs
 import contextlib
 import hashlib
 import os
 import platform
 import secrets
-import stat
 import sys
 from collections.abc import Mapping
 from enum import StrEnum
@@ -219,25 +217,12 @@ class VerdictCache:
         return {"hits": self.hits, "misses": self.misses, "trust": str(self.trust), **tracked, **foreign, **unusable}
 
 
-_OTHERS_WRITE = stat.S_IWGRP | stat.S_IWOTH
 
 
 def _anothers(path: Path, text: str) -> bool:
-    """Whether the record read from `path` as `text` may be someone else's: the harness writes its records as the
-    user running errorkb, writable by that user alone (`put`), so a file another user owns, or one the group or anyone
-    may write (a cache folder in a shared checkout, a group-writable project), holds whatever verdict its writer
-    chose, under a key anyone can compute. Told by the open file itself, whose bytes must be the text read (a file
-    swapped in or rewritten meanwhile, by someone who may write the folder, is not vouched for)."""
-    try:
-        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except OSError:
-        return True
-    with os.fdopen(descriptor, "rb") as handle:
-        info = os.fstat(handle.fileno())
-        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & _OTHERS_WRITE:
-            return True
-        data = handle.read(store.MAX_BYTES + 1)
-    return data.removeprefix(codecs.BOM_UTF8).decode("utf-8", errors="replace") != text
+    """Whether the record read from `path` as `text` may be someone else's (`store.written_here`, the one rule):
+    the harness writes its records as the user running errorkb, writable by that user alone (`put`)."""
+    return not store.written_here(path, text)
 
 
 def cache_key(check: Check, inputs: str, target_fingerprint: str, runtime: Runtime, library: LibraryProfile) -> str:
