@@ -23,7 +23,7 @@ import json
 import weakref
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -109,6 +109,25 @@ def keep_objects(model: BaseModel, minor: int, objects: dict[tuple[str, int | No
     for (name, index), patch in objects.items():
         held = getattr(model, name)
         keep_record(held if index is None else held[index], minor, patch)
+
+
+Model = TypeVar("Model", bound=BaseModel)
+
+
+def validated(model: type[Model], data: dict[str, Any], minor: int) -> tuple[Model, Kept]:
+    """The file in `data` (of format `minor`) as `model`, and the fields of a newer minor it does not know, taken out
+    and kept for its rewrite; `ValidationError` for anything else, or for an unknown field in a file of a minor this
+    errorkb reads whole (a hand's). The one reading of both kinds of file."""
+    try:
+        return model.model_validate(data), Kept(minor)
+    except ValidationError as error:
+        found = unknown_fields(error) if minor > MINOR else None
+        if found is None:
+            raise
+        header, objects = without_unknown(data, found)
+    read = model.model_validate(data)
+    keep_objects(read, minor, objects)
+    return read, Kept(minor, header)
 
 
 def _put(patch: Patch, loc: tuple[int | str, ...], value: Any) -> None:

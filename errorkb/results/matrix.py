@@ -207,7 +207,8 @@ def parse_matrix(text: str, path: Path) -> MatrixFile:
         raise MatrixError(f"{path}: not a version-matrix file ({error}); restore the file from the run that wrote "
                           "it") from None
     try:
-        matrix = _validated(data, minor)
+        matrix, kept = format_.validated(MatrixFile, data, minor)
+        matrix._kept = kept
     except ValidationError as error:
         first = first_error(error)
         where = ".".join(str(part) for part in first["loc"])
@@ -246,23 +247,6 @@ def parse_matrix(text: str, path: Path) -> MatrixFile:
                               f"{result.entry} at {result.release}, a release the file has no status for: no run "
                               "wrote it, and no page would show it; restore the file from the run that wrote it, or "
                               "remove the result)")
-    return matrix
-
-
-def _validated(data: dict[str, Any], minor: int) -> MatrixFile:
-    """The matrix file in `data`, keeping the fields of a newer minor it does not know for its
-    rewrite (`errorkb.results.kept`); `ValidationError` for anything else, or an unknown field in a file of a minor
-    this errorkb reads whole."""
-    try:
-        return MatrixFile.model_validate(data)
-    except ValidationError as error:
-        found = format_.unknown_fields(error) if minor > MINOR else None
-        if found is None:
-            raise
-        header, objects = format_.without_unknown(data, found)
-    matrix = MatrixFile.model_validate(data)
-    format_.keep_objects(matrix, minor, objects)
-    matrix._kept = format_.Kept(minor, header)
     return matrix
 
 

@@ -188,7 +188,7 @@ def parse_report(text: str, path: Path) -> Report:
         raise ReportError(f"{path}: not a verification report ({error}); restore the file from the run that wrote "
                           "it", advised=True) from None
     try:
-        report, kept = _validated(data, minor)
+        report, kept = format_.validated(Report, data, minor)
     except ValidationError as error:
         first = first_error(error)
         where = ".".join(str(part) for part in first["loc"])
@@ -209,22 +209,6 @@ def parse_report(text: str, path: Path) -> Report:
                               "for one check, which merging would keep beside the first; restore the file from "
                               "the run that wrote it)", advised=True)
     return report
-
-
-def _validated(data: dict[str, Any], minor: int) -> tuple[Report, format_.Kept]:
-    """The report in `data`, and the fields of a newer minor it does not know, taken out and
-    kept for its rewrite (`errorkb.results.kept`); `ValidationError` for anything else, or an unknown field in a
-    file of a minor this errorkb reads whole."""
-    try:
-        return Report.model_validate(data), format_.Kept(minor)
-    except ValidationError as error:
-        found = format_.unknown_fields(error) if minor > MINOR else None
-        if found is None:
-            raise
-        header, objects = format_.without_unknown(data, found)
-    report = Report.model_validate(data)
-    format_.keep_objects(report, minor, objects)
-    return report, format_.Kept(minor, header)
 
 
 # A field of this format's file that this errorkb's model has not, in a file of a minor it reads whole (a newer
