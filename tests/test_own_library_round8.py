@@ -286,3 +286,14 @@ def test_compiled_code_under_a_python_line_of_the_library_is_pinned_there(numpy_
 def test_compiled_code_under_a_python_line_of_the_library_verifies_its_before(numpy_kb):
     _, _, _, outcomes, said = numpy_kb
     assert outcomes["before.py"][0] == "pass", (outcomes["before.py"], said)  # fails now: "the snippet planted C code"
+
+
+@pytest.mark.parametrize("said", ["a\u2028source: {path: x}", "a\u2029b", "a\x85b", "a\rb", "a\nb", "a\x1b[31mb"])
+def test_a_comment_new_writes_stays_one_line_whatever_the_paste_held(said):
+    """The TODO above `source:` now quotes the user's line; a comment is made one line *before* the paste's text is
+    cleaned, and cleaning turned a Unicode line separator into a line break: YAML would read what follows as keys."""
+    from errorkb.author.scaffold import _comment
+
+    written = _comment(said)
+    assert len(f"# {written}".splitlines()) == 1 and "\n" not in written and "\r" not in written, repr(written)
+    assert yaml.safe_load(f"id: x\n# {written}\n") == {"id": "x"}

@@ -701,8 +701,9 @@ def yaml_string(text: str) -> str:
 
 
 def _comment(text: str) -> str:
-    """One line of a YAML comment: no newline or control character can end it early."""
-    return clean(text.replace("\n", " ").replace("\r", " "))
+    """One line of a YAML comment: no newline or control character can end it early (cleaned first: `clean`
+    makes a Unicode line separator a line break)."""
+    return " ".join(clean(text).splitlines())
 
 
 def entry_yaml(draft: Draft) -> str:
