@@ -384,7 +384,8 @@ def _parser(fast: bool = False) -> argparse.ArgumentParser:
     init.add_argument("--repository", default=None, metavar="OWNER/NAME",
                       help="its source repository (default: from its metadata's project URLs)")
     init.add_argument("--tag-format", default=None, metavar="FORMAT",
-                      help="the repository's tag of a release, e.g. 'v{release}' (default: '{release}')")
+                      help="the repository's tag of a release, e.g. 'v{release}' (default: '{release}'), or "
+                           "formed from its numbers {major}, {minor}, {micro}: 'v{minor}.{micro}'")
     init.add_argument("--source-root", default=None, metavar="FOLDER",
                       help="the repository folder holding the import package (default: 'src'; '' for the top)")
     init.add_argument("--import-name", default=None, metavar="NAME",

@@ -25,6 +25,7 @@ from pathlib import Path
 from errorkb.core.entry import library_folder
 from errorkb.core.logsafe import unshown
 from errorkb.core.problems import quoted
+from errorkb.core.tags import check_format
 
 # Hosts whose address of a line of a file at a revision is known; another host: --source-url.
 HOSTS = {"github.com": "https://github.com/{repository}/blob/{revision}/{path}#L{line}",
@@ -84,10 +85,16 @@ def describe(dist: str, *, repository: str | None = None, tag: str | None = None
         if source_url is None:
             raise InitError(f"{dist}'s repository is on {host}, whose links errorkb does not know; give --source-url "
                             "(e.g. 'https://{host}/{repository}/blob/{revision}/{path}#L{line}')")
-    if tag is None:
+    if tag is not None:
+        try:
+            check_format(tag)  # said in the words of the flag the author gave
+        except ValueError as error:
+            raise InitError(f"tag: --tag-format{str(error).removeprefix('tag')}") from None
+    else:
         tag = "{release}"
         assumed.append(f"tag = \"{{release}}\": a release's tag is named like the release ({found.version}); give "
-                       "--tag-format 'v{release}' if the repository's tags carry a prefix")
+                       "--tag-format 'v{release}' if the repository's tags carry a prefix, or one from its numbers "
+                       "({major}, {minor}, {micro}) if they name another ('v{minor}.{micro}')")
     if source_root is None:
         source_root = "src"
         where = f"the module lies at src/{name}.py" if single else f"the package lies at src/{name}/"
@@ -126,8 +133,8 @@ def _check(library: Library) -> None:
 _HINTS = {"distribution": "the distribution's metadata names it with what no distribution name holds (PEP 508: "
                          "letters, digits, '.', '_', '-'); errorkb init writes that name into pages and files: "
                          "reinstall the library from a source you trust",
-          "tag": "--tag-format names a tag with {release} in it, e.g. 'v{release}' or '{release}'",
           "repository": "--repository is OWNER/NAME, e.g. pypa/packaging",
+          "tag": "--tag-format names a tag with {release} in it, e.g. 'v{release}' or '{release}'",
           "source_url": "--source-url is an https:// address with {revision} and {path} in it"}
 
 

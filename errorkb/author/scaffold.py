@@ -348,7 +348,11 @@ def from_paste(project: Project, entry_id: str, pasted: Pasted, text: str = "") 
     if appended is not None:
         _append(draft, *appended)
     user = _user_frame(pasted.frames, found[0] if found else runtime[0] if runtime else None)
-    draft.imports = _called_imports(project, pasted.frames, user, _statement(user.code if user else None))
+    statement = _statement(user.code if user else None)
+    draft.imports = _called_imports(project, pasted.frames, user, statement)
+    if found is None and runtime is None and draft.kind == "raise" and draft.pin is not None and draft.imports \
+            and statement is not None and pasted.frames[-1] is user:
+        draft.pin = replace(draft.pin, todo=_UNDER_THE_LINE.format(line=_comment(statement)[:100]))
     draft.before = before_stub(project, pasted, user, draft)
     draft.after = after_stub(project, draft)
     draft.guard = guard_stub(project, draft)
@@ -475,6 +479,17 @@ def _note_lines(draft: Draft, message: str, cut: int) -> None:
         "then delete this comment"]
 
 
+# A paste whose innermost frame is the user's own line, which uses the library: Python raised it on that line, or the
+# library's compiled code the line called did (an extension module: protobuf's upb, with no Python frame at all).
+_UNDER_THE_LINE = (
+    "the paste has no Python frame of the library: the error was raised on your line `{line}` itself, by Python or "
+    "by the library's compiled code it calls (an extension module), and errorkb pins an error to a Python function "
+    "of the library (its `raise`, or `implicit: true` under a call on its line) and checks the error came from there; "
+    "pin a Python function of the library that a call goes through on the way to this error and write the before "
+    "through it; where every way to it is compiled code called straight from the user's line, errorkb cannot verify "
+    "it as the library's (docs/contributing.md, section 3, \"Errors raised in compiled code\")")
+
+
 def _unknown_pin(project: Project, release: str, kind: str) -> Pin:
     """A pin the author must fill: for a removed name or a changed signature, the replacement's
     definition; for an error with no library frame in the paste, the raising line."""
@@ -576,17 +591,19 @@ def _called_imports(project: Project, frames: tuple[Frame, ...], user: Frame | N
     defines `Version`: `from packaging.version import Version`), or that module itself where the line reaches it
     by its dotted name (`packaging.version.Version(v)`: `import packaging.version`). "" when there is none: a
     traceback shows the line, never its imports, and `import {library}` alone leaves the call's names undefined."""
-    if user is None or statement is None or user not in frames or frames[-1] is user:
+    if user is None or statement is None or user not in frames:
         return ""
     release = installed_version(project.library)
     folder = package_folder(project, release) if release else None
+    top = project.library.name  # what users import: a namespace package's own package (`google.protobuf`)
+    if frames[-1] is user:  # no frame below the line: it raised, or compiled code it called did (protobuf's upb)
+        return _top_level_imports(folder.joinpath(*top.split(".")[1:]), top, statement) if folder else ""
     found = library_frame(project, (frames[frames.index(user) + 1],), folder)
     if found is None or folder is None:
         return ""
     root = project.library.source_root.strip("/")
     path = PurePosixPath(found[1][len(root) + 1:] if root else found[1])
     module = dotted(path)
-    top = project.library.name  # what users import: a namespace package's own package (`google.protobuf`)
     on_disk = folder / path.name if len(path.parts) == 1 else folder / PurePosixPath(*path.parts[1:])
     folder = folder.joinpath(*top.split(".")[1:])  # the folder `top` is, below the top package's
     try:
@@ -606,6 +623,17 @@ def _called_imports(project: Project, frames: tuple[Frame, ...], user: Frame | N
         elif exported(folder, top, name) is not None or submodule(folder, top, name):  # another name of the
             by_module.setdefault(top, []).append(name)  # library's the line uses, or one of its modules
     return "\n".join(f"from {source} import {', '.join(sorted(names))}" for source, names in sorted(by_module.items()))
+
+
+def _top_level_imports(folder: Path, top: str, statement: str) -> str:
+    """The import of the names a line uses that the library's top level binds or that are its public modules
+    (`descriptor_pb2.FileDescriptorProto(nme="x")`: `from google.protobuf import descriptor_pb2`), for a line with
+    no frame of the library's below it to read them from; "" when it uses none."""
+    tree = ast.parse(statement)
+    used = [node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)]
+    names = [name for name in dict.fromkeys(used) if exported(folder, top, name) is not None
+             or submodule(folder, top, name)]
+    return f"from {top} import {', '.join(sorted(names))}" if names else ""
 
 
 def _file_name(path: str) -> str:
@@ -673,8 +701,9 @@ def yaml_string(text: str) -> str:
 
 
 def _comment(text: str) -> str:
-    """One line of a YAML comment: no newline or control character can end it early."""
-    return clean(text.replace("\n", " ").replace("\r", " "))
+    """One line of a YAML comment: no newline or control character can end it early (cleaned first: `clean`
+    makes a Unicode line separator a line break)."""
+    return " ".join(clean(text).splitlines())
 
 
 def entry_yaml(draft: Draft) -> str:
