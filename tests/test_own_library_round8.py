@@ -36,9 +36,6 @@ from tests.site.sitekb import mkdocs_build
 from tests.test_own_library_round6 import _filled
 
 PROTOBUF = ["--library", "protobuf", "--repository", "protocolbuffers/protobuf", "--source-root", "python"]
-# core/entry.py and core/project.py are redsite20's: the tag formed by core.tags there is their patch.
-UNTIL_PATCHED = pytest.mark.xfail(strict=True, reason="until /work/brief/newlib8-entry.py.patch is applied (the "
-                                  "profile's tag checked, and every link's tag formed, by errorkb.core.tags)")
 PARSE = ('from google.protobuf import descriptor_pb2, json_format\n\n'
          'json_format.Parse(\'{"nme": "x"}\', descriptor_pb2.FileDescriptorProto())\n')
 
@@ -58,7 +55,6 @@ def _protobuf_entry(tmp_path, capsys, *flags: str):
     return root
 
 
-@UNTIL_PATCHED
 def test_a_tag_formed_from_the_releases_numbers_is_the_tag_source_links_point_at(tmp_path, capsys):
     root = _protobuf_entry(tmp_path, capsys, "--tag-format", "v{minor}.{micro}")
     assert 'tag = "v{minor}.{micro}"' in (root / "pyproject.toml").read_text()
@@ -72,7 +68,6 @@ def test_a_tag_formed_from_the_releases_numbers_is_the_tag_source_links_point_at
     assert loaded.entry.line_url("7.35.1", 1).startswith("https://github.com/protocolbuffers/protobuf/blob/v35.1/")
 
 
-@UNTIL_PATCHED
 def test_an_unknown_field_of_a_hand_written_tag_is_refused_at_load_by_name(tmp_path, capsys):
     root = _protobuf_entry(tmp_path, capsys)
     profile = root / "pyproject.toml"
@@ -106,7 +101,6 @@ def test_the_tag_of_a_release(tag, release, formed):
     assert tag_of(check_format(tag), release) == formed
 
 
-@UNTIL_PATCHED
 def test_a_source_link_s_tag_is_formed_by_the_one_owner():
     from errorkb.core.entry import SourceLinks
 
@@ -123,7 +117,6 @@ def test_a_tag_format_errorkb_cannot_fill_is_refused(tag):
         check_format(tag)
 
 
-@UNTIL_PATCHED
 def test_the_draft_of_a_kb_with_such_a_tag_loads(tmp_path, capsys):
     root = _protobuf_entry(tmp_path, capsys, "--tag-format", "v{minor}.{micro}")
     (written,) = (root / "docs" / "errors").glob("*/no-field-named.yml")
@@ -220,8 +213,6 @@ def test_an_error_raised_in_compiled_code_end_to_end_without_a_pass_never_observ
     assert "Not verified yet" in page, page[:2000]  # the before: no report shows it raising the error
 
 
-@pytest.mark.xfail(strict=True, reason="until /work/brief/newlib8-judge.py.patch is applied (verify/judge.py: the "
-                                       "reason names the class raised and what to write)")
 def test_an_exception_named_by_the_package_that_imports_it_fails_saying_what_to_write(tmp_path, capsys):
     """`from pydantic import ValidationError` is how users name it; the class is pydantic-core's. The judge pins a
     dotted name's package (never the class's claim of itself), so the before fails, as it should; it said only

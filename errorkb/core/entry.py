@@ -29,6 +29,7 @@ from errorkb.core.message import MessageTemplate, TemplateSyntaxError, is_degene
 from errorkb.core.prose import unprintable
 from errorkb.core.releases import ReleaseRange, contains
 from errorkb.core.snippets import AFTER, BEFORE, Role
+from errorkb.core.tags import tag_of
 
 # The most lines a source file may have: an integer past 2**53 reaches a JavaScript reader of the
 # JSON API as another number than the page shows, and no real file comes near this one.
@@ -103,8 +104,8 @@ class SourceLinks:
     tag: str = "v{release}"
 
     def revision(self, commit: str | None, release: str | None) -> str:
-        """The commit, else the release's tag."""
-        return commit or self.tag.format(release=release)
+        """The commit, else the release's tag (core.tags forms it from the profile's format)."""
+        return commit or tag_of(self.tag, str(release))
 
     def link(self, repository: str, revision: str, path: str, line: int) -> str:
         return self.url.format(repository=repository, revision=revision, path=path, line=line)

@@ -32,6 +32,7 @@ from errorkb.core.entry import MAX_LINE, SourceLinks
 from errorkb.core.nesting import depth_of, line_past
 from errorkb.core.problems import Problem, ProblemsFound, display_path
 from errorkb.core.releases import ReleaseRange, contains, final_release
+from errorkb.core.tags import check_format
 
 # What a check runs against: the profile's own implementation of the API, or the real library.
 # One definition: reports carry these names (errorkb.results.records re-exports them), and the
@@ -93,10 +94,11 @@ class LibraryProfile(_Strict):
                                          "reproduces it; upstream CI installs it).")
     commit: Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{40}$")] | None = Field(
         default=None, description="A commit of the repository whose followed files equal the release's.")
-    tag: Annotated[str, StringConstraints(pattern=r"^[^{}\s]*\{release\}[^{}\s]*$")] = Field(
+    tag: Annotated[str, AfterValidator(check_format)] = Field(
         default="v{release}", description="The repository's tag of a release, `{release}` standing for it: "
-        "'v{release}' (tags named v1.2.0), '{release}' (tags named 1.2.0). Source links without a pinned "
-        "commit point at it.")
+        "'v{release}' (tags named v1.2.0), '{release}' (tags named 1.2.0); or formed from its numbers, "
+        "`{major}`, `{minor}` and `{micro}` (protobuf's Python 7.36.2 is tagged v36.2: 'v{minor}.{micro}'). "
+        "Source links without a pinned commit point at it.")
     source_url: Annotated[str, StringConstraints(pattern=r"^https://[^\s\"'<>]+$")] = Field(
         default="https://github.com/{repository}/blob/{revision}/{path}#L{line}",
         description="A link to a line of a file of the repository at a revision (a commit or a tag), from "

@@ -271,6 +271,9 @@ def _judge_before(check: Check, seen: Observation) -> Verdict:
                 f"the {judged.type} a module of the library or the runtime defines"
             return _fail(Code.WRONG_EXCEPTION, f"raised {judged.qualified_type or '?'}, a class named "
                                                f"{judged.type} that is not {whose}; expected {expected_types}")
+        elsewhere = _defined_elsewhere(judged, {w.exception or entry.exception for _, w in wordings})
+        if elsewhere is not None:
+            return _fail(Code.WRONG_EXCEPTION, elsewhere)
         return _fail(Code.WRONG_EXCEPTION, f"raised {judged.type}: {_first_line(error.message)}; "
                                            f"expected {expected_types}")
     if start is not None and start.message is None:
@@ -551,6 +554,21 @@ def same_type(expected: str, error: ExceptionInfo | RaisedCall, strict: bool = F
     qualified = qualified or ""
     package, name = expected.split(".")[0], expected.rsplit(".", 1)[-1]
     return qualified == expected or (qualified.split(".")[0] == package and error.type == name)
+
+
+def _defined_elsewhere(judged: ExceptionInfo, expected: set[str]) -> str | None:
+    """Why the class the author named by a package that only imports it (`pydantic.ValidationError`, which
+    pydantic takes from pydantic-core) is not the raised one, though it is the same class: a dotted name pins the
+    package whose module defines it, as the traceback prints it."""
+    qualified = judged.qualified_type or ""
+    if qualified.startswith(("?", "builtins.")) or not qualified:
+        return None
+    named = sorted(name for name in expected if "." in name and name.rsplit(".", 1)[-1] == judged.type)
+    if not named:
+        return None
+    return (f"raised {qualified}, the class the traceback names; expected {' or '.join(named)}: a dotted `exception` "
+            f"names the package whose module defines the class, not one that imports it from there: write "
+            f"`exception: {qualified}` (or `{judged.type}` alone)")
 
 
 def _builtin_exception(name: str) -> bool:
