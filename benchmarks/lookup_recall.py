@@ -209,7 +209,8 @@ def main(argv: list[str] | None = None) -> int:
                            "candidates": list(o.candidates), "verdict": o.verdict} for o in recall.outcomes],
                          indent=1))
         return 0
-    where = args.corpus.relative_to(ROOT) if args.corpus.resolve().is_relative_to(ROOT) else args.corpus
+    resolved = args.corpus.resolve()
+    where = resolved.relative_to(ROOT) if resolved.is_relative_to(ROOT) else args.corpus
     print(f"{len(recall.outcomes)} reports from {where}, {len(lookup)} entries"
           + (", each report's stated release given" if args.release else ", as pasted"))
     print(report(recall))

@@ -177,6 +177,7 @@ class Match:
     others: tuple[OtherCause, ...] = ()  # the entry's other causes that print the matched words too
     held: tuple[str, ...] = ()  # why a value the entry's `withhold` names keeps it a candidate
     tail: str = ""  # the wording's beginning the paste does not show (a paste of the wording's end alone)
+    head: str = ""  # the wording's beginning the paste shows, when it shows only that (`Lookup._beginnings`)
 
     @property
     def confirmed(self) -> bool:
@@ -776,11 +777,16 @@ class Lookup:
             f"{code_span(omitted.rstrip(rules.WHITESPACE))}: paste it whole, or the traceback, to confirm it"))
 
     def _beginnings(self, reading: _Reading, meter: Meter) -> tuple[dict[str, Match], dict[str, RuledOut]]:
-        """A wording's beginning that the paste shows cut where a clause ends, closed by a quote or its line's
-        end (corpus h436: a title that quoted a message up to its comma). Only possible, as an end is: the
-        words the paste lacks may be another error's; it says so, and what would confirm it."""
+        """A wording's beginning that the paste shows cut where a clause or a word ends, closed by a quote or its
+        line's end (corpus h436: a title that quoted a message up to its comma; h848: a code span up to a word).
+        Only possible, as an end is: the words the paste lacks may be another error's; it says so, and what would
+        confirm it."""
+        def find(item: _Template, omitted: str) -> Match | None:
+            found = _closed_beginning(item, reading, self.library, meter)
+            return None if found is None else replace(found, head=item.template.source)
+
         return self._part_of_wording(
-            self._heads, reading, meter, lambda item, omitted: _closed_beginning(item, reading, self.library, meter),
+            self._heads, reading, meter, find,
             lambda omitted: (f"the paste shows only the beginning of the message; the whole message goes on "
                              f"{code_span(omitted)}: paste it whole, or the traceback, to confirm it"))
 
@@ -862,14 +868,17 @@ class Lookup:
 
     def _ended_with(self, match: Match, reading: _Reading, meter: Meter) -> bool:
         """Whether the match is of the error the paste ended with (`_Reading.final`): its exception line is
-        one of that error's, or, found inside the text (prose, a title), its wording is inside that error's
-        message. A paste without an exception line ended with no other error."""
+        one of that error's, or, found inside the text (prose, a title), its wording (or the beginning of it the
+        paste shows alone) is inside that error's message. A paste without an exception line ended with no other
+        error."""
         final = reading.final
         if final is None:
             return True
         if match.at >= 0:
             return line_start(reading.text, match.at) in final
-        template = self._wordings.get((match.known.id, match.wording))
+        # A beginning the paste shows alone is looked for as shown: the whole wording is in no message of the paste.
+        template = MessageTemplate.parse(match.head) if match.head else \
+            self._wordings.get((match.known.id, match.wording))
         if template is None:
             return False
         forms = (template, *_capitalised(template.source), *_on_class(template.source))
@@ -1049,31 +1058,47 @@ def _whole_end(item: _Template, reading: _Reading, library: str, meter: Meter) -
 def _heads(one: Known, index: int, template: MessageTemplate,
            generic: tuple[str, ...]) -> tuple[str, tuple[tuple[_Template, str], ...]] | None:
     """A wording's beginnings that end where a clause does (just before `rules.TAIL_AFTER`'s punctuation and a
-    blank) with fixed text, keeping at least `rules.HEAD_MIN` letters and digits of it, longest first, each with
-    the rest it leaves out; and its first piece, which every one of them holds. None for a wording whose first
-    piece is too short to place it by (as `MessageTemplate.prefix` asks)."""
+    blank) with fixed text, keeping at least `rules.HEAD_MIN` letters and digits of it, or at a word's end just
+    before a blank, keeping at least `rules.HEAD_WORD_MIN` and leaving out `rules.HEAD_WORD_REST` names; longest
+    first, each with the rest it leaves out; and the shortest one's first piece, which every one of them holds (the
+    wording's first piece may be cut too). None for a wording whose first piece is too short to place it by (as
+    `MessageTemplate.prefix` asks)."""
     source, first = template.source, template.pieces[0]
     if sum(map(str.isalnum, first)) < MIN_PIECE:
         return None
     heads = []
     for at in range(len(source) - 2, 0, -1):
-        if source[at] not in rules.TAIL_AFTER or source[at + 1] not in rules.WHITESPACE:
+        clause = source[at] in rules.TAIL_AFTER and source[at + 1] in rules.WHITESPACE
+        word = source[at] in rules.WHITESPACE and (source[at - 1].isalnum() or source[at - 1] == "_")
+        if not clause and not word:
             continue
         try:
             head = MessageTemplate.parse(source[:at])
-        except TemplateSyntaxError:  # the punctuation is inside a placeholder
+        except TemplateSyntaxError:  # the punctuation or the blank is inside a placeholder
             continue
         if not head.pieces[-1] or source[at - 1] in rules.WHITESPACE:
             continue
-        if fixed_text(head).total < rules.HEAD_MIN:
+        kept = fixed_text(head).total
+        if kept < rules.HEAD_MIN:
             break
+        if not clause and (kept < rules.HEAD_WORD_MIN or _names_left_out(source[at:]) < rules.HEAD_WORD_REST):
+            continue
         if is_degenerate(head, generic):
             continue
         pieces = tuple(sorted(dict.fromkeys(p for p in head.pieces if p), key=len, reverse=True))
         typed = _typed(one.diagnosis, head.slots)
         heads.append((_Template(one, index, head, pieces, sum(len(p) for p in head.pieces), typed, _context(head)),
                       source[at:]))
-    return (first, tuple(heads)) if heads else None
+    return (heads[-1][0].template.pieces[0], tuple(heads)) if heads else None
+
+
+def _names_left_out(rest: str) -> int:
+    """The names (`rules.NAME`, holding a letter) of fixed text in a wording's `rest` that a beginning leaves out."""
+    try:
+        fixed = "".join(MessageTemplate.parse(rest).pieces)
+    except TemplateSyntaxError:
+        return 0
+    return sum(1 for found in _NAME.finditer(fixed) if any(char.isalpha() for char in found.group()))
 
 
 def _closed_beginning(item: _Template, reading: _Reading, library: str, meter: Meter) -> Match | None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-RULES_VERSION = 46
+RULES_VERSION = 47
 
 CAP = 1 << 16  # characters of a paste read: its last 64 KiB
 CHAIN = 64  # exception lines tried whole, counted from the end of the paste
@@ -31,6 +31,17 @@ TAIL_AFTER = ".,;:!?"  # a wording's end offered alone starts a clause: after on
 # its line: words that run on after it are another sentence, not the message's rest.
 HEAD_MIN = 16
 HEAD_CLOSE = "'\"`"
+# ... or at a word's end inside its fixed text, just before a blank (a reporter who quoted a message up to where their
+# sentence went on, corpus h848: `Make sure that a `_reorder_cache` function is correctly implemented` followed by the
+# backtick that closed their code span). A word ends many more places than a clause does, so such a beginning keeps
+# twice a clause's letters and digits of fixed text, and is closed in the paste exactly as a clause's is (with
+# HEAD_MIN alone, two negatives of the corpus became candidates: `ValueError: too many values to unpack` cut before
+# its `(expected 2)`, h503, and a sentence quoting `'has_previous_state'`, h107).
+HEAD_WORD_MIN = 2 * HEAD_MIN
+# ... and leaves out at least HEAD_WORD_REST names (NAME, holding a letter) of fixed text: a cut right before the
+# wording's last name (`'DynamicCache' object has no attribute` without its `'key_cache'`, `unexpected keyword
+# argument` without the keyword) drops the very word that tells one entry's error from another's.
+HEAD_WORD_REST = 2
 # A wording that ends with a placeholder, found inside a longer text, gives it no value where the search stops (the
 # last fixed piece): when the entry holds that placeholder to a type or a relation, its value is the word after that
 # piece (up to a blank or the line's end), less the punctuation a sentence or a quote closes it with
@@ -712,6 +723,7 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
         "version": RULES_VERSION, "cap": CAP, "chain": CHAIN, "relays": RELAYS, "whitespace": WHITESPACE,
         "max_path": MAX_PATH,
         "tail_min": TAIL_MIN, "tail_after": TAIL_AFTER, "head_min": HEAD_MIN, "head_close": HEAD_CLOSE,
+        "head_word_min": HEAD_WORD_MIN, "head_word_rest": HEAD_WORD_REST,
         "written_min": WRITTEN_MIN,
         "trailing_punctuation": TRAILING_PUNCTUATION, "diff_kept": DIFF_KEPT,
         "frame_wraps": FRAME_WRAPS, "json_depth": JSON_DEPTH, "tag_max": TAG_MAX, "tags_max": TAGS_MAX,

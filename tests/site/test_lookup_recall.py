@@ -60,6 +60,17 @@ def test_main_reads_a_corpus_file_and_prints_the_table(tmp_path, capsys):
     assert "silent where it should be" in printed
 
 
+def test_main_names_a_corpus_given_relative_to_the_working_directory(tmp_path, capsys, monkeypatch):
+    """`--corpus tests/corpus/reports.yml` from the checkout's root raised ValueError (the path was resolved to
+    test that it lies in the checkout, but not to name it relative to it): the relative path is named as given."""
+    (tmp_path / "reports.yml").write_text(yaml.safe_dump(CORPUS), encoding="utf-8")
+    monkeypatch.setattr(lookup_recall, "ROOT", tmp_path.resolve())
+    monkeypatch.setattr(lookup_recall, "project_known_lookup", lambda: KB)
+    monkeypatch.chdir(tmp_path)
+    assert lookup_recall.main(["--corpus", "reports.yml"]) == 0
+    assert "11 reports from reports.yml," in capsys.readouterr().out
+
+
 def test_main_says_when_there_is_no_corpus(tmp_path, capsys):
     assert lookup_recall.main(["--corpus", str(tmp_path / "missing.yml")]) == 2
     assert "no corpus" in capsys.readouterr().err

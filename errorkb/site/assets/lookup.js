@@ -261,7 +261,7 @@
       cap: rules.cap, chain: rules.chain, relays: rules.relays, whitespace: rules.whitespace, maxPath: rules.max_path, patterns, types,
       tailMin: rules.tail_min, writtenMin: rules.written_min, tailAfter: String(rules.tail_after || ""),
       toldWindow: rules.told_window,
-      headMin: rules.head_min, headClose: String(rules.head_close || ""), diffKept: String(rules.diff_kept || ""),
+      headMin: rules.head_min, headWordMin: rules.head_word_min, headWordRest: rules.head_word_rest, headClose: String(rules.head_close || ""), diffKept: String(rules.diff_kept || ""),
       trailingPunctuation: String(rules.trailing_punctuation || ""),
       htmlEntities: table(rules.html_entities), jsonEscapes: table(rules.json_escapes), frameWraps: rules.frame_wraps, jsonDepth: rules.json_depth, tagMax: rules.tag_max, tagsMax: rules.tags_max, tracebackText: rules.traceback_text, handlingText: String(rules.handling_text || ""),
       defaultTypes: table(rules.default_types), builtinTypes: new Set(rules.builtin_types || []),
@@ -1643,7 +1643,7 @@
   function makeMatch(item, values, exception, exact, chain, recognised, at, names = table()) {
     return { entry: item.known.entry, known: item.known, values, exception, exact, fixed: item.fixed, wording: item.wording,
       matched: item.known.wordings[item.wording], chain, release: null, recognised, grade: "confirmed", evidence: [],
-      missing: [], at, shown: false, names, withheld: [], held: [], tail: "" };
+      missing: [], at, shown: false, names, withheld: [], held: [], tail: "", head: "" };
   }
 
   /* A wording's ends from one of its first piece's clauses on (a word after `tailAfter`'s punctuation and a
@@ -1678,23 +1678,28 @@
   }
 
   /* A wording's beginnings that end where a clause does (just before `tailAfter`'s punctuation and a blank)
-   * with fixed text, keeping at least `headMin` letters and digits of it, longest first, each with the rest it
-   * leaves out; and its first piece, which every one of them holds (_match.py:_heads). */
+   * with fixed text, keeping at least `headMin` letters and digits of it, or at a word's end just before a blank,
+   * keeping at least `headWordMin` and leaving out `headWordRest` names; longest first, each with the rest it
+   * leaves out; and the shortest one's first piece, which every one of them holds (_match.py:_heads). */
   function headsOf(one, index, template, generic, R) {
     const source = template.source, first = template.pieces[0];
     if ([...first].filter((char) => ALNUM.test(char)).length < MIN_PIECE) return null;
     const heads = [];
     for (let at = source.length - 2; at > 0; at--) {
-      if (!R.tailAfter.includes(source[at]) || !R.whitespace.includes(source[at + 1])) continue;
+      const clause = R.tailAfter.includes(source[at]) && R.whitespace.includes(source[at + 1]);
+      const word = R.whitespace.includes(source[at]) && (ALNUM.test(source[at - 1]) || source[at - 1] === "_");
+      if (!clause && !word) continue;
       let head;
       try {
         head = new MessageTemplate(source.slice(0, at));
       } catch (error) {
         if (!(error instanceof TemplateSyntaxError)) throw error;
-        continue;  // the punctuation is inside a placeholder
+        continue;  // the punctuation or the blank is inside a placeholder
       }
       if (!head.pieces[head.pieces.length - 1] || R.whitespace.includes(source[at - 1])) continue;
-      if (fixedText(head).total < R.headMin) break;
+      const kept = fixedText(head).total;
+      if (kept < R.headMin) break;
+      if (!clause && (kept < R.headWordMin || namesLeftOut(source.slice(at), R) < R.headWordRest)) continue;
       if (isDegenerate(head, generic)) continue;
       const pieces = [...new Set(head.pieces.filter((p) => p))].sort((a, b) => b.length - a.length);
       const fixed = head.pieces.reduce((n, piece) => n + points(piece), 0);
@@ -1702,7 +1707,20 @@
       heads.push([{ known: one, wording: index, template: head, pieces, fixed, typed, context: context(head, R) },
         source.slice(at)]);
     }
-    return heads.length ? [first, heads] : null;
+    return heads.length ? [heads[heads.length - 1][0].template.pieces[0], heads] : null;
+  }
+
+  /* The names (`NAME`, holding a letter) of fixed text in a wording's `rest` that a beginning leaves out
+   * (_match.py:_names_left_out). */
+  function namesLeftOut(rest, R) {
+    let fixed;
+    try {
+      fixed = new MessageTemplate(rest).pieces.join("");
+    } catch (error) {
+      if (!(error instanceof TemplateSyntaxError)) throw error;
+      return 0;
+    }
+    return [...fixed.matchAll(R.patterns.NAME)].filter((found) => /\p{L}/u.test(found[0])).length;
   }
 
   /* A wording's beginning found in the paste, starting a word, and closed right after by one of `headClose`'s
@@ -2232,11 +2250,13 @@
       }, (omitted) => "the paste shows only the end of the message; the whole message begins " +
         `${codeSpan(rstrip(omitted, this.R.whitespace))}: paste it whole, or the traceback, to confirm it`);
     }
-    /* A wording's beginning that the paste shows cut where a clause ends: only possible
+    /* A wording's beginning that the paste shows cut where a clause or a word ends: only possible
      * (_match.py:Lookup._beginnings). */
     beginnings(reading, meter) {
-      return this.partOfWording(this.heads, reading, meter,
-        (item) => closedBeginning(item, reading, this.library, this.R, meter),
+      return this.partOfWording(this.heads, reading, meter, (item) => {
+        const found = closedBeginning(item, reading, this.library, this.R, meter);
+        return found === null ? null : { ...found, head: item.template.source };
+      },
         (omitted) => "the paste shows only the beginning of the message; the whole message goes on " +
           `${codeSpan(omitted)}: paste it whole, or the traceback, to confirm it`);
     }
@@ -2312,7 +2332,8 @@
       const final = reading.final();
       if (final === null) return true;
       if (match.at >= 0) return final.has(lineStart(reading.text, match.at));
-      const template = this.wordingTemplates.get(`${match.wording} ${match.known.id}`);
+      // A beginning the paste shows alone is looked for as shown: the whole wording is in no message of the paste.
+      const template = match.head ? new MessageTemplate(match.head) : this.wordingTemplates.get(`${match.wording} ${match.known.id}`);
       if (template === undefined) return false;
       const forms = [template, ...capitalised(template.source, this.R), ...onClass(template.source, this.R)];
       return reading.options.some((option) => option.at >= 0 && final.has(lineStart(reading.text, option.at))
