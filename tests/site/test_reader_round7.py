@@ -1,0 +1,79 @@
+"""What a reader sees, round seven (session 59): the site read as its three users read it.
+
+- The JSON API's `verification` list gave a check that never ran (no CUDA device, not applicable) a `verified_at`:
+  a time it was "verified" at, where its badge rightly carries no date. (Its `reason` is the page's, `said`, with an
+  older record's folders unrooted: kept so by a test here, now that records are stored unrooted.)
+- The verification page's "Reports read" line counted passed, failed and not run, and left the not-applicable
+  checks out: its numbers did not add up to the checks the table above it counts (604 + 0 + 604 of 1,532).
+- An entry's description (what a search result shows under its title) dropped the message's placeholders to
+  nothing: "a list of length  , but the Cache currently has   layers".
+"""
+
+from __future__ import annotations
+
+import re
+
+from errorkb.site import render
+from tests.site.sitekb import record, write_report
+from tests.site.test_render import ENTRY, all_pass, page_for, pages_of
+
+SITE = "/home/me/venv/lib/python3.11/site-packages/transformers/cache_utils.py"
+
+
+def _documented(project, *extra: dict) -> dict[str, object]:
+    write_report(project, [*all_pass(project), *extra])
+    return render.entry_document(page_for(project))
+
+
+def _verification(document: dict[str, object], check: str) -> dict[str, object]:
+    return next(one for one in document["verification"] if one["id"] == check)  # type: ignore[union-attr]
+
+
+def test_the_json_gives_no_verification_time_to_a_check_that_did_not_run(project):
+    document = _documented(project,
+                           record(project, ENTRY, "before", "before.py", device="cuda", outcome="not-run",
+                                  reason="no CUDA device"),
+                           record(project, ENTRY, "before", "before.py", target="upstream", outcome="not-applicable",
+                                  reason="transformers 5.15.1 does not raise this error (it raises in 4.36 only)"))
+    assert _verification(document, f"{ENTRY}::before[bundled-cuda]")["verified_at"] is None
+    assert _verification(document, f"{ENTRY}::before[upstream-cpu]")["verified_at"] is None
+    ran = _verification(document, f"{ENTRY}::before[bundled-cpu]")
+    assert ran["outcome"] == "pass" and ran["verified_at"] == "2026-11-30T10:00:00+00:00"
+    # As its badge says: no date where nothing ran.
+    badge = next(b for b in document["badges"] if (b["target"], b["device"]) == ("bundled", "cuda"))
+    assert badge["date"] is None
+
+
+def test_the_json_says_the_reason_a_reader_is_told(project):
+    """A record written before records were unrooted at the source keeps its machine's folders; the JSON says the
+    reason as the page does (`said`): the file from `site-packages/` on."""
+    failed = record(project, ENTRY, "after", "after.py", target="upstream", outcome="fail", code="raised",
+                    reason=f"raised ImportError: cannot import name 'X' from 'transformers.cache_utils' ({SITE})")
+    document = _documented(project, failed)
+    said = _verification(document, f"{ENTRY}::after[upstream-cpu]")["reason"]
+    assert said == ("raised ImportError: cannot import name 'X' from 'transformers.cache_utils' "
+                    "(…/site-packages/transformers/cache_utils.py)"), said
+    assert "/home/me" not in str(document)
+
+
+def test_the_reports_read_line_counts_every_outcome(project):
+    """The line under the environments names every outcome the report holds, so its numbers add up to its checks."""
+    write_report(project, [*all_pass(project),
+                           record(project, ENTRY, "before", "before.py", device="cuda", outcome="not-run",
+                                  reason="no CUDA device"),
+                           record(project, ENTRY, "before", "before.py", target="upstream", outcome="not-applicable",
+                                  reason="transformers 5.15.1 does not raise this error (it raises in 4.36 only)")])
+    _, files = pages_of(project)
+    page = next(f.content for f in files if f.path == "verification.md")
+    line = next(one for one in page.splitlines() if one.startswith("Reports read:"))
+    assert "(4 passed, 0 failed, 1 not run, 1 not applicable)" in line, line
+
+
+def test_the_description_marks_where_the_message_has_slots(project):
+    """What a search result shows under the title: the message's words with an ellipsis where a value goes, never
+    the words run together or spaces where the values were."""
+    write_report(project, all_pass(project))
+    markdown = render.render_entry(page_for(project), edit_url="https://example.test/edit/x.yml")
+    description = next(line for line in markdown.splitlines() if line.startswith("description: "))
+    assert "a list of length …, but the Cache currently has … layers" in description, description
+    assert not re.search(r"\s{2}|\s,", description), description
