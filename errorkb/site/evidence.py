@@ -13,6 +13,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+from packaging.version import InvalidVersion, Version
+
 from errorkb.results.keys import STALE_WHY, holds
 from errorkb.results.records import TARGETS, UPSTREAM, CheckRecord, DeviceBasis, Outcome
 
@@ -234,4 +236,15 @@ def environments(records: list[CheckRecord]) -> list[dict[str, Any]]:
                                     "verifier": key[7], "checks": 0, "last": ""})
         row["checks"] += 1
         row["last"] = max(row["last"], record.verified_at[:10])
-    return sorted(seen.values(), key=lambda row: (row["last"], row["target"], row["device"]), reverse=True)
+    # Within a day, target and device, the newest release first: a reader finds a release where it belongs (rows came
+    # in the order the reports held their records: 4.48.3, 4.52.4, 4.53.3, 4.44.2...).
+    return sorted(seen.values(), key=lambda row: (row["last"], row["target"], row["device"], _release(row["library"])),
+                  reverse=True)
+
+
+def _release(text: str) -> tuple[int, Version | str]:
+    """A release as it sorts: by its version where it is one, after those by its text."""
+    try:
+        return 1, Version(text)
+    except InvalidVersion:
+        return 0, text

@@ -77,3 +77,35 @@ def test_the_description_marks_where_the_message_has_slots(project):
     description = next(line for line in markdown.splitlines() if line.startswith("description: "))
     assert "a list of length …, but the Cache currently has … layers" in description, description
     assert not re.search(r"\s{2}|\s,", description), description
+
+
+def test_the_environments_table_lists_releases_in_order():
+    """The verification page's environments: within a day, a target and a device, the newest release first (rows came
+    in the order the report held their records)."""
+    from errorkb.results.records import CheckRecord
+    from errorkb.site import evidence
+
+    def ran(release: str) -> CheckRecord:
+        return CheckRecord.model_validate({
+            "id": f"e{release}::before[upstream-cpu]", "entry": f"e{release}", "role": "before",
+            "snippet": "snippets/e/before.py", "target": "upstream", "device": "cpu", "outcome": "pass",
+            "code": "raised-as-documented", "reason": "ok", "expected": "x", "verified_at": "2026-12-07T05:00:00+00:00",
+            "environment": {"python": "3.11.7", "library_version": release}})
+
+    rows = evidence.environments([ran(release) for release in ("4.48.3", "5.15.1", "4.9.0", "4.37.2", "4.52.4")])
+    assert [row["library"] for row in rows] == ["5.15.1", "4.52.4", "4.48.3", "4.37.2", "4.9.0"]
+
+
+def test_the_entry_pages_table_dates_only_the_checks_that_ran(project):
+    """The table at the foot of an entry's page said a date for a check that did not run ("real transformers · cuda |
+    not run | 2026-12-07"), under "Each check ran one snippet in a fresh process": as its badge, no date there."""
+    write_report(project, [*all_pass(project),
+                           record(project, ENTRY, "before", "before.py", device="cuda", outcome="not-run",
+                                  reason="no CUDA device", when="2026-12-01T10:00:00+00:00")])
+    markdown = render.render_entry(page_for(project), edit_url="https://example.test/edit/x.yml")
+    table = markdown[markdown.index("## Verification"):]
+    row = next(line for line in table.splitlines() if "· cuda |" in line)
+    assert "| not run | — |" in row and "2026-12-01" not in row, row
+    assert "Each check ran one snippet" not in table
+    ran = next(line for line in table.splitlines() if line.startswith("| <code>before</code>") and "· cpu |" in line)
+    assert "| passed | 2026-11-30 |" in ran, ran
