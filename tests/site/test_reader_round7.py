@@ -109,3 +109,23 @@ def test_the_entry_pages_table_dates_only_the_checks_that_ran(project):
     assert "Each check ran one snippet" not in table
     ran = next(line for line in table.splitlines() if line.startswith("| <code>before</code>") and "· cpu |" in line)
     assert "| passed | 2026-11-30 |" in ran, ran
+
+
+def test_the_migration_page_claims_no_fix_ran_clean_that_did_not(tmp_path):
+    """The migration page said of every row "an entry whose broken code was run ... and whose fix was run clean" (and
+    its description "each verified"), whatever verification found: a row whose fix failed was said to have run clean.
+    It says what `errorkb verify` runs, and leaves the verdict to each row's Verified column."""
+    from tests.site.sitekb import site_project
+
+    removed = "get-max-length-removed"
+    folder = site_project(tmp_path, ids=(removed,))
+    write_report(folder, [record(folder, removed, "before", "before.py"),
+                          record(folder, removed, "after", "after.py", outcome="fail",
+                                 reason="raised AttributeError: 'DynamicCache' object has no attribute 'get_max_cache_shape'"),
+                          record(folder, removed, "guard:guard_version_tolerant", "guard_version_tolerant.py")])
+    _, files = pages_of(folder)
+    page = next(f.content for f in files if f.path == "migration.md")
+    said = " ".join(page.split())
+    assert "fix was run clean" not in said and "each verified" not in said, said[:800]
+    row = next(line for line in page.splitlines() if removed in line and line.startswith("|"))
+    assert "ekb-fail" in row, row
