@@ -105,3 +105,32 @@ def test_the_judge_never_compares_the_stored_words(tinylib, capsys):
     record = next(c for c in report["checks"] if c["id"] == "capacity-not-positive::before[upstream-cpu]")
     assert (record["outcome"], record["code"]) == ("fail", "placeholder-differs"), record["reason"]
     assert code == 1
+
+
+def test_a_verdict_from_the_cache_is_stored_unrooted_too(tinylib):
+    """A cached record written before records were unrooted (or by a verifier that kept paths) enters the report as
+    a run's would: `reused` is the other place a record is made public."""
+    from types import SimpleNamespace
+
+    from errorkb.core.project import load_project
+    from errorkb.results.records import CheckRecord
+    from errorkb.verify.engine import reused
+
+    project = load_project(tinylib)
+    queue = str(tinylib / "upstream" / "tinyq" / "queue.py")
+    message = f"cannot import name 'Missing' from 'tinyq.queue' ({queue})"
+    hit = CheckRecord.model_validate({
+        "id": "queue-full::before[upstream-cpu]", "entry": "queue-full", "role": "before",
+        "snippet": "snippets/queue-full/before.py", "target": "upstream", "device": "cpu", "outcome": "fail",
+        "code": "wrong-exception", "reason": f"raised ImportError: {message}; expected OverflowError",
+        "expected": "x", "verified_at": "2026-12-07T05:00:00+00:00", "output": f"{tinylib}/snippets/x\n",
+        "exception": {"type": "ImportError", "message": message,
+                      "started": {"where": "snippet", "type": "ImportError", "message": message,
+                                  "file": str(tinylib / "snippets" / "queue-full" / "before.py")}}})
+    check = SimpleNamespace(id=hit.id, entry=SimpleNamespace(id="queue-full"), role="before",
+                            snippet=SimpleNamespace(path=tinylib / "snippets" / "queue-full" / "before.py"))
+    stored = reused(hit, check, project, "digest")  # type: ignore[arg-type]
+    assert str(tinylib) not in stored.model_dump_json(), stored.model_dump_json()
+    assert stored.exception is not None and stored.exception.started is not None
+    assert stored.exception.message.endswith("(…/tinyq/queue.py)") and stored.output == "snippets/x\n"
+    assert stored.exception.started.file == "snippets/queue-full/before.py" and stored.cached
