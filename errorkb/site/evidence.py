@@ -180,6 +180,14 @@ def clean_run(records: list[CheckRecord], snippet_hashes: dict[str, str], role: 
     return found[0] if found else None
 
 
+def failed_run(records: list[CheckRecord], role: str, snippet_hashes: dict[str, str]) -> CheckRecord | None:
+    """A failing check of `role`, chosen like `captured_error`: what the page says under a snippet that has no pass to
+    show, so a snippet that ran and failed is never said not to have been verified yet."""
+    found = [r for r in records if r.role == role and r.outcome is Outcome.FAIL]
+    found.sort(key=lambda r: _preferred(r, snippet_hashes))
+    return found[0] if found else None
+
+
 @dataclass(frozen=True)
 class RoleVerdict:
     """One snippet's verdict across every target and device it ran on, as a chip or a terminal line

@@ -569,6 +569,7 @@ def render_entry(page: EntryPage, *, edit_url: str | None = None) -> str:
     return _render("entry.md.j2", page=page, entry=page.entry, here=page.url, badges=shown_badges(page),
                    captured=captured_error(page), clean=evidence.clean_run(page.records, hashes),
                    verdict=lambda role: evidence.role_verdict(page.records, role, hashes),
+                   failed=lambda role: evidence.failed_run(page.records, role, hashes),
                    message_html=marked_message(page.entry), edit_url=edit_url, excerpt=_excerpt(page),
                    fix_line=fix_line(page.entry, oldest_tested(page)), story=release_story(page.states),
                    oldest=oldest_tested(page))

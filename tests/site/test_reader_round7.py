@@ -129,3 +129,34 @@ def test_the_migration_page_claims_no_fix_ran_clean_that_did_not(tmp_path):
     assert "fix was run clean" not in said and "each verified" not in said, said[:800]
     row = next(line for line in page.splitlines() if removed in line and line.startswith("|"))
     assert "ekb-fail" in row, row
+
+
+def test_a_snippet_that_failed_verification_is_never_said_not_verified_yet(project):
+    """An author whose before and after both failed `errorkb verify` read, under each, "Not verified yet: no
+    verification report shows this snippet raising the error yet. Run errorkb verify": as if nothing had run. The
+    page says the check failed, where and when, and why (what the before raised instead, without the folders of the
+    machine that ran it)."""
+    other = "cannot import name 'X' from 'transformers.cache_utils' (/home/me/venv/lib/python3.11/site-packages/" \
+            "transformers/cache_utils.py)"
+    checks = all_pass(project)
+    checks[0] = record(project, ENTRY, "before", "before.py", outcome="fail", code="wrong-exception",
+                       reason=f"raised ImportError: {other}; expected ValueError",
+                       exception={"type": "ImportError", "message": other})
+    checks[1] = record(project, ENTRY, "after", "after.py", outcome="fail", code="call-raised",
+                       reason="a call of Cache.early_initialization raised ValueError: boom")
+    write_report(project, checks)
+    markdown = render.render_entry(page_for(project), edit_url="https://example.test/edit/x.yml")
+    example = markdown[markdown.index("## Example fix"):markdown.index("## Solutions")]
+    assert "Not verified yet" not in example, example
+    assert example.count('!!! failure "Failed when verified (reimplemented transformers 5.15.1 · cpu') == 2, example
+    assert "ImportError: cannot import name &#39;X&#39;" in example or "ImportError: cannot import name 'X'" in example
+    assert "…/site-packages/transformers/cache_utils.py" in example and "/home/me" not in example
+    assert "a call of Cache.early_initialization raised ValueError: boom" in example
+
+
+def test_a_snippet_no_check_ran_is_still_not_verified_yet(project):
+    """With no record of a role, the page still says so, and how to run it."""
+    write_report(project, all_pass(project)[2:])
+    markdown = render.render_entry(page_for(project), edit_url="https://example.test/edit/x.yml")
+    example = markdown[markdown.index("## Example fix"):markdown.index("## Solutions")]
+    assert example.count('!!! warning "Not verified yet"') == 2 and "Failed when verified" not in example
