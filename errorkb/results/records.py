@@ -247,8 +247,9 @@ _INSTALLED = re.compile(r"(?<![\w.~:/-])(?:/[^\s/'\"()<>\[\]]+)+?/((?:site|dist)
 
 def unrooted(text: str) -> str:
     """`text` with each absolute path into an installed environment said from its `site-packages/` on
-    ("…/site-packages/x/y.py"), as the verifier writes a traceback's files without this machine's folders: what a
-    reader is shown of a stored reason or a captured message, and what two records of one failure compare on."""
+    ("…/site-packages/x/y.py"): how the verifier stores every text of a record (`verify.engine`, with the project's
+    own paths relative to it), and how a view reads a record written before it did, so a reader is shown no
+    machine's folders and two records of one failure compare alike."""
     return _INSTALLED.sub(r"…/\1", text) if "-packages/" in text else text
 
 

@@ -13,6 +13,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+from packaging.version import InvalidVersion, Version
+
 from errorkb.results.keys import STALE_WHY, holds
 from errorkb.results.records import TARGETS, UPSTREAM, CheckRecord, DeviceBasis, Outcome
 
@@ -178,6 +180,14 @@ def clean_run(records: list[CheckRecord], snippet_hashes: dict[str, str], role: 
     return found[0] if found else None
 
 
+def failed_run(records: list[CheckRecord], role: str, snippet_hashes: dict[str, str]) -> CheckRecord | None:
+    """A failing check of `role`, chosen like `captured_error`: what the page says under a snippet that has no pass to
+    show, so a snippet that ran and failed is never said not to have been verified yet."""
+    found = [r for r in records if r.role == role and r.outcome is Outcome.FAIL]
+    found.sort(key=lambda r: _preferred(r, snippet_hashes))
+    return found[0] if found else None
+
+
 @dataclass(frozen=True)
 class RoleVerdict:
     """One snippet's verdict across every target and device it ran on, as a chip or a terminal line
@@ -234,4 +244,15 @@ def environments(records: list[CheckRecord]) -> list[dict[str, Any]]:
                                     "verifier": key[7], "checks": 0, "last": ""})
         row["checks"] += 1
         row["last"] = max(row["last"], record.verified_at[:10])
-    return sorted(seen.values(), key=lambda row: (row["last"], row["target"], row["device"]), reverse=True)
+    # Within a day, target and device, the newest release first: a reader finds a release where it belongs (rows came
+    # in the order the reports held their records: 4.48.3, 4.52.4, 4.53.3, 4.44.2...).
+    return sorted(seen.values(), key=lambda row: (row["last"], row["target"], row["device"], _release(row["library"])),
+                  reverse=True)
+
+
+def _release(text: str) -> tuple[int, Version | str]:
+    """A release as it sorts: by its version where it is one, after those by its text."""
+    try:
+        return 1, Version(text)
+    except InvalidVersion:
+        return 0, text

@@ -27,7 +27,7 @@ from markupsafe import Markup
 
 from errorkb.core.entry import Entry, library_folder
 from errorkb.core.load import LoadedEntry, snippet_inside
-from errorkb.core.message import GENERIC_WORDINGS, Placeholder
+from errorkb.core.message import GENERIC_WORDINGS, MessageTemplate, Placeholder
 from errorkb.core.problems import Problem
 from errorkb.core.project import LibraryProfile, Project
 from errorkb.core.prose import disarm_includes, visible
@@ -471,6 +471,12 @@ def fence(code: str, language: str = "python", indent: int = 0, options: str = "
     return Markup(textwrap.indent(block, " " * indent, lambda line: True))
 
 
+def elided(template: MessageTemplate) -> str:
+    """The message as a sentence, `…` where a value goes: what a search result shows under the title (the words alone,
+    `literal_text`, read "a list of length  , but the Cache has   layers")."""
+    return "".join("…" if isinstance(part, Placeholder) else part.text for part in template.parts)
+
+
 @functools.lru_cache(maxsize=1)
 def _environment() -> jinja2.Environment:
     """Templates that autoescape: `finalize` writes every value no filter marked (a `Markup`) as
@@ -482,7 +488,8 @@ def _environment() -> jinja2.Environment:
                        code=escape.code, url=escape.url,
                        attr=escape.attribute, yaml=escape.front_matter, fragment=escape.fragment, fence=fence,
                        num=lambda value: Markup(f"{float(value):.6g}"), short=shortened,
-                       unrooted=unrooted)  # a stored reason the page shows outside a record (`shown_record`)
+                       unrooted=unrooted,  # a stored reason the page shows outside a record (`shown_record`)
+                       elided=elided)
     env.globals.update(link=link, page_path=page_path, reading_title=reading_title, api_path=api_path,
                        words=evidence.OUTCOME_WORDS, library_release=evidence.library_release,
                        picture_words=picture.WORDS, html_link=html_link,
@@ -562,6 +569,7 @@ def render_entry(page: EntryPage, *, edit_url: str | None = None) -> str:
     return _render("entry.md.j2", page=page, entry=page.entry, here=page.url, badges=shown_badges(page),
                    captured=captured_error(page), clean=evidence.clean_run(page.records, hashes),
                    verdict=lambda role: evidence.role_verdict(page.records, role, hashes),
+                   failed=lambda role: evidence.failed_run(page.records, role, hashes),
                    message_html=marked_message(page.entry), edit_url=edit_url, excerpt=_excerpt(page),
                    fix_line=fix_line(page.entry, oldest_tested(page)), story=release_story(page.states),
                    oldest=oldest_tested(page))
@@ -765,6 +773,8 @@ def entry_document(page: EntryPage) -> dict[str, object]:
                                                     "claim", "verified_at", "snippet_sha256", "environment",
                                                     "device_basis", "verifier", "errorkb"})
             | {"stale": page.is_stale(record), "stale_why": STALE_WHY if page.is_stale(record) else None}
+            # A check that did not run was verified at no time (its badge carries no date): never a time here.
+            | ({} if record.outcome.ran else {"verified_at": None})
             for record in page.records
         ],
     }

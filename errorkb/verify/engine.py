@@ -22,6 +22,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pydantic import BaseModel
+
 from errorkb.core.entry import Entry
 from errorkb.core.load import LoadedEntry
 from errorkb.core.project import LibraryProfile, Project
@@ -38,6 +40,7 @@ from errorkb.results.records import (
     Exit,
     Outcome,
     Site,
+    unrooted,
 )
 from errorkb.results.report import Report, new_report, now
 from errorkb.verify.cache import Trust, VerdictCache, cache_key
@@ -669,9 +672,9 @@ def _report(verifier: Verifier, records: list[CheckRecord], shard: tuple[int, in
 def reused(hit: CheckRecord, check: Check, project: Project, inputs: str) -> CheckRecord:
     """A cached record as this check's: marked cached, observed when it says (`verified_at`),
     written into this run's report now (`recorded_at`), so it replaces any older record there."""
-    return hit.model_copy(update={"id": check.id, "entry": check.entry.id, "role": check.role,
-                                  "snippet": project.rel(check.snippet.path), "cached": True,
-                                  "recorded_at": now(), "inputs": inputs})
+    return _unrooted_record(hit.model_copy(update={
+        "id": check.id, "entry": check.entry.id, "role": check.role, "snippet": project.rel(check.snippet.path),
+        "cached": True, "recorded_at": now(), "inputs": inputs}), project)
 
 
 RECORD_BYTES = 64 << 10  # the most one check's record takes in a report, as JSON (an honest one: 1-5 KiB)
@@ -740,7 +743,7 @@ def record_of(check: Check, project: Project, verdict: Verdict, run: Run | None 
         "claim": claim if claim is not None else verdict.claim,  # a not-applicable's `Claim`, a wording's `Worded`
     }
     if run is None:
-        return CheckRecord(**fields)
+        return _unrooted_record(CheckRecord(**fields), project)
     seen = run.observation
     fields.update({
         "actual": actual(check, run),
@@ -748,16 +751,16 @@ def record_of(check: Check, project: Project, verdict: Verdict, run: Run | None 
         "duration_s": run.duration_s,
         "isolation": isolation,
         "exit": Exit(returncode=run.returncode, signal=run.signal, timed_out=run.timed_out),
-        "output": run.output[-4000:].replace(str(project.root) + "/", ""),  # no paths of this machine
+        "output": run.output[-4000:],
         "key": key,
         "snippet_sha256": run.sha256 or check.snippet.sha256,  # of the bytes the check's process ran
     })
     if seen is not None:
-        fields.update({"exception": _public_exception(seen.exception, project), "calls": seen.calls,
+        fields.update({"exception": seen.exception, "calls": seen.calls,
                        "old_calls": seen.old_calls,
                        "tampered": seen.tampered, "interference": seen.interference, "evidence": seen.evidence,
                        "environment": seen.environment})
-    return bounded(CheckRecord(**fields))
+    return bounded(_unrooted_record(CheckRecord(**fields), project))
 
 
 def applicable(check: Check, library: LibraryProfile) -> bool:
@@ -781,19 +784,77 @@ def _claim(check: Check, library: LibraryProfile) -> Claim:
                  pinned=None if raises else check.entry.source.release)
 
 
-def _public_exception(error: ExceptionInfo | None, project: Project) -> ExceptionInfo | None:
-    """The exception as a reader may see it: no absolute paths of this machine."""
+def _public_exception(error: ExceptionInfo | None, project: Project,
+                      installed: tuple[str, ...] = ()) -> ExceptionInfo | None:
+    """The exception as a reader may see it: its frames' files as `_short_path` says them (the traceback's, where
+    it was raised, where it started); its texts are unrooted with the rest of the record (`_unrooted_record`)."""
     if error is None:
         return None
     update: dict[str, Any] = {}
-    installed = _installed_roots(project.library)
     for name in ("raise_site", "origin"):
         site: Site | None = getattr(error, name)
         if site is not None:
             update[name] = site.model_copy(update={"file": _short_path(site.file, project, installed)})
+    if error.started is not None and error.started.file:
+        update["started"] = error.started.model_copy(
+            update={"file": _short_path(error.started.file, project, installed)})
     if error.traceback:
         update["traceback"] = _strip_roots(error.traceback, project, installed)
     return error.model_copy(update=update)
+
+
+def _stored(project: Project, installed: tuple[str, ...]) -> Callable[[str], str]:
+    """How a text a record stores names a file: never by this machine's folders, so two machines verifying the same
+    code store the same words (merged shards, git diffs) and a reader of the JSON sees no one's folders. An
+    environment's file from its `site-packages/` on (`unrooted`, what the views show of older records), one in a
+    folder the library is installed in from the package's folder on after `…/`, the bundled implementation's from
+    its package on, the project's own relative to it. Applied after judging: the judge compares what it observed."""
+    at = r"(?<![\w.~:/…-])"  # where a path starts: not inside a word, a path, a URL or a path said from `…/`
+    rules: list[tuple[re.Pattern[str], str]] = [
+        (re.compile(at + re.escape(root)), "…/") for root in sorted(installed, key=len, reverse=True)
+        if "-packages/" not in root]
+    bundled = project.library.bundled
+    if bundled:
+        marker = bundled.replace(".", "/") + "/"
+        rules.append((re.compile(at + r"(?:/[^\s/'\"()<>\[\]]+)+?/(?=" + re.escape(marker) + ")"), ""))
+    rules.append((re.compile(at + re.escape(str(project.root).rstrip("/") + "/")), ""))
+
+    def stored(text: str) -> str:
+        if "/" not in text:
+            return text
+        text = unrooted(text)
+        for rule, replacement in rules:
+            text = rule.sub(replacement, text)
+        return text
+
+    return stored
+
+
+def _unrooted_record(record: CheckRecord, project: Project) -> CheckRecord:
+    """The record as reports store it: every text it holds, at any depth (a reason, what the snippet printed, an
+    exception's or a call's message, the evidence), without this machine's folders (`_stored`); its frames' files as
+    `_short_path` says them. The one place a record is made public, for a run's records and the cache's alike."""
+    installed = _installed_roots(project.library)
+    stored = _stored(project, installed)
+    record = record.model_copy(update={"exception": _public_exception(record.exception, project, installed)})
+    changed: CheckRecord = _each_text(record, stored)
+    return changed
+
+
+def _each_text(value: Any, change: Callable[[str], str]) -> Any:
+    """`value` with `change` applied to every string in it (a model's fields, lists, dicts' values), unchanged
+    objects kept as they were."""
+    if isinstance(value, str):
+        return change(value)
+    if isinstance(value, list):
+        return [_each_text(item, change) for item in value]
+    if isinstance(value, dict):
+        return {key: _each_text(item, change) for key, item in value.items()}
+    if isinstance(value, BaseModel):
+        update = {name: changed for name in type(value).model_fields
+                  if (changed := _each_text(old := getattr(value, name), change)) is not old and changed != old}
+        return value.model_copy(update=update) if update else value
+    return value
 
 
 def _installed_roots(library: LibraryProfile) -> tuple[str, ...]:
