@@ -26,7 +26,7 @@ _VERIFIER_SOURCES = [_HERE, _HERE / "inside",
                      *(_PACKAGE / "core" / name for name in (
                          "entry.py", "message.py", "snippets.py", "releases.py", "lint.py", "load.py", "project.py",
                          "prose.py", "encoding.py", "nesting.py", "problems.py", "logsafe.py", "interpreter.py",
-                         "cachetrust.py", "words.py", "__init__.py")),
+                         "cachetrust.py", "words.py", "tags.py", "__init__.py")),
                      _PACKAGE / "plugs",
                      *(_PACKAGE / "results" / name for name in ("keys.py", "kept.py", "records.py", "report.py",
                                                                 "store.py", "__init__.py")),
