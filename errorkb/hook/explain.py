@@ -29,7 +29,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from errorkb.hook import guard
-from errorkb.lookup import INSTALLED, Answer, Grade, Index, Match, hint_words, load_index, load_indexes
+from errorkb.lookup import INSTALLED, Answer, Grade, Index, Match, hint_words, load_index, load_indexes, normalize
+from errorkb.lookup._match import _same_words
 from errorkb.lookup._paste import installed_path
 
 MAX_CANDIDATES = 3
@@ -328,25 +329,35 @@ def _relayed(value: BaseException, printed: tb.TracebackException | None) -> Ite
     the printer's copy walked alike, at most MAX_CHAIN, each once. Round twelve: a program that relays the library's
     error in its own `raise` with the same words got no block, though Python printed them; the chain read as one
     paste ends with the program's raise of the words, whose complete traceback shows no frame of the library
-    ("another caller's"), while the live chain says whose words they are."""
+    ("another caller's"), while the live chain says whose words they are. "The same words" is the lookup's rule
+    (`_same_words`, on the exception lines as it reads them in a paste: `_line`), never a second one (round thirteen:
+    the hook's own, whole messages equal character by character, missed a relay that adds a blank or a line)."""
     if printed is None:
         return
     seen: set[int] = {id(value)}
     todo = [(value, printed)]
     while todo and len(seen) < MAX_CHAIN:
         live, copy = todo.pop()
-        words = getattr(copy, "_str", None)
+        words = _line(copy)
         pairs = [(live.__cause__, copy.__cause__, False),
                  (live.__context__, copy.__context__, copy.__suppress_context__ or copy.__cause__ is not None)]
         for one, other, hidden in pairs:
-            said = getattr(other, "_str", None)
             if not isinstance(one, BaseException) or other is None or id(one) in seen \
-                    or not (isinstance(said, str) and said.strip() and said == words):
+                    or not _same_words(_line(other), words):
                 continue
             seen.add(id(one))
             todo.append((one, other))
             if isinstance(one, Exception):
                 yield one, hidden
+
+
+def _line(copy: tb.TracebackException) -> str:
+    """The exception line Python printed for `copy` (`Name: message`, a syntax error's place before it skipped, its
+    notes after it), its message's first line, as the lookup reads it in a paste (`normalize`)."""
+    for part in copy.format_exception_only():
+        if not part.startswith((" ", "\t")):
+            return normalize(part).partition("\n")[0]
+    return ""
 
 
 def _possible(answer: Answer, library: str) -> Answer:
