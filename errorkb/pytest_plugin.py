@@ -121,7 +121,7 @@ def pytest_configure(config: pytest.Config) -> None:
         config.args[:] = [str(state.project.entries)]
 
 
-_RECORDS, _FINGERPRINTS = "errorkb_records", "errorkb_fingerprints"
+_RECORDS, _FINGERPRINTS, _HINTED = "errorkb_records", "errorkb_fingerprints", "errorkb_hints"
 _UNWRITTEN = pytest.StashKey[str]()
 
 
@@ -129,11 +129,14 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """Write the `--errorkb-report` file. An xdist worker hands its records to the controller,
     which writes them all in one file (each worker replaced the file with its own share: the
     records of every other worker were lost). A file that cannot be written fails the run, its
-    records saved elsewhere and said where (never a traceback that takes them with it)."""
+    records saved elsewhere and said where (never a traceback that takes them with it). A worker hands its hints
+    (`pytest_exception_interact`) to the controller too, whose summary prints them."""
     state = session.config.stash.get(_STATE, None)
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:
+        workeroutput[_HINTED] = [list(hint) for hint in session.config.stash.get(_HINTS, [])]
     if state is None:
         return
-    workeroutput = getattr(session.config, "workeroutput", None)
     if workeroutput is not None:
         workeroutput[_RECORDS] = [record.model_dump_json() for record in state.records]
         workeroutput[_FINGERPRINTS] = state.fingerprints
@@ -150,9 +153,15 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_testnodedown(node: Any, error: object) -> None:
-    """(xdist, in the controller) a worker is done: the records of the checks it ran, for the report."""
+    """(xdist, in the controller) a worker is done: the records of the checks it ran, for the report, and the hints
+    of its failing tests, for the summary (round thirteen: the worker kept them, and `pytest -n N` printed none)."""
     state = node.config.stash.get(_STATE, None)
     output = getattr(node, "workeroutput", None) or {}
+    hints = output.get(_HINTED, ())
+    if isinstance(hints, list | tuple):
+        node.config.stash.setdefault(_HINTS, []).extend(
+            (hint[0], hint[1]) for hint in hints
+            if isinstance(hint, list | tuple) and len(hint) == 2 and all(isinstance(one, str) for one in hint))
     if state is None:
         return
     state.records.extend(CheckRecord.model_validate_json(text) for text in output.get(_RECORDS, ()))

@@ -67,3 +67,31 @@ def test_the_hook_and_the_lookup_agree_on_which_relays_repeat_the_words():
                 if relayed(first, second) is not _same_words(line(f"ValueError: {first}"),
                                                              line(f"RuntimeError: {second}"))]
     assert disagree == [], disagree
+
+
+def test_pytests_hint_survives_xdist_workers(tmp_path):
+    """`pytest -n N` (pytest-xdist): each failing test runs in a worker, whose `pytest_exception_interact` made the
+    hint and kept it in the worker's own config; the summary is the controller's, which never saw it. main: no
+    "errorkb: documented errors" section at all under `-n 1`, where `-n 0` prints it. Now each worker hands its hints
+    to the controller, as it hands an `--errorkb` run's records."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import errorkb
+    from tests.test_hook import library_raise
+
+    here = str(Path(errorkb.__file__).parent.parent)  # this checkout's errorkb, in the workers too
+
+    (tmp_path / "test_user.py").write_text(
+        library_raise(tmp_path) + "\ndef test_export():\n    early_initialization()\n\n"
+        "def test_other():\n    assert 1 == 2\n", encoding="utf-8")
+    result = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-n", "1", "-p", "xdist",
+                             "test_user.py"], cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                            env={**os.environ, "PYTHONPATH": here})
+    assert result.returncode == 1 and "2 failed" in result.stdout, result.stdout + result.stderr
+    assert result.stdout.count("errorkb: documented errors") == 1, result.stdout
+    summary = result.stdout[result.stdout.index("errorkb: documented errors"):]
+    assert "test_user.py::test_export:" in summary and TITLE in summary, summary
+    assert "test_user.py::test_other:" not in summary and summary.count(TITLE) == 1, summary
