@@ -179,31 +179,60 @@ def pytest_exception_interact(node: pytest.Item | pytest.Collector, call: pytest
     """A failing test, or a test module that fails to import, whose exception is a documented error: keep
     the hook's block for the summary (the explainer is imported only here, once something has failed;
     anything wrong in it is ignored)."""
-    error = _documented_candidate(node, call)
-    if error is None:
+    errors = _documented_candidates(node, call)
+    if not errors:
         return
     try:
         from errorkb.hook.explain import describe_within
 
-        text = describe_within(error)  # bounded: it runs the test's `__str__` again
+        texts = [describe_within(error) for error in errors]  # bounded: it runs the test's `__str__` again
     except Exception:
         return
+    text = "".join(dict.fromkeys(one for one in texts if one))
     if text:
         node.config.stash.setdefault(_HINTS, []).append((node.nodeid, text))
 
 
-def _documented_candidate(node: pytest.Item | pytest.Collector, call: pytest.CallInfo[Any]) -> BaseException | None:
-    """The error to explain: a test's own; at collection, the module's error as raised, or the one pytest's
+def _documented_candidates(node: pytest.Item | pytest.Collector, call: pytest.CallInfo[Any]) -> list[BaseException]:
+    """The errors to explain: a test's own; at collection, the module's error as raised, or the one pytest's
     CollectError was raised from (an ImportError at a test file's top: `from <library> import <removed name>`).
-    A CollectError of no error (an entries file's problems, a name pytest refused) explains nothing."""
+    A CollectError of no error (an entries file's problems, a name pytest refused) explains nothing. A doctest's
+    carrier (`_carried`) stands for the errors its examples raised."""
     if call.excinfo is None:
-        return None
+        return []
     error = call.excinfo.value
     if isinstance(node, pytest.Item):
-        return error
+        return _carried(error)
     if isinstance(error, pytest.Collector.CollectError):
-        return error.__cause__
-    return error
+        return [] if error.__cause__ is None else [error.__cause__]
+    return [error]
+
+
+def _carried(error: BaseException) -> list[BaseException]:
+    """The errors a doctest example raised, which pytest's doctest item fails with inside a carrier that holds each in
+    its `exc_info`: doctest's `UnexpectedException`, or pytest's `MultipleDoctestFailures` of them
+    (`--doctest-continue-on-failure`; at most `MAX_CARRIED`). Round thirteen: the hint read the carrier, whose words
+    are none of the error's, and named nothing, while pytest printed the error's traceback. Any other error: itself.
+    By identity of the classes, where their modules are loaded (a run with no doctest never imports them)."""
+    doctest, items = sys.modules.get("doctest"), sys.modules.get("_pytest.doctest")
+    unexpected = getattr(doctest, "UnexpectedException", None)
+    several = getattr(items, "MultipleDoctestFailures", None)
+    carriers: list[object] = [error]
+    if isinstance(several, type) and isinstance(error, several):
+        failures = getattr(error, "failures", None)
+        carriers = list(failures[:MAX_CARRIED]) if isinstance(failures, list | tuple) else []
+    elif not (isinstance(unexpected, type) and isinstance(error, unexpected)):
+        return [error]
+    found = []
+    for carrier in carriers:
+        held = getattr(carrier, "exc_info", None) if isinstance(unexpected, type) and \
+            isinstance(carrier, unexpected) else None
+        if isinstance(held, tuple) and len(held) == 3 and isinstance(held[1], BaseException):
+            found.append(held[1])
+    return found
+
+
+MAX_CARRIED = 20  # a doctest's failures read for errors (one block each, the same block once)
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
@@ -214,7 +243,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     hints = config.stash.get(_HINTS, [])
     if hints:
         terminalreporter.section("errorkb: documented errors")
-        for nodeid, text in hints:
+        for nodeid, text in dict.fromkeys(hints):  # once per test: its subtests fail with the same error
             terminalreporter.write_line(f"{nodeid}:{text.rstrip()}")
 
 

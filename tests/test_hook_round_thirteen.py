@@ -69,29 +69,72 @@ def test_the_hook_and_the_lookup_agree_on_which_relays_repeat_the_words():
     assert disagree == [], disagree
 
 
-def test_pytests_hint_survives_xdist_workers(tmp_path):
-    """`pytest -n N` (pytest-xdist): each failing test runs in a worker, whose `pytest_exception_interact` made the
-    hint and kept it in the worker's own config; the summary is the controller's, which never saw it. main: no
-    "errorkb: documented errors" section at all under `-n 1`, where `-n 0` prints it. Now each worker hands its hints
-    to the controller, as it hands an `--errorkb` run's records."""
+def _pytest(folder, *args: str):
+    """`python -m pytest -p no:cacheprovider -q ARGS` in `folder`, with this checkout's errorkb (its plugin, in xdist's
+    workers too) first on the path."""
     import os
     import subprocess
     import sys
     from pathlib import Path
 
     import errorkb
-    from tests.test_hook import library_raise
 
-    here = str(Path(errorkb.__file__).parent.parent)  # this checkout's errorkb, in the workers too
+    here = str(Path(errorkb.__file__).parent.parent)
+    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", *args], cwd=folder,
+                          capture_output=True, text=True, timeout=300, env={**os.environ, "PYTHONPATH": here})
+
+
+def _hints(result) -> str:
+    """The summary's section of hints (up to pytest's own short summary)."""
+    assert result.stdout.count("errorkb: documented errors") == 1, result.stdout + result.stderr
+    summary = result.stdout[result.stdout.index("errorkb: documented errors"):]
+    return summary[:summary.index("short test summary info")]
+
+
+def test_pytests_hint_survives_xdist_workers(tmp_path):
+    """`pytest -n N` (pytest-xdist): each failing test runs in a worker, whose `pytest_exception_interact` made the
+    hint and kept it in the worker's own config; the summary is the controller's, which never saw it. main: no
+    "errorkb: documented errors" section at all under `-n 1`, where `-n 0` prints it. Now each worker hands its hints
+    to the controller, as it hands an `--errorkb` run's records."""
+    from tests.test_hook import library_raise
 
     (tmp_path / "test_user.py").write_text(
         library_raise(tmp_path) + "\ndef test_export():\n    early_initialization()\n\n"
         "def test_other():\n    assert 1 == 2\n", encoding="utf-8")
-    result = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-n", "1", "-p", "xdist",
-                             "test_user.py"], cwd=tmp_path, capture_output=True, text=True, timeout=300,
-                            env={**os.environ, "PYTHONPATH": here})
+    result = _pytest(tmp_path, "-n", "1", "-p", "xdist", "test_user.py")
     assert result.returncode == 1 and "2 failed" in result.stdout, result.stdout + result.stderr
-    assert result.stdout.count("errorkb: documented errors") == 1, result.stdout
-    summary = result.stdout[result.stdout.index("errorkb: documented errors"):]
+    summary = _hints(result)
     assert "test_user.py::test_export:" in summary and TITLE in summary, summary
     assert "test_user.py::test_other:" not in summary and summary.count(TITLE) == 1, summary
+
+
+_DOCTEST = '\ndef f():\n    """\n    >>> f()\n    1\n    >>> 2\n    3\n    """\n    early_initialization()\n'
+
+
+@pytest.mark.parametrize("options", [(), ("--doctest-continue-on-failure",)], ids=["first", "continue-on-failure"])
+def test_pytests_hint_names_the_error_a_doctest_example_raised(tmp_path, options):
+    """`--doctest-modules`: an example that raises the entry's error fails with doctest's `UnexpectedException` (or,
+    with `--doctest-continue-on-failure`, pytest's `MultipleDoctestFailures` of them), which holds the error in its
+    `exc_info`: pytest prints the error's traceback; main's hint explained the carrier, and named nothing."""
+    from tests.test_hook import library_raise
+
+    (tmp_path / "module.py").write_text(library_raise(tmp_path) + _DOCTEST, encoding="utf-8")
+    result = _pytest(tmp_path, "-n", "0", "--doctest-modules", *options, "module.py")
+    assert result.returncode == 1 and "1 failed" in result.stdout, result.stdout + result.stderr
+    summary = _hints(result)
+    assert "module.py::module.f:" in summary and summary.count(TITLE) == 1, summary
+
+
+def test_pytests_hint_names_an_error_once_per_test_however_many_subtests_failed_with_it(tmp_path):
+    """A unittest `subTest` loop whose every step fails with the entry's error: pytest reports each subtest, and main's
+    summary printed the same block under the same test id once for each (ten lines per subtest, nothing told apart)."""
+    from tests.test_hook import library_raise
+
+    (tmp_path / "test_sub.py").write_text(
+        library_raise(tmp_path) + "\nimport unittest\nclass T(unittest.TestCase):\n    def test_sub(self):\n"
+        "        for step in range(3):\n            with self.subTest(step=step):\n"
+        "                early_initialization()\n", encoding="utf-8")
+    result = _pytest(tmp_path, "-n", "0", "test_sub.py")
+    assert result.returncode == 1, result.stdout + result.stderr
+    summary = _hints(result)
+    assert summary.count("test_sub.py::T::test_sub:") == 1 and summary.count(TITLE) == 1, summary
