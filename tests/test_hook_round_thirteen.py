@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.hookrun import BLOCK_RE, added
-from tests.test_hook import TITLE, envs  # noqa: F401 (a fixture)
+from tests.hookrun import BLOCK_RE, LIBRARY, RAISE, added, unaddressed
+from tests.test_hook import TITLE, envs, stub_library  # noqa: F401 (a fixture)
 
 POSSIBLE = "\nerrorkb: possibly a documented error, not confirmed"
 _RELAY = "try:\n    early_initialization()\nexcept ValueError as error:\n    raise {raised}{tail}\n"
@@ -138,3 +138,49 @@ def test_pytests_hint_names_an_error_once_per_test_however_many_subtests_failed_
     assert result.returncode == 1, result.stdout + result.stderr
     summary = _hints(result)
     assert summary.count("test_sub.py::T::test_sub:") == 1 and summary.count(TITLE) == 1, summary
+
+
+# A parent that reads its child's stderr only once the child exited (`Popen(stderr=PIPE)`, then `wait()`): the pipe
+# holds what it can, and a write past that waits for a reader that never comes. The child's pipe is made one page
+# (F_SETPIPE_SZ: 4096 bytes on Linux) and filled first (`sys.argv[1]` characters) so that Python's own output fits it
+# and the block after it does not.
+_FULL_PIPE = ("import fcntl\nfcntl.fcntl(2, 1031, 4096)\nsys.stderr.write('x' * int(sys.argv[1]) + '\\n')\n"
+              "sys.stderr.flush()\n" + RAISE)
+
+
+def test_a_block_that_would_not_fit_a_pipe_nobody_reads_yet_never_holds_the_exit_up(envs, tmp_path):  # noqa: F811
+    """main: the child with the hook never exited (its write of the block waited for room the parent would make only
+    after the exit: the parent's `wait()` timed out), where the one without it exited at once. Now the block is
+    written only while the stream has room for it within `explain.WRITE_WAIT_S`, else dropped."""
+    import subprocess
+
+    (tmp_path / "script.py").write_text(stub_library(tmp_path) + LIBRARY + _FULL_PIPE, encoding="utf-8")
+
+    def run(python, fill: int) -> tuple[int, str]:
+        with subprocess.Popen([str(python), "script.py", str(fill)], cwd=tmp_path, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE) as child:
+            try:
+                child.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                child.kill()
+                child.wait()
+                pytest.fail("the exit waited for a reader of stderr")
+            return child.returncode, child.stderr.read().decode()  # type: ignore[union-attr]
+
+    plain, hooked = envs
+    fill = 4000 - len(run(plain, 0)[1].encode())  # Python's own output: 4,000 bytes, the block some 500 more
+    (status, text), (plain_status, plain_text) = run(hooked, fill), run(plain, fill)
+    assert len(plain_text.encode()) == 4000 and "ValueError: `head_dim`" in plain_text, plain_text
+    assert status == plain_status == 1 and unaddressed(text) == unaddressed(plain_text), text
+
+
+def test_the_block_goes_in_pieces_a_pipe_takes_whole():
+    """`explain._pieces`: the block, whole and in order, in pieces of at most `_PIECE` bytes (under a pipe's atomic
+    write), cut after lines where it can be, within a line too long alone."""
+    from errorkb.hook.explain import _PIECE, _pieces
+
+    for text in ("", "a\n", "x" * 10_000, "ab\n" * 3_000, "\u00e9" * 5_000 + "\nz", "\n".join("y" * (size * 97 % 3_001)
+                                                                                        for size in range(40))):
+        pieces = _pieces(text)
+        assert "".join(pieces) == text and all(0 < len(piece.encode()) <= _PIECE for piece in pieces), len(text)
+    assert _pieces("one\ntwo\n") == ["one\ntwo\n"]

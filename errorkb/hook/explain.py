@@ -68,7 +68,10 @@ def write(out: IO[str], text: str) -> None:
     """Write the block to `out` as the stream can take it: characters its encoding cannot write escaped (`\\u2014`),
     as Python's own stderr writes them (a stream the program set may be strict); nothing where the reader of a pipe
     went away, and SIGPIPE held back meanwhile: a program that set it to its default would die of the block (status
-    -13 instead of Python's 1)."""
+    -13 instead of Python's 1). Round thirteen: a pipe nobody reads until the program exits (a parent's
+    `Popen(stderr=PIPE)`, then `wait()`), which held Python's output but had no room left for the block, held the exit
+    up for ever; so the block goes in pieces the stream takes whole (`_pieces`), each once it has room for it
+    (`_room`), and the rest is dropped where it has none within `WRITE_WAIT_S`."""
     encoding = getattr(out, "encoding", None)
     if isinstance(encoding, str):
         try:
@@ -77,9 +80,53 @@ def write(out: IO[str], text: str) -> None:
             pass
     if _reader_gone(out):
         return
+    import time
+
+    ends = time.monotonic() + WRITE_WAIT_S
     with _sigpipe_held():
-        out.write(text)
-        out.flush()
+        for piece in _pieces(text):
+            if not _room(out, ends - time.monotonic()):
+                return
+            out.write(piece)
+            out.flush()
+
+
+WRITE_WAIT_S = 1.0  # the most the block's write waits for room in the stream (a pipe nobody reads yet): then dropped
+_PIECE = 2048  # bytes of the block (as UTF-8) written at once: under any pipe's atomic write (PIPE_BUF, 4096 on Linux)
+
+
+def _pieces(text: str) -> list[str]:
+    """`text` in pieces of at most `_PIECE` bytes, cut after a line where one ends: a write of at most PIPE_BUF bytes
+    to a pipe is written whole or not at all, so one the pipe has room for (a free page: `_room`) never waits."""
+    pieces: list[str] = []
+    current = ""
+    for line in text.splitlines(keepends=True):
+        while len(line.encode("utf-8", "surrogatepass")) > _PIECE:
+            cut = _PIECE // 4  # characters of at most four bytes each
+            line, pieces = line[cut:], [*pieces, *([current] if current else []), line[:cut]]
+            current = ""
+        if len((current + line).encode("utf-8", "surrogatepass")) > _PIECE:
+            pieces.append(current)
+            current = ""
+        current += line
+    return [*pieces, current] if current else pieces
+
+
+def _room(out: IO[str], wait: float) -> bool:
+    """Whether `out` can take a piece without waiting, within `wait` seconds: its descriptor polled for writing (a pipe
+    says so once a page of it is free). A stream with no descriptor (a `StringIO`, the program's own writer) or no
+    poll (Windows) is written as ever."""
+    try:
+        import select
+
+        poll = select.poll()
+        poll.register(out.fileno(), select.POLLOUT)
+    except BaseException:
+        return True
+    try:
+        return any(events & select.POLLOUT for _, events in poll.poll(max(0, int(wait * 1000))))
+    except BaseException:
+        return False
 
 
 def _reader_gone(out: IO[str]) -> bool:
