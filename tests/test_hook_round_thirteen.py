@@ -245,3 +245,29 @@ def test_a_threads_error_a_hook_of_the_programs_keeps_and_the_program_raises_aga
             "thread = threading.Thread(target=early_initialization)\nthread.start()\nthread.join()\nraise errors[0]\n")
     text = added(envs, tmp_path, code)
     assert text.startswith("\nerrorkb: a documented error — ") and text.count("errorkb:") == 1, text
+
+
+def test_a_chain_of_relays_is_read_alone_at_most_as_often_as_the_lookup_reads_one(monkeypatch):
+    """A chain of errors that each relay the same words (`raise ValueError(str(error)) from None`, 200 times over, or
+    1,000 times 8 KB: 25 s of CPU on main, past the explainer's deadline, so no block and the exit held up 5 s): main
+    read every one of them alone (each time the whole chain below it). Now at most the lookup's `rules.RELAYS`, from
+    the last, as the lookup reads a printed chain's relays."""
+    from errorkb.hook import explain
+    from errorkb.lookup import rules
+
+    error: BaseException | None = None
+    for _ in range(200):
+        try:
+            try:
+                raise error or ValueError("the same words, relayed")
+            except ValueError as caught:
+                raise ValueError(str(caught)) from None
+        except ValueError as relay:
+            error = relay
+    assert error is not None
+    read: list[BaseException] = []
+    real = explain.answer_for
+    monkeypatch.setattr(explain, "answer_for", lambda value, *args: read.append(value) or real(value, *args))
+    assert explain.describe(error) is None
+    indexes = len(explain._indexes(None))
+    assert 0 < len(read) <= (1 + rules.RELAYS) * indexes, len(read)

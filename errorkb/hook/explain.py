@@ -29,7 +29,18 @@ from pathlib import Path
 from typing import IO, Any
 
 from errorkb.hook import guard
-from errorkb.lookup import INSTALLED, Answer, Grade, Index, Match, hint_words, load_index, load_indexes, normalize
+from errorkb.lookup import (
+    INSTALLED,
+    Answer,
+    Grade,
+    Index,
+    Match,
+    hint_words,
+    load_index,
+    load_indexes,
+    normalize,
+    rules,
+)
 from errorkb.lookup._match import _same_words
 from errorkb.lookup._paste import installed_path
 
@@ -378,12 +389,15 @@ def _relayed(value: BaseException, printed: tb.TracebackException | None) -> Ite
     paste ends with the program's raise of the words, whose complete traceback shows no frame of the library
     ("another caller's"), while the live chain says whose words they are. "The same words" is the lookup's rule
     (`_same_words`, on the exception lines as it reads them in a paste: `_line`), never a second one (round thirteen:
-    the hook's own, whole messages equal character by character, missed a relay that adds a blank or a line)."""
+    the hook's own, whole messages equal character by character, missed a relay that adds a blank or a line); and at
+    most the lookup's `rules.RELAYS` of them, from the last, as the lookup reads a printed chain's (each is read
+    alone again: a chain of 1,000 errors relaying the same 8 KB words took the explainer's whole deadline)."""
     if printed is None:
         return
     seen: set[int] = {id(value)}
     todo = [(value, printed)]
-    while todo and len(seen) < MAX_CHAIN:
+    relays = 0
+    while todo and len(seen) < MAX_CHAIN and relays < rules.RELAYS:
         live, copy = todo.pop()
         words = _line(copy)
         pairs = [(live.__cause__, copy.__cause__, False),
@@ -395,6 +409,7 @@ def _relayed(value: BaseException, printed: tb.TracebackException | None) -> Ite
             seen.add(id(one))
             todo.append((one, other))
             if isinstance(one, Exception):
+                relays += 1
                 yield one, hidden
 
 
