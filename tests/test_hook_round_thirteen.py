@@ -271,3 +271,22 @@ def test_a_chain_of_relays_is_read_alone_at_most_as_often_as_the_lookup_reads_on
     assert explain.describe(error) is None
     indexes = len(explain._indexes(None))
     assert 0 < len(read) <= (1 + rules.RELAYS) * indexes, len(read)
+
+
+# Found nothing (kept as tests): asyncio's debug mode, whose reports carry where a task was created (its source
+# traceback) before the error's own: one block after each report.
+ASYNCIO_DEBUG = {
+    "never-retrieved": ("import asyncio, gc\nasync def fails():\n    early_initialization()\nasync def main():\n"
+                        "    asyncio.ensure_future(fails())\n    await asyncio.sleep(0.05)\n    gc.collect()\n"
+                        "asyncio.run(main())\nprint('ran')\n", {"PYTHONASYNCIODEBUG": "1"}),
+    "run-debug": ("import asyncio\nasync def main():\n    early_initialization()\nasyncio.run(main(), debug=True)\n",
+                  {}),
+}
+
+
+@pytest.mark.parametrize("case", list(ASYNCIO_DEBUG))
+def test_asyncios_debug_mode_leaves_one_block(envs, tmp_path, case):  # noqa: F811
+    code, env = ASYNCIO_DEBUG[case]
+    text = added(envs, tmp_path, code, env=env)
+    assert text.startswith("\nerrorkb: a documented error — ") and text.count("errorkb:") == 1 \
+        and BLOCK_RE.sub("", text) == "" and TITLE in text, text
