@@ -121,7 +121,7 @@ def pytest_configure(config: pytest.Config) -> None:
         config.args[:] = [str(state.project.entries)]
 
 
-_RECORDS, _FINGERPRINTS = "errorkb_records", "errorkb_fingerprints"
+_RECORDS, _FINGERPRINTS, _HINTED = "errorkb_records", "errorkb_fingerprints", "errorkb_hints"
 _UNWRITTEN = pytest.StashKey[str]()
 
 
@@ -129,11 +129,14 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """Write the `--errorkb-report` file. An xdist worker hands its records to the controller,
     which writes them all in one file (each worker replaced the file with its own share: the
     records of every other worker were lost). A file that cannot be written fails the run, its
-    records saved elsewhere and said where (never a traceback that takes them with it)."""
+    records saved elsewhere and said where (never a traceback that takes them with it). A worker hands its hints
+    (`pytest_exception_interact`) to the controller too, whose summary prints them."""
     state = session.config.stash.get(_STATE, None)
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:
+        workeroutput[_HINTED] = [list(hint) for hint in session.config.stash.get(_HINTS, [])]
     if state is None:
         return
-    workeroutput = getattr(session.config, "workeroutput", None)
     if workeroutput is not None:
         workeroutput[_RECORDS] = [record.model_dump_json() for record in state.records]
         workeroutput[_FINGERPRINTS] = state.fingerprints
@@ -150,9 +153,15 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_testnodedown(node: Any, error: object) -> None:
-    """(xdist, in the controller) a worker is done: the records of the checks it ran, for the report."""
+    """(xdist, in the controller) a worker is done: the records of the checks it ran, for the report, and the hints
+    of its failing tests, for the summary (round thirteen: the worker kept them, and `pytest -n N` printed none)."""
     state = node.config.stash.get(_STATE, None)
     output = getattr(node, "workeroutput", None) or {}
+    hints = output.get(_HINTED, ())
+    if isinstance(hints, list | tuple):
+        node.config.stash.setdefault(_HINTS, []).extend(
+            (hint[0], hint[1]) for hint in hints
+            if isinstance(hint, list | tuple) and len(hint) == 2 and all(isinstance(one, str) for one in hint))
     if state is None:
         return
     state.records.extend(CheckRecord.model_validate_json(text) for text in output.get(_RECORDS, ()))
@@ -170,31 +179,60 @@ def pytest_exception_interact(node: pytest.Item | pytest.Collector, call: pytest
     """A failing test, or a test module that fails to import, whose exception is a documented error: keep
     the hook's block for the summary (the explainer is imported only here, once something has failed;
     anything wrong in it is ignored)."""
-    error = _documented_candidate(node, call)
-    if error is None:
+    errors = _documented_candidates(node, call)
+    if not errors:
         return
     try:
         from errorkb.hook.explain import describe_within
 
-        text = describe_within(error)  # bounded: it runs the test's `__str__` again
+        texts = [describe_within(error) for error in errors]  # bounded: it runs the test's `__str__` again
     except Exception:
         return
+    text = "".join(dict.fromkeys(one for one in texts if one))
     if text:
         node.config.stash.setdefault(_HINTS, []).append((node.nodeid, text))
 
 
-def _documented_candidate(node: pytest.Item | pytest.Collector, call: pytest.CallInfo[Any]) -> BaseException | None:
-    """The error to explain: a test's own; at collection, the module's error as raised, or the one pytest's
+def _documented_candidates(node: pytest.Item | pytest.Collector, call: pytest.CallInfo[Any]) -> list[BaseException]:
+    """The errors to explain: a test's own; at collection, the module's error as raised, or the one pytest's
     CollectError was raised from (an ImportError at a test file's top: `from <library> import <removed name>`).
-    A CollectError of no error (an entries file's problems, a name pytest refused) explains nothing."""
+    A CollectError of no error (an entries file's problems, a name pytest refused) explains nothing. A doctest's
+    carrier (`_carried`) stands for the errors its examples raised."""
     if call.excinfo is None:
-        return None
+        return []
     error = call.excinfo.value
     if isinstance(node, pytest.Item):
-        return error
+        return _carried(error)
     if isinstance(error, pytest.Collector.CollectError):
-        return error.__cause__
-    return error
+        return [] if error.__cause__ is None else [error.__cause__]
+    return [error]
+
+
+def _carried(error: BaseException) -> list[BaseException]:
+    """The errors a doctest example raised, which pytest's doctest item fails with inside a carrier that holds each in
+    its `exc_info`: doctest's `UnexpectedException`, or pytest's `MultipleDoctestFailures` of them
+    (`--doctest-continue-on-failure`; at most `MAX_CARRIED`). Round thirteen: the hint read the carrier, whose words
+    are none of the error's, and named nothing, while pytest printed the error's traceback. Any other error: itself.
+    By identity of the classes, where their modules are loaded (a run with no doctest never imports them)."""
+    doctest, items = sys.modules.get("doctest"), sys.modules.get("_pytest.doctest")
+    unexpected = getattr(doctest, "UnexpectedException", None)
+    several = getattr(items, "MultipleDoctestFailures", None)
+    carriers: list[object] = [error]
+    if isinstance(several, type) and isinstance(error, several):
+        failures = getattr(error, "failures", None)
+        carriers = list(failures[:MAX_CARRIED]) if isinstance(failures, list | tuple) else []
+    elif not (isinstance(unexpected, type) and isinstance(error, unexpected)):
+        return [error]
+    found = []
+    for carrier in carriers:
+        held = getattr(carrier, "exc_info", None) if isinstance(unexpected, type) and \
+            isinstance(carrier, unexpected) else None
+        if isinstance(held, tuple) and len(held) == 3 and isinstance(held[1], BaseException):
+            found.append(held[1])
+    return found
+
+
+MAX_CARRIED = 20  # a doctest's failures read for errors (one block each, the same block once)
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
@@ -205,7 +243,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     hints = config.stash.get(_HINTS, [])
     if hints:
         terminalreporter.section("errorkb: documented errors")
-        for nodeid, text in hints:
+        for nodeid, text in dict.fromkeys(hints):  # once per test: its subtests fail with the same error
             terminalreporter.write_line(f"{nodeid}:{text.rstrip()}")
 
 

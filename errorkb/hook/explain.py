@@ -29,7 +29,19 @@ from pathlib import Path
 from typing import IO, Any
 
 from errorkb.hook import guard
-from errorkb.lookup import INSTALLED, Answer, Grade, Index, Match, hint_words, load_index, load_indexes
+from errorkb.lookup import (
+    INSTALLED,
+    Answer,
+    Grade,
+    Index,
+    Match,
+    hint_words,
+    load_index,
+    load_indexes,
+    normalize,
+    rules,
+)
+from errorkb.lookup._match import _same_words
 from errorkb.lookup._paste import installed_path
 
 MAX_CANDIDATES = 3
@@ -67,7 +79,10 @@ def write(out: IO[str], text: str) -> None:
     """Write the block to `out` as the stream can take it: characters its encoding cannot write escaped (`\\u2014`),
     as Python's own stderr writes them (a stream the program set may be strict); nothing where the reader of a pipe
     went away, and SIGPIPE held back meanwhile: a program that set it to its default would die of the block (status
-    -13 instead of Python's 1)."""
+    -13 instead of Python's 1). Round thirteen: a pipe nobody reads until the program exits (a parent's
+    `Popen(stderr=PIPE)`, then `wait()`), which held Python's output but had no room left for the block, held the exit
+    up for ever; so the block goes in pieces the stream takes whole (`_pieces`), each once it has room for it
+    (`_room`), and the rest is dropped where it has none within `WRITE_WAIT_S`."""
     encoding = getattr(out, "encoding", None)
     if isinstance(encoding, str):
         try:
@@ -76,9 +91,53 @@ def write(out: IO[str], text: str) -> None:
             pass
     if _reader_gone(out):
         return
+    import time
+
+    ends = time.monotonic() + WRITE_WAIT_S
     with _sigpipe_held():
-        out.write(text)
-        out.flush()
+        for piece in _pieces(text):
+            if not _room(out, ends - time.monotonic()):
+                return
+            out.write(piece)
+            out.flush()
+
+
+WRITE_WAIT_S = 1.0  # the most the block's write waits for room in the stream (a pipe nobody reads yet): then dropped
+_PIECE = 2048  # bytes of the block (as UTF-8) written at once: under any pipe's atomic write (PIPE_BUF, 4096 on Linux)
+
+
+def _pieces(text: str) -> list[str]:
+    """`text` in pieces of at most `_PIECE` bytes, cut after a line where one ends: a write of at most PIPE_BUF bytes
+    to a pipe is written whole or not at all, so one the pipe has room for (a free page: `_room`) never waits."""
+    pieces: list[str] = []
+    current = ""
+    for line in text.splitlines(keepends=True):
+        while len(line.encode("utf-8", "surrogatepass")) > _PIECE:
+            cut = _PIECE // 4  # characters of at most four bytes each
+            line, pieces = line[cut:], [*pieces, *([current] if current else []), line[:cut]]
+            current = ""
+        if len((current + line).encode("utf-8", "surrogatepass")) > _PIECE:
+            pieces.append(current)
+            current = ""
+        current += line
+    return [*pieces, current] if current else pieces
+
+
+def _room(out: IO[str], wait: float) -> bool:
+    """Whether `out` can take a piece without waiting, within `wait` seconds: its descriptor polled for writing (a pipe
+    says so once a page of it is free). A stream with no descriptor (a `StringIO`, the program's own writer) or no
+    poll (Windows) is written as ever."""
+    try:
+        import select
+
+        poll = select.poll()
+        poll.register(out.fileno(), select.POLLOUT)
+    except BaseException:
+        return True
+    try:
+        return any(events & select.POLLOUT for _, events in poll.poll(max(0, int(wait * 1000))))
+    except BaseException:
+        return False
 
 
 def _reader_gone(out: IO[str]) -> bool:
@@ -328,25 +387,39 @@ def _relayed(value: BaseException, printed: tb.TracebackException | None) -> Ite
     the printer's copy walked alike, at most MAX_CHAIN, each once. Round twelve: a program that relays the library's
     error in its own `raise` with the same words got no block, though Python printed them; the chain read as one
     paste ends with the program's raise of the words, whose complete traceback shows no frame of the library
-    ("another caller's"), while the live chain says whose words they are."""
+    ("another caller's"), while the live chain says whose words they are. "The same words" is the lookup's rule
+    (`_same_words`, on the exception lines as it reads them in a paste: `_line`), never a second one (round thirteen:
+    the hook's own, whole messages equal character by character, missed a relay that adds a blank or a line); and at
+    most the lookup's `rules.RELAYS` of them, from the last, as the lookup reads a printed chain's (each is read
+    alone again: a chain of 1,000 errors relaying the same 8 KB words took the explainer's whole deadline)."""
     if printed is None:
         return
     seen: set[int] = {id(value)}
     todo = [(value, printed)]
-    while todo and len(seen) < MAX_CHAIN:
+    relays = 0
+    while todo and len(seen) < MAX_CHAIN and relays < rules.RELAYS:
         live, copy = todo.pop()
-        words = getattr(copy, "_str", None)
+        words = _line(copy)
         pairs = [(live.__cause__, copy.__cause__, False),
                  (live.__context__, copy.__context__, copy.__suppress_context__ or copy.__cause__ is not None)]
         for one, other, hidden in pairs:
-            said = getattr(other, "_str", None)
             if not isinstance(one, BaseException) or other is None or id(one) in seen \
-                    or not (isinstance(said, str) and said.strip() and said == words):
+                    or not _same_words(_line(other), words):
                 continue
             seen.add(id(one))
             todo.append((one, other))
             if isinstance(one, Exception):
+                relays += 1
                 yield one, hidden
+
+
+def _line(copy: tb.TracebackException) -> str:
+    """The exception line Python printed for `copy` (`Name: message`, a syntax error's place before it skipped, its
+    notes after it), its message's first line, as the lookup reads it in a paste (`normalize`)."""
+    for part in copy.format_exception_only():
+        if not part.startswith((" ", "\t")):
+            return normalize(part).partition("\n")[0]
+    return ""
 
 
 def _possible(answer: Answer, library: str) -> Answer:
