@@ -350,13 +350,14 @@ def test_a_build_that_raises_or_exits_says_so_as_a_fresh_interpreter_does(projec
     assert forked.stderr.strip().splitlines()[-1] == fresh.stderr.strip().splitlines()[-1]
 
 
-def test_a_build_past_its_time_is_stopped_and_the_next_one_runs(project, tmp_path, monkeypatch):
+def test_a_build_past_its_time_is_stopped_and_the_next_one_runs(project, tmp_path):
+    """`timeout` holds for a forked build as for `subprocess.run`: the child is killed, the builder serves the next."""
     probed(project, "sleep")
     with pytest.raises(subprocess.TimeoutExpired):
-        mkdocs_build(project / "mkdocs.yml", tmp_path / "site", timeout=5)
+        mkdocs_build(project / "mkdocs.yml", tmp_path / "site", timeout=2)
     (project / "hooks" / "action").write_text("")
     seen_file = project / "hooks" / "seen.json"
-    seen_file.unlink()
+    seen_file.unlink(missing_ok=True)  # written unless the build was stopped before its hook ran
     built = mkdocs_build(project / "mkdocs.yml", tmp_path / "site")
     assert built.returncode == 0 and json.loads(seen_file.read_text())["parent"] != os.getpid(), built.stderr[-3000:]
 
