@@ -1,6 +1,6 @@
 """What the site tests' MkDocs builds cost in a fresh interpreter each, and forked from the warm builder.
 
-    .venv/bin/python benchmarks/site_tests.py [--n 4] [--every-entry]
+    .venv/bin/python benchmarks/site_tests.py [--n 4] [--every-entry] [--index-site FOLDER]
 
 `tests/site/sitekb.mkdocs_build` ran every build as `python -m mkdocs build` in a fresh interpreter, which imported
 MkDocs, Material, the Markdown extensions and errorkb's plugin again each time; it now forks each build from one
@@ -12,7 +12,11 @@ Side by side, in one process, alternating, the CPU seconds (user + system) of th
 `check_start.Meter`), median of N: a strict build of the two-entry site (`sitekb.site_project`) `fresh` and `forked`
 (the builder's start counted once, in its first build), each with what it built (it must be the same: exit code,
 warnings, the pages). `--every-entry`: also one strict build of every entry as tests/site/test_search.py made besides
-the session's `real_site` before, which that test now reads instead (what each full tier saves).
+the session's `real_site` before, which that test now reads instead (what each full tier saves). `--index-site`: an
+already built site of the repository, whose three pages tests/site/test_browser.py's migration test reads are loaded
+in one tab (Chromium, its driver and this process counted) over `real_site`'s server, which sends Material's search
+worker the whole index (3.1 MB) on every page, and over `reader_site`'s (`sitekb.index_once`: once a session), which
+the test now reads.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--n", type=int, default=4)
     parser.add_argument("--every-entry", action="store_true")
+    parser.add_argument("--index-site", type=Path, default=None, help="an already built site of the repository")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
     from tests.site import sitekb
@@ -83,9 +88,42 @@ def main() -> int:
                 result = sitekb.mkdocs_build(full / "mkdocs.yml", Path(folder) / "full-site", timeout=900)
                 print(f"the search test's own build of every entry (now read from real_site): "
                       f"{meter.seconds() - before:.1f} s (exit code {result.returncode})")
+        if args.index_site is not None:
+            index_served(args.index_site, args.n, meter)
     finally:
         meter.close()
     return 0 if same else 1
+
+
+def index_served(site: Path, n: int, meter: Meter) -> None:
+    from playwright.sync_api import sync_playwright
+
+    from tests.site import sitekb
+
+    paths = ["migration/", "errors/transformers/cache-only-has-0-layers/", "errors/transformers/get-max-length-removed/"]
+    spent: dict[str, list[float]] = {"real_site": [], "reader_site": []}
+    with sync_playwright() as playwright, sitekb.serve(site, sitekb._Kept) as every, \
+            sitekb.serve(site, sitekb.index_once(site)) as once:
+        browser = playwright.chromium.launch(executable_path=str(sitekb.CHROMIUM), headless=True,
+                                             args=sitekb.CHROMIUM_ARGS)
+        first = sitekb.Visit(browser)  # the session's first page takes the real index, as a session's does
+        first.page.goto(once, wait_until="load")
+        first.page.wait_for_timeout(2000)
+        first.close()
+        for round_ in range(n):
+            for way in list(spent)[::-1 if round_ % 2 else 1]:
+                before = meter.seconds()
+                tab = sitekb.Visit(browser)
+                for path in paths:
+                    tab.page.goto((every if way == "real_site" else once) + path, wait_until="load")
+                tab.page.wait_for_timeout(1500)  # the last page's worker has fetched and indexed what it was sent
+                tab.close()
+                spent[way].append(meter.seconds() - before)
+        browser.close()
+    print(f"the migration test's three pages in one tab, CPU s, median of {n}:")
+    base = statistics.median(spent["real_site"])
+    for way, seconds in spent.items():
+        print(f"  {way:11} {statistics.median(seconds):6.2f} s  {statistics.median(seconds) / base:5.2f}x")
 
 
 if __name__ == "__main__":
