@@ -100,22 +100,13 @@ def main() -> int:
     from playwright.sync_api import sync_playwright
 
     from tests.site import sitekb
-    from tests.site.test_payloads import make_payload_project
+    from tests.site.test_payloads import build_payload_site
 
     with tempfile.TemporaryDirectory() as folder:
         site = args.site
         if site is None:
-            site = Path(folder) / "site"
-            built = sitekb.mkdocs_build(ROOT / "mkdocs.yml", site, timeout=900)
-            if built.returncode:
-                print(built.stderr[-3000:])
-                return 1
-        payload = Path(folder) / "payload-site"
-        project = make_payload_project(Path(folder) / "payload-kb")
-        built = sitekb.mkdocs_build(project / "mkdocs.yml", payload, strict=False)
-        if built.returncode:
-            print(built.stderr[-3000:])
-            return 1
+            site = sitekb.build_real_site(Path(folder) / "site", timeout=900)
+        payload = build_payload_site(Path(folder) / "payload-kb", Path(folder) / "payload-site")
         shots = Path(folder) / "shots"
         shots.mkdir()
         meter = Meter()

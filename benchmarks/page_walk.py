@@ -18,7 +18,7 @@ Chromium and Playwright's driver (a cpuacct cgroup, `check_start.Meter`), median
 - `unrouted`: the walk in a `WalkTab`;
 
 each with what the walk found (it must be the same). The site's build is not counted (`--site`: an already built
-site; else one strict build of the repository's site first).
+site; else one strict build of the repository's site first, as the tests build it: `sitekb.build_real_site`).
 """
 
 from __future__ import annotations
@@ -48,11 +48,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as folder:
         site = args.site
         if site is None:
-            site = Path(folder) / "site"
-            built = sitekb.mkdocs_build(ROOT / "mkdocs.yml", site, timeout=900)
-            if built.returncode:
-                print(built.stderr[-3000:])
-                return 1
+            site = sitekb.build_real_site(Path(folder) / "site", timeout=900)
         paths = sorted(p.relative_to(site).as_posix().removesuffix("index.html") for p in site.rglob("index.html"))
         paths = paths[:args.pages] if args.pages else paths
         kinds = tuple(kind for kind in KINDS if kind in paths)

@@ -29,12 +29,164 @@ ARTIFACTS = ROOT / "test-artifacts"
 
 
 def mkdocs_build(config: Path, site_dir: Path, *, strict: bool = True, timeout: float = 300) -> subprocess.CompletedProcess:
-    """`mkdocs build` in a child process (its logging stays out of pytest's). Never `-q`: it sets the log
-    level to ERROR, so no warning is logged and `--strict` has none to count (it passes anything)."""
-    command = [sys.executable, "-m", "mkdocs", "build", "-f", str(config), "-d", str(site_dir)]
+    """`python -m mkdocs build` in a child process (its logging stays out of pytest's), run in `config`'s folder:
+    forked from this process's warm builder (`_WarmBuilder`) where that child is what a fresh interpreter would be,
+    else a fresh interpreter. Never `-q`: it sets the log level to ERROR, so no warning is logged and `--strict` has
+    none to count (it passes anything)."""
+    args = ["build", "-f", str(config), "-d", str(site_dir)] + (["--strict"] if strict else [])
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
-    return subprocess.run(command + (["--strict"] if strict else []), capture_output=True, text=True,
-                          env=env, cwd=config.parent, timeout=timeout)
+    forked = _WarmBuilder.run(args, env, config.parent, timeout)
+    if forked is not None:
+        return forked
+    return subprocess.run([sys.executable, "-m", "mkdocs", *args], capture_output=True, text=True, env=env,
+                          cwd=config.parent, timeout=timeout)
+
+
+# The builder's own program, run as `python -c` in an empty folder: '' (the working folder) is first on its sys.path,
+# as `python -m mkdocs`'s working folder is first on its own, so a forked build finds in `config`'s folder what a fresh
+# one finds there. It imports what every build of this repository's site imports (a name missing here is imported by
+# the build itself: slower, never different), then forks one child per request line and answers its pid, then its
+# exit code. The child is `python -m mkdocs ARGS` from its `cli` on: the same arguments, logging set up by the CLI, an
+# uncaught exception printed as the interpreter prints it (exit code 1), the exit handlers run.
+_BUILDER = r"""
+import atexit, json, os, sys, traceback
+import mkdocs.__main__ as main
+sys.argv = [main.__file__, "build"]
+for name in ("mkdocs.commands.build", "mkdocs.config.defaults", "material.templates", "material.plugins.search.plugin",
+             "material.plugins.tags.plugin", "errorkb.site.plugin", "markdown.extensions.toc",
+             "markdown.extensions.tables", "markdown.extensions.admonition", "markdown.extensions.attr_list",
+             "markdown.extensions.md_in_html", "pymdownx.details", "pymdownx.highlight", "pymdownx.inlinehilite",
+             "pymdownx.superfences", "pymdownx.tabbed", "pygments.lexers.python"):
+    try:
+        __import__(name)
+    except ImportError:
+        pass
+requests, replies = os.fdopen(0, "r"), os.fdopen(1, "w")
+for line in requests:
+    ask = json.loads(line)
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            requests.close()
+            os.chdir(ask["cwd"])
+            for fd, (path, flags) in enumerate(((os.devnull, os.O_RDONLY), (ask["out"], os.O_WRONLY),
+                                                (ask["err"], os.O_WRONLY))):
+                os.dup2(os.open(path, flags), fd)
+            sys.stdin, sys.stdout, sys.stderr = (open(fd, mode, closefd=False) for fd, mode in ((0, "r"), (1, "w"), (2, "w")))
+            sys.argv = [main.__file__, *ask["args"]]
+            if ask["test"] is None:
+                os.environ.pop("PYTEST_CURRENT_TEST", None)
+            else:
+                os.environ["PYTEST_CURRENT_TEST"] = ask["test"]
+            try:
+                main.cli.main(ask["args"], prog_name="python -m mkdocs")
+                code = 0
+            except SystemExit as stop:
+                code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
+                if not isinstance(stop.code, (int, type(None))):
+                    print(stop.code, file=sys.stderr)
+            except BaseException:
+                traceback.print_exc()
+            atexit._run_exitfuncs()
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            os._exit(code)
+    replies.write(f"{pid}\n")
+    replies.flush()
+    replies.write(f"{os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])}\n")
+    replies.flush()
+"""
+
+
+class _WarmBuilder:
+    """One interpreter per test process that has imported MkDocs, Material, the Markdown extensions and errorkb's
+    plugin once, and forks a child for each `mkdocs_build`: a build of a two-entry site cost 1.8 s of CPU in a fresh
+    interpreter, of which about 1 s was those imports (benchmarks/site_tests.py). A child forked from it is what
+    `python -m mkdocs` started afresh would be only where nothing read at import can differ, so a fresh interpreter
+    builds instead when the environment is not the one the builder started with (Material writes to it at import,
+    and a module may read it then; pytest's `PYTEST_CURRENT_TEST` aside, which the child is given), when `config`'s
+    folder holds a module of its own (a fresh interpreter would import it before an installed one the builder has
+    already imported), in a process forked from the one that started the builder, or once the builder has died."""
+
+    process: subprocess.Popen | None = None
+    env: dict[str, str] = {}
+    owner = 0
+    pending = b""
+
+    @classmethod
+    def run(cls, args: list[str], env: dict[str, str], cwd: Path, timeout: float) -> subprocess.CompletedProcess | None:
+        import json
+        import tempfile
+
+        if _own_modules(cwd) or (cls.process is not None and (_lasting(env) != cls.env or cls.owner != os.getpid())):
+            return None
+        if cls.process is None:
+            cls.env, cls.owner = _lasting(env), os.getpid()
+            cls.process = subprocess.Popen([sys.executable, "-c", _BUILDER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                           stderr=subprocess.DEVNULL, env=env, cwd=tempfile.mkdtemp(), bufsize=0)
+        process = cls.process
+        if process.poll() is not None:
+            return None
+        with tempfile.TemporaryDirectory() as folder:
+            out, err = Path(folder) / "out", Path(folder) / "err"
+            out.touch()
+            err.touch()
+            ask = {"args": args, "cwd": str(cwd), "out": str(out), "err": str(err),
+                   "test": env.get("PYTEST_CURRENT_TEST")}
+            try:
+                process.stdin.write(json.dumps(ask).encode() + b"\n")
+                pid = int(cls.line(None))
+            except (OSError, ValueError):  # the builder died: every later build starts afresh
+                process.kill()
+                return None
+            code = cls.line(timeout)
+            if code == "":  # the builder died during the build
+                process.kill()
+                return None
+            if code is None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, 9)
+                cls.line(None)
+            result = subprocess.CompletedProcess([sys.executable, "-m", "mkdocs", *args], int(code or 0),
+                                                 out.read_text(errors="replace"), err.read_text(errors="replace"))
+        if code is None:
+            raise subprocess.TimeoutExpired(result.args, timeout, result.stdout, result.stderr)
+        return result
+
+    @classmethod
+    def line(cls, timeout: float | None) -> str | None:
+        """The builder's next line, or None once `timeout` seconds have passed without it; '' if it has ended."""
+        import select
+        import time
+
+        end = None if timeout is None else time.monotonic() + timeout
+        fd = cls.process.stdout.fileno()
+        while b"\n" not in cls.pending:
+            if end is not None and not select.select([fd], [], [], max(0.0, end - time.monotonic()))[0]:
+                return None
+            chunk = os.read(fd, 4096)
+            if not chunk:
+                return ""
+            cls.pending += chunk
+        line, _, cls.pending = cls.pending.partition(b"\n")
+        return line.decode()
+
+
+def _lasting(env: dict[str, str]) -> dict[str, str]:
+    """`env` less what pytest changes for every test (`PYTEST_CURRENT_TEST`, which no build reads at import)."""
+    return {name: value for name, value in env.items() if name != "PYTEST_CURRENT_TEST"}
+
+
+def _own_modules(folder: Path) -> bool:
+    """Whether `folder` holds a module or package a fresh interpreter started there would import before an installed
+    one (`python -m` puts its working folder first on sys.path)."""
+    try:
+        return any(entry.name.endswith((".py", ".pyc", ".so")) or (entry.is_dir() and os.path.exists(os.path.join(entry.path, "__init__.py")))
+                   for entry in os.scandir(folder))
+    except OSError:
+        return True
 
 
 def free_port() -> int:
@@ -80,14 +232,23 @@ def site_url(tmp_path_factory) -> str:
     server.shutdown()
 
 
+def build_real_site(site: Path, timeout: float = 600) -> Path:
+    """`site`, holding the repository's own site as CI builds it (`mkdocs build --strict` of mkdocs.yml, every entry
+    and the repository's reports): the one way the tests (`real_site`) and the benchmarks build it. A build that
+    fails or warns raises, with the end of its log."""
+    result = mkdocs_build(ROOT / "mkdocs.yml", site, timeout=timeout)  # every entry: minutes on a busy machine
+    if result.returncode:
+        raise AssertionError(f"mkdocs build --strict of mkdocs.yml failed:\n{result.stderr[-6000:]}")
+    return site
+
+
 @pytest.fixture(scope="session")
 def real_site(tmp_path_factory) -> tuple[Path, str]:
     """(site folder, URL): the repository's own knowledge base built as `mkdocs build --strict` builds
-    it, once per session, served on 127.0.0.1. The tests only read it: the strict build's own test
-    (tests/test_knowledge_base.py) and the browser's walks over every page share the one build."""
-    site = tmp_path_factory.mktemp("real-site")
-    result = mkdocs_build(ROOT / "mkdocs.yml", site, timeout=600)  # every entry: minutes on a busy machine
-    assert result.returncode == 0, f"mkdocs build --strict failed:\n{result.stderr}"
+    it (`build_real_site`), once per session, served on 127.0.0.1 with its whole search index. The tests only read
+    it: the strict build's own test (tests/test_knowledge_base.py), the browser's walks over every page, the reader
+    views and Material's search over every entry (tests/site/test_search.py) share the one build."""
+    site = build_real_site(tmp_path_factory.mktemp("real-site"))
     port = free_port()
     server = http.server.ThreadingHTTPServer(("127.0.0.1", port), functools.partial(_Kept, directory=str(site)))
     threading.Thread(target=server.serve_forever, daemon=True).start()

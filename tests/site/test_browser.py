@@ -267,8 +267,11 @@ def test_the_walk_s_own_tab_and_server_see_what_a_routed_tab_sees(chromium, tmp_
                       ("http://example.com/b", "net::ERR_NAME_NOT_RESOLVED")], failed
 
 
-def test_the_migration_table_and_also_seen_as_render_as_code(visit, real_site):
-    _, url = real_site
+def test_the_migration_table_and_also_seen_as_render_as_code(visit, reader_site):
+    """Over `reader_site`, which sends the real search index once a session: `real_site`'s server sends it to every
+    page, and Material's worker indexes all of it (3.1 MB) on each of the three pages read here, which never search
+    (benchmarks/site_tests.py --index-site: 3.2 s of CPU against 2.5 s)."""
+    _, url = reader_site
     v = visit()
     v.page.goto(url + "migration/", wait_until="load")
     rows = v.page.locator("article table:not(.ekb-heatmap) tbody tr")

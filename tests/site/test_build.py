@@ -281,3 +281,90 @@ def test_a_hand_written_page_at_a_generated_page_s_address_by_another_name_is_ke
     pages = [path.relative_to(site).as_posix().casefold() for path in site.rglob("*.html")
              if "contributing" not in path.as_posix().casefold()]  # said above: both are the author's
     assert len(pages) == len(set(pages)), "two pages one file where the disk folds case"
+
+
+# -- `sitekb.mkdocs_build` forks its builds from a warm interpreter: each what `python -m mkdocs build` afresh is ----
+
+PROBE = '''import json, os, sys, time
+
+
+def on_config(config):
+    seen = {"parent": os.getppid(), "probe": os.environ.get("EKB_PROBE"), "cwd": os.getcwd(), "argv": sys.argv[1:],
+            "test": os.environ.get("PYTEST_CURRENT_TEST")}
+    with open(os.path.join(os.path.dirname(__file__), "seen.json"), "w") as out:
+        json.dump(seen, out)
+    action = os.environ.get("EKB_ACTION") or open(os.path.join(os.path.dirname(__file__), "action")).read().strip()
+    if action == "raise":
+        raise RuntimeError("raised by the hook")
+    if action == "sleep":
+        time.sleep(120)
+    return config
+'''
+
+
+def probed(project: Path, action: str = "") -> Path:
+    """`project` with a MkDocs hook (a file, not a module on sys.path) that records the build's process and does
+    `action` ("raise", "sleep", or nothing)."""
+    (project / "hooks").mkdir(exist_ok=True)
+    (project / "hooks" / "probe.py").write_text(PROBE)
+    (project / "hooks" / "action").write_text(action)
+    config = project / "mkdocs.yml"
+    if "hooks:" not in config.read_text():
+        config.write_text(config.read_text() + "\nhooks:\n  - hooks/probe.py\n")
+    return project / "hooks" / "seen.json"
+
+
+def fresh_build(config: Path, site: Path) -> subprocess.CompletedProcess:
+    """`python -m mkdocs build --strict` in a fresh interpreter, as `mkdocs_build` ran every build before."""
+    return subprocess.run([sys.executable, "-m", "mkdocs", "build", "-f", str(config), "-d", str(site), "--strict"],
+                          capture_output=True, text=True, cwd=config.parent, timeout=300,
+                          env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+
+
+def test_a_build_is_forked_from_the_warm_builder_only_where_a_fresh_interpreter_would_build_the_same(
+        project, tmp_path, monkeypatch):
+    """The warm builder's child runs the CLI in the config's folder with its arguments and the test's name, and the
+    environment read at import is the one it started with: a build asked for in another environment runs afresh."""
+    seen_file = probed(project)
+    built = mkdocs_build(project / "mkdocs.yml", tmp_path / "site")
+    seen = json.loads(seen_file.read_text())
+    assert built.returncode == 0, built.stderr[-3000:]
+    assert seen["parent"] != os.getpid(), "not forked from the warm builder: this test checks nothing"
+    assert seen["cwd"] == str(project) and seen["argv"][:1] == ["build"] and "--strict" in seen["argv"]
+    assert seen["test"] == os.environ["PYTEST_CURRENT_TEST"] and seen["probe"] is None
+    assert "Documentation built in" in built.stderr and (tmp_path / "site" / "index.html").is_file()
+
+    monkeypatch.setenv("EKB_PROBE", "seen")
+    assert mkdocs_build(project / "mkdocs.yml", tmp_path / "site").returncode == 0
+    seen = json.loads(seen_file.read_text())
+    assert seen["probe"] == "seen" and seen["parent"] == os.getpid()  # a fresh interpreter, a child of this process
+
+
+def test_a_build_that_raises_or_exits_says_so_as_a_fresh_interpreter_does(project, tmp_path):
+    """An exception no one catches: the same exit code and the traceback's last line as `python -m mkdocs` afresh."""
+    probed(project, "raise")
+    forked, fresh = mkdocs_build(project / "mkdocs.yml", tmp_path / "one"), fresh_build(project / "mkdocs.yml",
+                                                                                         tmp_path / "two")
+    assert forked.returncode == fresh.returncode != 0, (forked.returncode, fresh.returncode)
+    assert "RuntimeError: raised by the hook" in forked.stderr, forked.stderr[-3000:]
+    assert forked.stderr.strip().splitlines()[-1] == fresh.stderr.strip().splitlines()[-1]
+
+
+def test_a_build_past_its_time_is_stopped_and_the_next_one_runs(project, tmp_path):
+    """`timeout` holds for a forked build as for `subprocess.run`: the child is killed, the builder serves the next."""
+    probed(project, "sleep")
+    with pytest.raises(subprocess.TimeoutExpired):
+        mkdocs_build(project / "mkdocs.yml", tmp_path / "site", timeout=2)
+    (project / "hooks" / "action").write_text("")
+    seen_file = project / "hooks" / "seen.json"
+    seen_file.unlink(missing_ok=True)  # written unless the build was stopped before its hook ran
+    built = mkdocs_build(project / "mkdocs.yml", tmp_path / "site")
+    assert built.returncode == 0 and json.loads(seen_file.read_text())["parent"] != os.getpid(), built.stderr[-3000:]
+
+
+def test_a_module_in_the_config_s_folder_is_imported_as_a_fresh_interpreter_imports_it(project, tmp_path):
+    """`python -m mkdocs` puts its working folder first on sys.path: a `jinja2.py` there is imported instead of the
+    installed Jinja, which the warm builder has already imported. Such a folder is built afresh."""
+    (project / "jinja2.py").write_text("raise SystemExit('the folder own jinja2 was imported')\n")
+    built = mkdocs_build(project / "mkdocs.yml", tmp_path / "site")
+    assert built.returncode != 0 and "the folder own jinja2 was imported" in built.stderr, built.stderr[-3000:]

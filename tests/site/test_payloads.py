@@ -49,18 +49,25 @@ def make_payload_project(folder: Path, site_url: str | None = None) -> Path:
     return folder
 
 
-@pytest.fixture(scope="module")
-def payload_site(tmp_path_factory):
-    """(site folder, URL): the payload knowledge base built strictly and served on 127.0.0.1."""
-    port = free_port()
-    project = make_payload_project(tmp_path_factory.mktemp("payload-kb"), site_url=f"http://127.0.0.1:{port}/")
-    site = tmp_path_factory.mktemp("payload-site")
+def build_payload_site(folder: Path, site: Path, site_url: str | None = None) -> Path:
+    """`site`, holding the payload knowledge base (`make_payload_project` in `folder`) as MkDocs builds it: the one
+    way the tests (`payload_site`) and benchmarks/browser_tabs.py build it. The payloads' own links go nowhere, and
+    MkDocs says so (a strict build of this knowledge base fails on them, as it should); nothing else may warn: the
+    report and every page were read."""
+    project = make_payload_project(folder, site_url=site_url)
     result = mkdocs_build(project / "mkdocs.yml", site, strict=False)
     assert result.returncode == 0, f"mkdocs build failed:\n{result.stderr}"
-    # The payloads' own links go nowhere, and MkDocs says so (a strict build of this knowledge base
-    # fails on them, as it should); nothing else may warn: the report and every page were read.
     warnings = [line for line in result.stderr.splitlines() if line.startswith("WARNING")]
     assert warnings and all("contains an unrecognized relative link" in line for line in warnings), warnings
+    return site
+
+
+@pytest.fixture(scope="module")
+def payload_site(tmp_path_factory):
+    """(site folder, URL): the payload knowledge base built (`build_payload_site`) and served on 127.0.0.1."""
+    port = free_port()
+    site = build_payload_site(tmp_path_factory.mktemp("payload-kb"), tmp_path_factory.mktemp("payload-site"),
+                              site_url=f"http://127.0.0.1:{port}/")
     handler = functools.partial(_Kept, directory=str(site))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()

@@ -5,40 +5,19 @@ heading, the head_dim message's start listed ten other entries first."""
 
 from __future__ import annotations
 
-import functools
-import http.server
 import re
-import shutil
-import threading
 
 import pytest
 from playwright.sync_api import expect
 
 from errorkb.core.message import MessageTemplate
-from tests.site.sitekb import ROOT, _Kept, free_port, mkdocs_build, site_project
+from tests.site.sitekb import ROOT
 
 pytestmark = pytest.mark.browser
 
 # Two entries whose messages share most words with others: one has a near-twin (num_head), the
 # other is made of common words ("One of the two arguments is not a Cache: ...").
 ENTRIES = ["head-dim-list-length", "encoder-decoder-cache-not-a-cache"]
-
-
-@pytest.fixture(scope="module")
-def full_site(tmp_path_factory) -> str:
-    """Every entry of the repository, built strictly and served on 127.0.0.1."""
-    port = free_port()
-    ids = sorted(path.stem for path in (ROOT / "docs" / "errors" / "transformers").glob("*.yml"))
-    project = site_project(tmp_path_factory.mktemp("full-kb"), ids=ids, site_url=f"http://127.0.0.1:{port}/")
-    for report in (ROOT / "reports").glob("*.json"):
-        shutil.copy(report, project / "reports" / report.name)
-    site_dir = tmp_path_factory.mktemp("full-site")
-    result = mkdocs_build(project / "mkdocs.yml", site_dir)
-    assert result.returncode == 0, f"mkdocs build --strict failed:\n{result.stderr}"
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), functools.partial(_Kept, directory=str(site_dir)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{port}/"
-    server.shutdown()
 
 
 def typed_message(entry_id: str) -> str:
@@ -51,9 +30,12 @@ def typed_message(entry_id: str) -> str:
 
 
 @pytest.mark.parametrize("entry_id", ENTRIES)
-def test_typing_the_start_of_a_message_finds_its_entry_in_the_first_three(visit, full_site, entry_id):
+def test_typing_the_start_of_a_message_finds_its_entry_in_the_first_three(visit, real_site, entry_id):
+    """On the repository's own site (`real_site`: the session's one strict build, served with its whole search index):
+    every entry, and the hand-written pages a reader's search also finds."""
+    _, url = real_site
     tab = visit()
-    tab.page.goto(full_site + "errors/", wait_until="load")
+    tab.page.goto(url + "errors/", wait_until="load")
     box = tab.page.locator("input.md-search__input")
     box.click()
     query = typed_message(entry_id)
