@@ -27,7 +27,7 @@ from errorkb.results.report import new_report, now, read_report
 from errorkb.verify import engine
 from errorkb.verify import matrix as runner
 from tests.kb import copy_kb
-from tests.site.sitekb import site_project
+from tests.site.sitekb import mkdocs_build, site_project
 
 IDS = ["head-dim-list-length", "num-heads-list-length"]
 
@@ -190,13 +190,6 @@ def test_a_cut_matrix_file_is_refused_and_the_site_says_so(project_root, monkeyp
     files.write_matrix(other, "transformers", [files.ReleaseStatus(release="5.1.0", ran=True, measured=now())], [])
     assert main(["--root", str(project_root), "report", "merge", str(path), str(other)]) == 1
     assert path.read_bytes() == cut
-
-
-def mkdocs_build(config: Path, site_dir: Path) -> subprocess.CompletedProcess:
-    """`mkdocs build --strict`, without `-q`: quiet, MkDocs 1.6 counts no warning, and passes."""
-    return subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(config), "-d", str(site_dir)],
-                          capture_output=True, text=True, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
-                          cwd=config.parent, timeout=600)
 
 
 def test_the_strict_build_fails_on_an_unreadable_matrix_or_report(tmp_path):
