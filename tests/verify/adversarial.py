@@ -110,7 +110,9 @@ class Outcome:
 
 
 class Workspace:
-    def __init__(self, folder: Path):
+    def __init__(self, folder: Path, python: Path | None = None):
+        """A workspace in `folder`; `python`: a run environment made already (`run_environment`), for probes that
+        run no attack (an attack run makes its own, so that no run starts in what another run's snippets reached)."""
         self.folder = folder
         self.kb = folder / "kb"
         self.package = folder / "package"
@@ -122,7 +124,7 @@ class Workspace:
         # (and where it is not, the run's own writes into the copy would read as damage).
         compileall.compile_dir(str(self.package), quiet=1)
         self.out.mkdir()
-        self._python: Path | None = None
+        self._python: Path | None = python
         # The CLI runs from this folder (never the repository: `python -m` puts the working folder first
         # on sys.path) and imports the copy of errorkb, which is all an escaped snippet could patch.
         self.env = dict(os.environ, PYTHONPATH=str(self.package))
@@ -162,9 +164,7 @@ class Workspace:
         """The run's interpreter: `lean_environment`'s less `TOOLS`, made on first use (the probes' tests need
         none)."""
         if self._python is None:
-            self._python = lean_environment(self.folder / "env")
-            if self._python != Path(sys.executable):  # hard links refused: this environment's own, left whole
-                without_tools(_site_packages(self._python.parent.parent))
+            self._python = run_environment(self.folder / "env")
         return self._python
 
     @property
@@ -217,6 +217,14 @@ class Workspace:
 # benchmarks/check_start.py, line 4, with `--python` the run's).
 TOOLS = ("mkdocs-material", "mkdocs-material-extensions", "playwright", "pytest-playwright", "pytest-timeout",
          "pytest-xdist", "hypothesis", "mypy", "ruff", "import-linter", "grimp", "babel", "onnx")
+
+
+def run_environment(folder: Path) -> Path:
+    """The adversarial run's environment at `folder` (`lean_environment` less `TOOLS`); its python."""
+    python = lean_environment(folder)
+    if python != Path(sys.executable):  # hard links refused: this environment's own, left whole
+        without_tools(_site_packages(python.parent.parent))
+    return python
 
 
 def without_tools(site_packages: Path, names: tuple[str, ...] = TOOLS) -> list[str]:

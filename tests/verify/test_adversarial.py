@@ -27,6 +27,7 @@ from tests.verify.adversarial import (
     JUDGE_ONLY,
     TARGETS,
     UNUSED_BACKENDS,
+    Listener,
     Workspace,
     answer_key,
     attacks,
@@ -34,6 +35,7 @@ from tests.verify.adversarial import (
     control_ids,
     differences,
     reaches_outside,
+    run_environment,
     snapshot,
     tree,
     without_tools,
@@ -115,9 +117,16 @@ def test_the_honest_entries_beside_the_attacks_still_pass(adversarial_run):
 # -- the probes themselves must be able to fail ------------------------------------------------------
 
 
+@pytest.fixture(scope="module")
+def probe_python(tmp_path_factory):
+    """One run environment for the probes of this module, which run no attack: each made its own (3-6 s of CPU
+    apiece: every installed file linked, `TOOLS` found and removed)."""
+    return run_environment(tmp_path_factory.mktemp("probe-environment") / "env")
+
+
 @pytest.fixture
-def workspace(tmp_path):
-    made = Workspace(tmp_path)
+def workspace(tmp_path, probe_python):
+    made = Workspace(tmp_path, probe_python)
     yield made
     made.close()
 
@@ -131,8 +140,12 @@ def test_the_snapshots_see_every_kind_of_damage(workspace):
     (workspace.package / "errorkb" / "verify" / "judge.py").write_text("# patched\n")
     next(iter((workspace.kb / ".errorkb-cache" / "verify").glob("*.json"))).write_text('{"outcome": "pass"}')
     (workspace.kb / ".errorkb-cache" / "verify" / ("d" * 64 + ".json")).write_text('{"outcome": "pass"}')
-    (workspace.site / "zz_planted.pth").write_text("import os\n")  # in the run's own environment
-    found = differences(before, snapshot(workspace))
+    planted = workspace.site / "zz_planted.pth"
+    planted.write_text("import os\n")  # in the run's own environment (the module's probes share it)
+    try:
+        found = differences(before, snapshot(workspace))
+    finally:
+        planted.unlink()
     assert any(line.startswith("reports/: zz-forged.json added") for line in found)
     assert any("project files: snippets/reach-network/before.py changed" in line for line in found)
     assert any("(the copy the CLI ran): errorkb/verify/judge.py changed" in line for line in found)
@@ -143,7 +156,7 @@ def test_the_snapshots_see_every_kind_of_damage(workspace):
     assert any(line.startswith("d" * 64) for line in damage)
 
 
-def test_the_process_probe_finds_a_setsid_daemon(workspace):
+def test_the_process_probe_finds_a_setsid_daemon():
     """A double-forked setsid process outlives its parent: the probe must find it (and end it)."""
     from tests.verify.adversarial import _children, _end_leftovers, _subreaper
 
@@ -159,15 +172,19 @@ def test_the_process_probe_finds_a_setsid_daemon(workspace):
     assert len(leaked) == 1 and "time.sleep(60)" in leaked[0]
 
 
-def test_the_listener_hears_a_connection(workspace):
+def test_the_listener_hears_a_connection():
     import socket
 
-    with socket.create_connection(("127.0.0.1", workspace.listener.port), timeout=2) as connection:
-        connection.sendall(b"hello")
-    deadline = time.monotonic() + 5
-    while not workspace.listener.reached and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert workspace.listener.reached == [b"hello"]
+    listener = Listener()
+    try:
+        with socket.create_connection(("127.0.0.1", listener.port), timeout=2) as connection:
+            connection.sendall(b"hello")
+        deadline = time.monotonic() + 5
+        while not listener.reached and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert listener.reached == [b"hello"]
+    finally:
+        listener.close()
 
 
 def test_the_run_has_everything_but_the_backends_no_attack_uses(workspace):
