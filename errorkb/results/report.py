@@ -18,6 +18,7 @@ re-verified one entry shows that entry's records and nothing else.
 
 from __future__ import annotations
 
+import functools
 import json
 import platform
 import re
@@ -37,6 +38,7 @@ from errorkb.results.records import CheckRecord, Code, Outcome
 SCHEMA = 2
 MINOR = format_.MINOR  # the format: `errorkb.results.kept` says what a newer minor or major is
 VERIFIER_VERSION = "2"
+VERIFIER_LENGTH = 40  # the longest verifier a report names
 # The only report files the site reads, in reports/: the standing report (`errorkb verify`) and one
 # per accelerator kind of the runtime, `<device>.json`, written where that device is (the GPU
 # runner's `scripts/gpu-check.sh`). Any other file there is nobody's verdict.
@@ -56,7 +58,7 @@ class Report(BaseModel):
 
     schema_version: int = Field(default=SCHEMA, alias="schema")
     minor: int = Field(default=MINOR, ge=0, strict=True)  # the format's minor (`errorkb.results.kept`)
-    verifier: str = Field(VERIFIER_VERSION, max_length=40)  # a version, quoted by the merge and the site
+    verifier: str = Field(VERIFIER_VERSION, max_length=VERIFIER_LENGTH)  # a version, quoted by the merge and the site
     created: str
     environment: dict[str, Any]
     targets: dict[str, str]  # target → fingerprint
@@ -77,6 +79,20 @@ class Report(BaseModel):
         if isinstance(data, dict):
             data = {key: value for key, value in data.items() if key != "summary"}
         return data
+
+    @model_validator(mode="before")
+    @classmethod
+    def _records_read_name_their_verifier(cls, data: Any) -> Any:
+        """`_records_name_their_verifier` for the records of a file, before they are validated: a record read is
+        made once, naming its verifier (a copy of each validated record cost a fifth of reading a report)."""
+        if not isinstance(data, dict) or not isinstance(checks := data.get("checks"), list):
+            return data
+        verifier = data.get("verifier", VERIFIER_VERSION)
+        if type(verifier) is not str or len(verifier) > VERIFIER_LENGTH:
+            return data  # refused at `verifier` by the validation, not once per record
+        named = [dict(check, verifier=verifier) if type(check) is dict and check.get("verifier") is None else check
+                 for check in checks]
+        return {**data, "checks": named}
 
     @model_validator(mode="after")
     def _records_name_their_verifier(self) -> Report:
@@ -165,7 +181,7 @@ class ReportError(store.Unreadable):
 
 
 def parse_report(text: str, path: Path) -> Report:
-    if not text.strip():
+    if not text or text.isspace():  # never `strip`: a copy of the whole text
         raise ReportError(f"{path}: empty, not a verification report")
     try:
         data = store.parse_json(text)
@@ -316,15 +332,22 @@ def read_reports(folder: Path, devices: Sequence[str], now: datetime | None = No
             problems.append(f"{path}: ignored: created {report.created}, in the future" if _is_date(report.created)
                             else f"{path}: ignored: created {report.created[:40]!r}, which is not a date")
             continue
-        undated = [check for check in report.checks if not (_is_date(check.verified_at) and _is_date(check.written))]
+        undated: list[CheckRecord] = []
+        kept: list[CheckRecord] = []
+        dropped = 0
+        for check in report.checks:  # each record's times read once; no record compared with another
+            verified, written = _dated(check.verified_at), _dated(check.written)
+            if verified is None or written is None:
+                undated.append(check)
+            elif _after(verified, moment) or _after(written, moment):
+                dropped += 1
+            else:
+                kept.append(check)
         if undated:
             problems.append(_undated_said(path, undated))
-            report = report.model_copy(update={"checks": [check for check in report.checks if check not in undated]})
-        kept = [check for check in report.checks
-                if not _in_the_future(check.verified_at, moment) and not _in_the_future(check.written, moment)]
-        if len(kept) != len(report.checks):
-            dropped = len(report.checks) - len(kept)
+        if dropped:
             problems.append(f"{path}: {dropped} record{'s' if dropped > 1 else ''} dated in the future ignored")
+        if len(kept) != len(report.checks):
             report = report.model_copy(update={"checks": kept})
         proven: list[CheckRecord] = []
         unproven: list[CheckRecord] = []
@@ -385,7 +408,10 @@ def _long_environment(check: CheckRecord) -> list[str]:
     """The keys of `check`'s environment whose value is longer than `ENVIRONMENT_SHOWN` as shown, or is no plain
     value (a list, an object: a page shows it as its text)."""
     return [key for key, value in (check.environment or {}).items()
-            if not isinstance(value, str | int | float | bool | None) or len(str(value)) > ENVIRONMENT_SHOWN]
+            if not isinstance(value, _PLAIN) or len(str(value)) > ENVIRONMENT_SHOWN]
+
+
+_PLAIN = (str, int, float, bool, type(None))  # a tuple: `isinstance` with a union type is several times slower
 
 
 def _environment_shown(check: CheckRecord) -> CheckRecord:
@@ -476,6 +502,15 @@ def listed(names: Sequence[str], most: int = 10) -> str:
 def _dated(stamp: str) -> datetime | None:
     """A record's or report's time, UTC when it names no zone; None for what is not a date. The one reading of a
     stamp: whether it is a date, whether it lies in the future, which of two records is newer."""
+    return _read_stamp(stamp) if isinstance(stamp, str) and len(stamp) <= 64 else _stamp(stamp)
+
+
+# A run stamps its records within a few seconds, and reading a report reads each stamp four times: a stamp read once
+# (no longer than a date is: the cache holds no file's long strings).
+_read_stamp = functools.lru_cache(maxsize=4096)(lambda stamp: _stamp(stamp))
+
+
+def _stamp(stamp: str) -> datetime | None:
     try:
         when = datetime.fromisoformat(stamp)
     except (TypeError, ValueError):
@@ -493,7 +528,12 @@ is_date = _is_date  # for the matrix file's reader
 def _in_the_future(stamp: str, now: datetime) -> bool:
     """Dated after now (beyond the clocks' skew), or not a date at all."""
     when = _dated(stamp)
-    return when is None or when > now + CLOCK_SKEW
+    return when is None or _after(when, now)
+
+
+def _after(when: datetime, now: datetime) -> bool:
+    """Later than `now` beyond the clocks' skew: made by no run that has happened."""
+    return when > now + CLOCK_SKEW
 
 
 NEVER = datetime.min.replace(tzinfo=UTC)
