@@ -103,3 +103,33 @@ def test_a_whitespace_file_is_an_empty_report(tmp_path):
     with pytest.raises(reports.ReportError, match="empty, not a verification report"):
         read_report(path)
     assert Path(path).read_text() == " \n\t\n"
+
+
+class _Counted(list):
+    """A report's records, counting how often they are walked."""
+
+    walks = 0
+
+    def __iter__(self):
+        _Counted.walks += 1
+        return super().__iter__()
+
+
+def test_merging_shards_walks_each_shard_s_records_a_bounded_number_of_times():
+    """Each shard's file holds the checkout's records of every check: `of_own_shards` looked for each record's
+    check among the records of the shard that ran it, walking them all for each one: 10^5 records (two files under
+    the cap) were 10^10 steps, a merge that never ended."""
+    from errorkb.results.report import Report, of_own_shards
+    from errorkb.verify.plan import shard_of
+
+    records = [_record(f"entry-{index}") for index in range(300)]
+    named = []
+    for shard in ("1/2", "2/2"):
+        report = Report(created=STAMP, environment={}, targets={"bundled": "b"}, run={"shard": shard},
+                        checks=records)
+        report.checks = _Counted(report.checks)
+        named.append((f"{shard[0]}.json", report))
+    _Counted.walks = 0
+    reports, said = of_own_shards(named, shard_of)
+    assert _Counted.walks <= 10, f"the shards' records walked {_Counted.walks} times"
+    assert said == [] and [len(one.checks) for one in reports] == [300, 300]

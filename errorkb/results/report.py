@@ -656,10 +656,12 @@ def of_own_shards(named: Sequence[tuple[str, Report]], shard_of: Callable[[str, 
     merged are not one run. `shard_of(check id, n)`: the split `errorkb verify --shard` makes."""
     shards = [(name, report, shard_named(report)) for name, report in named]
     said = _split_said([(name, shard) for name, _, shard in shards if shard is not None])
-    runners: dict[tuple[int, int], list[Report]] = {}
+    runners: dict[tuple[int, int], dict[str, list[CheckRecord]]] = {}  # a shard's inputs' records, by check
     for _, report, shard in shards:
         if shard is not None:
-            runners.setdefault(shard, []).append(report)
+            held = runners.setdefault(shard, {})
+            for check in report.checks:
+                held.setdefault(check.id, []).append(check)
     left = []
     for name, report, shard in shards:
         claims = [] if shard is None else [check for check in report.checks
@@ -671,18 +673,21 @@ def of_own_shards(named: Sequence[tuple[str, Report]], shard_of: Callable[[str, 
                                f"({listed([check.id for check in claims])}) newer than the records of the shards "
                                "that ran them, left out: a shard's run writes its own checks' records only; are "
                                "its inputs another split's, or edited? Re-run that shard"))
-            report = report.model_copy(update={"checks": [check for check in report.checks if check not in claims]})
+            claimed = {id(check) for check in claims}  # by identity: by equality, every record with every other
+            report = report.model_copy(update={"checks": [check for check in report.checks
+                                                          if id(check) not in claimed]})
         left.append(report)
     return left, said
 
 
-def _claims(check: CheckRecord, shard: tuple[int, int], runners: dict[tuple[int, int], list[Report]],
+def _claims(check: CheckRecord, shard: tuple[int, int], runners: dict[tuple[int, int], dict[str, list[CheckRecord]]],
             shard_of: Callable[[str, int], int]) -> bool:
     """Whether `check`, held by a report of `shard`, is of another shard of its split that an input ran, and
-    would replace (`latest_results`) the record that input holds of it."""
+    would replace (`latest_results`) the record that input holds of it. `runners`: each shard's inputs' records,
+    by check id."""
     k, n = shard
     owner = shard_of(check.id, n)
-    theirs = [one for report in runners.get((owner, n), []) for one in report.checks if one.id == check.id]
+    theirs = runners.get((owner, n), {}).get(check.id, [])
     if owner == k or not theirs:
         return False
     kept = latest_results([_holding(theirs), _holding([check])])[check.id]
