@@ -133,3 +133,31 @@ def test_merging_shards_walks_each_shard_s_records_a_bounded_number_of_times():
     reports, said = of_own_shards(named, shard_of)
     assert _Counted.walks <= 10, f"the shards' records walked {_Counted.walks} times"
     assert said == [] and [len(one.checks) for one in reports] == [300, 300]
+
+
+def test_checks_listed_twice_are_one_warning_however_many(tmp_path):
+    """A report listing each of 10^4 checks twice (a merge conflict resolved by keeping both sides) was 10^4
+    warnings, each on the site's build and every command that reads the reports."""
+    checks = [_record(f"entry-{index}") for index in range(300)]
+    report = new_report({"bundled": "b"}, checks)
+    data = json.loads(report.text())
+    data["checks"] = data["checks"] * 2
+    (tmp_path / "latest.json").write_text(json.dumps(data), encoding="utf-8")
+    read, problems = read_reports(tmp_path, ["cpu"])
+    twice = [problem for problem in problems if "listed" in problem]
+    assert len(twice) == 1, problems[:3]
+    assert "300 checks listed more than once (entry-0::after[bundled-cpu] 2 times" in twice[0]
+    assert "and 290 more): of each, only the record written last is shown" in twice[0]
+    assert len(twice[0]) < 1000
+
+
+def test_a_disagreement_over_a_check_listed_many_times_is_one_short_line():
+    """`errorkb merge` said each record of a check both failing and passing: one listed 10^5 times in an input was
+    a line of megabytes."""
+    from errorkb.results.report import disagreements
+
+    passing, failing = _record("one"), _record("one").model_copy(update={"outcome": Outcome.FAIL, "code": Code.RAISED})
+    named = [(f"input-{index}.json", new_report({"bundled": "b"}, [passing if index % 2 else failing]))
+             for index in range(400)]
+    said = disagreements(named)
+    assert len(said) == 1 and "and 390 more" in said[0] and len(said[0]) < 1500, said[0][:300]

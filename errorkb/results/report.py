@@ -363,8 +363,14 @@ def read_reports(folder: Path, devices: Sequence[str], now: datetime | None = No
                             "length; the file keeps them whole")
             report = report.model_copy(update={"checks": [_environment_shown(check) for check in report.checks]})
         times_listed = Counter(check.id for check in report.checks)
-        problems += [f"{path}: check {check} listed {times} times: only the record written last is shown"
-                     for check, times in sorted(times_listed.items()) if times > 1]
+        twice = [(check, times) for check, times in sorted(times_listed.items()) if times > 1]
+        if len(twice) == 1:
+            problems.append(f"{path}: check {twice[0][0]} listed {twice[0][1]} times: only the record written last "
+                            "is shown")
+        elif twice:  # one line however many: 10^4 checks listed twice were 10^4 warnings
+            problems.append(f"{path}: {len(twice):,} checks listed more than once ("
+                            f"{listed([f'{check} {times} times' for check, times in twice])}): of each, only the "
+                            "record written last is shown")
         reports.append(report)
         read.append(path)
     if ignored:  # one line however many: a folder of 10,000 files nobody expects is one warning, not 10,000
@@ -493,10 +499,10 @@ def without_unplanned_checks(reports: list[Report], planned: dict[str, set[str]]
     return left, [quoted(said)]
 
 
-def listed(names: Sequence[str], most: int = 10) -> str:
+def listed(names: Sequence[str], most: int = 10, separator: str = ", ") -> str:
     """The first `most` names, and how many more: a message stays one short line however many there are."""
     rest = len(names) - most
-    return ", ".join(names[:most]) + (f" and {rest:,} more" if rest > 0 else "")
+    return separator.join(names[:most]) + (f" and {rest:,} more" if rest > 0 else "")
 
 
 def _dated(stamp: str) -> datetime | None:
@@ -606,7 +612,8 @@ def disagreements(named: Sequence[tuple[str, Report]]) -> list[str]:
         if len({record.outcome for _, record in ran}) < 2:
             continue
         chosen = kept[check]
-        measured = "; ".join(f"{name}: {record.outcome.value} ({record.written})" for name, record in ran)
+        measured = listed([f"{name}: {record.outcome.value} ({record.written})" for name, record in ran],
+                          separator="; ")  # a check listed 10^5 times in an input was a line of megabytes
         keeper = next(name for name, record in ran if record is chosen)
         if any(moment(record.written, now) is NEVER for _, record in ran):
             why = "the others are dated in the future or not dated, and never win"
