@@ -23,6 +23,7 @@ import hashlib
 import json
 import os
 import secrets
+import stat
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -61,12 +62,20 @@ def renderer_digest(settings: str, code: Iterable[str]) -> str:
     (`budget.rendering_code`: the files the renderer ran), a file that cannot be read as such."""
     digest = hashlib.sha256(settings.encode("ascii"))
     for path in sorted(code):
-        try:
-            content = hashlib.sha256(Path(path).read_bytes()).hexdigest()
-        except OSError as error:
-            content = f"unreadable: {error.errno}"
-        digest.update(f"\0{path}\0{content}".encode("utf-8", "surrogatepass"))
+        digest.update(f"\0{path}\0{_file_digest(path)}".encode("utf-8", "surrogatepass"))
     return digest.hexdigest()
+
+
+def _file_digest(path: str) -> str:
+    """The digest of a regular file's bytes; what else it is, said. A FIFO or a device (a module may name any file
+    its `__file__`, and the record is read back) is never read: its reading would block, or never end."""
+    try:
+        with os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                return "no regular file"
+            return hashlib.file_digest(handle, "sha256").hexdigest()
+    except OSError as error:
+        return f"unreadable: {error.errno}"
 
 
 def _installed() -> list[tuple[str, int | None]]:
@@ -123,8 +132,8 @@ class Rehearsed:
         if not isinstance(document, dict) or document.get("format") != FORMAT:
             return [], []
         digests, code = document.get("clean"), document.get("code")
-        if not isinstance(digests, list) or not isinstance(code, list) or not all(isinstance(one, str)
-                                                                                 for one in code):
+        if not isinstance(digests, list) or not isinstance(code, list) or len(code) > CODE_FILES or \
+                not all(isinstance(one, str) for one in code):
             return [], []  # the digests name no code they can be checked against
         return [one for one in digests if isinstance(one, str)], code
 

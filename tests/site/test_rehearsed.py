@@ -190,3 +190,30 @@ def test_a_page_is_rendered_again_when_the_code_that_renders_it_changes(tmp_path
     capsys.readouterr()
     assert check(root) == 1, "a page the old code passed was taken from the record, unrendered by the new code"
     assert "the new code refuses it" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("named", ["fifo", "device", "folder", "missing", "too-many"])
+def test_a_record_naming_code_that_is_no_regular_file_is_never_read_from_it(tmp_path, rendered, capsys, named):
+    """The record names the files of the code that rendered its pages, and is read back to digest them: a FIFO
+    there (a module may name any file its `__file__`) blocked `errorkb check` for ever, a device never ended."""
+    import json
+
+    (tmp_path / "project").mkdir()
+    root = project(tmp_path / "project")
+    assert check(root) == 0
+    record = root / ".errorkb-cache" / "check" / "rehearsed.json"
+    document = json.loads(record.read_text())
+    odd = tmp_path / "odd"
+    if named == "fifo":
+        os.mkfifo(odd)
+    elif named == "folder":
+        odd.mkdir()
+    document["code"] = [*document["code"], {"fifo": str(odd), "device": "/dev/zero", "folder": str(odd),
+                                            "missing": str(odd), "too-many": str(odd)}[named]]
+    if named == "too-many":
+        document["code"] += [f"/nowhere/{index}.py" for index in range(20_001)]
+    record.write_text(json.dumps(document))
+    os.chmod(record, 0o644)
+    rendered.clear()
+    assert check(root) == 0
+    assert len(rendered) > 5, "pages passed from a record whose renderer's code was never read"
