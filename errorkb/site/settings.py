@@ -18,6 +18,7 @@ pull request as a lint: MkDocs' `load_config` there ran the pull request's code.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.util
 import os
@@ -194,7 +195,7 @@ def _extensions_outside(config_file: Path, modules: dict[str, str]) -> None:
     file each)."""
     root = Path(os.path.realpath(config_file.parent))
     for name, module in modules.items():
-        _refuse_repository(config_file, lambda name=name: _line_of(config_file, name), module, root)
+        _refuse_repository(config_file, functools.partial(_line_of, config_file, name), module, root)
 
 
 def _refuse_repository(config_file: Path, line: int | Callable[[], int], module: str, root: Path) -> None:
