@@ -18,6 +18,7 @@ re-verified one entry shows that entry's records and nothing else.
 
 from __future__ import annotations
 
+import functools
 import json
 import platform
 import re
@@ -37,6 +38,7 @@ from errorkb.results.records import CheckRecord, Code, Outcome
 SCHEMA = 2
 MINOR = format_.MINOR  # the format: `errorkb.results.kept` says what a newer minor or major is
 VERIFIER_VERSION = "2"
+VERIFIER_LENGTH = 40  # the longest verifier a report names
 # The only report files the site reads, in reports/: the standing report (`errorkb verify`) and one
 # per accelerator kind of the runtime, `<device>.json`, written where that device is (the GPU
 # runner's `scripts/gpu-check.sh`). Any other file there is nobody's verdict.
@@ -56,7 +58,7 @@ class Report(BaseModel):
 
     schema_version: int = Field(default=SCHEMA, alias="schema")
     minor: int = Field(default=MINOR, ge=0, strict=True)  # the format's minor (`errorkb.results.kept`)
-    verifier: str = Field(VERIFIER_VERSION, max_length=40)  # a version, quoted by the merge and the site
+    verifier: str = Field(VERIFIER_VERSION, max_length=VERIFIER_LENGTH)  # a version, quoted by the merge and the site
     created: str
     environment: dict[str, Any]
     targets: dict[str, str]  # target → fingerprint
@@ -77,6 +79,20 @@ class Report(BaseModel):
         if isinstance(data, dict):
             data = {key: value for key, value in data.items() if key != "summary"}
         return data
+
+    @model_validator(mode="before")
+    @classmethod
+    def _records_read_name_their_verifier(cls, data: Any) -> Any:
+        """`_records_name_their_verifier` for the records of a file, before they are validated: a record read is
+        made once, naming its verifier (a copy of each validated record cost a fifth of reading a report)."""
+        if not isinstance(data, dict) or not isinstance(checks := data.get("checks"), list):
+            return data
+        verifier = data.get("verifier", VERIFIER_VERSION)
+        if type(verifier) is not str or len(verifier) > VERIFIER_LENGTH:
+            return data  # refused at `verifier` by the validation, not once per record
+        named = [dict(check, verifier=verifier) if type(check) is dict and check.get("verifier") is None else check
+                 for check in checks]
+        return {**data, "checks": named}
 
     @model_validator(mode="after")
     def _records_name_their_verifier(self) -> Report:
@@ -165,7 +181,7 @@ class ReportError(store.Unreadable):
 
 
 def parse_report(text: str, path: Path) -> Report:
-    if not text.strip():
+    if not text or text.isspace():  # never `strip`: a copy of the whole text
         raise ReportError(f"{path}: empty, not a verification report")
     try:
         data = store.parse_json(text)
@@ -316,15 +332,22 @@ def read_reports(folder: Path, devices: Sequence[str], now: datetime | None = No
             problems.append(f"{path}: ignored: created {report.created}, in the future" if _is_date(report.created)
                             else f"{path}: ignored: created {report.created[:40]!r}, which is not a date")
             continue
-        undated = [check for check in report.checks if not (_is_date(check.verified_at) and _is_date(check.written))]
+        undated: list[CheckRecord] = []
+        kept: list[CheckRecord] = []
+        dropped = 0
+        for check in report.checks:  # each record's times read once; no record compared with another
+            verified, written = _dated(check.verified_at), _dated(check.written)
+            if verified is None or written is None:
+                undated.append(check)
+            elif _after(verified, moment) or _after(written, moment):
+                dropped += 1
+            else:
+                kept.append(check)
         if undated:
             problems.append(_undated_said(path, undated))
-            report = report.model_copy(update={"checks": [check for check in report.checks if check not in undated]})
-        kept = [check for check in report.checks
-                if not _in_the_future(check.verified_at, moment) and not _in_the_future(check.written, moment)]
-        if len(kept) != len(report.checks):
-            dropped = len(report.checks) - len(kept)
+        if dropped:
             problems.append(f"{path}: {dropped} record{'s' if dropped > 1 else ''} dated in the future ignored")
+        if len(kept) != len(report.checks):
             report = report.model_copy(update={"checks": kept})
         proven: list[CheckRecord] = []
         unproven: list[CheckRecord] = []
@@ -340,8 +363,14 @@ def read_reports(folder: Path, devices: Sequence[str], now: datetime | None = No
                             "length; the file keeps them whole")
             report = report.model_copy(update={"checks": [_environment_shown(check) for check in report.checks]})
         times_listed = Counter(check.id for check in report.checks)
-        problems += [f"{path}: check {check} listed {times} times: only the record written last is shown"
-                     for check, times in sorted(times_listed.items()) if times > 1]
+        twice = [(check, times) for check, times in sorted(times_listed.items()) if times > 1]
+        if len(twice) == 1:
+            problems.append(f"{path}: check {twice[0][0]} listed {twice[0][1]} times: only the record written last "
+                            "is shown")
+        elif twice:  # one line however many: 10^4 checks listed twice were 10^4 warnings
+            problems.append(f"{path}: {len(twice):,} checks listed more than once ("
+                            f"{listed([f'{check} {times} times' for check, times in twice])}): of each, only the "
+                            "record written last is shown")
         reports.append(report)
         read.append(path)
     if ignored:  # one line however many: a folder of 10,000 files nobody expects is one warning, not 10,000
@@ -385,7 +414,10 @@ def _long_environment(check: CheckRecord) -> list[str]:
     """The keys of `check`'s environment whose value is longer than `ENVIRONMENT_SHOWN` as shown, or is no plain
     value (a list, an object: a page shows it as its text)."""
     return [key for key, value in (check.environment or {}).items()
-            if not isinstance(value, str | int | float | bool | None) or len(str(value)) > ENVIRONMENT_SHOWN]
+            if not isinstance(value, _PLAIN) or len(str(value)) > ENVIRONMENT_SHOWN]
+
+
+_PLAIN = (str, int, float, bool, type(None))  # a tuple: `isinstance` with a union type is several times slower
 
 
 def _environment_shown(check: CheckRecord) -> CheckRecord:
@@ -467,15 +499,24 @@ def without_unplanned_checks(reports: list[Report], planned: dict[str, set[str]]
     return left, [quoted(said)]
 
 
-def listed(names: Sequence[str], most: int = 10) -> str:
+def listed(names: Sequence[str], most: int = 10, separator: str = ", ") -> str:
     """The first `most` names, and how many more: a message stays one short line however many there are."""
     rest = len(names) - most
-    return ", ".join(names[:most]) + (f" and {rest:,} more" if rest > 0 else "")
+    return separator.join(names[:most]) + (f" and {rest:,} more" if rest > 0 else "")
 
 
 def _dated(stamp: str) -> datetime | None:
     """A record's or report's time, UTC when it names no zone; None for what is not a date. The one reading of a
     stamp: whether it is a date, whether it lies in the future, which of two records is newer."""
+    return _read_stamp(stamp) if isinstance(stamp, str) and len(stamp) <= 64 else _stamp(stamp)
+
+
+# A run stamps its records within a few seconds, and reading a report reads each stamp four times: a stamp read once
+# (no longer than a date is: the cache holds no file's long strings).
+_read_stamp = functools.lru_cache(maxsize=4096)(lambda stamp: _stamp(stamp))
+
+
+def _stamp(stamp: str) -> datetime | None:
     try:
         when = datetime.fromisoformat(stamp)
     except (TypeError, ValueError):
@@ -493,7 +534,12 @@ is_date = _is_date  # for the matrix file's reader
 def _in_the_future(stamp: str, now: datetime) -> bool:
     """Dated after now (beyond the clocks' skew), or not a date at all."""
     when = _dated(stamp)
-    return when is None or when > now + CLOCK_SKEW
+    return when is None or _after(when, now)
+
+
+def _after(when: datetime, now: datetime) -> bool:
+    """Later than `now` beyond the clocks' skew: made by no run that has happened."""
+    return when > now + CLOCK_SKEW
 
 
 NEVER = datetime.min.replace(tzinfo=UTC)
@@ -566,7 +612,8 @@ def disagreements(named: Sequence[tuple[str, Report]]) -> list[str]:
         if len({record.outcome for _, record in ran}) < 2:
             continue
         chosen = kept[check]
-        measured = "; ".join(f"{name}: {record.outcome.value} ({record.written})" for name, record in ran)
+        measured = listed([f"{name}: {record.outcome.value} ({record.written})" for name, record in ran],
+                          separator="; ")  # a check listed 10^5 times in an input was a line of megabytes
         keeper = next(name for name, record in ran if record is chosen)
         if any(moment(record.written, now) is NEVER for _, record in ran):
             why = "the others are dated in the future or not dated, and never win"
@@ -616,10 +663,12 @@ def of_own_shards(named: Sequence[tuple[str, Report]], shard_of: Callable[[str, 
     merged are not one run. `shard_of(check id, n)`: the split `errorkb verify --shard` makes."""
     shards = [(name, report, shard_named(report)) for name, report in named]
     said = _split_said([(name, shard) for name, _, shard in shards if shard is not None])
-    runners: dict[tuple[int, int], list[Report]] = {}
+    runners: dict[tuple[int, int], dict[str, list[CheckRecord]]] = {}  # a shard's inputs' records, by check
     for _, report, shard in shards:
         if shard is not None:
-            runners.setdefault(shard, []).append(report)
+            held = runners.setdefault(shard, {})
+            for check in report.checks:
+                held.setdefault(check.id, []).append(check)
     left = []
     for name, report, shard in shards:
         claims = [] if shard is None else [check for check in report.checks
@@ -631,18 +680,21 @@ def of_own_shards(named: Sequence[tuple[str, Report]], shard_of: Callable[[str, 
                                f"({listed([check.id for check in claims])}) newer than the records of the shards "
                                "that ran them, left out: a shard's run writes its own checks' records only; are "
                                "its inputs another split's, or edited? Re-run that shard"))
-            report = report.model_copy(update={"checks": [check for check in report.checks if check not in claims]})
+            claimed = {id(check) for check in claims}  # by identity: by equality, every record with every other
+            report = report.model_copy(update={"checks": [check for check in report.checks
+                                                          if id(check) not in claimed]})
         left.append(report)
     return left, said
 
 
-def _claims(check: CheckRecord, shard: tuple[int, int], runners: dict[tuple[int, int], list[Report]],
+def _claims(check: CheckRecord, shard: tuple[int, int], runners: dict[tuple[int, int], dict[str, list[CheckRecord]]],
             shard_of: Callable[[str, int], int]) -> bool:
     """Whether `check`, held by a report of `shard`, is of another shard of its split that an input ran, and
-    would replace (`latest_results`) the record that input holds of it."""
+    would replace (`latest_results`) the record that input holds of it. `runners`: each shard's inputs' records,
+    by check id."""
     k, n = shard
     owner = shard_of(check.id, n)
-    theirs = [one for report in runners.get((owner, n), []) for one in report.checks if one.id == check.id]
+    theirs = runners.get((owner, n), {}).get(check.id, [])
     if owner == k or not theirs:
         return False
     kept = latest_results([_holding(theirs), _holding([check])])[check.id]

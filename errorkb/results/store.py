@@ -213,10 +213,12 @@ def parse_json(text: str) -> Any:
     number too large for a double (`1e999`): valid JSON, but Python reads it as infinity, which was
     written back as `Infinity` (refused at the next read) or as null (the measurement gone)."""
     try:
-        data = json.loads(text, object_pairs_hook=lambda pairs: _unique(pairs, text), parse_constant=_not_json,
+        data = json.loads(text, object_pairs_hook=_unique, parse_constant=_not_json,
                           parse_float=lambda number: _finite(number, text))
     except RecursionError:
         raise ValueError(_too_deep(text)) from None
+    except _Twice as twice:
+        raise ValueError(f"duplicate key '{twice.key}'{_second_line(text, twice.key)}; keep one of them") from None
     except ValueError as error:
         digits = _LONG_INTEGER.search(text) if "integer string conversion" in str(error) else None
         if digits is None:
@@ -226,8 +228,7 @@ def parse_json(text: str) -> Any:
                          "longer than any errorkb writes; write the value errorkb measured") from None
     if depth_of(data) > MAX_DEPTH:
         raise ValueError(_too_deep(text))
-    if _SURROGATE_ESCAPE.search(text):  # the text itself is UTF-8: only an escape makes one
-        _refuse_surrogates(data, text)
+    _refuse_surrogates(text)
     return data
 
 
@@ -244,28 +245,43 @@ def _too_deep(text: str) -> str:
             "writes; restore the file or move it away")
 
 
-# `\uD800`-`\uDFFF` escaped, after an even run of backslashes (an odd one escapes the `\` itself)
-_SURROGATE_ESCAPE = re.compile(r"(?<!\\)(?:\\\\)*\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
-_LONE = re.compile("[\ud800-\udfff]")
+# `\uD800`-`\uDFFF` escaped: an escape where an even run of backslashes (none included) comes before it (an odd one
+# escapes the `\` itself). Found by its literal start: a pattern opening with a look-behind was tried at every
+# character, and took a quarter of reading a 30 MB report.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD]([89a-fA-F])[0-9a-fA-F]{2}")
+_HIGH = "89abAB"  # the first half of a pair: \uD800-\uDBFF; the second is \uDC00-\uDFFF
 
 
-def _refuse_surrogates(data: Any, text: str) -> None:
-    """Raise `ValueError` at the first string (key or value) of `data` holding a lone surrogate;
-    a pair escaped as two halves was joined by the parser and is one character."""
-    stack = [data]
-    while stack:
-        value = stack.pop()
-        if isinstance(value, dict):
-            stack.extend(value.keys())
-            stack.extend(value.values())
-        elif isinstance(value, list):
-            stack.extend(value)
-        elif isinstance(value, str) and (found := _LONE.search(value)):
-            escape = f"\\u{ord(found.group()):04x}"
-            at = text.lower().find(escape)
-            line = f" (line {text.count(chr(10), 0, at) + 1})" if at >= 0 else ""
-            raise ValueError(f"a lone surrogate {escape}{line} is half of a character, not text a file can "
-                             "hold; remove it or write the whole character")
+def _refuse_surrogates(text: str) -> None:
+    """Raise `ValueError` at the first escaped lone surrogate of the JSON `text` (a key or a value): a first half
+    the escape of a second half does not follow at once, or a second half no first half comes before (the
+    parser joins such a pair into one character, and leaves any other half as it is). The text itself, UTF-8
+    read, holds no surrogate: only an escape makes one. Read from the text, not its values: a walk of every
+    string of a large file cost more than parsing it."""
+    if "\\ud" not in text and "\\uD" not in text:
+        return
+    waiting: re.Match[str] | None = None  # a first half, whose second half must start where it ends
+    for found in _SURROGATE_ESCAPE.finditer(text):
+        start = before = found.start()
+        while before and text[before - 1] == "\\":
+            before -= 1
+        if (start - before) % 2:  # `\\ud800`: a backslash, then text
+            continue
+        if waiting is not None:
+            if found.group(1) not in _HIGH and start == waiting.end():
+                waiting = None
+                continue
+            _lone(text, waiting)
+        if found.group(1) not in _HIGH:
+            _lone(text, found)
+        waiting = found
+    if waiting is not None:
+        _lone(text, waiting)
+
+
+def _lone(text: str, found: re.Match[str]) -> None:
+    raise ValueError(f"a lone surrogate {found.group().lower()} (line {text.count(chr(10), 0, found.start()) + 1}) "
+                     "is half of a character, not text a file can hold; remove it or write the whole character")
 
 
 def _finite(number: str, text: str) -> float:
@@ -284,12 +300,24 @@ def _not_json(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON value")
 
 
-def _unique(pairs: list[tuple[str, Any]], text: str) -> dict[str, Any]:
-    seen: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in seen:
-            raise ValueError(f"duplicate key '{key}'{_second_line(text, key)}; keep one of them")
-        seen[key] = value
+class _Twice(ValueError):
+    """A key given twice in one object (`_unique`): `parse_json` says where."""
+
+    def __init__(self, key: str):
+        super().__init__(key)
+        self.key = key
+
+
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """The object of `pairs`; `_Twice` at the first key given twice. Called for every object of a file: the
+    pairs are looked at one by one only where a key is given twice."""
+    seen = dict(pairs)
+    if len(seen) != len(pairs):
+        keys: set[str] = set()
+        for key, _ in pairs:
+            if key in keys:
+                raise _Twice(key)
+            keys.add(key)
     return seen
 
 

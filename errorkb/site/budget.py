@@ -166,11 +166,12 @@ def _name(loc: tuple[str | int, ...]) -> str:
 
 
 def rehearse(rehearsals: list[Rehearsal], config_file: Path | None, cpu_seconds: float | None = None,
-             jobs: int | None = None) -> list[Verdict]:
+             jobs: int | None = None, code: set[str] | None = None) -> list[Verdict]:
     """A verdict for every page, in order, rendered in `jobs` child processes (default: up to two,
     one per CPU) with the Markdown settings of `config_file` (an mkdocs.yml; None: MkDocs'
     defaults). A child the kernel stops, or that crashes, costs its page a verdict and nothing else;
-    settings that cannot be loaded raise SettingsUnreadable."""
+    settings that cannot be loaded raise SettingsUnreadable. `code`, if given, gets the files of the
+    code the children rendered with (`rendering_code`)."""
     budget = CPU_SECONDS if cpu_seconds is None else cpu_seconds
     pending = deque(enumerate(rehearsals))
     verdicts: dict[int, Verdict] = {}
@@ -186,7 +187,7 @@ def rehearse(rehearsals: list[Rehearsal], config_file: Path | None, cpu_seconds:
                     if not pending:
                         return
                     index, rehearsal = pending.popleft()
-                child = child or _Child(config_file, budget)
+                child = child or _Child(config_file, budget, code)
                 answer = child.ask(rehearsal)
                 if answer is None:  # the child ended inside this page: the next page gets a new one
                     answer = Verdict(rehearsal.key, False, child.death(rehearsal))
@@ -215,8 +216,8 @@ def rehearse(rehearsals: list[Rehearsal], config_file: Path | None, cpu_seconds:
 class _Child:
     """`python -m errorkb.site.budget`: one JSON request per line in, one verdict per line out."""
 
-    def __init__(self, config_file: Path | None, budget: float):
-        self.budget = budget
+    def __init__(self, config_file: Path | None, budget: float, code: set[str] | None = None):
+        self.budget, self.code = budget, code
         command = python_command(sys.executable, "-m", "errorkb.site.budget", str(config_file or ""), str(budget))
         self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         stderr=subprocess.DEVNULL, text=True, encoding="utf-8",
@@ -251,6 +252,8 @@ class _Child:
         answer = json.loads(line)
         if "settings" in answer:
             raise SettingsUnreadable(answer["settings"])
+        if self.code is not None:
+            self.code.update(answer.get("code", ()))
         part = Part(**answer["part"]) if answer.get("part") else None
         return Verdict(answer["key"], answer["ok"], answer["what"], part)
 
@@ -278,14 +281,44 @@ def _serve(config_file: str, budget: float) -> None:
         sys.stdout.write(json.dumps({"settings": said}) + "\n")
         sys.stdout.flush()
         return
+    seen: set[str] = set()  # the modules whose files were said
     for line in sys.stdin:
         request = json.loads(line)
         rehearsal = Rehearsal(request["key"], request["markdown"], tuple(Part(**p) for p in request["parts"]))
         what = _attempt(convert, rehearsal.markdown, budget)
         verdict = Verdict(rehearsal.key, True) if what is None else \
             locate(rehearsal, what, lambda markdown: _attempt(convert, markdown, budget))
-        sys.stdout.write(json.dumps(asdict(verdict)) + "\n")
+        code = rendering_code(seen)
+        sys.stdout.write(json.dumps({**asdict(verdict), "code": code}) + "\n")
         sys.stdout.flush()
+
+
+def rendering_code(seen: set[str]) -> list[str]:
+    """The files of the modules this process imported since `seen` (their names, updated) but the interpreter's
+    standard library, which `sys.version` names: the code that renders a page, for the record of pages that
+    rendered within budget to be keyed by (errorkb.site.rehearsed). Every module counts: a Markdown extension,
+    and anything it imports, may be a project's module or an editable install, whose release (if it has one)
+    does not change with its code."""
+    import sysconfig
+
+    fresh = sys.modules.keys() - seen
+    seen |= fresh
+    paths = sysconfig.get_paths()
+    standard = os.path.realpath(paths["stdlib"])
+    installed = [os.path.realpath(paths[name]) for name in ("purelib", "platlib")]
+    files = set()
+    for name in fresh:
+        file = getattr(sys.modules.get(name), "__file__", None)
+        if not isinstance(file, str):
+            continue
+        real = os.path.realpath(file)
+        if not _inside(real, standard) or any(_inside(real, folder) for folder in installed):
+            files.add(real)
+    return sorted(files)
+
+
+def _inside(path: str, folder: str) -> bool:
+    return path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
 def locate(rehearsal: Rehearsal, what: str, attempt: Callable[[str], str | None],

@@ -18,12 +18,14 @@ pull request as a lint: MkDocs' `load_config` there ran the pull request's code.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.util
 import os
 import re
 import site
 import sysconfig
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -124,7 +126,7 @@ class _Name:
             raise SettingsError(f"{where} names a module of no Markdown extension the settings name and of no theme "
                                 "installed: importing it would run it; name a function of an extension's package "
                                 f"({', '.join(sorted(packages))})")
-        _outside_repository(self.config_file, self.line, module, self.root)
+        _refuse_repository(self.config_file, self.line, module, self.root)
         try:
             return getattr(importlib.import_module(module), attribute)
         except (ImportError, AttributeError) as error:
@@ -188,32 +190,43 @@ def _extension_modules(extensions: object) -> dict[str, str]:
 
 
 def _extensions_outside(config_file: Path, modules: dict[str, str]) -> None:
-    """Every Markdown extension mkdocs.yml names is imported from outside the repository (see `_outside_repository`)."""
+    """Every Markdown extension mkdocs.yml names is imported from outside the repository (see `_in_repository`);
+    located in the file only where one is not (a file may name 10^4: each was located, from a reading of the
+    file each)."""
     root = Path(os.path.realpath(config_file.parent))
     for name, module in modules.items():
-        _outside_repository(config_file, _line_of(config_file, name), module, root)
+        _refuse_repository(config_file, functools.partial(_line_of, config_file, name), module, root)
 
 
-def _outside_repository(config_file: Path, line: int, module: str, root: Path) -> None:
-    """`SettingsError` where importing `module` would run a file of the repository (`root`) that is not installed
-    in this environment (its site-packages may lie inside, as `.venv/` does): a stranger's module, found first on
-    the import path of a command run in the repository."""
+def _refuse_repository(config_file: Path, line: int | Callable[[], int], module: str, root: Path) -> None:
+    """`SettingsError` at `line` (or where it is found) where `module` would be imported from the repository."""
+    where = _in_repository(module, root)
+    if where is not None:
+        said = line if isinstance(line, int) else line()
+        raise SettingsError(f"{config_file.name}:{said}: {module} would be imported from {where}, a file of the "
+                            "repository: errorkb runs no code of the repository's when it reads mkdocs.yml; install "
+                            "the extension as a package")
+
+
+def _in_repository(module: str, root: Path) -> str | None:
+    """Where in the repository (`root`) importing `module` would run a file that is not installed in this
+    environment (its site-packages may lie inside, as `.venv/` does): a stranger's module, found first on the
+    import path of a command run in the repository. None where it would not."""
     top = module.split(".")[0]
     try:
         spec = importlib.util.find_spec(top) if top else None
     except (ImportError, ValueError):
-        return
+        return None
     if spec is None:
-        return
+        return None
     places = list(spec.submodule_search_locations or []) or ([spec.origin] if spec.origin else [])
     installed = [Path(os.path.realpath(folder)) for folder in
                  {*site.getsitepackages(), site.getusersitepackages(), *sysconfig.get_paths().values()}]
     for place in places:
         where = Path(os.path.realpath(place))
         if where.is_relative_to(root) and not any(where.is_relative_to(folder) for folder in installed):
-            raise SettingsError(f"{config_file.name}:{line}: {module} would be imported from "
-                                f"{where.relative_to(root).as_posix()}, a file of the repository: errorkb runs no "
-                                "code of the repository's when it reads mkdocs.yml; install the extension as a package")
+            return where.relative_to(root).as_posix()
+    return None
 
 
 def _line_of(config_file: Path, word: str) -> int:

@@ -136,3 +136,84 @@ def test_a_record_nobody_can_vouch_for_is_never_trusted(tmp_path, rendered, monk
     capsys.readouterr()
     assert check(root, *options) == 1
     assert "trigger: this text raised ValueError while rendering" in capsys.readouterr().err
+
+
+LOCAL_EXTENSION = '''
+from markdown import Extension
+from markdown.preprocessors import Preprocessor
+from {helper} import verdict
+
+
+class _Local(Preprocessor):
+    def run(self, lines):
+        verdict("\\n".join(lines))
+        return lines
+
+
+class LocalExtension(Extension):
+    def extendMarkdown(self, md):
+        md.preprocessors.register(_Local(md), "errorkb-test-local", 100)
+
+
+def makeExtension(**kwargs):
+    return LocalExtension(**kwargs)
+'''
+
+
+@pytest.mark.parametrize("changed", ["extension", "helper"])
+def test_a_page_is_rendered_again_when_the_code_that_renders_it_changes(tmp_path, rendered, monkeypatch, capsys,
+                                                                         changed):
+    """A Markdown extension no release pins (a module on the path, an editable install, a package changed in
+    place) changes while its distribution's release, if it has one, stays: the pages it passed before are
+    rendered again by the new code, which may now find one of them over the budget. So is a module that
+    extension imports (`changed == "helper"`)."""
+    code = tmp_path / "code"
+    code.mkdir()
+    (code / "localext.py").write_text(LOCAL_EXTENSION.format(helper="localhelper"))
+    (code / "localhelper.py").write_text("def verdict(text):\n    return None\n")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(code), os.environ["PYTHONPATH"]]))
+    monkeypatch.syspath_prepend(str(code))  # as it is for a process started with that PYTHONPATH
+    (tmp_path / "project").mkdir()
+    root = project(tmp_path / "project")
+    (root / "mkdocs.yml").write_text("site_name: t\nmarkdown_extensions:\n  - toc\n  - localext\n")
+    assert check(root) == 0
+    rendered.clear()
+    assert check(root) == 0
+    assert rendered == [], "the control: an unchanged renderer renders nothing again"
+    refusing = "def verdict(text):\n    if 'demo-error' in text:\n        raise ValueError('the new code refuses it')\n"
+    if changed == "extension":
+        (code / "localext.py").write_text(LOCAL_EXTENSION.format(helper="localhelper").replace(
+            'verdict("\\n".join(lines))', 'verdict("\\n".join(lines))\n        ' + refusing.split("\n", 1)[1]
+            .replace("text", '"\\n".join(lines)').strip().replace("\n", "\n        ")))
+    else:
+        (code / "localhelper.py").write_text(refusing)
+    capsys.readouterr()
+    assert check(root) == 1, "a page the old code passed was taken from the record, unrendered by the new code"
+    assert "the new code refuses it" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("named", ["fifo", "device", "folder", "missing", "too-many"])
+def test_a_record_naming_code_that_is_no_regular_file_is_never_read_from_it(tmp_path, rendered, capsys, named):
+    """The record names the files of the code that rendered its pages, and is read back to digest them: a FIFO
+    there (a module may name any file its `__file__`) blocked `errorkb check` for ever, a device never ended."""
+    import json
+
+    (tmp_path / "project").mkdir()
+    root = project(tmp_path / "project")
+    assert check(root) == 0
+    record = root / ".errorkb-cache" / "check" / "rehearsed.json"
+    document = json.loads(record.read_text())
+    odd = tmp_path / "odd"
+    if named == "fifo":
+        os.mkfifo(odd)
+    elif named == "folder":
+        odd.mkdir()
+    document["code"] = [*document["code"], {"fifo": str(odd), "device": "/dev/zero", "folder": str(odd),
+                                            "missing": str(odd), "too-many": str(odd)}[named]]
+    if named == "too-many":
+        document["code"] += [f"/nowhere/{index}.py" for index in range(20_001)]
+    record.write_text(json.dumps(document))
+    os.chmod(record, 0o644)
+    rendered.clear()
+    assert check(root) == 0
+    assert len(rendered) > 5, "pages passed from a record whose renderer's code was never read"
