@@ -51,3 +51,30 @@ def test_an_extension_of_the_repository_is_refused_at_its_line(tmp_path):
             settings.read(config)
     finally:
         sys.path.remove(str(tmp_path))
+
+
+def test_an_extension_of_the_repository_is_refused_though_this_process_imported_its_name_from_elsewhere(tmp_path):
+    """Where a module of the extension's name was already imported (from another folder: a test before, a plugin),
+    the repository's file a fresh `mkdocs build` would import is still found (`importlib.util.find_spec` answers
+    from `sys.modules` first: under xdist this test's twin above passed or failed by which tests its worker ran)."""
+    import importlib
+    import sys
+
+    elsewhere, repository = tmp_path / "elsewhere", tmp_path / "repository"
+    elsewhere.mkdir(), repository.mkdir()
+    (elsewhere / "sameext_r20.py").write_text("X = 1\n", encoding="utf-8")
+    (repository / "sameext_r20.py").write_text("raise SystemExit('ran')\n", encoding="utf-8")
+    config = repository / "mkdocs.yml"
+    config.write_text("site_name: t\nmarkdown_extensions:\n  - toc\n  - sameext_r20\n", encoding="utf-8")
+    sys.path.insert(0, str(elsewhere))
+    try:
+        importlib.import_module("sameext_r20")
+    finally:
+        sys.path.remove(str(elsewhere))
+    sys.path.insert(0, str(repository))
+    try:
+        with pytest.raises(settings.SettingsError, match=r"mkdocs.yml:4: sameext_r20 would be imported from "):
+            settings.read(config)
+    finally:
+        sys.path.remove(str(repository))
+        sys.modules.pop("sameext_r20", None)

@@ -20,10 +20,12 @@ from __future__ import annotations
 
 import functools
 import importlib
+import importlib.machinery
 import importlib.util
 import os
 import re
 import site
+import sys
 import sysconfig
 from collections.abc import Callable
 from pathlib import Path
@@ -213,10 +215,7 @@ def _in_repository(module: str, root: Path) -> str | None:
     environment (its site-packages may lie inside, as `.venv/` does): a stranger's module, found first on the
     import path of a command run in the repository. None where it would not."""
     top = module.split(".")[0]
-    try:
-        spec = importlib.util.find_spec(top) if top else None
-    except (ImportError, ValueError):
-        return None
+    spec = _spec_on_path(top) if top else None
     if spec is None:
         return None
     places = list(spec.submodule_search_locations or []) or ([spec.origin] if spec.origin else [])
@@ -226,6 +225,23 @@ def _in_repository(module: str, root: Path) -> str | None:
         where = Path(os.path.realpath(place))
         if where.is_relative_to(root) and not any(where.is_relative_to(folder) for folder in installed):
             return where.relative_to(root).as_posix()
+    return None
+
+
+def _spec_on_path(top: str) -> importlib.machinery.ModuleSpec | None:
+    """Where importing `top` afresh would find it: the import system's finders, never `sys.modules` (which
+    `importlib.util.find_spec` answers from first: a module of that name this process imported from elsewhere
+    hid the repository's file, which a fresh `mkdocs build` imports)."""
+    for finder in sys.meta_path:
+        find = getattr(finder, "find_spec", None)
+        if find is None:
+            continue
+        try:
+            spec = find(top, None)
+        except (ImportError, ValueError):
+            continue
+        if spec is not None:
+            return spec
     return None
 
 
