@@ -240,7 +240,7 @@ def _spec_on_path(top: str) -> importlib.machinery.ModuleSpec | None:
             spec = find(top, None)
         except (ImportError, ValueError):
             continue
-        if spec is not None:
+        if isinstance(spec, importlib.machinery.ModuleSpec):
             return spec
     return None
 
