@@ -289,6 +289,9 @@ _IN_OBJECTS = {
     "slots": ('kept.SLOTTED.patterns["digits"] = Pattern()\n', "by_slot"),
     # a name the module's own code never binds, added by the snippet
     "added-name": ("kept.OVERRIDE = Pattern()\n", "by_override"),
+    # the registry object's whole `__dict__` swapped for one of the snippet's, and a slot rebound to a new dict
+    "dict-swapped": ('kept.REGISTRY.__dict__ = {"patterns": {"digits": Pattern()}}\n', "by_object"),
+    "slot-rebound": ('kept.SLOTTED.patterns = {"digits": Pattern()}\n', "by_slot"),
 }
 
 
@@ -397,7 +400,7 @@ def _zygote_case(tmp_path: Path, body: str, watched: str):
         observer.snapshot_trusted((*stdlib, *site, *target))
         observer.snapshot_tables(stdlib, site, target)
         taken = [entry[0] for _, entries in observer._COPIES["tables"][1] for entry in entries]
-        assert any(table is sys.modules["kept"].REGISTRY.__dict__ for table in taken)
+        assert any(table is sys.modules["kept"].REGISTRY for table in taken)
 
         def configure(config: dict) -> None:
             config["stdlib_roots"], config["site_roots"] = list(stdlib), site

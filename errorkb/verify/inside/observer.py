@@ -148,6 +148,9 @@ _c_cached_property = functools.cached_property
 _c_PASS_THROUGH = (functools._lru_cache_wrapper,)
 _c_LRU_CACHE = functools._lru_cache_wrapper
 _c_deque = collections.deque
+_c_member_get = types.MemberDescriptorType.__get__
+# What marks a table's copy as an object's (`_object_entry`): its `__dict__`, a copy of it, and its slots' values.
+_c_OBJECT_ENTRY = "object"
 _c_stat = os.stat
 _c_stat_isreg = stat.S_ISREG
 _c_str_startswith = str.startswith
@@ -907,21 +910,35 @@ def _object_tables(value: Any, depth: int, seen: set[int], tables: list[tuple[An
             for held in list(type.__dict__["__dict__"].__get__(value).values()):
                 _held_tables(held, depth - 1, seen, tables)
         return
-    for klass in type(value).__mro__:  # what its slots hold (a registry object with no `__dict__`)
+    entry = _object_entry(value)
+    _, space, _, slots = entry[1]
+    if space is None and not slots:
+        return
+    tables.append(entry)
+    for _, held in slots:  # what its slots hold (a registry object with no `__dict__`)
+        _held_tables(held, depth - 1, seen, tables)
+    if space is not None and id(space) not in seen:
+        seen.add(id(space))
+        for held in list(space.values()):
+            _held_tables(held, depth - 1, seen, tables)
+
+
+def _object_entry(value: Any) -> tuple[Any, Any, int]:
+    """An object's table (`_object_tables`): the object, with its `__dict__`, a copy of it and each slot's value, and
+    its `__dict__`'s version: a registry's dict swapped whole, or a slot rebound, is seen as a dict written is."""
+    slots = []
+    for klass in type(value).__mro__:
         if type.__dict__["__flags__"].__get__(klass) & (1 << 9):
             for slot in list(type.__dict__["__dict__"].__get__(klass).values()):
                 if type(slot) is types.MemberDescriptorType:
                     try:
-                        _held_tables(slot.__get__(value, type(value)), depth - 1, seen, tables)
+                        slots.append((slot, slot.__get__(value, type(value))))
                     except AttributeError:  # an empty slot
-                        pass
+                        slots.append((slot, _c_MISSING))
     space = _own_namespace(value)
-    if space is None or id(space) in seen:
-        return
-    seen.add(id(space))
-    tables.append(_table(space))
-    for held in list(space.values()):
-        _held_tables(held, depth - 1, seen, tables)
+    copy = dict(dict.items(space)) if space is not None else None
+    version = _version(space) if space is not None else 0
+    return value, (_c_OBJECT_ENTRY, space, copy, tuple(slots)), version
 
 
 def _cached_items(held: list[Any]) -> list[Any]:
@@ -945,6 +962,8 @@ def _table(value: Any) -> tuple[Any, Any, int]:
         return value, {id(item): item for item in _cached_items(gc.get_referents(value))}, 0
     if isinstance(value, collections.deque):
         return value, {id(item): item for item in collections.deque.__iter__(value)}, 0
+    if type(value) is not list and type(value) is not set:
+        return _object_entry(value)
     return value, list(value) if type(value) is list else {id(item): item for item in value}, 0
 
 
@@ -3204,9 +3223,11 @@ def _p_table_entries() -> list[Any]:
         if type(name) is not str or _c_dict_get(was, name) is not value:
             found.append(value)
             path = _c_dict_get(_c_module_dict(value), "__file__") if _p_is_module(value) else None
+            copied = _c_dict_get(_S["as_was"], id(value))
+            new = copied is None or copied[0] is not value  # not a module whose names were copied before (`_p_rebound`)
             if _p_tables_module(path):  # Python's own or the target's, loaded since: all new
-                _p_new_tables(_c_module_dict(value), found, _p_in_roots(path, _S["target_roots"]))
-            elif _p_is_module(value) and _p_target_named(name):  # a stand-in under a name of the target's files
+                _p_new_tables(_c_module_dict(value), found, new and _p_in_roots(path, _S["target_roots"]))
+            elif new and _p_is_module(value) and _p_target_named(name):  # a stand-in under a name of the target's
                 _p_new_tables(_c_module_dict(value), found, True)
     for table in _c_tuple_iter(_c_PYTHON_TABLES):
         found.extend([pair[1] for pair in _c_list_iter(list(_c_dict_items(table)))])
@@ -3260,11 +3281,9 @@ def _p_new_tables(space: Any, found: list[Any], target: bool) -> None:
             found.append(value)
         elif not target or _p_is_module(value):
             continue
-        elif own is None or _c_dict_get(own, key, _c_MISSING) is not value:
-            found.append(value)  # set since its body ended (or no body was seen): searched whole
-            if _p_in(type, _c_mro(kind)) and _c_type_flags(value) & _c_HEAPTYPE:
-                found.extend([pair[1] for pair in _c_list_iter(list(_c_proxy_items(_c_type_dict(value))))])
         else:
+            if own is None or _c_dict_get(own, key, _c_MISSING) is not value:
+                found.append(value)  # set since its body ended (or no body was seen): searched whole
             _p_body_registries(value, kind, found)
 
 
@@ -3296,16 +3315,11 @@ def _p_tables_written(found: list[Any]) -> None:
     for entry in _c_list_iter(_S["tables"]):
         table, copy, version = entry
         kind = type(table)
-        if kind is dict or (kind is not list and kind is not set and kind is not _c_LRU_CACHE
-                            and _p_in(dict, _c_mro(kind))):
-            if _c_VERSIONED and _p_version(id(table) + _c_VERSION_OFFSET) == version:
-                continue
-            now, was = list(_c_dict_items(table)), list(_c_dict_items(copy))
-            for index in range(len(now)):
-                pair = now[index]
-                if index >= len(was) or was[index][0] is not pair[0] or was[index][1] is not pair[1]:
-                    found.append(pair[0])
-                    found.append(pair[1])
+        if type(copy) is tuple:  # an object's registries (`_object_entry`)
+            _p_object_written(table, kind, copy, version, found)
+        elif kind is dict or (kind is not list and kind is not set and kind is not _c_LRU_CACHE
+                              and _p_in(dict, _c_mro(kind))):
+            _p_dict_written(table, copy, version, found)
         elif kind is list:
             now = list(_c_list_iter(table))
             for index in range(len(now)):
@@ -3322,6 +3336,37 @@ def _p_tables_written(found: list[Any]) -> None:
             found.extend([item for item in _c_list_iter(held) if _c_dict_get(copy, id(item)) is not item])
         else:
             found.extend([item for item in _c_set_iter(table) if _c_dict_get(copy, id(item)) is not item])
+
+
+def _p_dict_written(table: Any, copy: dict[Any, Any], version: int, found: list[Any]) -> None:
+    """`_p_tables_written` of one dict: a key and its value where either is not the one at that place."""
+    if _c_VERSIONED and _p_version(id(table) + _c_VERSION_OFFSET) == version:
+        return
+    now, was = list(_c_dict_items(table)), list(_c_dict_items(copy))
+    for index in range(len(now)):
+        pair = now[index]
+        if index >= len(was) or was[index][0] is not pair[0] or was[index][1] is not pair[1]:
+            found.append(pair[0])
+            found.append(pair[1])
+
+
+def _p_object_written(owner: Any, kind: Any, copy: tuple[Any, ...], version: int, found: list[Any]) -> None:
+    """`_p_tables_written` of an object a target module holds (`_object_entry`): what its `__dict__` holds anew, all of
+    a `__dict__` put in place of its own (`registry.__dict__ = {...}`), and what a slot holds instead of what it did."""
+    _, space, was, slots = copy
+    if space is not None:
+        now = _p_own_dict(owner, kind)
+        if now is space:
+            _p_dict_written(space, was, version, found)
+        elif now is not None:
+            found.extend([item for pair in _c_list_iter(list(_c_dict_items(now))) for item in pair])
+    for slot, held in _c_tuple_iter(slots):
+        try:
+            current = _c_member_get(slot, owner, kind)
+        except AttributeError:
+            current = _c_MISSING
+        if current is not held and current is not _c_MISSING:
+            found.append(current)
 
 
 def _p_runtime_held() -> list[Any]:
