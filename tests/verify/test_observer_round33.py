@@ -113,6 +113,13 @@ def by_later(text):
     return later.PATTERN.match(text)
 
 
+def by_later_override(text):
+    """Calls a user's override its lazily imported module may hold (a name its own body never binds)."""
+    import later
+
+    return getattr(later, "OVERRIDE", later.PATTERN).match(text)
+
+
 def by_later_registry(text):
     import later
 
@@ -330,6 +337,11 @@ _IN_LATER = {
     "name-before-import": ("import sys, types\nfake = types.ModuleType('later')\nfake.PATTERN = Pattern()\n"
                            "fake.__file__ = kept.__file__.replace('kept.py', 'later.py')\n"
                            "sys.modules['later'] = fake\n", "by_later"),
+    # the real module, made by the snippet from its spec with a name planted in its namespace before its own body ran
+    # there (the import system's loader): the body's end finds the name, which it did not bind
+    "seeded-before-its-body": ("import importlib.util, sys\nspec = importlib.util.find_spec('later')\n"
+                               "seeded = importlib.util.module_from_spec(spec)\nseeded.OVERRIDE = Pattern()\n"
+                               "spec.loader.exec_module(seeded)\nsys.modules['later'] = seeded\n", "by_later_override"),
     # the same stand-in, claiming no file at all
     "stand-in-without-file": ("import sys, types\nfake = types.ModuleType('later')\nfake.PATTERN = Pattern()\n"
                               "sys.modules['later'] = fake\n", "by_later"),

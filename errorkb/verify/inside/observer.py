@@ -4487,20 +4487,24 @@ def _p_follow_body(frame: Any) -> None:
     """The body of a module of the target's files starting while the snippet runs (round thirty-three): no copy says
     what its names were before the snippet ran, as none existed. Followed to its end (`_p_body_return`), whose
     namespace then is what its own body bound."""
-    _S["bodies_running"][id(frame)] = [frame, _S["snippet_calls"]]
+    space = frame.f_globals
+    _S["bodies_running"][id(frame)] = [frame, _S["snippet_calls"], dict(_c_dict_items(space))]
     frame.f_trace_lines = False
     frame.f_trace = _S["trace"]
 
 
 def _p_body_return(frame: Any, body: Any) -> None:
-    """A followed module body ends: its namespace is copied as the module's own (`_p_new_tables` searches what differs
-    from it), where no frame of the snippet's started meanwhile and its thread was alone (else no copy: everything it
-    holds is searched, failing closed)."""
+    """A followed module body ends: what its body bound (its namespace, but the names holding what they held as it
+    started) is copied as the module's own (`_p_new_tables` searches what differs from it), where no frame of the
+    snippet's started meanwhile and its thread was alone (else no copy: everything it holds is searched, failing
+    closed)."""
     _S["graves"].append(_S["bodies_running"].pop(id(frame), None))
     space = frame.f_globals
     alone = len(_S["threads"]) == 1 and _c_get_ident() in _S["threads"] and _S["expected"] == 0
     if _S["snippet_calls"] == body[1] and alone and type(space) is dict:
-        _S["bodies"][id(space)] = (space, dict(_c_dict_items(space)))
+        started = body[2]  # what it held as its body started (seeded by the snippet, say): not the body's
+        _S["bodies"][id(space)] = (space, {pair[0]: pair[1] for pair in _c_list_iter(list(_c_dict_items(space)))
+                                           if _c_dict_get(started, pair[0], _c_MISSING) is not pair[1]})
 
 
 def _p_follow_import(frame: Any) -> None:
