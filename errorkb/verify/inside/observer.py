@@ -829,7 +829,7 @@ def _python_tables(in_tables: Callable[[Any], bool], roots: tuple[tuple[str, ...
             value = entry[0]
             if id(value) not in seen:
                 seen.add(id(value))
-                tables.append(entry if isinstance(value, dict) and _version(value) == entry[2] else _table(value))
+                tables.append(entry if _unwritten(entry) else _table(value))
     for module_id in renewed:
         known = copied.get(module_id)
         if known is not None:
@@ -837,6 +837,18 @@ def _python_tables(in_tables: Callable[[Any], bool], roots: tuple[tuple[str, ...
     for name in sys.builtin_module_names:
         tables.extend(_tables_of(name, sys.modules.get(name), in_tables, seen, roots[2]))
     return tables
+
+
+def _unwritten(entry: tuple[Any, Any, int]) -> bool:
+    """A zygote's table still as it took it: a dict, or an object with no slots whose very `__dict__` it copied, whose
+    version did not move since (a list, a set, a cache carry none: taken again)."""
+    value, copy, version = entry
+    if isinstance(value, dict):
+        return _version(value) == version
+    if type(copy) is tuple and not copy[3] and copy[1] is not None:
+        space = _own_namespace(value)
+        return space is not None and space is copy[1] and _version(space) == version
+    return False
 
 
 def snapshot_tables(stdlib_roots: tuple[str, ...], site_roots: tuple[str, ...], target_roots: tuple[str, ...]) -> None:
