@@ -18,6 +18,7 @@ lookup read them without importing the verifier.
 
 from __future__ import annotations
 
+import functools
 import re
 from enum import StrEnum
 from typing import Any, Literal, Self
@@ -243,14 +244,39 @@ WORDED = ", as worded "
 # python3.11/site-packages/x/y.py)"): the folder up to `site-packages/` is the machine's, and differs per machine and
 # per release's environment (the version matrix's `<cache>/matrix/<dist>-<release>/`); shown from there on.
 _INSTALLED = re.compile(r"(?<![\w.~:/-])(?:/[^\s/'\"()<>\[\]]+)+?/((?:site|dist)-packages/)")
+# Where a path starts: not inside a word, a path, a URL or a path already said from `…/`.
+_AT = r"(?<![\w.~:/…-])"
 
 
-def unrooted(text: str) -> str:
-    """`text` with each absolute path into an installed environment said from its `site-packages/` on
-    ("…/site-packages/x/y.py"): how the verifier stores every text of a record (`verify.engine`, with the project's
-    own paths relative to it), and how a view reads a record written before it did, so a reader is shown no
-    machine's folders and two records of one failure compare alike."""
-    return _INSTALLED.sub(r"…/\1", text) if "-packages/" in text else text
+@functools.lru_cache(maxsize=16)
+def _rules(bundled: str | None, root: str | None,
+           installed: tuple[str, ...]) -> tuple[tuple[re.Pattern[str], str], ...]:
+    rules: list[tuple[re.Pattern[str], str]] = [
+        (re.compile(_AT + re.escape(folder)), "…/") for folder in sorted(installed, key=len, reverse=True)
+        if "-packages/" not in folder]
+    if bundled:
+        marker = bundled.replace(".", "/") + "/"
+        rules.append((re.compile(_AT + r"(?:/[^\s/'\"()<>\[\]]+)+?/(?=" + re.escape(marker) + ")"), ""))
+    if root:
+        rules.append((re.compile(_AT + re.escape(root.rstrip("/") + "/")), ""))
+    return tuple(rules)
+
+
+def unrooted(text: str, bundled: str | None = None, root: str | None = None, installed: tuple[str, ...] = ()) -> str:
+    """`text` without the folders of the machine that wrote it, so a reader is shown none and two records of one
+    failure compare alike: how the verifier stores every text of a record (`verify.engine`) and how a view reads a
+    record written before it did (one rule for both). A path into an installed environment from its
+    `site-packages/` on ("…/site-packages/x/y.py"); one into a folder the library is installed in (`installed`, an
+    editable checkout's) from the package's folder on after `…/`; one into the bundled implementation's package
+    (`bundled`, its import name) from that package on, wherever its checkout was; one into the project (`root`)
+    relative to it."""
+    if "/" not in text:
+        return text
+    if "-packages/" in text:
+        text = _INSTALLED.sub(r"…/\1", text)
+    for rule, replacement in _rules(bundled, root, tuple(installed)):
+        text = rule.sub(replacement, text)
+    return text
 
 
 def said_of(code: str, reason: str, claim: Claim | Worded | None) -> str:

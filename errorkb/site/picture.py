@@ -40,7 +40,11 @@ WORDS: dict[State, tuple[str, str]] = {
     State.RAISES_ELSEWHERE: ("raises elsewhere", "the before raised the documented words from another function or "
                                                  "cause: the after's outcome there proves nothing about this one"),
     State.FIX_RUNS: ("fix runs clean", "the error does not happen there, and the after ran clean"),
-    State.NEITHER: ("other outcome", "the error does not happen there, and the after did not run clean either"),
+    # What was observed, in words true of every cell of the state: the before ran clean or raised something else, the
+    # after failed or did not run (each cell's hover text says which); never "other outcome", which said neither.
+    State.NEITHER: ("not raised, fix not clean", "the before did not raise the documented error there (it ran clean, "
+                                                 "or raised another), and the after did not run clean (it failed, or "
+                                                 "did not run)"),
     State.NOT_APPLICABLE: ("not applicable", "the documented function or module is not in that release"),
     State.NOT_RUN: ("not run", "no verdict there: the release did not run, or a need was unmet"),
 }

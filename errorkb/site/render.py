@@ -208,20 +208,23 @@ def link(source: str, target: str) -> Markup:
 # -- reading ----------------------------------------------------------------------------------
 
 
-def shown_record(record: CheckRecord) -> CheckRecord:
+def shown_record(record: CheckRecord, bundled: str | None = None, root: str | None = None) -> CheckRecord:
     """The record as every view of it reads it (badges, tables, hover text, the terminal, the JSON API): its `reason`
     the words of now (`CheckRecord.said`: a claim worded today, an older record's range in words), never the words a
-    verifier chose on its day; its captured message and traceback without the folders of the machine that ran it
-    (`unrooted`: the traceback's files are the verifier's already, a message's path is the error's own); what it was
-    judged on (outcome, code, claim) as stored."""
+    verifier chose on its day; its reason, captured message and traceback without the folders of the machine that
+    ran it (`unrooted`, the verifier's own rule, with the project's `bundled` package and `root`: a record written
+    before records were stored unrooted keeps them); what it was judged on (outcome, code, claim) as stored."""
+    def shown(text: str) -> str:
+        return unrooted(text, bundled, root)
+
     update: dict[str, object] = {}
-    if (said := record.said) != record.reason:
+    if (said := shown(record.said)) != record.reason:
         update["reason"] = said
     error = record.exception
     if error is not None:
-        shown = {"message": unrooted(error.message), "traceback": unrooted(error.traceback or "") or error.traceback}
-        if shown != {"message": error.message, "traceback": error.traceback}:
-            update["exception"] = error.model_copy(update=shown)
+        words = {"message": shown(error.message), "traceback": shown(error.traceback or "") or error.traceback}
+        if words != {"message": error.message, "traceback": error.traceback}:
+            update["exception"] = error.model_copy(update=words)
     return record.model_copy(update=update) if update else record
 
 
@@ -248,7 +251,8 @@ def build_pages(project: Project, loaded: list[LoadedEntry], results: dict[str, 
             except (OSError, UnicodeDecodeError):
                 continue  # reported by the loader; the page shows the snippet as missing
             snippets[role] = snippet
-        records = [shown_record(r) for r in sorted(by_entry.get(entry.id, []), key=lambda r: r.id)]
+        records = [shown_record(r, project.library.bundled, str(project.root))
+                   for r in sorted(by_entry.get(entry.id, []), key=lambda r: r.id)]
         pages.append(EntryPage(entry, project.rel(one.path), project.library, devices, snippets, paths, records,
                                related_both_ways(entry, by_id), source_excerpt(project, entry),
                                inputs=project_inputs(project, entry)))
@@ -501,26 +505,29 @@ def _environment() -> jinja2.Environment:
     return env
 
 
+SHORT_LINES = 12  # the lines of a reason a table shows: a report's text, of any size
 SHORT = 160  # characters of a long message shown before "more"
 
 
 def shortened(value: object, limit: int = SHORT) -> Markup:
-    """A long one-line message (a check's reason, which may quote code in backticks) cut to about
-    `limit` characters at a space outside code, the whole text one click away in a `<details>`;
-    a short one as it is. Both written as `line` writes them."""
-    plain = " ".join(str(value).split())
-
-    def written(text: str) -> str:
-        return inert_line(text)
-
-    if len(plain) <= limit:
-        return Markup(written(plain))
-    cut = next((index for index in range(limit, 0, -1)
-                if plain[index] == " " and plain[:index].count("`") % 2 == 0), None)
-    if cut is None:
-        return Markup(written(plain))
-    return Markup(f'<details class="ekb-more"><summary>{written(plain[:cut])}&#8230; '
-                  f'<span class="ekb-more__hint">(whole message)</span></summary>{written(plain)}</details>')
+    """A check's reason (which may quote code in backticks) on one table row: its first line cut to about `limit`
+    characters at a space outside code, the whole text one click away in a `<details>`; a short one-line one as it
+    is. A reason of several lines ("message differs" / expected / actual) keeps them there, each written as `line`
+    writes it, at most `SHORT_LINES` of them: the text is a verifier's or a report's, never trusted to be small."""
+    lines = [plain for line in str(value).splitlines() if (plain := " ".join(line.split()))]
+    first = lines[0] if lines else ""
+    if len(lines) > SHORT_LINES:
+        lines = [*lines[:SHORT_LINES], f"… ({len(lines) - SHORT_LINES} more lines)"]
+    whole = "<br>".join(inert_line(line) for line in lines)
+    if sum(len(line) for line in lines) <= limit:  # short: as it is, its lines kept
+        return Markup(whole)
+    cut = None if len(first) <= limit else next(
+        (index for index in range(limit, 0, -1) if first[index] == " " and first[:index].count("`") % 2 == 0), None)
+    if cut is None and len(lines) <= 1:
+        return Markup(whole)
+    head = first if cut is None else first[:cut]
+    return Markup(f'<details class="ekb-more"><summary>{inert_line(head)}&#8230; '
+                  f'<span class="ekb-more__hint">(whole message)</span></summary>{whole}</details>')
 
 
 def _render(name: str, **context: object) -> str:
