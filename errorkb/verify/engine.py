@@ -805,27 +805,13 @@ def _public_exception(error: ExceptionInfo | None, project: Project,
 
 def _stored(project: Project, installed: tuple[str, ...]) -> Callable[[str], str]:
     """How a text a record stores names a file: never by this machine's folders, so two machines verifying the same
-    code store the same words (merged shards, git diffs) and a reader of the JSON sees no one's folders. An
-    environment's file from its `site-packages/` on (`unrooted`, what the views show of older records), one in a
-    folder the library is installed in from the package's folder on after `…/`, the bundled implementation's from
-    its package on, the project's own relative to it. Applied after judging: the judge compares what it observed."""
-    at = r"(?<![\w.~:/…-])"  # where a path starts: not inside a word, a path, a URL or a path said from `…/`
-    rules: list[tuple[re.Pattern[str], str]] = [
-        (re.compile(at + re.escape(root)), "…/") for root in sorted(installed, key=len, reverse=True)
-        if "-packages/" not in root]
-    bundled = project.library.bundled
-    if bundled:
-        marker = bundled.replace(".", "/") + "/"
-        rules.append((re.compile(at + r"(?:/[^\s/'\"()<>\[\]]+)+?/(?=" + re.escape(marker) + ")"), ""))
-    rules.append((re.compile(at + re.escape(str(project.root).rstrip("/") + "/")), ""))
+    code store the same words (merged shards, git diffs) and a reader of the JSON sees no one's folders: `unrooted`'s
+    rule, the one the views read older records by, given this project's bundled package, root and the folders the
+    library is installed in. Applied after judging: the judge compares what it observed."""
+    bundled, root = project.library.bundled, str(project.root)
 
     def stored(text: str) -> str:
-        if "/" not in text:
-            return text
-        text = unrooted(text)
-        for rule, replacement in rules:
-            text = rule.sub(replacement, text)
-        return text
+        return unrooted(text, bundled, root, installed)
 
     return stored
 
