@@ -382,17 +382,19 @@ def _rich_message(text: str) -> str:
 
 
 def candidates(text: str, meter: Meter | None = None) -> list[Candidate]:
-    """Stage 3: messages a normalised paste may hold, most likely first."""
+    """Stage 3: messages a normalised paste may hold, most likely first. A message is read without the blanks
+    around it, leading as trailing: `raise RuntimeError(f'  {error}')` prints the words it relays whole, not
+    inside a longer message (round thirty-four: leading blanks took a retelling's path, trailing ones did not)."""
     meter = meter or Meter()
     meter.work += 2 * len(text)  # the two scans: exception lines, exception names inside lines
     lines = exception_lines(text, meter)[-rules.CHAIN:]
     found: list[Candidate] = []
     for chain, (at, name, first, _end) in enumerate(reversed(lines)):
-        found.append(Candidate(first.rstrip(rules.WHITESPACE), name, chain, at))
+        found.append(Candidate(strip(first), name, chain, at))
         after = lines[len(lines) - chain][0] - 1 if chain else len(text)
         more = message_lines(text, at, after, meter)
         if more:
-            found.append(Candidate((first + "\n" + more).rstrip(rules.WHITESPACE), name, chain, at))
+            found.append(Candidate(strip(first + "\n" + more), name, chain, at))
     found.append(Candidate(text, None))
     return found
 

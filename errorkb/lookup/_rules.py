@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-RULES_VERSION = 47
+RULES_VERSION = 48
 
 CAP = 1 << 16  # characters of a paste read: its last 64 KiB
 CHAIN = 64  # exception lines tried whole, counted from the end of the paste
@@ -399,11 +399,14 @@ OWN_FILE = r"^(?:/|~/|[A-Za-z]:/)"
 # literal wrote them (`raise RuntimeError(f"step {i}: 'Store' object has no attribute 'old_field'")`), ruled out as
 # a whole own raise is (round seventeen).
 WRITTEN_MIN = 16
-# Such a `raise` that builds its message from a value alone, with no words of its own: no string literal, or an
-# f-string of placeholders only (`raise RuntimeError(str(error)) from None`, `raise AttributeError(message)`,
-# `raise NodeError(f"{error}")`). A handler that relays a library's error by its text loses the chain this way: the
-# words may be the library's, or the user's own; possible, never confirmed (round sixteen).
-RELAYED = r"^raise(?:[ \t](?:[^'\"\n]|[fF](['\"])(?:\{[^{}'\"\n]*\})+\1)*)?$"
+# Such a `raise` that builds its message from a value alone, with no words of its own: its string literals hold
+# placeholders and blanks only, in any formatting style (`raise RuntimeError(str(error)) from None`,
+# `raise AttributeError(message)`, `raise NodeError(f"{error}")`, `f'  {error} '`, `'%s' % error`,
+# `'{}'.format(error)`, `' ' + str(error)`). A handler that relays a library's error by its text loses the chain this
+# way: the words may be the library's, or the user's own; possible, never confirmed (round sixteen), whatever blanks
+# it adds (round thirty-four: a trailing blank read as the user's own words, `%s` and `.format` too).
+RELAYED = r"^raise(?:[ \t](?:[^'\"\n]|(['\"])(?:\{[^{}'\"\n]*\}|%(?:\([^()'\"\n]*\))?[-#+]*[0-9]*(?:\.[0-9]+)?[rsa]" \
+    r"|[ \t]|\\[tnr])*\1)*)?$"
 # A string on a failing line is text, not code: `log("cache.key_cache is gone")` uses no `key_cache`. Its text is a
 # use only where the whole of it is a name or a dotted name (`NAMED_STRING`): code that reads an attribute by its name
 # (`getattr(cache, "key_cache")`, `attrgetter("cache.key_cache")`). An f-string's replacement fields are code

@@ -544,10 +544,10 @@
     const found = [];
     for (let chain = 0; chain < lines.length; chain++) {
       const { at, name, first } = lines[lines.length - 1 - chain];
-      found.push({ message: rstrip(first, R.whitespace), exception: name, chain, at });
+      found.push({ message: strip(first, R.whitespace), exception: name, chain, at });
       const after = chain ? lines[lines.length - chain].at - 1 : text.length;
       const more = messageLines(text, at, after, R, meter);
-      if (more) found.push({ message: rstrip(first + "\n" + more, R.whitespace), exception: name, chain, at });
+      if (more) found.push({ message: strip(first + "\n" + more, R.whitespace), exception: name, chain, at });
     }
     found.push({ message: text, exception: null, chain: R.chain, at: -1 });
     return found;
