@@ -298,11 +298,11 @@ class _ForWalk(_Quiet):
 
 
 class _ForReader(_Quiet):
-    """The site as the reader views need it: what it serves kept by the browser for an hour (as `_ForWalk`), and the
-    real search index (3.1 MB) only to the first request for it, to every later one the same configuration holding no
-    documents (`index`), never kept. Material's worker indexes what it is given on every full load (the real index:
-    1.5 s of CPU under load) and nothing the views check is drawn from it; the first page's console still shows
-    whether the real one loads clean. The search is tests/site/test_search.py's."""
+    """The site as the reader views and the paste box's tests need it: what it serves kept by the browser for an hour
+    (as `_ForWalk`), and the real search index (3.1 MB) only to the first request for it, to every later one the same
+    configuration holding no documents (`index`), never kept. Material's worker indexes what it is given on every full
+    load (the real index: 1.5 s of CPU under load) and nothing those tests check is drawn from it; the first page's
+    console still shows whether the real one loads clean. The search is tests/site/test_search.py's."""
 
     index: list[bytes]  # [real, empty], the real one taken by the first request
     taking: threading.Lock
@@ -345,8 +345,10 @@ def index_once(site: Path) -> type[_ForReader]:
 
 @pytest.fixture(scope="session")
 def reader_site(real_site) -> Iterator[tuple[Path, str]]:
-    """(site folder, URL): `real_site`'s folder served by another thread for the reader views' tabs, which route
-    nothing (`index_once`: the real search index once per session, then one holding no documents)."""
+    """(site folder, URL): `real_site`'s folder served by another thread for the tabs of the tests that read pages
+    and the paste box but never search (the reader views, tests/site/test_reader_home.py, test_reader_origin.py):
+    `index_once`, the real search index once per session, then one holding no documents
+    (benchmarks/reader_views.py)."""
     site, _ = real_site
     with serve(site, index_once(site)) as url:
         yield site, url

@@ -9,8 +9,8 @@ pytestmark = pytest.mark.browser
 
 
 @pytest.mark.parametrize("width, height", [(390, 844), (360, 640), (1280, 800)])
-def test_the_paste_box_is_on_the_first_screen(visit, real_site, width, height):
-    _, url = real_site
+def test_the_paste_box_is_on_the_first_screen(visit, reader_site, width, height):
+    _, url = reader_site
     tab = visit()
     tab.page.set_viewport_size({"width": width, "height": height})
     tab.page.goto(url, wait_until="load")
