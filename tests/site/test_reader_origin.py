@@ -129,8 +129,6 @@ def test_an_older_index_without_origin_never_sends_the_reader_to_the_replacement
     assert tab.errors == [] and tab.outside == []
 
 
-@pytest.mark.xfail(strict=True, reason="errorkb.js's card reads the index item's raw `origin`, not the matcher's "
-                   "(lookup.js `origin`): an older index's raise says nothing; /work/brief/speed19-errorkb.js.patch")
 def test_an_older_index_without_origin_still_says_where_a_raise_comes_from(visit, reader_site):
     """h207 (UniVLA)'s candidate is a raise (`Module.__getattr__`): in an index without `origin`, its function is where
     it comes from, as `errorkb lookup` says it (lookup.js `origin`, one reading for both)."""

@@ -68,10 +68,10 @@
   }
 
   /* Where the error comes from, in the page's words: the matcher's `origin` (lookup.js, one reading with
-   * `errorkb lookup`), or nothing where it has none (a removed API in an older index: its function is the
-   * replacement, where no reader is sent). */
-  const origin = (entry) => (Array.isArray(entry.origin) && entry.origin.length === 2
-    ? [` ${entry.origin[0]} `, element("code", { textContent: entry.origin[1] })]
+   * `errorkb lookup`; never the index item's own field, which an older index lacks), or nothing where it has none
+   * (a removed API in an older index: its function is the replacement, where no reader is sent). */
+  const origin = (known) => (known.origin
+    ? [` ${known.origin[0]} `, element("code", { textContent: known.origin[1] })]
     : []);
 
   /* Markdown code spans (a title, an advice) as <code>: every piece goes in as text, never HTML. */
@@ -133,7 +133,7 @@
       element("a", { className: "ekb-lookup__title", ...(safeHref(entry.url, root) ? { href: safeHref(entry.url, root) } : {}) },
         ...inlineNodes(entry.title)),
       element("div", { className: "ekb-lookup__meta" },
-        element("code", { textContent: entry.exception }), ...origin(entry),
+        element("code", { textContent: entry.exception }), ...origin(match.known),
         match.exact ? "" : element("span", { className: "ekb-lookup__loose", textContent: " · found inside the pasted text" })),
       wordingLine(match),
       releaseLine(match),
