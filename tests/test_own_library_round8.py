@@ -210,7 +210,9 @@ def test_an_error_raised_in_compiled_code_end_to_end_without_a_pass_never_observ
     assert built.returncode == 0, built.stderr[-3000:]
     page = (tmp_path / "site" / "errors" / "pydantic" / "int-parsing" / "index.html").read_text()
     assert "github.com/pydantic/pydantic/blob/v2.14.4/pydantic/main.py#L280" in page, page[:2000]
-    assert "Not verified yet" in page, page[:2000]  # the before: no report shows it raising the error
+    # the before failed when verified: the page says so, with why, never "Not verified yet" nor a pass (reader round 7)
+    assert "Failed when verified" in page and "Not verified yet" not in page, page[:2000]
+    assert "could not be read when it was raised without running code of its own" in page, page[:2000]
 
 
 def test_an_exception_named_by_the_package_that_imports_it_fails_saying_what_to_write(tmp_path, capsys):

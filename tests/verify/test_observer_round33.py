@@ -302,7 +302,22 @@ _IN_OBJECTS = {
 }
 
 
-@pytest.mark.parametrize("where", sorted(_IN_OBJECTS))
+# Round thirty-three's observer (registries inside objects, modules first loaded while the snippet ran) did not land:
+# run from main it failed an honest before of the knowledge base in subprocess isolation
+# (`forward-unexpected-cache-kwarg::before[upstream-cpu]`: "the snippet planted C code where GenerationMixin._prefill
+# calls it (partial ...)"; tests/test_knowledge_base.py), a false failure whose cause was not found in time. These
+# attacks pass a before on the observer that did: strict xfails until the round lands with that twin passing.
+_NOT_LANDED = pytest.mark.xfail(strict=True, reason="known false pass (docs/threat-model.md, round thirty-three): a "
+                                "registry inside an object of the library's module, or a module of the target's first "
+                                "loaded while the snippet ran, is not searched; the round's observer failed an honest "
+                                "before in subprocess isolation and did not land")
+
+
+def _not_landed(names):
+    return [pytest.param(name, marks=_NOT_LANDED) for name in names]
+
+
+@pytest.mark.parametrize("where", _not_landed(sorted(_IN_OBJECTS)))
 def test_c_code_planted_in_a_registry_inside_an_object_of_the_librarys_module_is_planted(tmp_path, where):
     """The error starts in C code the snippet planted, which the library found in a registry its module keeps inside
     an object (an instance's attribute, a class's namespace, a weak-value dictionary, a cache), returned by a helper
@@ -348,7 +363,7 @@ _IN_LATER = {
 }
 
 
-@pytest.mark.parametrize("how", sorted(_IN_LATER))
+@pytest.mark.parametrize("how", _not_landed(sorted(_IN_LATER)))
 def test_c_code_planted_in_a_module_first_loaded_while_the_snippet_ran_is_planted(tmp_path, how):
     """The snippet imports a module of the target that was not loaded before it ran (or puts its own under that name
     and file), and sets what it holds: the library's lazy import finds it and calls it."""
@@ -426,7 +441,8 @@ def _zygote_case(tmp_path: Path, body: str, watched: str):
     return fork_and_return(zygote)
 
 
-@pytest.mark.parametrize("where", ["instance-attribute", "lru-cache", "slots", "deque", "class-namespace"])
+@pytest.mark.parametrize("where", _not_landed(["instance-attribute", "lru-cache", "slots", "deque",
+                                                "class-namespace"]))
 def test_c_code_planted_in_a_registry_inside_an_object_is_planted_from_the_zygotes_copy(tmp_path, where):
     """As above, in a check forked from a zygote that took the library's registries before any check existed."""
     from tests.verify import lean_parent
@@ -437,6 +453,7 @@ def test_c_code_planted_in_a_registry_inside_an_object_is_planted_from_the_zygot
     _steered(seen)
 
 
+@_NOT_LANDED
 def test_the_librarys_own_registries_from_the_zygotes_copy_are_not_planted(tmp_path):
     """The honest twin, forked from the zygote."""
     from tests.verify import lean_parent

@@ -68,7 +68,6 @@ import _imp
 import _thread
 import array
 import builtins
-import collections
 import contextvars
 import copyreg
 import ctypes
@@ -81,7 +80,6 @@ import json.encoder
 import operator
 import os
 import signal
-import stat
 import sys
 import time
 import types
@@ -146,17 +144,6 @@ _c_cached_property = functools.cached_property
 # C callables that call what they hold with their own caller's arguments, as they are (a cache around a function): what
 # they hold is called as if it were called directly, and binds nothing (`_p_calls_held`).
 _c_PASS_THROUGH = (functools._lru_cache_wrapper,)
-_c_LRU_CACHE = functools._lru_cache_wrapper
-_c_deque = collections.deque
-_c_member_get = types.MemberDescriptorType.__get__
-# What marks a table's copy as an object's (`_object_entry`): its `__dict__`, a copy of it, and its slots' values.
-_c_OBJECT_ENTRY = "object"
-_c_stat = os.stat
-_c_stat_isreg = stat.S_ISREG
-_c_str_startswith = str.startswith
-_c_str_endswith = str.endswith
-_c_str_replace = str.replace
-_c_deque_iter = collections.deque.__iter__
 # What a cache's C traversal lists after its cached keys and results (which it returns, never calls), in CPython's
 # order: its cache dict, its function, its keyword mark (a plain `object()`), its link type, its `CacheInfo`, then its
 # `__dict__` where it has one (`_p_cache_calls`). Checked on a cache made here: where it does not hold, all a cache
@@ -722,7 +709,6 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         "reader_spaces": _reader_spaces(readers), "reader_shared": _reader_shared(readers),
         "as_was": spaces[0], "classes_as_were": spaces[1], "modules_as_were": spaces[2], "returned": {}, "c_made": {},
         "tables": [],  # `_python_tables`, once the private code can tell Python's own files
-        "target_named": {},  # `_p_target_named`: module name -> whether it names a file of the target's
         "copies_held": spaces[3], "binders_as_were": spaces[3]["binders"],
         "memory": memory, "versions_now": _version_reader(memory, spaces[3]["addresses"]), "differing": {},
         "raised_refs": _raised_references(), "searched": {"handed": 0, "unreferenced": 0, "made": 0},
@@ -766,9 +752,6 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         # The bodies of the held modules running now (`_p_follow_import`): one that puts another module in its own
         # entry, with no code of the snippet's run meanwhile, is the library's own import (`_p_import_return`).
         "importing": {},
-        # `_p_follow_body`: a target module's body running (frame id -> [frame, snippet frames started]), and, once it
-        # ended with no code of the snippet's run meanwhile, its namespace as its body left it (id -> (dict, copy))
-        "bodies_running": {}, "bodies": {},
         # The frames of the target's metaclasses' `__new__` running now (`_p_follow_maker`), and, for each class one
         # returned with no code of the snippet's run meanwhile, what it put in the class that its namespace did not
         # hold as it began (`_p_maker_return`): the library's own choice (`_p_library_put`).
@@ -818,7 +801,7 @@ def _python_tables(in_tables: Callable[[Any], bool], roots: tuple[tuple[str, ...
             or not all(root.startswith(trusted) for root in (*roots[0], *roots[2])):
         seen: set[int] = {id(sys.modules)}
         return [entry for name, module in list(sys.modules.items()) for entry in _tables_of(name, module, in_tables,
-                                                                                             seen, roots[2])]
+                                                                                             seen)]
     renewed, copied = copies["renewed"], copies["modules"]
     tables: list[tuple[Any, Any, int]] = []
     seen = {id(sys.modules)}
@@ -829,26 +812,14 @@ def _python_tables(in_tables: Callable[[Any], bool], roots: tuple[tuple[str, ...
             value = entry[0]
             if id(value) not in seen:
                 seen.add(id(value))
-                tables.append(entry if _unwritten(entry) else _table(value))
+                tables.append(entry if type(value) is dict and _version(value) == entry[2] else _table(value))
     for module_id in renewed:
         known = copied.get(module_id)
         if known is not None:
-            tables.extend(_tables_of("", known[0], in_tables, seen, roots[2]))
+            tables.extend(_tables_of("", known[0], in_tables, seen))
     for name in sys.builtin_module_names:
-        tables.extend(_tables_of(name, sys.modules.get(name), in_tables, seen, roots[2]))
+        tables.extend(_tables_of(name, sys.modules.get(name), in_tables, seen))
     return tables
-
-
-def _unwritten(entry: tuple[Any, Any, int]) -> bool:
-    """A zygote's table still as it took it: a dict, or an object with no slots whose very `__dict__` it copied, whose
-    version did not move since (a list, a set, a cache carry none: taken again)."""
-    value, copy, version = entry
-    if isinstance(value, dict):
-        return _version(value) == version
-    if type(copy) is tuple and not copy[3] and copy[1] is not None:
-        space = _own_namespace(value)
-        return space is not None and space is copy[1] and _version(space) == version
-    return False
 
 
 def snapshot_tables(stdlib_roots: tuple[str, ...], site_roots: tuple[str, ...], target_roots: tuple[str, ...]) -> None:
@@ -860,123 +831,36 @@ def snapshot_tables(stdlib_roots: tuple[str, ...], site_roots: tuple[str, ...], 
     taken = []
     in_tables = functools.partial(_p_holds_tables, stdlib_roots=roots[0], site_roots=roots[1], target_roots=roots[2])
     for name, module in list(sys.modules.items()):
-        entries = _tables_of(name, module, in_tables, seen, roots[2])
+        entries = _tables_of(name, module, in_tables, seen)
         if entries:
             taken.append((id(module), entries))
     _COPIES["tables"] = (roots, taken)
 
 
-def _tables_of(name: Any, module: Any, in_tables: Callable[[Any], bool], seen: set[int],
-               target_roots: tuple[str, ...] = ()) -> list[tuple[Any, Any, int]]:
+def _tables_of(name: Any, module: Any, in_tables: Callable[[Any], bool], seen: set[int]) -> list[tuple[Any, Any, int]]:
     """The containers one module holds by name, if it is one of Python's own or the target's (`_python_tables`), each
-    not `seen`; a module of the target's, also the registries it keeps inside objects it holds (`_object_tables`)."""
+    not `seen`."""
     if type(module) is not types.ModuleType:
         return []
     path = _c_module_dict(module).get("__file__")
     if not (in_tables(path) if type(path) is str else path is None and name in sys.builtin_module_names):
         return []
-    depth = _OBJECT_DEPTH if type(path) is str and _p_in_roots(path, tuple(target_roots)) else 0
-    tables: list[tuple[Any, Any, int]] = []
+    tables = []
     for value in list(_c_module_dict(module).values()):
-        _held_tables(value, depth, seen, tables)
+        kind = type(value)
+        if (kind is dict or kind is list or kind is set) and id(value) not in seen:
+            seen.add(id(value))
+            tables.append(_table(value))
     return tables
 
 
-# How far below a target module's names the registries it keeps inside objects are taken (`_object_tables`): an
-# object's attributes (or a class's namespace), and the objects those hold, once more.
-_OBJECT_DEPTH = 2
-_LRU_CACHE = functools._lru_cache_wrapper
-_NOT_REGISTRIES = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.CodeType, types.FrameType,
-                   types.MethodType)
-
-
-def _held_tables(value: Any, depth: int, seen: set[int], tables: list[tuple[Any, Any, int]]) -> None:
-    """`value`'s table (`_table`), if it is a container (a dict, a list, a set; below a target module's names a dict
-    subclass too, an `OrderedDict` registry); else, while `depth` is above 0, the registries it keeps
-    (`_object_tables`)."""
-    kind = type(value)
-    if kind is dict or kind is list or kind is set or (depth > 0 and isinstance(value, (dict, collections.deque))):
-        if id(value) not in seen:
-            seen.add(id(value))
-            tables.append(_table(value))
-        return
-    if depth > 0:
-        _object_tables(value, depth, seen, tables)
-
-
-def _object_tables(value: Any, depth: int, seen: set[int], tables: list[tuple[Any, Any, int]]) -> None:
-    """The registries an object a target module holds keeps (round thirty-three): the library's code reads them through
-    the object (`REGISTRY.patterns[key]`, `Kinds.table[key]`, a `WeakValueDictionary`'s data, what a
-    `functools.lru_cache` cached) and calls what it finds, often through a helper that returned it, which then only
-    the value stack holds. Taken as tables: an instance's own `__dict__` (its attributes rebound), a class's
-    namespace's containers (its names are compared as a class's already), a cache's held keys and results; and what
-    those hold, while `depth` lasts. Read before the snippet runs, by trusted code."""
-    if id(value) in seen or isinstance(value, _NOT_REGISTRIES):
-        return
-    seen.add(id(value))
-    if type(value) is _LRU_CACHE:
-        tables.append(_table(value))
-        return
-    if isinstance(value, type):
-        if type.__dict__["__flags__"].__get__(value) & (1 << 9):  # a class a statement made: C classes hold none
-            for held in list(type.__dict__["__dict__"].__get__(value).values()):
-                _held_tables(held, depth - 1, seen, tables)
-        return
-    entry = _object_entry(value)
-    _, space, _, slots = entry[1]
-    if space is None and not slots:
-        return
-    tables.append(entry)
-    for _, held in slots:  # what its slots hold (a registry object with no `__dict__`)
-        _held_tables(held, depth - 1, seen, tables)
-    if space is not None and id(space) not in seen:
-        seen.add(id(space))
-        for held in list(space.values()):
-            _held_tables(held, depth - 1, seen, tables)
-
-
-def _object_entry(value: Any) -> tuple[Any, Any, int]:
-    """An object's table (`_object_tables`): the object, with its `__dict__`, a copy of it and each slot's value, and
-    its `__dict__`'s version: a registry's dict swapped whole, or a slot rebound, is seen as a dict written is."""
-    slots = []
-    for klass in type(value).__mro__:
-        if type.__dict__["__flags__"].__get__(klass) & (1 << 9):
-            for slot in list(type.__dict__["__dict__"].__get__(klass).values()):
-                if type(slot) is types.MemberDescriptorType:
-                    try:
-                        slots.append((slot, slot.__get__(value, type(value))))
-                    except AttributeError:  # an empty slot
-                        slots.append((slot, _c_MISSING))
-    space = _own_namespace(value)
-    copy = dict(dict.items(space)) if space is not None else None
-    version = _version(space) if space is not None else 0
-    return value, (_c_OBJECT_ENTRY, space, copy, tuple(slots)), version
-
-
-def _cached_items(held: list[Any]) -> list[Any]:
-    """What a cache holds (its C traversal, `held`), with the keys and values of the dicts among it: a bounded cache
-    lists its keys and results itself, an unbounded one keeps them in its cache dict alone."""
-    items = list(held)
-    for each in held:
-        if type(each) is dict:
-            for pair in list(dict.items(each)):
-                items.extend(pair)
-    return items
-
-
 def _table(value: Any) -> tuple[Any, Any, int]:
-    """A container with a copy of what it holds (a set's as id -> item; a cache's, what its C traversal lists, as a
-    set's) and, for a dict (or a subclass), its version, read first."""
-    if isinstance(value, dict):
+    """A container with a copy of what it holds (a set's as id -> item) and, for a dict, its version, read first."""
+    kind = type(value)
+    if kind is dict:
         version = _version(value)
-        return value, dict(dict.items(value)), version
-    if type(value) is _LRU_CACHE:
-        return value, {id(item): item for item in _cached_items(gc.get_referents(value))}, 0
-    if isinstance(value, collections.deque):
-        return value, {id(item): item for item in collections.deque.__iter__(value)}, 0
-    if type(value) is not list and type(value) is not set:
-        return _object_entry(value)
-    return value, list(value) if type(value) is list else {id(item): item for item in value}, 0
+        return value, dict(value), version
+    return value, list(value) if kind is list else {id(item): item for item in value}, 0
 
 
 def snapshot_kernel_tables(held: Any) -> None:
@@ -2788,9 +2672,6 @@ def _p_trace(ident: int, args: Any) -> None:
             _p_follow_rebinder(frame, code)
         elif _p_held_module_body(frame, code):
             _p_follow_import(frame)
-        elif code.co_name == "<module>" and _p_in_roots(code.co_filename, _S["target_roots"]) \
-                and type(frame.f_globals) is dict:
-            _p_follow_body(frame)
         elif _p_class_maker(code):
             _p_follow_maker(ident, frame, code)
         elif _S["probe"] is not None and _p_in_roots(code.co_filename, _S["target_roots"]) and code.co_argcount:
@@ -2813,10 +2694,9 @@ def _p_trace(ident: int, args: Any) -> None:
     rebinding = _c_dict_get(_S["rebinding"], id(frame))
     importing = _c_dict_get(_S["importing"], id(frame))
     making = _c_dict_get(_S["making"], id(frame))
-    body = _c_dict_get(_S["bodies_running"], id(frame))
     if (record is None or record[0] is not frame) and reader is not frame \
             and (rebinding is None or rebinding[0] is not frame) and (importing is None or importing[0] is not frame) \
-            and (making is None or making[0] is not frame) and (body is None or body[0] is not frame):
+            and (making is None or making[0] is not frame):
         return
     if _c_getframe(2) is not frame:  # the interpreter calls the trace function from the traced frame itself
         _p_tamper("observer", "called the verifier's trace function itself")
@@ -2832,8 +2712,6 @@ def _p_trace(ident: int, args: Any) -> None:
             _p_import_line(importing)
         elif what == "return":
             _p_import_return(importing)
-    if body is not None and body[0] is frame and what == "return":
-        _p_body_return(frame, body)
     if record is None or record[0] is not frame:
         return
     if what == "exception":
@@ -3234,13 +3112,8 @@ def _p_table_entries() -> list[Any]:
     for name, value in _c_list_iter(list(_c_dict_items(_S["sys_modules"]))):
         if type(name) is not str or _c_dict_get(was, name) is not value:
             found.append(value)
-            path = _c_dict_get(_c_module_dict(value), "__file__") if _p_is_module(value) else None
-            copied = _c_dict_get(_S["as_was"], id(value))
-            new = copied is None or copied[0] is not value  # not a module whose names were copied before (`_p_rebound`)
-            if _p_tables_module(path):  # Python's own or the target's, loaded since: all new
-                _p_new_tables(_c_module_dict(value), found, new and _p_in_roots(path, _S["target_roots"]))
-            elif new and _p_is_module(value) and _p_target_named(name):  # a stand-in under a name of the target's
-                _p_new_tables(_c_module_dict(value), found, True)
+            if _p_is_module(value) and _p_tables_module(_c_dict_get(_c_module_dict(value), "__file__")):
+                _p_new_tables(_c_module_dict(value), found)  # Python's own or the target's, loaded since: all new
     for table in _c_tuple_iter(_c_PYTHON_TABLES):
         found.extend([pair[1] for pair in _c_list_iter(list(_c_dict_items(table)))])
     for pair in _c_list_iter(list(_c_context_items(_c_copy_context()))):
@@ -3250,72 +3123,13 @@ def _p_table_entries() -> list[Any]:
     return found
 
 
-def _p_target_named(name: str) -> bool:
-    """A module name that names a file of the target's (`pkg.sub` as `<root's parent>/pkg/sub.py`, or its package's
-    `__init__.py`; a root that is a folder on the import path, `<root>/sub.py`): the import statement, and the
-    library's lazy import, take whatever the module table holds under it. Told by the files alone, once per name
-    (`target_named`), never by what the module object says of itself."""
-    known = _c_dict_get(_S["target_named"], name)
-    if known is not None:
-        return known is True
-    found = False
-    if name and "/" not in name and "\\" not in name and not _c_str_startswith(name, ".") and ".." not in name:
-        tail = _c_str_replace(name, ".", "/")
-        for root in _c_tuple_iter(tuple(_S["target_roots"])):
-            if type(root) is not str or not _c_str_endswith(root, "/"):
-                continue
-            for base in (root, _c_str_rsplit(root[:-1], "/", 1)[0] + "/"):
-                for candidate in (base + tail + ".py", base + tail + "/__init__.py"):
-                    if _p_in_roots(candidate, _S["target_roots"]) and _p_is_file(candidate):
-                        found = True
-    _S["target_named"][name] = found
-    return found
-
-
-def _p_is_file(path: str) -> bool:
-    try:
-        return _c_stat_isreg(_c_stat(path).st_mode)
-    except OSError:
-        return False
-
-
-def _p_new_tables(space: Any, found: list[Any], target: bool) -> None:
+def _p_new_tables(space: Any, found: list[Any]) -> None:
     """The containers a module of Python's own library or the target's loaded while the snippet ran holds by name, into
-    `found`. A module of the target's (`target`) has no copy to say what its own body bound (round thirty-three: the
-    snippet imports it, or the library's lazy import does, and the snippet sets what it holds): every value it holds
-    but a module is searched, and what its classes' namespaces hold (a registry kept in a class), as the registries a
-    module loaded before keeps inside objects are (`_object_tables`), all new."""
-    body = _c_dict_get(_S["bodies"], id(space)) if target else None
-    own = body[1] if body is not None and body[0] is space else None
-    for key, value in _c_list_iter(list(_c_dict_items(space))):
+    `found`."""
+    for _, value in _c_list_iter(list(_c_dict_items(space))):
         kind = type(value)
         if kind is dict or kind is list or kind is set:
             found.append(value)
-        elif not target or _p_is_module(value):
-            continue
-        else:
-            if own is None or _c_dict_get(own, key, _c_MISSING) is not value:
-                found.append(value)  # set since its body ended (or no body was seen): searched whole
-            _p_body_registries(value, kind, found)
-
-
-def _p_body_registries(value: Any, kind: Any, found: list[Any]) -> None:
-    """What a value its module's own body bound keeps that the snippet may have filled since, into `found`: a
-    container, a class's containers, an object's attributes; not the value itself (a partial of the module's, made at
-    its import, is its own: `tensor_tree_map = partial(tree_map, leaf_type=torch.Tensor)`)."""
-    mro = _c_mro(kind)
-    if _p_in(dict, mro) or _p_in(_c_deque, mro):
-        found.append(value)
-    elif _p_in(type, mro):
-        if _c_type_flags(value) & _c_HEAPTYPE:
-            for pair in _c_list_iter(list(_c_proxy_items(_c_type_dict(value)))):
-                held = type(pair[1])
-                if held is dict or held is list or held is set:
-                    found.append(pair[1])
-    elif _c_type_flags(kind) & _c_HEAPTYPE and not _p_in(_c_partial, mro) and kind is not _c_FunctionType:
-        own = _p_own_dict(value, kind)
-        if own is not None:
-            found.append(own)
 
 
 def _p_tables_written(found: list[Any]) -> None:
@@ -3327,58 +3141,22 @@ def _p_tables_written(found: list[Any]) -> None:
     for entry in _c_list_iter(_S["tables"]):
         table, copy, version = entry
         kind = type(table)
-        if type(copy) is tuple:  # an object's registries (`_object_entry`)
-            _p_object_written(table, kind, copy, version, found)
-        elif kind is dict or (kind is not list and kind is not set and kind is not _c_LRU_CACHE
-                              and _p_in(dict, _c_mro(kind))):
-            _p_dict_written(table, copy, version, found)
+        if kind is dict:
+            if _c_VERSIONED and _p_version(id(table) + _c_VERSION_OFFSET) == version:
+                continue
+            now, was = list(_c_dict_items(table)), list(_c_dict_items(copy))
+            for index in range(len(now)):
+                pair = now[index]
+                if index >= len(was) or was[index][0] is not pair[0] or was[index][1] is not pair[1]:
+                    found.append(pair[0])
+                    found.append(pair[1])
         elif kind is list:
             now = list(_c_list_iter(table))
             for index in range(len(now)):
                 if index >= len(copy) or copy[index] is not now[index]:
                     found.append(now[index])
-        elif kind is not set and _p_in(_c_deque, _c_mro(kind)):
-            found.extend([item for item in _c_deque_iter(table) if _c_dict_get(copy, id(item)) is not item])
-        elif kind is _c_LRU_CACHE:  # what it cached since: a key, a result (its C traversal lists both)
-            held = list(_c_get_referents(table))
-            for each in _c_list_iter(list(held)):
-                if type(each) is dict:
-                    for pair in _c_list_iter(list(_c_dict_items(each))):
-                        held.extend(pair)
-            found.extend([item for item in _c_list_iter(held) if _c_dict_get(copy, id(item)) is not item])
         else:
             found.extend([item for item in _c_set_iter(table) if _c_dict_get(copy, id(item)) is not item])
-
-
-def _p_dict_written(table: Any, copy: dict[Any, Any], version: int, found: list[Any]) -> None:
-    """`_p_tables_written` of one dict: a key and its value where either is not the one at that place."""
-    if _c_VERSIONED and _p_version(id(table) + _c_VERSION_OFFSET) == version:
-        return
-    now, was = list(_c_dict_items(table)), list(_c_dict_items(copy))
-    for index in range(len(now)):
-        pair = now[index]
-        if index >= len(was) or was[index][0] is not pair[0] or was[index][1] is not pair[1]:
-            found.append(pair[0])
-            found.append(pair[1])
-
-
-def _p_object_written(owner: Any, kind: Any, copy: tuple[Any, ...], version: int, found: list[Any]) -> None:
-    """`_p_tables_written` of an object a target module holds (`_object_entry`): what its `__dict__` holds anew, all of
-    a `__dict__` put in place of its own (`registry.__dict__ = {...}`), and what a slot holds instead of what it did."""
-    _, space, was, slots = copy
-    if space is not None:
-        now = _p_own_dict(owner, kind)
-        if now is space:
-            _p_dict_written(space, was, version, found)
-        elif now is not None:
-            found.extend([item for pair in _c_list_iter(list(_c_dict_items(now))) for item in pair])
-    for slot, held in _c_tuple_iter(slots):
-        try:
-            current = _c_member_get(slot, owner, kind)
-        except AttributeError:
-            current = _c_MISSING
-        if current is not held and current is not _c_MISSING:
-            found.append(current)
 
 
 def _p_runtime_held() -> list[Any]:
@@ -3823,8 +3601,6 @@ def _p_rebound(changed: list[Any]) -> str | None:
                 name = _c_dict_get(was, "__name__")
                 return (name if type(name) is str else "?") + "." + key + " (rebound)"
             changed.append(now)
-        if _p_in_roots(_c_dict_get(was, "__file__"), _S["target_roots"]):
-            _p_added(current, was, changed)
     for _, entry, version in _c_list_iter(classes):
         cls, was = entry
         for key, now in _c_list_iter(_p_differing(cls, was, version, True)):
@@ -3834,16 +3610,6 @@ def _p_rebound(changed: list[Any]) -> str | None:
                 return _p_qualname(cls) + "." + key + " (rebound)"
             changed.append(now)
     return None
-
-
-def _p_added(current: dict[str, Any], was: dict[str, Any], changed: list[Any]) -> None:
-    """What a target module now holds under a name its copy `was` has not, into `changed` (round thirty-three): the
-    library's code may read a name its own code never binds (`globals().get("OVERRIDE")`, `getattr(module, name,
-    None)`), which the snippet added. Searched for planted code, not read as rebound: a module's names grow as it runs
-    (a submodule imported, a lazy attribute), by trusted code."""
-    for pair in _c_list_iter(list(_c_dict_items(current))):
-        if _c_dict_get(was, pair[0], _c_MISSING) is _c_MISSING:
-            changed.append(pair[1])
 
 
 def _p_written(versioned: bool = False) -> tuple[list[Any], list[Any]]:
@@ -4493,30 +4259,6 @@ def _p_held_module_body(frame: Any, code: Any) -> bool:
         if held == name:
             return True
     return False
-
-
-def _p_follow_body(frame: Any) -> None:
-    """The body of a module of the target's files starting while the snippet runs (round thirty-three): no copy says
-    what its names were before the snippet ran, as none existed. Followed to its end (`_p_body_return`), whose
-    namespace then is what its own body bound."""
-    space = frame.f_globals
-    _S["bodies_running"][id(frame)] = [frame, _S["snippet_calls"], dict(_c_dict_items(space))]
-    frame.f_trace_lines = False
-    frame.f_trace = _S["trace"]
-
-
-def _p_body_return(frame: Any, body: Any) -> None:
-    """A followed module body ends: what its body bound (its namespace, but the names holding what they held as it
-    started) is copied as the module's own (`_p_new_tables` searches what differs from it), where no frame of the
-    snippet's started meanwhile and its thread was alone (else no copy: everything it holds is searched, failing
-    closed)."""
-    _S["graves"].append(_S["bodies_running"].pop(id(frame), None))
-    space = frame.f_globals
-    alone = len(_S["threads"]) == 1 and _c_get_ident() in _S["threads"] and _S["expected"] == 0
-    if _S["snippet_calls"] == body[1] and alone and type(space) is dict:
-        started = body[2]  # what it held as its body started (seeded by the snippet, say): not the body's
-        _S["bodies"][id(space)] = (space, {pair[0]: pair[1] for pair in _c_list_iter(list(_c_dict_items(space)))
-                                           if _c_dict_get(started, pair[0], _c_MISSING) is not pair[1]})
 
 
 def _p_follow_import(frame: Any) -> None:
