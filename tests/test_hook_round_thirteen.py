@@ -45,7 +45,7 @@ def test_the_hook_and_the_lookup_agree_on_which_relays_repeat_the_words():
     with a line break (the hook: the same words; the lookup: an exception line with no message)."""
     from errorkb.hook import explain
     from errorkb.lookup import normalize
-    from errorkb.lookup._match import _same_words
+    from errorkb.lookup import same_words as _same_words
     from errorkb.lookup._paste import ends
 
     def relayed(first: str, second: str) -> bool:

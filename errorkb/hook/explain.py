@@ -36,13 +36,13 @@ from errorkb.lookup import (
     Index,
     Match,
     hint_words,
+    installed_path,
     load_index,
     load_indexes,
     normalize,
     rules,
+    same_words,
 )
-from errorkb.lookup._match import _same_words
-from errorkb.lookup._paste import installed_path
 
 MAX_CANDIDATES = 3
 MAX_CHAIN = 1000  # exceptions of a chain read for forged frames (Python prints at most its own limit)
@@ -388,7 +388,7 @@ def _relayed(value: BaseException, printed: tb.TracebackException | None) -> Ite
     error in its own `raise` with the same words got no block, though Python printed them; the chain read as one
     paste ends with the program's raise of the words, whose complete traceback shows no frame of the library
     ("another caller's"), while the live chain says whose words they are. "The same words" is the lookup's rule
-    (`_same_words`, on the exception lines as it reads them in a paste: `_line`), never a second one (round thirteen:
+    (`same_words`, on the exception lines as it reads them in a paste: `_line`), never a second one (round thirteen:
     the hook's own, whole messages equal character by character, missed a relay that adds a blank or a line); and at
     most the lookup's `rules.RELAYS` of them, from the last, as the lookup reads a printed chain's (each is read
     alone again: a chain of 1,000 errors relaying the same 8 KB words took the explainer's whole deadline)."""
@@ -404,7 +404,7 @@ def _relayed(value: BaseException, printed: tb.TracebackException | None) -> Ite
                  (live.__context__, copy.__context__, copy.__suppress_context__ or copy.__cause__ is not None)]
         for one, other, hidden in pairs:
             if not isinstance(one, BaseException) or other is None or id(one) in seen \
-                    or not _same_words(_line(other), words):
+                    or not same_words(_line(other), words):
                 continue
             seen.add(id(one))
             todo.append((one, other))

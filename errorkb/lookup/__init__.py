@@ -49,11 +49,13 @@ from errorkb.lookup._match import (
     hint_words,
     read_wording,
 )
+from errorkb.lookup._match import _same_words as same_words
 from errorkb.lookup._paste import (
     Candidate,
     Frame,
     candidates,
     frames,
+    installed_path,
     keep_tail,
     message_lines,
     normalize,
@@ -72,6 +74,8 @@ __all__ = ["CAP", "CHAIN", "GROUP", "INSTALLED", "STATED", "Answer", "Candidate"
            "Releases",
            "RuledOut", "Verdict", "Wording", "advice", "candidates", "contains", "fits", "fits_wording", "fnv1a",
            "frame_matches", "hint_json", "hint_words",
-           "frames", "installed_indexes", "keep_tail", "load_index", "load_indexes", "message_lines", "names_releases",
+           "frames", "installed_indexes", "installed_path",
+           "keep_tail", "load_index", "load_indexes", "message_lines", "names_releases",
            "normalize", "plain_quotes", "read_index", "read_wording", "releases_in_paste",
-           "rules", "shipped_index", "since_words", "stated_release", "stated_releases", "strip", "verdict"]
+           "rules", "same_words", "shipped_index", "since_words", "stated_release", "stated_releases", "strip",
+           "verdict"]
