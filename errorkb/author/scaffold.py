@@ -350,8 +350,8 @@ def from_paste(project: Project, entry_id: str, pasted: Pasted, text: str = "") 
     user = _user_frame(pasted.frames, found[0] if found else runtime[0] if runtime else None)
     statement = _statement(user.code if user else None)
     draft.imports = _called_imports(project, pasted.frames, user, statement)
-    if found is None and runtime is None and draft.kind == "raise" and draft.pin is not None and draft.imports \
-            and statement is not None and pasted.frames[-1] is user:
+    if found is None and runtime is None and draft.kind == "raise" and draft.pin is not None and statement is not None \
+            and pasted.frames[-1] is user and (draft.imports or _reaches_by_name(statement, project.library.name)):
         draft.pin = replace(draft.pin, todo=_UNDER_THE_LINE.format(line=_comment(statement)[:100]))
     draft.before = before_stub(project, pasted, user, draft)
     draft.after = after_stub(project, draft)
@@ -623,6 +623,16 @@ def _called_imports(project: Project, frames: tuple[Frame, ...], user: Frame | N
         elif exported(folder, top, name) is not None or submodule(folder, top, name):  # another name of the
             by_module.setdefault(top, []).append(name)  # library's the line uses, or one of its modules
     return "\n".join(f"from {source} import {', '.join(sorted(names))}" for source, names in sorted(by_module.items()))
+
+
+def _reaches_by_name(statement: str, name: str) -> bool:
+    """The line reaches the library by its own name (`nh3.clean(...)`, `google.protobuf.json_format.Parse(...)`), as
+    `import nh3` lets it: a use of the library no name imported from it shows."""
+    tree = ast.parse(statement)
+    if "." not in name:
+        return any(isinstance(node, ast.Name) and node.id == name for node in ast.walk(tree))
+    return any(isinstance(node, ast.Attribute) and f"{ast.unparse(node)}.".startswith(f"{name}.")
+               for node in ast.walk(tree))
 
 
 def _top_level_imports(folder: Path, top: str, statement: str) -> str:
