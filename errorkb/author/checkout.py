@@ -1,5 +1,6 @@
-"""Where the documented library's package lies in its repository (`source_root`) and how the repository names a
-release's tag (`tag`), read from the library's own source on this machine.
+"""Where the documented library's package lies in its repository (`source_root`), how the repository names a
+release's tag (`tag`) and, where the metadata names no repository, its address (a checkout's `origin`), read from
+the library's own source on this machine.
 
 A wheel's files (RECORD, top_level.txt) say where a package is installed, never where it lies in the repository,
 and nothing installed names the tags: without network, only the library's source says them. `init` reads it where

@@ -105,7 +105,8 @@ _VALUES = re.compile(r"""
       (?P<path> \( (?: / | [A-Za-z]:/ ) [^()\n]{0,1000} \) )               # (/venv/.../__init__.py)
     | (?P<shape> \b[A-Za-z_]\w{0,40}\.Size\( \[ [0-9,\s]{0,400} \] \)      # a runtime's Size([2, 8])
                | [\[(] [ ]? -?[0-9]{1,12} (?: [ ]?,[ ]? -?[0-9]{1,12}){0,31} [ ]?,?[ ]? [\])] )
-    | (?P<name> (?<!\w)'[^'\n]{1,200}'(?!\w) )                            # a quoted name or value (not don't)
+    | (?P<name> (?<!\w)'[^'\n]{1,200}'(?!\w)                             # a quoted name or value (not don't)
+              | (?<!\w)"[^"\n]{1,200}"(?!\w) )                             # Rust's and C's "{}" (nh3, protobuf)
     | (?P<n> (?<![\w.]) -?[0-9]{1,20} (?:\.[0-9]{1,20})? (?:e[-+]?[0-9]{1,4})? (?!\w|\.[0-9]) )
 """, re.VERBOSE)
 
@@ -129,7 +130,7 @@ def templatize(message: str, keep_quoted: bool = False) -> tuple[str, list[tuple
             out.append(f"({{{name}}})")
             value = value[1:-1]
         elif kind == "name":
-            out.append(f"'{{{name}}}'")
+            out.append(f"{value[0]}{{{name}}}{value[0]}")  # in the quotes it was in
             value = value[1:-1]
         else:
             out.append(f"{{{name}}}")
