@@ -115,6 +115,21 @@ def test_init_reads_the_layout_of_the_local_sdist_the_library_was_installed_from
     assert profile["tag"] == "{release}" and "assumed: tag" in err, err
 
 
+def test_a_local_wheel_says_no_layout(tmp_path, capsys, monkeypatch):
+    """A wheel holds the package where it is installed (`tlib/` at its top, `src/` never): nothing read from it."""
+    import zipfile
+
+    wheel = tmp_path / "tlib-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as opened:
+        opened.writestr("tlib/__init__.py", "")
+        opened.writestr("tlib/sub/tlib/__init__.py", "")
+        opened.writestr("tlib-1.0.dist-info/METADATA", "")
+    _dist(tmp_path / "site", "tlib", direct_url={"url": wheel.as_uri(), "archive_info": {}})
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    code, profile, err = _init(tmp_path, capsys, "tlib")
+    assert code == 0 and profile["source_root"] == "src" and "assumed: source_root" in err, err
+
+
 def test_checkout_names_the_clone_of_a_library_installed_from_an_index(tmp_path, capsys, monkeypatch):
     checkout = _checkout(tmp_path / "clone", "tlib", tags=("v1.0",))
     _dist(tmp_path / "site", "tlib")  # from PyPI: no direct_url.json

@@ -92,7 +92,8 @@ def _root_in_folder(top: Path, wanted: tuple[str, ...]) -> str | None:
 
 
 def _root_in_archive(archive: Path, wanted: tuple[str, ...]) -> str | None:
-    """The folder of an sdist (`name-1.0/src/...` inside it) holding the package; None where none or several do."""
+    """The folder of an sdist (`name-1.0/src/...` inside it) holding the package; None where none or several do, or
+    where the archive is no sdist (a wheel)."""
     try:
         if zipfile.is_zipfile(archive):
             with zipfile.ZipFile(archive) as opened:
@@ -106,6 +107,8 @@ def _root_in_archive(archive: Path, wanted: tuple[str, ...]) -> str | None:
                         break
     except (OSError, tarfile.TarError, zipfile.BadZipFile, EOFError, ValueError):
         return None
+    if len({PurePosixPath(name).parts[0] for name in names if PurePosixPath(name).parts}) != 1:
+        return None  # no sdist (one folder, `name-1.0/`, holds all of it): a wheel holds the package as installed
     found = []
     for name in names:
         parts = PurePosixPath(name).parts[1:]  # below the sdist's own top folder
