@@ -384,10 +384,15 @@ def _parser(fast: bool = False) -> argparse.ArgumentParser:
     init.add_argument("--repository", default=None, metavar="OWNER/NAME",
                       help="its source repository (default: from its metadata's project URLs)")
     init.add_argument("--tag-format", default=None, metavar="FORMAT",
-                      help="the repository's tag of a release, e.g. 'v{release}' (default: '{release}'), or "
+                      help="the repository's tag of a release, e.g. 'v{release}' (default: read from the checkout's "
+                           "git tags, else '{release}'), or "
                            "formed from its numbers {major}, {minor}, {micro}: 'v{minor}.{micro}'")
     init.add_argument("--source-root", default=None, metavar="FOLDER",
-                      help="the repository folder holding the import package (default: 'src'; '' for the top)")
+                      help="the repository folder holding the import package (default: read from the checkout, "
+                           "else 'src'; '' for the top)")
+    init.add_argument("--checkout", default=None, type=Path, metavar="DIR",
+                      help="a clone of the library's repository (or its sdist), to read --source-root and "
+                           "--tag-format from (default: the folder or archive pip installed it from, if any)")
     init.add_argument("--import-name", default=None, metavar="NAME",
                       help="the import package (default: from the distribution's files)")
     init.add_argument("--source-url", default=None, metavar="TEMPLATE",
@@ -1691,13 +1696,15 @@ def cmd_init(args: argparse.Namespace) -> int:
     try:
         library = init.describe(args.library, repository=args.repository, tag=args.tag_format,
                                 source_root=args.source_root, import_name=args.import_name,
-                                source_url=args.source_url)
+                                source_url=args.source_url, checkout=args.checkout)
         written = init.write(args.folder, init.files(library, f"{library.distribution}-errorkb"))
     except init.InitError as error:
         return _usage("init", str(error))
     root = args.folder
     out.print(f"wrote a knowledge base of {library.distribution} {library.release} ({library.repository}) in {root}: "
               f"{len(written)} files", markup=False)
+    for note in library.read:
+        err.print(f"read from {library.read_from}: {note}", markup=False)
     for note in library.assumed:
         err.print(f"assumed: {note}", markup=False)
     out.print(f"next: {init.next_step(root)} && errorkb new ID --from-traceback - (paste a traceback), then "

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 
+from errorkb.author import checkout as library_source
 from errorkb.core.entry import library_folder
 from errorkb.core.logsafe import unshown
 from errorkb.core.problems import quoted
@@ -53,11 +54,13 @@ class Library:
     source_root: str
     summary: str = ""
     assumed: list[str] = field(default_factory=list)  # what was not read from the metadata: say so
+    read: list[str] = field(default_factory=list)  # what was read from the library's own source (`read_from`)
+    read_from: str = ""  # that source: a checkout or an sdist on this machine, printed, never written into a file
     requires: list[tuple[str, str]] = field(default_factory=list)  # (import name, distribution) it requires
 
 
 def describe(dist: str, *, repository: str | None = None, tag: str | None = None, source_root: str | None = None,
-             import_name: str | None = None, source_url: str | None = None) -> Library:
+             import_name: str | None = None, source_url: str | None = None, checkout: Path | None = None) -> Library:
     try:
         found = metadata.distribution(dist)
     except metadata.PackageNotFoundError:
@@ -74,7 +77,17 @@ def describe(dist: str, *, repository: str | None = None, tag: str | None = None
                         + "; give --import-name NAME, the one its users import (a package inside a namespace "
                           "package by its dotted name: google.protobuf)")
     single = _single_module(found, name)
+    if checkout is not None and not (checkout.is_dir() or checkout.is_file()):
+        raise InitError(f"--checkout {quoted(str(checkout))} is no folder or archive here; give a clone of "
+                        f"{dist}'s repository (or its sdist), or leave --checkout out")
+    where = checkout or library_source.installed_from(found)
+    source = library_source.read(where, name, found.version, single=single) if where is not None else None
+    read_notes = []
     host, read = _repository(found)
+    if repository is None and read is None and source is not None and source.origin is not None:
+        host, read = _repository_at(source.origin)
+        if read is not None:
+            read_notes.append(f"repository = {_toml(read)}: the checkout's origin ({host})")
     if repository is None:
         if read is None:
             raise InitError(f"{dist}'s metadata names no source repository; give --repository OWNER/NAME "
@@ -90,16 +103,24 @@ def describe(dist: str, *, repository: str | None = None, tag: str | None = None
             check_format(tag)  # said in the words of the flag the author gave
         except ValueError as error:
             raise InitError(f"tag: --tag-format{str(error).removeprefix('tag')}") from None
+    elif source is not None and source.tag is not None:
+        tag = source.tag
+        read_notes.append(f"tag = {_toml(tag)}: the tag of a release, from the repository's git tags")
     else:
         tag = "{release}"
         assumed.append(f"tag = \"{{release}}\": a release's tag is named like the release ({found.version}); give "
                        "--tag-format 'v{release}' if the repository's tags carry a prefix, or one from its numbers "
-                       "({major}, {minor}, {micro}) if they name another ('v{minor}.{micro}')")
-    if source_root is None:
+                       "({major}, {minor}, {micro}) if they name another ('v{minor}.{micro}')"
+                       + _unread("no one tag format fits its git tags", where, source))
+    if source_root is None and source is not None and source.source_root is not None:
+        source_root = source.source_root
+        place = f"{source_root}/" if source_root else "the top of the repository"
+        read_notes.append(f"source_root = {_toml(source_root)}: the package lies at {place}")
+    elif source_root is None:
         source_root = "src"
-        where = f"the module lies at src/{name}.py" if single else f"the package lies at src/{name}/"
-        assumed.append(f"source_root = \"src\": {where} in the repository; give --source-root '' if it lies "
-                       "at the top")
+        at = f"the module lies at src/{name}.py" if single else f"the package lies at src/{name.replace('.', '/')}/"
+        assumed.append(f"source_root = \"src\": {at} in the repository; give --source-root '' if it lies "
+                       "at the top" + _unread("no one folder of it holds the package", where, source))
     requires = _requires(found, name)
     if requires:
         named = ", ".join(f"{module} ({distribution})" for module, distribution in requires)
@@ -108,9 +129,18 @@ def describe(dist: str, *, repository: str | None = None, tag: str | None = None
                        "ones a user imports beside it, e.g. the library it extends)")
     library = Library(name=name, distribution=meta["Name"] or dist, release=found.version, repository=repository,
                       source_url=source_url, tag=tag, source_root=source_root.strip("/"),
-                      summary=(meta["Summary"] or "").strip(), assumed=assumed, requires=requires)
+                      summary=(meta["Summary"] or "").strip(), assumed=assumed, requires=requires,
+                      read=read_notes, read_from=quoted(str(where)) if read_notes else "")
     _check(library)
     return library
+
+
+def _unread(what: str, where: Path | None, source: library_source.Source | None) -> str:
+    """Why a value was assumed: where init looked for it, or how to let it look (a wheel's files never say it)."""
+    if source is not None:
+        return f" (read nothing from {quoted(str(where))}: {what})"
+    return (", or --checkout DIR, a clone of the repository, to read it from there (a wheel's files do not say "
+            "it)")
 
 
 def _check(library: Library) -> None:
@@ -219,9 +249,17 @@ def _repository(found: metadata.Distribution) -> tuple[str | None, str | None]:
         urls.append(("home-page", found.metadata["Home-page"].strip()))
     ranked = sorted(urls, key=lambda pair: _URL_LABELS.index(pair[0]) if pair[0] in _URL_LABELS else 99)
     for _, url in ranked:
-        match = _REPOSITORY.match(url)
-        if match and match["host"] in HOSTS:
-            return match["host"], f"{match['owner']}/{match['name']}"
+        host, repository = _repository_at(url)
+        if repository is not None:
+            return host, repository
+    return None, None
+
+
+def _repository_at(url: str) -> tuple[str | None, str | None]:
+    """(host, owner/name) of a repository's address on a known host, else (None, None)."""
+    match = _REPOSITORY.match(url)
+    if match and match["host"] in HOSTS:
+        return match["host"], f"{match['owner']}/{match['name']}"
     return None, None
 
 
@@ -273,7 +311,8 @@ def _toml(text: str) -> str:
 
 
 def _pyproject(library: Library, package: str, kb_name: str) -> str:
-    notes = "".join(f"# assumed: {note}\n" for note in library.assumed)
+    notes = "".join(f"# read from the library's source: {note}\n" for note in library.read)
+    notes += "".join(f"# assumed: {note}\n" for note in library.assumed)
     return f"""# The knowledge base of {library.distribution}'s errors, started by `errorkb init`.
 # Every key of [tool.errorkb] is described in errorkb's documentation ("The profile, key by key").
 [build-system]

@@ -105,7 +105,8 @@ _VALUES = re.compile(r"""
       (?P<path> \( (?: / | [A-Za-z]:/ ) [^()\n]{0,1000} \) )               # (/venv/.../__init__.py)
     | (?P<shape> \b[A-Za-z_]\w{0,40}\.Size\( \[ [0-9,\s]{0,400} \] \)      # a runtime's Size([2, 8])
                | [\[(] [ ]? -?[0-9]{1,12} (?: [ ]?,[ ]? -?[0-9]{1,12}){0,31} [ ]?,?[ ]? [\])] )
-    | (?P<name> (?<!\w)'[^'\n]{1,200}'(?!\w) )                            # a quoted name or value (not don't)
+    | (?P<name> (?<!\w)'[^'\n]{1,200}'(?!\w)                             # a quoted name or value (not don't)
+              | (?<!\w)"[^"\n]{1,200}"(?!\w) )                             # Rust's and C's "{}" (nh3, protobuf)
     | (?P<n> (?<![\w.]) -?[0-9]{1,20} (?:\.[0-9]{1,20})? (?:e[-+]?[0-9]{1,4})? (?!\w|\.[0-9]) )
 """, re.VERBOSE)
 
@@ -129,7 +130,7 @@ def templatize(message: str, keep_quoted: bool = False) -> tuple[str, list[tuple
             out.append(f"({{{name}}})")
             value = value[1:-1]
         elif kind == "name":
-            out.append(f"'{{{name}}}'")
+            out.append(f"{value[0]}{{{name}}}{value[0]}")  # in the quotes it was in
             value = value[1:-1]
         else:
             out.append(f"{{{name}}}")
@@ -350,8 +351,8 @@ def from_paste(project: Project, entry_id: str, pasted: Pasted, text: str = "") 
     user = _user_frame(pasted.frames, found[0] if found else runtime[0] if runtime else None)
     statement = _statement(user.code if user else None)
     draft.imports = _called_imports(project, pasted.frames, user, statement)
-    if found is None and runtime is None and draft.kind == "raise" and draft.pin is not None and draft.imports \
-            and statement is not None and pasted.frames[-1] is user:
+    if found is None and runtime is None and draft.kind == "raise" and draft.pin is not None and statement is not None \
+            and pasted.frames[-1] is user and (draft.imports or _reaches_by_name(statement, project.library.name)):
         draft.pin = replace(draft.pin, todo=_UNDER_THE_LINE.format(line=_comment(statement)[:100]))
     draft.before = before_stub(project, pasted, user, draft)
     draft.after = after_stub(project, draft)
@@ -623,6 +624,16 @@ def _called_imports(project: Project, frames: tuple[Frame, ...], user: Frame | N
         elif exported(folder, top, name) is not None or submodule(folder, top, name):  # another name of the
             by_module.setdefault(top, []).append(name)  # library's the line uses, or one of its modules
     return "\n".join(f"from {source} import {', '.join(sorted(names))}" for source, names in sorted(by_module.items()))
+
+
+def _reaches_by_name(statement: str, name: str) -> bool:
+    """The line reaches the library by its own name (`nh3.clean(...)`, `google.protobuf.json_format.Parse(...)`), as
+    `import nh3` lets it: a use of the library no name imported from it shows."""
+    tree = ast.parse(statement)
+    if "." not in name:
+        return any(isinstance(node, ast.Name) and node.id == name for node in ast.walk(tree))
+    return any(isinstance(node, ast.Attribute) and f"{ast.unparse(node)}.".startswith(f"{name}.")
+               for node in ast.walk(tree))
 
 
 def _top_level_imports(folder: Path, top: str, statement: str) -> str:
