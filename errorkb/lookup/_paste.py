@@ -232,21 +232,27 @@ def _wrap_width(text: str) -> int:
     return width if all(len(line) <= width for line in text[first:].split("\n")) else 0
 
 
-def _cut_blank_ends(text: str) -> frozenset[str]:
+def _cut_blank_ends(text: str) -> dict[str, str]:
     """The text of each line that ends with exactly one blank, a cut the terminal made right after it
-    (`rules.CUT_BLANK_END`): none when the paste pads its lines (`rules.PADDED_END`), and none whose text also stands
-    as a whole line without the blank."""
+    (`rules.CUT_BLANK_END`), and that blank: none when the paste pads its lines (`rules.PADDED_END`), and none whose
+    text also stands as a whole line without it or with another blank."""
     if _PADDED_END.search(text):
-        return frozenset()
-    noted = {line.group(1) for line in _CUT_BLANK_END.finditer(text)}
-    return frozenset(noted.difference(text.split("\n"))) if noted else frozenset()
+        return {}
+    noted: dict[str, str] = {}
+    for line in _CUT_BLANK_END.finditer(text):
+        blank = line.group(0)[-1]
+        noted[line.group(1)] = blank if noted.get(line.group(1), blank) == blank else ""
+    for bare in text.split("\n") if noted else ():
+        noted.pop(bare, None)
+    return {line: blank for line, blank in noted.items() if blank}
 
 
-def _exception_unwrapped(text: str, width: int, cut_blank: frozenset[str] = frozenset()) -> str:
+def _exception_unwrapped(text: str, width: int, cut_blank: dict[str, str] | None = None) -> str:
     """An exception line (`rules.TRACEBACK_END`) of exactly `width` characters joined with the lines it goes on at,
     nothing between, while each part is `width` long and the next line is no line of its own
     (`rules.EXCEPTION_WRAP_END`). A part one shorter whose blank `LINE_END` took (`cut_blank`) is `width` long: the
-    join puts the blank back."""
+    join puts that blank back."""
+    cut_blank = cut_blank or {}
     lines = text.split("\n")
     out: list[str] = []
 
@@ -260,7 +266,7 @@ def _exception_unwrapped(text: str, width: int, cut_blank: frozenset[str] = froz
         if filled(part) and _TRACEBACK_END.match(part):
             while filled(part) and at + 1 < len(lines) and not _EXCEPTION_WRAP_END.match(lines[at + 1]):
                 at += 1
-                parts.append((" " if len(part) < width else "") + lines[at])
+                parts.append((cut_blank[part] if len(part) < width else "") + lines[at])
                 part = lines[at]
         out.append("".join(parts))
         at += 1

@@ -296,10 +296,11 @@ EXCEPTION_WRAP_END = r'(?:' + STOP_LINE + r'|(?<![^\n])[ \t]*File "|' + TRACEBAC
 # A terminal that cut a line right after one of its blanks left that blank as the cut line's last character, which
 # LINE_END takes before EXCEPTION_WRAP_END's width is read: an exception line cut so (`...'DynamicCache' object ` /
 # `has no attribute 'key_cache'`) read W - 1 and stayed cut. Before LINE_END, the text of each line that ends with
-# exactly one blank is noted (CUT_BLANK_END, group 1), unless the same text stands in the paste as a whole line without
-# it (which copy was cut is not told) or any line ends with two or more blanks (PADDED_END: a console, an editor or a
-# quoted reply that pads lines to one width, where one blank is padding too). An exception line of W - 1 characters so
-# noted fills the width, and its join puts the blank back. Session 60, round thirty-one's strict xfail.
+# exactly one blank is noted with that blank (CUT_BLANK_END, group 1), unless the same text stands in the paste as a
+# whole line without it or with another blank (which copy was cut is not told), and none when any line ends with two
+# or more blanks (PADDED_END: a console, an editor or a quoted reply that pads lines to one width, where one blank is
+# padding too). An exception line of W - 1 characters so noted fills the width, and its join puts the blank back.
+# Session 60, round thirty-one's strict xfail.
 CUT_BLANK_END = r"(?<![^\n])([^\n]*[^ \t\n])[ \t](?![^\n])"
 PADDED_END = r"[ \t][ \t](?![^\n])"
 # The error a paste ended with decides what can be confirmed: its last exception line whose name reads as an

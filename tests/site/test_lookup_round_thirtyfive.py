@@ -89,6 +89,15 @@ def test_a_noted_line_of_the_width_less_one_is_joined_with_its_blank(width):
     assert _normalize(_frames(width) + "\n" + cut + "\nyz").endswith("\n" + cut + "yz")
 
 
+def test_the_join_puts_back_the_blank_the_cut_left():
+    """A tab left at the cut is put back as a tab; a text noted once with a blank and once with a tab tells nothing."""
+    width = 40
+    tab = _line(width - 1) + "\t"
+    assert _normalize(_frames(width) + "\n" + tab + "\nyz").endswith("\n" + tab + "yz")
+    both = _frames(width) + "\n" + _line(width - 1) + " \nab\n" + tab + "\nyz"
+    assert _apart(both, tab, "yz")
+
+
 def _pastes() -> list[str]:
     pastes = [hard_wrapped(KEY_TB, width) for width in CUT_AFTER_A_MESSAGE_BLANK]
     for width in (40, 48):
@@ -97,7 +106,8 @@ def _pastes() -> list[str]:
                    _line(width - 1) + "\n" + _frames(width) + "\n" + cut + "\nyz",
                    "\n".join(line + " " * (width - len(line))
                              for line in (_frames(width) + "\n" + cut + "\nyz").split("\n")),
-                   _frames(width) + "\n" + cut + "\n\nyz"]
+                   _frames(width) + "\n" + cut + "\n\nyz", _frames(width) + "\n" + _line(width - 1) + "\t\nyz",
+                   _frames(width) + "\n" + cut + "\nab\n" + _line(width - 1) + "\t\nyz"]
     return pastes
 
 

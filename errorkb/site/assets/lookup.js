@@ -397,13 +397,18 @@
     return text.slice(first).split("\n").every((line) => codePoints(line) <= width) ? width : 0;
   }
 
-  /* The text of each line that ends with exactly one blank, a cut right after it; none when the paste pads its lines,
-   * none whose text also stands as a whole line without it (_paste.py:_cut_blank_ends, _rules.py:CUT_BLANK_END). */
+  /* The text of each line that ends with exactly one blank, a cut right after it, and that blank; none when the paste
+   * pads its lines, none whose text also stands as a whole line without it or with another blank
+   * (_paste.py:_cut_blank_ends, _rules.py:CUT_BLANK_END). */
   function cutBlankEnds(text, R) {
-    const noted = new Set();
+    const noted = new Map();
     if (R.patterns.PADDED_END.test(text)) return noted;
-    for (const line of text.matchAll(R.patterns.CUT_BLANK_END)) noted.add(line[1]);
-    if (noted.size) for (const line of text.split("\n")) noted.delete(line);
+    for (const line of text.matchAll(R.patterns.CUT_BLANK_END)) {
+      const blank = line[0].slice(-1);
+      noted.set(line[1], (noted.has(line[1]) ? noted.get(line[1]) : blank) === blank ? blank : "");
+    }
+    if (noted.size) for (const bare of text.split("\n")) noted.delete(bare);
+    for (const [line, blank] of noted) if (!blank) noted.delete(line);
     return noted;
   }
 
@@ -423,7 +428,7 @@
           end.lastIndex = 0;
           if (end.test(lines[at + 1])) break;
           at++;
-          parts.push((codePoints(part) < width ? " " : "") + lines[at]);
+          parts.push((codePoints(part) < width ? cutBlank.get(part) : "") + lines[at]);
           part = lines[at];
         }
       }
