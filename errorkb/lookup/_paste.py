@@ -69,6 +69,8 @@ _FRAME_WRAP = rules.compiled(rules.FRAME_WRAP)
 _FRAME_NAME_WRAP = rules.compiled(rules.FRAME_NAME_WRAP)
 _FRAME_CUT_BLANK = rules.compiled(rules.FRAME_CUT_BLANK)
 _EXCEPTION_WRAP_END = rules.compiled(rules.EXCEPTION_WRAP_END)
+_CUT_BLANK_END = rules.compiled(rules.CUT_BLANK_END)
+_PADDED_END = rules.compiled(rules.PADDED_END)
 _PREFIX = rules.compiled(rules.PREFIX)
 _LOG_RECORD = rules.compiled(rules.LOG_RECORD)
 _LISTED_LEAD = rules.compiled(rules.LISTED_LEAD)
@@ -157,7 +159,7 @@ def normalize(text: str, meter: Meter | None = None, logged: set[int] | None = N
     """Stage 2: what terminals and tools add, taken away. `logged`, when given, receives the numbers (from 0) of the
     normalised text's lines that carried a log record's prefix (`logged_lines`)."""
     meter = meter or Meter()
-    meter.work += (33 + rules.FRAME_WRAPS) * len(text)  # the passes below each read the text once
+    meter.work += (35 + rules.FRAME_WRAPS) * len(text)  # the passes below each read the text once
     text = text.replace("\ufeff", "").replace("\u00a0", " ")
     meter.work += len(text)
     if '\\n"' in text:  # a record that holds one line ends it so: Docker's log of plain output
@@ -180,6 +182,7 @@ def normalize(text: str, meter: Meter | None = None, logged: set[int] | None = N
     text = _QUOTED.sub(lambda run: _QUOTE_MARK.sub("", run.group(0)), text)
     text = _DIFF_HUNK.sub(_hunk_text, text)
     text = _DIFF_CHANGE.sub(_change_text, text)
+    cut_blank = _cut_blank_ends(text)  # before LINE_END takes the blanks
     text = _LINE_END.sub("", text)
     text = _DOCTEST_EXPECTED.sub(lambda report: report.group(1) + "\n" + report.group(2), text)
     text = by_process(text)
@@ -199,7 +202,7 @@ def normalize(text: str, meter: Meter | None = None, logged: set[int] | None = N
         if not joined:
             break
     if width:
-        text = _exception_unwrapped(text, width)
+        text = _exception_unwrapped(text, width, cut_blank)
     text = _FRAME_NAME_WRAP.sub(r"\1\2\3", text)
     text = _SUFFIX.sub("", text)
     text = _LINE_END.sub("", text)  # again: a link's text or the hint's removal may leave blanks at a line's end
@@ -229,21 +232,42 @@ def _wrap_width(text: str) -> int:
     return width if all(len(line) <= width for line in text[first:].split("\n")) else 0
 
 
-def _exception_unwrapped(text: str, width: int) -> str:
+def _cut_blank_ends(text: str) -> dict[str, str]:
+    """The text of each line that ends with exactly one blank, a cut the terminal made right after it
+    (`rules.CUT_BLANK_END`), and that blank: none when the paste pads its lines (`rules.PADDED_END`), and none whose
+    text also stands as a whole line without it or with another blank."""
+    if _PADDED_END.search(text):
+        return {}
+    noted: dict[str, str] = {}
+    for line in _CUT_BLANK_END.finditer(text):
+        blank = line.group(0)[-1]
+        noted[line.group(1)] = blank if noted.get(line.group(1), blank) == blank else ""
+    for bare in text.split("\n") if noted else ():
+        noted.pop(bare, None)
+    return {line: blank for line, blank in noted.items() if blank}
+
+
+def _exception_unwrapped(text: str, width: int, cut_blank: dict[str, str] | None = None) -> str:
     """An exception line (`rules.TRACEBACK_END`) of exactly `width` characters joined with the lines it goes on at,
     nothing between, while each part is `width` long and the next line is no line of its own
-    (`rules.EXCEPTION_WRAP_END`)."""
+    (`rules.EXCEPTION_WRAP_END`). A part one shorter whose blank `LINE_END` took (`cut_blank`) is `width` long: the
+    join puts that blank back."""
+    cut_blank = cut_blank or {}
     lines = text.split("\n")
     out: list[str] = []
+
+    def filled(part: str) -> bool:
+        return len(part) == width or (len(part) == width - 1 and part in cut_blank)
+
     at = 0
     while at < len(lines):
         part = lines[at]
         parts = [part]
-        if len(part) == width and _TRACEBACK_END.match(part):
-            while len(part) == width and at + 1 < len(lines) and not _EXCEPTION_WRAP_END.match(lines[at + 1]):
+        if filled(part) and _TRACEBACK_END.match(part):
+            while filled(part) and at + 1 < len(lines) and not _EXCEPTION_WRAP_END.match(lines[at + 1]):
                 at += 1
+                parts.append((cut_blank[part] if len(part) < width else "") + lines[at])
                 part = lines[at]
-                parts.append(part)
         out.append("".join(parts))
         at += 1
     return "\n".join(out)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-RULES_VERSION = 48
+RULES_VERSION = 49
 
 CAP = 1 << 16  # characters of a paste read: its last 64 KiB
 CHAIN = 64  # exception lines tried whole, counted from the end of the paste
@@ -293,6 +293,16 @@ TRACEBACK_END = (r"(?<![^\n])(?:[A-Za-z_][A-Za-z0-9_]*\.)*(?:[A-Za-z_][A-Za-z0-9
 # a traceback's marker or chaining line (STOP_LINE), a frame line or another exception's line. Round thirty-one; the
 # cut after a blank and inside the name, session 58.
 EXCEPTION_WRAP_END = r'(?:' + STOP_LINE + r'|(?<![^\n])[ \t]*File "|' + TRACEBACK_END + r')'
+# A terminal that cut a line right after one of its blanks left that blank as the cut line's last character, which
+# LINE_END takes before EXCEPTION_WRAP_END's width is read: an exception line cut so (`...'DynamicCache' object ` /
+# `has no attribute 'key_cache'`) read W - 1 and stayed cut. Before LINE_END, the text of each line that ends with
+# exactly one blank is noted with that blank (CUT_BLANK_END, group 1), unless the same text stands in the paste as a
+# whole line without it or with another blank (which copy was cut is not told), and none when any line ends with two
+# or more blanks (PADDED_END: a console, an editor or a quoted reply that pads lines to one width, where one blank is
+# padding too). An exception line of W - 1 characters so noted fills the width, and its join puts the blank back.
+# Session 60, round thirty-one's strict xfail.
+CUT_BLANK_END = r"(?<![^\n])([^\n]*[^ \t\n])[ \t](?![^\n])"
+PADDED_END = r"[ \t][ \t](?![^\n])"
 # The error a paste ended with decides what can be confirmed: its last exception line whose name reads as an
 # exception's (`FATAL_NAME`: not a log's `INFO:`, not a warning printed at shutdown), the earlier lines that say
 # it again, and the exceptions a chain sentence (`CHAINED`) ties to it. Matched anywhere else, an entry is a
@@ -745,6 +755,7 @@ def rules_document(generic: list[str] | tuple[str, ...]) -> dict[str, Any]:
                      "RICH_TOP": RICH_TOP, "RICH_BOTTOM": RICH_BOTTOM,
                      "RICH_FOLD": RICH_FOLD, "RICH_WRAP": RICH_WRAP, "RICH_EDGE": RICH_EDGE, "FRAME_WRAP": FRAME_WRAP,
                      "FRAME_CUT_BLANK": FRAME_CUT_BLANK, "EXCEPTION_WRAP_END": EXCEPTION_WRAP_END,
+                     "CUT_BLANK_END": CUT_BLANK_END, "PADDED_END": PADDED_END,
                      "FRAME_NAME_WRAP": FRAME_NAME_WRAP, "LINK": LINK, "QUOTED": QUOTED,
                      "QUOTE_MARK": QUOTE_MARK, "DIFF_HUNK": DIFF_HUNK, "DIFF_CHANGE": DIFF_CHANGE,
                      "DOCTEST_EXPECTED": DOCTEST_EXPECTED,

@@ -18,7 +18,7 @@ character short, `LINE_END` having taken the blank, so the width was W - 1: the 
 line of W - 1 with a plain rest was joined (a wrong join). A cut where Python's frame grammar puts a blank
 (`rules.FRAME_CUT_BLANK`) whose rest starts with none counts the blank, and every join puts the blank back; a cut inside
 the function's name (`rules.FRAME_NAME_WRAP`) gives the width too. An exception line cut right after one of its
-message's blanks stays a strict xfail (what its trailing blank told is gone before the width is read).
+message's blanks was a strict xfail until session 60 (`rules.CUT_BLANK_END`: test_lookup_round_thirtyfive.py).
 """
 
 from __future__ import annotations
@@ -112,10 +112,10 @@ def test_a_frame_cut_after_a_blank_still_gives_the_width():
 
 
 # Every width at which a terminal cuts KEY_TB's frame line (34: the marker's width, below it the marker itself is
-# cut; 61: the frame line's) and not its exception line right after one of the message's blanks (38, 42, 45, 55: see
-# the xfail below). 44, 49, 54 and 57 cut the frame line before a blank (the rest starts with it), 50 after one.
-CUT_AFTER_A_MESSAGE_BLANK = (38, 42, 45, 55)
-FRAME_CUT_WIDTHS = [width for width in range(34, 62) if width not in CUT_AFTER_A_MESSAGE_BLANK]
+# cut; 61: the frame line's). 44, 49, 54 and 57 cut the frame line before a blank (the rest starts with it), 50 after
+# one; 38, 42, 45 and 55 cut the exception line right after one of the message's blanks (a strict xfail until session
+# 60: test_lookup_round_thirtyfive.py).
+FRAME_CUT_WIDTHS = list(range(34, 62))
 
 
 @pytest.mark.parametrize("width", FRAME_CUT_WIDTHS)
@@ -138,16 +138,6 @@ def test_a_frame_cut_before_a_blank_or_indented_again_keeps_the_width():
     frame = (head + "\n 120, in main", head + "\n    120, in main")
     for text in frame:
         assert _wrap_width(text + "\n") == len(head)
-
-
-@pytest.mark.xfail(strict=True, reason="an exception line cut right after one of its message's blanks loses the blank "
-                   "(LINE_END, before the width is read) and reads W - 1: a line of W - 1 with a plain rest is one the "
-                   "program printed so (the hostile twin above), and what the trailing blank told is gone by then")
-@pytest.mark.parametrize("width", CUT_AFTER_A_MESSAGE_BLANK)
-def test_an_exception_line_cut_after_a_blank_is_joined(width):
-    from errorkb.lookup import normalize
-
-    assert normalize(hard_wrapped(KEY_TB, width)) == normalize(KEY_TB)
 
 
 def _pastes() -> list[str]:

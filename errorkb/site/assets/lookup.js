@@ -243,7 +243,7 @@
 
   const GLOBAL = new Set(["ANSI", "INVISIBLE", "HTML_ENTITY", "ESCAPED_TRACEBACK", "REPR_TRACEBACK", "LINE_RECORD", "JSON_ESCAPE", "PREFIX", "LOG_RECORD", "GROUP_MARGIN", "SUFFIX", "EXCEPTION_LINE", "INLINE_EXCEPTION", "TRACEBACK",
     "TRACEBACK_END", "FRAME_LINE", "FRAME", "ARROW_LINE", "PYTEST_DEF", "PYTEST_FAILING", "RICH_TOP", "RICH_BOTTOM", "RICH_FOLD", "RICH_WRAP",
-    "RICH_EDGE", "FRAME_WRAP", "FRAME_NAME_WRAP", "LINK", "QUOTED", "QUOTE_MARK", "DIFF_HUNK", "DIFF_CHANGE", "DOCTEST_EXPECTED", "LINE_END", "CHAINED", "RELEASE_NUMBER", "BESIDE_NUMBER", "NAME", "SENTENCE_END",
+    "RICH_EDGE", "FRAME_WRAP", "FRAME_NAME_WRAP", "CUT_BLANK_END", "LINK", "QUOTED", "QUOTE_MARK", "DIFF_HUNK", "DIFF_CHANGE", "DOCTEST_EXPECTED", "LINE_END", "CHAINED", "RELEASE_NUMBER", "BESIDE_NUMBER", "NAME", "SENTENCE_END",
     "WARNING_HEADER", "REPLACED"]);
 
   const TEMPLATES = new Set(["STATED", "RAN_AFTER"]);  // written with `{name}`: compiled once the library is known
@@ -326,7 +326,7 @@
    * prefix (_paste.py:normalize, logged_lines). */
   function normalize(text, R, meter, logged) {
     meter = meter || new Meter();
-    meter.work += (33 + R.frameWraps) * text.length;  // the passes below each read the text once
+    meter.work += (35 + R.frameWraps) * text.length;  // the passes below each read the text once
     text = text.replaceAll("\ufeff", "").replaceAll("\u00a0", " ");
     const decode = (body) => body.replace(R.patterns.JSON_ESCAPE,
       (escape, x, u, big, character) => unescaped(escape, x || u || big, character, R));
@@ -352,6 +352,7 @@
     text = text.replace(R.patterns.QUOTED, (run) => run.replace(R.patterns.QUOTE_MARK, ""));  // a Markdown quote
     text = text.replace(R.patterns.DIFF_HUNK, (hunk) => hunkText(hunk, R));  // a unified diff: the text it leaves
     text = text.replace(R.patterns.DIFF_CHANGE, (change) => changeText(change, R));  // a change without its header
+    const cutBlank = cutBlankEnds(text, R);  // before LINE_END takes the blanks
     text = text.replace(R.patterns.LINE_END, "");  // spaces at a line's end
     text = text.replace(R.patterns.DOCTEST_EXPECTED, (whole, expected, got) => expected + "\n" + got);  // not what it did
     text = byProcess(text, R);  // each process's lines together (_paste.py:by_process)
@@ -374,7 +375,7 @@
       });
       if (!joined) break;
     }
-    if (width) text = exceptionUnwrapped(text, width, R);
+    if (width) text = exceptionUnwrapped(text, width, R, cutBlank);
     text = text.replace(R.patterns.FRAME_NAME_WRAP, (whole, indent, line, rest) => indent + line + rest);
     text = text.replace(R.patterns.SUFFIX, "");
     text = text.replace(R.patterns.LINE_END, "");  // again: a link's text or the hint's removal may leave some
@@ -396,22 +397,39 @@
     return text.slice(first).split("\n").every((line) => codePoints(line) <= width) ? width : 0;
   }
 
-  /* An exception line of exactly `width` characters joined with the lines it goes on at (_paste.py). */
-  function exceptionUnwrapped(text, width, R) {
+  /* The text of each line that ends with exactly one blank, a cut right after it, and that blank; none when the paste
+   * pads its lines, none whose text also stands as a whole line without it or with another blank
+   * (_paste.py:_cut_blank_ends, _rules.py:CUT_BLANK_END). */
+  function cutBlankEnds(text, R) {
+    const noted = new Map();
+    if (R.patterns.PADDED_END.test(text)) return noted;
+    for (const line of text.matchAll(R.patterns.CUT_BLANK_END)) {
+      const blank = line[0].slice(-1);
+      noted.set(line[1], (noted.has(line[1]) ? noted.get(line[1]) : blank) === blank ? blank : "");
+    }
+    if (noted.size) for (const bare of text.split("\n")) noted.delete(bare);
+    for (const [line, blank] of noted) if (!blank) noted.delete(line);
+    return noted;
+  }
+
+  /* An exception line of exactly `width` characters joined with the lines it goes on at; a part one shorter whose
+   * blank LINE_END took (`cutBlank`) is `width` long, its blank put back (_paste.py:_exception_unwrapped). */
+  function exceptionUnwrapped(text, width, R, cutBlank) {
     const lines = text.split("\n"), out = [];
     const end = new RegExp(R.patterns.EXCEPTION_WRAP_END.source, "y"), exception = new RegExp(R.patterns.TRACEBACK_END.source, "y");
+    const filled = (part) => { const length = codePoints(part); return length === width || (length === width - 1 && cutBlank.has(part)); };
     for (let at = 0; at < lines.length; at++) {
       let part = lines[at];
       const parts = [part];
       exception.lastIndex = 0;
-      if (codePoints(part) === width && exception.test(part)) {
+      if (filled(part) && exception.test(part)) {
         for (;;) {
-          if (codePoints(part) !== width || at + 1 >= lines.length) break;
+          if (!filled(part) || at + 1 >= lines.length) break;
           end.lastIndex = 0;
           if (end.test(lines[at + 1])) break;
           at++;
+          parts.push((codePoints(part) < width ? cutBlank.get(part) : "") + lines[at]);
           part = lines[at];
-          parts.push(part);
         }
       }
       out.push(parts.join(""));
