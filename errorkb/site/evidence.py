@@ -51,6 +51,24 @@ class Badge:
     def icon(self) -> str:
         return ICONS[self.outcome]
 
+    @property
+    def verified(self) -> bool:
+        """What every count of verified entries counts: a pass on the entry and snippet folder as they are now (a
+        stale pass is no verdict on the files a reader copies)."""
+        return self.outcome == "pass" and not self.stale
+
+
+# Where one badge stands for the whole entry (`standing`): after a fresh pass, the news first (a failure), a stale
+# pass before "not run", which would say that nothing ran.
+_STANDING = ("fail", "partial", "pass", "not-run", "not-applicable")
+
+
+def standing(found: list[Badge]) -> Badge | None:
+    """The one badge that says where an entry stands, where a line names the entry once (a coverage row): a fresh
+    pass if it has one (verified on at least one target and device), else its strongest other badge; None without
+    badges. The words are the badge's own (`label`), so a line and the entry's page never disagree."""
+    return min(found, key=lambda b: (not b.verified, _STANDING.index(b.outcome), b.stale), default=None)
+
 
 def fresh_key(inputs: str, snippet_sha256: str) -> str:
     """What a record of a role must have been made from to be fresh, one value of `EntryPage.hashes`: the entry's

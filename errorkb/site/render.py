@@ -742,10 +742,24 @@ def timeline(rows: list[MigrationRow], here: str) -> HeatMap | None:
 
 
 def render_coverage(table: Coverage, pages: list[EntryPage]) -> str:
-    """The coverage page: the same tables as `errorkb coverage`, with links to the entries."""
+    """The coverage page: the same tables as `errorkb coverage`, with links to the entries, each with where it stands
+    (`evidence.standing`): an entry names a raise site (documented) whether or not its checks passed (verified), and
+    the page counts the two apart."""
     titles = {page.entry.id: page.entry.title for page in pages}
     urls = {page.entry.id: page.url for page in pages}
-    return _render("coverage.md.j2", table=table, titles=titles, urls=urls, here=COVERAGE)
+    standing = coverage_standing(pages)
+
+    def verified(ids: typing.Iterable[str]) -> bool:
+        return any((found := standing.get(one)) is not None and found.verified for one in ids)
+
+    return _render("coverage.md.j2", table=table, titles=titles, urls=urls, here=COVERAGE, standing=standing,
+                   verified=verified)
+
+
+def coverage_standing(pages: list[EntryPage]) -> dict[str, evidence.Badge]:
+    """Entry id → the badge that says where it stands (`evidence.standing`): what the coverage page shows of each
+    entry, and so what must change for `mkdocs serve` to make the page again."""
+    return {page.entry.id: found for page in pages if (found := evidence.standing(badges(page))) is not None}
 
 
 def render_problems(where: str, problems: list[Problem], lines: dict[int, str]) -> str:

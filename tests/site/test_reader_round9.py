@@ -1,0 +1,76 @@
+"""What a reader sees, round nine (session 60): the site never claims more than the reports hold.
+
+- The coverage page counted a raise site as covered when an entry named it, even where that entry's before failed,
+  did not run, or passed on a snippet edited since: it said "documented" and showed a link, and a reader took the link
+  for a verified error. Each row now says the entry's standing in the badges' words, and the count of verified sites
+  stands apart from the count of documented ones (`evidence.standing`, `Badge.verified`: one owner of the rule).
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.site.sitekb import record, write_report
+from tests.site.test_render import ENTRY, all_pass, pages_of
+
+OTHER = "num-heads-list-length"
+OTHER_FILES = {"before": "before.py", "after": "after.py"}
+
+
+def coverage_markdown(project) -> str:
+    _, files = pages_of(project)
+    return next(one.content for one in files if one.path == "coverage.md")
+
+
+def row_of(markdown: str, entry_id: str) -> str:
+    return next(line for line in markdown.splitlines() if f"/{entry_id}.md)" in line)
+
+
+def checks_of(project, entry_id: str, files: dict[str, str], **kwargs) -> list[dict]:
+    return [record(project, entry_id, role, file, **kwargs) for role, file in files.items()]
+
+
+def verified_count(markdown: str) -> int:
+    said = re.search(r"(\d+)\*\* (?:of them )?verified", markdown)
+    assert said, "the coverage page says no count of verified raise sites"
+    return int(said.group(1))
+
+
+def test_a_failing_entry_documents_its_raise_site_but_does_not_verify_it(project):
+    failing = checks_of(project, OTHER, OTHER_FILES)
+    failing[0] = record(project, OTHER, "before", "before.py", outcome="fail", code="wrong-exception",
+                        reason="exited normally; expected ValueError")
+    write_report(project, all_pass(project) + failing)
+    markdown = coverage_markdown(project)
+    assert "verified" in row_of(markdown, ENTRY) and "failing" not in row_of(markdown, ENTRY), row_of(markdown, ENTRY)
+    row = row_of(markdown, OTHER)
+    assert "failing" in row, row
+    assert not re.search(r"✓|(?<!not )(?<!partly )verified", row), row
+    assert "**2 of" in markdown  # both documented
+    assert verified_count(markdown) == 1
+
+
+@pytest.mark.parametrize("case", ["not run", "stale"])
+def test_an_entry_not_run_or_stale_is_not_counted_verified(project, case):
+    checks = all_pass(project, sha="0" * 64) if case == "stale" else []
+    write_report(project, checks)
+    markdown = coverage_markdown(project)
+    row = row_of(markdown, ENTRY)
+    assert case in row, row
+    assert verified_count(markdown) == 0
+
+
+def test_the_list_of_errors_counts_no_stale_pass_as_verified(project):
+    """"N verified on at least one target and device" counted a pass on a snippet edited since."""
+    from errorkb.site import render
+
+    write_report(project, all_pass(project, sha="0" * 64))
+    pages, _ = pages_of(project)
+    said = re.search(r"(\d+) verified on at least one target", render.render_index(pages))
+    assert said and said.group(1) == "0", said
+    write_report(project, all_pass(project))
+    pages, _ = pages_of(project)
+    said = re.search(r"(\d+) verified on at least one target", render.render_index(pages))
+    assert said and said.group(1) == "1", said
