@@ -13,7 +13,7 @@ import re
 import pytest
 
 from tests.site.sitekb import record, write_report
-from tests.site.test_render import ENTRY, all_pass, pages_of
+from tests.site.test_render import CAPTURED, ENTRY, all_pass, pages_of
 
 OTHER = "num-heads-list-length"
 OTHER_FILES = {"before": "before.py", "after": "after.py"}
@@ -74,3 +74,36 @@ def test_the_list_of_errors_counts_no_stale_pass_as_verified(project):
     pages, _ = pages_of(project)
     said = re.search(r"(\d+) verified on at least one target", render.render_index(pages))
     assert said and said.group(1) == "1", said
+
+
+@pytest.mark.parametrize("role", ["before", "after"])
+def test_a_pass_never_hides_a_fresh_failure_of_the_same_snippet(project, role):
+    """A snippet edited since it passed on one target, then re-verified and failing on another: its tab showed the
+    old pass ("Raised when verified", "Ran clean when verified") and nothing of the failure a reader's copy meets."""
+    from errorkb.site import render
+    from tests.site.test_render import FILES, page_for
+
+    checks = all_pass(project)
+    checks = [one for one in checks if one["role"] != role]
+    checks.append(record(project, ENTRY, role, FILES[role], target="upstream", sha="0" * 64,
+                         exception=CAPTURED if role == "before" else None))
+    checks.append(record(project, ENTRY, role, FILES[role], outcome="fail", code="exited-normally",
+                         reason="exited normally; expected ValueError from Cache.early_initialization"
+                         if role == "before" else "raised ValueError: boom"))
+    write_report(project, checks)
+    markdown = render.render_entry(page_for(project), edit_url=None)
+    tab = markdown[markdown.index(f'=== "{role.capitalize()}"'):]
+    tab = tab[:tab.index('=== "After"')] if role == "before" else tab[:tab.index("## Solutions")]
+    assert "Failed when verified" in tab, tab
+
+
+def test_a_stale_failure_does_not_show_beside_a_fresh_pass(project):
+    from errorkb.site import render
+    from tests.site.test_render import page_for
+
+    checks = all_pass(project)
+    checks.append(record(project, ENTRY, "before", "before.py", target="upstream", outcome="fail", sha="0" * 64,
+                         code="exited-normally", reason="exited normally; expected ValueError"))
+    write_report(project, checks)
+    markdown = render.render_entry(page_for(project), edit_url=None)
+    assert "Raised when verified" in markdown and "Failed when verified" not in markdown
