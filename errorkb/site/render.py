@@ -679,7 +679,8 @@ def heat_map(pages: list[EntryPage], library: LibraryProfile, here: str) -> Heat
     names = families(library)
     groups: dict[str, list[picture.HeatRow]] = {kind: [] for kind in names}
     for page in measured:
-        row = picture.heat_row(page.entry.id, html_link(here, page.url), page.states)
+        row = picture.heat_row(page.entry.id, html_link(here, page.url), page.states,
+                               stale=page.versions.stale if page.versions else "")
         groups.setdefault(page.entry.kind, []).append(row)
     return HeatMap(picture.axis(releases),
                    [(names.get(kind, kind), sorted(rows, key=lambda row: picture.start_key(row, releases)))
@@ -737,7 +738,7 @@ def timeline(rows: list[MigrationRow], here: str) -> HeatMap | None:
         replacement = reading_title(row.replacement) if row.replacement else None
         mark = f"the replacement arrives in {row.since}{': ' + replacement if replacement else ''}" if row.since else ""
         lines.append(picture.heat_row(row.old or row.page.entry.id, html_link(here, row.page.url), row.page.states,
-                                      row.since, mark))
+                                      row.since, mark, row.page.versions.stale if row.page.versions else ""))
     return HeatMap(picture.axis(releases), [("", lines)])
 
 

@@ -107,3 +107,102 @@ def test_a_stale_failure_does_not_show_beside_a_fresh_pass(project):
     write_report(project, checks)
     markdown = render.render_entry(page_for(project), edit_url=None)
     assert "Raised when verified" in markdown and "Failed when verified" not in markdown
+
+
+def terminal_text(page, colour: bool = False) -> str:
+    import io
+
+    from rich.console import Console
+
+    from errorkb.site import terminal
+
+    out = io.StringIO()
+    console = Console(file=out, width=160, force_terminal=colour, color_system="standard" if colour else None)
+    console.print(terminal._verification(page))
+    console.print(terminal._releases(page))
+    return out.getvalue()
+
+
+def test_the_terminal_never_colours_a_stale_pass_as_a_pass(project):
+    """`errorkb show` printed "✓ verified · stale" in the green of a fresh pass."""
+    from tests.site.test_render import page_for
+
+    write_report(project, all_pass(project, sha="0" * 64))
+    line = next(one for one in terminal_text(page_for(project), colour=True).splitlines() if "stale" in one)
+    assert "\x1b[32m" not in line, repr(line)
+    write_report(project, all_pass(project))
+    line = next(one for one in terminal_text(page_for(project), colour=True).splitlines() if "verified" in one)
+    assert "\x1b[32m" in line, repr(line)
+
+
+def test_the_terminal_says_what_the_page_says_of_the_version_matrix(project):
+    """`errorkb show` printed the matrix's "raises in (measured)" with no word that those results are stale, and
+    nothing where the matrix ran and the before raised nowhere, or where it could not run the before at all."""
+    from errorkb.results.keys import STALE_WHY
+    from errorkb.site import render
+    from tests.site.test_render import page_for
+
+    page = page_for(project)
+    page.versions = render.VersionRange("5.5.1 – 5.24.0", "5.5.1 – 5.24.0", None, "5.24.0", 66,
+                                        stale="in all 66 releases measured")
+    text = " ".join(terminal_text(page).split())
+    assert "raises in (measured) 5.5.1 – 5.24.0" in text and "stale in all 66 releases measured" in text, text
+    assert " ".join(STALE_WHY.split()) in text
+    page.versions = render.VersionRange("", "", None, "5.24.0", 66)
+    assert "none of the 66 releases" in " ".join(terminal_text(page).split())
+    page.versions = render.VersionRange("", "", None, None, 0, not_run="it needs a cuda device")
+    assert "not run by the version matrix it needs a cuda device" in " ".join(terminal_text(page).split())
+
+
+STALE = "in all 3 releases measured"
+MEASURED = ("5.5.1", "5.6.0", "5.7.0")
+
+
+def matrix_page(project, stale: str):
+    from errorkb.results.matrix import ReleaseState, State
+    from errorkb.site import render
+    from tests.site.test_render import page_for
+
+    page = page_for(project)
+    page.versions = render.VersionRange("5.5.1 – 5.7.0", "5.5.1 – 5.7.0", None, "5.7.0", 3, stale=stale,
+                                        wordings=((1, "5.5.1 – 5.7.0"),))
+    page.states = tuple(ReleaseState(one, State.RAISES, "raised as documented", None) for one in MEASURED)
+    return page
+
+
+@pytest.mark.parametrize("stale", ["", STALE])
+def test_a_stale_matrix_row_is_said_so_in_the_heat_map(project, stale):
+    """The verification page's heat map drew a row measured on other inputs than the entry now like a fresh one: the
+    entry page said "stale" under its Versions list, the heat map nowhere."""
+    from errorkb.core.project import load_project
+    from errorkb.site import render
+
+    page = matrix_page(project, stale)
+    heat = render.heat_map([page], load_project(project).library, render.VERIFICATION)
+    row = heat.groups[0][1][0]
+    assert bool(row.stale) is bool(stale)
+    markdown = render.render_verification([page], load_project(project).library)
+    line = next(one for one in markdown.splitlines() if ENTRY in one and "ekb-heat__row" in one)
+    assert ("stale" in line) is bool(stale), line
+
+
+def test_a_wording_seen_only_by_a_stale_matrix_is_not_called_verified(tmp_path):
+    """"Also seen as ...; **verified** in 5.5.1 – 5.7.0" from a matrix whose results are stale."""
+    from errorkb.site import render
+    from tests.site.sitekb import site_project
+    from tests.site.test_render import page_for
+
+    entry_id = "cache-only-has-0-layers"
+    project = site_project(tmp_path, ids=(entry_id,))
+    page = page_for(project, entry_id)
+    for stale, verified in (("", True), (STALE, False)):
+        page.versions = render.VersionRange("5.5.1 – 5.7.0", "", None, "5.7.0", 3, stale=stale,
+                                            wordings=((1, "4.56.2"),))
+        section = render.render_entry(page).split("## Also seen as", 1)[1].split("\n## ", 1)[0]
+        first = next(line for line in section.splitlines() if line.startswith("- "))
+        assert ("**verified** in 4.56.2" in first) is verified, first
+        if not verified:
+            assert "4.56.2" in first and "stale" in first, first
+        # "the version matrix agrees" with the declared range: said of a stale matrix only with its staleness.
+        declared = next(line for line in render.render_entry(page).splitlines() if "**Declared to raise in:**" in line)
+        assert "agrees" in declared and ("stale" in declared) is not verified, declared
