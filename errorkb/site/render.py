@@ -705,11 +705,13 @@ def migration_rows(pages: list[EntryPage]) -> list[MigrationRow]:
         if entry.kind == "raise" and not (declared and declared.replacement):
             continue
         old = f"{entry.api.owner}.{entry.api.name}" if entry.api else None
+        # Measured where the matrix ran, else the entry's word, said so: a release no check ran is never shown like one.
         gone = measured.raises.split(" – ")[0].split(",")[0] if measured and measured.raises else \
-            (release_words(declared.raises) if declared and declared.raises else None)
+            (f"{release_words(declared.raises)} (declared)" if declared and declared.raises else None)
         if gone is not None and measured and measured.raises and gone == oldest_tested(page):
             gone += " or earlier"  # it raised in the oldest release the matrix ran: where it went was not seen
-        until = (measured.worked_until if measured else None) or (declared.last_good if declared else None)
+        until = (measured.worked_until if measured else None) or \
+            (f"{declared.last_good} (declared)" if declared and declared.last_good else None)
         rows.append(MigrationRow(page, old, gone, until, declared.replacement if declared else None,
                                  declared.replacement_since if declared else None))
     return sorted(rows, key=lambda row: (_release_key(row.gone), row.page.entry.id))

@@ -206,3 +206,23 @@ def test_a_wording_seen_only_by_a_stale_matrix_is_not_called_verified(tmp_path):
         # "the version matrix agrees" with the declared range: said of a stale matrix only with its staleness.
         declared = next(line for line in render.render_entry(page).splitlines() if "**Declared to raise in:**" in line)
         assert "agrees" in declared and ("stale" in declared) is not verified, declared
+
+
+def test_the_migration_table_tells_a_declared_release_from_a_measured_one(tmp_path):
+    """"Gone in" and "Worked until" showed an entry's declared release where the version matrix never ran, in the
+    same words as a measured one: a release the page named that no check ran."""
+    from errorkb.core.project import load_project
+    from errorkb.site import render
+    from tests.site.sitekb import site_project
+    from tests.site.test_render import page_for
+
+    entry_id = "import-offloadedcache-removed"
+    project = site_project(tmp_path, ids=(entry_id,))
+    library = load_project(project).library
+    page = page_for(project, entry_id)
+    row = render.migration_rows([page])[0]
+    assert "declared" in row.gone and row.until == "4.57.6 (declared)", row
+    page.versions = render.VersionRange("5.0.0 – 5.24.0", "", None, "5.24.0", 60, worked_until="4.57.6")
+    row = render.migration_rows([page])[0]
+    assert "declared" not in row.gone + row.until, row
+    assert "(declared)" in render.render_migration([page_for(project, entry_id)], library)
