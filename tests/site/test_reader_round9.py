@@ -226,3 +226,16 @@ def test_the_migration_table_tells_a_declared_release_from_a_measured_one(tmp_pa
     row = render.migration_rows([page])[0]
     assert "declared" not in row.gone + row.until, row
     assert "(declared)" in render.render_migration([page_for(project, entry_id)], library)
+
+
+def test_a_stale_verdict_in_a_list_says_stale_in_words(project):
+    """The lists' chips (all errors, by exception, by API, tags, migration) showed a stale pass as "✓ <where>", its
+    staleness only a faint hatching and a hover text: read aloud, or on a phone, a pass like any other."""
+    from errorkb.site import render
+
+    write_report(project, all_pass(project, sha="0" * 64))
+    pages, _ = pages_of(project)
+    for markdown in (render.render_index(pages), render.render_by_exception(pages), render.render_by_api(pages)):
+        row = next(line for line in markdown.splitlines() if f"/{ENTRY}.md)" in line and "ekb-mini" in line)
+        chips = re.findall(r'<span class="ekb-mini ekb-pass(?: |&#32;)ekb-stale"[^>]*>([^<]*)</span>', row)
+        assert chips and all("stale" in chip for chip in chips), row
