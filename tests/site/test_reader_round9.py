@@ -239,3 +239,20 @@ def test_a_stale_verdict_in_a_list_says_stale_in_words(project):
         row = next(line for line in markdown.splitlines() if f"/{ENTRY}.md)" in line and "ekb-mini" in line)
         chips = re.findall(r'<span class="ekb-mini ekb-pass(?: |&#32;)ekb-stale"[^>]*>([^<]*)</span>', row)
         assert chips and all("stale" in chip for chip in chips), row
+
+
+def test_why_a_badge_fails_is_said_under_the_badges_not_only_on_hover(project):
+    """A failing guard made the badge "failing" with its reason in a hover text only: a phone shows none, and the
+    snippet tabs speak only of the before and the after; the reader learnt why at the foot of the page, if at all."""
+    from errorkb.site import render
+    from tests.site.test_render import page_for
+
+    checks = all_pass(project)
+    checks[2] = record(project, ENTRY, "guard:guard_check_lengths", "guard_check_lengths.py", outcome="fail",
+                       code="raised", reason="raised TypeError: guard tripped on <its own> input")
+    write_report(project, checks)
+    markdown = render.render_entry(page_for(project))
+    top = markdown[:markdown.index("## What it means")]
+    visible = re.sub(r'title="[^"]*"', "", top)
+    assert "guard tripped on" in visible, top[-1500:]
+    assert "<its own>" not in visible  # the report's text, escaped
