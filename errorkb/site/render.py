@@ -815,6 +815,7 @@ def _versions_json(versions: VersionRange) -> dict[str, object]:
 
 def _badge_json(badge: evidence.Badge) -> dict[str, object]:
     return {"target": badge.target, "device": badge.device, "outcome": badge.outcome, "stale": badge.stale,
+            "verified": badge.verified,  # the site's rule, so no client reads a stale pass's outcome as verified
             "date": badge.date, "detail": badge.detail, "versions": badge.versions,
             "verifiers": list(badge.verifiers), "on_object": badge.on_object}
 

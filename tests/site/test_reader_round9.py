@@ -256,3 +256,17 @@ def test_why_a_badge_fails_is_said_under_the_badges_not_only_on_hover(project):
     visible = re.sub(r'title="[^"]*"', "", top)
     assert "guard tripped on" in visible, top[-1500:]
     assert "<its own>" not in visible  # the report's text, escaped
+
+
+def test_the_json_api_says_which_badges_verify_the_entry_as_it_is(project):
+    """api/errors/<id>.json gave a stale pass as `"outcome": "pass"` beside `"stale": true`: a client reading the
+    outcome took it for verified. Each badge carries `verified`, the site's own rule (`Badge.verified`)."""
+    from errorkb.site import render
+    from tests.site.test_render import page_for
+
+    for sha, verified in (("0" * 64, False), (None, True)):
+        write_report(project, all_pass(project, sha=sha))
+        document = render.entry_document(page_for(project))
+        cpu = next(one for one in document["badges"] if (one["target"], one["device"]) == ("bundled", "cpu"))
+        assert cpu["outcome"] == "pass" and cpu["verified"] is verified, cpu
+        assert not any(one["verified"] for one in document["badges"] if one["device"] == "cuda")
