@@ -206,6 +206,18 @@ def failed_run(records: list[CheckRecord], role: str, snippet_hashes: dict[str, 
     return found[0] if found else None
 
 
+def raised_so(records: list[CheckRecord], wording: int, snippet_hashes: dict[str, str]) -> list[CheckRecord]:
+    """The checks of the files as they are now whose before raised the entry's wording number `wording`
+    (`CheckRecord.wording`; 0 is its own message): where a page may say that wording was verified, and on what."""
+    return sorted((r for r in records if r.role == "before" and r.outcome is Outcome.PASS and r.wording == wording
+                   and not is_stale(r, snippet_hashes)), key=lambda r: (r.target, r.device))
+
+
+def ran_on(records: list[CheckRecord], device: str) -> bool:
+    """Whether any check ran on `device` (a pass or a failure): "no check has run on one" is said where none did."""
+    return any(r.device == device and r.outcome.ran for r in records)
+
+
 @dataclass(frozen=True)
 class RoleVerdict:
     """One snippet's verdict across every target and device it ran on, as a chip or a terminal line

@@ -579,7 +579,9 @@ def render_entry(page: EntryPage, *, edit_url: str | None = None) -> str:
                    failed=lambda role: evidence.failed_run(page.records, role, hashes),
                    message_html=marked_message(page.entry), edit_url=edit_url, excerpt=_excerpt(page),
                    fix_line=fix_line(page.entry, oldest_tested(page)), story=release_story(page.states),
-                   oldest=oldest_tested(page))
+                   oldest=oldest_tested(page),
+                   seen_as=lambda wording: evidence.raised_so(page.records, wording, hashes),
+                   ran_on=lambda device: evidence.ran_on(page.records, device))
 
 
 def oldest_tested(page: EntryPage) -> str | None:

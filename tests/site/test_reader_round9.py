@@ -270,3 +270,29 @@ def test_the_json_api_says_which_badges_verify_the_entry_as_it_is(project):
         cpu = next(one for one in document["badges"] if (one["target"], one["device"]) == ("bundled", "cpu"))
         assert cpu["outcome"] == "pass" and cpu["verified"] is verified, cpu
         assert not any(one["verified"] for one in document["badges"] if one["device"] == "cuda")
+
+
+def test_also_seen_as_says_what_the_checks_on_its_device_did(tmp_path):
+    """A wording of another device: "not verified yet: it needs a cuda device, and no check has run on one", said
+    whatever the report held: a check on a cuda device that raised this very wording (a pass, `wording` 1), or one
+    that ran and failed, was never seen by the line, which read the version matrix only."""
+    from errorkb.site import render
+    from tests.site.sitekb import site_project
+    from tests.site.test_render import page_for
+
+    entry_id = "static-cache-overflow"
+    project = site_project(tmp_path, ids=(entry_id,))
+
+    def line() -> str:
+        section = render.render_entry(page_for(project, entry_id)).split("## Also seen as", 1)[1]
+        return next(one for one in section.splitlines() if one.startswith("- "))
+
+    assert "no check has run on one" in line()
+    raised = record(project, entry_id, "before", "before.py", device="cuda", when="2026-12-04T10:00:00+00:00")
+    raised["wording"] = 1
+    write_report(project, [raised])
+    assert "**verified** on" in line() and "cuda" in line() and "2026-12-04" in line(), line()
+    failed = record(project, entry_id, "before", "before.py", device="cuda", outcome="fail", code="raised",
+                    reason="raised RuntimeError: CUDA error: device-side assert triggered")
+    write_report(project, [failed])
+    assert "no check has run on one" not in line() and "verified** on" not in line(), line()
