@@ -3,7 +3,15 @@
 - The coverage page counted a raise site as covered when an entry named it, even where that entry's before failed,
   did not run, or passed on a snippet edited since: it said "documented" and showed a link, and a reader took the link
   for a verified error. Each row now says the entry's standing in the badges' words, and the count of verified sites
-  stands apart from the count of documented ones (`evidence.standing`, `Badge.verified`: one owner of the rule).
+  stands apart from the count of documented ones (`evidence.standing`, `Badge.verified`: one owner of the rule); the
+  list of errors counted a stale pass as verified, and the JSON API left its clients to tell.
+- A stale pass was shown like a pass: green in `errorkb show`, "✓ <where>" in every list's chip (hatching only), and
+  under a snippet it hid a fresh failure of the same snippet on another target.
+- A stale version matrix was said stale only under the Versions list: the heat map's rows, "verified in" of another
+  wording and "the version matrix agrees" said nothing of it; `errorkb show` neither, nor where the matrix raised
+  nowhere or could not run. The migration table showed a declared release like a measured one.
+- Less than a reader needs: why a badge is failing lived in a hover text; "Also seen as" ignored the report's own
+  checks of a wording, and said "no check has run" on a device where one had.
 """
 
 from __future__ import annotations
