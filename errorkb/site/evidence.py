@@ -51,6 +51,24 @@ class Badge:
     def icon(self) -> str:
         return ICONS[self.outcome]
 
+    @property
+    def verified(self) -> bool:
+        """What every count of verified entries counts: a pass on the entry and snippet folder as they are now (a
+        stale pass is no verdict on the files a reader copies)."""
+        return self.outcome == "pass" and not self.stale
+
+
+# Where one badge stands for the whole entry (`standing`): after a fresh pass, the news first (a failure), a stale
+# pass before "not run", which would say that nothing ran.
+_STANDING = ("fail", "partial", "pass", "not-run", "not-applicable")
+
+
+def standing(found: list[Badge]) -> Badge | None:
+    """The one badge that says where an entry stands, where a line names the entry once (a coverage row): a fresh
+    pass if it has one (verified on at least one target and device), else its strongest other badge; None without
+    badges. The words are the badge's own (`label`), so a line and the entry's page never disagree."""
+    return min(found, key=lambda b: (not b.verified, _STANDING.index(b.outcome), b.stale), default=None)
+
 
 def fresh_key(inputs: str, snippet_sha256: str) -> str:
     """What a record of a role must have been made from to be fresh, one value of `EntryPage.hashes`: the entry's
@@ -186,6 +204,18 @@ def failed_run(records: list[CheckRecord], role: str, snippet_hashes: dict[str, 
     found = [r for r in records if r.role == role and r.outcome is Outcome.FAIL]
     found.sort(key=lambda r: _preferred(r, snippet_hashes))
     return found[0] if found else None
+
+
+def raised_so(records: list[CheckRecord], wording: int, snippet_hashes: dict[str, str]) -> list[CheckRecord]:
+    """The checks of the files as they are now whose before raised the entry's wording number `wording`
+    (`CheckRecord.wording`; 0 is its own message): where a page may say that wording was verified, and on what."""
+    return sorted((r for r in records if r.role == "before" and r.outcome is Outcome.PASS and r.wording == wording
+                   and not is_stale(r, snippet_hashes)), key=lambda r: (r.target, r.device))
+
+
+def ran_on(records: list[CheckRecord], device: str) -> bool:
+    """Whether any check ran on `device` (a pass or a failure): "no check has run on one" is said where none did."""
+    return any(r.device == device and r.outcome.ran for r in records)
 
 
 @dataclass(frozen=True)

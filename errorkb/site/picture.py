@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from packaging.version import InvalidVersion, Version
 
 from errorkb.core.words import release_words
+from errorkb.results.keys import STALE_WHY
 from errorkb.results.matrix import ReleaseState, State
 
 __all__ = ["WORDS", "State", "Strip", "Cell", "Tick", "HeatRow", "Run", "Axis", "strip", "heat_row", "axis",
@@ -248,11 +249,13 @@ class HeatRow:
     mark: int | None = None  # a release to mark (the timeline: where the replacement arrived)
     mark_title: str = ""
     starts_words: str | None = None  # `starts` as a reader reads it: "X or earlier" where X is the oldest measured
+    stale: str = ""  # which of its releases' results are stale, worded (`matrix.describe_stale`); "": none
 
 
 def heat_row(key: str, url: str, states: Sequence[ReleaseState], mark: str | None = None,
-             mark_title: str = "") -> HeatRow:
-    """One row of the heat map: runs of equal states, and where raising starts."""
+             mark_title: str = "", stale: str = "") -> HeatRow:
+    """One row of the heat map: runs of equal states, and where raising starts; `stale` where its results were
+    measured on other inputs than the entry now (the row says so beside its name, and in its words)."""
     runs: list[Run] = []
     for index, one in enumerate(states):
         if runs and runs[-1].state is one.state:
@@ -267,7 +270,8 @@ def heat_row(key: str, url: str, states: Sequence[ReleaseState], mark: str | Non
     at = _first_at_or_after([one.release for one in states], mark) if mark else None
     # Raising in the oldest release measured shows no start: it may have raised long before.
     words = f"{starts} or earlier" if starts is not None and starts == states[0].release else starts
-    return HeatRow(key, url, tuple(runs), f"{key}: {summary(states)}", starts, at, mark_title, words)
+    said = f"{key}: {summary(states)}" + (f" Stale {stale}: {STALE_WHY}." if stale else "")
+    return HeatRow(key, url, tuple(runs), said, starts, at, mark_title, words, stale)
 
 
 def _run_title(key: str, first: str, last: str, state: State) -> str:

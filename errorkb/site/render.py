@@ -579,7 +579,9 @@ def render_entry(page: EntryPage, *, edit_url: str | None = None) -> str:
                    failed=lambda role: evidence.failed_run(page.records, role, hashes),
                    message_html=marked_message(page.entry), edit_url=edit_url, excerpt=_excerpt(page),
                    fix_line=fix_line(page.entry, oldest_tested(page)), story=release_story(page.states),
-                   oldest=oldest_tested(page))
+                   oldest=oldest_tested(page),
+                   seen_as=lambda wording: evidence.raised_so(page.records, wording, hashes),
+                   ran_on=lambda device: evidence.ran_on(page.records, device))
 
 
 def oldest_tested(page: EntryPage) -> str | None:
@@ -679,7 +681,8 @@ def heat_map(pages: list[EntryPage], library: LibraryProfile, here: str) -> Heat
     names = families(library)
     groups: dict[str, list[picture.HeatRow]] = {kind: [] for kind in names}
     for page in measured:
-        row = picture.heat_row(page.entry.id, html_link(here, page.url), page.states)
+        row = picture.heat_row(page.entry.id, html_link(here, page.url), page.states,
+                               stale=page.versions.stale if page.versions else "")
         groups.setdefault(page.entry.kind, []).append(row)
     return HeatMap(picture.axis(releases),
                    [(names.get(kind, kind), sorted(rows, key=lambda row: picture.start_key(row, releases)))
@@ -704,11 +707,13 @@ def migration_rows(pages: list[EntryPage]) -> list[MigrationRow]:
         if entry.kind == "raise" and not (declared and declared.replacement):
             continue
         old = f"{entry.api.owner}.{entry.api.name}" if entry.api else None
+        # Measured where the matrix ran, else the entry's word, said so: a release no check ran is never shown like one.
         gone = measured.raises.split(" – ")[0].split(",")[0] if measured and measured.raises else \
-            (release_words(declared.raises) if declared and declared.raises else None)
+            (f"{release_words(declared.raises)} (declared)" if declared and declared.raises else None)
         if gone is not None and measured and measured.raises and gone == oldest_tested(page):
             gone += " or earlier"  # it raised in the oldest release the matrix ran: where it went was not seen
-        until = (measured.worked_until if measured else None) or (declared.last_good if declared else None)
+        until = (measured.worked_until if measured else None) or \
+            (f"{declared.last_good} (declared)" if declared and declared.last_good else None)
         rows.append(MigrationRow(page, old, gone, until, declared.replacement if declared else None,
                                  declared.replacement_since if declared else None))
     return sorted(rows, key=lambda row: (_release_key(row.gone), row.page.entry.id))
@@ -737,15 +742,29 @@ def timeline(rows: list[MigrationRow], here: str) -> HeatMap | None:
         replacement = reading_title(row.replacement) if row.replacement else None
         mark = f"the replacement arrives in {row.since}{': ' + replacement if replacement else ''}" if row.since else ""
         lines.append(picture.heat_row(row.old or row.page.entry.id, html_link(here, row.page.url), row.page.states,
-                                      row.since, mark))
+                                      row.since, mark, row.page.versions.stale if row.page.versions else ""))
     return HeatMap(picture.axis(releases), [("", lines)])
 
 
 def render_coverage(table: Coverage, pages: list[EntryPage]) -> str:
-    """The coverage page: the same tables as `errorkb coverage`, with links to the entries."""
+    """The coverage page: the same tables as `errorkb coverage`, with links to the entries, each with where it stands
+    (`evidence.standing`): an entry names a raise site (documented) whether or not its checks passed (verified), and
+    the page counts the two apart."""
     titles = {page.entry.id: page.entry.title for page in pages}
     urls = {page.entry.id: page.url for page in pages}
-    return _render("coverage.md.j2", table=table, titles=titles, urls=urls, here=COVERAGE)
+    standing = coverage_standing(pages)
+
+    def verified(ids: typing.Iterable[str]) -> bool:
+        return any((found := standing.get(one)) is not None and found.verified for one in ids)
+
+    return _render("coverage.md.j2", table=table, titles=titles, urls=urls, here=COVERAGE, standing=standing,
+                   verified=verified)
+
+
+def coverage_standing(pages: list[EntryPage]) -> dict[str, evidence.Badge]:
+    """Entry id → the badge that says where it stands (`evidence.standing`): what the coverage page shows of each
+    entry, and so what must change for `mkdocs serve` to make the page again."""
+    return {page.entry.id: found for page in pages if (found := evidence.standing(badges(page))) is not None}
 
 
 def render_problems(where: str, problems: list[Problem], lines: dict[int, str]) -> str:
@@ -798,6 +817,7 @@ def _versions_json(versions: VersionRange) -> dict[str, object]:
 
 def _badge_json(badge: evidence.Badge) -> dict[str, object]:
     return {"target": badge.target, "device": badge.device, "outcome": badge.outcome, "stale": badge.stale,
+            "verified": badge.verified,  # the site's rule, so no client reads a stale pass's outcome as verified
             "date": badge.date, "detail": badge.detail, "versions": badge.versions,
             "verifiers": list(badge.verifiers), "on_object": badge.on_object}
 

@@ -30,6 +30,8 @@ from errorkb.core.snippets import AFTER
 from errorkb.core.words import release_words
 from errorkb.lookup import since_words
 from errorkb.plugs import runtime_for
+from errorkb.results.keys import STALE_WHY
+from errorkb.results.records import unrooted
 from errorkb.results.report import latest_results, read_reports
 from errorkb.site import evidence, render
 
@@ -99,7 +101,8 @@ def _verification(page: render.EntryPage) -> RenderableType:
     for column in ("target", "device", "result", "checked", "why"):
         table.add_column(column)
     for badge in render.badges(page):
-        style = {"pass": "green", "fail": "red"}.get(badge.outcome, "yellow")
+        # Green only for what every count of verified counts (`Badge.verified`): a stale pass is no pass of these files.
+        style = "green" if badge.verified else "red" if badge.outcome == "fail" else "yellow"
         why = "; ".join(part for part in (badge.detail, badge.versions) if part)
         table.add_row(badge.target, badge.device, Text(f"{badge.icon} {badge.label}", style=style),
                       badge.date or "—", Text(clean(why)))
@@ -112,8 +115,16 @@ def _releases(page: render.EntryPage) -> RenderableType:
     rows: list[tuple[str, str]] = []
     if declared and declared.raises:
         rows.append(("raises in (declared)", release_words(declared.raises)))
-    if measured and measured.raises:
+    # What the page's Versions section says of the matrix (entry.md.j2), its staleness included: a range measured on
+    # other inputs than the files now is said so, and a matrix that ran without a raise, or could not run, says that.
+    if measured and measured.not_run:
+        rows.append(("not run by the version matrix", unrooted(measured.not_run)))
+    elif measured and measured.raises:
         rows.append(("raises in (measured)", f"{measured.raises} ({measured.tested} releases ran)"))
+    elif measured and measured.tested:
+        rows.append(("raises in (measured)", f"none of the {measured.tested} releases tested"))
+    if measured and measured.stale:
+        rows.append(("stale", f"the matrix's results are stale {measured.stale}: {STALE_WHY}"))
     until = (measured.worked_until if measured else None) or (declared.last_good if declared else None)
     if until:
         rows.append(("worked until", until))
