@@ -22,7 +22,8 @@ by `mkdocs build`), make a build cost what changed:
               not its prose, nor a snippet's code) or a report did, and then each entry's rows
               only when what they show of it changed (`render.Rows`; in the lookup's index, its
               JSON text too: `files.index_json`); the coverage page when an
-              entry file changed. The version matrix file is read again only when it changed.
+              entry file or where an entry stands (`render.coverage_standing`) changed. The version
+              matrix file is read again only when it changed.
               Everything else (schemas, assets) is made once.
 
 `Pages`, what MkDocs makes of a generated page (`mkdocs serve` only; used by the plugin):
@@ -286,7 +287,9 @@ class Sources:
         return self._shared[1]
 
     def _coverage_file(self, project: Project, loaded: LoadResult, pages: list[render.EntryPage]) -> site.SiteFile:
-        key = tuple(sorted((str(one.path), signature(one.path)) for one in loaded.entries))
+        # The entry files, and where each entry stands (a report saved turns a row's "verified" into "failing").
+        key = (tuple(sorted((str(one.path), signature(one.path)) for one in loaded.entries)),
+               tuple(render.coverage_standing(pages).items()))
         if self._coverage is None or self._coverage[0] != key:
             page = site.SiteFile(render.COVERAGE, site.coverage_page(project, loaded, pages), page=True)
             self._coverage = (key, page)

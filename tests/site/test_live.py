@@ -208,6 +208,23 @@ def test_sources_reload_only_the_changed_file_and_give_what_site_files_gives(kb)
     assert made == scratch
 
 
+def test_a_report_saved_reaches_the_coverage_page(kb):
+    """The coverage page says where each entry stands (verified, failing...): a report saved with no entry file
+    changed must make it again, as a build from scratch would."""
+    project = load_project(kb)
+    sources = live.Sources()
+    sources.files(project, sources.entries(project, site.reserved_ids()), sources.reports(project, ["cpu", "cuda"])[0])
+    write_report(kb, [record(kb, entry_id, "after", "after.py", outcome="fail" if entry_id == CHANGED else "pass",
+                             reason="exited with an error") for entry_id in IDS])
+    _, made = sources.files(project, sources.entries(project, site.reserved_ids()),
+                            sources.reports(project, ["cpu", "cuda"])[0])
+    _, scratch = site.site_files(project, load_project_entries(project, site.reserved_ids()),
+                                 read_reports(project.reports, ["cpu", "cuda"])[0])
+    coverage = [next(one.content for one in files if one.path == "coverage.md") for files in (made, scratch)]
+    assert coverage[0] == coverage[1]
+    assert "failing" in coverage[1]
+
+
 def test_a_dirty_rebuild_writes_only_what_changed(kb, tmp_path, serving, caplog):
     """Under `mkdocs serve --dirty` the plugin's unchanged pages and files are not written again:
     after a prose save, the changed entry's page and its JSON are (the page naming it shows its
@@ -224,7 +241,8 @@ def test_a_dirty_rebuild_writes_only_what_changed(kb, tmp_path, serving, caplog)
     for unchanged in (NAMING, UNRELATED):
         assert f"errors/transformers/{unchanged}.md" not in written
     assert f"api/errors/{UNRELATED}.json" not in written
-    assert not written & {"api/schema/entry.json", "assets/errorkb/lookup.js", "coverage.md"}
+    # The coverage page says where each entry stands: the prose edited, the changed entry's pass is stale there too.
+    assert not written & {"api/schema/entry.json", "assets/errorkb/lookup.js"}
 
 
 def test_an_entry_removed_leaves_no_page_behind(kb, tmp_path, serving):

@@ -52,7 +52,8 @@
       className: `ekb-mini ekb-${badge.outcome}${badge.stale ? " ekb-stale" : ""}`,
       // a pass on a device that rests on the object the function ran on says so (`basis`, its words shipped as data)
       title: `${where}: ${words}${badge.basis ? " · " + badge.basis : ""}${stale}${badge.date ? " · " + badge.date : ""}`,
-      textContent: `${icon ? icon + " " : ""}${where}${verdict ? "" : ": " + words}`,
+      // "stale" in words, as the page's chips say it (_macros.md.j2 `mini`): hatching and a hover are no words
+      textContent: `${icon ? icon + " " : ""}${where}${verdict ? "" : ": " + words}${badge.stale ? " · stale" : ""}`,
     });
   }
 
@@ -63,7 +64,7 @@
     return element("span", {
       className: `ekb-mini ekb-${one.outcome}${one.stale ? " ekb-stale" : ""}`,
       title: `${one.where}: ${one.label}${one.date ? " · " + one.date : ""}${one.folded && one.said ? ": " + one.said : ""}${stale}`,
-      textContent: `${one.icon ? one.icon + " " : ""}${one.where}${one.folded ? ": " + one.label : ""}`,
+      textContent: `${one.icon ? one.icon + " " : ""}${one.where}${one.folded ? ": " + one.label : ""}${one.stale ? " · stale" : ""}`,
     });
   }
 
