@@ -269,6 +269,8 @@ class Served:
                 self.process.kill()
                 self.process.wait()
             return
+        if self.fd < 0:  # stopped already
+            return
         try:
             signal.pidfd_send_signal(self.fd, signal.SIGTERM)
             if not select.select([self.fd], [], [], grace)[0]:
@@ -285,8 +287,8 @@ class Served:
 def mkdocs_serve(config: Path, port: int, log: Path, *options: str, fresh: bool = False) -> Iterator[Served]:
     """`python -m mkdocs serve OPTIONS -a 127.0.0.1:PORT -f CONFIG` run in `config`'s folder while the block runs, both its
     streams in `log`, stopped when the block ends (`Served.stop`): forked from the warm builder where a fresh
-    interpreter would serve the same (`_WarmBuilder`, as `mkdocs_build`), else a fresh interpreter; starting one cost
-    about 1 s of CPU in imports (benchmarks/site_tests.py --serve)."""
+    interpreter would serve the same (`_WarmBuilder`, as `mkdocs_build`), else a fresh interpreter (`fresh`: always):
+    a start up to its first page served, 1.47 s of CPU fresh and 1.01 s forked (benchmarks/site_tests.py --serve)."""
     command = [sys.executable, "-m", "mkdocs", "serve", *options, "-a", f"127.0.0.1:{port}", "-f", str(config)]
     served = Served(command, {**os.environ, "NO_MKDOCS_2_WARNING": "1"}, config.parent, log, fresh=fresh)
     try:
