@@ -21,7 +21,8 @@ Chromium and Playwright's driver (a cpuacct cgroup, `check_start.Meter`), median
 
 each `routed` (the tab and routes as before) and `unrouted` (as now), with what each found (it must be the same: the
 problems, the console errors and the requests off 127.0.0.1). The sites' builds are not counted (`--site`: an already
-built site of the repository; else one strict build of it first).
+built site of the repository; else one strict build of it first, `sitekb.built_real_site`; the servers are the
+tests', `sitekb.serve_as`).
 """
 
 from __future__ import annotations
@@ -64,7 +65,7 @@ def reader_views(browser, url: str, routed: bool, route, shots: Path) -> dict:
             tab.page.set_viewport_size({"width": width, "height": 900})
             for name, path in PAGES.items():
                 tab.page.goto(url + path, wait_until="load")
-                tab.page.screenshot(path=str(shots / f"{name}-{width}-{scheme}.png"), full_page=True)
+                sitekb.shoot(tab.page, f"{name}-{width}-{scheme}", sitekb.Shots(shots, full_page=True))
                 found[f"{name} {width} {scheme}"] = (
                     bool(tab.page.evaluate(OVERFLOW)),
                     sorted({m.group() for m in LITERAL.finditer(tab.page.evaluate(VISIBLE_TEXT))}),
@@ -102,32 +103,24 @@ def main() -> int:
     from tests.site import sitekb
     from tests.site.test_payloads import build_payload_site
 
-    with tempfile.TemporaryDirectory() as folder:
-        site = args.site
-        if site is None:
-            site = sitekb.build_real_site(Path(folder) / "site", timeout=900)
+    with sitekb.built_real_site(args.site) as site, tempfile.TemporaryDirectory() as folder:
         payload = build_payload_site(Path(folder) / "payload-kb", Path(folder) / "payload-site")
         shots = Path(folder) / "shots"
-        shots.mkdir()
         meter = Meter()
         spent: dict[str, list[float]] = {}
         found: dict[str, object] = {}
         try:
             with sync_playwright() as playwright:
-                browser = playwright.chromium.launch(executable_path=str(sitekb.CHROMIUM), headless=True,
-                                                     args=sitekb.CHROMIUM_ARGS)
+                browser = sitekb.launch(playwright)
                 for round_ in range(args.n):  # each round in the other order: the first run warms the page cache
                     for routed in (True, False)[::-1 if round_ % 2 else 1]:
                         way = "routed" if routed else "unrouted"
                         before = meter.seconds()
-                        if routed:
-                            with sitekb.serve(site) as url:
-                                found[f"reader views {way}"] = reader_views(browser, url, True, index_route(site), shots)
-                        else:
-                            with sitekb.serve(site, sitekb.index_once(site)) as url:
-                                found[f"reader views {way}"] = reader_views(browser, url, False, None, shots)
+                        with sitekb.serve_as(site, "plain" if routed else "reader") as url:
+                            found[f"reader views {way}"] = reader_views(browser, url, routed,
+                                                                        index_route(site) if routed else None, shots)
                         middle = meter.seconds()
-                        with sitekb.serve(payload, sitekb._Quiet if routed else sitekb._Kept) as url:
+                        with sitekb.serve_as(payload, "plain" if routed else "real") as url:
                             found[f"payload walk {way}"] = payload_walk(browser, payload, url, routed)
                         after = meter.seconds()
                         spent.setdefault(f"reader views {way}", []).append(middle - before)

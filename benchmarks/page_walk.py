@@ -18,7 +18,8 @@ Chromium and Playwright's driver (a cpuacct cgroup, `check_start.Meter`), median
 - `unrouted`: the walk in a `WalkTab`;
 
 each with what the walk found (it must be the same). The site's build is not counted (`--site`: an already built
-site; else one strict build of the repository's site first, as the tests build it: `sitekb.build_real_site`).
+site; else one strict build of the repository's site first, as the tests build it: `sitekb.built_real_site`), and
+each way's server is the one its tests read (`sitekb.serve_as`).
 """
 
 from __future__ import annotations
@@ -26,7 +27,6 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -45,19 +45,15 @@ def main() -> int:
     from tests.site import sitekb
     from tests.site.test_browser import KINDS, walk
 
-    with tempfile.TemporaryDirectory() as folder:
-        site = args.site
-        if site is None:
-            site = sitekb.build_real_site(Path(folder) / "site", timeout=900)
+    with sitekb.built_real_site(args.site) as site:
         paths = sorted(p.relative_to(site).as_posix().removesuffix("index.html") for p in site.rglob("index.html"))
         paths = paths[:args.pages] if args.pages else paths
         kinds = tuple(kind for kind in KINDS if kind in paths)
         meter = Meter()
         try:
-            with sitekb.serve(site) as routed_url, sitekb.serve_for_walk(site) as walk_url, \
+            with sitekb.serve_as(site, "plain") as routed_url, sitekb.serve_as(site, "walk") as walk_url, \
                     sync_playwright() as playwright:
-                browser = playwright.chromium.launch(executable_path=str(sitekb.CHROMIUM), headless=True,
-                                                     args=sitekb.CHROMIUM_ARGS)
+                browser = sitekb.launch(playwright)
                 ways = {"routed": lambda: (sitekb.Visit(browser, routed=True).without_search_index(), routed_url),
                         "unrouted": lambda: (sitekb.WalkTab(browser), walk_url)}
                 spent: dict[str, list[float]] = {name: [] for name in ways}

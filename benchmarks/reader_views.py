@@ -2,19 +2,20 @@
 
     .venv/bin/python benchmarks/reader_views.py [--site FOLDER] [--n 1]
 
-Two changes (session 59, issue 22), each measured both ways on the same browser, the same work in the same order:
+Changes of issue 22, each measured every way on the same browser, the same work in the same order:
 
 - the reader views (tests/site/test_reader_view.py): six tabs (three widths, two schemes), four pages of the real site
-  each, read for overflow, markup shown as text and contrast, `shots` with a full-page screenshot of every view (as
-  every run took them) and `no shots` (a run outside CI, where nothing keeps them: `test_reader_view.screenshots`);
+  each, read for overflow, markup shown as text and contrast, `whole pages` with a full-page screenshot of every view
+  (as every run took them at first, and CI until session 60), `first screens` with one of the first screen (CI now)
+  and `no shots` (a run outside CI, where nothing keeps them): `sitekb.screenshots`;
 - the paste box's tests (tests/site/test_reader_home.py, test_reader_origin.py): the home page at three sizes, and
   two pastes (r013, h207) read as those tests read them, over `real_site`'s server (`whole index`: Material's search
   worker fetches and indexes the 3.1 MB index on every page, though they never search) and over `reader_site`'s
   (`index once`: the real index to the first request, one holding no documents after).
 
 CPU seconds (user + system) of this process, Chromium and Playwright's driver (a cpuacct cgroup, `check_start.Meter`),
-median of N, each round in the other order; what each way found must be the same. The site's build is not counted
-(`--site`: an already built site of the repository; else one strict build of it first).
+median of N, each round in another order; what each way found must be the same. The site's build is not counted
+(`--site`: an already built site of the repository; else one strict build of it first, `sitekb.built_real_site`).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from check_start import ROOT, Meter
 
 
-def reader_views(browser, url: str, shots: Path | None) -> dict:
+def reader_views(browser, url: str, shots) -> dict:
     from tests.site import sitekb
     from tests.site.test_browser import LITERAL, OVERFLOW, VISIBLE_TEXT
     from tests.site.test_reader_view import CONTRAST, PAGES, WIDTHS
@@ -41,8 +42,7 @@ def reader_views(browser, url: str, shots: Path | None) -> dict:
             tab.page.set_viewport_size({"width": width, "height": 900})
             for name, path in PAGES.items():
                 tab.page.goto(url + path, wait_until="load")
-                if shots is not None:
-                    tab.page.screenshot(path=str(shots / f"{name}-{width}-{scheme}.png"), full_page=True)
+                sitekb.shoot(tab.page, f"{name}-{width}-{scheme}", shots)
                 found[f"{name} {width} {scheme}"] = (
                     bool(tab.page.evaluate(OVERFLOW)),
                     sorted({m.group() for m in LITERAL.finditer(tab.page.evaluate(VISIBLE_TEXT))}),
@@ -89,44 +89,40 @@ def main() -> int:
     from tests.site import sitekb
 
     expect.set_options(timeout=sitekb.BROWSER_WAIT_MS)
-    with tempfile.TemporaryDirectory() as folder:
-        site = args.site or sitekb.build_real_site(Path(folder) / "site", timeout=900)
-        shots = Path(folder) / "shots"
-        shots.mkdir()
+    views = {"whole pages": True, "first screens": False, "no shots": None}  # full_page, or no screenshot
+    boxes = {"whole index": "real", "index once": "reader"}  # the server, `sitekb.serve_as`
+    spent: dict[str, list[float]] = {}
+    found: dict[str, object] = {}
+    with sitekb.built_real_site(args.site) as site, tempfile.TemporaryDirectory() as folder:
         meter = Meter()
-        spent: dict[str, list[float]] = {}
-        found: dict[str, object] = {}
-        ways = {"reader views": ("shots", "no shots"), "paste box": ("whole index", "index once")}
         try:
             with sync_playwright() as playwright:
-                browser = playwright.chromium.launch(executable_path=str(sitekb.CHROMIUM), headless=True,
-                                                     args=sitekb.CHROMIUM_ARGS)
-                for round_ in range(args.n):  # each round in the other order: the first run warms the page cache
-                    for before in (True, False)[::-1 if round_ % 2 else 1]:
+                browser = sitekb.launch(playwright)
+                for round_ in range(args.n):  # each round in another order: the first run warms the page cache
+                    turn = round_ % len(views)
+                    for way, full_page in list(views.items())[turn:] + list(views.items())[:turn]:
+                        shots = None if full_page is None else sitekb.Shots(Path(folder) / way, full_page)
                         start = meter.seconds()
-                        with sitekb.serve(site, sitekb.index_once(site)) as url:
-                            views = reader_views(browser, url, shots if before else None)
-                        middle = meter.seconds()
-                        with sitekb.serve(site, sitekb._Kept if before else sitekb.index_once(site)) as url:
-                            pasted = paste_box(browser, url)
-                        end = meter.seconds()
-                        for work, result, seconds in (("reader views", views, middle - start),
-                                                      ("paste box", pasted, end - middle)):
-                            way = ways[work][0 if before else 1]
-                            found[f"{work} {way}"] = result
-                            spent.setdefault(f"{work} {way}", []).append(seconds)
+                        with sitekb.serve_as(site, "reader") as url:
+                            found[f"reader views {way}"] = reader_views(browser, url, shots)
+                        spent.setdefault(f"reader views {way}", []).append(meter.seconds() - start)
+                    for way, server in list(boxes.items())[::-1 if round_ % 2 else 1]:
+                        start = meter.seconds()
+                        with sitekb.serve_as(site, server) as url:
+                            found[f"paste box {way}"] = paste_box(browser, url)
+                        spent.setdefault(f"paste box {way}", []).append(meter.seconds() - start)
                 browser.close()
         finally:
             meter.close()
-        taken = len(list(shots.iterdir()))
-    print(f"CPU s, median of {args.n} ({taken} screenshots taken the first way):")
+        taken = {way: len(list((Path(folder) / way).glob("*.png"))) for way in views}
+    print(f"CPU s, median of {args.n} (screenshots taken: {taken}):")
     same = True
-    for work, (old, new) in ways.items():
-        base = statistics.median(spent[f"{work} {old}"])
-        for way in (old, new):
+    for work, ways in (("reader views", list(views)), ("paste box", list(boxes))):
+        base = statistics.median(spent[f"{work} {ways[0]}"])
+        for way in ways:
             seconds = statistics.median(spent[f"{work} {way}"])
-            print(f"  {work:12} {way:11} {seconds:7.1f} s  {seconds / base:5.2f}x")
-        agree = found[f"{work} {old}"] == found[f"{work} {new}"]
+            print(f"  {work:12} {way:13} {seconds:7.1f} s  {seconds / base:5.2f}x")
+        agree = all(found[f"{work} {way}"] == found[f"{work} {ways[0]}"] for way in ways)
         same &= agree
         print(f"  {work:12} the same findings: {agree}")
     return 0 if same else 1

@@ -1,6 +1,6 @@
 """What the site tests' MkDocs builds cost in a fresh interpreter each, and forked from the warm builder.
 
-    .venv/bin/python benchmarks/site_tests.py [--n 4] [--every-entry] [--index-site FOLDER]
+    .venv/bin/python benchmarks/site_tests.py [--n 4] [--every-entry] [--index-site FOLDER] [--serve]
 
 `tests/site/sitekb.mkdocs_build` ran every build as `python -m mkdocs build` in a fresh interpreter, which imported
 MkDocs, Material, the Markdown extensions and errorkb's plugin again each time; it now forks each build from one
@@ -16,7 +16,10 @@ the session's `real_site` before, which that test now reads instead (what each f
 already built site of the repository, whose three pages tests/site/test_browser.py's migration test reads are loaded
 in one tab (Chromium, its driver and this process counted) over `real_site`'s server, which sends Material's search
 worker the whole index (3.1 MB) on every page, and over `reader_site`'s (`sitekb.index_once`: once a session), which
-the test now reads.
+the test now reads. `--serve`: `mkdocs serve --livereload --dirty` of the two-entry site, as tests/site/test_serve.py
+starts it for each test, from its start until the entry's page is served, then stopped: `fresh` (a new interpreter,
+as those tests started it) and `forked` (`sitekb.mkdocs_serve`, the warm builder's child), each with the page it served
+(it must be the same).
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ def main() -> int:
     parser.add_argument("--n", type=int, default=4)
     parser.add_argument("--every-entry", action="store_true")
     parser.add_argument("--index-site", type=Path, default=None, help="an already built site of the repository")
+    parser.add_argument("--serve", action="store_true", help="also `mkdocs serve` started fresh and forked")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
     from tests.site import sitekb
@@ -88,11 +92,54 @@ def main() -> int:
                 result = sitekb.mkdocs_build(full / "mkdocs.yml", Path(folder) / "full-site", timeout=900)
                 print(f"the search test's own build of every entry (now read from real_site): "
                       f"{meter.seconds() - before:.1f} s (exit code {result.returncode})")
+            if args.serve:
+                same &= serve_starts(project, Path(folder), args.n, meter)
         if args.index_site is not None:
             index_served(args.index_site, args.n, meter)
     finally:
         meter.close()
     return 0 if same else 1
+
+
+def serve_starts(project: Path, folder: Path, n: int, meter: Meter) -> bool:
+    """`mkdocs serve` of `project` started `fresh` and `forked`, alternating, until its entry page is served; whether
+    both served the same page."""
+    import time
+    import urllib.error
+    import urllib.request
+
+    from tests.site import sitekb
+
+    entry = "errors/transformers/head-dim-list-length/"
+    spent: dict[str, list[float]] = {"fresh": [], "forked": []}
+    found: dict[str, set] = {"fresh": set(), "forked": set()}
+    options = ("--livereload", "--dirty")
+    for round_ in range(n):
+        for way in list(spent)[::-1 if round_ % 2 else 1]:
+            port, log = sitekb.free_port(), folder / f"serve-{way}-{round_}.log"
+            before = meter.seconds()
+            # fresh: as tests/site/test_serve.py started it before
+            with sitekb.mkdocs_serve(project / "mkdocs.yml", port, log, *options, fresh=way == "fresh") as serving:
+                assert serving.forked is (way == "forked"), way
+                page = None
+                for _ in range(2400):
+                    try:
+                        with urllib.request.urlopen(f"http://127.0.0.1:{port}/{entry}", timeout=5) as response:
+                            page = response.read().decode()
+                        break
+                    except (urllib.error.URLError, ConnectionError, TimeoutError):
+                        time.sleep(0.05)
+            spent[way].append(meter.seconds() - before)
+            found[way].add(repr((page is not None and "What it means" in page,
+                                 None if page is None else page.count("ekb-badge"))))
+    print(f"`mkdocs serve` of the two-entry site until its entry page is served, then stopped, CPU s, median of {n}:")
+    base = statistics.median(spent["fresh"])
+    for way, seconds in spent.items():
+        print(f"  {way:7} {statistics.median(seconds):6.2f} s  {statistics.median(seconds) / base:5.2f}x  "
+              f"(each: {', '.join(f'{one:.2f}' for one in seconds)})")
+    same = found["fresh"] == found["forked"] and len(found["fresh"]) == 1
+    print(f"  the same page served: {same} {sorted(found['fresh'])}")
+    return same
 
 
 def index_served(site: Path, n: int, meter: Meter) -> None:
@@ -102,10 +149,9 @@ def index_served(site: Path, n: int, meter: Meter) -> None:
 
     paths = ["migration/", "errors/transformers/cache-only-has-0-layers/", "errors/transformers/get-max-length-removed/"]
     spent: dict[str, list[float]] = {"real_site": [], "reader_site": []}
-    with sync_playwright() as playwright, sitekb.serve(site, sitekb._Kept) as every, \
-            sitekb.serve(site, sitekb.index_once(site)) as once:
-        browser = playwright.chromium.launch(executable_path=str(sitekb.CHROMIUM), headless=True,
-                                             args=sitekb.CHROMIUM_ARGS)
+    with sync_playwright() as playwright, sitekb.serve_as(site, "real") as every, \
+            sitekb.serve_as(site, "reader") as once:
+        browser = sitekb.launch(playwright)
         first = sitekb.Visit(browser)  # the session's first page takes the real index, as a session's does
         first.page.goto(once, wait_until="load")
         first.page.wait_for_timeout(2000)

@@ -4,6 +4,7 @@ served on 127.0.0.1, and one headless Debian Chromium for the whole session."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import http.server
 import os
@@ -28,6 +29,41 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
 ARTIFACTS = ROOT / "test-artifacts"
 
 
+@dataclasses.dataclass(frozen=True)
+class Shots:
+    """Where the browser tests' screenshots go (`folder`) and whether each is the whole page or the first screen."""
+
+    folder: Path
+    full_page: bool
+
+
+def screenshots(environ: Mapping[str, str] = os.environ) -> Shots | None:
+    """Where the browser tests' screenshots are kept, and how: whole pages in `$ERRORKB_SCREENSHOTS` (someone asked for
+    them); the first screen of each in test-artifacts/screenshots/ in CI (`$CI`, set by GitHub Actions, whose jobs
+    upload test-artifacts/), what a reader sees on landing; else none (a local run's copies were read by nobody). No
+    assertion reads them, and a whole page costs more CPU than loading it: at 390 px the migration and verification
+    pages are tens of screens tall (benchmarks/reader_views.py: the reader views' six tabs with whole pages, with first
+    screens and with none)."""
+    if environ.get("ERRORKB_SCREENSHOTS"):
+        return Shots(Path(environ["ERRORKB_SCREENSHOTS"]), full_page=True)
+    if environ.get("CI", "").lower() in ("true", "1"):
+        return Shots(ARTIFACTS / "screenshots", full_page=False)
+    return None
+
+
+SHOTS = screenshots()
+
+
+def shoot(page, name: str, shots: Shots | None = SHOTS) -> Path | None:
+    """`page` kept as `name`.png where screenshots are kept (`screenshots`), as they are kept there; its path."""
+    if shots is None:
+        return None
+    shots.folder.mkdir(parents=True, exist_ok=True)
+    path = shots.folder / f"{name}.png"
+    page.screenshot(path=str(path), full_page=shots.full_page)
+    return path
+
+
 def mkdocs_build(config: Path, site_dir: Path, *, strict: bool = True, timeout: float = 300) -> subprocess.CompletedProcess:
     """`python -m mkdocs build` in a child process (its logging stays out of pytest's), run in `config`'s folder:
     forked from this process's warm builder (`_WarmBuilder`) where that child is what a fresh interpreter would be,
@@ -46,13 +82,16 @@ def mkdocs_build(config: Path, site_dir: Path, *, strict: bool = True, timeout: 
 # as `python -m mkdocs`'s working folder is first on its own, so a forked build finds in `config`'s folder what a fresh
 # one finds there. It imports what every build of this repository's site imports (a name missing here is imported by
 # the build itself: slower, never different), then forks one child per request line and answers its pid, then its
-# exit code. The child is `python -m mkdocs ARGS` from its `cli` on: the same arguments, logging set up by the CLI, an
-# uncaught exception printed as the interpreter prints it (exit code 1), the exit handlers run.
+# exit code; a child asked for without a wait (`mkdocs_serve`: a session that runs until it is stopped) has only its pid
+# answered, and is reaped once it has ended. The child is `python -m mkdocs ARGS` from its `cli` on: the same arguments,
+# logging set up by the CLI, an uncaught exception printed as the interpreter prints it (exit code 1), the exit handlers
+# run; its stdout and stderr go to the files asked for (one file, opened once, where both name it).
 _BUILDER = r"""
 import atexit, json, os, sys, traceback
 import mkdocs.__main__ as main
 sys.argv = [main.__file__, "build"]
-for name in ("mkdocs.commands.build", "mkdocs.config.defaults", "material.templates", "material.plugins.search.plugin",
+for name in ("mkdocs.commands.build", "mkdocs.commands.serve", "mkdocs.config.defaults", "material.templates",
+             "material.plugins.search.plugin",
              "material.plugins.tags.plugin", "errorkb.site.plugin", "markdown.extensions.toc",
              "markdown.extensions.tables", "markdown.extensions.admonition", "markdown.extensions.attr_list",
              "markdown.extensions.md_in_html", "pymdownx.details", "pymdownx.highlight", "pymdownx.inlinehilite",
@@ -64,15 +103,20 @@ for name in ("mkdocs.commands.build", "mkdocs.config.defaults", "material.templa
 requests, replies = os.fdopen(0, "r"), os.fdopen(1, "w")
 for line in requests:
     ask = json.loads(line)
+    try:
+        while os.waitpid(-1, os.WNOHANG)[0]:  # started children that have ended
+            pass
+    except ChildProcessError:
+        pass
     pid = os.fork()
     if pid == 0:
         code = 1
         try:
             requests.close()
             os.chdir(ask["cwd"])
-            for fd, (path, flags) in enumerate(((os.devnull, os.O_RDONLY), (ask["out"], os.O_WRONLY),
-                                                (ask["err"], os.O_WRONLY))):
-                os.dup2(os.open(path, flags), fd)
+            os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
+            os.dup2(os.open(ask["out"], os.O_WRONLY), 1)
+            os.dup2(1 if ask["err"] == ask["out"] else os.open(ask["err"], os.O_WRONLY), 2)
             sys.stdin, sys.stdout, sys.stderr = (open(fd, mode, closefd=False) for fd, mode in ((0, "r"), (1, "w"), (2, "w")))
             sys.argv = [main.__file__, *ask["args"]]
             if ask["test"] is None:
@@ -95,20 +139,22 @@ for line in requests:
             os._exit(code)
     replies.write(f"{pid}\n")
     replies.flush()
-    replies.write(f"{os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])}\n")
-    replies.flush()
+    if ask["wait"]:
+        replies.write(f"{os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])}\n")
+        replies.flush()
 """
 
 
 class _WarmBuilder:
     """One interpreter per test process that has imported MkDocs, Material, the Markdown extensions and errorkb's
-    plugin once, and forks a child for each `mkdocs_build`: a build of a two-entry site cost 1.8 s of CPU in a fresh
-    interpreter, of which about 1 s was those imports (benchmarks/site_tests.py). A child forked from it is what
-    `python -m mkdocs` started afresh would be only where nothing read at import can differ, so a fresh interpreter
-    builds instead when the environment is not the one the builder started with (Material writes to it at import,
-    and a module may read it then; pytest's `PYTEST_CURRENT_TEST` aside, which the child is given), when `config`'s
-    folder holds a module of its own (a fresh interpreter would import it before an installed one the builder has
-    already imported), in a process forked from the one that started the builder, or once the builder has died."""
+    plugin once, and forks a child for each `mkdocs_build` and `mkdocs_serve`: a build of a two-entry site cost 1.8 s
+    of CPU in a fresh interpreter, of which about 1 s was those imports (benchmarks/site_tests.py). A child forked from
+    it is what `python -m mkdocs` started afresh would be only where nothing read at import can differ, so a fresh
+    interpreter runs instead when the environment is not the one the builder started with (Material writes to it at
+    import, and a module may read it then; pytest's `PYTEST_CURRENT_TEST` aside, which the child is given), when
+    `config`'s folder holds a module of its own (a fresh interpreter would import it before an installed one the
+    builder has already imported), in a process forked from the one that started the builder, or once the builder has
+    died."""
 
     process: subprocess.Popen | None = None
     env: dict[str, str] = {}
@@ -117,33 +163,16 @@ class _WarmBuilder:
 
     @classmethod
     def run(cls, args: list[str], env: dict[str, str], cwd: Path, timeout: float) -> subprocess.CompletedProcess | None:
-        import json
         import tempfile
 
-        if _own_modules(cwd) or (cls.process is not None and (_lasting(env) != cls.env or cls.owner != os.getpid())):
-            return None
-        if cls.process is None:
-            cls.env, cls.owner = _lasting(env), os.getpid()
-            cls.process = subprocess.Popen([sys.executable, "-c", _BUILDER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                           stderr=subprocess.DEVNULL, env=env, cwd=tempfile.mkdtemp(), bufsize=0)
-        process = cls.process
-        if process.poll() is not None:
-            return None
         with tempfile.TemporaryDirectory() as folder:
             out, err = Path(folder) / "out", Path(folder) / "err"
-            out.touch()
-            err.touch()
-            ask = {"args": args, "cwd": str(cwd), "out": str(out), "err": str(err),
-                   "test": env.get("PYTEST_CURRENT_TEST")}
-            try:
-                process.stdin.write(json.dumps(ask).encode() + b"\n")
-                pid = int(cls.line(None))
-            except (OSError, ValueError):  # the builder died: every later build starts afresh
-                process.kill()
+            pid = cls.fork(args, env, cwd, out, err, wait=True)
+            if pid is None:
                 return None
             code = cls.line(timeout)
             if code == "":  # the builder died during the build
-                process.kill()
+                cls.process.kill()
                 return None
             if code is None:
                 with contextlib.suppress(ProcessLookupError):
@@ -154,6 +183,35 @@ class _WarmBuilder:
         if code is None:
             raise subprocess.TimeoutExpired(result.args, timeout, result.stdout, result.stderr)
         return result
+
+    @classmethod
+    def fork(cls, args: list[str], env: dict[str, str], cwd: Path, out: Path, err: Path, *, wait: bool) -> int | None:
+        """The pid of the builder's child running `python -m mkdocs ARGS` in `cwd`, its stdout in `out` and its stderr
+        in `err` (both in one where they are one path); its exit code is the builder's next line if `wait`, else the
+        builder never says it (`mkdocs_serve`). None where a fresh interpreter must run it."""
+        import json
+
+        if _own_modules(cwd) or (cls.process is not None and (_lasting(env) != cls.env or cls.owner != os.getpid())):
+            return None
+        if cls.process is None:
+            import tempfile
+
+            cls.env, cls.owner = _lasting(env), os.getpid()
+            cls.process = subprocess.Popen([sys.executable, "-c", _BUILDER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                           stderr=subprocess.DEVNULL, env=env, cwd=tempfile.mkdtemp(), bufsize=0)
+        process = cls.process
+        if process.poll() is not None:
+            return None
+        out.touch()
+        err.touch()
+        ask = {"args": args, "cwd": str(cwd), "out": str(out), "err": str(err), "wait": wait,
+               "test": env.get("PYTEST_CURRENT_TEST")}
+        try:
+            process.stdin.write(json.dumps(ask).encode() + b"\n")
+            return int(cls.line(None))
+        except (OSError, ValueError):  # the builder died: every later build starts afresh
+            process.kill()
+            return None
 
     @classmethod
     def line(cls, timeout: float | None) -> str | None:
@@ -172,6 +230,71 @@ class _WarmBuilder:
             cls.pending += chunk
         line, _, cls.pending = cls.pending.partition(b"\n")
         return line.decode()
+
+
+class Served:
+    """A `mkdocs serve` session (`mkdocs_serve`): its pid, and whether it still runs. A forked one is the warm
+    builder's child, not this process's: it is signalled and watched through a pidfd, which names that process
+    whatever pid the system gives out once the builder has reaped it."""
+
+    def __init__(self, command: list[str], env: dict[str, str], cwd: Path, log: Path, *, fresh: bool = False):
+        """`command` (`python -m mkdocs serve ...`) in `cwd`, forked from the warm builder unless `fresh` (a new
+        interpreter, as the tests started it before: benchmarks/site_tests.py --serve)."""
+        self.pid = None if fresh else _WarmBuilder.fork(command[3:], env, cwd, log, log, wait=False)
+        self.forked = self.pid is not None
+        if self.pid is None:
+            with open(log, "w") as out:
+                self.process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, cwd=cwd, env=env)
+            self.pid = self.process.pid
+        else:
+            self.fd = os.pidfd_open(self.pid)
+
+    def running(self) -> bool:
+        import select
+
+        if not self.forked:
+            return self.process.poll() is None
+        return self.fd >= 0 and not select.select([self.fd], [], [], 0)[0]
+
+    def stop(self, grace: float = 10) -> None:
+        """SIGTERM, as `Popen.terminate`; SIGKILL if it still runs `grace` seconds later; back once it has ended."""
+        import select
+        import signal
+
+        if not self.forked:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=grace)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+            return
+        if self.fd < 0:  # stopped already
+            return
+        try:
+            signal.pidfd_send_signal(self.fd, signal.SIGTERM)
+            if not select.select([self.fd], [], [], grace)[0]:
+                signal.pidfd_send_signal(self.fd, signal.SIGKILL)
+                select.select([self.fd], [], [])
+        except ProcessLookupError:  # it had ended
+            pass
+        finally:
+            os.close(self.fd)
+            self.fd = -1
+
+
+@contextlib.contextmanager
+def mkdocs_serve(config: Path, port: int, log: Path, *options: str, fresh: bool = False) -> Iterator[Served]:
+    """`python -m mkdocs serve OPTIONS -a 127.0.0.1:PORT -f CONFIG` run in `config`'s folder while the block runs, both its
+    streams in `log`, stopped when the block ends (`Served.stop`): forked from the warm builder where a fresh
+    interpreter would serve the same (`_WarmBuilder`, as `mkdocs_build`), else a fresh interpreter (`fresh`: always):
+    a start up to its first page served, 1.47 s of CPU fresh and 1.01 s forked (benchmarks/site_tests.py --serve)."""
+    command = [sys.executable, "-m", "mkdocs", "serve", *options, "-a", f"127.0.0.1:{port}", "-f", str(config)]
+    served = Served(command, {**os.environ, "NO_MKDOCS_2_WARNING": "1"}, config.parent, log, fresh=fresh)
+    try:
+        yield served
+    finally:
+        served.stop()
 
 
 def _lasting(env: dict[str, str]) -> dict[str, str]:
@@ -224,12 +347,8 @@ def site_url(tmp_path_factory) -> str:
         site_dir = tmp_path_factory.mktemp("site")
         result = mkdocs_build(project / "mkdocs.yml", site_dir)
         assert result.returncode == 0, f"mkdocs build --strict failed:\n{result.stderr}"
-    handler = functools.partial(_Kept, directory=str(site_dir))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{port}/"
-    server.shutdown()
+    with serve(site_dir, _Kept, port=port) as url:
+        yield url
 
 
 def build_real_site(site: Path, timeout: float = 600) -> Path:
@@ -242,6 +361,19 @@ def build_real_site(site: Path, timeout: float = 600) -> Path:
     return site
 
 
+@contextlib.contextmanager
+def built_real_site(site: Path | None = None, timeout: float = 900) -> Iterator[Path]:
+    """`site`, an already built site of the repository, or else the repository's site built into a temp folder for
+    the block (`build_real_site`): what the benchmarks read, each serving it as the tests do (`serve_as`)."""
+    if site is not None:
+        yield site
+        return
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        yield build_real_site(Path(folder) / "site", timeout=timeout)
+
+
 @pytest.fixture(scope="session")
 def real_site(tmp_path_factory) -> tuple[Path, str]:
     """(site folder, URL): the repository's own knowledge base built as `mkdocs build --strict` builds
@@ -249,11 +381,8 @@ def real_site(tmp_path_factory) -> tuple[Path, str]:
     it: the strict build's own test (tests/test_knowledge_base.py), the browser's walks over every page, the reader
     views and Material's search over every entry (tests/site/test_search.py) share the one build."""
     site = build_real_site(tmp_path_factory.mktemp("real-site"))
-    port = free_port()
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), functools.partial(_Kept, directory=str(site)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield site, f"http://127.0.0.1:{port}/"
-    server.shutdown()
+    with serve_as(site, "real") as url:
+        yield site, url
 
 
 @pytest.fixture(scope="session")
@@ -350,14 +479,15 @@ def reader_site(real_site) -> Iterator[tuple[Path, str]]:
     `index_once`, the real search index once per session, then one holding no documents
     (benchmarks/reader_views.py)."""
     site, _ = real_site
-    with serve(site, index_once(site)) as url:
+    with serve_as(site, "reader") as url:
         yield site, url
 
 
 @contextlib.contextmanager
-def serve(site: Path, handler: type[http.server.SimpleHTTPRequestHandler] = _Quiet) -> Iterator[str]:
-    """`site` served on 127.0.0.1 by a thread of this process, while the block runs: its URL."""
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(site)))
+def serve(site: Path, handler: type[http.server.SimpleHTTPRequestHandler] = _Quiet, port: int = 0) -> Iterator[str]:
+    """`site` served on 127.0.0.1 (at `port`, else one free) by a thread of this process, while the block runs: its
+    URL. Every server of a built site in the tests and the benchmarks is one of these."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), functools.partial(handler, directory=str(site)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}/"
@@ -369,6 +499,15 @@ def serve(site: Path, handler: type[http.server.SimpleHTTPRequestHandler] = _Qui
 def serve_for_walk(site: Path) -> contextlib.AbstractContextManager[str]:
     """`site` served for a walk over its pages in a `WalkTab` (`_ForWalk`)."""
     return serve(site, _ForWalk)
+
+
+def serve_as(site: Path, way: str) -> contextlib.AbstractContextManager[str]:
+    """`site` served as one of the tests serves it: "real" as `real_site` (the whole search index to every page, the
+    rest kept by the browser), "reader" as `reader_site` (`index_once`: a fresh server, the real index to its first
+    request), "walk" as the page walk's (`serve_for_walk`), "plain" with nothing kept (the routed tabs' baseline in
+    the benchmarks)."""
+    handlers = {"real": _Kept, "walk": _ForWalk, "plain": _Quiet}
+    return serve(site, index_once(site) if way == "reader" else handlers[way])
 
 
 # How long a browser test waits for the page (an expect, a click, a load) on a busy machine.
@@ -391,9 +530,14 @@ def chromium():
     # full site); every browser test waits up to this long for what the page does in the background.
     expect.set_options(timeout=BROWSER_WAIT_MS)
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        browser = launch(playwright)
         yield browser
         browser.close()
+
+
+def launch(playwright):
+    """Debian's Chromium, headless and offline (`CHROMIUM_ARGS`): the tests' browser and the benchmarks'."""
+    return playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
 
 
 class Visit:

@@ -1,6 +1,6 @@
 """The built site in a real browser (Debian's Chromium driven by playwright): pages load
 clean and offline, the Before/After tabs switch, and both the paste box and the search find
-the entry for a concrete error message. Screenshots land in test-artifacts/."""
+the entry for a concrete error message. Screenshots are kept where something keeps them (`sitekb.shoot`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.site.sitekb import ARTIFACTS, MESSAGE, TRACEBACK, WalkTab, serve, serve_for_walk
+from tests.site.sitekb import MESSAGE, TRACEBACK, WalkTab, serve, serve_for_walk, shoot
 
 pytestmark = pytest.mark.browser
 
@@ -27,8 +27,7 @@ def test_entry_page_loads_clean_and_offline(visit, site_url, scheme):
     expect(tab.page.locator(".ekb-badge.ekb-badge--folded.ekb-not-run")).to_have_count(1)
     expect(tab.page.locator("body")).to_have_attribute("data-md-color-scheme", "slate" if scheme == "dark" else "default")
     tab.page.wait_for_timeout(300)  # late requests (search worker, index) would show up here
-    ARTIFACTS.mkdir(exist_ok=True)
-    tab.page.screenshot(path=str(ARTIFACTS / f"entry-{scheme}.png"), full_page=True)
+    shoot(tab.page, f"entry-{scheme}")
     assert tab.errors == [], tab.errors
     assert tab.outside == [], tab.outside
 
@@ -58,8 +57,7 @@ def test_paste_box_finds_the_entry(visit, site_url, pasted):
     expect(first.locator("a.ekb-lookup__title")).to_have_attribute("href", re.compile(re.escape(ENTRY) + "$"))
     expect(first).to_contain_text("{len(self.layers)} = 28")
     if pasted == TRACEBACK:
-        ARTIFACTS.mkdir(exist_ok=True)
-        tab.page.screenshot(path=str(ARTIFACTS / "home-lookup.png"))
+        shoot(tab.page, "home-lookup")
     assert tab.errors == [] and tab.outside == []
 
 
@@ -78,8 +76,7 @@ def test_paste_box_survives_instant_navigation(visit, site_url):
     tab.page.locator(".ekb-lookup__input").fill(f"ValueError: {MESSAGE.replace('`head_dim`', '`num_head`')}")
     expect(tab.page.locator(".ekb-lookup__hit a").first).to_have_attribute(
         "href", re.compile("num-heads-list-length/$"))
-    ARTIFACTS.mkdir(exist_ok=True)
-    tab.page.screenshot(path=str(ARTIFACTS / "errors-lookup.png"))
+    shoot(tab.page, "errors-lookup")
     assert tab.errors == [] and tab.outside == []
 
 
@@ -92,8 +89,7 @@ def test_search_finds_the_entry_for_a_pasted_message(visit, site_url):
     box.press_sequentially(MESSAGE[-1])  # Material reacts to key events
     first = tab.page.locator(".md-search-result__item").first
     expect(first.locator("a").first).to_have_attribute("href", re.compile(re.escape(ENTRY)))
-    ARTIFACTS.mkdir(exist_ok=True)
-    tab.page.screenshot(path=str(ARTIFACTS / "search.png"))
+    shoot(tab.page, "search")
     assert tab.errors == [] and tab.outside == []
 
 

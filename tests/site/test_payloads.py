@@ -6,17 +6,14 @@ read as the text the author wrote (escaped, not deleted)."""
 
 from __future__ import annotations
 
-import functools
-import http.server
 import json
 import re
 import shutil
-import threading
 from pathlib import Path
 
 import pytest
 
-from tests.site.sitekb import ROOT, _Kept, free_port, mkdocs_build, site_project, snippet_hash, write_report
+from tests.site.sitekb import ROOT, _Kept, free_port, mkdocs_build, serve, site_project, snippet_hash, write_report
 
 PAYLOAD_KB = ROOT / "tests" / "fixtures" / "payload_kb"
 IDS = sorted(path.stem for path in (PAYLOAD_KB / "docs" / "errors" / "transformers").glob("*.yml"))
@@ -68,11 +65,8 @@ def payload_site(tmp_path_factory):
     port = free_port()
     site = build_payload_site(tmp_path_factory.mktemp("payload-kb"), tmp_path_factory.mktemp("payload-site"),
                               site_url=f"http://127.0.0.1:{port}/")
-    handler = functools.partial(_Kept, directory=str(site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield site, f"http://127.0.0.1:{port}/"
-    server.shutdown()
+    with serve(site, _Kept, port=port) as url:
+        yield site, url
 
 
 # Every element's attributes: event handlers, and script-capable URLs once the browser has
@@ -240,11 +234,8 @@ def plain_site(tmp_path_factory):
     site = out / "site"
     result = mkdocs_build(plain_material_config(out, f"http://127.0.0.1:{port}/"), site, strict=False)
     assert result.returncode == 0, result.stderr
-    handler = functools.partial(_Kept, directory=str(site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield site, f"http://127.0.0.1:{port}/"
-    server.shutdown()
+    with serve(site, _Kept, port=port) as url:
+        yield site, url
 
 
 @pytest.mark.browser

@@ -1,6 +1,6 @@
 """Pages as a reader sees them (issue 24): the repository's own site, built as `mkdocs build
 --strict` builds it, opened in Debian's Chromium at three widths in light and dark. Each view is
-kept as a full-page screenshot where something keeps it (`screenshots`: CI uploads test-artifacts/) and checked
+kept as a screenshot where something keeps it (`sitekb.screenshots`: CI keeps the first screen) and checked
 for what can be checked mechanically: nothing wider than the viewport
 outside a frame that scrolls on its own, no markup or escape shown as text, one strip cell per
 release of the version matrix, and WCAG AA contrast of the badges' text (4.5:1) and of the
@@ -9,31 +9,17 @@ release pictures' cells against the page (3:1, non-text)."""
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 
 import pytest
 
-from tests.site.sitekb import ROOT
+from tests.site.sitekb import ARTIFACTS, ROOT, Shots, screenshots, shoot
 from tests.site.test_browser import LITERAL, OVERFLOW, VISIBLE_TEXT  # `reader_site`: tests/site/sitekb.py
 
 pytestmark = pytest.mark.browser
 
 
-def screenshots(environ=os.environ) -> Path | None:
-    """Where the views' screenshots go: `$ERRORKB_SCREENSHOTS`, else test-artifacts/screenshots/ in CI (`$CI`, set by
-    GitHub Actions, whose jobs upload test-artifacts/), else nowhere: full pages cost more CPU than loading them (the
-    views' six tabs 43.2 s with them, 25.9 s without, benchmarks/reader_views.py), a local run's copies were read by
-    nobody, and no assertion reads them."""
-    if environ.get("ERRORKB_SCREENSHOTS"):
-        return Path(environ["ERRORKB_SCREENSHOTS"])
-    if environ.get("CI", "").lower() in ("true", "1"):
-        return ROOT / "test-artifacts" / "screenshots"
-    return None
-
-
-SHOTS = screenshots()
 WIDTHS = (1300, 768, 390)
 ENTRY = "errors/transformers/get-max-length-removed/"
 PAGES = {"home": "", "entry": ENTRY, "migration": "migration/", "verification": "verification/"}
@@ -72,11 +58,13 @@ CONTRAST = """() => {
 }"""
 
 
-@pytest.mark.parametrize("environ, folder", [
-    ({}, None), ({"CI": "false"}, None), ({"CI": "true"}, ROOT / "test-artifacts" / "screenshots"),
-    ({"CI": "1", "ERRORKB_SCREENSHOTS": "/kept"}, Path("/kept")), ({"ERRORKB_SCREENSHOTS": "/kept"}, Path("/kept"))])
-def test_screenshots_are_taken_where_they_are_kept(environ, folder):
-    assert screenshots(environ) == folder
+@pytest.mark.parametrize("environ, shots", [
+    ({}, None), ({"CI": "false"}, None), ({"CI": "true"}, Shots(ARTIFACTS / "screenshots", full_page=False)),
+    ({"CI": "1", "ERRORKB_SCREENSHOTS": "/kept"}, Shots(Path("/kept"), full_page=True)),
+    ({"ERRORKB_SCREENSHOTS": "/kept"}, Shots(Path("/kept"), full_page=True))])
+def test_screenshots_are_taken_where_they_are_kept(environ, shots):
+    """Whole pages where someone asked for them, the first screen in CI, none in a local run."""
+    assert screenshots(environ) == shots
 
 
 def releases_in_matrix() -> list[str]:
@@ -92,15 +80,12 @@ def test_pages_read_at_every_width_in_both_schemes(visit, reader_site, width, sc
     _, url = reader_site
     tab = visit(scheme)
     tab.page.set_viewport_size({"width": width, "height": 900})
-    if SHOTS is not None:
-        SHOTS.mkdir(parents=True, exist_ok=True)
     problems: dict[str, object] = {}
     for name, path in PAGES.items():
         tab.page.goto(url + path, wait_until="load")
         assert tab.page.locator("body").get_attribute("data-md-color-scheme") == \
             ("slate" if scheme == "dark" else "default")
-        if SHOTS is not None:
-            tab.page.screenshot(path=str(SHOTS / f"{name}-{width}-{scheme}.png"), full_page=True)
+        shoot(tab.page, f"{name}-{width}-{scheme}")
         overflow = tab.page.evaluate(OVERFLOW)
         if overflow:
             problems[f"{name}: overflow"] = overflow
