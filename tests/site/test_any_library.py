@@ -7,13 +7,10 @@ and whose home page's paste box finds the entry in a real browser."""
 
 from __future__ import annotations
 
-import functools
-import http.server
 import json
 import re
 import subprocess
 import sys
-import threading
 from importlib.metadata import version
 from pathlib import Path
 
@@ -21,7 +18,7 @@ import pytest
 from playwright.sync_api import expect
 
 from errorkb.cli import main
-from tests.site.sitekb import _Quiet, free_port, mkdocs_build
+from tests.site.sitekb import mkdocs_build, serve
 
 PACKAGING = version("packaging")
 USER_CODE = 'from packaging.version import Version\n\nrequired = Version("1.0-banana")\n'
@@ -128,16 +125,11 @@ def test_the_site_builds_strictly_with_the_library_s_own_tags(kb, tmp_path):
 def test_the_home_page_paste_box_finds_the_entry(kb, tmp_path, visit):
     site = tmp_path / "site"
     assert mkdocs_build(kb / "mkdocs.yml", site).returncode == 0
-    port = free_port()
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), functools.partial(_Quiet, directory=str(site)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
+    with serve(site) as url:
         tab = visit()
-        tab.page.goto(f"http://127.0.0.1:{port}/", wait_until="load")
+        tab.page.goto(url, wait_until="load")
         tab.page.locator(".ekb-lookup__input").fill("packaging.version.InvalidVersion: Invalid version: '2.0-dev-x'")
         first = tab.page.locator(".ekb-lookup__hit").first
         expect(first.locator("a.ekb-lookup__title")).to_have_attribute(
             "href", re.compile(r"errors/packaging/invalid-version/$"))
         assert tab.errors == [] and tab.outside == []
-    finally:
-        server.shutdown()
