@@ -93,6 +93,30 @@ def test_a_ctrl_c_while_the_block_waits_for_room_is_the_callers(monkeypatch, int
             os.close(read)
 
 
+def test_a_ctrl_c_while_ipythons_extension_explains_reaches_ipython(monkeypatch, capsys):
+    """main: the extension's handler caught BaseException around the explainer, and a Ctrl-C while it ran was lost;
+    IPython's own loop is what answers a Ctrl-C (a new prompt). The explainer's own failures are still swallowed."""
+    from errorkb.hook import explain, load_ipython_extension
+
+    class Shell:
+        def set_custom_exc(self, kinds: object, handler: object) -> None:
+            self.handler = handler
+
+        def showtraceback(self, exc_tuple: object, tb_offset: object = None) -> None:
+            print("TRACEBACK", file=__import__("sys").stderr)
+
+    shell = Shell()
+    load_ipython_extension(shell)
+    for raised, caught in ((KeyboardInterrupt, True), (RuntimeError, False)):
+        monkeypatch.setattr(explain, "explain", lambda *args, raised=raised: (_ for _ in ()).throw(raised()))
+        if caught:
+            with pytest.raises(raised):
+                shell.handler(shell, ValueError, ValueError("x"), None)
+        else:
+            assert shell.handler(shell, ValueError, ValueError("x"), None) is None
+    assert capsys.readouterr().err == "TRACEBACK\n" * 2
+
+
 # The program's stderr raises SIGINT the moment the block reaches it (the user's Ctrl-C, while the block is written
 # after asyncio's report of an error in a callback); its loop runs with Python's default SIGINT handler
 # (`run_until_complete`: `asyncio.run` cancels its main task instead). A report made in a task's `__del__` ("never

@@ -217,7 +217,12 @@ def describe_within(value: BaseException, index_path: Path | None = None, deadli
             ready.release()
 
     worker = _thread.start_new_thread(make, ())
-    if not ready.acquire(timeout=deadline) or not made:
+    try:
+        finished = ready.acquire(timeout=deadline)
+    except BaseException:  # a Ctrl-C while it waits: the caller's; the block is dropped, as past the deadline
+        _stop(worker)
+        raise
+    if not finished or not made:
         _stop(worker)
         return None
     return made[0]

@@ -370,6 +370,9 @@ def _import_within(name: str, seconds: float) -> None:
         finally:
             done.release()
 
-    _thread.start_new_thread(run, ())
+    try:
+        _thread.start_new_thread(run, ())
+    except RuntimeError:  # no new thread while the interpreter shuts down (3.12's atexit): imported here, as ever
+        return
     if not done.acquire(timeout=seconds) or not _ready(sys.modules.get(name)):
         raise ImportError(f"{name}: not imported within the hook's deadline")
