@@ -51,17 +51,16 @@ _LOADED: dict[str, list[Index]] = {}
 _HERE = os.path.dirname(os.path.abspath(__file__))  # errorkb/hook
 
 
-DEADLINE_S = guard.DEADLINE_S  # the most the explainer may add to an exit: it runs the user's code (`__str__`, ...)
+DEADLINE_S = guard.DEADLINE_S  # the most the reading of the error may add to an exit: it runs the user's code
 
 
 def explain(kind: type[BaseException], value: BaseException, traceback: object, stream: IO[str] | None = None,
             index_path: Path | None = None, deadline: float = DEADLINE_S) -> None:
-    """Print the block for `value` when it matches an entry, within `deadline` seconds (what the hook's call has left
-    of them: `guard.left`, its import counted); otherwise print nothing. Whatever it imports is imported inside the
-    guard (`errorkb.hook.guard`): never a file of the program's folder."""
+    """Print the block for `value` when it matches an entry, within `deadline` seconds; otherwise print nothing.
+    Whatever it imports is imported inside the guard (`errorkb.hook.guard`): never a file of the program's folder."""
     _EXPLAINED[:] = [value, *_EXPLAINED[:MAX_EXPLAINED - 1]]
     with guard.inside():
-        text = describe_within(value, index_path, guard.left(deadline))
+        text = describe_within(value, index_path, deadline)
         if text is not None:
             write(stream or sys.stderr, text)
 

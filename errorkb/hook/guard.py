@@ -23,15 +23,14 @@ imports takes out of `sys.modules` each module they loaded that the program's ow
 (`_give_back`), and the explainer is not loaded at all while a module named like one the explainer imports is one
 the program loaded from its folder (`foreign`): the hook adds nothing then, as with a program's own `errorkb`.
 
-Imports `sys`, `_imp`, `_thread` and `time` alone (built in): this module is loaded before the guard is up. It also
-keeps the hook's work within the CPU time the process has left (`cpu_left`), and within its deadline, the explainer's
-import included (`DEADLINE_S`, `left`; round fourteen).
+Imports `sys`, `_imp` and `_thread` alone (built in): this module is loaded before the guard is up. It also keeps the
+hook's work within the CPU time the process has left (`cpu_left`), and the explainer's import within a deadline
+(`DEADLINE_S`, `_import_within`; round fourteen).
 """
 
 import _imp
 import _thread
 import sys
-import time
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -231,7 +230,6 @@ class package:
     itself (no file of its own under that name), the package stays in `sys.modules`, as ever."""
 
     def __enter__(self) -> None:
-        _STARTED.setdefault(_thread.get_ident(), []).append(time.monotonic())
         _USERS.append(1)
         if len(_USERS) == 1:
             _threading_importable()
@@ -248,10 +246,6 @@ class package:
                 modules["_frozen_importlib"]._load(spec)
 
     def __exit__(self, *exc: object) -> None:
-        ident = _thread.get_ident()
-        _STARTED[ident].pop()
-        if not _STARTED[ident]:
-            del _STARTED[ident]
         _USERS.pop()
         if not _USERS:
             _threading_back()
@@ -320,22 +314,14 @@ def load(module: str, first: "list[object] | None" = None) -> "ModuleType":
     if module == "explain" and foreign():  # the chains import nothing the program could have replaced
         raise ImportError(f"{name}: a module the program loaded from its own folder is named like one it imports")
     if module == "explain" and not _ready(sys.modules.get(name)):
-        _import_within(name, left())
+        _import_within(name, DEADLINE_S)
     with inside():
         __import__(name)
     return sys.modules[name]
 
 
-DEADLINE_S = 5.0  # the most the hook's work may add to an exit, the explainer's import included: it runs the user's
-# code (`__str__`, properties), and imports under the program's conditions (`-X tracemalloc=25`: 10 s of import)
-_STARTED: "dict[int, list[float]]" = {}  # thread id: when each of its hook calls inside `package` began
-
-
-def left(deadline: float = DEADLINE_S) -> float:
-    """The seconds left of `deadline` for the hook's call in progress in this thread (counted from its entry into
-    `package`: the explainer's import spends them too); all of it outside such a call (pytest's hint, IPython)."""
-    started = _STARTED.get(_thread.get_ident())
-    return deadline if not started else deadline - (time.monotonic() - started[0])
+DEADLINE_S = 5.0  # the most each stage of the hook's work may add to an exit: the explainer's import (under the
+# program's conditions: `-X tracemalloc=25`, 9 s of it), then its reading of the error, which runs the user's code
 
 
 def _ready(module: object) -> bool:
@@ -345,11 +331,13 @@ def _ready(module: object) -> bool:
 
 def _import_within(name: str, seconds: float) -> None:
     """Import `name` (inside the guard) in a thread of its own, waiting for it `seconds` at most; ImportError when it
-    is not imported by then. Round fourteen: the explainer's import ran in the hook's thread, outside the deadline
-    that bounds the rest of its work: under `-X tracemalloc=25` it took 9 s of a 16 s exit (3.11: every allocation
-    walks 25 frames), and a thread of the program's that holds an import lock the explainer's imports wait for (its
-    own finder stuck importing `json`) held the exit up for ever. The thread is `_thread`'s (never `threading`'s
-    tracer, never waited for at the exit); one past the deadline is left to finish, or to the interpreter's exit.
+    is not imported by then. Round fourteen: the explainer's import ran in the hook's thread, bounded by nothing (the
+    deadline bounded its reading of the error alone): under `-X tracemalloc=25` it took 9 s of a 16 to 26 s exit
+    (every allocation records 25 frames), and a thread of the program's that holds an import lock the explainer's
+    imports wait for (its own finder stuck importing `json`) held the exit up for ever. Its own deadline, not one
+    shared with the reading: an import compiled from source (no bytecode written) on a busy machine takes seconds.
+    The thread is `_thread`'s (never `threading`'s tracer, never waited for at the exit); one past the deadline is
+    left to finish, or to the interpreter's exit.
     While the interpreter exits no thread starts (`explain._describe_finalizing`): the import runs here, as ever."""
     if sys.is_finalizing():
         return
