@@ -2,8 +2,8 @@
 
 Under tracemalloc every allocation records its traceback (`-X tracemalloc=25`: 25 frames), and the hook's first work
 at an error, importing the explainer (the lookup, its index), allocates a great deal: main imported it in the hook's
-own thread, outside the deadline (`errorkb.hook.guard.DEADLINE_S`) that bounds the rest, so the exit took what the
-import took. Now the import counts against the deadline. Side by side, in rounds interleaved: the same program (the
+own thread, bounded by nothing (the deadline, `errorkb.hook.guard.DEADLINE_S`, bounded the reading of the error
+alone), so the exit took what the import took. Now the import runs in a thread of its own, given up past its deadline. Side by side, in rounds interleaved: the same program (the
 documented error, raised from a stand-in library) run by a plain interpreter, by one with `--rev`'s hook and by one
 with this checkout's, with no tracing, `-X tracemalloc` and `-X tracemalloc=25`: seconds to exit (median), the ratio
 to the plain interpreter's, and whether the block was printed.
