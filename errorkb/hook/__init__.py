@@ -172,7 +172,8 @@ def install() -> None:
 
 
 def load_ipython_extension(ipython: object) -> None:
-    """`%load_ext errorkb.hook`: IPython shows the traceback as usual, then the explainer runs."""
+    """`%load_ext errorkb.hook`: IPython shows the traceback as usual, then the explainer runs. A Ctrl-C meanwhile is
+    the user's, not one of the explainer's failures: IPython gets it (round fourteen)."""
 
     def handler(shell: object, kind: type[BaseException], value: BaseException, traceback: object,
                 tb_offset: int | None = None) -> None:
@@ -181,7 +182,7 @@ def load_ipython_extension(ipython: object) -> None:
             from errorkb.hook.explain import explain
 
             explain(kind, value, traceback)
-        except BaseException:
+        except Exception:
             pass
 
     ipython.set_custom_exc((Exception,), handler)  # type: ignore[attr-defined]

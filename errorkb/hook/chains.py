@@ -30,8 +30,10 @@ def _explain(kind: "Any", value: "Any", traceback: "Any", logger: "str | None" =
     """The block after Python's report (never for a `KeyboardInterrupt` or a `SystemExit`); with `logger`, only where
     that logger's report went to `sys.stderr`. Never raises. The thread's trace and profile functions (the program's:
     a tracer, a profiler, set by `sys.settrace` or `threading.settrace`) are off meanwhile: they would run, and
-    print, on each of the explainer's calls (round seven), where Python's own printing calls none."""
-    is_instance, exception, base = _builtins
+    print, on each of the explainer's calls (round seven), where Python's own printing calls none. Round fourteen: what
+    is no `Exception` (a Ctrl-C, a signal handler's `sys.exit` while the block is made or written) is the program's,
+    not the hook's failure: it propagates, as it would from the report before the block (asyncio's loop raises it)."""
+    is_instance, exception, _ = _builtins
     trace, profile = sys.gettrace(), sys.getprofile()
     try:
         sys.settrace(None)
@@ -41,7 +43,7 @@ def _explain(kind: "Any", value: "Any", traceback: "Any", logger: "str | None" =
                 explain = guard.load("explain")
                 if logger is None or explain.logs_to_stderr(logger):
                     explain.explain(kind, value, traceback)
-    except base:
+    except exception:
         pass
     finally:
         sys.settrace(trace)

@@ -51,7 +51,7 @@ _LOADED: dict[str, list[Index]] = {}
 _HERE = os.path.dirname(os.path.abspath(__file__))  # errorkb/hook
 
 
-DEADLINE_S = 5.0  # the most the explainer may add to an exit: it runs the user's code (`__str__`, properties)
+DEADLINE_S = guard.DEADLINE_S  # the most the reading of the error may add to an exit: it runs the user's code
 
 
 def explain(kind: type[BaseException], value: BaseException, traceback: object, stream: IO[str] | None = None,
@@ -126,17 +126,19 @@ def _pieces(text: str) -> list[str]:
 def _room(out: IO[str], wait: float) -> bool:
     """Whether `out` can take a piece without waiting, within `wait` seconds: its descriptor polled for writing (a pipe
     says so once a page of it is free). A stream with no descriptor (a `StringIO`, the program's own writer) or no
-    poll (Windows) is written as ever."""
+    poll (Windows) is written as ever. Round fourteen: a Ctrl-C while it waits (or an exception a signal handler of
+    the program's raises then: `sys.exit` on SIGTERM) is the program's, never the hook's failure: it propagates (main
+    swallowed it with the hook's own errors, and a program its report ran in, asyncio's loop, went on running)."""
     try:
         import select
 
         poll = select.poll()
         poll.register(out.fileno(), select.POLLOUT)
-    except BaseException:
+    except Exception:
         return True
     try:
         return any(events & select.POLLOUT for _, events in poll.poll(max(0, int(wait * 1000))))
-    except BaseException:
+    except Exception:
         return False
 
 
@@ -148,7 +150,7 @@ def _reader_gone(out: IO[str]) -> bool:
         poll = select.poll()
         poll.register(out.fileno(), select.POLLOUT)
         return any(events & (select.POLLERR | select.POLLHUP) for _, events in poll.poll(0))
-    except BaseException:  # no descriptor (a StringIO), no poll (Windows)
+    except Exception:  # no descriptor (a StringIO), no poll (Windows)
         return False
 
 
@@ -162,7 +164,7 @@ class _sigpipe_held:
             import signal
 
             self.saved = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGPIPE})
-        except BaseException:  # no such signal or call (Windows)
+        except Exception:  # no such signal or call (Windows)
             pass
 
     def __exit__(self, *exc: object) -> None:
@@ -190,7 +192,7 @@ def describe_within(value: BaseException, index_path: Path | None = None, deadli
     like a daemon thread, never holds the exit up. Nothing at all where the process could not afford it
     (`_cpu_room`), nor where a module the explainer imports is the program's folder's (`guard.foreign`: its `json.py`,
     imported by the program or a test; round eight)."""
-    if not _cpu_room(deadline) or guard.foreign():
+    if deadline <= 0 or not _cpu_room(deadline) or guard.foreign():
         return None
     if sys.is_finalizing():
         return _describe_finalizing(value, index_path, deadline)
@@ -207,14 +209,19 @@ def describe_within(value: BaseException, index_path: Path | None = None, deadli
         try:
             with guard.inside():
                 made.append(describe(value, index_path))
-        except BaseException:
+        except:  # noqa: E722 (no name to look up: a program may have replaced `builtins.BaseException`, round five)
             made.append(None)
         finally:
             _EXPLAINING.discard(_thread.get_ident())
             ready.release()
 
     worker = _thread.start_new_thread(make, ())
-    if not ready.acquire(timeout=deadline) or not made:
+    try:
+        finished = ready.acquire(timeout=deadline)
+    except BaseException:  # a Ctrl-C while it waits: the caller's; the block is dropped, as past the deadline
+        _stop(worker)
+        raise
+    if not finished or not made:
         _stop(worker)
         return None
     return made[0]
@@ -280,7 +287,7 @@ def _describe_finalizing(value: BaseException, index_path: Path | None, deadline
     try:
         sys.settrace(refuse)
         return describe(value, index_path)
-    except BaseException:
+    except (Exception, _Refused):
         return None
     finally:
         sys.settrace(previous)
@@ -294,7 +301,7 @@ def _stop(worker: int) -> None:
         import ctypes
 
         ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(worker), ctypes.py_object(TimeoutError))
-    except BaseException:
+    except Exception:
         pass
 
 
@@ -482,7 +489,7 @@ def _children_named() -> bool:
             from errorkb.hook import pth
 
             _CHILDREN.append(pth.is_ours(pth.pth_path()))
-        except BaseException:
+        except Exception:
             _CHILDREN.append(False)
     return _CHILDREN[0]
 

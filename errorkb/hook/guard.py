@@ -24,7 +24,8 @@ imports takes out of `sys.modules` each module they loaded that the program's ow
 the program loaded from its folder (`foreign`): the hook adds nothing then, as with a program's own `errorkb`.
 
 Imports `sys`, `_imp` and `_thread` alone (built in): this module is loaded before the guard is up. It also keeps the
-hook's work within the CPU time the process has left (`cpu_left`).
+hook's work within the CPU time the process has left (`cpu_left`), and the explainer's import within a deadline
+(`DEADLINE_S`, `_import_within`; round fourteen).
 """
 
 import _imp
@@ -205,7 +206,7 @@ def cpu_left() -> float:
             return float("inf")
         used = resource.getrusage(resource.RUSAGE_SELF)
         return float(soft - (used.ru_utime + used.ru_stime))
-    except BaseException:
+    except Exception:
         return float("inf")
 
 
@@ -312,6 +313,54 @@ def load(module: str, first: "list[object] | None" = None) -> "ModuleType":
         raise ImportError(f"{name}: the process's CPU time limit is near")
     if module == "explain" and foreign():  # the chains import nothing the program could have replaced
         raise ImportError(f"{name}: a module the program loaded from its own folder is named like one it imports")
+    if module == "explain" and not _ready(sys.modules.get(name)):
+        _import_within(name, DEADLINE_S)
     with inside():
         __import__(name)
     return sys.modules[name]
+
+
+DEADLINE_S = 5.0  # the most each stage of the hook's work may add to an exit: the explainer's import (under the
+# program's conditions: `-X tracemalloc=25`, 9 s of it), then its reading of the error, which runs the user's code
+
+
+def _ready(module: object) -> bool:
+    """Whether `module` is imported whole (not None, nor one another thread is still importing: its spec says so)."""
+    return module is not None and not getattr(getattr(module, "__spec__", None), "_initializing", False)
+
+
+def _import_within(name: str, seconds: float) -> None:
+    """Import `name` (inside the guard) in a thread of its own, waiting for it `seconds` at most; ImportError when it
+    is not imported by then. Round fourteen: the explainer's import ran in the hook's thread, bounded by nothing (the
+    deadline bounded its reading of the error alone): under `-X tracemalloc=25` it took 9 s of a 16 to 26 s exit
+    (every allocation records 25 frames), and a thread of the program's that holds an import lock the explainer's
+    imports wait for (its own finder stuck importing `json`) held the exit up for ever. Its own deadline, not one
+    shared with the reading: an import compiled from source (no bytecode written) on a busy machine takes seconds.
+    The thread is `_thread`'s (never `threading`'s tracer, never waited for at the exit); one past the deadline is
+    left to finish, or to the interpreter's exit.
+    While the interpreter exits no thread starts (`explain._describe_finalizing`): the import runs here, as ever."""
+    if sys.is_finalizing():
+        return
+    if seconds <= 0:
+        raise ImportError(f"{name}: the hook's deadline passed")
+    if "threading" not in sys.modules:  # its first import makes the importing thread its `main_thread()`, for ever
+        with inside():
+            import threading  # noqa: F401
+    done = _thread.allocate_lock()
+    done.acquire()
+
+    def run() -> None:
+        try:
+            with inside():
+                __import__(name)
+        except:  # noqa: E722 (no name to look up: a program may have replaced `builtins.BaseException`, round five)
+            pass
+        finally:
+            done.release()
+
+    try:
+        _thread.start_new_thread(run, ())
+    except RuntimeError:  # no new thread while the interpreter shuts down (3.12's atexit): imported here, as ever
+        return
+    if not done.acquire(timeout=seconds) or not _ready(sys.modules.get(name)):
+        raise ImportError(f"{name}: not imported within the hook's deadline")
